@@ -1,0 +1,82 @@
+/* diag.c -- diagnostics: "file:line:col: error: message", the source line, and a caret.
+ *
+ * Every phase reports through here, so every error looks the same:
+ *
+ *   gat.gnn:4:22: error: unknown name 'Wx'
+ *     e = leaky_relu(dot(a, Wx[src]), 0.2)
+ *                           ^~
+ *
+ * Errors are counted; the driver exits 1 if any were reported. After max_errors the rest
+ * are counted but not printed, so a hopeless file does not flood the terminal.
+ */
+#include "gnnc.h"
+
+#include <string.h>
+
+const char *domain_name(Domain d) {
+  switch (d) {
+  case DOM_VERTEX: return "vertex";
+  case DOM_EDGE: return "edge";
+  case DOM_PARAM: return "param";
+  case DOM_GLOBAL: return "global";
+  }
+  return "?";
+}
+
+/* Prints line `line` of the source and a caret under columns [col, col+len). */
+static void show_line(Diag *d, Loc loc) {
+  if (!d->text || loc.line <= 0) return;
+  const char *p = d->text, *end = d->text + d->size;
+  for (int l = 1; l < loc.line && p < end; p++)
+    if (*p == '\n') l++;
+  if (p >= end && loc.line > 1) return;
+  const char *e = p;
+  while (e < end && *e != '\n') e++;
+  fputs("  ", d->out);
+  /* Print non-printable bytes as '?' so the caret still lines up. */
+  for (const char *q = p; q < e; q++)
+    fputc(((unsigned char)*q >= 32 && (unsigned char)*q < 127) || *q == '\t' ? *q : '?', d->out);
+  fputs("\n  ", d->out);
+  int col = loc.col > 0 ? loc.col : 1;
+  for (int i = 1; i < col; i++) fputc(i - 1 < e - p && p[i - 1] == '\t' ? '\t' : ' ', d->out);
+  fputc('^', d->out);
+  int len = loc.len;
+  if (col - 1 + len > (int)(e - p)) len = (int)(e - p) - (col - 1);
+  for (int i = 1; i < len; i++) fputc('~', d->out);
+  fputc('\n', d->out);
+}
+
+void diag_verror(Diag *d, const char *kind, Loc loc, const char *fmt, va_list ap) {
+  bool is_error = strcmp(kind, "error") == 0;
+  if (is_error) d->errors++;
+  if (!d->out) return;
+  if (d->errors > d->max_errors) {
+    if (is_error && d->errors == d->max_errors + 1)
+      fprintf(d->out, "%s: too many errors, stopping\n", d->path);
+    return;
+  }
+  if (loc.line > 0)
+    fprintf(d->out, "%s:%d:%d: %s: ", d->path, loc.line, loc.col, kind);
+  else
+    fprintf(d->out, "%s: %s: ", d->path, kind);
+  vfprintf(d->out, fmt, ap);
+  fputc('\n', d->out);
+  show_line(d, loc);
+}
+
+void diag_error(Diag *d, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_verror(d, "error", loc, fmt, ap);
+  va_end(ap);
+}
+
+void diag_note(Diag *d, Loc loc, const char *fmt, ...) {
+  if (d->errors > d->max_errors) return;
+  va_list ap;
+  va_start(ap, fmt);
+  diag_verror(d, "note", loc, fmt, ap);
+  va_end(ap);
+}
+
+bool diag_too_many(const Diag *d) { return d->errors > d->max_errors; }

@@ -1,0 +1,317 @@
+/* graph.c -- graphs, features and labels from text files, for the interpreter.
+ *
+ * Formats (those of ../shared/datasets, see data/README.md):
+ *   graph.edges   '#' comments, then "src dst" per line, 0-based ids; an edge carries a message
+ *                 from src to dst. Self-loops and duplicates are kept as given.
+ *   features.svm  LIBSVM: "label idx:value ..." per vertex in id order, idx 1-based
+ *   labels.txt    '#' comments, then one class id per vertex; -1 = unknown
+ * Every malformed line is reported as "file:line: error: what", and nothing is kept from a
+ * file that failed. The in-edges of each vertex are kept in CSR by destination (int64
+ * offsets) in file order, so results do not depend on how the file was sorted.
+ */
+#include "gnnc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct {
+  FILE *f;
+  const char *path;
+  char *line;
+  size_t cap;
+  long lineno;
+} Reader;
+
+static bool reader_open(Reader *r, const char *path, char *err, size_t errlen) {
+  memset(r, 0, sizeof *r);
+  r->path = path;
+  r->f = fopen(path, "r");
+  if (!r->f) snprintf(err, errlen, "%s: error: cannot open: %s", path, strerror(errno));
+  return r->f != NULL;
+}
+
+/* Next line that is not blank or a comment; NULL at end of file. */
+static char *reader_next(Reader *r) {
+  for (;;) {
+    ssize_t n = getline(&r->line, &r->cap, r->f);
+    if (n < 0) return NULL;
+    r->lineno++;
+    char *p = r->line;
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p == '#' || *p == '\n' || *p == '\r' || *p == 0) continue;
+    return p;
+  }
+}
+
+static void reader_close(Reader *r) {
+  if (r->f) fclose(r->f);
+  free(r->line);
+}
+
+static void skip_space(char **p) {
+  while (**p == ' ' || **p == '\t') (*p)++;
+}
+
+static bool at_end(char *p) {
+  skip_space(&p);
+  return *p == '\n' || *p == '\r' || *p == 0;
+}
+
+/* An integer field; on failure writes the error for the reader's current line. */
+static bool int_field(Reader *r, char **p, const char *what, int64_t *out, char *err, size_t errlen) {
+  skip_space(p);
+  if (**p == '\n' || **p == '\r' || **p == 0) {
+    snprintf(err, errlen, "%s:%ld: error: missing %s (line ends early)", r->path, r->lineno, what);
+    return false;
+  }
+  char *end;
+  errno = 0;
+  long long v = strtoll(*p, &end, 10);
+  if (end == *p || (*end && !isspace((unsigned char)*end) && *end != ':')) {
+    char tok[32];
+    size_t n = 0;
+    while ((*p)[n] && !isspace((unsigned char)(*p)[n]) && n < sizeof tok - 1) n++;
+    memcpy(tok, *p, n);
+    tok[n] = 0;
+    snprintf(err, errlen, "%s:%ld: error: %s '%s' is not an integer", r->path, r->lineno, what, tok);
+    return false;
+  }
+  if (errno == ERANGE) {
+    snprintf(err, errlen, "%s:%ld: error: %s is out of range", r->path, r->lineno, what);
+    return false;
+  }
+  *out = v;
+  *p = end;
+  return true;
+}
+
+bool graph_load_edges(Graph *g, const char *path, int64_t nv_hint, char *err, size_t errlen) {
+  Reader r;
+  if (!reader_open(&r, path, err, errlen)) return false;
+  int64_t cap = 1024, ne = 0, maxid = -1;
+  int64_t *src = malloc(sizeof(int64_t) * (size_t)cap), *dst = malloc(sizeof(int64_t) * (size_t)cap);
+  bool ok = true;
+  char *p;
+  while (ok && (p = reader_next(&r))) {
+    int64_t s, d;
+    ok = int_field(&r, &p, "source vertex id", &s, err, errlen) && int_field(&r, &p, "destination vertex id", &d, err, errlen);
+    if (!ok) break;
+    if (!at_end(p)) {
+      snprintf(err, errlen, "%s:%ld: error: expected 2 fields 'src dst', found more", path, r.lineno);
+      ok = false;
+    } else if (s < 0 || d < 0) {
+      snprintf(err, errlen, "%s:%ld: error: negative vertex id %lld", path, r.lineno, (long long)(s < 0 ? s : d));
+      ok = false;
+    } else if (nv_hint > 0 && (s >= nv_hint || d >= nv_hint)) {
+      snprintf(err, errlen, "%s:%ld: error: vertex id %lld out of range (the graph has %lld vertices)", path, r.lineno,
+               (long long)(s >= nv_hint ? s : d), (long long)nv_hint);
+      ok = false;
+    } else if (s >= (int64_t)1 << 40 || d >= (int64_t)1 << 40) {
+      snprintf(err, errlen, "%s:%ld: error: vertex id %lld is too large", path, r.lineno, (long long)(s > d ? s : d));
+      ok = false;
+    }
+    if (!ok) break;
+    if (ne == cap) {
+      cap *= 2;
+      src = realloc(src, sizeof(int64_t) * (size_t)cap);
+      dst = realloc(dst, sizeof(int64_t) * (size_t)cap);
+    }
+    src[ne] = s;
+    dst[ne] = d;
+    ne++;
+    if (s > maxid) maxid = s;
+    if (d > maxid) maxid = d;
+  }
+  if (ok && ferror(r.f)) {
+    snprintf(err, errlen, "%s: error: read failed", path);
+    ok = false;
+  }
+  int64_t nv = nv_hint > 0 ? nv_hint : maxid + 1;
+  if (ok && nv == 0) {
+    snprintf(err, errlen, "%s: error: empty graph (no edges and no vertex count)", path);
+    ok = false;
+  }
+  reader_close(&r);
+  if (!ok) {
+    free(src);
+    free(dst);
+    return false;
+  }
+  free(g->src);
+  free(g->dst);
+  g->src = src;
+  g->dst = dst;
+  g->ne = ne;
+  g->nv = nv;
+  return true;
+}
+
+bool graph_load_labels(Graph *g, const char *path, char *err, size_t errlen) {
+  Reader r;
+  if (!reader_open(&r, path, err, errlen)) return false;
+  int64_t cap = 1024, n = 0;
+  int64_t *lab = malloc(sizeof(int64_t) * (size_t)cap);
+  bool ok = true;
+  char *p;
+  while (ok && (p = reader_next(&r))) {
+    int64_t y;
+    if (!(ok = int_field(&r, &p, "label", &y, err, errlen))) break;
+    if (!at_end(p)) {
+      snprintf(err, errlen, "%s:%ld: error: expected one label per line", path, r.lineno);
+      ok = false;
+    } else if (y < -1) {
+      snprintf(err, errlen, "%s:%ld: error: label %lld is negative (-1 marks an unknown label)", path, r.lineno, (long long)y);
+      ok = false;
+    }
+    if (!ok) break;
+    if (n == cap) lab = realloc(lab, sizeof(int64_t) * (size_t)(cap *= 2));
+    lab[n++] = y;
+  }
+  if (ok && g->nv > 0 && n != g->nv) {
+    snprintf(err, errlen, "%s: error: %lld labels for a graph of %lld vertices", path, (long long)n, (long long)g->nv);
+    ok = false;
+  }
+  reader_close(&r);
+  if (!ok) {
+    free(lab);
+    return false;
+  }
+  free(g->labels);
+  g->labels = lab;
+  if (g->nv == 0) g->nv = n;
+  return true;
+}
+
+bool graph_load_features(Graph *g, const char *path, char *err, size_t errlen) {
+  Reader r;
+  if (!reader_open(&r, path, err, errlen)) return false;
+  /* Two passes would need a seekable file; instead keep (row, idx, value) triples. */
+  typedef struct { int64_t row, col; double v; } Entry;
+  int64_t cap = 4096, n = 0, rows = 0, maxcol = 0;
+  Entry *es = malloc(sizeof(Entry) * (size_t)cap);
+  bool ok = true;
+  char *p;
+  while (ok && (p = reader_next(&r))) {
+    int64_t label;
+    if (!(ok = int_field(&r, &p, "label", &label, err, errlen))) break;
+    for (;;) {
+      skip_space(&p);
+      if (*p == '\n' || *p == '\r' || *p == 0) break;
+      int64_t idx;
+      if (!(ok = int_field(&r, &p, "feature index", &idx, err, errlen))) break;
+      if (*p != ':') {
+        snprintf(err, errlen, "%s:%ld: error: expected 'index:value' after feature index %lld", path, r.lineno, (long long)idx);
+        ok = false;
+        break;
+      }
+      p++;
+      if (idx < 1 || idx > (1 << 24)) {
+        snprintf(err, errlen, "%s:%ld: error: feature index %lld out of range (indices are 1-based)", path, r.lineno, (long long)idx);
+        ok = false;
+        break;
+      }
+      char *end;
+      double v = strtod(p, &end);
+      if (end == p || (*end && !isspace((unsigned char)*end))) {
+        snprintf(err, errlen, "%s:%ld: error: feature value for index %lld is not a number", path, r.lineno, (long long)idx);
+        ok = false;
+        break;
+      }
+      if (!isfinite(v)) {
+        snprintf(err, errlen, "%s:%ld: error: feature value for index %lld is not finite", path, r.lineno, (long long)idx);
+        ok = false;
+        break;
+      }
+      p = end;
+      if (n == cap) es = realloc(es, sizeof(Entry) * (size_t)(cap *= 2));
+      es[n++] = (Entry){rows, idx - 1, v};
+      if (idx > maxcol) maxcol = idx;
+    }
+    rows++;
+  }
+  if (ok && g->nv > 0 && rows != g->nv) {
+    snprintf(err, errlen, "%s: error: %lld feature rows for a graph of %lld vertices", path, (long long)rows, (long long)g->nv);
+    ok = false;
+  }
+  if (ok && rows == 0) {
+    snprintf(err, errlen, "%s: error: no feature rows", path);
+    ok = false;
+  }
+  if (ok && (double)rows * (double)maxcol > 4e9) {
+    snprintf(err, errlen, "%s: error: %lld x %lld features are too many for the interpreter", path, (long long)rows, (long long)maxcol);
+    ok = false;
+  }
+  reader_close(&r);
+  if (ok) {
+    double *x = calloc((size_t)(rows * maxcol), sizeof(double));
+    for (int64_t i = 0; i < n; i++) x[es[i].row * maxcol + es[i].col] = es[i].v;
+    free(g->features);
+    g->features = x;
+    g->nfeat = maxcol;
+    if (g->nv == 0) g->nv = rows;
+  }
+  free(es);
+  return ok;
+}
+
+void graph_build_csr(Graph *g) {
+  free(g->in_ptr);
+  free(g->in_eid);
+  g->in_ptr = calloc((size_t)g->nv + 1, sizeof(int64_t));
+  g->in_eid = malloc(sizeof(int64_t) * (size_t)(g->ne ? g->ne : 1));
+  for (int64_t e = 0; e < g->ne; e++) g->in_ptr[g->dst[e] + 1]++;
+  for (int64_t v = 0; v < g->nv; v++) g->in_ptr[v + 1] += g->in_ptr[v];
+  int64_t *fill = malloc(sizeof(int64_t) * (size_t)(g->nv ? g->nv : 1));
+  memcpy(fill, g->in_ptr, sizeof(int64_t) * (size_t)g->nv);
+  for (int64_t e = 0; e < g->ne; e++) g->in_eid[fill[g->dst[e]]++] = e;
+  free(fill);
+}
+
+static bool is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+bool graph_load(Graph *g, const char *path, char *err, size_t errlen) {
+  if (!is_dir(path)) {
+    if (!graph_load_edges(g, path, 0, err, errlen)) return false;
+    graph_build_csr(g);
+    return true;
+  }
+  size_t n = strlen(path) + 32;
+  char *f = malloc(n);
+  bool ok = true;
+  /* Labels and features first: they fix the vertex count that edge ids are checked against. */
+  snprintf(f, n, "%s/labels.txt", path);
+  if (exists(f)) ok = graph_load_labels(g, f, err, errlen);
+  snprintf(f, n, "%s/features.svm", path);
+  if (ok && exists(f)) ok = graph_load_features(g, f, err, errlen);
+  snprintf(f, n, "%s/graph.edges", path);
+  if (ok && !exists(f)) {
+    snprintf(err, errlen, "%s: error: no graph.edges in this folder", path);
+    ok = false;
+  }
+  if (ok) ok = graph_load_edges(g, f, g->nv, err, errlen);
+  free(f);
+  if (ok) graph_build_csr(g);
+  return ok;
+}
+
+void graph_free(Graph *g) {
+  free(g->src);
+  free(g->dst);
+  free(g->in_ptr);
+  free(g->in_eid);
+  free(g->features);
+  free(g->labels);
+  memset(g, 0, sizeof *g);
+}

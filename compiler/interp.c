@@ -1,0 +1,415 @@
+/* interp.c -- the float64 interpreter of the operator IR: the oracle for every pass and backend.
+ *
+ * It evaluates the module's values in order, each into a dense array of rows x elements
+ * (one row per vertex, per edge, or a single row for parameters and constants), directly
+ * from the operators' definitions, with no fusion and no reordering. Behaviour at the edges
+ * of the definitions:
+ *   - a vertex with no in-edges gets 0 from sum, mean, max and min, and from any aggregate;
+ *   - edge_softmax normalises over the in-edges of each destination (max-subtracted);
+ *   - self-loops and duplicate edges count as given: each is one edge;
+ *   - dropout is the identity (the interpreter evaluates inference).
+ * A value's array is freed after its last use, so peak memory follows the live set.
+ * Rows are independent, so the row loops run in parallel with OpenMP where available.
+ */
+#include "gnnc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- random numbers */
+
+uint64_t rng_next(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+double rng_uniform(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1.0p-53; }
+
+/* ---------------------------------------------------------------- parameters */
+
+static uint64_t name_seed(uint64_t seed, const char *name) {
+  uint64_t h = 1469598103934665603ull ^ seed;
+  for (const char *p = name; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  return h;
+}
+
+bool params_init(ParamSet *ps, const Module *m, const char *init, uint64_t seed) {
+  bool glorot = strcmp(init, "glorot") == 0;
+  if (!glorot && strcmp(init, "uniform") != 0) return false;
+  int n = 0;
+  for (int i = 0; i < m->vals.len; i++) n += ((Value *)m->vals.items[i])->op == OP_PARAM;
+  ps->params = calloc((size_t)(n ? n : 1), sizeof(Tensor));
+  ps->nparams = 0;
+  for (int i = 0; i < m->vals.len; i++) {
+    const Value *v = m->vals.items[i];
+    if (v->op != OP_PARAM) continue;
+    Tensor *t = &ps->params[ps->nparams++];
+    t->name = v->name;
+    t->shape = v->shape;
+    int64_t elems = shape_elems(&v->shape);
+    t->data = calloc((size_t)elems, sizeof(double));
+    /* Each parameter draws from its own stream, keyed by name: adding a parameter does not
+     * change the others' values. */
+    uint64_t s = name_seed(seed, v->name);
+    double bound = 1.0;
+    if (glorot) {
+      if (v->shape.rank < 2) continue; /* biases and scalars start at zero */
+      double fan_in = (double)v->shape.d[0], fan_out = (double)(elems / v->shape.d[0]);
+      bound = sqrt(6.0 / (fan_in + fan_out));
+    }
+    for (int64_t k = 0; k < elems; k++) t->data[k] = (2 * rng_uniform(&s) - 1) * bound;
+  }
+  return true;
+}
+
+void params_free(ParamSet *ps) {
+  for (int i = 0; i < ps->nparams; i++) free(ps->params[i].data);
+  free(ps->params);
+  ps->params = NULL;
+  ps->nparams = 0;
+}
+
+bool params_save(const ParamSet *ps, const char *path, char *err, size_t errlen) {
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    snprintf(err, errlen, "%s: error: cannot write: %s", path, strerror(errno));
+    return false;
+  }
+  for (int i = 0; i < ps->nparams; i++) {
+    const Tensor *t = &ps->params[i];
+    fprintf(f, "tensor %s 1 %d", t->name, t->shape.rank);
+    for (int k = 0; k < t->shape.rank; k++) fprintf(f, " %lld", (long long)t->shape.d[k]);
+    fputc('\n', f);
+    int64_t n = shape_elems(&t->shape);
+    for (int64_t k = 0; k < n; k++) fprintf(f, "%.17g%c", t->data[k], k + 1 == n ? '\n' : ' ');
+  }
+  bool bad = ferror(f);
+  if (fclose(f) != 0 || bad) {
+    snprintf(err, errlen, "%s: error: write failed", path);
+    return false;
+  }
+  return true;
+}
+
+/* The tensor text format: "tensor NAME ROWS RANK d0 ... d{RANK-1}", then ROWS x elems numbers. */
+bool params_load(ParamSet *ps, const Module *m, const char *path, char *err, size_t errlen) {
+  if (!params_init(ps, m, "glorot", 0)) return false;
+  bool *seen = calloc((size_t)(ps->nparams ? ps->nparams : 1), sizeof(bool));
+  FILE *f = fopen(path, "r");
+  bool ok = f != NULL;
+  if (!f) snprintf(err, errlen, "%s: error: cannot open: %s", path, strerror(errno));
+  char name[256];
+  long rows;
+  int rank;
+  while (ok) {
+    int got = fscanf(f, " tensor %255s %ld %d", name, &rows, &rank);
+    if (got == EOF) break;
+    if (got != 3 || rows != 1 || rank < 0 || rank > GNN_MAX_RANK) {
+      snprintf(err, errlen, "%s: error: malformed tensor header (want 'tensor NAME 1 RANK dims...')", path);
+      ok = false;
+      break;
+    }
+    Shape s = {rank, {0}};
+    for (int k = 0; k < rank && ok; k++)
+      if (fscanf(f, "%lld", (long long *)&s.d[k]) != 1) ok = false;
+    if (!ok) {
+      snprintf(err, errlen, "%s: error: tensor '%s': malformed dims", path, name);
+      break;
+    }
+    int idx = -1;
+    for (int i = 0; i < ps->nparams; i++)
+      if (strcmp(ps->params[i].name, name) == 0) idx = i;
+    if (idx < 0) {
+      snprintf(err, errlen, "%s: error: the model has no parameter '%s'", path, name);
+      ok = false;
+      break;
+    }
+    if (!shape_eq(&s, &ps->params[idx].shape)) {
+      snprintf(err, errlen, "%s: error: parameter '%s' has a different shape in the model", path, name);
+      ok = false;
+      break;
+    }
+    int64_t n = shape_elems(&s);
+    for (int64_t k = 0; k < n && ok; k++)
+      if (fscanf(f, "%lf", &ps->params[idx].data[k]) != 1 || !isfinite(ps->params[idx].data[k])) {
+        snprintf(err, errlen, "%s: error: parameter '%s': value %lld is missing or not a finite number", path, name, (long long)k);
+        ok = false;
+      }
+    seen[idx] = true;
+  }
+  for (int i = 0; ok && i < ps->nparams; i++)
+    if (!seen[i]) {
+      snprintf(err, errlen, "%s: error: parameter '%s' is missing", path, ps->params[i].name);
+      ok = false;
+    }
+  if (f) fclose(f);
+  free(seen);
+  if (!ok) params_free(ps);
+  return ok;
+}
+
+/* ---------------------------------------------------------------- evaluation */
+
+int64_t value_rows(const Value *v, const Graph *g) {
+  return v->dom == DOM_VERTEX ? g->nv : v->dom == DOM_EDGE ? g->ne : 1;
+}
+
+/* Element-wise functions of one or two scalars. */
+static double elem1(FnKind fn, double x, double fattr) {
+  switch (fn) {
+  case FN_NEG: return -x;
+  case FN_RELU: return x > 0 ? x : 0;
+  case FN_LEAKY_RELU: return x > 0 ? x : fattr * x;
+  case FN_ELU: return x > 0 ? x : fattr * expm1(x);
+  case FN_TANH: return tanh(x);
+  case FN_SIGMOID: return 1 / (1 + exp(-x));
+  case FN_EXP: return exp(x);
+  case FN_LOG: return log(x);
+  case FN_SQRT: return sqrt(x);
+  case FN_RSQRT: return 1 / sqrt(x);
+  case FN_ABS: return fabs(x);
+  case FN_INV_OR_ZERO: return x == 0 ? 0 : 1 / x;
+  case FN_DROPOUT: case FN_FLATTEN: case FN_COPY_U: case FN_COPY_V: case FN_COPY_E: return x;
+  default: return NAN;
+  }
+}
+
+static double elem2(FnKind fn, double x, double y) {
+  switch (fn) {
+  case FN_ADD: case FN_U_ADD_V: case FN_U_ADD_E: return x + y;
+  case FN_SUB: case FN_U_SUB_V: return x - y;
+  case FN_MUL: case FN_U_MUL_V: case FN_U_MUL_E: case FN_DOT: case FN_U_DOT_V: return x * y;
+  case FN_DIV: case FN_U_DIV_V: return x / y;
+  default: return NAN;
+  }
+}
+
+/* One row of a row-wise function: out (shape so) from a (shape sa) and b (shape sb).
+ * Prefix broadcasting: element i of a k-element operand inside an n-element result is
+ * operand element i / (n / k). */
+static void eval_row(const Value *v, FnKind fn, const double *a, const Shape *sa, const double *b, const Shape *sb,
+                     double *out) {
+  int64_t n = shape_elems(&v->shape), na = shape_elems(sa), nb = sb ? shape_elems(sb) : 1;
+  switch (fn) {
+  case FN_ADD: case FN_SUB: case FN_MUL: case FN_DIV:
+  case FN_U_ADD_V: case FN_U_SUB_V: case FN_U_MUL_V: case FN_U_DIV_V: case FN_U_ADD_E: case FN_U_MUL_E: {
+    int64_t ra = n / na, rb = n / nb;
+    for (int64_t i = 0; i < n; i++) out[i] = elem2(fn, a[i / ra], b[i / rb]);
+    return;
+  }
+  case FN_DOT: case FN_U_DOT_V: {
+    const Shape *l = sa->rank >= sb->rank ? sa : sb;
+    int64_t L = l->d[l->rank - 1], nl = shape_elems(l), ra = nl / na, rb = nl / nb;
+    for (int64_t j = 0; j < n; j++) {
+      double s = 0;
+      for (int64_t k = 0; k < L; k++) s += a[(j * L + k) / ra] * b[(j * L + k) / rb];
+      out[j] = s;
+    }
+    return;
+  }
+  case FN_CONCAT: case FN_U_CONCAT_V: {
+    int64_t la = sa->rank ? sa->d[sa->rank - 1] : 1, lb = sb->rank ? sb->d[sb->rank - 1] : 1;
+    int64_t outer = n / (la + lb);
+    for (int64_t o = 0; o < outer; o++) {
+      memcpy(out + o * (la + lb), a + o * la, sizeof(double) * (size_t)la);
+      memcpy(out + o * (la + lb) + la, b + o * lb, sizeof(double) * (size_t)lb);
+    }
+    return;
+  }
+  case FN_LINEAR: {
+    int64_t K = sb->d[0], O = nb / K, outer = na / K;
+    for (int64_t o = 0; o < outer; o++)
+      for (int64_t c = 0; c < O; c++) {
+        double s = 0;
+        for (int64_t k = 0; k < K; k++) s += a[o * K + k] * b[k * O + c];
+        out[o * O + c] = s;
+      }
+    return;
+  }
+  case FN_MEAN_HEADS: case FN_SUM_HEADS: {
+    int64_t H = sa->d[0];
+    for (int64_t j = 0; j < n; j++) {
+      double s = 0;
+      for (int64_t h = 0; h < H; h++) s += a[h * n + j];
+      out[j] = fn == FN_MEAN_HEADS ? s / (double)H : s;
+    }
+    return;
+  }
+  case FN_REPEAT:
+    for (int64_t i = 0; i < n; i++) out[i] = a[i % na];
+    return;
+  default:
+    for (int64_t i = 0; i < n; i++) out[i] = elem1(fn, a[i], v->fattr);
+  }
+}
+
+static double reduce_init(FnKind r) { return r == FN_MAX ? -INFINITY : r == FN_MIN ? INFINITY : 0; }
+static double reduce_step(FnKind r, double acc, double x) {
+  return r == FN_MAX ? (x > acc ? x : acc) : r == FN_MIN ? (x < acc ? x : acc) : acc + x;
+}
+
+static bool fill_input(Interp *in, const Value *v, double *out, bool *features_used, char *err, size_t errlen) {
+  const Graph *g = in->g;
+  int64_t rows = value_rows(v, g), n = shape_elems(&v->shape);
+  if (v->dom == DOM_VERTEX && g->features && !*features_used) {
+    /* The first vertex input takes the graph's features. LIBSVM rows are sparse, so a file
+     * whose largest index is below the declared width is zero-padded. */
+    if (v->shape.rank != 1 || g->nfeat > n) {
+      snprintf(err, errlen, "error: model input '%s' is vertex%s but the graph's features have %lld columns", v->name,
+               v->shape.rank == 1 ? arena_printf(in->m->arena, "[%lld]", (long long)n) : "[...]", (long long)g->nfeat);
+      return false;
+    }
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t k = 0; k < n; k++) out[r * n + k] = k < g->nfeat ? g->features[r * g->nfeat + k] : 0;
+    *features_used = true;
+    return true;
+  }
+  /* Inputs the graph does not provide are generated from the seed: uniform in [-1, 1) for
+   * vertex values, [0, 1) for edge values (weights, pseudo-coordinates). */
+  uint64_t s = name_seed(in->seed ^ 0x5eedull, v->name);
+  for (int64_t i = 0; i < rows * n; i++) out[i] = v->dom == DOM_EDGE ? rng_uniform(&s) : 2 * rng_uniform(&s) - 1;
+  return true;
+}
+
+bool interp_run(Interp *in, char *err, size_t errlen) {
+  const Module *m = in->m;
+  const Graph *g = in->g;
+  int nv = m->vals.len;
+  in->vals = calloc((size_t)nv, sizeof(double *));
+  int *last = calloc((size_t)nv, sizeof(int));
+  for (int i = 0; i < nv; i++) {
+    const Value *v = m->vals.items[i];
+    last[i] = i;
+    for (int k = 0; k < v->nargs; k++) last[v->args[k]->id] = i;
+  }
+  last[m->output->id] = nv;
+  bool features_used = false;
+  for (int i = 0; i < nv; i++) {
+    const Value *v = m->vals.items[i];
+    int64_t rows = value_rows(v, g), n = shape_elems(&v->shape);
+    if ((double)rows * (double)n > 2e9) {
+      snprintf(err, errlen, "error: value %%%d needs %lld x %lld doubles, too many for the interpreter", v->id,
+               (long long)rows, (long long)n);
+      free(last);
+      return false;
+    }
+    double *out = calloc((size_t)(rows * n > 0 ? rows * n : 1), sizeof(double));
+    in->vals[i] = out;
+    const double *A = v->nargs > 0 ? in->vals[v->args[0]->id] : NULL;
+    const double *B = v->nargs > 1 ? in->vals[v->args[1]->id] : NULL;
+    const Shape *sa = v->nargs > 0 ? &v->args[0]->shape : NULL, *sb = v->nargs > 1 ? &v->args[1]->shape : NULL;
+    int64_t na = sa ? shape_elems(sa) : 0, nb = sb ? shape_elems(sb) : 0;
+    switch (v->op) {
+    case OP_INPUT:
+      if (!fill_input(in, v, out, &features_used, err, errlen)) {
+        free(last);
+        return false;
+      }
+      break;
+    case OP_PARAM:
+      for (int k = 0; k < in->ps->nparams; k++)
+        if (strcmp(in->ps->params[k].name, v->name) == 0) memcpy(out, in->ps->params[k].data, sizeof(double) * (size_t)n);
+      break;
+    case OP_CONST:
+      out[0] = v->fattr;
+      break;
+    case OP_DEGREE:
+      if (v->fn == FN_IN)
+        for (int64_t u = 0; u < g->nv; u++) out[u] = (double)(g->in_ptr[u + 1] - g->in_ptr[u]);
+      else
+        for (int64_t e = 0; e < g->ne; e++) out[g->src[e]] += 1;
+      break;
+    case OP_APPLY_EDGE: case OP_APPLY_VERTEX: case OP_APPLY_GLOBAL: {
+      /* Operands of another domain (params, constants) have one row, used by every row. */
+      int64_t sa_rows = value_rows(v->args[0], g), sb_rows = sb ? value_rows(v->args[1], g) : 0;
+#pragma omp parallel for schedule(static)
+      for (int64_t r = 0; r < rows; r++)
+        eval_row(v, v->fn, A + (sa_rows == rows ? r : 0) * na, sa, B ? B + (sb_rows == rows ? r : 0) * nb : NULL, sb,
+                 out + r * n);
+      break;
+    }
+    case OP_SCATTER:
+#pragma omp parallel for schedule(static)
+      for (int64_t e = 0; e < g->ne; e++) {
+        const double *ua = A + g->src[e] * na;
+        const double *vb = B ? B + g->dst[e] * nb : NULL;
+        if (v->fn == FN_COPY_V) ua = A + g->dst[e] * na;
+        eval_row(v, v->fn, ua, sa, vb, sb, out + e * n);
+      }
+      break;
+    case OP_GATHER:
+#pragma omp parallel for schedule(dynamic, 64)
+      for (int64_t u = 0; u < g->nv; u++) {
+        int64_t lo = g->in_ptr[u], hi = g->in_ptr[u + 1];
+        double *o = out + u * n;
+        if (lo == hi) continue; /* no in-edges: 0 */
+        for (int64_t k = 0; k < n; k++) o[k] = reduce_init(v->fn);
+        for (int64_t j = lo; j < hi; j++) {
+          const double *x = A + g->in_eid[j] * n;
+          for (int64_t k = 0; k < n; k++) o[k] = reduce_step(v->fn, o[k], x[k]);
+        }
+        if (v->fn == FN_MEAN)
+          for (int64_t k = 0; k < n; k++) o[k] /= (double)(hi - lo);
+      }
+      break;
+    case OP_AGGREGATE:
+#pragma omp parallel
+      {
+        double *msg = malloc(sizeof(double) * (size_t)n);
+#pragma omp for schedule(dynamic, 64)
+        for (int64_t u = 0; u < g->nv; u++) {
+          int64_t lo = g->in_ptr[u], hi = g->in_ptr[u + 1];
+          double *o = out + u * n;
+          if (lo == hi) continue;
+          for (int64_t k = 0; k < n; k++) o[k] = reduce_init(v->fn);
+          for (int64_t j = lo; j < hi; j++) {
+            int64_t e = g->in_eid[j];
+            if (v->msg == FN_COPY_E) eval_row(v, FN_COPY_E, A + e * na, sa, NULL, NULL, msg);
+            else if (v->msg == FN_COPY_U) eval_row(v, FN_COPY_U, A + g->src[e] * na, sa, NULL, NULL, msg);
+            else eval_row(v, v->msg, A + g->src[e] * na, sa, B + e * nb, sb, msg);
+            for (int64_t k = 0; k < n; k++) o[k] = reduce_step(v->fn, o[k], msg[k]);
+          }
+          if (v->fn == FN_MEAN)
+            for (int64_t k = 0; k < n; k++) o[k] /= (double)(hi - lo);
+        }
+        free(msg);
+      }
+      break;
+    case OP_REDUCE_SCATTER: /* edge_softmax over the in-edges of each destination */
+#pragma omp parallel for schedule(dynamic, 64)
+      for (int64_t u = 0; u < g->nv; u++) {
+        int64_t lo = g->in_ptr[u], hi = g->in_ptr[u + 1];
+        for (int64_t k = 0; k < n; k++) {
+          double mx = -INFINITY, sum = 0;
+          for (int64_t j = lo; j < hi; j++) mx = fmax(mx, A[g->in_eid[j] * n + k]);
+          for (int64_t j = lo; j < hi; j++) sum += exp(A[g->in_eid[j] * n + k] - mx);
+          for (int64_t j = lo; j < hi; j++) out[g->in_eid[j] * n + k] = exp(A[g->in_eid[j] * n + k] - mx) / sum;
+        }
+      }
+      break;
+    default:
+      break;
+    }
+    /* Free operands whose last use this was. */
+    for (int k = 0; k < v->nargs; k++) {
+      int a = v->args[k]->id;
+      if (last[a] == i && in->vals[a] && v->args[k]->op != OP_INPUT) {
+        free(in->vals[a]);
+        in->vals[a] = NULL;
+      }
+    }
+  }
+  free(last);
+  return true;
+}
+
+void interp_free(Interp *in) {
+  if (!in->vals) return;
+  for (int i = 0; i < in->m->vals.len; i++) free(in->vals[i]);
+  free(in->vals);
+  in->vals = NULL;
+}

@@ -1,0 +1,111 @@
+/* ir_print.c -- the textual and Graphviz forms of the operator IR.
+ *
+ * The text form is stable (value numbers are positions in the module, no addresses, numbers
+ * in their shortest exact decimal form), so golden files can compare it byte for byte:
+ *
+ *   model GAT {
+ *     %0 = input.vertex "x" : vertex[1433]
+ *     %1 = param "gatconv0.W" : param[1433, 8, 8]
+ *     %2 = scatter.copy_u %0 : edge[1433]
+ *     %3 = apply_edge.linear %2, %1 : edge[8, 8]
+ *     %4 = apply_edge.leaky_relu %3 {slope = 0.2} : edge[8]
+ *     ...
+ *     return %17
+ *   }
+ *
+ * Each line is `%id = op.fn operands {attributes} : domain[shape]`; docs/ir.md has the grammar.
+ */
+#include "gnnc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Shortest decimal that reads back as the same double. */
+static void num_str(char *buf, size_t n, double x) {
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, n, "%.*g", prec, x);
+    if (strtod(buf, NULL) == x) return;
+  }
+}
+
+static void print_shape(FILE *out, const Value *v) {
+  fprintf(out, "%s[", domain_name(v->dom));
+  for (int i = 0; i < v->shape.rank; i++) fprintf(out, i ? ", %lld" : "%lld", (long long)v->shape.d[i]);
+  fputc(']', out);
+}
+
+static void print_value(FILE *out, const Value *v) {
+  char num[64];
+  fprintf(out, "  %%%d = ", v->id);
+  switch (v->op) {
+  case OP_INPUT:
+    fprintf(out, "input.%s \"%s\"", fn_info[v->fn].name, v->name);
+    break;
+  case OP_PARAM:
+    fprintf(out, "param \"%s\"", v->name);
+    break;
+  case OP_CONST:
+    num_str(num, sizeof num, v->fattr);
+    fprintf(out, "const %s", num);
+    break;
+  case OP_DEGREE:
+    fprintf(out, "degree.%s", fn_info[v->fn].name);
+    break;
+  case OP_AGGREGATE:
+    fprintf(out, "aggregate.%s.%s", fn_info[v->fn].name, fn_info[v->msg].name);
+    break;
+  default:
+    fprintf(out, "%s.%s", op_info[v->op].name, fn_info[v->fn].name);
+  }
+  for (int i = 0; i < v->nargs; i++) fprintf(out, "%s%%%d", i ? ", " : " ", v->args[i]->id);
+  switch (v->fn) {
+  case FN_LEAKY_RELU: num_str(num, sizeof num, v->fattr); fprintf(out, " {slope = %s}", num); break;
+  case FN_ELU: num_str(num, sizeof num, v->fattr); fprintf(out, " {alpha = %s}", num); break;
+  case FN_DROPOUT: num_str(num, sizeof num, v->fattr); fprintf(out, " {p = %s}", num); break;
+  case FN_REPEAT: fprintf(out, " {n = %lld}", (long long)v->iattr); break;
+  default: break;
+  }
+  fputs(" : ", out);
+  print_shape(out, v);
+  fputc('\n', out);
+}
+
+void ir_print(FILE *out, const Module *m) {
+  fprintf(out, "model %s {\n", m->name);
+  for (int i = 0; i < m->vals.len; i++) print_value(out, m->vals.items[i]);
+  if (m->output) fprintf(out, "  return %%%d\n", m->output->id);
+  fputs("}\n", out);
+}
+
+char *ir_to_string(const Module *m) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return NULL;
+  ir_print(f, m);
+  fclose(f);
+  return buf;
+}
+
+/* Graphviz: one node per value, coloured by domain; edges are operand -> use. */
+void ir_print_dot(FILE *out, const Module *m) {
+  static const char *colour[] = {"lightblue", "lightsalmon", "khaki", "lightgrey"};
+  fprintf(out, "digraph \"%s\" {\n  rankdir=TB;\n  node [shape=box, style=filled, fontname=\"monospace\"];\n", m->name);
+  for (int i = 0; i < m->vals.len; i++) {
+    const Value *v = m->vals.items[i];
+    fprintf(out, "  v%d [fillcolor=%s, label=\"%%%d ", v->id, colour[v->dom], v->id);
+    if (v->op == OP_AGGREGATE)
+      fprintf(out, "aggregate.%s.%s", fn_info[v->fn].name, fn_info[v->msg].name);
+    else if (v->op == OP_PARAM || v->op == OP_INPUT)
+      fprintf(out, "%s %s", op_info[v->op].name, v->name);
+    else if (v->op == OP_CONST)
+      fprintf(out, "const %g", v->fattr);
+    else
+      fprintf(out, "%s.%s", op_info[v->op].name, fn_info[v->fn].name);
+    fprintf(out, "\\n%s[", domain_name(v->dom));
+    for (int k = 0; k < v->shape.rank; k++) fprintf(out, k ? ",%lld" : "%lld", (long long)v->shape.d[k]);
+    fprintf(out, "]\"%s];\n", v == m->output ? ", peripheries=2" : "");
+    for (int k = 0; k < v->nargs; k++) fprintf(out, "  v%d -> v%d;\n", v->args[k]->id, v->id);
+  }
+  fputs("}\n", out);
+}

@@ -1,0 +1,364 @@
+/* main.c -- the gnnc driver: options, the pipeline, the emitters, and `gnnc run`.
+ *
+ *   gnnc [options] model.gnn              compile; print the IR (--emit=ir, the default) or DOT
+ *   gnnc run [options] model.gnn --graph G  compile, then evaluate with the float64 interpreter
+ *
+ * Exit status: 0 on success, 1 on errors in the input (program, graph, parameters),
+ * 2 on a bad command line.
+ */
+#include "gnnc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void usage(FILE *out) {
+  fputs("usage: gnnc [options] FILE.gnn\n"
+        "       gnnc run [options] FILE.gnn --graph PATH\n"
+        "\n"
+        "compile options:\n"
+        "  -o FILE                 write the output to FILE instead of stdout\n"
+        "  --emit=ir|dot           what to write: the operator IR (default) or a Graphviz drawing\n"
+        "  --model=NAME            the model to compile (default: the last one in the file)\n"
+        "  --list-passes           list the passes in pipeline order\n"
+        "  --print-ir-after=P[,P]  print the IR after the named passes (sema is the first)\n"
+        "  --print-ir-before=P[,P] print the IR before the named passes\n"
+        "  --print-ir-after-all    print the IR after every pass\n"
+        "  --time-passes           report the wall time of each pass on stderr\n"
+        "  --stats V=N,E=N         print the cost model's FLOPs, bytes and peak live bytes after each pass\n"
+        "  -fno-PASS               switch an optimisation pass off\n"
+        "  -O0                     switch every optimisation pass off\n"
+        "  --no-verify             do not run the IR verifier after each pass\n"
+        "\n"
+        "run options:\n"
+        "  --graph PATH            a dataset folder (graph.edges, features.svm, labels.txt) or an edge list\n"
+        "  --features FILE         vertex features in LIBSVM format (overrides the folder's)\n"
+        "  --num-vertices N        vertex count for a bare edge list (default: largest id + 1)\n"
+        "  --params FILE           load parameters (gnnc tensor text format)\n"
+        "  --init=glorot|uniform   initialise parameters: Glorot (default) or uniform [-1, 1)\n"
+        "  --seed N                seed for parameters and generated inputs (default 1)\n"
+        "  --save-params FILE      write the parameters used\n"
+        "  --save-inputs FILE      write the inputs used (features and generated edge inputs)\n"
+        "  --output FILE           write every output row (gnnc tensor text format)\n"
+        "  --rows N                rows to print in the summary (default 3)\n",
+        out);
+}
+
+static char *read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap + 1);
+  for (;;) {
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (n < cap) break;
+    cap *= 2;
+    buf = realloc(buf, cap + 1);
+  }
+  bool bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    free(buf);
+    return NULL;
+  }
+  buf[n] = 0;
+  *size = n;
+  return buf;
+}
+
+static void split_list(const char *arg, const char **dst, int *n, int max) {
+  char *copy = strdup(arg); /* lives until exit: option strings */
+  for (char *tok = strtok(copy, ","); tok && *n < max; tok = strtok(NULL, ",")) dst[(*n)++] = tok;
+}
+
+static bool parse_stats(const char *arg, PipelineOpts *o) {
+  char *copy = strdup(arg);
+  bool ok = true, have_v = false, have_e = false;
+  for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+    char *end;
+    if ((tok[0] == 'V' || tok[0] == 'E') && tok[1] == '=') {
+      double x = strtod(tok + 2, &end);
+      if (*end || x < 0) ok = false;
+      if (tok[0] == 'V') o->stats_V = x, have_v = true;
+      else o->stats_E = x, have_e = true;
+    } else {
+      ok = false;
+    }
+  }
+  free(copy);
+  return ok && have_v && have_e;
+}
+
+typedef struct {
+  bool run;
+  const char *input, *output, *emit, *graph, *features, *params, *init, *save_params, *save_inputs, *out_rows;
+  int64_t num_vertices;
+  uint64_t seed;
+  int rows;
+} Cli;
+
+/* ---------------------------------------------------------------- run */
+
+static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
+  char err[512] = "";
+  Graph g = {0};
+  ParamSet ps = {0};
+  Interp in = {0};
+  int rc = 1;
+  bool ok;
+  if (cli->num_vertices > 0 && !strstr(cli->graph, "/graph.edges")) {
+    ok = graph_load_edges(&g, cli->graph, cli->num_vertices, err, sizeof err);
+    if (ok) graph_build_csr(&g);
+  } else {
+    ok = graph_load(&g, cli->graph, err, sizeof err);
+  }
+  if (ok && cli->features) ok = graph_load_features(&g, cli->features, err, sizeof err);
+  if (!ok) goto fail;
+  if (cli->params ? !params_load(&ps, m, cli->params, err, sizeof err)
+                  : !params_init(&ps, m, cli->init ? cli->init : "glorot", cli->seed)) {
+    if (!err[0]) snprintf(err, sizeof err, "unknown --init '%s' (glorot or uniform)", cli->init);
+    goto fail;
+  }
+  if (cli->save_params && !params_save(&ps, cli->save_params, err, sizeof err)) goto fail;
+  in = (Interp){.m = m, .g = &g, .ps = &ps, .seed = cli->seed};
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  if (!interp_run(&in, err, sizeof err)) goto fail;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+
+  if (cli->save_inputs) {
+    FILE *f = fopen(cli->save_inputs, "w");
+    if (!f) {
+      snprintf(err, sizeof err, "%s: cannot write: %s", cli->save_inputs, strerror(errno));
+      goto fail;
+    }
+    for (int i = 0; i < m->vals.len; i++) {
+      const Value *v = m->vals.items[i];
+      if (v->op != OP_INPUT) continue;
+      int64_t rows = value_rows(v, &g), n = shape_elems(&v->shape);
+      fprintf(f, "tensor %s %lld %d", v->name, (long long)rows, v->shape.rank);
+      for (int k = 0; k < v->shape.rank; k++) fprintf(f, " %lld", (long long)v->shape.d[k]);
+      fputc('\n', f);
+      const double *d = in.vals[v->id];
+      for (int64_t r = 0; r < rows; r++)
+        for (int64_t k = 0; k < n; k++) fprintf(f, "%.17g%c", d[r * n + k], k + 1 == n ? '\n' : ' ');
+    }
+    fclose(f);
+  }
+
+  const Value *out = m->output;
+  int64_t rows = value_rows(out, &g), n = shape_elems(&out->shape);
+  const double *y = in.vals[out->id];
+  if (cli->output) {
+    /* Written to a temporary name and renamed, so a failure leaves nothing half-written. */
+    char *tmp = malloc(strlen(cli->output) + 8);
+    sprintf(tmp, "%s.tmp", cli->output);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+      snprintf(err, sizeof err, "%s: cannot write: %s", cli->output, strerror(errno));
+      free(tmp);
+      goto fail;
+    }
+    fprintf(f, "tensor output %lld %d", (long long)rows, out->shape.rank);
+    for (int k = 0; k < out->shape.rank; k++) fprintf(f, " %lld", (long long)out->shape.d[k]);
+    fputc('\n', f);
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t k = 0; k < n; k++) fprintf(f, "%.17g%c", y[r * n + k], k + 1 == n ? '\n' : ' ');
+    bool bad = ferror(f);
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, cli->output) != 0) {
+      snprintf(err, sizeof err, "%s: cannot write: %s", cli->output, strerror(errno));
+      remove(tmp);
+      free(tmp);
+      goto fail;
+    }
+    free(tmp);
+  }
+
+  double sum = 0, asum = 0;
+  for (int64_t i = 0; i < rows * n; i++) {
+    sum += y[i];
+    asum += y[i] < 0 ? -y[i] : y[i];
+  }
+  int64_t nparam_vals = 0;
+  for (int i = 0; i < ps.nparams; i++) nparam_vals += shape_elems(&ps.params[i].shape);
+  printf("model %s on %s: %lld vertices, %lld edges", m->name, cli->graph, (long long)g.nv, (long long)g.ne);
+  if (g.features) printf(", %lld features", (long long)g.nfeat);
+  printf("\nparameters: %d tensors, %lld values (%s)\n", ps.nparams, (long long)nparam_vals,
+         cli->params ? cli->params : cli->init ? cli->init : "glorot");
+  printf("output: %s[", domain_name(out->dom));
+  for (int k = 0; k < out->shape.rank; k++) printf(k ? ", %lld" : "%lld", (long long)out->shape.d[k]);
+  printf("] x %lld rows\n", (long long)rows);
+  printf("checksum: sum %.10g  abs-sum %.10g\n", sum, asum);
+  for (int64_t r = 0; r < rows && r < cli->rows; r++) {
+    printf("row %lld:", (long long)r);
+    for (int64_t k = 0; k < n && k < 8; k++) printf(" %.6g", y[r * n + k]);
+    printf(n > 8 ? " ...\n" : "\n");
+  }
+  printf("interpreter time: %.3f s\n", secs);
+  rc = 0;
+  goto done;
+fail:
+  fprintf(stderr, "%s\n", err);
+done:
+  interp_free(&in);
+  params_free(&ps);
+  graph_free(&g);
+  (void)c;
+  return rc;
+}
+
+/* ---------------------------------------------------------------- main */
+
+int main(int argc, char **argv) {
+  PipelineOpts o = {.verify_each = true, .out = stdout};
+  Cli cli = {.seed = 1, .rows = 3};
+  const char *model_name = NULL;
+  int first = 1;
+  if (argc > 1 && strcmp(argv[1], "run") == 0) {
+    cli.run = true;
+    first = 2;
+  }
+  for (int i = first; i < argc; i++) {
+    const char *a = argv[i];
+#define ARGVAL(flag) (strncmp(a, flag "=", strlen(flag) + 1) == 0 ? a + strlen(flag) + 1 \
+                      : (strcmp(a, flag) == 0 && i + 1 < argc) ? argv[++i] : NULL)
+    const char *v;
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      usage(stdout);
+      return 0;
+    } else if (strcmp(a, "--list-passes") == 0) {
+      printf("%-14s %s\n", "sema", "names, domains, shapes; lowers the AST to the operator IR");
+      for (int k = 0; k < pass_count; k++) printf("%-14s %s\n", pass_table[k].name, pass_table[k].doc);
+      return 0;
+    } else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
+      cli.output = argv[++i];
+    } else if ((v = ARGVAL("--emit"))) {
+      cli.emit = v;
+    } else if ((v = ARGVAL("--model"))) {
+      model_name = v;
+    } else if ((v = ARGVAL("--print-ir-after"))) {
+      split_list(v, o.print_after, &o.nprint_after, 16);
+    } else if ((v = ARGVAL("--print-ir-before"))) {
+      split_list(v, o.print_before, &o.nprint_before, 16);
+    } else if (strcmp(a, "--print-ir-after-all") == 0) {
+      o.print_after_all = true;
+    } else if (strcmp(a, "--time-passes") == 0) {
+      o.time_passes = true;
+    } else if (strcmp(a, "--no-verify") == 0) {
+      o.verify_each = false;
+    } else if ((v = ARGVAL("--stats"))) {
+      if (!parse_stats(v, &o)) {
+        fprintf(stderr, "gnnc: --stats wants V=N,E=N, got '%s'\n", v);
+        return 2;
+      }
+      o.stats = true;
+    } else if (strcmp(a, "-O0") == 0) {
+      o.O0 = true;
+    } else if (strncmp(a, "-fno-", 5) == 0) {
+      if (!pipeline_has_pass(a + 5) || strcmp(a + 5, "sema") == 0) {
+        fprintf(stderr, "gnnc: %s: no optional pass named '%s' (see --list-passes)\n", a, a + 5);
+        return 2;
+      }
+      if (o.ndisabled < 16) o.disabled[o.ndisabled++] = a + 5;
+    } else if (cli.run && (v = ARGVAL("--graph"))) {
+      cli.graph = v;
+    } else if (cli.run && (v = ARGVAL("--features"))) {
+      cli.features = v;
+    } else if (cli.run && (v = ARGVAL("--num-vertices"))) {
+      cli.num_vertices = strtoll(v, NULL, 10);
+      if (cli.num_vertices <= 0) {
+        fprintf(stderr, "gnnc: --num-vertices wants a positive integer, got '%s'\n", v);
+        return 2;
+      }
+    } else if (cli.run && (v = ARGVAL("--params"))) {
+      cli.params = v;
+    } else if (cli.run && (v = ARGVAL("--init"))) {
+      cli.init = v;
+    } else if (cli.run && (v = ARGVAL("--seed"))) {
+      cli.seed = strtoull(v, NULL, 10);
+    } else if (cli.run && (v = ARGVAL("--save-params"))) {
+      cli.save_params = v;
+    } else if (cli.run && (v = ARGVAL("--save-inputs"))) {
+      cli.save_inputs = v;
+    } else if (cli.run && (v = ARGVAL("--output"))) {
+      cli.output = v;
+    } else if (cli.run && (v = ARGVAL("--rows"))) {
+      cli.rows = atoi(v);
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "gnnc: unknown option '%s' (see --help)\n", a);
+      return 2;
+    } else if (!cli.input) {
+      cli.input = a;
+    } else {
+      fprintf(stderr, "gnnc: more than one input file ('%s' and '%s')\n", cli.input, a);
+      return 2;
+    }
+  }
+  for (int k = 0; k < o.nprint_after + o.nprint_before; k++) {
+    const char *p = k < o.nprint_after ? o.print_after[k] : o.print_before[k - o.nprint_after];
+    if (!pipeline_has_pass(p)) {
+      fprintf(stderr, "gnnc: no pass named '%s' (see --list-passes)\n", p);
+      return 2;
+    }
+  }
+  if (!cli.input) {
+    usage(stderr);
+    return 2;
+  }
+  if (cli.run && !cli.graph) {
+    fprintf(stderr, "gnnc run: --graph PATH is required\n");
+    return 2;
+  }
+  const char *emit = cli.emit ? cli.emit : "ir";
+  if (strcmp(emit, "ir") != 0 && strcmp(emit, "dot") != 0) {
+    fprintf(stderr, "gnnc: --emit=%s is not supported (ir, dot)\n", emit);
+    return 2;
+  }
+  size_t size = 0;
+  char *text = read_file(cli.input, &size);
+  if (!text) {
+    fprintf(stderr, "gnnc: cannot read '%s': %s\n", cli.input, strerror(errno));
+    return 1;
+  }
+  if (strlen(text) != size) {
+    fprintf(stderr, "%s: error: the file contains a NUL byte\n", cli.input);
+    free(text);
+    return 1;
+  }
+  GnnCtx c;
+  gnn_ctx_init(&c, cli.input, text, size, stderr);
+  c.model_name = model_name;
+  int rc = 1;
+  Module *m = NULL;
+  FILE *out = stdout;
+  if (!cli.run && cli.output) {
+    out = fopen(cli.output, "w");
+    if (!out) {
+      fprintf(stderr, "gnnc: cannot write '%s': %s\n", cli.output, strerror(errno));
+      goto done;
+    }
+  }
+  if (!gnn_parse(&c)) goto done;
+  o.out = cli.run ? stderr : stdout;
+  if (!(m = gnn_compile(&c, &o))) goto done;
+  if (cli.run) {
+    rc = run_model(&c, m, &cli);
+  } else {
+    bool dumping = o.print_after_all || o.nprint_after || o.nprint_before || o.stats;
+    if (strcmp(emit, "dot") == 0) ir_print_dot(out, m);
+    else if (!dumping || cli.output || cli.emit) ir_print(out, m);
+    rc = 0;
+  }
+done:
+  if (c.diag.errors > 0 && rc == 0) rc = 1;
+  if (c.diag.errors > 0 && c.diag.out)
+    fprintf(stderr, "%d error%s generated.\n", c.diag.errors, c.diag.errors == 1 ? "" : "s");
+  if (out && out != stdout) fclose(out);
+  gnn_ctx_free(&c);
+  free(text);
+  return rc;
+}

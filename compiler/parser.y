@@ -1,0 +1,257 @@
+/* parser.y -- the grammar of the .gnn language (pure, reentrant bison with locations).
+ *
+ * The parser only builds the AST; names, domains and shapes are sema's business. Two error
+ * productions keep going after a syntax error: a bad statement is skipped to the end of its
+ * line, and a bad declaration header is skipped to its closing brace, so one run reports
+ * the errors of several statements and declarations.
+ */
+%define api.pure full
+%define api.prefix {gnn_yy}
+%define parse.error verbose
+%locations
+%expect 0
+%parse-param {GnnCtx *c} {void *scanner}
+%lex-param {void *scanner}
+
+%code requires {
+#include "gnnc.h"
+typedef struct { double v; long long i; bool is_int; } NumLit;
+}
+
+%code {
+#include <string.h>
+int gnn_yylex(GNN_YYSTYPE *lval, GNN_YYLTYPE *lloc, void *scanner);
+static void gnn_yyerror(GNN_YYLTYPE *l, GnnCtx *c, void *scanner, const char *msg);
+#define YYMAXDEPTH 1000 /* bounds AST depth, hence recursion in sema */
+
+static Loc L(GNN_YYLTYPE l) {
+  int len = l.last_line == l.first_line ? l.last_column - l.first_column : 1;
+  return (Loc){l.first_line, l.first_column, len > 0 ? len : 1};
+}
+static Node *node(GnnCtx *c, NodeKind k, GNN_YYLTYPE l) {
+  Node *n = arena_alloc(&c->arena, sizeof(Node));
+  n->kind = k;
+  n->loc = L(l);
+  return n;
+}
+static Node *binop(GnnCtx *c, int op, Node *a, Node *b, GNN_YYLTYPE l) {
+  Node *n = node(c, N_BINOP, l);
+  n->op = op; n->lhs = a; n->rhs = b;
+  return n;
+}
+static DimExpr *dim(GnnCtx *c, int kind, GNN_YYLTYPE l) {
+  DimExpr *d = arena_alloc(&c->arena, sizeof(DimExpr));
+  d->kind = kind;
+  d->loc = L(l);
+  return d;
+}
+static DimExpr *dimbin(GnnCtx *c, int op, DimExpr *a, DimExpr *b, GNN_YYLTYPE l) {
+  DimExpr *d = dim(c, DX_BIN, l);
+  d->op = op; d->lhs = a; d->rhs = b;
+  return d;
+}
+static PtrVec *vec(GnnCtx *c) { return arena_alloc(&c->arena, sizeof(PtrVec)); }
+static PtrVec *push(GnnCtx *c, PtrVec *v, void *p) { vec_push(&c->arena, v, p); return v; }
+static TypeSpec *typespec(GnnCtx *c, Domain d, PtrVec *dims, GNN_YYLTYPE l) {
+  TypeSpec *t = arena_alloc(&c->arena, sizeof(TypeSpec));
+  t->dom = d; t->dims = (DimExpr **)dims->items; t->ndims = dims->len; t->loc = L(l);
+  return t;
+}
+static Stmt *stmt(GnnCtx *c, StmtKind k, GNN_YYLTYPE l) {
+  Stmt *s = arena_alloc(&c->arena, sizeof(Stmt));
+  s->kind = k;
+  s->loc = L(l);
+  return s;
+}
+}
+
+%union {
+  NumLit num;
+  char *str;
+  Node *node;
+  DimExpr *dim;
+  TypeSpec *type;
+  Stmt *stmt;
+  Decl *decl;
+  PtrVec *vec;
+}
+
+%token LAYER "'layer'" MODEL "'model'" PARAM "'param'" RETURN "'return'"
+%token VERTEX "'vertex'" EDGE "'edge'" ARROW "'->'" NL "end of line"
+%token <str> IDENT "identifier"
+%token <num> NUMBER "number"
+
+%type <node> expr postfix primary
+%type <dim> dim
+%type <type> type shape
+%type <stmt> stmt
+%type <decl> decl header
+%type <vec> dims dims_opt gens_opt idents inputs inputs_opt input_list args args_opt body stmts
+
+%left '+' '-'
+%left '*' '/'
+%precedence UMINUS
+%right '@'
+
+%%
+
+program
+  : %empty
+  | program NL
+  | program decl            { push(c, &c->prog->decls, $2); }
+  | program error '}'
+  ;
+
+decl
+  : header body             { $$ = $1; $$->body = (Stmt **)$2->items; $$->nbody = $2->len; }
+  ;
+
+header
+  : LAYER IDENT gens_opt '(' inputs_opt ')' ARROW type {
+      $$ = arena_alloc(&c->arena, sizeof(Decl));
+      $$->is_model = false; $$->name = $2; $$->loc = L(@2);
+      $$->gens = (const char **)$3->items; $$->ngens = $3->len;
+      $$->inputs = (ParamDecl **)$5->items; $$->ninputs = $5->len; $$->ret = $8;
+    }
+  | MODEL IDENT '(' inputs_opt ')' ARROW type {
+      $$ = arena_alloc(&c->arena, sizeof(Decl));
+      $$->is_model = true; $$->name = $2; $$->loc = L(@2);
+      $$->gens = NULL; $$->ngens = 0;
+      $$->inputs = (ParamDecl **)$4->items; $$->ninputs = $4->len; $$->ret = $7;
+    }
+  ;
+
+gens_opt
+  : %empty                  { $$ = vec(c); }
+  | '<' idents '>'          { $$ = $2; }
+  ;
+
+idents
+  : IDENT                   { $$ = push(c, vec(c), $1); }
+  | idents ',' IDENT        { $$ = push(c, $1, $3); }
+  ;
+
+inputs_opt
+  : %empty                  { $$ = vec(c); }
+  | input_list              { $$ = $1; }
+  ;
+
+input_list
+  : inputs                  { $$ = $1; }
+  ;
+
+inputs
+  : IDENT ':' type {
+      ParamDecl *p = arena_alloc(&c->arena, sizeof(ParamDecl));
+      p->name = $1; p->loc = L(@1); p->type = $3;
+      $$ = push(c, vec(c), p);
+    }
+  | inputs ',' IDENT ':' type {
+      ParamDecl *p = arena_alloc(&c->arena, sizeof(ParamDecl));
+      p->name = $3; p->loc = L(@3); p->type = $5;
+      $$ = push(c, $1, p);
+    }
+  ;
+
+type
+  : VERTEX '[' dims_opt ']' { $$ = typespec(c, DOM_VERTEX, $3, @$); }
+  | EDGE '[' dims_opt ']'   { $$ = typespec(c, DOM_EDGE, $3, @$); }
+  ;
+
+shape
+  : '[' dims_opt ']'        { $$ = typespec(c, DOM_PARAM, $2, @$); }
+  ;
+
+dims_opt
+  : %empty                  { $$ = vec(c); }
+  | dims                    { $$ = $1; }
+  ;
+
+dims
+  : dim                     { $$ = push(c, vec(c), $1); }
+  | dims ',' dim            { $$ = push(c, $1, $3); }
+  ;
+
+dim
+  : NUMBER {
+      $$ = dim(c, DX_NUM, @1);
+      if (!$1.is_int) diag_error(&c->diag, L(@1), "a dimension must be an integer");
+      $$->num = $1.i;
+    }
+  | IDENT                   { $$ = dim(c, DX_NAME, @1); $$->name = $1; }
+  | dim '+' dim             { $$ = dimbin(c, '+', $1, $3, @$); }
+  | dim '-' dim             { $$ = dimbin(c, '-', $1, $3, @$); }
+  | dim '*' dim             { $$ = dimbin(c, '*', $1, $3, @$); }
+  | dim '/' dim             { $$ = dimbin(c, '/', $1, $3, @$); }
+  | '(' dim ')'             { $$ = $2; }
+  ;
+
+body
+  : '{' stmts '}'           { $$ = $2; }
+  | '{' stmts stmt '}'      { $$ = push(c, $2, $3); }
+  ;
+
+stmts
+  : %empty                  { $$ = vec(c); }
+  | stmts NL                { $$ = $1; }
+  | stmts ';'               { $$ = $1; }
+  | stmts stmt NL           { $$ = push(c, $1, $2); }
+  | stmts stmt ';'          { $$ = push(c, $1, $2); }
+  | stmts error NL          { $$ = $1; yyerrok; }
+  ;
+
+stmt
+  : IDENT '=' expr          { $$ = stmt(c, S_ASSIGN, @$); $$->name = $1; $$->name_loc = L(@1); $$->expr = $3; }
+  | PARAM IDENT ':' shape   { $$ = stmt(c, S_PARAM, @$); $$->name = $2; $$->name_loc = L(@2); $$->type = $4; }
+  | RETURN expr             { $$ = stmt(c, S_RETURN, @$); $$->expr = $2; }
+  ;
+
+expr
+  : expr '+' expr           { $$ = binop(c, '+', $1, $3, @2); }
+  | expr '-' expr           { $$ = binop(c, '-', $1, $3, @2); }
+  | expr '*' expr           { $$ = binop(c, '*', $1, $3, @2); }
+  | expr '/' expr           { $$ = binop(c, '/', $1, $3, @2); }
+  | expr '@' expr           { $$ = binop(c, '@', $1, $3, @2); }
+  | '-' expr %prec UMINUS   { $$ = node(c, N_NEG, @1); $$->lhs = $2; }
+  | postfix                 { $$ = $1; }
+  ;
+
+postfix
+  : primary                 { $$ = $1; }
+  | postfix '[' IDENT ']'   { $$ = node(c, N_INDEX, @3); $$->lhs = $1; $$->name = $3; }
+  ;
+
+primary
+  : NUMBER                  { $$ = node(c, N_NUM, @1); $$->num = $1.v; }
+  | IDENT                   { $$ = node(c, N_NAME, @1); $$->name = $1; }
+  | IDENT '(' args_opt ')' {
+      $$ = node(c, N_CALL, @1); $$->name = $1;
+      $$->args = (Node **)$3->items; $$->nargs = $3->len;
+    }
+  | IDENT '<' dims '>' '(' args_opt ')' {
+      $$ = node(c, N_CALL, @1); $$->name = $1;
+      $$->args = (Node **)$6->items; $$->nargs = $6->len;
+      $$->gens = (DimExpr **)$3->items; $$->ngens = $3->len; $$->has_gens = true;
+    }
+  | '(' expr ')'            { $$ = $2; }
+  ;
+
+args_opt
+  : %empty                  { $$ = vec(c); }
+  | args                    { $$ = $1; }
+  ;
+
+args
+  : expr                    { $$ = push(c, vec(c), $1); }
+  | args ',' expr           { $$ = push(c, $1, $3); }
+  ;
+
+%%
+
+static void gnn_yyerror(GNN_YYLTYPE *l, GnnCtx *c, void *scanner, const char *msg) {
+  (void)scanner;
+  if (strcmp(msg, "memory exhausted") == 0)
+    diag_error(&c->diag, L(*l), "expression nested too deeply (more than %d levels)", YYMAXDEPTH);
+  else
+    diag_error(&c->diag, L(*l), "%s", msg);
+}

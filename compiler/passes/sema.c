@@ -1,0 +1,598 @@
+/* sema.c -- from the AST to the operator IR: names, domains, shapes, instantiation.
+ *
+ * Requires: a parsed Program. Produces: a verified forward Module for the chosen model, or
+ * NULL after reporting every error it found with its source location.
+ *
+ * Layers are generic over dimensions (<H, D>) and over the dims of their inputs (x:
+ * vertex[F] binds F at the call). A call instantiates the layer inline: its body is lowered
+ * again in a fresh environment, and its parameters get a path name ("gatconv0.W") that is
+ * unique in the model. Lowering is the only place that sees the surface syntax:
+ *   x[src] / x[dst]        -> scatter.copy_u / scatter.copy_v
+ *   sum/mean/max/min(e)    -> gather.<reduction>
+ *   edge_softmax(e)        -> reduce_scatter.edge_softmax
+ *   W @ x                  -> apply.linear(x, W)
+ *   + - * /, activations   -> apply_{edge,vertex,global}.<fn>, by the operands' domains
+ * Domain and shape rules live in ir.c (ir_infer); sema reports their verdicts at the
+ * expression that broke them. A failed expression yields NULL, and names bound to a failed
+ * expression are "poisoned" so that one mistake is reported once, not at every use.
+ */
+#include "../gnnc.h"
+
+#include <ctype.h>
+#include <string.h>
+
+typedef struct Binding Binding;
+struct Binding {
+  const char *name;
+  Value *val;     /* NULL = poisoned by an earlier error */
+  int64_t dim;    /* for dimension bindings */
+  Loc loc;
+  Binding *next;
+};
+
+typedef struct Frame Frame; /* one layer instantiation, for "instantiated here" notes */
+struct Frame {
+  const Decl *decl;
+  Loc call_loc;
+  const char *path;  /* parameter name prefix, "" for the model */
+  Binding *calls;    /* callee name -> next instance number */
+  Frame *up;
+};
+
+typedef struct {
+  GnnCtx *c;
+  Module *m;
+  Frame *frame;
+  int depth;
+  bool budget_blown;
+} Sema;
+
+typedef struct {
+  Binding *vals; /* values: inputs, params, assignments */
+  Binding *dims; /* dimension names: generics and input dims */
+} Env;
+
+static Binding *lookup(Binding *b, const char *name) {
+  for (; b; b = b->next)
+    if (strcmp(b->name, name) == 0) return b;
+  return NULL;
+}
+
+static Binding *bind(Sema *s, Binding **list, const char *name, Value *v, int64_t dim, Loc loc) {
+  Binding *b = arena_alloc(&s->c->arena, sizeof(Binding));
+  b->name = name;
+  b->val = v;
+  b->dim = dim;
+  b->loc = loc;
+  b->next = *list;
+  *list = b;
+  return b;
+}
+
+static void report_frames(Sema *s) {
+  for (Frame *f = s->frame; f && f->up; f = f->up)
+    diag_note(&s->c->diag, f->call_loc, "in layer '%s' instantiated here", f->decl->name);
+}
+
+GNN_PRINTF(3, 4) static void err(Sema *s, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_verror(&s->c->diag, "error", loc, fmt, ap);
+  va_end(ap);
+  report_frames(s);
+}
+
+static bool over_budget(Sema *s, Loc loc) {
+  if (s->m->vals.len <= s->c->value_budget) return false;
+  if (!s->budget_blown)
+    err(s, loc, "model too large: more than %ld IR values after instantiating layers", s->c->value_budget);
+  s->budget_blown = true;
+  return true;
+}
+
+/* ---------------------------------------------------------------- dimensions */
+
+enum { DIM_MAX = 1 << 30 };
+
+/* Evaluates a dimension expression; 0 after reporting an error. */
+static int64_t eval_dim(Sema *s, Env *env, const DimExpr *d) {
+  switch (d->kind) {
+  case DX_NUM:
+    if (d->num <= 0 || d->num > DIM_MAX) {
+      err(s, d->loc, "dimension %lld is out of range (1 to %d)", (long long)d->num, DIM_MAX);
+      return 0;
+    }
+    return d->num;
+  case DX_NAME: {
+    Binding *b = lookup(env->dims, d->name);
+    if (!b) {
+      err(s, d->loc, "unknown dimension '%s'", d->name);
+      return 0;
+    }
+    return b->dim;
+  }
+  case DX_BIN: {
+    int64_t a = eval_dim(s, env, d->lhs);
+    if (!a) return 0;
+    int64_t b = eval_dim(s, env, d->rhs);
+    if (!b) return 0;
+    int64_t r = 0;
+    switch (d->op) {
+    case '+': r = a + b; break;
+    case '-': r = a - b; break;
+    case '*': r = a * b; break; /* both <= 2^30: no overflow in int64 */
+    case '/':
+      if (a % b) {
+        err(s, d->loc, "dimension %lld / %lld is not a whole number", (long long)a, (long long)b);
+        return 0;
+      }
+      r = a / b;
+      break;
+    }
+    if (r <= 0 || r > DIM_MAX) {
+      err(s, d->loc, "dimension expression evaluates to %lld, out of range (1 to %d)", (long long)r, DIM_MAX);
+      return 0;
+    }
+    return r;
+  }
+  }
+  return 0;
+}
+
+static bool eval_shape(Sema *s, Env *env, const TypeSpec *t, Shape *out) {
+  if (t->ndims > GNN_MAX_RANK) {
+    err(s, t->loc, "a value has at most %d dims, this type has %d", GNN_MAX_RANK, t->ndims);
+    return false;
+  }
+  out->rank = t->ndims;
+  bool ok = true;
+  int64_t elems = 1;
+  for (int i = 0; i < t->ndims; i++) {
+    out->d[i] = eval_dim(s, env, t->dims[i]);
+    if (!out->d[i]) ok = false;
+    else elems *= out->d[i];
+    if (ok && elems > GNN_MAX_ROW_ELEMS) {
+      err(s, t->loc, "type has more than %d elements per row", GNN_MAX_ROW_ELEMS);
+      return false;
+    }
+  }
+  return ok;
+}
+
+/* ---------------------------------------------------------------- expressions */
+
+static Value *lower_expr(Sema *s, Env *env, const Node *n);
+
+static Value *make(Sema *s, OpKind op, FnKind fn, Value **args, int nargs, double fattr, int64_t iattr, Loc loc) {
+  if (over_budget(s, loc)) return NULL;
+  const char *why = NULL;
+  Value *v = ir_make(s->m, op, fn, args, nargs, fattr, iattr, loc, &why);
+  if (!v) err(s, loc, "%s", why);
+  return v;
+}
+
+static Value *apply(Sema *s, FnKind fn, Value **args, int nargs, double fattr, int64_t iattr, Loc loc) {
+  bool edge = false, vertex = false;
+  for (int i = 0; i < nargs; i++) {
+    edge |= args[i]->dom == DOM_EDGE;
+    vertex |= args[i]->dom == DOM_VERTEX;
+  }
+  if (edge && vertex) {
+    err(s, loc, "cannot combine a vertex value with an edge value in '%s'; read the vertex value on the edge with x[src] or x[dst]",
+        fn_info[fn].name);
+    return NULL;
+  }
+  return make(s, apply_op_for(edge ? DOM_EDGE : vertex ? DOM_VERTEX : DOM_GLOBAL), fn, args, nargs, fattr, iattr, loc);
+}
+
+static Value *constant(Sema *s, double x, Loc loc) {
+  Shape sc = {0, {0}};
+  return ir_leaf(s->m, OP_CONST, FN_NONE, DOM_GLOBAL, &sc, NULL, x, loc);
+}
+
+/* A numeric literal argument (slope, probability), possibly negated. */
+static bool literal(Sema *s, const Node *n, const char *what, double *out) {
+  if (n->kind == N_NUM) {
+    *out = n->num;
+    return true;
+  }
+  if (n->kind == N_NEG && n->lhs->kind == N_NUM) {
+    *out = -n->lhs->num;
+    return true;
+  }
+  err(s, n->loc, "%s must be a number literal", what);
+  return false;
+}
+
+/* An integer argument: a literal or a dimension name. 0 after an error. */
+static int64_t dim_arg(Sema *s, Env *env, const Node *n, const char *what) {
+  if (n->kind == N_NUM) {
+    if (n->num != (double)(int64_t)n->num || n->num < 1 || n->num > DIM_MAX) {
+      err(s, n->loc, "%s must be a positive integer", what);
+      return 0;
+    }
+    return (int64_t)n->num;
+  }
+  if (n->kind == N_NAME) {
+    Binding *b = lookup(env->dims, n->name);
+    if (b) return b->dim;
+  }
+  err(s, n->loc, "%s must be an integer literal or a dimension name", what);
+  return 0;
+}
+
+typedef enum { B_UNARY, B_LEAKY, B_ELU, B_DROPOUT, B_BINARY, B_REDUCE, B_SOFTMAX, B_REPEAT } BuiltinKind;
+typedef struct {
+  const char *name;
+  BuiltinKind kind;
+  FnKind fn;
+  int min_args, max_args;
+  const char *signature;
+} Builtin;
+
+static const Builtin builtins[] = {
+    {"relu", B_UNARY, FN_RELU, 1, 1, "relu(x)"},
+    {"tanh", B_UNARY, FN_TANH, 1, 1, "tanh(x)"},
+    {"sigmoid", B_UNARY, FN_SIGMOID, 1, 1, "sigmoid(x)"},
+    {"exp", B_UNARY, FN_EXP, 1, 1, "exp(x)"},
+    {"log", B_UNARY, FN_LOG, 1, 1, "log(x)"},
+    {"sqrt", B_UNARY, FN_SQRT, 1, 1, "sqrt(x)"},
+    {"rsqrt", B_UNARY, FN_RSQRT, 1, 1, "rsqrt(x)"},
+    {"abs", B_UNARY, FN_ABS, 1, 1, "abs(x)"},
+    {"flatten", B_UNARY, FN_FLATTEN, 1, 1, "flatten(x)"},
+    {"mean_heads", B_UNARY, FN_MEAN_HEADS, 1, 1, "mean_heads(x)"},
+    {"sum_heads", B_UNARY, FN_SUM_HEADS, 1, 1, "sum_heads(x)"},
+    {"leaky_relu", B_LEAKY, FN_LEAKY_RELU, 1, 2, "leaky_relu(x[, slope])"},
+    {"elu", B_ELU, FN_ELU, 1, 2, "elu(x[, alpha])"},
+    {"dropout", B_DROPOUT, FN_DROPOUT, 2, 2, "dropout(x, p)"},
+    {"concat", B_BINARY, FN_CONCAT, 2, 2, "concat(a, b)"},
+    {"dot", B_BINARY, FN_DOT, 2, 2, "dot(a, b)"},
+    {"repeat", B_REPEAT, FN_REPEAT, 2, 2, "repeat(x, n)"},
+    {"sum", B_REDUCE, FN_SUM, 1, 1, "sum(e)"},
+    {"mean", B_REDUCE, FN_MEAN, 1, 1, "mean(e)"},
+    {"max", B_REDUCE, FN_MAX, 1, 1, "max(e)"},
+    {"min", B_REDUCE, FN_MIN, 1, 1, "min(e)"},
+    {"edge_softmax", B_SOFTMAX, FN_EDGE_SOFTMAX, 1, 1, "edge_softmax(e)"},
+};
+
+static const Builtin *find_builtin(const char *name) {
+  for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+    if (strcmp(builtins[i].name, name) == 0) return &builtins[i];
+  return NULL;
+}
+
+static const Decl *find_decl(Sema *s, const char *name) {
+  PtrVec *ds = &s->c->prog->decls;
+  for (int i = 0; i < ds->len; i++) {
+    const Decl *d = ds->items[i];
+    if (strcmp(d->name, name) == 0) return d;
+  }
+  return NULL;
+}
+
+static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call, Value **args);
+
+static Value *lower_call(Sema *s, Env *env, const Node *n) {
+  const Builtin *b = find_builtin(n->name);
+  if (!b) {
+    const Decl *d = find_decl(s, n->name);
+    if (!d) {
+      err(s, n->loc, "unknown function or layer '%s'", n->name);
+      return NULL;
+    }
+    if (d->is_model) {
+      err(s, n->loc, "'%s' is a model; only layers can be called", n->name);
+      return NULL;
+    }
+    Value *args[64];
+    if (n->nargs != d->ninputs) {
+      err(s, n->loc, "layer '%s' takes %d input%s, %d given", d->name, d->ninputs, d->ninputs == 1 ? "" : "s", n->nargs);
+      return NULL;
+    }
+    if (n->nargs > 64) {
+      err(s, n->loc, "too many arguments");
+      return NULL;
+    }
+    bool ok = true;
+    for (int i = 0; i < n->nargs; i++)
+      if (!(args[i] = lower_expr(s, env, n->args[i]))) ok = false;
+    return ok ? instantiate(s, d, env, n, args) : NULL;
+  }
+  if (n->has_gens) {
+    err(s, n->loc, "builtin '%s' takes no <...> arguments", n->name);
+    return NULL;
+  }
+  if (n->nargs < b->min_args || n->nargs > b->max_args) {
+    err(s, n->loc, "'%s' takes %s%d argument%s, %d given (%s)", n->name,
+        b->min_args == b->max_args ? "" : "up to ", b->max_args, b->max_args == 1 ? "" : "s", n->nargs, b->signature);
+    return NULL;
+  }
+  Value *x = lower_expr(s, env, n->args[0]);
+  if (!x) return NULL;
+  double f = 0;
+  switch (b->kind) {
+  case B_UNARY:
+    return apply(s, b->fn, &x, 1, 0, 0, n->loc);
+  case B_LEAKY:
+    f = 0.01;
+    if (n->nargs == 2 && !literal(s, n->args[1], "the slope of leaky_relu", &f)) return NULL;
+    return apply(s, b->fn, &x, 1, f, 0, n->nargs == 2 ? n->args[1]->loc : n->loc);
+  case B_ELU:
+    f = 1.0;
+    if (n->nargs == 2 && !literal(s, n->args[1], "the alpha of elu", &f)) return NULL;
+    return apply(s, b->fn, &x, 1, f, 0, n->nargs == 2 ? n->args[1]->loc : n->loc);
+  case B_DROPOUT:
+    if (!literal(s, n->args[1], "the probability of dropout", &f)) return NULL;
+    return apply(s, b->fn, &x, 1, f, 0, n->args[1]->loc);
+  case B_REPEAT: {
+    int64_t k = dim_arg(s, env, n->args[1], "the count of repeat");
+    return k ? apply(s, b->fn, &x, 1, 0, k, n->loc) : NULL;
+  }
+  case B_BINARY: {
+    Value *args[2] = {x, lower_expr(s, env, n->args[1])};
+    return args[1] ? apply(s, b->fn, args, 2, 0, 0, n->loc) : NULL;
+  }
+  case B_REDUCE:
+  case B_SOFTMAX:
+    if (x->dom != DOM_EDGE) {
+      err(s, n->args[0]->loc, "'%s' reduces over the in-edges of each vertex, so its argument must be an edge value, not a %s value%s",
+          n->name, domain_name(x->dom), x->dom == DOM_VERTEX ? " (read it on the edges with x[src])" : "");
+      return NULL;
+    }
+    return make(s, b->kind == B_REDUCE ? OP_GATHER : OP_REDUCE_SCATTER, b->fn, &x, 1, 0, 0, n->loc);
+  }
+  return NULL;
+}
+
+static Value *lower_expr(Sema *s, Env *env, const Node *n) {
+  switch (n->kind) {
+  case N_NUM:
+    return constant(s, n->num, n->loc);
+  case N_NAME: {
+    Binding *b = lookup(env->vals, n->name);
+    if (b) return b->val; /* NULL if poisoned: already reported */
+    if (strcmp(n->name, "in_deg") == 0 || strcmp(n->name, "out_deg") == 0) {
+      Shape sc = {0, {0}};
+      return ir_leaf(s->m, OP_DEGREE, n->name[0] == 'i' ? FN_IN : FN_OUT, DOM_VERTEX, &sc, NULL, 0, n->loc);
+    }
+    if (lookup(env->dims, n->name))
+      err(s, n->loc, "'%s' is a dimension, not a value", n->name);
+    else if (find_builtin(n->name) || find_decl(s, n->name))
+      err(s, n->loc, "'%s' is a function; call it with arguments", n->name);
+    else
+      err(s, n->loc, "unknown name '%s'", n->name);
+    return NULL;
+  }
+  case N_INDEX: {
+    Value *x = lower_expr(s, env, n->lhs);
+    if (!x) return NULL;
+    bool is_src = strcmp(n->name, "src") == 0;
+    if (!is_src && strcmp(n->name, "dst") != 0) {
+      err(s, n->loc, "a vertex value is indexed by 'src' or 'dst', not '%s'", n->name);
+      return NULL;
+    }
+    if (x->dom != DOM_VERTEX) {
+      err(s, n->lhs->loc, "only vertex values can be read on edges with [%s]; this is a %s value", n->name, domain_name(x->dom));
+      return NULL;
+    }
+    return make(s, OP_SCATTER, is_src ? FN_COPY_U : FN_COPY_V, &x, 1, 0, 0, n->loc);
+  }
+  case N_CALL:
+    return lower_call(s, env, n);
+  case N_NEG: {
+    Value *x = lower_expr(s, env, n->lhs);
+    return x ? apply(s, FN_NEG, &x, 1, 0, 0, n->loc) : NULL;
+  }
+  case N_BINOP: {
+    Value *a = lower_expr(s, env, n->lhs);
+    Value *b = lower_expr(s, env, n->rhs);
+    if (!a || !b) return NULL;
+    if (n->op == '@') {
+      if (a->dom != DOM_PARAM) {
+        err(s, n->lhs->loc, "the left operand of '@' must be a parameter matrix, not a %s value", domain_name(a->dom));
+        return NULL;
+      }
+      Value *args[2] = {b, a};
+      return apply(s, FN_LINEAR, args, 2, 0, 0, n->loc);
+    }
+    FnKind fn = n->op == '+' ? FN_ADD : n->op == '-' ? FN_SUB : n->op == '*' ? FN_MUL : FN_DIV;
+    Value *args[2] = {a, b};
+    return apply(s, fn, args, 2, 0, 0, n->loc);
+  }
+  }
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- declarations */
+
+static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
+  Binding *old = lookup(env->vals, name);
+  if (old) {
+    err(s, loc, "redefinition of '%s'", name);
+    diag_note(&s->c->diag, old->loc, "'%s' was defined here", name);
+    return false;
+  }
+  if (strcmp(name, "in_deg") == 0 || strcmp(name, "out_deg") == 0) {
+    err(s, loc, "'%s' is a builtin and cannot be redefined", name);
+    return false;
+  }
+  bind(s, &env->vals, name, v, 0, loc);
+  return true;
+}
+
+static bool check_type(Sema *s, Env *env, const TypeSpec *t, const Value *v, Loc loc, const char *what) {
+  Shape want;
+  if (!eval_shape(s, env, t, &want)) return false;
+  if (v->dom != t->dom || !shape_eq(&want, &v->shape)) {
+    err(s, loc, "%s is %s%s but is declared %s%s", what, domain_name(v->dom), shape_str(&s->c->arena, &v->shape),
+        domain_name(t->dom), shape_str(&s->c->arena, &want));
+    return false;
+  }
+  return true;
+}
+
+/* Lowers a declaration's body in env; returns the returned value. */
+static Value *lower_body(Sema *s, const Decl *d, Env *env) {
+  Value *ret = NULL;
+  bool returned = false;
+  for (int i = 0; i < d->nbody; i++) {
+    const Stmt *st = d->body[i];
+    if (diag_too_many(&s->c->diag) || s->budget_blown) return NULL;
+    if (returned) {
+      err(s, st->loc, "statement after return");
+      return NULL;
+    }
+    switch (st->kind) {
+    case S_PARAM: {
+      Shape shape;
+      const char *name = s->frame->path[0] ? arena_printf(&s->c->arena, "%s.%s", s->frame->path, st->name) : st->name;
+      Value *p = NULL;
+      if (eval_shape(s, env, st->type, &shape))
+        p = ir_leaf(s->m, OP_PARAM, FN_NONE, DOM_PARAM, &shape, name, 0, st->name_loc);
+      define(s, env, st->name, st->name_loc, p);
+      break;
+    }
+    case S_ASSIGN:
+      define(s, env, st->name, st->name_loc, lower_expr(s, env, st->expr));
+      break;
+    case S_RETURN:
+      returned = true;
+      ret = lower_expr(s, env, st->expr);
+      if (ret && !check_type(s, env, d->ret, ret, st->expr->loc, "the returned value")) ret = NULL;
+      break;
+    }
+  }
+  if (!returned) err(s, d->loc, "%s '%s' has no return statement", d->is_model ? "model" : "layer", d->name);
+  return ret;
+}
+
+/* Binds a layer input's dims against the argument: bare names bind, expressions compare. */
+static bool bind_input(Sema *s, Env *env, const ParamDecl *p, const Value *arg, Loc arg_loc) {
+  const TypeSpec *t = p->type;
+  if (arg->dom != t->dom) {
+    err(s, arg_loc, "input '%s' is declared a %s value but the argument is a %s value", p->name,
+        domain_name(t->dom), domain_name(arg->dom));
+    return false;
+  }
+  if (t->ndims != arg->shape.rank) {
+    err(s, arg_loc, "input '%s' has %d dims but the argument has shape %s", p->name, t->ndims,
+        shape_str(&s->c->arena, &arg->shape));
+    return false;
+  }
+  for (int i = 0; i < t->ndims; i++) {
+    const DimExpr *dx = t->dims[i];
+    if (dx->kind == DX_NAME && !lookup(env->dims, dx->name)) {
+      bind(s, &env->dims, dx->name, NULL, arg->shape.d[i], dx->loc);
+      continue;
+    }
+    int64_t want = eval_dim(s, env, dx);
+    if (!want) return false;
+    if (want != arg->shape.d[i]) {
+      err(s, arg_loc, "input '%s' dim %d must be %lld, the argument has shape %s", p->name, i, (long long)want,
+          shape_str(&s->c->arena, &arg->shape));
+      return false;
+    }
+  }
+  return true;
+}
+
+static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call, Value **args) {
+  for (Frame *f = s->frame; f; f = f->up)
+    if (f->decl == d) {
+      err(s, call->loc, "layer '%s' instantiates itself (recursion is not allowed)", d->name);
+      return NULL;
+    }
+  if (call->ngens != d->ngens) {
+    err(s, call->loc, "layer '%s' takes %d dimension argument%s <...>, %d given", d->name, d->ngens,
+        d->ngens == 1 ? "" : "s", call->ngens);
+    return NULL;
+  }
+  Env env = {NULL, NULL};
+  for (int i = 0; i < d->ngens; i++) {
+    int64_t v = eval_dim(s, caller, call->gens[i]);
+    if (!v) return NULL;
+    bind(s, &env.dims, d->gens[i], NULL, v, d->loc);
+  }
+  for (int i = 0; i < d->ninputs; i++)
+    if (!bind_input(s, &env, d->inputs[i], args[i], call->args[i]->loc)) return NULL;
+
+  /* The instance's path: <caller path>.<layer name lowercased><n>, n counting per caller. */
+  Binding *cnt = lookup(s->frame->calls, d->name);
+  if (!cnt) cnt = bind(s, &s->frame->calls, d->name, NULL, 0, call->loc);
+  char lower[160];
+  size_t k = 0;
+  for (const char *p = d->name; *p && k < sizeof lower - 1; p++) lower[k++] = (char)tolower((unsigned char)*p);
+  lower[k] = 0;
+  const char *path = s->frame->path[0] ? arena_printf(&s->c->arena, "%s.%s%lld", s->frame->path, lower, (long long)cnt->dim)
+                                       : arena_printf(&s->c->arena, "%s%lld", lower, (long long)cnt->dim);
+  cnt->dim++;
+
+  Frame fr = {.decl = d, .call_loc = call->loc, .path = path, .up = s->frame};
+  s->frame = &fr;
+  for (int i = 0; i < d->ninputs; i++) define(s, &env, d->inputs[i]->name, d->inputs[i]->loc, args[i]);
+  Value *ret = lower_body(s, d, &env);
+  s->frame = fr.up;
+  return ret;
+}
+
+static Module *lower_model(Sema *s, const Decl *d) {
+  Module *m = arena_alloc(&s->c->arena, sizeof(Module));
+  m->name = d->name;
+  m->arena = &s->c->arena;
+  s->m = m;
+  s->budget_blown = false;
+  Frame top = {.decl = d, .path = ""};
+  s->frame = &top;
+  Env env = {NULL, NULL};
+  int errors = s->c->diag.errors;
+  for (int i = 0; i < d->ninputs; i++) {
+    const ParamDecl *p = d->inputs[i];
+    Shape shape;
+    Value *v = NULL;
+    if (eval_shape(s, &env, p->type, &shape))
+      v = ir_leaf(m, OP_INPUT, p->type->dom == DOM_EDGE ? FN_EDGE : FN_VERTEX, p->type->dom, &shape, p->name, 0, p->loc);
+    define(s, &env, p->name, p->loc, v);
+  }
+  m->output = lower_body(s, d, &env);
+  s->frame = NULL;
+  return s->c->diag.errors == errors && m->output ? m : NULL;
+}
+
+Module *sema_lower(GnnCtx *c) {
+  Sema s = {.c = c};
+  PtrVec *ds = &c->prog->decls;
+  const Decl *chosen = NULL;
+  for (int i = 0; i < ds->len; i++) {
+    const Decl *d = ds->items[i];
+    for (int j = 0; j < i; j++) {
+      const Decl *e = ds->items[j];
+      if (strcmp(e->name, d->name) == 0) {
+        diag_error(&c->diag, d->loc, "redefinition of '%s'", d->name);
+        diag_note(&c->diag, e->loc, "'%s' was first declared here", d->name);
+        break;
+      }
+    }
+    for (int j = 0; j < d->ngens; j++)
+      for (int k = 0; k < j; k++)
+        if (strcmp(d->gens[j], d->gens[k]) == 0) diag_error(&c->diag, d->loc, "dimension '%s' declared twice", d->gens[j]);
+    if (d->is_model && (!c->model_name || strcmp(c->model_name, d->name) == 0)) chosen = d;
+  }
+  if (!chosen) {
+    if (c->model_name)
+      diag_error(&c->diag, (Loc){0, 0, 0}, "no model named '%s' in this file", c->model_name);
+    else
+      diag_error(&c->diag, (Loc){0, 0, 0}, "this file declares no model (a 'model Name(...) -> ... { ... }')");
+    return NULL;
+  }
+  /* Every model is checked, so errors in one that was not chosen are still reported. */
+  Module *result = NULL;
+  for (int i = 0; i < ds->len && !diag_too_many(&c->diag); i++) {
+    const Decl *d = ds->items[i];
+    if (!d->is_model) continue;
+    Module *m = lower_model(&s, d);
+    if (d == chosen) result = m;
+  }
+  if (c->diag.errors) return NULL;
+  c->mod = result;
+  return result;
+}

@@ -1,0 +1,158 @@
+/* pipeline.c -- the pass pipeline, read top to bottom, with its dumps, timers and checks.
+ *
+ *   sema -> canonicalize -> compose
+ *
+ * After each step: the verifier (a failure is an internal error, reported with the pass's
+ * name), --print-ir-after dumps ("(unchanged)" when the pass did nothing), --stats totals,
+ * and the pass's wall time for --time-passes. Later passes (reorg, autodiff, fuse,
+ * checkpoint) slot into pass_table in order.
+ */
+#include "gnnc.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const PassInfo pass_table[] = {
+    {"canonicalize", pass_canonicalize, true, "fold constants, expand mean, form gSDDMM scatters, CSE, DCE"},
+    {"compose", pass_compose, true, "form Aggregate (gSpMM) from gather(apply_edge(scatter))"},
+};
+const int pass_count = (int)(sizeof pass_table / sizeof pass_table[0]);
+
+void gnn_ctx_init(GnnCtx *c, const char *path, const char *text, size_t size, FILE *diag_out) {
+  memset(c, 0, sizeof *c);
+  c->diag.path = path;
+  c->diag.text = text;
+  c->diag.size = size;
+  c->diag.out = diag_out;
+  c->diag.max_errors = 20;
+  c->value_budget = 100000;
+  c->prog = arena_alloc(&c->arena, sizeof(Program));
+}
+
+void gnn_ctx_free(GnnCtx *c) { arena_free(&c->arena); }
+
+bool pipeline_has_pass(const char *name) {
+  if (strcmp(name, "sema") == 0) return true;
+  for (int i = 0; i < pass_count; i++)
+    if (strcmp(pass_table[i].name, name) == 0) return true;
+  return false;
+}
+
+static bool listed(const char *const *names, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(names[i], name) == 0) return true;
+  return false;
+}
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+typedef struct {
+  double flops, bytes, peak;
+} Totals;
+
+/* Totals of the cost model. peak is the largest sum of live bytes when every value lives
+ * from its definition to its last use; inputs and parameters live throughout. */
+static Totals totals(const Module *m, double V, double E) {
+  Totals t = {0, 0, 0};
+  int n = m->vals.len;
+  int *last = calloc((size_t)n + 1, sizeof(int));
+  bool *freed = calloc((size_t)n + 1, sizeof(bool));
+  for (int i = 0; i < n; i++) {
+    const Value *v = m->vals.items[i];
+    last[i] = i;
+    for (int k = 0; k < v->nargs; k++) last[v->args[k]->id] = i;
+  }
+  if (m->output) last[m->output->id] = n;
+  double live = 0;
+  for (int i = 0; i < n; i++) {
+    const Value *v = m->vals.items[i];
+    Cost c = cost_of(v);
+    t.flops += cost_eval(c.flops, V, E);
+    t.bytes += cost_eval(c.read, V, E) + cost_eval(c.write, V, E);
+    live += cost_eval(c.live, V, E);
+    if (live > t.peak) t.peak = live;
+    const Value *dying[GNN_MAX_ARGS + 1];
+    int nd = 0;
+    for (int k = 0; k < v->nargs; k++) dying[nd++] = v->args[k];
+    dying[nd++] = v;
+    for (int k = 0; k < nd; k++) {
+      const Value *w = dying[k];
+      if (last[w->id] != i || freed[w->id] || w->op == OP_INPUT || w->op == OP_PARAM) continue;
+      freed[w->id] = true;
+      live -= cost_eval(cost_of(w).live, V, E);
+    }
+  }
+  free(last);
+  free(freed);
+  return t;
+}
+
+static void print_stats(FILE *out, const char *after, const Module *m, const PipelineOpts *o, Totals *prev) {
+  Totals t = totals(m, o->stats_V, o->stats_E);
+  fprintf(out, "stats after %-13s flops %.6g  bytes %.6g  peak-live %.6g", after, t.flops, t.bytes, t.peak);
+  if (prev->flops > 0 || prev->bytes > 0)
+    fprintf(out, "  (x%.3g flops, x%.3g bytes vs before)", t.flops / (prev->flops ? prev->flops : 1),
+            t.bytes / (prev->bytes ? prev->bytes : 1));
+  fputc('\n', out);
+  *prev = t;
+}
+
+static bool after_pass(GnnCtx *c, Module *m, const char *name, bool changed, const PipelineOpts *o, Totals *prev) {
+  if (o->verify_each) {
+    int bad = ir_verify(m, stderr);
+    if (bad) {
+      fprintf(stderr, "%s: internal error: the IR is invalid after pass '%s' (%d problems)\n", c->diag.path, name, bad);
+      c->diag.errors++;
+      return false;
+    }
+  }
+  if (o->print_after_all || listed(o->print_after, o->nprint_after, name)) {
+    fprintf(o->out, "// -----// IR after %s%s //----- //\n", name, changed ? "" : " (unchanged)");
+    ir_print(o->out, m);
+  }
+  if (o->stats) print_stats(o->out, name, m, o, prev);
+  return true;
+}
+
+Module *gnn_compile(GnnCtx *c, const PipelineOpts *o) {
+  Totals prev = {0, 0, 0};
+  double t0 = now();
+  double times[64];
+  Module *m = sema_lower(c);
+  times[0] = now() - t0;
+  if (!m) return NULL;
+  module_count_uses(m);
+  if (!after_pass(c, m, "sema", true, o, &prev)) return NULL;
+  for (int i = 0; i < pass_count; i++) {
+    const PassInfo *p = &pass_table[i];
+    bool off = p->optional && (o->O0 || listed(o->disabled, o->ndisabled, p->name));
+    times[i + 1] = 0;
+    if (off) continue;
+    if (listed(o->print_before, o->nprint_before, p->name)) {
+      fprintf(o->out, "// -----// IR before %s //----- //\n", p->name);
+      ir_print(o->out, m);
+    }
+    double t = now();
+    bool changed = p->run(c, m);
+    times[i + 1] = now() - t;
+    if (!after_pass(c, m, p->name, changed, o, &prev)) return NULL;
+  }
+  if (o->time_passes) {
+    double total = now() - t0;
+    fprintf(stderr, "===-------------------------------------------------------------------------===\n");
+    fprintf(stderr, "                          gnnc pass execution timing report\n");
+    fprintf(stderr, "===-------------------------------------------------------------------------===\n");
+    fprintf(stderr, "  Total: %.4f ms\n\n   Wall time (ms)   %%     Name\n", total * 1e3);
+    fprintf(stderr, "   %12.4f  %5.1f%%  %s\n", times[0] * 1e3, 100 * times[0] / total, "sema");
+    for (int i = 0; i < pass_count; i++) {
+      bool off = pass_table[i].optional && (o->O0 || listed(o->disabled, o->ndisabled, pass_table[i].name));
+      if (!off) fprintf(stderr, "   %12.4f  %5.1f%%  %s\n", times[i + 1] * 1e3, 100 * times[i + 1] / total, pass_table[i].name);
+    }
+  }
+  return m;
+}

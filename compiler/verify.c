@@ -1,0 +1,70 @@
+/* verify.c -- the invariants of the operator IR, checked after every pass in tests.
+ *
+ * 1. Values are numbered densely in order, and every operand is defined earlier (SSA, DAG).
+ * 2. No live value uses a dead one; the output is live.
+ * 3. Re-inferring each operator's domain and shape from its operands gives what it carries
+ *    (so a pass cannot build an ill-typed value by hand).
+ * 4. Leaves are well formed: inputs are vertex or edge values with a name, parameters are
+ *    named uniquely, constants and degrees are scalars.
+ */
+#include "gnnc.h"
+
+#include <string.h>
+
+#define BAD(...) do { if (out) { fprintf(out, "verify: %%%d: ", v->id); fprintf(out, __VA_ARGS__); fputc('\n', out); } errors++; } while (0)
+
+int ir_verify(const Module *m, FILE *out) {
+  int errors = 0;
+  Arena scratch = {0};
+  for (int i = 0; i < m->vals.len; i++) {
+    const Value *v = m->vals.items[i];
+    if (v->id != i) BAD("numbered %d at position %d", v->id, i);
+    if (v->dead) BAD("dead value left in the module");
+    for (int k = 0; k < v->nargs; k++) {
+      const Value *a = v->args[k];
+      if (!a) { BAD("operand %d is null", k); continue; }
+      if (a->id >= i || m->vals.items[a->id] != a) BAD("operand %d (%%%d) is not defined before its use", k, a->id);
+      if (a->dead) BAD("operand %d is dead", k);
+    }
+    switch (v->op) {
+    case OP_INPUT:
+      if (!v->name || (v->dom != DOM_VERTEX && v->dom != DOM_EDGE)) BAD("malformed input");
+      break;
+    case OP_PARAM:
+      if (!v->name || v->dom != DOM_PARAM) BAD("malformed param");
+      for (int j = 0; j < i; j++) {
+        const Value *w = m->vals.items[j];
+        if (w->op == OP_PARAM && v->name && w->name && strcmp(w->name, v->name) == 0) BAD("param \"%s\" defined twice", v->name);
+      }
+      break;
+    case OP_CONST:
+      if (v->dom != DOM_GLOBAL || v->shape.rank != 0) BAD("a constant must be a global scalar");
+      break;
+    case OP_DEGREE:
+      if (v->dom != DOM_VERTEX || v->shape.rank != 0 || (v->fn != FN_IN && v->fn != FN_OUT)) BAD("malformed degree");
+      break;
+    default: {
+      Domain dom;
+      Shape shape;
+      const char *why = NULL;
+      bool ok = true;
+      for (int k = 0; k < v->nargs; k++) ok &= v->args[k] != NULL;
+      if (!ok) break;
+      if (!ir_infer(&scratch, v->op, v->fn, v->msg, (Value **)v->args, v->nargs, v->fattr, v->iattr, &dom, &shape, &why))
+        BAD("ill-typed: %s", why);
+      else if (dom != v->dom || !shape_eq(&shape, &v->shape))
+        BAD("carries %s%s but its operands give %s%s", domain_name(v->dom), shape_str(&scratch, &v->shape),
+            domain_name(dom), shape_str(&scratch, &shape));
+    }
+    }
+  }
+  if (!m->output) {
+    if (out) fprintf(out, "verify: the module has no output\n");
+    errors++;
+  } else if (m->output->dead || m->output->id >= m->vals.len || m->vals.items[m->output->id] != m->output) {
+    if (out) fprintf(out, "verify: the output is not a live value of the module\n");
+    errors++;
+  }
+  arena_free(&scratch);
+  return errors;
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what gnnc needs to build and test, from Debian's packages, only when missing.
+# Idempotent: a second run installs nothing. Used by the README's commands and by .ci/run.
+set -eu
+need=()
+command -v flex  >/dev/null 2>&1 || need+=(flex)
+command -v bison >/dev/null 2>&1 || need+=(bison)
+command -v cc    >/dev/null 2>&1 || need+=(gcc)
+command -v clang >/dev/null 2>&1 || need+=(clang)
+command -v make  >/dev/null 2>&1 || need+=(make)
+# The independent reference for the interpreter tests is a NumPy script run by Debian's python3.
+/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
+# libFuzzer and the sanitizer runtimes come with clang's compiler-rt.
+ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-dev)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq >/dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
