@@ -72,10 +72,12 @@ fuzz: $(BUILD)/fuzz/fuzz_frontend
 setup:
 	@bash scripts/setup.sh
 
-test: all $(BUILD)/fuzz/replay
+test: setup
+	@$(MAKE) --no-print-directory all $(BUILD)/fuzz/replay
 	@bash tests/run.sh $(BUILD)/gnnc
 
-test-asan: $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay
+test-asan: setup
+	@$(MAKE) --no-print-directory $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay
 	@bash tests/run.sh $(BUILD)/asan/gnnc
 
 EXAMPLES := $(wildcard dsl-examples/*.gnn)
@@ -84,11 +86,17 @@ generated: all
 	@for f in $(EXAMPLES); do n=$$(basename $$f .gnn); $(BUILD)/gnnc $$f -o generated/$$n.ir || exit 1; done
 	@echo "generated/: $(words $(EXAMPLES)) files"
 
-run-example: all
+run-example: setup
+	@$(MAKE) --no-print-directory all
 	$(BUILD)/gnnc run dsl-examples/gat.gnn --graph data/cora
 
-bench: all
-	@bash bench/compile_time.sh $(BUILD)/gnnc
+$(BUILD)/bench/compile_time: bench/compile_time.c $(OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(CFLAGS) $(OPENMP) -o $@ $< $(OBJS) $(LDLIBS)
+
+bench: all $(BUILD)/bench/compile_time
+	@mkdir -p bench/results
+	$(BUILD)/bench/compile_time $(EXAMPLES)
 	@bash bench/interp_time.sh $(BUILD)/gnnc
 
 clean:

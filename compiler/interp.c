@@ -222,12 +222,18 @@ static void eval_row(const Value *v, FnKind fn, const double *a, const Shape *sa
   }
   case FN_LINEAR: {
     int64_t K = sb->d[0], O = nb / K, outer = na / K;
-    for (int64_t o = 0; o < outer; o++)
-      for (int64_t c = 0; c < O; c++) {
-        double s = 0;
-        for (int64_t k = 0; k < K; k++) s += a[o * K + k] * b[k * O + c];
-        out[o * O + c] = s;
+    /* k outside c: the inner loop runs along W's rows and vectorises; zeros of x (sparse
+     * bag-of-words features) skip a whole row of W. */
+    for (int64_t o = 0; o < outer; o++) {
+      double *y = out + o * O;
+      for (int64_t c = 0; c < O; c++) y[c] = 0;
+      for (int64_t k = 0; k < K; k++) {
+        double xk = a[o * K + k];
+        if (xk == 0) continue;
+        const double *w = b + k * O;
+        for (int64_t c = 0; c < O; c++) y[c] += xk * w[c];
       }
+    }
     return;
   }
   case FN_MEAN_HEADS: case FN_SUM_HEADS: {

@@ -19,3 +19,9 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq >/dev/null
   $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
+# clang's OpenMP runtime (the warning check builds with clang -fopenmp).
+if command -v clang >/dev/null 2>&1 && ! echo 'int main(void){return 0;}' | clang -fopenmp -x c - -o /dev/null >/dev/null 2>&1; then
+  echo "setup: installing libomp-dev"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends libomp-dev >/dev/null
+fi

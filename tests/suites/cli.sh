@@ -1,0 +1,59 @@
+# cli.sh -- the driver's options: pass listing, dumps, timing, stats, switches, emitters, errors.
+ex=dsl-examples/gat.gnn
+check() { # NAME CONDITION-COMMAND...
+  local n=$1; shift
+  if "$@"; then pass "cli/$n"; else fail "cli/$n" "$*"; fi
+}
+"$GNNC" --list-passes > "$TMP/passes" 2>&1
+check list-passes grep -q '^sema ' "$TMP/passes"
+check list-passes-order bash -c "awk '{print \$1}' '$TMP/passes' | tr '\n' ' ' | grep -qx 'sema canonicalize compose '"
+"$GNNC" --help > "$TMP/help"; check help grep -q -- '--print-ir-after' "$TMP/help"
+
+"$GNNC" $ex --print-ir-after-all > "$TMP/all"
+check after-all-count bash -c "[ \$(grep -c '^// -----// IR after' '$TMP/all') -eq 3 ]"
+"$GNNC" $ex --print-ir-before=canonicalize > "$TMP/before"
+"$GNNC" $ex --print-ir-after=sema > "$TMP/after-sema"
+check before-equals-after-sema bash -c "diff <(sed 1d '$TMP/before') <(sed 1d '$TMP/after-sema') >/dev/null"
+"$GNNC" dsl-examples/edgeconv.gnn --print-ir-after=compose > "$TMP/unch"
+check unchanged-marker grep -q 'IR after compose (unchanged)' "$TMP/unch"
+
+"$GNNC" $ex -fno-canonicalize --print-ir-after-all > "$TMP/nocanon"
+check fno-pass bash -c "! grep -q 'after canonicalize' '$TMP/nocanon' && grep -q 'after compose' '$TMP/nocanon'"
+"$GNNC" $ex -O0 > "$TMP/o0"
+check O0-is-sema bash -c "diff <(sed 1d '$TMP/after-sema') '$TMP/o0' >/dev/null"
+"$GNNC" $ex -fno-nosuchpass > /dev/null 2> "$TMP/err"; rc=$?
+check fno-unknown bash -c "[ $rc -eq 2 ] && grep -q \"no optional pass named 'nosuchpass'\" '$TMP/err'"
+"$GNNC" $ex --print-ir-after=nosuch > /dev/null 2> "$TMP/err"; rc=$?
+check print-unknown-pass bash -c "[ $rc -eq 2 ] && grep -q \"no pass named 'nosuch'\" '$TMP/err'"
+"$GNNC" $ex --frobnicate > /dev/null 2> "$TMP/err"; rc=$?
+check unknown-option bash -c "[ $rc -eq 2 ] && grep -q 'unknown option' '$TMP/err'"
+"$GNNC" > /dev/null 2>&1; rc=$?
+check no-input bash -c "[ $rc -eq 2 ]"
+"$GNNC" no/such/file.gnn > /dev/null 2> "$TMP/err"; rc=$?
+check missing-file bash -c "[ $rc -eq 1 ] && grep -q \"cannot read 'no/such/file.gnn'\" '$TMP/err'"
+
+"$GNNC" $ex --time-passes > /dev/null 2> "$TMP/time"
+check time-passes bash -c "grep -q 'pass execution timing report' '$TMP/time' && grep -q ' sema$' '$TMP/time' && grep -q ' canonicalize$' '$TMP/time'"
+"$GNNC" $ex --emit=dot > "$TMP/dot"
+check emit-dot bash -c "head -1 '$TMP/dot' | grep -q '^digraph \"GAT\"' && tail -1 '$TMP/dot' | grep -q '^}'"
+"$GNNC" $ex --emit=ir -o "$TMP/out.ir"
+check emit-to-file bash -c "head -1 '$TMP/out.ir' | grep -q '^model GAT {'"
+"$GNNC" $ex --emit=cuda > /dev/null 2>&1; rc=$?
+check emit-unsupported bash -c "[ $rc -eq 2 ]"
+"$GNNC" $ex --stats V=19717,E=88651 > "$TMP/stats"
+check stats-lines bash -c "[ \$(grep -c '^stats after' '$TMP/stats') -eq 3 ]"
+"$GNNC" $ex --stats V=1 > /dev/null 2>&1; rc=$?
+check stats-bad bash -c "[ $rc -eq 2 ]"
+"$GNNC" tests/ir/canon_mean.gnn --model=M > /dev/null; rc=$?
+check model-select bash -c "[ $rc -eq 0 ]"
+"$GNNC" tests/ir/canon_mean.gnn --model=Nope > /dev/null 2> "$TMP/err"; rc=$?
+check model-missing bash -c "[ $rc -eq 1 ] && grep -q \"no model named 'Nope'\" '$TMP/err'"
+
+# The cost model's totals on a tiny program, checked against closed forms:
+# sum(W @ x[src]) with x: vertex[4], W: [4, 2]:
+#   scatter.copy_u: 0 flops, reads 16E, writes 16E; linear: 2*4*2 = 16 flops per edge, reads 16E + 32, writes 8E;
+#   gather.sum: 2E flops, reads 8E, writes 8V.   -O0 so nothing is rewritten.
+printf 'model M(x: vertex[4]) -> vertex[2] {\n  param W: [4, 2]\n  return sum(W @ x[src])\n}\n' > "$TMP/cost.gnn"
+"$GNNC" "$TMP/cost.gnn" -O0 --stats V=10,E=100 > "$TMP/cost"
+# flops = 16E + 2E = 1800; bytes = 16E+16E + 16E+32+8E + 8E+8V = 64E + 8V + 32 = 6512
+check cost-closed-form grep -q 'stats after sema          flops 1800  bytes 6512 ' "$TMP/cost"

@@ -1,0 +1,36 @@
+# graph.sh -- malformed graph, feature and label files: a clear "file:line: error" and exit 1,
+# and no half-written output file.
+m="$TMP/g.gnn"
+printf 'model M(x: vertex[2]) -> vertex[2] {\n  return sum(x[src])\n}\n' > "$m"
+bad() { # NAME PATH EXPECTED-MESSAGE
+  rm -f "$TMP/g.out"
+  "$GNNC" run "$m" --graph "$2" --output "$TMP/g.out" > /dev/null 2> "$TMP/g.err"
+  local rc=$?
+  if [ $rc -ne 1 ]; then fail "graph/$1" "exit $rc, want 1: $(head -2 "$TMP/g.err")"
+  elif ! grep -qF -- "$3" "$TMP/g.err"; then fail "graph/$1" "want '$3', got: $(head -2 "$TMP/g.err")"
+  elif [ -e "$TMP/g.out" ] || [ -e "$TMP/g.out.tmp" ]; then fail "graph/$1" "output file written on error"
+  else pass "graph/$1"; fi
+}
+d=tests/graph
+bad nonnumeric $d/nonnumeric.edges "$d/nonnumeric.edges:2: error: destination vertex id 'x2' is not an integer"
+bad truncated $d/truncated.edges "$d/truncated.edges:2: error: missing destination vertex id (line ends early)"
+bad negative $d/negative.edges "$d/negative.edges:2: error: negative vertex id -3"
+bad extra-field $d/extra.edges "$d/extra.edges:2: error: expected 2 fields 'src dst', found more"
+bad empty $d/empty.edges "$d/empty.edges: error: empty graph"
+bad huge-id $d/huge.edges "$d/huge.edges:2: error: source vertex id is out of range"
+bad out-of-range $d/outofrange "$d/outofrange/graph.edges:2: error: vertex id 7 out of range (the graph has 3 vertices)"
+bad feature-value $d/badfeat "$d/badfeat/features.svm:2: error: feature value for index 2 is not a number"
+bad feature-nan $d/nanfeat "$d/nanfeat/features.svm:2: error: feature value for index 1 is not finite"
+bad feature-index $d/zeroidx "$d/zeroidx/features.svm:1: error: feature index 0 out of range (indices are 1-based)"
+bad label $d/badlabel "$d/badlabel/labels.txt:2: error: label -2 is negative"
+bad row-count $d/rowcount "$d/rowcount/features.svm: error: 3 feature rows for a graph of 2 vertices"
+bad no-edges-file $d/noedges "$d/noedges: error: no graph.edges in this folder"
+bad missing-file $d/nope.edges "$d/nope.edges: error: cannot open"
+bad too-few-features data/cora "model input 'x' is vertex[2] but the graph's features have 1433 columns"
+# --num-vertices bounds the ids of a bare edge list
+"$GNNC" run "$m" --graph $d/ok.edges --num-vertices 2 > /dev/null 2> "$TMP/g.err"
+if [ $? -eq 1 ] && grep -qF "$d/ok.edges:3: error: vertex id 2 out of range (the graph has 2 vertices)" "$TMP/g.err"; then
+  pass graph/num-vertices; else fail graph/num-vertices "$(head -2 "$TMP/g.err")"; fi
+# a good file still works, with isolated vertex 3 (sum over no in-edges is 0)
+if "$GNNC" run "$m" --graph $d/ok.edges --num-vertices 4 --output "$TMP/g.out" > /dev/null 2> "$TMP/g.err" &&
+   [ "$(sed -n 5p "$TMP/g.out")" = "0 0" ]; then pass graph/ok; else fail graph/ok "$(cat "$TMP/g.err")"; fi
