@@ -357,7 +357,10 @@ done:
   if (c.diag.errors > 0 && rc == 0) rc = 1;
   if (c.diag.errors > 0 && c.diag.out)
     fprintf(stderr, "%d error%s generated.\n", c.diag.errors, c.diag.errors == 1 ? "" : "s");
-  if (out && out != stdout) fclose(out);
+  if (out && out != stdout) {
+    fclose(out);
+    if (rc != 0) remove(cli.output); /* no half-written output after an error */
+  }
   gnn_ctx_free(&c);
   free(text);
   return rc;

@@ -34,3 +34,25 @@ if [ $? -eq 1 ] && grep -qF "$d/ok.edges:3: error: vertex id 2 out of range (the
 # a good file still works, with isolated vertex 3 (sum over no in-edges is 0)
 if "$GNNC" run "$m" --graph $d/ok.edges --num-vertices 4 --output "$TMP/g.out" > /dev/null 2> "$TMP/g.err" &&
    [ "$(sed -n 5p "$TMP/g.out")" = "0 0" ]; then pass graph/ok; else fail graph/ok "$(cat "$TMP/g.err")"; fi
+# parameter files: round trip, then malformed ones
+p="$TMP/p.gnn"
+printf 'model M(x: vertex[2]) -> vertex[3] {\n  param W: [2, 3]\n  param b: [3]\n  return sum(W @ x[src]) + b\n}\n' > "$p"
+"$GNNC" run "$p" --graph $d/ok.edges --init=uniform --seed 7 --save-params "$TMP/p1" --output "$TMP/o1" > /dev/null &&
+"$GNNC" run "$p" --graph $d/ok.edges --seed 7 --params "$TMP/p1" --save-params "$TMP/p2" --output "$TMP/o2" > /dev/null &&
+  cmp -s "$TMP/p1" "$TMP/p2" && cmp -s "$TMP/o1" "$TMP/o2" && pass graph/params-roundtrip || fail graph/params-roundtrip
+badp() { # NAME CONTENT EXPECTED
+  printf "$2" > "$TMP/bad.params"
+  "$GNNC" run "$p" --graph $d/ok.edges --params "$TMP/bad.params" > /dev/null 2> "$TMP/g.err"
+  local rc=$?
+  if [ $rc -eq 1 ] && grep -qF -- "$3" "$TMP/g.err"; then pass "graph/params-$1"; else fail "graph/params-$1" "exit $rc: $(head -2 "$TMP/g.err")"; fi
+}
+badp missing 'tensor W 1 2 2 3\n1 2 3 4 5 6\n' "parameter 'b' is missing"
+badp unknown 'tensor Q 1 1 3\n1 2 3\n' "the model has no parameter 'Q'"
+badp shape 'tensor W 1 2 3 2\n1 2 3 4 5 6\ntensor b 1 1 3\n0 0 0\n' "parameter 'W' has a different shape"
+badp short 'tensor W 1 2 2 3\n1 2 3\n' "parameter 'W': value 3 is missing or not a finite number"
+badp nan 'tensor W 1 2 2 3\n1 2 nan 4 5 6\ntensor b 1 1 3\n0 0 0\n' "not a finite number"
+badp header 'W 2 3\n' "malformed tensor header"
+"$GNNC" "$m" -o "$TMP/x.ir" > /dev/null 2>&1 && [ -s "$TMP/x.ir" ] && pass graph/compile-o || fail graph/compile-o
+printf 'model M(x: vertex[2]) -> vertex[2] {\n  return nope\n}\n' > "$TMP/bad.gnn"
+"$GNNC" "$TMP/bad.gnn" -o "$TMP/bad.ir" > /dev/null 2>&1
+[ ! -e "$TMP/bad.ir" ] && pass graph/no-output-on-error || fail graph/no-output-on-error "bad.ir was left behind"
