@@ -181,6 +181,15 @@ extern const OpInfo op_info[OP__COUNT];
 extern const FnInfo fn_info[FN__COUNT];
 bool fn_lookup(const char *name, int where, FnKind *out);
 
+/* The algebra the rewrite passes rely on. For an Apply function f whose operand `arg` is the
+ * output of scatter.s and whose other operands are per-model (param/global):
+ *   SC_NO       no exact rewrite;
+ *   SC_COMMUTE  f(s(a, b)) = s(f(a), f(b)) (f applied per vertex, then scattered);
+ *   SC_SPLIT    f(u_concat_v(a, b)) = u_add_v(f_l(a), f_r(b)) with f split along the concat
+ *               (linear and dot by a parameter). */
+typedef enum { SC_NO, SC_COMMUTE, SC_SPLIT } ScatterAlgebra;
+ScatterAlgebra fn_commutes_with_scatter(FnKind f, int arg, FnKind scatter);
+
 typedef struct Value Value;
 struct Value {
   int id;            /* position in the module, renumbered by module_compact */

@@ -35,6 +35,24 @@ bool fn_lookup(const char *name, int where, FnKind *out) {
   return false;
 }
 
+ScatterAlgebra fn_commutes_with_scatter(FnKind f, int arg, FnKind s) {
+  int al = fn_info[f].algebra;
+  bool linear_here = (al & (arg == 0 ? A_LIN0 : A_LIN1)) != 0;
+  if (!(al & A_ROWWISE)) return SC_NO;
+  switch (s) {
+  case FN_COPY_U: case FN_COPY_V:
+    return SC_COMMUTE; /* any deterministic row function: f(x_u) = (f x)_u */
+  case FN_U_ADD_V: case FN_U_SUB_V:
+    /* distributes over a sum when linear in this operand with the others fixed, or when
+     * jointly linear and unary (neg, flatten, mean_heads, ...) */
+    return linear_here || (fn_info[f].arity == 1 && (al & A_JOINT)) ? SC_COMMUTE : SC_NO;
+  case FN_U_CONCAT_V:
+    return (f == FN_LINEAR && arg == 0) || f == FN_DOT ? SC_SPLIT : SC_NO;
+  default:
+    return SC_NO;
+  }
+}
+
 /* ---------------------------------------------------------------- shapes */
 
 int64_t shape_elems(const Shape *s) {
