@@ -32,6 +32,7 @@ static void show_line(Diag *d, Loc loc) {
   if (p >= end && loc.line > 1) return;
   const char *e = p;
   while (e < end && *e != '\n') e++;
+  if (e > p && e[-1] == '\r') e--; /* CRLF files */
   fputs("  ", d->out);
   /* Print non-printable bytes as '?' so the caret still lines up. */
   for (const char *q = p; q < e; q++)

@@ -108,7 +108,7 @@ static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
   Interp in = {0};
   int rc = 1;
   bool ok;
-  if (cli->num_vertices > 0 && !strstr(cli->graph, "/graph.edges")) {
+  if (cli->num_vertices > 0) { /* a bare edge list with a given vertex count */
     ok = graph_load_edges(&g, cli->graph, cli->num_vertices, err, sizeof err);
     if (ok) graph_build_csr(&g);
   } else {

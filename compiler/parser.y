@@ -252,6 +252,13 @@ static void gnn_yyerror(GNN_YYLTYPE *l, GnnCtx *c, void *scanner, const char *ms
   (void)scanner;
   if (strcmp(msg, "memory exhausted") == 0)
     diag_error(&c->diag, L(*l), "expression nested too deeply (more than %d levels)", YYMAXDEPTH);
-  else
-    diag_error(&c->diag, L(*l), "%s", msg);
+  else {
+    /* Bison double-quotes aliases that contain apostrophes ("'layer'"): drop the double quotes. */
+    char buf[512];
+    size_t n = 0;
+    for (const char *p = msg; *p && n < sizeof buf - 1; p++)
+      if (*p != '"') buf[n++] = *p;
+    buf[n] = 0;
+    diag_error(&c->diag, L(*l), "%s", buf);
+  }
 }

@@ -1,0 +1,82 @@
+/* fuzz_frontend.c -- the libFuzzer target for the front end: lexer, parser, sema, passes,
+ * verifier and printers, on arbitrary bytes.
+ *
+ *   make fuzz FUZZ_SECONDS=600     libFuzzer + ASan + UBSan (clang)
+ *   make build/fuzz/replay         the same target without libFuzzer (replay.c), for tests
+ *
+ * What counts as a bug (besides what the sanitizers catch: memory errors, undefined
+ * behaviour, leaks, and libFuzzer's timeouts):
+ *
+ *   1. An IR the verifier rejects. gnn_compile runs with verify_each, and pipeline.c's
+ *      after_pass reports a verifier failure as "internal error: the IR is invalid after pass
+ *      'P'" by bumping diag.errors and returning NULL -- from the outside that looks like an
+ *      ordinary user error. It is told apart like this: sema_lower sets c->mod only when it
+ *      succeeded with no error at all, and the passes themselves never report diagnostics
+ *      (they only rewrite the module), so `gnn_compile` returning NULL while c->mod is set
+ *      can only be after_pass's internal error. The verifier has already listed the
+ *      problems on stderr; the harness then aborts.
+ *   2. A compilation that fails without reporting any error, or succeeds with errors.
+ *   3. A module that gnn_compile returns but that ir_verify rejects (checked once more here,
+ *      independently of verify_each).
+ *
+ * Printers: the module is printed as text and as DOT to /dev/null, and ir_to_string is
+ * called and freed, so the printers run on every module the fuzzer manages to build.
+ * Diagnostics go nowhere (NULL out = count only), as in the driver's count-only mode.
+ */
+#include "gnnc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static FILE *devnull(void) {
+  static FILE *f;
+  if (!f) {
+    f = fopen("/dev/null", "w");
+    if (!f) {
+      perror("fuzz_frontend: /dev/null");
+      abort();
+    }
+  }
+  return f;
+}
+
+static void die(const char *what) {
+  fprintf(stderr, "fuzz_frontend: %s\n", what);
+  abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  /* The driver rejects a file with a NUL byte before the lexer sees it; so does the target. */
+  if (memchr(data, 0, size)) return 0;
+  char *buf = malloc(size + 1);
+  if (!buf) return 0;
+  if (size) memcpy(buf, data, size);
+  buf[size] = 0;
+
+  FILE *out = devnull();
+  GnnCtx c;
+  gnn_ctx_init(&c, "fuzz.gnn", buf, size, NULL);
+  if (gnn_parse(&c)) {
+    PipelineOpts o = {.verify_each = true, .out = out};
+    Module *m = gnn_compile(&c, &o);
+    if (!m && c.mod) die("internal error: the verifier rejected the IR after a pass (see 'verify:' lines above)");
+    if (!m && c.diag.errors == 0) die("gnn_compile failed without reporting an error");
+    if (m && c.diag.errors) die("gnn_compile returned a module after reporting errors");
+    if (m) {
+      if (ir_verify(m, stderr) != 0) die("ir_verify rejects the module gnn_compile returned");
+      ir_print(out, m);
+      ir_print_dot(out, m);
+      char *s = ir_to_string(m);
+      if (!s) die("ir_to_string returned NULL");
+      free(s);
+    }
+  } else if (c.diag.errors == 0) {
+    die("gnn_parse failed without reporting an error");
+  }
+  gnn_ctx_free(&c);
+  free(buf);
+  return 0;
+}
