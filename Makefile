@@ -10,7 +10,7 @@
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-function
-BASE    := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Icompiler -Ibuild
+BASE    := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Icompiler -Iruntime -Ibuild
 OPENMP  ?= -fopenmp
 LDLIBS  := -lm
 
@@ -19,7 +19,7 @@ SRCS    := compiler/arena.c compiler/diag.c compiler/ir.c compiler/ir_print.c co
            compiler/pipeline.c compiler/graph.c compiler/interp.c \
            compiler/passes/sema.c compiler/passes/canonicalize.c compiler/passes/compose.c
 GENSRCS := $(BUILD)/parser.c $(BUILD)/lexer.c
-HDRS    := compiler/gnnc.h compiler/ops.def compiler/funcs.def $(BUILD)/parser.h
+HDRS    := compiler/gnnc.h compiler/ops.def compiler/funcs.def runtime/gnnrt_rng.h $(BUILD)/parser.h
 
 OBJS    := $(patsubst compiler/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/parser.o $(BUILD)/obj/lexer.o
 

@@ -190,6 +190,14 @@ bool fn_lookup(const char *name, int where, FnKind *out);
 typedef enum { SC_NO, SC_COMMUTE, SC_SPLIT } ScatterAlgebra;
 ScatterAlgebra fn_commutes_with_scatter(FnKind f, int arg, FnKind scatter);
 
+/* The element type of a value's rows: float (f64 in the interpreter, f32 in generated code),
+ * or int32 for the arg indices that gather.argmax/argmin keep for the backward pass. */
+typedef enum { ELEM_F32, ELEM_I32 } ElemType;
+
+/* Which in-edges a gather reduces over: those of each destination (the forward direction,
+ * CSR), or the out-edges of each source (the backward of a src-side scatter, CSC). */
+enum { GATHER_BY_DST = 0, GATHER_BY_SRC = 1 };
+
 typedef struct Value Value;
 struct Value {
   int id;            /* position in the module, renumbered by module_compact */
@@ -197,40 +205,58 @@ struct Value {
   FnKind fn;         /* the function attribute (reduction for gather/aggregate) */
   FnKind msg;        /* aggregate only: the message function */
   Domain dom;
-  Shape shape;
+  ElemType elem;
+  Shape shape;       /* for apply.reshape: the target shape, set before ir_make */
   int nargs;
   Value *args[GNN_MAX_ARGS];
   double fattr;      /* const value; leaky_relu slope; elu alpha; dropout p */
-  int64_t iattr;     /* repeat count */
+  int64_t iattr;     /* repeat count; dropout stream; slice start; pad offset; gather direction */
+  int64_t iattr2;    /* slice end; pad width */
   const char *name;  /* input or parameter name */
   Loc loc;           /* where in the source it came from (0 if synthesised) */
+  bool bwd;          /* computed by the backward pass (made by autodiff) */
   int nuses;         /* maintained by module_count_uses */
   bool dead;
   Value *repl;       /* scratch for passes (replacement) */
 };
 
+/* A named result of the module. The forward output is always outs[0], named "out"; a training
+ * module adds one per parameter gradient ("grad.<param>"). */
+typedef struct {
+  const char *name;
+  Value *val;
+} ModOutput;
+
 typedef struct {
   const char *name;  /* the model's name */
   PtrVec vals;       /* Value*, in definition order: operands precede uses */
-  Value *output;
+  ModOutput *outs;   /* outs[0] is the forward output */
+  int nouts, outcap;
+  int ndropout;      /* dropout streams numbered so far (sema numbers them 0, 1, ...) */
   Arena *arena;
 } Module;
+
+static inline Value *module_output(const Module *m) { return m->nouts ? m->outs[0].val : NULL; }
+void module_add_output(Module *m, const char *name, Value *v);
 
 /* Building values. ir_make checks arity, domains and shapes; on a violation it returns
  * NULL and writes a one-line reason to *why (arena-allocated), for sema to report.
  * For OP_AGGREGATE, fn is the message function and iattr the reduction (an FnKind). */
 Value *ir_make(Module *m, OpKind op, FnKind fn, Value **args, int nargs, double fattr,
                int64_t iattr, Loc loc, const char **why);
+/* The general form: proto carries op, fn, msg, args, attributes (and for reshape the target
+ * shape); the new value copies it with domain, element type and shape inferred. */
+Value *ir_make_like(Module *m, const Value *proto, const char **why);
 Value *ir_leaf(Module *m, OpKind op, FnKind fn, Domain dom, const Shape *shape,
                const char *name, double fattr, Loc loc);
-/* Infers the domain and shape of (op, fn, args); false with *why on a violation. */
-bool ir_infer(Arena *a, OpKind op, FnKind fn, FnKind msg, Value **args, int nargs, double fattr,
-              int64_t iattr, Domain *dom, Shape *shape, const char **why);
+/* Infers the domain, element type and shape of proto (op, fn, msg, args, attributes);
+ * false with *why on a violation. */
+bool ir_infer(Arena *a, const Value *proto, Domain *dom, ElemType *elem, Shape *shape, const char **why);
 OpKind apply_op_for(Domain d);
 void module_count_uses(Module *m);
 void module_compact(Module *m); /* drops dead values, renumbers */
 Value *resolve(Value *v);       /* follows repl links */
-void module_replace_uses(Module *m); /* rewrites every operand through resolve() */
+void module_replace_uses(Module *m); /* rewrites every operand (and output) through resolve() */
 
 /* The cost of one operator, as c0 + cv*|V| + ce*|E| for FLOPs, bytes read, bytes written
  * (float32 elements, 4 bytes; int64 indices not counted). */
@@ -314,6 +340,8 @@ typedef struct {
   int64_t nv, ne;
   int64_t *src, *dst;        /* edge e goes src[e] -> dst[e], in file order */
   int64_t *in_ptr, *in_eid;  /* CSR by destination: in-edges of v are in_eid[in_ptr[v]..in_ptr[v+1]) */
+  int64_t *out_ptr, *out_eid;/* CSC by source: out-edges of u are out_eid[out_ptr[u]..out_ptr[u+1]) */
+  int64_t *csr_pos;          /* csr_pos[e]: the position of edge e in CSR order (the generated code's edge id) */
   double *features;          /* nv x nfeat, or NULL */
   int64_t nfeat;
   int64_t *labels;           /* nv, or NULL; -1 = unknown */
@@ -351,6 +379,11 @@ typedef struct {
   const Graph *g;
   const ParamSet *ps;
   uint64_t seed;     /* for edge inputs not given */
+  bool training;     /* dropout active (inference: dropout is the identity) */
+  uint64_t dropout_seed;
+  const Tensor *inputs; /* optional: inputs by name (features, d_out, edge inputs); rows x elems */
+  int ninputs;
+  bool keep_all;     /* keep every value's array (for tests that read intermediates) */
   double **vals;     /* per value id: rows x elems */
 } Interp;
 

@@ -258,17 +258,30 @@ bool graph_load_features(Graph *g, const char *path, char *err, size_t errlen) {
   return ok;
 }
 
+/* Counting sort of the edge ids by key[e] (stable: file order within one key). */
+static void bucket(int64_t nv, int64_t ne, const int64_t *key, int64_t **ptr_out, int64_t **eid_out) {
+  int64_t *ptr = calloc((size_t)nv + 1, sizeof(int64_t));
+  int64_t *eid = malloc(sizeof(int64_t) * (size_t)(ne ? ne : 1));
+  for (int64_t e = 0; e < ne; e++) ptr[key[e] + 1]++;
+  for (int64_t v = 0; v < nv; v++) ptr[v + 1] += ptr[v];
+  int64_t *fill = malloc(sizeof(int64_t) * (size_t)(nv ? nv : 1));
+  memcpy(fill, ptr, sizeof(int64_t) * (size_t)nv);
+  for (int64_t e = 0; e < ne; e++) eid[fill[key[e]]++] = e;
+  free(fill);
+  *ptr_out = ptr;
+  *eid_out = eid;
+}
+
 void graph_build_csr(Graph *g) {
   free(g->in_ptr);
   free(g->in_eid);
-  g->in_ptr = calloc((size_t)g->nv + 1, sizeof(int64_t));
-  g->in_eid = malloc(sizeof(int64_t) * (size_t)(g->ne ? g->ne : 1));
-  for (int64_t e = 0; e < g->ne; e++) g->in_ptr[g->dst[e] + 1]++;
-  for (int64_t v = 0; v < g->nv; v++) g->in_ptr[v + 1] += g->in_ptr[v];
-  int64_t *fill = malloc(sizeof(int64_t) * (size_t)(g->nv ? g->nv : 1));
-  memcpy(fill, g->in_ptr, sizeof(int64_t) * (size_t)g->nv);
-  for (int64_t e = 0; e < g->ne; e++) g->in_eid[fill[g->dst[e]]++] = e;
-  free(fill);
+  free(g->out_ptr);
+  free(g->out_eid);
+  free(g->csr_pos);
+  bucket(g->nv, g->ne, g->dst, &g->in_ptr, &g->in_eid);
+  bucket(g->nv, g->ne, g->src, &g->out_ptr, &g->out_eid);
+  g->csr_pos = malloc(sizeof(int64_t) * (size_t)(g->ne ? g->ne : 1));
+  for (int64_t j = 0; j < g->ne; j++) g->csr_pos[g->in_eid[j]] = j;
 }
 
 static bool is_dir(const char *path) {
@@ -311,6 +324,9 @@ void graph_free(Graph *g) {
   free(g->dst);
   free(g->in_ptr);
   free(g->in_eid);
+  free(g->out_ptr);
+  free(g->out_eid);
+  free(g->csr_pos);
   free(g->features);
   free(g->labels);
   memset(g, 0, sizeof *g);

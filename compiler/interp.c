@@ -7,11 +7,18 @@
  *   - a vertex with no in-edges gets 0 from sum, mean, max and min, and from any aggregate;
  *   - edge_softmax normalises over the in-edges of each destination (max-subtracted);
  *   - self-loops and duplicate edges count as given: each is one edge;
- *   - dropout is the identity (the interpreter evaluates inference).
+ *   - dropout is the identity in inference; in training (Interp.training) it keeps element i
+ *     of row r when gnn_rng_uniform(seed, stream, r * n + i) >= p and scales it by 1/(1-p),
+ *     with r the row's position in CSR order for edge values: the mask the generated code
+ *     draws (runtime/gnnrt_rng.h);
+ *   - gather.argmax/argmin give the CSR position of the first in-edge attaining the
+ *     extremum (-1 with no in-edges), which is the edge id of the generated code;
+ *   - reduce_rows sums over every row of its operand(s).
  * A value's array is freed after its last use, so peak memory follows the live set.
  * Rows are independent, so the row loops run in parallel with OpenMP where available.
  */
 #include "gnnc.h"
+#include "gnnrt_rng.h"
 
 #include <errno.h>
 #include <math.h>
@@ -173,7 +180,18 @@ static double elem1(FnKind fn, double x, double fattr) {
   case FN_RSQRT: return 1 / sqrt(x);
   case FN_ABS: return fabs(x);
   case FN_INV_OR_ZERO: return x == 0 ? 0 : 1 / x;
-  case FN_DROPOUT: case FN_FLATTEN: case FN_COPY_U: case FN_COPY_V: case FN_COPY_E: return x;
+  case FN_SIGN: return x > 0 ? 1 : x < 0 ? -1 : 0;
+  case FN_DROPOUT: case FN_FLATTEN: case FN_RESHAPE: case FN_COPY_U: case FN_COPY_V: case FN_COPY_E: return x;
+  default: return NAN;
+  }
+}
+
+/* dy * f'(x) for the derivative functions. */
+static double deriv(FnKind fn, double x, double dy, double fattr) {
+  switch (fn) {
+  case FN_RELU_GRAD: return x > 0 ? dy : 0;
+  case FN_LEAKY_RELU_GRAD: return x > 0 ? dy : fattr * dy;
+  case FN_ELU_GRAD: return x > 0 ? dy : fattr * exp(x) * dy;
   default: return NAN;
   }
 }
@@ -248,6 +266,40 @@ static void eval_row(const Value *v, FnKind fn, const double *a, const Shape *sa
   case FN_REPEAT:
     for (int64_t i = 0; i < n; i++) out[i] = a[i % na];
     return;
+  case FN_RELU_GRAD: case FN_LEAKY_RELU_GRAD: case FN_ELU_GRAD:
+    for (int64_t i = 0; i < n; i++) out[i] = deriv(fn, a[i], b[i], v->fattr);
+    return;
+  case FN_SLICE: {
+    int64_t la = sa->d[sa->rank - 1], lo = v->iattr, w = v->iattr2 - v->iattr;
+    for (int64_t o = 0; o < na / la; o++) memcpy(out + o * w, a + o * la + lo, sizeof(double) * (size_t)w);
+    return;
+  }
+  case FN_PAD: {
+    int64_t la = sa->d[sa->rank - 1], lo = v->iattr, w = v->iattr2;
+    for (int64_t i = 0; i < n; i++) out[i] = 0;
+    for (int64_t o = 0; o < na / la; o++) memcpy(out + o * w + lo, a + o * la, sizeof(double) * (size_t)la);
+    return;
+  }
+  case FN_SUM_LAST: {
+    int64_t L = sa->d[sa->rank - 1];
+    for (int64_t j = 0; j < n; j++) {
+      double s = 0;
+      for (int64_t k = 0; k < L; k++) s += a[j * L + k];
+      out[j] = s;
+    }
+    return;
+  }
+  case FN_LINEAR_T: {
+    /* y[o, k] = sum_c x[o, c] W[k, c]: W is K x C with C = its trailing elements */
+    int64_t K = sb->d[0], C = nb / K, outer = na / C;
+    for (int64_t o = 0; o < outer; o++)
+      for (int64_t k = 0; k < K; k++) {
+        double s = 0;
+        for (int64_t c = 0; c < C; c++) s += a[o * C + c] * b[k * C + c];
+        out[o * K + k] = s;
+      }
+    return;
+  }
   default:
     for (int64_t i = 0; i < n; i++) out[i] = elem1(fn, a[i], v->fattr);
   }
@@ -261,6 +313,16 @@ static double reduce_step(FnKind r, double acc, double x) {
 static bool fill_input(Interp *in, const Value *v, double *out, bool *features_used, char *err, size_t errlen) {
   const Graph *g = in->g;
   int64_t rows = value_rows(v, g), n = shape_elems(&v->shape);
+  for (int i = 0; i < in->ninputs; i++) /* given by name */
+    if (strcmp(in->inputs[i].name, v->name) == 0) {
+      if (!shape_eq(&in->inputs[i].shape, &v->shape)) {
+        snprintf(err, errlen, "error: input '%s' is given with shape %s, the model wants %s", v->name,
+                 shape_str(in->m->arena, &in->inputs[i].shape), shape_str(in->m->arena, &v->shape));
+        return false;
+      }
+      memcpy(out, in->inputs[i].data, sizeof(double) * (size_t)(rows * n));
+      return true;
+    }
   if (v->dom == DOM_VERTEX && g->features && !*features_used) {
     /* The first vertex input takes the graph's features. LIBSVM rows are sparse, so a file
      * whose largest index is below the declared width is zero-padded. */
@@ -292,7 +354,7 @@ bool interp_run(Interp *in, char *err, size_t errlen) {
     last[i] = i;
     for (int k = 0; k < v->nargs; k++) last[v->args[k]->id] = i;
   }
-  last[m->output->id] = nv;
+  for (int i = 0; i < m->nouts; i++) last[m->outs[i].val->id] = nv;
   bool features_used = false;
   for (int i = 0; i < nv; i++) {
     const Value *v = m->vals.items[i];
@@ -330,6 +392,18 @@ bool interp_run(Interp *in, char *err, size_t errlen) {
         for (int64_t e = 0; e < g->ne; e++) out[g->src[e]] += 1;
       break;
     case OP_APPLY_EDGE: case OP_APPLY_VERTEX: case OP_APPLY_GLOBAL: {
+      if (v->fn == FN_DROPOUT && in->training) {
+        float p = (float)v->fattr;
+        double scale = 1.0 / (1.0 - (double)p);
+#pragma omp parallel for schedule(static)
+        for (int64_t r = 0; r < rows; r++) {
+          uint64_t row = (uint64_t)(v->dom == DOM_EDGE ? g->csr_pos[r] : r);
+          for (int64_t k = 0; k < n; k++)
+            out[r * n + k] = gnn_dropout_keep(in->dropout_seed, (uint32_t)v->iattr, row * (uint64_t)n + (uint64_t)k, p)
+                                 ? A[r * n + k] * scale : 0;
+        }
+        break;
+      }
       /* Operands of another domain (params, constants) have one row, used by every row. */
       int64_t sa_rows = value_rows(v->args[0], g), sb_rows = sb ? value_rows(v->args[1], g) : 0;
 #pragma omp parallel for schedule(static)
@@ -338,7 +412,32 @@ bool interp_run(Interp *in, char *err, size_t errlen) {
                  out + r * n);
       break;
     }
+    case OP_REDUCE_ROWS: {
+      int64_t arows = value_rows(v->args[0], g);
+      if (v->fn == FN_SUM) {
+        for (int64_t r = 0; r < arows; r++)
+          for (int64_t k = 0; k < n; k++) out[k] += A[r * n + k];
+      } else { /* matmul_tn: out[k, c] = sum over rows and leading dims of x[.., k] y[.., c] */
+        int64_t K = sa->d[sa->rank - 1], lead = na / K, C = nb / lead;
+        for (int64_t r = 0; r < arows; r++)
+          for (int64_t l = 0; l < lead; l++) {
+            const double *x = A + r * na + l * K, *y = B + r * nb + l * C;
+            for (int64_t k = 0; k < K; k++) {
+              if (x[k] == 0) continue;
+              for (int64_t c = 0; c < C; c++) out[k * C + c] += x[k] * y[c];
+            }
+          }
+      }
+      break;
+    }
     case OP_SCATTER:
+      if (v->fn == FN_ARGSEL_V) { /* a[dst] where arg[dst] names this edge (its CSR position) */
+#pragma omp parallel for schedule(static)
+        for (int64_t e = 0; e < g->ne; e++)
+          for (int64_t k = 0; k < n; k++)
+            out[e * n + k] = B[g->dst[e] * n + k] == (double)g->csr_pos[e] ? A[g->dst[e] * n + k] : 0;
+        break;
+      }
 #pragma omp parallel for schedule(static)
       for (int64_t e = 0; e < g->ne; e++) {
         const double *ua = A + g->src[e] * na;
@@ -347,21 +446,36 @@ bool interp_run(Interp *in, char *err, size_t errlen) {
         eval_row(v, v->fn, ua, sa, vb, sb, out + e * n);
       }
       break;
-    case OP_GATHER:
+    case OP_GATHER: {
+      const int64_t *ptr = v->iattr == GATHER_BY_SRC ? g->out_ptr : g->in_ptr;
+      const int64_t *eid = v->iattr == GATHER_BY_SRC ? g->out_eid : g->in_eid;
+      bool arg = v->fn == FN_ARGMAX || v->fn == FN_ARGMIN;
 #pragma omp parallel for schedule(dynamic, 64)
       for (int64_t u = 0; u < g->nv; u++) {
-        int64_t lo = g->in_ptr[u], hi = g->in_ptr[u + 1];
+        int64_t lo = ptr[u], hi = ptr[u + 1];
         double *o = out + u * n;
+        if (arg) { /* the first edge (in CSR order) that attains the extremum */
+          for (int64_t k = 0; k < n; k++) {
+            double best = 0;
+            o[k] = -1;
+            for (int64_t j = lo; j < hi; j++) {
+              double x = A[eid[j] * n + k];
+              if (o[k] < 0 || (v->fn == FN_ARGMAX ? x > best : x < best)) best = x, o[k] = (double)g->csr_pos[eid[j]];
+            }
+          }
+          continue;
+        }
         if (lo == hi) continue; /* no in-edges: 0 */
         for (int64_t k = 0; k < n; k++) o[k] = reduce_init(v->fn);
         for (int64_t j = lo; j < hi; j++) {
-          const double *x = A + g->in_eid[j] * n;
+          const double *x = A + eid[j] * n;
           for (int64_t k = 0; k < n; k++) o[k] = reduce_step(v->fn, o[k], x[k]);
         }
         if (v->fn == FN_MEAN)
           for (int64_t k = 0; k < n; k++) o[k] /= (double)(hi - lo);
       }
       break;
+    }
     case OP_AGGREGATE:
 #pragma omp parallel
       {
@@ -403,7 +517,7 @@ bool interp_run(Interp *in, char *err, size_t errlen) {
     /* Free operands whose last use this was. */
     for (int k = 0; k < v->nargs; k++) {
       int a = v->args[k]->id;
-      if (last[a] == i && in->vals[a] && v->args[k]->op != OP_INPUT) {
+      if (last[a] == i && in->vals[a] && v->args[k]->op != OP_INPUT && !in->keep_all) {
         free(in->vals[a]);
         in->vals[a] = NULL;
       }

@@ -131,9 +131,12 @@ OpKind apply_op_for(Domain d) {
 
 #define FAIL(...) do { *why = arena_printf(a, __VA_ARGS__); return false; } while (0)
 
-static bool infer_apply(Arena *a, FnKind fn, Value **args, int nargs, double fattr, int64_t iattr,
-                        Shape *shape, const char **why) {
-  const Shape *s0 = &args[0]->shape, *s1 = nargs > 1 ? &args[1]->shape : NULL;
+static bool infer_apply(Arena *a, const Value *p, Shape *shape, const char **why) {
+  Value *const *args = p->args;
+  FnKind fn = p->fn;
+  double fattr = p->fattr;
+  int64_t iattr = p->iattr;
+  const Shape *s0 = &args[0]->shape, *s1 = p->nargs > 1 ? &args[1]->shape : NULL;
   switch (fn) {
   case FN_ADD: case FN_SUB: case FN_MUL: case FN_DIV:
     if (!broadcast(s0, s1, shape))
@@ -153,8 +156,42 @@ static bool infer_apply(Arena *a, FnKind fn, Value **args, int nargs, double fat
     *shape = *s0;
     return true;
   case FN_NEG: case FN_RELU: case FN_TANH: case FN_SIGMOID: case FN_EXP: case FN_LOG:
-  case FN_SQRT: case FN_RSQRT: case FN_ABS: case FN_INV_OR_ZERO:
+  case FN_SQRT: case FN_RSQRT: case FN_ABS: case FN_INV_OR_ZERO: case FN_SIGN:
     *shape = *s0;
+    return true;
+  case FN_RELU_GRAD: case FN_LEAKY_RELU_GRAD: case FN_ELU_GRAD:
+    if (!shape_eq(s0, s1))
+      FAIL("%s needs x and dy of one shape, not %s and %s", fn_info[fn].name, shape_str(a, s0), shape_str(a, s1));
+    if (fn == FN_LEAKY_RELU_GRAD && !(fattr >= 0 && fattr < 1)) FAIL("leaky_relu slope %g is not in [0, 1)", fattr);
+    if (fn == FN_ELU_GRAD && !(fattr > 0)) FAIL("elu alpha %g is not positive", fattr);
+    *shape = *s0;
+    return true;
+  case FN_SLICE: {
+    int64_t last = s0->rank ? s0->d[s0->rank - 1] : 0;
+    if (s0->rank == 0) FAIL("slice of a scalar row");
+    if (!(0 <= iattr && iattr < p->iattr2 && p->iattr2 <= last))
+      FAIL("slice [%lld, %lld) is not inside a last dim of %lld", (long long)iattr, (long long)p->iattr2, (long long)last);
+    *shape = *s0;
+    shape->d[s0->rank - 1] = p->iattr2 - iattr;
+    return true;
+  }
+  case FN_PAD: {
+    if (s0->rank == 0) FAIL("pad of a scalar row");
+    if (!(0 <= iattr && iattr + s0->d[s0->rank - 1] <= p->iattr2))
+      FAIL("pad of a last dim of %lld at offset %lld does not fit in %lld", (long long)s0->d[s0->rank - 1],
+           (long long)iattr, (long long)p->iattr2);
+    *shape = *s0;
+    shape->d[s0->rank - 1] = p->iattr2;
+    return true;
+  }
+  case FN_RESHAPE:
+    if (shape_elems(&p->shape) != shape_elems(s0))
+      FAIL("cannot reshape %s to %s", shape_str(a, s0), shape_str(a, &p->shape));
+    *shape = p->shape;
+    return true;
+  case FN_SUM_LAST:
+    *shape = *s0;
+    if (!drop_last(shape)) FAIL("sum_last of a scalar row");
     return true;
   case FN_CONCAT:
     if (!concat_shape(s0, s1, shape))
@@ -182,6 +219,21 @@ static bool infer_apply(Arena *a, FnKind fn, Value **args, int nargs, double fat
     shape->d[0] = iattr;
     for (int i = 0; i < s0->rank; i++) shape->d[i + 1] = s0->d[i];
     return true;
+  case FN_LINEAR_T: {
+    /* x[..., O...] . W^T for W[K, O...] -> [..., K] */
+    if (args[1]->dom != DOM_PARAM && args[1]->dom != DOM_GLOBAL)
+      FAIL("the matrix of a projection must be a parameter, not a %s value", domain_name(args[1]->dom));
+    int t = s1->rank - 1; /* trailing dims of x that W's O... must match */
+    if (s1->rank < 2 || s0->rank < t) FAIL("cannot project %s back by %s", shape_str(a, s0), shape_str(a, s1));
+    for (int i = 0; i < t; i++)
+      if (s0->d[s0->rank - t + i] != s1->d[1 + i])
+        FAIL("cannot project %s back by %s: the input's trailing dims must equal the matrix's last",
+             shape_str(a, s0), shape_str(a, s1));
+    shape->rank = s0->rank - t + 1;
+    for (int i = 0; i < s0->rank - t; i++) shape->d[i] = s0->d[i];
+    shape->d[shape->rank - 1] = s1->d[0];
+    return true;
+  }
   case FN_LINEAR: {
     /* x[..., K] @ W[K, O...] -> [..., O...] */
     if (args[1]->dom != DOM_PARAM && args[1]->dom != DOM_GLOBAL)
@@ -202,13 +254,22 @@ static bool infer_apply(Arena *a, FnKind fn, Value **args, int nargs, double fat
   }
 }
 
-bool ir_infer(Arena *a, OpKind op, FnKind fn, FnKind msg, Value **args, int nargs, double fattr,
-              int64_t iattr, Domain *dom, Shape *shape, const char **why) {
+bool ir_infer(Arena *a, const Value *p, Domain *dom, ElemType *elem, Shape *shape, const char **why) {
+  OpKind op = p->op;
+  FnKind fn = p->fn, msg = p->msg;
+  Value *const *args = p->args;
+  int nargs = p->nargs;
   if (nargs < op_info[op].min_args || nargs > op_info[op].max_args)
     FAIL("%s takes %d to %d operands, not %d", op_info[op].name, op_info[op].min_args,
          op_info[op].max_args, nargs);
-  for (int i = 0; i < nargs; i++)
+  for (int i = 0; i < nargs; i++) {
     if (!args[i]) FAIL("operand %d is missing", i);
+    /* Arg indices are read by argsel_v alone. */
+    bool int_ok = op == OP_SCATTER && fn == FN_ARGSEL_V && i == 1;
+    if ((args[i]->elem == ELEM_I32) != int_ok)
+      FAIL("operand %d must be %s", i, int_ok ? "an i32 arg index value" : "a float value");
+  }
+  *elem = ELEM_F32;
   switch (op) {
   case OP_INPUT: case OP_PARAM: case OP_CONST: case OP_DEGREE:
     FAIL("leaves are made with ir_leaf");
@@ -224,6 +285,11 @@ bool ir_infer(Arena *a, OpKind op, FnKind fn, FnKind msg, Value **args, int narg
     } else if (fn == FN_U_CONCAT_V) {
       if (!concat_shape(&args[0]->shape, &args[1]->shape, shape))
         FAIL("cannot concatenate shapes %s and %s", shape_str(a, &args[0]->shape), shape_str(a, &args[1]->shape));
+    } else if (fn == FN_ARGSEL_V) {
+      if (!shape_eq(&args[0]->shape, &args[1]->shape))
+        FAIL("argsel_v needs a value and arg indices of one shape, not %s and %s", shape_str(a, &args[0]->shape),
+             shape_str(a, &args[1]->shape));
+      *shape = args[0]->shape;
     } else {
       if (!broadcast(&args[0]->shape, &args[1]->shape, shape))
         FAIL("shapes %s and %s do not broadcast (one must be a prefix of the other)",
@@ -232,11 +298,13 @@ bool ir_infer(Arena *a, OpKind op, FnKind fn, FnKind msg, Value **args, int narg
     }
     break;
   case OP_GATHER:
-    if (!(fn_info[fn].where & W_REDUCE)) FAIL("'%s' is not a reduction", fn_info[fn].name);
+    if (!(fn_info[fn].where & W_REDUCE) || fn == FN_MATMUL_TN) FAIL("'%s' is not a reduction", fn_info[fn].name);
     if (args[0]->dom != DOM_EDGE)
       FAIL("a neighbourhood reduction reads an edge value, not a %s value", domain_name(args[0]->dom));
+    if (p->iattr != GATHER_BY_DST && p->iattr != GATHER_BY_SRC) FAIL("gather direction %lld is not dst or src", (long long)p->iattr);
     *dom = DOM_VERTEX;
     *shape = args[0]->shape;
+    if (fn == FN_ARGMAX || fn == FN_ARGMIN) *elem = ELEM_I32;
     break;
   case OP_REDUCE_SCATTER:
     if (fn != FN_EDGE_SOFTMAX) FAIL("'%s' is not a reduce_scatter function", fn_info[fn].name);
@@ -244,8 +312,31 @@ bool ir_infer(Arena *a, OpKind op, FnKind fn, FnKind msg, Value **args, int narg
     *dom = DOM_EDGE;
     *shape = args[0]->shape;
     break;
+  case OP_REDUCE_ROWS:
+    for (int i = 0; i < nargs; i++)
+      if (args[i]->dom != DOM_VERTEX && args[i]->dom != DOM_EDGE)
+        FAIL("reduce_rows reads vertex or edge values, operand %d is a %s value", i, domain_name(args[i]->dom));
+    if (nargs == 2 && args[0]->dom != args[1]->dom) FAIL("reduce_rows operands of different domains");
+    *dom = DOM_GLOBAL;
+    if (fn == FN_SUM && nargs == 1) {
+      *shape = args[0]->shape;
+    } else if (fn == FN_MATMUL_TN && nargs == 2) {
+      /* x[L..., K], y[L..., O...] -> [K, O...]: the sum over rows and the leading dims L */
+      const Shape *x = &args[0]->shape, *y = &args[1]->shape;
+      int lead = x->rank - 1;
+      if (x->rank == 0 || y->rank < lead) FAIL("cannot form x^T y from %s and %s", shape_str(a, x), shape_str(a, y));
+      for (int i = 0; i < lead; i++)
+        if (x->d[i] != y->d[i]) FAIL("x^T y needs the same leading dims, not %s and %s", shape_str(a, x), shape_str(a, y));
+      if (1 + y->rank - lead > GNN_MAX_RANK || y->rank - lead < 1) FAIL("x^T y of %s and %s has no valid shape", shape_str(a, x), shape_str(a, y));
+      shape->rank = 1 + y->rank - lead;
+      shape->d[0] = x->d[x->rank - 1];
+      for (int i = lead; i < y->rank; i++) shape->d[1 + i - lead] = y->d[i];
+    } else {
+      FAIL("reduce_rows.%s with %d operands", fn_info[fn].name, nargs);
+    }
+    break;
   case OP_AGGREGATE:
-    if (!(fn_info[fn].where & W_REDUCE)) FAIL("'%s' is not a reduction", fn_info[fn].name);
+    if (fn != FN_SUM && fn != FN_MEAN && fn != FN_MAX && fn != FN_MIN) FAIL("'%s' is not an aggregate reduction", fn_info[fn].name);
     if (!(fn_info[msg].where & W_MESSAGE)) FAIL("'%s' is not an aggregate message", fn_info[msg].name);
     if (fn_info[msg].arity != nargs) FAIL("aggregate message %s takes %d operands", fn_info[msg].name, fn_info[msg].arity);
     if (msg == FN_COPY_E) {
@@ -275,7 +366,7 @@ bool ir_infer(Arena *a, OpKind op, FnKind fn, FnKind msg, Value **args, int narg
       FAIL("cannot combine a vertex value with an edge value; read the vertex value on edges with x[src] or x[dst]");
     *dom = edge ? DOM_EDGE : vertex ? DOM_VERTEX : DOM_GLOBAL;
     if (apply_op_for(*dom) != op) FAIL("%s on %s operands", op_info[op].name, domain_name(*dom));
-    if (!infer_apply(a, fn, args, nargs, fattr, iattr, shape, why)) return false;
+    if (!infer_apply(a, p, shape, why)) return false;
     break;
   }
   default:
@@ -295,29 +386,38 @@ static Value *new_value(Module *m) {
   return v;
 }
 
+Value *ir_make_like(Module *m, const Value *proto, const char **why) {
+  Domain dom;
+  ElemType elem;
+  Shape shape = {0, {0}};
+  if (!ir_infer(m->arena, proto, &dom, &elem, &shape, why)) return NULL;
+  Value *v = new_value(m);
+  int id = v->id;
+  *v = *proto;
+  v->id = id;
+  v->dom = dom;
+  v->elem = elem;
+  v->shape = shape;
+  v->nuses = 0;
+  v->dead = false;
+  v->repl = NULL;
+  return v;
+}
+
 Value *ir_make(Module *m, OpKind op, FnKind fn, Value **args, int nargs, double fattr,
                int64_t iattr, Loc loc, const char **why) {
-  Domain dom;
-  Shape shape = {0, {0}};
-  FnKind reduce = fn, msg = FN_NONE;
+  Value p = {.op = op, .fn = fn, .msg = FN_NONE, .nargs = nargs, .fattr = fattr, .iattr = iattr, .loc = loc};
   if (op == OP_AGGREGATE) { /* fn carries the message, iattr the reduction */
-    msg = fn;
-    reduce = (FnKind)iattr;
-    iattr = 0;
+    p.msg = fn;
+    p.fn = (FnKind)iattr;
+    p.iattr = 0;
   }
-  if (!ir_infer(m->arena, op, reduce, msg, args, nargs, fattr, iattr, &dom, &shape, why)) return NULL;
-  Value *v = new_value(m);
-  v->op = op;
-  v->fn = reduce;
-  v->msg = msg;
-  v->dom = dom;
-  v->shape = shape;
-  v->nargs = nargs;
-  for (int i = 0; i < nargs; i++) v->args[i] = args[i];
-  v->fattr = fattr;
-  v->iattr = iattr;
-  v->loc = loc;
-  return v;
+  if (nargs < 0 || nargs > GNN_MAX_ARGS) {
+    *why = "too many operands";
+    return NULL;
+  }
+  for (int i = 0; i < nargs; i++) p.args[i] = args[i];
+  return ir_make_like(m, &p, why);
 }
 
 Value *ir_leaf(Module *m, OpKind op, FnKind fn, Domain dom, const Shape *shape, const char *name,
@@ -343,8 +443,20 @@ void module_replace_uses(Module *m) {
     Value *v = m->vals.items[i];
     for (int j = 0; j < v->nargs; j++) v->args[j] = resolve(v->args[j]);
   }
-  m->output = resolve(m->output);
+  for (int i = 0; i < m->nouts; i++) m->outs[i].val = resolve(m->outs[i].val);
 }
+
+void module_add_output(Module *m, const char *name, Value *v) {
+  if (m->nouts == m->outcap) {
+    int cap = m->outcap ? 2 * m->outcap : 4;
+    ModOutput *outs = arena_alloc(m->arena, sizeof(ModOutput) * (size_t)cap);
+    for (int i = 0; i < m->nouts; i++) outs[i] = m->outs[i];
+    m->outs = outs;
+    m->outcap = cap;
+  }
+  m->outs[m->nouts++] = (ModOutput){name, v};
+}
+
 
 void module_count_uses(Module *m) {
   for (int i = 0; i < m->vals.len; i++) ((Value *)m->vals.items[i])->nuses = 0;
@@ -353,7 +465,7 @@ void module_count_uses(Module *m) {
     if (v->dead) continue;
     for (int j = 0; j < v->nargs; j++) v->args[j]->nuses++;
   }
-  if (m->output) m->output->nuses++;
+  for (int i = 0; i < m->nouts; i++) m->outs[i].val->nuses++;
 }
 
 void module_compact(Module *m) {
@@ -422,13 +534,30 @@ Cost cost_of(const Value *v) {
     for (int i = 0; i < v->nargs; i++) c.read.e += 4.0 * (double)shape_elems(&v->args[i]->shape);
     c.write = per_row(DOM_VERTEX, 4 * n);
     return c;
+  case OP_REDUCE_ROWS: {
+    /* sum: one add per element of every row; matmul_tn: a GEMM of (rows x K)^T (rows x O) */
+    Domain d = v->args[0]->dom;
+    double na = (double)shape_elems(&v->args[0]->shape);
+    if (v->fn == FN_MATMUL_TN) {
+      double nb = (double)shape_elems(&v->args[1]->shape);
+      c.flops = per_row(d, 2.0 * (double)v->args[0]->shape.d[v->args[0]->shape.rank - 1] * nb); /* 2 K (L O) */
+      c.read = per_row(d, 4.0 * (na + nb));
+    } else {
+      c.flops = per_row(d, na);
+      c.read = per_row(d, 4.0 * na);
+    }
+    c.write = per_row(DOM_GLOBAL, 4 * n);
+    return c;
+  }
   case OP_APPLY_EDGE: case OP_APPLY_VERTEX: case OP_APPLY_GLOBAL:
     if (v->fn == FN_LINEAR) fl = 2.0 * (double)v->args[1]->shape.d[0];
     if (v->fn == FN_DOT) {
       const Shape *s = v->args[0]->shape.rank >= v->args[1]->shape.rank ? &v->args[0]->shape : &v->args[1]->shape;
       fl = 2.0 * (double)s->d[s->rank - 1];
     }
+    if (v->fn == FN_LINEAR_T) fl = 2.0 * (double)(shape_elems(&v->args[1]->shape) / v->args[1]->shape.d[0]);
     if (v->fn == FN_MEAN_HEADS || v->fn == FN_SUM_HEADS) fl = (double)v->args[0]->shape.d[0];
+    if (v->fn == FN_SUM_LAST) fl = (double)v->args[0]->shape.d[v->args[0]->shape.rank - 1];
     c.flops = per_row(v->dom, fl * n);
     for (int i = 0; i < v->nargs; i++) {
       const Value *a = v->args[i];

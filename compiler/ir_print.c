@@ -32,9 +32,10 @@ static void print_shape(FILE *out, const Value *v) {
   fprintf(out, "%s[", domain_name(v->dom));
   for (int i = 0; i < v->shape.rank; i++) fprintf(out, i ? ", %lld" : "%lld", (long long)v->shape.d[i]);
   fputc(']', out);
+  if (v->elem == ELEM_I32) fputs(" i32", out);
 }
 
-static void print_value(FILE *out, const Value *v) {
+static void print_value(FILE *out, const Value *v, bool needed) {
   char num[64];
   fprintf(out, "  %%%d = ", v->id);
   switch (v->op) {
@@ -61,20 +62,42 @@ static void print_value(FILE *out, const Value *v) {
   switch (v->fn) {
   case FN_LEAKY_RELU: num_str(num, sizeof num, v->fattr); fprintf(out, " {slope = %s}", num); break;
   case FN_ELU: num_str(num, sizeof num, v->fattr); fprintf(out, " {alpha = %s}", num); break;
-  case FN_DROPOUT: num_str(num, sizeof num, v->fattr); fprintf(out, " {p = %s}", num); break;
+  case FN_DROPOUT: num_str(num, sizeof num, v->fattr); fprintf(out, " {p = %s, stream = %lld}", num, (long long)v->iattr); break;
   case FN_REPEAT: fprintf(out, " {n = %lld}", (long long)v->iattr); break;
+  case FN_LEAKY_RELU_GRAD: num_str(num, sizeof num, v->fattr); fprintf(out, " {slope = %s}", num); break;
+  case FN_ELU_GRAD: num_str(num, sizeof num, v->fattr); fprintf(out, " {alpha = %s}", num); break;
+  case FN_SLICE: fprintf(out, " {from = %lld, to = %lld}", (long long)v->iattr, (long long)v->iattr2); break;
+  case FN_PAD: fprintf(out, " {at = %lld, width = %lld}", (long long)v->iattr, (long long)v->iattr2); break;
   default: break;
   }
+  if (v->op == OP_GATHER && v->iattr == GATHER_BY_SRC) fputs(" {by = src}", out);
   fputs(" : ", out);
   print_shape(out, v);
+  if (v->bwd) fputs("  # backward", out);
+  else if (needed) fputs("  # needed by backward", out);
   fputc('\n', out);
 }
 
+/* needed[i]: forward value i is read by the backward pass (one sweep, not a search per value). */
+static bool *needed_by_backward(const Module *m) {
+  bool *needed = calloc((size_t)m->vals.len + 1, sizeof(bool));
+  for (int i = 0; i < m->vals.len; i++) {
+    const Value *u = m->vals.items[i];
+    if (u->bwd)
+      for (int k = 0; k < u->nargs; k++)
+        if (!u->args[k]->bwd) needed[u->args[k]->id] = true;
+  }
+  return needed;
+}
+
 void ir_print(FILE *out, const Module *m) {
+  bool *needed = needed_by_backward(m);
   fprintf(out, "model %s {\n", m->name);
-  for (int i = 0; i < m->vals.len; i++) print_value(out, m->vals.items[i]);
-  if (m->output) fprintf(out, "  return %%%d\n", m->output->id);
+  for (int i = 0; i < m->vals.len; i++) print_value(out, m->vals.items[i], needed[i]);
+  if (m->nouts) fprintf(out, "  return %%%d\n", m->outs[0].val->id);
+  for (int i = 1; i < m->nouts; i++) fprintf(out, "  output \"%s\" %%%d\n", m->outs[i].name, m->outs[i].val->id);
   fputs("}\n", out);
+  free(needed);
 }
 
 char *ir_to_string(const Module *m) {
@@ -104,7 +127,9 @@ void ir_print_dot(FILE *out, const Module *m) {
       fprintf(out, "%s.%s", op_info[v->op].name, fn_info[v->fn].name);
     fprintf(out, "\\n%s[", domain_name(v->dom));
     for (int k = 0; k < v->shape.rank; k++) fprintf(out, k ? ",%lld" : "%lld", (long long)v->shape.d[k]);
-    fprintf(out, "]\"%s];\n", v == m->output ? ", peripheries=2" : "");
+    bool is_out = false;
+    for (int k = 0; k < m->nouts; k++) is_out |= m->outs[k].val == v;
+    fprintf(out, "]\"%s%s];\n", is_out ? ", peripheries=2" : "", v->bwd ? ", style=\"filled,dashed\"" : "");
     for (int k = 0; k < v->nargs; k++) fprintf(out, "  v%d -> v%d;\n", v->args[k]->id, v->id);
   }
   fputs("}\n", out);

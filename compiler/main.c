@@ -149,7 +149,7 @@ static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
     fclose(f);
   }
 
-  const Value *out = m->output;
+  const Value *out = module_output(m);
   int64_t rows = value_rows(out, &g), n = shape_elems(&out->shape);
   const double *y = in.vals[out->id];
   if (cli->output) {

@@ -67,7 +67,7 @@ static Totals totals(const Module *m, double V, double E) {
     last[i] = i;
     for (int k = 0; k < v->nargs; k++) last[v->args[k]->id] = i;
   }
-  if (m->output) last[m->output->id] = n;
+  for (int i = 0; i < m->nouts; i++) last[m->outs[i].val->id] = n;
   double live = 0;
   for (int i = 0; i < n; i++) {
     const Value *v = m->vals.items[i];

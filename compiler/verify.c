@@ -6,6 +6,8 @@
  *    (so a pass cannot build an ill-typed value by hand).
  * 4. Leaves are well formed: inputs are vertex or edge values with a name, parameters are
  *    named uniquely, constants and degrees are scalars.
+ * 5. The forward pass never reads a value of the backward pass; outputs have unique names,
+ *    the first is the forward output "out".
  */
 #include "gnnc.h"
 
@@ -45,25 +47,38 @@ int ir_verify(const Module *m, FILE *out) {
       break;
     default: {
       Domain dom;
+      ElemType elem;
       Shape shape;
       const char *why = NULL;
       bool ok = true;
       for (int k = 0; k < v->nargs; k++) ok &= v->args[k] != NULL;
       if (!ok) break;
-      if (!ir_infer(&scratch, v->op, v->fn, v->msg, (Value **)v->args, v->nargs, v->fattr, v->iattr, &dom, &shape, &why))
+      if (!ir_infer(&scratch, v, &dom, &elem, &shape, &why))
         BAD("ill-typed: %s", why);
-      else if (dom != v->dom || !shape_eq(&shape, &v->shape))
-        BAD("carries %s%s but its operands give %s%s", domain_name(v->dom), shape_str(&scratch, &v->shape),
-            domain_name(dom), shape_str(&scratch, &shape));
+      else if (dom != v->dom || !shape_eq(&shape, &v->shape) || elem != v->elem)
+        BAD("carries %s%s%s but its operands give %s%s%s", domain_name(v->dom), shape_str(&scratch, &v->shape),
+            v->elem == ELEM_I32 ? " i32" : "", domain_name(dom), shape_str(&scratch, &shape), elem == ELEM_I32 ? " i32" : "");
+      /* 5. the forward pass never reads the backward pass */
+      for (int k = 0; k < v->nargs; k++)
+        if (!v->bwd && v->args[k]->bwd) BAD("a forward value reads backward value %%%d", v->args[k]->id);
     }
     }
   }
-  if (!m->output) {
-    if (out) fprintf(out, "verify: the module has no output\n");
+  if (m->nouts == 0 || strcmp(m->outs[0].name, "out") != 0 || m->outs[0].val->bwd) {
+    if (out) fprintf(out, "verify: the module has no forward output \"out\"\n");
     errors++;
-  } else if (m->output->dead || m->output->id >= m->vals.len || m->vals.items[m->output->id] != m->output) {
-    if (out) fprintf(out, "verify: the output is not a live value of the module\n");
-    errors++;
+  }
+  for (int i = 0; i < m->nouts; i++) {
+    const Value *o = m->outs[i].val;
+    if (!o || o->dead || o->id < 0 || o->id >= m->vals.len || m->vals.items[o->id] != o) {
+      if (out) fprintf(out, "verify: output \"%s\" is not a live value of the module\n", m->outs[i].name);
+      errors++;
+    }
+    for (int j = 0; j < i; j++)
+      if (strcmp(m->outs[j].name, m->outs[i].name) == 0) {
+        if (out) fprintf(out, "verify: output \"%s\" named twice\n", m->outs[i].name);
+        errors++;
+      }
   }
   arena_free(&scratch);
   return errors;

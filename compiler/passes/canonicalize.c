@@ -117,7 +117,11 @@ static Value *simplify(Module *m, Value *v) {
 /* 4. CSE key equality: same operator, attributes and operands. */
 static bool same(const Value *x, const Value *y) {
   if (x->op != y->op || x->fn != y->fn || x->msg != y->msg || x->nargs != y->nargs) return false;
-  if (x->fattr != y->fattr || x->iattr != y->iattr) return false;
+  /* Attributes compare bit for bit: 0.0 and -0.0 are different constants (1/x tells). */
+  if (memcmp(&x->fattr, &y->fattr, sizeof x->fattr) != 0 || x->iattr != y->iattr || x->iattr2 != y->iattr2) return false;
+  /* A backward value equal to a forward one stays separate: stash or recompute is the
+   * checkpoint pass's choice, not CSE's. Shapes differ only for reshape. */
+  if (x->elem != y->elem || x->bwd != y->bwd || !shape_eq(&x->shape, &y->shape)) return false;
   if ((x->name || y->name) && (!x->name || !y->name || strcmp(x->name, y->name) != 0)) return false;
   if (x->op == OP_INPUT || x->op == OP_PARAM) return x == y || (x->name && y->name && strcmp(x->name, y->name) == 0);
   for (int i = 0; i < x->nargs; i++)
@@ -126,7 +130,8 @@ static bool same(const Value *x, const Value *y) {
 }
 
 static uint64_t key_hash(const Value *v) {
-  uint64_t h = (uint64_t)v->op * 1000003u ^ (uint64_t)v->fn * 7919u ^ (uint64_t)v->msg * 131u ^ (uint64_t)v->iattr;
+  uint64_t h = (uint64_t)v->op * 1000003u ^ (uint64_t)v->fn * 7919u ^ (uint64_t)v->msg * 131u ^ (uint64_t)v->iattr ^
+               (uint64_t)v->iattr2 * 0x9e3779b1u;
   uint64_t f;
   memcpy(&f, &v->fattr, sizeof f);
   h ^= f + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
@@ -173,7 +178,7 @@ static bool sweep(GnnCtx *c, Module *m) {
     v->id = m->vals.len;
     vec_push(m->arena, &m->vals, v);
   }
-  m->output = resolve(m->output);
+  for (int i = 0; i < m->nouts; i++) m->outs[i].val = resolve(m->outs[i].val);
   for (int i = 0; i < m->vals.len; i++) ((Value *)m->vals.items[i])->id = i;
   return changed;
 }
@@ -181,7 +186,7 @@ static bool sweep(GnnCtx *c, Module *m) {
 /* 5. DCE: keep what the output needs, and the inputs. */
 static bool dce(Module *m) {
   for (int i = 0; i < m->vals.len; i++) ((Value *)m->vals.items[i])->dead = true;
-  m->output->dead = false;
+  for (int i = 0; i < m->nouts; i++) m->outs[i].val->dead = false;
   for (int i = m->vals.len - 1; i >= 0; i--) {
     Value *v = m->vals.items[i];
     if (v->op == OP_INPUT) v->dead = false;

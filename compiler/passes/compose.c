@@ -58,12 +58,12 @@ bool pass_compose(GnnCtx *c, Module *m) {
     v->id = m->vals.len;
     vec_push(m->arena, &m->vals, v);
   }
-  m->output = resolve(m->output);
+  for (int i = 0; i < m->nouts; i++) m->outs[i].val = resolve(m->outs[i].val);
   /* The scatter and apply_edge values folded into aggregates are now unused. */
   module_count_uses(m);
   for (int i = m->vals.len - 1; i >= 0; i--) {
     Value *v = m->vals.items[i];
-    if (v->nuses == 0 && v->op != OP_INPUT && v != m->output) {
+    if (v->nuses == 0 && v->op != OP_INPUT) { /* outputs count as uses */
       v->dead = true;
       for (int k = 0; k < v->nargs; k++) v->args[k]->nuses--;
     }

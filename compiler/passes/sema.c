@@ -323,7 +323,8 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
     return apply(s, b->fn, &x, 1, f, 0, n->nargs == 2 ? n->args[1]->loc : n->loc);
   case B_DROPOUT:
     if (!literal(s, n->args[1], "the probability of dropout", &f)) return NULL;
-    return apply(s, b->fn, &x, 1, f, 0, n->args[1]->loc);
+    /* Each dropout draws its own mask: a stream number of its own, so CSE never merges two. */
+    return apply(s, b->fn, &x, 1, f, s->m->ndropout++, n->args[1]->loc);
   case B_REPEAT: {
     int64_t k = dim_arg(s, env, n->args[1], "the count of repeat");
     return k ? apply(s, b->fn, &x, 1, 0, k, n->loc) : NULL;
@@ -553,9 +554,10 @@ static Module *lower_model(Sema *s, const Decl *d) {
       v = ir_leaf(m, OP_INPUT, p->type->dom == DOM_EDGE ? FN_EDGE : FN_VERTEX, p->type->dom, &shape, p->name, 0, p->loc);
     define(s, &env, p->name, p->loc, v);
   }
-  m->output = lower_body(s, d, &env);
+  Value *out = lower_body(s, d, &env);
+  if (out) module_add_output(m, "out", out);
   s->frame = NULL;
-  return s->c->diag.errors == errors && m->output ? m : NULL;
+  return s->c->diag.errors == errors && out ? m : NULL;
 }
 
 Module *sema_lower(GnnCtx *c) {
