@@ -16,7 +16,8 @@ LDLIBS  := -lm
 
 BUILD   := build
 SRCS    := compiler/arena.c compiler/diag.c compiler/ir.c compiler/ir_print.c compiler/verify.c \
-           compiler/pipeline.c compiler/graph.c compiler/interp.c \
+           compiler/pipeline.c compiler/graph.c compiler/interp.c compiler/lower.c compiler/kir.c \
+           compiler/emit_model.c compiler/emit_host.c compiler/emit_cuda.c compiler/build.c \
            compiler/passes/sema.c compiler/passes/canonicalize.c compiler/passes/compose.c
 GENSRCS := $(BUILD)/parser.c $(BUILD)/lexer.c
 HDRS    := compiler/gnnc.h compiler/ops.def compiler/funcs.def runtime/gnnrt_rng.h $(BUILD)/parser.h
@@ -35,6 +36,9 @@ $(BUILD)/lexer.c: compiler/lexer.l $(BUILD)/parser.h
 $(BUILD)/obj/%.o: compiler/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE) $(CFLAGS) $(OPENMP) -c -o $@ $<
+
+# gnnc finds the runtime of the tree it was built in (unless installed, or told otherwise).
+$(BUILD)/obj/build.o: CFLAGS += -DGNNC_SOURCE_RUNTIME_DIR='"$(abspath runtime)"' -DGNNC_SOURCE_LIB_DIR='"$(abspath $(BUILD)/lib)"' 
 
 # flex and bison output: compiled with the same warnings except the ones their skeletons trip.
 $(BUILD)/obj/parser.o $(BUILD)/obj/lexer.o: $(BUILD)/obj/%.o: $(BUILD)/%.c $(HDRS)

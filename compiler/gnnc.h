@@ -283,11 +283,13 @@ int ir_verify(const Module *m, FILE *out);
 
 /* ===================================================================== compilation context */
 
+typedef struct KProgram KProgram;
 typedef struct {
   Arena arena;
   Diag diag;
   Program *prog;
   Module *mod;
+  KProgram *kprog;        /* the kernel IR, when the pipeline lowered the module */
   const char *model_name; /* --model=NAME; NULL = the last model in the file */
   long value_budget;      /* instantiation limit: bad input cannot blow up memory */
 } GnnCtx;
@@ -328,11 +330,195 @@ typedef struct {
   bool stats;       /* print the cost model's totals after each pass */
   double stats_V, stats_E;
   FILE *out;        /* where dumps go */
+  bool lower;       /* lower to the kernel IR after the passes (c->kprog) */
+  int mapping;      /* MappingChoice for lower */
 } PipelineOpts;
 
 /* Runs sema and the pass pipeline. Returns the module, or NULL after errors. */
 Module *gnn_compile(GnnCtx *c, const PipelineOpts *o);
 bool pipeline_has_pass(const char *name);
+
+/* ===================================================================== kernel IR (kir.c, lower.c)
+ *
+ * What the emitters print. A KProgram is the model as an ordered list of steps over buffers:
+ * GEMM calls (cuBLAS / cblas) for the dense projections, and kernels for everything else. A
+ * kernel is one thread mapping (a group of G lanes per vertex, per edge, or one group for a
+ * global row), lanes over feature elements, and a tree of statements that every lane of the
+ * group executes: uniform loops (the edges of a vertex), per-lane loops (k = lane, lane+G, ...),
+ * locals (uniform, per-lane, or per-lane register arrays), per-group shared arrays, barriers,
+ * group reductions (warp shuffles) and atomic updates. The CUDA emitter prints it as real
+ * threads; the host emitter serialises the lanes MCUDA-style. A kernel may implement several
+ * operator-IR values (a fused group): it lists them. */
+
+typedef enum { KT_F32, KT_I64 } KType;
+typedef enum { MAP_VERTEX, MAP_EDGE, MAP_GLOBAL } Mapping;
+typedef enum { KG_IN_PTR, KG_OUT_PTR, KG_SRC, KG_DST, KG_OUT_EID, KG__COUNT } KGraphArray;
+typedef enum { KO_ADD, KO_SUB, KO_MUL, KO_DIV, KO_MOD, KO_MIN, KO_MAX, KO_LT, KO_LE, KO_GT, KO_GE, KO_EQ,
+               KO_NE, KO_AND, KO_OR } KBinOp;
+typedef enum { KU_NEG, KU_EXP, KU_EXPM1, KU_LOG, KU_TANH, KU_SQRT, KU_RSQRT, KU_ABS, KU_NOT, KU_TO_F32,
+               KU_TO_I64 } KUnOp;
+
+typedef enum { BUF_INPUT, BUF_PARAM, BUF_TEMP, BUF_DEGREE } KBufKind;
+typedef struct KBuf {
+  int id;
+  const char *name;  /* inputs and params: their names; temps: "t<value id>" */
+  KBufKind kind;
+  Domain dom;        /* rows: nv, ne, or 1 (param, global) */
+  ElemType elem;
+  int64_t width;     /* elements per row */
+  Value *val;        /* the value it holds (NULL for a kernel's scratch) */
+  int out;           /* index in the module's outputs, or -1 */
+  int fn;            /* BUF_DEGREE: FN_IN or FN_OUT */
+  int first, last;   /* steps of definition and last use (the memory plan) */
+  bool bwd;
+} KBuf;
+
+typedef enum { KE_FCONST, KE_ICONST, KE_VAR, KE_LANE, KE_ROW, KE_LOAD, KE_GRAPH, KE_SHARED, KE_BIN, KE_UN,
+               KE_SELECT, KE_KEEP, KE_TRAINING } KExprKind;
+typedef struct KExpr KExpr;
+struct KExpr {
+  KExprKind kind;
+  KType type;
+  double f;          /* KE_FCONST; KE_KEEP: p */
+  int64_t i;         /* KE_ICONST; KE_KEEP: stream */
+  int var;           /* KE_VAR: local; KE_SHARED: shared array */
+  KBuf *buf;         /* KE_LOAD */
+  KGraphArray garr;  /* KE_GRAPH */
+  int op;            /* KE_BIN: KBinOp; KE_UN: KUnOp */
+  KExpr *a, *b, *c;  /* KE_LOAD: row (NULL for one-row buffers), element; KE_VAR/KE_SHARED/KE_GRAPH:
+                        a = index; KE_SELECT: a ? b : c; KE_KEEP: a = element counter */
+};
+
+typedef enum { KS_LET, KS_STORE, KS_ATOMIC, KS_SHSTORE, KS_FOR, KS_FOR_LANES, KS_IF, KS_BARRIER,
+               KS_GROUP_REDUCE } KStmtKind;
+typedef struct KStmt KStmt;
+struct KStmt {
+  KStmtKind kind;
+  int var;           /* LET: local (idx = element of a register array); FOR: loop variable;
+                        FOR_LANES: the element variable k (lane + i*G); SHSTORE: shared array;
+                        GROUP_REDUCE: the local reduced in place across the group's lanes */
+  int var2;          /* FOR_LANES: the iteration variable i (0 .. count/G) */
+  int op;            /* ATOMIC: KO_ADD / KO_MAX / KO_MIN; GROUP_REDUCE: KO_ADD / KO_MAX / KO_MIN */
+  KBuf *buf;         /* STORE / ATOMIC */
+  KExpr *row, *idx, *val;
+  KExpr *lo, *hi;    /* FOR: [lo, hi); FOR_LANES: hi = element count (a constant); IF: lo = condition */
+  int64_t count;     /* FOR_LANES: element count */
+  PtrVec body;       /* FOR, FOR_LANES, IF */
+};
+
+typedef struct {
+  const char *name;
+  KType type;
+  int len;           /* 0: a scalar; > 0: a per-lane register array of len */
+  bool uniform;      /* the same value in every lane of the group (computed outside lane loops) */
+} KLocal;
+
+typedef struct {
+  const char *name;
+  KType type;
+  int len;           /* elements per group */
+} KShared;
+
+typedef struct Kernel {
+  int id;
+  const char *name;  /* k<id>_<what>_<mapping> */
+  const char *what;  /* one line: the IR values it implements */
+  Mapping map;
+  Domain rows;       /* DOM_VERTEX: nv groups, DOM_EDGE: ne groups, DOM_GLOBAL: 1 */
+  int dir;           /* MAP_VERTEX: GATHER_BY_DST (CSR in-edges) or GATHER_BY_SRC (CSC out-edges) */
+  int group;         /* lanes per group, a power of two <= 32 */
+  KLocal *locals;
+  int nlocals, localcap;
+  KShared *shared;
+  int nshared, sharedcap;
+  PtrVec body;       /* KStmt* */
+  PtrVec bufs;       /* KBuf* it reads or writes, in first-use order: its parameters */
+  bool graph[KG__COUNT];
+  bool dropout;      /* takes the training flag and the seed */
+} Kernel;
+
+typedef enum { STEP_KERNEL, STEP_GEMM, STEP_ZERO, STEP_FILL } StepKind;
+/* A dimension of a GEMM: mult * rows(dom), rows(DOM_GLOBAL) = 1. */
+typedef struct {
+  int64_t mult;
+  Domain dom;
+} KDim;
+typedef struct {
+  bool ta, tb;       /* row-major C[M,N] = op(A)[M,K] . op(B)[K,N] */
+  KDim m, n, k;
+  KBuf *a, *b, *c;
+  int64_t lda, ldb, ldc;
+  float beta;        /* 0: overwrite C, 1: accumulate */
+} KGemm;
+typedef struct {
+  StepKind kind;
+  Kernel *kernel;    /* STEP_KERNEL */
+  KGemm gemm;        /* STEP_GEMM */
+  KBuf *buf;         /* STEP_ZERO, STEP_FILL */
+  double fill;       /* STEP_FILL */
+  bool bwd;          /* part of the backward pass */
+  const char *what;  /* the IR value(s) it implements */
+} KStep;
+
+struct KProgram {
+  const char *name;  /* the model's name */
+  const char *cname; /* its C identifier prefix (lower case) */
+  Module *m;
+  PtrVec bufs;       /* KBuf* */
+  KStep *steps;
+  int nsteps, stepcap;
+  int nfwd;          /* steps [0, nfwd) are the forward pass, the rest the backward */
+  PtrVec kernels;    /* Kernel* */
+  int nparams;       /* params are bufs with kind BUF_PARAM, in module order */
+  Arena *arena;
+};
+
+typedef enum { MAPPING_AUTO, MAPPING_VERTEX, MAPPING_EDGE } MappingChoice;
+
+/* lower.c: the operator IR to the kernel IR, each graph operator its own kernel (unfused).
+ * NULL after reporting an error. Notes on mapping choices go to c->diag.out. */
+KProgram *lower_module(GnnCtx *c, Module *m, MappingChoice mapping);
+/* kir.c: the text form, and the expression printer the emitters share */
+typedef enum { DIALECT_KIR, DIALECT_CUDA, DIALECT_HOST } Dialect;
+void kir_print(FILE *out, const KProgram *p);
+void kexpr_print(FILE *out, const Kernel *k, const KExpr *e, Dialect d);
+void kvar_print(FILE *out, const Kernel *k, int var, const KExpr *idx, Dialect d);
+const char *mapping_name(Mapping m);
+const char *kernel_mapping_desc(const Kernel *k);
+
+/* emit_*.c: the generated sources. emit_model.c writes what both targets share (the header,
+ * the model's state, create/destroy, forward/backward as steps, the API table) and asks the
+ * target's hooks for the rest: kernels, launches, GEMMs. */
+typedef enum { TARGET_CUDA, TARGET_HOST } Target;
+typedef struct {
+  Target target;
+  void (*prelude)(FILE *out, const KProgram *p);
+  void (*kernel)(FILE *out, const KProgram *p, const Kernel *k);
+  void (*launch)(FILE *out, const KProgram *p, const Kernel *k);  /* statements in forward/backward */
+  void (*gemm)(FILE *out, const KProgram *p, const KGemm *g);
+  void (*fill)(FILE *out, const char *ptr, const char *count, double value);
+  void (*copy)(FILE *out, const char *dst, const char *src, const char *bytes);
+} EmitHooks;
+extern const EmitHooks emit_cuda_hooks, emit_host_hooks;
+/* The C expression naming buffer b inside forward/backward (m->t12, m->param[0], ...). */
+const char *emit_buf_ref(const KProgram *p, const KBuf *b);
+/* rows(b) as C: "g->nv", "g->ne" or "1". */
+const char *emit_rows(Domain d);
+void emit_header(FILE *out, const KProgram *p, const char *src_name);
+void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *src_name, const char *header_name);
+
+/* build.c: what the driver writes. emit: "kir", "cu", "c", "h", or NULL to build the shared
+ * library `output` for `target`. False after reporting the problem on stderr. */
+typedef struct {
+  const char *emit;
+  const char *output;
+  Target target;
+  const char *arch;      /* nvcc: "sm_80" or a list "sm_80,sm_90" */
+  bool keep;             /* -S: keep the sources beside the library */
+  bool verbose;          /* -v: echo the compiler's command line */
+  const char *src_name;  /* the .gnn file, as given */
+} EmitOpts;
+bool gnn_emit(const KProgram *p, const EmitOpts *eo);
 
 /* ===================================================================== graph.c, interp.c */
 

@@ -18,8 +18,14 @@ static void usage(FILE *out) {
         "       gnnc run [options] FILE.gnn --graph PATH\n"
         "\n"
         "compile options:\n"
-        "  -o FILE                 write the output to FILE instead of stdout\n"
-        "  --emit=ir|dot           what to write: the operator IR (default) or a Graphviz drawing\n"
+        "  -o FILE                 write the output to FILE instead of stdout; FILE.so builds a shared library\n"
+        "  --emit=ir|dot|kir|cu|c|h  what to write: the operator IR (default), a Graphviz drawing, the kernel\n"
+        "                          IR, CUDA source + header, host C source + header, or the header alone\n"
+        "  --target=cuda|host      the library's target (default cuda: nvcc and cuBLAS; host: cc, OpenMP, OpenBLAS)\n"
+        "  --arch=sm_XX[,sm_YY]    GPU architectures for nvcc (default sm_80)\n"
+        "  --mapping=auto|vertex|edge  thread mapping of the graph kernels (auto: vertex-balanced)\n"
+        "  -S                      keep the generated sources beside the library\n"
+        "  -v                      show the compiler command lines\n"
         "  --model=NAME            the model to compile (default: the last one in the file)\n"
         "  --list-passes           list the passes in pipeline order\n"
         "  --print-ir-after=P[,P]  print the IR after the named passes (sema is the first)\n"
@@ -93,6 +99,8 @@ static bool parse_stats(const char *arg, PipelineOpts *o) {
 
 typedef struct {
   bool run;
+  const char *target, *arch, *mapping;
+  bool keep, verbose;
   const char *input, *output, *emit, *graph, *features, *params, *init, *save_params, *save_inputs, *out_rows;
   int64_t num_vertices;
   uint64_t seed;
@@ -233,11 +241,22 @@ int main(int argc, char **argv) {
     } else if (strcmp(a, "--list-passes") == 0) {
       printf("%-14s %s\n", "sema", "names, domains, shapes; lowers the AST to the operator IR");
       for (int k = 0; k < pass_count; k++) printf("%-14s %s\n", pass_table[k].name, pass_table[k].doc);
+      printf("%-14s %s\n", "lower", "operator IR to kernel IR: GEMMs and kernels with a thread mapping (when code is emitted)");
       return 0;
     } else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
       cli.output = argv[++i];
     } else if ((v = ARGVAL("--emit"))) {
       cli.emit = v;
+    } else if ((v = ARGVAL("--target"))) {
+      cli.target = v;
+    } else if ((v = ARGVAL("--arch"))) {
+      cli.arch = v;
+    } else if ((v = ARGVAL("--mapping"))) {
+      cli.mapping = v;
+    } else if (strcmp(a, "-S") == 0) {
+      cli.keep = true;
+    } else if (strcmp(a, "-v") == 0) {
+      cli.verbose = true;
     } else if ((v = ARGVAL("--model"))) {
       model_name = v;
     } else if ((v = ARGVAL("--print-ir-after"))) {
@@ -314,10 +333,41 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *emit = cli.emit ? cli.emit : "ir";
-  if (strcmp(emit, "ir") != 0 && strcmp(emit, "dot") != 0) {
-    fprintf(stderr, "gnnc: --emit=%s is not supported (ir, dot)\n", emit);
+  static const char *emits[] = {"ir", "dot", "kir", "cu", "c", "h"};
+  bool known = false;
+  for (size_t k = 0; k < sizeof emits / sizeof emits[0]; k++) known |= strcmp(emit, emits[k]) == 0;
+  if (!known) {
+    fprintf(stderr, "gnnc: --emit=%s is not supported (ir, dot, kir, cu, c, h)\n", emit);
     return 2;
   }
+  size_t outlen = cli.output ? strlen(cli.output) : 0;
+  bool build_lib = !cli.run && !cli.emit && outlen > 3 && strcmp(cli.output + outlen - 3, ".so") == 0;
+  bool codegen = build_lib || strcmp(emit, "kir") == 0 || strcmp(emit, "cu") == 0 || strcmp(emit, "c") == 0 ||
+                 strcmp(emit, "h") == 0;
+  EmitOpts eo = {.emit = build_lib ? NULL : emit, .output = cli.output, .target = TARGET_CUDA, .arch = cli.arch,
+                 .keep = cli.keep, .verbose = cli.verbose, .src_name = cli.input};
+  if (cli.target && strcmp(cli.target, "cuda") != 0 && strcmp(cli.target, "host") != 0) {
+    fprintf(stderr, "gnnc: --target=%s: want cuda or host\n", cli.target);
+    return 2;
+  }
+  if (cli.target && strcmp(cli.target, "host") == 0) eo.target = TARGET_HOST;
+  if (cli.mapping) {
+    if (strcmp(cli.mapping, "auto") == 0) o.mapping = MAPPING_AUTO;
+    else if (strcmp(cli.mapping, "vertex") == 0) o.mapping = MAPPING_VERTEX;
+    else if (strcmp(cli.mapping, "edge") == 0) o.mapping = MAPPING_EDGE;
+    else {
+      fprintf(stderr, "gnnc: --mapping=%s: want auto, vertex or edge\n", cli.mapping);
+      return 2;
+    }
+  }
+  if (cli.arch) {
+    for (const char *q = cli.arch; *q; q++)
+      if (!((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'z') || *q == '_' || *q == ',')) {
+        fprintf(stderr, "gnnc: --arch=%s: want sm_XX[,sm_YY]\n", cli.arch);
+        return 2;
+      }
+  }
+  o.lower = codegen;
   size_t size = 0;
   char *text = read_file(cli.input, &size);
   if (!text) {
@@ -335,7 +385,7 @@ int main(int argc, char **argv) {
   int rc = 1;
   Module *m = NULL;
   FILE *out = stdout;
-  if (!cli.run && cli.output) {
+  if (!cli.run && cli.output && !codegen) {
     out = fopen(cli.output, "w");
     if (!out) {
       fprintf(stderr, "gnnc: cannot write '%s': %s\n", cli.output, strerror(errno));
@@ -349,9 +399,10 @@ int main(int argc, char **argv) {
     rc = run_model(&c, m, &cli);
   } else {
     bool dumping = o.print_after_all || o.nprint_after || o.nprint_before || o.stats;
-    if (strcmp(emit, "dot") == 0) ir_print_dot(out, m);
-    else if (!dumping || cli.output || cli.emit) ir_print(out, m);
-    rc = 0;
+    if (codegen) rc = gnn_emit(c.kprog, &eo) ? 0 : 1;
+    else if (strcmp(emit, "dot") == 0) ir_print_dot(out, m), rc = 0;
+    else if (!dumping || cli.output || cli.emit) ir_print(out, m), rc = 0;
+    else rc = 0;
   }
 done:
   if (c.diag.errors > 0 && rc == 0) rc = 1;

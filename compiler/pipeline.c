@@ -1,6 +1,6 @@
 /* pipeline.c -- the pass pipeline, read top to bottom, with its dumps, timers and checks.
  *
- *   sema -> canonicalize -> compose
+ *   sema -> canonicalize -> compose -> (lower, to the kernel IR, when code is wanted)
  *
  * After each step: the verifier (a failure is an internal error, reported with the pass's
  * name), --print-ir-after dumps ("(unchanged)" when the pass did nothing), --stats totals,
@@ -33,7 +33,7 @@ void gnn_ctx_init(GnnCtx *c, const char *path, const char *text, size_t size, FI
 void gnn_ctx_free(GnnCtx *c) { arena_free(&c->arena); }
 
 bool pipeline_has_pass(const char *name) {
-  if (strcmp(name, "sema") == 0) return true;
+  if (strcmp(name, "sema") == 0 || strcmp(name, "lower") == 0) return true;
   for (int i = 0; i < pass_count; i++)
     if (strcmp(pass_table[i].name, name) == 0) return true;
   return false;
@@ -142,6 +142,26 @@ Module *gnn_compile(GnnCtx *c, const PipelineOpts *o) {
     times[i + 1] = now() - t;
     if (!after_pass(c, m, p->name, changed, o, &prev)) return NULL;
   }
+  /* The last step: the operator IR to the kernel IR, when code is wanted or its dump asked for. */
+  bool dump_lower = o->print_after_all || listed(o->print_after, o->nprint_after, "lower");
+  double tl = 0;
+  if (o->lower || dump_lower) {
+    if (listed(o->print_before, o->nprint_before, "lower")) {
+      fprintf(o->out, "// -----// IR before lower //----- //\n");
+      ir_print(o->out, m);
+    }
+    double t = now();
+    c->kprog = lower_module(c, m, (MappingChoice)o->mapping);
+    tl = now() - t;
+    if (!c->kprog) {
+      c->diag.errors++;
+      return NULL;
+    }
+    if (dump_lower) {
+      fprintf(o->out, "// -----// IR after lower //----- //\n");
+      kir_print(o->out, c->kprog);
+    }
+  }
   if (o->time_passes) {
     double total = now() - t0;
     fprintf(stderr, "===-------------------------------------------------------------------------===\n");
@@ -153,6 +173,7 @@ Module *gnn_compile(GnnCtx *c, const PipelineOpts *o) {
       bool off = pass_table[i].optional && (o->O0 || listed(o->disabled, o->ndisabled, pass_table[i].name));
       if (!off) fprintf(stderr, "   %12.4f  %5.1f%%  %s\n", times[i + 1] * 1e3, 100 * times[i + 1] / total, pass_table[i].name);
     }
+    if (c->kprog) fprintf(stderr, "   %12.4f  %5.1f%%  %s\n", tl * 1e3, 100 * tl / total, "lower");
   }
   return m;
 }

@@ -1,0 +1,310 @@
+/* emit_cuda.c -- the CUDA backend: the kernel IR's kernels as real threads.
+ *
+ * A block is 256 threads: 256/G groups of G lanes (G <= 32, so a group never spans two warps).
+ * A group's row is blockIdx.x * (256/G) + threadIdx.x / G; its lane threadIdx.x % G. Every
+ * statement of the kernel IR is executed by every lane: uniform loops are uniform because
+ * their bounds are, per-lane loops start at the lane. A barrier of the group is __syncwarp on
+ * the group's lane mask; a group reduction is a __shfl_xor_sync butterfly of width G; shared
+ * arrays are per group, carved from one __shared__ array per block; atomics are atomicAdd or
+ * a compare-and-swap loop for float max/min. Register arrays are indexed by fully unrolled
+ * loops, so they stay in registers. The host side launches every kernel and cuBLAS call on the
+ * context's stream and checks each status (GNN_CUDA_CHECK, GNN_CUBLAS_CHECK).
+ *
+ * The kernels compile on their own with NVRTC (`__CUDACC_RTC__` hides the host code and the
+ * headers NVRTC lacks), which is how the runtime can build them for the GPU in hand.
+ */
+#include "gnnc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { BLOCK = 256 };
+
+static void ind(FILE *out, int d) {
+  for (int i = 0; i < d; i++) fputs("  ", out);
+}
+
+static void ex(FILE *out, const Kernel *k, const KExpr *e) { kexpr_print(out, k, e, DIALECT_CUDA); }
+
+static void scan_used(const Kernel *k, const PtrVec *b, bool *used, bool *loopvar);
+
+static void scan_expr(const KExpr *e, bool *used) {
+  if (!e) return;
+  if (e->kind == KE_VAR) used[e->var] = true;
+  scan_expr(e->a, used);
+  scan_expr(e->b, used);
+  scan_expr(e->c, used);
+}
+
+static void scan_used(const Kernel *k, const PtrVec *b, bool *used, bool *loopvar) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    if (s->kind == KS_FOR || s->kind == KS_FOR_LANES) loopvar[s->var] = true;
+    if (s->kind == KS_FOR_LANES) loopvar[s->var2] = true;
+    if (s->kind == KS_GROUP_REDUCE) used[s->var] = true;
+    scan_expr(s->row, used);
+    scan_expr(s->idx, used);
+    scan_expr(s->val, used);
+    scan_expr(s->lo, used);
+    scan_expr(s->hi, used);
+    scan_used(k, &s->body, used, loopvar);
+  }
+}
+
+static void stmts(FILE *out, const Kernel *k, const PtrVec *b, int d, const bool *used);
+
+static void stmt(FILE *out, const Kernel *k, const KStmt *s, int d, const bool *used) {
+  switch (s->kind) {
+  case KS_LET:
+    if (!used[s->var]) return;
+    ind(out, d);
+    kvar_print(out, k, s->var, s->idx, DIALECT_CUDA);
+    fputs(" = ", out);
+    ex(out, k, s->val);
+    fputs(";\n", out);
+    return;
+  case KS_STORE:
+    ind(out, d);
+    fprintf(out, "%s[", s->buf->name);
+    if (s->row) {
+      fputc('(', out);
+      ex(out, k, s->row);
+      fprintf(out, ") * %lld + ", (long long)s->buf->width);
+    }
+    ex(out, k, s->idx);
+    fputs("] = ", out);
+    if (s->buf->elem == ELEM_I32) fputs("(int32_t)(", out);
+    ex(out, k, s->val);
+    fputs(s->buf->elem == ELEM_I32 ? ");\n" : ";\n", out);
+    return;
+  case KS_ATOMIC:
+    ind(out, d);
+    fprintf(out, "%s(&%s[", s->op == KO_ADD ? "atomicAdd" : s->op == KO_MAX ? "gnn_atomic_max_f32" : "gnn_atomic_min_f32", s->buf->name);
+    if (s->row) {
+      fputc('(', out);
+      ex(out, k, s->row);
+      fprintf(out, ") * %lld + ", (long long)s->buf->width);
+    }
+    ex(out, k, s->idx);
+    fputs("], ", out);
+    ex(out, k, s->val);
+    fputs(");\n", out);
+    return;
+  case KS_SHSTORE:
+    ind(out, d);
+    fprintf(out, "%s[", k->shared[s->var].name);
+    ex(out, k, s->idx);
+    fputs("] = ", out);
+    ex(out, k, s->val);
+    fputs(";\n", out);
+    return;
+  case KS_FOR: {
+    const char *n = k->locals[s->var].name;
+    ind(out, d);
+    fprintf(out, "for (int64_t %s = ", n);
+    ex(out, k, s->lo);
+    fprintf(out, "; %s < ", n);
+    ex(out, k, s->hi);
+    if (s->count == 1) fprintf(out, "; %s++) {\n", n);
+    else fprintf(out, "; %s += %lld) {\n", n, (long long)s->count);
+    stmts(out, k, &s->body, d + 1, used);
+    ind(out, d);
+    fputs("}\n", out);
+    return;
+  }
+  case KS_FOR_LANES: {
+    int64_t nk = (s->count + k->group - 1) / k->group;
+    const char *kn = k->locals[s->var].name, *in = k->locals[s->var2].name;
+    ind(out, d);
+    fputs("#pragma unroll\n", out);
+    ind(out, d);
+    fprintf(out, "for (int %s = 0; %s < %lld; %s++) {\n", in, in, (long long)nk, in);
+    ind(out, d + 1);
+    fprintf(out, "const int64_t %s = lane + (int64_t)%s * %d;\n", kn, in, k->group);
+    ind(out, d + 1);
+    fprintf(out, "if (%s < %lld) {\n", kn, (long long)s->count);
+    stmts(out, k, &s->body, d + 2, used);
+    ind(out, d + 1);
+    fputs("}\n", out);
+    ind(out, d);
+    fputs("}\n", out);
+    return;
+  }
+  case KS_IF:
+    ind(out, d);
+    fputs("if (", out);
+    ex(out, k, s->lo);
+    fputs(") {\n", out);
+    stmts(out, k, &s->body, d + 1, used);
+    ind(out, d);
+    fputs("}\n", out);
+    return;
+  case KS_BARRIER:
+    ind(out, d);
+    fputs("__syncwarp(gmask);\n", out);
+    return;
+  case KS_GROUP_REDUCE: {
+    const char *n = k->locals[s->var].name;
+    ind(out, d);
+    fprintf(out, "for (int off = %d; off > 0; off >>= 1) {\n", k->group / 2);
+    ind(out, d + 1);
+    fprintf(out, "const float other = __shfl_xor_sync(gmask, %s, off, %d);\n", n, k->group);
+    ind(out, d + 1);
+    if (s->op == KO_ADD) fprintf(out, "%s = %s + other;\n", n, n);
+    else fprintf(out, "%s = other %s %s ? other : %s;\n", n, s->op == KO_MAX ? ">" : "<", n, n);
+    ind(out, d);
+    fputs("}\n", out);
+    return;
+  }
+  }
+}
+
+static void stmts(FILE *out, const Kernel *k, const PtrVec *b, int d, const bool *used) {
+  for (int i = 0; i < b->len; i++) stmt(out, k, b->items[i], d, used);
+}
+
+static bool writes_buf(const PtrVec *b, const KBuf *buf) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    if ((s->kind == KS_STORE || s->kind == KS_ATOMIC) && s->buf == buf) return true;
+    if (writes_buf(&s->body, buf)) return true;
+  }
+  return false;
+}
+
+static bool has_kind(const PtrVec *b, KStmtKind kind) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    if (s->kind == kind || has_kind(&s->body, kind)) return true;
+  }
+  return false;
+}
+
+static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
+  static const char *gname[] = {"in_ptr", "out_ptr", "src", "dst", "out_eid"};
+  static const char *gtype[] = {"int64_t", "int64_t", "int32_t", "int32_t", "int32_t"};
+  (void)p;
+  int G = k->group, gpb = BLOCK / G;
+  bool *used = calloc((size_t)k->nlocals + 1, 1), *loopvar = calloc((size_t)k->nlocals + 1, 1);
+  scan_used(k, &k->body, used, loopvar);
+  fprintf(out, "\n/* %s: %s, %d lanes per group, %d groups per block. %s */\n", k->name, kernel_mapping_desc(k), G, gpb, k->what);
+  fprintf(out, "extern \"C\" __global__ void __launch_bounds__(%d) %s(int64_t nrows", BLOCK, k->name);
+  for (int g = 0; g < KG__COUNT; g++)
+    if (k->graph[g]) fprintf(out, ", const %s *__restrict__ %s", gtype[g], gname[g]);
+  for (int i = 0; i < k->bufs.len; i++) {
+    const KBuf *b = k->bufs.items[i];
+    fprintf(out, ", %s%s *__restrict__ %s", writes_buf(&k->body, b) ? "" : "const ", b->elem == ELEM_I32 ? "int32_t" : "float", b->name);
+  }
+  if (k->dropout) fputs(", int training, uint64_t seed", out);
+  fputs(") {\n", out);
+  fprintf(out, "  const int lane = threadIdx.x %% %d;\n", G);
+  fprintf(out, "  const int64_t row = (int64_t)blockIdx.x * %d + threadIdx.x / %d;\n", gpb, G);
+  for (int i = 0; i < k->nshared; i++) {
+    const KShared *sh = &k->shared[i];
+    const char *t = sh->type == KT_F32 ? "float" : "int64_t";
+    fprintf(out, "  __shared__ %s %s_block[%d][%d];\n", t, sh->name, gpb, sh->len);
+    fprintf(out, "  %s *const %s = %s_block[threadIdx.x / %d];  /* this group's */\n", t, sh->name, sh->name, G);
+  }
+  if (has_kind(&k->body, KS_BARRIER) || has_kind(&k->body, KS_GROUP_REDUCE)) {
+    if (G == 32) fputs("  const unsigned gmask = 0xffffffffu;\n", out);
+    else fprintf(out, "  const unsigned gmask = 0x%xu << (threadIdx.x & %d);  /* this group's lanes of the warp */\n", (1u << G) - 1u,
+                 32 - G);
+  }
+  fputs("  if (row >= nrows) return;  /* a whole group leaves together */\n", out);
+  if (!has_kind(&k->body, KS_FOR_LANES)) fputs("  (void)lane;\n", out);
+  for (int i = 0; i < k->nlocals; i++) {
+    const KLocal *l = &k->locals[i];
+    if (!used[i] || loopvar[i]) continue;
+    fprintf(out, "  %s %s", l->type == KT_F32 ? "float" : "int64_t", l->name);
+    if (l->len) fprintf(out, "[%d]", l->len);
+    fputs(";\n", out);
+  }
+  stmts(out, k, &k->body, 1, used);
+  fputs("}\n", out);
+  free(used);
+  free(loopvar);
+}
+
+static void cuda_prelude(FILE *out, const KProgram *p) {
+  (void)p;
+  fputs("#ifndef __CUDACC_RTC__\n#define GNNRT_CUDA 1 /* gnnrt.h: the stream and cuBLAS accessors */\n#include <cublas_v2.h>\n#include <cuda_runtime.h>\n#include <math.h>\n#include <stdint.h>\n"
+        "#include <stdlib.h>\n#include <string.h>\n#else\n#define INFINITY __int_as_float(0x7f800000)\n#endif\n\n"
+        "#include \"gnnrt_rng.h\"\n\n",
+        out);
+  fputs("__device__ __forceinline__ float gnn_rsqrtf(float x) { return rsqrtf(x); }\n"
+        "__device__ __forceinline__ int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }\n"
+        "__device__ __forceinline__ int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }\n"
+        "/* float max/min by compare-and-swap: correct for every float, -0.0 and infinities included */\n"
+        "__device__ __forceinline__ void gnn_atomic_max_f32(float *p, float v) {\n"
+        "  int *ip = (int *)p;\n  int old = *ip;\n"
+        "  while (v > __int_as_float(old)) {\n    const int seen = atomicCAS(ip, old, __float_as_int(v));\n"
+        "    if (seen == old) break;\n    old = seen;\n  }\n}\n"
+        "__device__ __forceinline__ void gnn_atomic_min_f32(float *p, float v) {\n"
+        "  int *ip = (int *)p;\n  int old = *ip;\n"
+        "  while (v < __int_as_float(old)) {\n    const int seen = atomicCAS(ip, old, __float_as_int(v));\n"
+        "    if (seen == old) break;\n    old = seen;\n  }\n}\n"
+        "extern \"C\" __global__ void gnn_fill_kernel(float *p, int64_t n, float v) {\n"
+        "  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) p[i] = v;\n}\n\n"
+        "#ifndef __CUDACC_RTC__\n"
+        "#define GNN_CUDA_CHECK(ctx, call)                                                              \\\n"
+        "  do {                                                                                         \\\n"
+        "    const cudaError_t e_ = (call);                                                             \\\n"
+        "    if (e_ != cudaSuccess)                                                                     \\\n"
+        "      return gnn_set_error((ctx), GNN_ERR_CUDA, \"%s:%d: %s: %s\", __FILE__, __LINE__, #call,     \\\n"
+        "                           cudaGetErrorString(e_));                                            \\\n"
+        "  } while (0)\n"
+        "#define GNN_CUBLAS_CHECK(ctx, call)                                                            \\\n"
+        "  do {                                                                                         \\\n"
+        "    const cublasStatus_t s_ = (call);                                                          \\\n"
+        "    if (s_ != CUBLAS_STATUS_SUCCESS)                                                           \\\n"
+        "      return gnn_set_error((ctx), GNN_ERR_CUBLAS, \"%s:%d: %s: cuBLAS status %d\", __FILE__,      \\\n"
+        "                           __LINE__, #call, (int)s_);                                          \\\n"
+        "  } while (0)\n"
+        "#endif\n",
+        out);
+}
+
+static void cuda_launch(FILE *out, const KProgram *p, const Kernel *k) {
+  static const char *gname[] = {"in_ptr", "out_ptr", "src", "dst", "out_eid"};
+  int gpb = BLOCK / k->group;
+  fprintf(out, "  if (%s > 0) {\n", emit_rows(k->rows));
+  fprintf(out, "    const unsigned blocks = (unsigned)((%s + %d - 1) / %d);\n", emit_rows(k->rows), gpb, gpb);
+  fprintf(out, "    %s<<<blocks, %d, 0, gnn_ctx_stream(m->ctx)>>>(%s", k->name, BLOCK, emit_rows(k->rows));
+  for (int g = 0; g < KG__COUNT; g++)
+    if (k->graph[g]) fprintf(out, ", g->%s", gname[g]);
+  for (int i = 0; i < k->bufs.len; i++) fprintf(out, ", %s", emit_buf_ref(p, k->bufs.items[i]));
+  if (k->dropout) fputs(", training, seed", out);
+  fputs(");\n    GNN_CUDA_CHECK(m->ctx, cudaGetLastError());\n  }\n", out);
+}
+
+static const char *dim_c(const KProgram *p, KDim d) {
+  return d.dom == DOM_GLOBAL ? arena_printf(p->arena, "%lld", (long long)d.mult)
+                             : arena_printf(p->arena, "(int64_t)%s * %lld", emit_rows(d.dom), (long long)d.mult);
+}
+
+/* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands. */
+static void cuda_gemm(FILE *out, const KProgram *p, const KGemm *g) {
+  fputs("  {\n", out);
+  fprintf(out, "    const int64_t M = %s, N = %s, K = %s;\n", dim_c(p, g->m), dim_c(p, g->n), dim_c(p, g->k));
+  fputs("    if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)\n"
+        "      return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, \"a GEMM dimension exceeds INT32_MAX\");\n",
+        out);
+  fprintf(out, "    const float alpha = 1.0f, beta = %.1ff;\n", (double)g->beta);
+  fprintf(out, "    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), %s, %s, (int)N, (int)M, (int)K, &alpha, %s, %lld, %s, %lld, &beta, %s, %lld));\n",
+          g->tb ? "CUBLAS_OP_T" : "CUBLAS_OP_N", g->ta ? "CUBLAS_OP_T" : "CUBLAS_OP_N", emit_buf_ref(p, g->b), (long long)g->ldb,
+          emit_buf_ref(p, g->a), (long long)g->lda, emit_buf_ref(p, g->c), (long long)g->ldc);
+  fputs("  }\n", out);
+}
+
+static void cuda_fill(FILE *out, const char *ptr, const char *count, double v) {
+  fprintf(out, "  {\n    const int64_t n = %s;\n    if (n > 0) {\n", count);
+  fprintf(out, "      gnn_fill_kernel<<<(unsigned)((n + 255) / 256), 256, 0, gnn_ctx_stream(m->ctx)>>>(%s, n, %s);\n", ptr,
+          v > 0 ? "INFINITY" : v < 0 ? "-INFINITY" : "0.0f");
+  fputs("      GNN_CUDA_CHECK(m->ctx, cudaGetLastError());\n    }\n  }\n", out);
+}
+
+static void cuda_copy(FILE *out, const char *dst, const char *src, const char *bytes) {
+  fprintf(out, "  GNN_CUDA_CHECK(m->ctx, cudaMemcpyAsync(%s, %s, %s, cudaMemcpyDeviceToDevice, gnn_ctx_stream(m->ctx)));\n", dst, src, bytes);
+}
+
+const EmitHooks emit_cuda_hooks = {TARGET_CUDA, cuda_prelude, cuda_kernel, cuda_launch, cuda_gemm, cuda_fill, cuda_copy};

@@ -1,0 +1,497 @@
+/* emit_host.c -- the host C backend: the kernel IR's kernels serialised MCUDA-style.
+ *
+ * A kernel's groups become the iterations of one loop over rows, run in parallel with OpenMP
+ * (the blocks of the CUDA grid). Inside a group, the lanes are serialised the way MCUDA does
+ * it (Stratton et al., 2008): the statement tree is split at every barrier and group reduction
+ * into regions, each region becomes `for (lane = 0; lane < G; lane++) { ... }`, and statements
+ * uniform across the group (the edge loops, their bounds, the staged edge ids) stay outside the
+ * lane loops. A per-lane local that one region writes and another reads is promoted to an array
+ * over the lanes (`acc[lane][i]`); a local used inside one region stays a scalar. A group
+ * reduction (a warp shuffle butterfly on the GPU) is the same butterfly over the lane array, so
+ * its sums round exactly as the GPU's do. Per-group shared memory is a local array of the row
+ * iteration. Atomics are plain read-modify-writes made atomic for OpenMP (`omp atomic`, or a
+ * compare-and-swap loop for max/min), since groups run in parallel.
+ */
+#include "gnnc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  const Kernel *k;
+  int *region;       /* per local: the region it was first used in (0 = none yet) */
+  bool *promote;     /* per local: used in two regions (or by a group reduction): an array over lanes */
+  bool *loopvar;     /* per local: a loop variable (declared in its loop header) */
+  bool *used;
+  int nregion;       /* regions numbered by scan_block */
+  int cur;           /* and counted again, in the same order, by emit_block */
+} HostK;
+
+static bool stmt_uniform(const HostK *h, const KStmt *s) {
+  switch (s->kind) {
+  case KS_LET: return h->k->locals[s->var].uniform;
+  case KS_FOR: return h->k->locals[s->var].uniform;
+  case KS_BARRIER: case KS_GROUP_REDUCE: return true;
+  default: return false;
+  }
+}
+
+/* ---------------------------------------------------------------- analysis: regions and uses */
+
+/* A local's use in a region: reads make it used; every access decides promotion. */
+static void mark(HostK *h, int var, int region, bool read) {
+  if (read) h->used[var] = true;
+  if (h->k->locals[var].uniform || region == 0) return;
+  if (!h->region[var]) h->region[var] = region;
+  else if (h->region[var] != region) h->promote[var] = true;
+}
+
+static void scan_expr(HostK *h, const KExpr *e, int region) {
+  if (!e) return;
+  if (e->kind == KE_VAR) mark(h, e->var, region, true);
+  scan_expr(h, e->a, region);
+  scan_expr(h, e->b, region);
+  scan_expr(h, e->c, region);
+}
+
+static void scan_block(HostK *h, const PtrVec *b, int region);
+
+static void scan_stmt(HostK *h, const KStmt *s, int region) {
+  switch (s->kind) {
+  case KS_LET: mark(h, s->var, region, false); break;
+  case KS_FOR: case KS_FOR_LANES:
+    h->loopvar[s->var] = true;
+    h->used[s->var] = true;
+    if (s->kind == KS_FOR_LANES) h->loopvar[s->var2] = h->used[s->var2] = true;
+    break;
+  case KS_GROUP_REDUCE:
+    h->used[s->var] = true;
+    h->promote[s->var] = true;
+    break;
+  default: break;
+  }
+  scan_expr(h, s->row, region);
+  scan_expr(h, s->idx, region);
+  scan_expr(h, s->val, region);
+  scan_expr(h, s->lo, region);
+  scan_expr(h, s->hi, region);
+  if (s->kind == KS_FOR && stmt_uniform(h, s)) scan_block(h, &s->body, 0);
+  else if (s->body.len) scan_block(h, &s->body, region);
+}
+
+/* Mirrors emit_block's splitting: a run of non-uniform statements is one region. */
+static void scan_block(HostK *h, const PtrVec *b, int region) {
+  if (region) { /* already inside a lane loop */
+    for (int i = 0; i < b->len; i++) scan_stmt(h, b->items[i], region);
+    return;
+  }
+  bool in_run = false;
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    if (stmt_uniform(h, s)) {
+      in_run = false;
+      scan_stmt(h, s, 0);
+    } else {
+      if (!in_run) h->nregion++;
+      in_run = true;
+      scan_stmt(h, s, h->nregion);
+    }
+  }
+}
+
+/* ---------------------------------------------------------------- printing */
+
+static void ind(FILE *out, int d) {
+  for (int i = 0; i < d; i++) fputs("  ", out);
+}
+
+/* kexpr_print's host dialect promotes every per-lane local; we promote only some, so every
+ * expression that may contain a local is printed here, and only leaves are delegated. */
+static void expr(FILE *out, const HostK *h, const KExpr *e);
+
+static void var(FILE *out, const HostK *h, int v, const KExpr *idx) {
+  const KLocal *l = &h->k->locals[v];
+  fputs(l->name, out);
+  if (h->promote[v]) fputs("[lane]", out);
+  if (idx) {
+    fputc('[', out);
+    expr(out, h, idx);
+    fputc(']', out);
+  }
+}
+
+static void sub(FILE *out, const HostK *h, const KExpr *e) {
+  bool paren = e->kind == KE_BIN && e->op != KO_MIN && e->op != KO_MAX;
+  paren |= e->kind == KE_SELECT;
+  if (paren) fputc('(', out);
+  expr(out, h, e);
+  if (paren) fputc(')', out);
+}
+
+static void expr(FILE *out, const HostK *h, const KExpr *e) {
+  static const char *bin[] = {"+", "-", "*", "/", "%", "", "", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
+  switch (e->kind) {
+  case KE_VAR:
+    var(out, h, e->var, e->a);
+    return;
+  case KE_BIN:
+    if (e->op == KO_MIN || e->op == KO_MAX) {
+      fprintf(out, "%s(", e->type == KT_F32 ? (e->op == KO_MIN ? "fminf" : "fmaxf") : (e->op == KO_MIN ? "gnn_min_i64" : "gnn_max_i64"));
+      expr(out, h, e->a);
+      fputs(", ", out);
+      expr(out, h, e->b);
+      fputc(')', out);
+      return;
+    }
+    sub(out, h, e->a);
+    fprintf(out, " %s ", bin[e->op]);
+    sub(out, h, e->b);
+    return;
+  case KE_SELECT:
+    sub(out, h, e->a);
+    fputs(" ? ", out);
+    sub(out, h, e->b);
+    fputs(" : ", out);
+    sub(out, h, e->c);
+    return;
+  default:
+    break;
+  }
+  /* The forms whose children may hold locals are printed here too; leaves are delegated. */
+  switch (e->kind) {
+  case KE_UN: {
+    static const char *c[] = {"-", "expf", "expm1f", "logf", "tanhf", "sqrtf", "gnn_rsqrtf", "fabsf", "!", "(float)", "(int64_t)"};
+    if (e->op == KU_NEG || e->op == KU_NOT || e->op == KU_TO_F32 || e->op == KU_TO_I64) {
+      fputs(c[e->op], out);
+      sub(out, h, e->a);
+    } else {
+      fprintf(out, "%s(", c[e->op]);
+      expr(out, h, e->a);
+      fputc(')', out);
+    }
+    return;
+  }
+  case KE_LOAD:
+    fprintf(out, "%s[", e->buf->name);
+    if (e->a) {
+      sub(out, h, e->a);
+      fprintf(out, " * %lld", (long long)e->buf->width);
+      if (!(e->b->kind == KE_ICONST && e->b->i == 0)) {
+        fputs(" + ", out);
+        sub(out, h, e->b);
+      }
+    } else {
+      expr(out, h, e->b);
+    }
+    fputc(']', out);
+    return;
+  case KE_GRAPH: case KE_SHARED: {
+    static const char *g[] = {"in_ptr", "out_ptr", "src", "dst", "out_eid"};
+    fprintf(out, "%s[", e->kind == KE_GRAPH ? g[e->garr] : h->k->shared[e->var].name);
+    expr(out, h, e->a);
+    fputc(']', out);
+    return;
+  }
+  case KE_KEEP:
+    fprintf(out, "gnn_dropout_keep(seed, %lldu, (uint64_t)(", (long long)e->i);
+    expr(out, h, e->a);
+    fputs("), ", out);
+    kexpr_print(out, h->k, &(KExpr){.kind = KE_FCONST, .type = KT_F32, .f = (float)e->f}, DIALECT_HOST);
+    fputc(')', out);
+    return;
+  default:
+    kexpr_print(out, h->k, e, DIALECT_HOST);
+  }
+}
+
+static const char *ctype(KType t) { return t == KT_F32 ? "float" : "int64_t"; }
+
+static void emit_block(FILE *out, HostK *h, const PtrVec *b, int d, bool in_lanes);
+
+static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
+  const Kernel *k = h->k;
+  switch (s->kind) {
+  case KS_LET:
+    if (!h->used[s->var]) return;
+    ind(out, d);
+    var(out, h, s->var, s->idx);
+    fputs(" = ", out);
+    expr(out, h, s->val);
+    fputs(";\n", out);
+    return;
+  case KS_STORE: case KS_ATOMIC: {
+    ind(out, d);
+    if (s->kind == KS_ATOMIC) fprintf(out, "gnn_atomic_%s_f32(&", s->op == KO_ADD ? "add" : s->op == KO_MAX ? "max" : "min");
+    fprintf(out, "%s[", s->buf->name);
+    if (s->row) {
+      sub(out, h, s->row);
+      fprintf(out, " * %lld + ", (long long)s->buf->width);
+      sub(out, h, s->idx);
+    } else {
+      expr(out, h, s->idx);
+    }
+    fputs(s->kind == KS_ATOMIC ? "], " : "] = ", out);
+    if (s->buf->elem == ELEM_I32 && s->kind == KS_STORE) fputs("(int32_t)", out);
+    if (s->buf->elem == ELEM_I32 && s->kind == KS_STORE) sub(out, h, s->val);
+    else expr(out, h, s->val);
+    fputs(s->kind == KS_ATOMIC ? ");\n" : ";\n", out);
+    return;
+  }
+  case KS_SHSTORE:
+    ind(out, d);
+    fprintf(out, "%s[", k->shared[s->var].name);
+    expr(out, h, s->idx);
+    fputs("] = ", out);
+    expr(out, h, s->val);
+    fputs(";\n", out);
+    return;
+  case KS_FOR:
+    ind(out, d);
+    fprintf(out, "for (int64_t %s = ", k->locals[s->var].name);
+    expr(out, h, s->lo);
+    fprintf(out, "; %s < ", k->locals[s->var].name);
+    expr(out, h, s->hi);
+    if (s->count == 1) fprintf(out, "; %s++) {\n", k->locals[s->var].name);
+    else fprintf(out, "; %s += %lld) {\n", k->locals[s->var].name, (long long)s->count);
+    emit_block(out, h, &s->body, d + 1, true);
+    ind(out, d);
+    fputs("}\n", out);
+    return;
+  case KS_FOR_LANES: {
+    int64_t nk = (s->count + k->group - 1) / k->group;
+    ind(out, d);
+    fprintf(out, "for (int %s = 0; %s < %lld; %s++) {\n", k->locals[s->var2].name, k->locals[s->var2].name, (long long)nk,
+            k->locals[s->var2].name);
+    ind(out, d + 1);
+    fprintf(out, "const int64_t %s = lane + (int64_t)%s * %d;\n", k->locals[s->var].name, k->locals[s->var2].name, k->group);
+    ind(out, d + 1);
+    fprintf(out, "if (%s < %lld) {\n", k->locals[s->var].name, (long long)s->count);
+    emit_block(out, h, &s->body, d + 2, true);
+    ind(out, d + 1);
+    fputs("}\n", out);
+    ind(out, d);
+    fputs("}\n", out);
+    return;
+  }
+  case KS_IF:
+    ind(out, d);
+    fputs("if (", out);
+    expr(out, h, s->lo);
+    fputs(") {\n", out);
+    emit_block(out, h, &s->body, d + 1, true);
+    ind(out, d);
+    fputs("}\n", out);
+    return;
+  default:
+    ind(out, d);
+    fputs("/* unexpected statement */\n", out);
+  }
+}
+
+/* Locals that live in one region only: declared at the top of its lane loop. */
+static void region_decls(FILE *out, const HostK *h, int region, int d) {
+  for (int i = 0; i < h->k->nlocals; i++) {
+    const KLocal *l = &h->k->locals[i];
+    if (!h->used[i] || l->uniform || h->loopvar[i] || h->promote[i] || h->region[i] != region) continue;
+    ind(out, d);
+    fprintf(out, "%s %s", ctype(l->type), l->name);
+    if (l->len) fprintf(out, "[%d]", l->len);
+    fputs(";\n", out);
+  }
+}
+
+static void emit_uniform(FILE *out, HostK *h, const KStmt *s, int d) {
+  const Kernel *k = h->k;
+  switch (s->kind) {
+  case KS_LET:
+    if (!h->used[s->var]) return;
+    ind(out, d);
+    var(out, h, s->var, s->idx);
+    fputs(" = ", out);
+    expr(out, h, s->val);
+    fputs(";\n", out);
+    return;
+  case KS_FOR:
+    ind(out, d);
+    fprintf(out, "for (int64_t %s = ", k->locals[s->var].name);
+    expr(out, h, s->lo);
+    fprintf(out, "; %s < ", k->locals[s->var].name);
+    expr(out, h, s->hi);
+    if (s->count == 1) fprintf(out, "; %s++) {\n", k->locals[s->var].name);
+    else fprintf(out, "; %s += %lld) {\n", k->locals[s->var].name, (long long)s->count);
+    emit_block(out, h, &s->body, d + 1, false);
+    ind(out, d);
+    fputs("}\n", out);
+    return;
+  case KS_BARRIER:
+    ind(out, d);
+    fputs("/* barrier: the lane loops above and below are separate regions */\n", out);
+    return;
+  case KS_GROUP_REDUCE: {
+    const char *n = k->locals[s->var].name;
+    ind(out, d);
+    fprintf(out, "for (int off = %d; off > 0; off >>= 1) { /* group_%s: the shuffle butterfly over the lanes */\n", k->group / 2,
+            s->op == KO_ADD ? "sum" : s->op == KO_MAX ? "max" : "min");
+    ind(out, d + 1);
+    fprintf(out, "float nxt[%d];\n", k->group);
+    ind(out, d + 1);
+    fprintf(out, "for (int lane = 0; lane < %d; lane++) {\n", k->group);
+    ind(out, d + 2);
+    if (s->op == KO_ADD) fprintf(out, "nxt[lane] = %s[lane] + %s[lane ^ off];\n", n, n);
+    else fprintf(out, "nxt[lane] = %s[lane ^ off] %s %s[lane] ? %s[lane ^ off] : %s[lane];\n", n, s->op == KO_MAX ? ">" : "<", n, n, n);
+    ind(out, d + 1);
+    fputs("}\n", out);
+    ind(out, d + 1);
+    fprintf(out, "for (int lane = 0; lane < %d; lane++) %s[lane] = nxt[lane];\n", k->group, n);
+    ind(out, d);
+    fputs("}\n", out);
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+/* Lane-uniform statements print as they are; each maximal run of per-lane statements becomes
+ * one lane loop (a region). Inside a lane loop (in_lanes) everything is per-lane code. */
+static void emit_block(FILE *out, HostK *h, const PtrVec *b, int d, bool in_lanes) {
+  if (in_lanes) {
+    for (int i = 0; i < b->len; i++) emit_lane_stmt(out, h, b->items[i], d);
+    return;
+  }
+  for (int i = 0; i < b->len;) {
+    const KStmt *s = b->items[i];
+    if (stmt_uniform(h, s)) {
+      emit_uniform(out, h, s, d);
+      i++;
+      continue;
+    }
+    int region = ++h->cur;
+    ind(out, d);
+    fprintf(out, "for (int lane = 0; lane < %d; lane++) {\n", h->k->group);
+    region_decls(out, h, region, d + 1);
+    for (; i < b->len && !stmt_uniform(h, b->items[i]); i++) emit_lane_stmt(out, h, b->items[i], d + 1);
+    ind(out, d);
+    fputs("}\n", out);
+  }
+}
+
+/* Which buffers the kernel writes (stores, atomics): the others are const. */
+static bool writes_buf(const PtrVec *b, const KBuf *buf) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    if ((s->kind == KS_STORE || s->kind == KS_ATOMIC) && s->buf == buf) return true;
+    if (writes_buf(&s->body, buf)) return true;
+  }
+  return false;
+}
+
+static void params(FILE *out, const Kernel *k, const char *restrict_kw) {
+  static const char *gname[] = {"in_ptr", "out_ptr", "src", "dst", "out_eid"};
+  static const char *gtype[] = {"int64_t", "int64_t", "int32_t", "int32_t", "int32_t"};
+  fputs("int64_t nrows", out);
+  for (int g = 0; g < KG__COUNT; g++)
+    if (k->graph[g]) fprintf(out, ", const %s *%s %s", gtype[g], restrict_kw, gname[g]);
+  for (int i = 0; i < k->bufs.len; i++) {
+    const KBuf *b = k->bufs.items[i];
+    bool w = writes_buf(&k->body, b);
+    fprintf(out, ", %s%s *%s %s", w ? "" : "const ", b->elem == ELEM_I32 ? "int32_t" : "float", restrict_kw, b->name);
+  }
+  if (k->dropout) fputs(", int training, uint64_t seed", out);
+}
+
+static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
+  (void)p;
+  int n = k->nlocals;
+  HostK h = {k, calloc((size_t)n + 1, sizeof(int)), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), 0, 0};
+  scan_block(&h, &k->body, 0);
+  fprintf(out, "\n/* %s: %s, %d lanes per group. %s */\n", k->name, kernel_mapping_desc(k), k->group, k->what);
+  fprintf(out, "static void %s(", k->name);
+  params(out, k, "restrict");
+  fputs(") {\n", out);
+  fprintf(out, "#pragma omp parallel for schedule(%s)\n", k->map == MAP_VERTEX ? "dynamic, 64" : "static");
+  fputs("  for (int64_t row = 0; row < nrows; row++) {\n", out);
+  for (int i = 0; i < k->nshared; i++)
+    fprintf(out, "    %s %s[%d];  /* shared by the group */\n", ctype(k->shared[i].type), k->shared[i].name, k->shared[i].len);
+  for (int i = 0; i < n; i++) {
+    const KLocal *l = &k->locals[i];
+    if (!h.used[i] || h.loopvar[i]) continue;
+    if (l->uniform) {
+      fprintf(out, "    %s %s", ctype(l->type), l->name);
+      if (l->len) fprintf(out, "[%d]", l->len);
+      fputs(";\n", out);
+    } else if (h.promote[i]) {
+      fprintf(out, "    %s %s[%d]", ctype(l->type), l->name, k->group);
+      if (l->len) fprintf(out, "[%d]", l->len);
+      fputs(";  /* per lane, live across regions */\n", out);
+    }
+  }
+  emit_block(out, &h, &k->body, 2, false);
+  fputs("  }\n}\n", out);
+  free(h.region);
+  free(h.promote);
+  free(h.loopvar);
+  free(h.used);
+}
+
+/* ---------------------------------------------------------------- the driver's side */
+
+static void host_prelude(FILE *out, const KProgram *p) {
+  (void)p;
+  fputs("#include <limits.h>\n#include <math.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
+        "#include <cblas.h>\n\n#include \"gnnrt_rng.h\"\n",
+        out);
+  fputs("\n/* Helpers a model may not use all of. */\n#define GNN_HELPER static inline __attribute__((unused))\n"
+        "GNN_HELPER float gnn_rsqrtf(float x) { return 1.0f / sqrtf(x); }\n"
+        "GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }\n"
+        "GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }\n"
+        "/* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */\n"
+        "GNN_HELPER void gnn_atomic_add_f32(float *p, float v) {\n#pragma omp atomic\n  *p += v;\n}\n"
+        "GNN_HELPER void gnn_atomic_max_f32(float *p, float v) {\n"
+        "  float old;\n  __atomic_load(p, &old, __ATOMIC_RELAXED);\n"
+        "  while (v > old && !__atomic_compare_exchange(p, &old, &v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {\n  }\n}\n"
+        "GNN_HELPER void gnn_atomic_min_f32(float *p, float v) {\n"
+        "  float old;\n  __atomic_load(p, &old, __ATOMIC_RELAXED);\n"
+        "  while (v < old && !__atomic_compare_exchange(p, &old, &v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {\n  }\n}\n"
+        "GNN_HELPER void gnn_fill(float *p, int64_t n, float v) {\n#pragma omp parallel for schedule(static)\n"
+        "  for (int64_t i = 0; i < n; i++) p[i] = v;\n}\n"
+        "/* cblas takes int dimensions. */\n"
+        "GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }\n",
+        out);
+}
+
+static void host_launch(FILE *out, const KProgram *p, const Kernel *k) {
+  static const char *gname[] = {"in_ptr", "out_ptr", "src", "dst", "out_eid"};
+  fprintf(out, "  %s(%s", k->name, emit_rows(k->rows));
+  for (int g = 0; g < KG__COUNT; g++)
+    if (k->graph[g]) fprintf(out, ", g->%s", gname[g]);
+  for (int i = 0; i < k->bufs.len; i++) fprintf(out, ", %s", emit_buf_ref(p, k->bufs.items[i]));
+  if (k->dropout) fputs(", training, seed", out);
+  fputs(");\n", out);
+}
+
+static const char *dim_c(const KProgram *p, KDim d) {
+  return d.dom == DOM_GLOBAL ? arena_printf(p->arena, "%lld", (long long)d.mult)
+                             : arena_printf(p->arena, "(int64_t)%s * %lld", emit_rows(d.dom), (long long)d.mult);
+}
+
+static void host_gemm(FILE *out, const KProgram *p, const KGemm *g) {
+  fputs("  {\n", out);
+  fprintf(out, "    const int M = gnn_blas_dim(%s), N = gnn_blas_dim(%s), K = gnn_blas_dim(%s);\n", dim_c(p, g->m), dim_c(p, g->n),
+          dim_c(p, g->k));
+  fputs("    if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, \"a GEMM dimension exceeds INT_MAX\");\n", out);
+  fprintf(out, "    cblas_sgemm(CblasRowMajor, %s, %s, M, N, K, 1.0f, %s, %lld, %s, %lld, %.1ff, %s, %lld);\n",
+          g->ta ? "CblasTrans" : "CblasNoTrans", g->tb ? "CblasTrans" : "CblasNoTrans", emit_buf_ref(p, g->a), (long long)g->lda,
+          emit_buf_ref(p, g->b), (long long)g->ldb, (double)g->beta, emit_buf_ref(p, g->c), (long long)g->ldc);
+  fputs("  }\n", out);
+}
+
+static void host_fill(FILE *out, const char *ptr, const char *count, double v) {
+  fprintf(out, "  gnn_fill(%s, %s, %s);\n", ptr, count, v > 0 ? "INFINITY" : v < 0 ? "-INFINITY" : "0.0f");
+}
+
+static void host_copy(FILE *out, const char *dst, const char *src, const char *bytes) {
+  fprintf(out, "  memcpy(%s, %s, %s);\n", dst, src, bytes);
+}
+
+const EmitHooks emit_host_hooks = {TARGET_HOST, host_prelude, host_kernel, host_launch, host_gemm, host_fill, host_copy};

@@ -1,0 +1,311 @@
+/* kir.c -- printing the kernel IR: its own stable text, and the expressions of both emitters.
+ *
+ * The text form (`gnnc --print-ir-after=lower`, docs/kernel-ir.md) lists the buffers with
+ * their lifetimes, the steps in order, then every kernel as its statement tree:
+ *
+ *   step 3  kernel k2_gather_sum_vertex                      # %9 gather.sum
+ *   ...
+ *   kernel k2_gather_sum_vertex: vertex-balanced over in-edges, group 8   # %9 gather.sum
+ *     local lo: i64 uniform
+ *     local acc: f32[1]
+ *     lo = in_ptr[row]
+ *     for k, i in lanes(8) {
+ *       acc[i] = 0
+ *     }
+ *
+ * The expression printer is shared with the CUDA and host emitters: the three differ only in
+ * how a local, a load and a few intrinsics are spelled (kexpr_print's dialect).
+ */
+#include "gnnc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *mapping_name(Mapping m) { return m == MAP_VERTEX ? "vertex" : m == MAP_EDGE ? "edge" : "global"; }
+
+static const char *graph_name[KG__COUNT] = {"in_ptr", "out_ptr", "src", "dst", "out_eid"};
+static const char *bin_name[] = {"+", "-", "*", "/", "%", "min", "max", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
+
+/* A float constant as C reads it back exactly in float32 (and the KIR text shortest form). */
+static void print_float(FILE *out, double x, Dialect d) {
+  if (isinf(x)) {
+    fputs(x > 0 ? "INFINITY" : "(-INFINITY)", out);
+    return;
+  }
+  char buf[64];
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, x);
+    if (d == DIALECT_KIR ? strtod(buf, NULL) == x : strtof(buf, NULL) == (float)x) break;
+  }
+  if (d != DIALECT_KIR && !strpbrk(buf, ".en")) strcat(buf, ".0");
+  fprintf(out, "%s%s", buf, d == DIALECT_KIR ? "" : "f");
+}
+
+static bool atomic_expr(const KExpr *e) { return e->kind != KE_BIN && e->kind != KE_SELECT; }
+
+static void print_sub(FILE *out, const Kernel *k, const KExpr *e, Dialect d) {
+  if (atomic_expr(e)) {
+    kexpr_print(out, k, e, d);
+  } else {
+    fputc('(', out);
+    kexpr_print(out, k, e, d);
+    fputc(')', out);
+  }
+}
+
+void kvar_print(FILE *out, const Kernel *k, int var, const KExpr *idx, Dialect d) {
+  const KLocal *l = &k->locals[var];
+  fputs(l->name, out);
+  if (d == DIALECT_HOST && !l->uniform) fputs("[lane]", out);
+  if (idx) {
+    fputc('[', out);
+    kexpr_print(out, k, idx, d);
+    fputc(']', out);
+  }
+}
+
+void kexpr_print(FILE *out, const Kernel *k, const KExpr *e, Dialect d) {
+  switch (e->kind) {
+  case KE_FCONST: print_float(out, e->f, d); return;
+  case KE_ICONST: fprintf(out, "%lld", (long long)e->i); return;
+  case KE_VAR: kvar_print(out, k, e->var, e->a, d); return;
+  case KE_LANE: fputs("lane", out); return;
+  case KE_ROW: fputs("row", out); return;
+  case KE_TRAINING: fputs("training", out); return;
+  case KE_LOAD:
+    fputs(e->buf->name, out);
+    fputc('[', out);
+    if (d == DIALECT_KIR) {
+      if (e->a) {
+        kexpr_print(out, k, e->a, d);
+        fputs(", ", out);
+      }
+      kexpr_print(out, k, e->b, d);
+    } else {
+      if (e->a) {
+        print_sub(out, k, e->a, d);
+        fprintf(out, " * %lld", (long long)e->buf->width);
+        if (!(e->b->kind == KE_ICONST && e->b->i == 0)) {
+          fputs(" + ", out);
+          print_sub(out, k, e->b, d);
+        }
+      } else {
+        kexpr_print(out, k, e->b, d);
+      }
+    }
+    fputc(']', out);
+    return;
+  case KE_GRAPH:
+    fprintf(out, "%s[", graph_name[e->garr]);
+    kexpr_print(out, k, e->a, d);
+    fputc(']', out);
+    return;
+  case KE_SHARED:
+    fprintf(out, "%s[", k->shared[e->var].name);
+    kexpr_print(out, k, e->a, d);
+    fputc(']', out);
+    return;
+  case KE_BIN:
+    if (e->op == KO_MIN || e->op == KO_MAX) {
+      if (d == DIALECT_KIR) fprintf(out, "%s(", bin_name[e->op]);
+      else fprintf(out, "%s(", e->type == KT_F32 ? (e->op == KO_MIN ? "fminf" : "fmaxf") : (e->op == KO_MIN ? "gnn_min_i64" : "gnn_max_i64"));
+      kexpr_print(out, k, e->a, d);
+      fputs(", ", out);
+      kexpr_print(out, k, e->b, d);
+      fputc(')', out);
+      return;
+    }
+    print_sub(out, k, e->a, d);
+    fprintf(out, " %s ", bin_name[e->op]);
+    print_sub(out, k, e->b, d);
+    return;
+  case KE_UN: {
+    static const char *kir[] = {"-", "exp", "expm1", "log", "tanh", "sqrt", "rsqrt", "abs", "!", "f32", "i64"};
+    static const char *c[] = {"-", "expf", "expm1f", "logf", "tanhf", "sqrtf", "gnn_rsqrtf", "fabsf", "!", "(float)", "(int64_t)"};
+    const char *name = d == DIALECT_KIR ? kir[e->op] : c[e->op];
+    if (e->op == KU_NEG || e->op == KU_NOT) {
+      fputs(name, out);
+      print_sub(out, k, e->a, d);
+    } else if (d != DIALECT_KIR && (e->op == KU_TO_F32 || e->op == KU_TO_I64)) {
+      fputs(name, out);
+      print_sub(out, k, e->a, d);
+    } else {
+      fprintf(out, "%s(", name);
+      kexpr_print(out, k, e->a, d);
+      fputc(')', out);
+    }
+    return;
+  }
+  case KE_SELECT:
+    print_sub(out, k, e->a, d);
+    fputs(" ? ", out);
+    print_sub(out, k, e->b, d);
+    fputs(" : ", out);
+    print_sub(out, k, e->c, d);
+    return;
+  case KE_KEEP:
+    if (d == DIALECT_KIR) {
+      fprintf(out, "keep(stream %lld, p ", (long long)e->i);
+      print_float(out, e->f, d);
+      fputs(", ", out);
+      kexpr_print(out, k, e->a, d);
+      fputc(')', out);
+    } else {
+      fprintf(out, "gnn_dropout_keep(seed, %lldu, (uint64_t)(", (long long)e->i);
+      kexpr_print(out, k, e->a, d);
+      fputs("), ", out);
+      print_float(out, (float)e->f, d);
+      fputc(')', out);
+    }
+    return;
+  }
+}
+
+/* ---------------------------------------------------------------- the text form */
+
+static void indent(FILE *out, int n) {
+  for (int i = 0; i < n; i++) fputs("  ", out);
+}
+
+static void print_stmts(FILE *out, const Kernel *k, const PtrVec *b, int depth);
+
+static void print_stmt(FILE *out, const Kernel *k, const KStmt *s, int depth) {
+  indent(out, depth);
+  switch (s->kind) {
+  case KS_LET:
+    kvar_print(out, k, s->var, s->idx, DIALECT_KIR);
+    fputs(" = ", out);
+    kexpr_print(out, k, s->val, DIALECT_KIR);
+    break;
+  case KS_STORE: case KS_ATOMIC:
+    if (s->kind == KS_ATOMIC) fprintf(out, "atomic_%s ", s->op == KO_ADD ? "add" : s->op == KO_MAX ? "max" : "min");
+    fprintf(out, "%s[", s->buf->name);
+    if (s->row) {
+      kexpr_print(out, k, s->row, DIALECT_KIR);
+      fputs(", ", out);
+    }
+    kexpr_print(out, k, s->idx, DIALECT_KIR);
+    fputs(s->kind == KS_ATOMIC ? "], " : "] = ", out);
+    kexpr_print(out, k, s->val, DIALECT_KIR);
+    break;
+  case KS_SHSTORE:
+    fprintf(out, "%s[", k->shared[s->var].name);
+    kexpr_print(out, k, s->idx, DIALECT_KIR);
+    fputs("] = ", out);
+    kexpr_print(out, k, s->val, DIALECT_KIR);
+    break;
+  case KS_FOR:
+    fprintf(out, "for %s = ", k->locals[s->var].name);
+    kexpr_print(out, k, s->lo, DIALECT_KIR);
+    fputs(" to ", out);
+    kexpr_print(out, k, s->hi, DIALECT_KIR);
+    if (s->count != 1) fprintf(out, " step %lld", (long long)s->count);
+    fputs(" {\n", out);
+    print_stmts(out, k, &s->body, depth + 1);
+    indent(out, depth);
+    fputc('}', out);
+    break;
+  case KS_FOR_LANES:
+    fprintf(out, "for %s, %s in lanes(%lld) {\n", k->locals[s->var].name, k->locals[s->var2].name, (long long)s->count);
+    print_stmts(out, k, &s->body, depth + 1);
+    indent(out, depth);
+    fputc('}', out);
+    break;
+  case KS_IF:
+    fputs("if ", out);
+    kexpr_print(out, k, s->lo, DIALECT_KIR);
+    fputs(" {\n", out);
+    print_stmts(out, k, &s->body, depth + 1);
+    indent(out, depth);
+    fputc('}', out);
+    break;
+  case KS_BARRIER:
+    fputs("barrier", out);
+    break;
+  case KS_GROUP_REDUCE:
+    fprintf(out, "%s = group_%s(%s)", k->locals[s->var].name, s->op == KO_ADD ? "sum" : s->op == KO_MAX ? "max" : "min",
+            k->locals[s->var].name);
+    break;
+  }
+  fputc('\n', out);
+}
+
+static void print_stmts(FILE *out, const Kernel *k, const PtrVec *b, int depth) {
+  for (int i = 0; i < b->len; i++) print_stmt(out, k, b->items[i], depth);
+}
+
+const char *kernel_mapping_desc(const Kernel *k) {
+  if (k->map == MAP_VERTEX)
+    return k->body.len && k->graph[KG_IN_PTR] ? "vertex-balanced over in-edges (CSR)"
+           : k->graph[KG_OUT_PTR]             ? "vertex-balanced over out-edges (CSC)"
+                                              : "one group per vertex";
+  if (k->map == MAP_EDGE) return "edge-balanced: one group per edge";
+  return "one group";
+}
+
+static void print_kernel(FILE *out, const Kernel *k) {
+  fprintf(out, "kernel %s: %s, group %d   # %s\n", k->name, kernel_mapping_desc(k), k->group, k->what);
+  for (int i = 0; i < k->nshared; i++)
+    fprintf(out, "  shared %s: %s[%d]\n", k->shared[i].name, k->shared[i].type == KT_F32 ? "f32" : "i64", k->shared[i].len);
+  for (int i = 0; i < k->nlocals; i++) {
+    const KLocal *l = &k->locals[i];
+    fprintf(out, "  local %s: %s", l->name, l->type == KT_F32 ? "f32" : "i64");
+    if (l->len) fprintf(out, "[%d]", l->len);
+    fputs(l->uniform ? " uniform\n" : "\n", out);
+  }
+  print_stmts(out, k, &k->body, 1);
+}
+
+static void print_dim(FILE *out, KDim d) {
+  if (d.dom == DOM_GLOBAL) fprintf(out, "%lld", (long long)d.mult);
+  else if (d.mult == 1) fputs(d.dom == DOM_VERTEX ? "nv" : "ne", out);
+  else fprintf(out, "%s*%lld", d.dom == DOM_VERTEX ? "nv" : "ne", (long long)d.mult);
+}
+
+static const char *kind_name(KBufKind k) {
+  return k == BUF_INPUT ? "input" : k == BUF_PARAM ? "param" : k == BUF_DEGREE ? "degree" : "temp";
+}
+
+void kir_print(FILE *out, const KProgram *p) {
+  fprintf(out, "program %s {   # %d buffers, %d steps (%d forward, %d backward), %d kernels\n", p->name, p->bufs.len,
+          p->nsteps, p->nfwd, p->nsteps - p->nfwd, p->kernels.len);
+  for (int i = 0; i < p->bufs.len; i++) {
+    const KBuf *b = p->bufs.items[i];
+    fprintf(out, "  buffer %s: %s %s[%lld]%s", b->name, kind_name(b->kind), domain_name(b->dom), (long long)b->width,
+            b->elem == ELEM_I32 ? " i32" : "");
+    if (b->out >= 0) fprintf(out, " output \"%s\"", p->m->outs[b->out].name);
+    if (b->kind == BUF_TEMP && b->first >= 0) fprintf(out, "   # steps %d..%d", b->first, b->last);
+    fputc('\n', out);
+  }
+  for (int i = 0; i < p->nsteps; i++) {
+    const KStep *s = &p->steps[i];
+    if (i == p->nfwd) fputs("  # backward\n", out);
+    fprintf(out, "  step %d ", i);
+    switch (s->kind) {
+    case STEP_KERNEL: fprintf(out, "kernel %s", s->kernel->name); break;
+    case STEP_ZERO: fprintf(out, "zero %s", s->buf->name); break;
+    case STEP_FILL:
+      fprintf(out, "fill %s ", s->buf->name);
+      print_float(out, s->fill, DIALECT_KIR);
+      break;
+    case STEP_GEMM: {
+      const KGemm *g = &s->gemm;
+      fprintf(out, "gemm %s[", g->c->name);
+      print_dim(out, g->m);
+      fputs(", ", out);
+      print_dim(out, g->n);
+      fprintf(out, "] = %s%s . %s%s (k = ", g->a->name, g->ta ? "^T" : "", g->b->name, g->tb ? "^T" : "");
+      print_dim(out, g->k);
+      fputc(')', out);
+      break;
+    }
+    }
+    fprintf(out, "   # %s\n", s->what);
+  }
+  fputs("}\n", out);
+  for (int i = 0; i < p->kernels.len; i++) {
+    fputc('\n', out);
+    print_kernel(out, p->kernels.items[i]);
+  }
+}
