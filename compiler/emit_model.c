@@ -381,5 +381,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fprintf(out, "    %d, %d, %d, %d,\n", bwd, p->m->ndropout, p->nfwd, p->nsteps - p->nfwd);
   fputs("    api_create, api_destroy, api_forward, api_output, api_backward, api_param, api_grad, api_memory_plan,\n};\n", out);
   fprintf(out, "const gnn_model_api *%s_api(void) { return &%s_api_table; }\n", P, P);
+  fputs("/* The fixed entry point drivers (gnn-run, gnn-train) look up with dlsym in a library they\n"
+        " * dlopen; programs that link several models use the typed names above. */\n", out);
+  fprintf(out, "const gnn_model_api *gnn_model_entry(void) { return &%s_api_table; }\n", P);
   if (cuda) fputs("#endif /* __CUDACC_RTC__ */\n", out);
 }

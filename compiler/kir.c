@@ -272,8 +272,12 @@ void kir_print(FILE *out, const KProgram *p) {
           p->nsteps, p->nfwd, p->nsteps - p->nfwd, p->kernels.len);
   for (int i = 0; i < p->bufs.len; i++) {
     const KBuf *b = p->bufs.items[i];
-    fprintf(out, "  buffer %s: %s %s[%lld]%s", b->name, kind_name(b->kind), domain_name(b->dom), (long long)b->width,
-            b->elem == ELEM_I32 ? " i32" : "");
+    if (b->val) /* the value's own shape: param[1433, 16], temp vertex[8, 8] */
+      fprintf(out, "  buffer %s: %s%s%s%s", b->name, kind_name(b->kind), b->kind == BUF_PARAM ? "" : " ",
+              b->kind == BUF_PARAM ? "" : domain_name(b->dom), shape_str(p->arena, &b->val->shape));
+    else
+      fprintf(out, "  buffer %s: %s %s[%lld]", b->name, kind_name(b->kind), domain_name(b->dom), (long long)b->width);
+    if (b->elem == ELEM_I32) fputs(" i32", out);
     if (b->out >= 0) fprintf(out, " output \"%s\"", p->m->outs[b->out].name);
     if (b->kind == BUF_TEMP && b->first >= 0) fprintf(out, "   # steps %d..%d", b->first, b->last);
     fputc('\n', out);

@@ -1,0 +1,489 @@
+/* gnn_run.c -- gnn-run: load a model library built by gnnc, run it on a graph, report.
+ *
+ *   gnn-run libmodel.so --graph data/cora [--params F] [--inputs F] [--output F] [--seed N]
+ *           [--repeat N] [--warmup N] [--train] [--backward] [--save-grads F] [--device N] [--rows N]
+ *
+ * It prints the output's shape, a checksum, the first rows, the time per forward (the median
+ * of --repeat timed runs after --warmup untimed ones, each followed by a sync) and the memory
+ * plan. One binary serves both targets: the model library links its own runtime (libgnnrt or
+ * libgnnrt_host), and every runtime function is looked up through the library's handle, so
+ * the context, graph and buffers all come from the runtime the model was built for.
+ *
+ * Inputs the graph does not give are generated exactly as `gnnc run` generates them (the
+ * interpreter's seeded streams, edge rows in file order), and parameters are the same seeded
+ * Glorot values, so `gnn-run` and `gnnc run` with the same seed compute the same function:
+ * that is how the tests compare the generated code with the float64 interpreter.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "gnn_model.h"
+
+/* The runtime's functions, resolved through the model library. */
+typedef struct {
+  gnn_status (*ctx_create)(gnn_ctx **, int);
+  void (*ctx_destroy)(gnn_ctx *);
+  const char *(*last_error)(const gnn_ctx *);
+  const char *(*status_name)(gnn_status);
+  gnn_status (*upload)(gnn_ctx *, void *, const void *, size_t);
+  gnn_status (*download)(gnn_ctx *, void *, const void *, size_t);
+  gnn_status (*gmalloc)(gnn_ctx *, void **, size_t);
+  gnn_status (*gfree)(gnn_ctx *, void *);
+  gnn_status (*sync)(gnn_ctx *);
+  gnn_status (*mem_usage)(const gnn_ctx *, size_t *, size_t *);
+  gnn_status (*graph_load)(gnn_ctx *, const char *, const gnn_graph_opts *, gnn_graph **);
+  void (*graph_free)(gnn_ctx *, gnn_graph *);
+  gnn_status (*features_load)(gnn_ctx *, const char *, int64_t, float **, int64_t *);
+  gnn_status (*tf_read)(gnn_ctx *, const char *, gnn_tensor_file **);
+  gnn_status (*tf_get)(gnn_ctx *, const gnn_tensor_file *, const char *, int, const int64_t *, float *);
+  gnn_status (*tf_expect)(gnn_ctx *, const gnn_tensor_file *, int, const char *const[]);
+  void (*tf_free)(gnn_tensor_file *);
+  gnn_status (*tf_write)(gnn_ctx *, const char *, int, const char *const[], const int[], const int64_t[][4],
+                         const float *const[]);
+} Rt;
+
+static void usage(FILE *out) {
+  fputs("usage: gnn-run LIBMODEL.so --graph PATH [options]\n"
+        "  --graph PATH        a dataset folder (graph.edges, features.svm, ...), an edge list, .mtx or .gcsr\n"
+        "  --params FILE       parameters (tensor text format); default: Glorot from --seed\n"
+        "  --inputs FILE       inputs by name (tensor text format, rows x width; edge rows in file order)\n"
+        "  --output FILE       write every output row (tensor text format, edge rows in file order)\n"
+        "  --seed N            seed of parameters, generated inputs and dropout (default 1)\n"
+        "  --repeat N          timed forwards (default 10); --warmup N untimed ones first (default 2)\n"
+        "  --train             forward in training mode (dropout on)\n"
+        "  --backward          after the forward, run the backward with grad.out from --inputs or generated\n"
+        "  --save-grads FILE   write the gradients (tensor text format, names grad.<param>)\n"
+        "  --device N          CUDA device (default 0)\n"
+        "  --rows N            rows to print (default 3)\n",
+        out);
+}
+
+static bool parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (!*s || *end || errno || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+/* ---------------------------------------------------------------- the interpreter's generated inputs */
+
+static uint64_t name_seed(uint64_t seed, const char *name) {
+  uint64_t h = 1469598103934665603ull ^ seed;
+  for (const char *p = name; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  return h;
+}
+static uint64_t splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+static double uniform01(uint64_t *s) { return (double)(splitmix(s) >> 11) * 0x1.0p-53; }
+
+/* Rows of a tensor in file order -> the graph's (CSR) order: row e of the graph is row
+ * edge_origin[e] of the file. Vertex rows need no permutation. */
+static void to_graph_order(const gnn_graph *g, int domain, int64_t width, const float *file, float *out) {
+  int64_t rows = domain == GNN_DOMAIN_VERTEX ? g->nv : domain == GNN_DOMAIN_EDGE ? g->ne : 1;
+  for (int64_t r = 0; r < rows; r++) {
+    int64_t src = domain == GNN_DOMAIN_EDGE ? g->edge_origin[r] : r;
+    if (src < 0) memset(out + r * width, 0, sizeof(float) * (size_t)width); /* an added self-loop */
+    else memcpy(out + r * width, file + src * width, sizeof(float) * (size_t)width);
+  }
+}
+
+/* A "tensor NAME ROWS RANK dims..." block with rows x width values, from the interpreter's
+ * --save-inputs files. Returns a malloc'd array, or NULL with a message. */
+static float *read_rows(const char *path, const char *want, int64_t rows, int64_t width, char *err, size_t errlen) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    snprintf(err, errlen, "%s: error: cannot open: %s", path, strerror(errno));
+    return NULL;
+  }
+  char name[256];
+  long long r;
+  int rank;
+  float *out = NULL;
+  while (fscanf(f, " tensor %255s %lld %d", name, &r, &rank) == 3) {
+    int64_t n = 1;
+    for (int k = 0; k < rank; k++) {
+      long long d;
+      if (fscanf(f, "%lld", &d) != 1) break;
+      n *= d;
+    }
+    bool mine = strcmp(name, want) == 0;
+    if (mine && (r != rows || n != width)) {
+      snprintf(err, errlen, "%s: error: tensor '%s' is %lld x %lld, the model wants %lld x %lld", path, name, r,
+               (long long)n, (long long)rows, (long long)width);
+      fclose(f);
+      return NULL;
+    }
+    if (mine) out = malloc(sizeof(float) * (size_t)(rows * width > 0 ? rows * width : 1));
+    for (int64_t i = 0; i < r * n; i++) {
+      double x;
+      if (fscanf(f, "%lf", &x) != 1) {
+        snprintf(err, errlen, "%s: error: tensor '%s' ends after %lld values", path, name, (long long)i);
+        free(out);
+        fclose(f);
+        return NULL;
+      }
+      if (mine) out[i] = (float)x;
+    }
+    if (mine) break;
+  }
+  fclose(f);
+  if (!out) snprintf(err, errlen, "%s: error: no tensor '%s'", path, want);
+  return out;
+}
+
+static void write_rows(FILE *f, const char *name, const gnn_graph *g, const gnn_tensor_info *t, const float *graph_rows) {
+  int64_t rows = t->domain == GNN_DOMAIN_VERTEX ? g->nv : t->domain == GNN_DOMAIN_EDGE ? g->ne : 1;
+  fprintf(f, "tensor %s %lld %d", name, (long long)rows, t->rank);
+  for (int k = 0; k < t->rank; k++) fprintf(f, " %lld", (long long)t->dims[k]);
+  fputc('\n', f);
+  /* edge rows back to file order */
+  int64_t *at = NULL;
+  if (t->domain == GNN_DOMAIN_EDGE) {
+    at = malloc(sizeof(int64_t) * (size_t)(rows ? rows : 1));
+    for (int64_t e = 0; e < rows; e++) at[e] = -1;
+    for (int64_t e = 0; e < rows; e++)
+      if (g->edge_origin[e] >= 0) at[g->edge_origin[e]] = e;
+  }
+  for (int64_t r = 0; r < rows; r++) {
+    int64_t gr = at ? at[r] : r;
+    for (int64_t k = 0; k < t->width; k++) fprintf(f, "%.9g%c", gr >= 0 ? graph_rows[gr * t->width + k] : 0.0f, k + 1 == t->width ? '\n' : ' ');
+  }
+  free(at);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+#define LOAD(field, sym)                                                                             \
+  do {                                                                                               \
+    *(void **)&rt.field = dlsym(lib, sym);                                                           \
+    if (!rt.field) {                                                                                 \
+      fprintf(stderr, "gnn-run: %s: the runtime has no %s (%s)\n", libpath, sym, dlerror());         \
+      goto out;                                                                                      \
+    }                                                                                                \
+  } while (0)
+
+#define CHECK(call)                                                                                  \
+  do {                                                                                               \
+    gnn_status st_ = (call);                                                                         \
+    if (st_ != GNN_OK) {                                                                             \
+      fprintf(stderr, "gnn-run: %s: %s\n", rt.status_name(st_), rt.last_error(ctx));                  \
+      goto out;                                                                                      \
+    }                                                                                                \
+  } while (0)
+
+int main(int argc, char **argv) {
+  const char *libpath = NULL, *graph = NULL, *params = NULL, *inputs = NULL, *output = NULL, *save_grads = NULL;
+  int64_t seed = 1, repeat = 10, warmup = 2, device = 0, nrows = 3;
+  bool train = false, backward = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define OPT(name) (strcmp(a, name) == 0 && v && (i++, true))
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      usage(stdout);
+      return 0;
+    } else if (OPT("--graph")) graph = v;
+    else if (OPT("--params")) params = v;
+    else if (OPT("--inputs")) inputs = v;
+    else if (OPT("--output")) output = v;
+    else if (OPT("--save-grads")) save_grads = v;
+    else if (OPT("--seed")) {
+      if (!parse_i64(v, 0, INT64_MAX, &seed)) return fprintf(stderr, "gnn-run: --seed wants a non-negative integer, got '%s'\n", v), 2;
+    } else if (OPT("--repeat")) {
+      if (!parse_i64(v, 1, 1000000, &repeat)) return fprintf(stderr, "gnn-run: --repeat wants 1 to 1000000, got '%s'\n", v), 2;
+    } else if (OPT("--warmup")) {
+      if (!parse_i64(v, 0, 1000000, &warmup)) return fprintf(stderr, "gnn-run: --warmup wants 0 to 1000000, got '%s'\n", v), 2;
+    } else if (OPT("--device")) {
+      if (!parse_i64(v, 0, 1024, &device)) return fprintf(stderr, "gnn-run: --device wants a device number, got '%s'\n", v), 2;
+    } else if (OPT("--rows")) {
+      if (!parse_i64(v, 0, INT64_MAX, &nrows)) return fprintf(stderr, "gnn-run: --rows wants a non-negative integer, got '%s'\n", v), 2;
+    } else if (strcmp(a, "--train") == 0) train = true;
+    else if (strcmp(a, "--backward") == 0) backward = train = true;
+    else if (a[0] == '-') return fprintf(stderr, "gnn-run: unknown option '%s' (or it lacks its value; see --help)\n", a), 2;
+    else if (!libpath) libpath = a;
+    else return fprintf(stderr, "gnn-run: more than one model library ('%s' and '%s')\n", libpath, a), 2;
+  }
+  if (!libpath || !graph) {
+    usage(stderr);
+    return 2;
+  }
+  if (save_grads) backward = train = true;
+
+  int rc = 1;
+  Rt rt = {0};
+  gnn_ctx *ctx = NULL;
+  gnn_graph *g = NULL;
+  void *model = NULL;
+  float **in_host = NULL, **in_dev = NULL, *host_out = NULL, *dgrad = NULL, *hgrad = NULL;
+  gnn_tensor_file *tf = NULL;
+  const gnn_model_api *api = NULL;
+  /* A bare name is a file here, not a search of the library path. */
+  char *full = strchr(libpath, '/') ? strdup(libpath) : NULL;
+  if (!full) {
+    full = malloc(strlen(libpath) + 3);
+    sprintf(full, "./%s", libpath);
+  }
+  void *lib = dlopen(full, RTLD_NOW | RTLD_LOCAL);
+  free(full);
+  if (!lib) {
+    fprintf(stderr, "gnn-run: cannot load %s: %s\n", libpath, dlerror());
+    return 1;
+  }
+  const gnn_model_api *(*entry)(void) = NULL;
+  *(void **)&entry = dlsym(lib, "gnn_model_entry");
+  if (!entry) {
+    fprintf(stderr, "gnn-run: %s is not a gnnc model library (no gnn_model_entry)\n", libpath);
+    goto out;
+  }
+  api = entry();
+  LOAD(ctx_create, "gnn_ctx_create");
+  LOAD(ctx_destroy, "gnn_ctx_destroy");
+  LOAD(last_error, "gnn_last_error");
+  LOAD(status_name, "gnn_status_name");
+  LOAD(upload, "gnn_upload");
+  LOAD(download, "gnn_download");
+  LOAD(gmalloc, "gnn_malloc");
+  LOAD(gfree, "gnn_free");
+  LOAD(sync, "gnn_sync");
+  LOAD(mem_usage, "gnn_mem_usage");
+  LOAD(graph_load, "gnn_graph_load");
+  LOAD(graph_free, "gnn_graph_free");
+  LOAD(features_load, "gnn_features_load_svm");
+  LOAD(tf_read, "gnn_tensor_file_read");
+  LOAD(tf_get, "gnn_tensor_file_get");
+  LOAD(tf_expect, "gnn_tensor_file_expect");
+  LOAD(tf_free, "gnn_tensor_file_free");
+  LOAD(tf_write, "gnn_tensor_file_write");
+
+  if (rt.ctx_create(&ctx, (int)device) != GNN_OK) {
+    fprintf(stderr, "gnn-run: %s\n", rt.last_error(ctx));
+    goto out;
+  }
+  CHECK(rt.graph_load(ctx, graph, NULL, &g));
+  CHECK(api->create(ctx, g, (uint64_t)seed, &model));
+
+  /* parameters from a file */
+  if (params) {
+    CHECK(rt.tf_read(ctx, params, &tf));
+    const char *names[256];
+    int np = api->num_params < 256 ? api->num_params : 256;
+    for (int i = 0; i < np; i++) names[i] = api->params[i].name;
+    CHECK(rt.tf_expect(ctx, tf, np, names));
+    for (int i = 0; i < api->num_params; i++) {
+      const gnn_tensor_info *t = &api->params[i];
+      float *h = malloc(sizeof(float) * (size_t)(t->width ? t->width : 1));
+      gnn_status st = rt.tf_get(ctx, tf, t->name, t->rank, t->dims, h);
+      if (st == GNN_OK) st = rt.upload(ctx, api->param(model, i), h, sizeof(float) * (size_t)t->width);
+      free(h);
+      CHECK(st);
+    }
+  }
+
+  /* inputs: --inputs by name, else the first vertex input takes the dataset's features, else
+   * generated as the interpreter generates them */
+  in_host = calloc((size_t)api->num_inputs + 1, sizeof(float *));
+  in_dev = calloc((size_t)api->num_inputs + 1, sizeof(float *));
+  bool features_used = false;
+  struct stat st_dir;
+  bool is_dir = stat(graph, &st_dir) == 0 && S_ISDIR(st_dir.st_mode);
+  for (int i = 0; i < api->num_inputs; i++) {
+    const gnn_tensor_info *t = &api->inputs[i];
+    int64_t rows = t->domain == GNN_DOMAIN_VERTEX ? g->nv : t->domain == GNN_DOMAIN_EDGE ? g->ne : 1;
+    size_t bytes = sizeof(float) * (size_t)(rows * t->width);
+    float *file_rows = NULL;
+    char err[512];
+    if (inputs) {
+      file_rows = read_rows(inputs, t->name, rows, t->width, err, sizeof err);
+      if (!file_rows) {
+        fprintf(stderr, "gnn-run: %s\n", err);
+        goto out;
+      }
+    } else if (t->domain == GNN_DOMAIN_VERTEX && is_dir && !features_used) {
+      char path[4096];
+      snprintf(path, sizeof path, "%s/features.svm", graph);
+      if (stat(path, &st_dir) == 0) {
+        float *feat = NULL;
+        int64_t ncols = 0;
+        CHECK(rt.features_load(ctx, path, g->nv, &feat, &ncols));
+        if (t->rank != 1 || ncols > t->width) {
+          fprintf(stderr, "gnn-run: model input '%s' has %lld columns but %s has %lld\n", t->name, (long long)t->width, path,
+                  (long long)ncols);
+          free(feat);
+          goto out;
+        }
+        file_rows = calloc((size_t)(rows * t->width), sizeof(float));
+        for (int64_t r = 0; r < rows; r++) memcpy(file_rows + r * t->width, feat + r * ncols, sizeof(float) * (size_t)ncols);
+        free(feat);
+        features_used = true;
+      }
+    }
+    if (!file_rows) { /* the interpreter's generated input */
+      uint64_t s = name_seed((uint64_t)seed ^ 0x5eedull, t->name);
+      file_rows = malloc(bytes ? bytes : 1);
+      for (int64_t k = 0; k < rows * t->width; k++)
+        file_rows[k] = (float)(t->domain == GNN_DOMAIN_EDGE ? uniform01(&s) : 2 * uniform01(&s) - 1);
+    }
+    in_host[i] = malloc(bytes ? bytes : 1);
+    to_graph_order(g, t->domain, t->width, file_rows, in_host[i]);
+    free(file_rows);
+    CHECK(rt.gmalloc(ctx, (void **)&in_dev[i], bytes));
+    CHECK(rt.upload(ctx, in_dev[i], in_host[i], bytes));
+  }
+
+  /* forward: warm-up, then timed runs */
+  double *times = malloc(sizeof(double) * (size_t)repeat);
+  for (int64_t r = 0; r < warmup + repeat; r++) {
+    double t0 = now();
+    gnn_status st = api->forward(model, (const float *const *)in_dev, train, (uint64_t)seed);
+    if (st == GNN_OK) st = rt.sync(ctx);
+    if (st != GNN_OK) {
+      free(times);
+      CHECK(st);
+    }
+    if (r >= warmup) times[r - warmup] = now() - t0;
+  }
+  qsort(times, (size_t)repeat, sizeof(double), cmp_double);
+  double median = repeat % 2 ? times[repeat / 2] : 0.5 * (times[repeat / 2 - 1] + times[repeat / 2]);
+  double fastest = times[0];
+  free(times);
+
+  const gnn_tensor_info *ot = &api->output_info;
+  int64_t orows = ot->domain == GNN_DOMAIN_VERTEX ? g->nv : ot->domain == GNN_DOMAIN_EDGE ? g->ne : 1;
+  size_t obytes = sizeof(float) * (size_t)(orows * ot->width);
+  host_out = malloc(obytes ? obytes : 1);
+  CHECK(rt.download(ctx, host_out, api->output(model), obytes));
+  double sum = 0, asum = 0;
+  int64_t nonfinite = 0;
+  for (int64_t i = 0; i < orows * ot->width; i++) {
+    if (!isfinite(host_out[i])) nonfinite++;
+    sum += host_out[i];
+    asum += fabs(host_out[i]);
+  }
+  printf("model %s (%s, %s) on %s: %lld vertices, %lld edges\n", api->name, api->source,
+         api->target == GNN_TARGET_CUDA ? "CUDA" : "host", graph, (long long)g->nv, (long long)g->ne);
+  printf("output: %s[", ot->domain == GNN_DOMAIN_VERTEX ? "vertex" : ot->domain == GNN_DOMAIN_EDGE ? "edge" : "global");
+  for (int k = 0; k < ot->rank; k++) printf(k ? ", %lld" : "%lld", (long long)ot->dims[k]);
+  printf("] x %lld rows%s\n", (long long)orows, train ? " (training mode)" : "");
+  printf("checksum: sum %.10g  abs-sum %.10g%s\n", sum, asum, nonfinite ? "  (NOT FINITE)" : "");
+  for (int64_t r = 0; r < orows && r < nrows; r++) {
+    printf("row %lld:", (long long)r);
+    for (int64_t k = 0; k < ot->width && k < 8; k++) printf(" %.6g", host_out[r * ot->width + k]);
+    printf(ot->width > 8 ? " ...\n" : "\n");
+  }
+  printf("time per forward: %.3f ms (median of %lld, fastest %.3f ms, after %lld warm-up)\n", median * 1e3, (long long)repeat,
+         fastest * 1e3, (long long)warmup);
+  gnn_memory_plan plan;
+  api->memory_plan(model, &plan);
+  size_t live = 0, peak = 0;
+  rt.mem_usage(ctx, &live, &peak);
+  printf("memory: plan %.2f MiB (arena %.2f MiB for %d buffers, %.2f MiB unshared; params %.2f MiB, grads %.2f MiB); "
+         "peak allocated %.2f MiB\n",
+         plan.total / 1048576.0, plan.arena / 1048576.0, plan.buffers, plan.unshared / 1048576.0, plan.params / 1048576.0,
+         plan.grads / 1048576.0, peak / 1048576.0);
+  if (output) {
+    FILE *f = fopen(output, "w");
+    if (!f) {
+      fprintf(stderr, "gnn-run: cannot write %s: %s\n", output, strerror(errno));
+      goto out;
+    }
+    write_rows(f, "output", g, ot, host_out);
+    if (fclose(f) != 0) {
+      fprintf(stderr, "gnn-run: cannot write %s\n", output);
+      goto out;
+    }
+  }
+
+  if (backward) {
+    if (!api->has_backward) {
+      fprintf(stderr, "gnn-run: %s was compiled without autodiff (no backward)\n", libpath);
+      goto out;
+    }
+    float *seed_rows = NULL;
+    char err[512];
+    if (inputs) {
+      seed_rows = read_rows(inputs, "grad.out", orows, ot->width, err, sizeof err);
+      if (!seed_rows) {
+        fprintf(stderr, "gnn-run: %s\n", err);
+        goto out;
+      }
+    } else {
+      uint64_t s = name_seed((uint64_t)seed ^ 0x5eedull, "grad.out");
+      seed_rows = malloc(obytes ? obytes : 1);
+      for (int64_t k = 0; k < orows * ot->width; k++) seed_rows[k] = (float)(2 * uniform01(&s) - 1);
+    }
+    hgrad = malloc(obytes ? obytes : 1);
+    to_graph_order(g, ot->domain, ot->width, seed_rows, hgrad);
+    free(seed_rows);
+    CHECK(rt.gmalloc(ctx, (void **)&dgrad, obytes));
+    CHECK(rt.upload(ctx, dgrad, hgrad, obytes));
+    double t0 = now();
+    CHECK(api->backward(model, dgrad));
+    CHECK(rt.sync(ctx));
+    printf("time of one backward: %.3f ms\n", (now() - t0) * 1e3);
+    if (save_grads) {
+      int np = api->num_params;
+      const char **names = calloc((size_t)np + 1, sizeof(char *));
+      int *ranks = calloc((size_t)np + 1, sizeof(int));
+      int64_t(*dims)[4] = calloc((size_t)np + 1, sizeof *dims);
+      float **data = calloc((size_t)np + 1, sizeof(float *));
+      gnn_status st = GNN_OK;
+      for (int i = 0; i < np && st == GNN_OK; i++) {
+        const gnn_tensor_info *t = &api->params[i];
+        char *nm = malloc(strlen(t->name) + 6);
+        sprintf(nm, "grad.%s", t->name);
+        names[i] = nm;
+        ranks[i] = t->rank;
+        memcpy(dims[i], t->dims, sizeof dims[i]);
+        data[i] = malloc(sizeof(float) * (size_t)(t->width ? t->width : 1));
+        st = rt.download(ctx, data[i], api->grad(model, i), sizeof(float) * (size_t)t->width);
+      }
+      if (st == GNN_OK) st = rt.tf_write(ctx, save_grads, np, names, ranks, (const int64_t(*)[4])dims, (const float *const *)data);
+      for (int i = 0; i < np; i++) {
+        free((void *)names[i]);
+        free(data[i]);
+      }
+      free(names), free(ranks), free(dims), free(data);
+      CHECK(st);
+    }
+  }
+  rc = 0;
+out:
+  if (in_dev)
+    for (int i = 0; api && i < api->num_inputs; i++) {
+      if (in_dev[i]) rt.gfree(ctx, in_dev[i]);
+      free(in_host[i]);
+    }
+  free(in_dev);
+  free(in_host);
+  free(host_out);
+  free(hgrad);
+  if (dgrad) rt.gfree(ctx, dgrad);
+  if (tf) rt.tf_free(tf);
+  if (model) api->destroy(model);
+  if (g) rt.graph_free(ctx, g);
+  if (ctx) rt.ctx_destroy(ctx);
+  dlclose(lib);
+  return rc;
+}
