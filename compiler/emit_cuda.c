@@ -80,6 +80,7 @@ static void stmt(FILE *out, const Kernel *k, const KStmt *s, int d, const bool *
   case KS_ATOMIC:
     ind(out, d);
     fprintf(out, "%s(&%s[", s->op == KO_ADD ? "atomicAdd" : s->op == KO_MAX ? "gnn_atomic_max_f32" : "gnn_atomic_min_f32", s->buf->name);
+    /* (atomicAdd on double is native since sm_60: f64 scratch accumulators use it) */
     if (s->row) {
       fputc('(', out);
       ex(out, k, s->row);
@@ -193,7 +194,7 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
     if (k->graph[g]) fprintf(out, ", const %s *__restrict__ %s", gtype[g], gname[g]);
   for (int i = 0; i < k->bufs.len; i++) {
     const KBuf *b = k->bufs.items[i];
-    fprintf(out, ", %s%s *__restrict__ %s", writes_buf(&k->body, b) ? "" : "const ", b->elem == ELEM_I32 ? "int32_t" : "float", b->name);
+    fprintf(out, ", %s%s *__restrict__ %s", writes_buf(&k->body, b) ? "" : "const ", elem_c(b->elem), b->name);
   }
   if (k->dropout) fputs(", int training, uint64_t seed", out);
   fputs(") {\n", out);
@@ -201,7 +202,7 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   fprintf(out, "  const int64_t row = (int64_t)blockIdx.x * %d + threadIdx.x / %d;\n", gpb, G);
   for (int i = 0; i < k->nshared; i++) {
     const KShared *sh = &k->shared[i];
-    const char *t = sh->type == KT_F32 ? "float" : "int64_t";
+    const char *t = ktype_c(sh->type);
     fprintf(out, "  __shared__ %s %s_block[%d][%d];\n", t, sh->name, gpb, sh->len);
     fprintf(out, "  %s *const %s = %s_block[threadIdx.x / %d];  /* this group's */\n", t, sh->name, sh->name, G);
   }
@@ -215,7 +216,7 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   for (int i = 0; i < k->nlocals; i++) {
     const KLocal *l = &k->locals[i];
     if (!used[i] || loopvar[i]) continue;
-    fprintf(out, "  %s %s", l->type == KT_F32 ? "float" : "int64_t", l->name);
+    fprintf(out, "  %s %s", ktype_c(l->type), l->name);
     if (l->len) fprintf(out, "[%d]", l->len);
     fputs(";\n", out);
   }

@@ -136,7 +136,7 @@ static void expr(FILE *out, const HostK *h, const KExpr *e) {
     return;
   case KE_BIN:
     if (e->op == KO_MIN || e->op == KO_MAX) {
-      fprintf(out, "%s(", e->type == KT_F32 ? (e->op == KO_MIN ? "fminf" : "fmaxf") : (e->op == KO_MIN ? "gnn_min_i64" : "gnn_max_i64"));
+      fprintf(out, "%s(", e->type == KT_F32 ? (e->op == KO_MIN ? "fminf" : "fmaxf") : e->type == KT_F64 ? (e->op == KO_MIN ? "fmin" : "fmax") : (e->op == KO_MIN ? "gnn_min_i64" : "gnn_max_i64"));
       expr(out, h, e->a);
       fputs(", ", out);
       expr(out, h, e->b);
@@ -160,8 +160,8 @@ static void expr(FILE *out, const HostK *h, const KExpr *e) {
   /* The forms whose children may hold locals are printed here too; leaves are delegated. */
   switch (e->kind) {
   case KE_UN: {
-    static const char *c[] = {"-", "expf", "expm1f", "logf", "tanhf", "sqrtf", "gnn_rsqrtf", "fabsf", "!", "(float)", "(int64_t)"};
-    if (e->op == KU_NEG || e->op == KU_NOT || e->op == KU_TO_F32 || e->op == KU_TO_I64) {
+    static const char *c[] = {"-", "expf", "expm1f", "logf", "tanhf", "sqrtf", "gnn_rsqrtf", "fabsf", "!", "(float)", "(int64_t)", "(double)"};
+    if (e->op == KU_NEG || e->op == KU_NOT || e->op == KU_TO_F32 || e->op == KU_TO_I64 || e->op == KU_TO_F64) {
       fputs(c[e->op], out);
       sub(out, h, e->a);
     } else {
@@ -204,7 +204,7 @@ static void expr(FILE *out, const HostK *h, const KExpr *e) {
   }
 }
 
-static const char *ctype(KType t) { return t == KT_F32 ? "float" : "int64_t"; }
+static const char *ctype(KType t) { return ktype_c(t); }
 
 static void emit_block(FILE *out, HostK *h, const PtrVec *b, int d, bool in_lanes);
 
@@ -221,7 +221,8 @@ static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
     return;
   case KS_STORE: case KS_ATOMIC: {
     ind(out, d);
-    if (s->kind == KS_ATOMIC) fprintf(out, "gnn_atomic_%s_f32(&", s->op == KO_ADD ? "add" : s->op == KO_MAX ? "max" : "min");
+    if (s->kind == KS_ATOMIC)
+      fprintf(out, "gnn_atomic_%s_%s(&", s->op == KO_ADD ? "add" : s->op == KO_MAX ? "max" : "min", s->buf->elem == ELEM_F64 ? "f64" : "f32");
     fprintf(out, "%s[", s->buf->name);
     if (s->row) {
       sub(out, h, s->row);
@@ -395,7 +396,7 @@ static void params(FILE *out, const Kernel *k, const char *restrict_kw) {
   for (int i = 0; i < k->bufs.len; i++) {
     const KBuf *b = k->bufs.items[i];
     bool w = writes_buf(&k->body, b);
-    fprintf(out, ", %s%s *%s %s", w ? "" : "const ", b->elem == ELEM_I32 ? "int32_t" : "float", restrict_kw, b->name);
+    fprintf(out, ", %s%s *%s %s", w ? "" : "const ", elem_c(b->elem), restrict_kw, b->name);
   }
   if (k->dropout) fputs(", int training, uint64_t seed", out);
 }
@@ -447,6 +448,7 @@ static void host_prelude(FILE *out, const KProgram *p) {
         "GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }\n"
         "/* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */\n"
         "GNN_HELPER void gnn_atomic_add_f32(float *p, float v) {\n#pragma omp atomic\n  *p += v;\n}\n"
+        "GNN_HELPER void gnn_atomic_add_f64(double *p, double v) {\n#pragma omp atomic\n  *p += v;\n}\n"
         "GNN_HELPER void gnn_atomic_max_f32(float *p, float v) {\n"
         "  float old;\n  __atomic_load(p, &old, __ATOMIC_RELAXED);\n"
         "  while (v > old && !__atomic_compare_exchange(p, &old, &v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {\n  }\n}\n"

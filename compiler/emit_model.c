@@ -60,7 +60,7 @@ const char *emit_buf_ref(const KProgram *p, const KBuf *b) {
 
 static bool has_backward(const KProgram *p) { return p->nsteps > p->nfwd || p->m->nouts > 1; }
 
-static const char *elem_c(const KBuf *b) { return b->elem == ELEM_I32 ? "int32_t" : "float"; }
+static const char *buf_c(const KBuf *b) { return elem_c(b->elem); }
 
 static void print_dims(FILE *out, const Shape *s) {
   fputc('{', out);
@@ -171,7 +171,7 @@ static void emit_step(FILE *out, const KProgram *p, const EmitHooks *h, int i) {
     break;
   case STEP_ZERO:
     fprintf(out, "  if ((st = gnn_memset0(m->ctx, %s, (size_t)%s * %lld * sizeof(%s)))) return st;\n", emit_buf_ref(p, s->buf),
-            emit_rows(s->buf->dom), (long long)s->buf->width, elem_c(s->buf));
+            emit_rows(s->buf->dom), (long long)s->buf->width, buf_c(s->buf));
     break;
   case STEP_FILL:
     h->fill(out, emit_buf_ref(p, s->buf), arena_printf(p->arena, "(int64_t)%s * %lld", emit_rows(s->buf->dom), (long long)s->buf->width),
@@ -250,7 +250,10 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   for (int i = 0; i < p->bufs.len; i++) {
     const KBuf *b = p->bufs.items[i];
     if (b->kind == BUF_TEMP && !is_outbuf(p, b))
-      fprintf(out, "  %s *%s;  /* %%%d %s, steps %d..%d */\n", elem_c(b), b->name, b->val->id, shape_text(p, b->val), b->first, b->last);
+      fprintf(out, "  %s *%s;  /* %s, steps %d..%d */\n", buf_c(b), b->name,
+              b->val ? arena_printf(p->arena, "%%%d %s", b->val->id, shape_text(p, b->val))
+                     : arena_printf(p->arena, "scratch %s[%lld] %s", domain_name(b->dom), (long long)b->width, ktype_name(KT_F64)),
+              b->first, b->last);
   }
   fputs("};\n\n", out);
 
@@ -297,7 +300,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     for (int i = 0; i < p->bufs.len; i++) {
       const KBuf *b = p->bufs.items[i];
       if (b->kind == BUF_TEMP && !is_outbuf(p, b))
-        fprintf(out, "  size[%d] = (size_t)%s * %lld * sizeof(%s);  /* %s */\n", k++, emit_rows(b->dom), (long long)b->width, elem_c(b),
+        fprintf(out, "  size[%d] = (size_t)%s * %lld * sizeof(%s);  /* %s */\n", k++, emit_rows(b->dom), (long long)b->width, buf_c(b),
                 b->name);
     }
     fprintf(out, "  m->arena_bytes = gnn_plan_arena(%d, size, first, last, offset, order);\n", ntemp);
@@ -307,7 +310,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     k = 0;
     for (int i = 0; i < p->bufs.len; i++) {
       const KBuf *b = p->bufs.items[i];
-      if (b->kind == BUF_TEMP && !is_outbuf(p, b)) fprintf(out, "    m->%s = (%s *)(m->arena + offset[%d]);\n", b->name, elem_c(b), k++);
+      if (b->kind == BUF_TEMP && !is_outbuf(p, b)) fprintf(out, "    m->%s = (%s *)(m->arena + offset[%d]);\n", b->name, buf_c(b), k++);
     }
     fputs("  }\n", out);
   }

@@ -192,7 +192,7 @@ ScatterAlgebra fn_commutes_with_scatter(FnKind f, int arg, FnKind scatter);
 
 /* The element type of a value's rows: float (f64 in the interpreter, f32 in generated code),
  * or int32 for the arg indices that gather.argmax/argmin keep for the backward pass. */
-typedef enum { ELEM_F32, ELEM_I32 } ElemType;
+typedef enum { ELEM_F32, ELEM_I32, ELEM_F64 } ElemType; /* F64: kernel scratch only (accumulators) */
 
 /* Which in-edges a gather reduces over: those of each destination (the forward direction,
  * CSR), or the out-edges of each source (the backward of a src-side scatter, CSC). */
@@ -350,13 +350,13 @@ bool pipeline_has_pass(const char *name);
  * threads; the host emitter serialises the lanes MCUDA-style. A kernel may implement several
  * operator-IR values (a fused group): it lists them. */
 
-typedef enum { KT_F32, KT_I64 } KType;
+typedef enum { KT_F32, KT_I64, KT_F64 } KType;
 typedef enum { MAP_VERTEX, MAP_EDGE, MAP_GLOBAL } Mapping;
 typedef enum { KG_IN_PTR, KG_OUT_PTR, KG_SRC, KG_DST, KG_OUT_EID, KG__COUNT } KGraphArray;
 typedef enum { KO_ADD, KO_SUB, KO_MUL, KO_DIV, KO_MOD, KO_MIN, KO_MAX, KO_LT, KO_LE, KO_GT, KO_GE, KO_EQ,
                KO_NE, KO_AND, KO_OR } KBinOp;
 typedef enum { KU_NEG, KU_EXP, KU_EXPM1, KU_LOG, KU_TANH, KU_SQRT, KU_RSQRT, KU_ABS, KU_NOT, KU_TO_F32,
-               KU_TO_I64 } KUnOp;
+               KU_TO_I64, KU_TO_F64 } KUnOp;
 
 typedef enum { BUF_INPUT, BUF_PARAM, BUF_TEMP, BUF_DEGREE } KBufKind;
 typedef struct KBuf {
@@ -485,6 +485,9 @@ void kexpr_print(FILE *out, const Kernel *k, const KExpr *e, Dialect d);
 void kvar_print(FILE *out, const Kernel *k, int var, const KExpr *idx, Dialect d);
 const char *mapping_name(Mapping m);
 const char *kernel_mapping_desc(const Kernel *k);
+const char *ktype_c(KType t);        /* float, int64_t, double */
+const char *ktype_name(KType t);     /* f32, i64, f64 */
+const char *elem_c(ElemType e);      /* float, int32_t, double */
 
 /* emit_*.c: the generated sources. emit_model.c writes what both targets share (the header,
  * the model's state, create/destroy, forward/backward as steps, the API table) and asks the

@@ -22,6 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *ktype_c(KType t) { return t == KT_F32 ? "float" : t == KT_F64 ? "double" : "int64_t"; }
+const char *ktype_name(KType t) { return t == KT_F32 ? "f32" : t == KT_F64 ? "f64" : "i64"; }
+const char *elem_c(ElemType e) { return e == ELEM_F32 ? "float" : e == ELEM_F64 ? "double" : "int32_t"; }
+
 const char *mapping_name(Mapping m) { return m == MAP_VERTEX ? "vertex" : m == MAP_EDGE ? "edge" : "global"; }
 
 static const char *graph_name[KG__COUNT] = {"in_ptr", "out_ptr", "src", "dst", "out_eid"};
@@ -109,7 +113,7 @@ void kexpr_print(FILE *out, const Kernel *k, const KExpr *e, Dialect d) {
   case KE_BIN:
     if (e->op == KO_MIN || e->op == KO_MAX) {
       if (d == DIALECT_KIR) fprintf(out, "%s(", bin_name[e->op]);
-      else fprintf(out, "%s(", e->type == KT_F32 ? (e->op == KO_MIN ? "fminf" : "fmaxf") : (e->op == KO_MIN ? "gnn_min_i64" : "gnn_max_i64"));
+      else fprintf(out, "%s(", e->type == KT_F32 ? (e->op == KO_MIN ? "fminf" : "fmaxf") : e->type == KT_F64 ? (e->op == KO_MIN ? "fmin" : "fmax") : (e->op == KO_MIN ? "gnn_min_i64" : "gnn_max_i64"));
       kexpr_print(out, k, e->a, d);
       fputs(", ", out);
       kexpr_print(out, k, e->b, d);
@@ -121,13 +125,13 @@ void kexpr_print(FILE *out, const Kernel *k, const KExpr *e, Dialect d) {
     print_sub(out, k, e->b, d);
     return;
   case KE_UN: {
-    static const char *kir[] = {"-", "exp", "expm1", "log", "tanh", "sqrt", "rsqrt", "abs", "!", "f32", "i64"};
-    static const char *c[] = {"-", "expf", "expm1f", "logf", "tanhf", "sqrtf", "gnn_rsqrtf", "fabsf", "!", "(float)", "(int64_t)"};
+    static const char *kir[] = {"-", "exp", "expm1", "log", "tanh", "sqrt", "rsqrt", "abs", "!", "f32", "i64", "f64"};
+    static const char *c[] = {"-", "expf", "expm1f", "logf", "tanhf", "sqrtf", "gnn_rsqrtf", "fabsf", "!", "(float)", "(int64_t)", "(double)"};
     const char *name = d == DIALECT_KIR ? kir[e->op] : c[e->op];
     if (e->op == KU_NEG || e->op == KU_NOT) {
       fputs(name, out);
       print_sub(out, k, e->a, d);
-    } else if (d != DIALECT_KIR && (e->op == KU_TO_F32 || e->op == KU_TO_I64)) {
+    } else if (d != DIALECT_KIR && (e->op == KU_TO_F32 || e->op == KU_TO_I64 || e->op == KU_TO_F64)) {
       fputs(name, out);
       print_sub(out, k, e->a, d);
     } else {
@@ -247,10 +251,10 @@ const char *kernel_mapping_desc(const Kernel *k) {
 static void print_kernel(FILE *out, const Kernel *k) {
   fprintf(out, "kernel %s: %s, group %d   # %s\n", k->name, kernel_mapping_desc(k), k->group, k->what);
   for (int i = 0; i < k->nshared; i++)
-    fprintf(out, "  shared %s: %s[%d]\n", k->shared[i].name, k->shared[i].type == KT_F32 ? "f32" : "i64", k->shared[i].len);
+    fprintf(out, "  shared %s: %s[%d]\n", k->shared[i].name, ktype_name(k->shared[i].type), k->shared[i].len);
   for (int i = 0; i < k->nlocals; i++) {
     const KLocal *l = &k->locals[i];
-    fprintf(out, "  local %s: %s", l->name, l->type == KT_F32 ? "f32" : "i64");
+    fprintf(out, "  local %s: %s", l->name, ktype_name(l->type));
     if (l->len) fprintf(out, "[%d]", l->len);
     fputs(l->uniform ? " uniform\n" : "\n", out);
   }
@@ -276,8 +280,10 @@ void kir_print(FILE *out, const KProgram *p) {
       fprintf(out, "  buffer %s: %s%s%s%s", b->name, kind_name(b->kind), b->kind == BUF_PARAM ? "" : " ",
               b->kind == BUF_PARAM ? "" : domain_name(b->dom), shape_str(p->arena, &b->val->shape));
     else
-      fprintf(out, "  buffer %s: %s %s[%lld]", b->name, kind_name(b->kind), domain_name(b->dom), (long long)b->width);
+      fprintf(out, "  buffer %s: %s %s[%lld]", b->name, b->kind == BUF_TEMP ? "scratch" : kind_name(b->kind), domain_name(b->dom),
+              (long long)b->width);
     if (b->elem == ELEM_I32) fputs(" i32", out);
+    if (b->elem == ELEM_F64) fputs(" f64", out);
     if (b->out >= 0) fprintf(out, " output \"%s\"", p->m->outs[b->out].name);
     if (b->kind == BUF_TEMP && b->first >= 0) fprintf(out, "   # steps %d..%d", b->first, b->last);
     fputc('\n', out);

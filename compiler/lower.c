@@ -24,6 +24,12 @@
  *
  * edge_softmax and gather.argmax/argmin need all the edges of a vertex in one group, so they
  * are always vertex-balanced; with --mapping=edge the compiler says so in a note.
+ *
+ * Sums over edges and rows accumulate in float64: registers in the vertex-balanced kernels, a
+ * scratch buffer of doubles for the atomics of the edge-balanced ones (atomicAdd on double is
+ * native since sm_60). A float32 running sum over a hub's 10,000 in-edges loses about
+ * sqrt(n)..n units in the last place; the double keeps the result within float32 rounding of
+ * the exact sum, whatever order the edges (or the atomics) come in.
  */
 #include "gnnc.h"
 
@@ -87,13 +93,18 @@ static void use_buf(Kernel *k, KBuf *b, Lower *L) {
 }
 /* buf[row * width + idx]; row NULL for a one-row buffer (param, global). */
 static KExpr *kload(Lower *L, Kernel *k, KBuf *b, KExpr *row, KExpr *idx) {
-  KExpr *e = ke_new(L, KE_LOAD, b->elem == ELEM_I32 ? KT_I64 : KT_F32);
+  KExpr *e = ke_new(L, KE_LOAD, b->elem == ELEM_I32 ? KT_I64 : b->elem == ELEM_F64 ? KT_F64 : KT_F32);
   e->buf = b;
   e->a = b->dom == DOM_VERTEX || b->dom == DOM_EDGE ? row : NULL;
   e->b = idx;
   use_buf(k, b, L);
   return e;
 }
+/* C's usual arithmetic conversions: double over float over integer. */
+static KType wider(KType a, KType b) {
+  return a == KT_F64 || b == KT_F64 ? KT_F64 : a == KT_F32 || b == KT_F32 ? KT_F32 : KT_I64;
+}
+
 static KExpr *kbin(Lower *L, int op, KExpr *x, KExpr *y) {
   /* Fold integer constants so indices print as people would write them. */
   if (x->kind == KE_ICONST && y->kind == KE_ICONST) {
@@ -119,21 +130,21 @@ static KExpr *kbin(Lower *L, int op, KExpr *x, KExpr *y) {
     if (op == KO_MUL && x->i == 0) return ki(L, 0);
   }
   bool cmp = op >= KO_LT;
-  KExpr *e = ke_new(L, KE_BIN, cmp ? KT_I64 : (x->type == KT_F32 || y->type == KT_F32 ? KT_F32 : KT_I64));
+  KExpr *e = ke_new(L, KE_BIN, cmp ? KT_I64 : wider(x->type, y->type));
   e->op = op;
   e->a = x;
   e->b = y;
   return e;
 }
 static KExpr *kun(Lower *L, int op, KExpr *x) {
-  KType t = op == KU_TO_F32 ? KT_F32 : op == KU_TO_I64 || op == KU_NOT ? KT_I64 : x->type;
+  KType t = op == KU_TO_F32 ? KT_F32 : op == KU_TO_F64 ? KT_F64 : op == KU_TO_I64 || op == KU_NOT ? KT_I64 : x->type;
   KExpr *e = ke_new(L, KE_UN, t);
   e->op = op;
   e->a = x;
   return e;
 }
 static KExpr *ksel(Lower *L, KExpr *c, KExpr *x, KExpr *y) {
-  KExpr *e = ke_new(L, KE_SELECT, x->type == KT_F32 || y->type == KT_F32 ? KT_F32 : KT_I64);
+  KExpr *e = ke_new(L, KE_SELECT, wider(x->type, y->type));
   e->a = c;
   e->b = x;
   e->c = y;
@@ -631,7 +642,8 @@ static void vertex_reduce(Lower *L, Value *v) {
   int nk = (int)((n + G - 1) / G);
   int lo, hi;
   walk_bounds(L, k, &lo, &hi);
-  int acc = add_local(L, k, "acc", KT_F32, nk, false);
+  bool sum = v->fn == FN_SUM || v->fn == FN_MEAN;
+  int acc = add_local(L, k, "acc", sum ? KT_F64 : KT_F32, nk, false);
   int kv, iv;
   PtrVec *init = ks_lanes(L, k, &k->body, n, &kv, &iv);
   ks_let(L, init, acc, kvar(L, k, iv, NULL), reduce_init(L, v->fn));
@@ -657,7 +669,7 @@ static void vertex_reduce(Lower *L, Value *v) {
   PtrVec *fin = ks_lanes(L, k, &k->body, n, &kv, &iv);
   KExpr *res = kvar(L, k, acc, kvar(L, k, iv, NULL));
   KExpr *deg = kbin(L, KO_SUB, kvar(L, k, hi, NULL), kvar(L, k, lo, NULL));
-  if (v->fn == FN_MEAN) res = kbin(L, KO_DIV, res, kun(L, KU_TO_F32, deg));
+  if (v->fn == FN_MEAN) res = kbin(L, KO_DIV, res, kun(L, KU_TO_F64, deg));
   /* a vertex without edges gets 0 */
   ks_store(L, k, fin, L->buf_of[v->id], krow(L), kvar(L, k, kv, NULL), ksel(L, kbin(L, KO_GT, deg, ki(L, 0)), res, kf(L, 0)));
 }
@@ -696,7 +708,7 @@ static void vertex_softmax(Lower *L, Value *v) {
   int lo, hi;
   walk_bounds(L, k, &lo, &hi);
   KBuf *x = L->buf_of[v->args[0]->id], *y = L->buf_of[v->id];
-  int mx = add_local(L, k, "mx", KT_F32, nk, false), sum = add_local(L, k, "sum", KT_F32, nk, false);
+  int mx = add_local(L, k, "mx", KT_F32, nk, false), sum = add_local(L, k, "sum", KT_F64, nk, false);
   int kv, iv;
   PtrVec *init = ks_lanes(L, k, &k->body, n, &kv, &iv);
   ks_let(L, init, mx, kvar(L, k, iv, NULL), kf(L, -INFINITY));
@@ -714,30 +726,53 @@ static void vertex_softmax(Lower *L, Value *v) {
 
 /* ---- edge-balanced reductions */
 
-/* out[v] = (deg(v) > 0 ? f(out[v]) : 0) after an atomic accumulation: a vertex row kernel. */
-static void fix_empty(Lower *L, Value *v, FnKind deg_fn, bool mean) {
+/* The row kernel that ends an atomic accumulation: out[r] = from[r] (a float64 scratch, or
+ * out itself after a max/min), divided by the degree for mean, and 0 for a vertex without
+ * edges (deg_fn FN_IN / FN_OUT; FN_NONE: rows that are never empty). */
+static void finish_rows(Lower *L, Value *v, KBuf *from, FnKind deg_fn, bool mean) {
   int64_t n = shape_elems(&v->shape);
-  Kernel *k = new_kernel(L, v, "_finish", MAP_VERTEX, DOM_VERTEX, group_for(n));
-  k->what = arena_printf(L->a, "%s (vertices without edges get 0%s)", k->what, mean ? "; divide by the degree" : "");
-  KBuf *out = L->buf_of[v->id], *deg = degree_buf(L, deg_fn);
-  int d = add_local(L, k, "deg", KT_F32, 0, true);
-  ks_let(L, &k->body, d, NULL, kload(L, k, deg, krow(L), ki(L, 0)));
+  Domain d = v->dom == DOM_VERTEX ? DOM_VERTEX : DOM_GLOBAL;
+  Kernel *k = new_kernel(L, v, "_finish", d == DOM_VERTEX ? MAP_VERTEX : MAP_GLOBAL, d, group_for(n));
+  k->what = arena_printf(L->a, "%s (%s%s)", k->what, from->elem == ELEM_F64 ? "the float64 sums to float" : "vertices without edges get 0",
+                         mean ? ", divided by the degree" : "");
+  KBuf *out = L->buf_of[v->id];
+  int dv = -1;
+  if (deg_fn != FN_NONE) {
+    dv = add_local(L, k, "deg", KT_F32, 0, true);
+    ks_let(L, &k->body, dv, NULL, kload(L, k, degree_buf(L, deg_fn), krow(L), ki(L, 0)));
+  }
   int kv, iv;
   PtrVec *lanes = ks_lanes(L, k, &k->body, n, &kv, &iv);
-  KExpr *x = kload(L, k, out, krow(L), kvar(L, k, kv, NULL));
-  if (mean) x = kbin(L, KO_DIV, x, kvar(L, k, d, NULL));
-  ks_store(L, k, lanes, out, krow(L), kvar(L, k, kv, NULL), ksel(L, kbin(L, KO_GT, kvar(L, k, d, NULL), kf(L, 0)), x, kf(L, 0)));
+  KExpr *x = kload(L, k, from, krow(L), kvar(L, k, kv, NULL));
+  if (mean) x = kbin(L, KO_DIV, x, kvar(L, k, dv, NULL));
+  if (dv >= 0) x = ksel(L, kbin(L, KO_GT, kvar(L, k, dv, NULL), kf(L, 0)), x, kf(L, 0));
+  ks_store(L, k, lanes, out, krow(L), kvar(L, k, kv, NULL), x);
+}
+
+/* A float64 accumulator for an atomic sum into v's rows, zeroed by a step of its own. */
+static KBuf *sum_scratch(Lower *L, Value *v) {
+  KBuf *s = new_buf(L, BUF_TEMP, arena_printf(L->a, "acc%d", v->id), v->dom == DOM_VERTEX ? DOM_VERTEX : DOM_GLOBAL, ELEM_F64,
+                    shape_elems(&v->shape), NULL);
+  s->bwd = v->bwd;
+  KStep *z = add_step(L, STEP_ZERO, describe(L, v), v->bwd);
+  z->buf = s;
+  return s;
 }
 
 static void edge_reduce(Lower *L, Value *v) {
   int64_t n = shape_elems(&v->shape);
   bool agg = v->op == OP_AGGREGATE;
   int dir = agg ? GATHER_BY_DST : (int)v->iattr;
-  KBuf *out = L->buf_of[v->id];
   FnKind r = v->fn;
-  KStep *fill = add_step(L, r == FN_SUM || r == FN_MEAN ? STEP_ZERO : STEP_FILL, describe(L, v), v->bwd);
-  fill->buf = out;
-  fill->fill = r == FN_MAX ? -INFINITY : r == FN_MIN ? INFINITY : 0;
+  bool sum = r == FN_SUM || r == FN_MEAN;
+  KBuf *target = L->buf_of[v->id];
+  if (sum) {
+    target = sum_scratch(L, v);
+  } else {
+    KStep *fill = add_step(L, STEP_FILL, describe(L, v), v->bwd);
+    fill->buf = target;
+    fill->fill = r == FN_MAX ? -INFINITY : INFINITY;
+  }
   Kernel *k = new_kernel(L, v, "", MAP_EDGE, DOM_EDGE, group_for(n));
   k->dir = dir;
   int su = add_local(L, k, "u", KT_I64, 0, true), sv = add_local(L, k, "v", KT_I64, 0, true);
@@ -755,22 +790,24 @@ static void edge_reduce(Lower *L, Value *v) {
     msg = kload(L, k, L->buf_of[v->args[0]->id], krow(L), kvar(L, k, kv, NULL));
   }
   int op = r == FN_MAX ? KO_MAX : r == FN_MIN ? KO_MIN : KO_ADD;
-  KExpr *target = kvar(L, k, dir == GATHER_BY_SRC ? su : sv, NULL);
-  ks_atomic(L, k, lanes, op, out, target, kvar(L, k, kv, NULL), msg);
-  if (r != FN_SUM) fix_empty(L, v, dir == GATHER_BY_SRC ? FN_OUT : FN_IN, r == FN_MEAN);
+  ks_atomic(L, k, lanes, op, target, kvar(L, k, dir == GATHER_BY_SRC ? su : sv, NULL), kvar(L, k, kv, NULL),
+            sum ? kun(L, KU_TO_F64, msg) : msg);
+  FnKind deg = dir == GATHER_BY_SRC ? FN_OUT : FN_IN;
+  if (sum) finish_rows(L, v, target, r == FN_MEAN ? deg : FN_NONE, r == FN_MEAN);
+  else finish_rows(L, v, target, deg, false);
 }
 
-/* reduce_rows.sum: every row adds into the one-row result (after a zero fill). */
+/* reduce_rows.sum: every row adds into a one-row float64 accumulator, then rounds once. */
 static void lower_reduce_rows_sum(Lower *L, Value *v) {
   int64_t n = shape_elems(&v->shape);
-  KStep *z = add_step(L, STEP_ZERO, describe(L, v), v->bwd);
-  z->buf = L->buf_of[v->id];
+  KBuf *acc = sum_scratch(L, v);
   Domain d = v->args[0]->dom;
   Kernel *k = new_kernel(L, v, "", d == DOM_VERTEX ? MAP_VERTEX : MAP_EDGE, d, group_for(n));
   int kv, iv;
   PtrVec *lanes = ks_lanes(L, k, &k->body, n, &kv, &iv);
-  ks_atomic(L, k, lanes, KO_ADD, L->buf_of[v->id], NULL, kvar(L, k, kv, NULL),
-            kload(L, k, L->buf_of[v->args[0]->id], krow(L), kvar(L, k, kv, NULL)));
+  ks_atomic(L, k, lanes, KO_ADD, acc, NULL, kvar(L, k, kv, NULL),
+            kun(L, KU_TO_F64, kload(L, k, L->buf_of[v->args[0]->id], krow(L), kvar(L, k, kv, NULL))));
+  finish_rows(L, v, acc, FN_NONE, false);
 }
 
 /* ---- GEMMs */

@@ -46,6 +46,9 @@ static void usage(FILE *out) {
         "  --seed N                seed for parameters and generated inputs (default 1)\n"
         "  --save-params FILE      write the parameters used\n"
         "  --save-inputs FILE      write the inputs used (features and generated edge inputs)\n"
+        "  --save-outputs FILE     write every output of the module: out, and the gradients grad.<param>\n"
+        "                          of a training module (their seed grad.out is a generated input)\n"
+        "  --train                 evaluate in training mode: dropout draws its masks from --seed\n"
         "  --output FILE           write every output row (gnnc tensor text format)\n"
         "  --rows N                rows to print in the summary (default 3)\n",
         out);
@@ -102,6 +105,8 @@ typedef struct {
   const char *target, *arch, *mapping;
   bool keep, verbose;
   const char *input, *output, *emit, *graph, *features, *params, *init, *save_params, *save_inputs, *out_rows;
+  const char *save_outputs;
+  bool train;
   int64_t num_vertices;
   uint64_t seed;
   int rows;
@@ -130,7 +135,7 @@ static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
     goto fail;
   }
   if (cli->save_params && !params_save(&ps, cli->save_params, err, sizeof err)) goto fail;
-  in = (Interp){.m = m, .g = &g, .ps = &ps, .seed = cli->seed};
+  in = (Interp){.m = m, .g = &g, .ps = &ps, .seed = cli->seed, .training = cli->train, .dropout_seed = cli->seed};
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   if (!interp_run(&in, err, sizeof err)) goto fail;
@@ -155,6 +160,28 @@ static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
         for (int64_t k = 0; k < n; k++) fprintf(f, "%.17g%c", d[r * n + k], k + 1 == n ? '\n' : ' ');
     }
     fclose(f);
+  }
+
+  if (cli->save_outputs) {
+    FILE *f = fopen(cli->save_outputs, "w");
+    if (!f) {
+      snprintf(err, sizeof err, "%s: cannot write: %s", cli->save_outputs, strerror(errno));
+      goto fail;
+    }
+    for (int i = 0; i < m->nouts; i++) {
+      const Value *v = m->outs[i].val;
+      int64_t rows = value_rows(v, &g), n = shape_elems(&v->shape);
+      fprintf(f, "tensor %s %lld %d", m->outs[i].name, (long long)rows, v->shape.rank);
+      for (int k = 0; k < v->shape.rank; k++) fprintf(f, " %lld", (long long)v->shape.d[k]);
+      fputc('\n', f);
+      const double *d = in.vals[v->id];
+      for (int64_t r = 0; r < rows; r++)
+        for (int64_t k = 0; k < n; k++) fprintf(f, "%.17g%c", d[r * n + k], k + 1 == n ? '\n' : ' ');
+    }
+    if (fclose(f) != 0) {
+      snprintf(err, sizeof err, "%s: cannot write", cli->save_outputs);
+      goto fail;
+    }
   }
 
   const Value *out = module_output(m);
@@ -303,6 +330,10 @@ int main(int argc, char **argv) {
       cli.save_params = v;
     } else if (cli.run && (v = ARGVAL("--save-inputs"))) {
       cli.save_inputs = v;
+    } else if (cli.run && (v = ARGVAL("--save-outputs"))) {
+      cli.save_outputs = v;
+    } else if (cli.run && strcmp(a, "--train") == 0) {
+      cli.train = true;
     } else if (cli.run && (v = ARGVAL("--output"))) {
       cli.output = v;
     } else if (cli.run && (v = ARGVAL("--rows"))) {

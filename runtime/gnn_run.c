@@ -245,7 +245,9 @@ int main(int argc, char **argv) {
     full = malloc(strlen(libpath) + 3);
     sprintf(full, "./%s", libpath);
   }
-  void *lib = dlopen(full, RTLD_NOW | RTLD_LOCAL);
+  /* RTLD_NODELETE: the library's OpenMP runtime keeps worker threads, which must not see their
+   * code unmapped by dlclose before the process exits. */
+  void *lib = dlopen(full, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   free(full);
   if (!lib) {
     fprintf(stderr, "gnn-run: cannot load %s: %s\n", libpath, dlerror());

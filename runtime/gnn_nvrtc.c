@@ -1,0 +1,52 @@
+/* gnn_nvrtc.c -- gnn-nvrtc: compile a generated .cu's kernels to PTX with NVRTC, as the runtime
+ * does for the GPU in hand (gnn_nvrtc_compile). No GPU is needed, so the tests run it here.
+ *
+ *   gnn-nvrtc model.cu compute_80 [out.ptx]
+ *
+ * Exit status 0 and the PTX (to out.ptx, or its size on stdout); 1 with NVRTC's log on stderr.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gnnrt.h"
+
+int main(int argc, char **argv) {
+  if (argc < 3 || argc > 4) {
+    fprintf(stderr, "usage: gnn-nvrtc FILE.cu compute_XX [OUT.ptx]\n");
+    return 2;
+  }
+  FILE *f = fopen(argv[1], "rb");
+  if (!f) {
+    perror(argv[1]);
+    return 1;
+  }
+  size_t cap = 1 << 16, n = 0;
+  char *src = malloc(cap + 1);
+  for (size_t got; (got = fread(src + n, 1, cap - n, f)) > 0;) {
+    n += got;
+    if (n == cap) src = realloc(src, (cap *= 2) + 1);
+  }
+  fclose(f);
+  src[n] = 0;
+  char *ptx = NULL, err[65536];
+  size_t len = 0;
+  gnn_status st = gnn_nvrtc_compile(src, argv[1], argv[2], &ptx, &len, err, sizeof err);
+  free(src);
+  if (st != GNN_OK) {
+    fprintf(stderr, "gnn-nvrtc: %s: %s\n", gnn_status_name(st), err);
+    return 1;
+  }
+  if (argc == 4) {
+    FILE *o = fopen(argv[3], "w");
+    if (!o || fwrite(ptx, 1, len, o) != len || fclose(o) != 0) {
+      perror(argv[3]);
+      free(ptx);
+      return 1;
+    }
+  } else {
+    printf("%s: %zu bytes of PTX for %s\n", argv[1], len, argv[2]);
+  }
+  free(ptx);
+  return 0;
+}
