@@ -85,10 +85,13 @@ test-asan: setup
 	@bash tests/run.sh $(BUILD)/asan/gnnc
 
 EXAMPLES := $(wildcard dsl-examples/*.gnn)
+# Per example: the optimised IR, the CUDA and host C sources and their (shared) header.
 generated: all
 	@mkdir -p generated
-	@for f in $(EXAMPLES); do n=$$(basename $$f .gnn); $(BUILD)/gnnc $$f -o generated/$$n.ir || exit 1; done
-	@echo "generated/: $(words $(EXAMPLES)) files"
+	@for f in $(EXAMPLES); do n=$$(basename $$f .gnn); \
+	  $(BUILD)/gnnc $$f -o generated/$$n.ir && $(BUILD)/gnnc $$f --emit=cu -o generated/$$n.cu && \
+	  $(BUILD)/gnnc $$f --emit=c -o generated/$$n.c || exit 1; done
+	@echo "generated/: $(words $(EXAMPLES)) examples, 4 files each"
 
 run-example: setup
 	@$(MAKE) --no-print-directory all

@@ -112,12 +112,14 @@ void emit_header(FILE *out, const KProgram *p, const char *src_name) {
         " * Every function returns a gnn_status; on failure gnn_last_error(ctx) says why.\n"
         " */\n",
         out);
-  fprintf(out, "#ifndef GNNC_%s_H\n#define GNNC_%s_H\n\n", P, P);
+  char *U = arena_strdup(p->arena, P);
+  for (char *q = U; *q; q++) *q = (char)(*q >= 'a' && *q <= 'z' ? *q - 'a' + 'A' : *q);
+  fprintf(out, "#ifndef GNNC_%s_H\n#define GNNC_%s_H\n\n", U, U);
   fputs("#include <stdint.h>\n\n#include \"gnn_model.h\"\n#include \"gnnrt.h\"\n\n"
         "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
         out);
   fprintf(out, "typedef struct %s_model %s_model;\n\n", P, P);
-  fprintf(out, "enum { %s_NUM_INPUTS = %d, %s_NUM_PARAMS = %d };\n\n", P, nin, P, p->nparams);
+  fprintf(out, "enum { %s_NUM_INPUTS = %d, %s_NUM_PARAMS = %d };\n\n", U, nin, U, p->nparams);
   fprintf(out,
           "/* Creates the model for graph g, which must outlive it: parameters Glorot-initialised from seed\n"
           " * (the interpreter's values, in float32), their gradients, the output and the activation arena. */\n"
@@ -141,8 +143,9 @@ void emit_header(FILE *out, const KProgram *p, const char *src_name) {
           " * GNN_ERR_UNSUPPORTED if the model was compiled without autodiff. */\n"
           "gnn_status %s_backward(%s_model *m, const float *grad_out);\n\n",
           P, P);
-  fprintf(out, "/* Parameter i (0 .. %s_NUM_PARAMS-1; names and shapes in %s_api()->params) and its gradient. */\n", P, P);
-  fprintf(out, "float *%s_param(%s_model *m, int i);\nfloat *%s_grad(%s_model *m, int i);\n\n", P, P, P, P);
+  fprintf(out, "/* Parameter i (0 .. %s_NUM_PARAMS-1; names and shapes in %s_api()->params) and its gradient. */\n", U, P);
+  fprintf(out, "float *%s_param(%s_model *m, int i);\nfloat *%s_grad(%s_model *m, int i);\n", P, P, P, P);
+  fprintf(out, "/* The index of the parameter called name (\"gatconv0.W\"), or -1. */\nint %s_param_index(const char *name);\n\n", P);
   fprintf(out, "/* The memory plan: arena (shared by lifetime), parameters, gradients, output. */\n");
   fprintf(out, "void %s_memory_plan(const %s_model *m, gnn_memory_plan *plan);\n\n", P, P);
   fprintf(out, "/* The same entry points behind gnn_model.h's fixed interface, for drivers that load any model. */\n");
@@ -332,7 +335,9 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fputs("  return GNN_OK;\n}\n\n", out);
   fprintf(out, "const float *%s_output(const %s_model *m) { return m->out; }\n", P, P);
   fprintf(out, "float *%s_param(%s_model *m, int i) { return i >= 0 && i < %d ? m->param[i] : NULL; }\n", P, P, p->nparams);
-  fprintf(out, "float *%s_grad(%s_model *m, int i) { return i >= 0 && i < %d ? m->grad[i] : NULL; }\n\n", P, P, p->nparams);
+  fprintf(out, "float *%s_grad(%s_model *m, int i) { return i >= 0 && i < %d ? m->grad[i] : NULL; }\n", P, P, p->nparams);
+  fprintf(out, "int %s_param_index(const char *name) {\n  for (int i = 0; i < %d; i++)\n    if (name && strcmp(%s_params[i].name, name) == 0) return i;\n  return -1;\n}\n\n",
+          P, p->nparams, P);
 
   /* backward */
   fprintf(out, "gnn_status %s_backward(%s_model *m, const float *grad_out) {\n", P, P);

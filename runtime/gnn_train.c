@@ -1,0 +1,404 @@
+/* gnn_train.c -- gnn-train: train a model library built by gnnc on a dataset with a split.
+ *
+ *   gnn-train libmodel.so --data data/cora [--epochs N] [--lr X] [--weight-decay X]
+ *             [--optimizer adam|sgd] [--patience N] [--seed N] [--self-loops|--no-self-loops]
+ *             [--save-params F] [--load-params F] [--eval-only] [--quiet] [--device N]
+ *
+ * Semi-supervised node classification as in Kipf & Welling and Velickovic et al.: softmax
+ * cross-entropy on the training vertices (the runtime's gnn_softmax_xent), the model's own
+ * backward (compiled by gnnc's autodiff), Adam or SGD with L2 weight decay, dropout from a
+ * counter-based RNG seeded per epoch. After each epoch an inference forward measures the
+ * validation loss and accuracy; training stops early when neither has improved for
+ * `patience` epochs (GAT's rule), and the parameters of the best validation epoch are kept:
+ * the test accuracy is reported for them, and --save-params writes them (names and shapes,
+ * the tensor text format, loadable with --load-params or `gnnc run --params`).
+ *
+ * Defaults come from the papers, by the model's name (GCN: lr 0.01, weight decay 5e-4, 200
+ * epochs, patience 10 on the validation loss as Kipf & Welling; GAT: lr 0.005, 5e-4, patience
+ * 100; ...), with self-loops added for the models whose papers add them. One line per epoch;
+ * a NaN loss stops training with a message naming the epoch. Like gnn-run, one binary serves
+ * CUDA and host libraries: the runtime is the one the model library links.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gnn_model.h"
+
+typedef struct {
+  gnn_status (*ctx_create)(gnn_ctx **, int);
+  void (*ctx_destroy)(gnn_ctx *);
+  const char *(*last_error)(const gnn_ctx *);
+  const char *(*status_name)(gnn_status);
+  gnn_status (*upload)(gnn_ctx *, void *, const void *, size_t);
+  gnn_status (*download)(gnn_ctx *, void *, const void *, size_t);
+  gnn_status (*gmalloc)(gnn_ctx *, void **, size_t);
+  gnn_status (*gfree)(gnn_ctx *, void *);
+  gnn_status (*memset0)(gnn_ctx *, void *, size_t);
+  gnn_status (*sync)(gnn_ctx *);
+  gnn_status (*dataset_load)(gnn_ctx *, const char *, const gnn_graph_opts *, gnn_dataset **);
+  void (*dataset_free)(gnn_ctx *, gnn_dataset *);
+  gnn_status (*xent)(gnn_ctx *, const float *, const int32_t *, const uint8_t *, int64_t, int64_t, float *, float *);
+  gnn_status (*accuracy)(gnn_ctx *, const float *, const int32_t *, const uint8_t *, int64_t, int64_t, double *);
+  gnn_status (*adam)(gnn_ctx *, float *, const float *, float *, float *, int64_t, float, float, float, float, float, int64_t);
+  gnn_status (*sgd)(gnn_ctx *, float *, const float *, int64_t, float, float);
+  gnn_status (*tf_read)(gnn_ctx *, const char *, gnn_tensor_file **);
+  gnn_status (*tf_get)(gnn_ctx *, const gnn_tensor_file *, const char *, int, const int64_t *, float *);
+  gnn_status (*tf_expect)(gnn_ctx *, const gnn_tensor_file *, int, const char *const[]);
+  void (*tf_free)(gnn_tensor_file *);
+  gnn_status (*tf_write)(gnn_ctx *, const char *, int, const char *const[], const int[], const int64_t[][4],
+                         const float *const[]);
+} Rt;
+
+/* The hyper-parameters of the original papers, by model name. */
+typedef struct {
+  const char *name;
+  double lr, weight_decay;
+  int epochs, patience, self_loops;
+  const char *cite;
+} Defaults;
+static const Defaults defaults[] = {
+    {"GCN", 0.01, 5e-4, 200, 10, 1, "Kipf & Welling 2017: Adam lr 0.01, L2 5e-4, 200 epochs, early stop 10"},
+    {"GAT", 0.005, 5e-4, 100000, 100, 1, "Velickovic et al. 2018: Adam lr 0.005, L2 5e-4, patience 100"},
+    {"GraphSAGE", 0.01, 5e-4, 200, 10, 0, "Hamilton et al. 2017 (transductive as GCN): Adam lr 0.01, L2 5e-4"},
+    {"GIN", 0.01, 5e-4, 200, 10, 0, "Xu et al. 2019: Adam lr 0.01 (L2 5e-4 for the citation graphs)"},
+    {"MoNet", 0.01, 5e-4, 200, 10, 1, "Monti et al. 2017 as GCN's setting: Adam lr 0.01, L2 5e-4"},
+    {NULL, 0.01, 5e-4, 200, 10, 0, "generic: Adam lr 0.01, L2 5e-4, 200 epochs, patience 10"},
+};
+
+static const Defaults *defaults_for(const char *model) {
+  for (const Defaults *d = defaults; d->name; d++)
+    if (strncmp(model, d->name, strlen(d->name)) == 0) return d;
+  return &defaults[sizeof defaults / sizeof defaults[0] - 1];
+}
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static bool parse_num(const char *s, double lo, double hi, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (!*s || *end || errno || !(v >= lo && v <= hi)) return false;
+  *out = v;
+  return true;
+}
+
+#define LOAD(field, sym)                                                                              \
+  do {                                                                                                \
+    *(void **)&rt.field = dlsym(lib, sym);                                                            \
+    if (!rt.field) {                                                                                  \
+      fprintf(stderr, "gnn-train: %s: the runtime has no %s\n", libpath, sym);                        \
+      goto out;                                                                                       \
+    }                                                                                                 \
+  } while (0)
+#define CHECK(call)                                                                                   \
+  do {                                                                                                \
+    gnn_status st_ = (call);                                                                          \
+    if (st_ != GNN_OK) {                                                                              \
+      fprintf(stderr, "gnn-train: %s: %s\n", rt.status_name(st_), rt.last_error(ctx));                 \
+      goto out;                                                                                       \
+    }                                                                                                 \
+  } while (0)
+
+static void usage(FILE *f) {
+  fputs("usage: gnn-train LIBMODEL.so --data DIR [options]\n"
+        "  --data DIR            a dataset folder: graph.edges, features.svm, labels.txt, train/val/test.idx\n"
+        "  --epochs N            at most N epochs (default: the model's paper)\n"
+        "  --lr X --weight-decay X --patience N   (defaults: the model's paper; printed at start)\n"
+        "  --optimizer adam|sgd  (default adam)\n"
+        "  --seed N              parameters and dropout masks (default 1)\n"
+        "  --self-loops / --no-self-loops   add a self-loop to every vertex (default: the paper's choice)\n"
+        "  --load-params F       start from saved parameters;  --save-params F  write the best ones\n"
+        "  --eval-only           no training: report the accuracies of the (loaded) parameters\n"
+        "  --quiet               no line per epoch\n"
+        "  --device N            CUDA device (default 0)\n",
+        f);
+}
+
+int main(int argc, char **argv) {
+  const char *libpath = NULL, *data = NULL, *save = NULL, *load = NULL, *optimizer = "adam";
+  double epochs = -1, lr = -1, wd = -1, patience = -1, seed = 1, device = 0;
+  int self_loops = -1;
+  bool quiet = false, eval_only = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define OPT(n) (strcmp(a, n) == 0 && v && (i++, true))
+#define NUM(n, var, lo, hi)                                                                           \
+  else if (OPT(n)) {                                                                                  \
+    if (!parse_num(v, lo, hi, &var)) return fprintf(stderr, "gnn-train: %s wants a number in [%g, %g], got '%s'\n", n, (double)lo, (double)hi, v), 2; \
+  }
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) return usage(stdout), 0;
+    else if (OPT("--data")) data = v;
+    else if (OPT("--save-params")) save = v;
+    else if (OPT("--load-params")) load = v;
+    else if (OPT("--optimizer")) optimizer = v;
+    NUM("--epochs", epochs, 0, 1e9)
+    NUM("--lr", lr, 0, 10)
+    NUM("--weight-decay", wd, 0, 1)
+    NUM("--patience", patience, 1, 1e9)
+    NUM("--seed", seed, 0, 9.0e15)
+    NUM("--device", device, 0, 1024)
+    else if (strcmp(a, "--self-loops") == 0) self_loops = 1;
+    else if (strcmp(a, "--no-self-loops") == 0) self_loops = 0;
+    else if (strcmp(a, "--quiet") == 0) quiet = true;
+    else if (strcmp(a, "--eval-only") == 0) eval_only = true;
+    else if (a[0] == '-') return fprintf(stderr, "gnn-train: unknown option '%s' (or it lacks its value; see --help)\n", a), 2;
+    else if (!libpath) libpath = a;
+    else return fprintf(stderr, "gnn-train: more than one model library ('%s' and '%s')\n", libpath, a), 2;
+  }
+  if (!libpath || !data) return usage(stderr), 2;
+  if (strcmp(optimizer, "adam") != 0 && strcmp(optimizer, "sgd") != 0)
+    return fprintf(stderr, "gnn-train: --optimizer wants adam or sgd, got '%s'\n", optimizer), 2;
+
+  int rc = 1;
+  Rt rt = {0};
+  gnn_ctx *ctx = NULL;
+  gnn_dataset *ds = NULL;
+  void *model = NULL;
+  float *x = NULL, *dlogits = NULL, **mom = NULL, **vel = NULL, **best = NULL;
+  int32_t *labels = NULL;
+  uint8_t *masks[3] = {NULL, NULL, NULL};
+  const gnn_model_api *api = NULL;
+  char *full = malloc(strlen(libpath) + 3);
+  sprintf(full, strchr(libpath, '/') ? "%s" : "./%s", libpath);
+  void *lib = dlopen(full, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE); /* NODELETE: see gnn_run.c */
+  free(full);
+  if (!lib) return fprintf(stderr, "gnn-train: cannot load %s: %s\n", libpath, dlerror()), 1;
+  const gnn_model_api *(*entry)(void) = NULL;
+  *(void **)&entry = dlsym(lib, "gnn_model_entry");
+  if (!entry) {
+    fprintf(stderr, "gnn-train: %s is not a gnnc model library (no gnn_model_entry)\n", libpath);
+    goto out;
+  }
+  api = entry();
+  LOAD(ctx_create, "gnn_ctx_create");
+  LOAD(ctx_destroy, "gnn_ctx_destroy");
+  LOAD(last_error, "gnn_last_error");
+  LOAD(status_name, "gnn_status_name");
+  LOAD(upload, "gnn_upload");
+  LOAD(download, "gnn_download");
+  LOAD(gmalloc, "gnn_malloc");
+  LOAD(gfree, "gnn_free");
+  LOAD(memset0, "gnn_memset0");
+  LOAD(sync, "gnn_sync");
+  LOAD(dataset_load, "gnn_dataset_load");
+  LOAD(dataset_free, "gnn_dataset_free");
+  LOAD(xent, "gnn_softmax_xent");
+  LOAD(accuracy, "gnn_accuracy");
+  LOAD(adam, "gnn_adam_step");
+  LOAD(sgd, "gnn_sgd_step");
+  LOAD(tf_read, "gnn_tensor_file_read");
+  LOAD(tf_get, "gnn_tensor_file_get");
+  LOAD(tf_expect, "gnn_tensor_file_expect");
+  LOAD(tf_free, "gnn_tensor_file_free");
+  LOAD(tf_write, "gnn_tensor_file_write");
+
+  const Defaults *d = defaults_for(api->name);
+  if (lr < 0) lr = d->lr;
+  if (wd < 0) wd = d->weight_decay;
+  if (epochs < 0) epochs = d->epochs;
+  if (patience < 0) patience = d->patience;
+  if (self_loops < 0) self_loops = d->self_loops;
+  if (!api->has_backward && !eval_only) {
+    fprintf(stderr, "gnn-train: %s was compiled without autodiff: it has no backward (rebuild without -fno-autodiff)\n", libpath);
+    goto out;
+  }
+  if (api->num_inputs != 1 || api->inputs[0].domain != GNN_DOMAIN_VERTEX || api->output_info.domain != GNN_DOMAIN_VERTEX ||
+      api->output_info.rank != 1) {
+    fprintf(stderr, "gnn-train: node classification needs a model with one vertex input and a vertex[C] output\n");
+    goto out;
+  }
+  if (rt.ctx_create(&ctx, (int)device) != GNN_OK) {
+    fprintf(stderr, "gnn-train: %s\n", rt.last_error(ctx));
+    goto out;
+  }
+  gnn_graph_opts opts = {0};
+  opts.add_self_loops = self_loops;
+  CHECK(rt.dataset_load(ctx, data, &opts, &ds));
+  if (!ds->features || !ds->labels || !ds->train_mask || !ds->val_mask || !ds->test_mask) {
+    fprintf(stderr, "gnn-train: %s lacks %s: node classification needs features, labels and the train/val/test split\n", data,
+            !ds->features ? "features.svm" : !ds->labels ? "labels.txt" : "a split file (train.idx, val.idx, test.idx)");
+    goto out;
+  }
+  const int64_t nv = ds->nv, C = api->output_info.width, F = api->inputs[0].width;
+  if (ds->nfeat > F) {
+    fprintf(stderr, "gnn-train: %s has %lld feature columns, the model's input has %lld\n", data, (long long)ds->nfeat, (long long)F);
+    goto out;
+  }
+  if (ds->nclasses > C) {
+    fprintf(stderr, "gnn-train: %s has %d classes, the model's output has %lld\n", data, ds->nclasses, (long long)C);
+    goto out;
+  }
+  for (int64_t i = 0; i < nv * ds->nfeat; i++)
+    if (!isfinite(ds->features[i])) {
+      fprintf(stderr, "gnn-train: %s: vertex %lld has a non-finite feature: not training on it\n", data, (long long)(i / ds->nfeat));
+      goto out;
+    }
+  CHECK(api->create(ctx, ds->graph, (uint64_t)seed, &model));
+  if (load) {
+    gnn_tensor_file *tf = NULL;
+    CHECK(rt.tf_read(ctx, load, &tf));
+    const char *names[256];
+    int np = api->num_params < 256 ? api->num_params : 256;
+    for (int i = 0; i < np; i++) names[i] = api->params[i].name;
+    gnn_status st = rt.tf_expect(ctx, tf, np, names);
+    for (int i = 0; i < api->num_params && st == GNN_OK; i++) {
+      const gnn_tensor_info *t = &api->params[i];
+      float *h = malloc(sizeof(float) * (size_t)(t->width ? t->width : 1));
+      st = rt.tf_get(ctx, tf, t->name, t->rank, t->dims, h);
+      if (st == GNN_OK) st = rt.upload(ctx, api->param(model, i), h, sizeof(float) * (size_t)t->width);
+      free(h);
+    }
+    rt.tf_free(tf);
+    CHECK(st);
+  }
+  /* features (zero-padded to the model's width), labels and masks on the device */
+  {
+    float *h = calloc((size_t)(nv * F), sizeof(float));
+    for (int64_t v = 0; v < nv; v++) memcpy(h + v * F, ds->features + v * ds->nfeat, sizeof(float) * (size_t)ds->nfeat);
+    gnn_status st = rt.gmalloc(ctx, (void **)&x, sizeof(float) * (size_t)(nv * F));
+    if (st == GNN_OK) st = rt.upload(ctx, x, h, sizeof(float) * (size_t)(nv * F));
+    free(h);
+    CHECK(st);
+  }
+  CHECK(rt.gmalloc(ctx, (void **)&labels, sizeof(int32_t) * (size_t)nv));
+  CHECK(rt.upload(ctx, labels, ds->labels, sizeof(int32_t) * (size_t)nv));
+  uint8_t *hm[3] = {ds->train_mask, ds->val_mask, ds->test_mask};
+  for (int s = 0; s < 3; s++) {
+    CHECK(rt.gmalloc(ctx, (void **)&masks[s], (size_t)nv));
+    CHECK(rt.upload(ctx, masks[s], hm[s], (size_t)nv));
+  }
+  CHECK(rt.gmalloc(ctx, (void **)&dlogits, sizeof(float) * (size_t)(nv * C)));
+  int np = api->num_params;
+  mom = calloc((size_t)np + 1, sizeof(float *));
+  vel = calloc((size_t)np + 1, sizeof(float *));
+  best = calloc((size_t)np + 1, sizeof(float *));
+  for (int i = 0; i < np; i++) {
+    size_t b = sizeof(float) * (size_t)api->params[i].width;
+    CHECK(rt.gmalloc(ctx, (void **)&mom[i], b));
+    CHECK(rt.gmalloc(ctx, (void **)&vel[i], b));
+    CHECK(rt.memset0(ctx, mom[i], b));
+    CHECK(rt.memset0(ctx, vel[i], b));
+    best[i] = malloc(b ? b : 1);
+    CHECK(rt.download(ctx, best[i], api->param(model, i), b));
+  }
+  const float *const inputs[1] = {x};
+  printf("gnn-train: %s (%s, %s) on %s: %lld vertices, %lld edges%s, %lld features, %d classes, split %lld/%lld/%lld\n",
+         api->name, api->source, api->target == GNN_TARGET_CUDA ? "CUDA" : "host", data, (long long)nv,
+         (long long)ds->graph->ne, self_loops ? " (with self-loops)" : "", (long long)ds->nfeat, ds->nclasses,
+         (long long)ds->ntrain, (long long)ds->nval, (long long)ds->ntest);
+  printf("gnn-train: %s, lr %g, weight decay %g, at most %.0f epochs, patience %.0f, seed %.0f (defaults: %s)\n", optimizer, lr,
+         wd, epochs, patience, seed, d->cite);
+
+  double best_val_acc = -1, best_val_loss = INFINITY, total_ms = 0;
+  int best_epoch = 0, waited = 0, epoch = 0;
+  for (epoch = 1; !eval_only && epoch <= (int)epochs; epoch++) {
+    double t0 = now();
+    float loss = 0, val_loss = 0;
+    double train_acc = 0, val_acc = 0;
+    /* a training step: forward with dropout, loss and its gradient, backward, update */
+    CHECK(api->forward(model, inputs, 1, (uint64_t)seed * 1000003u + (uint64_t)epoch));
+    gnn_status st = rt.xent(ctx, api->output(model), labels, masks[0], nv, C, &loss, dlogits);
+    if (st == GNN_ERR_NUMERIC || !isfinite(loss)) {
+      fprintf(stderr, "gnn-train: epoch %d: the training loss is not finite (%s): training diverged; stopping\n", epoch,
+              st == GNN_OK ? "nan" : rt.last_error(ctx));
+      goto out;
+    }
+    CHECK(st);
+    CHECK(rt.accuracy(ctx, api->output(model), labels, masks[0], nv, C, &train_acc));
+    CHECK(api->backward(model, dlogits));
+    for (int i = 0; i < np; i++) {
+      int64_t n = api->params[i].width;
+      if (optimizer[0] == 'a')
+        CHECK(rt.adam(ctx, api->param(model, i), api->grad(model, i), mom[i], vel[i], n, (float)lr, 0.9f, 0.999f, 1e-8f, (float)wd, epoch));
+      else
+        CHECK(rt.sgd(ctx, api->param(model, i), api->grad(model, i), n, (float)lr, (float)wd));
+    }
+    CHECK(rt.sync(ctx));
+    double ms = (now() - t0) * 1e3;
+    total_ms += ms;
+    /* validation: an inference forward */
+    CHECK(api->forward(model, inputs, 0, 0));
+    CHECK(rt.xent(ctx, api->output(model), labels, masks[1], nv, C, &val_loss, NULL));
+    CHECK(rt.accuracy(ctx, api->output(model), labels, masks[1], nv, C, &val_acc));
+    if (!quiet)
+      printf("epoch %4d  loss %.4f  train acc %.4f  val loss %.4f  val acc %.4f  %.2f ms\n", epoch, loss, train_acc, val_loss,
+             val_acc, ms);
+    /* GAT's rule: progress is a better validation accuracy or loss */
+    if (val_acc >= best_val_acc || val_loss <= best_val_loss) {
+      if (val_acc >= best_val_acc && val_loss <= best_val_loss) { /* the checkpoint: better on both */
+        best_epoch = epoch;
+        for (int i = 0; i < np; i++)
+          CHECK(rt.download(ctx, best[i], api->param(model, i), sizeof(float) * (size_t)api->params[i].width));
+      }
+      if (val_acc > best_val_acc) best_val_acc = val_acc;
+      if (val_loss < best_val_loss) best_val_loss = val_loss;
+      waited = 0;
+    } else if (++waited >= (int)patience) {
+      if (!quiet) printf("early stop at epoch %d: no progress on the validation set for %d epochs\n", epoch, waited);
+      break;
+    }
+  }
+  int trained = eval_only ? 0 : (epoch > (int)epochs ? (int)epochs : epoch);
+  if (!eval_only) { /* back to the best epoch's parameters */
+    if (best_epoch == 0) best_epoch = trained;
+    else
+      for (int i = 0; i < np; i++) CHECK(rt.upload(ctx, api->param(model, i), best[i], sizeof(float) * (size_t)api->params[i].width));
+  }
+  double acc[3];
+  CHECK(api->forward(model, inputs, 0, 0));
+  for (int s = 0; s < 3; s++) CHECK(rt.accuracy(ctx, api->output(model), labels, masks[s], nv, C, &acc[s]));
+  if (!eval_only)
+    printf("trained %d epochs (%.2f ms per epoch), best validation at epoch %d\n", trained, trained ? total_ms / trained : 0.0,
+           best_epoch);
+  printf("accuracy: train %.4f  val %.4f  test %.4f\n", acc[0], acc[1], acc[2]);
+  if (save) {
+    const char **names = calloc((size_t)np + 1, sizeof(char *));
+    int *ranks = calloc((size_t)np + 1, sizeof(int));
+    int64_t(*dims)[4] = calloc((size_t)np + 1, sizeof *dims);
+    float **data_p = calloc((size_t)np + 1, sizeof(float *));
+    gnn_status st = GNN_OK;
+    for (int i = 0; i < np && st == GNN_OK; i++) {
+      const gnn_tensor_info *t = &api->params[i];
+      names[i] = t->name;
+      ranks[i] = t->rank;
+      memcpy(dims[i], t->dims, sizeof dims[i]);
+      data_p[i] = malloc(sizeof(float) * (size_t)(t->width ? t->width : 1));
+      st = rt.download(ctx, data_p[i], api->param(model, i), sizeof(float) * (size_t)t->width);
+    }
+    if (st == GNN_OK) st = rt.tf_write(ctx, save, np, names, ranks, (const int64_t(*)[4])dims, (const float *const *)data_p);
+    for (int i = 0; i < np; i++) free(data_p[i]);
+    free(names), free(ranks), free(dims), free(data_p);
+    CHECK(st);
+    printf("parameters written to %s\n", save);
+  }
+  rc = 0;
+out:
+  if (mom)
+    for (int i = 0; api && i < api->num_params; i++) {
+      if (mom[i]) rt.gfree(ctx, mom[i]);
+      if (vel[i]) rt.gfree(ctx, vel[i]);
+      free(best[i]);
+    }
+  free(mom), free(vel), free(best);
+  if (x) rt.gfree(ctx, x);
+  if (labels) rt.gfree(ctx, labels);
+  for (int s = 0; s < 3; s++)
+    if (masks[s]) rt.gfree(ctx, masks[s]);
+  if (dlogits) rt.gfree(ctx, dlogits);
+  if (model) api->destroy(model);
+  if (ds) rt.dataset_free(ctx, ds);
+  if (ctx) rt.ctx_destroy(ctx);
+  dlclose(lib);
+  return rc;
+}
