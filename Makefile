@@ -6,6 +6,7 @@
 #   make generated    regenerate generated/ (checked byte-for-byte by make test)
 #   make run-example  the main job: compile dsl-examples/gat.gnn and run it on Cora
 #   make bench        benchmarks under bench/ (not part of make test)
+#   make runtime      the runtime library: build/lib/libgnnrt_host.{so,a}
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -23,7 +24,7 @@ HDRS    := compiler/gnnc.h compiler/ops.def compiler/funcs.def $(BUILD)/parser.h
 
 OBJS    := $(patsubst compiler/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/parser.o $(BUILD)/obj/lexer.o
 
-all: $(BUILD)/gnnc
+all: $(BUILD)/gnnc runtime-host
 
 $(BUILD)/parser.c $(BUILD)/parser.h: compiler/parser.y
 	@mkdir -p $(BUILD)
@@ -43,6 +44,49 @@ $(BUILD)/obj/parser.o $(BUILD)/obj/lexer.o: $(BUILD)/obj/%.o: $(BUILD)/%.c $(HDR
 
 $(BUILD)/gnnc: $(OBJS) compiler/main.c
 	$(CC) $(BASE) $(CFLAGS) $(OPENMP) -o $@ compiler/main.c $(OBJS) $(LDLIBS)
+
+# ---------------------------------------------------------------- runtime: libgnnrt_host
+# The host build of the runtime (OpenMP, OpenBLAS; runtime/internal.h says how the sources are
+# shared with the CUDA build to come). Public symbols are the gnn_* functions only.
+RT_HDRS     := runtime/gnnrt.h runtime/gnnrt_rng.h runtime/internal.h
+RT_COMMON   := runtime/core.c runtime/text.c runtime/graph.c runtime/cache.c runtime/dataset.c runtime/params.c
+RT_HOST_SRC := $(RT_COMMON) runtime/device_host.c runtime/train_host.c
+RT_BASE     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime -fPIC -fvisibility=hidden
+RT_HOST_OBJ := $(patsubst runtime/%.c,$(BUILD)/rt-host/%.o,$(RT_HOST_SRC))
+RT_HOST_LIBS := $(BUILD)/lib/libgnnrt_host.so $(BUILD)/lib/libgnnrt_host.a
+
+$(BUILD)/rt-host/%.o: runtime/%.c $(RT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_BASE) $(CFLAGS) $(OPENMP) -c -o $@ $<
+
+$(BUILD)/lib/libgnnrt_host.so: $(RT_HOST_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libgnnrt_host.so $(OPENMP) -o $@ $^ -lopenblas -lm
+
+$(BUILD)/lib/libgnnrt_host.a: $(RT_HOST_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+runtime-host: $(RT_HOST_LIBS)
+runtime: runtime-host
+
+# The runtime's test programs (tests/runtime/*.c), against the shared library. The ASan+UBSan
+# variants compile the host sources in.
+RT_TEST_NAMES := rt_load t_api
+RT_TESTS    := $(patsubst %,$(BUILD)/rt/%,$(RT_TEST_NAMES))
+RT_TEST_CC  := $(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(CFLAGS)
+
+$(BUILD)/rt/%: tests/runtime/%.c tests/runtime/rt_test.h runtime/gnnrt.h runtime/gnnrt_rng.h $(RT_HOST_LIBS)
+	@mkdir -p $(dir $@)
+	$(RT_TEST_CC) -o $@ $< -L$(BUILD)/lib -lgnnrt_host -Wl,-rpath,'$$ORIGIN/../lib' -lm
+
+$(BUILD)/asan/rt/%: tests/runtime/%.c tests/runtime/rt_test.h $(RT_HOST_SRC) $(RT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(ASAN_FLAGS) $(OPENMP) -o $@ $< \
+	  $(RT_HOST_SRC) -lopenblas -lm
+
+runtime-tests: runtime $(RT_TESTS)
+runtime-tests-asan: $(patsubst %,$(BUILD)/asan/rt/%,$(RT_TEST_NAMES))
 
 # ---------------------------------------------------------------- sanitizers and fuzzing
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -73,12 +117,12 @@ setup:
 	@bash scripts/setup.sh
 
 test: setup
-	@$(MAKE) --no-print-directory all $(BUILD)/fuzz/replay
-	@bash tests/run.sh $(BUILD)/gnnc
+	@$(MAKE) --no-print-directory all $(BUILD)/fuzz/replay runtime-tests
+	@RT_BIN=$(BUILD)/rt bash tests/run.sh $(BUILD)/gnnc
 
 test-asan: setup
-	@$(MAKE) --no-print-directory $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay
-	@bash tests/run.sh $(BUILD)/asan/gnnc
+	@$(MAKE) --no-print-directory $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay runtime-tests runtime-tests-asan
+	@RT_BIN=$(BUILD)/asan/rt RT_SANITIZED=1 bash tests/run.sh $(BUILD)/asan/gnnc
 
 EXAMPLES := $(wildcard dsl-examples/*.gnn)
 generated: all
@@ -102,4 +146,5 @@ bench: all $(BUILD)/bench/compile_time
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all setup test test-asan fuzz generated run-example bench clean
+.PHONY: all setup test test-asan fuzz generated run-example bench clean runtime runtime-host \
+        runtime-tests runtime-tests-asan
