@@ -6,7 +6,8 @@
 #   make generated    regenerate generated/ (checked byte-for-byte by make test)
 #   make run-example  the main job: compile dsl-examples/gat.gnn and run it on Cora
 #   make bench        benchmarks under bench/ (not part of make test)
-#   make runtime      the runtime library: build/lib/libgnnrt_host.{so,a}
+#   make runtime      the runtime libraries: build/lib/libgnnrt_host.{so,a} and, with nvcc,
+#                     build/lib/libgnnrt.so (make runtime-host / make runtime-cuda for one)
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -45,15 +46,24 @@ $(BUILD)/obj/parser.o $(BUILD)/obj/lexer.o: $(BUILD)/obj/%.o: $(BUILD)/%.c $(HDR
 $(BUILD)/gnnc: $(OBJS) compiler/main.c
 	$(CC) $(BASE) $(CFLAGS) $(OPENMP) -o $@ compiler/main.c $(OBJS) $(LDLIBS)
 
-# ---------------------------------------------------------------- runtime: libgnnrt_host
-# The host build of the runtime (OpenMP, OpenBLAS; runtime/internal.h says how the sources are
-# shared with the CUDA build to come). Public symbols are the gnn_* functions only.
+# ---------------------------------------------------------------- runtime: libgnnrt_host and libgnnrt
+# One set of C sources built twice (runtime/internal.h says how): without GNNRT_CUDA for the
+# host library (OpenMP, OpenBLAS), with it for the CUDA one (cudart, cuBLAS, NVRTC; kernels in
+# runtime/train_cuda.cu). Public symbols are the gnn_* functions only (-fvisibility=hidden).
+CUDA_HOME   ?= /usr/local/cuda
+NVCC        ?= $(CUDA_HOME)/bin/nvcc
+CUDA_ARCHS  ?= 80 90
+NVCC_WERROR ?=
 RT_HDRS     := runtime/gnnrt.h runtime/gnnrt_rng.h runtime/internal.h
 RT_COMMON   := runtime/core.c runtime/text.c runtime/graph.c runtime/cache.c runtime/dataset.c runtime/params.c
 RT_HOST_SRC := $(RT_COMMON) runtime/device_host.c runtime/train_host.c
+RT_CUDA_SRC := $(RT_COMMON) runtime/device_cuda.c runtime/nvrtc.c
 RT_BASE     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime -fPIC -fvisibility=hidden
 RT_HOST_OBJ := $(patsubst runtime/%.c,$(BUILD)/rt-host/%.o,$(RT_HOST_SRC))
+RT_CUDA_OBJ := $(patsubst runtime/%.c,$(BUILD)/rt-cuda/%.o,$(RT_CUDA_SRC)) $(BUILD)/rt-cuda/gnnrt_headers.o \
+               $(BUILD)/rt-cuda/train_cuda.o
 RT_HOST_LIBS := $(BUILD)/lib/libgnnrt_host.so $(BUILD)/lib/libgnnrt_host.a
+HAVE_NVCC   := $(shell command -v $(NVCC) > /dev/null 2>&1 && echo 1)
 
 $(BUILD)/rt-host/%.o: runtime/%.c $(RT_HDRS)
 	@mkdir -p $(dir $@)
@@ -67,18 +77,51 @@ $(BUILD)/lib/libgnnrt_host.a: $(RT_HOST_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-runtime-host: $(RT_HOST_LIBS)
-runtime: runtime-host
+$(BUILD)/rt-cuda/%.o: runtime/%.c $(RT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_BASE) -DGNNRT_CUDA -I$(CUDA_HOME)/include $(CFLAGS) -c -o $@ $<
 
-# The runtime's test programs (tests/runtime/*.c), against the shared library. The ASan+UBSan
-# variants compile the host sources in.
+$(BUILD)/gen/gnnrt_headers.c: runtime/embed.sh runtime/gnnrt_rng.h runtime/gnnrt.h
+	@mkdir -p $(dir $@)
+	sh runtime/embed.sh runtime/gnnrt_rng.h runtime/gnnrt.h > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/rt-cuda/gnnrt_headers.o: $(BUILD)/gen/gnnrt_headers.c
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_BASE) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/rt-cuda/train_cuda.o: runtime/train_cuda.cu $(RT_HDRS)
+	@mkdir -p $(dir $@)
+	$(NVCC) -std=c++17 -O2 -g -DGNNRT_CUDA -Iruntime $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+	  -Xcompiler -fPIC,-fvisibility=hidden,-Wall,-Wextra $(NVCC_WERROR) -c -o $@ $<
+
+# cudart and cuBLAS are found through the rpath; libcuda is not linked (nvrtc.c explains).
+$(BUILD)/lib/libgnnrt.so: $(RT_CUDA_OBJ)
+	@mkdir -p $(dir $@)
+	$(NVCC) -shared -cudart shared -Xlinker -soname,libgnnrt.so -Xlinker -rpath,$(CUDA_HOME)/lib64 -o $@ $^ \
+	  -L$(CUDA_HOME)/lib64 -lcublas -lnvrtc
+
+runtime-host: $(RT_HOST_LIBS)
+runtime-cuda: $(BUILD)/lib/libgnnrt.so
+runtime: runtime-host $(if $(HAVE_NVCC),runtime-cuda)
+
+# The runtime's test programs (tests/runtime/*.c), against the shared libraries: *_host link
+# libgnnrt_host, *_cuda libgnnrt. The ASan+UBSan variants compile the host sources in.
 RT_TEST_NAMES := rt_load t_api
-RT_TESTS    := $(patsubst %,$(BUILD)/rt/%,$(RT_TEST_NAMES))
+RT_TESTS    := $(patsubst %,$(BUILD)/rt/%,$(RT_TEST_NAMES)) $(if $(HAVE_NVCC),$(BUILD)/rt/t_api_cuda $(BUILD)/rt/t_nvrtc)
 RT_TEST_CC  := $(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(CFLAGS)
 
 $(BUILD)/rt/%: tests/runtime/%.c tests/runtime/rt_test.h runtime/gnnrt.h runtime/gnnrt_rng.h $(RT_HOST_LIBS)
 	@mkdir -p $(dir $@)
 	$(RT_TEST_CC) -o $@ $< -L$(BUILD)/lib -lgnnrt_host -Wl,-rpath,'$$ORIGIN/../lib' -lm
+
+$(BUILD)/rt/t_api_cuda: tests/runtime/t_api.c tests/runtime/rt_test.h runtime/gnnrt.h $(BUILD)/lib/libgnnrt.so
+	@mkdir -p $(dir $@)
+	$(RT_TEST_CC) -o $@ $< -L$(BUILD)/lib -lgnnrt -Wl,-rpath,'$$ORIGIN/../lib' -lm
+
+$(BUILD)/rt/t_nvrtc: tests/runtime/t_nvrtc.c tests/runtime/rt_test.h runtime/gnnrt.h $(BUILD)/lib/libgnnrt.so
+	@mkdir -p $(dir $@)
+	$(RT_TEST_CC) -DGNNRT_CUDA -I$(CUDA_HOME)/include -o $@ $< -L$(BUILD)/lib -lgnnrt -Wl,-rpath,'$$ORIGIN/../lib' \
+	  -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lm
 
 $(BUILD)/asan/rt/%: tests/runtime/%.c tests/runtime/rt_test.h $(RT_HOST_SRC) $(RT_HDRS)
 	@mkdir -p $(dir $@)
@@ -86,6 +129,8 @@ $(BUILD)/asan/rt/%: tests/runtime/%.c tests/runtime/rt_test.h $(RT_HOST_SRC) $(R
 	  $(RT_HOST_SRC) -lopenblas -lm
 
 runtime-tests: runtime $(RT_TESTS)
+# The C parts of both builds and the host test programs, without nvcc (the clang warning check).
+runtime-cobjs: $(RT_HOST_LIBS) $(filter-out %/train_cuda.o,$(RT_CUDA_OBJ)) $(patsubst %,$(BUILD)/rt/%,$(RT_TEST_NAMES))
 runtime-tests-asan: $(patsubst %,$(BUILD)/asan/rt/%,$(RT_TEST_NAMES))
 
 # ---------------------------------------------------------------- sanitizers and fuzzing
@@ -146,5 +191,5 @@ bench: all $(BUILD)/bench/compile_time
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all setup test test-asan fuzz generated run-example bench clean runtime runtime-host \
-        runtime-tests runtime-tests-asan
+.PHONY: all setup test test-asan fuzz generated run-example bench clean runtime runtime-host runtime-cuda \
+        runtime-tests runtime-tests-asan runtime-cobjs

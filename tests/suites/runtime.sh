@@ -9,6 +9,7 @@
 #   runtime/cache/...      round trips and every kind of damaged cache
 #   runtime/bad/...        tests/runtime/bad/: each malformed file, its status and file:line message
 #   runtime/valgrind/...   the test programs under valgrind (errors and leaks), error paths too
+#   runtime/cuda/...       the CUDA build: warning-free, NVRTC without a GPU, context creation
 # Test programs come from $RT_BIN (make test: build/rt; make test-asan: build/asan/rt, with
 # RT_SANITIZED=1, where valgrind is skipped and the sanitizers watch instead).
 rt_bin=${RT_BIN:-build/rt}
@@ -16,6 +17,7 @@ rt_tmp=$TMP/runtime
 rt_bad=tests/runtime/bad
 rt_g=tests/runtime/graphs
 mkdir -p "$rt_tmp"
+rt_cuda_bin=build/rt # the CUDA programs are never sanitized: they always come from the plain build
 
 # rt_lines PREFIX RC OUTPUT: one pass or fail per "ok NAME" / "FAIL NAME: detail" line, and a
 # fail when the program exited non-zero without saying why.
@@ -250,5 +252,42 @@ PYEOF
     else
       fail runtime/valgrind "valgrind is not installed (make setup installs it)"
     fi
+  fi
+fi
+
+# ---------------------------------------------------------------- the CUDA build
+if [ -z "${RT_SANITIZED:-}" ]; then
+  if ! command -v "${NVCC:-/usr/local/cuda/bin/nvcc}" > /dev/null; then
+    fail runtime/cuda/nvcc "no nvcc (the CUDA toolkit is required to build libgnnrt)"
+  else
+    # warning-free: the whole runtime and its tests with -Werror (nvcc included) with gcc, and
+    # the C parts of both builds with clang
+    for cc in gcc clang; do
+      target=runtime-tests want=lib/libgnnrt.so
+      [ $cc = clang ] && target=runtime-cobjs want=rt-cuda/nvrtc.o
+      if make -s -j2 BUILD="$rt_tmp/werror-$cc" CC=$cc CFLAGS="-O1 -Werror" NVCC_WERROR="-Werror all-warnings -Xcompiler -Werror" \
+          $target > "$rt_tmp/werror-$cc.log" 2>&1 && [ -f "$rt_tmp/werror-$cc/$want" ]; then
+        pass "runtime/cuda/build-werror-$cc"
+      else fail "runtime/cuda/build-werror-$cc" "$(grep -m3 -E 'warning|error' "$rt_tmp/werror-$cc.log" | tr '\n' ' ')"; fi
+    done
+    for lib in libgnnrt.so libgnnrt_host.so; do
+      extra=$(nm -D --defined-only "build/lib/$lib" 2> /dev/null | awk '$3 !~ /^gnn_/ { print $3 }' | tr '\n' ' ')
+      if [ -f "build/lib/$lib" ] && [ -z "$extra" ]; then pass "runtime/cuda/exports-$lib"; else fail "runtime/cuda/exports-$lib" "exports $extra"; fi
+    done
+    if ldd build/lib/libgnnrt.so | grep -q 'libcuda\.so'; then fail runtime/cuda/no-libcuda "libgnnrt.so links libcuda"
+    else pass runtime/cuda/no-libcuda; fi
+    # the header is C++-clean (extern "C", GNNRT_CUDA accessors)
+    printf '#include "gnnrt.h"\nint main() { gnn_ctx *c = nullptr; return gnn_ctx_stream(c) != nullptr; }\n' > "$rt_tmp/hdr.cpp"
+    if g++ -std=c++17 -Wall -Wextra -Werror -DGNNRT_CUDA -Iruntime -I/usr/local/cuda/include -c -o "$rt_tmp/hdr.o" "$rt_tmp/hdr.cpp" 2> "$rt_tmp/hdr.log"
+    then pass runtime/cuda/header-cxx; else fail runtime/cuda/header-cxx "$(head -3 "$rt_tmp/hdr.log" | tr '\n' ' ')"; fi
+    if [ -x "$rt_cuda_bin/t_nvrtc" ]; then
+      gpu=--no-gpu
+      command -v nvidia-smi > /dev/null && nvidia-smi -L 2> /dev/null | grep -q '^GPU' && gpu=--gpu
+      out=$("$rt_cuda_bin/t_nvrtc" $gpu 2>&1); rt_lines runtime/cuda $? "$out"
+      out=$("$rt_cuda_bin/t_api_cuda" 2>&1); rc=$?
+      if [ $rc -eq 77 ] && [ $gpu = --no-gpu ]; then
+        echo "note: runtime/cuda/api not run: no GPU ($(head -1 <<< "$out"))"
+      else rt_lines runtime/cuda/api $rc "$out"; fi
+    else fail runtime/cuda/t_nvrtc "$rt_cuda_bin/t_nvrtc is missing (make runtime-tests builds it)"; fi
   fi
 fi
