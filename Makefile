@@ -8,6 +8,7 @@
 #   make bench        benchmarks under bench/ (not part of make test)
 #   make runtime      the runtime libraries: build/lib/libgnnrt_host.{so,a} and, with nvcc,
 #                     build/lib/libgnnrt.so (make runtime-host / make runtime-cuda for one)
+#   make install-runtime PREFIX=...   libraries, headers and pkg-config files
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -54,6 +55,7 @@ CUDA_HOME   ?= /usr/local/cuda
 NVCC        ?= $(CUDA_HOME)/bin/nvcc
 CUDA_ARCHS  ?= 80 90
 NVCC_WERROR ?=
+PREFIX      ?= /usr/local
 RT_HDRS     := runtime/gnnrt.h runtime/gnnrt_rng.h runtime/internal.h
 RT_COMMON   := runtime/core.c runtime/text.c runtime/graph.c runtime/cache.c runtime/dataset.c runtime/params.c
 RT_HOST_SRC := $(RT_COMMON) runtime/device_host.c runtime/train_host.c
@@ -133,6 +135,17 @@ runtime-tests: runtime $(RT_TESTS)
 runtime-cobjs: $(RT_HOST_LIBS) $(filter-out %/train_cuda.o,$(RT_CUDA_OBJ)) $(patsubst %,$(BUILD)/rt/%,$(RT_TEST_NAMES))
 runtime-tests-asan: $(patsubst %,$(BUILD)/asan/rt/%,$(RT_TEST_NAMES))
 
+install-runtime: runtime
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 runtime/gnnrt.h runtime/gnnrt_rng.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(BUILD)/lib/libgnnrt_host.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(BUILD)/lib/libgnnrt_host.a $(DESTDIR)$(PREFIX)/lib/
+	sed -e 's|@PREFIX@|$(PREFIX)|' runtime/gnnrt_host.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gnnrt_host.pc
+	if [ -f $(BUILD)/lib/libgnnrt.so ]; then \
+	  install -m 755 $(BUILD)/lib/libgnnrt.so $(DESTDIR)$(PREFIX)/lib/ && \
+	  sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@CUDA_HOME@|$(CUDA_HOME)|' runtime/gnnrt.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gnnrt.pc; fi
+
 # ---------------------------------------------------------------- sanitizers and fuzzing
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -192,4 +205,4 @@ clean:
 	rm -rf $(BUILD)
 
 .PHONY: all setup test test-asan fuzz generated run-example bench clean runtime runtime-host runtime-cuda \
-        runtime-tests runtime-tests-asan runtime-cobjs
+        runtime-tests runtime-tests-asan runtime-cobjs install-runtime

@@ -10,6 +10,7 @@
 #   runtime/bad/...        tests/runtime/bad/: each malformed file, its status and file:line message
 #   runtime/valgrind/...   the test programs under valgrind (errors and leaks), error paths too
 #   runtime/cuda/...       the CUDA build: warning-free, NVRTC without a GPU, context creation
+#   runtime/install/...    make install-runtime, pkg-config, a program linked from the prefix
 # Test programs come from $RT_BIN (make test: build/rt; make test-asan: build/asan/rt, with
 # RT_SANITIZED=1, where valgrind is skipped and the sanitizers watch instead).
 rt_bin=${RT_BIN:-build/rt}
@@ -290,4 +291,22 @@ if [ -z "${RT_SANITIZED:-}" ]; then
       else rt_lines runtime/cuda/api $rc "$out"; fi
     else fail runtime/cuda/t_nvrtc "$rt_cuda_bin/t_nvrtc is missing (make runtime-tests builds it)"; fi
   fi
+
+  # ---------------------------------------------------------------- install and pkg-config
+  prefix=$rt_tmp/prefix
+  if make -s install-runtime PREFIX="$prefix" > "$rt_tmp/install.log" 2>&1 &&
+     [ -f "$prefix/include/gnnrt.h" ] && [ -f "$prefix/include/gnnrt_rng.h" ] && [ -f "$prefix/lib/libgnnrt_host.so" ] &&
+     [ -f "$prefix/lib/libgnnrt_host.a" ] && [ -f "$prefix/lib/libgnnrt.so" ]; then pass runtime/install/files
+  else fail runtime/install/files "$(tail -3 "$rt_tmp/install.log" | tr '\n' ' ')"; fi
+  printf '#include <gnnrt.h>\n#include <stdio.h>\nint main(void) { gnn_ctx *c; gnn_status s = gnn_ctx_create(&c, 0);\n  printf("%%s %%d\\n", gnn_status_name(s), gnn_ctx_is_cuda(c)); gnn_ctx_destroy(c); return 0; }\n' > "$rt_tmp/use.c"
+  export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+  # shellcheck disable=SC2046
+  if cc -std=c11 -Wall -Werror -o "$rt_tmp/use_host" "$rt_tmp/use.c" $(pkg-config --cflags --libs gnnrt_host) -Wl,-rpath,"$prefix/lib" 2> "$rt_tmp/use.log" &&
+     [ "$("$rt_tmp/use_host")" = "GNN_OK 0" ]; then pass runtime/install/pkg-config-host
+  else fail runtime/install/pkg-config-host "$(head -3 "$rt_tmp/use.log" | tr '\n' ' ')"; fi
+  # shellcheck disable=SC2046
+  if cc -std=c11 -Wall -Werror -o "$rt_tmp/use_cuda" "$rt_tmp/use.c" $(pkg-config --cflags --libs gnnrt) -Wl,-rpath,"$prefix/lib" 2> "$rt_tmp/use.log" &&
+     out=$("$rt_tmp/use_cuda") && { [ "$out" = "GNN_ERR_CUDA 1" ] || [ "$out" = "GNN_OK 1" ]; }; then pass runtime/install/pkg-config-cuda
+  else fail runtime/install/pkg-config-cuda "${out:-} $(head -3 "$rt_tmp/use.log" | tr '\n' ' ')"; fi
+  unset PKG_CONFIG_PATH
 fi
