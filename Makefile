@@ -6,6 +6,9 @@
 #   make generated    regenerate generated/ (checked byte-for-byte by make test)
 #   make run-example  the main job: compile dsl-examples/gat.gnn and run it on Cora
 #   make bench        benchmarks under bench/ (not part of make test)
+#   make runtime      the runtime libraries: build/lib/libgnnrt_host.{so,a} and, with nvcc,
+#                     build/lib/libgnnrt.so (make runtime-host / make runtime-cuda for one)
+#   make install-runtime PREFIX=...   libraries, headers and pkg-config files
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -24,7 +27,7 @@ HDRS    := compiler/gnnc.h compiler/ops.def compiler/funcs.def runtime/gnnrt_rng
 
 OBJS    := $(patsubst compiler/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/parser.o $(BUILD)/obj/lexer.o
 
-all: $(BUILD)/gnnc
+all: $(BUILD)/gnnc runtime-host
 
 $(BUILD)/parser.c $(BUILD)/parser.h: compiler/parser.y
 	@mkdir -p $(BUILD)
@@ -47,6 +50,105 @@ $(BUILD)/obj/parser.o $(BUILD)/obj/lexer.o: $(BUILD)/obj/%.o: $(BUILD)/%.c $(HDR
 
 $(BUILD)/gnnc: $(OBJS) compiler/main.c
 	$(CC) $(BASE) $(CFLAGS) $(OPENMP) -o $@ compiler/main.c $(OBJS) $(LDLIBS)
+
+# ---------------------------------------------------------------- runtime: libgnnrt_host and libgnnrt
+# One set of C sources built twice (runtime/internal.h says how): without GNNRT_CUDA for the
+# host library (OpenMP, OpenBLAS), with it for the CUDA one (cudart, cuBLAS, NVRTC; kernels in
+# runtime/train_cuda.cu). Public symbols are the gnn_* functions only (-fvisibility=hidden).
+CUDA_HOME   ?= /usr/local/cuda
+NVCC        ?= $(CUDA_HOME)/bin/nvcc
+CUDA_ARCHS  ?= 80 90
+NVCC_WERROR ?=
+PREFIX      ?= /usr/local
+RT_HDRS     := runtime/gnnrt.h runtime/gnnrt_rng.h runtime/internal.h
+RT_COMMON   := runtime/core.c runtime/text.c runtime/graph.c runtime/cache.c runtime/dataset.c runtime/params.c
+RT_HOST_SRC := $(RT_COMMON) runtime/device_host.c runtime/train_host.c
+RT_CUDA_SRC := $(RT_COMMON) runtime/device_cuda.c runtime/nvrtc.c
+RT_BASE     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime -fPIC -fvisibility=hidden
+RT_HOST_OBJ := $(patsubst runtime/%.c,$(BUILD)/rt-host/%.o,$(RT_HOST_SRC))
+RT_CUDA_OBJ := $(patsubst runtime/%.c,$(BUILD)/rt-cuda/%.o,$(RT_CUDA_SRC)) $(BUILD)/rt-cuda/gnnrt_headers.o \
+               $(BUILD)/rt-cuda/train_cuda.o
+RT_HOST_LIBS := $(BUILD)/lib/libgnnrt_host.so $(BUILD)/lib/libgnnrt_host.a
+HAVE_NVCC   := $(shell command -v $(NVCC) > /dev/null 2>&1 && echo 1)
+
+$(BUILD)/rt-host/%.o: runtime/%.c $(RT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_BASE) $(CFLAGS) $(OPENMP) -c -o $@ $<
+
+$(BUILD)/lib/libgnnrt_host.so: $(RT_HOST_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libgnnrt_host.so $(OPENMP) -o $@ $^ -lopenblas -lm
+
+$(BUILD)/lib/libgnnrt_host.a: $(RT_HOST_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/rt-cuda/%.o: runtime/%.c $(RT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_BASE) -DGNNRT_CUDA -I$(CUDA_HOME)/include $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/gnnrt_headers.c: runtime/embed.sh runtime/gnnrt_rng.h runtime/gnnrt.h
+	@mkdir -p $(dir $@)
+	sh runtime/embed.sh runtime/gnnrt_rng.h runtime/gnnrt.h > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/rt-cuda/gnnrt_headers.o: $(BUILD)/gen/gnnrt_headers.c
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_BASE) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/rt-cuda/train_cuda.o: runtime/train_cuda.cu $(RT_HDRS)
+	@mkdir -p $(dir $@)
+	$(NVCC) -std=c++17 -O2 -g -DGNNRT_CUDA -Iruntime $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+	  -Xcompiler -fPIC,-fvisibility=hidden,-Wall,-Wextra $(NVCC_WERROR) -c -o $@ $<
+
+# cudart and cuBLAS are found through the rpath; libcuda is not linked (nvrtc.c explains).
+$(BUILD)/lib/libgnnrt.so: $(RT_CUDA_OBJ)
+	@mkdir -p $(dir $@)
+	$(NVCC) -shared -cudart shared -Xlinker -soname,libgnnrt.so -Xlinker -rpath,$(CUDA_HOME)/lib64 -o $@ $^ \
+	  -L$(CUDA_HOME)/lib64 -lcublas -lnvrtc
+
+runtime-host: $(RT_HOST_LIBS)
+runtime-cuda: $(BUILD)/lib/libgnnrt.so
+runtime: runtime-host $(if $(HAVE_NVCC),runtime-cuda)
+
+# The runtime's test programs (tests/runtime/*.c), against the shared libraries: *_host link
+# libgnnrt_host, *_cuda libgnnrt. The ASan+UBSan variants compile the host sources in.
+RT_TEST_NAMES := rt_load t_api
+RT_TESTS    := $(patsubst %,$(BUILD)/rt/%,$(RT_TEST_NAMES)) $(if $(HAVE_NVCC),$(BUILD)/rt/t_api_cuda $(BUILD)/rt/t_nvrtc)
+RT_TEST_CC  := $(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(CFLAGS)
+
+$(BUILD)/rt/%: tests/runtime/%.c tests/runtime/rt_test.h runtime/gnnrt.h runtime/gnnrt_rng.h $(RT_HOST_LIBS)
+	@mkdir -p $(dir $@)
+	$(RT_TEST_CC) -o $@ $< -L$(BUILD)/lib -lgnnrt_host -Wl,-rpath,'$$ORIGIN/../lib' -lm
+
+$(BUILD)/rt/t_api_cuda: tests/runtime/t_api.c tests/runtime/rt_test.h runtime/gnnrt.h $(BUILD)/lib/libgnnrt.so
+	@mkdir -p $(dir $@)
+	$(RT_TEST_CC) -o $@ $< -L$(BUILD)/lib -lgnnrt -Wl,-rpath,'$$ORIGIN/../lib' -lm
+
+$(BUILD)/rt/t_nvrtc: tests/runtime/t_nvrtc.c tests/runtime/rt_test.h runtime/gnnrt.h $(BUILD)/lib/libgnnrt.so
+	@mkdir -p $(dir $@)
+	$(RT_TEST_CC) -DGNNRT_CUDA -I$(CUDA_HOME)/include -o $@ $< -L$(BUILD)/lib -lgnnrt -Wl,-rpath,'$$ORIGIN/../lib' \
+	  -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lm
+
+$(BUILD)/asan/rt/%: tests/runtime/%.c tests/runtime/rt_test.h $(RT_HOST_SRC) $(RT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(ASAN_FLAGS) $(OPENMP) -o $@ $< \
+	  $(RT_HOST_SRC) -lopenblas -lm
+
+runtime-tests: runtime $(RT_TESTS)
+# The C parts of both builds and the host test programs, without nvcc (the clang warning check).
+runtime-cobjs: $(RT_HOST_LIBS) $(filter-out %/train_cuda.o,$(RT_CUDA_OBJ)) $(patsubst %,$(BUILD)/rt/%,$(RT_TEST_NAMES))
+runtime-tests-asan: $(patsubst %,$(BUILD)/asan/rt/%,$(RT_TEST_NAMES))
+
+install-runtime: runtime
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 runtime/gnnrt.h runtime/gnnrt_rng.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(BUILD)/lib/libgnnrt_host.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(BUILD)/lib/libgnnrt_host.a $(DESTDIR)$(PREFIX)/lib/
+	sed -e 's|@PREFIX@|$(PREFIX)|' runtime/gnnrt_host.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gnnrt_host.pc
+	if [ -f $(BUILD)/lib/libgnnrt.so ]; then \
+	  install -m 755 $(BUILD)/lib/libgnnrt.so $(DESTDIR)$(PREFIX)/lib/ && \
+	  sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@CUDA_HOME@|$(CUDA_HOME)|' runtime/gnnrt.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gnnrt.pc; fi
 
 # ---------------------------------------------------------------- sanitizers and fuzzing
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -77,12 +179,12 @@ setup:
 	@bash scripts/setup.sh
 
 test: setup
-	@$(MAKE) --no-print-directory all $(BUILD)/fuzz/replay
-	@bash tests/run.sh $(BUILD)/gnnc
+	@$(MAKE) --no-print-directory all $(BUILD)/fuzz/replay runtime-tests
+	@RT_BIN=$(BUILD)/rt bash tests/run.sh $(BUILD)/gnnc
 
 test-asan: setup
-	@$(MAKE) --no-print-directory $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay
-	@bash tests/run.sh $(BUILD)/asan/gnnc
+	@$(MAKE) --no-print-directory $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay runtime-tests runtime-tests-asan
+	@RT_BIN=$(BUILD)/asan/rt RT_SANITIZED=1 bash tests/run.sh $(BUILD)/asan/gnnc
 
 EXAMPLES := $(wildcard dsl-examples/*.gnn)
 # Per example: the optimised IR, the CUDA and host C sources and their (shared) header.
@@ -109,4 +211,5 @@ bench: all $(BUILD)/bench/compile_time
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all setup test test-asan fuzz generated run-example bench clean
+.PHONY: all setup test test-asan fuzz generated run-example bench clean runtime runtime-host runtime-cuda \
+        runtime-tests runtime-tests-asan runtime-cobjs install-runtime

@@ -10,6 +10,11 @@ command -v clang >/dev/null 2>&1 || need+=(clang)
 command -v make  >/dev/null 2>&1 || need+=(make)
 # The independent reference for the interpreter tests is a NumPy script run by Debian's python3.
 /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
+# OpenBLAS: the GEMM of libgnnrt_host (cblas.h and -lopenblas must both work).
+printf '#include <cblas.h>\nint main(void) { cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1); return 0; }\n' |
+  cc -x c - -o /dev/null -lopenblas >/dev/null 2>&1 || need+=(libopenblas-dev)
+# The runtime's test programs run under valgrind (tests/suites/runtime.sh).
+command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 # libFuzzer and the sanitizer runtimes come with clang's compiler-rt.
 ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-dev)
 if [ ${#need[@]} -gt 0 ]; then

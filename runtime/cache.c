@@ -1,0 +1,197 @@
+/* cache.c -- the binary graph cache (.gcsr): a graph after its options, ready to upload.
+ *
+ * Layout (little-endian; docs/runtime.md has the table):
+ *   0  char     magic[8]   "GNNRTCSR"
+ *   8  uint32   version    1
+ *   12 uint32   byte_order 0x01020304 as written by the saving machine
+ *   16 uint32   flags      the options the graph was built with (RT_OPT_* bits)
+ *   20 uint32   reserved   0
+ *   24 int64    nv
+ *   32 int64    ne
+ *   40 uint64   checksum   over everything after the header (see checksum())
+ *   48 uint64   reserved   0, 0
+ *   64 int64    in_ptr[nv + 1]
+ *      int32    src[ne], then 4 zero bytes if ne is odd
+ *      int64    edge_origin[ne]
+ * Only what cannot be recomputed is stored: dst comes from in_ptr, CSC and degrees from src.
+ * Loading trusts nothing: the size must match the header exactly before anything is
+ * allocated, the checksum must match, and the arrays must form a CSR (in_ptr from 0 to ne,
+ * never decreasing; ids in range; origin -1 only on self-loops), so a truncated or corrupted
+ * file is an error, never an out-of-bounds access.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define CACHE_MAGIC "GNNRTCSR"
+#define CACHE_VERSION 1u
+#define CACHE_BYTE_ORDER 0x01020304u
+#define CACHE_HEADER 64
+
+typedef struct {
+  char magic[8];
+  uint32_t version, byte_order, flags, reserved0;
+  int64_t nv, ne;
+  uint64_t checksum, reserved1, reserved2;
+} CacheHeader;
+
+_Static_assert(sizeof(CacheHeader) == CACHE_HEADER, "the cache header is 64 bytes");
+
+/* A hash of 32-bit words (FNV-1a's constants, a word at a time): every array in the file is a
+ * whole number of words, so the sum does not depend on how the bytes are split. */
+static uint64_t checksum(uint64_t h, const void *data, size_t bytes) {
+  const unsigned char *p = (const unsigned char *)data;
+  for (size_t i = 0; i + 4 <= bytes; i += 4) {
+    uint32_t w;
+    memcpy(&w, p + i, 4);
+    h = (h ^ w) * 1099511628211ull;
+  }
+  return h;
+}
+#define CHECKSUM_INIT 1469598103934665603ull
+
+/* Writes header and arrays to a temporary file beside path, then renames it into place. */
+gnn_status gnn_graph_save_cache(gnn_ctx *ctx, const gnn_graph *g, const char *path) {
+  if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
+  if (!g || !path) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_save_cache: no graph or no path");
+  size_t nptr = (size_t)g->nv + 1, ne = (size_t)g->ne;
+  static const uint32_t zero = 0;
+  CacheHeader h;
+  memset(&h, 0, sizeof h);
+  memcpy(h.magic, CACHE_MAGIC, 8);
+  h.version = CACHE_VERSION;
+  h.byte_order = CACHE_BYTE_ORDER;
+  h.flags = ((const RtGraph *)g)->flags;
+  h.nv = g->nv;
+  h.ne = g->ne;
+  uint64_t c = checksum(CHECKSUM_INIT, g->h_in_ptr, nptr * 8);
+  c = checksum(c, g->h_src, ne * 4);
+  if (ne % 2) c = checksum(c, &zero, 4);
+  h.checksum = checksum(c, g->edge_origin, ne * 8);
+  FILE *f;
+  char *tmp;
+  gnn_status st = rt_tmp_open(ctx, path, &f, &tmp);
+  if (st) return st;
+  int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(g->h_in_ptr, 8, nptr, f) == nptr &&
+           (ne == 0 || fwrite(g->h_src, 4, ne, f) == ne) && (ne % 2 == 0 || fwrite(&zero, 4, 1, f) == 1) &&
+           (ne == 0 || fwrite(g->edge_origin, 8, ne, f) == ne);
+  if (!ok) st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: write failed: %s", path, strerror(errno));
+  return rt_tmp_commit(ctx, f, tmp, path, st);
+}
+
+/* Reads n bytes or reports the file as truncated. */
+static gnn_status read_exact(gnn_ctx *ctx, FILE *f, void *p, size_t n, const char *path, const char *what) {
+  if (n && fread(p, 1, n, f) != n)
+    return gnn_set_error(ctx, ferror(f) ? GNN_ERR_IO : GNN_ERR_FORMAT, "%s: error: %s while reading %s", path,
+                         ferror(f) ? "read failed" : "truncated file", what);
+  return GNN_OK;
+}
+
+/* Checks the header against the file's size and the requested options. */
+static gnn_status check_header(gnn_ctx *ctx, const CacheHeader *h, uint64_t size, const gnn_graph_opts *opts,
+                               const char *path) {
+  if (memcmp(h->magic, CACHE_MAGIC, 8) != 0)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: not a graph cache (bad magic; expected \"%s\")", path, CACHE_MAGIC);
+  if (h->byte_order != CACHE_BYTE_ORDER)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: the cache was written with the other byte order", path);
+  if (h->version != CACHE_VERSION)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: cache version %u; this runtime reads version %u", path,
+                         (unsigned)h->version, CACHE_VERSION);
+  if (h->reserved0 || h->reserved1 || h->reserved2 || (h->flags & ~15u))
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: corrupted header (reserved fields are not zero)", path);
+  if (h->nv < 1 || h->nv > RT_MAX_ID + 1 || h->ne < 0 || h->ne > RT_MAX_ID)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: corrupted header (%lld vertices, %lld edges)", path,
+                         (long long)h->nv, (long long)h->ne);
+  uint64_t want = CACHE_HEADER + 8 * ((uint64_t)h->nv + 1) + 4 * (uint64_t)h->ne + 4 * ((uint64_t)h->ne % 2) +
+                  8 * (uint64_t)h->ne;
+  if (size != want)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: %s: %llu bytes, the header announces %llu", path,
+                         size < want ? "truncated file" : "trailing bytes", (unsigned long long)size,
+                         (unsigned long long)want);
+  if (opts && rt_opts_flags(opts) != h->flags)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: the cache was built with options (add_self_loops=%d "
+                         "remove_self_loops=%d dedup=%d symmetrise=%d), other than those requested; pass NULL options "
+                         "or rebuild it", path, !!(h->flags & RT_OPT_ADD_SELF_LOOPS),
+                         !!(h->flags & RT_OPT_REMOVE_SELF_LOOPS), !!(h->flags & RT_OPT_DEDUP), !!(h->flags & RT_OPT_SYMMETRISE));
+  if (opts && opts->num_vertices && opts->num_vertices != h->nv)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: num_vertices %lld disagrees with the cache's %lld vertices",
+                         path, (long long)opts->num_vertices, (long long)h->nv);
+  return GNN_OK;
+}
+
+/* The CSR must be well formed before anything indexes with it. */
+static gnn_status check_arrays(gnn_ctx *ctx, const CacheHeader *h, const int64_t *in_ptr, const int32_t *src,
+                               const int64_t *origin, const char *path) {
+  int64_t nv = h->nv, ne = h->ne;
+  if (in_ptr[0] != 0 || in_ptr[nv] != ne)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: corrupted CSR (in_ptr runs from %lld to %lld, not 0 to %lld)",
+                         path, (long long)in_ptr[0], (long long)in_ptr[nv], (long long)ne);
+  for (int64_t v = 0; v < nv; v++)
+    if (in_ptr[v + 1] < in_ptr[v])
+      return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: corrupted CSR (in_ptr decreases at vertex %lld)", path,
+                           (long long)v);
+  for (int64_t v = 0; v < nv; v++)
+    for (int64_t e = in_ptr[v]; e < in_ptr[v + 1]; e++) {
+      if (src[e] < 0 || src[e] >= nv)
+        return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: corrupted CSR (edge %lld has source %d of %lld vertices)",
+                             path, (long long)e, (int)src[e], (long long)nv);
+      if (origin[e] < -1 || (origin[e] == -1 && src[e] != v))
+        return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: corrupted edge_origin (edge %lld)", path, (long long)e);
+    }
+  return GNN_OK;
+}
+
+/* Loads a .gcsr: size, header, checksum and structure are checked before any use. */
+gnn_status rt_load_cache(gnn_ctx *ctx, const char *path, const gnn_graph_opts *opts, gnn_graph **out) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot open: %s", path, strerror(errno));
+  struct stat sb;
+  CacheHeader h;
+  int64_t *in_ptr = NULL, *origin = NULL;
+  int32_t *src = NULL;
+  gnn_status st = GNN_OK;
+  if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: not a regular file", path);
+    goto fail;
+  }
+  if ((uint64_t)sb.st_size < CACHE_HEADER) {
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: truncated file: %lld bytes, shorter than the %d-byte header",
+                       path, (long long)sb.st_size, CACHE_HEADER);
+    goto fail;
+  }
+  if ((st = read_exact(ctx, f, &h, sizeof h, path, "the header"))) goto fail;
+  if ((st = check_header(ctx, &h, (uint64_t)sb.st_size, opts, path))) goto fail;
+  size_t nptr = (size_t)h.nv + 1, ne = (size_t)h.ne;
+  in_ptr = (int64_t *)rt_garray_alloc(ctx, nptr * 8, "in_ptr");
+  src = (int32_t *)rt_garray_alloc(ctx, ne * 4, "src");
+  origin = (int64_t *)rt_malloc(ctx, ne * 8, "edge_origin");
+  if (!in_ptr || !src || !origin) {
+    st = GNN_ERR_OOM;
+    goto fail;
+  }
+  uint32_t pad = 0;
+  if ((st = read_exact(ctx, f, in_ptr, nptr * 8, path, "in_ptr")) || (st = read_exact(ctx, f, src, ne * 4, path, "src")) ||
+      (st = read_exact(ctx, f, &pad, (ne % 2) * 4, path, "padding")) ||
+      (st = read_exact(ctx, f, origin, ne * 8, path, "edge_origin")))
+    goto fail;
+  uint64_t c = checksum(CHECKSUM_INIT, in_ptr, nptr * 8);
+  c = checksum(c, src, ne * 4);
+  c = checksum(c, &pad, (ne % 2) * 4);
+  c = checksum(c, origin, ne * 8);
+  if (c != h.checksum) {
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: checksum mismatch: the cache is corrupted", path);
+    goto fail;
+  }
+  if ((st = check_arrays(ctx, &h, in_ptr, src, origin, path))) goto fail;
+  fclose(f);
+  return rt_graph_from_csr(ctx, h.nv, h.ne, in_ptr, src, origin, h.flags, out);
+fail:
+  fclose(f);
+  rt_garray_free(ctx, in_ptr);
+  rt_garray_free(ctx, src);
+  free(origin);
+  return st;
+}

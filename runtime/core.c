@@ -1,0 +1,173 @@
+/* core.c -- status names, error messages, the allocation table and the memory counters.
+ *
+ * Shared by both builds. Errors are stored, never printed: gnn_set_error formats into the
+ * context's fixed buffer and flattens the text to one line, so a caller can print it as one
+ * diagnostic. The allocation table (see internal.h) counts every byte gnn_malloc hands out, in
+ * either build, so live and peak are exact rather than estimates from a driver query.
+ */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gnnrt_rng.h"
+
+const char *gnn_status_name(gnn_status s) {
+  switch (s) {
+  case GNN_OK: return "GNN_OK";
+  case GNN_ERR_IO: return "GNN_ERR_IO";
+  case GNN_ERR_FORMAT: return "GNN_ERR_FORMAT";
+  case GNN_ERR_INVALID: return "GNN_ERR_INVALID";
+  case GNN_ERR_OOM: return "GNN_ERR_OOM";
+  case GNN_ERR_CUDA: return "GNN_ERR_CUDA";
+  case GNN_ERR_CUBLAS: return "GNN_ERR_CUBLAS";
+  case GNN_ERR_NVRTC: return "GNN_ERR_NVRTC";
+  case GNN_ERR_UNSUPPORTED: return "GNN_ERR_UNSUPPORTED";
+  case GNN_ERR_NUMERIC: return "GNN_ERR_NUMERIC";
+  }
+  return "GNN_ERR_?";
+}
+
+const char *gnn_last_error(const gnn_ctx *ctx) {
+  if (!ctx) return "no context (gnn_ctx_create could not allocate one)";
+  return ctx->err;
+}
+
+/* Formats the message into the context, one line. */
+gnn_status gnn_set_error(gnn_ctx *ctx, gnn_status status, const char *fmt, ...) {
+  if (!ctx || !fmt) return status;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+  va_end(ap);
+  for (char *p = ctx->err; *p; p++)
+    if (*p == '\n' || *p == '\r') *p = ' ';
+  return status;
+}
+
+void gnn_clear_error(gnn_ctx *ctx) {
+  if (ctx) ctx->err[0] = 0;
+}
+
+gnn_status rt_check_ctx(const gnn_ctx *ctx) {
+  return ctx && ctx->failed == GNN_OK ? GNN_OK : GNN_ERR_INVALID;
+}
+
+gnn_status rt_args(gnn_ctx *ctx, int ok, const char *fn, const char *what) {
+  if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
+  return ok ? GNN_OK : gnn_set_error(ctx, GNN_ERR_INVALID, "%s: %s", fn, what);
+}
+
+size_t rt_mul(size_t a, size_t b) {
+  if (a != 0 && b > SIZE_MAX / a) return SIZE_MAX;
+  return a * b;
+}
+
+void *rt_malloc(gnn_ctx *ctx, size_t bytes, const char *what) {
+  void *p = malloc(bytes ? bytes : 1);
+  if (!p) gnn_set_error(ctx, GNN_ERR_OOM, "out of host memory allocating %zu bytes for %s", bytes, what);
+  return p;
+}
+
+void *rt_calloc(gnn_ctx *ctx, size_t n, size_t size, const char *what) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  if (!p) gnn_set_error(ctx, GNN_ERR_OOM, "out of host memory allocating %zu x %zu bytes for %s", n, size, what);
+  return p;
+}
+
+/* ---------------------------------------------------------------- the allocation table */
+
+static size_t slot_of(const void *p, size_t cap) {
+  uint64_t h = gnn_rng_mix((uint64_t)(uintptr_t)p);
+  return (size_t)h & (cap - 1);
+}
+
+/* Doubles the table (or creates it) and reinserts every entry. */
+static gnn_status table_grow(gnn_ctx *ctx) {
+  size_t cap = ctx->cap ? ctx->cap * 2 : 64;
+  RtAlloc *t = (RtAlloc *)rt_calloc(ctx, cap, sizeof(RtAlloc), "the allocation table");
+  if (!t) return GNN_ERR_OOM;
+  for (size_t i = 0; i < ctx->cap; i++) {
+    if (!ctx->allocs[i].p) continue;
+    size_t j = slot_of(ctx->allocs[i].p, cap);
+    while (t[j].p) j = (j + 1) & (cap - 1);
+    t[j] = ctx->allocs[i];
+  }
+  free(ctx->allocs);
+  ctx->allocs = t;
+  ctx->cap = cap;
+  return GNN_OK;
+}
+
+/* Records a new allocation and updates live and peak. */
+gnn_status rt_track_add(gnn_ctx *ctx, void *p, size_t bytes) {
+  if ((ctx->nallocs + 1) * 2 > ctx->cap) {
+    gnn_status st = table_grow(ctx);
+    if (st) return st;
+  }
+  size_t j = slot_of(p, ctx->cap);
+  while (ctx->allocs[j].p) j = (j + 1) & (ctx->cap - 1);
+  ctx->allocs[j].p = p;
+  ctx->allocs[j].bytes = bytes;
+  ctx->nallocs++;
+  ctx->live += bytes;
+  if (ctx->live > ctx->peak) ctx->peak = ctx->live;
+  return GNN_OK;
+}
+
+/* Forgets an allocation (0 if p is unknown) and updates live. */
+int rt_track_remove(gnn_ctx *ctx, void *p, size_t *bytes) {
+  if (!ctx->cap) return 0;
+  size_t mask = ctx->cap - 1, j = slot_of(p, ctx->cap);
+  while (ctx->allocs[j].p && ctx->allocs[j].p != p) j = (j + 1) & mask;
+  if (!ctx->allocs[j].p) return 0;
+  *bytes = ctx->allocs[j].bytes;
+  ctx->live -= *bytes;
+  ctx->nallocs--;
+  /* Backward-shift deletion: move later entries of the probe run into the hole when their
+   * home slot does not lie cyclically in (hole, k]. */
+  size_t hole = j, k = j;
+  ctx->allocs[hole].p = NULL;
+  for (;;) {
+    k = (k + 1) & mask;
+    if (!ctx->allocs[k].p) break;
+    size_t home = slot_of(ctx->allocs[k].p, ctx->cap);
+    int in_range = hole <= k ? (home > hole && home <= k) : (home > hole || home <= k);
+    if (in_range) continue;
+    ctx->allocs[hole] = ctx->allocs[k];
+    ctx->allocs[k].p = NULL;
+    hole = k;
+  }
+  return 1;
+}
+
+/* Frees whatever is still allocated, then the table itself. */
+void rt_track_free_table(gnn_ctx *ctx) {
+  for (size_t i = 0; i < ctx->cap; i++)
+    if (ctx->allocs[i].p) rt_device_free_raw(ctx, ctx->allocs[i].p);
+  free(ctx->allocs);
+  ctx->allocs = NULL;
+  ctx->cap = ctx->nallocs = 0;
+  ctx->live = 0;
+}
+
+gnn_status gnn_mem_usage(const gnn_ctx *ctx, size_t *live, size_t *peak) {
+  if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
+  if (live) *live = ctx->live;
+  if (peak) *peak = ctx->peak;
+  return GNN_OK;
+}
+
+void gnn_mem_reset_peak(gnn_ctx *ctx) {
+  if (ctx) ctx->peak = ctx->live;
+}
+
+/* ---------------------------------------------------------------- dropout masks on the host */
+
+gnn_status gnn_dropout_mask_host(uint64_t seed, uint32_t stream, int64_t n, float p, uint8_t *out) {
+  if (!(p >= 0.0f && p < 1.0f) || n < 0 || (n > 0 && !out)) return GNN_ERR_INVALID;
+  for (int64_t i = 0; i < n; i++) out[i] = (uint8_t)gnn_dropout_keep(seed, stream, (uint64_t)i, p);
+  return GNN_OK;
+}

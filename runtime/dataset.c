@@ -1,0 +1,336 @@
+/* dataset.c -- dataset folders: graph.edges, features.svm, labels.txt and the split files.
+ *
+ * The layout is that of ../shared/datasets (the Planetoid graphs) and of the interpreter's
+ * loader (compiler/graph.c), whose messages these follow:
+ *   features.svm  LIBSVM, one line per vertex in id order: "label idx:value ...", idx 1-based
+ *                 and ascending; the label is ignored (labels.txt has them)
+ *   labels.txt    one integer per vertex, -1 = unknown
+ *   *.idx         vertex ids, one per line
+ * '#' starts a comment line everywhere. The vertex count of a folder is fixed first (the
+ * caller's num_vertices, else the length of labels.txt, else the rows of features.svm), and
+ * every file is checked against it, so an edge to vertex 2708 of a 2708-vertex graph is an
+ * error at its line rather than a silently larger graph. Nothing from a failed file is kept.
+ */
+#include "internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+gnn_status rt_count_rows(gnn_ctx *ctx, const char *path, int64_t *rows) {
+  RtReader r;
+  gnn_status st = rt_reader_open(ctx, &r, path, '#');
+  int64_t n = 0;
+  if (!st)
+    while (rt_reader_next(ctx, &r, &st)) n++;
+  rt_reader_close(&r);
+  *rows = st ? 0 : n;
+  return st;
+}
+
+/* ---------------------------------------------------------------- features */
+
+typedef struct {
+  int64_t row;
+  int32_t col;
+  float v;
+} SvmEntry;
+
+/* LIBSVM rows; nv = 0 takes as many rows as the file has (reported in *rows). */
+static gnn_status load_svm(gnn_ctx *ctx, const char *path, int64_t nv, float **out, int64_t *ncols, int64_t *rows) {
+  RtReader r;
+  gnn_status st = rt_reader_open(ctx, &r, path, '#');
+  if (st) return st;
+  SvmEntry *es = NULL;
+  int64_t n = 0, cap = 0, row = 0, maxcol = 0;
+  char *p;
+  while ((p = rt_reader_next(ctx, &r, &st))) {
+    if (nv > 0 && row == nv) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: more feature rows than the graph's %lld vertices", path,
+                         r.lineno, (long long)nv);
+      break;
+    }
+    /* The label: any number, ignored. */
+    char *end;
+    (void)strtod(p, &end);
+    if (end == p || (*end && !isspace((unsigned char)*end))) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: missing label (a LIBSVM line starts with one)", path,
+                         r.lineno);
+      break;
+    }
+    p = end;
+    int64_t prev = 0;
+    for (;;) {
+      rt_skip_space(&p);
+      if (rt_at_end(p)) break;
+      int64_t idx;
+      if ((st = rt_int_field(ctx, &r, &p, "feature index", ':', &idx))) break;
+      if (*p != ':') {
+        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: expected 'index:value' after feature index %lld", path,
+                           r.lineno, (long long)idx);
+        break;
+      }
+      p++;
+      if (idx < 1 || idx > RT_MAX_ID) {
+        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: feature index %lld out of range (indices are 1-based)",
+                           path, r.lineno, (long long)idx);
+        break;
+      }
+      if (idx <= prev) {
+        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: feature index %lld after %lld (indices must ascend)", path,
+                           r.lineno, (long long)idx, (long long)prev);
+        break;
+      }
+      prev = idx;
+      double v = strtod(p, &end);
+      if (end == p || (*end && !isspace((unsigned char)*end))) {
+        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: feature value for index %lld is not a number", path,
+                           r.lineno, (long long)idx);
+        break;
+      }
+      if (!isfinite(v) || !isfinite((float)v)) {
+        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: feature value for index %lld is not finite%s", path,
+                           r.lineno, (long long)idx, isfinite(v) ? " in float32" : "");
+        break;
+      }
+      p = end;
+      if (n == cap) {
+        cap = cap ? cap * 2 : 4096;
+        SvmEntry *grown = (SvmEntry *)realloc(es, rt_mul((size_t)cap, sizeof(SvmEntry)));
+        if (!grown) {
+          st = gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of host memory at line %ld", path, r.lineno);
+          break;
+        }
+        es = grown;
+      }
+      es[n].row = row;
+      es[n].col = (int32_t)(idx - 1);
+      es[n].v = (float)v;
+      n++;
+      if (idx > maxcol) maxcol = idx;
+    }
+    if (st) break;
+    row++;
+  }
+  rt_reader_close(&r);
+  if (!st && nv > 0 && row != nv)
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: %lld feature rows for a graph of %lld vertices", path,
+                       (long long)row, (long long)nv);
+  if (!st && row == 0) st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: no feature rows", path);
+  float *x = NULL;
+  if (!st) {
+    size_t cells = rt_mul((size_t)row, (size_t)maxcol);
+    if (cells < SIZE_MAX / sizeof(float)) x = (float *)calloc(cells ? cells : 1, sizeof(float));
+    if (!x)
+      st = gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of host memory for %lld x %lld features", path,
+                         (long long)row, (long long)maxcol);
+  }
+  if (!st) {
+    for (int64_t i = 0; i < n; i++) x[es[i].row * maxcol + es[i].col] = es[i].v;
+    *out = x;
+    *ncols = maxcol;
+    *rows = row;
+  }
+  free(es);
+  return st;
+}
+
+gnn_status gnn_features_load_svm(gnn_ctx *ctx, const char *path, int64_t nv, float **out, int64_t *ncols) {
+  if (out) *out = NULL;
+  if (ncols) *ncols = 0;
+  gnn_status st = rt_args(ctx, out && ncols, "gnn_features_load_svm", "out or ncols is NULL");
+  if (st) return st;
+  if (!path || nv <= 0)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_features_load_svm: need a path and a vertex count > 0 (got %lld)",
+                         (long long)nv);
+  int64_t rows;
+  return load_svm(ctx, path, nv, out, ncols, &rows);
+}
+
+/* ---------------------------------------------------------------- labels and splits */
+
+/* One integer label per line, -1 = unknown, checked against nv. */
+gnn_status gnn_labels_load(gnn_ctx *ctx, const char *path, int64_t nv, int32_t **out, int64_t *count, int *nclasses) {
+  if (out) *out = NULL;
+  gnn_status st = rt_args(ctx, out && path && nv >= 0, "gnn_labels_load", "need out, a path and nv >= 0");
+  if (st) return st;
+  RtReader r;
+  st = rt_reader_open(ctx, &r, path, '#');
+  if (st) return st;
+  int32_t *lab = NULL;
+  int64_t n = 0, cap = 0, maxlab = -1;
+  char *p;
+  while ((p = rt_reader_next(ctx, &r, &st))) {
+    int64_t y;
+    if ((st = rt_int_field(ctx, &r, &p, "label", 0, &y))) break;
+    if (!rt_at_end(p)) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: expected one label per line", path, r.lineno);
+      break;
+    }
+    if (y < -1) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: label %lld is negative (-1 marks an unknown label)", path,
+                         r.lineno, (long long)y);
+      break;
+    }
+    if (y >= RT_MAX_ID) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: label %lld does not fit in 32 bits", path, r.lineno,
+                         (long long)y);
+      break;
+    }
+    if (nv > 0 && n == nv) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: more labels than the graph's %lld vertices", path, r.lineno,
+                         (long long)nv);
+      break;
+    }
+    if (n == cap) {
+      cap = cap ? cap * 2 : 1024;
+      int32_t *grown = (int32_t *)realloc(lab, rt_mul((size_t)cap, sizeof(int32_t)));
+      if (!grown) {
+        st = gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of host memory at line %ld", path, r.lineno);
+        break;
+      }
+      lab = grown;
+    }
+    lab[n++] = (int32_t)y;
+    if (y > maxlab) maxlab = y;
+  }
+  rt_reader_close(&r);
+  if (!st && nv > 0 && n != nv)
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: %lld labels for a graph of %lld vertices", path, (long long)n,
+                       (long long)nv);
+  if (!st && n == 0) st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: no labels", path);
+  if (st) {
+    free(lab);
+    return st;
+  }
+  *out = lab;
+  if (count) *count = n;
+  if (nclasses) *nclasses = (int)(maxlab + 1);
+  return GNN_OK;
+}
+
+/* A split file into a 0/1 mask; ids in range, none repeated. */
+gnn_status gnn_split_load(gnn_ctx *ctx, const char *path, int64_t nv, uint8_t *mask, int64_t *count) {
+  if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
+  if (!path || nv <= 0 || !mask)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_split_load: need a path, nv > 0 and a mask");
+  memset(mask, 0, (size_t)nv);
+  RtReader r;
+  gnn_status st = rt_reader_open(ctx, &r, path, '#');
+  if (st) return st;
+  int64_t n = 0;
+  char *p;
+  while ((p = rt_reader_next(ctx, &r, &st))) {
+    int64_t id;
+    if ((st = rt_int_field(ctx, &r, &p, "vertex id", 0, &id))) break;
+    if (!rt_at_end(p)) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: expected one vertex id per line", path, r.lineno);
+      break;
+    }
+    if (id < 0 || id >= nv) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: vertex id %lld out of range (the graph has %lld vertices)",
+                         path, r.lineno, (long long)id, (long long)nv);
+      break;
+    }
+    if (mask[id]) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: vertex %lld is listed twice", path, r.lineno, (long long)id);
+      break;
+    }
+    mask[id] = 1;
+    n++;
+  }
+  rt_reader_close(&r);
+  if (st) {
+    memset(mask, 0, (size_t)nv);
+    return st;
+  }
+  if (count) *count = n;
+  return GNN_OK;
+}
+
+/* ---------------------------------------------------------------- the folder */
+
+void gnn_dataset_free(gnn_ctx *ctx, gnn_dataset *ds) {
+  if (!ds) return;
+  gnn_graph_free(ctx, ds->graph);
+  free(ds->features);
+  free(ds->labels);
+  free(ds->train_mask);
+  free(ds->val_mask);
+  free(ds->test_mask);
+  free(ds);
+}
+
+/* Loads split file `name` of dir into *mask when it exists, else records `bit` as missing. */
+static gnn_status load_split(gnn_ctx *ctx, gnn_dataset *ds, const char *dir, const char *name, unsigned bit,
+                             uint8_t **mask, int64_t *count) {
+  char *f = rt_join(ctx, dir, name);
+  if (!f) return GNN_ERR_OOM;
+  gnn_status st = GNN_OK;
+  if (!rt_exists(f)) {
+    ds->missing |= bit;
+  } else if (!(*mask = (uint8_t *)rt_malloc(ctx, (size_t)ds->nv, name))) {
+    st = GNN_ERR_OOM;
+  } else {
+    st = gnn_split_load(ctx, f, ds->nv, *mask, count);
+  }
+  free(f);
+  return st;
+}
+
+/* A dataset folder: the vertex count first (labels, features), then the graph, then the splits. */
+gnn_status gnn_dataset_load(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opts, gnn_dataset **out) {
+  if (out) *out = NULL;
+  if (rt_args(ctx, out && dir, "gnn_dataset_load", "out or dir is NULL")) return GNN_ERR_INVALID;
+  if (opts && (opts->num_vertices < 0 || opts->num_vertices > RT_MAX_ID + 1))
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "num_vertices %lld out of range (0 .. 2^31)", (long long)opts->num_vertices);
+  if (!rt_is_dir(dir))
+    return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: %s", dir, rt_exists(dir) ? "not a folder" : "cannot open: no such folder");
+  gnn_dataset *ds = (gnn_dataset *)rt_calloc(ctx, 1, sizeof *ds, "a dataset");
+  if (!ds) return GNN_ERR_OOM;
+  char *edges = rt_join(ctx, dir, "graph.edges"), *labels = rt_join(ctx, dir, "labels.txt");
+  char *features = rt_join(ctx, dir, "features.svm");
+  gnn_status st = edges && labels && features ? GNN_OK : GNN_ERR_OOM;
+  int64_t nv = opts ? opts->num_vertices : 0;
+  if (!st && !rt_exists(edges)) st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: no graph.edges in this folder", dir);
+  /* 1. The vertex count: labels, then features fix it (or check it). */
+  if (!st && rt_exists(labels)) {
+    int64_t n = 0;
+    st = gnn_labels_load(ctx, labels, nv, &ds->labels, &n, &ds->nclasses);
+    if (!st) nv = n;
+  } else if (!st) {
+    ds->missing |= GNN_DATASET_NO_LABELS;
+  }
+  if (!st && rt_exists(features)) {
+    int64_t rows = 0;
+    st = load_svm(ctx, features, nv, &ds->features, &ds->nfeat, &rows);
+    if (!st) nv = rows;
+  } else if (!st) {
+    ds->missing |= GNN_DATASET_NO_FEATURES;
+  }
+  /* 2. The graph, its ids checked against that count. */
+  if (!st) {
+    RtEdges es = {0};
+    st = rt_load_edge_list(ctx, edges, nv, &es, &nv);
+    if (!st) st = rt_graph_build(ctx, &es, nv, opts, edges, &ds->graph);
+    rt_edges_free(&es);
+  }
+  /* 3. The splits. */
+  if (!st) {
+    ds->nv = ds->graph->nv;
+    st = load_split(ctx, ds, dir, "train.idx", GNN_DATASET_NO_TRAIN, &ds->train_mask, &ds->ntrain);
+    if (!st) st = load_split(ctx, ds, dir, "val.idx", GNN_DATASET_NO_VAL, &ds->val_mask, &ds->nval);
+    if (!st) st = load_split(ctx, ds, dir, "test.idx", GNN_DATASET_NO_TEST, &ds->test_mask, &ds->ntest);
+  }
+  free(edges);
+  free(labels);
+  free(features);
+  if (st) {
+    gnn_dataset_free(ctx, ds);
+    return st;
+  }
+  *out = ds;
+  return GNN_OK;
+}

@@ -1,0 +1,181 @@
+/* device_cuda.c -- the context and device memory of libgnnrt (CUDA runtime API, cuBLAS).
+ *
+ * A context is one device, one non-blocking stream and one cuBLAS handle bound to it. All
+ * memory operations are stream-ordered: gnn_malloc/gnn_free are cudaMallocAsync/cudaFreeAsync
+ * from the device's default memory pool, gnn_memset0 is cudaMemsetAsync; uploads and
+ * downloads are cudaMemcpyAsync followed by a stream synchronisation, so the host buffer is
+ * free (or filled) when they return. Every CUDA and cuBLAS call goes through CUDA_CHECK /
+ * CUBLAS_CHECK, which turn a failure into a status and a message naming the call, this file
+ * and the line. Each entry point first makes the context's device current on the calling
+ * thread, so contexts on different devices can be used from one thread.
+ *
+ * Creation on a machine without a GPU (or without a driver: cudart loads libcuda lazily, and
+ * this library does not link it) fails at cudaGetDeviceCount with GNN_ERR_CUDA; the failed
+ * context carries that message until gnn_ctx_destroy.
+ */
+#include "internal.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+gnn_status rt_cuda_enter(gnn_ctx *ctx) {
+  CUDA_CHECK(ctx, cudaSetDevice(ctx->device));
+  return GNN_OK;
+}
+
+/* Steps 1-4 of creation; what they made is released by gnn_ctx_destroy. */
+static gnn_status ctx_init(gnn_ctx *ctx, int device) {
+  int n = 0;
+  /* 1. the device */
+  CUDA_CHECK(ctx, cudaGetDeviceCount(&n));
+  if (n <= 0) return gnn_set_error(ctx, GNN_ERR_CUDA, "gnn_ctx_create: no CUDA device");
+  if (device < 0 || device >= n)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_ctx_create: device %d out of range (this machine has %d)", device, n);
+  CUDA_CHECK(ctx, cudaSetDevice(device));
+  /* 2. the stream */
+  CUDA_CHECK(ctx, cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
+  /* 3. cuBLAS, bound to the stream */
+  CUBLAS_CHECK(ctx, cublasCreate(&ctx->cublas));
+  CUBLAS_CHECK(ctx, cublasSetStream(ctx->cublas, ctx->stream));
+  return GNN_OK;
+}
+
+gnn_status gnn_ctx_create(gnn_ctx **out, int device) {
+  if (!out) return GNN_ERR_INVALID;
+  gnn_ctx *ctx = (gnn_ctx *)calloc(1, sizeof *ctx);
+  *out = ctx;
+  if (!ctx) return GNN_ERR_OOM;
+  ctx->device = device;
+  ctx->failed = ctx_init(ctx, device);
+  return ctx->failed;
+}
+
+/* Frees what is left (stream-ordered), then the handle and the stream. */
+void gnn_ctx_destroy(gnn_ctx *ctx) {
+  if (!ctx) return;
+  if (ctx->stream) {
+    cudaSetDevice(ctx->device);
+    rt_track_free_table(ctx); /* scratch included */
+    cudaStreamSynchronize(ctx->stream);
+  }
+  if (ctx->cublas) cublasDestroy(ctx->cublas);
+  if (ctx->stream) cudaStreamDestroy(ctx->stream);
+  free(ctx->allocs);
+  free(ctx);
+}
+
+int gnn_ctx_is_cuda(const gnn_ctx *ctx) {
+  (void)ctx;
+  return 1;
+}
+
+cudaStream_t gnn_ctx_stream(const gnn_ctx *ctx) { return ctx ? ctx->stream : NULL; }
+
+cublasHandle_t gnn_ctx_cublas(const gnn_ctx *ctx) { return ctx ? ctx->cublas : NULL; }
+
+void rt_device_free_raw(gnn_ctx *ctx, void *p) { cudaFreeAsync(p, ctx->stream); }
+
+/* Stream-ordered device memory, recorded in the allocation table. */
+gnn_status gnn_malloc(gnn_ctx *ctx, void **p, size_t bytes) {
+  if (p) *p = NULL;
+  gnn_status st = rt_args(ctx, p != NULL, "gnn_malloc", "p is NULL");
+  if (st) return st;
+  if (bytes == 0) return GNN_OK;
+  if ((st = rt_cuda_enter(ctx))) return st;
+  void *q = NULL;
+  cudaError_t e = cudaMallocAsync(&q, bytes, ctx->stream);
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError(); /* not sticky: clear it */
+    return gnn_set_error(ctx, GNN_ERR_OOM, "gnn_malloc: out of device memory allocating %zu bytes (%zu live)", bytes,
+                         ctx->live);
+  }
+  CUDA_CHECK(ctx, e);
+  if ((st = rt_track_add(ctx, q, bytes))) {
+    cudaFreeAsync(q, ctx->stream);
+    return st;
+  }
+  *p = q;
+  return GNN_OK;
+}
+
+gnn_status gnn_free(gnn_ctx *ctx, void *p) {
+  if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
+  if (!p) return GNN_OK;
+  size_t bytes;
+  if (!rt_track_remove(ctx, p, &bytes))
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_free: %p was not allocated by this context (or was freed)", p);
+  gnn_status st = rt_cuda_enter(ctx);
+  if (st) return st;
+  CUDA_CHECK(ctx, cudaFreeAsync(p, ctx->stream));
+  return GNN_OK;
+}
+
+gnn_status gnn_memset0(gnn_ctx *ctx, void *p, size_t bytes) {
+  gnn_status st = rt_args(ctx, !bytes || p, "gnn_memset0", "NULL pointer");
+  if (st) return st;
+  if (!bytes) return GNN_OK;
+  if ((st = rt_cuda_enter(ctx))) return st;
+  CUDA_CHECK(ctx, cudaMemsetAsync(p, 0, bytes, ctx->stream));
+  return GNN_OK;
+}
+
+gnn_status gnn_upload(gnn_ctx *ctx, void *dev_dst, const void *host_src, size_t bytes) {
+  gnn_status st = rt_args(ctx, !bytes || (dev_dst && host_src), "gnn_upload", "NULL pointer");
+  if (st) return st;
+  if (!bytes) return GNN_OK;
+  if ((st = rt_cuda_enter(ctx))) return st;
+  CUDA_CHECK(ctx, cudaMemcpyAsync(dev_dst, host_src, bytes, cudaMemcpyHostToDevice, ctx->stream));
+  CUDA_CHECK(ctx, cudaStreamSynchronize(ctx->stream));
+  return GNN_OK;
+}
+
+gnn_status gnn_download(gnn_ctx *ctx, void *host_dst, const void *dev_src, size_t bytes) {
+  gnn_status st = rt_args(ctx, !bytes || (host_dst && dev_src), "gnn_download", "NULL pointer");
+  if (st) return st;
+  if (!bytes) return GNN_OK;
+  if ((st = rt_cuda_enter(ctx))) return st;
+  CUDA_CHECK(ctx, cudaMemcpyAsync(host_dst, dev_src, bytes, cudaMemcpyDeviceToHost, ctx->stream));
+  CUDA_CHECK(ctx, cudaStreamSynchronize(ctx->stream));
+  return GNN_OK;
+}
+
+gnn_status gnn_sync(gnn_ctx *ctx) {
+  if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
+  gnn_status st = rt_cuda_enter(ctx);
+  if (st) return st;
+  CUDA_CHECK(ctx, cudaStreamSynchronize(ctx->stream));
+  return GNN_OK;
+}
+
+gnn_status rt_cuda_scratch(gnn_ctx *ctx, size_t bytes, void **p) {
+  if (ctx->scratch_bytes < bytes) {
+    gnn_status st = gnn_free(ctx, ctx->scratch);
+    ctx->scratch = NULL;
+    ctx->scratch_bytes = 0;
+    if (!st) st = gnn_malloc(ctx, &ctx->scratch, bytes);
+    if (st) return st;
+    ctx->scratch_bytes = bytes;
+  }
+  *p = ctx->scratch;
+  return GNN_OK;
+}
+
+/* Row-major GEMM through cuBLAS. */
+gnn_status gnn_sgemm(gnn_ctx *ctx, int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                     const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
+  if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
+  if (m < 0 || n < 0 || k < 0)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_sgemm: negative size (m=%lld n=%lld k=%lld)", (long long)m,
+                         (long long)n, (long long)k);
+  if (lda < (trans_a ? (m > 1 ? m : 1) : (k > 1 ? k : 1)) || ldb < (trans_b ? (k > 1 ? k : 1) : (n > 1 ? n : 1)) ||
+      ldc < (n > 1 ? n : 1))
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_sgemm: leading dimensions lda=%lld ldb=%lld ldc=%lld too small",
+                         (long long)lda, (long long)ldb, (long long)ldc);
+  if (m == 0 || n == 0) return GNN_OK;
+  gnn_status st = rt_cuda_enter(ctx);
+  if (st) return st;
+  /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands. */
+  CUBLAS_CHECK(ctx, cublasSgemm_64(ctx->cublas, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                   n, m, k, &alpha, B, ldb, A, lda, &beta, C, ldc));
+  return GNN_OK;
+}

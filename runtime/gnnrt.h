@@ -1,0 +1,313 @@
+/* gnnrt.h -- the C API of the gnnc runtime: libgnnrt (CUDA) and libgnnrt_host (CPU).
+ *
+ * Generated model code links against one of the two libraries and calls only what is declared
+ * here; both libraries implement every function, so a model compiles unchanged for either.
+ * The design follows cuBLAS and llm.c:
+ *   - Every call that can fail returns a gnn_status and never exits or prints. The context keeps
+ *     a one-line message for the most recent failure ("data/x.edges:17: error: ...", or
+ *     "runtime/device_cuda.c:88: cudaMalloc... failed: ..."), read with gnn_last_error().
+ *   - A context (gnn_ctx) owns a device, a stream and a cuBLAS handle in the CUDA build; in the
+ *     host build it owns nothing but the error message and the memory counters. Memory from
+ *     gnn_malloc is device memory in the CUDA build and host memory in the host build; the word
+ *     "device" below means "memory from gnn_malloc" in both.
+ *   - Objects (graphs, datasets, tensor files) are created by one call and freed by one call;
+ *     free them before the context that made them.
+ *   - One context is used by one thread at a time; distinct contexts are independent. The host
+ *     build parallelises inside a call with OpenMP (OMP_NUM_THREADS), with results that do not
+ *     depend on the number of threads.
+ * With GNNRT_CUDA defined (generated CUDA code; pkg-config gnnrt adds it) the header also
+ * declares the accessors of the context's stream and cuBLAS handle. Under NVRTC
+ * (__CUDACC_RTC__) the header is empty, so a generated .cu may include it unconditionally.
+ * docs/runtime.md is the reference: every function, its statuses, the graph layout, the
+ * cache format and the threading model.
+ */
+#ifndef GNNRT_H
+#define GNNRT_H
+
+#ifndef __CUDACC_RTC__
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef GNNRT_CUDA
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#endif
+
+#if defined(__GNUC__)
+#define GNN_API __attribute__((visibility("default")))
+#define GNN_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define GNN_API
+#define GNN_PRINTF(f, a)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GNNRT_VERSION_MAJOR 0
+#define GNNRT_VERSION_MINOR 1
+
+/* ---------------------------------------------------------------- status codes and errors */
+
+typedef enum {
+  GNN_OK = 0,
+  GNN_ERR_IO,          /* a file cannot be opened, read or written */
+  GNN_ERR_FORMAT,      /* a file is malformed: the message names file and line */
+  GNN_ERR_INVALID,     /* a bad argument, or data that breaks the API's rules */
+  GNN_ERR_OOM,         /* host or device memory exhausted */
+  GNN_ERR_CUDA,        /* a CUDA runtime or driver call failed (or there is no GPU) */
+  GNN_ERR_CUBLAS,      /* a cuBLAS call failed */
+  GNN_ERR_NVRTC,       /* NVRTC failed to compile (err holds the compiler's log) */
+  GNN_ERR_UNSUPPORTED, /* not available in this build (NVRTC in the host build) or format */
+  GNN_ERR_NUMERIC      /* a NaN or infinity where a number was needed */
+} gnn_status;
+
+typedef struct gnn_ctx gnn_ctx;
+
+/* "GNN_OK", "GNN_ERR_IO", ...; "GNN_ERR_?" for a value outside the enum. */
+GNN_API const char *gnn_status_name(gnn_status s);
+/* The message of the most recent failing call on ctx ("" if none); never NULL. With ctx NULL:
+ * a fixed text saying there is no context (gnn_ctx_create out of host memory). */
+GNN_API const char *gnn_last_error(const gnn_ctx *ctx);
+/* Stores a printf-formatted one-line message in ctx (newlines become spaces; truncated at
+ * 1023 bytes) and returns status, so `return gnn_set_error(ctx, GNN_ERR_INVALID, ...)` reads
+ * well; generated code reports through it too. ctx may be NULL (the message is dropped). */
+GNN_API gnn_status gnn_set_error(gnn_ctx *ctx, gnn_status status, const char *fmt, ...) GNN_PRINTF(3, 4);
+GNN_API void gnn_clear_error(gnn_ctx *ctx);
+
+/* ---------------------------------------------------------------- context */
+
+/* Creates a context on CUDA device `device` (CUDA build: >= 0; host build: ignored). On
+ * failure *out is still a context -- a failed one, holding only the reason: read it with
+ * gnn_last_error(*out), then gnn_ctx_destroy(*out). Every other call on a failed context
+ * returns GNN_ERR_INVALID. Only when the context itself cannot be allocated is *out NULL
+ * (GNN_ERR_OOM). CUDA build: GNN_ERR_CUDA when there is no usable GPU, GNN_ERR_INVALID for a
+ * device number out of range, GNN_ERR_CUBLAS when the handle cannot be created. */
+GNN_API gnn_status gnn_ctx_create(gnn_ctx **out, int device);
+/* Frees everything the context holds, including device memory still allocated from it
+ * (objects made from it must be freed first). NULL is a no-op. */
+GNN_API void gnn_ctx_destroy(gnn_ctx *ctx);
+/* 1 in the CUDA build, 0 in the host build. */
+GNN_API int gnn_ctx_is_cuda(const gnn_ctx *ctx);
+
+#ifdef GNNRT_CUDA
+/* The context's stream (non-blocking) and its cuBLAS handle, bound to that stream. All the
+ * runtime's work is ordered on this stream; generated code launches on it too. */
+GNN_API cudaStream_t gnn_ctx_stream(const gnn_ctx *ctx);
+GNN_API cublasHandle_t gnn_ctx_cublas(const gnn_ctx *ctx);
+#endif
+
+/* ---------------------------------------------------------------- memory */
+
+/* Device memory (CUDA build: cudaMallocAsync on the stream; host build: 64-byte aligned host
+ * memory). bytes == 0 gives *p = NULL and GNN_OK. GNN_ERR_OOM when exhausted. */
+GNN_API gnn_status gnn_malloc(gnn_ctx *ctx, void **p, size_t bytes);
+/* Frees memory from gnn_malloc on this context; NULL is a no-op; a pointer this context did
+ * not allocate is GNN_ERR_INVALID (and is not freed). */
+GNN_API gnn_status gnn_free(gnn_ctx *ctx, void *p);
+/* Sets bytes of device memory to zero (stream-ordered). */
+GNN_API gnn_status gnn_memset0(gnn_ctx *ctx, void *p, size_t bytes);
+/* Host -> device and device -> host copies. Both return when the copy is complete: host_src
+ * may be reused and host_dst read at once. */
+GNN_API gnn_status gnn_upload(gnn_ctx *ctx, void *dev_dst, const void *host_src, size_t bytes);
+GNN_API gnn_status gnn_download(gnn_ctx *ctx, void *host_dst, const void *dev_src, size_t bytes);
+/* Waits for all work queued on the context's stream; reports asynchronous kernel errors. */
+GNN_API gnn_status gnn_sync(gnn_ctx *ctx);
+/* Bytes of device memory allocated from this context now (live) and at most since creation
+ * or the last reset (peak), counted at gnn_malloc/gnn_free; includes the runtime's own scratch
+ * buffers (CUDA build: softmax_xent and accuracy keep one). Either pointer may be NULL. */
+GNN_API gnn_status gnn_mem_usage(const gnn_ctx *ctx, size_t *live, size_t *peak);
+/* Sets peak to the current live bytes. */
+GNN_API void gnn_mem_reset_peak(gnn_ctx *ctx);
+
+/* Row-major single-precision GEMM on device memory:
+ *   C[m x n] = alpha * op(A) * op(B) + beta * C,  op(X) = X or X^T (trans_x != 0)
+ * A is m x k (k x m when transposed) with row stride lda, B is k x n (n x k) with ldb, C has
+ * ldc. cuBLAS on the context's stream in the CUDA build, OpenBLAS in the host build. */
+GNN_API gnn_status gnn_sgemm(gnn_ctx *ctx, int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                             const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
+                             int64_t ldc);
+
+/* ---------------------------------------------------------------- graphs */
+
+/* Options for the loaders, applied in this order: remove_self_loops; symmetrise (add the
+ * reverse of each edge u->v, u != v); dedup (keep the first of equal (src, dst) pairs);
+ * add_self_loops (v->v for every vertex that has none). NULL means all zero. */
+typedef struct gnn_graph_opts {
+  int add_self_loops, remove_self_loops, dedup, symmetrise;
+  int64_t num_vertices; /* 0 = largest id + 1 (a dataset folder: the length of labels.txt) */
+} gnn_graph_opts;
+
+/* A graph in CSR by destination and CSC by source; see docs/runtime.md for the order. */
+typedef struct gnn_graph {
+  int64_t nv, ne;
+  /* Edges are stored in CSR-by-destination order: the in-edges of v are edge ids
+   * in_ptr[v] .. in_ptr[v+1]-1, stable with respect to file order within one destination.
+   * Device arrays in the CUDA build, host arrays in the host build: */
+  const int64_t *in_ptr;         /* nv + 1 */
+  const int32_t *src, *dst;      /* ne: edge e goes src[e] -> dst[e] */
+  const int64_t *out_ptr;        /* nv + 1: CSC by source */
+  const int32_t *out_eid;        /* ne: the out-edges of u are out_eid[out_ptr[u] .. out_ptr[u+1]-1], ascending */
+  const float *in_deg, *out_deg; /* nv, as floats (degree of the graph as stored, after options) */
+  /* Host copies of the same arrays (equal pointers in the host build): */
+  const int64_t *h_in_ptr, *h_out_ptr;
+  const int32_t *h_src, *h_dst, *h_out_eid;
+  const int64_t *edge_origin; /* host, ne: the line order index of each edge in the source (-1 = added self-loop) */
+  int64_t max_in_deg, max_out_deg;
+} gnn_graph;
+
+/* Loads a graph, choosing the format by path: a directory is a dataset folder (its
+ * graph.edges; the vertex count from labels.txt, else from features.svm, unless
+ * opts->num_vertices); *.mtx is Matrix Market; *.gcsr is the binary cache written by
+ * gnn_graph_save_cache; anything else is an edge list. Statuses: GNN_ERR_IO (cannot open or
+ * read; a folder without graph.edges), GNN_ERR_FORMAT (malformed, ids of 2^31 or more
+ * included: the message names file and line), GNN_ERR_UNSUPPORTED (a Matrix Market variant
+ * other than coordinate pattern/real/integer general/symmetric), GNN_ERR_INVALID (bad
+ * arguments, more than 2^31-1 edges, options or num_vertices other than a cache's or a
+ * matrix's), GNN_ERR_OOM, and the device errors of the upload. */
+GNN_API gnn_status gnn_graph_load(gnn_ctx *ctx, const char *path, const gnn_graph_opts *opts, gnn_graph **out);
+/* A graph from ne edges src[i] -> dst[i] (host arrays, 0-based ids); nv = 0 takes
+ * opts->num_vertices, then the largest id + 1. edge_origin[e] is the index i. */
+GNN_API gnn_status gnn_graph_from_edges(gnn_ctx *ctx, int64_t nv, int64_t ne, const int64_t *src, const int64_t *dst,
+                                        const gnn_graph_opts *opts, gnn_graph **out);
+/* Writes the graph (after its options) to a .gcsr cache, through a temporary file renamed
+ * into place: a failed write leaves no file behind. */
+GNN_API gnn_status gnn_graph_save_cache(gnn_ctx *ctx, const gnn_graph *g, const char *path);
+GNN_API void gnn_graph_free(gnn_ctx *ctx, gnn_graph *g);
+
+/* ---------------------------------------------------------------- datasets */
+
+/* Bits of gnn_dataset.missing: the optional files a folder did not have. */
+enum {
+  GNN_DATASET_NO_FEATURES = 1, /* features.svm */
+  GNN_DATASET_NO_LABELS = 2,   /* labels.txt */
+  GNN_DATASET_NO_TRAIN = 4,    /* train.idx */
+  GNN_DATASET_NO_VAL = 8,      /* val.idx */
+  GNN_DATASET_NO_TEST = 16     /* test.idx */
+};
+
+/* A dataset folder (graph.edges, features.svm, labels.txt, train.idx, val.idx, test.idx).
+ * Everything but the graph is host memory. */
+typedef struct gnn_dataset {
+  gnn_graph *graph;
+  int64_t nv;                               /* = graph->nv */
+  float *features;                          /* nv x nfeat, row-major; NULL if missing */
+  int64_t nfeat;                            /* the largest feature index (1-based in the file) */
+  int32_t *labels;                          /* nv, -1 = unknown; NULL if missing */
+  int nclasses;                             /* largest label + 1 */
+  uint8_t *train_mask, *val_mask, *test_mask; /* nv each, 1 = in the split; NULL if missing */
+  int64_t ntrain, nval, ntest;              /* vertices in each split */
+  unsigned missing;                         /* GNN_DATASET_NO_* bits */
+} gnn_dataset;
+
+/* Loads a dataset folder. The vertex count comes from opts->num_vertices, else labels.txt,
+ * else features.svm, else the graph; the files must agree with it. A missing graph.edges is
+ * GNN_ERR_IO; missing optional files are recorded in `missing`. Malformed files:
+ * GNN_ERR_FORMAT with file and line. */
+GNN_API gnn_status gnn_dataset_load(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opts, gnn_dataset **out);
+GNN_API void gnn_dataset_free(gnn_ctx *ctx, gnn_dataset *ds);
+/* LIBSVM features: nv rows (nv > 0; another row count is GNN_ERR_FORMAT), "label idx:value
+ * ...", idx 1-based and ascending, the label ignored. *out is a malloc'd nv x *ncols float
+ * matrix (free() it), *ncols the largest index. NaN, inf or a value beyond float32 is
+ * GNN_ERR_FORMAT. */
+GNN_API gnn_status gnn_features_load_svm(gnn_ctx *ctx, const char *path, int64_t nv, float **out, int64_t *ncols);
+/* Labels, one integer per line ('#' comments), -1 = unknown: nv of them (nv = 0: any number,
+ * reported in *count, which may be NULL otherwise). *out is malloc'd (free() it); *nclasses =
+ * the largest label + 1. */
+GNN_API gnn_status gnn_labels_load(gnn_ctx *ctx, const char *path, int64_t nv, int32_t **out, int64_t *count,
+                                   int *nclasses);
+/* A split file: vertex ids < nv, one per line ('#' comments), no repeats; sets mask[id] = 1
+ * (mask: nv bytes, cleared first) and *count (may be NULL). */
+GNN_API gnn_status gnn_split_load(gnn_ctx *ctx, const char *path, int64_t nv, uint8_t *mask, int64_t *count);
+
+/* ---------------------------------------------------------------- parameters */
+
+/* The interpreter's initialisers (compiler/interp.c, params_init), bit for bit at float32:
+ * each element is (2u - 1) * bound with u from a splitmix64 stream seeded by an FNV-1a hash
+ * of (seed, name). glorot: bound = sqrt(6 / (d0 + elems/d0)), and rank < 2 gives zeros;
+ * uniform: bound = 1. out holds the product of dims (1 for rank 0). GNN_ERR_INVALID for a
+ * rank outside 0..4, a negative dim or a NULL pointer. */
+GNN_API gnn_status gnn_param_init_glorot(const char *name, int rank, const int64_t *dims, uint64_t seed, float *out);
+GNN_API gnn_status gnn_param_init_uniform(const char *name, int rank, const int64_t *dims, uint64_t seed, float *out);
+
+/* Tensor text files, the interpreter's --params/--save-params format: per tensor a header
+ * "tensor NAME 1 RANK d0 .. d{RANK-1}" then its values, whitespace-separated. */
+typedef struct gnn_tensor_file gnn_tensor_file;
+
+/* Writes n tensors (host data) through a temporary file renamed into place; values as %.9g,
+ * which reads back to the same float32. */
+GNN_API gnn_status gnn_tensor_file_write(gnn_ctx *ctx, const char *path, int n, const char *const names[],
+                                         const int ranks[], const int64_t dims[][4], const float *const data[]);
+/* Reads and checks a whole file (headers, counts, finite values, no repeated names):
+ * GNN_ERR_IO, GNN_ERR_FORMAT with file, line and tensor. Values are rounded to float32. */
+GNN_API gnn_status gnn_tensor_file_read(gnn_ctx *ctx, const char *path, gnn_tensor_file **out);
+GNN_API int gnn_tensor_file_count(const gnn_tensor_file *tf);
+/* The name, rank and dims (dims[rank..3] = 0) of tensor i, in file order. */
+GNN_API gnn_status gnn_tensor_file_info(const gnn_tensor_file *tf, int i, const char **name, int *rank,
+                                        int64_t dims[4]);
+/* Copies the tensor called name into host out, after checking its shape: GNN_ERR_INVALID
+ * "FILE: error: no tensor 'b'" or "...: tensor 'W' has shape [3, 2], expected [2, 3]". */
+GNN_API gnn_status gnn_tensor_file_get(gnn_ctx *ctx, const gnn_tensor_file *tf, const char *name, int rank,
+                                       const int64_t *dims, float *out);
+/* GNN_ERR_INVALID if the file holds a tensor whose name is not among names[0..n-1]. */
+GNN_API gnn_status gnn_tensor_file_expect(gnn_ctx *ctx, const gnn_tensor_file *tf, int n, const char *const names[]);
+GNN_API void gnn_tensor_file_free(gnn_tensor_file *tf);
+
+/* ---------------------------------------------------------------- training */
+
+/* Mean softmax cross-entropy of logits (n x C, device) over the rows with mask[i] != 0 (mask
+ * may be NULL: every row) and labels[i] >= 0 (-1 = unknown, skipped); log-sum-exp, so large
+ * logits are safe. *loss_out_host receives the loss. If dlogits (device, n x C) is not NULL it
+ * receives the gradient: (softmax - onehot) / count on the counted rows, 0 elsewhere.
+ * GNN_ERR_INVALID: no counted rows, a label >= C or < -1 (message names the row);
+ * GNN_ERR_NUMERIC: the loss is not finite (message names the first such row). */
+GNN_API gnn_status gnn_softmax_xent(gnn_ctx *ctx, const float *logits, const int32_t *labels, const uint8_t *mask,
+                                   int64_t n, int64_t C, float *loss_out_host, float *dlogits);
+/* Fraction of the counted rows (as above) whose argmax (first index on ties) is the label. */
+GNN_API gnn_status gnn_accuracy(gnn_ctx *ctx, const float *logits, const int32_t *labels, const uint8_t *mask,
+                                int64_t n, int64_t C, double *acc);
+/* param -= lr * (grad + weight_decay * param), n floats of device memory. */
+GNN_API gnn_status gnn_sgd_step(gnn_ctx *ctx, float *param, const float *grad, int64_t n, float lr,
+                                float weight_decay);
+/* PyTorch's Adam (torch.optim.Adam, amsgrad off) with L2 weight decay added to the gradient:
+ *   g = grad + wd * param;  m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2
+ *   param -= lr / (1 - b1^step) * m / (sqrt(v) / sqrt(1 - b2^step) + eps)
+ * step counts from 1 (GNN_ERR_INVALID below). m and v start at zero (gnn_memset0). */
+GNN_API gnn_status gnn_adam_step(gnn_ctx *ctx, float *param, const float *grad, float *m, float *v, int64_t n,
+                                 float lr, float beta1, float beta2, float eps, float weight_decay, int64_t step);
+/* The dropout keep-mask of gnnrt_rng.h on the host: out[i] = gnn_dropout_keep(seed, stream, i,
+ * p), for tests and host code that compare masks. GNN_ERR_INVALID unless 0 <= p < 1. */
+GNN_API gnn_status gnn_dropout_mask_host(uint64_t seed, uint32_t stream, int64_t n, float p, uint8_t *out);
+
+/* ---------------------------------------------------------------- NVRTC: kernels compiled at run time */
+
+/* Compiles CUDA C source to PTX for arch ("compute_80", "compute_90", ...) with -default-device
+ * -std=c++17. The headers gnnrt_rng.h, gnnrt.h (empty under NVRTC) and a minimal stdint.h are
+ * built into the library, so `#include "gnnrt_rng.h"` works wherever the library is installed;
+ * no GPU is needed. *ptx_out is malloc'd and NUL-terminated (free() it), *len its length
+ * without the NUL. On failure err (errlen bytes, may be NULL) holds the reason: for
+ * GNN_ERR_NVRTC, "NAME: NVRTC compilation failed:" and the compiler's log. GNN_ERR_INVALID for
+ * an arch not of the form compute_NN; GNN_ERR_UNSUPPORTED in the host build. */
+GNN_API gnn_status gnn_nvrtc_compile(const char *source, const char *name, const char *arch, char **ptx_out,
+                                     size_t *len, char *err, size_t errlen);
+
+typedef struct gnn_module gnn_module;
+/* Loads PTX into the context's device (driver API: cuModuleLoadData) and looks up nkernels
+ * kernels by name (extern "C" names) into kernels[] (CUfunction handles). GNN_ERR_CUDA when
+ * the driver refuses; GNN_ERR_UNSUPPORTED in the host build. */
+GNN_API gnn_status gnn_nvrtc_load(gnn_ctx *ctx, const char *ptx, int nkernels, const char *const names[],
+                                  void *kernels[], gnn_module **out);
+/* Launches a kernel from gnn_nvrtc_load on the context's stream (cuLaunchKernel); args[i]
+ * points at the i-th argument. */
+GNN_API gnn_status gnn_kernel_launch(gnn_ctx *ctx, void *kernel, const unsigned grid[3], const unsigned block[3],
+                                     unsigned shared_bytes, void **args);
+GNN_API void gnn_nvrtc_unload(gnn_ctx *ctx, gnn_module *mod);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* __CUDACC_RTC__ */
+#endif /* GNNRT_H */

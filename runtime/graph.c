@@ -1,0 +1,611 @@
+/* graph.c -- graphs: edge lists and Matrix Market in, CSR by destination and CSC by source out.
+ *
+ * Every loader produces the same thing first: a sequence of edges (src, dst, origin) in the
+ * order of the source, origin being the edge's index there (its data line in an edge list,
+ * its entry in a Matrix Market file, its position in gnn_graph_from_edges' arrays). The
+ * options then rewrite the sequence, in this order:
+ *   1. remove_self_loops  drops every v -> v;
+ *   2. symmetrise         appends, after all the edges, the reverse v -> u of each u -> v
+ *                         (u != v), in the order of the edges reversed, with their origin;
+ *   3. dedup              keeps the first of equal (src, dst) pairs in the sequence, so an edge
+ *                         of the file wins over a reverse added by symmetrise;
+ *   4. add_self_loops     appends v -> v, origin -1, for each vertex v (ascending) that has no
+ *                         self-loop left.
+ * A stable counting sort by destination turns the sequence into CSR: edge ids are positions
+ * in that order, so the in-edges of v are in_ptr[v] .. in_ptr[v+1]-1 in sequence order. CSC
+ * lists, for each source, its edge ids ascending. Ids are int32 (< 2^31) and so are edge ids
+ * in out_eid, so more than 2^31-1 edges are refused; offsets are int64.
+ *
+ * The arrays are built on the host. In the host build they are allocated with gnn_malloc and
+ * are the graph (h_x == x); in the CUDA build they stay as the host copies and are uploaded.
+ */
+#include "internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---------------------------------------------------------------- the edge sequence */
+
+/* Appends one edge, growing the arrays by doubling. */
+gnn_status rt_edges_push(gnn_ctx *ctx, RtEdges *es, int64_t s, int64_t d, int64_t origin) {
+  if (es->n == es->cap) {
+    int64_t cap = es->cap ? es->cap * 2 : 1024;
+    int64_t *a = (int64_t *)realloc(es->src, rt_mul((size_t)cap, sizeof(int64_t)));
+    if (a) es->src = a;
+    int64_t *b = a ? (int64_t *)realloc(es->dst, rt_mul((size_t)cap, sizeof(int64_t))) : NULL;
+    if (b) es->dst = b;
+    int64_t *c = b ? (int64_t *)realloc(es->origin, rt_mul((size_t)cap, sizeof(int64_t))) : NULL;
+    if (c) es->origin = c;
+    if (!c) return gnn_set_error(ctx, GNN_ERR_OOM, "out of host memory reading %lld edges", (long long)cap);
+    es->cap = cap;
+  }
+  es->src[es->n] = s;
+  es->dst[es->n] = d;
+  es->origin[es->n] = origin;
+  es->n++;
+  return GNN_OK;
+}
+
+void rt_edges_free(RtEdges *es) {
+  free(es->src);
+  free(es->dst);
+  free(es->origin);
+  memset(es, 0, sizeof *es);
+}
+
+/* Keeps the edges whose keep[i] is set, in order. */
+static void edges_filter(RtEdges *es, const uint8_t *keep) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < es->n; i++) {
+    if (!keep[i]) continue;
+    es->src[n] = es->src[i];
+    es->dst[n] = es->dst[i];
+    es->origin[n] = es->origin[i];
+    n++;
+  }
+  es->n = n;
+}
+
+/* A stable counting sort of the sequence by destination: ptr (nv + 1) and perm (n). */
+static void sort_by_dst(const RtEdges *es, int64_t nv, int64_t *ptr, int64_t *perm) {
+  memset(ptr, 0, sizeof(int64_t) * (size_t)(nv + 1));
+  for (int64_t i = 0; i < es->n; i++) ptr[es->dst[i] + 1]++;
+  for (int64_t v = 0; v < nv; v++) ptr[v + 1] += ptr[v];
+  for (int64_t i = 0; i < es->n; i++) perm[ptr[es->dst[i]]++] = i;
+  for (int64_t v = nv; v > 0; v--) ptr[v] = ptr[v - 1]; /* the fill moved each start to the next */
+  ptr[0] = 0;
+}
+
+/* Marks the first of each (src, dst) pair: with the edges grouped by destination in sequence
+ * order, a source seen before in the same group is a duplicate. */
+static gnn_status dedup_edges(gnn_ctx *ctx, RtEdges *es, int64_t nv) {
+  int64_t *ptr = (int64_t *)rt_malloc(ctx, rt_mul((size_t)nv + 1, sizeof(int64_t)), "dedup");
+  int64_t *perm = (int64_t *)rt_malloc(ctx, rt_mul((size_t)es->n, sizeof(int64_t)), "dedup");
+  int64_t *seen = (int64_t *)rt_malloc(ctx, rt_mul((size_t)nv, sizeof(int64_t)), "dedup");
+  uint8_t *keep = (uint8_t *)rt_malloc(ctx, (size_t)es->n, "dedup");
+  gnn_status st = ptr && perm && seen && keep ? GNN_OK : GNN_ERR_OOM;
+  if (!st) {
+    sort_by_dst(es, nv, ptr, perm);
+    for (int64_t u = 0; u < nv; u++) seen[u] = -1;
+    for (int64_t v = 0; v < nv; v++)
+      for (int64_t k = ptr[v]; k < ptr[v + 1]; k++) {
+        int64_t e = perm[k];
+        keep[e] = seen[es->src[e]] != v;
+        seen[es->src[e]] = v;
+      }
+    edges_filter(es, keep);
+  }
+  free(ptr);
+  free(perm);
+  free(seen);
+  free(keep);
+  return st;
+}
+
+/* ---------------------------------------------------------------- the graph's arrays */
+
+/* See internal.h: gnn_malloc in the host build, malloc in the CUDA build. */
+void *rt_garray_alloc(gnn_ctx *ctx, size_t bytes, const char *what) {
+#ifdef GNNRT_CUDA
+  return rt_malloc(ctx, bytes, what);
+#else
+  void *p = NULL;
+  if (gnn_malloc(ctx, &p, bytes ? bytes : 1)) {
+    gnn_set_error(ctx, GNN_ERR_OOM, "out of memory allocating %zu bytes for %s", bytes, what);
+    return NULL;
+  }
+  return p;
+#endif
+}
+
+void rt_garray_free(gnn_ctx *ctx, const void *p) {
+  if (!p) return;
+#ifdef GNNRT_CUDA
+  (void)ctx;
+  free((void *)p);
+#else
+  gnn_free(ctx, (void *)p);
+#endif
+}
+
+#ifdef GNNRT_CUDA
+/* A device copy of a host array. */
+static gnn_status upload_copy(gnn_ctx *ctx, const void *h, size_t bytes, const void **d) {
+  void *p = NULL;
+  gnn_status st = gnn_malloc(ctx, &p, bytes);
+  if (!st) st = gnn_upload(ctx, p, h, bytes);
+  if (st) {
+    gnn_free(ctx, p);
+    return st;
+  }
+  *d = p;
+  return GNN_OK;
+}
+#endif
+
+/* Frees the device arrays, the host copies and the origins. */
+void gnn_graph_free(gnn_ctx *ctx, gnn_graph *g) {
+  if (!g) return;
+#ifdef GNNRT_CUDA
+  const void *dev[] = {g->in_ptr, g->src, g->dst, g->out_ptr, g->out_eid, g->in_deg, g->out_deg};
+  for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+    if (dev[i]) gnn_free(ctx, (void *)dev[i]);
+#else
+  rt_garray_free(ctx, g->in_deg);
+  rt_garray_free(ctx, g->out_deg);
+#endif
+  rt_garray_free(ctx, g->h_in_ptr);
+  rt_garray_free(ctx, g->h_src);
+  rt_garray_free(ctx, g->h_dst);
+  rt_garray_free(ctx, g->h_out_ptr);
+  rt_garray_free(ctx, g->h_out_eid);
+  free((void *)g->edge_origin);
+  free((RtGraph *)g);
+}
+
+unsigned rt_opts_flags(const gnn_graph_opts *o) {
+  if (!o) return 0;
+  return (o->add_self_loops ? RT_OPT_ADD_SELF_LOOPS : 0) | (o->remove_self_loops ? RT_OPT_REMOVE_SELF_LOOPS : 0) |
+         (o->dedup ? RT_OPT_DEDUP : 0) | (o->symmetrise ? RT_OPT_SYMMETRISE : 0);
+}
+
+/* Completes a graph from its CSR (host arrays, ownership passes to g, which is freed on
+ * failure): CSC, degrees, and in the CUDA build the device copies. */
+static gnn_status graph_finish(gnn_ctx *ctx, gnn_graph *g) {
+  int64_t nv = g->nv, ne = g->ne;
+  int64_t *out_ptr = (int64_t *)rt_garray_alloc(ctx, rt_mul((size_t)nv + 1, sizeof(int64_t)), "out_ptr");
+  g->h_out_ptr = out_ptr;
+  int32_t *out_eid = (int32_t *)rt_garray_alloc(ctx, rt_mul((size_t)ne, sizeof(int32_t)), "out_eid");
+  g->h_out_eid = out_eid;
+  int64_t *fill = (int64_t *)rt_malloc(ctx, rt_mul((size_t)nv, sizeof(int64_t)), "CSC");
+#ifdef GNNRT_CUDA
+  float *in_deg = (float *)rt_malloc(ctx, rt_mul((size_t)nv, sizeof(float)), "in_deg");
+  float *out_deg = (float *)rt_malloc(ctx, rt_mul((size_t)nv, sizeof(float)), "out_deg");
+#else
+  float *in_deg = (float *)rt_garray_alloc(ctx, rt_mul((size_t)nv, sizeof(float)), "in_deg");
+  g->in_deg = in_deg;
+  float *out_deg = (float *)rt_garray_alloc(ctx, rt_mul((size_t)nv, sizeof(float)), "out_deg");
+  g->out_deg = out_deg;
+#endif
+  gnn_status st = out_ptr && out_eid && fill && in_deg && out_deg ? GNN_OK : GNN_ERR_OOM;
+  if (!st) {
+    const int64_t *in_ptr = g->h_in_ptr;
+    const int32_t *src = g->h_src;
+    memset(out_ptr, 0, sizeof(int64_t) * (size_t)(nv + 1));
+    for (int64_t e = 0; e < ne; e++) out_ptr[src[e] + 1]++;
+    for (int64_t u = 0; u < nv; u++) out_ptr[u + 1] += out_ptr[u];
+    memcpy(fill, out_ptr, sizeof(int64_t) * (size_t)nv);
+    for (int64_t e = 0; e < ne; e++) out_eid[fill[src[e]]++] = (int32_t)e;
+    g->max_in_deg = g->max_out_deg = 0;
+    for (int64_t v = 0; v < nv; v++) {
+      int64_t din = in_ptr[v + 1] - in_ptr[v], dout = out_ptr[v + 1] - out_ptr[v];
+      in_deg[v] = (float)din;
+      out_deg[v] = (float)dout;
+      if (din > g->max_in_deg) g->max_in_deg = din;
+      if (dout > g->max_out_deg) g->max_out_deg = dout;
+    }
+  }
+  free(fill);
+#ifdef GNNRT_CUDA
+  if (!st) st = upload_copy(ctx, g->h_in_ptr, sizeof(int64_t) * (size_t)(nv + 1), (const void **)&g->in_ptr);
+  if (!st) st = upload_copy(ctx, g->h_src, sizeof(int32_t) * (size_t)ne, (const void **)&g->src);
+  if (!st) st = upload_copy(ctx, g->h_dst, sizeof(int32_t) * (size_t)ne, (const void **)&g->dst);
+  if (!st) st = upload_copy(ctx, g->h_out_ptr, sizeof(int64_t) * (size_t)(nv + 1), (const void **)&g->out_ptr);
+  if (!st) st = upload_copy(ctx, g->h_out_eid, sizeof(int32_t) * (size_t)ne, (const void **)&g->out_eid);
+  if (!st) st = upload_copy(ctx, in_deg, sizeof(float) * (size_t)nv, (const void **)&g->in_deg);
+  if (!st) st = upload_copy(ctx, out_deg, sizeof(float) * (size_t)nv, (const void **)&g->out_deg);
+  free(in_deg);
+  free(out_deg);
+#else
+  g->in_ptr = g->h_in_ptr;
+  g->src = g->h_src;
+  g->dst = g->h_dst;
+  g->out_ptr = g->h_out_ptr;
+  g->out_eid = g->h_out_eid;
+#endif
+  return st;
+}
+
+/* Derives dst from in_ptr, then completes the graph (graph_finish). */
+gnn_status rt_graph_from_csr(gnn_ctx *ctx, int64_t nv, int64_t ne, int64_t *in_ptr, int32_t *src, int64_t *origin,
+                             unsigned flags, gnn_graph **out) {
+  RtGraph *rg = (RtGraph *)rt_calloc(ctx, 1, sizeof *rg, "a graph");
+  gnn_graph *g = rg ? &rg->g : NULL;
+  int32_t *dst = (int32_t *)rt_garray_alloc(ctx, rt_mul((size_t)ne, sizeof(int32_t)), "dst");
+  if (!g || !dst) {
+    free(rg);
+    rt_garray_free(ctx, dst);
+    rt_garray_free(ctx, in_ptr);
+    rt_garray_free(ctx, src);
+    free(origin);
+    return GNN_ERR_OOM;
+  }
+  for (int64_t v = 0; v < nv; v++)
+    for (int64_t e = in_ptr[v]; e < in_ptr[v + 1]; e++) dst[e] = (int32_t)v;
+  g->nv = nv;
+  g->ne = ne;
+  g->h_in_ptr = in_ptr;
+  g->h_src = src;
+  g->h_dst = dst;
+  g->edge_origin = origin;
+  rg->flags = flags;
+  gnn_status st = graph_finish(ctx, g);
+  if (st) {
+    gnn_graph_free(ctx, g);
+    return st;
+  }
+  *out = g;
+  return GNN_OK;
+}
+
+/* The options (steps 1-4 of the file comment), then the CSR by a stable counting sort. */
+gnn_status rt_graph_build(gnn_ctx *ctx, RtEdges *es, int64_t nv, const gnn_graph_opts *opts, const char *where,
+                          gnn_graph **out) {
+  static const gnn_graph_opts none;
+  if (!opts) opts = &none;
+  gnn_status st = GNN_OK;
+  uint8_t *flag = NULL;
+  /* 1. remove_self_loops */
+  if (opts->remove_self_loops) {
+    if (!(flag = (uint8_t *)rt_malloc(ctx, (size_t)es->n, "remove_self_loops"))) {
+      st = GNN_ERR_OOM;
+      goto done;
+    }
+    for (int64_t i = 0; i < es->n; i++) flag[i] = es->src[i] != es->dst[i];
+    edges_filter(es, flag);
+    free(flag);
+    flag = NULL;
+  }
+  /* 2. symmetrise */
+  if (opts->symmetrise) {
+    int64_t n0 = es->n;
+    for (int64_t i = 0; i < n0 && !st; i++)
+      if (es->src[i] != es->dst[i]) st = rt_edges_push(ctx, es, es->dst[i], es->src[i], es->origin[i]);
+    if (st) goto done;
+  }
+  /* 3. dedup */
+  if (opts->dedup && (st = dedup_edges(ctx, es, nv))) goto done;
+  /* 4. add_self_loops */
+  if (opts->add_self_loops) {
+    if (!(flag = (uint8_t *)rt_calloc(ctx, (size_t)nv, 1, "add_self_loops"))) {
+      st = GNN_ERR_OOM;
+      goto done;
+    }
+    for (int64_t i = 0; i < es->n; i++)
+      if (es->src[i] == es->dst[i]) flag[es->src[i]] = 1;
+    for (int64_t v = 0; v < nv && !st; v++)
+      if (!flag[v]) st = rt_edges_push(ctx, es, v, v, -1);
+    if (st) goto done;
+  }
+  if (es->n > RT_MAX_ID) {
+    st = gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: %lld edges; at most %lld fit the int32 edge ids", where,
+                       (long long)es->n, (long long)RT_MAX_ID);
+    goto done;
+  }
+  /* The CSR by destination: a stable counting sort of the sequence. */
+  {
+    int64_t ne = es->n;
+    int64_t *in_ptr = (int64_t *)rt_garray_alloc(ctx, rt_mul((size_t)nv + 1, sizeof(int64_t)), "in_ptr");
+    int64_t *perm = (int64_t *)rt_malloc(ctx, rt_mul((size_t)ne, sizeof(int64_t)), "CSR");
+    int32_t *src = (int32_t *)rt_garray_alloc(ctx, rt_mul((size_t)ne, sizeof(int32_t)), "src");
+    int64_t *origin = (int64_t *)rt_malloc(ctx, rt_mul((size_t)ne, sizeof(int64_t)), "edge_origin");
+    if (!in_ptr || !perm || !src || !origin) {
+      rt_garray_free(ctx, in_ptr);
+      free(perm);
+      rt_garray_free(ctx, src);
+      free(origin);
+      st = GNN_ERR_OOM;
+      goto done;
+    }
+    sort_by_dst(es, nv, in_ptr, perm);
+    for (int64_t k = 0; k < ne; k++) {
+      src[k] = (int32_t)es->src[perm[k]];
+      origin[k] = es->origin[perm[k]];
+    }
+    free(perm);
+    rt_edges_free(es);
+    st = rt_graph_from_csr(ctx, nv, ne, in_ptr, src, origin, rt_opts_flags(opts), out);
+  }
+done:
+  free(flag);
+  rt_edges_free(es);
+  return st;
+}
+
+/* ---------------------------------------------------------------- edge lists */
+
+/* Checks a vertex id read from line r->lineno: not negative, below nv (when known), int32. */
+static gnn_status check_id(gnn_ctx *ctx, const RtReader *r, int64_t id, int64_t nv) {
+  if (id < 0) return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: negative vertex id %lld", r->path, r->lineno,
+                                   (long long)id);
+  if (nv > 0 && id >= nv)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: vertex id %lld out of range (the graph has %lld vertices)",
+                         r->path, r->lineno, (long long)id, (long long)nv);
+  if (id > RT_MAX_ID)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: vertex id %lld does not fit in 32 bits (ids must be below 2^31)",
+                         r->path, r->lineno, (long long)id);
+  return GNN_OK;
+}
+
+/* An edge list: "src dst" per line, '#' comments, ids checked at their line. */
+gnn_status rt_load_edge_list(gnn_ctx *ctx, const char *path, int64_t nv, RtEdges *es, int64_t *nv_out) {
+  RtReader r;
+  gnn_status st = rt_reader_open(ctx, &r, path, '#');
+  if (st) return st;
+  int64_t maxid = -1;
+  char *p;
+  while ((p = rt_reader_next(ctx, &r, &st))) {
+    int64_t s, d;
+    if ((st = rt_int_field(ctx, &r, &p, "source vertex id", 0, &s))) break;
+    if ((st = rt_int_field(ctx, &r, &p, "destination vertex id", 0, &d))) break;
+    if (!rt_at_end(p)) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: expected 2 fields 'src dst', found more", path, r.lineno);
+      break;
+    }
+    if ((st = check_id(ctx, &r, s, nv)) || (st = check_id(ctx, &r, d, nv))) break;
+    if ((st = rt_edges_push(ctx, es, s, d, es->n))) break;
+    if (s > maxid) maxid = s;
+    if (d > maxid) maxid = d;
+  }
+  rt_reader_close(&r);
+  if (st) return st;
+  *nv_out = nv > 0 ? nv : maxid + 1;
+  if (*nv_out == 0) return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: empty graph (no edges and no vertex count)", path);
+  return GNN_OK;
+}
+
+/* ---------------------------------------------------------------- Matrix Market */
+
+/* The next blank-separated word of p into w (at most n - 1 characters). */
+static int next_word(char **p, char *w, size_t n) {
+  rt_skip_space(p);
+  size_t k = 0;
+  while (**p && !isspace((unsigned char)**p)) {
+    if (k + 1 < n) w[k++] = **p;
+    (*p)++;
+  }
+  w[k] = 0;
+  return k > 0;
+}
+
+/* A Matrix Market coordinate file: banner, size line, entries. */
+gnn_status rt_load_mtx(gnn_ctx *ctx, const char *path, int64_t nv, RtEdges *es, int64_t *nv_out) {
+  RtReader r;
+  gnn_status st = rt_reader_open(ctx, &r, path, 0);
+  if (st) return st;
+  char *p = rt_reader_next(ctx, &r, &st);
+  char w[5][32];
+  int pattern = 0, integer = 0, symmetric = 0;
+  if (st) goto done;
+  /* 1. The banner: %%MatrixMarket matrix coordinate FIELD SYMMETRY */
+  if (!p || strncasecmp(p, "%%MatrixMarket", 14) != 0) {
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: not a Matrix Market file (the first line must be "
+                       "'%%%%MatrixMarket matrix coordinate FIELD SYMMETRY')", path, p ? r.lineno : 1L);
+    goto done;
+  }
+  p += 14;
+  int nw = 0;
+  while (nw < 5 && next_word(&p, w[nw], sizeof w[nw])) nw++;
+  if (nw != 4 || strcasecmp(w[0], "matrix") != 0) {
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: malformed Matrix Market header (want "
+                       "'%%%%MatrixMarket matrix coordinate FIELD SYMMETRY')", path, r.lineno);
+    goto done;
+  }
+  if (strcasecmp(w[1], "coordinate") != 0) {
+    st = gnn_set_error(ctx, strcasecmp(w[1], "array") == 0 ? GNN_ERR_UNSUPPORTED : GNN_ERR_FORMAT,
+                       "%s:%ld: error: Matrix Market format '%s' is not supported (a graph is 'coordinate')", path,
+                       r.lineno, w[1]);
+    goto done;
+  }
+  pattern = strcasecmp(w[2], "pattern") == 0;
+  integer = strcasecmp(w[2], "integer") == 0;
+  if (!pattern && !integer && strcasecmp(w[2], "real") != 0 && strcasecmp(w[2], "double") != 0) {
+    st = gnn_set_error(ctx, strcasecmp(w[2], "complex") == 0 ? GNN_ERR_UNSUPPORTED : GNN_ERR_FORMAT,
+                       "%s:%ld: error: Matrix Market field '%s' is not supported (pattern, real or integer)", path,
+                       r.lineno, w[2]);
+    goto done;
+  }
+  symmetric = strcasecmp(w[3], "symmetric") == 0;
+  if (!symmetric && strcasecmp(w[3], "general") != 0) {
+    int known = strcasecmp(w[3], "skew-symmetric") == 0 || strcasecmp(w[3], "hermitian") == 0;
+    st = gnn_set_error(ctx, known ? GNN_ERR_UNSUPPORTED : GNN_ERR_FORMAT,
+                       "%s:%ld: error: Matrix Market symmetry '%s' is not supported (general or symmetric)", path,
+                       r.lineno, w[3]);
+    goto done;
+  }
+  /* 2. The size line: ROWS COLS ENTRIES, after '%' comments. */
+  r.comment = '%';
+  if (!(p = rt_reader_next(ctx, &r, &st))) {
+    if (!st) st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: the size line 'ROWS COLS ENTRIES' is missing",
+                                path, r.lineno + 1);
+    goto done;
+  }
+  int64_t rows, cols, nnz;
+  if ((st = rt_int_field(ctx, &r, &p, "row count", 0, &rows)) || (st = rt_int_field(ctx, &r, &p, "column count", 0, &cols)) ||
+      (st = rt_int_field(ctx, &r, &p, "entry count", 0, &nnz)))
+    goto done;
+  if (!rt_at_end(p)) {
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: expected 3 fields 'ROWS COLS ENTRIES', found more", path, r.lineno);
+    goto done;
+  }
+  if (rows != cols || rows < 0 || nnz < 0) {
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: a %lld x %lld matrix with %lld entries is not an adjacency "
+                       "matrix (square, counts not negative)", path, r.lineno, (long long)rows, (long long)cols, (long long)nnz);
+    goto done;
+  }
+  if (rows == 0) {
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: empty graph (a 0 x 0 matrix)", path, r.lineno);
+    goto done;
+  }
+  if (rows > RT_MAX_ID + 1) {
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %lld vertices do not fit 32-bit ids", path, r.lineno,
+                       (long long)rows);
+    goto done;
+  }
+  if (nv > 0 && nv != rows) {
+    st = gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: num_vertices %lld disagrees with the matrix's %lld rows", path,
+                       (long long)nv, (long long)rows);
+    goto done;
+  }
+  /* 3. The entries: "I J [VALUE]", 1-based; A(I, J) is the edge I-1 -> J-1. */
+  for (int64_t k = 0; k < nnz; k++) {
+    if (!(p = rt_reader_next(ctx, &r, &st))) {
+      if (!st) st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: the file ends after %lld of the %lld entries "
+                                  "the size line announces", path, r.lineno, (long long)k, (long long)nnz);
+      goto done;
+    }
+    int64_t i, j, iv;
+    if ((st = rt_int_field(ctx, &r, &p, "row index", 0, &i)) || (st = rt_int_field(ctx, &r, &p, "column index", 0, &j)))
+      goto done;
+    if (integer) {
+      if ((st = rt_int_field(ctx, &r, &p, "integer value", 0, &iv))) goto done;
+    } else if (!pattern) {
+      rt_skip_space(&p);
+      char *end;
+      (void)strtod(p, &end);
+      if (rt_at_end(p)) {
+        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: missing value (line ends early)", path, r.lineno);
+        goto done;
+      }
+      if (end == p || (*end && !isspace((unsigned char)*end))) {
+        char tok[32];
+        next_word(&p, tok, sizeof tok);
+        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: value '%s' is not a number", path, r.lineno, tok);
+        goto done;
+      }
+      p = end;
+    }
+    if (!rt_at_end(p)) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: expected %d fields, found more", path, r.lineno,
+                         pattern ? 2 : 3);
+      goto done;
+    }
+    if (i < 1 || i > rows || j < 1 || j > rows) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: entry (%lld, %lld) out of range for a %lld x %lld matrix "
+                         "(indices are 1-based)", path, r.lineno, (long long)i, (long long)j, (long long)rows, (long long)rows);
+      goto done;
+    }
+    if ((st = rt_edges_push(ctx, es, i - 1, j - 1, k))) goto done;
+    if (symmetric && i != j && (st = rt_edges_push(ctx, es, j - 1, i - 1, k))) goto done;
+  }
+  if ((p = rt_reader_next(ctx, &r, &st)))
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: more entries than the %lld the size line announces", path,
+                       r.lineno, (long long)nnz);
+  *nv_out = rows;
+done:
+  rt_reader_close(&r);
+  return st;
+}
+
+/* ---------------------------------------------------------------- entry points */
+
+static int has_suffix(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static gnn_status check_opts(gnn_ctx *ctx, const gnn_graph_opts *opts) {
+  if (opts && (opts->num_vertices < 0 || opts->num_vertices > RT_MAX_ID + 1))
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "num_vertices %lld out of range (0 .. 2^31)", (long long)opts->num_vertices);
+  return GNN_OK;
+}
+
+/* The vertex count of a dataset folder: labels.txt, else features.svm, else 0 (unknown). */
+static gnn_status folder_vertex_count(gnn_ctx *ctx, const char *dir, int64_t *nv) {
+  static const char *const files[] = {"labels.txt", "features.svm"};
+  *nv = 0;
+  for (int i = 0; i < 2; i++) {
+    char *f = rt_join(ctx, dir, files[i]);
+    if (!f) return GNN_ERR_OOM;
+    gnn_status st = rt_exists(f) ? rt_count_rows(ctx, f, nv) : GNN_OK;
+    free(f);
+    if (st || *nv > 0) return st;
+  }
+  return GNN_OK;
+}
+
+/* Chooses the loader by path: folder, .gcsr, .mtx, else an edge list. */
+gnn_status gnn_graph_load(gnn_ctx *ctx, const char *path, const gnn_graph_opts *opts, gnn_graph **out) {
+  if (out) *out = NULL;
+  gnn_status st = rt_args(ctx, out && path, "gnn_graph_load", "out or path is NULL");
+  if (st || (st = check_opts(ctx, opts))) return st;
+  if (st) return st;
+  if (has_suffix(path, ".gcsr")) return rt_load_cache(ctx, path, opts, out);
+  int64_t nv = opts ? opts->num_vertices : 0;
+  RtEdges es = {0};
+  const char *where = path;
+  char *file = NULL;
+  if (rt_is_dir(path)) {
+    if (nv == 0 && (st = folder_vertex_count(ctx, path, &nv))) return st;
+    if (!(file = rt_join(ctx, path, "graph.edges"))) return GNN_ERR_OOM;
+    if (!rt_exists(file)) {
+      free(file);
+      return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: no graph.edges in this folder", path);
+    }
+    where = file;
+    st = rt_load_edge_list(ctx, file, nv, &es, &nv);
+  } else if (has_suffix(path, ".mtx")) {
+    st = rt_load_mtx(ctx, path, nv, &es, &nv);
+  } else {
+    st = rt_load_edge_list(ctx, path, nv, &es, &nv);
+  }
+  if (!st) st = rt_graph_build(ctx, &es, nv, opts, where, out);
+  rt_edges_free(&es);
+  free(file);
+  return st;
+}
+
+/* Validates the arrays, then builds as the loaders do. */
+gnn_status gnn_graph_from_edges(gnn_ctx *ctx, int64_t nv, int64_t ne, const int64_t *src, const int64_t *dst,
+                                const gnn_graph_opts *opts, gnn_graph **out) {
+  if (out) *out = NULL;
+  gnn_status st = rt_args(ctx, out != NULL, "gnn_graph_from_edges", "out is NULL");
+  if (st || (st = check_opts(ctx, opts))) return st;
+  if (ne < 0 || (ne > 0 && (!src || !dst)))
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_from_edges: %lld edges with %s arrays", (long long)ne,
+                         ne < 0 ? "a negative count of" : "NULL");
+  if (nv < 0 || nv > RT_MAX_ID + 1)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_from_edges: %lld vertices out of range (0 .. 2^31)", (long long)nv);
+  if (nv == 0 && opts) nv = opts->num_vertices;
+  int64_t limit = nv > 0 ? nv : RT_MAX_ID + 1, maxid = -1;
+  for (int64_t i = 0; i < ne; i++) {
+    int64_t ids[2] = {src[i], dst[i]};
+    for (int k = 0; k < 2; k++) {
+      if (ids[k] < 0 || ids[k] >= limit)
+        return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_from_edges: edge %lld: %s vertex id %lld out of range (%s %lld)",
+                             (long long)i, k ? "destination" : "source", (long long)ids[k],
+                             nv > 0 ? "the graph has" : "ids must be below", (long long)limit);
+      if (ids[k] > maxid) maxid = ids[k];
+    }
+  }
+  if (nv == 0) nv = maxid + 1;
+  if (nv == 0) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_from_edges: empty graph (no edges and no vertex count)");
+  RtEdges es = {0};
+  for (int64_t i = 0; i < ne && !st; i++) st = rt_edges_push(ctx, &es, src[i], dst[i], i);
+  if (!st) st = rt_graph_build(ctx, &es, nv, opts, "gnn_graph_from_edges", out);
+  rt_edges_free(&es);
+  return st;
+}

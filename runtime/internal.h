@@ -1,0 +1,164 @@
+/* internal.h -- what the runtime's files share and the public header does not show.
+ *
+ * The runtime is one set of C files built twice: with GNNRT_CUDA (libgnnrt: device memory,
+ * cuBLAS, CUDA kernels in train_cuda.cu) and without (libgnnrt_host: host memory, OpenBLAS,
+ * OpenMP loops in train_host.c). Only device_*.c, train_*.c and nvrtc.c differ between the
+ * two; the loaders, the parameter code and the error machinery are shared and reach memory
+ * through gnn_malloc / gnn_upload. This header is included by C and by CUDA C++ (train_cuda.cu),
+ * so it sticks to the common subset of the two languages.
+ *
+ * The context's allocation table maps each live pointer from gnn_malloc to its size: it is
+ * what makes the live/peak counters exact, lets gnn_free reject foreign pointers, and lets
+ * gnn_ctx_destroy free what was left. Open addressing with linear probing, deletion by
+ * backward shift (no tombstones).
+ */
+#ifndef GNNRT_INTERNAL_H
+#define GNNRT_INTERNAL_H
+
+#include "gnnrt.h"
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RT_ERRMAX 1024
+
+typedef struct {
+  void *p;
+  size_t bytes;
+} RtAlloc;
+
+struct gnn_ctx {
+  gnn_status failed; /* not GNN_OK: creation failed, the context only holds the message */
+  int device;
+  char err[RT_ERRMAX];
+  size_t live, peak;
+  RtAlloc *allocs; /* the allocation table: cap slots, a power of two; p == NULL is empty */
+  size_t nallocs, cap;
+#ifdef GNNRT_CUDA
+  cudaStream_t stream;
+  cublasHandle_t cublas;
+  void *scratch; /* the training helpers' device scratch (in the allocation table too) */
+  size_t scratch_bytes;
+#endif
+};
+
+/* core.c */
+/* GNN_OK when ctx can be used; GNN_ERR_INVALID for NULL or a failed context. */
+gnn_status rt_check_ctx(const gnn_ctx *ctx);
+/* The check an entry point starts with: a usable context, then `ok`, else GNN_ERR_INVALID with
+ * the message "FN: WHAT" (a failed context keeps its creation message). */
+gnn_status rt_args(gnn_ctx *ctx, int ok, const char *fn, const char *what);
+gnn_status rt_track_add(gnn_ctx *ctx, void *p, size_t bytes);
+/* Removes p from the table; 0 when p is not there. */
+int rt_track_remove(gnn_ctx *ctx, void *p, size_t *bytes);
+void rt_track_free_table(gnn_ctx *ctx);
+/* malloc/calloc that report GNN_ERR_OOM through ctx with what was being allocated. */
+void *rt_malloc(gnn_ctx *ctx, size_t bytes, const char *what);
+void *rt_calloc(gnn_ctx *ctx, size_t n, size_t size, const char *what);
+/* a * b, or SIZE_MAX on overflow (malloc of SIZE_MAX fails). */
+size_t rt_mul(size_t a, size_t b);
+/* Frees memory that gnn_ctx_destroy still finds in the table (backend-specific). */
+void rt_device_free_raw(gnn_ctx *ctx, void *p);
+
+/* text.c: line-by-line reading of the text formats with line numbers for messages. */
+typedef struct {
+  FILE *f;
+  const char *path;
+  char *line;
+  size_t cap;
+  long lineno;
+  char comment; /* lines starting with this (after blanks) are skipped; 0 = none */
+} RtReader;
+
+gnn_status rt_reader_open(gnn_ctx *ctx, RtReader *r, const char *path, char comment);
+/* The next line that is not blank or a comment, with leading blanks skipped; NULL at the end
+ * of the file or on a read error (then *st is GNN_ERR_IO with the message set). */
+char *rt_reader_next(gnn_ctx *ctx, RtReader *r, gnn_status *st);
+void rt_reader_close(RtReader *r);
+void rt_skip_space(char **p);
+int rt_at_end(const char *p);
+/* A base-10 integer field ending at a blank, the end of the line or `stop` (0 = none):
+ * "FILE:LINE: error: missing WHAT (line ends early)", "WHAT 'x1' is not an integer",
+ * "WHAT is out of range". */
+gnn_status rt_int_field(gnn_ctx *ctx, RtReader *r, char **p, const char *what, char stop, int64_t *out);
+int rt_is_dir(const char *path);
+int rt_exists(const char *path);
+/* A malloc'd "dir/name". */
+char *rt_join(gnn_ctx *ctx, const char *dir, const char *name);
+/* Opens a temporary file beside path for an all-or-nothing write; *tmp is malloc'd. */
+gnn_status rt_tmp_open(gnn_ctx *ctx, const char *path, FILE **f, char **tmp);
+/* Closes f and renames tmp over path when ok, else removes tmp; frees tmp. */
+gnn_status rt_tmp_commit(gnn_ctx *ctx, FILE *f, char *tmp, const char *path, gnn_status ok);
+
+/* graph.c: the host-side graph under construction, and the CSR/CSC builder. */
+typedef struct {
+  int64_t *src, *dst, *origin;
+  int64_t n, cap;
+} RtEdges;
+
+gnn_status rt_edges_push(gnn_ctx *ctx, RtEdges *es, int64_t s, int64_t d, int64_t origin);
+void rt_edges_free(RtEdges *es);
+/* Applies the options to es (a sequence of edges with ids in [0, nv)), builds CSR and CSC,
+ * uploads, and returns the graph. `where` names the source in messages. es is consumed. */
+gnn_status rt_graph_build(gnn_ctx *ctx, RtEdges *es, int64_t nv, const gnn_graph_opts *opts, const char *where,
+                          gnn_graph **out);
+/* The graph behind every gnn_graph the runtime returns: the options it was built with travel
+ * with it into the cache. */
+typedef struct {
+  gnn_graph g;
+  unsigned flags; /* RT_OPT_* */
+} RtGraph;
+enum { RT_OPT_ADD_SELF_LOOPS = 1, RT_OPT_REMOVE_SELF_LOOPS = 2, RT_OPT_DEDUP = 4, RT_OPT_SYMMETRISE = 8 };
+unsigned rt_opts_flags(const gnn_graph_opts *opts);
+/* Arrays the kernels read: gnn_malloc'd in the host build (they are the device arrays), plain
+ * host memory in the CUDA build (the host copies, uploaded). */
+void *rt_garray_alloc(gnn_ctx *ctx, size_t bytes, const char *what);
+void rt_garray_free(gnn_ctx *ctx, const void *p);
+/* A graph from final CSR arrays (in_ptr and src from rt_garray_alloc, origin from malloc;
+ * ownership passes, freed on failure): the cache loader's way in. */
+gnn_status rt_graph_from_csr(gnn_ctx *ctx, int64_t nv, int64_t ne, int64_t *in_ptr, int32_t *src, int64_t *origin,
+                             unsigned flags, gnn_graph **out);
+/* Loads an edge list with nv vertices (0: largest id + 1). */
+gnn_status rt_load_edge_list(gnn_ctx *ctx, const char *path, int64_t nv, RtEdges *es, int64_t *nv_out);
+gnn_status rt_load_mtx(gnn_ctx *ctx, const char *path, int64_t nv, RtEdges *es, int64_t *nv_out);
+
+/* cache.c */
+gnn_status rt_load_cache(gnn_ctx *ctx, const char *path, const gnn_graph_opts *opts, gnn_graph **out);
+
+/* dataset.c: the number of data lines (not blank, not '#') of a text file. */
+gnn_status rt_count_rows(gnn_ctx *ctx, const char *path, int64_t *rows);
+
+/* The largest vertex count: ids are int32 (vertex ids < 2^31), offsets int64. */
+#define RT_MAX_ID ((int64_t)2147483647)
+
+#ifdef GNNRT_CUDA
+/* Checks a CUDA runtime call; on failure sets the message (call, file, line) and returns
+ * GNN_ERR_CUDA from the enclosing function. */
+#define CUDA_CHECK(ctx, call)                                                                                   \
+  do {                                                                                                          \
+    cudaError_t e_ = (call);                                                                                    \
+    if (e_ != cudaSuccess)                                                                                      \
+      return gnn_set_error((ctx), GNN_ERR_CUDA, "%s:%d: %s failed: %s (%s)", __FILE__, __LINE__, #call,         \
+                           cudaGetErrorName(e_), cudaGetErrorString(e_));                                       \
+  } while (0)
+#define CUBLAS_CHECK(ctx, call)                                                                                 \
+  do {                                                                                                          \
+    cublasStatus_t s_ = (call);                                                                                 \
+    if (s_ != CUBLAS_STATUS_SUCCESS)                                                                            \
+      return gnn_set_error((ctx), GNN_ERR_CUBLAS, "%s:%d: %s failed: %s", __FILE__, __LINE__, #call,            \
+                           cublasGetStatusName(s_));                                                            \
+  } while (0)
+/* Makes the context's device current on the calling thread. */
+gnn_status rt_cuda_enter(gnn_ctx *ctx);
+/* Device scratch of at least bytes, kept in the context. */
+gnn_status rt_cuda_scratch(gnn_ctx *ctx, size_t bytes, void **p);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,361 @@
+/* params.c -- parameter initialisation and tensor text files.
+ *
+ * The initialisers are the interpreter's (compiler/interp.c: name_seed, rng_next,
+ * rng_uniform, params_init), copied here line for line rather than linked, so that the
+ * runtime does not depend on the compiler: each parameter draws from its own splitmix64
+ * stream seeded by an FNV-1a hash of (seed, name), values are computed in float64 exactly as
+ * the interpreter computes them and rounded once to float32. A model compiled by gnnc and run
+ * on either backend therefore starts from the interpreter's parameters to float32 rounding;
+ * tests/runtime/t_api.c checks every value of GCN's parameters.
+ *
+ * Tensor files are the interpreter's --params / --save-params text: "tensor NAME 1 RANK dims"
+ * then the values. A file is read whole into memory and tokenised with line numbers, checked
+ * completely (headers, counts, finite values, repeated names), and then looked up by name.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- initialisers */
+
+/* splitmix64, as compiler/interp.c rng_next. */
+static uint64_t rng_next(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static double rng_uniform(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1.0p-53; }
+
+/* FNV-1a of the name, offset by the seed, as compiler/interp.c name_seed. */
+static uint64_t name_seed(uint64_t seed, const char *name) {
+  uint64_t h = 1469598103934665603ull ^ seed;
+  for (const char *p = name; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  return h;
+}
+
+/* The element count of a shape, or -1 for a bad shape. */
+static int64_t shape_elems(int rank, const int64_t *dims) {
+  if (rank < 0 || rank > 4 || (rank > 0 && !dims)) return -1;
+  int64_t n = 1;
+  for (int k = 0; k < rank; k++) {
+    if (dims[k] < 0 || (dims[k] > 0 && n > ((int64_t)1 << 48) / dims[k])) return -1;
+    n *= dims[k];
+  }
+  return n;
+}
+
+/* params_init's loop for one parameter: glorot = 1 for init="glorot", 0 for "uniform". */
+static gnn_status param_init(const char *name, int rank, const int64_t *dims, uint64_t seed, float *out, int glorot) {
+  int64_t elems = shape_elems(rank, dims);
+  if (!name || elems < 0 || (elems > 0 && !out)) return GNN_ERR_INVALID;
+  uint64_t s = name_seed(seed, name);
+  double bound = 1.0;
+  if (glorot) {
+    if (rank < 2 || elems == 0) { /* biases and scalars start at zero */
+      for (int64_t k = 0; k < elems; k++) out[k] = 0.0f;
+      return GNN_OK;
+    }
+    double fan_in = (double)dims[0], fan_out = (double)(elems / dims[0]);
+    bound = sqrt(6.0 / (fan_in + fan_out));
+  }
+  for (int64_t k = 0; k < elems; k++) out[k] = (float)((2 * rng_uniform(&s) - 1) * bound);
+  return GNN_OK;
+}
+
+gnn_status gnn_param_init_glorot(const char *name, int rank, const int64_t *dims, uint64_t seed, float *out) {
+  return param_init(name, rank, dims, seed, out, 1);
+}
+
+gnn_status gnn_param_init_uniform(const char *name, int rank, const int64_t *dims, uint64_t seed, float *out) {
+  return param_init(name, rank, dims, seed, out, 0);
+}
+
+/* ---------------------------------------------------------------- tensor files */
+
+typedef struct {
+  char *name;
+  int rank;
+  int64_t dims[4];
+  int64_t elems;
+  long line;
+  float *data;
+} TfTensor;
+
+struct gnn_tensor_file {
+  char *path;
+  int n;
+  TfTensor *t;
+};
+
+/* "[2, 3]" into buf. */
+static const char *shape_str(char *buf, size_t n, int rank, const int64_t *dims) {
+  size_t k = (size_t)snprintf(buf, n, "[");
+  for (int i = 0; i < rank && k < n; i++) k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? ", " : "", (long long)dims[i]);
+  if (k < n) snprintf(buf + k, n - k, "]");
+  return buf;
+}
+
+void gnn_tensor_file_free(gnn_tensor_file *tf) {
+  if (!tf) return;
+  for (int i = 0; i < tf->n; i++) {
+    free(tf->t[i].name);
+    free(tf->t[i].data);
+  }
+  free(tf->t);
+  free(tf->path);
+  free(tf);
+}
+
+/* A whitespace tokeniser over a file held in memory, counting lines. */
+typedef struct {
+  char *p;
+  long line;
+} Tok;
+
+/* The next blank-separated token, NUL-terminated in place; NULL at the end. */
+static char *next_token(Tok *t, long *line) {
+  while (*t->p == ' ' || *t->p == '\t' || *t->p == '\n' || *t->p == '\r' || *t->p == '\v' || *t->p == '\f') {
+    if (*t->p == '\n') t->line++;
+    t->p++;
+  }
+  if (!*t->p) return NULL;
+  char *s = t->p;
+  *line = t->line;
+  while (*t->p && !(*t->p == ' ' || *t->p == '\t' || *t->p == '\n' || *t->p == '\r' || *t->p == '\v' || *t->p == '\f'))
+    t->p++;
+  if (*t->p) {
+    if (*t->p == '\n') t->line++;
+    *t->p++ = 0;
+  }
+  return s;
+}
+
+/* A whole token as a long long; 0 when it is not one. */
+static int token_int(const char *s, long long *v) {
+  if (!s) return 0;
+  char *end;
+  errno = 0;
+  *v = strtoll(s, &end, 10);
+  return end != s && !*end && errno == 0;
+}
+
+/* Reads the whole file at path into a NUL-terminated buffer. */
+static gnn_status slurp(gnn_ctx *ctx, const char *path, char **out) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot open: %s", path, strerror(errno));
+  size_t cap = 1 << 16, n = 0;
+  char *buf = (char *)malloc(cap);
+  gnn_status st = buf ? GNN_OK : gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of host memory", path);
+  while (!st) {
+    if (n + 1 == cap) {
+      char *grown = (char *)realloc(buf, cap *= 2);
+      if (!grown) {
+        st = gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of host memory", path);
+        break;
+      }
+      buf = grown;
+    }
+    size_t k = fread(buf + n, 1, cap - 1 - n, f);
+    n += k;
+    if (k == 0) {
+      if (ferror(f)) st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: read failed", path);
+      break;
+    }
+  }
+  fclose(f);
+  if (st) {
+    free(buf);
+    return st;
+  }
+  buf[n] = 0;
+  if (strlen(buf) != n) {
+    free(buf);
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: NUL byte in a text file", path);
+  }
+  *out = buf;
+  return GNN_OK;
+}
+
+/* Parses one tensor whose "tensor" keyword was just read at line `line`. */
+static gnn_status parse_tensor(gnn_ctx *ctx, gnn_tensor_file *tf, Tok *t, long line, TfTensor *x) {
+  const char *path = tf->path;
+  long l = line;
+  char *name = next_token(t, &l);
+  long long rows = 0, rank = -1, d;
+  char *rows_tok = name ? next_token(t, &l) : NULL;
+  char *rank_tok = rows_tok ? next_token(t, &l) : NULL;
+  if (!name || strlen(name) > 255 || !token_int(rows_tok, &rows) || rows != 1 || !token_int(rank_tok, &rank) || rank < 0 ||
+      rank > 4)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: malformed tensor header (want 'tensor NAME 1 RANK dims...')",
+                         path, line);
+  x->line = line;
+  x->rank = (int)rank;
+  for (int k = 0; k < x->rank; k++) {
+    if (!token_int(next_token(t, &l), &d) || d < 0)
+      return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: tensor '%s': malformed dims", path, l, name);
+    x->dims[k] = d;
+  }
+  for (int i = 0; i < tf->n; i++)
+    if (strcmp(tf->t[i].name, name) == 0)
+      return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: tensor '%s' appears twice (first at line %ld)", path, line,
+                           name, tf->t[i].line);
+  x->elems = shape_elems(x->rank, x->dims);
+  if (x->elems < 0)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: tensor '%s': too many elements", path, line, name);
+  x->name = strdup(name);
+  x->data = (float *)malloc(rt_mul((size_t)x->elems ? (size_t)x->elems : 1, sizeof(float)));
+  if (!x->name || !x->data)
+    return gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of host memory for tensor '%s'", path, name);
+  for (int64_t k = 0; k < x->elems; k++) {
+    char *s = next_token(t, &l), *end = NULL;
+    double v = s ? strtod(s, &end) : 0;
+    if (!s)
+      return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: tensor '%s': value %lld of %lld is missing (the file ends)",
+                           path, t->line, x->name, (long long)k, (long long)x->elems);
+    if (end == s || *end || !isfinite(v) || !isfinite((float)v))
+      return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: tensor '%s': value %lld '%.32s' is not a finite float32 number",
+                           path, l, x->name, (long long)k, s);
+    x->data[k] = (float)v;
+  }
+  return GNN_OK;
+}
+
+/* Reads the whole file, then parses tensor after tensor. */
+gnn_status gnn_tensor_file_read(gnn_ctx *ctx, const char *path, gnn_tensor_file **out) {
+  if (out) *out = NULL;
+  gnn_status st = rt_args(ctx, out && path, "gnn_tensor_file_read", "out or path is NULL");
+  if (st) return st;
+  char *buf = NULL;
+  if ((st = slurp(ctx, path, &buf))) return st;
+  gnn_tensor_file *tf = (gnn_tensor_file *)rt_calloc(ctx, 1, sizeof *tf, "a tensor file");
+  if (tf && !(tf->path = strdup(path))) st = gnn_set_error(ctx, GNN_ERR_OOM, "out of host memory");
+  if (!tf) st = GNN_ERR_OOM;
+  Tok t = {buf, 1};
+  int cap = 0;
+  long line;
+  char *tok;
+  while (!st && (tok = next_token(&t, &line))) {
+    if (strcmp(tok, "tensor") != 0) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: malformed tensor header (want 'tensor NAME 1 RANK dims...')",
+                         path, line);
+      break;
+    }
+    if (tf->n == cap) {
+      cap = cap ? cap * 2 : 16;
+      TfTensor *grown = (TfTensor *)realloc(tf->t, rt_mul((size_t)cap, sizeof(TfTensor)));
+      if (!grown) {
+        st = gnn_set_error(ctx, GNN_ERR_OOM, "out of host memory");
+        break;
+      }
+      tf->t = grown;
+    }
+    TfTensor *x = &tf->t[tf->n];
+    memset(x, 0, sizeof *x);
+    st = parse_tensor(ctx, tf, &t, line, x);
+    tf->n++; /* a half-parsed tensor is freed with the rest */
+  }
+  free(buf);
+  if (st) {
+    gnn_tensor_file_free(tf);
+    return st;
+  }
+  *out = tf;
+  return GNN_OK;
+}
+
+int gnn_tensor_file_count(const gnn_tensor_file *tf) { return tf ? tf->n : 0; }
+
+gnn_status gnn_tensor_file_info(const gnn_tensor_file *tf, int i, const char **name, int *rank, int64_t dims[4]) {
+  if (!tf || i < 0 || i >= tf->n) return GNN_ERR_INVALID;
+  const TfTensor *x = &tf->t[i];
+  if (name) *name = x->name;
+  if (rank) *rank = x->rank;
+  if (dims)
+    for (int k = 0; k < 4; k++) dims[k] = k < x->rank ? x->dims[k] : 0;
+  return GNN_OK;
+}
+
+/* Finds a tensor by name and copies it out after checking its shape. */
+gnn_status gnn_tensor_file_get(gnn_ctx *ctx, const gnn_tensor_file *tf, const char *name, int rank, const int64_t *dims,
+                               float *out) {
+  if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
+  if (!tf || !name) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_tensor_file_get: no file or no name");
+  int64_t elems = shape_elems(rank, dims);
+  if (elems < 0 || (elems > 0 && !out))
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_tensor_file_get: bad shape or no output for tensor '%s'", name);
+  for (int i = 0; i < tf->n; i++) {
+    const TfTensor *x = &tf->t[i];
+    if (strcmp(x->name, name) != 0) continue;
+    int same = x->rank == rank;
+    for (int k = 0; same && k < rank; k++) same = x->dims[k] == dims[k];
+    if (!same) {
+      char a[96], b[96];
+      return gnn_set_error(ctx, GNN_ERR_INVALID, "%s:%ld: error: tensor '%s' has shape %s, expected %s", tf->path, x->line,
+                           name, shape_str(a, sizeof a, x->rank, x->dims), shape_str(b, sizeof b, rank, dims));
+    }
+    if (elems) memcpy(out, x->data, sizeof(float) * (size_t)elems);
+    return GNN_OK;
+  }
+  return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: no tensor '%s'", tf->path, name);
+}
+
+gnn_status gnn_tensor_file_expect(gnn_ctx *ctx, const gnn_tensor_file *tf, int n, const char *const names[]) {
+  if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
+  if (!tf || n < 0 || (n > 0 && !names)) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_tensor_file_expect: bad arguments");
+  for (int i = 0; i < tf->n; i++) {
+    int found = 0;
+    for (int k = 0; k < n && !found; k++) found = names[k] && strcmp(names[k], tf->t[i].name) == 0;
+    if (!found)
+      return gnn_set_error(ctx, GNN_ERR_INVALID, "%s:%ld: error: tensor '%s' is not a parameter of the model", tf->path,
+                           tf->t[i].line, tf->t[i].name);
+  }
+  return GNN_OK;
+}
+
+/* A name the reader can read back: 1..255 printable characters, no blanks. */
+static int good_name(const char *s) {
+  size_t n = s ? strlen(s) : 0;
+  if (n == 0 || n > 255) return 0;
+  for (; *s; s++)
+    if ((unsigned char)*s <= ' ' || *s == 127) return 0;
+  return 1;
+}
+
+/* Checks every tensor, then writes them all through a temporary file. */
+gnn_status gnn_tensor_file_write(gnn_ctx *ctx, const char *path, int n, const char *const names[], const int ranks[],
+                                 const int64_t dims[][4], const float *const data[]) {
+  if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
+  if (!path || n < 0 || (n > 0 && (!names || !ranks || !dims || !data)))
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_tensor_file_write: bad arguments");
+  /* Check everything before creating the file. */
+  for (int i = 0; i < n; i++) {
+    int64_t elems = shape_elems(ranks[i], dims[i]);
+    if (!good_name(names[i]))
+      return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: tensor %d: a name must be 1 to 255 characters without blanks",
+                           path, i);
+    if (elems < 0 || (elems > 0 && !data[i]))
+      return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: tensor '%s': bad shape (rank %d) or no data", path, names[i],
+                           ranks[i]);
+    for (int64_t k = 0; k < elems; k++)
+      if (!isfinite(data[i][k]))
+        return gnn_set_error(ctx, GNN_ERR_NUMERIC, "%s: error: tensor '%s': value %lld is not finite", path, names[i],
+                             (long long)k);
+  }
+  FILE *f;
+  char *tmp;
+  gnn_status st = rt_tmp_open(ctx, path, &f, &tmp);
+  if (st) return st;
+  for (int i = 0; i < n; i++) {
+    fprintf(f, "tensor %s 1 %d", names[i], ranks[i]);
+    for (int k = 0; k < ranks[i]; k++) fprintf(f, " %lld", (long long)dims[i][k]);
+    fputc('\n', f);
+    int64_t elems = shape_elems(ranks[i], dims[i]);
+    for (int64_t k = 0; k < elems; k++) fprintf(f, "%.9g%c", (double)data[i][k], k + 1 == elems ? '\n' : ' ');
+  }
+  return rt_tmp_commit(ctx, f, tmp, path, GNN_OK);
+}

@@ -1,0 +1,148 @@
+/* text.c -- reading the line-oriented text formats, and writing files all-or-nothing.
+ *
+ * Every text format of the runtime (edge lists, Matrix Market, LIBSVM, labels, splits) is
+ * read one line at a time through RtReader, which keeps the line number so that each
+ * complaint reads "FILE:LINE: error: what". Fields are parsed by hand with strtoll/strtod and
+ * checked to end where a field ends, so "12abc" is an error, not 12. Output files are written
+ * to a temporary name beside the target (mkstemp) and renamed into place only when complete.
+ */
+#include "internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+gnn_status rt_reader_open(gnn_ctx *ctx, RtReader *r, const char *path, char comment) {
+  memset(r, 0, sizeof *r);
+  r->path = path;
+  r->comment = comment;
+  if (rt_is_dir(path)) return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot read: is a directory", path);
+  r->f = fopen(path, "r");
+  if (!r->f) return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot open: %s", path, strerror(errno));
+  return GNN_OK;
+}
+
+/* getline, skipping blank and comment lines; NUL bytes are an error. */
+char *rt_reader_next(gnn_ctx *ctx, RtReader *r, gnn_status *st) {
+  *st = GNN_OK;
+  for (;;) {
+    errno = 0;
+    ssize_t n = getline(&r->line, &r->cap, r->f);
+    if (n < 0) {
+      if (ferror(r->f) || errno == ENOMEM)
+        *st = gnn_set_error(ctx, errno == ENOMEM ? GNN_ERR_OOM : GNN_ERR_IO, "%s:%ld: error: read failed: %s", r->path,
+                            r->lineno + 1, strerror(errno ? errno : EIO));
+      return NULL;
+    }
+    r->lineno++;
+    if ((size_t)n != strlen(r->line)) {
+      *st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: NUL byte in a text file", r->path, r->lineno);
+      return NULL;
+    }
+    char *p = r->line;
+    while (*p == ' ' || *p == '\t') p++;
+    if ((r->comment && *p == r->comment) || *p == '\n' || *p == '\r' || *p == 0) continue;
+    return p;
+  }
+}
+
+void rt_reader_close(RtReader *r) {
+  if (r->f) fclose(r->f);
+  free(r->line);
+  r->f = NULL;
+  r->line = NULL;
+}
+
+void rt_skip_space(char **p) {
+  while (**p == ' ' || **p == '\t') (*p)++;
+}
+
+int rt_at_end(const char *p) {
+  while (*p == ' ' || *p == '\t') p++;
+  return *p == '\n' || *p == '\r' || *p == 0;
+}
+
+/* Parses one integer field and checks that it ends where a field ends. */
+gnn_status rt_int_field(gnn_ctx *ctx, RtReader *r, char **p, const char *what, char stop, int64_t *out) {
+  rt_skip_space(p);
+  if (rt_at_end(*p))
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: missing %s (line ends early)", r->path, r->lineno, what);
+  const char *q = *p + (**p == '-' || **p == '+');
+  char *end = *p;
+  long long v = 0;
+  errno = 0;
+  if (isdigit((unsigned char)*q)) v = strtoll(*p, &end, 10);
+  if (end == *p || (*end && !isspace((unsigned char)*end) && *end != stop)) {
+    char tok[40];
+    size_t n = 0;
+    while ((*p)[n] && !isspace((unsigned char)(*p)[n]) && n < sizeof tok - 1) n++;
+    memcpy(tok, *p, n);
+    tok[n] = 0;
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %s '%s' is not an integer", r->path, r->lineno, what, tok);
+  }
+  if (errno == ERANGE)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %s is out of range", r->path, r->lineno, what);
+  *out = v;
+  *p = end;
+  return GNN_OK;
+}
+
+int rt_is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int rt_exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+char *rt_join(gnn_ctx *ctx, const char *dir, const char *name) {
+  size_t n = strlen(dir) + strlen(name) + 2;
+  char *s = (char *)rt_malloc(ctx, n, "a file name");
+  if (s) snprintf(s, n, "%s/%s", dir, name);
+  return s;
+}
+
+/* mkstemp beside the target, so the final rename stays on one file system. */
+gnn_status rt_tmp_open(gnn_ctx *ctx, const char *path, FILE **f, char **tmp) {
+  *f = NULL;
+  size_t n = strlen(path) + 16;
+  *tmp = (char *)rt_malloc(ctx, n, "a file name");
+  if (!*tmp) return GNN_ERR_OOM;
+  snprintf(*tmp, n, "%s.XXXXXX", path);
+  int fd = mkstemp(*tmp);
+  if (fd < 0) {
+    gnn_status st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot write: %s", path, strerror(errno));
+    free(*tmp);
+    *tmp = NULL;
+    return st;
+  }
+  fchmod(fd, 0644); /* mkstemp makes 0600; a cache or parameter file is not a secret */
+  *f = fdopen(fd, "wb");
+  if (!*f) {
+    gnn_status st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot write: %s", path, strerror(errno));
+    close(fd);
+    unlink(*tmp);
+    free(*tmp);
+    *tmp = NULL;
+    return st;
+  }
+  return GNN_OK;
+}
+
+gnn_status rt_tmp_commit(gnn_ctx *ctx, FILE *f, char *tmp, const char *path, gnn_status ok) {
+  gnn_status st = ok;
+  int bad = ferror(f);
+  if (fclose(f) != 0) bad = 1;
+  if (st == GNN_OK && bad) st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: write failed: %s", path, strerror(errno));
+  if (st == GNN_OK && rename(tmp, path) != 0)
+    st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot rename the temporary file into place: %s", path,
+                       strerror(errno));
+  if (st != GNN_OK) unlink(tmp);
+  free(tmp);
+  return st;
+}

@@ -1,0 +1,312 @@
+# runtime.sh -- the runtime libraries (runtime/, docs/runtime.md), sourced by tests/run.sh.
+#
+#   runtime/api/...        tests/runtime/t_api.c: errors, memory counters, GEMM, graphs from
+#                          arrays, tensor files, softmax cross-entropy (float64 reference and
+#                          finite differences), accuracy, SGD and Adam (hand-computed), dropout
+#   runtime/params/...     the interpreter's Glorot and uniform parameters, every value
+#   runtime/graph/...      hand-checked CSR/CSC for each option, the same graph from every format
+#                          (edge list, Matrix Market, dataset folder, cache), Cora's counts
+#   runtime/cache/...      round trips and every kind of damaged cache
+#   runtime/bad/...        tests/runtime/bad/: each malformed file, its status and file:line message
+#   runtime/valgrind/...   the test programs under valgrind (errors and leaks), error paths too
+#   runtime/cuda/...       the CUDA build: warning-free, NVRTC without a GPU, context creation
+#   runtime/install/...    make install-runtime, pkg-config, a program linked from the prefix
+# Test programs come from $RT_BIN (make test: build/rt; make test-asan: build/asan/rt, with
+# RT_SANITIZED=1, where valgrind is skipped and the sanitizers watch instead).
+rt_bin=${RT_BIN:-build/rt}
+rt_tmp=$TMP/runtime
+rt_bad=tests/runtime/bad
+rt_g=tests/runtime/graphs
+mkdir -p "$rt_tmp"
+rt_cuda_bin=build/rt # the CUDA programs are never sanitized: they always come from the plain build
+
+# rt_lines PREFIX RC OUTPUT: one pass or fail per "ok NAME" / "FAIL NAME: detail" line, and a
+# fail when the program exited non-zero without saying why.
+rt_lines() {
+  local prefix=$1 rc=$2 out=$3 line n=0
+  while IFS= read -r line; do
+    case $line in
+      "ok "*) pass "$prefix/${line#ok }"; n=$((n + 1)) ;;
+      "FAIL "*) line=${line#FAIL }; fail "$prefix/${line%%: *}" "${line#*: }"; n=$((n + 1)) ;;
+    esac
+  done <<< "$out"
+  if [ "$n" -eq 0 ] || { [ "$rc" -ne 0 ] && ! grep -q '^FAIL ' <<< "$out"; }; then
+    fail "$prefix/exit" "exit $rc: $(tail -n 3 <<< "$out" | tr '\n' ' ')"
+  fi
+}
+
+# rt_expect NAME EXPECTED-FILE ARGS...: rt_load's output must equal the file.
+rt_expect() {
+  local name=$1 want=$2
+  shift 2
+  "$rt_bin/rt_load" "$@" > "$rt_tmp/out" 2>&1
+  if cmp -s "$want" "$rt_tmp/out"; then pass "$name"; else fail "$name" "rt_load $* differs from $want: $(diff "$want" "$rt_tmp/out" | head -5 | tr '\n' ' ')"; fi
+}
+
+# rt_same NAME A-ARGS -- B-ARGS: two loads print the same dump (and neither failed).
+rt_same() {
+  local name=$1 a=() b=()
+  shift
+  while [ "$1" != "--" ]; do a+=("$1"); shift; done
+  shift
+  b=("$@")
+  if ! "$rt_bin/rt_load" "${a[@]}" > "$rt_tmp/a" 2>&1; then fail "$name" "rt_load ${a[*]}: $(head -1 "$rt_tmp/a")"; return; fi
+  if ! "$rt_bin/rt_load" "${b[@]}" > "$rt_tmp/b" 2>&1; then fail "$name" "rt_load ${b[*]}: $(head -1 "$rt_tmp/b")"; return; fi
+  if cmp -s "$rt_tmp/a" "$rt_tmp/b"; then pass "$name"; else fail "$name" "rt_load ${a[*]} and ${b[*]} differ"; fi
+}
+
+# rt_bad NAME STATUS MESSAGE ARGS...: rt_load fails with STATUS and a message containing MESSAGE.
+rt_bad() {
+  local name=$1 status=$2 msg=$3 out
+  shift 3
+  echo "$*" >> "$rt_tmp/cmds"
+  out=$("$rt_bin/rt_load" "$@" 2>&1)
+  local rc=$?
+  local err
+  err=$(grep -m1 '^error ' <<< "$out")
+  if [ $rc -ne 1 ]; then fail "runtime/bad/$name" "exit $rc, want 1: $(head -2 <<< "$out" | tr '\n' ' ')"
+  elif [[ "$err" != "error $status: "* ]]; then fail "runtime/bad/$name" "want $status, got: $err"
+  elif ! grep -qF -- "$msg" <<< "$err"; then fail "runtime/bad/$name" "want '$msg', got: $err"
+  else pass "runtime/bad/$name"; fi
+}
+
+if [ ! -x "$rt_bin/rt_load" ] || [ ! -x "$rt_bin/t_api" ]; then
+  fail runtime/built "$rt_bin/rt_load or $rt_bin/t_api is missing (make runtime-tests builds them)"
+else
+  : > "$rt_tmp/cmds"
+
+  # ---------------------------------------------------------------- unit tests
+  out=$("$rt_bin/t_api" 2>&1); rt_lines runtime/api $? "$out"
+
+  # ---------------------------------------------------------------- parameters vs the interpreter
+  if "$GNNC" run dsl-examples/gcn.gnn --graph data/cora --save-params "$rt_tmp/gcn.params" > /dev/null 2>&1; then
+    out=$("$rt_bin/t_api" --params "$rt_tmp/gcn.params" glorot 1 2>&1); rt_lines runtime/params/gcn $? "$out"
+  else fail runtime/params/gcn "gnnc run gcn.gnn --save-params failed"; fi
+  if "$GNNC" run dsl-examples/gat.gnn --graph data/cora --init=uniform --seed 7 --save-params "$rt_tmp/gat.params" > /dev/null 2>&1; then
+    out=$("$rt_bin/t_api" --params "$rt_tmp/gat.params" uniform 7 2>&1); rt_lines runtime/params/gat $? "$out"
+  else fail runtime/params/gat "gnnc run gat.gnn --save-params failed"; fi
+  # the interpreter reads what the runtime writes, and gives back the same float32 values
+  if "$rt_bin/t_api" --roundtrip "$rt_tmp/gcn.params" "$rt_tmp/gcn2.params" > /dev/null &&
+     "$GNNC" run dsl-examples/gcn.gnn --graph data/cora --params "$rt_tmp/gcn2.params" --save-params "$rt_tmp/gcn3.params" > /dev/null 2>&1 &&
+     out=$("$rt_bin/t_api" --params "$rt_tmp/gcn3.params" glorot 1 2>&1); then pass runtime/params/interpreter-reads-runtime-file
+  else fail runtime/params/interpreter-reads-runtime-file "$(tail -n 2 <<< "${out:-}" | tr '\n' ' ')"; fi
+
+  # ---------------------------------------------------------------- graphs: hand-checked options
+  for c in plain: r:-r d:-d y:-y s:-s "rdys:-r -d -y -s"; do
+    n=${c%%:*}; o=${c#*:}
+    # shellcheck disable=SC2086
+    rt_expect "runtime/graph/options-$n" "$rt_g/small.$n.expected" $o -n 5 "$rt_g/small.edges"
+    # shellcheck disable=SC2086
+    rt_same "runtime/graph/mtx-equals-edges-$n" $o "$rt_g/small.mtx" -- $o -n 5 "$rt_g/small.edges"
+  done
+  rt_expect runtime/graph/mtx-symmetric "$rt_g/sym.expected" "$rt_g/sym.mtx"
+  # Cora from every format: the same CSR, CSC, degrees and origins
+  { echo '%%MatrixMarket matrix coordinate pattern general'; echo '2708 2708 10556'
+    grep -v '^#' data/cora/graph.edges | awk '{ print $1 + 1, $2 + 1 }'; } > "$rt_tmp/cora.mtx"
+  rt_same runtime/graph/cora-dir-equals-edges data/cora -- data/cora/graph.edges
+  rt_same runtime/graph/cora-mtx-equals-edges "$rt_tmp/cora.mtx" -- data/cora/graph.edges
+  "$rt_bin/rt_load" data/cora --save-cache "$rt_tmp/cora.gcsr" > /dev/null 2>&1
+  rt_same runtime/graph/cora-cache-equals-edges "$rt_tmp/cora.gcsr" -- data/cora/graph.edges
+  rt_same runtime/graph/cora-dataset-graph --dataset data/cora -- --dataset data/cora
+  out=$("$rt_bin/rt_load" --dataset data/cora 2>&1 | head -2)
+  want_fsum=$(grep -v '^#' data/cora/features.svm | awk '{ for (i = 2; i <= NF; i++) { split($i, a, ":"); s += a[2] } } END { print s }')
+  want_lsum=$(grep -v '^#' data/cora/labels.txt | awk '{ s += $1 } END { print s }')
+  if [ "$(head -1 <<< "$out")" = "nv 2708 ne 10556 nfeat 1433 nclasses 7 ntrain 140 nval 500 ntest 1000 missing 0" ] &&
+     [ "$(tail -1 <<< "$out")" = "feature_sum $want_fsum label_sum $want_lsum mask_counts 140 500 1000" ]; then
+    pass runtime/graph/cora-dataset
+  else fail runtime/graph/cora-dataset "$(tr '\n' ' ' <<< "$out")"; fi
+  # a folder with only graph.edges and labels.txt (4 vertices, the last isolated), and val.idx
+  out=$("$rt_bin/rt_load" --dataset "$rt_bad/ds-partial" 2>&1 | head -3)
+  if [ "$(head -1 <<< "$out")" = "nv 4 ne 2 nfeat 0 nclasses 2 ntrain 0 nval 1 ntest 0 missing 21" ]; then
+    pass runtime/graph/dataset-partial; else fail runtime/graph/dataset-partial "$(tr '\n' ' ' <<< "$out")"; fi
+  rt_same runtime/graph/dir-vertex-count-from-labels "$rt_bad/ds-partial" -- -n 4 "$rt_bad/ds-partial/graph.edges"
+
+  # ---------------------------------------------------------------- cache
+  "$rt_bin/rt_load" -s -d -n 5 "$rt_g/small.edges" --save-cache "$rt_tmp/small.gcsr" > /dev/null 2>&1
+  rt_same runtime/cache/options-round-trip -s -d "$rt_tmp/small.gcsr" -- -s -d -n 5 "$rt_g/small.edges"
+  rt_same runtime/cache/null-options --null-opts "$rt_tmp/small.gcsr" -- -s -d -n 5 "$rt_g/small.edges"
+  if [ -z "$(find "$rt_tmp" -name '*.gcsr.*')" ]; then pass runtime/cache/no-temp-files; else fail runtime/cache/no-temp-files "$(find "$rt_tmp" -name '*.gcsr.*')"; fi
+  rt_bad cache-options GNN_ERR_INVALID "small.gcsr: error: the cache was built with options (add_self_loops=1 remove_self_loops=0 dedup=1 symmetrise=0)" "$rt_tmp/small.gcsr"
+  rt_bad cache-num-vertices GNN_ERR_INVALID "num_vertices 6 disagrees with the cache's 5 vertices" -s -d -n 6 "$rt_tmp/small.gcsr"
+  c=$rt_tmp/cora.gcsr; size=$(stat -c %s "$c")
+  head -c $((size - 4)) "$c" > "$rt_tmp/trunc.gcsr"
+  rt_bad cache-truncated GNN_ERR_FORMAT "trunc.gcsr: error: truncated file: $((size - 4)) bytes, the header announces $size" "$rt_tmp/trunc.gcsr"
+  head -c 40 "$c" > "$rt_tmp/short.gcsr"
+  rt_bad cache-short-header GNN_ERR_FORMAT "short.gcsr: error: truncated file: 40 bytes, shorter than the 64-byte header" "$rt_tmp/short.gcsr"
+  : > "$rt_tmp/empty.gcsr"
+  rt_bad cache-empty GNN_ERR_FORMAT "empty.gcsr: error: truncated file: 0 bytes" "$rt_tmp/empty.gcsr"
+  { cat "$c"; printf 'x'; } > "$rt_tmp/trailing.gcsr"
+  rt_bad cache-trailing GNN_ERR_FORMAT "trailing.gcsr: error: trailing bytes: $((size + 1)) bytes, the header announces $size" "$rt_tmp/trailing.gcsr"
+  { printf 'X'; tail -c +2 "$c"; } > "$rt_tmp/magic.gcsr"
+  rt_bad cache-magic GNN_ERR_FORMAT "magic.gcsr: error: not a graph cache (bad magic" "$rt_tmp/magic.gcsr"
+  { head -c 8 "$c"; printf '\002'; tail -c +10 "$c"; } > "$rt_tmp/version.gcsr"
+  rt_bad cache-version GNN_ERR_FORMAT "version.gcsr: error: cache version 2; this runtime reads version 1" "$rt_tmp/version.gcsr"
+  { head -c 24 "$c"; printf '\377\377\377\377\377\377\377\177'; tail -c +33 "$c"; } > "$rt_tmp/nv.gcsr"
+  rt_bad cache-huge-nv GNN_ERR_FORMAT "nv.gcsr: error: corrupted header" "$rt_tmp/nv.gcsr"
+  # a flipped byte; then a broken CSR whose checksum was recomputed (the structure is checked too)
+  "$PY" - "$c" "$rt_tmp" <<'PYEOF'
+import struct, sys
+data = bytearray(open(sys.argv[1], 'rb').read())
+flip = bytearray(data)
+flip[len(flip) // 2] ^= 0xff
+open(sys.argv[2] + '/flip.gcsr', 'wb').write(flip)
+def checksum(body):
+    h = 1469598103934665603
+    for (w,) in struct.iter_unpack('<I', body):
+        h = ((h ^ w) * 1099511628211) % (1 << 64)
+    return h
+csr = bytearray(data)
+struct.pack_into('<q', csr, 64 + 8 * 5, 10 ** 6)  # in_ptr[5]: beyond ne
+struct.pack_into('<Q', csr, 40, checksum(bytes(csr[64:])))
+open(sys.argv[2] + '/csr.gcsr', 'wb').write(csr)
+PYEOF
+  rt_bad cache-checksum GNN_ERR_FORMAT "flip.gcsr: error: checksum mismatch: the cache is corrupted" "$rt_tmp/flip.gcsr"
+  rt_bad cache-structure GNN_ERR_FORMAT "csr.gcsr: error: corrupted CSR (in_ptr decreases at vertex 5)" "$rt_tmp/csr.gcsr"
+  rt_bad cache-missing GNN_ERR_IO "nope.gcsr: error: cannot open" "$rt_tmp/nope.gcsr"
+  rt_bad cache-write-no-dir GNN_ERR_IO "$rt_tmp/no/dir/x.gcsr: error: cannot write" "$rt_g/small.edges" --save-cache "$rt_tmp/no/dir/x.gcsr"
+
+  # ---------------------------------------------------------------- malformed files
+  b=$rt_bad
+  rt_bad edges-nonnumeric GNN_ERR_FORMAT "$b/nonnumeric.edges:3: error: destination vertex id 'abc' is not an integer" "$b/nonnumeric.edges"
+  rt_bad edges-nonnumeric-src GNN_ERR_FORMAT "$b/nonnumeric-src.edges:1: error: source vertex id 'x' is not an integer" "$b/nonnumeric-src.edges"
+  rt_bad edges-truncated GNN_ERR_FORMAT "$b/truncated.edges:2: error: missing destination vertex id (line ends early)" "$b/truncated.edges"
+  rt_bad edges-negative GNN_ERR_FORMAT "$b/negative.edges:2: error: negative vertex id -3" "$b/negative.edges"
+  rt_bad edges-extra-field GNN_ERR_FORMAT "$b/extra.edges:2: error: expected 2 fields 'src dst', found more" "$b/extra.edges"
+  rt_bad edges-empty GNN_ERR_FORMAT "$b/empty.edges: error: empty graph (no edges and no vertex count)" "$b/empty.edges"
+  rt_bad edges-id-2-31 GNN_ERR_FORMAT "$b/huge.edges:2: error: vertex id 2147483648 does not fit in 32 bits" "$b/huge.edges"
+  rt_bad edges-overflow GNN_ERR_FORMAT "$b/overflow.edges:2: error: destination vertex id is out of range" "$b/overflow.edges"
+  rt_bad edges-float GNN_ERR_FORMAT "$b/float.edges:2: error: destination vertex id '1.5' is not an integer" "$b/float.edges"
+  rt_bad edges-num-vertices GNN_ERR_FORMAT "$b/ok.edges:2: error: vertex id 2 out of range (the graph has 2 vertices)" -n 2 "$b/ok.edges"
+  rt_bad edges-missing GNN_ERR_IO "$b/nope.edges: error: cannot open: No such file or directory" "$b/nope.edges"
+  rt_bad edges-bad-num-vertices GNN_ERR_INVALID "num_vertices -4 out of range" -n -4 "$b/ok.edges"
+  printf '0 1\n1\0002\n' > "$rt_tmp/nul.edges"
+  rt_bad edges-nul-byte GNN_ERR_FORMAT "nul.edges:2: error: NUL byte in a text file" "$rt_tmp/nul.edges"
+  rt_bad mtx-banner GNN_ERR_FORMAT "$b/banner.mtx:1: error: malformed Matrix Market header" "$b/banner.mtx"
+  rt_bad mtx-no-banner GNN_ERR_FORMAT "$b/nobanner.mtx:1: error: not a Matrix Market file" "$b/nobanner.mtx"
+  rt_bad mtx-array GNN_ERR_UNSUPPORTED "$b/array.mtx:1: error: Matrix Market format 'array' is not supported" "$b/array.mtx"
+  rt_bad mtx-complex GNN_ERR_UNSUPPORTED "$b/complex.mtx:1: error: Matrix Market field 'complex' is not supported" "$b/complex.mtx"
+  rt_bad mtx-skew GNN_ERR_UNSUPPORTED "$b/skew.mtx:1: error: Matrix Market symmetry 'skew-symmetric' is not supported" "$b/skew.mtx"
+  rt_bad mtx-bad-symmetry GNN_ERR_FORMAT "$b/symmetry.mtx:1: error: Matrix Market symmetry 'diagonal' is not supported" "$b/symmetry.mtx"
+  rt_bad mtx-not-square GNN_ERR_FORMAT "$b/nonsquare.mtx:2: error: a 3 x 4 matrix with 1 entries is not an adjacency matrix" "$b/nonsquare.mtx"
+  rt_bad mtx-truncated GNN_ERR_FORMAT "$b/short.mtx:4: error: the file ends after 2 of the 3 entries the size line announces" "$b/short.mtx"
+  rt_bad mtx-too-many GNN_ERR_FORMAT "$b/long.mtx:4: error: more entries than the 1 the size line announces" "$b/long.mtx"
+  rt_bad mtx-range GNN_ERR_FORMAT "$b/range.mtx:4: error: entry (4, 1) out of range for a 3 x 3 matrix" "$b/range.mtx"
+  rt_bad mtx-zero-index GNN_ERR_FORMAT "$b/zero-index.mtx:3: error: entry (0, 1) out of range for a 3 x 3 matrix (indices are 1-based)" "$b/zero-index.mtx"
+  rt_bad mtx-value GNN_ERR_FORMAT "$b/value.mtx:3: error: value 'abc' is not a number" "$b/value.mtx"
+  rt_bad mtx-no-value GNN_ERR_FORMAT "$b/novalue.mtx:3: error: missing value (line ends early)" "$b/novalue.mtx"
+  rt_bad mtx-integer-value GNN_ERR_FORMAT "$b/intvalue.mtx:3: error: integer value '1.5' is not an integer" "$b/intvalue.mtx"
+  rt_bad mtx-pattern-extra GNN_ERR_FORMAT "$b/pattern-extra.mtx:3: error: expected 2 fields, found more" "$b/pattern-extra.mtx"
+  rt_bad mtx-no-size GNN_ERR_FORMAT "$b/nosize.mtx:3: error: the size line 'ROWS COLS ENTRIES' is missing" "$b/nosize.mtx"
+  rt_bad mtx-empty GNN_ERR_FORMAT "$b/empty.mtx:2: error: empty graph (a 0 x 0 matrix)" "$b/empty.mtx"
+  rt_bad mtx-too-large GNN_ERR_FORMAT "$b/toolarge.mtx:2: error: 3000000000 vertices do not fit 32-bit ids" "$b/toolarge.mtx"
+  rt_bad mtx-num-vertices GNN_ERR_INVALID "$rt_g/small.mtx: error: num_vertices 7 disagrees with the matrix's 5 rows" -n 7 "$rt_g/small.mtx"
+  rt_bad ds-feature-value GNN_ERR_FORMAT "$b/ds-badfeat/features.svm:2: error: feature value for index 2 is not a number" --dataset "$b/ds-badfeat"
+  rt_bad ds-feature-nan GNN_ERR_FORMAT "$b/ds-nanfeat/features.svm:2: error: feature value for index 1 is not finite" --dataset "$b/ds-nanfeat"
+  rt_bad ds-feature-inf GNN_ERR_FORMAT "$b/ds-inffeat/features.svm:2: error: feature value for index 1 is not finite" --dataset "$b/ds-inffeat"
+  rt_bad ds-feature-float32 GNN_ERR_FORMAT "$b/ds-bigfeat/features.svm:1: error: feature value for index 1 is not finite in float32" --dataset "$b/ds-bigfeat"
+  rt_bad ds-feature-index-0 GNN_ERR_FORMAT "$b/ds-zeroidx/features.svm:1: error: feature index 0 out of range (indices are 1-based)" --dataset "$b/ds-zeroidx"
+  rt_bad ds-feature-order GNN_ERR_FORMAT "$b/ds-unsorted/features.svm:1: error: feature index 2 after 3 (indices must ascend)" --dataset "$b/ds-unsorted"
+  rt_bad ds-feature-no-label GNN_ERR_FORMAT "$b/ds-nolabel/features.svm:1: error: missing label (a LIBSVM line starts with one)" --dataset "$b/ds-nolabel"
+  rt_bad ds-feature-no-colon GNN_ERR_FORMAT "$b/ds-colon/features.svm:1: error: expected 'index:value' after feature index 2" --dataset "$b/ds-colon"
+  rt_bad ds-feature-more-rows GNN_ERR_FORMAT "$b/ds-morerows/features.svm:3: error: more feature rows than the graph's 2 vertices" --dataset "$b/ds-morerows"
+  rt_bad ds-feature-fewer-rows GNN_ERR_FORMAT "$b/ds-fewrows/features.svm: error: 1 feature rows for a graph of 2 vertices" --dataset "$b/ds-fewrows"
+  rt_bad ds-label-negative GNN_ERR_FORMAT "$b/ds-badlabel/labels.txt:3: error: label -2 is negative (-1 marks an unknown label)" --dataset "$b/ds-badlabel"
+  rt_bad ds-label-text GNN_ERR_FORMAT "$b/ds-textlabel/labels.txt:2: error: label 'cat' is not an integer" --dataset "$b/ds-textlabel"
+  rt_bad ds-label-count GNN_ERR_FORMAT "$b/ds-outofrange/labels.txt: error: 3 labels for a graph of 5 vertices" --dataset -n 5 "$b/ds-outofrange"
+  rt_bad ds-edge-out-of-range GNN_ERR_FORMAT "$b/ds-outofrange/graph.edges:2: error: vertex id 7 out of range (the graph has 3 vertices)" --dataset "$b/ds-outofrange"
+  rt_bad dir-edge-out-of-range GNN_ERR_FORMAT "$b/ds-outofrange/graph.edges:2: error: vertex id 7 out of range (the graph has 3 vertices)" "$b/ds-outofrange"
+  rt_bad ds-split-range GNN_ERR_FORMAT "$b/ds-split-range/train.idx:2: error: vertex id 5 out of range (the graph has 3 vertices)" --dataset "$b/ds-split-range"
+  rt_bad ds-split-repeat GNN_ERR_FORMAT "$b/ds-split-dup/val.idx:2: error: vertex 2 is listed twice" --dataset "$b/ds-split-dup"
+  rt_bad ds-split-negative GNN_ERR_FORMAT "$b/ds-split-neg/test.idx:2: error: vertex id -1 out of range (the graph has 3 vertices)" --dataset "$b/ds-split-neg"
+  rt_bad ds-no-graph GNN_ERR_IO "$b/ds-noedges: error: no graph.edges in this folder" --dataset "$b/ds-noedges"
+  rt_bad dir-no-graph GNN_ERR_IO "$b/ds-noedges: error: no graph.edges in this folder" "$b/ds-noedges"
+  rt_bad ds-not-a-folder GNN_ERR_IO "$b/ok.edges: error: not a folder" --dataset "$b/ok.edges"
+  rt_bad features-count GNN_ERR_FORMAT "$b/ds-fewrows/features.svm: error: 1 feature rows for a graph of 2 vertices" --features 2 "$b/ds-fewrows/features.svm"
+  rt_bad labels-count GNN_ERR_FORMAT "$b/ds-outofrange/labels.txt:4: error: more labels than the graph's 2 vertices" --labels 2 "$b/ds-outofrange/labels.txt"
+  rt_bad split-range GNN_ERR_FORMAT "data/cora/test.idx:1: error: vertex id 1708 out of range (the graph has 100 vertices)" --split 100 data/cora/test.idx
+  rt_bad tensors-header GNN_ERR_FORMAT "$b/t-header.txt:1: error: malformed tensor header (want 'tensor NAME 1 RANK dims...')" --tensors "$b/t-header.txt"
+  rt_bad tensors-short GNN_ERR_FORMAT "$b/t-short.txt:3: error: tensor 'W': value 3 of 6 is missing (the file ends)" --tensors "$b/t-short.txt"
+  rt_bad tensors-nan GNN_ERR_FORMAT "$b/t-nan.txt:2: error: tensor 'W': value 2 'nan' is not a finite float32 number" --tensors "$b/t-nan.txt"
+  rt_bad tensors-float32 GNN_ERR_FORMAT "$b/t-big.txt:2: error: tensor 'W': value 2 '1e39' is not a finite float32 number" --tensors "$b/t-big.txt"
+  rt_bad tensors-repeated GNN_ERR_FORMAT "$b/t-dup.txt:3: error: tensor 'W' appears twice (first at line 1)" --tensors "$b/t-dup.txt"
+  rt_bad tensors-rows GNN_ERR_FORMAT "$b/t-rows.txt:1: error: malformed tensor header" --tensors "$b/t-rows.txt"
+  rt_bad tensors-rank GNN_ERR_FORMAT "$b/t-rank.txt:1: error: malformed tensor header" --tensors "$b/t-rank.txt"
+  rt_bad tensors-dims GNN_ERR_FORMAT "$b/t-dims.txt:1: error: tensor 'W': malformed dims" --tensors "$b/t-dims.txt"
+  rt_bad tensors-missing GNN_ERR_IO "$b/t-nope.txt: error: cannot open" --tensors "$b/t-nope.txt"
+  out=$("$rt_bin/rt_load" --tensors "$b/t-ok.txt" 2>&1)
+  if [ "$out" = "$(printf 'W rank 2 dims 2 2 0 0\nb rank 1 dims 2 0 0 0')" ]; then pass runtime/bad/tensors-ok; else fail runtime/bad/tensors-ok "$out"; fi
+
+  # ---------------------------------------------------------------- valgrind
+  if [ -z "${RT_SANITIZED:-}" ]; then
+    if command -v valgrind > /dev/null; then
+      vg=(valgrind -q --error-exitcode=1 --leak-check=full --suppressions=tests/runtime/valgrind.supp)
+      if out=$("${vg[@]}" "$rt_bin/t_api" 2>&1); then pass runtime/valgrind/t_api
+      else fail runtime/valgrind/t_api "$(grep -m3 -E '==[0-9]+==|FAIL' <<< "$out" | tr '\n' ' ')"; fi
+      if out=$("${vg[@]}" "$rt_bin/t_api" --params "$rt_tmp/gcn.params" glorot 1 2>&1); then pass runtime/valgrind/t_api-params
+      else fail runtime/valgrind/t_api-params "$(grep -m3 -E '==[0-9]+==|FAIL' <<< "$out" | tr '\n' ' ')"; fi
+      # every malformed file above, the good loads and a cache write, in one process
+      { cat "$rt_tmp/cmds"; echo "--dataset data/cora"; echo "-r -d -y -s -n 5 $rt_g/small.edges"; echo "$rt_g/sym.mtx"
+        echo "data/cora --save-cache $rt_tmp/vg.gcsr"; echo "$rt_tmp/vg.gcsr"; echo "--tensors $rt_tmp/gcn.params"; } > "$rt_tmp/vg.cmds"
+      if out=$("${vg[@]}" "$rt_bin/rt_load" "@$rt_tmp/vg.cmds" 2>&1) && [ "$(grep -c '^== ' <<< "$out")" -eq "$(wc -l < "$rt_tmp/vg.cmds")" ]; then
+        pass runtime/valgrind/loaders-and-errors
+      else fail runtime/valgrind/loaders-and-errors "$(grep -m3 -E '==[0-9]+==|invariant' <<< "$out" | tr '\n' ' ')"; fi
+    else
+      fail runtime/valgrind "valgrind is not installed (make setup installs it)"
+    fi
+  fi
+fi
+
+# ---------------------------------------------------------------- the CUDA build
+if [ -z "${RT_SANITIZED:-}" ]; then
+  if ! command -v "${NVCC:-/usr/local/cuda/bin/nvcc}" > /dev/null; then
+    fail runtime/cuda/nvcc "no nvcc (the CUDA toolkit is required to build libgnnrt)"
+  else
+    # warning-free: the whole runtime and its tests with -Werror (nvcc included) with gcc, and
+    # the C parts of both builds with clang
+    for cc in gcc clang; do
+      target=runtime-tests want=lib/libgnnrt.so
+      [ $cc = clang ] && target=runtime-cobjs want=rt-cuda/nvrtc.o
+      if make -s -j2 BUILD="$rt_tmp/werror-$cc" CC=$cc CFLAGS="-O1 -Werror" NVCC_WERROR="-Werror all-warnings -Xcompiler -Werror" \
+          $target > "$rt_tmp/werror-$cc.log" 2>&1 && [ -f "$rt_tmp/werror-$cc/$want" ]; then
+        pass "runtime/cuda/build-werror-$cc"
+      else fail "runtime/cuda/build-werror-$cc" "$(grep -m3 -E 'warning|error' "$rt_tmp/werror-$cc.log" | tr '\n' ' ')"; fi
+    done
+    for lib in libgnnrt.so libgnnrt_host.so; do
+      extra=$(nm -D --defined-only "build/lib/$lib" 2> /dev/null | awk '$3 !~ /^gnn_/ { print $3 }' | tr '\n' ' ')
+      if [ -f "build/lib/$lib" ] && [ -z "$extra" ]; then pass "runtime/cuda/exports-$lib"; else fail "runtime/cuda/exports-$lib" "exports $extra"; fi
+    done
+    if ldd build/lib/libgnnrt.so | grep -q 'libcuda\.so'; then fail runtime/cuda/no-libcuda "libgnnrt.so links libcuda"
+    else pass runtime/cuda/no-libcuda; fi
+    # the header is C++-clean (extern "C", GNNRT_CUDA accessors)
+    printf '#include "gnnrt.h"\nint main() { gnn_ctx *c = nullptr; return gnn_ctx_stream(c) != nullptr; }\n' > "$rt_tmp/hdr.cpp"
+    if g++ -std=c++17 -Wall -Wextra -Werror -DGNNRT_CUDA -Iruntime -I/usr/local/cuda/include -c -o "$rt_tmp/hdr.o" "$rt_tmp/hdr.cpp" 2> "$rt_tmp/hdr.log"
+    then pass runtime/cuda/header-cxx; else fail runtime/cuda/header-cxx "$(head -3 "$rt_tmp/hdr.log" | tr '\n' ' ')"; fi
+    if [ -x "$rt_cuda_bin/t_nvrtc" ]; then
+      gpu=--no-gpu
+      command -v nvidia-smi > /dev/null && nvidia-smi -L 2> /dev/null | grep -q '^GPU' && gpu=--gpu
+      out=$("$rt_cuda_bin/t_nvrtc" $gpu 2>&1); rt_lines runtime/cuda $? "$out"
+      out=$("$rt_cuda_bin/t_api_cuda" 2>&1); rc=$?
+      if [ $rc -eq 77 ] && [ $gpu = --no-gpu ]; then
+        echo "note: runtime/cuda/api not run: no GPU ($(head -1 <<< "$out"))"
+      else rt_lines runtime/cuda/api $rc "$out"; fi
+    else fail runtime/cuda/t_nvrtc "$rt_cuda_bin/t_nvrtc is missing (make runtime-tests builds it)"; fi
+  fi
+
+  # ---------------------------------------------------------------- install and pkg-config
+  prefix=$rt_tmp/prefix
+  if make -s install-runtime PREFIX="$prefix" > "$rt_tmp/install.log" 2>&1 &&
+     [ -f "$prefix/include/gnnrt.h" ] && [ -f "$prefix/include/gnnrt_rng.h" ] && [ -f "$prefix/lib/libgnnrt_host.so" ] &&
+     [ -f "$prefix/lib/libgnnrt_host.a" ] && [ -f "$prefix/lib/libgnnrt.so" ]; then pass runtime/install/files
+  else fail runtime/install/files "$(tail -3 "$rt_tmp/install.log" | tr '\n' ' ')"; fi
+  printf '#include <gnnrt.h>\n#include <stdio.h>\nint main(void) { gnn_ctx *c; gnn_status s = gnn_ctx_create(&c, 0);\n  printf("%%s %%d\\n", gnn_status_name(s), gnn_ctx_is_cuda(c)); gnn_ctx_destroy(c); return 0; }\n' > "$rt_tmp/use.c"
+  export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+  # shellcheck disable=SC2046
+  if cc -std=c11 -Wall -Werror -o "$rt_tmp/use_host" "$rt_tmp/use.c" $(pkg-config --cflags --libs gnnrt_host) -Wl,-rpath,"$prefix/lib" 2> "$rt_tmp/use.log" &&
+     [ "$("$rt_tmp/use_host")" = "GNN_OK 0" ]; then pass runtime/install/pkg-config-host
+  else fail runtime/install/pkg-config-host "$(head -3 "$rt_tmp/use.log" | tr '\n' ' ')"; fi
+  # shellcheck disable=SC2046
+  if cc -std=c11 -Wall -Werror -o "$rt_tmp/use_cuda" "$rt_tmp/use.c" $(pkg-config --cflags --libs gnnrt) -Wl,-rpath,"$prefix/lib" 2> "$rt_tmp/use.log" &&
+     out=$("$rt_tmp/use_cuda") && { [ "$out" = "GNN_ERR_CUDA 1" ] || [ "$out" = "GNN_OK 1" ]; }; then pass runtime/install/pkg-config-cuda
+  else fail runtime/install/pkg-config-cuda "${out:-} $(head -3 "$rt_tmp/use.log" | tr '\n' ' ')"; fi
+  unset PKG_CONFIG_PATH
+fi
