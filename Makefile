@@ -9,6 +9,8 @@
 #   make runtime      the runtime libraries: build/lib/libgnnrt_host.{so,a} and, with nvcc,
 #                     build/lib/libgnnrt.so (make runtime-host / make runtime-cuda for one)
 #   make install-runtime PREFIX=...   libraries, headers and pkg-config files
+#   make install PREFIX=...   gnnc, the drivers (gnn-run, gnn-train, gnn-nvrtc) and the runtime
+#   make test-gpu     on a machine with a GPU: the CUDA libraries against the interpreter (tests/gpu/)
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -27,7 +29,7 @@ HDRS    := compiler/gnnc.h compiler/ops.def compiler/funcs.def runtime/gnnrt_rng
 
 OBJS    := $(patsubst compiler/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/parser.o $(BUILD)/obj/lexer.o
 
-all: $(BUILD)/gnnc runtime-host
+all: $(BUILD)/gnnc runtime-host tools
 
 $(BUILD)/parser.c $(BUILD)/parser.h: compiler/parser.y
 	@mkdir -p $(BUILD)
@@ -106,6 +108,22 @@ $(BUILD)/lib/libgnnrt.so: $(RT_CUDA_OBJ)
 	$(NVCC) -shared -cudart shared -Xlinker -soname,libgnnrt.so -Xlinker -rpath,$(CUDA_HOME)/lib64 -o $@ $^ \
 	  -L$(CUDA_HOME)/lib64 -lcublas -lnvrtc
 
+# ---------------------------------------------------------------- the drivers
+# gnn-run and gnn-train link no runtime: they dlopen a model library and use the runtime it
+# links (runtime/gnn_run.c says why). gnn-nvrtc needs the CUDA runtime's NVRTC.
+TOOLS := $(BUILD)/bin/gnn-run $(BUILD)/bin/gnn-train $(if $(HAVE_NVCC),$(BUILD)/bin/gnn-nvrtc)
+
+$(BUILD)/bin/gnn-run $(BUILD)/bin/gnn-train: $(BUILD)/bin/gnn-%: runtime/gnn_%.c runtime/gnn_model.h runtime/gnnrt.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(CFLAGS) -o $@ $< -ldl -lm
+
+$(BUILD)/bin/gnn-nvrtc: runtime/gnn_nvrtc.c runtime/gnnrt.h $(BUILD)/lib/libgnnrt.so
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(CFLAGS) -o $@ $< \
+	  -L$(BUILD)/lib -lgnnrt -Wl,-rpath,'$$ORIGIN/../lib'
+
+tools: $(TOOLS)
+
 runtime-host: $(RT_HOST_LIBS)
 runtime-cuda: $(BUILD)/lib/libgnnrt.so
 runtime: runtime-host $(if $(HAVE_NVCC),runtime-cuda)
@@ -141,7 +159,7 @@ runtime-tests-asan: $(patsubst %,$(BUILD)/asan/rt/%,$(RT_TEST_NAMES))
 
 install-runtime: runtime
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 runtime/gnnrt.h runtime/gnnrt_rng.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 runtime/gnnrt.h runtime/gnnrt_rng.h runtime/gnn_model.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(BUILD)/lib/libgnnrt_host.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(BUILD)/lib/libgnnrt_host.a $(DESTDIR)$(PREFIX)/lib/
 	sed -e 's|@PREFIX@|$(PREFIX)|' runtime/gnnrt_host.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gnnrt_host.pc
@@ -149,6 +167,11 @@ install-runtime: runtime
 	  install -m 755 $(BUILD)/lib/libgnnrt.so $(DESTDIR)$(PREFIX)/lib/ && \
 	  sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@CUDA_HOME@|$(CUDA_HOME)|' runtime/gnnrt.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gnnrt.pc; fi
+
+# gnnc finds the installed runtime beside itself ($(PREFIX)/include, $(PREFIX)/lib): compiler/build.c.
+install: all install-runtime tools
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BUILD)/gnnc $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
 
 # ---------------------------------------------------------------- sanitizers and fuzzing
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -179,11 +202,11 @@ setup:
 	@bash scripts/setup.sh
 
 test: setup
-	@$(MAKE) --no-print-directory all $(BUILD)/fuzz/replay runtime-tests
+	@$(MAKE) --no-print-directory all $(BUILD)/fuzz/replay runtime-tests tools
 	@RT_BIN=$(BUILD)/rt bash tests/run.sh $(BUILD)/gnnc
 
 test-asan: setup
-	@$(MAKE) --no-print-directory $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay runtime-tests runtime-tests-asan
+	@$(MAKE) --no-print-directory $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay runtime-tests runtime-tests-asan tools
 	@RT_BIN=$(BUILD)/asan/rt RT_SANITIZED=1 bash tests/run.sh $(BUILD)/asan/gnnc
 
 EXAMPLES := $(wildcard dsl-examples/*.gnn)
@@ -195,9 +218,19 @@ generated: all
 	  $(BUILD)/gnnc $$f --emit=c -o generated/$$n.c || exit 1; done
 	@echo "generated/: $(words $(EXAMPLES)) examples, 4 files each"
 
+# The main job: GAT compiled to a host library and run on Cora (TARGET=cuda: the CUDA library,
+# on a machine with a GPU).
+TARGET ?= host
 run-example: setup
-	@$(MAKE) --no-print-directory all
-	$(BUILD)/gnnc run dsl-examples/gat.gnn --graph data/cora
+	@$(MAKE) --no-print-directory all $(if $(filter cuda,$(TARGET)),runtime-cuda)
+	$(BUILD)/gnnc dsl-examples/gat.gnn --target=$(TARGET) -o $(BUILD)/libgat-$(TARGET).so
+	$(BUILD)/bin/gnn-run $(BUILD)/libgat-$(TARGET).so --graph data/cora
+
+# On a machine with a GPU: the CUDA libraries against the interpreter, as make test does for the
+# host ones; results in bench/results/.
+test-gpu: setup
+	@$(MAKE) --no-print-directory all runtime-cuda tools
+	@bash tests/gpu/run.sh $(BUILD)/gnnc
 
 $(BUILD)/bench/compile_time: bench/compile_time.c $(OBJS)
 	@mkdir -p $(dir $@)
@@ -212,4 +245,4 @@ clean:
 	rm -rf $(BUILD)
 
 .PHONY: all setup test test-asan fuzz generated run-example bench clean runtime runtime-host runtime-cuda \
-        runtime-tests runtime-tests-asan runtime-cobjs install-runtime
+        runtime-tests runtime-tests-asan runtime-cobjs install-runtime install tools test-gpu

@@ -9,10 +9,13 @@
  *                                           library linked with libgnnrt / libgnnrt_host; -S keeps
  *                                           model.cu/.c and model.h beside the library
  *
+ * Extra flags for the compiler gnnc runs come from GNNC_HOST_CFLAGS (cc) and GNNC_NVCC_FLAGS
+ * (nvcc), split at spaces: the tests build sanitized libraries this way.
+ *
  * Every file is written under a temporary name and renamed, so an error leaves nothing
  * half-written. The runtime's headers and libraries are found through GNNC_RUNTIME_INCLUDE and
- * GNNC_RUNTIME_LIB, else beside the gnnc executable (an installed tree: ../include/gnnc,
- * ../lib), else in the source tree gnnc was built from.
+ * GNNC_RUNTIME_LIB, else beside the gnnc executable (an installed tree: ../include, ../lib),
+ * else in the source tree gnnc was built from.
  */
 #include "gnnc.h"
 
@@ -129,14 +132,14 @@ static bool find_runtime(Target t, char **inc, char **lib) {
   char *candidates_lib[3] = {el ? strdup(el) : NULL, NULL, strdup(GNNC_SOURCE_LIB_DIR)};
   char *ed = exe_dir();
   if (ed) {
-    candidates_inc[1] = cat(ed, "/../include/gnnc", "");
+    candidates_inc[1] = cat(ed, "/../include", "");
     candidates_lib[1] = cat(ed, "/../lib", "");
     free(ed);
   }
   *inc = *lib = NULL;
   for (int i = 0; i < 3 && !*inc; i++) {
     if (!candidates_inc[i] || !candidates_lib[i]) continue;
-    char *h = cat(candidates_inc[i], "/gnnrt.h", ""), *l = cat(candidates_lib[i], libname, "");
+    char *h = cat(candidates_inc[i], "/gnn_model.h", ""), *l = cat(candidates_lib[i], libname, "");
     if (exists(h) && exists(l)) {
       *inc = strdup(candidates_inc[i]);
       *lib = strdup(candidates_lib[i]);
@@ -250,8 +253,12 @@ static bool build_library(const KProgram *p, const EmitOpts *eo) {
     argv[n++] = "-lm";
     argv[n++] = rpath;
   }
+  /* extra flags from the environment, after ours */
+  char *extra = getenv(cuda ? "GNNC_NVCC_FLAGS" : "GNNC_HOST_CFLAGS") ? strdup(getenv(cuda ? "GNNC_NVCC_FLAGS" : "GNNC_HOST_CFLAGS")) : NULL;
+  for (char *t = extra ? strtok(extra, " ") : NULL; t && n < 60; t = strtok(NULL, " ")) argv[n++] = t;
   argv[n] = NULL;
   if (ok) ok = run(argv, eo->verbose);
+  free(extra);
   if (ok && rename(outtmp, out) != 0) {
     fprintf(stderr, "gnnc: cannot write '%s': %s\n", out, strerror(errno));
     ok = false;

@@ -16,14 +16,7 @@
 #ifndef GNNRT_RNG_H
 #define GNNRT_RNG_H
 
-#if defined(__CUDACC_RTC__) /* NVRTC has no standard headers */
-typedef unsigned long long uint64_t;
-typedef long long int64_t;
-typedef unsigned int uint32_t;
-typedef int int32_t;
-#else
-#include <stdint.h>
-#endif
+#include <stdint.h> /* under NVRTC: the minimal one gnn_nvrtc_compile provides */
 
 #if defined(__CUDACC__)
 #define GNN_RNG_FN static __host__ __device__ __forceinline__

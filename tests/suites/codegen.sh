@@ -1,0 +1,175 @@
+# codegen.sh -- sourced by tests/run.sh: the generated code, on a machine without a GPU.
+#
+#   codegen/nvcc/MODEL/MAPPING     the .cu compiles with nvcc for sm_80 and sm_90, no warnings
+#                                  (-Werror all-warnings, and the host compiler's -Wall -Wextra -Werror)
+#   codegen/nvrtc/MODEL/ARCH       NVRTC compiles the .cu's kernels to PTX (build/bin/gnn-nvrtc)
+#   codegen/cc/MODEL/MAPPING/CC    the host .c compiles with gcc and clang, -Wall -Wextra -Werror
+#   codegen/host/MODEL/GRAPH/MAPPING  the host library (gnnc -o lib.so --target=host) run by gnn-run
+#                                  agrees with the float64 interpreter (`gnnc run`) on the same
+#                                  parameters and inputs: tests/codegen/compare.py, 1e-5 (the
+#                                  measure is in its docstring)
+# Models: every dsl-examples/*.gnn at its own widths on Cora (EdgeConv on the point cloud), and
+# their small variants (tests/interp/models/) on every generated graph (isolated vertices,
+# self-loops, duplicates, a 2,000 and a 10,000 in-edge hub with a 3,000 out-edge hub, a random
+# graph) and on PubMed (data/pubmed, seeded inputs). Both thread mappings everywhere.
+# Needs nvcc (the CUDA toolkit) and the runtime libraries that `make test` builds.
+#
+# CG_TARGET=cuda (make test-gpu, on a machine with a GPU) runs the same numeric comparisons with
+# the CUDA libraries (gnnc --target=cuda) instead of the host ones; the host-only checks
+# (embedding, valgrind, ASan) are then skipped, since the GPU path has its own.
+
+cg=$TMP/codegen
+mkdir -p "$cg"
+cg_bin=$ROOT/build/bin
+cg_models="gcn sage gin gat edgeconv monet"
+cg_maps="vertex edge"
+cg_tail() { printf '%s\n' "$1" | tail -n 4 | tr '\n' ' '; }
+
+# ---- compile checks
+for cg_m in $cg_models; do
+  for cg_map in $cg_maps; do
+    if ! cg_out=$("$GNNC" "dsl-examples/$cg_m.gnn" --mapping=$cg_map --emit=cu -o "$cg/$cg_m-$cg_map.cu" 2>&1) ||
+       ! "$GNNC" "dsl-examples/$cg_m.gnn" --mapping=$cg_map --emit=c -o "$cg/$cg_m-$cg_map.c" >/dev/null 2>&1; then
+      fail "codegen/emit/$cg_m/$cg_map" "$(cg_tail "$cg_out")"
+      continue
+    fi
+    if ! command -v nvcc >/dev/null; then
+      fail "codegen/nvcc/$cg_m/$cg_map" "nvcc not found (the CUDA toolkit is required)"
+    elif cg_out=$(cd "$cg" && nvcc -std=c++17 -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90 \
+        -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -I"$ROOT/runtime" -c "$cg_m-$cg_map.cu" -o "$cg_m-$cg_map.o" 2>&1) &&
+        ! printf '%s' "$cg_out" | grep -qi warning; then
+      pass "codegen/nvcc/$cg_m/$cg_map"
+    else
+      fail "codegen/nvcc/$cg_m/$cg_map" "$(cg_tail "$cg_out")"
+    fi
+    for cg_cc in gcc clang; do
+      if cg_out=$($cg_cc -std=c11 -O1 -fopenmp -Wall -Wextra -Werror -I"$ROOT/runtime" -c "$cg/$cg_m-$cg_map.c" \
+          -o "$cg/$cg_m-$cg_map-$cg_cc.o" 2>&1); then
+        pass "codegen/cc/$cg_m/$cg_map/$cg_cc"
+      else
+        fail "codegen/cc/$cg_m/$cg_map/$cg_cc" "$(cg_tail "$cg_out")"
+      fi
+    done
+  done
+  for cg_arch in compute_80 compute_90; do
+    if [ ! -x "$cg_bin/gnn-nvrtc" ]; then
+      fail "codegen/nvrtc/$cg_m/$cg_arch" "build/bin/gnn-nvrtc is missing (make runtime-cuda)"
+    elif cg_out=$("$cg_bin/gnn-nvrtc" "$cg/$cg_m-vertex.cu" $cg_arch "$cg/$cg_m.ptx" 2>&1) && grep -q '\.entry' "$cg/$cg_m.ptx"; then
+      pass "codegen/nvrtc/$cg_m/$cg_arch"
+    else
+      fail "codegen/nvrtc/$cg_m/$cg_arch" "$(cg_tail "$cg_out")"
+    fi
+  done
+done
+
+# ---- host numerics against the interpreter
+# cg_lib MODEL.gnn MAPPING: builds (once) and prints the host library's path.
+cg_target=${CG_TARGET:-host}
+cg_lib() {
+  local lib="$cg/lib$(basename "$(dirname "$1")")-$(basename "$1" .gnn)-$2-$cg_target.so"
+  [ -f "$lib" ] || "$GNNC" "$1" --target=$cg_target --arch=sm_80,sm_90 --mapping="$2" -o "$lib" >"$lib.log" 2>&1 || return 1
+  printf '%s' "$lib"
+}
+
+# cg_check NAME MODEL.gnn GRAPH MAPPING SEED
+cg_check() {
+  local name=$1 model=$2 graph=$3 map=$4 seed=$5 lib out b="$cg/run"
+  if ! lib=$(cg_lib "$model" "$map"); then
+    fail "$name" "gnnc could not build the host library: $(cg_tail "$(cat "$cg/"*"$(basename "$model" .gnn)-$map.so.log" 2>/dev/null)")"
+    return
+  fi
+  if ! out=$("$GNNC" run "$model" --graph "$graph" --seed "$seed" --save-params "$b.params" --save-inputs "$b.inputs" \
+      --output "$b.ref" 2>&1); then
+    fail "$name" "gnnc run failed: $(cg_tail "$out")"
+    return
+  fi
+  if ! out=$("$cg_bin/gnn-run" "$lib" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --output "$b.got" \
+      --repeat 1 --warmup 0 2>&1); then
+    fail "$name" "gnn-run failed: $(cg_tail "$out")"
+    return
+  fi
+  if out=$("$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol 1e-5 2>&1); then
+    pass "$name"
+  else
+    fail "$name" "$(cg_tail "$out")"
+  fi
+  rm -f "$b".*
+}
+
+if [ ! -x "$cg_bin/gnn-run" ] || [ ! -f "$ROOT/build/lib/libgnnrt_host.so" ] || { [ $cg_target = cuda ] && [ ! -f "$ROOT/build/lib/libgnnrt.so" ]; }; then
+  fail "codegen/host" "build/bin/gnn-run or build/lib/libgnnrt_host.so is missing (make runtime)"
+else
+  cg_seed=21
+  for cg_map in $cg_maps; do
+    for cg_m in $cg_models; do
+      cg_g=data/cora
+      [ $cg_m = edgeconv ] && cg_g=tests/interp/graphs/pointcloud
+      cg_check "codegen/$cg_target/$cg_m/$(basename $cg_g)/$cg_map" "dsl-examples/$cg_m.gnn" $cg_g $cg_map $cg_seed
+      for cg_g in tests/interp/graphs/isolated tests/interp/graphs/selfloops tests/interp/graphs/duplicates \
+                  tests/interp/graphs/hub tests/interp/graphs/random tests/codegen/graphs/hub10k data/pubmed; do
+        cg_check "codegen/$cg_target/$cg_m-small/$(basename $cg_g)/$cg_map" "tests/interp/models/$cg_m.gnn" $cg_g $cg_map $cg_seed
+      done
+      cg_seed=$((cg_seed + 1))
+    done
+  done
+fi
+if [ $cg_target = host ]; then
+# ---- embedding: a program of one's own compiles generated/gcn.c in and agrees with gnn-run
+cg_out=$(cc -std=c11 -O2 -fopenmp -Wall -Wextra -Werror -Iruntime -Igenerated tests/embed/embed_gcn.c generated/gcn.c \
+  -Lbuild/lib -lgnnrt_host -lopenblas -lm -Wl,-rpath,"$ROOT/build/lib" -o "$cg/embed_gcn" 2>&1)
+if [ $? -ne 0 ]; then
+  fail "codegen/embed/build" "$(cg_tail "$cg_out")"
+else
+  pass "codegen/embed/build"
+  cg_lib_gcn=$(cg_lib dsl-examples/gcn.gnn vertex)
+  cg_a=$("$cg/embed_gcn" data/cora 2>&1 | grep '^checksum')
+  cg_b=$("$cg_bin/gnn-run" "$cg_lib_gcn" --graph data/cora --seed 1 --repeat 1 --warmup 0 2>&1 | grep '^checksum')
+  if [ -n "$cg_a" ] && [ "$cg_a" = "$cg_b" ]; then pass "codegen/embed/same-as-gnn-run"
+  else fail "codegen/embed/same-as-gnn-run" "embed_gcn: '$cg_a', gnn-run: '$cg_b'"; fi
+fi
+
+# ---- memory checks of the host path: valgrind over gnn-run and the libraries, and ASan+UBSan
+# builds of gnn-run and of model libraries (GNNC_HOST_CFLAGS), both mappings, forward and the
+# memory plan's arena placement.
+cg_small() { # NAME MODEL GRAPH MAPPING RUNNER... -- runs gnn-run (or a wrapped one) on a small case
+  local name=$1 model=$2 graph=$3 map=$4 lib out
+  shift 4
+  if ! lib=$(cg_lib "$model" "$map"); then fail "$name" "no library"; return; fi
+  if out=$("$@" "$lib" --graph "$graph" --repeat 2 --warmup 0 2>&1); then pass "$name"
+  else fail "$name" "$(cg_tail "$out")"; fi
+}
+if [ -z "${RT_SANITIZED:-}" ] && command -v valgrind >/dev/null; then
+  for cg_map in $cg_maps; do
+    for cg_m in gat edgeconv monet; do
+      cg_small "codegen/valgrind/$cg_m-small/$cg_map" "tests/interp/models/$cg_m.gnn" tests/interp/graphs/random $cg_map \
+        valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
+        --suppressions=tests/runtime/valgrind.supp "$cg_bin/gnn-run"
+    done
+  done
+fi
+cg_asan="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+if cg_out=$(cc -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g $cg_asan -Iruntime runtime/gnn_run.c -o "$cg/gnn-run-asan" -ldl -lm 2>&1); then
+  for cg_map in $cg_maps; do
+    for cg_m in gat edgeconv monet gin; do
+      cg_alib="$cg/libasan-$cg_m-$cg_map.so"
+      if ! cg_out=$(GNNC_HOST_CFLAGS="$cg_asan" "$GNNC" "tests/interp/models/$cg_m.gnn" --target=host --mapping=$cg_map -o "$cg_alib" 2>&1); then
+        fail "codegen/asan/$cg_m-small/$cg_map" "$(cg_tail "$cg_out")"
+        continue
+      fi
+      if cg_out=$(ASAN_OPTIONS=detect_leaks=1 "$cg/gnn-run-asan" "$cg_alib" --graph tests/codegen/graphs/hub10k --repeat 2 --warmup 0 2>&1) &&
+         ! printf '%s' "$cg_out" | grep -q 'runtime error\|Sanitizer'; then
+        pass "codegen/asan/$cg_m-small/$cg_map"
+      else
+        fail "codegen/asan/$cg_m-small/$cg_map" "$(cg_tail "$cg_out")"
+      fi
+    done
+  done
+else
+  fail "codegen/asan/build" "$(cg_tail "$cg_out")"
+fi
+
+fi # host-only checks
+
+unset -f cg_tail cg_lib cg_check cg_small
+unset cg_lib_gcn cg_a cg_b cg_asan cg_alib cg_target
+unset cg cg_bin cg_models cg_maps cg_m cg_map cg_cc cg_arch cg_out cg_g cg_seed
