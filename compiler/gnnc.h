@@ -310,6 +310,12 @@ typedef struct {
 
 bool pass_canonicalize(GnnCtx *c, Module *m);
 bool pass_compose(GnnCtx *c, Module *m);
+/* canonicalize.c's machinery for the passes after it: the CSE key (same operator, function,
+ * attributes, name and operands), and a cleanup that re-forms gSDDMM scatters from
+ * copy_u/copy_v pairs, merges duplicates and drops dead values (its steps 2, 4 and 5). */
+bool canon_same(const Value *x, const Value *y);
+uint64_t canon_hash(const Value *v);
+bool canon_cleanup(GnnCtx *c, Module *m);
 /* sema is not a Module -> Module pass: it builds the module from the AST. */
 Module *sema_lower(GnnCtx *c);
 
