@@ -331,7 +331,8 @@ typedef struct {
   const char *disabled[16];
   int ndisabled;
   bool O0;
-  bool stats;       /* print the cost model's totals after each pass */
+  bool stats;       /* print the cost model's totals after each pass, at |V| = stats_V, |E| = stats_E */
+  bool stats_symbolic; /* ... and as polynomials in |V| and |E| (--stats=symbolic) */
   double stats_V, stats_E;
   FILE *out;        /* where dumps go */
 } PipelineOpts;

@@ -57,3 +57,15 @@ printf 'model M(x: vertex[4]) -> vertex[2] {\n  param W: [4, 2]\n  return sum(W 
 "$GNNC" "$TMP/cost.gnn" -O0 --stats V=10,E=100 > "$TMP/cost"
 # flops = 16E + 2E = 1800; bytes = 16E+16E + 16E+32+8E + 8E+8V = 64E + 8V + 32 = 6512
 check cost-closed-form grep -q 'stats after sema          flops 1800  bytes 6512 ' "$TMP/cost"
+# The same totals as polynomials (--stats=symbolic): 18E flops; 64E + 8V + 32 bytes; the peak
+# is at %3 (x: 16V, W: 32, %2: 16E, %3: 8E).
+"$GNNC" "$TMP/cost.gnn" -O0 --stats=symbolic > "$TMP/cost-sym"
+check cost-symbolic grep -qx 'stats after sema          flops 18\*E  bytes 64\*E + 8\*V + 32  peak-live 24\*E + 16\*V + 32' "$TMP/cost-sym"
+"$GNNC" "$TMP/cost.gnn" --stats=symbolc > /dev/null 2>&1; rc=$?
+check stats-symbolic-bad bash -c "[ $rc -eq 2 ]"
+# u_dot_v reduces the last dim of the longer operand: dot(a[src], b[dst]) with a: [2], b: [2, 3]
+# broadcasts a over b's last dim and sums 3 products per head: 2 * 3 * 2 = 12 flops per edge,
+# the same as apply_edge.dot before canonicalize turns it into scatter.u_dot_v.
+printf 'model M(a: vertex[2], b: vertex[2, 3]) -> edge[2] {\n  return dot(a[src], b[dst])\n}\n' > "$TMP/udot.gnn"
+"$GNNC" "$TMP/udot.gnn" --stats=symbolic > "$TMP/udot"
+check cost-u-dot-v bash -c "grep -q 'after sema  *flops 12\*E ' '$TMP/udot' && grep -q 'after canonicalize  *flops 12\*E ' '$TMP/udot'"
