@@ -309,6 +309,7 @@ typedef struct {
 } PassInfo;
 
 bool pass_canonicalize(GnnCtx *c, Module *m);
+bool pass_reorg(GnnCtx *c, Module *m);
 bool pass_compose(GnnCtx *c, Module *m);
 /* canonicalize.c's machinery for the passes after it: the CSE key (same operator, function,
  * attributes, name and operands), and a cleanup that re-forms gSDDMM scatters from

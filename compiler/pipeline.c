@@ -1,10 +1,10 @@
 /* pipeline.c -- the pass pipeline, read top to bottom, with its dumps, timers and checks.
  *
- *   sema -> canonicalize -> compose
+ *   sema -> canonicalize -> reorg -> compose
  *
  * After each step: the verifier (a failure is an internal error, reported with the pass's
  * name), --print-ir-after dumps ("(unchanged)" when the pass did nothing), --stats totals,
- * and the pass's wall time for --time-passes. Later passes (reorg, autodiff, fuse,
+ * and the pass's wall time for --time-passes. Later passes (autodiff, fuse,
  * checkpoint) slot into pass_table in order.
  */
 #include "gnnc.h"
@@ -15,6 +15,7 @@
 
 const PassInfo pass_table[] = {
     {"canonicalize", pass_canonicalize, true, "fold constants, expand mean, form gSDDMM scatters, CSE, DCE"},
+    {"reorg", pass_reorg, true, "move projections from edges to vertices, destination terms out of reductions"},
     {"compose", pass_compose, true, "form Aggregate (gSpMM) from gather(apply_edge(scatter))"},
 };
 const int pass_count = (int)(sizeof pass_table / sizeof pass_table[0]);

@@ -6,16 +6,20 @@ check() { # NAME CONDITION-COMMAND...
 }
 "$GNNC" --list-passes > "$TMP/passes" 2>&1
 check list-passes grep -q '^sema ' "$TMP/passes"
-check list-passes-order bash -c "awk '{print \$1}' '$TMP/passes' | tr '\n' ' ' | grep -qx 'sema canonicalize compose '"
+check list-passes-order bash -c "awk '{print \$1}' '$TMP/passes' | tr '\n' ' ' | grep -qx 'sema canonicalize reorg compose '"
 "$GNNC" --help > "$TMP/help"; check help grep -q -- '--print-ir-after' "$TMP/help"
 
 "$GNNC" $ex --print-ir-after-all > "$TMP/all"
-check after-all-count bash -c "[ \$(grep -c '^// -----// IR after' '$TMP/all') -eq 3 ]"
+check after-all-count bash -c "[ \$(grep -c '^// -----// IR after' '$TMP/all') -eq 4 ]"
 "$GNNC" $ex --print-ir-before=canonicalize > "$TMP/before"
 "$GNNC" $ex --print-ir-after=sema > "$TMP/after-sema"
 check before-equals-after-sema bash -c "diff <(sed 1d '$TMP/before') <(sed 1d '$TMP/after-sema') >/dev/null"
-"$GNNC" dsl-examples/edgeconv.gnn --print-ir-after=compose > "$TMP/unch"
+"$GNNC" tests/ir/canon_fold.gnn --print-ir-after=compose > "$TMP/unch"
 check unchanged-marker grep -q 'IR after compose (unchanged)' "$TMP/unch"
+"$GNNC" dsl-examples/gin.gnn --print-ir-after=reorg > "$TMP/unch"
+check unchanged-marker-reorg grep -q 'IR after reorg (unchanged)' "$TMP/unch"
+"$GNNC" $ex -fno-reorg --print-ir-after-all > "$TMP/noreorg"
+check fno-reorg bash -c "! grep -q 'after reorg' '$TMP/noreorg' && grep -q 'after compose' '$TMP/noreorg'"
 
 "$GNNC" $ex -fno-canonicalize --print-ir-after-all > "$TMP/nocanon"
 check fno-pass bash -c "! grep -q 'after canonicalize' '$TMP/nocanon' && grep -q 'after compose' '$TMP/nocanon'"
@@ -41,7 +45,7 @@ check emit-to-file bash -c "head -1 '$TMP/out.ir' | grep -q '^model GAT {'"
 "$GNNC" $ex --emit=cuda > /dev/null 2>&1; rc=$?
 check emit-unsupported bash -c "[ $rc -eq 2 ]"
 "$GNNC" $ex --stats V=19717,E=88651 > "$TMP/stats"
-check stats-lines bash -c "[ \$(grep -c '^stats after' '$TMP/stats') -eq 3 ]"
+check stats-lines bash -c "[ \$(grep -c '^stats after' '$TMP/stats') -eq 4 ]"
 "$GNNC" $ex --stats V=1 > /dev/null 2>&1; rc=$?
 check stats-bad bash -c "[ $rc -eq 2 ]"
 "$GNNC" tests/ir/canon_mean.gnn --model=M > /dev/null; rc=$?
