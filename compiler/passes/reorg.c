@@ -133,11 +133,17 @@ static void table_put(Reorg *r, Value *v) {
   r->count++;
 }
 
+/* The identical value placed first (ids are placement order during a sweep): without
+ * canonicalize the module may hold duplicates, and the hash is of operand addresses, so the
+ * first one probed would depend on the allocator. */
 static Value *table_find(Reorg *r, const Value *v) {
   uint64_t mask = (uint64_t)r->cap - 1;
-  for (uint64_t j = canon_hash(v) & mask; r->table[j]; j = (j + 1) & mask)
-    if (r->table[j] != v && !r->table[j]->dead && canon_same(r->table[j], v)) return r->table[j];
-  return NULL;
+  Value *best = NULL;
+  for (uint64_t j = canon_hash(v) & mask; r->table[j]; j = (j + 1) & mask) {
+    Value *t = r->table[j];
+    if (t != v && !t->dead && canon_same(t, v) && (!best || t->id < best->id)) best = t;
+  }
+  return best;
 }
 
 /* Builds the value proto describes (typed by ir_infer), or returns the identical value already
@@ -759,6 +765,7 @@ static bool sweep(Reorg *r) {
       changed = true;
       continue;
     }
+    v->id = m->vals.len; /* placement order, as new values get */
     vec_push(m->arena, &m->vals, v);
     table_put(r, v);
   }
