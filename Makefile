@@ -23,7 +23,8 @@ BUILD   := build
 SRCS    := compiler/arena.c compiler/diag.c compiler/ir.c compiler/ir_print.c compiler/verify.c \
            compiler/pipeline.c compiler/graph.c compiler/interp.c compiler/lower.c compiler/kir.c \
            compiler/emit_model.c compiler/emit_host.c compiler/emit_cuda.c compiler/build.c \
-           compiler/passes/sema.c compiler/passes/canonicalize.c compiler/passes/compose.c
+           compiler/passes/sema.c compiler/passes/canonicalize.c compiler/passes/reorg.c \
+           compiler/passes/compose.c
 GENSRCS := $(BUILD)/parser.c $(BUILD)/lexer.c
 HDRS    := compiler/gnnc.h compiler/ops.def compiler/funcs.def runtime/gnnrt_rng.h $(BUILD)/parser.h
 

@@ -311,7 +311,14 @@ typedef struct {
 } PassInfo;
 
 bool pass_canonicalize(GnnCtx *c, Module *m);
+bool pass_reorg(GnnCtx *c, Module *m);
 bool pass_compose(GnnCtx *c, Module *m);
+/* canonicalize.c's machinery for the passes after it: the CSE key (same operator, function,
+ * attributes, name and operands), and a cleanup that re-forms gSDDMM scatters from
+ * copy_u/copy_v pairs, merges duplicates and drops dead values (its steps 2, 4 and 5). */
+bool canon_same(const Value *x, const Value *y);
+uint64_t canon_hash(const Value *v);
+bool canon_cleanup(GnnCtx *c, Module *m);
 /* sema is not a Module -> Module pass: it builds the module from the AST. */
 Module *sema_lower(GnnCtx *c);
 
@@ -327,7 +334,8 @@ typedef struct {
   const char *disabled[16];
   int ndisabled;
   bool O0;
-  bool stats;       /* print the cost model's totals after each pass */
+  bool stats;       /* print the cost model's totals after each pass, at |V| = stats_V, |E| = stats_E */
+  bool stats_symbolic; /* ... and as polynomials in |V| and |E| (--stats=symbolic) */
   double stats_V, stats_E;
   FILE *out;        /* where dumps go */
   bool lower;       /* lower to the kernel IR after the passes (c->kprog) */

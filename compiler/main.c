@@ -33,6 +33,7 @@ static void usage(FILE *out) {
         "  --print-ir-after-all    print the IR after every pass\n"
         "  --time-passes           report the wall time of each pass on stderr\n"
         "  --stats V=N,E=N         print the cost model's FLOPs, bytes and peak live bytes after each pass\n"
+        "  --stats=symbolic        the same totals as polynomials in V and E\n"
         "  -fno-PASS               switch an optimisation pass off\n"
         "  -O0                     switch every optimisation pass off\n"
         "  --no-verify             do not run the IR verifier after each pass\n"
@@ -297,11 +298,14 @@ int main(int argc, char **argv) {
     } else if (strcmp(a, "--no-verify") == 0) {
       o.verify_each = false;
     } else if ((v = ARGVAL("--stats"))) {
-      if (!parse_stats(v, &o)) {
-        fprintf(stderr, "gnnc: --stats wants V=N,E=N, got '%s'\n", v);
+      if (strcmp(v, "symbolic") == 0) {
+        o.stats_symbolic = true;
+      } else if (!parse_stats(v, &o)) {
+        fprintf(stderr, "gnnc: --stats wants V=N,E=N or symbolic, got '%s'\n", v);
         return 2;
+      } else {
+        o.stats = true;
       }
-      o.stats = true;
     } else if (strcmp(a, "-O0") == 0) {
       o.O0 = true;
     } else if (strncmp(a, "-fno-", 5) == 0) {
@@ -429,7 +433,7 @@ int main(int argc, char **argv) {
   if (cli.run) {
     rc = run_model(&c, m, &cli);
   } else {
-    bool dumping = o.print_after_all || o.nprint_after || o.nprint_before || o.stats;
+    bool dumping = o.print_after_all || o.nprint_after || o.nprint_before || o.stats || o.stats_symbolic;
     if (codegen) rc = gnn_emit(c.kprog, &eo) ? 0 : 1;
     else if (strcmp(emit, "dot") == 0) ir_print_dot(out, m), rc = 0;
     else if (!dumping || cli.output || cli.emit) ir_print(out, m), rc = 0;

@@ -1,10 +1,10 @@
 /* pipeline.c -- the pass pipeline, read top to bottom, with its dumps, timers and checks.
  *
- *   sema -> canonicalize -> compose -> (lower, to the kernel IR, when code is wanted)
+ *   sema -> canonicalize -> reorg -> compose -> (lower, to the kernel IR, when code is wanted)
  *
  * After each step: the verifier (a failure is an internal error, reported with the pass's
  * name), --print-ir-after dumps ("(unchanged)" when the pass did nothing), --stats totals,
- * and the pass's wall time for --time-passes. Later passes (reorg, autodiff, fuse,
+ * and the pass's wall time for --time-passes. Later passes (autodiff, fuse,
  * checkpoint) slot into pass_table in order.
  */
 #include "gnnc.h"
@@ -15,6 +15,7 @@
 
 const PassInfo pass_table[] = {
     {"canonicalize", pass_canonicalize, true, "fold constants, expand mean, form gSDDMM scatters, CSE, DCE"},
+    {"reorg", pass_reorg, true, "move projections from edges to vertices, destination terms out of reductions"},
     {"compose", pass_compose, true, "form Aggregate (gSpMM) from gather(apply_edge(scatter))"},
 };
 const int pass_count = (int)(sizeof pass_table / sizeof pass_table[0]);
@@ -52,13 +53,23 @@ static double now(void) {
 }
 
 typedef struct {
-  double flops, bytes, peak;
+  CostPoly flops, bytes, peak_poly; /* sums over the module; the live set at the symbolic peak */
+  double peak;                      /* the largest live sum at the given |V|, |E| */
 } Totals;
 
-/* Totals of the cost model. peak is the largest sum of live bytes when every value lives
- * from its definition to its last use; inputs and parameters live throughout. */
+/* Lexicographic order of polynomials by the |E| coefficient, then |V|, then the constant:
+ * the order of their values when |E| >> |V| >> 1. */
+static bool poly_greater(CostPoly a, CostPoly b) {
+  if (a.e != b.e) return a.e > b.e;
+  if (a.v != b.v) return a.v > b.v;
+  return a.c > b.c;
+}
+
+/* Totals of the cost model. The peak is the largest sum of live bytes when every value lives
+ * from its definition to its last use; inputs and parameters live throughout. peak is taken at
+ * the given sizes, peak_poly in the order of poly_greater. */
 static Totals totals(const Module *m, double V, double E) {
-  Totals t = {0, 0, 0};
+  Totals t = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0};
   int n = m->vals.len;
   int *last = calloc((size_t)n + 1, sizeof(int));
   bool *freed = calloc((size_t)n + 1, sizeof(bool));
@@ -68,14 +79,16 @@ static Totals totals(const Module *m, double V, double E) {
     for (int k = 0; k < v->nargs; k++) last[v->args[k]->id] = i;
   }
   for (int i = 0; i < m->nouts; i++) last[m->outs[i].val->id] = n;
-  double live = 0;
+  CostPoly live = {0, 0, 0};
   for (int i = 0; i < n; i++) {
     const Value *v = m->vals.items[i];
     Cost c = cost_of(v);
-    t.flops += cost_eval(c.flops, V, E);
-    t.bytes += cost_eval(c.read, V, E) + cost_eval(c.write, V, E);
-    live += cost_eval(c.live, V, E);
-    if (live > t.peak) t.peak = live;
+    cost_add(&t.flops, c.flops);
+    cost_add(&t.bytes, c.read);
+    cost_add(&t.bytes, c.write);
+    cost_add(&live, c.live);
+    if (cost_eval(live, V, E) > t.peak) t.peak = cost_eval(live, V, E);
+    if (poly_greater(live, t.peak_poly)) t.peak_poly = live;
     const Value *dying[GNN_MAX_ARGS + 1];
     int nd = 0;
     for (int k = 0; k < v->nargs; k++) dying[nd++] = v->args[k];
@@ -84,7 +97,8 @@ static Totals totals(const Module *m, double V, double E) {
       const Value *w = dying[k];
       if (last[w->id] != i || freed[w->id] || w->op == OP_INPUT || w->op == OP_PARAM) continue;
       freed[w->id] = true;
-      live -= cost_eval(cost_of(w).live, V, E);
+      CostPoly l = cost_of(w).live;
+      live.c -= l.c, live.v -= l.v, live.e -= l.e;
     }
   }
   free(last);
@@ -92,13 +106,38 @@ static Totals totals(const Module *m, double V, double E) {
   return t;
 }
 
+/* "2*E + 4*V + 64": the nonzero terms, |E| first; "0" if none. */
+static void poly_print(FILE *out, CostPoly p) {
+  double coef[3] = {p.e, p.v, p.c};
+  const char *var[3] = {"*E", "*V", ""};
+  bool any = false;
+  for (int i = 0; i < 3; i++) {
+    if (coef[i] == 0) continue;
+    fprintf(out, "%s%.17g%s", any ? " + " : "", coef[i], var[i]);
+    any = true;
+  }
+  if (!any) fputc('0', out);
+}
+
 static void print_stats(FILE *out, const char *after, const Module *m, const PipelineOpts *o, Totals *prev) {
   Totals t = totals(m, o->stats_V, o->stats_E);
-  fprintf(out, "stats after %-13s flops %.6g  bytes %.6g  peak-live %.6g", after, t.flops, t.bytes, t.peak);
-  if (prev->flops > 0 || prev->bytes > 0)
-    fprintf(out, "  (x%.3g flops, x%.3g bytes vs before)", t.flops / (prev->flops ? prev->flops : 1),
-            t.bytes / (prev->bytes ? prev->bytes : 1));
-  fputc('\n', out);
+  if (o->stats) {
+    double flops = cost_eval(t.flops, o->stats_V, o->stats_E), bytes = cost_eval(t.bytes, o->stats_V, o->stats_E);
+    double pflops = cost_eval(prev->flops, o->stats_V, o->stats_E), pbytes = cost_eval(prev->bytes, o->stats_V, o->stats_E);
+    fprintf(out, "stats after %-13s flops %.6g  bytes %.6g  peak-live %.6g", after, flops, bytes, t.peak);
+    if (pflops > 0 || pbytes > 0)
+      fprintf(out, "  (x%.3g flops, x%.3g bytes vs before)", flops / (pflops ? pflops : 1), bytes / (pbytes ? pbytes : 1));
+    fputc('\n', out);
+  }
+  if (o->stats_symbolic) {
+    fprintf(out, "stats after %-13s flops ", after);
+    poly_print(out, t.flops);
+    fputs("  bytes ", out);
+    poly_print(out, t.bytes);
+    fputs("  peak-live ", out);
+    poly_print(out, t.peak_poly);
+    fputc('\n', out);
+  }
   *prev = t;
 }
 
@@ -115,12 +154,12 @@ static bool after_pass(GnnCtx *c, Module *m, const char *name, bool changed, con
     fprintf(o->out, "// -----// IR after %s%s //----- //\n", name, changed ? "" : " (unchanged)");
     ir_print(o->out, m);
   }
-  if (o->stats) print_stats(o->out, name, m, o, prev);
+  if (o->stats || o->stats_symbolic) print_stats(o->out, name, m, o, prev);
   return true;
 }
 
 Module *gnn_compile(GnnCtx *c, const PipelineOpts *o) {
-  Totals prev = {0, 0, 0};
+  Totals prev = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0};
   double t0 = now();
   double times[64];
   Module *m = sema_lower(c);

@@ -13,6 +13,8 @@
  *   5. DCE:     values the output does not depend on are dropped (inputs are kept: they are
  *               the model's signature)
  * Steps 1-4 run in one sweep in definition order, repeated until nothing changes.
+ * canon_cleanup runs steps 2, 4 and 5 only, for passes that rewrite a canonical module (reorg);
+ * canon_same / canon_hash are step 4's key, for passes that hash-cons the values they build.
  */
 #include "../gnnc.h"
 
@@ -44,13 +46,14 @@ static double fold1(FnKind fn, double x, double fattr) {
   }
 }
 
-/* Returns a replacement for v, or v itself. New values are appended to m->vals. */
-static Value *simplify(Module *m, Value *v) {
+/* Returns a replacement for v, or v itself. New values are appended to m->vals.
+ * full = false: step 2 only (the cleanup after reorg). */
+static Value *simplify(Module *m, Value *v, bool full) {
   Value *a = v->nargs > 0 ? v->args[0] : NULL, *b = v->nargs > 1 ? v->args[1] : NULL;
   bool apply = v->op == OP_APPLY_EDGE || v->op == OP_APPLY_VERTEX || v->op == OP_APPLY_GLOBAL;
 
   /* 1. mean = sum * inv_or_zero(in-degree) */
-  if (v->op == OP_GATHER && v->fn == FN_MEAN) {
+  if (full && v->op == OP_GATHER && v->fn == FN_MEAN) {
     Shape sc = {0, {0}};
     Value *sum = make(m, OP_GATHER, FN_SUM, &a, 1, v->loc);
     Value *deg = ir_leaf(m, OP_DEGREE, FN_IN, DOM_VERTEX, &sc, NULL, 0, v->loc);
@@ -83,7 +86,7 @@ static Value *simplify(Module *m, Value *v) {
     }
   }
 
-  if (!apply) return v;
+  if (!apply || !full) return v;
 
   /* 3. folding */
   if (v->op == OP_APPLY_GLOBAL && v->shape.rank == 0) {
@@ -115,7 +118,7 @@ static Value *simplify(Module *m, Value *v) {
 }
 
 /* 4. CSE key equality: same operator, attributes and operands. */
-static bool same(const Value *x, const Value *y) {
+bool canon_same(const Value *x, const Value *y) {
   if (x->op != y->op || x->fn != y->fn || x->msg != y->msg || x->nargs != y->nargs) return false;
   /* Attributes compare bit for bit: 0.0 and -0.0 are different constants (1/x tells). */
   if (memcmp(&x->fattr, &y->fattr, sizeof x->fattr) != 0 || x->iattr != y->iattr || x->iattr2 != y->iattr2) return false;
@@ -129,7 +132,7 @@ static bool same(const Value *x, const Value *y) {
   return true;
 }
 
-static uint64_t key_hash(const Value *v) {
+uint64_t canon_hash(const Value *v) {
   uint64_t h = (uint64_t)v->op * 1000003u ^ (uint64_t)v->fn * 7919u ^ (uint64_t)v->msg * 131u ^ (uint64_t)v->iattr ^
                (uint64_t)v->iattr2 * 0x9e3779b1u;
   uint64_t f;
@@ -142,7 +145,7 @@ static uint64_t key_hash(const Value *v) {
 }
 
 /* One sweep of steps 1-4. Returns true if anything changed. */
-static bool sweep(GnnCtx *c, Module *m) {
+static bool sweep(GnnCtx *c, Module *m, bool full) {
   PtrVec old = m->vals;
   m->vals = (PtrVec){0};
   int cap = 1;
@@ -152,17 +155,17 @@ static bool sweep(GnnCtx *c, Module *m) {
   for (int i = 0; i < old.len; i++) {
     Value *v = old.items[i];
     for (int k = 0; k < v->nargs; k++) v->args[k] = resolve(v->args[k]);
-    Value *r = simplify(m, v); /* values it creates are already in m->vals */
+    Value *r = simplify(m, v, full); /* values it creates are already in m->vals */
     if (r != v) {
       v->repl = r;
       v->dead = true;
       changed = true;
       continue;
     }
-    uint64_t h = key_hash(v) & (uint64_t)(cap - 1);
+    uint64_t h = canon_hash(v) & (uint64_t)(cap - 1);
     Value *dup = NULL;
     for (uint64_t j = h; table[j]; j = (j + 1) & (uint64_t)(cap - 1))
-      if (same(table[j], v)) {
+      if (canon_same(table[j], v)) {
         dup = table[j];
         break;
       }
@@ -200,7 +203,15 @@ static bool dce(Module *m) {
 
 bool pass_canonicalize(GnnCtx *c, Module *m) {
   bool changed = false;
-  for (int round = 0; round < 16 && sweep(c, m); round++) changed = true;
+  for (int round = 0; round < 16 && sweep(c, m, true); round++) changed = true;
+  changed |= dce(m);
+  module_count_uses(m);
+  return changed;
+}
+
+bool canon_cleanup(GnnCtx *c, Module *m) {
+  bool changed = false;
+  for (int round = 0; round < 16 && sweep(c, m, false); round++) changed = true;
   changed |= dce(m);
   module_count_uses(m);
   return changed;

@@ -133,6 +133,39 @@ def linear_heads_repeat():
     return prog, edges, feats, params, want
 
 
+@case
+def reorg_leave_isolated():
+    # The reductions reorg rewrites (EdgeConv's max, a sum and a min with a destination term),
+    # on a graph where vertex 0 has out-edges only and vertex 3 no edges: both get 0 from every
+    # reduction, with -O0 and after reorg (which multiplies the destination term that leaves a
+    # max/min by sign(in_deg) and the one that leaves a sum by in_deg).
+    #   edges 0->1, 0->2, 1->2;  x0 = [1, -2]  x1 = [3, 5]  x2 = [-1, 0.5]  x3 = [7, 7]
+    #   theta = [[1, 2], [0, -1]]  phi = [[0.5, 0], [1, 1]]   (W @ h: y_o = sum_k h_k W[k][o])
+    #   m = max_u(theta (h_u - h_v) + phi h_v):
+    #     v1, from 0: diff [-2, -7], theta diff [-2, 3], phi x1 [6.5, 5]      -> [4.5, 8]
+    #     v2: phi x2 = [0, 0.5]; from 0: diff [2, -2.5] -> [2, 6.5] + [0, 0.5] = [2, 7]
+    #                            from 1: diff [4, 4.5]  -> [4, 3.5] + [0, 0.5] = [4, 4]  -> [4, 7]
+    #   s = sum_u(x_u + x_v):  v1 [4, 3];  v2 [0, -1.5] + [2, 5.5] = [2, 4]
+    #   n = min_u(x_v - x_u):  v1 [2, 7];  v2 min([-2, 2.5], [-4, -4.5]) = [-4, -4.5]
+    prog = """model L(x: vertex[2]) -> vertex[6] {
+  param theta: [2, 2]
+  param phi: [2, 2]
+  m = max(theta @ (x[src] - x[dst]) + phi @ x[dst])
+  s = sum(x[src] + x[dst])
+  n = min(x[dst] - x[src])
+  return concat(concat(m, s), n)
+}
+"""
+    edges = [(0, 1), (0, 2), (1, 2)]
+    feats = [[1, -2], [3, 5], [-1, 0.5], [7, 7]]
+    params = "tensor theta 1 2 2 2\n1 2 0 -1\ntensor phi 1 2 2 2\n0.5 0 1 1\n"
+    want = [[0] * 6,
+            [4.5, 8, 4, 3, 2, 7],
+            [4, 7, 2, 4, -4, -4.5],
+            [0] * 6]
+    return prog, edges, feats, params, want
+
+
 def read_output(path):
     with open(path) as f:
         head = f.readline().split()

@@ -6,16 +6,20 @@ check() { # NAME CONDITION-COMMAND...
 }
 "$GNNC" --list-passes > "$TMP/passes" 2>&1
 check list-passes grep -q '^sema ' "$TMP/passes"
-check list-passes-order bash -c "awk '{print \$1}' '$TMP/passes' | tr '\n' ' ' | grep -qx 'sema canonicalize compose lower '"
+check list-passes-order bash -c "awk '{print \$1}' '$TMP/passes' | tr '\n' ' ' | grep -qx 'sema canonicalize reorg compose lower '"
 "$GNNC" --help > "$TMP/help"; check help grep -q -- '--print-ir-after' "$TMP/help"
 
 "$GNNC" $ex --print-ir-after-all > "$TMP/all"
-check after-all-count bash -c "[ \$(grep -c '^// -----// IR after' '$TMP/all') -eq 4 ]"
+check after-all-count bash -c "[ \$(grep -c '^// -----// IR after' '$TMP/all') -eq 5 ]"
 "$GNNC" $ex --print-ir-before=canonicalize > "$TMP/before"
 "$GNNC" $ex --print-ir-after=sema > "$TMP/after-sema"
 check before-equals-after-sema bash -c "diff <(sed 1d '$TMP/before') <(sed 1d '$TMP/after-sema') >/dev/null"
-"$GNNC" dsl-examples/edgeconv.gnn --print-ir-after=compose > "$TMP/unch"
+"$GNNC" tests/ir/canon_fold.gnn --print-ir-after=compose > "$TMP/unch"
 check unchanged-marker grep -q 'IR after compose (unchanged)' "$TMP/unch"
+"$GNNC" dsl-examples/gin.gnn --print-ir-after=reorg > "$TMP/unch"
+check unchanged-marker-reorg grep -q 'IR after reorg (unchanged)' "$TMP/unch"
+"$GNNC" $ex -fno-reorg --print-ir-after-all > "$TMP/noreorg"
+check fno-reorg bash -c "! grep -q 'after reorg' '$TMP/noreorg' && grep -q 'after compose' '$TMP/noreorg'"
 
 "$GNNC" $ex -fno-canonicalize --print-ir-after-all > "$TMP/nocanon"
 check fno-pass bash -c "! grep -q 'after canonicalize' '$TMP/nocanon' && grep -q 'after compose' '$TMP/nocanon'"
@@ -41,7 +45,7 @@ check emit-to-file bash -c "head -1 '$TMP/out.ir' | grep -q '^model GAT {'"
 "$GNNC" $ex --emit=cuda > /dev/null 2>&1; rc=$?
 check emit-unsupported bash -c "[ $rc -eq 2 ]"
 "$GNNC" $ex --stats V=19717,E=88651 > "$TMP/stats"
-check stats-lines bash -c "[ \$(grep -c '^stats after' '$TMP/stats') -eq 3 ]"
+check stats-lines bash -c "[ \$(grep -c '^stats after' '$TMP/stats') -eq 4 ]"
 "$GNNC" $ex --stats V=1 > /dev/null 2>&1; rc=$?
 check stats-bad bash -c "[ $rc -eq 2 ]"
 "$GNNC" tests/ir/canon_mean.gnn --model=M > /dev/null; rc=$?
@@ -57,3 +61,15 @@ printf 'model M(x: vertex[4]) -> vertex[2] {\n  param W: [4, 2]\n  return sum(W 
 "$GNNC" "$TMP/cost.gnn" -O0 --stats V=10,E=100 > "$TMP/cost"
 # flops = 16E + 2E = 1800; bytes = 16E+16E + 16E+32+8E + 8E+8V = 64E + 8V + 32 = 6512
 check cost-closed-form grep -q 'stats after sema          flops 1800  bytes 6512 ' "$TMP/cost"
+# The same totals as polynomials (--stats=symbolic): 18E flops; 64E + 8V + 32 bytes; the peak
+# is at %3 (x: 16V, W: 32, %2: 16E, %3: 8E).
+"$GNNC" "$TMP/cost.gnn" -O0 --stats=symbolic > "$TMP/cost-sym"
+check cost-symbolic grep -qx 'stats after sema          flops 18\*E  bytes 64\*E + 8\*V + 32  peak-live 24\*E + 16\*V + 32' "$TMP/cost-sym"
+"$GNNC" "$TMP/cost.gnn" --stats=symbolc > /dev/null 2>&1; rc=$?
+check stats-symbolic-bad bash -c "[ $rc -eq 2 ]"
+# u_dot_v reduces the last dim of the longer operand: dot(a[src], b[dst]) with a: [2], b: [2, 3]
+# broadcasts a over b's last dim and sums 3 products per head: 2 * 3 * 2 = 12 flops per edge,
+# the same as apply_edge.dot before canonicalize turns it into scatter.u_dot_v.
+printf 'model M(a: vertex[2], b: vertex[2, 3]) -> edge[2] {\n  return dot(a[src], b[dst])\n}\n' > "$TMP/udot.gnn"
+"$GNNC" "$TMP/udot.gnn" --stats=symbolic > "$TMP/udot"
+check cost-u-dot-v bash -c "grep -q 'after sema  *flops 12\*E ' '$TMP/udot' && grep -q 'after canonicalize  *flops 12\*E ' '$TMP/udot'"
