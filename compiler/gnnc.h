@@ -384,6 +384,9 @@ typedef struct {
   const Tensor *inputs; /* optional: inputs by name (features, d_out, edge inputs); rows x elems */
   int ninputs;
   bool keep_all;     /* keep every value's array (for tests that read intermediates) */
+  bool forward_only; /* skip the backward values of a training module (their arrays stay NULL) */
+  const bool *keep;  /* optional, per value id: keep this value's array after its last use */
+  double *const *given; /* optional, per value id: its array, computed by the caller (not freed) */
   double **vals;     /* per value id: rows x elems */
 } Interp;
 

@@ -122,7 +122,7 @@ static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
     goto fail;
   }
   if (cli->save_params && !params_save(&ps, cli->save_params, err, sizeof err)) goto fail;
-  in = (Interp){.m = m, .g = &g, .ps = &ps, .seed = cli->seed};
+  in = (Interp){.m = m, .g = &g, .ps = &ps, .seed = cli->seed, .forward_only = true}; /* the forward only */
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   if (!interp_run(&in, err, sizeof err)) goto fail;
@@ -137,7 +137,7 @@ static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
     }
     for (int i = 0; i < m->vals.len; i++) {
       const Value *v = m->vals.items[i];
-      if (v->op != OP_INPUT) continue;
+      if (v->op != OP_INPUT || v->bwd) continue; /* the backward's seed grad.out is not evaluated */
       int64_t rows = value_rows(v, &g), n = shape_elems(&v->shape);
       fprintf(f, "tensor %s %lld %d", v->name, (long long)rows, v->shape.rank);
       for (int k = 0; k < v->shape.rank; k++) fprintf(f, " %lld", (long long)v->shape.d[k]);
