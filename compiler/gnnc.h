@@ -309,6 +309,8 @@ typedef struct {
 } PassInfo;
 
 bool pass_canonicalize(GnnCtx *c, Module *m);
+/* canonicalize's folding, CSE and DCE on the backward values only (the forward is untouched). */
+bool canonicalize_backward(GnnCtx *c, Module *m);
 bool pass_compose(GnnCtx *c, Module *m);
 /* sema is not a Module -> Module pass: it builds the module from the AST. */
 Module *sema_lower(GnnCtx *c);
