@@ -17,7 +17,8 @@ LDLIBS  := -lm
 BUILD   := build
 SRCS    := compiler/arena.c compiler/diag.c compiler/ir.c compiler/ir_print.c compiler/verify.c \
            compiler/pipeline.c compiler/graph.c compiler/interp.c \
-           compiler/passes/sema.c compiler/passes/canonicalize.c compiler/passes/compose.c
+           compiler/passes/sema.c compiler/passes/canonicalize.c compiler/passes/autodiff.c \
+           compiler/passes/compose.c
 GENSRCS := $(BUILD)/parser.c $(BUILD)/lexer.c
 HDRS    := compiler/gnnc.h compiler/ops.def compiler/funcs.def runtime/gnnrt_rng.h $(BUILD)/parser.h
 

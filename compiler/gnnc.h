@@ -304,13 +304,15 @@ typedef bool (*PassFn)(GnnCtx *c, Module *m);
 typedef struct {
   const char *name;
   PassFn run;
-  bool optional;    /* switched off by -O0 and by -fno-NAME */
+  bool optional;    /* switched off by -fno-NAME, and by -O0 unless kept_at_O0 */
   const char *doc;
+  bool kept_at_O0;  /* not an optimisation (autodiff: it changes what is computed): -O0 keeps it */
 } PassInfo;
 
 bool pass_canonicalize(GnnCtx *c, Module *m);
 /* canonicalize's folding, CSE and DCE on the backward values only (the forward is untouched). */
 bool canonicalize_backward(GnnCtx *c, Module *m);
+bool pass_autodiff(GnnCtx *c, Module *m);
 bool pass_compose(GnnCtx *c, Module *m);
 /* sema is not a Module -> Module pass: it builds the module from the AST. */
 Module *sema_lower(GnnCtx *c);

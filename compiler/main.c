@@ -27,8 +27,8 @@ static void usage(FILE *out) {
         "  --print-ir-after-all    print the IR after every pass\n"
         "  --time-passes           report the wall time of each pass on stderr\n"
         "  --stats V=N,E=N         print the cost model's FLOPs, bytes and peak live bytes after each pass\n"
-        "  -fno-PASS               switch an optimisation pass off\n"
-        "  -O0                     switch every optimisation pass off\n"
+        "  -fno-PASS               switch a pass off (-fno-autodiff: inference only, no backward)\n"
+        "  -O0                     switch every optimisation pass off (autodiff stays on)\n"
         "  --no-verify             do not run the IR verifier after each pass\n"
         "\n"
         "run options:\n"
@@ -232,7 +232,9 @@ int main(int argc, char **argv) {
       return 0;
     } else if (strcmp(a, "--list-passes") == 0) {
       printf("%-14s %s\n", "sema", "names, domains, shapes; lowers the AST to the operator IR");
-      for (int k = 0; k < pass_count; k++) printf("%-14s %s\n", pass_table[k].name, pass_table[k].doc);
+      for (int k = 0; k < pass_count; k++)
+        printf("%-14s %s%s\n", pass_table[k].name, pass_table[k].doc,
+               pass_table[k].kept_at_O0 ? " (not an optimisation: -O0 keeps it, -fno-autodiff builds inference only)" : "");
       return 0;
     } else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
       cli.output = argv[++i];

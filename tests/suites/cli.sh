@@ -6,11 +6,12 @@ check() { # NAME CONDITION-COMMAND...
 }
 "$GNNC" --list-passes > "$TMP/passes" 2>&1
 check list-passes grep -q '^sema ' "$TMP/passes"
-check list-passes-order bash -c "awk '{print \$1}' '$TMP/passes' | tr '\n' ' ' | grep -qx 'sema canonicalize compose '"
+check list-passes-order bash -c "awk '{print \$1}' '$TMP/passes' | tr '\n' ' ' | grep -qx 'sema canonicalize autodiff compose '"
+check list-passes-autodiff-kept grep -q '^autodiff .*-O0 keeps it' "$TMP/passes"
 "$GNNC" --help > "$TMP/help"; check help grep -q -- '--print-ir-after' "$TMP/help"
 
 "$GNNC" $ex --print-ir-after-all > "$TMP/all"
-check after-all-count bash -c "[ \$(grep -c '^// -----// IR after' '$TMP/all') -eq 3 ]"
+check after-all-count bash -c "[ \$(grep -c '^// -----// IR after' '$TMP/all') -eq 4 ]"
 "$GNNC" $ex --print-ir-before=canonicalize > "$TMP/before"
 "$GNNC" $ex --print-ir-after=sema > "$TMP/after-sema"
 check before-equals-after-sema bash -c "diff <(sed 1d '$TMP/before') <(sed 1d '$TMP/after-sema') >/dev/null"
@@ -20,7 +21,17 @@ check unchanged-marker grep -q 'IR after compose (unchanged)' "$TMP/unch"
 "$GNNC" $ex -fno-canonicalize --print-ir-after-all > "$TMP/nocanon"
 check fno-pass bash -c "! grep -q 'after canonicalize' '$TMP/nocanon' && grep -q 'after compose' '$TMP/nocanon'"
 "$GNNC" $ex -O0 > "$TMP/o0"
-check O0-is-sema bash -c "diff <(sed 1d '$TMP/after-sema') '$TMP/o0' >/dev/null"
+"$GNNC" $ex > "$TMP/default"
+# -O0 switches the optimisations off, not autodiff: sema's module plus the backward pass.
+"$GNNC" $ex -O0 -fno-autodiff > "$TMP/o0-inference"
+check O0-fno-autodiff-is-sema bash -c "diff <(sed 1d '$TMP/after-sema') '$TMP/o0-inference' >/dev/null"
+"$GNNC" $ex -O0 --print-ir-after=autodiff > "$TMP/o0-after-autodiff"
+check O0-keeps-autodiff bash -c "diff <(sed 1d '$TMP/o0-after-autodiff') '$TMP/o0' >/dev/null && grep -q 'output \"grad.gatconv0.W\"' '$TMP/o0'"
+"$GNNC" $ex -O0 --print-ir-after-all > "$TMP/o0-all"
+check O0-after-all bash -c "[ \"\$(grep '^// -----// IR after' '$TMP/o0-all' | tr '\n' ' ')\" = '// -----// IR after sema //----- // // -----// IR after autodiff //----- // ' ]"
+# -fno-autodiff: an inference module (no backward value, no gradient output, no seed).
+"$GNNC" $ex -fno-autodiff > "$TMP/inference"
+check fno-autodiff bash -c "! grep -q 'backward\|grad\.' '$TMP/inference' && grep -q '# backward' '$TMP/default' && grep -q 'output \"grad.gatconv1.a\"' '$TMP/default'"
 "$GNNC" $ex -fno-nosuchpass > /dev/null 2> "$TMP/err"; rc=$?
 check fno-unknown bash -c "[ $rc -eq 2 ] && grep -q \"no optional pass named 'nosuchpass'\" '$TMP/err'"
 "$GNNC" $ex --print-ir-after=nosuch > /dev/null 2> "$TMP/err"; rc=$?
@@ -33,7 +44,7 @@ check no-input bash -c "[ $rc -eq 2 ]"
 check missing-file bash -c "[ $rc -eq 1 ] && grep -q \"cannot read 'no/such/file.gnn'\" '$TMP/err'"
 
 "$GNNC" $ex --time-passes > /dev/null 2> "$TMP/time"
-check time-passes bash -c "grep -q 'pass execution timing report' '$TMP/time' && grep -q ' sema$' '$TMP/time' && grep -q ' canonicalize$' '$TMP/time'"
+check time-passes bash -c "grep -q 'pass execution timing report' '$TMP/time' && grep -q ' sema$' '$TMP/time' && grep -q ' canonicalize$' '$TMP/time' && grep -q ' autodiff$' '$TMP/time'"
 "$GNNC" $ex --emit=dot > "$TMP/dot"
 check emit-dot bash -c "head -1 '$TMP/dot' | grep -q '^digraph \"GAT\"' && tail -1 '$TMP/dot' | grep -q '^}'"
 "$GNNC" $ex --emit=ir -o "$TMP/out.ir"
@@ -41,7 +52,7 @@ check emit-to-file bash -c "head -1 '$TMP/out.ir' | grep -q '^model GAT {'"
 "$GNNC" $ex --emit=cuda > /dev/null 2>&1; rc=$?
 check emit-unsupported bash -c "[ $rc -eq 2 ]"
 "$GNNC" $ex --stats V=19717,E=88651 > "$TMP/stats"
-check stats-lines bash -c "[ \$(grep -c '^stats after' '$TMP/stats') -eq 3 ]"
+check stats-lines bash -c "[ \$(grep -c '^stats after' '$TMP/stats') -eq 4 ]"
 "$GNNC" $ex --stats V=1 > /dev/null 2>&1; rc=$?
 check stats-bad bash -c "[ $rc -eq 2 ]"
 "$GNNC" tests/ir/canon_mean.gnn --model=M > /dev/null; rc=$?
@@ -57,3 +68,4 @@ printf 'model M(x: vertex[4]) -> vertex[2] {\n  param W: [4, 2]\n  return sum(W 
 "$GNNC" "$TMP/cost.gnn" -O0 --stats V=10,E=100 > "$TMP/cost"
 # flops = 16E + 2E = 1800; bytes = 16E+16E + 16E+32+8E + 8E+8V = 64E + 8V + 32 = 6512
 check cost-closed-form grep -q 'stats after sema          flops 1800  bytes 6512 ' "$TMP/cost"
+
