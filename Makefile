@@ -16,7 +16,7 @@ LDLIBS  := -lm
 
 BUILD   := build
 SRCS    := compiler/arena.c compiler/diag.c compiler/ir.c compiler/ir_print.c compiler/verify.c \
-           compiler/pipeline.c compiler/graph.c compiler/interp.c \
+           compiler/pipeline.c compiler/graph.c compiler/interp.c compiler/gradcheck.c \
            compiler/passes/sema.c compiler/passes/canonicalize.c compiler/passes/autodiff.c \
            compiler/passes/compose.c
 GENSRCS := $(BUILD)/parser.c $(BUILD)/lexer.c

@@ -2,6 +2,7 @@
  *
  *   gnnc [options] model.gnn              compile; print the IR (--emit=ir, the default) or DOT
  *   gnnc run [options] model.gnn --graph G  compile, then evaluate with the float64 interpreter
+ *   gnnc gradcheck [options] model.gnn --graph G  autodiff's gradients vs finite differences (gradcheck.c)
  *
  * Exit status: 0 on success, 1 on errors in the input (program, graph, parameters),
  * 2 on a bad command line.
@@ -16,6 +17,7 @@
 static void usage(FILE *out) {
   fputs("usage: gnnc [options] FILE.gnn\n"
         "       gnnc run [options] FILE.gnn --graph PATH\n"
+        "       gnnc gradcheck [options] FILE.gnn --graph PATH   (gnnc gradcheck --help)\n"
         "\n"
         "compile options:\n"
         "  -o FILE                 write the output to FILE instead of stdout\n"
@@ -122,7 +124,7 @@ static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
     goto fail;
   }
   if (cli->save_params && !params_save(&ps, cli->save_params, err, sizeof err)) goto fail;
-  in = (Interp){.m = m, .g = &g, .ps = &ps, .seed = cli->seed, .forward_only = true}; /* the forward only */
+  in = (Interp){.m = m, .g = &g, .ps = &ps, .seed = cli->seed, .forward_only = true}; /* gradcheck runs the backward */
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   if (!interp_run(&in, err, sizeof err)) goto fail;
@@ -218,6 +220,7 @@ int main(int argc, char **argv) {
   Cli cli = {.seed = 1, .rows = 3};
   const char *model_name = NULL;
   int first = 1;
+  if (argc > 1 && strcmp(argv[1], "gradcheck") == 0) return gradcheck_main(argc - 1, argv + 1);
   if (argc > 1 && strcmp(argv[1], "run") == 0) {
     cli.run = true;
     first = 2;

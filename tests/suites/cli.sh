@@ -69,3 +69,19 @@ printf 'model M(x: vertex[4]) -> vertex[2] {\n  param W: [4, 2]\n  return sum(W 
 # flops = 16E + 2E = 1800; bytes = 16E+16E + 16E+32+8E + 8E+8V = 64E + 8V + 32 = 6512
 check cost-closed-form grep -q 'stats after sema          flops 1800  bytes 6512 ' "$TMP/cost"
 
+# gnnc gradcheck's command line (its checks are in grad.sh).
+"$GNNC" gradcheck --help > "$TMP/gc-help"; rc=$?
+check gradcheck-help bash -c "[ $rc -eq 0 ] && grep -q -- '--samples N' '$TMP/gc-help'"
+"$GNNC" gradcheck $ex > /dev/null 2> "$TMP/err"; rc=$?
+check gradcheck-no-graph bash -c "[ $rc -eq 2 ] && grep -q -- '--graph PATH is required' '$TMP/err'"
+"$GNNC" gradcheck $ex --graph data/cora -fno-autodiff > /dev/null 2> "$TMP/err"; rc=$?
+check gradcheck-fno-autodiff bash -c "[ $rc -eq 2 ] && grep -q 'it cannot be off' '$TMP/err'"
+"$GNNC" gradcheck $ex --graph data/cora --samples 0 > /dev/null 2> "$TMP/err"; rc=$?
+check gradcheck-bad-value bash -c "[ $rc -eq 2 ] && grep -q 'bad value for --samples' '$TMP/err'"
+"$GNNC" gradcheck $ex --graph data/cora --frobnicate > /dev/null 2> "$TMP/err"; rc=$?
+check gradcheck-unknown-option bash -c "[ $rc -eq 2 ] && grep -q \"unknown option '--frobnicate'\" '$TMP/err'"
+printf 'model M(x: vertex[2]) -> vertex[2] {\n  return nope\n}\n' > "$TMP/bad.gnn"
+"$GNNC" gradcheck "$TMP/bad.gnn" --graph data/cora > /dev/null 2> "$TMP/err"; rc=$?
+check gradcheck-compile-error bash -c "[ $rc -eq 1 ] && grep -q 'error generated' '$TMP/err'"
+"$GNNC" gradcheck $ex --graph no/such/graph > /dev/null 2> "$TMP/err"; rc=$?
+check gradcheck-graph-error bash -c "[ $rc -eq 1 ] && grep -q 'no/such/graph' '$TMP/err'"

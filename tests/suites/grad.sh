@@ -1,0 +1,75 @@
+# tests/suites/grad.sh -- sourced by tests/run.sh: the autodiff pass (gnnc gradcheck: its gradients
+# against fourth-order finite differences in the float64 interpreter, relative error <= 1e-6).
+# Uses $GNNC, $ROOT (= cwd), $TMP, $PY, pass, fail.
+#
+#   grad/op/NAME/K          tests/grad/NAME.gnn, its K-th '# check: OPTIONS' line:
+#                           gnnc gradcheck tests/grad/NAME.gnn OPTIONS passes (exit 0, no entry at a kink)
+#   grad/expect/NAME/K      its K-th '# expect[(OPTIONS)]: TEXT' line: TEXT is in the module after
+#                           autodiff (so the program exercises the rule it is there for)
+#   grad/checker/...        the checker itself can fail: a corrupted gradient
+
+grad_dir=tests/grad
+grad_tmp=$TMP/grad
+# Finite differences evaluate the model hundreds of times, mostly on small values: OpenMP's
+# spinning barriers between the interpreter's many small parallel loops then cost more than
+# the work (10x on a busy machine). Passive waiting changes no result.
+grad_gnnc() { OMP_WAIT_POLICY=passive "$GNNC" "$@"; }
+mkdir -p "$grad_tmp"
+
+# grad_tail TEXT: the last 3 lines of TEXT on one line (for fail details).
+grad_tail() { printf '%s\n' "$1" | tail -n 3 | tr '\n' ' '; }
+
+# grad_check NAME ARGS...: gnnc gradcheck ARGS must exit 0 and report no entry at a kink.
+# GRAD_LOG=FILE appends each summary line to FILE.
+grad_check() {
+  local name=$1 out
+  shift
+  out=$(grad_gnnc gradcheck "$@" 2>&1)
+  local rc=$?
+  [ -n "${GRAD_LOG:-}" ] && printf '%s: %s\n' "$name" "$(printf '%s\n' "$out" | tail -n 1)" >> "$GRAD_LOG"
+  if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '(0 not checked at kinks; .*): ok$'; then
+    pass "$name"
+  else
+    fail "$name" "$(grad_tail "$out")"
+  fi
+}
+
+# 1. One program per operator and function attribute.
+for grad_f in "$grad_dir"/*.gnn; do
+  grad_n=$(basename "$grad_f" .gnn)
+  grad_k=0
+  while IFS= read -r grad_line; do
+    grad_k=$((grad_k + 1))
+    # shellcheck disable=SC2086
+    grad_check "grad/op/$grad_n/$grad_k" "$grad_f" ${grad_line#\# check: }
+  done < <(grep '^# check: ' "$grad_f")
+  [ $grad_k -gt 0 ] || fail "grad/op/$grad_n" "no '# check:' line"
+  grad_k=0
+  while IFS= read -r grad_line; do
+    grad_k=$((grad_k + 1))
+    grad_opts=""
+    case "$grad_line" in "# expect("*) grad_opts=${grad_line#\# expect(}; grad_opts=${grad_opts%%)*} ;; esac
+    grad_text=${grad_line#*: }
+    # shellcheck disable=SC2086
+    if ! "$GNNC" "$grad_f" $grad_opts --print-ir-after=autodiff > "$grad_tmp/expect.ir" 2>&1; then
+      fail "grad/expect/$grad_n/$grad_k" "gnnc failed: $(head -2 "$grad_tmp/expect.ir")"
+    elif grep -qF -- "$grad_text" "$grad_tmp/expect.ir"; then
+      pass "grad/expect/$grad_n/$grad_k"
+    else
+      fail "grad/expect/$grad_n/$grad_k" "'$grad_text' not in the module after autodiff ($grad_opts)"
+    fi
+  done < <(grep '^# expect[(:]' "$grad_f")
+done
+
+# 2. The checker can fail: a gradient off by 1e-4 (relative) in one entry is reported.
+grad_out=$(grad_gnnc gradcheck tests/interp/models/gat.gnn --graph tests/interp/graphs/random --corrupt gatconv0.a 2>&1)
+grad_rc=$?
+if [ $grad_rc -eq 1 ] && printf '%s\n' "$grad_out" | grep -q '^grad.gatconv0.a .*max rel error 1.00e-04 .*FAIL$' &&
+   printf '%s\n' "$grad_out" | grep -q ': FAIL$'; then
+  pass grad/checker/corrupt
+else
+  fail grad/checker/corrupt "exit $grad_rc: $(grad_tail "$grad_out")"
+fi
+
+unset -f grad_gnnc grad_tail grad_check
+unset grad_dir grad_tmp grad_f grad_n grad_k grad_line grad_opts grad_text grad_out grad_rc
