@@ -6,6 +6,12 @@
 #                           gnnc gradcheck tests/grad/NAME.gnn OPTIONS passes (exit 0, no entry at a kink)
 #   grad/expect/NAME/K      its K-th '# expect[(OPTIONS)]: TEXT' line: TEXT is in the module after
 #                           autodiff (so the program exercises the rule it is there for)
+#   grad/model/MODEL-small/GRAPH  tests/interp/models/MODEL.gnn on every graph, every entry
+#   grad/model/MODEL/GRAPH  dsl-examples/MODEL.gnn as written, a sample of entries
+#   grad/cora/MODEL         the example's layers with narrow widths (tests/grad/cora/MODEL.model)
+#                           on Cora, a sample of entries
+#   grad/forward/...        gnnc run: the forward output of the training module equals that of
+#                           the inference module (-fno-autodiff), to 1e-12
 #   grad/checker/...        the checker itself can fail: a corrupted gradient
 
 grad_dir=tests/grad
@@ -61,7 +67,57 @@ for grad_f in "$grad_dir"/*.gnn; do
   done < <(grep '^# expect[(:]' "$grad_f")
 done
 
-# 2. The checker can fail: a gradient off by 1e-4 (relative) in one entry is reported.
+# 2. The six examples end to end. Small widths, every entry, on every graph (isolated vertices,
+# self-loops, duplicate edges, a 2,000-in-edge hub, a random graph, a point cloud).
+grad_models="gcn sage gin gat edgeconv monet"
+for grad_m in $grad_models; do
+  for grad_g in isolated selfloops duplicates hub random pointcloud; do
+    grad_check "grad/model/$grad_m-small/$grad_g" tests/interp/models/$grad_m.gnn --graph tests/interp/graphs/$grad_g
+  done
+done
+# As written (1433 features, padded from the small graph's 5; EdgeConv on its 3-D point cloud),
+# a sample of each parameter's entries. Parameters are uniform in [-1, 1) (gradcheck's default):
+# Glorot's zero biases put a GCN ReLU exactly at its kink wherever dropout zeroes a vertex's
+# whole neighbourhood, and gradcheck reports such entries instead of checking them.
+for grad_m in gcn sage gin gat monet; do
+  grad_check "grad/model/$grad_m/random" dsl-examples/$grad_m.gnn --graph tests/interp/graphs/random --samples 6
+done
+grad_check "grad/model/edgeconv/pointcloud" dsl-examples/edgeconv.gnn --graph tests/interp/graphs/pointcloud --samples 4
+# On Cora: the example's layers verbatim with narrow widths (tests/grad/cora/MODEL.model).
+for grad_m in $grad_models; do
+  { awk '/^model /{exit} {print}' dsl-examples/$grad_m.gnn; cat $grad_dir/cora/$grad_m.model; } > "$grad_tmp/$grad_m-cora.gnn"
+  grad_check "grad/cora/$grad_m" "$grad_tmp/$grad_m-cora.gnn" --graph data/cora --samples 4
+done
+
+# 3. The forward output of the training module is the inference module's (gnnc run evaluates
+# the forward values only; the same parameters), to 1e-12.
+grad_same() { # NAME MODEL GRAPH
+  local out
+  if ! out=$("$GNNC" run -fno-autodiff "$2" --graph "$3" --init=uniform --seed 4 --output "$grad_tmp/fwd.inf" 2>&1) ||
+     ! out=$("$GNNC" run "$2" --graph "$3" --init=uniform --seed 4 --output "$grad_tmp/fwd.train" 2>&1); then
+    fail "$1" "gnnc run exited non-zero: $(grad_tail "$out")"
+    return
+  fi
+  if out=$("$PY" - "$grad_tmp/fwd.inf" "$grad_tmp/fwd.train" 2>&1 <<'PYEOF'
+import sys
+a, b = (open(p).read().split() for p in sys.argv[1:3])
+if a[:4] != b[:4] or len(a) != len(b):
+    sys.exit("headers or lengths differ: %s vs %s" % (a[:6], b[:6]))
+worst = max((abs(float(x) - float(y)) / max(1.0, abs(float(x))) for x, y in zip(a[4:], b[4:])), default=0.0)
+if worst > 1e-12:
+    sys.exit("largest difference %.3g" % worst)
+PYEOF
+  ); then pass "$1"; else fail "$1" "$(grad_tail "$out")"; fi
+}
+for grad_m in gcn sage gin gat monet; do
+  grad_same "grad/forward/$grad_m/cora" dsl-examples/$grad_m.gnn data/cora
+done
+grad_same "grad/forward/edgeconv/pointcloud" dsl-examples/edgeconv.gnn tests/interp/graphs/pointcloud
+for grad_m in $grad_models; do
+  grad_same "grad/forward/$grad_m-small/duplicates" tests/interp/models/$grad_m.gnn tests/interp/graphs/duplicates
+done
+
+# 4. The checker can fail: a gradient off by 1e-4 (relative) in one entry is reported.
 grad_out=$(grad_gnnc gradcheck tests/interp/models/gat.gnn --graph tests/interp/graphs/random --corrupt gatconv0.a 2>&1)
 grad_rc=$?
 if [ $grad_rc -eq 1 ] && printf '%s\n' "$grad_out" | grep -q '^grad.gatconv0.a .*max rel error 1.00e-04 .*FAIL$' &&
@@ -71,5 +127,5 @@ else
   fail grad/checker/corrupt "exit $grad_rc: $(grad_tail "$grad_out")"
 fi
 
-unset -f grad_gnnc grad_tail grad_check
-unset grad_dir grad_tmp grad_f grad_n grad_k grad_line grad_opts grad_text grad_out grad_rc
+unset -f grad_gnnc grad_tail grad_check grad_same
+unset grad_dir grad_tmp grad_f grad_n grad_k grad_line grad_opts grad_text grad_models grad_m grad_g grad_out grad_rc
