@@ -29,8 +29,8 @@
  * operand; the arg indices of gather.argmax/argmin); if a point of the stencil takes a
  * different branch than theta itself, h is divided by 10 (up to 4 times); an entry that still
  * straddles a kink is reported and fails the check. Exact ties that persist (duplicate edges
- * carry identical messages) keep the same first edge and are fine. Ties themselves need
- * hand-computed gradients (--no-fd evaluates and --save-grads writes them).
+ * carry identical messages) keep the same first edge and are fine. Ties themselves are tested
+ * against hand-computed gradients (tests/grad/ties.py, with --no-fd).
  *
  * The exit status is 0 when every entry is within --tol, 1 otherwise or on an error.
  */

@@ -12,7 +12,8 @@
 #                           on Cora, a sample of entries
 #   grad/forward/...        gnnc run: the forward output of the training module equals that of
 #                           the inference module (-fno-autodiff), to 1e-12
-#   grad/checker/...        the checker itself can fail: a corrupted gradient
+#   grad/ties/CASE          gradients at max/min ties against hand-computed values (ties.py)
+#   grad/checker/...        the checker itself can fail: a corrupted gradient, a tie
 
 grad_dir=tests/grad
 grad_tmp=$TMP/grad
@@ -117,7 +118,16 @@ for grad_m in $grad_models; do
   grad_same "grad/forward/$grad_m-small/duplicates" tests/interp/models/$grad_m.gnn tests/interp/graphs/duplicates
 done
 
-# 4. The checker can fail: a gradient off by 1e-4 (relative) in one entry is reported.
+# 4. Ties in max/min: hand-computed gradients (the first in-edge in CSR order takes it all).
+for grad_c in $("$PY" $grad_dir/ties.py --list); do
+  if grad_out=$("$PY" $grad_dir/ties.py "$GNNC" "$grad_tmp" "$grad_c" 2>&1); then
+    pass "grad/ties/$grad_c"
+  else
+    fail "grad/ties/$grad_c" "$(grad_tail "$grad_out")"
+  fi
+done
+
+# 5. The checker can fail: a gradient off by 1e-4 (relative) in one entry is reported.
 grad_out=$(grad_gnnc gradcheck tests/interp/models/gat.gnn --graph tests/interp/graphs/random --corrupt gatconv0.a 2>&1)
 grad_rc=$?
 if [ $grad_rc -eq 1 ] && printf '%s\n' "$grad_out" | grep -q '^grad.gatconv0.a .*max rel error 1.00e-04 .*FAIL$' &&
@@ -127,5 +137,17 @@ else
   fail grad/checker/corrupt "exit $grad_rc: $(grad_tail "$grad_out")"
 fi
 
+# ... and a tie that a difference straddles is reported, not averaged: in the first ties case,
+# moving A[1, 0] breaks the tie of element 0 one way or the other (A[0, 0] moves both sides).
+grad_out=$(grad_gnnc gradcheck "$grad_tmp/ties-max_tie_first_in_csr_order/t.gnn" \
+  --graph "$grad_tmp/ties-max_tie_first_in_csr_order" --params "$grad_tmp/ties-max_tie_first_in_csr_order/params" 2>&1)
+grad_rc=$?
+if [ $grad_rc -eq 1 ] && printf '%s\n' "$grad_out" | grep -q '^  A\[2\]: a kink lies within the stencil' &&
+   printf '%s\n' "$grad_out" | grep -q '(1 not checked at kinks; .*): FAIL$'; then
+  pass grad/checker/tie-is-a-kink
+else
+  fail grad/checker/tie-is-a-kink "exit $grad_rc: $(grad_tail "$grad_out")"
+fi
+
 unset -f grad_gnnc grad_tail grad_check grad_same
-unset grad_dir grad_tmp grad_f grad_n grad_k grad_line grad_opts grad_text grad_models grad_m grad_g grad_out grad_rc
+unset grad_dir grad_tmp grad_f grad_n grad_k grad_line grad_opts grad_text grad_models grad_m grad_g grad_out grad_rc grad_c
