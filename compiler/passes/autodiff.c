@@ -35,7 +35,7 @@
  * gather.max/min over out-edges ({by = src}) never occur in a forward module that sema and
  * canonicalize build. Rules for functions sema never emits (slice, pad, reshape, sum_last,
  * linear_t, sign, inv_or_zero, the *_grad functions, gathers by src) are there for passes
- * that run before this one (reorg).
+ * that run before this one (reorg) and are checked by tests/grad/rules.c.
  */
 #include "../gnnc.h"
 

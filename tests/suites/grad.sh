@@ -14,6 +14,8 @@
 #                           the inference module (-fno-autodiff), to 1e-12
 #   grad/ties/CASE          gradients at max/min ties against hand-computed values (ties.py)
 #   grad/checker/...        the checker itself can fail: a corrupted gradient, a tie
+#   grad/rules/CASE         functions no source program reaches yet, in hand-built modules
+#                           (tests/grad/rules.c, build/grad_rules)
 
 grad_dir=tests/grad
 grad_tmp=$TMP/grad
@@ -127,7 +129,23 @@ for grad_c in $("$PY" $grad_dir/ties.py --list); do
   fi
 done
 
-# 5. The checker can fail: a gradient off by 1e-4 (relative) in one entry is reported.
+# 5. Rules of functions no source program reaches yet (slice, pad, reshape, sum_last, linear_t,
+# sign, inv_or_zero, the *_grad functions, gathers over out-edges), in hand-built modules.
+grad_rules="$ROOT/build/grad_rules"
+if [ ! -x "$grad_rules" ]; then
+  fail grad/rules "$grad_rules is missing (make build/grad_rules)"
+else
+  for grad_c in $("$grad_rules" --list); do
+    grad_out=$(OMP_WAIT_POLICY=passive "$grad_rules" "$grad_c" tests/grad/graphs/small 2>&1)
+    if [ $? -eq 0 ] && printf '%s\n' "$grad_out" | grep -q '(0 not checked at kinks; .*): ok$'; then
+      pass "grad/rules/$grad_c"
+    else
+      fail "grad/rules/$grad_c" "$(printf '%s\n' "$grad_out" | grep -m3 'FAIL\|error\|invalid')"
+    fi
+  done
+fi
+
+# 6. The checker can fail: a gradient off by 1e-4 (relative) in one entry is reported.
 grad_out=$(grad_gnnc gradcheck tests/interp/models/gat.gnn --graph tests/interp/graphs/random --corrupt gatconv0.a 2>&1)
 grad_rc=$?
 if [ $grad_rc -eq 1 ] && printf '%s\n' "$grad_out" | grep -q '^grad.gatconv0.a .*max rel error 1.00e-04 .*FAIL$' &&
@@ -150,4 +168,4 @@ else
 fi
 
 unset -f grad_gnnc grad_tail grad_check grad_same
-unset grad_dir grad_tmp grad_f grad_n grad_k grad_line grad_opts grad_text grad_models grad_m grad_g grad_out grad_rc grad_c
+unset grad_dir grad_tmp grad_f grad_n grad_k grad_line grad_opts grad_text grad_models grad_m grad_g grad_out grad_rc grad_c grad_rules
