@@ -21,9 +21,9 @@ LDLIBS  := -lm
 
 BUILD   := build
 SRCS    := compiler/arena.c compiler/diag.c compiler/ir.c compiler/ir_print.c compiler/verify.c \
-           compiler/pipeline.c compiler/graph.c compiler/interp.c compiler/lower.c compiler/kir.c \
-           compiler/emit_model.c compiler/emit_host.c compiler/emit_cuda.c compiler/build.c \
-           compiler/passes/sema.c compiler/passes/canonicalize.c compiler/passes/reorg.c \
+           compiler/pipeline.c compiler/graph.c compiler/interp.c compiler/gradcheck.c compiler/lower.c \
+           compiler/kir.c compiler/emit_model.c compiler/emit_host.c compiler/emit_cuda.c compiler/build.c \
+           compiler/passes/sema.c compiler/passes/canonicalize.c compiler/passes/reorg.c compiler/passes/autodiff.c \
            compiler/passes/compose.c
 GENSRCS := $(BUILD)/parser.c $(BUILD)/lexer.c
 HDRS    := compiler/gnnc.h compiler/ops.def compiler/funcs.def runtime/gnnrt_rng.h $(BUILD)/parser.h
@@ -193,6 +193,11 @@ $(BUILD)/fuzz/replay: tests/fuzz/fuzz_frontend.c tests/fuzz/replay.c $(SRCS) $(G
 	$(CC) $(BASE) $(ASAN_FLAGS) -Wno-sign-compare -Wno-unused-parameter -o $@ tests/fuzz/fuzz_frontend.c \
 	  tests/fuzz/replay.c $(SRCS) $(GENSRCS) $(LDLIBS)
 
+# The autodiff rules that no source program reaches yet (tests/grad/rules.c), with the sanitizers.
+$(BUILD)/grad_rules: tests/grad/rules.c $(SRCS) $(GENSRCS) $(HDRS)
+	@mkdir -p $(BUILD)
+	$(CC) $(BASE) $(ASAN_FLAGS) -Wno-sign-compare -Wno-unused-parameter -Wno-unknown-pragmas -o $@ tests/grad/rules.c $(SRCS) $(GENSRCS) $(LDLIBS)
+
 fuzz: $(BUILD)/fuzz/fuzz_frontend
 	@mkdir -p $(BUILD)/fuzz/corpus
 	$(BUILD)/fuzz/fuzz_frontend -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=5 \
@@ -203,11 +208,11 @@ setup:
 	@bash scripts/setup.sh
 
 test: setup
-	@$(MAKE) --no-print-directory all $(BUILD)/fuzz/replay runtime-tests tools
+	@$(MAKE) --no-print-directory all $(BUILD)/fuzz/replay runtime-tests tools $(BUILD)/grad_rules
 	@RT_BIN=$(BUILD)/rt bash tests/run.sh $(BUILD)/gnnc
 
 test-asan: setup
-	@$(MAKE) --no-print-directory $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay runtime-tests runtime-tests-asan tools
+	@$(MAKE) --no-print-directory $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay runtime-tests runtime-tests-asan tools $(BUILD)/grad_rules
 	@RT_BIN=$(BUILD)/asan/rt RT_SANITIZED=1 bash tests/run.sh $(BUILD)/asan/gnnc
 
 EXAMPLES := $(wildcard dsl-examples/*.gnn)

@@ -413,7 +413,7 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   fprintf(out, "#pragma omp parallel for schedule(%s)\n", k->map == MAP_VERTEX ? "dynamic, 64" : "static");
   fputs("  for (int64_t row = 0; row < nrows; row++) {\n", out);
   for (int i = 0; i < k->nshared; i++)
-    fprintf(out, "    %s %s[%d];  /* shared by the group */\n", ctype(k->shared[i].type), k->shared[i].name, k->shared[i].len);
+    fprintf(out, "    %s %s[%d] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */\n", ctype(k->shared[i].type), k->shared[i].name, k->shared[i].len);
   for (int i = 0; i < n; i++) {
     const KLocal *l = &k->locals[i];
     if (!h.used[i] || h.loopvar[i]) continue;

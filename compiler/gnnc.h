@@ -306,12 +306,16 @@ typedef bool (*PassFn)(GnnCtx *c, Module *m);
 typedef struct {
   const char *name;
   PassFn run;
-  bool optional;    /* switched off by -O0 and by -fno-NAME */
+  bool optional;    /* switched off by -fno-NAME, and by -O0 unless kept_at_O0 */
   const char *doc;
+  bool kept_at_O0;  /* not an optimisation (autodiff: it changes what is computed): -O0 keeps it */
 } PassInfo;
 
 bool pass_canonicalize(GnnCtx *c, Module *m);
 bool pass_reorg(GnnCtx *c, Module *m);
+/* canonicalize's folding, CSE and DCE on the backward values only (the forward is untouched). */
+bool canonicalize_backward(GnnCtx *c, Module *m);
+bool pass_autodiff(GnnCtx *c, Module *m);
 bool pass_compose(GnnCtx *c, Module *m);
 /* canonicalize.c's machinery for the passes after it: the CSE key (same operator, function,
  * attributes, name and operands), and a cleanup that re-forms gSDDMM scatters from
@@ -581,6 +585,9 @@ typedef struct {
   const Tensor *inputs; /* optional: inputs by name (features, d_out, edge inputs); rows x elems */
   int ninputs;
   bool keep_all;     /* keep every value's array (for tests that read intermediates) */
+  bool forward_only; /* skip the backward values of a training module (their arrays stay NULL) */
+  const bool *keep;  /* optional, per value id: keep this value's array after its last use */
+  double *const *given; /* optional, per value id: its array, computed by the caller (not freed) */
   double **vals;     /* per value id: rows x elems */
 } Interp;
 
@@ -592,5 +599,26 @@ int64_t value_rows(const Value *v, const Graph *g);
 
 uint64_t rng_next(uint64_t *state); /* splitmix64 */
 double rng_uniform(uint64_t *state); /* [0, 1) */
+
+/* ===================================================================== gradcheck.c */
+
+/* `gnnc gradcheck [options] FILE.gnn --graph PATH` (argv[0] is "gradcheck"): the gradients
+ * of the autodiff pass against finite differences in the float64 interpreter. Returns the
+ * exit status (0 all within tolerance, 1 not or an error in the input, 2 a bad command line). */
+int gradcheck_main(int argc, char **argv);
+
+typedef struct {
+  uint64_t seed;          /* grad.out's random draw */
+  uint64_t dropout_seed;
+  bool inference;         /* dropout off */
+  bool no_fd;             /* evaluate (and save) the gradients only */
+  bool verbose;           /* print every entry */
+  int64_t samples;        /* > 0: check this many random entries of a larger parameter */
+  double tol, eps, floor; /* floor 0: 1e-6 x the largest |grad| */
+  const char *grad_out, *save_grads, *corrupt, *graph_name;
+} GradcheckOpts;
+/* The check itself on a training module (one with grad.out), a graph and parameters;
+ * prints the report to stdout and returns the exit status. */
+int gradcheck_module(const Module *m, const Graph *g, ParamSet *ps, const GradcheckOpts *o);
 
 #endif

@@ -13,7 +13,10 @@
  *     draws (runtime/gnnrt_rng.h);
  *   - gather.argmax/argmin give the CSR position of the first in-edge attaining the
  *     extremum (-1 with no in-edges), which is the edge id of the generated code;
- *   - reduce_rows sums over every row of its operand(s).
+ *   - reduce_rows sums over every row of its operand(s);
+ *   - forward_only skips the backward values of a training module (gnnc run's forward);
+ *   - given[i], when set, is value i's array, computed by the caller (gradcheck reuses the
+ *     values a perturbed parameter does not reach); it is neither recomputed nor freed.
  * A value's array is freed after its last use, so peak memory follows the live set.
  * Rows are independent, so the row loops run in parallel with OpenMP where available.
  */
@@ -310,7 +313,14 @@ static double reduce_step(FnKind r, double acc, double x) {
   return r == FN_MAX ? (x > acc ? x : acc) : r == FN_MIN ? (x < acc ? x : acc) : acc + x;
 }
 
-static bool fill_input(Interp *in, const Value *v, double *out, bool *features_used, char *err, size_t errlen) {
+static bool given_by_name(const Interp *in, const Value *v) {
+  for (int i = 0; i < in->ninputs; i++)
+    if (strcmp(in->inputs[i].name, v->name) == 0) return true;
+  return false;
+}
+
+/* feat: the input that takes the graph's features (the first forward vertex input not given by name). */
+static bool fill_input(Interp *in, const Value *v, double *out, const Value *feat, char *err, size_t errlen) {
   const Graph *g = in->g;
   int64_t rows = value_rows(v, g), n = shape_elems(&v->shape);
   for (int i = 0; i < in->ninputs; i++) /* given by name */
@@ -323,7 +333,7 @@ static bool fill_input(Interp *in, const Value *v, double *out, bool *features_u
       memcpy(out, in->inputs[i].data, sizeof(double) * (size_t)(rows * n));
       return true;
     }
-  if (v->dom == DOM_VERTEX && g->features && !*features_used) {
+  if (v == feat) {
     /* The first vertex input takes the graph's features. LIBSVM rows are sparse, so a file
      * whose largest index is below the declared width is zero-padded. */
     if (v->shape.rank != 1 || g->nfeat > n) {
@@ -333,7 +343,6 @@ static bool fill_input(Interp *in, const Value *v, double *out, bool *features_u
     }
     for (int64_t r = 0; r < rows; r++)
       for (int64_t k = 0; k < n; k++) out[r * n + k] = k < g->nfeat ? g->features[r * g->nfeat + k] : 0;
-    *features_used = true;
     return true;
   }
   /* Inputs the graph does not provide are generated from the seed: uniform in [-1, 1) for
@@ -352,12 +361,22 @@ bool interp_run(Interp *in, char *err, size_t errlen) {
   for (int i = 0; i < nv; i++) {
     const Value *v = m->vals.items[i];
     last[i] = i;
+    if (v->bwd && in->forward_only) continue;
     for (int k = 0; k < v->nargs; k++) last[v->args[k]->id] = i;
   }
   for (int i = 0; i < m->nouts; i++) last[m->outs[i].val->id] = nv;
-  bool features_used = false;
+  const Value *feat = NULL; /* not the backward's seed grad.out */
+  for (int i = 0; i < nv && g->features && !feat; i++) {
+    const Value *v = m->vals.items[i];
+    if (v->op == OP_INPUT && v->dom == DOM_VERTEX && !v->bwd && !given_by_name(in, v)) feat = v;
+  }
   for (int i = 0; i < nv; i++) {
     const Value *v = m->vals.items[i];
+    if (v->bwd && in->forward_only) continue;
+    if (in->given && in->given[i]) { /* computed by the caller */
+      in->vals[i] = in->given[i];
+      continue;
+    }
     int64_t rows = value_rows(v, g), n = shape_elems(&v->shape);
     if ((double)rows * (double)n > 2e9) {
       snprintf(err, errlen, "error: value %%%d needs %lld x %lld doubles, too many for the interpreter", v->id,
@@ -373,7 +392,7 @@ bool interp_run(Interp *in, char *err, size_t errlen) {
     int64_t na = sa ? shape_elems(sa) : 0, nb = sb ? shape_elems(sb) : 0;
     switch (v->op) {
     case OP_INPUT:
-      if (!fill_input(in, v, out, &features_used, err, errlen)) {
+      if (!fill_input(in, v, out, feat, err, errlen)) {
         free(last);
         return false;
       }
@@ -517,7 +536,8 @@ bool interp_run(Interp *in, char *err, size_t errlen) {
     /* Free operands whose last use this was. */
     for (int k = 0; k < v->nargs; k++) {
       int a = v->args[k]->id;
-      if (last[a] == i && in->vals[a] && v->args[k]->op != OP_INPUT && !in->keep_all) {
+      if (last[a] == i && in->vals[a] && v->args[k]->op != OP_INPUT && !in->keep_all && !(in->keep && in->keep[a]) &&
+          !(in->given && in->given[a])) {
         free(in->vals[a]);
         in->vals[a] = NULL;
       }
@@ -529,7 +549,8 @@ bool interp_run(Interp *in, char *err, size_t errlen) {
 
 void interp_free(Interp *in) {
   if (!in->vals) return;
-  for (int i = 0; i < in->m->vals.len; i++) free(in->vals[i]);
+  for (int i = 0; i < in->m->vals.len; i++)
+    if (!(in->given && in->given[i])) free(in->vals[i]);
   free(in->vals);
   in->vals = NULL;
 }

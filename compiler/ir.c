@@ -312,11 +312,17 @@ bool ir_infer(Arena *a, const Value *p, Domain *dom, ElemType *elem, Shape *shap
     *dom = DOM_EDGE;
     *shape = args[0]->shape;
     break;
-  case OP_REDUCE_ROWS:
-    for (int i = 0; i < nargs; i++)
-      if (args[i]->dom != DOM_VERTEX && args[i]->dom != DOM_EDGE)
+  case OP_REDUCE_ROWS: {
+    /* The rows of vertex or edge values; matmul_tn also takes param/global values, one row
+     * each (the weight gradient of a linear between parameters, W @ P). */
+    bool one_row[2] = {false, false};
+    for (int i = 0; i < nargs; i++) {
+      one_row[i] = args[i]->dom == DOM_PARAM || args[i]->dom == DOM_GLOBAL;
+      if (one_row[i] && fn != FN_MATMUL_TN)
         FAIL("reduce_rows reads vertex or edge values, operand %d is a %s value", i, domain_name(args[i]->dom));
-    if (nargs == 2 && args[0]->dom != args[1]->dom) FAIL("reduce_rows operands of different domains");
+    }
+    if (nargs == 2 && args[0]->dom != args[1]->dom && !(one_row[0] && one_row[1]))
+      FAIL("reduce_rows operands of different domains");
     *dom = DOM_GLOBAL;
     if (fn == FN_SUM && nargs == 1) {
       *shape = args[0]->shape;
@@ -335,6 +341,7 @@ bool ir_infer(Arena *a, const Value *p, Domain *dom, ElemType *elem, Shape *shap
       FAIL("reduce_rows.%s with %d operands", fn_info[fn].name, nargs);
     }
     break;
+  }
   case OP_AGGREGATE:
     if (fn != FN_SUM && fn != FN_MEAN && fn != FN_MAX && fn != FN_MIN) FAIL("'%s' is not an aggregate reduction", fn_info[fn].name);
     if (!(fn_info[msg].where & W_MESSAGE)) FAIL("'%s' is not an aggregate message", fn_info[msg].name);

@@ -2,6 +2,7 @@
  *
  *   gnnc [options] model.gnn              compile; print the IR (--emit=ir, the default) or DOT
  *   gnnc run [options] model.gnn --graph G  compile, then evaluate with the float64 interpreter
+ *   gnnc gradcheck [options] model.gnn --graph G  autodiff's gradients vs finite differences (gradcheck.c)
  *
  * Exit status: 0 on success, 1 on errors in the input (program, graph, parameters),
  * 2 on a bad command line.
@@ -16,6 +17,7 @@
 static void usage(FILE *out) {
   fputs("usage: gnnc [options] FILE.gnn\n"
         "       gnnc run [options] FILE.gnn --graph PATH\n"
+        "       gnnc gradcheck [options] FILE.gnn --graph PATH   (gnnc gradcheck --help)\n"
         "\n"
         "compile options:\n"
         "  -o FILE                 write the output to FILE instead of stdout; FILE.so builds a shared library\n"
@@ -34,8 +36,8 @@ static void usage(FILE *out) {
         "  --time-passes           report the wall time of each pass on stderr\n"
         "  --stats V=N,E=N         print the cost model's FLOPs, bytes and peak live bytes after each pass\n"
         "  --stats=symbolic        the same totals as polynomials in V and E\n"
-        "  -fno-PASS               switch an optimisation pass off\n"
-        "  -O0                     switch every optimisation pass off\n"
+        "  -fno-PASS               switch a pass off (-fno-autodiff: inference only, no backward)\n"
+        "  -O0                     switch every optimisation pass off (autodiff stays on)\n"
         "  --no-verify             do not run the IR verifier after each pass\n"
         "\n"
         "run options:\n"
@@ -136,7 +138,8 @@ static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
     goto fail;
   }
   if (cli->save_params && !params_save(&ps, cli->save_params, err, sizeof err)) goto fail;
-  in = (Interp){.m = m, .g = &g, .ps = &ps, .seed = cli->seed, .training = cli->train, .dropout_seed = cli->seed};
+  in = (Interp){.m = m, .g = &g, .ps = &ps, .seed = cli->seed, .training = cli->train, .dropout_seed = cli->seed,
+                .forward_only = true}; /* gradcheck runs the backward */
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   if (!interp_run(&in, err, sizeof err)) goto fail;
@@ -151,7 +154,7 @@ static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
     }
     for (int i = 0; i < m->vals.len; i++) {
       const Value *v = m->vals.items[i];
-      if (v->op != OP_INPUT) continue;
+      if (v->op != OP_INPUT || v->bwd) continue; /* the backward's seed grad.out is not evaluated */
       int64_t rows = value_rows(v, &g), n = shape_elems(&v->shape);
       fprintf(f, "tensor %s %lld %d", v->name, (long long)rows, v->shape.rank);
       for (int k = 0; k < v->shape.rank; k++) fprintf(f, " %lld", (long long)v->shape.d[k]);
@@ -254,6 +257,7 @@ int main(int argc, char **argv) {
   Cli cli = {.seed = 1, .rows = 3};
   const char *model_name = NULL;
   int first = 1;
+  if (argc > 1 && strcmp(argv[1], "gradcheck") == 0) return gradcheck_main(argc - 1, argv + 1);
   if (argc > 1 && strcmp(argv[1], "run") == 0) {
     cli.run = true;
     first = 2;
@@ -268,7 +272,9 @@ int main(int argc, char **argv) {
       return 0;
     } else if (strcmp(a, "--list-passes") == 0) {
       printf("%-14s %s\n", "sema", "names, domains, shapes; lowers the AST to the operator IR");
-      for (int k = 0; k < pass_count; k++) printf("%-14s %s\n", pass_table[k].name, pass_table[k].doc);
+      for (int k = 0; k < pass_count; k++)
+        printf("%-14s %s%s\n", pass_table[k].name, pass_table[k].doc,
+               pass_table[k].kept_at_O0 ? " (not an optimisation: -O0 keeps it, -fno-autodiff builds inference only)" : "");
       printf("%-14s %s\n", "lower", "operator IR to kernel IR: GEMMs and kernels with a thread mapping (when code is emitted)");
       return 0;
     } else if (strcmp(a, "-o") == 0 && i + 1 < argc) {

@@ -1,11 +1,14 @@
 /* pipeline.c -- the pass pipeline, read top to bottom, with its dumps, timers and checks.
  *
- *   sema -> canonicalize -> reorg -> compose -> (lower, to the kernel IR, when code is wanted)
+ *   sema -> canonicalize -> reorg -> autodiff -> compose -> (lower, to the kernel IR, when code
+ *   is wanted)
  *
  * After each step: the verifier (a failure is an internal error, reported with the pass's
  * name), --print-ir-after dumps ("(unchanged)" when the pass did nothing), --stats totals,
- * and the pass's wall time for --time-passes. Later passes (autodiff, fuse,
- * checkpoint) slot into pass_table in order.
+ * and the pass's wall time for --time-passes. Later passes (fuse, checkpoint) slot into
+ * pass_table in order. -O0 switches off the optimisations, not autodiff: a training module
+ * stays a training module (-fno-autodiff builds inference only). reorg runs before autodiff
+ * so that the backward is derived from the reorganised forward (projections per vertex).
  */
 #include "gnnc.h"
 
@@ -14,9 +17,14 @@
 #include <time.h>
 
 const PassInfo pass_table[] = {
-    {"canonicalize", pass_canonicalize, true, "fold constants, expand mean, form gSDDMM scatters, CSE, DCE"},
-    {"reorg", pass_reorg, true, "move projections from edges to vertices, destination terms out of reductions"},
-    {"compose", pass_compose, true, "form Aggregate (gSpMM) from gather(apply_edge(scatter))"},
+    {.name = "canonicalize", .run = pass_canonicalize, .optional = true,
+     .doc = "fold constants, expand mean, form gSDDMM scatters, CSE, DCE"},
+    {.name = "reorg", .run = pass_reorg, .optional = true,
+     .doc = "move projections from edges to vertices, destination terms out of reductions"},
+    {.name = "autodiff", .run = pass_autodiff, .optional = true, .kept_at_O0 = true,
+     .doc = "reverse-mode differentiation: append the backward pass and the grad.<param> outputs"},
+    {.name = "compose", .run = pass_compose, .optional = true,
+     .doc = "form Aggregate (gSpMM) from gather(apply_edge(scatter))"},
 };
 const int pass_count = (int)(sizeof pass_table / sizeof pass_table[0]);
 
@@ -44,6 +52,11 @@ static bool listed(const char *const *names, int n, const char *name) {
   for (int i = 0; i < n; i++)
     if (strcmp(names[i], name) == 0) return true;
   return false;
+}
+
+/* A pass is skipped when -fno-NAME names it, or under -O0 if it is an optimisation. */
+static bool pass_off(const PassInfo *p, const PipelineOpts *o) {
+  return p->optional && (listed(o->disabled, o->ndisabled, p->name) || (o->O0 && !p->kept_at_O0));
 }
 
 static double now(void) {
@@ -169,9 +182,8 @@ Module *gnn_compile(GnnCtx *c, const PipelineOpts *o) {
   if (!after_pass(c, m, "sema", true, o, &prev)) return NULL;
   for (int i = 0; i < pass_count; i++) {
     const PassInfo *p = &pass_table[i];
-    bool off = p->optional && (o->O0 || listed(o->disabled, o->ndisabled, p->name));
     times[i + 1] = 0;
-    if (off) continue;
+    if (pass_off(p, o)) continue;
     if (listed(o->print_before, o->nprint_before, p->name)) {
       fprintf(o->out, "// -----// IR before %s //----- //\n", p->name);
       ir_print(o->out, m);
@@ -209,8 +221,7 @@ Module *gnn_compile(GnnCtx *c, const PipelineOpts *o) {
     fprintf(stderr, "  Total: %.4f ms\n\n   Wall time (ms)   %%     Name\n", total * 1e3);
     fprintf(stderr, "   %12.4f  %5.1f%%  %s\n", times[0] * 1e3, 100 * times[0] / total, "sema");
     for (int i = 0; i < pass_count; i++) {
-      bool off = pass_table[i].optional && (o->O0 || listed(o->disabled, o->ndisabled, pass_table[i].name));
-      if (!off) fprintf(stderr, "   %12.4f  %5.1f%%  %s\n", times[i + 1] * 1e3, 100 * times[i + 1] / total, pass_table[i].name);
+      if (!pass_off(&pass_table[i], o)) fprintf(stderr, "   %12.4f  %5.1f%%  %s\n", times[i + 1] * 1e3, 100 * times[i + 1] / total, pass_table[i].name);
     }
     if (c->kprog) fprintf(stderr, "   %12.4f  %5.1f%%  %s\n", tl * 1e3, 100 * tl / total, "lower");
   }

@@ -15,6 +15,11 @@
  * Steps 1-4 run in one sweep in definition order, repeated until nothing changes.
  * canon_cleanup runs steps 2, 4 and 5 only, for passes that rewrite a canonical module (reorg);
  * canon_same / canon_hash are step 4's key, for passes that hash-cons the values they build.
+ *
+ * canonicalize_backward runs the same steps on the backward values of a training module only
+ * (autodiff calls it on what it built): forward values are neither rewritten, merged nor
+ * removed, and a value a rewrite creates belongs to the pass (forward or backward) of the
+ * value it replaces. CSE never merges a backward value with a forward one (see canon_same()).
  */
 #include "../gnnc.h"
 
@@ -144,8 +149,9 @@ uint64_t canon_hash(const Value *v) {
   return h;
 }
 
-/* One sweep of steps 1-4. Returns true if anything changed. */
-static bool sweep(GnnCtx *c, Module *m, bool full) {
+/* One sweep of steps 1-4 (over the backward values only if bwd_only; full = false: step 2's
+ * rewrites only, the cleanup after reorg). Returns true if anything changed. */
+static bool sweep(GnnCtx *c, Module *m, bool full, bool bwd_only) {
   PtrVec old = m->vals;
   m->vals = (PtrVec){0};
   int cap = 1;
@@ -154,8 +160,15 @@ static bool sweep(GnnCtx *c, Module *m, bool full) {
   bool changed = false;
   for (int i = 0; i < old.len; i++) {
     Value *v = old.items[i];
+    if (bwd_only && !v->bwd) { /* the forward is left as it is */
+      v->id = m->vals.len;
+      vec_push(m->arena, &m->vals, v);
+      continue;
+    }
     for (int k = 0; k < v->nargs; k++) v->args[k] = resolve(v->args[k]);
+    int made = m->vals.len;
     Value *r = simplify(m, v, full); /* values it creates are already in m->vals */
+    for (int k = made; k < m->vals.len; k++) ((Value *)m->vals.items[k])->bwd = v->bwd; /* part of v's pass */
     if (r != v) {
       v->repl = r;
       v->dead = true;
@@ -186,13 +199,13 @@ static bool sweep(GnnCtx *c, Module *m, bool full) {
   return changed;
 }
 
-/* 5. DCE: keep what the output needs, and the inputs. */
-static bool dce(Module *m) {
+/* 5. DCE: keep what the outputs need, and the inputs (and, if bwd_only, every forward value). */
+static bool dce(Module *m, bool bwd_only) {
   for (int i = 0; i < m->vals.len; i++) ((Value *)m->vals.items[i])->dead = true;
   for (int i = 0; i < m->nouts; i++) m->outs[i].val->dead = false;
   for (int i = m->vals.len - 1; i >= 0; i--) {
     Value *v = m->vals.items[i];
-    if (v->op == OP_INPUT) v->dead = false;
+    if (v->op == OP_INPUT || (bwd_only && !v->bwd)) v->dead = false;
     if (v->dead) continue;
     for (int k = 0; k < v->nargs; k++) v->args[k]->dead = false;
   }
@@ -203,16 +216,24 @@ static bool dce(Module *m) {
 
 bool pass_canonicalize(GnnCtx *c, Module *m) {
   bool changed = false;
-  for (int round = 0; round < 16 && sweep(c, m, true); round++) changed = true;
-  changed |= dce(m);
+  for (int round = 0; round < 16 && sweep(c, m, true, false); round++) changed = true;
+  changed |= dce(m, false);
   module_count_uses(m);
   return changed;
 }
 
 bool canon_cleanup(GnnCtx *c, Module *m) {
   bool changed = false;
-  for (int round = 0; round < 16 && sweep(c, m, false); round++) changed = true;
-  changed |= dce(m);
+  for (int round = 0; round < 16 && sweep(c, m, false, false); round++) changed = true;
+  changed |= dce(m, false);
+  module_count_uses(m);
+  return changed;
+}
+
+bool canonicalize_backward(GnnCtx *c, Module *m) {
+  bool changed = false;
+  for (int round = 0; round < 16 && sweep(c, m, true, true); round++) changed = true;
+  changed |= dce(m, true);
   module_count_uses(m);
   return changed;
 }

@@ -11,7 +11,8 @@
 #include "../gnnc.h"
 
 static Value *try_compose(Module *m, Value *g) {
-  if (g->op != OP_GATHER) return NULL;
+  /* aggregate reduces over in-edges: a gather over out-edges ({by = src}) is not one */
+  if (g->op != OP_GATHER || g->iattr != GATHER_BY_DST) return NULL;
   Value *e = g->args[0];
   Value *args[2];
   FnKind msg;
@@ -36,6 +37,7 @@ static Value *try_compose(Module *m, Value *g) {
   const char *why = NULL;
   Value *r = ir_make(m, OP_AGGREGATE, msg, args, n, 0, g->fn, g->loc, &why);
   if (r && !shape_eq(&r->shape, &g->shape)) return NULL;
+  if (r) r->bwd = g->bwd; /* a backward gather stays backward */
   return r;
 }
 
@@ -59,11 +61,13 @@ bool pass_compose(GnnCtx *c, Module *m) {
     vec_push(m->arena, &m->vals, v);
   }
   for (int i = 0; i < m->nouts; i++) m->outs[i].val = resolve(m->outs[i].val);
-  /* The scatter and apply_edge values folded into aggregates are now unused. */
+  /* The scatter and apply_edge values folded into aggregates are now unused. Inputs and
+   * params stay: they are the model's signature (a training module has a grad.<param>
+   * output for every param, used or not). */
   module_count_uses(m);
   for (int i = m->vals.len - 1; i >= 0; i--) {
     Value *v = m->vals.items[i];
-    if (v->nuses == 0 && v->op != OP_INPUT) { /* outputs count as uses */
+    if (v->nuses == 0 && v->op != OP_INPUT && v->op != OP_PARAM) { /* outputs count as uses */
       v->dead = true;
       for (int k = 0; k < v->nargs; k++) v->args[k]->nuses--;
     }

@@ -6,11 +6,12 @@ check() { # NAME CONDITION-COMMAND...
 }
 "$GNNC" --list-passes > "$TMP/passes" 2>&1
 check list-passes grep -q '^sema ' "$TMP/passes"
-check list-passes-order bash -c "awk '{print \$1}' '$TMP/passes' | tr '\n' ' ' | grep -qx 'sema canonicalize reorg compose lower '"
+check list-passes-order bash -c "awk '{print \$1}' '$TMP/passes' | tr '\n' ' ' | grep -qx 'sema canonicalize reorg autodiff compose lower '"
+check list-passes-autodiff-kept grep -q '^autodiff .*-O0 keeps it' "$TMP/passes"
 "$GNNC" --help > "$TMP/help"; check help grep -q -- '--print-ir-after' "$TMP/help"
 
 "$GNNC" $ex --print-ir-after-all > "$TMP/all"
-check after-all-count bash -c "[ \$(grep -c '^// -----// IR after' '$TMP/all') -eq 5 ]"
+check after-all-count bash -c "[ \$(grep -c '^// -----// IR after' '$TMP/all') -eq 6 ]"
 "$GNNC" $ex --print-ir-before=canonicalize > "$TMP/before"
 "$GNNC" $ex --print-ir-after=sema > "$TMP/after-sema"
 check before-equals-after-sema bash -c "diff <(sed 1d '$TMP/before') <(sed 1d '$TMP/after-sema') >/dev/null"
@@ -24,7 +25,17 @@ check fno-reorg bash -c "! grep -q 'after reorg' '$TMP/noreorg' && grep -q 'afte
 "$GNNC" $ex -fno-canonicalize --print-ir-after-all > "$TMP/nocanon"
 check fno-pass bash -c "! grep -q 'after canonicalize' '$TMP/nocanon' && grep -q 'after compose' '$TMP/nocanon'"
 "$GNNC" $ex -O0 > "$TMP/o0"
-check O0-is-sema bash -c "diff <(sed 1d '$TMP/after-sema') '$TMP/o0' >/dev/null"
+"$GNNC" $ex > "$TMP/default"
+# -O0 switches the optimisations off, not autodiff: sema's module plus the backward pass.
+"$GNNC" $ex -O0 -fno-autodiff > "$TMP/o0-inference"
+check O0-fno-autodiff-is-sema bash -c "diff <(sed 1d '$TMP/after-sema') '$TMP/o0-inference' >/dev/null"
+"$GNNC" $ex -O0 --print-ir-after=autodiff > "$TMP/o0-after-autodiff"
+check O0-keeps-autodiff bash -c "diff <(sed 1d '$TMP/o0-after-autodiff') '$TMP/o0' >/dev/null && grep -q 'output \"grad.gatconv0.W\"' '$TMP/o0'"
+"$GNNC" $ex -O0 --print-ir-after-all > "$TMP/o0-all"
+check O0-after-all bash -c "[ \"\$(grep '^// -----// IR after' '$TMP/o0-all' | tr '\n' ' ')\" = '// -----// IR after sema //----- // // -----// IR after autodiff //----- // // -----// IR after lower //----- // ' ]"
+# -fno-autodiff: an inference module (no backward value, no gradient output, no seed).
+"$GNNC" $ex -fno-autodiff > "$TMP/inference"
+check fno-autodiff bash -c "! grep -q 'backward\|grad\.' '$TMP/inference' && grep -q '# backward' '$TMP/default' && grep -q 'output \"grad.gatconv1.a\"' '$TMP/default'"
 "$GNNC" $ex -fno-nosuchpass > /dev/null 2> "$TMP/err"; rc=$?
 check fno-unknown bash -c "[ $rc -eq 2 ] && grep -q \"no optional pass named 'nosuchpass'\" '$TMP/err'"
 "$GNNC" $ex --print-ir-after=nosuch > /dev/null 2> "$TMP/err"; rc=$?
@@ -37,7 +48,7 @@ check no-input bash -c "[ $rc -eq 2 ]"
 check missing-file bash -c "[ $rc -eq 1 ] && grep -q \"cannot read 'no/such/file.gnn'\" '$TMP/err'"
 
 "$GNNC" $ex --time-passes > /dev/null 2> "$TMP/time"
-check time-passes bash -c "grep -q 'pass execution timing report' '$TMP/time' && grep -q ' sema$' '$TMP/time' && grep -q ' canonicalize$' '$TMP/time'"
+check time-passes bash -c "grep -q 'pass execution timing report' '$TMP/time' && grep -q ' sema$' '$TMP/time' && grep -q ' canonicalize$' '$TMP/time' && grep -q ' autodiff$' '$TMP/time'"
 "$GNNC" $ex --emit=dot > "$TMP/dot"
 check emit-dot bash -c "head -1 '$TMP/dot' | grep -q '^digraph \"GAT\"' && tail -1 '$TMP/dot' | grep -q '^}'"
 "$GNNC" $ex --emit=ir -o "$TMP/out.ir"
@@ -45,7 +56,7 @@ check emit-to-file bash -c "head -1 '$TMP/out.ir' | grep -q '^model GAT {'"
 "$GNNC" $ex --emit=cuda > /dev/null 2>&1; rc=$?
 check emit-unsupported bash -c "[ $rc -eq 2 ]"
 "$GNNC" $ex --stats V=19717,E=88651 > "$TMP/stats"
-check stats-lines bash -c "[ \$(grep -c '^stats after' '$TMP/stats') -eq 4 ]"
+check stats-lines bash -c "[ \$(grep -c '^stats after' '$TMP/stats') -eq 5 ]"
 "$GNNC" $ex --stats V=1 > /dev/null 2>&1; rc=$?
 check stats-bad bash -c "[ $rc -eq 2 ]"
 "$GNNC" tests/ir/canon_mean.gnn --model=M > /dev/null; rc=$?
@@ -73,3 +84,20 @@ check stats-symbolic-bad bash -c "[ $rc -eq 2 ]"
 printf 'model M(a: vertex[2], b: vertex[2, 3]) -> edge[2] {\n  return dot(a[src], b[dst])\n}\n' > "$TMP/udot.gnn"
 "$GNNC" "$TMP/udot.gnn" --stats=symbolic > "$TMP/udot"
 check cost-u-dot-v bash -c "grep -q 'after sema  *flops 12\*E ' '$TMP/udot' && grep -q 'after canonicalize  *flops 12\*E ' '$TMP/udot'"
+
+# gnnc gradcheck's command line (its checks are in grad.sh).
+"$GNNC" gradcheck --help > "$TMP/gc-help"; rc=$?
+check gradcheck-help bash -c "[ $rc -eq 0 ] && grep -q -- '--samples N' '$TMP/gc-help'"
+"$GNNC" gradcheck $ex > /dev/null 2> "$TMP/err"; rc=$?
+check gradcheck-no-graph bash -c "[ $rc -eq 2 ] && grep -q -- '--graph PATH is required' '$TMP/err'"
+"$GNNC" gradcheck $ex --graph data/cora -fno-autodiff > /dev/null 2> "$TMP/err"; rc=$?
+check gradcheck-fno-autodiff bash -c "[ $rc -eq 2 ] && grep -q 'it cannot be off' '$TMP/err'"
+"$GNNC" gradcheck $ex --graph data/cora --samples 0 > /dev/null 2> "$TMP/err"; rc=$?
+check gradcheck-bad-value bash -c "[ $rc -eq 2 ] && grep -q 'bad value for --samples' '$TMP/err'"
+"$GNNC" gradcheck $ex --graph data/cora --frobnicate > /dev/null 2> "$TMP/err"; rc=$?
+check gradcheck-unknown-option bash -c "[ $rc -eq 2 ] && grep -q \"unknown option '--frobnicate'\" '$TMP/err'"
+printf 'model M(x: vertex[2]) -> vertex[2] {\n  return nope\n}\n' > "$TMP/bad.gnn"
+"$GNNC" gradcheck "$TMP/bad.gnn" --graph data/cora > /dev/null 2> "$TMP/err"; rc=$?
+check gradcheck-compile-error bash -c "[ $rc -eq 1 ] && grep -q 'error generated' '$TMP/err'"
+"$GNNC" gradcheck $ex --graph no/such/graph > /dev/null 2> "$TMP/err"; rc=$?
+check gradcheck-graph-error bash -c "[ $rc -eq 1 ] && grep -q 'no/such/graph' '$TMP/err'"

@@ -1,0 +1,566 @@
+/* gradcheck.c -- `gnnc gradcheck`: the autodiff pass checked against finite differences.
+ *
+ *   gnnc gradcheck [options] model.gnn --graph G
+ *
+ * The model is compiled with the autodiff pass (the joint forward+backward module) and
+ * evaluated once in the float64 interpreter, in training mode (dropout active, with a fixed
+ * --dropout-seed), with the seed input grad.out set to a fixed random vector r (uniform in
+ * [-1, 1), from --seed). Its outputs grad.<param> are then the gradients of the scalar
+ *
+ *     L(theta) = sum over rows and elements of r * out(theta)
+ *
+ * which is what a finite difference of forward-only evaluations (same inputs, same dropout
+ * masks) measures. For every entry j checked (all of them, or --samples N drawn at random from
+ * a parameter with more than N entries):
+ *
+ *     fd  = (L(t - 2h) - 8 L(t - h) + 8 L(t + h) - L(t + 2h)) / 12h     (t = theta_j)
+ *     err = |grad - fd| / max(|grad|, |fd|, floor)
+ *
+ * The stencil is the fourth-order central difference: its truncation error is O(h^4), so h
+ * can be large enough (default 1e-3) that rounding in L, of order eps_mach * |L| / h, stays
+ * far below the tolerance. The floor (default 1e-6 * the largest |grad| of the model, see
+ * --floor) keeps entries whose gradient is (nearly) zero from being compared relative to
+ * nothing: they are compared in absolute terms at a millionth of the gradient's scale.
+ *
+ * Kinks. relu, leaky_relu, elu (in its second derivative), abs, sign and inv_or_zero change
+ * branch at 0, and max/min switch edges at ties: a difference whose stencil straddles such a
+ * point measures an average of the one-sided slopes, not the derivative autodiff computes.
+ * Every evaluation therefore records which branch each such element took (the sign of the
+ * operand; the arg indices of gather.argmax/argmin); if a point of the stencil takes a
+ * different branch than theta itself, h is divided by 10 (up to 4 times); an entry that still
+ * straddles a kink is reported and fails the check. Exact ties that persist (duplicate edges
+ * carry identical messages) keep the same first edge and are fine. Ties themselves are tested
+ * against hand-computed gradients (tests/grad/ties.py, with --no-fd).
+ *
+ * The exit status is 0 when every entry is within --tol, 1 otherwise or on an error.
+ */
+#include "gnnc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The command line beyond the check's own options (GradcheckOpts, gnnc.h). */
+typedef struct {
+  const char *input, *graph, *features, *params, *init, *model;
+  int64_t num_vertices;
+} GcCli;
+
+static void gc_usage(FILE *out) {
+  fputs("usage: gnnc gradcheck [options] FILE.gnn --graph PATH\n"
+        "\n"
+        "Compiles FILE.gnn with the autodiff pass, evaluates the joint forward+backward module in\n"
+        "float64, and compares every grad.<param> output with finite differences of\n"
+        "L = sum(grad.out * out), grad.out a fixed random vector.\n"
+        "\n"
+        "  --graph PATH            a dataset folder or an edge list (as gnnc run)\n"
+        "  --features FILE, --num-vertices N, --params FILE   as gnnc run\n"
+        "  --init=uniform|glorot   parameter initialisation (default uniform: no zero biases,\n"
+        "                          which would put ReLUs exactly at their kink)\n"
+        "  --seed N                seed for parameters, generated inputs and grad.out (default 1)\n"
+        "  --dropout-seed N        seed of the dropout masks (default 1)\n"
+        "  --inference             dropout off (default: training mode, dropout on)\n"
+        "  --samples N             check N random entries of each parameter with more (default: all)\n"
+        "  --tol X                 largest relative error accepted (default 1e-6)\n"
+        "  --eps H                 finite-difference step (default 1e-3, times max(1, |theta|))\n"
+        "  --floor F               denominator floor of the relative error (default 1e-6 x the\n"
+        "                          largest |grad| over every parameter)\n"
+        "  --grad-out FILE         read grad.out from a tensor file instead of drawing it\n"
+        "  --save-grads FILE       write the gradients (tensor text format, one per parameter)\n"
+        "  --no-fd                 only evaluate the gradients (with --save-grads)\n"
+        "  --corrupt PARAM         (testing the checker) add 1e-4 relative to PARAM's first checked\n"
+        "                          gradient entry before comparing: the check must then fail\n"
+        "  -v                      print every entry checked\n"
+        "  --model=NAME, -O0, -fno-PASS, --no-verify   as for compiling\n",
+        out);
+}
+
+static char *slurp(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap + 1);
+  for (;;) {
+    n += fread(buf + n, 1, cap - n, f);
+    if (n < cap) break;
+    cap *= 2;
+    buf = realloc(buf, cap + 1);
+  }
+  bool bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    free(buf);
+    return NULL;
+  }
+  buf[n] = 0;
+  *size = n;
+  return buf;
+}
+
+/* ---------------------------------------------------------------- kinks */
+
+/* The non-smooth points a finite difference must not straddle: the branch of every element
+ * of every operand of a kinked function, and every arg index of gather.argmax/argmin. */
+static bool is_kinked(const Value *v) {
+  if (v->bwd) return false;
+  if (v->op == OP_GATHER) return v->fn == FN_ARGMAX || v->fn == FN_ARGMIN;
+  if (v->op != OP_APPLY_EDGE && v->op != OP_APPLY_VERTEX && v->op != OP_APPLY_GLOBAL) return false;
+  switch (v->fn) {
+  case FN_RELU: case FN_LEAKY_RELU: case FN_ELU: case FN_ABS: case FN_SIGN: case FN_INV_OR_ZERO:
+  case FN_RELU_GRAD: case FN_LEAKY_RELU_GRAD: case FN_ELU_GRAD:
+    return true;
+  default:
+    return false;
+  }
+}
+
+typedef struct {
+  int64_t *branch; /* per element of every kinked site: the operand's sign, or the arg index */
+  int64_t n;
+} Signature;
+
+static void signature(const Module *m, const Graph *g, const Interp *in, Signature *s) {
+  int64_t n = 0;
+  for (int i = 0; i < m->vals.len; i++) {
+    const Value *v = m->vals.items[i];
+    if (is_kinked(v)) n += value_rows(v, g) * shape_elems(&v->shape);
+  }
+  s->branch = calloc((size_t)(n ? n : 1), sizeof(int64_t));
+  s->n = 0;
+  for (int i = 0; i < m->vals.len; i++) {
+    const Value *v = m->vals.items[i];
+    if (!is_kinked(v)) continue;
+    int64_t rows = value_rows(v, g), k = shape_elems(&v->shape);
+    if (v->op == OP_GATHER) { /* the arg indices themselves */
+      const double *a = in->vals[v->id];
+      for (int64_t j = 0; j < rows * k; j++) s->branch[s->n++] = (int64_t)a[j];
+      continue;
+    }
+    /* the operand's elements; a param/global operand has one row, used by every row */
+    const Value *x = v->args[0];
+    const double *a = in->vals[x->id];
+    int64_t xr = value_rows(x, g);
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t j = 0; j < k; j++) {
+        double e = a[(xr == rows ? r : 0) * k + j];
+        s->branch[s->n++] = e > 0 ? 1 : e < 0 ? -1 : 0;
+      }
+  }
+}
+
+/* ---------------------------------------------------------------- evaluation */
+
+typedef struct {
+  const Module *m;
+  const Graph *g;
+  ParamSet *ps;
+  const GradcheckOpts *o;
+  Tensor seed_in; /* grad.out */
+  bool *keep;     /* values the kink signature reads */
+  bool *keep_fwd; /* every forward value: the joint evaluation keeps them for reuse */
+  double **given; /* per value: the joint evaluation's array where the perturbed parameter does not reach */
+  Signature base;
+  int64_t evals;
+} Gc;
+
+/* The joint module (forward_only false), or its forward reusing gc->given. */
+static bool run_interp(Gc *gc, Interp *in, bool forward_only, char *err, size_t errlen) {
+  *in = (Interp){.m = gc->m, .g = gc->g, .ps = gc->ps, .seed = gc->o->seed, .training = !gc->o->inference,
+                 .dropout_seed = gc->o->dropout_seed, .inputs = &gc->seed_in, .ninputs = 1,
+                 .forward_only = forward_only, .keep = forward_only ? gc->keep : gc->keep_fwd,
+                 .given = forward_only ? gc->given : NULL};
+  gc->evals++;
+  return interp_run(in, err, errlen);
+}
+
+/* L = sum(grad.out * out), accumulated in long double. */
+static long double loss(const Gc *gc, const Interp *in) {
+  const Value *out = module_output(gc->m);
+  int64_t n = value_rows(out, gc->g) * shape_elems(&out->shape);
+  const double *y = in->vals[out->id];
+  long double s = 0;
+  for (int64_t i = 0; i < n; i++) s += (long double)gc->seed_in.data[i] * y[i];
+  return s;
+}
+
+/* L at theta_j + d, and whether every kinked element took theta's branch. */
+static bool loss_at(Gc *gc, double *theta, double t0, double d, long double *L, bool *smooth, char *err, size_t errlen) {
+  Interp in;
+  *theta = t0 + d;
+  bool ok = run_interp(gc, &in, true, err, errlen);
+  *theta = t0;
+  if (ok) {
+    *L = loss(gc, &in);
+    Signature s = {0};
+    signature(gc->m, gc->g, &in, &s);
+    *smooth = s.n == gc->base.n && memcmp(s.branch, gc->base.branch, sizeof(int64_t) * (size_t)s.n) == 0;
+    free(s.branch);
+  }
+  interp_free(&in);
+  return ok;
+}
+
+static bool write_tensor(FILE *f, const char *name, int64_t rows, const Shape *s, const double *d) {
+  fprintf(f, "tensor %s %lld %d", name, (long long)rows, s->rank);
+  for (int k = 0; k < s->rank; k++) fprintf(f, " %lld", (long long)s->d[k]);
+  fputc('\n', f);
+  int64_t n = shape_elems(s);
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t k = 0; k < n; k++) fprintf(f, "%.17g%c", d[r * n + k], k + 1 == n ? '\n' : ' ');
+  return !ferror(f);
+}
+
+/* grad.out from a tensor file: "tensor grad.out ROWS RANK dims..." and the numbers. */
+static bool read_seed(const char *path, Tensor *t, int64_t rows, char *err, size_t errlen) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    snprintf(err, errlen, "%s: error: cannot open: %s", path, strerror(errno));
+    return false;
+  }
+  char name[256];
+  long long r;
+  int rank;
+  bool ok = fscanf(f, " tensor %255s %lld %d", name, &r, &rank) == 3 && strcmp(name, "grad.out") == 0 && r == rows &&
+            rank == t->shape.rank;
+  for (int k = 0; ok && k < rank; k++) {
+    long long d;
+    ok = fscanf(f, "%lld", &d) == 1 && d == t->shape.d[k];
+  }
+  int64_t n = rows * shape_elems(&t->shape);
+  for (int64_t i = 0; ok && i < n; i++) ok = fscanf(f, "%lf", &t->data[i]) == 1 && isfinite(t->data[i]);
+  fclose(f);
+  if (!ok) snprintf(err, errlen, "%s: error: want 'tensor grad.out %lld %d ...' with the output's shape and %lld finite numbers",
+                    path, (long long)rows, t->shape.rank, (long long)n);
+  return ok;
+}
+
+/* ---------------------------------------------------------------- the check */
+
+typedef struct {
+  int64_t checked, kinked, worst;
+  double max_err, worst_g, worst_fd;
+} ParamReport;
+
+static int check(Gc *gc) {
+  const Module *m = gc->m;
+  const GradcheckOpts *o = gc->o;
+  char err[512] = "";
+  int rc = 1;
+  Interp joint = {0};
+  double **grads = calloc((size_t)m->nouts, sizeof(double *));
+  FILE *sg = NULL;
+
+  /* 1. The joint module: out and every gradient, and theta's branches. */
+  if (!run_interp(gc, &joint, false, err, sizeof err)) goto fail;
+  long double L0 = loss(gc, &joint);
+  signature(m, gc->g, &joint, &gc->base);
+  double gmax = 0;
+  for (int i = 1; i < m->nouts; i++) {
+    const Value *v = m->outs[i].val;
+    int64_t n = shape_elems(&v->shape);
+    grads[i] = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    memcpy(grads[i], joint.vals[v->id], sizeof(double) * (size_t)n);
+    for (int64_t k = 0; k < n; k++) gmax = fmax(gmax, fabs(grads[i][k]));
+  }
+  if (o->save_grads) {
+    if (!(sg = fopen(o->save_grads, "w"))) {
+      snprintf(err, sizeof err, "%s: error: cannot write: %s", o->save_grads, strerror(errno));
+      goto fail;
+    }
+    bool ok = true;
+    for (int i = 1; i < m->nouts; i++) ok &= write_tensor(sg, m->outs[i].name, 1, &m->outs[i].val->shape, grads[i]);
+    ok &= fclose(sg) == 0;
+    sg = NULL;
+    if (!ok) {
+      snprintf(err, sizeof err, "%s: error: write failed", o->save_grads);
+      goto fail;
+    }
+  }
+  double flo = o->floor > 0 ? o->floor : 1e-6 * gmax; /* the denominator's floor */
+  if (!(flo > 0)) flo = 1e-300; /* every gradient is exactly 0 */
+  printf("gradcheck %s on %s: %lld vertices, %lld edges; %s\n", m->name, o->graph_name, (long long)gc->g->nv,
+         (long long)gc->g->ne, o->inference ? "inference (no dropout)" : "training (dropout on)");
+  printf("L = sum(grad.out * out) = %.12Lg; %d parameter%s; largest |grad| %.3g\n", L0, m->nouts - 1,
+         m->nouts == 2 ? "" : "s", gmax);
+  if (o->no_fd) {
+    rc = 0;
+    goto done;
+  }
+  printf("fourth-order central differences, step %g x max(1, |theta|); floor %.3g; tol %g\n", o->eps, flo, o->tol);
+
+  /* 2. Finite differences, parameter by parameter, in output order. */
+  uint64_t rs = o->seed ^ 0x5a4d91e5ull;
+  double worst = 0;
+  int64_t total = 0, kinks = 0;
+  for (int i = 1; i < m->nouts; i++) {
+    const char *pname = m->outs[i].name + strlen("grad.");
+    Tensor *t = NULL;
+    for (int k = 0; k < gc->ps->nparams; k++)
+      if (strcmp(gc->ps->params[k].name, pname) == 0) t = &gc->ps->params[k];
+    if (!t) {
+      snprintf(err, sizeof err, "error: output %s names no parameter", m->outs[i].name);
+      goto fail;
+    }
+    /* Forward values this parameter does not reach are the joint evaluation's: only the
+     * rest is recomputed for each point of the stencil. */
+    bool *dep = calloc((size_t)m->vals.len + 1, sizeof(bool));
+    for (int k = 0; k < m->vals.len; k++) {
+      const Value *v = m->vals.items[k];
+      dep[k] = v->op == OP_PARAM && strcmp(v->name, pname) == 0;
+      for (int a = 0; a < v->nargs; a++) dep[k] |= dep[v->args[a]->id];
+      gc->given[k] = !v->bwd && !dep[k] ? joint.vals[k] : NULL;
+    }
+    free(dep);
+    int64_t n = shape_elems(&t->shape), take = o->samples > 0 && n > o->samples ? o->samples : n;
+    /* the entries: all, or the first `take` of a random permutation */
+    int64_t *idx = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    for (int64_t k = 0; k < n; k++) idx[k] = k;
+    for (int64_t k = 0; k < take && take < n; k++) {
+      int64_t j = k + (int64_t)(rng_next(&rs) % (uint64_t)(n - k)), x = idx[k];
+      idx[k] = idx[j];
+      idx[j] = x;
+    }
+    if (o->corrupt && strcmp(o->corrupt, pname) == 0 && take > 0)
+      grads[i][idx[0]] += 1e-4 * fmax(fabs(grads[i][idx[0]]), flo);
+    ParamReport pr = {0, 0, -1, 0, 0, 0};
+    for (int64_t k = 0; k < take; k++) {
+      int64_t j = idx[k];
+      double t0 = t->data[j], h = o->eps * fmax(1, fabs(t0)), fd = 0;
+      bool smooth = false;
+      for (int tries = 0; tries < 5 && !smooth; tries++, h /= 10) {
+        long double Lp1, Lm1, Lp2, Lm2;
+        bool s1, s2, s3, s4;
+        if (!loss_at(gc, &t->data[j], t0, h, &Lp1, &s1, err, sizeof err) ||
+            !loss_at(gc, &t->data[j], t0, -h, &Lm1, &s2, err, sizeof err) ||
+            !loss_at(gc, &t->data[j], t0, 2 * h, &Lp2, &s3, err, sizeof err) ||
+            !loss_at(gc, &t->data[j], t0, -2 * h, &Lm2, &s4, err, sizeof err)) {
+          free(idx);
+          goto fail;
+        }
+        smooth = s1 && s2 && s3 && s4;
+        fd = (double)((8 * (Lp1 - Lm1) - (Lp2 - Lm2)) / (12 * (long double)h));
+      }
+      double g = grads[i][j], e = fabs(g - fd) / fmax(fmax(fabs(g), fabs(fd)), flo);
+      if (!smooth) {
+        pr.kinked++;
+        printf("  %s[%lld]: a kink lies within the stencil even at step %.1e: not checked (grad %.10g, fd %.10g)\n", pname,
+               (long long)j, h * 10, g, fd);
+        continue;
+      }
+      pr.checked++;
+      if (o->verbose) printf("  %s[%lld]: grad %.15g  fd %.15g  err %.2e\n", pname, (long long)j, g, fd, e);
+      if (e >= pr.max_err) pr.max_err = e, pr.worst = j, pr.worst_g = g, pr.worst_fd = fd;
+    }
+    free(idx);
+    char count[48];
+    snprintf(count, sizeof count, "%lld/%lld", (long long)pr.checked, (long long)n);
+    printf("%-28s %-14s %11s entries  max rel error %.2e", m->outs[i].name, shape_str(m->arena, &t->shape), count,
+           pr.max_err);
+    if (pr.worst >= 0) printf("  (entry %lld: grad %.10g, fd %.10g)", (long long)pr.worst, pr.worst_g, pr.worst_fd);
+    if (pr.kinked) printf("  %lld at kinks", (long long)pr.kinked);
+    printf("%s\n", pr.max_err > o->tol || pr.kinked ? "  FAIL" : "");
+    worst = fmax(worst, pr.max_err);
+    total += pr.checked;
+    kinks += pr.kinked;
+  }
+  bool ok = worst <= o->tol && kinks == 0;
+  printf("max rel error %.2e over %lld entries of %d parameter%s (%lld not checked at kinks; %lld evaluations): %s\n",
+         worst, (long long)total, m->nouts - 1, m->nouts == 2 ? "" : "s", (long long)kinks, (long long)gc->evals,
+         ok ? "ok" : "FAIL");
+  rc = ok ? 0 : 1;
+  goto done;
+fail:
+  fprintf(stderr, "%s\n", err);
+  rc = 1;
+done:
+  interp_free(&joint);
+  for (int i = 0; i < m->nouts; i++) free(grads[i]);
+  free(grads);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- a compiled module */
+
+int gradcheck_module(const Module *m, const Graph *g, ParamSet *ps, const GradcheckOpts *o) {
+  Gc gc = {.m = m, .g = g, .ps = ps, .o = o};
+  char err[512] = "";
+  int rc = 1;
+  /* grad.out: read, or uniform in [-1, 1) from the seed */
+  const Value *seed_v = NULL;
+  for (int i = 0; i < m->vals.len; i++) {
+    const Value *v = m->vals.items[i];
+    if (v->op == OP_INPUT && v->bwd && strcmp(v->name, "grad.out") == 0) seed_v = v;
+  }
+  if (!seed_v) {
+    fprintf(stderr, "error: the module has no grad.out input (not a training module)\n");
+    return 1;
+  }
+  int64_t rows = value_rows(module_output(m), g), n = rows * shape_elems(&seed_v->shape);
+  gc.seed_in = (Tensor){.name = "grad.out", .shape = seed_v->shape, .data = calloc((size_t)(n ? n : 1), sizeof(double))};
+  if (o->grad_out) {
+    if (!read_seed(o->grad_out, &gc.seed_in, rows, err, sizeof err)) {
+      fprintf(stderr, "%s\n", err);
+      free(gc.seed_in.data);
+      return 1;
+    }
+  } else {
+    uint64_t s = o->seed ^ 0x67726164ull; /* "grad" */
+    for (int64_t k = 0; k < n; k++) gc.seed_in.data[k] = 2 * rng_uniform(&s) - 1;
+  }
+  gc.keep = calloc((size_t)m->vals.len + 1, sizeof(bool));
+  gc.keep_fwd = calloc((size_t)m->vals.len + 1, sizeof(bool));
+  gc.given = calloc((size_t)m->vals.len + 1, sizeof(double *));
+  for (int i = 0; i < m->vals.len; i++) {
+    const Value *v = m->vals.items[i];
+    if (is_kinked(v)) gc.keep[v->op == OP_GATHER ? v->id : v->args[0]->id] = true;
+    gc.keep_fwd[i] = !v->bwd;
+  }
+  rc = check(&gc);
+  free(gc.keep);
+  free(gc.keep_fwd);
+  free(gc.given);
+  free(gc.base.branch);
+  free(gc.seed_in.data);
+  return rc;
+}
+
+
+
+/* ---------------------------------------------------------------- the command line */
+
+int gradcheck_main(int argc, char **argv) {
+  GradcheckOpts o = {.seed = 1, .dropout_seed = 1, .tol = 1e-6, .eps = 1e-3};
+  GcCli cli = {.init = "uniform"};
+  PipelineOpts po = {.verify_each = true, .out = stderr};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+#define GCVAL(flag) (strncmp(a, flag "=", strlen(flag) + 1) == 0 ? a + strlen(flag) + 1 \
+                     : (strcmp(a, flag) == 0 && i + 1 < argc) ? argv[++i] : NULL)
+    const char *v;
+    char *end = NULL;
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      gc_usage(stdout);
+      return 0;
+    } else if ((v = GCVAL("--graph"))) {
+      cli.graph = v;
+    } else if ((v = GCVAL("--features"))) {
+      cli.features = v;
+    } else if ((v = GCVAL("--num-vertices"))) {
+      cli.num_vertices = strtoll(v, &end, 10);
+      if (*end || cli.num_vertices <= 0) goto bad_value;
+    } else if ((v = GCVAL("--params"))) {
+      cli.params = v;
+    } else if ((v = GCVAL("--init"))) {
+      cli.init = v;
+    } else if ((v = GCVAL("--seed"))) {
+      o.seed = strtoull(v, &end, 10);
+      if (*end || !*v) goto bad_value;
+    } else if ((v = GCVAL("--dropout-seed"))) {
+      o.dropout_seed = strtoull(v, &end, 10);
+      if (*end || !*v) goto bad_value;
+    } else if (strcmp(a, "--inference") == 0) {
+      o.inference = true;
+    } else if ((v = GCVAL("--samples"))) {
+      o.samples = strtoll(v, &end, 10);
+      if (*end || o.samples <= 0) goto bad_value;
+    } else if ((v = GCVAL("--tol"))) {
+      o.tol = strtod(v, &end);
+      if (*end || !(o.tol >= 0)) goto bad_value;
+    } else if ((v = GCVAL("--eps"))) {
+      o.eps = strtod(v, &end);
+      if (*end || !(o.eps > 0)) goto bad_value;
+    } else if ((v = GCVAL("--floor"))) {
+      o.floor = strtod(v, &end);
+      if (*end || !(o.floor > 0)) goto bad_value;
+    } else if ((v = GCVAL("--grad-out"))) {
+      o.grad_out = v;
+    } else if ((v = GCVAL("--save-grads"))) {
+      o.save_grads = v;
+    } else if (strcmp(a, "--no-fd") == 0) {
+      o.no_fd = true;
+    } else if ((v = GCVAL("--corrupt"))) {
+      o.corrupt = v;
+    } else if (strcmp(a, "-v") == 0) {
+      o.verbose = true;
+    } else if ((v = GCVAL("--model"))) {
+      cli.model = v;
+    } else if (strcmp(a, "-O0") == 0) {
+      po.O0 = true;
+    } else if (strcmp(a, "--no-verify") == 0) {
+      po.verify_each = false;
+    } else if (strncmp(a, "-fno-", 5) == 0) {
+      if (strcmp(a + 5, "autodiff") == 0) {
+        fprintf(stderr, "gnnc gradcheck: -fno-autodiff: gradcheck checks the autodiff pass, it cannot be off\n");
+        return 2;
+      }
+      if (!pipeline_has_pass(a + 5) || strcmp(a + 5, "sema") == 0) {
+        fprintf(stderr, "gnnc gradcheck: %s: no optional pass named '%s' (see --list-passes)\n", a, a + 5);
+        return 2;
+      }
+      if (po.ndisabled < 16) po.disabled[po.ndisabled++] = a + 5;
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "gnnc gradcheck: unknown option '%s' (see gnnc gradcheck --help)\n", a);
+      return 2;
+    } else if (!cli.input) {
+      cli.input = a;
+    } else {
+      fprintf(stderr, "gnnc gradcheck: more than one input file ('%s' and '%s')\n", cli.input, a);
+      return 2;
+    }
+    continue;
+  bad_value:
+    fprintf(stderr, "gnnc gradcheck: bad value for %s\n", a);
+    return 2;
+#undef GCVAL
+  }
+  if (!cli.input || !cli.graph) {
+    fprintf(stderr, "gnnc gradcheck: %s is required\n", cli.input ? "--graph PATH" : "a model file");
+    return 2;
+  }
+  size_t size = 0;
+  char *text = slurp(cli.input, &size);
+  if (!text) {
+    fprintf(stderr, "gnnc: cannot read '%s': %s\n", cli.input, strerror(errno));
+    return 1;
+  }
+  GnnCtx c;
+  gnn_ctx_init(&c, cli.input, text, size, stderr);
+  c.model_name = cli.model;
+  o.graph_name = cli.graph;
+  Graph g = {0};
+  ParamSet ps = {0};
+  char err[512] = "";
+  int rc = 1;
+  Module *m = NULL;
+  if (strlen(text) != size) {
+    fprintf(stderr, "%s: error: the file contains a NUL byte\n", cli.input);
+    goto done;
+  }
+  if (!gnn_parse(&c) || !(m = gnn_compile(&c, &po))) goto done;
+  bool ok;
+  if (cli.num_vertices > 0) {
+    ok = graph_load_edges(&g, cli.graph, cli.num_vertices, err, sizeof err);
+    if (ok) graph_build_csr(&g);
+  } else {
+    ok = graph_load(&g, cli.graph, err, sizeof err);
+  }
+  if (ok && cli.features) ok = graph_load_features(&g, cli.features, err, sizeof err);
+  if (ok && !(cli.params ? params_load(&ps, m, cli.params, err, sizeof err) : params_init(&ps, m, cli.init, o.seed))) {
+    if (!err[0]) snprintf(err, sizeof err, "unknown --init '%s' (glorot or uniform)", cli.init);
+    ok = false;
+  }
+  if (!ok) {
+    fprintf(stderr, "%s\n", err);
+    goto done;
+  }
+  rc = gradcheck_module(m, &g, &ps, &o);
+done:
+  if (c.diag.errors > 0 && c.diag.out)
+    fprintf(stderr, "%d error%s generated.\n", c.diag.errors, c.diag.errors == 1 ? "" : "s");
+  params_free(&ps);
+  graph_free(&g);
+  gnn_ctx_free(&c);
+  free(text);
+  return rc;
+}
