@@ -53,7 +53,7 @@ typedef struct {
 
 typedef struct {
   const char *path;  /* as given on the command line */
-  const char *text;  /* whole file, NUL-terminated */
+  const char *text;  /* whole file, size bytes (NUL bytes included) and a terminating NUL */
   size_t size;
   FILE *out;         /* where diagnostics go (stderr; NULL = count only, for the fuzzer) */
   int errors;

@@ -324,11 +324,6 @@ int main(int argc, char **argv) {
     fprintf(stderr, "gnnc: cannot read '%s': %s\n", cli.input, strerror(errno));
     return 1;
   }
-  if (strlen(text) != size) {
-    fprintf(stderr, "%s: error: the file contains a NUL byte\n", cli.input);
-    free(text);
-    return 1;
-  }
   GnnCtx c;
   gnn_ctx_init(&c, cli.input, text, size, stderr);
   c.model_name = model_name;
