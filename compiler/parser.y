@@ -3,11 +3,13 @@
  * The parser only builds the AST; names, domains and shapes are sema's business. Two error
  * productions keep going after a syntax error: a bad statement is skipped to the end of its
  * line, and a bad declaration header is skipped to its closing brace, so one run reports
- * the errors of several statements and declarations.
+ * the errors of several statements and declarations. Syntax errors are worded by
+ * yyreport_syntax_error (parse.error custom), which adds a "to match this '('" note from the
+ * lexer's stack of open brackets.
  */
 %define api.pure full
 %define api.prefix {gnn_yy}
-%define parse.error verbose
+%define parse.error custom
 %locations
 %expect 0
 %parse-param {GnnCtx *c} {void *scanner}
@@ -21,6 +23,7 @@ typedef struct { double v; long long i; bool is_int; } NumLit;
 %code {
 #include <string.h>
 int gnn_yylex(GNN_YYSTYPE *lval, GNN_YYLTYPE *lloc, void *scanner);
+bool gnn_lex_open_bracket(void *scanner, char *ch, Loc *loc); /* lexer.l */
 static void gnn_yyerror(GNN_YYLTYPE *l, GnnCtx *c, void *scanner, const char *msg);
 #define YYMAXDEPTH 1000 /* bounds AST depth, hence recursion in sema */
 
@@ -248,17 +251,50 @@ args
 
 %%
 
+/* Appends a token's name to buf: bison double-quotes aliases ("'layer'", "end of line"); the
+ * message shows them without the double quotes. */
+static void append_name(char *buf, size_t size, size_t *n, const char *s) {
+  for (; *s && *n < size - 1; s++)
+    if (*s != '"') buf[(*n)++] = *s;
+  buf[*n] = 0;
+}
+
+/* A syntax error, worded as bison's "verbose" errors ("syntax error, unexpected X, expecting
+ * A or B", the expected tokens listed only when there are at most four), and followed by a
+ * note at the innermost open bracket when its closing bracket is the one token expected, or
+ * the file ended: "note: to match this '('". */
+static int yyreport_syntax_error(const yypcontext_t *ctx, GnnCtx *c, void *scanner) {
+  enum { MAX_EXPECTED = 4 };
+  yysymbol_kind_t expected[MAX_EXPECTED];
+  int nexp = yypcontext_expected_tokens(ctx, expected, MAX_EXPECTED);
+  if (nexp < 0) return nexp;
+  yysymbol_kind_t tok = yypcontext_token(ctx);
+  char buf[512] = "syntax error";
+  size_t n = strlen(buf);
+  char open;
+  Loc open_loc;
+  bool have_open = gnn_lex_open_bracket(scanner, &open, &open_loc);
+  const char *closer = open == '(' ? "')'" : open == '[' ? "']'" : "'}'";
+  bool wants_closer = tok == YYSYMBOL_YYEOF;
+  if (tok != YYSYMBOL_YYEMPTY) {
+    append_name(buf, sizeof buf, &n, ", unexpected ");
+    append_name(buf, sizeof buf, &n, yysymbol_name(tok));
+    for (int i = 0; i < nexp; i++) {
+      append_name(buf, sizeof buf, &n, i == 0 ? ", expecting " : " or ");
+      append_name(buf, sizeof buf, &n, yysymbol_name(expected[i]));
+      if (nexp == 1 && strcmp(yysymbol_name(expected[i]), closer) == 0) wants_closer = true;
+    }
+  }
+  diag_error(&c->diag, L(*yypcontext_location(ctx)), "%s", buf);
+  if (have_open && wants_closer) diag_note(&c->diag, open_loc, "to match this '%c'", open);
+  return 0;
+}
+
+/* Bison's other errors: only "memory exhausted", when the parser's stack would pass YYMAXDEPTH. */
 static void gnn_yyerror(GNN_YYLTYPE *l, GnnCtx *c, void *scanner, const char *msg) {
   (void)scanner;
   if (strcmp(msg, "memory exhausted") == 0)
     diag_error(&c->diag, L(*l), "expression nested too deeply (more than %d levels)", YYMAXDEPTH);
-  else {
-    /* Bison double-quotes aliases that contain apostrophes ("'layer'"): drop the double quotes. */
-    char buf[512];
-    size_t n = 0;
-    for (const char *p = msg; *p && n < sizeof buf - 1; p++)
-      if (*p != '"') buf[n++] = *p;
-    buf[n] = 0;
-    diag_error(&c->diag, L(*l), "%s", buf);
-  }
+  else
+    diag_error(&c->diag, L(*l), "%s", msg);
 }
