@@ -125,6 +125,7 @@ typedef struct {
   const char *name;
   Loc loc;
   const char **gens; /* generic dimension names <H, D> */
+  Loc *gen_locs;     /* where each is written */
   int ngens;
   ParamDecl **inputs;
   int ninputs;

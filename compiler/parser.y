@@ -60,6 +60,17 @@ static TypeSpec *typespec(GnnCtx *c, Domain d, PtrVec *dims, GNN_YYLTYPE l) {
   t->dom = d; t->dims = (DimExpr **)dims->items; t->ndims = dims->len; t->loc = L(l);
   return t;
 }
+/* The generic names of a layer header (DX_NAME dims, for their locations) as two arrays. */
+static void set_gens(GnnCtx *c, Decl *d, PtrVec *names) {
+  d->ngens = names->len;
+  d->gens = arena_alloc(&c->arena, sizeof(char *) * (size_t)(names->len + 1));
+  d->gen_locs = arena_alloc(&c->arena, sizeof(Loc) * (size_t)(names->len + 1));
+  for (int i = 0; i < names->len; i++) {
+    const DimExpr *g = names->items[i];
+    d->gens[i] = g->name;
+    d->gen_locs[i] = g->loc;
+  }
+}
 static Stmt *stmt(GnnCtx *c, StmtKind k, GNN_YYLTYPE l) {
   Stmt *s = arena_alloc(&c->arena, sizeof(Stmt));
   s->kind = k;
@@ -113,7 +124,7 @@ header
   : LAYER IDENT gens_opt '(' inputs_opt ')' ARROW type {
       $$ = arena_alloc(&c->arena, sizeof(Decl));
       $$->is_model = false; $$->name = $2; $$->loc = L(@2);
-      $$->gens = (const char **)$3->items; $$->ngens = $3->len;
+      set_gens(c, $$, $3);
       $$->inputs = (ParamDecl **)$5->items; $$->ninputs = $5->len; $$->ret = $8;
     }
   | MODEL IDENT '(' inputs_opt ')' ARROW type {
@@ -130,8 +141,8 @@ gens_opt
   ;
 
 idents
-  : IDENT                   { $$ = push(c, vec(c), $1); }
-  | idents ',' IDENT        { $$ = push(c, $1, $3); }
+  : IDENT                   { DimExpr *d = dim(c, DX_NAME, @1); d->name = $1; $$ = push(c, vec(c), d); }
+  | idents ',' IDENT        { DimExpr *d = dim(c, DX_NAME, @3); d->name = $3; $$ = push(c, $1, d); }
   ;
 
 inputs_opt

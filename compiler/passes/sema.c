@@ -407,9 +407,10 @@ static Value *lower_expr(Sema *s, Env *env, const Node *n) {
 
 static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
   Binding *old = lookup(env->vals, name);
-  if (old) {
-    err(s, loc, "redefinition of '%s'", name);
+  if (old) { /* the note on the first definition comes before the "instantiated here" notes */
+    diag_error(&s->c->diag, loc, "redefinition of '%s'", name);
     diag_note(&s->c->diag, old->loc, "'%s' was defined here", name);
+    report_frames(s);
     return false;
   }
   if (strcmp(name, "in_deg") == 0 || strcmp(name, "out_deg") == 0) {
@@ -511,7 +512,7 @@ static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call,
   for (int i = 0; i < d->ngens; i++) {
     int64_t v = eval_dim(s, caller, call->gens[i]);
     if (!v) return NULL;
-    bind(s, &env.dims, d->gens[i], NULL, v, d->loc);
+    bind(s, &env.dims, d->gens[i], NULL, v, d->gen_locs[i]);
   }
   for (int i = 0; i < d->ninputs; i++)
     if (!bind_input(s, &env, d->inputs[i], args[i], call->args[i]->loc)) return NULL;
@@ -574,7 +575,11 @@ Module *sema_lower(GnnCtx *c) {
     }
     for (int j = 0; j < d->ngens; j++)
       for (int k = 0; k < j; k++)
-        if (strcmp(d->gens[j], d->gens[k]) == 0) diag_error(&c->diag, d->loc, "dimension '%s' declared twice", d->gens[j]);
+        if (strcmp(d->gens[j], d->gens[k]) == 0) {
+          diag_error(&c->diag, d->gen_locs[j], "dimension '%s' declared twice", d->gens[j]);
+          diag_note(&c->diag, d->gen_locs[k], "'%s' was first declared here", d->gens[k]);
+          break;
+        }
     if (d->is_model && (!c->model_name || strcmp(c->model_name, d->name) == 0)) chosen = d;
   }
   if (!chosen) {
