@@ -23,6 +23,8 @@ const char *domain_name(Domain d) {
   return "?";
 }
 
+const char *domain_a(Domain d) { return d == DOM_EDGE ? "an edge" : d == DOM_VERTEX ? "a vertex" : d == DOM_PARAM ? "a param" : "a global"; }
+
 /* Prints line `line` of the source and a caret under columns [col, col+len). */
 static void show_line(Diag *d, Loc loc) {
   if (!d->text || loc.line <= 0) return;

@@ -69,6 +69,7 @@ bool diag_too_many(const Diag *d);
 
 typedef enum { DOM_VERTEX, DOM_EDGE, DOM_PARAM, DOM_GLOBAL } Domain;
 const char *domain_name(Domain d);
+const char *domain_a(Domain d); /* with its article: "a vertex", "an edge", "a param", "a global" */
 
 /* A dimension expression: 8, D, 2*D, F+1 ... evaluated when a layer is instantiated. */
 typedef struct DimExpr DimExpr;

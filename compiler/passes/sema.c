@@ -171,7 +171,9 @@ static Value *make(Sema *s, OpKind op, FnKind fn, Value **args, int nargs, doubl
   return v;
 }
 
-static Value *apply(Sema *s, FnKind fn, Value **args, int nargs, double fattr, int64_t iattr, Loc loc) {
+/* An Apply of fn to args, its domain chosen by the operands'. `what` is the operator or builtin
+ * as the user wrote it ("*", "concat"), for messages: never an internal function name. */
+static Value *apply(Sema *s, FnKind fn, const char *what, Value **args, int nargs, double fattr, int64_t iattr, Loc loc) {
   bool edge = false, vertex = false;
   for (int i = 0; i < nargs; i++) {
     edge |= args[i]->dom == DOM_EDGE;
@@ -179,7 +181,7 @@ static Value *apply(Sema *s, FnKind fn, Value **args, int nargs, double fattr, i
   }
   if (edge && vertex) {
     err(s, loc, "cannot combine a vertex value with an edge value in '%s'; read the vertex value on the edge with x[src] or x[dst]",
-        fn_info[fn].name);
+        what);
     return NULL;
   }
   return make(s, apply_op_for(edge ? DOM_EDGE : vertex ? DOM_VERTEX : DOM_GLOBAL), fn, args, nargs, fattr, iattr, loc);
@@ -312,31 +314,31 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
   double f = 0;
   switch (b->kind) {
   case B_UNARY:
-    return apply(s, b->fn, &x, 1, 0, 0, n->loc);
+    return apply(s, b->fn, b->name, &x, 1, 0, 0, n->loc);
   case B_LEAKY:
     f = 0.01;
     if (n->nargs == 2 && !literal(s, n->args[1], "the slope of leaky_relu", &f)) return NULL;
-    return apply(s, b->fn, &x, 1, f, 0, n->nargs == 2 ? n->args[1]->loc : n->loc);
+    return apply(s, b->fn, b->name, &x, 1, f, 0, n->nargs == 2 ? n->args[1]->loc : n->loc);
   case B_ELU:
     f = 1.0;
     if (n->nargs == 2 && !literal(s, n->args[1], "the alpha of elu", &f)) return NULL;
-    return apply(s, b->fn, &x, 1, f, 0, n->nargs == 2 ? n->args[1]->loc : n->loc);
+    return apply(s, b->fn, b->name, &x, 1, f, 0, n->nargs == 2 ? n->args[1]->loc : n->loc);
   case B_DROPOUT:
     if (!literal(s, n->args[1], "the probability of dropout", &f)) return NULL;
-    return apply(s, b->fn, &x, 1, f, 0, n->args[1]->loc);
+    return apply(s, b->fn, b->name, &x, 1, f, 0, n->args[1]->loc);
   case B_REPEAT: {
     int64_t k = dim_arg(s, env, n->args[1], "the count of repeat");
-    return k ? apply(s, b->fn, &x, 1, 0, k, n->loc) : NULL;
+    return k ? apply(s, b->fn, b->name, &x, 1, 0, k, n->loc) : NULL;
   }
   case B_BINARY: {
     Value *args[2] = {x, lower_expr(s, env, n->args[1])};
-    return args[1] ? apply(s, b->fn, args, 2, 0, 0, n->loc) : NULL;
+    return args[1] ? apply(s, b->fn, b->name, args, 2, 0, 0, n->loc) : NULL;
   }
   case B_REDUCE:
   case B_SOFTMAX:
     if (x->dom != DOM_EDGE) {
-      err(s, n->args[0]->loc, "'%s' reduces over the in-edges of each vertex, so its argument must be an edge value, not a %s value%s",
-          n->name, domain_name(x->dom), x->dom == DOM_VERTEX ? " (read it on the edges with x[src])" : "");
+      err(s, n->args[0]->loc, "'%s' reduces over the in-edges of each vertex, so its argument must be an edge value, not %s value%s",
+          n->name, domain_a(x->dom), x->dom == DOM_VERTEX ? " (read it on the edges with x[src])" : "");
       return NULL;
     }
     return make(s, b->kind == B_REDUCE ? OP_GATHER : OP_REDUCE_SCATTER, b->fn, &x, 1, 0, 0, n->loc);
@@ -372,7 +374,7 @@ static Value *lower_expr(Sema *s, Env *env, const Node *n) {
       return NULL;
     }
     if (x->dom != DOM_VERTEX) {
-      err(s, n->lhs->loc, "only vertex values can be read on edges with [%s]; this is a %s value", n->name, domain_name(x->dom));
+      err(s, n->lhs->loc, "only vertex values can be read on edges with [%s]; this is %s value", n->name, domain_a(x->dom));
       return NULL;
     }
     return make(s, OP_SCATTER, is_src ? FN_COPY_U : FN_COPY_V, &x, 1, 0, 0, n->loc);
@@ -381,7 +383,7 @@ static Value *lower_expr(Sema *s, Env *env, const Node *n) {
     return lower_call(s, env, n);
   case N_NEG: {
     Value *x = lower_expr(s, env, n->lhs);
-    return x ? apply(s, FN_NEG, &x, 1, 0, 0, n->loc) : NULL;
+    return x ? apply(s, FN_NEG, "-", &x, 1, 0, 0, n->loc) : NULL;
   }
   case N_BINOP: {
     Value *a = lower_expr(s, env, n->lhs);
@@ -389,15 +391,16 @@ static Value *lower_expr(Sema *s, Env *env, const Node *n) {
     if (!a || !b) return NULL;
     if (n->op == '@') {
       if (a->dom != DOM_PARAM) {
-        err(s, n->lhs->loc, "the left operand of '@' must be a parameter matrix, not a %s value", domain_name(a->dom));
+        err(s, n->lhs->loc, "the left operand of '@' must be a parameter matrix, not %s value", domain_a(a->dom));
         return NULL;
       }
       Value *args[2] = {b, a};
-      return apply(s, FN_LINEAR, args, 2, 0, 0, n->loc);
+      return apply(s, FN_LINEAR, "@", args, 2, 0, 0, n->loc);
     }
     FnKind fn = n->op == '+' ? FN_ADD : n->op == '-' ? FN_SUB : n->op == '*' ? FN_MUL : FN_DIV;
     Value *args[2] = {a, b};
-    return apply(s, fn, args, 2, 0, 0, n->loc);
+    char op[2] = {(char)n->op, 0};
+    return apply(s, fn, op, args, 2, 0, 0, n->loc);
   }
   }
   return NULL;
@@ -471,8 +474,8 @@ static Value *lower_body(Sema *s, const Decl *d, Env *env) {
 static bool bind_input(Sema *s, Env *env, const ParamDecl *p, const Value *arg, Loc arg_loc) {
   const TypeSpec *t = p->type;
   if (arg->dom != t->dom) {
-    err(s, arg_loc, "input '%s' is declared a %s value but the argument is a %s value", p->name,
-        domain_name(t->dom), domain_name(arg->dom));
+    err(s, arg_loc, "input '%s' is declared %s value but the argument is %s value", p->name,
+        domain_a(t->dom), domain_a(arg->dom));
     return false;
   }
   if (t->ndims != arg->shape.rank) {
