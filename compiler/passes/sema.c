@@ -15,6 +15,17 @@
  * Domain and shape rules live in ir.c (ir_infer); sema reports their verdicts at the
  * expression that broke them. A failed expression yields NULL, and names bound to a failed
  * expression are "poisoned" so that one mistake is reported once, not at every use.
+ *
+ * Recursion, and why it cannot overflow the C stack. bison reduces a left-leaning chain
+ * (a + b + c ..., x[src][dst]..., a dimension 1+1+1...) without growing its own stack, so
+ * such a chain may be as long as the file; lower_expr and eval_dim walk the left spine of a
+ * chain with a loop. Every other child (a right operand, an argument, a negated operand, a
+ * parenthesised dimension) was parsed while its parent was on the parser's stack, so
+ * YYMAXDEPTH (parser.y) bounds that nesting within one body. Layer calls nest bodies: a call
+ * lowers the layer's body inside the caller's expression, so lower_expr also counts its own
+ * depth across instantiations and stops at SEMA_MAX_DEPTH with an error. (Rejecting long
+ * flat chains in the parser would also bound the depth, but `x + x + ... + x` is not nested
+ * in the source and is fine to write; what must be bounded is the depth that costs stack.)
  */
 #include "../gnnc.h"
 
@@ -39,12 +50,18 @@ struct Frame {
   Frame *up;
 };
 
+/* Recursion depth of lower_expr, summed over nested layer bodies (see the top of the file).
+ * The costliest level, a layer call whose body returns the next call, takes about 0.6 KiB of
+ * C stack at -O2 and 2.5 KiB under ASan, so the limit keeps sema under 3 MiB of the usual
+ * 8 MiB main-thread stack (tests/suites/diag.sh runs 1000 nested layers). */
+enum { SEMA_MAX_DEPTH = 1000 };
+
 typedef struct {
   GnnCtx *c;
   Module *m;
   Frame *frame;
-  int depth;
-  bool budget_blown;
+  int depth;         /* of lower_expr's recursion */
+  bool abandoned;    /* the model hit a limit (size, depth): stop lowering it */
 } Sema;
 
 typedef struct {
@@ -69,9 +86,20 @@ static Binding *bind(Sema *s, Binding **list, const char *name, Value *v, int64_
   return b;
 }
 
+/* "in layer 'L' instantiated here" for each enclosing call, innermost first; of a very deep
+ * stack only the innermost and outermost few are shown. */
 static void report_frames(Sema *s) {
-  for (Frame *f = s->frame; f && f->up; f = f->up)
+  enum { SHOW = 5 };
+  int n = 0;
+  for (Frame *f = s->frame; f && f->up; f = f->up) n++;
+  int k = 0;
+  for (Frame *f = s->frame; f && f->up; f = f->up, k++) {
+    if (n > 2 * SHOW && k >= SHOW && k < n - SHOW) {
+      if (k == SHOW) diag_note(&s->c->diag, (Loc){0, 0, 0}, "(%d more layer instantiations)", n - 2 * SHOW);
+      continue;
+    }
     diag_note(&s->c->diag, f->call_loc, "in layer '%s' instantiated here", f->decl->name);
+  }
 }
 
 GNN_PRINTF(3, 4) static void err(Sema *s, Loc loc, const char *fmt, ...) {
@@ -84,9 +112,9 @@ GNN_PRINTF(3, 4) static void err(Sema *s, Loc loc, const char *fmt, ...) {
 
 static bool over_budget(Sema *s, Loc loc) {
   if (s->m->vals.len <= s->c->value_budget) return false;
-  if (!s->budget_blown)
+  if (!s->abandoned)
     err(s, loc, "model too large: more than %ld IR values after instantiating layers", s->c->value_budget);
-  s->budget_blown = true;
+  s->abandoned = true;
   return true;
 }
 
@@ -94,26 +122,35 @@ static bool over_budget(Sema *s, Loc loc) {
 
 enum { DIM_MAX = 1 << 30 };
 
-/* Evaluates a dimension expression; 0 after reporting an error. */
-static int64_t eval_dim(Sema *s, Env *env, const DimExpr *d) {
-  switch (d->kind) {
-  case DX_NUM:
+/* A dimension literal or name; 0 after reporting an error. */
+static int64_t eval_dim_leaf(Sema *s, Env *env, const DimExpr *d) {
+  if (d->kind == DX_NUM) {
     if (d->num <= 0 || d->num > DIM_MAX) {
       err(s, d->loc, "dimension %lld is out of range (1 to %d)", (long long)d->num, DIM_MAX);
       return 0;
     }
     return d->num;
-  case DX_NAME: {
-    Binding *b = lookup(env->dims, d->name);
-    if (!b) {
-      err(s, d->loc, "unknown dimension '%s'", d->name);
-      return 0;
-    }
-    return b->dim;
   }
-  case DX_BIN: {
-    int64_t a = eval_dim(s, env, d->lhs);
-    if (!a) return 0;
+  Binding *b = lookup(env->dims, d->name);
+  if (!b) {
+    err(s, d->loc, "unknown dimension '%s'", d->name);
+    return 0;
+  }
+  return b->dim;
+}
+
+/* Evaluates a dimension expression; 0 after reporting an error. The left spine of a chain is
+ * a loop, innermost operation first; right operands recurse (see the top of the file). */
+static int64_t eval_dim(Sema *s, Env *env, const DimExpr *d) {
+  int len = 0;
+  const DimExpr *leaf = d;
+  for (; leaf->kind == DX_BIN; leaf = leaf->lhs) len++;
+  const DimExpr *small[8], **spine = len <= 8 ? small : arena_alloc(&s->c->arena, sizeof *spine * (size_t)len);
+  int k = len;
+  for (const DimExpr *x = d; x != leaf; x = x->lhs) spine[--k] = x;
+  int64_t a = eval_dim_leaf(s, env, leaf);
+  for (int i = 0; i < len && a; i++) {
+    d = spine[i];
     int64_t b = eval_dim(s, env, d->rhs);
     if (!b) return 0;
     int64_t r = 0;
@@ -133,10 +170,9 @@ static int64_t eval_dim(Sema *s, Env *env, const DimExpr *d) {
       err(s, d->loc, "dimension expression evaluates to %lld, out of range (1 to %d)", (long long)r, DIM_MAX);
       return 0;
     }
-    return r;
+    a = r;
   }
-  }
-  return 0;
+  return a;
 }
 
 static bool eval_shape(Sema *s, Env *env, const TypeSpec *t, Shape *out) {
@@ -346,7 +382,8 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
   return NULL;
 }
 
-static Value *lower_expr(Sema *s, Env *env, const Node *n) {
+/* An expression that does not continue a left spine: a number, a name, a call, a negation. */
+static Value *lower_leaf(Sema *s, Env *env, const Node *n) {
   switch (n->kind) {
   case N_NUM:
     return constant(s, n->num, n->loc);
@@ -365,8 +402,22 @@ static Value *lower_expr(Sema *s, Env *env, const Node *n) {
       err(s, n->loc, "unknown name '%s'", n->name);
     return NULL;
   }
-  case N_INDEX: {
+  case N_CALL:
+    return lower_call(s, env, n);
+  case N_NEG: {
     Value *x = lower_expr(s, env, n->lhs);
+    return x ? apply(s, FN_NEG, "-", &x, 1, 0, 0, n->loc) : NULL;
+  }
+  case N_INDEX: case N_BINOP:
+    break; /* lower_link */
+  }
+  return NULL;
+}
+
+/* One link of a left spine, x[src] or lhs OP rhs, given its lowered left operand x (NULL if
+ * that failed: the right operand is still lowered, for its errors). */
+static Value *lower_link(Sema *s, Env *env, const Node *n, Value *x) {
+  if (n->kind == N_INDEX) {
     if (!x) return NULL;
     bool is_src = strcmp(n->name, "src") == 0;
     if (!is_src && strcmp(n->name, "dst") != 0) {
@@ -379,31 +430,44 @@ static Value *lower_expr(Sema *s, Env *env, const Node *n) {
     }
     return make(s, OP_SCATTER, is_src ? FN_COPY_U : FN_COPY_V, &x, 1, 0, 0, n->loc);
   }
-  case N_CALL:
-    return lower_call(s, env, n);
-  case N_NEG: {
-    Value *x = lower_expr(s, env, n->lhs);
-    return x ? apply(s, FN_NEG, "-", &x, 1, 0, 0, n->loc) : NULL;
-  }
-  case N_BINOP: {
-    Value *a = lower_expr(s, env, n->lhs);
-    Value *b = lower_expr(s, env, n->rhs);
-    if (!a || !b) return NULL;
-    if (n->op == '@') {
-      if (a->dom != DOM_PARAM) {
-        err(s, n->lhs->loc, "the left operand of '@' must be a parameter matrix, not %s value", domain_a(a->dom));
-        return NULL;
-      }
-      Value *args[2] = {b, a};
-      return apply(s, FN_LINEAR, "@", args, 2, 0, 0, n->loc);
+  Value *a = x, *b = lower_expr(s, env, n->rhs);
+  if (!a || !b) return NULL;
+  if (n->op == '@') {
+    if (a->dom != DOM_PARAM) {
+      err(s, n->lhs->loc, "the left operand of '@' must be a parameter matrix, not %s value", domain_a(a->dom));
+      return NULL;
     }
-    FnKind fn = n->op == '+' ? FN_ADD : n->op == '-' ? FN_SUB : n->op == '*' ? FN_MUL : FN_DIV;
-    Value *args[2] = {a, b};
-    char op[2] = {(char)n->op, 0};
-    return apply(s, fn, op, args, 2, 0, 0, n->loc);
+    Value *args[2] = {b, a};
+    return apply(s, FN_LINEAR, "@", args, 2, 0, 0, n->loc);
   }
+  FnKind fn = n->op == '+' ? FN_ADD : n->op == '-' ? FN_SUB : n->op == '*' ? FN_MUL : FN_DIV;
+  Value *args[2] = {a, b};
+  char op[2] = {(char)n->op, 0};
+  return apply(s, fn, op, args, 2, 0, 0, n->loc);
+}
+
+/* Lowers an expression: the left spine of a chain in a loop, from its innermost operand out
+ * (the order of the recursive definition: left operand, right operand, operator); recursion
+ * only into the other children, counted against SEMA_MAX_DEPTH (see the top of the file). */
+static Value *lower_expr(Sema *s, Env *env, const Node *n) {
+  if (s->abandoned) return NULL;
+  if (s->depth >= SEMA_MAX_DEPTH) {
+    err(s, n->loc, "expression nested too deeply (more than %d levels, counting the bodies of the layers it calls)",
+        SEMA_MAX_DEPTH);
+    s->abandoned = true;
+    return NULL;
   }
-  return NULL;
+  s->depth++;
+  int len = 0;
+  const Node *leaf = n;
+  for (; leaf->kind == N_INDEX || leaf->kind == N_BINOP; leaf = leaf->lhs) len++;
+  const Node *small[8], **spine = len <= 8 ? small : arena_alloc(&s->c->arena, sizeof *spine * (size_t)len);
+  int k = len;
+  for (const Node *x = n; x != leaf; x = x->lhs) spine[--k] = x;
+  Value *v = lower_leaf(s, env, leaf);
+  for (int i = 0; i < len; i++) v = lower_link(s, env, spine[i], v);
+  s->depth--;
+  return v;
 }
 
 /* ---------------------------------------------------------------- declarations */
@@ -441,7 +505,7 @@ static Value *lower_body(Sema *s, const Decl *d, Env *env) {
   bool returned = false;
   for (int i = 0; i < d->nbody; i++) {
     const Stmt *st = d->body[i];
-    if (diag_too_many(&s->c->diag) || s->budget_blown) return NULL;
+    if (diag_too_many(&s->c->diag) || s->abandoned) return NULL;
     if (returned) {
       err(s, st->loc, "statement after return");
       return NULL;
@@ -544,7 +608,7 @@ static Module *lower_model(Sema *s, const Decl *d) {
   m->name = d->name;
   m->arena = &s->c->arena;
   s->m = m;
-  s->budget_blown = false;
+  s->abandoned = false;
   Frame top = {.decl = d, .path = ""};
   s->frame = &top;
   Env env = {NULL, NULL};

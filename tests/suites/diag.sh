@@ -167,14 +167,42 @@ _diag_run_generated() {
     for ((k = 0; k < 20000; k++)); do printf ' + x'; done
     printf '\n}\n'
   } >"$f"
-  : # KNOWN DEFECT (open, see tests/diag/known-defects/README.md): _diag_no_crash "diag/gen_long_sum_chain" "$f"
+  _diag_no_crash "diag/gen_long_sum_chain" "$f"
   f="$d/long_dim.gnn"
   {
     printf 'model M(x: vertex[16]) -> vertex[16] {\n  param W: [1'
     for ((k = 0; k < 300000; k++)); do printf '+1'; done
     printf ']\n  return x\n}\n'
   } >"$f"
-  : # KNOWN DEFECT (open, see tests/diag/known-defects/README.md): _diag_no_crash "diag/gen_long_dim_chain" "$f"
+  _diag_no_crash "diag/gen_long_dim_chain" "$f"
+
+  # The same with x[src][src]... (20,000 reads on edges of edges): an error at the second,
+  # located at the first (the value that is an edge value).
+  f="$d/long_index.gnn"
+  {
+    printf 'model M(x: vertex[16]) -> vertex[16] {\n  return sum(x'
+    for ((k = 0; k < 20000; k++)); do printf '[src]'; done
+    printf ')\n}\n'
+  } >"$f"
+  _diag_check "diag/gen_long_index_chain" "$f" "$f:2:16: error: only vertex values can be read on edges with [src]; this is an edge value" "" 1
+
+  # Nesting that does cost stack: 1000 layers, each returning a call of the next. Sema stops
+  # at 1000 levels (the layer bodies count: the model's return is level 1, L0's level 2, so
+  # the argument x of L999(x) in L998 is level 1001), and shows 5 + 5 of the 999 "instantiated
+  # here" notes.
+  f="$d/deep_layers.gnn"
+  {
+    for ((k = 0; k < 1000; k++)); do printf 'layer L%d(x: vertex[1]) -> vertex[1] { return L%d(x) }\n' $k $((k + 1)); done
+    printf 'layer L1000(x: vertex[1]) -> vertex[1] { return x }\nmodel M(x: vertex[1]) -> vertex[1] { return L0(x) }\n'
+  } >"$f"
+  _diag_check "diag/gen_deep_layers" "$f" \
+    "$f:999:53: error: expression nested too deeply (more than 1000 levels, counting the bodies of the layers it calls)" \
+    "$f:998:48: note: in layer 'L998' instantiated here" 1
+  if [ "$(grep -c ': note: ' "$TMP/diag.err")" -eq 11 ] && grep -q "^$f: note: (989 more layer instantiations)$" "$TMP/diag.err"; then
+    pass "diag/gen_deep_layers_notes"
+  else
+    fail "diag/gen_deep_layers_notes" "want 10 'instantiated here' notes and '(989 more layer instantiations)'; got $(grep -c ': note: ' "$TMP/diag.err") notes"
+  fi
 
   # Deep nesting is an error, not a crash.
   f="$d/deep_parens.gnn"
