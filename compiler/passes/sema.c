@@ -30,6 +30,7 @@
 #include "../gnnc.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <string.h>
 
 typedef struct Binding Binding;
@@ -186,8 +187,9 @@ static bool eval_shape(Sema *s, Env *env, const TypeSpec *t, Shape *out) {
   for (int i = 0; i < t->ndims; i++) {
     out->d[i] = eval_dim(s, env, t->dims[i]);
     if (!out->d[i]) ok = false;
-    else elems *= out->d[i];
-    if (ok && elems > GNN_MAX_ROW_ELEMS) {
+    if (!ok) continue; /* still evaluate the other dims, for their errors */
+    elems *= out->d[i]; /* <= 2^24 * 2^30: no overflow */
+    if (elems > GNN_MAX_ROW_ELEMS) {
       err(s, t->loc, "type has more than %d elements per row", GNN_MAX_ROW_ELEMS);
       return false;
     }
@@ -242,14 +244,23 @@ static bool literal(Sema *s, const Node *n, const char *what, double *out) {
   return false;
 }
 
-/* An integer argument: a literal or a dimension name. 0 after an error. */
+/* An integer argument: a literal or a dimension name. 0 after an error. The literal is a
+ * double: range-checked before it is converted (a conversion out of range is undefined). */
 static int64_t dim_arg(Sema *s, Env *env, const Node *n, const char *what) {
   if (n->kind == N_NUM) {
-    if (n->num != (double)(int64_t)n->num || n->num < 1 || n->num > DIM_MAX) {
+    double x = n->num;
+    if (x != floor(x)) {
       err(s, n->loc, "%s must be a positive integer", what);
       return 0;
     }
-    return (int64_t)n->num;
+    if (!(x >= 1 && x <= DIM_MAX)) {
+      if (x < 1e18)
+        err(s, n->loc, "%s %lld is out of range (1 to %d)", what, (long long)x, DIM_MAX);
+      else
+        err(s, n->loc, "%s %g is out of range (1 to %d)", what, x, DIM_MAX);
+      return 0;
+    }
+    return (int64_t)x;
   }
   if (n->kind == N_NAME) {
     Binding *b = lookup(env->dims, n->name);
