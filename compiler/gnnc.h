@@ -265,7 +265,8 @@ typedef struct {
   Program *prog;
   Module *mod;
   const char *model_name; /* --model=NAME; NULL = the last model in the file */
-  long value_budget;      /* instantiation limit: bad input cannot blow up memory */
+  long value_budget;      /* sema's limit on IR values + statements + layer instances: no input
+                             can blow up time or memory */
 } GnnCtx;
 
 void gnn_ctx_init(GnnCtx *c, const char *path, const char *text, size_t size, FILE *diag_out);

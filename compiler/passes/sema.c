@@ -62,6 +62,7 @@ typedef struct {
   Module *m;
   Frame *frame;
   int depth;         /* of lower_expr's recursion */
+  long steps;        /* statements lowered and layers instantiated, for the budget */
   bool abandoned;    /* the model hit a limit (size, depth): stop lowering it */
 } Sema;
 
@@ -111,12 +112,29 @@ GNN_PRINTF(3, 4) static void err(Sema *s, Loc loc, const char *fmt, ...) {
   report_frames(s);
 }
 
+/* The budget (c->value_budget) bounds the work of lowering one model, so that no input can
+ * take unbounded time or memory: every IR value (leaves included), every statement lowered
+ * and every layer instantiated counts one. Counting only values would miss layers that call
+ * layers 2^30 times without creating any, or bodies whose statements create none. */
 static bool over_budget(Sema *s, Loc loc) {
-  if (s->m->vals.len <= s->c->value_budget) return false;
+  if (s->m->vals.len + s->steps < s->c->value_budget) return false;
   if (!s->abandoned)
-    err(s, loc, "model too large: more than %ld IR values after instantiating layers", s->c->value_budget);
+    err(s, loc, "model too large: more than %ld IR values, statements and layer instances after instantiating layers",
+        s->c->value_budget);
   s->abandoned = true;
   return true;
+}
+
+/* One statement or instance: false once over the budget. */
+static bool step(Sema *s, Loc loc) {
+  if (over_budget(s, loc)) return false;
+  s->steps++;
+  return true;
+}
+
+/* A leaf value (input, parameter, constant, degree), within the budget; NULL beyond it. */
+static Value *leaf(Sema *s, OpKind op, FnKind fn, Domain dom, const Shape *shape, const char *name, double fattr, Loc loc) {
+  return over_budget(s, loc) ? NULL : ir_leaf(s->m, op, fn, dom, shape, name, fattr, loc);
 }
 
 /* ---------------------------------------------------------------- dimensions */
@@ -227,7 +245,7 @@ static Value *apply(Sema *s, FnKind fn, const char *what, Value **args, int narg
 
 static Value *constant(Sema *s, double x, Loc loc) {
   Shape sc = {0, {0}};
-  return ir_leaf(s->m, OP_CONST, FN_NONE, DOM_GLOBAL, &sc, NULL, x, loc);
+  return leaf(s, OP_CONST, FN_NONE, DOM_GLOBAL, &sc, NULL, x, loc);
 }
 
 /* A numeric literal argument (slope, probability), possibly negated. */
@@ -403,7 +421,7 @@ static Value *lower_leaf(Sema *s, Env *env, const Node *n) {
     if (b) return b->val; /* NULL if poisoned: already reported */
     if (strcmp(n->name, "in_deg") == 0 || strcmp(n->name, "out_deg") == 0) {
       Shape sc = {0, {0}};
-      return ir_leaf(s->m, OP_DEGREE, n->name[0] == 'i' ? FN_IN : FN_OUT, DOM_VERTEX, &sc, NULL, 0, n->loc);
+      return leaf(s, OP_DEGREE, n->name[0] == 'i' ? FN_IN : FN_OUT, DOM_VERTEX, &sc, NULL, 0, n->loc);
     }
     if (lookup(env->dims, n->name))
       err(s, n->loc, "'%s' is a dimension, not a value", n->name);
@@ -516,7 +534,7 @@ static Value *lower_body(Sema *s, const Decl *d, Env *env) {
   bool returned = false;
   for (int i = 0; i < d->nbody; i++) {
     const Stmt *st = d->body[i];
-    if (diag_too_many(&s->c->diag) || s->abandoned) return NULL;
+    if (diag_too_many(&s->c->diag) || s->abandoned || !step(s, st->loc)) return NULL;
     if (returned) {
       err(s, st->loc, "statement after return");
       return NULL;
@@ -527,7 +545,7 @@ static Value *lower_body(Sema *s, const Decl *d, Env *env) {
       const char *name = s->frame->path[0] ? arena_printf(&s->c->arena, "%s.%s", s->frame->path, st->name) : st->name;
       Value *p = NULL;
       if (eval_shape(s, env, st->type, &shape))
-        p = ir_leaf(s->m, OP_PARAM, FN_NONE, DOM_PARAM, &shape, name, 0, st->name_loc);
+        p = leaf(s, OP_PARAM, FN_NONE, DOM_PARAM, &shape, name, 0, st->name_loc);
       define(s, env, st->name, st->name_loc, p);
       break;
     }
@@ -576,6 +594,7 @@ static bool bind_input(Sema *s, Env *env, const ParamDecl *p, const Value *arg, 
 }
 
 static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call, Value **args) {
+  if (!step(s, call->loc)) return NULL;
   for (Frame *f = s->frame; f; f = f->up)
     if (f->decl == d) {
       err(s, call->loc, "layer '%s' instantiates itself (recursion is not allowed)", d->name);
@@ -620,6 +639,7 @@ static Module *lower_model(Sema *s, const Decl *d) {
   m->arena = &s->c->arena;
   s->m = m;
   s->abandoned = false;
+  s->steps = 0;
   Frame top = {.decl = d, .path = ""};
   s->frame = &top;
   Env env = {NULL, NULL};
@@ -629,7 +649,7 @@ static Module *lower_model(Sema *s, const Decl *d) {
     Shape shape;
     Value *v = NULL;
     if (eval_shape(s, &env, p->type, &shape))
-      v = ir_leaf(m, OP_INPUT, p->type->dom == DOM_EDGE ? FN_EDGE : FN_VERTEX, p->type->dom, &shape, p->name, 0, p->loc);
+      v = leaf(s, OP_INPUT, p->type->dom == DOM_EDGE ? FN_EDGE : FN_VERTEX, p->type->dom, &shape, p->name, 0, p->loc);
     define(s, &env, p->name, p->loc, v);
   }
   m->output = lower_body(s, d, &env);
