@@ -64,6 +64,10 @@ $(BUILD)/fuzz/replay: tests/fuzz/fuzz_frontend.c tests/fuzz/replay.c $(SRCS) $(G
 	$(CC) $(BASE) $(ASAN_FLAGS) -Wno-sign-compare -Wno-unused-parameter -o $@ tests/fuzz/fuzz_frontend.c \
 	  tests/fuzz/replay.c $(SRCS) $(GENSRCS) $(LDLIBS)
 
+# C unit tests (tests/suites/unit.sh), under ASan + UBSan like the replay driver.
+$(BUILD)/unit: tests/unit/unit.c $(SRCS) $(GENSRCS) $(HDRS)
+	$(CC) $(BASE) $(ASAN_FLAGS) -Wno-sign-compare -Wno-unused-parameter -o $@ tests/unit/unit.c $(SRCS) $(GENSRCS) $(LDLIBS)
+
 fuzz: $(BUILD)/fuzz/fuzz_frontend
 	@mkdir -p $(BUILD)/fuzz/corpus
 	$(BUILD)/fuzz/fuzz_frontend -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=5 \
@@ -74,11 +78,11 @@ setup:
 	@bash scripts/setup.sh
 
 test: setup
-	@$(MAKE) --no-print-directory all $(BUILD)/fuzz/replay
+	@$(MAKE) --no-print-directory all $(BUILD)/fuzz/replay $(BUILD)/unit
 	@bash tests/run.sh $(BUILD)/gnnc
 
 test-asan: setup
-	@$(MAKE) --no-print-directory $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay
+	@$(MAKE) --no-print-directory $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay $(BUILD)/unit
 	@bash tests/run.sh $(BUILD)/asan/gnnc
 
 EXAMPLES := $(wildcard dsl-examples/*.gnn)

@@ -44,6 +44,15 @@ typedef struct {
 } PtrVec;
 void vec_push(Arena *a, PtrVec *v, void *p);
 
+/* A hash map from strings to non-NULL pointers, stored in an arena. Keys are not copied. */
+typedef struct {
+  const char **keys;
+  void **vals;
+  int len, cap;
+} StrMap;
+void *strmap_get(const StrMap *m, const char *key);     /* NULL if absent */
+void **strmap_put(Arena *a, StrMap *m, const char *key); /* the key's slot, added (NULL) if absent */
+
 /* ===================================================================== diag.c */
 
 /* A source position: 1-based line and column, and the length of the span to underline. */
