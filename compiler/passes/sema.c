@@ -39,7 +39,6 @@ struct Binding {
   Value *val;     /* NULL = poisoned by an earlier error */
   int64_t dim;    /* for dimension bindings */
   Loc loc;
-  Binding *next;
 };
 
 typedef struct Frame Frame; /* one layer instantiation, for "instantiated here" notes */
@@ -47,7 +46,7 @@ struct Frame {
   const Decl *decl;
   Loc call_loc;
   const char *path;  /* parameter name prefix, "" for the model */
-  Binding *calls;    /* callee name -> next instance number */
+  StrMap calls;      /* callee name -> Binding whose dim is the next instance number */
   Frame *up;
 };
 
@@ -64,27 +63,25 @@ typedef struct {
   int depth;         /* of lower_expr's recursion */
   long steps;        /* statements lowered and layers instantiated, for the budget */
   bool abandoned;    /* the model hit a limit (size, depth): stop lowering it */
+  StrMap decls;      /* name -> the first Decl of that name */
 } Sema;
 
+/* The names of one body (hash maps, so a body of 100,000 statements is not quadratic). */
 typedef struct {
-  Binding *vals; /* values: inputs, params, assignments */
-  Binding *dims; /* dimension names: generics and input dims */
+  StrMap vals; /* values: inputs, params, assignments */
+  StrMap dims; /* dimension names: generics and input dims */
 } Env;
 
-static Binding *lookup(Binding *b, const char *name) {
-  for (; b; b = b->next)
-    if (strcmp(b->name, name) == 0) return b;
-  return NULL;
-}
+static Binding *lookup(const StrMap *names, const char *name) { return strmap_get(names, name); }
 
-static Binding *bind(Sema *s, Binding **list, const char *name, Value *v, int64_t dim, Loc loc) {
+/* Binds name (replacing an earlier binding of it). */
+static Binding *bind(Sema *s, StrMap *names, const char *name, Value *v, int64_t dim, Loc loc) {
   Binding *b = arena_alloc(&s->c->arena, sizeof(Binding));
   b->name = name;
   b->val = v;
   b->dim = dim;
   b->loc = loc;
-  b->next = *list;
-  *list = b;
+  *strmap_put(&s->c->arena, names, name) = b;
   return b;
 }
 
@@ -150,7 +147,7 @@ static int64_t eval_dim_leaf(Sema *s, Env *env, const DimExpr *d) {
     }
     return d->num;
   }
-  Binding *b = lookup(env->dims, d->name);
+  Binding *b = lookup(&env->dims, d->name);
   if (!b) {
     err(s, d->loc, "unknown dimension '%s'", d->name);
     return 0;
@@ -281,7 +278,7 @@ static int64_t dim_arg(Sema *s, Env *env, const Node *n, const char *what) {
     return (int64_t)x;
   }
   if (n->kind == N_NAME) {
-    Binding *b = lookup(env->dims, n->name);
+    Binding *b = lookup(&env->dims, n->name);
     if (b) return b->dim;
   }
   err(s, n->loc, "%s must be an integer literal or a dimension name", what);
@@ -328,14 +325,7 @@ static const Builtin *find_builtin(const char *name) {
   return NULL;
 }
 
-static const Decl *find_decl(Sema *s, const char *name) {
-  PtrVec *ds = &s->c->prog->decls;
-  for (int i = 0; i < ds->len; i++) {
-    const Decl *d = ds->items[i];
-    if (strcmp(d->name, name) == 0) return d;
-  }
-  return NULL;
-}
+static const Decl *find_decl(Sema *s, const char *name) { return strmap_get(&s->decls, name); }
 
 static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call, Value **args);
 
@@ -417,13 +407,13 @@ static Value *lower_leaf(Sema *s, Env *env, const Node *n) {
   case N_NUM:
     return constant(s, n->num, n->loc);
   case N_NAME: {
-    Binding *b = lookup(env->vals, n->name);
+    Binding *b = lookup(&env->vals, n->name);
     if (b) return b->val; /* NULL if poisoned: already reported */
     if (strcmp(n->name, "in_deg") == 0 || strcmp(n->name, "out_deg") == 0) {
       Shape sc = {0, {0}};
       return leaf(s, OP_DEGREE, n->name[0] == 'i' ? FN_IN : FN_OUT, DOM_VERTEX, &sc, NULL, 0, n->loc);
     }
-    if (lookup(env->dims, n->name))
+    if (lookup(&env->dims, n->name))
       err(s, n->loc, "'%s' is a dimension, not a value", n->name);
     else if (find_builtin(n->name) || find_decl(s, n->name))
       err(s, n->loc, "'%s' is a function; call it with arguments", n->name);
@@ -502,7 +492,7 @@ static Value *lower_expr(Sema *s, Env *env, const Node *n) {
 /* ---------------------------------------------------------------- declarations */
 
 static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
-  Binding *old = lookup(env->vals, name);
+  Binding *old = lookup(&env->vals, name);
   if (old) { /* the note on the first definition comes before the "instantiated here" notes */
     diag_error(&s->c->diag, loc, "redefinition of '%s'", name);
     diag_note(&s->c->diag, old->loc, "'%s' was defined here", name);
@@ -578,7 +568,7 @@ static bool bind_input(Sema *s, Env *env, const ParamDecl *p, const Value *arg, 
   }
   for (int i = 0; i < t->ndims; i++) {
     const DimExpr *dx = t->dims[i];
-    if (dx->kind == DX_NAME && !lookup(env->dims, dx->name)) {
+    if (dx->kind == DX_NAME && !lookup(&env->dims, dx->name)) {
       bind(s, &env->dims, dx->name, NULL, arg->shape.d[i], dx->loc);
       continue;
     }
@@ -605,7 +595,7 @@ static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call,
         d->ngens == 1 ? "" : "s", call->ngens);
     return NULL;
   }
-  Env env = {NULL, NULL};
+  Env env = {{0}, {0}};
   for (int i = 0; i < d->ngens; i++) {
     int64_t v = eval_dim(s, caller, call->gens[i]);
     if (!v) return NULL;
@@ -615,7 +605,7 @@ static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call,
     if (!bind_input(s, &env, d->inputs[i], args[i], call->args[i]->loc)) return NULL;
 
   /* The instance's path: <caller path>.<layer name lowercased><n>, n counting per caller. */
-  Binding *cnt = lookup(s->frame->calls, d->name);
+  Binding *cnt = lookup(&s->frame->calls, d->name);
   if (!cnt) cnt = bind(s, &s->frame->calls, d->name, NULL, 0, call->loc);
   char lower[160];
   size_t k = 0;
@@ -642,7 +632,7 @@ static Module *lower_model(Sema *s, const Decl *d) {
   s->steps = 0;
   Frame top = {.decl = d, .path = ""};
   s->frame = &top;
-  Env env = {NULL, NULL};
+  Env env = {{0}, {0}};
   int errors = s->c->diag.errors;
   for (int i = 0; i < d->ninputs; i++) {
     const ParamDecl *p = d->inputs[i];
@@ -662,22 +652,25 @@ Module *sema_lower(GnnCtx *c) {
   PtrVec *ds = &c->prog->decls;
   const Decl *chosen = NULL;
   for (int i = 0; i < ds->len; i++) {
-    const Decl *d = ds->items[i];
-    for (int j = 0; j < i; j++) {
-      const Decl *e = ds->items[j];
-      if (strcmp(e->name, d->name) == 0) {
-        diag_error(&c->diag, d->loc, "redefinition of '%s'", d->name);
-        diag_note(&c->diag, e->loc, "'%s' was first declared here", d->name);
-        break;
+    Decl *d = ds->items[i];
+    void **first = strmap_put(&c->arena, &s.decls, d->name);
+    if (*first) {
+      const Decl *e = *first;
+      diag_error(&c->diag, d->loc, "redefinition of '%s'", d->name);
+      diag_note(&c->diag, e->loc, "'%s' was first declared here", d->name);
+    } else {
+      *first = d;
+    }
+    StrMap gens = {0}; /* name -> its first Loc in gen_locs */
+    for (int j = 0; j < d->ngens; j++) {
+      void **g = strmap_put(&c->arena, &gens, d->gens[j]);
+      if (*g) {
+        diag_error(&c->diag, d->gen_locs[j], "dimension '%s' declared twice", d->gens[j]);
+        diag_note(&c->diag, *(Loc *)*g, "'%s' was first declared here", d->gens[j]);
+      } else {
+        *g = &d->gen_locs[j];
       }
     }
-    for (int j = 0; j < d->ngens; j++)
-      for (int k = 0; k < j; k++)
-        if (strcmp(d->gens[j], d->gens[k]) == 0) {
-          diag_error(&c->diag, d->gen_locs[j], "dimension '%s' declared twice", d->gens[j]);
-          diag_note(&c->diag, d->gen_locs[k], "'%s' was first declared here", d->gens[k]);
-          break;
-        }
     if (d->is_model && (!c->model_name || strcmp(c->model_name, d->name) == 0)) chosen = d;
   }
   if (!chosen) {

@@ -215,6 +215,20 @@ _diag_run_generated() {
   } >"$f"
   _diag_no_crash "diag/gen_deep_parens" "$f" "nested too deeply"
 
+  # Large programs compile in linear time (10 s limit; names were looked up in lists, which
+  # took ~40 s for the first and several seconds for the others): 90,000 statements in one
+  # body (within the 100,000-step budget), 50,000 declarations, 150,000 generic names.
+  f="$d/many_stmts.gnn"
+  { printf 'model M(x: vertex[1]) -> vertex[1] {\n'; printf '  a%d = x\n' $(seq 90000); printf '  return a89999\n}\n'; } >"$f"
+  _diag_no_crash "diag/gen_many_statements" "$f"
+  f="$d/many_decls.gnn"
+  { printf 'layer L%d() -> vertex[] { return in_deg }\n' $(seq 50000); printf 'model M(x: vertex[1]) -> vertex[1] { return x }\n'; } >"$f"
+  _diag_no_crash "diag/gen_many_declarations" "$f"
+  f="$d/many_generics.gnn"
+  { printf 'layer L<G0'; printf ', G%d' $(seq 150000); printf '>() -> vertex[] { return in_deg }\n'
+    printf 'model M(x: vertex[1]) -> vertex[1] { return x }\n'; } >"$f"
+  _diag_no_crash "diag/gen_many_generic_names" "$f"
+
   # A flood of errors: 20 are shown, then "too many errors", and all are counted.
   f="$d/many_errors.gnn"
   {
