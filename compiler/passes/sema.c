@@ -583,6 +583,37 @@ static bool bind_input(Sema *s, Env *env, const ParamDecl *p, const Value *arg, 
   return true;
 }
 
+/* The path of a new instance of layer `name` called from the current frame: the caller's path,
+ * '.', and the component  lower(name) sep n,  where lower(name) is the name in lower case, sep
+ * is "_" if lower(name) ends in a digit or '_' and empty otherwise, and n counts the calls
+ * from this caller instance of layers with that lower-case name ("gatconv0", "l1_0"). A
+ * parameter is named <path>.<param name>; in the model itself, just <param name>.
+ *
+ * No two parameters of a model get the same name:
+ * - A component determines (lower(name), n). Its maximal run of trailing digits is exactly
+ *   decimal(n): the character before it is the last of lower(name) when sep is empty (then a
+ *   letter, since names are [A-Za-z_][A-Za-z0-9_]*), or the '_' of sep. What precedes the
+ *   digits is lower(name) if it ends in a letter, and lower(name) + "_" if it ends in '_'
+ *   (which happens exactly when sep is "_"), so lower(name) is recovered too.
+ * - Two instances with the same caller differ in (lower(name), n), since n counts per
+ *   lower-case name (Conv and CONV share a counter: conv0, conv1), so their components differ.
+ * - Components contain no '.', so by induction on the nesting two different instances have
+ *   different paths; parameters of one instance have different names (redefinition is an
+ *   error); and a parameter of the model has no '.' while one in a layer has at least one.
+ * Without sep, layer l1's 11th instance and l11's first would both be "l110"; without the
+ * shared counter, Conv and CONV would both give "conv0". */
+static const char *instance_path(Sema *s, const char *name, Loc loc) {
+  char *lower = arena_strdup(&s->c->arena, name);
+  for (char *p = lower; *p; p++) *p = (char)tolower((unsigned char)*p);
+  Binding *cnt = lookup(&s->frame->calls, lower);
+  if (!cnt) cnt = bind(s, &s->frame->calls, lower, NULL, 0, loc);
+  char last = lower[strlen(lower) - 1];
+  const char *sep = isdigit((unsigned char)last) || last == '_' ? "_" : "";
+  long long n = (long long)cnt->dim++;
+  return s->frame->path[0] ? arena_printf(&s->c->arena, "%s.%s%s%lld", s->frame->path, lower, sep, n)
+                           : arena_printf(&s->c->arena, "%s%s%lld", lower, sep, n);
+}
+
 static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call, Value **args) {
   if (!step(s, call->loc)) return NULL;
   for (Frame *f = s->frame; f; f = f->up)
@@ -604,16 +635,7 @@ static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call,
   for (int i = 0; i < d->ninputs; i++)
     if (!bind_input(s, &env, d->inputs[i], args[i], call->args[i]->loc)) return NULL;
 
-  /* The instance's path: <caller path>.<layer name lowercased><n>, n counting per caller. */
-  Binding *cnt = lookup(&s->frame->calls, d->name);
-  if (!cnt) cnt = bind(s, &s->frame->calls, d->name, NULL, 0, call->loc);
-  char lower[160];
-  size_t k = 0;
-  for (const char *p = d->name; *p && k < sizeof lower - 1; p++) lower[k++] = (char)tolower((unsigned char)*p);
-  lower[k] = 0;
-  const char *path = s->frame->path[0] ? arena_printf(&s->c->arena, "%s.%s%lld", s->frame->path, lower, (long long)cnt->dim)
-                                       : arena_printf(&s->c->arena, "%s%lld", lower, (long long)cnt->dim);
-  cnt->dim++;
+  const char *path = instance_path(s, d->name, call->loc);
 
   Frame fr = {.decl = d, .call_loc = call->loc, .path = path, .up = s->frame};
   s->frame = &fr;
