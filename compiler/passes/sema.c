@@ -683,6 +683,8 @@ Module *sema_lower(GnnCtx *c) {
     } else {
       *first = d;
     }
+    if (!d->is_model && find_builtin(d->name)) /* a call would always reach the builtin */
+      diag_error(&c->diag, d->loc, "layer '%s' has the name of a builtin function", d->name);
     StrMap gens = {0}; /* name -> its first Loc in gen_locs */
     for (int j = 0; j < d->ngens; j++) {
       void **g = strmap_put(&c->arena, &gens, d->gens[j]);
