@@ -337,7 +337,7 @@ bool graph_load_features(Graph *g, const char *path, char *err, size_t errlen);
 bool graph_load_labels(Graph *g, const char *path, char *err, size_t errlen);
 /* A dataset folder (graph.edges, features.svm, labels.txt) or a single edge-list file. */
 bool graph_load(Graph *g, const char *path, char *err, size_t errlen);
-void graph_build_csr(Graph *g);
+bool graph_build_csr(Graph *g, char *err, size_t errlen); /* false (err set) when out of memory */
 void graph_free(Graph *g);
 
 typedef struct {

@@ -258,17 +258,24 @@ bool graph_load_features(Graph *g, const char *path, char *err, size_t errlen) {
   return ok;
 }
 
-void graph_build_csr(Graph *g) {
+bool graph_build_csr(Graph *g, char *err, size_t errlen) {
   free(g->in_ptr);
   free(g->in_eid);
   g->in_ptr = calloc((size_t)g->nv + 1, sizeof(int64_t));
   g->in_eid = malloc(sizeof(int64_t) * (size_t)(g->ne ? g->ne : 1));
+  int64_t *fill = malloc(sizeof(int64_t) * (size_t)(g->nv ? g->nv : 1));
+  if (!g->in_ptr || !g->in_eid || !fill) { /* a vertex count from --num-vertices or a large id */
+    snprintf(err, errlen, "error: out of memory for a graph of %lld vertices and %lld edges", (long long)g->nv,
+             (long long)g->ne);
+    free(fill);
+    return false;
+  }
   for (int64_t e = 0; e < g->ne; e++) g->in_ptr[g->dst[e] + 1]++;
   for (int64_t v = 0; v < g->nv; v++) g->in_ptr[v + 1] += g->in_ptr[v];
-  int64_t *fill = malloc(sizeof(int64_t) * (size_t)(g->nv ? g->nv : 1));
   memcpy(fill, g->in_ptr, sizeof(int64_t) * (size_t)g->nv);
   for (int64_t e = 0; e < g->ne; e++) g->in_eid[fill[g->dst[e]]++] = e;
   free(fill);
+  return true;
 }
 
 static bool is_dir(const char *path) {
@@ -283,9 +290,7 @@ static bool exists(const char *path) {
 
 bool graph_load(Graph *g, const char *path, char *err, size_t errlen) {
   if (!is_dir(path)) {
-    if (!graph_load_edges(g, path, 0, err, errlen)) return false;
-    graph_build_csr(g);
-    return true;
+    return graph_load_edges(g, path, 0, err, errlen) && graph_build_csr(g, err, errlen);
   }
   size_t n = strlen(path) + 32;
   char *f = malloc(n);
@@ -302,7 +307,7 @@ bool graph_load(Graph *g, const char *path, char *err, size_t errlen) {
   }
   if (ok) ok = graph_load_edges(g, f, g->nv, err, errlen);
   free(f);
-  if (ok) graph_build_csr(g);
+  if (ok) ok = graph_build_csr(g, err, errlen);
   return ok;
 }
 

@@ -57,3 +57,37 @@ printf 'model M(x: vertex[4]) -> vertex[2] {\n  param W: [4, 2]\n  return sum(W 
 "$GNNC" "$TMP/cost.gnn" -O0 --stats V=10,E=100 > "$TMP/cost"
 # flops = 16E + 2E = 1800; bytes = 16E+16E + 16E+32+8E + 8E+8V = 64E + 8V + 32 = 6512
 check cost-closed-form grep -q 'stats after sema          flops 1800  bytes 6512 ' "$TMP/cost"
+
+# Numeric options: anything but a whole number in range is exit 2 with a message naming the
+# option and its range, before any work is done.
+printf 'model M(x: vertex[2]) -> vertex[2] {\n  return sum(x[src])\n}\n' > "$TMP/num.gnn"
+bad_num() { # NAME EXPECTED-MESSAGE ARGS... -- gnnc [run] ARGS must exit 2 with the message
+  local n=$1 want=$2; shift 2
+  "$GNNC" "$@" > /dev/null 2> "$TMP/err"; local rc=$?
+  if [ $rc -eq 2 ] && grep -qF -- "$want" "$TMP/err"; then pass "cli/$n"; else fail "cli/$n" "exit $rc, stderr '$(head -c 200 "$TMP/err")', want 2 and '$want'"; fi
+}
+runargs=(run "$TMP/num.gnn" --graph tests/graph/ok.edges)
+seedmsg="--seed wants an integer from 0 to 18446744073709551615, got"
+bad_num seed-word "$seedmsg 'abc'" "${runargs[@]}" --seed abc
+bad_num seed-negative "$seedmsg '-1'" "${runargs[@]}" --seed -1
+bad_num seed-overflow "$seedmsg '18446744073709551616'" "${runargs[@]}" --seed 18446744073709551616
+bad_num seed-suffix "$seedmsg '12abc'" "${runargs[@]}" --seed=12abc
+bad_num seed-empty "$seedmsg ''" "${runargs[@]}" --seed=
+bad_num seed-missing "option '--seed' needs a value" "${runargs[@]}" --seed
+rowsmsg="--rows wants an integer from 0 to 2147483647, got"
+bad_num rows-negative "$rowsmsg '-1'" "${runargs[@]}" --rows -1
+bad_num rows-word "$rowsmsg 'all'" "${runargs[@]}" --rows all
+bad_num rows-overflow "$rowsmsg '2147483648'" "${runargs[@]}" --rows 2147483648
+nvmsg="--num-vertices wants an integer from 1 to 1099511627776, got"
+bad_num nv-zero "$nvmsg '0'" "${runargs[@]}" --num-vertices 0
+bad_num nv-suffix "$nvmsg '3x'" "${runargs[@]}" --num-vertices 3x
+bad_num nv-too-many "$nvmsg '1099511627777'" "${runargs[@]}" --num-vertices 1099511627777
+bad_num stats-nan "--stats wants V=N,E=N, got 'V=nan,E=1'" "$TMP/num.gnn" --stats V=nan,E=1
+bad_num stats-inf "--stats wants V=N,E=N, got 'V=1,E=1e999'" "$TMP/num.gnn" --stats V=1,E=1e999
+bad_num stats-empty "--stats wants V=N,E=N, got 'V=,E=1'" "$TMP/num.gnn" --stats V=,E=1
+bad_num o-missing "option '-o' needs a value" "$TMP/num.gnn" -o
+# the extremes of the ranges are accepted
+if "$GNNC" "${runargs[@]}" --seed 18446744073709551615 --rows 0 --num-vertices 3 > "$TMP/out" 2>&1 &&
+   grep -q '^checksum:' "$TMP/out" && ! grep -q '^row ' "$TMP/out"; then pass cli/numeric-extremes
+else fail cli/numeric-extremes "$(head -3 "$TMP/out")"; fi
+unset -f bad_num
