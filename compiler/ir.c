@@ -399,7 +399,10 @@ Cost cost_of(const Value *v) {
   case OP_INPUT: case OP_PARAM: case OP_CONST: case OP_DEGREE:
     return c;
   case OP_SCATTER:
-    if (v->fn == FN_U_DOT_V) fl = 2.0 * (double)v->args[0]->shape.d[v->args[0]->shape.rank - 1];
+    if (v->fn == FN_U_DOT_V) { /* the reduced length: the last dim of the broadcast shape (the longer operand) */
+      const Shape *s = v->args[0]->shape.rank >= v->args[1]->shape.rank ? &v->args[0]->shape : &v->args[1]->shape;
+      fl = 2.0 * (double)s->d[s->rank - 1];
+    }
     c.flops = per_row(DOM_EDGE, fl * n);
     for (int i = 0; i < v->nargs; i++) c.read.e += 4.0 * (double)shape_elems(&v->args[i]->shape);
     c.write = per_row(DOM_EDGE, 4 * n);

@@ -91,3 +91,20 @@ if "$GNNC" "${runargs[@]}" --seed 18446744073709551615 --rows 0 --num-vertices 3
    grep -q '^checksum:' "$TMP/out" && ! grep -q '^row ' "$TMP/out"; then pass cli/numeric-extremes
 else fail cli/numeric-extremes "$(head -3 "$TMP/out")"; fi
 unset -f bad_num
+
+# u_dot_v reduces the last dim of the broadcast shape, not of its first operand: with
+# x: vertex[2] and y: vertex[2, 3], dot(x[src], y[dst]) becomes scatter.u_dot_v x, y : edge[2]
+# (canonicalize), each output element a length-3 dot product:
+#   u_dot_v: 2 * 3 * 2 = 12 flops per edge, reads 4 * (2 + 6) = 32E, writes 8E;
+#   gather.sum: 2E flops, reads 8E, writes 8V.   flops = 14E = 1400; bytes = 48E + 8V = 4880
+# (the first operand's last dim gave 10E). With a scalar u (x: vertex[], y: vertex[3]) it read
+# past the shape: now 6E + 1E = 700 flops, bytes 16E + 4E + 4E + 4V = 2440.
+printf 'model M(x: vertex[2], y: vertex[2, 3]) -> vertex[2] {\n  return sum(dot(x[src], y[dst]))\n}\n' > "$TMP/udotv.gnn"
+"$GNNC" "$TMP/udotv.gnn" --print-ir-after=canonicalize --stats V=10,E=100 > "$TMP/udotv" 2>&1
+check u-dot-v-formed grep -q 'scatter.u_dot_v %0, %1 : edge\[2\]' "$TMP/udotv"
+check u-dot-v-cost grep -q 'stats after canonicalize  flops 1400  bytes 4880 ' "$TMP/udotv"
+check u-dot-v-same-as-dot grep -q 'stats after sema          flops 1400 ' "$TMP/udotv" # apply_edge.dot before
+printf 'model M(x: vertex[], y: vertex[3]) -> vertex[] {\n  return sum(dot(x[src], y[dst]))\n}\n' > "$TMP/udotv0.gnn"
+"$GNNC" "$TMP/udotv0.gnn" --print-ir-after=canonicalize --stats V=10,E=100 > "$TMP/udotv0" 2>&1
+check u-dot-v-scalar-formed grep -q 'scatter.u_dot_v %0, %1 : edge\[\]' "$TMP/udotv0"
+check u-dot-v-scalar-cost grep -q 'stats after canonicalize  flops 700  bytes 2440 ' "$TMP/udotv0"
