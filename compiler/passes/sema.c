@@ -341,15 +341,11 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
       err(s, n->loc, "'%s' is a model; only layers can be called", n->name);
       return NULL;
     }
-    Value *args[64];
     if (n->nargs != d->ninputs) {
       err(s, n->loc, "layer '%s' takes %d input%s, %d given", d->name, d->ninputs, d->ninputs == 1 ? "" : "s", n->nargs);
       return NULL;
     }
-    if (n->nargs > 64) {
-      err(s, n->loc, "too many arguments");
-      return NULL;
-    }
+    Value **args = arena_alloc(&s->c->arena, sizeof(Value *) * (size_t)(n->nargs + 1));
     bool ok = true;
     for (int i = 0; i < n->nargs; i++)
       if (!(args[i] = lower_expr(s, env, n->args[i]))) ok = false;

@@ -108,3 +108,13 @@ printf 'model M(x: vertex[], y: vertex[3]) -> vertex[] {\n  return sum(dot(x[src
 "$GNNC" "$TMP/udotv0.gnn" --print-ir-after=canonicalize --stats V=10,E=100 > "$TMP/udotv0" 2>&1
 check u-dot-v-scalar-formed grep -q 'scatter.u_dot_v %0, %1 : edge\[\]' "$TMP/udotv0"
 check u-dot-v-scalar-cost grep -q 'stats after canonicalize  flops 700  bytes 2440 ' "$TMP/udotv0"
+
+# A layer may have any number of inputs (there was an unexplained limit of 64: "too many arguments").
+{
+  printf 'layer L(x0: vertex[2]'; printf ', x%d: vertex[2]' $(seq 1 69)
+  printf ') -> vertex[2] {\n  return x0 + x69\n}\nmodel M(x: vertex[2]) -> vertex[2] {\n  return L(x'
+  for k in $(seq 1 69); do printf ', x'; done
+  printf ')\n}\n'
+} > "$TMP/wide.gnn"
+"$GNNC" "$TMP/wide.gnn" > /dev/null 2> "$TMP/err"; rc=$?
+check layer-70-inputs bash -c "[ $rc -eq 0 ]"
