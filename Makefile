@@ -71,7 +71,7 @@ $(BUILD)/unit: tests/unit/unit.c $(SRCS) $(GENSRCS) $(HDRS)
 fuzz: $(BUILD)/fuzz/fuzz_frontend
 	@mkdir -p $(BUILD)/fuzz/corpus
 	$(BUILD)/fuzz/fuzz_frontend -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=5 \
-	  -artifact_prefix=tests/fuzz/crashes/ $(BUILD)/fuzz/corpus tests/fuzz/corpus
+	  -dict=tests/fuzz/gnn.dict -artifact_prefix=tests/fuzz/crashes/ $(BUILD)/fuzz/corpus tests/fuzz/corpus
 
 # ---------------------------------------------------------------- tests, examples, benchmarks
 setup:

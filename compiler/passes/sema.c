@@ -51,9 +51,10 @@ struct Frame {
 };
 
 /* Recursion depth of lower_expr, summed over nested layer bodies (see the top of the file).
- * The costliest level, a layer call whose body returns the next call, takes about 0.6 KiB of
- * C stack at -O2 and 2.5 KiB under ASan, so the limit keeps sema under 3 MiB of the usual
- * 8 MiB main-thread stack (tests/suites/diag.sh runs 1000 nested layers). */
+ * The costliest level, a layer call whose body returns the next call, takes about 0.5 KiB of
+ * C stack at -O2 and 2 KiB under ASan (measured with ulimit -s), so the limit keeps sema
+ * near 2 MiB of the usual 8 MiB main-thread stack (tests/suites/diag.sh runs 1000 nested
+ * layers, under ASan too in make test-asan). */
 enum { SEMA_MAX_DEPTH = 1000 };
 
 typedef struct {
