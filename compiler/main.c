@@ -70,9 +70,22 @@ static char *read_file(const char *path, size_t *size) {
   return buf;
 }
 
+/* Copies of option lists live until exit, on a static list so that they stay reachable (a
+ * pointer only on main's stack is a leak to LeakSanitizer once main returns, and its report
+ * then replaces the exit status and loses buffered output). */
+typedef struct OptCopy {
+  struct OptCopy *next;
+  char text[];
+} OptCopy;
+static OptCopy *opt_copies;
+
 static void split_list(const char *arg, const char **dst, int *n, int max) {
-  char *copy = strdup(arg); /* lives until exit: option strings */
-  for (char *tok = strtok(copy, ","); tok && *n < max; tok = strtok(NULL, ",")) dst[(*n)++] = tok;
+  OptCopy *c = malloc(sizeof(OptCopy) + strlen(arg) + 1);
+  if (!c) return;
+  strcpy(c->text, arg);
+  c->next = opt_copies;
+  opt_copies = c;
+  for (char *tok = strtok(c->text, ","); tok && *n < max; tok = strtok(NULL, ",")) dst[(*n)++] = tok;
 }
 
 /* A whole decimal integer in [lo, hi] (digits only: no sign, space or suffix). */
