@@ -229,6 +229,12 @@ _diag_run_generated() {
     printf 'model M(x: vertex[1]) -> vertex[1] { return x }\n'; } >"$f"
   _diag_no_crash "diag/gen_many_generic_names" "$f"
 
+  # 20 errors shown on one 3 MB line: the source line is written at once, not byte by byte
+  # to unbuffered stderr (which took 16 s for 3 MB at -O2).
+  f="$d/long_line.gnn"
+  head -c 3000000 /dev/zero | tr '\0' '\377' >"$f"
+  _diag_no_crash "diag/gen_errors_on_a_3MB_line" "$f" 'stray byte \\xff in program'
+
   # A flood of errors: 20 are shown, then "too many errors", and all are counted.
   f="$d/many_errors.gnn"
   {
