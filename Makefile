@@ -175,7 +175,8 @@ install: all install-runtime tools
 	install -m 755 $(BUILD)/gnnc $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
 
 # ---------------------------------------------------------------- sanitizers and fuzzing
-ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# (gcc's "undefined" leaves out float-cast-overflow, which clang's includes: ask for it.)
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 $(BUILD)/asan/gnnc: $(SRCS) $(GENSRCS) compiler/main.c $(HDRS)
 	@mkdir -p $(BUILD)/asan
@@ -198,21 +199,25 @@ $(BUILD)/grad_rules: tests/grad/rules.c $(SRCS) $(GENSRCS) $(HDRS)
 	@mkdir -p $(BUILD)
 	$(CC) $(BASE) $(ASAN_FLAGS) -Wno-sign-compare -Wno-unused-parameter -Wno-unknown-pragmas -o $@ tests/grad/rules.c $(SRCS) $(GENSRCS) $(LDLIBS)
 
+# C unit tests (tests/suites/unit.sh), under ASan + UBSan like the replay driver.
+$(BUILD)/unit: tests/unit/unit.c $(SRCS) $(GENSRCS) $(HDRS)
+	$(CC) $(BASE) $(ASAN_FLAGS) -Wno-sign-compare -Wno-unused-parameter -Wno-unknown-pragmas -o $@ tests/unit/unit.c $(SRCS) $(GENSRCS) $(LDLIBS)
+
 fuzz: $(BUILD)/fuzz/fuzz_frontend
 	@mkdir -p $(BUILD)/fuzz/corpus
 	$(BUILD)/fuzz/fuzz_frontend -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=5 \
-	  -artifact_prefix=tests/fuzz/crashes/ $(BUILD)/fuzz/corpus tests/fuzz/corpus
+	  -dict=tests/fuzz/gnn.dict -artifact_prefix=tests/fuzz/crashes/ $(BUILD)/fuzz/corpus tests/fuzz/corpus
 
 # ---------------------------------------------------------------- tests, examples, benchmarks
 setup:
 	@bash scripts/setup.sh
 
 test: setup
-	@$(MAKE) --no-print-directory all $(BUILD)/fuzz/replay runtime-tests tools $(BUILD)/grad_rules
+	@$(MAKE) --no-print-directory all $(BUILD)/fuzz/replay runtime-tests tools $(BUILD)/grad_rules $(BUILD)/unit
 	@RT_BIN=$(BUILD)/rt bash tests/run.sh $(BUILD)/gnnc
 
 test-asan: setup
-	@$(MAKE) --no-print-directory $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay runtime-tests runtime-tests-asan tools $(BUILD)/grad_rules
+	@$(MAKE) --no-print-directory $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay runtime-tests runtime-tests-asan tools $(BUILD)/grad_rules $(BUILD)/unit
 	@RT_BIN=$(BUILD)/asan/rt RT_SANITIZED=1 bash tests/run.sh $(BUILD)/asan/gnnc
 
 EXAMPLES := $(wildcard dsl-examples/*.gnn)

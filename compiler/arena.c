@@ -81,3 +81,39 @@ void vec_push(Arena *a, PtrVec *v, void *p) {
   }
   v->items[v->len++] = p;
 }
+
+/* FNV-1a, 64-bit. */
+static uint64_t str_hash(const char *s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+  return h;
+}
+
+void *strmap_get(const StrMap *m, const char *key) {
+  if (!m->cap) return NULL;
+  size_t mask = (size_t)m->cap - 1;
+  for (size_t i = str_hash(key) & mask;; i = (i + 1) & mask) {
+    if (!m->keys[i]) return NULL;
+    if (strcmp(m->keys[i], key) == 0) return m->vals[i];
+  }
+}
+
+/* Linear probing in a power-of-two table at most half full. */
+void **strmap_put(Arena *a, StrMap *m, const char *key) {
+  if (2 * (m->len + 1) > m->cap) {
+    StrMap old = *m;
+    m->cap = old.cap ? 2 * old.cap : 16;
+    m->keys = arena_alloc(a, sizeof(char *) * (size_t)m->cap);
+    m->vals = arena_alloc(a, sizeof(void *) * (size_t)m->cap);
+    m->len = 0;
+    for (int i = 0; i < old.cap; i++)
+      if (old.keys[i]) *strmap_put(a, m, old.keys[i]) = old.vals[i];
+  }
+  size_t mask = (size_t)m->cap - 1;
+  size_t i = str_hash(key) & mask;
+  for (; m->keys[i]; i = (i + 1) & mask)
+    if (strcmp(m->keys[i], key) == 0) return &m->vals[i];
+  m->keys[i] = key;
+  m->len++;
+  return &m->vals[i];
+}

@@ -11,6 +11,7 @@
  */
 #include "gnnc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 const char *domain_name(Domain d) {
@@ -23,6 +24,8 @@ const char *domain_name(Domain d) {
   return "?";
 }
 
+const char *domain_a(Domain d) { return d == DOM_EDGE ? "an edge" : d == DOM_VERTEX ? "a vertex" : d == DOM_PARAM ? "a param" : "a global"; }
+
 /* Prints line `line` of the source and a caret under columns [col, col+len). */
 static void show_line(Diag *d, Loc loc) {
   if (!d->text || loc.line <= 0) return;
@@ -33,18 +36,24 @@ static void show_line(Diag *d, Loc loc) {
   const char *e = p;
   while (e < end && *e != '\n') e++;
   if (e > p && e[-1] == '\r') e--; /* CRLF files */
-  fputs("  ", d->out);
-  /* Print non-printable bytes as '?' so the caret still lines up. */
-  for (const char *q = p; q < e; q++)
-    fputc(((unsigned char)*q >= 32 && (unsigned char)*q < 127) || *q == '\t' ? *q : '?', d->out);
-  fputs("\n  ", d->out);
   int col = loc.col > 0 ? loc.col : 1;
-  for (int i = 1; i < col; i++) fputc(i - 1 < e - p && p[i - 1] == '\t' ? '\t' : ' ', d->out);
-  fputc('^', d->out);
   int len = loc.len;
   if (col - 1 + len > (int)(e - p)) len = (int)(e - p) - (col - 1);
-  for (int i = 1; i < len; i++) fputc('~', d->out);
-  fputc('\n', d->out);
+  /* Both lines are built in one buffer and written at once: stderr is unbuffered, and a
+   * diagnostic on a megabyte-long line must not cost millions of writes. */
+  size_t n = (size_t)(e - p), cap = n + (size_t)col + (size_t)(len > 0 ? len : 0) + 8;
+  char *buf = malloc(cap), *o = buf;
+  if (!buf) return;
+  *o++ = ' ', *o++ = ' ';
+  /* Non-printable bytes show as '?' so the caret still lines up. */
+  for (const char *q = p; q < e; q++) *o++ = ((unsigned char)*q >= 32 && (unsigned char)*q < 127) || *q == '\t' ? *q : '?';
+  *o++ = '\n', *o++ = ' ', *o++ = ' ';
+  for (int i = 1; i < col; i++) *o++ = (size_t)(i - 1) < n && p[i - 1] == '\t' ? '\t' : ' ';
+  *o++ = '^';
+  for (int i = 1; i < len; i++) *o++ = '~';
+  *o++ = '\n';
+  fwrite(buf, 1, (size_t)(o - buf), d->out);
+  free(buf);
 }
 
 void diag_verror(Diag *d, const char *kind, Loc loc, const char *fmt, va_list ap) {

@@ -44,6 +44,15 @@ typedef struct {
 } PtrVec;
 void vec_push(Arena *a, PtrVec *v, void *p);
 
+/* A hash map from strings to non-NULL pointers, stored in an arena. Keys are not copied. */
+typedef struct {
+  const char **keys;
+  void **vals;
+  int len, cap;
+} StrMap;
+void *strmap_get(const StrMap *m, const char *key);     /* NULL if absent */
+void **strmap_put(Arena *a, StrMap *m, const char *key); /* the key's slot, added (NULL) if absent */
+
 /* ===================================================================== diag.c */
 
 /* A source position: 1-based line and column, and the length of the span to underline. */
@@ -53,7 +62,7 @@ typedef struct {
 
 typedef struct {
   const char *path;  /* as given on the command line */
-  const char *text;  /* whole file, NUL-terminated */
+  const char *text;  /* whole file, size bytes (NUL bytes included) and a terminating NUL */
   size_t size;
   FILE *out;         /* where diagnostics go (stderr; NULL = count only, for the fuzzer) */
   int errors;
@@ -69,6 +78,7 @@ bool diag_too_many(const Diag *d);
 
 typedef enum { DOM_VERTEX, DOM_EDGE, DOM_PARAM, DOM_GLOBAL } Domain;
 const char *domain_name(Domain d);
+const char *domain_a(Domain d); /* with its article: "a vertex", "an edge", "a param", "a global" */
 
 /* A dimension expression: 8, D, 2*D, F+1 ... evaluated when a layer is instantiated. */
 typedef struct DimExpr DimExpr;
@@ -125,6 +135,7 @@ typedef struct {
   const char *name;
   Loc loc;
   const char **gens; /* generic dimension names <H, D> */
+  Loc *gen_locs;     /* where each is written */
   int ngens;
   ParamDecl **inputs;
   int ninputs;
@@ -291,7 +302,8 @@ typedef struct {
   Module *mod;
   KProgram *kprog;        /* the kernel IR, when the pipeline lowered the module */
   const char *model_name; /* --model=NAME; NULL = the last model in the file */
-  long value_budget;      /* instantiation limit: bad input cannot blow up memory */
+  long value_budget;      /* sema's limit on IR values + statements + layer instances: no input
+                             can blow up time or memory */
 } GnnCtx;
 
 void gnn_ctx_init(GnnCtx *c, const char *path, const char *text, size_t size, FILE *diag_out);
@@ -554,7 +566,7 @@ bool graph_load_features(Graph *g, const char *path, char *err, size_t errlen);
 bool graph_load_labels(Graph *g, const char *path, char *err, size_t errlen);
 /* A dataset folder (graph.edges, features.svm, labels.txt) or a single edge-list file. */
 bool graph_load(Graph *g, const char *path, char *err, size_t errlen);
-void graph_build_csr(Graph *g);
+bool graph_build_csr(Graph *g, char *err, size_t errlen); /* false (err set) when out of memory */
 void graph_free(Graph *g);
 
 typedef struct {

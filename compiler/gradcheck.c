@@ -541,7 +541,7 @@ int gradcheck_main(int argc, char **argv) {
   bool ok;
   if (cli.num_vertices > 0) {
     ok = graph_load_edges(&g, cli.graph, cli.num_vertices, err, sizeof err);
-    if (ok) graph_build_csr(&g);
+    if (ok) ok = graph_build_csr(&g, err, sizeof err);
   } else {
     ok = graph_load(&g, cli.graph, err, sizeof err);
   }

@@ -258,30 +258,42 @@ bool graph_load_features(Graph *g, const char *path, char *err, size_t errlen) {
   return ok;
 }
 
-/* Counting sort of the edge ids by key[e] (stable: file order within one key). */
-static void bucket(int64_t nv, int64_t ne, const int64_t *key, int64_t **ptr_out, int64_t **eid_out) {
+/* Counting sort of the edge ids by key[e] (stable: file order within one key). False when
+ * out of memory (a vertex count from --num-vertices or a large id). */
+static bool bucket(int64_t nv, int64_t ne, const int64_t *key, int64_t **ptr_out, int64_t **eid_out) {
   int64_t *ptr = calloc((size_t)nv + 1, sizeof(int64_t));
   int64_t *eid = malloc(sizeof(int64_t) * (size_t)(ne ? ne : 1));
+  int64_t *fill = malloc(sizeof(int64_t) * (size_t)(nv ? nv : 1));
+  *ptr_out = ptr;
+  *eid_out = eid;
+  if (!ptr || !eid || !fill) {
+    free(fill);
+    return false;
+  }
   for (int64_t e = 0; e < ne; e++) ptr[key[e] + 1]++;
   for (int64_t v = 0; v < nv; v++) ptr[v + 1] += ptr[v];
-  int64_t *fill = malloc(sizeof(int64_t) * (size_t)(nv ? nv : 1));
   memcpy(fill, ptr, sizeof(int64_t) * (size_t)nv);
   for (int64_t e = 0; e < ne; e++) eid[fill[key[e]]++] = e;
   free(fill);
-  *ptr_out = ptr;
-  *eid_out = eid;
+  return true;
 }
 
-void graph_build_csr(Graph *g) {
+bool graph_build_csr(Graph *g, char *err, size_t errlen) {
   free(g->in_ptr);
   free(g->in_eid);
   free(g->out_ptr);
   free(g->out_eid);
   free(g->csr_pos);
-  bucket(g->nv, g->ne, g->dst, &g->in_ptr, &g->in_eid);
-  bucket(g->nv, g->ne, g->src, &g->out_ptr, &g->out_eid);
-  g->csr_pos = malloc(sizeof(int64_t) * (size_t)(g->ne ? g->ne : 1));
+  g->out_ptr = g->out_eid = g->csr_pos = NULL;
+  bool ok = bucket(g->nv, g->ne, g->dst, &g->in_ptr, &g->in_eid) && bucket(g->nv, g->ne, g->src, &g->out_ptr, &g->out_eid) &&
+            (g->csr_pos = malloc(sizeof(int64_t) * (size_t)(g->ne ? g->ne : 1))) != NULL;
+  if (!ok) {
+    snprintf(err, errlen, "error: out of memory for a graph of %lld vertices and %lld edges", (long long)g->nv,
+             (long long)g->ne);
+    return false;
+  }
   for (int64_t j = 0; j < g->ne; j++) g->csr_pos[g->in_eid[j]] = j;
+  return true;
 }
 
 static bool is_dir(const char *path) {
@@ -296,9 +308,7 @@ static bool exists(const char *path) {
 
 bool graph_load(Graph *g, const char *path, char *err, size_t errlen) {
   if (!is_dir(path)) {
-    if (!graph_load_edges(g, path, 0, err, errlen)) return false;
-    graph_build_csr(g);
-    return true;
+    return graph_load_edges(g, path, 0, err, errlen) && graph_build_csr(g, err, errlen);
   }
   size_t n = strlen(path) + 32;
   char *f = malloc(n);
@@ -315,7 +325,7 @@ bool graph_load(Graph *g, const char *path, char *err, size_t errlen) {
   }
   if (ok) ok = graph_load_edges(g, f, g->nv, err, errlen);
   free(f);
-  if (ok) graph_build_csr(g);
+  if (ok) ok = graph_build_csr(g, err, errlen);
   return ok;
 }
 

@@ -237,7 +237,7 @@ static bool infer_apply(Arena *a, const Value *p, Shape *shape, const char **why
   case FN_LINEAR: {
     /* x[..., K] @ W[K, O...] -> [..., O...] */
     if (args[1]->dom != DOM_PARAM && args[1]->dom != DOM_GLOBAL)
-      FAIL("the matrix of a projection must be a parameter, not a %s value", domain_name(args[1]->dom));
+      FAIL("the matrix of a projection must be a parameter, not %s value", domain_a(args[1]->dom));
     if (s1->rank < 2) FAIL("a projection matrix needs at least 2 dims, %s has %d", shape_str(a, s1), s1->rank);
     if (s0->rank == 0 || s0->d[s0->rank - 1] != s1->d[0])
       FAIL("cannot project %s by %s: the input's last dim must equal the matrix's first",
@@ -278,7 +278,7 @@ bool ir_infer(Arena *a, const Value *p, Domain *dom, ElemType *elem, Shape *shap
     if (fn_info[fn].arity != nargs) FAIL("scatter.%s takes %d operands", fn_info[fn].name, fn_info[fn].arity);
     for (int i = 0; i < nargs; i++)
       if (args[i]->dom != DOM_VERTEX)
-        FAIL("scatter reads vertex values, operand %d is a %s value", i, domain_name(args[i]->dom));
+        FAIL("scatter reads vertex values, operand %d is %s value", i, domain_a(args[i]->dom));
     *dom = DOM_EDGE;
     if (nargs == 1) {
       *shape = args[0]->shape;
@@ -518,7 +518,7 @@ Cost cost_of(const Value *v) {
   case OP_INPUT: case OP_PARAM: case OP_CONST: case OP_DEGREE:
     return c;
   case OP_SCATTER:
-    if (v->fn == FN_U_DOT_V) { /* the reduced dim is the last of the longer operand, as for apply.dot */
+    if (v->fn == FN_U_DOT_V) { /* the reduced length: the last dim of the broadcast shape (the longer operand) */
       const Shape *s = v->args[0]->shape.rank >= v->args[1]->shape.rank ? &v->args[0]->shape : &v->args[1]->shape;
       fl = 2.0 * (double)s->d[s->rank - 1];
     }

@@ -3,11 +3,13 @@
  * The parser only builds the AST; names, domains and shapes are sema's business. Two error
  * productions keep going after a syntax error: a bad statement is skipped to the end of its
  * line, and a bad declaration header is skipped to its closing brace, so one run reports
- * the errors of several statements and declarations.
+ * the errors of several statements and declarations. Syntax errors are worded by
+ * yyreport_syntax_error (parse.error custom), which adds a "to match this '('" note from the
+ * lexer's stack of open brackets.
  */
 %define api.pure full
 %define api.prefix {gnn_yy}
-%define parse.error verbose
+%define parse.error custom
 %locations
 %expect 0
 %parse-param {GnnCtx *c} {void *scanner}
@@ -21,6 +23,7 @@ typedef struct { double v; long long i; bool is_int; } NumLit;
 %code {
 #include <string.h>
 int gnn_yylex(GNN_YYSTYPE *lval, GNN_YYLTYPE *lloc, void *scanner);
+bool gnn_lex_open_bracket(void *scanner, char *ch, Loc *loc); /* lexer.l */
 static void gnn_yyerror(GNN_YYLTYPE *l, GnnCtx *c, void *scanner, const char *msg);
 #define YYMAXDEPTH 1000 /* bounds AST depth, hence recursion in sema */
 
@@ -56,6 +59,17 @@ static TypeSpec *typespec(GnnCtx *c, Domain d, PtrVec *dims, GNN_YYLTYPE l) {
   TypeSpec *t = arena_alloc(&c->arena, sizeof(TypeSpec));
   t->dom = d; t->dims = (DimExpr **)dims->items; t->ndims = dims->len; t->loc = L(l);
   return t;
+}
+/* The generic names of a layer header (DX_NAME dims, for their locations) as two arrays. */
+static void set_gens(GnnCtx *c, Decl *d, PtrVec *names) {
+  d->ngens = names->len;
+  d->gens = arena_alloc(&c->arena, sizeof(char *) * (size_t)(names->len + 1));
+  d->gen_locs = arena_alloc(&c->arena, sizeof(Loc) * (size_t)(names->len + 1));
+  for (int i = 0; i < names->len; i++) {
+    const DimExpr *g = names->items[i];
+    d->gens[i] = g->name;
+    d->gen_locs[i] = g->loc;
+  }
 }
 static Stmt *stmt(GnnCtx *c, StmtKind k, GNN_YYLTYPE l) {
   Stmt *s = arena_alloc(&c->arena, sizeof(Stmt));
@@ -110,7 +124,7 @@ header
   : LAYER IDENT gens_opt '(' inputs_opt ')' ARROW type {
       $$ = arena_alloc(&c->arena, sizeof(Decl));
       $$->is_model = false; $$->name = $2; $$->loc = L(@2);
-      $$->gens = (const char **)$3->items; $$->ngens = $3->len;
+      set_gens(c, $$, $3);
       $$->inputs = (ParamDecl **)$5->items; $$->ninputs = $5->len; $$->ret = $8;
     }
   | MODEL IDENT '(' inputs_opt ')' ARROW type {
@@ -127,8 +141,8 @@ gens_opt
   ;
 
 idents
-  : IDENT                   { $$ = push(c, vec(c), $1); }
-  | idents ',' IDENT        { $$ = push(c, $1, $3); }
+  : IDENT                   { DimExpr *d = dim(c, DX_NAME, @1); d->name = $1; $$ = push(c, vec(c), d); }
+  | idents ',' IDENT        { DimExpr *d = dim(c, DX_NAME, @3); d->name = $3; $$ = push(c, $1, d); }
   ;
 
 inputs_opt
@@ -248,17 +262,50 @@ args
 
 %%
 
+/* Appends a token's name to buf: bison double-quotes aliases ("'layer'", "end of line"); the
+ * message shows them without the double quotes. */
+static void append_name(char *buf, size_t size, size_t *n, const char *s) {
+  for (; *s && *n < size - 1; s++)
+    if (*s != '"') buf[(*n)++] = *s;
+  buf[*n] = 0;
+}
+
+/* A syntax error, worded as bison's "verbose" errors ("syntax error, unexpected X, expecting
+ * A or B", the expected tokens listed only when there are at most four), and followed by a
+ * note at the innermost open bracket when its closing bracket is the one token expected, or
+ * the file ended: "note: to match this '('". */
+static int yyreport_syntax_error(const yypcontext_t *ctx, GnnCtx *c, void *scanner) {
+  enum { MAX_EXPECTED = 4 };
+  yysymbol_kind_t expected[MAX_EXPECTED];
+  int nexp = yypcontext_expected_tokens(ctx, expected, MAX_EXPECTED);
+  if (nexp < 0) return nexp;
+  yysymbol_kind_t tok = yypcontext_token(ctx);
+  char buf[512] = "syntax error";
+  size_t n = strlen(buf);
+  char open;
+  Loc open_loc;
+  bool have_open = gnn_lex_open_bracket(scanner, &open, &open_loc);
+  const char *closer = open == '(' ? "')'" : open == '[' ? "']'" : "'}'";
+  bool wants_closer = tok == YYSYMBOL_YYEOF;
+  if (tok != YYSYMBOL_YYEMPTY) {
+    append_name(buf, sizeof buf, &n, ", unexpected ");
+    append_name(buf, sizeof buf, &n, yysymbol_name(tok));
+    for (int i = 0; i < nexp; i++) {
+      append_name(buf, sizeof buf, &n, i == 0 ? ", expecting " : " or ");
+      append_name(buf, sizeof buf, &n, yysymbol_name(expected[i]));
+      if (nexp == 1 && strcmp(yysymbol_name(expected[i]), closer) == 0) wants_closer = true;
+    }
+  }
+  diag_error(&c->diag, L(*yypcontext_location(ctx)), "%s", buf);
+  if (have_open && wants_closer) diag_note(&c->diag, open_loc, "to match this '%c'", open);
+  return 0;
+}
+
+/* Bison's other errors: only "memory exhausted", when the parser's stack would pass YYMAXDEPTH. */
 static void gnn_yyerror(GNN_YYLTYPE *l, GnnCtx *c, void *scanner, const char *msg) {
   (void)scanner;
   if (strcmp(msg, "memory exhausted") == 0)
     diag_error(&c->diag, L(*l), "expression nested too deeply (more than %d levels)", YYMAXDEPTH);
-  else {
-    /* Bison double-quotes aliases that contain apostrophes ("'layer'"): drop the double quotes. */
-    char buf[512];
-    size_t n = 0;
-    for (const char *p = msg; *p && n < sizeof buf - 1; p++)
-      if (*p != '"') buf[n++] = *p;
-    buf[n] = 0;
-    diag_error(&c->diag, L(*l), "%s", buf);
-  }
+  else
+    diag_error(&c->diag, L(*l), "%s", msg);
 }

@@ -18,6 +18,7 @@
 int ir_verify(const Module *m, FILE *out) {
   int errors = 0;
   Arena scratch = {0};
+  StrMap params = {0}; /* parameter names seen so far: a hash set, so linear in the module */
   for (int i = 0; i < m->vals.len; i++) {
     const Value *v = m->vals.items[i];
     if (v->id != i) BAD("numbered %d at position %d", v->id, i);
@@ -34,9 +35,10 @@ int ir_verify(const Module *m, FILE *out) {
       break;
     case OP_PARAM:
       if (!v->name || v->dom != DOM_PARAM) BAD("malformed param");
-      for (int j = 0; j < i; j++) {
-        const Value *w = m->vals.items[j];
-        if (w->op == OP_PARAM && v->name && w->name && strcmp(w->name, v->name) == 0) BAD("param \"%s\" defined twice", v->name);
+      if (v->name) {
+        void **seen = strmap_put(&scratch, &params, v->name);
+        if (*seen) BAD("param \"%s\" defined twice", v->name);
+        *seen = (void *)v;
       }
       break;
     case OP_CONST:

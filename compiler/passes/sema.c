@@ -15,10 +15,22 @@
  * Domain and shape rules live in ir.c (ir_infer); sema reports their verdicts at the
  * expression that broke them. A failed expression yields NULL, and names bound to a failed
  * expression are "poisoned" so that one mistake is reported once, not at every use.
+ *
+ * Recursion, and why it cannot overflow the C stack. bison reduces a left-leaning chain
+ * (a + b + c ..., x[src][dst]..., a dimension 1+1+1...) without growing its own stack, so
+ * such a chain may be as long as the file; lower_expr and eval_dim walk the left spine of a
+ * chain with a loop. Every other child (a right operand, an argument, a negated operand, a
+ * parenthesised dimension) was parsed while its parent was on the parser's stack, so
+ * YYMAXDEPTH (parser.y) bounds that nesting within one body. Layer calls nest bodies: a call
+ * lowers the layer's body inside the caller's expression, so lower_expr also counts its own
+ * depth across instantiations and stops at SEMA_MAX_DEPTH with an error. (Rejecting long
+ * flat chains in the parser would also bound the depth, but `x + x + ... + x` is not nested
+ * in the source and is fine to write; what must be bounded is the depth that costs stack.)
  */
 #include "../gnnc.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <string.h>
 
 typedef struct Binding Binding;
@@ -27,7 +39,6 @@ struct Binding {
   Value *val;     /* NULL = poisoned by an earlier error */
   int64_t dim;    /* for dimension bindings */
   Loc loc;
-  Binding *next;
 };
 
 typedef struct Frame Frame; /* one layer instantiation, for "instantiated here" notes */
@@ -35,43 +46,60 @@ struct Frame {
   const Decl *decl;
   Loc call_loc;
   const char *path;  /* parameter name prefix, "" for the model */
-  Binding *calls;    /* callee name -> next instance number */
+  StrMap calls;      /* callee name -> Binding whose dim is the next instance number */
   Frame *up;
 };
+
+/* Recursion depth of lower_expr, summed over nested layer bodies (see the top of the file).
+ * The costliest level, a layer call whose body returns the next call, takes about 0.5 KiB of
+ * C stack at -O2 and 2 KiB under ASan (measured with ulimit -s), so the limit keeps sema
+ * near 2 MiB of the usual 8 MiB main-thread stack (tests/suites/diag.sh runs 1000 nested
+ * layers, under ASan too in make test-asan). */
+enum { SEMA_MAX_DEPTH = 1000 };
 
 typedef struct {
   GnnCtx *c;
   Module *m;
   Frame *frame;
-  int depth;
-  bool budget_blown;
+  int depth;         /* of lower_expr's recursion */
+  long steps;        /* statements lowered and layers instantiated, for the budget */
+  bool abandoned;    /* the model hit a limit (size, depth): stop lowering it */
+  StrMap decls;      /* name -> the first Decl of that name */
 } Sema;
 
+/* The names of one body (hash maps, so a body of 100,000 statements is not quadratic). */
 typedef struct {
-  Binding *vals; /* values: inputs, params, assignments */
-  Binding *dims; /* dimension names: generics and input dims */
+  StrMap vals; /* values: inputs, params, assignments */
+  StrMap dims; /* dimension names: generics and input dims */
 } Env;
 
-static Binding *lookup(Binding *b, const char *name) {
-  for (; b; b = b->next)
-    if (strcmp(b->name, name) == 0) return b;
-  return NULL;
-}
+static Binding *lookup(const StrMap *names, const char *name) { return strmap_get(names, name); }
 
-static Binding *bind(Sema *s, Binding **list, const char *name, Value *v, int64_t dim, Loc loc) {
+/* Binds name (replacing an earlier binding of it). */
+static Binding *bind(Sema *s, StrMap *names, const char *name, Value *v, int64_t dim, Loc loc) {
   Binding *b = arena_alloc(&s->c->arena, sizeof(Binding));
   b->name = name;
   b->val = v;
   b->dim = dim;
   b->loc = loc;
-  b->next = *list;
-  *list = b;
+  *strmap_put(&s->c->arena, names, name) = b;
   return b;
 }
 
+/* "in layer 'L' instantiated here" for each enclosing call, innermost first; of a very deep
+ * stack only the innermost and outermost few are shown. */
 static void report_frames(Sema *s) {
-  for (Frame *f = s->frame; f && f->up; f = f->up)
+  enum { SHOW = 5 };
+  int n = 0;
+  for (Frame *f = s->frame; f && f->up; f = f->up) n++;
+  int k = 0;
+  for (Frame *f = s->frame; f && f->up; f = f->up, k++) {
+    if (n > 2 * SHOW && k >= SHOW && k < n - SHOW) {
+      if (k == SHOW) diag_note(&s->c->diag, (Loc){0, 0, 0}, "(%d more layer instantiations)", n - 2 * SHOW);
+      continue;
+    }
     diag_note(&s->c->diag, f->call_loc, "in layer '%s' instantiated here", f->decl->name);
+  }
 }
 
 GNN_PRINTF(3, 4) static void err(Sema *s, Loc loc, const char *fmt, ...) {
@@ -82,38 +110,64 @@ GNN_PRINTF(3, 4) static void err(Sema *s, Loc loc, const char *fmt, ...) {
   report_frames(s);
 }
 
+/* The budget (c->value_budget) bounds the work of lowering one model, so that no input can
+ * take unbounded time or memory: every IR value (leaves included), every statement lowered
+ * and every layer instantiated counts one. Counting only values would miss layers that call
+ * layers 2^30 times without creating any, or bodies whose statements create none. */
 static bool over_budget(Sema *s, Loc loc) {
-  if (s->m->vals.len <= s->c->value_budget) return false;
-  if (!s->budget_blown)
-    err(s, loc, "model too large: more than %ld IR values after instantiating layers", s->c->value_budget);
-  s->budget_blown = true;
+  if (s->m->vals.len + s->steps < s->c->value_budget) return false;
+  if (!s->abandoned)
+    err(s, loc, "model too large: more than %ld IR values, statements and layer instances after instantiating layers",
+        s->c->value_budget);
+  s->abandoned = true;
   return true;
+}
+
+/* One statement or instance: false once over the budget. */
+static bool step(Sema *s, Loc loc) {
+  if (over_budget(s, loc)) return false;
+  s->steps++;
+  return true;
+}
+
+/* A leaf value (input, parameter, constant, degree), within the budget; NULL beyond it. */
+static Value *leaf(Sema *s, OpKind op, FnKind fn, Domain dom, const Shape *shape, const char *name, double fattr, Loc loc) {
+  return over_budget(s, loc) ? NULL : ir_leaf(s->m, op, fn, dom, shape, name, fattr, loc);
 }
 
 /* ---------------------------------------------------------------- dimensions */
 
 enum { DIM_MAX = 1 << 30 };
 
-/* Evaluates a dimension expression; 0 after reporting an error. */
-static int64_t eval_dim(Sema *s, Env *env, const DimExpr *d) {
-  switch (d->kind) {
-  case DX_NUM:
+/* A dimension literal or name; 0 after reporting an error. */
+static int64_t eval_dim_leaf(Sema *s, Env *env, const DimExpr *d) {
+  if (d->kind == DX_NUM) {
     if (d->num <= 0 || d->num > DIM_MAX) {
       err(s, d->loc, "dimension %lld is out of range (1 to %d)", (long long)d->num, DIM_MAX);
       return 0;
     }
     return d->num;
-  case DX_NAME: {
-    Binding *b = lookup(env->dims, d->name);
-    if (!b) {
-      err(s, d->loc, "unknown dimension '%s'", d->name);
-      return 0;
-    }
-    return b->dim;
   }
-  case DX_BIN: {
-    int64_t a = eval_dim(s, env, d->lhs);
-    if (!a) return 0;
+  Binding *b = lookup(&env->dims, d->name);
+  if (!b) {
+    err(s, d->loc, "unknown dimension '%s'", d->name);
+    return 0;
+  }
+  return b->dim;
+}
+
+/* Evaluates a dimension expression; 0 after reporting an error. The left spine of a chain is
+ * a loop, innermost operation first; right operands recurse (see the top of the file). */
+static int64_t eval_dim(Sema *s, Env *env, const DimExpr *d) {
+  int len = 0;
+  const DimExpr *leaf = d;
+  for (; leaf->kind == DX_BIN; leaf = leaf->lhs) len++;
+  const DimExpr *small[8], **spine = len <= 8 ? small : arena_alloc(&s->c->arena, sizeof *spine * (size_t)len);
+  int k = len;
+  for (const DimExpr *x = d; x != leaf; x = x->lhs) spine[--k] = x;
+  int64_t a = eval_dim_leaf(s, env, leaf);
+  for (int i = 0; i < len && a; i++) {
+    d = spine[i];
     int64_t b = eval_dim(s, env, d->rhs);
     if (!b) return 0;
     int64_t r = 0;
@@ -133,10 +187,9 @@ static int64_t eval_dim(Sema *s, Env *env, const DimExpr *d) {
       err(s, d->loc, "dimension expression evaluates to %lld, out of range (1 to %d)", (long long)r, DIM_MAX);
       return 0;
     }
-    return r;
+    a = r;
   }
-  }
-  return 0;
+  return a;
 }
 
 static bool eval_shape(Sema *s, Env *env, const TypeSpec *t, Shape *out) {
@@ -150,8 +203,9 @@ static bool eval_shape(Sema *s, Env *env, const TypeSpec *t, Shape *out) {
   for (int i = 0; i < t->ndims; i++) {
     out->d[i] = eval_dim(s, env, t->dims[i]);
     if (!out->d[i]) ok = false;
-    else elems *= out->d[i];
-    if (ok && elems > GNN_MAX_ROW_ELEMS) {
+    if (!ok) continue; /* still evaluate the other dims, for their errors */
+    elems *= out->d[i]; /* <= 2^24 * 2^30: no overflow */
+    if (elems > GNN_MAX_ROW_ELEMS) {
       err(s, t->loc, "type has more than %d elements per row", GNN_MAX_ROW_ELEMS);
       return false;
     }
@@ -171,7 +225,9 @@ static Value *make(Sema *s, OpKind op, FnKind fn, Value **args, int nargs, doubl
   return v;
 }
 
-static Value *apply(Sema *s, FnKind fn, Value **args, int nargs, double fattr, int64_t iattr, Loc loc) {
+/* An Apply of fn to args, its domain chosen by the operands'. `what` is the operator or builtin
+ * as the user wrote it ("*", "concat"), for messages: never an internal function name. */
+static Value *apply(Sema *s, FnKind fn, const char *what, Value **args, int nargs, double fattr, int64_t iattr, Loc loc) {
   bool edge = false, vertex = false;
   for (int i = 0; i < nargs; i++) {
     edge |= args[i]->dom == DOM_EDGE;
@@ -179,7 +235,7 @@ static Value *apply(Sema *s, FnKind fn, Value **args, int nargs, double fattr, i
   }
   if (edge && vertex) {
     err(s, loc, "cannot combine a vertex value with an edge value in '%s'; read the vertex value on the edge with x[src] or x[dst]",
-        fn_info[fn].name);
+        what);
     return NULL;
   }
   return make(s, apply_op_for(edge ? DOM_EDGE : vertex ? DOM_VERTEX : DOM_GLOBAL), fn, args, nargs, fattr, iattr, loc);
@@ -187,7 +243,7 @@ static Value *apply(Sema *s, FnKind fn, Value **args, int nargs, double fattr, i
 
 static Value *constant(Sema *s, double x, Loc loc) {
   Shape sc = {0, {0}};
-  return ir_leaf(s->m, OP_CONST, FN_NONE, DOM_GLOBAL, &sc, NULL, x, loc);
+  return leaf(s, OP_CONST, FN_NONE, DOM_GLOBAL, &sc, NULL, x, loc);
 }
 
 /* A numeric literal argument (slope, probability), possibly negated. */
@@ -204,17 +260,26 @@ static bool literal(Sema *s, const Node *n, const char *what, double *out) {
   return false;
 }
 
-/* An integer argument: a literal or a dimension name. 0 after an error. */
+/* An integer argument: a literal or a dimension name. 0 after an error. The literal is a
+ * double: range-checked before it is converted (a conversion out of range is undefined). */
 static int64_t dim_arg(Sema *s, Env *env, const Node *n, const char *what) {
   if (n->kind == N_NUM) {
-    if (n->num != (double)(int64_t)n->num || n->num < 1 || n->num > DIM_MAX) {
+    double x = n->num;
+    if (x != floor(x)) {
       err(s, n->loc, "%s must be a positive integer", what);
       return 0;
     }
-    return (int64_t)n->num;
+    if (!(x >= 1 && x <= DIM_MAX)) {
+      if (x < 1e18)
+        err(s, n->loc, "%s %lld is out of range (1 to %d)", what, (long long)x, DIM_MAX);
+      else
+        err(s, n->loc, "%s %g is out of range (1 to %d)", what, x, DIM_MAX);
+      return 0;
+    }
+    return (int64_t)x;
   }
   if (n->kind == N_NAME) {
-    Binding *b = lookup(env->dims, n->name);
+    Binding *b = lookup(&env->dims, n->name);
     if (b) return b->dim;
   }
   err(s, n->loc, "%s must be an integer literal or a dimension name", what);
@@ -261,14 +326,7 @@ static const Builtin *find_builtin(const char *name) {
   return NULL;
 }
 
-static const Decl *find_decl(Sema *s, const char *name) {
-  PtrVec *ds = &s->c->prog->decls;
-  for (int i = 0; i < ds->len; i++) {
-    const Decl *d = ds->items[i];
-    if (strcmp(d->name, name) == 0) return d;
-  }
-  return NULL;
-}
+static const Decl *find_decl(Sema *s, const char *name) { return strmap_get(&s->decls, name); }
 
 static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call, Value **args);
 
@@ -284,15 +342,11 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
       err(s, n->loc, "'%s' is a model; only layers can be called", n->name);
       return NULL;
     }
-    Value *args[64];
     if (n->nargs != d->ninputs) {
       err(s, n->loc, "layer '%s' takes %d input%s, %d given", d->name, d->ninputs, d->ninputs == 1 ? "" : "s", n->nargs);
       return NULL;
     }
-    if (n->nargs > 64) {
-      err(s, n->loc, "too many arguments");
-      return NULL;
-    }
+    Value **args = arena_alloc(&s->c->arena, sizeof(Value *) * (size_t)(n->nargs + 1));
     bool ok = true;
     for (int i = 0; i < n->nargs; i++)
       if (!(args[i] = lower_expr(s, env, n->args[i]))) ok = false;
@@ -312,32 +366,32 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
   double f = 0;
   switch (b->kind) {
   case B_UNARY:
-    return apply(s, b->fn, &x, 1, 0, 0, n->loc);
+    return apply(s, b->fn, b->name, &x, 1, 0, 0, n->loc);
   case B_LEAKY:
     f = 0.01;
     if (n->nargs == 2 && !literal(s, n->args[1], "the slope of leaky_relu", &f)) return NULL;
-    return apply(s, b->fn, &x, 1, f, 0, n->nargs == 2 ? n->args[1]->loc : n->loc);
+    return apply(s, b->fn, b->name, &x, 1, f, 0, n->nargs == 2 ? n->args[1]->loc : n->loc);
   case B_ELU:
     f = 1.0;
     if (n->nargs == 2 && !literal(s, n->args[1], "the alpha of elu", &f)) return NULL;
-    return apply(s, b->fn, &x, 1, f, 0, n->nargs == 2 ? n->args[1]->loc : n->loc);
+    return apply(s, b->fn, b->name, &x, 1, f, 0, n->nargs == 2 ? n->args[1]->loc : n->loc);
   case B_DROPOUT:
     if (!literal(s, n->args[1], "the probability of dropout", &f)) return NULL;
     /* Each dropout draws its own mask: a stream number of its own, so CSE never merges two. */
-    return apply(s, b->fn, &x, 1, f, s->m->ndropout++, n->args[1]->loc);
+    return apply(s, b->fn, b->name, &x, 1, f, s->m->ndropout++, n->args[1]->loc);
   case B_REPEAT: {
     int64_t k = dim_arg(s, env, n->args[1], "the count of repeat");
-    return k ? apply(s, b->fn, &x, 1, 0, k, n->loc) : NULL;
+    return k ? apply(s, b->fn, b->name, &x, 1, 0, k, n->loc) : NULL;
   }
   case B_BINARY: {
     Value *args[2] = {x, lower_expr(s, env, n->args[1])};
-    return args[1] ? apply(s, b->fn, args, 2, 0, 0, n->loc) : NULL;
+    return args[1] ? apply(s, b->fn, b->name, args, 2, 0, 0, n->loc) : NULL;
   }
   case B_REDUCE:
   case B_SOFTMAX:
     if (x->dom != DOM_EDGE) {
-      err(s, n->args[0]->loc, "'%s' reduces over the in-edges of each vertex, so its argument must be an edge value, not a %s value%s",
-          n->name, domain_name(x->dom), x->dom == DOM_VERTEX ? " (read it on the edges with x[src])" : "");
+      err(s, n->args[0]->loc, "'%s' reduces over the in-edges of each vertex, so its argument must be an edge value, not %s value%s",
+          n->name, domain_a(x->dom), x->dom == DOM_VERTEX ? " (read it on the edges with x[src])" : "");
       return NULL;
     }
     return make(s, b->kind == B_REDUCE ? OP_GATHER : OP_REDUCE_SCATTER, b->fn, &x, 1, 0, 0, n->loc);
@@ -345,18 +399,19 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
   return NULL;
 }
 
-static Value *lower_expr(Sema *s, Env *env, const Node *n) {
+/* An expression that does not continue a left spine: a number, a name, a call, a negation. */
+static Value *lower_leaf(Sema *s, Env *env, const Node *n) {
   switch (n->kind) {
   case N_NUM:
     return constant(s, n->num, n->loc);
   case N_NAME: {
-    Binding *b = lookup(env->vals, n->name);
+    Binding *b = lookup(&env->vals, n->name);
     if (b) return b->val; /* NULL if poisoned: already reported */
     if (strcmp(n->name, "in_deg") == 0 || strcmp(n->name, "out_deg") == 0) {
       Shape sc = {0, {0}};
-      return ir_leaf(s->m, OP_DEGREE, n->name[0] == 'i' ? FN_IN : FN_OUT, DOM_VERTEX, &sc, NULL, 0, n->loc);
+      return leaf(s, OP_DEGREE, n->name[0] == 'i' ? FN_IN : FN_OUT, DOM_VERTEX, &sc, NULL, 0, n->loc);
     }
-    if (lookup(env->dims, n->name))
+    if (lookup(&env->dims, n->name))
       err(s, n->loc, "'%s' is a dimension, not a value", n->name);
     else if (find_builtin(n->name) || find_decl(s, n->name))
       err(s, n->loc, "'%s' is a function; call it with arguments", n->name);
@@ -364,8 +419,22 @@ static Value *lower_expr(Sema *s, Env *env, const Node *n) {
       err(s, n->loc, "unknown name '%s'", n->name);
     return NULL;
   }
-  case N_INDEX: {
+  case N_CALL:
+    return lower_call(s, env, n);
+  case N_NEG: {
     Value *x = lower_expr(s, env, n->lhs);
+    return x ? apply(s, FN_NEG, "-", &x, 1, 0, 0, n->loc) : NULL;
+  }
+  case N_INDEX: case N_BINOP:
+    break; /* lower_link */
+  }
+  return NULL;
+}
+
+/* One link of a left spine, x[src] or lhs OP rhs, given its lowered left operand x (NULL if
+ * that failed: the right operand is still lowered, for its errors). */
+static Value *lower_link(Sema *s, Env *env, const Node *n, Value *x) {
+  if (n->kind == N_INDEX) {
     if (!x) return NULL;
     bool is_src = strcmp(n->name, "src") == 0;
     if (!is_src && strcmp(n->name, "dst") != 0) {
@@ -373,44 +442,59 @@ static Value *lower_expr(Sema *s, Env *env, const Node *n) {
       return NULL;
     }
     if (x->dom != DOM_VERTEX) {
-      err(s, n->lhs->loc, "only vertex values can be read on edges with [%s]; this is a %s value", n->name, domain_name(x->dom));
+      err(s, n->lhs->loc, "only vertex values can be read on edges with [%s]; this is %s value", n->name, domain_a(x->dom));
       return NULL;
     }
     return make(s, OP_SCATTER, is_src ? FN_COPY_U : FN_COPY_V, &x, 1, 0, 0, n->loc);
   }
-  case N_CALL:
-    return lower_call(s, env, n);
-  case N_NEG: {
-    Value *x = lower_expr(s, env, n->lhs);
-    return x ? apply(s, FN_NEG, &x, 1, 0, 0, n->loc) : NULL;
-  }
-  case N_BINOP: {
-    Value *a = lower_expr(s, env, n->lhs);
-    Value *b = lower_expr(s, env, n->rhs);
-    if (!a || !b) return NULL;
-    if (n->op == '@') {
-      if (a->dom != DOM_PARAM) {
-        err(s, n->lhs->loc, "the left operand of '@' must be a parameter matrix, not a %s value", domain_name(a->dom));
-        return NULL;
-      }
-      Value *args[2] = {b, a};
-      return apply(s, FN_LINEAR, args, 2, 0, 0, n->loc);
+  Value *a = x, *b = lower_expr(s, env, n->rhs);
+  if (!a || !b) return NULL;
+  if (n->op == '@') {
+    if (a->dom != DOM_PARAM) {
+      err(s, n->lhs->loc, "the left operand of '@' must be a parameter matrix, not %s value", domain_a(a->dom));
+      return NULL;
     }
-    FnKind fn = n->op == '+' ? FN_ADD : n->op == '-' ? FN_SUB : n->op == '*' ? FN_MUL : FN_DIV;
-    Value *args[2] = {a, b};
-    return apply(s, fn, args, 2, 0, 0, n->loc);
+    Value *args[2] = {b, a};
+    return apply(s, FN_LINEAR, "@", args, 2, 0, 0, n->loc);
   }
+  FnKind fn = n->op == '+' ? FN_ADD : n->op == '-' ? FN_SUB : n->op == '*' ? FN_MUL : FN_DIV;
+  Value *args[2] = {a, b};
+  char op[2] = {(char)n->op, 0};
+  return apply(s, fn, op, args, 2, 0, 0, n->loc);
+}
+
+/* Lowers an expression: the left spine of a chain in a loop, from its innermost operand out
+ * (the order of the recursive definition: left operand, right operand, operator); recursion
+ * only into the other children, counted against SEMA_MAX_DEPTH (see the top of the file). */
+static Value *lower_expr(Sema *s, Env *env, const Node *n) {
+  if (s->abandoned) return NULL;
+  if (s->depth >= SEMA_MAX_DEPTH) {
+    err(s, n->loc, "expression nested too deeply (more than %d levels, counting the bodies of the layers it calls)",
+        SEMA_MAX_DEPTH);
+    s->abandoned = true;
+    return NULL;
   }
-  return NULL;
+  s->depth++;
+  int len = 0;
+  const Node *leaf = n;
+  for (; leaf->kind == N_INDEX || leaf->kind == N_BINOP; leaf = leaf->lhs) len++;
+  const Node *small[8], **spine = len <= 8 ? small : arena_alloc(&s->c->arena, sizeof *spine * (size_t)len);
+  int k = len;
+  for (const Node *x = n; x != leaf; x = x->lhs) spine[--k] = x;
+  Value *v = lower_leaf(s, env, leaf);
+  for (int i = 0; i < len; i++) v = lower_link(s, env, spine[i], v);
+  s->depth--;
+  return v;
 }
 
 /* ---------------------------------------------------------------- declarations */
 
 static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
-  Binding *old = lookup(env->vals, name);
-  if (old) {
-    err(s, loc, "redefinition of '%s'", name);
+  Binding *old = lookup(&env->vals, name);
+  if (old) { /* the note on the first definition comes before the "instantiated here" notes */
+    diag_error(&s->c->diag, loc, "redefinition of '%s'", name);
     diag_note(&s->c->diag, old->loc, "'%s' was defined here", name);
+    report_frames(s);
     return false;
   }
   if (strcmp(name, "in_deg") == 0 || strcmp(name, "out_deg") == 0) {
@@ -438,7 +522,7 @@ static Value *lower_body(Sema *s, const Decl *d, Env *env) {
   bool returned = false;
   for (int i = 0; i < d->nbody; i++) {
     const Stmt *st = d->body[i];
-    if (diag_too_many(&s->c->diag) || s->budget_blown) return NULL;
+    if (diag_too_many(&s->c->diag) || s->abandoned || !step(s, st->loc)) return NULL;
     if (returned) {
       err(s, st->loc, "statement after return");
       return NULL;
@@ -449,7 +533,7 @@ static Value *lower_body(Sema *s, const Decl *d, Env *env) {
       const char *name = s->frame->path[0] ? arena_printf(&s->c->arena, "%s.%s", s->frame->path, st->name) : st->name;
       Value *p = NULL;
       if (eval_shape(s, env, st->type, &shape))
-        p = ir_leaf(s->m, OP_PARAM, FN_NONE, DOM_PARAM, &shape, name, 0, st->name_loc);
+        p = leaf(s, OP_PARAM, FN_NONE, DOM_PARAM, &shape, name, 0, st->name_loc);
       define(s, env, st->name, st->name_loc, p);
       break;
     }
@@ -471,8 +555,8 @@ static Value *lower_body(Sema *s, const Decl *d, Env *env) {
 static bool bind_input(Sema *s, Env *env, const ParamDecl *p, const Value *arg, Loc arg_loc) {
   const TypeSpec *t = p->type;
   if (arg->dom != t->dom) {
-    err(s, arg_loc, "input '%s' is declared a %s value but the argument is a %s value", p->name,
-        domain_name(t->dom), domain_name(arg->dom));
+    err(s, arg_loc, "input '%s' is declared %s value but the argument is %s value", p->name,
+        domain_a(t->dom), domain_a(arg->dom));
     return false;
   }
   if (t->ndims != arg->shape.rank) {
@@ -482,7 +566,7 @@ static bool bind_input(Sema *s, Env *env, const ParamDecl *p, const Value *arg, 
   }
   for (int i = 0; i < t->ndims; i++) {
     const DimExpr *dx = t->dims[i];
-    if (dx->kind == DX_NAME && !lookup(env->dims, dx->name)) {
+    if (dx->kind == DX_NAME && !lookup(&env->dims, dx->name)) {
       bind(s, &env->dims, dx->name, NULL, arg->shape.d[i], dx->loc);
       continue;
     }
@@ -497,7 +581,39 @@ static bool bind_input(Sema *s, Env *env, const ParamDecl *p, const Value *arg, 
   return true;
 }
 
+/* The path of a new instance of layer `name` called from the current frame: the caller's path,
+ * '.', and the component  lower(name) sep n,  where lower(name) is the name in lower case, sep
+ * is "_" if lower(name) ends in a digit or '_' and empty otherwise, and n counts the calls
+ * from this caller instance of layers with that lower-case name ("gatconv0", "l1_0"). A
+ * parameter is named <path>.<param name>; in the model itself, just <param name>.
+ *
+ * No two parameters of a model get the same name:
+ * - A component determines (lower(name), n). Its maximal run of trailing digits is exactly
+ *   decimal(n): the character before it is the last of lower(name) when sep is empty (then a
+ *   letter, since names are [A-Za-z_][A-Za-z0-9_]*), or the '_' of sep. What precedes the
+ *   digits is lower(name) if it ends in a letter, and lower(name) + "_" if it ends in '_'
+ *   (which happens exactly when sep is "_"), so lower(name) is recovered too.
+ * - Two instances with the same caller differ in (lower(name), n), since n counts per
+ *   lower-case name (Conv and CONV share a counter: conv0, conv1), so their components differ.
+ * - Components contain no '.', so by induction on the nesting two different instances have
+ *   different paths; parameters of one instance have different names (redefinition is an
+ *   error); and a parameter of the model has no '.' while one in a layer has at least one.
+ * Without sep, layer l1's 11th instance and l11's first would both be "l110"; without the
+ * shared counter, Conv and CONV would both give "conv0". */
+static const char *instance_path(Sema *s, const char *name, Loc loc) {
+  char *lower = arena_strdup(&s->c->arena, name);
+  for (char *p = lower; *p; p++) *p = (char)tolower((unsigned char)*p);
+  Binding *cnt = lookup(&s->frame->calls, lower);
+  if (!cnt) cnt = bind(s, &s->frame->calls, lower, NULL, 0, loc);
+  char last = lower[strlen(lower) - 1];
+  const char *sep = isdigit((unsigned char)last) || last == '_' ? "_" : "";
+  long long n = (long long)cnt->dim++;
+  return s->frame->path[0] ? arena_printf(&s->c->arena, "%s.%s%s%lld", s->frame->path, lower, sep, n)
+                           : arena_printf(&s->c->arena, "%s%s%lld", lower, sep, n);
+}
+
 static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call, Value **args) {
+  if (!step(s, call->loc)) return NULL;
   for (Frame *f = s->frame; f; f = f->up)
     if (f->decl == d) {
       err(s, call->loc, "layer '%s' instantiates itself (recursion is not allowed)", d->name);
@@ -508,25 +624,16 @@ static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call,
         d->ngens == 1 ? "" : "s", call->ngens);
     return NULL;
   }
-  Env env = {NULL, NULL};
+  Env env = {{0}, {0}};
   for (int i = 0; i < d->ngens; i++) {
     int64_t v = eval_dim(s, caller, call->gens[i]);
     if (!v) return NULL;
-    bind(s, &env.dims, d->gens[i], NULL, v, d->loc);
+    bind(s, &env.dims, d->gens[i], NULL, v, d->gen_locs[i]);
   }
   for (int i = 0; i < d->ninputs; i++)
     if (!bind_input(s, &env, d->inputs[i], args[i], call->args[i]->loc)) return NULL;
 
-  /* The instance's path: <caller path>.<layer name lowercased><n>, n counting per caller. */
-  Binding *cnt = lookup(s->frame->calls, d->name);
-  if (!cnt) cnt = bind(s, &s->frame->calls, d->name, NULL, 0, call->loc);
-  char lower[160];
-  size_t k = 0;
-  for (const char *p = d->name; *p && k < sizeof lower - 1; p++) lower[k++] = (char)tolower((unsigned char)*p);
-  lower[k] = 0;
-  const char *path = s->frame->path[0] ? arena_printf(&s->c->arena, "%s.%s%lld", s->frame->path, lower, (long long)cnt->dim)
-                                       : arena_printf(&s->c->arena, "%s%lld", lower, (long long)cnt->dim);
-  cnt->dim++;
+  const char *path = instance_path(s, d->name, call->loc);
 
   Frame fr = {.decl = d, .call_loc = call->loc, .path = path, .up = s->frame};
   s->frame = &fr;
@@ -541,17 +648,18 @@ static Module *lower_model(Sema *s, const Decl *d) {
   m->name = d->name;
   m->arena = &s->c->arena;
   s->m = m;
-  s->budget_blown = false;
+  s->abandoned = false;
+  s->steps = 0;
   Frame top = {.decl = d, .path = ""};
   s->frame = &top;
-  Env env = {NULL, NULL};
+  Env env = {{0}, {0}};
   int errors = s->c->diag.errors;
   for (int i = 0; i < d->ninputs; i++) {
     const ParamDecl *p = d->inputs[i];
     Shape shape;
     Value *v = NULL;
     if (eval_shape(s, &env, p->type, &shape))
-      v = ir_leaf(m, OP_INPUT, p->type->dom == DOM_EDGE ? FN_EDGE : FN_VERTEX, p->type->dom, &shape, p->name, 0, p->loc);
+      v = leaf(s, OP_INPUT, p->type->dom == DOM_EDGE ? FN_EDGE : FN_VERTEX, p->type->dom, &shape, p->name, 0, p->loc);
     define(s, &env, p->name, p->loc, v);
   }
   Value *out = lower_body(s, d, &env);
@@ -565,18 +673,27 @@ Module *sema_lower(GnnCtx *c) {
   PtrVec *ds = &c->prog->decls;
   const Decl *chosen = NULL;
   for (int i = 0; i < ds->len; i++) {
-    const Decl *d = ds->items[i];
-    for (int j = 0; j < i; j++) {
-      const Decl *e = ds->items[j];
-      if (strcmp(e->name, d->name) == 0) {
-        diag_error(&c->diag, d->loc, "redefinition of '%s'", d->name);
-        diag_note(&c->diag, e->loc, "'%s' was first declared here", d->name);
-        break;
+    Decl *d = ds->items[i];
+    void **first = strmap_put(&c->arena, &s.decls, d->name);
+    if (*first) {
+      const Decl *e = *first;
+      diag_error(&c->diag, d->loc, "redefinition of '%s'", d->name);
+      diag_note(&c->diag, e->loc, "'%s' was first declared here", d->name);
+    } else {
+      *first = d;
+    }
+    if (!d->is_model && find_builtin(d->name)) /* a call would always reach the builtin */
+      diag_error(&c->diag, d->loc, "layer '%s' has the name of a builtin function", d->name);
+    StrMap gens = {0}; /* name -> its first Loc in gen_locs */
+    for (int j = 0; j < d->ngens; j++) {
+      void **g = strmap_put(&c->arena, &gens, d->gens[j]);
+      if (*g) {
+        diag_error(&c->diag, d->gen_locs[j], "dimension '%s' declared twice", d->gens[j]);
+        diag_note(&c->diag, *(Loc *)*g, "'%s' was first declared here", d->gens[j]);
+      } else {
+        *g = &d->gen_locs[j];
       }
     }
-    for (int j = 0; j < d->ngens; j++)
-      for (int k = 0; k < j; k++)
-        if (strcmp(d->gens[j], d->gens[k]) == 0) diag_error(&c->diag, d->loc, "dimension '%s' declared twice", d->gens[j]);
     if (d->is_model && (!c->model_name || strcmp(c->model_name, d->name) == 0)) chosen = d;
   }
   if (!chosen) {

@@ -19,8 +19,9 @@
  *   3. A module that gnn_compile returns but that ir_verify rejects (checked once more here,
  *      independently of verify_each).
  *
- * Printers: the module is printed as text and as DOT to /dev/null, and ir_to_string is
- * called and freed, so the printers run on every module the fuzzer manages to build.
+ * Printers and costs: every pass's dump and --stats totals go to /dev/null; the final module is
+ * printed as text and as DOT, and ir_to_string is called and freed, so the printers and the
+ * cost model run on every module the fuzzer manages to build.
  * Diagnostics go nowhere (NULL out = count only), as in the driver's count-only mode.
  */
 #include "gnnc.h"
@@ -49,8 +50,7 @@ static void die(const char *what) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  /* The driver rejects a file with a NUL byte before the lexer sees it; so does the target. */
-  if (memchr(data, 0, size)) return 0;
+  /* NUL bytes included: the lexer reports them as stray bytes, as the driver does. */
   char *buf = malloc(size + 1);
   if (!buf) return 0;
   if (size) memcpy(buf, data, size);
@@ -60,7 +60,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   GnnCtx c;
   gnn_ctx_init(&c, "fuzz.gnn", buf, size, NULL);
   if (gnn_parse(&c)) {
-    PipelineOpts o = {.verify_each = true, .out = out};
+    /* Every dump and the cost model's totals after every pass, into /dev/null: the printers
+     * and cost_of run on every module the fuzzer builds, at every stage. */
+    PipelineOpts o = {.verify_each = true, .out = out, .print_after_all = true, .stats = true, .stats_V = 1000, .stats_E = 5000};
     Module *m = gnn_compile(&c, &o);
     if (!m && c.mod) die("internal error: the verifier rejected the IR after a pass (see 'verify:' lines above)");
     if (!m && c.diag.errors == 0) die("gnn_compile failed without reporting an error");

@@ -53,9 +53,8 @@ _diag_check() { # NAME FILE EXPECT NOTE NERRORS -- one pass/fail
     if [[ $rest =~ ^([0-9]+):([0-9]+):\ error:\  ]]; then
       ln=${BASH_REMATCH[1]} col=${BASH_REMATCH[2]}
       local src
-      src=$(sed -n "${ln}p" "$f")
-      src=${src%$'\r'}
-      src=$(printf '%s' "$src" | tr -c '\t\040-\176' '?')
+      # (made printable before bash sees it: a command substitution drops NUL bytes)
+      src=$(sed -n "${ln}p" "$f" | sed 's/\r$//' | tr -c '\t\040-\176\n' '?')
       if [ $((i + 1)) -ge "$n" ] || [ "${lines[i + 1]}" != "  $src" ]; then
         problems+=("the line after the error is '${lines[i + 1]:-}', expected the source line '  $src'")
       elif [ $((i + 2)) -ge "$n" ] || ! [[ ${lines[i + 2]} =~ ^\ \ ([[:blank:]]*)\^~*$ ]]; then
@@ -157,7 +156,7 @@ _diag_run_generated() {
   # A NUL byte is a stray byte like any other: located, and counted.
   f="$d/nul_byte.gnn"
   printf 'model M(x: vertex[16]) -> vertex[16] {\n  h = relu(x)\0\n  return h\n}\n' >"$f"
-  : # KNOWN DEFECT (open, see tests/diag/known-defects/README.md): _diag_check "diag/gen_nul_byte" "$f" "$f:2:14: error: stray byte \\x00 in program" "" ""
+  _diag_check "diag/gen_nul_byte" "$f" "$f:2:14: error: stray byte \\x00 in program" "" 1
 
   # Long left-associative chains: the parser accepts them without growing its stack, so
   # nothing may recurse once per operand (a crash here is a stack overflow).
@@ -168,14 +167,42 @@ _diag_run_generated() {
     for ((k = 0; k < 20000; k++)); do printf ' + x'; done
     printf '\n}\n'
   } >"$f"
-  : # KNOWN DEFECT (open, see tests/diag/known-defects/README.md): _diag_no_crash "diag/gen_long_sum_chain" "$f"
+  _diag_no_crash "diag/gen_long_sum_chain" "$f"
   f="$d/long_dim.gnn"
   {
     printf 'model M(x: vertex[16]) -> vertex[16] {\n  param W: [1'
     for ((k = 0; k < 300000; k++)); do printf '+1'; done
     printf ']\n  return x\n}\n'
   } >"$f"
-  : # KNOWN DEFECT (open, see tests/diag/known-defects/README.md): _diag_no_crash "diag/gen_long_dim_chain" "$f"
+  _diag_no_crash "diag/gen_long_dim_chain" "$f"
+
+  # The same with x[src][src]... (20,000 reads on edges of edges): an error at the second,
+  # located at the first (the value that is an edge value).
+  f="$d/long_index.gnn"
+  {
+    printf 'model M(x: vertex[16]) -> vertex[16] {\n  return sum(x'
+    for ((k = 0; k < 20000; k++)); do printf '[src]'; done
+    printf ')\n}\n'
+  } >"$f"
+  _diag_check "diag/gen_long_index_chain" "$f" "$f:2:16: error: only vertex values can be read on edges with [src]; this is an edge value" "" 1
+
+  # Nesting that does cost stack: 1000 layers, each returning a call of the next. Sema stops
+  # at 1000 levels (the layer bodies count: the model's return is level 1, L0's level 2, so
+  # the argument x of L999(x) in L998 is level 1001), and shows 5 + 5 of the 999 "instantiated
+  # here" notes.
+  f="$d/deep_layers.gnn"
+  {
+    for ((k = 0; k < 1000; k++)); do printf 'layer L%d(x: vertex[1]) -> vertex[1] { return L%d(x) }\n' $k $((k + 1)); done
+    printf 'layer L1000(x: vertex[1]) -> vertex[1] { return x }\nmodel M(x: vertex[1]) -> vertex[1] { return L0(x) }\n'
+  } >"$f"
+  _diag_check "diag/gen_deep_layers" "$f" \
+    "$f:999:53: error: expression nested too deeply (more than 1000 levels, counting the bodies of the layers it calls)" \
+    "$f:998:48: note: in layer 'L998' instantiated here" 1
+  if [ "$(grep -c ': note: ' "$TMP/diag.err")" -eq 11 ] && grep -q "^$f: note: (989 more layer instantiations)$" "$TMP/diag.err"; then
+    pass "diag/gen_deep_layers_notes"
+  else
+    fail "diag/gen_deep_layers_notes" "want 10 'instantiated here' notes and '(989 more layer instantiations)'; got $(grep -c ': note: ' "$TMP/diag.err") notes"
+  fi
 
   # Deep nesting is an error, not a crash.
   f="$d/deep_parens.gnn"
@@ -187,6 +214,26 @@ _diag_run_generated() {
     printf '\n}\n'
   } >"$f"
   _diag_no_crash "diag/gen_deep_parens" "$f" "nested too deeply"
+
+  # Large programs compile in linear time (10 s limit; names were looked up in lists, which
+  # took ~40 s for the first and several seconds for the others): 90,000 statements in one
+  # body (within the 100,000-step budget), 50,000 declarations, 150,000 generic names.
+  f="$d/many_stmts.gnn"
+  { printf 'model M(x: vertex[1]) -> vertex[1] {\n'; printf '  a%d = x\n' $(seq 90000); printf '  return a89999\n}\n'; } >"$f"
+  _diag_no_crash "diag/gen_many_statements" "$f"
+  f="$d/many_decls.gnn"
+  { printf 'layer L%d() -> vertex[] { return in_deg }\n' $(seq 50000); printf 'model M(x: vertex[1]) -> vertex[1] { return x }\n'; } >"$f"
+  _diag_no_crash "diag/gen_many_declarations" "$f"
+  f="$d/many_generics.gnn"
+  { printf 'layer L<G0'; printf ', G%d' $(seq 150000); printf '>() -> vertex[] { return in_deg }\n'
+    printf 'model M(x: vertex[1]) -> vertex[1] { return x }\n'; } >"$f"
+  _diag_no_crash "diag/gen_many_generic_names" "$f"
+
+  # 20 errors shown on one 3 MB line: the source line is written at once, not byte by byte
+  # to unbuffered stderr (which took 16 s for 3 MB at -O2).
+  f="$d/long_line.gnn"
+  head -c 3000000 /dev/zero | tr '\0' '\377' >"$f"
+  _diag_no_crash "diag/gen_errors_on_a_3MB_line" "$f" 'stray byte \\xff in program'
 
   # A flood of errors: 20 are shown, then "too many errors", and all are counted.
   f="$d/many_errors.gnn"

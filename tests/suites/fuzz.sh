@@ -2,7 +2,9 @@
 # without libFuzzer, over the seed corpus and over the crash reproducers, under ASan + UBSan
 # (build/fuzz/replay; `make test` builds it first).
 #
-#   fuzz-corpus    every seed in tests/fuzz/corpus/ runs clean
+#   fuzz-corpus    every seed in tests/fuzz/corpus/ runs clean (named seeds written by hand;
+#                  found_* are inputs from `make fuzz` runs, a greedy set cover of the edges
+#                  the hand-written seeds miss)
 #   fuzz-crashes   every reproducer in tests/fuzz/crashes/ runs clean (each one is a bug that
 #                  the fuzzer found; it stays here as a regression test once fixed)
 #

@@ -56,3 +56,8 @@ badp header 'W 2 3\n' "malformed tensor header"
 printf 'model M(x: vertex[2]) -> vertex[2] {\n  return nope\n}\n' > "$TMP/bad.gnn"
 "$GNNC" "$TMP/bad.gnn" -o "$TMP/bad.ir" > /dev/null 2>&1
 [ ! -e "$TMP/bad.ir" ] && pass graph/no-output-on-error || fail graph/no-output-on-error "bad.ir was left behind"
+# a vertex count that cannot be allocated is an error, not a crash (ASan: return NULL, as libc)
+ASAN_OPTIONS=allocator_may_return_null=1 "$GNNC" run "$m" --graph $d/ok.edges --num-vertices 1099511627776 > /dev/null 2> "$TMP/g.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -qF "error: out of memory for a graph of 1099511627776 vertices and 2 edges" "$TMP/g.err"; then
+  pass graph/too-many-vertices; else fail graph/too-many-vertices "exit $rc: $(head -2 "$TMP/g.err")"; fi

@@ -110,6 +110,10 @@ if "$PY" -c 'import numpy' >/dev/null 2>&1; then
       interp_O0 "interp/O0/$interp_m-small/$interp_g" "$interp_dir/models/$interp_m.gnn" "$interp_dir/graphs/$interp_g" 6
     done
   done
+  # compose's golden tests, their inputs all generated (a bare edge list has no features)
+  for interp_f in tests/ir/compose_*.gnn; do
+    interp_O0 "interp/O0/$(basename "$interp_f" .gnn)/random" "$interp_f" "$interp_dir/graphs/random/graph.edges" 8
+  done
 fi
 unset -f interp_tail interp_check interp_O0
-unset interp_dir interp_tmp interp_models interp_graphs interp_m interp_g interp_c interp_seed interp_out
+unset interp_dir interp_tmp interp_models interp_graphs interp_m interp_g interp_c interp_seed interp_out interp_f
