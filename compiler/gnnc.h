@@ -177,7 +177,7 @@ typedef enum {
 } FnKind;
 
 enum { W_SCATTER = 1, W_REDUCE = 2, W_MESSAGE = 4, W_APPLY = 8, W_RS = 16, W_LEAF = 32 };
-enum { A_LIN0 = 1, A_LIN1 = 2, A_JOINT = 4, A_EXPENSIVE = 8, A_ROWWISE = 16 };
+enum { A_LIN0 = 1, A_LIN1 = 2, A_JOINT = 4, A_EXPENSIVE = 8, A_ROWWISE = 16, A_PARTIAL = 32 };
 
 typedef struct {
   const char *name;

@@ -41,7 +41,13 @@ ScatterAlgebra fn_commutes_with_scatter(FnKind f, int arg, FnKind s) {
   if (!(al & A_ROWWISE)) return SC_NO;
   switch (s) {
   case FN_COPY_U: case FN_COPY_V:
-    return SC_COMMUTE; /* any deterministic row function: f(x_u) = (f x)_u */
+    /* any deterministic row function: f(x_u) = (f x)_u -- but moved to the vertices, f is
+     * also evaluated at the vertices the scatter never reads (no out-edges for copy_u, no
+     * in-edges for copy_v). Harmless in the forward; in the backward those rows meet a zero
+     * gradient in the weight reductions (reduce_rows), and 0 * inf is NaN. So a function that
+     * is not finite everywhere in this operand (rsqrt(out_deg) at an isolated vertex; x / p
+     * is linear in x, so finite, but p / x is not) stays on the edges. */
+    return (al & A_PARTIAL) && !linear_here ? SC_NO : SC_COMMUTE;
   case FN_U_ADD_V: case FN_U_SUB_V:
     /* distributes over a sum when linear in this operand with the others fixed, or when
      * jointly linear and unary (neg, flatten, mean_heads, ...) */

@@ -54,6 +54,8 @@ static void usage(FILE *out) {
         "  --save-outputs FILE     write every output of the module: out, and the gradients grad.<param>\n"
         "                          of a training module (their seed grad.out is a generated input)\n"
         "  --train                 evaluate in training mode: dropout draws its masks from --seed\n"
+        "  --backward              also evaluate the backward pass of a training module (implied by\n"
+        "                          --save-outputs); its seed grad.out is generated like an input\n"
         "  --output FILE           write every output row (gnnc tensor text format)\n"
         "  --rows N                rows to print in the summary (default 3)\n",
         out);
@@ -147,7 +149,7 @@ typedef struct {
   bool keep, verbose;
   const char *input, *output, *emit, *graph, *features, *params, *init, *save_params, *save_inputs, *out_rows;
   const char *save_outputs;
-  bool train;
+  bool train, backward;
   int64_t num_vertices;
   uint64_t seed;
   int rows;
@@ -177,7 +179,7 @@ static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
   }
   if (cli->save_params && !params_save(&ps, cli->save_params, err, sizeof err)) goto fail;
   in = (Interp){.m = m, .g = &g, .ps = &ps, .seed = cli->seed, .training = cli->train, .dropout_seed = cli->seed,
-                .forward_only = true}; /* gradcheck runs the backward */
+                .forward_only = !cli->backward};
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   if (!interp_run(&in, err, sizeof err)) goto fail;
@@ -192,7 +194,7 @@ static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
     }
     for (int i = 0; i < m->vals.len; i++) {
       const Value *v = m->vals.items[i];
-      if (v->op != OP_INPUT || v->bwd) continue; /* the backward's seed grad.out is not evaluated */
+      if (v->op != OP_INPUT || (v->bwd && !in.vals[v->id])) continue; /* grad.out: only when --backward evaluated it */
       int64_t rows = value_rows(v, &g), n = shape_elems(&v->shape);
       fprintf(f, "tensor %s %lld %d", v->name, (long long)rows, v->shape.rank);
       for (int k = 0; k < v->shape.rank; k++) fprintf(f, " %lld", (long long)v->shape.d[k]);
@@ -387,8 +389,11 @@ int main(int argc, char **argv) {
       cli.save_inputs = v;
     } else if (cli.run && (v = ARGVAL("--save-outputs"))) {
       cli.save_outputs = v;
+      cli.backward = true;
     } else if (cli.run && strcmp(a, "--train") == 0) {
       cli.train = true;
+    } else if (cli.run && strcmp(a, "--backward") == 0) {
+      cli.backward = true;
     } else if (cli.run && (v = ARGVAL("--output"))) {
       cli.output = v;
     } else if (cli.run && (v = ARGVAL("--rows"))) {

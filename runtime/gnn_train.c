@@ -1,7 +1,7 @@
 /* gnn_train.c -- gnn-train: train a model library built by gnnc on a dataset with a split.
  *
  *   gnn-train libmodel.so --data data/cora [--epochs N] [--lr X] [--weight-decay X]
- *             [--optimizer adam|sgd] [--patience N] [--seed N] [--self-loops|--no-self-loops]
+ *             [--optimizer adam|sgd] [--patience N] [--seed N] [--self-loops|--no-self-loops] [--raw-features]
  *             [--save-params F] [--load-params F] [--eval-only] [--quiet] [--device N]
  *
  * Semi-supervised node classification as in Kipf & Welling and Velickovic et al.: softmax
@@ -118,6 +118,7 @@ static void usage(FILE *f) {
         "  --optimizer adam|sgd  (default adam)\n"
         "  --seed N              parameters and dropout masks (default 1)\n"
         "  --self-loops / --no-self-loops   add a self-loop to every vertex (default: the paper's choice)\n"
+        "  --raw-features        do not scale each feature row to sum 1 (the papers' preprocessing; default on)\n"
         "  --load-params F       start from saved parameters;  --save-params F  write the best ones\n"
         "  --eval-only           no training: report the accuracies of the (loaded) parameters\n"
         "  --quiet               no line per epoch\n"
@@ -126,9 +127,11 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0); /* progress lines before a diagnostic on stderr, in order */
   const char *libpath = NULL, *data = NULL, *save = NULL, *load = NULL, *optimizer = "adam";
   double epochs = -1, lr = -1, wd = -1, patience = -1, seed = 1, device = 0;
   int self_loops = -1;
+  bool raw_features = false;
   bool quiet = false, eval_only = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -149,6 +152,7 @@ int main(int argc, char **argv) {
     NUM("--seed", seed, 0, 9.0e15)
     NUM("--device", device, 0, 1024)
     else if (strcmp(a, "--self-loops") == 0) self_loops = 1;
+    else if (strcmp(a, "--raw-features") == 0) raw_features = true;
     else if (strcmp(a, "--no-self-loops") == 0) self_loops = 0;
     else if (strcmp(a, "--quiet") == 0) quiet = true;
     else if (strcmp(a, "--eval-only") == 0) eval_only = true;
@@ -239,6 +243,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "gnn-train: %s has %d classes, the model's output has %lld\n", data, ds->nclasses, (long long)C);
     goto out;
   }
+  for (int64_t v = 0; v < nv; v++) {
+    const char *split = ds->train_mask[v] ? "train.idx" : ds->val_mask[v] ? "val.idx" : ds->test_mask[v] ? "test.idx" : NULL;
+    if (split && ds->labels[v] < 0) {
+      fprintf(stderr, "gnn-train: %s: vertex %lld is in %s but its label is %d (unknown): not training on it\n", data,
+              (long long)v, split, ds->labels[v]);
+      goto out;
+    }
+  }
   for (int64_t i = 0; i < nv * ds->nfeat; i++)
     if (!isfinite(ds->features[i])) {
       fprintf(stderr, "gnn-train: %s: vertex %lld has a non-finite feature: not training on it\n", data, (long long)(i / ds->nfeat));
@@ -262,10 +274,18 @@ int main(int argc, char **argv) {
     rt.tf_free(tf);
     CHECK(st);
   }
-  /* features (zero-padded to the model's width), labels and masks on the device */
+  /* features (zero-padded to the model's width; each row scaled to sum 1 unless --raw-features,
+   * the preprocessing of Kipf & Welling and Velickovic et al.), labels and masks on the device */
   {
     float *h = calloc((size_t)(nv * F), sizeof(float));
-    for (int64_t v = 0; v < nv; v++) memcpy(h + v * F, ds->features + v * ds->nfeat, sizeof(float) * (size_t)ds->nfeat);
+    for (int64_t v = 0; v < nv; v++) {
+      float *row = h + v * F;
+      memcpy(row, ds->features + v * ds->nfeat, sizeof(float) * (size_t)ds->nfeat);
+      double sum = 0;
+      for (int64_t k = 0; k < ds->nfeat; k++) sum += row[k];
+      if (!raw_features && sum != 0)
+        for (int64_t k = 0; k < ds->nfeat; k++) row[k] = (float)(row[k] / sum);
+    }
     gnn_status st = rt.gmalloc(ctx, (void **)&x, sizeof(float) * (size_t)(nv * F));
     if (st == GNN_OK) st = rt.upload(ctx, x, h, sizeof(float) * (size_t)(nv * F));
     free(h);
@@ -329,7 +349,13 @@ int main(int argc, char **argv) {
     total_ms += ms;
     /* validation: an inference forward */
     CHECK(api->forward(model, inputs, 0, 0));
-    CHECK(rt.xent(ctx, api->output(model), labels, masks[1], nv, C, &val_loss, NULL));
+    st = rt.xent(ctx, api->output(model), labels, masks[1], nv, C, &val_loss, NULL);
+    if (st == GNN_ERR_NUMERIC || !isfinite(val_loss)) {
+      fprintf(stderr, "gnn-train: epoch %d: the validation loss after the update is not finite (%s): training diverged; stopping\n",
+              epoch, st == GNN_OK ? "nan" : rt.last_error(ctx));
+      goto out;
+    }
+    CHECK(st);
     CHECK(rt.accuracy(ctx, api->output(model), labels, masks[1], nv, C, &val_acc));
     if (!quiet)
       printf("epoch %4d  loss %.4f  train acc %.4f  val loss %.4f  val acc %.4f  %.2f ms\n", epoch, loss, train_acc, val_loss,

@@ -97,18 +97,19 @@ def gat_layer(F, H, D, reorg):
     if not reorg:
         # copy_u(x) [0; 8F E], linear [2F.HD E; 4F E + 4F.HD + 4HD E], the same for copy_v,
         # concat [2HD E; 16HD E], dot(a, .) [4HD E; 8HD once + 8HD E + 4H E], leaky_relu [H E; 8H E],
-        # edge_softmax [5H E; 12H E], alpha * linear_u [HD E; 4H + 8HD per E], gather.sum [HD E; 4HD E + 4HD V]
-        flops = P(e=2 * 2 * F * HD + 2 * HD + 4 * HD + H + 5 * H + HD + HD)
+        # edge_softmax [5H E; 12H E], dropout on alpha [H E; 8H E], alpha * linear_u [HD E; 4H + 8HD per E],
+        # gather.sum [HD E; 4HD E + 4HD V]
+        flops = P(e=2 * 2 * F * HD + 2 * HD + 4 * HD + H + 5 * H + H + HD + HD)
         bytes_ = P(e=8 * F + (4 * F + 4 * HD) + 8 * F + (4 * F + 4 * HD) + 16 * HD + (8 * HD + 4 * H) + 8 * H + 12 * H
-                   + (4 * H + 8 * HD) + 4 * HD,
+                   + 8 * H + (4 * H + 8 * HD) + 4 * HD,
                    v=4 * HD, c=2 * 4 * F * HD + 8 * HD)
     else:
         # linear(x, W) per vertex [2F.HD V; 4F V + 4F.HD + 4HD V], copy_u(W x) [0; 8HD E],
         # slices a_l, a_r [0; 12HD once each], dot(a_l, Wx), dot(a_r, Wx) [2HD V each; 4HD once + 4HD V + 4H V],
-        # u_add_v [H E; 12H E], leaky_relu, edge_softmax, the product and the gather as before
-        flops = P(v=2 * F * HD + 2 * HD + 2 * HD, e=H + H + 5 * H + HD + HD)
+        # u_add_v [H E; 12H E], leaky_relu, edge_softmax, dropout, the product and the gather as before
+        flops = P(v=2 * F * HD + 2 * HD + 2 * HD, e=H + H + 5 * H + H + HD + HD)
         bytes_ = P(v=(4 * F + 4 * HD) + 2 * (4 * HD + 4 * H) + 4 * HD,
-                   e=8 * HD + 12 * H + 8 * H + 12 * H + (4 * H + 8 * HD) + 4 * HD,
+                   e=8 * HD + 12 * H + 8 * H + 12 * H + 8 * H + (4 * H + 8 * HD) + 4 * HD,
                    c=4 * F * HD + 2 * 12 * HD + 2 * 4 * HD)
     return flops, bytes_
 

@@ -8,6 +8,9 @@
 #                                  agrees with the float64 interpreter (`gnnc run`) on the same
 #                                  parameters and inputs: tests/codegen/compare.py, 1e-5 (the
 #                                  measure is in its docstring)
+#   codegen/host/backward/MODEL/GRAPH/MAPPING  training mode (dropout on) forward and backward:
+#                                  out and every grad.<param> vs the interpreter, 1e-4
+#   codegen/rng/...                the dropout draws of the CUDA and host code paths agree
 # Models: every dsl-examples/*.gnn at its own widths on Cora (EdgeConv on the point cloud), and
 # their small variants (tests/interp/models/) on every generated graph (isolated vertices,
 # self-loops, duplicates, a 2,000 and a 10,000 in-edge hub with a 3,000 out-edge hub, a random
@@ -113,6 +116,75 @@ else
     done
   done
 fi
+# ---- training: forward in training mode (dropout masks drawn from the seed) and the backward,
+# host library vs the interpreter: the output and every grad.<param>, 1e-4 (issue 4). The
+# forward's dropout masks (features and attention) must be the interpreter's bit for bit, or
+# the outputs differ by O(1).
+# cg_check_bwd NAME MODEL.gnn GRAPH MAPPING SEED
+cg_check_bwd() {
+  local name=$1 model=$2 graph=$3 map=$4 seed=$5 lib out b="$cg/bwd"
+  if ! lib=$(cg_lib "$model" "$map"); then
+    fail "$name" "gnnc could not build the library"
+    return
+  fi
+  if ! out=$("$GNNC" run "$model" --graph "$graph" --seed "$seed" --train --save-params "$b.params" \
+      --save-inputs "$b.inputs" --save-outputs "$b.ref" 2>&1); then
+    fail "$name" "gnnc run --train failed: $(cg_tail "$out")"
+    return
+  fi
+  if ! out=$("$cg_bin/gnn-run" "$lib" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --seed "$seed" \
+      --train --save-grads "$b.got" --output "$b.out" --repeat 1 --warmup 0 2>&1); then
+    fail "$name" "gnn-run --train --backward failed: $(cg_tail "$out")"
+    return
+  fi
+  sed 's/^tensor output /tensor out /' "$b.out" >> "$b.got"
+  if out=$("$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol 1e-4 2>&1) &&
+     [ "$(grep -c '^tensor grad\.' "$b.ref")" -gt 0 ]; then
+    pass "$name"
+  else
+    fail "$name" "$(cg_tail "$out")"
+  fi
+  rm -f "$b".*
+}
+if [ -x "$cg_bin/gnn-run" ]; then
+  cg_seed=41
+  for cg_map in $cg_maps; do
+    for cg_m in $cg_models; do
+      cg_g=data/cora
+      [ $cg_m = edgeconv ] && cg_g=tests/interp/graphs/pointcloud
+      cg_check_bwd "codegen/$cg_target/backward/$cg_m/$(basename $cg_g)/$cg_map" "dsl-examples/$cg_m.gnn" $cg_g $cg_map $cg_seed
+      for cg_g in tests/interp/graphs/isolated tests/interp/graphs/duplicates tests/codegen/graphs/hub10k; do
+        cg_check_bwd "codegen/$cg_target/backward/$cg_m-small/$(basename $cg_g)/$cg_map" "tests/interp/models/$cg_m.gnn" $cg_g $cg_map $cg_seed
+      done
+      cg_seed=$((cg_seed + 1))
+    done
+  done
+fi
+
+# ---- dropout draws: the CUDA and host code paths draw the same masks (issue 4). (1) The RNG of
+# runtime/gnnrt_rng.h built by cc and by nvcc (as CUDA source, whose host instantiation is
+# compiled from the same code as the device one; no GPU here) prints identical draws. (2) Every
+# dropout of the generated .cu calls it with the same stream, counter expression and p as the
+# .c from the same kernel IR, in the same order.
+if [ $cg_target = host ]; then
+  if cg_out=$(cc -std=c11 -O2 -Wall -Wextra -Werror -Iruntime tests/codegen/rng_draws.c -o "$cg/rng_c" 2>&1) &&
+     cg_out=$(nvcc -x cu -O2 -Iruntime tests/codegen/rng_draws.c -o "$cg/rng_cu" 2>&1) &&
+     "$cg/rng_c" > "$cg/rng_c.txt" && "$cg/rng_cu" > "$cg/rng_cu.txt" && [ "$(wc -l < "$cg/rng_c.txt")" -eq 36 ] &&
+     cmp -s "$cg/rng_c.txt" "$cg/rng_cu.txt"; then
+    pass codegen/rng/cc-vs-nvcc
+  else
+    fail codegen/rng/cc-vs-nvcc "$(cg_tail "$cg_out") $(diff "$cg/rng_c.txt" "$cg/rng_cu.txt" 2>&1 | head -3)"
+  fi
+  for cg_m in gat gcn; do
+    for cg_map in $cg_maps; do
+      cg_a=$(grep -o 'gnn_dropout_keep([^?]*' "$cg/$cg_m-$cg_map.c" 2>/dev/null)
+      cg_b=$(grep -o 'gnn_dropout_keep([^?]*' "$cg/$cg_m-$cg_map.cu" 2>/dev/null)
+      if [ -n "$cg_a" ] && [ "$cg_a" = "$cg_b" ]; then pass "codegen/rng/same-calls/$cg_m/$cg_map"
+      else fail "codegen/rng/same-calls/$cg_m/$cg_map" "the .c and .cu dropout calls differ (or there are none)"; fi
+    done
+  done
+fi
+
 if [ $cg_target = host ]; then
 # ---- embedding: a program of one's own compiles generated/gcn.c in and agrees with gnn-run
 cg_out=$(cc -std=c11 -O2 -fopenmp -Wall -Wextra -Werror -Iruntime -Igenerated tests/embed/embed_gcn.c generated/gcn.c \
