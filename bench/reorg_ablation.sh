@@ -16,7 +16,7 @@
 #                                        build/bench/, the coordinates as vertex features)
 #   MoNet    dsl-examples/monet.gnn      Cora (pseudo-coordinates from degrees: no edge input)
 #
-# Environment: REPEAT (default 10), WARMUP (default 2) for the small graphs; EC_REPEAT (default
+# Environment: REPEAT (default 20), WARMUP (default 2) for the small graphs; EC_REPEAT (default
 # 5), EC_WARMUP (default 1) for EdgeConv, whose -fno-reorg forward takes seconds on 2 cores;
 # BENCH_THREADS (default 1: bench/bench_lib.sh); GNN_RUN; PUBMED, CORA; POINTCLOUD (the folder,
 # default build/bench/pointcloud-32x1024-k20, generated when missing).
@@ -25,7 +25,7 @@ cd "$(dirname "$0")/.."
 . bench/bench_lib.sh
 GNNC=${1:-build/gnnc}
 RUN=${GNN_RUN:-build/bin/gnn-run}
-REPEAT=${REPEAT:-10}
+REPEAT=${REPEAT:-20}
 WARMUP=${WARMUP:-2}
 EC_REPEAT=${EC_REPEAT:-5}
 EC_WARMUP=${EC_WARMUP:-1}
@@ -89,7 +89,7 @@ elapsed=$(($(date +%s) - t_start))
 
 {
   echo "$header"
-  echo "# per row and variant: gnnc MODEL --target=host -fno-autodiff [-fno-reorg] -o lib.so"
+  echo "# per row and variant: gnnc MODEL --target=host -fno-autodiff [-fno-reorg] -o lib.so   (mapping auto = vertex-balanced)"
   echo "#                      gnn-run lib.so --graph GRAPH --repeat R --warmup W   (seed 1)"
   for n in $THREADS; do echo "# threads $n: $(thread_env "$n")"; done
   echo "# runs: R, the timed forwards per variant (EdgeConv: $EC_REPEAT after $EC_WARMUP warm-up, fewer because its -fno-reorg"
