@@ -5,7 +5,7 @@
 #   make fuzz         build and run the libFuzzer target on the front end for FUZZ_SECONDS
 #   make generated    regenerate generated/ (checked byte-for-byte by make test)
 #   make run-example  the main job: compile dsl-examples/gat.gnn and run it on Cora
-#   make bench        benchmarks under bench/ (not part of make test)
+#   make bench        benchmarks under bench/ (not part of make test; docs/benchmarks.md)
 #   make runtime      the runtime libraries: build/lib/libgnnrt_host.{so,a} and, with nvcc,
 #                     build/lib/libgnnrt.so (make runtime-host / make runtime-cuda for one)
 #   make install-runtime PREFIX=...   libraries, headers and pkg-config files
@@ -247,10 +247,19 @@ $(BUILD)/bench/compile_time: bench/compile_time.c $(OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE) $(CFLAGS) $(OPENMP) -o $@ $< $(OBJS) $(LDLIBS)
 
-bench: all $(BUILD)/bench/compile_time
+# The kNN point-cloud generator for EdgeConv (bench/reorg_ablation.sh writes the graph into build/bench/).
+$(BUILD)/bench/gen_pointcloud: bench/gen_pointcloud.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) -o $@ $< -lm
+
+# compile time, interpreter time, host forward speed on PubMed (issue 3), the reorg ablation
+# (issue 5); each prints its table and writes it to bench/results/ (docs/benchmarks.md).
+bench: all $(BUILD)/bench/compile_time $(BUILD)/bench/gen_pointcloud
 	@mkdir -p bench/results
 	$(BUILD)/bench/compile_time $(EXAMPLES)
 	@bash bench/interp_time.sh $(BUILD)/gnnc
+	@bash bench/host_forward.sh $(BUILD)/gnnc
+	@bash bench/reorg_ablation.sh $(BUILD)/gnnc
 
 clean:
 	rm -rf $(BUILD)

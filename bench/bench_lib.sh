@@ -1,0 +1,63 @@
+# shellcheck shell=bash disable=SC2034 # the R_* and C_* variables are the callers'
+# bench/bench_lib.sh -- shared by bench/host_forward.sh and bench/reorg_ablation.sh (sourced).
+#
+#   bench_header TITLE        the results header: date, commit, CPU, threads, load average
+#   thread_env N              the environment a run with N threads gets (see below)
+#   gnn_run_parse FILE        reads gnn-run's output, sets R_V R_E R_MS R_FAST R_PLAN R_PEAK R_ABSSUM
+#   cost_model GNNC MODEL V E [FLAGS...]   sets C_FLOPS C_BYTES C_PEAKLIVE (the last pass's line)
+#
+# Threads: N = 1 runs OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1; N > 1 runs OMP_NUM_THREADS=N
+# OPENBLAS_NUM_THREADS=N OMP_WAIT_POLICY=passive. The passive wait policy keeps libgomp's and
+# OpenBLAS's idle threads from spinning against each other (and against other processes) on a
+# machine with few cores: on the 2-core benchmark machine, with the default (active) policy,
+# 2 threads were 1.7-4x slower than 1 whenever another process was busy (docs/benchmarks.md).
+
+thread_env() {
+  if [ "$1" = 1 ]; then
+    echo "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1"
+  else
+    echo "OMP_NUM_THREADS=$1 OPENBLAS_NUM_THREADS=$1 OMP_WAIT_POLICY=passive"
+  fi
+}
+
+bench_header() {
+  local cpu
+  cpu=$(lscpu 2> /dev/null | sed -n 's/^Model name: *//p' | head -1)
+  [ -n "$cpu" ] || cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+  echo "# $1"
+  echo "# date:    $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "# commit:  $(git rev-parse --short HEAD 2> /dev/null || echo unknown)$(git diff --quiet HEAD -- compiler runtime 2> /dev/null || echo ' (compiler/runtime modified)')"
+  echo "# cpu:     $cpu; $(nproc) CPUs online$(lscpu 2> /dev/null | sed -n 's/^Hypervisor vendor: *\(.*\)/, \1 guest/p'); target host (C + OpenMP, OpenBLAS); no GPU"
+  echo "# load:    $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min load average at the start: other processes share the cores)"
+}
+
+# gnn_run_parse FILE: the lines runtime/gnn_run.c prints.
+gnn_run_parse() {
+  R_V=$(sed -n 's/.*: \([0-9]*\) vertices, [0-9]* edges$/\1/p' "$1")
+  R_E=$(sed -n 's/.* vertices, \([0-9]*\) edges$/\1/p' "$1")
+  R_MS=$(sed -n 's/^time per forward: \([0-9.]*\) ms (median.*/\1/p' "$1")
+  R_FAST=$(sed -n 's/^time per forward: .*fastest \([0-9.]*\) ms.*/\1/p' "$1")
+  R_PLAN=$(sed -n 's/^memory: plan \([0-9.]*\) MiB.*/\1/p' "$1")
+  R_PEAK=$(sed -n 's/^memory: .*peak allocated \([0-9.]*\) MiB$/\1/p' "$1")
+  R_ABSSUM=$(sed -n 's/^checksum: .*abs-sum \([-0-9.e+]*\).*/\1/p' "$1")
+  if [ -z "$R_MS" ] || [ -z "$R_PEAK" ] || [ -z "$R_V" ]; then
+    echo "cannot read gnn-run's output ($1):" >&2
+    cat "$1" >&2
+    return 1
+  fi
+}
+
+# cost_model GNNC MODEL V E [FLAGS...]: the static cost model after the last pass, inference only.
+cost_model() {
+  local gnnc=$1 model=$2 v=$3 e=$4 line
+  shift 4
+  line=$("$gnnc" "$model" -fno-autodiff "$@" --stats "V=$v,E=$e" | grep '^stats after' | tail -1) || true
+  # "stats after P  flops X  bytes Y  peak-live Z  (x.. flops, x.. bytes vs before)": the first of each
+  C_FLOPS=$(echo "$line" | awk '{for (i = 1; i < NF; i++) if ($i == "flops") { print $(i + 1); exit }}')
+  C_BYTES=$(echo "$line" | awk '{for (i = 1; i < NF; i++) if ($i == "bytes") { print $(i + 1); exit }}')
+  C_PEAKLIVE=$(echo "$line" | awk '{for (i = 1; i < NF; i++) if ($i == "peak-live") { print $(i + 1); exit }}')
+  if [ -z "$C_FLOPS" ] || [ -z "$C_BYTES" ]; then
+    echo "cannot read the cost model: $gnnc $model -fno-autodiff $* --stats V=$v,E=$e" >&2
+    return 1
+  fi
+}
