@@ -260,6 +260,7 @@ bench: all $(BUILD)/bench/compile_time $(BUILD)/bench/gen_pointcloud
 	@bash bench/interp_time.sh $(BUILD)/gnnc
 	@bash bench/host_forward.sh $(BUILD)/gnnc
 	@bash bench/reorg_ablation.sh $(BUILD)/gnnc
+	@bash bench/train_accuracy.sh $(BUILD)/gnnc
 
 clean:
 	rm -rf $(BUILD)

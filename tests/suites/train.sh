@@ -9,7 +9,9 @@
 #                             reports the same test accuracy
 #   train/bad/CASE            bad datasets and divergence: exit 1 (bad options: 2), a message
 #                             naming the problem (file and line, vertex, or epoch), no accuracy line
+#   TR_TARGET=cuda (make test-gpu): the same with the CUDA libraries, on the GPU.
 tr_bin=$ROOT/build/bin
+tr_target=${TR_TARGET:-host}
 tr=$TMP/train
 mkdir -p "$tr"
 
@@ -21,7 +23,7 @@ if [ ! -x "$tr_bin/gnn-train" ]; then
 else
   for tr_m in gcn:0.800 gat:0.810; do
     tr_name=${tr_m%%:*} tr_bar=${tr_m#*:}
-    if ! "$GNNC" "dsl-examples/$tr_name.gnn" --target=host -o "$tr/lib$tr_name.so" > "$tr/$tr_name.build" 2>&1; then
+    if ! "$GNNC" "dsl-examples/$tr_name.gnn" --target=$tr_target -o "$tr/lib$tr_name.so" > "$tr/$tr_name.build" 2>&1; then
       fail "train/cora/$tr_name" "gnnc could not build the library: $(tail -2 "$tr/$tr_name.build")"
       continue
     fi
@@ -79,7 +81,7 @@ else
     TR_RC=2 tr_bad no-data "usage: gnn-train" "$tr_lib"
     # Divergence: exp(exp(W x)) under SGD with lr 10 overflows in the first update.
     printf 'model Div(x: vertex[1433]) -> vertex[7] {\n  param W: [1433, 7]\n  return exp(exp(W @ x))\n}\n' > "$tr/div.gnn"
-    if "$GNNC" "$tr/div.gnn" --target=host -o "$tr/libdiv.so" > /dev/null 2>&1; then
+    if "$GNNC" "$tr/div.gnn" --target=$tr_target -o "$tr/libdiv.so" > /dev/null 2>&1; then
       tr_bad diverges "epoch 1: the validation loss after the update is not finite" "$tr/libdiv.so" --data data/cora \
         --optimizer sgd --lr 10 --raw-features --epochs 50
     else
