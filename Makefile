@@ -11,6 +11,7 @@
 #   make install-runtime PREFIX=...   libraries, headers and pkg-config files
 #   make install PREFIX=...   gnnc, the drivers (gnn-run, gnn-train, gnn-nvrtc) and the runtime
 #   make test-gpu     on a machine with a GPU: the CUDA libraries against the interpreter (tests/gpu/)
+#   make bench-gpu    on a machine with a GPU: forward speed of the CUDA target (bench/gpu_forward.sh)
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -101,6 +102,7 @@ $(BUILD)/rt-cuda/gnnrt_headers.o: $(BUILD)/gen/gnnrt_headers.c
 $(BUILD)/rt-cuda/train_cuda.o: runtime/train_cuda.cu $(RT_HDRS)
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O2 -g -DGNNRT_CUDA -Iruntime $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+	  -gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS)) \
 	  -Xcompiler -fPIC,-fvisibility=hidden,-Wall,-Wextra $(NVCC_WERROR) -c -o $@ $<
 
 # cudart and cuBLAS are found through the rpath; libcuda is not linked (nvrtc.c explains).
@@ -252,6 +254,20 @@ $(BUILD)/bench/gen_pointcloud: bench/gen_pointcloud.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) -o $@ $< -lm
 
+# The device-to-device copy bandwidth that bench/gpu_forward.sh divides by (a CUDA program).
+$(BUILD)/bench/d2d_copy: bench/d2d_copy.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -std=c++17 -O2 $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+	  -gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS)) \
+	  -Xcompiler -Wall,-Wextra $(NVCC_WERROR) -o $@ $<
+
+# On a machine with a GPU: GAT and GCN forward on PubMed with the CUDA target, and achieved
+# bandwidth against a measured copy; writes bench/results/gpu_forward-DATE-GPU-COMMIT.txt.
+# A device session runs `make -k test-gpu bench-gpu` (docs/benchmarks.md).
+bench-gpu: setup
+	@$(MAKE) --no-print-directory all runtime-cuda tools $(BUILD)/bench/d2d_copy
+	@bash bench/gpu_forward.sh $(BUILD)/gnnc
+
 # compile time, interpreter time, host forward speed on PubMed (issue 3), the reorg ablation
 # (issue 5); each prints its table and writes it to bench/results/ (docs/benchmarks.md).
 bench: all $(BUILD)/bench/compile_time $(BUILD)/bench/gen_pointcloud
@@ -266,4 +282,4 @@ clean:
 	rm -rf $(BUILD)
 
 .PHONY: all setup test test-asan fuzz generated run-example bench clean runtime runtime-host runtime-cuda \
-        runtime-tests runtime-tests-asan runtime-cobjs install-runtime install tools test-gpu
+        runtime-tests runtime-tests-asan runtime-cobjs install-runtime install tools test-gpu bench-gpu

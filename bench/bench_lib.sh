@@ -1,7 +1,9 @@
 # shellcheck shell=bash disable=SC2034 # the R_* and C_* variables are the callers'
-# bench/bench_lib.sh -- shared by bench/host_forward.sh and bench/reorg_ablation.sh (sourced).
+# bench/bench_lib.sh -- shared by bench/host_forward.sh, bench/gpu_forward.sh and
+# bench/reorg_ablation.sh (sourced).
 #
-#   bench_header TITLE        the results header: date, commit, CPU, threads, load average
+#   bench_header TITLE [TARGET]  the results header: date, commit, CPU, target, load average
+#                             (TARGET: the target's words; default the host target, no GPU)
 #   thread_env N              the environment a run with N threads gets (see below)
 #   gnn_run_parse FILE        reads gnn-run's output, sets R_V R_E R_MS R_FAST R_PLAN R_PEAK R_ABSSUM
 #   cost_model GNNC MODEL V E [FLAGS...]   sets C_FLOPS C_BYTES C_PEAKLIVE (the last pass's line)
@@ -27,7 +29,7 @@ bench_header() {
   echo "# $1"
   echo "# date:    $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "# commit:  $(git rev-parse --short HEAD 2> /dev/null || echo unknown)$(git diff --quiet HEAD -- compiler runtime 2> /dev/null || echo ' (compiler/runtime modified)')"
-  echo "# cpu:     $cpu; $(nproc) CPUs online$(lscpu 2> /dev/null | sed -n 's/^Hypervisor vendor: *\(.*\)/, \1 guest/p'); target host (C + OpenMP, OpenBLAS); no GPU"
+  echo "# cpu:     $cpu; $(nproc) CPUs online$(lscpu 2> /dev/null | sed -n 's/^Hypervisor vendor: *\(.*\)/, \1 guest/p'); ${2:-target host (C + OpenMP, OpenBLAS); no GPU}"
   echo "# load:    $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min load average at the start: other processes share the cores)"
 }
 

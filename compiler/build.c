@@ -215,11 +215,21 @@ static bool build_library(const KProgram *p, const EmitOpts *eo) {
     argv[n++] = "nvcc";
     argv[n++] = "-O3";
     argv[n++] = "-std=c++17";
+    /* SASS for each listed architecture, and the PTX of the last one as well, which the driver
+     * compiles at load time for a newer GPU: without it, a library built for sm_80 (the
+     * default) fails on an H100 (sm_90) with "no kernel image is available". */
     char *arches = strdup(eo->arch ? eo->arch : "sm_80");
-    for (char *a = strtok(arches, ","); a && ngen < 8; a = strtok(NULL, ",")) {
+    for (char *a = strtok(arches, ","); a && ngen < 7; a = strtok(NULL, ",")) {
       const char *num = strncmp(a, "sm_", 3) == 0 ? a + 3 : a;
       gencode[ngen] = malloc(64);
       snprintf(gencode[ngen], 64, "-gencode=arch=compute_%s,code=sm_%s", num, num);
+      argv[n++] = gencode[ngen++];
+    }
+    if (ngen > 0) {
+      const char *last = strrchr(gencode[ngen - 1], '_') + 1; /* the NN of "code=sm_NN" */
+      char *ptx = malloc(96);
+      snprintf(ptx, 96, "-gencode=arch=compute_%s,code=compute_%s", last, last);
+      gencode[ngen] = ptx;
       argv[n++] = gencode[ngen++];
     }
     free(arches);

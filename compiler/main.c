@@ -26,7 +26,8 @@ static void usage(FILE *out) {
         "  --emit=ir|dot|kir|cu|c|h  what to write: the operator IR (default), a Graphviz drawing, the kernel\n"
         "                          IR, CUDA source + header, host C source + header, or the header alone\n"
         "  --target=cuda|host      the library's target (default cuda: nvcc and cuBLAS; host: cc, OpenMP, OpenBLAS)\n"
-        "  --arch=sm_XX[,sm_YY]    GPU architectures for nvcc (default sm_80)\n"
+        "  --arch=sm_XX[,sm_YY]    GPU architectures for nvcc: SASS for each, and the PTX of the last one\n"
+        "                          for newer GPUs (default sm_80)\n"
         "  --mapping=auto|vertex|edge  thread mapping of the graph kernels (auto: vertex-balanced)\n"
         "  -S                      keep the generated sources beside the library\n"
         "  -v                      show the compiler command lines\n"
@@ -111,6 +112,23 @@ static bool parse_uint(const char *s, unsigned long long lo, unsigned long long 
   if (*end || errno == ERANGE || x < lo || x > hi) return false;
   *out = x;
   return true;
+}
+
+/* --arch: a comma-separated list of 1 to 7 items sm_NN, each 2 or 3 digits with an optional
+ * feature letter (sm_90a, sm_100f), as nvcc's -gencode wants them (compiler/build.c). */
+static bool valid_arch_list(const char *s) {
+  int items = 0;
+  for (const char *p = s;; p++) {
+    if (strncmp(p, "sm_", 3) != 0) return false;
+    p += 3;
+    int digits = 0;
+    while (*p >= '0' && *p <= '9') p++, digits++;
+    if (digits < 2 || digits > 3) return false;
+    if (*p == 'a' || *p == 'f') p++;
+    if (++items > 7) return false;
+    if (*p == '\0') return true;
+    if (*p != ',') return false;
+  }
 }
 
 static bool parse_stats(const char *arg, PipelineOpts *o) {
@@ -459,12 +477,9 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (cli.arch) {
-    for (const char *q = cli.arch; *q; q++)
-      if (!((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'z') || *q == '_' || *q == ',')) {
-        fprintf(stderr, "gnnc: --arch=%s: want sm_XX[,sm_YY]\n", cli.arch);
-        return 2;
-      }
+  if (cli.arch && !valid_arch_list(cli.arch)) {
+    fprintf(stderr, "gnnc: --arch=%s: want sm_NN[,sm_NN...] (at most 7; e.g. sm_80,sm_90 or sm_90a)\n", cli.arch);
+    return 2;
   }
   o.lower = codegen;
   size_t size = 0;

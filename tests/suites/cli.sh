@@ -128,6 +128,14 @@ bad_num nv-suffix "$nvmsg '3x'" "${runargs[@]}" --num-vertices 3x
 bad_num nv-too-many "$nvmsg '1099511627777'" "${runargs[@]}" --num-vertices 1099511627777
 bad_num stats-nan "--stats wants V=N,E=N or symbolic, got 'V=nan,E=1'" "$TMP/num.gnn" --stats V=nan,E=1
 bad_num stats-inf "--stats wants V=N,E=N or symbolic, got 'V=1,E=1e999'" "$TMP/num.gnn" --stats V=1,E=1e999
+archmsg="want sm_NN[,sm_NN...] (at most 7; e.g. sm_80,sm_90 or sm_90a)"
+bad_num arch-word "--arch=foo: $archmsg" "$TMP/num.gnn" --emit=cu --arch=foo
+bad_num arch-empty "--arch=: $archmsg" "$TMP/num.gnn" --emit=cu --arch=
+bad_num arch-trailing-comma "--arch=sm_80,: $archmsg" "$TMP/num.gnn" --emit=cu --arch=sm_80,
+bad_num arch-one-digit "--arch=sm_8: $archmsg" "$TMP/num.gnn" --emit=cu --arch=sm_8
+bad_num arch-eight "--arch=sm_80,sm_80,sm_80,sm_80,sm_80,sm_80,sm_80,sm_80: $archmsg" "$TMP/num.gnn" --emit=cu \
+  --arch=sm_80,sm_80,sm_80,sm_80,sm_80,sm_80,sm_80,sm_80
+check arch-feature-letter "$GNNC" "$TMP/num.gnn" --emit=cu --arch=sm_90a,sm_100f -o "$TMP/arch.cu"
 bad_num stats-empty "--stats wants V=N,E=N or symbolic, got 'V=,E=1'" "$TMP/num.gnn" --stats V=,E=1
 bad_num o-missing "option '-o' needs a value" "$TMP/num.gnn" -o
 # the extremes of the ranges are accepted

@@ -11,6 +11,8 @@
 #   codegen/host/backward/MODEL/GRAPH/MAPPING  training mode (dropout on) forward and backward:
 #                                  out and every grad.<param> vs the interpreter, 1e-4
 #   codegen/rng/...                the dropout draws of the CUDA and host code paths agree
+#   codegen/cuda-lib/...           gnnc -o lib.so --target=cuda builds a CUDA library with nvcc,
+#                                  SASS for each --arch and the PTX of the last one
 # Models: every dsl-examples/*.gnn at its own widths on Cora (EdgeConv on the point cloud), and
 # their small variants (tests/interp/models/) on every generated graph (isolated vertices,
 # self-loops, duplicates, a 2,000 and a 10,000 in-edge hub with a 3,000 out-edge hub, a random
@@ -64,6 +66,33 @@ for cg_m in $cg_models; do
     fi
   done
 done
+
+# ---- a CUDA shared library through gnnc itself (nvcc, linked against build/lib/libgnnrt.so),
+# with the default --arch: SASS for sm_80 and the PTX of compute_80, which the driver compiles
+# for a newer GPU (an H100 is sm_90; SASS for sm_80 alone would not load there).
+if [ -z "${CG_TARGET:-}" ]; then
+  if ! command -v nvcc >/dev/null; then
+    fail codegen/cuda-lib/gcn "nvcc not found (the CUDA toolkit is required)"
+  elif [ ! -f "$ROOT/build/lib/libgnnrt.so" ]; then
+    fail codegen/cuda-lib/gcn "build/lib/libgnnrt.so is missing (make runtime-cuda)"
+  elif cg_out=$("$GNNC" dsl-examples/gcn.gnn -v -o "$cg/libgcn-cuda.so" 2>&1) &&
+       printf '%s' "$cg_out" | grep -q -- '-gencode=arch=compute_80,code=sm_80' &&
+       printf '%s' "$cg_out" | grep -q -- '-gencode=arch=compute_80,code=compute_80' &&
+       nm -D --defined-only "$cg/libgcn-cuda.so" | grep -qw gcn_api; then
+    pass codegen/cuda-lib/gcn
+  else
+    fail codegen/cuda-lib/gcn "$(cg_tail "$cg_out")"
+  fi
+  # two architectures: SASS for both, PTX of the last only
+  if command -v nvcc >/dev/null && [ -f "$ROOT/build/lib/libgnnrt.so" ] &&
+     cg_out=$("$GNNC" dsl-examples/gcn.gnn -v --arch=sm_80,sm_90 -o "$cg/libgcn-cuda2.so" 2>&1) &&
+     [ "$(printf '%s' "$cg_out" | grep -o -- '-gencode=[^ ]*' | tr '\n' ' ')" = \
+       "-gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90 " ]; then
+    pass codegen/cuda-lib/gcn-two-archs
+  else
+    fail codegen/cuda-lib/gcn-two-archs "$(cg_tail "${cg_out:-}")"
+  fi
+fi
 
 # ---- host numerics against the interpreter
 # cg_lib MODEL.gnn MAPPING: builds (once) and prints the host library's path.
