@@ -242,8 +242,8 @@ run-example: setup
 # On a machine with a GPU: the CUDA libraries against the interpreter, as make test does for the
 # host ones; results in bench/results/.
 test-gpu: setup
-	@$(MAKE) --no-print-directory all runtime-cuda tools
-	@bash tests/gpu/run.sh $(BUILD)/gnnc
+	@$(MAKE) --no-print-directory all runtime-cuda tools $(BUILD)/rt/t_api_cuda $(BUILD)/rt/t_nvrtc
+	@RT_BIN=$(BUILD)/rt bash tests/gpu/run.sh $(BUILD)/gnnc
 
 $(BUILD)/bench/compile_time: bench/compile_time.c $(OBJS)
 	@mkdir -p $(dir $@)

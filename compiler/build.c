@@ -236,6 +236,10 @@ static bool build_library(const KProgram *p, const EmitOpts *eo) {
     argv[n++] = "-Xcompiler";
     argv[n++] = "-fPIC";
     argv[n++] = "-shared";
+    /* the CUDA runtime libgnnrt.so and cuBLAS use, not a private static copy: one last-error
+     * state and one current device for the whole process */
+    argv[n++] = "-cudart";
+    argv[n++] = "shared";
     argv[n++] = incflag;
     argv[n++] = srcf;
     argv[n++] = "-o";

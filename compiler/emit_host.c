@@ -8,7 +8,8 @@
  * lane loops. A per-lane local that one region writes and another reads is promoted to an array
  * over the lanes (`acc[lane][i]`); a local used inside one region stays a scalar. A group
  * reduction (a warp shuffle butterfly on the GPU) is the same butterfly over the lane array, so
- * its sums round exactly as the GPU's do. Per-group shared memory is a local array of the row
+ * its sums are added in the GPU's order (the values summed can still differ in the last bit:
+ * nvcc contracts a*b + c into an FMA by default, cc -O2 for x86-64 does not). Per-group shared memory is a local array of the row
  * iteration. Atomics are plain read-modify-writes made atomic for OpenMP (`omp atomic`, or a
  * compare-and-swap loop for max/min), since groups run in parallel.
  */

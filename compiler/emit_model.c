@@ -58,6 +58,12 @@ const char *emit_buf_ref(const KProgram *p, const KBuf *b) {
   return "NULL";
 }
 
+/* CUDA: the context's device current before the first launch (launches and cuBLAS calls do not
+ * go through the runtime, whose entry points would do it). */
+static void emit_enter(FILE *out) {
+  fputs("  {\n    const gnn_status enter_st = gnn_ctx_enter(m->ctx);\n    if (enter_st) return enter_st;\n  }\n", out);
+}
+
 static bool has_backward(const KProgram *p) { return p->nsteps > p->nfwd || p->m->nouts > 1; }
 
 static const char *buf_c(const KBuf *b) { return elem_c(b->elem); }
@@ -270,6 +276,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fprintf(out, "  %s_model *m = (%s_model *)calloc(1, sizeof *m);\n", P, P);
   fprintf(out, "  if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, \"%s_create: out of host memory\");\n", P);
   fputs("  m->ctx = ctx;\n  m->g = g;\n", out);
+  if (cuda) fputs("  st = gnn_ctx_enter(ctx); /* this context's device, on this thread */\n", out);
   fprintf(out, "  for (int i = 0; i < %d && !st; i++) { /* parameters and gradients */\n", p->nparams);
   fprintf(out, "    const gnn_tensor_info *t = &%s_params[i];\n", P);
   fputs("    size_t bytes = (size_t)t->width * sizeof(float);\n"
@@ -325,6 +332,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fputs(", int training, uint64_t seed) {\n  const gnn_graph *g = m->g;\n", out);
   if (uses_status(p, 0, p->nfwd)) fputs("  gnn_status st = GNN_OK;\n", out);
   fputs("  (void)g;\n  (void)training;\n  m->dropout_seed = seed;\n", out);
+  if (cuda) emit_enter(out);
   for (int i = 0; i < nin; i++) {
     fprintf(out, "  if (!%s) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_forward: input '%s' is NULL\");\n", ins[i]->name, P,
             ins[i]->val->name);
@@ -348,6 +356,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     if (uses_status(p, p->nfwd, p->nsteps)) fputs("  gnn_status st = GNN_OK;\n", out);
     fputs("  (void)g;\n  (void)training;\n", out);
     fprintf(out, "  if (!grad_out) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_backward: grad_out is NULL\");\n", P);
+    if (cuda) emit_enter(out);
     fprintf(out, "  m->%s = grad_out;\n", seed_in->name);
     bool dropout = false;
     for (int i = p->nfwd; i < p->nsteps; i++) dropout |= p->steps[i].kind == STEP_KERNEL && p->steps[i].kernel->dropout;

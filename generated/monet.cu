@@ -18,7 +18,8 @@
 __device__ __forceinline__ float gnn_rsqrtf(float x) { return rsqrtf(x); }
 __device__ __forceinline__ int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 __device__ __forceinline__ int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
-/* float max/min by compare-and-swap: correct for every float, -0.0 and infinities included */
+/* float max/min by compare-and-swap, for every float and the infinities; a NaN is never stored
+ * (as the vertex-balanced path and the host); -0.0 against +0.0 keeps whichever came first */
 __device__ __forceinline__ void gnn_atomic_max_f32(float *p, float v) {
   int *ip = (int *)p;
   int old = *ip;
@@ -46,9 +47,11 @@ extern "C" __global__ void gnn_fill_kernel(float *p, int64_t n, float v) {
 #define GNN_CUDA_CHECK(ctx, call)                                                              \
   do {                                                                                         \
     const cudaError_t e_ = (call);                                                             \
-    if (e_ != cudaSuccess)                                                                     \
-      return gnn_set_error((ctx), GNN_ERR_CUDA, "%s:%d: %s: %s", __FILE__, __LINE__, #call,     \
+    if (e_ != cudaSuccess) {                                                                   \
+      (void)cudaGetLastError(); /* clear it: the next launch check must not see it */          \
+      return gnn_set_error((ctx), GNN_ERR_CUDA, "%s:%d: %s: %s", __FILE__, __LINE__, #call,    \
                            cudaGetErrorString(e_));                                            \
+    }                                                                                          \
   } while (0)
 #define GNN_CUBLAS_CHECK(ctx, call)                                                            \
   do {                                                                                         \
@@ -1505,6 +1508,7 @@ gnn_status monet_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, monet_m
   if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, "monet_create: out of host memory");
   m->ctx = ctx;
   m->g = g;
+  st = gnn_ctx_enter(ctx); /* this context's device, on this thread */
   for (int i = 0; i < 8 && !st; i++) { /* parameters and gradients */
     const gnn_tensor_info *t = &monet_params[i];
     size_t bytes = (size_t)t->width * sizeof(float);
@@ -1697,6 +1701,10 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   (void)g;
   (void)training;
   m->dropout_seed = seed;
+  {
+    const gnn_status enter_st = gnn_ctx_enter(m->ctx);
+    if (enter_st) return enter_st;
+  }
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "monet_forward: input 'x' is NULL");
   m->in_x = in_x;
   /* 0: %1 apply_vertex.dropout */
@@ -1918,6 +1926,10 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   (void)g;
   (void)training;
   if (!grad_out) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "monet_backward: grad_out is NULL");
+  {
+    const gnn_status enter_st = gnn_ctx_enter(m->ctx);
+    if (enter_st) return enter_st;
+  }
   m->in_grad_out = grad_out;
   /* dropout's adjoint redraws the forward's masks: the seed of the last forward */
   const uint64_t seed = m->dropout_seed;

@@ -2,7 +2,8 @@
  *
  * A context is one device, one non-blocking stream and one cuBLAS handle bound to it. All
  * memory operations are stream-ordered: gnn_malloc/gnn_free are cudaMallocAsync/cudaFreeAsync
- * from the device's default memory pool, gnn_memset0 is cudaMemsetAsync; uploads and
+ * from the device's default memory pool (on a device without memory pools, cudaMalloc, and
+ * cudaFree after a stream synchronisation), gnn_memset0 is cudaMemsetAsync; uploads and
  * downloads are cudaMemcpyAsync followed by a stream synchronisation, so the host buffer is
  * free (or filled) when they return. Every CUDA and cuBLAS call goes through CUDA_CHECK /
  * CUBLAS_CHECK, which turn a failure into a status and a message naming the call, this file
@@ -32,6 +33,11 @@ static gnn_status ctx_init(gnn_ctx *ctx, int device) {
   if (device < 0 || device >= n)
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_ctx_create: device %d out of range (this machine has %d)", device, n);
   CUDA_CHECK(ctx, cudaSetDevice(device));
+  /* Stream-ordered allocation needs memory pools, which some devices and virtualised setups
+   * lack; there, memory comes from cudaMalloc and is freed after a stream synchronisation. */
+  int pools = 0;
+  CUDA_CHECK(ctx, cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device));
+  ctx->no_pools = !pools;
   /* 2. the stream */
   CUDA_CHECK(ctx, cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
   /* 3. cuBLAS, bound to the stream */
@@ -69,11 +75,23 @@ int gnn_ctx_is_cuda(const gnn_ctx *ctx) {
   return 1;
 }
 
-cudaStream_t gnn_ctx_stream(const gnn_ctx *ctx) { return ctx ? ctx->stream : NULL; }
+gnn_status gnn_ctx_enter(gnn_ctx *ctx) {
+  if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
+  return rt_cuda_enter(ctx);
+}
 
-cublasHandle_t gnn_ctx_cublas(const gnn_ctx *ctx) { return ctx ? ctx->cublas : NULL; }
+cudaStream_t gnn_ctx_stream(const gnn_ctx *ctx) { return ctx && !ctx->failed ? ctx->stream : NULL; }
 
-void rt_device_free_raw(gnn_ctx *ctx, void *p) { cudaFreeAsync(p, ctx->stream); }
+cublasHandle_t gnn_ctx_cublas(const gnn_ctx *ctx) { return ctx && !ctx->failed ? ctx->cublas : NULL; }
+
+/* Frees device memory in stream order (without pools: after the stream's work is done). */
+static cudaError_t device_free(gnn_ctx *ctx, void *p) {
+  if (!ctx->no_pools) return cudaFreeAsync(p, ctx->stream);
+  cudaError_t e = cudaStreamSynchronize(ctx->stream);
+  return e != cudaSuccess ? e : cudaFree(p);
+}
+
+void rt_device_free_raw(gnn_ctx *ctx, void *p) { (void)device_free(ctx, p); }
 
 /* Stream-ordered device memory, recorded in the allocation table. */
 gnn_status gnn_malloc(gnn_ctx *ctx, void **p, size_t bytes) {
@@ -83,7 +101,7 @@ gnn_status gnn_malloc(gnn_ctx *ctx, void **p, size_t bytes) {
   if (bytes == 0) return GNN_OK;
   if ((st = rt_cuda_enter(ctx))) return st;
   void *q = NULL;
-  cudaError_t e = cudaMallocAsync(&q, bytes, ctx->stream);
+  cudaError_t e = ctx->no_pools ? cudaMalloc(&q, bytes) : cudaMallocAsync(&q, bytes, ctx->stream);
   if (e == cudaErrorMemoryAllocation) {
     cudaGetLastError(); /* not sticky: clear it */
     return gnn_set_error(ctx, GNN_ERR_OOM, "gnn_malloc: out of device memory allocating %zu bytes (%zu live)", bytes,
@@ -91,7 +109,7 @@ gnn_status gnn_malloc(gnn_ctx *ctx, void **p, size_t bytes) {
   }
   CUDA_CHECK(ctx, e);
   if ((st = rt_track_add(ctx, q, bytes))) {
-    cudaFreeAsync(q, ctx->stream);
+    (void)device_free(ctx, q);
     return st;
   }
   *p = q;
@@ -102,11 +120,13 @@ gnn_status gnn_free(gnn_ctx *ctx, void *p) {
   if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
   if (!p) return GNN_OK;
   size_t bytes;
-  if (!rt_track_remove(ctx, p, &bytes))
-    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_free: %p was not allocated by this context (or was freed)", p);
+  /* the device first: a context whose device cannot be entered keeps the block in its table
+   * (freed by gnn_ctx_destroy) rather than forgetting it */
   gnn_status st = rt_cuda_enter(ctx);
   if (st) return st;
-  CUDA_CHECK(ctx, cudaFreeAsync(p, ctx->stream));
+  if (!rt_track_remove(ctx, p, &bytes))
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_free: %p was not allocated by this context (or was freed)", p);
+  CUDA_CHECK(ctx, device_free(ctx, p));
   return GNN_OK;
 }
 
@@ -174,6 +194,18 @@ gnn_status gnn_sgemm(gnn_ctx *ctx, int trans_a, int trans_b, int64_t m, int64_t 
   if (m == 0 || n == 0) return GNN_OK;
   gnn_status st = rt_cuda_enter(ctx);
   if (st) return st;
+  if (k == 0) {
+    /* C = beta C, as the host build does: cuBLAS does not document k = 0. Column-major, C is
+     * n x m with leading dimension ldc; geam in place (C = beta C + 0 C) is allowed with N, N. */
+    const float zero = 0.0f;
+    if (beta == 0.0f)
+      CUDA_CHECK(ctx, cudaMemset2DAsync(C, (size_t)ldc * sizeof(float), 0, (size_t)n * sizeof(float), (size_t)m,
+                                        ctx->stream));
+    else
+      CUBLAS_CHECK(ctx, cublasSgeam_64(ctx->cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, &beta, C, ldc, &zero, C, ldc, C,
+                                       ldc));
+    return GNN_OK;
+  }
   /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands. */
   CUBLAS_CHECK(ctx, cublasSgemm_64(ctx->cublas, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
                                    n, m, k, &alpha, B, ldb, A, lda, &beta, C, ldc));

@@ -34,6 +34,8 @@ int gnn_ctx_is_cuda(const gnn_ctx *ctx) {
   return 0;
 }
 
+gnn_status gnn_ctx_enter(gnn_ctx *ctx) { return rt_check_ctx(ctx); }
+
 void rt_device_free_raw(gnn_ctx *ctx, void *p) {
   (void)ctx;
   free(p);

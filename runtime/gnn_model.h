@@ -68,6 +68,10 @@ typedef struct gnn_model_api {
   void (*memory_plan)(const void *model, gnn_memory_plan *plan);
 } gnn_model_api;
 
+/* The fixed name every model library exports (drivers find it with dlsym). Declared here, inside
+ * extern "C", so that the definition in a generated .cu (compiled as C++) is not name-mangled. */
+const gnn_model_api *gnn_model_entry(void);
+
 /* Places n buffers of the given sizes, alive from step first[i] to last[i] inclusive, in one
  * arena: greedy by decreasing size, each at the lowest offset that overlaps no placed buffer
  * alive at the same time (the classic interval-graph heuristic). Offsets are 256-byte

@@ -91,6 +91,10 @@ GNN_API gnn_status gnn_ctx_create(gnn_ctx **out, int device);
 GNN_API void gnn_ctx_destroy(gnn_ctx *ctx);
 /* 1 in the CUDA build, 0 in the host build. */
 GNN_API int gnn_ctx_is_cuda(const gnn_ctx *ctx);
+/* Makes the context's device current on the calling thread (CUDA build; the runtime's own
+ * entry points do this themselves, generated forward/backward/create call it before their
+ * first launch). GNN_ERR_INVALID for NULL or a failed context; host build: only that check. */
+GNN_API gnn_status gnn_ctx_enter(gnn_ctx *ctx);
 
 #ifdef GNNRT_CUDA
 /* The context's stream (non-blocking) and its cuBLAS handle, bound to that stream. All the

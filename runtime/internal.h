@@ -42,6 +42,7 @@ struct gnn_ctx {
   cublasHandle_t cublas;
   void *scratch; /* the training helpers' device scratch (in the allocation table too) */
   size_t scratch_bytes;
+  int no_pools; /* the device has no stream-ordered allocator: cudaMalloc/cudaFree instead */
 #endif
 };
 
@@ -136,13 +137,17 @@ gnn_status rt_count_rows(gnn_ctx *ctx, const char *path, int64_t *rows);
 
 #ifdef GNNRT_CUDA
 /* Checks a CUDA runtime call; on failure sets the message (call, file, line) and returns
- * GNN_ERR_CUDA from the enclosing function. */
+ * GNN_ERR_CUDA from the enclosing function. The runtime's last-error state is cleared first:
+ * a non-sticky error (an invalid argument) would otherwise be reported again by the next
+ * launch's cudaGetLastError, as a failure of a kernel that did not fail. */
 #define CUDA_CHECK(ctx, call)                                                                                   \
   do {                                                                                                          \
     cudaError_t e_ = (call);                                                                                    \
-    if (e_ != cudaSuccess)                                                                                      \
+    if (e_ != cudaSuccess) {                                                                                    \
+      (void)cudaGetLastError();                                                                                 \
       return gnn_set_error((ctx), GNN_ERR_CUDA, "%s:%d: %s failed: %s (%s)", __FILE__, __LINE__, #call,         \
                            cudaGetErrorName(e_), cudaGetErrorString(e_));                                       \
+    }                                                                                                           \
   } while (0)
 #define CUBLAS_CHECK(ctx, call)                                                                                 \
   do {                                                                                                          \

@@ -227,6 +227,10 @@ gnn_status gnn_kernel_launch(gnn_ctx *ctx, void *kernel, const unsigned grid[3],
 void gnn_nvrtc_unload(gnn_ctx *ctx, gnn_module *m) {
   if (!m) return;
   Driver d;
-  if (ctx && ctx->failed == GNN_OK && !rt_cuda_enter(ctx) && !driver(ctx, &d)) d.unload(m->mod);
+  /* kernels of the module may still be queued on the stream: let them finish first */
+  if (ctx && ctx->failed == GNN_OK && !rt_cuda_enter(ctx) && !driver(ctx, &d)) {
+    (void)cudaStreamSynchronize(ctx->stream);
+    d.unload(m->mod);
+  }
   free(m);
 }

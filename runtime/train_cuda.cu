@@ -91,14 +91,21 @@ __global__ void accuracy_rows_kernel(const float *logits, const int32_t *labels,
   }
   const float *x = logits + row * C;
   /* argmax, the first index on ties: each lane scans its columns in order, then the warp
-   * keeps the larger value, or the smaller index when equal. */
+   * keeps the larger value, or the smaller index when equal. A row with a NaN logit has no
+   * prediction and counts as wrong (as in train_host.c). */
   float best = -INFINITY;
   long long arg = -1;
-  for (int64_t c = lane; c < C; c += 32)
-    if (arg < 0 || x[c] > best) {
-      best = x[c];
+  bool nan = false;
+  for (int64_t c = lane; c < C; c += 32) {
+    const float v = x[c];
+    if (v != v)
+      nan = true;
+    else if (arg < 0 || v > best) {
+      best = v;
       arg = c;
     }
+  }
+  nan = __any_sync(0xffffffffu, nan);
   for (int o = 16; o > 0; o /= 2) {
     float b = __shfl_xor_sync(0xffffffffu, best, o);
     long long a = __shfl_xor_sync(0xffffffffu, arg, o);
@@ -108,7 +115,7 @@ __global__ void accuracy_rows_kernel(const float *logits, const int32_t *labels,
     }
   }
   if (lane == 0) {
-    row_val[row] = arg == y ? 1.0 : 0.0;
+    row_val[row] = !nan && arg == y ? 1.0 : 0.0;
     row_flag[row] = 1;
   }
 }
@@ -235,7 +242,8 @@ gnn_status row_totals(gnn_ctx *ctx, const char *fn, bool accuracy, const float *
 
 extern "C" gnn_status gnn_softmax_xent(gnn_ctx *ctx, const float *logits, const int32_t *labels, const uint8_t *mask,
                                        int64_t n, int64_t C, float *loss_out_host, float *dlogits) {
-  if (ctx && !loss_out_host) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_softmax_xent: loss_out_host is NULL");
+  if (!rt_check_ctx(ctx) && !loss_out_host)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_softmax_xent: loss_out_host is NULL");
   RowTotals tot;
   gnn_status st = row_totals(ctx, "gnn_softmax_xent", false, logits, labels, mask, n, C, &tot);
   if (st) return st;
@@ -253,7 +261,7 @@ extern "C" gnn_status gnn_softmax_xent(gnn_ctx *ctx, const float *logits, const 
 
 extern "C" gnn_status gnn_accuracy(gnn_ctx *ctx, const float *logits, const int32_t *labels, const uint8_t *mask,
                                    int64_t n, int64_t C, double *acc) {
-  if (ctx && !acc) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_accuracy: acc is NULL");
+  if (!rt_check_ctx(ctx) && !acc) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_accuracy: acc is NULL");
   RowTotals tot;
   gnn_status st = row_totals(ctx, "gnn_accuracy", true, logits, labels, mask, n, C, &tot);
   if (st) return st;

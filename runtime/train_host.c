@@ -92,10 +92,16 @@ gnn_status gnn_accuracy(gnn_ctx *ctx, const float *logits, const int32_t *labels
   for (int64_t i = 0; i < n; i++) {
     if ((mask && !mask[i]) || labels[i] < 0) continue;
     const float *x = logits + i * C;
+    /* argmax, the first index on ties; a row with a NaN logit has no prediction: wrong */
     int64_t best = 0;
-    for (int64_t c = 1; c < C; c++)
-      if (x[c] > x[best]) best = c;
-    correct += best == labels[i];
+    int nan = x[0] != x[0];
+    for (int64_t c = 1; c < C; c++) {
+      if (x[c] != x[c])
+        nan = 1;
+      else if (x[c] > x[best])
+        best = c;
+    }
+    correct += !nan && best == labels[i];
   }
   *acc = (double)correct / (double)count;
   return GNN_OK;

@@ -33,7 +33,8 @@ log=bench/results/gpu-test-$(date +%Y-%m-%d)-$gpu-$commit.txt
   line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -1)
   set -- $line
   np=$((np + ${1:-0})) nf=$((nf + ${3:-1}))
-  for t in "build/rt/t_api_cuda" "build/rt/t_nvrtc --gpu"; do
+  for t in "${RT_BIN:-build/rt}/t_api_cuda" "${RT_BIN:-build/rt}/t_nvrtc --gpu"; do
+    if [ ! -x "${t%% *}" ]; then nf=$((nf + 1)); echo "FAIL $t: not built (make test-gpu builds it)"; continue; fi
     if $t; then np=$((np + 1)); echo "PASS $t"; else nf=$((nf + 1)); echo "FAIL $t"; fi
   done
   echo "$np passed, $nf failed"

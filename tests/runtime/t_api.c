@@ -57,6 +57,8 @@ static void test_errors(gnn_ctx *ctx) {
         "errors/clear-and-null", "'%s'", gnn_last_error(ctx));
   check(gnn_ctx_create(NULL, 0) == GNN_ERR_INVALID && gnn_malloc(NULL, NULL, 1) == GNN_ERR_INVALID, "errors/null-args",
         "NULL arguments accepted");
+  check(gnn_ctx_enter(ctx) == GNN_OK && gnn_ctx_enter(NULL) == GNN_ERR_INVALID, "errors/ctx-enter", "%s",
+        gnn_last_error(ctx));
 }
 
 /* ---------------------------------------------------------------- memory */
@@ -162,6 +164,20 @@ static void test_gemm(gnn_ctx *ctx) {
     }
   check_status(ctx, gnn_sgemm(ctx, 0, 0, 2, 2, 2, 1, NULL, 1, NULL, 2, 0, NULL, 2), GNN_ERR_INVALID, "gemm/bad-lda",
                "leading dimensions", NULL);
+  /* k = 0: C = beta C (0 when beta is 0, whatever C held), padding untouched, A and B unread */
+  for (int b = 0; b < 2; b++) {
+    const float beta = b ? 0.5f : 0.0f;
+    const float C0[] = {1, 2, 9, -4, NAN, 9}; /* 2 x 2, ldc 3: column 2 is padding */
+    float *dC = to_dev(ctx, C0, sizeof C0);
+    gnn_status st = gnn_sgemm(ctx, 0, 0, 2, 2, 0, 1.0f, NULL, 1, NULL, 2, beta, dC, 3);
+    float *R = from_dev(ctx, dC, sizeof C0);
+    int ok = !st && R[2] == 9 && R[5] == 9;
+    if (b) ok = ok && R[0] == 0.5f && R[1] == 1 && R[3] == -2 && isnan(R[4]);
+    else ok = ok && R[0] == 0 && R[1] == 0 && R[3] == 0 && R[4] == 0;
+    check(ok, b ? "gemm/k0-beta" : "gemm/k0-zero", "%s: %g %g | %g %g", gnn_status_name(st), R[0], R[1], R[3], R[4]);
+    gnn_free(ctx, dC);
+    free(R);
+  }
 }
 
 /* ---------------------------------------------------------------- graphs from arrays */
@@ -545,6 +561,18 @@ static void test_accuracy(gnn_ctx *ctx) {
   gnn_upload(ctx, dwy, wy2, sizeof wy2);
   st = gnn_accuracy(ctx, dw, dwy, NULL, 2, 70, &acc);
   check(!st && acc == 0.5, "accuracy/wide-tie-first-index", "%s %g", gnn_status_name(st), acc);
+  /* A NaN logit: no prediction, the row counts as wrong, wherever the NaN is (before the
+   * maximum, after it, in the first column, in another lane). */
+  const int nan_cols[] = {0, 39, 41, 69};
+  for (int i = 0; i < 4; i++) {
+    float wn[2 * 70];
+    memcpy(wn, wide, sizeof wn);
+    wn[nan_cols[i]] = NAN;
+    gnn_upload(ctx, dw, wn, sizeof wn);
+    gnn_upload(ctx, dwy, wy, sizeof wy);
+    st = gnn_accuracy(ctx, dw, dwy, NULL, 2, 70, &acc);
+    check(!st && acc == 0.5, "accuracy/nan-row-wrong", "NaN at column %d: %s %g", nan_cols[i], gnn_status_name(st), acc);
+  }
   const uint8_t none[5] = {0, 0, 0, 0, 0};
   gnn_upload(ctx, dm, none, sizeof none);
   check_status(ctx, gnn_accuracy(ctx, dx, dy, dm, 5, 3, &acc), GNN_ERR_INVALID, "accuracy/no-rows", "no rows", NULL);

@@ -78,10 +78,25 @@ if [ -z "${CG_TARGET:-}" ]; then
   elif cg_out=$("$GNNC" dsl-examples/gcn.gnn -v -o "$cg/libgcn-cuda.so" 2>&1) &&
        printf '%s' "$cg_out" | grep -q -- '-gencode=arch=compute_80,code=sm_80' &&
        printf '%s' "$cg_out" | grep -q -- '-gencode=arch=compute_80,code=compute_80' &&
-       nm -D --defined-only "$cg/libgcn-cuda.so" | grep -qw gcn_api; then
+       nm -D --defined-only "$cg/libgcn-cuda.so" | grep -qw gcn_api &&
+       nm -D --defined-only "$cg/libgcn-cuda.so" | grep -qw gnn_model_entry &&
+       readelf -d "$cg/libgcn-cuda.so" | grep -q 'NEEDED.*libcudart\.so'; then
     pass codegen/cuda-lib/gcn
   else
-    fail codegen/cuda-lib/gcn "$(cg_tail "$cg_out")"
+    fail codegen/cuda-lib/gcn "$(cg_tail "$cg_out") $(nm -D --defined-only "$cg/libgcn-cuda.so" 2>&1 | grep -i entry)"
+  fi
+  # The drivers find the entry point (unmangled) and reach the runtime, which, with no GPU,
+  # answers with a status naming the failed call, exit 1.
+  if [ -f "$cg/libgcn-cuda.so" ] && ! { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }; then
+    for cg_drv in "gnn-run $cg/libgcn-cuda.so --graph data/cora" "gnn-train $cg/libgcn-cuda.so --data data/cora --epochs 1"; do
+      # shellcheck disable=SC2086 # the words of the command line
+      "$cg_bin"/$cg_drv > "$cg/drv.out" 2>&1; cg_rc=$?
+      if [ $cg_rc -eq 1 ] && grep -q 'cudaGetDeviceCount' "$cg/drv.out" && ! grep -q 'no gnn_model_entry' "$cg/drv.out"; then
+        pass "codegen/cuda-lib/${cg_drv%% *}-no-gpu"
+      else
+        fail "codegen/cuda-lib/${cg_drv%% *}-no-gpu" "exit $cg_rc: $(head -c 300 "$cg/drv.out")"
+      fi
+    done
   fi
   # two architectures: SASS for both, PTX of the last only
   if command -v nvcc >/dev/null && [ -f "$ROOT/build/lib/libgnnrt.so" ] &&
@@ -273,4 +288,4 @@ fi # host-only checks
 
 unset -f cg_tail cg_lib cg_check cg_small
 unset cg_lib_gcn cg_a cg_b cg_asan cg_alib cg_target
-unset cg cg_bin cg_models cg_maps cg_m cg_map cg_cc cg_arch cg_out cg_g cg_seed
+unset cg cg_bin cg_models cg_maps cg_m cg_map cg_cc cg_arch cg_out cg_g cg_seed cg_drv cg_rc
