@@ -116,7 +116,7 @@ $(BUILD)/lib/libgnnrt.so: $(RT_CUDA_OBJ)
 # links (runtime/gnn_run.c says why). gnn-nvrtc needs the CUDA runtime's NVRTC.
 TOOLS := $(BUILD)/bin/gnn-run $(BUILD)/bin/gnn-train $(if $(HAVE_NVCC),$(BUILD)/bin/gnn-nvrtc)
 
-$(BUILD)/bin/gnn-run $(BUILD)/bin/gnn-train: $(BUILD)/bin/gnn-%: runtime/gnn_%.c runtime/gnn_model.h runtime/gnnrt.h
+$(BUILD)/bin/gnn-run $(BUILD)/bin/gnn-train: $(BUILD)/bin/gnn-%: runtime/gnn_%.c runtime/driver_rt.h runtime/gnn_model.h runtime/gnnrt.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(CFLAGS) -o $@ $< -ldl -lm
 

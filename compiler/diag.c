@@ -90,3 +90,27 @@ void diag_note(Diag *d, Loc loc, const char *fmt, ...) {
 }
 
 bool diag_too_many(const Diag *d) { return d->errors > d->max_errors; }
+
+char *read_source_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap + 1);
+  while (buf) {
+    n += fread(buf + n, 1, cap - n, f);
+    if (n < cap) break;
+    cap *= 2;
+    char *bigger = realloc(buf, cap + 1);
+    if (!bigger) free(buf);
+    buf = bigger;
+  }
+  bool bad = !buf || ferror(f);
+  fclose(f);
+  if (bad) {
+    free(buf);
+    return NULL;
+  }
+  buf[n] = 0;
+  *size = n;
+  return buf;
+}

@@ -209,6 +209,21 @@ static const char *ctype(KType t) { return ktype_c(t); }
 
 static void emit_block(FILE *out, HostK *h, const PtrVec *b, int d, bool in_lanes);
 
+/* A counted loop (KS_FOR): inside the lane loops (a per-lane loop) or outside them (uniform). */
+static void emit_for(FILE *out, HostK *h, const KStmt *s, int d, bool in_lanes) {
+  const char *n = h->k->locals[s->var].name;
+  ind(out, d);
+  fprintf(out, "for (int64_t %s = ", n);
+  expr(out, h, s->lo);
+  fprintf(out, "; %s < ", n);
+  expr(out, h, s->hi);
+  if (s->count == 1) fprintf(out, "; %s++) {\n", n);
+  else fprintf(out, "; %s += %lld) {\n", n, (long long)s->count);
+  emit_block(out, h, &s->body, d + 1, in_lanes);
+  ind(out, d);
+  fputs("}\n", out);
+}
+
 static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
   const Kernel *k = h->k;
   switch (s->kind) {
@@ -248,16 +263,7 @@ static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
     fputs(";\n", out);
     return;
   case KS_FOR:
-    ind(out, d);
-    fprintf(out, "for (int64_t %s = ", k->locals[s->var].name);
-    expr(out, h, s->lo);
-    fprintf(out, "; %s < ", k->locals[s->var].name);
-    expr(out, h, s->hi);
-    if (s->count == 1) fprintf(out, "; %s++) {\n", k->locals[s->var].name);
-    else fprintf(out, "; %s += %lld) {\n", k->locals[s->var].name, (long long)s->count);
-    emit_block(out, h, &s->body, d + 1, true);
-    ind(out, d);
-    fputs("}\n", out);
+    emit_for(out, h, s, d, true);
     return;
   case KS_FOR_LANES: {
     int64_t nk = (s->count + k->group - 1) / k->group;
@@ -314,16 +320,7 @@ static void emit_uniform(FILE *out, HostK *h, const KStmt *s, int d) {
     fputs(";\n", out);
     return;
   case KS_FOR:
-    ind(out, d);
-    fprintf(out, "for (int64_t %s = ", k->locals[s->var].name);
-    expr(out, h, s->lo);
-    fprintf(out, "; %s < ", k->locals[s->var].name);
-    expr(out, h, s->hi);
-    if (s->count == 1) fprintf(out, "; %s++) {\n", k->locals[s->var].name);
-    else fprintf(out, "; %s += %lld) {\n", k->locals[s->var].name, (long long)s->count);
-    emit_block(out, h, &s->body, d + 1, false);
-    ind(out, d);
-    fputs("}\n", out);
+    emit_for(out, h, s, d, false);
     return;
   case KS_BARRIER:
     ind(out, d);

@@ -73,6 +73,9 @@ void diag_error(Diag *d, Loc loc, const char *fmt, ...) GNN_PRINTF(3, 4);
 void diag_note(Diag *d, Loc loc, const char *fmt, ...) GNN_PRINTF(3, 4);
 void diag_verror(Diag *d, const char *kind, Loc loc, const char *fmt, va_list ap);
 bool diag_too_many(const Diag *d);
+/* A source file, whole and NUL-terminated (a Diag's text): malloc'ed, *size its bytes (NUL bytes
+ * included); NULL when it cannot be read (errno says why) or memory runs out. */
+char *read_source_file(const char *path, size_t *size);
 
 /* ===================================================================== AST (parser.y) */
 

@@ -76,28 +76,6 @@ static void gc_usage(FILE *out) {
         out);
 }
 
-static char *slurp(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap + 1);
-  for (;;) {
-    n += fread(buf + n, 1, cap - n, f);
-    if (n < cap) break;
-    cap *= 2;
-    buf = realloc(buf, cap + 1);
-  }
-  bool bad = ferror(f);
-  fclose(f);
-  if (bad) {
-    free(buf);
-    return NULL;
-  }
-  buf[n] = 0;
-  *size = n;
-  return buf;
-}
-
 /* ---------------------------------------------------------------- kinks */
 
 /* The non-smooth points a finite difference must not straddle: the branch of every element
@@ -519,7 +497,7 @@ int gradcheck_main(int argc, char **argv) {
     return 2;
   }
   size_t size = 0;
-  char *text = slurp(cli.input, &size);
+  char *text = read_source_file(cli.input, &size);
   if (!text) {
     fprintf(stderr, "gnnc: cannot read '%s': %s\n", cli.input, strerror(errno));
     return 1;

@@ -62,29 +62,6 @@ static void usage(FILE *out) {
         out);
 }
 
-static char *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap + 1);
-  for (;;) {
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (n < cap) break;
-    cap *= 2;
-    buf = realloc(buf, cap + 1);
-  }
-  bool bad = ferror(f);
-  fclose(f);
-  if (bad) {
-    free(buf);
-    return NULL;
-  }
-  buf[n] = 0;
-  *size = n;
-  return buf;
-}
-
 /* Copies of option lists live until exit, on a static list so that they stay reachable (a
  * pointer only on main's stack is a leak to LeakSanitizer once main returns, and its report
  * then replaces the exit status and loses buffered output). */
@@ -483,7 +460,7 @@ int main(int argc, char **argv) {
   }
   o.lower = codegen;
   size_t size = 0;
-  char *text = read_file(cli.input, &size);
+  char *text = read_source_file(cli.input, &size);
   if (!text) {
     fprintf(stderr, "gnnc: cannot read '%s': %s\n", cli.input, strerror(errno));
     return 1;

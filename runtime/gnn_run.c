@@ -25,30 +25,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "gnn_model.h"
-
-/* The runtime's functions, resolved through the model library. */
-typedef struct {
-  gnn_status (*ctx_create)(gnn_ctx **, int);
-  void (*ctx_destroy)(gnn_ctx *);
-  const char *(*last_error)(const gnn_ctx *);
-  const char *(*status_name)(gnn_status);
-  gnn_status (*upload)(gnn_ctx *, void *, const void *, size_t);
-  gnn_status (*download)(gnn_ctx *, void *, const void *, size_t);
-  gnn_status (*gmalloc)(gnn_ctx *, void **, size_t);
-  gnn_status (*gfree)(gnn_ctx *, void *);
-  gnn_status (*sync)(gnn_ctx *);
-  gnn_status (*mem_usage)(const gnn_ctx *, size_t *, size_t *);
-  gnn_status (*graph_load)(gnn_ctx *, const char *, const gnn_graph_opts *, gnn_graph **);
-  void (*graph_free)(gnn_ctx *, gnn_graph *);
-  gnn_status (*features_load)(gnn_ctx *, const char *, int64_t, float **, int64_t *);
-  gnn_status (*tf_read)(gnn_ctx *, const char *, gnn_tensor_file **);
-  gnn_status (*tf_get)(gnn_ctx *, const gnn_tensor_file *, const char *, int, const int64_t *, float *);
-  gnn_status (*tf_expect)(gnn_ctx *, const gnn_tensor_file *, int, const char *const[]);
-  void (*tf_free)(gnn_tensor_file *);
-  gnn_status (*tf_write)(gnn_ctx *, const char *, int, const char *const[], const int[], const int64_t[][4],
-                         const float *const[]);
-} Rt;
+#include "driver_rt.h"
 
 static void usage(FILE *out) {
   fputs("usage: gnn-run LIBMODEL.so --graph PATH [options]\n"
@@ -176,15 +153,6 @@ static double now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-#define LOAD(field, sym)                                                                             \
-  do {                                                                                               \
-    *(void **)&rt.field = dlsym(lib, sym);                                                           \
-    if (!rt.field) {                                                                                 \
-      fprintf(stderr, "gnn-run: %s: the runtime has no %s (%s)\n", libpath, sym, dlerror());         \
-      goto out;                                                                                      \
-    }                                                                                                \
-  } while (0)
-
 #define CHECK(call)                                                                                  \
   do {                                                                                               \
     gnn_status st_ = (call);                                                                         \
@@ -239,45 +207,8 @@ int main(int argc, char **argv) {
   float **in_host = NULL, **in_dev = NULL, *host_out = NULL, *dgrad = NULL, *hgrad = NULL;
   gnn_tensor_file *tf = NULL;
   const gnn_model_api *api = NULL;
-  /* A bare name is a file here, not a search of the library path. */
-  char *full = strchr(libpath, '/') ? strdup(libpath) : NULL;
-  if (!full) {
-    full = malloc(strlen(libpath) + 3);
-    sprintf(full, "./%s", libpath);
-  }
-  /* RTLD_NODELETE: the library's OpenMP runtime keeps worker threads, which must not see their
-   * code unmapped by dlclose before the process exits. */
-  void *lib = dlopen(full, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-  free(full);
-  if (!lib) {
-    fprintf(stderr, "gnn-run: cannot load %s: %s\n", libpath, dlerror());
-    return 1;
-  }
-  const gnn_model_api *(*entry)(void) = NULL;
-  *(void **)&entry = dlsym(lib, "gnn_model_entry");
-  if (!entry) {
-    fprintf(stderr, "gnn-run: %s is not a gnnc model library (no gnn_model_entry)\n", libpath);
-    goto out;
-  }
-  api = entry();
-  LOAD(ctx_create, "gnn_ctx_create");
-  LOAD(ctx_destroy, "gnn_ctx_destroy");
-  LOAD(last_error, "gnn_last_error");
-  LOAD(status_name, "gnn_status_name");
-  LOAD(upload, "gnn_upload");
-  LOAD(download, "gnn_download");
-  LOAD(gmalloc, "gnn_malloc");
-  LOAD(gfree, "gnn_free");
-  LOAD(sync, "gnn_sync");
-  LOAD(mem_usage, "gnn_mem_usage");
-  LOAD(graph_load, "gnn_graph_load");
-  LOAD(graph_free, "gnn_graph_free");
-  LOAD(features_load, "gnn_features_load_svm");
-  LOAD(tf_read, "gnn_tensor_file_read");
-  LOAD(tf_get, "gnn_tensor_file_get");
-  LOAD(tf_expect, "gnn_tensor_file_expect");
-  LOAD(tf_free, "gnn_tensor_file_free");
-  LOAD(tf_write, "gnn_tensor_file_write");
+  void *lib = NULL;
+  if (!driver_open("gnn-run", libpath, &lib, &api, &rt)) goto out;
 
   if (rt.ctx_create(&ctx, (int)device) != GNN_OK) {
     fprintf(stderr, "gnn-run: %s\n", rt.last_error(ctx));
@@ -486,6 +417,6 @@ out:
   if (model) api->destroy(model);
   if (g) rt.graph_free(ctx, g);
   if (ctx) rt.ctx_destroy(ctx);
-  dlclose(lib);
+  if (lib) dlclose(lib);
   return rc;
 }

@@ -29,32 +29,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "gnn_model.h"
-
-typedef struct {
-  gnn_status (*ctx_create)(gnn_ctx **, int);
-  void (*ctx_destroy)(gnn_ctx *);
-  const char *(*last_error)(const gnn_ctx *);
-  const char *(*status_name)(gnn_status);
-  gnn_status (*upload)(gnn_ctx *, void *, const void *, size_t);
-  gnn_status (*download)(gnn_ctx *, void *, const void *, size_t);
-  gnn_status (*gmalloc)(gnn_ctx *, void **, size_t);
-  gnn_status (*gfree)(gnn_ctx *, void *);
-  gnn_status (*memset0)(gnn_ctx *, void *, size_t);
-  gnn_status (*sync)(gnn_ctx *);
-  gnn_status (*dataset_load)(gnn_ctx *, const char *, const gnn_graph_opts *, gnn_dataset **);
-  void (*dataset_free)(gnn_ctx *, gnn_dataset *);
-  gnn_status (*xent)(gnn_ctx *, const float *, const int32_t *, const uint8_t *, int64_t, int64_t, float *, float *);
-  gnn_status (*accuracy)(gnn_ctx *, const float *, const int32_t *, const uint8_t *, int64_t, int64_t, double *);
-  gnn_status (*adam)(gnn_ctx *, float *, const float *, float *, float *, int64_t, float, float, float, float, float, int64_t);
-  gnn_status (*sgd)(gnn_ctx *, float *, const float *, int64_t, float, float);
-  gnn_status (*tf_read)(gnn_ctx *, const char *, gnn_tensor_file **);
-  gnn_status (*tf_get)(gnn_ctx *, const gnn_tensor_file *, const char *, int, const int64_t *, float *);
-  gnn_status (*tf_expect)(gnn_ctx *, const gnn_tensor_file *, int, const char *const[]);
-  void (*tf_free)(gnn_tensor_file *);
-  gnn_status (*tf_write)(gnn_ctx *, const char *, int, const char *const[], const int[], const int64_t[][4],
-                         const float *const[]);
-} Rt;
+#include "driver_rt.h"
 
 /* The hyper-parameters of the original papers, by model name. */
 typedef struct {
@@ -93,14 +68,6 @@ static bool parse_num(const char *s, double lo, double hi, double *out) {
   return true;
 }
 
-#define LOAD(field, sym)                                                                              \
-  do {                                                                                                \
-    *(void **)&rt.field = dlsym(lib, sym);                                                            \
-    if (!rt.field) {                                                                                  \
-      fprintf(stderr, "gnn-train: %s: the runtime has no %s\n", libpath, sym);                        \
-      goto out;                                                                                       \
-    }                                                                                                 \
-  } while (0)
 #define CHECK(call)                                                                                   \
   do {                                                                                                \
     gnn_status st_ = (call);                                                                          \
@@ -173,39 +140,8 @@ int main(int argc, char **argv) {
   int32_t *labels = NULL;
   uint8_t *masks[3] = {NULL, NULL, NULL};
   const gnn_model_api *api = NULL;
-  char *full = malloc(strlen(libpath) + 3);
-  sprintf(full, strchr(libpath, '/') ? "%s" : "./%s", libpath);
-  void *lib = dlopen(full, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE); /* NODELETE: see gnn_run.c */
-  free(full);
-  if (!lib) return fprintf(stderr, "gnn-train: cannot load %s: %s\n", libpath, dlerror()), 1;
-  const gnn_model_api *(*entry)(void) = NULL;
-  *(void **)&entry = dlsym(lib, "gnn_model_entry");
-  if (!entry) {
-    fprintf(stderr, "gnn-train: %s is not a gnnc model library (no gnn_model_entry)\n", libpath);
-    goto out;
-  }
-  api = entry();
-  LOAD(ctx_create, "gnn_ctx_create");
-  LOAD(ctx_destroy, "gnn_ctx_destroy");
-  LOAD(last_error, "gnn_last_error");
-  LOAD(status_name, "gnn_status_name");
-  LOAD(upload, "gnn_upload");
-  LOAD(download, "gnn_download");
-  LOAD(gmalloc, "gnn_malloc");
-  LOAD(gfree, "gnn_free");
-  LOAD(memset0, "gnn_memset0");
-  LOAD(sync, "gnn_sync");
-  LOAD(dataset_load, "gnn_dataset_load");
-  LOAD(dataset_free, "gnn_dataset_free");
-  LOAD(xent, "gnn_softmax_xent");
-  LOAD(accuracy, "gnn_accuracy");
-  LOAD(adam, "gnn_adam_step");
-  LOAD(sgd, "gnn_sgd_step");
-  LOAD(tf_read, "gnn_tensor_file_read");
-  LOAD(tf_get, "gnn_tensor_file_get");
-  LOAD(tf_expect, "gnn_tensor_file_expect");
-  LOAD(tf_free, "gnn_tensor_file_free");
-  LOAD(tf_write, "gnn_tensor_file_write");
+  void *lib = NULL;
+  if (!driver_open("gnn-train", libpath, &lib, &api, &rt)) goto out;
 
   const Defaults *d = defaults_for(api->name);
   if (lr < 0) lr = d->lr;
@@ -425,6 +361,6 @@ out:
   if (model) api->destroy(model);
   if (ds) rt.dataset_free(ctx, ds);
   if (ctx) rt.ctx_destroy(ctx);
-  dlclose(lib);
+  if (lib) dlclose(lib);
   return rc;
 }

@@ -1,0 +1,103 @@
+/* driver_rt.h -- what gnn-run and gnn-train share: opening a model library and resolving the
+ * runtime functions through it.
+ *
+ * The drivers link no runtime. They dlopen a model library and call the runtime that library
+ * links (libgnnrt for a CUDA library, libgnnrt_host for a host one), so one driver binary serves
+ * both targets. Header-only: each driver is a single translation unit.
+ */
+#ifndef GNN_DRIVER_RT_H
+#define GNN_DRIVER_RT_H
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gnn_model.h"
+
+/* The runtime functions the drivers call (gnnrt.h has their documentation). */
+typedef struct {
+  gnn_status (*ctx_create)(gnn_ctx **, int);
+  void (*ctx_destroy)(gnn_ctx *);
+  const char *(*last_error)(const gnn_ctx *);
+  const char *(*status_name)(gnn_status);
+  gnn_status (*upload)(gnn_ctx *, void *, const void *, size_t);
+  gnn_status (*download)(gnn_ctx *, void *, const void *, size_t);
+  gnn_status (*gmalloc)(gnn_ctx *, void **, size_t);
+  gnn_status (*gfree)(gnn_ctx *, void *);
+  gnn_status (*memset0)(gnn_ctx *, void *, size_t);
+  gnn_status (*sync)(gnn_ctx *);
+  gnn_status (*mem_usage)(const gnn_ctx *, size_t *, size_t *);
+  gnn_status (*graph_load)(gnn_ctx *, const char *, const gnn_graph_opts *, gnn_graph **);
+  void (*graph_free)(gnn_ctx *, gnn_graph *);
+  gnn_status (*features_load)(gnn_ctx *, const char *, int64_t, float **, int64_t *);
+  gnn_status (*dataset_load)(gnn_ctx *, const char *, const gnn_graph_opts *, gnn_dataset **);
+  void (*dataset_free)(gnn_ctx *, gnn_dataset *);
+  gnn_status (*xent)(gnn_ctx *, const float *, const int32_t *, const uint8_t *, int64_t, int64_t, float *, float *);
+  gnn_status (*accuracy)(gnn_ctx *, const float *, const int32_t *, const uint8_t *, int64_t, int64_t, double *);
+  gnn_status (*adam)(gnn_ctx *, float *, const float *, float *, float *, int64_t, float, float, float, float, float, int64_t);
+  gnn_status (*sgd)(gnn_ctx *, float *, const float *, int64_t, float, float);
+  gnn_status (*tf_read)(gnn_ctx *, const char *, gnn_tensor_file **);
+  gnn_status (*tf_get)(gnn_ctx *, const gnn_tensor_file *, const char *, int, const int64_t *, float *);
+  gnn_status (*tf_expect)(gnn_ctx *, const gnn_tensor_file *, int, const char *const[]);
+  void (*tf_free)(gnn_tensor_file *);
+  gnn_status (*tf_write)(gnn_ctx *, const char *, int, const char *const[], const int[], const int64_t[][4],
+                         const float *const[]);
+} Rt;
+
+static const struct {
+  size_t offset;
+  const char *symbol;
+} rt_symbols[] = {
+    {offsetof(Rt, ctx_create), "gnn_ctx_create"},
+    {offsetof(Rt, ctx_destroy), "gnn_ctx_destroy"},
+    {offsetof(Rt, last_error), "gnn_last_error"},
+    {offsetof(Rt, status_name), "gnn_status_name"},
+    {offsetof(Rt, upload), "gnn_upload"},
+    {offsetof(Rt, download), "gnn_download"},
+    {offsetof(Rt, gmalloc), "gnn_malloc"},
+    {offsetof(Rt, gfree), "gnn_free"},
+    {offsetof(Rt, memset0), "gnn_memset0"},
+    {offsetof(Rt, sync), "gnn_sync"},
+    {offsetof(Rt, mem_usage), "gnn_mem_usage"},
+    {offsetof(Rt, graph_load), "gnn_graph_load"},
+    {offsetof(Rt, graph_free), "gnn_graph_free"},
+    {offsetof(Rt, features_load), "gnn_features_load_svm"},
+    {offsetof(Rt, dataset_load), "gnn_dataset_load"},
+    {offsetof(Rt, dataset_free), "gnn_dataset_free"},
+    {offsetof(Rt, xent), "gnn_softmax_xent"},
+    {offsetof(Rt, accuracy), "gnn_accuracy"},
+    {offsetof(Rt, adam), "gnn_adam_step"},
+    {offsetof(Rt, sgd), "gnn_sgd_step"},
+    {offsetof(Rt, tf_read), "gnn_tensor_file_read"},
+    {offsetof(Rt, tf_get), "gnn_tensor_file_get"},
+    {offsetof(Rt, tf_expect), "gnn_tensor_file_expect"},
+    {offsetof(Rt, tf_free), "gnn_tensor_file_free"},
+    {offsetof(Rt, tf_write), "gnn_tensor_file_write"},
+};
+
+/* Opens the model library at libpath (a bare name is a file in this folder, not a search of the
+ * library path), and fills *api and *rt. On failure prints "PROG: ..." and returns false; *lib is
+ * then NULL or a handle for the caller to dlclose. */
+static bool driver_open(const char *prog, const char *libpath, void **lib, const gnn_model_api **api, Rt *rt) {
+  char *full = malloc(strlen(libpath) + 3);
+  if (!full) return fprintf(stderr, "%s: out of memory\n", prog), false;
+  sprintf(full, strchr(libpath, '/') ? "%s" : "./%s", libpath);
+  /* RTLD_NODELETE: the library's OpenMP runtime keeps worker threads, which must not see their
+   * code unmapped by dlclose before the process exits. */
+  *lib = dlopen(full, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  free(full);
+  if (!*lib) return fprintf(stderr, "%s: cannot load %s: %s\n", prog, libpath, dlerror()), false;
+  const gnn_model_api *(*entry)(void) = NULL;
+  *(void **)&entry = dlsym(*lib, "gnn_model_entry");
+  if (!entry) return fprintf(stderr, "%s: %s is not a gnnc model library (no gnn_model_entry)\n", prog, libpath), false;
+  *api = entry();
+  for (size_t i = 0; i < sizeof rt_symbols / sizeof rt_symbols[0]; i++) {
+    void *f = dlsym(*lib, rt_symbols[i].symbol);
+    if (!f) return fprintf(stderr, "%s: %s: the runtime has no %s\n", prog, libpath, rt_symbols[i].symbol), false;
+    memcpy((char *)rt + rt_symbols[i].offset, &f, sizeof f);
+  }
+  return true;
+}
+#endif
