@@ -23,11 +23,11 @@ LDLIBS  := -lm
 BUILD   := build
 SRCS    := compiler/arena.c compiler/diag.c compiler/ir.c compiler/ir_print.c compiler/verify.c \
            compiler/pipeline.c compiler/graph.c compiler/interp.c compiler/gradcheck.c compiler/lower.c \
-           compiler/kir.c compiler/emit_model.c compiler/emit_host.c compiler/emit_cuda.c compiler/build.c \
+           compiler/lower_fused.c compiler/kstats.c compiler/kir.c compiler/emit_model.c compiler/emit_host.c compiler/emit_cuda.c compiler/build.c \
            compiler/passes/sema.c compiler/passes/canonicalize.c compiler/passes/reorg.c compiler/passes/autodiff.c \
-           compiler/passes/compose.c
+           compiler/passes/compose.c compiler/passes/fuse.c
 GENSRCS := $(BUILD)/parser.c $(BUILD)/lexer.c
-HDRS    := compiler/gnnc.h compiler/ops.def compiler/funcs.def runtime/gnnrt_rng.h $(BUILD)/parser.h
+HDRS    := compiler/gnnc.h compiler/lower.h compiler/ops.def compiler/funcs.def runtime/gnnrt_rng.h $(BUILD)/parser.h
 
 OBJS    := $(patsubst compiler/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/parser.o $(BUILD)/obj/lexer.o
 
@@ -269,13 +269,14 @@ bench-gpu: setup
 	@bash bench/gpu_forward.sh $(BUILD)/gnnc
 
 # compile time, interpreter time, host forward speed on PubMed (issue 3), the reorg ablation
-# (issue 5); each prints its table and writes it to bench/results/ (docs/benchmarks.md).
+# (issue 5), the fusion ablation (issue 11); each prints its table and writes it to bench/results/ (docs/benchmarks.md).
 bench: all $(BUILD)/bench/compile_time $(BUILD)/bench/gen_pointcloud
 	@mkdir -p bench/results
 	$(BUILD)/bench/compile_time $(EXAMPLES)
 	@bash bench/interp_time.sh $(BUILD)/gnnc
 	@bash bench/host_forward.sh $(BUILD)/gnnc
 	@bash bench/reorg_ablation.sh $(BUILD)/gnnc
+	@bash bench/fuse_ablation.sh $(BUILD)/gnnc
 	@bash bench/train_accuracy.sh $(BUILD)/gnnc
 
 clean:

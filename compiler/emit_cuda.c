@@ -79,6 +79,14 @@ static void stmt(FILE *out, const Kernel *k, const KStmt *s, int d, const bool *
     return;
   case KS_ATOMIC:
     ind(out, d);
+    if (s->count == 1) { /* block-reduced: into the block's shared sums */
+      fprintf(out, "atomicAdd(&blk_%s[", s->buf->name);
+      ex(out, k, s->idx);
+      fputs("], ", out);
+      ex(out, k, s->val);
+      fputs(");\n", out);
+      return;
+    }
     fprintf(out, "%s(&%s[", s->op == KO_ADD ? "atomicAdd" : s->op == KO_MAX ? "gnn_atomic_max_f32" : "gnn_atomic_min_f32", s->buf->name);
     /* (atomicAdd on double is native since sm_60: f64 scratch accumulators use it) */
     if (s->row) {
@@ -173,6 +181,20 @@ static bool writes_buf(const PtrVec *b, const KBuf *buf) {
   return false;
 }
 
+/* The buffers of the kernel's block-reduced atomics (at most n), in first-use order. */
+static int block_targets(const PtrVec *b, const KBuf **out, int n, int have) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    if (s->kind == KS_ATOMIC && s->count == 1) {
+      bool seen = false;
+      for (int j = 0; j < have; j++) seen |= out[j] == s->buf;
+      if (!seen && have < n) out[have++] = s->buf;
+    }
+    have = block_targets(&s->body, out, n, have);
+  }
+  return have;
+}
+
 static bool has_kind(const PtrVec *b, KStmtKind kind) {
   for (int i = 0; i < b->len; i++) {
     const KStmt *s = b->items[i];
@@ -198,6 +220,7 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   }
   if (k->dropout) fputs(", int training, uint64_t seed", out);
   fputs(") {\n", out);
+  if (k->dropout) fputs("  (void)training;\n  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */\n", out);
   fprintf(out, "  const int lane = threadIdx.x %% %d;\n", G);
   fprintf(out, "  const int64_t row = (int64_t)blockIdx.x * %d + threadIdx.x / %d;\n", gpb, G);
   for (int i = 0; i < k->nshared; i++) {
@@ -211,16 +234,31 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
     else fprintf(out, "  const unsigned gmask = 0x%xu << (threadIdx.x & %d);  /* this group's lanes of the warp */\n", (1u << G) - 1u,
                  32 - G);
   }
-  fputs("  if (row >= nrows) return;  /* a whole group leaves together */\n", out);
-  if (!has_kind(&k->body, KS_FOR_LANES)) fputs("  (void)lane;\n", out);
+  const KBuf *blk[8];
+  int nblk = block_targets(&k->body, blk, 8, 0);
+  for (int i = 0; i < nblk; i++) { /* block-reduced sums: zeroed, added to by the block, then flushed */
+    fprintf(out, "  __shared__ double blk_%s[%lld];\n", blk[i]->name, (long long)blk[i]->width);
+    fprintf(out, "  for (int i = threadIdx.x; i < %lld; i += %d) blk_%s[i] = 0;\n", (long long)blk[i]->width, BLOCK, blk[i]->name);
+  }
+  if (nblk) fputs("  __syncthreads();\n  if (row < nrows) {  /* no early return: the block meets at the flush */\n", out);
+  else fputs("  if (row >= nrows) return;  /* a whole group leaves together */\n", out);
+  int d0 = nblk ? 2 : 1;
+  if (!has_kind(&k->body, KS_FOR_LANES)) fprintf(out, "%s(void)lane;\n", nblk ? "    " : "  ");
   for (int i = 0; i < k->nlocals; i++) {
     const KLocal *l = &k->locals[i];
     if (!used[i] || loopvar[i]) continue;
-    fprintf(out, "  %s %s", ktype_c(l->type), l->name);
+    ind(out, d0);
+    fprintf(out, "%s %s", ktype_c(l->type), l->name);
     if (l->len) fprintf(out, "[%d]", l->len);
     fputs(";\n", out);
   }
-  stmts(out, k, &k->body, 1, used);
+  stmts(out, k, &k->body, d0, used);
+  if (nblk) {
+    fputs("  }\n  __syncthreads();\n", out);
+    for (int i = 0; i < nblk; i++)
+      fprintf(out, "  for (int i = threadIdx.x; i < %lld; i += %d)\n    if (blk_%s[i] != 0) atomicAdd(&%s[i], blk_%s[i]);\n",
+              (long long)blk[i]->width, BLOCK, blk[i]->name, blk[i]->name, blk[i]->name);
+  }
   fputs("}\n", out);
   free(used);
   free(loopvar);

@@ -32,6 +32,7 @@ static bool stmt_uniform(const HostK *h, const KStmt *s) {
   switch (s->kind) {
   case KS_LET: return h->k->locals[s->var].uniform;
   case KS_FOR: return h->k->locals[s->var].uniform;
+  case KS_IF: return s->count == 1;
   case KS_BARRIER: case KS_GROUP_REDUCE: return true;
   default: return false;
   }
@@ -76,7 +77,7 @@ static void scan_stmt(HostK *h, const KStmt *s, int region) {
   scan_expr(h, s->val, region);
   scan_expr(h, s->lo, region);
   scan_expr(h, s->hi, region);
-  if (s->kind == KS_FOR && stmt_uniform(h, s)) scan_block(h, &s->body, 0);
+  if ((s->kind == KS_FOR || s->kind == KS_IF) && stmt_uniform(h, s)) scan_block(h, &s->body, 0);
   else if (s->body.len) scan_block(h, &s->body, region);
 }
 
@@ -237,6 +238,14 @@ static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
     return;
   case KS_STORE: case KS_ATOMIC: {
     ind(out, d);
+    if (s->kind == KS_ATOMIC && s->count == 1) { /* block-reduced: this thread's private sums */
+      fprintf(out, "blk_%s[", s->buf->name);
+      expr(out, h, s->idx);
+      fputs("] += ", out);
+      expr(out, h, s->val);
+      fputs(";\n", out);
+      return;
+    }
     if (s->kind == KS_ATOMIC)
       fprintf(out, "gnn_atomic_%s_%s(&", s->op == KO_ADD ? "add" : s->op == KO_MAX ? "max" : "min", s->buf->elem == ELEM_F64 ? "f64" : "f32");
     fprintf(out, "%s[", s->buf->name);
@@ -322,6 +331,15 @@ static void emit_uniform(FILE *out, HostK *h, const KStmt *s, int d) {
   case KS_FOR:
     emit_for(out, h, s, d, false);
     return;
+  case KS_IF: /* a uniform condition: the lane loops go inside */
+    ind(out, d);
+    fputs("if (", out);
+    expr(out, h, s->lo);
+    fputs(") {\n", out);
+    emit_block(out, h, &s->body, d + 1, false);
+    ind(out, d);
+    fputs("}\n", out);
+    return;
   case KS_BARRIER:
     ind(out, d);
     fputs("/* barrier: the lane loops above and below are separate regions */\n", out);
@@ -399,6 +417,20 @@ static void params(FILE *out, const Kernel *k, const char *restrict_kw) {
   if (k->dropout) fputs(", int training, uint64_t seed", out);
 }
 
+/* The buffers of the kernel's block-reduced atomics (at most n), in first-use order. */
+static int block_targets(const PtrVec *b, const KBuf **out, int n, int have) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    if (s->kind == KS_ATOMIC && s->count == 1) {
+      bool seen = false;
+      for (int j = 0; j < have; j++) seen |= out[j] == s->buf;
+      if (!seen && have < n) out[have++] = s->buf;
+    }
+    have = block_targets(&s->body, out, n, have);
+  }
+  return have;
+}
+
 static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   (void)p;
   int n = k->nlocals;
@@ -408,7 +440,16 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   fprintf(out, "static void %s(", k->name);
   params(out, k, "restrict");
   fputs(") {\n", out);
-  fprintf(out, "#pragma omp parallel for schedule(%s)\n", k->map == MAP_VERTEX ? "dynamic, 64" : "static");
+  if (k->dropout) fputs("  (void)training;\n  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */\n", out);
+  const KBuf *blk[8];
+  int nblk = block_targets(&k->body, blk, 8, 0);
+  if (nblk) { /* block-reduced sums: each thread adds into its own, then one atomic per element */
+    fputs("#pragma omp parallel\n  {\n", out);
+    for (int i = 0; i < nblk; i++) fprintf(out, "  double blk_%s[%lld] = {0};\n", blk[i]->name, (long long)blk[i]->width);
+    fprintf(out, "#pragma omp for schedule(%s)\n", k->map == MAP_VERTEX ? "dynamic, 64" : "static");
+  } else {
+    fprintf(out, "#pragma omp parallel for schedule(%s)\n", k->map == MAP_VERTEX ? "dynamic, 64" : "static");
+  }
   fputs("  for (int64_t row = 0; row < nrows; row++) {\n", out);
   for (int i = 0; i < k->nshared; i++)
     fprintf(out, "    %s %s[%d] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */\n", ctype(k->shared[i].type), k->shared[i].name, k->shared[i].len);
@@ -426,7 +467,12 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
     }
   }
   emit_block(out, &h, &k->body, 2, false);
-  fputs("  }\n}\n", out);
+  fputs("  }\n", out);
+  for (int i = 0; i < nblk; i++)
+    fprintf(out, "  for (int64_t i = 0; i < %lld; i++)\n    if (blk_%s[i] != 0) gnn_atomic_add_f64(&%s[i], blk_%s[i]);\n",
+            (long long)blk[i]->width, blk[i]->name, blk[i]->name, blk[i]->name);
+  if (nblk) fputs("  }\n", out);
+  fputs("}\n", out);
   free(h.region);
   free(h.promote);
   free(h.loopvar);

@@ -254,7 +254,11 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   for (int i = 0; i < nin; i++) fprintf(out, "  const float *%s;  /* input \"%s\" of the current pass */\n", ins[i]->name, ins[i]->val->name);
   if (seed_in) fprintf(out, "  const float *%s;  /* the backward seed d loss / d out */\n", seed_in->name);
   fputs("  uint64_t dropout_seed;  /* of the last forward: the backward redraws its masks */\n", out);
-  fputs("  char *arena;\n  size_t arena_bytes, unshared_bytes;\n", out);
+  fputs("  char *arena;          /* allocated by the first forward: the inference plan, or the training one */\n"
+        "  int arena_mode;        /* 0 none, 1 inference, 2 training */\n"
+        "  int trained;           /* the last forward ran with training = 1 (the stash is in the arena) */\n"
+        "  size_t arena_bytes, arena_infer_bytes, unshared_bytes;\n", out);
+  if (ntemp) fprintf(out, "  size_t offset[2][%d];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */\n", ntemp);
   if (ntemp) fputs("  /* intermediate buffers, in the arena */\n", out);
   for (int i = 0; i < p->bufs.len; i++) {
     const KBuf *b = p->bufs.items[i];
@@ -292,7 +296,11 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fprintf(out, "  if (!st) st = gnn_malloc(ctx, (void **)&m->out, (size_t)%s * %lld * sizeof(float));\n", emit_rows(ov->dom),
           (long long)shape_elems(&ov->shape));
   if (ntemp) {
-    fprintf(out, "  /* the arena: %d buffers placed by lifetime (steps first..last) */\n", ntemp);
+    /* Two plans over the same buffers: training (every buffer, its whole lifetime over the
+     * forward and backward steps) and inference (the forward's buffers without the stashes the
+     * backward reads, alive up to the forward's last step). Neither is allocated here: the first
+     * forward allocates the one it needs (a training arena serves inference too). */
+    fprintf(out, "  /* the arenas: %d buffers placed by lifetime (steps first..last) */\n", ntemp);
     fprintf(out, "  static const int first[%d] = {", ntemp);
     int k = 0;
     for (int i = 0; i < p->bufs.len; i++) {
@@ -305,7 +313,19 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
       const KBuf *b = p->bufs.items[i];
       if (b->kind == BUF_TEMP && !is_outbuf(p, b)) fprintf(out, "%s%d", k++ ? ", " : "", b->last);
     }
-    fprintf(out, "};\n  size_t size[%d], offset[%d];\n  int order[%d];\n", ntemp, ntemp, ntemp);
+    fprintf(out, "};\n  static const int last_infer[%d] = {", ntemp);
+    k = 0;
+    for (int i = 0; i < p->bufs.len; i++) {
+      const KBuf *b = p->bufs.items[i];
+      if (b->kind == BUF_TEMP && !is_outbuf(p, b)) fprintf(out, "%s%d", k++ ? ", " : "", b->last < p->nfwd ? b->last : p->nfwd - 1);
+    }
+    fprintf(out, "};\n  static const char in_infer[%d] = {", ntemp);
+    k = 0;
+    for (int i = 0; i < p->bufs.len; i++) {
+      const KBuf *b = p->bufs.items[i];
+      if (b->kind == BUF_TEMP && !is_outbuf(p, b)) fprintf(out, "%s%d", k++ ? ", " : "", !b->bwd && !b->train_only && b->first < p->nfwd);
+    }
+    fprintf(out, "};\n  size_t size[%d], size_infer[%d];\n  int order[%d];\n", ntemp, ntemp, ntemp);
     k = 0;
     for (int i = 0; i < p->bufs.len; i++) {
       const KBuf *b = p->bufs.items[i];
@@ -313,18 +333,33 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
         fprintf(out, "  size[%d] = (size_t)%s * %lld * sizeof(%s);  /* %s */\n", k++, emit_rows(b->dom), (long long)b->width, buf_c(b),
                 b->name);
     }
-    fprintf(out, "  m->arena_bytes = gnn_plan_arena(%d, size, first, last, offset, order);\n", ntemp);
-    fprintf(out, "  for (int i = 0; i < %d; i++) m->unshared_bytes += size[i];\n", ntemp);
-    fputs("  if (!st) st = gnn_malloc(ctx, (void **)&m->arena, m->arena_bytes ? m->arena_bytes : 1);\n", out);
-    fputs("  if (!st) {\n", out);
-    k = 0;
-    for (int i = 0; i < p->bufs.len; i++) {
-      const KBuf *b = p->bufs.items[i];
-      if (b->kind == BUF_TEMP && !is_outbuf(p, b)) fprintf(out, "    m->%s = (%s *)(m->arena + offset[%d]);\n", b->name, buf_c(b), k++);
-    }
-    fputs("  }\n", out);
+    fprintf(out, "  for (int i = 0; i < %d; i++) size_infer[i] = in_infer[i] ? size[i] : 0;\n", ntemp);
+    fprintf(out, "  m->arena_bytes = gnn_plan_arena(%d, size, first, last, m->offset[1], order);\n", ntemp);
+    fprintf(out, "  m->arena_infer_bytes = gnn_plan_arena(%d, size_infer, first, last_infer, m->offset[0], order);\n", ntemp);
+    fprintf(out, "  for (int i = 0; i < %d; i++) {\n    m->unshared_bytes += size[i];\n"
+                 "    if (!in_infer[i]) m->offset[0][i] = SIZE_MAX;\n  }\n", ntemp);
   }
   fprintf(out, "  if (st) {\n    %s_destroy(m);\n    return st;\n  }\n  *out = m;\n  return GNN_OK;\n}\n\n", P);
+
+  /* the arena a pass needs */
+  fprintf(out, "/* Makes the arena of the plan a pass needs (0 inference, 1 training) current: the first forward\n"
+               " * allocates it; a training arena serves inference too; an inference arena gives way to a training one. */\n");
+  fprintf(out, "static gnn_status %s_use_arena(%s_model *m, int plan) {\n", P, P);
+  fputs("  const int want = plan ? 2 : 1;\n  if (m->arena_mode >= want) return GNN_OK;\n", out);
+  fputs("  gnn_free(m->ctx, m->arena);\n  m->arena = NULL;\n  m->arena_mode = 0;\n", out);
+  fputs("  const size_t bytes = plan ? m->arena_bytes : m->arena_infer_bytes;\n", out);
+  fputs("  gnn_status st = gnn_malloc(m->ctx, (void **)&m->arena, bytes ? bytes : 1);\n  if (st) return st;\n", out);
+  {
+    int k = 0;
+    for (int i = 0; i < p->bufs.len; i++) {
+      const KBuf *b = p->bufs.items[i];
+      if (b->kind == BUF_TEMP && !is_outbuf(p, b)) {
+        fprintf(out, "  m->%s = m->offset[plan][%d] == SIZE_MAX ? NULL : (%s *)(m->arena + m->offset[plan][%d]);\n", b->name, k, buf_c(b), k);
+        k++;
+      }
+    }
+  }
+  fputs("  m->arena_mode = want;\n  return GNN_OK;\n}\n\n", out);
 
   /* forward */
   fprintf(out, "gnn_status %s_forward(%s_model *m", P, P);
@@ -333,6 +368,9 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   if (uses_status(p, 0, p->nfwd)) fputs("  gnn_status st = GNN_OK;\n", out);
   fputs("  (void)g;\n  (void)training;\n  m->dropout_seed = seed;\n", out);
   if (cuda) emit_enter(out);
+  fprintf(out, "  {\n    const gnn_status arena_st = %s_use_arena(m, %s);\n    if (arena_st) return arena_st;\n  }\n", P,
+          bwd ? "training != 0" : "0");
+  fputs("  m->trained = 0;\n", out);
   for (int i = 0; i < nin; i++) {
     fprintf(out, "  if (!%s) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_forward: input '%s' is NULL\");\n", ins[i]->name, P,
             ins[i]->val->name);
@@ -340,7 +378,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   }
   for (int i = 0; i < p->nfwd; i++) emit_step(out, p, h, i);
   emit_output_copies(out, p, h, false);
-  fputs("  return GNN_OK;\n}\n\n", out);
+  fputs("  m->trained = training != 0;\n  return GNN_OK;\n}\n\n", out);
   fprintf(out, "const float *%s_output(const %s_model *m) { return m->out; }\n", P, P);
   fprintf(out, "float *%s_param(%s_model *m, int i) { return i >= 0 && i < %d ? m->param[i] : NULL; }\n", P, P, p->nparams);
   fprintf(out, "float *%s_grad(%s_model *m, int i) { return i >= 0 && i < %d ? m->grad[i] : NULL; }\n", P, P, p->nparams);
@@ -356,6 +394,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     if (uses_status(p, p->nfwd, p->nsteps)) fputs("  gnn_status st = GNN_OK;\n", out);
     fputs("  (void)g;\n  (void)training;\n", out);
     fprintf(out, "  if (!grad_out) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_backward: grad_out is NULL\");\n", P);
+    fprintf(out, "  if (!m->trained)\n    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_backward: needs a forward with training = 1 just "
+                 "before it (an inference forward keeps nothing for the backward)\");\n", P);
     if (cuda) emit_enter(out);
     fprintf(out, "  m->%s = grad_out;\n", seed_in->name);
     bool dropout = false;
@@ -372,7 +412,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   /* the memory plan and the API table */
   fprintf(out, "void %s_memory_plan(const %s_model *m, gnn_memory_plan *plan) {\n", P, P);
   fprintf(out, "  size_t pb = 0;\n  for (int i = 0; i < %d; i++) pb += (size_t)%s_params[i].width * sizeof(float);\n", p->nparams, P);
-  fputs("  plan->arena = m->arena_bytes;\n  plan->unshared = m->unshared_bytes;\n  plan->params = pb;\n", out);
+  fprintf(out, "  plan->arena = %s;\n  plan->arena_inference = m->arena_infer_bytes;\n  plan->unshared = m->unshared_bytes;\n  plan->params = pb;\n",
+          bwd ? "m->arena_bytes" : "m->arena_infer_bytes");
   fprintf(out, "  plan->grads = %s;\n", bwd ? "pb" : "pb /* allocated, unused: no backward */");
   fprintf(out, "  const gnn_graph *g = m->g;\n  (void)g;\n  plan->output = (size_t)%s * %lld * sizeof(float);\n", emit_rows(ov->dom), (long long)shape_elems(&ov->shape));
   fputs("  plan->total = plan->arena + plan->params + plan->grads + plan->output;\n", out);
@@ -396,7 +437,15 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fputs("    ", out);
   tensor_info(out, "out", ov);
   fprintf(out, "    %d, %d, %d, %d,\n", bwd, p->m->ndropout, p->nfwd, p->nsteps - p->nfwd);
-  fputs("    api_create, api_destroy, api_forward, api_output, api_backward, api_param, api_grad, api_memory_plan,\n};\n", out);
+  fputs("    api_create, api_destroy, api_forward, api_output, api_backward, api_param, api_grad, api_memory_plan,\n", out);
+  int launches[2] = {0, 0}, gemms[2] = {0, 0};
+  for (int i = 0; i < p->nsteps; i++) {
+    const KStep *st = &p->steps[i];
+    int b = i >= p->nfwd;
+    if (st->kind == STEP_KERNEL || st->kind == STEP_FILL) launches[b]++;
+    if (st->kind == STEP_GEMM) gemms[b]++;
+  }
+  fprintf(out, "    %d, %d, %d, %d,\n};\n", launches[0], launches[1], gemms[0], gemms[1]);
   fprintf(out, "const gnn_model_api *%s_api(void) { return &%s_api_table; }\n", P, P);
   fputs("/* The fixed entry point drivers (gnn-run, gnn-train) look up with dlsym in a library they\n"
         " * dlopen; programs that link several models use the typed names above. */\n", out);

@@ -232,7 +232,38 @@ struct Value {
   int nuses;         /* maintained by module_count_uses */
   bool dead;
   Value *repl;       /* scratch for passes (replacement) */
+  /* set by the fuse pass (passes/fuse.c); zero before it, which means "unfused" */
+  unsigned char sched; /* Sched: how the value is computed */
+  int group;           /* SCHED_ROOT / SCHED_ANCHOR: the fused group (kernel) that computes it */
 };
+
+/* How the fuse pass schedules a value (docs/passes.md, fuse):
+ *   SCHED_UNFUSED  no decision (fuse did not run): lower gives the value a kernel of its own;
+ *   SCHED_INLINE   never in memory: every kernel that reads it recomputes it from its operands
+ *                  (index arithmetic for views, registers for element-wise work);
+ *   SCHED_ROOT     written to a buffer by its group's kernel (read by other kernels, a GEMM,
+ *                  the backward, or the caller);
+ *   SCHED_ANCHOR   a reduction computed by its group's walk; kept in registers / shared memory
+ *                  unless another kernel reads it (then it is also written: anchor_root);
+ *   SCHED_GEMM     a dense projection: a cuBLAS / cblas call of its own;
+ *   SCHED_LEAF     an input, parameter, constant or degree. */
+typedef enum { SCHED_UNFUSED, SCHED_INLINE, SCHED_ROOT, SCHED_ANCHOR, SCHED_GEMM, SCHED_LEAF } Sched;
+
+/* A fused group: one kernel. */
+/* FG_WALK: vertex-balanced walks over the edges of each vertex; FG_ROWS: a group of lanes per
+ * row (vertex, edge or the one global row); FG_EDGE_REDUCE: one edge-balanced reduction with
+ * atomics (--mapping=edge); FG_SINK: a sum over all rows (reduce_rows) into a global value;
+ * FG_GEMM: one dense projection. */
+typedef enum { FG_WALK, FG_ROWS, FG_EDGE_REDUCE, FG_SINK, FG_GEMM } FuseKind;
+typedef struct {
+  int id;
+  FuseKind kind;
+  Domain rows;       /* FG_ROWS / FG_SINK: the rows it runs over (vertex, edge, global) */
+  int dir;           /* FG_WALK: GATHER_BY_DST or GATHER_BY_SRC */
+  bool bwd;          /* part of the backward pass */
+  int order;         /* position in the step order (after scheduling) */
+  bool dead;         /* merged into another group */
+} FuseGroup;
 
 /* A named result of the module. The forward output is always outs[0], named "out"; a training
  * module adds one per parameter gradient ("grad.<param>"). */
@@ -248,6 +279,9 @@ typedef struct {
   int nouts, outcap;
   int ndropout;      /* dropout streams numbered so far (sema numbers them 0, 1, ...) */
   Arena *arena;
+  FuseGroup *groups; /* set by the fuse pass: groups[v->group] */
+  int ngroups;
+  bool fused;        /* the fuse pass ran: lower follows its groups */
 } Module;
 
 static inline Value *module_output(const Module *m) { return m->nouts ? m->outs[0].val : NULL; }
@@ -307,6 +341,8 @@ typedef struct {
   const char *model_name; /* --model=NAME; NULL = the last model in the file */
   long value_budget;      /* sema's limit on IR values + statements + layer instances: no input
                              can blow up time or memory */
+  int mapping;            /* MappingChoice (--mapping), for fuse and lower */
+  bool remarks;           /* -Rpass-missed=fuse: notes on what fuse left unfused, and why */
 } GnnCtx;
 
 void gnn_ctx_init(GnnCtx *c, const char *path, const char *text, size_t size, FILE *diag_out);
@@ -332,6 +368,7 @@ bool pass_reorg(GnnCtx *c, Module *m);
 bool canonicalize_backward(GnnCtx *c, Module *m);
 bool pass_autodiff(GnnCtx *c, Module *m);
 bool pass_compose(GnnCtx *c, Module *m);
+bool pass_fuse(GnnCtx *c, Module *m);
 /* canonicalize.c's machinery for the passes after it: the CSE key (same operator, function,
  * attributes, name and operands), and a cleanup that re-forms gSDDMM scatters from
  * copy_u/copy_v pairs, merges duplicates and drops dead values (its steps 2, 4 and 5). */
@@ -358,6 +395,7 @@ typedef struct {
   double stats_V, stats_E;
   FILE *out;        /* where dumps go */
   bool lower;       /* lower to the kernel IR after the passes (c->kprog) */
+  bool remarks;     /* -Rpass-missed=fuse: say what fuse could not merge, and why */
   int mapping;      /* MappingChoice for lower */
 } PipelineOpts;
 
@@ -398,6 +436,7 @@ typedef struct KBuf {
   int fn;            /* BUF_DEGREE: FN_IN or FN_OUT */
   int first, last;   /* steps of definition and last use (the memory plan) */
   bool bwd;
+  bool train_only;   /* a forward value kept only for the backward: written when training */
 } KBuf;
 
 typedef enum { KE_FCONST, KE_ICONST, KE_VAR, KE_LANE, KE_ROW, KE_LOAD, KE_GRAPH, KE_SHARED, KE_BIN, KE_UN,
@@ -407,7 +446,7 @@ struct KExpr {
   KExprKind kind;
   KType type;
   double f;          /* KE_FCONST; KE_KEEP: p */
-  int64_t i;         /* KE_ICONST; KE_KEEP: stream */
+  int64_t i;         /* KE_ICONST; KE_KEEP: stream; KE_VAR: the local's bound ub (0: unknown) */
   int var;           /* KE_VAR: local; KE_SHARED: shared array */
   KBuf *buf;         /* KE_LOAD */
   KGraphArray garr;  /* KE_GRAPH */
@@ -429,8 +468,12 @@ struct KStmt {
   KBuf *buf;         /* STORE / ATOMIC */
   KExpr *row, *idx, *val;
   KExpr *lo, *hi;    /* FOR: [lo, hi); FOR_LANES: hi = element count (a constant); IF: lo = condition */
-  int64_t count;     /* FOR_LANES: element count */
+  int64_t count;     /* FOR_LANES: element count; FOR: step; IF: 1 when the condition is uniform
+                        (the same in every lane of the group: the statements stay outside lane loops);
+                        ATOMIC: 1 when block-reduced (a sum into a few addresses: the kernel adds its
+                        rows' terms per block / per thread, then one atomic per block and element) */
   PtrVec body;       /* FOR, FOR_LANES, IF */
+  bool walk;         /* FOR: the loop over the edges of the row (every edge once per walk) */
 };
 
 typedef struct {
@@ -438,6 +481,7 @@ typedef struct {
   KType type;
   int len;           /* 0: a scalar; > 0: a per-lane register array of len */
   bool uniform;      /* the same value in every lane of the group (computed outside lane loops) */
+  int64_t ub;        /* > 0: a loop variable known to be in [0, ub) (index simplification) */
 } KLocal;
 
 typedef struct {
@@ -456,6 +500,7 @@ typedef struct Kernel {
   int group;         /* lanes per group, a power of two <= 32 */
   KLocal *locals;
   int nlocals, localcap;
+  StrMap local_names; /* base name -> how many locals took it (the next gets a number suffix) */
   KShared *shared;
   int nshared, sharedcap;
   PtrVec body;       /* KStmt* */
@@ -505,6 +550,9 @@ typedef enum { MAPPING_AUTO, MAPPING_VERTEX, MAPPING_EDGE } MappingChoice;
 /* lower.c: the operator IR to the kernel IR, each graph operator its own kernel (unfused).
  * NULL after reporting an error. Notes on mapping choices go to c->diag.out. */
 KProgram *lower_module(GnnCtx *c, Module *m, MappingChoice mapping);
+/* kstats.c: --stats after lower: the bytes each step reads and writes at |V|, |E| (fused, and the
+ * same program lowered unfused for comparison), and the arenas of the memory plan. */
+void kprog_stats(FILE *out, const KProgram *p, const KProgram *unfused, double V, double E);
 /* kir.c: the text form, and the expression printer the emitters share */
 typedef enum { DIALECT_KIR, DIALECT_CUDA, DIALECT_HOST } Dialect;
 void kir_print(FILE *out, const KProgram *p);

@@ -75,7 +75,33 @@ static void print_value(FILE *out, const Value *v, bool needed) {
   print_shape(out, v);
   if (v->bwd) fputs("  # backward", out);
   else if (needed) fputs("  # needed by backward", out);
+  if (v->sched == SCHED_INLINE) fputs(v->bwd || needed ? ", inline" : "  # inline", out);
+  else if (v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_GEMM)
+    fprintf(out, "%sg%d", v->bwd || needed ? ", " : "  # ", v->group);
   fputc('\n', out);
+}
+
+static const char *group_kind(const FuseGroup *g) {
+  switch (g->kind) {
+  case FG_WALK: return g->dir == GATHER_BY_SRC ? "walk over out-edges (CSC), vertex-balanced" : "walk over in-edges (CSR), vertex-balanced";
+  case FG_ROWS: return g->rows == DOM_VERTEX ? "rows: a group per vertex" : g->rows == DOM_EDGE ? "rows: a group per edge" : "rows: the global row";
+  case FG_EDGE_REDUCE: return "edge-balanced reduction (atomics)";
+  case FG_SINK: return "sum over all rows";
+  case FG_GEMM: return "gemm";
+  }
+  return "?";
+}
+
+/* After fuse: each group (a kernel, or a GEMM) with the values it computes, in run order. */
+static void print_groups(FILE *out, const Module *m) {
+  for (int g = 0; g < m->ngroups; g++) {
+    fprintf(out, "  group g%d: %s%s:", g, group_kind(&m->groups[g]), m->groups[g].bwd ? ", backward" : "");
+    for (int i = 0; i < m->vals.len; i++) {
+      const Value *v = m->vals.items[i];
+      if ((v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_GEMM) && v->group == g) fprintf(out, " %%%d", v->id);
+    }
+    fputc('\n', out);
+  }
 }
 
 /* needed[i]: forward value i is read by the backward pass (one sweep, not a search per value). */
@@ -96,6 +122,7 @@ void ir_print(FILE *out, const Module *m) {
   for (int i = 0; i < m->vals.len; i++) print_value(out, m->vals.items[i], needed[i]);
   if (m->nouts) fprintf(out, "  return %%%d\n", m->outs[0].val->id);
   for (int i = 1; i < m->nouts; i++) fprintf(out, "  output \"%s\" %%%d\n", m->outs[i].name, m->outs[i].val->id);
+  if (m->fused) print_groups(out, m);
   fputs("}\n", out);
   free(needed);
 }

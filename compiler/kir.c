@@ -183,7 +183,8 @@ static void print_stmt(FILE *out, const Kernel *k, const KStmt *s, int depth) {
     kexpr_print(out, k, s->val, DIALECT_KIR);
     break;
   case KS_STORE: case KS_ATOMIC:
-    if (s->kind == KS_ATOMIC) fprintf(out, "atomic_%s ", s->op == KO_ADD ? "add" : s->op == KO_MAX ? "max" : "min");
+    if (s->kind == KS_ATOMIC)
+      fprintf(out, "atomic_%s%s ", s->op == KO_ADD ? "add" : s->op == KO_MAX ? "max" : "min", s->count == 1 ? "(block-reduced)" : "");
     fprintf(out, "%s[", s->buf->name);
     if (s->row) {
       kexpr_print(out, k, s->row, DIALECT_KIR);
@@ -285,7 +286,7 @@ void kir_print(FILE *out, const KProgram *p) {
     if (b->elem == ELEM_I32) fputs(" i32", out);
     if (b->elem == ELEM_F64) fputs(" f64", out);
     if (b->out >= 0) fprintf(out, " output \"%s\"", p->m->outs[b->out].name);
-    if (b->kind == BUF_TEMP && b->first >= 0) fprintf(out, "   # steps %d..%d", b->first, b->last);
+    if (b->kind == BUF_TEMP && b->first >= 0) fprintf(out, "   # steps %d..%d%s", b->first, b->last, b->train_only ? ", training only" : "");
     fputc('\n', out);
   }
   for (int i = 0; i < p->nsteps; i++) {

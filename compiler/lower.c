@@ -31,68 +31,59 @@
  * sqrt(n)..n units in the last place; the double keeps the result within float32 rounding of
  * the exact sum, whatever order the edges (or the atomics) come in.
  */
-#include "gnnc.h"
+#include "lower.h"
 
 #include <math.h>
 #include <string.h>
 
-typedef struct {
-  GnnCtx *c;
-  Module *m;
-  KProgram *p;
-  Arena *a;
-  KBuf **buf_of;     /* per value id: its buffer (NULL for constants) */
-  KBuf *deg[2];      /* degree.in, degree.out buffers (made on demand) */
-  MappingChoice mapping;
-  bool ok;
-} Lower;
 
 /* ---------------------------------------------------------------- expression and statement builders */
 
-static KExpr *ke_new(Lower *L, KExprKind kind, KType t) {
+KExpr *ke_new(Lower *L, KExprKind kind, KType t) {
   KExpr *e = arena_alloc(L->a, sizeof(KExpr));
   e->kind = kind;
   e->type = t;
   return e;
 }
-static KExpr *kf(Lower *L, double f) {
+KExpr *kf(Lower *L, double f) {
   KExpr *e = ke_new(L, KE_FCONST, KT_F32);
   e->f = f;
   return e;
 }
-static KExpr *ki(Lower *L, int64_t i) {
+KExpr *ki(Lower *L, int64_t i) {
   KExpr *e = ke_new(L, KE_ICONST, KT_I64);
   e->i = i;
   return e;
 }
-static KExpr *kvar(Lower *L, Kernel *k, int var, KExpr *idx) {
+KExpr *kvar(Lower *L, Kernel *k, int var, KExpr *idx) {
   KExpr *e = ke_new(L, KE_VAR, k->locals[var].type);
   e->var = var;
   e->a = idx;
+  e->i = idx ? 0 : k->locals[var].ub;
   return e;
 }
-static KExpr *klane(Lower *L) { return ke_new(L, KE_LANE, KT_I64); }
-static KExpr *krow(Lower *L) { return ke_new(L, KE_ROW, KT_I64); }
-static KExpr *kgraph(Lower *L, Kernel *k, KGraphArray g, KExpr *idx) {
+KExpr *klane(Lower *L) { return ke_new(L, KE_LANE, KT_I64); }
+KExpr *krow(Lower *L) { return ke_new(L, KE_ROW, KT_I64); }
+KExpr *kgraph(Lower *L, Kernel *k, KGraphArray g, KExpr *idx) {
   KExpr *e = ke_new(L, KE_GRAPH, KT_I64);
   e->garr = g;
   e->a = idx;
   k->graph[g] = true;
   return e;
 }
-static KExpr *kshared(Lower *L, Kernel *k, int sh, KExpr *idx) {
+KExpr *kshared(Lower *L, Kernel *k, int sh, KExpr *idx) {
   KExpr *e = ke_new(L, KE_SHARED, k->shared[sh].type);
   e->var = sh;
   e->a = idx;
   return e;
 }
-static void use_buf(Kernel *k, KBuf *b, Lower *L) {
+void use_buf(Kernel *k, KBuf *b, Lower *L) {
   for (int i = 0; i < k->bufs.len; i++)
     if (k->bufs.items[i] == b) return;
   vec_push(L->a, &k->bufs, b);
 }
 /* buf[row * width + idx]; row NULL for a one-row buffer (param, global). */
-static KExpr *kload(Lower *L, Kernel *k, KBuf *b, KExpr *row, KExpr *idx) {
+KExpr *kload(Lower *L, Kernel *k, KBuf *b, KExpr *row, KExpr *idx) {
   KExpr *e = ke_new(L, KE_LOAD, b->elem == ELEM_I32 ? KT_I64 : b->elem == ELEM_F64 ? KT_F64 : KT_F32);
   e->buf = b;
   e->a = b->dom == DOM_VERTEX || b->dom == DOM_EDGE ? row : NULL;
@@ -105,7 +96,7 @@ static KType wider(KType a, KType b) {
   return a == KT_F64 || b == KT_F64 ? KT_F64 : a == KT_F32 || b == KT_F32 ? KT_F32 : KT_I64;
 }
 
-static KExpr *kbin(Lower *L, int op, KExpr *x, KExpr *y) {
+KExpr *kbin(Lower *L, int op, KExpr *x, KExpr *y) {
   /* Fold integer constants so indices print as people would write them. */
   if (x->kind == KE_ICONST && y->kind == KE_ICONST) {
     int64_t a = x->i, b = y->i;
@@ -117,6 +108,17 @@ static KExpr *kbin(Lower *L, int op, KExpr *x, KExpr *y) {
     case KO_MOD: if (b) return ki(L, a % b); break;
     default: break;
     }
+  }
+  /* (p*c + v) / c = p and (p*c + v) % c = v when a loop variable v is in [0, c): the indices of
+   * views (slices, heads) read inside loops over their elements print as people write them */
+  if (x->type == KT_I64 && y->kind == KE_ICONST && y->i > 0 && (op == KO_DIV || op == KO_MOD)) {
+    int64_t c = y->i;
+    if (x->kind == KE_VAR && x->i > 0 && x->i <= c) return op == KO_DIV ? ki(L, 0) : x;
+    const KExpr *mul = x->kind == KE_BIN && x->op == KO_ADD ? x->a : x;
+    const KExpr *v = x->kind == KE_BIN && x->op == KO_ADD ? x->b : NULL;
+    if (mul->kind == KE_BIN && mul->op == KO_MUL && mul->b->kind == KE_ICONST && mul->b->i == c &&
+        (!v || (v->kind == KE_VAR && v->i > 0 && v->i <= c)))
+      return op == KO_DIV ? mul->a : v ? (KExpr *)v : ki(L, 0);
   }
   if (x->type == KT_I64 && y->kind == KE_ICONST) {
     if ((op == KO_ADD || op == KO_SUB) && y->i == 0) return x;
@@ -136,14 +138,14 @@ static KExpr *kbin(Lower *L, int op, KExpr *x, KExpr *y) {
   e->b = y;
   return e;
 }
-static KExpr *kun(Lower *L, int op, KExpr *x) {
+KExpr *kun(Lower *L, int op, KExpr *x) {
   KType t = op == KU_TO_F32 ? KT_F32 : op == KU_TO_F64 ? KT_F64 : op == KU_TO_I64 || op == KU_NOT ? KT_I64 : x->type;
   KExpr *e = ke_new(L, KE_UN, t);
   e->op = op;
   e->a = x;
   return e;
 }
-static KExpr *ksel(Lower *L, KExpr *c, KExpr *x, KExpr *y) {
+KExpr *ksel(Lower *L, KExpr *c, KExpr *x, KExpr *y) {
   KExpr *e = ke_new(L, KE_SELECT, wider(x->type, y->type));
   e->a = c;
   e->b = x;
@@ -151,7 +153,7 @@ static KExpr *ksel(Lower *L, KExpr *c, KExpr *x, KExpr *y) {
   return e;
 }
 
-static int add_local(Lower *L, Kernel *k, const char *name, KType t, int len, bool uniform) {
+int add_local(Lower *L, Kernel *k, const char *name, KType t, int len, bool uniform) {
   if (k->nlocals == k->localcap) {
     int cap = k->localcap ? 2 * k->localcap : 16;
     KLocal *ls = arena_alloc(L->a, sizeof(KLocal) * (size_t)cap);
@@ -159,14 +161,15 @@ static int add_local(Lower *L, Kernel *k, const char *name, KType t, int len, bo
     k->locals = ls;
     k->localcap = cap;
   }
-  /* Names stay unique within the kernel: a second "acc" is "acc1". */
-  int same = 0;
-  for (int i = 0; i < k->nlocals; i++)
-    if (strncmp(k->locals[i].name, name, strlen(name)) == 0) same++;
-  k->locals[k->nlocals] = (KLocal){same ? arena_printf(L->a, "%s%d", name, same) : name, t, len, uniform};
+  /* Names stay unique within the kernel: a second "acc" is "acc1" (no base name ends in a digit
+   * followed by more locals of a shorter base: "j0" and "j" give j0, j01 and j, j1, ...). */
+  void **slot = strmap_put(L->a, &k->local_names, name);
+  intptr_t same = (intptr_t)*slot;
+  *slot = (void *)(same + 1);
+  k->locals[k->nlocals] = (KLocal){same ? arena_printf(L->a, "%s%d", name, (int)same) : name, t, len, uniform, 0};
   return k->nlocals++;
 }
-static int add_shared(Lower *L, Kernel *k, const char *name, KType t, int len) {
+int add_shared(Lower *L, Kernel *k, const char *name, KType t, int len) {
   if (k->nshared == k->sharedcap) {
     int cap = k->sharedcap ? 2 * k->sharedcap : 4;
     KShared *ss = arena_alloc(L->a, sizeof(KShared) * (size_t)cap);
@@ -178,19 +181,19 @@ static int add_shared(Lower *L, Kernel *k, const char *name, KType t, int len) {
   return k->nshared++;
 }
 
-static KStmt *ks_new(Lower *L, PtrVec *blk, KStmtKind kind) {
+KStmt *ks_new(Lower *L, PtrVec *blk, KStmtKind kind) {
   KStmt *s = arena_alloc(L->a, sizeof(KStmt));
   s->kind = kind;
   vec_push(L->a, blk, s);
   return s;
 }
-static void ks_let(Lower *L, PtrVec *blk, int var, KExpr *idx, KExpr *val) {
+void ks_let(Lower *L, PtrVec *blk, int var, KExpr *idx, KExpr *val) {
   KStmt *s = ks_new(L, blk, KS_LET);
   s->var = var;
   s->idx = idx;
   s->val = val;
 }
-static void ks_store(Lower *L, Kernel *k, PtrVec *blk, KBuf *b, KExpr *row, KExpr *idx, KExpr *val) {
+void ks_store(Lower *L, Kernel *k, PtrVec *blk, KBuf *b, KExpr *row, KExpr *idx, KExpr *val) {
   KStmt *s = ks_new(L, blk, KS_STORE);
   s->buf = b;
   s->row = b->dom == DOM_VERTEX || b->dom == DOM_EDGE ? row : NULL;
@@ -198,7 +201,7 @@ static void ks_store(Lower *L, Kernel *k, PtrVec *blk, KBuf *b, KExpr *row, KExp
   s->val = val;
   use_buf(k, b, L);
 }
-static void ks_atomic(Lower *L, Kernel *k, PtrVec *blk, int op, KBuf *b, KExpr *row, KExpr *idx, KExpr *val) {
+void ks_atomic(Lower *L, Kernel *k, PtrVec *blk, int op, KBuf *b, KExpr *row, KExpr *idx, KExpr *val) {
   KStmt *s = ks_new(L, blk, KS_ATOMIC);
   s->op = op;
   s->buf = b;
@@ -207,7 +210,8 @@ static void ks_atomic(Lower *L, Kernel *k, PtrVec *blk, int op, KBuf *b, KExpr *
   s->val = val;
   use_buf(k, b, L);
 }
-static PtrVec *ks_for(Lower *L, PtrVec *blk, int var, KExpr *lo, KExpr *hi) {
+PtrVec *ks_for(Lower *L, Kernel *k, PtrVec *blk, int var, KExpr *lo, KExpr *hi) {
+  if (lo->kind == KE_ICONST && lo->i == 0 && hi->kind == KE_ICONST && hi->i > 0) k->locals[var].ub = hi->i;
   KStmt *s = ks_new(L, blk, KS_FOR);
   s->var = var;
   s->lo = lo;
@@ -216,16 +220,17 @@ static PtrVec *ks_for(Lower *L, PtrVec *blk, int var, KExpr *lo, KExpr *hi) {
   return &s->body;
 }
 /* for (i = 0; k = lane + i*G < count; i++): the per-lane element loop. */
-static PtrVec *ks_lanes(Lower *L, Kernel *k, PtrVec *blk, int64_t count, int *kvar_out, int *ivar_out) {
+PtrVec *ks_lanes(Lower *L, Kernel *k, PtrVec *blk, int64_t count, int *kvar_out, int *ivar_out) {
   KStmt *s = ks_new(L, blk, KS_FOR_LANES);
   s->var = add_local(L, k, "k", KT_I64, 0, false);
   s->var2 = add_local(L, k, "i", KT_I64, 0, false);
   s->count = count;
+  k->locals[s->var].ub = count; /* k = lane + i*G < count */
   *kvar_out = s->var;
   *ivar_out = s->var2;
   return &s->body;
 }
-static PtrVec *ks_if(Lower *L, PtrVec *blk, KExpr *cond) {
+PtrVec *ks_if(Lower *L, PtrVec *blk, KExpr *cond) {
   KStmt *s = ks_new(L, blk, KS_IF);
   s->lo = cond;
   return &s->body;
@@ -233,7 +238,7 @@ static PtrVec *ks_if(Lower *L, PtrVec *blk, KExpr *cond) {
 
 /* ---------------------------------------------------------------- buffers and steps */
 
-static KBuf *new_buf(Lower *L, KBufKind kind, const char *name, Domain dom, ElemType elem, int64_t width, Value *v) {
+KBuf *new_buf(Lower *L, KBufKind kind, const char *name, Domain dom, ElemType elem, int64_t width, Value *v) {
   KBuf *b = arena_alloc(L->a, sizeof(KBuf));
   b->id = L->p->bufs.len;
   b->kind = kind;
@@ -249,14 +254,14 @@ static KBuf *new_buf(Lower *L, KBufKind kind, const char *name, Domain dom, Elem
   return b;
 }
 
-static KBuf *degree_buf(Lower *L, FnKind which) {
+KBuf *degree_buf(Lower *L, FnKind which) {
   int i = which == FN_OUT;
   if (!L->deg[i]) L->deg[i] = new_buf(L, BUF_DEGREE, i ? "out_deg" : "in_deg", DOM_VERTEX, ELEM_F32, 1, NULL);
   L->deg[i]->fn = which;
   return L->deg[i];
 }
 
-static KStep *add_step(Lower *L, StepKind kind, const char *what, bool bwd) {
+KStep *add_step(Lower *L, StepKind kind, const char *what, bool bwd) {
   KProgram *p = L->p;
   if (p->nsteps == p->stepcap) {
     int cap = p->stepcap ? 2 * p->stepcap : 32;
@@ -274,14 +279,14 @@ static KStep *add_step(Lower *L, StepKind kind, const char *what, bool bwd) {
 }
 
 /* "%12 gather.sum" for comments. */
-static const char *describe(Lower *L, const Value *v) {
+const char *describe(Lower *L, const Value *v) {
   if (v->op == OP_AGGREGATE)
     return arena_printf(L->a, "%%%d aggregate.%s.%s", v->id, fn_info[v->fn].name, fn_info[v->msg].name);
   return arena_printf(L->a, "%%%d %s.%s%s", v->id, op_info[v->op].name, fn_info[v->fn].name,
                       v->op == OP_GATHER && v->iattr == GATHER_BY_SRC ? " {by = src}" : "");
 }
 
-static Kernel *new_kernel(Lower *L, const Value *v, const char *what, Mapping map, Domain rows, int group) {
+Kernel *new_kernel(Lower *L, const Value *v, const char *what, Mapping map, Domain rows, int group) {
   Kernel *k = arena_alloc(L->a, sizeof(Kernel));
   k->id = L->p->kernels.len;
   const char *fn = v->op == OP_AGGREGATE ? arena_printf(L->a, "aggregate_%s_%s", fn_info[v->fn].name, fn_info[v->msg].name)
@@ -299,7 +304,7 @@ static Kernel *new_kernel(Lower *L, const Value *v, const char *what, Mapping ma
 }
 
 /* The smallest power of two >= n, at most 32. */
-static int group_for(int64_t n) {
+int group_for(int64_t n) {
   int g = 1;
   while (g < n && g < 32) g *= 2;
   return g;
@@ -307,13 +312,6 @@ static int group_for(int64_t n) {
 
 /* ---------------------------------------------------------------- element expressions */
 
-/* How a kernel reads operand `i` of the value being lowered at element index `idx`. */
-typedef struct Reader Reader;
-struct Reader {
-  KExpr *(*read)(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx);
-  Value *const *args;  /* the operands */
-  KExpr *rows[GNN_MAX_ARGS]; /* the row each operand is read at (NULL: one-row buffer) */
-};
 
 static KExpr *read_buffer(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx) {
   const Value *a = r->args[i];
@@ -323,12 +321,12 @@ static KExpr *read_buffer(Lower *L, Kernel *k, const Reader *r, int i, KExpr *id
 
 /* Operand element for result element idx under prefix broadcasting: a k-element operand
  * inside an n-element result is read at idx / (n / k). */
-static KExpr *bcast(Lower *L, KExpr *idx, int64_t n, int64_t na) {
+KExpr *bcast(Lower *L, KExpr *idx, int64_t n, int64_t na) {
   return na == n ? idx : na == 1 ? ki(L, 0) : kbin(L, KO_DIV, idx, ki(L, n / na));
 }
 
 /* The apply-function equivalent of a scatter or aggregate-message function. */
-static FnKind as_apply(FnKind f) {
+FnKind as_apply(FnKind f) {
   switch (f) {
   case FN_U_ADD_V: case FN_U_ADD_E: return FN_ADD;
   case FN_U_SUB_V: return FN_SUB;
@@ -343,15 +341,18 @@ static FnKind as_apply(FnKind f) {
 
 /* A float accumulation loop: acc = 0; for (j = 0; j < n; j++) acc += term(j). The caller
  * builds the term from the loop variable. Returns the local holding the result. */
-typedef KExpr *(*TermFn)(Lower *L, Kernel *k, const Reader *r, const Value *v, KExpr *outer, KExpr *j);
 
-static int sum_loop(Lower *L, Kernel *k, PtrVec *blk, const Reader *r, const Value *v, KExpr *outer, int64_t n,
+int sum_loop(Lower *L, Kernel *k, PtrVec *blk, const Reader *r, const Value *v, KExpr *outer, int64_t n,
                     TermFn term, const char *name) {
   int acc = add_local(L, k, name, KT_F32, 0, false);
   ks_let(L, blk, acc, NULL, kf(L, 0));
   int j = add_local(L, k, "j", KT_I64, 0, false);
-  PtrVec *body = ks_for(L, blk, j, ki(L, 0), ki(L, n));
-  ks_let(L, body, acc, NULL, kbin(L, KO_ADD, kvar(L, k, acc, NULL), term(L, k, r, v, outer, kvar(L, k, j, NULL))));
+  PtrVec *body = ks_for(L, k, blk, j, ki(L, 0), ki(L, n));
+  PtrVec *saved = L->cur_blk;
+  L->cur_blk = body; /* what the term needs (a fused operand's own loops) goes inside the loop */
+  KExpr *t = term(L, k, r, v, outer, kvar(L, k, j, NULL));
+  L->cur_blk = saved;
+  ks_let(L, body, acc, NULL, kbin(L, KO_ADD, kvar(L, k, acc, NULL), t));
   return acc;
 }
 
@@ -368,6 +369,13 @@ static KExpr *dot_term(Lower *L, Kernel *k, const Reader *r, const Value *v, KEx
 static KExpr *heads_term(Lower *L, Kernel *k, const Reader *r, const Value *v, KExpr *o, KExpr *h) {
   return r->read(L, k, r, 0, kbin(L, KO_ADD, kbin(L, KO_MUL, h, ki(L, shape_elems(&v->shape))), o));
 }
+static KExpr *linear_term(Lower *L, Kernel *k, const Reader *r, const Value *v, KExpr *o, KExpr *j) {
+  int64_t K = r->args[1]->shape.d[0], C = shape_elems(&r->args[1]->shape) / K;
+  (void)v;
+  KExpr *lead = kbin(L, KO_DIV, o, ki(L, C)), *c = kbin(L, KO_MOD, o, ki(L, C));
+  return kbin(L, KO_MUL, r->read(L, k, r, 0, kbin(L, KO_ADD, kbin(L, KO_MUL, lead, ki(L, K)), j)),
+              r->read(L, k, r, 1, kbin(L, KO_ADD, kbin(L, KO_MUL, j, ki(L, C)), c)));
+}
 static KExpr *last_term(Lower *L, Kernel *k, const Reader *r, const Value *v, KExpr *o, KExpr *j) {
   const Shape *sa = &r->args[0]->shape;
   (void)v;
@@ -376,7 +384,7 @@ static KExpr *last_term(Lower *L, Kernel *k, const Reader *r, const Value *v, KE
 
 /* The value of function fn (an Apply function, or a Scatter / message function mapped by
  * as_apply) at result element idx; loops it needs go into blk before the use. */
-static KExpr *fn_elem(Lower *L, Kernel *k, PtrVec *blk, const Value *v, FnKind fn, const Reader *r, KExpr *idx,
+KExpr *fn_elem(Lower *L, Kernel *k, PtrVec *blk, const Value *v, FnKind fn, const Reader *r, KExpr *idx,
                       KExpr *row_counter) {
   int64_t n = shape_elems(&v->shape);
   const Shape *sa = &r->args[0]->shape, *sb = v->nargs > 1 ? &r->args[1]->shape : NULL;
@@ -453,6 +461,11 @@ static KExpr *fn_elem(Lower *L, Kernel *k, PtrVec *blk, const Value *v, FnKind f
     KExpr *in = kbin(L, KO_AND, kbin(L, KO_GE, c, ki(L, at)), kbin(L, KO_LT, c, ki(L, at + la)));
     return ksel(L, in, A(kbin(L, KO_ADD, kbin(L, KO_MUL, o, ki(L, la)), kbin(L, KO_SUB, c, ki(L, at)))), kf(L, 0));
   }
+  case FN_LINEAR: {
+    /* a small projection computed where it is read (fuse keeps it out of the GEMMs):
+     * y[o..., c] = sum_j x[o..., j] W[j, c] */
+    return kvar(L, k, sum_loop(L, k, blk, r, v, idx, sb->d[0], linear_term, "lin"), NULL);
+  }
   case FN_DOT: {
     const Shape *l = sa->rank >= sb->rank ? sa : sb;
     return kvar(L, k, sum_loop(L, k, blk, r, v, idx, l->d[l->rank - 1], dot_term, "dot"), NULL);
@@ -497,7 +510,7 @@ static void rows_body(Lower *L, Kernel *k, Value *v, Reader *r, FnKind fn) {
     /* for each output j: lanes take the reduced dim, then a group reduction (warp shuffles) */
     int64_t len = split_reduce_len(v);
     int j = add_local(L, k, "j", KT_I64, 0, true);
-    PtrVec *body = ks_for(L, &k->body, j, ki(L, 0), ki(L, n));
+    PtrVec *body = ks_for(L, k, &k->body, j, ki(L, 0), ki(L, n));
     int part = add_local(L, k, "part", KT_F32, 0, false);
     ks_let(L, body, part, NULL, kf(L, 0));
     int kv, iv;
@@ -523,7 +536,7 @@ static int row_group(const Value *v) {
 }
 
 static void lower_apply(Lower *L, Value *v) {
-  Reader r = {read_buffer, v->args, {NULL, NULL, NULL}};
+  Reader r = {read_buffer, v->args, {NULL, NULL, NULL}, NULL};
   for (int i = 0; i < v->nargs; i++) r.rows[i] = v->args[i]->dom == v->dom ? krow(L) : NULL;
   Mapping map = v->dom == DOM_VERTEX ? MAP_VERTEX : v->dom == DOM_EDGE ? MAP_EDGE : MAP_GLOBAL;
   Kernel *k = new_kernel(L, v, "", map, v->dom, row_group(v));
@@ -546,7 +559,7 @@ static void lower_scatter(Lower *L, Value *v) {
     ks_store(L, k, lanes, L->buf_of[v->id], krow(L), kk, ksel(L, hit, kload(L, k, L->buf_of[v->args[0]->id], dv, kk), kf(L, 0)));
     return;
   }
-  Reader r = {read_buffer, v->args, {NULL, NULL, NULL}};
+  Reader r = {read_buffer, v->args, {NULL, NULL, NULL}, NULL};
   r.rows[0] = kvar(L, k, v->fn == FN_COPY_V ? sv : su, NULL);
   r.rows[1] = kvar(L, k, sv, NULL);
   rows_body(L, k, v, &r, v->fn);
@@ -554,15 +567,9 @@ static void lower_scatter(Lower *L, Value *v) {
 
 /* ---- vertex-balanced edge walks */
 
-/* The state of one walk over the edges of the group's vertex: the uniform locals holding the
- * current edge id and its far end. */
-typedef struct {
-  int e, u;        /* locals: edge id, far-end vertex */
-  PtrVec *body;    /* where the per-edge statements go */
-} Walk;
 
 /* Emits: lo = ptr[row]; hi = ptr[row + 1] (once per kernel). */
-static void walk_bounds(Lower *L, Kernel *k, int *lo, int *hi) {
+void walk_bounds(Lower *L, Kernel *k, int *lo, int *hi) {
   KGraphArray ptr = k->dir == GATHER_BY_SRC ? KG_OUT_PTR : KG_IN_PTR;
   *lo = add_local(L, k, "lo", KT_I64, 0, true);
   *hi = add_local(L, k, "hi", KT_I64, 0, true);
@@ -573,13 +580,14 @@ static void walk_bounds(Lower *L, Kernel *k, int *lo, int *hi) {
 /* A loop over the edges [lo, hi) of the vertex. With need_far (the message reads the far end)
  * or a walk over out-edges (edge ids through out_eid), the lanes first stage a chunk of G edge
  * ids and far ends in shared memory; then the whole group walks the chunk. */
-static Walk walk_edges(Lower *L, Kernel *k, PtrVec *blk, int lo, int hi, bool need_far) {
+Walk walk_edges(Lower *L, Kernel *k, PtrVec *blk, int lo, int hi, bool need_far) {
   Walk w;
   bool by_src = k->dir == GATHER_BY_SRC;
   w.e = add_local(L, k, "e", KT_I64, 0, true);
   w.u = need_far ? add_local(L, k, "u", KT_I64, 0, true) : -1;
   if (!need_far && !by_src) { /* in-edges are CSR positions: the edge id is the loop index */
-    w.body = ks_for(L, blk, w.e, kvar(L, k, lo, NULL), kvar(L, k, hi, NULL));
+    w.body = ks_for(L, k, blk, w.e, kvar(L, k, lo, NULL), kvar(L, k, hi, NULL));
+    ((KStmt *)blk->items[blk->len - 1])->walk = true;
     return w;
   }
   int G = k->group;
@@ -596,6 +604,7 @@ static Walk walk_edges(Lower *L, Kernel *k, PtrVec *blk, int lo, int hi, bool ne
   chunk->lo = kvar(L, k, lo, NULL);
   chunk->hi = kvar(L, k, hi, NULL);
   chunk->count = G; /* step */
+  chunk->walk = true;
   PtrVec *cb = &chunk->body;
   /* stage: lane l loads edge j0 + l */
   int jj = add_local(L, k, "jj", KT_I64, 0, false);
@@ -616,7 +625,7 @@ static Walk walk_edges(Lower *L, Kernel *k, PtrVec *blk, int lo, int hi, bool ne
   int cnt = add_local(L, k, "cnt", KT_I64, 0, true);
   ks_let(L, cb, cnt, NULL, kbin(L, KO_MIN, kbin(L, KO_SUB, kvar(L, k, hi, NULL), kvar(L, k, j0, NULL)), ki(L, G)));
   int t = add_local(L, k, "t", KT_I64, 0, true);
-  PtrVec *tb = ks_for(L, cb, t, ki(L, 0), kvar(L, k, cnt, NULL));
+  PtrVec *tb = ks_for(L, k, cb, t, ki(L, 0), kvar(L, k, cnt, NULL));
   ks_let(L, tb, w.e, NULL, kshared(L, k, she, kvar(L, k, t, NULL)));
   if (need_far) ks_let(L, tb, w.u, NULL, kshared(L, k, shu, kvar(L, k, t, NULL)));
   ks_new(L, cb, KS_BARRIER); /* the chunk is consumed before the next one overwrites it */
@@ -624,8 +633,8 @@ static Walk walk_edges(Lower *L, Kernel *k, PtrVec *blk, int lo, int hi, bool ne
   return w;
 }
 
-static KExpr *reduce_init(Lower *L, FnKind r) { return kf(L, r == FN_MAX ? -INFINITY : r == FN_MIN ? INFINITY : 0); }
-static KExpr *reduce_step(Lower *L, FnKind r, KExpr *acc, KExpr *x) {
+KExpr *reduce_init(Lower *L, FnKind r) { return kf(L, r == FN_MAX ? -INFINITY : r == FN_MIN ? INFINITY : 0); }
+KExpr *reduce_step(Lower *L, FnKind r, KExpr *acc, KExpr *x) {
   /* max/min as `x > acc ? x : acc`: the interpreter's definition, NaN-for-NaN */
   if (r == FN_MAX) return ksel(L, kbin(L, KO_GT, x, acc), x, acc);
   if (r == FN_MIN) return ksel(L, kbin(L, KO_LT, x, acc), x, acc);
@@ -652,7 +661,7 @@ static void vertex_reduce(Lower *L, Value *v) {
   PtrVec *lanes = ks_lanes(L, k, w.body, n, &kv, &iv);
   KExpr *msg;
   if (agg) {
-    Reader r = {read_buffer, v->args, {NULL, NULL, NULL}};
+    Reader r = {read_buffer, v->args, {NULL, NULL, NULL}, NULL};
     if (v->msg == FN_COPY_E) r.rows[0] = kvar(L, k, w.e, NULL);
     else r.rows[0] = kvar(L, k, w.u, NULL), r.rows[1] = kvar(L, k, w.e, NULL);
     msg = fn_elem(L, k, lanes, v, v->msg, &r, kvar(L, k, kv, NULL), NULL);
@@ -729,7 +738,7 @@ static void vertex_softmax(Lower *L, Value *v) {
 /* The row kernel that ends an atomic accumulation: out[r] = from[r] (a float64 scratch, or
  * out itself after a max/min), divided by the degree for mean, and 0 for a vertex without
  * edges (deg_fn FN_IN / FN_OUT; FN_NONE: rows that are never empty). */
-static void finish_rows(Lower *L, Value *v, KBuf *from, FnKind deg_fn, bool mean) {
+void finish_rows(Lower *L, Value *v, KBuf *from, FnKind deg_fn, bool mean) {
   int64_t n = shape_elems(&v->shape);
   Domain d = v->dom == DOM_VERTEX ? DOM_VERTEX : DOM_GLOBAL;
   Kernel *k = new_kernel(L, v, "_finish", d == DOM_VERTEX ? MAP_VERTEX : MAP_GLOBAL, d, group_for(n));
@@ -750,7 +759,7 @@ static void finish_rows(Lower *L, Value *v, KBuf *from, FnKind deg_fn, bool mean
 }
 
 /* A float64 accumulator for an atomic sum into v's rows, zeroed by a step of its own. */
-static KBuf *sum_scratch(Lower *L, Value *v) {
+KBuf *sum_scratch(Lower *L, Value *v) {
   KBuf *s = new_buf(L, BUF_TEMP, arena_printf(L->a, "acc%d", v->id), v->dom == DOM_VERTEX ? DOM_VERTEX : DOM_GLOBAL, ELEM_F64,
                     shape_elems(&v->shape), NULL);
   s->bwd = v->bwd;
@@ -782,7 +791,7 @@ static void edge_reduce(Lower *L, Value *v) {
   PtrVec *lanes = ks_lanes(L, k, &k->body, n, &kv, &iv);
   KExpr *msg;
   if (agg) {
-    Reader rd = {read_buffer, v->args, {NULL, NULL, NULL}};
+    Reader rd = {read_buffer, v->args, {NULL, NULL, NULL}, NULL};
     if (v->msg == FN_COPY_E) rd.rows[0] = krow(L);
     else rd.rows[0] = kvar(L, k, su, NULL), rd.rows[1] = krow(L);
     msg = fn_elem(L, k, lanes, v, v->msg, &rd, kvar(L, k, kv, NULL), NULL);
@@ -812,9 +821,9 @@ static void lower_reduce_rows_sum(Lower *L, Value *v) {
 
 /* ---- GEMMs */
 
-static KDim kdim(int64_t mult, Domain d) { return (KDim){mult, d == DOM_PARAM ? DOM_GLOBAL : d}; }
+KDim kdim(int64_t mult, Domain d) { return (KDim){mult, d == DOM_PARAM ? DOM_GLOBAL : d}; }
 
-static void lower_gemm(Lower *L, Value *v) {
+void lower_gemm(Lower *L, Value *v) {
   KStep *s = add_step(L, STEP_GEMM, describe(L, v), v->bwd);
   KGemm *g = &s->gemm;
   Value *x = v->args[0], *w = v->args[1];
@@ -948,7 +957,7 @@ static void touches_expr(Lower *L, Kernel *k, const KExpr *e) {
   if (!e) return;
   if (e->kind == KE_GRAPH) k->graph[e->garr] = true;
   if (e->kind == KE_LOAD) use_buf(k, e->buf, L);
-  if (e->kind == KE_KEEP) k->dropout = true;
+  if (e->kind == KE_KEEP || e->kind == KE_TRAINING) k->dropout = true;
   touches_expr(L, k, e->a);
   touches_expr(L, k, e->b);
   touches_expr(L, k, e->c);
@@ -969,7 +978,7 @@ static void touches_block(Lower *L, Kernel *k, const PtrVec *b) {
 
 /* Builders add locals and graph reads generously (both ends of an edge, say); what no
  * statement reads is dropped here, so emitted kernels declare and pass only what they use. */
-static void finish_kernel(Lower *L, Kernel *k) {
+void finish_kernel(Lower *L, Kernel *k) {
   bool *read = arena_alloc(L->a, (size_t)k->nlocals + 1);
   do {
     memset(read, 0, (size_t)k->nlocals + 1);
@@ -988,7 +997,7 @@ static void touch(KBuf *b, int step) {
   if (step > b->last) b->last = step;
 }
 
-static const char *c_ident(Lower *L, const char *prefix, const char *name) {
+const char *c_ident(Lower *L, const char *prefix, const char *name) {
   char *s = arena_printf(L->a, "%s%s", prefix, name);
   for (char *q = s; *q; q++)
     if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9'))) *q = '_';
@@ -1018,15 +1027,18 @@ KProgram *lower_module(GnnCtx *c, Module *m, MappingChoice mapping) {
       L.buf_of[i] = new_buf(&L, BUF_PARAM, c_ident(&L, "p_", v->name), DOM_GLOBAL, ELEM_F32, w, v);
       p->nparams++;
       break;
-    default: L.buf_of[i] = new_buf(&L, BUF_TEMP, arena_printf(&c->arena, "t%d", v->id), v->dom, v->elem, w, v);
+    default:
+      /* fused: lower_fused.c makes buffers for what lives in memory, and nothing else */
+      if (!m->fused) L.buf_of[i] = new_buf(&L, BUF_TEMP, arena_printf(&c->arena, "t%d", v->id), v->dom, v->elem, w, v);
     }
   }
+  if (m->fused) lower_fused_steps(&L);
   for (int i = 0; i < m->nouts; i++) {
     KBuf *b = L.buf_of[m->outs[i].val->id];
     if (b && b->out < 0) b->out = i;
   }
-  /* 2. steps: the forward values, then the backward ones */
-  for (int pass = 0; pass < 2; pass++) {
+  /* 2. steps: the forward values, then the backward ones (fused: made above) */
+  for (int pass = 0; pass < 2 && !m->fused; pass++) {
     for (int i = 0; i < m->vals.len; i++) {
       Value *v = m->vals.items[i];
       if (v->bwd == (pass == 1)) lower_value(&L, v);

@@ -41,6 +41,7 @@ static void usage(FILE *out) {
         "  --stats=symbolic        the same totals as polynomials in V and E\n"
         "  -fno-PASS               switch a pass off (-fno-autodiff: inference only, no backward)\n"
         "  -O0                     switch every optimisation pass off (autodiff stays on)\n"
+        "  -Rpass-missed=fuse      remarks on stderr: groups the fuse pass could not merge, and why\n"
         "  --no-verify             do not run the IR verifier after each pass\n"
         "\n"
         "run options:\n"
@@ -349,6 +350,8 @@ int main(int argc, char **argv) {
       }
     } else if (strcmp(a, "-O0") == 0) {
       o.O0 = true;
+    } else if (strcmp(a, "-Rpass-missed=fuse") == 0) {
+      o.remarks = true;
     } else if (strncmp(a, "-fno-", 5) == 0) {
       if (!pipeline_has_pass(a + 5) || strcmp(a + 5, "sema") == 0) {
         fprintf(stderr, "gnnc: %s: no optional pass named '%s' (see --list-passes)\n", a, a + 5);

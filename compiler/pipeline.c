@@ -1,12 +1,12 @@
 /* pipeline.c -- the pass pipeline, read top to bottom, with its dumps, timers and checks.
  *
- *   sema -> canonicalize -> reorg -> autodiff -> compose -> (lower, to the kernel IR, when code
- *   is wanted)
+ *   sema -> canonicalize -> reorg -> autodiff -> compose -> fuse -> (lower, to the kernel IR,
+ *   when code is wanted or --stats asks for its accounting)
  *
  * After each step: the verifier (a failure is an internal error, reported with the pass's
  * name), --print-ir-after dumps ("(unchanged)" when the pass did nothing), --stats totals,
- * and the pass's wall time for --time-passes. Later passes (fuse, checkpoint) slot into
- * pass_table in order. -O0 switches off the optimisations, not autodiff: a training module
+ * and the pass's wall time for --time-passes. A later pass (checkpoint) slots into pass_table
+ * in order. -O0 switches off the optimisations, not autodiff: a training module
  * stays a training module (-fno-autodiff builds inference only). reorg runs before autodiff
  * so that the backward is derived from the reorganised forward (projections per vertex).
  */
@@ -25,6 +25,8 @@ const PassInfo pass_table[] = {
      .doc = "reverse-mode differentiation: append the backward pass and the grad.<param> outputs"},
     {.name = "compose", .run = pass_compose, .optional = true,
      .doc = "form Aggregate (gSpMM) from gather(apply_edge(scatter))"},
+    {.name = "fuse", .run = pass_fuse, .optional = true,
+     .doc = "partition into kernels: walks over edges, row kernels and GEMMs; inline what needs no memory"},
 };
 const int pass_count = (int)(sizeof pass_table / sizeof pass_table[0]);
 
@@ -173,6 +175,8 @@ static bool after_pass(GnnCtx *c, Module *m, const char *name, bool changed, con
 
 Module *gnn_compile(GnnCtx *c, const PipelineOpts *o) {
   Totals prev = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0};
+  c->mapping = o->mapping;
+  c->remarks = o->remarks;
   double t0 = now();
   double times[64];
   Module *m = sema_lower(c);
@@ -196,7 +200,7 @@ Module *gnn_compile(GnnCtx *c, const PipelineOpts *o) {
   /* The last step: the operator IR to the kernel IR, when code is wanted or its dump asked for. */
   bool dump_lower = o->print_after_all || listed(o->print_after, o->nprint_after, "lower");
   double tl = 0;
-  if (o->lower || dump_lower) {
+  if (o->lower || dump_lower || o->stats) {
     if (listed(o->print_before, o->nprint_before, "lower")) {
       fprintf(o->out, "// -----// IR before lower //----- //\n");
       ir_print(o->out, m);
@@ -211,6 +215,13 @@ Module *gnn_compile(GnnCtx *c, const PipelineOpts *o) {
     if (dump_lower) {
       fprintf(o->out, "// -----// IR after lower //----- //\n");
       kir_print(o->out, c->kprog);
+    }
+    if (o->stats) { /* the kernels' bytes, beside the same module lowered one kernel per operator */
+      bool fused = m->fused;
+      m->fused = false;
+      KProgram *unfused = fused ? lower_module(c, m, (MappingChoice)o->mapping) : NULL;
+      m->fused = fused;
+      kprog_stats(o->out, c->kprog, unfused, o->stats_V, o->stats_E);
     }
   }
   if (o->time_passes) {

@@ -32,15 +32,18 @@ typedef struct {
   int64_t width;       /* elements per row: the product of dims */
 } gnn_tensor_info;
 
-/* The memory plan of a created model, in bytes. The arena holds every intermediate buffer,
- * placed by lifetime (buffers whose steps do not overlap share memory); `unshared` is what the
- * same buffers would take without sharing. */
+/* The memory plan of a created model, in bytes. The arena holds every intermediate buffer of a
+ * training step (forward and backward), placed by lifetime (buffers whose steps do not overlap
+ * share memory); `unshared` is what the same buffers would take without sharing. The first
+ * forward allocates the arena it needs: `arena` for training, `arena_inference` (the forward's
+ * buffers without the stashes the backward reads) for inference. */
 typedef struct {
   size_t arena;
   size_t unshared;
   size_t params, grads, output;
   size_t total;        /* arena + params + grads + output */
   int buffers;         /* intermediate buffers placed in the arena */
+  size_t arena_inference; /* the arena an inference forward allocates (a training forward: `arena`) */
 } gnn_memory_plan;
 
 typedef struct gnn_model_api {
@@ -66,6 +69,8 @@ typedef struct gnn_model_api {
   float *(*param)(void *model, int i);
   float *(*grad)(void *model, int i);
   void (*memory_plan)(const void *model, gnn_memory_plan *plan);
+  int64_t forward_kernels, backward_kernels; /* kernel launches per pass (fills included) */
+  int64_t forward_gemms, backward_gemms;     /* GEMM calls per pass */
 } gnn_model_api;
 
 /* The fixed name every model library exports (drivers find it with dlsym). Declared here, inside

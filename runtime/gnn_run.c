@@ -5,7 +5,8 @@
  *
  * It prints the output's shape, a checksum, the first rows, the time per forward (the median
  * of --repeat timed runs after --warmup untimed ones, each followed by a sync) and the memory
- * plan. One binary serves both targets: the model library links its own runtime (libgnnrt or
+ * plan (both arenas, and the kernel launches per pass); with --backward, also the time per
+ * training step (a training forward and the backward, median of --repeat). One binary serves both targets: the model library links its own runtime (libgnnrt or
  * libgnnrt_host), and every runtime function is looked up through the library's handle, so
  * the context, graph and buffers all come from the runtime the model was built for.
  *
@@ -335,6 +336,10 @@ int main(int argc, char **argv) {
          "peak allocated %.2f MiB\n",
          plan.total / 1048576.0, plan.arena / 1048576.0, plan.buffers, plan.unshared / 1048576.0, plan.params / 1048576.0,
          plan.grads / 1048576.0, peak / 1048576.0);
+  printf("arena: %.2f MiB for inference, %.2f MiB for training; launches per pass: forward %lld kernels + %lld GEMMs, "
+         "backward %lld kernels + %lld GEMMs\n",
+         plan.arena_inference / 1048576.0, plan.arena / 1048576.0, (long long)api->forward_kernels, (long long)api->forward_gemms,
+         (long long)api->backward_kernels, (long long)api->backward_gemms);
   if (output) {
     FILE *f = fopen(output, "w");
     if (!f) {
@@ -375,6 +380,37 @@ int main(int argc, char **argv) {
     CHECK(api->backward(model, dgrad));
     CHECK(rt.sync(ctx));
     printf("time of one backward: %.3f ms\n", (now() - t0) * 1e3);
+    /* a training step without the optimiser: a training forward then the backward, --repeat
+     * times after --warmup (the gradients saved below are the first backward's, as before) */
+    double *steps = malloc(sizeof(double) * (size_t)repeat);
+    float **gsave = NULL;
+    if (save_grads) { /* keep the first backward's gradients: the timed steps redo them */
+      gsave = calloc((size_t)api->num_params + 1, sizeof(float *));
+      for (int i = 0; i < api->num_params; i++) {
+        size_t b = sizeof(float) * (size_t)api->params[i].width;
+        gsave[i] = malloc(b ? b : 1);
+        CHECK(rt.download(ctx, gsave[i], api->grad(model, i), b));
+      }
+    }
+    for (int64_t r = 0; r < warmup + repeat; r++) {
+      double t1 = now();
+      CHECK(api->forward(model, (const float *const *)in_dev, 1, (uint64_t)seed));
+      CHECK(api->backward(model, dgrad));
+      CHECK(rt.sync(ctx));
+      if (r >= warmup) steps[r - warmup] = now() - t1;
+    }
+    qsort(steps, (size_t)repeat, sizeof(double), cmp_double);
+    printf("time per training step: %.3f ms (forward with training = 1 and backward, median of %lld after %lld warm-up)\n",
+           (repeat % 2 ? steps[repeat / 2] : 0.5 * (steps[repeat / 2 - 1] + steps[repeat / 2])) * 1e3, (long long)repeat,
+           (long long)warmup);
+    free(steps);
+    if (gsave) {
+      for (int i = 0; i < api->num_params; i++) {
+        CHECK(rt.upload(ctx, api->grad(model, i), gsave[i], sizeof(float) * (size_t)api->params[i].width));
+        free(gsave[i]);
+      }
+      free(gsave);
+    }
     if (save_grads) {
       int np = api->num_params;
       const char **names = calloc((size_t)np + 1, sizeof(char *));

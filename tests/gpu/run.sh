@@ -2,7 +2,8 @@
 # tests/gpu/run.sh GNNC -- make test-gpu: on a machine with an NVIDIA GPU, the generated CUDA
 # libraries against the float64 interpreter (the codegen suite with CG_TARGET=cuda: every
 # example, both mappings, the generated graphs and PubMed; forward, and backward in training
-# mode), GCN and GAT trained on Cora (the train suite with TR_TARGET=cuda), then the runtime's own GPU tests
+# mode; every kernel fused, as the default build), the fused libraries against -fno-fuse ones
+# (the fuse suite with FZ_TARGET=cuda), GCN and GAT trained on Cora (the train suite with TR_TARGET=cuda), then the runtime's own GPU tests
 # (t_api_cuda, t_nvrtc --gpu). The log goes to bench/results/gpu-test-DATE-GPU-COMMIT.txt,
 # with the date, the GPU (nvidia-smi) and the commit at its top. Exit status non-zero on any
 # failure; ends with "N passed, N failed" like make test.
@@ -23,6 +24,12 @@ log=bench/results/gpu-test-$(date +%Y-%m-%d)-$gpu-$commit.txt
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
   np=0 nf=0
   out=$(CG_TARGET=cuda SUITE=codegen VERBOSE=1 bash tests/run.sh "$GNNC" 2>&1)
+  printf '%s\n' "$out"
+  line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -1)
+  set -- $line
+  np=$((np + ${1:-0})) nf=$((nf + ${3:-1}))
+  # the fused CUDA libraries against the unfused ones (tests/suites/fuse.sh, fuse/same)
+  out=$(FZ_TARGET=cuda SUITE=fuse VERBOSE=1 bash tests/run.sh "$GNNC" 2>&1)
   printf '%s\n' "$out"
   line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -1)
   set -- $line

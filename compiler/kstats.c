@@ -1,0 +1,215 @@
+/* kstats.c -- the kernel IR's accounting for --stats: bytes moved per step and the memory plan.
+ *
+ * Bytes are counted the way the paper counts IO (section 5): the rows a kernel reads and writes,
+ * at the element size of their buffers, at the given |V| and |E|. A walk over the edges of every
+ * vertex runs its body |E| times in all (once per edge); in one run of a walk's body (one edge),
+ * or of the kernel's body outside walks (one row), a row of a buffer counts once per element it
+ * reads, however many loads touch it (repeats hit registers or the cache), and a load of the
+ * kernel's own row inside a walk counts once per row, not per edge. Stores count every
+ * execution; a conditional store (a stash under `if (training)`) is counted as if taken, so the
+ * training forward is what is counted. Graph arrays (offsets, edge ends) are not counted, as in
+ * the paper. A GEMM reads its two operands and writes its result once (cuBLAS' compulsory
+ * traffic). The memory plan is gnn_plan_arena's (runtime/gnn_model.h), the one the generated
+ * create() computes, here at the given sizes: the training arena (forward and backward) and the
+ * inference arena (the forward without the stashes the backward reads).
+ */
+#include "gnn_model.h" /* gnn_plan_arena: the plan the generated create() makes */
+#undef GNN_PRINTF      /* gnnc.h has its own */
+#include "gnnc.h"
+
+#include <stdlib.h>
+
+typedef struct {
+  const KBuf *buf;
+  const KExpr *row;  /* NULL for one-row buffers */
+  double count;      /* element reads per execution of the scope */
+  double scope;      /* executions of the scope (rows, or edges in a walk) */
+} Site;
+
+typedef struct {
+  double V, E;
+  double read, write;
+  Site *sites;
+  int nsites, cap;
+} Acct;
+
+static double rows_of(Domain d, double V, double E) { return d == DOM_VERTEX ? V : d == DOM_EDGE ? E : 1; }
+
+static double elem_bytes(ElemType e) { return e == ELEM_F64 ? 8 : 4; }
+
+static bool same_row(const KExpr *a, const KExpr *b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind) return false;
+  if (a->kind == KE_VAR) return a->var == b->var;
+  return a->kind == KE_ROW;
+}
+
+/* A load of buf at row, `mult` times per execution of its scope: reads of one row in one scope
+ * count once per element (a row is read from memory once per edge or per vertex; repeats hit
+ * the cache). A load of the kernel's own row inside a walk is a per-row read, not per edge. */
+static void site(Acct *a, const KBuf *b, const KExpr *row, double mult, double scope, double row_scope) {
+  if (row && row->kind == KE_ROW) scope = row_scope;
+  for (int i = 0; i < a->nsites; i++) {
+    Site *s = &a->sites[i];
+    if (s->buf == b && same_row(s->row, row) && s->scope == scope) {
+      s->count += mult;
+      return;
+    }
+  }
+  if (a->nsites == a->cap) {
+    a->cap = a->cap ? 2 * a->cap : 32;
+    a->sites = realloc(a->sites, sizeof(Site) * (size_t)a->cap);
+  }
+  a->sites[a->nsites++] = (Site){b, row, mult, scope};
+}
+
+/* mult: executions per scope execution; scope: executions of the scope in all. */
+static void expr_bytes(Acct *a, const KExpr *e, double mult, double scope, double row_scope) {
+  if (!e) return;
+  if (e->kind == KE_LOAD) site(a, e->buf, e->a, mult, scope, row_scope);
+  expr_bytes(a, e->a, mult, scope, row_scope);
+  expr_bytes(a, e->b, mult, scope, row_scope);
+  expr_bytes(a, e->c, mult, scope, row_scope);
+}
+
+static void block_bytes(Acct *a, const PtrVec *b, double mult, double scope, double row_scope, bool in_walk) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    expr_bytes(a, s->row, mult, scope, row_scope);
+    expr_bytes(a, s->idx, mult, scope, row_scope);
+    expr_bytes(a, s->val, mult, scope, row_scope);
+    expr_bytes(a, s->lo, mult, scope, row_scope);
+    expr_bytes(a, s->hi, mult, scope, row_scope);
+    double w = mult * scope * elem_bytes(s->buf ? s->buf->elem : ELEM_F32);
+    if (s->kind == KS_STORE) a->write += w;
+    if (s->kind == KS_ATOMIC) a->read += w, a->write += w;
+    double m = mult, sc = scope;
+    bool wk = in_walk;
+    if (s->kind == KS_FOR && s->walk) {
+      if (!in_walk) m = 1, sc = a->E * scope / row_scope; /* every edge of every row, once */
+      wk = true;
+    } else if (s->kind == KS_FOR && s->lo->kind == KE_ICONST && s->hi->kind == KE_ICONST) {
+      m = mult * (double)((s->hi->i - s->lo->i + s->count - 1) / (s->count ? s->count : 1));
+    } else if (s->kind == KS_FOR_LANES) {
+      m = mult * (double)s->count;
+    }
+    block_bytes(a, &s->body, m, sc, row_scope, wk);
+  }
+}
+
+static void flush_sites(Acct *a) {
+  for (int i = 0; i < a->nsites; i++) {
+    const Site *s = &a->sites[i];
+    double n = s->count < (double)s->buf->width ? s->count : (double)s->buf->width;
+    a->read += n * s->scope * elem_bytes(s->buf->elem);
+  }
+  free(a->sites);
+  a->sites = NULL;
+  a->nsites = a->cap = 0;
+}
+
+static double kernel_rows(const Kernel *k, double V, double E) { return rows_of(k->rows, V, E); }
+
+static double dim_val(KDim d, double V, double E) { return (double)d.mult * rows_of(d.dom, V, E); }
+
+/* Bytes read and written by step i. */
+static void step_bytes(const KStep *s, double V, double E, double *rd, double *wr) {
+  Acct a = {V, E, 0, 0, NULL, 0, 0};
+  if (s->kind == STEP_KERNEL) {
+    double r = kernel_rows(s->kernel, V, E);
+    block_bytes(&a, &s->kernel->body, 1, r, r, false);
+    flush_sites(&a);
+  } else if (s->kind == STEP_GEMM) {
+    double M = dim_val(s->gemm.m, V, E), N = dim_val(s->gemm.n, V, E), K = dim_val(s->gemm.k, V, E);
+    a.read = 4 * (M * K + K * N);
+    a.write = 4 * M * N;
+  } else {
+    a.write = rows_of(s->buf->dom, V, E) * (double)s->buf->width * elem_bytes(s->buf->elem);
+  }
+  *rd = a.read;
+  *wr = a.write;
+}
+
+static void totals(const KProgram *p, double V, double E, double *rd, double *wr) {
+  *rd = *wr = 0;
+  for (int i = 0; i < p->nsteps; i++) {
+    double r, w;
+    step_bytes(&p->steps[i], V, E, &r, &w);
+    *rd += r;
+    *wr += w;
+  }
+}
+
+static bool is_out(const KBuf *b) { return b->out >= 0; }
+
+/* The arenas at V, E: training (all temporaries) and inference (the forward's, no stashes). */
+static void arenas(const KProgram *p, double V, double E, double *train, double *infer, double *unshared) {
+  int n = 0;
+  for (int i = 0; i < p->bufs.len; i++) {
+    const KBuf *b = p->bufs.items[i];
+    n += b->kind == BUF_TEMP && !is_out(b);
+  }
+  size_t *size = calloc((size_t)n + 1, sizeof(size_t)), *size_i = calloc((size_t)n + 1, sizeof(size_t));
+  size_t *off = calloc((size_t)n + 1, sizeof(size_t));
+  int *first = calloc((size_t)n + 1, sizeof(int)), *last = calloc((size_t)n + 1, sizeof(int));
+  int *last_i = calloc((size_t)n + 1, sizeof(int)), *order = calloc((size_t)n + 1, sizeof(int));
+  int k = 0;
+  *unshared = 0;
+  for (int i = 0; i < p->bufs.len; i++) {
+    const KBuf *b = p->bufs.items[i];
+    if (b->kind != BUF_TEMP || is_out(b)) continue;
+    size[k] = (size_t)(rows_of(b->dom, V, E) * (double)b->width * elem_bytes(b->elem));
+    size_i[k] = !b->bwd && !b->train_only && b->first < p->nfwd ? size[k] : 0;
+    first[k] = b->first;
+    last[k] = b->last;
+    last_i[k] = b->last < p->nfwd ? b->last : p->nfwd - 1;
+    *unshared += (double)size[k];
+    k++;
+  }
+  *train = (double)gnn_plan_arena(n, size, first, last, off, order);
+  *infer = (double)gnn_plan_arena(n, size_i, first, last_i, off, order);
+  free(size), free(size_i), free(off), free(first), free(last), free(last_i), free(order);
+}
+
+static const char *human(double b) {
+  static char buf[4][32];
+  static int i;
+  i = (i + 1) % 4;
+  if (b >= 1e9) snprintf(buf[i], sizeof buf[i], "%.2f GB", b / 1e9);
+  else if (b >= 1e6) snprintf(buf[i], sizeof buf[i], "%.2f MB", b / 1e6);
+  else if (b >= 1e3) snprintf(buf[i], sizeof buf[i], "%.2f kB", b / 1e3);
+  else snprintf(buf[i], sizeof buf[i], "%.0f B", b);
+  return buf[i];
+}
+
+void kprog_stats(FILE *out, const KProgram *p, const KProgram *unfused, double V, double E) {
+  fprintf(out, "kernel stats at V=%.17g, E=%.17g (bytes each step reads and writes; docs/passes.md, fuse)\n", V, E);
+  for (int i = 0; i < p->nsteps; i++) {
+    const KStep *s = &p->steps[i];
+    double r, w;
+    step_bytes(s, V, E, &r, &w);
+    const char *name = s->kind == STEP_KERNEL ? s->kernel->name : s->kind == STEP_GEMM ? "gemm" : s->kind == STEP_ZERO ? "zero" : "fill";
+    fprintf(out, "  step %-3d %-9s %-44s reads %-10s writes %s\n", i, i < p->nfwd ? "forward" : "backward", name, human(r), human(w));
+  }
+  double r, w, ur = 0, uw = 0;
+  totals(p, V, E, &r, &w);
+  int launches = 0, ulaunches = 0;
+  for (int i = 0; i < p->nsteps; i++) launches += p->steps[i].kind != STEP_GEMM;
+  fprintf(out, "  total: %d steps (%d kernels and fills), reads %s, writes %s", p->nsteps, launches, human(r), human(w));
+  if (unfused) {
+    totals(unfused, V, E, &ur, &uw);
+    for (int i = 0; i < unfused->nsteps; i++) ulaunches += unfused->steps[i].kind != STEP_GEMM;
+    fprintf(out, "; unfused: %d steps (%d kernels and fills), reads %s, writes %s (x%.3g bytes)", unfused->nsteps, ulaunches,
+            human(ur), human(uw), (ur + uw) / (r + w > 0 ? r + w : 1));
+  }
+  fputc('\n', out);
+  double tr, inf, un;
+  arenas(p, V, E, &tr, &inf, &un);
+  fprintf(out, "  memory plan: training arena %s, inference arena %s (%s unshared)", human(tr), human(inf), human(un));
+  if (unfused) {
+    double utr, uinf, uun;
+    arenas(unfused, V, E, &utr, &uinf, &uun);
+    fprintf(out, "; unfused: training arena %s (x%.3g)", human(utr), utr / (tr > 0 ? tr : 1));
+  }
+  fputc('\n', out);
+}

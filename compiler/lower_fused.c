@@ -1,0 +1,921 @@
+/* lower_fused.c -- the fuse pass's groups as kernel-IR steps: one kernel per group.
+ *
+ * Requires: a module the fuse pass scheduled (m->fused; passes/fuse.c says what the schedule
+ * means). Produces the KProgram's buffers and steps; lower.c's builders make the statements.
+ *
+ * The heart of it is `eval`: the value of an operator-IR value at one element, as a kernel-IR
+ * expression, in a context that says which vertex, edge, source and destination the element
+ * belongs to. A value in memory (a leaf, a GEMM result, another group's result) is a load; an
+ * inline value, or a root of the kernel's own group, is computed from its operands where it is
+ * needed (views are index arithmetic, element-wise functions registers); a reduction of the
+ * kernel's own group is read from the shared memory its walk left it in. A subexpression read
+ * twice at the same element is bound to a local once (a memo per block).
+ *
+ * The kernel shapes:
+ *   FG_WALK   a group of G lanes per vertex (the row); lo..hi its in-edges (CSR) or out-edges
+ *             (CSC). Walk w (1, 2, ...) visits every edge of the row and updates, per lane, the
+ *             register accumulators of the reductions whose operands need only the results of
+ *             walks < w; after it, the lanes put the finished reductions into shared memory
+ *             (and into memory if another kernel reads them), then a barrier. edge_softmax
+ *             keeps a running max and a rescaled sum in one walk (online), and its value at an
+ *             edge is exp(x - max) / sum in later walks. Edge values that must be in memory are
+ *             stored in the first walk that can compute them; vertex values after the last walk.
+ *   FG_ROWS   a group of lanes per row (vertex, edge or the global row) storing its roots.
+ *   FG_SINK   reduce_rows: every row adds its term into a float64 accumulator (atomics), then
+ *             one row rounds it.
+ *   FG_EDGE_REDUCE  --mapping=edge: a group per edge, atomics into the vertex's row, a finish.
+ *   FG_GEMM   a GEMM step.
+ */
+#include "lower.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  KExpr *vtx;        /* the vertex row (vertex values) */
+  KExpr *edge;       /* the edge id (edge values) */
+  KExpr *src, *dst;  /* the vertex ids at the edge's ends */
+  bool near;         /* vtx is the kernel's own row: its group's vertex results are available */
+  bool src_near, dst_near;
+} Ctx;
+
+typedef struct {
+  const Value *v;
+  KExpr *vtx, *edge, *idx;
+  PtrVec *blk;
+  int var;           /* the local it is bound to, or -1: expr is the value */
+  KExpr *expr;
+} Memo;
+
+typedef struct Fused {
+  Lower *L;
+  Module *m;
+  Kernel *k;
+  int gid;
+  bool *needs_buf;   /* per value: lives in memory */
+  bool *fwd_needed;  /* per value: the forward reads it from memory (else only the backward does) */
+  bool *seen;        /* per value: computed by the current kernel (for its description) */
+  bool *stored;      /* per value: a root this kernel has stored for its row (later reads load it) */
+  int *sh;           /* per value: the shared array of a finished reduction of this kernel */
+  int *sh_sum;       /* edge_softmax: the array of its sums (sh: of its maxima) */
+  int *walk;         /* per value: the walk a reduction of this group is computed in */
+  int *lev;          /* per value: the first walk after which it can be computed (-1 unknown) */
+  int step;          /* the current kernel's step */
+  int lin_budget;    /* lin_in's visits so far */
+  const Value **online; /* per value: the edge_softmax an aggregate accumulates online with (or NULL) */
+  /* while an online term is built: the softmax, its slot's running max, sum and accumulator */
+  const Value *on_soft;
+  KExpr *on_acc, *on_idx, *on_p;
+  int on_sh_scale, on_sh_p;  /* the softmax's per-edge shared arrays: its rescale factor and exp(x - max) */
+  bool *online_src;          /* per value: a softmax some aggregate of this kernel accumulates online with */
+  int *sh_scale, *sh_pv;     /* per softmax: those shared arrays */
+  int *hoist;                /* per online aggregate: the shared array of its edge weight (-1: none) */
+  PtrVec *memo_v;    /* per value: Memo* of the current kernel */
+  PtrVec memo_touched; /* the memo_v lists in use (cleared per kernel) */
+} Fused;
+
+static KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx);
+
+static bool grouped(const Value *v) {
+  return v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_GEMM;
+}
+
+/* ---------------------------------------------------------------- structural equality */
+
+static bool keq(const KExpr *a, const KExpr *b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind || a->type != b->type) return false;
+  switch (a->kind) {
+  case KE_FCONST: if (a->f != b->f) return false; break;
+  case KE_ICONST: if (a->i != b->i) return false; break;
+  case KE_VAR: case KE_SHARED: if (a->var != b->var) return false; break;
+  case KE_LOAD: if (a->buf != b->buf) return false; break;
+  case KE_GRAPH: if (a->garr != b->garr) return false; break;
+  case KE_BIN: case KE_UN: if (a->op != b->op) return false; break;
+  case KE_KEEP: if (a->i != b->i || a->f != b->f) return false; break;
+  default: break;
+  }
+  return keq(a->a, b->a) && keq(a->b, b->b) && keq(a->c, b->c);
+}
+
+/* ---------------------------------------------------------------- evaluation */
+
+static KExpr *row_of(Fused *F, const Value *x, const Ctx *cx) {
+  if (x->dom == DOM_VERTEX || x->dom == DOM_EDGE) {
+    KExpr *r = x->dom == DOM_VERTEX ? cx->vtx : cx->edge;
+    if (!r) {
+      fprintf(stderr, "internal error: fused kernel %s reads %s value %%%d without its row\n", F->k->name,
+              domain_name(x->dom), x->id);
+      F->L->ok = false;
+      return ki(F->L, 0);
+    }
+    return r;
+  }
+  return NULL;
+}
+
+static KExpr *load(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
+  KBuf *b = F->L->buf_of[x->id];
+  if (!b) {
+    fprintf(stderr, "internal error: fused kernel %s reads %%%d, which is not in memory\n", F->k->name, x->id);
+    F->L->ok = false;
+    return kf(F->L, 0);
+  }
+  return kload(F->L, F->k, b, row_of(F, x, cx), idx);
+}
+
+typedef struct {
+  Fused *F;
+  Ctx ctx[GNN_MAX_ARGS];
+  int hoisted;       /* >= 0: operand 1 is in this shared array (an online aggregate's edge weight, made
+                        once per edge by the softmax's lanes): the accumulator is rescaled as it is read */
+} FReader;
+
+static KExpr *fused_read(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx) {
+  const FReader *fr = r->ctx;
+  if (r->args[i]->op == OP_CONST) return kf(L, r->args[i]->fattr);
+  if (i == 1 && fr->hoisted >= 0) {
+    Fused *F = fr->F;
+    if (!F->on_p) {
+      ks_let(L, L->cur_blk, F->on_acc->var, F->on_acc->a,
+             kbin(L, KO_MUL, F->on_acc, kun(L, KU_TO_F64, kshared(L, k, F->on_sh_scale, idx))));
+      F->on_idx = idx;
+      F->on_p = kshared(L, k, fr->hoisted, idx);
+    }
+    return F->on_p;
+  }
+  return eval(fr->F, r->args[i], &fr->ctx[i], idx);
+}
+
+static Ctx vertex_ctx(KExpr *v, bool near) { return (Ctx){.vtx = v, .near = near}; }
+
+/* The value by its definition (an inline value, or a root of this kernel). */
+static KExpr *compute(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
+  Lower *L = F->L;
+  Kernel *k = F->k;
+  FReader fr = {F, {{0}}, -1};
+  Reader r = {fused_read, x->args, {NULL, NULL, NULL}, &fr};
+  KExpr *counter = x->dom == DOM_VERTEX ? cx->vtx : x->dom == DOM_EDGE ? cx->edge : ki(L, 0);
+  F->seen[x->id] = true;
+  for (int i = 0; i < x->nargs; i++) {
+    const Value *a = x->args[i];
+    if (a->dom == DOM_PARAM || a->dom == DOM_GLOBAL) fr.ctx[i] = (Ctx){0};
+    else if (x->op == OP_SCATTER) {
+      bool at_dst = x->fn == FN_COPY_V || x->fn == FN_ARGSEL_V || i == 1;
+      fr.ctx[i] = vertex_ctx(at_dst ? cx->dst : cx->src, at_dst ? cx->dst_near : cx->src_near);
+    } else fr.ctx[i] = *cx;
+  }
+  if (x->op == OP_SCATTER && x->fn == FN_ARGSEL_V) { /* a[v] where arg[v] names this edge, else 0 */
+    KExpr *hit = kbin(L, KO_EQ, eval(F, x->args[1], &fr.ctx[1], idx), cx->edge);
+    return ksel(L, hit, eval(F, x->args[0], &fr.ctx[0], idx), kf(L, 0));
+  }
+  return fn_elem(L, k, L->cur_blk, x, x->fn, &r, idx, counter);
+}
+
+/* edge_softmax read by an aggregate that accumulates online (in the walk of its stats): the
+ * softmax's own lanes, per head, have just raised the running max to this edge's score and left
+ * in shared memory the factor exp(old max - new max) and p = exp(score - new max); the
+ * aggregate's slot rescales its accumulator by the factor and takes p for the softmax, and
+ * divides by the sum at the end (the message is linear in the softmax: lower_walk checked). */
+static KExpr *online_read(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
+  Lower *L = F->L;
+  Kernel *k = F->k;
+  (void)x;
+  (void)cx;
+  if (F->on_p) return F->on_p; /* read once per term (checked), at one index */
+  F->on_idx = idx;
+  PtrVec *b = L->cur_blk;
+  ks_let(L, b, F->on_acc->var, F->on_acc->a, kbin(L, KO_MUL, F->on_acc, kun(L, KU_TO_F64, kshared(L, k, F->on_sh_scale, idx))));
+  F->on_p = kshared(L, k, F->on_sh_p, idx);
+  return F->on_p;
+}
+
+/* e with every use of local `from` replaced by local `to` (a lane loop's variable in another loop). */
+static KExpr *subst_var(Lower *L, Kernel *k, const KExpr *e, int from, int to) {
+  if (!e) return NULL;
+  if (e->kind == KE_VAR && e->var == from) return kvar(L, k, to, subst_var(L, k, e->a, from, to));
+  KExpr *c = ke_new(L, e->kind, e->type);
+  *c = *e;
+  c->a = subst_var(L, k, e->a, from, to);
+  c->b = subst_var(L, k, e->b, from, to);
+  c->c = subst_var(L, k, e->c, from, to);
+  return c;
+}
+
+/* The size of e as a tree (shared subexpressions counted at each use), up to 1000. */
+static int tree_size(const KExpr *e, int acc) {
+  if (!e || acc > 1000) return acc;
+  acc++;
+  acc = tree_size(e->a, acc);
+  acc = tree_size(e->b, acc);
+  return tree_size(e->c, acc);
+}
+
+/* x is read at the kernel's own row (where this kernel stored it). */
+static bool own_row(const Value *x, const Ctx *cx) {
+  if (x->dom == DOM_VERTEX) return cx->near && cx->vtx && cx->vtx->kind == KE_ROW;
+  if (x->dom == DOM_EDGE) return cx->edge && cx->edge->kind == KE_ROW;
+  return true;
+}
+
+static bool trivial(const KExpr *e) {
+  return e->kind == KE_FCONST || e->kind == KE_ICONST || e->kind == KE_VAR || e->kind == KE_LOAD || e->kind == KE_SHARED;
+}
+
+static KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
+  Lower *L = F->L;
+  if (x->op == OP_CONST) return kf(L, x->fattr);
+  if (x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid)) return load(F, x, cx, idx);
+  if (x->sched == SCHED_ROOT && F->stored[x->id] && own_row(x, cx)) return load(F, x, cx, idx); /* this row's, stored above */
+  if (x->sched == SCHED_ANCHOR) {
+    /* a reduction of this kernel, finished by an earlier walk (or the softmax being accumulated online) */
+    if (x == F->on_soft) return online_read(F, x, cx, idx);
+    if (F->sh[x->id] < 0) {
+      fprintf(stderr, "internal error: fused kernel %s reads %%%d before its walk\n", F->k->name, x->id);
+      L->ok = false;
+      return kf(L, 0);
+    }
+    if (x->op == OP_REDUCE_SCATTER) { /* edge_softmax at this edge: exp(x - max) / sum */
+      KExpr *xa = eval(F, x->args[0], cx, idx);
+      KExpr *p = kun(L, KU_EXP, kbin(L, KO_SUB, xa, kshared(L, F->k, F->sh[x->id], idx)));
+      return kun(L, KU_TO_F32, kbin(L, KO_DIV, p, kshared(L, F->k, F->sh_sum[x->id], idx)));
+    }
+    if (!cx->near) {
+      fprintf(stderr, "internal error: fused kernel %s reads %%%d at another vertex\n", F->k->name, x->id);
+      L->ok = false;
+    }
+    return kshared(L, F->k, F->sh[x->id], idx);
+  }
+  /* inline, or a root of this kernel: computed here, once per element and block (the memo: a
+   * DAG of shared subexpressions stays a DAG); a value read twice, or a large expression, is
+   * bound to a local, so that printed code never repeats a subexpression (a chain of 80 relus
+   * would otherwise print 2^80 terms) */
+  PtrVec *mv = &F->memo_v[x->id];
+  for (int i = mv->len - 1; i >= 0; i--) {
+    Memo *mm = mv->items[i];
+    if (mm->blk == L->cur_blk && keq(mm->vtx, cx->vtx) && keq(mm->edge, cx->edge) && keq(mm->idx, idx))
+      return mm->var >= 0 ? kvar(L, F->k, mm->var, NULL) : mm->expr;
+  }
+  KExpr *e = compute(F, x, cx, idx);
+  Memo *mm = arena_alloc(L->a, sizeof(Memo));
+  *mm = (Memo){x, cx->vtx, cx->edge, idx, L->cur_blk, -1, e};
+  if (!trivial(e) && (x->nuses > 1 || tree_size(e, 0) > 24)) {
+    mm->var = add_local(L, F->k, arena_printf(L->a, "r%d_", x->id), e->type, 0, false);
+    ks_let(L, L->cur_blk, mm->var, NULL, e);
+  }
+  if (!mv->len) vec_push(L->a, &F->memo_touched, (void *)mv);
+  vec_push(L->a, mv, mm);
+  return mm->var >= 0 ? kvar(L, F->k, mm->var, NULL) : e;
+}
+
+/* A forward value in memory only for the backward: written only when the forward trains. */
+static bool stash_only(const Fused *F, const Value *v) { return !v->bwd && F->needs_buf[v->id] && !F->fwd_needed[v->id]; }
+
+static KExpr *ktraining(Lower *L) { return ke_new(L, KE_TRAINING, KT_I64); }
+
+/* A store, under `if (training)` when it is a stash for the backward. */
+static void store(Fused *F, PtrVec *blk, const Value *v, KExpr *row, KExpr *idx, KExpr *val) {
+  Lower *L = F->L;
+  if (stash_only(F, v)) blk = ks_if(L, blk, ktraining(L));
+  ks_store(L, F->k, blk, L->buf_of[v->id], row, idx, val);
+}
+
+/* ---------------------------------------------------------------- levels (walk numbers) */
+
+/* The walk after which x can be computed in group g: 0 for what is in memory; a reduction of g
+ * is computed in walk 1 + (its operands' level) and available after it. */
+static int level(Fused *F, const Value *x) {
+  if (F->lev[x->id] >= 0) return F->lev[x->id];
+  int l = 0;
+  if (!(x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid))) {
+    for (int i = 0; i < x->nargs; i++) {
+      int a = level(F, x->args[i]);
+      if (a > l) l = a;
+    }
+    if (x->sched == SCHED_ANCHOR) {
+      l += 1;
+      if (F->online[x->id]) l = level(F, F->online[x->id]); /* in its softmax's walk */
+      F->walk[x->id] = l;
+    }
+  }
+  F->lev[x->id] = l;
+  return l;
+}
+
+/* How x depends on the softmax s: 0 not at all, 1 linearly (homogeneous of degree one: the
+ * sum of such terms is the sum of their unnormalised values divided by s's denominator), -1
+ * otherwise. *paths counts the ways x reads s (one read: one running max per slot); *lvl is
+ * the latest walk x needs apart from s. */
+static int lin_in(Fused *F, const Value *x, const Value *s, int *paths, int *lvl) {
+  if (*paths > 1 || ++F->lin_budget > 4096) return -1; /* read twice, or too large a message to check */
+  if (x == s) {
+    (*paths)++;
+    return 1;
+  }
+  if (x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid)) return 0;
+  if (x->sched == SCHED_ANCHOR) {
+    int l = level(F, x);
+    if (l > *lvl) *lvl = l;
+    return 0;
+  }
+  int l[GNN_MAX_ARGS] = {0}, n1 = 0, nneg = 0;
+  for (int i = 0; i < x->nargs; i++) {
+    l[i] = lin_in(F, x->args[i], s, paths, lvl);
+    n1 += l[i] == 1;
+    nneg += l[i] < 0;
+  }
+  if (nneg) return -1;
+  if (!n1) return 0;
+  FnKind f = x->op == OP_SCATTER ? x->fn : x->fn;
+  int alg = fn_info[f].algebra;
+  if (f == FN_ADD || f == FN_SUB || f == FN_U_ADD_V || f == FN_U_SUB_V) return n1 == x->nargs ? 1 : -1;
+  if (f == FN_DIV) return l[0] == 1 && l[1] == 0 ? 1 : -1;
+  if (n1 == 1 && x->nargs == 1 && (alg & (A_LIN0 | A_JOINT))) return 1;
+  if (n1 == 1 && x->nargs == 2 && ((l[0] == 1 && (alg & A_LIN0)) || (l[1] == 1 && (alg & A_LIN1)))) return 1;
+  return -1;
+}
+
+/* An aggregate or gather.sum whose message is linear in a softmax of its own group computed in
+ * the walk before it: it can run in that walk, online. */
+static const Value *online_softmax(Fused *F, const Value *a, Value **mem, int nmem) {
+  if (!((a->op == OP_AGGREGATE && a->fn == FN_SUM) || (a->op == OP_GATHER && a->fn == FN_SUM && a->iattr == GATHER_BY_DST)))
+    return NULL;
+  for (int i = 0; i < nmem; i++) {
+    const Value *s = mem[i];
+    if (s->op != OP_REDUCE_SCATTER || F->walk[s->id] + 1 != F->walk[a->id]) continue;
+    int paths = 0, lvl = 0, lin;
+    F->lin_budget = 0;
+    if (a->op == OP_AGGREGATE) {
+      int l0 = lin_in(F, a->args[0], s, &paths, &lvl);
+      lin = l0 != 0 ? -1 : a->msg == FN_COPY_E || a->msg == FN_U_MUL_E ? lin_in(F, a->args[a->nargs - 1], s, &paths, &lvl) : -1;
+    } else {
+      lin = lin_in(F, a->args[0], s, &paths, &lvl);
+    }
+    if (lin == 1 && paths == 1 && lvl < F->walk[s->id]) return s;
+  }
+  return NULL;
+}
+
+/* Marks the reductions of group gid that x's computation reads (through inline values and the
+ * group's own roots): they are staged in shared memory. */
+static void mark_reads(Fused *F, const Value *x, bool *read, bool *seen, bool top) {
+  if (x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid)) return;
+  if (!top && x->sched == SCHED_ANCHOR) {
+    read[x->id] = true;
+    return;
+  }
+  if (!top && seen[x->id]) return;
+  seen[x->id] = true;
+  for (int i = 0; i < x->nargs; i++) mark_reads(F, x->args[i], read, seen, false);
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+static Kernel *fused_kernel(Fused *F, const char *what, Mapping map, Domain rows, int G, bool bwd, const char *name) {
+  Lower *L = F->L;
+  Kernel *k = arena_alloc(L->a, sizeof(Kernel));
+  k->id = L->p->kernels.len;
+  k->name = arena_printf(L->a, "k%d_%s_%s", k->id, name, mapping_name(map));
+  k->what = what;
+  k->map = map;
+  k->rows = rows;
+  k->group = G;
+  k->dir = GATHER_BY_DST;
+  vec_push(L->a, &L->p->kernels, k);
+  KStep *s = add_step(L, STEP_KERNEL, what, bwd);
+  s->kernel = k;
+  F->k = k;
+  F->step = L->p->nsteps - 1;
+  for (int i = 0; i < F->memo_touched.len; i++) ((PtrVec *)F->memo_touched.items[i])->len = 0;
+  F->memo_touched.len = 0;
+  memset(F->seen, 0, (size_t)F->m->vals.len + 1);
+  memset(F->stored, 0, (size_t)F->m->vals.len + 1);
+  return k;
+}
+
+/* "%9 %10 %11 (in memory: %11)": what the kernel computes, and which of it it writes. */
+static const char *kernel_what(Fused *F) {
+  Lower *L = F->L;
+  char *all = "", *mem = "";
+  int nall = 0, nmem = 0;
+  for (int i = 0; i < F->m->vals.len; i++) {
+    const Value *v = F->m->vals.items[i];
+    bool mine = F->seen[i] || (grouped(v) && v->group == F->gid);
+    if (!mine || v->sched == SCHED_LEAF) continue;
+    all = arena_printf(L->a, "%s%s%%%d", all, nall++ ? " " : "", v->id);
+    if (F->needs_buf[i] && grouped(v) && v->group == F->gid) mem = arena_printf(L->a, "%s%s%%%d", mem, nmem++ ? " " : "", v->id);
+  }
+  const char *w = arena_printf(L->a, "fused %s; in memory: %s", all, nmem ? mem : "none (registers and shared memory only)");
+  L->p->steps[F->step].what = w;
+  return w;
+}
+
+/* The name's middle: the functions of the group's reductions (or its first value). */
+static const char *group_name(Fused *F, Value **mem, int n) {
+  Lower *L = F->L;
+  char *s = "";
+  int parts = 0;
+  for (int i = 0; i < n && parts < 3; i++) {
+    const Value *v = mem[i];
+    if (v->sched != SCHED_ANCHOR && n > 1) continue;
+    const char *f = v->op == OP_AGGREGATE ? arena_printf(L->a, "%s_%s", fn_info[v->fn].name, fn_info[v->msg].name) : fn_info[v->fn].name;
+    s = arena_printf(L->a, "%s%s%s", s, parts++ ? "_" : "", f);
+  }
+  if (!parts) s = arena_printf(L->a, "%s_%s", op_info[mem[0]->op].name, fn_info[mem[0]->fn].name);
+  return s;
+}
+
+static int width_of(const Value *v) { return (int)shape_elems(&v->shape); }
+
+/* ---- FG_WALK */
+
+typedef struct {
+  int acc, aux;      /* accumulator (sum, max, best, softmax max) and its companion (arg, softmax sum) */
+  KExpr *on_idx;     /* an online aggregate: where its term reads the softmax (in the walk's lane variable) */
+  int on_kv;         /* that lane variable */
+} Acc;
+
+static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
+  Lower *L = F->L;
+  int n = F->m->vals.len;
+  for (int i = 0; i < n; i++) F->lev[i] = -1, F->walk[i] = 0, F->sh[i] = F->sh_sum[i] = -1;
+  int W = 0, maxw = 1;
+  for (int i = 0; i < nmem; i++) F->online[mem[i]->id] = NULL;
+  for (int i = 0; i < nmem; i++) level(F, mem[i]);
+  bool any_online = false;
+  for (int i = 0; i < nmem; i++)
+    if (mem[i]->sched == SCHED_ANCHOR && (F->online[mem[i]->id] = online_softmax(F, mem[i], mem, nmem))) any_online = true;
+  if (any_online) /* the levels again, with the online aggregates in their softmax's walk */
+    for (int i = 0; i < n; i++) F->lev[i] = -1, F->walk[i] = 0;
+  for (int i = 0; i < nmem; i++) F->online_src[mem[i]->id] = false;
+  for (int i = 0; i < nmem; i++)
+    if (F->online[mem[i]->id]) F->online_src[F->online[mem[i]->id]->id] = true;
+  for (int i = 0; i < nmem; i++) {
+    int l = level(F, mem[i]);
+    if (mem[i]->sched == SCHED_ANCHOR && l > W) W = l;
+    if (width_of(mem[i]) > maxw) maxw = width_of(mem[i]);
+  }
+  /* where each edge value in memory is stored: the first walk after its operands */
+  int *store_walk = calloc((size_t)n + 1, sizeof(int));
+  for (int i = 0; i < nmem; i++) {
+    const Value *v = mem[i];
+    if (!F->needs_buf[v->id] || v->dom != DOM_EDGE) continue;
+    int w = v->sched == SCHED_ANCHOR ? F->walk[v->id] + 1 : level(F, v) + 1;
+    store_walk[v->id] = w;
+    if (w > W) W = w;
+  }
+  bool *read = calloc((size_t)n + 1, 1), *seen = calloc((size_t)n + 1, 1);
+  for (int i = 0; i < nmem; i++) mark_reads(F, mem[i], read, seen, true);
+  free(seen);
+  for (int i = 0; i < nmem; i++) /* a root edge value stored in a later walk reads its reductions there */
+    if (mem[i]->sched == SCHED_ANCHOR && mem[i]->op == OP_REDUCE_SCATTER && F->needs_buf[mem[i]->id]) read[mem[i]->id] = true;
+
+  Kernel *k = fused_kernel(F, "", MAP_VERTEX, DOM_VERTEX, group_for(maxw), g->bwd, group_name(F, mem, nmem));
+  k->dir = g->dir;
+  int G = k->group;
+  int lo, hi;
+  walk_bounds(L, k, &lo, &hi);
+  KExpr *deg = kbin(L, KO_SUB, kvar(L, k, hi, NULL), kvar(L, k, lo, NULL));
+  Acc *acc = calloc((size_t)n + 1, sizeof(Acc));
+  for (int i = 0; i < nmem; i++)
+    if (F->online_src[mem[i]->id]) {
+      F->sh_scale[mem[i]->id] = add_shared(L, k, arena_printf(L->a, "sh_scale%d", mem[i]->id), KT_F32, width_of(mem[i]));
+      F->sh_pv[mem[i]->id] = add_shared(L, k, arena_printf(L->a, "sh_p%d", mem[i]->id), KT_F32, width_of(mem[i]));
+      read[mem[i]->id] = true; /* its sums divide the aggregate at the end */
+    }
+  /* an online aggregate whose edge weight has the softmax's shape (GAT: dropout(alpha), one per
+   * head): the softmax's lanes compute the weight once per edge and head, not once per element */
+  for (int i = 0; i < nmem; i++) {
+    const Value *a = mem[i], *sm = F->online[a->id];
+    F->hoist[a->id] = -1;
+    if (sm && a->op == OP_AGGREGATE && a->msg == FN_U_MUL_E && shape_eq(&a->args[1]->shape, &sm->shape))
+      F->hoist[a->id] = add_shared(L, k, arena_printf(L->a, "sh_w%d", a->id), KT_F32, width_of(a->args[1]));
+  }
+  for (int w = 1; w <= W; w++) {
+    /* 1. the accumulators of the reductions of walk w */
+    for (int i = 0; i < nmem; i++) {
+      Value *a = mem[i];
+      if (a->sched != SCHED_ANCHOR || F->walk[a->id] != w) continue;
+      int wd = width_of(a), nk = (wd + G - 1) / G, kv, iv;
+      bool arg = a->fn == FN_ARGMAX || a->fn == FN_ARGMIN, soft = a->op == OP_REDUCE_SCATTER;
+      bool sum = a->fn == FN_SUM || a->fn == FN_MEAN;
+      acc[a->id].acc = add_local(L, k, soft ? "mx" : arg ? "best" : "acc", sum ? KT_F64 : KT_F32, nk, false);
+      acc[a->id].aux = arg ? add_local(L, k, "arg", KT_I64, nk, false) : soft ? add_local(L, k, "sum", KT_F64, nk, false) : -1;
+      PtrVec *init = ks_lanes(L, k, &k->body, wd, &kv, &iv);
+      KExpr *slot = kvar(L, k, iv, NULL);
+      ks_let(L, init, acc[a->id].acc, slot, soft ? kf(L, -INFINITY) : arg ? kf(L, 0) : reduce_init(L, a->fn));
+      if (arg) ks_let(L, init, acc[a->id].aux, slot, ki(L, -1));
+      if (soft) ks_let(L, init, acc[a->id].aux, slot, kf(L, 0));
+    }
+    /* 2. the walk (only when training, if all it does is store stashes for the backward) */
+    bool stash_walk = true;
+    for (int i = 0; i < nmem; i++) {
+      const Value *a = mem[i];
+      if ((a->sched == SCHED_ANCHOR && F->walk[a->id] == w) || (store_walk[a->id] == w && !stash_only(F, a))) stash_walk = false;
+    }
+    PtrVec *wblk = &k->body;
+    if (stash_walk) {
+      KStmt *iff = ks_new(L, &k->body, KS_IF);
+      iff->lo = ktraining(L);
+      iff->count = 1; /* uniform: every lane of the group takes the same branch */
+      wblk = &iff->body;
+    }
+    Walk wk = walk_edges(L, k, wblk, lo, hi, true);
+    KExpr *e = kvar(L, k, wk.e, NULL), *far = kvar(L, k, wk.u, NULL), *row = krow(L);
+    Ctx ecx = {.edge = e, .src = g->dir == GATHER_BY_DST ? far : row, .dst = g->dir == GATHER_BY_DST ? row : far,
+               .src_near = g->dir == GATHER_BY_SRC, .dst_near = g->dir == GATHER_BY_DST};
+    for (int i = 0; i < nmem; i++) {
+      Value *a = mem[i];
+      bool upd = a->sched == SCHED_ANCHOR && F->walk[a->id] == w;
+      bool st = store_walk[a->id] == w;
+      if (!upd && !st) continue;
+      int kv, iv;
+      PtrVec *lanes = ks_lanes(L, k, wk.body, width_of(a), &kv, &iv);
+      L->cur_blk = lanes;
+      KExpr *kk = kvar(L, k, kv, NULL), *slot = kvar(L, k, iv, NULL);
+      if (st) { /* an edge value another kernel reads */
+        KExpr *val = a->sched == SCHED_ANCHOR ? eval(F, a, &ecx, kk) : (F->seen[a->id] = true, compute(F, a, &ecx, kk));
+        if (stash_walk) ks_store(L, k, lanes, L->buf_of[a->id], e, kk, val);
+        else store(F, lanes, a, e, kk, val);
+        continue;
+      }
+      KExpr *x;
+      F->on_soft = F->online[a->id];
+      F->on_p = NULL;
+      if (F->on_soft) {
+        F->on_acc = kvar(L, k, acc[a->id].acc, slot);
+        F->on_sh_scale = F->sh_scale[F->on_soft->id];
+        F->on_sh_p = F->sh_pv[F->on_soft->id];
+      }
+      if (a->op == OP_AGGREGATE) {
+        FReader fr = {F, {vertex_ctx(ecx.src, ecx.src_near), ecx}, F->on_soft ? F->hoist[a->id] : -1};
+        Reader r = {fused_read, a->args, {NULL, NULL, NULL}, &fr};
+        x = fn_elem(L, k, lanes, a, a->msg, &r, kk, NULL);
+      } else {
+        x = eval(F, a->args[0], &ecx, kk);
+      }
+      if (F->on_soft) acc[a->id].on_idx = F->on_idx, acc[a->id].on_kv = kv;
+      F->on_soft = NULL;
+      int xv = add_local(L, k, "x", KT_F32, 0, false);
+      ks_let(L, lanes, xv, NULL, x);
+      x = kvar(L, k, xv, NULL);
+      KExpr *av = kvar(L, k, acc[a->id].acc, slot);
+      if (a->op == OP_REDUCE_SCATTER) { /* online: running max, the sum rescaled when it rises */
+        int nm = add_local(L, k, "m", KT_F32, 0, false), sc = add_local(L, k, "scale", KT_F32, 0, false);
+        int pv = add_local(L, k, "p", KT_F32, 0, false);
+        ks_let(L, lanes, nm, NULL, ksel(L, kbin(L, KO_GT, x, av), x, av));
+        KExpr *m = kvar(L, k, nm, NULL), *s = kvar(L, k, acc[a->id].aux, slot);
+        ks_let(L, lanes, sc, NULL, kun(L, KU_EXP, kbin(L, KO_SUB, av, m)));
+        ks_let(L, lanes, pv, NULL, kun(L, KU_EXP, kbin(L, KO_SUB, x, m)));
+        ks_let(L, lanes, acc[a->id].aux, slot,
+               kbin(L, KO_ADD, kbin(L, KO_MUL, s, kun(L, KU_TO_F64, kvar(L, k, sc, NULL))), kun(L, KU_TO_F64, kvar(L, k, pv, NULL))));
+        ks_let(L, lanes, acc[a->id].acc, slot, m);
+        if (F->online_src[a->id]) { /* for the aggregates accumulating with it, after a barrier */
+          KStmt *s1 = ks_new(L, lanes, KS_SHSTORE);
+          s1->var = F->sh_scale[a->id], s1->idx = kk, s1->val = kvar(L, k, sc, NULL);
+          KStmt *s2 = ks_new(L, lanes, KS_SHSTORE);
+          s2->var = F->sh_pv[a->id], s2->idx = kk, s2->val = kvar(L, k, pv, NULL);
+          for (int j = 0; j < nmem; j++) { /* the hoisted edge weights of its online aggregates */
+            const Value *b = mem[j];
+            if (F->online[b->id] != a || F->hoist[b->id] < 0) continue;
+            F->on_soft = a;
+            F->on_p = kvar(L, k, pv, NULL);
+            KExpr *wv = eval(F, b->args[1], &ecx, kk);
+            F->on_soft = NULL;
+            F->on_p = NULL;
+            KStmt *s3 = ks_new(L, lanes, KS_SHSTORE);
+            s3->var = F->hoist[b->id], s3->idx = kk, s3->val = wv;
+          }
+          ks_new(L, wk.body, KS_BARRIER);
+        }
+      } else if (a->fn == FN_ARGMAX || a->fn == FN_ARGMIN) {
+        KExpr *arg = kvar(L, k, acc[a->id].aux, slot);
+        KExpr *better = kbin(L, KO_OR, kbin(L, KO_LT, arg, ki(L, 0)), kbin(L, a->fn == FN_ARGMAX ? KO_GT : KO_LT, x, av));
+        PtrVec *take = ks_if(L, lanes, better);
+        ks_let(L, take, acc[a->id].acc, slot, x);
+        ks_let(L, take, acc[a->id].aux, slot, e);
+      } else {
+        bool sum = a->fn == FN_SUM || a->fn == FN_MEAN;
+        ks_let(L, lanes, acc[a->id].acc, slot, reduce_step(L, a->fn, av, sum ? kun(L, KU_TO_F64, x) : x));
+      }
+    }
+    bool onl_walk = false;
+    for (int i = 0; i < nmem; i++) onl_walk |= F->online_src[mem[i]->id] && F->walk[mem[i]->id] == w;
+    if (onl_walk) ks_new(L, wk.body, KS_BARRIER); /* the next edge's factors overwrite this one's */
+    /* 3. the finished reductions: shared memory for this kernel, memory for the others; the
+     * softmaxes first (an online aggregate divides by their sums, after a barrier) */
+    bool any = false;
+    for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1 && onl_walk && any) ks_new(L, &k->body, KS_BARRIER), any = false;
+    for (int i = 0; i < nmem; i++) {
+      Value *a = mem[i];
+      if (a->sched != SCHED_ANCHOR || F->walk[a->id] != w || (a->op == OP_REDUCE_SCATTER) != (pass == 0)) continue;
+      int wd = width_of(a), kv, iv;
+      bool soft = a->op == OP_REDUCE_SCATTER, arg = a->fn == FN_ARGMAX || a->fn == FN_ARGMIN;
+      bool to_mem = F->needs_buf[a->id] && !soft;
+      if (!read[a->id] && !to_mem) continue;
+      PtrVec *fin = ks_lanes(L, k, &k->body, wd, &kv, &iv);
+      KExpr *kk = kvar(L, k, kv, NULL), *slot = kvar(L, k, iv, NULL);
+      KExpr *res;
+      if (soft) {
+        F->sh[a->id] = add_shared(L, k, arena_printf(L->a, "sh_max%d", a->id), KT_F32, wd);
+        F->sh_sum[a->id] = add_shared(L, k, arena_printf(L->a, "sh_sum%d", a->id), KT_F64, wd);
+        KStmt *s1 = ks_new(L, fin, KS_SHSTORE);
+        s1->var = F->sh[a->id], s1->idx = kk, s1->val = kvar(L, k, acc[a->id].acc, slot);
+        KStmt *s2 = ks_new(L, fin, KS_SHSTORE);
+        s2->var = F->sh_sum[a->id], s2->idx = kk, s2->val = kvar(L, k, acc[a->id].aux, slot);
+        any = true;
+        continue;
+      }
+      if (arg) {
+        res = kvar(L, k, acc[a->id].aux, slot);
+      } else {
+        res = kvar(L, k, acc[a->id].acc, slot);
+        if (a->fn == FN_MEAN) res = kbin(L, KO_DIV, res, kun(L, KU_TO_F64, deg));
+        if (F->online[a->id])
+          res = kbin(L, KO_DIV, res, kshared(L, k, F->sh_sum[F->online[a->id]->id], subst_var(L, k, acc[a->id].on_idx, acc[a->id].on_kv, kv)));
+        res = ksel(L, kbin(L, KO_GT, deg, ki(L, 0)), res, kf(L, 0)); /* a vertex without edges gets 0 */
+      }
+      if (to_mem) store(F, fin, a, krow(L), kk, res);
+      if (read[a->id]) {
+        F->sh[a->id] = add_shared(L, k, arena_printf(L->a, "sh%d", a->id), arg ? KT_I64 : KT_F32, wd);
+        KStmt *s1 = ks_new(L, fin, KS_SHSTORE);
+        s1->var = F->sh[a->id], s1->idx = kk, s1->val = arg ? res : kun(L, KU_TO_F32, res);
+        any = true;
+      }
+    }
+    }
+    if (any) ks_new(L, &k->body, KS_BARRIER);
+  }
+  /* 4. the vertex values in memory, from the finished reductions */
+  for (int i = 0; i < nmem; i++) {
+    Value *v = mem[i];
+    if (v->sched != SCHED_ROOT || v->dom == DOM_EDGE) continue;
+    int kv, iv;
+    PtrVec *lanes = ks_lanes(L, k, &k->body, width_of(v), &kv, &iv);
+    L->cur_blk = lanes;
+    Ctx vcx = vertex_ctx(krow(L), true);
+    KExpr *kk = kvar(L, k, kv, NULL);
+    if (stash_only(F, v)) {
+      store(F, lanes, v, krow(L), kk, compute(F, v, &vcx, kk));
+    } else { /* later roots of the epilogue read it back (a chain of them is not recomputed) */
+      store(F, lanes, v, krow(L), kk, compute(F, v, &vcx, kk));
+      F->stored[v->id] = true;
+      ks_new(L, &k->body, KS_BARRIER);
+    }
+  }
+  k->what = kernel_what(F);
+  free(store_walk);
+  free(read);
+  free(acc);
+}
+
+/* ---- FG_ROWS: a group of lanes per row storing each root of the group */
+
+static void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
+  Lower *L = F->L;
+  int maxw = 1;
+  for (int i = 0; i < nmem; i++)
+    if (width_of(mem[i]) > maxw) maxw = width_of(mem[i]);
+  Mapping map = g->rows == DOM_VERTEX ? MAP_VERTEX : g->rows == DOM_EDGE ? MAP_EDGE : MAP_GLOBAL;
+  Kernel *k = fused_kernel(F, "", map, g->rows == DOM_EDGE ? DOM_EDGE : g->rows == DOM_VERTEX ? DOM_VERTEX : DOM_GLOBAL,
+                           group_for(maxw), g->bwd, group_name(F, mem, nmem));
+  Ctx cx = {0};
+  if (g->rows == DOM_VERTEX) cx = vertex_ctx(krow(L), true);
+  if (g->rows == DOM_EDGE) {
+    int su = add_local(L, k, "u", KT_I64, 0, true), sv = add_local(L, k, "v", KT_I64, 0, true);
+    ks_let(L, &k->body, su, NULL, kgraph(L, k, KG_SRC, krow(L)));
+    ks_let(L, &k->body, sv, NULL, kgraph(L, k, KG_DST, krow(L)));
+    cx = (Ctx){.edge = krow(L), .src = kvar(L, k, su, NULL), .dst = kvar(L, k, sv, NULL)};
+  }
+  for (int i = 0; i < nmem; i++) {
+    Value *v = mem[i];
+    int kv, iv;
+    PtrVec *lanes = ks_lanes(L, k, &k->body, width_of(v), &kv, &iv);
+    L->cur_blk = lanes;
+    KExpr *kk = kvar(L, k, kv, NULL);
+    store(F, lanes, v, g->rows == DOM_GLOBAL ? NULL : krow(L), kk, compute(F, v, &cx, kk));
+    if (!stash_only(F, v) && i + 1 < nmem) { /* the later roots read it back, after the lanes meet */
+      F->stored[v->id] = true;
+      ks_new(L, &k->body, KS_BARRIER);
+    }
+  }
+  k->what = kernel_what(F);
+}
+
+/* ---- FG_SINK: reduce_rows, a float64 sum over every row of its operand */
+
+static KExpr *matmul_term(Fused *F, const Value *v, const Ctx *cx, KExpr *o, KExpr *lead) {
+  Lower *L = F->L;
+  const Value *x = v->args[0], *y = v->args[1];
+  int64_t K = x->shape.d[x->shape.rank - 1], C = shape_elems(&v->shape) / K;
+  KExpr *kk = kbin(L, KO_DIV, o, ki(L, C)), *c = kbin(L, KO_MOD, o, ki(L, C));
+  return kbin(L, KO_MUL, eval(F, x, cx, kbin(L, KO_ADD, kbin(L, KO_MUL, lead, ki(L, K)), kk)),
+              eval(F, y, cx, kbin(L, KO_ADD, kbin(L, KO_MUL, lead, ki(L, C)), c)));
+}
+
+static void lower_sink(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
+  Lower *L = F->L;
+  int64_t maxn = 1;
+  KBuf **acc = calloc((size_t)nmem + 1, sizeof(KBuf *));
+  for (int s = 0; s < nmem; s++) {
+    acc[s] = sum_scratch(L, mem[s]);
+    if (shape_elems(&mem[s]->shape) > maxn) maxn = shape_elems(&mem[s]->shape);
+  }
+  Value *v = mem[0];
+  Domain d = v->args[0]->dom;
+  Kernel *k = fused_kernel(F, "", d == DOM_VERTEX ? MAP_VERTEX : MAP_EDGE, d, group_for(maxn), g->bwd,
+                           arena_printf(L->a, "reduce_rows%s_%s", nmem > 1 ? arena_printf(L->a, "%d", nmem) : "", fn_info[v->fn].name));
+  Ctx cx = vertex_ctx(krow(L), true);
+  if (d == DOM_EDGE) {
+    int su = add_local(L, k, "u", KT_I64, 0, true), sv = add_local(L, k, "v", KT_I64, 0, true);
+    ks_let(L, &k->body, su, NULL, kgraph(L, k, KG_SRC, krow(L)));
+    ks_let(L, &k->body, sv, NULL, kgraph(L, k, KG_DST, krow(L)));
+    cx = (Ctx){.edge = krow(L), .src = kvar(L, k, su, NULL), .dst = kvar(L, k, sv, NULL)};
+  }
+  for (int si = 0; si < nmem; si++) {
+  v = mem[si];
+  int64_t n = shape_elems(&v->shape);
+  int kv, iv;
+  PtrVec *lanes = ks_lanes(L, k, &k->body, n, &kv, &iv);
+  L->cur_blk = lanes;
+  KExpr *kk = kvar(L, k, kv, NULL), *term;
+  if (v->fn == FN_MATMUL_TN) { /* a small x^T y: the sum over the leading dims of the row */
+    const Value *x = v->args[0];
+    int64_t lead = shape_elems(&x->shape) / x->shape.d[x->shape.rank - 1];
+    int t = add_local(L, k, "mt", KT_F32, 0, false), j = add_local(L, k, "j", KT_I64, 0, false);
+    ks_let(L, lanes, t, NULL, kf(L, 0));
+    PtrVec *body = ks_for(L, k, lanes, j, ki(L, 0), ki(L, lead));
+    L->cur_blk = body;
+    KExpr *tt = matmul_term(F, v, &cx, kk, kvar(L, k, j, NULL));
+    ks_let(L, body, t, NULL, kbin(L, KO_ADD, kvar(L, k, t, NULL), tt));
+    L->cur_blk = lanes;
+    term = kvar(L, k, t, NULL);
+  } else {
+    term = eval(F, v->args[0], &cx, kk);
+  }
+  ks_atomic(L, k, lanes, KO_ADD, acc[si], NULL, kk, kun(L, KU_TO_F64, term));
+  /* a sum into a handful of addresses: per block (per thread on the host), then one atomic */
+  if (n <= 1024) ((KStmt *)lanes->items[lanes->len - 1])->count = 1;
+  F->seen[v->id] = true;
+  }
+  k->what = kernel_what(F);
+  for (int si = 0; si < nmem; si++) finish_rows(L, mem[si], acc[si], FN_NONE, false);
+  free(acc);
+}
+
+/* ---- FG_EDGE_REDUCE: --mapping=edge, atomics into the vertex rows, then a finish */
+
+static void lower_edge_reduce(Fused *F, const FuseGroup *g, Value *v) {
+  Lower *L = F->L;
+  int64_t n = shape_elems(&v->shape);
+  bool agg = v->op == OP_AGGREGATE, sum = v->fn == FN_SUM || v->fn == FN_MEAN;
+  int dir = agg ? GATHER_BY_DST : (int)v->iattr;
+  KBuf *target = L->buf_of[v->id];
+  if (sum) {
+    target = sum_scratch(L, v);
+  } else {
+    KStep *fill = add_step(L, STEP_FILL, describe(L, v), v->bwd);
+    fill->buf = target;
+    fill->fill = v->fn == FN_MAX ? -INFINITY : INFINITY;
+  }
+  Kernel *k = fused_kernel(F, "", MAP_EDGE, DOM_EDGE, group_for(n), g->bwd, group_name(F, &v, 1));
+  k->dir = dir;
+  int su = add_local(L, k, "u", KT_I64, 0, true), sv = add_local(L, k, "v", KT_I64, 0, true);
+  ks_let(L, &k->body, su, NULL, kgraph(L, k, KG_SRC, krow(L)));
+  ks_let(L, &k->body, sv, NULL, kgraph(L, k, KG_DST, krow(L)));
+  Ctx cx = {.edge = krow(L), .src = kvar(L, k, su, NULL), .dst = kvar(L, k, sv, NULL)};
+  int kv, iv;
+  PtrVec *lanes = ks_lanes(L, k, &k->body, n, &kv, &iv);
+  L->cur_blk = lanes;
+  KExpr *kk = kvar(L, k, kv, NULL), *msg;
+  if (agg) {
+    FReader fr = {F, {vertex_ctx(cx.src, false), cx}, -1};
+    Reader r = {fused_read, v->args, {NULL, NULL, NULL}, &fr};
+    msg = fn_elem(L, k, lanes, v, v->msg, &r, kk, NULL);
+  } else {
+    msg = eval(F, v->args[0], &cx, kk);
+  }
+  int op = v->fn == FN_MAX ? KO_MAX : v->fn == FN_MIN ? KO_MIN : KO_ADD;
+  ks_atomic(L, k, lanes, op, target, dir == GATHER_BY_SRC ? cx.src : cx.dst, kk, sum ? kun(L, KU_TO_F64, msg) : msg);
+  F->seen[v->id] = true;
+  k->what = kernel_what(F);
+  FnKind degfn = dir == GATHER_BY_SRC ? FN_OUT : FN_IN;
+  if (sum) finish_rows(L, v, target, v->fn == FN_MEAN ? degfn : FN_NONE, v->fn == FN_MEAN);
+  else finish_rows(L, v, target, degfn, false);
+}
+
+/* ---------------------------------------------------------------- the program */
+
+/* What must be in memory: roots, GEMM results, sums over rows, edge-balanced reductions, the
+ * outputs, and every reduction another kernel reads. */
+static void mark_buffers(Fused *F) {
+  Module *m = F->m;
+  int n = m->vals.len;
+  for (int i = 0; i < n; i++) {
+    Value *v = m->vals.items[i];
+    if (v->sched == SCHED_ROOT || v->sched == SCHED_GEMM || v->op == OP_REDUCE_ROWS) F->needs_buf[i] = true;
+    if (v->sched == SCHED_ANCHOR && m->groups[v->group].kind == FG_EDGE_REDUCE) F->needs_buf[i] = true;
+  }
+  for (int i = 0; i < m->nouts; i++) F->needs_buf[m->outs[i].val->id] = true;
+  F->fwd_needed[m->outs[0].val->id] = true;
+  /* reductions read by another group: follow each grouped value's inline operands */
+  PtrVec stack = {0};
+  bool *vis = calloc((size_t)n + 1, 1);
+  for (int i = 0; i < n; i++) {
+    Value *v = m->vals.items[i];
+    if (!grouped(v)) continue;
+    memset(vis, 0, (size_t)n + 1);
+    stack.len = 0;
+    for (int a = 0; a < v->nargs; a++) vec_push(m->arena, &stack, v->args[a]);
+    while (stack.len) {
+      Value *x = stack.items[--stack.len];
+      if (vis[x->id]) continue;
+      vis[x->id] = true;
+      if (grouped(x)) {
+        if (x->group != v->group) {
+          F->needs_buf[x->id] = true;
+          if (!v->bwd) F->fwd_needed[x->id] = true;
+        } else if (!v->bwd && x->sched == SCHED_ROOT && v->sched == SCHED_ROOT &&
+                   (m->groups[x->group].kind == FG_ROWS || x->dom == DOM_VERTEX)) {
+          F->fwd_needed[x->id] = true; /* a later root of its rows kernel or epilogue reads it back */
+        }
+        continue;
+      }
+      if (x->sched == SCHED_INLINE)
+        for (int a = 0; a < x->nargs; a++) vec_push(m->arena, &stack, x->args[a]);
+    }
+  }
+  free(vis);
+}
+
+void lower_fused_steps(Lower *L) {
+  Module *m = L->m;
+  int n = m->vals.len;
+  Fused F = {.L = L, .m = m};
+  L->fz = &F;
+  F.needs_buf = calloc((size_t)n + 1, 1);
+  F.fwd_needed = calloc((size_t)n + 1, 1);
+  F.seen = calloc((size_t)n + 1, 1);
+  F.stored = calloc((size_t)n + 1, 1);
+  F.sh = calloc((size_t)n + 1, sizeof(int));
+  F.sh_sum = calloc((size_t)n + 1, sizeof(int));
+  F.walk = calloc((size_t)n + 1, sizeof(int));
+  F.lev = calloc((size_t)n + 1, sizeof(int));
+  F.online = calloc((size_t)n + 1, sizeof(Value *));
+  F.memo_v = calloc((size_t)n + 1, sizeof(PtrVec));
+  F.online_src = calloc((size_t)n + 1, 1);
+  F.sh_scale = calloc((size_t)n + 1, sizeof(int));
+  F.sh_pv = calloc((size_t)n + 1, sizeof(int));
+  F.hoist = calloc((size_t)n + 1, sizeof(int));
+  mark_buffers(&F);
+  for (int i = 0; i < n; i++) {
+    Value *v = m->vals.items[i];
+    if (F.needs_buf[i] && !L->buf_of[i] && v->op != OP_CONST) {
+      L->buf_of[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d", v->id), v->dom, v->elem, shape_elems(&v->shape), v);
+      L->buf_of[i]->train_only = stash_only(&F, v);
+    }
+  }
+  Value **mem = malloc(sizeof(Value *) * ((size_t)n + 1));
+  bool fwd_done = false;
+  for (int gi = 0; gi < m->ngroups && L->ok; gi++) {
+    const FuseGroup *g = &m->groups[gi];
+    if (g->bwd && !fwd_done) {
+      L->p->nfwd = L->p->nsteps;
+      fwd_done = true;
+    }
+    int nmem = 0;
+    for (int i = 0; i < n; i++) {
+      Value *v = m->vals.items[i];
+      if (grouped(v) && v->group == gi) mem[nmem++] = v;
+    }
+    if (!nmem) continue;
+    F.gid = gi;
+    for (int i = 0; i < n; i++) F.sh[i] = F.sh_sum[i] = -1;
+    switch (g->kind) {
+    case FG_GEMM: lower_gemm(L, mem[0]); break;
+    case FG_WALK: lower_walk(&F, g, mem, nmem); break;
+    case FG_ROWS: lower_rows(&F, g, mem, nmem); break;
+    case FG_SINK: lower_sink(&F, g, mem, nmem); break;
+    case FG_EDGE_REDUCE: lower_edge_reduce(&F, g, mem[0]); break;
+    }
+  }
+  if (!fwd_done) L->p->nfwd = L->p->nsteps;
+  free(mem);
+  free(F.needs_buf);
+  free(F.fwd_needed);
+  free(F.seen);
+  free(F.stored);
+  free(F.sh);
+  free(F.sh_sum);
+  free(F.walk);
+  free(F.lev);
+  free(F.online);
+  free(F.memo_v);
+  free(F.online_src);
+  free(F.sh_scale);
+  free(F.sh_pv);
+  free(F.hoist);
+  L->fz = NULL;
+}

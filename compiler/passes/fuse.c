@@ -1,0 +1,619 @@
+/* fuse.c -- the fusion pass (paper section 5): which values live in memory, and which kernel
+ * computes each of them.
+ *
+ * Requires: a verified module after compose (aggregates formed), autodiff done if training.
+ * Guarantees: every value carries a schedule (Sched) and, unless inline or a leaf, the fused
+ * group (one kernel, or one GEMM call) that computes it; m->groups lists the groups in an order
+ * in which they can run (forward first). The operator IR itself is not changed: lower reads the
+ * schedule. -fno-fuse (or -O0) leaves every value SCHED_UNFUSED: one kernel per operator.
+ *
+ * The model (docs/passes.md, fuse):
+ *   1. Every value is a leaf (input, parameter, constant, degree), a GEMM (a dense projection:
+ *      cuBLAS / cblas), an anchor (a reduction over the edges of a vertex: gather, aggregate,
+ *      edge_softmax; or over all rows: reduce_rows, a "sink"), or element-wise (scatter and
+ *      apply). Element-wise values are INLINE by default: each kernel that reads one recomputes
+ *      it at the element it needs (views become index arithmetic, light functions registers).
+ *   2. An element-wise value is a ROOT (written to memory) only where it must be: a module
+ *      output, an operand of a GEMM, a forward value the backward reads that is not cheap to
+ *      recompute from what is in memory, a vertex value read through a scatter whose recompute
+ *      per edge would cost more than reading it, an edge value that kernels of two groups of
+ *      the same pass would each recompute at more than 32 FLOPs per element.
+ *   3. Each anchor starts a group: a vertex-balanced walk over the in-edges (CSR) or out-edges
+ *      (CSC) of each vertex. Groups of the same pass and direction merge when nothing read at the
+ *      far end of an edge depends on the merged group (another vertex's value is not ready inside
+ *      the kernel) and no other step would have to run between them (no cycle). A merged group
+ *      is one kernel of several walks over the same edges: a reduction in walk w can use the
+ *      results of walks < w (edge_softmax: stats, then the aggregate over the normalised edges).
+ *   4. A ROOT joins the latest group whose anchors it depends on (the walk's epilogue for a
+ *      vertex value, a store in a walk for an edge value), or a group of row kernels of its own.
+ *   5. The groups are ordered topologically (forward before backward).
+ * --mapping=edge: a reduction that can run edge-balanced (sum, mean, max, min, aggregate) is a
+ * group of its own with atomics (FG_EDGE_REDUCE); edge_softmax and argmax stay vertex-balanced
+ * (a note says so).
+ */
+#include "gnnc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  GnnCtx *c;
+  Module *m;
+  int n;             /* values */
+  PtrVec *users;     /* per value: Value* that read it */
+  bool *is_out;      /* per value: a module output */
+  FuseGroup *g;
+  int ng, gcap;
+  int *stamp, cur;   /* producers()' visit marks */
+} Fuse;
+
+/* ---------------------------------------------------------------- classification */
+
+/* A dense projection that stays a GEMM. A linear map with a tiny weight (MoNet's 2x2 pseudo-
+ * coordinate projection over edges) is cheaper computed in registers where it is read. */
+static bool is_gemm(const Value *v) {
+  bool lin = (v->op == OP_APPLY_EDGE || v->op == OP_APPLY_VERTEX || v->op == OP_APPLY_GLOBAL) &&
+             (v->fn == FN_LINEAR || v->fn == FN_LINEAR_T);
+  bool mtn = v->op == OP_REDUCE_ROWS && v->fn == FN_MATMUL_TN;
+  if (!lin && !mtn) return false;
+  if (lin && v->dom == DOM_EDGE && shape_elems(&v->args[1]->shape) <= 64) return false;
+  if (mtn && v->args[0]->dom == DOM_EDGE && shape_elems(&v->shape) <= 64) return false;
+  return true;
+}
+
+static bool is_leaf(const Value *v) {
+  return v->op == OP_INPUT || v->op == OP_PARAM || v->op == OP_CONST || v->op == OP_DEGREE;
+}
+
+/* A reduction over the edges of a vertex. */
+static bool is_walk_anchor(const Value *v) {
+  return v->op == OP_GATHER || v->op == OP_AGGREGATE || v->op == OP_REDUCE_SCATTER;
+}
+
+static int anchor_dir(const Value *v) { return v->op == OP_GATHER ? (int)v->iattr : GATHER_BY_DST; }
+
+/* FLOPs to recompute one element of v from what is in memory (leaves, GEMM results, roots,
+ * anchors), following inline operands; a large number when it reaches an anchor (a reduction
+ * cannot be recomputed per element). */
+static double recompute_flops(const Value *v, int depth) {
+  if (is_leaf(v) || v->sched == SCHED_GEMM || v->sched == SCHED_ROOT) return 0;
+  if (v->sched == SCHED_ANCHOR || depth > 24) return 1e9; /* deep: as good as never cheap */
+  double f = fn_info[v->fn].flops;
+  if (v->fn == FN_DOT || v->fn == FN_U_DOT_V || v->fn == FN_SUM_LAST) {
+    const Shape *s = &v->args[0]->shape;
+    f = 2.0 * (double)(s->rank ? s->d[s->rank - 1] : 1);
+  } else if (v->fn == FN_MEAN_HEADS || v->fn == FN_SUM_HEADS) {
+    f = (double)v->args[0]->shape.d[0];
+  } else if (v->fn == FN_LINEAR) {
+    f = 2.0 * (double)v->args[1]->shape.d[0];
+  }
+  for (int i = 0; i < v->nargs && f < 1e6; i++) f += recompute_flops(v->args[i], depth + 1);
+  return f;
+}
+
+/* Whether v reads operand i at the far end of an edge in a walk of direction dir: a scatter
+ * reads its source-side operand at src and its destination-side operand at dst. */
+static bool reads_far(const Value *v, int i, int dir) {
+  if (v->op == OP_AGGREGATE) return i == 0 && v->msg != FN_COPY_E;
+  if (v->op != OP_SCATTER) return false;
+  bool at_src = v->fn == FN_COPY_U || (v->fn != FN_COPY_V && v->fn != FN_ARGSEL_V && i == 0);
+  return dir == GATHER_BY_DST ? at_src : !at_src;
+}
+static bool reads_vertex_per_edge(const Value *v, int i) {
+  return (v->op == OP_SCATTER || (v->op == OP_AGGREGATE && i == 0 && v->msg != FN_COPY_E)) && v->args[i]->dom == DOM_VERTEX;
+}
+
+static void mark_roots(Fuse *F) {
+  Module *m = F->m;
+  /* a forward value the backward reads (stash) and anything a GEMM or the caller reads */
+  for (int i = 0; i < F->n; i++) {
+    Value *v = m->vals.items[i];
+    if (v->sched != SCHED_INLINE) continue;
+    bool root = F->is_out[i];
+    for (int u = 0; u < F->users[i].len; u++) {
+      Value *w = F->users[i].items[u];
+      if (w->sched == SCHED_GEMM) root = true;
+    }
+    if (root) v->sched = SCHED_ROOT;
+  }
+  /* vertex values read per edge (scatter operands) that cost more than a load to recompute */
+  for (int i = 0; i < F->n; i++) {
+    Value *v = m->vals.items[i];
+    for (int a = 0; a < v->nargs; a++) {
+      Value *x = v->args[a];
+      if (x->sched == SCHED_INLINE && reads_vertex_per_edge(v, a) && recompute_flops(x, 0) > 2) x->sched = SCHED_ROOT;
+    }
+  }
+  /* a long chain of inline values (x+x+...+x, 10,000 terms) is cut every 48 links: kernels
+   * recompute inline values recursively, and their depth is the compiler's stack */
+  int *depth = calloc((size_t)F->n + 1, sizeof(int));
+  for (int i = 0; i < F->n; i++) {
+    Value *v = m->vals.items[i];
+    if (v->sched != SCHED_INLINE) continue;
+    int d = 0;
+    for (int a = 0; a < v->nargs; a++)
+      if (v->args[a]->sched == SCHED_INLINE && depth[v->args[a]->id] + 1 > d) d = depth[v->args[a]->id] + 1;
+    if (d > 48) v->sched = SCHED_ROOT, d = 0;
+    depth[i] = d;
+  }
+  free(depth);
+  /* forward values the backward reads: recomputed when cheap, stashed otherwise */
+  for (int i = 0; i < F->n; i++) {
+    Value *v = m->vals.items[i];
+    if (v->sched != SCHED_INLINE || v->bwd) continue;
+    for (int u = 0; u < F->users[i].len; u++) {
+      Value *w = F->users[i].items[u];
+      if (w->bwd && recompute_flops(v, 0) > 64) v->sched = SCHED_ROOT;
+    }
+  }
+}
+
+/* ---------------------------------------------------------------- the attention backward */
+
+/* dropout(y) with the same mask as dropout(x, stream) would draw: the same stream, p and shape. */
+static bool same_dropout(const Value *d, const Value *x, const Value *ref) {
+  return d->op == ref->op && d->fn == FN_DROPOUT && ref->fn == FN_DROPOUT && d->iattr == ref->iattr && d->fattr == ref->fattr &&
+         shape_eq(&d->shape, &ref->shape) && d->args[0] == x;
+}
+
+/* Recognises t_v = sum_u alpha'_uv <X_u, G_v>_h (the backward of edge_softmax under an
+ * attention aggregate out_v = sum_u alpha'_uv X_u, with alpha' = dropout(alpha) or alpha) as
+ *   gather.sum(mul(dropout?(sum_last(u_mul_v(X, G))), alpha))
+ * and returns out (the forward aggregate.sum.u_mul_e(X, alpha')), or NULL: then
+ * t_v = sum_last(G_v * out_v) per head, with no pass over the edges. */
+static Value *attention_tv(Fuse *F, const Value *g, Value **G) {
+  if (g->op != OP_GATHER || g->fn != FN_SUM || g->iattr != GATHER_BY_DST) return NULL;
+  const Value *mul = g->args[0];
+  if (mul->op != OP_APPLY_EDGE || mul->fn != FN_MUL) return NULL;
+  for (int side = 0; side < 2; side++) {
+    const Value *d = mul->args[side], *alpha = mul->args[1 - side], *sl = d, *drop = NULL;
+    if (d->op == OP_APPLY_EDGE && d->fn == FN_DROPOUT) drop = d, sl = d->args[0];
+    if (sl->op != OP_APPLY_EDGE || sl->fn != FN_SUM_LAST) continue;
+    const Value *sc = sl->args[0];
+    if (sc->op != OP_SCATTER || sc->fn != FN_U_MUL_V || !shape_eq(&sc->args[0]->shape, &sc->args[1]->shape)) continue;
+    if (!shape_eq(&alpha->shape, &sl->shape) || alpha->dom != DOM_EDGE) continue;
+    Value *X = sc->args[0];
+    /* the forward aggregate of X weighted by alpha (through the same dropout) */
+    for (int u = 0; u < F->users[X->id].len; u++) {
+      Value *agg = F->users[X->id].items[u];
+      if (agg->op != OP_AGGREGATE || agg->fn != FN_SUM || agg->msg != FN_U_MUL_E || agg->args[0] != X) continue;
+      const Value *w = agg->args[1];
+      bool ok = drop ? same_dropout(w, alpha, drop) : w == alpha;
+      if (!ok || !shape_eq(&agg->shape, &X->shape)) continue;
+      *G = sc->args[1];
+      return agg;
+    }
+  }
+  return NULL;
+}
+
+/* Rewrites every such t_v; returns true if any. The new values go where the gather was. */
+static bool rewrite_attention_backward(Fuse *F) {
+  Module *m = F->m;
+  bool changed = false;
+  for (int i = 0; i < m->vals.len; i++) {
+    Value *g = m->vals.items[i], *G = NULL;
+    Value *out = attention_tv(F, g, &G);
+    if (!out || out->bwd || !g->bwd) continue;
+    const char *why = NULL;
+    Value *args[2] = {G, out};
+    int before = m->vals.len;
+    Value *prod = ir_make(m, OP_APPLY_VERTEX, FN_MUL, args, 2, 0, 0, g->loc, &why);
+    Value *tv = prod ? ir_make(m, OP_APPLY_VERTEX, FN_SUM_LAST, &prod, 1, 0, 0, g->loc, &why) : NULL;
+    if (!tv || !shape_eq(&tv->shape, &g->shape)) {
+      m->vals.len = before;
+      continue;
+    }
+    prod->bwd = tv->bwd = true;
+    /* move the two new values to the gather's place (operands before uses) */
+    for (int k = m->vals.len - 1; k >= i + 2; k--) m->vals.items[k] = m->vals.items[k - 2];
+    m->vals.items[i] = prod;
+    m->vals.items[i + 1] = tv;
+    g->repl = tv;
+    g->dead = true;
+    changed = true;
+    i += 2;
+  }
+  if (!changed) return false;
+  module_replace_uses(m);
+  module_count_uses(m);
+  /* drop what only the gather read */
+  for (bool again = true; again;) {
+    again = false;
+    for (int i = m->vals.len - 1; i >= 0; i--) {
+      Value *v = m->vals.items[i];
+      if (v->dead || v->nuses || is_leaf(v) || v->op == OP_INPUT) continue;
+      bool out = false;
+      for (int o = 0; o < m->nouts; o++) out |= m->outs[o].val == v;
+      if (out) continue;
+      v->dead = true;
+      for (int a = 0; a < v->nargs; a++) v->args[a]->nuses--;
+      again = true;
+    }
+  }
+  module_compact(m);
+  module_count_uses(m);
+  return true;
+}
+
+/* ---------------------------------------------------------------- groups */
+
+static int new_group(Fuse *F, FuseKind kind, Domain rows, int dir, bool bwd) {
+  if (F->ng == F->gcap) {
+    int cap = F->gcap ? 2 * F->gcap : 32;
+    FuseGroup *g = arena_alloc(F->m->arena, sizeof(FuseGroup) * (size_t)cap);
+    if (F->ng) memcpy(g, F->g, sizeof(FuseGroup) * (size_t)F->ng);
+    F->g = g;
+    F->gcap = cap;
+  }
+  F->g[F->ng] = (FuseGroup){.id = F->ng, .kind = kind, .rows = rows, .dir = dir, .bwd = bwd};
+  return F->ng++;
+}
+
+static bool in_group(const Value *v) {
+  return v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_GEMM;
+}
+
+/* The groups whose results v's computation reads: following inline operands, the groups of the
+ * anchors, roots and GEMMs it reaches (v's own group included when v is in one). */
+static void producers_rec(Fuse *F, const Value *v, bool *out, bool top) {
+  if (F->stamp[v->id] == F->cur) return;
+  F->stamp[v->id] = F->cur;
+  if (!top && in_group(v)) {
+    if (v->group >= 0) out[v->group] = true;
+    return;
+  }
+  if (is_leaf(v)) return;
+  for (int i = 0; i < v->nargs; i++) producers_rec(F, v->args[i], out, false);
+}
+/* (a fresh visit each call: values are marked with a new stamp, not cleared) */
+static void producers(Fuse *F, const Value *v, bool *out, bool top) {
+  F->cur++;
+  producers_rec(F, v, out, top);
+}
+
+/* succ[a * ng + b]: group b reads a result of group a. */
+static bool *group_graph(Fuse *F) {
+  int ng = F->ng;
+  bool *succ = calloc((size_t)ng * (size_t)ng + 1, 1);
+  bool *pg = calloc((size_t)ng + 1, 1);
+  for (int i = 0; i < F->n; i++) {
+    Value *v = F->m->vals.items[i];
+    if (!in_group(v) || v->group < 0) continue;
+    memset(pg, 0, (size_t)ng + 1);
+    producers(F, v, pg, true);
+    for (int a = 0; a < ng; a++)
+      if (pg[a] && a != v->group) succ[a * ng + v->group] = true;
+  }
+  free(pg);
+  return succ;
+}
+
+static bool reach(const bool *succ, int ng, int from, int to, int skip, bool *vis) {
+  if (from == to) return true;
+  if (vis[from]) return false;
+  vis[from] = true;
+  for (int b = 0; b < ng; b++)
+    if (succ[from * ng + b] && b != skip && reach(succ, ng, b, to, skip, vis)) return true;
+  return false;
+}
+
+/* No path a -> x -> ... -> b (or b -> ... -> a) through another group x: merging a and b keeps
+ * the group graph acyclic. */
+static bool merge_acyclic(Fuse *F, int a, int b) {
+  bool *succ = group_graph(F);
+  int ng = F->ng;
+  bool *vis = calloc((size_t)ng + 1, 1);
+  bool bad = false;
+  for (int pass = 0; pass < 2 && !bad; pass++) {
+    int s = pass ? b : a, t = pass ? a : b;
+    for (int x = 0; x < ng && !bad; x++) {
+      if (x == t || !succ[s * ng + x]) continue;
+      memset(vis, 0, (size_t)ng + 1);
+      bad = reach(succ, ng, x, t, -1, vis);
+    }
+  }
+  free(vis);
+  free(succ);
+  return !bad;
+}
+
+/* FLOPs per element of v's inline computation once the groups are made: what another group
+ * made (an anchor or a root) is a load. */
+static double inline_flops(const Value *v, int depth) {
+  if (is_leaf(v) || in_group(v)) return 0;
+  if (depth > 24) return 1e9;
+  double f = fn_info[v->fn].flops;
+  if (v->fn == FN_DOT || v->fn == FN_U_DOT_V || v->fn == FN_SUM_LAST) {
+    const Shape *s = &v->args[0]->shape;
+    f = 2.0 * (double)(s->rank ? s->d[s->rank - 1] : 1);
+  } else if (v->fn == FN_MEAN_HEADS || v->fn == FN_SUM_HEADS) {
+    f = (double)v->args[0]->shape.d[0];
+  } else if (v->fn == FN_LINEAR) {
+    f = 2.0 * (double)v->args[1]->shape.d[0];
+  }
+  for (int i = 0; i < v->nargs && f < 1e6; i++) f += inline_flops(v->args[i], depth + 1);
+  return f;
+}
+
+/* Whether anything group `a` or `b` reads at the far end of an edge (another vertex's value)
+ * would come from the merged group: such a value is not complete while the kernel runs. */
+static bool far_reads_group(Fuse *F, const Value *v, int a, int b, int dir, bool *seen, int depth) {
+  if (depth > 256 || is_leaf(v)) return false;
+  for (int i = 0; i < v->nargs; i++) {
+    Value *x = v->args[i];
+    if (reads_far(v, i, dir)) {
+      bool *pg = calloc((size_t)F->ng + 1, 1);
+      producers(F, x, pg, false);
+      if (in_group(x) && x->group >= 0) pg[x->group] = true;
+      bool hit = pg[a] || pg[b];
+      free(pg);
+      if (hit) return true;
+    } else if (x->sched == SCHED_INLINE && !seen[x->id]) {
+      seen[x->id] = true;
+      if (far_reads_group(F, x, a, b, dir, seen, depth + 1)) return true;
+    }
+  }
+  return false;
+}
+
+static bool far_conflict(Fuse *F, int a, int b, int dir) {
+  bool *seen = calloc((size_t)F->n + 1, 1);
+  bool bad = false;
+  for (int i = 0; i < F->n && !bad; i++) {
+    Value *v = F->m->vals.items[i];
+    if (in_group(v) && (v->group == a || v->group == b)) bad = far_reads_group(F, v, a, b, dir, seen, 0);
+  }
+  free(seen);
+  return bad;
+}
+
+static void merge_into(Fuse *F, int into, int from) {
+  for (int i = 0; i < F->n; i++) {
+    Value *v = F->m->vals.items[i];
+    if (in_group(v) && v->group == from) v->group = into;
+  }
+  F->g[from].dead = true;
+}
+
+static bool can_merge(Fuse *F, int a, int b) {
+  FuseGroup *ga = &F->g[a], *gb = &F->g[b];
+  if (a == b || ga->dead || gb->dead || ga->kind != gb->kind || ga->bwd != gb->bwd) return false;
+  if (ga->kind == FG_WALK && ga->dir != gb->dir) return false;
+  if (ga->kind == FG_ROWS && ga->rows != gb->rows) return false;
+  if (ga->kind == FG_SINK && ga->rows != gb->rows) return false;
+  if (ga->kind != FG_WALK && ga->kind != FG_ROWS && ga->kind != FG_SINK) return false;
+  if (ga->kind == FG_WALK && far_conflict(F, a, b, ga->dir)) return false;
+  if (ga->kind == FG_ROWS && gb->kind == FG_ROWS && ga->rows == DOM_VERTEX) {
+    /* rows of vertex values: a value read through a scatter at another vertex cannot be made
+     * in the same kernel as its reader (other rows are not done); rows kernels have no edges,
+     * so only the acyclicity test applies */
+  }
+  return merge_acyclic(F, a, b);
+}
+
+/* The walk group (same pass) that v's inline computation reaches and that was made last:
+ * the group whose results v needs last. -1 if none. */
+static int latest_dep_group(Fuse *F, Value *v) {
+  bool *pg = calloc((size_t)F->ng + 1, 1);
+  producers(F, v, pg, true);
+  int best = -1;
+  if (v->dom != DOM_GLOBAL && v->dom != DOM_PARAM)
+    for (int g = 0; g < F->ng; g++)
+      if (pg[g] && !F->g[g].dead && F->g[g].kind == FG_WALK && F->g[g].bwd == v->bwd) best = g;
+  free(pg);
+  return best;
+}
+
+/* Group g reads, through another group, a result of its own: a cycle. */
+static bool cycle_through(Fuse *F, int g) {
+  bool *succ = group_graph(F);
+  int ng = F->ng;
+  bool *vis = calloc((size_t)ng + 1, 1), bad = false;
+  for (int x = 0; x < ng && !bad; x++) {
+    if (x == g || !succ[g * ng + x]) continue;
+    memset(vis, 0, (size_t)ng + 1);
+    bad = reach(succ, ng, x, g, -1, vis);
+  }
+  free(vis);
+  free(succ);
+  return bad;
+}
+
+/* Whether v's computation (its inline operands, recursively) reads x. */
+static bool reaches_inline(const Value *v, const Value *x, bool *seen) {
+  for (int i = 0; i < v->nargs; i++) {
+    const Value *a = v->args[i];
+    if (a == x) return true;
+    if (a->sched == SCHED_INLINE && !seen[a->id]) {
+      seen[a->id] = true;
+      if (reaches_inline(a, x, seen)) return true;
+    }
+  }
+  return false;
+}
+
+/* ---------------------------------------------------------------- ordering */
+
+/* Kahn's algorithm over the live groups, forward before backward, ties by the smallest value. */
+static bool order_groups(Fuse *F, int *order, int *norder) {
+  int ng = F->ng;
+  bool *succ = group_graph(F);
+  int *indeg = calloc((size_t)ng + 1, sizeof(int)), *first = malloc(sizeof(int) * ((size_t)ng + 1));
+  bool *done = calloc((size_t)ng + 1, 1);
+  for (int g = 0; g < ng; g++) first[g] = F->n;
+  for (int i = 0; i < F->n; i++) {
+    Value *v = F->m->vals.items[i];
+    if (in_group(v) && i < first[v->group]) first[v->group] = i;
+  }
+  for (int a = 0; a < ng; a++)
+    for (int b = 0; b < ng; b++)
+      if (succ[a * ng + b] && !F->g[a].dead && !F->g[b].dead) indeg[b]++;
+  int k = 0, live = 0;
+  for (int g = 0; g < ng; g++) live += !F->g[g].dead;
+  while (k < live) {
+    int pick = -1;
+    for (int g = 0; g < ng; g++) {
+      if (F->g[g].dead || done[g] || indeg[g]) continue;
+      if (pick < 0 || F->g[g].bwd < F->g[pick].bwd || (F->g[g].bwd == F->g[pick].bwd && first[g] < first[pick])) pick = g;
+    }
+    if (pick < 0) break;
+    done[pick] = true;
+    order[k++] = pick;
+    for (int b = 0; b < ng; b++)
+      if (succ[pick * ng + b] && !F->g[b].dead) indeg[b]--;
+  }
+  *norder = k;
+  free(succ);
+  free(indeg);
+  free(first);
+  free(done);
+  return k == live;
+}
+
+static void unfuse(Module *m) {
+  for (int i = 0; i < m->vals.len; i++) {
+    Value *v = m->vals.items[i];
+    v->sched = SCHED_UNFUSED;
+    v->group = 0;
+  }
+  m->groups = NULL;
+  m->ngroups = 0;
+  m->fused = false;
+}
+
+static void index_users(Fuse *F) {
+  Module *m = F->m;
+  F->n = m->vals.len;
+  F->users = arena_alloc(m->arena, sizeof(PtrVec) * ((size_t)F->n + 1));
+  F->stamp = arena_alloc(m->arena, sizeof(int) * ((size_t)F->n + 1));
+  F->cur = 0;
+  F->is_out = arena_alloc(m->arena, (size_t)F->n + 1);
+  for (int i = 0; i < F->n; i++) {
+    Value *v = m->vals.items[i];
+    for (int a = 0; a < v->nargs; a++) vec_push(m->arena, &F->users[v->args[a]->id], v);
+  }
+  for (int i = 0; i < m->nouts; i++) F->is_out[m->outs[i].val->id] = true;
+}
+
+bool pass_fuse(GnnCtx *c, Module *m) {
+  module_count_uses(m);
+  Fuse F = {.c = c, .m = m};
+  index_users(&F);
+  /* 0. the algebra fusion needs: t_v of the attention backward without an edge pass */
+  if (rewrite_attention_backward(&F)) index_users(&F);
+  bool edge_map = c->mapping == MAPPING_EDGE;
+
+  /* 1. leaves, GEMMs, anchors, sinks; element-wise values inline for now */
+  for (int i = 0; i < F.n; i++) {
+    Value *v = m->vals.items[i];
+    if (is_leaf(v)) v->sched = SCHED_LEAF;
+    else if (is_gemm(v)) v->sched = SCHED_GEMM;
+    else if (is_walk_anchor(v) || v->op == OP_REDUCE_ROWS) v->sched = SCHED_ANCHOR;
+    else v->sched = SCHED_INLINE;
+    v->group = -1;
+  }
+  /* 2. roots */
+  mark_roots(&F);
+  /* 3. one group per anchor and GEMM, in value order */
+  for (int i = 0; i < F.n; i++) {
+    Value *v = m->vals.items[i];
+    if (v->sched == SCHED_GEMM) {
+      v->group = new_group(&F, FG_GEMM, v->dom, 0, v->bwd);
+    } else if (v->sched == SCHED_ANCHOR && v->op == OP_REDUCE_ROWS) {
+      v->group = new_group(&F, FG_SINK, v->args[0]->dom, 0, v->bwd);
+    } else if (v->sched == SCHED_ANCHOR) {
+      bool must_vertex = v->op == OP_REDUCE_SCATTER || v->fn == FN_ARGMAX || v->fn == FN_ARGMIN;
+      if (edge_map && !must_vertex) {
+        v->group = new_group(&F, FG_EDGE_REDUCE, DOM_EDGE, anchor_dir(v), v->bwd);
+      } else {
+        if (edge_map && c->diag.out)
+          fprintf(c->diag.out, "%s: note: %%%d %s.%s runs vertex-balanced although --mapping=edge: %s\n", c->diag.path, v->id,
+                  op_info[v->op].name, fn_info[v->fn].name,
+                  v->op == OP_REDUCE_SCATTER ? "edge_softmax normalises over all in-edges of a vertex, which one group must see together"
+                                             : "the index of the extremum needs every edge of the vertex in one group");
+        v->group = new_group(&F, FG_WALK, DOM_VERTEX, anchor_dir(v), v->bwd);
+      }
+    }
+  }
+  /* 4. roots join the latest walk whose results they use (unless that would need a step
+   * between the walk and itself), or rows groups of their own */
+  for (int i = 0; i < F.n; i++) {
+    Value *v = m->vals.items[i];
+    if (v->sched != SCHED_ROOT) continue;
+    v->group = latest_dep_group(&F, v);
+    if (v->group >= 0 && cycle_through(&F, v->group)) v->group = -1;
+    if (v->group < 0) v->group = new_group(&F, FG_ROWS, v->dom == DOM_PARAM ? DOM_GLOBAL : v->dom, 0, v->bwd);
+  }
+  /* 5. walks of the same direction merge, each into the latest earlier group it can join; then
+   * rows groups of the same domain, and sums over the rows of the same domain */
+  for (int pass = 0; pass < 3; pass++) {
+    FuseKind kind = pass == 2 ? FG_SINK : pass ? FG_ROWS : FG_WALK;
+    for (int b = 0; b < F.ng; b++) {
+      if (F.g[b].dead || F.g[b].kind != kind) continue;
+      int tries = 0; /* the 8 nearest candidates: merging is quadratic in the groups otherwise */
+      for (int a = b - 1; a >= 0 && tries < 8; a--) {
+        if (F.g[a].dead || F.g[a].kind != kind || F.g[a].bwd != F.g[b].bwd) continue;
+        tries++;
+        if (can_merge(&F, a, b)) {
+          merge_into(&F, a, b);
+          break;
+        }
+        if (kind == FG_WALK && c->remarks && c->diag.out && F.g[a].dir == F.g[b].dir)
+          fprintf(c->diag.out, "%s: remark: fuse: group %d not merged into group %d: a value one reads at the far end of an "
+                  "edge, or a step that must run between them, depends on the other\n", c->diag.path, b, a);
+      }
+    }
+  }
+  /* 6. an edge value that kernels of two groups of the same pass would each recompute at more
+   * than 32 FLOPs per element (the score gradient of a GAT with wide heads, read by the
+   * backward's walks over in-edges and over out-edges): computed once by an edge rows kernel */
+  bool *seen6 = calloc((size_t)F.n + 1, 1);
+  for (int i = 0; i < F.n; i++) {
+    Value *v = m->vals.items[i];
+    if (v->sched != SCHED_INLINE || v->dom != DOM_EDGE || inline_flops(v, 0) <= 32) continue;
+    int readers = 0, first = -1;
+    for (int j = i + 1; j < F.n && readers < 2; j++) {
+      Value *w = m->vals.items[j];
+      if (!in_group(w) || w->group < 0 || w->group == first || w->bwd != v->bwd) continue; /* across passes: recomputed */
+      memset(seen6, 0, (size_t)F.n + 1);
+      if (reaches_inline(w, v, seen6)) {
+        if (first < 0) first = w->group;
+        readers++;
+      }
+    }
+    if (readers < 2) continue;
+    v->sched = SCHED_ROOT;
+    v->group = new_group(&F, FG_ROWS, DOM_EDGE, 0, v->bwd);
+  }
+  free(seen6);
+  int *order = malloc(sizeof(int) * ((size_t)F.ng + 1)), norder = 0;
+  if (!order_groups(&F, order, &norder)) {
+    if (c->diag.out)
+      fprintf(c->diag.out, "%s: note: fuse: the fused groups would form a cycle; compiling unfused (please report this model)\n",
+              c->diag.path);
+    free(order);
+    unfuse(m);
+    return false;
+  }
+  /* renumber: groups in execution order, 0 .. norder-1 */
+  int *newid = malloc(sizeof(int) * ((size_t)F.ng + 1));
+  FuseGroup *gs = arena_alloc(m->arena, sizeof(FuseGroup) * ((size_t)norder + 1));
+  for (int k = 0; k < norder; k++) {
+    newid[order[k]] = k;
+    gs[k] = F.g[order[k]];
+    gs[k].id = k;
+    gs[k].order = k;
+  }
+  for (int i = 0; i < F.n; i++) {
+    Value *v = m->vals.items[i];
+    if (in_group(v)) v->group = newid[v->group];
+    else v->group = -1;
+  }
+  free(order);
+  free(newid);
+  m->groups = gs;
+  m->ngroups = norder;
+  m->fused = true;
+  return true;
+}

@@ -1,0 +1,156 @@
+# fuse.sh -- sourced by tests/run.sh: the fusion pass (docs/passes/fuse.md), beyond the numeric
+# comparisons with the interpreter that codegen.sh makes of the fused code.
+#
+#   fuse/same/MODEL/MAPPING        -fno-fuse and fused host libraries give the same output (1e-5)
+#                                  and the same gradients in training mode (1e-4)
+#   fuse/no-edge-tensor/MODEL      no buffer of the fused kernel IR is an edge tensor of more than
+#                                  one dim or more than 8 elements per edge (E x H per-head
+#                                  scalars at most: never E x (H*D) or E x D); the unfused IR has
+#                                  one (so the check can fail)
+#   fuse/inference-no-edge-store/MODEL  a forward kernel stores to an edge buffer only under
+#                                  `if training` (a stash for the backward)
+#   fuse/gat-one-walk              GAT's forward: 7 steps (dropout, and per layer a GEMM, the
+#                                  attention dots, one attention kernel); each attention kernel's
+#                                  untrained part is one walk
+#   fuse/kernels/MODEL             fewer kernels than unfused
+#   fuse/stats, fuse/plan-reddit   --stats prints per-step bytes and the memory plan; GAT's
+#                                  training arena at Reddit's size fits in 24 GB, 1/5 or less of
+#                                  the unfused one
+#   fuse/backward-after-inference  the generated library refuses a backward after an inference
+#                                  forward and allocates the inference arena for inference
+#   fuse/remarks                   -Rpass-missed=fuse is accepted
+#   fuse/hub1m/MODEL               a vertex with 10^6 in-edges (tests/fuse/hub_graph.py): host library vs
+#                                  the interpreter, training forward and backward, 1e-4
+#
+# FZ_TARGET=cuda (make test-gpu, on a machine with a GPU): only fuse/same, with the CUDA
+# libraries; the other checks are about the kernel IR and the host runtime, the same on any target.
+fz=$TMP/fuse
+mkdir -p "$fz"
+fz_bin=$ROOT/build/bin
+fz_target=${FZ_TARGET:-host}
+fz_tail() { printf '%s\n' "$1" | tail -n 3 | tr '\n' ' '; }
+
+# ---- same results with and without fusion
+fz_cmp() { # NAME MODEL GRAPH MAPPING
+  local name=$1 model=$2 graph=$3 map=$4 out b="$fz/same"
+  for f in fused unfused; do
+    local flag=""
+    [ $f = unfused ] && flag=-fno-fuse
+    # shellcheck disable=SC2086
+    if ! out=$("$GNNC" "$model" --target=$fz_target --arch=sm_80,sm_90 --mapping=$map $flag -o "$b-$f.so" 2>&1); then
+      fail "$name" "gnnc $flag: $(fz_tail "$out")"; return; fi
+  done
+  # (--train --save-outputs: the inputs then hold the backward's seed grad.out too)
+  "$GNNC" run "$model" --graph "$graph" --seed 5 --train --save-params "$b.params" --save-inputs "$b.inputs" \
+    --save-outputs "$b.ref" > /dev/null 2>&1
+  for f in fused unfused; do
+    if ! out=$("$fz_bin/gnn-run" "$b-$f.so" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --output "$b-$f.out" \
+        --repeat 1 --warmup 0 2>&1) ||
+       ! out=$("$fz_bin/gnn-run" "$b-$f.so" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --seed 9 --train \
+        --save-grads "$b-$f.grads" --output "$b-$f.tout" --repeat 1 --warmup 0 2>&1); then
+      fail "$name" "gnn-run ($f): $(fz_tail "$out")"; return; fi
+  done
+  if out=$("$PY" tests/codegen/compare.py "$b-fused.out" "$b-unfused.out" --tol 1e-5 2>&1) &&
+     out=$("$PY" tests/codegen/compare.py "$b-fused.grads" "$b-unfused.grads" --tol 1e-4 2>&1) &&
+     [ "$(grep -c '^tensor grad\.' "$b-unfused.grads")" -gt 0 ]; then
+    pass "$name"
+  else
+    fail "$name" "$(fz_tail "$out")"
+  fi
+  rm -f "$b"*
+}
+for fz_m in gcn sage gin gat edgeconv monet; do
+  fz_g=data/cora
+  [ $fz_m = edgeconv ] && fz_g=tests/interp/graphs/pointcloud
+  fz_cmp "fuse/same/$fz_m/vertex" "dsl-examples/$fz_m.gnn" $fz_g vertex
+  fz_cmp "fuse/same/$fz_m-small/hub10k/edge" "tests/interp/models/$fz_m.gnn" tests/codegen/graphs/hub10k edge
+done
+
+if [ "$fz_target" = host ]; then
+# ---- no edge tensor of features; no edge store in inference; fewer kernels
+for fz_m in gcn sage gin gat edgeconv monet; do
+  "$GNNC" "dsl-examples/$fz_m.gnn" --emit=kir > "$fz/$fz_m.kir" 2>&1
+  "$GNNC" "dsl-examples/$fz_m.gnn" --emit=kir -fno-fuse > "$fz/$fz_m-unfused.kir" 2>&1
+  fz_big=$("$PY" tests/fuse/edge_buffers.py "$fz/$fz_m.kir" | awk '$2 > 8 || $3 > 1')
+  fz_big_u=$("$PY" tests/fuse/edge_buffers.py "$fz/$fz_m-unfused.kir" | awk '$2 > 8 || $3 > 1')
+  if [ -z "$fz_big" ] && [ -n "$fz_big_u" ] && grep -q '^program' "$fz/$fz_m.kir"; then pass "fuse/no-edge-tensor/$fz_m"
+  else fail "fuse/no-edge-tensor/$fz_m" "fused: [$fz_big] unfused: [$(printf '%s' "$fz_big_u" | head -2 | tr '\n' ' ')]"; fi
+  fz_st=$("$PY" tests/fuse/edge_buffers.py "$fz/$fz_m.kir" --untrained-stores)
+  if [ -z "$fz_st" ] && grep -q '^program' "$fz/$fz_m.kir"; then pass "fuse/inference-no-edge-store/$fz_m"
+  else fail "fuse/inference-no-edge-store/$fz_m" "stored outside 'if training': $fz_st"; fi
+  fz_k=$(grep -c '^kernel ' "$fz/$fz_m.kir"); fz_ku=$(grep -c '^kernel ' "$fz/$fz_m-unfused.kir")
+  if [ "$fz_k" -gt 0 ] && [ "$fz_k" -lt "$fz_ku" ]; then pass "fuse/kernels/$fz_m"
+  else fail "fuse/kernels/$fz_m" "$fz_k kernels fused, $fz_ku unfused"; fi
+done
+
+# ---- GAT: one attention kernel per layer, one walk when not training
+fz_steps=$(awk '/^  # backward/ {exit} /^  step / {n++} END {print n + 0}' "$fz/gat.kir")
+fz_att=$(awk '/^  # backward/ {exit} /^  step .*kernel .*edge_softmax/ {n++} END {print n + 0}' "$fz/gat.kir")
+fz_walks=$(awk '/^kernel .*edge_softmax/ {k=1; next} /^kernel / {k=0} k && /^  for j0/ {n++} END {print n+0}' "$fz/gat.kir")
+fz_twalks=$(awk '/^kernel .*edge_softmax/ {k=1; next} /^kernel / {k=0} k && /^    for j0/ {n++} END {print n+0}' "$fz/gat.kir")
+if [ "$fz_steps" = 7 ] && [ "$fz_att" = 2 ] &&
+   [ "$fz_walks" = 2 ] && [ "$fz_twalks" = 2 ]; then
+  pass fuse/gat-one-walk
+else
+  fail fuse/gat-one-walk "forward steps $fz_steps, attention kernels $fz_att, walks outside 'if training' $fz_walks, inside $fz_twalks"
+fi
+
+# ---- accounting
+if fz_out=$("$GNNC" dsl-examples/gat.gnn --stats V=232965,E=114615892 2>&1) &&
+   printf '%s\n' "$fz_out" | grep -q '^  step 3   forward   k2_edge_softmax' &&
+   printf '%s\n' "$fz_out" | grep -q '^  total: .*unfused: ' ; then
+  pass fuse/stats
+else
+  fail fuse/stats "$(fz_tail "$fz_out")"
+fi
+# training arena <= 24 GB and at most 1/5 of the unfused one (a property of the plan, not a timing)
+fz_plan=$(printf '%s\n' "$fz_out" | grep '^  memory plan:')
+if printf '%s' "$fz_plan" | "$PY" -c '
+import re, sys
+s = sys.stdin.read()
+def gb(x): v, u = x.split(); return float(v) * {"GB": 1, "MB": 1e-3, "kB": 1e-6, "B": 1e-9}[u]
+tr = gb(re.search(r"training arena ([0-9.]+ \w+)", s).group(1))
+un = gb(re.search(r"unfused: training arena ([0-9.]+ \w+)", s).group(1))
+sys.exit(0 if tr <= 24 and tr * 5 <= un else 1)'; then
+  pass fuse/plan-reddit
+else
+  fail fuse/plan-reddit "$fz_plan"
+fi
+
+# ---- the training flag's contract
+if fz_out=$(cc -std=c11 -O1 -fopenmp -Wall -Wextra -Werror -Iruntime -Igenerated tests/fuse/bwd_after_infer.c generated/gat.c \
+    -Lbuild/lib -lgnnrt_host -lopenblas -lm -Wl,-rpath,"$ROOT/build/lib" -o "$fz/bwd_after_infer" 2>&1) &&
+   fz_out=$("$fz/bwd_after_infer" data/cora 2>&1); then
+  pass fuse/backward-after-inference
+else
+  fail fuse/backward-after-inference "$(fz_tail "$fz_out")"
+fi
+
+if "$GNNC" dsl-examples/gat.gnn -Rpass-missed=fuse > /dev/null 2>&1; then pass fuse/remarks; else fail fuse/remarks; fi
+
+# ---- a vertex with 10^6 in-edges: no shared-memory, register or int32 overflow, and the online
+# softmax and the float64 sums exact over it (host library vs the interpreter, forward and
+# backward in training mode, 1e-4)
+if /usr/bin/python3 tests/fuse/hub_graph.py "$fz/hub1m" 1000000; then
+  for fz_m in gat gcn; do
+    fz_lib="$fz/hub-$fz_m.so" fz_b="$fz/hub"
+    if fz_out=$("$GNNC" "tests/interp/models/$fz_m.gnn" --target=host -o "$fz_lib" 2>&1) &&
+       fz_out=$("$GNNC" run "tests/interp/models/$fz_m.gnn" --graph "$fz/hub1m" --seed 3 --train --save-params "$fz_b.params" \
+         --save-inputs "$fz_b.inputs" --save-outputs "$fz_b.ref" 2>&1) &&
+       fz_out=$("$fz_bin/gnn-run" "$fz_lib" --graph "$fz/hub1m" --params "$fz_b.params" --inputs "$fz_b.inputs" --seed 3 --train \
+         --save-grads "$fz_b.got" --output "$fz_b.out" --repeat 1 --warmup 0 2>&1) &&
+       sed 's/^tensor output /tensor out /' "$fz_b.out" >> "$fz_b.got" &&
+       fz_out=$("$PY" tests/codegen/compare.py "$fz_b.got" "$fz_b.ref" --tol 1e-4 2>&1); then
+      pass "fuse/hub1m/$fz_m"
+    else
+      fail "fuse/hub1m/$fz_m" "$(fz_tail "$fz_out")"
+    fi
+    rm -f "$fz_b".* "$fz_lib"
+  done
+else
+  fail fuse/hub1m "tests/fuse/hub_graph.py failed"
+fi
+fi # host-only checks
+
+unset -f fz_tail fz_cmp
+unset fz fz_bin fz_target fz_lib fz_b fz_m fz_g fz_big fz_big_u fz_st fz_k fz_ku fz_steps fz_att fz_walks fz_twalks fz_out fz_plan
