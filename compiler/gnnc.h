@@ -92,6 +92,10 @@ struct DimExpr {
   const char *name;
   DimExpr *lhs, *rhs;
   Loc loc;
+  bool is_real;      /* DX_NUM written as a real (0.5, 1e-3) or negated: only a hyper-parameter takes it */
+  double real;       /* DX_NUM: the literal's value (negated for '-' NUMBER) */
+  const char *key;   /* a call's named generic argument `key = value`, else NULL */
+  Loc key_loc;       /* where the key is written */
 };
 
 typedef struct {
@@ -137,8 +141,10 @@ typedef struct {
   bool is_model;
   const char *name;
   Loc loc;
-  const char **gens; /* generic dimension names <H, D> */
+  const char **gens; /* generic names <H, D, alpha = 0.1> */
   Loc *gen_locs;     /* where each is written */
+  bool *gen_hyper;   /* a real hyper-parameter (declared with a default), not a dimension */
+  double *gen_default; /* a hyper-parameter's default value */
   int ngens;
   ParamDecl **inputs;
   int ninputs;

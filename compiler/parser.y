@@ -55,21 +55,48 @@ static DimExpr *dimbin(GnnCtx *c, int op, DimExpr *a, DimExpr *b, GNN_YYLTYPE l)
 }
 static PtrVec *vec(GnnCtx *c) { return arena_alloc(&c->arena, sizeof(PtrVec)); }
 static PtrVec *push(GnnCtx *c, PtrVec *v, void *p) { vec_push(&c->arena, v, p); return v; }
+/* A real literal is a hyper-parameter's value, never a dimension: reported in a type. */
+static void check_int_dims(GnnCtx *c, const DimExpr *d) {
+  for (; d; d = d->lhs) {
+    if (d->kind == DX_NUM && d->is_real) diag_error(&c->diag, d->loc, "a dimension must be an integer");
+    if (d->kind == DX_BIN) check_int_dims(c, d->rhs);
+  }
+}
 static TypeSpec *typespec(GnnCtx *c, Domain d, PtrVec *dims, GNN_YYLTYPE l) {
+  for (int i = 0; i < dims->len; i++) check_int_dims(c, dims->items[i]);
   TypeSpec *t = arena_alloc(&c->arena, sizeof(TypeSpec));
   t->dom = d; t->dims = (DimExpr **)dims->items; t->ndims = dims->len; t->loc = L(l);
   return t;
 }
-/* The generic names of a layer header (DX_NAME dims, for their locations) as two arrays. */
+/* The generic names of a layer header (DX_NAME dims, for their locations; a hyper-parameter's
+ * default in its key's place: DX_NUM with key = the name) as arrays. */
 static void set_gens(GnnCtx *c, Decl *d, PtrVec *names) {
   d->ngens = names->len;
   d->gens = arena_alloc(&c->arena, sizeof(char *) * (size_t)(names->len + 1));
   d->gen_locs = arena_alloc(&c->arena, sizeof(Loc) * (size_t)(names->len + 1));
+  d->gen_hyper = arena_alloc(&c->arena, sizeof(bool) * (size_t)(names->len + 1));
+  d->gen_default = arena_alloc(&c->arena, sizeof(double) * (size_t)(names->len + 1));
   for (int i = 0; i < names->len; i++) {
     const DimExpr *g = names->items[i];
-    d->gens[i] = g->name;
+    if (g->key) {
+      d->gens[i] = g->key;
+      d->gen_hyper[i] = true;
+      d->gen_default[i] = g->real;
+    } else {
+      d->gens[i] = g->name;
+    }
     d->gen_locs[i] = g->loc;
   }
+}
+/* A hyper-parameter's value: a number, a negated number or a name. */
+static DimExpr *hyperval(GnnCtx *c, NumLit n, bool neg, GNN_YYLTYPE l) {
+  DimExpr *d = arena_alloc(&c->arena, sizeof(DimExpr));
+  d->kind = DX_NUM;
+  d->loc = L(l);
+  d->num = n.is_int ? n.i : 0;
+  d->real = neg ? -n.v : n.v;
+  d->is_real = !n.is_int || neg;
+  return d;
 }
 static Stmt *stmt(GnnCtx *c, StmtKind k, GNN_YYLTYPE l) {
   Stmt *s = arena_alloc(&c->arena, sizeof(Stmt));
@@ -100,7 +127,8 @@ static Stmt *stmt(GnnCtx *c, StmtKind k, GNN_YYLTYPE l) {
 %type <type> type shape
 %type <stmt> stmt
 %type <decl> decl header
-%type <vec> dims dims_opt gens_opt idents inputs inputs_opt input_list args args_opt body stmts
+%type <dim> gen_decl gen_arg hyper_val
+%type <vec> dims dims_opt gens_opt gen_decls gen_args inputs inputs_opt input_list args args_opt body stmts
 
 %left '+' '-'
 %left '*' '/'
@@ -137,12 +165,35 @@ header
 
 gens_opt
   : %empty                  { $$ = vec(c); }
-  | '<' idents '>'          { $$ = $2; }
+  | '<' gen_decls '>'       { $$ = $2; }
   ;
 
-idents
-  : IDENT                   { DimExpr *d = dim(c, DX_NAME, @1); d->name = $1; $$ = push(c, vec(c), d); }
-  | idents ',' IDENT        { DimExpr *d = dim(c, DX_NAME, @3); d->name = $3; $$ = push(c, $1, d); }
+gen_decls
+  : gen_decl                { $$ = push(c, vec(c), $1); }
+  | gen_decls ',' gen_decl  { $$ = push(c, $1, $3); }
+  ;
+
+gen_decl
+  : IDENT                   { $$ = dim(c, DX_NAME, @1); $$->name = $1; }
+  | IDENT '=' NUMBER        { $$ = hyperval(c, $3, false, @1); $$->key = $1; }
+  | IDENT '=' '-' NUMBER    { $$ = hyperval(c, $4, true, @1); $$->key = $1; }
+  ;
+
+gen_args
+  : gen_arg                 { $$ = push(c, vec(c), $1); }
+  | gen_args ',' gen_arg    { $$ = push(c, $1, $3); }
+  ;
+
+gen_arg
+  : dim                     { $$ = $1; }
+  | '-' NUMBER              { $$ = hyperval(c, $2, true, @$); }
+  | IDENT '=' hyper_val     { $$ = $3; $$->key = $1; $$->key_loc = L(@1); }
+  ;
+
+hyper_val
+  : NUMBER                  { $$ = hyperval(c, $1, false, @1); }
+  | '-' NUMBER              { $$ = hyperval(c, $2, true, @$); }
+  | IDENT                   { $$ = dim(c, DX_NAME, @1); $$->name = $1; }
   ;
 
 inputs_opt
@@ -189,8 +240,9 @@ dims
 dim
   : NUMBER {
       $$ = dim(c, DX_NUM, @1);
-      if (!$1.is_int) diag_error(&c->diag, L(@1), "a dimension must be an integer");
-      $$->num = $1.i;
+      $$->is_real = !$1.is_int; /* reported in a type (typespec), or by sema in a dimension argument */
+      $$->num = $1.is_int ? $1.i : 0;
+      $$->real = $1.v;
     }
   | IDENT                   { $$ = dim(c, DX_NAME, @1); $$->name = $1; }
   | dim '+' dim             { $$ = dimbin(c, '+', $1, $3, @$); }
@@ -242,7 +294,7 @@ primary
       $$ = node(c, N_CALL, @1); $$->name = $1;
       $$->args = (Node **)$3->items; $$->nargs = $3->len;
     }
-  | IDENT '<' dims '>' '(' args_opt ')' {
+  | IDENT '<' gen_args '>' '(' args_opt ')' {
       $$ = node(c, N_CALL, @1); $$->name = $1;
       $$->args = (Node **)$6->items; $$->nargs = $6->len;
       $$->gens = (DimExpr **)$3->items; $$->ngens = $3->len; $$->has_gens = true;

@@ -1,0 +1,120 @@
+# lang.sh -- sourced by tests/run.sh: the language constructs of issue 16 (values from dimensions,
+# real hyper-parameters, the builtins, per-parameter initialisation, --self-loops), end to end on
+# the programs of tests/lang/. Their gradients are checked by the grad suite
+# (tests/grad/lang_*.gnn), their IR by the ir suite (tests/ir/lang_*.gnn), their misuse by the
+# diag suite. Uses $GNNC, $ROOT (= cwd), $TMP, $PY, pass, fail.
+#
+#   lang/ref/NAME/GRAPH          gnnc run (the float64 interpreter, --init=uniform) against the
+#                                NumPy reference tests/lang/ref.py, 1e-9
+#   lang/O0/NAME                 -O0 and the default pipeline agree to 1e-12
+#   lang/host/NAME/GRAPH/MAP     the host library (gnn-run) against the interpreter, 1e-5
+#   lang/host/backward/NAME/GRAPH/MAP  training mode: out and every grad.<param>, 1e-4
+#   lang/nvcc/NAME/MAP           the .cu compiles with nvcc (sm_80, sm_90), no warnings
+#   lang/cc/NAME/MAP             the host .c compiles with gcc, -Wall -Wextra -Werror
+
+lang_dir=tests/lang
+lang_tmp=$TMP/lang
+mkdir -p "$lang_tmp"
+lang_bin=$ROOT/build/bin
+lang_progs="appnp builtins"
+lang_graphs="tests/interp/graphs/random tests/interp/graphs/isolated tests/interp/graphs/selfloops tests/interp/graphs/hub"
+lang_tail() { printf '%s\n' "$1" | tail -n 3 | tr '\n' ' '; }
+
+# lang_ref NAME GRAPH SEED
+lang_ref() {
+  local name=$1 graph=$2 seed=$3 b="$lang_tmp/ref" out
+  if ! out=$("$GNNC" run "$lang_dir/$name.gnn" --graph "$graph" --init=uniform --seed "$seed" --save-params "$b.params" \
+      --save-inputs "$b.inputs" --output "$b.out" 2>&1); then
+    fail "lang/ref/$name/$(basename "$graph")" "gnnc run failed: $(lang_tail "$out")"
+  elif out=$("$PY" "$lang_dir/ref.py" check "$name" "$graph" "$b.params" "$b.inputs" "$b.out" 2>&1); then
+    pass "lang/ref/$name/$(basename "$graph")"
+  else
+    fail "lang/ref/$name/$(basename "$graph")" "$(lang_tail "$out")"
+  fi
+  rm -f "$b".*
+}
+
+# lang_lib NAME MAP: builds (once) and prints the host library's path
+lang_lib() {
+  local lib="$lang_tmp/lib$1-$2.so"
+  [ -f "$lib" ] || "$GNNC" "$lang_dir/$1.gnn" --target=host --mapping="$2" -o "$lib" >"$lib.log" 2>&1 || return 1
+  printf '%s' "$lib"
+}
+
+# lang_host NAME GRAPH MAP SEED [--train]: the library against the interpreter
+lang_host() {
+  local name=$1 graph=$2 map=$3 seed=$4 train=${5:-} lib out b="$lang_tmp/host" t
+  t="lang/host/$name/$(basename "$graph")/$map"
+  [ -n "$train" ] && t="lang/host/backward/$name/$(basename "$graph")/$map"
+  if ! lib=$(lang_lib "$name" "$map"); then
+    fail "$t" "gnnc could not build the host library: $(lang_tail "$(cat "$lang_tmp/lib$name-$map.so.log")")"
+    return
+  fi
+  if [ -z "$train" ]; then
+    out=$("$GNNC" run "$lang_dir/$name.gnn" --graph "$graph" --seed "$seed" --save-params "$b.params" \
+      --save-inputs "$b.inputs" --output "$b.ref" 2>&1) &&
+    out=$("$lang_bin/gnn-run" "$lib" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --output "$b.got" \
+      --repeat 1 --warmup 0 2>&1) &&
+    out=$("$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol 1e-5 2>&1)
+  else
+    out=$("$GNNC" run "$lang_dir/$name.gnn" --graph "$graph" --seed "$seed" --train --save-params "$b.params" \
+      --save-inputs "$b.inputs" --save-outputs "$b.ref" 2>&1) &&
+    out=$("$lang_bin/gnn-run" "$lib" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --seed "$seed" \
+      --train --save-grads "$b.got" --output "$b.out" --repeat 1 --warmup 0 2>&1) &&
+    sed 's/^tensor output /tensor out /' "$b.out" >> "$b.got" &&
+    [ "$(grep -c '^tensor grad\.' "$b.ref")" -gt 0 ] &&
+    out=$("$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol 1e-4 2>&1)
+  fi
+  if [ $? -eq 0 ]; then pass "$t"; else fail "$t" "$(lang_tail "$out")"; fi
+  rm -f "$b".*
+}
+
+if ! "$PY" -c 'import numpy' >/dev/null 2>&1; then
+  fail "lang/numpy" "$PY cannot import numpy: run scripts/setup.sh (installs python3-numpy)"
+fi
+lang_seed=31
+for lang_p in $lang_progs; do
+  for lang_g in $lang_graphs; do
+    lang_ref "$lang_p" "$lang_g" $lang_seed
+    lang_seed=$((lang_seed + 1))
+  done
+  if lang_out=$("$GNNC" run -O0 "$lang_dir/$lang_p.gnn" --graph tests/interp/graphs/random --init=uniform --seed 7 \
+        --output "$lang_tmp/O0.out" 2>&1) &&
+     lang_out=$("$GNNC" run "$lang_dir/$lang_p.gnn" --graph tests/interp/graphs/random --init=uniform --seed 7 \
+        --output "$lang_tmp/O.out" 2>&1) &&
+     lang_out=$("$PY" tests/interp/reference.py compare "$lang_tmp/O0.out" "$lang_tmp/O.out" --tol 1e-12 2>&1); then
+    pass "lang/O0/$lang_p"
+  else
+    fail "lang/O0/$lang_p" "$(lang_tail "$lang_out")"
+  fi
+  for lang_map in vertex edge; do
+    if ! lang_out=$("$GNNC" "$lang_dir/$lang_p.gnn" --mapping=$lang_map --emit=cu -o "$lang_tmp/$lang_p-$lang_map.cu" 2>&1) ||
+       ! lang_out=$("$GNNC" "$lang_dir/$lang_p.gnn" --mapping=$lang_map --emit=c -o "$lang_tmp/$lang_p-$lang_map.c" 2>&1); then
+      fail "lang/emit/$lang_p/$lang_map" "$(lang_tail "$lang_out")"
+    else
+      if ! command -v nvcc >/dev/null; then
+        fail "lang/nvcc/$lang_p/$lang_map" "nvcc not found (the CUDA toolkit is required)"
+      elif lang_out=$(cd "$lang_tmp" && nvcc -std=c++17 -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90 \
+          -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -I"$ROOT/runtime" -c "$lang_p-$lang_map.cu" -o "$lang_p-$lang_map.o" 2>&1) &&
+          ! printf '%s' "$lang_out" | grep -qi warning; then
+        pass "lang/nvcc/$lang_p/$lang_map"
+      else
+        fail "lang/nvcc/$lang_p/$lang_map" "$(lang_tail "$lang_out")"
+      fi
+      if lang_out=$(gcc -std=c11 -O1 -fopenmp -Wall -Wextra -Werror -I"$ROOT/runtime" -c "$lang_tmp/$lang_p-$lang_map.c" \
+          -o "$lang_tmp/$lang_p-$lang_map-gcc.o" 2>&1); then
+        pass "lang/cc/$lang_p/$lang_map"
+      else
+        fail "lang/cc/$lang_p/$lang_map" "$(lang_tail "$lang_out")"
+      fi
+    fi
+    for lang_g in $lang_graphs tests/codegen/graphs/hub10k; do
+      lang_host "$lang_p" "$lang_g" $lang_map $lang_seed
+      lang_host "$lang_p" "$lang_g" $lang_map $lang_seed --train
+      lang_seed=$((lang_seed + 1))
+    done
+  done
+done
+
+unset -f lang_tail lang_ref lang_lib lang_host
+unset lang_dir lang_tmp lang_bin lang_progs lang_graphs lang_p lang_g lang_map lang_seed lang_out
