@@ -127,7 +127,7 @@ typedef struct {
   StmtKind kind;
   const char *name;
   Loc loc, name_loc;
-  Node *expr;      /* S_ASSIGN, S_RETURN */
+  Node *expr;      /* S_ASSIGN, S_RETURN; S_PARAM: its initial value (`= 1`), or NULL */
   TypeSpec *type;  /* S_PARAM */
 } Stmt;
 
@@ -590,7 +590,8 @@ typedef struct {
 } ParamSet;
 
 /* Seeded initialisation: Glorot-uniform for rank >= 2, zeros below (init="glorot"), or
- * uniform in [-1, 1) for every parameter (init="uniform", for tests). */
+ * uniform in [-1, 1) for every parameter (init="uniform", for tests). A parameter declared
+ * with an initial value (`param g: [D] = 1`: iattr 1, the value in fattr) takes it in every mode. */
 bool params_init(ParamSet *ps, const Module *m, const char *init, uint64_t seed);
 bool params_load(ParamSet *ps, const Module *m, const char *path, char *err, size_t errlen);
 bool params_save(const ParamSet *ps, const char *path, char *err, size_t errlen);

@@ -64,6 +64,10 @@ bool params_init(ParamSet *ps, const Module *m, const char *init, uint64_t seed)
     t->data = calloc((size_t)elems, sizeof(double));
     /* Each parameter draws from its own stream, keyed by name: adding a parameter does not
      * change the others' values. */
+    if (v->iattr) { /* declared with an initial value: in every mode */
+      for (int64_t k = 0; k < elems; k++) t->data[k] = v->fattr;
+      continue;
+    }
     uint64_t s = name_seed(seed, v->name);
     double bound = 1.0;
     if (glorot) {

@@ -44,6 +44,10 @@ static void print_value(FILE *out, const Value *v, bool needed) {
     break;
   case OP_PARAM:
     fprintf(out, "param \"%s\"", v->name);
+    if (v->iattr) { /* declared with an initial value */
+      num_str(num, sizeof num, v->fattr);
+      fprintf(out, " {init = %s}", num);
+    }
     break;
   case OP_CONST:
     num_str(num, sizeof num, v->fattr);

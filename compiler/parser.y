@@ -269,6 +269,9 @@ stmts
 stmt
   : IDENT '=' expr          { $$ = stmt(c, S_ASSIGN, @$); $$->name = $1; $$->name_loc = L(@1); $$->expr = $3; }
   | PARAM IDENT ':' shape   { $$ = stmt(c, S_PARAM, @$); $$->name = $2; $$->name_loc = L(@2); $$->type = $4; }
+  | PARAM IDENT ':' shape '=' expr {
+      $$ = stmt(c, S_PARAM, @$); $$->name = $2; $$->name_loc = L(@2); $$->type = $4; $$->expr = $6;
+    }
   | RETURN expr             { $$ = stmt(c, S_RETURN, @$); $$->expr = $2; }
   ;
 

@@ -630,8 +630,16 @@ static Value *lower_body(Sema *s, const Decl *d, Env *env) {
       Shape shape;
       const char *name = s->frame->path[0] ? arena_printf(&s->c->arena, "%s.%s", s->frame->path, st->name) : st->name;
       Value *p = NULL;
-      if (eval_shape(s, env, st->type, &shape))
-        p = leaf(s, OP_PARAM, FN_NONE, DOM_PARAM, &shape, name, 0, st->name_loc);
+      double init = 0;
+      bool init_ok = !st->expr || literal(s, env, st->expr, "the initial value of a parameter", &init);
+      if (init_ok && !isfinite(init)) {
+        err(s, st->expr->loc, "the initial value of parameter '%s' is not finite", st->name);
+        init_ok = false;
+      }
+      if (eval_shape(s, env, st->type, &shape) && init_ok) {
+        p = leaf(s, OP_PARAM, FN_NONE, DOM_PARAM, &shape, name, init, st->name_loc);
+        if (p && st->expr) p->iattr = 1; /* every element starts at init, whatever --init says */
+      }
       define(s, env, st->name, st->name_loc, p);
       break;
     }

@@ -81,7 +81,25 @@ def builtins(g, P, x):
     return h.reshape(g.nv, 6) + s
 
 
-REFS = {"appnp": appnp, "builtins": builtins}
+def init(g, P, x):
+    src, _ = edges(g)
+    c = 1 / np.sqrt(g.in_deg + 1)
+    # the declared initial values, whatever --init was (the file holds what gnnc used)
+    for k, want in (("g", 1.0), ("b", 0.5), ("neg", -2.0)):
+        for layer in ("normconv0", "normconv1"):
+            assert np.all(P["%s.%s" % (layer, k)] == want), "%s.%s is not %g" % (layer, k, want)
+    assert P["normconv0.mix"].item() == 0.75 and P["normconv1.mix"].item() == 0.25, "mix is not beta"
+
+    def conv(layer, h):
+        W, gg, b = P[layer + ".W"][0], P[layer + ".g"][0], P[layer + ".b"][0]
+        mix, neg = P[layer + ".mix"].item(), P[layer + ".neg"].item()
+        y = gather_sum(g, proj(W, h)[src]) * c[:, None]
+        return gg * layer_norm(y, 1e-5) + b + mix * y + neg
+
+    return conv("normconv1", np.maximum(conv("normconv0", x), 0))
+
+
+REFS = {"appnp": appnp, "builtins": builtins, "init": init}
 
 
 def main():

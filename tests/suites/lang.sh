@@ -11,12 +11,16 @@
 #   lang/host/backward/NAME/GRAPH/MAP  training mode: out and every grad.<param>, 1e-4
 #   lang/nvcc/NAME/MAP           the .cu compiles with nvcc (sm_80, sm_90), no warnings
 #   lang/cc/NAME/MAP             the host .c compiles with gcc, -Wall -Wextra -Werror
+#   lang/init/seeded/MAP         init.gnn: the library's own seeded initialisation (gnn-run without
+#                                --params) equals the interpreter's (gnnc run --init=glorot), so
+#                                declared initial values reach the generated create()
+#   lang/init/glorot-file        gnnc run --init=glorot saves the declared values
 
 lang_dir=tests/lang
 lang_tmp=$TMP/lang
 mkdir -p "$lang_tmp"
 lang_bin=$ROOT/build/bin
-lang_progs="appnp builtins"
+lang_progs="appnp builtins init"
 lang_graphs="tests/interp/graphs/random tests/interp/graphs/isolated tests/interp/graphs/selfloops tests/interp/graphs/hub"
 lang_tail() { printf '%s\n' "$1" | tail -n 3 | tr '\n' ' '; }
 
@@ -108,7 +112,7 @@ for lang_p in $lang_progs; do
         fail "lang/cc/$lang_p/$lang_map" "$(lang_tail "$lang_out")"
       fi
     fi
-    for lang_g in $lang_graphs tests/codegen/graphs/hub10k; do
+    for lang_g in tests/interp/graphs/random tests/interp/graphs/isolated tests/codegen/graphs/hub10k; do
       lang_host "$lang_p" "$lang_g" $lang_map $lang_seed
       lang_host "$lang_p" "$lang_g" $lang_map $lang_seed --train
       lang_seed=$((lang_seed + 1))
@@ -116,5 +120,28 @@ for lang_p in $lang_progs; do
   done
 done
 
+# Declared initial values in the generated code: no parameter file, both sides seeded.
+for lang_map in vertex edge; do
+  lang_b="$lang_tmp/seeded"
+  if lang_lib_init=$(lang_lib init $lang_map) &&
+     lang_out=$("$GNNC" run "$lang_dir/init.gnn" --graph tests/interp/graphs/random --seed 9 --save-inputs "$lang_b.inputs" \
+        --output "$lang_b.ref" 2>&1) &&
+     lang_out=$("$lang_bin/gnn-run" "$lang_lib_init" --graph tests/interp/graphs/random --seed 9 --inputs "$lang_b.inputs" \
+        --output "$lang_b.got" --repeat 1 --warmup 0 2>&1) &&
+     lang_out=$("$PY" tests/codegen/compare.py "$lang_b.got" "$lang_b.ref" --tol 1e-5 2>&1); then
+    pass "lang/init/seeded/$lang_map"
+  else
+    fail "lang/init/seeded/$lang_map" "$(lang_tail "$lang_out")"
+  fi
+done
+if "$GNNC" run "$lang_dir/init.gnn" --graph tests/interp/graphs/random --save-params "$lang_tmp/glorot.params" >/dev/null 2>&1 &&
+   grep -A1 -x 'tensor normconv1.g 1 1 3' "$lang_tmp/glorot.params" | grep -qx '1 1 1' &&
+   grep -A1 -x 'tensor normconv0.mix 1 0' "$lang_tmp/glorot.params" | grep -qx '0.75' &&
+   grep -A1 -x 'tensor normconv0.neg 1 0' "$lang_tmp/glorot.params" | grep -qx -- '-2'; then
+  pass "lang/init/glorot-file"
+else
+  fail "lang/init/glorot-file" "the declared values are not in the saved parameters: $(head -c 300 "$lang_tmp/glorot.params" 2>&1)"
+fi
+
 unset -f lang_tail lang_ref lang_lib lang_host
-unset lang_dir lang_tmp lang_bin lang_progs lang_graphs lang_p lang_g lang_map lang_seed lang_out
+unset lang_b lang_lib_init lang_dir lang_tmp lang_bin lang_progs lang_graphs lang_p lang_g lang_map lang_seed lang_out
