@@ -576,6 +576,9 @@ bool graph_load_labels(Graph *g, const char *path, char *err, size_t errlen);
 /* A dataset folder (graph.edges, features.svm, labels.txt) or a single edge-list file. */
 bool graph_load(Graph *g, const char *path, char *err, size_t errlen);
 bool graph_build_csr(Graph *g, char *err, size_t errlen); /* false (err set) when out of memory */
+/* Appends v -> v for every vertex v (ascending) without a self-loop, after the edges as given, and
+ * rebuilds the CSR: the runtime's add_self_loops (gnn-run/gnn-train --self-loops), edge for edge. */
+bool graph_add_self_loops(Graph *g, char *err, size_t errlen);
 void graph_free(Graph *g);
 
 typedef struct {

@@ -15,6 +15,10 @@
 #                                --params) equals the interpreter's (gnnc run --init=glorot), so
 #                                declared initial values reach the generated create()
 #   lang/init/glorot-file        gnnc run --init=glorot saves the declared values
+#   lang/self-loops/same-as-file/GRAPH   gnnc run --self-loops equals gnnc run on a copy of the
+#                                graph whose file has the self-loops appended (v v, ascending, for
+#                                each vertex without one), to 1e-12
+#   lang/self-loops/host/MODEL/GRAPH/MAP  gnn-run --self-loops against gnnc run --self-loops, 1e-5
 
 lang_dir=tests/lang
 lang_tmp=$TMP/lang
@@ -143,5 +147,48 @@ else
   fail "lang/init/glorot-file" "the declared values are not in the saved parameters: $(head -c 300 "$lang_tmp/glorot.params" 2>&1)"
 fi
 
+# --self-loops in gnnc run and gnn-run, as gnn-train adds them.
+for lang_g in tests/interp/graphs/isolated tests/interp/graphs/selfloops tests/interp/graphs/random; do
+  lang_n=$(basename $lang_g)
+  rm -rf "$lang_tmp/sl-$lang_n" && mkdir -p "$lang_tmp/sl-$lang_n"
+  cp "$lang_g"/* "$lang_tmp/sl-$lang_n/"
+  "$PY" - "$lang_g" "$lang_tmp/sl-$lang_n/graph.edges" <<'PYEOF'
+import os, sys
+g, out = sys.argv[1], sys.argv[2]
+edges = [l.split() for l in open(os.path.join(g, "graph.edges")) if l.strip() and not l.startswith("#")]
+feat = os.path.join(g, "features.svm")
+nv = sum(1 for l in open(feat) if l.strip() and not l.startswith("#")) if os.path.exists(feat) else \
+    1 + max(max(int(a), int(b)) for a, b in edges)
+has = {int(a) for a, b in edges if a == b}
+with open(out, "a") as f:
+    f.write("".join("%d %d\n" % (v, v) for v in range(nv) if v not in has))
+PYEOF
+  if lang_out=$("$GNNC" run tests/interp/models/gcn.gnn --graph "$lang_g" --self-loops --seed 4 --output "$lang_tmp/sl.a" 2>&1) &&
+     lang_out2=$("$GNNC" run tests/interp/models/gcn.gnn --graph "$lang_tmp/sl-$lang_n" --seed 4 --output "$lang_tmp/sl.b" 2>&1) &&
+     [ "$(printf '%s\n' "$lang_out" | head -1 | sed 's/ on [^:]*:/:/')" = "$(printf '%s\n' "$lang_out2" | head -1 | sed 's/ on [^:]*:/:/')" ] &&
+     lang_out=$("$PY" tests/interp/reference.py compare "$lang_tmp/sl.a" "$lang_tmp/sl.b" --tol 1e-12 2>&1); then
+    pass "lang/self-loops/same-as-file/$lang_n"
+  else
+    fail "lang/self-loops/same-as-file/$lang_n" "$(lang_tail "$lang_out") / $(printf '%s' "${lang_out2:-}" | head -1)"
+  fi
+  for lang_m in tests/interp/models/gcn.gnn tests/lang/appnp.gnn; do
+    for lang_map in vertex edge; do
+      lang_t="lang/self-loops/host/$(basename $lang_m .gnn)/$lang_n/$lang_map"
+      lang_b="$lang_tmp/slh"
+      if lang_lib_sl="$lang_tmp/libsl-$(basename $lang_m .gnn)-$lang_map.so" &&
+         { [ -f "$lang_lib_sl" ] || "$GNNC" "$lang_m" --target=host --mapping=$lang_map -o "$lang_lib_sl" >/dev/null 2>&1; } &&
+         lang_out=$("$GNNC" run "$lang_m" --graph "$lang_g" --self-loops --seed 5 --save-params "$lang_b.params" \
+           --save-inputs "$lang_b.inputs" --output "$lang_b.ref" 2>&1) &&
+         lang_out=$("$lang_bin/gnn-run" "$lang_lib_sl" --graph "$lang_g" --self-loops --params "$lang_b.params" \
+           --inputs "$lang_b.inputs" --output "$lang_b.got" --repeat 1 --warmup 0 2>&1) &&
+         lang_out=$("$PY" tests/codegen/compare.py "$lang_b.got" "$lang_b.ref" --tol 1e-5 2>&1); then
+        pass "$lang_t"
+      else
+        fail "$lang_t" "$(lang_tail "$lang_out")"
+      fi
+    done
+  done
+done
+
 unset -f lang_tail lang_ref lang_lib lang_host
-unset lang_b lang_lib_init lang_dir lang_tmp lang_bin lang_progs lang_graphs lang_p lang_g lang_map lang_seed lang_out
+unset lang_n lang_m lang_t lang_out2 lang_lib_sl lang_b lang_lib_init lang_dir lang_tmp lang_bin lang_progs lang_graphs lang_p lang_g lang_map lang_seed lang_out
