@@ -128,6 +128,11 @@ typedef struct {
   const char *name;
   Loc loc, name_loc;
   Node *expr;      /* S_ASSIGN, S_RETURN; S_PARAM: its initial value (`= 1`), or NULL */
+  Node **exprs;    /* S_RETURN: every returned value (exprs[0] = expr) */
+  int nexprs;
+  const char **names; /* S_ASSIGN: every name bound, `a, b = L(x)` (names[0] = name) */
+  Loc *name_locs;
+  int nnames;
   TypeSpec *type;  /* S_PARAM */
 } Stmt;
 
@@ -148,7 +153,9 @@ typedef struct {
   int ngens;
   ParamDecl **inputs;
   int ninputs;
-  TypeSpec *ret;
+  TypeSpec *ret;     /* rets[0] */
+  TypeSpec **rets;   /* the result types: one, or a layer's several `-> (vertex[D], edge[H])` */
+  int nrets;
   Stmt **body;
   int nbody;
 } Decl;

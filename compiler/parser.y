@@ -104,6 +104,28 @@ static Stmt *stmt(GnnCtx *c, StmtKind k, GNN_YYLTYPE l) {
   s->loc = L(l);
   return s;
 }
+/* A name and where it is written (a DX_NAME dim, for its location). */
+static DimExpr *name_at(GnnCtx *c, char *name, GNN_YYLTYPE l) {
+  DimExpr *d = dim(c, DX_NAME, l);
+  d->name = name;
+  return d;
+}
+/* NAME = expr, or a, b = expr (names: DimExpr* from name_at). */
+static Stmt *assign(GnnCtx *c, PtrVec *names, Node *e, GNN_YYLTYPE l) {
+  Stmt *s = stmt(c, S_ASSIGN, l);
+  s->nnames = names->len;
+  s->names = arena_alloc(&c->arena, sizeof(char *) * (size_t)names->len);
+  s->name_locs = arena_alloc(&c->arena, sizeof(Loc) * (size_t)names->len);
+  for (int i = 0; i < names->len; i++) {
+    const DimExpr *d = names->items[i];
+    s->names[i] = d->name;
+    s->name_locs[i] = d->loc;
+  }
+  s->name = s->names[0];
+  s->name_loc = s->name_locs[0];
+  s->expr = e;
+  return s;
+}
 }
 
 %union {
@@ -128,7 +150,7 @@ static Stmt *stmt(GnnCtx *c, StmtKind k, GNN_YYLTYPE l) {
 %type <stmt> stmt
 %type <decl> decl header
 %type <dim> gen_decl gen_arg hyper_val
-%type <vec> dims dims_opt gens_opt gen_decls gen_args inputs inputs_opt input_list args args_opt body stmts
+%type <vec> rettypes types multi_names dims dims_opt gens_opt gen_decls gen_args inputs inputs_opt input_list args args_opt body stmts
 
 %left '+' '-'
 %left '*' '/'
@@ -149,17 +171,19 @@ decl
   ;
 
 header
-  : LAYER IDENT gens_opt '(' inputs_opt ')' ARROW type {
+  : LAYER IDENT gens_opt '(' inputs_opt ')' ARROW rettypes {
       $$ = arena_alloc(&c->arena, sizeof(Decl));
       $$->is_model = false; $$->name = $2; $$->loc = L(@2);
       set_gens(c, $$, $3);
-      $$->inputs = (ParamDecl **)$5->items; $$->ninputs = $5->len; $$->ret = $8;
+      $$->inputs = (ParamDecl **)$5->items; $$->ninputs = $5->len;
+      $$->rets = (TypeSpec **)$8->items; $$->nrets = $8->len; $$->ret = $$->rets[0];
     }
-  | MODEL IDENT '(' inputs_opt ')' ARROW type {
+  | MODEL IDENT '(' inputs_opt ')' ARROW rettypes {
       $$ = arena_alloc(&c->arena, sizeof(Decl));
       $$->is_model = true; $$->name = $2; $$->loc = L(@2);
       $$->gens = NULL; $$->ngens = 0;
-      $$->inputs = (ParamDecl **)$4->items; $$->ninputs = $4->len; $$->ret = $7;
+      $$->inputs = (ParamDecl **)$4->items; $$->ninputs = $4->len;
+      $$->rets = (TypeSpec **)$7->items; $$->nrets = $7->len; $$->ret = $$->rets[0];
     }
   ;
 
@@ -218,6 +242,16 @@ inputs
     }
   ;
 
+rettypes
+  : type                    { $$ = push(c, vec(c), $1); }
+  | '(' types ')'           { $$ = $2; }
+  ;
+
+types
+  : type                    { $$ = push(c, vec(c), $1); }
+  | types ',' type          { $$ = push(c, $1, $3); }
+  ;
+
 type
   : VERTEX '[' dims_opt ']' { $$ = typespec(c, DOM_VERTEX, $3, @$); }
   | EDGE '[' dims_opt ']'   { $$ = typespec(c, DOM_EDGE, $3, @$); }
@@ -267,12 +301,15 @@ stmts
   ;
 
 stmt
-  : IDENT '=' expr          { $$ = stmt(c, S_ASSIGN, @$); $$->name = $1; $$->name_loc = L(@1); $$->expr = $3; }
+  : IDENT '=' expr          { $$ = assign(c, push(c, vec(c), name_at(c, $1, @1)), $3, @$); }
+  | multi_names '=' expr    { $$ = assign(c, $1, $3, @$); }
   | PARAM IDENT ':' shape   { $$ = stmt(c, S_PARAM, @$); $$->name = $2; $$->name_loc = L(@2); $$->type = $4; }
   | PARAM IDENT ':' shape '=' expr {
       $$ = stmt(c, S_PARAM, @$); $$->name = $2; $$->name_loc = L(@2); $$->type = $4; $$->expr = $6;
     }
-  | RETURN expr             { $$ = stmt(c, S_RETURN, @$); $$->expr = $2; }
+  | RETURN args             {
+      $$ = stmt(c, S_RETURN, @$); $$->exprs = (Node **)$2->items; $$->nexprs = $2->len; $$->expr = $$->exprs[0];
+    }
   ;
 
 expr
@@ -303,6 +340,11 @@ primary
       $$->gens = (DimExpr **)$3->items; $$->ngens = $3->len; $$->has_gens = true;
     }
   | '(' expr ')'            { $$ = $2; }
+  ;
+
+multi_names
+  : IDENT ',' IDENT         { $$ = push(c, push(c, vec(c), name_at(c, $1, @1)), name_at(c, $3, @3)); }
+  | multi_names ',' IDENT   { $$ = push(c, $1, name_at(c, $3, @3)); }
   ;
 
 args_opt

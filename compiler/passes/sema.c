@@ -66,6 +66,9 @@ typedef struct {
   long steps;        /* statements lowered and layers instantiated, for the budget */
   bool abandoned;    /* the model hit a limit (size, depth): stop lowering it */
   StrMap decls;      /* name -> the first Decl of that name */
+  Value **rets;      /* every value the last lowered body returned (a layer may return several) */
+  int nrets;
+  bool want_multi;   /* the call being lowered is the right side of `a, b = L(x)` */
 } Sema;
 
 /* The names of one body (hash maps, so a body of 100,000 statements is not quadratic). */
@@ -364,6 +367,8 @@ static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call,
 
 static Value *lower_call(Sema *s, Env *env, const Node *n) {
   const Builtin *b = find_builtin(n->name);
+  bool multi = s->want_multi; /* only this call, not the calls in its arguments */
+  s->want_multi = false;
   if (!b) {
     const Decl *d = find_decl(s, n->name);
     if (!d) {
@@ -372,6 +377,11 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
     }
     if (d->is_model) {
       err(s, n->loc, "'%s' is a model; only layers can be called", n->name);
+      return NULL;
+    }
+    if (d->nrets > 1 && !multi) {
+      err(s, n->loc, "layer '%s' returns %d values: bind them to as many names (a, b = %s(...)), not use it in an expression",
+          d->name, d->nrets, d->name);
       return NULL;
     }
     if (n->nargs != d->ninputs) {
@@ -615,8 +625,27 @@ static bool check_type(Sema *s, Env *env, const TypeSpec *t, const Value *v, Loc
 }
 
 /* Lowers a declaration's body in env; returns the returned value. */
+/* a, b = L(x): the right side must call a layer returning that many values. */
+static void assign_several(Sema *s, Env *env, const Stmt *st) {
+  const Node *e = st->expr;
+  const Decl *cd = e->kind == N_CALL && !find_builtin(e->name) ? find_decl(s, e->name) : NULL;
+  Value **vals = NULL;
+  if (!cd || cd->is_model) {
+    err(s, e->loc, "%d names on the left of '=' need a call of a layer that returns %d values on the right", st->nnames,
+        st->nnames);
+  } else if (cd->nrets != st->nnames) {
+    err(s, e->loc, "layer '%s' returns %d value%s, not %d", cd->name, cd->nrets, cd->nrets == 1 ? "" : "s", st->nnames);
+  } else {
+    s->want_multi = true;
+    Value *first = lower_expr(s, env, e);
+    s->want_multi = false;
+    if (first && s->rets && s->nrets == st->nnames) vals = s->rets;
+  }
+  for (int k = 0; k < st->nnames; k++) define(s, env, st->names[k], st->name_locs[k], vals ? vals[k] : NULL);
+}
+
 static Value *lower_body(Sema *s, const Decl *d, Env *env) {
-  Value *ret = NULL;
+  Value *ret = NULL, **rets = NULL;
   bool returned = false;
   for (int i = 0; i < d->nbody; i++) {
     const Stmt *st = d->body[i];
@@ -644,15 +673,34 @@ static Value *lower_body(Sema *s, const Decl *d, Env *env) {
       break;
     }
     case S_ASSIGN:
+      if (st->nnames > 1) {
+        assign_several(s, env, st);
+        break;
+      }
       define(s, env, st->name, st->name_loc, lower_expr(s, env, st->expr));
       break;
-    case S_RETURN:
+    case S_RETURN: {
       returned = true;
-      ret = lower_expr(s, env, st->expr);
-      if (ret && !check_type(s, env, d->ret, ret, st->expr->loc, "the returned value")) ret = NULL;
+      if (st->nexprs != d->nrets) {
+        err(s, st->loc, "%s '%s' is declared to return %d value%s, this return gives %d", d->is_model ? "model" : "layer",
+            d->name, d->nrets, d->nrets == 1 ? "" : "s", st->nexprs);
+        break;
+      }
+      Value **vals = arena_alloc(&s->c->arena, sizeof(Value *) * (size_t)st->nexprs);
+      bool ok = true;
+      for (int k = 0; k < st->nexprs; k++) {
+        vals[k] = lower_expr(s, env, st->exprs[k]);
+        const char *what = st->nexprs == 1 ? "the returned value" : arena_printf(&s->c->arena, "returned value %d", k + 1);
+        if (!vals[k] || !check_type(s, env, d->rets[k], vals[k], st->exprs[k]->loc, what)) ok = false;
+      }
+      ret = ok ? vals[0] : NULL;
+      rets = ok ? vals : NULL;
       break;
     }
+    }
   }
+  s->rets = rets;
+  s->nrets = rets ? d->nrets : 0;
   if (!returned) err(s, d->loc, "%s '%s' has no return statement", d->is_model ? "model" : "layer", d->name);
   return ret;
 }
@@ -850,6 +898,12 @@ static Module *lower_model(Sema *s, const Decl *d) {
     if (eval_shape(s, &env, p->type, &shape))
       v = leaf(s, OP_INPUT, p->type->dom == DOM_EDGE ? FN_EDGE : FN_VERTEX, p->type->dom, &shape, p->name, 0, p->loc);
     define(s, &env, p->name, p->loc, v);
+  }
+  if (d->nrets != 1) {
+    err(s, d->loc, "model '%s' declares %d results; a model returns one value (its layers may return several)", d->name,
+        d->nrets);
+    s->frame = NULL;
+    return NULL;
   }
   Value *out = lower_body(s, d, &env);
   if (out) module_add_output(m, "out", out);

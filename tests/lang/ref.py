@@ -99,7 +99,18 @@ def init(g, P, x):
     return conv("normconv1", np.maximum(conv("normconv0", x), 0))
 
 
-REFS = {"appnp": appnp, "builtins": builtins, "init": init}
+def multi(g, P, x):
+    src, dst = edges(g)
+    ax = proj(P["attprop0.a"][0], x)                             # (nv, 2)
+    z = ax[src] + ax[dst]
+    alpha = edge_softmax(g, np.where(z > 0, z, 0.2 * z))         # (ne, 2)
+    h = gather_sum(g, alpha[:, :, None] * x[src][:, None, :])    # (nv, 2, 5)
+    y = proj(P["W"][0], x)
+    mix = np.concatenate([y[:, 2:] * y.sum(axis=-1, keepdims=True), y[:, :2]], axis=-1)
+    return h + gather_sum(g, alpha[:, :, None] * mix[src][:, None, :])
+
+
+REFS = {"appnp": appnp, "builtins": builtins, "init": init, "multi": multi}
 
 
 def main():

@@ -7,6 +7,7 @@
 #   lang/ref/NAME/GRAPH          gnnc run (the float64 interpreter, --init=uniform) against the
 #                                NumPy reference tests/lang/ref.py, 1e-9
 #   lang/O0/NAME                 -O0 and the default pipeline agree to 1e-12
+#   lang/grad/NAME/GRAPH         gnnc gradcheck: autodiff against finite differences, 1e-6, no kink
 #   lang/host/NAME/GRAPH/MAP     the host library (gnn-run) against the interpreter, 1e-5
 #   lang/host/backward/NAME/GRAPH/MAP  training mode: out and every grad.<param>, 1e-4
 #   lang/nvcc/NAME/MAP           the .cu compiles with nvcc (sm_80, sm_90), no warnings
@@ -24,7 +25,7 @@ lang_dir=tests/lang
 lang_tmp=$TMP/lang
 mkdir -p "$lang_tmp"
 lang_bin=$ROOT/build/bin
-lang_progs="appnp builtins init"
+lang_progs="appnp builtins init multi"
 lang_graphs="tests/interp/graphs/random tests/interp/graphs/isolated tests/interp/graphs/selfloops tests/interp/graphs/hub"
 lang_tail() { printf '%s\n' "$1" | tail -n 3 | tr '\n' ' '; }
 
@@ -95,6 +96,14 @@ for lang_p in $lang_progs; do
   else
     fail "lang/O0/$lang_p" "$(lang_tail "$lang_out")"
   fi
+  for lang_g in tests/grad/graphs/small tests/interp/graphs/random; do
+    lang_out=$(OMP_WAIT_POLICY=passive "$GNNC" gradcheck "$lang_dir/$lang_p.gnn" --graph $lang_g 2>&1)
+    if [ $? -eq 0 ] && printf '%s\n' "$lang_out" | grep -q '(0 not checked at kinks; .*): ok$'; then
+      pass "lang/grad/$lang_p/$(basename $lang_g)"
+    else
+      fail "lang/grad/$lang_p/$(basename $lang_g)" "$(lang_tail "$lang_out")"
+    fi
+  done
   for lang_map in vertex edge; do
     if ! lang_out=$("$GNNC" "$lang_dir/$lang_p.gnn" --mapping=$lang_map --emit=cu -o "$lang_tmp/$lang_p-$lang_map.cu" 2>&1) ||
        ! lang_out=$("$GNNC" "$lang_dir/$lang_p.gnn" --mapping=$lang_map --emit=c -o "$lang_tmp/$lang_p-$lang_map.c" 2>&1); then
