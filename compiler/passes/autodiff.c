@@ -33,9 +33,11 @@
  * A missing rule is a compiler bug, not a user error, and aborts with an internal error
  * naming the value: aggregate (compose runs after this pass), reduce_rows, argsel_v and
  * gather.max/min over out-edges ({by = src}) never occur in a forward module that sema and
- * canonicalize build. Rules for functions sema never emits (slice, pad, reshape, sum_last,
- * linear_t, sign, inv_or_zero, the *_grad functions, gathers by src) are there for passes
- * that run before this one (reorg) and are checked by tests/grad/rules.c.
+ * canonicalize build. Rules for functions sema never emits (pad, reshape, linear_t, sign,
+ * inv_or_zero, the *_grad functions, gathers by src) are there for passes that run before this
+ * one (reorg) and are checked by tests/grad/rules.c; slice and sum_last (slice(), layer_norm)
+ * and the builtins of issue 16 (maximum/minimum, the comparisons, where, pow, transpose,
+ * log_softmax) are reached from source too (tests/grad/lang_builtins.gnn, tests/lang/).
  */
 #include "../gnnc.h"
 
