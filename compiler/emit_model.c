@@ -242,6 +242,24 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   }
   if (!p->nparams) fputs("    {0},\n", out);
   fputs("};\n\n", out);
+  /* parameters declared with an initial value (param g: [D] = 1): a table, only when there are any */
+  bool any_init = false;
+  for (int i = 0; i < p->bufs.len; i++) {
+    const KBuf *b = p->bufs.items[i];
+    any_init |= b->kind == BUF_PARAM && b->val->iattr;
+  }
+  if (any_init) {
+    fputs("/* per parameter: 1 = every element starts at the value below (declared `= value`), 0 = Glorot */\n", out);
+    fprintf(out, "static const struct { int set; float value; } %s_param_init[%d] = {\n", P, p->nparams);
+    for (int i = 0; i < p->bufs.len; i++) {
+      const KBuf *b = p->bufs.items[i];
+      if (b->kind != BUF_PARAM) continue;
+      char num[40];
+      snprintf(num, sizeof num, "%.9g", b->val->iattr ? (double)(float)b->val->fattr : 0.0);
+      fprintf(out, "    {%d, %s%sf},\n", b->val->iattr ? 1 : 0, num, strpbrk(num, ".e") ? "" : ".0");
+    }
+    fputs("};\n\n", out);
+  }
 
   int ntemp = 0;
   for (int i = 0; i < p->bufs.len; i++) {
@@ -287,6 +305,11 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
         "    float *init = (float *)malloc(bytes ? bytes : 1);\n"
         "    if (!init) st = gnn_set_error(ctx, GNN_ERR_OOM, \"out of host memory\");\n"
         "    if (!st) gnn_param_init_glorot(t->name, t->rank, t->dims, seed, init);\n"
+        , out);
+  if (any_init)
+    fprintf(out, "    if (!st && %s_param_init[i].set)\n"
+                 "      for (int64_t k = 0; k < t->width; k++) init[k] = %s_param_init[i].value;\n", P, P);
+  fputs(
         "    if (!st) st = gnn_malloc(ctx, (void **)&m->param[i], bytes);\n"
         "    if (!st) st = gnn_upload(ctx, m->param[i], init, bytes);\n"
         "    if (!st) st = gnn_malloc(ctx, (void **)&m->grad[i], bytes);\n"

@@ -92,6 +92,10 @@ struct DimExpr {
   const char *name;
   DimExpr *lhs, *rhs;
   Loc loc;
+  bool is_real;      /* DX_NUM written as a real (0.5, 1e-3) or negated: only a hyper-parameter takes it */
+  double real;       /* DX_NUM: the literal's value (negated for '-' NUMBER) */
+  const char *key;   /* a call's named generic argument `key = value`, else NULL */
+  Loc key_loc;       /* where the key is written */
 };
 
 typedef struct {
@@ -123,7 +127,12 @@ typedef struct {
   StmtKind kind;
   const char *name;
   Loc loc, name_loc;
-  Node *expr;      /* S_ASSIGN, S_RETURN */
+  Node *expr;      /* S_ASSIGN, S_RETURN; S_PARAM: its initial value (`= 1`), or NULL */
+  Node **exprs;    /* S_RETURN: every returned value (exprs[0] = expr) */
+  int nexprs;
+  const char **names; /* S_ASSIGN: every name bound, `a, b = L(x)` (names[0] = name) */
+  Loc *name_locs;
+  int nnames;
   TypeSpec *type;  /* S_PARAM */
 } Stmt;
 
@@ -137,12 +146,16 @@ typedef struct {
   bool is_model;
   const char *name;
   Loc loc;
-  const char **gens; /* generic dimension names <H, D> */
+  const char **gens; /* generic names <H, D, alpha = 0.1> */
   Loc *gen_locs;     /* where each is written */
+  bool *gen_hyper;   /* a real hyper-parameter (declared with a default), not a dimension */
+  double *gen_default; /* a hyper-parameter's default value */
   int ngens;
   ParamDecl **inputs;
   int ninputs;
-  TypeSpec *ret;
+  TypeSpec *ret;     /* rets[0] */
+  TypeSpec **rets;   /* the result types: one, or a layer's several `-> (vertex[D], edge[H])` */
+  int nrets;
   Stmt **body;
   int nbody;
 } Decl;
@@ -618,6 +631,9 @@ bool graph_load_labels(Graph *g, const char *path, char *err, size_t errlen);
 /* A dataset folder (graph.edges, features.svm, labels.txt) or a single edge-list file. */
 bool graph_load(Graph *g, const char *path, char *err, size_t errlen);
 bool graph_build_csr(Graph *g, char *err, size_t errlen); /* false (err set) when out of memory */
+/* Appends v -> v for every vertex v (ascending) without a self-loop, after the edges as given, and
+ * rebuilds the CSR: the runtime's add_self_loops (gnn-run/gnn-train --self-loops), edge for edge. */
+bool graph_add_self_loops(Graph *g, char *err, size_t errlen);
 void graph_free(Graph *g);
 
 typedef struct {
@@ -632,7 +648,8 @@ typedef struct {
 } ParamSet;
 
 /* Seeded initialisation: Glorot-uniform for rank >= 2, zeros below (init="glorot"), or
- * uniform in [-1, 1) for every parameter (init="uniform", for tests). */
+ * uniform in [-1, 1) for every parameter (init="uniform", for tests). A parameter declared
+ * with an initial value (`param g: [D] = 1`: iattr 1, the value in fattr) takes it in every mode. */
 bool params_init(ParamSet *ps, const Module *m, const char *init, uint64_t seed);
 bool params_load(ParamSet *ps, const Module *m, const char *path, char *err, size_t errlen);
 bool params_save(const ParamSet *ps, const char *path, char *err, size_t errlen);

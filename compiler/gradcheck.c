@@ -87,6 +87,8 @@ static bool is_kinked(const Value *v) {
   switch (v->fn) {
   case FN_RELU: case FN_LEAKY_RELU: case FN_ELU: case FN_ABS: case FN_SIGN: case FN_INV_OR_ZERO:
   case FN_RELU_GRAD: case FN_LEAKY_RELU_GRAD: case FN_ELU_GRAD:
+  case FN_MAXIMUM: case FN_MINIMUM: case FN_GT: case FN_GE: case FN_LT: case FN_LE: case FN_EQ: case FN_NE:
+  case FN_WHERE:
     return true;
   default:
     return false;
@@ -115,13 +117,26 @@ static void signature(const Module *m, const Graph *g, const Interp *in, Signatu
       for (int64_t j = 0; j < rows * k; j++) s->branch[s->n++] = (int64_t)a[j];
       continue;
     }
-    /* the operand's elements; a param/global operand has one row, used by every row */
+    if (v->nargs == 2 && v->fn != FN_RELU_GRAD && v->fn != FN_LEAKY_RELU_GRAD && v->fn != FN_ELU_GRAD) {
+      /* max/min and the comparisons: the sign of a - b, each prefix-broadcast */
+      const Value *x = v->args[0], *y = v->args[1];
+      const double *a = in->vals[x->id], *b = in->vals[y->id];
+      int64_t na = shape_elems(&x->shape), nb = shape_elems(&y->shape);
+      int64_t xs = value_rows(x, g) == rows ? na : 0, ys = value_rows(y, g) == rows ? nb : 0;
+      for (int64_t r = 0; r < rows; r++)
+        for (int64_t j = 0; j < k; j++) {
+          double e = a[r * xs + j / (k / na)] - b[r * ys + j / (k / nb)];
+          s->branch[s->n++] = e > 0 ? 1 : e < 0 ? -1 : 0;
+        }
+      continue;
+    }
+    /* the operand's elements (where: the condition); a param/global operand has one row, used by every row */
     const Value *x = v->args[0];
     const double *a = in->vals[x->id];
-    int64_t xr = value_rows(x, g);
+    int64_t xr = value_rows(x, g), nx = shape_elems(&x->shape);
     for (int64_t r = 0; r < rows; r++)
       for (int64_t j = 0; j < k; j++) {
-        double e = a[(xr == rows ? r : 0) * k + j];
+        double e = a[(xr == rows ? r : 0) * nx + j / (k / nx)];
         s->branch[s->n++] = e > 0 ? 1 : e < 0 ? -1 : 0;
       }
   }
@@ -392,6 +407,7 @@ int gradcheck_module(const Module *m, const Graph *g, ParamSet *ps, const Gradch
   for (int i = 0; i < m->vals.len; i++) {
     const Value *v = m->vals.items[i];
     if (is_kinked(v)) gc.keep[v->op == OP_GATHER ? v->id : v->args[0]->id] = true;
+    if (is_kinked(v) && v->op != OP_GATHER && v->nargs == 2) gc.keep[v->args[1]->id] = true; /* max/min, comparisons */
     gc.keep_fwd[i] = !v->bwd;
   }
   rc = check(&gc);

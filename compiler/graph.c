@@ -296,6 +296,31 @@ bool graph_build_csr(Graph *g, char *err, size_t errlen) {
   return true;
 }
 
+bool graph_add_self_loops(Graph *g, char *err, size_t errlen) {
+  bool *has = calloc((size_t)(g->nv ? g->nv : 1), sizeof(bool));
+  if (!has) {
+    snprintf(err, errlen, "error: out of memory adding self-loops");
+    return false;
+  }
+  int64_t add = 0;
+  for (int64_t e = 0; e < g->ne; e++)
+    if (g->src[e] == g->dst[e]) has[g->src[e]] = true;
+  for (int64_t v = 0; v < g->nv; v++) add += !has[v];
+  int64_t *src = realloc(g->src, sizeof(int64_t) * (size_t)(g->ne + add + 1));
+  if (src) g->src = src;
+  int64_t *dst = src ? realloc(g->dst, sizeof(int64_t) * (size_t)(g->ne + add + 1)) : NULL;
+  if (dst) g->dst = dst;
+  if (!src || !dst) {
+    free(has);
+    snprintf(err, errlen, "error: out of memory adding self-loops");
+    return false;
+  }
+  for (int64_t v = 0; v < g->nv; v++)
+    if (!has[v]) g->src[g->ne] = g->dst[g->ne] = v, g->ne++;
+  free(has);
+  return graph_build_csr(g, err, errlen);
+}
+
 static bool is_dir(const char *path) {
   struct stat st;
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);

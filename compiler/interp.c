@@ -64,6 +64,10 @@ bool params_init(ParamSet *ps, const Module *m, const char *init, uint64_t seed)
     t->data = calloc((size_t)elems, sizeof(double));
     /* Each parameter draws from its own stream, keyed by name: adding a parameter does not
      * change the others' values. */
+    if (v->iattr) { /* declared with an initial value: in every mode */
+      for (int64_t k = 0; k < elems; k++) t->data[k] = v->fattr;
+      continue;
+    }
     uint64_t s = name_seed(seed, v->name);
     double bound = 1.0;
     if (glorot) {
@@ -184,6 +188,7 @@ static double elem1(FnKind fn, double x, double fattr) {
   case FN_ABS: return fabs(x);
   case FN_INV_OR_ZERO: return x == 0 ? 0 : 1 / x;
   case FN_SIGN: return x > 0 ? 1 : x < 0 ? -1 : 0;
+  case FN_POW: return pow(x, fattr);
   case FN_DROPOUT: case FN_FLATTEN: case FN_RESHAPE: case FN_COPY_U: case FN_COPY_V: case FN_COPY_E: return x;
   default: return NAN;
   }
@@ -205,6 +210,14 @@ static double elem2(FnKind fn, double x, double y) {
   case FN_SUB: case FN_U_SUB_V: return x - y;
   case FN_MUL: case FN_U_MUL_V: case FN_U_MUL_E: case FN_DOT: case FN_U_DOT_V: return x * y;
   case FN_DIV: case FN_U_DIV_V: return x / y;
+  case FN_MAXIMUM: return x >= y ? x : y; /* ties (and a NaN in y) take x: the gradient's choice */
+  case FN_MINIMUM: return x <= y ? x : y;
+  case FN_GT: return x > y;
+  case FN_GE: return x >= y;
+  case FN_LT: return x < y;
+  case FN_LE: return x <= y;
+  case FN_EQ: return x == y;
+  case FN_NE: return x != y;
   default: return NAN;
   }
 }
@@ -217,6 +230,7 @@ static void eval_row(const Value *v, FnKind fn, const double *a, const Shape *sa
   int64_t n = shape_elems(&v->shape), na = shape_elems(sa), nb = sb ? shape_elems(sb) : 1;
   switch (fn) {
   case FN_ADD: case FN_SUB: case FN_MUL: case FN_DIV:
+  case FN_MAXIMUM: case FN_MINIMUM: case FN_GT: case FN_GE: case FN_LT: case FN_LE: case FN_EQ: case FN_NE:
   case FN_U_ADD_V: case FN_U_SUB_V: case FN_U_MUL_V: case FN_U_DIV_V: case FN_U_ADD_E: case FN_U_MUL_E: {
     int64_t ra = n / na, rb = n / nb;
     for (int64_t i = 0; i < n; i++) out[i] = elem2(fn, a[i / ra], b[i / rb]);
@@ -281,6 +295,24 @@ static void eval_row(const Value *v, FnKind fn, const double *a, const Shape *sa
     int64_t la = sa->d[sa->rank - 1], lo = v->iattr, w = v->iattr2;
     for (int64_t i = 0; i < n; i++) out[i] = 0;
     for (int64_t o = 0; o < na / la; o++) memcpy(out + o * w + lo, a + o * la, sizeof(double) * (size_t)la);
+    return;
+  }
+  case FN_TRANSPOSE: { /* [..., A, B] -> [..., B, A] */
+    int64_t Ad = sa->d[sa->rank - 2], Bd = sa->d[sa->rank - 1];
+    for (int64_t o = 0; o < na / (Ad * Bd); o++)
+      for (int64_t i = 0; i < Ad; i++)
+        for (int64_t j = 0; j < Bd; j++) out[o * Ad * Bd + j * Ad + i] = a[o * Ad * Bd + i * Bd + j];
+    return;
+  }
+  case FN_LOG_SOFTMAX: { /* per last-dim row: x - m - log(sum exp(x - m)), m its max */
+    int64_t L = sa->d[sa->rank - 1];
+    for (int64_t o = 0; o < n / L; o++) {
+      const double *x = a + o * L;
+      double m = -INFINITY, se = 0;
+      for (int64_t k = 0; k < L; k++) m = x[k] > m ? x[k] : m;
+      for (int64_t k = 0; k < L; k++) se += exp(x[k] - m);
+      for (int64_t k = 0; k < L; k++) out[o * L + k] = x[k] - m - log(se);
+    }
     return;
   }
   case FN_SUM_LAST: {
@@ -425,6 +457,23 @@ bool interp_run(Interp *in, char *err, size_t errlen) {
       }
       /* Operands of another domain (params, constants) have one row, used by every row. */
       int64_t sa_rows = value_rows(v->args[0], g), sb_rows = sb ? value_rows(v->args[1], g) : 0;
+      if (v->fn == FN_WHERE) { /* c != 0 ? a : b, each operand prefix-broadcast */
+        const Value *c3[3] = {v->args[0], v->args[1], v->args[2]};
+        const double *p3[3];
+        int64_t n3[3], r3[3];
+        for (int k = 0; k < 3; k++) {
+          p3[k] = in->vals[c3[k]->id];
+          n3[k] = shape_elems(&c3[k]->shape);
+          r3[k] = value_rows(c3[k], g) == rows ? n3[k] : 0; /* row stride: 0 for a one-row operand */
+        }
+#pragma omp parallel for schedule(static)
+        for (int64_t r = 0; r < rows; r++)
+          for (int64_t q = 0; q < n; q++) {
+            double cv = p3[0][r * r3[0] + q / (n / n3[0])];
+            out[r * n + q] = cv != 0 ? p3[1][r * r3[1] + q / (n / n3[1])] : p3[2][r * r3[2] + q / (n / n3[2])];
+          }
+        break;
+      }
 #pragma omp parallel for schedule(static)
       for (int64_t r = 0; r < rows; r++)
         eval_row(v, v->fn, A + (sa_rows == rows ? r : 0) * na, sa, B ? B + (sb_rows == rows ? r : 0) * nb : NULL, sb,

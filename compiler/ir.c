@@ -12,6 +12,7 @@
  */
 #include "gnnc.h"
 
+#include <math.h>
 #include <string.h>
 
 const OpInfo op_info[OP__COUNT] = {
@@ -144,7 +145,30 @@ static bool infer_apply(Arena *a, const Value *p, Shape *shape, const char **why
   int64_t iattr = p->iattr;
   const Shape *s0 = &args[0]->shape, *s1 = p->nargs > 1 ? &args[1]->shape : NULL;
   switch (fn) {
+  case FN_WHERE: {
+    Shape t;
+    const Shape *s2 = &args[2]->shape;
+    if (!broadcast(s0, s1, &t) || !broadcast(&t, s2, shape))
+      FAIL("shapes %s, %s and %s do not broadcast (of any two, one must be a prefix of the other)", shape_str(a, s0),
+           shape_str(a, s1), shape_str(a, s2));
+    return true;
+  }
+  case FN_POW:
+    if (!isfinite(fattr)) FAIL("the exponent of pow is not finite");
+    *shape = *s0;
+    return true;
+  case FN_TRANSPOSE:
+    if (s0->rank < 2) FAIL("transpose needs a row of at least 2 dims, not %s", shape_str(a, s0));
+    *shape = *s0;
+    shape->d[s0->rank - 2] = s0->d[s0->rank - 1];
+    shape->d[s0->rank - 1] = s0->d[s0->rank - 2];
+    return true;
+  case FN_LOG_SOFTMAX:
+    if (s0->rank == 0) FAIL("log_softmax of a scalar row: it normalises over the last dim, and there is none");
+    *shape = *s0;
+    return true;
   case FN_ADD: case FN_SUB: case FN_MUL: case FN_DIV:
+  case FN_MAXIMUM: case FN_MINIMUM: case FN_GT: case FN_GE: case FN_LT: case FN_LE: case FN_EQ: case FN_NE:
     if (!broadcast(s0, s1, shape))
       FAIL("shapes %s and %s do not broadcast (one must be a prefix of the other)",
            shape_str(a, s0), shape_str(a, s1));

@@ -44,6 +44,10 @@ static void print_value(FILE *out, const Value *v, bool needed) {
     break;
   case OP_PARAM:
     fprintf(out, "param \"%s\"", v->name);
+    if (v->iattr) { /* declared with an initial value */
+      num_str(num, sizeof num, v->fattr);
+      fprintf(out, " {init = %s}", num);
+    }
     break;
   case OP_CONST:
     num_str(num, sizeof num, v->fattr);
@@ -64,6 +68,7 @@ static void print_value(FILE *out, const Value *v, bool needed) {
   case FN_ELU: num_str(num, sizeof num, v->fattr); fprintf(out, " {alpha = %s}", num); break;
   case FN_DROPOUT: num_str(num, sizeof num, v->fattr); fprintf(out, " {p = %s, stream = %lld}", num, (long long)v->iattr); break;
   case FN_REPEAT: fprintf(out, " {n = %lld}", (long long)v->iattr); break;
+  case FN_POW: num_str(num, sizeof num, v->fattr); fprintf(out, " {p = %s}", num); break;
   case FN_LEAKY_RELU_GRAD: num_str(num, sizeof num, v->fattr); fprintf(out, " {slope = %s}", num); break;
   case FN_ELU_GRAD: num_str(num, sizeof num, v->fattr); fprintf(out, " {alpha = %s}", num); break;
   case FN_SLICE: fprintf(out, " {from = %lld, to = %lld}", (long long)v->iattr, (long long)v->iattr2); break;

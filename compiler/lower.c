@@ -476,6 +476,55 @@ KExpr *fn_elem(Lower *L, Kernel *k, PtrVec *blk, const Value *v, FnKind fn, cons
     return fn == FN_MEAN_HEADS ? kbin(L, KO_DIV, s, kf(L, (double)sa->d[0])) : s;
   }
   case FN_SUM_LAST: return kvar(L, k, sum_loop(L, k, blk, r, v, idx, sa->d[sa->rank - 1], last_term, "sum"), NULL);
+  case FN_MAXIMUM: case FN_MINIMUM: { /* ties take a, as the interpreter and the gradient do */
+    KExpr *x = A(bcast(L, idx, n, na)), *y = B(bcast(L, idx, n, nb));
+    return ksel(L, kbin(L, fn == FN_MAXIMUM ? KO_GE : KO_LE, x, y), x, y);
+  }
+  case FN_GT: case FN_GE: case FN_LT: case FN_LE: case FN_EQ: case FN_NE: {
+    int op = fn == FN_GT ? KO_GT : fn == FN_GE ? KO_GE : fn == FN_LT ? KO_LT : fn == FN_LE ? KO_LE : fn == FN_EQ ? KO_EQ : KO_NE;
+    return ksel(L, kbin(L, op, A(bcast(L, idx, n, na)), B(bcast(L, idx, n, nb))), kf(L, 1), kf(L, 0));
+  }
+  case FN_WHERE: {
+    int64_t nc = shape_elems(&r->args[2]->shape);
+    return ksel(L, kbin(L, KO_NE, A(bcast(L, idx, n, na)), kf(L, 0)), B(bcast(L, idx, n, nb)),
+                r->read(L, k, r, 2, bcast(L, idx, n, nc)));
+  }
+  case FN_POW: { /* x^p, p constant: products for p = 2, 3; else sign * exp(p log|x|) (NaN for x < 0, p not whole) */
+    double p = v->fattr;
+    KExpr *x = A(idx);
+    if (p == 0) return kf(L, 1);
+    if (p == 1) return x;
+    if (p == 2) return kbin(L, KO_MUL, x, x);
+    if (p == 3) return kbin(L, KO_MUL, kbin(L, KO_MUL, x, x), x);
+    if (p != floor(p)) return kun(L, KU_EXP, kbin(L, KO_MUL, kf(L, p), kun(L, KU_LOG, x)));
+    KExpr *mag = kun(L, KU_EXP, kbin(L, KO_MUL, kf(L, p), kun(L, KU_LOG, kun(L, KU_ABS, x))));
+    return fmod(p, 2) != 0 ? ksel(L, kbin(L, KO_LT, x, kf(L, 0)), kun(L, KU_NEG, mag), mag) : mag;
+  }
+  case FN_TRANSPOSE: { /* out[o, j, i] = a[o, i, j] for a row [..., A, B] */
+    int64_t Ad = sa->d[sa->rank - 2], Bd = sa->d[sa->rank - 1];
+    KExpr *o = kbin(L, KO_DIV, idx, ki(L, Ad * Bd)), *rem = kbin(L, KO_MOD, idx, ki(L, Ad * Bd));
+    KExpr *j = kbin(L, KO_DIV, rem, ki(L, Ad)), *i = kbin(L, KO_MOD, rem, ki(L, Ad));
+    return A(kbin(L, KO_ADD, kbin(L, KO_MUL, o, ki(L, Ad * Bd)), kbin(L, KO_ADD, kbin(L, KO_MUL, i, ki(L, Bd)), j)));
+  }
+  case FN_LOG_SOFTMAX: { /* x - m - log(sum exp(x - m)) over the last dim, m its max: two loops over the row */
+    int64_t Ln = sa->d[sa->rank - 1];
+    KExpr *base = kbin(L, KO_MUL, kbin(L, KO_DIV, idx, ki(L, Ln)), ki(L, Ln));
+    int mx = add_local(L, k, "mx", KT_F32, 0, false), se = add_local(L, k, "se", KT_F32, 0, false);
+    int j = add_local(L, k, "j", KT_I64, 0, false);
+    ks_let(L, blk, mx, NULL, kf(L, -INFINITY));
+    PtrVec *b1 = ks_for(L, k, blk, j, ki(L, 0), ki(L, Ln)), *saved = L->cur_blk;
+    L->cur_blk = b1; /* what a fused operand needs goes inside the loop */
+    KExpr *a1 = A(kbin(L, KO_ADD, base, kvar(L, k, j, NULL)));
+    L->cur_blk = saved;
+    ks_let(L, b1, mx, NULL, kbin(L, KO_MAX, kvar(L, k, mx, NULL), a1));
+    ks_let(L, blk, se, NULL, kf(L, 0));
+    PtrVec *b2 = ks_for(L, k, blk, j, ki(L, 0), ki(L, Ln));
+    L->cur_blk = b2;
+    KExpr *a2 = A(kbin(L, KO_ADD, base, kvar(L, k, j, NULL)));
+    L->cur_blk = saved;
+    ks_let(L, b2, se, NULL, kbin(L, KO_ADD, kvar(L, k, se, NULL), kun(L, KU_EXP, kbin(L, KO_SUB, a2, kvar(L, k, mx, NULL)))));
+    return kbin(L, KO_SUB, kbin(L, KO_SUB, A(idx), kvar(L, k, mx, NULL)), kun(L, KU_LOG, kvar(L, k, se, NULL)));
+  }
   default:
     L->ok = false;
     fprintf(stderr, "%s: internal error: no kernel lowering for function '%s' (%s)\n", L->c->diag.path, fn_info[fn].name,

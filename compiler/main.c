@@ -48,6 +48,8 @@ static void usage(FILE *out) {
         "  --graph PATH            a dataset folder (graph.edges, features.svm, labels.txt) or an edge list\n"
         "  --features FILE         vertex features in LIBSVM format (overrides the folder's)\n"
         "  --num-vertices N        vertex count for a bare edge list (default: largest id + 1)\n"
+        "  --self-loops            add a self-loop v -> v to every vertex that has none (after the\n"
+        "                          file's edges, ascending), as gnn-run and gnn-train --self-loops do\n"
         "  --params FILE           load parameters (gnnc tensor text format)\n"
         "  --init=glorot|uniform   initialise parameters: Glorot (default) or uniform [-1, 1)\n"
         "  --seed N                seed for parameters and generated inputs (default 1)\n"
@@ -146,6 +148,7 @@ typedef struct {
   const char *input, *output, *emit, *graph, *features, *params, *init, *save_params, *save_inputs, *out_rows;
   const char *save_outputs;
   bool train, backward;
+  bool self_loops; /* --self-loops: add v -> v for every vertex without one, as gnn-train does */
   int64_t num_vertices;
   uint64_t seed;
   int rows;
@@ -167,6 +170,7 @@ static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
     ok = graph_load(&g, cli->graph, err, sizeof err);
   }
   if (ok && cli->features) ok = graph_load_features(&g, cli->features, err, sizeof err);
+  if (ok && cli->self_loops) ok = graph_add_self_loops(&g, err, sizeof err);
   if (!ok) goto fail;
   if (cli->params ? !params_load(&ps, m, cli->params, err, sizeof err)
                   : !params_init(&ps, m, cli->init ? cli->init : "glorot", cli->seed)) {
@@ -388,6 +392,8 @@ int main(int argc, char **argv) {
     } else if (cli.run && (v = ARGVAL("--save-outputs"))) {
       cli.save_outputs = v;
       cli.backward = true;
+    } else if (cli.run && strcmp(a, "--self-loops") == 0) {
+      cli.self_loops = true;
     } else if (cli.run && strcmp(a, "--train") == 0) {
       cli.train = true;
     } else if (cli.run && strcmp(a, "--backward") == 0) {

@@ -55,26 +55,75 @@ static DimExpr *dimbin(GnnCtx *c, int op, DimExpr *a, DimExpr *b, GNN_YYLTYPE l)
 }
 static PtrVec *vec(GnnCtx *c) { return arena_alloc(&c->arena, sizeof(PtrVec)); }
 static PtrVec *push(GnnCtx *c, PtrVec *v, void *p) { vec_push(&c->arena, v, p); return v; }
+/* A real literal is a hyper-parameter's value, never a dimension: reported in a type. */
+static void check_int_dims(GnnCtx *c, const DimExpr *d) {
+  for (; d; d = d->lhs) {
+    if (d->kind == DX_NUM && d->is_real) diag_error(&c->diag, d->loc, "a dimension must be an integer");
+    if (d->kind == DX_BIN) check_int_dims(c, d->rhs);
+  }
+}
 static TypeSpec *typespec(GnnCtx *c, Domain d, PtrVec *dims, GNN_YYLTYPE l) {
+  for (int i = 0; i < dims->len; i++) check_int_dims(c, dims->items[i]);
   TypeSpec *t = arena_alloc(&c->arena, sizeof(TypeSpec));
   t->dom = d; t->dims = (DimExpr **)dims->items; t->ndims = dims->len; t->loc = L(l);
   return t;
 }
-/* The generic names of a layer header (DX_NAME dims, for their locations) as two arrays. */
+/* The generic names of a layer header (DX_NAME dims, for their locations; a hyper-parameter's
+ * default in its key's place: DX_NUM with key = the name) as arrays. */
 static void set_gens(GnnCtx *c, Decl *d, PtrVec *names) {
   d->ngens = names->len;
   d->gens = arena_alloc(&c->arena, sizeof(char *) * (size_t)(names->len + 1));
   d->gen_locs = arena_alloc(&c->arena, sizeof(Loc) * (size_t)(names->len + 1));
+  d->gen_hyper = arena_alloc(&c->arena, sizeof(bool) * (size_t)(names->len + 1));
+  d->gen_default = arena_alloc(&c->arena, sizeof(double) * (size_t)(names->len + 1));
   for (int i = 0; i < names->len; i++) {
     const DimExpr *g = names->items[i];
-    d->gens[i] = g->name;
+    if (g->key) {
+      d->gens[i] = g->key;
+      d->gen_hyper[i] = true;
+      d->gen_default[i] = g->real;
+    } else {
+      d->gens[i] = g->name;
+    }
     d->gen_locs[i] = g->loc;
   }
+}
+/* A hyper-parameter's value: a number, a negated number or a name. */
+static DimExpr *hyperval(GnnCtx *c, NumLit n, bool neg, GNN_YYLTYPE l) {
+  DimExpr *d = arena_alloc(&c->arena, sizeof(DimExpr));
+  d->kind = DX_NUM;
+  d->loc = L(l);
+  d->num = n.is_int ? n.i : 0;
+  d->real = neg ? -n.v : n.v;
+  d->is_real = !n.is_int || neg;
+  return d;
 }
 static Stmt *stmt(GnnCtx *c, StmtKind k, GNN_YYLTYPE l) {
   Stmt *s = arena_alloc(&c->arena, sizeof(Stmt));
   s->kind = k;
   s->loc = L(l);
+  return s;
+}
+/* A name and where it is written (a DX_NAME dim, for its location). */
+static DimExpr *name_at(GnnCtx *c, char *name, GNN_YYLTYPE l) {
+  DimExpr *d = dim(c, DX_NAME, l);
+  d->name = name;
+  return d;
+}
+/* NAME = expr, or a, b = expr (names: DimExpr* from name_at). */
+static Stmt *assign(GnnCtx *c, PtrVec *names, Node *e, GNN_YYLTYPE l) {
+  Stmt *s = stmt(c, S_ASSIGN, l);
+  s->nnames = names->len;
+  s->names = arena_alloc(&c->arena, sizeof(char *) * (size_t)names->len);
+  s->name_locs = arena_alloc(&c->arena, sizeof(Loc) * (size_t)names->len);
+  for (int i = 0; i < names->len; i++) {
+    const DimExpr *d = names->items[i];
+    s->names[i] = d->name;
+    s->name_locs[i] = d->loc;
+  }
+  s->name = s->names[0];
+  s->name_loc = s->name_locs[0];
+  s->expr = e;
   return s;
 }
 }
@@ -100,7 +149,8 @@ static Stmt *stmt(GnnCtx *c, StmtKind k, GNN_YYLTYPE l) {
 %type <type> type shape
 %type <stmt> stmt
 %type <decl> decl header
-%type <vec> dims dims_opt gens_opt idents inputs inputs_opt input_list args args_opt body stmts
+%type <dim> gen_decl gen_arg hyper_val
+%type <vec> rettypes types multi_names dims dims_opt gens_opt gen_decls gen_args inputs inputs_opt input_list args args_opt body stmts
 
 %left '+' '-'
 %left '*' '/'
@@ -121,28 +171,53 @@ decl
   ;
 
 header
-  : LAYER IDENT gens_opt '(' inputs_opt ')' ARROW type {
+  : LAYER IDENT gens_opt '(' inputs_opt ')' ARROW rettypes {
       $$ = arena_alloc(&c->arena, sizeof(Decl));
       $$->is_model = false; $$->name = $2; $$->loc = L(@2);
       set_gens(c, $$, $3);
-      $$->inputs = (ParamDecl **)$5->items; $$->ninputs = $5->len; $$->ret = $8;
+      $$->inputs = (ParamDecl **)$5->items; $$->ninputs = $5->len;
+      $$->rets = (TypeSpec **)$8->items; $$->nrets = $8->len; $$->ret = $$->rets[0];
     }
-  | MODEL IDENT '(' inputs_opt ')' ARROW type {
+  | MODEL IDENT '(' inputs_opt ')' ARROW rettypes {
       $$ = arena_alloc(&c->arena, sizeof(Decl));
       $$->is_model = true; $$->name = $2; $$->loc = L(@2);
       $$->gens = NULL; $$->ngens = 0;
-      $$->inputs = (ParamDecl **)$4->items; $$->ninputs = $4->len; $$->ret = $7;
+      $$->inputs = (ParamDecl **)$4->items; $$->ninputs = $4->len;
+      $$->rets = (TypeSpec **)$7->items; $$->nrets = $7->len; $$->ret = $$->rets[0];
     }
   ;
 
 gens_opt
   : %empty                  { $$ = vec(c); }
-  | '<' idents '>'          { $$ = $2; }
+  | '<' gen_decls '>'       { $$ = $2; }
   ;
 
-idents
-  : IDENT                   { DimExpr *d = dim(c, DX_NAME, @1); d->name = $1; $$ = push(c, vec(c), d); }
-  | idents ',' IDENT        { DimExpr *d = dim(c, DX_NAME, @3); d->name = $3; $$ = push(c, $1, d); }
+gen_decls
+  : gen_decl                { $$ = push(c, vec(c), $1); }
+  | gen_decls ',' gen_decl  { $$ = push(c, $1, $3); }
+  ;
+
+gen_decl
+  : IDENT                   { $$ = dim(c, DX_NAME, @1); $$->name = $1; }
+  | IDENT '=' NUMBER        { $$ = hyperval(c, $3, false, @1); $$->key = $1; }
+  | IDENT '=' '-' NUMBER    { $$ = hyperval(c, $4, true, @1); $$->key = $1; }
+  ;
+
+gen_args
+  : gen_arg                 { $$ = push(c, vec(c), $1); }
+  | gen_args ',' gen_arg    { $$ = push(c, $1, $3); }
+  ;
+
+gen_arg
+  : dim                     { $$ = $1; }
+  | '-' NUMBER              { $$ = hyperval(c, $2, true, @$); }
+  | IDENT '=' hyper_val     { $$ = $3; $$->key = $1; $$->key_loc = L(@1); }
+  ;
+
+hyper_val
+  : NUMBER                  { $$ = hyperval(c, $1, false, @1); }
+  | '-' NUMBER              { $$ = hyperval(c, $2, true, @$); }
+  | IDENT                   { $$ = dim(c, DX_NAME, @1); $$->name = $1; }
   ;
 
 inputs_opt
@@ -167,6 +242,16 @@ inputs
     }
   ;
 
+rettypes
+  : type                    { $$ = push(c, vec(c), $1); }
+  | '(' types ')'           { $$ = $2; }
+  ;
+
+types
+  : type                    { $$ = push(c, vec(c), $1); }
+  | types ',' type          { $$ = push(c, $1, $3); }
+  ;
+
 type
   : VERTEX '[' dims_opt ']' { $$ = typespec(c, DOM_VERTEX, $3, @$); }
   | EDGE '[' dims_opt ']'   { $$ = typespec(c, DOM_EDGE, $3, @$); }
@@ -189,8 +274,9 @@ dims
 dim
   : NUMBER {
       $$ = dim(c, DX_NUM, @1);
-      if (!$1.is_int) diag_error(&c->diag, L(@1), "a dimension must be an integer");
-      $$->num = $1.i;
+      $$->is_real = !$1.is_int; /* reported in a type (typespec), or by sema in a dimension argument */
+      $$->num = $1.is_int ? $1.i : 0;
+      $$->real = $1.v;
     }
   | IDENT                   { $$ = dim(c, DX_NAME, @1); $$->name = $1; }
   | dim '+' dim             { $$ = dimbin(c, '+', $1, $3, @$); }
@@ -215,9 +301,15 @@ stmts
   ;
 
 stmt
-  : IDENT '=' expr          { $$ = stmt(c, S_ASSIGN, @$); $$->name = $1; $$->name_loc = L(@1); $$->expr = $3; }
+  : IDENT '=' expr          { $$ = assign(c, push(c, vec(c), name_at(c, $1, @1)), $3, @$); }
+  | multi_names '=' expr    { $$ = assign(c, $1, $3, @$); }
   | PARAM IDENT ':' shape   { $$ = stmt(c, S_PARAM, @$); $$->name = $2; $$->name_loc = L(@2); $$->type = $4; }
-  | RETURN expr             { $$ = stmt(c, S_RETURN, @$); $$->expr = $2; }
+  | PARAM IDENT ':' shape '=' expr {
+      $$ = stmt(c, S_PARAM, @$); $$->name = $2; $$->name_loc = L(@2); $$->type = $4; $$->expr = $6;
+    }
+  | RETURN args             {
+      $$ = stmt(c, S_RETURN, @$); $$->exprs = (Node **)$2->items; $$->nexprs = $2->len; $$->expr = $$->exprs[0];
+    }
   ;
 
 expr
@@ -242,12 +334,17 @@ primary
       $$ = node(c, N_CALL, @1); $$->name = $1;
       $$->args = (Node **)$3->items; $$->nargs = $3->len;
     }
-  | IDENT '<' dims '>' '(' args_opt ')' {
+  | IDENT '<' gen_args '>' '(' args_opt ')' {
       $$ = node(c, N_CALL, @1); $$->name = $1;
       $$->args = (Node **)$6->items; $$->nargs = $6->len;
       $$->gens = (DimExpr **)$3->items; $$->ngens = $3->len; $$->has_gens = true;
     }
   | '(' expr ')'            { $$ = $2; }
+  ;
+
+multi_names
+  : IDENT ',' IDENT         { $$ = push(c, push(c, vec(c), name_at(c, $1, @1)), name_at(c, $3, @3)); }
+  | multi_names ',' IDENT   { $$ = push(c, $1, name_at(c, $3, @3)); }
   ;
 
 args_opt

@@ -2,6 +2,7 @@
  *
  *   gnn-run libmodel.so --graph data/cora [--params F] [--inputs F] [--output F] [--seed N]
  *           [--repeat N] [--warmup N] [--train] [--backward] [--save-grads F] [--device N] [--rows N]
+ *           [--self-loops]
  *
  * It prints the output's shape, a checksum, the first rows, the time per forward (the median
  * of --repeat timed runs after --warmup untimed ones, each followed by a sync) and the memory
@@ -36,6 +37,7 @@ static void usage(FILE *out) {
         "  --output FILE       write every output row (tensor text format, edge rows in file order)\n"
         "  --seed N            seed of parameters, generated inputs and dropout (default 1)\n"
         "  --repeat N          timed forwards (default 10); --warmup N untimed ones first (default 2)\n"
+        "  --self-loops        add a self-loop v -> v to every vertex that has none (as gnn-train)\n"
         "  --train             forward in training mode (dropout on)\n"
         "  --backward          after the forward, run the backward with grad.out from --inputs or generated\n"
         "  --save-grads FILE   write the gradients (tensor text format, names grad.<param>)\n"
@@ -166,7 +168,7 @@ static double now(void) {
 int main(int argc, char **argv) {
   const char *libpath = NULL, *graph = NULL, *params = NULL, *inputs = NULL, *output = NULL, *save_grads = NULL;
   int64_t seed = 1, repeat = 10, warmup = 2, device = 0, nrows = 3;
-  bool train = false, backward = false;
+  bool train = false, backward = false, self_loops = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define OPT(name) (strcmp(a, name) == 0 && v && (i++, true))
@@ -190,6 +192,7 @@ int main(int argc, char **argv) {
       if (!parse_i64(v, 0, INT64_MAX, &nrows)) return fprintf(stderr, "gnn-run: --rows wants a non-negative integer, got '%s'\n", v), 2;
     } else if (strcmp(a, "--train") == 0) train = true;
     else if (strcmp(a, "--backward") == 0) backward = train = true;
+    else if (strcmp(a, "--self-loops") == 0) self_loops = true;
     else if (a[0] == '-') return fprintf(stderr, "gnn-run: unknown option '%s' (or it lacks its value; see --help)\n", a), 2;
     else if (!libpath) libpath = a;
     else return fprintf(stderr, "gnn-run: more than one model library ('%s' and '%s')\n", libpath, a), 2;
@@ -215,7 +218,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "gnn-run: %s\n", rt.last_error(ctx));
     goto out;
   }
-  CHECK(rt.graph_load(ctx, graph, NULL, &g));
+  gnn_graph_opts gopts = {0};
+  gopts.add_self_loops = self_loops; /* v -> v for every vertex without one, as gnnc run and gnn-train */
+  CHECK(rt.graph_load(ctx, graph, &gopts, &g));
   CHECK(api->create(ctx, g, (uint64_t)seed, &model));
 
   /* parameters from a file */

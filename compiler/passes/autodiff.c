@@ -33,9 +33,11 @@
  * A missing rule is a compiler bug, not a user error, and aborts with an internal error
  * naming the value: aggregate (compose runs after this pass), reduce_rows, argsel_v and
  * gather.max/min over out-edges ({by = src}) never occur in a forward module that sema and
- * canonicalize build. Rules for functions sema never emits (slice, pad, reshape, sum_last,
- * linear_t, sign, inv_or_zero, the *_grad functions, gathers by src) are there for passes
- * that run before this one (reorg) and are checked by tests/grad/rules.c.
+ * canonicalize build. Rules for functions sema never emits (pad, reshape, linear_t, sign,
+ * inv_or_zero, the *_grad functions, gathers by src) are there for passes that run before this
+ * one (reorg) and are checked by tests/grad/rules.c; slice and sum_last (slice(), layer_norm)
+ * and the builtins of issue 16 (maximum/minimum, the comparisons, where, pow, transpose,
+ * log_softmax) are reached from source too (tests/grad/lang_builtins.gnn, tests/lang/).
  */
 #include "../gnnc.h"
 
@@ -97,6 +99,22 @@ static Value *apply_attr(AD *ad, FnKind fn, Value *a, Value *b, double f, int64_
 }
 
 static Value *apply2(AD *ad, FnKind fn, Value *a, Value *b) { return apply_attr(ad, fn, a, b, 0, 0, 0); }
+
+static Value *constant(AD *ad, double x);
+
+/* where(c, a, b), the one three-operand function. */
+static Value *where3(AD *ad, Value *c, Value *a, Value *b) {
+  Domain d = DOM_GLOBAL;
+  Value *ops[3] = {c, a, b};
+  for (int i = 0; i < 3; i++) {
+    if (ops[i]->dom == DOM_EDGE) d = DOM_EDGE;
+    else if (ops[i]->dom == DOM_VERTEX && d == DOM_GLOBAL) d = DOM_VERTEX;
+  }
+  Value p = proto(apply_op_for(d), FN_WHERE, c, a);
+  p.args[2] = b;
+  p.nargs = 3;
+  return mk(ad, &p);
+}
 static Value *apply1(AD *ad, FnKind fn, Value *a) { return apply_attr(ad, fn, a, NULL, 0, 0, 0); }
 
 static Value *scatter(AD *ad, FnKind fn, Value *a, Value *b) {
@@ -216,6 +234,29 @@ static void apply_rule(AD *ad, Value *y, Value *g) {
     return;
   case FN_ABS: if (na) accum(ad, a, apply2(ad, FN_MUL, g, apply1(ad, FN_SIGN, a))); return;
   case FN_SIGN: return; /* zero almost everywhere */
+  case FN_GT: case FN_GE: case FN_LT: case FN_LE: case FN_EQ: case FN_NE: return; /* piecewise constant */
+  case FN_MAXIMUM: case FN_MINIMUM: { /* dy to the operand taken: a on ties (a >= b for max, a <= b for min) */
+    FnKind take_a = y->fn == FN_MAXIMUM ? FN_GE : FN_LE, take_b = y->fn == FN_MAXIMUM ? FN_LT : FN_GT;
+    if (na) accum(ad, a, apply2(ad, FN_MUL, g, apply2(ad, take_a, a, b)));
+    if (nb) accum(ad, b, apply2(ad, FN_MUL, g, apply2(ad, take_b, a, b)));
+    return;
+  }
+  case FN_WHERE: { /* y = where(c, p, q) with c = a, p = b: dy to p where c != 0, to q elsewhere; c gets none */
+    Value *q = y->args[2];
+    if (nb) accum(ad, b, where3(ad, a, g, constant(ad, 0)));
+    if (ad->need[q->id]) accum(ad, q, where3(ad, a, constant(ad, 0), g));
+    return;
+  }
+  case FN_POW: /* p x^(p-1) */
+    if (na && y->fattr != 0)
+      accum(ad, a, y->fattr == 1 ? g
+                                 : apply2(ad, FN_MUL, g, apply2(ad, FN_MUL, constant(ad, y->fattr),
+                                                                apply_attr(ad, FN_POW, a, NULL, y->fattr - 1, 0, 0))));
+    return;
+  case FN_TRANSPOSE: if (na) accum(ad, a, apply1(ad, FN_TRANSPOSE, g)); return;
+  case FN_LOG_SOFTMAX: /* dx = dy - softmax(x) sum_last(dy), softmax(x) = exp(y) */
+    if (na) accum(ad, a, apply2(ad, FN_SUB, g, apply2(ad, FN_MUL, apply1(ad, FN_EXP, y), apply1(ad, FN_SUM_LAST, g))));
+    return;
   case FN_INV_OR_ZERO: /* -1/x^2 = -y^2 (and 0 where x = 0, where y = 0) */
     if (na) accum(ad, a, apply1(ad, FN_NEG, apply2(ad, FN_MUL, g, apply2(ad, FN_MUL, y, y))));
     return;

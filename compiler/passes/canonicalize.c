@@ -47,6 +47,7 @@ static double fold1(FnKind fn, double x, double fattr) {
   case FN_RSQRT: return 1 / sqrt(x);
   case FN_ABS: return fabs(x);
   case FN_INV_OR_ZERO: return x == 0 ? 0 : 1 / x;
+  case FN_POW: return pow(x, fattr);
   default: return NAN;
   }
 }
@@ -104,6 +105,15 @@ static Value *simplify(Module *m, Value *v, bool full) {
       case FN_SUB: r = x - y; break;
       case FN_MUL: r = x * y; break;
       case FN_DIV: r = x / y; break;
+      case FN_MAXIMUM: r = x >= y ? x : y; break;
+      case FN_MINIMUM: r = x <= y ? x : y; break;
+      case FN_GT: r = x > y; break;
+      case FN_GE: r = x >= y; break;
+      case FN_LT: r = x < y; break;
+      case FN_LE: r = x <= y; break;
+      case FN_EQ: r = x == y; break;
+      case FN_NE: r = x != y; break;
+      case FN_WHERE: r = a->fattr != 0 ? y : v->args[2]->fattr; break;
       case FN_DROPOUT: r = x; break;
       default: r = fold1(v->fn, x, v->fattr);
       }

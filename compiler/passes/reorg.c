@@ -34,6 +34,11 @@
  *            max, min and mean (a vertex without in-edges gets 0, as before)
  *   factor   sum_u f(e_uv, c_v) = f(sum_u e_uv, c_v) for f in mul, dot (also mean)
  *   merge    f(x, W1) +- f(x, W2) = f(x, W1 +- W2) for f = linear
+ *   project  W.(r_u e_uv) = r_u (W.e_uv) for r in sum, mean, and W pushed on through scatters,
+ *            sums, negation and scaling by a value constant along the contracted dim
+ *            (W.(c * z) = c * (W.z)), down to where it is applied per vertex: a projection
+ *            after a propagation moves in front of it (SGC's W.(A A x) = A A (W.x)), narrowing
+ *            what is propagated when W narrows the row
  *
  * Which rewrites are applied is the cost model's call, not each rule's: an attempt builds the
  * replacement, and it is kept only if the values it adds cost fewer FLOPs (then fewer bytes)
@@ -670,6 +675,57 @@ static Value *merge_rule(Reorg *r, Value *v) {
   return mk2(r, FN_LINEAR, a->args[0], mk2(r, v->fn, a->args[1], b->args[1]));
 }
 
+/* W.y pushed into y as far as the algebra allows (project): W.sum(e) = sum(W.e), W.(c*z) =
+ * c*(W.z) for c constant along z's last dim, W.(a +- b) = W.a +- W.b, W.(-z) = -(W.z),
+ * W.copy_u(h) = copy_u(W.h) (copy_v, and u_mul_v / u_div_v with a per-row scalar side, alike);
+ * elsewhere W.y itself. proto: the linear value (its W and attributes). */
+static Value *push_linear(Reorg *r, Value *y, Value *W, int depth) {
+  Value *a = y->nargs > 0 ? y->args[0] : NULL, *b = y->nargs > 1 ? y->args[1] : NULL;
+  bool apply = y->op == OP_APPLY_EDGE || y->op == OP_APPLY_VERTEX;
+  if (--r->budget < 0 || depth > 64 || y->bwd) return mk2(r, FN_LINEAR, y, W);
+  if (y->op == OP_GATHER && (y->fn == FN_SUM || y->fn == FN_MEAN)) {
+    Value *e = push_linear(r, a, W, depth + 1);
+    Value p;
+    memset(&p, 0, sizeof p);
+    p.op = OP_GATHER;
+    p.fn = y->fn;
+    p.msg = FN_NONE;
+    p.nargs = 1;
+    p.args[0] = e;
+    p.iattr = y->iattr;
+    return e ? mk(r, &p) : NULL;
+  }
+  if (y->op == OP_SCATTER && (y->fn == FN_COPY_U || y->fn == FN_COPY_V))
+    return mk_op(r, OP_SCATTER, y->fn, push_linear(r, a, W, depth + 1), NULL);
+  if (y->op == OP_SCATTER && (y->fn == FN_U_MUL_V || y->fn == FN_U_DIV_V)) {
+    if (b->shape.rank < a->shape.rank) return mk_op(r, OP_SCATTER, y->fn, push_linear(r, a, W, depth + 1), b);
+    if (y->fn == FN_U_MUL_V && a->shape.rank < b->shape.rank) return mk_op(r, OP_SCATTER, y->fn, a, push_linear(r, b, W, depth + 1));
+  }
+  if (apply && (y->fn == FN_ADD || y->fn == FN_SUB) && shape_eq(&a->shape, &y->shape) && shape_eq(&b->shape, &y->shape) &&
+      a->dom == y->dom && b->dom == y->dom)
+    return mk2(r, y->fn, push_linear(r, a, W, depth + 1), push_linear(r, b, W, depth + 1));
+  if (apply && y->fn == FN_NEG && a->dom == y->dom) return mk1(r, FN_NEG, push_linear(r, a, W, depth + 1));
+  if (apply && (y->fn == FN_MUL || y->fn == FN_DIV)) {
+    /* c * z, z * c, z / c: c's dims a strict prefix of z's, so constant along the contracted dim */
+    if (b->shape.rank < a->shape.rank && a->dom == y->dom && shape_eq(&a->shape, &y->shape))
+      return mk2(r, y->fn, push_linear(r, a, W, depth + 1), b);
+    if (y->fn == FN_MUL && a->shape.rank < b->shape.rank && b->dom == y->dom && shape_eq(&b->shape, &y->shape))
+      return mk2(r, y->fn, a, push_linear(r, b, W, depth + 1));
+  }
+  return mk2(r, FN_LINEAR, y, W);
+}
+
+/* W.y with y a propagation (project): the projection pushed in, when it narrows the row (the
+ * cost model then compares the two). */
+static Value *project_rule(Reorg *r, Value *v) {
+  if ((v->op != OP_APPLY_VERTEX && v->op != OP_APPLY_EDGE) || v->fn != FN_LINEAR) return NULL;
+  Value *y = v->args[0], *W = v->args[1];
+  if (!per_model(W) || shape_elems(&v->shape) >= shape_elems(&y->shape)) return NULL;
+  if (!(y->op == OP_GATHER || y->op == OP_SCATTER || y->op == OP_APPLY_VERTEX || y->op == OP_APPLY_EDGE)) return NULL;
+  Value *rep = push_linear(r, y, W, 0);
+  return rep && rep->op == v->op && rep->fn == FN_LINEAR && rep->args[0] == y ? NULL : rep;
+}
+
 /* ---------------------------------------------------------------- profitability */
 
 static int poly_cmp(CostPoly a, CostPoly b) {
@@ -755,6 +811,7 @@ static bool sweep(Reorg *r) {
       if (v->op == OP_APPLY_EDGE) rep = attempt(r, v, edge_rule);
       if (!rep && v->op == OP_GATHER) rep = attempt(r, v, reduce_rule);
       if (!rep && (v->fn == FN_ADD || v->fn == FN_SUB)) rep = attempt(r, v, merge_rule);
+      if (!rep && v->fn == FN_LINEAR) rep = attempt(r, v, project_rule);
     }
     if (rep) {
       v->repl = rep;

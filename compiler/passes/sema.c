@@ -38,6 +38,7 @@ struct Binding {
   const char *name;
   Value *val;     /* NULL = poisoned by an earlier error */
   int64_t dim;    /* for dimension bindings */
+  double real;    /* for hyper-parameter bindings */
   Loc loc;
 };
 
@@ -65,12 +66,16 @@ typedef struct {
   long steps;        /* statements lowered and layers instantiated, for the budget */
   bool abandoned;    /* the model hit a limit (size, depth): stop lowering it */
   StrMap decls;      /* name -> the first Decl of that name */
+  Value **rets;      /* every value the last lowered body returned (a layer may return several) */
+  int nrets;
+  bool want_multi;   /* the call being lowered is the right side of `a, b = L(x)` */
 } Sema;
 
 /* The names of one body (hash maps, so a body of 100,000 statements is not quadratic). */
 typedef struct {
   StrMap vals; /* values: inputs, params, assignments */
   StrMap dims; /* dimension names: generics and input dims */
+  StrMap hypers; /* real hyper-parameters: generics declared with a default (alpha = 0.1) */
 } Env;
 
 static Binding *lookup(const StrMap *names, const char *name) { return strmap_get(names, name); }
@@ -246,18 +251,34 @@ static Value *constant(Sema *s, double x, Loc loc) {
   return leaf(s, OP_CONST, FN_NONE, DOM_GLOBAL, &sc, NULL, x, loc);
 }
 
-/* A numeric literal argument (slope, probability), possibly negated. */
-static bool literal(Sema *s, const Node *n, const char *what, double *out) {
-  if (n->kind == N_NUM) {
-    *out = n->num;
-    return true;
+/* A constant argument (slope, probability, exponent): a number literal, a hyper-parameter or a
+ * dimension name of the layer, possibly negated. */
+static bool literal(Sema *s, Env *env, const Node *n, const char *what, double *out) {
+  bool neg = false;
+  const Node *x = n;
+  if (x->kind == N_NEG) neg = true, x = x->lhs;
+  Binding *b;
+  if (x->kind == N_NUM) {
+    *out = x->num;
+  } else if (x->kind == N_NAME && !lookup(&env->vals, x->name) && (b = lookup(&env->hypers, x->name))) {
+    *out = b->real;
+  } else if (x->kind == N_NAME && !lookup(&env->vals, x->name) && (b = lookup(&env->dims, x->name))) {
+    *out = (double)b->dim;
+  } else {
+    err(s, n->loc, "%s must be a number literal or a hyper-parameter", what);
+    return false;
   }
-  if (n->kind == N_NEG && n->lhs->kind == N_NUM) {
-    *out = -n->lhs->num;
-    return true;
-  }
-  err(s, n->loc, "%s must be a number literal", what);
-  return false;
+  if (neg) *out = -*out;
+  return true;
+}
+
+/* An index argument of slice: an integer literal >= 0 or a dimension name. -1 after an error. */
+static int64_t index_arg(Sema *s, Env *env, const Node *n, const char *what) {
+  if (n->kind == N_NUM && n->num == floor(n->num) && n->num >= 0 && n->num <= DIM_MAX) return (int64_t)n->num;
+  Binding *b;
+  if (n->kind == N_NAME && (b = lookup(&env->dims, n->name))) return b->dim;
+  err(s, n->loc, "%s must be a whole number from 0 to %d or a dimension name", what, DIM_MAX);
+  return -1;
 }
 
 /* An integer argument: a literal or a dimension name. 0 after an error. The literal is a
@@ -286,7 +307,8 @@ static int64_t dim_arg(Sema *s, Env *env, const Node *n, const char *what) {
   return 0;
 }
 
-typedef enum { B_UNARY, B_LEAKY, B_ELU, B_DROPOUT, B_BINARY, B_REDUCE, B_SOFTMAX, B_REPEAT } BuiltinKind;
+typedef enum { B_UNARY, B_LEAKY, B_ELU, B_DROPOUT, B_BINARY, B_REDUCE, B_SOFTMAX, B_REPEAT, B_WHERE, B_POW, B_SLICE,
+               B_LAYER_NORM, B_SOFTMAX_LAST } BuiltinKind;
 typedef struct {
   const char *name;
   BuiltinKind kind;
@@ -315,8 +337,21 @@ static const Builtin builtins[] = {
     {"repeat", B_REPEAT, FN_REPEAT, 2, 2, "repeat(x, n)"},
     {"sum", B_REDUCE, FN_SUM, 1, 1, "sum(e)"},
     {"mean", B_REDUCE, FN_MEAN, 1, 1, "mean(e)"},
-    {"max", B_REDUCE, FN_MAX, 1, 1, "max(e)"},
-    {"min", B_REDUCE, FN_MIN, 1, 1, "min(e)"},
+    {"max", B_REDUCE, FN_MAX, 1, 2, "max(e) or max(a, b)"},
+    {"min", B_REDUCE, FN_MIN, 1, 2, "min(e) or min(a, b)"},
+    {"gt", B_BINARY, FN_GT, 2, 2, "gt(a, b)"},
+    {"ge", B_BINARY, FN_GE, 2, 2, "ge(a, b)"},
+    {"lt", B_BINARY, FN_LT, 2, 2, "lt(a, b)"},
+    {"le", B_BINARY, FN_LE, 2, 2, "le(a, b)"},
+    {"eq", B_BINARY, FN_EQ, 2, 2, "eq(a, b)"},
+    {"ne", B_BINARY, FN_NE, 2, 2, "ne(a, b)"},
+    {"where", B_WHERE, FN_WHERE, 3, 3, "where(c, a, b)"},
+    {"pow", B_POW, FN_POW, 2, 2, "pow(x, p)"},
+    {"slice", B_SLICE, FN_SLICE, 3, 3, "slice(x, from, to)"},
+    {"transpose", B_UNARY, FN_TRANSPOSE, 1, 1, "transpose(x)"},
+    {"log_softmax", B_UNARY, FN_LOG_SOFTMAX, 1, 1, "log_softmax(x)"},
+    {"softmax", B_SOFTMAX_LAST, FN_LOG_SOFTMAX, 1, 1, "softmax(x)"},
+    {"layer_norm", B_LAYER_NORM, FN_NONE, 1, 2, "layer_norm(x[, eps])"},
     {"edge_softmax", B_SOFTMAX, FN_EDGE_SOFTMAX, 1, 1, "edge_softmax(e)"},
 };
 
@@ -332,6 +367,8 @@ static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call,
 
 static Value *lower_call(Sema *s, Env *env, const Node *n) {
   const Builtin *b = find_builtin(n->name);
+  bool multi = s->want_multi; /* only this call, not the calls in its arguments */
+  s->want_multi = false;
   if (!b) {
     const Decl *d = find_decl(s, n->name);
     if (!d) {
@@ -340,6 +377,11 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
     }
     if (d->is_model) {
       err(s, n->loc, "'%s' is a model; only layers can be called", n->name);
+      return NULL;
+    }
+    if (d->nrets > 1 && !multi) {
+      err(s, n->loc, "layer '%s' returns %d values: bind them to as many names (a, b = %s(...)), not use it in an expression",
+          d->name, d->nrets, d->name);
       return NULL;
     }
     if (n->nargs != d->ninputs) {
@@ -369,14 +411,14 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
     return apply(s, b->fn, b->name, &x, 1, 0, 0, n->loc);
   case B_LEAKY:
     f = 0.01;
-    if (n->nargs == 2 && !literal(s, n->args[1], "the slope of leaky_relu", &f)) return NULL;
+    if (n->nargs == 2 && !literal(s, env, n->args[1], "the slope of leaky_relu", &f)) return NULL;
     return apply(s, b->fn, b->name, &x, 1, f, 0, n->nargs == 2 ? n->args[1]->loc : n->loc);
   case B_ELU:
     f = 1.0;
-    if (n->nargs == 2 && !literal(s, n->args[1], "the alpha of elu", &f)) return NULL;
+    if (n->nargs == 2 && !literal(s, env, n->args[1], "the alpha of elu", &f)) return NULL;
     return apply(s, b->fn, b->name, &x, 1, f, 0, n->nargs == 2 ? n->args[1]->loc : n->loc);
   case B_DROPOUT:
-    if (!literal(s, n->args[1], "the probability of dropout", &f)) return NULL;
+    if (!literal(s, env, n->args[1], "the probability of dropout", &f)) return NULL;
     /* Each dropout draws its own mask: a stream number of its own, so CSE never merges two. */
     return apply(s, b->fn, b->name, &x, 1, f, s->m->ndropout++, n->args[1]->loc);
   case B_REPEAT: {
@@ -387,7 +429,65 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
     Value *args[2] = {x, lower_expr(s, env, n->args[1])};
     return args[1] ? apply(s, b->fn, b->name, args, 2, 0, 0, n->loc) : NULL;
   }
+  case B_WHERE: {
+    Value *args[3] = {x, lower_expr(s, env, n->args[1]), NULL};
+    if (!args[1] || !(args[2] = lower_expr(s, env, n->args[2]))) return NULL;
+    return apply(s, b->fn, b->name, args, 3, 0, 0, n->loc);
+  }
+  case B_POW:
+    if (!literal(s, env, n->args[1], "the exponent of pow", &f)) return NULL;
+    return apply(s, b->fn, b->name, &x, 1, f, 0, n->loc);
+  case B_SLICE: {
+    int64_t lo = index_arg(s, env, n->args[1], "the start of slice"), hi = index_arg(s, env, n->args[2], "the end of slice");
+    if (lo < 0 || hi < 0) return NULL;
+    int64_t last = x->shape.rank ? x->shape.d[x->shape.rank - 1] : 0;
+    if (x->shape.rank == 0 || !(lo < hi && hi <= last)) {
+      err(s, n->loc, "slice(x, %lld, %lld) of a value of shape %s: the range [from, to) must be non-empty and inside its last dim",
+          (long long)lo, (long long)hi, shape_str(&s->c->arena, &x->shape));
+      return NULL;
+    }
+    if (over_budget(s, n->loc)) return NULL;
+    Value p = {.op = apply_op_for(x->dom == DOM_PARAM ? DOM_GLOBAL : x->dom), .fn = FN_SLICE, .msg = FN_NONE, .nargs = 1,
+               .iattr = lo, .iattr2 = hi, .loc = n->loc};
+    p.args[0] = x;
+    const char *why = NULL;
+    Value *v = ir_make_like(s->m, &p, &why);
+    if (!v) err(s, n->loc, "%s", why);
+    return v;
+  }
+  case B_SOFTMAX_LAST: { /* exp(log_softmax(x)): normalised over the last dim */
+    Value *l = apply(s, FN_LOG_SOFTMAX, b->name, &x, 1, 0, 0, n->loc);
+    return l ? apply(s, FN_EXP, b->name, &l, 1, 0, 0, n->loc) : NULL;
+  }
+  case B_LAYER_NORM: { /* (x - mean) / sqrt(var + eps) over the last dim, var the biased variance */
+    f = 1e-5;
+    if (n->nargs == 2 && !literal(s, env, n->args[1], "the eps of layer_norm", &f)) return NULL;
+    if (!(f > 0)) {
+      err(s, n->args[1]->loc, "layer_norm eps %g is not positive", f);
+      return NULL;
+    }
+    if (x->shape.rank == 0) {
+      err(s, n->args[0]->loc, "layer_norm of a scalar row: it normalises over the last dim, and there is none");
+      return NULL;
+    }
+    Value *inv_n = constant(s, 1.0 / (double)x->shape.d[x->shape.rank - 1], n->loc), *eps = constant(s, f, n->loc);
+    if (!inv_n || !eps) return NULL;
+    Value *sum = apply(s, FN_SUM_LAST, b->name, &x, 1, 0, 0, n->loc);
+    Value *mu = sum ? apply(s, FN_MUL, b->name, (Value *[]){sum, inv_n}, 2, 0, 0, n->loc) : NULL;
+    Value *d = mu ? apply(s, FN_SUB, b->name, (Value *[]){x, mu}, 2, 0, 0, n->loc) : NULL;
+    Value *d2 = d ? apply(s, FN_MUL, b->name, (Value *[]){d, d}, 2, 0, 0, n->loc) : NULL;
+    Value *ss = d2 ? apply(s, FN_SUM_LAST, b->name, &d2, 1, 0, 0, n->loc) : NULL;
+    Value *var = ss ? apply(s, FN_MUL, b->name, (Value *[]){ss, inv_n}, 2, 0, 0, n->loc) : NULL;
+    Value *ve = var ? apply(s, FN_ADD, b->name, (Value *[]){var, eps}, 2, 0, 0, n->loc) : NULL;
+    Value *rs = ve ? apply(s, FN_RSQRT, b->name, &ve, 1, 0, 0, n->loc) : NULL;
+    return rs ? apply(s, FN_MUL, b->name, (Value *[]){d, rs}, 2, 0, 0, n->loc) : NULL;
+  }
   case B_REDUCE:
+    if (n->nargs == 2) { /* max(a, b), min(a, b): element-wise */
+      Value *args[2] = {x, lower_expr(s, env, n->args[1])};
+      return args[1] ? apply(s, b->fn == FN_MAX ? FN_MAXIMUM : FN_MINIMUM, b->name, args, 2, 0, 0, n->loc) : NULL;
+    }
+    /* fall through */
   case B_SOFTMAX:
     if (x->dom != DOM_EDGE) {
       err(s, n->args[0]->loc, "'%s' reduces over the in-edges of each vertex, so its argument must be an edge value, not %s value%s",
@@ -407,13 +507,13 @@ static Value *lower_leaf(Sema *s, Env *env, const Node *n) {
   case N_NAME: {
     Binding *b = lookup(&env->vals, n->name);
     if (b) return b->val; /* NULL if poisoned: already reported */
+    if ((b = lookup(&env->hypers, n->name))) return constant(s, b->real, n->loc);
+    if ((b = lookup(&env->dims, n->name))) return constant(s, (double)b->dim, n->loc); /* / sqrt(D) */
     if (strcmp(n->name, "in_deg") == 0 || strcmp(n->name, "out_deg") == 0) {
       Shape sc = {0, {0}};
       return leaf(s, OP_DEGREE, n->name[0] == 'i' ? FN_IN : FN_OUT, DOM_VERTEX, &sc, NULL, 0, n->loc);
     }
-    if (lookup(&env->dims, n->name))
-      err(s, n->loc, "'%s' is a dimension, not a value", n->name);
-    else if (find_builtin(n->name) || find_decl(s, n->name))
+    if (find_builtin(n->name) || find_decl(s, n->name))
       err(s, n->loc, "'%s' is a function; call it with arguments", n->name);
     else
       err(s, n->loc, "unknown name '%s'", n->name);
@@ -501,6 +601,14 @@ static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
     err(s, loc, "'%s' is a builtin and cannot be redefined", name);
     return false;
   }
+  Binding *g = lookup(&env->hypers, name);
+  if (g || (g = lookup(&env->dims, name))) { /* both are values in expressions: one name, one meaning */
+    diag_error(&s->c->diag, loc, "redefinition of '%s', a %s of this layer", name,
+               lookup(&env->hypers, name) ? "hyper-parameter" : "dimension");
+    diag_note(&s->c->diag, g->loc, "'%s' was declared here", name);
+    report_frames(s);
+    return false;
+  }
   bind(s, &env->vals, name, v, 0, loc);
   return true;
 }
@@ -517,8 +625,27 @@ static bool check_type(Sema *s, Env *env, const TypeSpec *t, const Value *v, Loc
 }
 
 /* Lowers a declaration's body in env; returns the returned value. */
+/* a, b = L(x): the right side must call a layer returning that many values. */
+static void assign_several(Sema *s, Env *env, const Stmt *st) {
+  const Node *e = st->expr;
+  const Decl *cd = e->kind == N_CALL && !find_builtin(e->name) ? find_decl(s, e->name) : NULL;
+  Value **vals = NULL;
+  if (!cd || cd->is_model) {
+    err(s, e->loc, "%d names on the left of '=' need a call of a layer that returns %d values on the right", st->nnames,
+        st->nnames);
+  } else if (cd->nrets != st->nnames) {
+    err(s, e->loc, "layer '%s' returns %d value%s, not %d", cd->name, cd->nrets, cd->nrets == 1 ? "" : "s", st->nnames);
+  } else {
+    s->want_multi = true;
+    Value *first = lower_expr(s, env, e);
+    s->want_multi = false;
+    if (first && s->rets && s->nrets == st->nnames) vals = s->rets;
+  }
+  for (int k = 0; k < st->nnames; k++) define(s, env, st->names[k], st->name_locs[k], vals ? vals[k] : NULL);
+}
+
 static Value *lower_body(Sema *s, const Decl *d, Env *env) {
-  Value *ret = NULL;
+  Value *ret = NULL, **rets = NULL;
   bool returned = false;
   for (int i = 0; i < d->nbody; i++) {
     const Stmt *st = d->body[i];
@@ -532,21 +659,48 @@ static Value *lower_body(Sema *s, const Decl *d, Env *env) {
       Shape shape;
       const char *name = s->frame->path[0] ? arena_printf(&s->c->arena, "%s.%s", s->frame->path, st->name) : st->name;
       Value *p = NULL;
-      if (eval_shape(s, env, st->type, &shape))
-        p = leaf(s, OP_PARAM, FN_NONE, DOM_PARAM, &shape, name, 0, st->name_loc);
+      double init = 0;
+      bool init_ok = !st->expr || literal(s, env, st->expr, "the initial value of a parameter", &init);
+      if (init_ok && !isfinite(init)) {
+        err(s, st->expr->loc, "the initial value of parameter '%s' is not finite", st->name);
+        init_ok = false;
+      }
+      if (eval_shape(s, env, st->type, &shape) && init_ok) {
+        p = leaf(s, OP_PARAM, FN_NONE, DOM_PARAM, &shape, name, init, st->name_loc);
+        if (p && st->expr) p->iattr = 1; /* every element starts at init, whatever --init says */
+      }
       define(s, env, st->name, st->name_loc, p);
       break;
     }
     case S_ASSIGN:
+      if (st->nnames > 1) {
+        assign_several(s, env, st);
+        break;
+      }
       define(s, env, st->name, st->name_loc, lower_expr(s, env, st->expr));
       break;
-    case S_RETURN:
+    case S_RETURN: {
       returned = true;
-      ret = lower_expr(s, env, st->expr);
-      if (ret && !check_type(s, env, d->ret, ret, st->expr->loc, "the returned value")) ret = NULL;
+      if (st->nexprs != d->nrets) {
+        err(s, st->loc, "%s '%s' is declared to return %d value%s, this return gives %d", d->is_model ? "model" : "layer",
+            d->name, d->nrets, d->nrets == 1 ? "" : "s", st->nexprs);
+        break;
+      }
+      Value **vals = arena_alloc(&s->c->arena, sizeof(Value *) * (size_t)st->nexprs);
+      bool ok = true;
+      for (int k = 0; k < st->nexprs; k++) {
+        vals[k] = lower_expr(s, env, st->exprs[k]);
+        const char *what = st->nexprs == 1 ? "the returned value" : arena_printf(&s->c->arena, "returned value %d", k + 1);
+        if (!vals[k] || !check_type(s, env, d->rets[k], vals[k], st->exprs[k]->loc, what)) ok = false;
+      }
+      ret = ok ? vals[0] : NULL;
+      rets = ok ? vals : NULL;
       break;
     }
+    }
   }
+  s->rets = rets;
+  s->nrets = rets ? d->nrets : 0;
   if (!returned) err(s, d->loc, "%s '%s' has no return statement", d->is_model ? "model" : "layer", d->name);
   return ret;
 }
@@ -612,6 +766,98 @@ static const char *instance_path(Sema *s, const char *name, Loc loc) {
                            : arena_printf(&s->c->arena, "%s%s%lld", lower, sep, n);
 }
 
+
+/* A hyper-parameter's value at a call: a literal (negated or not), or a name of the caller's
+ * (a hyper-parameter or a dimension of its own). false after an error. */
+static bool hyper_arg(Sema *s, Env *caller, const DimExpr *a, const char *name, double *out) {
+  if (a->kind == DX_NUM) {
+    *out = a->is_real ? a->real : (double)a->num;
+    return true;
+  }
+  Binding *b;
+  if (a->kind == DX_NAME && (b = lookup(&caller->hypers, a->name))) {
+    *out = b->real;
+    return true;
+  }
+  if (a->kind == DX_NAME && (b = lookup(&caller->dims, a->name))) {
+    *out = (double)b->dim;
+    return true;
+  }
+  if (a->kind == DX_NAME)
+    err(s, a->loc, "unknown hyper-parameter or dimension '%s'", a->name);
+  else
+    err(s, a->loc, "the value of hyper-parameter '%s' must be a number literal or a name", name);
+  return false;
+}
+
+/* Binds a call's generic arguments <...> in env: positional ones in order, then `name = value`
+ * for hyper-parameters; a hyper-parameter not given takes its default. */
+static bool bind_generics(Sema *s, const Decl *d, Env *caller, const Node *call, Env *env) {
+  int ndims = 0, npos = 0;
+  for (int i = 0; i < d->ngens; i++) ndims += !d->gen_hyper[i];
+  bool *given = arena_alloc(&s->c->arena, sizeof(bool) * (size_t)(d->ngens + 1));
+  for (int k = 0; k < call->ngens; k++) {
+    const DimExpr *a = call->gens[k];
+    int slot = -1;
+    if (a->key) {
+      for (int i = 0; i < d->ngens; i++)
+        if (strcmp(d->gens[i], a->key) == 0) slot = i;
+      if (slot < 0 || !d->gen_hyper[slot]) {
+        if (slot < 0)
+          err(s, a->key_loc, "layer '%s' has no hyper-parameter '%s'", d->name, a->key);
+        else
+          err(s, a->key_loc, "'%s' is a dimension of layer '%s': give it by position, not by name", a->key, d->name);
+        return false;
+      }
+      if (given[slot]) {
+        err(s, a->key_loc, "hyper-parameter '%s' is given twice", a->key);
+        return false;
+      }
+    } else {
+      if (k > 0 && call->gens[k - 1]->key) {
+        err(s, a->loc, "a positional argument <...> after a named one");
+        return false;
+      }
+      if (npos >= d->ngens) {
+        if (ndims == d->ngens)
+          err(s, call->loc, "layer '%s' takes %d dimension argument%s <...>, %d given", d->name, d->ngens,
+              d->ngens == 1 ? "" : "s", call->ngens);
+        else
+          err(s, call->loc, "layer '%s' takes at most %d argument%s <...>, %d given", d->name, d->ngens,
+              d->ngens == 1 ? "" : "s", call->ngens);
+        return false;
+      }
+      slot = npos++;
+    }
+    given[slot] = true;
+    if (d->gen_hyper[slot]) {
+      double x;
+      if (!hyper_arg(s, caller, a, d->gens[slot], &x)) return false;
+      bind(s, &env->hypers, d->gens[slot], NULL, 0, d->gen_locs[slot])->real = x;
+    } else {
+      if (a->kind == DX_NUM && a->is_real) {
+        err(s, a->loc, "dimension argument '%s' of layer '%s' must be a positive integer, not %g", d->gens[slot], d->name,
+            a->real);
+        return false;
+      }
+      int64_t v = eval_dim(s, caller, a);
+      if (!v) return false;
+      bind(s, &env->dims, d->gens[slot], NULL, v, d->gen_locs[slot]);
+    }
+  }
+  for (int i = 0; i < d->ngens; i++) {
+    if (given[i]) continue;
+    if (d->gen_hyper[i]) {
+      bind(s, &env->hypers, d->gens[i], NULL, 0, d->gen_locs[i])->real = d->gen_default[i];
+      continue;
+    }
+    err(s, call->loc, "layer '%s' takes %d dimension argument%s <...>, %d given", d->name, ndims, ndims == 1 ? "" : "s",
+        npos);
+    return false;
+  }
+  return true;
+}
+
 static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call, Value **args) {
   if (!step(s, call->loc)) return NULL;
   for (Frame *f = s->frame; f; f = f->up)
@@ -619,17 +865,8 @@ static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call,
       err(s, call->loc, "layer '%s' instantiates itself (recursion is not allowed)", d->name);
       return NULL;
     }
-  if (call->ngens != d->ngens) {
-    err(s, call->loc, "layer '%s' takes %d dimension argument%s <...>, %d given", d->name, d->ngens,
-        d->ngens == 1 ? "" : "s", call->ngens);
-    return NULL;
-  }
-  Env env = {{0}, {0}};
-  for (int i = 0; i < d->ngens; i++) {
-    int64_t v = eval_dim(s, caller, call->gens[i]);
-    if (!v) return NULL;
-    bind(s, &env.dims, d->gens[i], NULL, v, d->gen_locs[i]);
-  }
+  Env env = {{0}, {0}, {0}};
+  if (!bind_generics(s, d, caller, call, &env)) return NULL;
   for (int i = 0; i < d->ninputs; i++)
     if (!bind_input(s, &env, d->inputs[i], args[i], call->args[i]->loc)) return NULL;
 
@@ -652,7 +889,7 @@ static Module *lower_model(Sema *s, const Decl *d) {
   s->steps = 0;
   Frame top = {.decl = d, .path = ""};
   s->frame = &top;
-  Env env = {{0}, {0}};
+  Env env = {{0}, {0}, {0}};
   int errors = s->c->diag.errors;
   for (int i = 0; i < d->ninputs; i++) {
     const ParamDecl *p = d->inputs[i];
@@ -661,6 +898,12 @@ static Module *lower_model(Sema *s, const Decl *d) {
     if (eval_shape(s, &env, p->type, &shape))
       v = leaf(s, OP_INPUT, p->type->dom == DOM_EDGE ? FN_EDGE : FN_VERTEX, p->type->dom, &shape, p->name, 0, p->loc);
     define(s, &env, p->name, p->loc, v);
+  }
+  if (d->nrets != 1) {
+    err(s, d->loc, "model '%s' declares %d results; a model returns one value (its layers may return several)", d->name,
+        d->nrets);
+    s->frame = NULL;
+    return NULL;
   }
   Value *out = lower_body(s, d, &env);
   if (out) module_add_output(m, "out", out);

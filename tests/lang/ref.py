@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""ref.py -- NumPy references for the programs of tests/lang/ (the language constructs of issue 16).
+
+  ref.py check NAME GRAPH PARAMS INPUTS OUTPUT
+
+NAME is a program of tests/lang/ (its file name without .gnn); GRAPH, PARAMS, INPUTS and OUTPUT
+as for tests/interp/reference.py, whose loaders, projection and error measure this reuses:
+|gnnc - ref| / max(1, |ref|) <= 1e-9. Each reference is written from the language reference
+(docs/language.md), not from gnnc's IR, with NumPy's own operations for the builtins.
+"""
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interp"))
+from reference import Graph, compare, proj, read_tensors  # noqa: E402
+
+
+def edges(g):
+    return np.array(g.src, dtype=np.int64), np.array(g.dst, dtype=np.int64)
+
+
+def gather_sum(g, e):
+    """sum over the in-edges of each vertex of the edge values e (rows in file order)."""
+    _, dst = edges(g)
+    out = np.zeros((g.nv,) + e.shape[1:])
+    np.add.at(out, dst, e)
+    return out
+
+
+def edge_softmax(g, s):
+    _, dst = edges(g)
+    out = np.zeros_like(s)
+    for v in range(g.nv):
+        idx = np.nonzero(dst == v)[0]
+        if idx.size:
+            z = np.exp(s[idx] - s[idx].max(axis=0))
+            out[idx] = z / z.sum(axis=0)
+    return out
+
+
+def log_softmax(x):
+    m = x.max(axis=-1, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
+
+
+def layer_norm(x, eps):
+    d = x - x.mean(axis=-1, keepdims=True)
+    return d / np.sqrt((d * d).mean(axis=-1, keepdims=True) + eps)
+
+
+def appnp(g, P, x):
+    src, dst = edges(g)
+    Q, K = P["score0.Q"][0], P["score0.K"][0]
+    q, k = proj(Q, x), proj(K, x)
+    s = (q[dst] * k[src]).sum(axis=-1) / np.sqrt(4.0)          # / sqrt(D), D = 4
+    h = gather_sum(g, edge_softmax(g, s)[:, None] * k[src])
+    c = 1 / np.sqrt(g.in_deg + 1)
+
+    def prop(hh, x0, alpha):
+        return (1 - alpha) * c[:, None] * gather_sum(g, c[src, None] * hh[src]) + alpha * x0
+
+    return prop(prop(prop(h, h, 0.1), h, 0.5), h, 0.2)       # default, positional, named
+
+
+def builtins(g, P, x):
+    src, dst = edges(g)
+    a, b = proj(P["A"][0], x), proj(P["B"][0], x)              # (nv, 2, 3)
+    bias = P["bias"][0][None, :, None]                          # prefix broadcast: per head
+    f = lambda c: c.astype(np.float64)  # noqa: E731
+    m = (np.where(a >= b, a, b) + np.where(b <= 0.25, b, 0.25) + np.where(bias >= a, bias, a)
+         + f(a >= b) - f(b != a) * 0.5 + f(a <= 0) + f(b < a) * f(a == a))
+    e = np.where(a[src] > a[dst], a[src] * b[dst], -b[dst])
+    q = b ** 2 + (1 + a * a) ** 1.5 + (1 + b * b) ** -2.0 + a ** 3
+    t = np.swapaxes(np.swapaxes(a, 1, 2) * 2, 1, 2)
+    sm = np.exp(log_softmax(b))
+    l = log_softmax(a) + sm + layer_norm(a + b, 0.01)
+    s = proj(P["C"][0], x)[:, 2:8]
+    h = m + gather_sum(g, e) + q + t + l
+    return h.reshape(g.nv, 6) + s
+
+
+def init(g, P, x):
+    src, _ = edges(g)
+    c = 1 / np.sqrt(g.in_deg + 1)
+    # the declared initial values, whatever --init was (the file holds what gnnc used)
+    for k, want in (("g", 1.0), ("b", 0.5), ("neg", -2.0)):
+        for layer in ("normconv0", "normconv1"):
+            assert np.all(P["%s.%s" % (layer, k)] == want), "%s.%s is not %g" % (layer, k, want)
+    assert P["normconv0.mix"].item() == 0.75 and P["normconv1.mix"].item() == 0.25, "mix is not beta"
+
+    def conv(layer, h):
+        W, gg, b = P[layer + ".W"][0], P[layer + ".g"][0], P[layer + ".b"][0]
+        mix, neg = P[layer + ".mix"].item(), P[layer + ".neg"].item()
+        y = gather_sum(g, proj(W, h)[src]) * c[:, None]
+        return gg * layer_norm(y, 1e-5) + b + mix * y + neg
+
+    return conv("normconv1", np.maximum(conv("normconv0", x), 0))
+
+
+def multi(g, P, x):
+    src, dst = edges(g)
+    ax = proj(P["attprop0.a"][0], x)                             # (nv, 2)
+    z = ax[src] + ax[dst]
+    alpha = edge_softmax(g, np.where(z > 0, z, 0.2 * z))         # (ne, 2)
+    h = gather_sum(g, alpha[:, :, None] * x[src][:, None, :])    # (nv, 2, 5)
+    y = proj(P["W"][0], x)
+    mix = np.concatenate([y[:, 2:] * y.sum(axis=-1, keepdims=True), y[:, :2]], axis=-1)
+    return h + gather_sum(g, alpha[:, :, None] * mix[src][:, None, :])
+
+
+REFS = {"appnp": appnp, "builtins": builtins, "init": init, "multi": multi}
+
+
+def main():
+    if len(sys.argv) != 7 or sys.argv[1] != "check":
+        print(__doc__)
+        return 2
+    name, graph, params_path, inputs_path, output_path = sys.argv[2:]
+    g = Graph(graph)
+    params = read_tensors(params_path)
+    inputs = read_tensors(inputs_path)
+    x = inputs["x"]
+    ref = REFS[name](g, params, x)
+    got = read_tensors(output_path)["output"]
+    r = compare(got, ref, "%s on %s (%d vertices, %d edges)" % (name, graph, g.nv, g.ne))
+    if r is None:
+        return 1
+    if r[1] > 1e-9:
+        print("FAIL: max rel err %.3g > 1e-9" % r[1])
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,203 @@
+# lang.sh -- sourced by tests/run.sh: the language constructs of issue 16 (values from dimensions,
+# real hyper-parameters, the builtins, per-parameter initialisation, --self-loops), end to end on
+# the programs of tests/lang/. Their gradients are checked by the grad suite
+# (tests/grad/lang_*.gnn), their IR by the ir suite (tests/ir/lang_*.gnn), their misuse by the
+# diag suite. Uses $GNNC, $ROOT (= cwd), $TMP, $PY, pass, fail.
+#
+#   lang/ref/NAME/GRAPH          gnnc run (the float64 interpreter, --init=uniform) against the
+#                                NumPy reference tests/lang/ref.py, 1e-9
+#   lang/O0/NAME                 -O0 and the default pipeline agree to 1e-12
+#   lang/grad/NAME/GRAPH         gnnc gradcheck: autodiff against finite differences, 1e-6, no kink
+#   lang/host/NAME/GRAPH/MAP     the host library (gnn-run) against the interpreter, 1e-5
+#   lang/host/backward/NAME/GRAPH/MAP  training mode: out and every grad.<param>, 1e-4
+#   lang/nvcc/NAME/MAP           the .cu compiles with nvcc (sm_80, sm_90), no warnings
+#   lang/cc/NAME/MAP             the host .c compiles with gcc, -Wall -Wextra -Werror
+#   lang/init/seeded/MAP         init.gnn: the library's own seeded initialisation (gnn-run without
+#                                --params) equals the interpreter's (gnnc run --init=glorot), so
+#                                declared initial values reach the generated create()
+#   lang/init/glorot-file        gnnc run --init=glorot saves the declared values
+#   lang/self-loops/same-as-file/GRAPH   gnnc run --self-loops equals gnnc run on a copy of the
+#                                graph whose file has the self-loops appended (v v, ascending, for
+#                                each vertex without one), to 1e-12
+#   lang/self-loops/host/MODEL/GRAPH/MAP  gnn-run --self-loops against gnnc run --self-loops, 1e-5
+
+lang_dir=tests/lang
+lang_tmp=$TMP/lang
+mkdir -p "$lang_tmp"
+lang_bin=$ROOT/build/bin
+lang_progs="appnp builtins init multi"
+lang_graphs="tests/interp/graphs/random tests/interp/graphs/isolated tests/interp/graphs/selfloops tests/interp/graphs/hub"
+lang_tail() { printf '%s\n' "$1" | tail -n 3 | tr '\n' ' '; }
+
+# lang_ref NAME GRAPH SEED
+lang_ref() {
+  local name=$1 graph=$2 seed=$3 b="$lang_tmp/ref" out
+  if ! out=$("$GNNC" run "$lang_dir/$name.gnn" --graph "$graph" --init=uniform --seed "$seed" --save-params "$b.params" \
+      --save-inputs "$b.inputs" --output "$b.out" 2>&1); then
+    fail "lang/ref/$name/$(basename "$graph")" "gnnc run failed: $(lang_tail "$out")"
+  elif out=$("$PY" "$lang_dir/ref.py" check "$name" "$graph" "$b.params" "$b.inputs" "$b.out" 2>&1); then
+    pass "lang/ref/$name/$(basename "$graph")"
+  else
+    fail "lang/ref/$name/$(basename "$graph")" "$(lang_tail "$out")"
+  fi
+  rm -f "$b".*
+}
+
+# lang_lib NAME MAP: builds (once) and prints the host library's path
+lang_lib() {
+  local lib="$lang_tmp/lib$1-$2.so"
+  [ -f "$lib" ] || "$GNNC" "$lang_dir/$1.gnn" --target=host --mapping="$2" -o "$lib" >"$lib.log" 2>&1 || return 1
+  printf '%s' "$lib"
+}
+
+# lang_host NAME GRAPH MAP SEED [--train]: the library against the interpreter
+lang_host() {
+  local name=$1 graph=$2 map=$3 seed=$4 train=${5:-} lib out b="$lang_tmp/host" t
+  t="lang/host/$name/$(basename "$graph")/$map"
+  [ -n "$train" ] && t="lang/host/backward/$name/$(basename "$graph")/$map"
+  if ! lib=$(lang_lib "$name" "$map"); then
+    fail "$t" "gnnc could not build the host library: $(lang_tail "$(cat "$lang_tmp/lib$name-$map.so.log")")"
+    return
+  fi
+  if [ -z "$train" ]; then
+    out=$("$GNNC" run "$lang_dir/$name.gnn" --graph "$graph" --seed "$seed" --save-params "$b.params" \
+      --save-inputs "$b.inputs" --output "$b.ref" 2>&1) &&
+    out=$("$lang_bin/gnn-run" "$lib" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --output "$b.got" \
+      --repeat 1 --warmup 0 2>&1) &&
+    out=$("$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol 1e-5 2>&1)
+  else
+    out=$("$GNNC" run "$lang_dir/$name.gnn" --graph "$graph" --seed "$seed" --train --save-params "$b.params" \
+      --save-inputs "$b.inputs" --save-outputs "$b.ref" 2>&1) &&
+    out=$("$lang_bin/gnn-run" "$lib" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --seed "$seed" \
+      --train --save-grads "$b.got" --output "$b.out" --repeat 1 --warmup 0 2>&1) &&
+    sed 's/^tensor output /tensor out /' "$b.out" >> "$b.got" &&
+    [ "$(grep -c '^tensor grad\.' "$b.ref")" -gt 0 ] &&
+    out=$("$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol 1e-4 2>&1)
+  fi
+  if [ $? -eq 0 ]; then pass "$t"; else fail "$t" "$(lang_tail "$out")"; fi
+  rm -f "$b".*
+}
+
+if ! "$PY" -c 'import numpy' >/dev/null 2>&1; then
+  fail "lang/numpy" "$PY cannot import numpy: run scripts/setup.sh (installs python3-numpy)"
+fi
+lang_seed=31
+for lang_p in $lang_progs; do
+  for lang_g in $lang_graphs; do
+    lang_ref "$lang_p" "$lang_g" $lang_seed
+    lang_seed=$((lang_seed + 1))
+  done
+  if lang_out=$("$GNNC" run -O0 "$lang_dir/$lang_p.gnn" --graph tests/interp/graphs/random --init=uniform --seed 7 \
+        --output "$lang_tmp/O0.out" 2>&1) &&
+     lang_out=$("$GNNC" run "$lang_dir/$lang_p.gnn" --graph tests/interp/graphs/random --init=uniform --seed 7 \
+        --output "$lang_tmp/O.out" 2>&1) &&
+     lang_out=$("$PY" tests/interp/reference.py compare "$lang_tmp/O0.out" "$lang_tmp/O.out" --tol 1e-12 2>&1); then
+    pass "lang/O0/$lang_p"
+  else
+    fail "lang/O0/$lang_p" "$(lang_tail "$lang_out")"
+  fi
+  for lang_g in tests/grad/graphs/small tests/interp/graphs/random; do
+    lang_out=$(OMP_WAIT_POLICY=passive "$GNNC" gradcheck "$lang_dir/$lang_p.gnn" --graph $lang_g 2>&1)
+    if [ $? -eq 0 ] && printf '%s\n' "$lang_out" | grep -q '(0 not checked at kinks; .*): ok$'; then
+      pass "lang/grad/$lang_p/$(basename $lang_g)"
+    else
+      fail "lang/grad/$lang_p/$(basename $lang_g)" "$(lang_tail "$lang_out")"
+    fi
+  done
+  for lang_map in vertex edge; do
+    if ! lang_out=$("$GNNC" "$lang_dir/$lang_p.gnn" --mapping=$lang_map --emit=cu -o "$lang_tmp/$lang_p-$lang_map.cu" 2>&1) ||
+       ! lang_out=$("$GNNC" "$lang_dir/$lang_p.gnn" --mapping=$lang_map --emit=c -o "$lang_tmp/$lang_p-$lang_map.c" 2>&1); then
+      fail "lang/emit/$lang_p/$lang_map" "$(lang_tail "$lang_out")"
+    else
+      if ! command -v nvcc >/dev/null; then
+        fail "lang/nvcc/$lang_p/$lang_map" "nvcc not found (the CUDA toolkit is required)"
+      elif lang_out=$(cd "$lang_tmp" && nvcc -std=c++17 -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90 \
+          -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -I"$ROOT/runtime" -c "$lang_p-$lang_map.cu" -o "$lang_p-$lang_map.o" 2>&1) &&
+          ! printf '%s' "$lang_out" | grep -qi warning; then
+        pass "lang/nvcc/$lang_p/$lang_map"
+      else
+        fail "lang/nvcc/$lang_p/$lang_map" "$(lang_tail "$lang_out")"
+      fi
+      if lang_out=$(gcc -std=c11 -O1 -fopenmp -Wall -Wextra -Werror -I"$ROOT/runtime" -c "$lang_tmp/$lang_p-$lang_map.c" \
+          -o "$lang_tmp/$lang_p-$lang_map-gcc.o" 2>&1); then
+        pass "lang/cc/$lang_p/$lang_map"
+      else
+        fail "lang/cc/$lang_p/$lang_map" "$(lang_tail "$lang_out")"
+      fi
+    fi
+    for lang_g in tests/interp/graphs/random tests/interp/graphs/isolated tests/codegen/graphs/hub10k; do
+      lang_host "$lang_p" "$lang_g" $lang_map $lang_seed
+      lang_host "$lang_p" "$lang_g" $lang_map $lang_seed --train
+      lang_seed=$((lang_seed + 1))
+    done
+  done
+done
+
+# Declared initial values in the generated code: no parameter file, both sides seeded.
+for lang_map in vertex edge; do
+  lang_b="$lang_tmp/seeded"
+  if lang_lib_init=$(lang_lib init $lang_map) &&
+     lang_out=$("$GNNC" run "$lang_dir/init.gnn" --graph tests/interp/graphs/random --seed 9 --save-inputs "$lang_b.inputs" \
+        --output "$lang_b.ref" 2>&1) &&
+     lang_out=$("$lang_bin/gnn-run" "$lang_lib_init" --graph tests/interp/graphs/random --seed 9 --inputs "$lang_b.inputs" \
+        --output "$lang_b.got" --repeat 1 --warmup 0 2>&1) &&
+     lang_out=$("$PY" tests/codegen/compare.py "$lang_b.got" "$lang_b.ref" --tol 1e-5 2>&1); then
+    pass "lang/init/seeded/$lang_map"
+  else
+    fail "lang/init/seeded/$lang_map" "$(lang_tail "$lang_out")"
+  fi
+done
+if "$GNNC" run "$lang_dir/init.gnn" --graph tests/interp/graphs/random --save-params "$lang_tmp/glorot.params" >/dev/null 2>&1 &&
+   grep -A1 -x 'tensor normconv1.g 1 1 3' "$lang_tmp/glorot.params" | grep -qx '1 1 1' &&
+   grep -A1 -x 'tensor normconv0.mix 1 0' "$lang_tmp/glorot.params" | grep -qx '0.75' &&
+   grep -A1 -x 'tensor normconv0.neg 1 0' "$lang_tmp/glorot.params" | grep -qx -- '-2'; then
+  pass "lang/init/glorot-file"
+else
+  fail "lang/init/glorot-file" "the declared values are not in the saved parameters: $(head -c 300 "$lang_tmp/glorot.params" 2>&1)"
+fi
+
+# --self-loops in gnnc run and gnn-run, as gnn-train adds them.
+for lang_g in tests/interp/graphs/isolated tests/interp/graphs/selfloops tests/interp/graphs/random; do
+  lang_n=$(basename $lang_g)
+  rm -rf "$lang_tmp/sl-$lang_n" && mkdir -p "$lang_tmp/sl-$lang_n"
+  cp "$lang_g"/* "$lang_tmp/sl-$lang_n/"
+  "$PY" - "$lang_g" "$lang_tmp/sl-$lang_n/graph.edges" <<'PYEOF'
+import os, sys
+g, out = sys.argv[1], sys.argv[2]
+edges = [l.split() for l in open(os.path.join(g, "graph.edges")) if l.strip() and not l.startswith("#")]
+feat = os.path.join(g, "features.svm")
+nv = sum(1 for l in open(feat) if l.strip() and not l.startswith("#")) if os.path.exists(feat) else \
+    1 + max(max(int(a), int(b)) for a, b in edges)
+has = {int(a) for a, b in edges if a == b}
+with open(out, "a") as f:
+    f.write("".join("%d %d\n" % (v, v) for v in range(nv) if v not in has))
+PYEOF
+  if lang_out=$("$GNNC" run tests/interp/models/gcn.gnn --graph "$lang_g" --self-loops --seed 4 --output "$lang_tmp/sl.a" 2>&1) &&
+     lang_out2=$("$GNNC" run tests/interp/models/gcn.gnn --graph "$lang_tmp/sl-$lang_n" --seed 4 --output "$lang_tmp/sl.b" 2>&1) &&
+     [ "$(printf '%s\n' "$lang_out" | head -1 | sed 's/ on [^:]*:/:/')" = "$(printf '%s\n' "$lang_out2" | head -1 | sed 's/ on [^:]*:/:/')" ] &&
+     lang_out=$("$PY" tests/interp/reference.py compare "$lang_tmp/sl.a" "$lang_tmp/sl.b" --tol 1e-12 2>&1); then
+    pass "lang/self-loops/same-as-file/$lang_n"
+  else
+    fail "lang/self-loops/same-as-file/$lang_n" "$(lang_tail "$lang_out") / $(printf '%s' "${lang_out2:-}" | head -1)"
+  fi
+  for lang_m in tests/interp/models/gcn.gnn tests/lang/appnp.gnn; do
+    for lang_map in vertex edge; do
+      lang_t="lang/self-loops/host/$(basename $lang_m .gnn)/$lang_n/$lang_map"
+      lang_b="$lang_tmp/slh"
+      if lang_lib_sl="$lang_tmp/libsl-$(basename $lang_m .gnn)-$lang_map.so" &&
+         { [ -f "$lang_lib_sl" ] || "$GNNC" "$lang_m" --target=host --mapping=$lang_map -o "$lang_lib_sl" >/dev/null 2>&1; } &&
+         lang_out=$("$GNNC" run "$lang_m" --graph "$lang_g" --self-loops --seed 5 --save-params "$lang_b.params" \
+           --save-inputs "$lang_b.inputs" --output "$lang_b.ref" 2>&1) &&
+         lang_out=$("$lang_bin/gnn-run" "$lang_lib_sl" --graph "$lang_g" --self-loops --params "$lang_b.params" \
+           --inputs "$lang_b.inputs" --output "$lang_b.got" --repeat 1 --warmup 0 2>&1) &&
+         lang_out=$("$PY" tests/codegen/compare.py "$lang_b.got" "$lang_b.ref" --tol 1e-5 2>&1); then
+        pass "$lang_t"
+      else
+        fail "$lang_t" "$(lang_tail "$lang_out")"
+      fi
+    done
+  done
+done
+
+unset -f lang_tail lang_ref lang_lib lang_host
+unset lang_n lang_m lang_t lang_out2 lang_lib_sl lang_b lang_lib_init lang_dir lang_tmp lang_bin lang_progs lang_graphs lang_p lang_g lang_map lang_seed lang_out
