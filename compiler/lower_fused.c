@@ -478,12 +478,6 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   walk_bounds(L, k, &lo, &hi);
   KExpr *deg = kbin(L, KO_SUB, kvar(L, k, hi, NULL), kvar(L, k, lo, NULL));
   Acc *acc = calloc((size_t)n + 1, sizeof(Acc));
-  for (int i = 0; i < nmem; i++)
-    if (F->online_src[mem[i]->id]) {
-      F->sh_scale[mem[i]->id] = add_shared(L, k, arena_printf(L->a, "sh_scale%d", mem[i]->id), KT_F32, width_of(mem[i]));
-      F->sh_pv[mem[i]->id] = add_shared(L, k, arena_printf(L->a, "sh_p%d", mem[i]->id), KT_F32, width_of(mem[i]));
-      read[mem[i]->id] = true; /* its sums divide the aggregate at the end */
-    }
   /* an online aggregate whose edge weight has the softmax's shape (GAT: dropout(alpha), one per
    * head): the softmax's lanes compute the weight once per edge and head, not once per element */
   for (int i = 0; i < nmem; i++) {
@@ -492,6 +486,15 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
     if (sm && a->op == OP_AGGREGATE && a->msg == FN_U_MUL_E && shape_eq(&a->args[1]->shape, &sm->shape))
       F->hoist[a->id] = add_shared(L, k, arena_printf(L->a, "sh_w%d", a->id), KT_F32, width_of(a->args[1]));
   }
+  for (int i = 0; i < nmem; i++)
+    if (F->online_src[mem[i]->id]) {
+      F->sh_scale[mem[i]->id] = add_shared(L, k, arena_printf(L->a, "sh_scale%d", mem[i]->id), KT_F32, width_of(mem[i]));
+      F->sh_pv[mem[i]->id] = -1; /* exp(x - max), for the online aggregates that read the softmax itself */
+      for (int j = 0; j < nmem; j++)
+        if (F->online[mem[j]->id] == mem[i] && F->hoist[mem[j]->id] < 0 && F->sh_pv[mem[i]->id] < 0)
+          F->sh_pv[mem[i]->id] = add_shared(L, k, arena_printf(L->a, "sh_p%d", mem[i]->id), KT_F32, width_of(mem[i]));
+      read[mem[i]->id] = true; /* its sums divide the aggregate at the end */
+    }
   for (int w = 1; w <= W; w++) {
     /* 1. the accumulators of the reductions of walk w */
     for (int i = 0; i < nmem; i++) {
@@ -574,8 +577,10 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
         if (F->online_src[a->id]) { /* for the aggregates accumulating with it, after a barrier */
           KStmt *s1 = ks_new(L, lanes, KS_SHSTORE);
           s1->var = F->sh_scale[a->id], s1->idx = kk, s1->val = kvar(L, k, sc, NULL);
-          KStmt *s2 = ks_new(L, lanes, KS_SHSTORE);
-          s2->var = F->sh_pv[a->id], s2->idx = kk, s2->val = kvar(L, k, pv, NULL);
+          if (F->sh_pv[a->id] >= 0) {
+            KStmt *s2 = ks_new(L, lanes, KS_SHSTORE);
+            s2->var = F->sh_pv[a->id], s2->idx = kk, s2->val = kvar(L, k, pv, NULL);
+          }
           for (int j = 0; j < nmem; j++) { /* the hoisted edge weights of its online aggregates */
             const Value *b = mem[j];
             if (F->online[b->id] != a || F->hoist[b->id] < 0) continue;

@@ -104,9 +104,8 @@ static void k2_edge_softmax_sum_u_mul_e_vertex(int64_t nrows, const int64_t *res
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    float sh_scale11[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_p11[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_w13[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_scale11[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_max11[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -172,7 +171,6 @@ static void k2_edge_softmax_sum_u_mul_e_vertex(int64_t nrows, const int64_t *res
               sum[lane][i2] = (sum[lane][i2] * (double)scale) + (double)p;
               mx[lane][i2] = m;
               sh_scale11[k2] = scale;
-              sh_p11[k2] = p;
               r12_ = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? (p * 2.50000015f) : 0.0f) : p;
               sh_w13[k2] = r12_;
             }
@@ -314,9 +312,8 @@ static void k4_edge_softmax_sum_u_mul_e_vertex(int64_t nrows, const int64_t *res
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    float sh_scale26[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_p26[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_w28[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_scale26[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_max26[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -382,7 +379,6 @@ static void k4_edge_softmax_sum_u_mul_e_vertex(int64_t nrows, const int64_t *res
               sum[lane][i2] = (sum[lane][i2] * (double)scale) + (double)p;
               mx[lane][i2] = m;
               sh_scale26[k2] = scale;
-              sh_p26[k2] = p;
               r27_ = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (p * 2.50000015f) : 0.0f) : p;
               sh_w28[k2] = r27_;
             }

@@ -122,12 +122,10 @@ extern "C" __global__ void __launch_bounds__(256) k2_edge_softmax_sum_u_mul_e_ve
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-  __shared__ float sh_scale11_block[8][8];
-  float *const sh_scale11 = sh_scale11_block[threadIdx.x / 32];  /* this group's */
-  __shared__ float sh_p11_block[8][8];
-  float *const sh_p11 = sh_p11_block[threadIdx.x / 32];  /* this group's */
   __shared__ float sh_w13_block[8][8];
   float *const sh_w13 = sh_w13_block[threadIdx.x / 32];  /* this group's */
+  __shared__ float sh_scale11_block[8][8];
+  float *const sh_scale11 = sh_scale11_block[threadIdx.x / 32];  /* this group's */
   __shared__ int64_t sh_e_block[8][32];
   int64_t *const sh_e = sh_e_block[threadIdx.x / 32];  /* this group's */
   __shared__ int64_t sh_u_block[8][32];
@@ -202,7 +200,6 @@ extern "C" __global__ void __launch_bounds__(256) k2_edge_softmax_sum_u_mul_e_ve
           sum[i2] = (sum[i2] * (double)scale) + (double)p;
           mx[i2] = m;
           sh_scale11[k2] = scale;
-          sh_p11[k2] = p;
           r12_ = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? (p * 2.50000015f) : 0.0f) : p;
           sh_w13[k2] = r12_;
         }
@@ -330,12 +327,10 @@ extern "C" __global__ void __launch_bounds__(256) k4_edge_softmax_sum_u_mul_e_ve
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
-  __shared__ float sh_scale26_block[32][1];
-  float *const sh_scale26 = sh_scale26_block[threadIdx.x / 8];  /* this group's */
-  __shared__ float sh_p26_block[32][1];
-  float *const sh_p26 = sh_p26_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh_w28_block[32][1];
   float *const sh_w28 = sh_w28_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_scale26_block[32][1];
+  float *const sh_scale26 = sh_scale26_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_e_block[32][8];
   int64_t *const sh_e = sh_e_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_u_block[32][8];
@@ -411,7 +406,6 @@ extern "C" __global__ void __launch_bounds__(256) k4_edge_softmax_sum_u_mul_e_ve
           sum[i2] = (sum[i2] * (double)scale) + (double)p;
           mx[i2] = m;
           sh_scale26[k2] = scale;
-          sh_p26[k2] = p;
           r27_ = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (p * 2.50000015f) : 0.0f) : p;
           sh_w28[k2] = r27_;
         }
