@@ -254,6 +254,17 @@ $(BUILD)/bench/gen_pointcloud: bench/gen_pointcloud.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) -o $@ $< -lm
 
+# bench-peers (bench/peers.sh): the graph generator and converter (.gcsr caches), linked with the
+# static host runtime, and the gnnc side's driver (dlopens a model library, like gnn-run).
+$(BUILD)/bench/gen_graph: bench/gen_graph.c runtime/gnnrt.h $(BUILD)/lib/libgnnrt_host.a
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(CFLAGS) -o $@ $< \
+	  $(BUILD)/lib/libgnnrt_host.a $(OPENMP) -lopenblas -lm
+
+$(BUILD)/bench/peer_gnnc: bench/peer_gnnc.c runtime/driver_rt.h runtime/gnn_model.h runtime/gnnrt.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(CFLAGS) -o $@ $< -ldl -lm
+
 # The device-to-device copy bandwidth that bench/gpu_forward.sh divides by (a CUDA program).
 $(BUILD)/bench/d2d_copy: bench/d2d_copy.cu
 	@mkdir -p $(dir $@)
