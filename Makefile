@@ -12,6 +12,7 @@
 #   make install PREFIX=...   gnnc, the drivers (gnn-run, gnn-train, gnn-nvrtc) and the runtime
 #   make test-gpu     on a machine with a GPU: the CUDA libraries against the interpreter (tests/gpu/)
 #   make bench-gpu    on a machine with a GPU: forward speed of the CUDA target (bench/gpu_forward.sh)
+#   make bench-peers  gnnc vs PyTorch Geometric, time and memory (bench/peers.sh; TARGET=cuda on a GPU)
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -289,8 +290,16 @@ bench: all $(BUILD)/bench/compile_time $(BUILD)/bench/gen_pointcloud
 	@bash bench/reorg_ablation.sh $(BUILD)/gnnc
 	@bash bench/train_accuracy.sh $(BUILD)/gnnc
 
+# Issue 12: gnnc against PyTorch Geometric, same machine, same run (bench/peers.sh; never part of
+# make test). Makes build/peers-venv (Debian's torch + torch_geometric from PyPI; bench/peers_env.sh
+# prints the sizes first) unless PEERS_PYTHON names a python that has them. PEERS_REDDIT=1 adds the
+# Reddit-sized graph; TARGET=cuda runs gnnc's CUDA libraries against PyG on CUDA. docs/benchmarks.md.
+bench-peers: all $(BUILD)/bench/gen_graph $(BUILD)/bench/peer_gnnc $(BUILD)/bench/gen_pointcloud
+	@bash bench/peers_env.sh $(BUILD)/peers-venv
+	@PEERS_TARGET=$(TARGET) PEERS_PYTHON=$${PEERS_PYTHON:-$(BUILD)/peers-venv/bin/python} bash bench/peers.sh $(BUILD)/gnnc
+
 clean:
 	rm -rf $(BUILD)
 
 .PHONY: all setup test test-asan fuzz generated run-example bench clean runtime runtime-host runtime-cuda \
-        runtime-tests runtime-tests-asan runtime-cobjs install-runtime install tools test-gpu bench-gpu
+        runtime-tests runtime-tests-asan runtime-cobjs install-runtime install tools test-gpu bench-gpu bench-peers
