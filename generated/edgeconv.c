@@ -1536,110 +1536,147 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   m->dropout_seed = seed;
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "dgcnn_forward: input 'x' is NULL");
   m->in_x = in_x;
+  gnn_profile_mark(m->ctx);
   /* 0: %3 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(3);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 3, m->param[0], 64, 0.0f, m->t3, 64);
   }
+  gnn_profile_step(m->ctx, "forward 0 gemm %3 apply_vertex.linear");
   /* 1: %4 apply_global.sub */
   k0_apply_global_sub_global(1, m->t4, m->param[1], m->param[0]);
+  gnn_profile_step(m->ctx, "forward 1 kernel %4 apply_global.sub");
   /* 2: %5 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(3);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 3, m->t4, 64, 0.0f, m->t5, 64);
   }
+  gnn_profile_step(m->ctx, "forward 2 gemm %5 apply_vertex.linear");
   /* 3: %6 scatter.copy_u */
   k1_scatter_copy_u_edge(g->ne, g->src, m->t6, m->t3);
+  gnn_profile_step(m->ctx, "forward 3 kernel %6 scatter.copy_u");
   /* 4: %7 gather.max */
   k2_gather_max_vertex(g->nv, g->in_ptr, m->t6, m->t7);
+  gnn_profile_step(m->ctx, "forward 4 kernel %7 gather.max");
   /* 5: %8 gather.argmax */
   k3_gather_argmax_vertex(g->nv, g->in_ptr, m->t6, m->t8);
+  gnn_profile_step(m->ctx, "forward 5 kernel %8 gather.argmax");
   /* 6: %10 apply_vertex.sign */
   k4_apply_vertex_sign_vertex(g->nv, m->t10, g->in_deg);
+  gnn_profile_step(m->ctx, "forward 6 kernel %10 apply_vertex.sign");
   /* 7: %11 apply_vertex.mul */
   k5_apply_vertex_mul_vertex(g->nv, m->t11, m->t5, m->t10);
+  gnn_profile_step(m->ctx, "forward 7 kernel %11 apply_vertex.mul");
   /* 8: %12 apply_vertex.add */
   k6_apply_vertex_add_vertex(g->nv, m->t12, m->t7, m->t11);
+  gnn_profile_step(m->ctx, "forward 8 kernel %12 apply_vertex.add");
   /* 9: %13 apply_vertex.relu */
   k7_apply_vertex_relu_vertex(g->nv, m->t13, m->t12);
+  gnn_profile_step(m->ctx, "forward 9 kernel %13 apply_vertex.relu");
   /* 10: %16 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t13, 64, m->param[2], 64, 0.0f, m->t16, 64);
   }
+  gnn_profile_step(m->ctx, "forward 10 gemm %16 apply_vertex.linear");
   /* 11: %17 apply_global.sub */
   k8_apply_global_sub_global(1, m->t17, m->param[3], m->param[2]);
+  gnn_profile_step(m->ctx, "forward 11 kernel %17 apply_global.sub");
   /* 12: %18 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t13, 64, m->t17, 64, 0.0f, m->t18, 64);
   }
+  gnn_profile_step(m->ctx, "forward 12 gemm %18 apply_vertex.linear");
   /* 13: %19 scatter.copy_u */
   k9_scatter_copy_u_edge(g->ne, g->src, m->t19, m->t16);
+  gnn_profile_step(m->ctx, "forward 13 kernel %19 scatter.copy_u");
   /* 14: %20 gather.max */
   k10_gather_max_vertex(g->nv, g->in_ptr, m->t19, m->t20);
+  gnn_profile_step(m->ctx, "forward 14 kernel %20 gather.max");
   /* 15: %21 gather.argmax */
   k11_gather_argmax_vertex(g->nv, g->in_ptr, m->t19, m->t21);
+  gnn_profile_step(m->ctx, "forward 15 kernel %21 gather.argmax");
   /* 16: %22 apply_vertex.mul */
   k12_apply_vertex_mul_vertex(g->nv, m->t22, m->t18, m->t10);
+  gnn_profile_step(m->ctx, "forward 16 kernel %22 apply_vertex.mul");
   /* 17: %23 apply_vertex.add */
   k13_apply_vertex_add_vertex(g->nv, m->t23, m->t20, m->t22);
+  gnn_profile_step(m->ctx, "forward 17 kernel %23 apply_vertex.add");
   /* 18: %24 apply_vertex.relu */
   k14_apply_vertex_relu_vertex(g->nv, m->t24, m->t23);
+  gnn_profile_step(m->ctx, "forward 18 kernel %24 apply_vertex.relu");
   /* 19: %27 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(128), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t24, 64, m->param[4], 128, 0.0f, m->t27, 128);
   }
+  gnn_profile_step(m->ctx, "forward 19 gemm %27 apply_vertex.linear");
   /* 20: %28 apply_global.sub */
   k15_apply_global_sub_global(1, m->t28, m->param[5], m->param[4]);
+  gnn_profile_step(m->ctx, "forward 20 kernel %28 apply_global.sub");
   /* 21: %29 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(128), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t24, 64, m->t28, 128, 0.0f, m->t29, 128);
   }
+  gnn_profile_step(m->ctx, "forward 21 gemm %29 apply_vertex.linear");
   /* 22: %30 scatter.copy_u */
   k16_scatter_copy_u_edge(g->ne, g->src, m->t30, m->t27);
+  gnn_profile_step(m->ctx, "forward 22 kernel %30 scatter.copy_u");
   /* 23: %31 gather.max */
   k17_gather_max_vertex(g->nv, g->in_ptr, m->t30, m->t31);
+  gnn_profile_step(m->ctx, "forward 23 kernel %31 gather.max");
   /* 24: %32 gather.argmax */
   k18_gather_argmax_vertex(g->nv, g->in_ptr, m->t30, m->t32);
+  gnn_profile_step(m->ctx, "forward 24 kernel %32 gather.argmax");
   /* 25: %33 apply_vertex.mul */
   k19_apply_vertex_mul_vertex(g->nv, m->t33, m->t29, m->t10);
+  gnn_profile_step(m->ctx, "forward 25 kernel %33 apply_vertex.mul");
   /* 26: %34 apply_vertex.add */
   k20_apply_vertex_add_vertex(g->nv, m->t34, m->t31, m->t33);
+  gnn_profile_step(m->ctx, "forward 26 kernel %34 apply_vertex.add");
   /* 27: %35 apply_vertex.relu */
   k21_apply_vertex_relu_vertex(g->nv, m->t35, m->t34);
+  gnn_profile_step(m->ctx, "forward 27 kernel %35 apply_vertex.relu");
   /* 28: %38 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(256), K = gnn_blas_dim(128);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t35, 128, m->param[6], 256, 0.0f, m->t38, 256);
   }
+  gnn_profile_step(m->ctx, "forward 28 gemm %38 apply_vertex.linear");
   /* 29: %39 apply_global.sub */
   k22_apply_global_sub_global(1, m->t39, m->param[7], m->param[6]);
+  gnn_profile_step(m->ctx, "forward 29 kernel %39 apply_global.sub");
   /* 30: %40 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(256), K = gnn_blas_dim(128);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t35, 128, m->t39, 256, 0.0f, m->t40, 256);
   }
+  gnn_profile_step(m->ctx, "forward 30 gemm %40 apply_vertex.linear");
   /* 31: %41 scatter.copy_u */
   k23_scatter_copy_u_edge(g->ne, g->src, m->t41, m->t38);
+  gnn_profile_step(m->ctx, "forward 31 kernel %41 scatter.copy_u");
   /* 32: %42 gather.max */
   k24_gather_max_vertex(g->nv, g->in_ptr, m->t41, m->t42);
+  gnn_profile_step(m->ctx, "forward 32 kernel %42 gather.max");
   /* 33: %43 gather.argmax */
   k25_gather_argmax_vertex(g->nv, g->in_ptr, m->t41, m->t43);
+  gnn_profile_step(m->ctx, "forward 33 kernel %43 gather.argmax");
   /* 34: %44 apply_vertex.mul */
   k26_apply_vertex_mul_vertex(g->nv, m->t44, m->t40, m->t10);
+  gnn_profile_step(m->ctx, "forward 34 kernel %44 apply_vertex.mul");
   /* 35: %45 apply_vertex.add */
   k27_apply_vertex_add_vertex(g->nv, m->out, m->t42, m->t44);
+  gnn_profile_step(m->ctx, "forward 35 kernel %45 apply_vertex.add");
   return GNN_OK;
 }
 
@@ -1659,142 +1696,183 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   (void)training;
   if (!grad_out) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "dgcnn_backward: grad_out is NULL");
   m->in_grad_out = grad_out;
+  gnn_profile_mark(m->ctx);
   /* 36: %47 apply_vertex.mul */
   k28_apply_vertex_mul_vertex(g->nv, m->t47, m->in_grad_out, m->t10);
+  gnn_profile_step(m->ctx, "backward 36 kernel %47 apply_vertex.mul");
   /* 37: %48 scatter.argsel_v */
   k29_scatter_argsel_v_edge(g->ne, g->dst, m->t48, m->t43, m->in_grad_out);
+  gnn_profile_step(m->ctx, "backward 37 kernel %48 scatter.argsel_v");
   /* 38: %49 gather.sum {by = src} */
   k30_gather_sum_vertex(g->nv, g->out_ptr, g->out_eid, m->t48, m->t49);
+  gnn_profile_step(m->ctx, "backward 38 kernel %49 gather.sum {by = src}");
   /* 39: %50 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(128), K = gnn_blas_dim(256);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t47, 256, m->t39, 256, 0.0f, m->t50, 128);
   }
+  gnn_profile_step(m->ctx, "backward 39 gemm %50 apply_vertex.linear_t");
   /* 40: %51 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(128), N = gnn_blas_dim(256), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t35, 128, m->t47, 256, 0.0f, m->grad[7], 256);
   }
+  gnn_profile_step(m->ctx, "backward 40 gemm %51 reduce_rows.matmul_tn");
   /* 41: %52 apply_global.neg */
   k31_apply_global_neg_global(1, m->t52, m->grad[7]);
+  gnn_profile_step(m->ctx, "backward 41 kernel %52 apply_global.neg");
   /* 42: %53 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(128), K = gnn_blas_dim(256);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t49, 256, m->param[6], 256, 0.0f, m->t53, 128);
   }
+  gnn_profile_step(m->ctx, "backward 42 gemm %53 apply_vertex.linear_t");
   /* 43: %54 apply_vertex.add */
   k32_apply_vertex_add_vertex(g->nv, m->t54, m->t50, m->t53);
+  gnn_profile_step(m->ctx, "backward 43 kernel %54 apply_vertex.add");
   /* 44: %55 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(128), N = gnn_blas_dim(256), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t35, 128, m->t49, 256, 0.0f, m->t55, 256);
   }
+  gnn_profile_step(m->ctx, "backward 44 gemm %55 reduce_rows.matmul_tn");
   /* 45: %56 apply_global.add */
   k33_apply_global_add_global(1, m->grad[6], m->t52, m->t55);
+  gnn_profile_step(m->ctx, "backward 45 kernel %56 apply_global.add");
   /* 46: %57 apply_vertex.relu_grad */
   k34_apply_vertex_relu_grad_vertex(g->nv, m->t57, m->t34, m->t54);
+  gnn_profile_step(m->ctx, "backward 46 kernel %57 apply_vertex.relu_grad");
   /* 47: %58 apply_vertex.mul */
   k35_apply_vertex_mul_vertex(g->nv, m->t58, m->t57, m->t10);
+  gnn_profile_step(m->ctx, "backward 47 kernel %58 apply_vertex.mul");
   /* 48: %59 scatter.argsel_v */
   k36_scatter_argsel_v_edge(g->ne, g->dst, m->t59, m->t32, m->t57);
+  gnn_profile_step(m->ctx, "backward 48 kernel %59 scatter.argsel_v");
   /* 49: %60 gather.sum {by = src} */
   k37_gather_sum_vertex(g->nv, g->out_ptr, g->out_eid, m->t59, m->t60);
+  gnn_profile_step(m->ctx, "backward 49 kernel %60 gather.sum {by = src}");
   /* 50: %61 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(128);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t58, 128, m->t28, 128, 0.0f, m->t61, 64);
   }
+  gnn_profile_step(m->ctx, "backward 50 gemm %61 apply_vertex.linear_t");
   /* 51: %62 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(128), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t24, 64, m->t58, 128, 0.0f, m->grad[5], 128);
   }
+  gnn_profile_step(m->ctx, "backward 51 gemm %62 reduce_rows.matmul_tn");
   /* 52: %63 apply_global.neg */
   k38_apply_global_neg_global(1, m->t63, m->grad[5]);
+  gnn_profile_step(m->ctx, "backward 52 kernel %63 apply_global.neg");
   /* 53: %64 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(128);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t60, 128, m->param[4], 128, 0.0f, m->t64, 64);
   }
+  gnn_profile_step(m->ctx, "backward 53 gemm %64 apply_vertex.linear_t");
   /* 54: %65 apply_vertex.add */
   k39_apply_vertex_add_vertex(g->nv, m->t65, m->t61, m->t64);
+  gnn_profile_step(m->ctx, "backward 54 kernel %65 apply_vertex.add");
   /* 55: %66 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(128), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t24, 64, m->t60, 128, 0.0f, m->t66, 128);
   }
+  gnn_profile_step(m->ctx, "backward 55 gemm %66 reduce_rows.matmul_tn");
   /* 56: %67 apply_global.add */
   k40_apply_global_add_global(1, m->grad[4], m->t63, m->t66);
+  gnn_profile_step(m->ctx, "backward 56 kernel %67 apply_global.add");
   /* 57: %68 apply_vertex.relu_grad */
   k41_apply_vertex_relu_grad_vertex(g->nv, m->t68, m->t23, m->t65);
+  gnn_profile_step(m->ctx, "backward 57 kernel %68 apply_vertex.relu_grad");
   /* 58: %69 apply_vertex.mul */
   k42_apply_vertex_mul_vertex(g->nv, m->t69, m->t68, m->t10);
+  gnn_profile_step(m->ctx, "backward 58 kernel %69 apply_vertex.mul");
   /* 59: %70 scatter.argsel_v */
   k43_scatter_argsel_v_edge(g->ne, g->dst, m->t70, m->t21, m->t68);
+  gnn_profile_step(m->ctx, "backward 59 kernel %70 scatter.argsel_v");
   /* 60: %71 gather.sum {by = src} */
   k44_gather_sum_vertex(g->nv, g->out_ptr, g->out_eid, m->t70, m->t71);
+  gnn_profile_step(m->ctx, "backward 60 kernel %71 gather.sum {by = src}");
   /* 61: %72 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t69, 64, m->t17, 64, 0.0f, m->t72, 64);
   }
+  gnn_profile_step(m->ctx, "backward 61 gemm %72 apply_vertex.linear_t");
   /* 62: %73 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t13, 64, m->t69, 64, 0.0f, m->grad[3], 64);
   }
+  gnn_profile_step(m->ctx, "backward 62 gemm %73 reduce_rows.matmul_tn");
   /* 63: %74 apply_global.neg */
   k45_apply_global_neg_global(1, m->t74, m->grad[3]);
+  gnn_profile_step(m->ctx, "backward 63 kernel %74 apply_global.neg");
   /* 64: %75 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t71, 64, m->param[2], 64, 0.0f, m->t75, 64);
   }
+  gnn_profile_step(m->ctx, "backward 64 gemm %75 apply_vertex.linear_t");
   /* 65: %76 apply_vertex.add */
   k46_apply_vertex_add_vertex(g->nv, m->t76, m->t72, m->t75);
+  gnn_profile_step(m->ctx, "backward 65 kernel %76 apply_vertex.add");
   /* 66: %77 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t13, 64, m->t71, 64, 0.0f, m->t77, 64);
   }
+  gnn_profile_step(m->ctx, "backward 66 gemm %77 reduce_rows.matmul_tn");
   /* 67: %78 apply_global.add */
   k47_apply_global_add_global(1, m->grad[2], m->t74, m->t77);
+  gnn_profile_step(m->ctx, "backward 67 kernel %78 apply_global.add");
   /* 68: %79 apply_vertex.relu_grad */
   k48_apply_vertex_relu_grad_vertex(g->nv, m->t79, m->t12, m->t76);
+  gnn_profile_step(m->ctx, "backward 68 kernel %79 apply_vertex.relu_grad");
   /* 69: %80 apply_vertex.mul */
   k49_apply_vertex_mul_vertex(g->nv, m->t80, m->t79, m->t10);
+  gnn_profile_step(m->ctx, "backward 69 kernel %80 apply_vertex.mul");
   /* 70: %81 scatter.argsel_v */
   k50_scatter_argsel_v_edge(g->ne, g->dst, m->t81, m->t8, m->t79);
+  gnn_profile_step(m->ctx, "backward 70 kernel %81 scatter.argsel_v");
   /* 71: %82 gather.sum {by = src} */
   k51_gather_sum_vertex(g->nv, g->out_ptr, g->out_eid, m->t81, m->t82);
+  gnn_profile_step(m->ctx, "backward 71 kernel %82 gather.sum {by = src}");
   /* 72: %83 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(3), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 3, m->t80, 64, 0.0f, m->grad[1], 64);
   }
+  gnn_profile_step(m->ctx, "backward 72 gemm %83 reduce_rows.matmul_tn");
   /* 73: %84 apply_global.neg */
   k52_apply_global_neg_global(1, m->t84, m->grad[1]);
+  gnn_profile_step(m->ctx, "backward 73 kernel %84 apply_global.neg");
   /* 74: %85 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(3), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 3, m->t82, 64, 0.0f, m->t85, 64);
   }
+  gnn_profile_step(m->ctx, "backward 74 gemm %85 reduce_rows.matmul_tn");
   /* 75: %86 apply_global.add */
   k53_apply_global_add_global(1, m->grad[0], m->t84, m->t85);
+  gnn_profile_step(m->ctx, "backward 75 kernel %86 apply_global.add");
   return GNN_OK;
 }
 

@@ -1485,6 +1485,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   }
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "dgcnn_forward: input 'x' is NULL");
   m->in_x = in_x;
+  gnn_profile_mark(m->ctx);
   /* 0: %3 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 3;
@@ -1493,12 +1494,14 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[0], 64, m->in_x, 3, &beta, m->t3, 64));
   }
+  gnn_profile_step(m->ctx, "forward 0 gemm %3 apply_vertex.linear");
   /* 1: %4 apply_global.sub */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k0_apply_global_sub_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t4, m->param[1], m->param[0]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 1 kernel %4 apply_global.sub");
   /* 2: %5 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 3;
@@ -1507,48 +1510,56 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t4, 64, m->in_x, 3, &beta, m->t5, 64));
   }
+  gnn_profile_step(m->ctx, "forward 2 gemm %5 apply_vertex.linear");
   /* 3: %6 scatter.copy_u */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 8 - 1) / 8);
     k1_scatter_copy_u_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, m->t6, m->t3);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 3 kernel %6 scatter.copy_u");
   /* 4: %7 gather.max */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k2_gather_max_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, m->t6, m->t7);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 4 kernel %7 gather.max");
   /* 5: %8 gather.argmax */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k3_gather_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, m->t6, m->t8);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 5 kernel %8 gather.argmax");
   /* 6: %10 apply_vertex.sign */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
     k4_apply_vertex_sign_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t10, g->in_deg);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 6 kernel %10 apply_vertex.sign");
   /* 7: %11 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k5_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t11, m->t5, m->t10);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 7 kernel %11 apply_vertex.mul");
   /* 8: %12 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k6_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t12, m->t7, m->t11);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 8 kernel %12 apply_vertex.add");
   /* 9: %13 apply_vertex.relu */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k7_apply_vertex_relu_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t13, m->t12);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 9 kernel %13 apply_vertex.relu");
   /* 10: %16 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 64;
@@ -1557,12 +1568,14 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[2], 64, m->t13, 64, &beta, m->t16, 64));
   }
+  gnn_profile_step(m->ctx, "forward 10 gemm %16 apply_vertex.linear");
   /* 11: %17 apply_global.sub */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k8_apply_global_sub_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t17, m->param[3], m->param[2]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 11 kernel %17 apply_global.sub");
   /* 12: %18 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 64;
@@ -1571,42 +1584,49 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t17, 64, m->t13, 64, &beta, m->t18, 64));
   }
+  gnn_profile_step(m->ctx, "forward 12 gemm %18 apply_vertex.linear");
   /* 13: %19 scatter.copy_u */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 8 - 1) / 8);
     k9_scatter_copy_u_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, m->t19, m->t16);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 13 kernel %19 scatter.copy_u");
   /* 14: %20 gather.max */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k10_gather_max_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, m->t19, m->t20);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 14 kernel %20 gather.max");
   /* 15: %21 gather.argmax */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k11_gather_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, m->t19, m->t21);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 15 kernel %21 gather.argmax");
   /* 16: %22 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k12_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t22, m->t18, m->t10);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 16 kernel %22 apply_vertex.mul");
   /* 17: %23 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k13_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t23, m->t20, m->t22);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 17 kernel %23 apply_vertex.add");
   /* 18: %24 apply_vertex.relu */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k14_apply_vertex_relu_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t24, m->t23);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 18 kernel %24 apply_vertex.relu");
   /* 19: %27 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 128, K = 64;
@@ -1615,12 +1635,14 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[4], 128, m->t24, 64, &beta, m->t27, 128));
   }
+  gnn_profile_step(m->ctx, "forward 19 gemm %27 apply_vertex.linear");
   /* 20: %28 apply_global.sub */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k15_apply_global_sub_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t28, m->param[5], m->param[4]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 20 kernel %28 apply_global.sub");
   /* 21: %29 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 128, K = 64;
@@ -1629,42 +1651,49 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t28, 128, m->t24, 64, &beta, m->t29, 128));
   }
+  gnn_profile_step(m->ctx, "forward 21 gemm %29 apply_vertex.linear");
   /* 22: %30 scatter.copy_u */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 8 - 1) / 8);
     k16_scatter_copy_u_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, m->t30, m->t27);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 22 kernel %30 scatter.copy_u");
   /* 23: %31 gather.max */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k17_gather_max_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, m->t30, m->t31);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 23 kernel %31 gather.max");
   /* 24: %32 gather.argmax */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k18_gather_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, m->t30, m->t32);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 24 kernel %32 gather.argmax");
   /* 25: %33 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k19_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t33, m->t29, m->t10);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 25 kernel %33 apply_vertex.mul");
   /* 26: %34 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k20_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t34, m->t31, m->t33);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 26 kernel %34 apply_vertex.add");
   /* 27: %35 apply_vertex.relu */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k21_apply_vertex_relu_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t35, m->t34);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 27 kernel %35 apply_vertex.relu");
   /* 28: %38 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 256, K = 128;
@@ -1673,12 +1702,14 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[6], 256, m->t35, 128, &beta, m->t38, 256));
   }
+  gnn_profile_step(m->ctx, "forward 28 gemm %38 apply_vertex.linear");
   /* 29: %39 apply_global.sub */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k22_apply_global_sub_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t39, m->param[7], m->param[6]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 29 kernel %39 apply_global.sub");
   /* 30: %40 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 256, K = 128;
@@ -1687,36 +1718,42 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t39, 256, m->t35, 128, &beta, m->t40, 256));
   }
+  gnn_profile_step(m->ctx, "forward 30 gemm %40 apply_vertex.linear");
   /* 31: %41 scatter.copy_u */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 8 - 1) / 8);
     k23_scatter_copy_u_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, m->t41, m->t38);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 31 kernel %41 scatter.copy_u");
   /* 32: %42 gather.max */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k24_gather_max_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, m->t41, m->t42);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 32 kernel %42 gather.max");
   /* 33: %43 gather.argmax */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k25_gather_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, m->t41, m->t43);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 33 kernel %43 gather.argmax");
   /* 34: %44 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k26_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t44, m->t40, m->t10);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 34 kernel %44 apply_vertex.mul");
   /* 35: %45 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k27_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->out, m->t42, m->t44);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 35 kernel %45 apply_vertex.add");
   return GNN_OK;
 }
 
@@ -1740,24 +1777,28 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     if (enter_st) return enter_st;
   }
   m->in_grad_out = grad_out;
+  gnn_profile_mark(m->ctx);
   /* 36: %47 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k28_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t47, m->in_grad_out, m->t10);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 36 kernel %47 apply_vertex.mul");
   /* 37: %48 scatter.argsel_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 8 - 1) / 8);
     k29_scatter_argsel_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->dst, m->t48, m->t43, m->in_grad_out);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 37 kernel %48 scatter.argsel_v");
   /* 38: %49 gather.sum {by = src} */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k30_gather_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, m->t48, m->t49);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 38 kernel %49 gather.sum {by = src}");
   /* 39: %50 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 128, K = 256;
@@ -1766,6 +1807,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t39, 256, m->t47, 256, &beta, m->t50, 128));
   }
+  gnn_profile_step(m->ctx, "backward 39 gemm %50 apply_vertex.linear_t");
   /* 40: %51 reduce_rows.matmul_tn */
   {
     const int64_t M = 128, N = 256, K = (int64_t)g->nv * 1;
@@ -1774,12 +1816,14 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t47, 256, m->t35, 128, &beta, m->grad[7], 256));
   }
+  gnn_profile_step(m->ctx, "backward 40 gemm %51 reduce_rows.matmul_tn");
   /* 41: %52 apply_global.neg */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k31_apply_global_neg_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t52, m->grad[7]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 41 kernel %52 apply_global.neg");
   /* 42: %53 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 128, K = 256;
@@ -1788,12 +1832,14 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[6], 256, m->t49, 256, &beta, m->t53, 128));
   }
+  gnn_profile_step(m->ctx, "backward 42 gemm %53 apply_vertex.linear_t");
   /* 43: %54 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k32_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t54, m->t50, m->t53);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 43 kernel %54 apply_vertex.add");
   /* 44: %55 reduce_rows.matmul_tn */
   {
     const int64_t M = 128, N = 256, K = (int64_t)g->nv * 1;
@@ -1802,36 +1848,42 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t49, 256, m->t35, 128, &beta, m->t55, 256));
   }
+  gnn_profile_step(m->ctx, "backward 44 gemm %55 reduce_rows.matmul_tn");
   /* 45: %56 apply_global.add */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k33_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[6], m->t52, m->t55);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 45 kernel %56 apply_global.add");
   /* 46: %57 apply_vertex.relu_grad */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k34_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t57, m->t34, m->t54);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 46 kernel %57 apply_vertex.relu_grad");
   /* 47: %58 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k35_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t58, m->t57, m->t10);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 47 kernel %58 apply_vertex.mul");
   /* 48: %59 scatter.argsel_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 8 - 1) / 8);
     k36_scatter_argsel_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->dst, m->t59, m->t32, m->t57);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 48 kernel %59 scatter.argsel_v");
   /* 49: %60 gather.sum {by = src} */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k37_gather_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, m->t59, m->t60);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 49 kernel %60 gather.sum {by = src}");
   /* 50: %61 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 128;
@@ -1840,6 +1892,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t28, 128, m->t58, 128, &beta, m->t61, 64));
   }
+  gnn_profile_step(m->ctx, "backward 50 gemm %61 apply_vertex.linear_t");
   /* 51: %62 reduce_rows.matmul_tn */
   {
     const int64_t M = 64, N = 128, K = (int64_t)g->nv * 1;
@@ -1848,12 +1901,14 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t58, 128, m->t24, 64, &beta, m->grad[5], 128));
   }
+  gnn_profile_step(m->ctx, "backward 51 gemm %62 reduce_rows.matmul_tn");
   /* 52: %63 apply_global.neg */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k38_apply_global_neg_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t63, m->grad[5]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 52 kernel %63 apply_global.neg");
   /* 53: %64 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 128;
@@ -1862,12 +1917,14 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[4], 128, m->t60, 128, &beta, m->t64, 64));
   }
+  gnn_profile_step(m->ctx, "backward 53 gemm %64 apply_vertex.linear_t");
   /* 54: %65 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k39_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t65, m->t61, m->t64);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 54 kernel %65 apply_vertex.add");
   /* 55: %66 reduce_rows.matmul_tn */
   {
     const int64_t M = 64, N = 128, K = (int64_t)g->nv * 1;
@@ -1876,36 +1933,42 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t60, 128, m->t24, 64, &beta, m->t66, 128));
   }
+  gnn_profile_step(m->ctx, "backward 55 gemm %66 reduce_rows.matmul_tn");
   /* 56: %67 apply_global.add */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k40_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[4], m->t63, m->t66);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 56 kernel %67 apply_global.add");
   /* 57: %68 apply_vertex.relu_grad */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k41_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t68, m->t23, m->t65);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 57 kernel %68 apply_vertex.relu_grad");
   /* 58: %69 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k42_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t69, m->t68, m->t10);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 58 kernel %69 apply_vertex.mul");
   /* 59: %70 scatter.argsel_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 8 - 1) / 8);
     k43_scatter_argsel_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->dst, m->t70, m->t21, m->t68);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 59 kernel %70 scatter.argsel_v");
   /* 60: %71 gather.sum {by = src} */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k44_gather_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, m->t70, m->t71);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 60 kernel %71 gather.sum {by = src}");
   /* 61: %72 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 64;
@@ -1914,6 +1977,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t17, 64, m->t69, 64, &beta, m->t72, 64));
   }
+  gnn_profile_step(m->ctx, "backward 61 gemm %72 apply_vertex.linear_t");
   /* 62: %73 reduce_rows.matmul_tn */
   {
     const int64_t M = 64, N = 64, K = (int64_t)g->nv * 1;
@@ -1922,12 +1986,14 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t69, 64, m->t13, 64, &beta, m->grad[3], 64));
   }
+  gnn_profile_step(m->ctx, "backward 62 gemm %73 reduce_rows.matmul_tn");
   /* 63: %74 apply_global.neg */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k45_apply_global_neg_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t74, m->grad[3]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 63 kernel %74 apply_global.neg");
   /* 64: %75 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 64;
@@ -1936,12 +2002,14 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[2], 64, m->t71, 64, &beta, m->t75, 64));
   }
+  gnn_profile_step(m->ctx, "backward 64 gemm %75 apply_vertex.linear_t");
   /* 65: %76 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k46_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t76, m->t72, m->t75);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 65 kernel %76 apply_vertex.add");
   /* 66: %77 reduce_rows.matmul_tn */
   {
     const int64_t M = 64, N = 64, K = (int64_t)g->nv * 1;
@@ -1950,36 +2018,42 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t71, 64, m->t13, 64, &beta, m->t77, 64));
   }
+  gnn_profile_step(m->ctx, "backward 66 gemm %77 reduce_rows.matmul_tn");
   /* 67: %78 apply_global.add */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k47_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->t74, m->t77);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 67 kernel %78 apply_global.add");
   /* 68: %79 apply_vertex.relu_grad */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k48_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t79, m->t12, m->t76);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 68 kernel %79 apply_vertex.relu_grad");
   /* 69: %80 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k49_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t80, m->t79, m->t10);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 69 kernel %80 apply_vertex.mul");
   /* 70: %81 scatter.argsel_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 8 - 1) / 8);
     k50_scatter_argsel_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->dst, m->t81, m->t8, m->t79);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 70 kernel %81 scatter.argsel_v");
   /* 71: %82 gather.sum {by = src} */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k51_gather_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, m->t81, m->t82);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 71 kernel %82 gather.sum {by = src}");
   /* 72: %83 reduce_rows.matmul_tn */
   {
     const int64_t M = 3, N = 64, K = (int64_t)g->nv * 1;
@@ -1988,12 +2062,14 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t80, 64, m->in_x, 3, &beta, m->grad[1], 64));
   }
+  gnn_profile_step(m->ctx, "backward 72 gemm %83 reduce_rows.matmul_tn");
   /* 73: %84 apply_global.neg */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k52_apply_global_neg_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t84, m->grad[1]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 73 kernel %84 apply_global.neg");
   /* 74: %85 reduce_rows.matmul_tn */
   {
     const int64_t M = 3, N = 64, K = (int64_t)g->nv * 1;
@@ -2002,12 +2078,14 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t82, 64, m->in_x, 3, &beta, m->t85, 64));
   }
+  gnn_profile_step(m->ctx, "backward 74 gemm %85 reduce_rows.matmul_tn");
   /* 75: %86 apply_global.add */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k53_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[0], m->t84, m->t85);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 75 kernel %86 apply_global.add");
   return GNN_OK;
 }
 

@@ -1976,12 +1976,14 @@ gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t s
   }
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gat_forward: input 'x' is NULL");
   m->in_x = in_x;
+  gnn_profile_mark(m->ctx);
   /* 0: %1 apply_vertex.dropout */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k0_apply_vertex_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 0 kernel %1 apply_vertex.dropout");
   /* 1: %4 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 1433;
@@ -1990,78 +1992,91 @@ gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t s
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[0], 64, m->t1, 1433, &beta, m->t4, 64));
   }
+  gnn_profile_step(m->ctx, "forward 1 gemm %4 apply_vertex.linear");
   /* 2: %5 apply_global.slice */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k1_apply_global_slice_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t5, m->param[1]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 2 kernel %5 apply_global.slice");
   /* 3: %6 apply_global.slice */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k2_apply_global_slice_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t6, m->param[1]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 3 kernel %6 apply_global.slice");
   /* 4: %7 apply_vertex.dot */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k3_apply_vertex_dot_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t5, m->t4, m->t7);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 4 kernel %7 apply_vertex.dot");
   /* 5: %8 apply_vertex.dot */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k4_apply_vertex_dot_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t6, m->t4, m->t8);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 5 kernel %8 apply_vertex.dot");
   /* 6: %9 scatter.u_add_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k5_scatter_u_add_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, g->dst, m->t9, m->t7, m->t8);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 6 kernel %9 scatter.u_add_v");
   /* 7: %10 apply_edge.leaky_relu */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k6_apply_edge_leaky_relu_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t10, m->t9);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 7 kernel %10 apply_edge.leaky_relu");
   /* 8: %11 reduce_scatter.edge_softmax */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k7_reduce_scatter_edge_softmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, m->t10, m->t11);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 8 kernel %11 reduce_scatter.edge_softmax");
   /* 9: %12 apply_edge.dropout */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k8_apply_edge_dropout_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t12, m->t11, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 9 kernel %12 apply_edge.dropout");
   /* 10: %13 aggregate.sum.u_mul_e */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k9_aggregate_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t4, m->t12, m->t13);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 10 kernel %13 aggregate.sum.u_mul_e");
   /* 11: %14 apply_vertex.flatten */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k10_apply_vertex_flatten_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t14, m->t13);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 11 kernel %14 apply_vertex.flatten");
   /* 12: %15 apply_vertex.elu */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k11_apply_vertex_elu_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t15, m->t14);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 12 kernel %15 apply_vertex.elu");
   /* 13: %16 apply_vertex.dropout */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k12_apply_vertex_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t16, m->t15, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 13 kernel %16 apply_vertex.dropout");
   /* 14: %19 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 7, K = 64;
@@ -2070,66 +2085,77 @@ gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t s
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[2], 7, m->t16, 64, &beta, m->t19, 7));
   }
+  gnn_profile_step(m->ctx, "forward 14 gemm %19 apply_vertex.linear");
   /* 15: %20 apply_global.slice */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k13_apply_global_slice_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t20, m->param[3]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 15 kernel %20 apply_global.slice");
   /* 16: %21 apply_global.slice */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k14_apply_global_slice_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t21, m->param[3]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 16 kernel %21 apply_global.slice");
   /* 17: %22 apply_vertex.dot */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
     k15_apply_vertex_dot_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t20, m->t19, m->t22);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 17 kernel %22 apply_vertex.dot");
   /* 18: %23 apply_vertex.dot */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
     k16_apply_vertex_dot_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t21, m->t19, m->t23);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 18 kernel %23 apply_vertex.dot");
   /* 19: %24 scatter.u_add_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 256 - 1) / 256);
     k17_scatter_u_add_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, g->dst, m->t24, m->t22, m->t23);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 19 kernel %24 scatter.u_add_v");
   /* 20: %25 apply_edge.leaky_relu */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 256 - 1) / 256);
     k18_apply_edge_leaky_relu_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t25, m->t24);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 20 kernel %25 apply_edge.leaky_relu");
   /* 21: %26 reduce_scatter.edge_softmax */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
     k19_reduce_scatter_edge_softmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, m->t25, m->t26);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 21 kernel %26 reduce_scatter.edge_softmax");
   /* 22: %27 apply_edge.dropout */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 256 - 1) / 256);
     k20_apply_edge_dropout_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t27, m->t26, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 22 kernel %27 apply_edge.dropout");
   /* 23: %28 aggregate.sum.u_mul_e */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k21_aggregate_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t19, m->t27, m->t28);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 23 kernel %28 aggregate.sum.u_mul_e");
   /* 24: %29 apply_vertex.mean_heads */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k22_apply_vertex_mean_heads_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t28, m->out);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 24 kernel %29 apply_vertex.mean_heads");
   return GNN_OK;
 }
 
@@ -2156,178 +2182,209 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
   m->in_grad_out = grad_out;
   /* dropout's adjoint redraws the forward's masks: the seed of the last forward */
   const uint64_t seed = m->dropout_seed;
+  gnn_profile_mark(m->ctx);
   /* 25: %31 apply_vertex.repeat */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k23_apply_vertex_repeat_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t31, m->in_grad_out);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 25 kernel %31 apply_vertex.repeat");
   /* 26: %32 scatter.copy_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k24_scatter_copy_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->dst, m->t32, m->t31);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 26 kernel %32 scatter.copy_v");
   /* 27: %33 scatter.u_mul_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k25_scatter_u_mul_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, g->dst, m->t33, m->t19, m->t31);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 27 kernel %33 scatter.u_mul_v");
   /* 28: %34 apply_edge.sum_last */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 256 - 1) / 256);
     k26_apply_edge_sum_last_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t33, m->t34);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 28 kernel %34 apply_edge.sum_last");
   /* 29: %35 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k27_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t35, m->t32, m->t27);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 29 kernel %35 apply_edge.mul");
   /* 30: %36 apply_edge.dropout */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 256 - 1) / 256);
     k28_apply_edge_dropout_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t36, m->t34, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 30 kernel %36 apply_edge.dropout");
   /* 31: %37 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 256 - 1) / 256);
     k29_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t37, m->t36, m->t26);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 31 kernel %37 apply_edge.mul");
   /* 32: %38 gather.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
     k30_gather_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, m->t37, m->t38);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 32 kernel %38 gather.sum");
   /* 33: %39 scatter.copy_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 256 - 1) / 256);
     k31_scatter_copy_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->dst, m->t39, m->t38);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 33 kernel %39 scatter.copy_v");
   /* 34: %40 apply_edge.sub */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 256 - 1) / 256);
     k32_apply_edge_sub_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t40, m->t36, m->t39);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 34 kernel %40 apply_edge.sub");
   /* 35: %41 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 256 - 1) / 256);
     k33_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t41, m->t26, m->t40);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 35 kernel %41 apply_edge.mul");
   /* 36: %42 apply_edge.leaky_relu_grad */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 256 - 1) / 256);
     k34_apply_edge_leaky_relu_grad_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t42, m->t24, m->t41);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 36 kernel %42 apply_edge.leaky_relu_grad");
   /* 37: %43 gather.sum {by = src} */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
     k35_gather_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, m->t42, m->t43);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 37 kernel %43 gather.sum {by = src}");
   /* 38: %44 gather.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
     k36_gather_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, m->t42, m->t44);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 38 kernel %44 gather.sum");
   /* 39: %45 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k37_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t45, m->t44, m->t19);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 39 kernel %45 apply_vertex.mul");
   /* 40: %46 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc46, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 40 zero %46 reduce_rows.sum");
   /* 41: %46 reduce_rows.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k38_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc46, m->t45);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 41 kernel %46 reduce_rows.sum");
   /* 42: %46 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k39_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t46, m->acc46);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 42 kernel %46 reduce_rows.sum");
   /* 43: %47 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k40_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t47, m->t44, m->t21);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 43 kernel %47 apply_vertex.mul");
   /* 44: %48 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k41_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t48, m->t43, m->t19);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 44 kernel %48 apply_vertex.mul");
   /* 45: %49 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc49, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 45 zero %49 reduce_rows.sum");
   /* 46: %49 reduce_rows.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k42_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc49, m->t48);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 46 kernel %49 reduce_rows.sum");
   /* 47: %49 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k43_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t49, m->acc49);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 47 kernel %49 reduce_rows.sum");
   /* 48: %50 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k44_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t50, m->t43, m->t20);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 48 kernel %50 apply_vertex.mul");
   /* 49: %51 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k45_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t51, m->t47, m->t50);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 49 kernel %51 apply_vertex.add");
   /* 50: %52 apply_global.pad */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 16 - 1) / 16);
     k46_apply_global_pad_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t52, m->t46);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 50 kernel %52 apply_global.pad");
   /* 51: %53 apply_global.pad */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 16 - 1) / 16);
     k47_apply_global_pad_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t53, m->t49);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 51 kernel %53 apply_global.pad");
   /* 52: %54 apply_global.add */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 16 - 1) / 16);
     k48_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[3], m->t52, m->t53);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 52 kernel %54 apply_global.add");
   /* 53: %55 gather.sum {by = src} */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k49_gather_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, m->t35, m->t55);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 53 kernel %55 gather.sum {by = src}");
   /* 54: %56 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k50_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t56, m->t51, m->t55);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 54 kernel %56 apply_vertex.add");
   /* 55: %57 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 7;
@@ -2336,6 +2393,7 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[2], 7, m->t56, 7, &beta, m->t57, 64));
   }
+  gnn_profile_step(m->ctx, "backward 55 gemm %57 apply_vertex.linear_t");
   /* 56: %58 reduce_rows.matmul_tn */
   {
     const int64_t M = 64, N = 7, K = (int64_t)g->nv * 1;
@@ -2344,190 +2402,223 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t56, 7, m->t16, 64, &beta, m->grad[2], 7));
   }
+  gnn_profile_step(m->ctx, "backward 56 gemm %58 reduce_rows.matmul_tn");
   /* 57: %59 apply_vertex.dropout */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k51_apply_vertex_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t59, m->t57, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 57 kernel %59 apply_vertex.dropout");
   /* 58: %60 apply_vertex.elu_grad */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k52_apply_vertex_elu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t60, m->t14, m->t59);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 58 kernel %60 apply_vertex.elu_grad");
   /* 59: %61 apply_vertex.reshape */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k53_apply_vertex_reshape_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t61, m->t60);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 59 kernel %61 apply_vertex.reshape");
   /* 60: %62 scatter.copy_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 8 - 1) / 8);
     k54_scatter_copy_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->dst, m->t62, m->t61);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 60 kernel %62 scatter.copy_v");
   /* 61: %63 scatter.u_mul_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 8 - 1) / 8);
     k55_scatter_u_mul_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, g->dst, m->t63, m->t4, m->t61);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 61 kernel %63 scatter.u_mul_v");
   /* 62: %64 apply_edge.sum_last */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k56_apply_edge_sum_last_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t63, m->t64);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 62 kernel %64 apply_edge.sum_last");
   /* 63: %65 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 8 - 1) / 8);
     k57_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t65, m->t62, m->t12);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 63 kernel %65 apply_edge.mul");
   /* 64: %66 apply_edge.dropout */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k58_apply_edge_dropout_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t66, m->t64, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 64 kernel %66 apply_edge.dropout");
   /* 65: %67 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k59_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t67, m->t66, m->t11);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 65 kernel %67 apply_edge.mul");
   /* 66: %68 gather.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k60_gather_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, m->t67, m->t68);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 66 kernel %68 gather.sum");
   /* 67: %69 scatter.copy_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k61_scatter_copy_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->dst, m->t69, m->t68);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 67 kernel %69 scatter.copy_v");
   /* 68: %70 apply_edge.sub */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k62_apply_edge_sub_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t70, m->t66, m->t69);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 68 kernel %70 apply_edge.sub");
   /* 69: %71 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k63_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t71, m->t11, m->t70);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 69 kernel %71 apply_edge.mul");
   /* 70: %72 apply_edge.leaky_relu_grad */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k64_apply_edge_leaky_relu_grad_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t72, m->t9, m->t71);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 70 kernel %72 apply_edge.leaky_relu_grad");
   /* 71: %73 gather.sum {by = src} */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k65_gather_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, m->t72, m->t73);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 71 kernel %73 gather.sum {by = src}");
   /* 72: %74 gather.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k66_gather_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, m->t72, m->t74);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 72 kernel %74 gather.sum");
   /* 73: %75 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k67_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t75, m->t74, m->t4);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 73 kernel %75 apply_vertex.mul");
   /* 74: %76 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc76, (size_t)1 * 64 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 74 zero %76 reduce_rows.sum");
   /* 75: %76 reduce_rows.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k68_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc76, m->t75);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 75 kernel %76 reduce_rows.sum");
   /* 76: %76 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k69_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t76, m->acc76);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 76 kernel %76 reduce_rows.sum");
   /* 77: %77 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k70_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t77, m->t74, m->t6);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 77 kernel %77 apply_vertex.mul");
   /* 78: %78 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k71_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t78, m->t73, m->t4);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 78 kernel %78 apply_vertex.mul");
   /* 79: %79 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc79, (size_t)1 * 64 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 79 zero %79 reduce_rows.sum");
   /* 80: %79 reduce_rows.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k72_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc79, m->t78);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 80 kernel %79 reduce_rows.sum");
   /* 81: %79 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k73_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t79, m->acc79);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 81 kernel %79 reduce_rows.sum");
   /* 82: %80 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k74_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t80, m->t73, m->t5);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 82 kernel %80 apply_vertex.mul");
   /* 83: %81 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k75_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t81, m->t77, m->t80);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 83 kernel %81 apply_vertex.add");
   /* 84: %82 apply_global.pad */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k76_apply_global_pad_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t82, m->t76);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 84 kernel %82 apply_global.pad");
   /* 85: %83 apply_global.pad */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k77_apply_global_pad_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t83, m->t79);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 85 kernel %83 apply_global.pad");
   /* 86: %84 apply_global.add */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k78_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[1], m->t82, m->t83);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 86 kernel %84 apply_global.add");
   /* 87: %85 gather.sum {by = src} */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k79_gather_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, m->t65, m->t85);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 87 kernel %85 gather.sum {by = src}");
   /* 88: %86 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k80_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t86, m->t81, m->t85);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 88 kernel %86 apply_vertex.add");
   /* 89: %87 reduce_rows.matmul_tn */
   {
     const int64_t M = 1433, N = 64, K = (int64_t)g->nv * 1;
@@ -2536,6 +2627,7 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t86, 64, m->t1, 1433, &beta, m->grad[0], 64));
   }
+  gnn_profile_step(m->ctx, "backward 89 gemm %87 reduce_rows.matmul_tn");
   return GNN_OK;
 }
 

@@ -679,36 +679,48 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
   m->dropout_seed = seed;
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gcn_forward: input 'x' is NULL");
   m->in_x = in_x;
+  gnn_profile_mark(m->ctx);
   /* 0: %1 apply_vertex.dropout */
   k0_apply_vertex_dropout_vertex(g->nv, m->t1, m->in_x, training, seed);
+  gnn_profile_step(m->ctx, "forward 0 kernel %1 apply_vertex.dropout");
   /* 1: %6 scatter.u_mul_v */
   k1_scatter_u_mul_v_edge(g->ne, g->src, g->dst, m->t6, g->out_deg, g->in_deg);
+  gnn_profile_step(m->ctx, "forward 1 kernel %6 scatter.u_mul_v");
   /* 2: %7 apply_edge.rsqrt */
   k2_apply_edge_rsqrt_edge(g->ne, m->t7, m->t6);
+  gnn_profile_step(m->ctx, "forward 2 kernel %7 apply_edge.rsqrt");
   /* 3: %8 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(16), K = gnn_blas_dim(1433);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->param[0], 16, 0.0f, m->t8, 16);
   }
+  gnn_profile_step(m->ctx, "forward 3 gemm %8 apply_vertex.linear");
   /* 4: %9 aggregate.sum.u_mul_e */
   k3_aggregate_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t8, m->t7, m->t9);
+  gnn_profile_step(m->ctx, "forward 4 kernel %9 aggregate.sum.u_mul_e");
   /* 5: %10 apply_vertex.add */
   k4_apply_vertex_add_vertex(g->nv, m->t10, m->t9, m->param[1]);
+  gnn_profile_step(m->ctx, "forward 5 kernel %10 apply_vertex.add");
   /* 6: %11 apply_vertex.relu */
   k5_apply_vertex_relu_vertex(g->nv, m->t11, m->t10);
+  gnn_profile_step(m->ctx, "forward 6 kernel %11 apply_vertex.relu");
   /* 7: %12 apply_vertex.dropout */
   k6_apply_vertex_dropout_vertex(g->nv, m->t12, m->t11, training, seed);
+  gnn_profile_step(m->ctx, "forward 7 kernel %12 apply_vertex.dropout");
   /* 8: %15 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(16);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t12, 16, m->param[2], 7, 0.0f, m->t15, 7);
   }
+  gnn_profile_step(m->ctx, "forward 8 gemm %15 apply_vertex.linear");
   /* 9: %16 aggregate.sum.u_mul_e */
   k7_aggregate_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, m->t7, m->t16);
+  gnn_profile_step(m->ctx, "forward 9 kernel %16 aggregate.sum.u_mul_e");
   /* 10: %17 apply_vertex.add */
   k8_apply_vertex_add_vertex(g->nv, m->out, m->t16, m->param[3]);
+  gnn_profile_step(m->ctx, "forward 10 kernel %17 apply_vertex.add");
   return GNN_OK;
 }
 
@@ -731,52 +743,70 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
   m->in_grad_out = grad_out;
   /* dropout's adjoint redraws the forward's masks: the seed of the last forward */
   const uint64_t seed = m->dropout_seed;
+  gnn_profile_mark(m->ctx);
   /* 11: %19 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc19, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 11 zero %19 reduce_rows.sum");
   /* 12: %19 reduce_rows.sum */
   k9_reduce_rows_sum_vertex(g->nv, m->acc19, m->in_grad_out);
+  gnn_profile_step(m->ctx, "backward 12 kernel %19 reduce_rows.sum");
   /* 13: %19 reduce_rows.sum */
   k10_reduce_rows_sum_finish_global(1, m->grad[3], m->acc19);
+  gnn_profile_step(m->ctx, "backward 13 kernel %19 reduce_rows.sum");
   /* 14: %20 scatter.copy_v */
   k11_scatter_copy_v_edge(g->ne, g->dst, m->t20, m->in_grad_out);
+  gnn_profile_step(m->ctx, "backward 14 kernel %20 scatter.copy_v");
   /* 15: %21 apply_edge.mul */
   k12_apply_edge_mul_edge(g->ne, m->t21, m->t20, m->t7);
+  gnn_profile_step(m->ctx, "backward 15 kernel %21 apply_edge.mul");
   /* 16: %22 gather.sum {by = src} */
   k13_gather_sum_vertex(g->nv, g->out_ptr, g->out_eid, m->t21, m->t22);
+  gnn_profile_step(m->ctx, "backward 16 kernel %22 gather.sum {by = src}");
   /* 17: %23 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(16), K = gnn_blas_dim(7);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t22, 7, m->param[2], 7, 0.0f, m->t23, 16);
   }
+  gnn_profile_step(m->ctx, "backward 17 gemm %23 apply_vertex.linear_t");
   /* 18: %24 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(16), N = gnn_blas_dim(7), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t12, 16, m->t22, 7, 0.0f, m->grad[2], 7);
   }
+  gnn_profile_step(m->ctx, "backward 18 gemm %24 reduce_rows.matmul_tn");
   /* 19: %25 apply_vertex.dropout */
   k14_apply_vertex_dropout_vertex(g->nv, m->t25, m->t23, training, seed);
+  gnn_profile_step(m->ctx, "backward 19 kernel %25 apply_vertex.dropout");
   /* 20: %26 apply_vertex.relu_grad */
   k15_apply_vertex_relu_grad_vertex(g->nv, m->t26, m->t10, m->t25);
+  gnn_profile_step(m->ctx, "backward 20 kernel %26 apply_vertex.relu_grad");
   /* 21: %27 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc27, (size_t)1 * 16 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 21 zero %27 reduce_rows.sum");
   /* 22: %27 reduce_rows.sum */
   k16_reduce_rows_sum_vertex(g->nv, m->acc27, m->t26);
+  gnn_profile_step(m->ctx, "backward 22 kernel %27 reduce_rows.sum");
   /* 23: %27 reduce_rows.sum */
   k17_reduce_rows_sum_finish_global(1, m->grad[1], m->acc27);
+  gnn_profile_step(m->ctx, "backward 23 kernel %27 reduce_rows.sum");
   /* 24: %28 scatter.copy_v */
   k18_scatter_copy_v_edge(g->ne, g->dst, m->t28, m->t26);
+  gnn_profile_step(m->ctx, "backward 24 kernel %28 scatter.copy_v");
   /* 25: %29 apply_edge.mul */
   k19_apply_edge_mul_edge(g->ne, m->t29, m->t28, m->t7);
+  gnn_profile_step(m->ctx, "backward 25 kernel %29 apply_edge.mul");
   /* 26: %30 gather.sum {by = src} */
   k20_gather_sum_vertex(g->nv, g->out_ptr, g->out_eid, m->t29, m->t30);
+  gnn_profile_step(m->ctx, "backward 26 kernel %30 gather.sum {by = src}");
   /* 27: %31 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(1433), N = gnn_blas_dim(16), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->t30, 16, 0.0f, m->grad[0], 16);
   }
+  gnn_profile_step(m->ctx, "backward 27 gemm %31 reduce_rows.matmul_tn");
   return GNN_OK;
 }
 

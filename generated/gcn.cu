@@ -679,24 +679,28 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
   }
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gcn_forward: input 'x' is NULL");
   m->in_x = in_x;
+  gnn_profile_mark(m->ctx);
   /* 0: %1 apply_vertex.dropout */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k0_apply_vertex_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 0 kernel %1 apply_vertex.dropout");
   /* 1: %6 scatter.u_mul_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 256 - 1) / 256);
     k1_scatter_u_mul_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, g->dst, m->t6, g->out_deg, g->in_deg);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 1 kernel %6 scatter.u_mul_v");
   /* 2: %7 apply_edge.rsqrt */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 256 - 1) / 256);
     k2_apply_edge_rsqrt_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t7, m->t6);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 2 kernel %7 apply_edge.rsqrt");
   /* 3: %8 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 16, K = 1433;
@@ -705,30 +709,35 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[0], 16, m->t1, 1433, &beta, m->t8, 16));
   }
+  gnn_profile_step(m->ctx, "forward 3 gemm %8 apply_vertex.linear");
   /* 4: %9 aggregate.sum.u_mul_e */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k3_aggregate_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t8, m->t7, m->t9);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 4 kernel %9 aggregate.sum.u_mul_e");
   /* 5: %10 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k4_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t10, m->t9, m->param[1]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 5 kernel %10 apply_vertex.add");
   /* 6: %11 apply_vertex.relu */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k5_apply_vertex_relu_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t11, m->t10);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 6 kernel %11 apply_vertex.relu");
   /* 7: %12 apply_vertex.dropout */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k6_apply_vertex_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t12, m->t11, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 7 kernel %12 apply_vertex.dropout");
   /* 8: %15 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 7, K = 16;
@@ -737,18 +746,21 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[2], 7, m->t12, 16, &beta, m->t15, 7));
   }
+  gnn_profile_step(m->ctx, "forward 8 gemm %15 apply_vertex.linear");
   /* 9: %16 aggregate.sum.u_mul_e */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k7_aggregate_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, m->t7, m->t16);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 9 kernel %16 aggregate.sum.u_mul_e");
   /* 10: %17 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k8_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->out, m->t16, m->param[3]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 10 kernel %17 apply_vertex.add");
   return GNN_OK;
 }
 
@@ -775,38 +787,45 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
   m->in_grad_out = grad_out;
   /* dropout's adjoint redraws the forward's masks: the seed of the last forward */
   const uint64_t seed = m->dropout_seed;
+  gnn_profile_mark(m->ctx);
   /* 11: %19 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc19, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 11 zero %19 reduce_rows.sum");
   /* 12: %19 reduce_rows.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k9_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc19, m->in_grad_out);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 12 kernel %19 reduce_rows.sum");
   /* 13: %19 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k10_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[3], m->acc19);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 13 kernel %19 reduce_rows.sum");
   /* 14: %20 scatter.copy_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k11_scatter_copy_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->dst, m->t20, m->in_grad_out);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 14 kernel %20 scatter.copy_v");
   /* 15: %21 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k12_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t21, m->t20, m->t7);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 15 kernel %21 apply_edge.mul");
   /* 16: %22 gather.sum {by = src} */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k13_gather_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, m->t21, m->t22);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 16 kernel %22 gather.sum {by = src}");
   /* 17: %23 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 16, K = 7;
@@ -815,6 +834,7 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[2], 7, m->t22, 7, &beta, m->t23, 16));
   }
+  gnn_profile_step(m->ctx, "backward 17 gemm %23 apply_vertex.linear_t");
   /* 18: %24 reduce_rows.matmul_tn */
   {
     const int64_t M = 16, N = 7, K = (int64_t)g->nv * 1;
@@ -823,50 +843,59 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t22, 7, m->t12, 16, &beta, m->grad[2], 7));
   }
+  gnn_profile_step(m->ctx, "backward 18 gemm %24 reduce_rows.matmul_tn");
   /* 19: %25 apply_vertex.dropout */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k14_apply_vertex_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t25, m->t23, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 19 kernel %25 apply_vertex.dropout");
   /* 20: %26 apply_vertex.relu_grad */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k15_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t26, m->t10, m->t25);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 20 kernel %26 apply_vertex.relu_grad");
   /* 21: %27 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc27, (size_t)1 * 16 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 21 zero %27 reduce_rows.sum");
   /* 22: %27 reduce_rows.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k16_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc27, m->t26);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 22 kernel %27 reduce_rows.sum");
   /* 23: %27 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 16 - 1) / 16);
     k17_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[1], m->acc27);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 23 kernel %27 reduce_rows.sum");
   /* 24: %28 scatter.copy_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 16 - 1) / 16);
     k18_scatter_copy_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->dst, m->t28, m->t26);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 24 kernel %28 scatter.copy_v");
   /* 25: %29 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 16 - 1) / 16);
     k19_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t29, m->t28, m->t7);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 25 kernel %29 apply_edge.mul");
   /* 26: %30 gather.sum {by = src} */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k20_gather_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, m->t29, m->t30);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 26 kernel %30 gather.sum {by = src}");
   /* 27: %31 reduce_rows.matmul_tn */
   {
     const int64_t M = 1433, N = 16, K = (int64_t)g->nv * 1;
@@ -875,6 +904,7 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t30, 16, m->t1, 1433, &beta, m->grad[0], 16));
   }
+  gnn_profile_step(m->ctx, "backward 27 gemm %31 reduce_rows.matmul_tn");
   return GNN_OK;
 }
 

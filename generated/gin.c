@@ -977,60 +977,80 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
   m->dropout_seed = seed;
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gin_forward: input 'x' is NULL");
   m->in_x = in_x;
+  gnn_profile_mark(m->ctx);
   /* 0: %7 apply_global.add */
   k0_apply_global_add_global(1, m->t7, m->param[0]);
+  gnn_profile_step(m->ctx, "forward 0 kernel %7 apply_global.add");
   /* 1: %8 apply_vertex.mul */
   k1_apply_vertex_mul_vertex(g->nv, m->t8, m->t7, m->in_x);
+  gnn_profile_step(m->ctx, "forward 1 kernel %8 apply_vertex.mul");
   /* 2: %9 aggregate.sum.copy_u */
   k2_aggregate_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->in_x, m->t9);
+  gnn_profile_step(m->ctx, "forward 2 kernel %9 aggregate.sum.copy_u");
   /* 3: %10 apply_vertex.add */
   k3_apply_vertex_add_vertex(g->nv, m->t10, m->t8, m->t9);
+  gnn_profile_step(m->ctx, "forward 3 kernel %10 apply_vertex.add");
   /* 4: %11 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(1433);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t10, 1433, m->param[1], 64, 0.0f, m->t11, 64);
   }
+  gnn_profile_step(m->ctx, "forward 4 gemm %11 apply_vertex.linear");
   /* 5: %12 apply_vertex.add */
   k4_apply_vertex_add_vertex(g->nv, m->t12, m->t11, m->param[2]);
+  gnn_profile_step(m->ctx, "forward 5 kernel %12 apply_vertex.add");
   /* 6: %13 apply_vertex.relu */
   k5_apply_vertex_relu_vertex(g->nv, m->t13, m->t12);
+  gnn_profile_step(m->ctx, "forward 6 kernel %13 apply_vertex.relu");
   /* 7: %14 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t13, 64, m->param[3], 64, 0.0f, m->t14, 64);
   }
+  gnn_profile_step(m->ctx, "forward 7 gemm %14 apply_vertex.linear");
   /* 8: %15 apply_vertex.add */
   k6_apply_vertex_add_vertex(g->nv, m->t15, m->t14, m->param[4]);
+  gnn_profile_step(m->ctx, "forward 8 kernel %15 apply_vertex.add");
   /* 9: %16 apply_vertex.relu */
   k7_apply_vertex_relu_vertex(g->nv, m->t16, m->t15);
+  gnn_profile_step(m->ctx, "forward 9 kernel %16 apply_vertex.relu");
   /* 10: %22 apply_global.add */
   k8_apply_global_add_global(1, m->t22, m->param[5]);
+  gnn_profile_step(m->ctx, "forward 10 kernel %22 apply_global.add");
   /* 11: %23 apply_vertex.mul */
   k9_apply_vertex_mul_vertex(g->nv, m->t23, m->t22, m->t16);
+  gnn_profile_step(m->ctx, "forward 11 kernel %23 apply_vertex.mul");
   /* 12: %24 aggregate.sum.copy_u */
   k10_aggregate_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->t16, m->t24);
+  gnn_profile_step(m->ctx, "forward 12 kernel %24 aggregate.sum.copy_u");
   /* 13: %25 apply_vertex.add */
   k11_apply_vertex_add_vertex(g->nv, m->t25, m->t23, m->t24);
+  gnn_profile_step(m->ctx, "forward 13 kernel %25 apply_vertex.add");
   /* 14: %26 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t25, 64, m->param[6], 7, 0.0f, m->t26, 7);
   }
+  gnn_profile_step(m->ctx, "forward 14 gemm %26 apply_vertex.linear");
   /* 15: %27 apply_vertex.add */
   k12_apply_vertex_add_vertex(g->nv, m->t27, m->t26, m->param[7]);
+  gnn_profile_step(m->ctx, "forward 15 kernel %27 apply_vertex.add");
   /* 16: %28 apply_vertex.relu */
   k13_apply_vertex_relu_vertex(g->nv, m->t28, m->t27);
+  gnn_profile_step(m->ctx, "forward 16 kernel %28 apply_vertex.relu");
   /* 17: %29 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(7);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t28, 7, m->param[8], 7, 0.0f, m->t29, 7);
   }
+  gnn_profile_step(m->ctx, "forward 17 gemm %29 apply_vertex.linear");
   /* 18: %30 apply_vertex.add */
   k14_apply_vertex_add_vertex(g->nv, m->out, m->t29, m->param[9]);
+  gnn_profile_step(m->ctx, "forward 18 kernel %30 apply_vertex.add");
   return GNN_OK;
 }
 
@@ -1051,112 +1071,150 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
   (void)training;
   if (!grad_out) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gin_backward: grad_out is NULL");
   m->in_grad_out = grad_out;
+  gnn_profile_mark(m->ctx);
   /* 19: %32 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc32, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 19 zero %32 reduce_rows.sum");
   /* 20: %32 reduce_rows.sum */
   k15_reduce_rows_sum_vertex(g->nv, m->acc32, m->in_grad_out);
+  gnn_profile_step(m->ctx, "backward 20 kernel %32 reduce_rows.sum");
   /* 21: %32 reduce_rows.sum */
   k16_reduce_rows_sum_finish_global(1, m->grad[9], m->acc32);
+  gnn_profile_step(m->ctx, "backward 21 kernel %32 reduce_rows.sum");
   /* 22: %33 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(7);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->in_grad_out, 7, m->param[8], 7, 0.0f, m->t33, 7);
   }
+  gnn_profile_step(m->ctx, "backward 22 gemm %33 apply_vertex.linear_t");
   /* 23: %34 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(7), N = gnn_blas_dim(7), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t28, 7, m->in_grad_out, 7, 0.0f, m->grad[8], 7);
   }
+  gnn_profile_step(m->ctx, "backward 23 gemm %34 reduce_rows.matmul_tn");
   /* 24: %35 apply_vertex.relu_grad */
   k17_apply_vertex_relu_grad_vertex(g->nv, m->t35, m->t27, m->t33);
+  gnn_profile_step(m->ctx, "backward 24 kernel %35 apply_vertex.relu_grad");
   /* 25: %36 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc36, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 25 zero %36 reduce_rows.sum");
   /* 26: %36 reduce_rows.sum */
   k18_reduce_rows_sum_vertex(g->nv, m->acc36, m->t35);
+  gnn_profile_step(m->ctx, "backward 26 kernel %36 reduce_rows.sum");
   /* 27: %36 reduce_rows.sum */
   k19_reduce_rows_sum_finish_global(1, m->grad[7], m->acc36);
+  gnn_profile_step(m->ctx, "backward 27 kernel %36 reduce_rows.sum");
   /* 28: %37 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(7);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t35, 7, m->param[6], 7, 0.0f, m->t37, 64);
   }
+  gnn_profile_step(m->ctx, "backward 28 gemm %37 apply_vertex.linear_t");
   /* 29: %38 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(7), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t25, 64, m->t35, 7, 0.0f, m->grad[6], 7);
   }
+  gnn_profile_step(m->ctx, "backward 29 gemm %38 reduce_rows.matmul_tn");
   /* 30: %39 scatter.copy_v */
   k20_scatter_copy_v_edge(g->ne, g->dst, m->t39, m->t37);
+  gnn_profile_step(m->ctx, "backward 30 kernel %39 scatter.copy_v");
   /* 31: %40 gather.sum {by = src} */
   k21_gather_sum_vertex(g->nv, g->out_ptr, g->out_eid, m->t39, m->t40);
+  gnn_profile_step(m->ctx, "backward 31 kernel %40 gather.sum {by = src}");
   /* 32: %41 apply_vertex.mul */
   k22_apply_vertex_mul_vertex(g->nv, m->t41, m->t37, m->t16);
+  gnn_profile_step(m->ctx, "backward 32 kernel %41 apply_vertex.mul");
   /* 33: %42 apply_vertex.sum_last */
   k23_apply_vertex_sum_last_vertex(g->nv, m->t41, m->t42);
+  gnn_profile_step(m->ctx, "backward 33 kernel %42 apply_vertex.sum_last");
   /* 34: %43 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc43, (size_t)1 * 1 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 34 zero %43 reduce_rows.sum");
   /* 35: %43 reduce_rows.sum */
   k24_reduce_rows_sum_vertex(g->nv, m->acc43, m->t42);
+  gnn_profile_step(m->ctx, "backward 35 kernel %43 reduce_rows.sum");
   /* 36: %43 reduce_rows.sum */
   k25_reduce_rows_sum_finish_global(1, m->grad[5], m->acc43);
+  gnn_profile_step(m->ctx, "backward 36 kernel %43 reduce_rows.sum");
   /* 37: %44 apply_vertex.mul */
   k26_apply_vertex_mul_vertex(g->nv, m->t44, m->t37, m->t22);
+  gnn_profile_step(m->ctx, "backward 37 kernel %44 apply_vertex.mul");
   /* 38: %45 apply_vertex.add */
   k27_apply_vertex_add_vertex(g->nv, m->t45, m->t40, m->t44);
+  gnn_profile_step(m->ctx, "backward 38 kernel %45 apply_vertex.add");
   /* 39: %46 apply_vertex.relu_grad */
   k28_apply_vertex_relu_grad_vertex(g->nv, m->t46, m->t15, m->t45);
+  gnn_profile_step(m->ctx, "backward 39 kernel %46 apply_vertex.relu_grad");
   /* 40: %47 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc47, (size_t)1 * 64 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 40 zero %47 reduce_rows.sum");
   /* 41: %47 reduce_rows.sum */
   k29_reduce_rows_sum_vertex(g->nv, m->acc47, m->t46);
+  gnn_profile_step(m->ctx, "backward 41 kernel %47 reduce_rows.sum");
   /* 42: %47 reduce_rows.sum */
   k30_reduce_rows_sum_finish_global(1, m->grad[4], m->acc47);
+  gnn_profile_step(m->ctx, "backward 42 kernel %47 reduce_rows.sum");
   /* 43: %48 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t46, 64, m->param[3], 64, 0.0f, m->t48, 64);
   }
+  gnn_profile_step(m->ctx, "backward 43 gemm %48 apply_vertex.linear_t");
   /* 44: %49 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t13, 64, m->t46, 64, 0.0f, m->grad[3], 64);
   }
+  gnn_profile_step(m->ctx, "backward 44 gemm %49 reduce_rows.matmul_tn");
   /* 45: %50 apply_vertex.relu_grad */
   k31_apply_vertex_relu_grad_vertex(g->nv, m->t50, m->t12, m->t48);
+  gnn_profile_step(m->ctx, "backward 45 kernel %50 apply_vertex.relu_grad");
   /* 46: %51 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc51, (size_t)1 * 64 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 46 zero %51 reduce_rows.sum");
   /* 47: %51 reduce_rows.sum */
   k32_reduce_rows_sum_vertex(g->nv, m->acc51, m->t50);
+  gnn_profile_step(m->ctx, "backward 47 kernel %51 reduce_rows.sum");
   /* 48: %51 reduce_rows.sum */
   k33_reduce_rows_sum_finish_global(1, m->grad[2], m->acc51);
+  gnn_profile_step(m->ctx, "backward 48 kernel %51 reduce_rows.sum");
   /* 49: %52 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(1433), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t50, 64, m->param[1], 64, 0.0f, m->t52, 1433);
   }
+  gnn_profile_step(m->ctx, "backward 49 gemm %52 apply_vertex.linear_t");
   /* 50: %53 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(1433), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t10, 1433, m->t50, 64, 0.0f, m->grad[1], 64);
   }
+  gnn_profile_step(m->ctx, "backward 50 gemm %53 reduce_rows.matmul_tn");
   /* 51: %54 apply_vertex.mul */
   k34_apply_vertex_mul_vertex(g->nv, m->t54, m->t52, m->in_x);
+  gnn_profile_step(m->ctx, "backward 51 kernel %54 apply_vertex.mul");
   /* 52: %55 apply_vertex.sum_last */
   k35_apply_vertex_sum_last_vertex(g->nv, m->t54, m->t55);
+  gnn_profile_step(m->ctx, "backward 52 kernel %55 apply_vertex.sum_last");
   /* 53: %56 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc56, (size_t)1 * 1 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 53 zero %56 reduce_rows.sum");
   /* 54: %56 reduce_rows.sum */
   k36_reduce_rows_sum_vertex(g->nv, m->acc56, m->t55);
+  gnn_profile_step(m->ctx, "backward 54 kernel %56 reduce_rows.sum");
   /* 55: %56 reduce_rows.sum */
   k37_reduce_rows_sum_finish_global(1, m->grad[0], m->acc56);
+  gnn_profile_step(m->ctx, "backward 55 kernel %56 reduce_rows.sum");
   return GNN_OK;
 }
 

@@ -954,30 +954,35 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
   }
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gin_forward: input 'x' is NULL");
   m->in_x = in_x;
+  gnn_profile_mark(m->ctx);
   /* 0: %7 apply_global.add */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 256 - 1) / 256);
     k0_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t7, m->param[0]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 0 kernel %7 apply_global.add");
   /* 1: %8 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k1_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t8, m->t7, m->in_x);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 1 kernel %8 apply_vertex.mul");
   /* 2: %9 aggregate.sum.copy_u */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k2_aggregate_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->in_x, m->t9);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 2 kernel %9 aggregate.sum.copy_u");
   /* 3: %10 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k3_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t10, m->t8, m->t9);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 3 kernel %10 apply_vertex.add");
   /* 4: %11 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 1433;
@@ -986,18 +991,21 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[1], 64, m->t10, 1433, &beta, m->t11, 64));
   }
+  gnn_profile_step(m->ctx, "forward 4 gemm %11 apply_vertex.linear");
   /* 5: %12 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k4_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t12, m->t11, m->param[2]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 5 kernel %12 apply_vertex.add");
   /* 6: %13 apply_vertex.relu */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k5_apply_vertex_relu_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t13, m->t12);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 6 kernel %13 apply_vertex.relu");
   /* 7: %14 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 64;
@@ -1006,42 +1014,49 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[3], 64, m->t13, 64, &beta, m->t14, 64));
   }
+  gnn_profile_step(m->ctx, "forward 7 gemm %14 apply_vertex.linear");
   /* 8: %15 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k6_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t15, m->t14, m->param[4]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 8 kernel %15 apply_vertex.add");
   /* 9: %16 apply_vertex.relu */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k7_apply_vertex_relu_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t16, m->t15);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 9 kernel %16 apply_vertex.relu");
   /* 10: %22 apply_global.add */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 256 - 1) / 256);
     k8_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t22, m->param[5]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 10 kernel %22 apply_global.add");
   /* 11: %23 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k9_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t23, m->t22, m->t16);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 11 kernel %23 apply_vertex.mul");
   /* 12: %24 aggregate.sum.copy_u */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k10_aggregate_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t16, m->t24);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 12 kernel %24 aggregate.sum.copy_u");
   /* 13: %25 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k11_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t25, m->t23, m->t24);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 13 kernel %25 apply_vertex.add");
   /* 14: %26 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 7, K = 64;
@@ -1050,18 +1065,21 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[6], 7, m->t25, 64, &beta, m->t26, 7));
   }
+  gnn_profile_step(m->ctx, "forward 14 gemm %26 apply_vertex.linear");
   /* 15: %27 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k12_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t27, m->t26, m->param[7]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 15 kernel %27 apply_vertex.add");
   /* 16: %28 apply_vertex.relu */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k13_apply_vertex_relu_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t28, m->t27);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 16 kernel %28 apply_vertex.relu");
   /* 17: %29 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 7, K = 7;
@@ -1070,12 +1088,14 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[8], 7, m->t28, 7, &beta, m->t29, 7));
   }
+  gnn_profile_step(m->ctx, "forward 17 gemm %29 apply_vertex.linear");
   /* 18: %30 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k14_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->out, m->t29, m->param[9]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 18 kernel %30 apply_vertex.add");
   return GNN_OK;
 }
 
@@ -1100,20 +1120,24 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
     if (enter_st) return enter_st;
   }
   m->in_grad_out = grad_out;
+  gnn_profile_mark(m->ctx);
   /* 19: %32 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc32, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 19 zero %32 reduce_rows.sum");
   /* 20: %32 reduce_rows.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k15_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc32, m->in_grad_out);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 20 kernel %32 reduce_rows.sum");
   /* 21: %32 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k16_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[9], m->acc32);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 21 kernel %32 reduce_rows.sum");
   /* 22: %33 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 7, K = 7;
@@ -1122,6 +1146,7 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[8], 7, m->in_grad_out, 7, &beta, m->t33, 7));
   }
+  gnn_profile_step(m->ctx, "backward 22 gemm %33 apply_vertex.linear_t");
   /* 23: %34 reduce_rows.matmul_tn */
   {
     const int64_t M = 7, N = 7, K = (int64_t)g->nv * 1;
@@ -1130,26 +1155,31 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->in_grad_out, 7, m->t28, 7, &beta, m->grad[8], 7));
   }
+  gnn_profile_step(m->ctx, "backward 23 gemm %34 reduce_rows.matmul_tn");
   /* 24: %35 apply_vertex.relu_grad */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k17_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t35, m->t27, m->t33);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 24 kernel %35 apply_vertex.relu_grad");
   /* 25: %36 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc36, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 25 zero %36 reduce_rows.sum");
   /* 26: %36 reduce_rows.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k18_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc36, m->t35);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 26 kernel %36 reduce_rows.sum");
   /* 27: %36 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k19_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[7], m->acc36);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 27 kernel %36 reduce_rows.sum");
   /* 28: %37 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 7;
@@ -1158,6 +1188,7 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[6], 7, m->t35, 7, &beta, m->t37, 64));
   }
+  gnn_profile_step(m->ctx, "backward 28 gemm %37 apply_vertex.linear_t");
   /* 29: %38 reduce_rows.matmul_tn */
   {
     const int64_t M = 64, N = 7, K = (int64_t)g->nv * 1;
@@ -1166,76 +1197,90 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t35, 7, m->t25, 64, &beta, m->grad[6], 7));
   }
+  gnn_profile_step(m->ctx, "backward 29 gemm %38 reduce_rows.matmul_tn");
   /* 30: %39 scatter.copy_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 8 - 1) / 8);
     k20_scatter_copy_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->dst, m->t39, m->t37);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 30 kernel %39 scatter.copy_v");
   /* 31: %40 gather.sum {by = src} */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k21_gather_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, m->t39, m->t40);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 31 kernel %40 gather.sum {by = src}");
   /* 32: %41 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k22_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t41, m->t37, m->t16);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 32 kernel %41 apply_vertex.mul");
   /* 33: %42 apply_vertex.sum_last */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k23_apply_vertex_sum_last_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t41, m->t42);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 33 kernel %42 apply_vertex.sum_last");
   /* 34: %43 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc43, (size_t)1 * 1 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 34 zero %43 reduce_rows.sum");
   /* 35: %43 reduce_rows.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
     k24_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc43, m->t42);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 35 kernel %43 reduce_rows.sum");
   /* 36: %43 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 256 - 1) / 256);
     k25_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->acc43);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 36 kernel %43 reduce_rows.sum");
   /* 37: %44 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k26_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t44, m->t37, m->t22);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 37 kernel %44 apply_vertex.mul");
   /* 38: %45 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k27_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t45, m->t40, m->t44);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 38 kernel %45 apply_vertex.add");
   /* 39: %46 apply_vertex.relu_grad */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k28_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t46, m->t15, m->t45);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 39 kernel %46 apply_vertex.relu_grad");
   /* 40: %47 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc47, (size_t)1 * 64 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 40 zero %47 reduce_rows.sum");
   /* 41: %47 reduce_rows.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k29_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc47, m->t46);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 41 kernel %47 reduce_rows.sum");
   /* 42: %47 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k30_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[4], m->acc47);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 42 kernel %47 reduce_rows.sum");
   /* 43: %48 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 64;
@@ -1244,6 +1289,7 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[3], 64, m->t46, 64, &beta, m->t48, 64));
   }
+  gnn_profile_step(m->ctx, "backward 43 gemm %48 apply_vertex.linear_t");
   /* 44: %49 reduce_rows.matmul_tn */
   {
     const int64_t M = 64, N = 64, K = (int64_t)g->nv * 1;
@@ -1252,26 +1298,31 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t46, 64, m->t13, 64, &beta, m->grad[3], 64));
   }
+  gnn_profile_step(m->ctx, "backward 44 gemm %49 reduce_rows.matmul_tn");
   /* 45: %50 apply_vertex.relu_grad */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k31_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t50, m->t12, m->t48);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 45 kernel %50 apply_vertex.relu_grad");
   /* 46: %51 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc51, (size_t)1 * 64 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 46 zero %51 reduce_rows.sum");
   /* 47: %51 reduce_rows.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k32_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc51, m->t50);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 47 kernel %51 reduce_rows.sum");
   /* 48: %51 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k33_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->acc51);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 48 kernel %51 reduce_rows.sum");
   /* 49: %52 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 1433, K = 64;
@@ -1280,6 +1331,7 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[1], 64, m->t50, 64, &beta, m->t52, 1433));
   }
+  gnn_profile_step(m->ctx, "backward 49 gemm %52 apply_vertex.linear_t");
   /* 50: %53 reduce_rows.matmul_tn */
   {
     const int64_t M = 1433, N = 64, K = (int64_t)g->nv * 1;
@@ -1288,32 +1340,38 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t50, 64, m->t10, 1433, &beta, m->grad[1], 64));
   }
+  gnn_profile_step(m->ctx, "backward 50 gemm %53 reduce_rows.matmul_tn");
   /* 51: %54 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k34_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t54, m->t52, m->in_x);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 51 kernel %54 apply_vertex.mul");
   /* 52: %55 apply_vertex.sum_last */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k35_apply_vertex_sum_last_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t54, m->t55);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 52 kernel %55 apply_vertex.sum_last");
   /* 53: %56 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc56, (size_t)1 * 1 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 53 zero %56 reduce_rows.sum");
   /* 54: %56 reduce_rows.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
     k36_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc56, m->t55);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 54 kernel %56 reduce_rows.sum");
   /* 55: %56 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 256 - 1) / 256);
     k37_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[0], m->acc56);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 55 kernel %56 reduce_rows.sum");
   return GNN_OK;
 }
 

@@ -1707,42 +1707,49 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   }
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "monet_forward: input 'x' is NULL");
   m->in_x = in_x;
+  gnn_profile_mark(m->ctx);
   /* 0: %1 apply_vertex.dropout */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k0_apply_vertex_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 0 kernel %1 apply_vertex.dropout");
   /* 1: %7 scatter.copy_u */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 256 - 1) / 256);
     k1_scatter_copy_u_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, m->t7, g->out_deg);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 1 kernel %7 scatter.copy_u");
   /* 2: %8 apply_edge.rsqrt */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 256 - 1) / 256);
     k2_apply_edge_rsqrt_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t8, m->t7);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 2 kernel %8 apply_edge.rsqrt");
   /* 3: %10 scatter.copy_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 256 - 1) / 256);
     k3_scatter_copy_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->dst, m->t10, g->in_deg);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 3 kernel %10 scatter.copy_v");
   /* 4: %11 apply_edge.rsqrt */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 256 - 1) / 256);
     k4_apply_edge_rsqrt_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t11, m->t10);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 4 kernel %11 apply_edge.rsqrt");
   /* 5: %12 apply_edge.concat */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 128 - 1) / 128);
     k5_apply_edge_concat_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t12, m->t8, m->t11);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 5 kernel %12 apply_edge.concat");
   /* 6: %13 apply_edge.linear */
   {
     const int64_t M = (int64_t)g->ne * 1, N = 2, K = 2;
@@ -1751,54 +1758,63 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[0], 2, m->t12, 2, &beta, m->t13, 2));
   }
+  gnn_profile_step(m->ctx, "forward 6 gemm %13 apply_edge.linear");
   /* 7: %14 apply_edge.tanh */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 128 - 1) / 128);
     k6_apply_edge_tanh_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t14, m->t13);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 7 kernel %14 apply_edge.tanh");
   /* 8: %15 apply_edge.repeat */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k7_apply_edge_repeat_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t15, m->t14);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 8 kernel %15 apply_edge.repeat");
   /* 9: %16 apply_edge.sub */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k8_apply_edge_sub_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t16, m->t15, m->param[1]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 9 kernel %16 apply_edge.sub");
   /* 10: %18 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k9_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t18, m->t16);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 10 kernel %18 apply_edge.mul");
   /* 11: %19 apply_global.mul */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k10_apply_global_mul_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t19, m->param[2]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 11 kernel %19 apply_global.mul");
   /* 12: %20 apply_edge.dot */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 64 - 1) / 64);
     k11_apply_edge_dot_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t18, m->t19, m->t20);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 12 kernel %20 apply_edge.dot");
   /* 13: %21 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 64 - 1) / 64);
     k12_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t21, m->t20);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 13 kernel %21 apply_edge.mul");
   /* 14: %22 apply_edge.exp */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 64 - 1) / 64);
     k13_apply_edge_exp_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t22, m->t21);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 14 kernel %22 apply_edge.exp");
   /* 15: %23 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 48, K = 1433;
@@ -1807,30 +1823,35 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[3], 48, m->t1, 1433, &beta, m->t23, 48));
   }
+  gnn_profile_step(m->ctx, "forward 15 gemm %23 apply_vertex.linear");
   /* 16: %24 aggregate.sum.u_mul_e */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k14_aggregate_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t23, m->t22, m->t24);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 16 kernel %24 aggregate.sum.u_mul_e");
   /* 17: %25 apply_vertex.mean_heads */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k15_apply_vertex_mean_heads_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t24, m->t25);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 17 kernel %25 apply_vertex.mean_heads");
   /* 18: %26 apply_vertex.elu */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k16_apply_vertex_elu_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t26, m->t25);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 18 kernel %26 apply_vertex.elu");
   /* 19: %27 apply_vertex.dropout */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k17_apply_vertex_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t27, m->t26, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 19 kernel %27 apply_vertex.dropout");
   /* 20: %32 apply_edge.linear */
   {
     const int64_t M = (int64_t)g->ne * 1, N = 2, K = 2;
@@ -1839,54 +1860,63 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[4], 2, m->t12, 2, &beta, m->t32, 2));
   }
+  gnn_profile_step(m->ctx, "forward 20 gemm %32 apply_edge.linear");
   /* 21: %33 apply_edge.tanh */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 128 - 1) / 128);
     k18_apply_edge_tanh_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t33, m->t32);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 21 kernel %33 apply_edge.tanh");
   /* 22: %34 apply_edge.repeat */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k19_apply_edge_repeat_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t34, m->t33);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 22 kernel %34 apply_edge.repeat");
   /* 23: %35 apply_edge.sub */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k20_apply_edge_sub_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t35, m->t34, m->param[5]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 23 kernel %35 apply_edge.sub");
   /* 24: %36 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k21_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t36, m->t35);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 24 kernel %36 apply_edge.mul");
   /* 25: %37 apply_global.mul */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k22_apply_global_mul_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t37, m->param[6]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 25 kernel %37 apply_global.mul");
   /* 26: %38 apply_edge.dot */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 64 - 1) / 64);
     k23_apply_edge_dot_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t36, m->t37, m->t38);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 26 kernel %38 apply_edge.dot");
   /* 27: %39 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 64 - 1) / 64);
     k24_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t39, m->t38);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 27 kernel %39 apply_edge.mul");
   /* 28: %40 apply_edge.exp */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 64 - 1) / 64);
     k25_apply_edge_exp_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t40, m->t39);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 28 kernel %40 apply_edge.exp");
   /* 29: %41 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 21, K = 16;
@@ -1895,18 +1925,21 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[7], 21, m->t27, 16, &beta, m->t41, 21));
   }
+  gnn_profile_step(m->ctx, "forward 29 gemm %41 apply_vertex.linear");
   /* 30: %42 aggregate.sum.u_mul_e */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k26_aggregate_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t41, m->t40, m->t42);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 30 kernel %42 aggregate.sum.u_mul_e");
   /* 31: %43 apply_vertex.mean_heads */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k27_apply_vertex_mean_heads_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t42, m->out);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 31 kernel %43 apply_vertex.mean_heads");
   return GNN_OK;
 }
 
@@ -1933,48 +1966,56 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   m->in_grad_out = grad_out;
   /* dropout's adjoint redraws the forward's masks: the seed of the last forward */
   const uint64_t seed = m->dropout_seed;
+  gnn_profile_mark(m->ctx);
   /* 32: %46 apply_vertex.repeat */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k28_apply_vertex_repeat_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t46, m->in_grad_out);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 32 kernel %46 apply_vertex.repeat");
   /* 33: %47 apply_vertex.div */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k29_apply_vertex_div_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t47, m->t46);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 33 kernel %47 apply_vertex.div");
   /* 34: %48 scatter.copy_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 8 - 1) / 8);
     k30_scatter_copy_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->dst, m->t48, m->t47);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 34 kernel %48 scatter.copy_v");
   /* 35: %49 scatter.u_mul_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 8 - 1) / 8);
     k31_scatter_u_mul_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, g->dst, m->t49, m->t41, m->t47);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 35 kernel %49 scatter.u_mul_v");
   /* 36: %50 apply_edge.sum_last */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 64 - 1) / 64);
     k32_apply_edge_sum_last_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t49, m->t50);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 36 kernel %50 apply_edge.sum_last");
   /* 37: %51 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 8 - 1) / 8);
     k33_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t51, m->t48, m->t40);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 37 kernel %51 apply_edge.mul");
   /* 38: %52 gather.sum {by = src} */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k34_gather_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, m->t51, m->t52);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 38 kernel %52 gather.sum {by = src}");
   /* 39: %53 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 16, K = 21;
@@ -1983,6 +2024,7 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[7], 21, m->t52, 21, &beta, m->t53, 16));
   }
+  gnn_profile_step(m->ctx, "backward 39 gemm %53 apply_vertex.linear_t");
   /* 40: %54 reduce_rows.matmul_tn */
   {
     const int64_t M = 16, N = 21, K = (int64_t)g->nv * 1;
@@ -1991,112 +2033,132 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t52, 21, m->t27, 16, &beta, m->grad[7], 21));
   }
+  gnn_profile_step(m->ctx, "backward 40 gemm %54 reduce_rows.matmul_tn");
   /* 41: %55 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 64 - 1) / 64);
     k35_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t55, m->t50, m->t40);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 41 kernel %55 apply_edge.mul");
   /* 42: %56 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 64 - 1) / 64);
     k36_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t56, m->t55);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 42 kernel %56 apply_edge.mul");
   /* 43: %57 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k37_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t57, m->t56, m->t37);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 43 kernel %57 apply_edge.mul");
   /* 44: %58 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k38_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t58, m->t56, m->t36);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 44 kernel %58 apply_edge.mul");
   /* 45: %59 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc59, (size_t)1 * 6 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 45 zero %59 reduce_rows.sum");
   /* 46: %59 reduce_rows.sum */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k39_reduce_rows_sum_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->acc59, m->t58);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 46 kernel %59 reduce_rows.sum");
   /* 47: %59 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k40_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t59, m->acc59);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 47 kernel %59 reduce_rows.sum");
   /* 48: %60 apply_global.mul */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k41_apply_global_mul_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t60, m->t59, m->param[6]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 48 kernel %60 apply_global.mul");
   /* 49: %61 apply_global.add */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k42_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[6], m->t60);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 49 kernel %61 apply_global.add");
   /* 50: %62 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k43_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t62, m->t57, m->t35);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 50 kernel %62 apply_edge.mul");
   /* 51: %63 apply_edge.add */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k44_apply_edge_add_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t63, m->t62);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 51 kernel %63 apply_edge.add");
   /* 52: %64 apply_edge.neg */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k45_apply_edge_neg_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t64, m->t63);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 52 kernel %64 apply_edge.neg");
   /* 53: %65 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc65, (size_t)1 * 6 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 53 zero %65 reduce_rows.sum");
   /* 54: %65 reduce_rows.sum */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k46_reduce_rows_sum_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->acc65, m->t64);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 54 kernel %65 reduce_rows.sum");
   /* 55: %65 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k47_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->acc65);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 55 kernel %65 reduce_rows.sum");
   /* 56: %66 apply_edge.sum_heads */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 128 - 1) / 128);
     k48_apply_edge_sum_heads_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t63, m->t66);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 56 kernel %66 apply_edge.sum_heads");
   /* 57: %67 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 128 - 1) / 128);
     k49_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t67, m->t33);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 57 kernel %67 apply_edge.mul");
   /* 58: %69 apply_edge.sub */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 128 - 1) / 128);
     k50_apply_edge_sub_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t69, m->t67);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 58 kernel %69 apply_edge.sub");
   /* 59: %70 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 128 - 1) / 128);
     k51_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t70, m->t66, m->t69);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 59 kernel %70 apply_edge.mul");
   /* 60: %71 reduce_rows.matmul_tn */
   {
     const int64_t M = 2, N = 2, K = (int64_t)g->ne * 1;
@@ -2105,60 +2167,70 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t70, 2, m->t12, 2, &beta, m->grad[4], 2));
   }
+  gnn_profile_step(m->ctx, "backward 60 gemm %71 reduce_rows.matmul_tn");
   /* 61: %72 apply_vertex.dropout */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k52_apply_vertex_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t72, m->t53, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 61 kernel %72 apply_vertex.dropout");
   /* 62: %73 apply_vertex.elu_grad */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k53_apply_vertex_elu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t73, m->t25, m->t72);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 62 kernel %73 apply_vertex.elu_grad");
   /* 63: %74 apply_vertex.repeat */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k54_apply_vertex_repeat_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t74, m->t73);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 63 kernel %74 apply_vertex.repeat");
   /* 64: %75 apply_vertex.div */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k55_apply_vertex_div_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t75, m->t74);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 64 kernel %75 apply_vertex.div");
   /* 65: %76 scatter.copy_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 8 - 1) / 8);
     k56_scatter_copy_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->dst, m->t76, m->t75);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 65 kernel %76 scatter.copy_v");
   /* 66: %77 scatter.u_mul_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 8 - 1) / 8);
     k57_scatter_u_mul_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, g->dst, m->t77, m->t23, m->t75);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 66 kernel %77 scatter.u_mul_v");
   /* 67: %78 apply_edge.sum_last */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 16 - 1) / 16);
     k58_apply_edge_sum_last_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t77, m->t78);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 67 kernel %78 apply_edge.sum_last");
   /* 68: %79 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 8 - 1) / 8);
     k59_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t79, m->t76, m->t22);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 68 kernel %79 apply_edge.mul");
   /* 69: %80 gather.sum {by = src} */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k60_gather_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, m->t79, m->t80);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 69 kernel %80 gather.sum {by = src}");
   /* 70: %81 reduce_rows.matmul_tn */
   {
     const int64_t M = 1433, N = 48, K = (int64_t)g->nv * 1;
@@ -2167,112 +2239,132 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t80, 48, m->t1, 1433, &beta, m->grad[3], 48));
   }
+  gnn_profile_step(m->ctx, "backward 70 gemm %81 reduce_rows.matmul_tn");
   /* 71: %82 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 64 - 1) / 64);
     k61_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t82, m->t78, m->t22);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 71 kernel %82 apply_edge.mul");
   /* 72: %83 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 64 - 1) / 64);
     k62_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t83, m->t82);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 72 kernel %83 apply_edge.mul");
   /* 73: %84 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k63_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t84, m->t83, m->t19);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 73 kernel %84 apply_edge.mul");
   /* 74: %85 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k64_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t85, m->t83, m->t18);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 74 kernel %85 apply_edge.mul");
   /* 75: %86 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc86, (size_t)1 * 6 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 75 zero %86 reduce_rows.sum");
   /* 76: %86 reduce_rows.sum */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k65_reduce_rows_sum_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->acc86, m->t85);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 76 kernel %86 reduce_rows.sum");
   /* 77: %86 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k66_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t86, m->acc86);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 77 kernel %86 reduce_rows.sum");
   /* 78: %87 apply_global.mul */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k67_apply_global_mul_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t87, m->t86, m->param[2]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 78 kernel %87 apply_global.mul");
   /* 79: %88 apply_global.add */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k68_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->t87);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 79 kernel %88 apply_global.add");
   /* 80: %89 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k69_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t89, m->t84, m->t16);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 80 kernel %89 apply_edge.mul");
   /* 81: %90 apply_edge.add */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k70_apply_edge_add_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t90, m->t89);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 81 kernel %90 apply_edge.add");
   /* 82: %91 apply_edge.neg */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k71_apply_edge_neg_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t91, m->t90);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 82 kernel %91 apply_edge.neg");
   /* 83: %92 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc92, (size_t)1 * 6 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 83 zero %92 reduce_rows.sum");
   /* 84: %92 reduce_rows.sum */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k72_reduce_rows_sum_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->acc92, m->t91);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 84 kernel %92 reduce_rows.sum");
   /* 85: %92 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k73_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[1], m->acc92);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 85 kernel %92 reduce_rows.sum");
   /* 86: %93 apply_edge.sum_heads */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 128 - 1) / 128);
     k74_apply_edge_sum_heads_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t90, m->t93);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 86 kernel %93 apply_edge.sum_heads");
   /* 87: %94 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 128 - 1) / 128);
     k75_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t94, m->t14);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 87 kernel %94 apply_edge.mul");
   /* 88: %95 apply_edge.sub */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 128 - 1) / 128);
     k76_apply_edge_sub_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t95, m->t94);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 88 kernel %95 apply_edge.sub");
   /* 89: %96 apply_edge.mul */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 128 - 1) / 128);
     k77_apply_edge_mul_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t96, m->t93, m->t95);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 89 kernel %96 apply_edge.mul");
   /* 90: %97 reduce_rows.matmul_tn */
   {
     const int64_t M = 2, N = 2, K = (int64_t)g->ne * 1;
@@ -2281,6 +2373,7 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t96, 2, m->t12, 2, &beta, m->grad[0], 2));
   }
+  gnn_profile_step(m->ctx, "backward 90 gemm %97 reduce_rows.matmul_tn");
   return GNN_OK;
 }
 

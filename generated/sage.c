@@ -754,54 +754,71 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
   m->dropout_seed = seed;
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "graphsage_forward: input 'x' is NULL");
   m->in_x = in_x;
+  gnn_profile_mark(m->ctx);
   /* 0: %1 apply_vertex.dropout */
   k0_apply_vertex_dropout_vertex(g->nv, m->t1, m->in_x, training, seed);
+  gnn_profile_step(m->ctx, "forward 0 kernel %1 apply_vertex.dropout");
   /* 1: %5 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(16), K = gnn_blas_dim(1433);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->param[0], 16, 0.0f, m->t5, 16);
   }
+  gnn_profile_step(m->ctx, "forward 1 gemm %5 apply_vertex.linear");
   /* 2: %6 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(16), K = gnn_blas_dim(1433);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->param[1], 16, 0.0f, m->t6, 16);
   }
+  gnn_profile_step(m->ctx, "forward 2 gemm %6 apply_vertex.linear");
   /* 3: %7 aggregate.sum.copy_u */
   k1_aggregate_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->t6, m->t7);
+  gnn_profile_step(m->ctx, "forward 3 kernel %7 aggregate.sum.copy_u");
   /* 4: %9 apply_vertex.inv_or_zero */
   k2_apply_vertex_inv_or_zero_vertex(g->nv, m->t9, g->in_deg);
+  gnn_profile_step(m->ctx, "forward 4 kernel %9 apply_vertex.inv_or_zero");
   /* 5: %10 apply_vertex.mul */
   k3_apply_vertex_mul_vertex(g->nv, m->t10, m->t7, m->t9);
+  gnn_profile_step(m->ctx, "forward 5 kernel %10 apply_vertex.mul");
   /* 6: %11 apply_vertex.add */
   k4_apply_vertex_add_vertex(g->nv, m->t11, m->t5, m->t10);
+  gnn_profile_step(m->ctx, "forward 6 kernel %11 apply_vertex.add");
   /* 7: %12 apply_vertex.add */
   k5_apply_vertex_add_vertex(g->nv, m->t12, m->t11, m->param[2]);
+  gnn_profile_step(m->ctx, "forward 7 kernel %12 apply_vertex.add");
   /* 8: %13 apply_vertex.relu */
   k6_apply_vertex_relu_vertex(g->nv, m->t13, m->t12);
+  gnn_profile_step(m->ctx, "forward 8 kernel %13 apply_vertex.relu");
   /* 9: %14 apply_vertex.dropout */
   k7_apply_vertex_dropout_vertex(g->nv, m->t14, m->t13, training, seed);
+  gnn_profile_step(m->ctx, "forward 9 kernel %14 apply_vertex.dropout");
   /* 10: %18 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(16);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t14, 16, m->param[3], 7, 0.0f, m->t18, 7);
   }
+  gnn_profile_step(m->ctx, "forward 10 gemm %18 apply_vertex.linear");
   /* 11: %19 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(16);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t14, 16, m->param[4], 7, 0.0f, m->t19, 7);
   }
+  gnn_profile_step(m->ctx, "forward 11 gemm %19 apply_vertex.linear");
   /* 12: %20 aggregate.sum.copy_u */
   k8_aggregate_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->t19, m->t20);
+  gnn_profile_step(m->ctx, "forward 12 kernel %20 aggregate.sum.copy_u");
   /* 13: %21 apply_vertex.mul */
   k9_apply_vertex_mul_vertex(g->nv, m->t21, m->t20, m->t9);
+  gnn_profile_step(m->ctx, "forward 13 kernel %21 apply_vertex.mul");
   /* 14: %22 apply_vertex.add */
   k10_apply_vertex_add_vertex(g->nv, m->t22, m->t18, m->t21);
+  gnn_profile_step(m->ctx, "forward 14 kernel %22 apply_vertex.add");
   /* 15: %23 apply_vertex.add */
   k11_apply_vertex_add_vertex(g->nv, m->out, m->t22, m->param[5]);
+  gnn_profile_step(m->ctx, "forward 15 kernel %23 apply_vertex.add");
   return GNN_OK;
 }
 
@@ -824,72 +841,94 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
   m->in_grad_out = grad_out;
   /* dropout's adjoint redraws the forward's masks: the seed of the last forward */
   const uint64_t seed = m->dropout_seed;
+  gnn_profile_mark(m->ctx);
   /* 16: %25 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc25, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 16 zero %25 reduce_rows.sum");
   /* 17: %25 reduce_rows.sum */
   k12_reduce_rows_sum_vertex(g->nv, m->acc25, m->in_grad_out);
+  gnn_profile_step(m->ctx, "backward 17 kernel %25 reduce_rows.sum");
   /* 18: %25 reduce_rows.sum */
   k13_reduce_rows_sum_finish_global(1, m->grad[5], m->acc25);
+  gnn_profile_step(m->ctx, "backward 18 kernel %25 reduce_rows.sum");
   /* 19: %26 apply_vertex.mul */
   k14_apply_vertex_mul_vertex(g->nv, m->t26, m->in_grad_out, m->t9);
+  gnn_profile_step(m->ctx, "backward 19 kernel %26 apply_vertex.mul");
   /* 20: %27 scatter.copy_v */
   k15_scatter_copy_v_edge(g->ne, g->dst, m->t27, m->t26);
+  gnn_profile_step(m->ctx, "backward 20 kernel %27 scatter.copy_v");
   /* 21: %28 gather.sum {by = src} */
   k16_gather_sum_vertex(g->nv, g->out_ptr, g->out_eid, m->t27, m->t28);
+  gnn_profile_step(m->ctx, "backward 21 kernel %28 gather.sum {by = src}");
   /* 22: %29 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(16), K = gnn_blas_dim(7);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t28, 7, m->param[4], 7, 0.0f, m->t29, 16);
   }
+  gnn_profile_step(m->ctx, "backward 22 gemm %29 apply_vertex.linear_t");
   /* 23: %30 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(16), N = gnn_blas_dim(7), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t14, 16, m->t28, 7, 0.0f, m->grad[4], 7);
   }
+  gnn_profile_step(m->ctx, "backward 23 gemm %30 reduce_rows.matmul_tn");
   /* 24: %31 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(16), K = gnn_blas_dim(7);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->in_grad_out, 7, m->param[3], 7, 0.0f, m->t31, 16);
   }
+  gnn_profile_step(m->ctx, "backward 24 gemm %31 apply_vertex.linear_t");
   /* 25: %32 apply_vertex.add */
   k17_apply_vertex_add_vertex(g->nv, m->t32, m->t29, m->t31);
+  gnn_profile_step(m->ctx, "backward 25 kernel %32 apply_vertex.add");
   /* 26: %33 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(16), N = gnn_blas_dim(7), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t14, 16, m->in_grad_out, 7, 0.0f, m->grad[3], 7);
   }
+  gnn_profile_step(m->ctx, "backward 26 gemm %33 reduce_rows.matmul_tn");
   /* 27: %34 apply_vertex.dropout */
   k18_apply_vertex_dropout_vertex(g->nv, m->t34, m->t32, training, seed);
+  gnn_profile_step(m->ctx, "backward 27 kernel %34 apply_vertex.dropout");
   /* 28: %35 apply_vertex.relu_grad */
   k19_apply_vertex_relu_grad_vertex(g->nv, m->t35, m->t12, m->t34);
+  gnn_profile_step(m->ctx, "backward 28 kernel %35 apply_vertex.relu_grad");
   /* 29: %36 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc36, (size_t)1 * 16 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 29 zero %36 reduce_rows.sum");
   /* 30: %36 reduce_rows.sum */
   k20_reduce_rows_sum_vertex(g->nv, m->acc36, m->t35);
+  gnn_profile_step(m->ctx, "backward 30 kernel %36 reduce_rows.sum");
   /* 31: %36 reduce_rows.sum */
   k21_reduce_rows_sum_finish_global(1, m->grad[2], m->acc36);
+  gnn_profile_step(m->ctx, "backward 31 kernel %36 reduce_rows.sum");
   /* 32: %37 apply_vertex.mul */
   k22_apply_vertex_mul_vertex(g->nv, m->t37, m->t35, m->t9);
+  gnn_profile_step(m->ctx, "backward 32 kernel %37 apply_vertex.mul");
   /* 33: %38 scatter.copy_v */
   k23_scatter_copy_v_edge(g->ne, g->dst, m->t38, m->t37);
+  gnn_profile_step(m->ctx, "backward 33 kernel %38 scatter.copy_v");
   /* 34: %39 gather.sum {by = src} */
   k24_gather_sum_vertex(g->nv, g->out_ptr, g->out_eid, m->t38, m->t39);
+  gnn_profile_step(m->ctx, "backward 34 kernel %39 gather.sum {by = src}");
   /* 35: %40 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(1433), N = gnn_blas_dim(16), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->t39, 16, 0.0f, m->grad[1], 16);
   }
+  gnn_profile_step(m->ctx, "backward 35 gemm %40 reduce_rows.matmul_tn");
   /* 36: %41 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(1433), N = gnn_blas_dim(16), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->t35, 16, 0.0f, m->grad[0], 16);
   }
+  gnn_profile_step(m->ctx, "backward 36 gemm %41 reduce_rows.matmul_tn");
   return GNN_OK;
 }
 

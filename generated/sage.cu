@@ -750,12 +750,14 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
   }
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "graphsage_forward: input 'x' is NULL");
   m->in_x = in_x;
+  gnn_profile_mark(m->ctx);
   /* 0: %1 apply_vertex.dropout */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k0_apply_vertex_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 0 kernel %1 apply_vertex.dropout");
   /* 1: %5 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 16, K = 1433;
@@ -764,6 +766,7 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[0], 16, m->t1, 1433, &beta, m->t5, 16));
   }
+  gnn_profile_step(m->ctx, "forward 1 gemm %5 apply_vertex.linear");
   /* 2: %6 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 16, K = 1433;
@@ -772,48 +775,56 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[1], 16, m->t1, 1433, &beta, m->t6, 16));
   }
+  gnn_profile_step(m->ctx, "forward 2 gemm %6 apply_vertex.linear");
   /* 3: %7 aggregate.sum.copy_u */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k1_aggregate_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t6, m->t7);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 3 kernel %7 aggregate.sum.copy_u");
   /* 4: %9 apply_vertex.inv_or_zero */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
     k2_apply_vertex_inv_or_zero_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t9, g->in_deg);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 4 kernel %9 apply_vertex.inv_or_zero");
   /* 5: %10 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k3_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t10, m->t7, m->t9);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 5 kernel %10 apply_vertex.mul");
   /* 6: %11 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k4_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t11, m->t5, m->t10);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 6 kernel %11 apply_vertex.add");
   /* 7: %12 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k5_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t12, m->t11, m->param[2]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 7 kernel %12 apply_vertex.add");
   /* 8: %13 apply_vertex.relu */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k6_apply_vertex_relu_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t13, m->t12);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 8 kernel %13 apply_vertex.relu");
   /* 9: %14 apply_vertex.dropout */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k7_apply_vertex_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t14, m->t13, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 9 kernel %14 apply_vertex.dropout");
   /* 10: %18 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 7, K = 16;
@@ -822,6 +833,7 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[3], 7, m->t14, 16, &beta, m->t18, 7));
   }
+  gnn_profile_step(m->ctx, "forward 10 gemm %18 apply_vertex.linear");
   /* 11: %19 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 7, K = 16;
@@ -830,30 +842,35 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[4], 7, m->t14, 16, &beta, m->t19, 7));
   }
+  gnn_profile_step(m->ctx, "forward 11 gemm %19 apply_vertex.linear");
   /* 12: %20 aggregate.sum.copy_u */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k8_aggregate_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t19, m->t20);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 12 kernel %20 aggregate.sum.copy_u");
   /* 13: %21 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k9_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t21, m->t20, m->t9);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 13 kernel %21 apply_vertex.mul");
   /* 14: %22 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k10_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t22, m->t18, m->t21);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 14 kernel %22 apply_vertex.add");
   /* 15: %23 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k11_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->out, m->t22, m->param[5]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 15 kernel %23 apply_vertex.add");
   return GNN_OK;
 }
 
@@ -880,38 +897,45 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
   m->in_grad_out = grad_out;
   /* dropout's adjoint redraws the forward's masks: the seed of the last forward */
   const uint64_t seed = m->dropout_seed;
+  gnn_profile_mark(m->ctx);
   /* 16: %25 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc25, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 16 zero %25 reduce_rows.sum");
   /* 17: %25 reduce_rows.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k12_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc25, m->in_grad_out);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 17 kernel %25 reduce_rows.sum");
   /* 18: %25 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k13_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->acc25);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 18 kernel %25 reduce_rows.sum");
   /* 19: %26 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k14_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t26, m->in_grad_out, m->t9);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 19 kernel %26 apply_vertex.mul");
   /* 20: %27 scatter.copy_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k15_scatter_copy_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->dst, m->t27, m->t26);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 20 kernel %27 scatter.copy_v");
   /* 21: %28 gather.sum {by = src} */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k16_gather_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, m->t27, m->t28);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 21 kernel %28 gather.sum {by = src}");
   /* 22: %29 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 16, K = 7;
@@ -920,6 +944,7 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[4], 7, m->t28, 7, &beta, m->t29, 16));
   }
+  gnn_profile_step(m->ctx, "backward 22 gemm %29 apply_vertex.linear_t");
   /* 23: %30 reduce_rows.matmul_tn */
   {
     const int64_t M = 16, N = 7, K = (int64_t)g->nv * 1;
@@ -928,6 +953,7 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t28, 7, m->t14, 16, &beta, m->grad[4], 7));
   }
+  gnn_profile_step(m->ctx, "backward 23 gemm %30 reduce_rows.matmul_tn");
   /* 24: %31 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 16, K = 7;
@@ -936,12 +962,14 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[3], 7, m->in_grad_out, 7, &beta, m->t31, 16));
   }
+  gnn_profile_step(m->ctx, "backward 24 gemm %31 apply_vertex.linear_t");
   /* 25: %32 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k17_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t32, m->t29, m->t31);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 25 kernel %32 apply_vertex.add");
   /* 26: %33 reduce_rows.matmul_tn */
   {
     const int64_t M = 16, N = 7, K = (int64_t)g->nv * 1;
@@ -950,50 +978,59 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->in_grad_out, 7, m->t14, 16, &beta, m->grad[3], 7));
   }
+  gnn_profile_step(m->ctx, "backward 26 gemm %33 reduce_rows.matmul_tn");
   /* 27: %34 apply_vertex.dropout */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k18_apply_vertex_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t34, m->t32, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 27 kernel %34 apply_vertex.dropout");
   /* 28: %35 apply_vertex.relu_grad */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k19_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t35, m->t12, m->t34);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 28 kernel %35 apply_vertex.relu_grad");
   /* 29: %36 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc36, (size_t)1 * 16 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 29 zero %36 reduce_rows.sum");
   /* 30: %36 reduce_rows.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k20_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc36, m->t35);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 30 kernel %36 reduce_rows.sum");
   /* 31: %36 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 16 - 1) / 16);
     k21_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->acc36);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 31 kernel %36 reduce_rows.sum");
   /* 32: %37 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k22_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t37, m->t35, m->t9);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 32 kernel %37 apply_vertex.mul");
   /* 33: %38 scatter.copy_v */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 16 - 1) / 16);
     k23_scatter_copy_v_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->dst, m->t38, m->t37);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 33 kernel %38 scatter.copy_v");
   /* 34: %39 gather.sum {by = src} */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k24_gather_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, m->t38, m->t39);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 34 kernel %39 gather.sum {by = src}");
   /* 35: %40 reduce_rows.matmul_tn */
   {
     const int64_t M = 1433, N = 16, K = (int64_t)g->nv * 1;
@@ -1002,6 +1039,7 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t39, 16, m->t1, 1433, &beta, m->grad[1], 16));
   }
+  gnn_profile_step(m->ctx, "backward 35 gemm %40 reduce_rows.matmul_tn");
   /* 36: %41 reduce_rows.matmul_tn */
   {
     const int64_t M = 1433, N = 16, K = (int64_t)g->nv * 1;
@@ -1010,6 +1048,7 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t35, 16, m->t1, 1433, &beta, m->grad[0], 16));
   }
+  gnn_profile_step(m->ctx, "backward 36 gemm %41 reduce_rows.matmul_tn");
   return GNN_OK;
 }
 
