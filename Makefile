@@ -212,15 +212,18 @@ fuzz: $(BUILD)/fuzz/fuzz_frontend
 	  -dict=tests/fuzz/gnn.dict -artifact_prefix=tests/fuzz/crashes/ $(BUILD)/fuzz/corpus tests/fuzz/corpus
 
 # ---------------------------------------------------------------- tests, examples, benchmarks
+# bench-peers' helpers, which tests/suites/bench.sh runs too
+BENCH_TOOLS := $(BUILD)/bench/gen_graph $(BUILD)/bench/peer_gnnc $(BUILD)/bench/gen_pointcloud
+
 setup:
 	@bash scripts/setup.sh
 
 test: setup
-	@$(MAKE) --no-print-directory all $(BUILD)/fuzz/replay runtime-tests tools $(BUILD)/grad_rules $(BUILD)/unit
+	@$(MAKE) --no-print-directory all $(BUILD)/fuzz/replay runtime-tests tools $(BUILD)/grad_rules $(BUILD)/unit $(BENCH_TOOLS)
 	@RT_BIN=$(BUILD)/rt bash tests/run.sh $(BUILD)/gnnc
 
 test-asan: setup
-	@$(MAKE) --no-print-directory $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay runtime-tests runtime-tests-asan tools $(BUILD)/grad_rules $(BUILD)/unit
+	@$(MAKE) --no-print-directory $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay runtime-tests runtime-tests-asan tools $(BUILD)/grad_rules $(BUILD)/unit $(BENCH_TOOLS)
 	@RT_BIN=$(BUILD)/asan/rt RT_SANITIZED=1 bash tests/run.sh $(BUILD)/asan/gnnc
 
 EXAMPLES := $(wildcard dsl-examples/*.gnn)
@@ -294,7 +297,7 @@ bench: all $(BUILD)/bench/compile_time $(BUILD)/bench/gen_pointcloud
 # make test). Makes build/peers-venv (Debian's torch + torch_geometric from PyPI; bench/peers_env.sh
 # prints the sizes first) unless PEERS_PYTHON names a python that has them. PEERS_REDDIT=1 adds the
 # Reddit-sized graph; TARGET=cuda runs gnnc's CUDA libraries against PyG on CUDA. docs/benchmarks.md.
-bench-peers: all $(BUILD)/bench/gen_graph $(BUILD)/bench/peer_gnnc $(BUILD)/bench/gen_pointcloud
+bench-peers: all $(BENCH_TOOLS)
 	@bash bench/peers_env.sh $(BUILD)/peers-venv
 	@PEERS_TARGET=$(TARGET) PEERS_PYTHON=$${PEERS_PYTHON:-$(BUILD)/peers-venv/bin/python} bash bench/peers.sh $(BUILD)/gnnc
 

@@ -28,6 +28,8 @@
 #   PEERS_TARGET     host | cuda [host]            PEERS_ARCH    sm_NN for cuda [from nvidia-smi]
 #   PEERS_WORK       graphs and libraries [build/bench/peers]
 #   PEERS_OUT        the results file [bench/results/peers-DATE.md]; PEERS_PLOTS [1], PEERS_PLOT_DIR [docs]
+#   PEERS_PROFILE    [1]: where gnnc is slower than PyG, one more gnnc run with GNN_PROFILE=1, its
+#                    slowest steps in the results file
 #   GEN_GRAPH, PEER_GNNC, GEN_POINTCLOUD   the helper programs [build/bench/...]
 set -u -o pipefail
 cd "$(dirname "$0")/.."
@@ -184,6 +186,7 @@ failed=0
 printf 'workload\tthreads\tside\tround\tforward_ms\ttrain_ms\tpeak_rss_mib\tplan_arena_mib\truntime_peak_mib\tcuda_peak_mib\tstatus\tnv\tne\tforward_runs\ttrain_runs\n' > "$TSV"
 declare -A checkres
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+header=$(bench_header "bench-peers: gnnc vs PyTorch Geometric (issue 12)" "$words" | sed 's/^# /- /')
 t_start=$(date +%s)
 for w in "${selected[@]}"; do
   IFS='|' read -r name gnn graph spec counts <<< "$w"
@@ -241,6 +244,26 @@ for w in "${selected[@]}"; do
         echo "peers: $name  $side  threads $thr  round $r" >&2
         run_side "$side" "$lib" "$gfile" "$spec" "$thr" "$log"
         st=$(val status "$log")
+        # gnnc out of memory with training: the model allocates its training arena (the
+        # backward's buffers too) at create, so measure the forward alone with an inference-only
+        # library (-fno-autodiff); the row then says oom-train (forward time, training OOM)
+        if [ "$side" = gnnc ] && [ "$st" = oom ] && [ "$nsteps" -gt 0 ]; then
+          ilib=$WORK/lib/$name-$TARGET-infer.so
+          [ -f "$ilib" ] || "$GNNC" "$gnn" --target="$TARGET" $archflag -fno-autodiff -o "$ilib" > /dev/null 2>&1
+          ilog=${log%.log}-infer.log
+          nsteps_save=$nsteps
+          nsteps=0
+          [ -f "$ilib" ] && run_side gnnc "$ilib" "$gfile" "$spec" "$thr" "$ilog"
+          nsteps=$nsteps_save
+          if [ -f "$ilog" ] && [ "$(val status "$ilog")" = ok ]; then
+            st=oom-train
+            sed -i 's/^status oom$/status oom-train/' "$log"
+            echo "forward_ms $(val forward_ms "$ilog")" >> "$log"
+            echo "forward_runs $(val forward_runs "$ilog")" >> "$log"
+            echo "infer_rss_mib $(val peak_rss_mib "$ilog")" >> "$log"
+            echo "infer_arena_mib $(val plan_arena_mib "$ilog")" >> "$log"
+          fi
+        fi
         [ "$st" = ok ] || echo "peers:   -> $st ($(grep -v '^[a-z_]* ' "$log" | tail -n 1 | cut -c1-200))" >&2
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$thr" "$side" "$r" \
           "$(val forward_ms "$log")" "$(val train_ms "$log")" "$(val peak_rss_mib "$log")" "$(val plan_arena_mib "$log")" \
@@ -254,7 +277,7 @@ t_total=$(($(date +%s) - t_start))
 
 # ---------------------------------------------------------------- the report
 {
-  bench_header "bench-peers: gnnc vs PyTorch Geometric (issue 12)" "$words" | sed 's/^# /- /'
+  echo "$header"
   echo "- PyG:     ${pyg_note:-torch/torch_geometric $pyv ($PY)}"
   echo "- runs:    $ROUNDS rounds, sides interleaved ($SIDES; the order reversed every other round), threads: $THREADS"
   for thr in $THREADS; do echo "- threads $thr: $(thread_env "$thr") (gnnc); torch.set_num_threads($thr) and the same variables (PyG)"; done
@@ -271,6 +294,49 @@ t_total=$(($(date +%s) - t_start))
   echo "## Results"
   echo
   /usr/bin/python3 bench/peers_report.py table "$TSV"
+  # every run that did not end with status ok, and why (the last line of its stderr)
+  if awk -F'\t' 'NR > 1 && $11 != "ok" { f = 1 } END { exit !f }' "$TSV"; then
+    echo
+    echo "## Runs that did not complete (their result is the failure)"
+    echo
+    tail -n +2 "$TSV" | tr '\t' '|' | while IFS='|' read -r name thr side r _ _ _ _ _ _ st _; do
+      [ "$st" != ok ] || continue
+      log=$WORK/runs/$name-$side-t$thr-r$r.log
+      why=$(grep -v '^[a-z_]* ' "$log" | grep -v '^side \|^status' | tail -n 1 | cut -c1-300)
+      b=$(basename "$log" .log)
+      extra=
+      [ "$st" = oom-train ] && extra=" (forward alone, -fno-autodiff: $(val forward_ms "$log") ms, peak RSS $(val infer_rss_mib "$log") MiB, arena $(val infer_arena_mib "$log") MiB)"
+      echo "- \`$b\`: **$st**$extra: ${why:-no message}"
+    done
+  fi
+  # where gnnc is slower than PyG's best (forward or training step, at the most threads), one
+  # more gnnc run with GNN_PROFILE=1: the steps that take its time
+  slower=$(/usr/bin/python3 bench/peers_report.py slower "$TSV")
+  if [ -n "$slower" ] && [ "${PEERS_PROFILE:-1}" = 1 ]; then
+    pthr=$(tr ' ' '\n' <<< "$THREADS" | sort -n | tail -1)
+    echo
+    echo "## Where gnnc is slower: its steps (GNN_PROFILE=1, $pthr thread(s), one more run of 2 forwards and 5 training steps)"
+    for name in $slower; do
+      gfile=; lib=$WORK/lib/$name-$TARGET.so
+      for w in "${selected[@]}"; do
+        IFS='|' read -r n _ graph _ _ <<< "$w"
+        [ "$n" = "$name" ] && gfile=$(graph_file "$graph")
+      done
+      plog=$WORK/runs/$name-profile.log
+      (
+        # shellcheck disable=SC2046
+        export $(thread_env "$pthr") GNN_PROFILE=1
+        [ "$TARGET" = host ] && ulimit -v $((MEMGB * 1024 * 1024))
+        exec timeout --kill-after=10 "$TLIMIT" "$PEER_GNNC" "$lib" --graph "$gfile" --forward 2 --warmup 1 --steps 5
+      ) > "$plog" 2>&1
+      echo
+      echo "**$name** ($(sed -n 's/^gnn-profile: gemm/gemm/p' "$plog"); the 8 slowest steps, over the whole run):"
+      echo
+      echo '```'
+      grep '^gnn-profile:' "$plog" | sed -n '2,10p' | sed 's/^gnn-profile: //'
+      echo '```'
+    done
+  fi
 } > "$OUT"
 echo "peers: wrote $OUT and $TSV" >&2
 cat "$OUT"

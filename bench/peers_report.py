@@ -3,6 +3,9 @@
 
   peers_report.py table RESULTS.tsv          markdown on stdout
   peers_report.py plot RESULTS.tsv DIR       DIR/peers-time.png, DIR/peers-memory.png (matplotlib)
+  peers_report.py slower RESULTS.tsv         the workloads where gnnc is slower than PyG's best (most threads)
+  peers_report.py compact RESULTS.tsv        the README's table (PyG's best / gnnc per workload and thread count)
+RESULTS.tsv may name several files separated by commas (merged, e.g. a default run and a Reddit run).
 
 Per workload, thread count and side: the median over the rounds of each run's median (forward,
 train step), and the largest peak RSS. "speedup" is PyG's best variant (edge_index or CSR) over
@@ -16,8 +19,11 @@ import sys
 
 
 def load(path):
-    with open(path) as f:
-        rows = list(csv.DictReader(f, delimiter="\t"))
+    """One .tsv, or several separated by commas (merged in order)."""
+    rows = []
+    for one in path.split(","):
+        with open(one) as f:
+            rows += list(csv.DictReader(f, delimiter="\t"))
     agg = {}
     order = []
     for r in rows:
@@ -32,6 +38,11 @@ def summary(runs):
     ok = [r for r in runs if r["status"] == "ok"]
     if not ok:
         st = runs[0]["status"] or "error"
+        part = [r for r in runs if r["status"] == "oom-train" and r["forward_ms"]]
+        if part:  # training ran out of memory; the forward alone (an inference-only library) did not
+            return {"status": "oom-train", "fwd": statistics.median(float(r["forward_ms"]) for r in part),
+                    "nv": part[0]["nv"], "ne": part[0]["ne"],
+                    "runs": f"{part[0].get('forward_runs') or '?'}/0"}
         return {"status": st}
 
     def med(k):
@@ -51,6 +62,10 @@ def summary(runs):
 def fmt(s, k, nd=1):
     if s is None:
         return "—"
+    if s["status"] == "oom-train":
+        if k != "fwd":
+            return "**OOM**"
+        s = dict(s, status="ok")
     if s["status"] != "ok":
         return {"oom": "**OOM**", "timeout": "**timeout**", "killed": "**killed**"}.get(s["status"], "**" + s["status"] + "**")
     v = s.get(k)
@@ -61,8 +76,8 @@ def fmt(s, k, nd=1):
 
 def ratio(g, peers, k):
     """PyG's best (smallest) over gnnc's; markers for one-sided failures."""
-    good = [p[k] for p in peers if p and p["status"] == "ok" and p.get(k)]
-    if not g or g["status"] != "ok" or not g.get(k):
+    good = [p[k] for p in peers if p and p["status"] in ("ok", "oom-train") and p.get(k)]
+    if not g or g["status"] not in ("ok", "oom-train") or not g.get(k):
         return "PyG only" if good else "—"
     if not good:
         fails = [p["status"] for p in peers if p]
@@ -92,7 +107,8 @@ def table(path):
             S = {s: summary(agg[(w, t, s)]) if (w, t, s) in agg else None for s in sides}
             g = S.get("gnnc")
             P = [S[s] for s in pyg]
-            any_ok = next((x for x in S.values() if x and x["status"] == "ok"), None)
+            any_ok = next((x for x in S.values() if x and x["status"] == "ok"), None) or \
+                next((x for x in S.values() if x and x["status"] == "oom-train"), None)
             size = f"{int(any_ok['nv']):,} / {int(any_ok['ne']):,}" if any_ok and any_ok.get("nv") else "—"
             runs = any_ok["runs"] if any_ok else "—"
             row = [w, size, t, runs, fmt(g, "fwd", 2)] + [fmt(p, "fwd", 2) for p in P] + [ratio(g, P, "fwd"), fmt(g, "train", 2)] + \
@@ -106,7 +122,55 @@ def table(path):
     print("speedup and mem ratio: PyG's best variant divided by gnnc (> 1: gnnc ahead, in bold). "
           "RSS: the whole process's peak resident memory (PyG's includes ~250 MiB of Python and torch "
           "before any tensor: see rss_base_mib in the run logs); arena: gnnc's planned intermediate buffers. "
-          "runs: timed forwards / timed training steps per process. — : not run (MoNet and EdgeConv have no CSR variant here).")
+          "OOM in a gnnc row with a forward time: training ran out of memory, the forward was timed with an inference-only "
+          "library (-fno-autodiff). runs: timed forwards / timed training steps per process. — : not run (MoNet and EdgeConv have no CSR variant here).")
+
+
+def compact(path):
+    """The README's table: per workload, PyG's best over gnnc at each thread count."""
+    agg, order = load(path)
+    threads = sorted({k[1] for k in agg}, key=int)
+    hdr = ["workload"] + [f"train step, {t} thr" for t in threads] + [f"forward, {t} thr" for t in threads] + \
+          [f"peak RSS, {threads[-1]} thr"]
+    print("| " + " | ".join(hdr) + " |")
+    print("|" + "---|" * len(hdr))
+    for w in order:
+        cells = []
+        for k in ("train", "fwd"):
+            for t in threads:
+                if (w, t, "gnnc") not in agg:
+                    cells.append("—")
+                    continue
+                g = summary(agg[(w, t, "gnnc")])
+                P = [summary(v) for (ww, tt, sd), v in agg.items() if ww == w and tt == t and sd != "gnnc"]
+                cells.append(ratio(g, P, k))
+        t = threads[-1]
+        if (w, t, "gnnc") in agg:
+            g = summary(agg[(w, t, "gnnc")])
+            P = [summary(v) for (ww, tt, sd), v in agg.items() if ww == w and tt == t and sd != "gnnc"]
+            cells.append(ratio(g, P, "rss"))
+        else:
+            cells.append("—")
+        print("| " + " | ".join([w] + cells) + " |")
+
+
+def slower(path):
+    """Workloads where gnnc's forward or training step is slower than PyG's best, at the most threads."""
+    agg, order = load(path)
+    threads = sorted({k[1] for k in agg}, key=int)
+    t = threads[-1]
+    names = []
+    for w in order:
+        g = summary(agg[(w, t, "gnnc")]) if (w, t, "gnnc") in agg else None
+        if not g or g["status"] != "ok":
+            continue
+        peers = [summary(v) for (ww, tt, s), v in agg.items() if ww == w and tt == t and s != "gnnc"]
+        for k in ("fwd", "train"):
+            best = [p[k] for p in peers if p["status"] == "ok" and p.get(k)]
+            if best and g.get(k) and min(best) < g[k]:
+                names.append(w)
+                break
+    print(" ".join(names))
 
 
 def plot(path, outdir):
@@ -129,11 +193,11 @@ def plot(path, outdir):
             for j, w in enumerate(order):
                 sm = summary(agg[(w, t, s)]) if (w, t, s) in agg else None
                 x = j + (i - (n - 1) / 2) * width
-                if sm and sm["status"] == "ok" and sm.get(key):
+                if sm and sm["status"] in ("ok", "oom-train") and sm.get(key):
                     xs.append(x)
                     ys.append(sm[key])
                 elif sm:
-                    fails.append((x, sm["status"]))
+                    fails.append((x, "oom" if sm["status"] == "oom-train" else sm["status"]))
             ax.bar(xs, ys, width, label=s, color=colors.get(s))
             for x, st in fails:
                 ax.text(x, 1, st.upper(), rotation=90, ha="center", va="bottom", fontsize=7, color=colors.get(s))
@@ -166,8 +230,12 @@ def plot(path, outdir):
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "table":
         table(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "compact":
+        compact(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "slower":
+        slower(sys.argv[2])
     elif len(sys.argv) == 4 and sys.argv[1] == "plot":
         plot(sys.argv[2], sys.argv[3])
     else:
-        print("usage: peers_report.py table RESULTS.tsv | plot RESULTS.tsv DIR", file=sys.stderr)
+        print("usage: peers_report.py table|slower|compact RESULTS.tsv[,MORE.tsv] | plot RESULTS.tsv[,MORE.tsv] DIR", file=sys.stderr)
         sys.exit(2)
