@@ -38,9 +38,12 @@ def summary(runs):
     ok = [r for r in runs if r["status"] == "ok"]
     if not ok:
         st = runs[0]["status"] or "error"
-        part = [r for r in runs if r["status"] == "oom-train" and r["forward_ms"]]
-        if part:  # training ran out of memory; the forward alone (an inference-only library) did not
-            return {"status": "oom-train", "fwd": statistics.median(float(r["forward_ms"]) for r in part),
+        # the forwards completed, the training did not: training ran out of memory (gnnc: the
+        # forward timed again with an inference-only library) or past the time limit
+        part = [r for r in runs if r["forward_ms"]]
+        if part:
+            st = "oom-train" if st in ("oom", "oom-train") else st + "-train"
+            return {"status": st, "fwd": statistics.median(float(r["forward_ms"]) for r in part),
                     "nv": part[0]["nv"], "ne": part[0]["ne"],
                     "runs": f"{part[0].get('forward_runs') or '?'}/0"}
         return {"status": st}
@@ -62,9 +65,9 @@ def summary(runs):
 def fmt(s, k, nd=1):
     if s is None:
         return "—"
-    if s["status"] == "oom-train":
+    if s["status"].endswith("-train"):
         if k != "fwd":
-            return "**OOM**"
+            return "**" + {"oom-train": "OOM"}.get(s["status"], s["status"][:-6]) + "**"
         s = dict(s, status="ok")
     if s["status"] != "ok":
         return {"oom": "**OOM**", "timeout": "**timeout**", "killed": "**killed**"}.get(s["status"], "**" + s["status"] + "**")
@@ -76,8 +79,8 @@ def fmt(s, k, nd=1):
 
 def ratio(g, peers, k):
     """PyG's best (smallest) over gnnc's; markers for one-sided failures."""
-    good = [p[k] for p in peers if p and p["status"] in ("ok", "oom-train") and p.get(k)]
-    if not g or g["status"] not in ("ok", "oom-train") or not g.get(k):
+    good = [p[k] for p in peers if p and (p["status"] == "ok" or p["status"].endswith("-train")) and p.get(k)]
+    if not g or not (g["status"] == "ok" or g["status"].endswith("-train")) or not g.get(k):
         return "PyG only" if good else "—"
     if not good:
         fails = [p["status"] for p in peers if p]
@@ -108,7 +111,7 @@ def table(path):
             g = S.get("gnnc")
             P = [S[s] for s in pyg]
             any_ok = next((x for x in S.values() if x and x["status"] == "ok"), None) or \
-                next((x for x in S.values() if x and x["status"] == "oom-train"), None)
+                next((x for x in S.values() if x and x["status"].endswith("-train")), None)
             size = f"{int(any_ok['nv']):,} / {int(any_ok['ne']):,}" if any_ok and any_ok.get("nv") else "—"
             runs = any_ok["runs"] if any_ok else "—"
             row = [w, size, t, runs, fmt(g, "fwd", 2)] + [fmt(p, "fwd", 2) for p in P] + [ratio(g, P, "fwd"), fmt(g, "train", 2)] + \
@@ -122,8 +125,8 @@ def table(path):
     print("speedup and mem ratio: PyG's best variant divided by gnnc (> 1: gnnc ahead, in bold). "
           "RSS: the whole process's peak resident memory (PyG's includes ~250 MiB of Python and torch "
           "before any tensor: see rss_base_mib in the run logs); arena: gnnc's planned intermediate buffers. "
-          "OOM in a gnnc row with a forward time: training ran out of memory, the forward was timed with an inference-only "
-          "library (-fno-autodiff). runs: timed forwards / timed training steps per process. — : not run (MoNet and EdgeConv have no CSR variant here).")
+          "OOM or timeout beside a forward time: the forwards completed, training did not (gnnc's forward is then "
+          "timed with an inference-only library, -fno-autodiff). runs: timed forwards / timed training steps per process. — : not run (MoNet and EdgeConv have no CSR variant here).")
 
 
 def compact(path):
@@ -193,11 +196,11 @@ def plot(path, outdir):
             for j, w in enumerate(order):
                 sm = summary(agg[(w, t, s)]) if (w, t, s) in agg else None
                 x = j + (i - (n - 1) / 2) * width
-                if sm and sm["status"] in ("ok", "oom-train") and sm.get(key):
+                if sm and (sm["status"] == "ok" or sm["status"].endswith("-train")) and sm.get(key):
                     xs.append(x)
                     ys.append(sm[key])
                 elif sm:
-                    fails.append((x, "oom" if sm["status"] == "oom-train" else sm["status"]))
+                    fails.append((x, sm["status"].replace("-train", "")))
             ax.bar(xs, ys, width, label=s, color=colors.get(s))
             for x, st in fails:
                 ax.text(x, 1, st.upper(), rotation=90, ha="center", va="bottom", fontsize=7, color=colors.get(s))
