@@ -264,7 +264,7 @@ for w in "${selected[@]}"; do
             echo "infer_arena_mib $(val plan_arena_mib "$ilog")" >> "$log"
           fi
         fi
-        [ "$st" = ok ] || echo "peers:   -> $st ($(grep -v '^[a-z_]* ' "$log" | tail -n 1 | cut -c1-200))" >&2
+        [ "$st" = ok ] || echo "peers:   -> $st ($(grep -v '^[a-z_]* \|Warning\|^  ' "$log" | tail -n 1 | cut -c1-200))" >&2
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$thr" "$side" "$r" \
           "$(val forward_ms "$log")" "$(val train_ms "$log")" "$(val peak_rss_mib "$log")" "$(val plan_arena_mib "$log")" \
           "$(val runtime_peak_mib "$log")" "$(val cuda_peak_mib "$log")" "$st" "$(val nv "$log")" "$(val ne "$log")" \
@@ -281,7 +281,7 @@ t_total=$(($(date +%s) - t_start))
   echo "- PyG:     ${pyg_note:-torch/torch_geometric $pyv ($PY)}"
   echo "- runs:    $ROUNDS rounds, sides interleaved ($SIDES; the order reversed every other round), threads: $THREADS"
   for thr in $THREADS; do echo "- threads $thr: $(thread_env "$thr") (gnnc); torch.set_num_threads($thr) and the same variables (PyG)"; done
-  echo "- forward: median of $NFWD after $NWARM warm-up; train: median step of $NSTEPS (forward + cross-entropy over all vertices + backward + Adam), the first 2 untimed; peak RSS: the process (graph load, forwards, then the steps). Workloads marked in the table's runs column use fewer (forwards/steps timed), to keep the run near 30 minutes on 2 cores; PEERS_FULL=1 uses the defaults everywhere"
+  echo "- forward: median of $NFWD after $NWARM warm-up; train: median step of $NSTEPS (forward + cross-entropy over all vertices + backward + Adam), the first 2 untimed; peak RSS: the process (graph load, forwards, then the steps). Workloads marked in the table's runs column use fewer (forwards/steps timed), to keep the default run short on 2 cores; PEERS_FULL=1 uses the defaults everywhere"
   echo "- limits per process: ${TLIMIT} s, address space ${MEMGB} GiB (ulimit -v); load at the start: $load_start; total $t_total s"
   echo "- other jobs were running on this machine during the runs (a shared 2-core machine): medians, not minima; ratios within ~30% are noise"
   echo
@@ -302,7 +302,8 @@ t_total=$(($(date +%s) - t_start))
     tail -n +2 "$TSV" | tr '\t' '|' | while IFS='|' read -r name thr side r _ _ _ _ _ _ st _; do
       [ "$st" != ok ] || continue
       log=$WORK/runs/$name-$side-t$thr-r$r.log
-      why=$(grep -v '^[a-z_]* ' "$log" | grep -v '^side \|^status' | tail -n 1 | cut -c1-300)
+      why=$(grep -v '^[a-z_]* ' "$log" | grep -v '^side \|^status\|Warning\|^  ' | tail -n 1 | cut -c1-300)
+      case $st in timeout*) why="ran past the ${TLIMIT} s limit" ;; killed*) why="killed (by the kernel's OOM killer or a signal) ${why:+: $why}" ;; esac
       b=$(basename "$log" .log)
       extra=
       [ "$st" = oom-train ] && extra=" (forward alone, -fno-autodiff: $(val forward_ms "$log") ms, peak RSS $(val infer_rss_mib "$log") MiB, arena $(val infer_arena_mib "$log") MiB)"
