@@ -203,7 +203,8 @@ def plot(path, outdir):
                     fails.append((x, sm["status"].replace("-train", "")))
             ax.bar(xs, ys, width, label=s, color=colors.get(s))
             for x, st in fails:
-                ax.text(x, 1, st.upper(), rotation=90, ha="center", va="bottom", fontsize=7, color=colors.get(s))
+                ax.text(x, 0.02, st.upper(), rotation=90, ha="center", va="bottom", fontsize=7, color=colors.get(s),
+                        transform=ax.get_xaxis_transform())
         ax.set_yscale("log")
         ax.set_xticks(range(len(order)))
         ax.set_xticklabels(order, rotation=35, ha="right", fontsize=8)
@@ -215,7 +216,7 @@ def plot(path, outdir):
     bars(axes[0], "fwd", f"inference forward, {t} thread(s)", "ms (median, log scale)")
     bars(axes[1], "train", f"training step (fwd + bwd + Adam), {t} thread(s)", "ms (median, log scale)")
     axes[0].legend(fontsize=8)
-    fig.suptitle("gnnc vs PyTorch Geometric: time (lower is better; " + os.path.basename(path) + ")", fontsize=10)
+    fig.suptitle("gnnc vs PyTorch Geometric: time (lower is better; " + ", ".join(os.path.basename(x) for x in path.split(",")) + ")", fontsize=10)
     fig.tight_layout()
     fig.savefig(os.path.join(outdir, "peers-time.png"), dpi=110)
     plt.close(fig)
@@ -223,7 +224,7 @@ def plot(path, outdir):
     fig, ax = plt.subplots(figsize=(8, 4.8))
     bars(ax, "rss", f"peak RSS of the process, {len(order)} workloads, {t} thread(s)", "MiB (log scale)")
     ax.legend(fontsize=8)
-    fig.suptitle("gnnc vs PyTorch Geometric: peak memory (lower is better; " + os.path.basename(path) + ")", fontsize=10)
+    fig.suptitle("gnnc vs PyTorch Geometric: peak memory (lower is better; " + ", ".join(os.path.basename(x) for x in path.split(",")) + ")", fontsize=10)
     fig.tight_layout()
     fig.savefig(os.path.join(outdir, "peers-memory.png"), dpi=110)
     plt.close(fig)
