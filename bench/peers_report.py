@@ -79,12 +79,19 @@ def fmt(s, k, nd=1):
 
 def ratio(g, peers, k):
     """PyG's best (smallest) over gnnc's; markers for one-sided failures."""
+    def why(x):
+        st = x["status"].replace("-train", "")
+        return "OOM" if st == "oom" else st
+
     good = [p[k] for p in peers if p and (p["status"] == "ok" or p["status"].endswith("-train")) and p.get(k)]
-    if not g or not (g["status"] == "ok" or g["status"].endswith("-train")) or not g.get(k):
-        return "PyG only" if good else "—"
+    fails = sorted({why(p) for p in peers if p and not p.get(k)})
+    if not g or not g.get(k):
+        gw = why(g) if g else "not run"
+        if good:
+            return f"PyG only (gnnc {gw})"
+        return f"neither (gnnc {gw}, PyG {'/'.join(fails)})" if fails else "—"
     if not good:
-        fails = [p["status"] for p in peers if p]
-        return "gnnc only (PyG " + "/".join(sorted(set(fails))) + ")" if fails else "—"
+        return "gnnc only (PyG " + "/".join(fails) + ")" if fails else "—"
     r = min(good) / g[k]
     return f"**{r:.2f}x**" if r >= 1 else f"{r:.2f}x"
 
