@@ -7,8 +7,8 @@
 #   1. Debian's python3-torch (PyTorch 1.13.1, CPU only, built against the system's OpenMP and
 #      BLAS) and python3-matplotlib (the plots), with apt-get, when missing. PyPI's Linux torch
 #      wheels pull several GB of nvidia-* CUDA libraries (the CPU-only wheels live on
-#      download.pytorch.org, which this project's machines cannot reach); Debian's package is
-#      about 50 MB to download.
+#      download.pytorch.org, which this project's machines cannot reach); on Debian 12 the
+#      packages and their dependencies were 215 packages, 190 MB of .deb files, 870 MB installed.
 #   2. a virtual environment over the system site-packages (python3 -m venv
 #      --system-site-packages), so it sees Debian's torch, and in it torch_geometric 2.3.1 from
 #      PyPI (the last release before PyG required torch 2; GCNConv, GATConv, GMMConv and
@@ -42,10 +42,11 @@ need=()
 if [ ${#need[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq > /dev/null
-  # the download and installed sizes of what apt would install, before installing it
-  dl=$(apt-get install -y --no-install-recommends --print-uris "${need[@]}" 2> /dev/null |
-    awk -F"'" '/^'"'"'/ {n++; split($3, f, " "); s += f[2]} END {printf "%d packages, %.0f MB to download", n, s / 1e6}')
-  echo "peers-env: installing Debian's ${need[*]} ($dl; PyTorch 1.13.1 CPU-only and its libraries take about 0.9 GB installed)"
+  # the package and installed sizes of everything apt would install, before installing it
+  sizes=$(apt-get install -s --no-install-recommends "${need[@]}" 2> /dev/null | awk '/^Inst / {print $2}' |
+    xargs -r apt-cache show --no-all-versions 2> /dev/null |
+    awk '/^Package:/ {n++} /^Size:/ {s += $2} /^Installed-Size:/ {i += $2} END {printf "%d packages, %.0f MB of .deb files, %.0f MB installed", n, s / 1e6, i / 1024}')
+  echo "peers-env: installing Debian's ${need[*]} ($sizes)"
   $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" > /dev/null
 fi
 echo "peers-env: creating $VENV (python3 -m venv --system-site-packages: Debian's torch is visible in it)"
