@@ -11,9 +11,9 @@
 #      packages and their dependencies were 215 packages, 190 MB of .deb files, 870 MB installed.
 #   2. a virtual environment over the system site-packages (python3 -m venv
 #      --system-site-packages), so it sees Debian's torch, and in it torch_geometric 2.3.1 from
-#      PyPI (the last release before PyG required torch 2; GCNConv, GATConv, GMMConv and
-#      EdgeConv are pure Python and need neither torch_scatter nor torch_sparse) with its pure-
-#      Python dependencies (about 50 MB).
+#      PyPI (from the torch 1.13/2.0 period; checked with Debian's torch 1.13; GCNConv, GATConv,
+#      GMMConv and EdgeConv are pure Python and need neither torch_scatter nor torch_sparse)
+#      with its pure-Python dependencies (the venv is about 100 MB).
 #
 # The sizes are printed before anything is installed. Exit 0 when the python is usable.
 set -eu -o pipefail
@@ -51,7 +51,7 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 echo "peers-env: creating $VENV (python3 -m venv --system-site-packages: Debian's torch is visible in it)"
 /usr/bin/python3 -m venv --system-site-packages "$VENV"
-echo "peers-env: installing torch_geometric==2.3.1 from PyPI into $VENV (0.7 MB source; with its pure-Python dependencies, tqdm, jinja2, scikit-learn, joblib and others, about 50 MB)"
+echo "peers-env: installing torch_geometric==2.3.1 from PyPI into $VENV (0.7 MB source; with its pure-Python dependencies, tqdm, jinja2, scikit-learn, joblib and others, the venv is about 100 MB)"
 "$VENV/bin/pip" install -q --disable-pip-version-check torch_geometric==2.3.1
 check "$VENV/bin/python" || { echo "peers-env: $VENV still cannot import torch and torch_geometric" >&2; exit 1; }
 echo "peers-env: $VENV ready ($(du -sh "$VENV" | cut -f1) in the venv; $("$VENV/bin/python" -c 'import torch, torch_geometric as g; print("torch", torch.__version__, "torch_geometric", g.__version__)'))"
