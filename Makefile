@@ -12,6 +12,7 @@
 #   make install PREFIX=...   gnnc, the drivers (gnn-run, gnn-train, gnn-nvrtc) and the runtime
 #   make test-gpu     on a machine with a GPU: the CUDA libraries against the interpreter (tests/gpu/)
 #   make bench-gpu    on a machine with a GPU: forward speed of the CUDA target (bench/gpu_forward.sh)
+#   make bench-peers  gnnc vs PyTorch Geometric, time and memory (bench/peers.sh; TARGET=cuda on a GPU)
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -65,7 +66,7 @@ CUDA_ARCHS  ?= 80 90
 NVCC_WERROR ?=
 PREFIX      ?= /usr/local
 RT_HDRS     := runtime/gnnrt.h runtime/gnnrt_rng.h runtime/internal.h
-RT_COMMON   := runtime/core.c runtime/text.c runtime/graph.c runtime/cache.c runtime/dataset.c runtime/params.c
+RT_COMMON   := runtime/core.c runtime/text.c runtime/graph.c runtime/cache.c runtime/dataset.c runtime/params.c runtime/profile.c
 RT_HOST_SRC := $(RT_COMMON) runtime/device_host.c runtime/train_host.c
 RT_CUDA_SRC := $(RT_COMMON) runtime/device_cuda.c runtime/nvrtc.c
 RT_BASE     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime -fPIC -fvisibility=hidden
@@ -211,15 +212,18 @@ fuzz: $(BUILD)/fuzz/fuzz_frontend
 	  -dict=tests/fuzz/gnn.dict -artifact_prefix=tests/fuzz/crashes/ $(BUILD)/fuzz/corpus tests/fuzz/corpus
 
 # ---------------------------------------------------------------- tests, examples, benchmarks
+# bench-peers' helpers, which tests/suites/bench.sh runs too
+BENCH_TOOLS := $(BUILD)/bench/gen_graph $(BUILD)/bench/peer_gnnc $(BUILD)/bench/gen_pointcloud
+
 setup:
 	@bash scripts/setup.sh
 
 test: setup
-	@$(MAKE) --no-print-directory all $(BUILD)/fuzz/replay runtime-tests tools $(BUILD)/grad_rules $(BUILD)/unit
+	@$(MAKE) --no-print-directory all $(BUILD)/fuzz/replay runtime-tests tools $(BUILD)/grad_rules $(BUILD)/unit $(BENCH_TOOLS)
 	@RT_BIN=$(BUILD)/rt bash tests/run.sh $(BUILD)/gnnc
 
 test-asan: setup
-	@$(MAKE) --no-print-directory $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay runtime-tests runtime-tests-asan tools $(BUILD)/grad_rules $(BUILD)/unit
+	@$(MAKE) --no-print-directory $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay runtime-tests runtime-tests-asan tools $(BUILD)/grad_rules $(BUILD)/unit $(BENCH_TOOLS)
 	@RT_BIN=$(BUILD)/asan/rt RT_SANITIZED=1 bash tests/run.sh $(BUILD)/asan/gnnc
 
 EXAMPLES := $(wildcard dsl-examples/*.gnn)
@@ -254,6 +258,17 @@ $(BUILD)/bench/gen_pointcloud: bench/gen_pointcloud.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) -o $@ $< -lm
 
+# bench-peers (bench/peers.sh): the graph generator and converter (.gcsr caches), linked with the
+# static host runtime, and the gnnc side's driver (dlopens a model library, like gnn-run).
+$(BUILD)/bench/gen_graph: bench/gen_graph.c runtime/gnnrt.h $(BUILD)/lib/libgnnrt_host.a
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(CFLAGS) -o $@ $< \
+	  $(BUILD)/lib/libgnnrt_host.a $(OPENMP) -lopenblas -lm
+
+$(BUILD)/bench/peer_gnnc: bench/peer_gnnc.c runtime/driver_rt.h runtime/gnn_model.h runtime/gnnrt.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(CFLAGS) -o $@ $< -ldl -lm
+
 # The device-to-device copy bandwidth that bench/gpu_forward.sh divides by (a CUDA program).
 $(BUILD)/bench/d2d_copy: bench/d2d_copy.cu
 	@mkdir -p $(dir $@)
@@ -279,8 +294,16 @@ bench: all $(BUILD)/bench/compile_time $(BUILD)/bench/gen_pointcloud
 	@bash bench/fuse_ablation.sh $(BUILD)/gnnc
 	@bash bench/train_accuracy.sh $(BUILD)/gnnc
 
+# Issue 12: gnnc against PyTorch Geometric, same machine, same run (bench/peers.sh; never part of
+# make test). Makes build/peers-venv (Debian's torch + torch_geometric from PyPI; bench/peers_env.sh
+# prints the sizes first) unless PEERS_PYTHON names a python that has them. PEERS_REDDIT=1 adds the
+# Reddit-sized graph; TARGET=cuda runs gnnc's CUDA libraries against PyG on CUDA. docs/benchmarks.md.
+bench-peers: all $(BENCH_TOOLS)
+	@bash bench/peers_env.sh $(BUILD)/peers-venv
+	@PEERS_TARGET=$(TARGET) PEERS_PYTHON=$${PEERS_PYTHON:-$(BUILD)/peers-venv/bin/python} bash bench/peers.sh $(BUILD)/gnnc
+
 clean:
 	rm -rf $(BUILD)
 
 .PHONY: all setup test test-asan fuzz generated run-example bench clean runtime runtime-host runtime-cuda \
-        runtime-tests runtime-tests-asan runtime-cobjs install-runtime install tools test-gpu bench-gpu
+        runtime-tests runtime-tests-asan runtime-cobjs install-runtime install tools test-gpu bench-gpu bench-peers

@@ -168,6 +168,15 @@ static bool uses_status(const KProgram *p, int from, int to) {
   return false;
 }
 
+/* GNN_PROFILE (runtime/profile.c): after each step, its time under a constant label. */
+static void emit_profile_step(FILE *out, const KProgram *p, int i) {
+  const KStep *s = &p->steps[i];
+  static const char *const kinds[] = {[STEP_KERNEL] = "kernel", [STEP_GEMM] = "gemm", [STEP_ZERO] = "zero", [STEP_FILL] = "fill"};
+  fprintf(out, "  gnn_profile_step(m->ctx, \"%s %d %s ", i < p->nfwd ? "forward" : "backward", i, kinds[s->kind]);
+  for (const char *c = s->what; *c; c++) fprintf(out, *c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
+  fputs("\");\n", out);
+}
+
 static void emit_step(FILE *out, const KProgram *p, const EmitHooks *h, int i) {
   const KStep *s = &p->steps[i];
   fprintf(out, "  /* %d: %s */\n", i, s->what);
@@ -187,6 +196,7 @@ static void emit_step(FILE *out, const KProgram *p, const EmitHooks *h, int i) {
             s->fill);
     break;
   }
+  emit_profile_step(out, p, i);
 }
 
 /* Outputs whose value does not live in the output's own storage (an input returned as is, a
@@ -399,6 +409,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
             ins[i]->val->name);
     fprintf(out, "  m->%s = %s;\n", ins[i]->name, ins[i]->name);
   }
+  fputs("  gnn_profile_mark(m->ctx);\n", out);
   for (int i = 0; i < p->nfwd; i++) emit_step(out, p, h, i);
   emit_output_copies(out, p, h, false);
   fputs("  m->trained = training != 0;\n  return GNN_OK;\n}\n\n", out);
@@ -427,6 +438,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
       fputs("  /* dropout's adjoint redraws the forward's masks: the seed of the last forward */\n", out);
       fputs("  const uint64_t seed = m->dropout_seed;\n", out);
     }
+    fputs("  gnn_profile_mark(m->ctx);\n", out);
     for (int i = p->nfwd; i < p->nsteps; i++) emit_step(out, p, h, i);
     emit_output_copies(out, p, h, true);
     fputs("  return GNN_OK;\n}\n\n", out);

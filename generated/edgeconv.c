@@ -1147,64 +1147,78 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   m->trained = 0;
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "dgcnn_forward: input 'x' is NULL");
   m->in_x = in_x;
+  gnn_profile_mark(m->ctx);
   /* 0: %3 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(3);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 3, m->param[0], 64, 0.0f, m->t3, 64);
   }
+  gnn_profile_step(m->ctx, "forward 0 gemm %3 apply_vertex.linear");
   /* 1: fused %4 %17 %28 %39; in memory: %4 %17 %28 %39 */
   k0_apply_global_sub_global(1, m->t4, m->param[1], m->param[0], m->t17, m->param[3], m->param[2], m->t28, m->param[5], m->param[4], m->t39, m->param[7], m->param[6]);
+  gnn_profile_step(m->ctx, "forward 1 kernel fused %4 %17 %28 %39; in memory: %4 %17 %28 %39");
   /* 2: %5 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(3);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 3, m->t4, 64, 0.0f, m->t5, 64);
   }
+  gnn_profile_step(m->ctx, "forward 2 gemm %5 apply_vertex.linear");
   /* 3: fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13 */
   k1_max_argmax_vertex(g->nv, g->in_ptr, g->src, m->t3, m->t8, g->in_deg, m->t12, m->t5, m->t13, training, seed);
+  gnn_profile_step(m->ctx, "forward 3 kernel fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13");
   /* 4: %16 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t13, 64, m->param[2], 64, 0.0f, m->t16, 64);
   }
+  gnn_profile_step(m->ctx, "forward 4 gemm %16 apply_vertex.linear");
   /* 5: %18 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t13, 64, m->t17, 64, 0.0f, m->t18, 64);
   }
+  gnn_profile_step(m->ctx, "forward 5 gemm %18 apply_vertex.linear");
   /* 6: fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24 */
   k2_max_argmax_vertex(g->nv, g->in_ptr, g->src, m->t16, m->t21, g->in_deg, m->t23, m->t18, m->t24, training, seed);
+  gnn_profile_step(m->ctx, "forward 6 kernel fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24");
   /* 7: %27 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(128), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t24, 64, m->param[4], 128, 0.0f, m->t27, 128);
   }
+  gnn_profile_step(m->ctx, "forward 7 gemm %27 apply_vertex.linear");
   /* 8: %29 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(128), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t24, 64, m->t28, 128, 0.0f, m->t29, 128);
   }
+  gnn_profile_step(m->ctx, "forward 8 gemm %29 apply_vertex.linear");
   /* 9: fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35 */
   k3_max_argmax_vertex(g->nv, g->in_ptr, g->src, m->t27, m->t32, g->in_deg, m->t34, m->t29, m->t35, training, seed);
+  gnn_profile_step(m->ctx, "forward 9 kernel fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35");
   /* 10: %38 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(256), K = gnn_blas_dim(128);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t35, 128, m->param[6], 256, 0.0f, m->t38, 256);
   }
+  gnn_profile_step(m->ctx, "forward 10 gemm %38 apply_vertex.linear");
   /* 11: %40 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(256), K = gnn_blas_dim(128);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t35, 128, m->t39, 256, 0.0f, m->t40, 256);
   }
+  gnn_profile_step(m->ctx, "forward 11 gemm %40 apply_vertex.linear");
   /* 12: fused %10 %41 %42 %43 %44 %45; in memory: %43 %45 */
   k4_max_argmax_vertex(g->nv, g->in_ptr, g->src, m->t38, m->t43, g->in_deg, m->out, m->t40, training, seed);
+  gnn_profile_step(m->ctx, "forward 12 kernel fused %10 %41 %42 %43 %44 %45; in memory: %43 %45");
   m->trained = training != 0;
   return GNN_OK;
 }
@@ -1227,108 +1241,132 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   if (!m->trained)
     return gnn_set_error(m->ctx, GNN_ERR_INVALID, "dgcnn_backward: needs a forward with training = 1 just before it (an inference forward keeps nothing for the backward)");
   m->in_grad_out = grad_out;
+  gnn_profile_mark(m->ctx);
   /* 13: fused %10 %47; in memory: %47 */
   k5_mul_vertex(g->nv, g->in_deg, m->t47, m->in_grad_out);
+  gnn_profile_step(m->ctx, "backward 13 kernel fused %10 %47; in memory: %47");
   /* 14: fused %48 %49; in memory: %49 */
   k6_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t43, m->in_grad_out, m->t49);
+  gnn_profile_step(m->ctx, "backward 14 kernel fused %48 %49; in memory: %49");
   /* 15: %50 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(128), K = gnn_blas_dim(256);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t47, 256, m->t39, 256, 0.0f, m->t50, 128);
   }
+  gnn_profile_step(m->ctx, "backward 15 gemm %50 apply_vertex.linear_t");
   /* 16: %51 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(128), N = gnn_blas_dim(256), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t35, 128, m->t47, 256, 0.0f, m->grad[7], 256);
   }
+  gnn_profile_step(m->ctx, "backward 16 gemm %51 reduce_rows.matmul_tn");
   /* 17: %53 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(128), K = gnn_blas_dim(256);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t49, 256, m->param[6], 256, 0.0f, m->t53, 128);
   }
+  gnn_profile_step(m->ctx, "backward 17 gemm %53 apply_vertex.linear_t");
   /* 18: %55 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(128), N = gnn_blas_dim(256), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t35, 128, m->t49, 256, 0.0f, m->t55, 256);
   }
+  gnn_profile_step(m->ctx, "backward 18 gemm %55 reduce_rows.matmul_tn");
   /* 19: fused %10 %54 %57 %58; in memory: %57 %58 */
   k7_apply_vertex_relu_grad_vertex(g->nv, m->t57, m->t34, m->t50, m->t53, g->in_deg, m->t58);
+  gnn_profile_step(m->ctx, "backward 19 kernel fused %10 %54 %57 %58; in memory: %57 %58");
   /* 20: fused %59 %60; in memory: %60 */
   k8_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t32, m->t57, m->t60);
+  gnn_profile_step(m->ctx, "backward 20 kernel fused %59 %60; in memory: %60");
   /* 21: %61 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(128);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t58, 128, m->t28, 128, 0.0f, m->t61, 64);
   }
+  gnn_profile_step(m->ctx, "backward 21 gemm %61 apply_vertex.linear_t");
   /* 22: %62 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(128), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t24, 64, m->t58, 128, 0.0f, m->grad[5], 128);
   }
+  gnn_profile_step(m->ctx, "backward 22 gemm %62 reduce_rows.matmul_tn");
   /* 23: %64 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(128);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t60, 128, m->param[4], 128, 0.0f, m->t64, 64);
   }
+  gnn_profile_step(m->ctx, "backward 23 gemm %64 apply_vertex.linear_t");
   /* 24: %66 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(128), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t24, 64, m->t60, 128, 0.0f, m->t66, 128);
   }
+  gnn_profile_step(m->ctx, "backward 24 gemm %66 reduce_rows.matmul_tn");
   /* 25: fused %10 %65 %68 %69; in memory: %68 %69 */
   k9_apply_vertex_relu_grad_vertex(g->nv, m->t68, m->t23, m->t61, m->t64, g->in_deg, m->t69);
+  gnn_profile_step(m->ctx, "backward 25 kernel fused %10 %65 %68 %69; in memory: %68 %69");
   /* 26: fused %70 %71; in memory: %71 */
   k10_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t21, m->t68, m->t71);
+  gnn_profile_step(m->ctx, "backward 26 kernel fused %70 %71; in memory: %71");
   /* 27: %72 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t69, 64, m->t17, 64, 0.0f, m->t72, 64);
   }
+  gnn_profile_step(m->ctx, "backward 27 gemm %72 apply_vertex.linear_t");
   /* 28: %73 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t13, 64, m->t69, 64, 0.0f, m->grad[3], 64);
   }
+  gnn_profile_step(m->ctx, "backward 28 gemm %73 reduce_rows.matmul_tn");
   /* 29: %75 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t71, 64, m->param[2], 64, 0.0f, m->t75, 64);
   }
+  gnn_profile_step(m->ctx, "backward 29 gemm %75 apply_vertex.linear_t");
   /* 30: %77 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t13, 64, m->t71, 64, 0.0f, m->t77, 64);
   }
+  gnn_profile_step(m->ctx, "backward 30 gemm %77 reduce_rows.matmul_tn");
   /* 31: fused %10 %76 %79 %80; in memory: %79 %80 */
   k11_apply_vertex_relu_grad_vertex(g->nv, m->t79, m->t12, m->t72, m->t75, g->in_deg, m->t80);
+  gnn_profile_step(m->ctx, "backward 31 kernel fused %10 %76 %79 %80; in memory: %79 %80");
   /* 32: fused %81 %82; in memory: %82 */
   k12_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t8, m->t79, m->t82);
+  gnn_profile_step(m->ctx, "backward 32 kernel fused %81 %82; in memory: %82");
   /* 33: %83 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(3), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 3, m->t80, 64, 0.0f, m->grad[1], 64);
   }
+  gnn_profile_step(m->ctx, "backward 33 gemm %83 reduce_rows.matmul_tn");
   /* 34: %85 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(3), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 3, m->t82, 64, 0.0f, m->t85, 64);
   }
+  gnn_profile_step(m->ctx, "backward 34 gemm %85 reduce_rows.matmul_tn");
   /* 35: fused %52 %56 %63 %67 %74 %78 %84 %86; in memory: %56 %67 %78 %86 */
   k13_apply_global_add_global(1, m->grad[6], m->grad[7], m->t55, m->grad[4], m->grad[5], m->t66, m->grad[2], m->grad[3], m->t77, m->grad[0], m->grad[1], m->t85);
+  gnn_profile_step(m->ctx, "backward 35 kernel fused %52 %56 %63 %67 %74 %78 %84 %86; in memory: %56 %67 %78 %86");
   return GNN_OK;
 }
 

@@ -1157,6 +1157,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   m->trained = 0;
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "dgcnn_forward: input 'x' is NULL");
   m->in_x = in_x;
+  gnn_profile_mark(m->ctx);
   /* 0: %3 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 3;
@@ -1165,12 +1166,14 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[0], 64, m->in_x, 3, &beta, m->t3, 64));
   }
+  gnn_profile_step(m->ctx, "forward 0 gemm %3 apply_vertex.linear");
   /* 1: fused %4 %17 %28 %39; in memory: %4 %17 %28 %39 */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k0_apply_global_sub_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t4, m->param[1], m->param[0], m->t17, m->param[3], m->param[2], m->t28, m->param[5], m->param[4], m->t39, m->param[7], m->param[6]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 1 kernel fused %4 %17 %28 %39; in memory: %4 %17 %28 %39");
   /* 2: %5 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 3;
@@ -1179,12 +1182,14 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t4, 64, m->in_x, 3, &beta, m->t5, 64));
   }
+  gnn_profile_step(m->ctx, "forward 2 gemm %5 apply_vertex.linear");
   /* 3: fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k1_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t3, m->t8, g->in_deg, m->t12, m->t5, m->t13, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 3 kernel fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13");
   /* 4: %16 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 64;
@@ -1193,6 +1198,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[2], 64, m->t13, 64, &beta, m->t16, 64));
   }
+  gnn_profile_step(m->ctx, "forward 4 gemm %16 apply_vertex.linear");
   /* 5: %18 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 64;
@@ -1201,12 +1207,14 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t17, 64, m->t13, 64, &beta, m->t18, 64));
   }
+  gnn_profile_step(m->ctx, "forward 5 gemm %18 apply_vertex.linear");
   /* 6: fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k2_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t16, m->t21, g->in_deg, m->t23, m->t18, m->t24, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 6 kernel fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24");
   /* 7: %27 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 128, K = 64;
@@ -1215,6 +1223,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[4], 128, m->t24, 64, &beta, m->t27, 128));
   }
+  gnn_profile_step(m->ctx, "forward 7 gemm %27 apply_vertex.linear");
   /* 8: %29 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 128, K = 64;
@@ -1223,12 +1232,14 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t28, 128, m->t24, 64, &beta, m->t29, 128));
   }
+  gnn_profile_step(m->ctx, "forward 8 gemm %29 apply_vertex.linear");
   /* 9: fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k3_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t27, m->t32, g->in_deg, m->t34, m->t29, m->t35, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 9 kernel fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35");
   /* 10: %38 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 256, K = 128;
@@ -1237,6 +1248,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[6], 256, m->t35, 128, &beta, m->t38, 256));
   }
+  gnn_profile_step(m->ctx, "forward 10 gemm %38 apply_vertex.linear");
   /* 11: %40 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 256, K = 128;
@@ -1245,12 +1257,14 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t39, 256, m->t35, 128, &beta, m->t40, 256));
   }
+  gnn_profile_step(m->ctx, "forward 11 gemm %40 apply_vertex.linear");
   /* 12: fused %10 %41 %42 %43 %44 %45; in memory: %43 %45 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k4_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t38, m->t43, g->in_deg, m->out, m->t40, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 12 kernel fused %10 %41 %42 %43 %44 %45; in memory: %43 %45");
   m->trained = training != 0;
   return GNN_OK;
 }
@@ -1277,18 +1291,21 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     if (enter_st) return enter_st;
   }
   m->in_grad_out = grad_out;
+  gnn_profile_mark(m->ctx);
   /* 13: fused %10 %47; in memory: %47 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k5_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_deg, m->t47, m->in_grad_out);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 13 kernel fused %10 %47; in memory: %47");
   /* 14: fused %48 %49; in memory: %49 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k6_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t43, m->in_grad_out, m->t49);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 14 kernel fused %48 %49; in memory: %49");
   /* 15: %50 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 128, K = 256;
@@ -1297,6 +1314,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t39, 256, m->t47, 256, &beta, m->t50, 128));
   }
+  gnn_profile_step(m->ctx, "backward 15 gemm %50 apply_vertex.linear_t");
   /* 16: %51 reduce_rows.matmul_tn */
   {
     const int64_t M = 128, N = 256, K = (int64_t)g->nv * 1;
@@ -1305,6 +1323,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t47, 256, m->t35, 128, &beta, m->grad[7], 256));
   }
+  gnn_profile_step(m->ctx, "backward 16 gemm %51 reduce_rows.matmul_tn");
   /* 17: %53 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 128, K = 256;
@@ -1313,6 +1332,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[6], 256, m->t49, 256, &beta, m->t53, 128));
   }
+  gnn_profile_step(m->ctx, "backward 17 gemm %53 apply_vertex.linear_t");
   /* 18: %55 reduce_rows.matmul_tn */
   {
     const int64_t M = 128, N = 256, K = (int64_t)g->nv * 1;
@@ -1321,18 +1341,21 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t49, 256, m->t35, 128, &beta, m->t55, 256));
   }
+  gnn_profile_step(m->ctx, "backward 18 gemm %55 reduce_rows.matmul_tn");
   /* 19: fused %10 %54 %57 %58; in memory: %57 %58 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k7_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t57, m->t34, m->t50, m->t53, g->in_deg, m->t58);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 19 kernel fused %10 %54 %57 %58; in memory: %57 %58");
   /* 20: fused %59 %60; in memory: %60 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k8_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t32, m->t57, m->t60);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 20 kernel fused %59 %60; in memory: %60");
   /* 21: %61 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 128;
@@ -1341,6 +1364,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t28, 128, m->t58, 128, &beta, m->t61, 64));
   }
+  gnn_profile_step(m->ctx, "backward 21 gemm %61 apply_vertex.linear_t");
   /* 22: %62 reduce_rows.matmul_tn */
   {
     const int64_t M = 64, N = 128, K = (int64_t)g->nv * 1;
@@ -1349,6 +1373,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t58, 128, m->t24, 64, &beta, m->grad[5], 128));
   }
+  gnn_profile_step(m->ctx, "backward 22 gemm %62 reduce_rows.matmul_tn");
   /* 23: %64 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 128;
@@ -1357,6 +1382,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[4], 128, m->t60, 128, &beta, m->t64, 64));
   }
+  gnn_profile_step(m->ctx, "backward 23 gemm %64 apply_vertex.linear_t");
   /* 24: %66 reduce_rows.matmul_tn */
   {
     const int64_t M = 64, N = 128, K = (int64_t)g->nv * 1;
@@ -1365,18 +1391,21 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t60, 128, m->t24, 64, &beta, m->t66, 128));
   }
+  gnn_profile_step(m->ctx, "backward 24 gemm %66 reduce_rows.matmul_tn");
   /* 25: fused %10 %65 %68 %69; in memory: %68 %69 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k9_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t68, m->t23, m->t61, m->t64, g->in_deg, m->t69);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 25 kernel fused %10 %65 %68 %69; in memory: %68 %69");
   /* 26: fused %70 %71; in memory: %71 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k10_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t21, m->t68, m->t71);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 26 kernel fused %70 %71; in memory: %71");
   /* 27: %72 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 64;
@@ -1385,6 +1414,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t17, 64, m->t69, 64, &beta, m->t72, 64));
   }
+  gnn_profile_step(m->ctx, "backward 27 gemm %72 apply_vertex.linear_t");
   /* 28: %73 reduce_rows.matmul_tn */
   {
     const int64_t M = 64, N = 64, K = (int64_t)g->nv * 1;
@@ -1393,6 +1423,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t69, 64, m->t13, 64, &beta, m->grad[3], 64));
   }
+  gnn_profile_step(m->ctx, "backward 28 gemm %73 reduce_rows.matmul_tn");
   /* 29: %75 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 64;
@@ -1401,6 +1432,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[2], 64, m->t71, 64, &beta, m->t75, 64));
   }
+  gnn_profile_step(m->ctx, "backward 29 gemm %75 apply_vertex.linear_t");
   /* 30: %77 reduce_rows.matmul_tn */
   {
     const int64_t M = 64, N = 64, K = (int64_t)g->nv * 1;
@@ -1409,18 +1441,21 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t71, 64, m->t13, 64, &beta, m->t77, 64));
   }
+  gnn_profile_step(m->ctx, "backward 30 gemm %77 reduce_rows.matmul_tn");
   /* 31: fused %10 %76 %79 %80; in memory: %79 %80 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k11_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t79, m->t12, m->t72, m->t75, g->in_deg, m->t80);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 31 kernel fused %10 %76 %79 %80; in memory: %79 %80");
   /* 32: fused %81 %82; in memory: %82 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k12_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t8, m->t79, m->t82);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 32 kernel fused %81 %82; in memory: %82");
   /* 33: %83 reduce_rows.matmul_tn */
   {
     const int64_t M = 3, N = 64, K = (int64_t)g->nv * 1;
@@ -1429,6 +1464,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t80, 64, m->in_x, 3, &beta, m->grad[1], 64));
   }
+  gnn_profile_step(m->ctx, "backward 33 gemm %83 reduce_rows.matmul_tn");
   /* 34: %85 reduce_rows.matmul_tn */
   {
     const int64_t M = 3, N = 64, K = (int64_t)g->nv * 1;
@@ -1437,12 +1473,14 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t82, 64, m->in_x, 3, &beta, m->t85, 64));
   }
+  gnn_profile_step(m->ctx, "backward 34 gemm %85 reduce_rows.matmul_tn");
   /* 35: fused %52 %56 %63 %67 %74 %78 %84 %86; in memory: %56 %67 %78 %86 */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k13_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[6], m->grad[7], m->t55, m->grad[4], m->grad[5], m->t66, m->grad[2], m->grad[3], m->t77, m->grad[0], m->grad[1], m->t85);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 35 kernel fused %52 %56 %63 %67 %74 %78 %84 %86; in memory: %56 %67 %78 %86");
   return GNN_OK;
 }
 

@@ -1245,12 +1245,14 @@ gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t s
   m->trained = 0;
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gat_forward: input 'x' is NULL");
   m->in_x = in_x;
+  gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
   /* 1: %4 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 1433;
@@ -1259,18 +1261,21 @@ gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t s
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[0], 64, m->t1, 1433, &beta, m->t4, 64));
   }
+  gnn_profile_step(m->ctx, "forward 1 gemm %4 apply_vertex.linear");
   /* 2: fused %5 %6 %7 %8; in memory: %7 %8 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k1_apply_vertex_dot_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->param[1], m->t4, m->t7, m->t8);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 2 kernel fused %5 %6 %7 %8; in memory: %7 %8");
   /* 3: fused %9 %10 %11 %12 %13 %14 %15 %16; in memory: %11 %12 %13 %14 %16 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k2_edge_softmax_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t7, m->t8, m->t4, m->t13, m->t11, m->t12, m->t14, m->t16, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 3 kernel fused %9 %10 %11 %12 %13 %14 %15 %16; in memory: %11 %12 %13 %14 %16");
   /* 4: %19 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 7, K = 64;
@@ -1279,18 +1284,21 @@ gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t s
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[2], 7, m->t16, 64, &beta, m->t19, 7));
   }
+  gnn_profile_step(m->ctx, "forward 4 gemm %19 apply_vertex.linear");
   /* 5: fused %20 %21 %22 %23; in memory: %22 %23 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
     k3_apply_vertex_dot_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->param[3], m->t19, m->t22, m->t23);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 5 kernel fused %20 %21 %22 %23; in memory: %22 %23");
   /* 6: fused %24 %25 %26 %27 %28 %29; in memory: %26 %27 %28 %29 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k4_edge_softmax_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t22, m->t23, m->t19, m->t28, m->t26, m->t27, m->out, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 6 kernel fused %24 %25 %26 %27 %28 %29; in memory: %26 %27 %28 %29");
   m->trained = training != 0;
   return GNN_OK;
 }
@@ -1320,24 +1328,28 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
   m->in_grad_out = grad_out;
   /* dropout's adjoint redraws the forward's masks: the seed of the last forward */
   const uint64_t seed = m->dropout_seed;
+  gnn_profile_mark(m->ctx);
   /* 7: fused %31 %37 %38; in memory: %38 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
     k5_sum_last_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->in_grad_out, m->t28, m->t38);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 7 kernel fused %31 %37 %38; in memory: %38");
   /* 8: fused %24 %31 %33 %34 %36 %39 %40 %41 %42 %44; in memory: %44 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
     k6_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t19, m->in_grad_out, m->t22, m->t23, m->t26, m->t38, m->t44, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 8 kernel fused %24 %31 %33 %34 %36 %39 %40 %41 %42 %44; in memory: %44");
   /* 9: fused %20 %21 %24 %31 %32 %33 %34 %35 %36 %39 %40 %41 %42 %43 %47 %50 %51 %55 %56; in memory: %43 %56 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k7_sum_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t19, m->in_grad_out, m->t22, m->t23, m->t26, m->t38, m->t27, m->t43, m->t56, m->t44, m->param[3], training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 9 kernel fused %20 %21 %24 %31 %32 %33 %34 %35 %36 %39 %40 %41 %42 %43 %47 %50 %51 %55 %56; in memory: %43 %56");
   /* 10: %57 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 7;
@@ -1346,6 +1358,7 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[2], 7, m->t56, 7, &beta, m->t57, 64));
   }
+  gnn_profile_step(m->ctx, "backward 10 gemm %57 apply_vertex.linear_t");
   /* 11: %58 reduce_rows.matmul_tn */
   {
     const int64_t M = 64, N = 7, K = (int64_t)g->nv * 1;
@@ -1354,68 +1367,82 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t56, 7, m->t16, 64, &beta, m->grad[2], 7));
   }
+  gnn_profile_step(m->ctx, "backward 11 gemm %58 reduce_rows.matmul_tn");
   /* 12: fused %59 %60 %61 %67 %68; in memory: %61 %68 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k8_apply_vertex_reshape_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t14, m->t57, m->t61, m->t13, m->t68, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 12 kernel fused %59 %60 %61 %67 %68; in memory: %61 %68");
   /* 13: fused %9 %63 %64 %66 %69 %70 %71 %72 %74; in memory: %74 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k9_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t4, m->t61, m->t7, m->t8, m->t11, m->t68, m->t74, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 13 kernel fused %9 %63 %64 %66 %69 %70 %71 %72 %74; in memory: %74");
   /* 14: fused %5 %6 %9 %62 %63 %64 %65 %66 %69 %70 %71 %72 %73 %77 %80 %81 %85 %86; in memory: %73 %86 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k10_sum_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t4, m->t61, m->t7, m->t8, m->t11, m->t68, m->t12, m->t73, m->t74, m->param[1], m->t86, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 14 kernel fused %5 %6 %9 %62 %63 %64 %65 %66 %69 %70 %71 %72 %73 %77 %80 %81 %85 %86; in memory: %73 %86");
   /* 15: %46 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc46, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 15 zero %46 reduce_rows.sum");
   /* 16: %49 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc49, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 16 zero %49 reduce_rows.sum");
   /* 17: %76 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc76, (size_t)1 * 64 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 17 zero %76 reduce_rows.sum");
   /* 18: %79 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc79, (size_t)1 * 64 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 18 zero %79 reduce_rows.sum");
   /* 19: fused %45 %46 %48 %49 %75 %76 %78 %79; in memory: %46 %49 %76 %79 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k11_reduce_rows4_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc46, m->t44, m->t19, m->acc49, m->t43, m->acc76, m->t74, m->t4, m->acc79, m->t73);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 19 kernel fused %45 %46 %48 %49 %75 %76 %78 %79; in memory: %46 %49 %76 %79");
   /* 20: %46 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k12_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t46, m->acc46);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 20 kernel %46 reduce_rows.sum");
   /* 21: %49 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k13_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t49, m->acc49);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 21 kernel %49 reduce_rows.sum");
   /* 22: %76 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k14_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t76, m->acc76);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 22 kernel %76 reduce_rows.sum");
   /* 23: %79 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k15_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t79, m->acc79);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 23 kernel %79 reduce_rows.sum");
   /* 24: fused %52 %53 %54 %82 %83 %84; in memory: %54 %84 */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
     k16_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[3], m->t46, m->t49, m->t76, m->grad[1], m->t79);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 24 kernel fused %52 %53 %54 %82 %83 %84; in memory: %54 %84");
   /* 25: %87 reduce_rows.matmul_tn */
   {
     const int64_t M = 1433, N = 64, K = (int64_t)g->nv * 1;
@@ -1424,6 +1451,7 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t86, 64, m->t1, 1433, &beta, m->grad[0], 64));
   }
+  gnn_profile_step(m->ctx, "backward 25 gemm %87 reduce_rows.matmul_tn");
   return GNN_OK;
 }
 

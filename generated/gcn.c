@@ -556,24 +556,30 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
   m->trained = 0;
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gcn_forward: input 'x' is NULL");
   m->in_x = in_x;
+  gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
   k0_dropout_vertex(g->nv, m->t1, m->in_x, training, seed);
+  gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
   /* 1: %8 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(16), K = gnn_blas_dim(1433);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->param[0], 16, 0.0f, m->t8, 16);
   }
+  gnn_profile_step(m->ctx, "forward 1 gemm %8 apply_vertex.linear");
   /* 2: fused %6 %7 %9 %10 %11 %12; in memory: %10 %12 */
   k1_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t8, m->t10, m->param[1], m->t12, training, seed);
+  gnn_profile_step(m->ctx, "forward 2 kernel fused %6 %7 %9 %10 %11 %12; in memory: %10 %12");
   /* 3: %15 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(16);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t12, 16, m->param[2], 7, 0.0f, m->t15, 7);
   }
+  gnn_profile_step(m->ctx, "forward 3 gemm %15 apply_vertex.linear");
   /* 4: fused %6 %7 %16 %17; in memory: %17 */
   k2_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t15, m->out, m->param[3]);
+  gnn_profile_step(m->ctx, "forward 4 kernel fused %6 %7 %16 %17; in memory: %17");
   m->trained = training != 0;
   return GNN_OK;
 }
@@ -599,40 +605,52 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
   m->in_grad_out = grad_out;
   /* dropout's adjoint redraws the forward's masks: the seed of the last forward */
   const uint64_t seed = m->dropout_seed;
+  gnn_profile_mark(m->ctx);
   /* 5: fused %6 %7 %20 %21 %22; in memory: %22 */
   k3_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, g->out_deg, g->in_deg, m->in_grad_out, m->t22);
+  gnn_profile_step(m->ctx, "backward 5 kernel fused %6 %7 %20 %21 %22; in memory: %22");
   /* 6: %23 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(16), K = gnn_blas_dim(7);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t22, 7, m->param[2], 7, 0.0f, m->t23, 16);
   }
+  gnn_profile_step(m->ctx, "backward 6 gemm %23 apply_vertex.linear_t");
   /* 7: %24 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(16), N = gnn_blas_dim(7), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t12, 16, m->t22, 7, 0.0f, m->grad[2], 7);
   }
+  gnn_profile_step(m->ctx, "backward 7 gemm %24 reduce_rows.matmul_tn");
   /* 8: fused %25 %26; in memory: %26 */
   k4_relu_grad_vertex(g->nv, m->t26, m->t10, m->t23, training, seed);
+  gnn_profile_step(m->ctx, "backward 8 kernel fused %25 %26; in memory: %26");
   /* 9: %19 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc19, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 9 zero %19 reduce_rows.sum");
   /* 10: %27 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc27, (size_t)1 * 16 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 10 zero %27 reduce_rows.sum");
   /* 11: fused %19 %27; in memory: %19 %27 */
   k5_reduce_rows2_sum_vertex(g->nv, m->acc19, m->in_grad_out, m->acc27, m->t26);
+  gnn_profile_step(m->ctx, "backward 11 kernel fused %19 %27; in memory: %19 %27");
   /* 12: %19 reduce_rows.sum */
   k6_reduce_rows_sum_finish_global(1, m->grad[3], m->acc19);
+  gnn_profile_step(m->ctx, "backward 12 kernel %19 reduce_rows.sum");
   /* 13: %27 reduce_rows.sum */
   k7_reduce_rows_sum_finish_global(1, m->grad[1], m->acc27);
+  gnn_profile_step(m->ctx, "backward 13 kernel %27 reduce_rows.sum");
   /* 14: fused %6 %7 %28 %29 %30; in memory: %30 */
   k8_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, g->out_deg, g->in_deg, m->t26, m->t30);
+  gnn_profile_step(m->ctx, "backward 14 kernel fused %6 %7 %28 %29 %30; in memory: %30");
   /* 15: %31 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(1433), N = gnn_blas_dim(16), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->t30, 16, 0.0f, m->grad[0], 16);
   }
+  gnn_profile_step(m->ctx, "backward 15 gemm %31 reduce_rows.matmul_tn");
   return GNN_OK;
 }
 

@@ -572,12 +572,14 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
   m->trained = 0;
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gcn_forward: input 'x' is NULL");
   m->in_x = in_x;
+  gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
   /* 1: %8 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 16, K = 1433;
@@ -586,12 +588,14 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[0], 16, m->t1, 1433, &beta, m->t8, 16));
   }
+  gnn_profile_step(m->ctx, "forward 1 gemm %8 apply_vertex.linear");
   /* 2: fused %6 %7 %9 %10 %11 %12; in memory: %10 %12 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k1_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t8, m->t10, m->param[1], m->t12, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 2 kernel fused %6 %7 %9 %10 %11 %12; in memory: %10 %12");
   /* 3: %15 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 7, K = 16;
@@ -600,12 +604,14 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[2], 7, m->t12, 16, &beta, m->t15, 7));
   }
+  gnn_profile_step(m->ctx, "forward 3 gemm %15 apply_vertex.linear");
   /* 4: fused %6 %7 %16 %17; in memory: %17 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k2_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t15, m->out, m->param[3]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 4 kernel fused %6 %7 %16 %17; in memory: %17");
   m->trained = training != 0;
   return GNN_OK;
 }
@@ -635,12 +641,14 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
   m->in_grad_out = grad_out;
   /* dropout's adjoint redraws the forward's masks: the seed of the last forward */
   const uint64_t seed = m->dropout_seed;
+  gnn_profile_mark(m->ctx);
   /* 5: fused %6 %7 %20 %21 %22; in memory: %22 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k3_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, g->out_deg, g->in_deg, m->in_grad_out, m->t22);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 5 kernel fused %6 %7 %20 %21 %22; in memory: %22");
   /* 6: %23 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 16, K = 7;
@@ -649,6 +657,7 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[2], 7, m->t22, 7, &beta, m->t23, 16));
   }
+  gnn_profile_step(m->ctx, "backward 6 gemm %23 apply_vertex.linear_t");
   /* 7: %24 reduce_rows.matmul_tn */
   {
     const int64_t M = 16, N = 7, K = (int64_t)g->nv * 1;
@@ -657,40 +666,48 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t22, 7, m->t12, 16, &beta, m->grad[2], 7));
   }
+  gnn_profile_step(m->ctx, "backward 7 gemm %24 reduce_rows.matmul_tn");
   /* 8: fused %25 %26; in memory: %26 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k4_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t26, m->t10, m->t23, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 8 kernel fused %25 %26; in memory: %26");
   /* 9: %19 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc19, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 9 zero %19 reduce_rows.sum");
   /* 10: %27 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc27, (size_t)1 * 16 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 10 zero %27 reduce_rows.sum");
   /* 11: fused %19 %27; in memory: %19 %27 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k5_reduce_rows2_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc19, m->in_grad_out, m->acc27, m->t26);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 11 kernel fused %19 %27; in memory: %19 %27");
   /* 12: %19 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k6_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[3], m->acc19);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 12 kernel %19 reduce_rows.sum");
   /* 13: %27 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 16 - 1) / 16);
     k7_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[1], m->acc27);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 13 kernel %27 reduce_rows.sum");
   /* 14: fused %6 %7 %28 %29 %30; in memory: %30 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k8_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, g->out_deg, g->in_deg, m->t26, m->t30);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 14 kernel fused %6 %7 %28 %29 %30; in memory: %30");
   /* 15: %31 reduce_rows.matmul_tn */
   {
     const int64_t M = 1433, N = 16, K = (int64_t)g->nv * 1;
@@ -699,6 +716,7 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t30, 16, m->t1, 1433, &beta, m->grad[0], 16));
   }
+  gnn_profile_step(m->ctx, "backward 15 gemm %31 reduce_rows.matmul_tn");
   return GNN_OK;
 }
 

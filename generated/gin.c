@@ -778,38 +778,47 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
   m->trained = 0;
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gin_forward: input 'x' is NULL");
   m->in_x = in_x;
+  gnn_profile_mark(m->ctx);
   /* 0: %8 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(1433);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 1433, m->param[1], 64, 0.0f, m->t8, 64);
   }
+  gnn_profile_step(m->ctx, "forward 0 gemm %8 apply_vertex.linear");
   /* 1: fused %7 %9 %10 %11 %12 %13; in memory: %12 %13 */
   k0_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->t8, m->param[0], m->t12, m->param[2], m->t13);
+  gnn_profile_step(m->ctx, "forward 1 kernel fused %7 %9 %10 %11 %12 %13; in memory: %12 %13");
   /* 2: %14 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t13, 64, m->param[3], 64, 0.0f, m->t14, 64);
   }
+  gnn_profile_step(m->ctx, "forward 2 gemm %14 apply_vertex.linear");
   /* 3: fused %15 %16; in memory: %16 */
   k1_relu_vertex(g->nv, m->t14, m->param[4], m->t16);
+  gnn_profile_step(m->ctx, "forward 3 kernel fused %15 %16; in memory: %16");
   /* 4: %23 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t16, 64, m->param[6], 7, 0.0f, m->t23, 7);
   }
+  gnn_profile_step(m->ctx, "forward 4 gemm %23 apply_vertex.linear");
   /* 5: fused %22 %24 %25 %26 %27 %28; in memory: %27 %28 */
   k2_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->t23, m->param[5], m->t27, m->param[7], m->t28);
+  gnn_profile_step(m->ctx, "forward 5 kernel fused %22 %24 %25 %26 %27 %28; in memory: %27 %28");
   /* 6: %29 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(7);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t28, 7, m->param[8], 7, 0.0f, m->t29, 7);
   }
+  gnn_profile_step(m->ctx, "forward 6 gemm %29 apply_vertex.linear");
   /* 7: fused %30; in memory: %30 */
   k3_add_vertex(g->nv, m->out, m->t29, m->param[9]);
+  gnn_profile_step(m->ctx, "forward 7 kernel fused %30; in memory: %30");
   m->trained = training != 0;
   return GNN_OK;
 }
@@ -833,84 +842,110 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
   if (!m->trained)
     return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gin_backward: needs a forward with training = 1 just before it (an inference forward keeps nothing for the backward)");
   m->in_grad_out = grad_out;
+  gnn_profile_mark(m->ctx);
   /* 8: %33 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(7);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->in_grad_out, 7, m->param[8], 7, 0.0f, m->t33, 7);
   }
+  gnn_profile_step(m->ctx, "backward 8 gemm %33 apply_vertex.linear_t");
   /* 9: %34 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(7), N = gnn_blas_dim(7), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t28, 7, m->in_grad_out, 7, 0.0f, m->grad[8], 7);
   }
+  gnn_profile_step(m->ctx, "backward 9 gemm %34 reduce_rows.matmul_tn");
   /* 10: fused %35; in memory: %35 */
   k4_relu_grad_vertex(g->nv, m->t35, m->t27, m->t33);
+  gnn_profile_step(m->ctx, "backward 10 kernel fused %35; in memory: %35");
   /* 11: fused %22 %40 %41 %42 %43; in memory: %43 */
   k5_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t35, m->param[5], m->t43);
+  gnn_profile_step(m->ctx, "backward 11 kernel fused %22 %40 %41 %42 %43; in memory: %43");
   /* 12: %44 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(7);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t43, 7, m->param[6], 7, 0.0f, m->t44, 64);
   }
+  gnn_profile_step(m->ctx, "backward 12 gemm %44 apply_vertex.linear_t");
   /* 13: %45 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(7), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t16, 64, m->t43, 7, 0.0f, m->grad[6], 7);
   }
+  gnn_profile_step(m->ctx, "backward 13 gemm %45 reduce_rows.matmul_tn");
   /* 14: fused %15 %46; in memory: %46 */
   k6_relu_grad_vertex(g->nv, m->t14, m->param[4], m->t46, m->t44);
+  gnn_profile_step(m->ctx, "backward 14 kernel fused %15 %46; in memory: %46");
   /* 15: %48 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t46, 64, m->param[3], 64, 0.0f, m->t48, 64);
   }
+  gnn_profile_step(m->ctx, "backward 15 gemm %48 apply_vertex.linear_t");
   /* 16: %49 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t13, 64, m->t46, 64, 0.0f, m->grad[3], 64);
   }
+  gnn_profile_step(m->ctx, "backward 16 gemm %49 reduce_rows.matmul_tn");
   /* 17: fused %50; in memory: %50 */
   k7_relu_grad_vertex(g->nv, m->t50, m->t12, m->t48);
+  gnn_profile_step(m->ctx, "backward 17 kernel fused %50; in memory: %50");
   /* 18: %32 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc32, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 18 zero %32 reduce_rows.sum");
   /* 19: %36 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc36, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 19 zero %36 reduce_rows.sum");
   /* 20: %39 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc39, (size_t)1 * 1 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 20 zero %39 reduce_rows.sum");
   /* 21: %47 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc47, (size_t)1 * 64 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 21 zero %47 reduce_rows.sum");
   /* 22: %51 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc51, (size_t)1 * 64 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 22 zero %51 reduce_rows.sum");
   /* 23: %54 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc54, (size_t)1 * 1 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 23 zero %54 reduce_rows.sum");
   /* 24: fused %32 %36 %37 %38 %39 %47 %51 %52 %53 %54; in memory: %32 %36 %39 %47 %51 %54 */
   k8_reduce_rows6_sum_vertex(g->nv, m->acc32, m->in_grad_out, m->acc36, m->t35, m->t23, m->acc39, m->acc47, m->t46, m->acc51, m->t50, m->t8, m->acc54);
+  gnn_profile_step(m->ctx, "backward 24 kernel fused %32 %36 %37 %38 %39 %47 %51 %52 %53 %54; in memory: %32 %36 %39 %47 %51 %54");
   /* 25: %32 reduce_rows.sum */
   k9_reduce_rows_sum_finish_global(1, m->grad[9], m->acc32);
+  gnn_profile_step(m->ctx, "backward 25 kernel %32 reduce_rows.sum");
   /* 26: %36 reduce_rows.sum */
   k10_reduce_rows_sum_finish_global(1, m->grad[7], m->acc36);
+  gnn_profile_step(m->ctx, "backward 26 kernel %36 reduce_rows.sum");
   /* 27: %39 reduce_rows.sum */
   k11_reduce_rows_sum_finish_global(1, m->grad[5], m->acc39);
+  gnn_profile_step(m->ctx, "backward 27 kernel %39 reduce_rows.sum");
   /* 28: %47 reduce_rows.sum */
   k12_reduce_rows_sum_finish_global(1, m->grad[4], m->acc47);
+  gnn_profile_step(m->ctx, "backward 28 kernel %47 reduce_rows.sum");
   /* 29: %51 reduce_rows.sum */
   k13_reduce_rows_sum_finish_global(1, m->grad[2], m->acc51);
+  gnn_profile_step(m->ctx, "backward 29 kernel %51 reduce_rows.sum");
   /* 30: %54 reduce_rows.sum */
   k14_reduce_rows_sum_finish_global(1, m->grad[0], m->acc54);
+  gnn_profile_step(m->ctx, "backward 30 kernel %54 reduce_rows.sum");
   /* 31: fused %7 %55 %56 %57 %58; in memory: %58 */
   k15_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t50, m->param[0], m->t58);
+  gnn_profile_step(m->ctx, "backward 31 kernel fused %7 %55 %56 %57 %58; in memory: %58");
   /* 32: %59 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(1433), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 1433, m->t58, 64, 0.0f, m->grad[1], 64);
   }
+  gnn_profile_step(m->ctx, "backward 32 gemm %59 reduce_rows.matmul_tn");
   return GNN_OK;
 }
 

@@ -1118,24 +1118,30 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   m->trained = 0;
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "monet_forward: input 'x' is NULL");
   m->in_x = in_x;
+  gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
   k0_dropout_vertex(g->nv, m->t1, m->in_x, training, seed);
+  gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
   /* 1: %23 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(48), K = gnn_blas_dim(1433);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->param[3], 48, 0.0f, m->t23, 48);
   }
+  gnn_profile_step(m->ctx, "forward 1 gemm %23 apply_vertex.linear");
   /* 2: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27 */
   k1_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->param[2], g->out_deg, g->in_deg, m->param[0], m->param[1], m->t23, m->t25, m->t27, training, seed);
+  gnn_profile_step(m->ctx, "forward 2 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27");
   /* 3: %41 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(21), K = gnn_blas_dim(16);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t27, 16, m->param[7], 21, 0.0f, m->t41, 21);
   }
+  gnn_profile_step(m->ctx, "forward 3 gemm %41 apply_vertex.linear");
   /* 4: fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43 */
   k2_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->param[6], g->out_deg, g->in_deg, m->param[4], m->param[5], m->t41, m->out);
+  gnn_profile_step(m->ctx, "forward 4 kernel fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43");
   m->trained = training != 0;
   return GNN_OK;
 }
@@ -1161,58 +1167,79 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   m->in_grad_out = grad_out;
   /* dropout's adjoint redraws the forward's masks: the seed of the last forward */
   const uint64_t seed = m->dropout_seed;
+  gnn_profile_mark(m->ctx);
   /* 5: fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %46 %47 %48 %51 %52; in memory: %52 */
   k3_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->param[6], g->out_deg, g->in_deg, m->param[4], m->param[5], m->in_grad_out, m->t52);
+  gnn_profile_step(m->ctx, "backward 5 kernel fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %46 %47 %48 %51 %52; in memory: %52");
   /* 6: %53 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(16), K = gnn_blas_dim(21);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t52, 21, m->param[7], 21, 0.0f, m->t53, 16);
   }
+  gnn_profile_step(m->ctx, "backward 6 gemm %53 apply_vertex.linear_t");
   /* 7: %54 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(16), N = gnn_blas_dim(21), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t27, 16, m->t52, 21, 0.0f, m->grad[7], 21);
   }
+  gnn_profile_step(m->ctx, "backward 7 gemm %54 reduce_rows.matmul_tn");
   /* 8: fused %72 %73 %74 %75; in memory: %75 */
   k4_div_vertex(g->nv, m->t25, m->t53, m->t75, training, seed);
+  gnn_profile_step(m->ctx, "backward 8 kernel fused %72 %73 %74 %75; in memory: %75");
   /* 9: %59 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc59, (size_t)1 * 6 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 9 zero %59 reduce_rows.sum");
   /* 10: %65 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc65, (size_t)1 * 6 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 10 zero %65 reduce_rows.sum");
   /* 11: %71 reduce_rows.matmul_tn */
   if ((st = gnn_memset0(m->ctx, m->acc71, (size_t)1 * 4 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 11 zero %71 reduce_rows.matmul_tn");
   /* 12: %86 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc86, (size_t)1 * 6 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 12 zero %86 reduce_rows.sum");
   /* 13: %92 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc92, (size_t)1 * 6 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 13 zero %92 reduce_rows.sum");
   /* 14: %97 reduce_rows.matmul_tn */
   if ((st = gnn_memset0(m->ctx, m->acc97, (size_t)1 * 4 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 14 zero %97 reduce_rows.matmul_tn");
   /* 15: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40 %46 %47 %49 %50 %55 %56 %57 %58 %59 %62 %63 %64 %65 %66 %67 %69 %70 %71 %77 %78 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %94 %95 %96 %97; in memory: %59 %65 %71 %86 %92 %97 */
   k5_reduce_rows6_sum_edge(g->ne, g->src, g->dst, g->out_deg, g->in_deg, m->param[4], m->param[5], m->param[6], m->in_grad_out, m->t41, m->acc59, m->acc65, m->acc71, m->param[0], m->param[1], m->param[2], m->t23, m->t75, m->acc86, m->acc92, m->acc97);
+  gnn_profile_step(m->ctx, "backward 15 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40 %46 %47 %49 %50 %55 %56 %57 %58 %59 %62 %63 %64 %65 %66 %67 %69 %70 %71 %77 %78 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %94 %95 %96 %97; in memory: %59 %65 %71 %86 %92 %97");
   /* 16: %59 reduce_rows.sum */
   k6_reduce_rows_sum_finish_global(1, m->t59, m->acc59);
+  gnn_profile_step(m->ctx, "backward 16 kernel %59 reduce_rows.sum");
   /* 17: %65 reduce_rows.sum */
   k7_reduce_rows_sum_finish_global(1, m->grad[5], m->acc65);
+  gnn_profile_step(m->ctx, "backward 17 kernel %65 reduce_rows.sum");
   /* 18: %71 reduce_rows.matmul_tn */
   k8_reduce_rows_matmul_tn_finish_global(1, m->grad[4], m->acc71);
+  gnn_profile_step(m->ctx, "backward 18 kernel %71 reduce_rows.matmul_tn");
   /* 19: %86 reduce_rows.sum */
   k9_reduce_rows_sum_finish_global(1, m->t86, m->acc86);
+  gnn_profile_step(m->ctx, "backward 19 kernel %86 reduce_rows.sum");
   /* 20: %92 reduce_rows.sum */
   k10_reduce_rows_sum_finish_global(1, m->grad[1], m->acc92);
+  gnn_profile_step(m->ctx, "backward 20 kernel %92 reduce_rows.sum");
   /* 21: %97 reduce_rows.matmul_tn */
   k11_reduce_rows_matmul_tn_finish_global(1, m->grad[0], m->acc97);
+  gnn_profile_step(m->ctx, "backward 21 kernel %97 reduce_rows.matmul_tn");
   /* 22: fused %60 %61 %87 %88; in memory: %61 %88 */
   k12_apply_global_add_global(1, m->t59, m->param[6], m->grad[6], m->t86, m->param[2], m->grad[2]);
+  gnn_profile_step(m->ctx, "backward 22 kernel fused %60 %61 %87 %88; in memory: %61 %88");
   /* 23: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %76 %79 %80; in memory: %80 */
   k13_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->param[2], g->out_deg, g->in_deg, m->param[0], m->param[1], m->t75, m->t80);
+  gnn_profile_step(m->ctx, "backward 23 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %76 %79 %80; in memory: %80");
   /* 24: %81 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(1433), N = gnn_blas_dim(48), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->t80, 48, 0.0f, m->grad[3], 48);
   }
+  gnn_profile_step(m->ctx, "backward 24 gemm %81 reduce_rows.matmul_tn");
   return GNN_OK;
 }
 

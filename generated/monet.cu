@@ -1137,12 +1137,14 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   m->trained = 0;
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "monet_forward: input 'x' is NULL");
   m->in_x = in_x;
+  gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
   /* 1: %23 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 48, K = 1433;
@@ -1151,12 +1153,14 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[3], 48, m->t1, 1433, &beta, m->t23, 48));
   }
+  gnn_profile_step(m->ctx, "forward 1 gemm %23 apply_vertex.linear");
   /* 2: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k1_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->param[2], g->out_deg, g->in_deg, m->param[0], m->param[1], m->t23, m->t25, m->t27, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 2 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27");
   /* 3: %41 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 21, K = 16;
@@ -1165,12 +1169,14 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[7], 21, m->t27, 16, &beta, m->t41, 21));
   }
+  gnn_profile_step(m->ctx, "forward 3 gemm %41 apply_vertex.linear");
   /* 4: fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k2_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->param[6], g->out_deg, g->in_deg, m->param[4], m->param[5], m->t41, m->out);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 4 kernel fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43");
   m->trained = training != 0;
   return GNN_OK;
 }
@@ -1200,12 +1206,14 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   m->in_grad_out = grad_out;
   /* dropout's adjoint redraws the forward's masks: the seed of the last forward */
   const uint64_t seed = m->dropout_seed;
+  gnn_profile_mark(m->ctx);
   /* 5: fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %46 %47 %48 %51 %52; in memory: %52 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k3_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->param[6], g->out_deg, g->in_deg, m->param[4], m->param[5], m->in_grad_out, m->t52);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 5 kernel fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %46 %47 %48 %51 %52; in memory: %52");
   /* 6: %53 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 16, K = 21;
@@ -1214,6 +1222,7 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[7], 21, m->t52, 21, &beta, m->t53, 16));
   }
+  gnn_profile_step(m->ctx, "backward 6 gemm %53 apply_vertex.linear_t");
   /* 7: %54 reduce_rows.matmul_tn */
   {
     const int64_t M = 16, N = 21, K = (int64_t)g->nv * 1;
@@ -1222,78 +1231,95 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t52, 21, m->t27, 16, &beta, m->grad[7], 21));
   }
+  gnn_profile_step(m->ctx, "backward 7 gemm %54 reduce_rows.matmul_tn");
   /* 8: fused %72 %73 %74 %75; in memory: %75 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k4_div_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t25, m->t53, m->t75, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 8 kernel fused %72 %73 %74 %75; in memory: %75");
   /* 9: %59 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc59, (size_t)1 * 6 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 9 zero %59 reduce_rows.sum");
   /* 10: %65 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc65, (size_t)1 * 6 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 10 zero %65 reduce_rows.sum");
   /* 11: %71 reduce_rows.matmul_tn */
   if ((st = gnn_memset0(m->ctx, m->acc71, (size_t)1 * 4 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 11 zero %71 reduce_rows.matmul_tn");
   /* 12: %86 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc86, (size_t)1 * 6 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 12 zero %86 reduce_rows.sum");
   /* 13: %92 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc92, (size_t)1 * 6 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 13 zero %92 reduce_rows.sum");
   /* 14: %97 reduce_rows.matmul_tn */
   if ((st = gnn_memset0(m->ctx, m->acc97, (size_t)1 * 4 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 14 zero %97 reduce_rows.matmul_tn");
   /* 15: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40 %46 %47 %49 %50 %55 %56 %57 %58 %59 %62 %63 %64 %65 %66 %67 %69 %70 %71 %77 %78 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %94 %95 %96 %97; in memory: %59 %65 %71 %86 %92 %97 */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
     k5_reduce_rows6_sum_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, g->dst, g->out_deg, g->in_deg, m->param[4], m->param[5], m->param[6], m->in_grad_out, m->t41, m->acc59, m->acc65, m->acc71, m->param[0], m->param[1], m->param[2], m->t23, m->t75, m->acc86, m->acc92, m->acc97);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 15 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40 %46 %47 %49 %50 %55 %56 %57 %58 %59 %62 %63 %64 %65 %66 %67 %69 %70 %71 %77 %78 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %94 %95 %96 %97; in memory: %59 %65 %71 %86 %92 %97");
   /* 16: %59 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k6_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t59, m->acc59);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 16 kernel %59 reduce_rows.sum");
   /* 17: %65 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k7_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->acc65);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 17 kernel %65 reduce_rows.sum");
   /* 18: %71 reduce_rows.matmul_tn */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 64 - 1) / 64);
     k8_reduce_rows_matmul_tn_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[4], m->acc71);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 18 kernel %71 reduce_rows.matmul_tn");
   /* 19: %86 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k9_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t86, m->acc86);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 19 kernel %86 reduce_rows.sum");
   /* 20: %92 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k10_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[1], m->acc92);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 20 kernel %92 reduce_rows.sum");
   /* 21: %97 reduce_rows.matmul_tn */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 64 - 1) / 64);
     k11_reduce_rows_matmul_tn_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[0], m->acc97);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 21 kernel %97 reduce_rows.matmul_tn");
   /* 22: fused %60 %61 %87 %88; in memory: %61 %88 */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k12_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t59, m->param[6], m->grad[6], m->t86, m->param[2], m->grad[2]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 22 kernel fused %60 %61 %87 %88; in memory: %61 %88");
   /* 23: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %76 %79 %80; in memory: %80 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k13_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->param[2], g->out_deg, g->in_deg, m->param[0], m->param[1], m->t75, m->t80);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 23 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %76 %79 %80; in memory: %80");
   /* 24: %81 reduce_rows.matmul_tn */
   {
     const int64_t M = 1433, N = 48, K = (int64_t)g->nv * 1;
@@ -1302,6 +1328,7 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t80, 48, m->t1, 1433, &beta, m->grad[3], 48));
   }
+  gnn_profile_step(m->ctx, "backward 24 gemm %81 reduce_rows.matmul_tn");
   return GNN_OK;
 }
 

@@ -569,36 +569,44 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
   m->trained = 0;
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "graphsage_forward: input 'x' is NULL");
   m->in_x = in_x;
+  gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
   k0_dropout_vertex(g->nv, m->t1, m->in_x, training, seed);
+  gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
   /* 1: %5 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(16), K = gnn_blas_dim(1433);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->param[0], 16, 0.0f, m->t5, 16);
   }
+  gnn_profile_step(m->ctx, "forward 1 gemm %5 apply_vertex.linear");
   /* 2: %6 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(16), K = gnn_blas_dim(1433);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->param[1], 16, 0.0f, m->t6, 16);
   }
+  gnn_profile_step(m->ctx, "forward 2 gemm %6 apply_vertex.linear");
   /* 3: fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14 */
   k1_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->t6, g->in_deg, m->t12, m->t5, m->param[2], m->t14, training, seed);
+  gnn_profile_step(m->ctx, "forward 3 kernel fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14");
   /* 4: %18 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(16);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t14, 16, m->param[3], 7, 0.0f, m->t18, 7);
   }
+  gnn_profile_step(m->ctx, "forward 4 gemm %18 apply_vertex.linear");
   /* 5: %19 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(16);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t14, 16, m->param[4], 7, 0.0f, m->t19, 7);
   }
+  gnn_profile_step(m->ctx, "forward 5 gemm %19 apply_vertex.linear");
   /* 6: fused %9 %20 %21 %22 %23; in memory: %23 */
   k2_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->t19, g->in_deg, m->out, m->t18, m->param[5]);
+  gnn_profile_step(m->ctx, "forward 6 kernel fused %9 %20 %21 %22 %23; in memory: %23");
   m->trained = training != 0;
   return GNN_OK;
 }
@@ -624,58 +632,73 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
   m->in_grad_out = grad_out;
   /* dropout's adjoint redraws the forward's masks: the seed of the last forward */
   const uint64_t seed = m->dropout_seed;
+  gnn_profile_mark(m->ctx);
   /* 7: fused %9 %26 %27 %28; in memory: %28 */
   k3_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, g->in_deg, m->in_grad_out, m->t28);
+  gnn_profile_step(m->ctx, "backward 7 kernel fused %9 %26 %27 %28; in memory: %28");
   /* 8: %29 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(16), K = gnn_blas_dim(7);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t28, 7, m->param[4], 7, 0.0f, m->t29, 16);
   }
+  gnn_profile_step(m->ctx, "backward 8 gemm %29 apply_vertex.linear_t");
   /* 9: %30 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(16), N = gnn_blas_dim(7), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t14, 16, m->t28, 7, 0.0f, m->grad[4], 7);
   }
+  gnn_profile_step(m->ctx, "backward 9 gemm %30 reduce_rows.matmul_tn");
   /* 10: %31 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(16), K = gnn_blas_dim(7);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->in_grad_out, 7, m->param[3], 7, 0.0f, m->t31, 16);
   }
+  gnn_profile_step(m->ctx, "backward 10 gemm %31 apply_vertex.linear_t");
   /* 11: %33 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(16), N = gnn_blas_dim(7), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t14, 16, m->in_grad_out, 7, 0.0f, m->grad[3], 7);
   }
+  gnn_profile_step(m->ctx, "backward 11 gemm %33 reduce_rows.matmul_tn");
   /* 12: fused %32 %34 %35; in memory: %35 */
   k4_relu_grad_vertex(g->nv, m->t29, m->t31, m->t35, m->t12, training, seed);
+  gnn_profile_step(m->ctx, "backward 12 kernel fused %32 %34 %35; in memory: %35");
   /* 13: %25 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc25, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 13 zero %25 reduce_rows.sum");
   /* 14: %36 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc36, (size_t)1 * 16 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 14 zero %36 reduce_rows.sum");
   /* 15: fused %25 %36; in memory: %25 %36 */
   k5_reduce_rows2_sum_vertex(g->nv, m->acc25, m->in_grad_out, m->acc36, m->t35);
+  gnn_profile_step(m->ctx, "backward 15 kernel fused %25 %36; in memory: %25 %36");
   /* 16: %25 reduce_rows.sum */
   k6_reduce_rows_sum_finish_global(1, m->grad[5], m->acc25);
+  gnn_profile_step(m->ctx, "backward 16 kernel %25 reduce_rows.sum");
   /* 17: %36 reduce_rows.sum */
   k7_reduce_rows_sum_finish_global(1, m->grad[2], m->acc36);
+  gnn_profile_step(m->ctx, "backward 17 kernel %36 reduce_rows.sum");
   /* 18: fused %9 %37 %38 %39; in memory: %39 */
   k8_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, g->in_deg, m->t35, m->t39);
+  gnn_profile_step(m->ctx, "backward 18 kernel fused %9 %37 %38 %39; in memory: %39");
   /* 19: %40 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(1433), N = gnn_blas_dim(16), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->t39, 16, 0.0f, m->grad[1], 16);
   }
+  gnn_profile_step(m->ctx, "backward 19 gemm %40 reduce_rows.matmul_tn");
   /* 20: %41 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(1433), N = gnn_blas_dim(16), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->t35, 16, 0.0f, m->grad[0], 16);
   }
+  gnn_profile_step(m->ctx, "backward 20 gemm %41 reduce_rows.matmul_tn");
   return GNN_OK;
 }
 

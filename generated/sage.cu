@@ -585,12 +585,14 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
   m->trained = 0;
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "graphsage_forward: input 'x' is NULL");
   m->in_x = in_x;
+  gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
   /* 1: %5 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 16, K = 1433;
@@ -599,6 +601,7 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[0], 16, m->t1, 1433, &beta, m->t5, 16));
   }
+  gnn_profile_step(m->ctx, "forward 1 gemm %5 apply_vertex.linear");
   /* 2: %6 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 16, K = 1433;
@@ -607,12 +610,14 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[1], 16, m->t1, 1433, &beta, m->t6, 16));
   }
+  gnn_profile_step(m->ctx, "forward 2 gemm %6 apply_vertex.linear");
   /* 3: fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k1_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t6, g->in_deg, m->t12, m->t5, m->param[2], m->t14, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 3 kernel fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14");
   /* 4: %18 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 7, K = 16;
@@ -621,6 +626,7 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[3], 7, m->t14, 16, &beta, m->t18, 7));
   }
+  gnn_profile_step(m->ctx, "forward 4 gemm %18 apply_vertex.linear");
   /* 5: %19 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 7, K = 16;
@@ -629,12 +635,14 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[4], 7, m->t14, 16, &beta, m->t19, 7));
   }
+  gnn_profile_step(m->ctx, "forward 5 gemm %19 apply_vertex.linear");
   /* 6: fused %9 %20 %21 %22 %23; in memory: %23 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k2_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t19, g->in_deg, m->out, m->t18, m->param[5]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "forward 6 kernel fused %9 %20 %21 %22 %23; in memory: %23");
   m->trained = training != 0;
   return GNN_OK;
 }
@@ -664,12 +672,14 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
   m->in_grad_out = grad_out;
   /* dropout's adjoint redraws the forward's masks: the seed of the last forward */
   const uint64_t seed = m->dropout_seed;
+  gnn_profile_mark(m->ctx);
   /* 7: fused %9 %26 %27 %28; in memory: %28 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
     k3_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, g->in_deg, m->in_grad_out, m->t28);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 7 kernel fused %9 %26 %27 %28; in memory: %28");
   /* 8: %29 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 16, K = 7;
@@ -678,6 +688,7 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[4], 7, m->t28, 7, &beta, m->t29, 16));
   }
+  gnn_profile_step(m->ctx, "backward 8 gemm %29 apply_vertex.linear_t");
   /* 9: %30 reduce_rows.matmul_tn */
   {
     const int64_t M = 16, N = 7, K = (int64_t)g->nv * 1;
@@ -686,6 +697,7 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t28, 7, m->t14, 16, &beta, m->grad[4], 7));
   }
+  gnn_profile_step(m->ctx, "backward 9 gemm %30 reduce_rows.matmul_tn");
   /* 10: %31 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 16, K = 7;
@@ -694,6 +706,7 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[3], 7, m->in_grad_out, 7, &beta, m->t31, 16));
   }
+  gnn_profile_step(m->ctx, "backward 10 gemm %31 apply_vertex.linear_t");
   /* 11: %33 reduce_rows.matmul_tn */
   {
     const int64_t M = 16, N = 7, K = (int64_t)g->nv * 1;
@@ -702,40 +715,48 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->in_grad_out, 7, m->t14, 16, &beta, m->grad[3], 7));
   }
+  gnn_profile_step(m->ctx, "backward 11 gemm %33 reduce_rows.matmul_tn");
   /* 12: fused %32 %34 %35; in memory: %35 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k4_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t29, m->t31, m->t35, m->t12, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 12 kernel fused %32 %34 %35; in memory: %35");
   /* 13: %25 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc25, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 13 zero %25 reduce_rows.sum");
   /* 14: %36 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc36, (size_t)1 * 16 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 14 zero %36 reduce_rows.sum");
   /* 15: fused %25 %36; in memory: %25 %36 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k5_reduce_rows2_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc25, m->in_grad_out, m->acc36, m->t35);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 15 kernel fused %25 %36; in memory: %25 %36");
   /* 16: %25 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
     k6_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->acc25);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 16 kernel %25 reduce_rows.sum");
   /* 17: %36 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 16 - 1) / 16);
     k7_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->acc36);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 17 kernel %36 reduce_rows.sum");
   /* 18: fused %9 %37 %38 %39; in memory: %39 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
     k8_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, g->in_deg, m->t35, m->t39);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
+  gnn_profile_step(m->ctx, "backward 18 kernel fused %9 %37 %38 %39; in memory: %39");
   /* 19: %40 reduce_rows.matmul_tn */
   {
     const int64_t M = 1433, N = 16, K = (int64_t)g->nv * 1;
@@ -744,6 +765,7 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t39, 16, m->t1, 1433, &beta, m->grad[1], 16));
   }
+  gnn_profile_step(m->ctx, "backward 19 gemm %40 reduce_rows.matmul_tn");
   /* 20: %41 reduce_rows.matmul_tn */
   {
     const int64_t M = 1433, N = 16, K = (int64_t)g->nv * 1;
@@ -752,6 +774,7 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t35, 16, m->t1, 1433, &beta, m->grad[0], 16));
   }
+  gnn_profile_step(m->ctx, "backward 20 gemm %41 reduce_rows.matmul_tn");
   return GNN_OK;
 }
 

@@ -59,6 +59,7 @@ gnn_status gnn_ctx_create(gnn_ctx **out, int device) {
 /* Frees what is left (stream-ordered), then the handle and the stream. */
 void gnn_ctx_destroy(gnn_ctx *ctx) {
   if (!ctx) return;
+  rt_profile_report(ctx);
   if (ctx->stream) {
     cudaSetDevice(ctx->device);
     rt_track_free_table(ctx); /* scratch included */

@@ -25,6 +25,7 @@ gnn_status gnn_ctx_create(gnn_ctx **out, int device) {
 
 void gnn_ctx_destroy(gnn_ctx *ctx) {
   if (!ctx) return;
+  rt_profile_report(ctx);
   rt_track_free_table(ctx);
   free(ctx);
 }

@@ -126,6 +126,13 @@ GNN_API gnn_status gnn_mem_usage(const gnn_ctx *ctx, size_t *live, size_t *peak)
 /* Sets peak to the current live bytes. */
 GNN_API void gnn_mem_reset_peak(gnn_ctx *ctx);
 
+/* Step profiling for generated code (environment GNN_PROFILE=1; otherwise both return at once).
+ * gnn_profile_mark starts the clock (after gnn_sync); gnn_profile_step adds the time since the
+ * last mark or step (after gnn_sync) to the row of `label`, a string constant. The table goes to
+ * stderr at gnn_ctx_destroy, slowest step first. */
+GNN_API void gnn_profile_mark(gnn_ctx *ctx);
+GNN_API void gnn_profile_step(gnn_ctx *ctx, const char *label);
+
 /* Row-major single-precision GEMM on device memory:
  *   C[m x n] = alpha * op(A) * op(B) + beta * C,  op(X) = X or X^T (trans_x != 0)
  * A is m x k (k x m when transposed) with row stride lda, B is k x n (n x k) with ldb, C has

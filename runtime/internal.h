@@ -30,8 +30,13 @@ typedef struct {
   size_t bytes;
 } RtAlloc;
 
+typedef struct RtProfRow RtProfRow; /* profile.c */
 struct gnn_ctx {
   gnn_status failed; /* not GNN_OK: creation failed, the context only holds the message */
+  int prof_state;      /* GNN_PROFILE: 0 not read yet, 1 on, -1 off (profile.c) */
+  double prof_t;       /* the last mark or step */
+  RtProfRow *prof_rows;
+  size_t prof_n, prof_cap;
   int device;
   char err[RT_ERRMAX];
   size_t live, peak;
@@ -45,6 +50,9 @@ struct gnn_ctx {
   int no_pools; /* the device has no stream-ordered allocator: cudaMalloc/cudaFree instead */
 #endif
 };
+
+/* profile.c: prints the GNN_PROFILE table to stderr and frees it (gnn_ctx_destroy) */
+void rt_profile_report(gnn_ctx *ctx);
 
 /* core.c */
 /* GNN_OK when ctx can be used; GNN_ERR_INVALID for NULL or a failed context. */
