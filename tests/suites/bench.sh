@@ -106,7 +106,7 @@ else
   if "$GNNC" dsl-examples/gcn.gnn --target=host -o "$pr/gcn.so" > "$pr/gnnc.log" 2>&1 &&
      GNN_PROFILE=1 OMP_NUM_THREADS=1 "$pr_drv" "$pr/gcn.so" --graph "$pr/a.gcsr" --forward 2 --warmup 0 --steps 3 > "$pr/p.out" 2> "$pr/p.err" &&
      OMP_NUM_THREADS=1 "$pr_drv" "$pr/gcn.so" --graph "$pr/a.gcsr" --forward 1 --warmup 0 --steps 0 > /dev/null 2> "$pr/np.err" &&
-     grep -q '^gnn-profile: .* forward 3 gemm %8 apply_vertex.linear$' "$pr/p.err" &&
+     grep -q '^gnn-profile: .* forward [0-9]* gemm %8 apply_vertex.linear$' "$pr/p.err" &&
      grep -q '^gnn-profile: .* backward .* kernel ' "$pr/p.err" && grep -q '^gnn-profile: gemm [0-9.]*%, kernels' "$pr/p.err" &&
      grep -q '^status ok$' "$pr/p.out" && [ ! -s "$pr/np.err" ]; then
     pass bench/peers/profile
