@@ -181,20 +181,6 @@ static bool writes_buf(const PtrVec *b, const KBuf *buf) {
   return false;
 }
 
-/* The buffers of the kernel's block-reduced atomics (at most n), in first-use order. */
-static int block_targets(const PtrVec *b, const KBuf **out, int n, int have) {
-  for (int i = 0; i < b->len; i++) {
-    const KStmt *s = b->items[i];
-    if (s->kind == KS_ATOMIC && s->count == 1) {
-      bool seen = false;
-      for (int j = 0; j < have; j++) seen |= out[j] == s->buf;
-      if (!seen && have < n) out[have++] = s->buf;
-    }
-    have = block_targets(&s->body, out, n, have);
-  }
-  return have;
-}
-
 static bool has_kind(const PtrVec *b, KStmtKind kind) {
   for (int i = 0; i < b->len; i++) {
     const KStmt *s = b->items[i];

@@ -417,20 +417,6 @@ static void params(FILE *out, const Kernel *k, const char *restrict_kw) {
   if (k->dropout) fputs(", int training, uint64_t seed", out);
 }
 
-/* The buffers of the kernel's block-reduced atomics (at most n), in first-use order. */
-static int block_targets(const PtrVec *b, const KBuf **out, int n, int have) {
-  for (int i = 0; i < b->len; i++) {
-    const KStmt *s = b->items[i];
-    if (s->kind == KS_ATOMIC && s->count == 1) {
-      bool seen = false;
-      for (int j = 0; j < have; j++) seen |= out[j] == s->buf;
-      if (!seen && have < n) out[have++] = s->buf;
-    }
-    have = block_targets(&s->body, out, n, have);
-  }
-  return have;
-}
-
 static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   (void)p;
   int n = k->nlocals;

@@ -576,6 +576,8 @@ const char *kernel_mapping_desc(const Kernel *k);
 const char *ktype_c(KType t);        /* float, int64_t, double */
 const char *ktype_name(KType t);     /* f32, i64, f64 */
 const char *elem_c(ElemType e);      /* float, int32_t, double */
+/* The buffers of a kernel's block-reduced atomics (at most n; call with have = 0), first use first. */
+int block_targets(const PtrVec *b, const KBuf **out, int n, int have);
 
 /* emit_*.c: the generated sources. emit_model.c writes what both targets share (the header,
  * the model's state, create/destroy, forward/backward as steps, the API table) and asks the

@@ -676,6 +676,15 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   free(acc);
 }
 
+/* The context of a kernel with a group per edge: the edge is the row, its ends in uniform locals
+ * u = src[row] and v = dst[row]. */
+static Ctx edge_row_ctx(Lower *L, Kernel *k) {
+  int su = add_local(L, k, "u", KT_I64, 0, true), sv = add_local(L, k, "v", KT_I64, 0, true);
+  ks_let(L, &k->body, su, NULL, kgraph(L, k, KG_SRC, krow(L)));
+  ks_let(L, &k->body, sv, NULL, kgraph(L, k, KG_DST, krow(L)));
+  return (Ctx){.edge = krow(L), .src = kvar(L, k, su, NULL), .dst = kvar(L, k, sv, NULL)};
+}
+
 /* ---- FG_ROWS: a group of lanes per row storing each root of the group */
 
 static void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
@@ -689,10 +698,7 @@ static void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   Ctx cx = {0};
   if (g->rows == DOM_VERTEX) cx = vertex_ctx(krow(L), true);
   if (g->rows == DOM_EDGE) {
-    int su = add_local(L, k, "u", KT_I64, 0, true), sv = add_local(L, k, "v", KT_I64, 0, true);
-    ks_let(L, &k->body, su, NULL, kgraph(L, k, KG_SRC, krow(L)));
-    ks_let(L, &k->body, sv, NULL, kgraph(L, k, KG_DST, krow(L)));
-    cx = (Ctx){.edge = krow(L), .src = kvar(L, k, su, NULL), .dst = kvar(L, k, sv, NULL)};
+    cx = edge_row_ctx(L, k);
   }
   for (int i = 0; i < nmem; i++) {
     Value *v = mem[i];
@@ -734,10 +740,7 @@ static void lower_sink(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
                            arena_printf(L->a, "reduce_rows%s_%s", nmem > 1 ? arena_printf(L->a, "%d", nmem) : "", fn_info[v->fn].name));
   Ctx cx = vertex_ctx(krow(L), true);
   if (d == DOM_EDGE) {
-    int su = add_local(L, k, "u", KT_I64, 0, true), sv = add_local(L, k, "v", KT_I64, 0, true);
-    ks_let(L, &k->body, su, NULL, kgraph(L, k, KG_SRC, krow(L)));
-    ks_let(L, &k->body, sv, NULL, kgraph(L, k, KG_DST, krow(L)));
-    cx = (Ctx){.edge = krow(L), .src = kvar(L, k, su, NULL), .dst = kvar(L, k, sv, NULL)};
+    cx = edge_row_ctx(L, k);
   }
   for (int si = 0; si < nmem; si++) {
   v = mem[si];
@@ -787,10 +790,7 @@ static void lower_edge_reduce(Fused *F, const FuseGroup *g, Value *v) {
   }
   Kernel *k = fused_kernel(F, "", MAP_EDGE, DOM_EDGE, group_for(n), g->bwd, group_name(F, &v, 1));
   k->dir = dir;
-  int su = add_local(L, k, "u", KT_I64, 0, true), sv = add_local(L, k, "v", KT_I64, 0, true);
-  ks_let(L, &k->body, su, NULL, kgraph(L, k, KG_SRC, krow(L)));
-  ks_let(L, &k->body, sv, NULL, kgraph(L, k, KG_DST, krow(L)));
-  Ctx cx = {.edge = krow(L), .src = kvar(L, k, su, NULL), .dst = kvar(L, k, sv, NULL)};
+  Ctx cx = edge_row_ctx(L, k);
   int kv, iv;
   PtrVec *lanes = ks_lanes(L, k, &k->body, n, &kv, &iv);
   L->cur_blk = lanes;
