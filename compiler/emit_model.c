@@ -180,6 +180,7 @@ static void emit_profile_step(FILE *out, const KProgram *p, int i) {
 static void emit_step(FILE *out, const KProgram *p, const EmitHooks *h, int i) {
   const KStep *s = &p->steps[i];
   fprintf(out, "  /* %d: %s */\n", i, s->what);
+  if (s->train_only) fputs("  if (training) {\n", out);
   switch (s->kind) {
   case STEP_KERNEL:
     h->launch(out, p, s->kernel);
@@ -196,6 +197,7 @@ static void emit_step(FILE *out, const KProgram *p, const EmitHooks *h, int i) {
             s->fill);
     break;
   }
+  if (s->train_only) fputs("  }\n", out);
   emit_profile_step(out, p, i);
 }
 

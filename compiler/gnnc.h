@@ -248,7 +248,22 @@ struct Value {
   /* set by the fuse pass (passes/fuse.c); zero before it, which means "unfused" */
   unsigned char sched; /* Sched: how the value is computed */
   int group;           /* SCHED_ROOT / SCHED_ANCHOR: the fused group (kernel) that computes it */
+  /* set by the checkpoint pass (passes/checkpoint.c); zero before it, or without it */
+  unsigned char ckpt;  /* Ckpt: what becomes of a forward value the backward reads */
+  float ckpt_flops;    /* FLOPs per element to recompute it from what is in memory (1e9: cannot) */
+  Value *recomputes;   /* a backward value: the forward value it recomputes (the same numbers) */
+  Value *recomputed_as;/* a forward value the backward recomputes: its backward copy */
+  Value *stat_of;      /* gather.max / gather.sum of an edge_softmax's scores: its per-vertex */
+  unsigned char stat;  /*   running max (STAT_MAX) or denominator (STAT_SUM), stashed for the backward */
 };
+
+/* The checkpoint pass's decision for a forward value the backward reads (docs/passes/checkpoint.md):
+ *   CKPT_NONE       no decision (the pass did not run: -fno-recompute): fuse stashes it;
+ *   CKPT_STASH      kept in memory from the forward to its last backward use;
+ *   CKPT_RECOMPUTE  recomputed in the backward kernels that read it (inline, or from stashed
+ *                   per-vertex statistics for an edge_softmax). */
+typedef enum { CKPT_NONE, CKPT_STASH, CKPT_RECOMPUTE } Ckpt;
+enum { STAT_NONE, STAT_MAX, STAT_SUM };
 
 /* How the fuse pass schedules a value (docs/passes.md, fuse):
  *   SCHED_UNFUSED  no decision (fuse did not run): lower gives the value a kernel of its own;
@@ -328,6 +343,12 @@ typedef struct {
   CostPoly flops, read, write, live;
 } Cost;
 Cost cost_of(const Value *v);
+/* FLOPs to compute one element of v from its operands' elements (a dot: 2 x its length), the
+ * measure fuse and checkpoint use to weigh recomputing against a load. */
+double elem_flops(const Value *v);
+/* A dense projection that stays a GEMM (cuBLAS / cblas): linear maps and matmul_tn, except a
+ * tiny weight over edges (MoNet's 2x2 pseudo-coordinate projection), cheaper in registers. */
+bool value_is_gemm(const Value *v);
 double cost_eval(CostPoly p, double V, double E);
 void cost_add(CostPoly *acc, CostPoly p);
 
@@ -356,6 +377,7 @@ typedef struct {
                              can blow up time or memory */
   int mapping;            /* MappingChoice (--mapping), for fuse and lower */
   bool remarks;           /* -Rpass-missed=fuse: notes on what fuse left unfused, and why */
+  int recompute_level;    /* checkpoint: 0 the cost model (default), 1 recompute all it can */
 } GnnCtx;
 
 void gnn_ctx_init(GnnCtx *c, const char *path, const char *text, size_t size, FILE *diag_out);
@@ -381,6 +403,7 @@ bool pass_reorg(GnnCtx *c, Module *m);
 bool canonicalize_backward(GnnCtx *c, Module *m);
 bool pass_autodiff(GnnCtx *c, Module *m);
 bool pass_compose(GnnCtx *c, Module *m);
+bool pass_checkpoint(GnnCtx *c, Module *m);
 bool pass_fuse(GnnCtx *c, Module *m);
 /* canonicalize.c's machinery for the passes after it: the CSE key (same operator, function,
  * attributes, name and operands), and a cleanup that re-forms gSDDMM scatters from
@@ -410,6 +433,9 @@ typedef struct {
   bool lower;       /* lower to the kernel IR after the passes (c->kprog) */
   bool remarks;     /* -Rpass-missed=fuse: say what fuse could not merge, and why */
   int mapping;      /* MappingChoice for lower */
+  bool recompute_all; /* --recompute=all: checkpoint recomputes every value it can */
+  double memory_budget; /* --memory-budget=BYTES (> 0): the fastest plan whose memory at stats_V, stats_E fits */
+  bool print_plan;  /* --print-memory-plan V=,E=: the memory plan after lower */
 } PipelineOpts;
 
 /* Runs sema and the pass pipeline. Returns the module, or NULL after errors. */
@@ -542,6 +568,7 @@ typedef struct {
   KBuf *buf;         /* STEP_ZERO, STEP_FILL */
   double fill;       /* STEP_FILL */
   bool bwd;          /* part of the backward pass */
+  bool train_only;   /* a forward step that only makes a stash for the backward: skipped unless training */
   const char *what;  /* the IR value(s) it implements */
 } KStep;
 
@@ -566,6 +593,15 @@ KProgram *lower_module(GnnCtx *c, Module *m, MappingChoice mapping);
 /* kstats.c: --stats after lower: the bytes each step reads and writes at |V|, |E| (fused, and the
  * same program lowered unfused for comparison), and the arenas of the memory plan. */
 void kprog_stats(FILE *out, const KProgram *p, const KProgram *unfused, double V, double E);
+/* The memory a library of p allocates at |V|, |E| (what the generated *_memory_plan reports):
+ * the arena (training plan if p has a backward), parameters, their gradients and the output. */
+typedef struct {
+  double arena, arena_inference, params, grads, output, total;
+  int buffers;       /* temporaries placed in the arena */
+} KMemPlan;
+KMemPlan kprog_memory_plan(const KProgram *p, double V, double E);
+/* --print-memory-plan: the plan, and each buffer of the arena with its bytes, steps and offset. */
+void kprog_print_memory_plan(FILE *out, const KProgram *p, double V, double E);
 /* kir.c: the text form, and the expression printer the emitters share */
 typedef enum { DIALECT_KIR, DIALECT_CUDA, DIALECT_HOST } Dialect;
 void kir_print(FILE *out, const KProgram *p);

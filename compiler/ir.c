@@ -609,3 +609,26 @@ Cost cost_of(const Value *v) {
     return c;
   }
 }
+
+double elem_flops(const Value *v) {
+  double f = fn_info[v->fn].flops;
+  if (v->fn == FN_DOT || v->fn == FN_U_DOT_V || v->fn == FN_SUM_LAST) {
+    const Shape *s = &v->args[0]->shape;
+    f = 2.0 * (double)(s->rank ? s->d[s->rank - 1] : 1);
+  } else if (v->fn == FN_MEAN_HEADS || v->fn == FN_SUM_HEADS) {
+    f = (double)v->args[0]->shape.d[0];
+  } else if (v->fn == FN_LINEAR) {
+    f = 2.0 * (double)v->args[1]->shape.d[0];
+  }
+  return f;
+}
+
+bool value_is_gemm(const Value *v) {
+  bool lin = (v->op == OP_APPLY_EDGE || v->op == OP_APPLY_VERTEX || v->op == OP_APPLY_GLOBAL) &&
+             (v->fn == FN_LINEAR || v->fn == FN_LINEAR_T);
+  bool mtn = v->op == OP_REDUCE_ROWS && v->fn == FN_MATMUL_TN;
+  if (!lin && !mtn) return false;
+  if (lin && v->dom == DOM_EDGE && shape_elems(&v->args[1]->shape) <= 64) return false;
+  if (mtn && v->args[0]->dom == DOM_EDGE && shape_elems(&v->shape) <= 64) return false;
+  return true;
+}

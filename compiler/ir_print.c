@@ -35,6 +35,23 @@ static void print_shape(FILE *out, const Value *v) {
   if (v->elem == ELEM_I32) fputs(" i32", out);
 }
 
+/* The checkpoint pass's decision: "stash, 32*E bytes (recompute: 6 flops/element)". */
+static void print_ckpt(FILE *out, const Value *v, bool needed) {
+  int64_t n = 4 * shape_elems(&v->shape);
+  char bytes[48];
+  if (v->dom == DOM_VERTEX || v->dom == DOM_EDGE) snprintf(bytes, sizeof bytes, "%lld*%c bytes", (long long)n, v->dom == DOM_VERTEX ? 'V' : 'E');
+  else snprintf(bytes, sizeof bytes, "%lld bytes", (long long)n);
+  char flops[64];
+  if (v->stat_of) snprintf(flops, sizeof flops, "the %s of edge_softmax %%%d", v->stat == STAT_MAX ? "max" : "denominator", v->stat_of->id);
+  else if (v->ckpt_flops >= 1e9f) snprintf(flops, sizeof flops, "recompute: cannot, a reduction");
+  else if (v->ckpt_flops == 0 && v->ckpt == CKPT_STASH) snprintf(flops, sizeof flops, "in memory for the forward");
+  else snprintf(flops, sizeof flops, "recompute: %g flops/element", (double)v->ckpt_flops);
+  fputs(needed ? ": " : "  # ", out);
+  if (v->ckpt == CKPT_STASH) fprintf(out, "stash, %s (%s)", bytes, flops);
+  else if (v->recomputed_as) fprintf(out, "recompute as %%%d, %g flops/element vs %s", v->recomputed_as->id, (double)v->ckpt_flops, bytes);
+  else fprintf(out, "recompute, %g flops/element vs %s", (double)v->ckpt_flops, bytes);
+}
+
 static void print_value(FILE *out, const Value *v, bool needed) {
   char num[64];
   fprintf(out, "  %%%d = ", v->id);
@@ -80,9 +97,12 @@ static void print_value(FILE *out, const Value *v, bool needed) {
   print_shape(out, v);
   if (v->bwd) fputs("  # backward", out);
   else if (needed) fputs("  # needed by backward", out);
-  if (v->sched == SCHED_INLINE) fputs(v->bwd || needed ? ", inline" : "  # inline", out);
+  if (v->recomputes) fprintf(out, ", recomputes %%%d", v->recomputes->id);
+  if (!v->bwd && v->ckpt) print_ckpt(out, v, needed);
+  bool hashed = v->bwd || needed || (!v->bwd && v->ckpt);
+  if (v->sched == SCHED_INLINE) fputs(hashed ? ", inline" : "  # inline", out);
   else if (v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_GEMM)
-    fprintf(out, "%sg%d", v->bwd || needed ? ", " : "  # ", v->group);
+    fprintf(out, "%sg%d", hashed ? ", " : "  # ", v->group);
   fputc('\n', out);
 }
 

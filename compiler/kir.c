@@ -312,7 +312,7 @@ void kir_print(FILE *out, const KProgram *p) {
       break;
     }
     }
-    fprintf(out, "   # %s\n", s->what);
+    fprintf(out, "   # %s%s\n", s->train_only ? "training only: " : "", s->what);
   }
   fputs("}\n", out);
   for (int i = 0; i < p->kernels.len; i++) {

@@ -213,3 +213,45 @@ void kprog_stats(FILE *out, const KProgram *p, const KProgram *unfused, double V
   }
   fputc('\n', out);
 }
+
+KMemPlan kprog_memory_plan(const KProgram *p, double V, double E) {
+  KMemPlan mp = {0};
+  double un;
+  arenas(p, V, E, &mp.arena, &mp.arena_inference, &un);
+  bool bwd = p->nsteps > p->nfwd;
+  if (!bwd) mp.arena = mp.arena_inference;
+  for (int i = 0; i < p->bufs.len; i++) {
+    const KBuf *b = p->bufs.items[i];
+    if (b->kind == BUF_PARAM) mp.params += (double)b->width * 4;
+    if (b->kind == BUF_TEMP && b->out == 0) mp.output = rows_of(b->dom, V, E) * (double)b->width * 4;
+    mp.buffers += b->kind == BUF_TEMP && !is_out(b);
+  }
+  mp.grads = mp.params; /* allocated with the parameters, also without a backward */
+  mp.total = mp.arena + mp.params + mp.grads + mp.output;
+  return mp;
+}
+
+void kprog_print_memory_plan(FILE *out, const KProgram *p, double V, double E) {
+  KMemPlan mp = kprog_memory_plan(p, V, E);
+  bool bwd = p->nsteps > p->nfwd;
+  fprintf(out, "memory plan at V=%.17g, E=%.17g (%s library; docs/passes/checkpoint.md)\n", V, E, bwd ? "training" : "inference");
+  fprintf(out, "  arena       %14.0f B  %s (%d buffers placed by lifetime)\n", mp.arena, human(mp.arena), mp.buffers);
+  if (bwd) fprintf(out, "  inference   %14.0f B  %s (the arena of a forward with training = 0)\n", mp.arena_inference, human(mp.arena_inference));
+  fprintf(out, "  params      %14.0f B  %s\n", mp.params, human(mp.params));
+  fprintf(out, "  grads       %14.0f B  %s\n", mp.grads, human(mp.grads));
+  fprintf(out, "  output      %14.0f B  %s\n", mp.output, human(mp.output));
+  fprintf(out, "  total       %14.0f B  %s\n", mp.total, human(mp.total));
+  /* the stashes: forward buffers the backward reads, alive across the forward/backward boundary */
+  double stash = 0;
+  int nst = 0;
+  for (int i = 0; i < p->bufs.len; i++) {
+    const KBuf *b = p->bufs.items[i];
+    if (b->kind != BUF_TEMP || is_out(b) || b->bwd || b->last < p->nfwd) continue;
+    double bytes = rows_of(b->dom, V, E) * (double)b->width * elem_bytes(b->elem);
+    fprintf(out, "  stash %-10s %14.0f B  %-10s %s[%lld] (steps %d..%d)\n", b->name, bytes, human(bytes), domain_name(b->dom),
+            (long long)b->width, b->first, b->last);
+    stash += bytes;
+    nst++;
+  }
+  if (bwd) fprintf(out, "  stashed for the backward: %d buffers, %.0f B (%s)\n", nst, stash, human(stash));
+}

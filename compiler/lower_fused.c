@@ -283,6 +283,15 @@ static void store(Fused *F, PtrVec *blk, const Value *v, KExpr *row, KExpr *idx,
 
 /* ---------------------------------------------------------------- levels (walk numbers) */
 
+/* A softmax statistic (checkpoint's gather.max / gather.sum of an edge_softmax's scores) made
+ * by this kernel with its softmax: stored from the online softmax's final max and sum, with no
+ * walk of its own. */
+static bool is_stat(const Fused *F, const Value *x) {
+  const Value *s = x->stat_of;
+  return s && x->sched == SCHED_ANCHOR && x->group == F->gid && s->sched == SCHED_ANCHOR && s->group == F->gid &&
+         s->op == OP_REDUCE_SCATTER && x->op == OP_GATHER && x->iattr == GATHER_BY_DST && shape_eq(&x->shape, &s->shape);
+}
+
 /* The walk after which x can be computed in group g: 0 for what is in memory; a reduction of g
  * is computed in walk 1 + (its operands' level) and available after it. */
 static int level(Fused *F, const Value *x) {
@@ -296,6 +305,7 @@ static int level(Fused *F, const Value *x) {
     if (x->sched == SCHED_ANCHOR) {
       l += 1;
       if (F->online[x->id]) l = level(F, F->online[x->id]); /* in its softmax's walk */
+      if (is_stat(F, x)) l = level(F, x->stat_of);           /* its softmax's registers */
       F->walk[x->id] = l;
     }
   }
@@ -486,6 +496,19 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
     if (sm && a->op == OP_AGGREGATE && a->msg == FN_U_MUL_E && shape_eq(&a->args[1]->shape, &sm->shape))
       F->hoist[a->id] = add_shared(L, k, arena_printf(L->a, "sh_w%d", a->id), KT_F32, width_of(a->args[1]));
   }
+  /* a softmax some member evaluates at an edge after its walk needs its max there too (an online
+   * aggregate only divides by its sum) */
+  bool *at_edge = calloc((size_t)n + 1, 1), *one = calloc((size_t)n + 1, 1), *seen1 = calloc((size_t)n + 1, 1);
+  for (int i = 0; i < nmem; i++) {
+    memset(one, 0, (size_t)n + 1);
+    memset(seen1, 0, (size_t)n + 1);
+    mark_reads(F, mem[i], one, seen1, true);
+    if (F->online[mem[i]->id]) one[F->online[mem[i]->id]->id] = false;
+    for (int j = 0; j < n; j++) at_edge[j] |= one[j];
+    if (mem[i]->sched == SCHED_ANCHOR && mem[i]->op == OP_REDUCE_SCATTER && F->needs_buf[mem[i]->id]) at_edge[mem[i]->id] = true;
+  }
+  free(one);
+  free(seen1);
   for (int i = 0; i < nmem; i++)
     if (F->online_src[mem[i]->id]) {
       F->sh_scale[mem[i]->id] = add_shared(L, k, arena_printf(L->a, "sh_scale%d", mem[i]->id), KT_F32, width_of(mem[i]));
@@ -499,7 +522,7 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
     /* 1. the accumulators of the reductions of walk w */
     for (int i = 0; i < nmem; i++) {
       Value *a = mem[i];
-      if (a->sched != SCHED_ANCHOR || F->walk[a->id] != w) continue;
+      if (a->sched != SCHED_ANCHOR || F->walk[a->id] != w || is_stat(F, a)) continue;
       int wd = width_of(a), nk = (wd + G - 1) / G, kv, iv;
       bool arg = a->fn == FN_ARGMAX || a->fn == FN_ARGMIN, soft = a->op == OP_REDUCE_SCATTER;
       bool sum = a->fn == FN_SUM || a->fn == FN_MEAN;
@@ -530,7 +553,7 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
                .src_near = g->dir == GATHER_BY_SRC, .dst_near = g->dir == GATHER_BY_DST};
     for (int i = 0; i < nmem; i++) {
       Value *a = mem[i];
-      bool upd = a->sched == SCHED_ANCHOR && F->walk[a->id] == w;
+      bool upd = a->sched == SCHED_ANCHOR && F->walk[a->id] == w && !is_stat(F, a);
       bool st = store_walk[a->id] == w;
       if (!upd && !st) continue;
       int kv, iv;
@@ -615,19 +638,30 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
     if (pass == 1 && onl_walk && any) ks_new(L, &k->body, KS_BARRIER), any = false;
     for (int i = 0; i < nmem; i++) {
       Value *a = mem[i];
-      if (a->sched != SCHED_ANCHOR || F->walk[a->id] != w || (a->op == OP_REDUCE_SCATTER) != (pass == 0)) continue;
+      if (a->sched != SCHED_ANCHOR || F->walk[a->id] != w || (a->op == OP_REDUCE_SCATTER) != (pass == 0) || is_stat(F, a)) continue;
       int wd = width_of(a), kv, iv;
       bool soft = a->op == OP_REDUCE_SCATTER, arg = a->fn == FN_ARGMAX || a->fn == FN_ARGMIN;
-      bool to_mem = F->needs_buf[a->id] && !soft;
-      if (!read[a->id] && !to_mem) continue;
+      bool to_mem = F->needs_buf[a->id] && !soft, stats = false;
+      for (int j = 0; j < nmem && soft; j++) stats |= is_stat(F, mem[j]) && mem[j]->stat_of == a && F->needs_buf[mem[j]->id];
+      if (!read[a->id] && !to_mem && !stats) continue;
       PtrVec *fin = ks_lanes(L, k, &k->body, wd, &kv, &iv);
       KExpr *kk = kvar(L, k, kv, NULL), *slot = kvar(L, k, iv, NULL);
       KExpr *res;
+      for (int j = 0; j < nmem && stats; j++) { /* its statistics, for the backward (a vertex without edges: 0) */
+        Value *st = mem[j];
+        if (!is_stat(F, st) || st->stat_of != a || !F->needs_buf[st->id]) continue;
+        KExpr *val = st->stat == STAT_MAX ? kvar(L, k, acc[a->id].acc, slot) : kun(L, KU_TO_F32, kvar(L, k, acc[a->id].aux, slot));
+        store(F, fin, st, krow(L), kk, ksel(L, kbin(L, KO_GT, deg, ki(L, 0)), val, kf(L, 0)));
+        F->seen[st->id] = true;
+      }
+      if (soft && !read[a->id]) continue;
       if (soft) {
-        F->sh[a->id] = add_shared(L, k, arena_printf(L->a, "sh_max%d", a->id), KT_F32, wd);
+        if (at_edge[a->id]) {
+          F->sh[a->id] = add_shared(L, k, arena_printf(L->a, "sh_max%d", a->id), KT_F32, wd);
+          KStmt *s1 = ks_new(L, fin, KS_SHSTORE);
+          s1->var = F->sh[a->id], s1->idx = kk, s1->val = kvar(L, k, acc[a->id].acc, slot);
+        }
         F->sh_sum[a->id] = add_shared(L, k, arena_printf(L->a, "sh_sum%d", a->id), KT_F64, wd);
-        KStmt *s1 = ks_new(L, fin, KS_SHSTORE);
-        s1->var = F->sh[a->id], s1->idx = kk, s1->val = kvar(L, k, acc[a->id].acc, slot);
         KStmt *s2 = ks_new(L, fin, KS_SHSTORE);
         s2->var = F->sh_sum[a->id], s2->idx = kk, s2->val = kvar(L, k, acc[a->id].aux, slot);
         any = true;
@@ -672,6 +706,7 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   }
   k->what = kernel_what(F);
   free(store_walk);
+  free(at_edge);
   free(read);
   free(acc);
 }
@@ -781,8 +816,10 @@ static void lower_edge_reduce(Fused *F, const FuseGroup *g, Value *v) {
   bool agg = v->op == OP_AGGREGATE, sum = v->fn == FN_SUM || v->fn == FN_MEAN;
   int dir = agg ? GATHER_BY_DST : (int)v->iattr;
   KBuf *target = L->buf_of[v->id];
+  int first_step = L->p->nsteps;
   if (sum) {
     target = sum_scratch(L, v);
+    target->train_only = stash_only(F, v);
   } else {
     KStep *fill = add_step(L, STEP_FILL, describe(L, v), v->bwd);
     fill->buf = target;
@@ -809,6 +846,9 @@ static void lower_edge_reduce(Fused *F, const FuseGroup *g, Value *v) {
   FnKind degfn = dir == GATHER_BY_SRC ? FN_OUT : FN_IN;
   if (sum) finish_rows(L, v, target, v->fn == FN_MEAN ? degfn : FN_NONE, v->fn == FN_MEAN);
   else finish_rows(L, v, target, degfn, false);
+  /* a stash for the backward (checkpoint's softmax statistics): its steps run only when training
+   * (its buffers are not in the inference arena) */
+  for (int i = first_step; i < L->p->nsteps && stash_only(F, v); i++) L->p->steps[i].train_only = true;
 }
 
 /* ---------------------------------------------------------------- the program */

@@ -39,7 +39,13 @@ static void usage(FILE *out) {
         "  --time-passes           report the wall time of each pass on stderr\n"
         "  --stats V=N,E=N         print the cost model's FLOPs, bytes and peak live bytes after each pass\n"
         "  --stats=symbolic        the same totals as polynomials in V and E\n"
+        "  --print-memory-plan V=N,E=N  print the library's memory plan at that graph size (arena, parameters,\n"
+        "                          gradients, output, and the buffers stashed for the backward)\n"
         "  -fno-PASS               switch a pass off (-fno-autodiff: inference only, no backward)\n"
+        "  -fno-recompute          stash every value the backward reads (the checkpoint pass off)\n"
+        "  --recompute=cost|all    what checkpoint recomputes: the cost model's choice (default), or all it can\n"
+        "  --memory-budget=BYTES   the fastest plan whose memory at the --stats/--print-memory-plan size fits\n"
+        "                          (24G, 24GiB, 2.4e10); an error naming the smallest plan's bytes if none does\n"
         "  -O0                     switch every optimisation pass off (autodiff stays on)\n"
         "  -Rpass-missed=fuse      remarks on stderr: groups the fuse pass could not merge, and why\n"
         "  --no-verify             do not run the IR verifier after each pass\n"
@@ -129,9 +135,27 @@ static bool parse_stats(const char *arg, PipelineOpts *o) {
   return ok && have_v && have_e;
 }
 
+/* A byte count: a positive number with an optional suffix K, M, G, T (powers of 1000, B after
+ * it optional) or KiB, MiB, GiB, TiB (powers of 1024). */
+static bool parse_bytes(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double x = strtod(s, &end);
+  if (end == s || errno == ERANGE || !isfinite(x) || x <= 0) return false;
+  static const char *const suf[] = {"", "B", "K", "KB", "M", "MB", "G", "GB", "T", "TB", "KiB", "MiB", "GiB", "TiB"};
+  static const double mul[] = {1, 1, 1e3, 1e3, 1e6, 1e6, 1e9, 1e9, 1e12, 1e12, 1024.0, 1048576.0, 1073741824.0, 1099511627776.0};
+  for (size_t i = 0; i < sizeof suf / sizeof suf[0]; i++)
+    if (strcmp(end, suf[i]) == 0) {
+      *out = x * mul[i];
+      return true;
+    }
+  return false;
+}
+
 /* An option that takes a value, given last with none. */
 static bool takes_value(const char *a, bool run) {
-  static const char *const compile[] = {"-o", "--emit", "--model", "--print-ir-after", "--print-ir-before", "--stats"};
+  static const char *const compile[] = {"-o", "--emit", "--model", "--print-ir-after", "--print-ir-before", "--stats",
+                                        "--recompute", "--memory-budget", "--print-memory-plan"};
   static const char *const run_only[] = {"--graph", "--features", "--num-vertices", "--params", "--init",
                                          "--seed", "--save-params", "--save-inputs", "--output", "--rows"};
   for (size_t i = 0; i < sizeof compile / sizeof compile[0]; i++)
@@ -356,6 +380,25 @@ int main(int argc, char **argv) {
       o.O0 = true;
     } else if (strcmp(a, "-Rpass-missed=fuse") == 0) {
       o.remarks = true;
+    } else if (strcmp(a, "-fno-recompute") == 0) { /* the checkpoint pass off: stash all */
+      if (o.ndisabled < 16) o.disabled[o.ndisabled++] = "checkpoint";
+    } else if ((v = ARGVAL("--recompute"))) {
+      if (strcmp(v, "all") != 0 && strcmp(v, "cost") != 0) {
+        fprintf(stderr, "gnnc: --recompute wants cost or all, got '%s'\n", v);
+        return 2;
+      }
+      o.recompute_all = strcmp(v, "all") == 0;
+    } else if ((v = ARGVAL("--memory-budget"))) {
+      if (!parse_bytes(v, &o.memory_budget)) {
+        fprintf(stderr, "gnnc: --memory-budget wants a positive number of bytes (suffixes K, M, G, T, or KiB, MiB, GiB, TiB), got '%s'\n", v);
+        return 2;
+      }
+    } else if ((v = ARGVAL("--print-memory-plan"))) {
+      if (!parse_stats(v, &o)) {
+        fprintf(stderr, "gnnc: --print-memory-plan wants V=N,E=N, got '%s'\n", v);
+        return 2;
+      }
+      o.print_plan = true;
     } else if (strncmp(a, "-fno-", 5) == 0) {
       if (!pipeline_has_pass(a + 5) || strcmp(a + 5, "sema") == 0) {
         fprintf(stderr, "gnnc: %s: no optional pass named '%s' (see --list-passes)\n", a, a + 5);
@@ -468,6 +511,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   o.lower = codegen;
+  if (o.memory_budget > 0 && !o.stats && !o.print_plan) {
+    fprintf(stderr, "gnnc: --memory-budget needs the graph's size: add --print-memory-plan V=N,E=N (or --stats V=N,E=N)\n");
+    return 2;
+  }
   size_t size = 0;
   char *text = read_source_file(cli.input, &size);
   if (!text) {
@@ -493,7 +540,7 @@ int main(int argc, char **argv) {
   if (cli.run) {
     rc = run_model(&c, m, &cli);
   } else {
-    bool dumping = o.print_after_all || o.nprint_after || o.nprint_before || o.stats || o.stats_symbolic;
+    bool dumping = o.print_after_all || o.nprint_after || o.nprint_before || o.stats || o.stats_symbolic || o.print_plan;
     if (codegen) rc = gnn_emit(c.kprog, &eo) ? 0 : 1;
     else if (strcmp(emit, "dot") == 0) ir_print_dot(out, m), rc = 0;
     else if (!dumping || cli.output || cli.emit) ir_print(out, m), rc = 0;

@@ -1,12 +1,11 @@
 /* pipeline.c -- the pass pipeline, read top to bottom, with its dumps, timers and checks.
  *
- *   sema -> canonicalize -> reorg -> autodiff -> compose -> fuse -> (lower, to the kernel IR,
+ *   sema -> canonicalize -> reorg -> autodiff -> compose -> checkpoint -> fuse -> (lower, to the kernel IR,
  *   when code is wanted or --stats asks for its accounting)
  *
  * After each step: the verifier (a failure is an internal error, reported with the pass's
  * name), --print-ir-after dumps ("(unchanged)" when the pass did nothing), --stats totals,
- * and the pass's wall time for --time-passes. A later pass (checkpoint) slots into pass_table
- * in order. -O0 switches off the optimisations, not autodiff: a training module
+ * and the pass's wall time for --time-passes. -O0 switches off the optimisations, not autodiff: a training module
  * stays a training module (-fno-autodiff builds inference only). reorg runs before autodiff
  * so that the backward is derived from the reorganised forward (projections per vertex).
  */
@@ -25,6 +24,8 @@ const PassInfo pass_table[] = {
      .doc = "reverse-mode differentiation: append the backward pass and the grad.<param> outputs"},
     {.name = "compose", .run = pass_compose, .optional = true,
      .doc = "form Aggregate (gSpMM) from gather(apply_edge(scatter))"},
+    {.name = "checkpoint", .run = pass_checkpoint, .optional = true,
+     .doc = "recompute vs stash: what the backward reads of the forward (-fno-recompute: stash all)"},
     {.name = "fuse", .run = pass_fuse, .optional = true,
      .doc = "partition into kernels: walks over edges, row kernels and GEMMs; inline what needs no memory"},
 };
@@ -173,10 +174,11 @@ static bool after_pass(GnnCtx *c, Module *m, const char *name, bool changed, con
   return true;
 }
 
-Module *gnn_compile(GnnCtx *c, const PipelineOpts *o) {
+static Module *compile_once(GnnCtx *c, const PipelineOpts *o) {
   Totals prev = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0};
   c->mapping = o->mapping;
   c->remarks = o->remarks;
+  c->recompute_level = o->recompute_all;
   double t0 = now();
   double times[64];
   Module *m = sema_lower(c);
@@ -200,7 +202,7 @@ Module *gnn_compile(GnnCtx *c, const PipelineOpts *o) {
   /* The last step: the operator IR to the kernel IR, when code is wanted or its dump asked for. */
   bool dump_lower = o->print_after_all || listed(o->print_after, o->nprint_after, "lower");
   double tl = 0;
-  if (o->lower || dump_lower || o->stats) {
+  if (o->lower || dump_lower || o->stats || o->print_plan) {
     if (listed(o->print_before, o->nprint_before, "lower")) {
       fprintf(o->out, "// -----// IR before lower //----- //\n");
       ir_print(o->out, m);
@@ -223,6 +225,7 @@ Module *gnn_compile(GnnCtx *c, const PipelineOpts *o) {
       m->fused = fused;
       kprog_stats(o->out, c->kprog, unfused, o->stats_V, o->stats_E);
     }
+    if (o->print_plan) kprog_print_memory_plan(o->out, c->kprog, o->stats_V, o->stats_E);
   }
   if (o->time_passes) {
     double total = now() - t0;
@@ -237,4 +240,59 @@ Module *gnn_compile(GnnCtx *c, const PipelineOpts *o) {
     if (c->kprog) fprintf(stderr, "   %12.4f  %5.1f%%  %s\n", tl * 1e3, 100 * tl / total, "lower");
   }
   return m;
+}
+
+static const char *human_bytes(double b, char *buf, size_t n) {
+  if (b >= 1e9) snprintf(buf, n, "%.2f GB", b / 1e9);
+  else if (b >= 1e6) snprintf(buf, n, "%.2f MB", b / 1e6);
+  else snprintf(buf, n, "%.0f B", b);
+  return buf;
+}
+
+/* --memory-budget: the plans from fastest to smallest (stash everything the backward reads;
+ * the cost model's choice; recompute all that can be), each compiled quietly and measured at
+ * the given |V|, |E|; the first whose memory fits is compiled for real. Compiling is cheap
+ * (milliseconds), and measuring the lowered program is exact: the same plan the library makes. */
+Module *gnn_compile(GnnCtx *c, const PipelineOpts *o) {
+  if (o->memory_budget <= 0) return compile_once(c, o);
+  static const char *const names[3] = {"stash all (-fno-recompute)", "the cost model (default)", "recompute all (--recompute=all)"};
+  PipelineOpts plans[3];
+  double need[3];
+  for (int k = 0; k < 3; k++) {
+    PipelineOpts q = *o;
+    if (k == 0 && q.ndisabled < 16) q.disabled[q.ndisabled++] = "checkpoint";
+    q.recompute_all = k == 2;
+    plans[k] = q;
+    q.print_after_all = q.time_passes = q.stats = q.stats_symbolic = q.print_plan = false;
+    q.nprint_after = q.nprint_before = 0;
+    q.lower = true;
+    FILE *diag = c->diag.out;
+    c->diag.out = NULL;
+    int errors = c->diag.errors;
+    Module *m = compile_once(c, &q);
+    c->diag.out = diag;
+    if (!m || !c->kprog) {
+      c->diag.errors = errors;
+      return compile_once(c, o); /* reports the errors */
+    }
+    need[k] = kprog_memory_plan(c->kprog, o->stats_V, o->stats_E).total;
+  }
+  char b1[32], b2[32];
+  for (int k = 0; k < 3; k++) {
+    if (need[k] > o->memory_budget) continue;
+    if (c->diag.out)
+      fprintf(c->diag.out, "%s: note: --memory-budget=%.0f: the plan '%s' needs %s at V=%.17g, E=%.17g%s\n", c->diag.path,
+              o->memory_budget, names[k], human_bytes(need[k], b1, sizeof b1), o->stats_V, o->stats_E,
+              k == 0 ? " (the fastest)" : "");
+    return compile_once(c, &plans[k]);
+  }
+  int best = 0;
+  for (int k = 1; k < 3; k++)
+    if (need[k] < need[best]) best = k;
+  if (c->diag.out)
+    fprintf(c->diag.out, "%s: error: --memory-budget=%.0f (%s) is below the smallest plan at V=%.17g, E=%.17g: '%s' needs %.0f bytes (%s)\n",
+            c->diag.path, o->memory_budget, human_bytes(o->memory_budget, b2, sizeof b2), o->stats_V, o->stats_E, names[best],
+            need[best], human_bytes(need[best], b1, sizeof b1));
+  c->diag.errors++;
+  return NULL;
 }

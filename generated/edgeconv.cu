@@ -106,8 +106,8 @@ extern "C" __global__ void __launch_bounds__(256) k0_apply_global_sub_global(int
   }
 }
 
-/* k1_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13 */
-extern "C" __global__ void __launch_bounds__(256) k1_max_argmax_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t3, int32_t *__restrict__ t8, const float *__restrict__ in_deg, float *__restrict__ t12, const float *__restrict__ t5, float *__restrict__ t13, int training, uint64_t seed) {
+/* k1_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %6 %7 %8 %10 %11 %12 %13; in memory: %7 %8 %13 */
+extern "C" __global__ void __launch_bounds__(256) k1_max_argmax_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t3, float *__restrict__ t7, int32_t *__restrict__ t8, const float *__restrict__ in_deg, const float *__restrict__ t5, float *__restrict__ t13, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -132,6 +132,7 @@ extern "C" __global__ void __launch_bounds__(256) k1_max_argmax_vertex(int64_t n
   float x;
   float x1;
   float r10_;
+  float r12_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -186,6 +187,9 @@ extern "C" __global__ void __launch_bounds__(256) k1_max_argmax_vertex(int64_t n
   for (int i4 = 0; i4 < 2; i4++) {
     const int64_t k4 = lane + (int64_t)i4 * 32;
     if (k4 < 64) {
+      if (training) {
+        t7[(row) * 64 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
+      }
       sh7[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
@@ -204,22 +208,15 @@ extern "C" __global__ void __launch_bounds__(256) k1_max_argmax_vertex(int64_t n
     const int64_t k6 = lane + (int64_t)i6 * 32;
     if (k6 < 64) {
       r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-      t12[(row) * 64 + k6] = sh7[k6] + (t5[row * 64 + k6] * r10_);
-    }
-  }
-  __syncwarp(gmask);
-  #pragma unroll
-  for (int i7 = 0; i7 < 2; i7++) {
-    const int64_t k7 = lane + (int64_t)i7 * 32;
-    if (k7 < 64) {
-      t13[(row) * 64 + k7] = (t12[row * 64 + k7] > 0.0f) ? t12[row * 64 + k7] : 0.0f;
+      r12_ = sh7[k6] + (t5[row * 64 + k6] * r10_);
+      t13[(row) * 64 + k6] = (r12_ > 0.0f) ? r12_ : 0.0f;
     }
   }
   __syncwarp(gmask);
 }
 
-/* k2_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24 */
-extern "C" __global__ void __launch_bounds__(256) k2_max_argmax_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t16, int32_t *__restrict__ t21, const float *__restrict__ in_deg, float *__restrict__ t23, const float *__restrict__ t18, float *__restrict__ t24, int training, uint64_t seed) {
+/* k2_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %10 %19 %20 %21 %22 %23 %24; in memory: %20 %21 %24 */
+extern "C" __global__ void __launch_bounds__(256) k2_max_argmax_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t16, float *__restrict__ t20, int32_t *__restrict__ t21, const float *__restrict__ in_deg, const float *__restrict__ t18, float *__restrict__ t24, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -244,6 +241,7 @@ extern "C" __global__ void __launch_bounds__(256) k2_max_argmax_vertex(int64_t n
   float x;
   float x1;
   float r10_;
+  float r23_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -298,6 +296,9 @@ extern "C" __global__ void __launch_bounds__(256) k2_max_argmax_vertex(int64_t n
   for (int i4 = 0; i4 < 2; i4++) {
     const int64_t k4 = lane + (int64_t)i4 * 32;
     if (k4 < 64) {
+      if (training) {
+        t20[(row) * 64 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
+      }
       sh20[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
@@ -316,22 +317,15 @@ extern "C" __global__ void __launch_bounds__(256) k2_max_argmax_vertex(int64_t n
     const int64_t k6 = lane + (int64_t)i6 * 32;
     if (k6 < 64) {
       r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-      t23[(row) * 64 + k6] = sh20[k6] + (t18[row * 64 + k6] * r10_);
-    }
-  }
-  __syncwarp(gmask);
-  #pragma unroll
-  for (int i7 = 0; i7 < 2; i7++) {
-    const int64_t k7 = lane + (int64_t)i7 * 32;
-    if (k7 < 64) {
-      t24[(row) * 64 + k7] = (t23[row * 64 + k7] > 0.0f) ? t23[row * 64 + k7] : 0.0f;
+      r23_ = sh20[k6] + (t18[row * 64 + k6] * r10_);
+      t24[(row) * 64 + k6] = (r23_ > 0.0f) ? r23_ : 0.0f;
     }
   }
   __syncwarp(gmask);
 }
 
-/* k3_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35 */
-extern "C" __global__ void __launch_bounds__(256) k3_max_argmax_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t27, int32_t *__restrict__ t32, const float *__restrict__ in_deg, float *__restrict__ t34, const float *__restrict__ t29, float *__restrict__ t35, int training, uint64_t seed) {
+/* k3_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %10 %30 %31 %32 %33 %34 %35; in memory: %31 %32 %35 */
+extern "C" __global__ void __launch_bounds__(256) k3_max_argmax_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t27, float *__restrict__ t31, int32_t *__restrict__ t32, const float *__restrict__ in_deg, const float *__restrict__ t29, float *__restrict__ t35, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -356,6 +350,7 @@ extern "C" __global__ void __launch_bounds__(256) k3_max_argmax_vertex(int64_t n
   float x;
   float x1;
   float r10_;
+  float r34_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -410,6 +405,9 @@ extern "C" __global__ void __launch_bounds__(256) k3_max_argmax_vertex(int64_t n
   for (int i4 = 0; i4 < 4; i4++) {
     const int64_t k4 = lane + (int64_t)i4 * 32;
     if (k4 < 128) {
+      if (training) {
+        t31[(row) * 128 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
+      }
       sh31[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
@@ -428,15 +426,8 @@ extern "C" __global__ void __launch_bounds__(256) k3_max_argmax_vertex(int64_t n
     const int64_t k6 = lane + (int64_t)i6 * 32;
     if (k6 < 128) {
       r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-      t34[(row) * 128 + k6] = sh31[k6] + (t29[row * 128 + k6] * r10_);
-    }
-  }
-  __syncwarp(gmask);
-  #pragma unroll
-  for (int i7 = 0; i7 < 4; i7++) {
-    const int64_t k7 = lane + (int64_t)i7 * 32;
-    if (k7 < 128) {
-      t35[(row) * 128 + k7] = (t34[row * 128 + k7] > 0.0f) ? t34[row * 128 + k7] : 0.0f;
+      r34_ = sh31[k6] + (t29[row * 128 + k6] * r10_);
+      t35[(row) * 128 + k6] = (r34_ > 0.0f) ? r34_ : 0.0f;
     }
   }
   __syncwarp(gmask);
@@ -620,18 +611,22 @@ extern "C" __global__ void __launch_bounds__(256) k6_sum_vertex(int64_t nrows, c
   }
 }
 
-/* k7_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %10 %54 %57 %58; in memory: %57 %58 */
-extern "C" __global__ void __launch_bounds__(256) k7_apply_vertex_relu_grad_vertex(int64_t nrows, float *__restrict__ t57, const float *__restrict__ t34, const float *__restrict__ t50, const float *__restrict__ t53, const float *__restrict__ in_deg, float *__restrict__ t58) {
+/* k7_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %10 %33 %34 %54 %57 %58; in memory: %57 %58 */
+extern "C" __global__ void __launch_bounds__(256) k7_apply_vertex_relu_grad_vertex(int64_t nrows, const float *__restrict__ in_deg, const float *__restrict__ t31, const float *__restrict__ t29, float *__restrict__ t57, const float *__restrict__ t50, const float *__restrict__ t53, float *__restrict__ t58) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   const unsigned gmask = 0xffffffffu;
   if (row >= nrows) return;  /* a whole group leaves together */
   float r10_;
+  float r34_;
+  float r10_1;
   #pragma unroll
   for (int i = 0; i < 4; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 128) {
-      t57[(row) * 128 + k] = (t34[row * 128 + k] > 0.0f) ? (t50[row * 128 + k] + t53[row * 128 + k]) : 0.0f;
+      r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
+      r34_ = t31[row * 128 + k] + (t29[row * 128 + k] * r10_);
+      t57[(row) * 128 + k] = (r34_ > 0.0f) ? (t50[row * 128 + k] + t53[row * 128 + k]) : 0.0f;
     }
   }
   __syncwarp(gmask);
@@ -639,8 +634,8 @@ extern "C" __global__ void __launch_bounds__(256) k7_apply_vertex_relu_grad_vert
   for (int i1 = 0; i1 < 4; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 32;
     if (k1 < 128) {
-      r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-      t58[(row) * 128 + k1] = t57[row * 128 + k1] * r10_;
+      r10_1 = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
+      t58[(row) * 128 + k1] = t57[row * 128 + k1] * r10_1;
     }
   }
 }
@@ -703,18 +698,22 @@ extern "C" __global__ void __launch_bounds__(256) k8_sum_vertex(int64_t nrows, c
   }
 }
 
-/* k9_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %10 %65 %68 %69; in memory: %68 %69 */
-extern "C" __global__ void __launch_bounds__(256) k9_apply_vertex_relu_grad_vertex(int64_t nrows, float *__restrict__ t68, const float *__restrict__ t23, const float *__restrict__ t61, const float *__restrict__ t64, const float *__restrict__ in_deg, float *__restrict__ t69) {
+/* k9_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %10 %22 %23 %65 %68 %69; in memory: %68 %69 */
+extern "C" __global__ void __launch_bounds__(256) k9_apply_vertex_relu_grad_vertex(int64_t nrows, const float *__restrict__ in_deg, const float *__restrict__ t20, const float *__restrict__ t18, float *__restrict__ t68, const float *__restrict__ t61, const float *__restrict__ t64, float *__restrict__ t69) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   const unsigned gmask = 0xffffffffu;
   if (row >= nrows) return;  /* a whole group leaves together */
   float r10_;
+  float r23_;
+  float r10_1;
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 64) {
-      t68[(row) * 64 + k] = (t23[row * 64 + k] > 0.0f) ? (t61[row * 64 + k] + t64[row * 64 + k]) : 0.0f;
+      r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
+      r23_ = t20[row * 64 + k] + (t18[row * 64 + k] * r10_);
+      t68[(row) * 64 + k] = (r23_ > 0.0f) ? (t61[row * 64 + k] + t64[row * 64 + k]) : 0.0f;
     }
   }
   __syncwarp(gmask);
@@ -722,8 +721,8 @@ extern "C" __global__ void __launch_bounds__(256) k9_apply_vertex_relu_grad_vert
   for (int i1 = 0; i1 < 2; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 32;
     if (k1 < 64) {
-      r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-      t69[(row) * 64 + k1] = t68[row * 64 + k1] * r10_;
+      r10_1 = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
+      t69[(row) * 64 + k1] = t68[row * 64 + k1] * r10_1;
     }
   }
 }
@@ -786,18 +785,22 @@ extern "C" __global__ void __launch_bounds__(256) k10_sum_vertex(int64_t nrows, 
   }
 }
 
-/* k11_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %10 %76 %79 %80; in memory: %79 %80 */
-extern "C" __global__ void __launch_bounds__(256) k11_apply_vertex_relu_grad_vertex(int64_t nrows, float *__restrict__ t79, const float *__restrict__ t12, const float *__restrict__ t72, const float *__restrict__ t75, const float *__restrict__ in_deg, float *__restrict__ t80) {
+/* k11_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %10 %11 %12 %76 %79 %80; in memory: %79 %80 */
+extern "C" __global__ void __launch_bounds__(256) k11_apply_vertex_relu_grad_vertex(int64_t nrows, const float *__restrict__ in_deg, const float *__restrict__ t7, const float *__restrict__ t5, float *__restrict__ t79, const float *__restrict__ t72, const float *__restrict__ t75, float *__restrict__ t80) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   const unsigned gmask = 0xffffffffu;
   if (row >= nrows) return;  /* a whole group leaves together */
   float r10_;
+  float r12_;
+  float r10_1;
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 64) {
-      t79[(row) * 64 + k] = (t12[row * 64 + k] > 0.0f) ? (t72[row * 64 + k] + t75[row * 64 + k]) : 0.0f;
+      r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
+      r12_ = t7[row * 64 + k] + (t5[row * 64 + k] * r10_);
+      t79[(row) * 64 + k] = (r12_ > 0.0f) ? (t72[row * 64 + k] + t75[row * 64 + k]) : 0.0f;
     }
   }
   __syncwarp(gmask);
@@ -805,8 +808,8 @@ extern "C" __global__ void __launch_bounds__(256) k11_apply_vertex_relu_grad_ver
   for (int i1 = 0; i1 < 2; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 32;
     if (k1 < 64) {
-      r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-      t80[(row) * 64 + k1] = t79[row * 64 + k1] * r10_;
+      r10_1 = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
+      t80[(row) * 64 + k1] = t79[row * 64 + k1] * r10_1;
     }
   }
 }
@@ -942,21 +945,21 @@ struct dgcnn_model {
   /* intermediate buffers, in the arena */
   float *t3;  /* %3 vertex[64], steps 0..3 */
   float *t4;  /* %4 global[3, 64], steps 1..2 */
-  float *t5;  /* %5 vertex[64], steps 2..3 */
+  float *t5;  /* %5 vertex[64], steps 2..31 */
+  float *t7;  /* %7 vertex[64], steps 3..31 */
   int32_t *t8;  /* %8 vertex[64], steps 3..32 */
-  float *t12;  /* %12 vertex[64], steps 3..31 */
   float *t13;  /* %13 vertex[64], steps 3..30 */
   float *t16;  /* %16 vertex[64], steps 4..6 */
   float *t17;  /* %17 global[64, 64], steps 1..27 */
-  float *t18;  /* %18 vertex[64], steps 5..6 */
+  float *t18;  /* %18 vertex[64], steps 5..25 */
+  float *t20;  /* %20 vertex[64], steps 6..25 */
   int32_t *t21;  /* %21 vertex[64], steps 6..26 */
-  float *t23;  /* %23 vertex[64], steps 6..25 */
   float *t24;  /* %24 vertex[64], steps 6..24 */
   float *t27;  /* %27 vertex[128], steps 7..9 */
   float *t28;  /* %28 global[64, 128], steps 1..21 */
-  float *t29;  /* %29 vertex[128], steps 8..9 */
+  float *t29;  /* %29 vertex[128], steps 8..19 */
+  float *t31;  /* %31 vertex[128], steps 9..19 */
   int32_t *t32;  /* %32 vertex[128], steps 9..20 */
-  float *t34;  /* %34 vertex[128], steps 9..19 */
   float *t35;  /* %35 vertex[128], steps 9..18 */
   float *t38;  /* %38 vertex[256], steps 10..12 */
   float *t39;  /* %39 global[128, 256], steps 1..15 */
@@ -1020,28 +1023,28 @@ gnn_status dgcnn_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, dgcnn_m
   if (!st) st = gnn_malloc(ctx, (void **)&m->out, (size_t)g->nv * 256 * sizeof(float));
   /* the arenas: 43 buffers placed by lifetime (steps first..last) */
   static const int first[43] = {0, 1, 2, 3, 3, 3, 4, 1, 5, 6, 6, 6, 7, 1, 8, 9, 9, 9, 10, 1, 11, 12, 13, 14, 15, 17, 18, 19, 19, 20, 21, 23, 24, 25, 25, 26, 27, 29, 30, 31, 31, 32, 34};
-  static const int last[43] = {3, 2, 3, 32, 31, 30, 6, 27, 6, 26, 25, 24, 9, 21, 9, 20, 19, 18, 12, 15, 12, 14, 16, 18, 19, 19, 35, 20, 22, 24, 25, 25, 35, 26, 28, 30, 31, 31, 35, 32, 33, 34, 35};
-  static const int last_infer[43] = {3, 2, 3, 12, 12, 12, 6, 12, 6, 12, 12, 12, 9, 12, 9, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12};
-  static const char in_infer[43] = {1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  static const int last[43] = {3, 2, 31, 31, 32, 30, 6, 27, 25, 25, 26, 24, 9, 21, 19, 19, 20, 18, 12, 15, 12, 14, 16, 18, 19, 19, 35, 20, 22, 24, 25, 25, 35, 26, 28, 30, 31, 31, 35, 32, 33, 34, 35};
+  static const int last_infer[43] = {3, 2, 12, 12, 12, 12, 6, 12, 12, 12, 12, 12, 9, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12};
+  static const char in_infer[43] = {1, 1, 1, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[43], size_infer[43];
   int order[43];
   size[0] = (size_t)g->nv * 64 * sizeof(float);  /* t3 */
   size[1] = (size_t)1 * 192 * sizeof(float);  /* t4 */
   size[2] = (size_t)g->nv * 64 * sizeof(float);  /* t5 */
-  size[3] = (size_t)g->nv * 64 * sizeof(int32_t);  /* t8 */
-  size[4] = (size_t)g->nv * 64 * sizeof(float);  /* t12 */
+  size[3] = (size_t)g->nv * 64 * sizeof(float);  /* t7 */
+  size[4] = (size_t)g->nv * 64 * sizeof(int32_t);  /* t8 */
   size[5] = (size_t)g->nv * 64 * sizeof(float);  /* t13 */
   size[6] = (size_t)g->nv * 64 * sizeof(float);  /* t16 */
   size[7] = (size_t)1 * 4096 * sizeof(float);  /* t17 */
   size[8] = (size_t)g->nv * 64 * sizeof(float);  /* t18 */
-  size[9] = (size_t)g->nv * 64 * sizeof(int32_t);  /* t21 */
-  size[10] = (size_t)g->nv * 64 * sizeof(float);  /* t23 */
+  size[9] = (size_t)g->nv * 64 * sizeof(float);  /* t20 */
+  size[10] = (size_t)g->nv * 64 * sizeof(int32_t);  /* t21 */
   size[11] = (size_t)g->nv * 64 * sizeof(float);  /* t24 */
   size[12] = (size_t)g->nv * 128 * sizeof(float);  /* t27 */
   size[13] = (size_t)1 * 8192 * sizeof(float);  /* t28 */
   size[14] = (size_t)g->nv * 128 * sizeof(float);  /* t29 */
-  size[15] = (size_t)g->nv * 128 * sizeof(int32_t);  /* t32 */
-  size[16] = (size_t)g->nv * 128 * sizeof(float);  /* t34 */
+  size[15] = (size_t)g->nv * 128 * sizeof(float);  /* t31 */
+  size[16] = (size_t)g->nv * 128 * sizeof(int32_t);  /* t32 */
   size[17] = (size_t)g->nv * 128 * sizeof(float);  /* t35 */
   size[18] = (size_t)g->nv * 256 * sizeof(float);  /* t38 */
   size[19] = (size_t)1 * 32768 * sizeof(float);  /* t39 */
@@ -1097,20 +1100,20 @@ static gnn_status dgcnn_use_arena(dgcnn_model *m, int plan) {
   m->t3 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
   m->t4 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
   m->t5 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
-  m->t8 = m->offset[plan][3] == SIZE_MAX ? NULL : (int32_t *)(m->arena + m->offset[plan][3]);
-  m->t12 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
+  m->t7 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
+  m->t8 = m->offset[plan][4] == SIZE_MAX ? NULL : (int32_t *)(m->arena + m->offset[plan][4]);
   m->t13 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
   m->t16 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
   m->t17 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t18 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
-  m->t21 = m->offset[plan][9] == SIZE_MAX ? NULL : (int32_t *)(m->arena + m->offset[plan][9]);
-  m->t23 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
+  m->t20 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
+  m->t21 = m->offset[plan][10] == SIZE_MAX ? NULL : (int32_t *)(m->arena + m->offset[plan][10]);
   m->t24 = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
   m->t27 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
   m->t28 = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
   m->t29 = m->offset[plan][14] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][14]);
-  m->t32 = m->offset[plan][15] == SIZE_MAX ? NULL : (int32_t *)(m->arena + m->offset[plan][15]);
-  m->t34 = m->offset[plan][16] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][16]);
+  m->t31 = m->offset[plan][15] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][15]);
+  m->t32 = m->offset[plan][16] == SIZE_MAX ? NULL : (int32_t *)(m->arena + m->offset[plan][16]);
   m->t35 = m->offset[plan][17] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][17]);
   m->t38 = m->offset[plan][18] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][18]);
   m->t39 = m->offset[plan][19] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][19]);
@@ -1183,13 +1186,13 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t4, 64, m->in_x, 3, &beta, m->t5, 64));
   }
   gnn_profile_step(m->ctx, "forward 2 gemm %5 apply_vertex.linear");
-  /* 3: fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13 */
+  /* 3: fused %6 %7 %8 %10 %11 %12 %13; in memory: %7 %8 %13 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k1_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t3, m->t8, g->in_deg, m->t12, m->t5, m->t13, training, seed);
+    k1_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t3, m->t7, m->t8, g->in_deg, m->t5, m->t13, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
-  gnn_profile_step(m->ctx, "forward 3 kernel fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13");
+  gnn_profile_step(m->ctx, "forward 3 kernel fused %6 %7 %8 %10 %11 %12 %13; in memory: %7 %8 %13");
   /* 4: %16 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 64;
@@ -1208,13 +1211,13 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t17, 64, m->t13, 64, &beta, m->t18, 64));
   }
   gnn_profile_step(m->ctx, "forward 5 gemm %18 apply_vertex.linear");
-  /* 6: fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24 */
+  /* 6: fused %10 %19 %20 %21 %22 %23 %24; in memory: %20 %21 %24 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k2_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t16, m->t21, g->in_deg, m->t23, m->t18, m->t24, training, seed);
+    k2_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t16, m->t20, m->t21, g->in_deg, m->t18, m->t24, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
-  gnn_profile_step(m->ctx, "forward 6 kernel fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24");
+  gnn_profile_step(m->ctx, "forward 6 kernel fused %10 %19 %20 %21 %22 %23 %24; in memory: %20 %21 %24");
   /* 7: %27 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 128, K = 64;
@@ -1233,13 +1236,13 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t28, 128, m->t24, 64, &beta, m->t29, 128));
   }
   gnn_profile_step(m->ctx, "forward 8 gemm %29 apply_vertex.linear");
-  /* 9: fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35 */
+  /* 9: fused %10 %30 %31 %32 %33 %34 %35; in memory: %31 %32 %35 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k3_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t27, m->t32, g->in_deg, m->t34, m->t29, m->t35, training, seed);
+    k3_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t27, m->t31, m->t32, g->in_deg, m->t29, m->t35, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
-  gnn_profile_step(m->ctx, "forward 9 kernel fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35");
+  gnn_profile_step(m->ctx, "forward 9 kernel fused %10 %30 %31 %32 %33 %34 %35; in memory: %31 %32 %35");
   /* 10: %38 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 256, K = 128;
@@ -1342,13 +1345,13 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t49, 256, m->t35, 128, &beta, m->t55, 256));
   }
   gnn_profile_step(m->ctx, "backward 18 gemm %55 reduce_rows.matmul_tn");
-  /* 19: fused %10 %54 %57 %58; in memory: %57 %58 */
+  /* 19: fused %10 %33 %34 %54 %57 %58; in memory: %57 %58 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k7_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t57, m->t34, m->t50, m->t53, g->in_deg, m->t58);
+    k7_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_deg, m->t31, m->t29, m->t57, m->t50, m->t53, m->t58);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
-  gnn_profile_step(m->ctx, "backward 19 kernel fused %10 %54 %57 %58; in memory: %57 %58");
+  gnn_profile_step(m->ctx, "backward 19 kernel fused %10 %33 %34 %54 %57 %58; in memory: %57 %58");
   /* 20: fused %59 %60; in memory: %60 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
@@ -1392,13 +1395,13 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t60, 128, m->t24, 64, &beta, m->t66, 128));
   }
   gnn_profile_step(m->ctx, "backward 24 gemm %66 reduce_rows.matmul_tn");
-  /* 25: fused %10 %65 %68 %69; in memory: %68 %69 */
+  /* 25: fused %10 %22 %23 %65 %68 %69; in memory: %68 %69 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k9_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t68, m->t23, m->t61, m->t64, g->in_deg, m->t69);
+    k9_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_deg, m->t20, m->t18, m->t68, m->t61, m->t64, m->t69);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
-  gnn_profile_step(m->ctx, "backward 25 kernel fused %10 %65 %68 %69; in memory: %68 %69");
+  gnn_profile_step(m->ctx, "backward 25 kernel fused %10 %22 %23 %65 %68 %69; in memory: %68 %69");
   /* 26: fused %70 %71; in memory: %71 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
@@ -1442,13 +1445,13 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t71, 64, m->t13, 64, &beta, m->t77, 64));
   }
   gnn_profile_step(m->ctx, "backward 30 gemm %77 reduce_rows.matmul_tn");
-  /* 31: fused %10 %76 %79 %80; in memory: %79 %80 */
+  /* 31: fused %10 %11 %12 %76 %79 %80; in memory: %79 %80 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k11_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t79, m->t12, m->t72, m->t75, g->in_deg, m->t80);
+    k11_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_deg, m->t7, m->t5, m->t79, m->t72, m->t75, m->t80);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
-  gnn_profile_step(m->ctx, "backward 31 kernel fused %10 %76 %79 %80; in memory: %79 %80");
+  gnn_profile_step(m->ctx, "backward 31 kernel fused %10 %11 %12 %76 %79 %80; in memory: %79 %80");
   /* 32: fused %81 %82; in memory: %82 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);

@@ -64,8 +64,8 @@ static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *re
   }
 }
 
-/* k1_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 16 lanes per group. fused %6 %7 %9 %10 %11 %12; in memory: %10 %12 */
-static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t8, float *restrict t10, const float *restrict p_gcnconv0_b, float *restrict t12, int training, uint64_t seed) {
+/* k1_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 16 lanes per group. fused %6 %7 %9 %10 %11 %12; in memory: %9 %12 */
+static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t8, float *restrict t9, const float *restrict p_gcnconv0_b, float *restrict t12, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -120,25 +120,21 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       for (int i2 = 0; i2 < 1; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 16;
         if (k2 < 16) {
+          if (training) {
+            t9[row * 16 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+          }
           sh9[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
         }
       }
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int lane = 0; lane < 16; lane++) {
+      float r10_;
       for (int i3 = 0; i3 < 1; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 16;
         if (k3 < 16) {
-          t10[row * 16 + k3] = sh9[k3] + p_gcnconv0_b[k3];
-        }
-      }
-    }
-    /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 16; lane++) {
-      for (int i4 = 0; i4 < 1; i4++) {
-        const int64_t k4 = lane + (int64_t)i4 * 16;
-        if (k4 < 16) {
-          t12[row * 16 + k4] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f) ? (((t10[row * 16 + k4] > 0.0f) ? t10[row * 16 + k4] : 0.0f) * 2.0f) : 0.0f) : ((t10[row * 16 + k4] > 0.0f) ? t10[row * 16 + k4] : 0.0f);
+          r10_ = sh9[k3] + p_gcnconv0_b[k3];
+          t12[row * 16 + k3] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k3), 0.5f) ? (((r10_ > 0.0f) ? r10_ : 0.0f) * 2.0f) : 0.0f) : ((r10_ > 0.0f) ? r10_ : 0.0f);
         }
       }
     }
@@ -277,17 +273,19 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
   }
 }
 
-/* k4_relu_grad_vertex: one group per vertex, 16 lanes per group. fused %25 %26; in memory: %26 */
-static void k4_relu_grad_vertex(int64_t nrows, float *restrict t26, const float *restrict t10, const float *restrict t23, int training, uint64_t seed) {
+/* k4_relu_grad_vertex: one group per vertex, 16 lanes per group. fused %10 %25 %26; in memory: %26 */
+static void k4_relu_grad_vertex(int64_t nrows, const float *restrict t9, const float *restrict p_gcnconv0_b, float *restrict t26, const float *restrict t23, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int lane = 0; lane < 16; lane++) {
+      float r10_;
       for (int i = 0; i < 1; i++) {
         const int64_t k = lane + (int64_t)i * 16;
         if (k < 16) {
-          t26[row * 16 + k] = (t10[row * 16 + k] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? (t23[row * 16 + k] * 2.0f) : 0.0f) : t23[row * 16 + k]) : 0.0f;
+          r10_ = t9[row * 16 + k] + p_gcnconv0_b[k];
+          t26[row * 16 + k] = (r10_ > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? (t23[row * 16 + k] * 2.0f) : 0.0f) : t23[row * 16 + k]) : 0.0f;
         }
       }
     }
@@ -442,7 +440,7 @@ struct gcn_model {
   /* intermediate buffers, in the arena */
   float *t1;  /* %1 vertex[1433], steps 0..15 */
   float *t8;  /* %8 vertex[16], steps 1..2 */
-  float *t10;  /* %10 vertex[16], steps 2..8 */
+  float *t9;  /* %9 vertex[16], steps 2..8 */
   float *t12;  /* %12 vertex[16], steps 2..7 */
   float *t15;  /* %15 vertex[7], steps 3..4 */
   float *t22;  /* %22 vertex[7], steps 5..7 */
@@ -489,12 +487,12 @@ gnn_status gcn_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gcn_model
   static const int first[11] = {0, 1, 2, 2, 3, 5, 6, 8, 14, 9, 10};
   static const int last[11] = {15, 2, 8, 7, 4, 7, 8, 14, 15, 12, 13};
   static const int last_infer[11] = {4, 2, 4, 4, 4, 4, 4, 4, 4, 4, 4};
-  static const char in_infer[11] = {1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0};
+  static const char in_infer[11] = {1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0};
   size_t size[11], size_infer[11];
   int order[11];
   size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
   size[1] = (size_t)g->nv * 16 * sizeof(float);  /* t8 */
-  size[2] = (size_t)g->nv * 16 * sizeof(float);  /* t10 */
+  size[2] = (size_t)g->nv * 16 * sizeof(float);  /* t9 */
   size[3] = (size_t)g->nv * 16 * sizeof(float);  /* t12 */
   size[4] = (size_t)g->nv * 7 * sizeof(float);  /* t15 */
   size[5] = (size_t)g->nv * 7 * sizeof(float);  /* t22 */
@@ -531,7 +529,7 @@ static gnn_status gcn_use_arena(gcn_model *m, int plan) {
   if (st) return st;
   m->t1 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
   m->t8 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
-  m->t10 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
+  m->t9 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
   m->t12 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
   m->t15 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
   m->t22 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
@@ -567,9 +565,9 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->param[0], 16, 0.0f, m->t8, 16);
   }
   gnn_profile_step(m->ctx, "forward 1 gemm %8 apply_vertex.linear");
-  /* 2: fused %6 %7 %9 %10 %11 %12; in memory: %10 %12 */
-  k1_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t8, m->t10, m->param[1], m->t12, training, seed);
-  gnn_profile_step(m->ctx, "forward 2 kernel fused %6 %7 %9 %10 %11 %12; in memory: %10 %12");
+  /* 2: fused %6 %7 %9 %10 %11 %12; in memory: %9 %12 */
+  k1_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t8, m->t9, m->param[1], m->t12, training, seed);
+  gnn_profile_step(m->ctx, "forward 2 kernel fused %6 %7 %9 %10 %11 %12; in memory: %9 %12");
   /* 3: %15 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(16);
@@ -623,9 +621,9 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t12, 16, m->t22, 7, 0.0f, m->grad[2], 7);
   }
   gnn_profile_step(m->ctx, "backward 7 gemm %24 reduce_rows.matmul_tn");
-  /* 8: fused %25 %26; in memory: %26 */
-  k4_relu_grad_vertex(g->nv, m->t26, m->t10, m->t23, training, seed);
-  gnn_profile_step(m->ctx, "backward 8 kernel fused %25 %26; in memory: %26");
+  /* 8: fused %10 %25 %26; in memory: %26 */
+  k4_relu_grad_vertex(g->nv, m->t9, m->param[1], m->t26, m->t23, training, seed);
+  gnn_profile_step(m->ctx, "backward 8 kernel fused %10 %25 %26; in memory: %26");
   /* 9: %19 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc19, (size_t)1 * 7 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 9 zero %19 reduce_rows.sum");

@@ -83,8 +83,8 @@ extern "C" __global__ void __launch_bounds__(256) k0_dropout_vertex(int64_t nrow
   }
 }
 
-/* k1_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27 */
-extern "C" __global__ void __launch_bounds__(256) k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ p_gmmconv0_isigma, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ p_gmmconv0_mu, const float *__restrict__ t23, float *__restrict__ t25, float *__restrict__ t27, int training, uint64_t seed) {
+/* k1_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %24 %27 */
+extern "C" __global__ void __launch_bounds__(256) k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ p_gmmconv0_isigma, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ p_gmmconv0_mu, const float *__restrict__ t23, float *__restrict__ t24, float *__restrict__ t27, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -113,6 +113,7 @@ extern "C" __global__ void __launch_bounds__(256) k1_sum_u_mul_e_vertex(int64_t 
   float r22_;
   float x;
   float heads;
+  float r25_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -161,6 +162,9 @@ extern "C" __global__ void __launch_bounds__(256) k1_sum_u_mul_e_vertex(int64_t 
   for (int i2 = 0; i2 < 2; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 32;
     if (k2 < 48) {
+      if (training) {
+        t24[(row) * 48 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
+      }
       sh24[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
     }
   }
@@ -173,15 +177,8 @@ extern "C" __global__ void __launch_bounds__(256) k1_sum_u_mul_e_vertex(int64_t 
       for (int64_t j2 = 0; j2 < 3; j2++) {
         heads = heads + sh24[(j2 * 16) + k3];
       }
-      t25[(row) * 16 + k3] = heads / 3.0f;
-    }
-  }
-  __syncwarp(gmask);
-  #pragma unroll
-  for (int i4 = 0; i4 < 1; i4++) {
-    const int64_t k4 = lane + (int64_t)i4 * 32;
-    if (k4 < 16) {
-      t27[(row) * 16 + k4] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f) ? (((t25[row * 16 + k4] > 0.0f) ? t25[row * 16 + k4] : (1.0f * expm1f(t25[row * 16 + k4]))) * 2.0f) : 0.0f) : ((t25[row * 16 + k4] > 0.0f) ? t25[row * 16 + k4] : (1.0f * expm1f(t25[row * 16 + k4])));
+      r25_ = heads / 3.0f;
+      t27[(row) * 16 + k3] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k3), 0.5f) ? (((r25_ > 0.0f) ? r25_ : (1.0f * expm1f(r25_))) * 2.0f) : 0.0f) : ((r25_ > 0.0f) ? r25_ : (1.0f * expm1f(r25_)));
     }
   }
   __syncwarp(gmask);
@@ -361,19 +358,26 @@ extern "C" __global__ void __launch_bounds__(256) k3_sum_vertex(int64_t nrows, c
   }
 }
 
-/* k4_div_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %72 %73 %74 %75; in memory: %75 */
-extern "C" __global__ void __launch_bounds__(256) k4_div_vertex(int64_t nrows, const float *__restrict__ t25, const float *__restrict__ t53, float *__restrict__ t75, int training, uint64_t seed) {
+/* k4_div_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %25 %72 %73 %74 %75; in memory: %75 */
+extern "C" __global__ void __launch_bounds__(256) k4_div_vertex(int64_t nrows, const float *__restrict__ t24, const float *__restrict__ t53, float *__restrict__ t75, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
+  float heads;
+  float r25_;
   float r73_;
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 48) {
-      r73_ = (t25[row * 16 + (k % 16)] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + (k % 16)), 0.5f) ? (t53[row * 16 + (k % 16)] * 2.0f) : 0.0f) : t53[row * 16 + (k % 16)]) : ((1.0f * expf(t25[row * 16 + (k % 16)])) * (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + (k % 16)), 0.5f) ? (t53[row * 16 + (k % 16)] * 2.0f) : 0.0f) : t53[row * 16 + (k % 16)]));
+      heads = 0.0f;
+      for (int64_t j = 0; j < 3; j++) {
+        heads = heads + t24[row * 48 + ((j * 16) + (k % 16))];
+      }
+      r25_ = heads / 3.0f;
+      r73_ = (r25_ > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + (k % 16)), 0.5f) ? (t53[row * 16 + (k % 16)] * 2.0f) : 0.0f) : t53[row * 16 + (k % 16)]) : ((1.0f * expf(r25_)) * (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + (k % 16)), 0.5f) ? (t53[row * 16 + (k % 16)] * 2.0f) : 0.0f) : t53[row * 16 + (k % 16)]));
       t75[(row) * 48 + k] = r73_ / 3.0f;
     }
   }
@@ -1000,7 +1004,7 @@ struct monet_model {
   /* intermediate buffers, in the arena */
   float *t1;  /* %1 vertex[1433], steps 0..24 */
   float *t23;  /* %23 vertex[3, 16], steps 1..15 */
-  float *t25;  /* %25 vertex[16], steps 2..8 */
+  float *t24;  /* %24 vertex[3, 16], steps 2..8 */
   float *t27;  /* %27 vertex[16], steps 2..7 */
   float *t41;  /* %41 vertex[3, 7], steps 3..15 */
   float *t52;  /* %52 vertex[3, 7], steps 5..7 */
@@ -1054,12 +1058,12 @@ gnn_status monet_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, monet_m
   static const int first[17] = {0, 1, 2, 2, 3, 5, 6, 16, 8, 23, 19, 9, 10, 11, 12, 13, 14};
   static const int last[17] = {24, 15, 8, 7, 15, 7, 8, 22, 23, 24, 22, 16, 17, 18, 19, 20, 21};
   static const int last_infer[17] = {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};
-  static const char in_infer[17] = {1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  static const char in_infer[17] = {1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[17], size_infer[17];
   int order[17];
   size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
   size[1] = (size_t)g->nv * 48 * sizeof(float);  /* t23 */
-  size[2] = (size_t)g->nv * 16 * sizeof(float);  /* t25 */
+  size[2] = (size_t)g->nv * 48 * sizeof(float);  /* t24 */
   size[3] = (size_t)g->nv * 16 * sizeof(float);  /* t27 */
   size[4] = (size_t)g->nv * 21 * sizeof(float);  /* t41 */
   size[5] = (size_t)g->nv * 21 * sizeof(float);  /* t52 */
@@ -1102,7 +1106,7 @@ static gnn_status monet_use_arena(monet_model *m, int plan) {
   if (st) return st;
   m->t1 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
   m->t23 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
-  m->t25 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
+  m->t24 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
   m->t27 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
   m->t41 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
   m->t52 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
@@ -1154,13 +1158,13 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[3], 48, m->t1, 1433, &beta, m->t23, 48));
   }
   gnn_profile_step(m->ctx, "forward 1 gemm %23 apply_vertex.linear");
-  /* 2: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27 */
+  /* 2: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %24 %27 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k1_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->param[2], g->out_deg, g->in_deg, m->param[0], m->param[1], m->t23, m->t25, m->t27, training, seed);
+    k1_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->param[2], g->out_deg, g->in_deg, m->param[0], m->param[1], m->t23, m->t24, m->t27, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
-  gnn_profile_step(m->ctx, "forward 2 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27");
+  gnn_profile_step(m->ctx, "forward 2 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %24 %27");
   /* 3: %41 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 21, K = 16;
@@ -1232,13 +1236,13 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t52, 21, m->t27, 16, &beta, m->grad[7], 21));
   }
   gnn_profile_step(m->ctx, "backward 7 gemm %54 reduce_rows.matmul_tn");
-  /* 8: fused %72 %73 %74 %75; in memory: %75 */
+  /* 8: fused %25 %72 %73 %74 %75; in memory: %75 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k4_div_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t25, m->t53, m->t75, training, seed);
+    k4_div_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t24, m->t53, m->t75, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
-  gnn_profile_step(m->ctx, "backward 8 kernel fused %72 %73 %74 %75; in memory: %75");
+  gnn_profile_step(m->ctx, "backward 8 kernel fused %25 %72 %73 %74 %75; in memory: %75");
   /* 9: %59 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc59, (size_t)1 * 6 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 9 zero %59 reduce_rows.sum");

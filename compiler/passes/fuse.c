@@ -49,17 +49,7 @@ typedef struct {
 
 /* ---------------------------------------------------------------- classification */
 
-/* A dense projection that stays a GEMM. A linear map with a tiny weight (MoNet's 2x2 pseudo-
- * coordinate projection over edges) is cheaper computed in registers where it is read. */
-static bool is_gemm(const Value *v) {
-  bool lin = (v->op == OP_APPLY_EDGE || v->op == OP_APPLY_VERTEX || v->op == OP_APPLY_GLOBAL) &&
-             (v->fn == FN_LINEAR || v->fn == FN_LINEAR_T);
-  bool mtn = v->op == OP_REDUCE_ROWS && v->fn == FN_MATMUL_TN;
-  if (!lin && !mtn) return false;
-  if (lin && v->dom == DOM_EDGE && shape_elems(&v->args[1]->shape) <= 64) return false;
-  if (mtn && v->args[0]->dom == DOM_EDGE && shape_elems(&v->shape) <= 64) return false;
-  return true;
-}
+static bool is_gemm(const Value *v) { return value_is_gemm(v); }
 
 static bool is_leaf(const Value *v) {
   return v->op == OP_INPUT || v->op == OP_PARAM || v->op == OP_CONST || v->op == OP_DEGREE;
@@ -78,15 +68,7 @@ static int anchor_dir(const Value *v) { return v->op == OP_GATHER ? (int)v->iatt
 static double recompute_flops(const Value *v, int depth) {
   if (is_leaf(v) || v->sched == SCHED_GEMM || v->sched == SCHED_ROOT) return 0;
   if (v->sched == SCHED_ANCHOR || depth > 24) return 1e9; /* deep: as good as never cheap */
-  double f = fn_info[v->fn].flops;
-  if (v->fn == FN_DOT || v->fn == FN_U_DOT_V || v->fn == FN_SUM_LAST) {
-    const Shape *s = &v->args[0]->shape;
-    f = 2.0 * (double)(s->rank ? s->d[s->rank - 1] : 1);
-  } else if (v->fn == FN_MEAN_HEADS || v->fn == FN_SUM_HEADS) {
-    f = (double)v->args[0]->shape.d[0];
-  } else if (v->fn == FN_LINEAR) {
-    f = 2.0 * (double)v->args[1]->shape.d[0];
-  }
+  double f = elem_flops(v);
   for (int i = 0; i < v->nargs && f < 1e6; i++) f += recompute_flops(v->args[i], depth + 1);
   return f;
 }
@@ -137,13 +119,14 @@ static void mark_roots(Fuse *F) {
     depth[i] = d;
   }
   free(depth);
-  /* forward values the backward reads: recomputed when cheap, stashed otherwise */
+  /* forward values the backward reads: the checkpoint pass's choice (recompute: inline in the
+   * backward's kernels; stash: a root); without it (-fno-recompute), every one that costs work */
   for (int i = 0; i < F->n; i++) {
     Value *v = m->vals.items[i];
-    if (v->sched != SCHED_INLINE || v->bwd) continue;
+    if (v->sched != SCHED_INLINE || v->bwd || v->ckpt == CKPT_RECOMPUTE) continue;
     for (int u = 0; u < F->users[i].len; u++) {
       Value *w = F->users[i].items[u];
-      if (w->bwd && recompute_flops(v, 0) > 64) v->sched = SCHED_ROOT;
+      if (w->bwd && (v->ckpt == CKPT_STASH || recompute_flops(v, 0) > 0)) v->sched = SCHED_ROOT;
     }
   }
 }
@@ -155,6 +138,9 @@ static bool same_dropout(const Value *d, const Value *x, const Value *ref) {
   return d->op == ref->op && d->fn == FN_DROPOUT && ref->fn == FN_DROPOUT && d->iattr == ref->iattr && d->fattr == ref->fattr &&
          shape_eq(&d->shape, &ref->shape) && d->args[0] == x;
 }
+
+/* The forward value v is, or recomputes (a backward copy made by checkpoint). */
+static const Value *orig(const Value *v) { return v->recomputes ? v->recomputes : v; }
 
 /* Recognises t_v = sum_u alpha'_uv <X_u, G_v>_h (the backward of edge_softmax under an
  * attention aggregate out_v = sum_u alpha'_uv X_u, with alpha' = dropout(alpha) or alpha) as
@@ -178,7 +164,7 @@ static Value *attention_tv(Fuse *F, const Value *g, Value **G) {
       Value *agg = F->users[X->id].items[u];
       if (agg->op != OP_AGGREGATE || agg->fn != FN_SUM || agg->msg != FN_U_MUL_E || agg->args[0] != X) continue;
       const Value *w = agg->args[1];
-      bool ok = drop ? same_dropout(w, alpha, drop) : w == alpha;
+      bool ok = drop ? same_dropout(w, orig(alpha), drop) : w == orig(alpha);
       if (!ok || !shape_eq(&agg->shape, &X->shape)) continue;
       *G = sc->args[1];
       return agg;
@@ -323,15 +309,7 @@ static bool merge_acyclic(Fuse *F, int a, int b) {
 static double inline_flops(const Value *v, int depth) {
   if (is_leaf(v) || in_group(v)) return 0;
   if (depth > 24) return 1e9;
-  double f = fn_info[v->fn].flops;
-  if (v->fn == FN_DOT || v->fn == FN_U_DOT_V || v->fn == FN_SUM_LAST) {
-    const Shape *s = &v->args[0]->shape;
-    f = 2.0 * (double)(s->rank ? s->d[s->rank - 1] : 1);
-  } else if (v->fn == FN_MEAN_HEADS || v->fn == FN_SUM_HEADS) {
-    f = (double)v->args[0]->shape.d[0];
-  } else if (v->fn == FN_LINEAR) {
-    f = 2.0 * (double)v->args[1]->shape.d[0];
-  }
+  double f = elem_flops(v);
   for (int i = 0; i < v->nargs && f < 1e6; i++) f += inline_flops(v->args[i], depth + 1);
   return f;
 }
@@ -524,10 +502,11 @@ bool pass_fuse(GnnCtx *c, Module *m) {
       v->group = new_group(&F, FG_SINK, v->args[0]->dom, 0, v->bwd);
     } else if (v->sched == SCHED_ANCHOR) {
       bool must_vertex = v->op == OP_REDUCE_SCATTER || v->fn == FN_ARGMAX || v->fn == FN_ARGMIN;
-      if (edge_map && !must_vertex) {
+      bool stat = v->stat_of != NULL; /* a softmax statistic: free in its softmax's vertex walk */
+      if (edge_map && !must_vertex && !stat) {
         v->group = new_group(&F, FG_EDGE_REDUCE, DOM_EDGE, anchor_dir(v), v->bwd);
       } else {
-        if (edge_map && c->diag.out)
+        if (edge_map && !stat && c->diag.out)
           fprintf(c->diag.out, "%s: note: %%%d %s.%s runs vertex-balanced although --mapping=edge: %s\n", c->diag.path, v->id,
                   op_info[v->op].name, fn_info[v->fn].name,
                   v->op == OP_REDUCE_SCATTER ? "edge_softmax normalises over all in-edges of a vertex, which one group must see together"

@@ -6,12 +6,12 @@ check() { # NAME CONDITION-COMMAND...
 }
 "$GNNC" --list-passes > "$TMP/passes" 2>&1
 check list-passes grep -q '^sema ' "$TMP/passes"
-check list-passes-order bash -c "awk '{print \$1}' '$TMP/passes' | tr '\n' ' ' | grep -qx 'sema canonicalize reorg autodiff compose fuse lower '"
+check list-passes-order bash -c "awk '{print \$1}' '$TMP/passes' | tr '\n' ' ' | grep -qx 'sema canonicalize reorg autodiff compose checkpoint fuse lower '"
 check list-passes-autodiff-kept grep -q '^autodiff .*-O0 keeps it' "$TMP/passes"
 "$GNNC" --help > "$TMP/help"; check help grep -q -- '--print-ir-after' "$TMP/help"
 
 "$GNNC" $ex --print-ir-after-all > "$TMP/all"
-check after-all-count bash -c "[ \$(grep -c '^// -----// IR after' '$TMP/all') -eq 7 ]"
+check after-all-count bash -c "[ \$(grep -c '^// -----// IR after' '$TMP/all') -eq 8 ]"
 "$GNNC" $ex --print-ir-before=canonicalize > "$TMP/before"
 "$GNNC" $ex --print-ir-after=sema > "$TMP/after-sema"
 check before-equals-after-sema bash -c "[ -s '$TMP/before' ] && diff <(sed 1d '$TMP/before') <(sed 1d '$TMP/after-sema') >/dev/null"
@@ -56,7 +56,7 @@ check emit-to-file bash -c "head -1 '$TMP/out.ir' | grep -q '^model GAT {'"
 "$GNNC" $ex --emit=cuda > /dev/null 2>&1; rc=$?
 check emit-unsupported bash -c "[ $rc -eq 2 ]"
 "$GNNC" $ex --stats V=19717,E=88651 > "$TMP/stats"
-check stats-lines bash -c "[ \$(grep -c '^stats after' '$TMP/stats') -eq 6 ]"
+check stats-lines bash -c "[ \$(grep -c '^stats after' '$TMP/stats') -eq 7 ]"
 "$GNNC" $ex --stats V=1 > /dev/null 2>&1; rc=$?
 check stats-bad bash -c "[ $rc -eq 2 ]"
 "$GNNC" tests/ir/canon_mean.gnn --model=M > /dev/null; rc=$?
