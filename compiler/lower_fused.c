@@ -77,6 +77,15 @@ typedef struct Fused {
 
 static KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx);
 
+/* An element-wise forward value checkpoint stashes for the backward: its group (a rows kernel,
+ * or a store in a walk) writes it when training, and forward kernels of other groups recompute
+ * it where they read it, as if inline, so that an inference forward holds no buffer of it (GCN's
+ * edge normalisation, MoNet's Gaussian weights). The backward loads it. */
+static bool fwd_recomputes(const Value *x) {
+  return !x->bwd && x->ckpt == CKPT_STASH && x->sched == SCHED_ROOT &&
+         (x->op == OP_APPLY_EDGE || x->op == OP_APPLY_VERTEX || x->op == OP_APPLY_GLOBAL || x->op == OP_SCATTER);
+}
+
 static bool grouped(const Value *v) {
   return v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_GEMM;
 }
@@ -226,7 +235,9 @@ static bool trivial(const KExpr *e) {
 static KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   Lower *L = F->L;
   if (x->op == OP_CONST) return kf(L, x->fattr);
-  if (x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid)) return load(F, x, cx, idx);
+  bool recompute = fwd_recomputes(x) && x->group != F->gid && !F->m->groups[F->gid].bwd;
+  if (!recompute && (x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid)))
+    return load(F, x, cx, idx);
   if (x->sched == SCHED_ROOT && F->stored[x->id] && own_row(x, cx)) return load(F, x, cx, idx); /* this row's, stored above */
   if (x->sched == SCHED_ANCHOR) {
     /* a reduction of this kernel, finished by an earlier walk (or the softmax being accumulated online) */
@@ -748,6 +759,10 @@ static void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
     }
   }
   k->what = kernel_what(F);
+  /* a forward kernel that only writes stashes for the backward runs only when training */
+  bool stashes = !g->bwd;
+  for (int i = 0; i < nmem; i++) stashes &= stash_only(F, mem[i]);
+  if (stashes) L->p->steps[L->p->nsteps - 1].train_only = true;
 }
 
 /* ---- FG_SINK: reduce_rows, a float64 sum over every row of its operand */
@@ -878,6 +893,10 @@ static void mark_buffers(Fused *F) {
       Value *x = stack.items[--stack.len];
       if (vis[x->id]) continue;
       vis[x->id] = true;
+      if (grouped(x) && fwd_recomputes(x) && !v->bwd && v->sched != SCHED_GEMM && x->group != v->group) { /* recomputed here */
+        for (int a = 0; a < x->nargs; a++) vec_push(m->arena, &stack, x->args[a]);
+        continue;
+      }
       if (grouped(x)) {
         if (x->group != v->group) {
           F->needs_buf[x->id] = true;

@@ -47,10 +47,8 @@ GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
 
 /* ---------------------------------------------------------------- kernels */
 
-/* k0_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %7 %9 %10 %11 %12 %13; in memory: %9 %13 */
-static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t8, float *restrict t9, const float *restrict p_ginconv0_eps, const float *restrict p_ginconv0_b1, float *restrict t13, int training, uint64_t seed) {
-  (void)training;
-  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+/* k0_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %7 %9 %10 %11 %12 %13; in memory: %12 %13 */
+static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t8, const float *restrict p_ginconv0_eps, float *restrict t12, const float *restrict p_ginconv0_b1, float *restrict t13) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -101,9 +99,6 @@ static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       for (int i2 = 0; i2 < 2; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 32;
         if (k2 < 64) {
-          if (training) {
-            t9[row * 64 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-          }
           sh9[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
         }
       }
@@ -111,13 +106,20 @@ static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     /* barrier: the lane loops above and below are separate regions */
     for (int lane = 0; lane < 32; lane++) {
       float r7_;
-      float r12_;
       for (int i3 = 0; i3 < 2; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 32;
         if (k3 < 64) {
           r7_ = 1.0f + p_ginconv0_eps[0];
-          r12_ = ((r7_ * t8[row * 64 + k3]) + sh9[k3]) + p_ginconv0_b1[k3];
-          t13[row * 64 + k3] = (r12_ > 0.0f) ? r12_ : 0.0f;
+          t12[row * 64 + k3] = ((r7_ * t8[row * 64 + k3]) + sh9[k3]) + p_ginconv0_b1[k3];
+        }
+      }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 32; lane++) {
+      for (int i4 = 0; i4 < 2; i4++) {
+        const int64_t k4 = lane + (int64_t)i4 * 32;
+        if (k4 < 64) {
+          t13[row * 64 + k4] = (t12[row * 64 + k4] > 0.0f) ? t12[row * 64 + k4] : 0.0f;
         }
       }
     }
@@ -142,10 +144,8 @@ static void k1_relu_vertex(int64_t nrows, const float *restrict t14, const float
   }
 }
 
-/* k2_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %22 %24 %25 %26 %27 %28; in memory: %24 %28 */
-static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t23, float *restrict t24, const float *restrict p_ginconv1_eps, const float *restrict p_ginconv1_b1, float *restrict t28, int training, uint64_t seed) {
-  (void)training;
-  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+/* k2_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %22 %24 %25 %26 %27 %28; in memory: %27 %28 */
+static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t23, const float *restrict p_ginconv1_eps, float *restrict t27, const float *restrict p_ginconv1_b1, float *restrict t28) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -196,9 +196,6 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       for (int i2 = 0; i2 < 1; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 8;
         if (k2 < 7) {
-          if (training) {
-            t24[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-          }
           sh24[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
         }
       }
@@ -206,13 +203,20 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     /* barrier: the lane loops above and below are separate regions */
     for (int lane = 0; lane < 8; lane++) {
       float r22_;
-      float r27_;
       for (int i3 = 0; i3 < 1; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 8;
         if (k3 < 7) {
           r22_ = 1.0f + p_ginconv1_eps[0];
-          r27_ = ((r22_ * t23[row * 7 + k3]) + sh24[k3]) + p_ginconv1_b1[k3];
-          t28[row * 7 + k3] = (r27_ > 0.0f) ? r27_ : 0.0f;
+          t27[row * 7 + k3] = ((r22_ * t23[row * 7 + k3]) + sh24[k3]) + p_ginconv1_b1[k3];
+        }
+      }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 8; lane++) {
+      for (int i4 = 0; i4 < 1; i4++) {
+        const int64_t k4 = lane + (int64_t)i4 * 8;
+        if (k4 < 7) {
+          t28[row * 7 + k4] = (t27[row * 7 + k4] > 0.0f) ? t27[row * 7 + k4] : 0.0f;
         }
       }
     }
@@ -235,19 +239,15 @@ static void k3_add_vertex(int64_t nrows, float *restrict t30, const float *restr
   }
 }
 
-/* k4_relu_grad_vertex: one group per vertex, 8 lanes per group. fused %22 %25 %26 %27 %35; in memory: %35 */
-static void k4_relu_grad_vertex(int64_t nrows, const float *restrict p_ginconv1_eps, const float *restrict t23, const float *restrict t24, const float *restrict p_ginconv1_b1, float *restrict t35, const float *restrict t33) {
+/* k4_relu_grad_vertex: one group per vertex, 8 lanes per group. fused %35; in memory: %35 */
+static void k4_relu_grad_vertex(int64_t nrows, float *restrict t35, const float *restrict t27, const float *restrict t33) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int lane = 0; lane < 8; lane++) {
-      float r22_;
-      float r27_;
       for (int i = 0; i < 1; i++) {
         const int64_t k = lane + (int64_t)i * 8;
         if (k < 7) {
-          r22_ = 1.0f + p_ginconv1_eps[0];
-          r27_ = ((r22_ * t23[row * 7 + k]) + t24[row * 7 + k]) + p_ginconv1_b1[k];
-          t35[row * 7 + k] = (r27_ > 0.0f) ? t33[row * 7 + k] : 0.0f;
+          t35[row * 7 + k] = (t27[row * 7 + k] > 0.0f) ? t33[row * 7 + k] : 0.0f;
         }
       }
     }
@@ -342,19 +342,15 @@ static void k6_relu_grad_vertex(int64_t nrows, const float *restrict t14, const 
   }
 }
 
-/* k7_relu_grad_vertex: one group per vertex, 32 lanes per group. fused %7 %10 %11 %12 %50; in memory: %50 */
-static void k7_relu_grad_vertex(int64_t nrows, const float *restrict p_ginconv0_eps, const float *restrict t8, const float *restrict t9, const float *restrict p_ginconv0_b1, float *restrict t50, const float *restrict t48) {
+/* k7_relu_grad_vertex: one group per vertex, 32 lanes per group. fused %50; in memory: %50 */
+static void k7_relu_grad_vertex(int64_t nrows, float *restrict t50, const float *restrict t12, const float *restrict t48) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int lane = 0; lane < 32; lane++) {
-      float r7_;
-      float r12_;
       for (int i = 0; i < 2; i++) {
         const int64_t k = lane + (int64_t)i * 32;
         if (k < 64) {
-          r7_ = 1.0f + p_ginconv0_eps[0];
-          r12_ = ((r7_ * t8[row * 64 + k]) + t9[row * 64 + k]) + p_ginconv0_b1[k];
-          t50[row * 64 + k] = (r12_ > 0.0f) ? t48[row * 64 + k] : 0.0f;
+          t50[row * 64 + k] = (t12[row * 64 + k] > 0.0f) ? t48[row * 64 + k] : 0.0f;
         }
       }
     }
@@ -631,12 +627,12 @@ struct gin_model {
   size_t offset[2][23];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
   float *t8;  /* %8 vertex[64], steps 0..24 */
-  float *t9;  /* %9 vertex[64], steps 1..17 */
+  float *t12;  /* %12 vertex[64], steps 1..17 */
   float *t13;  /* %13 vertex[64], steps 1..16 */
   float *t14;  /* %14 vertex[64], steps 2..14 */
   float *t16;  /* %16 vertex[64], steps 3..13 */
   float *t23;  /* %23 vertex[7], steps 4..24 */
-  float *t24;  /* %24 vertex[7], steps 5..10 */
+  float *t27;  /* %27 vertex[7], steps 5..10 */
   float *t28;  /* %28 vertex[7], steps 5..9 */
   float *t29;  /* %29 vertex[7], steps 6..7 */
   float *t33;  /* %33 vertex[7], steps 8..10 */
@@ -691,16 +687,16 @@ gnn_status gin_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gin_model
   static const int first[23] = {0, 1, 1, 2, 3, 4, 5, 5, 6, 8, 10, 11, 12, 14, 15, 17, 31, 18, 19, 20, 21, 22, 23};
   static const int last[23] = {24, 17, 16, 14, 13, 24, 10, 9, 7, 10, 24, 13, 14, 24, 17, 31, 32, 25, 26, 27, 28, 29, 30};
   static const int last_infer[23] = {7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7};
-  static const char in_infer[23] = {1, 0, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  static const char in_infer[23] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[23], size_infer[23];
   int order[23];
   size[0] = (size_t)g->nv * 64 * sizeof(float);  /* t8 */
-  size[1] = (size_t)g->nv * 64 * sizeof(float);  /* t9 */
+  size[1] = (size_t)g->nv * 64 * sizeof(float);  /* t12 */
   size[2] = (size_t)g->nv * 64 * sizeof(float);  /* t13 */
   size[3] = (size_t)g->nv * 64 * sizeof(float);  /* t14 */
   size[4] = (size_t)g->nv * 64 * sizeof(float);  /* t16 */
   size[5] = (size_t)g->nv * 7 * sizeof(float);  /* t23 */
-  size[6] = (size_t)g->nv * 7 * sizeof(float);  /* t24 */
+  size[6] = (size_t)g->nv * 7 * sizeof(float);  /* t27 */
   size[7] = (size_t)g->nv * 7 * sizeof(float);  /* t28 */
   size[8] = (size_t)g->nv * 7 * sizeof(float);  /* t29 */
   size[9] = (size_t)g->nv * 7 * sizeof(float);  /* t33 */
@@ -744,12 +740,12 @@ static gnn_status gin_use_arena(gin_model *m, int plan) {
   gnn_status st = gnn_malloc(m->ctx, (void **)&m->arena, bytes ? bytes : 1);
   if (st) return st;
   m->t8 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
-  m->t9 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
+  m->t12 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
   m->t13 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
   m->t14 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
   m->t16 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
   m->t23 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
-  m->t24 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
+  m->t27 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
   m->t28 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t29 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
   m->t33 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
@@ -790,9 +786,9 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 1433, m->param[1], 64, 0.0f, m->t8, 64);
   }
   gnn_profile_step(m->ctx, "forward 0 gemm %8 apply_vertex.linear");
-  /* 1: fused %7 %9 %10 %11 %12 %13; in memory: %9 %13 */
-  k0_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->t8, m->t9, m->param[0], m->param[2], m->t13, training, seed);
-  gnn_profile_step(m->ctx, "forward 1 kernel fused %7 %9 %10 %11 %12 %13; in memory: %9 %13");
+  /* 1: fused %7 %9 %10 %11 %12 %13; in memory: %12 %13 */
+  k0_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->t8, m->param[0], m->t12, m->param[2], m->t13);
+  gnn_profile_step(m->ctx, "forward 1 kernel fused %7 %9 %10 %11 %12 %13; in memory: %12 %13");
   /* 2: %14 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(64);
@@ -810,9 +806,9 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t16, 64, m->param[6], 7, 0.0f, m->t23, 7);
   }
   gnn_profile_step(m->ctx, "forward 4 gemm %23 apply_vertex.linear");
-  /* 5: fused %22 %24 %25 %26 %27 %28; in memory: %24 %28 */
-  k2_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->t23, m->t24, m->param[5], m->param[7], m->t28, training, seed);
-  gnn_profile_step(m->ctx, "forward 5 kernel fused %22 %24 %25 %26 %27 %28; in memory: %24 %28");
+  /* 5: fused %22 %24 %25 %26 %27 %28; in memory: %27 %28 */
+  k2_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->t23, m->param[5], m->t27, m->param[7], m->t28);
+  gnn_profile_step(m->ctx, "forward 5 kernel fused %22 %24 %25 %26 %27 %28; in memory: %27 %28");
   /* 6: %29 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(7);
@@ -861,9 +857,9 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t28, 7, m->in_grad_out, 7, 0.0f, m->grad[8], 7);
   }
   gnn_profile_step(m->ctx, "backward 9 gemm %34 reduce_rows.matmul_tn");
-  /* 10: fused %22 %25 %26 %27 %35; in memory: %35 */
-  k4_relu_grad_vertex(g->nv, m->param[5], m->t23, m->t24, m->param[7], m->t35, m->t33);
-  gnn_profile_step(m->ctx, "backward 10 kernel fused %22 %25 %26 %27 %35; in memory: %35");
+  /* 10: fused %35; in memory: %35 */
+  k4_relu_grad_vertex(g->nv, m->t35, m->t27, m->t33);
+  gnn_profile_step(m->ctx, "backward 10 kernel fused %35; in memory: %35");
   /* 11: fused %22 %40 %41 %42 %43; in memory: %43 */
   k5_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t35, m->param[5], m->t43);
   gnn_profile_step(m->ctx, "backward 11 kernel fused %22 %40 %41 %42 %43; in memory: %43");
@@ -898,9 +894,9 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t13, 64, m->t46, 64, 0.0f, m->grad[3], 64);
   }
   gnn_profile_step(m->ctx, "backward 16 gemm %49 reduce_rows.matmul_tn");
-  /* 17: fused %7 %10 %11 %12 %50; in memory: %50 */
-  k7_relu_grad_vertex(g->nv, m->param[0], m->t8, m->t9, m->param[2], m->t50, m->t48);
-  gnn_profile_step(m->ctx, "backward 17 kernel fused %7 %10 %11 %12 %50; in memory: %50");
+  /* 17: fused %50; in memory: %50 */
+  k7_relu_grad_vertex(g->nv, m->t50, m->t12, m->t48);
+  gnn_profile_step(m->ctx, "backward 17 kernel fused %50; in memory: %50");
   /* 18: %32 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc32, (size_t)1 * 7 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 18 zero %32 reduce_rows.sum");

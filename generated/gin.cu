@@ -67,10 +67,8 @@ extern "C" __global__ void gnn_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* k0_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %9 %10 %11 %12 %13; in memory: %9 %13 */
-extern "C" __global__ void __launch_bounds__(256) k0_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t8, float *__restrict__ t9, const float *__restrict__ p_ginconv0_eps, const float *__restrict__ p_ginconv0_b1, float *__restrict__ t13, int training, uint64_t seed) {
-  (void)training;
-  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+/* k0_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %9 %10 %11 %12 %13; in memory: %12 %13 */
+extern "C" __global__ void __launch_bounds__(256) k0_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t8, const float *__restrict__ p_ginconv0_eps, float *__restrict__ t12, const float *__restrict__ p_ginconv0_b1, float *__restrict__ t13) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -89,7 +87,6 @@ extern "C" __global__ void __launch_bounds__(256) k0_sum_copy_u_vertex(int64_t n
   int64_t cnt;
   float x;
   float r7_;
-  float r12_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -124,9 +121,6 @@ extern "C" __global__ void __launch_bounds__(256) k0_sum_copy_u_vertex(int64_t n
   for (int i2 = 0; i2 < 2; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 32;
     if (k2 < 64) {
-      if (training) {
-        t9[(row) * 64 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-      }
       sh9[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
     }
   }
@@ -136,8 +130,15 @@ extern "C" __global__ void __launch_bounds__(256) k0_sum_copy_u_vertex(int64_t n
     const int64_t k3 = lane + (int64_t)i3 * 32;
     if (k3 < 64) {
       r7_ = 1.0f + p_ginconv0_eps[0];
-      r12_ = ((r7_ * t8[row * 64 + k3]) + sh9[k3]) + p_ginconv0_b1[k3];
-      t13[(row) * 64 + k3] = (r12_ > 0.0f) ? r12_ : 0.0f;
+      t12[(row) * 64 + k3] = ((r7_ * t8[row * 64 + k3]) + sh9[k3]) + p_ginconv0_b1[k3];
+    }
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i4 = 0; i4 < 2; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 32;
+    if (k4 < 64) {
+      t13[(row) * 64 + k4] = (t12[row * 64 + k4] > 0.0f) ? t12[row * 64 + k4] : 0.0f;
     }
   }
   __syncwarp(gmask);
@@ -159,10 +160,8 @@ extern "C" __global__ void __launch_bounds__(256) k1_relu_vertex(int64_t nrows, 
   }
 }
 
-/* k2_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %22 %24 %25 %26 %27 %28; in memory: %24 %28 */
-extern "C" __global__ void __launch_bounds__(256) k2_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t23, float *__restrict__ t24, const float *__restrict__ p_ginconv1_eps, const float *__restrict__ p_ginconv1_b1, float *__restrict__ t28, int training, uint64_t seed) {
-  (void)training;
-  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+/* k2_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %22 %24 %25 %26 %27 %28; in memory: %27 %28 */
+extern "C" __global__ void __launch_bounds__(256) k2_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t23, const float *__restrict__ p_ginconv1_eps, float *__restrict__ t27, const float *__restrict__ p_ginconv1_b1, float *__restrict__ t28) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -181,7 +180,6 @@ extern "C" __global__ void __launch_bounds__(256) k2_sum_copy_u_vertex(int64_t n
   int64_t cnt;
   float x;
   float r22_;
-  float r27_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -216,9 +214,6 @@ extern "C" __global__ void __launch_bounds__(256) k2_sum_copy_u_vertex(int64_t n
   for (int i2 = 0; i2 < 1; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 8;
     if (k2 < 7) {
-      if (training) {
-        t24[(row) * 7 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-      }
       sh24[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
     }
   }
@@ -228,8 +223,15 @@ extern "C" __global__ void __launch_bounds__(256) k2_sum_copy_u_vertex(int64_t n
     const int64_t k3 = lane + (int64_t)i3 * 8;
     if (k3 < 7) {
       r22_ = 1.0f + p_ginconv1_eps[0];
-      r27_ = ((r22_ * t23[row * 7 + k3]) + sh24[k3]) + p_ginconv1_b1[k3];
-      t28[(row) * 7 + k3] = (r27_ > 0.0f) ? r27_ : 0.0f;
+      t27[(row) * 7 + k3] = ((r22_ * t23[row * 7 + k3]) + sh24[k3]) + p_ginconv1_b1[k3];
+    }
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      t28[(row) * 7 + k4] = (t27[row * 7 + k4] > 0.0f) ? t27[row * 7 + k4] : 0.0f;
     }
   }
   __syncwarp(gmask);
@@ -249,20 +251,16 @@ extern "C" __global__ void __launch_bounds__(256) k3_add_vertex(int64_t nrows, f
   }
 }
 
-/* k4_relu_grad_vertex: one group per vertex, 8 lanes per group, 32 groups per block. fused %22 %25 %26 %27 %35; in memory: %35 */
-extern "C" __global__ void __launch_bounds__(256) k4_relu_grad_vertex(int64_t nrows, const float *__restrict__ p_ginconv1_eps, const float *__restrict__ t23, const float *__restrict__ t24, const float *__restrict__ p_ginconv1_b1, float *__restrict__ t35, const float *__restrict__ t33) {
+/* k4_relu_grad_vertex: one group per vertex, 8 lanes per group, 32 groups per block. fused %35; in memory: %35 */
+extern "C" __global__ void __launch_bounds__(256) k4_relu_grad_vertex(int64_t nrows, float *__restrict__ t35, const float *__restrict__ t27, const float *__restrict__ t33) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
-  float r22_;
-  float r27_;
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 8;
     if (k < 7) {
-      r22_ = 1.0f + p_ginconv1_eps[0];
-      r27_ = ((r22_ * t23[row * 7 + k]) + t24[row * 7 + k]) + p_ginconv1_b1[k];
-      t35[(row) * 7 + k] = (r27_ > 0.0f) ? t33[row * 7 + k] : 0.0f;
+      t35[(row) * 7 + k] = (t27[row * 7 + k] > 0.0f) ? t33[row * 7 + k] : 0.0f;
     }
   }
 }
@@ -352,20 +350,16 @@ extern "C" __global__ void __launch_bounds__(256) k6_relu_grad_vertex(int64_t nr
   }
 }
 
-/* k7_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %7 %10 %11 %12 %50; in memory: %50 */
-extern "C" __global__ void __launch_bounds__(256) k7_relu_grad_vertex(int64_t nrows, const float *__restrict__ p_ginconv0_eps, const float *__restrict__ t8, const float *__restrict__ t9, const float *__restrict__ p_ginconv0_b1, float *__restrict__ t50, const float *__restrict__ t48) {
+/* k7_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %50; in memory: %50 */
+extern "C" __global__ void __launch_bounds__(256) k7_relu_grad_vertex(int64_t nrows, float *__restrict__ t50, const float *__restrict__ t12, const float *__restrict__ t48) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
-  float r7_;
-  float r12_;
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 64) {
-      r7_ = 1.0f + p_ginconv0_eps[0];
-      r12_ = ((r7_ * t8[row * 64 + k]) + t9[row * 64 + k]) + p_ginconv0_b1[k];
-      t50[(row) * 64 + k] = (r12_ > 0.0f) ? t48[row * 64 + k] : 0.0f;
+      t50[(row) * 64 + k] = (t12[row * 64 + k] > 0.0f) ? t48[row * 64 + k] : 0.0f;
     }
   }
 }
@@ -644,12 +638,12 @@ struct gin_model {
   size_t offset[2][23];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
   float *t8;  /* %8 vertex[64], steps 0..24 */
-  float *t9;  /* %9 vertex[64], steps 1..17 */
+  float *t12;  /* %12 vertex[64], steps 1..17 */
   float *t13;  /* %13 vertex[64], steps 1..16 */
   float *t14;  /* %14 vertex[64], steps 2..14 */
   float *t16;  /* %16 vertex[64], steps 3..13 */
   float *t23;  /* %23 vertex[7], steps 4..24 */
-  float *t24;  /* %24 vertex[7], steps 5..10 */
+  float *t27;  /* %27 vertex[7], steps 5..10 */
   float *t28;  /* %28 vertex[7], steps 5..9 */
   float *t29;  /* %29 vertex[7], steps 6..7 */
   float *t33;  /* %33 vertex[7], steps 8..10 */
@@ -705,16 +699,16 @@ gnn_status gin_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gin_model
   static const int first[23] = {0, 1, 1, 2, 3, 4, 5, 5, 6, 8, 10, 11, 12, 14, 15, 17, 31, 18, 19, 20, 21, 22, 23};
   static const int last[23] = {24, 17, 16, 14, 13, 24, 10, 9, 7, 10, 24, 13, 14, 24, 17, 31, 32, 25, 26, 27, 28, 29, 30};
   static const int last_infer[23] = {7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7};
-  static const char in_infer[23] = {1, 0, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  static const char in_infer[23] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[23], size_infer[23];
   int order[23];
   size[0] = (size_t)g->nv * 64 * sizeof(float);  /* t8 */
-  size[1] = (size_t)g->nv * 64 * sizeof(float);  /* t9 */
+  size[1] = (size_t)g->nv * 64 * sizeof(float);  /* t12 */
   size[2] = (size_t)g->nv * 64 * sizeof(float);  /* t13 */
   size[3] = (size_t)g->nv * 64 * sizeof(float);  /* t14 */
   size[4] = (size_t)g->nv * 64 * sizeof(float);  /* t16 */
   size[5] = (size_t)g->nv * 7 * sizeof(float);  /* t23 */
-  size[6] = (size_t)g->nv * 7 * sizeof(float);  /* t24 */
+  size[6] = (size_t)g->nv * 7 * sizeof(float);  /* t27 */
   size[7] = (size_t)g->nv * 7 * sizeof(float);  /* t28 */
   size[8] = (size_t)g->nv * 7 * sizeof(float);  /* t29 */
   size[9] = (size_t)g->nv * 7 * sizeof(float);  /* t33 */
@@ -758,12 +752,12 @@ static gnn_status gin_use_arena(gin_model *m, int plan) {
   gnn_status st = gnn_malloc(m->ctx, (void **)&m->arena, bytes ? bytes : 1);
   if (st) return st;
   m->t8 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
-  m->t9 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
+  m->t12 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
   m->t13 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
   m->t14 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
   m->t16 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
   m->t23 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
-  m->t24 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
+  m->t27 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
   m->t28 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t29 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
   m->t33 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
@@ -810,13 +804,13 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[1], 64, m->in_x, 1433, &beta, m->t8, 64));
   }
   gnn_profile_step(m->ctx, "forward 0 gemm %8 apply_vertex.linear");
-  /* 1: fused %7 %9 %10 %11 %12 %13; in memory: %9 %13 */
+  /* 1: fused %7 %9 %10 %11 %12 %13; in memory: %12 %13 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k0_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t8, m->t9, m->param[0], m->param[2], m->t13, training, seed);
+    k0_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t8, m->param[0], m->t12, m->param[2], m->t13);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
-  gnn_profile_step(m->ctx, "forward 1 kernel fused %7 %9 %10 %11 %12 %13; in memory: %9 %13");
+  gnn_profile_step(m->ctx, "forward 1 kernel fused %7 %9 %10 %11 %12 %13; in memory: %12 %13");
   /* 2: %14 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 64;
@@ -842,13 +836,13 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[6], 7, m->t16, 64, &beta, m->t23, 7));
   }
   gnn_profile_step(m->ctx, "forward 4 gemm %23 apply_vertex.linear");
-  /* 5: fused %22 %24 %25 %26 %27 %28; in memory: %24 %28 */
+  /* 5: fused %22 %24 %25 %26 %27 %28; in memory: %27 %28 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    k2_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t23, m->t24, m->param[5], m->param[7], m->t28, training, seed);
+    k2_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t23, m->param[5], m->t27, m->param[7], m->t28);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
-  gnn_profile_step(m->ctx, "forward 5 kernel fused %22 %24 %25 %26 %27 %28; in memory: %24 %28");
+  gnn_profile_step(m->ctx, "forward 5 kernel fused %22 %24 %25 %26 %27 %28; in memory: %27 %28");
   /* 6: %29 apply_vertex.linear */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 7, K = 7;
@@ -911,13 +905,13 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->in_grad_out, 7, m->t28, 7, &beta, m->grad[8], 7));
   }
   gnn_profile_step(m->ctx, "backward 9 gemm %34 reduce_rows.matmul_tn");
-  /* 10: fused %22 %25 %26 %27 %35; in memory: %35 */
+  /* 10: fused %35; in memory: %35 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    k4_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->param[5], m->t23, m->t24, m->param[7], m->t35, m->t33);
+    k4_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t35, m->t27, m->t33);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
-  gnn_profile_step(m->ctx, "backward 10 kernel fused %22 %25 %26 %27 %35; in memory: %35");
+  gnn_profile_step(m->ctx, "backward 10 kernel fused %35; in memory: %35");
   /* 11: fused %22 %40 %41 %42 %43; in memory: %43 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
@@ -968,13 +962,13 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t46, 64, m->t13, 64, &beta, m->grad[3], 64));
   }
   gnn_profile_step(m->ctx, "backward 16 gemm %49 reduce_rows.matmul_tn");
-  /* 17: fused %7 %10 %11 %12 %50; in memory: %50 */
+  /* 17: fused %50; in memory: %50 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k7_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->param[0], m->t8, m->t9, m->param[2], m->t50, m->t48);
+    k7_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t50, m->t12, m->t48);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
-  gnn_profile_step(m->ctx, "backward 17 kernel fused %7 %10 %11 %12 %50; in memory: %50");
+  gnn_profile_step(m->ctx, "backward 17 kernel fused %50; in memory: %50");
   /* 18: %32 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc32, (size_t)1 * 7 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 18 zero %32 reduce_rows.sum");

@@ -64,8 +64,8 @@ static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *re
   }
 }
 
-/* k1_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 16 lanes per group. fused %7 %9 %10 %11 %12 %13 %14; in memory: %7 %14 */
-static void k1_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t6, float *restrict t7, const float *restrict in_deg, const float *restrict t5, const float *restrict p_sageconv0_b, float *restrict t14, int training, uint64_t seed) {
+/* k1_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 16 lanes per group. fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14 */
+static void k1_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t6, const float *restrict in_deg, float *restrict t12, const float *restrict t5, const float *restrict p_sageconv0_b, float *restrict t14, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -118,9 +118,6 @@ static void k1_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       for (int i2 = 0; i2 < 1; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 16;
         if (k2 < 16) {
-          if (training) {
-            t7[row * 16 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-          }
           sh7[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
         }
       }
@@ -128,13 +125,20 @@ static void k1_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     /* barrier: the lane loops above and below are separate regions */
     for (int lane = 0; lane < 16; lane++) {
       float r9_;
-      float r12_;
       for (int i3 = 0; i3 < 1; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 16;
         if (k3 < 16) {
           r9_ = (in_deg[row * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[row * 1]);
-          r12_ = (t5[row * 16 + k3] + (sh7[k3] * r9_)) + p_sageconv0_b[k3];
-          t14[row * 16 + k3] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k3), 0.5f) ? (((r12_ > 0.0f) ? r12_ : 0.0f) * 2.0f) : 0.0f) : ((r12_ > 0.0f) ? r12_ : 0.0f);
+          t12[row * 16 + k3] = (t5[row * 16 + k3] + (sh7[k3] * r9_)) + p_sageconv0_b[k3];
+        }
+      }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 16; lane++) {
+      for (int i4 = 0; i4 < 1; i4++) {
+        const int64_t k4 = lane + (int64_t)i4 * 16;
+        if (k4 < 16) {
+          t14[row * 16 + k4] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f) ? (((t12[row * 16 + k4] > 0.0f) ? t12[row * 16 + k4] : 0.0f) * 2.0f) : 0.0f) : ((t12[row * 16 + k4] > 0.0f) ? t12[row * 16 + k4] : 0.0f);
         }
       }
     }
@@ -273,23 +277,19 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
   }
 }
 
-/* k4_relu_grad_vertex: one group per vertex, 16 lanes per group. fused %9 %10 %11 %12 %32 %34 %35; in memory: %35 */
-static void k4_relu_grad_vertex(int64_t nrows, const float *restrict t29, const float *restrict t31, const float *restrict in_deg, const float *restrict t5, const float *restrict t7, const float *restrict p_sageconv0_b, float *restrict t35, int training, uint64_t seed) {
+/* k4_relu_grad_vertex: one group per vertex, 16 lanes per group. fused %32 %34 %35; in memory: %35 */
+static void k4_relu_grad_vertex(int64_t nrows, const float *restrict t29, const float *restrict t31, float *restrict t35, const float *restrict t12, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int lane = 0; lane < 16; lane++) {
       float r34_;
-      float r9_;
-      float r12_;
       for (int i = 0; i < 1; i++) {
         const int64_t k = lane + (int64_t)i * 16;
         if (k < 16) {
           r34_ = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? ((t29[row * 16 + k] + t31[row * 16 + k]) * 2.0f) : 0.0f) : (t29[row * 16 + k] + t31[row * 16 + k]);
-          r9_ = (in_deg[row * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[row * 1]);
-          r12_ = (t5[row * 16 + k] + (t7[row * 16 + k] * r9_)) + p_sageconv0_b[k];
-          t35[row * 16 + k] = (r12_ > 0.0f) ? r34_ : 0.0f;
+          t35[row * 16 + k] = (t12[row * 16 + k] > 0.0f) ? r34_ : 0.0f;
         }
       }
     }
@@ -445,9 +445,9 @@ struct graphsage_model {
   size_t offset[2][14];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
   float *t1;  /* %1 vertex[1433], steps 0..20 */
-  float *t5;  /* %5 vertex[16], steps 1..12 */
+  float *t5;  /* %5 vertex[16], steps 1..3 */
   float *t6;  /* %6 vertex[16], steps 2..3 */
-  float *t7;  /* %7 vertex[16], steps 3..12 */
+  float *t12;  /* %12 vertex[16], steps 3..12 */
   float *t14;  /* %14 vertex[16], steps 3..11 */
   float *t18;  /* %18 vertex[7], steps 4..6 */
   float *t19;  /* %19 vertex[7], steps 5..6 */
@@ -494,15 +494,15 @@ gnn_status graphsage_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gra
   if (!st) st = gnn_malloc(ctx, (void **)&m->out, (size_t)g->nv * 7 * sizeof(float));
   /* the arenas: 14 buffers placed by lifetime (steps first..last) */
   static const int first[14] = {0, 1, 2, 3, 3, 4, 5, 7, 8, 10, 12, 18, 13, 14};
-  static const int last[14] = {20, 12, 3, 12, 11, 6, 6, 9, 12, 12, 20, 19, 16, 17};
-  static const int last_infer[14] = {6, 6, 3, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6};
-  static const char in_infer[14] = {1, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0};
+  static const int last[14] = {20, 3, 3, 12, 11, 6, 6, 9, 12, 12, 20, 19, 16, 17};
+  static const int last_infer[14] = {6, 3, 3, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6};
+  static const char in_infer[14] = {1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0};
   size_t size[14], size_infer[14];
   int order[14];
   size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
   size[1] = (size_t)g->nv * 16 * sizeof(float);  /* t5 */
   size[2] = (size_t)g->nv * 16 * sizeof(float);  /* t6 */
-  size[3] = (size_t)g->nv * 16 * sizeof(float);  /* t7 */
+  size[3] = (size_t)g->nv * 16 * sizeof(float);  /* t12 */
   size[4] = (size_t)g->nv * 16 * sizeof(float);  /* t14 */
   size[5] = (size_t)g->nv * 7 * sizeof(float);  /* t18 */
   size[6] = (size_t)g->nv * 7 * sizeof(float);  /* t19 */
@@ -542,7 +542,7 @@ static gnn_status graphsage_use_arena(graphsage_model *m, int plan) {
   m->t1 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
   m->t5 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
   m->t6 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
-  m->t7 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
+  m->t12 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
   m->t14 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
   m->t18 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
   m->t19 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
@@ -587,9 +587,9 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->param[1], 16, 0.0f, m->t6, 16);
   }
   gnn_profile_step(m->ctx, "forward 2 gemm %6 apply_vertex.linear");
-  /* 3: fused %7 %9 %10 %11 %12 %13 %14; in memory: %7 %14 */
-  k1_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->t6, m->t7, g->in_deg, m->t5, m->param[2], m->t14, training, seed);
-  gnn_profile_step(m->ctx, "forward 3 kernel fused %7 %9 %10 %11 %12 %13 %14; in memory: %7 %14");
+  /* 3: fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14 */
+  k1_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->t6, g->in_deg, m->t12, m->t5, m->param[2], m->t14, training, seed);
+  gnn_profile_step(m->ctx, "forward 3 kernel fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14");
   /* 4: %18 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(16);
@@ -664,9 +664,9 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t14, 16, m->in_grad_out, 7, 0.0f, m->grad[3], 7);
   }
   gnn_profile_step(m->ctx, "backward 11 gemm %33 reduce_rows.matmul_tn");
-  /* 12: fused %9 %10 %11 %12 %32 %34 %35; in memory: %35 */
-  k4_relu_grad_vertex(g->nv, m->t29, m->t31, g->in_deg, m->t5, m->t7, m->param[2], m->t35, training, seed);
-  gnn_profile_step(m->ctx, "backward 12 kernel fused %9 %10 %11 %12 %32 %34 %35; in memory: %35");
+  /* 12: fused %32 %34 %35; in memory: %35 */
+  k4_relu_grad_vertex(g->nv, m->t29, m->t31, m->t35, m->t12, training, seed);
+  gnn_profile_step(m->ctx, "backward 12 kernel fused %32 %34 %35; in memory: %35");
   /* 13: %25 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc25, (size_t)1 * 7 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 13 zero %25 reduce_rows.sum");

@@ -46,6 +46,7 @@ typedef struct {
   signed char *via;  /* per value: 1 its recompute reads a recomputed softmax, 0 not, -1 unknown */
   Value **copy;      /* per value: its backward copy (or NULL) */
   Value **after;     /* per value: the statistics to place after it (its M; M's next: Z) */
+  PtrVec *users;     /* per value: the values that read it */
   const char *why;
 } Ckpt_;
 
@@ -68,6 +69,15 @@ static void mark_needed(Ckpt_ *K) {
 
 static double remat_flops(Ckpt_ *K, const Value *v, int depth);
 
+static void index_users(Ckpt_ *K) {
+  Module *m = K->m;
+  K->users = arena_alloc(m->arena, sizeof(PtrVec) * ((size_t)m->vals.len + 1));
+  for (int i = 0; i < m->vals.len; i++) {
+    Value *v = m->vals.items[i];
+    for (int a = 0; a < v->nargs; a++) vec_push(m->arena, &K->users[v->args[a]->id], v);
+  }
+}
+
 /* Values the forward keeps in memory anyway: outputs, GEMM operands, and vertex values read per
  * edge that cost more than a load to recompute there (fuse makes them roots: GAT's attention
  * dots). */
@@ -86,16 +96,81 @@ static void mark_in_memory(Ckpt_ *K) {
   }
 }
 
-/* FLOPs per element to recompute v from what is in memory. */
+/* The FLOPs of one element with the special functions weighted: exp, log, tanh, rsqrt, ... count
+ * 8 (a range reduction and a polynomial on a CPU core; a quarter-rate unit on a GPU), dropout's
+ * counter RNG 16 (a hash of seed, stream and element). */
+static double cost_flops(const Value *v) {
+  double f = elem_flops(v);
+  switch (v->fn) {
+  case FN_EXP: case FN_LOG: case FN_TANH: case FN_SIGMOID: case FN_SQRT: case FN_RSQRT: case FN_ELU: case FN_POW:
+  case FN_LOG_SOFTMAX:
+    return f + 7;
+  case FN_DROPOUT:
+    return f + 15;
+  default:
+    return f;
+  }
+}
+
+/* Index arithmetic on one operand: a different shape of the same elements. */
+static bool is_view(const Value *v) {
+  return v->nargs == 1 && (v->fn == FN_FLATTEN || v->fn == FN_RESHAPE || v->fn == FN_SLICE || v->fn == FN_TRANSPOSE);
+}
+
+/* FLOPs per element to recompute v from what is in memory. A reduction is in memory for the
+ * backward only if the backward reads it itself (then it is stashed anyway); recomputing through
+ * any other would stash the reduction in the value's place: no saving, so it counts as cannot. */
 static double remat_flops(Ckpt_ *K, const Value *v, int depth) {
   if (is_leaf(v) || v->bwd) return 0;
-  if (v->ckpt == CKPT_STASH || K->in_memory[v->id] || value_is_gemm(v) || is_reduction(v)) return 0;
+  if (v->ckpt == CKPT_STASH || K->in_memory[v->id] || value_is_gemm(v)) return 0;
+  if (is_reduction(v)) return K->needed[v->id] ? 0 : CANNOT;
   if (depth > 24) return CANNOT;
+  if (is_view(v) && is_reduction(v->args[0])) return 0; /* the same bytes: stash the reduction, view it */
   if (v->op == OP_REDUCE_SCATTER) /* exp(s - M_v) / Z_v with M and Z loaded: sub, exp, div */
-    return 3 + remat_flops(K, v->args[0], depth + 1);
-  double f = elem_flops(v);
+    return 10 + remat_flops(K, v->args[0], depth + 1);
+  double f = cost_flops(v);
   for (int i = 0; i < v->nargs && f < CANNOT; i++) f += remat_flops(K, v->args[i], depth + 1);
   return f < CANNOT ? f : CANNOT;
+}
+
+/* How many times the backward would recompute v: once per backward value that must hold its
+ * results (a reduction, a GEMM or its operand, an output) and reads v through element-wise
+ * backward values, each of which fuse inlines (MoNet's Gaussian weights feed six parameter-
+ * gradient sums: recomputing them is six times the work of one). */
+static double recomputations(Ckpt_ *K, const Value *v) {
+  Module *m = K->m;
+  int n = m->vals.len;
+  double count = 0, ve = (double)shape_elems(&v->shape);
+  bool *seen = calloc((size_t)n + 1, 1), *gemm_operand = calloc((size_t)n + 1, 1), *out = calloc((size_t)n + 1, 1);
+  for (int i = 0; i < n; i++) {
+    Value *w = m->vals.items[i];
+    if (value_is_gemm(w))
+      for (int a = 0; a < w->nargs; a++) gemm_operand[w->args[a]->id] = true;
+  }
+  for (int i = 0; i < m->nouts; i++) out[m->outs[i].val->id] = true;
+  PtrVec stack = {0};
+  vec_push(m->arena, &stack, (void *)v);
+  while (stack.len) {
+    Value *x = stack.items[--stack.len];
+    for (int u = 0; u < K->users[x->id].len; u++) {
+      Value *w = K->users[x->id].items[u];
+      if (!w->bwd || seen[w->id]) continue;
+      seen[w->id] = true;
+      if (is_reduction(w) || w->op == OP_REDUCE_SCATTER || value_is_gemm(w) || gemm_operand[w->id] || out[w->id]) {
+        /* a reader over more elements per row than v (a sum over [H, D] of a per-head value)
+         * recomputes each of v's elements once per element of its own */
+        double we = (double)shape_elems(&(w->nargs ? w->args[0] : w)->shape);
+        if (w->op == OP_AGGREGATE || value_is_gemm(w)) we = (double)shape_elems(&w->shape);
+        count += we > ve ? we / ve : 1;
+      } else {
+        vec_push(m->arena, &stack, w);
+      }
+    }
+  }
+  free(seen);
+  free(gemm_operand);
+  free(out);
+  return count > 1 ? count : 1;
 }
 
 /* The decision for a forward value the backward reads. */
@@ -106,10 +181,10 @@ static void decide(Ckpt_ *K, Value *v) {
     v->ckpt_flops = value_is_gemm(v) || K->in_memory[v->id] ? 0 : CANNOT;
     return;
   }
-  double f = remat_flops(K, v, 0);
+  double f = remat_flops(K, v, 0) * recomputations(K, v);
   double limit = K->c->recompute_level ? CANNOT - 1 : RECOMPUTE_FLOPS;
   v->ckpt = f <= limit ? CKPT_RECOMPUTE : CKPT_STASH;
-  v->ckpt_flops = (float)f;
+  v->ckpt_flops = (float)(f < CANNOT ? f : CANNOT);
 }
 
 /* The softmaxes the recomputed values read (through recomputed operands): from statistics. */
@@ -217,9 +292,10 @@ bool pass_checkpoint(GnnCtx *c, Module *m) {
   memset(K.via, -1, (size_t)n + 1);
   K.copy = calloc((size_t)n + 1, sizeof(Value *));
   K.after = calloc((size_t)n + 1, sizeof(Value *));
+  index_users(&K);
+  mark_needed(&K);
   mark_in_memory(&K);
   /* 1. decisions, operands first (a stashed operand is a load for the values above it) */
-  mark_needed(&K);
   for (int i = 0; i < n; i++) {
     Value *v = m->vals.items[i];
     if (K.needed[i] && !v->bwd) decide(&K, v);
@@ -264,8 +340,9 @@ bool pass_checkpoint(GnnCtx *c, Module *m) {
     K.needed = calloc((size_t)K.n + 1, 1);
     free(K.in_memory);
     K.in_memory = calloc((size_t)K.n + 1, 1);
-    mark_in_memory(&K);
+    index_users(&K);
     mark_needed(&K);
+    mark_in_memory(&K);
     for (int i = 0; i < K.n; i++) {
       Value *v = m->vals.items[i];
       if (K.needed[i] && !v->bwd) decide(&K, v);

@@ -522,6 +522,11 @@ bool pass_fuse(GnnCtx *c, Module *m) {
     if (v->sched != SCHED_ROOT) continue;
     v->group = latest_dep_group(&F, v);
     if (v->group >= 0 && cycle_through(&F, v->group)) v->group = -1;
+    if (v->group >= 0 && v->dom == DOM_EDGE) { /* an edge value stored in the walk reads its ends there */
+      bool *seen = calloc((size_t)F.n + 1, 1);
+      if (far_reads_group(&F, v, v->group, v->group, F.g[v->group].dir, seen, 0)) v->group = -1;
+      free(seen);
+    }
     if (v->group < 0) v->group = new_group(&F, FG_ROWS, v->dom == DOM_PARAM ? DOM_GLOBAL : v->dom, 0, v->bwd);
   }
   /* 5. walks of the same direction merge, each into the latest earlier group it can join; then
@@ -564,6 +569,11 @@ bool pass_fuse(GnnCtx *c, Module *m) {
     if (readers < 2) continue;
     v->sched = SCHED_ROOT;
     v->group = new_group(&F, FG_ROWS, DOM_EDGE, 0, v->bwd);
+    if (cycle_through(&F, v->group)) { /* a reader's group also makes its operands: recompute after all */
+      F.g[v->group].dead = true;
+      v->sched = SCHED_INLINE;
+      v->group = -1;
+    }
   }
   free(seen6);
   int *order = malloc(sizeof(int) * ((size_t)F.ng + 1)), norder = 0;

@@ -11,7 +11,8 @@
 #                                  `if training` (a stash for the backward)
 #   fuse/gat-one-walk              GAT's forward: 7 steps (dropout, and per layer a GEMM, the
 #                                  attention dots, one attention kernel); each attention kernel's
-#                                  untrained part is one walk
+#                                  untrained part is one walk; with --recompute=all, its trained
+#                                  part too (no stash walk)
 #   fuse/kernels/MODEL             fewer kernels than unfused
 #   fuse/stats, fuse/plan-reddit   --stats prints per-step bytes and the memory plan; GAT's
 #                                  training arena at Reddit's size fits in 24 GB, 1/5 or less of
@@ -19,6 +20,10 @@
 #   fuse/backward-after-inference  the generated library refuses a backward after an inference
 #                                  forward and allocates the inference arena for inference
 #   fuse/remarks                   -Rpass-missed=fuse is accepted
+#   fuse/no-fallback/MODEL-fno-P   with reorg, canonicalize or compose off, every example still
+#                                  fuses (no "would form a cycle" fallback, no internal error)
+#   fuse/no-reorg-gat-vs-interp    GAT without reorg (projections per edge), fused, training:
+#                                  host library vs the interpreter, 1e-4
 #   fuse/hub1m/MODEL               a vertex with 10^6 in-edges (tests/fuse/hub_graph.py): host library vs
 #                                  the interpreter, training forward and backward, 1e-4
 #
@@ -83,16 +88,24 @@ for fz_m in gcn sage gin gat edgeconv monet; do
   else fail "fuse/kernels/$fz_m" "$fz_k kernels fused, $fz_ku unfused"; fi
 done
 
-# ---- GAT: one attention kernel per layer, one walk when not training
+# ---- GAT: one attention kernel per layer, one walk when not training (and when training too,
+# with --recompute=all: nothing of |E| size is stashed; the cost model stashes dropout(alpha) in a
+# second walk under `if training`)
+fz_walkcount() { # KIR DEPTH-PATTERN
+  awk -v pat="$2" '/^kernel .*edge_softmax/ {k=1; next} /^kernel / {k=0} k && $0 ~ pat {n++} END {print n+0}' "$1"
+}
+"$GNNC" dsl-examples/gat.gnn --emit=kir --recompute=all > "$fz/gat-all.kir" 2>&1
 fz_steps=$(awk '/^  # backward/ {exit} /^  step / {n++} END {print n + 0}' "$fz/gat.kir")
 fz_att=$(awk '/^  # backward/ {exit} /^  step .*kernel .*edge_softmax/ {n++} END {print n + 0}' "$fz/gat.kir")
-fz_walks=$(awk '/^kernel .*edge_softmax/ {k=1; next} /^kernel / {k=0} k && /^  for j0/ {n++} END {print n+0}' "$fz/gat.kir")
-fz_twalks=$(awk '/^kernel .*edge_softmax/ {k=1; next} /^kernel / {k=0} k && /^    for j0/ {n++} END {print n+0}' "$fz/gat.kir")
-if [ "$fz_steps" = 7 ] && [ "$fz_att" = 2 ] &&
-   [ "$fz_walks" = 2 ] && [ "$fz_twalks" = 0 ]; then
+fz_walks=$(fz_walkcount "$fz/gat.kir" '^  for j0')
+fz_twalks=$(fz_walkcount "$fz/gat.kir" '^    for j0')
+fz_awalks=$(fz_walkcount "$fz/gat-all.kir" '^  for j0')
+fz_atwalks=$(fz_walkcount "$fz/gat-all.kir" '^    for j0')
+if [ "$fz_steps" = 7 ] && [ "$fz_att" = 2 ] && [ "$fz_walks" = 2 ] && [ "$fz_twalks" -le 2 ] &&
+   [ "$fz_awalks" = 2 ] && [ "$fz_atwalks" = 0 ]; then
   pass fuse/gat-one-walk
 else
-  fail fuse/gat-one-walk "forward steps $fz_steps, attention kernels $fz_att, walks outside 'if training' $fz_walks, inside $fz_twalks"
+  fail fuse/gat-one-walk "forward steps $fz_steps, attention kernels $fz_att, walks outside 'if training' $fz_walks, inside $fz_twalks; --recompute=all: $fz_awalks, $fz_atwalks"
 fi
 
 # ---- accounting
@@ -115,6 +128,27 @@ sys.exit(0 if tr <= 24 and tr * 5 <= un else 1)'; then
   pass fuse/plan-reddit
 else
   fail fuse/plan-reddit "$fz_plan"
+fi
+
+# ---- the passes before fuse switched off: still fused (no fallback to unfused), still right
+for fz_f in -fno-reorg -fno-canonicalize -fno-compose; do
+  for fz_m in gcn sage gin gat edgeconv monet; do
+    if fz_out=$("$GNNC" "dsl-examples/$fz_m.gnn" $fz_f --emit=kir 2>&1 >/dev/null) && [ -z "$fz_out" ]; then
+      pass "fuse/no-fallback/$fz_m$fz_f"
+    else fail "fuse/no-fallback/$fz_m$fz_f" "$(fz_tail "$fz_out")"; fi
+  done
+done
+fz_b=$fz/noreorg
+if fz_out=$("$GNNC" dsl-examples/gat.gnn -fno-reorg --target=host -o "$fz_b.so" 2>&1) &&
+   fz_out=$("$GNNC" run dsl-examples/gat.gnn --graph data/cora --seed 3 --train --save-params "$fz_b.p" \
+     --save-inputs "$fz_b.i" --save-outputs "$fz_b.ref" 2>&1) &&
+   fz_out=$("$fz_bin/gnn-run" "$fz_b.so" --graph data/cora --params "$fz_b.p" --inputs "$fz_b.i" --seed 3 --train \
+     --save-grads "$fz_b.got" --output "$fz_b.out" --repeat 1 --warmup 0 2>&1) &&
+   sed 's/^tensor output /tensor out /' "$fz_b.out" >> "$fz_b.got" &&
+   fz_out=$("$PY" tests/codegen/compare.py "$fz_b.got" "$fz_b.ref" --tol 1e-4 2>&1); then
+  pass fuse/no-reorg-gat-vs-interp
+else
+  fail fuse/no-reorg-gat-vs-interp "$(fz_tail "$fz_out")"
 fi
 
 # ---- the training flag's contract
