@@ -292,6 +292,7 @@ bench: all $(BUILD)/bench/compile_time $(BUILD)/bench/gen_pointcloud
 	@bash bench/host_forward.sh $(BUILD)/gnnc
 	@bash bench/reorg_ablation.sh $(BUILD)/gnnc
 	@bash bench/fuse_ablation.sh $(BUILD)/gnnc
+	@bash bench/recompute.sh $(BUILD)/gnnc
 	@bash bench/train_accuracy.sh $(BUILD)/gnnc
 
 # Issue 12: gnnc against PyTorch Geometric, same machine, same run (bench/peers.sh; never part of
