@@ -64,8 +64,80 @@ static void test_verify_duplicate_params(void) {
   arena_free(&a);
 }
 
+static KStmt *first_store(const PtrVec *body) {
+  for (int j = 0; j < body->len; j++) {
+    KStmt *x = body->items[j], *y;
+    if (x->kind == KS_STORE) return x;
+    if ((y = first_store(&x->body))) return y;
+  }
+  return NULL;
+}
+
+/* kir_verify: the lowered GAT passes; each corruption a lowering bug could make is reported. */
+static void test_kir_verify(void) {
+  static const char src[] =
+      "layer GATConv<H, D>(x: vertex[F]) -> vertex[H, D] {\n  param W: [F, H, D]\n  param a: [H, 2*D]\n"
+      "  e = leaky_relu(dot(a, concat(W @ x[src], W @ x[dst])), 0.2)\n  alpha = dropout(edge_softmax(e), 0.6)\n"
+      "  return sum(alpha * (W @ x[src]))\n}\nmodel GAT(x: vertex[5]) -> vertex[3] {\n"
+      "  return mean_heads(GATConv<2, 3>(dropout(x, 0.5)))\n}\n";
+  GnnCtx c;
+  gnn_ctx_init(&c, "unit.gnn", src, sizeof src - 1, NULL);
+  PipelineOpts o = {.verify_each = true, .lower = true};
+  FILE *devnull = fopen("/dev/null", "w");
+  o.out = devnull;
+  KProgram *p = gnn_parse(&c) && gnn_compile(&c, &o) ? c.kprog : NULL;
+  check(p && kir_verify(p, devnull) == 0, "kir-verify-clean", "the lowered GAT was rejected (or did not lower)");
+  if (p) {
+    /* 1. an intermediate buffer's lifetime that misses a use */
+    KBuf *t = NULL;
+    for (int i = 0; i < p->bufs.len && !t; i++) {
+      KBuf *b = p->bufs.items[i];
+      if (b->kind == BUF_TEMP && b->last > b->first) t = b;
+    }
+    if (t) {
+      int last = t->last;
+      t->last = t->first;
+      check(kir_verify(p, devnull) > 0, "kir-verify-lifetime", "a use outside a buffer's lifetime was accepted");
+      t->last = last;
+    }
+    /* 2. a kernel that stores to a parameter */
+    Kernel *k = NULL;
+    KStmt *st = NULL;
+    for (int i = 0; i < p->kernels.len && !st; i++) {
+      k = p->kernels.items[i];
+      st = first_store(&k->body);
+    }
+    KBuf *param = NULL;
+    for (int i = 0; i < p->bufs.len && !param; i++)
+      if (((KBuf *)p->bufs.items[i])->kind == BUF_PARAM) param = p->bufs.items[i];
+    if (st && param) {
+      KBuf *was = st->buf;
+      st->buf = param;
+      check(kir_verify(p, devnull) > 0, "kir-verify-store-to-param", "a store to a parameter was accepted");
+      st->buf = was;
+    } else {
+      check(false, "kir-verify-store-to-param", "no top-level store or no parameter to corrupt");
+    }
+    /* 3. nfwd past the steps; 4. a lane count that is not a power of two */
+    int nfwd = p->nfwd;
+    p->nfwd = p->nsteps + 1;
+    check(kir_verify(p, devnull) > 0, "kir-verify-nfwd", "nfwd past the steps was accepted");
+    p->nfwd = nfwd;
+    if (k) {
+      int g = k->group;
+      k->group = 3;
+      check(kir_verify(p, devnull) > 0, "kir-verify-group", "3 lanes per group was accepted");
+      k->group = g;
+    }
+    check(kir_verify(p, devnull) == 0, "kir-verify-restored", "the restored program was rejected");
+  }
+  fclose(devnull);
+  gnn_ctx_free(&c);
+}
+
 int main(void) {
   test_strmap();
   test_verify_duplicate_params();
+  test_kir_verify();
   return failures ? 1 : 0;
 }
