@@ -90,6 +90,30 @@ else
   fail graph/params-agree "gnnc could not build the host library"
 fi
 unset gp_lib gp_ok gp_case gp_name gp_rc1 gp_rc2 gp_m1 gp_m2
+# The interpreter's dataset loaders (compiler/graph.c) and the runtime's (gnn-run) refuse the
+# same malformed files with the same message: a NUL byte (in a data line or a comment), a
+# feature value beyond float32, NaN (issue 15).
+gd_m=tests/interp/models/gcn.gnn
+if gd_lib=$TMP/libgd.so && "$GNNC" "$gd_m" --target=host -o "$gd_lib" > /dev/null 2>&1; then
+  for gd_case in "edges-nul|graph.edges|5s/\$/\\x00/" "edges-nul-comment|graph.edges|1s/^/# a comment \\x00\\n/" \
+                 "labels-nul|labels.txt|3s/\$/\\x00/" "features-nul|features.svm|2s/\$/\\x00/" \
+                 "features-float32|features.svm|3s/:[-0-9.e]*/:1e39/" "features-nan|features.svm|3s/:[-0-9.e]*/:nan/"; do
+    gd_name=${gd_case%%|*} gd_rest=${gd_case#*|}
+    rm -rf "$TMP/gd" && cp -r tests/interp/graphs/random "$TMP/gd"
+    sed -i "${gd_rest#*|}" "$TMP/gd/${gd_rest%%|*}"
+    "$GNNC" run "$gd_m" --graph "$TMP/gd" > /dev/null 2> "$TMP/gd1.err"; gd_rc1=$?
+    "$ROOT/build/bin/gnn-run" "$gd_lib" --graph "$TMP/gd" --repeat 1 --warmup 0 > /dev/null 2> "$TMP/gd2.err"; gd_rc2=$?
+    gd_m1=$(grep -o "$TMP/gd/.*" "$TMP/gd1.err" | head -1); gd_m2=$(grep -o "$TMP/gd/.*" "$TMP/gd2.err" | head -1)
+    if [ $gd_rc1 -eq 1 ] && [ $gd_rc2 -eq 1 ] && [ -n "$gd_m1" ] && [ "$gd_m1" = "$gd_m2" ]; then
+      pass "graph/dataset-agree/$gd_name"
+    else
+      fail "graph/dataset-agree/$gd_name" "gnnc run: exit $gd_rc1 '$(head -1 "$TMP/gd1.err")'; gnn-run: exit $gd_rc2 '$(head -1 "$TMP/gd2.err")'"
+    fi
+  done
+else
+  fail graph/dataset-agree "gnnc could not build the host library"
+fi
+unset gd_m gd_lib gd_case gd_name gd_rest gd_rc1 gd_rc2 gd_m1 gd_m2
 "$GNNC" "$m" -o "$TMP/x.ir" > /dev/null 2>&1 && [ -s "$TMP/x.ir" ] && pass graph/compile-o || fail graph/compile-o
 printf 'model M(x: vertex[2]) -> vertex[2] {\n  return nope\n}\n' > "$TMP/bad.gnn"
 "$GNNC" "$TMP/bad.gnn" -o "$TMP/bad.ir" > /dev/null 2>&1

@@ -19,7 +19,8 @@ from the seed), forward and backward:
 and the output and every parameter's gradient are compared (tests/codegen/compare.py's measure,
 1e-4). A program gnnc rejects is a generator bug or a compiler bug: it is reported too. A
 mismatch is minimised -- the model is cut to the earliest statement whose value still
-disagrees, returned directly, with every statement it does not depend on removed -- and kept in
+disagrees (or is still rejected), returned directly, with every statement it does not depend on
+removed -- and kept in
 the --keep folder (each file's first line says how to reproduce it: graph, seed, mapping).
 
 --replay runs the same comparison on kept files (make test does, tests/suites/fuzz.sh): each
@@ -363,20 +364,16 @@ def compare(gnnc, gnn_run, src, graph, seed, mapping, work):
     return "agree", ""
 
 
-def minimise(gnnc, gnn_run, prog, graph, seed, mapping, work):
-    """The earliest statement whose value, returned directly, still disagrees (only the
-    statements it depends on kept); then the same for its remaining ones, until none is smaller."""
-    best = prog.ret
+def minimise(gnnc, gnn_run, prog, graph, seed, mapping, work, want):
+    """The earliest statement whose value, returned directly (with only the statements it depends
+    on kept), still gives the same finding (a mismatch, a rejection, an error)."""
     for s in prog.stmts:
-        if s[0] == best:
+        if s[0] == prog.ret:
             break
-        if s[3] not in ("vertex", "edge"):
-            continue
         status, _ = compare(gnnc, gnn_run, prog.text(s[0]), graph, seed, mapping, work)
-        if status == "mismatch":
-            best = s[0]
-            break
-    return best
+        if status == want:
+            return s[0]
+    return prog.ret
 
 
 def header_of(path):
@@ -451,7 +448,7 @@ def main():
             counts[status] += 1
             if status == "agree":
                 continue
-            small = minimise(args.gnnc, args.gnn_run, prog, graph, seed, mapping, work) if status == "mismatch" else prog.ret
+            small = minimise(args.gnnc, args.gnn_run, prog, graph, seed, mapping, work, status)
             hdr = "# fuzz-diff: graph=%s seed=%d mapping=%s expect=%s" % (graph, seed, mapping, status)
             path = os.path.join(args.keep, "%s-%d.gnn" % (status, seed))
             with open(path, "w") as f:
