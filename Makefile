@@ -2,14 +2,15 @@
 #   make              build build/gnnc
 #   make test         build, then run every test (tests/run.sh)
 #   make test-asan    the test suite against an ASan+UBSan build
-#   make fuzz         build and run the libFuzzer target on the front end for FUZZ_SECONDS
+#   make fuzz         build and run the libFuzzer target (front end, lower, emitters) for FUZZ_SECONDS
+#   make fuzz-diff    differential fuzzing, interpreter vs host library, for SECONDS (tests/fuzz/diff/)
 #   make generated    regenerate generated/ (checked byte-for-byte by make test)
 #   make run-example  the main job: compile dsl-examples/gat.gnn and run it on Cora
 #   make bench        benchmarks under bench/ (not part of make test; docs/benchmarks.md)
 #   make runtime      the runtime libraries: build/lib/libgnnrt_host.{so,a} and, with nvcc,
 #                     build/lib/libgnnrt.so (make runtime-host / make runtime-cuda for one)
 #   make install-runtime PREFIX=...   libraries, headers and pkg-config files
-#   make install PREFIX=...   gnnc, the drivers (gnn-run, gnn-train, gnn-nvrtc) and the runtime
+#   make install PREFIX=...   gnnc, the drivers (gnn-run, gnn-train, gnn-nvrtc), the runtime and the man page gnnc.1
 #   make test-gpu     on a machine with a GPU: the CUDA libraries against the interpreter (tests/gpu/)
 #   make bench-gpu    on a machine with a GPU: forward speed of the CUDA target (bench/gpu_forward.sh)
 #   make bench-peers  gnnc vs PyTorch Geometric, time and memory (bench/peers.sh; TARGET=cuda on a GPU)
@@ -24,7 +25,8 @@ LDLIBS  := -lm
 BUILD   := build
 SRCS    := compiler/arena.c compiler/diag.c compiler/ir.c compiler/ir_print.c compiler/verify.c \
            compiler/pipeline.c compiler/graph.c compiler/interp.c compiler/gradcheck.c compiler/lower.c \
-           compiler/lower_fused.c compiler/kstats.c compiler/kir.c compiler/emit_model.c compiler/emit_host.c compiler/emit_cuda.c compiler/build.c \
+           compiler/lower_fused.c compiler/kstats.c compiler/kir.c compiler/kverify.c compiler/emit_model.c compiler/emit_host.c \
+           compiler/emit_cuda.c compiler/build.c \
            compiler/passes/sema.c compiler/passes/canonicalize.c compiler/passes/reorg.c compiler/passes/autodiff.c \
            compiler/passes/compose.c compiler/passes/checkpoint.c compiler/passes/fuse.c
 GENSRCS := $(BUILD)/parser.c $(BUILD)/lexer.c
@@ -174,8 +176,9 @@ install-runtime: runtime
 
 # gnnc finds the installed runtime beside itself ($(PREFIX)/include, $(PREFIX)/lib): compiler/build.c.
 install: all install-runtime tools
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/gnnc $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 docs/gnnc.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 # ---------------------------------------------------------------- sanitizers and fuzzing
 # (gcc's "undefined" leaves out float-cast-overflow, which clang's includes: ask for it.)
@@ -183,18 +186,18 @@ ASAN_FLAGS := -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-
 
 $(BUILD)/asan/gnnc: $(SRCS) $(GENSRCS) compiler/main.c $(HDRS)
 	@mkdir -p $(BUILD)/asan
-	$(CC) $(BASE) $(ASAN_FLAGS) -Wno-sign-compare -Wno-unused-parameter -o $@ compiler/main.c $(SRCS) $(GENSRCS) $(LDLIBS)
+	$(CC) $(BASE) $(ASAN_FLAGS) -Wno-sign-compare -Wno-unused-parameter -Wno-unknown-pragmas -o $@ compiler/main.c $(SRCS) $(GENSRCS) $(LDLIBS)
 
 FUZZ_SECONDS ?= 60
 $(BUILD)/fuzz/fuzz_frontend: tests/fuzz/fuzz_frontend.c $(SRCS) $(GENSRCS) $(HDRS)
 	@mkdir -p $(BUILD)/fuzz
 	clang $(BASE) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Wno-sign-compare \
-	  -Wno-unused-parameter -o $@ tests/fuzz/fuzz_frontend.c $(SRCS) $(GENSRCS) $(LDLIBS)
+	  -Wno-unused-parameter -Wno-unknown-pragmas -o $@ tests/fuzz/fuzz_frontend.c $(SRCS) $(GENSRCS) $(LDLIBS)
 
 # A replay driver: runs the fuzz target over files, without libFuzzer (any compiler).
 $(BUILD)/fuzz/replay: tests/fuzz/fuzz_frontend.c tests/fuzz/replay.c $(SRCS) $(GENSRCS) $(HDRS)
 	@mkdir -p $(BUILD)/fuzz
-	$(CC) $(BASE) $(ASAN_FLAGS) -Wno-sign-compare -Wno-unused-parameter -o $@ tests/fuzz/fuzz_frontend.c \
+	$(CC) $(BASE) $(ASAN_FLAGS) -Wno-sign-compare -Wno-unused-parameter -Wno-unknown-pragmas -o $@ tests/fuzz/fuzz_frontend.c \
 	  tests/fuzz/replay.c $(SRCS) $(GENSRCS) $(LDLIBS)
 
 # The autodiff rules that no source program reaches yet (tests/grad/rules.c), with the sanitizers.
@@ -210,6 +213,14 @@ fuzz: $(BUILD)/fuzz/fuzz_frontend
 	@mkdir -p $(BUILD)/fuzz/corpus
 	$(BUILD)/fuzz/fuzz_frontend -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=5 \
 	  -dict=tests/fuzz/gnn.dict -artifact_prefix=tests/fuzz/crashes/ $(BUILD)/fuzz/corpus tests/fuzz/corpus
+
+# Differential fuzzing of the whole compiler: random well-typed programs through the interpreter
+# and the host library, forward and backward (tests/fuzz/diff/fuzz_diff.py); findings, minimised,
+# land in tests/fuzz/diff/cases/ and make test replays them. make fuzz-diff SECONDS=600 [SEED=N]
+SECONDS ?= 60
+fuzz-diff: all
+	/usr/bin/python3 tests/fuzz/diff/fuzz_diff.py --gnnc $(BUILD)/gnnc --gnn-run $(BUILD)/bin/gnn-run --seconds $(SECONDS) \
+	  $(if $(SEED),--seed $(SEED))
 
 # ---------------------------------------------------------------- tests, examples, benchmarks
 # bench-peers' helpers, which tests/suites/bench.sh runs too
@@ -306,5 +317,5 @@ bench-peers: all $(BENCH_TOOLS)
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all setup test test-asan fuzz generated run-example bench clean runtime runtime-host runtime-cuda \
+.PHONY: all setup test test-asan fuzz fuzz-diff generated run-example bench clean runtime runtime-host runtime-cuda \
         runtime-tests runtime-tests-asan runtime-cobjs install-runtime install tools test-gpu bench-gpu bench-peers

@@ -1,9 +1,10 @@
 /* build.c -- writing the generated sources, and building a model's shared library.
  *
  *   gnnc model.gnn --emit=kir [-o F]        the kernel IR (stdout by default)
- *   gnnc model.gnn --emit=cu  [-o F.cu]     CUDA source + its header F.h (default: model.cu, model.h)
- *   gnnc model.gnn --emit=c   [-o F.c]      host C source + its header
- *   gnnc model.gnn --emit=h   [-o F.h]      the header alone (the same for both targets)
+ *   gnnc model.gnn --emit=cu  [-o F.cu]     CUDA source + its header F.h (without -o: one file on
+ *                                           stdout, the header inlined where the source includes it)
+ *   gnnc model.gnn --emit=c   [-o F.c]      host C source + its header (the same)
+ *   gnnc model.gnn --emit=h   [-o F.h]      the header alone (the same for both targets; stdout)
  *   gnnc model.gnn -o libmodel.so [--target=cuda|host] [--arch=sm_80[,sm_90]] [-S]
  *                                           emit, then nvcc (CUDA) or cc (host) into a shared
  *                                           library linked with libgnnrt / libgnnrt_host; -S keeps
@@ -240,6 +241,7 @@ static bool build_library(const KProgram *p, const EmitOpts *eo) {
      * state and one current device for the whole process */
     argv[n++] = "-cudart";
     argv[n++] = "shared";
+    argv[n++] = "-DGNNC_MODEL_ENTRY"; /* the library exports gnn_model_entry for the drivers */
     argv[n++] = incflag;
     argv[n++] = srcf;
     argv[n++] = "-o";
@@ -257,6 +259,7 @@ static bool build_library(const KProgram *p, const EmitOpts *eo) {
     argv[n++] = "-fopenmp";
     argv[n++] = "-fPIC";
     argv[n++] = "-shared";
+    argv[n++] = "-DGNNC_MODEL_ENTRY";
     argv[n++] = incflag;
     argv[n++] = srcf;
     argv[n++] = "-o";
@@ -308,9 +311,14 @@ bool gnn_emit(const KProgram *p, const EmitOpts *eo) {
     return write_file(eo->output, write_kir, p, eo, NULL);
   }
   Target t = strcmp(e, "cu") == 0 ? TARGET_CUDA : TARGET_HOST;
+  if (!eo->output) { /* stdout: the header alone, or the source with its header inlined */
+    if (strcmp(e, "h") == 0) emit_header(stdout, p, eo->src_name);
+    else emit_source(stdout, p, t == TARGET_CUDA ? &emit_cuda_hooks : &emit_host_hooks, eo->src_name, NULL);
+    return fflush(stdout) == 0 && !ferror(stdout);
+  }
   const char *ext = strcmp(e, "cu") == 0 ? ".cu" : strcmp(e, "c") == 0 ? ".c" : ".h";
-  char *dir = eo->output ? dir_of(eo->output) : strdup(".");
-  char *name = eo->output ? stem(eo->output, ext) : stem(eo->src_name, ".gnn");
+  char *dir = dir_of(eo->output);
+  char *name = stem(eo->output, ext);
   bool ok;
   if (strcmp(e, "h") == 0) {
     char *hp = cat(dir, "/", name), *hpath = cat(hp, ".h", "");

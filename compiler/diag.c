@@ -7,10 +7,13 @@
  *                           ^~
  *
  * Errors are counted; the driver exits 1 if any were reported. After max_errors the rest
- * are counted but not printed, so a hopeless file does not flood the terminal.
+ * are counted but not printed, so a hopeless file does not flood the terminal; a line longer
+ * than DIAG_WINDOW columns is shown as a window around the caret, and a message is cut at
+ * DIAG_MESSAGE_MAX bytes, so the output of one diagnostic is bounded whatever the input.
  */
 #include "gnnc.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +29,12 @@ const char *domain_name(Domain d) {
 
 const char *domain_a(Domain d) { return d == DOM_EDGE ? "an edge" : d == DOM_VERTEX ? "a vertex" : d == DOM_PARAM ? "a param" : "a global"; }
 
-/* Prints line `line` of the source and a caret under columns [col, col+len). */
+/* Columns of a long source line shown around the caret: a diagnostic on a megabyte-long line
+ * (a 1 MB identifier, a file of NULs) prints a window, not the line. */
+enum { DIAG_WINDOW = 160, DIAG_BEFORE = 80, DIAG_MESSAGE_MAX = 400 };
+
+/* Prints line `line` of the source and a caret under columns [col, col+len); a line longer
+ * than DIAG_WINDOW is cut to a window around the caret, "..." marking each cut. */
 static void show_line(Diag *d, Loc loc) {
   if (!d->text || loc.line <= 0) return;
   const char *p = d->text, *end = d->text + d->size;
@@ -36,21 +44,30 @@ static void show_line(Diag *d, Loc loc) {
   const char *e = p;
   while (e < end && *e != '\n') e++;
   if (e > p && e[-1] == '\r') e--; /* CRLF files */
-  int col = loc.col > 0 ? loc.col : 1;
-  int len = loc.len;
-  if (col - 1 + len > (int)(e - p)) len = (int)(e - p) - (col - 1);
-  /* Both lines are built in one buffer and written at once: stderr is unbuffered, and a
-   * diagnostic on a megabyte-long line must not cost millions of writes. */
-  size_t n = (size_t)(e - p), cap = n + (size_t)col + (size_t)(len > 0 ? len : 0) + 8;
+  size_t col = loc.col > 0 ? (size_t)loc.col : 1, len = loc.len > 0 ? (size_t)loc.len : 0, n = (size_t)(e - p);
+  if (col - 1 > n) col = n + 1;
+  if (col - 1 + len > n) len = n - (col - 1);
+  size_t from = 0, to = n; /* the window [from, to) of the line */
+  if (n > DIAG_WINDOW) {
+    from = col - 1 > DIAG_BEFORE ? col - 1 - DIAG_BEFORE : 0;
+    if (from + DIAG_WINDOW > n) from = n - DIAG_WINDOW;
+    to = from + DIAG_WINDOW;
+  }
+  if (col - 1 + len > to) len = to - (col - 1);
+  /* Both lines are built in one buffer and written at once: stderr is unbuffered. */
+  size_t cap = 2 * (to - from) + 32;
   char *buf = malloc(cap), *o = buf;
   if (!buf) return;
   *o++ = ' ', *o++ = ' ';
+  if (from > 0) memcpy(o, "...", 3), o += 3;
   /* Non-printable bytes show as '?' so the caret still lines up. */
-  for (const char *q = p; q < e; q++) *o++ = ((unsigned char)*q >= 32 && (unsigned char)*q < 127) || *q == '\t' ? *q : '?';
+  for (const char *q = p + from; q < p + to; q++) *o++ = ((unsigned char)*q >= 32 && (unsigned char)*q < 127) || *q == '\t' ? *q : '?';
+  if (to < n) memcpy(o, "...", 3), o += 3;
   *o++ = '\n', *o++ = ' ', *o++ = ' ';
-  for (int i = 1; i < col; i++) *o++ = (size_t)(i - 1) < n && p[i - 1] == '\t' ? '\t' : ' ';
+  if (from > 0) memcpy(o, "   ", 3), o += 3;
+  for (size_t i = from + 1; i < col; i++) *o++ = p[i - 1] == '\t' ? '\t' : ' ';
   *o++ = '^';
-  for (int i = 1; i < len; i++) *o++ = '~';
+  for (size_t i = 1; i < len; i++) *o++ = '~';
   *o++ = '\n';
   fwrite(buf, 1, (size_t)(o - buf), d->out);
   free(buf);
@@ -69,7 +86,11 @@ void diag_verror(Diag *d, const char *kind, Loc loc, const char *fmt, va_list ap
     fprintf(d->out, "%s:%d:%d: %s: ", d->path, loc.line, loc.col, kind);
   else
     fprintf(d->out, "%s: %s: ", d->path, kind);
-  vfprintf(d->out, fmt, ap);
+  /* a message quoting a huge name is cut too */
+  char msg[DIAG_MESSAGE_MAX + 1];
+  int need = vsnprintf(msg, sizeof msg, fmt, ap);
+  fputs(msg, d->out);
+  if (need > DIAG_MESSAGE_MAX) fputs("...", d->out);
   fputc('\n', d->out);
   show_line(d, loc);
 }
@@ -96,21 +117,32 @@ char *read_source_file(const char *path, size_t *size) {
   if (!f) return NULL;
   size_t cap = 1 << 16, n = 0;
   char *buf = malloc(cap + 1);
+  bool too_big = false;
   while (buf) {
     n += fread(buf + n, 1, cap - n, f);
     if (n < cap) break;
+    if (n > GNNC_MAX_SOURCE_BYTES) { /* /dev/zero, a huge file: refuse before memory runs out */
+      too_big = true;
+      break;
+    }
     cap *= 2;
     char *bigger = realloc(buf, cap + 1);
     if (!bigger) free(buf);
     buf = bigger;
   }
-  bool bad = !buf || ferror(f);
+  if (n > GNNC_MAX_SOURCE_BYTES) too_big = true;
+  bool bad = !buf || ferror(f) || too_big;
   fclose(f);
   if (bad) {
     free(buf);
+    errno = too_big ? EFBIG : buf ? EIO : ENOMEM;
     return NULL;
   }
   buf[n] = 0;
   *size = n;
   return buf;
+}
+
+const char *read_source_error(int err) {
+  return err == EFBIG ? "larger than 64 MiB, the limit for a source file" : strerror(err);
 }

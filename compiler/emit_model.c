@@ -15,6 +15,17 @@
 
 /* ---------------------------------------------------------------- naming */
 
+/* The C prefix of the model's public names: the name in lower case (lower.c), unless that
+ * would enter the namespace reserved for the runtime and gnnc (every identifier starting with
+ * "gnn" in any case: gnn_ctx, gnn_model_api, GNN_OK, gnnrt_..., gnnc_...) or one C reserves (a
+ * leading underscore); such a name gets "model_" in front ("Gnn_ctx" -> model_gnn_ctx_create).
+ * The generated code's own file-scope names start with gnnc_, so no model name can reach them. */
+const char *emit_model_prefix(const KProgram *p) {
+  const char *c = p->cname;
+  bool reserved = c[0] == '_' || ((c[0] | 32) == 'g' && (c[1] | 32) == 'n' && (c[2] | 32) == 'n');
+  return reserved ? arena_printf(p->arena, "model_%s", c) : c;
+}
+
 static int param_index(const KProgram *p, const KBuf *b) {
   int n = 0;
   for (int i = 0; i < p->bufs.len; i++) {
@@ -106,7 +117,7 @@ static const char *shape_text(const KProgram *p, const Value *v) {
 /* ---------------------------------------------------------------- the header */
 
 void emit_header(FILE *out, const KProgram *p, const char *src_name) {
-  const char *P = p->cname;
+  const char *P = emit_model_prefix(p);
   const KBuf *ins[64];
   int nin = forward_inputs(p, ins);
   Value *ov = module_output(p->m);
@@ -126,35 +137,63 @@ void emit_header(FILE *out, const KProgram *p, const char *src_name) {
         out);
   fprintf(out, "typedef struct %s_model %s_model;\n\n", P, P);
   fprintf(out, "enum { %s_NUM_INPUTS = %d, %s_NUM_PARAMS = %d };\n\n", U, nin, U, p->nparams);
+  fputs("/* Preconditions are checked: a NULL pointer, a call out of order or a bad index returns\n"
+        " * GNN_ERR_INVALID (with a message in gnn_last_error(ctx) when the model or ctx is known) and\n"
+        " * changes nothing; functions that return a pointer return NULL instead. */\n\n",
+        out);
   fprintf(out,
           "/* Creates the model for graph g, which must outlive it: parameters Glorot-initialised from seed\n"
-          " * (the interpreter's values, in float32), their gradients, the output and the activation arena. */\n"
+          " * (the interpreter's values, in float32), their gradients and the output, and plans the activation\n"
+          " * arenas (the first forward allocates one). ctx, g and out must not be NULL; *out is NULL on failure. */\n"
           "gnn_status %s_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, %s_model **out);\n"
+          "/* Frees the model (before its context). NULL is a no-op. */\n"
           "void %s_destroy(%s_model *m);\n\n",
           P, P, P, P);
-  fputs("/* The forward pass. Inputs, rows x width floats:\n", out);
+  fputs("/* The forward pass. Inputs, rows x width floats, none NULL:\n", out);
   for (int i = 0; i < nin; i++) fprintf(out, " *   %s: %s\n", ins[i]->val->name, shape_text(p, ins[i]->val));
   fprintf(out,
-          " * training != 0 applies dropout with masks drawn from seed (gnnrt_rng.h); 0 is inference. */\n"
+          " * training != 0 applies dropout with masks drawn from seed (gnnrt_rng.h) and keeps what the backward\n"
+          " * reads; 0 is inference. The first forward allocates its arena: the inference plan (training = 0)\n"
+          " * or the training plan, which then serves both. The inputs must stay unchanged until the backward\n"
+          " * of this forward. */\n"
           "gnn_status %s_forward(%s_model *m",
           P, P);
   for (int i = 0; i < nin; i++) fprintf(out, ", const float *%s", ins[i]->name);
   fprintf(out, ", int training, uint64_t seed);\n");
-  fprintf(out, "/* The output of the last forward, %s: rows x %lld floats, owned by the model. */\n", shape_text(p, ov),
-          (long long)shape_elems(&ov->shape));
+  fprintf(out,
+          "/* The output of the last successful forward, %s: rows x %lld floats, owned by the model;\n"
+          " * NULL before the first forward, after a failed one, and for m NULL. */\n",
+          shape_text(p, ov), (long long)shape_elems(&ov->shape));
   fprintf(out, "const float *%s_output(const %s_model *m);\n\n", P, P);
   fprintf(out,
-          "/* The backward pass: grad_out is d loss / d output (like the output). It reads what the last\n"
-          " * forward left and its inputs, which must be unchanged, and writes every parameter's gradient.\n"
+          "/* The backward pass: grad_out (not NULL) is d loss / d output (like the output). It reads what the\n"
+          " * last forward left and its inputs, which must be unchanged, and writes every parameter's gradient.\n"
+          " * Needs a successful forward with training = 1 since the last backward (an inference forward keeps\n"
+          " * nothing for the backward, and the backward reuses the forward's memory); GNN_ERR_INVALID otherwise.\n"
           " * GNN_ERR_UNSUPPORTED if the model was compiled without autodiff. */\n"
           "gnn_status %s_backward(%s_model *m, const float *grad_out);\n\n",
           P, P);
-  fprintf(out, "/* Parameter i (0 .. %s_NUM_PARAMS-1; names and shapes in %s_api()->params) and its gradient. */\n", U, P);
+  fprintf(out, "/* Parameter i (0 .. %s_NUM_PARAMS-1; names and shapes in %s_api()->params) and its gradient;\n"
+               " * NULL for m NULL or i out of range. */\n", U, P);
   fprintf(out, "float *%s_param(%s_model *m, int i);\nfloat *%s_grad(%s_model *m, int i);\n", P, P, P, P);
-  fprintf(out, "/* The index of the parameter called name (\"gatconv0.W\"), or -1. */\nint %s_param_index(const char *name);\n\n", P);
-  fprintf(out, "/* The memory plan: arena (shared by lifetime), parameters, gradients, output. */\n");
+  fprintf(out, "/* The index of the parameter called name (\"gatconv0.W\"), or -1 (also for NULL). */\nint %s_param_index(const char *name);\n\n", P);
+  fprintf(out,
+          "/* Parameters from a tensor text file (gnn-train --save-params, gnnc run --save-params): every\n"
+          " * parameter, with its shape, and nothing else; all are checked before any is changed.\n"
+          " * GNN_ERR_IO, GNN_ERR_FORMAT (with file and line), GNN_ERR_INVALID (a missing, extra or\n"
+          " * misshapen tensor). */\n"
+          "gnn_status %s_load_params(%s_model *m, const char *path);\n"
+          "/* Writes every parameter to a tensor text file that %s_load_params and gnn-run --params read\n"
+          " * (through a temporary file renamed into place). */\n"
+          "gnn_status %s_save_params(%s_model *m, const char *path);\n\n",
+          P, P, P, P, P);
+  fprintf(out, "/* The memory plan: arena (the training plan's, shared by lifetime), arena_inference, parameters,\n"
+               " * gradients, output. m NULL gives zeros; plan NULL is a no-op. */\n");
   fprintf(out, "void %s_memory_plan(const %s_model *m, gnn_memory_plan *plan);\n\n", P, P);
-  fprintf(out, "/* The same entry points behind gnn_model.h's fixed interface, for drivers that load any model. */\n");
+  fprintf(out, "/* The same entry points behind gnn_model.h's fixed interface, for drivers that load any model.\n"
+               " * Compiled with GNNC_MODEL_ENTRY defined (gnnc -o lib.so does), the source also defines\n"
+               " * gnn_model_entry(), the name drivers look up with dlsym; without it several models link into\n"
+               " * one program. */\n");
   fprintf(out, "const gnn_model_api *%s_api(void);\n\n", P);
   fputs("#ifdef __cplusplus\n}\n#endif\n#endif\n", out);
 }
@@ -220,8 +259,44 @@ static void emit_output_copies(FILE *out, const KProgram *p, const EmitHooks *h,
   }
 }
 
+/* P_load_params and P_save_params: the tensor text files of gnn-train and gnnc run, through the
+ * runtime's checked reader and atomic writer; every tensor is read and checked into host memory
+ * before the first upload, so a bad file changes nothing. */
+static void emit_param_files(FILE *out, const KProgram *p, const char *P) {
+  int n = p->nparams, n1 = n ? n : 1;
+  fprintf(out, "gnn_status %s_load_params(%s_model *m, const char *path) {\n", P, P);
+  fprintf(out, "  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_load_params: m is NULL\");\n", P);
+  fprintf(out, "  if (!path) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_load_params: path is NULL\");\n", P);
+  fprintf(out, "  gnn_tensor_file *tf = NULL;\n  const char *names[%d] = {0};\n  float *host[%d] = {0};\n", n1, n1);
+  fputs("  gnn_status st = gnn_tensor_file_read(m->ctx, path, &tf);\n", out);
+  fprintf(out, "  for (int i = 0; i < %d; i++) names[i] = gnnc_params[i].name;\n", n);
+  fprintf(out, "  if (!st) st = gnn_tensor_file_expect(m->ctx, tf, %d, names);\n", n);
+  fprintf(out, "  for (int i = 0; i < %d && !st; i++) {\n", n);
+  fputs("    const gnn_tensor_info *t = &gnnc_params[i];\n"
+        "    host[i] = (float *)malloc(t->width ? (size_t)t->width * sizeof(float) : 1);\n", out);
+  fprintf(out, "    if (!host[i]) st = gnn_set_error(m->ctx, GNN_ERR_OOM, \"%s_load_params: out of host memory\");\n", P);
+  fputs("    else st = gnn_tensor_file_get(m->ctx, tf, t->name, t->rank, t->dims, host[i]);\n  }\n", out);
+  fprintf(out, "  for (int i = 0; i < %d && !st; i++) st = gnn_upload(m->ctx, m->param[i], host[i], (size_t)gnnc_params[i].width * sizeof(float));\n", n);
+  fprintf(out, "  for (int i = 0; i < %d; i++) free(host[i]);\n  gnn_tensor_file_free(tf);\n  return st;\n}\n\n", n);
+
+  fprintf(out, "gnn_status %s_save_params(%s_model *m, const char *path) {\n", P, P);
+  fprintf(out, "  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_save_params: m is NULL\");\n", P);
+  fprintf(out, "  if (!path) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_save_params: path is NULL\");\n", P);
+  fprintf(out, "  gnn_status st = GNN_OK;\n  const char *names[%d] = {0};\n  int ranks[%d] = {0};\n  int64_t dims[%d][4];\n"
+               "  float *host[%d] = {0};\n  const float *data[%d] = {0};\n", n1, n1, n1, n1, n1);
+  fprintf(out, "  memset(dims, 0, sizeof dims);\n  for (int i = 0; i < %d && !st; i++) {\n", n);
+  fputs("    const gnn_tensor_info *t = &gnnc_params[i];\n"
+        "    names[i] = t->name;\n    ranks[i] = t->rank;\n    memcpy(dims[i], t->dims, sizeof dims[i]);\n"
+        "    host[i] = (float *)malloc(t->width ? (size_t)t->width * sizeof(float) : 1);\n", out);
+  fprintf(out, "    if (!host[i]) st = gnn_set_error(m->ctx, GNN_ERR_OOM, \"%s_save_params: out of host memory\");\n", P);
+  fputs("    else st = gnn_download(m->ctx, host[i], m->param[i], (size_t)t->width * sizeof(float));\n"
+        "    data[i] = host[i];\n  }\n", out);
+  fprintf(out, "  if (!st) st = gnn_tensor_file_write(m->ctx, path, %d, names, ranks, (const int64_t(*)[4])dims, data);\n", n);
+  fprintf(out, "  for (int i = 0; i < %d; i++) free(host[i]);\n  return st;\n}\n\n", n);
+}
+
 void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *src_name, const char *header_name) {
-  const char *P = p->cname;
+  const char *P = emit_model_prefix(p);
   const KBuf *ins[64];
   int nin = forward_inputs(p, ins);
   const KBuf *seed_in = seed_input(p);
@@ -235,7 +310,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
           p->kernels.len, p->nsteps, p->nfwd, p->nsteps - p->nfwd);
   h->prelude(out, p);
   if (cuda) fputs("#ifndef __CUDACC_RTC__\n", out);
-  fprintf(out, "#include \"%s\"\n", header_name);
+  if (header_name) fprintf(out, "#include \"%s\"\n", header_name);
+  else emit_header(out, p, src_name); /* one self-contained file (gnnc --emit=c|cu to stdout) */
   if (cuda) fputs("#endif\n", out);
   fputs("\n/* ---------------------------------------------------------------- kernels */\n", out);
   for (int i = 0; i < p->kernels.len; i++) h->kernel(out, p, p->kernels.items[i]);
@@ -243,11 +319,11 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
 
   /* the model's state */
   fputs("\n/* ---------------------------------------------------------------- the model */\n\n", out);
-  fprintf(out, "static const gnn_tensor_info %s_inputs[%d] = {\n", P, nin ? nin : 1);
+  fprintf(out, "static const gnn_tensor_info gnnc_inputs[%d] = {\n", nin ? nin : 1);
   for (int i = 0; i < nin; i++) tensor_info(out, ins[i]->val->name, ins[i]->val);
   if (!nin) fputs("    {0},\n", out);
   fputs("};\n", out);
-  fprintf(out, "static const gnn_tensor_info %s_params[%d] = {\n", P, p->nparams ? p->nparams : 1);
+  fprintf(out, "static const gnn_tensor_info gnnc_params[%d] = {\n", p->nparams ? p->nparams : 1);
   for (int i = 0; i < p->bufs.len; i++) {
     const KBuf *b = p->bufs.items[i];
     if (b->kind == BUF_PARAM) tensor_info(out, b->val->name, b->val);
@@ -262,7 +338,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   }
   if (any_init) {
     fputs("/* per parameter: 1 = every element starts at the value below (declared `= value`), 0 = Glorot */\n", out);
-    fprintf(out, "static const struct { int set; float value; } %s_param_init[%d] = {\n", P, p->nparams);
+    fprintf(out, "static const struct { int set; float value; } gnnc_param_init[%d] = {\n", p->nparams);
     for (int i = 0; i < p->bufs.len; i++) {
       const KBuf *b = p->bufs.items[i];
       if (b->kind != BUF_PARAM) continue;
@@ -286,7 +362,9 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fputs("  uint64_t dropout_seed;  /* of the last forward: the backward redraws its masks */\n", out);
   fputs("  char *arena;          /* allocated by the first forward: the inference plan, or the training one */\n"
         "  int arena_mode;        /* 0 none, 1 inference, 2 training */\n"
+        "  int forward_done;      /* the output is valid: a forward succeeded (and none failed since) */\n"
         "  int trained;           /* the last forward ran with training = 1 (the stash is in the arena) */\n"
+        "  int backward_ready;    /* a forward since the last backward: its activations are intact */\n"
         "  size_t arena_bytes, arena_infer_bytes, unshared_bytes;\n", out);
   if (ntemp) fprintf(out, "  size_t offset[2][%d];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */\n", ntemp);
   if (ntemp) fputs("  /* intermediate buffers, in the arena */\n", out);
@@ -306,21 +384,24 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fputs("  gnn_free(m->ctx, m->out);\n  gnn_free(m->ctx, m->arena);\n  free(m);\n}\n\n", out);
 
   fprintf(out, "gnn_status %s_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, %s_model **out) {\n", P, P);
-  fprintf(out, "  gnn_status st = GNN_OK;\n  *out = NULL;\n  if (!g) return gnn_set_error(ctx, GNN_ERR_INVALID, \"%s_create: no graph\");\n", P);
+  fputs("  gnn_status st = GNN_OK;\n  if (out) *out = NULL;\n", out);
+  fprintf(out, "  if (!ctx) return GNN_ERR_INVALID;\n"
+               "  if (!out) return gnn_set_error(ctx, GNN_ERR_INVALID, \"%s_create: out is NULL\");\n"
+               "  if (!g) return gnn_set_error(ctx, GNN_ERR_INVALID, \"%s_create: no graph\");\n", P, P);
+  fputs("  if ((st = gnn_ctx_enter(ctx))) return st; /* a usable context (CUDA: its device, on this thread) */\n", out);
   fprintf(out, "  %s_model *m = (%s_model *)calloc(1, sizeof *m);\n", P, P);
   fprintf(out, "  if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, \"%s_create: out of host memory\");\n", P);
   fputs("  m->ctx = ctx;\n  m->g = g;\n", out);
-  if (cuda) fputs("  st = gnn_ctx_enter(ctx); /* this context's device, on this thread */\n", out);
   fprintf(out, "  for (int i = 0; i < %d && !st; i++) { /* parameters and gradients */\n", p->nparams);
-  fprintf(out, "    const gnn_tensor_info *t = &%s_params[i];\n", P);
+  fputs("    const gnn_tensor_info *t = &gnnc_params[i];\n", out);
   fputs("    size_t bytes = (size_t)t->width * sizeof(float);\n"
         "    float *init = (float *)malloc(bytes ? bytes : 1);\n"
         "    if (!init) st = gnn_set_error(ctx, GNN_ERR_OOM, \"out of host memory\");\n"
         "    if (!st) gnn_param_init_glorot(t->name, t->rank, t->dims, seed, init);\n"
         , out);
   if (any_init)
-    fprintf(out, "    if (!st && %s_param_init[i].set)\n"
-                 "      for (int64_t k = 0; k < t->width; k++) init[k] = %s_param_init[i].value;\n", P, P);
+    fputs("    if (!st && gnnc_param_init[i].set)\n"
+          "      for (int64_t k = 0; k < t->width; k++) init[k] = gnnc_param_init[i].value;\n", out);
   fputs(
         "    if (!st) st = gnn_malloc(ctx, (void **)&m->param[i], bytes);\n"
         "    if (!st) st = gnn_upload(ctx, m->param[i], init, bytes);\n"
@@ -379,7 +460,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   /* the arena a pass needs */
   fprintf(out, "/* Makes the arena of the plan a pass needs (0 inference, 1 training) current: the first forward\n"
                " * allocates it; a training arena serves inference too; an inference arena gives way to a training one. */\n");
-  fprintf(out, "static gnn_status %s_use_arena(%s_model *m, int plan) {\n", P, P);
+  fprintf(out, "static gnn_status gnnc_use_arena(%s_model *m, int plan) {\n", P);
   fputs("  const int want = plan ? 2 : 1;\n  if (m->arena_mode >= want) return GNN_OK;\n", out);
   fputs("  gnn_free(m->ctx, m->arena);\n  m->arena = NULL;\n  m->arena_mode = 0;\n", out);
   fputs("  const size_t bytes = plan ? m->arena_bytes : m->arena_infer_bytes;\n", out);
@@ -399,30 +480,32 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   /* forward */
   fprintf(out, "gnn_status %s_forward(%s_model *m", P, P);
   for (int i = 0; i < nin; i++) fprintf(out, ", const float *%s", ins[i]->name);
-  fputs(", int training, uint64_t seed) {\n  const gnn_graph *g = m->g;\n", out);
+  fprintf(out, ", int training, uint64_t seed) {\n  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_forward: m is NULL\");\n", P);
+  fputs("  const gnn_graph *g = m->g;\n", out);
   if (uses_status(p, 0, p->nfwd)) fputs("  gnn_status st = GNN_OK;\n", out);
-  fputs("  (void)g;\n  (void)training;\n  m->dropout_seed = seed;\n", out);
-  if (cuda) emit_enter(out);
-  fprintf(out, "  {\n    const gnn_status arena_st = %s_use_arena(m, %s);\n    if (arena_st) return arena_st;\n  }\n", P,
-          bwd ? "training != 0" : "0");
-  fputs("  m->trained = 0;\n", out);
-  for (int i = 0; i < nin; i++) {
+  fputs("  (void)g;\n  (void)training;\n", out);
+  for (int i = 0; i < nin; i++)
     fprintf(out, "  if (!%s) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_forward: input '%s' is NULL\");\n", ins[i]->name, P,
             ins[i]->val->name);
-    fprintf(out, "  m->%s = %s;\n", ins[i]->name, ins[i]->name);
-  }
+  if (cuda) emit_enter(out);
+  fputs("  m->forward_done = m->trained = m->backward_ready = 0; /* until this forward succeeds */\n  m->dropout_seed = seed;\n", out);
+  fprintf(out, "  {\n    const gnn_status arena_st = gnnc_use_arena(m, %s);\n    if (arena_st) return arena_st;\n  }\n",
+          bwd ? "training != 0" : "0");
+  for (int i = 0; i < nin; i++) fprintf(out, "  m->%s = %s;\n", ins[i]->name, ins[i]->name);
   fputs("  gnn_profile_mark(m->ctx);\n", out);
   for (int i = 0; i < p->nfwd; i++) emit_step(out, p, h, i);
   emit_output_copies(out, p, h, false);
-  fputs("  m->trained = training != 0;\n  return GNN_OK;\n}\n\n", out);
-  fprintf(out, "const float *%s_output(const %s_model *m) { return m->out; }\n", P, P);
-  fprintf(out, "float *%s_param(%s_model *m, int i) { return i >= 0 && i < %d ? m->param[i] : NULL; }\n", P, P, p->nparams);
-  fprintf(out, "float *%s_grad(%s_model *m, int i) { return i >= 0 && i < %d ? m->grad[i] : NULL; }\n", P, P, p->nparams);
-  fprintf(out, "int %s_param_index(const char *name) {\n  for (int i = 0; i < %d; i++)\n    if (name && strcmp(%s_params[i].name, name) == 0) return i;\n  return -1;\n}\n\n",
-          P, p->nparams, P);
+  fputs("  m->forward_done = 1;\n  m->trained = training != 0;\n  m->backward_ready = 1;\n  return GNN_OK;\n}\n\n", out);
+  fprintf(out, "const float *%s_output(const %s_model *m) { return m && m->forward_done ? m->out : NULL; }\n", P, P);
+  fprintf(out, "float *%s_param(%s_model *m, int i) { return m && i >= 0 && i < %d ? m->param[i] : NULL; }\n", P, P, p->nparams);
+  fprintf(out, "float *%s_grad(%s_model *m, int i) { return m && i >= 0 && i < %d ? m->grad[i] : NULL; }\n", P, P, p->nparams);
+  fprintf(out, "int %s_param_index(const char *name) {\n  for (int i = 0; i < %d; i++)\n    if (name && strcmp(gnnc_params[i].name, name) == 0) return i;\n  return -1;\n}\n\n",
+          P, p->nparams);
+  emit_param_files(out, p, P);
 
   /* backward */
   fprintf(out, "gnn_status %s_backward(%s_model *m, const float *grad_out) {\n", P, P);
+  fprintf(out, "  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_backward: m is NULL\");\n", P);
   if (!bwd || !seed_in) {
     fprintf(out, "  (void)grad_out;\n  return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, \"%s was compiled without autodiff: no backward\");\n}\n\n", P);
   } else {
@@ -430,9 +513,12 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     if (uses_status(p, p->nfwd, p->nsteps)) fputs("  gnn_status st = GNN_OK;\n", out);
     fputs("  (void)g;\n  (void)training;\n", out);
     fprintf(out, "  if (!grad_out) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_backward: grad_out is NULL\");\n", P);
+    fprintf(out, "  if (!m->backward_ready)\n    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_backward: no forward to differentiate (call %s_forward first; "
+                 "each backward needs its own forward)\");\n", P, P);
     fprintf(out, "  if (!m->trained)\n    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_backward: needs a forward with training = 1 just "
                  "before it (an inference forward keeps nothing for the backward)\");\n", P);
     if (cuda) emit_enter(out);
+    fputs("  m->backward_ready = 0; /* the backward reuses the forward's memory */\n", out);
     fprintf(out, "  m->%s = grad_out;\n", seed_in->name);
     bool dropout = false;
     for (int i = p->nfwd; i < p->nsteps; i++) dropout |= p->steps[i].kind == STEP_KERNEL && p->steps[i].kernel->dropout;
@@ -448,7 +534,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
 
   /* the memory plan and the API table */
   fprintf(out, "void %s_memory_plan(const %s_model *m, gnn_memory_plan *plan) {\n", P, P);
-  fprintf(out, "  size_t pb = 0;\n  for (int i = 0; i < %d; i++) pb += (size_t)%s_params[i].width * sizeof(float);\n", p->nparams, P);
+  fputs("  if (!plan) return;\n  memset(plan, 0, sizeof *plan);\n  if (!m) return;\n", out);
+  fprintf(out, "  size_t pb = 0;\n  for (int i = 0; i < %d; i++) pb += (size_t)gnnc_params[i].width * sizeof(float);\n", p->nparams);
   fprintf(out, "  plan->arena = %s;\n  plan->arena_inference = m->arena_infer_bytes;\n  plan->unshared = m->unshared_bytes;\n  plan->params = pb;\n",
           bwd ? "m->arena_bytes" : "m->arena_infer_bytes");
   fprintf(out, "  plan->grads = %s;\n", bwd ? "pb" : "pb /* allocated, unused: no backward */");
@@ -456,25 +543,31 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fputs("  plan->total = plan->arena + plan->params + plan->grads + plan->output;\n", out);
   fprintf(out, "  plan->buffers = %d;\n}\n\n", ntemp);
 
-  fprintf(out, "static gnn_status api_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, void **m) {\n"
+  fprintf(out, "static gnn_status gnnc_api_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, void **m) {\n"
                "  return %s_create(ctx, g, seed, (%s_model **)m);\n}\n", P, P);
-  fprintf(out, "static void api_destroy(void *m) { %s_destroy((%s_model *)m); }\n", P, P);
-  fprintf(out, "static gnn_status api_forward(void *m, const float *const *in, int training, uint64_t seed) {\n  (void)in;\n");
+  fprintf(out, "static void gnnc_api_destroy(void *m) { %s_destroy((%s_model *)m); }\n", P, P);
+  fprintf(out, "static gnn_status gnnc_api_forward(void *m, const float *const *in, int training, uint64_t seed) {\n");
+  if (nin)
+    fprintf(out, "  if (m && !in) return gnn_set_error(((%s_model *)m)->ctx, GNN_ERR_INVALID, \"%s_forward: the input array is NULL\");\n",
+            P, P);
+  else
+    fputs("  (void)in;\n", out);
   fprintf(out, "  return %s_forward((%s_model *)m", P, P);
-  for (int i = 0; i < nin; i++) fprintf(out, ", in[%d]", i);
+  for (int i = 0; i < nin; i++) fprintf(out, ", m ? in[%d] : NULL", i);
   fputs(", training, seed);\n}\n", out);
-  fprintf(out, "static const float *api_output(const void *m) { return %s_output((const %s_model *)m); }\n", P, P);
-  fprintf(out, "static gnn_status api_backward(void *m, const float *d) { return %s_backward((%s_model *)m, d); }\n", P, P);
-  fprintf(out, "static float *api_param(void *m, int i) { return %s_param((%s_model *)m, i); }\n", P, P);
-  fprintf(out, "static float *api_grad(void *m, int i) { return %s_grad((%s_model *)m, i); }\n", P, P);
-  fprintf(out, "static void api_memory_plan(const void *m, gnn_memory_plan *p) { %s_memory_plan((const %s_model *)m, p); }\n\n", P, P);
-  fprintf(out, "static const gnn_model_api %s_api_table = {\n", P);
-  fprintf(out, "    \"%s\", \"%s\", %s, %d, %s_inputs, %d, %s_params,\n", p->name, src_name, cuda ? "GNN_TARGET_CUDA" : "GNN_TARGET_HOST", nin,
-          P, p->nparams, P);
+  fprintf(out, "static const float *gnnc_api_output(const void *m) { return %s_output((const %s_model *)m); }\n", P, P);
+  fprintf(out, "static gnn_status gnnc_api_backward(void *m, const float *d) { return %s_backward((%s_model *)m, d); }\n", P, P);
+  fprintf(out, "static float *gnnc_api_param(void *m, int i) { return %s_param((%s_model *)m, i); }\n", P, P);
+  fprintf(out, "static float *gnnc_api_grad(void *m, int i) { return %s_grad((%s_model *)m, i); }\n", P, P);
+  fprintf(out, "static void gnnc_api_memory_plan(const void *m, gnn_memory_plan *p) { %s_memory_plan((const %s_model *)m, p); }\n\n", P, P);
+  fputs("static const gnn_model_api gnnc_api_table = {\n", out);
+  fprintf(out, "    \"%s\", \"%s\", %s, %d, gnnc_inputs, %d, gnnc_params,\n", p->name, src_name, cuda ? "GNN_TARGET_CUDA" : "GNN_TARGET_HOST", nin,
+          p->nparams);
   fputs("    ", out);
   tensor_info(out, "out", ov);
   fprintf(out, "    %d, %d, %d, %d,\n", bwd, p->m->ndropout, p->nfwd, p->nsteps - p->nfwd);
-  fputs("    api_create, api_destroy, api_forward, api_output, api_backward, api_param, api_grad, api_memory_plan,\n", out);
+  fputs("    gnnc_api_create, gnnc_api_destroy, gnnc_api_forward, gnnc_api_output, gnnc_api_backward, gnnc_api_param,\n"
+        "    gnnc_api_grad, gnnc_api_memory_plan,\n", out);
   int launches[2] = {0, 0}, gemms[2] = {0, 0};
   for (int i = 0; i < p->nsteps; i++) {
     const KStep *st = &p->steps[i];
@@ -483,9 +576,12 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     if (st->kind == STEP_GEMM) gemms[b]++;
   }
   fprintf(out, "    %d, %d, %d, %d,\n};\n", launches[0], launches[1], gemms[0], gemms[1]);
-  fprintf(out, "const gnn_model_api *%s_api(void) { return &%s_api_table; }\n", P, P);
-  fputs("/* The fixed entry point drivers (gnn-run, gnn-train) look up with dlsym in a library they\n"
-        " * dlopen; programs that link several models use the typed names above. */\n", out);
-  fprintf(out, "const gnn_model_api *gnn_model_entry(void) { return &%s_api_table; }\n", P);
+  fprintf(out, "const gnn_model_api *%s_api(void) { return &gnnc_api_table; }\n", P);
+  fputs("#ifdef GNNC_MODEL_ENTRY\n"
+        "/* The fixed entry point drivers (gnn-run, gnn-train) look up with dlsym in a library they\n"
+        " * dlopen (gnnc -o lib.so defines GNNC_MODEL_ENTRY); programs that link several models leave it\n"
+        " * undefined and use the typed names above. */\n"
+        "const gnn_model_api *gnn_model_entry(void) { return &gnnc_api_table; }\n"
+        "#endif\n", out);
   if (cuda) fputs("#endif /* __CUDACC_RTC__ */\n", out);
 }

@@ -76,6 +76,12 @@ bool diag_too_many(const Diag *d);
 /* A source file, whole and NUL-terminated (a Diag's text): malloc'ed, *size its bytes (NUL bytes
  * included); NULL when it cannot be read (errno says why) or memory runs out. */
 char *read_source_file(const char *path, size_t *size);
+/* The version gnnc --version prints; the runtime's API version is GNNRT_VERSION_* in gnnrt.h. */
+#define GNNC_VERSION "0.1.0"
+/* Sources larger than this are refused (errno EFBIG), so reading /dev/zero ends. */
+#define GNNC_MAX_SOURCE_BYTES ((size_t)64 << 20)
+/* The reason read_source_file failed, for errno err: strerror, or the size limit. */
+const char *read_source_error(int err);
 
 /* ===================================================================== AST (parser.y) */
 
@@ -602,6 +608,10 @@ typedef struct {
 KMemPlan kprog_memory_plan(const KProgram *p, double V, double E);
 /* --print-memory-plan: the plan, and each buffer of the arena with its bytes, steps and offset. */
 void kprog_print_memory_plan(FILE *out, const KProgram *p, double V, double E);
+/* kverify.c: structural checks of a kernel program (steps, buffers, the memory plan's lifetimes,
+ * kernels' loads and stores); returns the number of problems, each printed to err (may be NULL).
+ * The pipeline runs it after lower when verify_each is on. */
+int kir_verify(const KProgram *p, FILE *err);
 /* kir.c: the text form, and the expression printer the emitters share */
 typedef enum { DIALECT_KIR, DIALECT_CUDA, DIALECT_HOST } Dialect;
 void kir_print(FILE *out, const KProgram *p);
@@ -633,6 +643,8 @@ extern const EmitHooks emit_cuda_hooks, emit_host_hooks;
 const char *emit_buf_ref(const KProgram *p, const KBuf *b);
 /* rows(b) as C: "g->nv", "g->ne" or "1". */
 const char *emit_rows(Domain d);
+/* The C prefix of the model's public names (the lower-case name; "model_" before a reserved one). */
+const char *emit_model_prefix(const KProgram *p);
 void emit_header(FILE *out, const KProgram *p, const char *src_name);
 void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *src_name, const char *header_name);
 

@@ -515,7 +515,7 @@ int gradcheck_main(int argc, char **argv) {
   size_t size = 0;
   char *text = read_source_file(cli.input, &size);
   if (!text) {
-    fprintf(stderr, "gnnc: cannot read '%s': %s\n", cli.input, strerror(errno));
+    fprintf(stderr, "gnnc: cannot read '%s': %s\n", cli.input, read_source_error(errno));
     return 1;
   }
   GnnCtx c;

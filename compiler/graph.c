@@ -24,6 +24,7 @@ typedef struct {
   char *line;
   size_t cap;
   long lineno;
+  long nul; /* the line of a NUL byte (reading stops there), 0 if none */
 } Reader;
 
 static bool reader_open(Reader *r, const char *path, char *err, size_t errlen) {
@@ -40,11 +41,24 @@ static char *reader_next(Reader *r) {
     ssize_t n = getline(&r->line, &r->cap, r->f);
     if (n < 0) return NULL;
     r->lineno++;
+    if (memchr(r->line, 0, (size_t)n)) { /* as the runtime's loaders: a text file has no NUL byte */
+      r->nul = r->lineno;
+      return NULL;
+    }
     char *p = r->line;
     while (*p == ' ' || *p == '\t') p++;
     if (*p == '#' || *p == '\n' || *p == '\r' || *p == 0) continue;
     return p;
   }
+}
+
+/* After a loader's loop: the runtime's message for a NUL byte (comment lines included). */
+static bool reader_nul_ok(const Reader *r, bool ok, char *err, size_t errlen) {
+  if (ok && r->nul) {
+    snprintf(err, errlen, "%s:%ld: error: NUL byte in a text file", r->path, r->nul);
+    return false;
+  }
+  return ok;
 }
 
 static void reader_close(Reader *r) {
@@ -130,6 +144,7 @@ bool graph_load_edges(Graph *g, const char *path, int64_t nv_hint, char *err, si
     snprintf(err, errlen, "%s: error: read failed", path);
     ok = false;
   }
+  ok = reader_nul_ok(&r, ok, err, errlen);
   int64_t nv = nv_hint > 0 ? nv_hint : maxid + 1;
   if (ok && nv == 0) {
     snprintf(err, errlen, "%s: error: empty graph (no edges and no vertex count)", path);
@@ -171,6 +186,7 @@ bool graph_load_labels(Graph *g, const char *path, char *err, size_t errlen) {
     if (n == cap) lab = realloc(lab, sizeof(int64_t) * (size_t)(cap *= 2));
     lab[n++] = y;
   }
+  ok = reader_nul_ok(&r, ok, err, errlen);
   if (ok && g->nv > 0 && n != g->nv) {
     snprintf(err, errlen, "%s: error: %lld labels for a graph of %lld vertices", path, (long long)n, (long long)g->nv);
     ok = false;
@@ -221,8 +237,9 @@ bool graph_load_features(Graph *g, const char *path, char *err, size_t errlen) {
         ok = false;
         break;
       }
-      if (!isfinite(v)) {
-        snprintf(err, errlen, "%s:%ld: error: feature value for index %lld is not finite", path, r.lineno, (long long)idx);
+      if (!isfinite(v) || !isfinite((float)v)) { /* the runtime's float32 features: the same files refused */
+        snprintf(err, errlen, "%s:%ld: error: feature value for index %lld is not finite%s", path, r.lineno, (long long)idx,
+                 isfinite(v) ? " in float32" : "");
         ok = false;
         break;
       }
@@ -233,6 +250,7 @@ bool graph_load_features(Graph *g, const char *path, char *err, size_t errlen) {
     }
     rows++;
   }
+  ok = reader_nul_ok(&r, ok, err, errlen);
   if (ok && g->nv > 0 && rows != g->nv) {
     snprintf(err, errlen, "%s: error: %lld feature rows for a graph of %lld vertices", path, (long long)rows, (long long)g->nv);
     ok = false;

@@ -110,57 +110,113 @@ bool params_save(const ParamSet *ps, const char *path, char *err, size_t errlen)
 }
 
 /* The tensor text format: "tensor NAME ROWS RANK d0 ... d{RANK-1}", then ROWS x elems numbers. */
+/* The next whitespace-separated token of a text (NUL-terminated in place), counting lines. */
+typedef struct {
+  char *p;
+  long line;
+} PTok;
+static char *ptok_next(PTok *t, long *line) {
+  while (*t->p == ' ' || *t->p == '\t' || *t->p == '\r' || *t->p == '\n' || *t->p == '\v' || *t->p == '\f')
+    if (*t->p++ == '\n') t->line++;
+  if (!*t->p) return NULL;
+  *line = t->line;
+  char *s = t->p;
+  while (*t->p && !(*t->p == ' ' || *t->p == '\t' || *t->p == '\r' || *t->p == '\n' || *t->p == '\v' || *t->p == '\f')) t->p++;
+  if (*t->p) {
+    if (*t->p == '\n') t->line++;
+    *t->p++ = 0;
+  }
+  return s;
+}
+static bool ptok_int(const char *s, long long *v) {
+  if (!s) return false;
+  char *end;
+  errno = 0;
+  *v = strtoll(s, &end, 10);
+  return end != s && !*end && errno == 0;
+}
+
+/* The runtime's checks (runtime/params.c, gnn_tensor_file_read + expect + get), so that gnnc run
+ * --params and gnn-run --params accept and refuse the same files: the whole file is read (a NUL
+ * byte is an error), headers "tensor NAME 1 RANK dims", no repeated names, no tensor the model
+ * lacks, shapes equal, every value a number finite in float32, every parameter present. */
 bool params_load(ParamSet *ps, const Module *m, const char *path, char *err, size_t errlen) {
   if (!params_init(ps, m, "glorot", 0)) return false;
-  bool *seen = calloc((size_t)(ps->nparams ? ps->nparams : 1), sizeof(bool));
-  FILE *f = fopen(path, "r");
-  bool ok = f != NULL;
-  if (!f) snprintf(err, errlen, "%s: error: cannot open: %s", path, strerror(errno));
-  char name[256];
-  long rows;
-  int rank;
-  while (ok) {
-    int got = fscanf(f, " tensor %255s %ld %d", name, &rows, &rank);
-    if (got == EOF) break;
-    if (got != 3 || rows != 1 || rank < 0 || rank > GNN_MAX_RANK) {
-      snprintf(err, errlen, "%s: error: malformed tensor header (want 'tensor NAME 1 RANK dims...')", path);
+  size_t size = 0;
+  char *text = read_source_file(path, &size);
+  long *seen = calloc((size_t)(ps->nparams ? ps->nparams : 1), sizeof(long)); /* the header line, 0 = not yet */
+  bool ok = text && seen;
+  if (!text) snprintf(err, errlen, "%s: error: cannot open: %s", path, read_source_error(errno));
+  else if (strlen(text) != size) snprintf(err, errlen, "%s: error: NUL byte in a text file", path), ok = false;
+  PTok t = {text, 1};
+  long line = 0, l = 0;
+  char *tok;
+  while (ok && (tok = ptok_next(&t, &line))) {
+    char *name = strcmp(tok, "tensor") == 0 ? ptok_next(&t, &l) : NULL;
+    long long rows = 0, rank = -1, d = 0;
+    if (!name || strlen(name) > 255 || !ptok_int(ptok_next(&t, &l), &rows) || rows != 1 || !ptok_int(ptok_next(&t, &l), &rank) ||
+        rank < 0 || rank > GNN_MAX_RANK) {
+      snprintf(err, errlen, "%s:%ld: error: malformed tensor header (want 'tensor NAME 1 RANK dims...')", path, line);
       ok = false;
       break;
     }
-    Shape s = {rank, {0}};
-    for (int k = 0; k < rank && ok; k++)
-      if (fscanf(f, "%lld", (long long *)&s.d[k]) != 1) ok = false;
+    Shape sh = {(int)rank, {0}};
+    for (int k = 0; k < sh.rank && ok; k++) {
+      if (!ptok_int(ptok_next(&t, &l), &d) || d < 0) ok = false;
+      sh.d[k] = d;
+    }
     if (!ok) {
-      snprintf(err, errlen, "%s: error: tensor '%s': malformed dims", path, name);
+      snprintf(err, errlen, "%s:%ld: error: tensor '%s': malformed dims", path, l, name);
       break;
     }
     int idx = -1;
     for (int i = 0; i < ps->nparams; i++)
       if (strcmp(ps->params[i].name, name) == 0) idx = i;
+    if (idx >= 0 && seen[idx]) {
+      snprintf(err, errlen, "%s:%ld: error: tensor '%s' appears twice (first at line %ld)", path, line, name, seen[idx]);
+      ok = false;
+      break;
+    }
     if (idx < 0) {
-      snprintf(err, errlen, "%s: error: the model has no parameter '%s'", path, name);
+      snprintf(err, errlen, "%s:%ld: error: tensor '%s' is not a parameter of the model", path, line, name);
       ok = false;
       break;
     }
-    if (!shape_eq(&s, &ps->params[idx].shape)) {
-      snprintf(err, errlen, "%s: error: parameter '%s' has a different shape in the model", path, name);
+    if (!shape_eq(&sh, &ps->params[idx].shape)) {
+      char have[96], want[96];
+      const Shape *ms = &ps->params[idx].shape;
+      size_t h = (size_t)snprintf(have, sizeof have, "["), w = (size_t)snprintf(want, sizeof want, "[");
+      for (int k = 0; k < sh.rank; k++) h += (size_t)snprintf(have + h, sizeof have - h, "%s%lld", k ? ", " : "", (long long)sh.d[k]);
+      for (int k = 0; k < ms->rank; k++) w += (size_t)snprintf(want + w, sizeof want - w, "%s%lld", k ? ", " : "", (long long)ms->d[k]);
+      snprintf(have + h, sizeof have - h, "]"), snprintf(want + w, sizeof want - w, "]");
+      snprintf(err, errlen, "%s:%ld: error: tensor '%s' has shape %s, expected %s", path, line, name, have, want);
       ok = false;
       break;
     }
-    int64_t n = shape_elems(&s);
-    for (int64_t k = 0; k < n && ok; k++)
-      if (fscanf(f, "%lf", &ps->params[idx].data[k]) != 1 || !isfinite(ps->params[idx].data[k])) {
-        snprintf(err, errlen, "%s: error: parameter '%s': value %lld is missing or not a finite number", path, name, (long long)k);
+    seen[idx] = line;
+    int64_t n = shape_elems(&sh);
+    for (int64_t k = 0; k < n && ok; k++) {
+      char *v = ptok_next(&t, &l), *end = NULL;
+      double x = v ? strtod(v, &end) : 0;
+      if (!v) {
+        snprintf(err, errlen, "%s:%ld: error: tensor '%s': value %lld of %lld is missing (the file ends)", path, t.line, name,
+                 (long long)k, (long long)n);
         ok = false;
+      } else if (end == v || *end || !isfinite(x) || !isfinite((float)x)) {
+        snprintf(err, errlen, "%s:%ld: error: tensor '%s': value %lld '%.32s' is not a finite float32 number", path, l, name,
+                 (long long)k, v);
+        ok = false;
+      } else {
+        ps->params[idx].data[k] = x;
       }
-    seen[idx] = true;
+    }
   }
   for (int i = 0; ok && i < ps->nparams; i++)
     if (!seen[i]) {
-      snprintf(err, errlen, "%s: error: parameter '%s' is missing", path, ps->params[i].name);
+      snprintf(err, errlen, "%s: error: no tensor '%s'", path, ps->params[i].name);
       ok = false;
     }
-  if (f) fclose(f);
+  free(text);
   free(seen);
   if (!ok) params_free(ps);
   return ok;

@@ -628,7 +628,8 @@ bool value_is_gemm(const Value *v) {
              (v->fn == FN_LINEAR || v->fn == FN_LINEAR_T);
   bool mtn = v->op == OP_REDUCE_ROWS && v->fn == FN_MATMUL_TN;
   if (!lin && !mtn) return false;
-  if (lin && v->dom == DOM_EDGE && shape_elems(&v->args[1]->shape) <= 64) return false;
+  /* (linear only: its backward's linear_t stays a GEMM, which kernels have no inline form of) */
+  if (lin && v->fn == FN_LINEAR && v->dom == DOM_EDGE && shape_elems(&v->args[1]->shape) <= 64) return false;
   if (mtn && v->args[0]->dom == DOM_EDGE && shape_elems(&v->shape) <= 64) return false;
   return true;
 }

@@ -21,10 +21,14 @@ static void usage(FILE *out) {
         "       gnnc run [options] FILE.gnn --graph PATH\n"
         "       gnnc gradcheck [options] FILE.gnn --graph PATH   (gnnc gradcheck --help)\n"
         "\n"
+        "  gnnc --help | --version | --list-passes\n"
+        "\n"
         "compile options:\n"
         "  -o FILE                 write the output to FILE instead of stdout; FILE.so builds a shared library\n"
         "  --emit=ir|dot|kir|cu|c|h  what to write: the operator IR (default), a Graphviz drawing, the kernel\n"
-        "                          IR, CUDA source + header, host C source + header, or the header alone\n"
+        "                          IR, CUDA source + header, host C source + header, or the header alone;\n"
+        "                          with -o F.cu (F.c) the header goes to F.h beside it, without -o the source\n"
+        "                          goes to stdout with its header inlined (one file that compiles alone)\n"
         "  --target=cuda|host      the library's target (default cuda: nvcc and cuBLAS; host: cc, OpenMP, OpenBLAS)\n"
         "  --arch=sm_XX[,sm_YY]    GPU architectures for nvcc: SASS for each, and the PTX of the last one\n"
         "                          for newer GPUs (default sm_80)\n"
@@ -334,6 +338,9 @@ int main(int argc, char **argv) {
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       usage(stdout);
       return 0;
+    } else if (strcmp(a, "--version") == 0) {
+      printf("gnnc %s\n", GNNC_VERSION);
+      return 0;
     } else if (strcmp(a, "--list-passes") == 0) {
       printf("%-14s %s\n", "sema", "names, domains, shapes; lowers the AST to the operator IR");
       for (int k = 0; k < pass_count; k++)
@@ -518,7 +525,7 @@ int main(int argc, char **argv) {
   size_t size = 0;
   char *text = read_source_file(cli.input, &size);
   if (!text) {
-    fprintf(stderr, "gnnc: cannot read '%s': %s\n", cli.input, strerror(errno));
+    fprintf(stderr, "gnnc: cannot read '%s': %s\n", cli.input, read_source_error(errno));
     return 1;
   }
   GnnCtx c;

@@ -214,6 +214,12 @@ static Module *compile_once(GnnCtx *c, const PipelineOpts *o) {
       c->diag.errors++;
       return NULL;
     }
+    if (o->verify_each && kir_verify(c->kprog, stderr) != 0) {
+      fprintf(stderr, "internal error: the kernel IR is invalid after lower\n");
+      c->diag.errors++;
+      c->kprog = NULL;
+      return NULL;
+    }
     if (dump_lower) {
       fprintf(o->out, "// -----// IR after lower //----- //\n");
       kir_print(o->out, c->kprog);

@@ -918,10 +918,10 @@ static void k14_apply_global_add_global(int64_t nrows, float *restrict t56, cons
 
 /* ---------------------------------------------------------------- the model */
 
-static const gnn_tensor_info dgcnn_inputs[1] = {
+static const gnn_tensor_info gnnc_inputs[1] = {
     {"x", 0, 1, {3, 0, 0, 0}, 3},
 };
-static const gnn_tensor_info dgcnn_params[8] = {
+static const gnn_tensor_info gnnc_params[8] = {
     {"edgeconv0.theta", 2, 2, {3, 64, 0, 0}, 192},
     {"edgeconv0.phi", 2, 2, {3, 64, 0, 0}, 192},
     {"edgeconv1.theta", 2, 2, {64, 64, 0, 0}, 4096},
@@ -942,7 +942,9 @@ struct dgcnn_model {
   uint64_t dropout_seed;  /* of the last forward: the backward redraws its masks */
   char *arena;          /* allocated by the first forward: the inference plan, or the training one */
   int arena_mode;        /* 0 none, 1 inference, 2 training */
+  int forward_done;      /* the output is valid: a forward succeeded (and none failed since) */
   int trained;           /* the last forward ran with training = 1 (the stash is in the arena) */
+  int backward_ready;    /* a forward since the last backward: its activations are intact */
   size_t arena_bytes, arena_infer_bytes, unshared_bytes;
   size_t offset[2][44];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
@@ -1005,14 +1007,17 @@ void dgcnn_destroy(dgcnn_model *m) {
 
 gnn_status dgcnn_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, dgcnn_model **out) {
   gnn_status st = GNN_OK;
-  *out = NULL;
+  if (out) *out = NULL;
+  if (!ctx) return GNN_ERR_INVALID;
+  if (!out) return gnn_set_error(ctx, GNN_ERR_INVALID, "dgcnn_create: out is NULL");
   if (!g) return gnn_set_error(ctx, GNN_ERR_INVALID, "dgcnn_create: no graph");
+  if ((st = gnn_ctx_enter(ctx))) return st; /* a usable context (CUDA: its device, on this thread) */
   dgcnn_model *m = (dgcnn_model *)calloc(1, sizeof *m);
   if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, "dgcnn_create: out of host memory");
   m->ctx = ctx;
   m->g = g;
   for (int i = 0; i < 8 && !st; i++) { /* parameters and gradients */
-    const gnn_tensor_info *t = &dgcnn_params[i];
+    const gnn_tensor_info *t = &gnnc_params[i];
     size_t bytes = (size_t)t->width * sizeof(float);
     float *init = (float *)malloc(bytes ? bytes : 1);
     if (!init) st = gnn_set_error(ctx, GNN_ERR_OOM, "out of host memory");
@@ -1092,7 +1097,7 @@ gnn_status dgcnn_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, dgcnn_m
 
 /* Makes the arena of the plan a pass needs (0 inference, 1 training) current: the first forward
  * allocates it; a training arena serves inference too; an inference arena gives way to a training one. */
-static gnn_status dgcnn_use_arena(dgcnn_model *m, int plan) {
+static gnn_status gnnc_use_arena(dgcnn_model *m, int plan) {
   const int want = plan ? 2 : 1;
   if (m->arena_mode >= want) return GNN_OK;
   gnn_free(m->ctx, m->arena);
@@ -1150,16 +1155,17 @@ static gnn_status dgcnn_use_arena(dgcnn_model *m, int plan) {
 }
 
 gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64_t seed) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "dgcnn_forward: m is NULL");
   const gnn_graph *g = m->g;
   (void)g;
   (void)training;
+  if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "dgcnn_forward: input 'x' is NULL");
+  m->forward_done = m->trained = m->backward_ready = 0; /* until this forward succeeds */
   m->dropout_seed = seed;
   {
-    const gnn_status arena_st = dgcnn_use_arena(m, training != 0);
+    const gnn_status arena_st = gnnc_use_arena(m, training != 0);
     if (arena_st) return arena_st;
   }
-  m->trained = 0;
-  if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "dgcnn_forward: input 'x' is NULL");
   m->in_x = in_x;
   gnn_profile_mark(m->ctx);
   /* 0: %3 apply_vertex.linear */
@@ -1238,27 +1244,79 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   /* 13: fused %10 %41 %42 %43 %44 %45; in memory: %43 %45 */
   k5_max_argmax_vertex(g->nv, g->in_ptr, g->src, m->t38, m->t43, g->in_deg, m->out, m->t40, training, seed);
   gnn_profile_step(m->ctx, "forward 13 kernel fused %10 %41 %42 %43 %44 %45; in memory: %43 %45");
+  m->forward_done = 1;
   m->trained = training != 0;
+  m->backward_ready = 1;
   return GNN_OK;
 }
 
-const float *dgcnn_output(const dgcnn_model *m) { return m->out; }
-float *dgcnn_param(dgcnn_model *m, int i) { return i >= 0 && i < 8 ? m->param[i] : NULL; }
-float *dgcnn_grad(dgcnn_model *m, int i) { return i >= 0 && i < 8 ? m->grad[i] : NULL; }
+const float *dgcnn_output(const dgcnn_model *m) { return m && m->forward_done ? m->out : NULL; }
+float *dgcnn_param(dgcnn_model *m, int i) { return m && i >= 0 && i < 8 ? m->param[i] : NULL; }
+float *dgcnn_grad(dgcnn_model *m, int i) { return m && i >= 0 && i < 8 ? m->grad[i] : NULL; }
 int dgcnn_param_index(const char *name) {
   for (int i = 0; i < 8; i++)
-    if (name && strcmp(dgcnn_params[i].name, name) == 0) return i;
+    if (name && strcmp(gnnc_params[i].name, name) == 0) return i;
   return -1;
 }
 
+gnn_status dgcnn_load_params(dgcnn_model *m, const char *path) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "dgcnn_load_params: m is NULL");
+  if (!path) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "dgcnn_load_params: path is NULL");
+  gnn_tensor_file *tf = NULL;
+  const char *names[8] = {0};
+  float *host[8] = {0};
+  gnn_status st = gnn_tensor_file_read(m->ctx, path, &tf);
+  for (int i = 0; i < 8; i++) names[i] = gnnc_params[i].name;
+  if (!st) st = gnn_tensor_file_expect(m->ctx, tf, 8, names);
+  for (int i = 0; i < 8 && !st; i++) {
+    const gnn_tensor_info *t = &gnnc_params[i];
+    host[i] = (float *)malloc(t->width ? (size_t)t->width * sizeof(float) : 1);
+    if (!host[i]) st = gnn_set_error(m->ctx, GNN_ERR_OOM, "dgcnn_load_params: out of host memory");
+    else st = gnn_tensor_file_get(m->ctx, tf, t->name, t->rank, t->dims, host[i]);
+  }
+  for (int i = 0; i < 8 && !st; i++) st = gnn_upload(m->ctx, m->param[i], host[i], (size_t)gnnc_params[i].width * sizeof(float));
+  for (int i = 0; i < 8; i++) free(host[i]);
+  gnn_tensor_file_free(tf);
+  return st;
+}
+
+gnn_status dgcnn_save_params(dgcnn_model *m, const char *path) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "dgcnn_save_params: m is NULL");
+  if (!path) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "dgcnn_save_params: path is NULL");
+  gnn_status st = GNN_OK;
+  const char *names[8] = {0};
+  int ranks[8] = {0};
+  int64_t dims[8][4];
+  float *host[8] = {0};
+  const float *data[8] = {0};
+  memset(dims, 0, sizeof dims);
+  for (int i = 0; i < 8 && !st; i++) {
+    const gnn_tensor_info *t = &gnnc_params[i];
+    names[i] = t->name;
+    ranks[i] = t->rank;
+    memcpy(dims[i], t->dims, sizeof dims[i]);
+    host[i] = (float *)malloc(t->width ? (size_t)t->width * sizeof(float) : 1);
+    if (!host[i]) st = gnn_set_error(m->ctx, GNN_ERR_OOM, "dgcnn_save_params: out of host memory");
+    else st = gnn_download(m->ctx, host[i], m->param[i], (size_t)t->width * sizeof(float));
+    data[i] = host[i];
+  }
+  if (!st) st = gnn_tensor_file_write(m->ctx, path, 8, names, ranks, (const int64_t(*)[4])dims, data);
+  for (int i = 0; i < 8; i++) free(host[i]);
+  return st;
+}
+
 gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "dgcnn_backward: m is NULL");
   const gnn_graph *g = m->g;
   const int training = 1;
   (void)g;
   (void)training;
   if (!grad_out) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "dgcnn_backward: grad_out is NULL");
+  if (!m->backward_ready)
+    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "dgcnn_backward: no forward to differentiate (call dgcnn_forward first; each backward needs its own forward)");
   if (!m->trained)
     return gnn_set_error(m->ctx, GNN_ERR_INVALID, "dgcnn_backward: needs a forward with training = 1 just before it (an inference forward keeps nothing for the backward)");
+  m->backward_ready = 0; /* the backward reuses the forward's memory */
   m->in_grad_out = grad_out;
   gnn_profile_mark(m->ctx);
   /* 14: fused %47; in memory: %47 */
@@ -1390,8 +1448,11 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
 }
 
 void dgcnn_memory_plan(const dgcnn_model *m, gnn_memory_plan *plan) {
+  if (!plan) return;
+  memset(plan, 0, sizeof *plan);
+  if (!m) return;
   size_t pb = 0;
-  for (int i = 0; i < 8; i++) pb += (size_t)dgcnn_params[i].width * sizeof(float);
+  for (int i = 0; i < 8; i++) pb += (size_t)gnnc_params[i].width * sizeof(float);
   plan->arena = m->arena_bytes;
   plan->arena_inference = m->arena_infer_bytes;
   plan->unshared = m->unshared_bytes;
@@ -1404,28 +1465,32 @@ void dgcnn_memory_plan(const dgcnn_model *m, gnn_memory_plan *plan) {
   plan->buffers = 44;
 }
 
-static gnn_status api_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, void **m) {
+static gnn_status gnnc_api_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, void **m) {
   return dgcnn_create(ctx, g, seed, (dgcnn_model **)m);
 }
-static void api_destroy(void *m) { dgcnn_destroy((dgcnn_model *)m); }
-static gnn_status api_forward(void *m, const float *const *in, int training, uint64_t seed) {
-  (void)in;
-  return dgcnn_forward((dgcnn_model *)m, in[0], training, seed);
+static void gnnc_api_destroy(void *m) { dgcnn_destroy((dgcnn_model *)m); }
+static gnn_status gnnc_api_forward(void *m, const float *const *in, int training, uint64_t seed) {
+  if (m && !in) return gnn_set_error(((dgcnn_model *)m)->ctx, GNN_ERR_INVALID, "dgcnn_forward: the input array is NULL");
+  return dgcnn_forward((dgcnn_model *)m, m ? in[0] : NULL, training, seed);
 }
-static const float *api_output(const void *m) { return dgcnn_output((const dgcnn_model *)m); }
-static gnn_status api_backward(void *m, const float *d) { return dgcnn_backward((dgcnn_model *)m, d); }
-static float *api_param(void *m, int i) { return dgcnn_param((dgcnn_model *)m, i); }
-static float *api_grad(void *m, int i) { return dgcnn_grad((dgcnn_model *)m, i); }
-static void api_memory_plan(const void *m, gnn_memory_plan *p) { dgcnn_memory_plan((const dgcnn_model *)m, p); }
+static const float *gnnc_api_output(const void *m) { return dgcnn_output((const dgcnn_model *)m); }
+static gnn_status gnnc_api_backward(void *m, const float *d) { return dgcnn_backward((dgcnn_model *)m, d); }
+static float *gnnc_api_param(void *m, int i) { return dgcnn_param((dgcnn_model *)m, i); }
+static float *gnnc_api_grad(void *m, int i) { return dgcnn_grad((dgcnn_model *)m, i); }
+static void gnnc_api_memory_plan(const void *m, gnn_memory_plan *p) { dgcnn_memory_plan((const dgcnn_model *)m, p); }
 
-static const gnn_model_api dgcnn_api_table = {
-    "DGCNN", "dsl-examples/edgeconv.gnn", GNN_TARGET_HOST, 1, dgcnn_inputs, 8, dgcnn_params,
+static const gnn_model_api gnnc_api_table = {
+    "DGCNN", "dsl-examples/edgeconv.gnn", GNN_TARGET_HOST, 1, gnnc_inputs, 8, gnnc_params,
         {"out", 0, 1, {256, 0, 0, 0}, 256},
     1, 0, 14, 23,
-    api_create, api_destroy, api_forward, api_output, api_backward, api_param, api_grad, api_memory_plan,
+    gnnc_api_create, gnnc_api_destroy, gnnc_api_forward, gnnc_api_output, gnnc_api_backward, gnnc_api_param,
+    gnnc_api_grad, gnnc_api_memory_plan,
     6, 9, 8, 14,
 };
-const gnn_model_api *dgcnn_api(void) { return &dgcnn_api_table; }
+const gnn_model_api *dgcnn_api(void) { return &gnnc_api_table; }
+#ifdef GNNC_MODEL_ENTRY
 /* The fixed entry point drivers (gnn-run, gnn-train) look up with dlsym in a library they
- * dlopen; programs that link several models use the typed names above. */
-const gnn_model_api *gnn_model_entry(void) { return &dgcnn_api_table; }
+ * dlopen (gnnc -o lib.so defines GNNC_MODEL_ENTRY); programs that link several models leave it
+ * undefined and use the typed names above. */
+const gnn_model_api *gnn_model_entry(void) { return &gnnc_api_table; }
+#endif

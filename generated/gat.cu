@@ -1044,10 +1044,10 @@ extern "C" __global__ void __launch_bounds__(256) k16_apply_global_add_global(in
 
 /* ---------------------------------------------------------------- the model */
 
-static const gnn_tensor_info gat_inputs[1] = {
+static const gnn_tensor_info gnnc_inputs[1] = {
     {"x", 0, 1, {1433, 0, 0, 0}, 1433},
 };
-static const gnn_tensor_info gat_params[4] = {
+static const gnn_tensor_info gnnc_params[4] = {
     {"gatconv0.W", 2, 3, {1433, 8, 8, 0}, 91712},
     {"gatconv0.a", 2, 2, {8, 16, 0, 0}, 128},
     {"gatconv1.W", 2, 3, {64, 1, 7, 0}, 448},
@@ -1064,7 +1064,9 @@ struct gat_model {
   uint64_t dropout_seed;  /* of the last forward: the backward redraws its masks */
   char *arena;          /* allocated by the first forward: the inference plan, or the training one */
   int arena_mode;        /* 0 none, 1 inference, 2 training */
+  int forward_done;      /* the output is valid: a forward succeeded (and none failed since) */
   int trained;           /* the last forward ran with training = 1 (the stash is in the arena) */
+  int backward_ready;    /* a forward since the last backward: its activations are intact */
   size_t arena_bytes, arena_infer_bytes, unshared_bytes;
   size_t offset[2][34];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
@@ -1117,15 +1119,17 @@ void gat_destroy(gat_model *m) {
 
 gnn_status gat_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gat_model **out) {
   gnn_status st = GNN_OK;
-  *out = NULL;
+  if (out) *out = NULL;
+  if (!ctx) return GNN_ERR_INVALID;
+  if (!out) return gnn_set_error(ctx, GNN_ERR_INVALID, "gat_create: out is NULL");
   if (!g) return gnn_set_error(ctx, GNN_ERR_INVALID, "gat_create: no graph");
+  if ((st = gnn_ctx_enter(ctx))) return st; /* a usable context (CUDA: its device, on this thread) */
   gat_model *m = (gat_model *)calloc(1, sizeof *m);
   if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, "gat_create: out of host memory");
   m->ctx = ctx;
   m->g = g;
-  st = gnn_ctx_enter(ctx); /* this context's device, on this thread */
   for (int i = 0; i < 4 && !st; i++) { /* parameters and gradients */
-    const gnn_tensor_info *t = &gat_params[i];
+    const gnn_tensor_info *t = &gnnc_params[i];
     size_t bytes = (size_t)t->width * sizeof(float);
     float *init = (float *)malloc(bytes ? bytes : 1);
     if (!init) st = gnn_set_error(ctx, GNN_ERR_OOM, "out of host memory");
@@ -1195,7 +1199,7 @@ gnn_status gat_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gat_model
 
 /* Makes the arena of the plan a pass needs (0 inference, 1 training) current: the first forward
  * allocates it; a training arena serves inference too; an inference arena gives way to a training one. */
-static gnn_status gat_use_arena(gat_model *m, int plan) {
+static gnn_status gnnc_use_arena(gat_model *m, int plan) {
   const int want = plan ? 2 : 1;
   if (m->arena_mode >= want) return GNN_OK;
   gnn_free(m->ctx, m->arena);
@@ -1243,20 +1247,21 @@ static gnn_status gat_use_arena(gat_model *m, int plan) {
 }
 
 gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t seed) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "gat_forward: m is NULL");
   const gnn_graph *g = m->g;
   (void)g;
   (void)training;
-  m->dropout_seed = seed;
+  if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gat_forward: input 'x' is NULL");
   {
     const gnn_status enter_st = gnn_ctx_enter(m->ctx);
     if (enter_st) return enter_st;
   }
+  m->forward_done = m->trained = m->backward_ready = 0; /* until this forward succeeds */
+  m->dropout_seed = seed;
   {
-    const gnn_status arena_st = gat_use_arena(m, training != 0);
+    const gnn_status arena_st = gnnc_use_arena(m, training != 0);
     if (arena_st) return arena_st;
   }
-  m->trained = 0;
-  if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gat_forward: input 'x' is NULL");
   m->in_x = in_x;
   gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
@@ -1312,32 +1317,84 @@ gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t s
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 6 kernel fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %37 %38 %39");
+  m->forward_done = 1;
   m->trained = training != 0;
+  m->backward_ready = 1;
   return GNN_OK;
 }
 
-const float *gat_output(const gat_model *m) { return m->out; }
-float *gat_param(gat_model *m, int i) { return i >= 0 && i < 4 ? m->param[i] : NULL; }
-float *gat_grad(gat_model *m, int i) { return i >= 0 && i < 4 ? m->grad[i] : NULL; }
+const float *gat_output(const gat_model *m) { return m && m->forward_done ? m->out : NULL; }
+float *gat_param(gat_model *m, int i) { return m && i >= 0 && i < 4 ? m->param[i] : NULL; }
+float *gat_grad(gat_model *m, int i) { return m && i >= 0 && i < 4 ? m->grad[i] : NULL; }
 int gat_param_index(const char *name) {
   for (int i = 0; i < 4; i++)
-    if (name && strcmp(gat_params[i].name, name) == 0) return i;
+    if (name && strcmp(gnnc_params[i].name, name) == 0) return i;
   return -1;
 }
 
+gnn_status gat_load_params(gat_model *m, const char *path) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "gat_load_params: m is NULL");
+  if (!path) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gat_load_params: path is NULL");
+  gnn_tensor_file *tf = NULL;
+  const char *names[4] = {0};
+  float *host[4] = {0};
+  gnn_status st = gnn_tensor_file_read(m->ctx, path, &tf);
+  for (int i = 0; i < 4; i++) names[i] = gnnc_params[i].name;
+  if (!st) st = gnn_tensor_file_expect(m->ctx, tf, 4, names);
+  for (int i = 0; i < 4 && !st; i++) {
+    const gnn_tensor_info *t = &gnnc_params[i];
+    host[i] = (float *)malloc(t->width ? (size_t)t->width * sizeof(float) : 1);
+    if (!host[i]) st = gnn_set_error(m->ctx, GNN_ERR_OOM, "gat_load_params: out of host memory");
+    else st = gnn_tensor_file_get(m->ctx, tf, t->name, t->rank, t->dims, host[i]);
+  }
+  for (int i = 0; i < 4 && !st; i++) st = gnn_upload(m->ctx, m->param[i], host[i], (size_t)gnnc_params[i].width * sizeof(float));
+  for (int i = 0; i < 4; i++) free(host[i]);
+  gnn_tensor_file_free(tf);
+  return st;
+}
+
+gnn_status gat_save_params(gat_model *m, const char *path) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "gat_save_params: m is NULL");
+  if (!path) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gat_save_params: path is NULL");
+  gnn_status st = GNN_OK;
+  const char *names[4] = {0};
+  int ranks[4] = {0};
+  int64_t dims[4][4];
+  float *host[4] = {0};
+  const float *data[4] = {0};
+  memset(dims, 0, sizeof dims);
+  for (int i = 0; i < 4 && !st; i++) {
+    const gnn_tensor_info *t = &gnnc_params[i];
+    names[i] = t->name;
+    ranks[i] = t->rank;
+    memcpy(dims[i], t->dims, sizeof dims[i]);
+    host[i] = (float *)malloc(t->width ? (size_t)t->width * sizeof(float) : 1);
+    if (!host[i]) st = gnn_set_error(m->ctx, GNN_ERR_OOM, "gat_save_params: out of host memory");
+    else st = gnn_download(m->ctx, host[i], m->param[i], (size_t)t->width * sizeof(float));
+    data[i] = host[i];
+  }
+  if (!st) st = gnn_tensor_file_write(m->ctx, path, 4, names, ranks, (const int64_t(*)[4])dims, data);
+  for (int i = 0; i < 4; i++) free(host[i]);
+  return st;
+}
+
 gnn_status gat_backward(gat_model *m, const float *grad_out) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "gat_backward: m is NULL");
   const gnn_graph *g = m->g;
   const int training = 1;
   gnn_status st = GNN_OK;
   (void)g;
   (void)training;
   if (!grad_out) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gat_backward: grad_out is NULL");
+  if (!m->backward_ready)
+    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gat_backward: no forward to differentiate (call gat_forward first; each backward needs its own forward)");
   if (!m->trained)
     return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gat_backward: needs a forward with training = 1 just before it (an inference forward keeps nothing for the backward)");
   {
     const gnn_status enter_st = gnn_ctx_enter(m->ctx);
     if (enter_st) return enter_st;
   }
+  m->backward_ready = 0; /* the backward reuses the forward's memory */
   m->in_grad_out = grad_out;
   /* dropout's adjoint redraws the forward's masks: the seed of the last forward */
   const uint64_t seed = m->dropout_seed;
@@ -1469,8 +1526,11 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
 }
 
 void gat_memory_plan(const gat_model *m, gnn_memory_plan *plan) {
+  if (!plan) return;
+  memset(plan, 0, sizeof *plan);
+  if (!m) return;
   size_t pb = 0;
-  for (int i = 0; i < 4; i++) pb += (size_t)gat_params[i].width * sizeof(float);
+  for (int i = 0; i < 4; i++) pb += (size_t)gnnc_params[i].width * sizeof(float);
   plan->arena = m->arena_bytes;
   plan->arena_inference = m->arena_infer_bytes;
   plan->unshared = m->unshared_bytes;
@@ -1483,29 +1543,33 @@ void gat_memory_plan(const gat_model *m, gnn_memory_plan *plan) {
   plan->buffers = 34;
 }
 
-static gnn_status api_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, void **m) {
+static gnn_status gnnc_api_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, void **m) {
   return gat_create(ctx, g, seed, (gat_model **)m);
 }
-static void api_destroy(void *m) { gat_destroy((gat_model *)m); }
-static gnn_status api_forward(void *m, const float *const *in, int training, uint64_t seed) {
-  (void)in;
-  return gat_forward((gat_model *)m, in[0], training, seed);
+static void gnnc_api_destroy(void *m) { gat_destroy((gat_model *)m); }
+static gnn_status gnnc_api_forward(void *m, const float *const *in, int training, uint64_t seed) {
+  if (m && !in) return gnn_set_error(((gat_model *)m)->ctx, GNN_ERR_INVALID, "gat_forward: the input array is NULL");
+  return gat_forward((gat_model *)m, m ? in[0] : NULL, training, seed);
 }
-static const float *api_output(const void *m) { return gat_output((const gat_model *)m); }
-static gnn_status api_backward(void *m, const float *d) { return gat_backward((gat_model *)m, d); }
-static float *api_param(void *m, int i) { return gat_param((gat_model *)m, i); }
-static float *api_grad(void *m, int i) { return gat_grad((gat_model *)m, i); }
-static void api_memory_plan(const void *m, gnn_memory_plan *p) { gat_memory_plan((const gat_model *)m, p); }
+static const float *gnnc_api_output(const void *m) { return gat_output((const gat_model *)m); }
+static gnn_status gnnc_api_backward(void *m, const float *d) { return gat_backward((gat_model *)m, d); }
+static float *gnnc_api_param(void *m, int i) { return gat_param((gat_model *)m, i); }
+static float *gnnc_api_grad(void *m, int i) { return gat_grad((gat_model *)m, i); }
+static void gnnc_api_memory_plan(const void *m, gnn_memory_plan *p) { gat_memory_plan((const gat_model *)m, p); }
 
-static const gnn_model_api gat_api_table = {
-    "GAT", "dsl-examples/gat.gnn", GNN_TARGET_CUDA, 1, gat_inputs, 4, gat_params,
+static const gnn_model_api gnnc_api_table = {
+    "GAT", "dsl-examples/gat.gnn", GNN_TARGET_CUDA, 1, gnnc_inputs, 4, gnnc_params,
         {"out", 0, 1, {7, 0, 0, 0}, 7},
     1, 4, 7, 19,
-    api_create, api_destroy, api_forward, api_output, api_backward, api_param, api_grad, api_memory_plan,
+    gnnc_api_create, gnnc_api_destroy, gnnc_api_forward, gnnc_api_output, gnnc_api_backward, gnnc_api_param,
+    gnnc_api_grad, gnnc_api_memory_plan,
     5, 12, 2, 3,
 };
-const gnn_model_api *gat_api(void) { return &gat_api_table; }
+const gnn_model_api *gat_api(void) { return &gnnc_api_table; }
+#ifdef GNNC_MODEL_ENTRY
 /* The fixed entry point drivers (gnn-run, gnn-train) look up with dlsym in a library they
- * dlopen; programs that link several models use the typed names above. */
-const gnn_model_api *gnn_model_entry(void) { return &gat_api_table; }
+ * dlopen (gnnc -o lib.so defines GNNC_MODEL_ENTRY); programs that link several models leave it
+ * undefined and use the typed names above. */
+const gnn_model_api *gnn_model_entry(void) { return &gnnc_api_table; }
+#endif
 #endif /* __CUDACC_RTC__ */

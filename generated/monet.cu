@@ -869,10 +869,10 @@ extern "C" __global__ void __launch_bounds__(256) k14_sum_vertex(int64_t nrows, 
 
 /* ---------------------------------------------------------------- the model */
 
-static const gnn_tensor_info monet_inputs[1] = {
+static const gnn_tensor_info gnnc_inputs[1] = {
     {"x", 0, 1, {1433, 0, 0, 0}, 1433},
 };
-static const gnn_tensor_info monet_params[8] = {
+static const gnn_tensor_info gnnc_params[8] = {
     {"gmmconv0.P", 2, 2, {2, 2, 0, 0}, 4},
     {"gmmconv0.mu", 2, 2, {3, 2, 0, 0}, 6},
     {"gmmconv0.isigma", 2, 2, {3, 2, 0, 0}, 6},
@@ -893,7 +893,9 @@ struct monet_model {
   uint64_t dropout_seed;  /* of the last forward: the backward redraws its masks */
   char *arena;          /* allocated by the first forward: the inference plan, or the training one */
   int arena_mode;        /* 0 none, 1 inference, 2 training */
+  int forward_done;      /* the output is valid: a forward succeeded (and none failed since) */
   int trained;           /* the last forward ran with training = 1 (the stash is in the arena) */
+  int backward_ready;    /* a forward since the last backward: its activations are intact */
   size_t arena_bytes, arena_infer_bytes, unshared_bytes;
   size_t offset[2][19];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
@@ -931,15 +933,17 @@ void monet_destroy(monet_model *m) {
 
 gnn_status monet_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, monet_model **out) {
   gnn_status st = GNN_OK;
-  *out = NULL;
+  if (out) *out = NULL;
+  if (!ctx) return GNN_ERR_INVALID;
+  if (!out) return gnn_set_error(ctx, GNN_ERR_INVALID, "monet_create: out is NULL");
   if (!g) return gnn_set_error(ctx, GNN_ERR_INVALID, "monet_create: no graph");
+  if ((st = gnn_ctx_enter(ctx))) return st; /* a usable context (CUDA: its device, on this thread) */
   monet_model *m = (monet_model *)calloc(1, sizeof *m);
   if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, "monet_create: out of host memory");
   m->ctx = ctx;
   m->g = g;
-  st = gnn_ctx_enter(ctx); /* this context's device, on this thread */
   for (int i = 0; i < 8 && !st; i++) { /* parameters and gradients */
-    const gnn_tensor_info *t = &monet_params[i];
+    const gnn_tensor_info *t = &gnnc_params[i];
     size_t bytes = (size_t)t->width * sizeof(float);
     float *init = (float *)malloc(bytes ? bytes : 1);
     if (!init) st = gnn_set_error(ctx, GNN_ERR_OOM, "out of host memory");
@@ -994,7 +998,7 @@ gnn_status monet_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, monet_m
 
 /* Makes the arena of the plan a pass needs (0 inference, 1 training) current: the first forward
  * allocates it; a training arena serves inference too; an inference arena gives way to a training one. */
-static gnn_status monet_use_arena(monet_model *m, int plan) {
+static gnn_status gnnc_use_arena(monet_model *m, int plan) {
   const int want = plan ? 2 : 1;
   if (m->arena_mode >= want) return GNN_OK;
   gnn_free(m->ctx, m->arena);
@@ -1027,20 +1031,21 @@ static gnn_status monet_use_arena(monet_model *m, int plan) {
 }
 
 gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64_t seed) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "monet_forward: m is NULL");
   const gnn_graph *g = m->g;
   (void)g;
   (void)training;
-  m->dropout_seed = seed;
+  if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "monet_forward: input 'x' is NULL");
   {
     const gnn_status enter_st = gnn_ctx_enter(m->ctx);
     if (enter_st) return enter_st;
   }
+  m->forward_done = m->trained = m->backward_ready = 0; /* until this forward succeeds */
+  m->dropout_seed = seed;
   {
-    const gnn_status arena_st = monet_use_arena(m, training != 0);
+    const gnn_status arena_st = gnnc_use_arena(m, training != 0);
     if (arena_st) return arena_st;
   }
-  m->trained = 0;
-  if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "monet_forward: input 'x' is NULL");
   m->in_x = in_x;
   gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
@@ -1091,32 +1096,84 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 5 kernel fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43");
+  m->forward_done = 1;
   m->trained = training != 0;
+  m->backward_ready = 1;
   return GNN_OK;
 }
 
-const float *monet_output(const monet_model *m) { return m->out; }
-float *monet_param(monet_model *m, int i) { return i >= 0 && i < 8 ? m->param[i] : NULL; }
-float *monet_grad(monet_model *m, int i) { return i >= 0 && i < 8 ? m->grad[i] : NULL; }
+const float *monet_output(const monet_model *m) { return m && m->forward_done ? m->out : NULL; }
+float *monet_param(monet_model *m, int i) { return m && i >= 0 && i < 8 ? m->param[i] : NULL; }
+float *monet_grad(monet_model *m, int i) { return m && i >= 0 && i < 8 ? m->grad[i] : NULL; }
 int monet_param_index(const char *name) {
   for (int i = 0; i < 8; i++)
-    if (name && strcmp(monet_params[i].name, name) == 0) return i;
+    if (name && strcmp(gnnc_params[i].name, name) == 0) return i;
   return -1;
 }
 
+gnn_status monet_load_params(monet_model *m, const char *path) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "monet_load_params: m is NULL");
+  if (!path) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "monet_load_params: path is NULL");
+  gnn_tensor_file *tf = NULL;
+  const char *names[8] = {0};
+  float *host[8] = {0};
+  gnn_status st = gnn_tensor_file_read(m->ctx, path, &tf);
+  for (int i = 0; i < 8; i++) names[i] = gnnc_params[i].name;
+  if (!st) st = gnn_tensor_file_expect(m->ctx, tf, 8, names);
+  for (int i = 0; i < 8 && !st; i++) {
+    const gnn_tensor_info *t = &gnnc_params[i];
+    host[i] = (float *)malloc(t->width ? (size_t)t->width * sizeof(float) : 1);
+    if (!host[i]) st = gnn_set_error(m->ctx, GNN_ERR_OOM, "monet_load_params: out of host memory");
+    else st = gnn_tensor_file_get(m->ctx, tf, t->name, t->rank, t->dims, host[i]);
+  }
+  for (int i = 0; i < 8 && !st; i++) st = gnn_upload(m->ctx, m->param[i], host[i], (size_t)gnnc_params[i].width * sizeof(float));
+  for (int i = 0; i < 8; i++) free(host[i]);
+  gnn_tensor_file_free(tf);
+  return st;
+}
+
+gnn_status monet_save_params(monet_model *m, const char *path) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "monet_save_params: m is NULL");
+  if (!path) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "monet_save_params: path is NULL");
+  gnn_status st = GNN_OK;
+  const char *names[8] = {0};
+  int ranks[8] = {0};
+  int64_t dims[8][4];
+  float *host[8] = {0};
+  const float *data[8] = {0};
+  memset(dims, 0, sizeof dims);
+  for (int i = 0; i < 8 && !st; i++) {
+    const gnn_tensor_info *t = &gnnc_params[i];
+    names[i] = t->name;
+    ranks[i] = t->rank;
+    memcpy(dims[i], t->dims, sizeof dims[i]);
+    host[i] = (float *)malloc(t->width ? (size_t)t->width * sizeof(float) : 1);
+    if (!host[i]) st = gnn_set_error(m->ctx, GNN_ERR_OOM, "monet_save_params: out of host memory");
+    else st = gnn_download(m->ctx, host[i], m->param[i], (size_t)t->width * sizeof(float));
+    data[i] = host[i];
+  }
+  if (!st) st = gnn_tensor_file_write(m->ctx, path, 8, names, ranks, (const int64_t(*)[4])dims, data);
+  for (int i = 0; i < 8; i++) free(host[i]);
+  return st;
+}
+
 gnn_status monet_backward(monet_model *m, const float *grad_out) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "monet_backward: m is NULL");
   const gnn_graph *g = m->g;
   const int training = 1;
   gnn_status st = GNN_OK;
   (void)g;
   (void)training;
   if (!grad_out) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "monet_backward: grad_out is NULL");
+  if (!m->backward_ready)
+    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "monet_backward: no forward to differentiate (call monet_forward first; each backward needs its own forward)");
   if (!m->trained)
     return gnn_set_error(m->ctx, GNN_ERR_INVALID, "monet_backward: needs a forward with training = 1 just before it (an inference forward keeps nothing for the backward)");
   {
     const gnn_status enter_st = gnn_ctx_enter(m->ctx);
     if (enter_st) return enter_st;
   }
+  m->backward_ready = 0; /* the backward reuses the forward's memory */
   m->in_grad_out = grad_out;
   /* dropout's adjoint redraws the forward's masks: the seed of the last forward */
   const uint64_t seed = m->dropout_seed;
@@ -1247,8 +1304,11 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
 }
 
 void monet_memory_plan(const monet_model *m, gnn_memory_plan *plan) {
+  if (!plan) return;
+  memset(plan, 0, sizeof *plan);
+  if (!m) return;
   size_t pb = 0;
-  for (int i = 0; i < 8; i++) pb += (size_t)monet_params[i].width * sizeof(float);
+  for (int i = 0; i < 8; i++) pb += (size_t)gnnc_params[i].width * sizeof(float);
   plan->arena = m->arena_bytes;
   plan->arena_inference = m->arena_infer_bytes;
   plan->unshared = m->unshared_bytes;
@@ -1261,29 +1321,33 @@ void monet_memory_plan(const monet_model *m, gnn_memory_plan *plan) {
   plan->buffers = 19;
 }
 
-static gnn_status api_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, void **m) {
+static gnn_status gnnc_api_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, void **m) {
   return monet_create(ctx, g, seed, (monet_model **)m);
 }
-static void api_destroy(void *m) { monet_destroy((monet_model *)m); }
-static gnn_status api_forward(void *m, const float *const *in, int training, uint64_t seed) {
-  (void)in;
-  return monet_forward((monet_model *)m, in[0], training, seed);
+static void gnnc_api_destroy(void *m) { monet_destroy((monet_model *)m); }
+static gnn_status gnnc_api_forward(void *m, const float *const *in, int training, uint64_t seed) {
+  if (m && !in) return gnn_set_error(((monet_model *)m)->ctx, GNN_ERR_INVALID, "monet_forward: the input array is NULL");
+  return monet_forward((monet_model *)m, m ? in[0] : NULL, training, seed);
 }
-static const float *api_output(const void *m) { return monet_output((const monet_model *)m); }
-static gnn_status api_backward(void *m, const float *d) { return monet_backward((monet_model *)m, d); }
-static float *api_param(void *m, int i) { return monet_param((monet_model *)m, i); }
-static float *api_grad(void *m, int i) { return monet_grad((monet_model *)m, i); }
-static void api_memory_plan(const void *m, gnn_memory_plan *p) { monet_memory_plan((const monet_model *)m, p); }
+static const float *gnnc_api_output(const void *m) { return monet_output((const monet_model *)m); }
+static gnn_status gnnc_api_backward(void *m, const float *d) { return monet_backward((monet_model *)m, d); }
+static float *gnnc_api_param(void *m, int i) { return monet_param((monet_model *)m, i); }
+static float *gnnc_api_grad(void *m, int i) { return monet_grad((monet_model *)m, i); }
+static void gnnc_api_memory_plan(const void *m, gnn_memory_plan *p) { monet_memory_plan((const monet_model *)m, p); }
 
-static const gnn_model_api monet_api_table = {
-    "MoNet", "dsl-examples/monet.gnn", GNN_TARGET_CUDA, 1, monet_inputs, 8, monet_params,
+static const gnn_model_api gnnc_api_table = {
+    "MoNet", "dsl-examples/monet.gnn", GNN_TARGET_CUDA, 1, gnnc_inputs, 8, gnnc_params,
         {"out", 0, 1, {7, 0, 0, 0}, 7},
     1, 2, 6, 20,
-    api_create, api_destroy, api_forward, api_output, api_backward, api_param, api_grad, api_memory_plan,
+    gnnc_api_create, gnnc_api_destroy, gnnc_api_forward, gnnc_api_output, gnnc_api_backward, gnnc_api_param,
+    gnnc_api_grad, gnnc_api_memory_plan,
     4, 11, 2, 3,
 };
-const gnn_model_api *monet_api(void) { return &monet_api_table; }
+const gnn_model_api *monet_api(void) { return &gnnc_api_table; }
+#ifdef GNNC_MODEL_ENTRY
 /* The fixed entry point drivers (gnn-run, gnn-train) look up with dlsym in a library they
- * dlopen; programs that link several models use the typed names above. */
-const gnn_model_api *gnn_model_entry(void) { return &monet_api_table; }
+ * dlopen (gnnc -o lib.so defines GNNC_MODEL_ENTRY); programs that link several models leave it
+ * undefined and use the typed names above. */
+const gnn_model_api *gnn_model_entry(void) { return &gnnc_api_table; }
+#endif
 #endif /* __CUDACC_RTC__ */

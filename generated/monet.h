@@ -21,33 +21,59 @@ typedef struct monet_model monet_model;
 
 enum { MONET_NUM_INPUTS = 1, MONET_NUM_PARAMS = 8 };
 
+/* Preconditions are checked: a NULL pointer, a call out of order or a bad index returns
+ * GNN_ERR_INVALID (with a message in gnn_last_error(ctx) when the model or ctx is known) and
+ * changes nothing; functions that return a pointer return NULL instead. */
+
 /* Creates the model for graph g, which must outlive it: parameters Glorot-initialised from seed
- * (the interpreter's values, in float32), their gradients, the output and the activation arena. */
+ * (the interpreter's values, in float32), their gradients and the output, and plans the activation
+ * arenas (the first forward allocates one). ctx, g and out must not be NULL; *out is NULL on failure. */
 gnn_status monet_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, monet_model **out);
+/* Frees the model (before its context). NULL is a no-op. */
 void monet_destroy(monet_model *m);
 
-/* The forward pass. Inputs, rows x width floats:
+/* The forward pass. Inputs, rows x width floats, none NULL:
  *   x: vertex[1433]
- * training != 0 applies dropout with masks drawn from seed (gnnrt_rng.h); 0 is inference. */
+ * training != 0 applies dropout with masks drawn from seed (gnnrt_rng.h) and keeps what the backward
+ * reads; 0 is inference. The first forward allocates its arena: the inference plan (training = 0)
+ * or the training plan, which then serves both. The inputs must stay unchanged until the backward
+ * of this forward. */
 gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64_t seed);
-/* The output of the last forward, vertex[7]: rows x 7 floats, owned by the model. */
+/* The output of the last successful forward, vertex[7]: rows x 7 floats, owned by the model;
+ * NULL before the first forward, after a failed one, and for m NULL. */
 const float *monet_output(const monet_model *m);
 
-/* The backward pass: grad_out is d loss / d output (like the output). It reads what the last
- * forward left and its inputs, which must be unchanged, and writes every parameter's gradient.
+/* The backward pass: grad_out (not NULL) is d loss / d output (like the output). It reads what the
+ * last forward left and its inputs, which must be unchanged, and writes every parameter's gradient.
+ * Needs a successful forward with training = 1 since the last backward (an inference forward keeps
+ * nothing for the backward, and the backward reuses the forward's memory); GNN_ERR_INVALID otherwise.
  * GNN_ERR_UNSUPPORTED if the model was compiled without autodiff. */
 gnn_status monet_backward(monet_model *m, const float *grad_out);
 
-/* Parameter i (0 .. MONET_NUM_PARAMS-1; names and shapes in monet_api()->params) and its gradient. */
+/* Parameter i (0 .. MONET_NUM_PARAMS-1; names and shapes in monet_api()->params) and its gradient;
+ * NULL for m NULL or i out of range. */
 float *monet_param(monet_model *m, int i);
 float *monet_grad(monet_model *m, int i);
-/* The index of the parameter called name ("gatconv0.W"), or -1. */
+/* The index of the parameter called name ("gatconv0.W"), or -1 (also for NULL). */
 int monet_param_index(const char *name);
 
-/* The memory plan: arena (shared by lifetime), parameters, gradients, output. */
+/* Parameters from a tensor text file (gnn-train --save-params, gnnc run --save-params): every
+ * parameter, with its shape, and nothing else; all are checked before any is changed.
+ * GNN_ERR_IO, GNN_ERR_FORMAT (with file and line), GNN_ERR_INVALID (a missing, extra or
+ * misshapen tensor). */
+gnn_status monet_load_params(monet_model *m, const char *path);
+/* Writes every parameter to a tensor text file that monet_load_params and gnn-run --params read
+ * (through a temporary file renamed into place). */
+gnn_status monet_save_params(monet_model *m, const char *path);
+
+/* The memory plan: arena (the training plan's, shared by lifetime), arena_inference, parameters,
+ * gradients, output. m NULL gives zeros; plan NULL is a no-op. */
 void monet_memory_plan(const monet_model *m, gnn_memory_plan *plan);
 
-/* The same entry points behind gnn_model.h's fixed interface, for drivers that load any model. */
+/* The same entry points behind gnn_model.h's fixed interface, for drivers that load any model.
+ * Compiled with GNNC_MODEL_ENTRY defined (gnnc -o lib.so does), the source also defines
+ * gnn_model_entry(), the name drivers look up with dlsym; without it several models link into
+ * one program. */
 const gnn_model_api *monet_api(void);
 
 #ifdef __cplusplus

@@ -143,6 +143,24 @@ int rt_track_remove(gnn_ctx *ctx, void *p, size_t *bytes) {
   return 1;
 }
 
+/* A copy of bytes at p must stay inside the allocation p points into, when p points into one
+ * of this context's allocations (interior pointers included: an offset into an arena).
+ * Pointers the table does not know (the caller's own memory in the host build) pass. A linear
+ * scan: a context holds tens of allocations, and the copy itself is O(bytes). */
+gnn_status rt_check_span(gnn_ctx *ctx, const void *p, size_t bytes, const char *fn) {
+  uintptr_t a = (uintptr_t)p;
+  for (size_t i = 0; i < ctx->cap; i++) {
+    uintptr_t base = (uintptr_t)ctx->allocs[i].p;
+    size_t size = ctx->allocs[i].bytes;
+    if (!base || a < base || a - base >= size) continue;
+    if (bytes > size - (a - base))
+      return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: %zu bytes at offset %zu run past the end of a %zu-byte allocation", fn,
+                           bytes, (size_t)(a - base), size);
+    return GNN_OK;
+  }
+  return GNN_OK;
+}
+
 /* Frees whatever is still allocated, then the table itself. */
 void rt_track_free_table(gnn_ctx *ctx) {
   for (size_t i = 0; i < ctx->cap; i++)

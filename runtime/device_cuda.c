@@ -133,6 +133,7 @@ gnn_status gnn_free(gnn_ctx *ctx, void *p) {
 
 gnn_status gnn_memset0(gnn_ctx *ctx, void *p, size_t bytes) {
   gnn_status st = rt_args(ctx, !bytes || p, "gnn_memset0", "NULL pointer");
+  if (!st && bytes) st = rt_check_span(ctx, p, bytes, "gnn_memset0");
   if (st) return st;
   if (!bytes) return GNN_OK;
   if ((st = rt_cuda_enter(ctx))) return st;
@@ -142,6 +143,7 @@ gnn_status gnn_memset0(gnn_ctx *ctx, void *p, size_t bytes) {
 
 gnn_status gnn_upload(gnn_ctx *ctx, void *dev_dst, const void *host_src, size_t bytes) {
   gnn_status st = rt_args(ctx, !bytes || (dev_dst && host_src), "gnn_upload", "NULL pointer");
+  if (!st && bytes) st = rt_check_span(ctx, dev_dst, bytes, "gnn_upload");
   if (st) return st;
   if (!bytes) return GNN_OK;
   if ((st = rt_cuda_enter(ctx))) return st;
@@ -152,6 +154,7 @@ gnn_status gnn_upload(gnn_ctx *ctx, void *dev_dst, const void *host_src, size_t 
 
 gnn_status gnn_download(gnn_ctx *ctx, void *host_dst, const void *dev_src, size_t bytes) {
   gnn_status st = rt_args(ctx, !bytes || (host_dst && dev_src), "gnn_download", "NULL pointer");
+  if (!st && bytes) st = rt_check_span(ctx, dev_src, bytes, "gnn_download");
   if (st) return st;
   if (!bytes) return GNN_OK;
   if ((st = rt_cuda_enter(ctx))) return st;
@@ -193,6 +196,8 @@ gnn_status gnn_sgemm(gnn_ctx *ctx, int trans_a, int trans_b, int64_t m, int64_t 
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_sgemm: leading dimensions lda=%lld ldb=%lld ldc=%lld too small",
                          (long long)lda, (long long)ldb, (long long)ldc);
   if (m == 0 || n == 0) return GNN_OK;
+  if (!C || (k > 0 && (!A || !B)))
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_sgemm: %s is NULL", !C ? "C" : !A ? "A" : "B");
   gnn_status st = rt_cuda_enter(ctx);
   if (st) return st;
   if (k == 0) {

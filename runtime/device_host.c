@@ -71,6 +71,7 @@ gnn_status gnn_free(gnn_ctx *ctx, void *p) {
 
 gnn_status gnn_memset0(gnn_ctx *ctx, void *p, size_t bytes) {
   gnn_status st = rt_args(ctx, !bytes || p, "gnn_memset0", "NULL pointer");
+  if (!st && bytes) st = rt_check_span(ctx, p, bytes, "gnn_memset0");
   if (st) return st;
   if (bytes) memset(p, 0, bytes);
   return GNN_OK;
@@ -78,6 +79,7 @@ gnn_status gnn_memset0(gnn_ctx *ctx, void *p, size_t bytes) {
 
 gnn_status gnn_upload(gnn_ctx *ctx, void *dev_dst, const void *host_src, size_t bytes) {
   gnn_status st = rt_args(ctx, !bytes || (dev_dst && host_src), "gnn_upload", "NULL pointer");
+  if (!st && bytes) st = rt_check_span(ctx, dev_dst, bytes, "gnn_upload");
   if (st) return st;
   if (bytes) memmove(dev_dst, host_src, bytes);
   return GNN_OK;
@@ -85,6 +87,7 @@ gnn_status gnn_upload(gnn_ctx *ctx, void *dev_dst, const void *host_src, size_t 
 
 gnn_status gnn_download(gnn_ctx *ctx, void *host_dst, const void *dev_src, size_t bytes) {
   gnn_status st = rt_args(ctx, !bytes || (host_dst && dev_src), "gnn_download", "NULL pointer");
+  if (!st && bytes) st = rt_check_span(ctx, dev_src, bytes, "gnn_download");
   if (st) return st;
   if (bytes) memmove(host_dst, dev_src, bytes);
   return GNN_OK;
@@ -105,6 +108,8 @@ gnn_status gnn_sgemm(gnn_ctx *ctx, int trans_a, int trans_b, int64_t m, int64_t 
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_sgemm: leading dimensions lda=%lld ldb=%lld ldc=%lld too small",
                          (long long)lda, (long long)ldb, (long long)ldc);
   if (m == 0 || n == 0) return GNN_OK;
+  if (!C || (k > 0 && (!A || !B)))
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_sgemm: %s is NULL", !C ? "C" : !A ? "A" : "B");
   if (k == 0) { /* BLAS leaves C alone when k == 0 only for beta == 1; be explicit */
     for (int64_t i = 0; i < m; i++)
       for (int64_t j = 0; j < n; j++) C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];

@@ -40,6 +40,8 @@ typedef struct {
   gnn_status (*sgd)(gnn_ctx *, float *, const float *, int64_t, float, float);
   gnn_status (*tf_read)(gnn_ctx *, const char *, gnn_tensor_file **);
   gnn_status (*tf_get)(gnn_ctx *, const gnn_tensor_file *, const char *, int, const int64_t *, float *);
+  gnn_status (*tf_read_rows)(gnn_ctx *, const char *, gnn_tensor_file **);
+  gnn_status (*tf_get_rows)(gnn_ctx *, const gnn_tensor_file *, const char *, int64_t, int, const int64_t *, float *);
   gnn_status (*tf_expect)(gnn_ctx *, const gnn_tensor_file *, int, const char *const[]);
   void (*tf_free)(gnn_tensor_file *);
   gnn_status (*tf_write)(gnn_ctx *, const char *, int, const char *const[], const int[], const int64_t[][4],
@@ -72,6 +74,8 @@ static const struct {
     {offsetof(Rt, sgd), "gnn_sgd_step"},
     {offsetof(Rt, tf_read), "gnn_tensor_file_read"},
     {offsetof(Rt, tf_get), "gnn_tensor_file_get"},
+    {offsetof(Rt, tf_read_rows), "gnn_tensor_file_read_rows"},
+    {offsetof(Rt, tf_get_rows), "gnn_tensor_file_get_rows"},
     {offsetof(Rt, tf_expect), "gnn_tensor_file_expect"},
     {offsetof(Rt, tf_free), "gnn_tensor_file_free"},
     {offsetof(Rt, tf_write), "gnn_tensor_file_write"},
@@ -91,7 +95,7 @@ static bool driver_open(const char *prog, const char *libpath, void **lib, const
   if (!*lib) return fprintf(stderr, "%s: cannot load %s: %s\n", prog, libpath, dlerror()), false;
   const gnn_model_api *(*entry)(void) = NULL;
   *(void **)&entry = dlsym(*lib, "gnn_model_entry");
-  if (!entry) return fprintf(stderr, "%s: %s is not a gnnc model library (no gnn_model_entry)\n", prog, libpath), false;
+  if (!entry) return fprintf(stderr, "%s: %s is not a gnnc model library (no gnn_model_entry: build it with gnnc -o lib.so, or compile the generated source with -DGNNC_MODEL_ENTRY)\n", prog, libpath), false;
   *api = entry();
   for (size_t i = 0; i < sizeof rt_symbols / sizeof rt_symbols[0]; i++) {
     void *f = dlsym(*lib, rt_symbols[i].symbol);

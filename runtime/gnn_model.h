@@ -73,7 +73,9 @@ typedef struct gnn_model_api {
   int64_t forward_gemms, backward_gemms;     /* GEMM calls per pass */
 } gnn_model_api;
 
-/* The fixed name every model library exports (drivers find it with dlsym). Declared here, inside
+/* The fixed name every model library exports (drivers find it with dlsym). A generated source
+ * defines it only when compiled with GNNC_MODEL_ENTRY (gnnc -o lib.so passes it), so several
+ * models link into one program through their own <prefix>_api(). Declared here, inside
  * extern "C", so that the definition in a generated .cu (compiled as C++) is not name-mangled. */
 const gnn_model_api *gnn_model_entry(void);
 

@@ -81,47 +81,20 @@ static void to_graph_order(const gnn_graph *g, int domain, int64_t width, const 
   }
 }
 
-/* A "tensor NAME ROWS RANK dims..." block with rows x width values, from the interpreter's
- * --save-inputs files. Returns a malloc'd array, or NULL with a message. */
-static float *read_rows(const char *path, const char *want, int64_t rows, int64_t width, char *err, size_t errlen) {
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    snprintf(err, errlen, "%s: error: cannot open: %s", path, strerror(errno));
+/* Tensor `want` (rows x the product of dims values) from an --inputs file, which the runtime has
+ * read and checked as it checks --params (gnn_tensor_file_read_rows: headers, value counts,
+ * finite float32 values, no repeated names, no overflowing dims). NULL with the message in ctx. */
+static float *input_rows(Rt *rt, gnn_ctx *ctx, const gnn_tensor_file *tf, const char *want, int64_t rows, int rank,
+                         const int64_t *dims, int64_t width, gnn_status *st) {
+  float *out = malloc(sizeof(float) * (size_t)(rows * width > 0 ? rows * width : 1));
+  if (!out) {
+    *st = GNN_ERR_OOM;
     return NULL;
   }
-  char name[256];
-  long long r;
-  int rank;
-  float *out = NULL;
-  while (fscanf(f, " tensor %255s %lld %d", name, &r, &rank) == 3) {
-    int64_t n = 1;
-    for (int k = 0; k < rank; k++) {
-      long long d;
-      if (fscanf(f, "%lld", &d) != 1) break;
-      n *= d;
-    }
-    bool mine = strcmp(name, want) == 0;
-    if (mine && (r != rows || n != width)) {
-      snprintf(err, errlen, "%s: error: tensor '%s' is %lld x %lld, the model wants %lld x %lld", path, name, r,
-               (long long)n, (long long)rows, (long long)width);
-      fclose(f);
-      return NULL;
-    }
-    if (mine) out = malloc(sizeof(float) * (size_t)(rows * width > 0 ? rows * width : 1));
-    for (int64_t i = 0; i < r * n; i++) {
-      double x;
-      if (fscanf(f, "%lf", &x) != 1) {
-        snprintf(err, errlen, "%s: error: tensor '%s' ends after %lld values", path, name, (long long)i);
-        free(out);
-        fclose(f);
-        return NULL;
-      }
-      if (mine) out[i] = (float)x;
-    }
-    if (mine) break;
+  if ((*st = rt->tf_get_rows(ctx, tf, want, rows, rank, dims, out))) {
+    free(out);
+    return NULL;
   }
-  fclose(f);
-  if (!out) snprintf(err, errlen, "%s: error: no tensor '%s'", path, want);
   return out;
 }
 
@@ -209,7 +182,7 @@ int main(int argc, char **argv) {
   gnn_graph *g = NULL;
   void *model = NULL;
   float **in_host = NULL, **in_dev = NULL, *host_out = NULL, *dgrad = NULL, *hgrad = NULL;
-  gnn_tensor_file *tf = NULL;
+  gnn_tensor_file *tf = NULL, *tf_in = NULL;
   const gnn_model_api *api = NULL;
   void *lib = NULL;
   if (!driver_open("gnn-run", libpath, &lib, &api, &rt)) goto out;
@@ -252,13 +225,10 @@ int main(int argc, char **argv) {
     int64_t rows = t->domain == GNN_DOMAIN_VERTEX ? g->nv : t->domain == GNN_DOMAIN_EDGE ? g->ne : 1;
     size_t bytes = sizeof(float) * (size_t)(rows * t->width);
     float *file_rows = NULL;
-    char err[512];
     if (inputs) {
-      file_rows = read_rows(inputs, t->name, rows, t->width, err, sizeof err);
-      if (!file_rows) {
-        fprintf(stderr, "gnn-run: %s\n", err);
-        goto out;
-      }
+      gnn_status st = tf_in ? GNN_OK : rt.tf_read_rows(ctx, inputs, &tf_in);
+      if (!st) file_rows = input_rows(&rt, ctx, tf_in, t->name, rows, t->rank, t->dims, t->width, &st);
+      CHECK(st);
     } else if (t->domain == GNN_DOMAIN_VERTEX && is_dir && !features_used) {
       char path[4096];
       snprintf(path, sizeof path, "%s/features.svm", graph);
@@ -364,13 +334,10 @@ int main(int argc, char **argv) {
       goto out;
     }
     float *seed_rows = NULL;
-    char err[512];
     if (inputs) {
-      seed_rows = read_rows(inputs, "grad.out", orows, ot->width, err, sizeof err);
-      if (!seed_rows) {
-        fprintf(stderr, "gnn-run: %s\n", err);
-        goto out;
-      }
+      gnn_status st = tf_in ? GNN_OK : rt.tf_read_rows(ctx, inputs, &tf_in);
+      if (!st) seed_rows = input_rows(&rt, ctx, tf_in, "grad.out", orows, ot->rank, ot->dims, ot->width, &st);
+      CHECK(st);
     } else {
       uint64_t s = name_seed((uint64_t)seed ^ 0x5eedull, "grad.out");
       seed_rows = malloc(obytes ? obytes : 1);
@@ -455,6 +422,7 @@ out:
   free(hgrad);
   if (dgrad) rt.gfree(ctx, dgrad);
   if (tf) rt.tf_free(tf);
+  if (tf_in) rt.tf_free(tf_in);
   if (model) api->destroy(model);
   if (g) rt.graph_free(ctx, g);
   if (ctx) rt.ctx_destroy(ctx);

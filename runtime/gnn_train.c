@@ -149,6 +149,11 @@ int main(int argc, char **argv) {
   if (epochs < 0) epochs = d->epochs;
   if (patience < 0) patience = d->patience;
   if (self_loops < 0) self_loops = d->self_loops;
+  if (api->num_params == 0 && !eval_only) {
+    fprintf(stderr, "gnn-train: %s (model %s) has no parameters: there is nothing to train (gnn-run runs it; --eval-only evaluates it)\n",
+            libpath, api->name);
+    goto out;
+  }
   if (!api->has_backward && !eval_only) {
     fprintf(stderr, "gnn-train: %s was compiled without autodiff: it has no backward (rebuild without -fno-autodiff)\n", libpath);
     goto out;

@@ -114,7 +114,9 @@ GNN_API gnn_status gnn_free(gnn_ctx *ctx, void *p);
 /* Sets bytes of device memory to zero (stream-ordered). */
 GNN_API gnn_status gnn_memset0(gnn_ctx *ctx, void *p, size_t bytes);
 /* Host -> device and device -> host copies. Both return when the copy is complete: host_src
- * may be reused and host_dst read at once. */
+ * may be reused and host_dst read at once. The device side (also gnn_memset0's p) is checked:
+ * a span that starts inside one of this context's allocations must end inside it
+ * (GNN_ERR_INVALID otherwise); memory the context did not allocate is not checked. */
 GNN_API gnn_status gnn_upload(gnn_ctx *ctx, void *dev_dst, const void *host_src, size_t bytes);
 GNN_API gnn_status gnn_download(gnn_ctx *ctx, void *host_dst, const void *dev_src, size_t bytes);
 /* Waits for all work queued on the context's stream; reports asynchronous kernel errors. */
@@ -136,7 +138,8 @@ GNN_API void gnn_profile_step(gnn_ctx *ctx, const char *label);
 /* Row-major single-precision GEMM on device memory:
  *   C[m x n] = alpha * op(A) * op(B) + beta * C,  op(X) = X or X^T (trans_x != 0)
  * A is m x k (k x m when transposed) with row stride lda, B is k x n (n x k) with ldb, C has
- * ldc. cuBLAS on the context's stream in the CUDA build, OpenBLAS in the host build. */
+ * ldc. cuBLAS on the context's stream in the CUDA build, OpenBLAS in the host build.
+ * GNN_ERR_INVALID for bad sizes and for a NULL matrix that would be read or written. */
 GNN_API gnn_status gnn_sgemm(gnn_ctx *ctx, int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                              const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
                              int64_t ldc);
@@ -264,6 +267,13 @@ GNN_API gnn_status gnn_tensor_file_get(gnn_ctx *ctx, const gnn_tensor_file *tf, 
                                        const int64_t *dims, float *out);
 /* GNN_ERR_INVALID if the file holds a tensor whose name is not among names[0..n-1]. */
 GNN_API gnn_status gnn_tensor_file_expect(gnn_ctx *ctx, const gnn_tensor_file *tf, int n, const char *const names[]);
+/* The same reader for files whose tensors have ROWS >= 0 rows ("tensor NAME ROWS RANK dims..."
+ * then ROWS x the product of dims values: gnnc run --save-inputs, gnn-run --inputs), with the
+ * same checks; gnn_tensor_file_get_rows copies one out after checking its rows and shape
+ * (gnn_tensor_file_get is get_rows with rows = 1). */
+GNN_API gnn_status gnn_tensor_file_read_rows(gnn_ctx *ctx, const char *path, gnn_tensor_file **out);
+GNN_API gnn_status gnn_tensor_file_get_rows(gnn_ctx *ctx, const gnn_tensor_file *tf, const char *name, int64_t rows,
+                                            int rank, const int64_t *dims, float *out);
 GNN_API void gnn_tensor_file_free(gnn_tensor_file *tf);
 
 /* ---------------------------------------------------------------- training */

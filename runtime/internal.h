@@ -64,6 +64,9 @@ gnn_status rt_track_add(gnn_ctx *ctx, void *p, size_t bytes);
 /* Removes p from the table; 0 when p is not there. */
 int rt_track_remove(gnn_ctx *ctx, void *p, size_t *bytes);
 void rt_track_free_table(gnn_ctx *ctx);
+/* GNN_ERR_INVALID ("FN: N bytes at offset K run past the end of a S-byte allocation") when p
+ * lies inside one of ctx's allocations and p + bytes goes past its end; GNN_OK otherwise. */
+gnn_status rt_check_span(gnn_ctx *ctx, const void *p, size_t bytes, const char *fn);
 /* malloc/calloc that report GNN_ERR_OOM through ctx with what was being allocated. */
 void *rt_malloc(gnn_ctx *ctx, size_t bytes, const char *what);
 void *rt_calloc(gnn_ctx *ctx, size_t n, size_t size, const char *what);

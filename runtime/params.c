@@ -81,7 +81,8 @@ typedef struct {
   char *name;
   int rank;
   int64_t dims[4];
-  int64_t elems;
+  int64_t rows;  /* 1, except in files read by gnn_tensor_file_read_rows */
+  int64_t elems; /* rows x the product of dims */
   long line;
   float *data;
 } TfTensor;
@@ -89,6 +90,7 @@ typedef struct {
 struct gnn_tensor_file {
   char *path;
   int n;
+  int any_rows; /* read by gnn_tensor_file_read_rows */
   TfTensor *t;
 };
 
@@ -189,10 +191,11 @@ static gnn_status parse_tensor(gnn_ctx *ctx, gnn_tensor_file *tf, Tok *t, long l
   long long rows = 0, rank = -1, d;
   char *rows_tok = name ? next_token(t, &l) : NULL;
   char *rank_tok = rows_tok ? next_token(t, &l) : NULL;
-  if (!name || strlen(name) > 255 || !token_int(rows_tok, &rows) || rows != 1 || !token_int(rank_tok, &rank) || rank < 0 ||
-      rank > 4)
-    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: malformed tensor header (want 'tensor NAME 1 RANK dims...')",
-                         path, line);
+  if (!name || strlen(name) > 255 || !token_int(rows_tok, &rows) || (tf->any_rows ? rows < 0 : rows != 1) ||
+      !token_int(rank_tok, &rank) || rank < 0 || rank > 4)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: malformed tensor header (want 'tensor NAME %s RANK dims...')",
+                         path, line, tf->any_rows ? "ROWS" : "1");
+  x->rows = rows;
   x->line = line;
   x->rank = (int)rank;
   for (int k = 0; k < x->rank; k++) {
@@ -205,6 +208,8 @@ static gnn_status parse_tensor(gnn_ctx *ctx, gnn_tensor_file *tf, Tok *t, long l
       return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: tensor '%s' appears twice (first at line %ld)", path, line,
                            name, tf->t[i].line);
   x->elems = shape_elems(x->rank, x->dims);
+  if (x->elems >= 0 && x->rows > 0 && x->elems > ((int64_t)1 << 48) / x->rows) x->elems = -1; /* no overflow */
+  if (x->elems >= 0) x->elems *= x->rows;
   if (x->elems < 0)
     return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: tensor '%s': too many elements", path, line, name);
   x->name = strdup(name);
@@ -226,14 +231,15 @@ static gnn_status parse_tensor(gnn_ctx *ctx, gnn_tensor_file *tf, Tok *t, long l
 }
 
 /* Reads the whole file, then parses tensor after tensor. */
-gnn_status gnn_tensor_file_read(gnn_ctx *ctx, const char *path, gnn_tensor_file **out) {
+static gnn_status tensor_file_read(gnn_ctx *ctx, const char *path, gnn_tensor_file **out, int any_rows) {
   if (out) *out = NULL;
-  gnn_status st = rt_args(ctx, out && path, "gnn_tensor_file_read", "out or path is NULL");
+  gnn_status st = rt_args(ctx, out && path, any_rows ? "gnn_tensor_file_read_rows" : "gnn_tensor_file_read", "out or path is NULL");
   if (st) return st;
   char *buf = NULL;
   if ((st = slurp(ctx, path, &buf))) return st;
   gnn_tensor_file *tf = (gnn_tensor_file *)rt_calloc(ctx, 1, sizeof *tf, "a tensor file");
   if (tf && !(tf->path = strdup(path))) st = gnn_set_error(ctx, GNN_ERR_OOM, "out of host memory");
+  if (tf) tf->any_rows = any_rows;
   if (!tf) st = GNN_ERR_OOM;
   Tok t = {buf, 1};
   int cap = 0;
@@ -268,6 +274,13 @@ gnn_status gnn_tensor_file_read(gnn_ctx *ctx, const char *path, gnn_tensor_file 
   return GNN_OK;
 }
 
+gnn_status gnn_tensor_file_read(gnn_ctx *ctx, const char *path, gnn_tensor_file **out) {
+  return tensor_file_read(ctx, path, out, 0);
+}
+gnn_status gnn_tensor_file_read_rows(gnn_ctx *ctx, const char *path, gnn_tensor_file **out) {
+  return tensor_file_read(ctx, path, out, 1);
+}
+
 int gnn_tensor_file_count(const gnn_tensor_file *tf) { return tf ? tf->n : 0; }
 
 gnn_status gnn_tensor_file_info(const gnn_tensor_file *tf, int i, const char **name, int *rank, int64_t dims[4]) {
@@ -280,12 +293,14 @@ gnn_status gnn_tensor_file_info(const gnn_tensor_file *tf, int i, const char **n
   return GNN_OK;
 }
 
-/* Finds a tensor by name and copies it out after checking its shape. */
-gnn_status gnn_tensor_file_get(gnn_ctx *ctx, const gnn_tensor_file *tf, const char *name, int rank, const int64_t *dims,
-                               float *out) {
+/* Finds a tensor by name and copies it out after checking its rows and shape. */
+gnn_status gnn_tensor_file_get_rows(gnn_ctx *ctx, const gnn_tensor_file *tf, const char *name, int64_t rows, int rank,
+                                    const int64_t *dims, float *out) {
   if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
   if (!tf || !name) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_tensor_file_get: no file or no name");
   int64_t elems = shape_elems(rank, dims);
+  if (elems >= 0 && (rows < 0 || (rows > 0 && elems > ((int64_t)1 << 48) / rows))) elems = -1;
+  if (elems >= 0) elems *= rows;
   if (elems < 0 || (elems > 0 && !out))
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_tensor_file_get: bad shape or no output for tensor '%s'", name);
   for (int i = 0; i < tf->n; i++) {
@@ -298,10 +313,18 @@ gnn_status gnn_tensor_file_get(gnn_ctx *ctx, const gnn_tensor_file *tf, const ch
       return gnn_set_error(ctx, GNN_ERR_INVALID, "%s:%ld: error: tensor '%s' has shape %s, expected %s", tf->path, x->line,
                            name, shape_str(a, sizeof a, x->rank, x->dims), shape_str(b, sizeof b, rank, dims));
     }
+    if (x->rows != rows)
+      return gnn_set_error(ctx, GNN_ERR_INVALID, "%s:%ld: error: tensor '%s' has %lld rows, expected %lld", tf->path, x->line,
+                           name, (long long)x->rows, (long long)rows);
     if (elems) memcpy(out, x->data, sizeof(float) * (size_t)elems);
     return GNN_OK;
   }
   return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: no tensor '%s'", tf->path, name);
+}
+
+gnn_status gnn_tensor_file_get(gnn_ctx *ctx, const gnn_tensor_file *tf, const char *name, int rank, const int64_t *dims,
+                               float *out) {
+  return gnn_tensor_file_get_rows(ctx, tf, name, 1, rank, dims, out);
 }
 
 gnn_status gnn_tensor_file_expect(gnn_ctx *ctx, const gnn_tensor_file *tf, int n, const char *const names[]) {

@@ -13,6 +13,11 @@ command -v make  >/dev/null 2>&1 || need+=(make)
 # OpenBLAS: the GEMM of libgnnrt_host (cblas.h and -lopenblas must both work).
 printf '#include <cblas.h>\nint main(void) { cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1); return 0; }\n' |
   cc -x c - -o /dev/null -lopenblas >/dev/null 2>&1 || need+=(libopenblas-dev)
+# The Python package's tests (tests/suites/python.sh): PyTorch from Debian, CPU build.
+/usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || need+=(python3-torch)
+/usr/bin/python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip) # the pip install ./python test
+# The README's drawing (gnnc --emit=dot | dot -Tsvg) and its test.
+command -v dot >/dev/null 2>&1 || need+=(graphviz)
 # The runtime's test programs run under valgrind (tests/suites/runtime.sh).
 command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 # libFuzzer and the sanitizer runtimes come with clang's compiler-rt.
@@ -21,8 +26,9 @@ if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq >/dev/null
-  $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  # other package managers may hold the lock for a while (a shared machine): wait for it
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 # clang's OpenMP runtime (the warning check builds with clang -fopenmp).
 if command -v clang >/dev/null 2>&1 && ! echo 'int main(void){return 0;}' | clang -fopenmp -x c - -o /dev/null >/dev/null 2>&1; then

@@ -26,13 +26,23 @@ expect_same() {
   if [ ! -f "$2" ]; then fail "$1" "missing expected file $2 (run with UPDATE=1)"; return; fi
   if cmp -s "$2" "$3"; then pass "$1"; else fail "$1" "differs from $2:"; diff -u "$2" "$3" | head -20; fi
 }
-for suite in tests/suites/*.sh; do
-  name=$(basename "$suite" .sh)
-  [ -n "${SUITE:-}" ] && [ "$SUITE" != "$name" ] && continue
-  before_p=$npass before_f=$nfail
+# Progress: a line when a suite starts ("[3/16] suite codegen ...") and when it ends, with its time,
+# so a newcomer sees where a several-minute run is.
+_run_suites=()
+for _run_suite in tests/suites/*.sh; do
+  _run_name=$(basename "$_run_suite" .sh)
+  [ -n "${SUITE:-}" ] && [ "$SUITE" != "$_run_name" ] && continue
+  _run_suites+=("$_run_suite")
+done
+_run_k=0
+for _run_suite in "${_run_suites[@]}"; do
+  _run_name=$(basename "$_run_suite" .sh)
+  _run_k=$((_run_k + 1))
+  echo "[$_run_k/${#_run_suites[@]}] suite $_run_name ..."
+  _run_p=$npass _run_f=$nfail _run_t=$SECONDS
   # shellcheck disable=SC1090
-  source "$suite"
-  echo "suite $name: $((npass - before_p)) passed, $((nfail - before_f)) failed"
+  source "$_run_suite"
+  echo "suite $_run_name: $((npass - _run_p)) passed, $((nfail - _run_f)) failed ($((SECONDS - _run_t)) s)"
 done
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ] && [ "$npass" -gt 0 ]

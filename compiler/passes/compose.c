@@ -82,6 +82,10 @@ bool pass_compose(GnnCtx *c, Module *m) {
     Match *mt = &matches[i];
     if (matched[i] && absorbed[mt->scatter->id] == mt->scatter->nuses) {
       const char *why = NULL;
+      /* the message's operands were matched before the rebuild: one may be a gather replaced
+       * above (aggregate(copy_u(gather(...)))), so take its replacement (found by the
+       * differential fuzzer: tests/fuzz/diff/cases/compose-stale-operand.gnn) */
+      for (int k = 0; k < mt->nargs; k++) mt->args[k] = resolve(mt->args[k]);
       Value *r = ir_make(m, OP_AGGREGATE, mt->msg, mt->args, mt->nargs, 0, v->fn, v->loc, &why);
       if (r) {
         r->bwd = v->bwd; /* a backward gather stays backward */

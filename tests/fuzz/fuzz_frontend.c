@@ -1,5 +1,6 @@
-/* fuzz_frontend.c -- the libFuzzer target for the front end: lexer, parser, sema, passes,
- * verifier and printers, on arbitrary bytes.
+/* fuzz_frontend.c -- the libFuzzer target for the whole compiler short of running a C compiler:
+ * lexer, parser, sema, passes, verifier and printers, then lower (both thread mappings), the
+ * kernel-IR verifier (kverify.c) and both emitters, on arbitrary bytes.
  *
  *   make fuzz FUZZ_SECONDS=600     libFuzzer + ASan + UBSan (clang)
  *   make build/fuzz/replay         the same target without libFuzzer (replay.c), for tests
@@ -18,6 +19,7 @@
  *   2. A compilation that fails without reporting any error, or succeeds with errors.
  *   3. A module that gnn_compile returns but that ir_verify rejects (checked once more here,
  *      independently of verify_each).
+ *   4. A kernel program that kir_verify rejects, or a lower_module that fails silently.
  *
  * Printers and costs: every pass's dump and --stats totals go to /dev/null; the final module is
  * printed as text and as DOT, and ir_to_string is called and freed, so the printers and the
@@ -74,6 +76,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       char *s = ir_to_string(m);
       if (!s) die("ir_to_string returned NULL");
       free(s);
+      /* Past the front end: lower with both thread mappings, verify the kernel IR, and run
+       * both emitters (header, CUDA and host sources) into /dev/null. lower may refuse a
+       * module with a diagnostic (then it must have reported one); it must not crash, and
+       * what it returns must verify. */
+      for (int map = MAPPING_VERTEX; map <= MAPPING_EDGE; map++) {
+        int before = c.diag.errors;
+        KProgram *p = lower_module(&c, m, (MappingChoice)map);
+        if (!p) {
+          if (c.diag.errors == before) die("lower_module failed without reporting an error");
+          continue;
+        }
+        if (kir_verify(p, stderr) != 0) die("kir_verify rejects the kernel IR lower_module returned");
+        kir_print(out, p);
+        emit_header(out, p, "fuzz.gnn");
+        emit_source(out, p, &emit_cuda_hooks, "fuzz.gnn", "fuzz.h");
+        emit_source(out, p, &emit_host_hooks, "fuzz.gnn", NULL);
+      }
     }
   } else if (c.diag.errors == 0) {
     die("gnn_parse failed without reporting an error");

@@ -125,6 +125,21 @@ static void test_memory(gnn_ctx *ctx) {
   ok = dv != NULL;
   for (int i = 0; i < 100 && ok; i++) ok = back[i] == (i >= 10 && i < 30 ? 0.0f : h[i]);
   check(ok && gnn_sync(ctx) == GNN_OK, "memory/upload-memset-download", "mismatch");
+  /* spans past the end of an allocation (whole or from an interior pointer) are refused and
+   * copy nothing; the exact end is fine */
+  float big[101] = {0};
+  check_status(ctx, gnn_upload(ctx, dv, big, sizeof big), GNN_ERR_INVALID, "memory/upload-past-end",
+               "gnn_upload: 404 bytes at offset 0 run past the end of a 400-byte allocation", NULL);
+  check_status(ctx, gnn_upload(ctx, dv + 90, big, 11 * sizeof(float)), GNN_ERR_INVALID, "memory/upload-interior-past-end",
+               "44 bytes at offset 360", NULL);
+  check_status(ctx, gnn_download(ctx, big, dv + 1, sizeof back), GNN_ERR_INVALID, "memory/download-past-end",
+               "gnn_download: 400 bytes at offset 4", NULL);
+  check_status(ctx, gnn_memset0(ctx, dv + 50, 51 * sizeof(float)), GNN_ERR_INVALID, "memory/memset0-past-end",
+               "gnn_memset0: 204 bytes at offset 200", NULL);
+  gnn_download(ctx, back, dv, sizeof back);
+  ok = 1;
+  for (int i = 0; i < 100 && ok; i++) ok = back[i] == (i >= 10 && i < 30 ? 0.0f : h[i]);
+  check(ok && gnn_upload(ctx, dv + 90, h, 10 * sizeof(float)) == GNN_OK, "memory/refused-copies-change-nothing", "mismatch");
   gnn_free(ctx, dv);
 }
 
@@ -164,6 +179,16 @@ static void test_gemm(gnn_ctx *ctx) {
     }
   check_status(ctx, gnn_sgemm(ctx, 0, 0, 2, 2, 2, 1, NULL, 1, NULL, 2, 0, NULL, 2), GNN_ERR_INVALID, "gemm/bad-lda",
                "leading dimensions", NULL);
+  /* NULL matrices that would be read or written: a status, not a crash in the BLAS */
+  {
+    const float one[4] = {1, 2, 3, 4};
+    float *dM = to_dev(ctx, one, sizeof one);
+    check_status(ctx, gnn_sgemm(ctx, 0, 0, 2, 2, 2, 1, NULL, 2, dM, 2, 0, dM, 2), GNN_ERR_INVALID, "gemm/null-A", "gnn_sgemm: A is NULL", NULL);
+    check_status(ctx, gnn_sgemm(ctx, 0, 0, 2, 2, 2, 1, dM, 2, NULL, 2, 0, dM, 2), GNN_ERR_INVALID, "gemm/null-B", "gnn_sgemm: B is NULL", NULL);
+    check_status(ctx, gnn_sgemm(ctx, 0, 0, 2, 2, 0, 1, NULL, 1, NULL, 2, 0, NULL, 2), GNN_ERR_INVALID, "gemm/null-C", "gnn_sgemm: C is NULL", NULL);
+    check(gnn_sgemm(ctx, 0, 0, 0, 2, 2, 1, NULL, 2, NULL, 2, 0, NULL, 2) == GNN_OK, "gemm/null-empty", "m = 0 reads nothing");
+    gnn_free(ctx, dM);
+  }
   /* k = 0: C = beta C (0 when beta is 0, whatever C held), padding untouched, A and B unread */
   for (int b = 0; b < 2; b++) {
     const float beta = b ? 0.5f : 0.0f;

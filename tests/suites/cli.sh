@@ -170,3 +170,60 @@ check u-dot-v-scalar-cost grep -q 'stats after canonicalize  flops 700  bytes 24
 } > "$TMP/wide.gnn"
 "$GNNC" "$TMP/wide.gnn" > /dev/null 2> "$TMP/err"; rc=$?
 check layer-70-inputs bash -c "[ $rc -eq 0 ]"
+
+# ---- issue 15: the smaller defects
+"$GNNC" --version > "$TMP/ver" 2>&1; rc=$?
+check version bash -c "[ $rc -eq 0 ] && grep -qx 'gnnc [0-9][0-9.]*' '$TMP/ver'"
+# the man page describes every option --help lists (and renders without warnings)
+"$GNNC" --help | grep -o -- '--[a-z][a-z-]*' | sort -u > "$TMP/help-opts"
+sed 's/\\-/-/g; s/\\f[BIR]//g' docs/gnnc.1 | grep -o -- '--[a-z][a-z-]*' | sort -u > "$TMP/man-opts"
+check man-page-has-every-option bash -c "[ -s '$TMP/help-opts' ] && [ -z \"\$(comm -23 '$TMP/help-opts' '$TMP/man-opts')\" ]"
+check man-page-renders bash -c "[ -z \"\$(LC_ALL=C.UTF-8 MANROFFSEQ='' man --warnings -E UTF-8 -l docs/gnnc.1 2>&1 >/dev/null)\" ]"
+# --emit=c|cu without -o: stdout, one self-contained file; nothing written in the current folder
+mkdir -p "$TMP/cwd"
+(cd "$TMP/cwd" && "$GNNC" "$ROOT/dsl-examples/gcn.gnn" --emit=c > "$TMP/stdout.c" && "$GNNC" "$ROOT/dsl-examples/gcn.gnn" --emit=cu > "$TMP/stdout.cu" &&
+  "$GNNC" "$ROOT/dsl-examples/gcn.gnn" --emit=h > "$TMP/stdout.h")
+check emit-stdout-writes-no-files bash -c "[ -z \"\$(ls -A '$TMP/cwd')\" ]"
+check emit-c-stdout-compiles bash -c "grep -q '^gnn_status gcn_forward' '$TMP/stdout.c' && ! grep -q '#include \"gcn.h\"' '$TMP/stdout.c' && cc -std=c11 -fopenmp -Wall -Wextra -Werror -I'$ROOT/runtime' -c '$TMP/stdout.c' -o '$TMP/stdout.o'"
+check emit-cu-stdout bash -c "grep -q '^gnn_status gcn_forward' '$TMP/stdout.cu' && grep -q '__global__' '$TMP/stdout.cu' && grep -q '^gnn_status gcn_forward(gcn_model' '$TMP/stdout.h' && ! grep -q '__global__' '$TMP/stdout.h'"
+# the README's drawing: --emit=dot | dot -Tsvg
+if command -v dot > /dev/null; then
+  "$GNNC" $ex --emit=dot | dot -Tsvg > "$TMP/gat.svg" 2> "$TMP/err"
+  check emit-dot-svg bash -c "grep -q '<svg' '$TMP/gat.svg' && [ ! -s '$TMP/err' ]"
+else
+  fail cli/emit-dot-svg "graphviz's dot is not installed (make setup installs it)"
+fi
+# inputs over the size limit are refused, not read until memory runs out
+timeout 20 "$GNNC" /dev/zero > /dev/null 2> "$TMP/err"; rc=$?
+check source-size-limit bash -c "[ $rc -eq 1 ] && grep -qx \"gnnc: cannot read '/dev/zero': larger than 64 MiB, the limit for a source file\" '$TMP/err'"
+# diagnostics show a window of a long line: a 1 MB identifier, 5 MB of NULs
+"$PY" -c "print('model M(x: vertex[1]) -> vertex[1] {\n  return ' + 'a' * 1000000 + '\n}')" > "$TMP/longid.gnn"
+"$GNNC" "$TMP/longid.gnn" > /dev/null 2> "$TMP/err"; rc=$?
+check diag-window-long-identifier bash -c "[ $rc -eq 1 ] && [ \$(wc -c < '$TMP/err') -lt 2000 ] && grep -q 'identifier longer than 128 characters' '$TMP/err' && grep -q 'aaa\.\.\.$' '$TMP/err'"
+head -c 5000000 /dev/zero > "$TMP/nul.gnn"
+"$GNNC" "$TMP/nul.gnn" > /dev/null 2> "$TMP/err"; rc=$?
+check diag-window-nul-file bash -c "[ $rc -eq 1 ] && [ \$(wc -c < '$TMP/err') -lt 20000 ] && grep -q 'stray byte .x00' '$TMP/err' && grep -qx '5000000 errors generated.' '$TMP/err'"
+# the caret still points at the error inside the window, far along a long line
+"$PY" -c "print('model M(x: vertex[1]) -> vertex[1] {\n  return ' + ' ' * 5000 + 'nope\n}')" > "$TMP/far.gnn"
+"$GNNC" "$TMP/far.gnn" > /dev/null 2> "$TMP/err"
+check diag-window-caret bash -c "[ \$(wc -c < '$TMP/err') -lt 1000 ] && awk 'NR==2 { i = index(\$0, \"nope\") } NR==3 { j = index(\$0, \"^\") } END { exit !(i > 0 && i == j) }' '$TMP/err'"
+# gnn-run --inputs goes through the runtime's checked reader (NaN, values beyond float32, dims overflow)
+printf 'model M(x: vertex[5], w: edge[2]) -> vertex[2] {\n  param W: [5, 2]\n  return sum(w * (W @ x[src]))\n}\n' > "$TMP/inputs.gnn"
+if "$GNNC" "$TMP/inputs.gnn" --target=host -o "$TMP/libudotv.so" > /dev/null 2>&1 &&
+   "$GNNC" run "$TMP/inputs.gnn" --graph tests/interp/graphs/random --save-inputs "$TMP/in.ok" > /dev/null 2>&1; then
+  for ci_case in "nan|2s/^[^ ]*/nan/|value 0 'nan' is not a finite float32 number" \
+              "float32|2s/^[^ ]*/1e39/|value 0 '1e39' is not a finite float32 number" \
+              "overflow|1s/^tensor x \([0-9]*\) 1 5/tensor x \1 2 4611686018427387904 5/|tensor 'x': too many elements" \
+              "rows|1s/^tensor x 40 /tensor x 5 /;7,41d|tensor 'x' has 5 rows, expected 40" \
+              "shape|1s/^tensor x \([0-9]*\) 1 5/tensor x \1 2 5 1/|tensor 'x' has shape [5, 1], expected [5]"; do
+    ci_name=${ci_case%%|*} ci_rest=${ci_case#*|}
+    sed "${ci_rest%%|*}" "$TMP/in.ok" > "$TMP/in.bad"
+    "$ROOT/build/bin/gnn-run" "$TMP/libudotv.so" --graph tests/interp/graphs/random --inputs "$TMP/in.bad" > /dev/null 2> "$TMP/err"; rc=$?
+    check "gnn-run-inputs-$ci_name" bash -c "[ $rc -eq 1 ] && grep -qF -- \"${ci_rest#*|}\" '$TMP/err'"
+  done
+  "$ROOT/build/bin/gnn-run" "$TMP/libudotv.so" --graph tests/interp/graphs/random --inputs "$TMP/in.ok" --repeat 1 --warmup 0 > /dev/null 2> "$TMP/err"; rc=$?
+  check gnn-run-inputs-ok bash -c "[ $rc -eq 0 ]"
+else
+  fail cli/gnn-run-inputs "could not build the library or the inputs"
+fi
+unset ci_case ci_name ci_rest

@@ -15,7 +15,8 @@
 #   - the exit status is exactly 1 (not 0, not a crash, not a hang) and nothing is on stdout;
 #   - the first stderr line containing ': error: ' is the expected line;
 #   - the next line is the source line it points into (indented by two spaces, CR of a CRLF
-#     line ending dropped, other non-printable bytes shown as '?') and the line after that
+#     line ending dropped, other non-printable bytes shown as '?'; a line longer than 160
+#     columns cut to a window of 160 around the caret, "..." at each cut) and the line after that
 #     is a caret line whose '^' sits exactly at the reported column (a file-level error,
 #     without line:col, is followed by no source line);
 #   - stderr ends with "N error(s) generated." (N >= the errors printed, singular for 1).
@@ -55,12 +56,22 @@ _diag_check() { # NAME FILE EXPECT NOTE NERRORS -- one pass/fail
       local src
       # (made printable before bash sees it: a command substitution drops NUL bytes)
       src=$(sed -n "${ln}p" "$f" | sed 's/\r$//' | tr -c '\t\040-\176\n' '?')
-      if [ $((i + 1)) -ge "$n" ] || [ "${lines[i + 1]}" != "  $src" ]; then
-        problems+=("the line after the error is '${lines[i + 1]:-}', expected the source line '  $src'")
+      # a line longer than 160 columns is shown as the window of 160 around the caret (80 before
+      # it when there is room), "..." marking each cut (compiler/diag.c, show_line)
+      local slen=${#src} from=0 shown="  $src" ccol=$((col - 1))
+      if [ "$slen" -gt 160 ]; then
+        [ $ccol -gt "$slen" ] && ccol=$slen
+        [ $ccol -gt 80 ] && from=$((ccol - 80))
+        [ $((from + 160)) -gt "$slen" ] && from=$((slen - 160))
+        shown="  $([ $from -gt 0 ] && printf '...')${src:from:160}$([ $((from + 160)) -lt "$slen" ] && printf '...')"
+        ccol=$((ccol - from + (from > 0 ? 3 : 0)))
+      fi
+      if [ $((i + 1)) -ge "$n" ] || [ "${lines[i + 1]}" != "$shown" ]; then
+        problems+=("the line after the error is '${lines[i + 1]:-}', expected the source line '$shown'")
       elif [ $((i + 2)) -ge "$n" ] || ! [[ ${lines[i + 2]} =~ ^\ \ ([[:blank:]]*)\^~*$ ]]; then
         problems+=("no caret line under the source line (got '${lines[i + 2]:-}')")
-      elif [ "${#BASH_REMATCH[1]}" -ne $((col - 1)) ]; then
-        problems+=("the caret is at column $((${#BASH_REMATCH[1]} + 1)), the message says column $col")
+      elif [ "${#BASH_REMATCH[1]}" -ne "$ccol" ]; then
+        problems+=("the caret is at column $((${#BASH_REMATCH[1]} + 1)) of the line shown, the message says column $col")
       fi
     elif [[ $rest =~ ^\ error:\  ]]; then
       if [ $((i + 1)) -lt "$n" ] && [[ ${lines[i + 1]} == "  "* ]]; then

@@ -13,6 +13,10 @@
 # corpus needs well under a second), or if anything sanitizer-like is printed. Memory is
 # capped at 2 GiB (ASan's hard_rss_limit_mb), so a runaway input fails fast instead of
 # exhausting the machine. On failure the inputs are replayed one by one to name the culprits.
+#
+#   fuzz-diff/replay/F   a kept program of the differential fuzzer (tests/fuzz/diff/cases/F)
+#                        compares as its header says (interpreter vs host library)
+#   fuzz-diff/generate-6 six generated programs (seeds 1..6) all agree
 
 fz_replay="$ROOT/build/fuzz/replay"
 fz_env=(env "ASAN_OPTIONS=detect_leaks=1:hard_rss_limit_mb=2048:${ASAN_OPTIONS:-}"
@@ -54,5 +58,30 @@ fz_case() {
 
 fz_case fuzz-corpus "$ROOT/tests/fuzz/corpus"
 fz_case fuzz-crashes "$ROOT/tests/fuzz/crashes"
+
+# Differential fuzzing (tests/fuzz/diff/fuzz_diff.py, make fuzz-diff): the kept programs
+# (tests/fuzz/diff/cases/, each a minimised finding or a seed program) replayed through the
+# interpreter and the host library, forward and backward; each must come out as its header says
+# (agree, unless it documents a known bug). Then a fixed batch of 6 generated programs (seeds
+# 1..6), so the generator and the comparison themselves stay working.
+fz_cases=("$ROOT"/tests/fuzz/diff/cases/*.gnn)
+if [ -e "${fz_cases[0]}" ]; then
+  fz_out=$("$PY" tests/fuzz/diff/fuzz_diff.py --gnnc "$GNNC" --replay "${fz_cases[@]}" 2>&1)
+  while IFS= read -r fz_line; do
+    case "$fz_line" in
+      "ok "*) fz_n=${fz_line#ok }; pass "fuzz-diff/replay/${fz_n%% *}" ;;
+      "FAIL "*) fz_rest=${fz_line#FAIL }; fail "fuzz-diff/replay/${fz_rest%%:*}" "${fz_rest#*: }" ;;
+    esac
+  done <<< "$fz_out"
+else
+  fail fuzz-diff/replay "no kept programs in tests/fuzz/diff/cases/"
+fi
+fz_out=$("$PY" tests/fuzz/diff/fuzz_diff.py --gnnc "$GNNC" --seed 1 --max-programs 6 --seconds 300 --keep "$TMP/fuzz-diff" 2>&1)
+if grep -qx 'programs 6: agree 6, mismatch 0, rejected by gnnc 0, errors 0 (seeds 1..6)' <<< "$fz_out"; then
+  pass fuzz-diff/generate-6
+else
+  fail fuzz-diff/generate-6 "$(tail -3 <<< "$fz_out" | tr '\n' ' ')"
+fi
+unset fz_cases fz_out fz_line fz_n fz_rest
 unset -f fz_case
 unset fz_replay fz_env fz_pattern

@@ -46,12 +46,74 @@ badp() { # NAME CONTENT EXPECTED
   local rc=$?
   if [ $rc -eq 1 ] && grep -qF -- "$3" "$TMP/g.err"; then pass "graph/params-$1"; else fail "graph/params-$1" "exit $rc: $(head -2 "$TMP/g.err")"; fi
 }
-badp missing 'tensor W 1 2 2 3\n1 2 3 4 5 6\n' "parameter 'b' is missing"
-badp unknown 'tensor Q 1 1 3\n1 2 3\n' "the model has no parameter 'Q'"
-badp shape 'tensor W 1 2 3 2\n1 2 3 4 5 6\ntensor b 1 1 3\n0 0 0\n' "parameter 'W' has a different shape"
-badp short 'tensor W 1 2 2 3\n1 2 3\n' "parameter 'W': value 3 is missing or not a finite number"
-badp nan 'tensor W 1 2 2 3\n1 2 nan 4 5 6\ntensor b 1 1 3\n0 0 0\n' "not a finite number"
+badp missing 'tensor W 1 2 2 3\n1 2 3 4 5 6\n' "error: no tensor 'b'"
+badp unknown 'tensor Q 1 1 3\n1 2 3\n' "bad.params:1: error: tensor 'Q' is not a parameter of the model"
+badp shape 'tensor W 1 2 3 2\n1 2 3 4 5 6\ntensor b 1 1 3\n0 0 0\n' "bad.params:1: error: tensor 'W' has shape [3, 2], expected [2, 3]"
+badp short 'tensor W 1 2 2 3\n1 2 3\n' "bad.params:3: error: tensor 'W': value 3 of 6 is missing (the file ends)"
+badp nan 'tensor W 1 2 2 3\n1 2 nan 4 5 6\ntensor b 1 1 3\n0 0 0\n' "bad.params:2: error: tensor 'W': value 2 'nan' is not a finite float32 number"
 badp header 'W 2 3\n' "malformed tensor header"
+# The interpreter's reader (gnnc run --params) and the runtime's (gnn-run --params, the generated
+# *_load_params) accept and refuse the same files, with the same message (issue 15).
+if gp_lib=$TMP/libgp.so && "$GNNC" "$p" --target=host -o "$gp_lib" > /dev/null 2>&1; then
+  gp_ok='tensor W 1 2 2 3\n1 2 3 4 5 6\ntensor b 1 1 3\n0 0 0\n'
+  for gp_case in "nul|tensor W 1 2 2 3\n1 2 3 4 5 6\ntensor b 1 1 3\n0 0 0\n\0" \
+                 "duplicate|tensor W 1 2 2 3\n1 2 3 4 5 6\ntensor b 1 1 3\n0 0 0\ntensor W 1 2 2 3\n1 2 3 4 5 6\n" \
+                 "float32-overflow|tensor W 1 2 2 3\n1 2 1e39 4 5 6\ntensor b 1 1 3\n0 0 0\n" \
+                 "nan|tensor W 1 2 2 3\n1 2 3 4 5 nan\ntensor b 1 1 3\n0 0 0\n" \
+                 "inf|tensor W 1 2 2 3\n1 2 3 4 5 6\ntensor b 1 1 3\n-inf 0 0\n" \
+                 "garbage-value|tensor W 1 2 2 3\n1 2 3x 4 5 6\ntensor b 1 1 3\n0 0 0\n" \
+                 "extra-value|tensor W 1 2 2 3\n1 2 3 4 5 6 7\ntensor b 1 1 3\n0 0 0\n" \
+                 "rows|tensor W 2 2 2 3\n1 2 3 4 5 6 1 2 3 4 5 6\ntensor b 1 1 3\n0 0 0\n" \
+                 "rank|tensor W 1 5 1 1 1 2 3\n1 2 3 4 5 6\ntensor b 1 1 3\n0 0 0\n" \
+                 "negative-dim|tensor W 1 2 -2 3\n1 2 3 4 5 6\ntensor b 1 1 3\n0 0 0\n" \
+                 "unknown|${gp_ok}tensor Q 1 1 1\n5\n" \
+                 "missing|tensor W 1 2 2 3\n1 2 3 4 5 6\n" \
+                 "shape|tensor W 1 2 3 2\n1 2 3 4 5 6\ntensor b 1 1 3\n0 0 0\n" \
+                 "short|tensor W 1 2 2 3\n1 2 3 4 5 6\ntensor b 1 1 3\n0 0\n" \
+                 "empty|" "ok|$gp_ok"; do
+    gp_name=${gp_case%%|*}
+    printf "${gp_case#*|}" > "$TMP/gp.params"
+    "$GNNC" run "$p" --graph $d/ok.edges --params "$TMP/gp.params" > /dev/null 2> "$TMP/gp1.err"; gp_rc1=$?
+    "$ROOT/build/bin/gnn-run" "$gp_lib" --graph $d/ok.edges --params "$TMP/gp.params" --repeat 1 --warmup 0 > /dev/null 2> "$TMP/gp2.err"; gp_rc2=$?
+    gp_m1=$(grep -o "$TMP/gp.params.*" "$TMP/gp1.err" | head -1); gp_m2=$(grep -o "$TMP/gp.params.*" "$TMP/gp2.err" | head -1)
+    if [ "$gp_name" = ok ]; then
+      if [ $gp_rc1 -eq 0 ] && [ $gp_rc2 -eq 0 ]; then pass graph/params-agree/ok; else fail graph/params-agree/ok "exit $gp_rc1 / $gp_rc2"; fi
+    elif [ $gp_rc1 -eq 1 ] && [ $gp_rc2 -eq 1 ] && [ -n "$gp_m1" ] && [ "$gp_m1" = "$gp_m2" ]; then
+      pass "graph/params-agree/$gp_name"
+    elif [ "$gp_name" = empty ] && [ $gp_rc1 -eq 1 ] && [ $gp_rc2 -eq 1 ] && grep -q "no tensor 'W'" "$TMP/gp1.err" && grep -q "no tensor 'W'" "$TMP/gp2.err"; then
+      pass "graph/params-agree/$gp_name"
+    else
+      fail "graph/params-agree/$gp_name" "gnnc run: exit $gp_rc1 '$(head -1 "$TMP/gp1.err")'; gnn-run: exit $gp_rc2 '$(head -1 "$TMP/gp2.err")'"
+    fi
+  done
+else
+  fail graph/params-agree "gnnc could not build the host library"
+fi
+unset gp_lib gp_ok gp_case gp_name gp_rc1 gp_rc2 gp_m1 gp_m2
+# The interpreter's dataset loaders (compiler/graph.c) and the runtime's (gnn-run) refuse the
+# same malformed files with the same message: a NUL byte (in a data line or a comment), a
+# feature value beyond float32, NaN (issue 15).
+gd_m=tests/interp/models/gcn.gnn
+if gd_lib=$TMP/libgd.so && "$GNNC" "$gd_m" --target=host -o "$gd_lib" > /dev/null 2>&1; then
+  for gd_case in "edges-nul|graph.edges|5s/\$/\\x00/" "edges-nul-comment|graph.edges|1s/^/# a comment \\x00\\n/" \
+                 "labels-nul|labels.txt|3s/\$/\\x00/" "features-nul|features.svm|2s/\$/\\x00/" \
+                 "features-float32|features.svm|3s/:[-0-9.e]*/:1e39/" "features-nan|features.svm|3s/:[-0-9.e]*/:nan/"; do
+    gd_name=${gd_case%%|*} gd_rest=${gd_case#*|}
+    rm -rf "$TMP/gd" && cp -r tests/interp/graphs/random "$TMP/gd"
+    sed -i "${gd_rest#*|}" "$TMP/gd/${gd_rest%%|*}"
+    "$GNNC" run "$gd_m" --graph "$TMP/gd" > /dev/null 2> "$TMP/gd1.err"; gd_rc1=$?
+    "$ROOT/build/bin/gnn-run" "$gd_lib" --graph "$TMP/gd" --repeat 1 --warmup 0 > /dev/null 2> "$TMP/gd2.err"; gd_rc2=$?
+    gd_m1=$(grep -o "$TMP/gd/.*" "$TMP/gd1.err" | head -1); gd_m2=$(grep -o "$TMP/gd/.*" "$TMP/gd2.err" | head -1)
+    if [ $gd_rc1 -eq 1 ] && [ $gd_rc2 -eq 1 ] && [ -n "$gd_m1" ] && [ "$gd_m1" = "$gd_m2" ]; then
+      pass "graph/dataset-agree/$gd_name"
+    else
+      fail "graph/dataset-agree/$gd_name" "gnnc run: exit $gd_rc1 '$(head -1 "$TMP/gd1.err")'; gnn-run: exit $gd_rc2 '$(head -1 "$TMP/gd2.err")'"
+    fi
+  done
+else
+  fail graph/dataset-agree "gnnc could not build the host library"
+fi
+unset gd_m gd_lib gd_case gd_name gd_rest gd_rc1 gd_rc2 gd_m1 gd_m2
 "$GNNC" "$m" -o "$TMP/x.ir" > /dev/null 2>&1 && [ -s "$TMP/x.ir" ] && pass graph/compile-o || fail graph/compile-o
 printf 'model M(x: vertex[2]) -> vertex[2] {\n  return nope\n}\n' > "$TMP/bad.gnn"
 "$GNNC" "$TMP/bad.gnn" -o "$TMP/bad.ir" > /dev/null 2>&1

@@ -87,6 +87,13 @@ else
     else
       fail train/bad/diverges "gnnc could not build the diverging model"
     fi
+    # A model without parameters: nothing to train, said so (issue 15)
+    printf 'model NoParams(x: vertex[1433]) -> vertex[1433] {\n  return relu(x)\n}\n' > "$tr/noparams.gnn"
+    if "$GNNC" "$tr/noparams.gnn" --target=$tr_target -o "$tr/libnoparams.so" > /dev/null 2>&1; then
+      tr_bad no-parameters "(model NoParams) has no parameters: there is nothing to train" "$tr/libnoparams.so" --data data/cora
+    else
+      fail train/bad/no-parameters "gnnc could not build the model without parameters"
+    fi
   fi
   unset -f tr_bad tr_copy
 fi

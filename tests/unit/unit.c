@@ -64,8 +64,226 @@ static void test_verify_duplicate_params(void) {
   arena_free(&a);
 }
 
+static KStmt *first_store(const PtrVec *body) {
+  for (int j = 0; j < body->len; j++) {
+    KStmt *x = body->items[j], *y;
+    if (x->kind == KS_STORE) return x;
+    if ((y = first_store(&x->body))) return y;
+  }
+  return NULL;
+}
+
+/* kir_verify: the lowered GAT passes; each corruption a lowering bug could make is reported. */
+static void test_kir_verify(void) {
+  static const char src[] =
+      "layer GATConv<H, D>(x: vertex[F]) -> vertex[H, D] {\n  param W: [F, H, D]\n  param a: [H, 2*D]\n"
+      "  e = leaky_relu(dot(a, concat(W @ x[src], W @ x[dst])), 0.2)\n  alpha = dropout(edge_softmax(e), 0.6)\n"
+      "  return sum(alpha * (W @ x[src]))\n}\nmodel GAT(x: vertex[5]) -> vertex[3] {\n"
+      "  return mean_heads(GATConv<2, 3>(dropout(x, 0.5)))\n}\n";
+  GnnCtx c;
+  gnn_ctx_init(&c, "unit.gnn", src, sizeof src - 1, NULL);
+  PipelineOpts o = {.verify_each = true, .lower = true};
+  FILE *devnull = fopen("/dev/null", "w");
+  o.out = devnull;
+  KProgram *p = gnn_parse(&c) && gnn_compile(&c, &o) ? c.kprog : NULL;
+  check(p && kir_verify(p, devnull) == 0, "kir-verify-clean", "the lowered GAT was rejected (or did not lower)");
+  if (p) {
+    /* 1. an intermediate buffer's lifetime that misses a use */
+    KBuf *t = NULL;
+    for (int i = 0; i < p->bufs.len && !t; i++) {
+      KBuf *b = p->bufs.items[i];
+      if (b->kind == BUF_TEMP && b->last > b->first) t = b;
+    }
+    if (t) {
+      int last = t->last;
+      t->last = t->first;
+      check(kir_verify(p, devnull) > 0, "kir-verify-lifetime", "a use outside a buffer's lifetime was accepted");
+      t->last = last;
+    }
+    /* 2. a kernel that stores to a parameter */
+    Kernel *k = NULL;
+    KStmt *st = NULL;
+    for (int i = 0; i < p->kernels.len && !st; i++) {
+      k = p->kernels.items[i];
+      st = first_store(&k->body);
+    }
+    KBuf *param = NULL;
+    for (int i = 0; i < p->bufs.len && !param; i++)
+      if (((KBuf *)p->bufs.items[i])->kind == BUF_PARAM) param = p->bufs.items[i];
+    if (st && param) {
+      KBuf *was = st->buf;
+      st->buf = param;
+      check(kir_verify(p, devnull) > 0, "kir-verify-store-to-param", "a store to a parameter was accepted");
+      st->buf = was;
+    } else {
+      check(false, "kir-verify-store-to-param", "no top-level store or no parameter to corrupt");
+    }
+    /* 3. nfwd past the steps; 4. a lane count that is not a power of two */
+    int nfwd = p->nfwd;
+    p->nfwd = p->nsteps + 1;
+    check(kir_verify(p, devnull) > 0, "kir-verify-nfwd", "nfwd past the steps was accepted");
+    p->nfwd = nfwd;
+    if (k) {
+      int g = k->group;
+      k->group = 3;
+      check(kir_verify(p, devnull) > 0, "kir-verify-group", "3 lanes per group was accepted");
+      k->group = g;
+    }
+    check(kir_verify(p, devnull) == 0, "kir-verify-restored", "the restored program was rejected");
+  }
+  fclose(devnull);
+  gnn_ctx_free(&c);
+}
+
+/* The first statement of a kind (and, for KS_IF / KS_ATOMIC, of count `count`; -1 any) in a body. */
+static KStmt *find_stmt(const PtrVec *body, KStmtKind kind, int64_t count) {
+  for (int j = 0; j < body->len; j++) {
+    KStmt *x = body->items[j], *y;
+    if (x->kind == kind && (count < 0 || x->count == count)) return x;
+    if ((y = find_stmt(&x->body, kind, count))) return y;
+  }
+  return NULL;
+}
+
+/* Whether a body stores to a training-only buffer. */
+static bool stores_train_only(const PtrVec *body) {
+  for (int j = 0; j < body->len; j++) {
+    const KStmt *x = body->items[j];
+    if ((x->kind == KS_STORE || x->kind == KS_ATOMIC) && x->buf && x->buf->train_only) return true;
+    if (stores_train_only(&x->body)) return true;
+  }
+  return false;
+}
+
+/* The first uniform `if training` of a kernel whose body stores to a stash (training-only). */
+static KStmt *find_stash_guard(const PtrVec *body) {
+  for (int j = 0; j < body->len; j++) {
+    KStmt *x = body->items[j], *y;
+    if (x->kind == KS_IF && x->count == 1 && x->lo && x->lo->kind == KE_TRAINING && stores_train_only(&x->body)) return x;
+    if ((y = find_stash_guard(&x->body))) return y;
+  }
+  return NULL;
+}
+
+/* The first walk (the loop over a row's edges) in a body. */
+static KStmt *find_walk(const PtrVec *body) {
+  for (int j = 0; j < body->len; j++) {
+    KStmt *x = body->items[j], *y;
+    if (x->kind == KS_FOR && x->walk) return x;
+    if ((y = find_walk(&x->body))) return y;
+  }
+  return NULL;
+}
+
+/* Whether kir_verify rejects p with a message containing needle. */
+static bool kverify_says(const KProgram *p, const char *needle) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  int n = kir_verify(p, out);
+  fclose(out);
+  bool ok = n > 0 && text && strstr(text, needle);
+  free(text);
+  return ok;
+}
+
+/* kir_verify on fused kernels (the fuse pass is on by default): the fused GAT of test_kir_verify
+ * has stashes stored under a uniform `if training`, walks, shared arrays and block-reduced
+ * atomics; it passes, and each corruption of those constructs is reported. */
+static void test_kir_verify_fused(void) {
+  static const char src[] =
+      "layer GATConv<H, D>(x: vertex[F]) -> vertex[H, D] {\n  param W: [F, H, D]\n  param a: [H, 2*D]\n"
+      "  e = leaky_relu(dot(a, concat(W @ x[src], W @ x[dst])), 0.2)\n  alpha = dropout(edge_softmax(e), 0.6)\n"
+      "  return sum(alpha * (W @ x[src]))\n}\nmodel GAT(x: vertex[5]) -> vertex[3] {\n"
+      "  return mean_heads(GATConv<2, 3>(dropout(x, 0.5)))\n}\n";
+  GnnCtx c;
+  gnn_ctx_init(&c, "unit.gnn", src, sizeof src - 1, NULL);
+  PipelineOpts o = {.verify_each = true, .lower = true};
+  FILE *devnull = fopen("/dev/null", "w");
+  o.out = devnull;
+  KProgram *p = gnn_parse(&c) && gnn_compile(&c, &o) ? c.kprog : NULL;
+  check(p && kir_verify(p, devnull) == 0, "kir-verify-fused-clean", "the fused GAT was rejected (or did not lower)");
+  if (!p) {
+    fclose(devnull);
+    gnn_ctx_free(&c);
+    return;
+  }
+  Kernel *gk = NULL, *wk = NULL, *bk = NULL; /* kernels with a stash guard, a walk, a block-reduced atomic */
+  KStmt *guard = NULL, *walk = NULL, *blk = NULL;
+  KBuf *stash = NULL;
+  for (int i = 0; i < p->kernels.len; i++) {
+    Kernel *k = p->kernels.items[i];
+    KStmt *x;
+    if (!guard && (x = find_stash_guard(&k->body))) guard = x, gk = k;
+    if (!walk && (x = find_walk(&k->body))) walk = x, wk = k;
+    if (!blk && (x = find_stmt(&k->body, KS_ATOMIC, 1))) blk = x, bk = k;
+  }
+  for (int i = 0; i < p->bufs.len && !stash; i++)
+    if (((KBuf *)p->bufs.items[i])->train_only) stash = p->bufs.items[i];
+  check(guard && walk && blk && stash, "kir-verify-fused-constructs",
+        "the fused GAT lacks a stash under `if training`, a walk, a block-reduced atomic or a training-only buffer");
+  KExpr lane = {.kind = KE_LANE, .type = KT_I64}, one = {.kind = KE_ICONST, .type = KT_I64, .i = 1};
+  if (guard) {
+    /* 1. the stash's store no longer under the training guard: the inference plan has no stash */
+    KExpr *cond = guard->lo;
+    guard->lo = &one;
+    check(kverify_says(p, "outside a training guard in the forward"), "kir-verify-fused-unguarded-stash",
+          "a forward store to a training-only buffer outside `if training` was accepted");
+    /* 2. a uniform if whose condition differs between lanes */
+    KExpr both = {.kind = KE_BIN, .type = KT_I64, .op = KO_AND, .a = cond, .b = &lane}; /* still a training guard */
+    guard->lo = &both;
+    check(kverify_says(p, "a uniform if with a per-lane condition") && kir_verify(p, NULL) == 1, "kir-verify-fused-per-lane-uniform-if", "a uniform if on the lane index was accepted");
+    guard->lo = cond;
+    /* 3. the same if made per-lane while it holds a walk with barriers */
+    if (find_stmt(&guard->body, KS_BARRIER, -1)) {
+      guard->count = 0;
+      check(kverify_says(p, "a barrier inside per-lane code") && kverify_says(p, "a walk inside per-lane code"), "kir-verify-fused-divergent-barrier", "a barrier inside a per-lane if was accepted");
+      guard->count = 1;
+    }
+    (void)gk;
+  }
+  if (walk && wk) {
+    /* 4. a walk in a kernel that is not vertex-mapped */
+    Mapping map = wk->map;
+    wk->map = MAP_EDGE;
+    check(kverify_says(p, "not vertex-mapped"), "kir-verify-fused-walk-mapping", "a walk in an edge-mapped kernel was accepted");
+    wk->map = map;
+  }
+  if (blk && bk) {
+    /* 5. a block-reduced atomic that is a max (the per-block arrays only add), 6. or has a row */
+    int op = blk->op;
+    blk->op = KO_MAX;
+    check(kverify_says(p, "that is not a sum"), "kir-verify-fused-block-max", "a block-reduced atomic max was accepted");
+    blk->op = op;
+    KExpr *row = blk->row;
+    KExpr rowe = {.kind = KE_ROW, .type = KT_I64};
+    blk->row = &rowe;
+    check(kverify_says(p, "not a one-row buffer"), "kir-verify-fused-block-row", "a block-reduced atomic with a row was accepted");
+    blk->row = row;
+  }
+  if (stash) {
+    /* 7. a backward value marked training-only */
+    stash->bwd = true;
+    check(kverify_says(p, "is training-only but not a forward intermediate"), "kir-verify-fused-train-only-bwd",
+          "a training-only buffer of the backward was accepted");
+    stash->bwd = false;
+  }
+  if (gk) {
+    /* 8. the training flag in a kernel that does not take it */
+    bool d = gk->dropout;
+    gk->dropout = false;
+    check(kverify_says(p, "reads the training flag, which it does not take"), "kir-verify-fused-training-flag", "a kernel reading the training flag without taking it was accepted");
+    gk->dropout = d;
+  }
+  check(kir_verify(p, devnull) == 0, "kir-verify-fused-restored", "the restored fused program was rejected");
+  fclose(devnull);
+  gnn_ctx_free(&c);
+}
+
 int main(void) {
   test_strmap();
   test_verify_duplicate_params();
+  test_kir_verify();
+  test_kir_verify_fused();
   return failures ? 1 : 0;
 }

@@ -1,0 +1,380 @@
+/* kverify.c -- structural checks of the kernel IR (what lower_module produces, unfused or fused),
+ * the kernel-level counterpart of verify.c. The pipeline runs it after lower when verify_each is
+ * on, and the fuzz target on every program it lowers (tests/fuzz/fuzz_frontend.c), so a lowering
+ * bug that would make the emitters write wrong or crashing code shows up as a verifier failure
+ * instead.
+ *
+ * What is checked:
+ *   - steps: nfwd within [0, nsteps]; every step of a known kind with what it needs (a kernel of
+ *     the program, GEMM operands, a buffer to zero or fill); GEMM sizes positive and leading
+ *     dimensions at least the row length;
+ *   - buffers: of the program, of a known kind, non-negative width; nothing writes an input, a
+ *     parameter or a degree array (the generated code declares them const); a training-only
+ *     buffer is a forward value (not a backward one, defined in the forward);
+ *   - the memory plans: every step that uses an intermediate buffer lies within the buffer's
+ *     lifetime [first, last] (the arenas place buffers by these lifetimes, so a use outside it
+ *     would read memory another buffer owns). The inference plan (emit_model.c) leaves out the
+ *     backward's buffers and the training-only stashes: their pointers are NULL after an inference
+ *     forward, so a forward step may touch such a buffer only inside a kernel, under a training
+ *     guard (`if training`, `training && ...`, or the true side of `training ? a : b`), and never
+ *     in a GEMM, zero or fill;
+ *   - kernels: lanes per group a power of two up to 32; every buffer a statement or expression
+ *     loads or stores is one of the kernel's parameters, every graph array one it declares, the
+ *     training flag and dropout only in a kernel that takes them (Kernel.dropout); per-row buffers
+ *     are loaded with a row; locals and shared arrays in range, shared arrays of positive length
+ *     and a constant index within it; no NULL where an operand is required;
+ *   - lanes and uniformity (what the emitters rely on: the host serialises the lanes MCUDA-style,
+ *     keeping uniform statements outside the lane loops; CUDA needs every lane at a barrier):
+ *     barriers and group reductions only where every lane of the group gets to them (not inside a
+ *     lane loop, a per-lane loop or a per-lane `if`); a uniform `if` (count 1), a uniform local's
+ *     value and a uniform loop's bounds computed from uniform values only (no lane, no per-lane
+ *     local); a walk (the loop over a row's edges) only in a vertex-mapped kernel, over a uniform
+ *     loop variable, where every lane takes it;
+ *   - block-reduced atomics (count 1): sums (atomic_add) into a one-row buffer, without a row, at
+ *     most 8 target buffers per kernel (what the emitters' per-block arrays hold).
+ * Returns the number of problems, each printed as "kverify: ..." to err (which may be NULL).
+ */
+#include "gnnc.h"
+
+#include <string.h>
+
+typedef struct {
+  const KProgram *p;
+  const Kernel *k;
+  FILE *err;
+  int problems;
+  bool fwd; /* the step being checked is part of the forward pass */
+} KV;
+
+/* Where a statement or expression sits in its kernel. */
+typedef struct {
+  bool lanes;   /* per-lane code: inside a lane loop, a per-lane loop or a per-lane if */
+  bool trained; /* under a training guard: runs only when the forward's training flag is set */
+} At;
+
+static void bad(KV *v, const char *fmt, const char *a, long long n) {
+  v->problems++;
+  if (!v->err) return;
+  fputs("kverify: ", v->err);
+  if (v->k) fprintf(v->err, "kernel %s: ", v->k->name ? v->k->name : "?");
+  fprintf(v->err, fmt, a, n);
+  fputc('\n', v->err);
+}
+
+static bool in_vec(const PtrVec *vec, const void *x) {
+  for (int i = 0; i < vec->len; i++)
+    if (vec->items[i] == x) return true;
+  return false;
+}
+
+static bool writable(const KBuf *b) { return b->kind == BUF_TEMP; }
+
+/* A buffer the model keeps in its own storage (emit_model.c's is_outbuf): the output, or the
+ * gradient of a parameter. Neither is in an arena. */
+static bool own_storage(const KProgram *p, const KBuf *b) {
+  if (b->kind != BUF_TEMP || b->out < 0) return false;
+  if (b->out == 0) return true;
+  if (!p->m || b->out >= p->m->nouts) return false;
+  const char *name = p->m->outs[b->out].name;
+  if (!name || strncmp(name, "grad.", 5) != 0) return false;
+  for (int i = 0; i < p->bufs.len; i++) {
+    const KBuf *x = p->bufs.items[i];
+    if (x->kind == BUF_PARAM && x->val && x->val->name && strcmp(x->val->name, name + 5) == 0) return true;
+  }
+  return false;
+}
+
+/* An intermediate buffer the inference plan leaves out (emit_model.c: in_infer): NULL after an
+ * inference forward. */
+static bool not_in_inference(const KProgram *p, const KBuf *b) {
+  return b->kind == BUF_TEMP && !own_storage(p, b) && (b->bwd || b->train_only || b->first >= p->nfwd);
+}
+
+/* The memory plan: step s uses b, so s must lie in b's lifetime. */
+static void use(KV *v, const KBuf *b, int s) {
+  if (!b) return;
+  if (!in_vec(&v->p->bufs, b)) {
+    bad(v, "step %s%lld uses a buffer that is not the program's", "", s);
+    return;
+  }
+  if (b->kind == BUF_TEMP && (b->first > s || b->last < s))
+    bad(v, "buffer %s is used at step %lld, outside its lifetime", b->name ? b->name : "?", s);
+}
+
+/* A forward kernel's access to b: b must be in the inference plan, or the access guarded. */
+static void plan_access(KV *v, const KBuf *b, At at, bool store) {
+  if (v->fwd && !at.trained && not_in_inference(v->p, b))
+    bad(v, store ? "stores to %s outside a training guard in the forward, but the inference plan does not have it%lld"
+                 : "loads %s outside a training guard in the forward, but the inference plan does not have it%lld",
+        b->name ? b->name : "?", 0);
+}
+
+/* Whether condition e holds only when the training flag is set. */
+static bool implies_training(const KExpr *e) {
+  if (!e) return false;
+  if (e->kind == KE_TRAINING) return true;
+  return e->kind == KE_BIN && e->op == KO_AND && (implies_training(e->a) || implies_training(e->b));
+}
+
+/* Whether e is the same in every lane of the group: no lane index, no per-lane local, and
+ * everything it reads indexed uniformly. */
+static bool uniform_expr(const Kernel *k, const KExpr *e) {
+  if (!e) return true;
+  switch (e->kind) {
+  case KE_LANE: return false;
+  case KE_VAR:
+    if (e->var < 0 || e->var >= k->nlocals || !k->locals[e->var].uniform) return false;
+    break;
+  case KE_KEEP: return false; /* a draw per element */
+  default: break;
+  }
+  return uniform_expr(k, e->a) && uniform_expr(k, e->b) && uniform_expr(k, e->c);
+}
+
+static void expr(KV *v, const KExpr *e, At at) {
+  if (!e) {
+    bad(v, "a NULL expression%s%lld", "", 0);
+    return;
+  }
+  switch (e->kind) {
+  case KE_FCONST: case KE_ICONST: case KE_LANE: case KE_ROW: break;
+  case KE_TRAINING:
+    if (!v->k->dropout) bad(v, "reads the training flag, which it does not take (not a dropout kernel)%s%lld", "", 0);
+    break;
+  case KE_VAR:
+    if (e->var < 0 || e->var >= v->k->nlocals) bad(v, "local %s%lld out of range", "", e->var);
+    else if (v->k->locals[e->var].len > 0 && !e->a) bad(v, "register array %s read without an index%lld", v->k->locals[e->var].name, 0);
+    if (e->a) expr(v, e->a, at);
+    break;
+  case KE_SHARED:
+    if (e->var < 0 || e->var >= v->k->nshared) bad(v, "shared array %s%lld out of range", "", e->var);
+    else if (e->a && e->a->kind == KE_ICONST && (e->a->i < 0 || e->a->i >= v->k->shared[e->var].len))
+      bad(v, "reads shared array %s at %lld, outside its length", v->k->shared[e->var].name, e->a->i);
+    if (e->a) expr(v, e->a, at);
+    break;
+  case KE_LOAD:
+    if (!e->buf) {
+      bad(v, "a load from no buffer%s%lld", "", 0);
+      break;
+    }
+    if (!in_vec(&v->k->bufs, e->buf)) bad(v, "loads %s, which is not among its parameters%lld", e->buf->name, 0);
+    if ((e->buf->dom == DOM_VERTEX || e->buf->dom == DOM_EDGE) && !e->a)
+      bad(v, "loads per-row buffer %s without a row%lld", e->buf->name, 0);
+    plan_access(v, e->buf, at, false);
+    if (e->a) expr(v, e->a, at);
+    if (e->b) expr(v, e->b, at);
+    break;
+  case KE_GRAPH:
+    if (e->garr < 0 || e->garr >= KG__COUNT) bad(v, "graph array %s%lld out of range", "", e->garr);
+    else if (!v->k->graph[e->garr]) bad(v, "reads graph array %s%lld, which it does not declare", "", e->garr);
+    if (e->a) expr(v, e->a, at);
+    break;
+  case KE_BIN:
+    expr(v, e->a, at);
+    expr(v, e->b, at);
+    break;
+  case KE_UN:
+    expr(v, e->a, at);
+    break;
+  case KE_SELECT: {
+    expr(v, e->a, at);
+    At then = at;
+    then.trained |= implies_training(e->a);
+    expr(v, e->b, then);
+    expr(v, e->c, at);
+    break;
+  }
+  case KE_KEEP:
+    if (!v->k->dropout) bad(v, "draws dropout masks but does not take the seed (not a dropout kernel)%s%lld", "", 0);
+    if (!(e->f >= 0 && e->f < 1)) bad(v, "dropout with p = %s%lld outside [0, 1)", "", (long long)(e->f * 100));
+    if (e->a) expr(v, e->a, at);
+    break;
+  default: bad(v, "an expression of unknown kind %s%lld", "", e->kind);
+  }
+}
+
+static void stmts(KV *v, const PtrVec *body, At at);
+
+static bool local_ok(const KV *v, int var) { return var >= 0 && var < v->k->nlocals; }
+
+static void stmt(KV *v, const KStmt *s, At at) {
+  if (!s) {
+    bad(v, "a NULL statement%s%lld", "", 0);
+    return;
+  }
+  const Kernel *k = v->k;
+  if (s->walk && s->kind != KS_FOR) bad(v, "a walk that is not a loop (statement kind %s%lld)", "", s->kind);
+  switch (s->kind) {
+  case KS_LET:
+    if (!local_ok(v, s->var)) bad(v, "let of local %s%lld out of range", "", s->var);
+    if (s->idx) expr(v, s->idx, at);
+    expr(v, s->val, at);
+    if (local_ok(v, s->var) && k->locals[s->var].uniform && !at.lanes && (!uniform_expr(k, s->idx) || !uniform_expr(k, s->val)))
+      bad(v, "uniform local %s gets a per-lane value%lld", k->locals[s->var].name, 0);
+    break;
+  case KS_STORE: case KS_ATOMIC:
+    if (!s->buf) {
+      bad(v, "a store to no buffer%s%lld", "", 0);
+      break;
+    }
+    if (!in_vec(&k->bufs, s->buf)) bad(v, "stores to %s, which is not among its parameters%lld", s->buf->name, 0);
+    if (!writable(s->buf)) bad(v, "stores to %s, an input, parameter or degree array%lld", s->buf->name, 0);
+    if ((s->buf->dom == DOM_VERTEX || s->buf->dom == DOM_EDGE) && !s->row)
+      bad(v, "stores to per-row buffer %s without a row%lld", s->buf->name, 0);
+    if (s->kind == KS_ATOMIC && s->count == 1) { /* block-reduced: per-block sums of row 0, then one atomic each */
+      if (s->op != KO_ADD) bad(v, "block-reduced atomic into %s that is not a sum (op %lld)", s->buf->name, s->op);
+      if (s->buf->dom != DOM_GLOBAL || s->row) bad(v, "block-reduced atomic into %s, not a one-row buffer%lld", s->buf->name, 0);
+      if (!s->idx) bad(v, "block-reduced atomic into %s without an element index%lld", s->buf->name, 0);
+    }
+    plan_access(v, s->buf, at, true);
+    if (s->row) expr(v, s->row, at);
+    if (s->idx) expr(v, s->idx, at);
+    expr(v, s->val, at);
+    break;
+  case KS_SHSTORE:
+    if (s->var < 0 || s->var >= k->nshared) bad(v, "store to shared array %s%lld out of range", "", s->var);
+    else if (!s->idx && k->shared[s->var].len > 1)
+      bad(v, "store to shared array %s (%lld elements) without an index", k->shared[s->var].name, k->shared[s->var].len);
+    else if (s->idx && s->idx->kind == KE_ICONST && (s->idx->i < 0 || s->idx->i >= k->shared[s->var].len))
+      bad(v, "store to shared array %s at %lld, outside its length", k->shared[s->var].name, s->idx->i);
+    if (s->idx) expr(v, s->idx, at);
+    expr(v, s->val, at);
+    break;
+  case KS_FOR: {
+    bool uni = local_ok(v, s->var) && k->locals[s->var].uniform;
+    if (!local_ok(v, s->var)) bad(v, "loop variable %s%lld out of range", "", s->var);
+    if (s->count < 1) bad(v, "a loop with step %s%lld", "", s->count);
+    expr(v, s->lo, at);
+    expr(v, s->hi, at);
+    if (uni && !at.lanes && (!uniform_expr(k, s->lo) || !uniform_expr(k, s->hi)))
+      bad(v, "uniform loop over %s with per-lane bounds%lld", k->locals[s->var].name, 0);
+    if (s->walk) {
+      if (k->map != MAP_VERTEX || k->rows != DOM_VERTEX) bad(v, "a walk over a row's edges in a kernel that is not vertex-mapped%s%lld", "", 0);
+      if (!uni) bad(v, "a walk over a per-lane loop variable%s%lld", "", 0);
+      if (at.lanes) bad(v, "a walk inside per-lane code (every lane of the group walks the edges together)%s%lld", "", 0);
+    }
+    At in = at;
+    in.lanes |= !uni;
+    stmts(v, &s->body, in);
+    break;
+  }
+  case KS_FOR_LANES: {
+    if (!local_ok(v, s->var) || !local_ok(v, s->var2)) bad(v, "lane loop variable %s%lld out of range", "", s->var);
+    if (s->count < 0) bad(v, "lane loop over %s%lld elements", "", s->count);
+    At in = at;
+    in.lanes = true;
+    stmts(v, &s->body, in);
+    break;
+  }
+  case KS_IF: {
+    expr(v, s->lo, at);
+    if (s->count == 1 && !at.lanes && !uniform_expr(k, s->lo)) bad(v, "a uniform if with a per-lane condition%s%lld", "", 0);
+    At in = at;
+    in.lanes |= s->count != 1;
+    in.trained |= implies_training(s->lo);
+    stmts(v, &s->body, in);
+    break;
+  }
+  case KS_BARRIER:
+    if (at.lanes) bad(v, "a barrier inside per-lane code (not every lane of the group reaches it)%s%lld", "", 0);
+    break;
+  case KS_GROUP_REDUCE:
+    if (!local_ok(v, s->var)) bad(v, "group reduction of local %s%lld out of range", "", s->var);
+    if (s->op != KO_ADD && s->op != KO_MAX && s->op != KO_MIN) bad(v, "group reduction with op %s%lld", "", s->op);
+    if (at.lanes) bad(v, "a group reduction inside per-lane code (not every lane of the group reaches it)%s%lld", "", 0);
+    break;
+  default: bad(v, "a statement of unknown kind %s%lld", "", s->kind);
+  }
+}
+
+static void stmts(KV *v, const PtrVec *body, At at) {
+  for (int i = 0; i < body->len; i++) stmt(v, body->items[i], at);
+}
+
+/* The kernel's own declarations: shared arrays, and at most 8 block-reduced targets. */
+static void kernel_decls(KV *v, const Kernel *k) {
+  for (int i = 0; i < k->nshared; i++)
+    if (k->shared[i].len < 1) bad(v, "shared array %s has length %lld", k->shared[i].name ? k->shared[i].name : "?", k->shared[i].len);
+  const KBuf *blk[9];
+  int nblk = block_targets(&k->body, blk, 9, 0);
+  if (nblk > 8) bad(v, "block-reduced atomics into more than %s%lld buffers", "", 8);
+}
+
+static void gemm_dim_ok(KV *v, const KDim *d, const char *which) {
+  if (d->mult <= 0) bad(v, "GEMM dimension %s has multiplier %lld", which, d->mult);
+}
+
+int kir_verify(const KProgram *p, FILE *err) {
+  KV v = {.p = p, .err = err};
+  if (!p) {
+    bad(&v, "no program%s%lld", "", 0);
+    return v.problems;
+  }
+  if (p->nfwd < 0 || p->nfwd > p->nsteps) bad(&v, "nfwd %s%lld outside [0, nsteps]", "", p->nfwd);
+  for (int i = 0; i < p->bufs.len; i++) {
+    const KBuf *b = p->bufs.items[i];
+    if (!b) {
+      bad(&v, "a NULL buffer%s%lld", "", i);
+      continue;
+    }
+    if (b->width < 0) bad(&v, "buffer %s has width %lld", b->name ? b->name : "?", b->width);
+    if (b->kind != BUF_INPUT && b->kind != BUF_PARAM && b->kind != BUF_DEGREE && b->kind != BUF_TEMP)
+      bad(&v, "buffer %s has unknown kind %lld", b->name ? b->name : "?", b->kind);
+    if (b->kind == BUF_TEMP && b->first >= 0 && (b->first > b->last || b->last >= p->nsteps))
+      bad(&v, "buffer %s has lifetime ending at %lld, past the steps or before its start", b->name ? b->name : "?", b->last);
+  }
+  for (int i = 0; i < p->bufs.len; i++) {
+    const KBuf *b = p->bufs.items[i];
+    if (b && b->train_only && (b->kind != BUF_TEMP || b->bwd || b->first >= p->nfwd))
+      bad(&v, "buffer %s is training-only but not a forward intermediate (defined at step %lld)", b->name ? b->name : "?", b->first);
+  }
+  for (int s = 0; s < p->nsteps; s++) {
+    const KStep *st = &p->steps[s];
+    v.k = NULL;
+    v.fwd = s < p->nfwd;
+    if (st->train_only && !v.fwd) bad(&v, "step %s%lld of the backward is marked training-only (only forward steps can be)", "", s);
+    switch (st->kind) {
+    case STEP_KERNEL: {
+      const Kernel *k = st->kernel;
+      if (!k || !in_vec(&p->kernels, k)) {
+        bad(&v, "step %s%lld runs a kernel that is not the program's", "", s);
+        break;
+      }
+      v.k = k;
+      if (k->group < 1 || k->group > 32 || (k->group & (k->group - 1))) bad(&v, "%s%lld lanes per group", "", k->group);
+      for (int i = 0; i < k->bufs.len; i++) use(&v, k->bufs.items[i], s);
+      kernel_decls(&v, k);
+      stmts(&v, &k->body, (At){false, st->train_only}); /* a training-only step: all of it guarded */
+      break;
+    }
+    case STEP_GEMM: {
+      const KGemm *g = &st->gemm;
+      if (!g->a || !g->b || !g->c) {
+        bad(&v, "step %s%lld: a GEMM without its three operands", "", s);
+        break;
+      }
+      use(&v, g->a, s), use(&v, g->b, s), use(&v, g->c, s);
+      if (v.fwd && !st->train_only && (not_in_inference(p, g->a) || not_in_inference(p, g->b) || not_in_inference(p, g->c)))
+        bad(&v, "step %s%lld: a forward GEMM on a buffer the inference plan does not have", "", s);
+      if (!writable(g->c)) bad(&v, "a GEMM writes %s, an input, parameter or degree array%lld", g->c->name, s);
+      gemm_dim_ok(&v, &g->m, "m"), gemm_dim_ok(&v, &g->n, "n"), gemm_dim_ok(&v, &g->k, "k");
+      if (g->lda < 1 || g->ldb < 1 || g->ldc < g->n.mult)
+        bad(&v, "step %s%lld: a GEMM leading dimension is smaller than its row", "", s);
+      if (g->beta != 0 && g->beta != 1) bad(&v, "step %s%lld: a GEMM with beta other than 0 or 1", "", s);
+      break;
+    }
+    case STEP_ZERO: case STEP_FILL:
+      if (!st->buf) {
+        bad(&v, "step %s%lld zeroes or fills no buffer", "", s);
+        break;
+      }
+      use(&v, st->buf, s);
+      if (v.fwd && !st->train_only && not_in_inference(p, st->buf))
+        bad(&v, "a forward step zeroes or fills %s, which the inference plan does not have (step %lld)", st->buf->name ? st->buf->name : "?", s);
+      if (!writable(st->buf)) bad(&v, "a step writes %s, an input, parameter or degree array%lld", st->buf->name, s);
+      break;
+    default: bad(&v, "step %s%lld of unknown kind", "", s);
+    }
+  }
+  return v.problems;
+}

@@ -1,0 +1,466 @@
+#!/usr/bin/python3
+"""fuzz_diff.py -- differential fuzzing of the whole compiler (Csmith-style).
+
+    fuzz_diff.py --gnnc build/gnnc --seconds 300 [--seed N] [--keep tests/fuzz/diff/cases]
+    fuzz_diff.py --gnnc build/gnnc --replay FILE.gnn...
+
+Each iteration draws a random *well-typed* .gnn program from a seed: a model whose body is a
+chain of statements mixing the language's operators -- projections with 2- and 3-dimensional
+parameters (heads), x[src]/x[dst], sum/mean/max/min, edge_softmax, element-wise functions,
++ - * / with prefix broadcasting and biases, concat, dot, flatten, mean_heads/sum_heads, repeat,
+degrees, dropout -- over vertex and edge values of small random shapes, returning a vertex or an
+edge value. The program then runs twice on a small graph, in training mode (dropout on, masks
+from the seed), forward and backward:
+
+  1. the float64 interpreter: gnnc run --train --save-params/--save-inputs/--save-outputs;
+  2. the host library: gnnc --target=host --mapping=vertex|edge -o lib.so, then gnn-run with
+     the interpreter's parameters and inputs, --train --save-grads;
+
+and the output and every parameter's gradient are compared (tests/codegen/compare.py's measure,
+1e-4). A program gnnc rejects is a generator bug or a compiler bug: it is reported too. A
+mismatch is minimised -- the model is cut to the earliest statement whose value still
+disagrees (or is still rejected), returned directly, with every statement it does not depend on
+removed -- and kept in
+the --keep folder (each file's first line says how to reproduce it: graph, seed, mapping).
+
+--replay runs the same comparison on kept files (make test does, tests/suites/fuzz.sh): each
+must agree, unless its header says `expect: mismatch` (a known bug, documented in the file),
+which must still disagree -- so a fix shows up and the file's note gets updated.
+
+Prints one line per finding and a summary: programs generated, compiled, compared, agreeing,
+mismatching, rejected. Needs Debian's python3 only.
+"""
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+GRAPHS = ["tests/interp/graphs/random", "tests/interp/graphs/isolated", "tests/interp/graphs/duplicates",
+          "tests/interp/graphs/selfloops", "tests/interp/graphs/pointcloud"]
+
+
+def features_width(graph):
+    """A folder with features.svm fixes the width of the first vertex input (gnnc run uses them)."""
+    path = os.path.join(ROOT, graph, "features.svm")
+    if not os.path.exists(path):
+        return None
+    width = 0
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            for tok in line.split()[1:]:
+                width = max(width, int(tok.split(":")[0]))
+    return width
+TOL = "1e-4"
+# compare.py --file-floor: errors are measured against at least 10% of the largest reference value
+# in the file, so a gradient that is zero in exact arithmetic (float64 1e-17, float32 1e-7 of
+# rounding) is not a finding; a real bug is off by the scale of the values, far above it.
+FILE_FLOOR = "0.1"
+
+
+# ---------------------------------------------------------------- the generator
+
+class Val:
+    def __init__(self, name, dom, shape, deps):
+        self.name, self.dom, self.shape, self.deps = name, dom, tuple(shape), set(deps)
+
+
+def shape_text(s):
+    return "[" + ", ".join(str(d) for d in s) + "]"
+
+
+# Layers the generator may call (each instantiated with a generic width): their parameters get
+# the layer's prefix (gc0.W, ...), which exercises instantiation and parameter naming.
+LAYERS = {
+    "GC": "layer GC<D>(x: vertex[F]) -> vertex[D] {\n  param W: [F, D]\n  c = rsqrt(out_deg[src] * in_deg[dst])\n"
+          "  return sum(c * (W @ x[src]))\n}\n",
+    "SG": "layer SG<D>(x: vertex[F]) -> vertex[D] {\n  param Ws: [F, D]\n  param Wn: [F, D]\n"
+          "  return Ws @ x + Wn @ mean(x[src])\n}\n",
+    "AT": "layer AT<H, D>(x: vertex[F]) -> vertex[H, D] {\n  param W: [F, H, D]\n  param a: [H, 2*D]\n"
+          "  e = leaky_relu(dot(a, concat(W @ x[src], W @ x[dst])), 0.2)\n  return sum(edge_softmax(e) * (W @ x[src]))\n}\n",
+}
+
+
+class Program:
+    """A model: inputs, params, statements (name, expr, deps), and the value returned. A dep
+    "PL_NAME" is a call of layer NAME (whose parameters count as the statement's)."""
+
+    def __init__(self):
+        self.inputs = []   # (name, dom, shape)
+        self.params = []   # (name, shape)
+        self.stmts = []    # (name, text, deps, dom, shape)
+        self.ret = None
+
+    def text(self, ret=None, header=""):
+        ret = ret if ret is not None else self.ret
+        by_name = {s[0]: s for s in self.stmts}
+        need, todo = set(), [ret]
+        while todo:  # the statements ret depends on, transitively
+            n = todo.pop()
+            if n in by_name and n not in need:
+                need.add(n)
+                todo.extend(by_name[n][2])
+        used_params, used_layers = set(), set()
+        for s in self.stmts:
+            if s[0] in need:
+                used_params |= {d for d in s[2] if d.startswith("P") and not d.startswith("PL_")}
+                used_layers |= {d[3:] for d in s[2] if d.startswith("PL_")}
+        r = by_name[ret]
+        lines = [header] if header else []
+        lines += [LAYERS[n] for n in sorted(used_layers)]
+        ins = ", ".join("%s: %s%s" % (n, d, shape_text(s)) for n, d, s in self.inputs)
+        lines.append("model Fuzz(%s) -> %s%s {" % (ins, r[3], shape_text(r[4])))
+        for n, s in self.params:
+            if n in used_params:
+                lines.append("  param %s: %s" % (n, shape_text(s)))
+        for s in self.stmts:
+            if s[0] in need:
+                lines.append("  %s = %s" % (s[0], s[1]))
+        lines.append("  return %s" % ret)
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+
+class Gen:
+    def __init__(self, seed, graph):
+        self.r = random.Random(seed)
+        self.p = Program()
+        self.vals = []
+        self.nparam = 0
+        self.nstmt = 0
+        r = self.r
+        f = features_width(graph) or r.randint(1, 4)
+        self.add_input("x", "vertex", (f,))
+        if r.random() < 0.3:
+            self.add_input("y", "vertex", (r.randint(1, 3),))
+        if r.random() < 0.3:
+            self.add_input("w", "edge", r.choice([(), (2,), (r.randint(1, 3),)]))
+
+    def add_input(self, name, dom, shape):
+        self.p.inputs.append((name, dom, shape))
+        self.vals.append(Val(name, dom, shape, []))
+
+    def param(self, shape):
+        self.nparam += 1
+        n = "P%d" % self.nparam
+        self.p.params.append((n, tuple(shape)))
+        return n
+
+    def stmt(self, text, deps, dom, shape):
+        self.nstmt += 1
+        n = "t%d" % self.nstmt
+        deps = set(deps)
+        self.p.stmts.append((n, text, deps, dom, tuple(shape)))
+        v = Val(n, dom, shape, deps)
+        self.vals.append(v)
+        return v
+
+    def pick(self, pred=lambda v: True):
+        c = [v for v in self.vals if pred(v)]
+        if not c:
+            return None
+        # prefer recent values: chains get deep
+        return c[-1] if self.r.random() < 0.5 else self.r.choice(c)
+
+    # each op returns a new Val or None (not applicable)
+    def op_proj(self):
+        v = self.pick(lambda v: len(v.shape) >= 1 and len(v.shape) <= 2)
+        if not v:
+            return None
+        k = v.shape[-1]
+        out = self.r.choice([(self.r.randint(1, 4),), (self.r.randint(1, 3), self.r.randint(1, 3))])
+        if len(v.shape) - 1 + len(out) > 3:
+            out = out[:1]
+        W = self.param((k,) + out)
+        return self.stmt("%s @ %s" % (W, v.name), [v.name, W], v.dom, v.shape[:-1] + out)
+
+    def op_gather(self):
+        v = self.pick(lambda v: v.dom == "vertex")
+        if not v:
+            return None
+        side = self.r.choice(["src", "dst"])
+        return self.stmt("%s[%s]" % (v.name, side), [v.name], "edge", v.shape)
+
+    def op_reduce(self):
+        v = self.pick(lambda v: v.dom == "edge")
+        if not v:
+            return None
+        f = self.r.choice(["sum", "mean", "max", "min", "sum"])
+        return self.stmt("%s(%s)" % (f, v.name), [v.name], "vertex", v.shape)
+
+    def op_unary(self):
+        v = self.pick()
+        f = self.r.choice(["relu(%s)", "leaky_relu(%s, 0.2)", "elu(%s)", "tanh(%s)", "sigmoid(%s)", "abs(%s)", "-%s",
+                           "exp(tanh(%s))", "log(abs(%s) + 1)", "sqrt(abs(%s) + 1)", "rsqrt(abs(%s) + 1)"])
+        return self.stmt(f % v.name, [v.name], v.dom, v.shape)
+
+    def op_binary(self):
+        a = self.pick()
+        r = self.r
+        kind = r.random()
+        if kind < 0.25:  # a literal
+            c = r.choice(["0.5", "2", "1.5", "-1"])
+            op = r.choice(["+", "-", "*"])
+            return self.stmt("%s %s %s" % (a.name, op, c) if r.random() < 0.5 else "%s %s %s" % (c, op, a.name),
+                             [a.name], a.dom, a.shape)
+        if kind < 0.45 and a.shape:  # a bias, a prefix of the shape
+            b = self.param(a.shape[:r.randint(1, len(a.shape))])
+            return self.stmt("%s %s %s" % (a.name, r.choice(["+", "-", "*"]), b), [a.name, b], a.dom, a.shape)
+        # two values of one domain; b's shape a prefix of a's
+        b = self.pick(lambda v: v.dom == a.dom and v.shape == a.shape[:len(v.shape)] and v.name != a.name)
+        if not b:
+            return None
+        op = r.choice(["+", "-", "*", "/"])
+        if op == "/":
+            return self.stmt("%s / (abs(%s) + 1)" % (a.name, b.name), [a.name, b.name], a.dom, a.shape)
+        return self.stmt("%s %s %s" % (a.name, op, b.name), [a.name, b.name], a.dom, a.shape)
+
+    def op_softmax(self):
+        v = self.pick(lambda v: v.dom == "edge")
+        if not v:
+            return None
+        return self.stmt("edge_softmax(%s)" % v.name, [v.name], "edge", v.shape)
+
+    def op_dropout(self):
+        v = self.pick()
+        return self.stmt("dropout(%s, %s)" % (v.name, self.r.choice(["0.5", "0.2", "0.1"])), [v.name], v.dom, v.shape)
+
+    def op_concat(self):
+        a = self.pick(lambda v: len(v.shape) >= 1)
+        if not a:
+            return None
+        b = self.pick(lambda v: v.dom == a.dom and len(v.shape) == len(a.shape) and v.shape[:-1] == a.shape[:-1])
+        if not b:
+            return None
+        return self.stmt("concat(%s, %s)" % (a.name, b.name), [a.name, b.name], a.dom, a.shape[:-1] + (a.shape[-1] + b.shape[-1],))
+
+    def op_dot(self):
+        v = self.pick(lambda v: len(v.shape) >= 1)
+        if not v:
+            return None
+        a = self.param(v.shape)
+        return self.stmt("dot(%s, %s)" % (a, v.name), [a, v.name], v.dom, v.shape[:-1])
+
+    def op_shape(self):
+        v = self.pick()
+        r = self.r
+        c = r.random()
+        if c < 0.3:
+            n = 1
+            for d in v.shape:
+                n *= d
+            return self.stmt("flatten(%s)" % v.name, [v.name], v.dom, (n,))
+        if c < 0.6 and len(v.shape) >= 1:
+            return self.stmt("%s(%s)" % (r.choice(["mean_heads", "sum_heads"]), v.name), [v.name], v.dom, v.shape[1:])
+        if len(v.shape) <= 1:
+            n = r.randint(1, 3)
+            return self.stmt("repeat(%s, %d)" % (v.name, n), [v.name], v.dom, (n,) + v.shape)
+        return None
+
+    def op_degree(self):
+        v = self.pick(lambda v: v.dom == "vertex")
+        r = self.r
+        if v and r.random() < 0.5:
+            return self.stmt("%s * rsqrt(%s + 1)" % (v.name, r.choice(["in_deg", "out_deg"])), [v.name], "vertex", v.shape)
+        e = self.pick(lambda v: v.dom == "edge")
+        if not e:
+            return None
+        return self.stmt("%s * rsqrt(out_deg[src] * in_deg[dst] + 1)" % e.name, [e.name], "edge", e.shape)
+
+    def op_global(self):
+        """Parameter arithmetic (the global domain) broadcast over a value: v * (Pa * Pb + 1)."""
+        a = self.pick(lambda v: len(v.shape) >= 1)
+        if not a:
+            return None
+        pre = a.shape[:self.r.randint(1, len(a.shape))]
+        p1, p2 = self.param(pre), self.param(pre)
+        return self.stmt("%s * (%s * %s + 1)" % (a.name, p1, p2), [a.name, p1, p2], a.dom, a.shape)
+
+    def op_layer(self):
+        v = self.pick(lambda v: v.dom == "vertex" and len(v.shape) == 1)
+        if not v:
+            return None
+        name = self.r.choice(sorted(LAYERS))
+        if name == "AT":
+            h, d = self.r.randint(1, 3), self.r.randint(1, 3)
+            return self.stmt("AT<%d, %d>(%s)" % (h, d, v.name), [v.name, "PL_AT"], "vertex", (h, d))
+        d = self.r.randint(1, 4)
+        return self.stmt("%s<%d>(%s)" % (name, d, v.name), [v.name, "PL_" + name], "vertex", (d,))
+
+    def generate(self, nstmts):
+        ops = [(self.op_proj, 5), (self.op_gather, 4), (self.op_reduce, 4), (self.op_unary, 3), (self.op_binary, 3),
+               (self.op_softmax, 2), (self.op_dropout, 1), (self.op_concat, 1), (self.op_dot, 1), (self.op_shape, 1),
+               (self.op_degree, 1), (self.op_global, 1), (self.op_layer, 2)]
+        total = sum(w for _, w in ops)
+        self.op_proj()  # at least one parameter: something to differentiate
+        tries = 0
+        while self.nstmt < nstmts and tries < nstmts * 20:
+            tries += 1
+            x = self.r.uniform(0, total)
+            for f, w in ops:
+                x -= w
+                if x <= 0:
+                    f()
+                    break
+        # return a vertex value that depends on a parameter if there is one, else the last value
+        cands = [s for s in self.p.stmts if self._has_param(s[0])]
+        vcands = [s for s in cands if s[3] == "vertex"]
+        pool = vcands if vcands and self.r.random() < 0.8 else cands
+        self.p.ret = pool[-1][0]
+        return self.p
+
+    def _has_param(self, name):
+        by = {s[0]: s for s in self.p.stmts}
+        todo, seen = [name], set()
+        while todo:
+            n = todo.pop()
+            if n.startswith("P"):
+                return True
+            if n in by and n not in seen:
+                seen.add(n)
+                todo.extend(by[n][2])
+        return False
+
+
+# ---------------------------------------------------------------- running one program
+
+def sh(cmd, timeout=120):
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout, cwd=ROOT)
+        return p.returncode, p.stdout.decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        return 124, "timed out"
+
+
+def compare(gnnc, gnn_run, src, graph, seed, mapping, work):
+    """('agree' | 'mismatch' | 'rejected' | 'error', detail) for one program text."""
+    gnn = os.path.join(work, "p.gnn")
+    with open(gnn, "w") as f:
+        f.write(src)
+    b = os.path.join(work, "r")
+    rc, out = sh([gnnc, "run", gnn, "--graph", graph, "--seed", str(seed), "--train", "--save-params", b + ".params",
+                  "--save-inputs", b + ".inputs", "--save-outputs", b + ".ref"])
+    if rc != 0:
+        return "rejected", "gnnc run: " + out.strip()[-400:]
+    lib = os.path.join(work, "lib.so")
+    rc, out = sh([gnnc, gnn, "--target=host", "--mapping=" + mapping, "-o", lib])
+    if rc != 0:
+        return "error", "gnnc -o lib.so (the interpreter accepted it): " + out.strip()[-400:]
+    rc, out = sh([gnn_run, lib, "--graph", graph, "--params", b + ".params", "--inputs", b + ".inputs", "--seed", str(seed),
+                  "--train", "--save-grads", b + ".got", "--output", b + ".out", "--repeat", "1", "--warmup", "0"])
+    if rc != 0:
+        return "error", "gnn-run: " + out.strip()[-400:]
+    with open(b + ".out") as f, open(b + ".got", "a") as g:
+        g.write(f.read().replace("tensor output ", "tensor out ", 1))
+    rc, out = sh(["/usr/bin/python3", os.path.join(ROOT, "tests/codegen/compare.py"), b + ".got", b + ".ref", "--tol", TOL, "--file-floor", FILE_FLOOR])
+    if rc != 0:
+        return "mismatch", "\n".join(l for l in out.splitlines() if l.startswith("FAIL") or "missing" in l)[-600:]
+    return "agree", ""
+
+
+def minimise(gnnc, gnn_run, prog, graph, seed, mapping, work, want):
+    """The earliest statement whose value, returned directly (with only the statements it depends
+    on kept), still gives the same finding (a mismatch, a rejection, an error)."""
+    for s in prog.stmts:
+        if s[0] == prog.ret:
+            break
+        status, _ = compare(gnnc, gnn_run, prog.text(s[0]), graph, seed, mapping, work)
+        if status == want:
+            return s[0]
+    return prog.ret
+
+
+def header_of(path):
+    with open(path) as f:
+        for line in f:
+            if line.startswith("# fuzz-diff:"):
+                kv = dict(t.split("=", 1) for t in line[len("# fuzz-diff:"):].split() if "=" in t)
+                return kv
+    return None
+
+
+def replay(args):
+    bad = 0
+    work = tempfile.mkdtemp(prefix="fuzzdiff-")
+    try:
+        for path in args.replay:
+            kv = header_of(path)
+            if not kv:
+                print("FAIL %s: no '# fuzz-diff: graph=... seed=... mapping=...' line" % path)
+                bad += 1
+                continue
+            with open(path) as f:
+                src = f.read()
+            status, detail = compare(args.gnnc, args.gnn_run, src, kv["graph"], int(kv["seed"]), kv["mapping"], work)
+            if args.verbose and detail:
+                print(detail)
+            want = kv.get("expect", "agree")
+            name = os.path.basename(path)
+            if status == want:
+                print("ok %s (%s)" % (name, status))
+            else:
+                print("FAIL %s: %s, expected %s: %s" % (name, status, want, detail.replace("\n", " | ")))
+                bad += 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if bad else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--gnnc", default=os.path.join(ROOT, "build/gnnc"))
+    ap.add_argument("--gnn-run", default=os.path.join(ROOT, "build/bin/gnn-run"))
+    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--max-programs", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=int(time.time()))
+    ap.add_argument("--keep", default=os.path.join(ROOT, "tests/fuzz/diff/cases"))
+    ap.add_argument("--replay", nargs="*")
+    ap.add_argument("--print", action="store_true", help="print the programs as they are generated")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print what compare.py found")
+    args = ap.parse_args()
+    args.gnnc, args.gnn_run = os.path.abspath(args.gnnc), os.path.abspath(args.gnn_run)
+    if args.replay is not None:
+        return replay(args)
+    os.makedirs(args.keep, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="fuzzdiff-")
+    counts = {"generated": 0, "agree": 0, "mismatch": 0, "rejected": 0, "error": 0}
+    t_end = time.time() + args.seconds
+    n = 0
+    try:
+        while time.time() < t_end and (not args.max_programs or n < args.max_programs):
+            seed = args.seed + n
+            n += 1
+            r = random.Random(seed)
+            graph = r.choice(GRAPHS)
+            mapping = r.choice(["vertex", "edge"])
+            prog = Gen(seed, graph).generate(r.randint(3, 12))
+            counts["generated"] += 1
+            src = prog.text()
+            if args.print:
+                print(src)
+            status, detail = compare(args.gnnc, args.gnn_run, src, graph, seed, mapping, work)
+            counts[status] += 1
+            if status == "agree":
+                continue
+            small = minimise(args.gnnc, args.gnn_run, prog, graph, seed, mapping, work, status)
+            hdr = "# fuzz-diff: graph=%s seed=%d mapping=%s expect=%s" % (graph, seed, mapping, status)
+            path = os.path.join(args.keep, "%s-%d.gnn" % (status, seed))
+            with open(path, "w") as f:
+                f.write(prog.text(small, hdr + "\n# " + detail.replace("\n", "\n# ")[:2000]))
+            print("%s: seed %d (%s, %s) -> %s" % (status, seed, graph, mapping, path), flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("programs %d: agree %d, mismatch %d, rejected by gnnc %d, errors %d (seeds %d..%d)" % (
+        counts["generated"], counts["agree"], counts["mismatch"], counts["rejected"], counts["error"], args.seed,
+        args.seed + n - 1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,139 @@
+"""tests/python/test_numpy.py LIBDIR WORKDIR GNNC -- the NumPy API of the gnnc package.
+
+LIBDIR holds libgcn_interp.so (tests/interp/models/gcn.gnn, which has dropout), libedgein.so
+(tests/python/models/edgein.gnn: an edge input and an edge output) and libnoentry.so (a shared
+library without gnn_model_entry). Checks:
+  - forward in training mode (dropout) and backward on the interpreter's parameters, inputs and
+    seed (gnnc run --train --save-outputs) equal the interpreter's output and gradients;
+  - parameters listed with names and shapes, get/set as arrays, load/save of parameter files;
+  - edge inputs and outputs in the order of the edges given (a shuffled edge list), against NumPy;
+  - a dataset folder (Cora) as arrays;
+  - bad use raises (wrong shapes, unknown names, a library that is not a model, bad files).
+Prints "ok NAME" / "FAIL NAME: detail" lines.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+import gnnc
+
+failures = 0
+
+
+def check(ok, name, detail=""):
+    global failures
+    print(("ok %s" % name) if ok else ("FAIL %s: %s" % (name, detail)))
+    failures += 0 if ok else 1
+
+
+def raises(exc, needle, name, fn):
+    try:
+        fn()
+        check(False, name, "no exception")
+    except exc as e:
+        check(needle in str(e), name, "message %r lacks %r" % (str(e), needle))
+    except Exception as e:  # noqa: BLE001 -- the wrong kind is a failure
+        check(False, name, "%s: %s" % (type(e).__name__, e))
+
+
+def read_tensors(path):
+    """The tensor text format with rows: {name: array (rows, *dims)}."""
+    toks = open(path).read().split()
+    out, i = {}, 0
+    while i < len(toks):
+        assert toks[i] == "tensor"
+        name, rows, rank = toks[i + 1], int(toks[i + 2]), int(toks[i + 3])
+        dims = [int(t) for t in toks[i + 4:i + 4 + rank]]
+        i += 4 + rank
+        n = rows * int(np.prod(dims, dtype=np.int64))
+        out[name] = np.array(toks[i:i + n], dtype=np.float64).reshape([rows] + dims)
+        i += n
+    return out
+
+
+def rel(a, b):
+    return float(np.abs(a - b).max() / max(1e-6, np.abs(b).max()))
+
+
+def main():
+    libdir, work, gnnc_bin = sys.argv[1], sys.argv[2], sys.argv[3]
+    graph = "tests/interp/graphs/random"
+    # the interpreter: parameters, inputs, out and the gradients, training mode, seed 9
+    subprocess.run([gnnc_bin, "run", "tests/interp/models/gcn.gnn", "--graph", graph, "--seed", "9", "--train",
+                    "--save-params", work + "/p", "--save-inputs", work + "/i", "--save-outputs", work + "/o"],
+                   check=True, stdout=subprocess.DEVNULL)
+    lib = gnnc.load(libdir + "/libgcn_interp.so")
+    check(lib.name == "GCN" and lib.target == "host" and [t.name for t in lib.inputs] == ["x"] and lib.has_backward and
+          lib.num_dropout > 0, "library/info", repr(lib))
+    g = lib.load_graph(graph)
+    m = lib.create(g, seed=1)
+    check(m.params() == [("gcnconv0.W", (5, 4)), ("gcnconv0.b", (4,)), ("gcnconv1.W", (4, 3)), ("gcnconv1.b", (3,))],
+          "params/names-and-shapes", repr(m.params()))
+    m.load_params(work + "/p")
+    ref_p, ins, outs = read_tensors(work + "/p"), read_tensors(work + "/i"), read_tensors(work + "/o")
+    check(all(np.array_equal(m[n], ref_p[n][0].astype(np.float32)) for n, _ in m.params()), "params/load-interpreter-file")
+    y = m.forward(ins["x"], training=True, seed=9)
+    check(rel(y, outs["out"]) < 1e-5, "forward/training-vs-interpreter", "relative error %g" % rel(y, outs["out"]))
+    grads = m.backward(ins["grad.out"])
+    for n, _ in m.params():
+        e = rel(grads[n], outs["grad." + n][0])
+        check(e < 1e-4, "backward/vs-interpreter/%s" % n, "relative error %g" % e)
+    raises(gnnc.GnncError, "each backward needs its own forward", "backward/twice", lambda: m.backward(ins["grad.out"]))
+    m.forward(ins["x"])
+    raises(gnnc.GnncError, "needs a forward with training = 1", "backward/after-inference",
+           lambda: m.backward(ins["grad.out"]))
+    # get/set, save/load
+    w = np.arange(20, dtype=np.float32).reshape(5, 4) / 10
+    m["gcnconv0.W"] = w
+    check(np.array_equal(m["gcnconv0.W"], w), "params/set-get")
+    m.save_params(work + "/saved")
+    m2 = lib.create(g, seed=5)
+    m2.load_params(work + "/saved")
+    check(all(np.array_equal(m2[n], m[n]) for n, _ in m.params()), "params/save-load-round-trip")
+    init = lib.initial_params(5)
+    m3 = lib.create(g, seed=5)
+    check(all(np.array_equal(init[n], m3[n]) for n, _ in m.params()), "params/initial-equals-create")
+    raises(ValueError, "has shape (5, 4), got (4, 5)", "params/set-wrong-shape", lambda: m.set_param("gcnconv0.W", w.T))
+    raises(ValueError, "finite", "params/set-nan", lambda: m.set_param("gcnconv0.b", np.array([0, np.nan, 0, 0])))
+    raises(KeyError, "no parameter 'nope'", "params/unknown-name", lambda: m["nope"])
+    with open(work + "/bad", "w") as f:
+        f.write(open(work + "/saved").read().replace("tensor gcnconv1.b 1 1 3", "tensor gcnconv1.b 1 1 3 extra"))
+    raises(gnnc.GnncError, "GNN_ERR_FORMAT", "params/load-bad-file", lambda: m2.load_params(work + "/bad"))
+    check(all(np.array_equal(m2[n], m[n]) for n, _ in m.params()), "params/bad-file-changes-nothing")
+    raises(ValueError, "want shape (40, 5), got (40, 4)", "forward/wrong-input-shape", lambda: m.forward(np.zeros((40, 4))))
+    raises(TypeError, "takes 1 inputs", "forward/wrong-input-count", lambda: m.forward())
+    plan = m.memory_plan()
+    check(plan["total"] == plan["arena"] + plan["params"] + plan["grads"] + plan["output"] > 0, "memory-plan", repr(plan))
+
+    # edges in the order given: a shuffled edge list, self-loops added by the runtime
+    le = gnnc.load(libdir + "/libedgein.so")
+    rs = np.random.RandomState(3)
+    src, dst = rs.randint(0, 20, 90), rs.randint(0, 20, 90)
+    ge = le.graph(src, dst, num_vertices=20, add_self_loops=True)
+    me = le.create(ge, seed=2)
+    x, wv = rs.randn(20, 3).astype(np.float32), rs.randn(90, 2).astype(np.float32)
+    ye = me.forward(x, wv)
+    want = wv * (x[src] @ me["W"])
+    check(ye.shape == (90, 2) and np.allclose(ye, want, rtol=1e-5, atol=1e-6), "edges/input-order",
+          "max difference %g" % (float(np.abs(ye - want).max()) if ye.shape == want.shape else -1))
+    yg = me.forward(x, ge.to_graph_order(wv), edge_order="graph")
+    check(yg.shape == (ge.ne, 2) and np.allclose(ge.to_input_order(yg), want, rtol=1e-5, atol=1e-6), "edges/graph-order")
+    raises(ValueError, "edges in input order", "edges/wrong-length", lambda: me.forward(x, wv[:10]))
+
+    # a dataset folder
+    gc, feats, labels, masks = lib.load_dataset("data/cora")
+    check(gc.nv == 2708 and feats.shape == (2708, 1433) and labels.shape == (2708,) and
+          [int(masks[k].sum()) for k in ("train", "val", "test")] == [140, 500, 1000], "dataset/cora",
+          "%s %s %s" % (gc.nv, feats.shape, [int(masks[k].sum()) for k in ("train", "val", "test")]))
+
+    # not a model library; a file that does not exist
+    raises(gnnc.GnncError, "no gnn_model_entry", "library/not-a-model", lambda: gnnc.load(libdir + "/libnoentry.so"))
+    raises(FileNotFoundError, "nope.so", "library/missing", lambda: gnnc.load(libdir + "/nope.so"))
+    print("%d failed" % failures)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

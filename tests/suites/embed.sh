@@ -1,0 +1,161 @@
+# embed.sh -- sourced by tests/run.sh: embedding generated models in programs of one's own.
+#
+#   embed/api/...              tests/embed/embed_api.c, compiled with generated/gcn.c and
+#                              generated/gat.c (two models in one program): every entry point with
+#                              NULL pointers and bad indices, the order of calls, load/save of
+#                              parameter files (round trip, the interpreter's file, bad files refused
+#                              without a change)
+#   embed/names/...            adversarial model names (Gnn, GNN, Gnn_ctx, Gnn_model, api, _x, main,
+#                              NULL, ...): the C compiles with gcc and clang -Werror, defines no
+#                              global symbol in the runtime's reserved namespace (gnn*, any case)
+#                              unless GNNC_MODEL_ENTRY asks for gnn_model_entry, and the models
+#                              link into one program; two of them through nvcc
+#   embed/no-entry             gnn-run on a library built without GNNC_MODEL_ENTRY says how to fix it
+#   embed/install/...          make install PREFIX=tmp: the installed gnnc builds a library the
+#                              installed gnn-run runs, and `pkg-config --cflags --libs gnnrt_host`
+#                              alone builds and links a program with the generated host code
+# Needs the runtime libraries and drivers that `make test` builds.
+
+em=$TMP/embed
+mkdir -p "$em"
+em_tail() { printf '%s\n' "$1" | tail -n 4 | tr '\n' ' '; }
+em_cc="cc -std=c11 -O1 -fopenmp -Wall -Wextra -Werror -Iruntime"
+
+# ---- the generated API's checks, two models in one program
+if ! em_out=$($em_cc -Igenerated -o "$em/embed_api" tests/embed/embed_api.c generated/gcn.c generated/gat.c \
+    -Lbuild/lib -lgnnrt_host -lopenblas -lm -Wl,-rpath,"$ROOT/build/lib" 2>&1); then
+  fail embed/api/build "$(em_tail "$em_out")"
+else
+  pass embed/api/build
+  # parameter files: the interpreter's (seed 1), and damaged copies of it
+  mkdir -p "$em/bad"
+  if "$GNNC" run dsl-examples/gcn.gnn --graph data/cora --seed 1 --save-params "$em/ref.params" > /dev/null 2>&1; then
+    "$PY" - "$em/ref.params" "$em/bad" <<'EOF'
+import sys
+text = open(sys.argv[1]).read()
+lines = text.rstrip("\n").split("\n")
+bad = sys.argv[2]
+# the last tensor (gcnconv1.b) is two lines: header, values
+open(bad + "/missing.params", "w").write("\n".join(lines[:-2]) + "\n")
+open(bad + "/extra.params", "w").write(text + "tensor extra.w 1 1 2\n0 1\n")
+open(bad + "/shape.params", "w").write(text.replace("tensor gcnconv1.W 1 2 16 7", "tensor gcnconv1.W 1 2 7 16"))
+vals = lines[-1].split(" ")
+open(bad + "/nan.params", "w").write("\n".join(lines[:-1] + [" ".join(vals[:-1] + ["nan"])]) + "\n")
+open(bad + "/truncated.params", "w").write("\n".join(lines[:-1] + [" ".join(vals[:-1])]) + "\n")
+EOF
+    em_out=$("$em/embed_api" data/cora "$em/ref.params" "$em/bad" "$em" 2>&1)
+    em_rc=$?
+    while IFS= read -r em_line; do
+      case "$em_line" in
+        "ok "*) pass "embed/api/${em_line#ok }" ;;
+        "FAIL "*) em_rest=${em_line#FAIL }; fail "embed/api/${em_rest%%:*}" "${em_rest#*: }" ;;
+      esac
+    done <<< "$em_out"
+    if [ $em_rc -ne 0 ] && ! grep -q '^FAIL' <<< "$em_out"; then fail embed/api/run "exit $em_rc: $(em_tail "$em_out")"; fi
+    [ "$(grep -c '^ok ' <<< "$em_out")" -ge 40 ] || fail embed/api/count "fewer checks than expected: $(em_tail "$em_out")"
+  else
+    fail embed/api/reference "gnnc run --save-params failed"
+  fi
+fi
+
+# ---- adversarial model names
+em_names="Gnn GNN Gnn_ctx Gnn_model gnn_memory_plan gnnrt_x GNNC_x gnnc_api_create api k0 int m g st seed training out main _x __x size_t NULL malloc memset"
+em_main=$em/names_main.c
+printf '#include <stdio.h>\n#include "gnn_model.h"\n' > "$em_main"
+em_objs=""
+em_calls=""
+em_seen=" "
+for em_n in $em_names; do
+  printf 'layer L<D>(x: vertex[F]) -> vertex[D] {\n  param W: [F, D]\n  return sum(W @ x[src])\n}\nmodel %s(x: vertex[4]) -> vertex[3] {\n  return L<3>(dropout(x, 0.5))\n}\n' \
+    "$em_n" > "$em/$em_n.gnn"
+  if ! em_out=$("$GNNC" "$em/$em_n.gnn" --emit=c -o "$em/n_$em_n.c" 2>&1); then
+    fail "embed/names/$em_n" "gnnc: $(em_tail "$em_out")"
+    continue
+  fi
+  em_p=$(sed -n 's/^gnn_status \([A-Za-z0-9_]*\)_create(.*/\1/p' "$em/n_$em_n.c")
+  em_ok=1
+  for em_c in clang gcc; do # gcc last: its objects go into the shared program
+    for em_def in "" "-DGNNC_MODEL_ENTRY"; do
+      [ $em_c = clang ] && [ -n "$em_def" ] && continue # (time: one clang build per name)
+      if ! em_out=$($em_c -std=c11 -O1 -fopenmp -Wall -Wextra -Werror -Iruntime $em_def -c "$em/n_$em_n.c" -o "$em/n_$em_n$em_def.o" 2>&1); then
+        fail "embed/names/$em_n/$em_c$em_def" "$(em_tail "$em_out")"
+        em_ok=0
+      fi
+    done
+  done
+  [ $em_ok = 1 ] || continue
+  # global definitions in the reserved namespace: none, or gnn_model_entry alone when asked for
+  em_res=$(nm -g --defined-only "$em/n_$em_n.o" | awk '{print $3}' | grep -i '^gnn' | tr '\n' ' ')
+  em_res2=$(nm -g --defined-only "$em/n_$em_n-DGNNC_MODEL_ENTRY.o" | awk '{print $3}' | grep -i '^gnn' | tr '\n' ' ')
+  if [ -z "$em_res" ] && [ "$em_res2" = "gnn_model_entry " ] && [ -n "$em_p" ] && ! grep -qi '^gnn' <<< "$em_p"; then
+    pass "embed/names/$em_n"
+  else
+    fail "embed/names/$em_n" "prefix '$em_p'; reserved globals: '$em_res' / with GNNC_MODEL_ENTRY: '$em_res2'"
+  fi
+  # one of each prefix into the shared program (Gnn and GNN share one, as api and Api would)
+  case "$em_seen" in *" $em_p "*) continue ;; esac
+  em_seen="$em_seen$em_p "
+  em_objs="$em_objs $em/n_$em_n.o"
+  printf 'const gnn_model_api *%s_api(void);\n' "$em_p" >> "$em_main"
+  em_calls="$em_calls  printf(\"%%s\\\\n\", ${em_p}_api()->name);\n"
+done
+printf "int main(void) {\n$em_calls  return 0;\n}\n" >> "$em_main"
+# shellcheck disable=SC2086 # the object list
+if em_out=$(cc -std=c11 -Wall -Werror -Iruntime -fopenmp -o "$em/names_all" "$em_main" $em_objs -Lbuild/lib -lgnnrt_host -lopenblas -lm \
+    -Wl,-rpath,"$ROOT/build/lib" 2>&1) && em_got=$("$em/names_all" | tr '\n' ' ') &&
+   [ "$em_got" = "$(for em_n in $em_names; do case "$em_n" in GNN) ;; *) printf '%s ' "$em_n" ;; esac; done)" ]; then
+  pass embed/names/one-program
+else
+  fail embed/names/one-program "$(em_tail "$em_out") got '${em_got:-}'"
+fi
+if command -v nvcc > /dev/null; then
+  for em_n in Gnn_ctx api; do
+    if em_out=$("$GNNC" "$em/$em_n.gnn" --emit=cu -o "$em/n_$em_n.cu" 2>&1) &&
+       em_out=$(cd "$em" && nvcc -std=c++17 -gencode=arch=compute_80,code=sm_80 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \
+         -I"$ROOT/runtime" -c "n_$em_n.cu" -o "n_$em_n.cu.o" 2>&1); then
+      pass "embed/names/nvcc/$em_n"
+    else
+      fail "embed/names/nvcc/$em_n" "$(em_tail "$em_out")"
+    fi
+  done
+fi
+
+# ---- a library built by hand without GNNC_MODEL_ENTRY: gnn-run says what is missing
+if cc -std=c11 -O1 -fopenmp -fPIC -shared -Iruntime -Igenerated -o "$em/libnoentry.so" generated/gcn.c -Lbuild/lib -lgnnrt_host -lopenblas -lm \
+     -Wl,-rpath,"$ROOT/build/lib" 2> "$em/noentry.log"; then
+  build/bin/gnn-run "$em/libnoentry.so" --graph data/cora > "$em/noentry.out" 2>&1
+  em_rc=$?
+  if [ $em_rc -eq 1 ] && grep -q 'no gnn_model_entry.*-DGNNC_MODEL_ENTRY' "$em/noentry.out"; then pass embed/no-entry
+  else fail embed/no-entry "exit $em_rc: $(head -c 300 "$em/noentry.out")"; fi
+else
+  fail embed/no-entry "$(head -3 "$em/noentry.log" | tr '\n' ' ')"
+fi
+
+# ---- make install, then everything from the prefix alone
+em_prefix=$em/prefix
+if make -s install PREFIX="$em_prefix" > "$em/install.log" 2>&1 && [ -x "$em_prefix/bin/gnnc" ] && [ -x "$em_prefix/bin/gnn-run" ]; then
+  pass embed/install/files
+  export PKG_CONFIG_PATH=$em_prefix/lib/pkgconfig
+  # shellcheck disable=SC2046 # pkg-config's words
+  if em_out=$(cc -std=c11 -O2 -Wall -Wextra -Werror -Igenerated -o "$em/embed_gcn_pc" tests/embed/embed_gcn.c generated/gcn.c \
+       $(pkg-config --cflags --libs gnnrt_host) -Wl,-rpath,"$em_prefix/lib" 2>&1); then
+    pass embed/install/pkg-config-links-generated-code
+    if em_out=$("$em_prefix/bin/gnnc" dsl-examples/gcn.gnn --target=host -o "$em/libgcn_inst.so" 2>&1) &&
+       em_a=$("$em/embed_gcn_pc" data/cora 2>&1 | grep '^checksum') &&
+       em_b=$("$em_prefix/bin/gnn-run" "$em/libgcn_inst.so" --graph data/cora --seed 1 --repeat 1 --warmup 0 2>&1 | grep '^checksum') &&
+       [ -n "$em_a" ] && [ "$em_a" = "$em_b" ] && ldd "$em/libgcn_inst.so" | grep -q "$em_prefix/bin/../lib/libgnnrt_host.so"; then
+      pass embed/install/installed-gnnc-and-gnn-run
+    else
+      fail embed/install/installed-gnnc-and-gnn-run "$(em_tail "$em_out") '${em_a:-}' vs '${em_b:-}'"
+    fi
+  else
+    fail embed/install/pkg-config-links-generated-code "$(em_tail "$em_out")"
+  fi
+  unset PKG_CONFIG_PATH
+else
+  fail embed/install/files "$(tail -3 "$em/install.log" | tr '\n' ' ')"
+fi
+
+unset -f em_tail
+unset em em_cc em_out em_rc em_line em_rest em_names em_main em_objs em_calls em_seen em_n em_p em_ok em_c em_def em_res em_res2
+unset em_got em_prefix em_a em_b

@@ -1,0 +1,63 @@
+# python.sh -- sourced by tests/run.sh: the Python package (python/gnnc) and its PyTorch wrapper.
+#
+#   python/numpy/...      tests/python/test_numpy.py: the NumPy API against the interpreter (forward
+#                         in training mode and backward), parameters by name, parameter files,
+#                         edge order, datasets, errors
+#   python/torch/...      tests/python/test_torch.py: GnncModule's outputs and gradients equal torch
+#                         autograd on the same GCN and GAT written in PyTorch, and so do 5 Adam steps
+#   python/ddp/...        tests/python/ddp_edgeconv.py: EdgeConv on point-cloud batches trained by two
+#                         processes under DistributedDataParallel (gloo) ends at the parameters of
+#                         one process
+#   python/pip-install    `pip install ./python` (into a temporary target) gives an importable package
+# Debian's python3-numpy and python3-torch (make setup installs them); the host libraries are built
+# here from tests/python/models/ and tests/interp/models/gcn.gnn.
+
+py=$TMP/python
+mkdir -p "$py/work"
+py_tail() { printf '%s\n' "$1" | tail -n 4 | tr '\n' ' '; }
+# py_lines PREFIX RC OUTPUT: one pass/fail per "ok NAME" / "FAIL NAME: detail" line
+py_lines() {
+  local prefix=$1 rc=$2 out=$3 line rest nok=0
+  while IFS= read -r line; do
+    case "$line" in
+      "ok "*) pass "$prefix/${line#ok }"; nok=$((nok + 1)) ;;
+      "FAIL "*) rest=${line#FAIL }; fail "$prefix/${rest%%:*}" "${rest#*: }" ;;
+    esac
+  done <<< "$out"
+  if [ "$rc" -ne 0 ] && ! grep -q '^FAIL' <<< "$out"; then fail "$prefix/run" "exit $rc: $(py_tail "$out")"; fi
+  [ $nok -gt 0 ] || fail "$prefix/ran" "no checks ran: $(py_tail "$out")"
+}
+
+if ! "$PY" -c 'import numpy, torch' 2> /dev/null; then
+  fail python/deps "python3-numpy and python3-torch are required (make setup installs them)"
+else
+  py_ok=1
+  for py_m in gcn gat edgeconv edgein; do
+    if ! py_out=$("$GNNC" "tests/python/models/$py_m.gnn" --target=host -o "$py/lib$py_m.so" 2>&1); then
+      fail "python/build/$py_m" "$(py_tail "$py_out")"; py_ok=0
+    fi
+  done
+  if ! py_out=$("$GNNC" tests/interp/models/gcn.gnn --target=host -o "$py/libgcn_interp.so" 2>&1) ||
+     ! py_out=$(cc -std=c11 -O1 -fopenmp -fPIC -shared -Iruntime -Igenerated -o "$py/libnoentry.so" generated/gcn.c \
+       -Lbuild/lib -lgnnrt_host -lopenblas -lm -Wl,-rpath,"$ROOT/build/lib" 2>&1); then
+    fail python/build/interp "$(py_tail "$py_out")"; py_ok=0
+  fi
+  if [ $py_ok = 1 ]; then
+    py_out=$(PYTHONPATH=python "$PY" tests/python/test_numpy.py "$py" "$py/work" "$GNNC" 2>&1); py_lines python/numpy $? "$py_out"
+    py_out=$(PYTHONPATH=python "$PY" -W ignore::UserWarning tests/python/test_torch.py "$py" tests/interp/graphs/random 2>&1)
+    py_lines python/torch $? "$py_out"
+    py_out=$(PYTHONPATH=python timeout 300 "$PY" tests/python/ddp_edgeconv.py "$py/libedgeconv.so" "$py/ddp" 2>&1)
+    py_lines python/ddp $? "$py_out"
+  fi
+  # pip install ./python, from a copy (pip writes build files beside the sources)
+  rm -rf "$py/src" "$py/site" && cp -r python "$py/src"
+  if py_out=$("$PY" -m pip install --quiet --no-deps --no-build-isolation --no-index --target "$py/site" "$py/src" 2>&1) &&
+     py_got=$(cd "$py" && PYTHONPATH="$py/site" "$PY" -c 'import gnnc, gnnc.nn; print(gnnc.__version__, gnnc.__file__)' 2>&1) &&
+     [[ $py_got == "0.1.0 $py/site/gnnc/__init__.py" ]]; then
+    pass python/pip-install
+  else
+    fail python/pip-install "$(py_tail "$py_out") ${py_got:-}"
+  fi
+fi
+unset -f py_tail py_lines
+unset py py_ok py_m py_out py_got
