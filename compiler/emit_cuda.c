@@ -192,12 +192,12 @@ static bool has_kind(const PtrVec *b, KStmtKind kind) {
 static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   static const char *gname[] = {"in_ptr", "out_ptr", "src", "dst", "out_eid"};
   static const char *gtype[] = {"int64_t", "int64_t", "int32_t", "int32_t", "int32_t"};
-  (void)p;
   int G = k->group, gpb = BLOCK / G;
   bool *used = calloc((size_t)k->nlocals + 1, 1), *loopvar = calloc((size_t)k->nlocals + 1, 1);
   scan_used(k, &k->body, used, loopvar);
-  fprintf(out, "\n/* %s: %s, %d lanes per group, %d groups per block. %s */\n", k->name, kernel_mapping_desc(k), G, gpb, k->what);
-  fprintf(out, "extern \"C\" __global__ void __launch_bounds__(%d) %s(int64_t nrows", BLOCK, k->name);
+  fprintf(out, "\n/* %s_%s: %s, %d lanes per group, %d groups per block. %s */\n", p->cname, k->name, kernel_mapping_desc(k), G, gpb,
+          k->what);
+  fprintf(out, "extern \"C\" __global__ void __launch_bounds__(%d) %s_%s(int64_t nrows", BLOCK, p->cname, k->name);
   for (int g = 0; g < KG__COUNT; g++)
     if (k->graph[g]) fprintf(out, ", const %s *__restrict__ %s", gtype[g], gname[g]);
   for (int i = 0; i < k->bufs.len; i++) {
@@ -250,8 +250,13 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   free(loopvar);
 }
 
+/* The model's C prefix: every __global__ name carries it, so that the kernels of two models (each
+ * an extern "C" function with a host-side stub) link into one program, and NVRTC still finds them
+ * by name. Set by the prelude, read by cuda_fill (its hook has no program). */
+static const char *kernel_prefix = "gnn";
+
 static void cuda_prelude(FILE *out, const KProgram *p) {
-  (void)p;
+  kernel_prefix = p->cname;
   fputs("#ifndef __CUDACC_RTC__\n#define GNNRT_CUDA 1 /* gnnrt.h: the stream and cuBLAS accessors */\n#include <cublas_v2.h>\n#include <cuda_runtime.h>\n#include <math.h>\n#include <stdint.h>\n"
         "#include <stdlib.h>\n#include <string.h>\n#else\n#define INFINITY __int_as_float(0x7f800000)\n#endif\n\n"
         "#include \"gnnrt_rng.h\"\n\n",
@@ -269,9 +274,10 @@ static void cuda_prelude(FILE *out, const KProgram *p) {
         "  int *ip = (int *)p;\n  int old = *ip;\n"
         "  while (v < __int_as_float(old)) {\n    const int seen = atomicCAS(ip, old, __float_as_int(v));\n"
         "    if (seen == old) break;\n    old = seen;\n  }\n}\n"
-        "extern \"C\" __global__ void gnn_fill_kernel(float *p, int64_t n, float v) {\n"
-        "  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) p[i] = v;\n}\n\n"
-        "#ifndef __CUDACC_RTC__\n"
+        , out);
+  fprintf(out, "extern \"C\" __global__ void %s_fill_kernel(float *p, int64_t n, float v) {\n"
+        "  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) p[i] = v;\n}\n\n", p->cname);
+  fputs("#ifndef __CUDACC_RTC__\n"
         "#define GNN_CUDA_CHECK(ctx, call)                                                              \\\n"
         "  do {                                                                                         \\\n"
         "    const cudaError_t e_ = (call);                                                             \\\n"
@@ -297,7 +303,7 @@ static void cuda_launch(FILE *out, const KProgram *p, const Kernel *k) {
   int gpb = BLOCK / k->group;
   fprintf(out, "  if (%s > 0) {\n", emit_rows(k->rows));
   fprintf(out, "    const unsigned blocks = (unsigned)((%s + %d - 1) / %d);\n", emit_rows(k->rows), gpb, gpb);
-  fprintf(out, "    %s<<<blocks, %d, 0, gnn_ctx_stream(m->ctx)>>>(%s", k->name, BLOCK, emit_rows(k->rows));
+  fprintf(out, "    %s_%s<<<blocks, %d, 0, gnn_ctx_stream(m->ctx)>>>(%s", p->cname, k->name, BLOCK, emit_rows(k->rows));
   for (int g = 0; g < KG__COUNT; g++)
     if (k->graph[g]) fprintf(out, ", g->%s", gname[g]);
   for (int i = 0; i < k->bufs.len; i++) fprintf(out, ", %s", emit_buf_ref(p, k->bufs.items[i]));
@@ -326,7 +332,7 @@ static void cuda_gemm(FILE *out, const KProgram *p, const KGemm *g) {
 
 static void cuda_fill(FILE *out, const char *ptr, const char *count, double v) {
   fprintf(out, "  {\n    const int64_t n = %s;\n    if (n > 0) {\n", count);
-  fprintf(out, "      gnn_fill_kernel<<<(unsigned)((n + 255) / 256), 256, 0, gnn_ctx_stream(m->ctx)>>>(%s, n, %s);\n", ptr,
+  fprintf(out, "      %s_fill_kernel<<<(unsigned)((n + 255) / 256), 256, 0, gnn_ctx_stream(m->ctx)>>>(%s, n, %s);\n", kernel_prefix, ptr,
           v > 0 ? "INFINITY" : v < 0 ? "-INFINITY" : "0.0f");
   fputs("      GNN_CUDA_CHECK(m->ctx, cudaGetLastError());\n    }\n  }\n", out);
 }

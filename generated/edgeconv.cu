@@ -38,7 +38,7 @@ __device__ __forceinline__ void gnn_atomic_min_f32(float *p, float v) {
     old = seen;
   }
 }
-extern "C" __global__ void gnn_fill_kernel(float *p, int64_t n, float v) {
+extern "C" __global__ void dgcnn_fill_kernel(float *p, int64_t n, float v) {
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) p[i] = v;
 }
@@ -67,8 +67,8 @@ extern "C" __global__ void gnn_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* k0_apply_global_sub_global: one group, 32 lanes per group, 8 groups per block. fused %4 %17 %28 %39; in memory: %4 %17 %28 %39 */
-extern "C" __global__ void __launch_bounds__(256) k0_apply_global_sub_global(int64_t nrows, float *__restrict__ t4, const float *__restrict__ p_edgeconv0_phi, const float *__restrict__ p_edgeconv0_theta, float *__restrict__ t17, const float *__restrict__ p_edgeconv1_phi, const float *__restrict__ p_edgeconv1_theta, float *__restrict__ t28, const float *__restrict__ p_edgeconv2_phi, const float *__restrict__ p_edgeconv2_theta, float *__restrict__ t39, const float *__restrict__ p_edgeconv3_phi, const float *__restrict__ p_edgeconv3_theta) {
+/* dgcnn_k0_apply_global_sub_global: one group, 32 lanes per group, 8 groups per block. fused %4 %17 %28 %39; in memory: %4 %17 %28 %39 */
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k0_apply_global_sub_global(int64_t nrows, float *__restrict__ t4, const float *__restrict__ p_edgeconv0_phi, const float *__restrict__ p_edgeconv0_theta, float *__restrict__ t17, const float *__restrict__ p_edgeconv1_phi, const float *__restrict__ p_edgeconv1_theta, float *__restrict__ t28, const float *__restrict__ p_edgeconv2_phi, const float *__restrict__ p_edgeconv2_theta, float *__restrict__ t39, const float *__restrict__ p_edgeconv3_phi, const float *__restrict__ p_edgeconv3_theta) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   const unsigned gmask = 0xffffffffu;
@@ -106,8 +106,8 @@ extern "C" __global__ void __launch_bounds__(256) k0_apply_global_sub_global(int
   }
 }
 
-/* k1_sign_vertex: one group per vertex, 1 lanes per group, 256 groups per block. fused %10; in memory: %10 */
-extern "C" __global__ void __launch_bounds__(256) k1_sign_vertex(int64_t nrows, float *__restrict__ t10, const float *__restrict__ in_deg, int training, uint64_t seed) {
+/* dgcnn_k1_sign_vertex: one group per vertex, 1 lanes per group, 256 groups per block. fused %10; in memory: %10 */
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k1_sign_vertex(int64_t nrows, float *__restrict__ t10, const float *__restrict__ in_deg, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 1;
@@ -124,8 +124,8 @@ extern "C" __global__ void __launch_bounds__(256) k1_sign_vertex(int64_t nrows, 
   }
 }
 
-/* k2_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13 */
-extern "C" __global__ void __launch_bounds__(256) k2_max_argmax_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t3, int32_t *__restrict__ t8, const float *__restrict__ in_deg, float *__restrict__ t12, const float *__restrict__ t5, float *__restrict__ t13, int training, uint64_t seed) {
+/* dgcnn_k2_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13 */
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k2_max_argmax_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t3, int32_t *__restrict__ t8, const float *__restrict__ in_deg, float *__restrict__ t12, const float *__restrict__ t5, float *__restrict__ t13, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -236,8 +236,8 @@ extern "C" __global__ void __launch_bounds__(256) k2_max_argmax_vertex(int64_t n
   __syncwarp(gmask);
 }
 
-/* k3_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24 */
-extern "C" __global__ void __launch_bounds__(256) k3_max_argmax_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t16, int32_t *__restrict__ t21, const float *__restrict__ in_deg, float *__restrict__ t23, const float *__restrict__ t18, float *__restrict__ t24, int training, uint64_t seed) {
+/* dgcnn_k3_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24 */
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k3_max_argmax_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t16, int32_t *__restrict__ t21, const float *__restrict__ in_deg, float *__restrict__ t23, const float *__restrict__ t18, float *__restrict__ t24, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -348,8 +348,8 @@ extern "C" __global__ void __launch_bounds__(256) k3_max_argmax_vertex(int64_t n
   __syncwarp(gmask);
 }
 
-/* k4_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35 */
-extern "C" __global__ void __launch_bounds__(256) k4_max_argmax_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t27, int32_t *__restrict__ t32, const float *__restrict__ in_deg, float *__restrict__ t34, const float *__restrict__ t29, float *__restrict__ t35, int training, uint64_t seed) {
+/* dgcnn_k4_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35 */
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k4_max_argmax_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t27, int32_t *__restrict__ t32, const float *__restrict__ in_deg, float *__restrict__ t34, const float *__restrict__ t29, float *__restrict__ t35, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -460,8 +460,8 @@ extern "C" __global__ void __launch_bounds__(256) k4_max_argmax_vertex(int64_t n
   __syncwarp(gmask);
 }
 
-/* k5_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %10 %41 %42 %43 %44 %45; in memory: %43 %45 */
-extern "C" __global__ void __launch_bounds__(256) k5_max_argmax_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t38, int32_t *__restrict__ t43, const float *__restrict__ in_deg, float *__restrict__ t45, const float *__restrict__ t40, int training, uint64_t seed) {
+/* dgcnn_k5_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %10 %41 %42 %43 %44 %45; in memory: %43 %45 */
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k5_max_argmax_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t38, int32_t *__restrict__ t43, const float *__restrict__ in_deg, float *__restrict__ t45, const float *__restrict__ t40, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -564,8 +564,8 @@ extern "C" __global__ void __launch_bounds__(256) k5_max_argmax_vertex(int64_t n
   __syncwarp(gmask);
 }
 
-/* k6_mul_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %47; in memory: %47 */
-extern "C" __global__ void __launch_bounds__(256) k6_mul_vertex(int64_t nrows, float *__restrict__ t47, const float *__restrict__ in_grad_out, const float *__restrict__ t10) {
+/* dgcnn_k6_mul_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %47; in memory: %47 */
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k6_mul_vertex(int64_t nrows, float *__restrict__ t47, const float *__restrict__ in_grad_out, const float *__restrict__ t10) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -578,8 +578,8 @@ extern "C" __global__ void __launch_bounds__(256) k6_mul_vertex(int64_t nrows, f
   }
 }
 
-/* k7_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %48 %49; in memory: %49 */
-extern "C" __global__ void __launch_bounds__(256) k7_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ t43, const float *__restrict__ in_grad_out, float *__restrict__ t49) {
+/* dgcnn_k7_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %48 %49; in memory: %49 */
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k7_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ t43, const float *__restrict__ in_grad_out, float *__restrict__ t49) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -636,8 +636,8 @@ extern "C" __global__ void __launch_bounds__(256) k7_sum_vertex(int64_t nrows, c
   }
 }
 
-/* k8_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %54 %57 %58; in memory: %57 %58 */
-extern "C" __global__ void __launch_bounds__(256) k8_apply_vertex_relu_grad_vertex(int64_t nrows, float *__restrict__ t57, const float *__restrict__ t34, const float *__restrict__ t50, const float *__restrict__ t53, float *__restrict__ t58, const float *__restrict__ t10) {
+/* dgcnn_k8_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %54 %57 %58; in memory: %57 %58 */
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k8_apply_vertex_relu_grad_vertex(int64_t nrows, float *__restrict__ t57, const float *__restrict__ t34, const float *__restrict__ t50, const float *__restrict__ t53, float *__restrict__ t58, const float *__restrict__ t10) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   const unsigned gmask = 0xffffffffu;
@@ -659,8 +659,8 @@ extern "C" __global__ void __launch_bounds__(256) k8_apply_vertex_relu_grad_vert
   }
 }
 
-/* k9_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %59 %60; in memory: %60 */
-extern "C" __global__ void __launch_bounds__(256) k9_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ t32, const float *__restrict__ t57, float *__restrict__ t60) {
+/* dgcnn_k9_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %59 %60; in memory: %60 */
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k9_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ t32, const float *__restrict__ t57, float *__restrict__ t60) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -717,8 +717,8 @@ extern "C" __global__ void __launch_bounds__(256) k9_sum_vertex(int64_t nrows, c
   }
 }
 
-/* k10_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %65 %68 %69; in memory: %68 %69 */
-extern "C" __global__ void __launch_bounds__(256) k10_apply_vertex_relu_grad_vertex(int64_t nrows, float *__restrict__ t68, const float *__restrict__ t23, const float *__restrict__ t61, const float *__restrict__ t64, float *__restrict__ t69, const float *__restrict__ t10) {
+/* dgcnn_k10_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %65 %68 %69; in memory: %68 %69 */
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k10_apply_vertex_relu_grad_vertex(int64_t nrows, float *__restrict__ t68, const float *__restrict__ t23, const float *__restrict__ t61, const float *__restrict__ t64, float *__restrict__ t69, const float *__restrict__ t10) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   const unsigned gmask = 0xffffffffu;
@@ -740,8 +740,8 @@ extern "C" __global__ void __launch_bounds__(256) k10_apply_vertex_relu_grad_ver
   }
 }
 
-/* k11_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %70 %71; in memory: %71 */
-extern "C" __global__ void __launch_bounds__(256) k11_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ t21, const float *__restrict__ t68, float *__restrict__ t71) {
+/* dgcnn_k11_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %70 %71; in memory: %71 */
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k11_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ t21, const float *__restrict__ t68, float *__restrict__ t71) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -798,8 +798,8 @@ extern "C" __global__ void __launch_bounds__(256) k11_sum_vertex(int64_t nrows, 
   }
 }
 
-/* k12_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %76 %79 %80; in memory: %79 %80 */
-extern "C" __global__ void __launch_bounds__(256) k12_apply_vertex_relu_grad_vertex(int64_t nrows, float *__restrict__ t79, const float *__restrict__ t12, const float *__restrict__ t72, const float *__restrict__ t75, float *__restrict__ t80, const float *__restrict__ t10) {
+/* dgcnn_k12_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %76 %79 %80; in memory: %79 %80 */
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k12_apply_vertex_relu_grad_vertex(int64_t nrows, float *__restrict__ t79, const float *__restrict__ t12, const float *__restrict__ t72, const float *__restrict__ t75, float *__restrict__ t80, const float *__restrict__ t10) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   const unsigned gmask = 0xffffffffu;
@@ -821,8 +821,8 @@ extern "C" __global__ void __launch_bounds__(256) k12_apply_vertex_relu_grad_ver
   }
 }
 
-/* k13_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %81 %82; in memory: %82 */
-extern "C" __global__ void __launch_bounds__(256) k13_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ t8, const float *__restrict__ t79, float *__restrict__ t82) {
+/* dgcnn_k13_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %81 %82; in memory: %82 */
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k13_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ t8, const float *__restrict__ t79, float *__restrict__ t82) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -879,8 +879,8 @@ extern "C" __global__ void __launch_bounds__(256) k13_sum_vertex(int64_t nrows, 
   }
 }
 
-/* k14_apply_global_add_global: one group, 32 lanes per group, 8 groups per block. fused %52 %56 %63 %67 %74 %78 %84 %86; in memory: %56 %67 %78 %86 */
-extern "C" __global__ void __launch_bounds__(256) k14_apply_global_add_global(int64_t nrows, float *__restrict__ t56, const float *__restrict__ t51, const float *__restrict__ t55, float *__restrict__ t67, const float *__restrict__ t62, const float *__restrict__ t66, float *__restrict__ t78, const float *__restrict__ t73, const float *__restrict__ t77, float *__restrict__ t86, const float *__restrict__ t83, const float *__restrict__ t85) {
+/* dgcnn_k14_apply_global_add_global: one group, 32 lanes per group, 8 groups per block. fused %52 %56 %63 %67 %74 %78 %84 %86; in memory: %56 %67 %78 %86 */
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k14_apply_global_add_global(int64_t nrows, float *__restrict__ t56, const float *__restrict__ t51, const float *__restrict__ t55, float *__restrict__ t67, const float *__restrict__ t62, const float *__restrict__ t66, float *__restrict__ t78, const float *__restrict__ t73, const float *__restrict__ t77, float *__restrict__ t86, const float *__restrict__ t83, const float *__restrict__ t85) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   const unsigned gmask = 0xffffffffu;
@@ -1188,7 +1188,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   /* 1: fused %4 %17 %28 %39; in memory: %4 %17 %28 %39 */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
-    k0_apply_global_sub_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t4, m->param[1], m->param[0], m->t17, m->param[3], m->param[2], m->t28, m->param[5], m->param[4], m->t39, m->param[7], m->param[6]);
+    dgcnn_k0_apply_global_sub_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t4, m->param[1], m->param[0], m->t17, m->param[3], m->param[2], m->t28, m->param[5], m->param[4], m->t39, m->param[7], m->param[6]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 1 kernel fused %4 %17 %28 %39; in memory: %4 %17 %28 %39");
@@ -1205,7 +1205,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   if (training) {
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
-    k1_sign_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t10, g->in_deg, training, seed);
+    dgcnn_k1_sign_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t10, g->in_deg, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   }
@@ -1213,7 +1213,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   /* 4: fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k2_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t3, m->t8, g->in_deg, m->t12, m->t5, m->t13, training, seed);
+    dgcnn_k2_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t3, m->t8, g->in_deg, m->t12, m->t5, m->t13, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 4 kernel fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13");
@@ -1238,7 +1238,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   /* 7: fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k3_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t16, m->t21, g->in_deg, m->t23, m->t18, m->t24, training, seed);
+    dgcnn_k3_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t16, m->t21, g->in_deg, m->t23, m->t18, m->t24, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 7 kernel fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24");
@@ -1263,7 +1263,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   /* 10: fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k4_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t27, m->t32, g->in_deg, m->t34, m->t29, m->t35, training, seed);
+    dgcnn_k4_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t27, m->t32, g->in_deg, m->t34, m->t29, m->t35, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 10 kernel fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35");
@@ -1288,7 +1288,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   /* 13: fused %10 %41 %42 %43 %44 %45; in memory: %43 %45 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k5_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t38, m->t43, g->in_deg, m->out, m->t40, training, seed);
+    dgcnn_k5_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t38, m->t43, g->in_deg, m->out, m->t40, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 13 kernel fused %10 %41 %42 %43 %44 %45; in memory: %43 %45");
@@ -1374,14 +1374,14 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   /* 14: fused %47; in memory: %47 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k6_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t47, m->in_grad_out, m->t10);
+    dgcnn_k6_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t47, m->in_grad_out, m->t10);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 14 kernel fused %47; in memory: %47");
   /* 15: fused %48 %49; in memory: %49 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k7_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t43, m->in_grad_out, m->t49);
+    dgcnn_k7_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t43, m->in_grad_out, m->t49);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 15 kernel fused %48 %49; in memory: %49");
@@ -1424,14 +1424,14 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   /* 20: fused %54 %57 %58; in memory: %57 %58 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k8_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t57, m->t34, m->t50, m->t53, m->t58, m->t10);
+    dgcnn_k8_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t57, m->t34, m->t50, m->t53, m->t58, m->t10);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 20 kernel fused %54 %57 %58; in memory: %57 %58");
   /* 21: fused %59 %60; in memory: %60 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k9_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t32, m->t57, m->t60);
+    dgcnn_k9_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t32, m->t57, m->t60);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 21 kernel fused %59 %60; in memory: %60");
@@ -1474,14 +1474,14 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   /* 26: fused %65 %68 %69; in memory: %68 %69 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k10_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t68, m->t23, m->t61, m->t64, m->t69, m->t10);
+    dgcnn_k10_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t68, m->t23, m->t61, m->t64, m->t69, m->t10);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 26 kernel fused %65 %68 %69; in memory: %68 %69");
   /* 27: fused %70 %71; in memory: %71 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k11_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t21, m->t68, m->t71);
+    dgcnn_k11_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t21, m->t68, m->t71);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 27 kernel fused %70 %71; in memory: %71");
@@ -1524,14 +1524,14 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   /* 32: fused %76 %79 %80; in memory: %79 %80 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k12_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t79, m->t12, m->t72, m->t75, m->t80, m->t10);
+    dgcnn_k12_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t79, m->t12, m->t72, m->t75, m->t80, m->t10);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 32 kernel fused %76 %79 %80; in memory: %79 %80");
   /* 33: fused %81 %82; in memory: %82 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k13_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t8, m->t79, m->t82);
+    dgcnn_k13_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t8, m->t79, m->t82);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 33 kernel fused %81 %82; in memory: %82");
@@ -1556,7 +1556,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   /* 36: fused %52 %56 %63 %67 %74 %78 %84 %86; in memory: %56 %67 %78 %86 */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
-    k14_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[6], m->grad[7], m->t55, m->grad[4], m->grad[5], m->t66, m->grad[2], m->grad[3], m->t77, m->grad[0], m->grad[1], m->t85);
+    dgcnn_k14_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[6], m->grad[7], m->t55, m->grad[4], m->grad[5], m->t66, m->grad[2], m->grad[3], m->t77, m->grad[0], m->grad[1], m->t85);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 36 kernel fused %52 %56 %63 %67 %74 %78 %84 %86; in memory: %56 %67 %78 %86");

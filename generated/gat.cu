@@ -38,7 +38,7 @@ __device__ __forceinline__ void gnn_atomic_min_f32(float *p, float v) {
     old = seen;
   }
 }
-extern "C" __global__ void gnn_fill_kernel(float *p, int64_t n, float v) {
+extern "C" __global__ void gat_fill_kernel(float *p, int64_t n, float v) {
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) p[i] = v;
 }
@@ -67,8 +67,8 @@ extern "C" __global__ void gnn_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* k0_dropout_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %1; in memory: %1 */
-extern "C" __global__ void __launch_bounds__(256) k0_dropout_vertex(int64_t nrows, float *__restrict__ t1, const float *__restrict__ in_x, int training, uint64_t seed) {
+/* gat_k0_dropout_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %1; in memory: %1 */
+extern "C" __global__ void __launch_bounds__(256) gat_k0_dropout_vertex(int64_t nrows, float *__restrict__ t1, const float *__restrict__ in_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -83,8 +83,8 @@ extern "C" __global__ void __launch_bounds__(256) k0_dropout_vertex(int64_t nrow
   }
 }
 
-/* k1_apply_vertex_dot_vertex: one group per vertex, 8 lanes per group, 32 groups per block. fused %5 %6 %7 %8; in memory: %7 %8 */
-extern "C" __global__ void __launch_bounds__(256) k1_apply_vertex_dot_vertex(int64_t nrows, const float *__restrict__ p_gatconv0_a, const float *__restrict__ t4, float *__restrict__ t7, float *__restrict__ t8) {
+/* gat_k1_apply_vertex_dot_vertex: one group per vertex, 8 lanes per group, 32 groups per block. fused %5 %6 %7 %8; in memory: %7 %8 */
+extern "C" __global__ void __launch_bounds__(256) gat_k1_apply_vertex_dot_vertex(int64_t nrows, const float *__restrict__ p_gatconv0_a, const float *__restrict__ t4, float *__restrict__ t7, float *__restrict__ t8) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
@@ -116,8 +116,8 @@ extern "C" __global__ void __launch_bounds__(256) k1_apply_vertex_dot_vertex(int
   }
 }
 
-/* k2_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %17 %18 %21 */
-extern "C" __global__ void __launch_bounds__(256) k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t4, float *__restrict__ t12, float *__restrict__ t16, float *__restrict__ t18, float *__restrict__ t17, float *__restrict__ t21, int training, uint64_t seed) {
+/* gat_k2_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %17 %18 %21 */
+extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t4, float *__restrict__ t12, float *__restrict__ t16, float *__restrict__ t18, float *__restrict__ t17, float *__restrict__ t21, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -281,8 +281,8 @@ extern "C" __global__ void __launch_bounds__(256) k2_edge_softmax_max_sum_vertex
   __syncwarp(gmask);
 }
 
-/* k3_apply_vertex_dot_vertex: one group per vertex, 1 lanes per group, 256 groups per block. fused %25 %26 %27 %28; in memory: %27 %28 */
-extern "C" __global__ void __launch_bounds__(256) k3_apply_vertex_dot_vertex(int64_t nrows, const float *__restrict__ p_gatconv1_a, const float *__restrict__ t24, float *__restrict__ t27, float *__restrict__ t28) {
+/* gat_k3_apply_vertex_dot_vertex: one group per vertex, 1 lanes per group, 256 groups per block. fused %25 %26 %27 %28; in memory: %27 %28 */
+extern "C" __global__ void __launch_bounds__(256) gat_k3_apply_vertex_dot_vertex(int64_t nrows, const float *__restrict__ p_gatconv1_a, const float *__restrict__ t24, float *__restrict__ t27, float *__restrict__ t28) {
   const int lane = threadIdx.x % 1;
   const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
   const unsigned gmask = 0x1u << (threadIdx.x & 31);  /* this group's lanes of the warp */
@@ -314,8 +314,8 @@ extern "C" __global__ void __launch_bounds__(256) k3_apply_vertex_dot_vertex(int
   }
 }
 
-/* k4_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %37 %38 %39 */
-extern "C" __global__ void __launch_bounds__(256) k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t27, const float *__restrict__ t28, const float *__restrict__ t24, float *__restrict__ t32, float *__restrict__ t36, float *__restrict__ t38, float *__restrict__ t37, float *__restrict__ t39, int training, uint64_t seed) {
+/* gat_k4_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %37 %38 %39 */
+extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t27, const float *__restrict__ t28, const float *__restrict__ t24, float *__restrict__ t32, float *__restrict__ t36, float *__restrict__ t38, float *__restrict__ t37, float *__restrict__ t39, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -484,8 +484,8 @@ extern "C" __global__ void __launch_bounds__(256) k4_edge_softmax_max_sum_vertex
   __syncwarp(gmask);
 }
 
-/* k5_sum_last_vertex: one group per vertex, 1 lanes per group, 256 groups per block. fused %41 %52 %53; in memory: %53 */
-extern "C" __global__ void __launch_bounds__(256) k5_sum_last_vertex(int64_t nrows, const float *__restrict__ in_grad_out, const float *__restrict__ t38, float *__restrict__ t53) {
+/* gat_k5_sum_last_vertex: one group per vertex, 1 lanes per group, 256 groups per block. fused %41 %52 %53; in memory: %53 */
+extern "C" __global__ void __launch_bounds__(256) gat_k5_sum_last_vertex(int64_t nrows, const float *__restrict__ in_grad_out, const float *__restrict__ t38, float *__restrict__ t53) {
   const int lane = threadIdx.x % 1;
   const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -503,8 +503,8 @@ extern "C" __global__ void __launch_bounds__(256) k5_sum_last_vertex(int64_t nro
   }
 }
 
-/* k6_sum_vertex: vertex-balanced over in-edges (CSR), 1 lanes per group, 256 groups per block. fused %29 %30 %41 %43 %44 %46 %47 %48 %49 %50 %51 %54 %55 %56 %57 %59; in memory: %59 */
-extern "C" __global__ void __launch_bounds__(256) k6_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t24, const float *__restrict__ in_grad_out, const float *__restrict__ t27, const float *__restrict__ t28, const float *__restrict__ t32, const float *__restrict__ t36, const float *__restrict__ t53, float *__restrict__ t59, int training, uint64_t seed) {
+/* gat_k6_sum_vertex: vertex-balanced over in-edges (CSR), 1 lanes per group, 256 groups per block. fused %29 %30 %41 %43 %44 %46 %47 %48 %49 %50 %51 %54 %55 %56 %57 %59; in memory: %59 */
+extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t24, const float *__restrict__ in_grad_out, const float *__restrict__ t27, const float *__restrict__ t28, const float *__restrict__ t32, const float *__restrict__ t36, const float *__restrict__ t53, float *__restrict__ t59, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 1;
@@ -576,8 +576,8 @@ extern "C" __global__ void __launch_bounds__(256) k6_sum_vertex(int64_t nrows, c
   }
 }
 
-/* k7_sum_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %54 %55 %56 %57 %58 %62 %65 %66 %70 %71; in memory: %58 %71 */
-extern "C" __global__ void __launch_bounds__(256) k7_sum_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t24, const float *__restrict__ in_grad_out, const float *__restrict__ t27, const float *__restrict__ t28, const float *__restrict__ t32, const float *__restrict__ t36, const float *__restrict__ t53, const float *__restrict__ t37, float *__restrict__ t58, float *__restrict__ t71, const float *__restrict__ t59, const float *__restrict__ p_gatconv1_a, int training, uint64_t seed) {
+/* gat_k7_sum_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %54 %55 %56 %57 %58 %62 %65 %66 %70 %71; in memory: %58 %71 */
+extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t24, const float *__restrict__ in_grad_out, const float *__restrict__ t27, const float *__restrict__ t28, const float *__restrict__ t32, const float *__restrict__ t36, const float *__restrict__ t53, const float *__restrict__ t37, float *__restrict__ t58, float *__restrict__ t71, const float *__restrict__ t59, const float *__restrict__ p_gatconv1_a, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -687,8 +687,8 @@ extern "C" __global__ void __launch_bounds__(256) k7_sum_sum_vertex(int64_t nrow
   __syncwarp(gmask);
 }
 
-/* k8_apply_vertex_reshape_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %19 %74 %75 %76 %87 %88; in memory: %76 %88 */
-extern "C" __global__ void __launch_bounds__(256) k8_apply_vertex_reshape_vertex(int64_t nrows, const float *__restrict__ t18, const float *__restrict__ t72, float *__restrict__ t76, float *__restrict__ t88, int training, uint64_t seed) {
+/* gat_k8_apply_vertex_reshape_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %19 %74 %75 %76 %87 %88; in memory: %76 %88 */
+extern "C" __global__ void __launch_bounds__(256) gat_k8_apply_vertex_reshape_vertex(int64_t nrows, const float *__restrict__ t18, const float *__restrict__ t72, float *__restrict__ t76, float *__restrict__ t88, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -719,8 +719,8 @@ extern "C" __global__ void __launch_bounds__(256) k8_apply_vertex_reshape_vertex
   }
 }
 
-/* k9_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %9 %10 %78 %79 %81 %82 %83 %84 %85 %86 %89 %90 %91 %92 %94; in memory: %94 */
-extern "C" __global__ void __launch_bounds__(256) k9_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t4, const float *__restrict__ t76, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t12, const float *__restrict__ t16, const float *__restrict__ t88, float *__restrict__ t94, int training, uint64_t seed) {
+/* gat_k9_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %9 %10 %78 %79 %81 %82 %83 %84 %85 %86 %89 %90 %91 %92 %94; in memory: %94 */
+extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t4, const float *__restrict__ t76, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t12, const float *__restrict__ t16, const float *__restrict__ t88, float *__restrict__ t94, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -792,8 +792,8 @@ extern "C" __global__ void __launch_bounds__(256) k9_sum_vertex(int64_t nrows, c
   }
 }
 
-/* k10_sum_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %5 %6 %9 %10 %77 %78 %79 %80 %81 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %97 %100 %101 %105 %106; in memory: %93 %106 */
-extern "C" __global__ void __launch_bounds__(256) k10_sum_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t4, const float *__restrict__ t76, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t12, const float *__restrict__ t16, const float *__restrict__ t88, const float *__restrict__ t17, float *__restrict__ t93, const float *__restrict__ t94, const float *__restrict__ p_gatconv0_a, float *__restrict__ t106, int training, uint64_t seed) {
+/* gat_k10_sum_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %5 %6 %9 %10 %77 %78 %79 %80 %81 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %97 %100 %101 %105 %106; in memory: %93 %106 */
+extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t4, const float *__restrict__ t76, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t12, const float *__restrict__ t16, const float *__restrict__ t88, const float *__restrict__ t17, float *__restrict__ t93, const float *__restrict__ t94, const float *__restrict__ p_gatconv0_a, float *__restrict__ t106, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -905,8 +905,8 @@ extern "C" __global__ void __launch_bounds__(256) k10_sum_sum_vertex(int64_t nro
   __syncwarp(gmask);
 }
 
-/* k11_reduce_rows4_sum_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %60 %61 %63 %64 %95 %96 %98 %99; in memory: %61 %64 %96 %99 */
-extern "C" __global__ void __launch_bounds__(256) k11_reduce_rows4_sum_vertex(int64_t nrows, double *__restrict__ acc61, const float *__restrict__ t59, const float *__restrict__ t24, double *__restrict__ acc64, const float *__restrict__ t58, double *__restrict__ acc96, const float *__restrict__ t94, const float *__restrict__ t4, double *__restrict__ acc99, const float *__restrict__ t93) {
+/* gat_k11_reduce_rows4_sum_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %60 %61 %63 %64 %95 %96 %98 %99; in memory: %61 %64 %96 %99 */
+extern "C" __global__ void __launch_bounds__(256) gat_k11_reduce_rows4_sum_vertex(int64_t nrows, double *__restrict__ acc61, const float *__restrict__ t59, const float *__restrict__ t24, double *__restrict__ acc64, const float *__restrict__ t58, double *__restrict__ acc96, const float *__restrict__ t94, const float *__restrict__ t4, double *__restrict__ acc99, const float *__restrict__ t93) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ double blk_acc61[7];
@@ -959,8 +959,8 @@ extern "C" __global__ void __launch_bounds__(256) k11_reduce_rows4_sum_vertex(in
     if (blk_acc99[i] != 0) atomicAdd(&acc99[i], blk_acc99[i]);
 }
 
-/* k12_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %61 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) k12_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t61, const double *__restrict__ acc61) {
+/* gat_k12_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %61 reduce_rows.sum (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) gat_k12_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t61, const double *__restrict__ acc61) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -973,8 +973,8 @@ extern "C" __global__ void __launch_bounds__(256) k12_reduce_rows_sum_finish_glo
   }
 }
 
-/* k13_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %64 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) k13_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t64, const double *__restrict__ acc64) {
+/* gat_k13_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %64 reduce_rows.sum (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) gat_k13_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t64, const double *__restrict__ acc64) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -987,8 +987,8 @@ extern "C" __global__ void __launch_bounds__(256) k13_reduce_rows_sum_finish_glo
   }
 }
 
-/* k14_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %96 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) k14_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t96, const double *__restrict__ acc96) {
+/* gat_k14_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %96 reduce_rows.sum (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) gat_k14_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t96, const double *__restrict__ acc96) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -1001,8 +1001,8 @@ extern "C" __global__ void __launch_bounds__(256) k14_reduce_rows_sum_finish_glo
   }
 }
 
-/* k15_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %99 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) k15_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t99, const double *__restrict__ acc99) {
+/* gat_k15_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %99 reduce_rows.sum (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) gat_k15_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t99, const double *__restrict__ acc99) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -1015,8 +1015,8 @@ extern "C" __global__ void __launch_bounds__(256) k15_reduce_rows_sum_finish_glo
   }
 }
 
-/* k16_apply_global_add_global: one group, 32 lanes per group, 8 groups per block. fused %67 %68 %69 %102 %103 %104; in memory: %69 %104 */
-extern "C" __global__ void __launch_bounds__(256) k16_apply_global_add_global(int64_t nrows, float *__restrict__ t69, const float *__restrict__ t61, const float *__restrict__ t64, const float *__restrict__ t96, float *__restrict__ t104, const float *__restrict__ t99) {
+/* gat_k16_apply_global_add_global: one group, 32 lanes per group, 8 groups per block. fused %67 %68 %69 %102 %103 %104; in memory: %69 %104 */
+extern "C" __global__ void __launch_bounds__(256) gat_k16_apply_global_add_global(int64_t nrows, float *__restrict__ t69, const float *__restrict__ t61, const float *__restrict__ t64, const float *__restrict__ t96, float *__restrict__ t104, const float *__restrict__ t99) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   const unsigned gmask = 0xffffffffu;
@@ -1267,7 +1267,7 @@ gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t s
   /* 0: fused %1; in memory: %1 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
+    gat_k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
@@ -1283,14 +1283,14 @@ gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t s
   /* 2: fused %5 %6 %7 %8; in memory: %7 %8 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    k1_apply_vertex_dot_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->param[1], m->t4, m->t7, m->t8);
+    gat_k1_apply_vertex_dot_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->param[1], m->t4, m->t7, m->t8);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 2 kernel fused %5 %6 %7 %8; in memory: %7 %8");
   /* 3: fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %17 %18 %21 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k2_edge_softmax_max_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t7, m->t8, m->t4, m->t12, m->t16, m->t18, m->t17, m->t21, training, seed);
+    gat_k2_edge_softmax_max_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t7, m->t8, m->t4, m->t12, m->t16, m->t18, m->t17, m->t21, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 3 kernel fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %17 %18 %21");
@@ -1306,14 +1306,14 @@ gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t s
   /* 5: fused %25 %26 %27 %28; in memory: %27 %28 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
-    k3_apply_vertex_dot_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->param[3], m->t24, m->t27, m->t28);
+    gat_k3_apply_vertex_dot_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->param[3], m->t24, m->t27, m->t28);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 5 kernel fused %25 %26 %27 %28; in memory: %27 %28");
   /* 6: fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %37 %38 %39 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    k4_edge_softmax_max_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t27, m->t28, m->t24, m->t32, m->t36, m->t38, m->t37, m->out, training, seed);
+    gat_k4_edge_softmax_max_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t27, m->t28, m->t24, m->t32, m->t36, m->t38, m->t37, m->out, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 6 kernel fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %37 %38 %39");
@@ -1402,21 +1402,21 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
   /* 7: fused %41 %52 %53; in memory: %53 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
-    k5_sum_last_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->in_grad_out, m->t38, m->t53);
+    gat_k5_sum_last_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->in_grad_out, m->t38, m->t53);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 7 kernel fused %41 %52 %53; in memory: %53");
   /* 8: fused %29 %30 %41 %43 %44 %46 %47 %48 %49 %50 %51 %54 %55 %56 %57 %59; in memory: %59 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
-    k6_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t24, m->in_grad_out, m->t27, m->t28, m->t32, m->t36, m->t53, m->t59, training, seed);
+    gat_k6_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t24, m->in_grad_out, m->t27, m->t28, m->t32, m->t36, m->t53, m->t59, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 8 kernel fused %29 %30 %41 %43 %44 %46 %47 %48 %49 %50 %51 %54 %55 %56 %57 %59; in memory: %59");
   /* 9: fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %54 %55 %56 %57 %58 %62 %65 %66 %70 %71; in memory: %58 %71 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    k7_sum_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t24, m->in_grad_out, m->t27, m->t28, m->t32, m->t36, m->t53, m->t37, m->t58, m->t71, m->t59, m->param[3], training, seed);
+    gat_k7_sum_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t24, m->in_grad_out, m->t27, m->t28, m->t32, m->t36, m->t53, m->t37, m->t58, m->t71, m->t59, m->param[3], training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 9 kernel fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %54 %55 %56 %57 %58 %62 %65 %66 %70 %71; in memory: %58 %71");
@@ -1441,21 +1441,21 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
   /* 12: fused %19 %74 %75 %76 %87 %88; in memory: %76 %88 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k8_apply_vertex_reshape_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t18, m->t72, m->t76, m->t88, training, seed);
+    gat_k8_apply_vertex_reshape_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t18, m->t72, m->t76, m->t88, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 12 kernel fused %19 %74 %75 %76 %87 %88; in memory: %76 %88");
   /* 13: fused %9 %10 %78 %79 %81 %82 %83 %84 %85 %86 %89 %90 %91 %92 %94; in memory: %94 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    k9_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t4, m->t76, m->t7, m->t8, m->t12, m->t16, m->t88, m->t94, training, seed);
+    gat_k9_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t4, m->t76, m->t7, m->t8, m->t12, m->t16, m->t88, m->t94, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 13 kernel fused %9 %10 %78 %79 %81 %82 %83 %84 %85 %86 %89 %90 %91 %92 %94; in memory: %94");
   /* 14: fused %5 %6 %9 %10 %77 %78 %79 %80 %81 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %97 %100 %101 %105 %106; in memory: %93 %106 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k10_sum_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t4, m->t76, m->t7, m->t8, m->t12, m->t16, m->t88, m->t17, m->t93, m->t94, m->param[1], m->t106, training, seed);
+    gat_k10_sum_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t4, m->t76, m->t7, m->t8, m->t12, m->t16, m->t88, m->t17, m->t93, m->t94, m->param[1], m->t106, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 14 kernel fused %5 %6 %9 %10 %77 %78 %79 %80 %81 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %97 %100 %101 %105 %106; in memory: %93 %106");
@@ -1474,42 +1474,42 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
   /* 19: fused %60 %61 %63 %64 %95 %96 %98 %99; in memory: %61 %64 %96 %99 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k11_reduce_rows4_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc61, m->t59, m->t24, m->acc64, m->t58, m->acc96, m->t94, m->t4, m->acc99, m->t93);
+    gat_k11_reduce_rows4_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc61, m->t59, m->t24, m->acc64, m->t58, m->acc96, m->t94, m->t4, m->acc99, m->t93);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 19 kernel fused %60 %61 %63 %64 %95 %96 %98 %99; in memory: %61 %64 %96 %99");
   /* 20: %61 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
-    k12_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t61, m->acc61);
+    gat_k12_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t61, m->acc61);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 20 kernel %61 reduce_rows.sum");
   /* 21: %64 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
-    k13_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t64, m->acc64);
+    gat_k13_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t64, m->acc64);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 21 kernel %64 reduce_rows.sum");
   /* 22: %96 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
-    k14_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t96, m->acc96);
+    gat_k14_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t96, m->acc96);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 22 kernel %96 reduce_rows.sum");
   /* 23: %99 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
-    k15_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t99, m->acc99);
+    gat_k15_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t99, m->acc99);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 23 kernel %99 reduce_rows.sum");
   /* 24: fused %67 %68 %69 %102 %103 %104; in memory: %69 %104 */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
-    k16_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[3], m->t61, m->t64, m->t96, m->grad[1], m->t99);
+    gat_k16_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[3], m->t61, m->t64, m->t96, m->grad[1], m->t99);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 24 kernel fused %67 %68 %69 %102 %103 %104; in memory: %69 %104");

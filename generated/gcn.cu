@@ -38,7 +38,7 @@ __device__ __forceinline__ void gnn_atomic_min_f32(float *p, float v) {
     old = seen;
   }
 }
-extern "C" __global__ void gnn_fill_kernel(float *p, int64_t n, float v) {
+extern "C" __global__ void gcn_fill_kernel(float *p, int64_t n, float v) {
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) p[i] = v;
 }
@@ -67,8 +67,8 @@ extern "C" __global__ void gnn_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* k0_dropout_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %1; in memory: %1 */
-extern "C" __global__ void __launch_bounds__(256) k0_dropout_vertex(int64_t nrows, float *__restrict__ t1, const float *__restrict__ in_x, int training, uint64_t seed) {
+/* gcn_k0_dropout_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %1; in memory: %1 */
+extern "C" __global__ void __launch_bounds__(256) gcn_k0_dropout_vertex(int64_t nrows, float *__restrict__ t1, const float *__restrict__ in_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -83,8 +83,8 @@ extern "C" __global__ void __launch_bounds__(256) k0_dropout_vertex(int64_t nrow
   }
 }
 
-/* k1_rsqrt_edge: edge-balanced: one group per edge, 1 lanes per group, 256 groups per block. fused %6 %7; in memory: %7 */
-extern "C" __global__ void __launch_bounds__(256) k1_rsqrt_edge(int64_t nrows, const int32_t *__restrict__ src, const int32_t *__restrict__ dst, float *__restrict__ t7, const float *__restrict__ out_deg, const float *__restrict__ in_deg, int training, uint64_t seed) {
+/* gcn_k1_rsqrt_edge: edge-balanced: one group per edge, 1 lanes per group, 256 groups per block. fused %6 %7; in memory: %7 */
+extern "C" __global__ void __launch_bounds__(256) gcn_k1_rsqrt_edge(int64_t nrows, const int32_t *__restrict__ src, const int32_t *__restrict__ dst, float *__restrict__ t7, const float *__restrict__ out_deg, const float *__restrict__ in_deg, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 1;
@@ -105,8 +105,8 @@ extern "C" __global__ void __launch_bounds__(256) k1_rsqrt_edge(int64_t nrows, c
   }
 }
 
-/* k2_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 16 lanes per group, 16 groups per block. fused %6 %7 %9 %10 %11 %12; in memory: %10 %12 */
-extern "C" __global__ void __launch_bounds__(256) k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t8, float *__restrict__ t10, const float *__restrict__ p_gcnconv0_b, float *__restrict__ t12, int training, uint64_t seed) {
+/* gcn_k2_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 16 lanes per group, 16 groups per block. fused %6 %7 %9 %10 %11 %12; in memory: %10 %12 */
+extern "C" __global__ void __launch_bounds__(256) gcn_k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t8, float *__restrict__ t10, const float *__restrict__ p_gcnconv0_b, float *__restrict__ t12, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 16;
@@ -184,8 +184,8 @@ extern "C" __global__ void __launch_bounds__(256) k2_sum_u_mul_e_vertex(int64_t 
   __syncwarp(gmask);
 }
 
-/* k3_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %6 %7 %16 %17; in memory: %17 */
-extern "C" __global__ void __launch_bounds__(256) k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t15, float *__restrict__ t17, const float *__restrict__ p_gcnconv1_b) {
+/* gcn_k3_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %6 %7 %16 %17; in memory: %17 */
+extern "C" __global__ void __launch_bounds__(256) gcn_k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t15, float *__restrict__ t17, const float *__restrict__ p_gcnconv1_b) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -253,8 +253,8 @@ extern "C" __global__ void __launch_bounds__(256) k3_sum_u_mul_e_vertex(int64_t 
   __syncwarp(gmask);
 }
 
-/* k4_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %20 %21 %22; in memory: %22 */
-extern "C" __global__ void __launch_bounds__(256) k4_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_grad_out, const float *__restrict__ t7, float *__restrict__ t22) {
+/* gcn_k4_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %20 %21 %22; in memory: %22 */
+extern "C" __global__ void __launch_bounds__(256) gcn_k4_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_grad_out, const float *__restrict__ t7, float *__restrict__ t22) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -311,8 +311,8 @@ extern "C" __global__ void __launch_bounds__(256) k4_sum_vertex(int64_t nrows, c
   }
 }
 
-/* k5_relu_grad_vertex: one group per vertex, 16 lanes per group, 16 groups per block. fused %25 %26; in memory: %26 */
-extern "C" __global__ void __launch_bounds__(256) k5_relu_grad_vertex(int64_t nrows, float *__restrict__ t26, const float *__restrict__ t10, const float *__restrict__ t23, int training, uint64_t seed) {
+/* gcn_k5_relu_grad_vertex: one group per vertex, 16 lanes per group, 16 groups per block. fused %25 %26; in memory: %26 */
+extern "C" __global__ void __launch_bounds__(256) gcn_k5_relu_grad_vertex(int64_t nrows, float *__restrict__ t26, const float *__restrict__ t10, const float *__restrict__ t23, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 16;
@@ -327,8 +327,8 @@ extern "C" __global__ void __launch_bounds__(256) k5_relu_grad_vertex(int64_t nr
   }
 }
 
-/* k6_reduce_rows2_sum_vertex: one group per vertex, 16 lanes per group, 16 groups per block. fused %19 %27; in memory: %19 %27 */
-extern "C" __global__ void __launch_bounds__(256) k6_reduce_rows2_sum_vertex(int64_t nrows, double *__restrict__ acc19, const float *__restrict__ in_grad_out, double *__restrict__ acc27, const float *__restrict__ t26) {
+/* gcn_k6_reduce_rows2_sum_vertex: one group per vertex, 16 lanes per group, 16 groups per block. fused %19 %27; in memory: %19 %27 */
+extern "C" __global__ void __launch_bounds__(256) gcn_k6_reduce_rows2_sum_vertex(int64_t nrows, double *__restrict__ acc19, const float *__restrict__ in_grad_out, double *__restrict__ acc27, const float *__restrict__ t26) {
   const int lane = threadIdx.x % 16;
   const int64_t row = (int64_t)blockIdx.x * 16 + threadIdx.x / 16;
   __shared__ double blk_acc19[7];
@@ -359,8 +359,8 @@ extern "C" __global__ void __launch_bounds__(256) k6_reduce_rows2_sum_vertex(int
     if (blk_acc27[i] != 0) atomicAdd(&acc27[i], blk_acc27[i]);
 }
 
-/* k7_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %19 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) k7_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t19, const double *__restrict__ acc19) {
+/* gcn_k7_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %19 reduce_rows.sum (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) gcn_k7_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t19, const double *__restrict__ acc19) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -373,8 +373,8 @@ extern "C" __global__ void __launch_bounds__(256) k7_reduce_rows_sum_finish_glob
   }
 }
 
-/* k8_reduce_rows_sum_finish_global: one group, 16 lanes per group, 16 groups per block. %27 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) k8_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t27, const double *__restrict__ acc27) {
+/* gcn_k8_reduce_rows_sum_finish_global: one group, 16 lanes per group, 16 groups per block. %27 reduce_rows.sum (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) gcn_k8_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t27, const double *__restrict__ acc27) {
   const int lane = threadIdx.x % 16;
   const int64_t row = (int64_t)blockIdx.x * 16 + threadIdx.x / 16;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -387,8 +387,8 @@ extern "C" __global__ void __launch_bounds__(256) k8_reduce_rows_sum_finish_glob
   }
 }
 
-/* k9_sum_vertex: vertex-balanced over out-edges (CSC), 16 lanes per group, 16 groups per block. fused %28 %29 %30; in memory: %30 */
-extern "C" __global__ void __launch_bounds__(256) k9_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t26, const float *__restrict__ t7, float *__restrict__ t30) {
+/* gcn_k9_sum_vertex: vertex-balanced over out-edges (CSC), 16 lanes per group, 16 groups per block. fused %28 %29 %30; in memory: %30 */
+extern "C" __global__ void __launch_bounds__(256) gcn_k9_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t26, const float *__restrict__ t7, float *__restrict__ t30) {
   const int lane = threadIdx.x % 16;
   const int64_t row = (int64_t)blockIdx.x * 16 + threadIdx.x / 16;
   __shared__ int64_t sh_e_block[16][16];
@@ -606,7 +606,7 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
   /* 0: fused %1; in memory: %1 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
+    gcn_k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
@@ -614,7 +614,7 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
   if (training) {
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 256 - 1) / 256);
-    k1_rsqrt_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, g->dst, m->t7, g->out_deg, g->in_deg, training, seed);
+    gcn_k1_rsqrt_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, g->dst, m->t7, g->out_deg, g->in_deg, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   }
@@ -631,7 +631,7 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
   /* 3: fused %6 %7 %9 %10 %11 %12; in memory: %10 %12 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
-    k2_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t8, m->t10, m->param[1], m->t12, training, seed);
+    gcn_k2_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t8, m->t10, m->param[1], m->t12, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 3 kernel fused %6 %7 %9 %10 %11 %12; in memory: %10 %12");
@@ -647,7 +647,7 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
   /* 5: fused %6 %7 %16 %17; in memory: %17 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    k3_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t15, m->out, m->param[3]);
+    gcn_k3_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t15, m->out, m->param[3]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 5 kernel fused %6 %7 %16 %17; in memory: %17");
@@ -736,7 +736,7 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
   /* 6: fused %20 %21 %22; in memory: %22 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    k4_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_grad_out, m->t7, m->t22);
+    gcn_k4_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_grad_out, m->t7, m->t22);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 6 kernel fused %20 %21 %22; in memory: %22");
@@ -761,7 +761,7 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
   /* 9: fused %25 %26; in memory: %26 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
-    k5_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t26, m->t10, m->t23, training, seed);
+    gcn_k5_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t26, m->t10, m->t23, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 9 kernel fused %25 %26; in memory: %26");
@@ -774,28 +774,28 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
   /* 12: fused %19 %27; in memory: %19 %27 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
-    k6_reduce_rows2_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc19, m->in_grad_out, m->acc27, m->t26);
+    gcn_k6_reduce_rows2_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc19, m->in_grad_out, m->acc27, m->t26);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 12 kernel fused %19 %27; in memory: %19 %27");
   /* 13: %19 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
-    k7_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[3], m->acc19);
+    gcn_k7_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[3], m->acc19);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 13 kernel %19 reduce_rows.sum");
   /* 14: %27 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 16 - 1) / 16);
-    k8_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[1], m->acc27);
+    gcn_k8_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[1], m->acc27);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 14 kernel %27 reduce_rows.sum");
   /* 15: fused %28 %29 %30; in memory: %30 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
-    k9_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t26, m->t7, m->t30);
+    gcn_k9_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t26, m->t7, m->t30);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 15 kernel fused %28 %29 %30; in memory: %30");

@@ -38,7 +38,7 @@ __device__ __forceinline__ void gnn_atomic_min_f32(float *p, float v) {
     old = seen;
   }
 }
-extern "C" __global__ void gnn_fill_kernel(float *p, int64_t n, float v) {
+extern "C" __global__ void gin_fill_kernel(float *p, int64_t n, float v) {
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) p[i] = v;
 }
@@ -67,8 +67,8 @@ extern "C" __global__ void gnn_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* k0_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %9 %10 %11 %12 %13; in memory: %12 %13 */
-extern "C" __global__ void __launch_bounds__(256) k0_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t8, const float *__restrict__ p_ginconv0_eps, float *__restrict__ t12, const float *__restrict__ p_ginconv0_b1, float *__restrict__ t13) {
+/* gin_k0_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %9 %10 %11 %12 %13; in memory: %12 %13 */
+extern "C" __global__ void __launch_bounds__(256) gin_k0_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t8, const float *__restrict__ p_ginconv0_eps, float *__restrict__ t12, const float *__restrict__ p_ginconv0_b1, float *__restrict__ t13) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -144,8 +144,8 @@ extern "C" __global__ void __launch_bounds__(256) k0_sum_copy_u_vertex(int64_t n
   __syncwarp(gmask);
 }
 
-/* k1_relu_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %15 %16; in memory: %16 */
-extern "C" __global__ void __launch_bounds__(256) k1_relu_vertex(int64_t nrows, const float *__restrict__ t14, const float *__restrict__ p_ginconv0_b2, float *__restrict__ t16) {
+/* gin_k1_relu_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %15 %16; in memory: %16 */
+extern "C" __global__ void __launch_bounds__(256) gin_k1_relu_vertex(int64_t nrows, const float *__restrict__ t14, const float *__restrict__ p_ginconv0_b2, float *__restrict__ t16) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -160,8 +160,8 @@ extern "C" __global__ void __launch_bounds__(256) k1_relu_vertex(int64_t nrows, 
   }
 }
 
-/* k2_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %22 %24 %25 %26 %27 %28; in memory: %27 %28 */
-extern "C" __global__ void __launch_bounds__(256) k2_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t23, const float *__restrict__ p_ginconv1_eps, float *__restrict__ t27, const float *__restrict__ p_ginconv1_b1, float *__restrict__ t28) {
+/* gin_k2_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %22 %24 %25 %26 %27 %28; in memory: %27 %28 */
+extern "C" __global__ void __launch_bounds__(256) gin_k2_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t23, const float *__restrict__ p_ginconv1_eps, float *__restrict__ t27, const float *__restrict__ p_ginconv1_b1, float *__restrict__ t28) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -237,8 +237,8 @@ extern "C" __global__ void __launch_bounds__(256) k2_sum_copy_u_vertex(int64_t n
   __syncwarp(gmask);
 }
 
-/* k3_add_vertex: one group per vertex, 8 lanes per group, 32 groups per block. fused %30; in memory: %30 */
-extern "C" __global__ void __launch_bounds__(256) k3_add_vertex(int64_t nrows, float *__restrict__ t30, const float *__restrict__ t29, const float *__restrict__ p_ginconv1_b2) {
+/* gin_k3_add_vertex: one group per vertex, 8 lanes per group, 32 groups per block. fused %30; in memory: %30 */
+extern "C" __global__ void __launch_bounds__(256) gin_k3_add_vertex(int64_t nrows, float *__restrict__ t30, const float *__restrict__ t29, const float *__restrict__ p_ginconv1_b2) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -251,8 +251,8 @@ extern "C" __global__ void __launch_bounds__(256) k3_add_vertex(int64_t nrows, f
   }
 }
 
-/* k4_relu_grad_vertex: one group per vertex, 8 lanes per group, 32 groups per block. fused %35; in memory: %35 */
-extern "C" __global__ void __launch_bounds__(256) k4_relu_grad_vertex(int64_t nrows, float *__restrict__ t35, const float *__restrict__ t27, const float *__restrict__ t33) {
+/* gin_k4_relu_grad_vertex: one group per vertex, 8 lanes per group, 32 groups per block. fused %35; in memory: %35 */
+extern "C" __global__ void __launch_bounds__(256) gin_k4_relu_grad_vertex(int64_t nrows, float *__restrict__ t35, const float *__restrict__ t27, const float *__restrict__ t33) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -265,8 +265,8 @@ extern "C" __global__ void __launch_bounds__(256) k4_relu_grad_vertex(int64_t nr
   }
 }
 
-/* k5_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %22 %40 %41 %42 %43; in memory: %43 */
-extern "C" __global__ void __launch_bounds__(256) k5_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t35, const float *__restrict__ p_ginconv1_eps, float *__restrict__ t43) {
+/* gin_k5_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %22 %40 %41 %42 %43; in memory: %43 */
+extern "C" __global__ void __launch_bounds__(256) gin_k5_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t35, const float *__restrict__ p_ginconv1_eps, float *__restrict__ t43) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -334,8 +334,8 @@ extern "C" __global__ void __launch_bounds__(256) k5_sum_vertex(int64_t nrows, c
   __syncwarp(gmask);
 }
 
-/* k6_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %15 %46; in memory: %46 */
-extern "C" __global__ void __launch_bounds__(256) k6_relu_grad_vertex(int64_t nrows, const float *__restrict__ t14, const float *__restrict__ p_ginconv0_b2, float *__restrict__ t46, const float *__restrict__ t44) {
+/* gin_k6_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %15 %46; in memory: %46 */
+extern "C" __global__ void __launch_bounds__(256) gin_k6_relu_grad_vertex(int64_t nrows, const float *__restrict__ t14, const float *__restrict__ p_ginconv0_b2, float *__restrict__ t46, const float *__restrict__ t44) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -350,8 +350,8 @@ extern "C" __global__ void __launch_bounds__(256) k6_relu_grad_vertex(int64_t nr
   }
 }
 
-/* k7_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %50; in memory: %50 */
-extern "C" __global__ void __launch_bounds__(256) k7_relu_grad_vertex(int64_t nrows, float *__restrict__ t50, const float *__restrict__ t12, const float *__restrict__ t48) {
+/* gin_k7_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %50; in memory: %50 */
+extern "C" __global__ void __launch_bounds__(256) gin_k7_relu_grad_vertex(int64_t nrows, float *__restrict__ t50, const float *__restrict__ t12, const float *__restrict__ t48) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -364,8 +364,8 @@ extern "C" __global__ void __launch_bounds__(256) k7_relu_grad_vertex(int64_t nr
   }
 }
 
-/* k8_reduce_rows6_sum_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %32 %36 %37 %38 %39 %47 %51 %52 %53 %54; in memory: %32 %36 %39 %47 %51 %54 */
-extern "C" __global__ void __launch_bounds__(256) k8_reduce_rows6_sum_vertex(int64_t nrows, double *__restrict__ acc32, const float *__restrict__ in_grad_out, double *__restrict__ acc36, const float *__restrict__ t35, const float *__restrict__ t23, double *__restrict__ acc39, double *__restrict__ acc47, const float *__restrict__ t46, double *__restrict__ acc51, const float *__restrict__ t50, const float *__restrict__ t8, double *__restrict__ acc54) {
+/* gin_k8_reduce_rows6_sum_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %32 %36 %37 %38 %39 %47 %51 %52 %53 %54; in memory: %32 %36 %39 %47 %51 %54 */
+extern "C" __global__ void __launch_bounds__(256) gin_k8_reduce_rows6_sum_vertex(int64_t nrows, double *__restrict__ acc32, const float *__restrict__ in_grad_out, double *__restrict__ acc36, const float *__restrict__ t35, const float *__restrict__ t23, double *__restrict__ acc39, double *__restrict__ acc47, const float *__restrict__ t46, double *__restrict__ acc51, const float *__restrict__ t50, const float *__restrict__ t8, double *__restrict__ acc54) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ double blk_acc32[7];
@@ -450,8 +450,8 @@ extern "C" __global__ void __launch_bounds__(256) k8_reduce_rows6_sum_vertex(int
     if (blk_acc54[i] != 0) atomicAdd(&acc54[i], blk_acc54[i]);
 }
 
-/* k9_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %32 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) k9_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t32, const double *__restrict__ acc32) {
+/* gin_k9_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %32 reduce_rows.sum (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) gin_k9_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t32, const double *__restrict__ acc32) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -464,8 +464,8 @@ extern "C" __global__ void __launch_bounds__(256) k9_reduce_rows_sum_finish_glob
   }
 }
 
-/* k10_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %36 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) k10_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t36, const double *__restrict__ acc36) {
+/* gin_k10_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %36 reduce_rows.sum (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) gin_k10_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t36, const double *__restrict__ acc36) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -478,8 +478,8 @@ extern "C" __global__ void __launch_bounds__(256) k10_reduce_rows_sum_finish_glo
   }
 }
 
-/* k11_reduce_rows_sum_finish_global: one group, 1 lanes per group, 256 groups per block. %39 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) k11_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t39, const double *__restrict__ acc39) {
+/* gin_k11_reduce_rows_sum_finish_global: one group, 1 lanes per group, 256 groups per block. %39 reduce_rows.sum (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) gin_k11_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t39, const double *__restrict__ acc39) {
   const int lane = threadIdx.x % 1;
   const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -492,8 +492,8 @@ extern "C" __global__ void __launch_bounds__(256) k11_reduce_rows_sum_finish_glo
   }
 }
 
-/* k12_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %47 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) k12_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t47, const double *__restrict__ acc47) {
+/* gin_k12_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %47 reduce_rows.sum (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) gin_k12_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t47, const double *__restrict__ acc47) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -506,8 +506,8 @@ extern "C" __global__ void __launch_bounds__(256) k12_reduce_rows_sum_finish_glo
   }
 }
 
-/* k13_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %51 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) k13_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t51, const double *__restrict__ acc51) {
+/* gin_k13_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %51 reduce_rows.sum (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) gin_k13_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t51, const double *__restrict__ acc51) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -520,8 +520,8 @@ extern "C" __global__ void __launch_bounds__(256) k13_reduce_rows_sum_finish_glo
   }
 }
 
-/* k14_reduce_rows_sum_finish_global: one group, 1 lanes per group, 256 groups per block. %54 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) k14_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t54, const double *__restrict__ acc54) {
+/* gin_k14_reduce_rows_sum_finish_global: one group, 1 lanes per group, 256 groups per block. %54 reduce_rows.sum (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) gin_k14_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t54, const double *__restrict__ acc54) {
   const int lane = threadIdx.x % 1;
   const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -534,8 +534,8 @@ extern "C" __global__ void __launch_bounds__(256) k14_reduce_rows_sum_finish_glo
   }
 }
 
-/* k15_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %7 %55 %56 %57 %58; in memory: %58 */
-extern "C" __global__ void __launch_bounds__(256) k15_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t50, const float *__restrict__ p_ginconv0_eps, float *__restrict__ t58) {
+/* gin_k15_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %7 %55 %56 %57 %58; in memory: %58 */
+extern "C" __global__ void __launch_bounds__(256) gin_k15_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t50, const float *__restrict__ p_ginconv0_eps, float *__restrict__ t58) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -812,7 +812,7 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
   /* 1: fused %7 %9 %10 %11 %12 %13; in memory: %12 %13 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k0_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t8, m->param[0], m->t12, m->param[2], m->t13);
+    gin_k0_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t8, m->param[0], m->t12, m->param[2], m->t13);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 1 kernel fused %7 %9 %10 %11 %12 %13; in memory: %12 %13");
@@ -828,7 +828,7 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
   /* 3: fused %15 %16; in memory: %16 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k1_relu_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t14, m->param[4], m->t16);
+    gin_k1_relu_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t14, m->param[4], m->t16);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 3 kernel fused %15 %16; in memory: %16");
@@ -844,7 +844,7 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
   /* 5: fused %22 %24 %25 %26 %27 %28; in memory: %27 %28 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    k2_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t23, m->param[5], m->t27, m->param[7], m->t28);
+    gin_k2_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t23, m->param[5], m->t27, m->param[7], m->t28);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 5 kernel fused %22 %24 %25 %26 %27 %28; in memory: %27 %28");
@@ -860,7 +860,7 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
   /* 7: fused %30; in memory: %30 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    k3_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->out, m->t29, m->param[9]);
+    gin_k3_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->out, m->t29, m->param[9]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 7 kernel fused %30; in memory: %30");
@@ -965,14 +965,14 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
   /* 10: fused %35; in memory: %35 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    k4_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t35, m->t27, m->t33);
+    gin_k4_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t35, m->t27, m->t33);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 10 kernel fused %35; in memory: %35");
   /* 11: fused %22 %40 %41 %42 %43; in memory: %43 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    k5_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t35, m->param[5], m->t43);
+    gin_k5_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t35, m->param[5], m->t43);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 11 kernel fused %22 %40 %41 %42 %43; in memory: %43");
@@ -997,7 +997,7 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
   /* 14: fused %15 %46; in memory: %46 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k6_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t14, m->param[4], m->t46, m->t44);
+    gin_k6_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t14, m->param[4], m->t46, m->t44);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 14 kernel fused %15 %46; in memory: %46");
@@ -1022,7 +1022,7 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
   /* 17: fused %50; in memory: %50 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k7_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t50, m->t12, m->t48);
+    gin_k7_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t50, m->t12, m->t48);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 17 kernel fused %50; in memory: %50");
@@ -1047,56 +1047,56 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
   /* 24: fused %32 %36 %37 %38 %39 %47 %51 %52 %53 %54; in memory: %32 %36 %39 %47 %51 %54 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k8_reduce_rows6_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc32, m->in_grad_out, m->acc36, m->t35, m->t23, m->acc39, m->acc47, m->t46, m->acc51, m->t50, m->t8, m->acc54);
+    gin_k8_reduce_rows6_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc32, m->in_grad_out, m->acc36, m->t35, m->t23, m->acc39, m->acc47, m->t46, m->acc51, m->t50, m->t8, m->acc54);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 24 kernel fused %32 %36 %37 %38 %39 %47 %51 %52 %53 %54; in memory: %32 %36 %39 %47 %51 %54");
   /* 25: %32 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
-    k9_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[9], m->acc32);
+    gin_k9_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[9], m->acc32);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 25 kernel %32 reduce_rows.sum");
   /* 26: %36 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
-    k10_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[7], m->acc36);
+    gin_k10_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[7], m->acc36);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 26 kernel %36 reduce_rows.sum");
   /* 27: %39 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 256 - 1) / 256);
-    k11_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->acc39);
+    gin_k11_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->acc39);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 27 kernel %39 reduce_rows.sum");
   /* 28: %47 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
-    k12_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[4], m->acc47);
+    gin_k12_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[4], m->acc47);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 28 kernel %47 reduce_rows.sum");
   /* 29: %51 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
-    k13_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->acc51);
+    gin_k13_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->acc51);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 29 kernel %51 reduce_rows.sum");
   /* 30: %54 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 256 - 1) / 256);
-    k14_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[0], m->acc54);
+    gin_k14_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[0], m->acc54);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 30 kernel %54 reduce_rows.sum");
   /* 31: fused %7 %55 %56 %57 %58; in memory: %58 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k15_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t50, m->param[0], m->t58);
+    gin_k15_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t50, m->param[0], m->t58);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 31 kernel fused %7 %55 %56 %57 %58; in memory: %58");

@@ -38,7 +38,7 @@ __device__ __forceinline__ void gnn_atomic_min_f32(float *p, float v) {
     old = seen;
   }
 }
-extern "C" __global__ void gnn_fill_kernel(float *p, int64_t n, float v) {
+extern "C" __global__ void monet_fill_kernel(float *p, int64_t n, float v) {
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) p[i] = v;
 }
@@ -67,8 +67,8 @@ extern "C" __global__ void gnn_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* k0_dropout_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %1; in memory: %1 */
-extern "C" __global__ void __launch_bounds__(256) k0_dropout_vertex(int64_t nrows, float *__restrict__ t1, const float *__restrict__ in_x, int training, uint64_t seed) {
+/* monet_k0_dropout_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %1; in memory: %1 */
+extern "C" __global__ void __launch_bounds__(256) monet_k0_dropout_vertex(int64_t nrows, float *__restrict__ t1, const float *__restrict__ in_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -83,8 +83,8 @@ extern "C" __global__ void __launch_bounds__(256) k0_dropout_vertex(int64_t nrow
   }
 }
 
-/* k1_apply_edge_exp_edge: edge-balanced: one group per edge, 4 lanes per group, 64 groups per block. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40; in memory: %22 %40 */
-extern "C" __global__ void __launch_bounds__(256) k1_apply_edge_exp_edge(int64_t nrows, const int32_t *__restrict__ src, const int32_t *__restrict__ dst, const float *__restrict__ p_gmmconv0_isigma, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ p_gmmconv0_mu, float *__restrict__ t22, const float *__restrict__ p_gmmconv1_isigma, const float *__restrict__ p_gmmconv1_P, const float *__restrict__ p_gmmconv1_mu, float *__restrict__ t40, int training, uint64_t seed) {
+/* monet_k1_apply_edge_exp_edge: edge-balanced: one group per edge, 4 lanes per group, 64 groups per block. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40; in memory: %22 %40 */
+extern "C" __global__ void __launch_bounds__(256) monet_k1_apply_edge_exp_edge(int64_t nrows, const int32_t *__restrict__ src, const int32_t *__restrict__ dst, const float *__restrict__ p_gmmconv0_isigma, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ p_gmmconv0_mu, float *__restrict__ t22, const float *__restrict__ p_gmmconv1_isigma, const float *__restrict__ p_gmmconv1_P, const float *__restrict__ p_gmmconv1_mu, float *__restrict__ t40, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 4;
@@ -154,8 +154,8 @@ extern "C" __global__ void __launch_bounds__(256) k1_apply_edge_exp_edge(int64_t
   }
 }
 
-/* k2_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27 */
-extern "C" __global__ void __launch_bounds__(256) k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ p_gmmconv0_isigma, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ p_gmmconv0_mu, const float *__restrict__ t23, float *__restrict__ t25, float *__restrict__ t27, int training, uint64_t seed) {
+/* monet_k2_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27 */
+extern "C" __global__ void __launch_bounds__(256) monet_k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ p_gmmconv0_isigma, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ p_gmmconv0_mu, const float *__restrict__ t23, float *__restrict__ t25, float *__restrict__ t27, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -258,8 +258,8 @@ extern "C" __global__ void __launch_bounds__(256) k2_sum_u_mul_e_vertex(int64_t 
   __syncwarp(gmask);
 }
 
-/* k3_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43 */
-extern "C" __global__ void __launch_bounds__(256) k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ p_gmmconv1_isigma, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv1_P, const float *__restrict__ p_gmmconv1_mu, const float *__restrict__ t41, float *__restrict__ t43) {
+/* monet_k3_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43 */
+extern "C" __global__ void __launch_bounds__(256) monet_k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ p_gmmconv1_isigma, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv1_P, const float *__restrict__ p_gmmconv1_mu, const float *__restrict__ t41, float *__restrict__ t43) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -352,8 +352,8 @@ extern "C" __global__ void __launch_bounds__(256) k3_sum_u_mul_e_vertex(int64_t 
   __syncwarp(gmask);
 }
 
-/* k4_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %46 %47 %48 %51 %52; in memory: %52 */
-extern "C" __global__ void __launch_bounds__(256) k4_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_grad_out, const float *__restrict__ t40, float *__restrict__ t52) {
+/* monet_k4_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %46 %47 %48 %51 %52; in memory: %52 */
+extern "C" __global__ void __launch_bounds__(256) monet_k4_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_grad_out, const float *__restrict__ t40, float *__restrict__ t52) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -412,8 +412,8 @@ extern "C" __global__ void __launch_bounds__(256) k4_sum_vertex(int64_t nrows, c
   }
 }
 
-/* k5_div_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %72 %73 %74 %75; in memory: %75 */
-extern "C" __global__ void __launch_bounds__(256) k5_div_vertex(int64_t nrows, const float *__restrict__ t25, const float *__restrict__ t53, float *__restrict__ t75, int training, uint64_t seed) {
+/* monet_k5_div_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %72 %73 %74 %75; in memory: %75 */
+extern "C" __global__ void __launch_bounds__(256) monet_k5_div_vertex(int64_t nrows, const float *__restrict__ t25, const float *__restrict__ t53, float *__restrict__ t75, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -430,8 +430,8 @@ extern "C" __global__ void __launch_bounds__(256) k5_div_vertex(int64_t nrows, c
   }
 }
 
-/* k6_reduce_rows6_sum_edge: edge-balanced: one group per edge, 8 lanes per group, 32 groups per block. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %32 %33 %34 %35 %36 %37 %46 %47 %49 %50 %55 %56 %57 %58 %59 %62 %63 %64 %65 %66 %67 %69 %70 %71 %77 %78 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %94 %95 %96 %97; in memory: %59 %65 %71 %86 %92 %97 */
-extern "C" __global__ void __launch_bounds__(256) k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *__restrict__ src, const int32_t *__restrict__ dst, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv1_P, const float *__restrict__ p_gmmconv1_mu, const float *__restrict__ in_grad_out, const float *__restrict__ t41, const float *__restrict__ t40, double *__restrict__ acc59, const float *__restrict__ p_gmmconv1_isigma, double *__restrict__ acc65, double *__restrict__ acc71, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ p_gmmconv0_mu, const float *__restrict__ t23, const float *__restrict__ t75, const float *__restrict__ t22, double *__restrict__ acc86, const float *__restrict__ p_gmmconv0_isigma, double *__restrict__ acc92, double *__restrict__ acc97) {
+/* monet_k6_reduce_rows6_sum_edge: edge-balanced: one group per edge, 8 lanes per group, 32 groups per block. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %32 %33 %34 %35 %36 %37 %46 %47 %49 %50 %55 %56 %57 %58 %59 %62 %63 %64 %65 %66 %67 %69 %70 %71 %77 %78 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %94 %95 %96 %97; in memory: %59 %65 %71 %86 %92 %97 */
+extern "C" __global__ void __launch_bounds__(256) monet_k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *__restrict__ src, const int32_t *__restrict__ dst, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv1_P, const float *__restrict__ p_gmmconv1_mu, const float *__restrict__ in_grad_out, const float *__restrict__ t41, const float *__restrict__ t40, double *__restrict__ acc59, const float *__restrict__ p_gmmconv1_isigma, double *__restrict__ acc65, double *__restrict__ acc71, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ p_gmmconv0_mu, const float *__restrict__ t23, const float *__restrict__ t75, const float *__restrict__ t22, double *__restrict__ acc86, const float *__restrict__ p_gmmconv0_isigma, double *__restrict__ acc92, double *__restrict__ acc97) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ double blk_acc59[6];
@@ -696,8 +696,8 @@ extern "C" __global__ void __launch_bounds__(256) k6_reduce_rows6_sum_edge(int64
     if (blk_acc97[i] != 0) atomicAdd(&acc97[i], blk_acc97[i]);
 }
 
-/* k7_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %59 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) k7_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t59, const double *__restrict__ acc59) {
+/* monet_k7_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %59 reduce_rows.sum (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) monet_k7_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t59, const double *__restrict__ acc59) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -710,8 +710,8 @@ extern "C" __global__ void __launch_bounds__(256) k7_reduce_rows_sum_finish_glob
   }
 }
 
-/* k8_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %65 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) k8_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t65, const double *__restrict__ acc65) {
+/* monet_k8_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %65 reduce_rows.sum (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) monet_k8_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t65, const double *__restrict__ acc65) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -724,8 +724,8 @@ extern "C" __global__ void __launch_bounds__(256) k8_reduce_rows_sum_finish_glob
   }
 }
 
-/* k9_reduce_rows_matmul_tn_finish_global: one group, 4 lanes per group, 64 groups per block. %71 reduce_rows.matmul_tn (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) k9_reduce_rows_matmul_tn_finish_global(int64_t nrows, float *__restrict__ t71, const double *__restrict__ acc71) {
+/* monet_k9_reduce_rows_matmul_tn_finish_global: one group, 4 lanes per group, 64 groups per block. %71 reduce_rows.matmul_tn (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) monet_k9_reduce_rows_matmul_tn_finish_global(int64_t nrows, float *__restrict__ t71, const double *__restrict__ acc71) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -738,8 +738,8 @@ extern "C" __global__ void __launch_bounds__(256) k9_reduce_rows_matmul_tn_finis
   }
 }
 
-/* k10_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %86 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) k10_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t86, const double *__restrict__ acc86) {
+/* monet_k10_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %86 reduce_rows.sum (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) monet_k10_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t86, const double *__restrict__ acc86) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -752,8 +752,8 @@ extern "C" __global__ void __launch_bounds__(256) k10_reduce_rows_sum_finish_glo
   }
 }
 
-/* k11_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %92 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) k11_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t92, const double *__restrict__ acc92) {
+/* monet_k11_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %92 reduce_rows.sum (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) monet_k11_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t92, const double *__restrict__ acc92) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -766,8 +766,8 @@ extern "C" __global__ void __launch_bounds__(256) k11_reduce_rows_sum_finish_glo
   }
 }
 
-/* k12_reduce_rows_matmul_tn_finish_global: one group, 4 lanes per group, 64 groups per block. %97 reduce_rows.matmul_tn (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) k12_reduce_rows_matmul_tn_finish_global(int64_t nrows, float *__restrict__ t97, const double *__restrict__ acc97) {
+/* monet_k12_reduce_rows_matmul_tn_finish_global: one group, 4 lanes per group, 64 groups per block. %97 reduce_rows.matmul_tn (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) monet_k12_reduce_rows_matmul_tn_finish_global(int64_t nrows, float *__restrict__ t97, const double *__restrict__ acc97) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -780,8 +780,8 @@ extern "C" __global__ void __launch_bounds__(256) k12_reduce_rows_matmul_tn_fini
   }
 }
 
-/* k13_apply_global_add_global: one group, 8 lanes per group, 32 groups per block. fused %60 %61 %87 %88; in memory: %61 %88 */
-extern "C" __global__ void __launch_bounds__(256) k13_apply_global_add_global(int64_t nrows, const float *__restrict__ t59, const float *__restrict__ p_gmmconv1_isigma, float *__restrict__ t61, const float *__restrict__ t86, const float *__restrict__ p_gmmconv0_isigma, float *__restrict__ t88) {
+/* monet_k13_apply_global_add_global: one group, 8 lanes per group, 32 groups per block. fused %60 %61 %87 %88; in memory: %61 %88 */
+extern "C" __global__ void __launch_bounds__(256) monet_k13_apply_global_add_global(int64_t nrows, const float *__restrict__ t59, const float *__restrict__ p_gmmconv1_isigma, float *__restrict__ t61, const float *__restrict__ t86, const float *__restrict__ p_gmmconv0_isigma, float *__restrict__ t88) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
@@ -807,8 +807,8 @@ extern "C" __global__ void __launch_bounds__(256) k13_apply_global_add_global(in
   }
 }
 
-/* k14_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %76 %79 %80; in memory: %80 */
-extern "C" __global__ void __launch_bounds__(256) k14_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t75, const float *__restrict__ t22, float *__restrict__ t80) {
+/* monet_k14_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %76 %79 %80; in memory: %80 */
+extern "C" __global__ void __launch_bounds__(256) monet_k14_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t75, const float *__restrict__ t22, float *__restrict__ t80) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -1051,7 +1051,7 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   /* 0: fused %1; in memory: %1 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
+    monet_k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
@@ -1059,7 +1059,7 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   if (training) {
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 64 - 1) / 64);
-    k1_apply_edge_exp_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, g->dst, m->param[2], g->out_deg, g->in_deg, m->param[0], m->param[1], m->t22, m->param[6], m->param[4], m->param[5], m->t40, training, seed);
+    monet_k1_apply_edge_exp_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, g->dst, m->param[2], g->out_deg, g->in_deg, m->param[0], m->param[1], m->t22, m->param[6], m->param[4], m->param[5], m->t40, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   }
@@ -1076,7 +1076,7 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   /* 3: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k2_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->param[2], g->out_deg, g->in_deg, m->param[0], m->param[1], m->t23, m->t25, m->t27, training, seed);
+    monet_k2_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->param[2], g->out_deg, g->in_deg, m->param[0], m->param[1], m->t23, m->t25, m->t27, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 3 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27");
@@ -1092,7 +1092,7 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   /* 5: fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k3_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->param[6], g->out_deg, g->in_deg, m->param[4], m->param[5], m->t41, m->out);
+    monet_k3_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->param[6], g->out_deg, g->in_deg, m->param[4], m->param[5], m->t41, m->out);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 5 kernel fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43");
@@ -1181,7 +1181,7 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   /* 6: fused %46 %47 %48 %51 %52; in memory: %52 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k4_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_grad_out, m->t40, m->t52);
+    monet_k4_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_grad_out, m->t40, m->t52);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 6 kernel fused %46 %47 %48 %51 %52; in memory: %52");
@@ -1206,7 +1206,7 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   /* 9: fused %72 %73 %74 %75; in memory: %75 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k5_div_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t25, m->t53, m->t75, training, seed);
+    monet_k5_div_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t25, m->t53, m->t75, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 9 kernel fused %72 %73 %74 %75; in memory: %75");
@@ -1231,63 +1231,63 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   /* 16: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %32 %33 %34 %35 %36 %37 %46 %47 %49 %50 %55 %56 %57 %58 %59 %62 %63 %64 %65 %66 %67 %69 %70 %71 %77 %78 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %94 %95 %96 %97; in memory: %59 %65 %71 %86 %92 %97 */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
-    k6_reduce_rows6_sum_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, g->dst, g->out_deg, g->in_deg, m->param[4], m->param[5], m->in_grad_out, m->t41, m->t40, m->acc59, m->param[6], m->acc65, m->acc71, m->param[0], m->param[1], m->t23, m->t75, m->t22, m->acc86, m->param[2], m->acc92, m->acc97);
+    monet_k6_reduce_rows6_sum_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, g->dst, g->out_deg, g->in_deg, m->param[4], m->param[5], m->in_grad_out, m->t41, m->t40, m->acc59, m->param[6], m->acc65, m->acc71, m->param[0], m->param[1], m->t23, m->t75, m->t22, m->acc86, m->param[2], m->acc92, m->acc97);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 16 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %32 %33 %34 %35 %36 %37 %46 %47 %49 %50 %55 %56 %57 %58 %59 %62 %63 %64 %65 %66 %67 %69 %70 %71 %77 %78 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %94 %95 %96 %97; in memory: %59 %65 %71 %86 %92 %97");
   /* 17: %59 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
-    k7_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t59, m->acc59);
+    monet_k7_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t59, m->acc59);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 17 kernel %59 reduce_rows.sum");
   /* 18: %65 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
-    k8_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->acc65);
+    monet_k8_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->acc65);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 18 kernel %65 reduce_rows.sum");
   /* 19: %71 reduce_rows.matmul_tn */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 64 - 1) / 64);
-    k9_reduce_rows_matmul_tn_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[4], m->acc71);
+    monet_k9_reduce_rows_matmul_tn_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[4], m->acc71);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 19 kernel %71 reduce_rows.matmul_tn");
   /* 20: %86 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
-    k10_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t86, m->acc86);
+    monet_k10_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t86, m->acc86);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 20 kernel %86 reduce_rows.sum");
   /* 21: %92 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
-    k11_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[1], m->acc92);
+    monet_k11_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[1], m->acc92);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 21 kernel %92 reduce_rows.sum");
   /* 22: %97 reduce_rows.matmul_tn */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 64 - 1) / 64);
-    k12_reduce_rows_matmul_tn_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[0], m->acc97);
+    monet_k12_reduce_rows_matmul_tn_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[0], m->acc97);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 22 kernel %97 reduce_rows.matmul_tn");
   /* 23: fused %60 %61 %87 %88; in memory: %61 %88 */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
-    k13_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t59, m->param[6], m->grad[6], m->t86, m->param[2], m->grad[2]);
+    monet_k13_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t59, m->param[6], m->grad[6], m->t86, m->param[2], m->grad[2]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 23 kernel fused %60 %61 %87 %88; in memory: %61 %88");
   /* 24: fused %76 %79 %80; in memory: %80 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k14_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t75, m->t22, m->t80);
+    monet_k14_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t75, m->t22, m->t80);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 24 kernel fused %76 %79 %80; in memory: %80");

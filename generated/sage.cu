@@ -38,7 +38,7 @@ __device__ __forceinline__ void gnn_atomic_min_f32(float *p, float v) {
     old = seen;
   }
 }
-extern "C" __global__ void gnn_fill_kernel(float *p, int64_t n, float v) {
+extern "C" __global__ void graphsage_fill_kernel(float *p, int64_t n, float v) {
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) p[i] = v;
 }
@@ -67,8 +67,8 @@ extern "C" __global__ void gnn_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* k0_dropout_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %1; in memory: %1 */
-extern "C" __global__ void __launch_bounds__(256) k0_dropout_vertex(int64_t nrows, float *__restrict__ t1, const float *__restrict__ in_x, int training, uint64_t seed) {
+/* graphsage_k0_dropout_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %1; in memory: %1 */
+extern "C" __global__ void __launch_bounds__(256) graphsage_k0_dropout_vertex(int64_t nrows, float *__restrict__ t1, const float *__restrict__ in_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -83,8 +83,8 @@ extern "C" __global__ void __launch_bounds__(256) k0_dropout_vertex(int64_t nrow
   }
 }
 
-/* k1_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 16 lanes per group, 16 groups per block. fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14 */
-extern "C" __global__ void __launch_bounds__(256) k1_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t6, const float *__restrict__ in_deg, float *__restrict__ t12, const float *__restrict__ t5, const float *__restrict__ p_sageconv0_b, float *__restrict__ t14, int training, uint64_t seed) {
+/* graphsage_k1_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 16 lanes per group, 16 groups per block. fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14 */
+extern "C" __global__ void __launch_bounds__(256) graphsage_k1_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t6, const float *__restrict__ in_deg, float *__restrict__ t12, const float *__restrict__ t5, const float *__restrict__ p_sageconv0_b, float *__restrict__ t14, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 16;
@@ -162,8 +162,8 @@ extern "C" __global__ void __launch_bounds__(256) k1_sum_copy_u_vertex(int64_t n
   __syncwarp(gmask);
 }
 
-/* k2_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %9 %20 %21 %22 %23; in memory: %23 */
-extern "C" __global__ void __launch_bounds__(256) k2_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t19, const float *__restrict__ in_deg, float *__restrict__ t23, const float *__restrict__ t18, const float *__restrict__ p_sageconv1_b) {
+/* graphsage_k2_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %9 %20 %21 %22 %23; in memory: %23 */
+extern "C" __global__ void __launch_bounds__(256) graphsage_k2_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t19, const float *__restrict__ in_deg, float *__restrict__ t23, const float *__restrict__ t18, const float *__restrict__ p_sageconv1_b) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -231,8 +231,8 @@ extern "C" __global__ void __launch_bounds__(256) k2_sum_copy_u_vertex(int64_t n
   __syncwarp(gmask);
 }
 
-/* k3_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %9 %26 %27 %28; in memory: %28 */
-extern "C" __global__ void __launch_bounds__(256) k3_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_deg, const float *__restrict__ in_grad_out, float *__restrict__ t28) {
+/* graphsage_k3_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %9 %26 %27 %28; in memory: %28 */
+extern "C" __global__ void __launch_bounds__(256) graphsage_k3_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_deg, const float *__restrict__ in_grad_out, float *__restrict__ t28) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -289,8 +289,8 @@ extern "C" __global__ void __launch_bounds__(256) k3_sum_vertex(int64_t nrows, c
   }
 }
 
-/* k4_relu_grad_vertex: one group per vertex, 16 lanes per group, 16 groups per block. fused %32 %34 %35; in memory: %35 */
-extern "C" __global__ void __launch_bounds__(256) k4_relu_grad_vertex(int64_t nrows, const float *__restrict__ t29, const float *__restrict__ t31, float *__restrict__ t35, const float *__restrict__ t12, int training, uint64_t seed) {
+/* graphsage_k4_relu_grad_vertex: one group per vertex, 16 lanes per group, 16 groups per block. fused %32 %34 %35; in memory: %35 */
+extern "C" __global__ void __launch_bounds__(256) graphsage_k4_relu_grad_vertex(int64_t nrows, const float *__restrict__ t29, const float *__restrict__ t31, float *__restrict__ t35, const float *__restrict__ t12, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 16;
@@ -307,8 +307,8 @@ extern "C" __global__ void __launch_bounds__(256) k4_relu_grad_vertex(int64_t nr
   }
 }
 
-/* k5_reduce_rows2_sum_vertex: one group per vertex, 16 lanes per group, 16 groups per block. fused %25 %36; in memory: %25 %36 */
-extern "C" __global__ void __launch_bounds__(256) k5_reduce_rows2_sum_vertex(int64_t nrows, double *__restrict__ acc25, const float *__restrict__ in_grad_out, double *__restrict__ acc36, const float *__restrict__ t35) {
+/* graphsage_k5_reduce_rows2_sum_vertex: one group per vertex, 16 lanes per group, 16 groups per block. fused %25 %36; in memory: %25 %36 */
+extern "C" __global__ void __launch_bounds__(256) graphsage_k5_reduce_rows2_sum_vertex(int64_t nrows, double *__restrict__ acc25, const float *__restrict__ in_grad_out, double *__restrict__ acc36, const float *__restrict__ t35) {
   const int lane = threadIdx.x % 16;
   const int64_t row = (int64_t)blockIdx.x * 16 + threadIdx.x / 16;
   __shared__ double blk_acc25[7];
@@ -339,8 +339,8 @@ extern "C" __global__ void __launch_bounds__(256) k5_reduce_rows2_sum_vertex(int
     if (blk_acc36[i] != 0) atomicAdd(&acc36[i], blk_acc36[i]);
 }
 
-/* k6_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %25 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) k6_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t25, const double *__restrict__ acc25) {
+/* graphsage_k6_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %25 reduce_rows.sum (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) graphsage_k6_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t25, const double *__restrict__ acc25) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -353,8 +353,8 @@ extern "C" __global__ void __launch_bounds__(256) k6_reduce_rows_sum_finish_glob
   }
 }
 
-/* k7_reduce_rows_sum_finish_global: one group, 16 lanes per group, 16 groups per block. %36 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) k7_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t36, const double *__restrict__ acc36) {
+/* graphsage_k7_reduce_rows_sum_finish_global: one group, 16 lanes per group, 16 groups per block. %36 reduce_rows.sum (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) graphsage_k7_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t36, const double *__restrict__ acc36) {
   const int lane = threadIdx.x % 16;
   const int64_t row = (int64_t)blockIdx.x * 16 + threadIdx.x / 16;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -367,8 +367,8 @@ extern "C" __global__ void __launch_bounds__(256) k7_reduce_rows_sum_finish_glob
   }
 }
 
-/* k8_sum_vertex: vertex-balanced over out-edges (CSC), 16 lanes per group, 16 groups per block. fused %9 %37 %38 %39; in memory: %39 */
-extern "C" __global__ void __launch_bounds__(256) k8_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_deg, const float *__restrict__ t35, float *__restrict__ t39) {
+/* graphsage_k8_sum_vertex: vertex-balanced over out-edges (CSC), 16 lanes per group, 16 groups per block. fused %9 %37 %38 %39; in memory: %39 */
+extern "C" __global__ void __launch_bounds__(256) graphsage_k8_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_deg, const float *__restrict__ t35, float *__restrict__ t39) {
   const int lane = threadIdx.x % 16;
   const int64_t row = (int64_t)blockIdx.x * 16 + threadIdx.x / 16;
   __shared__ int64_t sh_e_block[16][16];
@@ -594,7 +594,7 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
   /* 0: fused %1; in memory: %1 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
+    graphsage_k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
@@ -619,7 +619,7 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
   /* 3: fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
-    k1_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t6, g->in_deg, m->t12, m->t5, m->param[2], m->t14, training, seed);
+    graphsage_k1_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t6, g->in_deg, m->t12, m->t5, m->param[2], m->t14, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 3 kernel fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14");
@@ -644,7 +644,7 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
   /* 6: fused %9 %20 %21 %22 %23; in memory: %23 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    k2_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t19, g->in_deg, m->out, m->t18, m->param[5]);
+    graphsage_k2_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t19, g->in_deg, m->out, m->t18, m->param[5]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 6 kernel fused %9 %20 %21 %22 %23; in memory: %23");
@@ -733,7 +733,7 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
   /* 7: fused %9 %26 %27 %28; in memory: %28 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    k3_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, g->in_deg, m->in_grad_out, m->t28);
+    graphsage_k3_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, g->in_deg, m->in_grad_out, m->t28);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 7 kernel fused %9 %26 %27 %28; in memory: %28");
@@ -776,7 +776,7 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
   /* 12: fused %32 %34 %35; in memory: %35 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
-    k4_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t29, m->t31, m->t35, m->t12, training, seed);
+    graphsage_k4_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t29, m->t31, m->t35, m->t12, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 12 kernel fused %32 %34 %35; in memory: %35");
@@ -789,28 +789,28 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
   /* 15: fused %25 %36; in memory: %25 %36 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
-    k5_reduce_rows2_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc25, m->in_grad_out, m->acc36, m->t35);
+    graphsage_k5_reduce_rows2_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc25, m->in_grad_out, m->acc36, m->t35);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 15 kernel fused %25 %36; in memory: %25 %36");
   /* 16: %25 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
-    k6_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->acc25);
+    graphsage_k6_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->acc25);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 16 kernel %25 reduce_rows.sum");
   /* 17: %36 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 16 - 1) / 16);
-    k7_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->acc36);
+    graphsage_k7_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->acc36);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 17 kernel %36 reduce_rows.sum");
   /* 18: fused %9 %37 %38 %39; in memory: %39 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
-    k8_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, g->in_deg, m->t35, m->t39);
+    graphsage_k8_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, g->in_deg, m->t35, m->t39);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 18 kernel fused %9 %37 %38 %39; in memory: %39");

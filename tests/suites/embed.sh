@@ -10,6 +10,7 @@
 #                              global symbol in the runtime's reserved namespace (gnn*, any case)
 #                              unless GNNC_MODEL_ENTRY asks for gnn_model_entry, and the models
 #                              link into one program; two of them through nvcc
+#   embed/two-cuda-models-link generated/gcn.cu and generated/gat.cu (nvcc) link into one program
 #   embed/no-entry             gnn-run on a library built without GNNC_MODEL_ENTRY says how to fix it
 #   embed/install/...          make install PREFIX=tmp: the installed gnnc builds a library the
 #                              installed gnn-run runs, and `pkg-config --cflags --libs gnnrt_host`
@@ -118,6 +119,19 @@ if command -v nvcc > /dev/null; then
       fail "embed/names/nvcc/$em_n" "$(em_tail "$em_out")"
     fi
   done
+  # two CUDA models (generated/gcn.cu and gat.cu) link into one program: every __global__ name
+  # carries its model's prefix (before, both defined k0_dropout_vertex, gnn_fill_kernel, ...)
+  printf '#include <stdio.h>\n#include "gcn.h"\n#include "gat.h"\nint main(void) { printf("%%s %%s\\n", gcn_api()->name, gat_api()->name); return 0; }\n' \
+    > "$em/two_cuda.c"
+  if em_out=$(cd "$em" && for em_m in gcn gat; do
+         nvcc -std=c++17 -gencode=arch=compute_80,code=sm_80 -I"$ROOT/runtime" -I"$ROOT/generated" -c "$ROOT/generated/$em_m.cu" \
+           -o "two_$em_m.o" || exit 1
+       done && cc -std=c11 -Wall -Werror -DGNNRT_CUDA -I"$ROOT/runtime" -I"$ROOT/generated" -c two_cuda.c -o two_cuda.o &&
+       nvcc two_cuda.o two_gcn.o two_gat.o -L"$ROOT/build/lib" -lgnnrt -lcublas -o two_cuda 2>&1); then
+    pass embed/two-cuda-models-link
+  else
+    fail embed/two-cuda-models-link "$(em_tail "$em_out")"
+  fi
 fi
 
 # ---- a library built by hand without GNNC_MODEL_ENTRY: gnn-run says what is missing
