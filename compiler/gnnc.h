@@ -608,6 +608,8 @@ typedef struct {
 KMemPlan kprog_memory_plan(const KProgram *p, double V, double E);
 /* --print-memory-plan: the plan, and each buffer of the arena with its bytes, steps and offset. */
 void kprog_print_memory_plan(FILE *out, const KProgram *p, double V, double E);
+/* "9.86 GB", "134.19 MB", "12.00 kB", "56 B": a byte count for people (4 rotating static buffers). */
+const char *kstats_human(double bytes);
 /* kverify.c: structural checks of a kernel program (steps, buffers, the memory plan's lifetimes,
  * kernels' loads and stores); returns the number of problems, each printed to err (may be NULL).
  * The pipeline runs it after lower when verify_each is on. */

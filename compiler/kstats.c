@@ -171,7 +171,7 @@ static void arenas(const KProgram *p, double V, double E, double *train, double 
   free(size), free(size_i), free(off), free(first), free(last), free(last_i), free(order);
 }
 
-static const char *human(double b) {
+const char *kstats_human(double b) {
   static char buf[4][32];
   static int i;
   i = (i + 1) % 4;
@@ -189,27 +189,27 @@ void kprog_stats(FILE *out, const KProgram *p, const KProgram *unfused, double V
     double r, w;
     step_bytes(s, V, E, &r, &w);
     const char *name = s->kind == STEP_KERNEL ? s->kernel->name : s->kind == STEP_GEMM ? "gemm" : s->kind == STEP_ZERO ? "zero" : "fill";
-    fprintf(out, "  step %-3d %-9s %-44s reads %-10s writes %s\n", i, i < p->nfwd ? "forward" : "backward", name, human(r), human(w));
+    fprintf(out, "  step %-3d %-9s %-44s reads %-10s writes %s\n", i, i < p->nfwd ? "forward" : "backward", name, kstats_human(r), kstats_human(w));
   }
   double r, w, ur = 0, uw = 0;
   totals(p, V, E, &r, &w);
   int launches = 0, ulaunches = 0;
   for (int i = 0; i < p->nsteps; i++) launches += p->steps[i].kind != STEP_GEMM;
-  fprintf(out, "  total: %d steps (%d kernels and fills), reads %s, writes %s", p->nsteps, launches, human(r), human(w));
+  fprintf(out, "  total: %d steps (%d kernels and fills), reads %s, writes %s", p->nsteps, launches, kstats_human(r), kstats_human(w));
   if (unfused) {
     totals(unfused, V, E, &ur, &uw);
     for (int i = 0; i < unfused->nsteps; i++) ulaunches += unfused->steps[i].kind != STEP_GEMM;
     fprintf(out, "; unfused: %d steps (%d kernels and fills), reads %s, writes %s (x%.3g bytes)", unfused->nsteps, ulaunches,
-            human(ur), human(uw), (ur + uw) / (r + w > 0 ? r + w : 1));
+            kstats_human(ur), kstats_human(uw), (ur + uw) / (r + w > 0 ? r + w : 1));
   }
   fputc('\n', out);
   double tr, inf, un;
   arenas(p, V, E, &tr, &inf, &un);
-  fprintf(out, "  memory plan: training arena %s, inference arena %s (%s unshared)", human(tr), human(inf), human(un));
+  fprintf(out, "  memory plan: training arena %s, inference arena %s (%s unshared)", kstats_human(tr), kstats_human(inf), kstats_human(un));
   if (unfused) {
     double utr, uinf, uun;
     arenas(unfused, V, E, &utr, &uinf, &uun);
-    fprintf(out, "; unfused: training arena %s (x%.3g)", human(utr), utr / (tr > 0 ? tr : 1));
+    fprintf(out, "; unfused: training arena %s (x%.3g)", kstats_human(utr), utr / (tr > 0 ? tr : 1));
   }
   fputc('\n', out);
 }
@@ -235,12 +235,12 @@ void kprog_print_memory_plan(FILE *out, const KProgram *p, double V, double E) {
   KMemPlan mp = kprog_memory_plan(p, V, E);
   bool bwd = p->nsteps > p->nfwd;
   fprintf(out, "memory plan at V=%.17g, E=%.17g (%s library; docs/passes/checkpoint.md)\n", V, E, bwd ? "training" : "inference");
-  fprintf(out, "  arena       %14.0f B  %s (%d buffers placed by lifetime)\n", mp.arena, human(mp.arena), mp.buffers);
-  if (bwd) fprintf(out, "  inference   %14.0f B  %s (the arena of a forward with training = 0)\n", mp.arena_inference, human(mp.arena_inference));
-  fprintf(out, "  params      %14.0f B  %s\n", mp.params, human(mp.params));
-  fprintf(out, "  grads       %14.0f B  %s\n", mp.grads, human(mp.grads));
-  fprintf(out, "  output      %14.0f B  %s\n", mp.output, human(mp.output));
-  fprintf(out, "  total       %14.0f B  %s\n", mp.total, human(mp.total));
+  fprintf(out, "  arena       %14.0f B  %s (%d buffers placed by lifetime)\n", mp.arena, kstats_human(mp.arena), mp.buffers);
+  if (bwd) fprintf(out, "  inference   %14.0f B  %s (the arena of a forward with training = 0)\n", mp.arena_inference, kstats_human(mp.arena_inference));
+  fprintf(out, "  params      %14.0f B  %s\n", mp.params, kstats_human(mp.params));
+  fprintf(out, "  grads       %14.0f B  %s\n", mp.grads, kstats_human(mp.grads));
+  fprintf(out, "  output      %14.0f B  %s\n", mp.output, kstats_human(mp.output));
+  fprintf(out, "  total       %14.0f B  %s\n", mp.total, kstats_human(mp.total));
   /* the stashes: forward buffers the backward reads, alive across the forward/backward boundary */
   double stash = 0;
   int nst = 0;
@@ -248,10 +248,10 @@ void kprog_print_memory_plan(FILE *out, const KProgram *p, double V, double E) {
     const KBuf *b = p->bufs.items[i];
     if (b->kind != BUF_TEMP || is_out(b) || b->bwd || b->last < p->nfwd) continue;
     double bytes = rows_of(b->dom, V, E) * (double)b->width * elem_bytes(b->elem);
-    fprintf(out, "  stash %-10s %14.0f B  %-10s %s[%lld] (steps %d..%d)\n", b->name, bytes, human(bytes), domain_name(b->dom),
+    fprintf(out, "  stash %-10s %14.0f B  %-10s %s[%lld] (steps %d..%d)\n", b->name, bytes, kstats_human(bytes), domain_name(b->dom),
             (long long)b->width, b->first, b->last);
     stash += bytes;
     nst++;
   }
-  if (bwd) fprintf(out, "  stashed for the backward: %d buffers, %.0f B (%s)\n", nst, stash, human(stash));
+  if (bwd) fprintf(out, "  stashed for the backward: %d buffers, %.0f B (%s)\n", nst, stash, kstats_human(stash));
 }

@@ -248,13 +248,6 @@ static Module *compile_once(GnnCtx *c, const PipelineOpts *o) {
   return m;
 }
 
-static const char *human_bytes(double b, char *buf, size_t n) {
-  if (b >= 1e9) snprintf(buf, n, "%.2f GB", b / 1e9);
-  else if (b >= 1e6) snprintf(buf, n, "%.2f MB", b / 1e6);
-  else snprintf(buf, n, "%.0f B", b);
-  return buf;
-}
-
 /* --memory-budget: the plans from fastest to smallest (stash everything the backward reads;
  * the cost model's choice; recompute all that can be), each compiled quietly and measured at
  * the given |V|, |E|; the first whose memory fits is compiled for real. Compiling is cheap
@@ -283,12 +276,11 @@ Module *gnn_compile(GnnCtx *c, const PipelineOpts *o) {
     }
     need[k] = kprog_memory_plan(c->kprog, o->stats_V, o->stats_E).total;
   }
-  char b1[32], b2[32];
   for (int k = 0; k < 3; k++) {
     if (need[k] > o->memory_budget) continue;
     if (c->diag.out)
       fprintf(c->diag.out, "%s: note: --memory-budget=%.0f: the plan '%s' needs %s at V=%.17g, E=%.17g%s\n", c->diag.path,
-              o->memory_budget, names[k], human_bytes(need[k], b1, sizeof b1), o->stats_V, o->stats_E,
+              o->memory_budget, names[k], kstats_human(need[k]), o->stats_V, o->stats_E,
               k == 0 ? " (the fastest)" : "");
     return compile_once(c, &plans[k]);
   }
@@ -297,8 +289,8 @@ Module *gnn_compile(GnnCtx *c, const PipelineOpts *o) {
     if (need[k] < need[best]) best = k;
   if (c->diag.out)
     fprintf(c->diag.out, "%s: error: --memory-budget=%.0f (%s) is below the smallest plan at V=%.17g, E=%.17g: '%s' needs %.0f bytes (%s)\n",
-            c->diag.path, o->memory_budget, human_bytes(o->memory_budget, b2, sizeof b2), o->stats_V, o->stats_E, names[best],
-            need[best], human_bytes(need[best], b1, sizeof b1));
+            c->diag.path, o->memory_budget, kstats_human(o->memory_budget), o->stats_V, o->stats_E, names[best],
+            need[best], kstats_human(need[best]));
   c->diag.errors++;
   return NULL;
 }

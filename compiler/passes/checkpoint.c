@@ -47,6 +47,7 @@ typedef struct {
   Value **copy;      /* per value: its backward copy (or NULL) */
   Value **after;     /* per value: the statistics to place after it (its M; M's next: Z) */
   PtrVec *users;     /* per value: the values that read it */
+  bool *holds;       /* per value: a GEMM operand or a module output (its results are in memory) */
   const char *why;
 } Ckpt_;
 
@@ -69,13 +70,20 @@ static void mark_needed(Ckpt_ *K) {
 
 static double remat_flops(Ckpt_ *K, const Value *v, int depth);
 
+/* Who reads each value, and which values are GEMM operands or outputs (once per module state:
+ * recomputations() asks for every decision). */
 static void index_users(Ckpt_ *K) {
   Module *m = K->m;
   K->users = arena_alloc(m->arena, sizeof(PtrVec) * ((size_t)m->vals.len + 1));
+  K->holds = arena_alloc(m->arena, (size_t)m->vals.len + 1);
   for (int i = 0; i < m->vals.len; i++) {
     Value *v = m->vals.items[i];
-    for (int a = 0; a < v->nargs; a++) vec_push(m->arena, &K->users[v->args[a]->id], v);
+    for (int a = 0; a < v->nargs; a++) {
+      vec_push(m->arena, &K->users[v->args[a]->id], v);
+      if (value_is_gemm(v)) K->holds[v->args[a]->id] = true;
+    }
   }
+  for (int i = 0; i < m->nouts; i++) K->holds[m->outs[i].val->id] = true;
 }
 
 /* Values the forward keeps in memory anyway: outputs, GEMM operands, and vertex values read per
@@ -141,13 +149,7 @@ static double recomputations(Ckpt_ *K, const Value *v) {
   Module *m = K->m;
   int n = m->vals.len;
   double count = 0, ve = (double)shape_elems(&v->shape);
-  bool *seen = calloc((size_t)n + 1, 1), *gemm_operand = calloc((size_t)n + 1, 1), *out = calloc((size_t)n + 1, 1);
-  for (int i = 0; i < n; i++) {
-    Value *w = m->vals.items[i];
-    if (value_is_gemm(w))
-      for (int a = 0; a < w->nargs; a++) gemm_operand[w->args[a]->id] = true;
-  }
-  for (int i = 0; i < m->nouts; i++) out[m->outs[i].val->id] = true;
+  bool *seen = calloc((size_t)n + 1, 1);
   PtrVec stack = {0};
   vec_push(m->arena, &stack, (void *)v);
   while (stack.len) {
@@ -156,7 +158,7 @@ static double recomputations(Ckpt_ *K, const Value *v) {
       Value *w = K->users[x->id].items[u];
       if (!w->bwd || seen[w->id]) continue;
       seen[w->id] = true;
-      if (is_reduction(w) || w->op == OP_REDUCE_SCATTER || value_is_gemm(w) || gemm_operand[w->id] || out[w->id]) {
+      if (is_reduction(w) || w->op == OP_REDUCE_SCATTER || value_is_gemm(w) || K->holds[w->id]) {
         /* a reader over more elements per row than v (a sum over [H, D] of a per-head value)
          * recomputes each of v's elements once per element of its own */
         double we = (double)shape_elems(&(w->nargs ? w->args[0] : w)->shape);
@@ -168,8 +170,6 @@ static double recomputations(Ckpt_ *K, const Value *v) {
     }
   }
   free(seen);
-  free(gemm_operand);
-  free(out);
   return count > 1 ? count : 1;
 }
 
