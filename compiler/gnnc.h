@@ -352,6 +352,7 @@ Cost cost_of(const Value *v);
 /* FLOPs to compute one element of v from its operands' elements (a dot: 2 x its length), the
  * measure fuse and checkpoint use to weigh recomputing against a load. */
 double elem_flops(const Value *v);
+double elem_cost(const Value *v);   /* elem_flops with special functions and dropout weighted */
 /* A dense projection that stays a GEMM (cuBLAS / cblas): linear maps and matmul_tn, except a
  * tiny weight over edges (MoNet's 2x2 pseudo-coordinate projection), cheaper in registers. */
 bool value_is_gemm(const Value *v);

@@ -623,6 +623,23 @@ double elem_flops(const Value *v) {
   return f;
 }
 
+/* The FLOPs of one element with the special functions weighted: exp, log, tanh, rsqrt, ... count
+ * 8 (a range reduction and a polynomial on a CPU core; a quarter-rate unit on a GPU), dropout's
+ * counter RNG 16 (a hash of seed, stream and element). The checkpoint pass's recompute cost and
+ * lower_fused's staging use it. */
+double elem_cost(const Value *v) {
+  double f = elem_flops(v);
+  switch (v->fn) {
+  case FN_EXP: case FN_LOG: case FN_TANH: case FN_SIGMOID: case FN_SQRT: case FN_RSQRT: case FN_ELU: case FN_POW:
+  case FN_LOG_SOFTMAX:
+    return f + 7;
+  case FN_DROPOUT:
+    return f + 15;
+  default:
+    return f;
+  }
+}
+
 bool value_is_gemm(const Value *v) {
   bool lin = (v->op == OP_APPLY_EDGE || v->op == OP_APPLY_VERTEX || v->op == OP_APPLY_GLOBAL) &&
              (v->fn == FN_LINEAR || v->fn == FN_LINEAR_T);

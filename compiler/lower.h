@@ -30,10 +30,15 @@ struct Reader {
 typedef KExpr *(*TermFn)(Lower *L, Kernel *k, const Reader *r, const Value *v, KExpr *outer, KExpr *j);
 
 /* The state of one walk over the edges of the group's vertex: the uniform locals holding the
- * current edge id and its far end. */
+ * current edge id and its far end. A walk in chunks of G edges stages each chunk first, lane l
+ * loading edge j0 + l (`stage`, where lane-level work per staged edge can go before the barrier)
+ * and then visits the chunk's edges in order (t: the position in the chunk). */
 typedef struct {
   int e, u;        /* locals: edge id, far-end vertex */
   PtrVec *body;    /* where the per-edge statements go */
+  PtrVec *stage;   /* lane l's statements for edge j0 + l (NULL: a walk without chunks) */
+  int she, shu;    /* the chunk's shared arrays of edge ids and far ends (-1: none) */
+  int t;           /* local: the edge's position in its chunk (-1: no chunks) */
 } Walk;
 
 /* expressions */

@@ -71,6 +71,11 @@ typedef struct Fused {
   bool *online_src;          /* per value: a softmax some aggregate of this kernel accumulates online with */
   int *sh_scale, *sh_pv;     /* per softmax: those shared arrays */
   int *hoist;                /* per online aggregate: the shared array of its edge weight (-1: none) */
+  /* staging (stage_walk, stage_rows): an edge value computed once per edge into shared memory */
+  int *stage;        /* per value: its shared array while staged (-1: computed where it is read) */
+  int st_e, st_le;   /* a walk's locals: its edge (staged values at chunk position st_t), the staging lane's edge */
+  int st_t;
+  bool st_row;       /* a kernel per edge: staged values at its row */
   PtrVec *memo_v;    /* per value: Memo* of the current kernel */
   PtrVec memo_touched; /* the memo_v lists in use (cleared per kernel) */
 } Fused;
@@ -89,6 +94,8 @@ static bool fwd_recomputes(const Value *x) {
 static bool grouped(const Value *v) {
   return v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_GEMM;
 }
+
+static int width_of(const Value *v) { return (int)shape_elems(&v->shape); }
 
 /* ---------------------------------------------------------------- structural equality */
 
@@ -232,9 +239,27 @@ static bool trivial(const KExpr *e) {
   return e->kind == KE_FCONST || e->kind == KE_ICONST || e->kind == KE_VAR || e->kind == KE_LOAD || e->kind == KE_SHARED;
 }
 
+/* Where a staged value is read in context cx: its element idx at the edge's slot, or NULL where
+ * cx's edge is not one that was staged. */
+static KExpr *staged_at(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
+  Lower *L = F->L;
+  const KExpr *e = cx->edge;
+  if (!e) return NULL;
+  KExpr *W = ki(L, width_of(x)), *slot;
+  if (F->st_row && e->kind == KE_ROW) slot = ki(L, 0);
+  else if (e->kind == KE_VAR && !e->a && F->st_e >= 0 && e->var == F->st_e) slot = kvar(L, F->k, F->st_t, NULL);
+  else if (e->kind == KE_VAR && !e->a && F->st_le >= 0 && e->var == F->st_le) slot = klane(L);
+  else return NULL;
+  return kshared(L, F->k, F->stage[x->id], kbin(L, KO_ADD, kbin(L, KO_MUL, slot, W), idx));
+}
+
 static KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   Lower *L = F->L;
   if (x->op == OP_CONST) return kf(L, x->fattr);
+  if (F->stage[x->id] >= 0) {
+    KExpr *st = staged_at(F, x, cx, idx);
+    if (st) return st;
+  }
   bool recompute = fwd_recomputes(x) && x->group != F->gid && !F->m->groups[F->gid].bwd;
   if (!recompute && (x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid)))
     return load(F, x, cx, idx);
@@ -391,6 +416,162 @@ static void mark_reads(Fused *F, const Value *x, bool *read, bool *seen, bool to
   for (int i = 0; i < x->nargs; i++) mark_reads(F, x->args[i], read, seen, false);
 }
 
+/* ---------------------------------------------------------------- staging
+ *
+ * An edge value computed where it is read is computed once per element of every lane loop that
+ * reads it: MoNet's Gaussian weights (edge[K]) once in each of the aggregate's K*D lanes, its
+ * pseudo-coordinates again in each of the backward's six parameter sums. A value that costs a
+ * few FLOPs or more and is read at more elements than it has (by a wider lane loop, or by two
+ * loops) is staged instead: computed once per edge into shared memory and read from there. In a
+ * walk, the lane that loads an edge of the chunk computes its staged values before the chunk's
+ * barrier (a value of this walk's own reductions cannot be staged: level); in a kernel per
+ * edge, its lanes compute them before the loops that read them. Staged values are computed in
+ * the order of their ids, so a later one reads an earlier one from shared memory. */
+
+/* STAGE_LANE_FLOATS: staged floats per lane of the group (16: 16 KB of a CUDA block of 256
+ * threads, beside the kernel's other shared arrays); the rest is computed where read. */
+enum { STAGE_MIN_COST = 8, STAGE_MAX_WIDTH = 64, STAGE_LANE_FLOATS = 16 };
+
+/* x is computed where it is read in this kernel (inline, a root of this group, or a stash the
+ * forward recomputes), not loaded or read from shared memory. */
+static bool computed_here(Fused *F, const Value *x) {
+  if (x->op == OP_CONST || x->sched == SCHED_ANCHOR || x->dom == DOM_PARAM) return false;
+  bool recompute = fwd_recomputes(x) && x->group != F->gid && !F->m->groups[F->gid].bwd;
+  return recompute || !(x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid));
+}
+
+/* The weighted FLOPs of one element of x with the operands computed with it, up to about cap. */
+static double inline_cost(Fused *F, const Value *x, double cap, int *budget) {
+  if (!computed_here(F, x) || --*budget < 0) return 0;
+  double c = elem_cost(x);
+  for (int i = 0; i < x->nargs && c < cap; i++) c += inline_cost(F, x->args[i], cap, budget);
+  return c;
+}
+
+typedef struct {
+  int *readers;      /* per value: the lane loops that read it */
+  bool *narrow;      /* per value: read by a loop wider than it */
+  bool *seen;        /* per value: visited for the current loop */
+  const bool *stop;  /* per value: staged (the scan does not look inside) */
+  int w;             /* the walk (0: a kernel per edge) */
+} StageScan;
+
+static void scan_stage(Fused *F, const Value *x, int lanes, StageScan *S) {
+  if (S->seen[x->id] || !computed_here(F, x)) return;
+  S->seen[x->id] = true;
+  bool own_root = x->sched == SCHED_ROOT && x->group == F->gid;
+  if (x->dom == DOM_EDGE && !own_root && x->elem == ELEM_F32 && width_of(x) <= STAGE_MAX_WIDTH &&
+      (S->w == 0 || level(F, x) < S->w)) {
+    int budget = 256;
+    if (inline_cost(F, x, STAGE_MIN_COST, &budget) >= STAGE_MIN_COST) {
+      S->readers[x->id]++;
+      if (width_of(x) < lanes) S->narrow[x->id] = true;
+    }
+  }
+  if (S->stop[x->id]) return;
+  for (int i = 0; i < x->nargs; i++) scan_stage(F, x->args[i], lanes, S);
+}
+
+/* The values to stage for the lane loops that compute mem[i] (lanes[i] wide; 0: not in this
+ * walk), `slots` edges at a time, in the order of their ids; returns how many. The outermost only: a value read only
+ * inside staged ones is computed once per edge with them. Found by iterating: every value that
+ * would pay when each is computed where read, then those that still pay when the scan stops at
+ * the staged ones, until the set is stable. */
+static int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Value **out, int slots) {
+  int n = F->m->vals.len, nout = 0;
+  bool *stop = calloc((size_t)n + 1, 1), *next = calloc((size_t)n + 1, 1);
+  StageScan S = {calloc((size_t)n + 1, sizeof(int)), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), stop, w};
+  for (int round = 0; round < 4; round++) {
+    memset(S.readers, 0, sizeof(int) * ((size_t)n + 1));
+    memset(S.narrow, 0, (size_t)n + 1);
+    for (int i = 0; i < nmem; i++) {
+      if (!lanes[i]) continue;
+      memset(S.seen, 0, (size_t)n + 1);
+      for (int a = 0; a < mem[i]->nargs; a++) scan_stage(F, mem[i]->args[a], lanes[i], &S);
+    }
+    bool same = true;
+    for (int i = 0; i < n; i++) {
+      next[i] = S.narrow[i] || S.readers[i] >= 2;
+      same &= next[i] == stop[i];
+    }
+    memcpy(stop, next, (size_t)n + 1);
+    if (same) break;
+  }
+  int64_t floats = 0, budget = (int64_t)STAGE_LANE_FLOATS * F->k->group;
+  for (int i = 0; i < n; i++) {
+    Value *x = F->m->vals.items[i];
+    if (!stop[i] || floats + (int64_t)slots * width_of(x) > budget) continue;
+    floats += (int64_t)slots * width_of(x);
+    out[nout++] = x;
+  }
+  free(S.readers);
+  free(S.narrow);
+  free(S.seen);
+  free(stop);
+  free(next);
+  return nout;
+}
+
+/* In walk wk: lane l computes the staged values at edge j0 + l (in the chunk's stage, before its
+ * barrier) into sh_st<id>[l * width + j]; the walk's lane loops read them at position t. */
+static void stage_walk(Fused *F, const Walk *wk, int dir, Value **st, int nst) {
+  Lower *L = F->L;
+  Kernel *k = F->k;
+  if (!nst || !wk->stage) return;
+  int le = add_local(L, k, "se", KT_I64, 0, false), lu = add_local(L, k, "su", KT_I64, 0, false);
+  ks_let(L, wk->stage, le, NULL, kshared(L, k, wk->she, klane(L)));
+  if (wk->shu >= 0) ks_let(L, wk->stage, lu, NULL, kshared(L, k, wk->shu, klane(L)));
+  KExpr *far = kvar(L, k, lu, NULL), *row = krow(L);
+  Ctx scx = {.edge = kvar(L, k, le, NULL), .src = dir == GATHER_BY_DST ? far : row, .dst = dir == GATHER_BY_DST ? row : far,
+             .src_near = dir == GATHER_BY_SRC, .dst_near = dir == GATHER_BY_DST};
+  F->st_le = le;
+  F->st_e = wk->e;
+  F->st_t = wk->t;
+  for (int i = 0; i < nst; i++) {
+    const Value *x = st[i];
+    int W = width_of(x), j = add_local(L, k, "j", KT_I64, 0, false);
+    int sh = add_shared(L, k, arena_printf(L->a, "sh_st%d", x->id), KT_F32, k->group * W);
+    PtrVec *body = ks_for(L, k, wk->stage, j, ki(L, 0), ki(L, W));
+    L->cur_blk = body;
+    KExpr *jj = kvar(L, k, j, NULL);
+    KExpr *val = eval(F, x, &scx, jj);
+    KStmt *s = ks_new(L, body, KS_SHSTORE);
+    s->var = sh;
+    s->idx = kbin(L, KO_ADD, kbin(L, KO_MUL, klane(L), ki(L, W)), jj);
+    s->val = val;
+    F->stage[x->id] = sh;
+  }
+}
+
+/* In a kernel per edge: its lanes compute the staged values at the row into sh_st<id>, a
+ * barrier after each (the next may read it at another lane's element). */
+static void stage_rows(Fused *F, const Ctx *cx, Value **st, int nst) {
+  Lower *L = F->L;
+  Kernel *k = F->k;
+  F->st_row = true;
+  for (int i = 0; i < nst; i++) {
+    const Value *x = st[i];
+    int W = width_of(x), kv, iv;
+    int sh = add_shared(L, k, arena_printf(L->a, "sh_st%d", x->id), KT_F32, W);
+    PtrVec *lanes = ks_lanes(L, k, &k->body, W, &kv, &iv);
+    L->cur_blk = lanes;
+    KExpr *kk = kvar(L, k, kv, NULL);
+    KExpr *val = eval(F, x, cx, kk);
+    KStmt *s = ks_new(L, lanes, KS_SHSTORE);
+    s->var = sh;
+    s->idx = kk;
+    s->val = val;
+    ks_new(L, &k->body, KS_BARRIER);
+    F->stage[x->id] = sh;
+  }
+}
+
+static void unstage(Fused *F, Value **st, int nst) {
+  for (int i = 0; i < nst; i++) F->stage[st[i]->id] = -1;
+  F->st_e = F->st_le = F->st_t = -1;
+  F->st_row = false;
+}
+
 /* ---------------------------------------------------------------- kernels */
 
 static Kernel *fused_kernel(Fused *F, const char *what, Mapping map, Domain rows, int G, bool bwd, const char *name) {
@@ -447,8 +628,6 @@ static const char *group_name(Fused *F, Value **mem, int n) {
   return s;
 }
 
-static int width_of(const Value *v) { return (int)shape_elems(&v->shape); }
-
 /* ---- FG_WALK */
 
 typedef struct {
@@ -499,6 +678,8 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   walk_bounds(L, k, &lo, &hi);
   KExpr *deg = kbin(L, KO_SUB, kvar(L, k, hi, NULL), kvar(L, k, lo, NULL));
   Acc *acc = calloc((size_t)n + 1, sizeof(Acc));
+  int *lanes_of = calloc((size_t)nmem, sizeof(int));
+  Value **staged = calloc((size_t)n + 1, sizeof(Value *));
   /* an online aggregate whose edge weight has the softmax's shape (GAT: dropout(alpha), one per
    * head): the softmax's lanes compute the weight once per edge and head, not once per element */
   for (int i = 0; i < nmem; i++) {
@@ -562,6 +743,13 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
     KExpr *e = kvar(L, k, wk.e, NULL), *far = kvar(L, k, wk.u, NULL), *row = krow(L);
     Ctx ecx = {.edge = e, .src = g->dir == GATHER_BY_DST ? far : row, .dst = g->dir == GATHER_BY_DST ? row : far,
                .src_near = g->dir == GATHER_BY_SRC, .dst_near = g->dir == GATHER_BY_DST};
+    for (int i = 0; i < nmem; i++) {
+      const Value *a = mem[i];
+      bool upd = a->sched == SCHED_ANCHOR && F->walk[a->id] == w && !is_stat(F, a);
+      lanes_of[i] = upd || store_walk[a->id] == w ? width_of(a) : 0;
+    }
+    int nst = pick_stages(F, mem, nmem, lanes_of, w, staged, G);
+    stage_walk(F, &wk, g->dir, staged, nst);
     for (int i = 0; i < nmem; i++) {
       Value *a = mem[i];
       bool upd = a->sched == SCHED_ANCHOR && F->walk[a->id] == w && !is_stat(F, a);
@@ -639,6 +827,7 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
         ks_let(L, lanes, acc[a->id].acc, slot, reduce_step(L, a->fn, av, sum ? kun(L, KU_TO_F64, x) : x));
       }
     }
+    unstage(F, staged, nst);
     bool onl_walk = false;
     for (int i = 0; i < nmem; i++) onl_walk |= F->online_src[mem[i]->id] && F->walk[mem[i]->id] == w;
     if (onl_walk) ks_new(L, wk.body, KS_BARRIER); /* the next edge's factors overwrite this one's */
@@ -716,6 +905,8 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
     }
   }
   k->what = kernel_what(F);
+  free(lanes_of);
+  free(staged);
   free(store_walk);
   free(at_edge);
   free(read);
@@ -743,8 +934,16 @@ static void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
                            group_for(maxw), g->bwd, group_name(F, mem, nmem));
   Ctx cx = {0};
   if (g->rows == DOM_VERTEX) cx = vertex_ctx(krow(L), true);
+  int nst = 0;
+  Value **staged = NULL;
   if (g->rows == DOM_EDGE) {
     cx = edge_row_ctx(L, k);
+    int *lanes_of = calloc((size_t)nmem, sizeof(int));
+    staged = calloc((size_t)F->m->vals.len + 1, sizeof(Value *));
+    for (int i = 0; i < nmem; i++) lanes_of[i] = width_of(mem[i]);
+    nst = pick_stages(F, mem, nmem, lanes_of, 0, staged, 1);
+    stage_rows(F, &cx, staged, nst);
+    free(lanes_of);
   }
   for (int i = 0; i < nmem; i++) {
     Value *v = mem[i];
@@ -758,6 +957,8 @@ static void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
       ks_new(L, &k->body, KS_BARRIER);
     }
   }
+  unstage(F, staged, nst);
+  free(staged);
   k->what = kernel_what(F);
   /* a forward kernel that only writes stashes for the backward runs only when training */
   bool stashes = !g->bwd;
@@ -789,8 +990,16 @@ static void lower_sink(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   Kernel *k = fused_kernel(F, "", d == DOM_VERTEX ? MAP_VERTEX : MAP_EDGE, d, group_for(maxn), g->bwd,
                            arena_printf(L->a, "reduce_rows%s_%s", nmem > 1 ? arena_printf(L->a, "%d", nmem) : "", fn_info[v->fn].name));
   Ctx cx = vertex_ctx(krow(L), true);
+  int nst = 0;
+  Value **staged = NULL;
   if (d == DOM_EDGE) {
     cx = edge_row_ctx(L, k);
+    int *lanes_of = calloc((size_t)nmem, sizeof(int));
+    staged = calloc((size_t)F->m->vals.len + 1, sizeof(Value *));
+    for (int i = 0; i < nmem; i++) lanes_of[i] = width_of(mem[i]);
+    nst = pick_stages(F, mem, nmem, lanes_of, 0, staged, 1);
+    stage_rows(F, &cx, staged, nst);
+    free(lanes_of);
   }
   for (int si = 0; si < nmem; si++) {
   v = mem[si];
@@ -818,6 +1027,8 @@ static void lower_sink(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   if (n <= 1024) ((KStmt *)lanes->items[lanes->len - 1])->count = 1;
   F->seen[v->id] = true;
   }
+  unstage(F, staged, nst);
+  free(staged);
   k->what = kernel_what(F);
   for (int si = 0; si < nmem; si++) finish_rows(L, mem[si], acc[si], FN_NONE, false);
   free(acc);
@@ -843,6 +1054,10 @@ static void lower_edge_reduce(Fused *F, const FuseGroup *g, Value *v) {
   Kernel *k = fused_kernel(F, "", MAP_EDGE, DOM_EDGE, group_for(n), g->bwd, group_name(F, &v, 1));
   k->dir = dir;
   Ctx cx = edge_row_ctx(L, k);
+  int lanes_n = (int)n;
+  Value **staged = calloc((size_t)F->m->vals.len + 1, sizeof(Value *));
+  int nst = pick_stages(F, &v, 1, &lanes_n, 0, staged, 1);
+  stage_rows(F, &cx, staged, nst);
   int kv, iv;
   PtrVec *lanes = ks_lanes(L, k, &k->body, n, &kv, &iv);
   L->cur_blk = lanes;
@@ -856,6 +1071,8 @@ static void lower_edge_reduce(Fused *F, const FuseGroup *g, Value *v) {
   }
   int op = v->fn == FN_MAX ? KO_MAX : v->fn == FN_MIN ? KO_MIN : KO_ADD;
   ks_atomic(L, k, lanes, op, target, dir == GATHER_BY_SRC ? cx.src : cx.dst, kk, sum ? kun(L, KU_TO_F64, msg) : msg);
+  unstage(F, staged, nst);
+  free(staged);
   F->seen[v->id] = true;
   k->what = kernel_what(F);
   FnKind degfn = dir == GATHER_BY_SRC ? FN_OUT : FN_IN;
@@ -933,6 +1150,9 @@ void lower_fused_steps(Lower *L) {
   F.sh_scale = calloc((size_t)n + 1, sizeof(int));
   F.sh_pv = calloc((size_t)n + 1, sizeof(int));
   F.hoist = calloc((size_t)n + 1, sizeof(int));
+  F.stage = malloc(sizeof(int) * ((size_t)n + 1));
+  for (int i = 0; i <= n; i++) F.stage[i] = -1;
+  F.st_e = F.st_le = F.st_t = -1;
   mark_buffers(&F);
   for (int i = 0; i < n; i++) {
     Value *v = m->vals.items[i];
@@ -981,5 +1201,6 @@ void lower_fused_steps(Lower *L) {
   free(F.sh_scale);
   free(F.sh_pv);
   free(F.hoist);
+  free(F.stage);
   L->fz = NULL;
 }

@@ -95,6 +95,7 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st7[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh9[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
@@ -114,10 +115,17 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     for (int64_t j0 = lo; j0 < hi; j0 += 16) {
       for (int lane = 0; lane < 16; lane++) {
         int64_t jj;
+        int64_t su;
+        float r7_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          su = sh_u[lane];
+          for (int64_t j = 0; j < 1; j++) {
+            r7_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+            sh_st7[lane + j] = r7_;
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -125,13 +133,11 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
         for (int lane = 0; lane < 16; lane++) {
-          float r7_;
           float x;
           for (int i1 = 0; i1 < 1; i1++) {
             const int64_t k1 = lane + (int64_t)i1 * 16;
             if (k1 < 16) {
-              r7_ = gnn_rsqrtf(out_deg[u * 1] * in_deg[row * 1]);
-              x = t8[u * 16 + k1] * r7_;
+              x = t8[u * 16 + k1] * sh_st7[t];
               acc[lane][i1] = acc[lane][i1] + (double)x;
             }
           }
@@ -175,6 +181,7 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st7[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh16[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
@@ -194,10 +201,17 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t su;
+        float r7_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          su = sh_u[lane];
+          for (int64_t j = 0; j < 1; j++) {
+            r7_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+            sh_st7[lane + j] = r7_;
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -205,13 +219,11 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
         for (int lane = 0; lane < 8; lane++) {
-          float r7_;
           float x;
           for (int i1 = 0; i1 < 1; i1++) {
             const int64_t k1 = lane + (int64_t)i1 * 8;
             if (k1 < 7) {
-              r7_ = gnn_rsqrtf(out_deg[u * 1] * in_deg[row * 1]);
-              x = t15[u * 7 + k1] * r7_;
+              x = t15[u * 7 + k1] * sh_st7[t];
               acc[lane][i1] = acc[lane][i1] + (double)x;
             }
           }

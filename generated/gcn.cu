@@ -115,6 +115,8 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k2_sum_u_mul_e_vertex(int6
   int64_t *const sh_e = sh_e_block[threadIdx.x / 16];  /* this group's */
   __shared__ int64_t sh_u_block[16][16];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 16];  /* this group's */
+  __shared__ float sh_st7_block[16][16];
+  float *const sh_st7 = sh_st7_block[threadIdx.x / 16];  /* this group's */
   __shared__ float sh9_block[16][16];
   float *const sh9 = sh9_block[threadIdx.x / 16];  /* this group's */
   const unsigned gmask = 0xffffu << (threadIdx.x & 16);  /* this group's lanes of the warp */
@@ -125,6 +127,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k2_sum_u_mul_e_vertex(int6
   int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t su;
   float r7_;
   float x;
   lo = in_ptr[row];
@@ -141,6 +144,11 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k2_sum_u_mul_e_vertex(int6
     if (jj < hi) {
       sh_e[lane] = jj;
       sh_u[lane] = src[sh_e[lane]];
+      su = sh_u[lane];
+      for (int64_t j = 0; j < 1; j++) {
+        r7_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+        sh_st7[lane + j] = r7_;
+      }
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 16);
@@ -150,8 +158,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k2_sum_u_mul_e_vertex(int6
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 16;
         if (k1 < 16) {
-          r7_ = gnn_rsqrtf(out_deg[u * 1] * in_deg[row * 1]);
-          x = t8[u * 16 + k1] * r7_;
+          x = t8[u * 16 + k1] * sh_st7[t];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -192,6 +199,8 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k3_sum_u_mul_e_vertex(int6
   int64_t *const sh_e = sh_e_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_u_block[32][8];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st7_block[32][8];
+  float *const sh_st7 = sh_st7_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh16_block[32][7];
   float *const sh16 = sh16_block[threadIdx.x / 8];  /* this group's */
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
@@ -202,6 +211,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k3_sum_u_mul_e_vertex(int6
   int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t su;
   float r7_;
   float x;
   lo = in_ptr[row];
@@ -218,6 +228,11 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k3_sum_u_mul_e_vertex(int6
     if (jj < hi) {
       sh_e[lane] = jj;
       sh_u[lane] = src[sh_e[lane]];
+      su = sh_u[lane];
+      for (int64_t j = 0; j < 1; j++) {
+        r7_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+        sh_st7[lane + j] = r7_;
+      }
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
@@ -227,8 +242,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k3_sum_u_mul_e_vertex(int6
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          r7_ = gnn_rsqrtf(out_deg[u * 1] * in_deg[row * 1]);
-          x = t15[u * 7 + k1] * r7_;
+          x = t15[u * 7 + k1] * sh_st7[t];
           acc[i1] = acc[i1] + (double)x;
         }
       }

@@ -65,69 +65,89 @@ static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *re
 }
 
 /* k1_apply_edge_exp_edge: edge-balanced: one group per edge, 4 lanes per group. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40; in memory: %22 %40 */
-static void k1_apply_edge_exp_edge(int64_t nrows, const int32_t *restrict src, const int32_t *restrict dst, const float *restrict p_gmmconv0_isigma, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv0_P, const float *restrict p_gmmconv0_mu, float *restrict t22, const float *restrict p_gmmconv1_isigma, const float *restrict p_gmmconv1_P, const float *restrict p_gmmconv1_mu, float *restrict t40, int training, uint64_t seed) {
+static void k1_apply_edge_exp_edge(int64_t nrows, const int32_t *restrict src, const int32_t *restrict dst, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv0_P, const float *restrict p_gmmconv1_P, const float *restrict p_gmmconv0_isigma, const float *restrict p_gmmconv0_mu, float *restrict t22, const float *restrict p_gmmconv1_isigma, const float *restrict p_gmmconv1_mu, float *restrict t40, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
+    float sh_st14[2] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st33[2] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t u;
     int64_t v;
     u = src[row];
     v = dst[row];
     for (int lane = 0; lane < 4; lane++) {
-      float dot;
-      float r19_;
       float lin;
       float r12_;
       float r14_;
+      for (int i = 0; i < 1; i++) {
+        const int64_t k = lane + (int64_t)i * 4;
+        if (k < 2) {
+          lin = 0.0f;
+          for (int64_t j = 0; j < 2; j++) {
+            r12_ = (j < 1) ? gnn_rsqrtf(out_deg[u * 1 + j]) : gnn_rsqrtf(in_deg[v * 1 + (j - 1)]);
+            lin = lin + (r12_ * p_gmmconv0_P[(j * 2) + k]);
+          }
+          r14_ = tanhf(lin);
+          sh_st14[k] = r14_;
+        }
+      }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 4; lane++) {
+      float lin1;
+      float r12_1;
+      float r33_;
+      for (int i1 = 0; i1 < 1; i1++) {
+        const int64_t k1 = lane + (int64_t)i1 * 4;
+        if (k1 < 2) {
+          lin1 = 0.0f;
+          for (int64_t j1 = 0; j1 < 2; j1++) {
+            r12_1 = (j1 < 1) ? gnn_rsqrtf(out_deg[u * 1 + j1]) : gnn_rsqrtf(in_deg[v * 1 + (j1 - 1)]);
+            lin1 = lin1 + (r12_1 * p_gmmconv1_P[(j1 * 2) + k1]);
+          }
+          r33_ = tanhf(lin1);
+          sh_st33[k1] = r33_;
+        }
+      }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 4; lane++) {
+      float dot;
+      float r19_;
       float r16_;
       float r18_;
       float dot1;
       float r37_;
-      float lin1;
-      float r12_1;
-      float r33_;
       float r35_;
       float r36_;
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 4;
-        if (k < 3) {
+      for (int i2 = 0; i2 < 1; i2++) {
+        const int64_t k2 = lane + (int64_t)i2 * 4;
+        if (k2 < 3) {
           dot = 0.0f;
-          for (int64_t j = 0; j < 2; j++) {
-            r19_ = p_gmmconv0_isigma[(k * 2) + j] * p_gmmconv0_isigma[(k * 2) + j];
-            lin = 0.0f;
-            for (int64_t j1 = 0; j1 < 2; j1++) {
-              r12_ = (j1 < 1) ? gnn_rsqrtf(out_deg[u * 1 + j1]) : gnn_rsqrtf(in_deg[v * 1 + (j1 - 1)]);
-              lin = lin + (r12_ * p_gmmconv0_P[(j1 * 2) + j]);
-            }
-            r14_ = tanhf(lin);
-            r16_ = r14_ - p_gmmconv0_mu[(k * 2) + j];
+          for (int64_t j2 = 0; j2 < 2; j2++) {
+            r19_ = p_gmmconv0_isigma[(k2 * 2) + j2] * p_gmmconv0_isigma[(k2 * 2) + j2];
+            r16_ = sh_st14[j2] - p_gmmconv0_mu[(k2 * 2) + j2];
             r18_ = r16_ * r16_;
             dot = dot + (r18_ * r19_);
           }
           if (training) {
-            t22[row * 3 + k] = expf(-0.5f * dot);
+            t22[row * 3 + k2] = expf(-0.5f * dot);
           }
         }
       }
-      for (int i1 = 0; i1 < 1; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 4;
-        if (k1 < 3) {
+      for (int i3 = 0; i3 < 1; i3++) {
+        const int64_t k3 = lane + (int64_t)i3 * 4;
+        if (k3 < 3) {
           dot1 = 0.0f;
-          for (int64_t j2 = 0; j2 < 2; j2++) {
-            r37_ = p_gmmconv1_isigma[(k1 * 2) + j2] * p_gmmconv1_isigma[(k1 * 2) + j2];
-            lin1 = 0.0f;
-            for (int64_t j3 = 0; j3 < 2; j3++) {
-              r12_1 = (j3 < 1) ? gnn_rsqrtf(out_deg[u * 1 + j3]) : gnn_rsqrtf(in_deg[v * 1 + (j3 - 1)]);
-              lin1 = lin1 + (r12_1 * p_gmmconv1_P[(j3 * 2) + j2]);
-            }
-            r33_ = tanhf(lin1);
-            r35_ = r33_ - p_gmmconv1_mu[(k1 * 2) + j2];
+          for (int64_t j3 = 0; j3 < 2; j3++) {
+            r37_ = p_gmmconv1_isigma[(k3 * 2) + j3] * p_gmmconv1_isigma[(k3 * 2) + j3];
+            r35_ = sh_st33[j3] - p_gmmconv1_mu[(k3 * 2) + j3];
             r36_ = r35_ * r35_;
             dot1 = dot1 + (r36_ * r37_);
           }
           if (training) {
-            t40[row * 3 + k1] = expf(-0.5f * dot1);
+            t40[row * 3 + k3] = expf(-0.5f * dot1);
           }
         }
       }
@@ -143,6 +163,7 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st22[96] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh24[48] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
@@ -162,10 +183,37 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
         int64_t jj;
+        int64_t su;
+        float dot;
+        float r19_;
+        float lin;
+        float r12_;
+        float r14_;
+        float r16_;
+        float r18_;
+        float r22_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          su = sh_u[lane];
+          for (int64_t j = 0; j < 3; j++) {
+            dot = 0.0f;
+            for (int64_t j1 = 0; j1 < 2; j1++) {
+              r19_ = p_gmmconv0_isigma[(j * 2) + j1] * p_gmmconv0_isigma[(j * 2) + j1];
+              lin = 0.0f;
+              for (int64_t j2 = 0; j2 < 2; j2++) {
+                r12_ = (j2 < 1) ? gnn_rsqrtf(out_deg[su * 1 + j2]) : gnn_rsqrtf(in_deg[row * 1 + (j2 - 1)]);
+                lin = lin + (r12_ * p_gmmconv0_P[(j2 * 2) + j1]);
+              }
+              r14_ = tanhf(lin);
+              r16_ = r14_ - p_gmmconv0_mu[(j * 2) + j1];
+              r18_ = r16_ * r16_;
+              dot = dot + (r18_ * r19_);
+            }
+            r22_ = expf(-0.5f * dot);
+            sh_st22[(lane * 3) + j] = r22_;
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -173,33 +221,11 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
         for (int lane = 0; lane < 32; lane++) {
-          float dot;
-          float r19_;
-          float lin;
-          float r12_;
-          float r14_;
-          float r16_;
-          float r18_;
-          float r22_;
           float x;
           for (int i1 = 0; i1 < 2; i1++) {
             const int64_t k1 = lane + (int64_t)i1 * 32;
             if (k1 < 48) {
-              dot = 0.0f;
-              for (int64_t j = 0; j < 2; j++) {
-                r19_ = p_gmmconv0_isigma[((k1 / 16) * 2) + j] * p_gmmconv0_isigma[((k1 / 16) * 2) + j];
-                lin = 0.0f;
-                for (int64_t j1 = 0; j1 < 2; j1++) {
-                  r12_ = (j1 < 1) ? gnn_rsqrtf(out_deg[u * 1 + j1]) : gnn_rsqrtf(in_deg[row * 1 + (j1 - 1)]);
-                  lin = lin + (r12_ * p_gmmconv0_P[(j1 * 2) + j]);
-                }
-                r14_ = tanhf(lin);
-                r16_ = r14_ - p_gmmconv0_mu[((k1 / 16) * 2) + j];
-                r18_ = r16_ * r16_;
-                dot = dot + (r18_ * r19_);
-              }
-              r22_ = expf(-0.5f * dot);
-              x = t23[u * 48 + k1] * r22_;
+              x = t23[u * 48 + k1] * sh_st22[(t * 3) + (k1 / 16)];
               acc[lane][i1] = acc[lane][i1] + (double)x;
             }
           }
@@ -222,8 +248,8 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         const int64_t k3 = lane + (int64_t)i3 * 32;
         if (k3 < 16) {
           heads = 0.0f;
-          for (int64_t j2 = 0; j2 < 3; j2++) {
-            heads = heads + sh24[(j2 * 16) + k3];
+          for (int64_t j3 = 0; j3 < 3; j3++) {
+            heads = heads + sh24[(j3 * 16) + k3];
           }
           t25[row * 16 + k3] = heads / 3.0f;
         }
@@ -248,6 +274,7 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st40[96] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh42[21] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
@@ -267,10 +294,37 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
         int64_t jj;
+        int64_t su;
+        float dot;
+        float r37_;
+        float lin;
+        float r12_;
+        float r33_;
+        float r35_;
+        float r36_;
+        float r40_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          su = sh_u[lane];
+          for (int64_t j = 0; j < 3; j++) {
+            dot = 0.0f;
+            for (int64_t j1 = 0; j1 < 2; j1++) {
+              r37_ = p_gmmconv1_isigma[(j * 2) + j1] * p_gmmconv1_isigma[(j * 2) + j1];
+              lin = 0.0f;
+              for (int64_t j2 = 0; j2 < 2; j2++) {
+                r12_ = (j2 < 1) ? gnn_rsqrtf(out_deg[su * 1 + j2]) : gnn_rsqrtf(in_deg[row * 1 + (j2 - 1)]);
+                lin = lin + (r12_ * p_gmmconv1_P[(j2 * 2) + j1]);
+              }
+              r33_ = tanhf(lin);
+              r35_ = r33_ - p_gmmconv1_mu[(j * 2) + j1];
+              r36_ = r35_ * r35_;
+              dot = dot + (r36_ * r37_);
+            }
+            r40_ = expf(-0.5f * dot);
+            sh_st40[(lane * 3) + j] = r40_;
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -278,33 +332,11 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
         for (int lane = 0; lane < 32; lane++) {
-          float dot;
-          float r37_;
-          float lin;
-          float r12_;
-          float r33_;
-          float r35_;
-          float r36_;
-          float r40_;
           float x;
           for (int i1 = 0; i1 < 1; i1++) {
             const int64_t k1 = lane + (int64_t)i1 * 32;
             if (k1 < 21) {
-              dot = 0.0f;
-              for (int64_t j = 0; j < 2; j++) {
-                r37_ = p_gmmconv1_isigma[((k1 / 7) * 2) + j] * p_gmmconv1_isigma[((k1 / 7) * 2) + j];
-                lin = 0.0f;
-                for (int64_t j1 = 0; j1 < 2; j1++) {
-                  r12_ = (j1 < 1) ? gnn_rsqrtf(out_deg[u * 1 + j1]) : gnn_rsqrtf(in_deg[row * 1 + (j1 - 1)]);
-                  lin = lin + (r12_ * p_gmmconv1_P[(j1 * 2) + j]);
-                }
-                r33_ = tanhf(lin);
-                r35_ = r33_ - p_gmmconv1_mu[((k1 / 7) * 2) + j];
-                r36_ = r35_ * r35_;
-                dot = dot + (r36_ * r37_);
-              }
-              r40_ = expf(-0.5f * dot);
-              x = t41[u * 21 + k1] * r40_;
+              x = t41[u * 21 + k1] * sh_st40[(t * 3) + (k1 / 7)];
               acc[lane][i1] = acc[lane][i1] + (double)x;
             }
           }
@@ -327,8 +359,8 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         const int64_t k3 = lane + (int64_t)i3 * 32;
         if (k3 < 7) {
           heads = 0.0f;
-          for (int64_t j2 = 0; j2 < 3; j2++) {
-            heads = heads + sh42[(j2 * 7) + k3];
+          for (int64_t j3 = 0; j3 < 3; j3++) {
+            heads = heads + sh42[(j3 * 7) + k3];
           }
           t43[row * 7 + k3] = heads / 3.0f;
         }
@@ -420,7 +452,7 @@ static void k5_div_vertex(int64_t nrows, const float *restrict t25, const float 
 }
 
 /* k6_reduce_rows6_sum_edge: edge-balanced: one group per edge, 8 lanes per group. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %32 %33 %34 %35 %36 %37 %46 %47 %49 %50 %55 %56 %57 %58 %59 %62 %63 %64 %65 %66 %67 %69 %70 %71 %77 %78 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %94 %95 %96 %97; in memory: %59 %65 %71 %86 %92 %97 */
-static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src, const int32_t *restrict dst, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv1_P, const float *restrict p_gmmconv1_mu, const float *restrict in_grad_out, const float *restrict t41, const float *restrict t40, double *restrict acc59, const float *restrict p_gmmconv1_isigma, double *restrict acc65, double *restrict acc71, const float *restrict p_gmmconv0_P, const float *restrict p_gmmconv0_mu, const float *restrict t23, const float *restrict t75, const float *restrict t22, double *restrict acc86, const float *restrict p_gmmconv0_isigma, double *restrict acc92, double *restrict acc97) {
+static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src, const int32_t *restrict dst, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv0_P, const float *restrict p_gmmconv0_mu, const float *restrict p_gmmconv1_P, const float *restrict p_gmmconv1_mu, const float *restrict in_grad_out, const float *restrict t41, const float *restrict t40, const float *restrict p_gmmconv1_isigma, const float *restrict t23, const float *restrict t75, const float *restrict t22, const float *restrict p_gmmconv0_isigma, double *restrict acc59, double *restrict acc65, double *restrict acc71, double *restrict acc86, double *restrict acc92, double *restrict acc97) {
 #pragma omp parallel
   {
   double blk_acc59[6] = {0};
@@ -431,231 +463,213 @@ static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
   double blk_acc97[4] = {0};
 #pragma omp for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
+    float sh_st12[2] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st16[6] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st35[6] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st56[3] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st70[2] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st83[3] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st96[2] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t u;
     int64_t v;
     u = src[row];
     v = dst[row];
     for (int lane = 0; lane < 8; lane++) {
-      float lin;
       float r12_;
-      float r33_;
-      float r35_;
-      float r36_;
-      float sum;
-      float r47_;
-      float r56_;
-      float lin1;
-      float r12_1;
-      float r33_1;
-      float r35_1;
-      float r37_;
-      float sum1;
-      float r47_1;
-      float r56_1;
-      float r62_;
-      float r63_;
-      float mt;
-      float lin2;
-      float r12_2;
-      float r33_2;
-      float heads;
-      float lin3;
-      float r12_3;
-      float r33_3;
-      float r35_2;
-      float r37_1;
-      float sum2;
-      float r47_2;
-      float r56_2;
-      float r62_1;
-      float r63_1;
-      float r12_4;
-      float lin4;
-      float r12_5;
-      float r14_;
-      float r16_;
-      float r18_;
-      float sum3;
-      float r83_;
-      float lin5;
-      float r12_6;
-      float r14_1;
-      float r16_1;
-      float r19_;
-      float sum4;
-      float r83_1;
-      float r89_;
-      float r90_;
-      float mt1;
-      float lin6;
-      float r12_7;
-      float r14_2;
-      float heads1;
-      float lin7;
-      float r12_8;
-      float r14_3;
-      float r16_2;
-      float r19_1;
-      float sum5;
-      float r77_;
-      float r83_2;
-      float r89_1;
-      float r90_1;
-      float r12_9;
       for (int i = 0; i < 1; i++) {
         const int64_t k = lane + (int64_t)i * 8;
-        if (k < 6) {
-          lin = 0.0f;
-          for (int64_t j = 0; j < 2; j++) {
-            r12_ = (j < 1) ? gnn_rsqrtf(out_deg[u * 1 + (((k % 2) / 2) + j)]) : gnn_rsqrtf(in_deg[v * 1 + (((k % 2) / 2) + (j - 1))]);
-            lin = lin + (r12_ * p_gmmconv1_P[(j * 2) + ((k % 2) % 2)]);
-          }
-          r33_ = tanhf(lin);
-          r35_ = r33_ - p_gmmconv1_mu[k];
-          r36_ = r35_ * r35_;
-          sum = 0.0f;
-          for (int64_t j1 = 0; j1 < 7; j1++) {
-            r47_ = in_grad_out[v * 7 + j1] / 3.0f;
-            sum = sum + (t41[u * 21 + (((k / 2) * 7) + j1)] * r47_);
-          }
-          r56_ = (sum * t40[row * 3 + (k / 2)]) * -0.5f;
-          blk_acc59[k] += (double)(r56_ * r36_);
+        if (k < 2) {
+          r12_ = (k < 1) ? gnn_rsqrtf(out_deg[u * 1 + k]) : gnn_rsqrtf(in_deg[v * 1 + (k - 1)]);
+          sh_st12[k] = r12_;
         }
       }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 8; lane++) {
+      float lin;
+      float r14_;
+      float r16_;
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 6) {
-          lin1 = 0.0f;
-          for (int64_t j2 = 0; j2 < 2; j2++) {
-            r12_1 = (j2 < 1) ? gnn_rsqrtf(out_deg[u * 1 + (((k1 % 2) / 2) + j2)]) : gnn_rsqrtf(in_deg[v * 1 + (((k1 % 2) / 2) + (j2 - 1))]);
-            lin1 = lin1 + (r12_1 * p_gmmconv1_P[(j2 * 2) + ((k1 % 2) % 2)]);
+          lin = 0.0f;
+          for (int64_t j = 0; j < 2; j++) {
+            lin = lin + (sh_st12[(((k1 % 2) / 2) * 2) + j] * p_gmmconv0_P[(j * 2) + ((k1 % 2) % 2)]);
           }
-          r33_1 = tanhf(lin1);
-          r35_1 = r33_1 - p_gmmconv1_mu[k1];
-          r37_ = p_gmmconv1_isigma[k1] * p_gmmconv1_isigma[k1];
-          sum1 = 0.0f;
-          for (int64_t j3 = 0; j3 < 7; j3++) {
-            r47_1 = in_grad_out[v * 7 + j3] / 3.0f;
-            sum1 = sum1 + (t41[u * 21 + (((k1 / 2) * 7) + j3)] * r47_1);
-          }
-          r56_1 = (sum1 * t40[row * 3 + (k1 / 2)]) * -0.5f;
-          r62_ = (r56_1 * r37_) * r35_1;
-          r63_ = r62_ + r62_;
-          blk_acc65[k1] += (double)-r63_;
+          r14_ = tanhf(lin);
+          r16_ = r14_ - p_gmmconv0_mu[k1];
+          sh_st16[k1] = r16_;
         }
       }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 8; lane++) {
+      float lin1;
+      float r33_;
+      float r35_;
       for (int i2 = 0; i2 < 1; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 4) {
-          mt = 0.0f;
-          for (int64_t j4 = 0; j4 < 1; j4++) {
-            lin2 = 0.0f;
-            for (int64_t j5 = 0; j5 < 2; j5++) {
-              r12_2 = (j5 < 1) ? gnn_rsqrtf(out_deg[u * 1 + ((((j4 * 2) + (k2 % 2)) / 2) + j5)]) : gnn_rsqrtf(in_deg[v * 1 + ((((j4 * 2) + (k2 % 2)) / 2) + (j5 - 1))]);
-              lin2 = lin2 + (r12_2 * p_gmmconv1_P[(j5 * 2) + (((j4 * 2) + (k2 % 2)) % 2)]);
-            }
-            r33_2 = tanhf(lin2);
-            heads = 0.0f;
-            for (int64_t j6 = 0; j6 < 3; j6++) {
-              lin3 = 0.0f;
-              for (int64_t j7 = 0; j7 < 2; j7++) {
-                r12_3 = (j7 < 1) ? gnn_rsqrtf(out_deg[u * 1 + (((((j6 * 2) + ((j4 * 2) + (k2 % 2))) % 2) / 2) + j7)]) : gnn_rsqrtf(in_deg[v * 1 + (((((j6 * 2) + ((j4 * 2) + (k2 % 2))) % 2) / 2) + (j7 - 1))]);
-                lin3 = lin3 + (r12_3 * p_gmmconv1_P[(j7 * 2) + ((((j6 * 2) + ((j4 * 2) + (k2 % 2))) % 2) % 2)]);
-              }
-              r33_3 = tanhf(lin3);
-              r35_2 = r33_3 - p_gmmconv1_mu[(j6 * 2) + ((j4 * 2) + (k2 % 2))];
-              r37_1 = p_gmmconv1_isigma[(j6 * 2) + ((j4 * 2) + (k2 % 2))] * p_gmmconv1_isigma[(j6 * 2) + ((j4 * 2) + (k2 % 2))];
-              sum2 = 0.0f;
-              for (int64_t j8 = 0; j8 < 7; j8++) {
-                r47_2 = in_grad_out[v * 7 + j8] / 3.0f;
-                sum2 = sum2 + (t41[u * 21 + (((((j6 * 2) + ((j4 * 2) + (k2 % 2))) / 2) * 7) + j8)] * r47_2);
-              }
-              r56_2 = (sum2 * t40[row * 3 + (((j6 * 2) + ((j4 * 2) + (k2 % 2))) / 2)]) * -0.5f;
-              r62_1 = (r56_2 * r37_1) * r35_2;
-              r63_1 = r62_1 + r62_1;
-              heads = heads + r63_1;
-            }
-            r12_4 = ((((j4 * 2) + (k2 / 2)) % 2) < 1) ? gnn_rsqrtf(out_deg[u * 1 + ((((j4 * 2) + (k2 / 2)) / 2) + (((j4 * 2) + (k2 / 2)) % 2))]) : gnn_rsqrtf(in_deg[v * 1 + ((((j4 * 2) + (k2 / 2)) / 2) + ((((j4 * 2) + (k2 / 2)) % 2) - 1))]);
-            mt = mt + (r12_4 * (heads * (1.0f - (r33_2 * r33_2))));
+        if (k2 < 6) {
+          lin1 = 0.0f;
+          for (int64_t j1 = 0; j1 < 2; j1++) {
+            lin1 = lin1 + (sh_st12[(((k2 % 2) / 2) * 2) + j1] * p_gmmconv1_P[(j1 * 2) + ((k2 % 2) % 2)]);
           }
-          blk_acc71[k2] += (double)mt;
+          r33_ = tanhf(lin1);
+          r35_ = r33_ - p_gmmconv1_mu[k2];
+          sh_st35[k2] = r35_;
         }
       }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 8; lane++) {
+      float sum;
+      float r47_;
+      float r56_;
       for (int i3 = 0; i3 < 1; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 6) {
-          lin4 = 0.0f;
-          for (int64_t j9 = 0; j9 < 2; j9++) {
-            r12_5 = (j9 < 1) ? gnn_rsqrtf(out_deg[u * 1 + (((k3 % 2) / 2) + j9)]) : gnn_rsqrtf(in_deg[v * 1 + (((k3 % 2) / 2) + (j9 - 1))]);
-            lin4 = lin4 + (r12_5 * p_gmmconv0_P[(j9 * 2) + ((k3 % 2) % 2)]);
+        if (k3 < 3) {
+          sum = 0.0f;
+          for (int64_t j2 = 0; j2 < 7; j2++) {
+            r47_ = in_grad_out[v * 7 + j2] / 3.0f;
+            sum = sum + (t41[u * 21 + ((k3 * 7) + j2)] * r47_);
           }
-          r14_ = tanhf(lin4);
-          r16_ = r14_ - p_gmmconv0_mu[k3];
-          r18_ = r16_ * r16_;
-          sum3 = 0.0f;
-          for (int64_t j10 = 0; j10 < 16; j10++) {
-            sum3 = sum3 + (t23[u * 48 + (((k3 / 2) * 16) + j10)] * t75[v * 48 + (((k3 / 2) * 16) + j10)]);
-          }
-          r83_ = (sum3 * t22[row * 3 + (k3 / 2)]) * -0.5f;
-          blk_acc86[k3] += (double)(r83_ * r18_);
+          r56_ = (sum * t40[row * 3 + k3]) * -0.5f;
+          sh_st56[k3] = r56_;
         }
       }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 8; lane++) {
+      float lin2;
+      float r33_1;
+      float heads;
+      float r37_;
+      float r62_;
+      float r63_;
       for (int i4 = 0; i4 < 1; i4++) {
         const int64_t k4 = lane + (int64_t)i4 * 8;
-        if (k4 < 6) {
-          lin5 = 0.0f;
-          for (int64_t j11 = 0; j11 < 2; j11++) {
-            r12_6 = (j11 < 1) ? gnn_rsqrtf(out_deg[u * 1 + (((k4 % 2) / 2) + j11)]) : gnn_rsqrtf(in_deg[v * 1 + (((k4 % 2) / 2) + (j11 - 1))]);
-            lin5 = lin5 + (r12_6 * p_gmmconv0_P[(j11 * 2) + ((k4 % 2) % 2)]);
+        if (k4 < 2) {
+          lin2 = 0.0f;
+          for (int64_t j3 = 0; j3 < 2; j3++) {
+            lin2 = lin2 + (sh_st12[j3] * p_gmmconv1_P[(j3 * 2) + k4]);
           }
-          r14_1 = tanhf(lin5);
-          r16_1 = r14_1 - p_gmmconv0_mu[k4];
-          r19_ = p_gmmconv0_isigma[k4] * p_gmmconv0_isigma[k4];
-          sum4 = 0.0f;
-          for (int64_t j12 = 0; j12 < 16; j12++) {
-            sum4 = sum4 + (t23[u * 48 + (((k4 / 2) * 16) + j12)] * t75[v * 48 + (((k4 / 2) * 16) + j12)]);
+          r33_1 = tanhf(lin2);
+          heads = 0.0f;
+          for (int64_t j4 = 0; j4 < 3; j4++) {
+            r37_ = p_gmmconv1_isigma[(j4 * 2) + k4] * p_gmmconv1_isigma[(j4 * 2) + k4];
+            r62_ = (sh_st56[j4] * r37_) * sh_st35[(j4 * 2) + k4];
+            r63_ = r62_ + r62_;
+            heads = heads + r63_;
           }
-          r83_1 = (sum4 * t22[row * 3 + (k4 / 2)]) * -0.5f;
-          r89_ = (r83_1 * r19_) * r16_1;
-          r90_ = r89_ + r89_;
-          blk_acc92[k4] += (double)-r90_;
+          sh_st70[k4] = heads * (1.0f - (r33_1 * r33_1));
         }
       }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 8; lane++) {
+      float sum1;
+      float r83_;
       for (int i5 = 0; i5 < 1; i5++) {
         const int64_t k5 = lane + (int64_t)i5 * 8;
-        if (k5 < 4) {
-          mt1 = 0.0f;
-          for (int64_t j13 = 0; j13 < 1; j13++) {
-            lin6 = 0.0f;
-            for (int64_t j14 = 0; j14 < 2; j14++) {
-              r12_7 = (j14 < 1) ? gnn_rsqrtf(out_deg[u * 1 + ((((j13 * 2) + (k5 % 2)) / 2) + j14)]) : gnn_rsqrtf(in_deg[v * 1 + ((((j13 * 2) + (k5 % 2)) / 2) + (j14 - 1))]);
-              lin6 = lin6 + (r12_7 * p_gmmconv0_P[(j14 * 2) + (((j13 * 2) + (k5 % 2)) % 2)]);
-            }
-            r14_2 = tanhf(lin6);
-            heads1 = 0.0f;
-            for (int64_t j15 = 0; j15 < 3; j15++) {
-              lin7 = 0.0f;
-              for (int64_t j16 = 0; j16 < 2; j16++) {
-                r12_8 = (j16 < 1) ? gnn_rsqrtf(out_deg[u * 1 + (((((j15 * 2) + ((j13 * 2) + (k5 % 2))) % 2) / 2) + j16)]) : gnn_rsqrtf(in_deg[v * 1 + (((((j15 * 2) + ((j13 * 2) + (k5 % 2))) % 2) / 2) + (j16 - 1))]);
-                lin7 = lin7 + (r12_8 * p_gmmconv0_P[(j16 * 2) + ((((j15 * 2) + ((j13 * 2) + (k5 % 2))) % 2) % 2)]);
-              }
-              r14_3 = tanhf(lin7);
-              r16_2 = r14_3 - p_gmmconv0_mu[(j15 * 2) + ((j13 * 2) + (k5 % 2))];
-              r19_1 = p_gmmconv0_isigma[(j15 * 2) + ((j13 * 2) + (k5 % 2))] * p_gmmconv0_isigma[(j15 * 2) + ((j13 * 2) + (k5 % 2))];
-              sum5 = 0.0f;
-              for (int64_t j17 = 0; j17 < 16; j17++) {
-                r77_ = t23[u * 48 + (((((j15 * 2) + ((j13 * 2) + (k5 % 2))) / 2) * 16) + j17)] * t75[v * 48 + (((((j15 * 2) + ((j13 * 2) + (k5 % 2))) / 2) * 16) + j17)];
-                sum5 = sum5 + r77_;
-              }
-              r83_2 = (sum5 * t22[row * 3 + (((j15 * 2) + ((j13 * 2) + (k5 % 2))) / 2)]) * -0.5f;
-              r89_1 = (r83_2 * r19_1) * r16_2;
-              r90_1 = r89_1 + r89_1;
-              heads1 = heads1 + r90_1;
-            }
-            r12_9 = ((((j13 * 2) + (k5 / 2)) % 2) < 1) ? gnn_rsqrtf(out_deg[u * 1 + ((((j13 * 2) + (k5 / 2)) / 2) + (((j13 * 2) + (k5 / 2)) % 2))]) : gnn_rsqrtf(in_deg[v * 1 + ((((j13 * 2) + (k5 / 2)) / 2) + ((((j13 * 2) + (k5 / 2)) % 2) - 1))]);
-            mt1 = mt1 + (r12_9 * (heads1 * (1.0f - (r14_2 * r14_2))));
+        if (k5 < 3) {
+          sum1 = 0.0f;
+          for (int64_t j5 = 0; j5 < 16; j5++) {
+            sum1 = sum1 + (t23[u * 48 + ((k5 * 16) + j5)] * t75[v * 48 + ((k5 * 16) + j5)]);
           }
-          blk_acc97[k5] += (double)mt1;
+          r83_ = (sum1 * t22[row * 3 + k5]) * -0.5f;
+          sh_st83[k5] = r83_;
+        }
+      }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 8; lane++) {
+      float lin3;
+      float r14_1;
+      float heads1;
+      float r19_;
+      float r89_;
+      float r90_;
+      for (int i6 = 0; i6 < 1; i6++) {
+        const int64_t k6 = lane + (int64_t)i6 * 8;
+        if (k6 < 2) {
+          lin3 = 0.0f;
+          for (int64_t j6 = 0; j6 < 2; j6++) {
+            lin3 = lin3 + (sh_st12[j6] * p_gmmconv0_P[(j6 * 2) + k6]);
+          }
+          r14_1 = tanhf(lin3);
+          heads1 = 0.0f;
+          for (int64_t j7 = 0; j7 < 3; j7++) {
+            r19_ = p_gmmconv0_isigma[(j7 * 2) + k6] * p_gmmconv0_isigma[(j7 * 2) + k6];
+            r89_ = (sh_st83[j7] * r19_) * sh_st16[(j7 * 2) + k6];
+            r90_ = r89_ + r89_;
+            heads1 = heads1 + r90_;
+          }
+          sh_st96[k6] = heads1 * (1.0f - (r14_1 * r14_1));
+        }
+      }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 8; lane++) {
+      float r36_;
+      float r37_1;
+      float r62_1;
+      float r63_1;
+      float mt;
+      float r18_;
+      float r19_1;
+      float r89_1;
+      float r90_1;
+      float mt1;
+      for (int i7 = 0; i7 < 1; i7++) {
+        const int64_t k7 = lane + (int64_t)i7 * 8;
+        if (k7 < 6) {
+          r36_ = sh_st35[k7] * sh_st35[k7];
+          blk_acc59[k7] += (double)(sh_st56[k7 / 2] * r36_);
+        }
+      }
+      for (int i8 = 0; i8 < 1; i8++) {
+        const int64_t k8 = lane + (int64_t)i8 * 8;
+        if (k8 < 6) {
+          r37_1 = p_gmmconv1_isigma[k8] * p_gmmconv1_isigma[k8];
+          r62_1 = (sh_st56[k8 / 2] * r37_1) * sh_st35[k8];
+          r63_1 = r62_1 + r62_1;
+          blk_acc65[k8] += (double)-r63_1;
+        }
+      }
+      for (int i9 = 0; i9 < 1; i9++) {
+        const int64_t k9 = lane + (int64_t)i9 * 8;
+        if (k9 < 4) {
+          mt = 0.0f;
+          for (int64_t j8 = 0; j8 < 1; j8++) {
+            mt = mt + (sh_st12[(j8 * 2) + (k9 / 2)] * sh_st70[(j8 * 2) + (k9 % 2)]);
+          }
+          blk_acc71[k9] += (double)mt;
+        }
+      }
+      for (int i10 = 0; i10 < 1; i10++) {
+        const int64_t k10 = lane + (int64_t)i10 * 8;
+        if (k10 < 6) {
+          r18_ = sh_st16[k10] * sh_st16[k10];
+          blk_acc86[k10] += (double)(sh_st83[k10 / 2] * r18_);
+        }
+      }
+      for (int i11 = 0; i11 < 1; i11++) {
+        const int64_t k11 = lane + (int64_t)i11 * 8;
+        if (k11 < 6) {
+          r19_1 = p_gmmconv0_isigma[k11] * p_gmmconv0_isigma[k11];
+          r89_1 = (sh_st83[k11 / 2] * r19_1) * sh_st16[k11];
+          r90_1 = r89_1 + r89_1;
+          blk_acc92[k11] += (double)-r90_1;
+        }
+      }
+      for (int i12 = 0; i12 < 1; i12++) {
+        const int64_t k12 = lane + (int64_t)i12 * 8;
+        if (k12 < 4) {
+          mt1 = 0.0f;
+          for (int64_t j9 = 0; j9 < 1; j9++) {
+            mt1 = mt1 + (sh_st12[(j9 * 2) + (k12 / 2)] * sh_st96[(j9 * 2) + (k12 % 2)]);
+          }
+          blk_acc97[k12] += (double)mt1;
         }
       }
     }
@@ -1035,7 +1049,7 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
   /* 1: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40; in memory: %22 %40 */
   if (training) {
-  k1_apply_edge_exp_edge(g->ne, g->src, g->dst, m->param[2], g->out_deg, g->in_deg, m->param[0], m->param[1], m->t22, m->param[6], m->param[4], m->param[5], m->t40, training, seed);
+  k1_apply_edge_exp_edge(g->ne, g->src, g->dst, g->out_deg, g->in_deg, m->param[0], m->param[4], m->param[2], m->param[1], m->t22, m->param[6], m->param[5], m->t40, training, seed);
   }
   gnn_profile_step(m->ctx, "forward 1 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40; in memory: %22 %40");
   /* 2: %23 apply_vertex.linear */
@@ -1175,7 +1189,7 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   if ((st = gnn_memset0(m->ctx, m->acc97, (size_t)1 * 4 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 15 zero %97 reduce_rows.matmul_tn");
   /* 16: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %32 %33 %34 %35 %36 %37 %46 %47 %49 %50 %55 %56 %57 %58 %59 %62 %63 %64 %65 %66 %67 %69 %70 %71 %77 %78 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %94 %95 %96 %97; in memory: %59 %65 %71 %86 %92 %97 */
-  k6_reduce_rows6_sum_edge(g->ne, g->src, g->dst, g->out_deg, g->in_deg, m->param[4], m->param[5], m->in_grad_out, m->t41, m->t40, m->acc59, m->param[6], m->acc65, m->acc71, m->param[0], m->param[1], m->t23, m->t75, m->t22, m->acc86, m->param[2], m->acc92, m->acc97);
+  k6_reduce_rows6_sum_edge(g->ne, g->src, g->dst, g->out_deg, g->in_deg, m->param[0], m->param[1], m->param[4], m->param[5], m->in_grad_out, m->t41, m->t40, m->param[6], m->t23, m->t75, m->t22, m->param[2], m->acc59, m->acc65, m->acc71, m->acc86, m->acc92, m->acc97);
   gnn_profile_step(m->ctx, "backward 16 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %32 %33 %34 %35 %36 %37 %46 %47 %49 %50 %55 %56 %57 %58 %59 %62 %63 %64 %65 %66 %67 %69 %70 %71 %77 %78 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %94 %95 %96 %97; in memory: %59 %65 %71 %86 %92 %97");
   /* 17: %59 reduce_rows.sum */
   k7_reduce_rows_sum_finish_global(1, m->t59, m->acc59);

@@ -104,22 +104,6 @@ static void mark_in_memory(Ckpt_ *K) {
   }
 }
 
-/* The FLOPs of one element with the special functions weighted: exp, log, tanh, rsqrt, ... count
- * 8 (a range reduction and a polynomial on a CPU core; a quarter-rate unit on a GPU), dropout's
- * counter RNG 16 (a hash of seed, stream and element). */
-static double cost_flops(const Value *v) {
-  double f = elem_flops(v);
-  switch (v->fn) {
-  case FN_EXP: case FN_LOG: case FN_TANH: case FN_SIGMOID: case FN_SQRT: case FN_RSQRT: case FN_ELU: case FN_POW:
-  case FN_LOG_SOFTMAX:
-    return f + 7;
-  case FN_DROPOUT:
-    return f + 15;
-  default:
-    return f;
-  }
-}
-
 /* Index arithmetic on one operand: a different shape of the same elements. */
 static bool is_view(const Value *v) {
   return v->nargs == 1 && (v->fn == FN_FLATTEN || v->fn == FN_RESHAPE || v->fn == FN_SLICE || v->fn == FN_TRANSPOSE);
@@ -136,7 +120,7 @@ static double remat_flops(Ckpt_ *K, const Value *v, int depth) {
   if (is_view(v) && is_reduction(v->args[0])) return 0; /* the same bytes: stash the reduction, view it */
   if (v->op == OP_REDUCE_SCATTER) /* exp(s - M_v) / Z_v with M and Z loaded: sub, exp, div */
     return 10 + remat_flops(K, v->args[0], depth + 1);
-  double f = cost_flops(v);
+  double f = elem_cost(v);
   for (int i = 0; i < v->nargs && f < CANNOT; i++) f += remat_flops(K, v->args[i], depth + 1);
   return f < CANNOT ? f : CANNOT;
 }

@@ -14,6 +14,10 @@
 #                                  untrained part is one walk; with --recompute=all, its trained
 #                                  part too (no stash walk)
 #   fuse/kernels/MODEL             fewer kernels than unfused
+#   fuse/monet-staged              MoNet's Gaussian weights are staged: each forward aggregate
+#                                  computes exp only where it loads a chunk's edges (once per
+#                                  edge and kernel), not in its per-edge lane loops; the backward's
+#                                  parameter sums share one staged copy of the pseudo-coordinates
 #   fuse/stats, fuse/plan-reddit   --stats prints per-step bytes and the memory plan; GAT's
 #                                  training arena at Reddit's size fits in 24 GB, 1/5 or less of
 #                                  the unfused one
@@ -106,6 +110,18 @@ if [ "$fz_steps" = 7 ] && [ "$fz_att" = 2 ] && [ "$fz_walks" = 2 ] && [ "$fz_twa
   pass fuse/gat-one-walk
 else
   fail fuse/gat-one-walk "forward steps $fz_steps, attention kernels $fz_att, walks outside 'if training' $fz_walks, inside $fz_twalks; --recompute=all: $fz_awalks, $fz_atwalks"
+fi
+
+# MoNet's narrow per-edge values computed once per edge (lower_fused.c, staging), not per lane
+"$GNNC" dsl-examples/monet.gnn --emit=kir > "$fz/monet.kir" 2>&1
+fz_agg=$(awk '/^kernel .*sum_u_mul_e/ {k=1; n++; next} /^kernel / {k=0} END {print n+0}' "$fz/monet.kir")
+fz_lane_exp=$(awk '/^kernel .*sum_u_mul_e/ {k=1; e=0; next} /^kernel / {k=0} k && /cnt = min/ {e=1} k && e && /exp\(/ {n++} END {print n+0}' "$fz/monet.kir")
+fz_stage_exp=$(awk '/^kernel .*sum_u_mul_e/ {k=1; e=0; next} /^kernel / {k=0} k && /cnt = min/ {e=1} k && !e && /sh_st.*= r.*_$/ {n++} END {print n+0}' "$fz/monet.kir")
+fz_sink_tanh=$(awk '/^kernel .*reduce_rows6/ {k=1; next} /^kernel / {k=0} k && /tanh\(/ {n++} END {print n+0}' "$fz/monet.kir")
+if [ "$fz_agg" = 2 ] && [ "$fz_lane_exp" = 0 ] && [ "$fz_stage_exp" -ge 2 ] && [ "$fz_sink_tanh" -le 4 ]; then
+  pass fuse/monet-staged
+else
+  fail fuse/monet-staged "aggregates $fz_agg, exp in their lane loops $fz_lane_exp, staged stores $fz_stage_exp, tanh in the backward sums $fz_sink_tanh (unstaged: 8)"
 fi
 
 # ---- accounting
