@@ -365,7 +365,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
         "  int forward_done;      /* the output is valid: a forward succeeded (and none failed since) */\n"
         "  int trained;           /* the last forward ran with training = 1 (the stash is in the arena) */\n"
         "  int backward_ready;    /* a forward since the last backward: its activations are intact */\n"
-        "  size_t arena_bytes, arena_infer_bytes, unshared_bytes;\n", out);
+        "  size_t arena_bytes, arena_infer_bytes, unshared_bytes, fixed_bytes;\n", out);
   if (ntemp) fprintf(out, "  size_t offset[2][%d];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */\n", ntemp);
   if (ntemp) fputs("  /* intermediate buffers, in the arena */\n", out);
   for (int i = 0; i < p->bufs.len; i++) {
@@ -392,25 +392,6 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fprintf(out, "  %s_model *m = (%s_model *)calloc(1, sizeof *m);\n", P, P);
   fprintf(out, "  if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, \"%s_create: out of host memory\");\n", P);
   fputs("  m->ctx = ctx;\n  m->g = g;\n", out);
-  fprintf(out, "  for (int i = 0; i < %d && !st; i++) { /* parameters and gradients */\n", p->nparams);
-  fputs("    const gnn_tensor_info *t = &gnnc_params[i];\n", out);
-  fputs("    size_t bytes = (size_t)t->width * sizeof(float);\n"
-        "    float *init = (float *)malloc(bytes ? bytes : 1);\n"
-        "    if (!init) st = gnn_set_error(ctx, GNN_ERR_OOM, \"out of host memory\");\n"
-        "    if (!st) gnn_param_init_glorot(t->name, t->rank, t->dims, seed, init);\n"
-        , out);
-  if (any_init)
-    fputs("    if (!st && gnnc_param_init[i].set)\n"
-          "      for (int64_t k = 0; k < t->width; k++) init[k] = gnnc_param_init[i].value;\n", out);
-  fputs(
-        "    if (!st) st = gnn_malloc(ctx, (void **)&m->param[i], bytes);\n"
-        "    if (!st) st = gnn_upload(ctx, m->param[i], init, bytes);\n"
-        "    if (!st) st = gnn_malloc(ctx, (void **)&m->grad[i], bytes);\n"
-        "    if (!st) st = gnn_memset0(ctx, m->grad[i], bytes);\n"
-        "    free(init);\n  }\n",
-        out);
-  fprintf(out, "  if (!st) st = gnn_malloc(ctx, (void **)&m->out, (size_t)%s * %lld * sizeof(float));\n", emit_rows(ov->dom),
-          (long long)shape_elems(&ov->shape));
   if (ntemp) {
     /* Two plans over the same buffers: training (every buffer, its whole lifetime over the
      * forward and backward steps) and inference (the forward's buffers without the stashes the
@@ -455,6 +436,40 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     fprintf(out, "  for (int i = 0; i < %d; i++) {\n    m->unshared_bytes += size[i];\n"
                  "    if (!in_infer[i]) m->offset[0][i] = SIZE_MAX;\n  }\n", ntemp);
   }
+  /* Before anything is allocated: the smallest plan this graph allows (parameters, gradients,
+   * output, the inference arena) must fit in what the device has left; a training forward checks
+   * the training arena the same way (gnnc_use_arena). */
+  fputs("  /* nothing is allocated unless the inference plan fits (a training forward checks its arena) */\n", out);
+  fprintf(out, "  size_t fixed = (size_t)%s * %lld * sizeof(float);  /* the output */\n", emit_rows(ov->dom),
+          (long long)shape_elems(&ov->shape));
+  fprintf(out, "  for (int i = 0; i < %d; i++) fixed += 2 * (size_t)gnnc_params[i].width * sizeof(float);\n", p->nparams);
+  fputs("  m->fixed_bytes = fixed;\n", out);
+  fputs("  size_t avail = SIZE_MAX;\n"
+        "  if (gnn_mem_available(ctx, &avail) == GNN_OK && (fixed > avail || m->arena_infer_bytes > avail - fixed)) {\n", out);
+  fprintf(out, "    st = gnn_set_error(ctx, GNN_ERR_OOM, \"%s_create: a graph of %%lld vertices and %%lld edges needs %%zu bytes \"\n"
+               "                       \"(parameters, gradients and output %%zu, inference arena %%zu; training arena %%zu), %%zu available\",\n"
+               "                       (long long)g->nv, (long long)g->ne, fixed + m->arena_infer_bytes, fixed, m->arena_infer_bytes,\n"
+               "                       m->arena_bytes, avail);\n", P);
+  fputs("    free(m);\n    return st;\n  }\n", out);
+  fprintf(out, "  for (int i = 0; i < %d && !st; i++) { /* parameters and gradients */\n", p->nparams);
+  fputs("    const gnn_tensor_info *t = &gnnc_params[i];\n", out);
+  fputs("    size_t bytes = (size_t)t->width * sizeof(float);\n"
+        "    float *init = (float *)malloc(bytes ? bytes : 1);\n"
+        "    if (!init) st = gnn_set_error(ctx, GNN_ERR_OOM, \"out of host memory\");\n"
+        "    if (!st) gnn_param_init_glorot(t->name, t->rank, t->dims, seed, init);\n"
+        , out);
+  if (any_init)
+    fputs("    if (!st && gnnc_param_init[i].set)\n"
+          "      for (int64_t k = 0; k < t->width; k++) init[k] = gnnc_param_init[i].value;\n", out);
+  fputs(
+        "    if (!st) st = gnn_malloc(ctx, (void **)&m->param[i], bytes);\n"
+        "    if (!st) st = gnn_upload(ctx, m->param[i], init, bytes);\n"
+        "    if (!st) st = gnn_malloc(ctx, (void **)&m->grad[i], bytes);\n"
+        "    if (!st) st = gnn_memset0(ctx, m->grad[i], bytes);\n"
+        "    free(init);\n  }\n",
+        out);
+  fprintf(out, "  if (!st) st = gnn_malloc(ctx, (void **)&m->out, (size_t)%s * %lld * sizeof(float));\n", emit_rows(ov->dom),
+          (long long)shape_elems(&ov->shape));
   fprintf(out, "  if (st) {\n    %s_destroy(m);\n    return st;\n  }\n  *out = m;\n  return GNN_OK;\n}\n\n", P);
 
   /* the arena a pass needs */
@@ -464,6 +479,12 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fputs("  const int want = plan ? 2 : 1;\n  if (m->arena_mode >= want) return GNN_OK;\n", out);
   fputs("  gnn_free(m->ctx, m->arena);\n  m->arena = NULL;\n  m->arena_mode = 0;\n", out);
   fputs("  const size_t bytes = plan ? m->arena_bytes : m->arena_infer_bytes;\n", out);
+  fputs("  size_t avail = SIZE_MAX;\n"
+        "  if (gnn_mem_available(m->ctx, &avail) == GNN_OK && bytes > avail)\n", out);
+  fprintf(out, "    return gnn_set_error(m->ctx, GNN_ERR_OOM, \"%s_forward: the %%s arena needs %%zu bytes, %%zu available%%s\",\n"
+               "                         plan ? \"training\" : \"inference\", bytes, avail,\n"
+               "                         plan && m->arena_infer_bytes <= avail ? \" (an inference forward, training = 0, fits; a smaller training \"\n"
+               "                                                                \"plan: gnnc --recompute=all or --memory-budget)\" : \"\");\n", P);
   fputs("  gnn_status st = gnn_malloc(m->ctx, (void **)&m->arena, bytes ? bytes : 1);\n  if (st) return st;\n", out);
   {
     int k = 0;

@@ -443,7 +443,7 @@ struct graphsage_model {
   int forward_done;      /* the output is valid: a forward succeeded (and none failed since) */
   int trained;           /* the last forward ran with training = 1 (the stash is in the arena) */
   int backward_ready;    /* a forward since the last backward: its activations are intact */
-  size_t arena_bytes, arena_infer_bytes, unshared_bytes;
+  size_t arena_bytes, arena_infer_bytes, unshared_bytes, fixed_bytes;
   size_t offset[2][14];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
   float *t1;  /* %1 vertex[1433], steps 0..20 */
@@ -484,19 +484,6 @@ gnn_status graphsage_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gra
   if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, "graphsage_create: out of host memory");
   m->ctx = ctx;
   m->g = g;
-  for (int i = 0; i < 6 && !st; i++) { /* parameters and gradients */
-    const gnn_tensor_info *t = &gnnc_params[i];
-    size_t bytes = (size_t)t->width * sizeof(float);
-    float *init = (float *)malloc(bytes ? bytes : 1);
-    if (!init) st = gnn_set_error(ctx, GNN_ERR_OOM, "out of host memory");
-    if (!st) gnn_param_init_glorot(t->name, t->rank, t->dims, seed, init);
-    if (!st) st = gnn_malloc(ctx, (void **)&m->param[i], bytes);
-    if (!st) st = gnn_upload(ctx, m->param[i], init, bytes);
-    if (!st) st = gnn_malloc(ctx, (void **)&m->grad[i], bytes);
-    if (!st) st = gnn_memset0(ctx, m->grad[i], bytes);
-    free(init);
-  }
-  if (!st) st = gnn_malloc(ctx, (void **)&m->out, (size_t)g->nv * 7 * sizeof(float));
   /* the arenas: 14 buffers placed by lifetime (steps first..last) */
   static const int first[14] = {0, 1, 2, 3, 3, 4, 5, 7, 8, 10, 12, 18, 13, 14};
   static const int last[14] = {20, 3, 3, 12, 11, 6, 6, 9, 12, 12, 20, 19, 16, 17};
@@ -525,6 +512,32 @@ gnn_status graphsage_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gra
     m->unshared_bytes += size[i];
     if (!in_infer[i]) m->offset[0][i] = SIZE_MAX;
   }
+  /* nothing is allocated unless the inference plan fits (a training forward checks its arena) */
+  size_t fixed = (size_t)g->nv * 7 * sizeof(float);  /* the output */
+  for (int i = 0; i < 6; i++) fixed += 2 * (size_t)gnnc_params[i].width * sizeof(float);
+  m->fixed_bytes = fixed;
+  size_t avail = SIZE_MAX;
+  if (gnn_mem_available(ctx, &avail) == GNN_OK && (fixed > avail || m->arena_infer_bytes > avail - fixed)) {
+    st = gnn_set_error(ctx, GNN_ERR_OOM, "graphsage_create: a graph of %lld vertices and %lld edges needs %zu bytes "
+                       "(parameters, gradients and output %zu, inference arena %zu; training arena %zu), %zu available",
+                       (long long)g->nv, (long long)g->ne, fixed + m->arena_infer_bytes, fixed, m->arena_infer_bytes,
+                       m->arena_bytes, avail);
+    free(m);
+    return st;
+  }
+  for (int i = 0; i < 6 && !st; i++) { /* parameters and gradients */
+    const gnn_tensor_info *t = &gnnc_params[i];
+    size_t bytes = (size_t)t->width * sizeof(float);
+    float *init = (float *)malloc(bytes ? bytes : 1);
+    if (!init) st = gnn_set_error(ctx, GNN_ERR_OOM, "out of host memory");
+    if (!st) gnn_param_init_glorot(t->name, t->rank, t->dims, seed, init);
+    if (!st) st = gnn_malloc(ctx, (void **)&m->param[i], bytes);
+    if (!st) st = gnn_upload(ctx, m->param[i], init, bytes);
+    if (!st) st = gnn_malloc(ctx, (void **)&m->grad[i], bytes);
+    if (!st) st = gnn_memset0(ctx, m->grad[i], bytes);
+    free(init);
+  }
+  if (!st) st = gnn_malloc(ctx, (void **)&m->out, (size_t)g->nv * 7 * sizeof(float));
   if (st) {
     graphsage_destroy(m);
     return st;
@@ -542,6 +555,12 @@ static gnn_status gnnc_use_arena(graphsage_model *m, int plan) {
   m->arena = NULL;
   m->arena_mode = 0;
   const size_t bytes = plan ? m->arena_bytes : m->arena_infer_bytes;
+  size_t avail = SIZE_MAX;
+  if (gnn_mem_available(m->ctx, &avail) == GNN_OK && bytes > avail)
+    return gnn_set_error(m->ctx, GNN_ERR_OOM, "graphsage_forward: the %s arena needs %zu bytes, %zu available%s",
+                         plan ? "training" : "inference", bytes, avail,
+                         plan && m->arena_infer_bytes <= avail ? " (an inference forward, training = 0, fits; a smaller training "
+                                                                "plan: gnnc --recompute=all or --memory-budget)" : "");
   gnn_status st = gnn_malloc(m->ctx, (void **)&m->arena, bytes ? bytes : 1);
   if (st) return st;
   m->t1 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);

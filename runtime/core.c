@@ -77,6 +77,61 @@ void *rt_calloc(gnn_ctx *ctx, size_t n, size_t size, const char *what) {
   return p;
 }
 
+/* ---------------------------------------------------------------- the memory limit */
+
+/* "123", "64K", "1.5G", "512MiB": *out bytes (K, M, G, T powers of 1000, KiB ... TiB of 1024, as
+ * gnnc's --memory-budget); 0 when not a byte count. */
+static int parse_bytes(const char *s, size_t *out) {
+  char *end;
+  double v = strtod(s, &end);
+  if (end == s || !(v >= 0)) return 0;
+  static const char units[] = "KMGT";
+  const char *u = *end ? strchr(units, *end) : NULL;
+  if (u) {
+    int bin = end[1] == 'i' && end[2] == 'B';
+    for (int i = 0; i <= (int)(u - units); i++) v *= bin ? 1024.0 : 1000.0;
+    end += bin ? 3 : 1;
+  }
+  if (*end == 'B' && end[-1] != 'B') end++;
+  if (*end) return 0;
+  *out = v >= 18446744073709549568.0 ? SIZE_MAX : (size_t)v;
+  return 1;
+}
+
+gnn_status rt_limit_from_env(gnn_ctx *ctx) {
+  const char *e = getenv("GNN_MEMORY_LIMIT");
+  if (!e || !*e) return GNN_OK;
+  if (!parse_bytes(e, &ctx->limit))
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_ctx_create: GNN_MEMORY_LIMIT=%s is not a byte count (e.g. 2G, 512MiB, 1048576)", e);
+  return GNN_OK;
+}
+
+gnn_status rt_limit_check(gnn_ctx *ctx, size_t bytes, const char *fn) {
+  if (!ctx->limit || (ctx->live <= ctx->limit && bytes <= ctx->limit - ctx->live)) return GNN_OK;
+  return gnn_set_error(ctx, GNN_ERR_OOM, "%s: %zu bytes would pass the context's memory limit of %zu bytes (%zu live)", fn, bytes,
+                       ctx->limit, ctx->live);
+}
+
+gnn_status gnn_set_memory_limit(gnn_ctx *ctx, size_t bytes) {
+  gnn_status st = rt_args(ctx, 1, "gnn_set_memory_limit", "");
+  if (st) return st;
+  ctx->limit = bytes;
+  return GNN_OK;
+}
+
+gnn_status gnn_mem_available(gnn_ctx *ctx, size_t *bytes) {
+  if (bytes) *bytes = 0;
+  gnn_status st = rt_args(ctx, bytes != NULL, "gnn_mem_available", "bytes is NULL");
+  if (st) return st;
+  size_t a = rt_device_available(ctx);
+  if (ctx->limit) {
+    size_t room = ctx->live < ctx->limit ? ctx->limit - ctx->live : 0;
+    if (room < a) a = room;
+  }
+  *bytes = a;
+  return GNN_OK;
+}
+
 /* ---------------------------------------------------------------- the allocation table */
 
 static size_t slot_of(const void *p, size_t cap) {

@@ -53,6 +53,7 @@ gnn_status gnn_ctx_create(gnn_ctx **out, int device) {
   if (!ctx) return GNN_ERR_OOM;
   ctx->device = device;
   ctx->failed = ctx_init(ctx, device);
+  if (!ctx->failed) ctx->failed = rt_limit_from_env(ctx);
   return ctx->failed;
 }
 
@@ -94,12 +95,23 @@ static cudaError_t device_free(gnn_ctx *ctx, void *p) {
 
 void rt_device_free_raw(gnn_ctx *ctx, void *p) { (void)device_free(ctx, p); }
 
+/* The device's free memory (the pools' cached blocks count as used: a conservative answer). */
+size_t rt_device_available(gnn_ctx *ctx) {
+  size_t free_b = 0, total = 0;
+  if (rt_cuda_enter(ctx) || cudaMemGetInfo(&free_b, &total) != cudaSuccess) {
+    cudaGetLastError();
+    return SIZE_MAX;
+  }
+  return free_b;
+}
+
 /* Stream-ordered device memory, recorded in the allocation table. */
 gnn_status gnn_malloc(gnn_ctx *ctx, void **p, size_t bytes) {
   if (p) *p = NULL;
   gnn_status st = rt_args(ctx, p != NULL, "gnn_malloc", "p is NULL");
   if (st) return st;
   if (bytes == 0) return GNN_OK;
+  if ((st = rt_limit_check(ctx, bytes, "gnn_malloc"))) return st;
   if ((st = rt_cuda_enter(ctx))) return st;
   void *q = NULL;
   cudaError_t e = ctx->no_pools ? cudaMalloc(&q, bytes) : cudaMallocAsync(&q, bytes, ctx->stream);

@@ -11,8 +11,11 @@
 
 #include <cblas.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 gnn_status gnn_ctx_create(gnn_ctx **out, int device) {
   if (!out) return GNN_ERR_INVALID;
@@ -20,7 +23,8 @@ gnn_status gnn_ctx_create(gnn_ctx **out, int device) {
   *out = ctx;
   if (!ctx) return GNN_ERR_OOM;
   ctx->device = device;
-  return GNN_OK;
+  ctx->failed = rt_limit_from_env(ctx);
+  return ctx->failed;
 }
 
 void gnn_ctx_destroy(gnn_ctx *ctx) {
@@ -42,12 +46,49 @@ void rt_device_free_raw(gnn_ctx *ctx, void *p) {
   free(p);
 }
 
+/* A number from a one-line file (or after `key` in a "key: value kB" file); 0 when absent. */
+static int read_number(const char *path, const char *key, unsigned long long *v) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  char line[256];
+  int ok = 0;
+  size_t kl = key ? strlen(key) : 0;
+  while (!ok && fgets(line, sizeof line, f)) {
+    if (key && strncmp(line, key, kl) != 0) continue;
+    ok = sscanf(line + kl, " %llu", v) == 1;
+    if (!key) break;
+  }
+  fclose(f);
+  return ok;
+}
+
+/* Host memory the process can still take: MemAvailable, the cgroup's room, the address space
+ * left under RLIMIT_AS (ulimit -v: where a process is confined, it is the binding one). */
+size_t rt_device_available(gnn_ctx *ctx) {
+  (void)ctx;
+  size_t a = SIZE_MAX;
+  unsigned long long v, cur;
+  if (read_number("/proc/meminfo", "MemAvailable:", &v) && v * 1024 < a) a = (size_t)(v * 1024);
+  if (read_number("/sys/fs/cgroup/memory.max", NULL, &v) && read_number("/sys/fs/cgroup/memory.current", NULL, &cur)) {
+    size_t room = v > cur ? (size_t)(v - cur) : 0;
+    if (room < a) a = room;
+  }
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && read_number("/proc/self/statm", NULL, &v)) {
+    unsigned long long used = v * (unsigned long long)sysconf(_SC_PAGESIZE);
+    size_t room = rl.rlim_cur > used ? (size_t)(rl.rlim_cur - used) : 0;
+    if (room < a) a = room;
+  }
+  return a;
+}
+
 /* 64-byte aligned host memory, recorded in the allocation table. */
 gnn_status gnn_malloc(gnn_ctx *ctx, void **p, size_t bytes) {
   if (p) *p = NULL;
   gnn_status st = rt_args(ctx, p != NULL, "gnn_malloc", "p is NULL");
   if (st) return st;
   if (bytes == 0) return GNN_OK;
+  if ((st = rt_limit_check(ctx, bytes, "gnn_malloc"))) return st;
   size_t rounded = (bytes + 63) & ~(size_t)63;
   void *q = rounded < bytes ? NULL : aligned_alloc(64, rounded);
   if (!q) return gnn_set_error(ctx, GNN_ERR_OOM, "gnn_malloc: out of host memory allocating %zu bytes", bytes);

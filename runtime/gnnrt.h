@@ -127,6 +127,18 @@ GNN_API gnn_status gnn_sync(gnn_ctx *ctx);
 GNN_API gnn_status gnn_mem_usage(const gnn_ctx *ctx, size_t *live, size_t *peak);
 /* Sets peak to the current live bytes. */
 GNN_API void gnn_mem_reset_peak(gnn_ctx *ctx);
+/* The bytes gnn_malloc can still hand out on this context, as far as the runtime can tell:
+ * CUDA build, the device's free memory (cudaMemGetInfo); host build, the least of the kernel's
+ * MemAvailable (/proc/meminfo), the cgroup's memory.max less its memory.current, and the
+ * address-space limit (RLIMIT_AS, ulimit -v) less the process's size; then at most the
+ * context's memory limit less its live bytes. SIZE_MAX when nothing bounds it. Generated
+ * create and forward functions check their memory plans against it before they allocate. */
+GNN_API gnn_status gnn_mem_available(gnn_ctx *ctx, size_t *bytes);
+/* Caps the bytes live on this context (gnn_malloc past it: GNN_ERR_OOM); 0 removes the cap.
+ * The environment variable GNN_MEMORY_LIMIT (bytes, or with a suffix: K, M, G, T powers of 1000,
+ * KiB, MiB, GiB, TiB of 1024, as gnnc's --memory-budget)
+ * sets it at gnn_ctx_create, for a budget smaller than the device (a shared GPU, a test). */
+GNN_API gnn_status gnn_set_memory_limit(gnn_ctx *ctx, size_t bytes);
 
 /* Step profiling for generated code (environment GNN_PROFILE=1; otherwise both return at once).
  * gnn_profile_mark starts the clock (after gnn_sync); gnn_profile_step adds the time since the

@@ -23,6 +23,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -113,8 +114,10 @@ void *rt_garray_alloc(gnn_ctx *ctx, size_t bytes, const char *what) {
   return rt_malloc(ctx, bytes, what);
 #else
   void *p = NULL;
-  if (gnn_malloc(ctx, &p, bytes ? bytes : 1)) {
-    gnn_set_error(ctx, GNN_ERR_OOM, "out of memory allocating %zu bytes for %s", bytes, what);
+  if (gnn_malloc(ctx, &p, bytes ? bytes : 1)) { /* its message (out of memory, or the context's limit), and what for */
+    char why[RT_ERRMAX];
+    snprintf(why, sizeof why, "%s", gnn_last_error(ctx));
+    gnn_set_error(ctx, GNN_ERR_OOM, "the graph's %s: %s", what, why);
     return NULL;
   }
   return p;

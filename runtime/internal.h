@@ -40,6 +40,7 @@ struct gnn_ctx {
   int device;
   char err[RT_ERRMAX];
   size_t live, peak;
+  size_t limit;    /* gnn_set_memory_limit / GNN_MEMORY_LIMIT: live may not pass it (0: no limit) */
   RtAlloc *allocs; /* the allocation table: cap slots, a power of two; p == NULL is empty */
   size_t nallocs, cap;
 #ifdef GNNRT_CUDA
@@ -55,6 +56,13 @@ struct gnn_ctx {
 void rt_profile_report(gnn_ctx *ctx);
 
 /* core.c */
+/* Reads GNN_MEMORY_LIMIT into ctx->limit (both builds' gnn_ctx_create); GNN_ERR_INVALID with a
+ * message for a value that is not a byte count. */
+gnn_status rt_limit_from_env(gnn_ctx *ctx);
+/* GNN_ERR_OOM (message from fn) when allocating bytes more would take live past the limit. */
+gnn_status rt_limit_check(gnn_ctx *ctx, size_t bytes, const char *fn);
+/* device_host.c / device_cuda.c: the bytes the device could still allocate (SIZE_MAX unknown). */
+size_t rt_device_available(gnn_ctx *ctx);
 /* GNN_OK when ctx can be used; GNN_ERR_INVALID for NULL or a failed context. */
 gnn_status rt_check_ctx(const gnn_ctx *ctx);
 /* The check an entry point starts with: a usable context, then `ok`, else GNN_ERR_INVALID with

@@ -94,6 +94,25 @@ static void test_memory(gnn_ctx *ctx) {
   gnn_free(ctx, a);
   check_status(ctx, gnn_free(ctx, a), GNN_ERR_INVALID, "memory/double-free", "not allocated", NULL);
 
+  /* the context's memory limit and what is available under it */
+  size_t avail = 0, avail2 = 0;
+  st = gnn_mem_available(ctx, &avail);
+  check(!st && avail > 4096, "memory/available", "%s %zu", gnn_status_name(st), avail);
+  check(gnn_set_memory_limit(ctx, base_live + 4096) == GNN_OK && gnn_mem_available(ctx, &avail2) == GNN_OK &&
+            avail2 == (avail < 4096 ? avail : 4096),
+        "memory/available-under-limit", "%zu (limit 4096 above live)", avail2);
+  check_status(ctx, gnn_malloc(ctx, &a, 4097), GNN_ERR_OOM, "memory/limit-refuses", "memory limit of", NULL);
+  gnn_mem_usage(ctx, &live, NULL);
+  check(a == NULL && live == base_live, "memory/limit-refuses-allocates-nothing", "live %zu", live);
+  st = gnn_malloc(ctx, &a, 4096);
+  check(!st && gnn_mem_available(ctx, &avail2) == GNN_OK && avail2 == 0, "memory/limit-exact", "%s %zu", gnn_status_name(st), avail2);
+  gnn_free(ctx, a);
+  check(gnn_set_memory_limit(ctx, 0) == GNN_OK && gnn_malloc(ctx, &a, 8192) == GNN_OK, "memory/limit-removed", "%s",
+        gnn_last_error(ctx));
+  gnn_free(ctx, a);
+  check(gnn_mem_available(ctx, NULL) == GNN_ERR_INVALID && gnn_set_memory_limit(NULL, 1) == GNN_ERR_INVALID,
+        "memory/limit-null-args", "NULL accepted");
+
   /* Many allocations freed in a scrambled order: the table's deletions keep every entry
    * findable and the counter exact. */
   enum { N = 2000 };

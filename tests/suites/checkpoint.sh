@@ -13,6 +13,12 @@
 #   ckpt/peak/MODEL/GRAPH          the runtime's peak allocation over create + a training forward +
 #                                  a backward equals the library's plan and gnnc --print-memory-plan's
 #                                  total at the same V and E (tests/checkpoint/peak_plan.c)
+#   ckpt/memory-limit/MODEL        a graph the plan does not fit: create refuses it with a status
+#                                  naming the bytes needed and available and allocates nothing; a
+#                                  training forward whose arena does not fit likewise; inference
+#                                  still runs (tests/checkpoint/memory_limit.c, with the context's
+#                                  gnn_set_memory_limit); ckpt/memory-limit/env: GNN_MEMORY_LIMIT
+#                                  in gnn-run, and a bad value's message
 #   ckpt/dropout-replay/MODEL/SEED the backward's dropout masks equal the forward's, bit for bit
 #                                  (tests/checkpoint/dropout_replay.gnn; CUDA and host draw the same
 #                                  masks: codegen/rng-draws)
@@ -94,6 +100,32 @@ if ck_out=$(cc -std=c11 -O1 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -Iruntime te
   done
 else
   fail ckpt/peak/build "$(ck_tail "$ck_out")"
+fi
+
+# ---- a graph too large for the plan: refused before anything is allocated
+if ck_out=$(cc -std=c11 -O1 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -Iruntime tests/checkpoint/memory_limit.c -ldl \
+    -o "$ck/memory_limit" 2>&1); then
+  for ck_m in gcn gat monet; do
+    if ck_out=$("$GNNC" dsl-examples/$ck_m.gnn --target=host -o "$ck/ml.so" 2>&1) &&
+       ck_out=$("$ck/memory_limit" "$ck/ml.so" data/cora 2>&1) && [ "$(printf '%s\n' "$ck_out" | grep -c '^ok ')" -ge 7 ]; then
+      pass "ckpt/memory-limit/$ck_m"
+    else
+      fail "ckpt/memory-limit/$ck_m" "$(printf '%s\n' "$ck_out" | grep -v '^ok ' | tail -n 3 | tr '\n' ' ')"
+    fi
+  done
+  "$GNNC" dsl-examples/gcn.gnn --target=host -o "$ck/ml.so" > /dev/null 2>&1
+  ck_small=$(GNN_MEMORY_LIMIT=1M "$ck_bin/gnn-run" "$ck/ml.so" --graph data/cora 2>&1); ck_rc1=$?
+  ck_badv=$(GNN_MEMORY_LIMIT=12Q "$ck_bin/gnn-run" "$ck/ml.so" --graph data/cora 2>&1); ck_rc2=$?
+  ck_fits=$(GNN_MEMORY_LIMIT=1G "$ck_bin/gnn-run" "$ck/ml.so" --graph data/cora --repeat 1 --warmup 0 --backward 2>&1); ck_rc3=$?
+  if [ $ck_rc1 -ne 0 ] && printf '%s' "$ck_small" | grep -q 'GNN_ERR_OOM: .*available' &&
+     [ $ck_rc2 -ne 0 ] && printf '%s' "$ck_badv" | grep -q 'GNN_MEMORY_LIMIT=12Q is not a byte count' &&
+     [ $ck_rc3 -eq 0 ]; then
+    pass ckpt/memory-limit/env
+  else
+    fail ckpt/memory-limit/env "1M: rc $ck_rc1 $(ck_tail "$ck_small"); 12Q: rc $ck_rc2 $(ck_tail "$ck_badv"); 1G: rc $ck_rc3 $(ck_tail "$ck_fits")"
+  fi
+else
+  fail ckpt/memory-limit/build "$(ck_tail "$ck_out")"
 fi
 
 # ---- dropout: the backward replays the forward's masks
