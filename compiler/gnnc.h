@@ -353,6 +353,11 @@ Cost cost_of(const Value *v);
  * measure fuse and checkpoint use to weigh recomputing against a load. */
 double elem_flops(const Value *v);
 double elem_cost(const Value *v);   /* elem_flops with special functions and dropout weighted */
+/* lower_fused.c stages an edge value computed where it is read (once per edge into shared memory,
+ * not once per lane of a wider loop) when it costs at least GNN_STAGE_MIN_COST weighted FLOPs per
+ * element and is at most GNN_STAGE_MAX_WIDTH wide; the checkpoint pass's cost model counts such
+ * a value's recomputation once per reader. */
+enum { GNN_STAGE_MIN_COST = 8, GNN_STAGE_MAX_WIDTH = 16 };
 /* A dense projection that stays a GEMM (cuBLAS / cblas): linear maps and matmul_tn, except a
  * tiny weight over edges (MoNet's 2x2 pseudo-coordinate projection), cheaper in registers. */
 bool value_is_gemm(const Value *v);

@@ -430,7 +430,7 @@ static void mark_reads(Fused *F, const Value *x, bool *read, bool *seen, bool to
 
 /* STAGE_LANE_FLOATS: staged floats per lane of the group (16: 16 KB of a CUDA block of 256
  * threads, beside the kernel's other shared arrays); the rest is computed where read. */
-enum { STAGE_MIN_COST = 8, STAGE_MAX_WIDTH = 64, STAGE_LANE_FLOATS = 16 };
+enum { STAGE_MIN_COST = GNN_STAGE_MIN_COST, STAGE_MAX_WIDTH = GNN_STAGE_MAX_WIDTH, STAGE_LANE_FLOATS = 16 };
 
 /* x is computed where it is read in this kernel (inline, a root of this group, or a stash the
  * forward recomputes), not loaded or read from shared memory. */

@@ -98,8 +98,8 @@ static void k1_apply_vertex_dot_vertex(int64_t nrows, const float *restrict p_ga
   }
 }
 
-/* k2_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %17 %18 %21 */
-static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t7, const float *restrict t8, const float *restrict t4, float *restrict t12, float *restrict t16, float *restrict t18, float *restrict t17, float *restrict t21, int training, uint64_t seed) {
+/* k2_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %18 %21 */
+static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t7, const float *restrict t8, const float *restrict t4, float *restrict t12, float *restrict t16, float *restrict t18, float *restrict t21, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -108,7 +108,6 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
     float sh_scale11[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_max11[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     double sh_sum11[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh18[64] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
@@ -119,9 +118,6 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
     int64_t e;
     int64_t u;
     int64_t cnt;
-    int64_t e1;
-    int64_t u1;
-    int64_t cnt1;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int lane = 0; lane < 32; lane++) {
@@ -160,7 +156,6 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
           float m;
           float scale;
           float p;
-          float r17_;
           for (int i2 = 0; i2 < 1; i2++) {
             const int64_t k2 = lane + (int64_t)i2 * 32;
             if (k2 < 8) {
@@ -173,8 +168,7 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
               sum[lane][i2] = (sum[lane][i2] * (double)scale) + (double)p;
               mx[lane][i2] = m;
               sh_scale11[k2] = scale;
-              r17_ = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? (p * 2.50000015f) : 0.0f) : p;
-              sh_w18[k2] = r17_;
+              sh_w18[k2] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? (p * 2.50000015f) : 0.0f) : p;
             }
           }
         }
@@ -204,7 +198,6 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
           if (training) {
             t16[row * 8 + k4] = ((hi - lo) > 0) ? (float)sum[lane][i4] : 0.0f;
           }
-          sh_max11[k4] = mx[lane][i4];
           sh_sum11[k4] = sum[lane][i4];
         }
       }
@@ -222,42 +215,11 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
       }
     }
     /* barrier: the lane loops above and below are separate regions */
-    if (training) {
-      for (int64_t j01 = lo; j01 < hi; j01 += 32) {
-        for (int lane = 0; lane < 32; lane++) {
-          int64_t jj1;
-          jj1 = j01 + lane;
-          if (jj1 < hi) {
-            sh_e[lane] = jj1;
-            sh_u[lane] = src[sh_e[lane]];
-          }
-        }
-        /* barrier: the lane loops above and below are separate regions */
-        cnt1 = gnn_min_i64(hi - j01, 32);
-        for (int64_t t1 = 0; t1 < cnt1; t1++) {
-          e1 = sh_e[t1];
-          u1 = sh_u[t1];
-          for (int lane = 0; lane < 32; lane++) {
-            float r9_1;
-            float r10_1;
-            for (int i6 = 0; i6 < 1; i6++) {
-              const int64_t k6 = lane + (int64_t)i6 * 32;
-              if (k6 < 8) {
-                r9_1 = t7[u1 * 8 + k6] + t8[row * 8 + k6];
-                r10_1 = (r9_1 > 0.0f) ? r9_1 : (0.2f * r9_1);
-                t17[e1 * 8 + k6] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e1 * 8) + k6), 0.6f) ? ((float)(expf(r10_1 - sh_max11[k6]) / sh_sum11[k6]) * 2.50000015f) : 0.0f) : (float)(expf(r10_1 - sh_max11[k6]) / sh_sum11[k6]);
-              }
-            }
-          }
-        }
-        /* barrier: the lane loops above and below are separate regions */
-      }
-    }
     for (int lane = 0; lane < 32; lane++) {
-      for (int i7 = 0; i7 < 2; i7++) {
-        const int64_t k7 = lane + (int64_t)i7 * 32;
-        if (k7 < 64) {
-          t21[row * 64 + k7] = training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k7), 0.6f) ? (((sh18[k7] > 0.0f) ? sh18[k7] : (1.0f * expm1f(sh18[k7]))) * 2.50000015f) : 0.0f) : ((sh18[k7] > 0.0f) ? sh18[k7] : (1.0f * expm1f(sh18[k7])));
+      for (int i6 = 0; i6 < 2; i6++) {
+        const int64_t k6 = lane + (int64_t)i6 * 32;
+        if (k6 < 64) {
+          t21[row * 64 + k6] = training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f) ? (((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6]))) * 2.50000015f) : 0.0f) : ((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6])));
         }
       }
     }
@@ -299,8 +261,8 @@ static void k3_apply_vertex_dot_vertex(int64_t nrows, const float *restrict p_ga
   }
 }
 
-/* k4_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %37 %38 %39 */
-static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t27, const float *restrict t28, const float *restrict t24, float *restrict t32, float *restrict t36, float *restrict t38, float *restrict t37, float *restrict t39, int training, uint64_t seed) {
+/* k4_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %38 %39 */
+static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t27, const float *restrict t28, const float *restrict t24, float *restrict t32, float *restrict t36, float *restrict t38, float *restrict t39, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -309,7 +271,6 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
     float sh_scale31[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_max31[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     double sh_sum31[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh38[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
@@ -320,9 +281,6 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
     int64_t e;
     int64_t u;
     int64_t cnt;
-    int64_t e1;
-    int64_t u1;
-    int64_t cnt1;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int lane = 0; lane < 8; lane++) {
@@ -361,7 +319,6 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
           float m;
           float scale;
           float p;
-          float r37_;
           for (int i2 = 0; i2 < 1; i2++) {
             const int64_t k2 = lane + (int64_t)i2 * 8;
             if (k2 < 1) {
@@ -374,8 +331,7 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
               sum[lane][i2] = (sum[lane][i2] * (double)scale) + (double)p;
               mx[lane][i2] = m;
               sh_scale31[k2] = scale;
-              r37_ = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (p * 2.50000015f) : 0.0f) : p;
-              sh_w38[k2] = r37_;
+              sh_w38[k2] = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (p * 2.50000015f) : 0.0f) : p;
             }
           }
         }
@@ -405,7 +361,6 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
           if (training) {
             t36[row * 1 + k4] = ((hi - lo) > 0) ? (float)sum[lane][i4] : 0.0f;
           }
-          sh_max31[k4] = mx[lane][i4];
           sh_sum31[k4] = sum[lane][i4];
         }
       }
@@ -423,47 +378,16 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
       }
     }
     /* barrier: the lane loops above and below are separate regions */
-    if (training) {
-      for (int64_t j01 = lo; j01 < hi; j01 += 8) {
-        for (int lane = 0; lane < 8; lane++) {
-          int64_t jj1;
-          jj1 = j01 + lane;
-          if (jj1 < hi) {
-            sh_e[lane] = jj1;
-            sh_u[lane] = src[sh_e[lane]];
-          }
-        }
-        /* barrier: the lane loops above and below are separate regions */
-        cnt1 = gnn_min_i64(hi - j01, 8);
-        for (int64_t t1 = 0; t1 < cnt1; t1++) {
-          e1 = sh_e[t1];
-          u1 = sh_u[t1];
-          for (int lane = 0; lane < 8; lane++) {
-            float r29_1;
-            float r30_1;
-            for (int i6 = 0; i6 < 1; i6++) {
-              const int64_t k6 = lane + (int64_t)i6 * 8;
-              if (k6 < 1) {
-                r29_1 = t27[u1 * 1 + k6] + t28[row * 1 + k6];
-                r30_1 = (r29_1 > 0.0f) ? r29_1 : (0.2f * r29_1);
-                t37[e1 * 1 + k6] = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e1 + k6), 0.6f) ? ((float)(expf(r30_1 - sh_max31[k6]) / sh_sum31[k6]) * 2.50000015f) : 0.0f) : (float)(expf(r30_1 - sh_max31[k6]) / sh_sum31[k6]);
-              }
-            }
-          }
-        }
-        /* barrier: the lane loops above and below are separate regions */
-      }
-    }
     for (int lane = 0; lane < 8; lane++) {
       float heads;
-      for (int i7 = 0; i7 < 1; i7++) {
-        const int64_t k7 = lane + (int64_t)i7 * 8;
-        if (k7 < 7) {
+      for (int i6 = 0; i6 < 1; i6++) {
+        const int64_t k6 = lane + (int64_t)i6 * 8;
+        if (k6 < 7) {
           heads = 0.0f;
           for (int64_t j = 0; j < 1; j++) {
-            heads = heads + sh38[(j * 7) + k7];
+            heads = heads + sh38[(j * 7) + k6];
           }
-          t39[row * 7 + k7] = heads / 1.0f;
+          t39[row * 7 + k6] = heads / 1.0f;
         }
       }
     }
@@ -471,8 +395,8 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
   }
 }
 
-/* k5_sum_last_vertex: one group per vertex, 1 lanes per group. fused %41 %52 %53; in memory: %53 */
-static void k5_sum_last_vertex(int64_t nrows, const float *restrict in_grad_out, const float *restrict t38, float *restrict t53) {
+/* k5_sum_last_vertex: one group per vertex, 1 lanes per group. fused %41 %53 %54; in memory: %54 */
+static void k5_sum_last_vertex(int64_t nrows, const float *restrict in_grad_out, const float *restrict t38, float *restrict t54) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int lane = 0; lane < 1; lane++) {
@@ -484,15 +408,15 @@ static void k5_sum_last_vertex(int64_t nrows, const float *restrict in_grad_out,
           for (int64_t j = 0; j < 7; j++) {
             sum = sum + (in_grad_out[row * 7 + ((k * 7) + j)] * t38[row * 7 + ((k * 7) + j)]);
           }
-          t53[row * 1 + k] = sum;
+          t54[row * 1 + k] = sum;
         }
       }
     }
   }
 }
 
-/* k6_sum_vertex: vertex-balanced over in-edges (CSR), 1 lanes per group. fused %29 %30 %41 %43 %44 %46 %47 %48 %49 %50 %51 %54 %55 %56 %57 %59; in memory: %59 */
-static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t24, const float *restrict in_grad_out, const float *restrict t27, const float *restrict t28, const float *restrict t32, const float *restrict t36, const float *restrict t53, float *restrict t59, int training, uint64_t seed) {
+/* k6_sum_vertex: vertex-balanced over in-edges (CSR), 1 lanes per group. fused %29 %30 %41 %43 %44 %45 %46 %47 %48 %49 %52 %55 %56 %57 %58 %60; in memory: %60 */
+static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t24, const float *restrict in_grad_out, const float *restrict t27, const float *restrict t28, const float *restrict t32, const float *restrict t36, const float *restrict t54, float *restrict t60, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -533,8 +457,8 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
           float sum;
           float r29_;
           float r30_;
-          float r56_;
-          float r57_;
+          float r49_;
+          float r58_;
           float x;
           for (int i1 = 0; i1 < 1; i1++) {
             const int64_t k1 = lane + (int64_t)i1 * 1;
@@ -545,9 +469,9 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
               }
               r29_ = t27[u * 1 + k1] + t28[row * 1 + k1];
               r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
-              r56_ = (expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1]) * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t53[row * 1 + k1]);
-              r57_ = (r29_ > 0.0f) ? r56_ : (0.2f * r56_);
-              x = r57_;
+              r49_ = expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1];
+              r58_ = (r29_ > 0.0f) ? (r49_ * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[row * 1 + k1])) : (0.2f * (r49_ * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[row * 1 + k1])));
+              x = r58_;
               acc[lane][i1] = acc[lane][i1] + (double)x;
             }
           }
@@ -559,23 +483,24 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
       for (int i2 = 0; i2 < 1; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 1;
         if (k2 < 1) {
-          t59[row * 1 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+          t60[row * 1 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
         }
       }
     }
   }
 }
 
-/* k7_sum_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %54 %55 %56 %57 %58 %62 %65 %66 %70 %71; in memory: %58 %71 */
-static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t24, const float *restrict in_grad_out, const float *restrict t27, const float *restrict t28, const float *restrict t32, const float *restrict t36, const float *restrict t53, const float *restrict t37, float *restrict t58, float *restrict t71, const float *restrict t59, const float *restrict p_gatconv1_a, int training, uint64_t seed) {
+/* k7_sum_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72 */
+static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t27, const float *restrict t28, const float *restrict t32, const float *restrict t36, const float *restrict t24, const float *restrict in_grad_out, const float *restrict t54, float *restrict t59, float *restrict t72, const float *restrict t60, const float *restrict p_gatconv1_a, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh58[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh70[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st50[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh59[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh71[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[8][1];  /* per lane, live across regions */
@@ -602,10 +527,23 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
+        int64_t su;
+        float r29_;
+        float r30_;
+        float r49_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = dst[sh_e[lane]];
+          se = sh_e[lane];
+          su = sh_u[lane];
+          for (int64_t j = 0; j < 1; j++) {
+            r29_ = t27[row * 1 + j] + t28[su * 1 + j];
+            r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
+            r49_ = expf(r30_ - t32[su * 1 + j]) / t36[su * 1 + j];
+            sh_st50[lane + j] = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(se + j), 0.6f) ? (r49_ * 2.50000015f) : 0.0f) : r49_;
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -615,31 +553,31 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
         u = sh_u[t];
         for (int lane = 0; lane < 8; lane++) {
           float sum;
-          float r29_;
-          float r30_;
-          float r56_;
-          float r57_;
+          float r29_1;
+          float r30_1;
+          float r49_1;
+          float r58_;
           float x;
           float x1;
           for (int i2 = 0; i2 < 1; i2++) {
             const int64_t k2 = lane + (int64_t)i2 * 8;
             if (k2 < 1) {
               sum = 0.0f;
-              for (int64_t j = 0; j < 7; j++) {
-                sum = sum + (t24[row * 7 + ((k2 * 7) + j)] * in_grad_out[u * 7 + ((k2 * 7) + j)]);
+              for (int64_t j1 = 0; j1 < 7; j1++) {
+                sum = sum + (t24[row * 7 + ((k2 * 7) + j1)] * in_grad_out[u * 7 + ((k2 * 7) + j1)]);
               }
-              r29_ = t27[row * 1 + k2] + t28[u * 1 + k2];
-              r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
-              r56_ = (expf(r30_ - t32[u * 1 + k2]) / t36[u * 1 + k2]) * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t53[u * 1 + k2]);
-              r57_ = (r29_ > 0.0f) ? r56_ : (0.2f * r56_);
-              x = r57_;
+              r29_1 = t27[row * 1 + k2] + t28[u * 1 + k2];
+              r30_1 = (r29_1 > 0.0f) ? r29_1 : (0.2f * r29_1);
+              r49_1 = expf(r30_1 - t32[u * 1 + k2]) / t36[u * 1 + k2];
+              r58_ = (r29_1 > 0.0f) ? (r49_1 * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[u * 1 + k2])) : (0.2f * (r49_1 * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[u * 1 + k2])));
+              x = r58_;
               acc[lane][i2] = acc[lane][i2] + (double)x;
             }
           }
           for (int i3 = 0; i3 < 1; i3++) {
             const int64_t k3 = lane + (int64_t)i3 * 8;
             if (k3 < 7) {
-              x1 = in_grad_out[u * 7 + k3] * t37[e * 1];
+              x1 = in_grad_out[u * 7 + k3] * sh_st50[t];
               acc1[lane][i3] = acc1[lane][i3] + (double)x1;
             }
           }
@@ -651,14 +589,14 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
       for (int i4 = 0; i4 < 1; i4++) {
         const int64_t k4 = lane + (int64_t)i4 * 8;
         if (k4 < 1) {
-          t58[row * 1 + k4] = ((hi - lo) > 0) ? acc[lane][i4] : 0.0f;
-          sh58[k4] = (float)(((hi - lo) > 0) ? acc[lane][i4] : 0.0f);
+          t59[row * 1 + k4] = ((hi - lo) > 0) ? acc[lane][i4] : 0.0f;
+          sh59[k4] = (float)(((hi - lo) > 0) ? acc[lane][i4] : 0.0f);
         }
       }
       for (int i5 = 0; i5 < 1; i5++) {
         const int64_t k5 = lane + (int64_t)i5 * 8;
         if (k5 < 7) {
-          sh70[k5] = (float)(((hi - lo) > 0) ? acc1[lane][i5] : 0.0f);
+          sh71[k5] = (float)(((hi - lo) > 0) ? acc1[lane][i5] : 0.0f);
         }
       }
     }
@@ -667,7 +605,7 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
       for (int i6 = 0; i6 < 1; i6++) {
         const int64_t k6 = lane + (int64_t)i6 * 8;
         if (k6 < 7) {
-          t71[row * 7 + k6] = ((t59[row * 1] * p_gatconv1_a[k6 + 7]) + (sh58[0] * p_gatconv1_a[k6])) + sh70[k6];
+          t72[row * 7 + k6] = ((t60[row * 1] * p_gatconv1_a[k6 + 7]) + (sh59[0] * p_gatconv1_a[k6])) + sh71[k6];
         }
       }
     }
@@ -675,19 +613,19 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
   }
 }
 
-/* k8_apply_vertex_reshape_vertex: one group per vertex, 32 lanes per group. fused %19 %74 %75 %76 %87 %88; in memory: %76 %88 */
-static void k8_apply_vertex_reshape_vertex(int64_t nrows, const float *restrict t18, const float *restrict t72, float *restrict t76, float *restrict t88, int training, uint64_t seed) {
+/* k8_apply_vertex_reshape_vertex: one group per vertex, 32 lanes per group. fused %19 %75 %76 %77 %89 %90; in memory: %77 %90 */
+static void k8_apply_vertex_reshape_vertex(int64_t nrows, const float *restrict t18, const float *restrict t73, float *restrict t77, float *restrict t90, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int lane = 0; lane < 32; lane++) {
-      float r75_;
+      float r76_;
       for (int i = 0; i < 2; i++) {
         const int64_t k = lane + (int64_t)i * 32;
         if (k < 64) {
-          r75_ = (t18[row * 64 + k] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t72[row * 64 + k] * 2.50000015f) : 0.0f) : t72[row * 64 + k]) : ((1.0f * expf(t18[row * 64 + k])) * (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t72[row * 64 + k] * 2.50000015f) : 0.0f) : t72[row * 64 + k]));
-          t76[row * 64 + k] = r75_;
+          r76_ = (t18[row * 64 + k] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t73[row * 64 + k] * 2.50000015f) : 0.0f) : t73[row * 64 + k]) : ((1.0f * expf(t18[row * 64 + k])) * (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t73[row * 64 + k] * 2.50000015f) : 0.0f) : t73[row * 64 + k]));
+          t77[row * 64 + k] = r76_;
         }
       }
     }
@@ -699,17 +637,17 @@ static void k8_apply_vertex_reshape_vertex(int64_t nrows, const float *restrict 
         if (k1 < 8) {
           sum = 0.0f;
           for (int64_t j = 0; j < 8; j++) {
-            sum = sum + (t76[row * 64 + ((k1 * 8) + j)] * t18[row * 64 + ((k1 * 8) + j)]);
+            sum = sum + (t77[row * 64 + ((k1 * 8) + j)] * t18[row * 64 + ((k1 * 8) + j)]);
           }
-          t88[row * 8 + k1] = sum;
+          t90[row * 8 + k1] = sum;
         }
       }
     }
   }
 }
 
-/* k9_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %9 %10 %78 %79 %81 %82 %83 %84 %85 %86 %89 %90 %91 %92 %94; in memory: %94 */
-static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t4, const float *restrict t76, const float *restrict t7, const float *restrict t8, const float *restrict t12, const float *restrict t16, const float *restrict t88, float *restrict t94, int training, uint64_t seed) {
+/* k9_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %9 %10 %79 %80 %81 %82 %83 %84 %85 %88 %91 %92 %93 %94 %96; in memory: %96 */
+static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t4, const float *restrict t77, const float *restrict t7, const float *restrict t8, const float *restrict t12, const float *restrict t16, const float *restrict t90, float *restrict t96, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -750,21 +688,21 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
           float sum;
           float r9_;
           float r10_;
-          float r91_;
-          float r92_;
+          float r85_;
+          float r94_;
           float x;
           for (int i1 = 0; i1 < 1; i1++) {
             const int64_t k1 = lane + (int64_t)i1 * 8;
             if (k1 < 8) {
               sum = 0.0f;
               for (int64_t j = 0; j < 8; j++) {
-                sum = sum + (t4[u * 64 + ((k1 * 8) + j)] * t76[row * 64 + ((k1 * 8) + j)]);
+                sum = sum + (t4[u * 64 + ((k1 * 8) + j)] * t77[row * 64 + ((k1 * 8) + j)]);
               }
               r9_ = t7[u * 8 + k1] + t8[row * 8 + k1];
               r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
-              r91_ = (expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1]) * ((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t88[row * 8 + k1]);
-              r92_ = (r9_ > 0.0f) ? r91_ : (0.2f * r91_);
-              x = r92_;
+              r85_ = expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1];
+              r94_ = (r9_ > 0.0f) ? (r85_ * ((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[row * 8 + k1])) : (0.2f * (r85_ * ((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[row * 8 + k1])));
+              x = r94_;
               acc[lane][i1] = acc[lane][i1] + (double)x;
             }
           }
@@ -776,23 +714,24 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
       for (int i2 = 0; i2 < 1; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 8;
         if (k2 < 8) {
-          t94[row * 8 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+          t96[row * 8 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
         }
       }
     }
   }
 }
 
-/* k10_sum_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %5 %6 %9 %10 %77 %78 %79 %80 %81 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %97 %100 %101 %105 %106; in memory: %93 %106 */
-static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t4, const float *restrict t76, const float *restrict t7, const float *restrict t8, const float *restrict t12, const float *restrict t16, const float *restrict t88, const float *restrict t17, float *restrict t93, const float *restrict t94, const float *restrict p_gatconv0_a, float *restrict t106, int training, uint64_t seed) {
+/* k10_sum_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108 */
+static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t7, const float *restrict t8, const float *restrict t12, const float *restrict t16, const float *restrict t4, const float *restrict t77, const float *restrict t90, float *restrict t95, const float *restrict t96, const float *restrict p_gatconv0_a, float *restrict t108, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh93[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh105[64] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st86[256] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh95[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh107[64] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[32][1];  /* per lane, live across regions */
@@ -819,10 +758,23 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
         int64_t jj;
+        int64_t se;
+        int64_t su;
+        float r9_;
+        float r10_;
+        float r85_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = dst[sh_e[lane]];
+          se = sh_e[lane];
+          su = sh_u[lane];
+          for (int64_t j = 0; j < 8; j++) {
+            r9_ = t7[row * 8 + j] + t8[su * 8 + j];
+            r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
+            r85_ = expf(r10_ - t12[su * 8 + j]) / t16[su * 8 + j];
+            sh_st86[(lane * 8) + j] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((se * 8) + j), 0.6f) ? (r85_ * 2.50000015f) : 0.0f) : r85_;
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -832,31 +784,31 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
         u = sh_u[t];
         for (int lane = 0; lane < 32; lane++) {
           float sum;
-          float r9_;
-          float r10_;
-          float r91_;
-          float r92_;
+          float r9_1;
+          float r10_1;
+          float r85_1;
+          float r94_;
           float x;
           float x1;
           for (int i2 = 0; i2 < 1; i2++) {
             const int64_t k2 = lane + (int64_t)i2 * 32;
             if (k2 < 8) {
               sum = 0.0f;
-              for (int64_t j = 0; j < 8; j++) {
-                sum = sum + (t4[row * 64 + ((k2 * 8) + j)] * t76[u * 64 + ((k2 * 8) + j)]);
+              for (int64_t j1 = 0; j1 < 8; j1++) {
+                sum = sum + (t4[row * 64 + ((k2 * 8) + j1)] * t77[u * 64 + ((k2 * 8) + j1)]);
               }
-              r9_ = t7[row * 8 + k2] + t8[u * 8 + k2];
-              r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
-              r91_ = (expf(r10_ - t12[u * 8 + k2]) / t16[u * 8 + k2]) * ((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t88[u * 8 + k2]);
-              r92_ = (r9_ > 0.0f) ? r91_ : (0.2f * r91_);
-              x = r92_;
+              r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
+              r10_1 = (r9_1 > 0.0f) ? r9_1 : (0.2f * r9_1);
+              r85_1 = expf(r10_1 - t12[u * 8 + k2]) / t16[u * 8 + k2];
+              r94_ = (r9_1 > 0.0f) ? (r85_1 * ((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[u * 8 + k2])) : (0.2f * (r85_1 * ((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[u * 8 + k2])));
+              x = r94_;
               acc[lane][i2] = acc[lane][i2] + (double)x;
             }
           }
           for (int i3 = 0; i3 < 2; i3++) {
             const int64_t k3 = lane + (int64_t)i3 * 32;
             if (k3 < 64) {
-              x1 = t76[u * 64 + k3] * t17[e * 8 + (k3 / 8)];
+              x1 = t77[u * 64 + k3] * sh_st86[(t * 8) + (k3 / 8)];
               acc1[lane][i3] = acc1[lane][i3] + (double)x1;
             }
           }
@@ -868,25 +820,25 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
       for (int i4 = 0; i4 < 1; i4++) {
         const int64_t k4 = lane + (int64_t)i4 * 32;
         if (k4 < 8) {
-          t93[row * 8 + k4] = ((hi - lo) > 0) ? acc[lane][i4] : 0.0f;
-          sh93[k4] = (float)(((hi - lo) > 0) ? acc[lane][i4] : 0.0f);
+          t95[row * 8 + k4] = ((hi - lo) > 0) ? acc[lane][i4] : 0.0f;
+          sh95[k4] = (float)(((hi - lo) > 0) ? acc[lane][i4] : 0.0f);
         }
       }
       for (int i5 = 0; i5 < 2; i5++) {
         const int64_t k5 = lane + (int64_t)i5 * 32;
         if (k5 < 64) {
-          sh105[k5] = (float)(((hi - lo) > 0) ? acc1[lane][i5] : 0.0f);
+          sh107[k5] = (float)(((hi - lo) > 0) ? acc1[lane][i5] : 0.0f);
         }
       }
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int lane = 0; lane < 32; lane++) {
-      float r101_;
+      float r103_;
       for (int i6 = 0; i6 < 2; i6++) {
         const int64_t k6 = lane + (int64_t)i6 * 32;
         if (k6 < 64) {
-          r101_ = (t94[row * 8 + (k6 / 8)] * p_gatconv0_a[((k6 / 8) * 16) + ((k6 % 8) + 8)]) + (sh93[k6 / 8] * p_gatconv0_a[((k6 / 8) * 16) + (k6 % 8)]);
-          t106[row * 64 + k6] = r101_ + sh105[k6];
+          r103_ = (t96[row * 8 + (k6 / 8)] * p_gatconv0_a[((k6 / 8) * 16) + ((k6 % 8) + 8)]) + (sh95[k6 / 8] * p_gatconv0_a[((k6 / 8) * 16) + (k6 % 8)]);
+          t108[row * 64 + k6] = r103_ + sh107[k6];
         }
       }
     }
@@ -894,134 +846,134 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
   }
 }
 
-/* k11_reduce_rows4_sum_vertex: one group per vertex, 32 lanes per group. fused %60 %61 %63 %64 %95 %96 %98 %99; in memory: %61 %64 %96 %99 */
-static void k11_reduce_rows4_sum_vertex(int64_t nrows, double *restrict acc61, const float *restrict t59, const float *restrict t24, double *restrict acc64, const float *restrict t58, double *restrict acc96, const float *restrict t94, const float *restrict t4, double *restrict acc99, const float *restrict t93) {
+/* k11_reduce_rows4_sum_vertex: one group per vertex, 32 lanes per group. fused %61 %62 %64 %65 %97 %98 %100 %101; in memory: %62 %65 %98 %101 */
+static void k11_reduce_rows4_sum_vertex(int64_t nrows, double *restrict acc62, const float *restrict t60, const float *restrict t24, double *restrict acc65, const float *restrict t59, double *restrict acc98, const float *restrict t96, const float *restrict t4, double *restrict acc101, const float *restrict t95) {
 #pragma omp parallel
   {
-  double blk_acc61[7] = {0};
-  double blk_acc64[7] = {0};
-  double blk_acc96[64] = {0};
-  double blk_acc99[64] = {0};
+  double blk_acc62[7] = {0};
+  double blk_acc65[7] = {0};
+  double blk_acc98[64] = {0};
+  double blk_acc101[64] = {0};
 #pragma omp for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int lane = 0; lane < 32; lane++) {
       for (int i = 0; i < 1; i++) {
         const int64_t k = lane + (int64_t)i * 32;
         if (k < 7) {
-          blk_acc61[k] += (double)(t59[row * 1] * t24[row * 7 + k]);
+          blk_acc62[k] += (double)(t60[row * 1] * t24[row * 7 + k]);
         }
       }
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 7) {
-          blk_acc64[k1] += (double)(t58[row * 1] * t24[row * 7 + k1]);
+          blk_acc65[k1] += (double)(t59[row * 1] * t24[row * 7 + k1]);
         }
       }
       for (int i2 = 0; i2 < 2; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 32;
         if (k2 < 64) {
-          blk_acc96[k2] += (double)(t94[row * 8 + (k2 / 8)] * t4[row * 64 + k2]);
+          blk_acc98[k2] += (double)(t96[row * 8 + (k2 / 8)] * t4[row * 64 + k2]);
         }
       }
       for (int i3 = 0; i3 < 2; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 32;
         if (k3 < 64) {
-          blk_acc99[k3] += (double)(t93[row * 8 + (k3 / 8)] * t4[row * 64 + k3]);
+          blk_acc101[k3] += (double)(t95[row * 8 + (k3 / 8)] * t4[row * 64 + k3]);
         }
       }
     }
   }
   for (int64_t i = 0; i < 7; i++)
-    if (blk_acc61[i] != 0) gnn_atomic_add_f64(&acc61[i], blk_acc61[i]);
+    if (blk_acc62[i] != 0) gnn_atomic_add_f64(&acc62[i], blk_acc62[i]);
   for (int64_t i = 0; i < 7; i++)
-    if (blk_acc64[i] != 0) gnn_atomic_add_f64(&acc64[i], blk_acc64[i]);
+    if (blk_acc65[i] != 0) gnn_atomic_add_f64(&acc65[i], blk_acc65[i]);
   for (int64_t i = 0; i < 64; i++)
-    if (blk_acc96[i] != 0) gnn_atomic_add_f64(&acc96[i], blk_acc96[i]);
+    if (blk_acc98[i] != 0) gnn_atomic_add_f64(&acc98[i], blk_acc98[i]);
   for (int64_t i = 0; i < 64; i++)
-    if (blk_acc99[i] != 0) gnn_atomic_add_f64(&acc99[i], blk_acc99[i]);
+    if (blk_acc101[i] != 0) gnn_atomic_add_f64(&acc101[i], blk_acc101[i]);
   }
 }
 
-/* k12_reduce_rows_sum_finish_global: one group, 8 lanes per group. %61 reduce_rows.sum (the float64 sums to float) */
-static void k12_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t61, const double *restrict acc61) {
+/* k12_reduce_rows_sum_finish_global: one group, 8 lanes per group. %62 reduce_rows.sum (the float64 sums to float) */
+static void k12_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t62, const double *restrict acc62) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int lane = 0; lane < 8; lane++) {
       for (int i = 0; i < 1; i++) {
         const int64_t k = lane + (int64_t)i * 8;
         if (k < 7) {
-          t61[k] = acc61[k];
+          t62[k] = acc62[k];
         }
       }
     }
   }
 }
 
-/* k13_reduce_rows_sum_finish_global: one group, 8 lanes per group. %64 reduce_rows.sum (the float64 sums to float) */
-static void k13_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t64, const double *restrict acc64) {
+/* k13_reduce_rows_sum_finish_global: one group, 8 lanes per group. %65 reduce_rows.sum (the float64 sums to float) */
+static void k13_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t65, const double *restrict acc65) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int lane = 0; lane < 8; lane++) {
       for (int i = 0; i < 1; i++) {
         const int64_t k = lane + (int64_t)i * 8;
         if (k < 7) {
-          t64[k] = acc64[k];
+          t65[k] = acc65[k];
         }
       }
     }
   }
 }
 
-/* k14_reduce_rows_sum_finish_global: one group, 32 lanes per group. %96 reduce_rows.sum (the float64 sums to float) */
-static void k14_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t96, const double *restrict acc96) {
+/* k14_reduce_rows_sum_finish_global: one group, 32 lanes per group. %98 reduce_rows.sum (the float64 sums to float) */
+static void k14_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t98, const double *restrict acc98) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int lane = 0; lane < 32; lane++) {
       for (int i = 0; i < 2; i++) {
         const int64_t k = lane + (int64_t)i * 32;
         if (k < 64) {
-          t96[k] = acc96[k];
+          t98[k] = acc98[k];
         }
       }
     }
   }
 }
 
-/* k15_reduce_rows_sum_finish_global: one group, 32 lanes per group. %99 reduce_rows.sum (the float64 sums to float) */
-static void k15_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t99, const double *restrict acc99) {
+/* k15_reduce_rows_sum_finish_global: one group, 32 lanes per group. %101 reduce_rows.sum (the float64 sums to float) */
+static void k15_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t101, const double *restrict acc101) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int lane = 0; lane < 32; lane++) {
       for (int i = 0; i < 2; i++) {
         const int64_t k = lane + (int64_t)i * 32;
         if (k < 64) {
-          t99[k] = acc99[k];
+          t101[k] = acc101[k];
         }
       }
     }
   }
 }
 
-/* k16_apply_global_add_global: one group, 32 lanes per group. fused %67 %68 %69 %102 %103 %104; in memory: %69 %104 */
-static void k16_apply_global_add_global(int64_t nrows, float *restrict t69, const float *restrict t61, const float *restrict t64, const float *restrict t96, float *restrict t104, const float *restrict t99) {
+/* k16_apply_global_add_global: one group, 32 lanes per group. fused %68 %69 %70 %104 %105 %106; in memory: %70 %106 */
+static void k16_apply_global_add_global(int64_t nrows, float *restrict t70, const float *restrict t62, const float *restrict t65, const float *restrict t98, float *restrict t106, const float *restrict t101) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int lane = 0; lane < 32; lane++) {
       for (int i = 0; i < 1; i++) {
         const int64_t k = lane + (int64_t)i * 32;
         if (k < 14) {
-          t69[k] = (((k >= 7) && (k < 14)) ? t61[k - 7] : 0.0f) + (((k >= 0) && (k < 7)) ? t64[k] : 0.0f);
+          t70[k] = (((k >= 7) && (k < 14)) ? t62[k - 7] : 0.0f) + (((k >= 0) && (k < 7)) ? t65[k] : 0.0f);
         }
       }
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int lane = 0; lane < 32; lane++) {
-      float r102_;
+      float r104_;
       for (int i1 = 0; i1 < 4; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 128) {
-          r102_ = (((k1 % 16) >= 8) && ((k1 % 16) < 16)) ? t96[((k1 / 16) * 8) + ((k1 % 16) - 8)] : 0.0f;
-          t104[k1] = r102_ + ((((k1 % 16) >= 0) && ((k1 % 16) < 8)) ? t99[((k1 / 16) * 8) + (k1 % 16)] : 0.0f);
+          r104_ = (((k1 % 16) >= 8) && ((k1 % 16) < 16)) ? t98[((k1 / 16) * 8) + ((k1 % 16) - 8)] : 0.0f;
+          t106[k1] = r104_ + ((((k1 % 16) >= 0) && ((k1 % 16) < 8)) ? t101[((k1 / 16) * 8) + (k1 % 16)] : 0.0f);
         }
       }
     }
@@ -1054,7 +1006,7 @@ struct gat_model {
   int trained;           /* the last forward ran with training = 1 (the stash is in the arena) */
   int backward_ready;    /* a forward since the last backward: its activations are intact */
   size_t arena_bytes, arena_infer_bytes, unshared_bytes, fixed_bytes;
-  size_t offset[2][34];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
+  size_t offset[2][32];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
   float *t1;  /* %1 vertex[1433], steps 0..25 */
   float *t4;  /* %4 vertex[8, 8], steps 1..19 */
@@ -1062,7 +1014,6 @@ struct gat_model {
   float *t8;  /* %8 vertex[8], steps 2..14 */
   float *t12;  /* %12 vertex[8], steps 3..14 */
   float *t16;  /* %16 vertex[8], steps 3..14 */
-  float *t17;  /* %17 edge[8], steps 3..14 */
   float *t18;  /* %18 vertex[8, 8], steps 3..12 */
   float *t21;  /* %21 vertex[64], steps 3..11 */
   float *t24;  /* %24 vertex[1, 7], steps 4..19 */
@@ -1070,26 +1021,25 @@ struct gat_model {
   float *t28;  /* %28 vertex[1], steps 5..9 */
   float *t32;  /* %32 vertex[1], steps 6..9 */
   float *t36;  /* %36 vertex[1], steps 6..9 */
-  float *t37;  /* %37 edge[1], steps 6..9 */
   float *t38;  /* %38 vertex[1, 7], steps 6..7 */
-  float *t53;  /* %53 vertex[1], steps 7..9 */
-  float *t58;  /* %58 vertex[1], steps 9..19 */
-  float *t59;  /* %59 vertex[1], steps 8..19 */
-  float *t61;  /* %61 global[1, 7], steps 20..24 */
-  float *t64;  /* %64 global[1, 7], steps 21..24 */
-  float *t71;  /* %71 vertex[1, 7], steps 9..11 */
-  float *t72;  /* %72 vertex[64], steps 10..12 */
-  float *t76;  /* %76 vertex[8, 8], steps 12..14 */
-  float *t88;  /* %88 vertex[8], steps 12..14 */
-  float *t93;  /* %93 vertex[8], steps 14..19 */
-  float *t94;  /* %94 vertex[8], steps 13..19 */
-  float *t96;  /* %96 global[8, 8], steps 22..24 */
-  float *t99;  /* %99 global[8, 8], steps 23..24 */
-  float *t106;  /* %106 vertex[8, 8], steps 14..25 */
-  double *acc61;  /* scratch global[7] f64, steps 15..20 */
-  double *acc64;  /* scratch global[7] f64, steps 16..21 */
-  double *acc96;  /* scratch global[64] f64, steps 17..22 */
-  double *acc99;  /* scratch global[64] f64, steps 18..23 */
+  float *t54;  /* %54 vertex[1], steps 7..9 */
+  float *t59;  /* %59 vertex[1], steps 9..19 */
+  float *t60;  /* %60 vertex[1], steps 8..19 */
+  float *t62;  /* %62 global[1, 7], steps 20..24 */
+  float *t65;  /* %65 global[1, 7], steps 21..24 */
+  float *t72;  /* %72 vertex[1, 7], steps 9..11 */
+  float *t73;  /* %73 vertex[64], steps 10..12 */
+  float *t77;  /* %77 vertex[8, 8], steps 12..14 */
+  float *t90;  /* %90 vertex[8], steps 12..14 */
+  float *t95;  /* %95 vertex[8], steps 14..19 */
+  float *t96;  /* %96 vertex[8], steps 13..19 */
+  float *t98;  /* %98 global[8, 8], steps 22..24 */
+  float *t101;  /* %101 global[8, 8], steps 23..24 */
+  float *t108;  /* %108 vertex[8, 8], steps 14..25 */
+  double *acc62;  /* scratch global[7] f64, steps 15..20 */
+  double *acc65;  /* scratch global[7] f64, steps 16..21 */
+  double *acc98;  /* scratch global[64] f64, steps 17..22 */
+  double *acc101;  /* scratch global[64] f64, steps 18..23 */
 };
 
 void gat_destroy(gat_model *m) {
@@ -1114,51 +1064,49 @@ gnn_status gat_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gat_model
   if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, "gat_create: out of host memory");
   m->ctx = ctx;
   m->g = g;
-  /* the arenas: 34 buffers placed by lifetime (steps first..last) */
-  static const int first[34] = {0, 1, 2, 2, 3, 3, 3, 3, 3, 4, 5, 5, 6, 6, 6, 6, 7, 9, 8, 20, 21, 9, 10, 12, 12, 14, 13, 22, 23, 14, 15, 16, 17, 18};
-  static const int last[34] = {25, 19, 14, 14, 14, 14, 14, 12, 11, 19, 9, 9, 9, 9, 9, 7, 9, 19, 19, 24, 24, 11, 12, 14, 14, 19, 19, 24, 24, 25, 20, 21, 22, 23};
-  static const int last_infer[34] = {6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6};
-  static const char in_infer[34] = {1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-  size_t size[34], size_infer[34];
-  int order[34];
+  /* the arenas: 32 buffers placed by lifetime (steps first..last) */
+  static const int first[32] = {0, 1, 2, 2, 3, 3, 3, 3, 4, 5, 5, 6, 6, 6, 7, 9, 8, 20, 21, 9, 10, 12, 12, 14, 13, 22, 23, 14, 15, 16, 17, 18};
+  static const int last[32] = {25, 19, 14, 14, 14, 14, 12, 11, 19, 9, 9, 9, 9, 7, 9, 19, 19, 24, 24, 11, 12, 14, 14, 19, 19, 24, 24, 25, 20, 21, 22, 23};
+  static const int last_infer[32] = {6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6};
+  static const char in_infer[32] = {1, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  size_t size[32], size_infer[32];
+  int order[32];
   size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
   size[1] = (size_t)g->nv * 64 * sizeof(float);  /* t4 */
   size[2] = (size_t)g->nv * 8 * sizeof(float);  /* t7 */
   size[3] = (size_t)g->nv * 8 * sizeof(float);  /* t8 */
   size[4] = (size_t)g->nv * 8 * sizeof(float);  /* t12 */
   size[5] = (size_t)g->nv * 8 * sizeof(float);  /* t16 */
-  size[6] = (size_t)g->ne * 8 * sizeof(float);  /* t17 */
-  size[7] = (size_t)g->nv * 64 * sizeof(float);  /* t18 */
-  size[8] = (size_t)g->nv * 64 * sizeof(float);  /* t21 */
-  size[9] = (size_t)g->nv * 7 * sizeof(float);  /* t24 */
-  size[10] = (size_t)g->nv * 1 * sizeof(float);  /* t27 */
-  size[11] = (size_t)g->nv * 1 * sizeof(float);  /* t28 */
-  size[12] = (size_t)g->nv * 1 * sizeof(float);  /* t32 */
-  size[13] = (size_t)g->nv * 1 * sizeof(float);  /* t36 */
-  size[14] = (size_t)g->ne * 1 * sizeof(float);  /* t37 */
-  size[15] = (size_t)g->nv * 7 * sizeof(float);  /* t38 */
-  size[16] = (size_t)g->nv * 1 * sizeof(float);  /* t53 */
-  size[17] = (size_t)g->nv * 1 * sizeof(float);  /* t58 */
-  size[18] = (size_t)g->nv * 1 * sizeof(float);  /* t59 */
-  size[19] = (size_t)1 * 7 * sizeof(float);  /* t61 */
-  size[20] = (size_t)1 * 7 * sizeof(float);  /* t64 */
-  size[21] = (size_t)g->nv * 7 * sizeof(float);  /* t71 */
-  size[22] = (size_t)g->nv * 64 * sizeof(float);  /* t72 */
-  size[23] = (size_t)g->nv * 64 * sizeof(float);  /* t76 */
-  size[24] = (size_t)g->nv * 8 * sizeof(float);  /* t88 */
-  size[25] = (size_t)g->nv * 8 * sizeof(float);  /* t93 */
-  size[26] = (size_t)g->nv * 8 * sizeof(float);  /* t94 */
-  size[27] = (size_t)1 * 64 * sizeof(float);  /* t96 */
-  size[28] = (size_t)1 * 64 * sizeof(float);  /* t99 */
-  size[29] = (size_t)g->nv * 64 * sizeof(float);  /* t106 */
-  size[30] = (size_t)1 * 7 * sizeof(double);  /* acc61 */
-  size[31] = (size_t)1 * 7 * sizeof(double);  /* acc64 */
-  size[32] = (size_t)1 * 64 * sizeof(double);  /* acc96 */
-  size[33] = (size_t)1 * 64 * sizeof(double);  /* acc99 */
-  for (int i = 0; i < 34; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
-  m->arena_bytes = gnn_plan_arena(34, size, first, last, m->offset[1], order);
-  m->arena_infer_bytes = gnn_plan_arena(34, size_infer, first, last_infer, m->offset[0], order);
-  for (int i = 0; i < 34; i++) {
+  size[6] = (size_t)g->nv * 64 * sizeof(float);  /* t18 */
+  size[7] = (size_t)g->nv * 64 * sizeof(float);  /* t21 */
+  size[8] = (size_t)g->nv * 7 * sizeof(float);  /* t24 */
+  size[9] = (size_t)g->nv * 1 * sizeof(float);  /* t27 */
+  size[10] = (size_t)g->nv * 1 * sizeof(float);  /* t28 */
+  size[11] = (size_t)g->nv * 1 * sizeof(float);  /* t32 */
+  size[12] = (size_t)g->nv * 1 * sizeof(float);  /* t36 */
+  size[13] = (size_t)g->nv * 7 * sizeof(float);  /* t38 */
+  size[14] = (size_t)g->nv * 1 * sizeof(float);  /* t54 */
+  size[15] = (size_t)g->nv * 1 * sizeof(float);  /* t59 */
+  size[16] = (size_t)g->nv * 1 * sizeof(float);  /* t60 */
+  size[17] = (size_t)1 * 7 * sizeof(float);  /* t62 */
+  size[18] = (size_t)1 * 7 * sizeof(float);  /* t65 */
+  size[19] = (size_t)g->nv * 7 * sizeof(float);  /* t72 */
+  size[20] = (size_t)g->nv * 64 * sizeof(float);  /* t73 */
+  size[21] = (size_t)g->nv * 64 * sizeof(float);  /* t77 */
+  size[22] = (size_t)g->nv * 8 * sizeof(float);  /* t90 */
+  size[23] = (size_t)g->nv * 8 * sizeof(float);  /* t95 */
+  size[24] = (size_t)g->nv * 8 * sizeof(float);  /* t96 */
+  size[25] = (size_t)1 * 64 * sizeof(float);  /* t98 */
+  size[26] = (size_t)1 * 64 * sizeof(float);  /* t101 */
+  size[27] = (size_t)g->nv * 64 * sizeof(float);  /* t108 */
+  size[28] = (size_t)1 * 7 * sizeof(double);  /* acc62 */
+  size[29] = (size_t)1 * 7 * sizeof(double);  /* acc65 */
+  size[30] = (size_t)1 * 64 * sizeof(double);  /* acc98 */
+  size[31] = (size_t)1 * 64 * sizeof(double);  /* acc101 */
+  for (int i = 0; i < 32; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
+  m->arena_bytes = gnn_plan_arena(32, size, first, last, m->offset[1], order);
+  m->arena_infer_bytes = gnn_plan_arena(32, size_infer, first, last_infer, m->offset[0], order);
+  for (int i = 0; i < 32; i++) {
     m->unshared_bytes += size[i];
     if (!in_infer[i]) m->offset[0][i] = SIZE_MAX;
   }
@@ -1219,34 +1167,32 @@ static gnn_status gnnc_use_arena(gat_model *m, int plan) {
   m->t8 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
   m->t12 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
   m->t16 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
-  m->t17 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
-  m->t18 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
-  m->t21 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
-  m->t24 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
-  m->t27 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
-  m->t28 = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
-  m->t32 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
-  m->t36 = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
-  m->t37 = m->offset[plan][14] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][14]);
-  m->t38 = m->offset[plan][15] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][15]);
-  m->t53 = m->offset[plan][16] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][16]);
-  m->t58 = m->offset[plan][17] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][17]);
-  m->t59 = m->offset[plan][18] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][18]);
-  m->t61 = m->offset[plan][19] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][19]);
-  m->t64 = m->offset[plan][20] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][20]);
-  m->t71 = m->offset[plan][21] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][21]);
-  m->t72 = m->offset[plan][22] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][22]);
-  m->t76 = m->offset[plan][23] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][23]);
-  m->t88 = m->offset[plan][24] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][24]);
-  m->t93 = m->offset[plan][25] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][25]);
-  m->t94 = m->offset[plan][26] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][26]);
-  m->t96 = m->offset[plan][27] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][27]);
-  m->t99 = m->offset[plan][28] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][28]);
-  m->t106 = m->offset[plan][29] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][29]);
-  m->acc61 = m->offset[plan][30] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][30]);
-  m->acc64 = m->offset[plan][31] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][31]);
-  m->acc96 = m->offset[plan][32] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][32]);
-  m->acc99 = m->offset[plan][33] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][33]);
+  m->t18 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
+  m->t21 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
+  m->t24 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
+  m->t27 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
+  m->t28 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
+  m->t32 = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
+  m->t36 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
+  m->t38 = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
+  m->t54 = m->offset[plan][14] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][14]);
+  m->t59 = m->offset[plan][15] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][15]);
+  m->t60 = m->offset[plan][16] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][16]);
+  m->t62 = m->offset[plan][17] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][17]);
+  m->t65 = m->offset[plan][18] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][18]);
+  m->t72 = m->offset[plan][19] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][19]);
+  m->t73 = m->offset[plan][20] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][20]);
+  m->t77 = m->offset[plan][21] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][21]);
+  m->t90 = m->offset[plan][22] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][22]);
+  m->t95 = m->offset[plan][23] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][23]);
+  m->t96 = m->offset[plan][24] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][24]);
+  m->t98 = m->offset[plan][25] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][25]);
+  m->t101 = m->offset[plan][26] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][26]);
+  m->t108 = m->offset[plan][27] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][27]);
+  m->acc62 = m->offset[plan][28] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][28]);
+  m->acc65 = m->offset[plan][29] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][29]);
+  m->acc98 = m->offset[plan][30] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][30]);
+  m->acc101 = m->offset[plan][31] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][31]);
   m->arena_mode = want;
   return GNN_OK;
 }
@@ -1278,9 +1224,9 @@ gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t s
   /* 2: fused %5 %6 %7 %8; in memory: %7 %8 */
   k1_apply_vertex_dot_vertex(g->nv, m->param[1], m->t4, m->t7, m->t8);
   gnn_profile_step(m->ctx, "forward 2 kernel fused %5 %6 %7 %8; in memory: %7 %8");
-  /* 3: fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %17 %18 %21 */
-  k2_edge_softmax_max_sum_vertex(g->nv, g->in_ptr, g->src, m->t7, m->t8, m->t4, m->t12, m->t16, m->t18, m->t17, m->t21, training, seed);
-  gnn_profile_step(m->ctx, "forward 3 kernel fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %17 %18 %21");
+  /* 3: fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %18 %21 */
+  k2_edge_softmax_max_sum_vertex(g->nv, g->in_ptr, g->src, m->t7, m->t8, m->t4, m->t12, m->t16, m->t18, m->t21, training, seed);
+  gnn_profile_step(m->ctx, "forward 3 kernel fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %18 %21");
   /* 4: %24 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(64);
@@ -1291,9 +1237,9 @@ gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t s
   /* 5: fused %25 %26 %27 %28; in memory: %27 %28 */
   k3_apply_vertex_dot_vertex(g->nv, m->param[3], m->t24, m->t27, m->t28);
   gnn_profile_step(m->ctx, "forward 5 kernel fused %25 %26 %27 %28; in memory: %27 %28");
-  /* 6: fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %37 %38 %39 */
-  k4_edge_softmax_max_sum_vertex(g->nv, g->in_ptr, g->src, m->t27, m->t28, m->t24, m->t32, m->t36, m->t38, m->t37, m->out, training, seed);
-  gnn_profile_step(m->ctx, "forward 6 kernel fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %37 %38 %39");
+  /* 6: fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %38 %39 */
+  k4_edge_softmax_max_sum_vertex(g->nv, g->in_ptr, g->src, m->t27, m->t28, m->t24, m->t32, m->t36, m->t38, m->out, training, seed);
+  gnn_profile_step(m->ctx, "forward 6 kernel fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %38 %39");
   m->forward_done = 1;
   m->trained = training != 0;
   m->backward_ready = 1;
@@ -1372,75 +1318,75 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
   /* dropout's adjoint redraws the forward's masks: the seed of the last forward */
   const uint64_t seed = m->dropout_seed;
   gnn_profile_mark(m->ctx);
-  /* 7: fused %41 %52 %53; in memory: %53 */
-  k5_sum_last_vertex(g->nv, m->in_grad_out, m->t38, m->t53);
-  gnn_profile_step(m->ctx, "backward 7 kernel fused %41 %52 %53; in memory: %53");
-  /* 8: fused %29 %30 %41 %43 %44 %46 %47 %48 %49 %50 %51 %54 %55 %56 %57 %59; in memory: %59 */
-  k6_sum_vertex(g->nv, g->in_ptr, g->src, m->t24, m->in_grad_out, m->t27, m->t28, m->t32, m->t36, m->t53, m->t59, training, seed);
-  gnn_profile_step(m->ctx, "backward 8 kernel fused %29 %30 %41 %43 %44 %46 %47 %48 %49 %50 %51 %54 %55 %56 %57 %59; in memory: %59");
-  /* 9: fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %54 %55 %56 %57 %58 %62 %65 %66 %70 %71; in memory: %58 %71 */
-  k7_sum_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t24, m->in_grad_out, m->t27, m->t28, m->t32, m->t36, m->t53, m->t37, m->t58, m->t71, m->t59, m->param[3], training, seed);
-  gnn_profile_step(m->ctx, "backward 9 kernel fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %54 %55 %56 %57 %58 %62 %65 %66 %70 %71; in memory: %58 %71");
-  /* 10: %72 apply_vertex.linear_t */
+  /* 7: fused %41 %53 %54; in memory: %54 */
+  k5_sum_last_vertex(g->nv, m->in_grad_out, m->t38, m->t54);
+  gnn_profile_step(m->ctx, "backward 7 kernel fused %41 %53 %54; in memory: %54");
+  /* 8: fused %29 %30 %41 %43 %44 %45 %46 %47 %48 %49 %52 %55 %56 %57 %58 %60; in memory: %60 */
+  k6_sum_vertex(g->nv, g->in_ptr, g->src, m->t24, m->in_grad_out, m->t27, m->t28, m->t32, m->t36, m->t54, m->t60, training, seed);
+  gnn_profile_step(m->ctx, "backward 8 kernel fused %29 %30 %41 %43 %44 %45 %46 %47 %48 %49 %52 %55 %56 %57 %58 %60; in memory: %60");
+  /* 9: fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72 */
+  k7_sum_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t27, m->t28, m->t32, m->t36, m->t24, m->in_grad_out, m->t54, m->t59, m->t72, m->t60, m->param[3], training, seed);
+  gnn_profile_step(m->ctx, "backward 9 kernel fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72");
+  /* 10: %73 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(7);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t71, 7, m->param[2], 7, 0.0f, m->t72, 64);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t72, 7, m->param[2], 7, 0.0f, m->t73, 64);
   }
-  gnn_profile_step(m->ctx, "backward 10 gemm %72 apply_vertex.linear_t");
-  /* 11: %73 reduce_rows.matmul_tn */
+  gnn_profile_step(m->ctx, "backward 10 gemm %73 apply_vertex.linear_t");
+  /* 11: %74 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(7), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t21, 64, m->t71, 7, 0.0f, m->grad[2], 7);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t21, 64, m->t72, 7, 0.0f, m->grad[2], 7);
   }
-  gnn_profile_step(m->ctx, "backward 11 gemm %73 reduce_rows.matmul_tn");
-  /* 12: fused %19 %74 %75 %76 %87 %88; in memory: %76 %88 */
-  k8_apply_vertex_reshape_vertex(g->nv, m->t18, m->t72, m->t76, m->t88, training, seed);
-  gnn_profile_step(m->ctx, "backward 12 kernel fused %19 %74 %75 %76 %87 %88; in memory: %76 %88");
-  /* 13: fused %9 %10 %78 %79 %81 %82 %83 %84 %85 %86 %89 %90 %91 %92 %94; in memory: %94 */
-  k9_sum_vertex(g->nv, g->in_ptr, g->src, m->t4, m->t76, m->t7, m->t8, m->t12, m->t16, m->t88, m->t94, training, seed);
-  gnn_profile_step(m->ctx, "backward 13 kernel fused %9 %10 %78 %79 %81 %82 %83 %84 %85 %86 %89 %90 %91 %92 %94; in memory: %94");
-  /* 14: fused %5 %6 %9 %10 %77 %78 %79 %80 %81 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %97 %100 %101 %105 %106; in memory: %93 %106 */
-  k10_sum_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t4, m->t76, m->t7, m->t8, m->t12, m->t16, m->t88, m->t17, m->t93, m->t94, m->param[1], m->t106, training, seed);
-  gnn_profile_step(m->ctx, "backward 14 kernel fused %5 %6 %9 %10 %77 %78 %79 %80 %81 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %97 %100 %101 %105 %106; in memory: %93 %106");
-  /* 15: %61 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc61, (size_t)1 * 7 * sizeof(double)))) return st;
-  gnn_profile_step(m->ctx, "backward 15 zero %61 reduce_rows.sum");
-  /* 16: %64 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc64, (size_t)1 * 7 * sizeof(double)))) return st;
-  gnn_profile_step(m->ctx, "backward 16 zero %64 reduce_rows.sum");
-  /* 17: %96 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc96, (size_t)1 * 64 * sizeof(double)))) return st;
-  gnn_profile_step(m->ctx, "backward 17 zero %96 reduce_rows.sum");
-  /* 18: %99 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc99, (size_t)1 * 64 * sizeof(double)))) return st;
-  gnn_profile_step(m->ctx, "backward 18 zero %99 reduce_rows.sum");
-  /* 19: fused %60 %61 %63 %64 %95 %96 %98 %99; in memory: %61 %64 %96 %99 */
-  k11_reduce_rows4_sum_vertex(g->nv, m->acc61, m->t59, m->t24, m->acc64, m->t58, m->acc96, m->t94, m->t4, m->acc99, m->t93);
-  gnn_profile_step(m->ctx, "backward 19 kernel fused %60 %61 %63 %64 %95 %96 %98 %99; in memory: %61 %64 %96 %99");
-  /* 20: %61 reduce_rows.sum */
-  k12_reduce_rows_sum_finish_global(1, m->t61, m->acc61);
-  gnn_profile_step(m->ctx, "backward 20 kernel %61 reduce_rows.sum");
-  /* 21: %64 reduce_rows.sum */
-  k13_reduce_rows_sum_finish_global(1, m->t64, m->acc64);
-  gnn_profile_step(m->ctx, "backward 21 kernel %64 reduce_rows.sum");
-  /* 22: %96 reduce_rows.sum */
-  k14_reduce_rows_sum_finish_global(1, m->t96, m->acc96);
-  gnn_profile_step(m->ctx, "backward 22 kernel %96 reduce_rows.sum");
-  /* 23: %99 reduce_rows.sum */
-  k15_reduce_rows_sum_finish_global(1, m->t99, m->acc99);
-  gnn_profile_step(m->ctx, "backward 23 kernel %99 reduce_rows.sum");
-  /* 24: fused %67 %68 %69 %102 %103 %104; in memory: %69 %104 */
-  k16_apply_global_add_global(1, m->grad[3], m->t61, m->t64, m->t96, m->grad[1], m->t99);
-  gnn_profile_step(m->ctx, "backward 24 kernel fused %67 %68 %69 %102 %103 %104; in memory: %69 %104");
-  /* 25: %107 reduce_rows.matmul_tn */
+  gnn_profile_step(m->ctx, "backward 11 gemm %74 reduce_rows.matmul_tn");
+  /* 12: fused %19 %75 %76 %77 %89 %90; in memory: %77 %90 */
+  k8_apply_vertex_reshape_vertex(g->nv, m->t18, m->t73, m->t77, m->t90, training, seed);
+  gnn_profile_step(m->ctx, "backward 12 kernel fused %19 %75 %76 %77 %89 %90; in memory: %77 %90");
+  /* 13: fused %9 %10 %79 %80 %81 %82 %83 %84 %85 %88 %91 %92 %93 %94 %96; in memory: %96 */
+  k9_sum_vertex(g->nv, g->in_ptr, g->src, m->t4, m->t77, m->t7, m->t8, m->t12, m->t16, m->t90, m->t96, training, seed);
+  gnn_profile_step(m->ctx, "backward 13 kernel fused %9 %10 %79 %80 %81 %82 %83 %84 %85 %88 %91 %92 %93 %94 %96; in memory: %96");
+  /* 14: fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108 */
+  k10_sum_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t7, m->t8, m->t12, m->t16, m->t4, m->t77, m->t90, m->t95, m->t96, m->param[1], m->t108, training, seed);
+  gnn_profile_step(m->ctx, "backward 14 kernel fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108");
+  /* 15: %62 reduce_rows.sum */
+  if ((st = gnn_memset0(m->ctx, m->acc62, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 15 zero %62 reduce_rows.sum");
+  /* 16: %65 reduce_rows.sum */
+  if ((st = gnn_memset0(m->ctx, m->acc65, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 16 zero %65 reduce_rows.sum");
+  /* 17: %98 reduce_rows.sum */
+  if ((st = gnn_memset0(m->ctx, m->acc98, (size_t)1 * 64 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 17 zero %98 reduce_rows.sum");
+  /* 18: %101 reduce_rows.sum */
+  if ((st = gnn_memset0(m->ctx, m->acc101, (size_t)1 * 64 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 18 zero %101 reduce_rows.sum");
+  /* 19: fused %61 %62 %64 %65 %97 %98 %100 %101; in memory: %62 %65 %98 %101 */
+  k11_reduce_rows4_sum_vertex(g->nv, m->acc62, m->t60, m->t24, m->acc65, m->t59, m->acc98, m->t96, m->t4, m->acc101, m->t95);
+  gnn_profile_step(m->ctx, "backward 19 kernel fused %61 %62 %64 %65 %97 %98 %100 %101; in memory: %62 %65 %98 %101");
+  /* 20: %62 reduce_rows.sum */
+  k12_reduce_rows_sum_finish_global(1, m->t62, m->acc62);
+  gnn_profile_step(m->ctx, "backward 20 kernel %62 reduce_rows.sum");
+  /* 21: %65 reduce_rows.sum */
+  k13_reduce_rows_sum_finish_global(1, m->t65, m->acc65);
+  gnn_profile_step(m->ctx, "backward 21 kernel %65 reduce_rows.sum");
+  /* 22: %98 reduce_rows.sum */
+  k14_reduce_rows_sum_finish_global(1, m->t98, m->acc98);
+  gnn_profile_step(m->ctx, "backward 22 kernel %98 reduce_rows.sum");
+  /* 23: %101 reduce_rows.sum */
+  k15_reduce_rows_sum_finish_global(1, m->t101, m->acc101);
+  gnn_profile_step(m->ctx, "backward 23 kernel %101 reduce_rows.sum");
+  /* 24: fused %68 %69 %70 %104 %105 %106; in memory: %70 %106 */
+  k16_apply_global_add_global(1, m->grad[3], m->t62, m->t65, m->t98, m->grad[1], m->t101);
+  gnn_profile_step(m->ctx, "backward 24 kernel fused %68 %69 %70 %104 %105 %106; in memory: %70 %106");
+  /* 25: %109 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(1433), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->t106, 64, 0.0f, m->grad[0], 64);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->t108, 64, 0.0f, m->grad[0], 64);
   }
-  gnn_profile_step(m->ctx, "backward 25 gemm %107 reduce_rows.matmul_tn");
+  gnn_profile_step(m->ctx, "backward 25 gemm %109 reduce_rows.matmul_tn");
   return GNN_OK;
 }
 
@@ -1459,7 +1405,7 @@ void gat_memory_plan(const gat_model *m, gnn_memory_plan *plan) {
   (void)g;
   plan->output = (size_t)g->nv * 7 * sizeof(float);
   plan->total = plan->arena + plan->params + plan->grads + plan->output;
-  plan->buffers = 34;
+  plan->buffers = 32;
 }
 
 static gnn_status gnnc_api_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, void **m) {

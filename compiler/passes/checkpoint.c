@@ -128,11 +128,14 @@ static double remat_flops(Ckpt_ *K, const Value *v, int depth) {
 /* How many times the backward would recompute v: once per backward value that must hold its
  * results (a reduction, a GEMM or its operand, an output) and reads v through element-wise
  * backward values, each of which fuse inlines (MoNet's Gaussian weights feed six parameter-
- * gradient sums: recomputing them is six times the work of one). */
+ * gradient sums: recomputing them is six times the work of one); a reader wider than v, once
+ * per element of its own, unless the lowering stages v (a narrow edge value costing a few
+ * FLOPs: computed once per edge in shared memory, gnnc.h). */
 static double recomputations(Ckpt_ *K, const Value *v) {
   Module *m = K->m;
   int n = m->vals.len;
   double count = 0, ve = (double)shape_elems(&v->shape);
+  bool staged = v->dom == DOM_EDGE && ve <= GNN_STAGE_MAX_WIDTH && remat_flops(K, v, 0) >= GNN_STAGE_MIN_COST;
   bool *seen = calloc((size_t)n + 1, 1);
   PtrVec stack = {0};
   vec_push(m->arena, &stack, (void *)v);
@@ -147,7 +150,7 @@ static double recomputations(Ckpt_ *K, const Value *v) {
          * recomputes each of v's elements once per element of its own */
         double we = (double)shape_elems(&(w->nargs ? w->args[0] : w)->shape);
         if (w->op == OP_AGGREGATE || value_is_gemm(w)) we = (double)shape_elems(&w->shape);
-        count += we > ve ? we / ve : 1;
+        count += we > ve && !staged ? we / ve : 1;
       } else {
         vec_push(m->arena, &stack, w);
       }
