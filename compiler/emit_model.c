@@ -510,9 +510,23 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
             ins[i]->val->name);
   if (cuda) emit_enter(out);
   fputs("  m->forward_done = m->trained = m->backward_ready = 0; /* until this forward succeeds */\n  m->dropout_seed = seed;\n", out);
+  bool any_alias = false;
+  for (int i = 0; i < p->bufs.len; i++) any_alias |= ((const KBuf *)p->bufs.items[i])->alias != NULL;
   fprintf(out, "  {\n    const gnn_status arena_st = gnnc_use_arena(m, %s);\n    if (arena_st) return arena_st;\n  }\n",
-          bwd ? "training != 0" : "0");
+          bwd || any_alias ? "training != 0" : "0");
   for (int i = 0; i < nin; i++) fprintf(out, "  m->%s = %s;\n", ins[i]->name, ins[i]->name);
+  { /* a dropout of an input is the input itself when not training: read in place (its step runs
+     * only when training) */
+    int k = 0;
+    for (int i = 0; i < p->bufs.len; i++) {
+      const KBuf *b = p->bufs.items[i];
+      if (b->kind != BUF_TEMP || is_outbuf(p, b)) continue;
+      if (b->alias)
+        fprintf(out, "  m->%s = training ? (%s *)(m->arena + m->offset[1][%d]) : (%s *)m->%s;  /* the input when not training */\n",
+                b->name, buf_c(b), k, buf_c(b), b->alias->name);
+      k++;
+    }
+  }
   fputs("  gnn_profile_mark(m->ctx);\n", out);
   for (int i = 0; i < p->nfwd; i++) emit_step(out, p, h, i);
   emit_output_copies(out, p, h, false);

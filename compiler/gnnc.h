@@ -488,6 +488,8 @@ typedef struct KBuf {
   int first, last;   /* steps of definition and last use (the memory plan) */
   bool bwd;
   bool train_only;   /* a forward value kept only for the backward: written when training */
+  struct KBuf *alias; /* an input this buffer is when not training (the input's dropout, the
+                         identity then): written only by training steps, the input read in place */
 } KBuf;
 
 typedef enum { KE_FCONST, KE_ICONST, KE_VAR, KE_LANE, KE_ROW, KE_LOAD, KE_GRAPH, KE_SHARED, KE_BIN, KE_UN,

@@ -286,7 +286,9 @@ void kir_print(FILE *out, const KProgram *p) {
     if (b->elem == ELEM_I32) fputs(" i32", out);
     if (b->elem == ELEM_F64) fputs(" f64", out);
     if (b->out >= 0) fprintf(out, " output \"%s\"", p->m->outs[b->out].name);
-    if (b->kind == BUF_TEMP && b->first >= 0) fprintf(out, "   # steps %d..%d%s", b->first, b->last, b->train_only ? ", training only" : "");
+    if (b->kind == BUF_TEMP && b->first >= 0)
+      fprintf(out, "   # steps %d..%d%s%s%s", b->first, b->last, b->train_only ? ", training only" : "",
+              b->alias ? "; when not training, the input " : "", b->alias ? b->alias->name : "");
     fputc('\n', out);
   }
   for (int i = 0; i < p->nsteps; i++) {

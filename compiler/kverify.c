@@ -87,7 +87,7 @@ static bool own_storage(const KProgram *p, const KBuf *b) {
 /* An intermediate buffer the inference plan leaves out (emit_model.c: in_infer): NULL after an
  * inference forward. */
 static bool not_in_inference(const KProgram *p, const KBuf *b) {
-  return b->kind == BUF_TEMP && !own_storage(p, b) && (b->bwd || b->train_only || b->first >= p->nfwd);
+  return b->kind == BUF_TEMP && !own_storage(p, b) && !b->alias && (b->bwd || b->train_only || b->first >= p->nfwd);
 }
 
 /* The memory plan: step s uses b, so s must lie in b's lifetime. */
@@ -103,6 +103,8 @@ static void use(KV *v, const KBuf *b, int s) {
 
 /* A forward kernel's access to b: b must be in the inference plan, or the access guarded. */
 static void plan_access(KV *v, const KBuf *b, At at, bool store) {
+  if (store && b->alias && !(v->fwd && at.trained)) /* it is the input itself when not training */
+    bad(v, "stores to %s outside a training guard of the forward, but it is an input itself when not training%.0lld", b->name ? b->name : "?", 0);
   if (v->fwd && !at.trained && not_in_inference(v->p, b))
     bad(v, store ? "stores to %s outside a training guard in the forward, but the inference plan does not have it%lld"
                  : "loads %s outside a training guard in the forward, but the inference plan does not have it%lld",
@@ -325,6 +327,9 @@ int kir_verify(const KProgram *p, FILE *err) {
   }
   for (int i = 0; i < p->bufs.len; i++) {
     const KBuf *b = p->bufs.items[i];
+    if (b && b->alias && (b->kind != BUF_TEMP || !b->train_only || b->alias->kind != BUF_INPUT || b->alias->dom != b->dom ||
+                          b->alias->width != b->width || b->alias->elem != b->elem))
+      bad(&v, "buffer %s stands for an input when not training but is not a training-only copy of its shape%.0lld", b->name ? b->name : "?", 0);
     if (b && b->train_only && (b->kind != BUF_TEMP || b->bwd || b->first >= p->nfwd))
       bad(&v, "buffer %s is training-only but not a forward intermediate (defined at step %lld)", b->name ? b->name : "?", b->first);
   }
@@ -357,6 +362,7 @@ int kir_verify(const KProgram *p, FILE *err) {
       if (v.fwd && !st->train_only && (not_in_inference(p, g->a) || not_in_inference(p, g->b) || not_in_inference(p, g->c)))
         bad(&v, "step %s%lld: a forward GEMM on a buffer the inference plan does not have", "", s);
       if (!writable(g->c)) bad(&v, "a GEMM writes %s, an input, parameter or degree array%lld", g->c->name, s);
+      if (g->c->alias && !(v.fwd && st->train_only)) bad(&v, "a GEMM writes %s, the input itself when not training (step %lld)", g->c->name, s);
       gemm_dim_ok(&v, &g->m, "m"), gemm_dim_ok(&v, &g->n, "n"), gemm_dim_ok(&v, &g->k, "k");
       if (g->lda < 1 || g->ldb < 1 || g->ldc < g->n.mult)
         bad(&v, "step %s%lld: a GEMM leading dimension is smaller than its row", "", s);
@@ -372,6 +378,8 @@ int kir_verify(const KProgram *p, FILE *err) {
       if (v.fwd && !st->train_only && not_in_inference(p, st->buf))
         bad(&v, "a forward step zeroes or fills %s, which the inference plan does not have (step %lld)", st->buf->name ? st->buf->name : "?", s);
       if (!writable(st->buf)) bad(&v, "a step writes %s, an input, parameter or degree array%lld", st->buf->name, s);
+      if (st->buf->alias && !(v.fwd && st->train_only))
+        bad(&v, "a step writes %s, the input itself when not training (step %lld)", st->buf->name, s);
       break;
     default: bad(&v, "step %s%lld of unknown kind", "", s);
     }

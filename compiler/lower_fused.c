@@ -489,6 +489,12 @@ static int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w,
       memset(S.seen, 0, (size_t)n + 1);
       for (int a = 0; a < mem[i]->nargs; a++) scan_stage(F, mem[i]->args[a], lanes[i], &S);
     }
+    for (int i = 0; i < n; i++) { /* a staged value's computation reads too (GAT: alpha, in its dropout and a loop) */
+      const Value *x = F->m->vals.items[i];
+      if (!stop[i]) continue;
+      memset(S.seen, 0, (size_t)n + 1);
+      for (int a = 0; a < x->nargs; a++) scan_stage(F, x->args[a], width_of(x), &S);
+    }
     bool same = true;
     for (int i = 0; i < n; i++) {
       next[i] = S.narrow[i] || S.readers[i] >= 2;
@@ -964,6 +970,17 @@ static void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   bool stashes = !g->bwd;
   for (int i = 0; i < nmem; i++) stashes &= stash_only(F, mem[i]);
   if (stashes) L->p->steps[L->p->nsteps - 1].train_only = true;
+  /* an input's dropout alone in its kernel is the input itself when not training: the kernel
+   * runs only when training, and an inference forward reads the input in place (no V x F copy,
+   * no buffer in the inference arena; emit_model points the buffer at the input) */
+  const Value *v = mem[0];
+  KBuf *b = L->buf_of[v->id], *in = v->nargs ? L->buf_of[v->args[0]->id] : NULL;
+  if (!g->bwd && nmem == 1 && v->fn == FN_DROPOUT && v->args[0]->op == OP_INPUT && b && in && b->kind == BUF_TEMP &&
+      b->out < 0 && in->kind == BUF_INPUT && b->dom == in->dom && b->width == in->width && b->elem == in->elem) {
+    b->alias = in;
+    b->train_only = true;
+    L->p->steps[L->p->nsteps - 1].train_only = true;
+  }
 }
 
 /* ---- FG_SINK: reduce_rows, a float64 sum over every row of its operand */

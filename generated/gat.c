@@ -498,6 +498,7 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st49[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st50[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh59[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh71[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -542,7 +543,10 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
             r29_ = t27[row * 1 + j] + t28[su * 1 + j];
             r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
             r49_ = expf(r30_ - t32[su * 1 + j]) / t36[su * 1 + j];
-            sh_st50[lane + j] = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(se + j), 0.6f) ? (r49_ * 2.50000015f) : 0.0f) : r49_;
+            sh_st49[lane + j] = r49_;
+          }
+          for (int64_t j1 = 0; j1 < 1; j1++) {
+            sh_st50[lane + j1] = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(se + j1), 0.6f) ? (sh_st49[lane + j1] * 2.50000015f) : 0.0f) : sh_st49[lane + j1];
           }
         }
       }
@@ -554,8 +558,6 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
         for (int lane = 0; lane < 8; lane++) {
           float sum;
           float r29_1;
-          float r30_1;
-          float r49_1;
           float r58_;
           float x;
           float x1;
@@ -563,13 +565,11 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
             const int64_t k2 = lane + (int64_t)i2 * 8;
             if (k2 < 1) {
               sum = 0.0f;
-              for (int64_t j1 = 0; j1 < 7; j1++) {
-                sum = sum + (t24[row * 7 + ((k2 * 7) + j1)] * in_grad_out[u * 7 + ((k2 * 7) + j1)]);
+              for (int64_t j2 = 0; j2 < 7; j2++) {
+                sum = sum + (t24[row * 7 + ((k2 * 7) + j2)] * in_grad_out[u * 7 + ((k2 * 7) + j2)]);
               }
               r29_1 = t27[row * 1 + k2] + t28[u * 1 + k2];
-              r30_1 = (r29_1 > 0.0f) ? r29_1 : (0.2f * r29_1);
-              r49_1 = expf(r30_1 - t32[u * 1 + k2]) / t36[u * 1 + k2];
-              r58_ = (r29_1 > 0.0f) ? (r49_1 * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[u * 1 + k2])) : (0.2f * (r49_1 * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[u * 1 + k2])));
+              r58_ = (r29_1 > 0.0f) ? (sh_st49[t + k2] * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[u * 1 + k2])) : (0.2f * (sh_st49[t + k2] * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[u * 1 + k2])));
               x = r58_;
               acc[lane][i2] = acc[lane][i2] + (double)x;
             }
@@ -729,6 +729,7 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st85[256] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st86[256] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh95[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh107[64] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -773,7 +774,10 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
             r9_ = t7[row * 8 + j] + t8[su * 8 + j];
             r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
             r85_ = expf(r10_ - t12[su * 8 + j]) / t16[su * 8 + j];
-            sh_st86[(lane * 8) + j] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((se * 8) + j), 0.6f) ? (r85_ * 2.50000015f) : 0.0f) : r85_;
+            sh_st85[(lane * 8) + j] = r85_;
+          }
+          for (int64_t j1 = 0; j1 < 8; j1++) {
+            sh_st86[(lane * 8) + j1] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((se * 8) + j1), 0.6f) ? (sh_st85[(lane * 8) + j1] * 2.50000015f) : 0.0f) : sh_st85[(lane * 8) + j1];
           }
         }
       }
@@ -784,9 +788,8 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
         u = sh_u[t];
         for (int lane = 0; lane < 32; lane++) {
           float sum;
+          float r93_;
           float r9_1;
-          float r10_1;
-          float r85_1;
           float r94_;
           float x;
           float x1;
@@ -794,13 +797,12 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
             const int64_t k2 = lane + (int64_t)i2 * 32;
             if (k2 < 8) {
               sum = 0.0f;
-              for (int64_t j1 = 0; j1 < 8; j1++) {
-                sum = sum + (t4[row * 64 + ((k2 * 8) + j1)] * t77[u * 64 + ((k2 * 8) + j1)]);
+              for (int64_t j2 = 0; j2 < 8; j2++) {
+                sum = sum + (t4[row * 64 + ((k2 * 8) + j2)] * t77[u * 64 + ((k2 * 8) + j2)]);
               }
+              r93_ = sh_st85[(t * 8) + k2] * ((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[u * 8 + k2]);
               r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
-              r10_1 = (r9_1 > 0.0f) ? r9_1 : (0.2f * r9_1);
-              r85_1 = expf(r10_1 - t12[u * 8 + k2]) / t16[u * 8 + k2];
-              r94_ = (r9_1 > 0.0f) ? (r85_1 * ((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[u * 8 + k2])) : (0.2f * (r85_1 * ((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[u * 8 + k2])));
+              r94_ = (r9_1 > 0.0f) ? r93_ : (0.2f * r93_);
               x = r94_;
               acc[lane][i2] = acc[lane][i2] + (double)x;
             }
@@ -1068,7 +1070,7 @@ gnn_status gat_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gat_model
   static const int first[32] = {0, 1, 2, 2, 3, 3, 3, 3, 4, 5, 5, 6, 6, 6, 7, 9, 8, 20, 21, 9, 10, 12, 12, 14, 13, 22, 23, 14, 15, 16, 17, 18};
   static const int last[32] = {25, 19, 14, 14, 14, 14, 12, 11, 19, 9, 9, 9, 9, 7, 9, 19, 19, 24, 24, 11, 12, 14, 14, 19, 19, 24, 24, 25, 20, 21, 22, 23};
   static const int last_infer[32] = {6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6};
-  static const char in_infer[32] = {1, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  static const char in_infer[32] = {0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[32], size_infer[32];
   int order[32];
   size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
@@ -1210,9 +1212,12 @@ gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t s
     if (arena_st) return arena_st;
   }
   m->in_x = in_x;
+  m->t1 = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
   gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
+  if (training) {
   k0_dropout_vertex(g->nv, m->t1, m->in_x, training, seed);
+  }
   gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
   /* 1: %4 apply_vertex.linear */
   {

@@ -514,6 +514,8 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
   int64_t *const sh_e = sh_e_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_u_block[32][8];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st49_block[32][8];
+  float *const sh_st49 = sh_st49_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh_st50_block[32][8];
   float *const sh_st50 = sh_st50_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh59_block[32][1];
@@ -537,8 +539,6 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
   float r49_;
   float sum;
   float r29_1;
-  float r30_1;
-  float r49_1;
   float r58_;
   float x;
   float x1;
@@ -569,7 +569,10 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
         r29_ = t27[row * 1 + j] + t28[su * 1 + j];
         r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
         r49_ = expf(r30_ - t32[su * 1 + j]) / t36[su * 1 + j];
-        sh_st50[lane + j] = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(se + j), 0.6f) ? (r49_ * 2.50000015f) : 0.0f) : r49_;
+        sh_st49[lane + j] = r49_;
+      }
+      for (int64_t j1 = 0; j1 < 1; j1++) {
+        sh_st50[lane + j1] = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(se + j1), 0.6f) ? (sh_st49[lane + j1] * 2.50000015f) : 0.0f) : sh_st49[lane + j1];
       }
     }
     __syncwarp(gmask);
@@ -582,13 +585,11 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
         const int64_t k2 = lane + (int64_t)i2 * 8;
         if (k2 < 1) {
           sum = 0.0f;
-          for (int64_t j1 = 0; j1 < 7; j1++) {
-            sum = sum + (t24[row * 7 + ((k2 * 7) + j1)] * in_grad_out[u * 7 + ((k2 * 7) + j1)]);
+          for (int64_t j2 = 0; j2 < 7; j2++) {
+            sum = sum + (t24[row * 7 + ((k2 * 7) + j2)] * in_grad_out[u * 7 + ((k2 * 7) + j2)]);
           }
           r29_1 = t27[row * 1 + k2] + t28[u * 1 + k2];
-          r30_1 = (r29_1 > 0.0f) ? r29_1 : (0.2f * r29_1);
-          r49_1 = expf(r30_1 - t32[u * 1 + k2]) / t36[u * 1 + k2];
-          r58_ = (r29_1 > 0.0f) ? (r49_1 * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[u * 1 + k2])) : (0.2f * (r49_1 * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[u * 1 + k2])));
+          r58_ = (r29_1 > 0.0f) ? (sh_st49[t + k2] * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[u * 1 + k2])) : (0.2f * (sh_st49[t + k2] * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[u * 1 + k2])));
           x = r58_;
           acc[i2] = acc[i2] + (double)x;
         }
@@ -745,6 +746,8 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
   int64_t *const sh_e = sh_e_block[threadIdx.x / 32];  /* this group's */
   __shared__ int64_t sh_u_block[8][32];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 32];  /* this group's */
+  __shared__ float sh_st85_block[8][256];
+  float *const sh_st85 = sh_st85_block[threadIdx.x / 32];  /* this group's */
   __shared__ float sh_st86_block[8][256];
   float *const sh_st86 = sh_st86_block[threadIdx.x / 32];  /* this group's */
   __shared__ float sh95_block[8][8];
@@ -767,9 +770,8 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
   float r10_;
   float r85_;
   float sum;
+  float r93_;
   float r9_1;
-  float r10_1;
-  float r85_1;
   float r94_;
   float x;
   float x1;
@@ -801,7 +803,10 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
         r9_ = t7[row * 8 + j] + t8[su * 8 + j];
         r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
         r85_ = expf(r10_ - t12[su * 8 + j]) / t16[su * 8 + j];
-        sh_st86[(lane * 8) + j] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((se * 8) + j), 0.6f) ? (r85_ * 2.50000015f) : 0.0f) : r85_;
+        sh_st85[(lane * 8) + j] = r85_;
+      }
+      for (int64_t j1 = 0; j1 < 8; j1++) {
+        sh_st86[(lane * 8) + j1] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((se * 8) + j1), 0.6f) ? (sh_st85[(lane * 8) + j1] * 2.50000015f) : 0.0f) : sh_st85[(lane * 8) + j1];
       }
     }
     __syncwarp(gmask);
@@ -814,13 +819,12 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
         const int64_t k2 = lane + (int64_t)i2 * 32;
         if (k2 < 8) {
           sum = 0.0f;
-          for (int64_t j1 = 0; j1 < 8; j1++) {
-            sum = sum + (t4[row * 64 + ((k2 * 8) + j1)] * t77[u * 64 + ((k2 * 8) + j1)]);
+          for (int64_t j2 = 0; j2 < 8; j2++) {
+            sum = sum + (t4[row * 64 + ((k2 * 8) + j2)] * t77[u * 64 + ((k2 * 8) + j2)]);
           }
+          r93_ = sh_st85[(t * 8) + k2] * ((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[u * 8 + k2]);
           r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
-          r10_1 = (r9_1 > 0.0f) ? r9_1 : (0.2f * r9_1);
-          r85_1 = expf(r10_1 - t12[u * 8 + k2]) / t16[u * 8 + k2];
-          r94_ = (r9_1 > 0.0f) ? (r85_1 * ((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[u * 8 + k2])) : (0.2f * (r85_1 * ((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[u * 8 + k2])));
+          r94_ = (r9_1 > 0.0f) ? r93_ : (0.2f * r93_);
           x = r94_;
           acc[i2] = acc[i2] + (double)x;
         }
@@ -1088,7 +1092,7 @@ gnn_status gat_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gat_model
   static const int first[32] = {0, 1, 2, 2, 3, 3, 3, 3, 4, 5, 5, 6, 6, 6, 7, 9, 8, 20, 21, 9, 10, 12, 12, 14, 13, 22, 23, 14, 15, 16, 17, 18};
   static const int last[32] = {25, 19, 14, 14, 14, 14, 12, 11, 19, 9, 9, 9, 9, 7, 9, 19, 19, 24, 24, 11, 12, 14, 14, 19, 19, 24, 24, 25, 20, 21, 22, 23};
   static const int last_infer[32] = {6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6};
-  static const char in_infer[32] = {1, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  static const char in_infer[32] = {0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[32], size_infer[32];
   int order[32];
   size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
@@ -1234,12 +1238,15 @@ gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t s
     if (arena_st) return arena_st;
   }
   m->in_x = in_x;
+  m->t1 = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
   gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
+  if (training) {
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     gat_k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
+  }
   }
   gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
   /* 1: %4 apply_vertex.linear */

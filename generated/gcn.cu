@@ -520,7 +520,7 @@ gnn_status gcn_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gcn_model
   static const int first[11] = {0, 1, 2, 2, 3, 5, 6, 8, 14, 9, 10};
   static const int last[11] = {15, 2, 8, 7, 4, 7, 8, 14, 15, 12, 13};
   static const int last_infer[11] = {4, 2, 4, 4, 4, 4, 4, 4, 4, 4, 4};
-  static const char in_infer[11] = {1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0};
+  static const char in_infer[11] = {0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0};
   size_t size[11], size_infer[11];
   int order[11];
   size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
@@ -624,12 +624,15 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
     if (arena_st) return arena_st;
   }
   m->in_x = in_x;
+  m->t1 = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
   gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
+  if (training) {
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     gcn_k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
+  }
   }
   gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
   /* 1: %8 apply_vertex.linear */

@@ -70,6 +70,9 @@ static void k1_apply_edge_exp_edge(int64_t nrows, const int32_t *restrict src, c
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
+    float sh_st8[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st11[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st12[2] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st14[2] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st33[2] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t u;
@@ -77,37 +80,62 @@ static void k1_apply_edge_exp_edge(int64_t nrows, const int32_t *restrict src, c
     u = src[row];
     v = dst[row];
     for (int lane = 0; lane < 4; lane++) {
-      float lin;
-      float r12_;
-      float r14_;
       for (int i = 0; i < 1; i++) {
         const int64_t k = lane + (int64_t)i * 4;
-        if (k < 2) {
+        if (k < 1) {
+          sh_st8[k] = gnn_rsqrtf(out_deg[u * 1 + k]);
+        }
+      }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 4; lane++) {
+      for (int i1 = 0; i1 < 1; i1++) {
+        const int64_t k1 = lane + (int64_t)i1 * 4;
+        if (k1 < 1) {
+          sh_st11[k1] = gnn_rsqrtf(in_deg[v * 1 + k1]);
+        }
+      }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 4; lane++) {
+      float r12_;
+      for (int i2 = 0; i2 < 1; i2++) {
+        const int64_t k2 = lane + (int64_t)i2 * 4;
+        if (k2 < 2) {
+          r12_ = (k2 < 1) ? sh_st8[k2] : sh_st11[k2 - 1];
+          sh_st12[k2] = r12_;
+        }
+      }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 4; lane++) {
+      float lin;
+      float r14_;
+      for (int i3 = 0; i3 < 1; i3++) {
+        const int64_t k3 = lane + (int64_t)i3 * 4;
+        if (k3 < 2) {
           lin = 0.0f;
           for (int64_t j = 0; j < 2; j++) {
-            r12_ = (j < 1) ? gnn_rsqrtf(out_deg[u * 1 + j]) : gnn_rsqrtf(in_deg[v * 1 + (j - 1)]);
-            lin = lin + (r12_ * p_gmmconv0_P[(j * 2) + k]);
+            lin = lin + (sh_st12[j] * p_gmmconv0_P[(j * 2) + k3]);
           }
           r14_ = tanhf(lin);
-          sh_st14[k] = r14_;
+          sh_st14[k3] = r14_;
         }
       }
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int lane = 0; lane < 4; lane++) {
       float lin1;
-      float r12_1;
       float r33_;
-      for (int i1 = 0; i1 < 1; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 4;
-        if (k1 < 2) {
+      for (int i4 = 0; i4 < 1; i4++) {
+        const int64_t k4 = lane + (int64_t)i4 * 4;
+        if (k4 < 2) {
           lin1 = 0.0f;
           for (int64_t j1 = 0; j1 < 2; j1++) {
-            r12_1 = (j1 < 1) ? gnn_rsqrtf(out_deg[u * 1 + j1]) : gnn_rsqrtf(in_deg[v * 1 + (j1 - 1)]);
-            lin1 = lin1 + (r12_1 * p_gmmconv1_P[(j1 * 2) + k1]);
+            lin1 = lin1 + (sh_st12[j1] * p_gmmconv1_P[(j1 * 2) + k4]);
           }
           r33_ = tanhf(lin1);
-          sh_st33[k1] = r33_;
+          sh_st33[k4] = r33_;
         }
       }
     }
@@ -121,33 +149,33 @@ static void k1_apply_edge_exp_edge(int64_t nrows, const int32_t *restrict src, c
       float r37_;
       float r35_;
       float r36_;
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 4;
-        if (k2 < 3) {
+      for (int i5 = 0; i5 < 1; i5++) {
+        const int64_t k5 = lane + (int64_t)i5 * 4;
+        if (k5 < 3) {
           dot = 0.0f;
           for (int64_t j2 = 0; j2 < 2; j2++) {
-            r19_ = p_gmmconv0_isigma[(k2 * 2) + j2] * p_gmmconv0_isigma[(k2 * 2) + j2];
-            r16_ = sh_st14[j2] - p_gmmconv0_mu[(k2 * 2) + j2];
+            r19_ = p_gmmconv0_isigma[(k5 * 2) + j2] * p_gmmconv0_isigma[(k5 * 2) + j2];
+            r16_ = sh_st14[j2] - p_gmmconv0_mu[(k5 * 2) + j2];
             r18_ = r16_ * r16_;
             dot = dot + (r18_ * r19_);
           }
           if (training) {
-            t22[row * 3 + k2] = expf(-0.5f * dot);
+            t22[row * 3 + k5] = expf(-0.5f * dot);
           }
         }
       }
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 4;
-        if (k3 < 3) {
+      for (int i6 = 0; i6 < 1; i6++) {
+        const int64_t k6 = lane + (int64_t)i6 * 4;
+        if (k6 < 3) {
           dot1 = 0.0f;
           for (int64_t j3 = 0; j3 < 2; j3++) {
-            r37_ = p_gmmconv1_isigma[(k3 * 2) + j3] * p_gmmconv1_isigma[(k3 * 2) + j3];
-            r35_ = sh_st33[j3] - p_gmmconv1_mu[(k3 * 2) + j3];
+            r37_ = p_gmmconv1_isigma[(k6 * 2) + j3] * p_gmmconv1_isigma[(k6 * 2) + j3];
+            r35_ = sh_st33[j3] - p_gmmconv1_mu[(k6 * 2) + j3];
             r36_ = r35_ * r35_;
             dot1 = dot1 + (r36_ * r37_);
           }
           if (training) {
-            t40[row * 3 + k3] = expf(-0.5f * dot1);
+            t40[row * 3 + k6] = expf(-0.5f * dot1);
           }
         }
       }
@@ -156,13 +184,16 @@ static void k1_apply_edge_exp_edge(int64_t nrows, const int32_t *restrict src, c
 }
 
 /* k2_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27 */
-static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict p_gmmconv0_isigma, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv0_P, const float *restrict p_gmmconv0_mu, const float *restrict t23, float *restrict t25, float *restrict t27, int training, uint64_t seed) {
+static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv0_P, const float *restrict p_gmmconv0_isigma, const float *restrict p_gmmconv0_mu, const float *restrict t23, float *restrict t25, float *restrict t27, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st8[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st11[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st14[64] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st22[96] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh24[48] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
@@ -184,11 +215,11 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       for (int lane = 0; lane < 32; lane++) {
         int64_t jj;
         int64_t su;
-        float dot;
-        float r19_;
         float lin;
         float r12_;
         float r14_;
+        float dot;
+        float r19_;
         float r16_;
         float r18_;
         float r22_;
@@ -197,22 +228,31 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           su = sh_u[lane];
-          for (int64_t j = 0; j < 3; j++) {
+          for (int64_t j = 0; j < 1; j++) {
+            sh_st8[lane + j] = gnn_rsqrtf(out_deg[su * 1 + j]);
+          }
+          for (int64_t j1 = 0; j1 < 1; j1++) {
+            sh_st11[lane + j1] = gnn_rsqrtf(in_deg[row * 1 + j1]);
+          }
+          for (int64_t j2 = 0; j2 < 2; j2++) {
+            lin = 0.0f;
+            for (int64_t j3 = 0; j3 < 2; j3++) {
+              r12_ = (j3 < 1) ? sh_st8[lane + j3] : sh_st11[lane + (j3 - 1)];
+              lin = lin + (r12_ * p_gmmconv0_P[(j3 * 2) + j2]);
+            }
+            r14_ = tanhf(lin);
+            sh_st14[(lane * 2) + j2] = r14_;
+          }
+          for (int64_t j4 = 0; j4 < 3; j4++) {
             dot = 0.0f;
-            for (int64_t j1 = 0; j1 < 2; j1++) {
-              r19_ = p_gmmconv0_isigma[(j * 2) + j1] * p_gmmconv0_isigma[(j * 2) + j1];
-              lin = 0.0f;
-              for (int64_t j2 = 0; j2 < 2; j2++) {
-                r12_ = (j2 < 1) ? gnn_rsqrtf(out_deg[su * 1 + j2]) : gnn_rsqrtf(in_deg[row * 1 + (j2 - 1)]);
-                lin = lin + (r12_ * p_gmmconv0_P[(j2 * 2) + j1]);
-              }
-              r14_ = tanhf(lin);
-              r16_ = r14_ - p_gmmconv0_mu[(j * 2) + j1];
+            for (int64_t j5 = 0; j5 < 2; j5++) {
+              r19_ = p_gmmconv0_isigma[(j4 * 2) + j5] * p_gmmconv0_isigma[(j4 * 2) + j5];
+              r16_ = sh_st14[(lane * 2) + j5] - p_gmmconv0_mu[(j4 * 2) + j5];
               r18_ = r16_ * r16_;
               dot = dot + (r18_ * r19_);
             }
             r22_ = expf(-0.5f * dot);
-            sh_st22[(lane * 3) + j] = r22_;
+            sh_st22[(lane * 3) + j4] = r22_;
           }
         }
       }
@@ -248,8 +288,8 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         const int64_t k3 = lane + (int64_t)i3 * 32;
         if (k3 < 16) {
           heads = 0.0f;
-          for (int64_t j3 = 0; j3 < 3; j3++) {
-            heads = heads + sh24[(j3 * 16) + k3];
+          for (int64_t j6 = 0; j6 < 3; j6++) {
+            heads = heads + sh24[(j6 * 16) + k3];
           }
           t25[row * 16 + k3] = heads / 3.0f;
         }
@@ -269,11 +309,14 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
 }
 
 /* k3_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43 */
-static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict p_gmmconv1_isigma, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv1_P, const float *restrict p_gmmconv1_mu, const float *restrict t41, float *restrict t43) {
+static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv1_P, const float *restrict p_gmmconv1_isigma, const float *restrict p_gmmconv1_mu, const float *restrict t41, float *restrict t43) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st8[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st11[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st33[64] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st40[96] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh42[21] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
@@ -295,11 +338,11 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       for (int lane = 0; lane < 32; lane++) {
         int64_t jj;
         int64_t su;
-        float dot;
-        float r37_;
         float lin;
         float r12_;
         float r33_;
+        float dot;
+        float r37_;
         float r35_;
         float r36_;
         float r40_;
@@ -308,22 +351,31 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           su = sh_u[lane];
-          for (int64_t j = 0; j < 3; j++) {
+          for (int64_t j = 0; j < 1; j++) {
+            sh_st8[lane + j] = gnn_rsqrtf(out_deg[su * 1 + j]);
+          }
+          for (int64_t j1 = 0; j1 < 1; j1++) {
+            sh_st11[lane + j1] = gnn_rsqrtf(in_deg[row * 1 + j1]);
+          }
+          for (int64_t j2 = 0; j2 < 2; j2++) {
+            lin = 0.0f;
+            for (int64_t j3 = 0; j3 < 2; j3++) {
+              r12_ = (j3 < 1) ? sh_st8[lane + j3] : sh_st11[lane + (j3 - 1)];
+              lin = lin + (r12_ * p_gmmconv1_P[(j3 * 2) + j2]);
+            }
+            r33_ = tanhf(lin);
+            sh_st33[(lane * 2) + j2] = r33_;
+          }
+          for (int64_t j4 = 0; j4 < 3; j4++) {
             dot = 0.0f;
-            for (int64_t j1 = 0; j1 < 2; j1++) {
-              r37_ = p_gmmconv1_isigma[(j * 2) + j1] * p_gmmconv1_isigma[(j * 2) + j1];
-              lin = 0.0f;
-              for (int64_t j2 = 0; j2 < 2; j2++) {
-                r12_ = (j2 < 1) ? gnn_rsqrtf(out_deg[su * 1 + j2]) : gnn_rsqrtf(in_deg[row * 1 + (j2 - 1)]);
-                lin = lin + (r12_ * p_gmmconv1_P[(j2 * 2) + j1]);
-              }
-              r33_ = tanhf(lin);
-              r35_ = r33_ - p_gmmconv1_mu[(j * 2) + j1];
+            for (int64_t j5 = 0; j5 < 2; j5++) {
+              r37_ = p_gmmconv1_isigma[(j4 * 2) + j5] * p_gmmconv1_isigma[(j4 * 2) + j5];
+              r35_ = sh_st33[(lane * 2) + j5] - p_gmmconv1_mu[(j4 * 2) + j5];
               r36_ = r35_ * r35_;
               dot = dot + (r36_ * r37_);
             }
             r40_ = expf(-0.5f * dot);
-            sh_st40[(lane * 3) + j] = r40_;
+            sh_st40[(lane * 3) + j4] = r40_;
           }
         }
       }
@@ -359,8 +411,8 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         const int64_t k3 = lane + (int64_t)i3 * 32;
         if (k3 < 7) {
           heads = 0.0f;
-          for (int64_t j3 = 0; j3 < 3; j3++) {
-            heads = heads + sh42[(j3 * 7) + k3];
+          for (int64_t j6 = 0; j6 < 3; j6++) {
+            heads = heads + sh42[(j6 * 7) + k3];
           }
           t43[row * 7 + k3] = heads / 3.0f;
         }
@@ -463,24 +515,48 @@ static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
   double blk_acc97[4] = {0};
 #pragma omp for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
+    float sh_st8[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st11[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st12[2] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st14[2] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st16[6] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st33[2] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st35[6] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st56[3] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st63[6] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st70[2] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st83[3] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st90[6] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st96[2] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t u;
     int64_t v;
     u = src[row];
     v = dst[row];
     for (int lane = 0; lane < 8; lane++) {
-      float r12_;
       for (int i = 0; i < 1; i++) {
         const int64_t k = lane + (int64_t)i * 8;
-        if (k < 2) {
-          r12_ = (k < 1) ? gnn_rsqrtf(out_deg[u * 1 + k]) : gnn_rsqrtf(in_deg[v * 1 + (k - 1)]);
-          sh_st12[k] = r12_;
+        if (k < 1) {
+          sh_st8[k] = gnn_rsqrtf(out_deg[u * 1 + k]);
+        }
+      }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 8; lane++) {
+      for (int i1 = 0; i1 < 1; i1++) {
+        const int64_t k1 = lane + (int64_t)i1 * 8;
+        if (k1 < 1) {
+          sh_st11[k1] = gnn_rsqrtf(in_deg[v * 1 + k1]);
+        }
+      }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 8; lane++) {
+      float r12_;
+      for (int i2 = 0; i2 < 1; i2++) {
+        const int64_t k2 = lane + (int64_t)i2 * 8;
+        if (k2 < 2) {
+          r12_ = (k2 < 1) ? sh_st8[k2] : sh_st11[k2 - 1];
+          sh_st12[k2] = r12_;
         }
       }
     }
@@ -488,17 +564,26 @@ static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
     for (int lane = 0; lane < 8; lane++) {
       float lin;
       float r14_;
-      float r16_;
-      for (int i1 = 0; i1 < 1; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 8;
-        if (k1 < 6) {
+      for (int i3 = 0; i3 < 1; i3++) {
+        const int64_t k3 = lane + (int64_t)i3 * 8;
+        if (k3 < 2) {
           lin = 0.0f;
           for (int64_t j = 0; j < 2; j++) {
-            lin = lin + (sh_st12[(((k1 % 2) / 2) * 2) + j] * p_gmmconv0_P[(j * 2) + ((k1 % 2) % 2)]);
+            lin = lin + (sh_st12[j] * p_gmmconv0_P[(j * 2) + k3]);
           }
           r14_ = tanhf(lin);
-          r16_ = r14_ - p_gmmconv0_mu[k1];
-          sh_st16[k1] = r16_;
+          sh_st14[k3] = r14_;
+        }
+      }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 8; lane++) {
+      float r16_;
+      for (int i4 = 0; i4 < 1; i4++) {
+        const int64_t k4 = lane + (int64_t)i4 * 8;
+        if (k4 < 6) {
+          r16_ = sh_st14[k4 % 2] - p_gmmconv0_mu[k4];
+          sh_st16[k4] = r16_;
         }
       }
     }
@@ -506,17 +591,26 @@ static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
     for (int lane = 0; lane < 8; lane++) {
       float lin1;
       float r33_;
-      float r35_;
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 6) {
+      for (int i5 = 0; i5 < 1; i5++) {
+        const int64_t k5 = lane + (int64_t)i5 * 8;
+        if (k5 < 2) {
           lin1 = 0.0f;
           for (int64_t j1 = 0; j1 < 2; j1++) {
-            lin1 = lin1 + (sh_st12[(((k2 % 2) / 2) * 2) + j1] * p_gmmconv1_P[(j1 * 2) + ((k2 % 2) % 2)]);
+            lin1 = lin1 + (sh_st12[j1] * p_gmmconv1_P[(j1 * 2) + k5]);
           }
           r33_ = tanhf(lin1);
-          r35_ = r33_ - p_gmmconv1_mu[k2];
-          sh_st35[k2] = r35_;
+          sh_st33[k5] = r33_;
+        }
+      }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 8; lane++) {
+      float r35_;
+      for (int i6 = 0; i6 < 1; i6++) {
+        const int64_t k6 = lane + (int64_t)i6 * 8;
+        if (k6 < 6) {
+          r35_ = sh_st33[k6 % 2] - p_gmmconv1_mu[k6];
+          sh_st35[k6] = r35_;
         }
       }
     }
@@ -525,43 +619,45 @@ static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
       float sum;
       float r47_;
       float r56_;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 3) {
+      for (int i7 = 0; i7 < 1; i7++) {
+        const int64_t k7 = lane + (int64_t)i7 * 8;
+        if (k7 < 3) {
           sum = 0.0f;
           for (int64_t j2 = 0; j2 < 7; j2++) {
             r47_ = in_grad_out[v * 7 + j2] / 3.0f;
-            sum = sum + (t41[u * 21 + ((k3 * 7) + j2)] * r47_);
+            sum = sum + (t41[u * 21 + ((k7 * 7) + j2)] * r47_);
           }
-          r56_ = (sum * t40[row * 3 + k3]) * -0.5f;
-          sh_st56[k3] = r56_;
+          r56_ = (sum * t40[row * 3 + k7]) * -0.5f;
+          sh_st56[k7] = r56_;
         }
       }
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int lane = 0; lane < 8; lane++) {
-      float lin2;
-      float r33_1;
-      float heads;
       float r37_;
       float r62_;
       float r63_;
-      for (int i4 = 0; i4 < 1; i4++) {
-        const int64_t k4 = lane + (int64_t)i4 * 8;
-        if (k4 < 2) {
-          lin2 = 0.0f;
-          for (int64_t j3 = 0; j3 < 2; j3++) {
-            lin2 = lin2 + (sh_st12[j3] * p_gmmconv1_P[(j3 * 2) + k4]);
-          }
-          r33_1 = tanhf(lin2);
+      for (int i8 = 0; i8 < 1; i8++) {
+        const int64_t k8 = lane + (int64_t)i8 * 8;
+        if (k8 < 6) {
+          r37_ = p_gmmconv1_isigma[k8] * p_gmmconv1_isigma[k8];
+          r62_ = (sh_st56[k8 / 2] * r37_) * sh_st35[k8];
+          r63_ = r62_ + r62_;
+          sh_st63[k8] = r63_;
+        }
+      }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 8; lane++) {
+      float heads;
+      for (int i9 = 0; i9 < 1; i9++) {
+        const int64_t k9 = lane + (int64_t)i9 * 8;
+        if (k9 < 2) {
           heads = 0.0f;
-          for (int64_t j4 = 0; j4 < 3; j4++) {
-            r37_ = p_gmmconv1_isigma[(j4 * 2) + k4] * p_gmmconv1_isigma[(j4 * 2) + k4];
-            r62_ = (sh_st56[j4] * r37_) * sh_st35[(j4 * 2) + k4];
-            r63_ = r62_ + r62_;
-            heads = heads + r63_;
+          for (int64_t j3 = 0; j3 < 3; j3++) {
+            heads = heads + sh_st63[(j3 * 2) + k9];
           }
-          sh_st70[k4] = heads * (1.0f - (r33_1 * r33_1));
+          sh_st70[k9] = heads * (1.0f - (sh_st33[k9] * sh_st33[k9]));
         }
       }
     }
@@ -569,107 +665,97 @@ static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
     for (int lane = 0; lane < 8; lane++) {
       float sum1;
       float r83_;
-      for (int i5 = 0; i5 < 1; i5++) {
-        const int64_t k5 = lane + (int64_t)i5 * 8;
-        if (k5 < 3) {
+      for (int i10 = 0; i10 < 1; i10++) {
+        const int64_t k10 = lane + (int64_t)i10 * 8;
+        if (k10 < 3) {
           sum1 = 0.0f;
-          for (int64_t j5 = 0; j5 < 16; j5++) {
-            sum1 = sum1 + (t23[u * 48 + ((k5 * 16) + j5)] * t75[v * 48 + ((k5 * 16) + j5)]);
+          for (int64_t j4 = 0; j4 < 16; j4++) {
+            sum1 = sum1 + (t23[u * 48 + ((k10 * 16) + j4)] * t75[v * 48 + ((k10 * 16) + j4)]);
           }
-          r83_ = (sum1 * t22[row * 3 + k5]) * -0.5f;
-          sh_st83[k5] = r83_;
+          r83_ = (sum1 * t22[row * 3 + k10]) * -0.5f;
+          sh_st83[k10] = r83_;
         }
       }
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int lane = 0; lane < 8; lane++) {
-      float lin3;
-      float r14_1;
-      float heads1;
       float r19_;
       float r89_;
       float r90_;
-      for (int i6 = 0; i6 < 1; i6++) {
-        const int64_t k6 = lane + (int64_t)i6 * 8;
-        if (k6 < 2) {
-          lin3 = 0.0f;
-          for (int64_t j6 = 0; j6 < 2; j6++) {
-            lin3 = lin3 + (sh_st12[j6] * p_gmmconv0_P[(j6 * 2) + k6]);
-          }
-          r14_1 = tanhf(lin3);
+      for (int i11 = 0; i11 < 1; i11++) {
+        const int64_t k11 = lane + (int64_t)i11 * 8;
+        if (k11 < 6) {
+          r19_ = p_gmmconv0_isigma[k11] * p_gmmconv0_isigma[k11];
+          r89_ = (sh_st83[k11 / 2] * r19_) * sh_st16[k11];
+          r90_ = r89_ + r89_;
+          sh_st90[k11] = r90_;
+        }
+      }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int lane = 0; lane < 8; lane++) {
+      float heads1;
+      for (int i12 = 0; i12 < 1; i12++) {
+        const int64_t k12 = lane + (int64_t)i12 * 8;
+        if (k12 < 2) {
           heads1 = 0.0f;
-          for (int64_t j7 = 0; j7 < 3; j7++) {
-            r19_ = p_gmmconv0_isigma[(j7 * 2) + k6] * p_gmmconv0_isigma[(j7 * 2) + k6];
-            r89_ = (sh_st83[j7] * r19_) * sh_st16[(j7 * 2) + k6];
-            r90_ = r89_ + r89_;
-            heads1 = heads1 + r90_;
+          for (int64_t j5 = 0; j5 < 3; j5++) {
+            heads1 = heads1 + sh_st90[(j5 * 2) + k12];
           }
-          sh_st96[k6] = heads1 * (1.0f - (r14_1 * r14_1));
+          sh_st96[k12] = heads1 * (1.0f - (sh_st14[k12] * sh_st14[k12]));
         }
       }
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int lane = 0; lane < 8; lane++) {
       float r36_;
-      float r37_1;
-      float r62_1;
-      float r63_1;
       float mt;
       float r18_;
-      float r19_1;
-      float r89_1;
-      float r90_1;
       float mt1;
-      for (int i7 = 0; i7 < 1; i7++) {
-        const int64_t k7 = lane + (int64_t)i7 * 8;
-        if (k7 < 6) {
-          r36_ = sh_st35[k7] * sh_st35[k7];
-          blk_acc59[k7] += (double)(sh_st56[k7 / 2] * r36_);
+      for (int i13 = 0; i13 < 1; i13++) {
+        const int64_t k13 = lane + (int64_t)i13 * 8;
+        if (k13 < 6) {
+          r36_ = sh_st35[k13] * sh_st35[k13];
+          blk_acc59[k13] += (double)(sh_st56[k13 / 2] * r36_);
         }
       }
-      for (int i8 = 0; i8 < 1; i8++) {
-        const int64_t k8 = lane + (int64_t)i8 * 8;
-        if (k8 < 6) {
-          r37_1 = p_gmmconv1_isigma[k8] * p_gmmconv1_isigma[k8];
-          r62_1 = (sh_st56[k8 / 2] * r37_1) * sh_st35[k8];
-          r63_1 = r62_1 + r62_1;
-          blk_acc65[k8] += (double)-r63_1;
+      for (int i14 = 0; i14 < 1; i14++) {
+        const int64_t k14 = lane + (int64_t)i14 * 8;
+        if (k14 < 6) {
+          blk_acc65[k14] += (double)-sh_st63[k14];
         }
       }
-      for (int i9 = 0; i9 < 1; i9++) {
-        const int64_t k9 = lane + (int64_t)i9 * 8;
-        if (k9 < 4) {
+      for (int i15 = 0; i15 < 1; i15++) {
+        const int64_t k15 = lane + (int64_t)i15 * 8;
+        if (k15 < 4) {
           mt = 0.0f;
-          for (int64_t j8 = 0; j8 < 1; j8++) {
-            mt = mt + (sh_st12[(j8 * 2) + (k9 / 2)] * sh_st70[(j8 * 2) + (k9 % 2)]);
+          for (int64_t j6 = 0; j6 < 1; j6++) {
+            mt = mt + (sh_st12[(j6 * 2) + (k15 / 2)] * sh_st70[(j6 * 2) + (k15 % 2)]);
           }
-          blk_acc71[k9] += (double)mt;
+          blk_acc71[k15] += (double)mt;
         }
       }
-      for (int i10 = 0; i10 < 1; i10++) {
-        const int64_t k10 = lane + (int64_t)i10 * 8;
-        if (k10 < 6) {
-          r18_ = sh_st16[k10] * sh_st16[k10];
-          blk_acc86[k10] += (double)(sh_st83[k10 / 2] * r18_);
+      for (int i16 = 0; i16 < 1; i16++) {
+        const int64_t k16 = lane + (int64_t)i16 * 8;
+        if (k16 < 6) {
+          r18_ = sh_st16[k16] * sh_st16[k16];
+          blk_acc86[k16] += (double)(sh_st83[k16 / 2] * r18_);
         }
       }
-      for (int i11 = 0; i11 < 1; i11++) {
-        const int64_t k11 = lane + (int64_t)i11 * 8;
-        if (k11 < 6) {
-          r19_1 = p_gmmconv0_isigma[k11] * p_gmmconv0_isigma[k11];
-          r89_1 = (sh_st83[k11 / 2] * r19_1) * sh_st16[k11];
-          r90_1 = r89_1 + r89_1;
-          blk_acc92[k11] += (double)-r90_1;
+      for (int i17 = 0; i17 < 1; i17++) {
+        const int64_t k17 = lane + (int64_t)i17 * 8;
+        if (k17 < 6) {
+          blk_acc92[k17] += (double)-sh_st90[k17];
         }
       }
-      for (int i12 = 0; i12 < 1; i12++) {
-        const int64_t k12 = lane + (int64_t)i12 * 8;
-        if (k12 < 4) {
+      for (int i18 = 0; i18 < 1; i18++) {
+        const int64_t k18 = lane + (int64_t)i18 * 8;
+        if (k18 < 4) {
           mt1 = 0.0f;
-          for (int64_t j9 = 0; j9 < 1; j9++) {
-            mt1 = mt1 + (sh_st12[(j9 * 2) + (k12 / 2)] * sh_st96[(j9 * 2) + (k12 % 2)]);
+          for (int64_t j7 = 0; j7 < 1; j7++) {
+            mt1 = mt1 + (sh_st12[(j7 * 2) + (k18 / 2)] * sh_st96[(j7 * 2) + (k18 % 2)]);
           }
-          blk_acc97[k12] += (double)mt1;
+          blk_acc97[k18] += (double)mt1;
         }
       }
     }
@@ -946,7 +1032,7 @@ gnn_status monet_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, monet_m
   static const int first[19] = {0, 1, 2, 3, 3, 1, 4, 6, 7, 17, 9, 24, 20, 10, 11, 12, 13, 14, 15};
   static const int last[19] = {25, 24, 16, 9, 8, 16, 16, 8, 9, 23, 24, 25, 23, 17, 18, 19, 20, 21, 22};
   static const int last_infer[19] = {5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5};
-  static const char in_infer[19] = {1, 0, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  static const char in_infer[19] = {0, 0, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[19], size_infer[19];
   int order[19];
   size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
@@ -1062,9 +1148,12 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
     if (arena_st) return arena_st;
   }
   m->in_x = in_x;
+  m->t1 = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
   gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
+  if (training) {
   k0_dropout_vertex(g->nv, m->t1, m->in_x, training, seed);
+  }
   gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
   /* 1: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40; in memory: %22 %40 */
   if (training) {
@@ -1079,7 +1168,7 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   }
   gnn_profile_step(m->ctx, "forward 2 gemm %23 apply_vertex.linear");
   /* 3: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27 */
-  k2_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->param[2], g->out_deg, g->in_deg, m->param[0], m->param[1], m->t23, m->t25, m->t27, training, seed);
+  k2_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->param[0], m->param[2], m->param[1], m->t23, m->t25, m->t27, training, seed);
   gnn_profile_step(m->ctx, "forward 3 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27");
   /* 4: %41 apply_vertex.linear */
   {
@@ -1089,7 +1178,7 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   }
   gnn_profile_step(m->ctx, "forward 4 gemm %41 apply_vertex.linear");
   /* 5: fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43 */
-  k3_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->param[6], g->out_deg, g->in_deg, m->param[4], m->param[5], m->t41, m->out);
+  k3_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->param[4], m->param[6], m->param[5], m->t41, m->out);
   gnn_profile_step(m->ctx, "forward 5 kernel fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43");
   m->forward_done = 1;
   m->trained = training != 0;

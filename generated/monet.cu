@@ -89,6 +89,12 @@ extern "C" __global__ void __launch_bounds__(256) monet_k1_apply_edge_exp_edge(i
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
+  __shared__ float sh_st8_block[64][1];
+  float *const sh_st8 = sh_st8_block[threadIdx.x / 4];  /* this group's */
+  __shared__ float sh_st11_block[64][1];
+  float *const sh_st11 = sh_st11_block[threadIdx.x / 4];  /* this group's */
+  __shared__ float sh_st12_block[64][2];
+  float *const sh_st12 = sh_st12_block[threadIdx.x / 4];  /* this group's */
   __shared__ float sh_st14_block[64][2];
   float *const sh_st14 = sh_st14_block[threadIdx.x / 4];  /* this group's */
   __shared__ float sh_st33_block[64][2];
@@ -97,11 +103,10 @@ extern "C" __global__ void __launch_bounds__(256) monet_k1_apply_edge_exp_edge(i
   if (row >= nrows) return;  /* a whole group leaves together */
   int64_t u;
   int64_t v;
-  float lin;
   float r12_;
+  float lin;
   float r14_;
   float lin1;
-  float r12_1;
   float r33_;
   float dot;
   float r19_;
@@ -116,67 +121,90 @@ extern "C" __global__ void __launch_bounds__(256) monet_k1_apply_edge_exp_edge(i
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
-    if (k < 2) {
-      lin = 0.0f;
-      for (int64_t j = 0; j < 2; j++) {
-        r12_ = (j < 1) ? gnn_rsqrtf(out_deg[u * 1 + j]) : gnn_rsqrtf(in_deg[v * 1 + (j - 1)]);
-        lin = lin + (r12_ * p_gmmconv0_P[(j * 2) + k]);
-      }
-      r14_ = tanhf(lin);
-      sh_st14[k] = r14_;
+    if (k < 1) {
+      sh_st8[k] = gnn_rsqrtf(out_deg[u * 1 + k]);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i1 = 0; i1 < 1; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 4;
-    if (k1 < 2) {
-      lin1 = 0.0f;
-      for (int64_t j1 = 0; j1 < 2; j1++) {
-        r12_1 = (j1 < 1) ? gnn_rsqrtf(out_deg[u * 1 + j1]) : gnn_rsqrtf(in_deg[v * 1 + (j1 - 1)]);
-        lin1 = lin1 + (r12_1 * p_gmmconv1_P[(j1 * 2) + k1]);
-      }
-      r33_ = tanhf(lin1);
-      sh_st33[k1] = r33_;
+    if (k1 < 1) {
+      sh_st11[k1] = gnn_rsqrtf(in_deg[v * 1 + k1]);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i2 = 0; i2 < 1; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 4;
-    if (k2 < 3) {
+    if (k2 < 2) {
+      r12_ = (k2 < 1) ? sh_st8[k2] : sh_st11[k2 - 1];
+      sh_st12[k2] = r12_;
+    }
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i3 = 0; i3 < 1; i3++) {
+    const int64_t k3 = lane + (int64_t)i3 * 4;
+    if (k3 < 2) {
+      lin = 0.0f;
+      for (int64_t j = 0; j < 2; j++) {
+        lin = lin + (sh_st12[j] * p_gmmconv0_P[(j * 2) + k3]);
+      }
+      r14_ = tanhf(lin);
+      sh_st14[k3] = r14_;
+    }
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 4;
+    if (k4 < 2) {
+      lin1 = 0.0f;
+      for (int64_t j1 = 0; j1 < 2; j1++) {
+        lin1 = lin1 + (sh_st12[j1] * p_gmmconv1_P[(j1 * 2) + k4]);
+      }
+      r33_ = tanhf(lin1);
+      sh_st33[k4] = r33_;
+    }
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 4;
+    if (k5 < 3) {
       dot = 0.0f;
       for (int64_t j2 = 0; j2 < 2; j2++) {
-        r19_ = p_gmmconv0_isigma[(k2 * 2) + j2] * p_gmmconv0_isigma[(k2 * 2) + j2];
-        r16_ = sh_st14[j2] - p_gmmconv0_mu[(k2 * 2) + j2];
+        r19_ = p_gmmconv0_isigma[(k5 * 2) + j2] * p_gmmconv0_isigma[(k5 * 2) + j2];
+        r16_ = sh_st14[j2] - p_gmmconv0_mu[(k5 * 2) + j2];
         r18_ = r16_ * r16_;
         dot = dot + (r18_ * r19_);
       }
       if (training) {
-        t22[(row) * 3 + k2] = expf(-0.5f * dot);
+        t22[(row) * 3 + k5] = expf(-0.5f * dot);
       }
     }
   }
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 4;
-    if (k3 < 3) {
+  for (int i6 = 0; i6 < 1; i6++) {
+    const int64_t k6 = lane + (int64_t)i6 * 4;
+    if (k6 < 3) {
       dot1 = 0.0f;
       for (int64_t j3 = 0; j3 < 2; j3++) {
-        r37_ = p_gmmconv1_isigma[(k3 * 2) + j3] * p_gmmconv1_isigma[(k3 * 2) + j3];
-        r35_ = sh_st33[j3] - p_gmmconv1_mu[(k3 * 2) + j3];
+        r37_ = p_gmmconv1_isigma[(k6 * 2) + j3] * p_gmmconv1_isigma[(k6 * 2) + j3];
+        r35_ = sh_st33[j3] - p_gmmconv1_mu[(k6 * 2) + j3];
         r36_ = r35_ * r35_;
         dot1 = dot1 + (r36_ * r37_);
       }
       if (training) {
-        t40[(row) * 3 + k3] = expf(-0.5f * dot1);
+        t40[(row) * 3 + k6] = expf(-0.5f * dot1);
       }
     }
   }
 }
 
 /* monet_k2_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27 */
-extern "C" __global__ void __launch_bounds__(256) monet_k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ p_gmmconv0_isigma, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ p_gmmconv0_mu, const float *__restrict__ t23, float *__restrict__ t25, float *__restrict__ t27, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) monet_k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ p_gmmconv0_isigma, const float *__restrict__ p_gmmconv0_mu, const float *__restrict__ t23, float *__restrict__ t25, float *__restrict__ t27, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -185,6 +213,12 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_sum_u_mul_e_vertex(in
   int64_t *const sh_e = sh_e_block[threadIdx.x / 32];  /* this group's */
   __shared__ int64_t sh_u_block[8][32];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 32];  /* this group's */
+  __shared__ float sh_st8_block[8][32];
+  float *const sh_st8 = sh_st8_block[threadIdx.x / 32];  /* this group's */
+  __shared__ float sh_st11_block[8][32];
+  float *const sh_st11 = sh_st11_block[threadIdx.x / 32];  /* this group's */
+  __shared__ float sh_st14_block[8][64];
+  float *const sh_st14 = sh_st14_block[threadIdx.x / 32];  /* this group's */
   __shared__ float sh_st22_block[8][96];
   float *const sh_st22 = sh_st22_block[threadIdx.x / 32];  /* this group's */
   __shared__ float sh24_block[8][48];
@@ -198,11 +232,11 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_sum_u_mul_e_vertex(in
   int64_t jj;
   int64_t cnt;
   int64_t su;
-  float dot;
-  float r19_;
   float lin;
   float r12_;
   float r14_;
+  float dot;
+  float r19_;
   float r16_;
   float r18_;
   float r22_;
@@ -223,22 +257,31 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_sum_u_mul_e_vertex(in
       sh_e[lane] = jj;
       sh_u[lane] = src[sh_e[lane]];
       su = sh_u[lane];
-      for (int64_t j = 0; j < 3; j++) {
+      for (int64_t j = 0; j < 1; j++) {
+        sh_st8[lane + j] = gnn_rsqrtf(out_deg[su * 1 + j]);
+      }
+      for (int64_t j1 = 0; j1 < 1; j1++) {
+        sh_st11[lane + j1] = gnn_rsqrtf(in_deg[row * 1 + j1]);
+      }
+      for (int64_t j2 = 0; j2 < 2; j2++) {
+        lin = 0.0f;
+        for (int64_t j3 = 0; j3 < 2; j3++) {
+          r12_ = (j3 < 1) ? sh_st8[lane + j3] : sh_st11[lane + (j3 - 1)];
+          lin = lin + (r12_ * p_gmmconv0_P[(j3 * 2) + j2]);
+        }
+        r14_ = tanhf(lin);
+        sh_st14[(lane * 2) + j2] = r14_;
+      }
+      for (int64_t j4 = 0; j4 < 3; j4++) {
         dot = 0.0f;
-        for (int64_t j1 = 0; j1 < 2; j1++) {
-          r19_ = p_gmmconv0_isigma[(j * 2) + j1] * p_gmmconv0_isigma[(j * 2) + j1];
-          lin = 0.0f;
-          for (int64_t j2 = 0; j2 < 2; j2++) {
-            r12_ = (j2 < 1) ? gnn_rsqrtf(out_deg[su * 1 + j2]) : gnn_rsqrtf(in_deg[row * 1 + (j2 - 1)]);
-            lin = lin + (r12_ * p_gmmconv0_P[(j2 * 2) + j1]);
-          }
-          r14_ = tanhf(lin);
-          r16_ = r14_ - p_gmmconv0_mu[(j * 2) + j1];
+        for (int64_t j5 = 0; j5 < 2; j5++) {
+          r19_ = p_gmmconv0_isigma[(j4 * 2) + j5] * p_gmmconv0_isigma[(j4 * 2) + j5];
+          r16_ = sh_st14[(lane * 2) + j5] - p_gmmconv0_mu[(j4 * 2) + j5];
           r18_ = r16_ * r16_;
           dot = dot + (r18_ * r19_);
         }
         r22_ = expf(-0.5f * dot);
-        sh_st22[(lane * 3) + j] = r22_;
+        sh_st22[(lane * 3) + j4] = r22_;
       }
     }
     __syncwarp(gmask);
@@ -269,8 +312,8 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_sum_u_mul_e_vertex(in
     const int64_t k3 = lane + (int64_t)i3 * 32;
     if (k3 < 16) {
       heads = 0.0f;
-      for (int64_t j3 = 0; j3 < 3; j3++) {
-        heads = heads + sh24[(j3 * 16) + k3];
+      for (int64_t j6 = 0; j6 < 3; j6++) {
+        heads = heads + sh24[(j6 * 16) + k3];
       }
       t25[(row) * 16 + k3] = heads / 3.0f;
     }
@@ -287,13 +330,19 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_sum_u_mul_e_vertex(in
 }
 
 /* monet_k3_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43 */
-extern "C" __global__ void __launch_bounds__(256) monet_k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ p_gmmconv1_isigma, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv1_P, const float *__restrict__ p_gmmconv1_mu, const float *__restrict__ t41, float *__restrict__ t43) {
+extern "C" __global__ void __launch_bounds__(256) monet_k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv1_P, const float *__restrict__ p_gmmconv1_isigma, const float *__restrict__ p_gmmconv1_mu, const float *__restrict__ t41, float *__restrict__ t43) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
   int64_t *const sh_e = sh_e_block[threadIdx.x / 32];  /* this group's */
   __shared__ int64_t sh_u_block[8][32];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 32];  /* this group's */
+  __shared__ float sh_st8_block[8][32];
+  float *const sh_st8 = sh_st8_block[threadIdx.x / 32];  /* this group's */
+  __shared__ float sh_st11_block[8][32];
+  float *const sh_st11 = sh_st11_block[threadIdx.x / 32];  /* this group's */
+  __shared__ float sh_st33_block[8][64];
+  float *const sh_st33 = sh_st33_block[threadIdx.x / 32];  /* this group's */
   __shared__ float sh_st40_block[8][96];
   float *const sh_st40 = sh_st40_block[threadIdx.x / 32];  /* this group's */
   __shared__ float sh42_block[8][21];
@@ -307,11 +356,11 @@ extern "C" __global__ void __launch_bounds__(256) monet_k3_sum_u_mul_e_vertex(in
   int64_t jj;
   int64_t cnt;
   int64_t su;
-  float dot;
-  float r37_;
   float lin;
   float r12_;
   float r33_;
+  float dot;
+  float r37_;
   float r35_;
   float r36_;
   float r40_;
@@ -332,22 +381,31 @@ extern "C" __global__ void __launch_bounds__(256) monet_k3_sum_u_mul_e_vertex(in
       sh_e[lane] = jj;
       sh_u[lane] = src[sh_e[lane]];
       su = sh_u[lane];
-      for (int64_t j = 0; j < 3; j++) {
+      for (int64_t j = 0; j < 1; j++) {
+        sh_st8[lane + j] = gnn_rsqrtf(out_deg[su * 1 + j]);
+      }
+      for (int64_t j1 = 0; j1 < 1; j1++) {
+        sh_st11[lane + j1] = gnn_rsqrtf(in_deg[row * 1 + j1]);
+      }
+      for (int64_t j2 = 0; j2 < 2; j2++) {
+        lin = 0.0f;
+        for (int64_t j3 = 0; j3 < 2; j3++) {
+          r12_ = (j3 < 1) ? sh_st8[lane + j3] : sh_st11[lane + (j3 - 1)];
+          lin = lin + (r12_ * p_gmmconv1_P[(j3 * 2) + j2]);
+        }
+        r33_ = tanhf(lin);
+        sh_st33[(lane * 2) + j2] = r33_;
+      }
+      for (int64_t j4 = 0; j4 < 3; j4++) {
         dot = 0.0f;
-        for (int64_t j1 = 0; j1 < 2; j1++) {
-          r37_ = p_gmmconv1_isigma[(j * 2) + j1] * p_gmmconv1_isigma[(j * 2) + j1];
-          lin = 0.0f;
-          for (int64_t j2 = 0; j2 < 2; j2++) {
-            r12_ = (j2 < 1) ? gnn_rsqrtf(out_deg[su * 1 + j2]) : gnn_rsqrtf(in_deg[row * 1 + (j2 - 1)]);
-            lin = lin + (r12_ * p_gmmconv1_P[(j2 * 2) + j1]);
-          }
-          r33_ = tanhf(lin);
-          r35_ = r33_ - p_gmmconv1_mu[(j * 2) + j1];
+        for (int64_t j5 = 0; j5 < 2; j5++) {
+          r37_ = p_gmmconv1_isigma[(j4 * 2) + j5] * p_gmmconv1_isigma[(j4 * 2) + j5];
+          r35_ = sh_st33[(lane * 2) + j5] - p_gmmconv1_mu[(j4 * 2) + j5];
           r36_ = r35_ * r35_;
           dot = dot + (r36_ * r37_);
         }
         r40_ = expf(-0.5f * dot);
-        sh_st40[(lane * 3) + j] = r40_;
+        sh_st40[(lane * 3) + j4] = r40_;
       }
     }
     __syncwarp(gmask);
@@ -378,8 +436,8 @@ extern "C" __global__ void __launch_bounds__(256) monet_k3_sum_u_mul_e_vertex(in
     const int64_t k3 = lane + (int64_t)i3 * 32;
     if (k3 < 7) {
       heads = 0.0f;
-      for (int64_t j3 = 0; j3 < 3; j3++) {
-        heads = heads + sh42[(j3 * 7) + k3];
+      for (int64_t j6 = 0; j6 < 3; j6++) {
+        heads = heads + sh42[(j6 * 7) + k3];
       }
       t43[(row) * 7 + k3] = heads / 3.0f;
     }
@@ -469,18 +527,30 @@ extern "C" __global__ void __launch_bounds__(256) monet_k5_div_vertex(int64_t nr
 extern "C" __global__ void __launch_bounds__(256) monet_k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *__restrict__ src, const int32_t *__restrict__ dst, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ p_gmmconv0_mu, const float *__restrict__ p_gmmconv1_P, const float *__restrict__ p_gmmconv1_mu, const float *__restrict__ in_grad_out, const float *__restrict__ t41, const float *__restrict__ t40, const float *__restrict__ p_gmmconv1_isigma, const float *__restrict__ t23, const float *__restrict__ t75, const float *__restrict__ t22, const float *__restrict__ p_gmmconv0_isigma, double *__restrict__ acc59, double *__restrict__ acc65, double *__restrict__ acc71, double *__restrict__ acc86, double *__restrict__ acc92, double *__restrict__ acc97) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
+  __shared__ float sh_st8_block[32][1];
+  float *const sh_st8 = sh_st8_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st11_block[32][1];
+  float *const sh_st11 = sh_st11_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh_st12_block[32][2];
   float *const sh_st12 = sh_st12_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st14_block[32][2];
+  float *const sh_st14 = sh_st14_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh_st16_block[32][6];
   float *const sh_st16 = sh_st16_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st33_block[32][2];
+  float *const sh_st33 = sh_st33_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh_st35_block[32][6];
   float *const sh_st35 = sh_st35_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh_st56_block[32][3];
   float *const sh_st56 = sh_st56_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st63_block[32][6];
+  float *const sh_st63 = sh_st63_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh_st70_block[32][2];
   float *const sh_st70 = sh_st70_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh_st83_block[32][3];
   float *const sh_st83 = sh_st83_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st90_block[32][6];
+  float *const sh_st90 = sh_st90_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh_st96_block[32][2];
   float *const sh_st96 = sh_st96_block[threadIdx.x / 8];  /* this group's */
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
@@ -510,192 +580,214 @@ extern "C" __global__ void __launch_bounds__(256) monet_k6_reduce_rows6_sum_edge
     float sum;
     float r47_;
     float r56_;
-    float lin2;
-    float r33_1;
-    float heads;
     float r37_;
     float r62_;
     float r63_;
+    float heads;
     float sum1;
     float r83_;
-    float lin3;
-    float r14_1;
-    float heads1;
     float r19_;
     float r89_;
     float r90_;
+    float heads1;
     float r36_;
-    float r37_1;
-    float r62_1;
-    float r63_1;
     float mt;
     float r18_;
-    float r19_1;
-    float r89_1;
-    float r90_1;
     float mt1;
     u = src[row];
     v = dst[row];
     #pragma unroll
     for (int i = 0; i < 1; i++) {
       const int64_t k = lane + (int64_t)i * 8;
-      if (k < 2) {
-        r12_ = (k < 1) ? gnn_rsqrtf(out_deg[u * 1 + k]) : gnn_rsqrtf(in_deg[v * 1 + (k - 1)]);
-        sh_st12[k] = r12_;
+      if (k < 1) {
+        sh_st8[k] = gnn_rsqrtf(out_deg[u * 1 + k]);
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i1 = 0; i1 < 1; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 8;
-      if (k1 < 6) {
-        lin = 0.0f;
-        for (int64_t j = 0; j < 2; j++) {
-          lin = lin + (sh_st12[(((k1 % 2) / 2) * 2) + j] * p_gmmconv0_P[(j * 2) + ((k1 % 2) % 2)]);
-        }
-        r14_ = tanhf(lin);
-        r16_ = r14_ - p_gmmconv0_mu[k1];
-        sh_st16[k1] = r16_;
+      if (k1 < 1) {
+        sh_st11[k1] = gnn_rsqrtf(in_deg[v * 1 + k1]);
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i2 = 0; i2 < 1; i2++) {
       const int64_t k2 = lane + (int64_t)i2 * 8;
-      if (k2 < 6) {
-        lin1 = 0.0f;
-        for (int64_t j1 = 0; j1 < 2; j1++) {
-          lin1 = lin1 + (sh_st12[(((k2 % 2) / 2) * 2) + j1] * p_gmmconv1_P[(j1 * 2) + ((k2 % 2) % 2)]);
-        }
-        r33_ = tanhf(lin1);
-        r35_ = r33_ - p_gmmconv1_mu[k2];
-        sh_st35[k2] = r35_;
+      if (k2 < 2) {
+        r12_ = (k2 < 1) ? sh_st8[k2] : sh_st11[k2 - 1];
+        sh_st12[k2] = r12_;
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
-      if (k3 < 3) {
-        sum = 0.0f;
-        for (int64_t j2 = 0; j2 < 7; j2++) {
-          r47_ = in_grad_out[v * 7 + j2] / 3.0f;
-          sum = sum + (t41[u * 21 + ((k3 * 7) + j2)] * r47_);
+      if (k3 < 2) {
+        lin = 0.0f;
+        for (int64_t j = 0; j < 2; j++) {
+          lin = lin + (sh_st12[j] * p_gmmconv0_P[(j * 2) + k3]);
         }
-        r56_ = (sum * t40[row * 3 + k3]) * -0.5f;
-        sh_st56[k3] = r56_;
+        r14_ = tanhf(lin);
+        sh_st14[k3] = r14_;
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i4 = 0; i4 < 1; i4++) {
       const int64_t k4 = lane + (int64_t)i4 * 8;
-      if (k4 < 2) {
-        lin2 = 0.0f;
-        for (int64_t j3 = 0; j3 < 2; j3++) {
-          lin2 = lin2 + (sh_st12[j3] * p_gmmconv1_P[(j3 * 2) + k4]);
-        }
-        r33_1 = tanhf(lin2);
-        heads = 0.0f;
-        for (int64_t j4 = 0; j4 < 3; j4++) {
-          r37_ = p_gmmconv1_isigma[(j4 * 2) + k4] * p_gmmconv1_isigma[(j4 * 2) + k4];
-          r62_ = (sh_st56[j4] * r37_) * sh_st35[(j4 * 2) + k4];
-          r63_ = r62_ + r62_;
-          heads = heads + r63_;
-        }
-        sh_st70[k4] = heads * (1.0f - (r33_1 * r33_1));
+      if (k4 < 6) {
+        r16_ = sh_st14[k4 % 2] - p_gmmconv0_mu[k4];
+        sh_st16[k4] = r16_;
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i5 = 0; i5 < 1; i5++) {
       const int64_t k5 = lane + (int64_t)i5 * 8;
-      if (k5 < 3) {
-        sum1 = 0.0f;
-        for (int64_t j5 = 0; j5 < 16; j5++) {
-          sum1 = sum1 + (t23[u * 48 + ((k5 * 16) + j5)] * t75[v * 48 + ((k5 * 16) + j5)]);
+      if (k5 < 2) {
+        lin1 = 0.0f;
+        for (int64_t j1 = 0; j1 < 2; j1++) {
+          lin1 = lin1 + (sh_st12[j1] * p_gmmconv1_P[(j1 * 2) + k5]);
         }
-        r83_ = (sum1 * t22[row * 3 + k5]) * -0.5f;
-        sh_st83[k5] = r83_;
+        r33_ = tanhf(lin1);
+        sh_st33[k5] = r33_;
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i6 = 0; i6 < 1; i6++) {
       const int64_t k6 = lane + (int64_t)i6 * 8;
-      if (k6 < 2) {
-        lin3 = 0.0f;
-        for (int64_t j6 = 0; j6 < 2; j6++) {
-          lin3 = lin3 + (sh_st12[j6] * p_gmmconv0_P[(j6 * 2) + k6]);
-        }
-        r14_1 = tanhf(lin3);
-        heads1 = 0.0f;
-        for (int64_t j7 = 0; j7 < 3; j7++) {
-          r19_ = p_gmmconv0_isigma[(j7 * 2) + k6] * p_gmmconv0_isigma[(j7 * 2) + k6];
-          r89_ = (sh_st83[j7] * r19_) * sh_st16[(j7 * 2) + k6];
-          r90_ = r89_ + r89_;
-          heads1 = heads1 + r90_;
-        }
-        sh_st96[k6] = heads1 * (1.0f - (r14_1 * r14_1));
+      if (k6 < 6) {
+        r35_ = sh_st33[k6 % 2] - p_gmmconv1_mu[k6];
+        sh_st35[k6] = r35_;
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i7 = 0; i7 < 1; i7++) {
       const int64_t k7 = lane + (int64_t)i7 * 8;
-      if (k7 < 6) {
-        r36_ = sh_st35[k7] * sh_st35[k7];
-        atomicAdd(&blk_acc59[k7], (double)(sh_st56[k7 / 2] * r36_));
+      if (k7 < 3) {
+        sum = 0.0f;
+        for (int64_t j2 = 0; j2 < 7; j2++) {
+          r47_ = in_grad_out[v * 7 + j2] / 3.0f;
+          sum = sum + (t41[u * 21 + ((k7 * 7) + j2)] * r47_);
+        }
+        r56_ = (sum * t40[row * 3 + k7]) * -0.5f;
+        sh_st56[k7] = r56_;
       }
     }
+    __syncwarp(gmask);
     #pragma unroll
     for (int i8 = 0; i8 < 1; i8++) {
       const int64_t k8 = lane + (int64_t)i8 * 8;
       if (k8 < 6) {
-        r37_1 = p_gmmconv1_isigma[k8] * p_gmmconv1_isigma[k8];
-        r62_1 = (sh_st56[k8 / 2] * r37_1) * sh_st35[k8];
-        r63_1 = r62_1 + r62_1;
-        atomicAdd(&blk_acc65[k8], (double)-r63_1);
+        r37_ = p_gmmconv1_isigma[k8] * p_gmmconv1_isigma[k8];
+        r62_ = (sh_st56[k8 / 2] * r37_) * sh_st35[k8];
+        r63_ = r62_ + r62_;
+        sh_st63[k8] = r63_;
       }
     }
+    __syncwarp(gmask);
     #pragma unroll
     for (int i9 = 0; i9 < 1; i9++) {
       const int64_t k9 = lane + (int64_t)i9 * 8;
-      if (k9 < 4) {
-        mt = 0.0f;
-        for (int64_t j8 = 0; j8 < 1; j8++) {
-          mt = mt + (sh_st12[(j8 * 2) + (k9 / 2)] * sh_st70[(j8 * 2) + (k9 % 2)]);
+      if (k9 < 2) {
+        heads = 0.0f;
+        for (int64_t j3 = 0; j3 < 3; j3++) {
+          heads = heads + sh_st63[(j3 * 2) + k9];
         }
-        atomicAdd(&blk_acc71[k9], (double)mt);
+        sh_st70[k9] = heads * (1.0f - (sh_st33[k9] * sh_st33[k9]));
       }
     }
+    __syncwarp(gmask);
     #pragma unroll
     for (int i10 = 0; i10 < 1; i10++) {
       const int64_t k10 = lane + (int64_t)i10 * 8;
-      if (k10 < 6) {
-        r18_ = sh_st16[k10] * sh_st16[k10];
-        atomicAdd(&blk_acc86[k10], (double)(sh_st83[k10 / 2] * r18_));
+      if (k10 < 3) {
+        sum1 = 0.0f;
+        for (int64_t j4 = 0; j4 < 16; j4++) {
+          sum1 = sum1 + (t23[u * 48 + ((k10 * 16) + j4)] * t75[v * 48 + ((k10 * 16) + j4)]);
+        }
+        r83_ = (sum1 * t22[row * 3 + k10]) * -0.5f;
+        sh_st83[k10] = r83_;
       }
     }
+    __syncwarp(gmask);
     #pragma unroll
     for (int i11 = 0; i11 < 1; i11++) {
       const int64_t k11 = lane + (int64_t)i11 * 8;
       if (k11 < 6) {
-        r19_1 = p_gmmconv0_isigma[k11] * p_gmmconv0_isigma[k11];
-        r89_1 = (sh_st83[k11 / 2] * r19_1) * sh_st16[k11];
-        r90_1 = r89_1 + r89_1;
-        atomicAdd(&blk_acc92[k11], (double)-r90_1);
+        r19_ = p_gmmconv0_isigma[k11] * p_gmmconv0_isigma[k11];
+        r89_ = (sh_st83[k11 / 2] * r19_) * sh_st16[k11];
+        r90_ = r89_ + r89_;
+        sh_st90[k11] = r90_;
       }
     }
+    __syncwarp(gmask);
     #pragma unroll
     for (int i12 = 0; i12 < 1; i12++) {
       const int64_t k12 = lane + (int64_t)i12 * 8;
-      if (k12 < 4) {
-        mt1 = 0.0f;
-        for (int64_t j9 = 0; j9 < 1; j9++) {
-          mt1 = mt1 + (sh_st12[(j9 * 2) + (k12 / 2)] * sh_st96[(j9 * 2) + (k12 % 2)]);
+      if (k12 < 2) {
+        heads1 = 0.0f;
+        for (int64_t j5 = 0; j5 < 3; j5++) {
+          heads1 = heads1 + sh_st90[(j5 * 2) + k12];
         }
-        atomicAdd(&blk_acc97[k12], (double)mt1);
+        sh_st96[k12] = heads1 * (1.0f - (sh_st14[k12] * sh_st14[k12]));
+      }
+    }
+    __syncwarp(gmask);
+    #pragma unroll
+    for (int i13 = 0; i13 < 1; i13++) {
+      const int64_t k13 = lane + (int64_t)i13 * 8;
+      if (k13 < 6) {
+        r36_ = sh_st35[k13] * sh_st35[k13];
+        atomicAdd(&blk_acc59[k13], (double)(sh_st56[k13 / 2] * r36_));
+      }
+    }
+    #pragma unroll
+    for (int i14 = 0; i14 < 1; i14++) {
+      const int64_t k14 = lane + (int64_t)i14 * 8;
+      if (k14 < 6) {
+        atomicAdd(&blk_acc65[k14], (double)-sh_st63[k14]);
+      }
+    }
+    #pragma unroll
+    for (int i15 = 0; i15 < 1; i15++) {
+      const int64_t k15 = lane + (int64_t)i15 * 8;
+      if (k15 < 4) {
+        mt = 0.0f;
+        for (int64_t j6 = 0; j6 < 1; j6++) {
+          mt = mt + (sh_st12[(j6 * 2) + (k15 / 2)] * sh_st70[(j6 * 2) + (k15 % 2)]);
+        }
+        atomicAdd(&blk_acc71[k15], (double)mt);
+      }
+    }
+    #pragma unroll
+    for (int i16 = 0; i16 < 1; i16++) {
+      const int64_t k16 = lane + (int64_t)i16 * 8;
+      if (k16 < 6) {
+        r18_ = sh_st16[k16] * sh_st16[k16];
+        atomicAdd(&blk_acc86[k16], (double)(sh_st83[k16 / 2] * r18_));
+      }
+    }
+    #pragma unroll
+    for (int i17 = 0; i17 < 1; i17++) {
+      const int64_t k17 = lane + (int64_t)i17 * 8;
+      if (k17 < 6) {
+        atomicAdd(&blk_acc92[k17], (double)-sh_st90[k17]);
+      }
+    }
+    #pragma unroll
+    for (int i18 = 0; i18 < 1; i18++) {
+      const int64_t k18 = lane + (int64_t)i18 * 8;
+      if (k18 < 4) {
+        mt1 = 0.0f;
+        for (int64_t j7 = 0; j7 < 1; j7++) {
+          mt1 = mt1 + (sh_st12[(j7 * 2) + (k18 / 2)] * sh_st96[(j7 * 2) + (k18 % 2)]);
+        }
+        atomicAdd(&blk_acc97[k18], (double)mt1);
       }
     }
   }
@@ -964,7 +1056,7 @@ gnn_status monet_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, monet_m
   static const int first[19] = {0, 1, 2, 3, 3, 1, 4, 6, 7, 17, 9, 24, 20, 10, 11, 12, 13, 14, 15};
   static const int last[19] = {25, 24, 16, 9, 8, 16, 16, 8, 9, 23, 24, 25, 23, 17, 18, 19, 20, 21, 22};
   static const int last_infer[19] = {5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5};
-  static const char in_infer[19] = {1, 0, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  static const char in_infer[19] = {0, 0, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[19], size_infer[19];
   int order[19];
   size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
@@ -1084,12 +1176,15 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
     if (arena_st) return arena_st;
   }
   m->in_x = in_x;
+  m->t1 = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
   gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
+  if (training) {
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     monet_k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
+  }
   }
   gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
   /* 1: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40; in memory: %22 %40 */
@@ -1113,7 +1208,7 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   /* 3: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    monet_k2_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->param[2], g->out_deg, g->in_deg, m->param[0], m->param[1], m->t23, m->t25, m->t27, training, seed);
+    monet_k2_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->param[0], m->param[2], m->param[1], m->t23, m->t25, m->t27, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 3 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27");
@@ -1129,7 +1224,7 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   /* 5: fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    monet_k3_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->param[6], g->out_deg, g->in_deg, m->param[4], m->param[5], m->t41, m->out);
+    monet_k3_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->param[4], m->param[6], m->param[5], m->t41, m->out);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 5 kernel fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43");

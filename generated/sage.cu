@@ -499,7 +499,7 @@ gnn_status graphsage_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gra
   static const int first[14] = {0, 1, 2, 3, 3, 4, 5, 7, 8, 10, 12, 18, 13, 14};
   static const int last[14] = {20, 3, 3, 12, 11, 6, 6, 9, 12, 12, 20, 19, 16, 17};
   static const int last_infer[14] = {6, 3, 3, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6};
-  static const char in_infer[14] = {1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0};
+  static const char in_infer[14] = {0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0};
   size_t size[14], size_infer[14];
   int order[14];
   size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
@@ -609,12 +609,15 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
     if (arena_st) return arena_st;
   }
   m->in_x = in_x;
+  m->t1 = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
   gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
+  if (training) {
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
     graphsage_k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
+  }
   }
   gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
   /* 1: %5 apply_vertex.linear */

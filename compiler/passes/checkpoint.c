@@ -125,17 +125,34 @@ static double remat_flops(Ckpt_ *K, const Value *v, int depth) {
   return f < CANNOT ? f : CANNOT;
 }
 
+/* The weighted FLOPs of one element of w computed where it is read, with the operands computed
+ * with it (not leaves, GEMMs, reductions or stashes), up to about GNN_STAGE_MIN_COST. */
+static double inline_cost(Ckpt_ *K, const Value *w, int depth) {
+  if (is_leaf(w) || value_is_gemm(w) || is_reduction(w) || depth > 8) return 0;
+  if (!w->bwd && (K->in_memory[w->id] || w->ckpt == CKPT_STASH)) return 0;
+  double f = elem_cost(w);
+  for (int i = 0; i < w->nargs && f < GNN_STAGE_MIN_COST; i++) f += inline_cost(K, w->args[i], depth + 1);
+  return f;
+}
+
+/* The lowering stages w (computes it once per edge into shared memory): its readers do not
+ * multiply the recomputation of what it reads. */
+static bool staged(Ckpt_ *K, const Value *w) {
+  return w->dom == DOM_EDGE && shape_elems(&w->shape) <= GNN_STAGE_MAX_WIDTH && inline_cost(K, w, 0) >= GNN_STAGE_MIN_COST;
+}
+
 /* How many times the backward would recompute v: once per backward value that must hold its
  * results (a reduction, a GEMM or its operand, an output) and reads v through element-wise
  * backward values, each of which fuse inlines (MoNet's Gaussian weights feed six parameter-
  * gradient sums: recomputing them is six times the work of one); a reader wider than v, once
  * per element of its own, unless the lowering stages v (a narrow edge value costing a few
- * FLOPs: computed once per edge in shared memory, gnnc.h). */
+ * FLOPs: computed once per edge in shared memory, gnnc.h), or stages the element-wise value
+ * between (GAT's scores read by the staged attention: once per edge, whatever reads alpha). */
 static double recomputations(Ckpt_ *K, const Value *v) {
   Module *m = K->m;
   int n = m->vals.len;
   double count = 0, ve = (double)shape_elems(&v->shape);
-  bool staged = v->dom == DOM_EDGE && ve <= GNN_STAGE_MAX_WIDTH && remat_flops(K, v, 0) >= GNN_STAGE_MIN_COST;
+  bool v_staged = v->dom == DOM_EDGE && ve <= GNN_STAGE_MAX_WIDTH && remat_flops(K, v, 0) >= GNN_STAGE_MIN_COST;
   bool *seen = calloc((size_t)n + 1, 1);
   PtrVec stack = {0};
   vec_push(m->arena, &stack, (void *)v);
@@ -150,7 +167,9 @@ static double recomputations(Ckpt_ *K, const Value *v) {
          * recomputes each of v's elements once per element of its own */
         double we = (double)shape_elems(&(w->nargs ? w->args[0] : w)->shape);
         if (w->op == OP_AGGREGATE || value_is_gemm(w)) we = (double)shape_elems(&w->shape);
-        count += we > ve && !staged ? we / ve : 1;
+        count += we > ve && !v_staged ? we / ve : 1;
+      } else if (staged(K, w)) {
+        count += 1;
       } else {
         vec_push(m->arena, &stack, w);
       }

@@ -14,6 +14,13 @@
 #                                  untrained part is one walk; with --recompute=all, its trained
 #                                  part too (no stash walk)
 #   fuse/kernels/MODEL             fewer kernels than unfused
+#   fuse/no-edge-buffer/MODEL      GCN, GAT, SAGE, GIN, EdgeConv: no edge buffer at all in the
+#                                  training library (GCN's edge norm and GAT's attention are
+#                                  recomputed per edge, staged; MoNet stashes its E x K weights)
+#   fuse/input-dropout/MODEL       an input's dropout runs only when training and its buffer is the
+#                                  input itself otherwise (kernel IR); gnn-run's inference arena
+#                                  holds no copy of the input (smaller than the training one by
+#                                  about V x F x 4 bytes: 95% of it, the arenas printed rounded)
 #   fuse/monet-staged              MoNet's Gaussian weights are staged: each forward aggregate
 #                                  computes exp only where it loads a chunk's edges (once per
 #                                  edge and kernel), not in its per-edge lane loops; the backward's
@@ -92,9 +99,30 @@ for fz_m in gcn sage gin gat edgeconv monet; do
   else fail "fuse/kernels/$fz_m" "$fz_k kernels fused, $fz_ku unfused"; fi
 done
 
+for fz_m in gcn gat sage monet; do
+  fz_al=$(grep -c 'training only; when not training, the input in_x' "$fz/$fz_m.kir")
+  fz_s0=$(grep -c '^  step 0 kernel .*# training only: ' "$fz/$fz_m.kir")
+  fz_lib="$fz/alias-$fz_m.so"
+  fz_arena=""
+  if "$GNNC" "dsl-examples/$fz_m.gnn" --target=host -o "$fz_lib" > /dev/null 2>&1; then
+    fz_arena=$("$fz_bin/gnn-run" "$fz_lib" --graph data/cora --repeat 1 --warmup 0 2>&1 | sed -n 's/^arena: \([0-9.]*\) MiB for inference, \([0-9.]*\) MiB for training.*/\1 \2/p')
+  fi
+  if [ "$fz_al" = 1 ] && [ "$fz_s0" = 1 ] && [ -n "$fz_arena" ] &&
+     awk -v a="$fz_arena" 'BEGIN {split(a, x, " "); exit !(x[2] - x[1] >= 0.95 * 2708 * 1433 * 4 / 1048576)}'; then
+    pass "fuse/input-dropout/$fz_m"
+  else
+    fail "fuse/input-dropout/$fz_m" "alias lines $fz_al, training-only step 0: $fz_s0, arenas (inference, training MiB): $fz_arena"
+  fi
+done
+for fz_m in gcn gat sage gin edgeconv; do
+  fz_eb=$(grep 'buffer .*: temp edge' "$fz/$fz_m.kir")
+  if [ -z "$fz_eb" ] && grep -q '^program' "$fz/$fz_m.kir"; then pass "fuse/no-edge-buffer/$fz_m"
+  else fail "fuse/no-edge-buffer/$fz_m" "$(printf '%s' "$fz_eb" | head -3 | tr '\n' ' ')"; fi
+done
+
 # ---- GAT: one attention kernel per layer, one walk when not training (and when training too,
-# with --recompute=all: nothing of |E| size is stashed; the cost model stashes dropout(alpha) in a
-# second walk under `if training`)
+# with --recompute=all and with the cost model, which now recomputes dropout(alpha) as well:
+# nothing of |E| size is stashed)
 fz_walkcount() { # KIR DEPTH-PATTERN
   awk -v pat="$2" '/^kernel .*edge_softmax/ {k=1; next} /^kernel / {k=0} k && $0 ~ pat {n++} END {print n+0}' "$1"
 }
