@@ -21,7 +21,9 @@
 #                    cannot import them, the PyG side is skipped with a note (gnnc runs alone)
 #   PEERS_WORKLOADS  names to run [the default set: Cora, PubMed, the 200k power-law graph, MoNet,
 #                    EdgeConv k=20 batch 32]; "all" adds EdgeConv k=40 / batch 64 and the Reddit-
-#                    sized graph; PEERS_REDDIT=1 adds the Reddit-sized workloads to the default set
+#                    sized graph; PEERS_REDDIT=1 adds the Reddit-sized workloads to the default set;
+#                    PEERS_SCALE=1 the memory scan (gat-rv1m ... gat-rv16m: the Reddit GAT on Reddit's
+#                    vertices with 1 to 16 million edges: where each side stops fitting)
 #   PEERS_THREADS ["1 2"]  PEERS_ROUNDS [1]  PEERS_FORWARD [10]  PEERS_WARMUP [2]  PEERS_STEPS [20]
 #   PEERS_SIDES      ["gnnc pyg-edge_index pyg-csr"]
 #   PEERS_TIMEOUT    seconds per process [600]     PEERS_MEM_GB  address-space limit per process [16]
@@ -61,7 +63,7 @@ done
 case $ROUNDS$NFWD$NSTEPS$TLIMIT$MEMGB in *[!0-9]*) echo "peers: PEERS_ROUNDS, _FORWARD, _STEPS, _TIMEOUT, _MEM_GB want integers" >&2; exit 2 ;; esac
 
 # ---------------------------------------------------------------- the workloads
-# name | .gnn | graph | PyG model (bench/peer_pyg.py --model) | set (default, extra, reddit) |
+# name | .gnn | graph | PyG model (bench/peer_pyg.py --model) | set (default, extra, reddit, scale) |
 # forwards/warm-up/steps where the defaults would take too long on 2 cores (PEERS_FULL=1: the defaults everywhere)
 WORKLOADS='
 gcn-cora|dsl-examples/gcn.gnn|cora|gcn:1433,16,7|default|
@@ -78,13 +80,19 @@ edgeconv-k20-b64|dsl-examples/edgeconv.gnn|pc-b64-k20|edgeconv:3,64,64,128,256|e
 edgeconv-k40-b64|dsl-examples/edgeconv.gnn|pc-b64-k40|edgeconv:3,64,64,128,256|extra|3/1/5
 gcn-reddit|bench/peers/gcn_reddit.gnn|reddit|gcn:602,128,41|reddit|2/1/4
 gat-reddit|bench/peers/gat_reddit.gnn|reddit|gat:602,4x64,1x41|reddit|2/1/4
+gat-rv1m|bench/peers/gat_reddit.gnn|rv1m|gat:602,4x64,1x41|scale|1/0/1
+gat-rv2m|bench/peers/gat_reddit.gnn|rv2m|gat:602,4x64,1x41|scale|1/0/1
+gat-rv4m|bench/peers/gat_reddit.gnn|rv4m|gat:602,4x64,1x41|scale|1/0/1
+gat-rv8m|bench/peers/gat_reddit.gnn|rv8m|gat:602,4x64,1x41|scale|1/0/1
+gat-rv16m|bench/peers/gat_reddit.gnn|rv16m|gat:602,4x64,1x41|scale|1/0/1
 '
 want=${PEERS_WORKLOADS:-}
 selected=()
 while IFS='|' read -r name gnn graph spec set counts; do
   [ -n "$name" ] || continue
   if [ -z "$want" ]; then
-    { [ "$set" = default ] || { [ "$set" = reddit ] && [ "${PEERS_REDDIT:-0}" = 1 ]; }; } || continue
+    { [ "$set" = default ] || { [ "$set" = reddit ] && [ "${PEERS_REDDIT:-0}" = 1 ]; } ||
+      { [ "$set" = scale ] && [ "${PEERS_SCALE:-0}" = 1 ]; }; } || continue
   elif [ "$want" != all ]; then
     case " $want " in *" $name "*) ;; *) continue ;; esac
   fi
@@ -137,6 +145,11 @@ make_graph() { # NAME: builds the cache when missing
     cora | pubmed) "$GEN_GRAPH" convert "data/$g" --symmetrise --dedup --self-loops -o "$f" ;;
     pl200k) "$GEN_GRAPH" powerlaw --vertices 200000 --edges 4000000 --max-degree 2000 --seed 1 -o "$f" ;;
     reddit) "$GEN_GRAPH" powerlaw --vertices 232965 --edges 114615892 --max-degree 21657 --seed 1 -o "$f" ;;
+    rv*m) # Reddit's vertices with fewer edges (the memory scan): N million, the maximum degree scaled
+      local n=${g#rv}
+      n=${n%m}
+      "$GEN_GRAPH" powerlaw --vertices 232965 --edges $((n * 1000000)) --max-degree $((21657 * n * 1000000 / 114615892 + 100)) \
+        --seed 1 -o "$f" ;;
     pc-b*-k*)
       local b=${g#pc-b} k
       k=${b#*-k}
