@@ -549,11 +549,19 @@ static void stage_walk(Fused *F, const Walk *wk, int dir, Value **st, int nst) {
   }
 }
 
-/* In a kernel per edge: its lanes compute the staged values at the row into sh_st<id>, a
- * barrier after each (the next may read it at another lane's element). */
-static void stage_rows(Fused *F, const Ctx *cx, Value **st, int nst) {
+/* In a kernel per edge: picks what the members' lane loops (each as wide as its member) read,
+ * and its lanes compute those staged values at the row into sh_st<id>, a barrier after each
+ * (the next may read it at another lane's element). *out: the staged values (for unstage; the
+ * caller frees it); returns how many. */
+static int stage_rows(Fused *F, Value **mem, int nmem, const Ctx *cx, Value ***out) {
   Lower *L = F->L;
   Kernel *k = F->k;
+  int *lanes_of = calloc((size_t)nmem, sizeof(int));
+  Value **st = calloc((size_t)F->m->vals.len + 1, sizeof(Value *));
+  for (int i = 0; i < nmem; i++) lanes_of[i] = width_of(mem[i]);
+  int nst = pick_stages(F, mem, nmem, lanes_of, 0, st, 1);
+  free(lanes_of);
+  *out = st;
   F->st_row = true;
   for (int i = 0; i < nst; i++) {
     const Value *x = st[i];
@@ -570,6 +578,7 @@ static void stage_rows(Fused *F, const Ctx *cx, Value **st, int nst) {
     ks_new(L, &k->body, KS_BARRIER);
     F->stage[x->id] = sh;
   }
+  return nst;
 }
 
 static void unstage(Fused *F, Value **st, int nst) {
@@ -944,12 +953,7 @@ static void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   Value **staged = NULL;
   if (g->rows == DOM_EDGE) {
     cx = edge_row_ctx(L, k);
-    int *lanes_of = calloc((size_t)nmem, sizeof(int));
-    staged = calloc((size_t)F->m->vals.len + 1, sizeof(Value *));
-    for (int i = 0; i < nmem; i++) lanes_of[i] = width_of(mem[i]);
-    nst = pick_stages(F, mem, nmem, lanes_of, 0, staged, 1);
-    stage_rows(F, &cx, staged, nst);
-    free(lanes_of);
+    nst = stage_rows(F, mem, nmem, &cx, &staged);
   }
   for (int i = 0; i < nmem; i++) {
     Value *v = mem[i];
@@ -1011,12 +1015,7 @@ static void lower_sink(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   Value **staged = NULL;
   if (d == DOM_EDGE) {
     cx = edge_row_ctx(L, k);
-    int *lanes_of = calloc((size_t)nmem, sizeof(int));
-    staged = calloc((size_t)F->m->vals.len + 1, sizeof(Value *));
-    for (int i = 0; i < nmem; i++) lanes_of[i] = width_of(mem[i]);
-    nst = pick_stages(F, mem, nmem, lanes_of, 0, staged, 1);
-    stage_rows(F, &cx, staged, nst);
-    free(lanes_of);
+    nst = stage_rows(F, mem, nmem, &cx, &staged);
   }
   for (int si = 0; si < nmem; si++) {
   v = mem[si];
@@ -1071,10 +1070,8 @@ static void lower_edge_reduce(Fused *F, const FuseGroup *g, Value *v) {
   Kernel *k = fused_kernel(F, "", MAP_EDGE, DOM_EDGE, group_for(n), g->bwd, group_name(F, &v, 1));
   k->dir = dir;
   Ctx cx = edge_row_ctx(L, k);
-  int lanes_n = (int)n;
-  Value **staged = calloc((size_t)F->m->vals.len + 1, sizeof(Value *));
-  int nst = pick_stages(F, &v, 1, &lanes_n, 0, staged, 1);
-  stage_rows(F, &cx, staged, nst);
+  Value **staged;
+  int nst = stage_rows(F, &v, 1, &cx, &staged);
   int kv, iv;
   PtrVec *lanes = ks_lanes(L, k, &k->body, n, &kv, &iv);
   L->cur_blk = lanes;

@@ -87,12 +87,12 @@ static int parse_bytes(const char *s, size_t *out) {
   if (end == s || !(v >= 0)) return 0;
   static const char units[] = "KMGT";
   const char *u = *end ? strchr(units, *end) : NULL;
+  int bin = u && end[1] == 'i' && end[2] == 'B'; /* KiB ... TiB */
   if (u) {
-    int bin = end[1] == 'i' && end[2] == 'B';
     for (int i = 0; i <= (int)(u - units); i++) v *= bin ? 1024.0 : 1000.0;
     end += bin ? 3 : 1;
   }
-  if (*end == 'B' && end[-1] != 'B') end++;
+  if (!bin && *end == 'B') end++; /* 512B, 2GB */
   if (*end) return 0;
   *out = v >= 18446744073709549568.0 ? SIZE_MAX : (size_t)v;
   return 1;
