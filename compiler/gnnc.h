@@ -44,7 +44,8 @@ typedef struct {
 } PtrVec;
 void vec_push(Arena *a, PtrVec *v, void *p);
 
-/* A hash map from strings to non-NULL pointers, stored in an arena. Keys are not copied. */
+/* A hash map from strings to pointers, stored in an arena. Keys are not copied; a key whose
+ * value was set to NULL reads as absent. */
 typedef struct {
   const char **keys;
   void **vals;
@@ -128,8 +129,9 @@ struct Node {
   bool has_gens;
 };
 
-typedef enum { S_ASSIGN, S_PARAM, S_RETURN } StmtKind;
-typedef struct {
+typedef enum { S_ASSIGN, S_PARAM, S_RETURN, S_FOR } StmtKind;
+typedef struct Stmt Stmt;
+struct Stmt {
   StmtKind kind;
   const char *name;
   Loc loc, name_loc;
@@ -140,7 +142,10 @@ typedef struct {
   Loc *name_locs;
   int nnames;
   TypeSpec *type;  /* S_PARAM */
-} Stmt;
+  DimExpr *from, *to; /* S_FOR: for NAME in from..to (to excluded) */
+  Stmt **body;     /* S_FOR: the loop's body */
+  int nbody;
+};
 
 typedef struct {
   const char *name;

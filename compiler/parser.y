@@ -141,6 +141,7 @@ static Stmt *assign(GnnCtx *c, PtrVec *names, Node *e, GNN_YYLTYPE l) {
 
 %token LAYER "'layer'" MODEL "'model'" PARAM "'param'" RETURN "'return'"
 %token VERTEX "'vertex'" EDGE "'edge'" ARROW "'->'" NL "end of line"
+%token FOR "'for'" IN "'in'" DOTDOT "'..'"
 %token <str> IDENT "identifier"
 %token <num> NUMBER "number"
 
@@ -306,6 +307,10 @@ stmt
   | PARAM IDENT ':' shape   { $$ = stmt(c, S_PARAM, @$); $$->name = $2; $$->name_loc = L(@2); $$->type = $4; }
   | PARAM IDENT ':' shape '=' expr {
       $$ = stmt(c, S_PARAM, @$); $$->name = $2; $$->name_loc = L(@2); $$->type = $4; $$->expr = $6;
+    }
+  | FOR IDENT IN dim DOTDOT dim body {
+      $$ = stmt(c, S_FOR, @$); $$->name = $2; $$->name_loc = L(@2); $$->from = $4; $$->to = $6;
+      $$->body = (Stmt **)$7->items; $$->nbody = $7->len;
     }
   | RETURN args             {
       $$ = stmt(c, S_RETURN, @$); $$->exprs = (Node **)$2->items; $$->nexprs = $2->len; $$->expr = $$->exprs[0];

@@ -40,6 +40,8 @@ struct Binding {
   int64_t dim;    /* for dimension bindings */
   double real;    /* for hyper-parameter bindings */
   Loc loc;
+  long stamp;     /* when it was bound (Sema.stamp): a loop rebinds only what an earlier iteration bound */
+  bool loop_var;  /* the variable of a `for` loop (a hyper-parameter binding) */
 };
 
 typedef struct Frame Frame; /* one layer instantiation, for "instantiated here" notes */
@@ -48,7 +50,15 @@ struct Frame {
   Loc call_loc;
   const char *path;  /* parameter name prefix, "" for the model */
   StrMap calls;      /* callee name -> Binding whose dim is the next instance number */
+  StrMap sites;      /* inside a loop: a call's node ("%p") -> its instance path, one per call site */
   Frame *up;
+};
+
+/* A `for` loop being unrolled, in the body of the current frame. */
+typedef struct Loop Loop;
+struct Loop {
+  long iter_stamp; /* Sema.stamp when the current iteration began */
+  Loop *up;
 };
 
 /* Recursion depth of lower_expr, summed over nested layer bodies (see the top of the file).
@@ -69,6 +79,10 @@ typedef struct {
   Value **rets;      /* every value the last lowered body returned (a layer may return several) */
   int nrets;
   bool want_multi;   /* the call being lowered is the right side of `a, b = L(x)` */
+  long stamp;        /* bindings made so far (Binding.stamp) */
+  Loop *loop;        /* the innermost loop of the current frame's body, NULL outside loops */
+  int loops;         /* loops being unrolled, in every frame: parameters are then shared */
+  StrMap params;     /* parameter path name -> its Value, for the iterations of a loop to share */
 } Sema;
 
 /* The names of one body (hash maps, so a body of 100,000 statements is not quadratic). */
@@ -87,6 +101,7 @@ static Binding *bind(Sema *s, StrMap *names, const char *name, Value *v, int64_t
   b->val = v;
   b->dim = dim;
   b->loc = loc;
+  b->stamp = ++s->stamp;
   *strmap_put(&s->c->arena, names, name) = b;
   return b;
 }
@@ -591,6 +606,22 @@ static Value *lower_expr(Sema *s, Env *env, const Node *n) {
 
 static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
   Binding *old = lookup(&env->vals, name);
+  if (old && s->loop && old->stamp < s->loop->iter_stamp) {
+    /* A loop rebinds a name bound before this iteration: the loop-carried value (h = f(h)),
+     * or a name of its body bound by the previous iteration. Its type is the loop's contract:
+     * a parameter shared by the iterations sees the same shapes in every one. */
+    if (old->val && v && (old->val->dom != v->dom || !shape_eq(&old->val->shape, &v->shape))) {
+      diag_error(&s->c->diag, loc, "'%s' is %s%s here but %s%s before: a name rebound in a loop keeps its domain and shape",
+                 name, domain_name(v->dom), shape_str(&s->c->arena, &v->shape), domain_name(old->val->dom),
+                 shape_str(&s->c->arena, &old->val->shape));
+      diag_note(&s->c->diag, old->loc, "'%s' was bound here", name);
+      report_frames(s);
+      bind(s, &env->vals, name, NULL, 0, loc);
+      return false;
+    }
+    bind(s, &env->vals, name, v, 0, loc);
+    return true;
+  }
   if (old) { /* the note on the first definition comes before the "instantiated here" notes */
     diag_error(&s->c->diag, loc, "redefinition of '%s'", name);
     diag_note(&s->c->diag, old->loc, "'%s' was defined here", name);
@@ -602,6 +633,12 @@ static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
     return false;
   }
   Binding *g = lookup(&env->hypers, name);
+  if (g && g->loop_var) {
+    diag_error(&s->c->diag, loc, "'%s' is the variable of a loop and cannot be assigned", name);
+    diag_note(&s->c->diag, g->loc, "'%s' was declared here", name);
+    report_frames(s);
+    return false;
+  }
   if (g || (g = lookup(&env->dims, name))) { /* both are values in expressions: one name, one meaning */
     diag_error(&s->c->diag, loc, "redefinition of '%s', a %s of this layer", name,
                lookup(&env->hypers, name) ? "hyper-parameter" : "dimension");
@@ -624,7 +661,6 @@ static bool check_type(Sema *s, Env *env, const TypeSpec *t, const Value *v, Loc
   return true;
 }
 
-/* Lowers a declaration's body in env; returns the returned value. */
 /* a, b = L(x): the right side must call a layer returning that many values. */
 static void assign_several(Sema *s, Env *env, const Stmt *st) {
   const Node *e = st->expr;
@@ -644,34 +680,55 @@ static void assign_several(Sema *s, Env *env, const Stmt *st) {
   for (int k = 0; k < st->nnames; k++) define(s, env, st->names[k], st->name_locs[k], vals ? vals[k] : NULL);
 }
 
-static Value *lower_body(Sema *s, const Decl *d, Env *env) {
-  Value *ret = NULL, **rets = NULL;
-  bool returned = false;
-  for (int i = 0; i < d->nbody; i++) {
-    const Stmt *st = d->body[i];
-    if (diag_too_many(&s->c->diag) || s->abandoned || !step(s, st->loc)) return NULL;
-    if (returned) {
+/* What a body's statements returned. */
+typedef struct {
+  bool returned;
+  Value *ret, **rets; /* NULL after an error */
+} Returned;
+
+static void lower_for(Sema *s, const Decl *d, Env *env, const Stmt *st, Returned *r);
+
+/* A parameter statement: a new parameter, or inside a loop the one that an earlier iteration
+ * declared (the same path name), so that the iterations share it. */
+static void lower_param(Sema *s, Env *env, const Stmt *st) {
+  Shape shape;
+  const char *name = s->frame->path[0] ? arena_printf(&s->c->arena, "%s.%s", s->frame->path, st->name) : st->name;
+  Value *p = NULL;
+  double init = 0;
+  bool init_ok = !st->expr || literal(s, env, st->expr, "the initial value of a parameter", &init);
+  if (init_ok && !isfinite(init)) {
+    err(s, st->expr->loc, "the initial value of parameter '%s' is not finite", st->name);
+    init_ok = false;
+  }
+  if (eval_shape(s, env, st->type, &shape) && init_ok) {
+    Value *shared = s->loops ? strmap_get(&s->params, name) : NULL;
+    if (shared && !shape_eq(&shared->shape, &shape)) {
+      err(s, st->name_loc, "parameter '%s' shared by the iterations of a loop is %s here but %s in an earlier one", st->name,
+          shape_str(&s->c->arena, &shape), shape_str(&s->c->arena, &shared->shape));
+    } else if (shared) {
+      p = shared;
+    } else {
+      p = leaf(s, OP_PARAM, FN_NONE, DOM_PARAM, &shape, name, init, st->name_loc);
+      if (p && st->expr) p->iattr = 1; /* every element starts at init, whatever --init says */
+      if (p) *strmap_put(&s->c->arena, &s->params, name) = p;
+    }
+  }
+  define(s, env, st->name, st->name_loc, p);
+}
+
+/* Lowers statements in order into r; false once lowering must stop (a limit, too many errors). */
+static bool lower_stmts(Sema *s, const Decl *d, Env *env, Stmt **body, int nbody, Returned *r) {
+  for (int i = 0; i < nbody; i++) {
+    const Stmt *st = body[i];
+    if (diag_too_many(&s->c->diag) || s->abandoned || !step(s, st->loc)) return false;
+    if (r->returned) {
       err(s, st->loc, "statement after return");
-      return NULL;
+      return false;
     }
     switch (st->kind) {
-    case S_PARAM: {
-      Shape shape;
-      const char *name = s->frame->path[0] ? arena_printf(&s->c->arena, "%s.%s", s->frame->path, st->name) : st->name;
-      Value *p = NULL;
-      double init = 0;
-      bool init_ok = !st->expr || literal(s, env, st->expr, "the initial value of a parameter", &init);
-      if (init_ok && !isfinite(init)) {
-        err(s, st->expr->loc, "the initial value of parameter '%s' is not finite", st->name);
-        init_ok = false;
-      }
-      if (eval_shape(s, env, st->type, &shape) && init_ok) {
-        p = leaf(s, OP_PARAM, FN_NONE, DOM_PARAM, &shape, name, init, st->name_loc);
-        if (p && st->expr) p->iattr = 1; /* every element starts at init, whatever --init says */
-      }
-      define(s, env, st->name, st->name_loc, p);
+    case S_PARAM:
+      lower_param(s, env, st);
       break;
-    }
     case S_ASSIGN:
       if (st->nnames > 1) {
         assign_several(s, env, st);
@@ -679,8 +736,15 @@ static Value *lower_body(Sema *s, const Decl *d, Env *env) {
       }
       define(s, env, st->name, st->name_loc, lower_expr(s, env, st->expr));
       break;
+    case S_FOR:
+      lower_for(s, d, env, st, r);
+      break;
     case S_RETURN: {
-      returned = true;
+      if (s->loop) {
+        err(s, st->loc, "return inside a loop: a loop rebinds names, the body returns after it");
+        break;
+      }
+      r->returned = true;
       if (st->nexprs != d->nrets) {
         err(s, st->loc, "%s '%s' is declared to return %d value%s, this return gives %d", d->is_model ? "model" : "layer",
             d->name, d->nrets, d->nrets == 1 ? "" : "s", st->nexprs);
@@ -693,16 +757,81 @@ static Value *lower_body(Sema *s, const Decl *d, Env *env) {
         const char *what = st->nexprs == 1 ? "the returned value" : arena_printf(&s->c->arena, "returned value %d", k + 1);
         if (!vals[k] || !check_type(s, env, d->rets[k], vals[k], st->exprs[k]->loc, what)) ok = false;
       }
-      ret = ok ? vals[0] : NULL;
-      rets = ok ? vals : NULL;
+      r->ret = ok ? vals[0] : NULL;
+      r->rets = ok ? vals : NULL;
       break;
     }
     }
   }
-  s->rets = rets;
-  s->nrets = rets ? d->nrets : 0;
-  if (!returned) err(s, d->loc, "%s '%s' has no return statement", d->is_model ? "model" : "layer", d->name);
-  return ret;
+  return true;
+}
+
+/* A loop bound: an integer literal (0 allowed), a hyper-parameter with a whole value, or a
+ * dimension expression. -1 after an error. */
+enum { LOOP_MAX = 1 << 20 };
+static int64_t loop_bound(Sema *s, Env *env, const DimExpr *d) {
+  Binding *b;
+  if (d->kind == DX_NUM || (d->kind == DX_NAME && (b = lookup(&env->hypers, d->name)))) {
+    double x = d->kind == DX_NUM ? (d->is_real ? d->real : (double)d->num) : b->real;
+    if (x != floor(x) || x < 0 || x > LOOP_MAX) {
+      err(s, d->loc, "a loop bound must be a whole number from 0 to %d, not %g", LOOP_MAX, x);
+      return -1;
+    }
+    return (int64_t)x;
+  }
+  int64_t v = eval_dim(s, env, d);
+  return v ? v : -1;
+}
+
+/* for k in A..B { body }: the body lowered B - A times (unrolled), k bound to A, A+1, ... as
+ * a hyper-parameter of the body. A name bound before an iteration may be rebound in it;
+ * parameters declared and layers called in the body are shared by every iteration. */
+static void lower_for(Sema *s, const Decl *d, Env *env, const Stmt *st, Returned *r) {
+  int64_t from = loop_bound(s, env, st->from), to = loop_bound(s, env, st->to);
+  if (from < 0 || to < 0) return;
+  if (to < from) {
+    err(s, st->to->loc, "the loop's range %lld..%lld runs backwards", (long long)from, (long long)to);
+    return;
+  }
+  Binding *g = lookup(&env->vals, st->name);
+  const char *what = "value";
+  if (!g && (g = lookup(&env->hypers, st->name))) what = g->loop_var ? "variable of an enclosing loop" : "hyper-parameter";
+  if (!g && (g = lookup(&env->dims, st->name))) what = "dimension";
+  if (g || strcmp(st->name, "in_deg") == 0 || strcmp(st->name, "out_deg") == 0) {
+    if (g) {
+      diag_error(&s->c->diag, st->name_loc, "loop variable '%s' is already the name of a %s", st->name, what);
+      diag_note(&s->c->diag, g->loc, "'%s' was declared here", st->name);
+      report_frames(s);
+    } else {
+      err(s, st->name_loc, "'%s' is a builtin and cannot be a loop variable", st->name);
+    }
+    return;
+  }
+  Loop loop = {.up = s->loop};
+  s->loop = &loop;
+  s->loops++;
+  for (int64_t k = from; k < to; k++) {
+    int errors = s->c->diag.errors;
+    loop.iter_stamp = s->stamp + 1;
+    Binding *kb = bind(s, &env->hypers, st->name, NULL, 0, st->name_loc);
+    kb->real = (double)k;
+    kb->loop_var = true;
+    /* One iteration's errors are every iteration's: report them once. */
+    if (!lower_stmts(s, d, env, st->body, st->nbody, r) || s->c->diag.errors != errors) break;
+  }
+  s->loops--;
+  s->loop = loop.up;
+  *strmap_put(&s->c->arena, &env->hypers, st->name) = NULL; /* k is not bound after its loop */
+}
+
+/* Lowers a declaration's body in env; returns the returned value. */
+static Value *lower_body(Sema *s, const Decl *d, Env *env) {
+  Returned r = {0};
+  if (!lower_stmts(s, d, env, d->body, d->nbody, &r)) return NULL;
+  s->rets = r.rets;
+  s->nrets = r.rets ? d->nrets : 0;
+  if (!r.returned) err(s, d->loc, "%s '%s' has no return statement", d->is_model ? "model" : "layer", d->name);
+  return r.ret;
 }
 
 /* Binds a layer input's dims against the argument: bare names bind, expressions compare. */
@@ -870,13 +999,24 @@ static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call,
   for (int i = 0; i < d->ninputs; i++)
     if (!bind_input(s, &env, d->inputs[i], args[i], call->args[i]->loc)) return NULL;
 
-  const char *path = instance_path(s, d->name, call->loc);
+  /* In a loop, every iteration's call at this site is the same instance (its parameters shared). */
+  const char *path = NULL;
+  void **site = NULL;
+  if (s->loops) {
+    site = strmap_put(&s->c->arena, &s->frame->sites, arena_printf(&s->c->arena, "%p", (const void *)call));
+    path = *site;
+  }
+  if (!path) path = instance_path(s, d->name, call->loc);
+  if (site) *site = (void *)path;
 
   Frame fr = {.decl = d, .call_loc = call->loc, .path = path, .up = s->frame};
+  Loop *loop = s->loop; /* the callee's body is not in the caller's loop: its names are its own */
   s->frame = &fr;
+  s->loop = NULL;
   for (int i = 0; i < d->ninputs; i++) define(s, &env, d->inputs[i]->name, d->inputs[i]->loc, args[i]);
   Value *ret = lower_body(s, d, &env);
   s->frame = fr.up;
+  s->loop = loop;
   return ret;
 }
 
@@ -887,6 +1027,9 @@ static Module *lower_model(Sema *s, const Decl *d) {
   s->m = m;
   s->abandoned = false;
   s->steps = 0;
+  s->params = (StrMap){0};
+  s->loop = NULL;
+  s->loops = 0;
   Frame top = {.decl = d, .path = ""};
   s->frame = &top;
   Env env = {{0}, {0}, {0}};

@@ -238,6 +238,24 @@ def monet_layer(g, p, x):
     return out
 
 
+def linear_layer(p, x):
+    return proj(p["W"], x) + p["b"]
+
+
+def appnp_propagate(g, h, K=10, alpha=0.1):
+    # Z^0 = H, Z^{k+1}_v = (1 - alpha) sum_{u -> v} Z^k_u / sqrt(d_u d_v) + alpha H_v, K times
+    z = h
+    for _ in range(K):
+        nz = np.empty_like(z)
+        for v in range(g.nv):
+            acc = np.zeros(h.shape[1:])
+            for u in g.in_src[v]:
+                acc += z[u] / math.sqrt(g.out_deg[u] * g.in_deg[v])
+            nz[v] = (1 - alpha) * acc + alpha * h[v]
+        z = nz
+    return z
+
+
 # ------------------------------------------------------------------ models (as in dsl-examples)
 
 def gcn(g, L, x):
@@ -269,6 +287,10 @@ def monet(g, L, x):
     return monet_layer(g, L[1], elu(monet_layer(g, L[0], x)))
 
 
+def appnp(g, L, x):
+    return appnp_propagate(g, linear_layer(L[1], relu(linear_layer(L[0], x))))
+
+
 MODELS = {  # name: (function, layer-name prefix in gnnc's parameter names, layer count)
     "gcn": (gcn, "gcnconv", 2),
     "sage": (sage, "sageconv", 2),
@@ -276,6 +298,7 @@ MODELS = {  # name: (function, layer-name prefix in gnnc's parameter names, laye
     "gat": (gat, "gatconv", 2),
     "edgeconv": (edgeconv, "edgeconv", 4),
     "monet": (monet, "gmmconv", 2),
+    "appnp": (appnp, "linear", 2),
 }
 
 

@@ -110,7 +110,28 @@ def multi(g, P, x):
     return h + gather_sum(g, alpha[:, :, None] * mix[src][:, None, :])
 
 
-REFS = {"appnp": appnp, "builtins": builtins, "init": init, "multi": multi}
+def loop(g, P, x):
+    src, _ = edges(g)
+    # every iteration shares its parameters: one instance of each layer, one W and U for all steps
+    assert sorted(P) == ["gatedstep0.U", "gatedstep0.W", "lin0.W"], "parameters: %s" % sorted(P)
+    W, U, L = P["gatedstep0.W"][0], P["gatedstep0.U"][0], P["lin0.W"][0]
+    h = x
+    for _ in range(2):                                           # GatedStep<2>
+        m = gather_sum(g, proj(W, h)[src]) / np.maximum(g.in_deg, 1)[:, None]   # mean; none: 0
+        z = 1 / (1 + np.exp(-(proj(U, m) + h)))
+        h = z * h + (1 - z) * np.tanh(m)
+    for i in (1, 2):                                             # for i in 1..3
+        h = np.tanh(proj(L, h)) + 0.5 * i
+        for _ in range(i):                                       # for j in 0..i
+            h = h * 0.5 + gather_sum(g, h[src]) * 0.25
+    c = 1 / np.sqrt(g.in_deg + 1)
+    z = h
+    for _ in range(4):                                           # APPNPProp<K = 4, alpha = 0.2>
+        z = 0.8 * c[:, None] * gather_sum(g, c[src, None] * z[src]) + 0.2 * h
+    return z
+
+
+REFS = {"appnp": appnp, "builtins": builtins, "init": init, "loop": loop, "multi": multi}
 
 
 def main():

@@ -26,7 +26,7 @@
 cg=$TMP/codegen
 mkdir -p "$cg"
 cg_bin=$ROOT/build/bin
-cg_models="gcn sage gin gat edgeconv monet"
+cg_models="gcn sage gin gat edgeconv monet appnp"
 cg_maps="vertex edge"
 cg_tail() { printf '%s\n' "$1" | tail -n 4 | tr '\n' ' '; }
 

@@ -72,7 +72,7 @@ done
 
 # 2. The six examples end to end. Small widths, every entry, on every graph (isolated vertices,
 # self-loops, duplicate edges, a 2,000-in-edge hub, a random graph, a point cloud).
-grad_models="gcn sage gin gat edgeconv monet"
+grad_models="gcn sage gin gat edgeconv monet appnp"
 for grad_m in $grad_models; do
   for grad_g in isolated selfloops duplicates hub random pointcloud; do
     grad_check "grad/model/$grad_m-small/$grad_g" tests/interp/models/$grad_m.gnn --graph tests/interp/graphs/$grad_g
@@ -82,7 +82,7 @@ done
 # a sample of each parameter's entries. Parameters are uniform in [-1, 1) (gradcheck's default):
 # Glorot's zero biases put a GCN ReLU exactly at its kink wherever dropout zeroes a vertex's
 # whole neighbourhood, and gradcheck reports such entries instead of checking them.
-for grad_m in gcn sage gin gat monet; do
+for grad_m in gcn sage gin gat monet appnp; do
   grad_check "grad/model/$grad_m/random" dsl-examples/$grad_m.gnn --graph tests/interp/graphs/random --samples 6
 done
 grad_check "grad/model/edgeconv/pointcloud" dsl-examples/edgeconv.gnn --graph tests/interp/graphs/pointcloud --samples 4
@@ -112,7 +112,7 @@ if worst > 1e-12:
 PYEOF
   ); then pass "$1"; else fail "$1" "$(grad_tail "$out")"; fi
 }
-for grad_m in gcn sage gin gat monet; do
+for grad_m in gcn sage gin gat monet appnp; do
   grad_same "grad/forward/$grad_m/cora" dsl-examples/$grad_m.gnn data/cora
 done
 grad_same "grad/forward/edgeconv/pointcloud" dsl-examples/edgeconv.gnn tests/interp/graphs/pointcloud

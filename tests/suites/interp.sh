@@ -16,7 +16,7 @@
 interp_dir=tests/interp
 interp_tmp=$TMP/interp
 mkdir -p "$interp_tmp"
-interp_models="gcn sage gin gat edgeconv monet"
+interp_models="gcn sage gin gat edgeconv monet appnp"
 interp_graphs="isolated selfloops duplicates hub random pointcloud"
 
 # interp_tail TEXT: the last 3 lines of TEXT on one line (for fail details).
@@ -90,7 +90,7 @@ else
     done
   done
   # The examples as written, with their own widths.
-  for interp_m in gcn sage gin gat monet; do
+  for interp_m in gcn sage gin gat monet appnp; do
     interp_check "interp/ref/$interp_m/cora" "$interp_m" "dsl-examples/$interp_m.gnn" data/cora 3
   done
   interp_check "interp/ref/edgeconv/pointcloud" edgeconv dsl-examples/edgeconv.gnn "$interp_dir/graphs/pointcloud" 3
@@ -101,7 +101,7 @@ fi
 
 # -O0 and the default pipeline: every example, and the small variants on two graphs.
 if "$PY" -c 'import numpy' >/dev/null 2>&1; then
-  for interp_m in gcn sage gin gat monet; do
+  for interp_m in gcn sage gin gat monet appnp; do
     interp_O0 "interp/O0/$interp_m/cora" "dsl-examples/$interp_m.gnn" data/cora 5
   done
   interp_O0 "interp/O0/edgeconv/pointcloud" dsl-examples/edgeconv.gnn "$interp_dir/graphs/pointcloud" 5
