@@ -687,6 +687,8 @@ typedef struct {
   double *features;          /* nv x nfeat, or NULL */
   int64_t nfeat;
   int64_t *labels;           /* nv, or NULL; -1 = unknown */
+  double *edge_vals;         /* ne x edge_ncols in file order: graph.edges' columns after src dst (float32 values), or NULL */
+  int64_t edge_ncols;
 } Graph;
 
 /* Loaders report "file:line: error: ..." into err (size errlen) and return false. */
@@ -718,6 +720,9 @@ typedef struct {
 bool params_init(ParamSet *ps, const Module *m, const char *init, uint64_t seed);
 bool params_load(ParamSet *ps, const Module *m, const char *path, char *err, size_t errlen);
 bool params_save(const ParamSet *ps, const char *path, char *err, size_t errlen);
+/* Every forward input of m from a tensor file (rows: the graph's vertices or edges in file order,
+ * or 1), checked as params_load checks parameters; ins holds them by name (Interp.inputs). */
+bool inputs_load(ParamSet *ins, const Module *m, const Graph *g, const char *path, char *err, size_t errlen);
 void params_free(ParamSet *ps);
 
 typedef struct {

@@ -103,19 +103,73 @@ static bool int_field(Reader *r, char **p, const char *what, int64_t *out, char 
   return true;
 }
 
+/* A value field of an edge line: a number finite in float32 (the runtime keeps float32), rounded
+ * to float32 so that the interpreter and the generated code see the same weights. */
+static bool value_field(Reader *r, char **p, int64_t col, double *out, char *err, size_t errlen) {
+  skip_space(p);
+  char *end;
+  double v = strtod(*p, &end);
+  if (end == *p || (*end && !isspace((unsigned char)*end))) {
+    char tok[32];
+    size_t n = 0;
+    while ((*p)[n] && !isspace((unsigned char)(*p)[n]) && n < sizeof tok - 1) n++;
+    memcpy(tok, *p, n);
+    tok[n] = 0;
+    snprintf(err, errlen, "%s:%ld: error: edge value %lld '%s' is not a number", r->path, r->lineno, (long long)col + 1, tok);
+    return false;
+  }
+  if (!isfinite(v) || !isfinite((float)v)) {
+    snprintf(err, errlen, "%s:%ld: error: edge value %lld is not finite in float32", r->path, r->lineno, (long long)col + 1);
+    return false;
+  }
+  *out = (double)(float)v;
+  *p = end;
+  return true;
+}
+
+/* The fields after "src dst" on an edge line, counted. */
+static int64_t count_fields(char *p) {
+  int64_t n = 0;
+  for (;;) {
+    skip_space(&p);
+    if (*p == '\n' || *p == '\r' || *p == 0) return n;
+    n++;
+    while (*p && !isspace((unsigned char)*p)) p++;
+  }
+}
+
+enum { EDGE_MAX_COLS = 1 << 16 };
+
 bool graph_load_edges(Graph *g, const char *path, int64_t nv_hint, char *err, size_t errlen) {
   Reader r;
   if (!reader_open(&r, path, err, errlen)) return false;
-  int64_t cap = 1024, ne = 0, maxid = -1;
+  int64_t cap = 1024, ne = 0, maxid = -1, ncols = -1; /* ncols: the first edge line's values */
   int64_t *src = malloc(sizeof(int64_t) * (size_t)cap), *dst = malloc(sizeof(int64_t) * (size_t)cap);
+  double *vals = NULL;
   bool ok = true;
   char *p;
   while (ok && (p = reader_next(&r))) {
     int64_t s, d;
     ok = int_field(&r, &p, "source vertex id", &s, err, errlen) && int_field(&r, &p, "destination vertex id", &d, err, errlen);
     if (!ok) break;
-    if (!at_end(p)) {
-      snprintf(err, errlen, "%s:%ld: error: expected 2 fields 'src dst', found more", path, r.lineno);
+    int64_t nf = count_fields(p);
+    if (ncols < 0) {
+      ncols = nf;
+      if (ncols > EDGE_MAX_COLS) {
+        snprintf(err, errlen, "%s:%ld: error: %lld values on an edge, more than %d", path, r.lineno, (long long)nf,
+                 EDGE_MAX_COLS);
+        ok = false;
+        break;
+      }
+      if (ncols > 0 && !(vals = malloc(sizeof(double) * (size_t)(cap * ncols)))) {
+        snprintf(err, errlen, "%s: error: out of memory", path);
+        ok = false;
+        break;
+      }
+    }
+    if (nf != ncols) {
+      snprintf(err, errlen, "%s:%ld: error: %lld value%s after 'src dst', the first edge line has %lld", path, r.lineno,
+               (long long)nf, nf == 1 ? "" : "s", (long long)ncols);
       ok = false;
     } else if (s < 0 || d < 0) {
       snprintf(err, errlen, "%s:%ld: error: negative vertex id %lld", path, r.lineno, (long long)(s < 0 ? s : d));
@@ -133,7 +187,10 @@ bool graph_load_edges(Graph *g, const char *path, int64_t nv_hint, char *err, si
       cap *= 2;
       src = realloc(src, sizeof(int64_t) * (size_t)cap);
       dst = realloc(dst, sizeof(int64_t) * (size_t)cap);
+      if (vals) vals = realloc(vals, sizeof(double) * (size_t)(cap * ncols));
     }
+    for (int64_t k = 0; k < ncols && ok; k++) ok = value_field(&r, &p, k, &vals[ne * ncols + k], err, errlen);
+    if (!ok) break;
     src[ne] = s;
     dst[ne] = d;
     ne++;
@@ -154,12 +211,16 @@ bool graph_load_edges(Graph *g, const char *path, int64_t nv_hint, char *err, si
   if (!ok) {
     free(src);
     free(dst);
+    free(vals);
     return false;
   }
   free(g->src);
   free(g->dst);
+  free(g->edge_vals);
   g->src = src;
   g->dst = dst;
+  g->edge_vals = vals;
+  g->edge_ncols = vals ? ncols : 0;
   g->ne = ne;
   g->nv = nv;
   return true;
@@ -328,13 +389,20 @@ bool graph_add_self_loops(Graph *g, char *err, size_t errlen) {
   if (src) g->src = src;
   int64_t *dst = src ? realloc(g->dst, sizeof(int64_t) * (size_t)(g->ne + add + 1)) : NULL;
   if (dst) g->dst = dst;
-  if (!src || !dst) {
+  double *vals = dst && g->edge_vals ? realloc(g->edge_vals, sizeof(double) * (size_t)((g->ne + add + 1) * g->edge_ncols))
+                                     : NULL;
+  if (vals) g->edge_vals = vals;
+  if (!src || !dst || (g->edge_vals && !vals)) {
     free(has);
     snprintf(err, errlen, "error: out of memory adding self-loops");
     return false;
   }
+  /* An added self-loop's edge values are 1 (a weight of 1, as PyG's add_self_loops fills). */
   for (int64_t v = 0; v < g->nv; v++)
-    if (!has[v]) g->src[g->ne] = g->dst[g->ne] = v, g->ne++;
+    if (!has[v]) {
+      for (int64_t k = 0; k < g->edge_ncols; k++) g->edge_vals[g->ne * g->edge_ncols + k] = 1;
+      g->src[g->ne] = g->dst[g->ne] = v, g->ne++;
+    }
   free(has);
   return graph_build_csr(g, err, errlen);
 }
@@ -382,5 +450,6 @@ void graph_free(Graph *g) {
   free(g->csr_pos);
   free(g->features);
   free(g->labels);
+  free(g->edge_vals);
   memset(g, 0, sizeof *g);
 }

@@ -140,11 +140,13 @@ static bool ptok_int(const char *s, long long *v) {
  * --params and gnn-run --params accept and refuse the same files: the whole file is read (a NUL
  * byte is an error), headers "tensor NAME 1 RANK dims", no repeated names, no tensor the model
  * lacks, shapes equal, every value a number finite in float32, every parameter present. */
-bool params_load(ParamSet *ps, const Module *m, const char *path, char *err, size_t errlen) {
-  if (!params_init(ps, m, "glorot", 0)) return false;
+/* Reads every tensor of want[0..n) (names and shapes set, data allocated for rows[i] rows) from
+ * a tensor file. Parameters (rows == NULL) have one row each; inputs have rows[i]. */
+static bool tensors_read(Tensor *want, int n, const int64_t *rows_of, const char *path, char *err, size_t errlen) {
+  const char *kind = rows_of ? "an input" : "a parameter";
   size_t size = 0;
   char *text = read_source_file(path, &size);
-  long *seen = calloc((size_t)(ps->nparams ? ps->nparams : 1), sizeof(long)); /* the header line, 0 = not yet */
+  long *seen = calloc((size_t)(n ? n : 1), sizeof(long)); /* the header line, 0 = not yet */
   bool ok = text && seen;
   if (!text) snprintf(err, errlen, "%s: error: cannot open: %s", path, read_source_error(errno));
   else if (strlen(text) != size) snprintf(err, errlen, "%s: error: NUL byte in a text file", path), ok = false;
@@ -154,9 +156,10 @@ bool params_load(ParamSet *ps, const Module *m, const char *path, char *err, siz
   while (ok && (tok = ptok_next(&t, &line))) {
     char *name = strcmp(tok, "tensor") == 0 ? ptok_next(&t, &l) : NULL;
     long long rows = 0, rank = -1, d = 0;
-    if (!name || strlen(name) > 255 || !ptok_int(ptok_next(&t, &l), &rows) || rows != 1 || !ptok_int(ptok_next(&t, &l), &rank) ||
-        rank < 0 || rank > GNN_MAX_RANK) {
-      snprintf(err, errlen, "%s:%ld: error: malformed tensor header (want 'tensor NAME 1 RANK dims...')", path, line);
+    if (!name || strlen(name) > 255 || !ptok_int(ptok_next(&t, &l), &rows) || (rows_of ? rows < 0 : rows != 1) ||
+        !ptok_int(ptok_next(&t, &l), &rank) || rank < 0 || rank > GNN_MAX_RANK) {
+      snprintf(err, errlen, "%s:%ld: error: malformed tensor header (want 'tensor NAME %s RANK dims...')", path, line,
+               rows_of ? "ROWS" : "1");
       ok = false;
       break;
     }
@@ -170,55 +173,92 @@ bool params_load(ParamSet *ps, const Module *m, const char *path, char *err, siz
       break;
     }
     int idx = -1;
-    for (int i = 0; i < ps->nparams; i++)
-      if (strcmp(ps->params[i].name, name) == 0) idx = i;
+    for (int i = 0; i < n; i++)
+      if (strcmp(want[i].name, name) == 0) idx = i;
     if (idx >= 0 && seen[idx]) {
       snprintf(err, errlen, "%s:%ld: error: tensor '%s' appears twice (first at line %ld)", path, line, name, seen[idx]);
       ok = false;
       break;
     }
     if (idx < 0) {
-      snprintf(err, errlen, "%s:%ld: error: tensor '%s' is not a parameter of the model", path, line, name);
+      snprintf(err, errlen, "%s:%ld: error: tensor '%s' is not %s of the model", path, line, name, kind);
       ok = false;
       break;
     }
-    if (!shape_eq(&sh, &ps->params[idx].shape)) {
-      char have[96], want[96];
-      const Shape *ms = &ps->params[idx].shape;
-      size_t h = (size_t)snprintf(have, sizeof have, "["), w = (size_t)snprintf(want, sizeof want, "[");
+    if (!shape_eq(&sh, &want[idx].shape)) {
+      char have[96], expect[96];
+      const Shape *ms = &want[idx].shape;
+      size_t h = (size_t)snprintf(have, sizeof have, "["), w = (size_t)snprintf(expect, sizeof expect, "[");
       for (int k = 0; k < sh.rank; k++) h += (size_t)snprintf(have + h, sizeof have - h, "%s%lld", k ? ", " : "", (long long)sh.d[k]);
-      for (int k = 0; k < ms->rank; k++) w += (size_t)snprintf(want + w, sizeof want - w, "%s%lld", k ? ", " : "", (long long)ms->d[k]);
-      snprintf(have + h, sizeof have - h, "]"), snprintf(want + w, sizeof want - w, "]");
-      snprintf(err, errlen, "%s:%ld: error: tensor '%s' has shape %s, expected %s", path, line, name, have, want);
+      for (int k = 0; k < ms->rank; k++) w += (size_t)snprintf(expect + w, sizeof expect - w, "%s%lld", k ? ", " : "", (long long)ms->d[k]);
+      snprintf(have + h, sizeof have - h, "]"), snprintf(expect + w, sizeof expect - w, "]");
+      snprintf(err, errlen, "%s:%ld: error: tensor '%s' has shape %s, expected %s", path, line, name, have, expect);
+      ok = false;
+      break;
+    }
+    if (rows_of && rows != rows_of[idx]) {
+      snprintf(err, errlen, "%s:%ld: error: tensor '%s' has %lld rows, the model's input has %lld on this graph", path, line,
+               name, rows, (long long)rows_of[idx]);
       ok = false;
       break;
     }
     seen[idx] = line;
-    int64_t n = shape_elems(&sh);
-    for (int64_t k = 0; k < n && ok; k++) {
+    int64_t nelem = shape_elems(&sh) * (rows_of ? rows : 1);
+    for (int64_t k = 0; k < nelem && ok; k++) {
       char *v = ptok_next(&t, &l), *end = NULL;
       double x = v ? strtod(v, &end) : 0;
       if (!v) {
         snprintf(err, errlen, "%s:%ld: error: tensor '%s': value %lld of %lld is missing (the file ends)", path, t.line, name,
-                 (long long)k, (long long)n);
+                 (long long)k, (long long)nelem);
         ok = false;
       } else if (end == v || *end || !isfinite(x) || !isfinite((float)x)) {
         snprintf(err, errlen, "%s:%ld: error: tensor '%s': value %lld '%.32s' is not a finite float32 number", path, l, name,
                  (long long)k, v);
         ok = false;
       } else {
-        ps->params[idx].data[k] = x;
+        want[idx].data[k] = x;
       }
     }
   }
-  for (int i = 0; ok && i < ps->nparams; i++)
+  for (int i = 0; ok && i < n; i++)
     if (!seen[i]) {
-      snprintf(err, errlen, "%s: error: no tensor '%s'", path, ps->params[i].name);
+      snprintf(err, errlen, "%s: error: no tensor '%s'", path, want[i].name);
       ok = false;
     }
   free(text);
   free(seen);
+  return ok;
+}
+
+bool params_load(ParamSet *ps, const Module *m, const char *path, char *err, size_t errlen) {
+  if (!params_init(ps, m, "glorot", 0)) return false;
+  bool ok = tensors_read(ps->params, ps->nparams, NULL, path, err, errlen);
   if (!ok) params_free(ps);
+  return ok;
+}
+
+/* The model's forward inputs, every one, from a tensor file (gnnc run --inputs; what
+ * --save-inputs writes): rows = the graph's vertices or edges (file order), or 1. */
+bool inputs_load(ParamSet *ins, const Module *m, const Graph *g, const char *path, char *err, size_t errlen) {
+  int n = 0;
+  for (int i = 0; i < m->vals.len; i++) {
+    const Value *v = m->vals.items[i];
+    n += v->op == OP_INPUT && !v->bwd;
+  }
+  ins->params = calloc((size_t)(n ? n : 1), sizeof(Tensor));
+  ins->nparams = n;
+  int64_t *rows = calloc((size_t)(n ? n : 1), sizeof(int64_t));
+  int k = 0;
+  for (int i = 0; i < m->vals.len; i++) {
+    const Value *v = m->vals.items[i];
+    if (v->op != OP_INPUT || v->bwd) continue;
+    rows[k] = value_rows(v, g);
+    ins->params[k] = (Tensor){v->name, v->shape, calloc((size_t)(rows[k] * shape_elems(&v->shape) + 1), sizeof(double))};
+    k++;
+  }
+  bool ok = tensors_read(ins->params, n, rows, path, err, errlen);
+  free(rows);
+  if (!ok) params_free(ins);
   return ok;
 }
 
@@ -407,8 +447,10 @@ static bool given_by_name(const Interp *in, const Value *v) {
   return false;
 }
 
-/* feat: the input that takes the graph's features (the first forward vertex input not given by name). */
-static bool fill_input(Interp *in, const Value *v, double *out, const Value *feat, char *err, size_t errlen) {
+/* feat: the input that takes the graph's features (the first forward vertex input not given by
+ * name); evals: the one that takes the graph's edge values (the first such edge input). */
+static bool fill_input(Interp *in, const Value *v, double *out, const Value *feat, const Value *evals, char *err,
+                       size_t errlen) {
   const Graph *g = in->g;
   int64_t rows = value_rows(v, g), n = shape_elems(&v->shape);
   for (int i = 0; i < in->ninputs; i++) /* given by name */
@@ -431,6 +473,17 @@ static bool fill_input(Interp *in, const Value *v, double *out, const Value *fea
     }
     for (int64_t r = 0; r < rows; r++)
       for (int64_t k = 0; k < n; k++) out[r * n + k] = k < g->nfeat ? g->features[r * g->nfeat + k] : 0;
+    return true;
+  }
+  if (v == evals) {
+    /* The first edge input takes graph.edges' values (file order, as every edge value here);
+     * its row must be exactly as wide as the file's. */
+    if (n != g->edge_ncols) {
+      snprintf(err, errlen, "error: model input '%s' is edge%s (%lld value%s per edge) but the graph's edges carry %lld",
+               v->name, shape_str(in->m->arena, &v->shape), (long long)n, n == 1 ? "" : "s", (long long)g->edge_ncols);
+      return false;
+    }
+    memcpy(out, g->edge_vals, sizeof(double) * (size_t)(rows * n));
     return true;
   }
   /* Inputs the graph does not provide are generated from the seed: uniform in [-1, 1) for
@@ -458,6 +511,11 @@ bool interp_run(Interp *in, char *err, size_t errlen) {
     const Value *v = m->vals.items[i];
     if (v->op == OP_INPUT && v->dom == DOM_VERTEX && !v->bwd && !given_by_name(in, v)) feat = v;
   }
+  const Value *evals = NULL;
+  for (int i = 0; i < nv && g->edge_vals && !evals; i++) {
+    const Value *v = m->vals.items[i];
+    if (v->op == OP_INPUT && v->dom == DOM_EDGE && !v->bwd && !given_by_name(in, v)) evals = v;
+  }
   for (int i = 0; i < nv; i++) {
     const Value *v = m->vals.items[i];
     if (v->bwd && in->forward_only) continue;
@@ -480,7 +538,7 @@ bool interp_run(Interp *in, char *err, size_t errlen) {
     int64_t na = sa ? shape_elems(sa) : 0, nb = sb ? shape_elems(sb) : 0;
     switch (v->op) {
     case OP_INPUT:
-      if (!fill_input(in, v, out, feat, err, errlen)) {
+      if (!fill_input(in, v, out, feat, evals, err, errlen)) {
         free(last);
         return false;
       }

@@ -55,16 +55,18 @@ static void usage(FILE *out) {
         "  --no-verify             do not run the IR verifier after each pass\n"
         "\n"
         "run options:\n"
-        "  --graph PATH            a dataset folder (graph.edges, features.svm, labels.txt) or an edge list\n"
+        "  --graph PATH            a dataset folder (graph.edges, features.svm, labels.txt) or an edge list;\n"
+        "                          graph.edges' columns after 'src dst' are the first edge input\n"
         "  --features FILE         vertex features in LIBSVM format (overrides the folder's)\n"
         "  --num-vertices N        vertex count for a bare edge list (default: largest id + 1)\n"
         "  --self-loops            add a self-loop v -> v to every vertex that has none (after the\n"
         "                          file's edges, ascending), as gnn-run and gnn-train --self-loops do\n"
         "  --params FILE           load parameters (gnnc tensor text format)\n"
+        "  --inputs FILE           load every model input (tensor text format, as --save-inputs writes)\n"
         "  --init=glorot|uniform   initialise parameters: Glorot (default) or uniform [-1, 1)\n"
         "  --seed N                seed for parameters and generated inputs (default 1)\n"
         "  --save-params FILE      write the parameters used\n"
-        "  --save-inputs FILE      write the inputs used (features and generated edge inputs)\n"
+        "  --save-inputs FILE      write the inputs used (features, edge values, generated inputs)\n"
         "  --save-outputs FILE     write every output of the module: out, and the gradients grad.<param>\n"
         "                          of a training module (their seed grad.out is a generated input)\n"
         "  --train                 evaluate in training mode: dropout draws its masks from --seed\n"
@@ -160,7 +162,7 @@ static bool parse_bytes(const char *s, double *out) {
 static bool takes_value(const char *a, bool run) {
   static const char *const compile[] = {"-o", "--emit", "--model", "--print-ir-after", "--print-ir-before", "--stats",
                                         "--recompute", "--memory-budget", "--print-memory-plan"};
-  static const char *const run_only[] = {"--graph", "--features", "--num-vertices", "--params", "--init",
+  static const char *const run_only[] = {"--graph", "--features", "--num-vertices", "--params", "--inputs", "--init",
                                          "--seed", "--save-params", "--save-inputs", "--output", "--rows"};
   for (size_t i = 0; i < sizeof compile / sizeof compile[0]; i++)
     if (strcmp(a, compile[i]) == 0) return true;
@@ -173,7 +175,7 @@ typedef struct {
   bool run;
   const char *target, *arch, *mapping;
   bool keep, verbose;
-  const char *input, *output, *emit, *graph, *features, *params, *init, *save_params, *save_inputs, *out_rows;
+  const char *input, *output, *emit, *graph, *features, *params, *inputs, *init, *save_params, *save_inputs, *out_rows;
   const char *save_outputs;
   bool train, backward;
   bool self_loops; /* --self-loops: add v -> v for every vertex without one, as gnn-train does */
@@ -187,7 +189,7 @@ typedef struct {
 static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
   char err[512] = "";
   Graph g = {0};
-  ParamSet ps = {0};
+  ParamSet ps = {0}, ins = {0};
   Interp in = {0};
   int rc = 1;
   bool ok;
@@ -206,8 +208,9 @@ static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
     goto fail;
   }
   if (cli->save_params && !params_save(&ps, cli->save_params, err, sizeof err)) goto fail;
+  if (cli->inputs && !inputs_load(&ins, m, &g, cli->inputs, err, sizeof err)) goto fail;
   in = (Interp){.m = m, .g = &g, .ps = &ps, .seed = cli->seed, .training = cli->train, .dropout_seed = cli->seed,
-                .forward_only = !cli->backward};
+                .forward_only = !cli->backward, .inputs = ins.params, .ninputs = ins.nparams};
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   if (!interp_run(&in, err, sizeof err)) goto fail;
@@ -313,6 +316,7 @@ fail:
 done:
   interp_free(&in);
   params_free(&ps);
+  params_free(&ins);
   graph_free(&g);
   (void)c;
   return rc;
@@ -426,6 +430,8 @@ int main(int argc, char **argv) {
       cli.num_vertices = (int64_t)n;
     } else if (cli.run && (v = ARGVAL("--params"))) {
       cli.params = v;
+    } else if (cli.run && (v = ARGVAL("--inputs"))) {
+      cli.inputs = v;
     } else if (cli.run && (v = ARGVAL("--init"))) {
       cli.init = v;
     } else if (cli.run && (v = ARGVAL("--seed"))) {

@@ -57,6 +57,10 @@ static uint64_t checksum(uint64_t h, const void *data, size_t bytes) {
 gnn_status gnn_graph_save_cache(gnn_ctx *ctx, const gnn_graph *g, const char *path) {
   if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
   if (!g || !path) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_save_cache: no graph or no path");
+  if (g->edge_ncols)
+    return gnn_set_error(ctx, GNN_ERR_UNSUPPORTED, "%s: error: the .gcsr cache holds the graph's structure, not the %lld "
+                         "value%s of each edge: load the edge list or Matrix Market file instead", path,
+                         (long long)g->edge_ncols, g->edge_ncols == 1 ? "" : "s");
   size_t nptr = (size_t)g->nv + 1, ne = (size_t)g->ne;
   static const uint32_t zero = 0;
   CacheHeader h;

@@ -31,7 +31,9 @@
 
 static void usage(FILE *out) {
   fputs("usage: gnn-run LIBMODEL.so --graph PATH [options]\n"
-        "  --graph PATH        a dataset folder (graph.edges, features.svm, ...), an edge list, .mtx or .gcsr\n"
+        "  --graph PATH        a dataset folder (graph.edges, features.svm, ...), an edge list, .mtx or .gcsr;\n"
+        "                      the features are the first vertex input, the edges' values (columns after\n"
+        "                      'src dst', a real .mtx's entries) the first edge input\n"
         "  --params FILE       parameters (tensor text format); default: Glorot from --seed\n"
         "  --inputs FILE       inputs by name (tensor text format, rows x width; edge rows in file order)\n"
         "  --output FILE       write every output row (tensor text format, edge rows in file order)\n"
@@ -70,15 +72,29 @@ static uint64_t splitmix(uint64_t *s) {
 }
 static double uniform01(uint64_t *s) { return (double)(splitmix(s) >> 11) * 0x1.0p-53; }
 
-/* Rows of a tensor in file order -> the graph's (CSR) order: row e of the graph is row
- * edge_origin[e] of the file. Vertex rows need no permutation. */
+/* The file row of each edge of the graph: edge e is row edge_origin[e] of the file, and the
+ * self-loops --self-loops added (origin -1) follow the file's edges in ascending vertex order,
+ * as gnnc run --self-loops appends them: in CSR order they already ascend, so the j-th one met
+ * is row (edges from the file) + j. (gnn-run offers no dedup or symmetrise, which would break
+ * this count.) malloc'd, ne entries. */
+static int64_t *file_rows_of_edges(const gnn_graph *g) {
+  int64_t *row = malloc(sizeof(int64_t) * (size_t)(g->ne ? g->ne : 1)), added = 0, j = 0;
+  if (!row) return NULL;
+  for (int64_t e = 0; e < g->ne; e++) added += g->edge_origin[e] < 0;
+  for (int64_t e = 0; e < g->ne; e++) row[e] = g->edge_origin[e] >= 0 ? g->edge_origin[e] : g->ne - added + j++;
+  return row;
+}
+
+/* Rows of a tensor in file order -> the graph's (CSR) order (file_rows_of_edges). Vertex rows
+ * need no permutation. */
 static void to_graph_order(const gnn_graph *g, int domain, int64_t width, const float *file, float *out) {
   int64_t rows = domain == GNN_DOMAIN_VERTEX ? g->nv : domain == GNN_DOMAIN_EDGE ? g->ne : 1;
+  int64_t *at = domain == GNN_DOMAIN_EDGE ? file_rows_of_edges(g) : NULL;
   for (int64_t r = 0; r < rows; r++) {
-    int64_t src = domain == GNN_DOMAIN_EDGE ? g->edge_origin[r] : r;
-    if (src < 0) memset(out + r * width, 0, sizeof(float) * (size_t)width); /* an added self-loop */
-    else memcpy(out + r * width, file + src * width, sizeof(float) * (size_t)width);
+    int64_t src = at ? at[r] : r;
+    memcpy(out + r * width, file + src * width, sizeof(float) * (size_t)width);
   }
+  free(at);
 }
 
 /* Tensor `want` (rows x the product of dims values) from an --inputs file, which the runtime has
@@ -104,12 +120,12 @@ static void write_rows(FILE *f, const char *name, const gnn_graph *g, const gnn_
   for (int k = 0; k < t->rank; k++) fprintf(f, " %lld", (long long)t->dims[k]);
   fputc('\n', f);
   /* edge rows back to file order */
-  int64_t *at = NULL;
-  if (t->domain == GNN_DOMAIN_EDGE) {
+  int64_t *at = NULL, *row = t->domain == GNN_DOMAIN_EDGE ? file_rows_of_edges(g) : NULL;
+  if (row) {
     at = malloc(sizeof(int64_t) * (size_t)(rows ? rows : 1));
     for (int64_t e = 0; e < rows; e++) at[e] = -1;
-    for (int64_t e = 0; e < rows; e++)
-      if (g->edge_origin[e] >= 0) at[g->edge_origin[e]] = e;
+    for (int64_t e = 0; e < rows; e++) at[row[e]] = e;
+    free(row);
   }
   for (int64_t r = 0; r < rows; r++) {
     int64_t gr = at ? at[r] : r;
@@ -217,7 +233,7 @@ int main(int argc, char **argv) {
    * generated as the interpreter generates them */
   in_host = calloc((size_t)api->num_inputs + 1, sizeof(float *));
   in_dev = calloc((size_t)api->num_inputs + 1, sizeof(float *));
-  bool features_used = false;
+  bool features_used = false, edge_values_used = false;
   struct stat st_dir;
   bool is_dir = stat(graph, &st_dir) == 0 && S_ISDIR(st_dir.st_mode);
   for (int i = 0; i < api->num_inputs; i++) {
@@ -247,6 +263,20 @@ int main(int argc, char **argv) {
         free(feat);
         features_used = true;
       }
+    }
+    if (!inputs && t->domain == GNN_DOMAIN_EDGE && g->edge_ncols && !edge_values_used) {
+      /* The first edge input takes the graph's edge values (already in the graph's order). */
+      edge_values_used = true;
+      if (t->width != g->edge_ncols) {
+        fprintf(stderr, "gnn-run: model input '%s' has %lld value%s per edge but the edges of %s carry %lld\n", t->name,
+                (long long)t->width, t->width == 1 ? "" : "s", graph, (long long)g->edge_ncols);
+        goto out;
+      }
+      in_host[i] = malloc(bytes ? bytes : 1);
+      memcpy(in_host[i], g->h_edge_values, bytes);
+      CHECK(rt.gmalloc(ctx, (void **)&in_dev[i], bytes));
+      CHECK(rt.upload(ctx, in_dev[i], in_host[i], bytes));
+      continue;
     }
     if (!file_rows) { /* the interpreter's generated input */
       uint64_t s = name_seed((uint64_t)seed ^ 0x5eedull, t->name);

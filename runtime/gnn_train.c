@@ -139,7 +139,7 @@ int main(int argc, char **argv) {
   gnn_ctx *ctx = NULL;
   gnn_dataset *ds = NULL;
   void *model = NULL;
-  float *x = NULL, *dlogits = NULL, **mom = NULL, **vel = NULL, **best = NULL;
+  float *x = NULL, *ew = NULL, *dlogits = NULL, **mom = NULL, **vel = NULL, **best = NULL;
   int32_t *labels = NULL;
   uint8_t *masks[3] = {NULL, NULL, NULL};
   const gnn_model_api *api = NULL;
@@ -161,9 +161,16 @@ int main(int argc, char **argv) {
     fprintf(stderr, "gnn-train: %s was compiled without autodiff: it has no backward (rebuild without -fno-autodiff)\n", libpath);
     goto out;
   }
-  if (api->num_inputs != 1 || api->inputs[0].domain != GNN_DOMAIN_VERTEX || api->output_info.domain != GNN_DOMAIN_VERTEX ||
-      api->output_info.rank != 1) {
-    fprintf(stderr, "gnn-train: node classification needs a model with one vertex input and a vertex[C] output\n");
+  /* One vertex input (the features) and at most one edge input (the graph's edge values). */
+  int xi = -1, wi = -1, others = 0;
+  for (int i = 0; i < api->num_inputs; i++) {
+    int *slot = api->inputs[i].domain == GNN_DOMAIN_VERTEX ? &xi : api->inputs[i].domain == GNN_DOMAIN_EDGE ? &wi : NULL;
+    if (slot && *slot < 0) *slot = i;
+    else others++;
+  }
+  if (xi < 0 || others || api->output_info.domain != GNN_DOMAIN_VERTEX || api->output_info.rank != 1) {
+    fprintf(stderr, "gnn-train: node classification needs a model with one vertex input (the features), at most one edge "
+                    "input (the values of graph.edges) and a vertex[C] output\n");
     goto out;
   }
   if (rt.ctx_create(&ctx, (int)device) != GNN_OK) {
@@ -178,7 +185,17 @@ int main(int argc, char **argv) {
             !ds->features ? "features.svm" : !ds->labels ? "labels.txt" : "a split file (train.idx, val.idx, test.idx)");
     goto out;
   }
-  const int64_t nv = ds->nv, C = api->output_info.width, F = api->inputs[0].width;
+  const int64_t nv = ds->nv, C = api->output_info.width, F = api->inputs[xi].width;
+  if (wi >= 0 && api->inputs[wi].width != ds->graph->edge_ncols) {
+    const gnn_tensor_info *t = &api->inputs[wi];
+    if (ds->graph->edge_ncols == 0)
+      fprintf(stderr, "gnn-train: model input '%s' is an edge input, but the edges of %s/graph.edges carry no values "
+                      "(columns after 'src dst': a weight, or features)\n", t->name, data);
+    else
+      fprintf(stderr, "gnn-train: model input '%s' has %lld value%s per edge, the edges of %s/graph.edges carry %lld\n",
+              t->name, (long long)t->width, t->width == 1 ? "" : "s", data, (long long)ds->graph->edge_ncols);
+    goto out;
+  }
   if (ds->nfeat > F) {
     fprintf(stderr, "gnn-train: %s has %lld feature columns, the model's input has %lld\n", data, (long long)ds->nfeat, (long long)F);
     goto out;
@@ -235,6 +252,11 @@ int main(int argc, char **argv) {
     free(h);
     CHECK(st);
   }
+  if (wi >= 0) { /* the edge values, in the graph's order (an added self-loop's are 1) */
+    size_t b = sizeof(float) * (size_t)(ds->graph->ne * ds->graph->edge_ncols);
+    CHECK(rt.gmalloc(ctx, (void **)&ew, b));
+    CHECK(rt.upload(ctx, ew, ds->graph->h_edge_values, b));
+  }
   CHECK(rt.gmalloc(ctx, (void **)&labels, sizeof(int32_t) * (size_t)nv));
   CHECK(rt.upload(ctx, labels, ds->labels, sizeof(int32_t) * (size_t)nv));
   uint8_t *hm[3] = {ds->train_mask, ds->val_mask, ds->test_mask};
@@ -256,7 +278,9 @@ int main(int argc, char **argv) {
     best[i] = malloc(b ? b : 1);
     CHECK(rt.download(ctx, best[i], api->param(model, i), b));
   }
-  const float *const inputs[1] = {x};
+  const float *inputs[2] = {NULL, NULL};
+  inputs[xi] = x;
+  if (wi >= 0) inputs[wi] = ew;
   printf("gnn-train: %s (%s, %s) on %s: %lld vertices, %lld edges%s, %lld features, %d classes, split %lld/%lld/%lld\n",
          api->name, api->source, api->target == GNN_TARGET_CUDA ? "CUDA" : "host", data, (long long)nv,
          (long long)ds->graph->ne, self_loops ? " (with self-loops)" : "", (long long)ds->nfeat, ds->nclasses,
@@ -362,6 +386,7 @@ out:
     }
   free(mom), free(vel), free(best);
   if (x) rt.gfree(ctx, x);
+  if (ew) rt.gfree(ctx, ew);
   if (labels) rt.gfree(ctx, labels);
   for (int s = 0; s < 3; s++)
     if (masks[s]) rt.gfree(ctx, masks[s]);

@@ -182,6 +182,11 @@ typedef struct gnn_graph {
   const int32_t *h_src, *h_dst, *h_out_eid;
   const int64_t *edge_origin; /* host, ne: the line order index of each edge in the source (-1 = added self-loop) */
   int64_t max_in_deg, max_out_deg;
+  /* Values the source gave each edge: an edge list's columns after "src dst", a real or
+   * integer Matrix Market file's entries (one column). Host, ne x edge_ncols, row e = edge e
+   * (CSR order); an added self-loop's values are 1. NULL and 0 when the source has none. */
+  const float *h_edge_values;
+  int64_t edge_ncols;
 } gnn_graph;
 
 /* Loads a graph, choosing the format by path: a directory is a dataset folder (its
@@ -199,7 +204,8 @@ GNN_API gnn_status gnn_graph_load(gnn_ctx *ctx, const char *path, const gnn_grap
 GNN_API gnn_status gnn_graph_from_edges(gnn_ctx *ctx, int64_t nv, int64_t ne, const int64_t *src, const int64_t *dst,
                                         const gnn_graph_opts *opts, gnn_graph **out);
 /* Writes the graph (after its options) to a .gcsr cache, through a temporary file renamed
- * into place: a failed write leaves no file behind. */
+ * into place: a failed write leaves no file behind. The cache holds the structure only: a
+ * graph with edge values is GNN_ERR_UNSUPPORTED. */
 GNN_API gnn_status gnn_graph_save_cache(gnn_ctx *ctx, const gnn_graph *g, const char *path);
 GNN_API void gnn_graph_free(gnn_ctx *ctx, gnn_graph *g);
 

@@ -23,6 +23,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,10 +51,44 @@ gnn_status rt_edges_push(gnn_ctx *ctx, RtEdges *es, int64_t s, int64_t d, int64_
   return GNN_OK;
 }
 
+static int next_word(char **p, char *w, size_t n);
+
+gnn_status rt_edges_push_vals(gnn_ctx *ctx, RtEdges *es, const float *v) {
+  if (es->nvals == es->capvals) {
+    int64_t cap = es->capvals ? es->capvals * 2 : 1024;
+    float *a = (float *)realloc(es->vals, rt_mul(rt_mul((size_t)cap, (size_t)es->ncols), sizeof(float)));
+    if (!a) return gnn_set_error(ctx, GNN_ERR_OOM, "out of host memory reading the values of %lld edges", (long long)cap);
+    es->vals = a;
+    es->capvals = cap;
+  }
+  memcpy(es->vals + es->nvals * es->ncols, v, sizeof(float) * (size_t)es->ncols);
+  es->nvals++;
+  return GNN_OK;
+}
+
+gnn_status rt_real_field(gnn_ctx *ctx, RtReader *r, char **p, const char *what, float *out) {
+  rt_skip_space(p);
+  if (rt_at_end(*p))
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: missing %s (line ends early)", r->path, r->lineno, what);
+  char *end;
+  double v = strtod(*p, &end);
+  if (end == *p || (*end && !isspace((unsigned char)*end))) {
+    char tok[32];
+    next_word(p, tok, sizeof tok);
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %s '%s' is not a number", r->path, r->lineno, what, tok);
+  }
+  if (!isfinite(v) || !isfinite((float)v))
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %s is not finite in float32", r->path, r->lineno, what);
+  *out = (float)v;
+  *p = end;
+  return GNN_OK;
+}
+
 void rt_edges_free(RtEdges *es) {
   free(es->src);
   free(es->dst);
   free(es->origin);
+  free(es->vals);
   memset(es, 0, sizeof *es);
 }
 
@@ -166,6 +201,7 @@ void gnn_graph_free(gnn_ctx *ctx, gnn_graph *g) {
   rt_garray_free(ctx, g->h_out_ptr);
   rt_garray_free(ctx, g->h_out_eid);
   free((void *)g->edge_origin);
+  free((void *)g->h_edge_values);
   free((RtGraph *)g);
 }
 
@@ -329,8 +365,27 @@ gnn_status rt_graph_build(gnn_ctx *ctx, RtEdges *es, int64_t nv, const gnn_graph
       origin[k] = es->origin[perm[k]];
     }
     free(perm);
+    /* The source's edge values in CSR order, by origin (1 for an added self-loop). */
+    float *vals = NULL;
+    int64_t ncols = es->vals ? es->ncols : 0;
+    if (ncols && !(vals = (float *)rt_malloc(ctx, rt_mul(rt_mul((size_t)ne, (size_t)ncols), sizeof(float)), "edge values"))) {
+      rt_garray_free(ctx, in_ptr);
+      rt_garray_free(ctx, src);
+      free(origin);
+      st = GNN_ERR_OOM;
+      goto done;
+    }
+    for (int64_t k = 0; k < ne && ncols; k++)
+      for (int64_t c = 0; c < ncols; c++)
+        vals[k * ncols + c] = origin[k] >= 0 ? es->vals[origin[k] * ncols + c] : 1.0f;
     rt_edges_free(es);
     st = rt_graph_from_csr(ctx, nv, ne, in_ptr, src, origin, rt_opts_flags(opts), out);
+    if (!st) {
+      (*out)->h_edge_values = vals;
+      (*out)->edge_ncols = ncols;
+    } else {
+      free(vals);
+    }
   }
 done:
   free(flag);
@@ -353,27 +408,63 @@ static gnn_status check_id(gnn_ctx *ctx, const RtReader *r, int64_t id, int64_t 
   return GNN_OK;
 }
 
-/* An edge list: "src dst" per line, '#' comments, ids checked at their line. */
+/* The fields left on a line. */
+static int64_t count_fields(const char *p) {
+  int64_t n = 0;
+  for (;;) {
+    while (*p == ' ' || *p == '\t') p++;
+    if (rt_at_end((char *)p)) return n;
+    n++;
+    while (*p && !isspace((unsigned char)*p)) p++;
+  }
+}
+
+enum { EDGE_MAX_COLS = 1 << 16 };
+
+/* An edge list: "src dst [v1 ... vk]" per line, '#' comments, ids checked at their line; k is
+ * the first edge line's and the same on every line. */
 gnn_status rt_load_edge_list(gnn_ctx *ctx, const char *path, int64_t nv, RtEdges *es, int64_t *nv_out) {
   RtReader r;
   gnn_status st = rt_reader_open(ctx, &r, path, '#');
   if (st) return st;
-  int64_t maxid = -1;
+  int64_t maxid = -1, ncols = -1;
+  float *row = NULL;
   char *p;
   while ((p = rt_reader_next(ctx, &r, &st))) {
     int64_t s, d;
     if ((st = rt_int_field(ctx, &r, &p, "source vertex id", 0, &s))) break;
     if ((st = rt_int_field(ctx, &r, &p, "destination vertex id", 0, &d))) break;
-    if (!rt_at_end(p)) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: expected 2 fields 'src dst', found more", path, r.lineno);
+    int64_t nf = count_fields(p);
+    if (ncols < 0) {
+      if (nf > EDGE_MAX_COLS) {
+        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %lld values on an edge, more than %d", path, r.lineno,
+                           (long long)nf, EDGE_MAX_COLS);
+        break;
+      }
+      ncols = es->ncols = nf;
+      if (nf && !(row = (float *)rt_malloc(ctx, sizeof(float) * (size_t)nf, "an edge's values"))) {
+        st = GNN_ERR_OOM;
+        break;
+      }
+    }
+    if (nf != ncols) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %lld value%s after 'src dst', the first edge line has %lld",
+                         path, r.lineno, (long long)nf, nf == 1 ? "" : "s", (long long)ncols);
       break;
     }
     if ((st = check_id(ctx, &r, s, nv)) || (st = check_id(ctx, &r, d, nv))) break;
+    for (int64_t k = 0; k < ncols && !st; k++) {
+      char what[40];
+      snprintf(what, sizeof what, "edge value %lld", (long long)k + 1);
+      st = rt_real_field(ctx, &r, &p, what, &row[k]);
+    }
+    if (st || (ncols && (st = rt_edges_push_vals(ctx, es, row)))) break;
     if ((st = rt_edges_push(ctx, es, s, d, es->n))) break;
     if (s > maxid) maxid = s;
     if (d > maxid) maxid = d;
   }
   rt_reader_close(&r);
+  free(row);
   if (st) return st;
   *nv_out = nv > 0 ? nv : maxid + 1;
   if (*nv_out == 0) return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: empty graph (no edges and no vertex count)", path);
@@ -473,7 +564,9 @@ gnn_status rt_load_mtx(gnn_ctx *ctx, const char *path, int64_t nv, RtEdges *es, 
                        (long long)nv, (long long)rows);
     goto done;
   }
-  /* 3. The entries: "I J [VALUE]", 1-based; A(I, J) is the edge I-1 -> J-1. */
+  /* 3. The entries: "I J [VALUE]", 1-based; A(I, J) is the edge I-1 -> J-1, its value the
+   * edge's (both directions of a symmetric entry share it). */
+  if (!pattern) es->ncols = 1;
   for (int64_t k = 0; k < nnz; k++) {
     if (!(p = rt_reader_next(ctx, &r, &st))) {
       if (!st) st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: the file ends after %lld of the %lld entries "
@@ -481,25 +574,19 @@ gnn_status rt_load_mtx(gnn_ctx *ctx, const char *path, int64_t nv, RtEdges *es, 
       goto done;
     }
     int64_t i, j, iv;
+    float val = 1;
     if ((st = rt_int_field(ctx, &r, &p, "row index", 0, &i)) || (st = rt_int_field(ctx, &r, &p, "column index", 0, &j)))
       goto done;
     if (integer) {
       if ((st = rt_int_field(ctx, &r, &p, "integer value", 0, &iv))) goto done;
+      val = (float)iv;
     } else if (!pattern) {
       rt_skip_space(&p);
-      char *end;
-      (void)strtod(p, &end);
       if (rt_at_end(p)) {
         st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: missing value (line ends early)", path, r.lineno);
         goto done;
       }
-      if (end == p || (*end && !isspace((unsigned char)*end))) {
-        char tok[32];
-        next_word(&p, tok, sizeof tok);
-        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: value '%s' is not a number", path, r.lineno, tok);
-        goto done;
-      }
-      p = end;
+      if ((st = rt_real_field(ctx, &r, &p, "value", &val))) goto done;
     }
     if (!rt_at_end(p)) {
       st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: expected %d fields, found more", path, r.lineno,
@@ -511,6 +598,7 @@ gnn_status rt_load_mtx(gnn_ctx *ctx, const char *path, int64_t nv, RtEdges *es, 
                          "(indices are 1-based)", path, r.lineno, (long long)i, (long long)j, (long long)rows, (long long)rows);
       goto done;
     }
+    if (!pattern && (st = rt_edges_push_vals(ctx, es, &val))) goto done;
     if ((st = rt_edges_push(ctx, es, i - 1, j - 1, k))) goto done;
     if (symmetric && i != j && (st = rt_edges_push(ctx, es, j - 1, i - 1, k))) goto done;
   }

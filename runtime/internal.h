@@ -117,7 +117,15 @@ gnn_status rt_tmp_commit(gnn_ctx *ctx, FILE *f, char *tmp, const char *path, gnn
 typedef struct {
   int64_t *src, *dst, *origin;
   int64_t n, cap;
+  /* Values carried by the source's edges (an edge list's columns after src dst, a Matrix
+   * Market file's entries): ncols per source entry, indexed by origin; NULL when none. */
+  float *vals;
+  int64_t ncols, nvals, capvals; /* nvals: entries stored */
 } RtEdges;
+/* Appends one source entry's ncols values (es->ncols set first). */
+gnn_status rt_edges_push_vals(gnn_ctx *ctx, RtEdges *es, const float *v);
+/* A real field: a number finite in float32 ("edge value 2 'x' is not a number"). */
+gnn_status rt_real_field(gnn_ctx *ctx, RtReader *r, char **p, const char *what, float *out);
 
 gnn_status rt_edges_push(gnn_ctx *ctx, RtEdges *es, int64_t s, int64_t d, int64_t origin);
 void rt_edges_free(RtEdges *es);

@@ -96,6 +96,11 @@ static void dump_graph(gnn_ctx *ctx, const gnn_graph *g) {
   printf("\norigin");
   for (int64_t e = 0; e < ne; e++) printf(" %" PRId64, g->edge_origin[e]);
   printf("\n");
+  if (g->edge_ncols) { /* only for a source with edge values: the dumps of the others are unchanged */
+    printf("values %" PRId64, g->edge_ncols);
+    for (int64_t k = 0; k < ne * g->edge_ncols; k++) printf(" %.9g", (double)g->h_edge_values[k]);
+    printf("\n");
+  }
   free(din);
   free(dout);
 }

@@ -15,7 +15,54 @@ d=tests/graph
 bad nonnumeric $d/nonnumeric.edges "$d/nonnumeric.edges:2: error: destination vertex id 'x2' is not an integer"
 bad truncated $d/truncated.edges "$d/truncated.edges:2: error: missing destination vertex id (line ends early)"
 bad negative $d/negative.edges "$d/negative.edges:2: error: negative vertex id -3"
-bad extra-field $d/extra.edges "$d/extra.edges:2: error: expected 2 fields 'src dst', found more"
+bad extra-field $d/extra.edges "$d/extra.edges:2: error: 1 value after 'src dst', the first edge line has 0"
+# values after 'src dst' (the runtime's loader gives the same messages: runtime.sh)
+rb=tests/runtime/bad
+bad value-text $rb/values-text.edges "$rb/values-text.edges:2: error: edge value 1 'abc' is not a number"
+bad value-inf $rb/values-inf.edges "$rb/values-inf.edges:2: error: edge value 1 is not finite in float32"
+bad value-nan $rb/values-nan.edges "$rb/values-nan.edges:2: error: edge value 1 is not finite in float32"
+bad values-fewer $rb/values-fewer.edges "$rb/values-fewer.edges:2: error: 1 value after 'src dst', the first edge line has 2"
+# an edge input as wide as the graph's values takes them; any other width is an error
+printf 'model M(x: vertex[2], w: edge[2]) -> vertex[2] {\n  return sum(w * x[src])\n}\n' > "$TMP/w2.gnn"
+"$GNNC" run "$TMP/w2.gnn" --graph tests/runtime/graphs/values1.edges > /dev/null 2> "$TMP/g.err"
+if [ $? -eq 1 ] && grep -qF "error: model input 'w' is edge[2] (2 values per edge) but the graph's edges carry 1" "$TMP/g.err"; then
+  pass graph/edge-input-width; else fail graph/edge-input-width "$(head -2 "$TMP/g.err")"; fi
+# The values reach the model: the interpreter and the host library (gnn-run) read them from the
+# file the same way, by rows of the file (an added self-loop's rows follow, valued 1), or from
+# --inputs (what gnnc run --save-inputs wrote)
+ev=$TMP/ev; mkdir -p "$ev"; evg=tests/runtime/graphs/values.edges
+printf 'model E(w: edge[2]) -> vertex[2] {\n  return sum(w)\n}\n' > "$ev/e.gnn"
+printf 'model F(w: edge[2]) -> edge[2] {\n  return 2 * w\n}\n' > "$ev/f.gnn"
+ev_run() { "$ROOT/build/bin/gnn-run" "$@" --repeat 1 --warmup 0 > /dev/null 2>> "$ev/err"; }
+if "$GNNC" run "$ev/e.gnn" --graph $evg --output "$ev/e1" > /dev/null 2> "$ev/err" &&
+   [ "$(tr '\n' ' ' < "$ev/e1")" = "tensor output 4 1 2 4.5 50 9.5 110 4 50 0 0 " ]; then pass graph/edge-values/interpreter
+else fail graph/edge-values/interpreter "$(tr '\n' ' ' < "$ev/e1") $(head -2 "$ev/err")"; fi
+if "$GNNC" "$ev/e.gnn" --target=host -o "$ev/libe.so" > /dev/null 2>&1 && ev_run "$ev/libe.so" --graph $evg --output "$ev/e2" &&
+   cmp -s "$ev/e1" "$ev/e2"; then pass graph/edge-values/host-library
+else fail graph/edge-values/host-library "$(head -3 "$ev/e2" | tr '\n' ' ') $(head -2 "$ev/err")"; fi
+ev_want="tensor output 9 1 2 1 20 3 40 5 60 7 80 9 100 11 120 2 2 2 2 2 2 "
+if "$GNNC" run "$ev/f.gnn" --graph $evg --self-loops --output "$ev/f1" --save-inputs "$ev/f.in" > /dev/null 2> "$ev/err" &&
+   [ "$(tr '\n' ' ' < "$ev/f1")" = "$ev_want" ]; then pass graph/edge-values/self-loops-interpreter
+else fail graph/edge-values/self-loops-interpreter "$(tr '\n' ' ' < "$ev/f1") $(head -2 "$ev/err")"; fi
+if "$GNNC" "$ev/f.gnn" --target=host -o "$ev/libf.so" > /dev/null 2>&1 &&
+   ev_run "$ev/libf.so" --graph $evg --self-loops --output "$ev/f2" && cmp -s "$ev/f1" "$ev/f2"; then
+  pass graph/edge-values/self-loops-host-library
+else fail graph/edge-values/self-loops-host-library "$(tr '\n' ' ' < "$ev/f2") $(head -2 "$ev/err")"; fi
+# --inputs: the saved inputs doubled; both programs read them instead of the file's values
+awk 'NR == 1 { print; next } { print 2 * $1, 2 * $2 }' "$ev/f.in" > "$ev/f2.in"
+ev_want="tensor output 9 1 2 2 40 6 80 10 120 14 160 18 200 22 240 4 4 4 4 4 4 "
+if "$GNNC" run "$ev/f.gnn" --graph $evg --self-loops --inputs "$ev/f2.in" --output "$ev/f3" > /dev/null 2> "$ev/err" &&
+   [ "$(tr '\n' ' ' < "$ev/f3")" = "$ev_want" ] && ev_run "$ev/libf.so" --graph $evg --self-loops --inputs "$ev/f2.in" --output "$ev/f4" &&
+   cmp -s "$ev/f3" "$ev/f4"; then pass graph/edge-values/inputs-file
+else fail graph/edge-values/inputs-file "$(tr '\n' ' ' < "$ev/f3") / $(tr '\n' ' ' < "$ev/f4") $(head -2 "$ev/err")"; fi
+# the host library refuses a width the file does not have, as the interpreter does
+printf 'model G(w: edge[3]) -> vertex[3] {\n  return sum(w)\n}\n' > "$ev/g.gnn"
+if "$GNNC" "$ev/g.gnn" --target=host -o "$ev/libg.so" > /dev/null 2>&1; then
+  "$ROOT/build/bin/gnn-run" "$ev/libg.so" --graph $evg --repeat 1 --warmup 0 > /dev/null 2> "$ev/err"
+  if [ $? -eq 1 ] && grep -qF "model input 'w' has 3 values per edge but the edges of" "$ev/err"; then pass graph/edge-values/host-width
+  else fail graph/edge-values/host-width "$(head -2 "$ev/err")"; fi
+else fail graph/edge-values/host-width "gnnc could not build the model"; fi
+unset -f ev_run
 bad empty $d/empty.edges "$d/empty.edges: error: empty graph"
 bad huge-id $d/huge.edges "$d/huge.edges:2: error: source vertex id is out of range"
 bad out-of-range $d/outofrange "$d/outofrange/graph.edges:2: error: vertex id 7 out of range (the graph has 3 vertices)"

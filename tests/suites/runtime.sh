@@ -100,6 +100,15 @@ else
     rt_same "runtime/graph/mtx-equals-edges-$n" $o "$rt_g/small.mtx" -- $o -n 5 "$rt_g/small.edges"
   done
   rt_expect runtime/graph/mtx-symmetric "$rt_g/sym.expected" "$rt_g/sym.mtx"
+  # edge values (columns after 'src dst'; a real .mtx's values) follow their edge through every
+  # option into CSR order, an added self-loop's are 1 (values.*.expected checked by hand)
+  for c in plain: r:-r d:-d y:-y s:-s "rdys:-r -d -y -s"; do
+    n=${c%%:*}; o=${c#*:}
+    # shellcheck disable=SC2086
+    rt_expect "runtime/graph/values-$n" "$rt_g/values.$n.expected" $o -n 5 "$rt_g/values.edges"
+    # shellcheck disable=SC2086
+    rt_same "runtime/graph/mtx-values-equal-edge-values-$n" $o "$rt_g/values.mtx" -- $o -n 5 "$rt_g/values1.edges"
+  done
   # Cora from every format: the same CSR, CSC, degrees and origins
   { echo '%%MatrixMarket matrix coordinate pattern general'; echo '2708 2708 10556'
     grep -v '^#' data/cora/graph.edges | awk '{ print $1 + 1, $2 + 1 }'; } > "$rt_tmp/cora.mtx"
@@ -171,7 +180,7 @@ PYEOF
   rt_bad edges-nonnumeric-src GNN_ERR_FORMAT "$b/nonnumeric-src.edges:1: error: source vertex id 'x' is not an integer" "$b/nonnumeric-src.edges"
   rt_bad edges-truncated GNN_ERR_FORMAT "$b/truncated.edges:2: error: missing destination vertex id (line ends early)" "$b/truncated.edges"
   rt_bad edges-negative GNN_ERR_FORMAT "$b/negative.edges:2: error: negative vertex id -3" "$b/negative.edges"
-  rt_bad edges-extra-field GNN_ERR_FORMAT "$b/extra.edges:2: error: expected 2 fields 'src dst', found more" "$b/extra.edges"
+  rt_bad edges-extra-field GNN_ERR_FORMAT "$b/extra.edges:2: error: 1 value after 'src dst', the first edge line has 0" "$b/extra.edges"
   rt_bad edges-empty GNN_ERR_FORMAT "$b/empty.edges: error: empty graph (no edges and no vertex count)" "$b/empty.edges"
   rt_bad edges-id-2-31 GNN_ERR_FORMAT "$b/huge.edges:2: error: vertex id 2147483648 does not fit in 32 bits" "$b/huge.edges"
   rt_bad edges-overflow GNN_ERR_FORMAT "$b/overflow.edges:2: error: destination vertex id is out of range" "$b/overflow.edges"
@@ -195,6 +204,12 @@ PYEOF
   rt_bad mtx-value GNN_ERR_FORMAT "$b/value.mtx:3: error: value 'abc' is not a number" "$b/value.mtx"
   rt_bad mtx-no-value GNN_ERR_FORMAT "$b/novalue.mtx:3: error: missing value (line ends early)" "$b/novalue.mtx"
   rt_bad mtx-integer-value GNN_ERR_FORMAT "$b/intvalue.mtx:3: error: integer value '1.5' is not an integer" "$b/intvalue.mtx"
+  rt_bad mtx-value-inf GNN_ERR_FORMAT "$b/values-inf.mtx:3: error: value is not finite in float32" "$b/values-inf.mtx"
+  rt_bad edges-value-text GNN_ERR_FORMAT "$b/values-text.edges:2: error: edge value 1 'abc' is not a number" "$b/values-text.edges"
+  rt_bad edges-value-inf GNN_ERR_FORMAT "$b/values-inf.edges:2: error: edge value 1 is not finite in float32" "$b/values-inf.edges"
+  rt_bad edges-value-nan GNN_ERR_FORMAT "$b/values-nan.edges:2: error: edge value 1 is not finite in float32" "$b/values-nan.edges"
+  rt_bad edges-values-fewer GNN_ERR_FORMAT "$b/values-fewer.edges:2: error: 1 value after 'src dst', the first edge line has 2" "$b/values-fewer.edges"
+  rt_bad cache-edge-values GNN_ERR_UNSUPPORTED "values.gcsr: error: the .gcsr cache holds the graph's structure, not the 2 values of each edge" "$rt_g/values.edges" --save-cache "$rt_tmp/values.gcsr"
   rt_bad mtx-pattern-extra GNN_ERR_FORMAT "$b/pattern-extra.mtx:3: error: expected 2 fields, found more" "$b/pattern-extra.mtx"
   rt_bad mtx-no-size GNN_ERR_FORMAT "$b/nosize.mtx:3: error: the size line 'ROWS COLS ENTRIES' is missing" "$b/nosize.mtx"
   rt_bad mtx-empty GNN_ERR_FORMAT "$b/empty.mtx:2: error: empty graph (a 0 x 0 matrix)" "$b/empty.mtx"

@@ -6,6 +6,8 @@
 #                             GCN >= 0.800 (Kipf & Welling report 81.5%), GAT >= 0.810
 #                             (Velickovic et al. report 83.0%), APPNP >= 0.810 (Klicpera et al.
 #                             report 83.3%; its K = 10 propagation is a loop in the source)
+#   train/edge-values/...     graph.edges' third column as GCN's edge weight: all ones trains
+#                             exactly as GCN, all zeros far worse (tests/train/gcn_weighted.gnn)
 #   train/params-roundtrip    --save-params of the best epoch, then --eval-only --load-params
 #                             reports the same test accuracy
 #   train/bad/CASE            bad datasets and divergence: exit 1 (bad options: 2), a message
@@ -48,6 +50,30 @@ else
     fail train/params-roundtrip "eval-only gave '$(tr_acc "$tr/eval.log" 2>/dev/null)', training '$(tr_acc "$tr/gcn.log")'"
   fi
 
+  # Edge values from the data: Cora with a third column in graph.edges, read by the first edge
+  # input of tests/train/gcn_weighted.gnn (GCN with c = w / sqrt(d_u d_v)). Every weight 1: GCN to
+  # the bit (the same accuracy line as train/cora/gcn). Every weight 0: only the added self-loops
+  # (weight 1) carry a message, and the accuracy falls far below GCN's.
+  tr_wdata() { # NAME WEIGHT: Cora's files, graph.edges with the weight appended to each edge
+    rm -rf "${tr:?}/$1"; mkdir -p "$tr/$1"
+    for f in features.svm labels.txt train.idx val.idx test.idx; do cp "data/cora/$f" "$tr/$1/"; done
+    awk -v w="$2" '/^#/ { print; next } { print $0, w }' data/cora/graph.edges > "$tr/$1/graph.edges"
+  }
+  if "$GNNC" tests/train/gcn_weighted.gnn --target=$tr_target -o "$tr/libgcnw.so" > "$tr/gcnw.build" 2>&1; then
+    tr_wdata cora-w1 1; tr_wdata cora-w0 0
+    "$tr_bin/gnn-train" "$tr/libgcnw.so" --data "$tr/cora-w1" --seed 1 --quiet > "$tr/gcnw1.log" 2>&1
+    tr_rc=$? tr_got=$(grep '^accuracy:' "$tr/gcnw1.log") tr_want=$(grep '^accuracy:' "$tr/gcn.log")
+    if [ $tr_rc -eq 0 ] && [ -n "$tr_got" ] && [ "$tr_got" = "$tr_want" ]; then pass train/edge-values/ones-are-gcn
+    else fail train/edge-values/ones-are-gcn "exit $tr_rc, '$tr_got', GCN: '$tr_want'"; fi
+    "$tr_bin/gnn-train" "$tr/libgcnw.so" --data "$tr/cora-w0" --seed 1 --quiet > "$tr/gcnw0.log" 2>&1
+    tr_rc=$? tr_got=$(tr_acc "$tr/gcnw0.log")
+    if [ $tr_rc -eq 0 ] && [ -n "$tr_got" ] && awk -v a="$tr_got" 'BEGIN { exit !(a < 0.6) }'; then
+      pass train/edge-values/zeros-cut-messages
+    else fail train/edge-values/zeros-cut-messages "exit $tr_rc, test accuracy '$tr_got' (want < 0.6)"; fi
+  else
+    fail train/edge-values/build "gnnc could not build tests/train/gcn_weighted.gnn: $(tail -2 "$tr/gcnw.build")"
+  fi
+
   # Bad datasets: a copy of Cora with one defect each.
   tr_bad() { # NAME EXPECTED-TEXT ARGS... : gnn-train must exit 1 (TR_RC) with the text on stderr, train nothing
     local n=$1 want=$2 wrc=${TR_RC:-1}; shift 2
@@ -77,6 +103,14 @@ else
     # labels.txt sets the vertex count (the datasets' README): the first file that disagrees is named
     tr_bad labels-too-short "features.svm:101: error: more feature rows than the graph's 98 vertices" "$tr_lib" \
       --data "$tr/short-labels"
+    # an edge input needs values in graph.edges, as many per edge as its width
+    if [ -f "$tr/libgcnw.so" ]; then
+      tr_bad edge-input-no-values "model input 'w' is an edge input, but the edges of data/cora/graph.edges carry no values" \
+        "$tr/libgcnw.so" --data data/cora
+      awk '/^#/ { print; next } { print $0, 1, 2 }' data/cora/graph.edges > "$tr/cora-w1/graph.edges"
+      tr_bad edge-input-width "model input 'w' has 1 value per edge, the edges of $tr/cora-w1/graph.edges carry 2" \
+        "$tr/libgcnw.so" --data "$tr/cora-w1"
+    fi
     # command-line mistakes: exit 2, before any work
     TR_RC=2 tr_bad lr-out-of-range "--lr wants a number in [0, 10], got '1e30'" "$tr_lib" --data data/cora --lr 1e30
     TR_RC=2 tr_bad no-data "usage: gnn-train" "$tr_lib"
@@ -96,6 +130,6 @@ else
       fail train/bad/no-parameters "gnnc could not build the model without parameters"
     fi
   fi
-  unset -f tr_bad tr_copy
+  unset -f tr_bad tr_copy tr_wdata
 fi
 unset -f tr_acc
