@@ -58,11 +58,12 @@ static Value *simplify(Module *m, Value *v, bool full) {
   Value *a = v->nargs > 0 ? v->args[0] : NULL, *b = v->nargs > 1 ? v->args[1] : NULL;
   bool apply = v->op == OP_APPLY_EDGE || v->op == OP_APPLY_VERTEX || v->op == OP_APPLY_GLOBAL;
 
-  /* 1. mean = sum * inv_or_zero(in-degree) */
+  /* 1. mean = sum * inv_or_zero(in-degree), over out-edges (mean_out) the out-degree */
   if (full && v->op == OP_GATHER && v->fn == FN_MEAN) {
     Shape sc = {0, {0}};
-    Value *sum = make(m, OP_GATHER, FN_SUM, &a, 1, v->loc);
-    Value *deg = ir_leaf(m, OP_DEGREE, FN_IN, DOM_VERTEX, &sc, NULL, 0, v->loc);
+    const char *why = NULL;
+    Value *sum = ir_make(m, OP_GATHER, FN_SUM, &a, 1, 0, v->iattr, v->loc, &why);
+    Value *deg = ir_leaf(m, OP_DEGREE, v->iattr == GATHER_BY_SRC ? FN_OUT : FN_IN, DOM_VERTEX, &sc, NULL, 0, v->loc);
     Value *inv = make(m, OP_APPLY_VERTEX, FN_INV_OR_ZERO, &deg, 1, v->loc);
     Value *args[2] = {sum, inv};
     Value *r = sum && inv ? make(m, OP_APPLY_VERTEX, FN_MUL, args, 2, v->loc) : NULL;

@@ -31,6 +31,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct Binding Binding;
@@ -83,6 +84,7 @@ typedef struct {
   Loop *loop;        /* the innermost loop of the current frame's body, NULL outside loops */
   int loops;         /* loops being unrolled, in every frame: parameters are then shared */
   StrMap params;     /* parameter path name -> its Value, for the iterations of a loop to share */
+  StrMap warned;     /* "line:col" of each warning given: a layer called twice, or a loop, warns once */
 } Sema;
 
 /* The names of one body (hash maps, so a body of 100,000 statements is not quadratic). */
@@ -126,6 +128,18 @@ GNN_PRINTF(3, 4) static void err(Sema *s, Loc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   diag_verror(&s->c->diag, "error", loc, fmt, ap);
+  va_end(ap);
+  report_frames(s);
+}
+
+/* A warning at loc, once per source position however often the code there is lowered. */
+GNN_PRINTF(3, 4) static void warn(Sema *s, Loc loc, const char *fmt, ...) {
+  const char *key = arena_printf(&s->c->arena, "%d:%d", loc.line, loc.col);
+  if (strmap_get(&s->warned, key)) return;
+  *strmap_put(&s->c->arena, &s->warned, key) = (void *)key;
+  va_list ap;
+  va_start(ap, fmt);
+  diag_verror(&s->c->diag, "warning", loc, fmt, ap);
   va_end(ap);
   report_frames(s);
 }
@@ -322,7 +336,7 @@ static int64_t dim_arg(Sema *s, Env *env, const Node *n, const char *what) {
   return 0;
 }
 
-typedef enum { B_UNARY, B_LEAKY, B_ELU, B_DROPOUT, B_BINARY, B_REDUCE, B_SOFTMAX, B_REPEAT, B_WHERE, B_POW, B_SLICE,
+typedef enum { B_UNARY, B_LEAKY, B_ELU, B_DROPOUT, B_BINARY, B_REDUCE, B_REDUCE_OUT, B_SOFTMAX, B_REPEAT, B_WHERE, B_POW, B_SLICE,
                B_LAYER_NORM, B_SOFTMAX_LAST } BuiltinKind;
 typedef struct {
   const char *name;
@@ -354,6 +368,8 @@ static const Builtin builtins[] = {
     {"mean", B_REDUCE, FN_MEAN, 1, 1, "mean(e)"},
     {"max", B_REDUCE, FN_MAX, 1, 2, "max(e) or max(a, b)"},
     {"min", B_REDUCE, FN_MIN, 1, 2, "min(e) or min(a, b)"},
+    {"sum_out", B_REDUCE_OUT, FN_SUM, 1, 1, "sum_out(e)"},
+    {"mean_out", B_REDUCE_OUT, FN_MEAN, 1, 1, "mean_out(e)"},
     {"gt", B_BINARY, FN_GT, 2, 2, "gt(a, b)"},
     {"ge", B_BINARY, FN_GE, 2, 2, "ge(a, b)"},
     {"lt", B_BINARY, FN_LT, 2, 2, "lt(a, b)"},
@@ -379,6 +395,40 @@ static const Builtin *find_builtin(const char *name) {
 static const Decl *find_decl(Sema *s, const char *name) { return strmap_get(&s->decls, name); }
 
 static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call, Value **args);
+
+/* What an edge value varies with: ON_SRC (a source vertex's value: x[src]), ON_DST (x[dst]),
+ * ON_EDGE (an edge input: graph.edges' values, pseudo-coordinates). Dropout is transparent: its
+ * expectation is its argument's. memo[id] caches a value's mask + 1 (the IR is a DAG). */
+enum { ON_SRC = 1, ON_DST = 2, ON_EDGE = 4 };
+static int varies_with(const Value *v, unsigned char *memo) {
+  if (memo[v->id]) return memo[v->id] - 1;
+  int m = 0;
+  switch (v->op) {
+  case OP_INPUT: m = v->dom == DOM_EDGE ? ON_EDGE : 0; break;
+  case OP_SCATTER: m = v->fn == FN_COPY_U ? ON_SRC : v->fn == FN_COPY_V ? ON_DST : ON_SRC | ON_DST; break;
+  case OP_APPLY_EDGE: case OP_REDUCE_SCATTER:
+    for (int i = 0; i < v->nargs; i++) m |= varies_with(v->args[i], memo);
+    break;
+  default: break; /* vertex and global values, leaves: the same on every edge */
+  }
+  memo[v->id] = (unsigned char)(m + 1);
+  return m;
+}
+
+/* sum(W @ x[dst]) is in_deg x (W @ x): every in-edge of v carries the same message, so the
+ * reduction only counts them, which is almost always a slip for x[src] (and the mirror for the
+ * out-edge reductions). Said, not refused: the program is well-typed. */
+static void warn_same_on_every_edge(Sema *s, const Builtin *b, const Value *x, Loc loc) {
+  bool out = b->kind == B_REDUCE_OUT;
+  unsigned char *memo = calloc((size_t)s->m->vals.len + 1, 1);
+  int m = memo ? varies_with(x, memo) : ON_EDGE;
+  free(memo);
+  if (m & (ON_EDGE | (out ? ON_DST : ON_SRC))) return;
+  const char *what = b->fn == FN_SUM ? (out ? "out_deg times that value" : "in_deg times that value")
+                                     : "that value itself (0 for a vertex without such edges)";
+  warn(s, loc, "the argument of '%s' is the same on every %s-edge of a vertex (it reads only the %s vertex), so '%s' is %s; "
+       "did you mean x[%s]?", b->name, out ? "out" : "in", out ? "source" : "destination", b->name, what, out ? "dst" : "src");
+}
 
 static Value *lower_call(Sema *s, Env *env, const Node *n) {
   const Builtin *b = find_builtin(n->name);
@@ -503,13 +553,19 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
       return args[1] ? apply(s, b->fn == FN_MAX ? FN_MAXIMUM : FN_MINIMUM, b->name, args, 2, 0, 0, n->loc) : NULL;
     }
     /* fall through */
-  case B_SOFTMAX:
+  case B_REDUCE_OUT:
+  case B_SOFTMAX: {
+    bool out = b->kind == B_REDUCE_OUT;
     if (x->dom != DOM_EDGE) {
-      err(s, n->args[0]->loc, "'%s' reduces over the in-edges of each vertex, so its argument must be an edge value, not %s value%s",
-          n->name, domain_a(x->dom), x->dom == DOM_VERTEX ? " (read it on the edges with x[src])" : "");
+      err(s, n->args[0]->loc, "'%s' reduces over the %s-edges of each vertex, so its argument must be an edge value, not %s value%s",
+          n->name, out ? "out" : "in", domain_a(x->dom),
+          x->dom == DOM_VERTEX ? (out ? " (read it on the edges with x[dst])" : " (read it on the edges with x[src])") : "");
       return NULL;
     }
-    return make(s, b->kind == B_REDUCE ? OP_GATHER : OP_REDUCE_SCATTER, b->fn, &x, 1, 0, 0, n->loc);
+    if (b->kind != B_SOFTMAX) warn_same_on_every_edge(s, b, x, n->loc);
+    return make(s, b->kind == B_SOFTMAX ? OP_REDUCE_SCATTER : OP_GATHER, b->fn, &x, 1, 0, out ? GATHER_BY_SRC : GATHER_BY_DST,
+                n->loc);
+  }
   }
   return NULL;
 }

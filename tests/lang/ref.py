@@ -131,7 +131,27 @@ def loop(g, P, x):
     return z
 
 
-REFS = {"appnp": appnp, "builtins": builtins, "init": init, "loop": loop, "multi": multi}
+def outedges(g, P, x):
+    src, dst = edges(g)
+    out_deg = np.bincount(src, minlength=g.nv).astype(float)
+
+    def sum_out(e):                                              # over the out-edges of each vertex
+        out = np.zeros((g.nv,) + e.shape[1:])
+        np.add.at(out, src, e)
+        return out
+
+    def conv(i, x):
+        Win, Wout = P["dirconv%d.Win" % i][0], P["dirconv%d.Wout" % i][0]
+        m_in = gather_sum(g, proj(Win, x)[src]) / np.maximum(g.in_deg, 1)[:, None]   # none: 0
+        m_out = sum_out(proj(Wout, x)[dst]) / np.maximum(out_deg, 1)[:, None]
+        return m_in + m_out
+
+    h = np.tanh(conv(0, x))
+    s = sum_out(h[src] * h[dst] - 0.5 * h[dst])
+    return conv(1, h + s)
+
+
+REFS = {"appnp": appnp, "builtins": builtins, "init": init, "loop": loop, "multi": multi, "outedges": outedges}
 
 
 def main():

@@ -265,5 +265,45 @@ _diag_run_generated() {
   fi
 }
 
+# Warnings (tests/diag/warn/NN_name.gnn): the program compiles (exit 0) and its first stderr line is
+#   # expect-warning: FILE:LINE:COL: warning: ...
+# followed by the source line and a caret at COL; "# expect-note: LINE" is the first note after
+# it, "# expect-warnings: N" the number of warning lines (each place warns once, however often
+# a layer or a loop lowers it). The examples and the programs of tests/lang/ compile without any.
+_diag_run_warnings() {
+  local f name expect note nwarn lines n got col src
+  for f in tests/diag/warn/*.gnn; do
+    [ -f "$f" ] || continue
+    name="diag/warn/$(basename "$f" .gnn)"
+    expect=$(grep -a -m 1 '^# expect-warning: ' "$f"); expect=${expect#'# expect-warning: '}
+    note=$(grep -a -m 1 '^# expect-note: ' "$f"); note=${note#'# expect-note: '}
+    nwarn=$(grep -a -m 1 '^# expect-warnings: ' "$f" | sed 's/^# expect-warnings: *\([0-9]*\).*/\1/')
+    timeout 10 "$GNNC" "$f" --emit=ir -o "$TMP/warn.ir" 2> "$TMP/warn.err" > /dev/null
+    local rc=$?
+    mapfile -t lines < "$TMP/warn.err"
+    n=${#lines[@]}
+    got=$(grep -c ': warning: ' "$TMP/warn.err")
+    col=$(sed 's/^[^:]*:[0-9]*:\([0-9]*\):.*/\1/' <<< "$expect")
+    src=$(sed -n "$(sed 's/^[^:]*:\([0-9]*\):.*/\1/' <<< "$expect")p" "$f")
+    if [ -z "$expect" ]; then fail "$name" "no '# expect-warning: ' line"
+    elif [ $rc -ne 0 ]; then fail "$name" "exit $rc, want 0 (a warning does not stop the build): ${lines[0]:-}"
+    elif [ "${lines[0]:-}" != "$expect" ]; then fail "$name" "first line '${lines[0]:-}', want '$expect'"
+    elif [ "${lines[1]:-}" != "  $src" ] || ! [[ ${lines[2]:-} =~ ^\ \ ([[:blank:]]*)\^~*$ ]] || [ "${#BASH_REMATCH[1]}" -ne $((col - 1)) ]; then
+      fail "$name" "no source line with a caret at column $col after the warning"
+    elif [ -n "$note" ] && [ "$(grep -m 1 ': note: ' "$TMP/warn.err")" != "$note" ]; then
+      fail "$name" "first note '$(grep -m 1 ': note: ' "$TMP/warn.err")', want '$note'"
+    elif [ -n "$nwarn" ] && [ "$got" -ne "$nwarn" ]; then fail "$name" "$got warnings, want $nwarn"
+    elif grep -q ': error: ' "$TMP/warn.err"; then fail "$name" "an error: $(grep -m 1 ': error: ' "$TMP/warn.err")"
+    else pass "$name"; fi
+  done
+  local quiet=()
+  for f in dsl-examples/*.gnn tests/lang/*.gnn; do
+    "$GNNC" "$f" --emit=ir -o "$TMP/warn.ir" 2> "$TMP/warn.err" > /dev/null
+    [ -s "$TMP/warn.err" ] && quiet+=("$f: $(head -1 "$TMP/warn.err")")
+  done
+  if [ ${#quiet[@]} -eq 0 ]; then pass diag/warn/examples-quiet; else fail diag/warn/examples-quiet "${quiet[*]}"; fi
+}
+
 _diag_run_files
 _diag_run_generated
+_diag_run_warnings
