@@ -146,7 +146,8 @@ bool graph_load_edges(Graph *g, const char *path, int64_t nv_hint, char *err, si
   int64_t cap = 1024, ne = 0, maxid = -1, ncols = -1; /* ncols: the first edge line's values */
   int64_t *src = malloc(sizeof(int64_t) * (size_t)cap), *dst = malloc(sizeof(int64_t) * (size_t)cap);
   double *vals = NULL;
-  bool ok = true;
+  bool ok = src && dst;
+  if (!ok) snprintf(err, errlen, "%s: error: out of memory", path);
   char *p;
   while (ok && (p = reader_next(&r))) {
     int64_t s, d;
@@ -183,11 +184,19 @@ bool graph_load_edges(Graph *g, const char *path, int64_t nv_hint, char *err, si
       ok = false;
     }
     if (!ok) break;
-    if (ne == cap) {
+    if (ne == cap) { /* grow all three; on failure the old blocks are kept (and freed below) */
       cap *= 2;
-      src = realloc(src, sizeof(int64_t) * (size_t)cap);
-      dst = realloc(dst, sizeof(int64_t) * (size_t)cap);
-      if (vals) vals = realloc(vals, sizeof(double) * (size_t)(cap * ncols));
+      int64_t *s2 = realloc(src, sizeof(int64_t) * (size_t)cap);
+      if (s2) src = s2;
+      int64_t *d2 = s2 ? realloc(dst, sizeof(int64_t) * (size_t)cap) : NULL;
+      if (d2) dst = d2;
+      double *v2 = d2 && vals ? realloc(vals, sizeof(double) * (size_t)cap * (size_t)ncols) : NULL;
+      if (v2) vals = v2;
+      if (!s2 || !d2 || (vals && !v2)) {
+        snprintf(err, errlen, "%s: error: out of memory reading edge %lld", path, (long long)ne + 1);
+        ok = false;
+        break;
+      }
     }
     for (int64_t k = 0; k < ncols && ok; k++) ok = value_field(&r, &p, k, &vals[ne * ncols + k], err, errlen);
     if (!ok) break;
