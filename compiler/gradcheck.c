@@ -88,7 +88,7 @@ static bool is_kinked(const Value *v) {
   case FN_RELU: case FN_LEAKY_RELU: case FN_ELU: case FN_ABS: case FN_SIGN: case FN_INV_OR_ZERO:
   case FN_RELU_GRAD: case FN_LEAKY_RELU_GRAD: case FN_ELU_GRAD:
   case FN_MAXIMUM: case FN_MINIMUM: case FN_GT: case FN_GE: case FN_LT: case FN_LE: case FN_EQ: case FN_NE:
-  case FN_WHERE:
+  case FN_WHERE: case FN_ONE_HOT:
     return true;
   default:
     return false;

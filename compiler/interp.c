@@ -393,6 +393,9 @@ static void eval_row(const Value *v, FnKind fn, const double *a, const Shape *sa
     for (int64_t o = 0; o < na / la; o++) memcpy(out + o * w + lo, a + o * la, sizeof(double) * (size_t)la);
     return;
   }
+  case FN_ONE_HOT: /* out[..., c] = t[...] == c */
+    for (int64_t i = 0; i < n; i++) out[i] = a[i / v->iattr] == (double)(i % v->iattr);
+    return;
   case FN_TRANSPOSE: { /* [..., A, B] -> [..., B, A] */
     int64_t Ad = sa->d[sa->rank - 2], Bd = sa->d[sa->rank - 1];
     for (int64_t o = 0; o < na / (Ad * Bd); o++)

@@ -163,6 +163,12 @@ static bool infer_apply(Arena *a, const Value *p, Shape *shape, const char **why
     shape->d[s0->rank - 2] = s0->d[s0->rank - 1];
     shape->d[s0->rank - 1] = s0->d[s0->rank - 2];
     return true;
+  case FN_ONE_HOT:
+    if (iattr < 1) FAIL("one_hot width %lld is not positive", (long long)iattr);
+    if (s0->rank == GNN_MAX_RANK) FAIL("one_hot would give more than %d dims", GNN_MAX_RANK);
+    *shape = *s0;
+    shape->d[shape->rank++] = iattr;
+    return true;
   case FN_LOG_SOFTMAX:
     if (s0->rank == 0) FAIL("log_softmax of a scalar row: it normalises over the last dim, and there is none");
     *shape = *s0;

@@ -84,7 +84,7 @@ static void print_value(FILE *out, const Value *v, bool needed) {
   case FN_LEAKY_RELU: num_str(num, sizeof num, v->fattr); fprintf(out, " {slope = %s}", num); break;
   case FN_ELU: num_str(num, sizeof num, v->fattr); fprintf(out, " {alpha = %s}", num); break;
   case FN_DROPOUT: num_str(num, sizeof num, v->fattr); fprintf(out, " {p = %s, stream = %lld}", num, (long long)v->iattr); break;
-  case FN_REPEAT: fprintf(out, " {n = %lld}", (long long)v->iattr); break;
+  case FN_REPEAT: case FN_ONE_HOT: fprintf(out, " {n = %lld}", (long long)v->iattr); break;
   case FN_POW: num_str(num, sizeof num, v->fattr); fprintf(out, " {p = %s}", num); break;
   case FN_LEAKY_RELU_GRAD: num_str(num, sizeof num, v->fattr); fprintf(out, " {slope = %s}", num); break;
   case FN_ELU_GRAD: num_str(num, sizeof num, v->fattr); fprintf(out, " {alpha = %s}", num); break;

@@ -500,6 +500,9 @@ KExpr *fn_elem(Lower *L, Kernel *k, PtrVec *blk, const Value *v, FnKind fn, cons
     KExpr *mag = kun(L, KU_EXP, kbin(L, KO_MUL, kf(L, p), kun(L, KU_LOG, kun(L, KU_ABS, x))));
     return fmod(p, 2) != 0 ? ksel(L, kbin(L, KO_LT, x, kf(L, 0)), kun(L, KU_NEG, mag), mag) : mag;
   }
+  case FN_ONE_HOT: /* out[o, c] = a[o] == c ? 1 : 0 */
+    return ksel(L, kbin(L, KO_EQ, A(kbin(L, KO_DIV, idx, ki(L, v->iattr))), kun(L, KU_TO_F32, kbin(L, KO_MOD, idx, ki(L, v->iattr)))),
+                kf(L, 1), kf(L, 0));
   case FN_TRANSPOSE: { /* out[o, j, i] = a[o, i, j] for a row [..., A, B] */
     int64_t Ad = sa->d[sa->rank - 2], Bd = sa->d[sa->rank - 1];
     KExpr *o = kbin(L, KO_DIV, idx, ki(L, Ad * Bd)), *rem = kbin(L, KO_MOD, idx, ki(L, Ad * Bd));

@@ -235,6 +235,7 @@ static void apply_rule(AD *ad, Value *y, Value *g) {
   case FN_ABS: if (na) accum(ad, a, apply2(ad, FN_MUL, g, apply1(ad, FN_SIGN, a))); return;
   case FN_SIGN: return; /* zero almost everywhere */
   case FN_GT: case FN_GE: case FN_LT: case FN_LE: case FN_EQ: case FN_NE: return; /* piecewise constant */
+  case FN_ONE_HOT: return; /* of a label */
   case FN_MAXIMUM: case FN_MINIMUM: { /* dy to the operand taken: a on ties (a >= b for max, a <= b for min) */
     FnKind take_a = y->fn == FN_MAXIMUM ? FN_GE : FN_LE, take_b = y->fn == FN_MAXIMUM ? FN_LT : FN_GT;
     if (na) accum(ad, a, apply2(ad, FN_MUL, g, apply2(ad, take_a, a, b)));

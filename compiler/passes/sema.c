@@ -336,7 +336,7 @@ static int64_t dim_arg(Sema *s, Env *env, const Node *n, const char *what) {
   return 0;
 }
 
-typedef enum { B_UNARY, B_LEAKY, B_ELU, B_DROPOUT, B_BINARY, B_REDUCE, B_REDUCE_OUT, B_SOFTMAX, B_REPEAT, B_WHERE, B_POW, B_SLICE,
+typedef enum { B_UNARY, B_LEAKY, B_ELU, B_DROPOUT, B_BINARY, B_REDUCE, B_REDUCE_OUT, B_SOFTMAX, B_REPEAT, B_ONE_HOT, B_WHERE, B_POW, B_SLICE,
                B_LAYER_NORM, B_SOFTMAX_LAST } BuiltinKind;
 typedef struct {
   const char *name;
@@ -364,6 +364,7 @@ static const Builtin builtins[] = {
     {"concat", B_BINARY, FN_CONCAT, 2, 2, "concat(a, b)"},
     {"dot", B_BINARY, FN_DOT, 2, 2, "dot(a, b)"},
     {"repeat", B_REPEAT, FN_REPEAT, 2, 2, "repeat(x, n)"},
+    {"one_hot", B_ONE_HOT, FN_ONE_HOT, 2, 2, "one_hot(t, n)"},
     {"sum", B_REDUCE, FN_SUM, 1, 1, "sum(e)"},
     {"mean", B_REDUCE, FN_MEAN, 1, 1, "mean(e)"},
     {"max", B_REDUCE, FN_MAX, 1, 2, "max(e) or max(a, b)"},
@@ -486,8 +487,8 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
     if (!literal(s, env, n->args[1], "the probability of dropout", &f)) return NULL;
     /* Each dropout draws its own mask: a stream number of its own, so CSE never merges two. */
     return apply(s, b->fn, b->name, &x, 1, f, s->m->ndropout++, n->args[1]->loc);
-  case B_REPEAT: {
-    int64_t k = dim_arg(s, env, n->args[1], "the count of repeat");
+  case B_REPEAT: case B_ONE_HOT: {
+    int64_t k = dim_arg(s, env, n->args[1], b->kind == B_REPEAT ? "the count of repeat" : "the width of one_hot");
     return k ? apply(s, b->fn, b->name, &x, 1, 0, k, n->loc) : NULL;
   }
   case B_BINARY: {

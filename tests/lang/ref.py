@@ -151,7 +151,29 @@ def outedges(g, P, x):
     return conv(1, h + s)
 
 
-REFS = {"appnp": appnp, "builtins": builtins, "init": init, "loop": loop, "multi": multi, "outedges": outedges}
+def rgcn(g, P, x):
+    src, _ = edges(g)
+    w = INPUTS["w"].reshape(-1)
+    rel = (w > 0.5).astype(int) + (w > 0.8).astype(int)          # 0, 1 or 2 per edge
+    onehot = np.eye(3)[rel]                                      # (ne, 3)
+
+    def conv(i, x):
+        W, W0 = P["rgcnconv%d.W" % i][0], P["rgcnconv%d.W0" % i][0]   # [F, 3, D], [F, D]
+        out = proj(W0, x)
+        for r in range(3):
+            mask = rel == r
+            n_r = np.bincount(np.array(g.dst)[mask], minlength=g.nv)  # in-edges of relation r
+            m = gather_sum(g, onehot[:, r, None] * (x @ W[:, r, :])[src])
+            out = out + m / np.maximum(n_r, 1)[:, None]
+        return out
+
+    h = np.tanh(conv(0, x))
+    return conv(1, h)
+
+
+REFS = {"appnp": appnp, "builtins": builtins, "init": init, "loop": loop, "multi": multi, "outedges": outedges,
+        "rgcn": rgcn}
+INPUTS = {}
 
 
 def main():
@@ -162,6 +184,7 @@ def main():
     g = Graph(graph)
     params = read_tensors(params_path)
     inputs = read_tensors(inputs_path)
+    INPUTS.update(inputs)
     x = inputs["x"]
     ref = REFS[name](g, params, x)
     got = read_tensors(output_path)["output"]

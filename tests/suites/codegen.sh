@@ -13,7 +13,8 @@
 #   codegen/rng/...                the dropout draws of the CUDA and host code paths agree
 #   codegen/cuda-lib/...           gnnc -o lib.so --target=cuda builds a CUDA library with nvcc,
 #                                  SASS for each --arch and the PTX of the last one
-# Models: every dsl-examples/*.gnn at its own widths on Cora (EdgeConv on the point cloud), and
+# Models: every dsl-examples/*.gnn at its own widths on Cora (EdgeConv on the point cloud, R-GCN
+# on tests/train/make_relational.py's typed edges), and
 # their small variants (tests/interp/models/) on every generated graph (isolated vertices,
 # self-loops, duplicates, a 2,000 and a 10,000 in-edge hub with a 3,000 out-edge hub, a random
 # graph) and on PubMed (data/pubmed, seeded inputs). Both thread mappings everywhere.
@@ -26,7 +27,7 @@
 cg=$TMP/codegen
 mkdir -p "$cg"
 cg_bin=$ROOT/build/bin
-cg_models="gcn sage gin gat edgeconv monet appnp"
+cg_models="gcn sage gin gat edgeconv monet appnp rgcn"
 cg_maps="vertex edge"
 cg_tail() { printf '%s\n' "$1" | tail -n 4 | tr '\n' ' '; }
 
@@ -143,6 +144,9 @@ cg_check() {
   rm -f "$b".*
 }
 
+# R-GCN's own widths: the typed-edge set of tests/train/make_relational.py (relations in graph.edges)
+cg_relational=$cg/relational
+"$PY" tests/train/make_relational.py "$cg_relational" > /dev/null || fail codegen/relational-data "make_relational.py failed"
 if [ ! -x "$cg_bin/gnn-run" ] || [ ! -f "$ROOT/build/lib/libgnnrt_host.so" ] || { [ $cg_target = cuda ] && [ ! -f "$ROOT/build/lib/libgnnrt.so" ]; }; then
   fail "codegen/host" "build/bin/gnn-run or build/lib/libgnnrt_host.so is missing (make runtime)"
 else
@@ -151,6 +155,7 @@ else
     for cg_m in $cg_models; do
       cg_g=data/cora
       [ $cg_m = edgeconv ] && cg_g=tests/interp/graphs/pointcloud
+      [ $cg_m = rgcn ] && cg_g=$cg_relational
       cg_check "codegen/$cg_target/$cg_m/$(basename $cg_g)/$cg_map" "dsl-examples/$cg_m.gnn" $cg_g $cg_map $cg_seed
       for cg_g in tests/interp/graphs/isolated tests/interp/graphs/selfloops tests/interp/graphs/duplicates \
                   tests/interp/graphs/hub tests/interp/graphs/random tests/codegen/graphs/hub10k data/pubmed; do
@@ -196,6 +201,7 @@ if [ -x "$cg_bin/gnn-run" ]; then
     for cg_m in $cg_models; do
       cg_g=data/cora
       [ $cg_m = edgeconv ] && cg_g=tests/interp/graphs/pointcloud
+      [ $cg_m = rgcn ] && cg_g=$cg_relational
       cg_check_bwd "codegen/$cg_target/backward/$cg_m/$(basename $cg_g)/$cg_map" "dsl-examples/$cg_m.gnn" $cg_g $cg_map $cg_seed
       for cg_g in tests/interp/graphs/isolated tests/interp/graphs/duplicates tests/codegen/graphs/hub10k; do
         cg_check_bwd "codegen/$cg_target/backward/$cg_m-small/$(basename $cg_g)/$cg_map" "tests/interp/models/$cg_m.gnn" $cg_g $cg_map $cg_seed
