@@ -190,8 +190,6 @@ static bool has_kind(const PtrVec *b, KStmtKind kind) {
 }
 
 static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
-  static const char *gname[] = {"in_ptr", "out_ptr", "src", "dst", "out_eid"};
-  static const char *gtype[] = {"int64_t", "int64_t", "int32_t", "int32_t", "int32_t"};
   int G = k->group, gpb = BLOCK / G;
   bool *used = calloc((size_t)k->nlocals + 1, 1), *loopvar = calloc((size_t)k->nlocals + 1, 1);
   scan_used(k, &k->body, used, loopvar);
@@ -199,7 +197,7 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
           k->what);
   fprintf(out, "extern \"C\" __global__ void __launch_bounds__(%d) %s_%s(int64_t nrows", BLOCK, p->cname, k->name);
   for (int g = 0; g < KG__COUNT; g++)
-    if (k->graph[g]) fprintf(out, ", const %s *__restrict__ %s", gtype[g], gname[g]);
+    if (k->graph[g]) fprintf(out, ", const %s *__restrict__ %s", kgraph_type[g], kgraph_name[g]);
   for (int i = 0; i < k->bufs.len; i++) {
     const KBuf *b = k->bufs.items[i];
     fprintf(out, ", %s%s *__restrict__ %s", writes_buf(&k->body, b) ? "" : "const ", elem_c(b->elem), b->name);
@@ -299,13 +297,12 @@ static void cuda_prelude(FILE *out, const KProgram *p) {
 }
 
 static void cuda_launch(FILE *out, const KProgram *p, const Kernel *k) {
-  static const char *gname[] = {"in_ptr", "out_ptr", "src", "dst", "out_eid"};
   int gpb = BLOCK / k->group;
   fprintf(out, "  if (%s > 0) {\n", emit_rows(k->rows));
   fprintf(out, "    const unsigned blocks = (unsigned)((%s + %d - 1) / %d);\n", emit_rows(k->rows), gpb, gpb);
   fprintf(out, "    %s_%s<<<blocks, %d, 0, gnn_ctx_stream(m->ctx)>>>(%s", p->cname, k->name, BLOCK, emit_rows(k->rows));
   for (int g = 0; g < KG__COUNT; g++)
-    if (k->graph[g]) fprintf(out, ", g->%s", gname[g]);
+    if (k->graph[g]) fprintf(out, ", g->%s", kgraph_name[g]);
   for (int i = 0; i < k->bufs.len; i++) fprintf(out, ", %s", emit_buf_ref(p, k->bufs.items[i]));
   if (k->dropout) fputs(", training, seed", out);
   fputs(");\n    GNN_CUDA_CHECK(m->ctx, cudaGetLastError());\n  }\n", out);

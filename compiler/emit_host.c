@@ -188,8 +188,7 @@ static void expr(FILE *out, const HostK *h, const KExpr *e) {
     fputc(']', out);
     return;
   case KE_GRAPH: case KE_SHARED: {
-    static const char *g[] = {"in_ptr", "out_ptr", "src", "dst", "out_eid"};
-    fprintf(out, "%s[", e->kind == KE_GRAPH ? g[e->garr] : h->k->shared[e->var].name);
+    fprintf(out, "%s[", e->kind == KE_GRAPH ? kgraph_name[e->garr] : h->k->shared[e->var].name);
     expr(out, h, e->a);
     fputc(']', out);
     return;
@@ -404,11 +403,9 @@ static bool writes_buf(const PtrVec *b, const KBuf *buf) {
 }
 
 static void params(FILE *out, const Kernel *k, const char *restrict_kw) {
-  static const char *gname[] = {"in_ptr", "out_ptr", "src", "dst", "out_eid"};
-  static const char *gtype[] = {"int64_t", "int64_t", "int32_t", "int32_t", "int32_t"};
   fputs("int64_t nrows", out);
   for (int g = 0; g < KG__COUNT; g++)
-    if (k->graph[g]) fprintf(out, ", const %s *%s %s", gtype[g], restrict_kw, gname[g]);
+    if (k->graph[g]) fprintf(out, ", const %s *%s %s", kgraph_type[g], restrict_kw, kgraph_name[g]);
   for (int i = 0; i < k->bufs.len; i++) {
     const KBuf *b = k->bufs.items[i];
     bool w = writes_buf(&k->body, b);
@@ -493,10 +490,9 @@ static void host_prelude(FILE *out, const KProgram *p) {
 }
 
 static void host_launch(FILE *out, const KProgram *p, const Kernel *k) {
-  static const char *gname[] = {"in_ptr", "out_ptr", "src", "dst", "out_eid"};
   fprintf(out, "  %s(%s", k->name, emit_rows(k->rows));
   for (int g = 0; g < KG__COUNT; g++)
-    if (k->graph[g]) fprintf(out, ", g->%s", gname[g]);
+    if (k->graph[g]) fprintf(out, ", g->%s", kgraph_name[g]);
   for (int i = 0; i < k->bufs.len; i++) fprintf(out, ", %s", emit_buf_ref(p, k->bufs.items[i]));
   if (k->dropout) fputs(", training, seed", out);
   fputs(");\n", out);

@@ -55,13 +55,13 @@ static bool is_outbuf(const KProgram *p, const KBuf *b) {
   return b->kind == BUF_TEMP && b->out >= 0 && (b->out == 0 || grad_param(p, b->out) >= 0);
 }
 
-const char *emit_rows(Domain d) { return d == DOM_VERTEX ? "g->nv" : d == DOM_EDGE ? "g->ne" : "1"; }
+const char *emit_rows(Domain d) { return d == DOM_VERTEX ? "g->nv" : d == DOM_EDGE ? "g->ne" : d == DOM_GRAPH ? "g->ng" : "1"; }
 
 const char *emit_buf_ref(const KProgram *p, const KBuf *b) {
   switch (b->kind) {
   case BUF_INPUT: return arena_printf(p->arena, "m->%s", b->name);
   case BUF_PARAM: return arena_printf(p->arena, "m->param[%d]", param_index(p, b));
-  case BUF_DEGREE: return b->fn == FN_OUT ? "g->out_deg" : "g->in_deg";
+  case BUF_DEGREE: return b->fn == FN_OUT ? "g->out_deg" : b->fn == FN_SIZE ? "g->graph_size" : "g->in_deg";
   case BUF_TEMP:
     if (is_outbuf(p, b)) return b->out == 0 ? "m->out" : arena_printf(p->arena, "m->grad[%d]", grad_param(p, b->out));
     return arena_printf(p->arena, "m->%s", b->name);
@@ -85,7 +85,7 @@ static void print_dims(FILE *out, const Shape *s) {
   fputc('}', out);
 }
 
-static int dom_code(Domain d) { return d == DOM_VERTEX ? 0 : d == DOM_EDGE ? 1 : 2; }
+static int dom_code(Domain d) { return d == DOM_VERTEX ? 0 : d == DOM_EDGE ? 1 : d == DOM_GRAPH ? 3 : 2; } /* GNN_DOMAIN_* */
 
 static void tensor_info(FILE *out, const char *name, const Value *v) {
   fprintf(out, "    {\"%s\", %d, %d, ", name, dom_code(v->dom), v->shape.rank);

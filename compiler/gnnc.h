@@ -86,7 +86,9 @@ const char *read_source_error(int err);
 
 /* ===================================================================== AST (parser.y) */
 
-typedef enum { DOM_VERTEX, DOM_EDGE, DOM_PARAM, DOM_GLOBAL } Domain;
+/* DOM_GRAPH: a row per graph of a batch of graphs (one graph when the data has no
+ * graph_indicator.txt): what readouts give and graph classifiers output. */
+typedef enum { DOM_VERTEX, DOM_EDGE, DOM_PARAM, DOM_GLOBAL, DOM_GRAPH } Domain;
 const char *domain_name(Domain d);
 const char *domain_a(Domain d); /* with its article: "a vertex", "an edge", "a param", "a global" */
 
@@ -234,7 +236,7 @@ typedef enum { ELEM_F32, ELEM_I32, ELEM_F64 } ElemType; /* F64: kernel scratch o
 
 /* Which in-edges a gather reduces over: those of each destination (the forward direction,
  * CSR), or the out-edges of each source (the backward of a src-side scatter, CSC). */
-enum { GATHER_BY_DST = 0, GATHER_BY_SRC = 1 };
+enum { GATHER_BY_DST = 0, GATHER_BY_SRC = 1, GATHER_BY_GRAPH = 2 /* kernels only: a readout's walk over a graph's vertices */ };
 
 typedef struct Value Value;
 struct Value {
@@ -473,7 +475,11 @@ bool pipeline_has_pass(const char *name);
 
 typedef enum { KT_F32, KT_I64, KT_F64 } KType;
 typedef enum { MAP_VERTEX, MAP_EDGE, MAP_GLOBAL } Mapping;
-typedef enum { KG_IN_PTR, KG_OUT_PTR, KG_SRC, KG_DST, KG_OUT_EID, KG__COUNT } KGraphArray;
+/* The graph arrays a kernel may read (gnn_graph's fields of these names): KG_GRAPH_PTR the vertex
+ * range of each graph of a batch, KG_VERTEX_GRAPH the graph of each vertex. */
+typedef enum { KG_IN_PTR, KG_OUT_PTR, KG_SRC, KG_DST, KG_OUT_EID, KG_GRAPH_PTR, KG_VERTEX_GRAPH, KG__COUNT } KGraphArray;
+extern const char *const kgraph_name[KG__COUNT]; /* kir.c: "in_ptr", ... */
+extern const char *const kgraph_type[KG__COUNT]; /* "int64_t" (offsets) or "int32_t" (ids) */
 typedef enum { KO_ADD, KO_SUB, KO_MUL, KO_DIV, KO_MOD, KO_MIN, KO_MAX, KO_LT, KO_LE, KO_GT, KO_GE, KO_EQ,
                KO_NE, KO_AND, KO_OR } KBinOp;
 typedef enum { KU_NEG, KU_EXP, KU_EXPM1, KU_LOG, KU_TANH, KU_SQRT, KU_RSQRT, KU_ABS, KU_NOT, KU_TO_F32,
@@ -689,12 +695,16 @@ typedef struct {
   int64_t *labels;           /* nv, or NULL; -1 = unknown */
   double *edge_vals;         /* ne x edge_ncols in file order: graph.edges' columns after src dst (float32 values), or NULL */
   int64_t edge_ncols;
+  int64_t ng;                /* graphs in the batch (graph_indicator.txt; 1 without it) */
+  int64_t *graph_of;         /* nv: the graph of each vertex, non-decreasing */
+  int64_t *graph_ptr;        /* ng + 1: the vertices of graph i are graph_ptr[i] .. graph_ptr[i+1]-1 */
 } Graph;
 
 /* Loaders report "file:line: error: ..." into err (size errlen) and return false. */
 bool graph_load_edges(Graph *g, const char *path, int64_t nv_hint, char *err, size_t errlen);
 bool graph_load_features(Graph *g, const char *path, char *err, size_t errlen);
 bool graph_load_labels(Graph *g, const char *path, char *err, size_t errlen);
+bool graph_load_graph_indicator(Graph *g, const char *path, char *err, size_t errlen);
 /* A dataset folder (graph.edges, features.svm, labels.txt) or a single edge-list file. */
 bool graph_load(Graph *g, const char *path, char *err, size_t errlen);
 bool graph_build_csr(Graph *g, char *err, size_t errlen); /* false (err set) when out of memory */

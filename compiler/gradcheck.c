@@ -83,7 +83,7 @@ static void gc_usage(FILE *out) {
 static bool is_kinked(const Value *v) {
   if (v->bwd) return false;
   if (v->op == OP_GATHER) return v->fn == FN_ARGMAX || v->fn == FN_ARGMIN;
-  if (v->op != OP_APPLY_EDGE && v->op != OP_APPLY_VERTEX && v->op != OP_APPLY_GLOBAL) return false;
+  if (v->op != OP_APPLY_EDGE && v->op != OP_APPLY_VERTEX && v->op != OP_APPLY_GLOBAL && v->op != OP_APPLY_GRAPH) return false;
   switch (v->fn) {
   case FN_RELU: case FN_LEAKY_RELU: case FN_ELU: case FN_ABS: case FN_SIGN: case FN_INV_OR_ZERO:
   case FN_RELU_GRAD: case FN_LEAKY_RELU_GRAD: case FN_ELU_GRAD:

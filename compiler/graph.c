@@ -272,6 +272,64 @@ bool graph_load_labels(Graph *g, const char *path, char *err, size_t errlen) {
   return true;
 }
 
+/* graph_indicator.txt: the graph of each vertex, in vertex order, for a batch of graphs (PyG's
+ * `batch`, TU's DS_graph_indicator.txt 0-based): ids start at 0 and never decrease or skip, so
+ * each graph's vertices are one contiguous range (graph_ptr). */
+bool graph_load_graph_indicator(Graph *g, const char *path, char *err, size_t errlen) {
+  Reader r;
+  if (!reader_open(&r, path, err, errlen)) return false;
+  int64_t cap = 1024, n = 0, last = -1;
+  int64_t *of = malloc(sizeof(int64_t) * (size_t)cap);
+  bool ok = of != NULL;
+  if (!ok) snprintf(err, errlen, "%s: error: out of memory", path);
+  char *p;
+  while (ok && (p = reader_next(&r))) {
+    int64_t id;
+    if (!(ok = int_field(&r, &p, "graph id", &id, err, errlen))) break;
+    if (!at_end(p)) {
+      snprintf(err, errlen, "%s:%ld: error: expected one graph id per line", path, r.lineno);
+      ok = false;
+    } else if (last < 0 && id != 0) {
+      snprintf(err, errlen, "%s:%ld: error: the first graph id is %lld: the ids start at 0", path, r.lineno, (long long)id);
+      ok = false;
+    } else if (id != last && id != last + 1) {
+      snprintf(err, errlen, "%s:%ld: error: graph id %lld after %lld: the ids start at 0 and go up by at most 1 (a graph's vertices are consecutive)",
+               path, r.lineno, (long long)id, (long long)last);
+      ok = false;
+    }
+    if (!ok) break;
+    if (n == cap) {
+      int64_t *bigger = realloc(of, sizeof(int64_t) * (size_t)(cap *= 2));
+      if (!bigger) {
+        snprintf(err, errlen, "%s: error: out of memory", path);
+        ok = false;
+        break;
+      }
+      of = bigger;
+    }
+    of[n++] = last = id;
+  }
+  ok = reader_nul_ok(&r, ok, err, errlen);
+  if (ok && n == 0) {
+    snprintf(err, errlen, "%s: error: no graph ids", path);
+    ok = false;
+  }
+  if (ok && g->nv > 0 && n != g->nv) {
+    snprintf(err, errlen, "%s: error: %lld graph ids for a graph of %lld vertices", path, (long long)n, (long long)g->nv);
+    ok = false;
+  }
+  reader_close(&r);
+  if (!ok) {
+    free(of);
+    return false;
+  }
+  free(g->graph_of);
+  g->graph_of = of;
+  g->ng = last + 1;
+  if (g->nv == 0) g->nv = n;
+  return true;
+}
+
 bool graph_load_features(Graph *g, const char *path, char *err, size_t errlen) {
   Reader r;
   if (!reader_open(&r, path, err, errlen)) return false;
@@ -366,6 +424,23 @@ static bool bucket(int64_t nv, int64_t ne, const int64_t *key, int64_t **ptr_out
   return true;
 }
 
+/* graph_ptr from graph_of; without graph_indicator.txt every vertex is in graph 0. */
+static bool build_graph_ptr(Graph *g, char *err, size_t errlen) {
+  if (!g->graph_of) {
+    g->ng = 1;
+    g->graph_of = calloc((size_t)(g->nv ? g->nv : 1), sizeof(int64_t));
+  }
+  free(g->graph_ptr);
+  g->graph_ptr = calloc((size_t)g->ng + 1, sizeof(int64_t));
+  if (!g->graph_of || !g->graph_ptr) {
+    snprintf(err, errlen, "error: out of memory for the graph ids of %lld vertices", (long long)g->nv);
+    return false;
+  }
+  for (int64_t v = 0; v < g->nv; v++) g->graph_ptr[g->graph_of[v] + 1]++;
+  for (int64_t i = 0; i < g->ng; i++) g->graph_ptr[i + 1] += g->graph_ptr[i];
+  return true;
+}
+
 bool graph_build_csr(Graph *g, char *err, size_t errlen) {
   free(g->in_ptr);
   free(g->in_eid);
@@ -381,7 +456,7 @@ bool graph_build_csr(Graph *g, char *err, size_t errlen) {
     return false;
   }
   for (int64_t j = 0; j < g->ne; j++) g->csr_pos[g->in_eid[j]] = j;
-  return true;
+  return build_graph_ptr(g, err, errlen);
 }
 
 bool graph_add_self_loops(Graph *g, char *err, size_t errlen) {
@@ -438,6 +513,8 @@ bool graph_load(Graph *g, const char *path, char *err, size_t errlen) {
   if (exists(f)) ok = graph_load_labels(g, f, err, errlen);
   snprintf(f, n, "%s/features.svm", path);
   if (ok && exists(f)) ok = graph_load_features(g, f, err, errlen);
+  snprintf(f, n, "%s/graph_indicator.txt", path);
+  if (ok && exists(f)) ok = graph_load_graph_indicator(g, f, err, errlen);
   snprintf(f, n, "%s/graph.edges", path);
   if (ok && !exists(f)) {
     snprintf(err, errlen, "%s: error: no graph.edges in this folder", path);
@@ -460,5 +537,7 @@ void graph_free(Graph *g) {
   free(g->features);
   free(g->labels);
   free(g->edge_vals);
+  free(g->graph_of);
+  free(g->graph_ptr);
   memset(g, 0, sizeof *g);
 }

@@ -265,7 +265,7 @@ bool inputs_load(ParamSet *ins, const Module *m, const Graph *g, const char *pat
 /* ---------------------------------------------------------------- evaluation */
 
 int64_t value_rows(const Value *v, const Graph *g) {
-  return v->dom == DOM_VERTEX ? g->nv : v->dom == DOM_EDGE ? g->ne : 1;
+  return v->dom == DOM_VERTEX ? g->nv : v->dom == DOM_EDGE ? g->ne : v->dom == DOM_GRAPH ? g->ng : 1;
 }
 
 /* Element-wise functions of one or two scalars. */
@@ -556,10 +556,12 @@ bool interp_run(Interp *in, char *err, size_t errlen) {
     case OP_DEGREE:
       if (v->fn == FN_IN)
         for (int64_t u = 0; u < g->nv; u++) out[u] = (double)(g->in_ptr[u + 1] - g->in_ptr[u]);
-      else
+      else if (v->fn == FN_OUT)
         for (int64_t e = 0; e < g->ne; e++) out[g->src[e]] += 1;
+      else /* FN_SIZE: the vertices of each graph */
+        for (int64_t gi = 0; gi < g->ng; gi++) out[gi] = (double)(g->graph_ptr[gi + 1] - g->graph_ptr[gi]);
       break;
-    case OP_APPLY_EDGE: case OP_APPLY_VERTEX: case OP_APPLY_GLOBAL: {
+    case OP_APPLY_EDGE: case OP_APPLY_VERTEX: case OP_APPLY_GLOBAL: case OP_APPLY_GRAPH: {
       if (v->fn == FN_DROPOUT && in->training) {
         float p = (float)v->fattr;
         double scale = 1.0 / (1.0 - (double)p);
@@ -683,6 +685,23 @@ bool interp_run(Interp *in, char *err, size_t errlen) {
         }
         free(msg);
       }
+      break;
+    case OP_READOUT: /* over the vertices of each graph; a graph without vertices gets 0 */
+#pragma omp parallel for schedule(dynamic, 16)
+      for (int64_t gi = 0; gi < g->ng; gi++) {
+        int64_t lo = g->graph_ptr[gi], hi = g->graph_ptr[gi + 1];
+        double *o = out + gi * n;
+        if (lo == hi) continue;
+        for (int64_t k = 0; k < n; k++) o[k] = reduce_init(v->fn);
+        for (int64_t u = lo; u < hi; u++)
+          for (int64_t k = 0; k < n; k++) o[k] = reduce_step(v->fn, o[k], A[u * n + k]);
+        if (v->fn == FN_MEAN)
+          for (int64_t k = 0; k < n; k++) o[k] /= (double)(hi - lo);
+      }
+      break;
+    case OP_BROADCAST:
+#pragma omp parallel for schedule(static)
+      for (int64_t u = 0; u < g->nv; u++) memcpy(out + u * n, A + g->graph_of[u] * n, sizeof(double) * (size_t)n);
       break;
     case OP_REDUCE_SCATTER: /* edge_softmax over the in-edges of each destination */
 #pragma omp parallel for schedule(dynamic, 64)

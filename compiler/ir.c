@@ -131,7 +131,7 @@ static bool drop_last(Shape *s) {
 }
 
 OpKind apply_op_for(Domain d) {
-  return d == DOM_EDGE ? OP_APPLY_EDGE : d == DOM_VERTEX ? OP_APPLY_VERTEX : OP_APPLY_GLOBAL;
+  return d == DOM_EDGE ? OP_APPLY_EDGE : d == DOM_VERTEX ? OP_APPLY_VERTEX : d == DOM_GRAPH ? OP_APPLY_GRAPH : OP_APPLY_GLOBAL;
 }
 
 /* ---------------------------------------------------------------- typing */
@@ -342,6 +342,18 @@ bool ir_infer(Arena *a, const Value *p, Domain *dom, ElemType *elem, Shape *shap
     *shape = args[0]->shape;
     if (fn == FN_ARGMAX || fn == FN_ARGMIN) *elem = ELEM_I32;
     break;
+  case OP_READOUT:
+    if (fn != FN_SUM && fn != FN_MEAN && fn != FN_MAX && fn != FN_MIN) FAIL("'%s' is not a readout reduction", fn_info[fn].name);
+    if (args[0]->dom != DOM_VERTEX) FAIL("a readout reads a vertex value, not %s value", domain_a(args[0]->dom));
+    *dom = DOM_GRAPH;
+    *shape = args[0]->shape;
+    break;
+  case OP_BROADCAST:
+    if (fn != FN_NONE) FAIL("broadcast has no function, not '%s'", fn_info[fn].name);
+    if (args[0]->dom != DOM_GRAPH) FAIL("broadcast reads a graph value, not %s value", domain_a(args[0]->dom));
+    *dom = DOM_VERTEX;
+    *shape = args[0]->shape;
+    break;
   case OP_REDUCE_SCATTER:
     if (fn != FN_EDGE_SOFTMAX) FAIL("'%s' is not a reduce_scatter function", fn_info[fn].name);
     if (args[0]->dom != DOM_EDGE) FAIL("edge_softmax reads an edge value, not a %s value", domain_name(args[0]->dom));
@@ -397,17 +409,21 @@ bool ir_infer(Arena *a, const Value *p, Domain *dom, ElemType *elem, Shape *shap
     }
     *dom = DOM_VERTEX;
     break;
-  case OP_APPLY_EDGE: case OP_APPLY_VERTEX: case OP_APPLY_GLOBAL: {
+  case OP_APPLY_EDGE: case OP_APPLY_VERTEX: case OP_APPLY_GLOBAL: case OP_APPLY_GRAPH: {
     if (!(fn_info[fn].where & W_APPLY)) FAIL("'%s' is not an apply function", fn_info[fn].name);
     if (fn_info[fn].arity != nargs) FAIL("%s takes %d operands, not %d", fn_info[fn].name, fn_info[fn].arity, nargs);
-    bool edge = false, vertex = false;
+    bool edge = false, vertex = false, graph = false;
     for (int i = 0; i < nargs; i++) {
       edge |= args[i]->dom == DOM_EDGE;
       vertex |= args[i]->dom == DOM_VERTEX;
+      graph |= args[i]->dom == DOM_GRAPH;
     }
     if (edge && vertex)
       FAIL("cannot combine a vertex value with an edge value; read the vertex value on edges with x[src] or x[dst]");
-    *dom = edge ? DOM_EDGE : vertex ? DOM_VERTEX : DOM_GLOBAL;
+    if (graph && (edge || vertex))
+      FAIL("cannot combine a graph value with %s value; read the graph value on the vertices with u[graph]",
+           edge ? "an edge" : "a vertex");
+    *dom = edge ? DOM_EDGE : vertex ? DOM_VERTEX : graph ? DOM_GRAPH : DOM_GLOBAL;
     if (apply_op_for(*dom) != op) FAIL("%s on %s operands", op_info[op].name, domain_name(*dom));
     if (!infer_apply(a, p, shape, why)) return false;
     break;
@@ -537,7 +553,7 @@ static CostPoly per_row(Domain d, double n) {
   CostPoly p = {0, 0, 0};
   if (d == DOM_VERTEX) p.v = n;
   else if (d == DOM_EDGE) p.e = n;
-  else p.c = n;
+  else p.c = n; /* global, param, and graph rows: a batch has few graphs next to its vertices */
   return p;
 }
 
@@ -595,7 +611,16 @@ Cost cost_of(const Value *v) {
     c.write = per_row(DOM_GLOBAL, 4 * n);
     return c;
   }
-  case OP_APPLY_EDGE: case OP_APPLY_VERTEX: case OP_APPLY_GLOBAL:
+  case OP_READOUT:
+    c.flops = per_row(DOM_VERTEX, n);
+    c.read = per_row(DOM_VERTEX, 4 * n);
+    c.write = per_row(DOM_GRAPH, 4 * n);
+    return c;
+  case OP_BROADCAST:
+    c.read = per_row(DOM_VERTEX, 4 * n); /* each vertex reads its graph's row */
+    c.write = per_row(DOM_VERTEX, 4 * n);
+    return c;
+  case OP_APPLY_EDGE: case OP_APPLY_VERTEX: case OP_APPLY_GLOBAL: case OP_APPLY_GRAPH:
     if (v->fn == FN_LINEAR) fl = 2.0 * (double)v->args[1]->shape.d[0];
     if (v->fn == FN_DOT) {
       const Shape *s = v->args[0]->shape.rank >= v->args[1]->shape.rank ? &v->args[0]->shape : &v->args[1]->shape;
@@ -647,7 +672,7 @@ double elem_cost(const Value *v) {
 }
 
 bool value_is_gemm(const Value *v) {
-  bool lin = (v->op == OP_APPLY_EDGE || v->op == OP_APPLY_VERTEX || v->op == OP_APPLY_GLOBAL) &&
+  bool lin = (v->op == OP_APPLY_EDGE || v->op == OP_APPLY_VERTEX || v->op == OP_APPLY_GLOBAL || v->op == OP_APPLY_GRAPH) &&
              (v->fn == FN_LINEAR || v->fn == FN_LINEAR_T);
   bool mtn = v->op == OP_REDUCE_ROWS && v->fn == FN_MATMUL_TN;
   if (!lin && !mtn) return false;

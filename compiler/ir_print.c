@@ -73,6 +73,9 @@ static void print_value(FILE *out, const Value *v, bool needed) {
   case OP_DEGREE:
     fprintf(out, "degree.%s", fn_info[v->fn].name);
     break;
+  case OP_BROADCAST:
+    fputs("broadcast", out);
+    break;
   case OP_AGGREGATE:
     fprintf(out, "aggregate.%s.%s", fn_info[v->fn].name, fn_info[v->msg].name);
     break;
@@ -175,6 +178,8 @@ void ir_print_dot(FILE *out, const Module *m) {
       fprintf(out, "%s %s", op_info[v->op].name, v->name);
     else if (v->op == OP_CONST)
       fprintf(out, "const %g", v->fattr);
+    else if (v->op == OP_BROADCAST)
+      fputs("broadcast", out);
     else
       fprintf(out, "%s.%s", op_info[v->op].name, fn_info[v->fn].name);
     fprintf(out, "\\n%s[", domain_name(v->dom));

@@ -28,7 +28,8 @@ const char *elem_c(ElemType e) { return e == ELEM_F32 ? "float" : e == ELEM_F64 
 
 const char *mapping_name(Mapping m) { return m == MAP_VERTEX ? "vertex" : m == MAP_EDGE ? "edge" : "global"; }
 
-static const char *graph_name[KG__COUNT] = {"in_ptr", "out_ptr", "src", "dst", "out_eid"};
+const char *const kgraph_name[KG__COUNT] = {"in_ptr", "out_ptr", "src", "dst", "out_eid", "graph_ptr", "vertex_graph"};
+const char *const kgraph_type[KG__COUNT] = {"int64_t", "int64_t", "int32_t", "int32_t", "int32_t", "int64_t", "int32_t"};
 static const char *bin_name[] = {"+", "-", "*", "/", "%", "min", "max", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
 
 /* A float constant as C reads it back exactly in float32 (and the KIR text shortest form). */
@@ -101,7 +102,7 @@ void kexpr_print(FILE *out, const Kernel *k, const KExpr *e, Dialect d) {
     fputc(']', out);
     return;
   case KE_GRAPH:
-    fprintf(out, "%s[", graph_name[e->garr]);
+    fprintf(out, "%s[", kgraph_name[e->garr]);
     kexpr_print(out, k, e->a, d);
     fputc(']', out);
     return;
@@ -241,6 +242,7 @@ static void print_stmts(FILE *out, const Kernel *k, const PtrVec *b, int depth) 
 }
 
 const char *kernel_mapping_desc(const Kernel *k) {
+  if (k->map == MAP_VERTEX && k->rows == DOM_GRAPH) return k->graph[KG_GRAPH_PTR] ? "one group per graph, over its vertices" : "one group per graph";
   if (k->map == MAP_VERTEX)
     return k->body.len && k->graph[KG_IN_PTR] ? "vertex-balanced over in-edges (CSR)"
            : k->graph[KG_OUT_PTR]             ? "vertex-balanced over out-edges (CSC)"
@@ -264,8 +266,8 @@ static void print_kernel(FILE *out, const Kernel *k) {
 
 static void print_dim(FILE *out, KDim d) {
   if (d.dom == DOM_GLOBAL) fprintf(out, "%lld", (long long)d.mult);
-  else if (d.mult == 1) fputs(d.dom == DOM_VERTEX ? "nv" : "ne", out);
-  else fprintf(out, "%s*%lld", d.dom == DOM_VERTEX ? "nv" : "ne", (long long)d.mult);
+  else if (d.mult == 1) fputs(d.dom == DOM_VERTEX ? "nv" : d.dom == DOM_GRAPH ? "ng" : "ne", out);
+  else fprintf(out, "%s*%lld", d.dom == DOM_VERTEX ? "nv" : d.dom == DOM_GRAPH ? "ng" : "ne", (long long)d.mult);
 }
 
 static const char *kind_name(KBufKind k) {

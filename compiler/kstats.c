@@ -33,7 +33,8 @@ typedef struct {
   int nsites, cap;
 } Acct;
 
-static double rows_of(Domain d, double V, double E) { return d == DOM_VERTEX ? V : d == DOM_EDGE ? E : 1; }
+/* A batch's graphs are counted as its vertices: an upper bound (each graph has one at least). */
+static double rows_of(Domain d, double V, double E) { return d == DOM_VERTEX || d == DOM_GRAPH ? V : d == DOM_EDGE ? E : 1; }
 
 static double elem_bytes(ElemType e) { return e == ELEM_F64 ? 8 : 4; }
 

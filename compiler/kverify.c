@@ -135,13 +135,13 @@ static bool uniform_expr(const Kernel *k, const KExpr *e) {
 
 static void expr(KV *v, const KExpr *e, At at) {
   if (!e) {
-    bad(v, "a NULL expression%s%lld", "", 0);
+    bad(v, "a NULL expression%s%.0lld", "", 0);
     return;
   }
   switch (e->kind) {
   case KE_FCONST: case KE_ICONST: case KE_LANE: case KE_ROW: break;
   case KE_TRAINING:
-    if (!v->k->dropout) bad(v, "reads the training flag, which it does not take (not a dropout kernel)%s%lld", "", 0);
+    if (!v->k->dropout) bad(v, "reads the training flag, which it does not take (not a dropout kernel)%s%.0lld", "", 0);
     break;
   case KE_VAR:
     if (e->var < 0 || e->var >= v->k->nlocals) bad(v, "local %s%lld out of range", "", e->var);
@@ -156,11 +156,11 @@ static void expr(KV *v, const KExpr *e, At at) {
     break;
   case KE_LOAD:
     if (!e->buf) {
-      bad(v, "a load from no buffer%s%lld", "", 0);
+      bad(v, "a load from no buffer%s%.0lld", "", 0);
       break;
     }
     if (!in_vec(&v->k->bufs, e->buf)) bad(v, "loads %s, which is not among its parameters%lld", e->buf->name, 0);
-    if ((e->buf->dom == DOM_VERTEX || e->buf->dom == DOM_EDGE) && !e->a)
+    if ((e->buf->dom == DOM_VERTEX || e->buf->dom == DOM_EDGE || e->buf->dom == DOM_GRAPH) && !e->a)
       bad(v, "loads per-row buffer %s without a row%lld", e->buf->name, 0);
     plan_access(v, e->buf, at, false);
     if (e->a) expr(v, e->a, at);
@@ -187,7 +187,7 @@ static void expr(KV *v, const KExpr *e, At at) {
     break;
   }
   case KE_KEEP:
-    if (!v->k->dropout) bad(v, "draws dropout masks but does not take the seed (not a dropout kernel)%s%lld", "", 0);
+    if (!v->k->dropout) bad(v, "draws dropout masks but does not take the seed (not a dropout kernel)%s%.0lld", "", 0);
     if (!(e->f >= 0 && e->f < 1)) bad(v, "dropout with p = %s%lld outside [0, 1)", "", (long long)(e->f * 100));
     if (e->a) expr(v, e->a, at);
     break;
@@ -201,7 +201,7 @@ static bool local_ok(const KV *v, int var) { return var >= 0 && var < v->k->nloc
 
 static void stmt(KV *v, const KStmt *s, At at) {
   if (!s) {
-    bad(v, "a NULL statement%s%lld", "", 0);
+    bad(v, "a NULL statement%s%.0lld", "", 0);
     return;
   }
   const Kernel *k = v->k;
@@ -216,12 +216,12 @@ static void stmt(KV *v, const KStmt *s, At at) {
     break;
   case KS_STORE: case KS_ATOMIC:
     if (!s->buf) {
-      bad(v, "a store to no buffer%s%lld", "", 0);
+      bad(v, "a store to no buffer%s%.0lld", "", 0);
       break;
     }
     if (!in_vec(&k->bufs, s->buf)) bad(v, "stores to %s, which is not among its parameters%lld", s->buf->name, 0);
     if (!writable(s->buf)) bad(v, "stores to %s, an input, parameter or degree array%lld", s->buf->name, 0);
-    if ((s->buf->dom == DOM_VERTEX || s->buf->dom == DOM_EDGE) && !s->row)
+    if ((s->buf->dom == DOM_VERTEX || s->buf->dom == DOM_EDGE || s->buf->dom == DOM_GRAPH) && !s->row)
       bad(v, "stores to per-row buffer %s without a row%lld", s->buf->name, 0);
     if (s->kind == KS_ATOMIC && s->count == 1) { /* block-reduced: per-block sums of row 0, then one atomic each */
       if (s->op != KO_ADD) bad(v, "block-reduced atomic into %s that is not a sum (op %lld)", s->buf->name, s->op);
@@ -251,9 +251,9 @@ static void stmt(KV *v, const KStmt *s, At at) {
     if (uni && !at.lanes && (!uniform_expr(k, s->lo) || !uniform_expr(k, s->hi)))
       bad(v, "uniform loop over %s with per-lane bounds%lld", k->locals[s->var].name, 0);
     if (s->walk) {
-      if (k->map != MAP_VERTEX || k->rows != DOM_VERTEX) bad(v, "a walk over a row's edges in a kernel that is not vertex-mapped%s%lld", "", 0);
-      if (!uni) bad(v, "a walk over a per-lane loop variable%s%lld", "", 0);
-      if (at.lanes) bad(v, "a walk inside per-lane code (every lane of the group walks the edges together)%s%lld", "", 0);
+      if (k->map != MAP_VERTEX || (k->rows != DOM_VERTEX && k->rows != DOM_GRAPH)) bad(v, "a walk over a row's edges in a kernel that is not vertex-mapped%s%.0lld", "", 0);
+      if (!uni) bad(v, "a walk over a per-lane loop variable%s%.0lld", "", 0);
+      if (at.lanes) bad(v, "a walk inside per-lane code (every lane of the group walks the edges together)%s%.0lld", "", 0);
     }
     At in = at;
     in.lanes |= !uni;
@@ -270,7 +270,7 @@ static void stmt(KV *v, const KStmt *s, At at) {
   }
   case KS_IF: {
     expr(v, s->lo, at);
-    if (s->count == 1 && !at.lanes && !uniform_expr(k, s->lo)) bad(v, "a uniform if with a per-lane condition%s%lld", "", 0);
+    if (s->count == 1 && !at.lanes && !uniform_expr(k, s->lo)) bad(v, "a uniform if with a per-lane condition%s%.0lld", "", 0);
     At in = at;
     in.lanes |= s->count != 1;
     in.trained |= implies_training(s->lo);
@@ -278,12 +278,12 @@ static void stmt(KV *v, const KStmt *s, At at) {
     break;
   }
   case KS_BARRIER:
-    if (at.lanes) bad(v, "a barrier inside per-lane code (not every lane of the group reaches it)%s%lld", "", 0);
+    if (at.lanes) bad(v, "a barrier inside per-lane code (not every lane of the group reaches it)%s%.0lld", "", 0);
     break;
   case KS_GROUP_REDUCE:
     if (!local_ok(v, s->var)) bad(v, "group reduction of local %s%lld out of range", "", s->var);
     if (s->op != KO_ADD && s->op != KO_MAX && s->op != KO_MIN) bad(v, "group reduction with op %s%lld", "", s->op);
-    if (at.lanes) bad(v, "a group reduction inside per-lane code (not every lane of the group reaches it)%s%lld", "", 0);
+    if (at.lanes) bad(v, "a group reduction inside per-lane code (not every lane of the group reaches it)%s%.0lld", "", 0);
     break;
   default: bad(v, "a statement of unknown kind %s%lld", "", s->kind);
   }
@@ -309,7 +309,7 @@ static void gemm_dim_ok(KV *v, const KDim *d, const char *which) {
 int kir_verify(const KProgram *p, FILE *err) {
   KV v = {.p = p, .err = err};
   if (!p) {
-    bad(&v, "no program%s%lld", "", 0);
+    bad(&v, "no program%s%.0lld", "", 0);
     return v.problems;
   }
   if (p->nfwd < 0 || p->nfwd > p->nsteps) bad(&v, "nfwd %s%lld outside [0, nsteps]", "", p->nfwd);

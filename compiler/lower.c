@@ -86,7 +86,7 @@ void use_buf(Kernel *k, KBuf *b, Lower *L) {
 KExpr *kload(Lower *L, Kernel *k, KBuf *b, KExpr *row, KExpr *idx) {
   KExpr *e = ke_new(L, KE_LOAD, b->elem == ELEM_I32 ? KT_I64 : b->elem == ELEM_F64 ? KT_F64 : KT_F32);
   e->buf = b;
-  e->a = b->dom == DOM_VERTEX || b->dom == DOM_EDGE ? row : NULL;
+  e->a = b->dom == DOM_VERTEX || b->dom == DOM_EDGE || b->dom == DOM_GRAPH ? row : NULL;
   e->b = idx;
   use_buf(k, b, L);
   return e;
@@ -196,7 +196,7 @@ void ks_let(Lower *L, PtrVec *blk, int var, KExpr *idx, KExpr *val) {
 void ks_store(Lower *L, Kernel *k, PtrVec *blk, KBuf *b, KExpr *row, KExpr *idx, KExpr *val) {
   KStmt *s = ks_new(L, blk, KS_STORE);
   s->buf = b;
-  s->row = b->dom == DOM_VERTEX || b->dom == DOM_EDGE ? row : NULL;
+  s->row = b->dom == DOM_VERTEX || b->dom == DOM_EDGE || b->dom == DOM_GRAPH ? row : NULL;
   s->idx = idx;
   s->val = val;
   use_buf(k, b, L);
@@ -205,7 +205,7 @@ void ks_atomic(Lower *L, Kernel *k, PtrVec *blk, int op, KBuf *b, KExpr *row, KE
   KStmt *s = ks_new(L, blk, KS_ATOMIC);
   s->op = op;
   s->buf = b;
-  s->row = b->dom == DOM_VERTEX || b->dom == DOM_EDGE ? row : NULL;
+  s->row = b->dom == DOM_VERTEX || b->dom == DOM_EDGE || b->dom == DOM_GRAPH ? row : NULL;
   s->idx = idx;
   s->val = val;
   use_buf(k, b, L);
@@ -255,8 +255,9 @@ KBuf *new_buf(Lower *L, KBufKind kind, const char *name, Domain dom, ElemType el
 }
 
 KBuf *degree_buf(Lower *L, FnKind which) {
-  int i = which == FN_OUT;
-  if (!L->deg[i]) L->deg[i] = new_buf(L, BUF_DEGREE, i ? "out_deg" : "in_deg", DOM_VERTEX, ELEM_F32, 1, NULL);
+  int i = which == FN_OUT ? 1 : which == FN_SIZE ? 2 : 0;
+  static const char *const name[3] = {"in_deg", "out_deg", "graph_size"};
+  if (!L->deg[i]) L->deg[i] = new_buf(L, BUF_DEGREE, name[i], i == 2 ? DOM_GRAPH : DOM_VERTEX, ELEM_F32, 1, NULL);
   L->deg[i]->fn = which;
   return L->deg[i];
 }
@@ -590,9 +591,17 @@ static int row_group(const Value *v) {
 static void lower_apply(Lower *L, Value *v) {
   Reader r = {read_buffer, v->args, {NULL, NULL, NULL}, NULL};
   for (int i = 0; i < v->nargs; i++) r.rows[i] = v->args[i]->dom == v->dom ? krow(L) : NULL;
-  Mapping map = v->dom == DOM_VERTEX ? MAP_VERTEX : v->dom == DOM_EDGE ? MAP_EDGE : MAP_GLOBAL;
+  Mapping map = v->dom == DOM_VERTEX || v->dom == DOM_GRAPH ? MAP_VERTEX : v->dom == DOM_EDGE ? MAP_EDGE : MAP_GLOBAL;
   Kernel *k = new_kernel(L, v, "", map, v->dom, row_group(v));
   rows_body(L, k, v, &r, v->fn);
+}
+
+/* u[graph]: a row kernel over vertices, each reading its graph's row (an identity view). */
+static void lower_broadcast(Lower *L, Value *v) {
+  Kernel *k = new_kernel(L, v, "", MAP_VERTEX, DOM_VERTEX, row_group(v));
+  Reader r = {read_buffer, v->args, {NULL, NULL, NULL}, NULL};
+  r.rows[0] = kgraph(L, k, KG_VERTEX_GRAPH, krow(L));
+  rows_body(L, k, v, &r, FN_RESHAPE);
 }
 
 /* A row kernel over edges: operand 0 read at the source (copy_v: at the destination),
@@ -622,7 +631,7 @@ static void lower_scatter(Lower *L, Value *v) {
 
 /* Emits: lo = ptr[row]; hi = ptr[row + 1] (once per kernel). */
 void walk_bounds(Lower *L, Kernel *k, int *lo, int *hi) {
-  KGraphArray ptr = k->dir == GATHER_BY_SRC ? KG_OUT_PTR : KG_IN_PTR;
+  KGraphArray ptr = k->dir == GATHER_BY_SRC ? KG_OUT_PTR : k->dir == GATHER_BY_GRAPH ? KG_GRAPH_PTR : KG_IN_PTR;
   *lo = add_local(L, k, "lo", KT_I64, 0, true);
   *hi = add_local(L, k, "hi", KT_I64, 0, true);
   ks_let(L, &k->body, *lo, NULL, kgraph(L, k, ptr, krow(L)));
@@ -702,9 +711,10 @@ KExpr *reduce_step(Lower *L, FnKind r, KExpr *acc, KExpr *x) {
 /* gather and aggregate, vertex-balanced: per lane register accumulators over the walk. */
 static void vertex_reduce(Lower *L, Value *v) {
   int64_t n = shape_elems(&v->shape);
-  bool agg = v->op == OP_AGGREGATE;
-  Kernel *k = new_kernel(L, v, "", MAP_VERTEX, DOM_VERTEX, group_for(n));
-  k->dir = agg ? GATHER_BY_DST : (int)v->iattr;
+  bool agg = v->op == OP_AGGREGATE, readout = v->op == OP_READOUT;
+  /* a readout walks the vertices of each graph as a gather walks the in-edges of each vertex */
+  Kernel *k = new_kernel(L, v, "", MAP_VERTEX, readout ? DOM_GRAPH : DOM_VERTEX, group_for(n));
+  k->dir = agg ? GATHER_BY_DST : readout ? GATHER_BY_GRAPH : (int)v->iattr;
   int G = k->group;
   int nk = (int)((n + G - 1) / G);
   int lo, hi;
@@ -920,7 +930,7 @@ void lower_gemm(Lower *L, Value *v) {
 /* ---------------------------------------------------------------- the program */
 
 static bool is_gemm(const Value *v) {
-  return ((v->op == OP_APPLY_EDGE || v->op == OP_APPLY_VERTEX || v->op == OP_APPLY_GLOBAL) &&
+  return ((v->op == OP_APPLY_EDGE || v->op == OP_APPLY_VERTEX || v->op == OP_APPLY_GLOBAL || v->op == OP_APPLY_GRAPH) &&
           (v->fn == FN_LINEAR || v->fn == FN_LINEAR_T)) ||
          (v->op == OP_REDUCE_ROWS && v->fn == FN_MATMUL_TN);
 }
@@ -961,9 +971,16 @@ static void lower_value(Lower *L, Value *v) {
     if (v->fn == FN_MATMUL_TN) lower_gemm(L, v);
     else lower_reduce_rows_sum(L, v);
     return;
-  case OP_APPLY_EDGE: case OP_APPLY_VERTEX: case OP_APPLY_GLOBAL:
+  case OP_APPLY_EDGE: case OP_APPLY_VERTEX: case OP_APPLY_GLOBAL: case OP_APPLY_GRAPH:
     if (is_gemm(v)) lower_gemm(L, v);
     else lower_apply(L, v);
+    return;
+  case OP_READOUT:
+    if (edge_map) note(L, v, "a readout walks the vertices of each graph in one group");
+    vertex_reduce(L, v);
+    return;
+  case OP_BROADCAST:
+    lower_broadcast(L, v);
     return;
   case OP__COUNT:
     break;

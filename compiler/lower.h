@@ -11,7 +11,7 @@ typedef struct {
   KProgram *p;
   Arena *a;
   KBuf **buf_of;     /* per value id: its buffer (NULL for constants) */
-  KBuf *deg[2];      /* degree.in, degree.out buffers (made on demand) */
+  KBuf *deg[3];      /* degree.in, degree.out, degree.size buffers (made on demand) */
   MappingChoice mapping;
   bool ok;
   PtrVec *cur_blk;   /* where statements that an element needs (loops, shared subexpressions) go */

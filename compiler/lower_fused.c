@@ -88,7 +88,7 @@ static KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx);
  * edge normalisation, MoNet's Gaussian weights). The backward loads it. */
 static bool fwd_recomputes(const Value *x) {
   return !x->bwd && x->ckpt == CKPT_STASH && x->sched == SCHED_ROOT &&
-         (x->op == OP_APPLY_EDGE || x->op == OP_APPLY_VERTEX || x->op == OP_APPLY_GLOBAL || x->op == OP_SCATTER);
+         (x->op == OP_APPLY_EDGE || x->op == OP_APPLY_VERTEX || x->op == OP_APPLY_GLOBAL || x->op == OP_APPLY_GRAPH || x->op == OP_SCATTER);
 }
 
 static bool grouped(const Value *v) {

@@ -140,7 +140,7 @@ static Stmt *assign(GnnCtx *c, PtrVec *names, Node *e, GNN_YYLTYPE l) {
 }
 
 %token LAYER "'layer'" MODEL "'model'" PARAM "'param'" RETURN "'return'"
-%token VERTEX "'vertex'" EDGE "'edge'" ARROW "'->'" NL "end of line"
+%token VERTEX "'vertex'" EDGE "'edge'" GRAPH "'graph'" ARROW "'->'" NL "end of line"
 %token FOR "'for'" IN "'in'" DOTDOT "'..'"
 %token <str> IDENT "identifier"
 %token <num> NUMBER "number"
@@ -256,6 +256,7 @@ types
 type
   : VERTEX '[' dims_opt ']' { $$ = typespec(c, DOM_VERTEX, $3, @$); }
   | EDGE '[' dims_opt ']'   { $$ = typespec(c, DOM_EDGE, $3, @$); }
+  | GRAPH '[' dims_opt ']'  { $$ = typespec(c, DOM_GRAPH, $3, @$); }
   ;
 
 shape
@@ -330,6 +331,7 @@ expr
 postfix
   : primary                 { $$ = $1; }
   | postfix '[' IDENT ']'   { $$ = node(c, N_INDEX, @3); $$->lhs = $1; $$->name = $3; }
+  | postfix '[' GRAPH ']'   { $$ = node(c, N_INDEX, @3); $$->lhs = $1; $$->name = "graph"; }
   ;
 
 primary

@@ -31,7 +31,7 @@ int ir_verify(const Module *m, FILE *out) {
     }
     switch (v->op) {
     case OP_INPUT:
-      if (!v->name || (v->dom != DOM_VERTEX && v->dom != DOM_EDGE)) BAD("malformed input");
+      if (!v->name || (v->dom != DOM_VERTEX && v->dom != DOM_EDGE && v->dom != DOM_GRAPH)) BAD("malformed input");
       break;
     case OP_PARAM:
       if (!v->name || v->dom != DOM_PARAM) BAD("malformed param");
@@ -45,7 +45,8 @@ int ir_verify(const Module *m, FILE *out) {
       if (v->dom != DOM_GLOBAL || v->shape.rank != 0) BAD("a constant must be a global scalar");
       break;
     case OP_DEGREE:
-      if (v->dom != DOM_VERTEX || v->shape.rank != 0 || (v->fn != FN_IN && v->fn != FN_OUT)) BAD("malformed degree");
+      if (v->shape.rank != 0 || !((v->dom == DOM_VERTEX && (v->fn == FN_IN || v->fn == FN_OUT)) || (v->dom == DOM_GRAPH && v->fn == FN_SIZE)))
+        BAD("malformed degree");
       break;
     default: {
       Domain dom;

@@ -152,6 +152,89 @@ gnn_status gnn_features_load_svm(gnn_ctx *ctx, const char *path, int64_t nv, flo
 /* ---------------------------------------------------------------- labels and splits */
 
 /* One integer label per line, -1 = unknown, checked against nv. */
+/* graph_indicator.txt: one graph id per vertex, 0-based, starting at 0 and going up by at most 1
+ * (each graph's vertices consecutive: PyG's `batch`, TU's DS_graph_indicator.txt less one).
+ * nv > 0 fixes the count; *out (malloc) holds n ids, *ng the graphs. */
+gnn_status rt_read_graph_indicator(gnn_ctx *ctx, const char *path, int64_t nv, int64_t **out, int64_t *n_out, int64_t *ng) {
+  *out = NULL;
+  RtReader r;
+  gnn_status st = rt_reader_open(ctx, &r, path, '#');
+  if (st) return st;
+  int64_t *of = NULL, n = 0, cap = 0, last = -1;
+  char *p;
+  while ((p = rt_reader_next(ctx, &r, &st))) {
+    int64_t id;
+    if ((st = rt_int_field(ctx, &r, &p, "graph id", 0, &id))) break;
+    if (!rt_at_end(p)) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: expected one graph id per line", path, r.lineno);
+      break;
+    }
+    if (last < 0 && id != 0) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: the first graph id is %lld: the ids start at 0", path, r.lineno,
+                         (long long)id);
+      break;
+    }
+    if (id != last && id != last + 1) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT,
+                         "%s:%ld: error: graph id %lld after %lld: the ids start at 0 and go up by at most 1 (a graph's vertices are consecutive)",
+                         path, r.lineno, (long long)id, (long long)last);
+      break;
+    }
+    if (nv > 0 && n == nv) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: more graph ids than the graph's %lld vertices", path, r.lineno,
+                         (long long)nv);
+      break;
+    }
+    if (n == cap) {
+      cap = cap ? cap * 2 : 1024;
+      int64_t *grown = (int64_t *)realloc(of, rt_mul((size_t)cap, sizeof(int64_t)));
+      if (!grown) {
+        st = gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of host memory at line %ld", path, r.lineno);
+        break;
+      }
+      of = grown;
+    }
+    of[n++] = last = id;
+  }
+  rt_reader_close(&r);
+  if (!st && n == 0) st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: no graph ids", path);
+  if (!st && nv > 0 && n != nv)
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: %lld graph ids for a graph of %lld vertices", path, (long long)n, (long long)nv);
+  if (st) {
+    free(of);
+    return st;
+  }
+  *out = of;
+  *n_out = n;
+  *ng = last + 1;
+  return GNN_OK;
+}
+
+static int rt_exists_in(const char *dir, const char *name) {
+  size_t n = strlen(dir) + strlen(name) + 2;
+  char *f = (char *)malloc(n);
+  if (!f) return 0;
+  snprintf(f, n, "%s/%s", dir, name);
+  int e = rt_exists(f);
+  free(f);
+  return e;
+}
+
+/* A folder's graph_indicator.txt, when there is one, splits g into its graphs. */
+gnn_status rt_folder_graphs(gnn_ctx *ctx, const char *dir, gnn_graph *g) {
+  char *f = rt_join(ctx, dir, "graph_indicator.txt");
+  if (!f) return GNN_ERR_OOM;
+  gnn_status st = GNN_OK;
+  if (rt_exists(f)) {
+    int64_t *of = NULL, n = 0, ng = 0;
+    st = rt_read_graph_indicator(ctx, f, g->nv, &of, &n, &ng);
+    if (!st) st = gnn_graph_set_graphs(ctx, g, ng, of);
+    free(of);
+  }
+  free(f);
+  return st;
+}
+
 gnn_status gnn_labels_load(gnn_ctx *ctx, const char *path, int64_t nv, int32_t **out, int64_t *count, int *nclasses) {
   if (out) *out = NULL;
   gnn_status st = rt_args(ctx, out && path && nv >= 0, "gnn_labels_load", "need out, a path and nv >= 0");
@@ -271,10 +354,10 @@ static gnn_status load_split(gnn_ctx *ctx, gnn_dataset *ds, const char *dir, con
   gnn_status st = GNN_OK;
   if (!rt_exists(f)) {
     ds->missing |= bit;
-  } else if (!(*mask = (uint8_t *)rt_malloc(ctx, (size_t)ds->nv, name))) {
+  } else if (!(*mask = (uint8_t *)rt_malloc(ctx, (size_t)ds->nrows, name))) {
     st = GNN_ERR_OOM;
   } else {
-    st = gnn_split_load(ctx, f, ds->nv, *mask, count);
+    st = gnn_split_load(ctx, f, ds->nrows, *mask, count);
   }
   free(f);
   return st;
@@ -291,12 +374,17 @@ gnn_status gnn_dataset_load(gnn_ctx *ctx, const char *dir, const gnn_graph_opts 
   gnn_dataset *ds = (gnn_dataset *)rt_calloc(ctx, 1, sizeof *ds, "a dataset");
   if (!ds) return GNN_ERR_OOM;
   char *edges = rt_join(ctx, dir, "graph.edges"), *labels = rt_join(ctx, dir, "labels.txt");
-  char *features = rt_join(ctx, dir, "features.svm");
-  gnn_status st = edges && labels && features ? GNN_OK : GNN_ERR_OOM;
+  char *features = rt_join(ctx, dir, "features.svm"), *glabels = rt_join(ctx, dir, "graph_labels.txt");
+  gnn_status st = edges && labels && features && glabels ? GNN_OK : GNN_ERR_OOM;
   int64_t nv = opts ? opts->num_vertices : 0;
   if (!st && !rt_exists(edges)) st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: no graph.edges in this folder", dir);
+  /* A graph-level dataset (graph_labels.txt: a label per graph of graph_indicator.txt) has no
+   * vertex labels: labels and splits are over graphs, read once the graph is split. */
+  if (!st) ds->graph_level = rt_exists(glabels);
   /* 1. The vertex count: labels, then features fix it (or check it). */
-  if (!st && rt_exists(labels)) {
+  if (!st && ds->graph_level) {
+    /* labels.txt, if any, is not read */
+  } else if (!st && rt_exists(labels)) {
     int64_t n = 0;
     st = gnn_labels_load(ctx, labels, nv, &ds->labels, &n, &ds->nclasses);
     if (!st) nv = n;
@@ -316,10 +404,21 @@ gnn_status gnn_dataset_load(gnn_ctx *ctx, const char *dir, const gnn_graph_opts 
     st = rt_load_edge_list(ctx, edges, nv, &es, &nv);
     if (!st) st = rt_graph_build(ctx, &es, nv, opts, edges, &ds->graph);
     rt_edges_free(&es);
+    if (!st) st = rt_folder_graphs(ctx, dir, ds->graph);
   }
   /* 3. The splits. */
   if (!st) {
     ds->nv = ds->graph->nv;
+    ds->nrows = ds->graph_level ? ds->graph->ng : ds->nv;
+  }
+  if (!st && ds->graph_level) {
+    int64_t n = 0;
+    st = gnn_labels_load(ctx, glabels, 0, &ds->labels, &n, &ds->nclasses);
+    if (!st && n != ds->nrows)
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: %lld graph labels for %lld graphs (graph_indicator.txt%s)", glabels,
+                         (long long)n, (long long)ds->nrows, ds->nrows == 1 && !rt_exists_in(dir, "graph_indicator.txt") ? " is missing" : "");
+  }
+  if (!st) {
     st = load_split(ctx, ds, dir, "train.idx", GNN_DATASET_NO_TRAIN, &ds->train_mask, &ds->ntrain);
     if (!st) st = load_split(ctx, ds, dir, "val.idx", GNN_DATASET_NO_VAL, &ds->val_mask, &ds->nval);
     if (!st) st = load_split(ctx, ds, dir, "test.idx", GNN_DATASET_NO_TEST, &ds->test_mask, &ds->ntest);
@@ -327,6 +426,7 @@ gnn_status gnn_dataset_load(gnn_ctx *ctx, const char *dir, const gnn_graph_opts 
   free(edges);
   free(labels);
   free(features);
+  free(glabels);
   if (st) {
     gnn_dataset_free(ctx, ds);
     return st;

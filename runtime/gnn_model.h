@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 enum { GNN_TARGET_HOST = 0, GNN_TARGET_CUDA = 1 };
-enum { GNN_DOMAIN_VERTEX = 0, GNN_DOMAIN_EDGE = 1, GNN_DOMAIN_GLOBAL = 2 };
+enum { GNN_DOMAIN_VERTEX = 0, GNN_DOMAIN_EDGE = 1, GNN_DOMAIN_GLOBAL = 2, GNN_DOMAIN_GRAPH = 3 /* a row per graph of the batch */ };
 
 /* A tensor of the model: an input (rows per vertex or edge), a parameter, the output. */
 typedef struct {

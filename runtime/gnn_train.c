@@ -168,9 +168,11 @@ int main(int argc, char **argv) {
     if (slot && *slot < 0) *slot = i;
     else others++;
   }
-  if (xi < 0 || others || api->output_info.domain != GNN_DOMAIN_VERTEX || api->output_info.rank != 1) {
-    fprintf(stderr, "gnn-train: node classification needs a model with one vertex input (the features), at most one edge "
-                    "input (the values of graph.edges) and a vertex[C] output\n");
+  const int graph_out = api->output_info.domain == GNN_DOMAIN_GRAPH; /* graph classification */
+  if (xi < 0 || others || (api->output_info.domain != GNN_DOMAIN_VERTEX && !graph_out) || api->output_info.rank != 1) {
+    fprintf(stderr, "gnn-train: training needs a model with one vertex input (the features), at most one edge input (the "
+                    "values of graph.edges) and a vertex[C] output (node classification) or a graph[C] one (graph "
+                    "classification)\n");
     goto out;
   }
   if (rt.ctx_create(&ctx, (int)device) != GNN_OK) {
@@ -180,12 +182,25 @@ int main(int argc, char **argv) {
   gnn_graph_opts opts = {0};
   opts.add_self_loops = self_loops;
   CHECK(rt.dataset_load(ctx, data, &opts, &ds));
-  if (!ds->features || !ds->labels || !ds->train_mask || !ds->val_mask || !ds->test_mask) {
-    fprintf(stderr, "gnn-train: %s lacks %s: node classification needs features, labels and the train/val/test split\n", data,
-            !ds->features ? "features.svm" : !ds->labels ? "labels.txt" : "a split file (train.idx, val.idx, test.idx)");
+  if (graph_out != ds->graph_level) {
+    if (graph_out)
+      fprintf(stderr, "gnn-train: %s outputs graph[%lld] (graph classification), but %s has no graph_labels.txt (a label per "
+                      "graph of graph_indicator.txt)\n", api->name, (long long)api->output_info.width, data);
+    else
+      fprintf(stderr, "gnn-train: %s has graph_labels.txt (graph classification), but %s outputs vertex[%lld]: a graph "
+                      "classifier returns a graph value (sum_vertices, ...)\n", data, api->name, (long long)api->output_info.width);
     goto out;
   }
-  const int64_t nv = ds->nv, C = api->output_info.width, F = api->inputs[xi].width;
+  if (!ds->features || !ds->labels || !ds->train_mask || !ds->val_mask || !ds->test_mask) {
+    fprintf(stderr, "gnn-train: %s lacks %s: %s classification needs features, labels and the train/val/test split\n", data,
+            !ds->features ? "features.svm" : !ds->labels ? (graph_out ? "graph_labels.txt" : "labels.txt")
+                                                         : "a split file (train.idx, val.idx, test.idx)",
+            graph_out ? "graph" : "node");
+    goto out;
+  }
+  /* labels, masks and logits have a row per vertex (node classification) or per graph */
+  const int64_t nv = ds->nv, rows = ds->nrows, C = api->output_info.width, F = api->inputs[xi].width;
+  const char *row_name = graph_out ? "graph" : "vertex";
   if (wi >= 0 && api->inputs[wi].width != ds->graph->edge_ncols) {
     const gnn_tensor_info *t = &api->inputs[wi];
     if (ds->graph->edge_ncols == 0)
@@ -204,10 +219,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "gnn-train: %s has %d classes, the model's output has %lld\n", data, ds->nclasses, (long long)C);
     goto out;
   }
-  for (int64_t v = 0; v < nv; v++) {
+  for (int64_t v = 0; v < rows; v++) {
     const char *split = ds->train_mask[v] ? "train.idx" : ds->val_mask[v] ? "val.idx" : ds->test_mask[v] ? "test.idx" : NULL;
     if (split && ds->labels[v] < 0) {
-      fprintf(stderr, "gnn-train: %s: vertex %lld is in %s but its label is %d (unknown): not training on it\n", data,
+      fprintf(stderr, "gnn-train: %s: %s %lld is in %s but its label is %d (unknown): not training on it\n", data, row_name,
               (long long)v, split, ds->labels[v]);
       goto out;
     }
@@ -257,14 +272,14 @@ int main(int argc, char **argv) {
     CHECK(rt.gmalloc(ctx, (void **)&ew, b));
     CHECK(rt.upload(ctx, ew, ds->graph->h_edge_values, b));
   }
-  CHECK(rt.gmalloc(ctx, (void **)&labels, sizeof(int32_t) * (size_t)nv));
-  CHECK(rt.upload(ctx, labels, ds->labels, sizeof(int32_t) * (size_t)nv));
+  CHECK(rt.gmalloc(ctx, (void **)&labels, sizeof(int32_t) * (size_t)rows));
+  CHECK(rt.upload(ctx, labels, ds->labels, sizeof(int32_t) * (size_t)rows));
   uint8_t *hm[3] = {ds->train_mask, ds->val_mask, ds->test_mask};
   for (int s = 0; s < 3; s++) {
-    CHECK(rt.gmalloc(ctx, (void **)&masks[s], (size_t)nv));
-    CHECK(rt.upload(ctx, masks[s], hm[s], (size_t)nv));
+    CHECK(rt.gmalloc(ctx, (void **)&masks[s], (size_t)rows));
+    CHECK(rt.upload(ctx, masks[s], hm[s], (size_t)rows));
   }
-  CHECK(rt.gmalloc(ctx, (void **)&dlogits, sizeof(float) * (size_t)(nv * C)));
+  CHECK(rt.gmalloc(ctx, (void **)&dlogits, sizeof(float) * (size_t)(rows * C)));
   int np = api->num_params;
   mom = calloc((size_t)np + 1, sizeof(float *));
   vel = calloc((size_t)np + 1, sizeof(float *));
@@ -278,13 +293,16 @@ int main(int argc, char **argv) {
     best[i] = malloc(b ? b : 1);
     CHECK(rt.download(ctx, best[i], api->param(model, i), b));
   }
+  char graphs_note[64];
+  snprintf(graphs_note, sizeof graphs_note, " graphs of %lld", (long long)ds->graph->ng);
   const float *inputs[2] = {NULL, NULL};
   inputs[xi] = x;
   if (wi >= 0) inputs[wi] = ew;
-  printf("gnn-train: %s (%s, %s) on %s: %lld vertices, %lld edges%s, %lld features, %d classes, split %lld/%lld/%lld\n",
+  printf("gnn-train: %s (%s, %s) on %s: %lld vertices, %lld edges%s, %lld features, %d classes, split %lld/%lld/%lld%s\n",
          api->name, api->source, api->target == GNN_TARGET_CUDA ? "CUDA" : "host", data, (long long)nv,
          (long long)ds->graph->ne, self_loops ? " (with self-loops)" : "", (long long)ds->nfeat, ds->nclasses,
-         (long long)ds->ntrain, (long long)ds->nval, (long long)ds->ntest);
+         (long long)ds->ntrain, (long long)ds->nval, (long long)ds->ntest,
+         graph_out ? graphs_note : "");
   printf("gnn-train: %s, lr %g, weight decay %g, at most %.0f epochs, patience %.0f, seed %.0f (defaults: %s)\n", optimizer, lr,
          wd, epochs, patience, seed, d->cite);
 
@@ -296,14 +314,14 @@ int main(int argc, char **argv) {
     double train_acc = 0, val_acc = 0;
     /* a training step: forward with dropout, loss and its gradient, backward, update */
     CHECK(api->forward(model, inputs, 1, (uint64_t)seed * 1000003u + (uint64_t)epoch));
-    gnn_status st = rt.xent(ctx, api->output(model), labels, masks[0], nv, C, &loss, dlogits);
+    gnn_status st = rt.xent(ctx, api->output(model), labels, masks[0], rows, C, &loss, dlogits);
     if (st == GNN_ERR_NUMERIC || !isfinite(loss)) {
       fprintf(stderr, "gnn-train: epoch %d: the training loss is not finite (%s): training diverged; stopping\n", epoch,
               st == GNN_OK ? "nan" : rt.last_error(ctx));
       goto out;
     }
     CHECK(st);
-    CHECK(rt.accuracy(ctx, api->output(model), labels, masks[0], nv, C, &train_acc));
+    CHECK(rt.accuracy(ctx, api->output(model), labels, masks[0], rows, C, &train_acc));
     CHECK(api->backward(model, dlogits));
     for (int i = 0; i < np; i++) {
       int64_t n = api->params[i].width;
@@ -317,14 +335,14 @@ int main(int argc, char **argv) {
     total_ms += ms;
     /* validation: an inference forward */
     CHECK(api->forward(model, inputs, 0, 0));
-    st = rt.xent(ctx, api->output(model), labels, masks[1], nv, C, &val_loss, NULL);
+    st = rt.xent(ctx, api->output(model), labels, masks[1], rows, C, &val_loss, NULL);
     if (st == GNN_ERR_NUMERIC || !isfinite(val_loss)) {
       fprintf(stderr, "gnn-train: epoch %d: the validation loss after the update is not finite (%s): training diverged; stopping\n",
               epoch, st == GNN_OK ? "nan" : rt.last_error(ctx));
       goto out;
     }
     CHECK(st);
-    CHECK(rt.accuracy(ctx, api->output(model), labels, masks[1], nv, C, &val_acc));
+    CHECK(rt.accuracy(ctx, api->output(model), labels, masks[1], rows, C, &val_acc));
     if (!quiet)
       printf("epoch %4d  loss %.4f  train acc %.4f  val loss %.4f  val acc %.4f  %.2f ms\n", epoch, loss, train_acc, val_loss,
              val_acc, ms);
@@ -351,7 +369,7 @@ int main(int argc, char **argv) {
   }
   double acc[3];
   CHECK(api->forward(model, inputs, 0, 0));
-  for (int s = 0; s < 3; s++) CHECK(rt.accuracy(ctx, api->output(model), labels, masks[s], nv, C, &acc[s]));
+  for (int s = 0; s < 3; s++) CHECK(rt.accuracy(ctx, api->output(model), labels, masks[s], rows, C, &acc[s]));
   if (!eval_only)
     printf("trained %d epochs (%.2f ms per epoch), best validation at epoch %d\n", trained, trained ? total_ms / trained : 0.0,
            best_epoch);

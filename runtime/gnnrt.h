@@ -187,6 +187,16 @@ typedef struct gnn_graph {
    * (CSR order); an added self-loop's values are 1. NULL and 0 when the source has none. */
   const float *h_edge_values;
   int64_t edge_ncols;
+  /* A batch of graphs (PyG's `batch`): the vertices of graph i are graph_ptr[i] ..
+   * graph_ptr[i+1]-1, so graph ids never decrease along the vertices. Every loader makes one
+   * graph of all the vertices; gnn_graph_set_graphs (a dataset folder's graph_indicator.txt)
+   * splits them. Readouts (sum_vertices, ...) reduce over each graph. */
+  int64_t ng;
+  const int64_t *graph_ptr;      /* ng + 1 (device) */
+  const int32_t *vertex_graph;   /* nv (device): the graph of each vertex */
+  const float *graph_size;       /* ng (device): the vertices of each graph, as floats */
+  const int64_t *h_graph_ptr;    /* host copies */
+  const int32_t *h_vertex_graph;
 } gnn_graph;
 
 /* Loads a graph, choosing the format by path: a directory is a dataset folder (its
@@ -208,6 +218,11 @@ GNN_API gnn_status gnn_graph_from_edges(gnn_ctx *ctx, int64_t nv, int64_t ne, co
  * graph with edge values is GNN_ERR_UNSUPPORTED. */
 GNN_API gnn_status gnn_graph_save_cache(gnn_ctx *ctx, const gnn_graph *g, const char *path);
 GNN_API void gnn_graph_free(gnn_ctx *ctx, gnn_graph *g);
+/* Splits g's vertices into ng graphs: graph_of[v] (host, nv entries) is the graph of vertex v,
+ * starting at 0 and going up by at most 1 from one vertex to the next (each graph's vertices
+ * consecutive, no graph empty). GNN_ERR_INVALID "vertex 7: graph id 3 after 1 (...)" otherwise;
+ * g is unchanged on failure. */
+GNN_API gnn_status gnn_graph_set_graphs(gnn_ctx *ctx, gnn_graph *g, int64_t ng, const int64_t *graph_of);
 
 /* ---------------------------------------------------------------- datasets */
 
@@ -227,11 +242,16 @@ typedef struct gnn_dataset {
   int64_t nv;                               /* = graph->nv */
   float *features;                          /* nv x nfeat, row-major; NULL if missing */
   int64_t nfeat;                            /* the largest feature index (1-based in the file) */
-  int32_t *labels;                          /* nv, -1 = unknown; NULL if missing */
+  int32_t *labels;                          /* nrows, -1 = unknown; NULL if missing */
   int nclasses;                             /* largest label + 1 */
-  uint8_t *train_mask, *val_mask, *test_mask; /* nv each, 1 = in the split; NULL if missing */
-  int64_t ntrain, nval, ntest;              /* vertices in each split */
+  uint8_t *train_mask, *val_mask, *test_mask; /* nrows each, 1 = in the split; NULL if missing */
+  int64_t ntrain, nval, ntest;              /* rows in each split */
   unsigned missing;                         /* GNN_DATASET_NO_* bits */
+  /* Graph classification: a folder with graph_labels.txt (one label per graph of
+   * graph_indicator.txt) is graph-level: labels and the splits (graph ids) have a row per graph,
+   * nrows = graph->ng, and labels.txt is not read. Otherwise nrows = nv. */
+  int graph_level;
+  int64_t nrows;
 } gnn_dataset;
 
 /* Loads a dataset folder. The vertex count comes from opts->num_vertices, else labels.txt,

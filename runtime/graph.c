@@ -191,10 +191,16 @@ void gnn_graph_free(gnn_ctx *ctx, gnn_graph *g) {
   const void *dev[] = {g->in_ptr, g->src, g->dst, g->out_ptr, g->out_eid, g->in_deg, g->out_deg};
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) gnn_free(ctx, (void *)dev[i]);
+  const void *gdev[] = {g->graph_ptr, g->vertex_graph, g->graph_size};
+  for (size_t i = 0; i < sizeof gdev / sizeof gdev[0]; i++)
+    if (gdev[i]) gnn_free(ctx, (void *)gdev[i]);
 #else
   rt_garray_free(ctx, g->in_deg);
   rt_garray_free(ctx, g->out_deg);
+  rt_garray_free(ctx, g->graph_size);
 #endif
+  rt_garray_free(ctx, g->h_graph_ptr);
+  rt_garray_free(ctx, g->h_vertex_graph);
   rt_garray_free(ctx, g->h_in_ptr);
   rt_garray_free(ctx, g->h_src);
   rt_garray_free(ctx, g->h_dst);
@@ -211,8 +217,90 @@ unsigned rt_opts_flags(const gnn_graph_opts *o) {
          (o->dedup ? RT_OPT_DEDUP : 0) | (o->symmetrise ? RT_OPT_SYMMETRISE : 0);
 }
 
+/* The batch arrays for graph_of (NULL: one graph of every vertex), checked, replacing g's. */
+static gnn_status set_batch(gnn_ctx *ctx, gnn_graph *g, int64_t ng, const int64_t *graph_of) {
+  int64_t nv = g->nv;
+  if (graph_of) {
+    if (ng < 1 || ng > nv) return gnn_set_error(ctx, GNN_ERR_INVALID, "%lld graphs for %lld vertices", (long long)ng, (long long)nv);
+    for (int64_t v = 0; v < nv; v++) {
+      int64_t prev = v ? graph_of[v - 1] : -1;
+      if (graph_of[v] != prev && graph_of[v] != prev + 1)
+        return gnn_set_error(ctx, GNN_ERR_INVALID,
+                             "vertex %lld: graph id %lld after %lld (ids start at 0 and go up by at most 1: each graph's vertices are consecutive)",
+                             (long long)v, (long long)graph_of[v], (long long)prev);
+    }
+    if (graph_of[nv - 1] != ng - 1)
+      return gnn_set_error(ctx, GNN_ERR_INVALID, "the last vertex is in graph %lld, but ng is %lld", (long long)graph_of[nv - 1],
+                           (long long)ng);
+  } else {
+    ng = 1;
+  }
+  int64_t *ptr = (int64_t *)rt_garray_alloc(ctx, rt_mul((size_t)ng + 1, sizeof(int64_t)), "graph_ptr");
+  int32_t *of = (int32_t *)rt_garray_alloc(ctx, rt_mul((size_t)nv ? (size_t)nv : 1, sizeof(int32_t)), "vertex_graph");
+#ifdef GNNRT_CUDA
+  float *size = (float *)rt_malloc(ctx, rt_mul((size_t)ng, sizeof(float)), "graph_size");
+#else
+  float *size = (float *)rt_garray_alloc(ctx, rt_mul((size_t)ng, sizeof(float)), "graph_size");
+#endif
+  gnn_status st = ptr && of && size ? GNN_OK : GNN_ERR_OOM;
+  const void *dptr = NULL, *dof = NULL, *dsize = NULL;
+  if (!st) {
+    memset(ptr, 0, sizeof(int64_t) * (size_t)(ng + 1));
+    for (int64_t v = 0; v < nv; v++) {
+      of[v] = (int32_t)(graph_of ? graph_of[v] : 0);
+      ptr[of[v] + 1]++;
+    }
+    for (int64_t i = 0; i < ng; i++) {
+      size[i] = (float)ptr[i + 1];
+      ptr[i + 1] += ptr[i];
+    }
+#ifdef GNNRT_CUDA
+    st = upload_copy(ctx, ptr, sizeof(int64_t) * (size_t)(ng + 1), &dptr);
+    if (!st) st = upload_copy(ctx, of, sizeof(int32_t) * (size_t)nv, &dof);
+    if (!st) st = upload_copy(ctx, size, sizeof(float) * (size_t)ng, &dsize);
+#else
+    dptr = ptr, dof = of, dsize = size;
+#endif
+  }
+  if (st) {
+#ifdef GNNRT_CUDA
+    if (dptr) gnn_free(ctx, (void *)dptr);
+    if (dof) gnn_free(ctx, (void *)dof);
+    free(size);
+#else
+    rt_garray_free(ctx, size);
+#endif
+    rt_garray_free(ctx, ptr);
+    rt_garray_free(ctx, of);
+    return st;
+  }
+#ifdef GNNRT_CUDA
+  if (g->graph_ptr) gnn_free(ctx, (void *)g->graph_ptr);
+  if (g->vertex_graph) gnn_free(ctx, (void *)g->vertex_graph);
+  if (g->graph_size) gnn_free(ctx, (void *)g->graph_size);
+  free(size);
+#else
+  rt_garray_free(ctx, g->graph_size);
+#endif
+  rt_garray_free(ctx, g->h_graph_ptr);
+  rt_garray_free(ctx, g->h_vertex_graph);
+  g->ng = ng;
+  g->h_graph_ptr = ptr;
+  g->h_vertex_graph = of;
+  g->graph_ptr = (const int64_t *)dptr;
+  g->vertex_graph = (const int32_t *)dof;
+  g->graph_size = (const float *)dsize;
+  return GNN_OK;
+}
+
+gnn_status gnn_graph_set_graphs(gnn_ctx *ctx, gnn_graph *g, int64_t ng, const int64_t *graph_of) {
+  if (!ctx) return GNN_ERR_INVALID;
+  if (!g || !graph_of) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_set_graphs: %s is NULL", !g ? "g" : "graph_of");
+  return set_batch(ctx, g, ng, graph_of);
+}
+
 /* Completes a graph from its CSR (host arrays, ownership passes to g, which is freed on
- * failure): CSC, degrees, and in the CUDA build the device copies. */
+ * failure): CSC, degrees, one graph of every vertex, and in the CUDA build the device copies. */
 static gnn_status graph_finish(gnn_ctx *ctx, gnn_graph *g) {
   int64_t nv = g->nv, ne = g->ne;
   int64_t *out_ptr = (int64_t *)rt_garray_alloc(ctx, rt_mul((size_t)nv + 1, sizeof(int64_t)), "out_ptr");
@@ -265,6 +353,7 @@ static gnn_status graph_finish(gnn_ctx *ctx, gnn_graph *g) {
   g->out_ptr = g->h_out_ptr;
   g->out_eid = g->h_out_eid;
 #endif
+  if (!st) st = set_batch(ctx, g, 1, NULL);
   return st;
 }
 
@@ -626,9 +715,9 @@ static gnn_status check_opts(gnn_ctx *ctx, const gnn_graph_opts *opts) {
 
 /* The vertex count of a dataset folder: labels.txt, else features.svm, else 0 (unknown). */
 static gnn_status folder_vertex_count(gnn_ctx *ctx, const char *dir, int64_t *nv) {
-  static const char *const files[] = {"labels.txt", "features.svm"};
+  static const char *const files[] = {"labels.txt", "features.svm", "graph_indicator.txt"};
   *nv = 0;
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < 3; i++) {
     char *f = rt_join(ctx, dir, files[i]);
     if (!f) return GNN_ERR_OOM;
     gnn_status st = rt_exists(f) ? rt_count_rows(ctx, f, nv) : GNN_OK;
@@ -666,6 +755,10 @@ gnn_status gnn_graph_load(gnn_ctx *ctx, const char *path, const gnn_graph_opts *
   if (!st) st = rt_graph_build(ctx, &es, nv, opts, where, out);
   rt_edges_free(&es);
   free(file);
+  if (!st && rt_is_dir(path) && (st = rt_folder_graphs(ctx, path, *out))) {
+    gnn_graph_free(ctx, *out);
+    *out = NULL;
+  }
   return st;
 }
 

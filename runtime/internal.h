@@ -144,6 +144,10 @@ unsigned rt_opts_flags(const gnn_graph_opts *opts);
 /* Arrays the kernels read: gnn_malloc'd in the host build (they are the device arrays), plain
  * host memory in the CUDA build (the host copies, uploaded). */
 void *rt_garray_alloc(gnn_ctx *ctx, size_t bytes, const char *what);
+/* dataset.c: graph_indicator.txt (ids per vertex, see gnn_graph_set_graphs) and, for a folder
+ * that has one, g split into its graphs. */
+gnn_status rt_read_graph_indicator(gnn_ctx *ctx, const char *path, int64_t nv, int64_t **out, int64_t *n, int64_t *ng);
+gnn_status rt_folder_graphs(gnn_ctx *ctx, const char *dir, gnn_graph *g);
 void rt_garray_free(gnn_ctx *ctx, const void *p);
 /* A graph from final CSR arrays (in_ptr and src from rt_garray_alloc, origin from malloc;
  * ownership passes, freed on failure): the cache loader's way in. */

@@ -86,11 +86,12 @@ static Value proto(OpKind op, FnKind fn, Value *a, Value *b) {
   return p;
 }
 
-/* apply_edge, apply_vertex or apply_global, as the operands' domains say. */
+/* apply_edge, apply_vertex, apply_graph or apply_global, as the operands' domains say. */
 static Value *apply_attr(AD *ad, FnKind fn, Value *a, Value *b, double f, int64_t i1, int64_t i2) {
   Domain d = DOM_GLOBAL;
   if (a->dom == DOM_EDGE || (b && b->dom == DOM_EDGE)) d = DOM_EDGE;
   else if (a->dom == DOM_VERTEX || (b && b->dom == DOM_VERTEX)) d = DOM_VERTEX;
+  else if (a->dom == DOM_GRAPH || (b && b->dom == DOM_GRAPH)) d = DOM_GRAPH;
   Value p = proto(apply_op_for(d), fn, a, b);
   p.fattr = f;
   p.iattr = i1;
@@ -108,7 +109,7 @@ static Value *where3(AD *ad, Value *c, Value *a, Value *b) {
   Value *ops[3] = {c, a, b};
   for (int i = 0; i < 3; i++) {
     if (ops[i]->dom == DOM_EDGE) d = DOM_EDGE;
-    else if (ops[i]->dom == DOM_VERTEX && d == DOM_GLOBAL) d = DOM_VERTEX;
+    else if ((ops[i]->dom == DOM_VERTEX || ops[i]->dom == DOM_GRAPH) && d == DOM_GLOBAL) d = ops[i]->dom;
   }
   Value p = proto(apply_op_for(d), FN_WHERE, c, a);
   p.args[2] = b;
@@ -125,6 +126,16 @@ static Value *scatter(AD *ad, FnKind fn, Value *a, Value *b) {
 static Value *gather(AD *ad, FnKind fn, Value *e, int by) {
   Value p = proto(OP_GATHER, fn, e, NULL);
   p.iattr = by;
+  return mk(ad, &p);
+}
+
+static Value *readout(AD *ad, FnKind fn, Value *x) {
+  Value p = proto(OP_READOUT, fn, x, NULL);
+  return mk(ad, &p);
+}
+
+static Value *broadcast(AD *ad, Value *u) {
+  Value p = proto(OP_BROADCAST, FN_NONE, u, NULL);
   return mk(ad, &p);
 }
 
@@ -148,7 +159,7 @@ static Value *constant(AD *ad, double x) {
 
 static Value *degree(AD *ad, FnKind dir) {
   Shape sc = {0, {0}};
-  Value *v = ir_leaf(ad->m, OP_DEGREE, dir, DOM_VERTEX, &sc, NULL, 0, (Loc){0, 0, 0});
+  Value *v = ir_leaf(ad->m, OP_DEGREE, dir, dir == FN_SIZE ? DOM_GRAPH : DOM_VERTEX, &sc, NULL, 0, (Loc){0, 0, 0});
   v->bwd = true;
   return v;
 }
@@ -184,7 +195,7 @@ static void accum(AD *ad, Value *x, Value *g) {
   if (x->id >= ad->nfwd || !ad->need[x->id]) return;
   while (g->shape.rank > x->shape.rank) g = apply1(ad, FN_SUM_LAST, g);
   bool x_one_row = x->dom == DOM_PARAM || x->dom == DOM_GLOBAL;
-  if (x_one_row && (g->dom == DOM_VERTEX || g->dom == DOM_EDGE)) g = reduce_rows(ad, FN_SUM, g, NULL);
+  if (x_one_row && (g->dom == DOM_VERTEX || g->dom == DOM_EDGE || g->dom == DOM_GRAPH)) g = reduce_rows(ad, FN_SUM, g, NULL);
   if (!shape_eq(&g->shape, &x->shape) || (x_one_row ? g->dom != DOM_GLOBAL : g->dom != x->dom))
     internal(x, "a contribution to its gradient has the wrong type");
   Value **a = &ad->adj[x->id];
@@ -380,6 +391,24 @@ static void gather_rule(AD *ad, Value *y, Value *g) {
   }
 }
 
+/* readout: y = r over the vertices of each graph. sum: every vertex gets its graph's dy; mean:
+ * dy / (the graph's vertex count); max/min: dy shared by the vertices that attain the
+ * extremum (a subgradient; at a tie each gets its share). */
+static void readout_rule(AD *ad, Value *y, Value *g) {
+  Value *x = y->args[0];
+  switch (y->fn) {
+  case FN_SUM: accum(ad, x, broadcast(ad, g)); return;
+  case FN_MEAN: accum(ad, x, broadcast(ad, apply2(ad, FN_MUL, g, apply1(ad, FN_INV_OR_ZERO, degree(ad, FN_SIZE))))); return;
+  case FN_MAX: case FN_MIN: {
+    Value *hit = apply2(ad, FN_EQ, x, broadcast(ad, y));
+    Value *share = apply2(ad, FN_MUL, g, apply1(ad, FN_INV_OR_ZERO, readout(ad, FN_SUM, hit)));
+    accum(ad, x, apply2(ad, FN_MUL, broadcast(ad, share), hit));
+    return;
+  }
+  default: internal(y, "no backward rule for this readout");
+  }
+}
+
 /* edge_softmax: y = softmax over the in-edges of each destination, per element;
  * dx = y * (dy - copy_v(gather.sum(dy * y))). */
 static void softmax_rule(AD *ad, Value *y, Value *g) {
@@ -408,10 +437,11 @@ bool pass_autodiff(GnnCtx *c, Module *m) {
   }
 
   /* 2. The seed: dL/dout, an input of out's type. */
-  Value *seed = ir_leaf(m, OP_INPUT, out->dom == DOM_EDGE ? FN_EDGE : FN_VERTEX, out->dom == DOM_EDGE ? DOM_EDGE : DOM_VERTEX,
-                        &out->shape, "grad.out", 0, (Loc){0, 0, 0});
+  Domain sd = out->dom == DOM_EDGE || out->dom == DOM_GRAPH ? out->dom : DOM_VERTEX;
+  Value *seed = ir_leaf(m, OP_INPUT, sd == DOM_EDGE ? FN_EDGE : sd == DOM_GRAPH ? FN_GRAPH : FN_VERTEX, sd, &out->shape, "grad.out", 0,
+                        (Loc){0, 0, 0});
   seed->bwd = true;
-  if (out->dom == DOM_VERTEX || out->dom == DOM_EDGE) ad.adj[out->id] = seed;
+  if (out->dom == DOM_VERTEX || out->dom == DOM_EDGE || out->dom == DOM_GRAPH) ad.adj[out->id] = seed;
 
   /* 3. Adjoints, in reverse definition order. */
   for (int i = n - 1; i >= 0; i--) {
@@ -420,7 +450,9 @@ bool pass_autodiff(GnnCtx *c, Module *m) {
     if (!g || !ad.need[i]) continue;
     switch (v->op) {
     case OP_INPUT: case OP_PARAM: case OP_CONST: case OP_DEGREE: break;
-    case OP_APPLY_EDGE: case OP_APPLY_VERTEX: case OP_APPLY_GLOBAL: apply_rule(&ad, v, g); break;
+    case OP_APPLY_EDGE: case OP_APPLY_VERTEX: case OP_APPLY_GLOBAL: case OP_APPLY_GRAPH: apply_rule(&ad, v, g); break;
+    case OP_READOUT: readout_rule(&ad, v, g); break;
+    case OP_BROADCAST: accum(&ad, v->args[0], readout(&ad, FN_SUM, g)); break;
     case OP_SCATTER: scatter_rule(&ad, v, g); break;
     case OP_GATHER: gather_rule(&ad, v, g); break;
     case OP_REDUCE_SCATTER: softmax_rule(&ad, v, g); break;

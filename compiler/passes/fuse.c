@@ -474,7 +474,21 @@ static void index_users(Fuse *F) {
   for (int i = 0; i < m->nouts; i++) F->is_out[m->outs[i].val->id] = true;
 }
 
+/* Readouts and graph values (a batch of graphs) are not fused yet: such a module runs one kernel
+ * per operator, as with -fno-fuse. */
+static bool has_graph_values(const Module *m) {
+  for (int i = 0; i < m->vals.len; i++) {
+    const Value *v = m->vals.items[i];
+    if (v->dom == DOM_GRAPH || v->op == OP_BROADCAST) return true;
+  }
+  return false;
+}
+
 bool pass_fuse(GnnCtx *c, Module *m) {
+  if (has_graph_values(m)) {
+    unfuse(m);
+    return false;
+  }
   module_count_uses(m);
   Fuse F = {.c = c, .m = m};
   index_users(&F);

@@ -175,7 +175,7 @@ static Domain domain_of(Value **args, int n) {
   Domain d = DOM_GLOBAL;
   for (int i = 0; i < n; i++) {
     if (args[i]->dom == DOM_EDGE) return DOM_EDGE;
-    if (args[i]->dom == DOM_VERTEX) d = DOM_VERTEX;
+    if (args[i]->dom == DOM_VERTEX || args[i]->dom == DOM_GRAPH) d = args[i]->dom;
   }
   return d;
 }

@@ -262,17 +262,29 @@ static Value *make(Sema *s, OpKind op, FnKind fn, Value **args, int nargs, doubl
 /* An Apply of fn to args, its domain chosen by the operands'. `what` is the operator or builtin
  * as the user wrote it ("*", "concat"), for messages: never an internal function name. */
 static Value *apply(Sema *s, FnKind fn, const char *what, Value **args, int nargs, double fattr, int64_t iattr, Loc loc) {
-  bool edge = false, vertex = false;
+  bool edge = false, vertex = false, graph = false;
   for (int i = 0; i < nargs; i++) {
     edge |= args[i]->dom == DOM_EDGE;
     vertex |= args[i]->dom == DOM_VERTEX;
+    graph |= args[i]->dom == DOM_GRAPH;
   }
   if (edge && vertex) {
     err(s, loc, "cannot combine a vertex value with an edge value in '%s'; read the vertex value on the edge with x[src] or x[dst]",
         what);
     return NULL;
   }
-  return make(s, apply_op_for(edge ? DOM_EDGE : vertex ? DOM_VERTEX : DOM_GLOBAL), fn, args, nargs, fattr, iattr, loc);
+  if (graph && (edge || vertex)) {
+    err(s, loc, "cannot combine a graph value with %s value in '%s'; read the graph value on the vertices with u[graph]",
+        edge ? "an edge" : "a vertex", what);
+    return NULL;
+  }
+  return make(s, apply_op_for(edge ? DOM_EDGE : vertex ? DOM_VERTEX : graph ? DOM_GRAPH : DOM_GLOBAL), fn, args, nargs, fattr, iattr,
+              loc);
+}
+
+/* Names the language defines as values: the degrees and the vertex count of each graph. */
+static bool is_builtin_value(const char *name) {
+  return strcmp(name, "in_deg") == 0 || strcmp(name, "out_deg") == 0 || strcmp(name, "graph_size") == 0;
 }
 
 static Value *constant(Sema *s, double x, Loc loc) {
@@ -336,7 +348,7 @@ static int64_t dim_arg(Sema *s, Env *env, const Node *n, const char *what) {
   return 0;
 }
 
-typedef enum { B_UNARY, B_LEAKY, B_ELU, B_DROPOUT, B_BINARY, B_REDUCE, B_REDUCE_OUT, B_SOFTMAX, B_REPEAT, B_ONE_HOT, B_WHERE, B_POW, B_SLICE,
+typedef enum { B_UNARY, B_LEAKY, B_ELU, B_DROPOUT, B_BINARY, B_REDUCE, B_REDUCE_OUT, B_SOFTMAX, B_REPEAT, B_ONE_HOT, B_READOUT, B_SOFTMAX_VERTICES, B_WHERE, B_POW, B_SLICE,
                B_LAYER_NORM, B_SOFTMAX_LAST } BuiltinKind;
 typedef struct {
   const char *name;
@@ -370,6 +382,11 @@ static const Builtin builtins[] = {
     {"max", B_REDUCE, FN_MAX, 1, 2, "max(e) or max(a, b)"},
     {"min", B_REDUCE, FN_MIN, 1, 2, "min(e) or min(a, b)"},
     {"sum_out", B_REDUCE_OUT, FN_SUM, 1, 1, "sum_out(e)"},
+    {"sum_vertices", B_READOUT, FN_SUM, 1, 1, "sum_vertices(x)"},
+    {"mean_vertices", B_READOUT, FN_MEAN, 1, 1, "mean_vertices(x)"},
+    {"max_vertices", B_READOUT, FN_MAX, 1, 1, "max_vertices(x)"},
+    {"min_vertices", B_READOUT, FN_MIN, 1, 1, "min_vertices(x)"},
+    {"softmax_vertices", B_SOFTMAX_VERTICES, FN_NONE, 1, 1, "softmax_vertices(x)"},
     {"mean_out", B_REDUCE_OUT, FN_MEAN, 1, 1, "mean_out(e)"},
     {"gt", B_BINARY, FN_GT, 2, 2, "gt(a, b)"},
     {"ge", B_BINARY, FN_GE, 2, 2, "ge(a, b)"},
@@ -548,6 +565,23 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
     Value *rs = ve ? apply(s, FN_RSQRT, b->name, &ve, 1, 0, 0, n->loc) : NULL;
     return rs ? apply(s, FN_MUL, b->name, (Value *[]){d, rs}, 2, 0, 0, n->loc) : NULL;
   }
+  case B_READOUT: case B_SOFTMAX_VERTICES: {
+    if (x->dom != DOM_VERTEX) {
+      err(s, n->args[0]->loc, "'%s' reduces over the vertices of each graph, so its argument must be a vertex value, not %s value",
+          n->name, domain_a(x->dom));
+      return NULL;
+    }
+    if (b->kind == B_READOUT) return make(s, OP_READOUT, b->fn, &x, 1, 0, 0, n->loc);
+    /* softmax over the vertices of each graph, per element: exp(x - m[graph]) / sum of those,
+     * m the graph's max (for range only: the gradient through it cancels) */
+    Value *m = make(s, OP_READOUT, FN_MAX, &x, 1, 0, 0, n->loc);
+    Value *mb = m ? make(s, OP_BROADCAST, FN_NONE, &m, 1, 0, 0, n->loc) : NULL;
+    Value *d = mb ? apply(s, FN_SUB, b->name, (Value *[]){x, mb}, 2, 0, 0, n->loc) : NULL;
+    Value *ex = d ? apply(s, FN_EXP, b->name, &d, 1, 0, 0, n->loc) : NULL;
+    Value *z = ex ? make(s, OP_READOUT, FN_SUM, &ex, 1, 0, 0, n->loc) : NULL;
+    Value *zb = z ? make(s, OP_BROADCAST, FN_NONE, &z, 1, 0, 0, n->loc) : NULL;
+    return zb ? apply(s, FN_DIV, b->name, (Value *[]){ex, zb}, 2, 0, 0, n->loc) : NULL;
+  }
   case B_REDUCE:
     if (n->nargs == 2) { /* max(a, b), min(a, b): element-wise */
       Value *args[2] = {x, lower_expr(s, env, n->args[1])};
@@ -585,6 +619,10 @@ static Value *lower_leaf(Sema *s, Env *env, const Node *n) {
       Shape sc = {0, {0}};
       return leaf(s, OP_DEGREE, n->name[0] == 'i' ? FN_IN : FN_OUT, DOM_VERTEX, &sc, NULL, 0, n->loc);
     }
+    if (strcmp(n->name, "graph_size") == 0) {
+      Shape sc = {0, {0}};
+      return leaf(s, OP_DEGREE, FN_SIZE, DOM_GRAPH, &sc, NULL, 0, n->loc);
+    }
     if (find_builtin(n->name) || find_decl(s, n->name))
       err(s, n->loc, "'%s' is a function; call it with arguments", n->name);
     else
@@ -609,8 +647,15 @@ static Value *lower_link(Sema *s, Env *env, const Node *n, Value *x) {
   if (n->kind == N_INDEX) {
     if (!x) return NULL;
     bool is_src = strcmp(n->name, "src") == 0;
+    if (strcmp(n->name, "graph") == 0) { /* u[graph]: each vertex reads its graph's row */
+      if (x->dom != DOM_GRAPH) {
+        err(s, n->lhs->loc, "only graph values can be read on vertices with [graph]; this is %s value", domain_a(x->dom));
+        return NULL;
+      }
+      return make(s, OP_BROADCAST, FN_NONE, &x, 1, 0, 0, n->loc);
+    }
     if (!is_src && strcmp(n->name, "dst") != 0) {
-      err(s, n->loc, "a vertex value is indexed by 'src' or 'dst', not '%s'", n->name);
+      err(s, n->loc, "a value is indexed by 'src' or 'dst' (a vertex value) or 'graph' (a graph value), not '%s'", n->name);
       return NULL;
     }
     if (x->dom != DOM_VERTEX) {
@@ -685,7 +730,7 @@ static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
     report_frames(s);
     return false;
   }
-  if (strcmp(name, "in_deg") == 0 || strcmp(name, "out_deg") == 0) {
+  if (is_builtin_value(name)) {
     err(s, loc, "'%s' is a builtin and cannot be redefined", name);
     return false;
   }
@@ -854,7 +899,7 @@ static void lower_for(Sema *s, const Decl *d, Env *env, const Stmt *st, Returned
   const char *what = "value";
   if (!g && (g = lookup(&env->hypers, st->name))) what = g->loop_var ? "variable of an enclosing loop" : "hyper-parameter";
   if (!g && (g = lookup(&env->dims, st->name))) what = "dimension";
-  if (g || strcmp(st->name, "in_deg") == 0 || strcmp(st->name, "out_deg") == 0) {
+  if (g || is_builtin_value(st->name)) {
     if (g) {
       diag_error(&s->c->diag, st->name_loc, "loop variable '%s' is already the name of a %s", st->name, what);
       diag_note(&s->c->diag, g->loc, "'%s' was declared here", st->name);
@@ -1096,7 +1141,8 @@ static Module *lower_model(Sema *s, const Decl *d) {
     Shape shape;
     Value *v = NULL;
     if (eval_shape(s, &env, p->type, &shape))
-      v = leaf(s, OP_INPUT, p->type->dom == DOM_EDGE ? FN_EDGE : FN_VERTEX, p->type->dom, &shape, p->name, 0, p->loc);
+      v = leaf(s, OP_INPUT, p->type->dom == DOM_EDGE ? FN_EDGE : p->type->dom == DOM_GRAPH ? FN_GRAPH : FN_VERTEX, p->type->dom, &shape,
+               p->name, 0, p->loc);
     define(s, &env, p->name, p->loc, v);
   }
   if (d->nrets != 1) {

@@ -66,7 +66,9 @@ class _Graph(ctypes.Structure):
     _fields_ = [("nv", ctypes.c_int64), ("ne", ctypes.c_int64), ("in_ptr", _p64), ("src", _p32), ("dst", _p32),
                 ("out_ptr", _p64), ("out_eid", _p32), ("in_deg", _pf), ("out_deg", _pf), ("h_in_ptr", _p64),
                 ("h_out_ptr", _p64), ("h_src", _p32), ("h_dst", _p32), ("h_out_eid", _p32), ("edge_origin", _p64),
-                ("max_in_deg", ctypes.c_int64), ("max_out_deg", ctypes.c_int64)]
+                ("max_in_deg", ctypes.c_int64), ("max_out_deg", ctypes.c_int64), ("h_edge_values", _pf),
+                ("edge_ncols", ctypes.c_int64), ("ng", ctypes.c_int64), ("graph_ptr", _p64), ("vertex_graph", _p32),
+                ("graph_size", _pf), ("h_graph_ptr", _p64), ("h_vertex_graph", _p32)]
 
 
 class _Dataset(ctypes.Structure):
@@ -97,11 +99,11 @@ class _Api(ctypes.Structure):
 
 
 class TensorInfo:
-    """A model input, parameter or output: name, domain ("vertex", "edge", "global") and shape per row."""
+    """A model input, parameter or output: name, domain ("vertex", "edge", "global", "graph") and shape per row."""
 
     def __init__(self, t):
         self.name = t.name.decode()
-        self.domain = ("vertex", "edge", "global")[t.domain]
+        self.domain = ("vertex", "edge", "global", "graph")[t.domain]
         self.shape = tuple(int(t.dims[k]) for k in range(t.rank))
         self.width = int(t.width)
 
@@ -260,12 +262,12 @@ def load(path, device=0):
 
 
 class Graph:
-    """A runtime graph (gnn_graph); nv, ne, and edge_origin (runtime edge -> index of the input edge)."""
+    """A runtime graph (gnn_graph); nv, ne, ng (graphs of a batch), and edge_origin (runtime edge -> index of the input edge)."""
 
     def __init__(self, lib, g, num_input_edges=None, owner_dataset=None):
         self.lib, self._g, self._ds = lib, g, owner_dataset
         c = g.contents
-        self.nv, self.ne = int(c.nv), int(c.ne)
+        self.nv, self.ne, self.ng = int(c.nv), int(c.ne), int(c.ng)   # ng: graphs of the batch
         self.edge_origin = np.ctypeslib.as_array(c.edge_origin, (self.ne,)).copy() if self.ne else np.zeros(0, np.int64)
         self.num_input_edges = int(num_input_edges if num_input_edges is not None else
                                    (self.edge_origin.max() + 1 if self.ne else 0))
@@ -287,7 +289,7 @@ class Graph:
             pass
 
     def rows(self, domain):
-        return self.nv if domain == "vertex" else self.ne if domain == "edge" else 1
+        return self.nv if domain == "vertex" else self.ne if domain == "edge" else self.ng if domain == "graph" else 1
 
     def to_graph_order(self, a):
         """Edge rows in input order -> the runtime's order (added self-loops get zeros)."""

@@ -16,6 +16,8 @@ rewrites the same bytes:  /usr/bin/python3 tests/interp/make_graphs.py
                as drawn), sparse random features, labels.txt
   pointcloud/  96 points in 3-D, the k = 6 nearest-neighbour graph (edge neighbour -> point),
                features.svm = the 3 coordinates (for EdgeConv)
+  batch/       14 vertices in 5 graphs (graph_indicator.txt, for readouts): a 4-cycle, a path, a
+               lone vertex, a star with a self-loop at a leaf, one directed edge
 Features are 5 wide (the small test models' input width) except pointcloud's 3; a model
 wider than the file reads zero-padded features.
 """
@@ -26,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "graphs")
 
 
-def write(name, edges, feats=None, labels=None, comment=""):
+def write(name, edges, feats=None, labels=None, comment="", graph_of=None):
     d = os.path.join(OUT, name)
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "graph.edges"), "w") as f:
@@ -39,6 +41,11 @@ def write(name, edges, feats=None, labels=None, comment=""):
             for i, row in enumerate(feats):
                 lab = labels[i] if labels else 0
                 f.write(" ".join([str(lab)] + ["%d:%s" % (k + 1, v) for k, v in enumerate(row) if v != "0"]) + "\n")
+    if graph_of is not None:
+        with open(os.path.join(d, "graph_indicator.txt"), "w") as f:
+            f.write("# %s: the graph of each vertex, in vertex order\n" % name)
+            for gi in graph_of:
+                f.write("%d\n" % gi)
     if labels is not None:
         with open(os.path.join(d, "labels.txt"), "w") as f:
             f.write("# %s: one class id per vertex\n" % name)
@@ -92,6 +99,14 @@ def main():
         edges += [(j, i) for _, j in d[:k]]
     write("pointcloud", edges, [["%.6f" % c for c in p] for p in pts],
           comment="96 points, k=6 nearest neighbours (neighbour -> point), 3 coordinates")
+
+    both = lambda a, b: [(a, b), (b, a)]
+    edges = sum([both(0, 1), both(1, 2), both(2, 3), both(3, 0), both(4, 5), both(5, 6), both(8, 9), both(8, 10),
+                 both(8, 11)], []) + [(9, 9), (12, 13)]
+    write("batch", edges, rand_feats(rng, 14, 5),
+          comment="5 graphs (graph_indicator.txt): a 4-cycle 0-3, a path 4-6, a lone vertex 7, a star 8-11 "
+                  "with a self-loop at 9, the edge 12->13",
+          graph_of=[0] * 4 + [1] * 3 + [2] + [3] * 4 + [4] * 2)
 
 
 if __name__ == "__main__":

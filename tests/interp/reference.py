@@ -119,6 +119,10 @@ class Graph:
         self.out_deg = np.zeros(nv)
         for s in self.src:
             self.out_deg[s] += 1
+        # The graph of each vertex (a folder's graph_indicator.txt; else one graph of them all).
+        ind = os.path.join(path, "graph_indicator.txt") if os.path.isdir(path) else None
+        self.graph_of = np.array([int(s) for s in data_lines(ind)] if ind and os.path.exists(ind) else [0] * nv, dtype=np.int64)
+        self.ng = int(self.graph_of.max()) + 1 if nv else 1
 
 
 # ------------------------------------------------------------------ building blocks

@@ -171,8 +171,26 @@ def rgcn(g, P, x):
     return conv(1, h)
 
 
+def readout(g, P, x):
+    src, _ = edges(g)
+    W, eps = P["ginconv0.W"][0], P["ginconv0.eps"][0]
+    a, U, V = P["a"][0], P["U"][0], P["V"][0]
+    h = np.tanh(proj(W, (1 + eps) * x + gather_sum(g, x[src])))
+    graphs = [np.flatnonzero(g.graph_of == i) for i in range(g.ng)]
+
+    def per_graph(f, v):                                         # (ng,) + v's row shape
+        return np.array([f(v[ids], axis=0) for ids in graphs])
+
+    s = h @ a
+    w = np.concatenate([np.exp(s[ids] - s[ids].max()) / np.exp(s[ids] - s[ids].max()).sum() for ids in graphs])
+    size = np.array([len(ids) for ids in graphs], dtype=float)
+    gv = per_graph(np.sum, w[:, None] * h) + per_graph(np.mean, h) - per_graph(np.max, h) * per_graph(np.min, h) / size[:, None]
+    c = h - gv[g.graph_of]
+    return proj(U, gv) + proj(V, per_graph(np.mean, c * c))
+
+
 REFS = {"appnp": appnp, "builtins": builtins, "init": init, "loop": loop, "multi": multi, "outedges": outedges,
-        "rgcn": rgcn}
+        "readout": readout, "rgcn": rgcn}
 INPUTS = {}
 
 

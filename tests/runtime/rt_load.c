@@ -101,6 +101,19 @@ static void dump_graph(gnn_ctx *ctx, const gnn_graph *g) {
     for (int64_t k = 0; k < ne * g->edge_ncols; k++) printf(" %.9g", (double)g->h_edge_values[k]);
     printf("\n");
   }
+  /* one graph of every vertex unless the source split them: checked, then printed only when split */
+  int bad_batch = g->ng < 1 || g->h_graph_ptr[0] != 0 || g->h_graph_ptr[g->ng] != nv;
+  for (int64_t v = 0; v < nv && !bad_batch; v++)
+    bad_batch = g->h_vertex_graph[v] < 0 || g->h_vertex_graph[v] >= g->ng || v < g->h_graph_ptr[g->h_vertex_graph[v]] ||
+                v >= g->h_graph_ptr[g->h_vertex_graph[v] + 1];
+  if (bad_batch) printf("graphs: inconsistent graph_ptr / vertex_graph\n");
+  if (g->ng > 1) {
+    printf("graphs %" PRId64 " graph_ptr", g->ng);
+    for (int64_t i = 0; i <= g->ng; i++) printf(" %" PRId64, g->h_graph_ptr[i]);
+    printf(" vertex_graph");
+    for (int64_t v = 0; v < nv; v++) printf(" %d", (int)g->h_vertex_graph[v]);
+    printf("\n");
+  }
   free(din);
   free(dout);
 }

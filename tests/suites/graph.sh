@@ -63,6 +63,11 @@ if "$GNNC" "$ev/g.gnn" --target=host -o "$ev/libg.so" > /dev/null 2>&1; then
   else fail graph/edge-values/host-width "$(head -2 "$ev/err")"; fi
 else fail graph/edge-values/host-width "gnnc could not build the model"; fi
 unset -f ev_run
+# graph_indicator.txt (a batch of graphs): ids from 0, up by at most 1, one per vertex
+bad gi-decreasing $d/gi-decreasing "$d/gi-decreasing/graph_indicator.txt:5: error: graph id 0 after 1: the ids start at 0 and go up by at most 1 (a graph's vertices are consecutive)"
+bad gi-gap $d/gi-gap "$d/gi-gap/graph_indicator.txt:4: error: graph id 2 after 0: the ids start at 0"
+bad gi-start $d/gi-start "$d/gi-start/graph_indicator.txt:2: error: the first graph id is 1: the ids start at 0"
+bad gi-count $d/gi-count "$d/gi-count/graph_indicator.txt: error: 3 graph ids for a graph of 4 vertices"
 bad empty $d/empty.edges "$d/empty.edges: error: empty graph"
 bad huge-id $d/huge.edges "$d/huge.edges:2: error: source vertex id is out of range"
 bad out-of-range $d/outofrange "$d/outofrange/graph.edges:2: error: vertex id 7 out of range (the graph has 3 vertices)"

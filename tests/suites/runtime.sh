@@ -100,6 +100,8 @@ else
     rt_same "runtime/graph/mtx-equals-edges-$n" $o "$rt_g/small.mtx" -- $o -n 5 "$rt_g/small.edges"
   done
   rt_expect runtime/graph/mtx-symmetric "$rt_g/sym.expected" "$rt_g/sym.mtx"
+  # a batch of graphs: graph_indicator.txt splits the folder's vertices (tests/interp/graphs/batch)
+  rt_expect runtime/graph/batch tests/runtime/graphs/batch.expected tests/interp/graphs/batch
   # edge values (columns after 'src dst'; a real .mtx's values) follow their edge through every
   # option into CSR order, an added self-loop's are 1 (values.*.expected checked by hand)
   for c in plain: r:-r d:-d y:-y s:-s "rdys:-r -d -y -s"; do
@@ -204,6 +206,11 @@ PYEOF
   rt_bad mtx-value GNN_ERR_FORMAT "$b/value.mtx:3: error: value 'abc' is not a number" "$b/value.mtx"
   rt_bad mtx-no-value GNN_ERR_FORMAT "$b/novalue.mtx:3: error: missing value (line ends early)" "$b/novalue.mtx"
   rt_bad mtx-integer-value GNN_ERR_FORMAT "$b/intvalue.mtx:3: error: integer value '1.5' is not an integer" "$b/intvalue.mtx"
+  rt_bad gi-decreasing GNN_ERR_FORMAT "gi-decreasing/graph_indicator.txt:5: error: graph id 0 after 1: the ids start at 0" tests/graph/gi-decreasing
+  rt_bad gi-gap GNN_ERR_FORMAT "gi-gap/graph_indicator.txt:4: error: graph id 2 after 0" tests/graph/gi-gap
+  rt_bad gi-start GNN_ERR_FORMAT "gi-start/graph_indicator.txt:2: error: the first graph id is 1: the ids start at 0" tests/graph/gi-start
+  rt_bad gi-count GNN_ERR_FORMAT "gi-count/graph_indicator.txt: error: 3 graph ids for a graph of 4 vertices" tests/graph/gi-count
+  rt_bad gi-count-dataset GNN_ERR_FORMAT "gi-count/graph_indicator.txt: error: 3 graph ids for a graph of 4 vertices" --dataset tests/graph/gi-count
   rt_bad mtx-value-inf GNN_ERR_FORMAT "$b/values-inf.mtx:3: error: value is not finite in float32" "$b/values-inf.mtx"
   rt_bad edges-value-text GNN_ERR_FORMAT "$b/values-text.edges:2: error: edge value 1 'abc' is not a number" "$b/values-text.edges"
   rt_bad edges-value-inf GNN_ERR_FORMAT "$b/values-inf.edges:2: error: edge value 1 is not finite in float32" "$b/values-inf.edges"
