@@ -57,6 +57,9 @@ static uint64_t checksum(uint64_t h, const void *data, size_t bytes) {
 gnn_status gnn_graph_save_cache(gnn_ctx *ctx, const gnn_graph *g, const char *path) {
   if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
   if (!g || !path) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_save_cache: no graph or no path");
+  if (g->ng > 1)
+    return gnn_set_error(ctx, GNN_ERR_UNSUPPORTED, "%s: error: the .gcsr cache holds one graph, not a batch of %lld: load the "
+                         "folder (graph_indicator.txt) instead", path, (long long)g->ng);
   if (g->edge_ncols)
     return gnn_set_error(ctx, GNN_ERR_UNSUPPORTED, "%s: error: the .gcsr cache holds the graph's structure, not the %lld "
                          "value%s of each edge: load the edge list or Matrix Market file instead", path,

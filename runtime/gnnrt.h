@@ -215,7 +215,7 @@ GNN_API gnn_status gnn_graph_from_edges(gnn_ctx *ctx, int64_t nv, int64_t ne, co
                                         const gnn_graph_opts *opts, gnn_graph **out);
 /* Writes the graph (after its options) to a .gcsr cache, through a temporary file renamed
  * into place: a failed write leaves no file behind. The cache holds the structure only: a
- * graph with edge values is GNN_ERR_UNSUPPORTED. */
+ * graph with edge values, or a batch of graphs (ng > 1), is GNN_ERR_UNSUPPORTED. */
 GNN_API gnn_status gnn_graph_save_cache(gnn_ctx *ctx, const gnn_graph *g, const char *path);
 GNN_API void gnn_graph_free(gnn_ctx *ctx, gnn_graph *g);
 /* Splits g's vertices into ng graphs: graph_of[v] (host, nv entries) is the graph of vertex v,

@@ -206,6 +206,7 @@ PYEOF
   rt_bad mtx-value GNN_ERR_FORMAT "$b/value.mtx:3: error: value 'abc' is not a number" "$b/value.mtx"
   rt_bad mtx-no-value GNN_ERR_FORMAT "$b/novalue.mtx:3: error: missing value (line ends early)" "$b/novalue.mtx"
   rt_bad mtx-integer-value GNN_ERR_FORMAT "$b/intvalue.mtx:3: error: integer value '1.5' is not an integer" "$b/intvalue.mtx"
+  rt_bad cache-batch GNN_ERR_UNSUPPORTED "batch.gcsr: error: the .gcsr cache holds one graph, not a batch of 5" tests/interp/graphs/batch --save-cache "$rt_tmp/batch.gcsr"
   rt_bad gi-decreasing GNN_ERR_FORMAT "gi-decreasing/graph_indicator.txt:5: error: graph id 0 after 1: the ids start at 0" tests/graph/gi-decreasing
   rt_bad gi-gap GNN_ERR_FORMAT "gi-gap/graph_indicator.txt:4: error: graph id 2 after 0" tests/graph/gi-gap
   rt_bad gi-start GNN_ERR_FORMAT "gi-start/graph_indicator.txt:2: error: the first graph id is 1: the ids start at 0" tests/graph/gi-start
