@@ -701,7 +701,8 @@ bool interp_run(Interp *in, char *err, size_t errlen) {
       break;
     case OP_BROADCAST:
 #pragma omp parallel for schedule(static)
-      for (int64_t u = 0; u < g->nv; u++) memcpy(out + u * n, A + g->graph_of[u] * n, sizeof(double) * (size_t)n);
+      for (int64_t u = 0; u < g->nv; u++)
+        memcpy(out + u * n, A + (v->args[0]->dom == DOM_GRAPH ? g->graph_of[u] * n : 0), sizeof(double) * (size_t)n);
       break;
     case OP_REDUCE_SCATTER: /* edge_softmax over the in-edges of each destination */
 #pragma omp parallel for schedule(dynamic, 64)

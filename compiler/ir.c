@@ -350,7 +350,9 @@ bool ir_infer(Arena *a, const Value *p, Domain *dom, ElemType *elem, Shape *shap
     break;
   case OP_BROADCAST:
     if (fn != FN_NONE) FAIL("broadcast has no function, not '%s'", fn_info[fn].name);
-    if (args[0]->dom != DOM_GRAPH) FAIL("broadcast reads a graph value, not %s value", domain_a(args[0]->dom));
+    /* a graph value to its vertices (u[graph]); a global one to every vertex (batch_norm's statistics) */
+    if (args[0]->dom != DOM_GRAPH && args[0]->dom != DOM_GLOBAL)
+      FAIL("broadcast reads a graph or global value, not %s value", domain_a(args[0]->dom));
     *dom = DOM_VERTEX;
     *shape = args[0]->shape;
     break;

@@ -600,7 +600,7 @@ static void lower_apply(Lower *L, Value *v) {
 static void lower_broadcast(Lower *L, Value *v) {
   Kernel *k = new_kernel(L, v, "", MAP_VERTEX, DOM_VERTEX, row_group(v));
   Reader r = {read_buffer, v->args, {NULL, NULL, NULL}, NULL};
-  r.rows[0] = kgraph(L, k, KG_VERTEX_GRAPH, krow(L));
+  r.rows[0] = v->args[0]->dom == DOM_GRAPH ? kgraph(L, k, KG_VERTEX_GRAPH, krow(L)) : NULL; /* global: one row */
   rows_body(L, k, v, &r, FN_RESHAPE);
 }
 

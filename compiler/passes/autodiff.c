@@ -452,7 +452,13 @@ bool pass_autodiff(GnnCtx *c, Module *m) {
     case OP_INPUT: case OP_PARAM: case OP_CONST: case OP_DEGREE: break;
     case OP_APPLY_EDGE: case OP_APPLY_VERTEX: case OP_APPLY_GLOBAL: case OP_APPLY_GRAPH: apply_rule(&ad, v, g); break;
     case OP_READOUT: readout_rule(&ad, v, g); break;
-    case OP_BROADCAST: accum(&ad, v->args[0], readout(&ad, FN_SUM, g)); break;
+    case OP_REDUCE_ROWS: /* a sum over every row (batch_norm's statistics): each row gets dy */
+      if (v->fn != FN_SUM || v->nargs != 1) internal(v, "no backward rule for reduce_rows.matmul_tn in a forward pass");
+      accum(&ad, v->args[0], broadcast(&ad, g));
+      break;
+    case OP_BROADCAST: /* of a graph value: the sum over each graph; of a global one: over every row (accum) */
+      accum(&ad, v->args[0], v->args[0]->dom == DOM_GRAPH ? readout(&ad, FN_SUM, g) : g);
+      break;
     case OP_SCATTER: scatter_rule(&ad, v, g); break;
     case OP_GATHER: gather_rule(&ad, v, g); break;
     case OP_REDUCE_SCATTER: softmax_rule(&ad, v, g); break;

@@ -349,7 +349,7 @@ static int64_t dim_arg(Sema *s, Env *env, const Node *n, const char *what) {
 }
 
 typedef enum { B_UNARY, B_LEAKY, B_ELU, B_DROPOUT, B_BINARY, B_REDUCE, B_REDUCE_OUT, B_SOFTMAX, B_REPEAT, B_ONE_HOT, B_READOUT, B_SOFTMAX_VERTICES, B_WHERE, B_POW, B_SLICE,
-               B_LAYER_NORM, B_SOFTMAX_LAST } BuiltinKind;
+               B_LAYER_NORM, B_SOFTMAX_LAST, B_BATCH_NORM } BuiltinKind;
 typedef struct {
   const char *name;
   BuiltinKind kind;
@@ -401,6 +401,7 @@ static const Builtin builtins[] = {
     {"log_softmax", B_UNARY, FN_LOG_SOFTMAX, 1, 1, "log_softmax(x)"},
     {"softmax", B_SOFTMAX_LAST, FN_LOG_SOFTMAX, 1, 1, "softmax(x)"},
     {"layer_norm", B_LAYER_NORM, FN_NONE, 1, 2, "layer_norm(x[, eps])"},
+    {"batch_norm", B_BATCH_NORM, FN_NONE, 1, 2, "batch_norm(x[, eps])"},
     {"edge_softmax", B_SOFTMAX, FN_EDGE_SOFTMAX, 1, 1, "edge_softmax(e)"},
 };
 
@@ -541,6 +542,32 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
   case B_SOFTMAX_LAST: { /* exp(log_softmax(x)): normalised over the last dim */
     Value *l = apply(s, FN_LOG_SOFTMAX, b->name, &x, 1, 0, 0, n->loc);
     return l ? apply(s, FN_EXP, b->name, &l, 1, 0, 0, n->loc) : NULL;
+  }
+  case B_BATCH_NORM: { /* (x - mean) / sqrt(var + eps) per element, the statistics over every vertex */
+    f = 1e-5;
+    if (n->nargs == 2 && !literal(s, env, n->args[1], "the eps of batch_norm", &f)) return NULL;
+    if (!(f > 0)) {
+      err(s, n->args[1]->loc, "batch_norm eps %g is not positive", f);
+      return NULL;
+    }
+    if (x->dom != DOM_VERTEX) {
+      err(s, n->args[0]->loc, "batch_norm normalises over the vertices, so its argument must be a vertex value, not %s value",
+          domain_a(x->dom));
+      return NULL;
+    }
+    /* the vertex count as a value: the sum over the vertices of a broadcast 1 */
+    Value *one = constant(s, 1, n->loc), *eps = constant(s, f, n->loc);
+    Value *ones = one ? make(s, OP_BROADCAST, FN_NONE, &one, 1, 0, 0, n->loc) : NULL;
+    Value *cnt = ones ? make(s, OP_REDUCE_ROWS, FN_SUM, &ones, 1, 0, 0, n->loc) : NULL;
+    Value *sum = cnt ? make(s, OP_REDUCE_ROWS, FN_SUM, &x, 1, 0, 0, n->loc) : NULL;
+    Value *mu = sum ? apply(s, FN_DIV, b->name, (Value *[]){sum, cnt}, 2, 0, 0, n->loc) : NULL;
+    Value *d = mu ? apply(s, FN_SUB, b->name, (Value *[]){x, mu}, 2, 0, 0, n->loc) : NULL;
+    Value *d2 = d ? apply(s, FN_MUL, b->name, (Value *[]){d, d}, 2, 0, 0, n->loc) : NULL;
+    Value *ss = d2 ? make(s, OP_REDUCE_ROWS, FN_SUM, &d2, 1, 0, 0, n->loc) : NULL;
+    Value *var = ss ? apply(s, FN_DIV, b->name, (Value *[]){ss, cnt}, 2, 0, 0, n->loc) : NULL;
+    Value *ve = var ? apply(s, FN_ADD, b->name, (Value *[]){var, eps}, 2, 0, 0, n->loc) : NULL;
+    Value *rs = ve ? apply(s, FN_RSQRT, b->name, &ve, 1, 0, 0, n->loc) : NULL;
+    return rs ? apply(s, FN_MUL, b->name, (Value *[]){d, rs}, 2, 0, 0, n->loc) : NULL;
   }
   case B_LAYER_NORM: { /* (x - mean) / sqrt(var + eps) over the last dim, var the biased variance */
     f = 1e-5;

@@ -175,7 +175,8 @@ def readout(g, P, x):
     src, _ = edges(g)
     W, eps = P["ginconv0.W"][0], P["ginconv0.eps"][0]
     a, U, V = P["a"][0], P["U"][0], P["V"][0]
-    h = np.tanh(proj(W, (1 + eps) * x + gather_sum(g, x[src])))
+    z = proj(W, (1 + eps) * x + gather_sum(g, x[src]))
+    h = np.tanh((z - z.mean(axis=0)) / np.sqrt(z.var(axis=0) + 1e-5))   # batch_norm over every vertex
     graphs = [np.flatnonzero(g.graph_of == i) for i in range(g.ng)]
 
     def per_graph(f, v):                                         # (ng,) + v's row shape
