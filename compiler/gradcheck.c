@@ -82,6 +82,9 @@ static void gc_usage(FILE *out) {
  * of every operand of a kinked function, and every arg index of gather.argmax/argmin. */
 static bool is_kinked(const Value *v) {
   if (v->bwd) return false;
+  /* max/min over out-edges and over a graph's vertices have no arg index value: the signature
+   * takes the first element attaining each extremum (extremum_site) */
+  if ((v->op == OP_GATHER && v->iattr == GATHER_BY_SRC) || v->op == OP_READOUT) return v->fn == FN_MAX || v->fn == FN_MIN;
   if (v->op == OP_GATHER) return v->fn == FN_ARGMAX || v->fn == FN_ARGMIN;
   if (v->op != OP_APPLY_EDGE && v->op != OP_APPLY_VERTEX && v->op != OP_APPLY_GLOBAL && v->op != OP_APPLY_GRAPH) return false;
   switch (v->fn) {
@@ -100,6 +103,21 @@ typedef struct {
   int64_t n;
 } Signature;
 
+/* For max/min over out-edges (row u: the edges out_eid[out_ptr[u] ..]) or over the vertices of
+ * a graph (row i: graph_ptr[i] ..), the first member attaining element j's extremum (-1: none). */
+static int64_t extremum_site(const Value *v, const Graph *g, const double *x, int64_t row, int64_t j, int64_t k) {
+  bool readout = v->op == OP_READOUT;
+  int64_t lo = readout ? g->graph_ptr[row] : g->out_ptr[row], hi = readout ? g->graph_ptr[row + 1] : g->out_ptr[row + 1];
+  int64_t best = -1;
+  double bv = 0;
+  for (int64_t p = lo; p < hi; p++) {
+    int64_t at = readout ? p : g->out_eid[p];
+    double e = x[at * k + j];
+    if (best < 0 || (v->fn == FN_MAX ? e > bv : e < bv)) best = at, bv = e;
+  }
+  return best;
+}
+
 static void signature(const Module *m, const Graph *g, const Interp *in, Signature *s) {
   int64_t n = 0;
   for (int i = 0; i < m->vals.len; i++) {
@@ -112,6 +130,12 @@ static void signature(const Module *m, const Graph *g, const Interp *in, Signatu
     const Value *v = m->vals.items[i];
     if (!is_kinked(v)) continue;
     int64_t rows = value_rows(v, g), k = shape_elems(&v->shape);
+    if ((v->op == OP_GATHER && v->iattr == GATHER_BY_SRC) || v->op == OP_READOUT) {
+      const double *x = in->vals[v->args[0]->id];
+      for (int64_t r = 0; r < rows; r++)
+        for (int64_t j = 0; j < k; j++) s->branch[s->n++] = extremum_site(v, g, x, r, j, k);
+      continue;
+    }
     if (v->op == OP_GATHER) { /* the arg indices themselves */
       const double *a = in->vals[v->id];
       for (int64_t j = 0; j < rows * k; j++) s->branch[s->n++] = (int64_t)a[j];
@@ -406,8 +430,11 @@ int gradcheck_module(const Module *m, const Graph *g, ParamSet *ps, const Gradch
   gc.given = calloc((size_t)m->vals.len + 1, sizeof(double *));
   for (int i = 0; i < m->vals.len; i++) {
     const Value *v = m->vals.items[i];
-    if (is_kinked(v)) gc.keep[v->op == OP_GATHER ? v->id : v->args[0]->id] = true;
-    if (is_kinked(v) && v->op != OP_GATHER && v->nargs == 2) gc.keep[v->args[1]->id] = true; /* max/min, comparisons */
+    /* an argmax gather is its own signature; the others (max/min over out-edges or a graph's
+     * vertices included) are read from their operands */
+    bool arg_gather = v->op == OP_GATHER && (v->fn == FN_ARGMAX || v->fn == FN_ARGMIN);
+    if (is_kinked(v)) gc.keep[arg_gather ? v->id : v->args[0]->id] = true;
+    if (is_kinked(v) && v->op != OP_GATHER && v->op != OP_READOUT && v->nargs == 2) gc.keep[v->args[1]->id] = true; /* max/min, comparisons */
     gc.keep_fwd[i] = !v->bwd;
   }
   rc = check(&gc);

@@ -31,9 +31,10 @@
  * checkpoint pass's decision, not CSE's).
  *
  * A missing rule is a compiler bug, not a user error, and aborts with an internal error
- * naming the value: aggregate (compose runs after this pass), reduce_rows, argsel_v and
- * gather.max/min over out-edges ({by = src}) never occur in a forward module that sema and
- * canonicalize build. Rules for functions sema never emits (pad, reshape, linear_t, sign,
+ * naming the value: aggregate (compose runs after this pass), reduce_rows.matmul_tn and
+ * argsel_v never occur in a forward module that sema and canonicalize build (reduce_rows.sum
+ * does: batch_norm; gather.max/min over out-edges, max_out and min_out, share dy among the
+ * out-edges attaining the extremum, as readout.max does among a graph's vertices). Rules for functions sema never emits (pad, reshape, linear_t, sign,
  * inv_or_zero, the *_grad functions, gathers by src) are there for passes that run before this
  * one (reorg) and are checked by tests/grad/rules.c; slice and sum_last (slice(), layer_norm)
  * and the builtins of issue 16 (maximum/minimum, the comparisons, where, pow, transpose,
@@ -377,7 +378,12 @@ static void gather_rule(AD *ad, Value *y, Value *g) {
     return;
   }
   case FN_MAX: case FN_MIN: { /* all of dy to the first in-edge (CSR order) attaining the extremum */
-    if (by_src) internal(y, "max/min over out-edges has no backward rule (argsel_v selects in-edges)");
+    if (by_src) { /* over out-edges (max_out): dy shared by the out-edges attaining it, as readout.max */
+      Value *hit = apply2(ad, FN_EQ, x, scatter(ad, FN_COPY_U, y, NULL));
+      Value *share = apply2(ad, FN_MUL, g, apply1(ad, FN_INV_OR_ZERO, gather(ad, FN_SUM, hit, GATHER_BY_SRC)));
+      accum(ad, x, apply2(ad, FN_MUL, scatter(ad, FN_COPY_U, share, NULL), hit));
+      return;
+    }
     Value p = proto(OP_GATHER, y->fn == FN_MAX ? FN_ARGMAX : FN_ARGMIN, x, NULL);
     const char *why = NULL;
     Value *arg = ir_make_like(ad->m, &p, &why); /* a forward value: the forward pass keeps it */

@@ -388,6 +388,8 @@ static const Builtin builtins[] = {
     {"min_vertices", B_READOUT, FN_MIN, 1, 1, "min_vertices(x)"},
     {"softmax_vertices", B_SOFTMAX_VERTICES, FN_NONE, 1, 1, "softmax_vertices(x)"},
     {"mean_out", B_REDUCE_OUT, FN_MEAN, 1, 1, "mean_out(e)"},
+    {"max_out", B_REDUCE_OUT, FN_MAX, 1, 1, "max_out(e)"},
+    {"min_out", B_REDUCE_OUT, FN_MIN, 1, 1, "min_out(e)"},
     {"gt", B_BINARY, FN_GT, 2, 2, "gt(a, b)"},
     {"ge", B_BINARY, FN_GE, 2, 2, "ge(a, b)"},
     {"lt", B_BINARY, FN_LT, 2, 2, "lt(a, b)"},

@@ -140,11 +140,18 @@ def outedges(g, P, x):
         np.add.at(out, src, e)
         return out
 
+    def ext_out(e, f):                                           # max/min over the out-edges; none: 0
+        out = np.zeros((g.nv,) + e.shape[1:])
+        for u in range(g.nv):
+            if (src == u).any():
+                out[u] = f(e[src == u], axis=0)
+        return out
+
     def conv(i, x):
         Win, Wout = P["dirconv%d.Win" % i][0], P["dirconv%d.Wout" % i][0]
         m_in = gather_sum(g, proj(Win, x)[src]) / np.maximum(g.in_deg, 1)[:, None]   # none: 0
         m_out = sum_out(proj(Wout, x)[dst]) / np.maximum(out_deg, 1)[:, None]
-        return m_in + m_out
+        return m_in + m_out + ext_out(proj(Wout, x)[dst], np.max) - ext_out(proj(Win, x)[dst], np.min)
 
     h = np.tanh(conv(0, x))
     s = sum_out(h[src] * h[dst] - 0.5 * h[dst])
