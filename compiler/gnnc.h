@@ -342,6 +342,12 @@ Value *ir_leaf(Module *m, OpKind op, FnKind fn, Domain dom, const Shape *shape,
  * false with *why on a violation. */
 bool ir_infer(Arena *a, const Value *proto, Domain *dom, ElemType *elem, Shape *shape, const char **why);
 OpKind apply_op_for(Domain d);
+/* Whether values of domain d have a row per vertex, edge or graph (params and globals have one,
+ * read by every row). */
+static inline bool dom_has_rows(Domain d) { return d == DOM_VERTEX || d == DOM_EDGE || d == DOM_GRAPH; }
+/* The domain of an element-wise function of args[0..n): edge if any operand is, else vertex,
+ * else graph, else global. Whether the operands may mix is ir_infer's to say. */
+Domain apply_domain(Value *const *args, int n);
 void module_count_uses(Module *m);
 void module_compact(Module *m); /* drops dead values, renumbers */
 Value *resolve(Value *v);       /* follows repl links */

@@ -130,6 +130,15 @@ static bool drop_last(Shape *s) {
   return true;
 }
 
+Domain apply_domain(Value *const *args, int n) {
+  Domain d = DOM_GLOBAL;
+  for (int i = 0; i < n; i++) {
+    if (args[i]->dom == DOM_EDGE) return DOM_EDGE;
+    if (args[i]->dom == DOM_VERTEX || (args[i]->dom == DOM_GRAPH && d == DOM_GLOBAL)) d = args[i]->dom;
+  }
+  return d;
+}
+
 OpKind apply_op_for(Domain d) {
   return d == DOM_EDGE ? OP_APPLY_EDGE : d == DOM_VERTEX ? OP_APPLY_VERTEX : d == DOM_GRAPH ? OP_APPLY_GRAPH : OP_APPLY_GLOBAL;
 }
@@ -367,7 +376,7 @@ bool ir_infer(Arena *a, const Value *p, Domain *dom, ElemType *elem, Shape *shap
      * each (the weight gradient of a linear between parameters, W @ P). */
     bool one_row[2] = {false, false};
     for (int i = 0; i < nargs; i++) {
-      one_row[i] = args[i]->dom == DOM_PARAM || args[i]->dom == DOM_GLOBAL;
+      one_row[i] = !dom_has_rows(args[i]->dom);
       if (one_row[i] && fn != FN_MATMUL_TN)
         FAIL("reduce_rows reads vertex or edge values, operand %d is a %s value", i, domain_name(args[i]->dom));
     }

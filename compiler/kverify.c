@@ -160,7 +160,7 @@ static void expr(KV *v, const KExpr *e, At at) {
       break;
     }
     if (!in_vec(&v->k->bufs, e->buf)) bad(v, "loads %s, which is not among its parameters%lld", e->buf->name, 0);
-    if ((e->buf->dom == DOM_VERTEX || e->buf->dom == DOM_EDGE || e->buf->dom == DOM_GRAPH) && !e->a)
+    if (dom_has_rows(e->buf->dom) && !e->a)
       bad(v, "loads per-row buffer %s without a row%lld", e->buf->name, 0);
     plan_access(v, e->buf, at, false);
     if (e->a) expr(v, e->a, at);
@@ -221,7 +221,7 @@ static void stmt(KV *v, const KStmt *s, At at) {
     }
     if (!in_vec(&k->bufs, s->buf)) bad(v, "stores to %s, which is not among its parameters%lld", s->buf->name, 0);
     if (!writable(s->buf)) bad(v, "stores to %s, an input, parameter or degree array%lld", s->buf->name, 0);
-    if ((s->buf->dom == DOM_VERTEX || s->buf->dom == DOM_EDGE || s->buf->dom == DOM_GRAPH) && !s->row)
+    if (dom_has_rows(s->buf->dom) && !s->row)
       bad(v, "stores to per-row buffer %s without a row%lld", s->buf->name, 0);
     if (s->kind == KS_ATOMIC && s->count == 1) { /* block-reduced: per-block sums of row 0, then one atomic each */
       if (s->op != KO_ADD) bad(v, "block-reduced atomic into %s that is not a sum (op %lld)", s->buf->name, s->op);

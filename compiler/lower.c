@@ -86,7 +86,7 @@ void use_buf(Kernel *k, KBuf *b, Lower *L) {
 KExpr *kload(Lower *L, Kernel *k, KBuf *b, KExpr *row, KExpr *idx) {
   KExpr *e = ke_new(L, KE_LOAD, b->elem == ELEM_I32 ? KT_I64 : b->elem == ELEM_F64 ? KT_F64 : KT_F32);
   e->buf = b;
-  e->a = b->dom == DOM_VERTEX || b->dom == DOM_EDGE || b->dom == DOM_GRAPH ? row : NULL;
+  e->a = dom_has_rows(b->dom) ? row : NULL;
   e->b = idx;
   use_buf(k, b, L);
   return e;
@@ -196,7 +196,7 @@ void ks_let(Lower *L, PtrVec *blk, int var, KExpr *idx, KExpr *val) {
 void ks_store(Lower *L, Kernel *k, PtrVec *blk, KBuf *b, KExpr *row, KExpr *idx, KExpr *val) {
   KStmt *s = ks_new(L, blk, KS_STORE);
   s->buf = b;
-  s->row = b->dom == DOM_VERTEX || b->dom == DOM_EDGE || b->dom == DOM_GRAPH ? row : NULL;
+  s->row = dom_has_rows(b->dom) ? row : NULL;
   s->idx = idx;
   s->val = val;
   use_buf(k, b, L);
@@ -205,7 +205,7 @@ void ks_atomic(Lower *L, Kernel *k, PtrVec *blk, int op, KBuf *b, KExpr *row, KE
   KStmt *s = ks_new(L, blk, KS_ATOMIC);
   s->op = op;
   s->buf = b;
-  s->row = b->dom == DOM_VERTEX || b->dom == DOM_EDGE || b->dom == DOM_GRAPH ? row : NULL;
+  s->row = dom_has_rows(b->dom) ? row : NULL;
   s->idx = idx;
   s->val = val;
   use_buf(k, b, L);

@@ -72,6 +72,11 @@ static uint64_t splitmix(uint64_t *s) {
 }
 static double uniform01(uint64_t *s) { return (double)(splitmix(s) >> 11) * 0x1.0p-53; }
 
+/* Rows of a tensor of the given GNN_DOMAIN_* on g: a row per vertex, edge or graph of the batch, or one. */
+static int64_t domain_rows(const gnn_graph *g, int domain) {
+  return domain == GNN_DOMAIN_VERTEX ? g->nv : domain == GNN_DOMAIN_EDGE ? g->ne : domain == GNN_DOMAIN_GRAPH ? g->ng : 1;
+}
+
 /* The file row of each edge of the graph: edge e is row edge_origin[e] of the file, and the
  * self-loops --self-loops added (origin -1) follow the file's edges in ascending vertex order,
  * as gnnc run --self-loops appends them: in CSR order they already ascend, so the j-th one met
@@ -88,7 +93,7 @@ static int64_t *file_rows_of_edges(const gnn_graph *g) {
 /* Rows of a tensor in file order -> the graph's (CSR) order (file_rows_of_edges). Vertex rows
  * need no permutation. */
 static void to_graph_order(const gnn_graph *g, int domain, int64_t width, const float *file, float *out) {
-  int64_t rows = domain == GNN_DOMAIN_VERTEX ? g->nv : domain == GNN_DOMAIN_EDGE ? g->ne : domain == GNN_DOMAIN_GRAPH ? g->ng : 1;
+  int64_t rows = domain_rows(g, domain);
   int64_t *at = domain == GNN_DOMAIN_EDGE ? file_rows_of_edges(g) : NULL;
   for (int64_t r = 0; r < rows; r++) {
     int64_t src = at ? at[r] : r;
@@ -115,7 +120,7 @@ static float *input_rows(Rt *rt, gnn_ctx *ctx, const gnn_tensor_file *tf, const 
 }
 
 static void write_rows(FILE *f, const char *name, const gnn_graph *g, const gnn_tensor_info *t, const float *graph_rows) {
-  int64_t rows = t->domain == GNN_DOMAIN_VERTEX ? g->nv : t->domain == GNN_DOMAIN_EDGE ? g->ne : t->domain == GNN_DOMAIN_GRAPH ? g->ng : 1;
+  int64_t rows = domain_rows(g, t->domain);
   fprintf(f, "tensor %s %lld %d", name, (long long)rows, t->rank);
   for (int k = 0; k < t->rank; k++) fprintf(f, " %lld", (long long)t->dims[k]);
   fputc('\n', f);
@@ -238,7 +243,7 @@ int main(int argc, char **argv) {
   bool is_dir = stat(graph, &st_dir) == 0 && S_ISDIR(st_dir.st_mode);
   for (int i = 0; i < api->num_inputs; i++) {
     const gnn_tensor_info *t = &api->inputs[i];
-    int64_t rows = t->domain == GNN_DOMAIN_VERTEX ? g->nv : t->domain == GNN_DOMAIN_EDGE ? g->ne : t->domain == GNN_DOMAIN_GRAPH ? g->ng : 1;
+    int64_t rows = domain_rows(g, t->domain);
     size_t bytes = sizeof(float) * (size_t)(rows * t->width);
     float *file_rows = NULL;
     if (inputs) {
@@ -309,7 +314,7 @@ int main(int argc, char **argv) {
   free(times);
 
   const gnn_tensor_info *ot = &api->output_info;
-  int64_t orows = ot->domain == GNN_DOMAIN_VERTEX ? g->nv : ot->domain == GNN_DOMAIN_EDGE ? g->ne : ot->domain == GNN_DOMAIN_GRAPH ? g->ng : 1;
+  int64_t orows = domain_rows(g, ot->domain);
   size_t obytes = sizeof(float) * (size_t)(orows * ot->width);
   host_out = malloc(obytes ? obytes : 1);
   CHECK(rt.download(ctx, host_out, api->output(model), obytes));

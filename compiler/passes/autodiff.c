@@ -89,11 +89,8 @@ static Value proto(OpKind op, FnKind fn, Value *a, Value *b) {
 
 /* apply_edge, apply_vertex, apply_graph or apply_global, as the operands' domains say. */
 static Value *apply_attr(AD *ad, FnKind fn, Value *a, Value *b, double f, int64_t i1, int64_t i2) {
-  Domain d = DOM_GLOBAL;
-  if (a->dom == DOM_EDGE || (b && b->dom == DOM_EDGE)) d = DOM_EDGE;
-  else if (a->dom == DOM_VERTEX || (b && b->dom == DOM_VERTEX)) d = DOM_VERTEX;
-  else if (a->dom == DOM_GRAPH || (b && b->dom == DOM_GRAPH)) d = DOM_GRAPH;
-  Value p = proto(apply_op_for(d), fn, a, b);
+  Value *ops[2] = {a, b};
+  Value p = proto(apply_op_for(apply_domain(ops, b ? 2 : 1)), fn, a, b);
   p.fattr = f;
   p.iattr = i1;
   p.iattr2 = i2;
@@ -106,13 +103,8 @@ static Value *constant(AD *ad, double x);
 
 /* where(c, a, b), the one three-operand function. */
 static Value *where3(AD *ad, Value *c, Value *a, Value *b) {
-  Domain d = DOM_GLOBAL;
   Value *ops[3] = {c, a, b};
-  for (int i = 0; i < 3; i++) {
-    if (ops[i]->dom == DOM_EDGE) d = DOM_EDGE;
-    else if ((ops[i]->dom == DOM_VERTEX || ops[i]->dom == DOM_GRAPH) && d == DOM_GLOBAL) d = ops[i]->dom;
-  }
-  Value p = proto(apply_op_for(d), FN_WHERE, c, a);
+  Value p = proto(apply_op_for(apply_domain(ops, 3)), FN_WHERE, c, a);
   p.args[2] = b;
   p.nargs = 3;
   return mk(ad, &p);
@@ -195,8 +187,8 @@ static Value *slice_as(AD *ad, Value *g, int64_t from, int64_t to, const Value *
 static void accum(AD *ad, Value *x, Value *g) {
   if (x->id >= ad->nfwd || !ad->need[x->id]) return;
   while (g->shape.rank > x->shape.rank) g = apply1(ad, FN_SUM_LAST, g);
-  bool x_one_row = x->dom == DOM_PARAM || x->dom == DOM_GLOBAL;
-  if (x_one_row && (g->dom == DOM_VERTEX || g->dom == DOM_EDGE || g->dom == DOM_GRAPH)) g = reduce_rows(ad, FN_SUM, g, NULL);
+  bool x_one_row = !dom_has_rows(x->dom);
+  if (x_one_row && dom_has_rows(g->dom)) g = reduce_rows(ad, FN_SUM, g, NULL);
   if (!shape_eq(&g->shape, &x->shape) || (x_one_row ? g->dom != DOM_GLOBAL : g->dom != x->dom))
     internal(x, "a contribution to its gradient has the wrong type");
   Value **a = &ad->adj[x->id];
@@ -447,7 +439,7 @@ bool pass_autodiff(GnnCtx *c, Module *m) {
   Value *seed = ir_leaf(m, OP_INPUT, sd == DOM_EDGE ? FN_EDGE : sd == DOM_GRAPH ? FN_GRAPH : FN_VERTEX, sd, &out->shape, "grad.out", 0,
                         (Loc){0, 0, 0});
   seed->bwd = true;
-  if (out->dom == DOM_VERTEX || out->dom == DOM_EDGE || out->dom == DOM_GRAPH) ad.adj[out->id] = seed;
+  if (dom_has_rows(out->dom)) ad.adj[out->id] = seed;
 
   /* 3. Adjoints, in reverse definition order. */
   for (int i = n - 1; i >= 0; i--) {

@@ -474,8 +474,9 @@ static void index_users(Fuse *F) {
   for (int i = 0; i < m->nouts; i++) F->is_out[m->outs[i].val->id] = true;
 }
 
-/* Readouts and graph values (a batch of graphs) are not fused yet: such a module runs one kernel
- * per operator, as with -fno-fuse. */
+/* Graph values (readouts over a batch of graphs) and broadcasts (u[graph]; batch_norm's
+ * statistics, a global value read by every vertex) are not fused yet: such a module runs one
+ * kernel per operator, as with -fno-fuse. */
 static bool has_graph_values(const Module *m) {
   for (int i = 0; i < m->vals.len; i++) {
     const Value *v = m->vals.items[i];

@@ -171,15 +171,6 @@ static Value *mk(Reorg *r, Value *p) {
   return v;
 }
 
-static Domain domain_of(Value **args, int n) {
-  Domain d = DOM_GLOBAL;
-  for (int i = 0; i < n; i++) {
-    if (args[i]->dom == DOM_EDGE) return DOM_EDGE;
-    if (args[i]->dom == DOM_VERTEX || args[i]->dom == DOM_GRAPH) d = args[i]->dom;
-  }
-  return d;
-}
-
 /* fn applied to args (Apply of the operands' domain); attributes from like (may be NULL). */
 static Value *mk_fn(Reorg *r, FnKind fn, Value **args, int n, const Map *like) {
   Value p;
@@ -191,7 +182,7 @@ static Value *mk_fn(Reorg *r, FnKind fn, Value **args, int n, const Map *like) {
   p.fn = fn;
   p.msg = FN_NONE;
   p.nargs = n;
-  p.op = apply_op_for(domain_of(args, n));
+  p.op = apply_op_for(apply_domain(args, n));
   if (like) {
     p.fattr = like->fattr;
     p.iattr = like->iattr;

@@ -78,26 +78,31 @@ else
     fail train/edge-values/build "gnnc could not build tests/train/gcn_weighted.gnn: $(tail -2 "$tr/gcnw.build")"
   fi
 
+  # tr_bar_check GROUP NAME MODEL.gnn CMP BAR DATA [OPTIONS...]: builds MODEL, trains it on DATA
+  # (seed 1), and passes train/GROUP/NAME when the test accuracy is CMP (>= or <=) BAR
+  tr_bar_check() {
+    local group=$1 name=$2 src=$3 cmp=$4 bar=$5 data=$6 rc got
+    shift 6
+    if ! "$GNNC" "$src" --target=$tr_target -o "$tr/lib$name.so" > "$tr/$name.build" 2>&1; then
+      fail "train/$group/$name" "gnnc could not build $src: $(tail -2 "$tr/$name.build")"
+      return
+    fi
+    "$tr_bin/gnn-train" "$tr/lib$name.so" --data "$data" --seed 1 "$@" --quiet > "$tr/$name.log" 2>&1
+    rc=$? got=$(tr_acc "$tr/$name.log")
+    if [ $rc -eq 0 ] && [ -n "$got" ] && awk -v a="$got" -v b="$bar" -v c="$cmp" 'BEGIN { exit !(c == ">=" ? a >= b : a <= b) }'; then
+      pass "train/$group/$name"
+    else
+      fail "train/$group/$name" "exit $rc, test accuracy '$got' (want $cmp $bar): $(tail -2 "$tr/$name.log" | tr '\n' ' ')"
+    fi
+  }
+
   # Typed edges: R-GCN (dsl-examples/rgcn.gnn, one_hot of graph.edges' relation column) on the
   # synthetic set of tests/train/make_relational.py, whose labels compare the neighbours of the
   # two relations: R-GCN >= 0.80 (84.7% at seed 1), the same network blind to the relations
   # (tests/train/relation_blind.gnn) <= 0.60 (chance: 49.7%).
   if "$PY" tests/train/make_relational.py "$tr/relational" > /dev/null; then
-    for tr_m in "rgcn:dsl-examples/rgcn.gnn:>=:0.80" "blind:tests/train/relation_blind.gnn:<=:0.60"; do
-      IFS=: read -r tr_name tr_src tr_cmp tr_bar <<< "$tr_m"
-      if ! "$GNNC" "$tr_src" --target=$tr_target -o "$tr/lib$tr_name.so" > "$tr/$tr_name.build" 2>&1; then
-        fail "train/relational/$tr_name" "gnnc could not build $tr_src: $(tail -2 "$tr/$tr_name.build")"
-        continue
-      fi
-      "$tr_bin/gnn-train" "$tr/lib$tr_name.so" --data "$tr/relational" --seed 1 --epochs 1000 --patience 100 --quiet \
-        > "$tr/$tr_name.log" 2>&1
-      tr_rc=$? tr_got=$(tr_acc "$tr/$tr_name.log")
-      if [ $tr_rc -eq 0 ] && [ -n "$tr_got" ] && awk -v a="$tr_got" -v b="$tr_bar" -v c="$tr_cmp" 'BEGIN { exit !(c == ">=" ? a >= b : a <= b) }'; then
-        pass "train/relational/$tr_name"
-      else
-        fail "train/relational/$tr_name" "exit $tr_rc, test accuracy '$tr_got' (want $tr_cmp $tr_bar): $(tail -2 "$tr/$tr_name.log" | tr '\n' ' ')"
-      fi
-    done
+    tr_bar_check relational rgcn dsl-examples/rgcn.gnn ">=" 0.80 "$tr/relational" --epochs 1000 --patience 100
+    tr_bar_check relational blind tests/train/relation_blind.gnn "<=" 0.60 "$tr/relational" --epochs 1000 --patience 100
   else
     fail train/relational/data "tests/train/make_relational.py failed"
   fi
@@ -109,20 +114,8 @@ else
   # 30 test graphs).
   if "$PY" tests/train/make_shapes_tu.py "$tr/shapes-tu" > /dev/null &&
      "$PY" scripts/tu_to_dataset.py "$tr/shapes-tu" "$tr/shapes" > "$tr/shapes.log" 2>&1; then
-    for tr_m in "gin_graph:dsl-examples/gin_graph.gnn:>=:0.90" "graph_blind:tests/train/graph_blind.gnn:<=:0.60"; do
-      IFS=: read -r tr_name tr_src tr_cmp tr_bar <<< "$tr_m"
-      if ! "$GNNC" "$tr_src" --target=$tr_target -o "$tr/lib$tr_name.so" > "$tr/$tr_name.build" 2>&1; then
-        fail "train/graphs/$tr_name" "gnnc could not build $tr_src: $(tail -2 "$tr/$tr_name.build")"
-        continue
-      fi
-      "$tr_bin/gnn-train" "$tr/lib$tr_name.so" --data "$tr/shapes" --seed 1 --quiet > "$tr/$tr_name.log" 2>&1
-      tr_rc=$? tr_got=$(tr_acc "$tr/$tr_name.log")
-      if [ $tr_rc -eq 0 ] && [ -n "$tr_got" ] && awk -v a="$tr_got" -v b="$tr_bar" -v c="$tr_cmp" 'BEGIN { exit !(c == ">=" ? a >= b : a <= b) }'; then
-        pass "train/graphs/$tr_name"
-      else
-        fail "train/graphs/$tr_name" "exit $tr_rc, test accuracy '$tr_got' (want $tr_cmp $tr_bar): $(tail -2 "$tr/$tr_name.log" | tr '\n' ' ')"
-      fi
-    done
+    tr_bar_check graphs gin_graph dsl-examples/gin_graph.gnn ">=" 0.90 "$tr/shapes"
+    tr_bar_check graphs graph_blind tests/train/graph_blind.gnn "<=" 0.60 "$tr/shapes"
   else
     fail train/graphs/data "make_shapes_tu.py or tu_to_dataset.py failed: $(tail -2 "$tr/shapes.log")"
   fi
@@ -189,6 +182,6 @@ else
       fail train/bad/no-parameters "gnnc could not build the model without parameters"
     fi
   fi
-  unset -f tr_bad tr_copy tr_wdata
+  unset -f tr_bad tr_copy tr_wdata tr_bar_check
 fi
 unset -f tr_acc
