@@ -682,6 +682,7 @@ typedef struct {
   const char *output;
   Target target;
   const char *arch;      /* nvcc: "sm_80" or a list "sm_80,sm_90" */
+  const char *host_march; /* cc -march= for host libraries: "native" (NULL), "portable" (none), or a CPU */
   bool keep;             /* -S: keep the sources beside the library */
   bool verbose;          /* -v: echo the compiler's command line */
   const char *src_name;  /* the .gnn file, as given */

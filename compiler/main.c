@@ -32,6 +32,8 @@ static void usage(FILE *out) {
         "  --target=cuda|host      the library's target (default cuda: nvcc and cuBLAS; host: cc, OpenMP, OpenBLAS)\n"
         "  --arch=sm_XX[,sm_YY]    GPU architectures for nvcc: SASS for each, and the PTX of the last one\n"
         "                          for newer GPUs (default sm_80)\n"
+        "  --host-march=CPU        cc's -march for a host library: native (default: the CPU that builds it),\n"
+        "                          portable (none: any x86-64), or a CPU name (x86-64-v3, znver4, ...)\n"
         "  --mapping=auto|vertex|edge  thread mapping of the graph kernels (auto: vertex-balanced)\n"
         "  -S                      keep the generated sources beside the library\n"
         "  -v                      show the compiler command lines\n"
@@ -123,6 +125,15 @@ static bool valid_arch_list(const char *s) {
   }
 }
 
+/* --host-march: native, portable, or a CPU name cc's -march takes (letters, digits, - _ .). */
+static bool valid_march(const char *s) {
+  if (!*s || strlen(s) > 40) return false;
+  for (const char *p = s; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
+      return false;
+  return true;
+}
+
 static bool parse_stats(const char *arg, PipelineOpts *o) {
   char *copy = strdup(arg);
   bool ok = true, have_v = false, have_e = false;
@@ -173,7 +184,7 @@ static bool takes_value(const char *a, bool run) {
 
 typedef struct {
   bool run;
-  const char *target, *arch, *mapping;
+  const char *target, *arch, *host_march, *mapping;
   bool keep, verbose;
   const char *input, *output, *emit, *graph, *features, *params, *inputs, *init, *save_params, *save_inputs, *out_rows;
   const char *save_outputs;
@@ -360,6 +371,8 @@ int main(int argc, char **argv) {
       cli.target = v;
     } else if ((v = ARGVAL("--arch"))) {
       cli.arch = v;
+    } else if ((v = ARGVAL("--host-march"))) {
+      cli.host_march = v;
     } else if ((v = ARGVAL("--mapping"))) {
       cli.mapping = v;
     } else if (strcmp(a, "-S") == 0) {
@@ -504,6 +517,7 @@ int main(int argc, char **argv) {
   bool codegen = build_lib || strcmp(emit, "kir") == 0 || strcmp(emit, "cu") == 0 || strcmp(emit, "c") == 0 ||
                  strcmp(emit, "h") == 0;
   EmitOpts eo = {.emit = build_lib ? NULL : emit, .output = cli.output, .target = TARGET_CUDA, .arch = cli.arch,
+                 .host_march = cli.host_march,
                  .keep = cli.keep, .verbose = cli.verbose, .src_name = cli.input};
   if (cli.target && strcmp(cli.target, "cuda") != 0 && strcmp(cli.target, "host") != 0) {
     fprintf(stderr, "gnnc: --target=%s: want cuda or host\n", cli.target);
@@ -521,6 +535,11 @@ int main(int argc, char **argv) {
   }
   if (cli.arch && !valid_arch_list(cli.arch)) {
     fprintf(stderr, "gnnc: --arch=%s: want sm_NN[,sm_NN...] (at most 7; e.g. sm_80,sm_90 or sm_90a)\n", cli.arch);
+    return 2;
+  }
+  if (cli.host_march && !valid_march(cli.host_march)) {
+    fprintf(stderr, "gnnc: --host-march=%s: want native, portable or a CPU name for cc's -march (e.g. x86-64-v3)\n",
+            cli.host_march);
     return 2;
   }
   o.lower = codegen;

@@ -14,6 +14,21 @@
 /* Helpers a model may not use all of. */
 #define GNN_HELPER static inline __attribute__((unused))
 GNN_HELPER float gnn_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/* x where the mask keeps it, +0 where it drops it: a select without a branch. */
+GNN_HELPER float gnn_keep_f32(int keep, float x) {
+  uint32_t b;
+  memcpy(&b, &x, sizeof b);
+  b &= 0u - (uint32_t)(keep != 0);
+  memcpy(&x, &b, sizeof b);
+  return x;
+}
+GNN_HELPER double gnn_keep_f64(int keep, double x) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  b &= 0ull - (uint64_t)(keep != 0);
+  memcpy(&x, &b, sizeof b);
+  return x;
+}
 GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */
@@ -53,13 +68,11 @@ static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *re
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 45; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 1433) {
-          t1[row * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f) ? (in_x[row * 1433 + k] * 2.0f) : 0.0f) : in_x[row * 1433 + k];
-        }
-      }
+    for (int64_t k = 0; k < 1433; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t1[row * 1433 + k] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f), in_x[row * 1433 + k] * 2.0f)) : in_x[row * 1433 + k];
     }
   }
 }
@@ -70,15 +83,13 @@ static void k1_dropout_vertex(int64_t nrows, const float *restrict t4, const flo
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
+    for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
       float r5_;
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 64) {
-          r5_ = t4[row * 64 + k] + p_linear0_b[k];
-          t7[row * 64 + k] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f) ? (((r5_ > 0.0f) ? r5_ : 0.0f) * 2.0f) : 0.0f) : ((r5_ > 0.0f) ? r5_ : 0.0f);
-        }
-      }
+      r5_ = t4[row * 64 + k] + p_linear0_b[k];
+      t7[row * 64 + k] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f), ((r5_ > 0.0f) ? r5_ : 0.0f) * 2.0f)) : ((r5_ > 0.0f) ? r5_ : 0.0f);
     }
   }
 }
@@ -93,14 +104,12 @@ static void k2_rsqrt_edge(int64_t nrows, const int32_t *restrict src, const int3
     int64_t v;
     u = src[row];
     v = dst[row];
-    for (int lane = 0; lane < 1; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 1;
-        if (k < 1) {
-          if (training) {
-            t15[row * 1 + k] = gnn_rsqrtf(out_deg[u * 1 + k] * in_deg[v * 1 + k]);
-          }
-        }
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 1), i = (int)(k / 1);
+      (void)lane;
+      (void)i;
+      if (training) {
+        t15[row * 1 + k] = gnn_rsqrtf(out_deg[u * 1 + k] * in_deg[v * 1 + k]);
       }
     }
   }
@@ -121,13 +130,11 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -149,41 +156,35 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float r11_;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              r11_ = t10[u * 7 + k1] + p_linear1_b[k1];
-              x = r11_ * sh_st15[t];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          r11_ = t10[u * 7 + k1] + p_linear1_b[k1];
+          x = r11_ * sh_st15[t];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          sh18[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      sh18[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
       float r11_1;
       float r20_;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          r11_1 = t10[row * 7 + k3] + p_linear1_b[k3];
-          r20_ = 0.1f * r11_1;
-          t21[row * 7 + k3] = (0.9f * sh18[k3]) + r20_;
-        }
-      }
+      r11_1 = t10[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * r11_1;
+      t21[row * 7 + k3] = (0.9f * sh18[k3]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -204,13 +205,11 @@ static void k4_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -232,39 +231,33 @@ static void k4_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t21[u * 7 + k1] * sh_st15[t];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t21[u * 7 + k1] * sh_st15[t];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          sh22[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      sh22[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
       float r11_;
       float r20_;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-          r20_ = 0.1f * r11_;
-          t24[row * 7 + k3] = (0.9f * sh22[k3]) + r20_;
-        }
-      }
+      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * r11_;
+      t24[row * 7 + k3] = (0.9f * sh22[k3]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -285,13 +278,11 @@ static void k5_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -313,39 +304,33 @@ static void k5_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t24[u * 7 + k1] * sh_st15[t];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t24[u * 7 + k1] * sh_st15[t];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          sh25[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      sh25[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
       float r11_;
       float r20_;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-          r20_ = 0.1f * r11_;
-          t27[row * 7 + k3] = (0.9f * sh25[k3]) + r20_;
-        }
-      }
+      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * r11_;
+      t27[row * 7 + k3] = (0.9f * sh25[k3]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -366,13 +351,11 @@ static void k6_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -394,39 +377,33 @@ static void k6_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t27[u * 7 + k1] * sh_st15[t];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t27[u * 7 + k1] * sh_st15[t];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          sh28[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      sh28[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
       float r11_;
       float r20_;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-          r20_ = 0.1f * r11_;
-          t30[row * 7 + k3] = (0.9f * sh28[k3]) + r20_;
-        }
-      }
+      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * r11_;
+      t30[row * 7 + k3] = (0.9f * sh28[k3]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -447,13 +424,11 @@ static void k7_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -475,39 +450,33 @@ static void k7_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t30[u * 7 + k1] * sh_st15[t];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t30[u * 7 + k1] * sh_st15[t];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          sh31[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      sh31[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
       float r11_;
       float r20_;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-          r20_ = 0.1f * r11_;
-          t33[row * 7 + k3] = (0.9f * sh31[k3]) + r20_;
-        }
-      }
+      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * r11_;
+      t33[row * 7 + k3] = (0.9f * sh31[k3]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -528,13 +497,11 @@ static void k8_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -556,39 +523,33 @@ static void k8_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t33[u * 7 + k1] * sh_st15[t];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t33[u * 7 + k1] * sh_st15[t];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          sh34[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      sh34[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
       float r11_;
       float r20_;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-          r20_ = 0.1f * r11_;
-          t36[row * 7 + k3] = (0.9f * sh34[k3]) + r20_;
-        }
-      }
+      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * r11_;
+      t36[row * 7 + k3] = (0.9f * sh34[k3]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -609,13 +570,11 @@ static void k9_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -637,39 +596,33 @@ static void k9_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t36[u * 7 + k1] * sh_st15[t];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t36[u * 7 + k1] * sh_st15[t];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          sh37[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      sh37[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
       float r11_;
       float r20_;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-          r20_ = 0.1f * r11_;
-          t39[row * 7 + k3] = (0.9f * sh37[k3]) + r20_;
-        }
-      }
+      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * r11_;
+      t39[row * 7 + k3] = (0.9f * sh37[k3]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -690,13 +643,11 @@ static void k10_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -718,39 +669,33 @@ static void k10_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t39[u * 7 + k1] * sh_st15[t];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t39[u * 7 + k1] * sh_st15[t];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          sh40[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      sh40[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
       float r11_;
       float r20_;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-          r20_ = 0.1f * r11_;
-          t42[row * 7 + k3] = (0.9f * sh40[k3]) + r20_;
-        }
-      }
+      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * r11_;
+      t42[row * 7 + k3] = (0.9f * sh40[k3]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -771,13 +716,11 @@ static void k11_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -799,39 +742,33 @@ static void k11_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t42[u * 7 + k1] * sh_st15[t];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t42[u * 7 + k1] * sh_st15[t];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          sh43[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      sh43[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
       float r11_;
       float r20_;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-          r20_ = 0.1f * r11_;
-          t45[row * 7 + k3] = (0.9f * sh43[k3]) + r20_;
-        }
-      }
+      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * r11_;
+      t45[row * 7 + k3] = (0.9f * sh43[k3]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -852,13 +789,11 @@ static void k12_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -880,39 +815,33 @@ static void k12_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t45[u * 7 + k1] * sh_st15[t];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t45[u * 7 + k1] * sh_st15[t];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          sh46[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      sh46[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
       float r11_;
       float r20_;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-          r20_ = 0.1f * r11_;
-          t48[row * 7 + k3] = (0.9f * sh46[k3]) + r20_;
-        }
-      }
+      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * r11_;
+      t48[row * 7 + k3] = (0.9f * sh46[k3]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -933,13 +862,11 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -955,36 +882,30 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = (in_grad_out[u * 7 + k1] * 0.9f) * t15[e * 1];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = (in_grad_out[u * 7 + k1] * 0.9f) * t15[e * 1];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          t53[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-          sh53[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      t53[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      sh53[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          t55[row * 7 + k3] = sh53[k3] * 0.9f;
-        }
-      }
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
+      t55[row * 7 + k3] = sh53[k3] * 0.9f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1005,13 +926,11 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -1027,36 +946,30 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t55[u * 7 + k1] * t15[e * 1];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t55[u * 7 + k1] * t15[e * 1];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          t58[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-          sh58[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      t58[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      sh58[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          t60[row * 7 + k3] = sh58[k3] * 0.9f;
-        }
-      }
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
+      t60[row * 7 + k3] = sh58[k3] * 0.9f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1077,13 +990,11 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -1099,36 +1010,30 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t60[u * 7 + k1] * t15[e * 1];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t60[u * 7 + k1] * t15[e * 1];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          t63[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-          sh63[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      t63[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      sh63[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          t65[row * 7 + k3] = sh63[k3] * 0.9f;
-        }
-      }
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
+      t65[row * 7 + k3] = sh63[k3] * 0.9f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1149,13 +1054,11 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -1171,36 +1074,30 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t65[u * 7 + k1] * t15[e * 1];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t65[u * 7 + k1] * t15[e * 1];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          t68[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-          sh68[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      t68[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      sh68[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          t70[row * 7 + k3] = sh68[k3] * 0.9f;
-        }
-      }
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
+      t70[row * 7 + k3] = sh68[k3] * 0.9f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1221,13 +1118,11 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -1243,36 +1138,30 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t70[u * 7 + k1] * t15[e * 1];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t70[u * 7 + k1] * t15[e * 1];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          t73[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-          sh73[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      t73[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      sh73[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          t75[row * 7 + k3] = sh73[k3] * 0.9f;
-        }
-      }
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
+      t75[row * 7 + k3] = sh73[k3] * 0.9f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1293,13 +1182,11 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -1315,36 +1202,30 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t75[u * 7 + k1] * t15[e * 1];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t75[u * 7 + k1] * t15[e * 1];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          t78[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-          sh78[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      t78[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      sh78[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          t80[row * 7 + k3] = sh78[k3] * 0.9f;
-        }
-      }
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
+      t80[row * 7 + k3] = sh78[k3] * 0.9f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1365,13 +1246,11 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -1387,36 +1266,30 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t80[u * 7 + k1] * t15[e * 1];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t80[u * 7 + k1] * t15[e * 1];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          t83[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-          sh83[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      t83[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      sh83[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          t85[row * 7 + k3] = sh83[k3] * 0.9f;
-        }
-      }
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
+      t85[row * 7 + k3] = sh83[k3] * 0.9f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1437,13 +1310,11 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -1459,36 +1330,30 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t85[u * 7 + k1] * t15[e * 1];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t85[u * 7 + k1] * t15[e * 1];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          t88[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-          sh88[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      t88[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      sh88[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          t90[row * 7 + k3] = sh88[k3] * 0.9f;
-        }
-      }
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
+      t90[row * 7 + k3] = sh88[k3] * 0.9f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1509,13 +1374,11 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -1531,36 +1394,30 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t90[u * 7 + k1] * t15[e * 1];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t90[u * 7 + k1] * t15[e * 1];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          t93[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-          sh93[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      t93[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      sh93[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          t96[row * 7 + k3] = sh93[k3] * 0.9f;
-        }
-      }
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
+      t96[row * 7 + k3] = sh93[k3] * 0.9f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1581,13 +1438,11 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -1603,37 +1458,31 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t96[u * 7 + k1] * t15[e * 1];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t96[u * 7 + k1] * t15[e * 1];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          sh99[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      sh99[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
       float r79_;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          r79_ = (((((in_grad_out[row * 7 + k3] + t53[row * 7 + k3]) + t58[row * 7 + k3]) + t63[row * 7 + k3]) + t68[row * 7 + k3]) + t73[row * 7 + k3]) + t78[row * 7 + k3];
-          t100[row * 7 + k3] = ((((r79_ + t83[row * 7 + k3]) + t88[row * 7 + k3]) + t93[row * 7 + k3]) * 0.1f) + sh99[k3];
-        }
-      }
+      r79_ = (((((in_grad_out[row * 7 + k3] + t53[row * 7 + k3]) + t58[row * 7 + k3]) + t63[row * 7 + k3]) + t68[row * 7 + k3]) + t73[row * 7 + k3]) + t78[row * 7 + k3];
+      t100[row * 7 + k3] = ((((r79_ + t83[row * 7 + k3]) + t88[row * 7 + k3]) + t93[row * 7 + k3]) * 0.1f) + sh99[k3];
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1645,15 +1494,13 @@ static void k23_relu_grad_vertex(int64_t nrows, const float *restrict t4, const 
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
+    for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
       float r5_;
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 64) {
-          r5_ = t4[row * 64 + k] + p_linear0_b[k];
-          t105[row * 64 + k] = (r5_ > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f) ? (t102[row * 64 + k] * 2.0f) : 0.0f) : t102[row * 64 + k]) : 0.0f;
-        }
-      }
+      r5_ = t4[row * 64 + k] + p_linear0_b[k];
+      t105[row * 64 + k] = (r5_ > 0.0f) ? (training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f), t102[row * 64 + k] * 2.0f)) : t102[row * 64 + k]) : 0.0f;
     }
   }
 }
@@ -1692,13 +1539,11 @@ static void k24_reduce_rows2_sum_vertex(int64_t nrows, double *restrict acc101, 
 static void k25_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t101, const double *restrict acc101) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          t101[k] = acc101[k];
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      t101[k] = acc101[k];
     }
   }
 }
@@ -1707,13 +1552,11 @@ static void k25_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t10
 static void k26_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t106, const double *restrict acc106) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 64) {
-          t106[k] = acc106[k];
-        }
-      }
+    for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t106[k] = acc106[k];
     }
   }
 }

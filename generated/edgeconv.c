@@ -14,6 +14,21 @@
 /* Helpers a model may not use all of. */
 #define GNN_HELPER static inline __attribute__((unused))
 GNN_HELPER float gnn_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/* x where the mask keeps it, +0 where it drops it: a select without a branch. */
+GNN_HELPER float gnn_keep_f32(int keep, float x) {
+  uint32_t b;
+  memcpy(&b, &x, sizeof b);
+  b &= 0u - (uint32_t)(keep != 0);
+  memcpy(&x, &b, sizeof b);
+  return x;
+}
+GNN_HELPER double gnn_keep_f64(int keep, double x) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  b &= 0ull - (uint64_t)(keep != 0);
+  memcpy(&x, &b, sizeof b);
+  return x;
+}
 GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */
@@ -51,40 +66,32 @@ GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
 static void k0_apply_global_sub_global(int64_t nrows, float *restrict t4, const float *restrict p_edgeconv0_phi, const float *restrict p_edgeconv0_theta, float *restrict t17, const float *restrict p_edgeconv1_phi, const float *restrict p_edgeconv1_theta, float *restrict t28, const float *restrict p_edgeconv2_phi, const float *restrict p_edgeconv2_theta, float *restrict t39, const float *restrict p_edgeconv3_phi, const float *restrict p_edgeconv3_theta) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 6; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 192) {
-          t4[k] = p_edgeconv0_phi[k] - p_edgeconv0_theta[k];
-        }
-      }
+    for (int64_t k = 0; k < 192; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t4[k] = p_edgeconv0_phi[k] - p_edgeconv0_theta[k];
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i1 = 0; i1 < 128; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 4096) {
-          t17[k1] = p_edgeconv1_phi[k1] - p_edgeconv1_theta[k1];
-        }
-      }
+    for (int64_t k1 = 0; k1 < 4096; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+      (void)lane;
+      (void)i1;
+      t17[k1] = p_edgeconv1_phi[k1] - p_edgeconv1_theta[k1];
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i2 = 0; i2 < 256; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 8192) {
-          t28[k2] = p_edgeconv2_phi[k2] - p_edgeconv2_theta[k2];
-        }
-      }
+    for (int64_t k2 = 0; k2 < 8192; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+      (void)lane;
+      (void)i2;
+      t28[k2] = p_edgeconv2_phi[k2] - p_edgeconv2_theta[k2];
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i3 = 0; i3 < 1024; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 32;
-        if (k3 < 32768) {
-          t39[k3] = p_edgeconv3_phi[k3] - p_edgeconv3_theta[k3];
-        }
-      }
+    for (int64_t k3 = 0; k3 < 32768; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+      (void)lane;
+      (void)i3;
+      t39[k3] = p_edgeconv3_phi[k3] - p_edgeconv3_theta[k3];
     }
   }
 }
@@ -95,14 +102,12 @@ static void k1_sign_vertex(int64_t nrows, float *restrict t10, const float *rest
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 1; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 1;
-        if (k < 1) {
-          if (training) {
-            t10[row * 1 + k] = (in_deg[row * 1 + k] > 0.0f) ? 1.0f : ((in_deg[row * 1 + k] < 0.0f) ? -1.0f : 0.0f);
-          }
-        }
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 1), i = (int)(k / 1);
+      (void)lane;
+      (void)i;
+      if (training) {
+        t10[row * 1 + k] = (in_deg[row * 1 + k] > 0.0f) ? 1.0f : ((in_deg[row * 1 + k] < 0.0f) ? -1.0f : 0.0f);
       }
     }
   }
@@ -197,24 +202,20 @@ static void k2_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       }
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
+    for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+      (void)lane;
+      (void)i6;
       float r10_;
-      for (int i6 = 0; i6 < 2; i6++) {
-        const int64_t k6 = lane + (int64_t)i6 * 32;
-        if (k6 < 64) {
-          r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-          t12[row * 64 + k6] = sh7[k6] + (t5[row * 64 + k6] * r10_);
-        }
-      }
+      r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
+      t12[row * 64 + k6] = sh7[k6] + (t5[row * 64 + k6] * r10_);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i7 = 0; i7 < 2; i7++) {
-        const int64_t k7 = lane + (int64_t)i7 * 32;
-        if (k7 < 64) {
-          t13[row * 64 + k7] = (t12[row * 64 + k7] > 0.0f) ? t12[row * 64 + k7] : 0.0f;
-        }
-      }
+    for (int64_t k7 = 0; k7 < 64; k7++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
+      (void)lane;
+      (void)i7;
+      t13[row * 64 + k7] = (t12[row * 64 + k7] > 0.0f) ? t12[row * 64 + k7] : 0.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -309,24 +310,20 @@ static void k3_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       }
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
+    for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+      (void)lane;
+      (void)i6;
       float r10_;
-      for (int i6 = 0; i6 < 2; i6++) {
-        const int64_t k6 = lane + (int64_t)i6 * 32;
-        if (k6 < 64) {
-          r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-          t23[row * 64 + k6] = sh20[k6] + (t18[row * 64 + k6] * r10_);
-        }
-      }
+      r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
+      t23[row * 64 + k6] = sh20[k6] + (t18[row * 64 + k6] * r10_);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i7 = 0; i7 < 2; i7++) {
-        const int64_t k7 = lane + (int64_t)i7 * 32;
-        if (k7 < 64) {
-          t24[row * 64 + k7] = (t23[row * 64 + k7] > 0.0f) ? t23[row * 64 + k7] : 0.0f;
-        }
-      }
+    for (int64_t k7 = 0; k7 < 64; k7++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
+      (void)lane;
+      (void)i7;
+      t24[row * 64 + k7] = (t23[row * 64 + k7] > 0.0f) ? t23[row * 64 + k7] : 0.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -421,24 +418,20 @@ static void k4_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       }
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
+    for (int64_t k6 = 0; k6 < 128; k6++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+      (void)lane;
+      (void)i6;
       float r10_;
-      for (int i6 = 0; i6 < 4; i6++) {
-        const int64_t k6 = lane + (int64_t)i6 * 32;
-        if (k6 < 128) {
-          r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-          t34[row * 128 + k6] = sh31[k6] + (t29[row * 128 + k6] * r10_);
-        }
-      }
+      r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
+      t34[row * 128 + k6] = sh31[k6] + (t29[row * 128 + k6] * r10_);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i7 = 0; i7 < 4; i7++) {
-        const int64_t k7 = lane + (int64_t)i7 * 32;
-        if (k7 < 128) {
-          t35[row * 128 + k7] = (t34[row * 128 + k7] > 0.0f) ? t34[row * 128 + k7] : 0.0f;
-        }
-      }
+    for (int64_t k7 = 0; k7 < 128; k7++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
+      (void)lane;
+      (void)i7;
+      t35[row * 128 + k7] = (t34[row * 128 + k7] > 0.0f) ? t34[row * 128 + k7] : 0.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -533,15 +526,13 @@ static void k5_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       }
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
+    for (int64_t k6 = 0; k6 < 256; k6++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+      (void)lane;
+      (void)i6;
       float r10_;
-      for (int i6 = 0; i6 < 8; i6++) {
-        const int64_t k6 = lane + (int64_t)i6 * 32;
-        if (k6 < 256) {
-          r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-          t45[row * 256 + k6] = sh42[k6] + (t40[row * 256 + k6] * r10_);
-        }
-      }
+      r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
+      t45[row * 256 + k6] = sh42[k6] + (t40[row * 256 + k6] * r10_);
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -551,13 +542,11 @@ static void k5_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
 static void k6_mul_vertex(int64_t nrows, float *restrict t47, const float *restrict in_grad_out, const float *restrict t10) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 8; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 256) {
-          t47[row * 256 + k] = in_grad_out[row * 256 + k] * t10[row * 1];
-        }
-      }
+    for (int64_t k = 0; k < 256; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t47[row * 256 + k] = in_grad_out[row * 256 + k] * t10[row * 1];
     }
   }
 }
@@ -576,13 +565,11 @@ static void k7_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 8; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 256) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 256; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -598,26 +585,22 @@ static void k7_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 32; lane++) {
+        for (int64_t k1 = 0; k1 < 256; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 8; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 32;
-            if (k1 < 256) {
-              x = (t43[u * 256 + k1] == e) ? in_grad_out[u * 256 + k1] : 0.0f;
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = (t43[u * 256 + k1] == e) ? in_grad_out[u * 256 + k1] : 0.0f;
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i2 = 0; i2 < 8; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 256) {
-          t49[row * 256 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-        }
-      }
+    for (int64_t k2 = 0; k2 < 256; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+      (void)lane;
+      (void)i2;
+      t49[row * 256 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
     }
   }
 }
@@ -626,22 +609,18 @@ static void k7_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
 static void k8_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t57, const float *restrict t34, const float *restrict t50, const float *restrict t53, float *restrict t58, const float *restrict t10) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 4; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 128) {
-          t57[row * 128 + k] = (t34[row * 128 + k] > 0.0f) ? (t50[row * 128 + k] + t53[row * 128 + k]) : 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 128; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t57[row * 128 + k] = (t34[row * 128 + k] > 0.0f) ? (t50[row * 128 + k] + t53[row * 128 + k]) : 0.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i1 = 0; i1 < 4; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 128) {
-          t58[row * 128 + k1] = t57[row * 128 + k1] * t10[row * 1];
-        }
-      }
+    for (int64_t k1 = 0; k1 < 128; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+      (void)lane;
+      (void)i1;
+      t58[row * 128 + k1] = t57[row * 128 + k1] * t10[row * 1];
     }
   }
 }
@@ -660,13 +639,11 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 4; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 128) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 128; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -682,26 +659,22 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 32; lane++) {
+        for (int64_t k1 = 0; k1 < 128; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 4; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 32;
-            if (k1 < 128) {
-              x = (t32[u * 128 + k1] == e) ? t57[u * 128 + k1] : 0.0f;
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = (t32[u * 128 + k1] == e) ? t57[u * 128 + k1] : 0.0f;
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i2 = 0; i2 < 4; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 128) {
-          t60[row * 128 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-        }
-      }
+    for (int64_t k2 = 0; k2 < 128; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+      (void)lane;
+      (void)i2;
+      t60[row * 128 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
     }
   }
 }
@@ -710,22 +683,18 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
 static void k10_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t68, const float *restrict t23, const float *restrict t61, const float *restrict t64, float *restrict t69, const float *restrict t10) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 64) {
-          t68[row * 64 + k] = (t23[row * 64 + k] > 0.0f) ? (t61[row * 64 + k] + t64[row * 64 + k]) : 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t68[row * 64 + k] = (t23[row * 64 + k] > 0.0f) ? (t61[row * 64 + k] + t64[row * 64 + k]) : 0.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i1 = 0; i1 < 2; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 64) {
-          t69[row * 64 + k1] = t68[row * 64 + k1] * t10[row * 1];
-        }
-      }
+    for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+      (void)lane;
+      (void)i1;
+      t69[row * 64 + k1] = t68[row * 64 + k1] * t10[row * 1];
     }
   }
 }
@@ -744,13 +713,11 @@ static void k11_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 64) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -766,26 +733,22 @@ static void k11_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 32; lane++) {
+        for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 2; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 32;
-            if (k1 < 64) {
-              x = (t21[u * 64 + k1] == e) ? t68[u * 64 + k1] : 0.0f;
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = (t21[u * 64 + k1] == e) ? t68[u * 64 + k1] : 0.0f;
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i2 = 0; i2 < 2; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 64) {
-          t71[row * 64 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-        }
-      }
+    for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+      (void)lane;
+      (void)i2;
+      t71[row * 64 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
     }
   }
 }
@@ -794,22 +757,18 @@ static void k11_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 static void k12_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t79, const float *restrict t12, const float *restrict t72, const float *restrict t75, float *restrict t80, const float *restrict t10) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 64) {
-          t79[row * 64 + k] = (t12[row * 64 + k] > 0.0f) ? (t72[row * 64 + k] + t75[row * 64 + k]) : 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t79[row * 64 + k] = (t12[row * 64 + k] > 0.0f) ? (t72[row * 64 + k] + t75[row * 64 + k]) : 0.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i1 = 0; i1 < 2; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 64) {
-          t80[row * 64 + k1] = t79[row * 64 + k1] * t10[row * 1];
-        }
-      }
+    for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+      (void)lane;
+      (void)i1;
+      t80[row * 64 + k1] = t79[row * 64 + k1] * t10[row * 1];
     }
   }
 }
@@ -828,13 +787,11 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 64) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -850,26 +807,22 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 32; lane++) {
+        for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 2; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 32;
-            if (k1 < 64) {
-              x = (t8[u * 64 + k1] == e) ? t79[u * 64 + k1] : 0.0f;
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = (t8[u * 64 + k1] == e) ? t79[u * 64 + k1] : 0.0f;
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i2 = 0; i2 < 2; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 64) {
-          t82[row * 64 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-        }
-      }
+    for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+      (void)lane;
+      (void)i2;
+      t82[row * 64 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
     }
   }
 }
@@ -878,40 +831,32 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 static void k14_apply_global_add_global(int64_t nrows, float *restrict t56, const float *restrict t51, const float *restrict t55, float *restrict t67, const float *restrict t62, const float *restrict t66, float *restrict t78, const float *restrict t73, const float *restrict t77, float *restrict t86, const float *restrict t83, const float *restrict t85) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1024; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32768) {
-          t56[k] = -t51[k] + t55[k];
-        }
-      }
+    for (int64_t k = 0; k < 32768; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t56[k] = -t51[k] + t55[k];
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i1 = 0; i1 < 256; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 8192) {
-          t67[k1] = -t62[k1] + t66[k1];
-        }
-      }
+    for (int64_t k1 = 0; k1 < 8192; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+      (void)lane;
+      (void)i1;
+      t67[k1] = -t62[k1] + t66[k1];
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i2 = 0; i2 < 128; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 4096) {
-          t78[k2] = -t73[k2] + t77[k2];
-        }
-      }
+    for (int64_t k2 = 0; k2 < 4096; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+      (void)lane;
+      (void)i2;
+      t78[k2] = -t73[k2] + t77[k2];
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i3 = 0; i3 < 6; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 32;
-        if (k3 < 192) {
-          t86[k3] = -t83[k3] + t85[k3];
-        }
-      }
+    for (int64_t k3 = 0; k3 < 192; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+      (void)lane;
+      (void)i3;
+      t86[k3] = -t83[k3] + t85[k3];
     }
   }
 }

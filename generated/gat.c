@@ -14,6 +14,21 @@
 /* Helpers a model may not use all of. */
 #define GNN_HELPER static inline __attribute__((unused))
 GNN_HELPER float gnn_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/* x where the mask keeps it, +0 where it drops it: a select without a branch. */
+GNN_HELPER float gnn_keep_f32(int keep, float x) {
+  uint32_t b;
+  memcpy(&b, &x, sizeof b);
+  b &= 0u - (uint32_t)(keep != 0);
+  memcpy(&x, &b, sizeof b);
+  return x;
+}
+GNN_HELPER double gnn_keep_f64(int keep, double x) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  b &= 0ull - (uint64_t)(keep != 0);
+  memcpy(&x, &b, sizeof b);
+  return x;
+}
 GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */
@@ -53,13 +68,11 @@ static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *re
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 45; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 1433) {
-          t1[row * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.6f) ? (in_x[row * 1433 + k] * 2.50000015f) : 0.0f) : in_x[row * 1433 + k];
-        }
-      }
+    for (int64_t k = 0; k < 1433; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t1[row * 1433 + k] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.6f), in_x[row * 1433 + k] * 2.50000015f)) : in_x[row * 1433 + k];
     }
   }
 }
@@ -68,32 +81,28 @@ static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *re
 static void k1_apply_vertex_dot_vertex(int64_t nrows, const float *restrict p_gatconv0_a, const float *restrict t4, float *restrict t7, float *restrict t8) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k = 0; k < 8; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
       float dot;
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 8) {
-          dot = 0.0f;
-          for (int64_t j = 0; j < 8; j++) {
-            dot = dot + (p_gatconv0_a[(k * 16) + j] * t4[row * 64 + ((k * 8) + j)]);
-          }
-          t7[row * 8 + k] = dot;
-        }
+      dot = 0.0f;
+      for (int64_t j = 0; j < 8; j++) {
+        dot = dot + (p_gatconv0_a[(k * 16) + j] * t4[row * 64 + ((k * 8) + j)]);
       }
+      t7[row * 8 + k] = dot;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k1 = 0; k1 < 8; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+      (void)lane;
+      (void)i1;
       float dot1;
-      for (int i1 = 0; i1 < 1; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 8;
-        if (k1 < 8) {
-          dot1 = 0.0f;
-          for (int64_t j1 = 0; j1 < 8; j1++) {
-            dot1 = dot1 + (p_gatconv0_a[(k1 * 16) + (j1 + 8)] * t4[row * 64 + ((k1 * 8) + j1)]);
-          }
-          t8[row * 8 + k1] = dot1;
-        }
+      dot1 = 0.0f;
+      for (int64_t j1 = 0; j1 < 8; j1++) {
+        dot1 = dot1 + (p_gatconv0_a[(k1 * 16) + (j1 + 8)] * t4[row * 64 + ((k1 * 8) + j1)]);
       }
+      t8[row * 8 + k1] = dot1;
     }
   }
 }
@@ -149,79 +158,69 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 32; lane++) {
+        for (int64_t k2 = 0; k2 < 8; k2++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+          (void)lane;
+          (void)i2;
           float r9_;
           float r10_;
           float x;
           float m;
           float scale;
           float p;
-          for (int i2 = 0; i2 < 1; i2++) {
-            const int64_t k2 = lane + (int64_t)i2 * 32;
-            if (k2 < 8) {
-              r9_ = t7[u * 8 + k2] + t8[row * 8 + k2];
-              r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
-              x = r10_;
-              m = (x > mx[lane][i2]) ? x : mx[lane][i2];
-              scale = expf(mx[lane][i2] - m);
-              p = expf(x - m);
-              sum[lane][i2] = (sum[lane][i2] * (double)scale) + (double)p;
-              mx[lane][i2] = m;
-              sh_scale11[k2] = scale;
-              sh_w18[k2] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? (p * 2.50000015f) : 0.0f) : p;
-            }
-          }
+          r9_ = t7[u * 8 + k2] + t8[row * 8 + k2];
+          r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
+          x = r10_;
+          m = (x > mx[lane][i2]) ? x : mx[lane][i2];
+          scale = expf(mx[lane][i2] - m);
+          p = expf(x - m);
+          sum[lane][i2] = (sum[lane][i2] * (double)scale) + (double)p;
+          mx[lane][i2] = m;
+          sh_scale11[k2] = scale;
+          sh_w18[k2] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f), p * 2.50000015f)) : p;
         }
         /* barrier: the lane loops above and below are separate regions */
-        for (int lane = 0; lane < 32; lane++) {
+        for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+          (void)lane;
+          (void)i3;
           float x1;
-          for (int i3 = 0; i3 < 2; i3++) {
-            const int64_t k3 = lane + (int64_t)i3 * 32;
-            if (k3 < 64) {
-              acc[lane][i3] = acc[lane][i3] * (double)sh_scale11[k3 / 8];
-              x1 = t4[u * 64 + k3] * sh_w18[k3 / 8];
-              acc[lane][i3] = acc[lane][i3] + (double)x1;
-            }
-          }
+          acc[lane][i3] = acc[lane][i3] * (double)sh_scale11[k3 / 8];
+          x1 = t4[u * 64 + k3] * sh_w18[k3 / 8];
+          acc[lane][i3] = acc[lane][i3] + (double)x1;
         }
         /* barrier: the lane loops above and below are separate regions */
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i4 = 0; i4 < 1; i4++) {
-        const int64_t k4 = lane + (int64_t)i4 * 32;
-        if (k4 < 8) {
-          if (training) {
-            t12[row * 8 + k4] = ((hi - lo) > 0) ? mx[lane][i4] : 0.0f;
-          }
-          if (training) {
-            t16[row * 8 + k4] = ((hi - lo) > 0) ? (float)sum[lane][i4] : 0.0f;
-          }
-          sh_sum11[k4] = sum[lane][i4];
-        }
+    for (int64_t k4 = 0; k4 < 8; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+      (void)lane;
+      (void)i4;
+      if (training) {
+        t12[row * 8 + k4] = ((hi - lo) > 0) ? mx[lane][i4] : 0.0f;
       }
+      if (training) {
+        t16[row * 8 + k4] = ((hi - lo) > 0) ? (float)sum[lane][i4] : 0.0f;
+      }
+      sh_sum11[k4] = sum[lane][i4];
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i5 = 0; i5 < 2; i5++) {
-        const int64_t k5 = lane + (int64_t)i5 * 32;
-        if (k5 < 64) {
-          if (training) {
-            t18[row * 64 + k5] = ((hi - lo) > 0) ? (acc[lane][i5] / sh_sum11[k5 / 8]) : 0.0f;
-          }
-          sh18[k5] = (float)(((hi - lo) > 0) ? (acc[lane][i5] / sh_sum11[k5 / 8]) : 0.0f);
-        }
+    for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+      (void)lane;
+      (void)i5;
+      if (training) {
+        t18[row * 64 + k5] = ((hi - lo) > 0) ? (acc[lane][i5] / sh_sum11[k5 / 8]) : 0.0f;
       }
+      sh18[k5] = (float)(((hi - lo) > 0) ? (acc[lane][i5] / sh_sum11[k5 / 8]) : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i6 = 0; i6 < 2; i6++) {
-        const int64_t k6 = lane + (int64_t)i6 * 32;
-        if (k6 < 64) {
-          t21[row * 64 + k6] = training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f) ? (((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6]))) * 2.50000015f) : 0.0f) : ((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6])));
-        }
-      }
+    for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+      (void)lane;
+      (void)i6;
+      t21[row * 64 + k6] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f), ((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6]))) * 2.50000015f)) : ((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6])));
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -231,32 +230,28 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
 static void k3_apply_vertex_dot_vertex(int64_t nrows, const float *restrict p_gatconv1_a, const float *restrict t24, float *restrict t27, float *restrict t28) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 1; lane++) {
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 1), i = (int)(k / 1);
+      (void)lane;
+      (void)i;
       float dot;
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 1;
-        if (k < 1) {
-          dot = 0.0f;
-          for (int64_t j = 0; j < 7; j++) {
-            dot = dot + (p_gatconv1_a[(k * 14) + j] * t24[row * 7 + ((k * 7) + j)]);
-          }
-          t27[row * 1 + k] = dot;
-        }
+      dot = 0.0f;
+      for (int64_t j = 0; j < 7; j++) {
+        dot = dot + (p_gatconv1_a[(k * 14) + j] * t24[row * 7 + ((k * 7) + j)]);
       }
+      t27[row * 1 + k] = dot;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 1; lane++) {
+    for (int64_t k1 = 0; k1 < 1; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 1), i1 = (int)(k1 / 1);
+      (void)lane;
+      (void)i1;
       float dot1;
-      for (int i1 = 0; i1 < 1; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 1;
-        if (k1 < 1) {
-          dot1 = 0.0f;
-          for (int64_t j1 = 0; j1 < 7; j1++) {
-            dot1 = dot1 + (p_gatconv1_a[(k1 * 14) + (j1 + 7)] * t24[row * 7 + ((k1 * 7) + j1)]);
-          }
-          t28[row * 1 + k1] = dot1;
-        }
+      dot1 = 0.0f;
+      for (int64_t j1 = 0; j1 < 7; j1++) {
+        dot1 = dot1 + (p_gatconv1_a[(k1 * 14) + (j1 + 7)] * t24[row * 7 + ((k1 * 7) + j1)]);
       }
+      t28[row * 1 + k1] = dot1;
     }
   }
 }
@@ -312,84 +307,74 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+          (void)lane;
+          (void)i2;
           float r29_;
           float r30_;
           float x;
           float m;
           float scale;
           float p;
-          for (int i2 = 0; i2 < 1; i2++) {
-            const int64_t k2 = lane + (int64_t)i2 * 8;
-            if (k2 < 1) {
-              r29_ = t27[u * 1 + k2] + t28[row * 1 + k2];
-              r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
-              x = r30_;
-              m = (x > mx[lane][i2]) ? x : mx[lane][i2];
-              scale = expf(mx[lane][i2] - m);
-              p = expf(x - m);
-              sum[lane][i2] = (sum[lane][i2] * (double)scale) + (double)p;
-              mx[lane][i2] = m;
-              sh_scale31[k2] = scale;
-              sh_w38[k2] = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (p * 2.50000015f) : 0.0f) : p;
-            }
-          }
+          r29_ = t27[u * 1 + k2] + t28[row * 1 + k2];
+          r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
+          x = r30_;
+          m = (x > mx[lane][i2]) ? x : mx[lane][i2];
+          scale = expf(mx[lane][i2] - m);
+          p = expf(x - m);
+          sum[lane][i2] = (sum[lane][i2] * (double)scale) + (double)p;
+          mx[lane][i2] = m;
+          sh_scale31[k2] = scale;
+          sh_w38[k2] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), p * 2.50000015f)) : p;
         }
         /* barrier: the lane loops above and below are separate regions */
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+          (void)lane;
+          (void)i3;
           float x1;
-          for (int i3 = 0; i3 < 1; i3++) {
-            const int64_t k3 = lane + (int64_t)i3 * 8;
-            if (k3 < 7) {
-              acc[lane][i3] = acc[lane][i3] * (double)sh_scale31[0];
-              x1 = t24[u * 7 + k3] * sh_w38[0];
-              acc[lane][i3] = acc[lane][i3] + (double)x1;
-            }
-          }
+          acc[lane][i3] = acc[lane][i3] * (double)sh_scale31[0];
+          x1 = t24[u * 7 + k3] * sh_w38[0];
+          acc[lane][i3] = acc[lane][i3] + (double)x1;
         }
         /* barrier: the lane loops above and below are separate regions */
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i4 = 0; i4 < 1; i4++) {
-        const int64_t k4 = lane + (int64_t)i4 * 8;
-        if (k4 < 1) {
-          if (training) {
-            t32[row * 1 + k4] = ((hi - lo) > 0) ? mx[lane][i4] : 0.0f;
-          }
-          if (training) {
-            t36[row * 1 + k4] = ((hi - lo) > 0) ? (float)sum[lane][i4] : 0.0f;
-          }
-          sh_sum31[k4] = sum[lane][i4];
-        }
+    for (int64_t k4 = 0; k4 < 1; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
+      (void)lane;
+      (void)i4;
+      if (training) {
+        t32[row * 1 + k4] = ((hi - lo) > 0) ? mx[lane][i4] : 0.0f;
       }
+      if (training) {
+        t36[row * 1 + k4] = ((hi - lo) > 0) ? (float)sum[lane][i4] : 0.0f;
+      }
+      sh_sum31[k4] = sum[lane][i4];
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i5 = 0; i5 < 1; i5++) {
-        const int64_t k5 = lane + (int64_t)i5 * 8;
-        if (k5 < 7) {
-          if (training) {
-            t38[row * 7 + k5] = ((hi - lo) > 0) ? (acc[lane][i5] / sh_sum31[0]) : 0.0f;
-          }
-          sh38[k5] = (float)(((hi - lo) > 0) ? (acc[lane][i5] / sh_sum31[0]) : 0.0f);
-        }
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
+      (void)lane;
+      (void)i5;
+      if (training) {
+        t38[row * 7 + k5] = ((hi - lo) > 0) ? (acc[lane][i5] / sh_sum31[0]) : 0.0f;
       }
+      sh38[k5] = (float)(((hi - lo) > 0) ? (acc[lane][i5] / sh_sum31[0]) : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k6 = 0; k6 < 7; k6++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k6 % 8), i6 = (int)(k6 / 8);
+      (void)lane;
+      (void)i6;
       float heads;
-      for (int i6 = 0; i6 < 1; i6++) {
-        const int64_t k6 = lane + (int64_t)i6 * 8;
-        if (k6 < 7) {
-          heads = 0.0f;
-          for (int64_t j = 0; j < 1; j++) {
-            heads = heads + sh38[(j * 7) + k6];
-          }
-          t39[row * 7 + k6] = heads / 1.0f;
-        }
+      heads = 0.0f;
+      for (int64_t j = 0; j < 1; j++) {
+        heads = heads + sh38[(j * 7) + k6];
       }
+      t39[row * 7 + k6] = heads / 1.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -399,18 +384,16 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
 static void k5_sum_last_vertex(int64_t nrows, const float *restrict in_grad_out, const float *restrict t38, float *restrict t54) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 1; lane++) {
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 1), i = (int)(k / 1);
+      (void)lane;
+      (void)i;
       float sum;
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 1;
-        if (k < 1) {
-          sum = 0.0f;
-          for (int64_t j = 0; j < 7; j++) {
-            sum = sum + (in_grad_out[row * 7 + ((k * 7) + j)] * t38[row * 7 + ((k * 7) + j)]);
-          }
-          t54[row * 1 + k] = sum;
-        }
+      sum = 0.0f;
+      for (int64_t j = 0; j < 7; j++) {
+        sum = sum + (in_grad_out[row * 7 + ((k * 7) + j)] * t38[row * 7 + ((k * 7) + j)]);
       }
+      t54[row * 1 + k] = sum;
     }
   }
 }
@@ -431,13 +414,11 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 1; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 1;
-        if (k < 1) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 1), i = (int)(k / 1);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0++) {
       for (int lane = 0; lane < 1; lane++) {
@@ -453,39 +434,35 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 1; lane++) {
+        for (int64_t k1 = 0; k1 < 1; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 1), i1 = (int)(k1 / 1);
+          (void)lane;
+          (void)i1;
           float sum;
           float r29_;
           float r30_;
           float r49_;
           float r58_;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 1;
-            if (k1 < 1) {
-              sum = 0.0f;
-              for (int64_t j = 0; j < 7; j++) {
-                sum = sum + (t24[u * 7 + ((k1 * 7) + j)] * in_grad_out[row * 7 + ((k1 * 7) + j)]);
-              }
-              r29_ = t27[u * 1 + k1] + t28[row * 1 + k1];
-              r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
-              r49_ = expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1];
-              r58_ = (r29_ > 0.0f) ? (r49_ * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[row * 1 + k1])) : (0.2f * (r49_ * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[row * 1 + k1])));
-              x = r58_;
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
+          sum = 0.0f;
+          for (int64_t j = 0; j < 7; j++) {
+            sum = sum + (t24[u * 7 + ((k1 * 7) + j)] * in_grad_out[row * 7 + ((k1 * 7) + j)]);
           }
+          r29_ = t27[u * 1 + k1] + t28[row * 1 + k1];
+          r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
+          r49_ = expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1];
+          r58_ = (r29_ > 0.0f) ? (r49_ * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f), sum * 2.50000015f)) : sum) - t54[row * 1 + k1])) : (0.2f * (r49_ * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f), sum * 2.50000015f)) : sum) - t54[row * 1 + k1])));
+          x = r58_;
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 1; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 1;
-        if (k2 < 1) {
-          t60[row * 1 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-        }
-      }
+    for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 1), i2 = (int)(k2 / 1);
+      (void)lane;
+      (void)i2;
+      t60[row * 1 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
     }
   }
 }
@@ -546,7 +523,7 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
             sh_st49[lane + j] = r49_;
           }
           for (int64_t j1 = 0; j1 < 1; j1++) {
-            sh_st50[lane + j1] = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(se + j1), 0.6f) ? (sh_st49[lane + j1] * 2.50000015f) : 0.0f) : sh_st49[lane + j1];
+            sh_st50[lane + j1] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(se + j1), 0.6f), sh_st49[lane + j1] * 2.50000015f)) : sh_st49[lane + j1];
           }
         }
       }
@@ -569,7 +546,7 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
                 sum = sum + (t24[row * 7 + ((k2 * 7) + j2)] * in_grad_out[u * 7 + ((k2 * 7) + j2)]);
               }
               r29_1 = t27[row * 1 + k2] + t28[u * 1 + k2];
-              r58_ = (r29_1 > 0.0f) ? (sh_st49[t + k2] * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[u * 1 + k2])) : (0.2f * (sh_st49[t + k2] * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[u * 1 + k2])));
+              r58_ = (r29_1 > 0.0f) ? (sh_st49[t + k2] * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f)) : sum) - t54[u * 1 + k2])) : (0.2f * (sh_st49[t + k2] * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f)) : sum) - t54[u * 1 + k2])));
               x = r58_;
               acc[lane][i2] = acc[lane][i2] + (double)x;
             }
@@ -601,13 +578,11 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
       }
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i6 = 0; i6 < 1; i6++) {
-        const int64_t k6 = lane + (int64_t)i6 * 8;
-        if (k6 < 7) {
-          t72[row * 7 + k6] = ((t60[row * 1] * p_gatconv1_a[k6 + 7]) + (sh59[0] * p_gatconv1_a[k6])) + sh71[k6];
-        }
-      }
+    for (int64_t k6 = 0; k6 < 7; k6++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k6 % 8), i6 = (int)(k6 / 8);
+      (void)lane;
+      (void)i6;
+      t72[row * 7 + k6] = ((t60[row * 1] * p_gatconv1_a[k6 + 7]) + (sh59[0] * p_gatconv1_a[k6])) + sh71[k6];
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -619,29 +594,25 @@ static void k8_apply_vertex_reshape_vertex(int64_t nrows, const float *restrict 
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
+    for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
       float r76_;
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 64) {
-          r76_ = (t18[row * 64 + k] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t73[row * 64 + k] * 2.50000015f) : 0.0f) : t73[row * 64 + k]) : ((1.0f * expf(t18[row * 64 + k])) * (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t73[row * 64 + k] * 2.50000015f) : 0.0f) : t73[row * 64 + k]));
-          t77[row * 64 + k] = r76_;
-        }
-      }
+      r76_ = (t18[row * 64 + k] > 0.0f) ? (training ? (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f), t73[row * 64 + k] * 2.50000015f)) : t73[row * 64 + k]) : ((1.0f * expf(t18[row * 64 + k])) * (training ? (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f), t73[row * 64 + k] * 2.50000015f)) : t73[row * 64 + k]));
+      t77[row * 64 + k] = r76_;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
+    for (int64_t k1 = 0; k1 < 8; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+      (void)lane;
+      (void)i1;
       float sum;
-      for (int i1 = 0; i1 < 1; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 8) {
-          sum = 0.0f;
-          for (int64_t j = 0; j < 8; j++) {
-            sum = sum + (t77[row * 64 + ((k1 * 8) + j)] * t18[row * 64 + ((k1 * 8) + j)]);
-          }
-          t90[row * 8 + k1] = sum;
-        }
+      sum = 0.0f;
+      for (int64_t j = 0; j < 8; j++) {
+        sum = sum + (t77[row * 64 + ((k1 * 8) + j)] * t18[row * 64 + ((k1 * 8) + j)]);
       }
+      t90[row * 8 + k1] = sum;
     }
   }
 }
@@ -662,13 +633,11 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 8) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 8; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -684,39 +653,35 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 8; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float sum;
           float r9_;
           float r10_;
           float r85_;
           float r94_;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 8) {
-              sum = 0.0f;
-              for (int64_t j = 0; j < 8; j++) {
-                sum = sum + (t4[u * 64 + ((k1 * 8) + j)] * t77[row * 64 + ((k1 * 8) + j)]);
-              }
-              r9_ = t7[u * 8 + k1] + t8[row * 8 + k1];
-              r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
-              r85_ = expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1];
-              r94_ = (r9_ > 0.0f) ? (r85_ * ((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[row * 8 + k1])) : (0.2f * (r85_ * ((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[row * 8 + k1])));
-              x = r94_;
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
+          sum = 0.0f;
+          for (int64_t j = 0; j < 8; j++) {
+            sum = sum + (t4[u * 64 + ((k1 * 8) + j)] * t77[row * 64 + ((k1 * 8) + j)]);
           }
+          r9_ = t7[u * 8 + k1] + t8[row * 8 + k1];
+          r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
+          r85_ = expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1];
+          r94_ = (r9_ > 0.0f) ? (r85_ * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f), sum * 2.50000015f)) : sum) - t90[row * 8 + k1])) : (0.2f * (r85_ * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f), sum * 2.50000015f)) : sum) - t90[row * 8 + k1])));
+          x = r94_;
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 8) {
-          t96[row * 8 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-        }
-      }
+    for (int64_t k2 = 0; k2 < 8; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      t96[row * 8 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
     }
   }
 }
@@ -777,7 +742,7 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
             sh_st85[(lane * 8) + j] = r85_;
           }
           for (int64_t j1 = 0; j1 < 8; j1++) {
-            sh_st86[(lane * 8) + j1] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((se * 8) + j1), 0.6f) ? (sh_st85[(lane * 8) + j1] * 2.50000015f) : 0.0f) : sh_st85[(lane * 8) + j1];
+            sh_st86[(lane * 8) + j1] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((se * 8) + j1), 0.6f), sh_st85[(lane * 8) + j1] * 2.50000015f)) : sh_st85[(lane * 8) + j1];
           }
         }
       }
@@ -800,7 +765,7 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
               for (int64_t j2 = 0; j2 < 8; j2++) {
                 sum = sum + (t4[row * 64 + ((k2 * 8) + j2)] * t77[u * 64 + ((k2 * 8) + j2)]);
               }
-              r93_ = sh_st85[(t * 8) + k2] * ((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[u * 8 + k2]);
+              r93_ = sh_st85[(t * 8) + k2] * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f), sum * 2.50000015f)) : sum) - t90[u * 8 + k2]);
               r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
               r94_ = (r9_1 > 0.0f) ? r93_ : (0.2f * r93_);
               x = r94_;
@@ -834,15 +799,13 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
       }
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
+    for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+      (void)lane;
+      (void)i6;
       float r103_;
-      for (int i6 = 0; i6 < 2; i6++) {
-        const int64_t k6 = lane + (int64_t)i6 * 32;
-        if (k6 < 64) {
-          r103_ = (t96[row * 8 + (k6 / 8)] * p_gatconv0_a[((k6 / 8) * 16) + ((k6 % 8) + 8)]) + (sh95[k6 / 8] * p_gatconv0_a[((k6 / 8) * 16) + (k6 % 8)]);
-          t108[row * 64 + k6] = r103_ + sh107[k6];
-        }
-      }
+      r103_ = (t96[row * 8 + (k6 / 8)] * p_gatconv0_a[((k6 / 8) * 16) + ((k6 % 8) + 8)]) + (sh95[k6 / 8] * p_gatconv0_a[((k6 / 8) * 16) + (k6 % 8)]);
+      t108[row * 64 + k6] = r103_ + sh107[k6];
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -900,13 +863,11 @@ static void k11_reduce_rows4_sum_vertex(int64_t nrows, double *restrict acc62, c
 static void k12_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t62, const double *restrict acc62) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          t62[k] = acc62[k];
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      t62[k] = acc62[k];
     }
   }
 }
@@ -915,13 +876,11 @@ static void k12_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t62
 static void k13_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t65, const double *restrict acc65) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          t65[k] = acc65[k];
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      t65[k] = acc65[k];
     }
   }
 }
@@ -930,13 +889,11 @@ static void k13_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t65
 static void k14_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t98, const double *restrict acc98) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 64) {
-          t98[k] = acc98[k];
-        }
-      }
+    for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t98[k] = acc98[k];
     }
   }
 }
@@ -945,13 +902,11 @@ static void k14_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t98
 static void k15_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t101, const double *restrict acc101) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 64) {
-          t101[k] = acc101[k];
-        }
-      }
+    for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t101[k] = acc101[k];
     }
   }
 }
@@ -960,24 +915,20 @@ static void k15_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t10
 static void k16_apply_global_add_global(int64_t nrows, float *restrict t70, const float *restrict t62, const float *restrict t65, const float *restrict t98, float *restrict t106, const float *restrict t101) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 14) {
-          t70[k] = (((k >= 7) && (k < 14)) ? t62[k - 7] : 0.0f) + (((k >= 0) && (k < 7)) ? t65[k] : 0.0f);
-        }
-      }
+    for (int64_t k = 0; k < 14; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t70[k] = (((k >= 7) && (k < 14)) ? t62[k - 7] : 0.0f) + (((k >= 0) && (k < 7)) ? t65[k] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
+    for (int64_t k1 = 0; k1 < 128; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+      (void)lane;
+      (void)i1;
       float r104_;
-      for (int i1 = 0; i1 < 4; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 128) {
-          r104_ = (((k1 % 16) >= 8) && ((k1 % 16) < 16)) ? t98[((k1 / 16) * 8) + ((k1 % 16) - 8)] : 0.0f;
-          t106[k1] = r104_ + ((((k1 % 16) >= 0) && ((k1 % 16) < 8)) ? t101[((k1 / 16) * 8) + (k1 % 16)] : 0.0f);
-        }
-      }
+      r104_ = (((k1 % 16) >= 8) && ((k1 % 16) < 16)) ? t98[((k1 / 16) * 8) + ((k1 % 16) - 8)] : 0.0f;
+      t106[k1] = r104_ + ((((k1 % 16) >= 0) && ((k1 % 16) < 8)) ? t101[((k1 / 16) * 8) + (k1 % 16)] : 0.0f);
     }
   }
 }

@@ -14,6 +14,21 @@
 /* Helpers a model may not use all of. */
 #define GNN_HELPER static inline __attribute__((unused))
 GNN_HELPER float gnn_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/* x where the mask keeps it, +0 where it drops it: a select without a branch. */
+GNN_HELPER float gnn_keep_f32(int keep, float x) {
+  uint32_t b;
+  memcpy(&b, &x, sizeof b);
+  b &= 0u - (uint32_t)(keep != 0);
+  memcpy(&x, &b, sizeof b);
+  return x;
+}
+GNN_HELPER double gnn_keep_f64(int keep, double x) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  b &= 0ull - (uint64_t)(keep != 0);
+  memcpy(&x, &b, sizeof b);
+  return x;
+}
 GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */
@@ -53,13 +68,11 @@ static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *re
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 45; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 1433) {
-          t1[row * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f) ? (in_x[row * 1433 + k] * 2.0f) : 0.0f) : in_x[row * 1433 + k];
-        }
-      }
+    for (int64_t k = 0; k < 1433; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t1[row * 1433 + k] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f), in_x[row * 1433 + k] * 2.0f)) : in_x[row * 1433 + k];
     }
   }
 }
@@ -81,13 +94,11 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 16; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 16;
-        if (k < 16) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 16), i = (int)(k / 16);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 16) {
       for (int lane = 0; lane < 16; lane++) {
@@ -109,44 +120,36 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       cnt = gnn_min_i64(hi - j0, 16);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 16; lane++) {
+        for (int64_t k1 = 0; k1 < 16; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 16), i1 = (int)(k1 / 16);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 16;
-            if (k1 < 16) {
-              x = t8[u * 16 + k1] * sh_st7[t];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t8[u * 16 + k1] * sh_st7[t];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 16; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 16;
-        if (k2 < 16) {
-          sh9[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 16; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 16), i2 = (int)(k2 / 16);
+      (void)lane;
+      (void)i2;
+      sh9[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 16; lane++) {
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 16;
-        if (k3 < 16) {
-          t10[row * 16 + k3] = sh9[k3] + p_gcnconv0_b[k3];
-        }
-      }
+    for (int64_t k3 = 0; k3 < 16; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 16), i3 = (int)(k3 / 16);
+      (void)lane;
+      (void)i3;
+      t10[row * 16 + k3] = sh9[k3] + p_gcnconv0_b[k3];
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 16; lane++) {
-      for (int i4 = 0; i4 < 1; i4++) {
-        const int64_t k4 = lane + (int64_t)i4 * 16;
-        if (k4 < 16) {
-          t12[row * 16 + k4] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f) ? (((t10[row * 16 + k4] > 0.0f) ? t10[row * 16 + k4] : 0.0f) * 2.0f) : 0.0f) : ((t10[row * 16 + k4] > 0.0f) ? t10[row * 16 + k4] : 0.0f);
-        }
-      }
+    for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 16), i4 = (int)(k4 / 16);
+      (void)lane;
+      (void)i4;
+      t12[row * 16 + k4] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f), ((t10[row * 16 + k4] > 0.0f) ? t10[row * 16 + k4] : 0.0f) * 2.0f)) : ((t10[row * 16 + k4] > 0.0f) ? t10[row * 16 + k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -167,13 +170,11 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -195,35 +196,29 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t15[u * 7 + k1] * sh_st7[t];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t15[u * 7 + k1] * sh_st7[t];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          sh16[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      sh16[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          t17[row * 7 + k3] = sh16[k3] + p_gcnconv1_b[k3];
-        }
-      }
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
+      t17[row * 7 + k3] = sh16[k3] + p_gcnconv1_b[k3];
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -243,13 +238,11 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -271,26 +264,22 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = in_grad_out[u * 7 + k1] * sh_st7[t];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = in_grad_out[u * 7 + k1] * sh_st7[t];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          t22[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      t22[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
     }
   }
 }
@@ -301,13 +290,11 @@ static void k4_relu_grad_vertex(int64_t nrows, float *restrict t26, const float 
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 16; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 16;
-        if (k < 16) {
-          t26[row * 16 + k] = (t10[row * 16 + k] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? (t23[row * 16 + k] * 2.0f) : 0.0f) : t23[row * 16 + k]) : 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 16), i = (int)(k / 16);
+      (void)lane;
+      (void)i;
+      t26[row * 16 + k] = (t10[row * 16 + k] > 0.0f) ? (training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f), t23[row * 16 + k] * 2.0f)) : t23[row * 16 + k]) : 0.0f;
     }
   }
 }
@@ -346,13 +333,11 @@ static void k5_reduce_rows2_sum_vertex(int64_t nrows, double *restrict acc19, co
 static void k6_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t19, const double *restrict acc19) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          t19[k] = acc19[k];
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      t19[k] = acc19[k];
     }
   }
 }
@@ -361,13 +346,11 @@ static void k6_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t19,
 static void k7_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t27, const double *restrict acc27) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 16; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 16;
-        if (k < 16) {
-          t27[k] = acc27[k];
-        }
-      }
+    for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 16), i = (int)(k / 16);
+      (void)lane;
+      (void)i;
+      t27[k] = acc27[k];
     }
   }
 }
@@ -386,13 +369,11 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 16; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 16;
-        if (k < 16) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 16), i = (int)(k / 16);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 16) {
       for (int lane = 0; lane < 16; lane++) {
@@ -414,26 +395,22 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       cnt = gnn_min_i64(hi - j0, 16);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 16; lane++) {
+        for (int64_t k1 = 0; k1 < 16; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 16), i1 = (int)(k1 / 16);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 16;
-            if (k1 < 16) {
-              x = t26[u * 16 + k1] * sh_st7[t];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t26[u * 16 + k1] * sh_st7[t];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 16; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 16;
-        if (k2 < 16) {
-          t30[row * 16 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-        }
-      }
+    for (int64_t k2 = 0; k2 < 16; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 16), i2 = (int)(k2 / 16);
+      (void)lane;
+      (void)i2;
+      t30[row * 16 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
     }
   }
 }

@@ -14,6 +14,21 @@
 /* Helpers a model may not use all of. */
 #define GNN_HELPER static inline __attribute__((unused))
 GNN_HELPER float gnn_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/* x where the mask keeps it, +0 where it drops it: a select without a branch. */
+GNN_HELPER float gnn_keep_f32(int keep, float x) {
+  uint32_t b;
+  memcpy(&b, &x, sizeof b);
+  b &= 0u - (uint32_t)(keep != 0);
+  memcpy(&x, &b, sizeof b);
+  return x;
+}
+GNN_HELPER double gnn_keep_f64(int keep, double x) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  b &= 0ull - (uint64_t)(keep != 0);
+  memcpy(&x, &b, sizeof b);
+  return x;
+}
 GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */
@@ -61,13 +76,11 @@ static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 64) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -82,46 +95,38 @@ static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 32; lane++) {
+        for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 2; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 32;
-            if (k1 < 64) {
-              x = t8[u * 64 + k1];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t8[u * 64 + k1];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i2 = 0; i2 < 2; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 64) {
-          sh9[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+      (void)lane;
+      (void)i2;
+      sh9[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
+    for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+      (void)lane;
+      (void)i3;
       float r7_;
-      for (int i3 = 0; i3 < 2; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 32;
-        if (k3 < 64) {
-          r7_ = 1.0f + p_ginconv0_eps[0];
-          t12[row * 64 + k3] = ((r7_ * t8[row * 64 + k3]) + sh9[k3]) + p_ginconv0_b1[k3];
-        }
-      }
+      r7_ = 1.0f + p_ginconv0_eps[0];
+      t12[row * 64 + k3] = ((r7_ * t8[row * 64 + k3]) + sh9[k3]) + p_ginconv0_b1[k3];
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i4 = 0; i4 < 2; i4++) {
-        const int64_t k4 = lane + (int64_t)i4 * 32;
-        if (k4 < 64) {
-          t13[row * 64 + k4] = (t12[row * 64 + k4] > 0.0f) ? t12[row * 64 + k4] : 0.0f;
-        }
-      }
+    for (int64_t k4 = 0; k4 < 64; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+      (void)lane;
+      (void)i4;
+      t13[row * 64 + k4] = (t12[row * 64 + k4] > 0.0f) ? t12[row * 64 + k4] : 0.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -131,15 +136,13 @@ static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
 static void k1_relu_vertex(int64_t nrows, const float *restrict t14, const float *restrict p_ginconv0_b2, float *restrict t16) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
+    for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
       float r15_;
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 64) {
-          r15_ = t14[row * 64 + k] + p_ginconv0_b2[k];
-          t16[row * 64 + k] = (r15_ > 0.0f) ? r15_ : 0.0f;
-        }
-      }
+      r15_ = t14[row * 64 + k] + p_ginconv0_b2[k];
+      t16[row * 64 + k] = (r15_ > 0.0f) ? r15_ : 0.0f;
     }
   }
 }
@@ -158,13 +161,11 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -179,46 +180,38 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t23[u * 7 + k1];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t23[u * 7 + k1];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          sh24[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      sh24[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
       float r22_;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          r22_ = 1.0f + p_ginconv1_eps[0];
-          t27[row * 7 + k3] = ((r22_ * t23[row * 7 + k3]) + sh24[k3]) + p_ginconv1_b1[k3];
-        }
-      }
+      r22_ = 1.0f + p_ginconv1_eps[0];
+      t27[row * 7 + k3] = ((r22_ * t23[row * 7 + k3]) + sh24[k3]) + p_ginconv1_b1[k3];
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i4 = 0; i4 < 1; i4++) {
-        const int64_t k4 = lane + (int64_t)i4 * 8;
-        if (k4 < 7) {
-          t28[row * 7 + k4] = (t27[row * 7 + k4] > 0.0f) ? t27[row * 7 + k4] : 0.0f;
-        }
-      }
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
+      (void)lane;
+      (void)i4;
+      t28[row * 7 + k4] = (t27[row * 7 + k4] > 0.0f) ? t27[row * 7 + k4] : 0.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -228,13 +221,11 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
 static void k3_add_vertex(int64_t nrows, float *restrict t30, const float *restrict t29, const float *restrict p_ginconv1_b2) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          t30[row * 7 + k] = t29[row * 7 + k] + p_ginconv1_b2[k];
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      t30[row * 7 + k] = t29[row * 7 + k] + p_ginconv1_b2[k];
     }
   }
 }
@@ -243,13 +234,11 @@ static void k3_add_vertex(int64_t nrows, float *restrict t30, const float *restr
 static void k4_relu_grad_vertex(int64_t nrows, float *restrict t35, const float *restrict t27, const float *restrict t33) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          t35[row * 7 + k] = (t27[row * 7 + k] > 0.0f) ? t33[row * 7 + k] : 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      t35[row * 7 + k] = (t27[row * 7 + k] > 0.0f) ? t33[row * 7 + k] : 0.0f;
     }
   }
 }
@@ -268,13 +257,11 @@ static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -289,37 +276,31 @@ static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t35[u * 7 + k1];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t35[u * 7 + k1];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          sh42[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      sh42[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
       float r22_;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          r22_ = 1.0f + p_ginconv1_eps[0];
-          t43[row * 7 + k3] = (t35[row * 7 + k3] * r22_) + sh42[k3];
-        }
-      }
+      r22_ = 1.0f + p_ginconv1_eps[0];
+      t43[row * 7 + k3] = (t35[row * 7 + k3] * r22_) + sh42[k3];
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -329,15 +310,13 @@ static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
 static void k6_relu_grad_vertex(int64_t nrows, const float *restrict t14, const float *restrict p_ginconv0_b2, float *restrict t46, const float *restrict t44) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
+    for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
       float r15_;
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 64) {
-          r15_ = t14[row * 64 + k] + p_ginconv0_b2[k];
-          t46[row * 64 + k] = (r15_ > 0.0f) ? t44[row * 64 + k] : 0.0f;
-        }
-      }
+      r15_ = t14[row * 64 + k] + p_ginconv0_b2[k];
+      t46[row * 64 + k] = (r15_ > 0.0f) ? t44[row * 64 + k] : 0.0f;
     }
   }
 }
@@ -346,13 +325,11 @@ static void k6_relu_grad_vertex(int64_t nrows, const float *restrict t14, const 
 static void k7_relu_grad_vertex(int64_t nrows, float *restrict t50, const float *restrict t12, const float *restrict t48) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 64) {
-          t50[row * 64 + k] = (t12[row * 64 + k] > 0.0f) ? t48[row * 64 + k] : 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t50[row * 64 + k] = (t12[row * 64 + k] > 0.0f) ? t48[row * 64 + k] : 0.0f;
     }
   }
 }
@@ -437,13 +414,11 @@ static void k8_reduce_rows6_sum_vertex(int64_t nrows, double *restrict acc32, co
 static void k9_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t32, const double *restrict acc32) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          t32[k] = acc32[k];
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      t32[k] = acc32[k];
     }
   }
 }
@@ -452,13 +427,11 @@ static void k9_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t32,
 static void k10_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t36, const double *restrict acc36) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          t36[k] = acc36[k];
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      t36[k] = acc36[k];
     }
   }
 }
@@ -467,13 +440,11 @@ static void k10_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t36
 static void k11_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t39, const double *restrict acc39) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 1; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 1;
-        if (k < 1) {
-          t39[k] = acc39[k];
-        }
-      }
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 1), i = (int)(k / 1);
+      (void)lane;
+      (void)i;
+      t39[k] = acc39[k];
     }
   }
 }
@@ -482,13 +453,11 @@ static void k11_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t39
 static void k12_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t47, const double *restrict acc47) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 64) {
-          t47[k] = acc47[k];
-        }
-      }
+    for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t47[k] = acc47[k];
     }
   }
 }
@@ -497,13 +466,11 @@ static void k12_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t47
 static void k13_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t51, const double *restrict acc51) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 64) {
-          t51[k] = acc51[k];
-        }
-      }
+    for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t51[k] = acc51[k];
     }
   }
 }
@@ -512,13 +479,11 @@ static void k13_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t51
 static void k14_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t54, const double *restrict acc54) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 1; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 1;
-        if (k < 1) {
-          t54[k] = acc54[k];
-        }
-      }
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 1), i = (int)(k / 1);
+      (void)lane;
+      (void)i;
+      t54[k] = acc54[k];
     }
   }
 }
@@ -537,13 +502,11 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 64) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -558,37 +521,31 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 32; lane++) {
+        for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 2; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 32;
-            if (k1 < 64) {
-              x = t50[u * 64 + k1];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t50[u * 64 + k1];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i2 = 0; i2 < 2; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 64) {
-          sh57[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+      (void)lane;
+      (void)i2;
+      sh57[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
+    for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+      (void)lane;
+      (void)i3;
       float r7_;
-      for (int i3 = 0; i3 < 2; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 32;
-        if (k3 < 64) {
-          r7_ = 1.0f + p_ginconv0_eps[0];
-          t58[row * 64 + k3] = (t50[row * 64 + k3] * r7_) + sh57[k3];
-        }
-      }
+      r7_ = 1.0f + p_ginconv0_eps[0];
+      t58[row * 64 + k3] = (t50[row * 64 + k3] * r7_) + sh57[k3];
     }
     /* barrier: the lane loops above and below are separate regions */
   }

@@ -14,6 +14,21 @@
 /* Helpers a model may not use all of. */
 #define GNN_HELPER static inline __attribute__((unused))
 GNN_HELPER float gnn_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/* x where the mask keeps it, +0 where it drops it: a select without a branch. */
+GNN_HELPER float gnn_keep_f32(int keep, float x) {
+  uint32_t b;
+  memcpy(&b, &x, sizeof b);
+  b &= 0u - (uint32_t)(keep != 0);
+  memcpy(&x, &b, sizeof b);
+  return x;
+}
+GNN_HELPER double gnn_keep_f64(int keep, double x) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  b &= 0ull - (uint64_t)(keep != 0);
+  memcpy(&x, &b, sizeof b);
+  return x;
+}
 GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */
@@ -51,13 +66,11 @@ GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
 static void k0_apply_global_add_global(int64_t nrows, float *restrict t7, const float *restrict p_ginconv0_eps) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 1; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 1;
-        if (k < 1) {
-          t7[k] = 1.0f + p_ginconv0_eps[k];
-        }
-      }
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 1), i = (int)(k / 1);
+      (void)lane;
+      (void)i;
+      t7[k] = 1.0f + p_ginconv0_eps[k];
     }
   }
 }
@@ -66,13 +79,11 @@ static void k0_apply_global_add_global(int64_t nrows, float *restrict t7, const 
 static void k1_apply_vertex_mul_vertex(int64_t nrows, float *restrict t8, const float *restrict t7, const float *restrict in_x) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 1; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 1;
-        if (k < 1) {
-          t8[row * 1 + k] = t7[k] * in_x[row * 1 + k];
-        }
-      }
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 1), i = (int)(k / 1);
+      (void)lane;
+      (void)i;
+      t8[row * 1 + k] = t7[k] * in_x[row * 1 + k];
     }
   }
 }
@@ -90,13 +101,11 @@ static void k2_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restric
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 1; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 1;
-        if (k < 1) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 1), i = (int)(k / 1);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0++) {
       for (int lane = 0; lane < 1; lane++) {
@@ -111,24 +120,20 @@ static void k2_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restric
       cnt = gnn_min_i64(hi - j0, 1);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 1; lane++) {
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 1;
-            if (k1 < 1) {
-              acc[lane][i1] = acc[lane][i1] + in_x[u * 1 + k1];
-            }
-          }
+        for (int64_t k1 = 0; k1 < 1; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 1), i1 = (int)(k1 / 1);
+          (void)lane;
+          (void)i1;
+          acc[lane][i1] = acc[lane][i1] + in_x[u * 1 + k1];
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 1; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 1;
-        if (k2 < 1) {
-          t9[row * 1 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-        }
-      }
+    for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 1), i2 = (int)(k2 / 1);
+      (void)lane;
+      (void)i2;
+      t9[row * 1 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
     }
   }
 }
@@ -137,13 +142,11 @@ static void k2_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restric
 static void k3_apply_vertex_add_vertex(int64_t nrows, float *restrict t10, const float *restrict t8, const float *restrict t9) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 1; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 1;
-        if (k < 1) {
-          t10[row * 1 + k] = t8[row * 1 + k] + t9[row * 1 + k];
-        }
-      }
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 1), i = (int)(k / 1);
+      (void)lane;
+      (void)i;
+      t10[row * 1 + k] = t8[row * 1 + k] + t9[row * 1 + k];
     }
   }
 }
@@ -152,13 +155,11 @@ static void k3_apply_vertex_add_vertex(int64_t nrows, float *restrict t10, const
 static void k4_apply_vertex_add_vertex(int64_t nrows, float *restrict t12, const float *restrict t11, const float *restrict p_ginconv0_b1) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t12[row * 32 + k] = t11[row * 32 + k] + p_ginconv0_b1[k];
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t12[row * 32 + k] = t11[row * 32 + k] + p_ginconv0_b1[k];
     }
   }
 }
@@ -167,13 +168,11 @@ static void k4_apply_vertex_add_vertex(int64_t nrows, float *restrict t12, const
 static void k5_apply_vertex_relu_vertex(int64_t nrows, float *restrict t13, const float *restrict t12) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t13[row * 32 + k] = (t12[row * 32 + k] > 0.0f) ? t12[row * 32 + k] : 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t13[row * 32 + k] = (t12[row * 32 + k] > 0.0f) ? t12[row * 32 + k] : 0.0f;
     }
   }
 }
@@ -182,13 +181,11 @@ static void k5_apply_vertex_relu_vertex(int64_t nrows, float *restrict t13, cons
 static void k6_apply_vertex_add_vertex(int64_t nrows, float *restrict t15, const float *restrict t14, const float *restrict p_ginconv0_b2) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t15[row * 32 + k] = t14[row * 32 + k] + p_ginconv0_b2[k];
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t15[row * 32 + k] = t14[row * 32 + k] + p_ginconv0_b2[k];
     }
   }
 }
@@ -197,13 +194,11 @@ static void k6_apply_vertex_add_vertex(int64_t nrows, float *restrict t15, const
 static void k7_apply_vertex_relu_vertex(int64_t nrows, float *restrict t16, const float *restrict t15) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t16[row * 32 + k] = (t15[row * 32 + k] > 0.0f) ? t15[row * 32 + k] : 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t16[row * 32 + k] = (t15[row * 32 + k] > 0.0f) ? t15[row * 32 + k] : 0.0f;
     }
   }
 }
@@ -212,13 +207,11 @@ static void k7_apply_vertex_relu_vertex(int64_t nrows, float *restrict t16, cons
 static void k8_apply_global_add_global(int64_t nrows, float *restrict t22, const float *restrict p_ginconv1_eps) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 1; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 1;
-        if (k < 1) {
-          t22[k] = 1.0f + p_ginconv1_eps[k];
-        }
-      }
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 1), i = (int)(k / 1);
+      (void)lane;
+      (void)i;
+      t22[k] = 1.0f + p_ginconv1_eps[k];
     }
   }
 }
@@ -227,13 +220,11 @@ static void k8_apply_global_add_global(int64_t nrows, float *restrict t22, const
 static void k9_apply_vertex_mul_vertex(int64_t nrows, float *restrict t23, const float *restrict t22, const float *restrict t16) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t23[row * 32 + k] = t22[0] * t16[row * 32 + k];
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t23[row * 32 + k] = t22[0] * t16[row * 32 + k];
     }
   }
 }
@@ -251,13 +242,11 @@ static void k10_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restri
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -272,24 +261,20 @@ static void k10_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restri
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 32; lane++) {
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 32;
-            if (k1 < 32) {
-              acc[lane][i1] = acc[lane][i1] + t16[u * 32 + k1];
-            }
-          }
+        for (int64_t k1 = 0; k1 < 32; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+          (void)lane;
+          (void)i1;
+          acc[lane][i1] = acc[lane][i1] + t16[u * 32 + k1];
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 32) {
-          t24[row * 32 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-        }
-      }
+    for (int64_t k2 = 0; k2 < 32; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+      (void)lane;
+      (void)i2;
+      t24[row * 32 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
     }
   }
 }
@@ -298,13 +283,11 @@ static void k10_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restri
 static void k11_apply_vertex_add_vertex(int64_t nrows, float *restrict t25, const float *restrict t23, const float *restrict t24) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t25[row * 32 + k] = t23[row * 32 + k] + t24[row * 32 + k];
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t25[row * 32 + k] = t23[row * 32 + k] + t24[row * 32 + k];
     }
   }
 }
@@ -313,13 +296,11 @@ static void k11_apply_vertex_add_vertex(int64_t nrows, float *restrict t25, cons
 static void k12_apply_vertex_add_vertex(int64_t nrows, float *restrict t27, const float *restrict t26, const float *restrict p_ginconv1_b1) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t27[row * 32 + k] = t26[row * 32 + k] + p_ginconv1_b1[k];
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t27[row * 32 + k] = t26[row * 32 + k] + p_ginconv1_b1[k];
     }
   }
 }
@@ -328,13 +309,11 @@ static void k12_apply_vertex_add_vertex(int64_t nrows, float *restrict t27, cons
 static void k13_apply_vertex_relu_vertex(int64_t nrows, float *restrict t28, const float *restrict t27) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t28[row * 32 + k] = (t27[row * 32 + k] > 0.0f) ? t27[row * 32 + k] : 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t28[row * 32 + k] = (t27[row * 32 + k] > 0.0f) ? t27[row * 32 + k] : 0.0f;
     }
   }
 }
@@ -343,13 +322,11 @@ static void k13_apply_vertex_relu_vertex(int64_t nrows, float *restrict t28, con
 static void k14_apply_vertex_add_vertex(int64_t nrows, float *restrict t30, const float *restrict t29, const float *restrict p_ginconv1_b2) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t30[row * 32 + k] = t29[row * 32 + k] + p_ginconv1_b2[k];
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t30[row * 32 + k] = t29[row * 32 + k] + p_ginconv1_b2[k];
     }
   }
 }
@@ -358,13 +335,11 @@ static void k14_apply_vertex_add_vertex(int64_t nrows, float *restrict t30, cons
 static void k15_apply_vertex_relu_vertex(int64_t nrows, float *restrict t31, const float *restrict t30) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t31[row * 32 + k] = (t30[row * 32 + k] > 0.0f) ? t30[row * 32 + k] : 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t31[row * 32 + k] = (t30[row * 32 + k] > 0.0f) ? t30[row * 32 + k] : 0.0f;
     }
   }
 }
@@ -378,31 +353,25 @@ static void k16_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_
     double acc[1][1];  /* per lane, live across regions */
     lo = graph_ptr[row];
     hi = graph_ptr[row + 1];
-    for (int lane = 0; lane < 1; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 1;
-        if (k < 1) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 1), i = (int)(k / 1);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t e = lo; e < hi; e++) {
-      for (int lane = 0; lane < 1; lane++) {
-        for (int i1 = 0; i1 < 1; i1++) {
-          const int64_t k1 = lane + (int64_t)i1 * 1;
-          if (k1 < 1) {
-            acc[lane][i1] = acc[lane][i1] + in_x[e * 1 + k1];
-          }
-        }
+      for (int64_t k1 = 0; k1 < 1; k1++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k1 % 1), i1 = (int)(k1 / 1);
+        (void)lane;
+        (void)i1;
+        acc[lane][i1] = acc[lane][i1] + in_x[e * 1 + k1];
       }
     }
-    for (int lane = 0; lane < 1; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 1;
-        if (k2 < 1) {
-          t34[row * 1 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-        }
-      }
+    for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 1), i2 = (int)(k2 / 1);
+      (void)lane;
+      (void)i2;
+      t34[row * 1 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
     }
   }
 }
@@ -411,13 +380,11 @@ static void k16_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_
 static void k17_apply_graph_add_vertex(int64_t nrows, float *restrict t36, const float *restrict t35, const float *restrict p_readout0_b) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 4; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 4;
-        if (k < 3) {
-          t36[row * 3 + k] = t35[row * 3 + k] + p_readout0_b[k];
-        }
-      }
+    for (int64_t k = 0; k < 3; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 4), i = (int)(k / 4);
+      (void)lane;
+      (void)i;
+      t36[row * 3 + k] = t35[row * 3 + k] + p_readout0_b[k];
     }
   }
 }
@@ -431,31 +398,25 @@ static void k18_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_
     double acc[32][1];  /* per lane, live across regions */
     lo = graph_ptr[row];
     hi = graph_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t e = lo; e < hi; e++) {
-      for (int lane = 0; lane < 32; lane++) {
-        for (int i1 = 0; i1 < 1; i1++) {
-          const int64_t k1 = lane + (int64_t)i1 * 32;
-          if (k1 < 32) {
-            acc[lane][i1] = acc[lane][i1] + t16[e * 32 + k1];
-          }
-        }
+      for (int64_t k1 = 0; k1 < 32; k1++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+        (void)lane;
+        (void)i1;
+        acc[lane][i1] = acc[lane][i1] + t16[e * 32 + k1];
       }
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 32) {
-          t39[row * 32 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-        }
-      }
+    for (int64_t k2 = 0; k2 < 32; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+      (void)lane;
+      (void)i2;
+      t39[row * 32 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
     }
   }
 }
@@ -464,13 +425,11 @@ static void k18_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_
 static void k19_apply_graph_add_vertex(int64_t nrows, float *restrict t41, const float *restrict t40, const float *restrict p_readout1_b) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 4; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 4;
-        if (k < 3) {
-          t41[row * 3 + k] = t40[row * 3 + k] + p_readout1_b[k];
-        }
-      }
+    for (int64_t k = 0; k < 3; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 4), i = (int)(k / 4);
+      (void)lane;
+      (void)i;
+      t41[row * 3 + k] = t40[row * 3 + k] + p_readout1_b[k];
     }
   }
 }
@@ -479,13 +438,11 @@ static void k19_apply_graph_add_vertex(int64_t nrows, float *restrict t41, const
 static void k20_apply_graph_add_vertex(int64_t nrows, float *restrict t42, const float *restrict t36, const float *restrict t41) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 4; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 4;
-        if (k < 3) {
-          t42[row * 3 + k] = t36[row * 3 + k] + t41[row * 3 + k];
-        }
-      }
+    for (int64_t k = 0; k < 3; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 4), i = (int)(k / 4);
+      (void)lane;
+      (void)i;
+      t42[row * 3 + k] = t36[row * 3 + k] + t41[row * 3 + k];
     }
   }
 }
@@ -499,31 +456,25 @@ static void k21_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_
     double acc[32][1];  /* per lane, live across regions */
     lo = graph_ptr[row];
     hi = graph_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t e = lo; e < hi; e++) {
-      for (int lane = 0; lane < 32; lane++) {
-        for (int i1 = 0; i1 < 1; i1++) {
-          const int64_t k1 = lane + (int64_t)i1 * 32;
-          if (k1 < 32) {
-            acc[lane][i1] = acc[lane][i1] + t31[e * 32 + k1];
-          }
-        }
+      for (int64_t k1 = 0; k1 < 32; k1++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+        (void)lane;
+        (void)i1;
+        acc[lane][i1] = acc[lane][i1] + t31[e * 32 + k1];
       }
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 32) {
-          t45[row * 32 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-        }
-      }
+    for (int64_t k2 = 0; k2 < 32; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+      (void)lane;
+      (void)i2;
+      t45[row * 32 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
     }
   }
 }
@@ -532,13 +483,11 @@ static void k21_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_
 static void k22_apply_graph_add_vertex(int64_t nrows, float *restrict t47, const float *restrict t46, const float *restrict p_readout2_b) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 4; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 4;
-        if (k < 3) {
-          t47[row * 3 + k] = t46[row * 3 + k] + p_readout2_b[k];
-        }
-      }
+    for (int64_t k = 0; k < 3; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 4), i = (int)(k / 4);
+      (void)lane;
+      (void)i;
+      t47[row * 3 + k] = t46[row * 3 + k] + p_readout2_b[k];
     }
   }
 }
@@ -547,13 +496,11 @@ static void k22_apply_graph_add_vertex(int64_t nrows, float *restrict t47, const
 static void k23_apply_graph_add_vertex(int64_t nrows, float *restrict t48, const float *restrict t42, const float *restrict t47) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 4; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 4;
-        if (k < 3) {
-          t48[row * 3 + k] = t42[row * 3 + k] + t47[row * 3 + k];
-        }
-      }
+    for (int64_t k = 0; k < 3; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 4), i = (int)(k / 4);
+      (void)lane;
+      (void)i;
+      t48[row * 3 + k] = t42[row * 3 + k] + t47[row * 3 + k];
     }
   }
 }
@@ -562,13 +509,11 @@ static void k23_apply_graph_add_vertex(int64_t nrows, float *restrict t48, const
 static void k24_reduce_rows_sum_edge(int64_t nrows, double *restrict acc50, const float *restrict in_grad_out) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 4; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 4;
-        if (k < 3) {
-          gnn_atomic_add_f64(&acc50[k], (double)in_grad_out[row * 3 + k]);
-        }
-      }
+    for (int64_t k = 0; k < 3; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 4), i = (int)(k / 4);
+      (void)lane;
+      (void)i;
+      gnn_atomic_add_f64(&acc50[k], (double)in_grad_out[row * 3 + k]);
     }
   }
 }
@@ -577,13 +522,11 @@ static void k24_reduce_rows_sum_edge(int64_t nrows, double *restrict acc50, cons
 static void k25_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t50, const double *restrict acc50) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 4; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 4;
-        if (k < 3) {
-          t50[k] = acc50[k];
-        }
-      }
+    for (int64_t k = 0; k < 3; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 4), i = (int)(k / 4);
+      (void)lane;
+      (void)i;
+      t50[k] = acc50[k];
     }
   }
 }
@@ -592,13 +535,11 @@ static void k25_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t50
 static void k26_broadcast__vertex(int64_t nrows, const int32_t *restrict vertex_graph, float *restrict t53, const float *restrict t51) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t53[row * 32 + k] = t51[vertex_graph[row] * 32 + k];
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t53[row * 32 + k] = t51[vertex_graph[row] * 32 + k];
     }
   }
 }
@@ -607,13 +548,11 @@ static void k26_broadcast__vertex(int64_t nrows, const int32_t *restrict vertex_
 static void k27_broadcast__vertex(int64_t nrows, const int32_t *restrict vertex_graph, float *restrict t56, const float *restrict t54) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t56[row * 32 + k] = t54[vertex_graph[row] * 32 + k];
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t56[row * 32 + k] = t54[vertex_graph[row] * 32 + k];
     }
   }
 }
@@ -622,13 +561,11 @@ static void k27_broadcast__vertex(int64_t nrows, const int32_t *restrict vertex_
 static void k28_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t58, const float *restrict t30, const float *restrict t53) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t58[row * 32 + k] = (t30[row * 32 + k] > 0.0f) ? t53[row * 32 + k] : 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t58[row * 32 + k] = (t30[row * 32 + k] > 0.0f) ? t53[row * 32 + k] : 0.0f;
     }
   }
 }
@@ -637,13 +574,11 @@ static void k28_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t58
 static void k29_reduce_rows_sum_vertex(int64_t nrows, double *restrict acc59, const float *restrict t58) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          gnn_atomic_add_f64(&acc59[k], (double)t58[row * 32 + k]);
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      gnn_atomic_add_f64(&acc59[k], (double)t58[row * 32 + k]);
     }
   }
 }
@@ -652,13 +587,11 @@ static void k29_reduce_rows_sum_vertex(int64_t nrows, double *restrict acc59, co
 static void k30_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t59, const double *restrict acc59) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t59[k] = acc59[k];
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t59[k] = acc59[k];
     }
   }
 }
@@ -667,13 +600,11 @@ static void k30_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t59
 static void k31_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t62, const float *restrict t27, const float *restrict t60) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t62[row * 32 + k] = (t27[row * 32 + k] > 0.0f) ? t60[row * 32 + k] : 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t62[row * 32 + k] = (t27[row * 32 + k] > 0.0f) ? t60[row * 32 + k] : 0.0f;
     }
   }
 }
@@ -682,13 +613,11 @@ static void k31_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t62
 static void k32_reduce_rows_sum_vertex(int64_t nrows, double *restrict acc63, const float *restrict t62) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          gnn_atomic_add_f64(&acc63[k], (double)t62[row * 32 + k]);
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      gnn_atomic_add_f64(&acc63[k], (double)t62[row * 32 + k]);
     }
   }
 }
@@ -697,13 +626,11 @@ static void k32_reduce_rows_sum_vertex(int64_t nrows, double *restrict acc63, co
 static void k33_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t63, const double *restrict acc63) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t63[k] = acc63[k];
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t63[k] = acc63[k];
     }
   }
 }
@@ -714,13 +641,11 @@ static void k34_scatter_copy_v_edge(int64_t nrows, const int32_t *restrict dst, 
   for (int64_t row = 0; row < nrows; row++) {
     int64_t v;
     v = dst[row];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t66[row * 32 + k] = t64[v * 32 + k];
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t66[row * 32 + k] = t64[v * 32 + k];
     }
   }
 }
@@ -737,13 +662,11 @@ static void k35_gather_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -757,24 +680,20 @@ static void k35_gather_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
-        for (int lane = 0; lane < 32; lane++) {
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 32;
-            if (k1 < 32) {
-              acc[lane][i1] = acc[lane][i1] + t66[e * 32 + k1];
-            }
-          }
+        for (int64_t k1 = 0; k1 < 32; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+          (void)lane;
+          (void)i1;
+          acc[lane][i1] = acc[lane][i1] + t66[e * 32 + k1];
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 32) {
-          t67[row * 32 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-        }
-      }
+    for (int64_t k2 = 0; k2 < 32; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+      (void)lane;
+      (void)i2;
+      t67[row * 32 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
     }
   }
 }
@@ -783,13 +702,11 @@ static void k35_gather_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr
 static void k36_apply_vertex_add_vertex(int64_t nrows, float *restrict t68, const float *restrict t56, const float *restrict t67) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t68[row * 32 + k] = t56[row * 32 + k] + t67[row * 32 + k];
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t68[row * 32 + k] = t56[row * 32 + k] + t67[row * 32 + k];
     }
   }
 }
@@ -798,13 +715,11 @@ static void k36_apply_vertex_add_vertex(int64_t nrows, float *restrict t68, cons
 static void k37_apply_vertex_mul_vertex(int64_t nrows, float *restrict t69, const float *restrict t64, const float *restrict t16) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t69[row * 32 + k] = t64[row * 32 + k] * t16[row * 32 + k];
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t69[row * 32 + k] = t64[row * 32 + k] * t16[row * 32 + k];
     }
   }
 }
@@ -844,13 +759,11 @@ static void k38_apply_vertex_sum_last_vertex(int64_t nrows, const float *restric
 static void k39_reduce_rows_sum_vertex(int64_t nrows, double *restrict acc71, const float *restrict t70) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 1; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 1;
-        if (k < 1) {
-          gnn_atomic_add_f64(&acc71[k], (double)t70[row * 1 + k]);
-        }
-      }
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 1), i = (int)(k / 1);
+      (void)lane;
+      (void)i;
+      gnn_atomic_add_f64(&acc71[k], (double)t70[row * 1 + k]);
     }
   }
 }
@@ -859,13 +772,11 @@ static void k39_reduce_rows_sum_vertex(int64_t nrows, double *restrict acc71, co
 static void k40_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t71, const double *restrict acc71) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 1; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 1;
-        if (k < 1) {
-          t71[k] = acc71[k];
-        }
-      }
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 1), i = (int)(k / 1);
+      (void)lane;
+      (void)i;
+      t71[k] = acc71[k];
     }
   }
 }
@@ -874,13 +785,11 @@ static void k40_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t71
 static void k41_apply_vertex_mul_vertex(int64_t nrows, float *restrict t72, const float *restrict t64, const float *restrict t22) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t72[row * 32 + k] = t64[row * 32 + k] * t22[0];
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t72[row * 32 + k] = t64[row * 32 + k] * t22[0];
     }
   }
 }
@@ -889,13 +798,11 @@ static void k41_apply_vertex_mul_vertex(int64_t nrows, float *restrict t72, cons
 static void k42_apply_vertex_add_vertex(int64_t nrows, float *restrict t73, const float *restrict t68, const float *restrict t72) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t73[row * 32 + k] = t68[row * 32 + k] + t72[row * 32 + k];
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t73[row * 32 + k] = t68[row * 32 + k] + t72[row * 32 + k];
     }
   }
 }
@@ -904,13 +811,11 @@ static void k42_apply_vertex_add_vertex(int64_t nrows, float *restrict t73, cons
 static void k43_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t74, const float *restrict t15, const float *restrict t73) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t74[row * 32 + k] = (t15[row * 32 + k] > 0.0f) ? t73[row * 32 + k] : 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t74[row * 32 + k] = (t15[row * 32 + k] > 0.0f) ? t73[row * 32 + k] : 0.0f;
     }
   }
 }
@@ -919,13 +824,11 @@ static void k43_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t74
 static void k44_reduce_rows_sum_vertex(int64_t nrows, double *restrict acc75, const float *restrict t74) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          gnn_atomic_add_f64(&acc75[k], (double)t74[row * 32 + k]);
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      gnn_atomic_add_f64(&acc75[k], (double)t74[row * 32 + k]);
     }
   }
 }
@@ -934,13 +837,11 @@ static void k44_reduce_rows_sum_vertex(int64_t nrows, double *restrict acc75, co
 static void k45_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t75, const double *restrict acc75) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t75[k] = acc75[k];
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t75[k] = acc75[k];
     }
   }
 }
@@ -949,13 +850,11 @@ static void k45_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t75
 static void k46_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t78, const float *restrict t12, const float *restrict t76) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t78[row * 32 + k] = (t12[row * 32 + k] > 0.0f) ? t76[row * 32 + k] : 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t78[row * 32 + k] = (t12[row * 32 + k] > 0.0f) ? t76[row * 32 + k] : 0.0f;
     }
   }
 }
@@ -964,13 +863,11 @@ static void k46_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t78
 static void k47_reduce_rows_sum_vertex(int64_t nrows, double *restrict acc79, const float *restrict t78) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          gnn_atomic_add_f64(&acc79[k], (double)t78[row * 32 + k]);
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      gnn_atomic_add_f64(&acc79[k], (double)t78[row * 32 + k]);
     }
   }
 }
@@ -979,13 +876,11 @@ static void k47_reduce_rows_sum_vertex(int64_t nrows, double *restrict acc79, co
 static void k48_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t79, const double *restrict acc79) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          t79[k] = acc79[k];
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t79[k] = acc79[k];
     }
   }
 }
@@ -994,13 +889,11 @@ static void k48_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t79
 static void k49_apply_vertex_mul_vertex(int64_t nrows, float *restrict t82, const float *restrict t80, const float *restrict in_x) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 1; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 1;
-        if (k < 1) {
-          t82[row * 1 + k] = t80[row * 1 + k] * in_x[row * 1 + k];
-        }
-      }
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 1), i = (int)(k / 1);
+      (void)lane;
+      (void)i;
+      t82[row * 1 + k] = t80[row * 1 + k] * in_x[row * 1 + k];
     }
   }
 }
@@ -1009,18 +902,16 @@ static void k49_apply_vertex_mul_vertex(int64_t nrows, float *restrict t82, cons
 static void k50_apply_vertex_sum_last_vertex(int64_t nrows, const float *restrict t82, float *restrict t83) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 1; lane++) {
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 1), i = (int)(k / 1);
+      (void)lane;
+      (void)i;
       float sum;
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 1;
-        if (k < 1) {
-          sum = 0.0f;
-          for (int64_t j = 0; j < 1; j++) {
-            sum = sum + t82[row * 1 + (k + j)];
-          }
-          t83[row * 1 + k] = sum;
-        }
+      sum = 0.0f;
+      for (int64_t j = 0; j < 1; j++) {
+        sum = sum + t82[row * 1 + (k + j)];
       }
+      t83[row * 1 + k] = sum;
     }
   }
 }
@@ -1029,13 +920,11 @@ static void k50_apply_vertex_sum_last_vertex(int64_t nrows, const float *restric
 static void k51_reduce_rows_sum_vertex(int64_t nrows, double *restrict acc84, const float *restrict t83) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 1; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 1;
-        if (k < 1) {
-          gnn_atomic_add_f64(&acc84[k], (double)t83[row * 1 + k]);
-        }
-      }
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 1), i = (int)(k / 1);
+      (void)lane;
+      (void)i;
+      gnn_atomic_add_f64(&acc84[k], (double)t83[row * 1 + k]);
     }
   }
 }
@@ -1044,13 +933,11 @@ static void k51_reduce_rows_sum_vertex(int64_t nrows, double *restrict acc84, co
 static void k52_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t84, const double *restrict acc84) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 1; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 1;
-        if (k < 1) {
-          t84[k] = acc84[k];
-        }
-      }
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 1), i = (int)(k / 1);
+      (void)lane;
+      (void)i;
+      t84[k] = acc84[k];
     }
   }
 }

@@ -14,6 +14,21 @@
 /* Helpers a model may not use all of. */
 #define GNN_HELPER static inline __attribute__((unused))
 GNN_HELPER float gnn_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/* x where the mask keeps it, +0 where it drops it: a select without a branch. */
+GNN_HELPER float gnn_keep_f32(int keep, float x) {
+  uint32_t b;
+  memcpy(&b, &x, sizeof b);
+  b &= 0u - (uint32_t)(keep != 0);
+  memcpy(&x, &b, sizeof b);
+  return x;
+}
+GNN_HELPER double gnn_keep_f64(int keep, double x) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  b &= 0ull - (uint64_t)(keep != 0);
+  memcpy(&x, &b, sizeof b);
+  return x;
+}
 GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */
@@ -53,13 +68,11 @@ static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *re
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 45; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 1433) {
-          t1[row * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f) ? (in_x[row * 1433 + k] * 2.0f) : 0.0f) : in_x[row * 1433 + k];
-        }
-      }
+    for (int64_t k = 0; k < 1433; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t1[row * 1433 + k] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f), in_x[row * 1433 + k] * 2.0f)) : in_x[row * 1433 + k];
     }
   }
 }
@@ -79,65 +92,55 @@ static void k1_apply_edge_exp_edge(int64_t nrows, const int32_t *restrict src, c
     int64_t v;
     u = src[row];
     v = dst[row];
-    for (int lane = 0; lane < 4; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 4;
-        if (k < 1) {
-          sh_st8[k] = gnn_rsqrtf(out_deg[u * 1 + k]);
-        }
-      }
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 4), i = (int)(k / 4);
+      (void)lane;
+      (void)i;
+      sh_st8[k] = gnn_rsqrtf(out_deg[u * 1 + k]);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 4; lane++) {
-      for (int i1 = 0; i1 < 1; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 4;
-        if (k1 < 1) {
-          sh_st11[k1] = gnn_rsqrtf(in_deg[v * 1 + k1]);
-        }
-      }
+    for (int64_t k1 = 0; k1 < 1; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 4), i1 = (int)(k1 / 4);
+      (void)lane;
+      (void)i1;
+      sh_st11[k1] = gnn_rsqrtf(in_deg[v * 1 + k1]);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 4; lane++) {
+    for (int64_t k2 = 0; k2 < 2; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 4), i2 = (int)(k2 / 4);
+      (void)lane;
+      (void)i2;
       float r12_;
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 4;
-        if (k2 < 2) {
-          r12_ = (k2 < 1) ? sh_st8[k2] : sh_st11[k2 - 1];
-          sh_st12[k2] = r12_;
-        }
-      }
+      r12_ = (k2 < 1) ? sh_st8[k2] : sh_st11[k2 - 1];
+      sh_st12[k2] = r12_;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 4; lane++) {
+    for (int64_t k3 = 0; k3 < 2; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 4), i3 = (int)(k3 / 4);
+      (void)lane;
+      (void)i3;
       float lin;
       float r14_;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 4;
-        if (k3 < 2) {
-          lin = 0.0f;
-          for (int64_t j = 0; j < 2; j++) {
-            lin = lin + (sh_st12[j] * p_gmmconv0_P[(j * 2) + k3]);
-          }
-          r14_ = tanhf(lin);
-          sh_st14[k3] = r14_;
-        }
+      lin = 0.0f;
+      for (int64_t j = 0; j < 2; j++) {
+        lin = lin + (sh_st12[j] * p_gmmconv0_P[(j * 2) + k3]);
       }
+      r14_ = tanhf(lin);
+      sh_st14[k3] = r14_;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 4; lane++) {
+    for (int64_t k4 = 0; k4 < 2; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 4), i4 = (int)(k4 / 4);
+      (void)lane;
+      (void)i4;
       float lin1;
       float r33_;
-      for (int i4 = 0; i4 < 1; i4++) {
-        const int64_t k4 = lane + (int64_t)i4 * 4;
-        if (k4 < 2) {
-          lin1 = 0.0f;
-          for (int64_t j1 = 0; j1 < 2; j1++) {
-            lin1 = lin1 + (sh_st12[j1] * p_gmmconv1_P[(j1 * 2) + k4]);
-          }
-          r33_ = tanhf(lin1);
-          sh_st33[k4] = r33_;
-        }
+      lin1 = 0.0f;
+      for (int64_t j1 = 0; j1 < 2; j1++) {
+        lin1 = lin1 + (sh_st12[j1] * p_gmmconv1_P[(j1 * 2) + k4]);
       }
+      r33_ = tanhf(lin1);
+      sh_st33[k4] = r33_;
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int lane = 0; lane < 4; lane++) {
@@ -203,13 +206,11 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 48) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 48; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -260,49 +261,41 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 32; lane++) {
+        for (int64_t k1 = 0; k1 < 48; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 2; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 32;
-            if (k1 < 48) {
-              x = t23[u * 48 + k1] * sh_st22[(t * 3) + (k1 / 16)];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t23[u * 48 + k1] * sh_st22[(t * 3) + (k1 / 16)];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i2 = 0; i2 < 2; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 48) {
-          sh24[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 48; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+      (void)lane;
+      (void)i2;
+      sh24[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
+    for (int64_t k3 = 0; k3 < 16; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+      (void)lane;
+      (void)i3;
       float heads;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 32;
-        if (k3 < 16) {
-          heads = 0.0f;
-          for (int64_t j6 = 0; j6 < 3; j6++) {
-            heads = heads + sh24[(j6 * 16) + k3];
-          }
-          t25[row * 16 + k3] = heads / 3.0f;
-        }
+      heads = 0.0f;
+      for (int64_t j6 = 0; j6 < 3; j6++) {
+        heads = heads + sh24[(j6 * 16) + k3];
       }
+      t25[row * 16 + k3] = heads / 3.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i4 = 0; i4 < 1; i4++) {
-        const int64_t k4 = lane + (int64_t)i4 * 32;
-        if (k4 < 16) {
-          t27[row * 16 + k4] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f) ? (((t25[row * 16 + k4] > 0.0f) ? t25[row * 16 + k4] : (1.0f * expm1f(t25[row * 16 + k4]))) * 2.0f) : 0.0f) : ((t25[row * 16 + k4] > 0.0f) ? t25[row * 16 + k4] : (1.0f * expm1f(t25[row * 16 + k4])));
-        }
-      }
+    for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+      (void)lane;
+      (void)i4;
+      t27[row * 16 + k4] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f), ((t25[row * 16 + k4] > 0.0f) ? t25[row * 16 + k4] : (1.0f * expm1f(t25[row * 16 + k4]))) * 2.0f)) : ((t25[row * 16 + k4] > 0.0f) ? t25[row * 16 + k4] : (1.0f * expm1f(t25[row * 16 + k4])));
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -326,13 +319,11 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 21) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 21; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -383,40 +374,34 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 32; lane++) {
+        for (int64_t k1 = 0; k1 < 21; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 32;
-            if (k1 < 21) {
-              x = t41[u * 21 + k1] * sh_st40[(t * 3) + (k1 / 7)];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t41[u * 21 + k1] * sh_st40[(t * 3) + (k1 / 7)];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 21) {
-          sh42[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 21; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+      (void)lane;
+      (void)i2;
+      sh42[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+      (void)lane;
+      (void)i3;
       float heads;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 32;
-        if (k3 < 7) {
-          heads = 0.0f;
-          for (int64_t j6 = 0; j6 < 3; j6++) {
-            heads = heads + sh42[(j6 * 7) + k3];
-          }
-          t43[row * 7 + k3] = heads / 3.0f;
-        }
+      heads = 0.0f;
+      for (int64_t j6 = 0; j6 < 3; j6++) {
+        heads = heads + sh42[(j6 * 7) + k3];
       }
+      t43[row * 7 + k3] = heads / 3.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -436,13 +421,11 @@ static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 21) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 21; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -458,28 +441,24 @@ static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 32; lane++) {
+        for (int64_t k1 = 0; k1 < 21; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+          (void)lane;
+          (void)i1;
           float r47_;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 32;
-            if (k1 < 21) {
-              r47_ = in_grad_out[u * 7 + (k1 % 7)] / 3.0f;
-              x = r47_ * t40[e * 3 + (k1 / 7)];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          r47_ = in_grad_out[u * 7 + (k1 % 7)] / 3.0f;
+          x = r47_ * t40[e * 3 + (k1 / 7)];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 21) {
-          t52[row * 21 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-        }
-      }
+    for (int64_t k2 = 0; k2 < 21; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+      (void)lane;
+      (void)i2;
+      t52[row * 21 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
     }
   }
 }
@@ -490,15 +469,13 @@ static void k5_div_vertex(int64_t nrows, const float *restrict t25, const float 
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
+    for (int64_t k = 0; k < 48; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
       float r73_;
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 48) {
-          r73_ = (t25[row * 16 + (k % 16)] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + (k % 16)), 0.5f) ? (t53[row * 16 + (k % 16)] * 2.0f) : 0.0f) : t53[row * 16 + (k % 16)]) : ((1.0f * expf(t25[row * 16 + (k % 16)])) * (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + (k % 16)), 0.5f) ? (t53[row * 16 + (k % 16)] * 2.0f) : 0.0f) : t53[row * 16 + (k % 16)]));
-          t75[row * 48 + k] = r73_ / 3.0f;
-        }
-      }
+      r73_ = (t25[row * 16 + (k % 16)] > 0.0f) ? (training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + (k % 16)), 0.5f), t53[row * 16 + (k % 16)] * 2.0f)) : t53[row * 16 + (k % 16)]) : ((1.0f * expf(t25[row * 16 + (k % 16)])) * (training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + (k % 16)), 0.5f), t53[row * 16 + (k % 16)] * 2.0f)) : t53[row * 16 + (k % 16)]));
+      t75[row * 48 + k] = r73_ / 3.0f;
     }
   }
 }
@@ -532,179 +509,153 @@ static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
     int64_t v;
     u = src[row];
     v = dst[row];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 1) {
-          sh_st8[k] = gnn_rsqrtf(out_deg[u * 1 + k]);
-        }
-      }
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      sh_st8[k] = gnn_rsqrtf(out_deg[u * 1 + k]);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i1 = 0; i1 < 1; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 8;
-        if (k1 < 1) {
-          sh_st11[k1] = gnn_rsqrtf(in_deg[v * 1 + k1]);
-        }
-      }
+    for (int64_t k1 = 0; k1 < 1; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+      (void)lane;
+      (void)i1;
+      sh_st11[k1] = gnn_rsqrtf(in_deg[v * 1 + k1]);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k2 = 0; k2 < 2; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
       float r12_;
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 2) {
-          r12_ = (k2 < 1) ? sh_st8[k2] : sh_st11[k2 - 1];
-          sh_st12[k2] = r12_;
-        }
-      }
+      r12_ = (k2 < 1) ? sh_st8[k2] : sh_st11[k2 - 1];
+      sh_st12[k2] = r12_;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k3 = 0; k3 < 2; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
       float lin;
       float r14_;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 2) {
-          lin = 0.0f;
-          for (int64_t j = 0; j < 2; j++) {
-            lin = lin + (sh_st12[j] * p_gmmconv0_P[(j * 2) + k3]);
-          }
-          r14_ = tanhf(lin);
-          sh_st14[k3] = r14_;
-        }
+      lin = 0.0f;
+      for (int64_t j = 0; j < 2; j++) {
+        lin = lin + (sh_st12[j] * p_gmmconv0_P[(j * 2) + k3]);
       }
+      r14_ = tanhf(lin);
+      sh_st14[k3] = r14_;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k4 = 0; k4 < 6; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
+      (void)lane;
+      (void)i4;
       float r16_;
-      for (int i4 = 0; i4 < 1; i4++) {
-        const int64_t k4 = lane + (int64_t)i4 * 8;
-        if (k4 < 6) {
-          r16_ = sh_st14[k4 % 2] - p_gmmconv0_mu[k4];
-          sh_st16[k4] = r16_;
-        }
-      }
+      r16_ = sh_st14[k4 % 2] - p_gmmconv0_mu[k4];
+      sh_st16[k4] = r16_;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k5 = 0; k5 < 2; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
+      (void)lane;
+      (void)i5;
       float lin1;
       float r33_;
-      for (int i5 = 0; i5 < 1; i5++) {
-        const int64_t k5 = lane + (int64_t)i5 * 8;
-        if (k5 < 2) {
-          lin1 = 0.0f;
-          for (int64_t j1 = 0; j1 < 2; j1++) {
-            lin1 = lin1 + (sh_st12[j1] * p_gmmconv1_P[(j1 * 2) + k5]);
-          }
-          r33_ = tanhf(lin1);
-          sh_st33[k5] = r33_;
-        }
+      lin1 = 0.0f;
+      for (int64_t j1 = 0; j1 < 2; j1++) {
+        lin1 = lin1 + (sh_st12[j1] * p_gmmconv1_P[(j1 * 2) + k5]);
       }
+      r33_ = tanhf(lin1);
+      sh_st33[k5] = r33_;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k6 = 0; k6 < 6; k6++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k6 % 8), i6 = (int)(k6 / 8);
+      (void)lane;
+      (void)i6;
       float r35_;
-      for (int i6 = 0; i6 < 1; i6++) {
-        const int64_t k6 = lane + (int64_t)i6 * 8;
-        if (k6 < 6) {
-          r35_ = sh_st33[k6 % 2] - p_gmmconv1_mu[k6];
-          sh_st35[k6] = r35_;
-        }
-      }
+      r35_ = sh_st33[k6 % 2] - p_gmmconv1_mu[k6];
+      sh_st35[k6] = r35_;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k7 = 0; k7 < 3; k7++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k7 % 8), i7 = (int)(k7 / 8);
+      (void)lane;
+      (void)i7;
       float sum;
       float r47_;
       float r56_;
-      for (int i7 = 0; i7 < 1; i7++) {
-        const int64_t k7 = lane + (int64_t)i7 * 8;
-        if (k7 < 3) {
-          sum = 0.0f;
-          for (int64_t j2 = 0; j2 < 7; j2++) {
-            r47_ = in_grad_out[v * 7 + j2] / 3.0f;
-            sum = sum + (t41[u * 21 + ((k7 * 7) + j2)] * r47_);
-          }
-          r56_ = (sum * t40[row * 3 + k7]) * -0.5f;
-          sh_st56[k7] = r56_;
-        }
+      sum = 0.0f;
+      for (int64_t j2 = 0; j2 < 7; j2++) {
+        r47_ = in_grad_out[v * 7 + j2] / 3.0f;
+        sum = sum + (t41[u * 21 + ((k7 * 7) + j2)] * r47_);
       }
+      r56_ = (sum * t40[row * 3 + k7]) * -0.5f;
+      sh_st56[k7] = r56_;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k8 = 0; k8 < 6; k8++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k8 % 8), i8 = (int)(k8 / 8);
+      (void)lane;
+      (void)i8;
       float r37_;
       float r62_;
       float r63_;
-      for (int i8 = 0; i8 < 1; i8++) {
-        const int64_t k8 = lane + (int64_t)i8 * 8;
-        if (k8 < 6) {
-          r37_ = p_gmmconv1_isigma[k8] * p_gmmconv1_isigma[k8];
-          r62_ = (sh_st56[k8 / 2] * r37_) * sh_st35[k8];
-          r63_ = r62_ + r62_;
-          sh_st63[k8] = r63_;
-        }
-      }
+      r37_ = p_gmmconv1_isigma[k8] * p_gmmconv1_isigma[k8];
+      r62_ = (sh_st56[k8 / 2] * r37_) * sh_st35[k8];
+      r63_ = r62_ + r62_;
+      sh_st63[k8] = r63_;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k9 = 0; k9 < 2; k9++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k9 % 8), i9 = (int)(k9 / 8);
+      (void)lane;
+      (void)i9;
       float heads;
-      for (int i9 = 0; i9 < 1; i9++) {
-        const int64_t k9 = lane + (int64_t)i9 * 8;
-        if (k9 < 2) {
-          heads = 0.0f;
-          for (int64_t j3 = 0; j3 < 3; j3++) {
-            heads = heads + sh_st63[(j3 * 2) + k9];
-          }
-          sh_st70[k9] = heads * (1.0f - (sh_st33[k9] * sh_st33[k9]));
-        }
+      heads = 0.0f;
+      for (int64_t j3 = 0; j3 < 3; j3++) {
+        heads = heads + sh_st63[(j3 * 2) + k9];
       }
+      sh_st70[k9] = heads * (1.0f - (sh_st33[k9] * sh_st33[k9]));
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k10 = 0; k10 < 3; k10++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k10 % 8), i10 = (int)(k10 / 8);
+      (void)lane;
+      (void)i10;
       float sum1;
       float r83_;
-      for (int i10 = 0; i10 < 1; i10++) {
-        const int64_t k10 = lane + (int64_t)i10 * 8;
-        if (k10 < 3) {
-          sum1 = 0.0f;
-          for (int64_t j4 = 0; j4 < 16; j4++) {
-            sum1 = sum1 + (t23[u * 48 + ((k10 * 16) + j4)] * t75[v * 48 + ((k10 * 16) + j4)]);
-          }
-          r83_ = (sum1 * t22[row * 3 + k10]) * -0.5f;
-          sh_st83[k10] = r83_;
-        }
+      sum1 = 0.0f;
+      for (int64_t j4 = 0; j4 < 16; j4++) {
+        sum1 = sum1 + (t23[u * 48 + ((k10 * 16) + j4)] * t75[v * 48 + ((k10 * 16) + j4)]);
       }
+      r83_ = (sum1 * t22[row * 3 + k10]) * -0.5f;
+      sh_st83[k10] = r83_;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k11 = 0; k11 < 6; k11++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k11 % 8), i11 = (int)(k11 / 8);
+      (void)lane;
+      (void)i11;
       float r19_;
       float r89_;
       float r90_;
-      for (int i11 = 0; i11 < 1; i11++) {
-        const int64_t k11 = lane + (int64_t)i11 * 8;
-        if (k11 < 6) {
-          r19_ = p_gmmconv0_isigma[k11] * p_gmmconv0_isigma[k11];
-          r89_ = (sh_st83[k11 / 2] * r19_) * sh_st16[k11];
-          r90_ = r89_ + r89_;
-          sh_st90[k11] = r90_;
-        }
-      }
+      r19_ = p_gmmconv0_isigma[k11] * p_gmmconv0_isigma[k11];
+      r89_ = (sh_st83[k11 / 2] * r19_) * sh_st16[k11];
+      r90_ = r89_ + r89_;
+      sh_st90[k11] = r90_;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k12 = 0; k12 < 2; k12++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k12 % 8), i12 = (int)(k12 / 8);
+      (void)lane;
+      (void)i12;
       float heads1;
-      for (int i12 = 0; i12 < 1; i12++) {
-        const int64_t k12 = lane + (int64_t)i12 * 8;
-        if (k12 < 2) {
-          heads1 = 0.0f;
-          for (int64_t j5 = 0; j5 < 3; j5++) {
-            heads1 = heads1 + sh_st90[(j5 * 2) + k12];
-          }
-          sh_st96[k12] = heads1 * (1.0f - (sh_st14[k12] * sh_st14[k12]));
-        }
+      heads1 = 0.0f;
+      for (int64_t j5 = 0; j5 < 3; j5++) {
+        heads1 = heads1 + sh_st90[(j5 * 2) + k12];
       }
+      sh_st96[k12] = heads1 * (1.0f - (sh_st14[k12] * sh_st14[k12]));
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int lane = 0; lane < 8; lane++) {
@@ -779,13 +730,11 @@ static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
 static void k7_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t59, const double *restrict acc59) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 6) {
-          t59[k] = acc59[k];
-        }
-      }
+    for (int64_t k = 0; k < 6; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      t59[k] = acc59[k];
     }
   }
 }
@@ -794,13 +743,11 @@ static void k7_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t59,
 static void k8_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t65, const double *restrict acc65) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 6) {
-          t65[k] = acc65[k];
-        }
-      }
+    for (int64_t k = 0; k < 6; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      t65[k] = acc65[k];
     }
   }
 }
@@ -809,13 +756,11 @@ static void k8_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t65,
 static void k9_reduce_rows_matmul_tn_finish_global(int64_t nrows, float *restrict t71, const double *restrict acc71) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 4; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 4;
-        if (k < 4) {
-          t71[k] = acc71[k];
-        }
-      }
+    for (int64_t k = 0; k < 4; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 4), i = (int)(k / 4);
+      (void)lane;
+      (void)i;
+      t71[k] = acc71[k];
     }
   }
 }
@@ -824,13 +769,11 @@ static void k9_reduce_rows_matmul_tn_finish_global(int64_t nrows, float *restric
 static void k10_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t86, const double *restrict acc86) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 6) {
-          t86[k] = acc86[k];
-        }
-      }
+    for (int64_t k = 0; k < 6; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      t86[k] = acc86[k];
     }
   }
 }
@@ -839,13 +782,11 @@ static void k10_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t86
 static void k11_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t92, const double *restrict acc92) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 6) {
-          t92[k] = acc92[k];
-        }
-      }
+    for (int64_t k = 0; k < 6; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      t92[k] = acc92[k];
     }
   }
 }
@@ -854,13 +795,11 @@ static void k11_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t92
 static void k12_reduce_rows_matmul_tn_finish_global(int64_t nrows, float *restrict t97, const double *restrict acc97) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 4; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 4;
-        if (k < 4) {
-          t97[k] = acc97[k];
-        }
-      }
+    for (int64_t k = 0; k < 4; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 4), i = (int)(k / 4);
+      (void)lane;
+      (void)i;
+      t97[k] = acc97[k];
     }
   }
 }
@@ -869,26 +808,22 @@ static void k12_reduce_rows_matmul_tn_finish_global(int64_t nrows, float *restri
 static void k13_apply_global_add_global(int64_t nrows, const float *restrict t59, const float *restrict p_gmmconv1_isigma, float *restrict t61, const float *restrict t86, const float *restrict p_gmmconv0_isigma, float *restrict t88) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k = 0; k < 6; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
       float r60_;
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 6) {
-          r60_ = t59[k] * p_gmmconv1_isigma[k];
-          t61[k] = r60_ + r60_;
-        }
-      }
+      r60_ = t59[k] * p_gmmconv1_isigma[k];
+      t61[k] = r60_ + r60_;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k1 = 0; k1 < 6; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+      (void)lane;
+      (void)i1;
       float r87_;
-      for (int i1 = 0; i1 < 1; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 8;
-        if (k1 < 6) {
-          r87_ = t86[k1] * p_gmmconv0_isigma[k1];
-          t88[k1] = r87_ + r87_;
-        }
-      }
+      r87_ = t86[k1] * p_gmmconv0_isigma[k1];
+      t88[k1] = r87_ + r87_;
     }
   }
 }
@@ -907,13 +842,11 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 48) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 48; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -929,26 +862,22 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 32; lane++) {
+        for (int64_t k1 = 0; k1 < 48; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 2; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 32;
-            if (k1 < 48) {
-              x = t75[u * 48 + k1] * t22[e * 3 + (k1 / 16)];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t75[u * 48 + k1] * t22[e * 3 + (k1 / 16)];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i2 = 0; i2 < 2; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 48) {
-          t80[row * 48 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-        }
-      }
+    for (int64_t k2 = 0; k2 < 48; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+      (void)lane;
+      (void)i2;
+      t80[row * 48 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
     }
   }
 }

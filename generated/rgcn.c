@@ -14,6 +14,21 @@
 /* Helpers a model may not use all of. */
 #define GNN_HELPER static inline __attribute__((unused))
 GNN_HELPER float gnn_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/* x where the mask keeps it, +0 where it drops it: a select without a branch. */
+GNN_HELPER float gnn_keep_f32(int keep, float x) {
+  uint32_t b;
+  memcpy(&b, &x, sizeof b);
+  b &= 0u - (uint32_t)(keep != 0);
+  memcpy(&x, &b, sizeof b);
+  return x;
+}
+GNN_HELPER double gnn_keep_f64(int keep, double x) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  b &= 0ull - (uint64_t)(keep != 0);
+  memcpy(&x, &b, sizeof b);
+  return x;
+}
 GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */
@@ -133,36 +148,30 @@ static void k0_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_
       }
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i6 = 0; i6 < 1; i6++) {
-        const int64_t k6 = lane + (int64_t)i6 * 32;
-        if (k6 < 2) {
-          t10[row * 2 + k6] = (sh6[k6] >= 1.0f) ? sh6[k6] : 1.0f;
-        }
-      }
+    for (int64_t k6 = 0; k6 < 2; k6++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+      (void)lane;
+      (void)i6;
+      t10[row * 2 + k6] = (sh6[k6] >= 1.0f) ? sh6[k6] : 1.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
+    for (int64_t k7 = 0; k7 < 16; k7++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
+      (void)lane;
+      (void)i7;
       float heads;
-      for (int i7 = 0; i7 < 1; i7++) {
-        const int64_t k7 = lane + (int64_t)i7 * 32;
-        if (k7 < 16) {
-          heads = 0.0f;
-          for (int64_t j = 0; j < 2; j++) {
-            heads = heads + (sh8[(j * 16) + k7] / t10[row * 2 + j]);
-          }
-          t15[row * 16 + k7] = (heads + t13[row * 16 + k7]) + p_rgcnconv0_b[k7];
-        }
+      heads = 0.0f;
+      for (int64_t j = 0; j < 2; j++) {
+        heads = heads + (sh8[(j * 16) + k7] / t10[row * 2 + j]);
       }
+      t15[row * 16 + k7] = (heads + t13[row * 16 + k7]) + p_rgcnconv0_b[k7];
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i8 = 0; i8 < 1; i8++) {
-        const int64_t k8 = lane + (int64_t)i8 * 32;
-        if (k8 < 16) {
-          t16[row * 16 + k8] = (t15[row * 16 + k8] > 0.0f) ? t15[row * 16 + k8] : 0.0f;
-        }
-      }
+    for (int64_t k8 = 0; k8 < 16; k8++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k8 % 32), i8 = (int)(k8 / 32);
+      (void)lane;
+      (void)i8;
+      t16[row * 16 + k8] = (t15[row * 16 + k8] > 0.0f) ? t15[row * 16 + k8] : 0.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -183,13 +192,11 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 4; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 4;
-        if (k < 4) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 4; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 4), i = (int)(k / 4);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 4) {
       for (int lane = 0; lane < 4; lane++) {
@@ -205,44 +212,38 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 4; lane++) {
+        for (int64_t k1 = 0; k1 < 4; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 4), i1 = (int)(k1 / 4);
+          (void)lane;
+          (void)i1;
           float r5_;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 4;
-            if (k1 < 4) {
-              r5_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
-              x = t20[u * 4 + k1] * r5_;
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          r5_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
+          x = t20[u * 4 + k1] * r5_;
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 4; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 4;
-        if (k2 < 4) {
-          sh21[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 4; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 4), i2 = (int)(k2 / 4);
+      (void)lane;
+      (void)i2;
+      sh21[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 4; lane++) {
+    for (int64_t k3 = 0; k3 < 2; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 4), i3 = (int)(k3 / 4);
+      (void)lane;
+      (void)i3;
       float heads;
       float r10_;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 4;
-        if (k3 < 2) {
-          heads = 0.0f;
-          for (int64_t j = 0; j < 2; j++) {
-            r10_ = (t6[row * 2 + j] >= 1.0f) ? t6[row * 2 + j] : 1.0f;
-            heads = heads + (sh21[(j * 2) + k3] / r10_);
-          }
-          t26[row * 2 + k3] = (heads + t24[row * 2 + k3]) + p_rgcnconv1_b[k3];
-        }
+      heads = 0.0f;
+      for (int64_t j = 0; j < 2; j++) {
+        r10_ = (t6[row * 2 + j] >= 1.0f) ? t6[row * 2 + j] : 1.0f;
+        heads = heads + (sh21[(j * 2) + k3] / r10_);
       }
+      t26[row * 2 + k3] = (heads + t24[row * 2 + k3]) + p_rgcnconv1_b[k3];
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -252,13 +253,11 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
 static void k2_div_vertex(int64_t nrows, float *restrict t32, const float *restrict in_grad_out, const float *restrict t10) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 4; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 4;
-        if (k < 4) {
-          t32[row * 4 + k] = in_grad_out[row * 2 + (k % 2)] / t10[row * 2 + (k / 2)];
-        }
-      }
+    for (int64_t k = 0; k < 4; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 4), i = (int)(k / 4);
+      (void)lane;
+      (void)i;
+      t32[row * 4 + k] = in_grad_out[row * 2 + (k % 2)] / t10[row * 2 + (k / 2)];
     }
   }
 }
@@ -277,13 +276,11 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 4; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 4;
-        if (k < 4) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 4; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 4), i = (int)(k / 4);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 4) {
       for (int lane = 0; lane < 4; lane++) {
@@ -299,28 +296,24 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 4; lane++) {
+        for (int64_t k1 = 0; k1 < 4; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 4), i1 = (int)(k1 / 4);
+          (void)lane;
+          (void)i1;
           float r5_;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 4;
-            if (k1 < 4) {
-              r5_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
-              x = t32[u * 4 + k1] * r5_;
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          r5_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
+          x = t32[u * 4 + k1] * r5_;
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 4; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 4;
-        if (k2 < 4) {
-          t35[row * 4 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-        }
-      }
+    for (int64_t k2 = 0; k2 < 4; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 4), i2 = (int)(k2 / 4);
+      (void)lane;
+      (void)i2;
+      t35[row * 4 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
     }
   }
 }
@@ -329,22 +322,18 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
 static void k4_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t39, const float *restrict t15, const float *restrict t29, const float *restrict t36, float *restrict t43, const float *restrict t10) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 16) {
-          t39[row * 16 + k] = (t15[row * 16 + k] > 0.0f) ? (t29[row * 16 + k] + t36[row * 16 + k]) : 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t39[row * 16 + k] = (t15[row * 16 + k] > 0.0f) ? (t29[row * 16 + k] + t36[row * 16 + k]) : 0.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i1 = 0; i1 < 1; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 32) {
-          t43[row * 32 + k1] = t39[row * 16 + (k1 % 16)] / t10[row * 2 + (k1 / 16)];
-        }
-      }
+    for (int64_t k1 = 0; k1 < 32; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+      (void)lane;
+      (void)i1;
+      t43[row * 32 + k1] = t39[row * 16 + (k1 % 16)] / t10[row * 2 + (k1 / 16)];
     }
   }
 }
@@ -383,13 +372,11 @@ static void k5_reduce_rows2_sum_vertex(int64_t nrows, double *restrict acc28, co
 static void k6_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t28, const double *restrict acc28) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 2; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 2;
-        if (k < 2) {
-          t28[k] = acc28[k];
-        }
-      }
+    for (int64_t k = 0; k < 2; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 2), i = (int)(k / 2);
+      (void)lane;
+      (void)i;
+      t28[k] = acc28[k];
     }
   }
 }
@@ -398,13 +385,11 @@ static void k6_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t28,
 static void k7_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t40, const double *restrict acc40) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 16; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 16;
-        if (k < 16) {
-          t40[k] = acc40[k];
-        }
-      }
+    for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 16), i = (int)(k / 16);
+      (void)lane;
+      (void)i;
+      t40[k] = acc40[k];
     }
   }
 }
@@ -423,13 +408,11 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 32) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -445,28 +428,24 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 32; lane++) {
+        for (int64_t k1 = 0; k1 < 32; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+          (void)lane;
+          (void)i1;
           float r5_;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 32;
-            if (k1 < 32) {
-              r5_ = (in_rel[e * 1 + ((k1 / 16) / 2)] == (float)((k1 / 16) % 2)) ? 1.0f : 0.0f;
-              x = t43[u * 32 + k1] * r5_;
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          r5_ = (in_rel[e * 1 + ((k1 / 16) / 2)] == (float)((k1 / 16) % 2)) ? 1.0f : 0.0f;
+          x = t43[u * 32 + k1] * r5_;
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 32) {
-          t46[row * 32 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-        }
-      }
+    for (int64_t k2 = 0; k2 < 32; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+      (void)lane;
+      (void)i2;
+      t46[row * 32 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
     }
   }
 }

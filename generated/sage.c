@@ -14,6 +14,21 @@
 /* Helpers a model may not use all of. */
 #define GNN_HELPER static inline __attribute__((unused))
 GNN_HELPER float gnn_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/* x where the mask keeps it, +0 where it drops it: a select without a branch. */
+GNN_HELPER float gnn_keep_f32(int keep, float x) {
+  uint32_t b;
+  memcpy(&b, &x, sizeof b);
+  b &= 0u - (uint32_t)(keep != 0);
+  memcpy(&x, &b, sizeof b);
+  return x;
+}
+GNN_HELPER double gnn_keep_f64(int keep, double x) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  b &= 0ull - (uint64_t)(keep != 0);
+  memcpy(&x, &b, sizeof b);
+  return x;
+}
 GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */
@@ -53,13 +68,11 @@ static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *re
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 45; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 1433) {
-          t1[row * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f) ? (in_x[row * 1433 + k] * 2.0f) : 0.0f) : in_x[row * 1433 + k];
-        }
-      }
+    for (int64_t k = 0; k < 1433; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      t1[row * 1433 + k] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f), in_x[row * 1433 + k] * 2.0f)) : in_x[row * 1433 + k];
     }
   }
 }
@@ -80,13 +93,11 @@ static void k1_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 16; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 16;
-        if (k < 16) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 16), i = (int)(k / 16);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 16) {
       for (int lane = 0; lane < 16; lane++) {
@@ -101,46 +112,38 @@ static void k1_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       cnt = gnn_min_i64(hi - j0, 16);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 16; lane++) {
+        for (int64_t k1 = 0; k1 < 16; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 16), i1 = (int)(k1 / 16);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 16;
-            if (k1 < 16) {
-              x = t6[u * 16 + k1];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t6[u * 16 + k1];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 16; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 16;
-        if (k2 < 16) {
-          sh7[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 16; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 16), i2 = (int)(k2 / 16);
+      (void)lane;
+      (void)i2;
+      sh7[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 16; lane++) {
+    for (int64_t k3 = 0; k3 < 16; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 16), i3 = (int)(k3 / 16);
+      (void)lane;
+      (void)i3;
       float r9_;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 16;
-        if (k3 < 16) {
-          r9_ = (in_deg[row * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[row * 1]);
-          t12[row * 16 + k3] = (t5[row * 16 + k3] + (sh7[k3] * r9_)) + p_sageconv0_b[k3];
-        }
-      }
+      r9_ = (in_deg[row * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[row * 1]);
+      t12[row * 16 + k3] = (t5[row * 16 + k3] + (sh7[k3] * r9_)) + p_sageconv0_b[k3];
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 16; lane++) {
-      for (int i4 = 0; i4 < 1; i4++) {
-        const int64_t k4 = lane + (int64_t)i4 * 16;
-        if (k4 < 16) {
-          t14[row * 16 + k4] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f) ? (((t12[row * 16 + k4] > 0.0f) ? t12[row * 16 + k4] : 0.0f) * 2.0f) : 0.0f) : ((t12[row * 16 + k4] > 0.0f) ? t12[row * 16 + k4] : 0.0f);
-        }
-      }
+    for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 16), i4 = (int)(k4 / 16);
+      (void)lane;
+      (void)i4;
+      t14[row * 16 + k4] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f), ((t12[row * 16 + k4] > 0.0f) ? t12[row * 16 + k4] : 0.0f) * 2.0f)) : ((t12[row * 16 + k4] > 0.0f) ? t12[row * 16 + k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -160,13 +163,11 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -181,37 +182,31 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              x = t19[u * 7 + k1];
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          x = t19[u * 7 + k1];
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          sh20[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      sh20[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+      (void)lane;
+      (void)i3;
       float r9_;
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          r9_ = (in_deg[row * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[row * 1]);
-          t23[row * 7 + k3] = (t18[row * 7 + k3] + (sh20[k3] * r9_)) + p_sageconv1_b[k3];
-        }
-      }
+      r9_ = (in_deg[row * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[row * 1]);
+      t23[row * 7 + k3] = (t18[row * 7 + k3] + (sh20[k3] * r9_)) + p_sageconv1_b[k3];
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -230,13 +225,11 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -251,28 +244,24 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+          (void)lane;
+          (void)i1;
           float r9_;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 8;
-            if (k1 < 7) {
-              r9_ = (in_deg[u * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[u * 1]);
-              x = in_grad_out[u * 7 + k1] * r9_;
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          r9_ = (in_deg[u * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[u * 1]);
+          x = in_grad_out[u * 7 + k1] * r9_;
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 7) {
-          t28[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-        }
-      }
+    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      (void)lane;
+      (void)i2;
+      t28[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
     }
   }
 }
@@ -283,15 +272,13 @@ static void k4_relu_grad_vertex(int64_t nrows, const float *restrict t29, const 
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 16; lane++) {
+    for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 16), i = (int)(k / 16);
+      (void)lane;
+      (void)i;
       float r34_;
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 16;
-        if (k < 16) {
-          r34_ = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? ((t29[row * 16 + k] + t31[row * 16 + k]) * 2.0f) : 0.0f) : (t29[row * 16 + k] + t31[row * 16 + k]);
-          t35[row * 16 + k] = (t12[row * 16 + k] > 0.0f) ? r34_ : 0.0f;
-        }
-      }
+      r34_ = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f), (t29[row * 16 + k] + t31[row * 16 + k]) * 2.0f)) : (t29[row * 16 + k] + t31[row * 16 + k]);
+      t35[row * 16 + k] = (t12[row * 16 + k] > 0.0f) ? r34_ : 0.0f;
     }
   }
 }
@@ -330,13 +317,11 @@ static void k5_reduce_rows2_sum_vertex(int64_t nrows, double *restrict acc25, co
 static void k6_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t25, const double *restrict acc25) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 7) {
-          t25[k] = acc25[k];
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      t25[k] = acc25[k];
     }
   }
 }
@@ -345,13 +330,11 @@ static void k6_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t25,
 static void k7_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t36, const double *restrict acc36) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 16; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 16;
-        if (k < 16) {
-          t36[k] = acc36[k];
-        }
-      }
+    for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 16), i = (int)(k / 16);
+      (void)lane;
+      (void)i;
+      t36[k] = acc36[k];
     }
   }
 }
@@ -369,13 +352,11 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 16; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 16;
-        if (k < 16) {
-          acc[lane][i] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 16), i = (int)(k / 16);
+      (void)lane;
+      (void)i;
+      acc[lane][i] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 16) {
       for (int lane = 0; lane < 16; lane++) {
@@ -390,28 +371,24 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       cnt = gnn_min_i64(hi - j0, 16);
       for (int64_t t = 0; t < cnt; t++) {
         u = sh_u[t];
-        for (int lane = 0; lane < 16; lane++) {
+        for (int64_t k1 = 0; k1 < 16; k1++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k1 % 16), i1 = (int)(k1 / 16);
+          (void)lane;
+          (void)i1;
           float r9_;
           float x;
-          for (int i1 = 0; i1 < 1; i1++) {
-            const int64_t k1 = lane + (int64_t)i1 * 16;
-            if (k1 < 16) {
-              r9_ = (in_deg[u * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[u * 1]);
-              x = t35[u * 16 + k1] * r9_;
-              acc[lane][i1] = acc[lane][i1] + (double)x;
-            }
-          }
+          r9_ = (in_deg[u * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[u * 1]);
+          x = t35[u * 16 + k1] * r9_;
+          acc[lane][i1] = acc[lane][i1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 16; lane++) {
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 16;
-        if (k2 < 16) {
-          t39[row * 16 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-        }
-      }
+    for (int64_t k2 = 0; k2 < 16; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 16), i2 = (int)(k2 / 16);
+      (void)lane;
+      (void)i2;
+      t39[row * 16 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
     }
   }
 }
