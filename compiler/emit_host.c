@@ -27,6 +27,7 @@ typedef struct {
   bool *used;
   int nregion;       /* regions numbered by scan_block */
   int cur;           /* and counted again, in the same order, by emit_block */
+  int flat_k, flat_i; /* inside a flat lane loop (emit_flat_lanes): its k and i locals; else -1 */
 } HostK;
 
 static bool stmt_uniform(const HostK *h, const KStmt *s) {
@@ -115,6 +116,16 @@ static void expr(FILE *out, const HostK *h, const KExpr *e);
 static void var(FILE *out, const HostK *h, int v, const KExpr *idx) {
   const KLocal *l = &h->k->locals[v];
   fputs(l->name, out);
+  if (h->promote[v] && idx) { /* element idx of every lane, lane-minor: acc[idx * G + lane] */
+    if (h->flat_i >= 0 && idx->kind == KE_VAR && idx->var == h->flat_i && !idx->a) {
+      fprintf(out, "[%s]", h->k->locals[h->flat_k].name); /* k = lane + i * G: contiguous in a flat loop */
+      return;
+    }
+    fputs("[(", out);
+    expr(out, h, idx);
+    fprintf(out, ") * %d + lane]", h->k->group);
+    return;
+  }
   if (h->promote[v]) fputs("[lane]", out);
   if (idx) {
     fputc('[', out);
@@ -444,7 +455,9 @@ static void emit_flat_lanes(FILE *out, HostK *h, const KStmt *s, int region, int
   ind(out, d + 1);
   fprintf(out, "(void)%s;\n", iv);
   region_decls(out, h, region, d + 1);
+  h->flat_k = s->var, h->flat_i = s->var2;
   emit_block(out, h, &s->body, d + 1, true);
+  h->flat_k = h->flat_i = -1;
   ind(out, d);
   fputs("}\n", out);
 }
@@ -504,7 +517,7 @@ static void params(FILE *out, const Kernel *k, const char *restrict_kw) {
 static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   (void)p;
   int n = k->nlocals;
-  HostK h = {k, calloc((size_t)n + 1, sizeof(int)), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), 0, 0};
+  HostK h = {k, calloc((size_t)n + 1, sizeof(int)), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), 0, 0, -1, -1};
   scan_block(&h, &k->body, 0);
   fprintf(out, "\n/* %s: %s, %d lanes per group. %s */\n", k->name, kernel_mapping_desc(k), k->group, k->what);
   fprintf(out, "static void %s(", k->name);
@@ -531,8 +544,7 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
       if (l->len) fprintf(out, "[%d]", l->len);
       fputs(";\n", out);
     } else if (h.promote[i]) {
-      fprintf(out, "    %s %s[%d]", ctype(l->type), l->name, k->group);
-      if (l->len) fprintf(out, "[%d]", l->len);
+      fprintf(out, "    %s %s[%d]", ctype(l->type), l->name, k->group * (l->len ? l->len : 1));
       fputs(";  /* per lane, live across regions */\n", out);
     }
   }

@@ -806,7 +806,9 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
         int pv = add_local(L, k, "p", KT_F32, 0, false);
         ks_let(L, lanes, nm, NULL, ksel(L, kbin(L, KO_GT, x, av), x, av));
         KExpr *m = kvar(L, k, nm, NULL), *s = kvar(L, k, acc[a->id].aux, slot);
-        ks_let(L, lanes, sc, NULL, kun(L, KU_EXP, kbin(L, KO_SUB, av, m)));
+        /* exp(max_old - max_new) is exp(0) = 1 unless x raised the max, which happens about
+         * log(degree) times per vertex: one exp per edge instead of two (the same values) */
+        ks_let(L, lanes, sc, NULL, ksel(L, kbin(L, KO_GT, x, av), kun(L, KU_EXP, kbin(L, KO_SUB, av, x)), kf(L, 1.0)));
         ks_let(L, lanes, pv, NULL, kun(L, KU_EXP, kbin(L, KO_SUB, x, m)));
         ks_let(L, lanes, acc[a->id].aux, slot,
                kbin(L, KO_ADD, kbin(L, KO_MUL, s, kun(L, KU_TO_F64, kvar(L, k, sc, NULL))), kun(L, KU_TO_F64, kvar(L, k, pv, NULL))));

@@ -125,7 +125,7 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     float sh18[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -134,7 +134,7 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -164,7 +164,7 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           float x;
           r11_ = t10[u * 7 + k1] + p_linear1_b[k1];
           x = r11_ * sh_st15[t];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -173,7 +173,7 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      sh18[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh18[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -200,7 +200,7 @@ static void k4_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     float sh22[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -209,7 +209,7 @@ static void k4_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -237,7 +237,7 @@ static void k4_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           (void)i1;
           float x;
           x = t21[u * 7 + k1] * sh_st15[t];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -246,7 +246,7 @@ static void k4_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      sh22[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh22[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -273,7 +273,7 @@ static void k5_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     float sh25[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -282,7 +282,7 @@ static void k5_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -310,7 +310,7 @@ static void k5_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           (void)i1;
           float x;
           x = t24[u * 7 + k1] * sh_st15[t];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -319,7 +319,7 @@ static void k5_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      sh25[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh25[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -346,7 +346,7 @@ static void k6_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     float sh28[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -355,7 +355,7 @@ static void k6_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -383,7 +383,7 @@ static void k6_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           (void)i1;
           float x;
           x = t27[u * 7 + k1] * sh_st15[t];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -392,7 +392,7 @@ static void k6_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      sh28[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh28[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -419,7 +419,7 @@ static void k7_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     float sh31[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -428,7 +428,7 @@ static void k7_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -456,7 +456,7 @@ static void k7_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           (void)i1;
           float x;
           x = t30[u * 7 + k1] * sh_st15[t];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -465,7 +465,7 @@ static void k7_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      sh31[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh31[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -492,7 +492,7 @@ static void k8_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     float sh34[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -501,7 +501,7 @@ static void k8_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -529,7 +529,7 @@ static void k8_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           (void)i1;
           float x;
           x = t33[u * 7 + k1] * sh_st15[t];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -538,7 +538,7 @@ static void k8_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      sh34[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh34[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -565,7 +565,7 @@ static void k9_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     float sh37[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -574,7 +574,7 @@ static void k9_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -602,7 +602,7 @@ static void k9_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           (void)i1;
           float x;
           x = t36[u * 7 + k1] * sh_st15[t];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -611,7 +611,7 @@ static void k9_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      sh37[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh37[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -638,7 +638,7 @@ static void k10_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
     float sh40[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -647,7 +647,7 @@ static void k10_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -675,7 +675,7 @@ static void k10_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
           (void)i1;
           float x;
           x = t39[u * 7 + k1] * sh_st15[t];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -684,7 +684,7 @@ static void k10_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      sh40[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh40[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -711,7 +711,7 @@ static void k11_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
     float sh43[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -720,7 +720,7 @@ static void k11_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -748,7 +748,7 @@ static void k11_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
           (void)i1;
           float x;
           x = t42[u * 7 + k1] * sh_st15[t];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -757,7 +757,7 @@ static void k11_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      sh43[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh43[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -784,7 +784,7 @@ static void k12_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
     float sh46[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -793,7 +793,7 @@ static void k12_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -821,7 +821,7 @@ static void k12_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
           (void)i1;
           float x;
           x = t45[u * 7 + k1] * sh_st15[t];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -830,7 +830,7 @@ static void k12_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      sh46[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh46[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -856,7 +856,7 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     float sh53[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -866,7 +866,7 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -888,7 +888,7 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = (in_grad_out[u * 7 + k1] * 0.9f) * t15[e * 1];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -897,8 +897,8 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      t53[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-      sh53[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      t53[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      sh53[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -920,7 +920,7 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     float sh58[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -930,7 +930,7 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -952,7 +952,7 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = t55[u * 7 + k1] * t15[e * 1];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -961,8 +961,8 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      t58[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-      sh58[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      t58[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      sh58[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -984,7 +984,7 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     float sh63[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -994,7 +994,7 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -1016,7 +1016,7 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = t60[u * 7 + k1] * t15[e * 1];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -1025,8 +1025,8 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      t63[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-      sh63[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      t63[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      sh63[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -1048,7 +1048,7 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     float sh68[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -1058,7 +1058,7 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -1080,7 +1080,7 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = t65[u * 7 + k1] * t15[e * 1];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -1089,8 +1089,8 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      t68[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-      sh68[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      t68[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      sh68[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -1112,7 +1112,7 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     float sh73[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -1122,7 +1122,7 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -1144,7 +1144,7 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = t70[u * 7 + k1] * t15[e * 1];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -1153,8 +1153,8 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      t73[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-      sh73[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      t73[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      sh73[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -1176,7 +1176,7 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     float sh78[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -1186,7 +1186,7 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -1208,7 +1208,7 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = t75[u * 7 + k1] * t15[e * 1];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -1217,8 +1217,8 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      t78[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-      sh78[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      t78[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      sh78[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -1240,7 +1240,7 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     float sh83[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -1250,7 +1250,7 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -1272,7 +1272,7 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = t80[u * 7 + k1] * t15[e * 1];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -1281,8 +1281,8 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      t83[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-      sh83[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      t83[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      sh83[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -1304,7 +1304,7 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     float sh88[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -1314,7 +1314,7 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -1336,7 +1336,7 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = t85[u * 7 + k1] * t15[e * 1];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -1345,8 +1345,8 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      t88[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-      sh88[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      t88[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      sh88[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -1368,7 +1368,7 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     float sh93[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -1378,7 +1378,7 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -1400,7 +1400,7 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = t90[u * 7 + k1] * t15[e * 1];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -1409,8 +1409,8 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      t93[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
-      sh93[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      t93[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      sh93[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -1432,7 +1432,7 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     float sh99[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -1442,7 +1442,7 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -1464,7 +1464,7 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = t96[u * 7 + k1] * t15[e * 1];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -1473,7 +1473,7 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      sh99[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh99[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */

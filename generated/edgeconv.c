@@ -124,9 +124,9 @@ static void k2_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     float sh7[64] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    float acc[32][2];  /* per lane, live across regions */
-    float best[32][2];  /* per lane, live across regions */
-    int64_t arg[32][2];  /* per lane, live across regions */
+    float acc[64];  /* per lane, live across regions */
+    float best[64];  /* per lane, live across regions */
+    int64_t arg[64];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -136,14 +136,14 @@ static void k2_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       for (int i = 0; i < 2; i++) {
         const int64_t k = lane + (int64_t)i * 32;
         if (k < 64) {
-          acc[lane][i] = (-INFINITY);
+          acc[(i) * 32 + lane] = (-INFINITY);
         }
       }
       for (int i1 = 0; i1 < 2; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 64) {
-          best[lane][i1] = 0.0f;
-          arg[lane][i1] = -1;
+          best[(i1) * 32 + lane] = 0.0f;
+          arg[(i1) * 32 + lane] = -1;
         }
       }
     }
@@ -168,16 +168,16 @@ static void k2_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
             const int64_t k2 = lane + (int64_t)i2 * 32;
             if (k2 < 64) {
               x = t3[u * 64 + k2];
-              acc[lane][i2] = (x > acc[lane][i2]) ? x : acc[lane][i2];
+              acc[(i2) * 32 + lane] = (x > acc[(i2) * 32 + lane]) ? x : acc[(i2) * 32 + lane];
             }
           }
           for (int i3 = 0; i3 < 2; i3++) {
             const int64_t k3 = lane + (int64_t)i3 * 32;
             if (k3 < 64) {
               x1 = t3[u * 64 + k3];
-              if ((arg[lane][i3] < 0) || (x1 > best[lane][i3])) {
-                best[lane][i3] = x1;
-                arg[lane][i3] = e;
+              if ((arg[(i3) * 32 + lane] < 0) || (x1 > best[(i3) * 32 + lane])) {
+                best[(i3) * 32 + lane] = x1;
+                arg[(i3) * 32 + lane] = e;
               }
             }
           }
@@ -189,14 +189,14 @@ static void k2_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       for (int i4 = 0; i4 < 2; i4++) {
         const int64_t k4 = lane + (int64_t)i4 * 32;
         if (k4 < 64) {
-          sh7[k4] = (float)(((hi - lo) > 0) ? acc[lane][i4] : 0.0f);
+          sh7[k4] = (float)(((hi - lo) > 0) ? acc[(i4) * 32 + lane] : 0.0f);
         }
       }
       for (int i5 = 0; i5 < 2; i5++) {
         const int64_t k5 = lane + (int64_t)i5 * 32;
         if (k5 < 64) {
           if (training) {
-            t8[row * 64 + k5] = (int32_t)arg[lane][i5];
+            t8[row * 64 + k5] = (int32_t)arg[(i5) * 32 + lane];
           }
         }
       }
@@ -232,9 +232,9 @@ static void k3_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     float sh20[64] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    float acc[32][2];  /* per lane, live across regions */
-    float best[32][2];  /* per lane, live across regions */
-    int64_t arg[32][2];  /* per lane, live across regions */
+    float acc[64];  /* per lane, live across regions */
+    float best[64];  /* per lane, live across regions */
+    int64_t arg[64];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -244,14 +244,14 @@ static void k3_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       for (int i = 0; i < 2; i++) {
         const int64_t k = lane + (int64_t)i * 32;
         if (k < 64) {
-          acc[lane][i] = (-INFINITY);
+          acc[(i) * 32 + lane] = (-INFINITY);
         }
       }
       for (int i1 = 0; i1 < 2; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 64) {
-          best[lane][i1] = 0.0f;
-          arg[lane][i1] = -1;
+          best[(i1) * 32 + lane] = 0.0f;
+          arg[(i1) * 32 + lane] = -1;
         }
       }
     }
@@ -276,16 +276,16 @@ static void k3_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
             const int64_t k2 = lane + (int64_t)i2 * 32;
             if (k2 < 64) {
               x = t16[u * 64 + k2];
-              acc[lane][i2] = (x > acc[lane][i2]) ? x : acc[lane][i2];
+              acc[(i2) * 32 + lane] = (x > acc[(i2) * 32 + lane]) ? x : acc[(i2) * 32 + lane];
             }
           }
           for (int i3 = 0; i3 < 2; i3++) {
             const int64_t k3 = lane + (int64_t)i3 * 32;
             if (k3 < 64) {
               x1 = t16[u * 64 + k3];
-              if ((arg[lane][i3] < 0) || (x1 > best[lane][i3])) {
-                best[lane][i3] = x1;
-                arg[lane][i3] = e;
+              if ((arg[(i3) * 32 + lane] < 0) || (x1 > best[(i3) * 32 + lane])) {
+                best[(i3) * 32 + lane] = x1;
+                arg[(i3) * 32 + lane] = e;
               }
             }
           }
@@ -297,14 +297,14 @@ static void k3_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       for (int i4 = 0; i4 < 2; i4++) {
         const int64_t k4 = lane + (int64_t)i4 * 32;
         if (k4 < 64) {
-          sh20[k4] = (float)(((hi - lo) > 0) ? acc[lane][i4] : 0.0f);
+          sh20[k4] = (float)(((hi - lo) > 0) ? acc[(i4) * 32 + lane] : 0.0f);
         }
       }
       for (int i5 = 0; i5 < 2; i5++) {
         const int64_t k5 = lane + (int64_t)i5 * 32;
         if (k5 < 64) {
           if (training) {
-            t21[row * 64 + k5] = (int32_t)arg[lane][i5];
+            t21[row * 64 + k5] = (int32_t)arg[(i5) * 32 + lane];
           }
         }
       }
@@ -340,9 +340,9 @@ static void k4_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     float sh31[128] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    float acc[32][4];  /* per lane, live across regions */
-    float best[32][4];  /* per lane, live across regions */
-    int64_t arg[32][4];  /* per lane, live across regions */
+    float acc[128];  /* per lane, live across regions */
+    float best[128];  /* per lane, live across regions */
+    int64_t arg[128];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -352,14 +352,14 @@ static void k4_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       for (int i = 0; i < 4; i++) {
         const int64_t k = lane + (int64_t)i * 32;
         if (k < 128) {
-          acc[lane][i] = (-INFINITY);
+          acc[(i) * 32 + lane] = (-INFINITY);
         }
       }
       for (int i1 = 0; i1 < 4; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 128) {
-          best[lane][i1] = 0.0f;
-          arg[lane][i1] = -1;
+          best[(i1) * 32 + lane] = 0.0f;
+          arg[(i1) * 32 + lane] = -1;
         }
       }
     }
@@ -384,16 +384,16 @@ static void k4_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
             const int64_t k2 = lane + (int64_t)i2 * 32;
             if (k2 < 128) {
               x = t27[u * 128 + k2];
-              acc[lane][i2] = (x > acc[lane][i2]) ? x : acc[lane][i2];
+              acc[(i2) * 32 + lane] = (x > acc[(i2) * 32 + lane]) ? x : acc[(i2) * 32 + lane];
             }
           }
           for (int i3 = 0; i3 < 4; i3++) {
             const int64_t k3 = lane + (int64_t)i3 * 32;
             if (k3 < 128) {
               x1 = t27[u * 128 + k3];
-              if ((arg[lane][i3] < 0) || (x1 > best[lane][i3])) {
-                best[lane][i3] = x1;
-                arg[lane][i3] = e;
+              if ((arg[(i3) * 32 + lane] < 0) || (x1 > best[(i3) * 32 + lane])) {
+                best[(i3) * 32 + lane] = x1;
+                arg[(i3) * 32 + lane] = e;
               }
             }
           }
@@ -405,14 +405,14 @@ static void k4_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       for (int i4 = 0; i4 < 4; i4++) {
         const int64_t k4 = lane + (int64_t)i4 * 32;
         if (k4 < 128) {
-          sh31[k4] = (float)(((hi - lo) > 0) ? acc[lane][i4] : 0.0f);
+          sh31[k4] = (float)(((hi - lo) > 0) ? acc[(i4) * 32 + lane] : 0.0f);
         }
       }
       for (int i5 = 0; i5 < 4; i5++) {
         const int64_t k5 = lane + (int64_t)i5 * 32;
         if (k5 < 128) {
           if (training) {
-            t32[row * 128 + k5] = (int32_t)arg[lane][i5];
+            t32[row * 128 + k5] = (int32_t)arg[(i5) * 32 + lane];
           }
         }
       }
@@ -448,9 +448,9 @@ static void k5_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     float sh42[256] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    float acc[32][8];  /* per lane, live across regions */
-    float best[32][8];  /* per lane, live across regions */
-    int64_t arg[32][8];  /* per lane, live across regions */
+    float acc[256];  /* per lane, live across regions */
+    float best[256];  /* per lane, live across regions */
+    int64_t arg[256];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -460,14 +460,14 @@ static void k5_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       for (int i = 0; i < 8; i++) {
         const int64_t k = lane + (int64_t)i * 32;
         if (k < 256) {
-          acc[lane][i] = (-INFINITY);
+          acc[(i) * 32 + lane] = (-INFINITY);
         }
       }
       for (int i1 = 0; i1 < 8; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 256) {
-          best[lane][i1] = 0.0f;
-          arg[lane][i1] = -1;
+          best[(i1) * 32 + lane] = 0.0f;
+          arg[(i1) * 32 + lane] = -1;
         }
       }
     }
@@ -492,16 +492,16 @@ static void k5_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
             const int64_t k2 = lane + (int64_t)i2 * 32;
             if (k2 < 256) {
               x = t38[u * 256 + k2];
-              acc[lane][i2] = (x > acc[lane][i2]) ? x : acc[lane][i2];
+              acc[(i2) * 32 + lane] = (x > acc[(i2) * 32 + lane]) ? x : acc[(i2) * 32 + lane];
             }
           }
           for (int i3 = 0; i3 < 8; i3++) {
             const int64_t k3 = lane + (int64_t)i3 * 32;
             if (k3 < 256) {
               x1 = t38[u * 256 + k3];
-              if ((arg[lane][i3] < 0) || (x1 > best[lane][i3])) {
-                best[lane][i3] = x1;
-                arg[lane][i3] = e;
+              if ((arg[(i3) * 32 + lane] < 0) || (x1 > best[(i3) * 32 + lane])) {
+                best[(i3) * 32 + lane] = x1;
+                arg[(i3) * 32 + lane] = e;
               }
             }
           }
@@ -513,14 +513,14 @@ static void k5_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       for (int i4 = 0; i4 < 8; i4++) {
         const int64_t k4 = lane + (int64_t)i4 * 32;
         if (k4 < 256) {
-          sh42[k4] = (float)(((hi - lo) > 0) ? acc[lane][i4] : 0.0f);
+          sh42[k4] = (float)(((hi - lo) > 0) ? acc[(i4) * 32 + lane] : 0.0f);
         }
       }
       for (int i5 = 0; i5 < 8; i5++) {
         const int64_t k5 = lane + (int64_t)i5 * 32;
         if (k5 < 256) {
           if (training) {
-            t43[row * 256 + k5] = (int32_t)arg[lane][i5];
+            t43[row * 256 + k5] = (int32_t)arg[(i5) * 32 + lane];
           }
         }
       }
@@ -559,7 +559,7 @@ static void k7_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[32][8];  /* per lane, live across regions */
+    double acc[256];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -569,7 +569,7 @@ static void k7_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -591,7 +591,7 @@ static void k7_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           (void)i1;
           float x;
           x = (t43[u * 256 + k1] == e) ? in_grad_out[u * 256 + k1] : 0.0f;
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -600,7 +600,7 @@ static void k7_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
       (void)lane;
       (void)i2;
-      t49[row * 256 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      t49[row * 256 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
     }
   }
 }
@@ -633,7 +633,7 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[32][4];  /* per lane, live across regions */
+    double acc[128];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -643,7 +643,7 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -665,7 +665,7 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           (void)i1;
           float x;
           x = (t32[u * 128 + k1] == e) ? t57[u * 128 + k1] : 0.0f;
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -674,7 +674,7 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
       (void)lane;
       (void)i2;
-      t60[row * 128 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      t60[row * 128 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
     }
   }
 }
@@ -707,7 +707,7 @@ static void k11_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[32][2];  /* per lane, live across regions */
+    double acc[64];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -717,7 +717,7 @@ static void k11_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -739,7 +739,7 @@ static void k11_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = (t21[u * 64 + k1] == e) ? t68[u * 64 + k1] : 0.0f;
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -748,7 +748,7 @@ static void k11_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
       (void)lane;
       (void)i2;
-      t71[row * 64 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      t71[row * 64 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
     }
   }
 }
@@ -781,7 +781,7 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[32][2];  /* per lane, live across regions */
+    double acc[64];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -791,7 +791,7 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -813,7 +813,7 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = (t8[u * 64 + k1] == e) ? t79[u * 64 + k1] : 0.0f;
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -822,7 +822,7 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
       (void)lane;
       (void)i2;
-      t82[row * 64 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      t82[row * 64 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
     }
   }
 }

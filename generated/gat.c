@@ -121,9 +121,9 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
     float sh18[64] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    float mx[32][1];  /* per lane, live across regions */
-    double sum[32][1];  /* per lane, live across regions */
-    double acc[32][2];  /* per lane, live across regions */
+    float mx[32];  /* per lane, live across regions */
+    double sum[32];  /* per lane, live across regions */
+    double acc[64];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -133,14 +133,14 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
       for (int i = 0; i < 1; i++) {
         const int64_t k = lane + (int64_t)i * 32;
         if (k < 8) {
-          mx[lane][i] = (-INFINITY);
-          sum[lane][i] = 0.0f;
+          mx[(i) * 32 + lane] = (-INFINITY);
+          sum[(i) * 32 + lane] = 0.0f;
         }
       }
       for (int i1 = 0; i1 < 2; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 64) {
-          acc[lane][i1] = 0.0f;
+          acc[(i1) * 32 + lane] = 0.0f;
         }
       }
     }
@@ -171,11 +171,11 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
           r9_ = t7[u * 8 + k2] + t8[row * 8 + k2];
           r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
           x = r10_;
-          m = (x > mx[lane][i2]) ? x : mx[lane][i2];
-          scale = expf(mx[lane][i2] - m);
+          m = (x > mx[k2]) ? x : mx[k2];
+          scale = (x > mx[k2]) ? expf(mx[k2] - x) : 1.0f;
           p = expf(x - m);
-          sum[lane][i2] = (sum[lane][i2] * (double)scale) + (double)p;
-          mx[lane][i2] = m;
+          sum[k2] = (sum[k2] * (double)scale) + (double)p;
+          mx[k2] = m;
           sh_scale11[k2] = scale;
           sh_w18[k2] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f), p * 2.50000015f)) : p;
         }
@@ -185,9 +185,9 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
           (void)lane;
           (void)i3;
           float x1;
-          acc[lane][i3] = acc[lane][i3] * (double)sh_scale11[k3 / 8];
+          acc[k3] = acc[k3] * (double)sh_scale11[k3 / 8];
           x1 = t4[u * 64 + k3] * sh_w18[k3 / 8];
-          acc[lane][i3] = acc[lane][i3] + (double)x1;
+          acc[k3] = acc[k3] + (double)x1;
         }
         /* barrier: the lane loops above and below are separate regions */
       }
@@ -198,12 +198,12 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
       (void)lane;
       (void)i4;
       if (training) {
-        t12[row * 8 + k4] = ((hi - lo) > 0) ? mx[lane][i4] : 0.0f;
+        t12[row * 8 + k4] = ((hi - lo) > 0) ? mx[k4] : 0.0f;
       }
       if (training) {
-        t16[row * 8 + k4] = ((hi - lo) > 0) ? (float)sum[lane][i4] : 0.0f;
+        t16[row * 8 + k4] = ((hi - lo) > 0) ? (float)sum[k4] : 0.0f;
       }
-      sh_sum11[k4] = sum[lane][i4];
+      sh_sum11[k4] = sum[k4];
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
@@ -211,9 +211,9 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
       (void)lane;
       (void)i5;
       if (training) {
-        t18[row * 64 + k5] = ((hi - lo) > 0) ? (acc[lane][i5] / sh_sum11[k5 / 8]) : 0.0f;
+        t18[row * 64 + k5] = ((hi - lo) > 0) ? (acc[k5] / sh_sum11[k5 / 8]) : 0.0f;
       }
-      sh18[k5] = (float)(((hi - lo) > 0) ? (acc[lane][i5] / sh_sum11[k5 / 8]) : 0.0f);
+      sh18[k5] = (float)(((hi - lo) > 0) ? (acc[k5] / sh_sum11[k5 / 8]) : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
@@ -270,9 +270,9 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
     float sh38[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    float mx[8][1];  /* per lane, live across regions */
-    double sum[8][1];  /* per lane, live across regions */
-    double acc[8][1];  /* per lane, live across regions */
+    float mx[8];  /* per lane, live across regions */
+    double sum[8];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -282,14 +282,14 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
       for (int i = 0; i < 1; i++) {
         const int64_t k = lane + (int64_t)i * 8;
         if (k < 1) {
-          mx[lane][i] = (-INFINITY);
-          sum[lane][i] = 0.0f;
+          mx[(i) * 8 + lane] = (-INFINITY);
+          sum[(i) * 8 + lane] = 0.0f;
         }
       }
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          acc[lane][i1] = 0.0f;
+          acc[(i1) * 8 + lane] = 0.0f;
         }
       }
     }
@@ -320,11 +320,11 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
           r29_ = t27[u * 1 + k2] + t28[row * 1 + k2];
           r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
           x = r30_;
-          m = (x > mx[lane][i2]) ? x : mx[lane][i2];
-          scale = expf(mx[lane][i2] - m);
+          m = (x > mx[k2]) ? x : mx[k2];
+          scale = (x > mx[k2]) ? expf(mx[k2] - x) : 1.0f;
           p = expf(x - m);
-          sum[lane][i2] = (sum[lane][i2] * (double)scale) + (double)p;
-          mx[lane][i2] = m;
+          sum[k2] = (sum[k2] * (double)scale) + (double)p;
+          mx[k2] = m;
           sh_scale31[k2] = scale;
           sh_w38[k2] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), p * 2.50000015f)) : p;
         }
@@ -334,9 +334,9 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
           (void)lane;
           (void)i3;
           float x1;
-          acc[lane][i3] = acc[lane][i3] * (double)sh_scale31[0];
+          acc[k3] = acc[k3] * (double)sh_scale31[0];
           x1 = t24[u * 7 + k3] * sh_w38[0];
-          acc[lane][i3] = acc[lane][i3] + (double)x1;
+          acc[k3] = acc[k3] + (double)x1;
         }
         /* barrier: the lane loops above and below are separate regions */
       }
@@ -347,12 +347,12 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
       (void)lane;
       (void)i4;
       if (training) {
-        t32[row * 1 + k4] = ((hi - lo) > 0) ? mx[lane][i4] : 0.0f;
+        t32[row * 1 + k4] = ((hi - lo) > 0) ? mx[k4] : 0.0f;
       }
       if (training) {
-        t36[row * 1 + k4] = ((hi - lo) > 0) ? (float)sum[lane][i4] : 0.0f;
+        t36[row * 1 + k4] = ((hi - lo) > 0) ? (float)sum[k4] : 0.0f;
       }
-      sh_sum31[k4] = sum[lane][i4];
+      sh_sum31[k4] = sum[k4];
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
@@ -360,9 +360,9 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
       (void)lane;
       (void)i5;
       if (training) {
-        t38[row * 7 + k5] = ((hi - lo) > 0) ? (acc[lane][i5] / sh_sum31[0]) : 0.0f;
+        t38[row * 7 + k5] = ((hi - lo) > 0) ? (acc[k5] / sh_sum31[0]) : 0.0f;
       }
-      sh38[k5] = (float)(((hi - lo) > 0) ? (acc[lane][i5] / sh_sum31[0]) : 0.0f);
+      sh38[k5] = (float)(((hi - lo) > 0) ? (acc[k5] / sh_sum31[0]) : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k6 = 0; k6 < 7; k6++) { /* the lanes in order of k: see emit_host.c */
@@ -408,7 +408,7 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
     int64_t sh_u[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[1][1];  /* per lane, live across regions */
+    double acc[1];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -418,7 +418,7 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
       const int lane = (int)(k % 1), i = (int)(k / 1);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0++) {
       for (int lane = 0; lane < 1; lane++) {
@@ -453,7 +453,7 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
           r49_ = expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1];
           r58_ = (r29_ > 0.0f) ? (r49_ * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f), sum * 2.50000015f)) : sum) - t54[row * 1 + k1])) : (0.2f * (r49_ * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f), sum * 2.50000015f)) : sum) - t54[row * 1 + k1])));
           x = r58_;
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -462,7 +462,7 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
       const int lane = (int)(k2 % 1), i2 = (int)(k2 / 1);
       (void)lane;
       (void)i2;
-      t60[row * 1 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      t60[row * 1 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
     }
   }
 }
@@ -481,8 +481,8 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
     float sh71[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
-    double acc1[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
+    double acc1[8];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -492,13 +492,13 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
       for (int i = 0; i < 1; i++) {
         const int64_t k = lane + (int64_t)i * 8;
         if (k < 1) {
-          acc[lane][i] = 0.0f;
+          acc[(i) * 8 + lane] = 0.0f;
         }
       }
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          acc1[lane][i1] = 0.0f;
+          acc1[(i1) * 8 + lane] = 0.0f;
         }
       }
     }
@@ -548,14 +548,14 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
               r29_1 = t27[row * 1 + k2] + t28[u * 1 + k2];
               r58_ = (r29_1 > 0.0f) ? (sh_st49[t + k2] * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f)) : sum) - t54[u * 1 + k2])) : (0.2f * (sh_st49[t + k2] * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f)) : sum) - t54[u * 1 + k2])));
               x = r58_;
-              acc[lane][i2] = acc[lane][i2] + (double)x;
+              acc[(i2) * 8 + lane] = acc[(i2) * 8 + lane] + (double)x;
             }
           }
           for (int i3 = 0; i3 < 1; i3++) {
             const int64_t k3 = lane + (int64_t)i3 * 8;
             if (k3 < 7) {
               x1 = in_grad_out[u * 7 + k3] * sh_st50[t];
-              acc1[lane][i3] = acc1[lane][i3] + (double)x1;
+              acc1[(i3) * 8 + lane] = acc1[(i3) * 8 + lane] + (double)x1;
             }
           }
         }
@@ -566,14 +566,14 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
       for (int i4 = 0; i4 < 1; i4++) {
         const int64_t k4 = lane + (int64_t)i4 * 8;
         if (k4 < 1) {
-          t59[row * 1 + k4] = ((hi - lo) > 0) ? acc[lane][i4] : 0.0f;
-          sh59[k4] = (float)(((hi - lo) > 0) ? acc[lane][i4] : 0.0f);
+          t59[row * 1 + k4] = ((hi - lo) > 0) ? acc[(i4) * 8 + lane] : 0.0f;
+          sh59[k4] = (float)(((hi - lo) > 0) ? acc[(i4) * 8 + lane] : 0.0f);
         }
       }
       for (int i5 = 0; i5 < 1; i5++) {
         const int64_t k5 = lane + (int64_t)i5 * 8;
         if (k5 < 7) {
-          sh71[k5] = (float)(((hi - lo) > 0) ? acc1[lane][i5] : 0.0f);
+          sh71[k5] = (float)(((hi - lo) > 0) ? acc1[(i5) * 8 + lane] : 0.0f);
         }
       }
     }
@@ -627,7 +627,7 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -637,7 +637,7 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -672,7 +672,7 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
           r85_ = expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1];
           r94_ = (r9_ > 0.0f) ? (r85_ * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f), sum * 2.50000015f)) : sum) - t90[row * 8 + k1])) : (0.2f * (r85_ * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f), sum * 2.50000015f)) : sum) - t90[row * 8 + k1])));
           x = r94_;
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -681,7 +681,7 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      t96[row * 8 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      t96[row * 8 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
     }
   }
 }
@@ -700,8 +700,8 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
     float sh107[64] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[32][1];  /* per lane, live across regions */
-    double acc1[32][2];  /* per lane, live across regions */
+    double acc[32];  /* per lane, live across regions */
+    double acc1[64];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -711,13 +711,13 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
       for (int i = 0; i < 1; i++) {
         const int64_t k = lane + (int64_t)i * 32;
         if (k < 8) {
-          acc[lane][i] = 0.0f;
+          acc[(i) * 32 + lane] = 0.0f;
         }
       }
       for (int i1 = 0; i1 < 2; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 64) {
-          acc1[lane][i1] = 0.0f;
+          acc1[(i1) * 32 + lane] = 0.0f;
         }
       }
     }
@@ -769,14 +769,14 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
               r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
               r94_ = (r9_1 > 0.0f) ? r93_ : (0.2f * r93_);
               x = r94_;
-              acc[lane][i2] = acc[lane][i2] + (double)x;
+              acc[(i2) * 32 + lane] = acc[(i2) * 32 + lane] + (double)x;
             }
           }
           for (int i3 = 0; i3 < 2; i3++) {
             const int64_t k3 = lane + (int64_t)i3 * 32;
             if (k3 < 64) {
               x1 = t77[u * 64 + k3] * sh_st86[(t * 8) + (k3 / 8)];
-              acc1[lane][i3] = acc1[lane][i3] + (double)x1;
+              acc1[(i3) * 32 + lane] = acc1[(i3) * 32 + lane] + (double)x1;
             }
           }
         }
@@ -787,14 +787,14 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
       for (int i4 = 0; i4 < 1; i4++) {
         const int64_t k4 = lane + (int64_t)i4 * 32;
         if (k4 < 8) {
-          t95[row * 8 + k4] = ((hi - lo) > 0) ? acc[lane][i4] : 0.0f;
-          sh95[k4] = (float)(((hi - lo) > 0) ? acc[lane][i4] : 0.0f);
+          t95[row * 8 + k4] = ((hi - lo) > 0) ? acc[(i4) * 32 + lane] : 0.0f;
+          sh95[k4] = (float)(((hi - lo) > 0) ? acc[(i4) * 32 + lane] : 0.0f);
         }
       }
       for (int i5 = 0; i5 < 2; i5++) {
         const int64_t k5 = lane + (int64_t)i5 * 32;
         if (k5 < 64) {
-          sh107[k5] = (float)(((hi - lo) > 0) ? acc1[lane][i5] : 0.0f);
+          sh107[k5] = (float)(((hi - lo) > 0) ? acc1[(i5) * 32 + lane] : 0.0f);
         }
       }
     }

@@ -188,7 +188,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_ve
           r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
           x = r10_;
           m = (x > mx[i2]) ? x : mx[i2];
-          scale = expf(mx[i2] - m);
+          scale = (x > mx[i2]) ? expf(mx[i2] - x) : 1.0f;
           p = expf(x - m);
           sum[i2] = (sum[i2] * (double)scale) + (double)p;
           mx[i2] = m;
@@ -351,7 +351,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_ve
           r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
           x = r30_;
           m = (x > mx[i2]) ? x : mx[i2];
-          scale = expf(mx[i2] - m);
+          scale = (x > mx[i2]) ? expf(mx[i2] - x) : 1.0f;
           p = expf(x - m);
           sum[i2] = (sum[i2] * (double)scale) + (double)p;
           mx[i2] = m;

@@ -89,7 +89,7 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     float sh9[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[16][1];  /* per lane, live across regions */
+    double acc[16];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -98,7 +98,7 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k % 16), i = (int)(k / 16);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 16) {
       for (int lane = 0; lane < 16; lane++) {
@@ -126,7 +126,7 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           (void)i1;
           float x;
           x = t8[u * 16 + k1] * sh_st7[t];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -135,7 +135,7 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k2 % 16), i2 = (int)(k2 / 16);
       (void)lane;
       (void)i2;
-      sh9[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh9[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 16; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -165,7 +165,7 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     float sh16[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -174,7 +174,7 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -202,7 +202,7 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           (void)i1;
           float x;
           x = t15[u * 7 + k1] * sh_st7[t];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -211,7 +211,7 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      sh16[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh16[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -233,7 +233,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     float sh_st7[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = out_ptr[row];
@@ -242,7 +242,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -270,7 +270,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           (void)i1;
           float x;
           x = in_grad_out[u * 7 + k1] * sh_st7[t];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -279,7 +279,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      t22[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      t22[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
     }
   }
 }
@@ -364,7 +364,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     float sh_st7[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[16][1];  /* per lane, live across regions */
+    double acc[16];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = out_ptr[row];
@@ -373,7 +373,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       const int lane = (int)(k % 16), i = (int)(k / 16);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 16) {
       for (int lane = 0; lane < 16; lane++) {
@@ -401,7 +401,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           (void)i1;
           float x;
           x = t26[u * 16 + k1] * sh_st7[t];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -410,7 +410,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       const int lane = (int)(k2 % 16), i2 = (int)(k2 / 16);
       (void)lane;
       (void)i2;
-      t30[row * 16 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      t30[row * 16 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
     }
   }
 }

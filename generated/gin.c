@@ -71,7 +71,7 @@ static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     float sh9[64] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[32][2];  /* per lane, live across regions */
+    double acc[64];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -80,7 +80,7 @@ static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -101,7 +101,7 @@ static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           (void)i1;
           float x;
           x = t8[u * 64 + k1];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -110,7 +110,7 @@ static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
       (void)lane;
       (void)i2;
-      sh9[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh9[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -156,7 +156,7 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     float sh24[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -165,7 +165,7 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -186,7 +186,7 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           (void)i1;
           float x;
           x = t23[u * 7 + k1];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -195,7 +195,7 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      sh24[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh24[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -252,7 +252,7 @@ static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     float sh42[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = out_ptr[row];
@@ -261,7 +261,7 @@ static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -282,7 +282,7 @@ static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           (void)i1;
           float x;
           x = t35[u * 7 + k1];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -291,7 +291,7 @@ static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      sh42[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh42[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -497,7 +497,7 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     float sh57[64] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[32][2];  /* per lane, live across regions */
+    double acc[64];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = out_ptr[row];
@@ -506,7 +506,7 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -527,7 +527,7 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = t50[u * 64 + k1];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -536,7 +536,7 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
       (void)lane;
       (void)i2;
-      sh57[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh57[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */

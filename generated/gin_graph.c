@@ -96,7 +96,7 @@ static void k2_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restric
     int64_t sh_u[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[1][1];  /* per lane, live across regions */
+    double acc[1];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -105,7 +105,7 @@ static void k2_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restric
       const int lane = (int)(k % 1), i = (int)(k / 1);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0++) {
       for (int lane = 0; lane < 1; lane++) {
@@ -124,7 +124,7 @@ static void k2_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restric
           const int lane = (int)(k1 % 1), i1 = (int)(k1 / 1);
           (void)lane;
           (void)i1;
-          acc[lane][i1] = acc[lane][i1] + in_x[u * 1 + k1];
+          acc[k1] = acc[k1] + in_x[u * 1 + k1];
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -133,7 +133,7 @@ static void k2_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restric
       const int lane = (int)(k2 % 1), i2 = (int)(k2 / 1);
       (void)lane;
       (void)i2;
-      t9[row * 1 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      t9[row * 1 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
     }
   }
 }
@@ -237,7 +237,7 @@ static void k10_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restri
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[32][1];  /* per lane, live across regions */
+    double acc[32];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -246,7 +246,7 @@ static void k10_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restri
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -265,7 +265,7 @@ static void k10_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restri
           const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
           (void)lane;
           (void)i1;
-          acc[lane][i1] = acc[lane][i1] + t16[u * 32 + k1];
+          acc[k1] = acc[k1] + t16[u * 32 + k1];
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -274,7 +274,7 @@ static void k10_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restri
       const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
       (void)lane;
       (void)i2;
-      t24[row * 32 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      t24[row * 32 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
     }
   }
 }
@@ -350,28 +350,28 @@ static void k16_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_
   for (int64_t row = 0; row < nrows; row++) {
     int64_t lo;
     int64_t hi;
-    double acc[1][1];  /* per lane, live across regions */
+    double acc[1];  /* per lane, live across regions */
     lo = graph_ptr[row];
     hi = graph_ptr[row + 1];
     for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 1), i = (int)(k / 1);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t e = lo; e < hi; e++) {
       for (int64_t k1 = 0; k1 < 1; k1++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k1 % 1), i1 = (int)(k1 / 1);
         (void)lane;
         (void)i1;
-        acc[lane][i1] = acc[lane][i1] + in_x[e * 1 + k1];
+        acc[k1] = acc[k1] + in_x[e * 1 + k1];
       }
     }
     for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k2 % 1), i2 = (int)(k2 / 1);
       (void)lane;
       (void)i2;
-      t34[row * 1 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      t34[row * 1 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
     }
   }
 }
@@ -395,28 +395,28 @@ static void k18_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_
   for (int64_t row = 0; row < nrows; row++) {
     int64_t lo;
     int64_t hi;
-    double acc[32][1];  /* per lane, live across regions */
+    double acc[32];  /* per lane, live across regions */
     lo = graph_ptr[row];
     hi = graph_ptr[row + 1];
     for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t e = lo; e < hi; e++) {
       for (int64_t k1 = 0; k1 < 32; k1++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
         (void)lane;
         (void)i1;
-        acc[lane][i1] = acc[lane][i1] + t16[e * 32 + k1];
+        acc[k1] = acc[k1] + t16[e * 32 + k1];
       }
     }
     for (int64_t k2 = 0; k2 < 32; k2++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
       (void)lane;
       (void)i2;
-      t39[row * 32 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      t39[row * 32 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
     }
   }
 }
@@ -453,28 +453,28 @@ static void k21_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_
   for (int64_t row = 0; row < nrows; row++) {
     int64_t lo;
     int64_t hi;
-    double acc[32][1];  /* per lane, live across regions */
+    double acc[32];  /* per lane, live across regions */
     lo = graph_ptr[row];
     hi = graph_ptr[row + 1];
     for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t e = lo; e < hi; e++) {
       for (int64_t k1 = 0; k1 < 32; k1++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
         (void)lane;
         (void)i1;
-        acc[lane][i1] = acc[lane][i1] + t31[e * 32 + k1];
+        acc[k1] = acc[k1] + t31[e * 32 + k1];
       }
     }
     for (int64_t k2 = 0; k2 < 32; k2++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
       (void)lane;
       (void)i2;
-      t45[row * 32 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      t45[row * 32 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
     }
   }
 }
@@ -657,7 +657,7 @@ static void k35_gather_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[32][1];  /* per lane, live across regions */
+    double acc[32];  /* per lane, live across regions */
     int64_t e;
     int64_t cnt;
     lo = out_ptr[row];
@@ -666,7 +666,7 @@ static void k35_gather_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -684,7 +684,7 @@ static void k35_gather_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr
           const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
           (void)lane;
           (void)i1;
-          acc[lane][i1] = acc[lane][i1] + t66[e * 32 + k1];
+          acc[k1] = acc[k1] + t66[e * 32 + k1];
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -693,7 +693,7 @@ static void k35_gather_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr
       const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
       (void)lane;
       (void)i2;
-      t67[row * 32 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      t67[row * 32 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
     }
   }
 }

@@ -201,7 +201,7 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     float sh24[48] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[32][2];  /* per lane, live across regions */
+    double acc[64];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -210,7 +210,7 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -267,7 +267,7 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           (void)i1;
           float x;
           x = t23[u * 48 + k1] * sh_st22[(t * 3) + (k1 / 16)];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -276,7 +276,7 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
       (void)lane;
       (void)i2;
-      sh24[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh24[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 16; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -314,7 +314,7 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     float sh42[21] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[32][1];  /* per lane, live across regions */
+    double acc[32];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -323,7 +323,7 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -380,7 +380,7 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           (void)i1;
           float x;
           x = t41[u * 21 + k1] * sh_st40[(t * 3) + (k1 / 7)];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -389,7 +389,7 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
       (void)lane;
       (void)i2;
-      sh42[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh42[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -415,7 +415,7 @@ static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[32][1];  /* per lane, live across regions */
+    double acc[32];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -425,7 +425,7 @@ static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -449,7 +449,7 @@ static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           float x;
           r47_ = in_grad_out[u * 7 + (k1 % 7)] / 3.0f;
           x = r47_ * t40[e * 3 + (k1 / 7)];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -458,7 +458,7 @@ static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
       (void)lane;
       (void)i2;
-      t52[row * 21 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      t52[row * 21 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
     }
   }
 }
@@ -836,7 +836,7 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[32][2];  /* per lane, live across regions */
+    double acc[64];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -846,7 +846,7 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -868,7 +868,7 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = t75[u * 48 + k1] * t22[e * 3 + (k1 / 16)];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -877,7 +877,7 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
       (void)lane;
       (void)i2;
-      t80[row * 48 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      t80[row * 48 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
     }
   }
 }

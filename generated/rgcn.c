@@ -72,8 +72,8 @@ static void k0_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_
     float sh8[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[32][1];  /* per lane, live across regions */
-    double acc1[32][1];  /* per lane, live across regions */
+    double acc[32];  /* per lane, live across regions */
+    double acc1[32];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -83,13 +83,13 @@ static void k0_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_
       for (int i = 0; i < 1; i++) {
         const int64_t k = lane + (int64_t)i * 32;
         if (k < 2) {
-          acc[lane][i] = 0.0f;
+          acc[(i) * 32 + lane] = 0.0f;
         }
       }
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 32) {
-          acc1[lane][i1] = 0.0f;
+          acc1[(i1) * 32 + lane] = 0.0f;
         }
       }
     }
@@ -117,7 +117,7 @@ static void k0_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_
             if (k2 < 2) {
               r5_ = (in_rel[e * 1] == (float)k2) ? 1.0f : 0.0f;
               x = r5_;
-              acc[lane][i2] = acc[lane][i2] + (double)x;
+              acc[(i2) * 32 + lane] = acc[(i2) * 32 + lane] + (double)x;
             }
           }
           for (int i3 = 0; i3 < 1; i3++) {
@@ -125,7 +125,7 @@ static void k0_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_
             if (k3 < 32) {
               r5_1 = (in_rel[e * 1 + ((k3 / 16) / 2)] == (float)((k3 / 16) % 2)) ? 1.0f : 0.0f;
               x1 = t7[u * 32 + k3] * r5_1;
-              acc1[lane][i3] = acc1[lane][i3] + (double)x1;
+              acc1[(i3) * 32 + lane] = acc1[(i3) * 32 + lane] + (double)x1;
             }
           }
         }
@@ -136,14 +136,14 @@ static void k0_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_
       for (int i4 = 0; i4 < 1; i4++) {
         const int64_t k4 = lane + (int64_t)i4 * 32;
         if (k4 < 2) {
-          t6[row * 2 + k4] = ((hi - lo) > 0) ? acc[lane][i4] : 0.0f;
-          sh6[k4] = (float)(((hi - lo) > 0) ? acc[lane][i4] : 0.0f);
+          t6[row * 2 + k4] = ((hi - lo) > 0) ? acc[(i4) * 32 + lane] : 0.0f;
+          sh6[k4] = (float)(((hi - lo) > 0) ? acc[(i4) * 32 + lane] : 0.0f);
         }
       }
       for (int i5 = 0; i5 < 1; i5++) {
         const int64_t k5 = lane + (int64_t)i5 * 32;
         if (k5 < 32) {
-          sh8[k5] = (float)(((hi - lo) > 0) ? acc1[lane][i5] : 0.0f);
+          sh8[k5] = (float)(((hi - lo) > 0) ? acc1[(i5) * 32 + lane] : 0.0f);
         }
       }
     }
@@ -186,7 +186,7 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     float sh21[4] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[4][1];  /* per lane, live across regions */
+    double acc[4];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -196,7 +196,7 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k % 4), i = (int)(k / 4);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 4) {
       for (int lane = 0; lane < 4; lane++) {
@@ -220,7 +220,7 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           float x;
           r5_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
           x = t20[u * 4 + k1] * r5_;
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -229,7 +229,7 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k2 % 4), i2 = (int)(k2 / 4);
       (void)lane;
       (void)i2;
-      sh21[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh21[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 2; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -270,7 +270,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t sh_u[4] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[4][1];  /* per lane, live across regions */
+    double acc[4];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -280,7 +280,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       const int lane = (int)(k % 4), i = (int)(k / 4);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 4) {
       for (int lane = 0; lane < 4; lane++) {
@@ -304,7 +304,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           float x;
           r5_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
           x = t32[u * 4 + k1] * r5_;
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -313,7 +313,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       const int lane = (int)(k2 % 4), i2 = (int)(k2 / 4);
       (void)lane;
       (void)i2;
-      t35[row * 4 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      t35[row * 4 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
     }
   }
 }
@@ -402,7 +402,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[32][1];  /* per lane, live across regions */
+    double acc[32];  /* per lane, live across regions */
     int64_t e;
     int64_t u;
     int64_t cnt;
@@ -412,7 +412,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -436,7 +436,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           float x;
           r5_ = (in_rel[e * 1 + ((k1 / 16) / 2)] == (float)((k1 / 16) % 2)) ? 1.0f : 0.0f;
           x = t43[u * 32 + k1] * r5_;
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -445,7 +445,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
       (void)lane;
       (void)i2;
-      t46[row * 32 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      t46[row * 32 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
     }
   }
 }

@@ -88,7 +88,7 @@ static void k1_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     float sh7[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[16][1];  /* per lane, live across regions */
+    double acc[16];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -97,7 +97,7 @@ static void k1_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       const int lane = (int)(k % 16), i = (int)(k / 16);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 16) {
       for (int lane = 0; lane < 16; lane++) {
@@ -118,7 +118,7 @@ static void k1_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           (void)i1;
           float x;
           x = t6[u * 16 + k1];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -127,7 +127,7 @@ static void k1_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       const int lane = (int)(k2 % 16), i2 = (int)(k2 / 16);
       (void)lane;
       (void)i2;
-      sh7[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh7[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 16; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -158,7 +158,7 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     float sh20[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -167,7 +167,7 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -188,7 +188,7 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           (void)i1;
           float x;
           x = t19[u * 7 + k1];
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -197,7 +197,7 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      sh20[k2] = (float)(((hi - lo) > 0) ? acc[lane][i2] : 0.0f);
+      sh20[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -220,7 +220,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8][1];  /* per lane, live across regions */
+    double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = out_ptr[row];
@@ -229,7 +229,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -252,7 +252,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           float x;
           r9_ = (in_deg[u * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[u * 1]);
           x = in_grad_out[u * 7 + k1] * r9_;
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -261,7 +261,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
       (void)lane;
       (void)i2;
-      t28[row * 7 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      t28[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
     }
   }
 }
@@ -347,7 +347,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t sh_u[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[16][1];  /* per lane, live across regions */
+    double acc[16];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
     lo = out_ptr[row];
@@ -356,7 +356,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       const int lane = (int)(k % 16), i = (int)(k / 16);
       (void)lane;
       (void)i;
-      acc[lane][i] = 0.0f;
+      acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 16) {
       for (int lane = 0; lane < 16; lane++) {
@@ -379,7 +379,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           float x;
           r9_ = (in_deg[u * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[u * 1]);
           x = t35[u * 16 + k1] * r9_;
-          acc[lane][i1] = acc[lane][i1] + (double)x;
+          acc[k1] = acc[k1] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -388,7 +388,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       const int lane = (int)(k2 % 16), i2 = (int)(k2 / 16);
       (void)lane;
       (void)i2;
-      t39[row * 16 + k2] = ((hi - lo) > 0) ? acc[lane][i2] : 0.0f;
+      t39[row * 16 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
     }
   }
 }
