@@ -178,6 +178,24 @@ def rgcn(g, P, x):
     return conv(1, h)
 
 
+def hetero(g, P, x):
+    src, _ = edges(g)
+    rel = (INPUTS["w"].reshape(-1) > 0.5).astype(int)            # 0 or 1 per edge
+    vtype = np.eye(2)[(x[:, 0] > 0).astype(int)]                 # (nv, 2)
+
+    def conv(i, x):
+        W, V, b = (P["heteroconv%d.%s" % (i, n)][0] for n in "WVb")  # [F, 2, D], [F, 2, D], [2, D]
+        out = sum(vtype[:, t, None] * (x @ W[:, t, :] + b[t]) for t in range(2))
+        for r in range(2):
+            mask = rel == r
+            n_r = np.bincount(np.array(g.dst)[mask], minlength=g.nv)
+            m = gather_sum(g, mask[:, None] * (x @ V[:, r, :])[src])
+            out = out + m / np.maximum(n_r, 1)[:, None]
+        return out
+
+    return conv(1, np.tanh(conv(0, x)))
+
+
 def readout(g, P, x):
     src, _ = edges(g)
     W, eps = P["ginconv0.W"][0], P["ginconv0.eps"][0]
@@ -198,7 +216,7 @@ def readout(g, P, x):
 
 
 REFS = {"appnp": appnp, "builtins": builtins, "init": init, "loop": loop, "multi": multi, "outedges": outedges,
-        "readout": readout, "rgcn": rgcn}
+        "readout": readout, "rgcn": rgcn, "hetero": hetero}
 INPUTS = {}
 
 

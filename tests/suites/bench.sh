@@ -182,4 +182,9 @@ fi
 PEERS_WORKLOADS=nope PEERS_WORK="$pr/work" bash bench/peers.sh "$GNNC" > /dev/null 2> "$pr/err"; pr_rc=$?
 if [ $pr_rc = 2 ] && grep -q "peers: unknown workload 'nope'" "$pr/err"; then pass bench/peers/bad-workload
 else fail bench/peers/bad-workload "exit $pr_rc: $(head -c 200 "$pr/err")"; fi
+# bench/host_codegen.sh without a base gnnc: its usage, exit 2, nothing written
+bash bench/host_codegen.sh > /dev/null 2> "$pr/err"; pr_rc=$?
+if bash -n bench/host_codegen.sh && [ $pr_rc = 2 ] && grep -q 'usage: bench/host_codegen.sh BASE_GNNC' "$pr/err"; then
+  pass bench/host_codegen/usage
+else fail bench/host_codegen/usage "exit $pr_rc: $(head -c 200 "$pr/err")"; fi
 unset pr pr_gen pr_drv pr_py pr_info pr_ok pr_args pr_rc pr_rc2 pr_have_pyg pr_env pr_gpu

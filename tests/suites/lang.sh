@@ -25,7 +25,7 @@ lang_dir=tests/lang
 lang_tmp=$TMP/lang
 mkdir -p "$lang_tmp"
 lang_bin=$ROOT/build/bin
-lang_progs="appnp builtins init loop multi outedges readout rgcn"
+lang_progs="appnp builtins init loop multi outedges readout rgcn hetero"
 lang_graphs="tests/interp/graphs/random tests/interp/graphs/isolated tests/interp/graphs/selfloops tests/interp/graphs/hub tests/interp/graphs/batch"
 lang_tail() { printf '%s\n' "$1" | tail -n 3 | tr '\n' ' '; }
 
