@@ -328,10 +328,10 @@ static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
 }
 
 /* Locals that live in one region only: declared at the top of its lane loop. */
-static void region_decls(FILE *out, const HostK *h, int region, int d) {
+static void region_decls(FILE *out, const HostK *h, int region, int d, const bool *only) {
   for (int i = 0; i < h->k->nlocals; i++) {
     const KLocal *l = &h->k->locals[i];
-    if (!h->used[i] || l->uniform || h->loopvar[i] || h->promote[i] || h->region[i] != region) continue;
+    if (!h->used[i] || l->uniform || h->loopvar[i] || h->promote[i] || h->region[i] != region || (only && !only[i])) continue;
     ind(out, d);
     fprintf(out, "%s %s", ctype(l->type), l->name);
     if (l->len) fprintf(out, "[%d]", l->len);
@@ -434,6 +434,24 @@ static bool written_before_read(const HostK *h, const PtrVec *b, int region, con
   return ok;
 }
 
+/* Sets refs[v] for every local that s reads or writes. */
+static void expr_refs(const KExpr *e, bool *refs) {
+  if (!e) return;
+  if (e->kind == KE_VAR) refs[e->var] = true;
+  expr_refs(e->a, refs);
+  expr_refs(e->b, refs);
+  expr_refs(e->c, refs);
+}
+static void stmt_refs(const KStmt *s, bool *refs) {
+  if (s->kind == KS_LET) refs[s->var] = true;
+  expr_refs(s->row, refs);
+  expr_refs(s->idx, refs);
+  expr_refs(s->val, refs);
+  expr_refs(s->lo, refs);
+  expr_refs(s->hi, refs);
+  for (int i = 0; i < s->body.len; i++) stmt_refs(s->body.items[i], refs);
+}
+
 static bool flat_lanes_ok(const HostK *h, const KStmt *s, int region) {
   if (s->kind != KS_FOR_LANES) return false;
   bool *def = calloc((size_t)h->k->nlocals + 1, 1);
@@ -442,7 +460,7 @@ static bool flat_lanes_ok(const HostK *h, const KStmt *s, int region) {
   return ok;
 }
 
-static void emit_flat_lanes(FILE *out, HostK *h, const KStmt *s, int region, int d) {
+static void emit_flat_lanes(FILE *out, HostK *h, const KStmt *s, int region, int d, const bool *only) {
   const Kernel *k = h->k;
   const char *kv = k->locals[s->var].name, *iv = k->locals[s->var2].name;
   ind(out, d);
@@ -454,7 +472,7 @@ static void emit_flat_lanes(FILE *out, HostK *h, const KStmt *s, int region, int
   fprintf(out, "(void)lane;\n");
   ind(out, d + 1);
   fprintf(out, "(void)%s;\n", iv);
-  region_decls(out, h, region, d + 1);
+  region_decls(out, h, region, d + 1, only);
   h->flat_k = s->var, h->flat_i = s->var2;
   emit_block(out, h, &s->body, d + 1, true);
   h->flat_k = h->flat_i = -1;
@@ -477,15 +495,32 @@ static void emit_block(FILE *out, HostK *h, const PtrVec *b, int d, bool in_lane
       continue;
     }
     int region = ++h->cur;
-    bool alone = i + 1 == b->len || stmt_uniform(h, b->items[i + 1]);
-    if (alone && flat_lanes_ok(h, s, region)) {
-      emit_flat_lanes(out, h, s, region, d);
-      i++;
+    /* a region of lanes loops only, each flat-able, no region scalar shared by two of them:
+     * each loop flat in turn (all lanes through the first, then the second: as valid a
+     * serialisation as lane by lane, since the lanes of a region do not read each other's
+     * writes, and each lane still runs its loops in order) */
+    int end = i, nloops = 0;
+    bool flat = true;
+    while (end < b->len && !stmt_uniform(h, b->items[end])) flat &= flat_lanes_ok(h, b->items[end++], region), nloops++;
+    int nl = h->k->nlocals + 1;
+    bool *refs = flat ? calloc((size_t)nl * (size_t)nloops, 1) : NULL;
+    for (int a = 0; flat && a < nloops; a++) {
+      stmt_refs(b->items[i + a], refs + (size_t)a * nl);
+      for (int v = 0; v < nl - 1 && flat; v++) {
+        if (!refs[(size_t)a * nl + v] || h->region[v] != region || h->promote[v] || h->loopvar[v] || h->k->locals[v].uniform) continue;
+        for (int c = 0; c < a && flat; c++) flat = !refs[(size_t)c * nl + v];
+      }
+    }
+    if (flat) {
+      for (int a = 0; a < nloops; a++) emit_flat_lanes(out, h, b->items[i + a], region, d, refs + (size_t)a * nl);
+      free(refs);
+      i = end;
       continue;
     }
+    free(refs);
     ind(out, d);
     fprintf(out, "for (int lane = 0; lane < %d; lane++) {\n", h->k->group);
-    region_decls(out, h, region, d + 1);
+    region_decls(out, h, region, d + 1, NULL);
     for (; i < b->len && !stmt_uniform(h, b->items[i]); i++) emit_lane_stmt(out, h, b->items[i], d + 1);
     ind(out, d);
     fputs("}\n", out);

@@ -1513,19 +1513,17 @@ static void k24_reduce_rows2_sum_vertex(int64_t nrows, double *restrict acc101, 
   double blk_acc106[64] = {0};
 #pragma omp for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 7) {
-          blk_acc101[k] += (double)t100[row * 7 + k];
-        }
-      }
-      for (int i1 = 0; i1 < 2; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 64) {
-          blk_acc106[k1] += (double)t105[row * 64 + k1];
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      blk_acc101[k] += (double)t100[row * 7 + k];
+    }
+    for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+      (void)lane;
+      (void)i1;
+      blk_acc106[k1] += (double)t105[row * 64 + k1];
     }
   }
   for (int64_t i = 0; i < 7; i++)

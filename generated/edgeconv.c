@@ -132,20 +132,18 @@ static void k2_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 64) {
-          acc[(i) * 32 + lane] = (-INFINITY);
-        }
-      }
-      for (int i1 = 0; i1 < 2; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 64) {
-          best[(i1) * 32 + lane] = 0.0f;
-          arg[(i1) * 32 + lane] = -1;
-        }
-      }
+    for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[k] = (-INFINITY);
+    }
+    for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+      (void)lane;
+      (void)i1;
+      best[k1] = 0.0f;
+      arg[k1] = -1;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -161,44 +159,40 @@ static void k2_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 32; lane++) {
+        for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+          (void)lane;
+          (void)i2;
           float x;
+          x = t3[u * 64 + k2];
+          acc[k2] = (x > acc[k2]) ? x : acc[k2];
+        }
+        for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+          (void)lane;
+          (void)i3;
           float x1;
-          for (int i2 = 0; i2 < 2; i2++) {
-            const int64_t k2 = lane + (int64_t)i2 * 32;
-            if (k2 < 64) {
-              x = t3[u * 64 + k2];
-              acc[(i2) * 32 + lane] = (x > acc[(i2) * 32 + lane]) ? x : acc[(i2) * 32 + lane];
-            }
-          }
-          for (int i3 = 0; i3 < 2; i3++) {
-            const int64_t k3 = lane + (int64_t)i3 * 32;
-            if (k3 < 64) {
-              x1 = t3[u * 64 + k3];
-              if ((arg[(i3) * 32 + lane] < 0) || (x1 > best[(i3) * 32 + lane])) {
-                best[(i3) * 32 + lane] = x1;
-                arg[(i3) * 32 + lane] = e;
-              }
-            }
+          x1 = t3[u * 64 + k3];
+          if ((arg[k3] < 0) || (x1 > best[k3])) {
+            best[k3] = x1;
+            arg[k3] = e;
           }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i4 = 0; i4 < 2; i4++) {
-        const int64_t k4 = lane + (int64_t)i4 * 32;
-        if (k4 < 64) {
-          sh7[k4] = (float)(((hi - lo) > 0) ? acc[(i4) * 32 + lane] : 0.0f);
-        }
-      }
-      for (int i5 = 0; i5 < 2; i5++) {
-        const int64_t k5 = lane + (int64_t)i5 * 32;
-        if (k5 < 64) {
-          if (training) {
-            t8[row * 64 + k5] = (int32_t)arg[(i5) * 32 + lane];
-          }
-        }
+    for (int64_t k4 = 0; k4 < 64; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+      (void)lane;
+      (void)i4;
+      sh7[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
+    }
+    for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+      (void)lane;
+      (void)i5;
+      if (training) {
+        t8[row * 64 + k5] = (int32_t)arg[k5];
       }
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -240,20 +234,18 @@ static void k3_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 2; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 64) {
-          acc[(i) * 32 + lane] = (-INFINITY);
-        }
-      }
-      for (int i1 = 0; i1 < 2; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 64) {
-          best[(i1) * 32 + lane] = 0.0f;
-          arg[(i1) * 32 + lane] = -1;
-        }
-      }
+    for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[k] = (-INFINITY);
+    }
+    for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+      (void)lane;
+      (void)i1;
+      best[k1] = 0.0f;
+      arg[k1] = -1;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -269,44 +261,40 @@ static void k3_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 32; lane++) {
+        for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+          (void)lane;
+          (void)i2;
           float x;
+          x = t16[u * 64 + k2];
+          acc[k2] = (x > acc[k2]) ? x : acc[k2];
+        }
+        for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+          (void)lane;
+          (void)i3;
           float x1;
-          for (int i2 = 0; i2 < 2; i2++) {
-            const int64_t k2 = lane + (int64_t)i2 * 32;
-            if (k2 < 64) {
-              x = t16[u * 64 + k2];
-              acc[(i2) * 32 + lane] = (x > acc[(i2) * 32 + lane]) ? x : acc[(i2) * 32 + lane];
-            }
-          }
-          for (int i3 = 0; i3 < 2; i3++) {
-            const int64_t k3 = lane + (int64_t)i3 * 32;
-            if (k3 < 64) {
-              x1 = t16[u * 64 + k3];
-              if ((arg[(i3) * 32 + lane] < 0) || (x1 > best[(i3) * 32 + lane])) {
-                best[(i3) * 32 + lane] = x1;
-                arg[(i3) * 32 + lane] = e;
-              }
-            }
+          x1 = t16[u * 64 + k3];
+          if ((arg[k3] < 0) || (x1 > best[k3])) {
+            best[k3] = x1;
+            arg[k3] = e;
           }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i4 = 0; i4 < 2; i4++) {
-        const int64_t k4 = lane + (int64_t)i4 * 32;
-        if (k4 < 64) {
-          sh20[k4] = (float)(((hi - lo) > 0) ? acc[(i4) * 32 + lane] : 0.0f);
-        }
-      }
-      for (int i5 = 0; i5 < 2; i5++) {
-        const int64_t k5 = lane + (int64_t)i5 * 32;
-        if (k5 < 64) {
-          if (training) {
-            t21[row * 64 + k5] = (int32_t)arg[(i5) * 32 + lane];
-          }
-        }
+    for (int64_t k4 = 0; k4 < 64; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+      (void)lane;
+      (void)i4;
+      sh20[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
+    }
+    for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+      (void)lane;
+      (void)i5;
+      if (training) {
+        t21[row * 64 + k5] = (int32_t)arg[k5];
       }
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -348,20 +336,18 @@ static void k4_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 4; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 128) {
-          acc[(i) * 32 + lane] = (-INFINITY);
-        }
-      }
-      for (int i1 = 0; i1 < 4; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 128) {
-          best[(i1) * 32 + lane] = 0.0f;
-          arg[(i1) * 32 + lane] = -1;
-        }
-      }
+    for (int64_t k = 0; k < 128; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[k] = (-INFINITY);
+    }
+    for (int64_t k1 = 0; k1 < 128; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+      (void)lane;
+      (void)i1;
+      best[k1] = 0.0f;
+      arg[k1] = -1;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -377,44 +363,40 @@ static void k4_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 32; lane++) {
+        for (int64_t k2 = 0; k2 < 128; k2++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+          (void)lane;
+          (void)i2;
           float x;
+          x = t27[u * 128 + k2];
+          acc[k2] = (x > acc[k2]) ? x : acc[k2];
+        }
+        for (int64_t k3 = 0; k3 < 128; k3++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+          (void)lane;
+          (void)i3;
           float x1;
-          for (int i2 = 0; i2 < 4; i2++) {
-            const int64_t k2 = lane + (int64_t)i2 * 32;
-            if (k2 < 128) {
-              x = t27[u * 128 + k2];
-              acc[(i2) * 32 + lane] = (x > acc[(i2) * 32 + lane]) ? x : acc[(i2) * 32 + lane];
-            }
-          }
-          for (int i3 = 0; i3 < 4; i3++) {
-            const int64_t k3 = lane + (int64_t)i3 * 32;
-            if (k3 < 128) {
-              x1 = t27[u * 128 + k3];
-              if ((arg[(i3) * 32 + lane] < 0) || (x1 > best[(i3) * 32 + lane])) {
-                best[(i3) * 32 + lane] = x1;
-                arg[(i3) * 32 + lane] = e;
-              }
-            }
+          x1 = t27[u * 128 + k3];
+          if ((arg[k3] < 0) || (x1 > best[k3])) {
+            best[k3] = x1;
+            arg[k3] = e;
           }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i4 = 0; i4 < 4; i4++) {
-        const int64_t k4 = lane + (int64_t)i4 * 32;
-        if (k4 < 128) {
-          sh31[k4] = (float)(((hi - lo) > 0) ? acc[(i4) * 32 + lane] : 0.0f);
-        }
-      }
-      for (int i5 = 0; i5 < 4; i5++) {
-        const int64_t k5 = lane + (int64_t)i5 * 32;
-        if (k5 < 128) {
-          if (training) {
-            t32[row * 128 + k5] = (int32_t)arg[(i5) * 32 + lane];
-          }
-        }
+    for (int64_t k4 = 0; k4 < 128; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+      (void)lane;
+      (void)i4;
+      sh31[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
+    }
+    for (int64_t k5 = 0; k5 < 128; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+      (void)lane;
+      (void)i5;
+      if (training) {
+        t32[row * 128 + k5] = (int32_t)arg[k5];
       }
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -456,20 +438,18 @@ static void k5_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 8; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 256) {
-          acc[(i) * 32 + lane] = (-INFINITY);
-        }
-      }
-      for (int i1 = 0; i1 < 8; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 256) {
-          best[(i1) * 32 + lane] = 0.0f;
-          arg[(i1) * 32 + lane] = -1;
-        }
-      }
+    for (int64_t k = 0; k < 256; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[k] = (-INFINITY);
+    }
+    for (int64_t k1 = 0; k1 < 256; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+      (void)lane;
+      (void)i1;
+      best[k1] = 0.0f;
+      arg[k1] = -1;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -485,44 +465,40 @@ static void k5_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 32; lane++) {
+        for (int64_t k2 = 0; k2 < 256; k2++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+          (void)lane;
+          (void)i2;
           float x;
+          x = t38[u * 256 + k2];
+          acc[k2] = (x > acc[k2]) ? x : acc[k2];
+        }
+        for (int64_t k3 = 0; k3 < 256; k3++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+          (void)lane;
+          (void)i3;
           float x1;
-          for (int i2 = 0; i2 < 8; i2++) {
-            const int64_t k2 = lane + (int64_t)i2 * 32;
-            if (k2 < 256) {
-              x = t38[u * 256 + k2];
-              acc[(i2) * 32 + lane] = (x > acc[(i2) * 32 + lane]) ? x : acc[(i2) * 32 + lane];
-            }
-          }
-          for (int i3 = 0; i3 < 8; i3++) {
-            const int64_t k3 = lane + (int64_t)i3 * 32;
-            if (k3 < 256) {
-              x1 = t38[u * 256 + k3];
-              if ((arg[(i3) * 32 + lane] < 0) || (x1 > best[(i3) * 32 + lane])) {
-                best[(i3) * 32 + lane] = x1;
-                arg[(i3) * 32 + lane] = e;
-              }
-            }
+          x1 = t38[u * 256 + k3];
+          if ((arg[k3] < 0) || (x1 > best[k3])) {
+            best[k3] = x1;
+            arg[k3] = e;
           }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i4 = 0; i4 < 8; i4++) {
-        const int64_t k4 = lane + (int64_t)i4 * 32;
-        if (k4 < 256) {
-          sh42[k4] = (float)(((hi - lo) > 0) ? acc[(i4) * 32 + lane] : 0.0f);
-        }
-      }
-      for (int i5 = 0; i5 < 8; i5++) {
-        const int64_t k5 = lane + (int64_t)i5 * 32;
-        if (k5 < 256) {
-          if (training) {
-            t43[row * 256 + k5] = (int32_t)arg[(i5) * 32 + lane];
-          }
-        }
+    for (int64_t k4 = 0; k4 < 256; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+      (void)lane;
+      (void)i4;
+      sh42[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
+    }
+    for (int64_t k5 = 0; k5 < 256; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+      (void)lane;
+      (void)i5;
+      if (training) {
+        t43[row * 256 + k5] = (int32_t)arg[k5];
       }
     }
     /* barrier: the lane loops above and below are separate regions */

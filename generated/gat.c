@@ -129,20 +129,18 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 8) {
-          mx[(i) * 32 + lane] = (-INFINITY);
-          sum[(i) * 32 + lane] = 0.0f;
-        }
-      }
-      for (int i1 = 0; i1 < 2; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 64) {
-          acc[(i1) * 32 + lane] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 8; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      mx[k] = (-INFINITY);
+      sum[k] = 0.0f;
+    }
+    for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+      (void)lane;
+      (void)i1;
+      acc[k1] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -278,20 +276,18 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 1) {
-          mx[(i) * 8 + lane] = (-INFINITY);
-          sum[(i) * 8 + lane] = 0.0f;
-        }
-      }
-      for (int i1 = 0; i1 < 1; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 8;
-        if (k1 < 7) {
-          acc[(i1) * 8 + lane] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      mx[k] = (-INFINITY);
+      sum[k] = 0.0f;
+    }
+    for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+      (void)lane;
+      (void)i1;
+      acc[k1] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -488,19 +484,17 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 8;
-        if (k < 1) {
-          acc[(i) * 8 + lane] = 0.0f;
-        }
-      }
-      for (int i1 = 0; i1 < 1; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 8;
-        if (k1 < 7) {
-          acc1[(i1) * 8 + lane] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      acc[k] = 0.0f;
+    }
+    for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+      (void)lane;
+      (void)i1;
+      acc1[k1] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
@@ -532,50 +526,46 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 8; lane++) {
+        for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+          (void)lane;
+          (void)i2;
           float sum;
           float r29_1;
           float r58_;
           float x;
+          sum = 0.0f;
+          for (int64_t j2 = 0; j2 < 7; j2++) {
+            sum = sum + (t24[row * 7 + ((k2 * 7) + j2)] * in_grad_out[u * 7 + ((k2 * 7) + j2)]);
+          }
+          r29_1 = t27[row * 1 + k2] + t28[u * 1 + k2];
+          r58_ = (r29_1 > 0.0f) ? (sh_st49[t + k2] * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f)) : sum) - t54[u * 1 + k2])) : (0.2f * (sh_st49[t + k2] * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f)) : sum) - t54[u * 1 + k2])));
+          x = r58_;
+          acc[k2] = acc[k2] + (double)x;
+        }
+        for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+          (void)lane;
+          (void)i3;
           float x1;
-          for (int i2 = 0; i2 < 1; i2++) {
-            const int64_t k2 = lane + (int64_t)i2 * 8;
-            if (k2 < 1) {
-              sum = 0.0f;
-              for (int64_t j2 = 0; j2 < 7; j2++) {
-                sum = sum + (t24[row * 7 + ((k2 * 7) + j2)] * in_grad_out[u * 7 + ((k2 * 7) + j2)]);
-              }
-              r29_1 = t27[row * 1 + k2] + t28[u * 1 + k2];
-              r58_ = (r29_1 > 0.0f) ? (sh_st49[t + k2] * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f)) : sum) - t54[u * 1 + k2])) : (0.2f * (sh_st49[t + k2] * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f)) : sum) - t54[u * 1 + k2])));
-              x = r58_;
-              acc[(i2) * 8 + lane] = acc[(i2) * 8 + lane] + (double)x;
-            }
-          }
-          for (int i3 = 0; i3 < 1; i3++) {
-            const int64_t k3 = lane + (int64_t)i3 * 8;
-            if (k3 < 7) {
-              x1 = in_grad_out[u * 7 + k3] * sh_st50[t];
-              acc1[(i3) * 8 + lane] = acc1[(i3) * 8 + lane] + (double)x1;
-            }
-          }
+          x1 = in_grad_out[u * 7 + k3] * sh_st50[t];
+          acc1[k3] = acc1[k3] + (double)x1;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 8; lane++) {
-      for (int i4 = 0; i4 < 1; i4++) {
-        const int64_t k4 = lane + (int64_t)i4 * 8;
-        if (k4 < 1) {
-          t59[row * 1 + k4] = ((hi - lo) > 0) ? acc[(i4) * 8 + lane] : 0.0f;
-          sh59[k4] = (float)(((hi - lo) > 0) ? acc[(i4) * 8 + lane] : 0.0f);
-        }
-      }
-      for (int i5 = 0; i5 < 1; i5++) {
-        const int64_t k5 = lane + (int64_t)i5 * 8;
-        if (k5 < 7) {
-          sh71[k5] = (float)(((hi - lo) > 0) ? acc1[(i5) * 8 + lane] : 0.0f);
-        }
-      }
+    for (int64_t k4 = 0; k4 < 1; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
+      (void)lane;
+      (void)i4;
+      t59[row * 1 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
+      sh59[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
+    }
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
+      (void)lane;
+      (void)i5;
+      sh71[k5] = (float)(((hi - lo) > 0) ? acc1[k5] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k6 = 0; k6 < 7; k6++) { /* the lanes in order of k: see emit_host.c */
@@ -707,19 +697,17 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 8) {
-          acc[(i) * 32 + lane] = 0.0f;
-        }
-      }
-      for (int i1 = 0; i1 < 2; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 64) {
-          acc1[(i1) * 32 + lane] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 8; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[k] = 0.0f;
+    }
+    for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+      (void)lane;
+      (void)i1;
+      acc1[k1] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -751,52 +739,48 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 32; lane++) {
+        for (int64_t k2 = 0; k2 < 8; k2++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+          (void)lane;
+          (void)i2;
           float sum;
           float r93_;
           float r9_1;
           float r94_;
           float x;
+          sum = 0.0f;
+          for (int64_t j2 = 0; j2 < 8; j2++) {
+            sum = sum + (t4[row * 64 + ((k2 * 8) + j2)] * t77[u * 64 + ((k2 * 8) + j2)]);
+          }
+          r93_ = sh_st85[(t * 8) + k2] * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f), sum * 2.50000015f)) : sum) - t90[u * 8 + k2]);
+          r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
+          r94_ = (r9_1 > 0.0f) ? r93_ : (0.2f * r93_);
+          x = r94_;
+          acc[k2] = acc[k2] + (double)x;
+        }
+        for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+          (void)lane;
+          (void)i3;
           float x1;
-          for (int i2 = 0; i2 < 1; i2++) {
-            const int64_t k2 = lane + (int64_t)i2 * 32;
-            if (k2 < 8) {
-              sum = 0.0f;
-              for (int64_t j2 = 0; j2 < 8; j2++) {
-                sum = sum + (t4[row * 64 + ((k2 * 8) + j2)] * t77[u * 64 + ((k2 * 8) + j2)]);
-              }
-              r93_ = sh_st85[(t * 8) + k2] * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f), sum * 2.50000015f)) : sum) - t90[u * 8 + k2]);
-              r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
-              r94_ = (r9_1 > 0.0f) ? r93_ : (0.2f * r93_);
-              x = r94_;
-              acc[(i2) * 32 + lane] = acc[(i2) * 32 + lane] + (double)x;
-            }
-          }
-          for (int i3 = 0; i3 < 2; i3++) {
-            const int64_t k3 = lane + (int64_t)i3 * 32;
-            if (k3 < 64) {
-              x1 = t77[u * 64 + k3] * sh_st86[(t * 8) + (k3 / 8)];
-              acc1[(i3) * 32 + lane] = acc1[(i3) * 32 + lane] + (double)x1;
-            }
-          }
+          x1 = t77[u * 64 + k3] * sh_st86[(t * 8) + (k3 / 8)];
+          acc1[k3] = acc1[k3] + (double)x1;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i4 = 0; i4 < 1; i4++) {
-        const int64_t k4 = lane + (int64_t)i4 * 32;
-        if (k4 < 8) {
-          t95[row * 8 + k4] = ((hi - lo) > 0) ? acc[(i4) * 32 + lane] : 0.0f;
-          sh95[k4] = (float)(((hi - lo) > 0) ? acc[(i4) * 32 + lane] : 0.0f);
-        }
-      }
-      for (int i5 = 0; i5 < 2; i5++) {
-        const int64_t k5 = lane + (int64_t)i5 * 32;
-        if (k5 < 64) {
-          sh107[k5] = (float)(((hi - lo) > 0) ? acc1[(i5) * 32 + lane] : 0.0f);
-        }
-      }
+    for (int64_t k4 = 0; k4 < 8; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+      (void)lane;
+      (void)i4;
+      t95[row * 8 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
+      sh95[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
+    }
+    for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+      (void)lane;
+      (void)i5;
+      sh107[k5] = (float)(((hi - lo) > 0) ? acc1[k5] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
@@ -821,31 +805,29 @@ static void k11_reduce_rows4_sum_vertex(int64_t nrows, double *restrict acc62, c
   double blk_acc101[64] = {0};
 #pragma omp for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 7) {
-          blk_acc62[k] += (double)(t60[row * 1] * t24[row * 7 + k]);
-        }
-      }
-      for (int i1 = 0; i1 < 1; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 7) {
-          blk_acc65[k1] += (double)(t59[row * 1] * t24[row * 7 + k1]);
-        }
-      }
-      for (int i2 = 0; i2 < 2; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 64) {
-          blk_acc98[k2] += (double)(t96[row * 8 + (k2 / 8)] * t4[row * 64 + k2]);
-        }
-      }
-      for (int i3 = 0; i3 < 2; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 32;
-        if (k3 < 64) {
-          blk_acc101[k3] += (double)(t95[row * 8 + (k3 / 8)] * t4[row * 64 + k3]);
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      blk_acc62[k] += (double)(t60[row * 1] * t24[row * 7 + k]);
+    }
+    for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+      (void)lane;
+      (void)i1;
+      blk_acc65[k1] += (double)(t59[row * 1] * t24[row * 7 + k1]);
+    }
+    for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+      (void)lane;
+      (void)i2;
+      blk_acc98[k2] += (double)(t96[row * 8 + (k2 / 8)] * t4[row * 64 + k2]);
+    }
+    for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+      (void)lane;
+      (void)i3;
+      blk_acc101[k3] += (double)(t95[row * 8 + (k3 / 8)] * t4[row * 64 + k3]);
     }
   }
   for (int64_t i = 0; i < 7; i++)

@@ -346,53 +346,51 @@ static void k8_reduce_rows6_sum_vertex(int64_t nrows, double *restrict acc32, co
   double blk_acc54[1] = {0};
 #pragma omp for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 32; lane++) {
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      blk_acc32[k] += (double)in_grad_out[row * 7 + k];
+    }
+    for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+      (void)lane;
+      (void)i1;
+      blk_acc36[k1] += (double)t35[row * 7 + k1];
+    }
+    for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+      (void)lane;
+      (void)i2;
       float sum;
+      sum = 0.0f;
+      for (int64_t j = 0; j < 7; j++) {
+        sum = sum + (t35[row * 7 + ((k2 * 7) + j)] * t23[row * 7 + ((k2 * 7) + j)]);
+      }
+      blk_acc39[k2] += (double)sum;
+    }
+    for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+      (void)lane;
+      (void)i3;
+      blk_acc47[k3] += (double)t46[row * 64 + k3];
+    }
+    for (int64_t k4 = 0; k4 < 64; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+      (void)lane;
+      (void)i4;
+      blk_acc51[k4] += (double)t50[row * 64 + k4];
+    }
+    for (int64_t k5 = 0; k5 < 1; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+      (void)lane;
+      (void)i5;
       float sum1;
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 7) {
-          blk_acc32[k] += (double)in_grad_out[row * 7 + k];
-        }
+      sum1 = 0.0f;
+      for (int64_t j1 = 0; j1 < 64; j1++) {
+        sum1 = sum1 + (t50[row * 64 + ((k5 * 64) + j1)] * t8[row * 64 + ((k5 * 64) + j1)]);
       }
-      for (int i1 = 0; i1 < 1; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 7) {
-          blk_acc36[k1] += (double)t35[row * 7 + k1];
-        }
-      }
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 1) {
-          sum = 0.0f;
-          for (int64_t j = 0; j < 7; j++) {
-            sum = sum + (t35[row * 7 + ((k2 * 7) + j)] * t23[row * 7 + ((k2 * 7) + j)]);
-          }
-          blk_acc39[k2] += (double)sum;
-        }
-      }
-      for (int i3 = 0; i3 < 2; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 32;
-        if (k3 < 64) {
-          blk_acc47[k3] += (double)t46[row * 64 + k3];
-        }
-      }
-      for (int i4 = 0; i4 < 2; i4++) {
-        const int64_t k4 = lane + (int64_t)i4 * 32;
-        if (k4 < 64) {
-          blk_acc51[k4] += (double)t50[row * 64 + k4];
-        }
-      }
-      for (int i5 = 0; i5 < 1; i5++) {
-        const int64_t k5 = lane + (int64_t)i5 * 32;
-        if (k5 < 1) {
-          sum1 = 0.0f;
-          for (int64_t j1 = 0; j1 < 64; j1++) {
-            sum1 = sum1 + (t50[row * 64 + ((k5 * 64) + j1)] * t8[row * 64 + ((k5 * 64) + j1)]);
-          }
-          blk_acc54[k5] += (double)sum1;
-        }
-      }
+      blk_acc54[k5] += (double)sum1;
     }
   }
   for (int64_t i = 0; i < 7; i++)

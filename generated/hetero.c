@@ -92,19 +92,17 @@ static void k1_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 4; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 4;
-        if (k < 2) {
-          acc[(i) * 4 + lane] = 0.0f;
-        }
-      }
-      for (int i1 = 0; i1 < 1; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 4;
-        if (k1 < 4) {
-          acc1[(i1) * 4 + lane] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 2; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 4), i = (int)(k / 4);
+      (void)lane;
+      (void)i;
+      acc[k] = 0.0f;
+    }
+    for (int64_t k1 = 0; k1 < 4; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 4), i1 = (int)(k1 / 4);
+      (void)lane;
+      (void)i1;
+      acc1[k1] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 4) {
       for (int lane = 0; lane < 4; lane++) {
@@ -120,44 +118,40 @@ static void k1_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 4; lane++) {
+        for (int64_t k2 = 0; k2 < 2; k2++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k2 % 4), i2 = (int)(k2 / 4);
+          (void)lane;
+          (void)i2;
           float r9_;
           float x;
+          r9_ = (in_rel[e * 1] == (float)k2) ? 1.0f : 0.0f;
+          x = r9_;
+          acc[k2] = acc[k2] + (double)x;
+        }
+        for (int64_t k3 = 0; k3 < 4; k3++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k3 % 4), i3 = (int)(k3 / 4);
+          (void)lane;
+          (void)i3;
           float r9_1;
           float x1;
-          for (int i2 = 0; i2 < 1; i2++) {
-            const int64_t k2 = lane + (int64_t)i2 * 4;
-            if (k2 < 2) {
-              r9_ = (in_rel[e * 1] == (float)k2) ? 1.0f : 0.0f;
-              x = r9_;
-              acc[(i2) * 4 + lane] = acc[(i2) * 4 + lane] + (double)x;
-            }
-          }
-          for (int i3 = 0; i3 < 1; i3++) {
-            const int64_t k3 = lane + (int64_t)i3 * 4;
-            if (k3 < 4) {
-              r9_1 = (in_rel[e * 1 + ((k3 / 2) / 2)] == (float)((k3 / 2) % 2)) ? 1.0f : 0.0f;
-              x1 = t15[u * 4 + k3] * r9_1;
-              acc1[(i3) * 4 + lane] = acc1[(i3) * 4 + lane] + (double)x1;
-            }
-          }
+          r9_1 = (in_rel[e * 1 + ((k3 / 2) / 2)] == (float)((k3 / 2) % 2)) ? 1.0f : 0.0f;
+          x1 = t15[u * 4 + k3] * r9_1;
+          acc1[k3] = acc1[k3] + (double)x1;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 4; lane++) {
-      for (int i4 = 0; i4 < 1; i4++) {
-        const int64_t k4 = lane + (int64_t)i4 * 4;
-        if (k4 < 2) {
-          sh10[k4] = (float)(((hi - lo) > 0) ? acc[(i4) * 4 + lane] : 0.0f);
-        }
-      }
-      for (int i5 = 0; i5 < 1; i5++) {
-        const int64_t k5 = lane + (int64_t)i5 * 4;
-        if (k5 < 4) {
-          sh16[k5] = (float)(((hi - lo) > 0) ? acc1[(i5) * 4 + lane] : 0.0f);
-        }
-      }
+    for (int64_t k4 = 0; k4 < 2; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 4), i4 = (int)(k4 / 4);
+      (void)lane;
+      (void)i4;
+      sh10[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
+    }
+    for (int64_t k5 = 0; k5 < 4; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 4), i5 = (int)(k5 / 4);
+      (void)lane;
+      (void)i5;
+      sh16[k5] = (float)(((hi - lo) > 0) ? acc1[k5] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k6 = 0; k6 < 2; k6++) { /* the lanes in order of k: see emit_host.c */

@@ -143,44 +143,42 @@ static void k1_apply_edge_exp_edge(int64_t nrows, const int32_t *restrict src, c
       sh_st33[k4] = r33_;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 4; lane++) {
+    for (int64_t k5 = 0; k5 < 3; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 4), i5 = (int)(k5 / 4);
+      (void)lane;
+      (void)i5;
       float dot;
       float r19_;
       float r16_;
       float r18_;
+      dot = 0.0f;
+      for (int64_t j2 = 0; j2 < 2; j2++) {
+        r19_ = p_gmmconv0_isigma[(k5 * 2) + j2] * p_gmmconv0_isigma[(k5 * 2) + j2];
+        r16_ = sh_st14[j2] - p_gmmconv0_mu[(k5 * 2) + j2];
+        r18_ = r16_ * r16_;
+        dot = dot + (r18_ * r19_);
+      }
+      if (training) {
+        t22[row * 3 + k5] = expf(-0.5f * dot);
+      }
+    }
+    for (int64_t k6 = 0; k6 < 3; k6++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k6 % 4), i6 = (int)(k6 / 4);
+      (void)lane;
+      (void)i6;
       float dot1;
       float r37_;
       float r35_;
       float r36_;
-      for (int i5 = 0; i5 < 1; i5++) {
-        const int64_t k5 = lane + (int64_t)i5 * 4;
-        if (k5 < 3) {
-          dot = 0.0f;
-          for (int64_t j2 = 0; j2 < 2; j2++) {
-            r19_ = p_gmmconv0_isigma[(k5 * 2) + j2] * p_gmmconv0_isigma[(k5 * 2) + j2];
-            r16_ = sh_st14[j2] - p_gmmconv0_mu[(k5 * 2) + j2];
-            r18_ = r16_ * r16_;
-            dot = dot + (r18_ * r19_);
-          }
-          if (training) {
-            t22[row * 3 + k5] = expf(-0.5f * dot);
-          }
-        }
+      dot1 = 0.0f;
+      for (int64_t j3 = 0; j3 < 2; j3++) {
+        r37_ = p_gmmconv1_isigma[(k6 * 2) + j3] * p_gmmconv1_isigma[(k6 * 2) + j3];
+        r35_ = sh_st33[j3] - p_gmmconv1_mu[(k6 * 2) + j3];
+        r36_ = r35_ * r35_;
+        dot1 = dot1 + (r36_ * r37_);
       }
-      for (int i6 = 0; i6 < 1; i6++) {
-        const int64_t k6 = lane + (int64_t)i6 * 4;
-        if (k6 < 3) {
-          dot1 = 0.0f;
-          for (int64_t j3 = 0; j3 < 2; j3++) {
-            r37_ = p_gmmconv1_isigma[(k6 * 2) + j3] * p_gmmconv1_isigma[(k6 * 2) + j3];
-            r35_ = sh_st33[j3] - p_gmmconv1_mu[(k6 * 2) + j3];
-            r36_ = r35_ * r35_;
-            dot1 = dot1 + (r36_ * r37_);
-          }
-          if (training) {
-            t40[row * 3 + k6] = expf(-0.5f * dot1);
-          }
-        }
+      if (training) {
+        t40[row * 3 + k6] = expf(-0.5f * dot1);
       }
     }
   }
@@ -658,57 +656,55 @@ static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
       sh_st96[k12] = heads1 * (1.0f - (sh_st14[k12] * sh_st14[k12]));
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int lane = 0; lane < 8; lane++) {
+    for (int64_t k13 = 0; k13 < 6; k13++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k13 % 8), i13 = (int)(k13 / 8);
+      (void)lane;
+      (void)i13;
       float r36_;
+      r36_ = sh_st35[k13] * sh_st35[k13];
+      blk_acc59[k13] += (double)(sh_st56[k13 / 2] * r36_);
+    }
+    for (int64_t k14 = 0; k14 < 6; k14++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k14 % 8), i14 = (int)(k14 / 8);
+      (void)lane;
+      (void)i14;
+      blk_acc65[k14] += (double)-sh_st63[k14];
+    }
+    for (int64_t k15 = 0; k15 < 4; k15++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k15 % 8), i15 = (int)(k15 / 8);
+      (void)lane;
+      (void)i15;
       float mt;
+      mt = 0.0f;
+      for (int64_t j6 = 0; j6 < 1; j6++) {
+        mt = mt + (sh_st12[(j6 * 2) + (k15 / 2)] * sh_st70[(j6 * 2) + (k15 % 2)]);
+      }
+      blk_acc71[k15] += (double)mt;
+    }
+    for (int64_t k16 = 0; k16 < 6; k16++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k16 % 8), i16 = (int)(k16 / 8);
+      (void)lane;
+      (void)i16;
       float r18_;
+      r18_ = sh_st16[k16] * sh_st16[k16];
+      blk_acc86[k16] += (double)(sh_st83[k16 / 2] * r18_);
+    }
+    for (int64_t k17 = 0; k17 < 6; k17++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k17 % 8), i17 = (int)(k17 / 8);
+      (void)lane;
+      (void)i17;
+      blk_acc92[k17] += (double)-sh_st90[k17];
+    }
+    for (int64_t k18 = 0; k18 < 4; k18++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k18 % 8), i18 = (int)(k18 / 8);
+      (void)lane;
+      (void)i18;
       float mt1;
-      for (int i13 = 0; i13 < 1; i13++) {
-        const int64_t k13 = lane + (int64_t)i13 * 8;
-        if (k13 < 6) {
-          r36_ = sh_st35[k13] * sh_st35[k13];
-          blk_acc59[k13] += (double)(sh_st56[k13 / 2] * r36_);
-        }
+      mt1 = 0.0f;
+      for (int64_t j7 = 0; j7 < 1; j7++) {
+        mt1 = mt1 + (sh_st12[(j7 * 2) + (k18 / 2)] * sh_st96[(j7 * 2) + (k18 % 2)]);
       }
-      for (int i14 = 0; i14 < 1; i14++) {
-        const int64_t k14 = lane + (int64_t)i14 * 8;
-        if (k14 < 6) {
-          blk_acc65[k14] += (double)-sh_st63[k14];
-        }
-      }
-      for (int i15 = 0; i15 < 1; i15++) {
-        const int64_t k15 = lane + (int64_t)i15 * 8;
-        if (k15 < 4) {
-          mt = 0.0f;
-          for (int64_t j6 = 0; j6 < 1; j6++) {
-            mt = mt + (sh_st12[(j6 * 2) + (k15 / 2)] * sh_st70[(j6 * 2) + (k15 % 2)]);
-          }
-          blk_acc71[k15] += (double)mt;
-        }
-      }
-      for (int i16 = 0; i16 < 1; i16++) {
-        const int64_t k16 = lane + (int64_t)i16 * 8;
-        if (k16 < 6) {
-          r18_ = sh_st16[k16] * sh_st16[k16];
-          blk_acc86[k16] += (double)(sh_st83[k16 / 2] * r18_);
-        }
-      }
-      for (int i17 = 0; i17 < 1; i17++) {
-        const int64_t k17 = lane + (int64_t)i17 * 8;
-        if (k17 < 6) {
-          blk_acc92[k17] += (double)-sh_st90[k17];
-        }
-      }
-      for (int i18 = 0; i18 < 1; i18++) {
-        const int64_t k18 = lane + (int64_t)i18 * 8;
-        if (k18 < 4) {
-          mt1 = 0.0f;
-          for (int64_t j7 = 0; j7 < 1; j7++) {
-            mt1 = mt1 + (sh_st12[(j7 * 2) + (k18 / 2)] * sh_st96[(j7 * 2) + (k18 % 2)]);
-          }
-          blk_acc97[k18] += (double)mt1;
-        }
-      }
+      blk_acc97[k18] += (double)mt1;
     }
   }
   for (int64_t i = 0; i < 6; i++)

@@ -79,19 +79,17 @@ static void k0_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_
     int64_t cnt;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 32;
-        if (k < 2) {
-          acc[(i) * 32 + lane] = 0.0f;
-        }
-      }
-      for (int i1 = 0; i1 < 1; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 32) {
-          acc1[(i1) * 32 + lane] = 0.0f;
-        }
-      }
+    for (int64_t k = 0; k < 2; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 32), i = (int)(k / 32);
+      (void)lane;
+      (void)i;
+      acc[k] = 0.0f;
+    }
+    for (int64_t k1 = 0; k1 < 32; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+      (void)lane;
+      (void)i1;
+      acc1[k1] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
@@ -107,45 +105,41 @@ static void k0_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int lane = 0; lane < 32; lane++) {
+        for (int64_t k2 = 0; k2 < 2; k2++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+          (void)lane;
+          (void)i2;
           float r5_;
           float x;
+          r5_ = (in_rel[e * 1] == (float)k2) ? 1.0f : 0.0f;
+          x = r5_;
+          acc[k2] = acc[k2] + (double)x;
+        }
+        for (int64_t k3 = 0; k3 < 32; k3++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+          (void)lane;
+          (void)i3;
           float r5_1;
           float x1;
-          for (int i2 = 0; i2 < 1; i2++) {
-            const int64_t k2 = lane + (int64_t)i2 * 32;
-            if (k2 < 2) {
-              r5_ = (in_rel[e * 1] == (float)k2) ? 1.0f : 0.0f;
-              x = r5_;
-              acc[(i2) * 32 + lane] = acc[(i2) * 32 + lane] + (double)x;
-            }
-          }
-          for (int i3 = 0; i3 < 1; i3++) {
-            const int64_t k3 = lane + (int64_t)i3 * 32;
-            if (k3 < 32) {
-              r5_1 = (in_rel[e * 1 + ((k3 / 16) / 2)] == (float)((k3 / 16) % 2)) ? 1.0f : 0.0f;
-              x1 = t7[u * 32 + k3] * r5_1;
-              acc1[(i3) * 32 + lane] = acc1[(i3) * 32 + lane] + (double)x1;
-            }
-          }
+          r5_1 = (in_rel[e * 1 + ((k3 / 16) / 2)] == (float)((k3 / 16) % 2)) ? 1.0f : 0.0f;
+          x1 = t7[u * 32 + k3] * r5_1;
+          acc1[k3] = acc1[k3] + (double)x1;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int lane = 0; lane < 32; lane++) {
-      for (int i4 = 0; i4 < 1; i4++) {
-        const int64_t k4 = lane + (int64_t)i4 * 32;
-        if (k4 < 2) {
-          t6[row * 2 + k4] = ((hi - lo) > 0) ? acc[(i4) * 32 + lane] : 0.0f;
-          sh6[k4] = (float)(((hi - lo) > 0) ? acc[(i4) * 32 + lane] : 0.0f);
-        }
-      }
-      for (int i5 = 0; i5 < 1; i5++) {
-        const int64_t k5 = lane + (int64_t)i5 * 32;
-        if (k5 < 32) {
-          sh8[k5] = (float)(((hi - lo) > 0) ? acc1[(i5) * 32 + lane] : 0.0f);
-        }
-      }
+    for (int64_t k4 = 0; k4 < 2; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+      (void)lane;
+      (void)i4;
+      t6[row * 2 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
+      sh6[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
+    }
+    for (int64_t k5 = 0; k5 < 32; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+      (void)lane;
+      (void)i5;
+      sh8[k5] = (float)(((hi - lo) > 0) ? acc1[k5] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k6 = 0; k6 < 2; k6++) { /* the lanes in order of k: see emit_host.c */
@@ -346,19 +340,17 @@ static void k5_reduce_rows2_sum_vertex(int64_t nrows, double *restrict acc28, co
   double blk_acc40[16] = {0};
 #pragma omp for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 16; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 16;
-        if (k < 2) {
-          blk_acc28[k] += (double)in_grad_out[row * 2 + k];
-        }
-      }
-      for (int i1 = 0; i1 < 1; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 16;
-        if (k1 < 16) {
-          blk_acc40[k1] += (double)t39[row * 16 + k1];
-        }
-      }
+    for (int64_t k = 0; k < 2; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 16), i = (int)(k / 16);
+      (void)lane;
+      (void)i;
+      blk_acc28[k] += (double)in_grad_out[row * 2 + k];
+    }
+    for (int64_t k1 = 0; k1 < 16; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 16), i1 = (int)(k1 / 16);
+      (void)lane;
+      (void)i1;
+      blk_acc40[k1] += (double)t39[row * 16 + k1];
     }
   }
   for (int64_t i = 0; i < 2; i++)

@@ -291,19 +291,17 @@ static void k5_reduce_rows2_sum_vertex(int64_t nrows, double *restrict acc25, co
   double blk_acc36[16] = {0};
 #pragma omp for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int lane = 0; lane < 16; lane++) {
-      for (int i = 0; i < 1; i++) {
-        const int64_t k = lane + (int64_t)i * 16;
-        if (k < 7) {
-          blk_acc25[k] += (double)in_grad_out[row * 7 + k];
-        }
-      }
-      for (int i1 = 0; i1 < 1; i1++) {
-        const int64_t k1 = lane + (int64_t)i1 * 16;
-        if (k1 < 16) {
-          blk_acc36[k1] += (double)t35[row * 16 + k1];
-        }
-      }
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 16), i = (int)(k / 16);
+      (void)lane;
+      (void)i;
+      blk_acc25[k] += (double)in_grad_out[row * 7 + k];
+    }
+    for (int64_t k1 = 0; k1 < 16; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 16), i1 = (int)(k1 / 16);
+      (void)lane;
+      (void)i1;
+      blk_acc36[k1] += (double)t35[row * 16 + k1];
     }
   }
   for (int64_t i = 0; i < 7; i++)
