@@ -79,7 +79,12 @@ for n in $THREADS; do
         # shellcheck disable=SC2046 # the assignments are words
         env $(thread_env "$n") "$RUN" "$tmp/lib-$variant.so" --graph "$graph" --repeat "$REPEAT" --warmup "$WARMUP" --backward \
           > "$tmp/run-$variant.txt" 2>&1 || { cat "$tmp/run-$variant.txt" >&2; exit 1; }
-        sed -n 's/^time per forward: \([0-9.]*\) ms.*/\1/p' "$tmp/run-$variant.txt" >> "$tmp/fwd-$variant"
+        # the inference forward (training = 0): gnn-run without --backward, whose forwards would
+        # run with training = 1
+        # shellcheck disable=SC2046 # the assignments are words
+        env $(thread_env "$n") "$RUN" "$tmp/lib-$variant.so" --graph "$graph" --repeat "$REPEAT" --warmup "$WARMUP" \
+          > "$tmp/inf-$variant.txt" 2>&1 || { cat "$tmp/inf-$variant.txt" >&2; exit 1; }
+        sed -n 's/^time per forward: \([0-9.]*\) ms.*/\1/p' "$tmp/inf-$variant.txt" >> "$tmp/fwd-$variant"
         sed -n 's/^time per training step: \([0-9.]*\) ms.*/\1/p' "$tmp/run-$variant.txt" >> "$tmp/step-$variant"
       done
     done
@@ -98,7 +103,8 @@ elapsed=$(($(date +%s) - t_start))
 {
   echo "$header"
   echo "# per row: gnnc MODEL --target=host [-fno-fuse] -o lib.so (training library), then $ROUNDS rounds of"
-  echo "#   gnn-run lib.so --graph GRAPH --repeat $REPEAT --warmup $WARMUP --backward, fused and unfused interleaved"
+  echo "#   gnn-run lib.so --graph GRAPH --repeat $REPEAT --warmup $WARMUP (inference forwards) and the same with --backward"
+  echo "#   (training steps), fused and unfused interleaved"
   for n in $THREADS; do echo "# threads $n: $(thread_env "$n")"; done
   echo "# fwd: median ms per inference forward; step: median ms per training step (forward with training = 1 + backward,"
   echo "# no optimiser); GB: bytes the kernels of a training step move (gnnc --stats at the graph's V and E, docs/passes/fuse.md);"

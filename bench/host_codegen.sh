@@ -63,7 +63,12 @@ for n in $THREADS; do
         # shellcheck disable=SC2046 # the assignments are words
         env $(thread_env "$n") "$RUN" "$tmp/lib-$v.so" --graph "$graph" --repeat "$REPEAT" --warmup "$WARMUP" --backward \
           > "$tmp/run-$v.txt" 2>&1 || { cat "$tmp/run-$v.txt" >&2; exit 1; }
-        sed -n 's/^time per forward: \([0-9.]*\) ms.*/\1/p' "$tmp/run-$v.txt" >> "$tmp/fwd-$v"
+        # the inference forward (training = 0): gnn-run without --backward, whose forwards would
+        # run with training = 1
+        # shellcheck disable=SC2046 # the assignments are words
+        env $(thread_env "$n") "$RUN" "$tmp/lib-$v.so" --graph "$graph" --repeat "$REPEAT" --warmup "$WARMUP" \
+          > "$tmp/inf-$v.txt" 2>&1 || { cat "$tmp/inf-$v.txt" >&2; exit 1; }
+        sed -n 's/^time per forward: \([0-9.]*\) ms.*/\1/p' "$tmp/inf-$v.txt" >> "$tmp/fwd-$v"
         sed -n 's/^time per training step: \([0-9.]*\) ms.*/\1/p' "$tmp/run-$v.txt" >> "$tmp/step-$v"
         # training mode: the same masks, so the same output up to float32 rounding
         env $(thread_env "$n") "$RUN" "$tmp/lib-$v.so" --graph "$graph" --train --repeat 1 --warmup 0 \
@@ -86,7 +91,8 @@ elapsed=$(($(date +%s) - t_start))
   echo "$header"
   echo "# base: $BASE (commit $base_commit); new: $GNNC"
   echo "# per row: gnnc MODEL --target=host -o lib.so (training library) with each, then $ROUNDS rounds of"
-  echo "#   gnn-run lib.so --graph GRAPH --repeat $REPEAT --warmup $WARMUP --backward, base and new interleaved"
+  echo "#   gnn-run lib.so --graph GRAPH --repeat $REPEAT --warmup $WARMUP (inference forwards) and the same with --backward"
+  echo "#   (training steps), base and new interleaved"
   for n in $THREADS; do echo "# threads $n: $(thread_env "$n")"; done
   echo "# fwd: median ms per inference forward; step: median ms per training step (training forward + backward,"
   echo "# no optimiser). Ratios base / new (> 1: the new code generator is faster). Training outputs checked equal."
