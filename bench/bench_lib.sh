@@ -5,6 +5,7 @@
 #   bench_header TITLE [TARGET]  the results header: date, commit, CPU, target, load average
 #                             (TARGET: the target's words; default the host target, no GPU)
 #   thread_env N              the environment a run with N threads gets (see below)
+#   time_fwd_step N RUN LIB GRAPH REPEAT WARMUP OUTBASE   an inference forward and a training step (below)
 #   gnn_run_parse FILE        reads gnn-run's output, sets R_V R_E R_MS R_FAST R_PLAN R_PEAK R_ABSSUM
 #   cost_model GNNC MODEL V E [FLAGS...]   sets C_FLOPS C_BYTES C_PEAKLIVE (the last pass's line)
 #
@@ -31,6 +32,22 @@ bench_header() {
   echo "# commit:  $(git rev-parse --short HEAD 2> /dev/null || echo unknown)$(git diff --quiet HEAD -- compiler runtime 2> /dev/null || echo ' (compiler/runtime modified)')"
   echo "# cpu:     $cpu; $(nproc) CPUs online$(lscpu 2> /dev/null | sed -n 's/^Hypervisor vendor: *\(.*\)/, \1 guest/p'); ${2:-target host (C + OpenMP, OpenBLAS); no GPU}"
   echo "# load:    $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min load average at the start: other processes share the cores)"
+}
+
+# time_fwd_step N RUN LIB GRAPH REPEAT WARMUP OUTBASE: one gnn-run with --backward (its training
+# step's median appended to OUTBASE.step, its whole output in OUTBASE.txt) and one without (its
+# inference forward's median appended to OUTBASE.fwd: --backward's forwards run with
+# training = 1), with N threads. Exits the script, showing gnn-run's output, if either fails.
+time_fwd_step() {
+  local n=$1 run=$2 lib=$3 graph=$4 repeat=$5 warmup=$6 out=$7
+  # shellcheck disable=SC2046 # the assignments are words
+  env $(thread_env "$n") "$run" "$lib" --graph "$graph" --repeat "$repeat" --warmup "$warmup" --backward \
+    > "$out.txt" 2>&1 || { cat "$out.txt" >&2; exit 1; }
+  sed -n 's/^time per training step: \([0-9.]*\) ms.*/\1/p' "$out.txt" >> "$out.step"
+  # shellcheck disable=SC2046
+  env $(thread_env "$n") "$run" "$lib" --graph "$graph" --repeat "$repeat" --warmup "$warmup" \
+    > "$out.inf" 2>&1 || { cat "$out.inf" >&2; exit 1; }
+  sed -n 's/^time per forward: \([0-9.]*\) ms.*/\1/p' "$out.inf" >> "$out.fwd"
 }
 
 # gnn_run_parse FILE: the lines runtime/gnn_run.c prints.

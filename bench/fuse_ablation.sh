@@ -71,21 +71,12 @@ for n in $THREADS; do
       flags=()
       [ $variant = unfused ] && flags=(-fno-fuse)
       "$GNNC" "$src" --target=host "${flags[@]}" -o "$tmp/lib-$variant.so"
-      : > "$tmp/fwd-$variant" ; : > "$tmp/step-$variant"
+      : > "$tmp/run-$variant.fwd" ; : > "$tmp/run-$variant.step"
     done
     for r in $(seq "$ROUNDS"); do
       for variant in fused unfused; do
         echo "  $name on $gname, $variant, $n thread(s), round $r" >&2
-        # shellcheck disable=SC2046 # the assignments are words
-        env $(thread_env "$n") "$RUN" "$tmp/lib-$variant.so" --graph "$graph" --repeat "$REPEAT" --warmup "$WARMUP" --backward \
-          > "$tmp/run-$variant.txt" 2>&1 || { cat "$tmp/run-$variant.txt" >&2; exit 1; }
-        # the inference forward (training = 0): gnn-run without --backward, whose forwards would
-        # run with training = 1
-        # shellcheck disable=SC2046 # the assignments are words
-        env $(thread_env "$n") "$RUN" "$tmp/lib-$variant.so" --graph "$graph" --repeat "$REPEAT" --warmup "$WARMUP" \
-          > "$tmp/inf-$variant.txt" 2>&1 || { cat "$tmp/inf-$variant.txt" >&2; exit 1; }
-        sed -n 's/^time per forward: \([0-9.]*\) ms.*/\1/p' "$tmp/inf-$variant.txt" >> "$tmp/fwd-$variant"
-        sed -n 's/^time per training step: \([0-9.]*\) ms.*/\1/p' "$tmp/run-$variant.txt" >> "$tmp/step-$variant"
+        time_fwd_step "$n" "$RUN" "$tmp/lib-$variant.so" "$graph" "$REPEAT" "$WARMUP" "$tmp/run-$variant"
       done
     done
     gnn_run_parse "$tmp/run-fused.txt"
@@ -93,7 +84,7 @@ for n in $THREADS; do
     for variant in fused unfused; do
       flags=()
       [ $variant = unfused ] && flags=(-fno-fuse)
-      line="$line $(median < "$tmp/fwd-$variant") $(median < "$tmp/step-$variant") $(stats_bytes "$GNNC" "$src" "$R_V" "$R_E" "${flags[@]}")"
+      line="$line $(median < "$tmp/run-$variant.fwd") $(median < "$tmp/run-$variant.step") $(stats_bytes "$GNNC" "$src" "$R_V" "$R_E" "${flags[@]}")"
     done
     echo "$line" >> "$res"
   done <<< "$rows"

@@ -54,22 +54,13 @@ for n in $THREADS; do
       g=$GNNC
       [ $v = base ] && g=$BASE
       "$g" "$src" --target=host -o "$tmp/lib-$v.so"
-      : > "$tmp/fwd-$v"
-      : > "$tmp/step-$v"
+      : > "$tmp/run-$v.fwd"
+      : > "$tmp/run-$v.step"
     done
     for r in $(seq "$ROUNDS"); do
       for v in base new; do
         echo "  $name on $(basename "$graph"), $v, $n thread(s), round $r" >&2
-        # shellcheck disable=SC2046 # the assignments are words
-        env $(thread_env "$n") "$RUN" "$tmp/lib-$v.so" --graph "$graph" --repeat "$REPEAT" --warmup "$WARMUP" --backward \
-          > "$tmp/run-$v.txt" 2>&1 || { cat "$tmp/run-$v.txt" >&2; exit 1; }
-        # the inference forward (training = 0): gnn-run without --backward, whose forwards would
-        # run with training = 1
-        # shellcheck disable=SC2046 # the assignments are words
-        env $(thread_env "$n") "$RUN" "$tmp/lib-$v.so" --graph "$graph" --repeat "$REPEAT" --warmup "$WARMUP" \
-          > "$tmp/inf-$v.txt" 2>&1 || { cat "$tmp/inf-$v.txt" >&2; exit 1; }
-        sed -n 's/^time per forward: \([0-9.]*\) ms.*/\1/p' "$tmp/inf-$v.txt" >> "$tmp/fwd-$v"
-        sed -n 's/^time per training step: \([0-9.]*\) ms.*/\1/p' "$tmp/run-$v.txt" >> "$tmp/step-$v"
+        time_fwd_step "$n" "$RUN" "$tmp/lib-$v.so" "$graph" "$REPEAT" "$WARMUP" "$tmp/run-$v"
         # training mode: the same masks, so the same output up to float32 rounding
         env $(thread_env "$n") "$RUN" "$tmp/lib-$v.so" --graph "$graph" --train --repeat 1 --warmup 0 \
           | sed -n 's/^checksum: .*abs-sum \([-0-9.e+]*\).*/\1/p' > "$tmp/sum-$v"
@@ -81,7 +72,7 @@ for n in $THREADS; do
       fi
     done
     line="$name $(basename "$graph") $n"
-    for v in base new; do line="$line $(median < "$tmp/fwd-$v") $(median < "$tmp/step-$v")"; done
+    for v in base new; do line="$line $(median < "$tmp/run-$v.fwd") $(median < "$tmp/run-$v.step")"; done
     echo "$line" >> "$res"
   done <<< "$rows"
 done
