@@ -136,6 +136,18 @@ bad_num arch-one-digit "--arch=sm_8: $archmsg" "$TMP/num.gnn" --emit=cu --arch=s
 bad_num arch-eight "--arch=sm_80,sm_80,sm_80,sm_80,sm_80,sm_80,sm_80,sm_80: $archmsg" "$TMP/num.gnn" --emit=cu \
   --arch=sm_80,sm_80,sm_80,sm_80,sm_80,sm_80,sm_80,sm_80
 check arch-feature-letter "$GNNC" "$TMP/num.gnn" --emit=cu --arch=sm_90a,sm_100f -o "$TMP/arch.cu"
+# --host-march: the host library's cc line (-v), native by default, none for portable; a value
+# that is not a CPU name is refused before anything runs
+marchmsg="want native, portable or a CPU name for cc's -march"
+bad_num host-march-space "--host-march=a b: $marchmsg" "$TMP/num.gnn" --target=host --host-march="a b" -o "$TMP/m.so"
+bad_num host-march-empty "--host-march=: $marchmsg" "$TMP/num.gnn" --target=host --host-march= -o "$TMP/m.so"
+bad_num host-march-flag "--host-march=;rm: $marchmsg" "$TMP/num.gnn" --target=host "--host-march=;rm" -o "$TMP/m.so"
+"$GNNC" "$TMP/num.gnn" --target=host -v -o "$TMP/m-native.so" > "$TMP/m-native.log" 2>&1
+check host-march-native grep -q -- ' -O3 -march=native -ffp-contract=off ' "$TMP/m-native.log"
+"$GNNC" "$TMP/num.gnn" --target=host --host-march=portable -v -o "$TMP/m-portable.so" > "$TMP/m-portable.log" 2>&1
+check host-march-portable bash -c "[ -f '$TMP/m-portable.so' ] && ! grep -q -- '-march' '$TMP/m-portable.log'"
+"$GNNC" "$TMP/num.gnn" --target=host --host-march=x86-64-v2 -v -o "$TMP/m-v2.so" > "$TMP/m-v2.log" 2>&1
+check host-march-named bash -c "[ -f '$TMP/m-v2.so' ] && grep -q -- ' -march=x86-64-v2 ' '$TMP/m-v2.log'"
 bad_num stats-empty "--stats wants V=N,E=N or symbolic, got 'V=,E=1'" "$TMP/num.gnn" --stats V=,E=1
 bad_num o-missing "option '-o' needs a value" "$TMP/num.gnn" -o
 # the extremes of the ranges are accepted
