@@ -258,15 +258,11 @@ static bool build_library(const KProgram *p, const EmitOpts *eo) {
     /* -O3 and the building CPU's vector units: the element-wise kernels (dropout, epilogues,
      * the lanes of a walk) vectorise, 4-25x over -O2 for x86-64 (docs/benchmarks.md). No FMA
      * contraction (clang's default otherwise), so results match -O2's and the interpreter's
-     * rounding as before; float sums are not reassociated (no -ffast-math). */
+     * rounding as before; float sums are not reassociated (no -ffast-math). The GCC 12 -O3
+     * workaround is a pragma in the generated source (emit_host.c). */
     argv[n++] = "-O3";
     if (!eo->host_march || strcmp(eo->host_march, "portable") != 0) argv[n++] = march;
     argv[n++] = "-ffp-contract=off";
-    /* GCC 12.2 (Debian 12) miscompiles `out[r*3+k] = a[r*3+k] > 0 ? b[r*3+k] : 0` (GIN's relu
-     * gradient, rows of 3) at -O3 with AVX2 or AVX-512: the if-converted masked loads drop
-     * elements (tests/codegen caught it; a 12-line reproduction is in docs/benchmarks.md). Without
-     * if-conversion such loops stay scalar; dropout's select is branchless already (gnn_keep_f32). */
-    if (!strstr(argv[0], "clang")) argv[n++] = "-fno-tree-loop-if-convert";
     argv[n++] = "-std=c11";
     argv[n++] = "-fopenmp";
     argv[n++] = "-fPIC";

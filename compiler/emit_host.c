@@ -328,10 +328,12 @@ static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
 }
 
 /* Locals that live in one region only: declared at the top of its lane loop. */
+static bool region_local(const HostK *h, int v, int region);
+
 static void region_decls(FILE *out, const HostK *h, int region, int d, const bool *only) {
   for (int i = 0; i < h->k->nlocals; i++) {
     const KLocal *l = &h->k->locals[i];
-    if (!h->used[i] || l->uniform || h->loopvar[i] || h->promote[i] || h->region[i] != region || (only && !only[i])) continue;
+    if (!h->used[i] || !region_local(h, i, region) || (only && !only[i])) continue;
     ind(out, d);
     fprintf(out, "%s %s", ctype(l->type), l->name);
     if (l->len) fprintf(out, "[%d]", l->len);
@@ -403,14 +405,15 @@ static void emit_uniform(FILE *out, HostK *h, const KStmt *s, int d) {
  * next of the same lane: the flat loop is used only if every local that lives in this region
  * alone is written before it is read in each iteration (checked below, conservatively). */
 
+/* A local that lives in region alone: per lane, neither promoted nor a loop variable. */
+static bool region_local(const HostK *h, int v, int region) {
+  return !h->k->locals[v].uniform && !h->loopvar[v] && !h->promote[v] && h->region[v] == region;
+}
+
 /* Whether e reads a local of region `region` not yet in def. */
 static bool reads_undefined(const HostK *h, const KExpr *e, int region, const bool *def) {
   if (!e) return false;
-  if (e->kind == KE_VAR) {
-    int v = e->var;
-    const KLocal *l = &h->k->locals[v];
-    if (!l->uniform && !h->loopvar[v] && !h->promote[v] && h->region[v] == region && !def[v]) return true;
-  }
+  if (e->kind == KE_VAR && region_local(h, e->var, region) && !def[e->var]) return true;
   return reads_undefined(h, e->a, region, def) || reads_undefined(h, e->b, region, def) ||
          reads_undefined(h, e->c, region, def);
 }
@@ -460,6 +463,30 @@ static bool flat_lanes_ok(const HostK *h, const KStmt *s, int region) {
   return ok;
 }
 
+/* The statements [i, end) of b form one region. If they are lanes loops only, each flat-able,
+ * and no region scalar is used by two of them, returns each loop's locals (nlocals + 1 flags per
+ * loop, for its declarations); else NULL. Each loop is then printed flat in turn: all lanes
+ * through the first, then the second -- as valid a serialisation as lane by lane, since the
+ * lanes of a region do not read each other's writes, and each lane still runs its loops in order. */
+static bool *flat_region(const HostK *h, const PtrVec *b, int i, int end, int region) {
+  int nl = h->k->nlocals + 1, nloops = end - i;
+  for (int a = i; a < end; a++)
+    if (!flat_lanes_ok(h, b->items[a], region)) return NULL;
+  bool *refs = calloc((size_t)nl * (size_t)nloops, 1);
+  for (int a = 0; a < nloops; a++) {
+    stmt_refs(b->items[i + a], refs + (size_t)a * nl);
+    for (int v = 0; v < nl - 1; v++) {
+      if (!refs[(size_t)a * nl + v] || !region_local(h, v, region)) continue;
+      for (int c = 0; c < a; c++)
+        if (refs[(size_t)c * nl + v]) {
+          free(refs);
+          return NULL;
+        }
+    }
+  }
+  return refs;
+}
+
 static void emit_flat_lanes(FILE *out, HostK *h, const KStmt *s, int region, int d, const bool *only) {
   const Kernel *k = h->k;
   const char *kv = k->locals[s->var].name, *iv = k->locals[s->var2].name;
@@ -494,30 +521,15 @@ static void emit_block(FILE *out, HostK *h, const PtrVec *b, int d, bool in_lane
       i++;
       continue;
     }
-    int region = ++h->cur;
-    /* a region of lanes loops only, each flat-able, no region scalar shared by two of them:
-     * each loop flat in turn (all lanes through the first, then the second: as valid a
-     * serialisation as lane by lane, since the lanes of a region do not read each other's
-     * writes, and each lane still runs its loops in order) */
-    int end = i, nloops = 0;
-    bool flat = true;
-    while (end < b->len && !stmt_uniform(h, b->items[end])) flat &= flat_lanes_ok(h, b->items[end++], region), nloops++;
-    int nl = h->k->nlocals + 1;
-    bool *refs = flat ? calloc((size_t)nl * (size_t)nloops, 1) : NULL;
-    for (int a = 0; flat && a < nloops; a++) {
-      stmt_refs(b->items[i + a], refs + (size_t)a * nl);
-      for (int v = 0; v < nl - 1 && flat; v++) {
-        if (!refs[(size_t)a * nl + v] || h->region[v] != region || h->promote[v] || h->loopvar[v] || h->k->locals[v].uniform) continue;
-        for (int c = 0; c < a && flat; c++) flat = !refs[(size_t)c * nl + v];
-      }
-    }
-    if (flat) {
-      for (int a = 0; a < nloops; a++) emit_flat_lanes(out, h, b->items[i + a], region, d, refs + (size_t)a * nl);
+    int region = ++h->cur, end = i;
+    while (end < b->len && !stmt_uniform(h, b->items[end])) end++;
+    bool *refs = flat_region(h, b, i, end, region);
+    if (refs) {
+      for (int a = i; a < end; a++) emit_flat_lanes(out, h, b->items[a], region, d, refs + (size_t)(a - i) * (h->k->nlocals + 1));
       free(refs);
       i = end;
       continue;
     }
-    free(refs);
     ind(out, d);
     fprintf(out, "for (int lane = 0; lane < %d; lane++) {\n", h->k->group);
     region_decls(out, h, region, d + 1, NULL);
@@ -602,6 +614,12 @@ static void host_prelude(FILE *out, const KProgram *p) {
   (void)p;
   fputs("#include <limits.h>\n#include <math.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
         "#include <cblas.h>\n\n#include \"gnnrt_rng.h\"\n",
+        out);
+  /* GCC 12.2 miscompiles if-converted masked loads at -O3 with AVX2/AVX-512: GIN's relu
+   * gradient over rows of 3 lost elements (docs/kernel-ir.md has the reproduction). In the
+   * source, so whoever compiles it (gnnc's cc line, an embedding project's flags) is safe. */
+  fputs("\n/* GCC 12 at -O3 with AVX2/AVX-512 miscompiles if-converted masked loads (docs/kernel-ir.md). */\n"
+        "#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC optimize(\"no-tree-loop-if-convert\")\n#endif\n",
         out);
   fputs("\n/* Helpers a model may not use all of. */\n#define GNN_HELPER static inline __attribute__((unused))\n"
         "GNN_HELPER float gnn_rsqrtf(float x) { return 1.0f / sqrtf(x); }\n"

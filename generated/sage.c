@@ -11,6 +11,11 @@
 
 #include "gnnrt_rng.h"
 
+/* GCC 12 at -O3 with AVX2/AVX-512 miscompiles if-converted masked loads (docs/kernel-ir.md). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-loop-if-convert")
+#endif
+
 /* Helpers a model may not use all of. */
 #define GNN_HELPER static inline __attribute__((unused))
 GNN_HELPER float gnn_rsqrtf(float x) { return 1.0f / sqrtf(x); }
