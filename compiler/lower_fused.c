@@ -804,12 +804,21 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
       if (a->op == OP_REDUCE_SCATTER) { /* online: running max, the sum rescaled when it rises */
         int nm = add_local(L, k, "m", KT_F32, 0, false), sc = add_local(L, k, "scale", KT_F32, 0, false);
         int pv = add_local(L, k, "p", KT_F32, 0, false);
+        int dv = add_local(L, k, "d", KT_F32, 0, false), ev = add_local(L, k, "ed", KT_F32, 0, false);
         ks_let(L, lanes, nm, NULL, ksel(L, kbin(L, KO_GT, x, av), x, av));
-        KExpr *m = kvar(L, k, nm, NULL), *s = kvar(L, k, acc[a->id].aux, slot);
-        /* exp(max_old - max_new) is exp(0) = 1 unless x raised the max, which happens about
-         * log(degree) times per vertex: one exp per edge instead of two (the same values) */
-        ks_let(L, lanes, sc, NULL, ksel(L, kbin(L, KO_GT, x, av), kun(L, KU_EXP, kbin(L, KO_SUB, av, x)), kf(L, 1.0)));
-        ks_let(L, lanes, pv, NULL, kun(L, KU_EXP, kbin(L, KO_SUB, x, m)));
+        KExpr *s = kvar(L, k, acc[a->id].aux, slot);
+        /* One exp per edge: with d = x - max_old, the factor exp(max_old - max_new) and
+         * p = exp(x - max_new) are exp(-|d|) and 1 when x raises the max, 1 and exp(-|d|) when
+         * it does not -- the same roundings as exp(max_old - x) and exp(x - max_old). (A select
+         * of two exps evaluates both where lanes are vector lanes: the host's SIMD, a GPU warp
+         * whose lanes disagree.) The first edge: d = +inf, factor 0, p = 1. */
+        ks_let(L, lanes, dv, NULL, kbin(L, KO_SUB, x, av));
+        KExpr *d = kvar(L, k, dv, NULL);
+        ks_let(L, lanes, ev, NULL, kun(L, KU_EXP, kun(L, KU_NEG, kun(L, KU_ABS, d))));
+        KExpr *ed = kvar(L, k, ev, NULL), *raised = kbin(L, KO_GT, d, kf(L, 0));
+        ks_let(L, lanes, sc, NULL, ksel(L, raised, ed, kf(L, 1.0)));
+        ks_let(L, lanes, pv, NULL, ksel(L, raised, kf(L, 1.0), ed));
+        KExpr *m = kvar(L, k, nm, NULL);
         ks_let(L, lanes, acc[a->id].aux, slot,
                kbin(L, KO_ADD, kbin(L, KO_MUL, s, kun(L, KU_TO_F64, kvar(L, k, sc, NULL))), kun(L, KU_TO_F64, kvar(L, k, pv, NULL))));
         ks_let(L, lanes, acc[a->id].acc, slot, m);

@@ -151,6 +151,8 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_ve
   float m;
   float scale;
   float p;
+  float d;
+  float ed;
   float x1;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -188,8 +190,10 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_ve
           r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
           x = r10_;
           m = (x > mx[i2]) ? x : mx[i2];
-          scale = (x > mx[i2]) ? expf(mx[i2] - x) : 1.0f;
-          p = expf(x - m);
+          d = x - mx[i2];
+          ed = expf(-fabsf(d));
+          scale = (d > 0.0f) ? ed : 1.0f;
+          p = (d > 0.0f) ? 1.0f : ed;
           sum[i2] = (sum[i2] * (double)scale) + (double)p;
           mx[i2] = m;
           sh_scale11[k2] = scale;
@@ -313,6 +317,8 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_ve
   float m;
   float scale;
   float p;
+  float d;
+  float ed;
   float x1;
   float heads;
   lo = in_ptr[row];
@@ -351,8 +357,10 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_ve
           r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
           x = r30_;
           m = (x > mx[i2]) ? x : mx[i2];
-          scale = (x > mx[i2]) ? expf(mx[i2] - x) : 1.0f;
-          p = expf(x - m);
+          d = x - mx[i2];
+          ed = expf(-fabsf(d));
+          scale = (d > 0.0f) ? ed : 1.0f;
+          p = (d > 0.0f) ? 1.0f : ed;
           sum[i2] = (sum[i2] * (double)scale) + (double)p;
           mx[i2] = m;
           sh_scale31[k2] = scale;
