@@ -117,7 +117,7 @@ static bool write_sources(const KProgram *p, const EmitOpts *eo, Target t, const
 
 /* ---------------------------------------------------------------- finding the runtime */
 
-static char *exe_dir(void) {
+char *gnnc_exe_dir(void) {
   char buf[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (n <= 0) return NULL;
@@ -131,7 +131,7 @@ static bool find_runtime(Target t, char **inc, char **lib) {
   const char *ei = getenv("GNNC_RUNTIME_INCLUDE"), *el = getenv("GNNC_RUNTIME_LIB");
   char *candidates_inc[3] = {ei ? strdup(ei) : NULL, NULL, strdup(GNNC_SOURCE_RUNTIME_DIR)};
   char *candidates_lib[3] = {el ? strdup(el) : NULL, NULL, strdup(GNNC_SOURCE_LIB_DIR)};
-  char *ed = exe_dir();
+  char *ed = gnnc_exe_dir();
   if (ed) {
     candidates_inc[1] = cat(ed, "/../include", "");
     candidates_lib[1] = cat(ed, "/../lib", "");

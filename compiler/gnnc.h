@@ -401,6 +401,8 @@ typedef struct {
   long value_budget;      /* sema's limit on IR values + statements + layer instances: no input
                              can blow up time or memory */
   int mapping;            /* MappingChoice (--mapping), for fuse and lower */
+  const int *edge_ids;    /* --edge-balanced=ID,...: these reductions edge-balanced whatever --mapping says */
+  int nedge_ids;          /*   (the mapping tuner's plans, compiler/tune.c) */
   bool remarks;           /* -Rpass-missed=fuse: notes on what fuse left unfused, and why */
   int recompute_level;    /* checkpoint: 0 the cost model (default), 1 recompute all it can */
 } GnnCtx;
@@ -458,6 +460,8 @@ typedef struct {
   bool lower;       /* lower to the kernel IR after the passes (c->kprog) */
   bool remarks;     /* -Rpass-missed=fuse: say what fuse could not merge, and why */
   int mapping;      /* MappingChoice for lower */
+  const int *edge_ids; /* --edge-balanced=ID,...: reductions to run edge-balanced (GnnCtx.edge_ids) */
+  int nedge_ids;
   bool recompute_all; /* --recompute=all: checkpoint recomputes every value it can */
   double memory_budget; /* --memory-budget=BYTES (> 0): the fastest plan whose memory at stats_V, stats_E fits */
   bool print_plan;  /* --print-memory-plan V=,E=: the memory plan after lower */
@@ -645,6 +649,8 @@ void kir_print(FILE *out, const KProgram *p);
 void kexpr_print(FILE *out, const Kernel *k, const KExpr *e, Dialect d);
 void kvar_print(FILE *out, const Kernel *k, int var, const KExpr *idx, Dialect d);
 const char *mapping_name(Mapping m);
+/* Whether --edge-balanced named value id. */
+bool ctx_edge_balanced(const GnnCtx *c, int id);
 const char *kernel_mapping_desc(const Kernel *k);
 const char *ktype_c(KType t);        /* float, int64_t, double */
 const char *ktype_name(KType t);     /* f32, i64, f64 */
@@ -688,6 +694,23 @@ typedef struct {
   const char *src_name;  /* the .gnn file, as given */
 } EmitOpts;
 bool gnn_emit(const KProgram *p, const EmitOpts *eo);
+/* The folder of the running gnnc (malloc'ed), or NULL: where its runtime and tools are found. */
+char *gnnc_exe_dir(void);
+
+/* tune.c: --tune-mapping=GRAPH. Times the plans (all vertex-balanced, each reduction that can
+ * run edge-balanced alone, the winners together) with gnn-run on graph and writes the fastest
+ * plan's --edge-balanced ids to chosen; returns their number, or -1 after saying why. */
+typedef struct {
+  const char *path, *text;  /* the .gnn file and its text */
+  size_t size;
+  const char *model_name;
+  const PipelineOpts *popts;
+  const EmitOpts *eopts;
+  const char *graph;        /* what gnn-run --graph loads */
+  bool self_loops;          /* gnn-run --self-loops */
+  int rounds, repeat;       /* interleaved rounds; gnn-run --repeat per timing */
+} TuneArgs;
+int tune_mapping(const TuneArgs *t, int *chosen, int cap);
 
 /* ===================================================================== graph.c, interp.c */
 

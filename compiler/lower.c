@@ -937,12 +937,12 @@ static bool is_gemm(const Value *v) {
 
 static void note(Lower *L, const Value *v, const char *why) {
   if (L->c->diag.out)
-    fprintf(L->c->diag.out, "%s: note: %s runs vertex-balanced although --mapping=edge: %s\n", L->c->diag.path,
-            describe(L, v), why);
+    fprintf(L->c->diag.out, "%s: note: %s runs vertex-balanced although %s: %s\n", L->c->diag.path, describe(L, v),
+            L->mapping == MAPPING_EDGE ? "--mapping=edge" : "--edge-balanced names it", why);
 }
 
 static void lower_value(Lower *L, Value *v) {
-  bool edge_map = L->mapping == MAPPING_EDGE;
+  bool edge_map = L->mapping == MAPPING_EDGE || ctx_edge_balanced(L->c, v->id);
   switch (v->op) {
   case OP_INPUT: case OP_PARAM: case OP_CONST: case OP_DEGREE:
     return;

@@ -34,7 +34,13 @@ static void usage(FILE *out) {
         "                          for newer GPUs (default sm_80)\n"
         "  --host-march=CPU        cc's -march for a host library: native (default: the CPU that builds it),\n"
         "                          portable (none: any x86-64), or a CPU name (x86-64-v3, znver4, ...)\n"
-        "  --mapping=auto|vertex|edge  thread mapping of the graph kernels (auto: vertex-balanced)\n"
+        "  --mapping=auto|vertex|edge  thread mapping of the graph kernels (auto: vertex-balanced, or the\n"
+        "                          plan --tune-mapping measured)\n"
+        "  --edge-balanced=ID[,ID]  these reductions (value ids, as --print-ir-after=fuse shows) edge-balanced\n"
+        "  --tune-mapping=GRAPH    time each reduction that can run either way, edge-balanced alone, against all\n"
+        "                          vertex-balanced with gnn-run on GRAPH (training step, or forward), and build\n"
+        "                          -o FILE.so with the fastest plan; --tune-rounds=N (3), --tune-repeat=N (5),\n"
+        "                          --self-loops (the graph's); set OMP_NUM_THREADS to the threads it will run on\n"
         "  -S                      keep the generated sources beside the library\n"
         "  -v                      show the compiler command lines\n"
         "  --model=NAME            the model to compile (default: the last one in the file)\n"
@@ -172,7 +178,8 @@ static bool parse_bytes(const char *s, double *out) {
 /* An option that takes a value, given last with none. */
 static bool takes_value(const char *a, bool run) {
   static const char *const compile[] = {"-o", "--emit", "--model", "--print-ir-after", "--print-ir-before", "--stats",
-                                        "--recompute", "--memory-budget", "--print-memory-plan"};
+                                        "--recompute", "--memory-budget", "--print-memory-plan", "--edge-balanced",
+                                        "--tune-mapping", "--tune-rounds", "--tune-repeat"};
   static const char *const run_only[] = {"--graph", "--features", "--num-vertices", "--params", "--inputs", "--init",
                                          "--seed", "--save-params", "--save-inputs", "--output", "--rows"};
   for (size_t i = 0; i < sizeof compile / sizeof compile[0]; i++)
@@ -190,6 +197,8 @@ typedef struct {
   const char *save_outputs;
   bool train, backward;
   bool self_loops; /* --self-loops: add v -> v for every vertex without one, as gnn-train does */
+  const char *tune_graph; /* --tune-mapping=GRAPH */
+  int tune_rounds, tune_repeat;
   int64_t num_vertices;
   uint64_t seed;
   int rows;
@@ -335,8 +344,25 @@ done:
 
 /* ---------------------------------------------------------------- main */
 
+/* "12,30" or "%12,%30": value ids, at most cap. */
+static bool parse_id_list(const char *s, int *ids, int *n, int cap) {
+  *n = 0;
+  for (const char *p = s;;) {
+    if (*p == '%') p++;
+    unsigned long long x = 0;
+    const char *q = p;
+    while (*q >= '0' && *q <= '9' && x <= INT_MAX) x = x * 10 + (unsigned long long)(*q++ - '0');
+    if (q == p || x > INT_MAX || *n == cap) return false;
+    ids[(*n)++] = (int)x;
+    if (*q == 0) return true;
+    if (*q != ',') return false;
+    p = q + 1;
+  }
+}
+
 int main(int argc, char **argv) {
   PipelineOpts o = {.verify_each = true, .out = stdout};
+  static int edge_ids[256]; /* --edge-balanced, or the tuner's plan */
   Cli cli = {.seed = 1, .rows = 3};
   const char *model_name = NULL;
   int first = 1;
@@ -373,6 +399,31 @@ int main(int argc, char **argv) {
       cli.arch = v;
     } else if ((v = ARGVAL("--host-march"))) {
       cli.host_march = v;
+    } else if ((v = ARGVAL("--edge-balanced"))) {
+      if (!parse_id_list(v, edge_ids, &o.nedge_ids, (int)(sizeof edge_ids / sizeof edge_ids[0]))) {
+        fprintf(stderr, "gnnc: --edge-balanced wants value ids (12,30 or %%12,%%30; at most %d), got '%s'\n",
+                (int)(sizeof edge_ids / sizeof edge_ids[0]), v);
+        return 2;
+      }
+      o.edge_ids = edge_ids;
+    } else if ((v = ARGVAL("--tune-mapping"))) {
+      cli.tune_graph = v;
+    } else if ((v = ARGVAL("--tune-rounds"))) {
+      unsigned long long n;
+      if (!parse_uint(v, 1, 7, &n)) {
+        fprintf(stderr, "gnnc: --tune-rounds wants an integer from 1 to 7, got '%s'\n", v);
+        return 2;
+      }
+      cli.tune_rounds = (int)n;
+    } else if ((v = ARGVAL("--tune-repeat"))) {
+      unsigned long long n;
+      if (!parse_uint(v, 1, 1000, &n)) {
+        fprintf(stderr, "gnnc: --tune-repeat wants an integer from 1 to 1000, got '%s'\n", v);
+        return 2;
+      }
+      cli.tune_repeat = (int)n;
+    } else if (!cli.run && strcmp(a, "--self-loops") == 0) {
+      cli.self_loops = true; /* the tuning graph's, checked below */
     } else if ((v = ARGVAL("--mapping"))) {
       cli.mapping = v;
     } else if (strcmp(a, "-S") == 0) {
@@ -543,6 +594,23 @@ int main(int argc, char **argv) {
     return 2;
   }
   o.lower = codegen;
+  if (cli.tune_graph && !build_lib) {
+    fprintf(stderr, "gnnc: --tune-mapping times libraries: give -o FILE.so\n");
+    return 2;
+  }
+  if (cli.tune_graph && (o.mapping == MAPPING_EDGE || o.nedge_ids > 0)) {
+    fprintf(stderr, "gnnc: --tune-mapping chooses the mapping itself: drop %s\n",
+            o.mapping == MAPPING_EDGE ? "--mapping=edge" : "--edge-balanced");
+    return 2;
+  }
+  if (!cli.run && cli.self_loops && !cli.tune_graph) {
+    fprintf(stderr, "gnnc: --self-loops (when compiling) is for the --tune-mapping graph; add --tune-mapping=GRAPH\n");
+    return 2;
+  }
+  if (!cli.tune_graph && (cli.tune_rounds || cli.tune_repeat)) {
+    fprintf(stderr, "gnnc: --tune-rounds and --tune-repeat need --tune-mapping=GRAPH\n");
+    return 2;
+  }
   if (o.memory_budget > 0 && !o.stats && !o.print_plan) {
     fprintf(stderr, "gnnc: --memory-budget needs the graph's size: add --print-memory-plan V=N,E=N (or --stats V=N,E=N)\n");
     return 2;
@@ -568,6 +636,15 @@ int main(int argc, char **argv) {
   }
   if (!gnn_parse(&c)) goto done;
   o.out = cli.run ? stderr : stdout;
+  if (cli.tune_graph) { /* the plan first (compiler/tune.c), then the library with it */
+    TuneArgs t = {.path = cli.input, .text = text, .size = size, .model_name = model_name, .popts = &o, .eopts = &eo,
+                  .graph = cli.tune_graph, .self_loops = cli.self_loops, .rounds = cli.tune_rounds ? cli.tune_rounds : 3,
+                  .repeat = cli.tune_repeat ? cli.tune_repeat : 5};
+    int n = tune_mapping(&t, edge_ids, (int)(sizeof edge_ids / sizeof edge_ids[0]));
+    if (n < 0) goto done;
+    o.edge_ids = edge_ids;
+    o.nedge_ids = n;
+  }
   if (!(m = gnn_compile(&c, &o))) goto done;
   if (cli.run) {
     rc = run_model(&c, m, &cli);

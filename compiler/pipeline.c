@@ -177,6 +177,8 @@ static bool after_pass(GnnCtx *c, Module *m, const char *name, bool changed, con
 static Module *compile_once(GnnCtx *c, const PipelineOpts *o) {
   Totals prev = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0};
   c->mapping = o->mapping;
+  c->edge_ids = o->edge_ids;
+  c->nedge_ids = o->nedge_ids;
   c->remarks = o->remarks;
   c->recompute_level = o->recompute_all;
   double t0 = now();

@@ -485,6 +485,21 @@ static bool has_graph_values(const Module *m) {
   return false;
 }
 
+/* --edge-balanced names values by id: say which names are not reductions over edges (a note,
+ * never an error: a plan written for one module may be applied to a variant of it). */
+static void note_unknown_edge_ids(GnnCtx *c, const Module *m) {
+  for (int k = 0; k < c->nedge_ids; k++) {
+    const Value *v = NULL;
+    for (int i = 0; i < m->vals.len && !v; i++)
+      if (((const Value *)m->vals.items[i])->id == c->edge_ids[k]) v = m->vals.items[i];
+    if (!v)
+      fprintf(c->diag.out, "%s: note: --edge-balanced: the module has no value %%%d; ignored\n", c->diag.path, c->edge_ids[k]);
+    else if (v->sched != SCHED_ANCHOR || v->op == OP_REDUCE_ROWS)
+      fprintf(c->diag.out, "%s: note: --edge-balanced: %%%d %s.%s is not a reduction over the edges of a vertex; ignored\n",
+              c->diag.path, v->id, op_info[v->op].name, fn_info[v->fn].name);
+  }
+}
+
 bool pass_fuse(GnnCtx *c, Module *m) {
   if (has_graph_values(m)) {
     unfuse(m);
@@ -518,18 +533,21 @@ bool pass_fuse(GnnCtx *c, Module *m) {
     } else if (v->sched == SCHED_ANCHOR) {
       bool must_vertex = v->op == OP_REDUCE_SCATTER || v->fn == FN_ARGMAX || v->fn == FN_ARGMIN;
       bool stat = v->stat_of != NULL; /* a softmax statistic: free in its softmax's vertex walk */
-      if (edge_map && !must_vertex && !stat) {
+      bool named = ctx_edge_balanced(c, v->id);
+      if ((edge_map || named) && !must_vertex && !stat) {
         v->group = new_group(&F, FG_EDGE_REDUCE, DOM_EDGE, anchor_dir(v), v->bwd);
       } else {
-        if (edge_map && !stat && c->diag.out)
-          fprintf(c->diag.out, "%s: note: %%%d %s.%s runs vertex-balanced although --mapping=edge: %s\n", c->diag.path, v->id,
-                  op_info[v->op].name, fn_info[v->fn].name,
-                  v->op == OP_REDUCE_SCATTER ? "edge_softmax normalises over all in-edges of a vertex, which one group must see together"
-                                             : "the index of the extremum needs every edge of the vertex in one group");
+        if ((edge_map || named) && (!stat || named) && c->diag.out)
+          fprintf(c->diag.out, "%s: note: %%%d %s.%s runs vertex-balanced although %s: %s\n", c->diag.path, v->id,
+                  op_info[v->op].name, fn_info[v->fn].name, named ? "--edge-balanced names it" : "--mapping=edge",
+                  stat                       ? "it is a statistic of an edge_softmax, computed in the softmax's own walk"
+                  : v->op == OP_REDUCE_SCATTER ? "edge_softmax normalises over all in-edges of a vertex, which one group must see together"
+                                               : "the index of the extremum needs every edge of the vertex in one group");
         v->group = new_group(&F, FG_WALK, DOM_VERTEX, anchor_dir(v), v->bwd);
       }
     }
   }
+  if (c->diag.out) note_unknown_edge_ids(c, m);
   /* 4. roots join the latest walk whose results they use (unless that would need a step
    * between the walk and itself), or rows groups of their own */
   for (int i = 0; i < F.n; i++) {

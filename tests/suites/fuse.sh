@@ -38,6 +38,19 @@
 #                                  host library vs the interpreter, 1e-4
 #   fuse/hub1m/MODEL               a vertex with 10^6 in-edges (tests/fuse/hub_graph.py): host library vs
 #                                  the interpreter, training forward and backward, 1e-4
+#   fuse/edge-balanced/kir         --edge-balanced=ID makes that one of GCN's four sums edge-balanced
+#                                  (one edge-balanced kernel; --mapping=edge: four; default: none)
+#   fuse/edge-balanced/mixed-vs-interp  two of GCN's four sums edge-balanced: host library vs the
+#                                  interpreter, training forward and backward, 1e-4
+#   fuse/edge-balanced/notes       a softmax, its statistic, a non-reduction, a missing id: notes
+#   fuse/edge-balanced/bad-lists   malformed id lists exit 2 with a message
+#   fuse/tune-mapping/gcn          --tune-mapping on Cora (1 round): the table has the baseline and
+#                                  the four candidates, one is chosen, the library runs and
+#                                  launches what a library built with the printed --edge-balanced
+#                                  does, no temporary folder is left in $TMPDIR
+#   fuse/tune-mapping/refusals     without -o .so, with --mapping=edge or --edge-balanced, tuning
+#                                  options without --tune-mapping, bad rounds: exit 2; a graph
+#                                  gnn-run cannot load: exit 1, the reason, no library
 #
 # FZ_TARGET=cuda (make test-gpu, on a machine with a GPU): only fuse/same, with the CUDA
 # libraries; the other checks are about the kernel IR and the host runtime, the same on any target.
@@ -229,7 +242,92 @@ if /usr/bin/python3 tests/fuse/hub_graph.py "$fz/hub1m" 1000000; then
 else
   fail fuse/hub1m "tests/fuse/hub_graph.py failed"
 fi
+
+# ---- the mapping per reduction: --edge-balanced names reductions, --tune-mapping times plans
+fz_kernels() { printf '%s\n' "$1" | grep -c '^kernel .*: edge-balanced'; }
+# GCN's reductions, from the IR after fuse: the forward aggregates and the backward gathers
+fz_ids=$("$GNNC" dsl-examples/gcn.gnn --print-ir-after=fuse 2>&1 | sed -nE 's/^ *%([0-9]+) = (aggregate|gather)\.sum.*/\1/p' | tr '\n' ' ')
+fz_first=${fz_ids%% *}
+if [ "$(echo $fz_ids | wc -w)" -eq 4 ] &&
+   fz_one=$("$GNNC" dsl-examples/gcn.gnn --emit=kir --edge-balanced="$fz_first" 2>&1) &&
+   fz_all=$("$GNNC" dsl-examples/gcn.gnn --emit=kir --mapping=edge 2>&1) &&
+   fz_none=$("$GNNC" dsl-examples/gcn.gnn --emit=kir 2>&1) &&
+   [ "$(fz_kernels "$fz_one")" -eq 1 ] && [ "$(fz_kernels "$fz_all")" -eq 4 ] && [ "$(fz_kernels "$fz_none")" -eq 0 ] &&
+   printf '%s\n' "$fz_one" | grep -q "^kernel k1_sum_u_mul_e_edge: .*# fused .*%$fz_first; in memory: %$fz_first\$"; then
+  pass fuse/edge-balanced/kir
+else
+  fail fuse/edge-balanced/kir "ids '$fz_ids'; edge-balanced kernels: one $(fz_kernels "$fz_one"), all $(fz_kernels "$fz_all"), none $(fz_kernels "$fz_none")"
+fi
+# a mixed plan (the second forward aggregate and the first backward gather edge-balanced) vs the
+# interpreter, training forward and backward, host library
+fz_mix=$(echo $fz_ids | awk '{print $2 "," $3}')
+fz_lib="$fz/mix.so" fz_b="$fz/mix"
+if fz_out=$("$GNNC" dsl-examples/gcn.gnn --target=host --edge-balanced="$fz_mix" -o "$fz_lib" 2>&1) &&
+   fz_out=$("$GNNC" run dsl-examples/gcn.gnn --graph data/cora --seed 3 --train --save-params "$fz_b.params" \
+     --save-inputs "$fz_b.inputs" --save-outputs "$fz_b.ref" 2>&1) &&
+   fz_out=$("$fz_bin/gnn-run" "$fz_lib" --graph data/cora --params "$fz_b.params" --inputs "$fz_b.inputs" --seed 3 --train \
+     --save-grads "$fz_b.got" --output "$fz_b.out" --repeat 1 --warmup 0 2>&1) &&
+   sed 's/^tensor output /tensor out /' "$fz_b.out" >> "$fz_b.got" &&
+   fz_out=$("$PY" tests/codegen/compare.py "$fz_b.got" "$fz_b.ref" --tol 1e-4 2>&1) &&
+   [ "$(fz_kernels "$("$GNNC" dsl-examples/gcn.gnn --emit=kir --edge-balanced="$fz_mix" 2>&1)")" -eq 2 ]; then
+  pass fuse/edge-balanced/mixed-vs-interp
+else
+  fail fuse/edge-balanced/mixed-vs-interp "$(fz_tail "$fz_out")"
+fi
+rm -f "$fz_b".* "$fz_lib"
+# what cannot run edge-balanced, or does not exist, gets a note (never an error); bad lists exit 2
+fz_out=$("$GNNC" dsl-examples/gat.gnn --emit=kir --edge-balanced=11,12,7,999 -o /dev/null 2>&1); fz_rc=$?
+if [ $fz_rc -eq 0 ] &&
+   printf '%s' "$fz_out" | grep -q 'note: %11 reduce_scatter.edge_softmax runs vertex-balanced although --edge-balanced names it: edge_softmax' &&
+   printf '%s' "$fz_out" | grep -q 'note: %12 gather.max runs vertex-balanced although --edge-balanced names it: it is a statistic of an edge_softmax' &&
+   printf '%s' "$fz_out" | grep -q 'note: --edge-balanced: %7 apply_vertex.dot is not a reduction over the edges of a vertex; ignored' &&
+   printf '%s' "$fz_out" | grep -q 'note: --edge-balanced: the module has no value %999; ignored'; then
+  pass fuse/edge-balanced/notes
+else
+  fail fuse/edge-balanced/notes "rc $fz_rc: $(fz_tail "$fz_out")"
+fi
+fz_bad=0
+for fz_arg in "--edge-balanced=" "--edge-balanced=1,,2" "--edge-balanced=x" "--edge-balanced=99999999999" "--edge-balanced=%"; do
+  fz_out=$("$GNNC" dsl-examples/gcn.gnn "$fz_arg" 2>&1); fz_rc=$?
+  [ $fz_rc -eq 2 ] && printf '%s' "$fz_out" | grep -q 'gnnc: --edge-balanced wants value ids' || { fz_bad=1; echo "  $fz_arg: rc $fz_rc: $fz_out"; }
+done
+if [ $fz_bad -eq 0 ]; then pass fuse/edge-balanced/bad-lists; else fail fuse/edge-balanced/bad-lists; fi
+
+# --tune-mapping: one timing round (the test checks the mechanism, not which plan is faster)
+fz_lib="$fz/tuned.so"
+mkdir -p "$fz/tunetmp"
+fz_out=$(TMPDIR="$fz/tunetmp" OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$GNNC" dsl-examples/gcn.gnn --target=host \
+  --tune-mapping=data/cora --tune-rounds=1 --tune-repeat=1 -o "$fz_lib" 2>&1); fz_rc=$?
+fz_chosen=$(printf '%s\n' "$fz_out" | sed -nE 's/^gnnc: --tune-mapping: chosen: --edge-balanced=([0-9,]+)$/\1/p')
+fz_rows=$(printf '%s\n' "$fz_out" | grep -cE '^  (all vertex-balanced|%[0-9]+ (aggregate|gather)\.sum.* edge-balanced) +[0-9.]+ +[0-9.]+x')
+if [ $fz_rc -eq 0 ] && [ -s "$fz_lib" ] && [ "$fz_rows" -eq 5 ] &&
+   printf '%s' "$fz_out" | grep -q '^gnnc: --tune-mapping: 4 reductions can run either way; timing 5 plans on data/cora (host, OMP_NUM_THREADS=1, training step, 1 rounds of --repeat 1, interleaved)' &&
+   printf '%s' "$fz_out" | grep -qE '^gnnc: --tune-mapping: chosen: (every reduction vertex-balanced|--edge-balanced=[0-9,]+)$' &&
+   [ "$(printf '%s\n' "$fz_out" | grep -c '<- chosen')" -eq 1 ] &&
+   "$GNNC" dsl-examples/gcn.gnn --target=host ${fz_chosen:+--edge-balanced=$fz_chosen} -o "$fz/plan.so" > /dev/null 2>&1 &&
+   fz_l1=$("$fz_bin/gnn-run" "$fz_lib" --graph data/cora --repeat 1 --warmup 0 2>&1 | grep 'launches per pass') &&
+   fz_l2=$("$fz_bin/gnn-run" "$fz/plan.so" --graph data/cora --repeat 1 --warmup 0 2>&1 | grep 'launches per pass') &&
+   [ "$fz_l1" = "$fz_l2" ] && [ -z "$(ls -A "$fz/tunetmp")" ]; then
+  pass fuse/tune-mapping/gcn
+else
+  fail fuse/tune-mapping/gcn "rc $fz_rc, $fz_rows rows, chosen '$fz_chosen', launches '$fz_l1' vs '$fz_l2': $(fz_tail "$fz_out")"
+fi
+rm -rf "$fz_lib" "$fz/plan.so" "$fz/tunetmp"
+# nothing to tune (GAT's attention is vertex-balanced by necessity; its backward sums are not):
+# the refusals and a graph gnn-run cannot load
+fz_ok=1
+fz_out=$("$GNNC" dsl-examples/gcn.gnn --tune-mapping=data/cora --emit=kir 2>&1); [ $? -eq 2 ] && printf '%s' "$fz_out" | grep -q 'give -o FILE.so' || fz_ok=0
+fz_out=$("$GNNC" dsl-examples/gcn.gnn --tune-mapping=data/cora --mapping=edge -o "$fz_lib" 2>&1); [ $? -eq 2 ] && printf '%s' "$fz_out" | grep -q 'drop --mapping=edge' || fz_ok=0
+fz_out=$("$GNNC" dsl-examples/gcn.gnn --tune-mapping=data/cora --edge-balanced=9 -o "$fz_lib" 2>&1); [ $? -eq 2 ] && printf '%s' "$fz_out" | grep -q 'drop --edge-balanced' || fz_ok=0
+fz_out=$("$GNNC" dsl-examples/gcn.gnn --tune-rounds=2 -o "$fz_lib" 2>&1); [ $? -eq 2 ] && printf '%s' "$fz_out" | grep -q 'need --tune-mapping' || fz_ok=0
+fz_out=$("$GNNC" dsl-examples/gcn.gnn --tune-mapping=data/cora --tune-rounds=9 -o "$fz_lib" 2>&1); [ $? -eq 2 ] && printf '%s' "$fz_out" | grep -q 'from 1 to 7' || fz_ok=0
+fz_out=$("$GNNC" dsl-examples/gcn.gnn --self-loops -o "$fz_lib" 2>&1); [ $? -eq 2 ] && printf '%s' "$fz_out" | grep -q 'for the --tune-mapping graph' || fz_ok=0
+fz_out=$("$GNNC" dsl-examples/gcn.gnn --target=host --tune-mapping="$fz/no-such-graph" --tune-rounds=1 --tune-repeat=1 -o "$fz_lib" 2>&1); fz_rc=$?
+[ $fz_rc -eq 1 ] && [ ! -e "$fz_lib" ] && printf '%s' "$fz_out" | grep -q "gnnc: --tune-mapping: cannot time 'all vertex-balanced' on $fz/no-such-graph: " || fz_ok=0
+if [ $fz_ok -eq 1 ]; then pass fuse/tune-mapping/refusals; else fail fuse/tune-mapping/refusals "$(fz_tail "$fz_out")"; fi
+unset -f fz_kernels
 fi # host-only checks
 
 unset -f fz_tail fz_cmp
 unset fz fz_bin fz_target fz_lib fz_b fz_m fz_g fz_big fz_big_u fz_st fz_k fz_ku fz_steps fz_att fz_walks fz_twalks fz_out fz_plan
+unset fz_ids fz_first fz_one fz_all fz_none fz_mix fz_rc fz_bad fz_arg fz_chosen fz_rows fz_ok fz_l1 fz_l2
