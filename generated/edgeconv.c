@@ -34,6 +34,56 @@ GNN_HELPER double gnn_keep_f64(int keep, double x) {
   memcpy(&x, &b, sizeof b);
   return x;
 }
+/* c ? a : b as bits under a mask: both computed, no branch (a vector select where the loop vectorises). */
+GNN_HELPER float gnn_sel_f32(int c, float a, float b) {
+  union { float f; uint32_t u; } x = {a}, y = {b};
+  uint32_t m = 0u - (uint32_t)(c != 0);
+  x.u = (x.u & m) | (y.u & ~m);
+  return x.f;
+}
+GNN_HELPER double gnn_sel_f64(int c, double a, double b) {
+  union { double f; uint64_t u; } x = {a}, y = {b};
+  uint64_t m = 0ull - (uint64_t)(c != 0);
+  x.u = (x.u & m) | (y.u & ~m);
+  return x.f;
+}
+/* exp(x) without a call or a branch, so that lane loops vectorise: Cephes' expf (x = k ln2 + r,
+ * ln2 in two parts, a degree-5 polynomial; k rounded by adding 1.5 * 2^23, as floorf does not
+ * vectorise without -fno-trapping-math). At most 1 ulp from glibc's expf where the result is a
+ * normal float; results below FLT_MIN (x < -87.34) are +0, x > 88.72 is +inf, NaN stays NaN. */
+GNN_HELPER float gnn_expf(float x) {
+  float xc = gnn_sel_f32(x < -87.33654f, -87.33654f, gnn_sel_f32(x > 88.72283f, 88.72283f, x));
+  float k = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  float r = xc - k * 0.693359375f;
+  r = r - k * -2.12194440e-4f;
+  float y = 1.9875691500e-4f;
+  y = y * r + 1.3981999507e-3f;
+  y = y * r + 8.3334519073e-3f;
+  y = y * r + 4.1665795894e-2f;
+  y = y * r + 1.6666665459e-1f;
+  y = y * r + 5.0000001201e-1f;
+  y = y * (r * r) + r + 1.0f;
+  int32_t ki = (int32_t)k, top = ki > 127; /* 2^128 is not a float: 2^127, then 2 */
+  union { float f; uint32_t u; } s;
+  s.u = (uint32_t)(ki - top + 127) << 23;
+  y = y * s.f * (1.0f + (float)top);
+  y = gnn_sel_f32(x < -87.33654f, 0.0f, y);
+  y = gnn_sel_f32(x > 88.72283f, INFINITY, y);
+  return gnn_sel_f32(x != x, x, y);
+}
+/* exp(x) - 1 without cancellation near 0: Taylor to x^9 where |x| < 0.5 (remainder below
+ * 2^-28 relative), else gnn_expf(x) - 1; at most 2 ulp from glibc's expm1f. */
+GNN_HELPER float gnn_expm1f(float x) {
+  float p = 2.75573192e-6f;
+  p = p * x + 2.48015873e-5f;
+  p = p * x + 1.98412698e-4f;
+  p = p * x + 1.38888889e-3f;
+  p = p * x + 8.33333333e-3f;
+  p = p * x + 4.16666667e-2f;
+  p = p * x + 1.66666667e-1f;
+  p = p * x + 0.5f;
+  return gnn_sel_f32((x > -0.5f) & (x < 0.5f), x + (x * x) * p, gnn_expf(x) - 1.0f);
+}
 GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */
@@ -107,12 +157,18 @@ static void k1_sign_vertex(int64_t nrows, float *restrict t10, const float *rest
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k % 1), i = (int)(k / 1);
-      (void)lane;
-      (void)i;
-      if (training) {
-        t10[row * 1 + k] = (in_deg[row * 1 + k] > 0.0f) ? 1.0f : ((in_deg[row * 1 + k] < 0.0f) ? -1.0f : 0.0f);
+    if (training) {
+      for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k % 1), i = (int)(k / 1);
+        (void)lane;
+        (void)i;
+        t10[row * 1 + k] = gnn_sel_f32(in_deg[row * 1 + k] > 0.0f, 1.0f, gnn_sel_f32(in_deg[row * 1 + k] < 0.0f, -1.0f, 0.0f));
+      }
+    } else {
+      for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k % 1), i = (int)(k / 1);
+        (void)lane;
+        (void)i;
       }
     }
   }
@@ -170,7 +226,7 @@ static void k2_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           (void)i2;
           float x;
           x = t3[u * 64 + k2];
-          acc[k2] = (x > acc[k2]) ? x : acc[k2];
+          acc[k2] = gnn_sel_f32(x > acc[k2], x, acc[k2]);
         }
         for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
@@ -192,12 +248,18 @@ static void k2_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       (void)i4;
       sh7[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
-    for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
-      (void)lane;
-      (void)i5;
-      if (training) {
+    if (training) {
+      for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+        (void)lane;
+        (void)i5;
         t8[row * 64 + k5] = (int32_t)arg[k5];
+      }
+    } else {
+      for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+        (void)lane;
+        (void)i5;
       }
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -206,7 +268,7 @@ static void k2_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       (void)lane;
       (void)i6;
       float r10_;
-      r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
+      r10_ = gnn_sel_f32(in_deg[row * 1] > 0.0f, 1.0f, gnn_sel_f32(in_deg[row * 1] < 0.0f, -1.0f, 0.0f));
       t12[row * 64 + k6] = sh7[k6] + (t5[row * 64 + k6] * r10_);
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -214,7 +276,7 @@ static void k2_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
       (void)lane;
       (void)i7;
-      t13[row * 64 + k7] = (t12[row * 64 + k7] > 0.0f) ? t12[row * 64 + k7] : 0.0f;
+      t13[row * 64 + k7] = gnn_sel_f32(t12[row * 64 + k7] > 0.0f, t12[row * 64 + k7], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -272,7 +334,7 @@ static void k3_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           (void)i2;
           float x;
           x = t16[u * 64 + k2];
-          acc[k2] = (x > acc[k2]) ? x : acc[k2];
+          acc[k2] = gnn_sel_f32(x > acc[k2], x, acc[k2]);
         }
         for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
@@ -294,12 +356,18 @@ static void k3_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       (void)i4;
       sh20[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
-    for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
-      (void)lane;
-      (void)i5;
-      if (training) {
+    if (training) {
+      for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+        (void)lane;
+        (void)i5;
         t21[row * 64 + k5] = (int32_t)arg[k5];
+      }
+    } else {
+      for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+        (void)lane;
+        (void)i5;
       }
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -308,7 +376,7 @@ static void k3_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       (void)lane;
       (void)i6;
       float r10_;
-      r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
+      r10_ = gnn_sel_f32(in_deg[row * 1] > 0.0f, 1.0f, gnn_sel_f32(in_deg[row * 1] < 0.0f, -1.0f, 0.0f));
       t23[row * 64 + k6] = sh20[k6] + (t18[row * 64 + k6] * r10_);
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -316,7 +384,7 @@ static void k3_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
       (void)lane;
       (void)i7;
-      t24[row * 64 + k7] = (t23[row * 64 + k7] > 0.0f) ? t23[row * 64 + k7] : 0.0f;
+      t24[row * 64 + k7] = gnn_sel_f32(t23[row * 64 + k7] > 0.0f, t23[row * 64 + k7], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -374,7 +442,7 @@ static void k4_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           (void)i2;
           float x;
           x = t27[u * 128 + k2];
-          acc[k2] = (x > acc[k2]) ? x : acc[k2];
+          acc[k2] = gnn_sel_f32(x > acc[k2], x, acc[k2]);
         }
         for (int64_t k3 = 0; k3 < 128; k3++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
@@ -396,12 +464,18 @@ static void k4_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       (void)i4;
       sh31[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
-    for (int64_t k5 = 0; k5 < 128; k5++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
-      (void)lane;
-      (void)i5;
-      if (training) {
+    if (training) {
+      for (int64_t k5 = 0; k5 < 128; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+        (void)lane;
+        (void)i5;
         t32[row * 128 + k5] = (int32_t)arg[k5];
+      }
+    } else {
+      for (int64_t k5 = 0; k5 < 128; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+        (void)lane;
+        (void)i5;
       }
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -410,7 +484,7 @@ static void k4_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       (void)lane;
       (void)i6;
       float r10_;
-      r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
+      r10_ = gnn_sel_f32(in_deg[row * 1] > 0.0f, 1.0f, gnn_sel_f32(in_deg[row * 1] < 0.0f, -1.0f, 0.0f));
       t34[row * 128 + k6] = sh31[k6] + (t29[row * 128 + k6] * r10_);
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -418,7 +492,7 @@ static void k4_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
       (void)lane;
       (void)i7;
-      t35[row * 128 + k7] = (t34[row * 128 + k7] > 0.0f) ? t34[row * 128 + k7] : 0.0f;
+      t35[row * 128 + k7] = gnn_sel_f32(t34[row * 128 + k7] > 0.0f, t34[row * 128 + k7], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -476,7 +550,7 @@ static void k5_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           (void)i2;
           float x;
           x = t38[u * 256 + k2];
-          acc[k2] = (x > acc[k2]) ? x : acc[k2];
+          acc[k2] = gnn_sel_f32(x > acc[k2], x, acc[k2]);
         }
         for (int64_t k3 = 0; k3 < 256; k3++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
@@ -498,12 +572,18 @@ static void k5_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       (void)i4;
       sh42[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
-    for (int64_t k5 = 0; k5 < 256; k5++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
-      (void)lane;
-      (void)i5;
-      if (training) {
+    if (training) {
+      for (int64_t k5 = 0; k5 < 256; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+        (void)lane;
+        (void)i5;
         t43[row * 256 + k5] = (int32_t)arg[k5];
+      }
+    } else {
+      for (int64_t k5 = 0; k5 < 256; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+        (void)lane;
+        (void)i5;
       }
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -512,7 +592,7 @@ static void k5_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       (void)lane;
       (void)i6;
       float r10_;
-      r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
+      r10_ = gnn_sel_f32(in_deg[row * 1] > 0.0f, 1.0f, gnn_sel_f32(in_deg[row * 1] < 0.0f, -1.0f, 0.0f));
       t45[row * 256 + k6] = sh42[k6] + (t40[row * 256 + k6] * r10_);
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -594,7 +674,7 @@ static void k8_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t57,
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t57[row * 128 + k] = (t34[row * 128 + k] > 0.0f) ? (t50[row * 128 + k] + t53[row * 128 + k]) : 0.0f;
+      t57[row * 128 + k] = gnn_sel_f32(t34[row * 128 + k] > 0.0f, t50[row * 128 + k] + t53[row * 128 + k], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k1 = 0; k1 < 128; k1++) { /* the lanes in order of k: see emit_host.c */
@@ -668,7 +748,7 @@ static void k10_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t68
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t68[row * 64 + k] = (t23[row * 64 + k] > 0.0f) ? (t61[row * 64 + k] + t64[row * 64 + k]) : 0.0f;
+      t68[row * 64 + k] = gnn_sel_f32(t23[row * 64 + k] > 0.0f, t61[row * 64 + k] + t64[row * 64 + k], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
@@ -742,7 +822,7 @@ static void k12_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t79
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t79[row * 64 + k] = (t12[row * 64 + k] > 0.0f) ? (t72[row * 64 + k] + t75[row * 64 + k]) : 0.0f;
+      t79[row * 64 + k] = gnn_sel_f32(t12[row * 64 + k] > 0.0f, t72[row * 64 + k] + t75[row * 64 + k], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */

@@ -34,6 +34,56 @@ GNN_HELPER double gnn_keep_f64(int keep, double x) {
   memcpy(&x, &b, sizeof b);
   return x;
 }
+/* c ? a : b as bits under a mask: both computed, no branch (a vector select where the loop vectorises). */
+GNN_HELPER float gnn_sel_f32(int c, float a, float b) {
+  union { float f; uint32_t u; } x = {a}, y = {b};
+  uint32_t m = 0u - (uint32_t)(c != 0);
+  x.u = (x.u & m) | (y.u & ~m);
+  return x.f;
+}
+GNN_HELPER double gnn_sel_f64(int c, double a, double b) {
+  union { double f; uint64_t u; } x = {a}, y = {b};
+  uint64_t m = 0ull - (uint64_t)(c != 0);
+  x.u = (x.u & m) | (y.u & ~m);
+  return x.f;
+}
+/* exp(x) without a call or a branch, so that lane loops vectorise: Cephes' expf (x = k ln2 + r,
+ * ln2 in two parts, a degree-5 polynomial; k rounded by adding 1.5 * 2^23, as floorf does not
+ * vectorise without -fno-trapping-math). At most 1 ulp from glibc's expf where the result is a
+ * normal float; results below FLT_MIN (x < -87.34) are +0, x > 88.72 is +inf, NaN stays NaN. */
+GNN_HELPER float gnn_expf(float x) {
+  float xc = gnn_sel_f32(x < -87.33654f, -87.33654f, gnn_sel_f32(x > 88.72283f, 88.72283f, x));
+  float k = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  float r = xc - k * 0.693359375f;
+  r = r - k * -2.12194440e-4f;
+  float y = 1.9875691500e-4f;
+  y = y * r + 1.3981999507e-3f;
+  y = y * r + 8.3334519073e-3f;
+  y = y * r + 4.1665795894e-2f;
+  y = y * r + 1.6666665459e-1f;
+  y = y * r + 5.0000001201e-1f;
+  y = y * (r * r) + r + 1.0f;
+  int32_t ki = (int32_t)k, top = ki > 127; /* 2^128 is not a float: 2^127, then 2 */
+  union { float f; uint32_t u; } s;
+  s.u = (uint32_t)(ki - top + 127) << 23;
+  y = y * s.f * (1.0f + (float)top);
+  y = gnn_sel_f32(x < -87.33654f, 0.0f, y);
+  y = gnn_sel_f32(x > 88.72283f, INFINITY, y);
+  return gnn_sel_f32(x != x, x, y);
+}
+/* exp(x) - 1 without cancellation near 0: Taylor to x^9 where |x| < 0.5 (remainder below
+ * 2^-28 relative), else gnn_expf(x) - 1; at most 2 ulp from glibc's expm1f. */
+GNN_HELPER float gnn_expm1f(float x) {
+  float p = 2.75573192e-6f;
+  p = p * x + 2.48015873e-5f;
+  p = p * x + 1.98412698e-4f;
+  p = p * x + 1.38888889e-3f;
+  p = p * x + 8.33333333e-3f;
+  p = p * x + 4.16666667e-2f;
+  p = p * x + 1.66666667e-1f;
+  p = p * x + 0.5f;
+  return gnn_sel_f32((x > -0.5f) & (x < 0.5f), x + (x * x) * p, gnn_expf(x) - 1.0f);
+}
 GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */
@@ -73,11 +123,20 @@ static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *re
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int64_t k = 0; k < 1433; k++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k % 32), i = (int)(k / 32);
-      (void)lane;
-      (void)i;
-      t1[row * 1433 + k] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.6f), in_x[row * 1433 + k] * 2.50000015f)) : in_x[row * 1433 + k];
+    if (training) {
+      for (int64_t k = 0; k < 1433; k++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k % 32), i = (int)(k / 32);
+        (void)lane;
+        (void)i;
+        t1[row * 1433 + k] = (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.6f), in_x[row * 1433 + k] * 2.50000015f));
+      }
+    } else {
+      for (int64_t k = 0; k < 1433; k++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k % 32), i = (int)(k / 32);
+        (void)lane;
+        (void)i;
+        t1[row * 1433 + k] = in_x[row * 1433 + k];
+      }
     }
   }
 }
@@ -161,30 +220,74 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int64_t k2 = 0; k2 < 8; k2++) { /* the lanes in order of k: see emit_host.c */
-          const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
-          (void)lane;
-          (void)i2;
-          float r9_;
-          float r10_;
-          float x;
-          float m;
-          float scale;
-          float p;
-          float d;
-          float ed;
-          r9_ = t7[u * 8 + k2] + t8[row * 8 + k2];
-          r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
-          x = r10_;
-          m = (x > mx[k2]) ? x : mx[k2];
-          d = x - mx[k2];
-          ed = expf(-fabsf(d));
-          scale = (d > 0.0f) ? ed : 1.0f;
-          p = (d > 0.0f) ? 1.0f : ed;
-          sum[k2] = (sum[k2] * (double)scale) + (double)p;
-          mx[k2] = m;
-          sh_scale11[k2] = scale;
-          sh_w18[k2] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f), p * 2.50000015f)) : p;
+        if (training) {
+          for (int64_t k2 = 0; k2 < 8; k2++) { /* the lanes in order of k: see emit_host.c */
+            const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+            (void)lane;
+            (void)i2;
+            float r9_;
+            (void)r9_;
+            float r10_;
+            (void)r10_;
+            float x;
+            (void)x;
+            float m;
+            (void)m;
+            float scale;
+            (void)scale;
+            float p;
+            (void)p;
+            float d;
+            (void)d;
+            float ed;
+            (void)ed;
+            r9_ = t7[u * 8 + k2] + t8[row * 8 + k2];
+            r10_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
+            x = r10_;
+            m = gnn_sel_f32(x > mx[k2], x, mx[k2]);
+            d = x - mx[k2];
+            ed = gnn_expf(-fabsf(d));
+            scale = gnn_sel_f32(d > 0.0f, ed, 1.0f);
+            p = gnn_sel_f32(d > 0.0f, 1.0f, ed);
+            sum[k2] = (sum[k2] * (double)scale) + (double)p;
+            mx[k2] = m;
+            sh_scale11[k2] = scale;
+            sh_w18[k2] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f), p * 2.50000015f));
+          }
+        } else {
+          for (int64_t k2 = 0; k2 < 8; k2++) { /* the lanes in order of k: see emit_host.c */
+            const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+            (void)lane;
+            (void)i2;
+            float r9_;
+            (void)r9_;
+            float r10_;
+            (void)r10_;
+            float x;
+            (void)x;
+            float m;
+            (void)m;
+            float scale;
+            (void)scale;
+            float p;
+            (void)p;
+            float d;
+            (void)d;
+            float ed;
+            (void)ed;
+            r9_ = t7[u * 8 + k2] + t8[row * 8 + k2];
+            r10_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
+            x = r10_;
+            m = gnn_sel_f32(x > mx[k2], x, mx[k2]);
+            d = x - mx[k2];
+            ed = gnn_expf(-fabsf(d));
+            scale = gnn_sel_f32(d > 0.0f, ed, 1.0f);
+            p = gnn_sel_f32(d > 0.0f, 1.0f, ed);
+            sum[k2] = (sum[k2] * (double)scale) + (double)p;
+            mx[k2] = m;
+            sh_scale11[k2] = scale;
+            sh_w18[k2] = p;
+          }
         }
         /* barrier: the lane loops above and below are separate regions */
         for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -200,34 +303,55 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int64_t k4 = 0; k4 < 8; k4++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
-      (void)lane;
-      (void)i4;
-      if (training) {
+    if (training) {
+      for (int64_t k4 = 0; k4 < 8; k4++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+        (void)lane;
+        (void)i4;
         t12[row * 8 + k4] = ((hi - lo) > 0) ? mx[k4] : 0.0f;
-      }
-      if (training) {
         t16[row * 8 + k4] = ((hi - lo) > 0) ? (float)sum[k4] : 0.0f;
+        sh_sum11[k4] = sum[k4];
       }
-      sh_sum11[k4] = sum[k4];
+    } else {
+      for (int64_t k4 = 0; k4 < 8; k4++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+        (void)lane;
+        (void)i4;
+        sh_sum11[k4] = sum[k4];
+      }
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
-      (void)lane;
-      (void)i5;
-      if (training) {
+    if (training) {
+      for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+        (void)lane;
+        (void)i5;
         t18[row * 64 + k5] = ((hi - lo) > 0) ? (acc[k5] / sh_sum11[k5 / 8]) : 0.0f;
+        sh18[k5] = (float)(((hi - lo) > 0) ? (acc[k5] / sh_sum11[k5 / 8]) : 0.0f);
       }
-      sh18[k5] = (float)(((hi - lo) > 0) ? (acc[k5] / sh_sum11[k5 / 8]) : 0.0f);
+    } else {
+      for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+        (void)lane;
+        (void)i5;
+        sh18[k5] = (float)(((hi - lo) > 0) ? (acc[k5] / sh_sum11[k5 / 8]) : 0.0f);
+      }
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
-      (void)lane;
-      (void)i6;
-      t21[row * 64 + k6] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f), ((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6]))) * 2.50000015f)) : ((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6])));
+    if (training) {
+      for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+        (void)lane;
+        (void)i6;
+        t21[row * 64 + k6] = (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f), (gnn_sel_f32(sh18[k6] > 0.0f, sh18[k6], 1.0f * gnn_expm1f(sh18[k6]))) * 2.50000015f));
+      }
+    } else {
+      for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+        (void)lane;
+        (void)i6;
+        t21[row * 64 + k6] = (gnn_sel_f32(sh18[k6] > 0.0f, sh18[k6], 1.0f * gnn_expm1f(sh18[k6])));
+      }
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -312,30 +436,74 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
-          const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
-          (void)lane;
-          (void)i2;
-          float r29_;
-          float r30_;
-          float x;
-          float m;
-          float scale;
-          float p;
-          float d;
-          float ed;
-          r29_ = t27[u * 1 + k2] + t28[row * 1 + k2];
-          r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
-          x = r30_;
-          m = (x > mx[k2]) ? x : mx[k2];
-          d = x - mx[k2];
-          ed = expf(-fabsf(d));
-          scale = (d > 0.0f) ? ed : 1.0f;
-          p = (d > 0.0f) ? 1.0f : ed;
-          sum[k2] = (sum[k2] * (double)scale) + (double)p;
-          mx[k2] = m;
-          sh_scale31[k2] = scale;
-          sh_w38[k2] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), p * 2.50000015f)) : p;
+        if (training) {
+          for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
+            const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+            (void)lane;
+            (void)i2;
+            float r29_;
+            (void)r29_;
+            float r30_;
+            (void)r30_;
+            float x;
+            (void)x;
+            float m;
+            (void)m;
+            float scale;
+            (void)scale;
+            float p;
+            (void)p;
+            float d;
+            (void)d;
+            float ed;
+            (void)ed;
+            r29_ = t27[u * 1 + k2] + t28[row * 1 + k2];
+            r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
+            x = r30_;
+            m = gnn_sel_f32(x > mx[k2], x, mx[k2]);
+            d = x - mx[k2];
+            ed = gnn_expf(-fabsf(d));
+            scale = gnn_sel_f32(d > 0.0f, ed, 1.0f);
+            p = gnn_sel_f32(d > 0.0f, 1.0f, ed);
+            sum[k2] = (sum[k2] * (double)scale) + (double)p;
+            mx[k2] = m;
+            sh_scale31[k2] = scale;
+            sh_w38[k2] = (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), p * 2.50000015f));
+          }
+        } else {
+          for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
+            const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+            (void)lane;
+            (void)i2;
+            float r29_;
+            (void)r29_;
+            float r30_;
+            (void)r30_;
+            float x;
+            (void)x;
+            float m;
+            (void)m;
+            float scale;
+            (void)scale;
+            float p;
+            (void)p;
+            float d;
+            (void)d;
+            float ed;
+            (void)ed;
+            r29_ = t27[u * 1 + k2] + t28[row * 1 + k2];
+            r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
+            x = r30_;
+            m = gnn_sel_f32(x > mx[k2], x, mx[k2]);
+            d = x - mx[k2];
+            ed = gnn_expf(-fabsf(d));
+            scale = gnn_sel_f32(d > 0.0f, ed, 1.0f);
+            p = gnn_sel_f32(d > 0.0f, 1.0f, ed);
+            sum[k2] = (sum[k2] * (double)scale) + (double)p;
+            mx[k2] = m;
+            sh_scale31[k2] = scale;
+            sh_w38[k2] = p;
+          }
         }
         /* barrier: the lane loops above and below are separate regions */
         for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -351,27 +519,39 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
       }
       /* barrier: the lane loops above and below are separate regions */
     }
-    for (int64_t k4 = 0; k4 < 1; k4++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
-      (void)lane;
-      (void)i4;
-      if (training) {
+    if (training) {
+      for (int64_t k4 = 0; k4 < 1; k4++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
+        (void)lane;
+        (void)i4;
         t32[row * 1 + k4] = ((hi - lo) > 0) ? mx[k4] : 0.0f;
-      }
-      if (training) {
         t36[row * 1 + k4] = ((hi - lo) > 0) ? (float)sum[k4] : 0.0f;
+        sh_sum31[k4] = sum[k4];
       }
-      sh_sum31[k4] = sum[k4];
+    } else {
+      for (int64_t k4 = 0; k4 < 1; k4++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
+        (void)lane;
+        (void)i4;
+        sh_sum31[k4] = sum[k4];
+      }
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
-      (void)lane;
-      (void)i5;
-      if (training) {
+    if (training) {
+      for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
+        (void)lane;
+        (void)i5;
         t38[row * 7 + k5] = ((hi - lo) > 0) ? (acc[k5] / sh_sum31[0]) : 0.0f;
+        sh38[k5] = (float)(((hi - lo) > 0) ? (acc[k5] / sh_sum31[0]) : 0.0f);
       }
-      sh38[k5] = (float)(((hi - lo) > 0) ? (acc[k5] / sh_sum31[0]) : 0.0f);
+    } else {
+      for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
+        (void)lane;
+        (void)i5;
+        sh38[k5] = (float)(((hi - lo) > 0) ? (acc[k5] / sh_sum31[0]) : 0.0f);
+      }
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k6 = 0; k6 < 7; k6++) { /* the lanes in order of k: see emit_host.c */
@@ -443,26 +623,62 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int64_t k1 = 0; k1 < 1; k1++) { /* the lanes in order of k: see emit_host.c */
-          const int lane = (int)(k1 % 1), i1 = (int)(k1 / 1);
-          (void)lane;
-          (void)i1;
-          float sum;
-          float r29_;
-          float r30_;
-          float r49_;
-          float r58_;
-          float x;
-          sum = 0.0f;
-          for (int64_t j = 0; j < 7; j++) {
-            sum = sum + (t24[u * 7 + ((k1 * 7) + j)] * in_grad_out[row * 7 + ((k1 * 7) + j)]);
+        if (training) {
+          for (int64_t k1 = 0; k1 < 1; k1++) { /* the lanes in order of k: see emit_host.c */
+            const int lane = (int)(k1 % 1), i1 = (int)(k1 / 1);
+            (void)lane;
+            (void)i1;
+            float sum;
+            (void)sum;
+            float r29_;
+            (void)r29_;
+            float r30_;
+            (void)r30_;
+            float r49_;
+            (void)r49_;
+            float r58_;
+            (void)r58_;
+            float x;
+            (void)x;
+            sum = 0.0f;
+            for (int64_t j = 0; j < 7; j++) {
+              sum = sum + (t24[u * 7 + ((k1 * 7) + j)] * in_grad_out[row * 7 + ((k1 * 7) + j)]);
+            }
+            r29_ = t27[u * 1 + k1] + t28[row * 1 + k1];
+            r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
+            r49_ = gnn_expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1];
+            r58_ = gnn_sel_f32(r29_ > 0.0f, r49_ * (((gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f), sum * 2.50000015f))) - t54[row * 1 + k1]), 0.2f * (r49_ * (((gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f), sum * 2.50000015f))) - t54[row * 1 + k1])));
+            x = r58_;
+            acc[k1] = acc[k1] + (double)x;
           }
-          r29_ = t27[u * 1 + k1] + t28[row * 1 + k1];
-          r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
-          r49_ = expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1];
-          r58_ = (r29_ > 0.0f) ? (r49_ * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f), sum * 2.50000015f)) : sum) - t54[row * 1 + k1])) : (0.2f * (r49_ * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f), sum * 2.50000015f)) : sum) - t54[row * 1 + k1])));
-          x = r58_;
-          acc[k1] = acc[k1] + (double)x;
+        } else {
+          for (int64_t k1 = 0; k1 < 1; k1++) { /* the lanes in order of k: see emit_host.c */
+            const int lane = (int)(k1 % 1), i1 = (int)(k1 / 1);
+            (void)lane;
+            (void)i1;
+            float sum;
+            (void)sum;
+            float r29_;
+            (void)r29_;
+            float r30_;
+            (void)r30_;
+            float r49_;
+            (void)r49_;
+            float r58_;
+            (void)r58_;
+            float x;
+            (void)x;
+            sum = 0.0f;
+            for (int64_t j = 0; j < 7; j++) {
+              sum = sum + (t24[u * 7 + ((k1 * 7) + j)] * in_grad_out[row * 7 + ((k1 * 7) + j)]);
+            }
+            r29_ = t27[u * 1 + k1] + t28[row * 1 + k1];
+            r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
+            r49_ = gnn_expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1];
+            r58_ = gnn_sel_f32(r29_ > 0.0f, r49_ * ((sum) - t54[row * 1 + k1]), 0.2f * (r49_ * ((sum) - t54[row * 1 + k1])));
+            x = r58_;
+            acc[k1] = acc[k1] + (double)x;
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -525,8 +741,8 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             r29_ = t27[row * 1 + j] + t28[su * 1 + j];
-            r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
-            r49_ = expf(r30_ - t32[su * 1 + j]) / t36[su * 1 + j];
+            r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
+            r49_ = gnn_expf(r30_ - t32[su * 1 + j]) / t36[su * 1 + j];
             sh_st49[lane + j] = r49_;
           }
           for (int64_t j1 = 0; j1 < 1; j1++) {
@@ -539,22 +755,50 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
-          const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
-          (void)lane;
-          (void)i2;
-          float sum;
-          float r29_1;
-          float r58_;
-          float x;
-          sum = 0.0f;
-          for (int64_t j2 = 0; j2 < 7; j2++) {
-            sum = sum + (t24[row * 7 + ((k2 * 7) + j2)] * in_grad_out[u * 7 + ((k2 * 7) + j2)]);
+        if (training) {
+          for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
+            const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+            (void)lane;
+            (void)i2;
+            float sum;
+            (void)sum;
+            float r29_1;
+            (void)r29_1;
+            float r58_;
+            (void)r58_;
+            float x;
+            (void)x;
+            sum = 0.0f;
+            for (int64_t j2 = 0; j2 < 7; j2++) {
+              sum = sum + (t24[row * 7 + ((k2 * 7) + j2)] * in_grad_out[u * 7 + ((k2 * 7) + j2)]);
+            }
+            r29_1 = t27[row * 1 + k2] + t28[u * 1 + k2];
+            r58_ = gnn_sel_f32(r29_1 > 0.0f, sh_st49[t + k2] * (((gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f))) - t54[u * 1 + k2]), 0.2f * (sh_st49[t + k2] * (((gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f))) - t54[u * 1 + k2])));
+            x = r58_;
+            acc[k2] = acc[k2] + (double)x;
           }
-          r29_1 = t27[row * 1 + k2] + t28[u * 1 + k2];
-          r58_ = (r29_1 > 0.0f) ? (sh_st49[t + k2] * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f)) : sum) - t54[u * 1 + k2])) : (0.2f * (sh_st49[t + k2] * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f)) : sum) - t54[u * 1 + k2])));
-          x = r58_;
-          acc[k2] = acc[k2] + (double)x;
+        } else {
+          for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
+            const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+            (void)lane;
+            (void)i2;
+            float sum;
+            (void)sum;
+            float r29_1;
+            (void)r29_1;
+            float r58_;
+            (void)r58_;
+            float x;
+            (void)x;
+            sum = 0.0f;
+            for (int64_t j2 = 0; j2 < 7; j2++) {
+              sum = sum + (t24[row * 7 + ((k2 * 7) + j2)] * in_grad_out[u * 7 + ((k2 * 7) + j2)]);
+            }
+            r29_1 = t27[row * 1 + k2] + t28[u * 1 + k2];
+            r58_ = gnn_sel_f32(r29_1 > 0.0f, sh_st49[t + k2] * ((sum) - t54[u * 1 + k2]), 0.2f * (sh_st49[t + k2] * ((sum) - t54[u * 1 + k2])));
+            x = r58_;
+            acc[k2] = acc[k2] + (double)x;
+          }
         }
         for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
@@ -597,13 +841,26 @@ static void k8_apply_vertex_reshape_vertex(int64_t nrows, const float *restrict 
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k % 32), i = (int)(k / 32);
-      (void)lane;
-      (void)i;
-      float r76_;
-      r76_ = (t18[row * 64 + k] > 0.0f) ? (training ? (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f), t73[row * 64 + k] * 2.50000015f)) : t73[row * 64 + k]) : ((1.0f * expf(t18[row * 64 + k])) * (training ? (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f), t73[row * 64 + k] * 2.50000015f)) : t73[row * 64 + k]));
-      t77[row * 64 + k] = r76_;
+    if (training) {
+      for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k % 32), i = (int)(k / 32);
+        (void)lane;
+        (void)i;
+        float r76_;
+        (void)r76_;
+        r76_ = gnn_sel_f32(t18[row * 64 + k] > 0.0f, (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f), t73[row * 64 + k] * 2.50000015f)), (1.0f * gnn_expf(t18[row * 64 + k])) * ((gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f), t73[row * 64 + k] * 2.50000015f))));
+        t77[row * 64 + k] = r76_;
+      }
+    } else {
+      for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k % 32), i = (int)(k / 32);
+        (void)lane;
+        (void)i;
+        float r76_;
+        (void)r76_;
+        r76_ = gnn_sel_f32(t18[row * 64 + k] > 0.0f, t73[row * 64 + k], (1.0f * gnn_expf(t18[row * 64 + k])) * (t73[row * 64 + k]));
+        t77[row * 64 + k] = r76_;
+      }
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k1 = 0; k1 < 8; k1++) { /* the lanes in order of k: see emit_host.c */
@@ -656,26 +913,62 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int64_t k1 = 0; k1 < 8; k1++) { /* the lanes in order of k: see emit_host.c */
-          const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
-          (void)lane;
-          (void)i1;
-          float sum;
-          float r9_;
-          float r10_;
-          float r85_;
-          float r94_;
-          float x;
-          sum = 0.0f;
-          for (int64_t j = 0; j < 8; j++) {
-            sum = sum + (t4[u * 64 + ((k1 * 8) + j)] * t77[row * 64 + ((k1 * 8) + j)]);
+        if (training) {
+          for (int64_t k1 = 0; k1 < 8; k1++) { /* the lanes in order of k: see emit_host.c */
+            const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+            (void)lane;
+            (void)i1;
+            float sum;
+            (void)sum;
+            float r9_;
+            (void)r9_;
+            float r10_;
+            (void)r10_;
+            float r85_;
+            (void)r85_;
+            float r94_;
+            (void)r94_;
+            float x;
+            (void)x;
+            sum = 0.0f;
+            for (int64_t j = 0; j < 8; j++) {
+              sum = sum + (t4[u * 64 + ((k1 * 8) + j)] * t77[row * 64 + ((k1 * 8) + j)]);
+            }
+            r9_ = t7[u * 8 + k1] + t8[row * 8 + k1];
+            r10_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
+            r85_ = gnn_expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1];
+            r94_ = gnn_sel_f32(r9_ > 0.0f, r85_ * (((gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f), sum * 2.50000015f))) - t90[row * 8 + k1]), 0.2f * (r85_ * (((gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f), sum * 2.50000015f))) - t90[row * 8 + k1])));
+            x = r94_;
+            acc[k1] = acc[k1] + (double)x;
           }
-          r9_ = t7[u * 8 + k1] + t8[row * 8 + k1];
-          r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
-          r85_ = expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1];
-          r94_ = (r9_ > 0.0f) ? (r85_ * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f), sum * 2.50000015f)) : sum) - t90[row * 8 + k1])) : (0.2f * (r85_ * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f), sum * 2.50000015f)) : sum) - t90[row * 8 + k1])));
-          x = r94_;
-          acc[k1] = acc[k1] + (double)x;
+        } else {
+          for (int64_t k1 = 0; k1 < 8; k1++) { /* the lanes in order of k: see emit_host.c */
+            const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
+            (void)lane;
+            (void)i1;
+            float sum;
+            (void)sum;
+            float r9_;
+            (void)r9_;
+            float r10_;
+            (void)r10_;
+            float r85_;
+            (void)r85_;
+            float r94_;
+            (void)r94_;
+            float x;
+            (void)x;
+            sum = 0.0f;
+            for (int64_t j = 0; j < 8; j++) {
+              sum = sum + (t4[u * 64 + ((k1 * 8) + j)] * t77[row * 64 + ((k1 * 8) + j)]);
+            }
+            r9_ = t7[u * 8 + k1] + t8[row * 8 + k1];
+            r10_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
+            r85_ = gnn_expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1];
+            r94_ = gnn_sel_f32(r9_ > 0.0f, r85_ * ((sum) - t90[row * 8 + k1]), 0.2f * (r85_ * ((sum) - t90[row * 8 + k1])));
+            x = r94_;
+            acc[k1] = acc[k1] + (double)x;
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -738,8 +1031,8 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
           su = sh_u[lane];
           for (int64_t j = 0; j < 8; j++) {
             r9_ = t7[row * 8 + j] + t8[su * 8 + j];
-            r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
-            r85_ = expf(r10_ - t12[su * 8 + j]) / t16[su * 8 + j];
+            r10_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
+            r85_ = gnn_expf(r10_ - t12[su * 8 + j]) / t16[su * 8 + j];
             sh_st85[(lane * 8) + j] = r85_;
           }
           for (int64_t j1 = 0; j1 < 8; j1++) {
@@ -752,24 +1045,56 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
       for (int64_t t = 0; t < cnt; t++) {
         e = sh_e[t];
         u = sh_u[t];
-        for (int64_t k2 = 0; k2 < 8; k2++) { /* the lanes in order of k: see emit_host.c */
-          const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
-          (void)lane;
-          (void)i2;
-          float sum;
-          float r93_;
-          float r9_1;
-          float r94_;
-          float x;
-          sum = 0.0f;
-          for (int64_t j2 = 0; j2 < 8; j2++) {
-            sum = sum + (t4[row * 64 + ((k2 * 8) + j2)] * t77[u * 64 + ((k2 * 8) + j2)]);
+        if (training) {
+          for (int64_t k2 = 0; k2 < 8; k2++) { /* the lanes in order of k: see emit_host.c */
+            const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+            (void)lane;
+            (void)i2;
+            float sum;
+            (void)sum;
+            float r93_;
+            (void)r93_;
+            float r9_1;
+            (void)r9_1;
+            float r94_;
+            (void)r94_;
+            float x;
+            (void)x;
+            sum = 0.0f;
+            for (int64_t j2 = 0; j2 < 8; j2++) {
+              sum = sum + (t4[row * 64 + ((k2 * 8) + j2)] * t77[u * 64 + ((k2 * 8) + j2)]);
+            }
+            r93_ = sh_st85[(t * 8) + k2] * (((gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f), sum * 2.50000015f))) - t90[u * 8 + k2]);
+            r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
+            r94_ = gnn_sel_f32(r9_1 > 0.0f, r93_, 0.2f * r93_);
+            x = r94_;
+            acc[k2] = acc[k2] + (double)x;
           }
-          r93_ = sh_st85[(t * 8) + k2] * ((training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f), sum * 2.50000015f)) : sum) - t90[u * 8 + k2]);
-          r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
-          r94_ = (r9_1 > 0.0f) ? r93_ : (0.2f * r93_);
-          x = r94_;
-          acc[k2] = acc[k2] + (double)x;
+        } else {
+          for (int64_t k2 = 0; k2 < 8; k2++) { /* the lanes in order of k: see emit_host.c */
+            const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+            (void)lane;
+            (void)i2;
+            float sum;
+            (void)sum;
+            float r93_;
+            (void)r93_;
+            float r9_1;
+            (void)r9_1;
+            float r94_;
+            (void)r94_;
+            float x;
+            (void)x;
+            sum = 0.0f;
+            for (int64_t j2 = 0; j2 < 8; j2++) {
+              sum = sum + (t4[row * 64 + ((k2 * 8) + j2)] * t77[u * 64 + ((k2 * 8) + j2)]);
+            }
+            r93_ = sh_st85[(t * 8) + k2] * ((sum) - t90[u * 8 + k2]);
+            r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
+            r94_ = gnn_sel_f32(r9_1 > 0.0f, r93_, 0.2f * r93_);
+            x = r94_;
+            acc[k2] = acc[k2] + (double)x;
+          }
         }
         for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);

@@ -34,6 +34,56 @@ GNN_HELPER double gnn_keep_f64(int keep, double x) {
   memcpy(&x, &b, sizeof b);
   return x;
 }
+/* c ? a : b as bits under a mask: both computed, no branch (a vector select where the loop vectorises). */
+GNN_HELPER float gnn_sel_f32(int c, float a, float b) {
+  union { float f; uint32_t u; } x = {a}, y = {b};
+  uint32_t m = 0u - (uint32_t)(c != 0);
+  x.u = (x.u & m) | (y.u & ~m);
+  return x.f;
+}
+GNN_HELPER double gnn_sel_f64(int c, double a, double b) {
+  union { double f; uint64_t u; } x = {a}, y = {b};
+  uint64_t m = 0ull - (uint64_t)(c != 0);
+  x.u = (x.u & m) | (y.u & ~m);
+  return x.f;
+}
+/* exp(x) without a call or a branch, so that lane loops vectorise: Cephes' expf (x = k ln2 + r,
+ * ln2 in two parts, a degree-5 polynomial; k rounded by adding 1.5 * 2^23, as floorf does not
+ * vectorise without -fno-trapping-math). At most 1 ulp from glibc's expf where the result is a
+ * normal float; results below FLT_MIN (x < -87.34) are +0, x > 88.72 is +inf, NaN stays NaN. */
+GNN_HELPER float gnn_expf(float x) {
+  float xc = gnn_sel_f32(x < -87.33654f, -87.33654f, gnn_sel_f32(x > 88.72283f, 88.72283f, x));
+  float k = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  float r = xc - k * 0.693359375f;
+  r = r - k * -2.12194440e-4f;
+  float y = 1.9875691500e-4f;
+  y = y * r + 1.3981999507e-3f;
+  y = y * r + 8.3334519073e-3f;
+  y = y * r + 4.1665795894e-2f;
+  y = y * r + 1.6666665459e-1f;
+  y = y * r + 5.0000001201e-1f;
+  y = y * (r * r) + r + 1.0f;
+  int32_t ki = (int32_t)k, top = ki > 127; /* 2^128 is not a float: 2^127, then 2 */
+  union { float f; uint32_t u; } s;
+  s.u = (uint32_t)(ki - top + 127) << 23;
+  y = y * s.f * (1.0f + (float)top);
+  y = gnn_sel_f32(x < -87.33654f, 0.0f, y);
+  y = gnn_sel_f32(x > 88.72283f, INFINITY, y);
+  return gnn_sel_f32(x != x, x, y);
+}
+/* exp(x) - 1 without cancellation near 0: Taylor to x^9 where |x| < 0.5 (remainder below
+ * 2^-28 relative), else gnn_expf(x) - 1; at most 2 ulp from glibc's expm1f. */
+GNN_HELPER float gnn_expm1f(float x) {
+  float p = 2.75573192e-6f;
+  p = p * x + 2.48015873e-5f;
+  p = p * x + 1.98412698e-4f;
+  p = p * x + 1.38888889e-3f;
+  p = p * x + 8.33333333e-3f;
+  p = p * x + 4.16666667e-2f;
+  p = p * x + 1.66666667e-1f;
+  p = p * x + 0.5f;
+  return gnn_sel_f32((x > -0.5f) & (x < 0.5f), x + (x * x) * p, gnn_expf(x) - 1.0f);
+}
 GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */
@@ -73,11 +123,20 @@ static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *re
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int64_t k = 0; k < 1433; k++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k % 32), i = (int)(k / 32);
-      (void)lane;
-      (void)i;
-      t1[row * 1433 + k] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f), in_x[row * 1433 + k] * 2.0f)) : in_x[row * 1433 + k];
+    if (training) {
+      for (int64_t k = 0; k < 1433; k++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k % 32), i = (int)(k / 32);
+        (void)lane;
+        (void)i;
+        t1[row * 1433 + k] = (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f), in_x[row * 1433 + k] * 2.0f));
+      }
+    } else {
+      for (int64_t k = 0; k < 1433; k++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k % 32), i = (int)(k / 32);
+        (void)lane;
+        (void)i;
+        t1[row * 1433 + k] = in_x[row * 1433 + k];
+      }
     }
   }
 }
@@ -148,42 +207,92 @@ static void k1_apply_edge_exp_edge(int64_t nrows, const int32_t *restrict src, c
       sh_st33[k4] = r33_;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k5 = 0; k5 < 3; k5++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k5 % 4), i5 = (int)(k5 / 4);
-      (void)lane;
-      (void)i5;
-      float dot;
-      float r19_;
-      float r16_;
-      float r18_;
-      dot = 0.0f;
-      for (int64_t j2 = 0; j2 < 2; j2++) {
-        r19_ = p_gmmconv0_isigma[(k5 * 2) + j2] * p_gmmconv0_isigma[(k5 * 2) + j2];
-        r16_ = sh_st14[j2] - p_gmmconv0_mu[(k5 * 2) + j2];
-        r18_ = r16_ * r16_;
-        dot = dot + (r18_ * r19_);
+    if (training) {
+      for (int64_t k5 = 0; k5 < 3; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 4), i5 = (int)(k5 / 4);
+        (void)lane;
+        (void)i5;
+        float dot;
+        (void)dot;
+        float r19_;
+        (void)r19_;
+        float r16_;
+        (void)r16_;
+        float r18_;
+        (void)r18_;
+        dot = 0.0f;
+        for (int64_t j2 = 0; j2 < 2; j2++) {
+          r19_ = p_gmmconv0_isigma[(k5 * 2) + j2] * p_gmmconv0_isigma[(k5 * 2) + j2];
+          r16_ = sh_st14[j2] - p_gmmconv0_mu[(k5 * 2) + j2];
+          r18_ = r16_ * r16_;
+          dot = dot + (r18_ * r19_);
+        }
+        t22[row * 3 + k5] = gnn_expf(-0.5f * dot);
       }
-      if (training) {
-        t22[row * 3 + k5] = expf(-0.5f * dot);
+    } else {
+      for (int64_t k5 = 0; k5 < 3; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 4), i5 = (int)(k5 / 4);
+        (void)lane;
+        (void)i5;
+        float dot;
+        (void)dot;
+        float r19_;
+        (void)r19_;
+        float r16_;
+        (void)r16_;
+        float r18_;
+        (void)r18_;
+        dot = 0.0f;
+        for (int64_t j2 = 0; j2 < 2; j2++) {
+          r19_ = p_gmmconv0_isigma[(k5 * 2) + j2] * p_gmmconv0_isigma[(k5 * 2) + j2];
+          r16_ = sh_st14[j2] - p_gmmconv0_mu[(k5 * 2) + j2];
+          r18_ = r16_ * r16_;
+          dot = dot + (r18_ * r19_);
+        }
       }
     }
-    for (int64_t k6 = 0; k6 < 3; k6++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k6 % 4), i6 = (int)(k6 / 4);
-      (void)lane;
-      (void)i6;
-      float dot1;
-      float r37_;
-      float r35_;
-      float r36_;
-      dot1 = 0.0f;
-      for (int64_t j3 = 0; j3 < 2; j3++) {
-        r37_ = p_gmmconv1_isigma[(k6 * 2) + j3] * p_gmmconv1_isigma[(k6 * 2) + j3];
-        r35_ = sh_st33[j3] - p_gmmconv1_mu[(k6 * 2) + j3];
-        r36_ = r35_ * r35_;
-        dot1 = dot1 + (r36_ * r37_);
+    if (training) {
+      for (int64_t k6 = 0; k6 < 3; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 4), i6 = (int)(k6 / 4);
+        (void)lane;
+        (void)i6;
+        float dot1;
+        (void)dot1;
+        float r37_;
+        (void)r37_;
+        float r35_;
+        (void)r35_;
+        float r36_;
+        (void)r36_;
+        dot1 = 0.0f;
+        for (int64_t j3 = 0; j3 < 2; j3++) {
+          r37_ = p_gmmconv1_isigma[(k6 * 2) + j3] * p_gmmconv1_isigma[(k6 * 2) + j3];
+          r35_ = sh_st33[j3] - p_gmmconv1_mu[(k6 * 2) + j3];
+          r36_ = r35_ * r35_;
+          dot1 = dot1 + (r36_ * r37_);
+        }
+        t40[row * 3 + k6] = gnn_expf(-0.5f * dot1);
       }
-      if (training) {
-        t40[row * 3 + k6] = expf(-0.5f * dot1);
+    } else {
+      for (int64_t k6 = 0; k6 < 3; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 4), i6 = (int)(k6 / 4);
+        (void)lane;
+        (void)i6;
+        float dot1;
+        (void)dot1;
+        float r37_;
+        (void)r37_;
+        float r35_;
+        (void)r35_;
+        float r36_;
+        (void)r36_;
+        dot1 = 0.0f;
+        for (int64_t j3 = 0; j3 < 2; j3++) {
+          r37_ = p_gmmconv1_isigma[(k6 * 2) + j3] * p_gmmconv1_isigma[(k6 * 2) + j3];
+          r35_ = sh_st33[j3] - p_gmmconv1_mu[(k6 * 2) + j3];
+          r36_ = r35_ * r35_;
+          dot1 = dot1 + (r36_ * r37_);
+        }
       }
     }
   }
@@ -255,7 +364,7 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
               r18_ = r16_ * r16_;
               dot = dot + (r18_ * r19_);
             }
-            r22_ = expf(-0.5f * dot);
+            r22_ = gnn_expf(-0.5f * dot);
             sh_st22[(lane * 3) + j4] = r22_;
           }
         }
@@ -294,11 +403,20 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       t25[row * 16 + k3] = heads / 3.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
-      (void)lane;
-      (void)i4;
-      t27[row * 16 + k4] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f), ((t25[row * 16 + k4] > 0.0f) ? t25[row * 16 + k4] : (1.0f * expm1f(t25[row * 16 + k4]))) * 2.0f)) : ((t25[row * 16 + k4] > 0.0f) ? t25[row * 16 + k4] : (1.0f * expm1f(t25[row * 16 + k4])));
+    if (training) {
+      for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+        (void)lane;
+        (void)i4;
+        t27[row * 16 + k4] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f), (gnn_sel_f32(t25[row * 16 + k4] > 0.0f, t25[row * 16 + k4], 1.0f * gnn_expm1f(t25[row * 16 + k4]))) * 2.0f));
+      }
+    } else {
+      for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+        (void)lane;
+        (void)i4;
+        t27[row * 16 + k4] = (gnn_sel_f32(t25[row * 16 + k4] > 0.0f, t25[row * 16 + k4], 1.0f * gnn_expm1f(t25[row * 16 + k4])));
+      }
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -368,7 +486,7 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
               r36_ = r35_ * r35_;
               dot = dot + (r36_ * r37_);
             }
-            r40_ = expf(-0.5f * dot);
+            r40_ = gnn_expf(-0.5f * dot);
             sh_st40[(lane * 3) + j4] = r40_;
           }
         }
@@ -472,13 +590,26 @@ static void k5_div_vertex(int64_t nrows, const float *restrict t25, const float 
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int64_t k = 0; k < 48; k++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k % 32), i = (int)(k / 32);
-      (void)lane;
-      (void)i;
-      float r73_;
-      r73_ = (t25[row * 16 + (k % 16)] > 0.0f) ? (training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + (k % 16)), 0.5f), t53[row * 16 + (k % 16)] * 2.0f)) : t53[row * 16 + (k % 16)]) : ((1.0f * expf(t25[row * 16 + (k % 16)])) * (training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + (k % 16)), 0.5f), t53[row * 16 + (k % 16)] * 2.0f)) : t53[row * 16 + (k % 16)]));
-      t75[row * 48 + k] = r73_ / 3.0f;
+    if (training) {
+      for (int64_t k = 0; k < 48; k++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k % 32), i = (int)(k / 32);
+        (void)lane;
+        (void)i;
+        float r73_;
+        (void)r73_;
+        r73_ = gnn_sel_f32(t25[row * 16 + (k % 16)] > 0.0f, (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + (k % 16)), 0.5f), t53[row * 16 + (k % 16)] * 2.0f)), (1.0f * gnn_expf(t25[row * 16 + (k % 16)])) * ((gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + (k % 16)), 0.5f), t53[row * 16 + (k % 16)] * 2.0f))));
+        t75[row * 48 + k] = r73_ / 3.0f;
+      }
+    } else {
+      for (int64_t k = 0; k < 48; k++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k % 32), i = (int)(k / 32);
+        (void)lane;
+        (void)i;
+        float r73_;
+        (void)r73_;
+        r73_ = gnn_sel_f32(t25[row * 16 + (k % 16)] > 0.0f, t53[row * 16 + (k % 16)], (1.0f * gnn_expf(t25[row * 16 + (k % 16)])) * (t53[row * 16 + (k % 16)]));
+        t75[row * 48 + k] = r73_ / 3.0f;
+      }
     }
   }
 }

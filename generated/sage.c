@@ -34,6 +34,56 @@ GNN_HELPER double gnn_keep_f64(int keep, double x) {
   memcpy(&x, &b, sizeof b);
   return x;
 }
+/* c ? a : b as bits under a mask: both computed, no branch (a vector select where the loop vectorises). */
+GNN_HELPER float gnn_sel_f32(int c, float a, float b) {
+  union { float f; uint32_t u; } x = {a}, y = {b};
+  uint32_t m = 0u - (uint32_t)(c != 0);
+  x.u = (x.u & m) | (y.u & ~m);
+  return x.f;
+}
+GNN_HELPER double gnn_sel_f64(int c, double a, double b) {
+  union { double f; uint64_t u; } x = {a}, y = {b};
+  uint64_t m = 0ull - (uint64_t)(c != 0);
+  x.u = (x.u & m) | (y.u & ~m);
+  return x.f;
+}
+/* exp(x) without a call or a branch, so that lane loops vectorise: Cephes' expf (x = k ln2 + r,
+ * ln2 in two parts, a degree-5 polynomial; k rounded by adding 1.5 * 2^23, as floorf does not
+ * vectorise without -fno-trapping-math). At most 1 ulp from glibc's expf where the result is a
+ * normal float; results below FLT_MIN (x < -87.34) are +0, x > 88.72 is +inf, NaN stays NaN. */
+GNN_HELPER float gnn_expf(float x) {
+  float xc = gnn_sel_f32(x < -87.33654f, -87.33654f, gnn_sel_f32(x > 88.72283f, 88.72283f, x));
+  float k = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  float r = xc - k * 0.693359375f;
+  r = r - k * -2.12194440e-4f;
+  float y = 1.9875691500e-4f;
+  y = y * r + 1.3981999507e-3f;
+  y = y * r + 8.3334519073e-3f;
+  y = y * r + 4.1665795894e-2f;
+  y = y * r + 1.6666665459e-1f;
+  y = y * r + 5.0000001201e-1f;
+  y = y * (r * r) + r + 1.0f;
+  int32_t ki = (int32_t)k, top = ki > 127; /* 2^128 is not a float: 2^127, then 2 */
+  union { float f; uint32_t u; } s;
+  s.u = (uint32_t)(ki - top + 127) << 23;
+  y = y * s.f * (1.0f + (float)top);
+  y = gnn_sel_f32(x < -87.33654f, 0.0f, y);
+  y = gnn_sel_f32(x > 88.72283f, INFINITY, y);
+  return gnn_sel_f32(x != x, x, y);
+}
+/* exp(x) - 1 without cancellation near 0: Taylor to x^9 where |x| < 0.5 (remainder below
+ * 2^-28 relative), else gnn_expf(x) - 1; at most 2 ulp from glibc's expm1f. */
+GNN_HELPER float gnn_expm1f(float x) {
+  float p = 2.75573192e-6f;
+  p = p * x + 2.48015873e-5f;
+  p = p * x + 1.98412698e-4f;
+  p = p * x + 1.38888889e-3f;
+  p = p * x + 8.33333333e-3f;
+  p = p * x + 4.16666667e-2f;
+  p = p * x + 1.66666667e-1f;
+  p = p * x + 0.5f;
+  return gnn_sel_f32((x > -0.5f) & (x < 0.5f), x + (x * x) * p, gnn_expf(x) - 1.0f);
+}
 GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */
@@ -73,11 +123,20 @@ static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *re
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int64_t k = 0; k < 1433; k++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k % 32), i = (int)(k / 32);
-      (void)lane;
-      (void)i;
-      t1[row * 1433 + k] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f), in_x[row * 1433 + k] * 2.0f)) : in_x[row * 1433 + k];
+    if (training) {
+      for (int64_t k = 0; k < 1433; k++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k % 32), i = (int)(k / 32);
+        (void)lane;
+        (void)i;
+        t1[row * 1433 + k] = (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f), in_x[row * 1433 + k] * 2.0f));
+      }
+    } else {
+      for (int64_t k = 0; k < 1433; k++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k % 32), i = (int)(k / 32);
+        (void)lane;
+        (void)i;
+        t1[row * 1433 + k] = in_x[row * 1433 + k];
+      }
     }
   }
 }
@@ -140,15 +199,24 @@ static void k1_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       (void)lane;
       (void)i3;
       float r9_;
-      r9_ = (in_deg[row * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[row * 1]);
+      r9_ = gnn_sel_f32(in_deg[row * 1] == 0.0f, 0.0f, 1.0f / in_deg[row * 1]);
       t12[row * 16 + k3] = (t5[row * 16 + k3] + (sh7[k3] * r9_)) + p_sageconv0_b[k3];
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k4 % 16), i4 = (int)(k4 / 16);
-      (void)lane;
-      (void)i4;
-      t14[row * 16 + k4] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f), ((t12[row * 16 + k4] > 0.0f) ? t12[row * 16 + k4] : 0.0f) * 2.0f)) : ((t12[row * 16 + k4] > 0.0f) ? t12[row * 16 + k4] : 0.0f);
+    if (training) {
+      for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k4 % 16), i4 = (int)(k4 / 16);
+        (void)lane;
+        (void)i4;
+        t14[row * 16 + k4] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f), (gnn_sel_f32(t12[row * 16 + k4] > 0.0f, t12[row * 16 + k4], 0.0f)) * 2.0f));
+      }
+    } else {
+      for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k4 % 16), i4 = (int)(k4 / 16);
+        (void)lane;
+        (void)i4;
+        t14[row * 16 + k4] = (gnn_sel_f32(t12[row * 16 + k4] > 0.0f, t12[row * 16 + k4], 0.0f));
+      }
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -210,7 +278,7 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       (void)lane;
       (void)i3;
       float r9_;
-      r9_ = (in_deg[row * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[row * 1]);
+      r9_ = gnn_sel_f32(in_deg[row * 1] == 0.0f, 0.0f, 1.0f / in_deg[row * 1]);
       t23[row * 7 + k3] = (t18[row * 7 + k3] + (sh20[k3] * r9_)) + p_sageconv1_b[k3];
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -255,7 +323,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           (void)i1;
           float r9_;
           float x;
-          r9_ = (in_deg[u * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[u * 1]);
+          r9_ = gnn_sel_f32(in_deg[u * 1] == 0.0f, 0.0f, 1.0f / in_deg[u * 1]);
           x = in_grad_out[u * 7 + k1] * r9_;
           acc[k1] = acc[k1] + (double)x;
         }
@@ -277,13 +345,26 @@ static void k4_relu_grad_vertex(int64_t nrows, const float *restrict t29, const 
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k % 16), i = (int)(k / 16);
-      (void)lane;
-      (void)i;
-      float r34_;
-      r34_ = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f), (t29[row * 16 + k] + t31[row * 16 + k]) * 2.0f)) : (t29[row * 16 + k] + t31[row * 16 + k]);
-      t35[row * 16 + k] = (t12[row * 16 + k] > 0.0f) ? r34_ : 0.0f;
+    if (training) {
+      for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k % 16), i = (int)(k / 16);
+        (void)lane;
+        (void)i;
+        float r34_;
+        (void)r34_;
+        r34_ = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f), (t29[row * 16 + k] + t31[row * 16 + k]) * 2.0f));
+        t35[row * 16 + k] = gnn_sel_f32(t12[row * 16 + k] > 0.0f, r34_, 0.0f);
+      }
+    } else {
+      for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k % 16), i = (int)(k / 16);
+        (void)lane;
+        (void)i;
+        float r34_;
+        (void)r34_;
+        r34_ = (t29[row * 16 + k] + t31[row * 16 + k]);
+        t35[row * 16 + k] = gnn_sel_f32(t12[row * 16 + k] > 0.0f, r34_, 0.0f);
+      }
     }
   }
 }
@@ -380,7 +461,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           (void)i1;
           float r9_;
           float x;
-          r9_ = (in_deg[u * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[u * 1]);
+          r9_ = gnn_sel_f32(in_deg[u * 1] == 0.0f, 0.0f, 1.0f / in_deg[u * 1]);
           x = t35[u * 16 + k1] * r9_;
           acc[k1] = acc[k1] + (double)x;
         }

@@ -10,6 +10,9 @@
 #                                  measure is in its docstring)
 #   codegen/host/backward/MODEL/GRAPH/MAPPING  training mode (dropout on) forward and backward:
 #                                  out and every grad.<param> vs the interpreter, 1e-4
+#   codegen/host-exp/-O3, -O0      the prelude's gnn_expf and gnn_expm1f (tests/codegen/exp_check.c)
+#                                  vs glibc over every 61st float32 and the special values: <= 1 and
+#                                  <= 2 ulp on normal results, +0 below FLT_MIN, inf/-1/NaN as glibc
 #   codegen/rng/...                the dropout draws of the CUDA and host code paths agree
 #   codegen/cuda-lib/...           gnnc -o lib.so --target=cuda builds a CUDA library with nvcc,
 #                                  SASS for each --arch and the PTX of the last one
@@ -169,9 +172,9 @@ fi
 # host library vs the interpreter: the output and every grad.<param>, 1e-4 (issue 4). The
 # forward's dropout masks (features and attention) must be the interpreter's bit for bit, or
 # the outputs differ by O(1).
-# cg_check_bwd NAME MODEL.gnn GRAPH MAPPING SEED
+# cg_check_bwd NAME MODEL.gnn GRAPH MAPPING SEED [TOL]
 cg_check_bwd() {
-  local name=$1 model=$2 graph=$3 map=$4 seed=$5 lib out b="$cg/bwd"
+  local name=$1 model=$2 graph=$3 map=$4 seed=$5 tol=${6:-1e-4} lib out b="$cg/bwd"
   if ! lib=$(cg_lib "$model" "$map"); then
     fail "$name" "gnnc could not build the library"
     return
@@ -187,7 +190,7 @@ cg_check_bwd() {
     return
   fi
   sed 's/^tensor output /tensor out /' "$b.out" >> "$b.got"
-  if out=$("$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol 1e-4 2>&1) &&
+  if out=$("$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol "$tol" 2>&1) &&
      [ "$(grep -c '^tensor grad\.' "$b.ref")" -gt 0 ]; then
     pass "$name"
   else
@@ -204,7 +207,15 @@ if [ -x "$cg_bin/gnn-run" ]; then
       [ $cg_m = rgcn ] && cg_g=$cg_relational
       cg_check_bwd "codegen/$cg_target/backward/$cg_m/$(basename $cg_g)/$cg_map" "dsl-examples/$cg_m.gnn" $cg_g $cg_map $cg_seed
       for cg_g in tests/interp/graphs/isolated tests/interp/graphs/duplicates tests/codegen/graphs/hub10k; do
-        cg_check_bwd "codegen/$cg_target/backward/$cg_m-small/$(basename $cg_g)/$cg_map" "tests/interp/models/$cg_m.gnn" $cg_g $cg_map $cg_seed
+        # GAT on `isolated`: the fused backward's t_v = <g_v, out_v> (docs/passes/fuse.md, the
+        # algebra fusion needs) is about -14.8 at vertex 0, whose one in-edge has alpha = 1, so the
+        # true d(score) there is 0 and the computed one is the difference of two float32 roundings
+        # of 14.8 (2 ulp = 2e-6); times the features it moves grad.gatconv1.a's element 2 (0.0404,
+        # the tensor's largest 2.9) by 1.7e-5 = 4e-4 relative, 8e-4 with other roundings. Measured
+        # at both mappings; the unfused program (no t_v) is within 4e-6. 1e-3 here, 1e-4 elsewhere.
+        cg_tol=1e-4
+        [ $cg_m = gat ] && [ "$(basename $cg_g)" = isolated ] && cg_tol=1e-3
+        cg_check_bwd "codegen/$cg_target/backward/$cg_m-small/$(basename $cg_g)/$cg_map" "tests/interp/models/$cg_m.gnn" $cg_g $cg_map $cg_seed $cg_tol
       done
       cg_seed=$((cg_seed + 1))
     done
@@ -292,8 +303,27 @@ else
   fail "codegen/asan/build" "$(cg_tail "$cg_out")"
 fi
 
+# ---- the host prelude's exp and expm1 (gnn_expf, gnn_expm1f) against glibc: cut from a generated
+# source, compiled as gnnc compiles host libraries (the checker's loops vectorise), and at -O0
+if "$GNNC" dsl-examples/gat.gnn --target=host --emit=c -o "$cg/expsrc.c" > /dev/null 2>&1 &&
+   { echo '#include <stdint.h>'; echo '#include <math.h>'; echo '#define GNN_HELPER static inline __attribute__((unused))'
+     sed -n '/^\/\* c ? a : b as bits/,/^GNN_HELPER int64_t gnn_min_i64/p' "$cg/expsrc.c" | sed '$d'; } > "$cg/exp_prelude.h" &&
+   grep -q '^GNN_HELPER float gnn_expm1f' "$cg/exp_prelude.h"; then
+  for cg_o in "-O3 -march=native" "-O0"; do
+    # shellcheck disable=SC2086
+    if cg_out=$(cc $cg_o -ffp-contract=off -std=c11 -include "$cg/exp_prelude.h" tests/codegen/exp_check.c -o "$cg/exp_check" -lm 2>&1) &&
+       cg_out=$("$cg/exp_check" 2>&1); then
+      pass "codegen/host-exp/${cg_o%% *}"
+    else
+      fail "codegen/host-exp/${cg_o%% *}" "$(cg_tail "$cg_out")"
+    fi
+  done
+else
+  fail codegen/host-exp "the helpers were not found in a generated host source"
+fi
+
 fi # host-only checks
 
 unset -f cg_tail cg_lib cg_check cg_small
 unset cg_lib_gcn cg_march cg_a cg_b cg_asan cg_alib cg_target
-unset cg cg_bin cg_models cg_maps cg_m cg_map cg_cc cg_arch cg_out cg_g cg_seed cg_drv cg_rc
+unset cg cg_bin cg_models cg_maps cg_m cg_map cg_cc cg_arch cg_out cg_g cg_seed cg_drv cg_rc cg_o cg_tol
