@@ -232,8 +232,8 @@ static void expr(FILE *out, const HostK *h, const KExpr *e) {
   /* The forms whose children may hold locals are printed here too; leaves are delegated. */
   switch (e->kind) {
   case KE_UN: {
-    /* exp and expm1 are the prelude's branch-free ones, which vectorise (libm's are calls) */
-    static const char *c[] = {"-", "gnn_expf", "gnn_expm1f", "logf", "tanhf", "sqrtf", "gnn_rsqrtf", "fabsf", "!", "(float)", "(int64_t)", "(double)"};
+    /* exp, expm1 and tanh are the prelude's branch-free ones, which vectorise (libm's are calls) */
+    static const char *c[] = {"-", "gnn_expf", "gnn_expm1f", "logf", "gnn_tanhf", "sqrtf", "gnn_rsqrtf", "fabsf", "!", "(float)", "(int64_t)", "(double)"};
     if (e->op == KU_NEG || e->op == KU_NOT || e->op == KU_TO_F32 || e->op == KU_TO_I64 || e->op == KU_TO_F64) {
       fputs(c[e->op], out);
       sub(out, h, e->a);
@@ -754,6 +754,11 @@ static void host_prelude(FILE *out, const KProgram *p) {
         "  p = p * x + 1.38888889e-3f;\n  p = p * x + 8.33333333e-3f;\n  p = p * x + 4.16666667e-2f;\n"
         "  p = p * x + 1.66666667e-1f;\n  p = p * x + 0.5f;\n"
         "  return gnn_sel_f32((x > -0.5f) & (x < 0.5f), x + (x * x) * p, gnn_expf(x) - 1.0f);\n}\n"
+        "/* tanh(x) = t / (t + 2), t = expm1(2x): no cancellation near 0; |x| > 9 is +-1 in float32.\n"
+        " * At most 4 ulp from glibc's tanhf. */\n"
+        "GNN_HELPER float gnn_tanhf(float x) {\n"
+        "  float t = gnn_expm1f(2.0f * gnn_sel_f32(x > 9.0f, 9.0f, gnn_sel_f32(x < -9.0f, -9.0f, x)));\n"
+        "  return t / (t + 2.0f);\n}\n"
         "GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }\n"
         "GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }\n"
         "/* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */\n"
