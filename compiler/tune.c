@@ -82,14 +82,15 @@ static bool build_plan(const TuneArgs *t, const Plan *p, FILE *quiet) {
   return ok;
 }
 
-/* gnn-run: $GNNC_GNN_RUN, beside gnnc (an install's bin/), in the build's bin/, else on PATH. */
+/* gnn-run: $GNNC_GNN_RUN, beside gnnc (an install's bin/), in the build's bin/ (build/gnnc) or
+ * the one beside it (build/asan/gnnc), else on PATH. */
 static char *find_gnn_run(void) {
   const char *e = getenv("GNNC_GNN_RUN");
   if (e && *e) return strdup(e);
   char *dir = gnnc_exe_dir();
   if (dir) {
-    static const char *const rel[] = {"/gnn-run", "/bin/gnn-run"};
-    for (int i = 0; i < 2; i++) {
+    static const char *const rel[] = {"/gnn-run", "/bin/gnn-run", "/../bin/gnn-run"};
+    for (int i = 0; i < 3; i++) {
       size_t n = strlen(dir) + strlen(rel[i]) + 1;
       char *p = malloc(n);
       snprintf(p, n, "%s%s", dir, rel[i]);

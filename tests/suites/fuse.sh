@@ -294,7 +294,7 @@ done
 if [ $fz_bad -eq 0 ]; then pass fuse/edge-balanced/bad-lists; else fail fuse/edge-balanced/bad-lists; fi
 
 # --tune-mapping: one timing round (the test checks the mechanism, not which plan is faster)
-fz_lib="$fz/tuned.so"
+fz_lib="$fz/tuned.so" fz_l1="" fz_l2=""
 mkdir -p "$fz/tunetmp"
 fz_out=$(TMPDIR="$fz/tunetmp" OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$GNNC" dsl-examples/gcn.gnn --target=host \
   --tune-mapping=data/cora --tune-rounds=1 --tune-repeat=1 -o "$fz_lib" 2>&1); fz_rc=$?
