@@ -409,6 +409,8 @@ typedef struct {
 
 void gnn_ctx_init(GnnCtx *c, const char *path, const char *text, size_t size, FILE *diag_out);
 void gnn_ctx_free(GnnCtx *c);
+/* Whether --edge-balanced (or the tuner's plan) named value id. */
+bool ctx_edge_balanced(const GnnCtx *c, int id);
 /* Parses c->diag's text into c->prog. Returns false if any error was reported. */
 bool gnn_parse(GnnCtx *c);
 
@@ -649,8 +651,6 @@ void kir_print(FILE *out, const KProgram *p);
 void kexpr_print(FILE *out, const Kernel *k, const KExpr *e, Dialect d);
 void kvar_print(FILE *out, const Kernel *k, int var, const KExpr *idx, Dialect d);
 const char *mapping_name(Mapping m);
-/* Whether --edge-balanced named value id. */
-bool ctx_edge_balanced(const GnnCtx *c, int id);
 const char *kernel_mapping_desc(const Kernel *k);
 const char *ktype_c(KType t);        /* float, int64_t, double */
 const char *ktype_name(KType t);     /* f32, i64, f64 */

@@ -28,12 +28,6 @@ const char *elem_c(ElemType e) { return e == ELEM_F32 ? "float" : e == ELEM_F64 
 
 const char *mapping_name(Mapping m) { return m == MAP_VERTEX ? "vertex" : m == MAP_EDGE ? "edge" : "global"; }
 
-bool ctx_edge_balanced(const GnnCtx *c, int id) {
-  for (int i = 0; i < c->nedge_ids; i++)
-    if (c->edge_ids[i] == id) return true;
-  return false;
-}
-
 const char *const kgraph_name[KG__COUNT] = {"in_ptr", "out_ptr", "src", "dst", "out_eid", "graph_ptr", "vertex_graph"};
 const char *const kgraph_type[KG__COUNT] = {"int64_t", "int64_t", "int32_t", "int32_t", "int32_t", "int64_t", "int32_t"};
 static const char *bin_name[] = {"+", "-", "*", "/", "%", "min", "max", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};

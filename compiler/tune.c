@@ -51,26 +51,31 @@ static int candidates(const Module *m, int *ids, char labels[][64], int cap) {
   return n;
 }
 
-static bool compile_plan(const TuneArgs *t, const Plan *p, FILE *quiet, Module **keep_module, GnnCtx *c) {
-  gnn_ctx_init(c, t->path, t->text, t->size, quiet);
-  c->model_name = t->model_name;
+/* The caller's options with every dump off: the tuner's compiles print nothing of their own. */
+static PipelineOpts quiet_opts(const TuneArgs *t, FILE *quiet) {
   PipelineOpts o = *t->popts;
-  o.edge_ids = p->ids;
-  o.nedge_ids = p->n;
   o.print_after_all = o.time_passes = o.stats = o.stats_symbolic = o.print_plan = false;
   o.nprint_after = o.nprint_before = 0;
+  o.out = quiet;
+  return o;
+}
+
+static bool compile_plan(const TuneArgs *t, const Plan *p, FILE *quiet, GnnCtx *c) {
+  gnn_ctx_init(c, t->path, t->text, t->size, quiet);
+  c->model_name = t->model_name;
+  PipelineOpts o = quiet_opts(t, quiet);
+  o.edge_ids = p->ids;
+  o.nedge_ids = p->n;
   o.memory_budget = 0;
   o.remarks = false;
-  o.out = quiet;
   o.lower = true;
   Module *m = gnn_parse(c) ? gnn_compile(c, &o) : NULL;
-  if (keep_module) *keep_module = m;
   return m && c->kprog && c->diag.errors == 0;
 }
 
 static bool build_plan(const TuneArgs *t, const Plan *p, FILE *quiet) {
   GnnCtx c;
-  bool ok = compile_plan(t, p, quiet, NULL, &c);
+  bool ok = compile_plan(t, p, quiet, &c);
   if (ok) {
     EmitOpts eo = *t->eopts;
     eo.emit = NULL;
@@ -232,10 +237,7 @@ int tune_mapping(const TuneArgs *t, int *chosen, int cap) {
   /* the candidates, from the module compiled as asked (diagnostics as usual) */
   gnn_ctx_init(&c, t->path, t->text, t->size, stderr);
   c.model_name = t->model_name;
-  PipelineOpts o = *t->popts;
-  o.out = quiet;
-  o.print_after_all = o.time_passes = o.stats = o.stats_symbolic = o.print_plan = false;
-  o.nprint_after = o.nprint_before = 0;
+  PipelineOpts o = quiet_opts(t, quiet);
   if (gnn_parse(&c) && (m = gnn_compile(&c, &o)) && c.diag.errors == 0) {
     ncand = candidates(m, ids, labels, TUNE_MAX_CANDIDATES);
     for (int i = 0; i < m->vals.len && !training; i++) training = ((const Value *)m->vals.items[i])->bwd;
