@@ -268,6 +268,11 @@ struct Value {
   Value *recomputed_as;/* a forward value the backward recomputes: its backward copy */
   Value *stat_of;      /* gather.max / gather.sum of an edge_softmax's scores: its per-vertex */
   unsigned char stat;  /*   running max (STAT_MAX) or denominator (STAT_SUM), stashed for the backward */
+  /* set by the fuse pass: computed in float64 in the kernels (an expression, a buffer). The
+   * attention backward's t_v = <g_v, out_v> and the per-edge d(alpha) it is subtracted from
+   * cancel where one edge carries a vertex's attention; float32 would keep only the rounding.
+   * On a forward value (out_v): the backward reads it unrounded, from a float64 stash. */
+  bool f64;
 };
 
 /* The checkpoint pass's decision for a forward value the backward reads (docs/passes/checkpoint.md):

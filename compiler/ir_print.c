@@ -106,6 +106,8 @@ static void print_value(FILE *out, const Value *v, bool needed) {
   if (v->sched == SCHED_INLINE) fputs(hashed ? ", inline" : "  # inline", out);
   else if (v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_GEMM)
     fprintf(out, "%sg%d", hashed ? ", " : "  # ", v->group);
+  bool scheduled = v->sched == SCHED_INLINE || v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_GEMM;
+  if (v->f64) fputs(hashed || scheduled ? ", f64" : "  # f64", out); /* fuse: computed in float64 */
   fputc('\n', out);
 }
 

@@ -345,7 +345,7 @@ FnKind as_apply(FnKind f) {
 
 int sum_loop(Lower *L, Kernel *k, PtrVec *blk, const Reader *r, const Value *v, KExpr *outer, int64_t n,
                     TermFn term, const char *name) {
-  int acc = add_local(L, k, name, KT_F32, 0, false);
+  int acc = add_local(L, k, name, v->f64 ? KT_F64 : KT_F32, 0, false);
   ks_let(L, blk, acc, NULL, kf(L, 0));
   int j = add_local(L, k, "j", KT_I64, 0, false);
   PtrVec *body = ks_for(L, k, blk, j, ki(L, 0), ki(L, n));

@@ -54,6 +54,8 @@ typedef struct Fused {
   Kernel *k;
   int gid;
   bool *needs_buf;   /* per value: lives in memory */
+  KBuf **buf64;      /* per value: the float64 stash the backward reads of an f64 forward value that the
+                        forward also reads as float (beside its float buffer), or NULL */
   bool *fwd_needed;  /* per value: the forward reads it from memory (else only the backward does) */
   bool *seen;        /* per value: computed by the current kernel (for its description) */
   bool *stored;      /* per value: a root this kernel has stored for its row (later reads load it) */
@@ -133,6 +135,7 @@ static KExpr *row_of(Fused *F, const Value *x, const Ctx *cx) {
 
 static KExpr *load(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   KBuf *b = F->L->buf_of[x->id];
+  if (F->buf64[x->id] && F->m->groups[F->gid].bwd) b = F->buf64[x->id];
   if (!b) {
     fprintf(stderr, "internal error: fused kernel %s reads %%%d, which is not in memory\n", F->k->name, x->id);
     F->L->ok = false;
@@ -143,6 +146,7 @@ static KExpr *load(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
 
 typedef struct {
   Fused *F;
+  bool f64;          /* the reading value is computed in float64 (Value.f64): operands widened */
   Ctx ctx[GNN_MAX_ARGS];
   int hoisted;       /* >= 0: operand 1 is in this shared array (an online aggregate's edge weight, made
                         once per edge by the softmax's lanes): the accumulator is rescaled as it is read */
@@ -161,7 +165,8 @@ static KExpr *fused_read(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx
     }
     return F->on_p;
   }
-  return eval(fr->F, r->args[i], &fr->ctx[i], idx);
+  KExpr *e = eval(fr->F, r->args[i], &fr->ctx[i], idx);
+  return fr->f64 && e->type == KT_F32 && e->kind != KE_FCONST ? kun(L, KU_TO_F64, e) : e;
 }
 
 static Ctx vertex_ctx(KExpr *v, bool near) { return (Ctx){.vtx = v, .near = near}; }
@@ -170,7 +175,7 @@ static Ctx vertex_ctx(KExpr *v, bool near) { return (Ctx){.vtx = v, .near = near
 static KExpr *compute(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   Lower *L = F->L;
   Kernel *k = F->k;
-  FReader fr = {F, {{0}}, -1};
+  FReader fr = {F, x->f64, {{0}}, -1};
   Reader r = {fused_read, x->args, {NULL, NULL, NULL}, &fr};
   KExpr *counter = x->dom == DOM_VERTEX ? cx->vtx : x->dom == DOM_EDGE ? cx->edge : ki(L, 0);
   F->seen[x->id] = true;
@@ -294,6 +299,9 @@ static KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
       return mm->var >= 0 ? kvar(L, F->k, mm->var, NULL) : mm->expr;
   }
   KExpr *e = compute(F, x, cx, idx);
+  /* a float value is float where it is made (as in memory): an operand read in float64 (an f64
+   * stash, a softmax's float64 denominator) widens the arithmetic, not the value */
+  if (!x->f64 && x->elem == ELEM_F32 && e->type == KT_F64) e = kun(L, KU_TO_F32, e);
   Memo *mm = arena_alloc(L->a, sizeof(Memo));
   *mm = (Memo){x, cx->vtx, cx->edge, idx, L->cur_blk, -1, e};
   if (!trivial(e) && (x->nuses > 1 || tree_size(e, 0) > 24)) {
@@ -315,6 +323,7 @@ static void store(Fused *F, PtrVec *blk, const Value *v, KExpr *row, KExpr *idx,
   Lower *L = F->L;
   if (stash_only(F, v)) blk = ks_if(L, blk, ktraining(L));
   ks_store(L, F->k, blk, L->buf_of[v->id], row, idx, val);
+  if (F->buf64[v->id]) ks_store(L, F->k, ks_if(L, blk, ktraining(L)), F->buf64[v->id], row, idx, val);
 }
 
 /* ---------------------------------------------------------------- levels (walk numbers) */
@@ -536,7 +545,7 @@ static void stage_walk(Fused *F, const Walk *wk, int dir, Value **st, int nst) {
   for (int i = 0; i < nst; i++) {
     const Value *x = st[i];
     int W = width_of(x), j = add_local(L, k, "j", KT_I64, 0, false);
-    int sh = add_shared(L, k, arena_printf(L->a, "sh_st%d", x->id), KT_F32, k->group * W);
+    int sh = add_shared(L, k, arena_printf(L->a, "sh_st%d", x->id), x->f64 ? KT_F64 : KT_F32, k->group * W);
     PtrVec *body = ks_for(L, k, wk->stage, j, ki(L, 0), ki(L, W));
     L->cur_blk = body;
     KExpr *jj = kvar(L, k, j, NULL);
@@ -566,7 +575,7 @@ static int stage_rows(Fused *F, Value **mem, int nmem, const Ctx *cx, Value ***o
   for (int i = 0; i < nst; i++) {
     const Value *x = st[i];
     int W = width_of(x), kv, iv;
-    int sh = add_shared(L, k, arena_printf(L->a, "sh_st%d", x->id), KT_F32, W);
+    int sh = add_shared(L, k, arena_printf(L->a, "sh_st%d", x->id), x->f64 ? KT_F64 : KT_F32, W);
     PtrVec *lanes = ks_lanes(L, k, &k->body, W, &kv, &iv);
     L->cur_blk = lanes;
     KExpr *kk = kvar(L, k, kv, NULL);
@@ -701,7 +710,7 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
     const Value *a = mem[i], *sm = F->online[a->id];
     F->hoist[a->id] = -1;
     if (sm && a->op == OP_AGGREGATE && a->msg == FN_U_MUL_E && shape_eq(&a->args[1]->shape, &sm->shape))
-      F->hoist[a->id] = add_shared(L, k, arena_printf(L->a, "sh_w%d", a->id), KT_F32, width_of(a->args[1]));
+      F->hoist[a->id] = add_shared(L, k, arena_printf(L->a, "sh_w%d", a->id), a->args[1]->f64 ? KT_F64 : KT_F32, width_of(a->args[1]));
   }
   /* a softmax some member evaluates at an edge after its walk needs its max there too (an online
    * aggregate only divides by its sum) */
@@ -789,7 +798,7 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
         F->on_sh_p = F->sh_pv[F->on_soft->id];
       }
       if (a->op == OP_AGGREGATE) {
-        FReader fr = {F, {vertex_ctx(ecx.src, ecx.src_near), ecx}, F->on_soft ? F->hoist[a->id] : -1};
+        FReader fr = {F, a->f64, {vertex_ctx(ecx.src, ecx.src_near), ecx}, F->on_soft ? F->hoist[a->id] : -1};
         Reader r = {fused_read, a->args, {NULL, NULL, NULL}, &fr};
         x = fn_elem(L, k, lanes, a, a->msg, &r, kk, NULL);
       } else {
@@ -797,7 +806,7 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
       }
       if (F->on_soft) acc[a->id].on_idx = F->on_idx, acc[a->id].on_kv = kv;
       F->on_soft = NULL;
-      int xv = add_local(L, k, "x", KT_F32, 0, false);
+      int xv = add_local(L, k, "x", a->f64 ? KT_F64 : KT_F32, 0, false);
       ks_let(L, lanes, xv, NULL, x);
       x = kvar(L, k, xv, NULL);
       KExpr *av = kvar(L, k, acc[a->id].acc, slot);
@@ -876,7 +885,8 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
       for (int j = 0; j < nmem && stats; j++) { /* its statistics, for the backward (a vertex without edges: 0) */
         Value *st = mem[j];
         if (!is_stat(F, st) || st->stat_of != a || !F->needs_buf[st->id]) continue;
-        KExpr *val = st->stat == STAT_MAX ? kvar(L, k, acc[a->id].acc, slot) : kun(L, KU_TO_F32, kvar(L, k, acc[a->id].aux, slot));
+        KExpr *val = st->stat == STAT_MAX ? kvar(L, k, acc[a->id].acc, slot) : kvar(L, k, acc[a->id].aux, slot);
+        if (st->stat == STAT_SUM && !st->f64) val = kun(L, KU_TO_F32, val);
         store(F, fin, st, krow(L), kk, ksel(L, kbin(L, KO_GT, deg, ki(L, 0)), val, kf(L, 0)));
         F->seen[st->id] = true;
       }
@@ -1073,6 +1083,8 @@ static void lower_edge_reduce(Fused *F, const FuseGroup *g, Value *v) {
   if (sum) {
     target = sum_scratch(L, v);
     target->train_only = stash_only(F, v);
+    /* an f64 sum the forward reads as float: the backward reads the float64 sums themselves */
+    if (v->f64 && v->fn == FN_SUM && !v->bwd && L->buf_of[v->id]->elem != ELEM_F64) F->buf64[v->id] = target;
   } else {
     KStep *fill = add_step(L, STEP_FILL, describe(L, v), v->bwd);
     fill->buf = target;
@@ -1088,7 +1100,7 @@ static void lower_edge_reduce(Fused *F, const FuseGroup *g, Value *v) {
   L->cur_blk = lanes;
   KExpr *kk = kvar(L, k, kv, NULL), *msg;
   if (agg) {
-    FReader fr = {F, {vertex_ctx(cx.src, false), cx}, -1};
+    FReader fr = {F, v->f64, {vertex_ctx(cx.src, false), cx}, -1};
     Reader r = {fused_read, v->args, {NULL, NULL, NULL}, &fr};
     msg = fn_elem(L, k, lanes, v, v->msg, &r, kk, NULL);
   } else {
@@ -1162,6 +1174,7 @@ void lower_fused_steps(Lower *L) {
   Fused F = {.L = L, .m = m};
   L->fz = &F;
   F.needs_buf = calloc((size_t)n + 1, 1);
+  F.buf64 = calloc((size_t)n + 1, sizeof(KBuf *));
   F.fwd_needed = calloc((size_t)n + 1, 1);
   F.seen = calloc((size_t)n + 1, 1);
   F.stored = calloc((size_t)n + 1, 1);
@@ -1182,8 +1195,17 @@ void lower_fused_steps(Lower *L) {
   for (int i = 0; i < n; i++) {
     Value *v = m->vals.items[i];
     if (F.needs_buf[i] && !L->buf_of[i] && v->op != OP_CONST) {
-      L->buf_of[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d", v->id), v->dom, v->elem, shape_elems(&v->shape), v);
+      /* an f64 value in float64, unless the forward reads it as float: then a float64 stash beside
+       * it for the backward (written where the float one is: a walk's or a rows kernel's store) */
+      bool wide = v->f64 && v->elem == ELEM_F32 && (v->bwd || stash_only(&F, v)), shadow = false;
+      if (v->f64 && !wide && !v->bwd && v->group >= 0 && (m->groups[v->group].kind == FG_WALK || m->groups[v->group].kind == FG_ROWS))
+        shadow = true;
+      L->buf_of[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d", v->id), v->dom, wide ? ELEM_F64 : v->elem, shape_elems(&v->shape), v);
       L->buf_of[i]->train_only = stash_only(&F, v);
+      if (shadow) {
+        F.buf64[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d_f64", v->id), v->dom, ELEM_F64, shape_elems(&v->shape), v);
+        F.buf64[i]->train_only = true;
+      }
     }
   }
   Value **mem = malloc(sizeof(Value *) * ((size_t)n + 1));
@@ -1213,6 +1235,7 @@ void lower_fused_steps(Lower *L) {
   if (!fwd_done) L->p->nfwd = L->p->nsteps;
   free(mem);
   free(F.needs_buf);
+  free(F.buf64);
   free(F.fwd_needed);
   free(F.seen);
   free(F.stored);

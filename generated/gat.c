@@ -178,12 +178,12 @@ static void k1_apply_vertex_dot_vertex(int64_t nrows, const float *restrict p_ga
 }
 
 /* k2_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %18 %21 */
-static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t7, const float *restrict t8, const float *restrict t4, float *restrict t12, float *restrict t16, float *restrict t18, float *restrict t21, int training, uint64_t seed) {
+static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t7, const float *restrict t8, const float *restrict t4, float *restrict t12, double *restrict t16, double *restrict t18, float *restrict t21, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    float sh_w18[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    double sh_w18[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_scale11[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -258,7 +258,7 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
             sum[k2] = (sum[k2] * (double)scale) + (double)p;
             mx[k2] = m;
             sh_scale11[k2] = scale;
-            sh_w18[k2] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f), p * 2.50000015f));
+            sh_w18[k2] = (gnn_keep_f64(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f), (double)p * 2.50000015f));
           }
         } else {
           for (int64_t k2 = 0; k2 < 8; k2++) { /* the lanes in order of k: see emit_host.c */
@@ -292,7 +292,7 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
             sum[k2] = (sum[k2] * (double)scale) + (double)p;
             mx[k2] = m;
             sh_scale11[k2] = scale;
-            sh_w18[k2] = p;
+            sh_w18[k2] = (double)p;
           }
         }
         /* barrier: the lane loops above and below are separate regions */
@@ -300,9 +300,9 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
           const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
           (void)lane;
           (void)i3;
-          float x1;
+          double x1;
           acc[k3] = acc[k3] * (double)sh_scale11[k3 / 8];
-          x1 = t4[u * 64 + k3] * sh_w18[k3 / 8];
+          x1 = (double)t4[u * 64 + k3] * sh_w18[k3 / 8];
           acc[k3] = acc[k3] + (double)x1;
         }
         /* barrier: the lane loops above and below are separate regions */
@@ -315,7 +315,7 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
         (void)lane;
         (void)i4;
         t12[row * 8 + k4] = ((hi - lo) > 0) ? mx[k4] : 0.0f;
-        t16[row * 8 + k4] = ((hi - lo) > 0) ? (float)sum[k4] : 0.0f;
+        t16[row * 8 + k4] = ((hi - lo) > 0) ? sum[k4] : 0.0f;
         sh_sum11[k4] = sum[k4];
       }
     } else {
@@ -349,14 +349,20 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
         const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
         (void)lane;
         (void)i6;
-        t21[row * 64 + k6] = (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f), (gnn_sel_f32(sh18[k6] > 0.0f, sh18[k6], 1.0f * gnn_expm1f(sh18[k6]))) * 2.50000015f));
+        double r19_;
+        (void)r19_;
+        r19_ = (double)sh18[k6];
+        t21[row * 64 + k6] = (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f), (float)(gnn_sel_f64(r19_ > 0.0f, r19_, 1.0f * gnn_expm1f(r19_))) * 2.50000015f));
       }
     } else {
       for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
         (void)lane;
         (void)i6;
-        t21[row * 64 + k6] = (gnn_sel_f32(sh18[k6] > 0.0f, sh18[k6], 1.0f * gnn_expm1f(sh18[k6])));
+        double r19_;
+        (void)r19_;
+        r19_ = (double)sh18[k6];
+        t21[row * 64 + k6] = (float)(gnn_sel_f64(r19_ > 0.0f, r19_, 1.0f * gnn_expm1f(r19_)));
       }
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -394,12 +400,12 @@ static void k3_apply_vertex_dot_vertex(int64_t nrows, const float *restrict p_ga
 }
 
 /* k4_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %38 %39 */
-static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t27, const float *restrict t28, const float *restrict t24, float *restrict t32, float *restrict t36, float *restrict t38, float *restrict t39, int training, uint64_t seed) {
+static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t27, const float *restrict t28, const float *restrict t24, float *restrict t32, double *restrict t36, double *restrict t38, float *restrict t39, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    float sh_w38[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    double sh_w38[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_scale31[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -474,7 +480,7 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
             sum[k2] = (sum[k2] * (double)scale) + (double)p;
             mx[k2] = m;
             sh_scale31[k2] = scale;
-            sh_w38[k2] = (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), p * 2.50000015f));
+            sh_w38[k2] = (gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), (double)p * 2.50000015f));
           }
         } else {
           for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
@@ -508,7 +514,7 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
             sum[k2] = (sum[k2] * (double)scale) + (double)p;
             mx[k2] = m;
             sh_scale31[k2] = scale;
-            sh_w38[k2] = p;
+            sh_w38[k2] = (double)p;
           }
         }
         /* barrier: the lane loops above and below are separate regions */
@@ -516,9 +522,9 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
           const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
           (void)lane;
           (void)i3;
-          float x1;
+          double x1;
           acc[k3] = acc[k3] * (double)sh_scale31[0];
-          x1 = t24[u * 7 + k3] * sh_w38[0];
+          x1 = (double)t24[u * 7 + k3] * sh_w38[0];
           acc[k3] = acc[k3] + (double)x1;
         }
         /* barrier: the lane loops above and below are separate regions */
@@ -531,7 +537,7 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
         (void)lane;
         (void)i4;
         t32[row * 1 + k4] = ((hi - lo) > 0) ? mx[k4] : 0.0f;
-        t36[row * 1 + k4] = ((hi - lo) > 0) ? (float)sum[k4] : 0.0f;
+        t36[row * 1 + k4] = ((hi - lo) > 0) ? sum[k4] : 0.0f;
         sh_sum31[k4] = sum[k4];
       }
     } else {
@@ -576,17 +582,17 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
 }
 
 /* k5_sum_last_vertex: one group per vertex, 1 lanes per group. fused %41 %53 %54; in memory: %54 */
-static void k5_sum_last_vertex(int64_t nrows, const float *restrict in_grad_out, const float *restrict t38, float *restrict t54) {
+static void k5_sum_last_vertex(int64_t nrows, const float *restrict in_grad_out, const double *restrict t38, double *restrict t54) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 1), i = (int)(k / 1);
       (void)lane;
       (void)i;
-      float sum;
+      double sum;
       sum = 0.0f;
       for (int64_t j = 0; j < 7; j++) {
-        sum = sum + (in_grad_out[row * 7 + ((k * 7) + j)] * t38[row * 7 + ((k * 7) + j)]);
+        sum = sum + ((double)in_grad_out[row * 7 + ((k * 7) + j)] * t38[row * 7 + ((k * 7) + j)]);
       }
       t54[row * 1 + k] = sum;
     }
@@ -594,7 +600,7 @@ static void k5_sum_last_vertex(int64_t nrows, const float *restrict in_grad_out,
 }
 
 /* k6_sum_vertex: vertex-balanced over in-edges (CSR), 1 lanes per group. fused %29 %30 %41 %43 %44 %45 %46 %47 %48 %49 %52 %55 %56 %57 %58 %60; in memory: %60 */
-static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t24, const float *restrict in_grad_out, const float *restrict t27, const float *restrict t28, const float *restrict t32, const float *restrict t36, const float *restrict t54, float *restrict t60, int training, uint64_t seed) {
+static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t24, const float *restrict in_grad_out, const float *restrict t27, const float *restrict t28, const float *restrict t32, const double *restrict t36, const double *restrict t54, float *restrict t60, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -634,7 +640,7 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             const int lane = (int)(k1 % 1), i1 = (int)(k1 / 1);
             (void)lane;
             (void)i1;
-            float sum;
+            double sum;
             (void)sum;
             float r29_;
             (void)r29_;
@@ -648,12 +654,12 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             (void)x;
             sum = 0.0f;
             for (int64_t j = 0; j < 7; j++) {
-              sum = sum + (t24[u * 7 + ((k1 * 7) + j)] * in_grad_out[row * 7 + ((k1 * 7) + j)]);
+              sum = sum + ((double)t24[u * 7 + ((k1 * 7) + j)] * (double)in_grad_out[row * 7 + ((k1 * 7) + j)]);
             }
             r29_ = t27[u * 1 + k1] + t28[row * 1 + k1];
             r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
-            r49_ = gnn_expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1];
-            r58_ = gnn_sel_f32(r29_ > 0.0f, r49_ * (((gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f), sum * 2.50000015f))) - t54[row * 1 + k1]), 0.2f * (r49_ * (((gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f), sum * 2.50000015f))) - t54[row * 1 + k1])));
+            r49_ = (float)(gnn_expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1]);
+            r58_ = gnn_sel_f32(r29_ > 0.0f, r49_ * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f), sum * 2.50000015f))) - t54[row * 1 + k1]), 0.2f * (r49_ * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f), sum * 2.50000015f))) - t54[row * 1 + k1])));
             x = r58_;
             acc[k1] = acc[k1] + (double)x;
           }
@@ -662,7 +668,7 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             const int lane = (int)(k1 % 1), i1 = (int)(k1 / 1);
             (void)lane;
             (void)i1;
-            float sum;
+            double sum;
             (void)sum;
             float r29_;
             (void)r29_;
@@ -676,12 +682,12 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             (void)x;
             sum = 0.0f;
             for (int64_t j = 0; j < 7; j++) {
-              sum = sum + (t24[u * 7 + ((k1 * 7) + j)] * in_grad_out[row * 7 + ((k1 * 7) + j)]);
+              sum = sum + ((double)t24[u * 7 + ((k1 * 7) + j)] * (double)in_grad_out[row * 7 + ((k1 * 7) + j)]);
             }
             r29_ = t27[u * 1 + k1] + t28[row * 1 + k1];
             r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
-            r49_ = gnn_expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1];
-            r58_ = gnn_sel_f32(r29_ > 0.0f, r49_ * ((sum) - t54[row * 1 + k1]), 0.2f * (r49_ * ((sum) - t54[row * 1 + k1])));
+            r49_ = (float)(gnn_expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1]);
+            r58_ = gnn_sel_f32(r29_ > 0.0f, r49_ * (float)((sum) - t54[row * 1 + k1]), 0.2f * (r49_ * (float)((sum) - t54[row * 1 + k1])));
             x = r58_;
             acc[k1] = acc[k1] + (double)x;
           }
@@ -699,7 +705,7 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
 }
 
 /* k7_sum_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72 */
-static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t27, const float *restrict t28, const float *restrict t32, const float *restrict t36, const float *restrict t24, const float *restrict in_grad_out, const float *restrict t54, float *restrict t59, float *restrict t72, const float *restrict t60, const float *restrict p_gatconv1_a, int training, uint64_t seed) {
+static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t27, const float *restrict t28, const float *restrict t32, const double *restrict t36, const float *restrict t24, const float *restrict in_grad_out, const double *restrict t54, float *restrict t59, float *restrict t72, const float *restrict t60, const float *restrict p_gatconv1_a, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -748,7 +754,7 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
           for (int64_t j = 0; j < 1; j++) {
             r29_ = t27[row * 1 + j] + t28[su * 1 + j];
             r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
-            r49_ = gnn_expf(r30_ - t32[su * 1 + j]) / t36[su * 1 + j];
+            r49_ = (float)(gnn_expf(r30_ - t32[su * 1 + j]) / t36[su * 1 + j]);
             sh_st49[lane + j] = r49_;
           }
           for (int64_t j1 = 0; j1 < 1; j1++) {
@@ -766,7 +772,7 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
             const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
             (void)lane;
             (void)i2;
-            float sum;
+            double sum;
             (void)sum;
             float r29_1;
             (void)r29_1;
@@ -776,10 +782,10 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
             (void)x;
             sum = 0.0f;
             for (int64_t j2 = 0; j2 < 7; j2++) {
-              sum = sum + (t24[row * 7 + ((k2 * 7) + j2)] * in_grad_out[u * 7 + ((k2 * 7) + j2)]);
+              sum = sum + ((double)t24[row * 7 + ((k2 * 7) + j2)] * (double)in_grad_out[u * 7 + ((k2 * 7) + j2)]);
             }
             r29_1 = t27[row * 1 + k2] + t28[u * 1 + k2];
-            r58_ = gnn_sel_f32(r29_1 > 0.0f, sh_st49[t + k2] * (((gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f))) - t54[u * 1 + k2]), 0.2f * (sh_st49[t + k2] * (((gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f))) - t54[u * 1 + k2])));
+            r58_ = gnn_sel_f32(r29_1 > 0.0f, sh_st49[t + k2] * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f))) - t54[u * 1 + k2]), 0.2f * (sh_st49[t + k2] * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f))) - t54[u * 1 + k2])));
             x = r58_;
             acc[k2] = acc[k2] + (double)x;
           }
@@ -788,7 +794,7 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
             const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
             (void)lane;
             (void)i2;
-            float sum;
+            double sum;
             (void)sum;
             float r29_1;
             (void)r29_1;
@@ -798,10 +804,10 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
             (void)x;
             sum = 0.0f;
             for (int64_t j2 = 0; j2 < 7; j2++) {
-              sum = sum + (t24[row * 7 + ((k2 * 7) + j2)] * in_grad_out[u * 7 + ((k2 * 7) + j2)]);
+              sum = sum + ((double)t24[row * 7 + ((k2 * 7) + j2)] * (double)in_grad_out[u * 7 + ((k2 * 7) + j2)]);
             }
             r29_1 = t27[row * 1 + k2] + t28[u * 1 + k2];
-            r58_ = gnn_sel_f32(r29_1 > 0.0f, sh_st49[t + k2] * ((sum) - t54[u * 1 + k2]), 0.2f * (sh_st49[t + k2] * ((sum) - t54[u * 1 + k2])));
+            r58_ = gnn_sel_f32(r29_1 > 0.0f, sh_st49[t + k2] * (float)((sum) - t54[u * 1 + k2]), 0.2f * (sh_st49[t + k2] * (float)((sum) - t54[u * 1 + k2])));
             x = r58_;
             acc[k2] = acc[k2] + (double)x;
           }
@@ -842,7 +848,7 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
 }
 
 /* k8_apply_vertex_reshape_vertex: one group per vertex, 32 lanes per group. fused %19 %75 %76 %77 %89 %90; in memory: %77 %90 */
-static void k8_apply_vertex_reshape_vertex(int64_t nrows, const float *restrict t18, const float *restrict t73, float *restrict t77, float *restrict t90, int training, uint64_t seed) {
+static void k8_apply_vertex_reshape_vertex(int64_t nrows, const double *restrict t18, const float *restrict t73, float *restrict t77, double *restrict t90, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -854,7 +860,7 @@ static void k8_apply_vertex_reshape_vertex(int64_t nrows, const float *restrict 
         (void)i;
         float r76_;
         (void)r76_;
-        r76_ = gnn_sel_f32(t18[row * 64 + k] > 0.0f, (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f), t73[row * 64 + k] * 2.50000015f)), (1.0f * gnn_expf(t18[row * 64 + k])) * ((gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f), t73[row * 64 + k] * 2.50000015f))));
+        r76_ = (float)(gnn_sel_f64(t18[row * 64 + k] > 0.0f, (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f), t73[row * 64 + k] * 2.50000015f)), (1.0f * gnn_expf(t18[row * 64 + k])) * ((gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f), t73[row * 64 + k] * 2.50000015f)))));
         t77[row * 64 + k] = r76_;
       }
     } else {
@@ -864,7 +870,7 @@ static void k8_apply_vertex_reshape_vertex(int64_t nrows, const float *restrict 
         (void)i;
         float r76_;
         (void)r76_;
-        r76_ = gnn_sel_f32(t18[row * 64 + k] > 0.0f, t73[row * 64 + k], (1.0f * gnn_expf(t18[row * 64 + k])) * (t73[row * 64 + k]));
+        r76_ = (float)(gnn_sel_f64(t18[row * 64 + k] > 0.0f, t73[row * 64 + k], (1.0f * gnn_expf(t18[row * 64 + k])) * (t73[row * 64 + k])));
         t77[row * 64 + k] = r76_;
       }
     }
@@ -873,10 +879,10 @@ static void k8_apply_vertex_reshape_vertex(int64_t nrows, const float *restrict 
       const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
       (void)lane;
       (void)i1;
-      float sum;
+      double sum;
       sum = 0.0f;
       for (int64_t j = 0; j < 8; j++) {
-        sum = sum + (t77[row * 64 + ((k1 * 8) + j)] * t18[row * 64 + ((k1 * 8) + j)]);
+        sum = sum + ((double)t77[row * 64 + ((k1 * 8) + j)] * t18[row * 64 + ((k1 * 8) + j)]);
       }
       t90[row * 8 + k1] = sum;
     }
@@ -884,7 +890,7 @@ static void k8_apply_vertex_reshape_vertex(int64_t nrows, const float *restrict 
 }
 
 /* k9_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %9 %10 %79 %80 %81 %82 %83 %84 %85 %88 %91 %92 %93 %94 %96; in memory: %96 */
-static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t4, const float *restrict t77, const float *restrict t7, const float *restrict t8, const float *restrict t12, const float *restrict t16, const float *restrict t90, float *restrict t96, int training, uint64_t seed) {
+static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t4, const float *restrict t77, const float *restrict t7, const float *restrict t8, const float *restrict t12, const double *restrict t16, const double *restrict t90, float *restrict t96, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -924,7 +930,7 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
             (void)lane;
             (void)i1;
-            float sum;
+            double sum;
             (void)sum;
             float r9_;
             (void)r9_;
@@ -938,12 +944,12 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             (void)x;
             sum = 0.0f;
             for (int64_t j = 0; j < 8; j++) {
-              sum = sum + (t4[u * 64 + ((k1 * 8) + j)] * t77[row * 64 + ((k1 * 8) + j)]);
+              sum = sum + ((double)t4[u * 64 + ((k1 * 8) + j)] * (double)t77[row * 64 + ((k1 * 8) + j)]);
             }
             r9_ = t7[u * 8 + k1] + t8[row * 8 + k1];
             r10_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
-            r85_ = gnn_expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1];
-            r94_ = gnn_sel_f32(r9_ > 0.0f, r85_ * (((gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f), sum * 2.50000015f))) - t90[row * 8 + k1]), 0.2f * (r85_ * (((gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f), sum * 2.50000015f))) - t90[row * 8 + k1])));
+            r85_ = (float)(gnn_expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1]);
+            r94_ = gnn_sel_f32(r9_ > 0.0f, r85_ * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f), sum * 2.50000015f))) - t90[row * 8 + k1]), 0.2f * (r85_ * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f), sum * 2.50000015f))) - t90[row * 8 + k1])));
             x = r94_;
             acc[k1] = acc[k1] + (double)x;
           }
@@ -952,7 +958,7 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
             (void)lane;
             (void)i1;
-            float sum;
+            double sum;
             (void)sum;
             float r9_;
             (void)r9_;
@@ -966,12 +972,12 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             (void)x;
             sum = 0.0f;
             for (int64_t j = 0; j < 8; j++) {
-              sum = sum + (t4[u * 64 + ((k1 * 8) + j)] * t77[row * 64 + ((k1 * 8) + j)]);
+              sum = sum + ((double)t4[u * 64 + ((k1 * 8) + j)] * (double)t77[row * 64 + ((k1 * 8) + j)]);
             }
             r9_ = t7[u * 8 + k1] + t8[row * 8 + k1];
             r10_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
-            r85_ = gnn_expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1];
-            r94_ = gnn_sel_f32(r9_ > 0.0f, r85_ * ((sum) - t90[row * 8 + k1]), 0.2f * (r85_ * ((sum) - t90[row * 8 + k1])));
+            r85_ = (float)(gnn_expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1]);
+            r94_ = gnn_sel_f32(r9_ > 0.0f, r85_ * (float)((sum) - t90[row * 8 + k1]), 0.2f * (r85_ * (float)((sum) - t90[row * 8 + k1])));
             x = r94_;
             acc[k1] = acc[k1] + (double)x;
           }
@@ -989,7 +995,7 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
 }
 
 /* k10_sum_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108 */
-static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t7, const float *restrict t8, const float *restrict t12, const float *restrict t16, const float *restrict t4, const float *restrict t77, const float *restrict t90, float *restrict t95, const float *restrict t96, const float *restrict p_gatconv0_a, float *restrict t108, int training, uint64_t seed) {
+static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t7, const float *restrict t8, const float *restrict t12, const double *restrict t16, const float *restrict t4, const float *restrict t77, const double *restrict t90, float *restrict t95, const float *restrict t96, const float *restrict p_gatconv0_a, float *restrict t108, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -1038,7 +1044,7 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
           for (int64_t j = 0; j < 8; j++) {
             r9_ = t7[row * 8 + j] + t8[su * 8 + j];
             r10_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
-            r85_ = gnn_expf(r10_ - t12[su * 8 + j]) / t16[su * 8 + j];
+            r85_ = (float)(gnn_expf(r10_ - t12[su * 8 + j]) / t16[su * 8 + j]);
             sh_st85[(lane * 8) + j] = r85_;
           }
           for (int64_t j1 = 0; j1 < 8; j1++) {
@@ -1056,7 +1062,7 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
             const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
             (void)lane;
             (void)i2;
-            float sum;
+            double sum;
             (void)sum;
             float r93_;
             (void)r93_;
@@ -1068,9 +1074,9 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
             (void)x;
             sum = 0.0f;
             for (int64_t j2 = 0; j2 < 8; j2++) {
-              sum = sum + (t4[row * 64 + ((k2 * 8) + j2)] * t77[u * 64 + ((k2 * 8) + j2)]);
+              sum = sum + ((double)t4[row * 64 + ((k2 * 8) + j2)] * (double)t77[u * 64 + ((k2 * 8) + j2)]);
             }
-            r93_ = sh_st85[(t * 8) + k2] * (((gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f), sum * 2.50000015f))) - t90[u * 8 + k2]);
+            r93_ = sh_st85[(t * 8) + k2] * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f), sum * 2.50000015f))) - t90[u * 8 + k2]);
             r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
             r94_ = gnn_sel_f32(r9_1 > 0.0f, r93_, 0.2f * r93_);
             x = r94_;
@@ -1081,7 +1087,7 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
             const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
             (void)lane;
             (void)i2;
-            float sum;
+            double sum;
             (void)sum;
             float r93_;
             (void)r93_;
@@ -1093,9 +1099,9 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
             (void)x;
             sum = 0.0f;
             for (int64_t j2 = 0; j2 < 8; j2++) {
-              sum = sum + (t4[row * 64 + ((k2 * 8) + j2)] * t77[u * 64 + ((k2 * 8) + j2)]);
+              sum = sum + ((double)t4[row * 64 + ((k2 * 8) + j2)] * (double)t77[u * 64 + ((k2 * 8) + j2)]);
             }
-            r93_ = sh_st85[(t * 8) + k2] * ((sum) - t90[u * 8 + k2]);
+            r93_ = sh_st85[(t * 8) + k2] * (float)((sum) - t90[u * 8 + k2]);
             r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
             r94_ = gnn_sel_f32(r9_1 > 0.0f, r93_, 0.2f * r93_);
             x = r94_;
@@ -1292,16 +1298,16 @@ struct gat_model {
   float *t7;  /* %7 vertex[8], steps 2..14 */
   float *t8;  /* %8 vertex[8], steps 2..14 */
   float *t12;  /* %12 vertex[8], steps 3..14 */
-  float *t16;  /* %16 vertex[8], steps 3..14 */
-  float *t18;  /* %18 vertex[8, 8], steps 3..12 */
+  double *t16;  /* %16 vertex[8], steps 3..14 */
+  double *t18;  /* %18 vertex[8, 8], steps 3..12 */
   float *t21;  /* %21 vertex[64], steps 3..11 */
   float *t24;  /* %24 vertex[1, 7], steps 4..19 */
   float *t27;  /* %27 vertex[1], steps 5..9 */
   float *t28;  /* %28 vertex[1], steps 5..9 */
   float *t32;  /* %32 vertex[1], steps 6..9 */
-  float *t36;  /* %36 vertex[1], steps 6..9 */
-  float *t38;  /* %38 vertex[1, 7], steps 6..7 */
-  float *t54;  /* %54 vertex[1], steps 7..9 */
+  double *t36;  /* %36 vertex[1], steps 6..9 */
+  double *t38;  /* %38 vertex[1, 7], steps 6..7 */
+  double *t54;  /* %54 vertex[1], steps 7..9 */
   float *t59;  /* %59 vertex[1], steps 9..19 */
   float *t60;  /* %60 vertex[1], steps 8..19 */
   float *t62;  /* %62 global[1, 7], steps 20..24 */
@@ -1309,7 +1315,7 @@ struct gat_model {
   float *t72;  /* %72 vertex[1, 7], steps 9..11 */
   float *t73;  /* %73 vertex[64], steps 10..12 */
   float *t77;  /* %77 vertex[8, 8], steps 12..14 */
-  float *t90;  /* %90 vertex[8], steps 12..14 */
+  double *t90;  /* %90 vertex[8], steps 12..14 */
   float *t95;  /* %95 vertex[8], steps 14..19 */
   float *t96;  /* %96 vertex[8], steps 13..19 */
   float *t98;  /* %98 global[8, 8], steps 22..24 */
@@ -1355,16 +1361,16 @@ gnn_status gat_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gat_model
   size[2] = (size_t)g->nv * 8 * sizeof(float);  /* t7 */
   size[3] = (size_t)g->nv * 8 * sizeof(float);  /* t8 */
   size[4] = (size_t)g->nv * 8 * sizeof(float);  /* t12 */
-  size[5] = (size_t)g->nv * 8 * sizeof(float);  /* t16 */
-  size[6] = (size_t)g->nv * 64 * sizeof(float);  /* t18 */
+  size[5] = (size_t)g->nv * 8 * sizeof(double);  /* t16 */
+  size[6] = (size_t)g->nv * 64 * sizeof(double);  /* t18 */
   size[7] = (size_t)g->nv * 64 * sizeof(float);  /* t21 */
   size[8] = (size_t)g->nv * 7 * sizeof(float);  /* t24 */
   size[9] = (size_t)g->nv * 1 * sizeof(float);  /* t27 */
   size[10] = (size_t)g->nv * 1 * sizeof(float);  /* t28 */
   size[11] = (size_t)g->nv * 1 * sizeof(float);  /* t32 */
-  size[12] = (size_t)g->nv * 1 * sizeof(float);  /* t36 */
-  size[13] = (size_t)g->nv * 7 * sizeof(float);  /* t38 */
-  size[14] = (size_t)g->nv * 1 * sizeof(float);  /* t54 */
+  size[12] = (size_t)g->nv * 1 * sizeof(double);  /* t36 */
+  size[13] = (size_t)g->nv * 7 * sizeof(double);  /* t38 */
+  size[14] = (size_t)g->nv * 1 * sizeof(double);  /* t54 */
   size[15] = (size_t)g->nv * 1 * sizeof(float);  /* t59 */
   size[16] = (size_t)g->nv * 1 * sizeof(float);  /* t60 */
   size[17] = (size_t)1 * 7 * sizeof(float);  /* t62 */
@@ -1372,7 +1378,7 @@ gnn_status gat_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gat_model
   size[19] = (size_t)g->nv * 7 * sizeof(float);  /* t72 */
   size[20] = (size_t)g->nv * 64 * sizeof(float);  /* t73 */
   size[21] = (size_t)g->nv * 64 * sizeof(float);  /* t77 */
-  size[22] = (size_t)g->nv * 8 * sizeof(float);  /* t90 */
+  size[22] = (size_t)g->nv * 8 * sizeof(double);  /* t90 */
   size[23] = (size_t)g->nv * 8 * sizeof(float);  /* t95 */
   size[24] = (size_t)g->nv * 8 * sizeof(float);  /* t96 */
   size[25] = (size_t)1 * 64 * sizeof(float);  /* t98 */
@@ -1445,16 +1451,16 @@ static gnn_status gnnc_use_arena(gat_model *m, int plan) {
   m->t7 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
   m->t8 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
   m->t12 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
-  m->t16 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
-  m->t18 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
+  m->t16 = m->offset[plan][5] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][5]);
+  m->t18 = m->offset[plan][6] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][6]);
   m->t21 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t24 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
   m->t27 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
   m->t28 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
   m->t32 = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
-  m->t36 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
-  m->t38 = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
-  m->t54 = m->offset[plan][14] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][14]);
+  m->t36 = m->offset[plan][12] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][12]);
+  m->t38 = m->offset[plan][13] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][13]);
+  m->t54 = m->offset[plan][14] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][14]);
   m->t59 = m->offset[plan][15] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][15]);
   m->t60 = m->offset[plan][16] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][16]);
   m->t62 = m->offset[plan][17] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][17]);
@@ -1462,7 +1468,7 @@ static gnn_status gnnc_use_arena(gat_model *m, int plan) {
   m->t72 = m->offset[plan][19] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][19]);
   m->t73 = m->offset[plan][20] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][20]);
   m->t77 = m->offset[plan][21] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][21]);
-  m->t90 = m->offset[plan][22] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][22]);
+  m->t90 = m->offset[plan][22] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][22]);
   m->t95 = m->offset[plan][23] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][23]);
   m->t96 = m->offset[plan][24] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][24]);
   m->t98 = m->offset[plan][25] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][25]);

@@ -117,13 +117,13 @@ extern "C" __global__ void __launch_bounds__(256) gat_k1_apply_vertex_dot_vertex
 }
 
 /* gat_k2_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %18 %21 */
-extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t4, float *__restrict__ t12, float *__restrict__ t16, float *__restrict__ t18, float *__restrict__ t21, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t4, float *__restrict__ t12, double *__restrict__ t16, double *__restrict__ t18, float *__restrict__ t21, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-  __shared__ float sh_w18_block[8][8];
-  float *const sh_w18 = sh_w18_block[threadIdx.x / 32];  /* this group's */
+  __shared__ double sh_w18_block[8][8];
+  double *const sh_w18 = sh_w18_block[threadIdx.x / 32];  /* this group's */
   __shared__ float sh_scale11_block[8][8];
   float *const sh_scale11 = sh_scale11_block[threadIdx.x / 32];  /* this group's */
   __shared__ int64_t sh_e_block[8][32];
@@ -153,7 +153,8 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_ve
   float p;
   float d;
   float ed;
-  float x1;
+  double x1;
+  double r19_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -197,7 +198,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_ve
           sum[i2] = (sum[i2] * (double)scale) + (double)p;
           mx[i2] = m;
           sh_scale11[k2] = scale;
-          sh_w18[k2] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? (p * 2.50000015f) : 0.0f) : p;
+          sh_w18[k2] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? ((double)p * 2.50000015f) : 0.0f) : (double)p;
         }
       }
       __syncwarp(gmask);
@@ -206,7 +207,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_ve
         const int64_t k3 = lane + (int64_t)i3 * 32;
         if (k3 < 64) {
           acc[i3] = acc[i3] * (double)sh_scale11[k3 / 8];
-          x1 = t4[u * 64 + k3] * sh_w18[k3 / 8];
+          x1 = (double)t4[u * 64 + k3] * sh_w18[k3 / 8];
           acc[i3] = acc[i3] + (double)x1;
         }
       }
@@ -222,7 +223,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_ve
         t12[(row) * 8 + k4] = ((hi - lo) > 0) ? mx[i4] : 0.0f;
       }
       if (training) {
-        t16[(row) * 8 + k4] = ((hi - lo) > 0) ? (float)sum[i4] : 0.0f;
+        t16[(row) * 8 + k4] = ((hi - lo) > 0) ? sum[i4] : 0.0f;
       }
       sh_sum11[k4] = sum[i4];
     }
@@ -243,7 +244,8 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_ve
   for (int i6 = 0; i6 < 2; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 32;
     if (k6 < 64) {
-      t21[(row) * 64 + k6] = training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f) ? (((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6]))) * 2.50000015f) : 0.0f) : ((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6])));
+      r19_ = (double)sh18[k6];
+      t21[(row) * 64 + k6] = training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f) ? ((float)((r19_ > 0.0f) ? r19_ : (1.0f * expm1f(r19_))) * 2.50000015f) : 0.0f) : (float)((r19_ > 0.0f) ? r19_ : (1.0f * expm1f(r19_)));
     }
   }
   __syncwarp(gmask);
@@ -283,13 +285,13 @@ extern "C" __global__ void __launch_bounds__(256) gat_k3_apply_vertex_dot_vertex
 }
 
 /* gat_k4_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %38 %39 */
-extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t27, const float *__restrict__ t28, const float *__restrict__ t24, float *__restrict__ t32, float *__restrict__ t36, float *__restrict__ t38, float *__restrict__ t39, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t27, const float *__restrict__ t28, const float *__restrict__ t24, float *__restrict__ t32, double *__restrict__ t36, double *__restrict__ t38, float *__restrict__ t39, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
-  __shared__ float sh_w38_block[32][1];
-  float *const sh_w38 = sh_w38_block[threadIdx.x / 8];  /* this group's */
+  __shared__ double sh_w38_block[32][1];
+  double *const sh_w38 = sh_w38_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh_scale31_block[32][1];
   float *const sh_scale31 = sh_scale31_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_e_block[32][8];
@@ -319,7 +321,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_ve
   float p;
   float d;
   float ed;
-  float x1;
+  double x1;
   float heads;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -364,7 +366,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_ve
           sum[i2] = (sum[i2] * (double)scale) + (double)p;
           mx[i2] = m;
           sh_scale31[k2] = scale;
-          sh_w38[k2] = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (p * 2.50000015f) : 0.0f) : p;
+          sh_w38[k2] = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? ((double)p * 2.50000015f) : 0.0f) : (double)p;
         }
       }
       __syncwarp(gmask);
@@ -373,7 +375,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_ve
         const int64_t k3 = lane + (int64_t)i3 * 8;
         if (k3 < 7) {
           acc[i3] = acc[i3] * (double)sh_scale31[0];
-          x1 = t24[u * 7 + k3] * sh_w38[0];
+          x1 = (double)t24[u * 7 + k3] * sh_w38[0];
           acc[i3] = acc[i3] + (double)x1;
         }
       }
@@ -389,7 +391,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_ve
         t32[(row) * 1 + k4] = ((hi - lo) > 0) ? mx[i4] : 0.0f;
       }
       if (training) {
-        t36[(row) * 1 + k4] = ((hi - lo) > 0) ? (float)sum[i4] : 0.0f;
+        t36[(row) * 1 + k4] = ((hi - lo) > 0) ? sum[i4] : 0.0f;
       }
       sh_sum31[k4] = sum[i4];
     }
@@ -421,18 +423,18 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_ve
 }
 
 /* gat_k5_sum_last_vertex: one group per vertex, 1 lanes per group, 256 groups per block. fused %41 %53 %54; in memory: %54 */
-extern "C" __global__ void __launch_bounds__(256) gat_k5_sum_last_vertex(int64_t nrows, const float *__restrict__ in_grad_out, const float *__restrict__ t38, float *__restrict__ t54) {
+extern "C" __global__ void __launch_bounds__(256) gat_k5_sum_last_vertex(int64_t nrows, const float *__restrict__ in_grad_out, const double *__restrict__ t38, double *__restrict__ t54) {
   const int lane = threadIdx.x % 1;
   const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
   if (row >= nrows) return;  /* a whole group leaves together */
-  float sum;
+  double sum;
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
     if (k < 1) {
       sum = 0.0f;
       for (int64_t j = 0; j < 7; j++) {
-        sum = sum + (in_grad_out[row * 7 + ((k * 7) + j)] * t38[row * 7 + ((k * 7) + j)]);
+        sum = sum + ((double)in_grad_out[row * 7 + ((k * 7) + j)] * t38[row * 7 + ((k * 7) + j)]);
       }
       t54[(row) * 1 + k] = sum;
     }
@@ -440,7 +442,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k5_sum_last_vertex(int64_t
 }
 
 /* gat_k6_sum_vertex: vertex-balanced over in-edges (CSR), 1 lanes per group, 256 groups per block. fused %29 %30 %41 %43 %44 %45 %46 %47 %48 %49 %52 %55 %56 %57 %58 %60; in memory: %60 */
-extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t24, const float *__restrict__ in_grad_out, const float *__restrict__ t27, const float *__restrict__ t28, const float *__restrict__ t32, const float *__restrict__ t36, const float *__restrict__ t54, float *__restrict__ t60, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t24, const float *__restrict__ in_grad_out, const float *__restrict__ t27, const float *__restrict__ t28, const float *__restrict__ t32, const double *__restrict__ t36, const double *__restrict__ t54, float *__restrict__ t60, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 1;
@@ -458,7 +460,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrow
   int64_t u;
   int64_t jj;
   int64_t cnt;
-  float sum;
+  double sum;
   float r29_;
   float r30_;
   float r49_;
@@ -490,12 +492,12 @@ extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrow
         if (k1 < 1) {
           sum = 0.0f;
           for (int64_t j = 0; j < 7; j++) {
-            sum = sum + (t24[u * 7 + ((k1 * 7) + j)] * in_grad_out[row * 7 + ((k1 * 7) + j)]);
+            sum = sum + ((double)t24[u * 7 + ((k1 * 7) + j)] * (double)in_grad_out[row * 7 + ((k1 * 7) + j)]);
           }
           r29_ = t27[u * 1 + k1] + t28[row * 1 + k1];
           r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
-          r49_ = expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1];
-          r58_ = (r29_ > 0.0f) ? (r49_ * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[row * 1 + k1])) : (0.2f * (r49_ * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[row * 1 + k1])));
+          r49_ = (float)(expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1]);
+          r58_ = (r29_ > 0.0f) ? (r49_ * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[row * 1 + k1])) : (0.2f * (r49_ * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[row * 1 + k1])));
           x = r58_;
           acc[i1] = acc[i1] + (double)x;
         }
@@ -513,7 +515,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrow
 }
 
 /* gat_k7_sum_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72 */
-extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t27, const float *__restrict__ t28, const float *__restrict__ t32, const float *__restrict__ t36, const float *__restrict__ t24, const float *__restrict__ in_grad_out, const float *__restrict__ t54, float *__restrict__ t59, float *__restrict__ t72, const float *__restrict__ t60, const float *__restrict__ p_gatconv1_a, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t27, const float *__restrict__ t28, const float *__restrict__ t32, const double *__restrict__ t36, const float *__restrict__ t24, const float *__restrict__ in_grad_out, const double *__restrict__ t54, float *__restrict__ t59, float *__restrict__ t72, const float *__restrict__ t60, const float *__restrict__ p_gatconv1_a, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -545,7 +547,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
   float r29_;
   float r30_;
   float r49_;
-  float sum;
+  double sum;
   float r29_1;
   float r58_;
   float x;
@@ -576,7 +578,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
       for (int64_t j = 0; j < 1; j++) {
         r29_ = t27[row * 1 + j] + t28[su * 1 + j];
         r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
-        r49_ = expf(r30_ - t32[su * 1 + j]) / t36[su * 1 + j];
+        r49_ = (float)(expf(r30_ - t32[su * 1 + j]) / t36[su * 1 + j]);
         sh_st49[lane + j] = r49_;
       }
       for (int64_t j1 = 0; j1 < 1; j1++) {
@@ -594,10 +596,10 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
         if (k2 < 1) {
           sum = 0.0f;
           for (int64_t j2 = 0; j2 < 7; j2++) {
-            sum = sum + (t24[row * 7 + ((k2 * 7) + j2)] * in_grad_out[u * 7 + ((k2 * 7) + j2)]);
+            sum = sum + ((double)t24[row * 7 + ((k2 * 7) + j2)] * (double)in_grad_out[u * 7 + ((k2 * 7) + j2)]);
           }
           r29_1 = t27[row * 1 + k2] + t28[u * 1 + k2];
-          r58_ = (r29_1 > 0.0f) ? (sh_st49[t + k2] * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[u * 1 + k2])) : (0.2f * (sh_st49[t + k2] * ((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[u * 1 + k2])));
+          r58_ = (r29_1 > 0.0f) ? (sh_st49[t + k2] * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[u * 1 + k2])) : (0.2f * (sh_st49[t + k2] * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[u * 1 + k2])));
           x = r58_;
           acc[i2] = acc[i2] + (double)x;
         }
@@ -640,7 +642,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
 }
 
 /* gat_k8_apply_vertex_reshape_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %19 %75 %76 %77 %89 %90; in memory: %77 %90 */
-extern "C" __global__ void __launch_bounds__(256) gat_k8_apply_vertex_reshape_vertex(int64_t nrows, const float *__restrict__ t18, const float *__restrict__ t73, float *__restrict__ t77, float *__restrict__ t90, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) gat_k8_apply_vertex_reshape_vertex(int64_t nrows, const double *__restrict__ t18, const float *__restrict__ t73, float *__restrict__ t77, double *__restrict__ t90, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -648,12 +650,12 @@ extern "C" __global__ void __launch_bounds__(256) gat_k8_apply_vertex_reshape_ve
   const unsigned gmask = 0xffffffffu;
   if (row >= nrows) return;  /* a whole group leaves together */
   float r76_;
-  float sum;
+  double sum;
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 64) {
-      r76_ = (t18[row * 64 + k] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t73[row * 64 + k] * 2.50000015f) : 0.0f) : t73[row * 64 + k]) : ((1.0f * expf(t18[row * 64 + k])) * (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t73[row * 64 + k] * 2.50000015f) : 0.0f) : t73[row * 64 + k]));
+      r76_ = (float)((t18[row * 64 + k] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t73[row * 64 + k] * 2.50000015f) : 0.0f) : t73[row * 64 + k]) : ((1.0f * expf(t18[row * 64 + k])) * (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t73[row * 64 + k] * 2.50000015f) : 0.0f) : t73[row * 64 + k])));
       t77[(row) * 64 + k] = r76_;
     }
   }
@@ -664,7 +666,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k8_apply_vertex_reshape_ve
     if (k1 < 8) {
       sum = 0.0f;
       for (int64_t j = 0; j < 8; j++) {
-        sum = sum + (t77[row * 64 + ((k1 * 8) + j)] * t18[row * 64 + ((k1 * 8) + j)]);
+        sum = sum + ((double)t77[row * 64 + ((k1 * 8) + j)] * t18[row * 64 + ((k1 * 8) + j)]);
       }
       t90[(row) * 8 + k1] = sum;
     }
@@ -672,7 +674,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k8_apply_vertex_reshape_ve
 }
 
 /* gat_k9_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %9 %10 %79 %80 %81 %82 %83 %84 %85 %88 %91 %92 %93 %94 %96; in memory: %96 */
-extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t4, const float *__restrict__ t77, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t12, const float *__restrict__ t16, const float *__restrict__ t90, float *__restrict__ t96, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t4, const float *__restrict__ t77, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t12, const double *__restrict__ t16, const double *__restrict__ t90, float *__restrict__ t96, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -690,7 +692,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrow
   int64_t u;
   int64_t jj;
   int64_t cnt;
-  float sum;
+  double sum;
   float r9_;
   float r10_;
   float r85_;
@@ -722,12 +724,12 @@ extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrow
         if (k1 < 8) {
           sum = 0.0f;
           for (int64_t j = 0; j < 8; j++) {
-            sum = sum + (t4[u * 64 + ((k1 * 8) + j)] * t77[row * 64 + ((k1 * 8) + j)]);
+            sum = sum + ((double)t4[u * 64 + ((k1 * 8) + j)] * (double)t77[row * 64 + ((k1 * 8) + j)]);
           }
           r9_ = t7[u * 8 + k1] + t8[row * 8 + k1];
           r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
-          r85_ = expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1];
-          r94_ = (r9_ > 0.0f) ? (r85_ * ((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[row * 8 + k1])) : (0.2f * (r85_ * ((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[row * 8 + k1])));
+          r85_ = (float)(expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1]);
+          r94_ = (r9_ > 0.0f) ? (r85_ * (float)((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[row * 8 + k1])) : (0.2f * (r85_ * (float)((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[row * 8 + k1])));
           x = r94_;
           acc[i1] = acc[i1] + (double)x;
         }
@@ -745,7 +747,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrow
 }
 
 /* gat_k10_sum_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108 */
-extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t12, const float *__restrict__ t16, const float *__restrict__ t4, const float *__restrict__ t77, const float *__restrict__ t90, float *__restrict__ t95, const float *__restrict__ t96, const float *__restrict__ p_gatconv0_a, float *__restrict__ t108, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t12, const double *__restrict__ t16, const float *__restrict__ t4, const float *__restrict__ t77, const double *__restrict__ t90, float *__restrict__ t95, const float *__restrict__ t96, const float *__restrict__ p_gatconv0_a, float *__restrict__ t108, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -777,7 +779,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
   float r9_;
   float r10_;
   float r85_;
-  float sum;
+  double sum;
   float r93_;
   float r9_1;
   float r94_;
@@ -810,7 +812,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
       for (int64_t j = 0; j < 8; j++) {
         r9_ = t7[row * 8 + j] + t8[su * 8 + j];
         r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
-        r85_ = expf(r10_ - t12[su * 8 + j]) / t16[su * 8 + j];
+        r85_ = (float)(expf(r10_ - t12[su * 8 + j]) / t16[su * 8 + j]);
         sh_st85[(lane * 8) + j] = r85_;
       }
       for (int64_t j1 = 0; j1 < 8; j1++) {
@@ -828,9 +830,9 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
         if (k2 < 8) {
           sum = 0.0f;
           for (int64_t j2 = 0; j2 < 8; j2++) {
-            sum = sum + (t4[row * 64 + ((k2 * 8) + j2)] * t77[u * 64 + ((k2 * 8) + j2)]);
+            sum = sum + ((double)t4[row * 64 + ((k2 * 8) + j2)] * (double)t77[u * 64 + ((k2 * 8) + j2)]);
           }
-          r93_ = sh_st85[(t * 8) + k2] * ((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[u * 8 + k2]);
+          r93_ = sh_st85[(t * 8) + k2] * (float)((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[u * 8 + k2]);
           r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
           r94_ = (r9_1 > 0.0f) ? r93_ : (0.2f * r93_);
           x = r94_;
@@ -1045,16 +1047,16 @@ struct gat_model {
   float *t7;  /* %7 vertex[8], steps 2..14 */
   float *t8;  /* %8 vertex[8], steps 2..14 */
   float *t12;  /* %12 vertex[8], steps 3..14 */
-  float *t16;  /* %16 vertex[8], steps 3..14 */
-  float *t18;  /* %18 vertex[8, 8], steps 3..12 */
+  double *t16;  /* %16 vertex[8], steps 3..14 */
+  double *t18;  /* %18 vertex[8, 8], steps 3..12 */
   float *t21;  /* %21 vertex[64], steps 3..11 */
   float *t24;  /* %24 vertex[1, 7], steps 4..19 */
   float *t27;  /* %27 vertex[1], steps 5..9 */
   float *t28;  /* %28 vertex[1], steps 5..9 */
   float *t32;  /* %32 vertex[1], steps 6..9 */
-  float *t36;  /* %36 vertex[1], steps 6..9 */
-  float *t38;  /* %38 vertex[1, 7], steps 6..7 */
-  float *t54;  /* %54 vertex[1], steps 7..9 */
+  double *t36;  /* %36 vertex[1], steps 6..9 */
+  double *t38;  /* %38 vertex[1, 7], steps 6..7 */
+  double *t54;  /* %54 vertex[1], steps 7..9 */
   float *t59;  /* %59 vertex[1], steps 9..19 */
   float *t60;  /* %60 vertex[1], steps 8..19 */
   float *t62;  /* %62 global[1, 7], steps 20..24 */
@@ -1062,7 +1064,7 @@ struct gat_model {
   float *t72;  /* %72 vertex[1, 7], steps 9..11 */
   float *t73;  /* %73 vertex[64], steps 10..12 */
   float *t77;  /* %77 vertex[8, 8], steps 12..14 */
-  float *t90;  /* %90 vertex[8], steps 12..14 */
+  double *t90;  /* %90 vertex[8], steps 12..14 */
   float *t95;  /* %95 vertex[8], steps 14..19 */
   float *t96;  /* %96 vertex[8], steps 13..19 */
   float *t98;  /* %98 global[8, 8], steps 22..24 */
@@ -1108,16 +1110,16 @@ gnn_status gat_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gat_model
   size[2] = (size_t)g->nv * 8 * sizeof(float);  /* t7 */
   size[3] = (size_t)g->nv * 8 * sizeof(float);  /* t8 */
   size[4] = (size_t)g->nv * 8 * sizeof(float);  /* t12 */
-  size[5] = (size_t)g->nv * 8 * sizeof(float);  /* t16 */
-  size[6] = (size_t)g->nv * 64 * sizeof(float);  /* t18 */
+  size[5] = (size_t)g->nv * 8 * sizeof(double);  /* t16 */
+  size[6] = (size_t)g->nv * 64 * sizeof(double);  /* t18 */
   size[7] = (size_t)g->nv * 64 * sizeof(float);  /* t21 */
   size[8] = (size_t)g->nv * 7 * sizeof(float);  /* t24 */
   size[9] = (size_t)g->nv * 1 * sizeof(float);  /* t27 */
   size[10] = (size_t)g->nv * 1 * sizeof(float);  /* t28 */
   size[11] = (size_t)g->nv * 1 * sizeof(float);  /* t32 */
-  size[12] = (size_t)g->nv * 1 * sizeof(float);  /* t36 */
-  size[13] = (size_t)g->nv * 7 * sizeof(float);  /* t38 */
-  size[14] = (size_t)g->nv * 1 * sizeof(float);  /* t54 */
+  size[12] = (size_t)g->nv * 1 * sizeof(double);  /* t36 */
+  size[13] = (size_t)g->nv * 7 * sizeof(double);  /* t38 */
+  size[14] = (size_t)g->nv * 1 * sizeof(double);  /* t54 */
   size[15] = (size_t)g->nv * 1 * sizeof(float);  /* t59 */
   size[16] = (size_t)g->nv * 1 * sizeof(float);  /* t60 */
   size[17] = (size_t)1 * 7 * sizeof(float);  /* t62 */
@@ -1125,7 +1127,7 @@ gnn_status gat_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gat_model
   size[19] = (size_t)g->nv * 7 * sizeof(float);  /* t72 */
   size[20] = (size_t)g->nv * 64 * sizeof(float);  /* t73 */
   size[21] = (size_t)g->nv * 64 * sizeof(float);  /* t77 */
-  size[22] = (size_t)g->nv * 8 * sizeof(float);  /* t90 */
+  size[22] = (size_t)g->nv * 8 * sizeof(double);  /* t90 */
   size[23] = (size_t)g->nv * 8 * sizeof(float);  /* t95 */
   size[24] = (size_t)g->nv * 8 * sizeof(float);  /* t96 */
   size[25] = (size_t)1 * 64 * sizeof(float);  /* t98 */
@@ -1198,16 +1200,16 @@ static gnn_status gnnc_use_arena(gat_model *m, int plan) {
   m->t7 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
   m->t8 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
   m->t12 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
-  m->t16 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
-  m->t18 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
+  m->t16 = m->offset[plan][5] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][5]);
+  m->t18 = m->offset[plan][6] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][6]);
   m->t21 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t24 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
   m->t27 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
   m->t28 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
   m->t32 = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
-  m->t36 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
-  m->t38 = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
-  m->t54 = m->offset[plan][14] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][14]);
+  m->t36 = m->offset[plan][12] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][12]);
+  m->t38 = m->offset[plan][13] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][13]);
+  m->t54 = m->offset[plan][14] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][14]);
   m->t59 = m->offset[plan][15] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][15]);
   m->t60 = m->offset[plan][16] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][16]);
   m->t62 = m->offset[plan][17] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][17]);
@@ -1215,7 +1217,7 @@ static gnn_status gnnc_use_arena(gat_model *m, int plan) {
   m->t72 = m->offset[plan][19] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][19]);
   m->t73 = m->offset[plan][20] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][20]);
   m->t77 = m->offset[plan][21] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][21]);
-  m->t90 = m->offset[plan][22] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][22]);
+  m->t90 = m->offset[plan][22] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][22]);
   m->t95 = m->offset[plan][23] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][23]);
   m->t96 = m->offset[plan][24] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][24]);
   m->t98 = m->offset[plan][25] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][25]);

@@ -146,8 +146,9 @@ static const Value *orig(const Value *v) { return v->recomputes ? v->recomputes 
  * attention aggregate out_v = sum_u alpha'_uv X_u, with alpha' = dropout(alpha) or alpha) as
  *   gather.sum(mul(dropout?(sum_last(u_mul_v(X, G))), alpha))
  * and returns out (the forward aggregate.sum.u_mul_e(X, alpha')), or NULL: then
- * t_v = sum_last(G_v * out_v) per head, with no pass over the edges. */
-static Value *attention_tv(Fuse *F, const Value *g, Value **G) {
+ * t_v = sum_last(G_v * out_v) per head, with no pass over the edges. dalpha gets the per-edge
+ * values of d(alpha) = dropout?(sum_last(u_mul_v(X, G))): u_mul_v, sum_last, dropout or NULL. */
+static Value *attention_tv(Fuse *F, const Value *g, Value **G, Value **dalpha) {
   if (g->op != OP_GATHER || g->fn != FN_SUM || g->iattr != GATHER_BY_DST) return NULL;
   const Value *mul = g->args[0];
   if (mul->op != OP_APPLY_EDGE || mul->fn != FN_MUL) return NULL;
@@ -167,6 +168,7 @@ static Value *attention_tv(Fuse *F, const Value *g, Value **G) {
       bool ok = drop ? same_dropout(w, orig(alpha), drop) : w == orig(alpha);
       if (!ok || !shape_eq(&agg->shape, &X->shape)) continue;
       *G = sc->args[1];
+      dalpha[0] = (Value *)sc, dalpha[1] = (Value *)sl, dalpha[2] = (Value *)drop;
       return agg;
     }
   }
@@ -178,8 +180,8 @@ static bool rewrite_attention_backward(Fuse *F) {
   Module *m = F->m;
   bool changed = false;
   for (int i = 0; i < m->vals.len; i++) {
-    Value *g = m->vals.items[i], *G = NULL;
-    Value *out = attention_tv(F, g, &G);
+    Value *g = m->vals.items[i], *G = NULL, *dalpha[3] = {NULL, NULL, NULL};
+    Value *out = attention_tv(F, g, &G, dalpha);
     if (!out || out->bwd || !g->bwd) continue;
     const char *why = NULL;
     Value *args[2] = {G, out};
@@ -191,6 +193,13 @@ static bool rewrite_attention_backward(Fuse *F) {
       continue;
     }
     prod->bwd = tv->bwd = true;
+    /* d(score) = alpha * (d(alpha) - t_v) cancels to 0 where one edge carries the attention
+     * (alpha = 1): both terms in float64, from out_v unrounded (a float64 stash), keep that 0
+     * exact, as the unfused sum_u alpha * d(alpha) does in float32 */
+    prod->f64 = tv->f64 = out->f64 = true;
+    if (out->args[1]->fn == FN_DROPOUT) out->args[1]->f64 = true; /* alpha' = alpha * 1/(1-p), unrounded */
+    for (int d = 0; d < 3; d++)
+      if (dalpha[d]) dalpha[d]->f64 = true;
     /* move the two new values to the gather's place (operands before uses) */
     for (int k = m->vals.len - 1; k >= i + 2; k--) m->vals.items[k] = m->vals.items[k - 2];
     m->vals.items[i] = prod;
@@ -510,6 +519,18 @@ bool pass_fuse(GnnCtx *c, Module *m) {
   index_users(&F);
   /* 0. the algebra fusion needs: t_v of the attention backward without an edge pass */
   if (rewrite_attention_backward(&F)) index_users(&F);
+  /* softmax denominators stashed in float64: the backward's recomputed alpha = exp(x - max) / sum
+   * is then the forward's to the bit (the forward divides by the float64 sum it accumulated) */
+  for (int i = 0; i < m->vals.len; i++) {
+    Value *v = m->vals.items[i];
+    if (v->stat == STAT_SUM) v->f64 = true;
+    /* a copy of a float64 value (copy_v of t_v to its edges, a view) is float64 too: kernels round
+     * a value that is not to float where they make it */
+    bool copy = (v->op == OP_SCATTER && (v->fn == FN_COPY_U || v->fn == FN_COPY_V)) ||
+                ((v->op == OP_APPLY_VERTEX || v->op == OP_APPLY_EDGE || v->op == OP_APPLY_GLOBAL) &&
+                 (v->fn == FN_FLATTEN || v->fn == FN_RESHAPE || v->fn == FN_REPEAT || v->fn == FN_SLICE));
+    if (copy && v->args[0]->f64) v->f64 = true;
+  }
   bool edge_map = c->mapping == MAPPING_EDGE;
 
   /* 1. leaves, GEMMs, anchors, sinks; element-wise values inline for now */

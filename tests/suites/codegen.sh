@@ -207,14 +207,16 @@ if [ -x "$cg_bin/gnn-run" ]; then
       [ $cg_m = rgcn ] && cg_g=$cg_relational
       cg_check_bwd "codegen/$cg_target/backward/$cg_m/$(basename $cg_g)/$cg_map" "dsl-examples/$cg_m.gnn" $cg_g $cg_map $cg_seed
       for cg_g in tests/interp/graphs/isolated tests/interp/graphs/duplicates tests/codegen/graphs/hub10k; do
-        # GAT on `isolated`: the fused backward's t_v = <g_v, out_v> (docs/passes/fuse.md, the
-        # algebra fusion needs) is about -14.8 at vertex 0, whose one in-edge has alpha = 1, so the
-        # true d(score) there is 0 and the computed one is the difference of two float32 roundings
-        # of 14.8 (2 ulp = 2e-6); times the features it moves grad.gatconv1.a's element 2 (0.0404,
-        # the tensor's largest 2.9) by 1.7e-5 = 4e-4 relative, 8e-4 with other roundings. Measured
-        # at both mappings; the unfused program (no t_v) is within 4e-6. 1e-3 here, 1e-4 elsewhere.
+        # GAT on `isolated` at --mapping=edge (seed 52): vertex 1's two in-edges carry attention
+        # 1 - 6.05e-6 and 6.05e-6, so d(score) = alpha (1 - alpha) d(alpha) = -8.96e-5 hangs on
+        # 1 - alpha, of which the float32 alpha the edge-balanced aggregate reads (an edge buffer,
+        # 1 - 102 ulp) keeps 1%: the fused library's -9.00e-5 is the exact gradient for that alpha,
+        # and moves grad.gatconv1.a's element 2 (0.0404) by 1.6e-4 relative. The unfused program
+        # rounds t_v = alpha d(alpha) to float32 (half an ulp of 14.8 = 4.8e-7, 0.5% of d(score))
+        # and lands 3.7e-7 from the float64 answer. The vertex-balanced walk keeps alpha unrounded
+        # (online softmax, float64 accumulator and stash: docs/passes/fuse.md) and is within 1e-4.
         cg_tol=1e-4
-        [ $cg_m = gat ] && [ "$(basename $cg_g)" = isolated ] && cg_tol=1e-3
+        [ $cg_m = gat ] && [ "$(basename $cg_g)" = isolated ] && [ $cg_map = edge ] && cg_tol=3e-4
         cg_check_bwd "codegen/$cg_target/backward/$cg_m-small/$(basename $cg_g)/$cg_map" "tests/interp/models/$cg_m.gnn" $cg_g $cg_map $cg_seed $cg_tol
       done
       cg_seed=$((cg_seed + 1))
