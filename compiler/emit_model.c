@@ -250,7 +250,7 @@ static void emit_output_copies(FILE *out, const KProgram *p, const EmitHooks *h,
     const KBuf *b = NULL;
     for (int i = 0; i < p->bufs.len; i++) {
       const KBuf *x = p->bufs.items[i];
-      if (x->val == p->m->outs[o].val) b = x;
+      if (x->val == p->m->outs[o].val && !x->stash64) b = x;
     }
     if (!b || (is_outbuf(p, b) && b->out == o)) continue;
     const char *dst = o == 0 ? "m->out" : arena_printf(p->arena, "m->grad[%d]", gp);

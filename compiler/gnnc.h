@@ -516,6 +516,7 @@ typedef struct KBuf {
   int first, last;   /* steps of definition and last use (the memory plan) */
   bool bwd;
   bool train_only;   /* a forward value kept only for the backward: written when training */
+  bool stash64;      /* a float64 copy of val for the backward (val's own buffer is another one) */
   struct KBuf *alias; /* an input this buffer is when not training (the input's dropout, the
                          identity then): written only by training steps, the input read in place */
 } KBuf;

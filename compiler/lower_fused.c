@@ -1204,7 +1204,7 @@ void lower_fused_steps(Lower *L) {
       L->buf_of[i]->train_only = stash_only(&F, v);
       if (shadow) {
         F.buf64[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d_f64", v->id), v->dom, ELEM_F64, shape_elems(&v->shape), v);
-        F.buf64[i]->train_only = true;
+        F.buf64[i]->train_only = F.buf64[i]->stash64 = true;
       }
     }
   }

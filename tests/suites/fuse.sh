@@ -48,6 +48,9 @@
 #                                  the four candidates, one is chosen, the library runs and
 #                                  launches what a library built with the printed --edge-balanced
 #                                  does, no temporary folder is left in $TMPDIR
+#   fuse/f64-stash/output-aggregate  an attention aggregate that is the output: its float64 stash is
+#                                  a t<id>_f64 beside it; host library vs the interpreter, training
+#                                  forward and backward, both mappings, isolated and duplicates, 1e-4
 #   fuse/tune-mapping/refusals     without -o .so, with --mapping=edge or --edge-balanced, tuning
 #                                  options without --tune-mapping, bad rounds: exit 2; a graph
 #                                  gnn-run cannot load: exit 1, the reason, no library
@@ -325,6 +328,35 @@ fz_out=$("$GNNC" dsl-examples/gcn.gnn --self-loops -o "$fz_lib" 2>&1); [ $? -eq 
 fz_out=$("$GNNC" dsl-examples/gcn.gnn --target=host --tune-mapping="$fz/no-such-graph" --tune-rounds=1 --tune-repeat=1 -o "$fz_lib" 2>&1); fz_rc=$?
 [ $fz_rc -eq 1 ] && [ ! -e "$fz_lib" ] && printf '%s' "$fz_out" | grep -q "gnnc: --tune-mapping: cannot time 'all vertex-balanced' on $fz/no-such-graph: " || fz_ok=0
 if [ $fz_ok -eq 1 ]; then pass fuse/tune-mapping/refusals; else fail fuse/tune-mapping/refusals "$(fz_tail "$fz_out")"; fi
+# float64 where the attention backward cancels (docs/passes/fuse.md): the aggregate is the model's
+# output, so its float64 stash for the backward is a second buffer, t<id>_f64 (training only),
+# written by the forward walk and read by the backward; host library vs the interpreter, training
+# forward and backward, both mappings, on graphs with single-in-edge and duplicate-edge vertices
+fz_out=$("$GNNC" tests/fuse/gat_out.gnn --emit=kir 2>&1)
+fz_ok=0
+if printf '%s\n' "$fz_out" | grep -q '^  buffer t[0-9]*_f64: temp vertex\[2, 3\] f64   # steps .*, training only$' &&
+   printf '%s\n' "$fz_out" | grep -q '^  buffer t[0-9]*: temp vertex\[2, 3\] output "out"' &&
+   [ "$(printf '%s\n' "$fz_out" | grep -c ' t[0-9]*_f64\[row, ')" -ge 2 ]; then
+  fz_ok=1
+fi
+for fz_g in tests/interp/graphs/isolated tests/interp/graphs/duplicates; do
+  for fz_m in vertex edge; do
+    fz_lib="$fz/gat_out-$fz_m.so" fz_b="$fz/gat_out"
+    if fz_out=$("$GNNC" tests/fuse/gat_out.gnn --target=host --mapping=$fz_m -o "$fz_lib" 2>&1) &&
+       fz_out=$("$GNNC" run tests/fuse/gat_out.gnn --graph $fz_g --seed 52 --train --save-params "$fz_b.params" \
+         --save-inputs "$fz_b.inputs" --save-outputs "$fz_b.ref" 2>&1) &&
+       fz_out=$("$fz_bin/gnn-run" "$fz_lib" --graph $fz_g --params "$fz_b.params" --inputs "$fz_b.inputs" --seed 52 --train \
+         --save-grads "$fz_b.got" --output "$fz_b.out" --repeat 1 --warmup 0 2>&1) &&
+       sed 's/^tensor output /tensor out /' "$fz_b.out" >> "$fz_b.got" &&
+       fz_out=$("$PY" tests/codegen/compare.py "$fz_b.got" "$fz_b.ref" --tol 1e-4 2>&1); then :; else
+      fz_ok=0
+      fz_out="$(basename $fz_g) $fz_m: $fz_out"
+      break 2
+    fi
+    rm -f "$fz_b".* "$fz_lib"
+  done
+done
+if [ $fz_ok -eq 1 ]; then pass fuse/f64-stash/output-aggregate; else fail fuse/f64-stash/output-aggregate "$(fz_tail "$fz_out")"; fi
 unset -f fz_kernels
 fi # host-only checks
 
