@@ -178,7 +178,7 @@ static void k1_apply_vertex_dot_vertex(int64_t nrows, const float *restrict p_ga
 }
 
 /* k2_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %18 %21 */
-static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t7, const float *restrict t8, const float *restrict t4, float *restrict t12, double *restrict t16, double *restrict t18, float *restrict t21, int training, uint64_t seed) {
+static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t7, const float *restrict t8, const float *restrict t4, float *restrict t12, float *restrict t16, double *restrict t18, float *restrict t21, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -315,7 +315,7 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
         (void)lane;
         (void)i4;
         t12[row * 8 + k4] = ((hi - lo) > 0) ? mx[k4] : 0.0f;
-        t16[row * 8 + k4] = ((hi - lo) > 0) ? sum[k4] : 0.0f;
+        t16[row * 8 + k4] = ((hi - lo) > 0) ? (float)sum[k4] : 0.0f;
         sh_sum11[k4] = sum[k4];
       }
     } else {
@@ -349,20 +349,14 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
         const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
         (void)lane;
         (void)i6;
-        double r19_;
-        (void)r19_;
-        r19_ = (double)sh18[k6];
-        t21[row * 64 + k6] = (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f), (float)(gnn_sel_f64(r19_ > 0.0f, r19_, 1.0f * gnn_expm1f(r19_))) * 2.50000015f));
+        t21[row * 64 + k6] = (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f), (gnn_sel_f32(sh18[k6] > 0.0f, sh18[k6], 1.0f * gnn_expm1f(sh18[k6]))) * 2.50000015f));
       }
     } else {
       for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
         (void)lane;
         (void)i6;
-        double r19_;
-        (void)r19_;
-        r19_ = (double)sh18[k6];
-        t21[row * 64 + k6] = (float)(gnn_sel_f64(r19_ > 0.0f, r19_, 1.0f * gnn_expm1f(r19_)));
+        t21[row * 64 + k6] = (gnn_sel_f32(sh18[k6] > 0.0f, sh18[k6], 1.0f * gnn_expm1f(sh18[k6])));
       }
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -400,7 +394,7 @@ static void k3_apply_vertex_dot_vertex(int64_t nrows, const float *restrict p_ga
 }
 
 /* k4_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %38 %39 */
-static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t27, const float *restrict t28, const float *restrict t24, float *restrict t32, double *restrict t36, double *restrict t38, float *restrict t39, int training, uint64_t seed) {
+static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t27, const float *restrict t28, const float *restrict t24, float *restrict t32, float *restrict t36, double *restrict t38, float *restrict t39, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -537,7 +531,7 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
         (void)lane;
         (void)i4;
         t32[row * 1 + k4] = ((hi - lo) > 0) ? mx[k4] : 0.0f;
-        t36[row * 1 + k4] = ((hi - lo) > 0) ? sum[k4] : 0.0f;
+        t36[row * 1 + k4] = ((hi - lo) > 0) ? (float)sum[k4] : 0.0f;
         sh_sum31[k4] = sum[k4];
       }
     } else {
@@ -600,7 +594,7 @@ static void k5_sum_last_vertex(int64_t nrows, const float *restrict in_grad_out,
 }
 
 /* k6_sum_vertex: vertex-balanced over in-edges (CSR), 1 lanes per group. fused %29 %30 %41 %43 %44 %45 %46 %47 %48 %49 %52 %55 %56 %57 %58 %60; in memory: %60 */
-static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t24, const float *restrict in_grad_out, const float *restrict t27, const float *restrict t28, const float *restrict t32, const double *restrict t36, const double *restrict t54, float *restrict t60, int training, uint64_t seed) {
+static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t24, const float *restrict in_grad_out, const float *restrict t27, const float *restrict t28, const float *restrict t32, const float *restrict t36, const double *restrict t54, float *restrict t60, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -658,7 +652,7 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             }
             r29_ = t27[u * 1 + k1] + t28[row * 1 + k1];
             r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
-            r49_ = (float)(gnn_expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1]);
+            r49_ = gnn_expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1];
             r58_ = gnn_sel_f32(r29_ > 0.0f, r49_ * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f), sum * 2.50000015f))) - t54[row * 1 + k1]), 0.2f * (r49_ * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f), sum * 2.50000015f))) - t54[row * 1 + k1])));
             x = r58_;
             acc[k1] = acc[k1] + (double)x;
@@ -686,7 +680,7 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             }
             r29_ = t27[u * 1 + k1] + t28[row * 1 + k1];
             r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
-            r49_ = (float)(gnn_expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1]);
+            r49_ = gnn_expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1];
             r58_ = gnn_sel_f32(r29_ > 0.0f, r49_ * (float)((sum) - t54[row * 1 + k1]), 0.2f * (r49_ * (float)((sum) - t54[row * 1 + k1])));
             x = r58_;
             acc[k1] = acc[k1] + (double)x;
@@ -705,7 +699,7 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
 }
 
 /* k7_sum_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72 */
-static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t27, const float *restrict t28, const float *restrict t32, const double *restrict t36, const float *restrict t24, const float *restrict in_grad_out, const double *restrict t54, float *restrict t59, float *restrict t72, const float *restrict t60, const float *restrict p_gatconv1_a, int training, uint64_t seed) {
+static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t27, const float *restrict t28, const float *restrict t32, const float *restrict t36, const float *restrict t24, const float *restrict in_grad_out, const double *restrict t54, float *restrict t59, float *restrict t72, const float *restrict t60, const float *restrict p_gatconv1_a, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -754,7 +748,7 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
           for (int64_t j = 0; j < 1; j++) {
             r29_ = t27[row * 1 + j] + t28[su * 1 + j];
             r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
-            r49_ = (float)(gnn_expf(r30_ - t32[su * 1 + j]) / t36[su * 1 + j]);
+            r49_ = gnn_expf(r30_ - t32[su * 1 + j]) / t36[su * 1 + j];
             sh_st49[lane + j] = r49_;
           }
           for (int64_t j1 = 0; j1 < 1; j1++) {
@@ -858,9 +852,12 @@ static void k8_apply_vertex_reshape_vertex(int64_t nrows, const double *restrict
         const int lane = (int)(k % 32), i = (int)(k / 32);
         (void)lane;
         (void)i;
+        float r19_;
+        (void)r19_;
         float r76_;
         (void)r76_;
-        r76_ = (float)(gnn_sel_f64(t18[row * 64 + k] > 0.0f, (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f), t73[row * 64 + k] * 2.50000015f)), (1.0f * gnn_expf(t18[row * 64 + k])) * ((gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f), t73[row * 64 + k] * 2.50000015f)))));
+        r19_ = (float)t18[row * 64 + k];
+        r76_ = gnn_sel_f32(r19_ > 0.0f, (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f), t73[row * 64 + k] * 2.50000015f)), (1.0f * gnn_expf(r19_)) * ((gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f), t73[row * 64 + k] * 2.50000015f))));
         t77[row * 64 + k] = r76_;
       }
     } else {
@@ -868,9 +865,12 @@ static void k8_apply_vertex_reshape_vertex(int64_t nrows, const double *restrict
         const int lane = (int)(k % 32), i = (int)(k / 32);
         (void)lane;
         (void)i;
+        float r19_;
+        (void)r19_;
         float r76_;
         (void)r76_;
-        r76_ = (float)(gnn_sel_f64(t18[row * 64 + k] > 0.0f, t73[row * 64 + k], (1.0f * gnn_expf(t18[row * 64 + k])) * (t73[row * 64 + k])));
+        r19_ = (float)t18[row * 64 + k];
+        r76_ = gnn_sel_f32(r19_ > 0.0f, t73[row * 64 + k], (1.0f * gnn_expf(r19_)) * (t73[row * 64 + k]));
         t77[row * 64 + k] = r76_;
       }
     }
@@ -890,7 +890,7 @@ static void k8_apply_vertex_reshape_vertex(int64_t nrows, const double *restrict
 }
 
 /* k9_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %9 %10 %79 %80 %81 %82 %83 %84 %85 %88 %91 %92 %93 %94 %96; in memory: %96 */
-static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t4, const float *restrict t77, const float *restrict t7, const float *restrict t8, const float *restrict t12, const double *restrict t16, const double *restrict t90, float *restrict t96, int training, uint64_t seed) {
+static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t4, const float *restrict t77, const float *restrict t7, const float *restrict t8, const float *restrict t12, const float *restrict t16, const double *restrict t90, float *restrict t96, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -948,7 +948,7 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             }
             r9_ = t7[u * 8 + k1] + t8[row * 8 + k1];
             r10_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
-            r85_ = (float)(gnn_expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1]);
+            r85_ = gnn_expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1];
             r94_ = gnn_sel_f32(r9_ > 0.0f, r85_ * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f), sum * 2.50000015f))) - t90[row * 8 + k1]), 0.2f * (r85_ * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f), sum * 2.50000015f))) - t90[row * 8 + k1])));
             x = r94_;
             acc[k1] = acc[k1] + (double)x;
@@ -976,7 +976,7 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             }
             r9_ = t7[u * 8 + k1] + t8[row * 8 + k1];
             r10_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
-            r85_ = (float)(gnn_expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1]);
+            r85_ = gnn_expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1];
             r94_ = gnn_sel_f32(r9_ > 0.0f, r85_ * (float)((sum) - t90[row * 8 + k1]), 0.2f * (r85_ * (float)((sum) - t90[row * 8 + k1])));
             x = r94_;
             acc[k1] = acc[k1] + (double)x;
@@ -995,7 +995,7 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
 }
 
 /* k10_sum_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108 */
-static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t7, const float *restrict t8, const float *restrict t12, const double *restrict t16, const float *restrict t4, const float *restrict t77, const double *restrict t90, float *restrict t95, const float *restrict t96, const float *restrict p_gatconv0_a, float *restrict t108, int training, uint64_t seed) {
+static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t7, const float *restrict t8, const float *restrict t12, const float *restrict t16, const float *restrict t4, const float *restrict t77, const double *restrict t90, float *restrict t95, const float *restrict t96, const float *restrict p_gatconv0_a, float *restrict t108, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -1044,7 +1044,7 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
           for (int64_t j = 0; j < 8; j++) {
             r9_ = t7[row * 8 + j] + t8[su * 8 + j];
             r10_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
-            r85_ = (float)(gnn_expf(r10_ - t12[su * 8 + j]) / t16[su * 8 + j]);
+            r85_ = gnn_expf(r10_ - t12[su * 8 + j]) / t16[su * 8 + j];
             sh_st85[(lane * 8) + j] = r85_;
           }
           for (int64_t j1 = 0; j1 < 8; j1++) {
@@ -1298,14 +1298,14 @@ struct gat_model {
   float *t7;  /* %7 vertex[8], steps 2..14 */
   float *t8;  /* %8 vertex[8], steps 2..14 */
   float *t12;  /* %12 vertex[8], steps 3..14 */
-  double *t16;  /* %16 vertex[8], steps 3..14 */
+  float *t16;  /* %16 vertex[8], steps 3..14 */
   double *t18;  /* %18 vertex[8, 8], steps 3..12 */
   float *t21;  /* %21 vertex[64], steps 3..11 */
   float *t24;  /* %24 vertex[1, 7], steps 4..19 */
   float *t27;  /* %27 vertex[1], steps 5..9 */
   float *t28;  /* %28 vertex[1], steps 5..9 */
   float *t32;  /* %32 vertex[1], steps 6..9 */
-  double *t36;  /* %36 vertex[1], steps 6..9 */
+  float *t36;  /* %36 vertex[1], steps 6..9 */
   double *t38;  /* %38 vertex[1, 7], steps 6..7 */
   double *t54;  /* %54 vertex[1], steps 7..9 */
   float *t59;  /* %59 vertex[1], steps 9..19 */
@@ -1361,14 +1361,14 @@ gnn_status gat_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gat_model
   size[2] = (size_t)g->nv * 8 * sizeof(float);  /* t7 */
   size[3] = (size_t)g->nv * 8 * sizeof(float);  /* t8 */
   size[4] = (size_t)g->nv * 8 * sizeof(float);  /* t12 */
-  size[5] = (size_t)g->nv * 8 * sizeof(double);  /* t16 */
+  size[5] = (size_t)g->nv * 8 * sizeof(float);  /* t16 */
   size[6] = (size_t)g->nv * 64 * sizeof(double);  /* t18 */
   size[7] = (size_t)g->nv * 64 * sizeof(float);  /* t21 */
   size[8] = (size_t)g->nv * 7 * sizeof(float);  /* t24 */
   size[9] = (size_t)g->nv * 1 * sizeof(float);  /* t27 */
   size[10] = (size_t)g->nv * 1 * sizeof(float);  /* t28 */
   size[11] = (size_t)g->nv * 1 * sizeof(float);  /* t32 */
-  size[12] = (size_t)g->nv * 1 * sizeof(double);  /* t36 */
+  size[12] = (size_t)g->nv * 1 * sizeof(float);  /* t36 */
   size[13] = (size_t)g->nv * 7 * sizeof(double);  /* t38 */
   size[14] = (size_t)g->nv * 1 * sizeof(double);  /* t54 */
   size[15] = (size_t)g->nv * 1 * sizeof(float);  /* t59 */
@@ -1451,14 +1451,14 @@ static gnn_status gnnc_use_arena(gat_model *m, int plan) {
   m->t7 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
   m->t8 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
   m->t12 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
-  m->t16 = m->offset[plan][5] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][5]);
+  m->t16 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
   m->t18 = m->offset[plan][6] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][6]);
   m->t21 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t24 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
   m->t27 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
   m->t28 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
   m->t32 = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
-  m->t36 = m->offset[plan][12] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][12]);
+  m->t36 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
   m->t38 = m->offset[plan][13] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][13]);
   m->t54 = m->offset[plan][14] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][14]);
   m->t59 = m->offset[plan][15] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][15]);

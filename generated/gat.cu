@@ -117,7 +117,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k1_apply_vertex_dot_vertex
 }
 
 /* gat_k2_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %18 %21 */
-extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t4, float *__restrict__ t12, double *__restrict__ t16, double *__restrict__ t18, float *__restrict__ t21, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t4, float *__restrict__ t12, float *__restrict__ t16, double *__restrict__ t18, float *__restrict__ t21, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -154,7 +154,6 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_ve
   float d;
   float ed;
   double x1;
-  double r19_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -223,7 +222,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_ve
         t12[(row) * 8 + k4] = ((hi - lo) > 0) ? mx[i4] : 0.0f;
       }
       if (training) {
-        t16[(row) * 8 + k4] = ((hi - lo) > 0) ? sum[i4] : 0.0f;
+        t16[(row) * 8 + k4] = ((hi - lo) > 0) ? (float)sum[i4] : 0.0f;
       }
       sh_sum11[k4] = sum[i4];
     }
@@ -244,8 +243,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_ve
   for (int i6 = 0; i6 < 2; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 32;
     if (k6 < 64) {
-      r19_ = (double)sh18[k6];
-      t21[(row) * 64 + k6] = training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f) ? ((float)((r19_ > 0.0f) ? r19_ : (1.0f * expm1f(r19_))) * 2.50000015f) : 0.0f) : (float)((r19_ > 0.0f) ? r19_ : (1.0f * expm1f(r19_)));
+      t21[(row) * 64 + k6] = training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f) ? (((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6]))) * 2.50000015f) : 0.0f) : ((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6])));
     }
   }
   __syncwarp(gmask);
@@ -285,7 +283,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k3_apply_vertex_dot_vertex
 }
 
 /* gat_k4_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %38 %39 */
-extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t27, const float *__restrict__ t28, const float *__restrict__ t24, float *__restrict__ t32, double *__restrict__ t36, double *__restrict__ t38, float *__restrict__ t39, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t27, const float *__restrict__ t28, const float *__restrict__ t24, float *__restrict__ t32, float *__restrict__ t36, double *__restrict__ t38, float *__restrict__ t39, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -391,7 +389,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_ve
         t32[(row) * 1 + k4] = ((hi - lo) > 0) ? mx[i4] : 0.0f;
       }
       if (training) {
-        t36[(row) * 1 + k4] = ((hi - lo) > 0) ? sum[i4] : 0.0f;
+        t36[(row) * 1 + k4] = ((hi - lo) > 0) ? (float)sum[i4] : 0.0f;
       }
       sh_sum31[k4] = sum[i4];
     }
@@ -442,7 +440,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k5_sum_last_vertex(int64_t
 }
 
 /* gat_k6_sum_vertex: vertex-balanced over in-edges (CSR), 1 lanes per group, 256 groups per block. fused %29 %30 %41 %43 %44 %45 %46 %47 %48 %49 %52 %55 %56 %57 %58 %60; in memory: %60 */
-extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t24, const float *__restrict__ in_grad_out, const float *__restrict__ t27, const float *__restrict__ t28, const float *__restrict__ t32, const double *__restrict__ t36, const double *__restrict__ t54, float *__restrict__ t60, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t24, const float *__restrict__ in_grad_out, const float *__restrict__ t27, const float *__restrict__ t28, const float *__restrict__ t32, const float *__restrict__ t36, const double *__restrict__ t54, float *__restrict__ t60, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 1;
@@ -496,7 +494,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrow
           }
           r29_ = t27[u * 1 + k1] + t28[row * 1 + k1];
           r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
-          r49_ = (float)(expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1]);
+          r49_ = expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1];
           r58_ = (r29_ > 0.0f) ? (r49_ * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[row * 1 + k1])) : (0.2f * (r49_ * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[row * 1 + k1])));
           x = r58_;
           acc[i1] = acc[i1] + (double)x;
@@ -515,7 +513,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrow
 }
 
 /* gat_k7_sum_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72 */
-extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t27, const float *__restrict__ t28, const float *__restrict__ t32, const double *__restrict__ t36, const float *__restrict__ t24, const float *__restrict__ in_grad_out, const double *__restrict__ t54, float *__restrict__ t59, float *__restrict__ t72, const float *__restrict__ t60, const float *__restrict__ p_gatconv1_a, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t27, const float *__restrict__ t28, const float *__restrict__ t32, const float *__restrict__ t36, const float *__restrict__ t24, const float *__restrict__ in_grad_out, const double *__restrict__ t54, float *__restrict__ t59, float *__restrict__ t72, const float *__restrict__ t60, const float *__restrict__ p_gatconv1_a, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -578,7 +576,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
       for (int64_t j = 0; j < 1; j++) {
         r29_ = t27[row * 1 + j] + t28[su * 1 + j];
         r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
-        r49_ = (float)(expf(r30_ - t32[su * 1 + j]) / t36[su * 1 + j]);
+        r49_ = expf(r30_ - t32[su * 1 + j]) / t36[su * 1 + j];
         sh_st49[lane + j] = r49_;
       }
       for (int64_t j1 = 0; j1 < 1; j1++) {
@@ -649,13 +647,15 @@ extern "C" __global__ void __launch_bounds__(256) gat_k8_apply_vertex_reshape_ve
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   const unsigned gmask = 0xffffffffu;
   if (row >= nrows) return;  /* a whole group leaves together */
+  float r19_;
   float r76_;
   double sum;
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 64) {
-      r76_ = (float)((t18[row * 64 + k] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t73[row * 64 + k] * 2.50000015f) : 0.0f) : t73[row * 64 + k]) : ((1.0f * expf(t18[row * 64 + k])) * (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t73[row * 64 + k] * 2.50000015f) : 0.0f) : t73[row * 64 + k])));
+      r19_ = (float)t18[row * 64 + k];
+      r76_ = (r19_ > 0.0f) ? (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t73[row * 64 + k] * 2.50000015f) : 0.0f) : t73[row * 64 + k]) : ((1.0f * expf(r19_)) * (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t73[row * 64 + k] * 2.50000015f) : 0.0f) : t73[row * 64 + k]));
       t77[(row) * 64 + k] = r76_;
     }
   }
@@ -674,7 +674,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k8_apply_vertex_reshape_ve
 }
 
 /* gat_k9_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %9 %10 %79 %80 %81 %82 %83 %84 %85 %88 %91 %92 %93 %94 %96; in memory: %96 */
-extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t4, const float *__restrict__ t77, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t12, const double *__restrict__ t16, const double *__restrict__ t90, float *__restrict__ t96, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t4, const float *__restrict__ t77, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t12, const float *__restrict__ t16, const double *__restrict__ t90, float *__restrict__ t96, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -728,7 +728,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrow
           }
           r9_ = t7[u * 8 + k1] + t8[row * 8 + k1];
           r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
-          r85_ = (float)(expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1]);
+          r85_ = expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1];
           r94_ = (r9_ > 0.0f) ? (r85_ * (float)((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[row * 8 + k1])) : (0.2f * (r85_ * (float)((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[row * 8 + k1])));
           x = r94_;
           acc[i1] = acc[i1] + (double)x;
@@ -747,7 +747,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrow
 }
 
 /* gat_k10_sum_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108 */
-extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t12, const double *__restrict__ t16, const float *__restrict__ t4, const float *__restrict__ t77, const double *__restrict__ t90, float *__restrict__ t95, const float *__restrict__ t96, const float *__restrict__ p_gatconv0_a, float *__restrict__ t108, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t12, const float *__restrict__ t16, const float *__restrict__ t4, const float *__restrict__ t77, const double *__restrict__ t90, float *__restrict__ t95, const float *__restrict__ t96, const float *__restrict__ p_gatconv0_a, float *__restrict__ t108, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -812,7 +812,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
       for (int64_t j = 0; j < 8; j++) {
         r9_ = t7[row * 8 + j] + t8[su * 8 + j];
         r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
-        r85_ = (float)(expf(r10_ - t12[su * 8 + j]) / t16[su * 8 + j]);
+        r85_ = expf(r10_ - t12[su * 8 + j]) / t16[su * 8 + j];
         sh_st85[(lane * 8) + j] = r85_;
       }
       for (int64_t j1 = 0; j1 < 8; j1++) {
@@ -1047,14 +1047,14 @@ struct gat_model {
   float *t7;  /* %7 vertex[8], steps 2..14 */
   float *t8;  /* %8 vertex[8], steps 2..14 */
   float *t12;  /* %12 vertex[8], steps 3..14 */
-  double *t16;  /* %16 vertex[8], steps 3..14 */
+  float *t16;  /* %16 vertex[8], steps 3..14 */
   double *t18;  /* %18 vertex[8, 8], steps 3..12 */
   float *t21;  /* %21 vertex[64], steps 3..11 */
   float *t24;  /* %24 vertex[1, 7], steps 4..19 */
   float *t27;  /* %27 vertex[1], steps 5..9 */
   float *t28;  /* %28 vertex[1], steps 5..9 */
   float *t32;  /* %32 vertex[1], steps 6..9 */
-  double *t36;  /* %36 vertex[1], steps 6..9 */
+  float *t36;  /* %36 vertex[1], steps 6..9 */
   double *t38;  /* %38 vertex[1, 7], steps 6..7 */
   double *t54;  /* %54 vertex[1], steps 7..9 */
   float *t59;  /* %59 vertex[1], steps 9..19 */
@@ -1110,14 +1110,14 @@ gnn_status gat_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gat_model
   size[2] = (size_t)g->nv * 8 * sizeof(float);  /* t7 */
   size[3] = (size_t)g->nv * 8 * sizeof(float);  /* t8 */
   size[4] = (size_t)g->nv * 8 * sizeof(float);  /* t12 */
-  size[5] = (size_t)g->nv * 8 * sizeof(double);  /* t16 */
+  size[5] = (size_t)g->nv * 8 * sizeof(float);  /* t16 */
   size[6] = (size_t)g->nv * 64 * sizeof(double);  /* t18 */
   size[7] = (size_t)g->nv * 64 * sizeof(float);  /* t21 */
   size[8] = (size_t)g->nv * 7 * sizeof(float);  /* t24 */
   size[9] = (size_t)g->nv * 1 * sizeof(float);  /* t27 */
   size[10] = (size_t)g->nv * 1 * sizeof(float);  /* t28 */
   size[11] = (size_t)g->nv * 1 * sizeof(float);  /* t32 */
-  size[12] = (size_t)g->nv * 1 * sizeof(double);  /* t36 */
+  size[12] = (size_t)g->nv * 1 * sizeof(float);  /* t36 */
   size[13] = (size_t)g->nv * 7 * sizeof(double);  /* t38 */
   size[14] = (size_t)g->nv * 1 * sizeof(double);  /* t54 */
   size[15] = (size_t)g->nv * 1 * sizeof(float);  /* t59 */
@@ -1200,14 +1200,14 @@ static gnn_status gnnc_use_arena(gat_model *m, int plan) {
   m->t7 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
   m->t8 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
   m->t12 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
-  m->t16 = m->offset[plan][5] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][5]);
+  m->t16 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
   m->t18 = m->offset[plan][6] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][6]);
   m->t21 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t24 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
   m->t27 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
   m->t28 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
   m->t32 = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
-  m->t36 = m->offset[plan][12] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][12]);
+  m->t36 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
   m->t38 = m->offset[plan][13] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][13]);
   m->t54 = m->offset[plan][14] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][14]);
   m->t59 = m->offset[plan][15] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][15]);

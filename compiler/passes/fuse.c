@@ -519,17 +519,14 @@ bool pass_fuse(GnnCtx *c, Module *m) {
   index_users(&F);
   /* 0. the algebra fusion needs: t_v of the attention backward without an edge pass */
   if (rewrite_attention_backward(&F)) index_users(&F);
-  /* softmax denominators stashed in float64: the backward's recomputed alpha = exp(x - max) / sum
-   * is then the forward's to the bit (the forward divides by the float64 sum it accumulated) */
+  /* a backward copy of a float64 value (t_v's copy_v to the edges, a view of it) is float64 too:
+   * kernels round a value that is not to float where they make it */
   for (int i = 0; i < m->vals.len; i++) {
     Value *v = m->vals.items[i];
-    if (v->stat == STAT_SUM) v->f64 = true;
-    /* a copy of a float64 value (copy_v of t_v to its edges, a view) is float64 too: kernels round
-     * a value that is not to float where they make it */
     bool copy = (v->op == OP_SCATTER && (v->fn == FN_COPY_U || v->fn == FN_COPY_V)) ||
                 ((v->op == OP_APPLY_VERTEX || v->op == OP_APPLY_EDGE || v->op == OP_APPLY_GLOBAL) &&
                  (v->fn == FN_FLATTEN || v->fn == FN_RESHAPE || v->fn == FN_REPEAT || v->fn == FN_SLICE));
-    if (copy && v->args[0]->f64) v->f64 = true;
+    if (copy && v->bwd && v->args[0]->f64) v->f64 = true;
   }
   bool edge_map = c->mapping == MAPPING_EDGE;
 
