@@ -607,6 +607,9 @@ bool pass_fuse(GnnCtx *c, Module *m) {
   for (int i = 0; i < F.n; i++) {
     Value *v = m->vals.items[i];
     if (v->sched != SCHED_INLINE || v->dom != DOM_EDGE || inline_flops(v, 0) <= 32) continue;
+    /* not a float64 value (8 bytes an element): a float one made from it is stored instead, d(alpha)
+     * - t_v of the attention backward rather than d(alpha) */
+    if (v->f64) continue;
     int readers = 0, first = -1;
     for (int j = i + 1; j < F.n && readers < 2; j++) {
       Value *w = m->vals.items[j];

@@ -51,6 +51,8 @@
 #   fuse/f64-stash/output-aggregate  an attention aggregate that is the output: its float64 stash is
 #                                  a t<id>_f64 beside it; host library vs the interpreter, training
 #                                  forward and backward, both mappings, isolated and duplicates, 1e-4
+#   fuse/f64-stash/wide-heads      GAT with 2 x 24 heads: the backward's one edge buffer is the float
+#                                  d(alpha) - t_v; host library vs the interpreter, both mappings, 1e-4
 #   fuse/tune-mapping/refusals     without -o .so, with --mapping=edge or --edge-balanced, tuning
 #                                  options without --tune-mapping, bad rounds: exit 2; a graph
 #                                  gnn-run cannot load: exit 1, the reason, no library
@@ -357,6 +359,33 @@ for fz_g in tests/interp/graphs/isolated tests/interp/graphs/duplicates; do
   done
 done
 if [ $fz_ok -eq 1 ]; then pass fuse/f64-stash/output-aggregate; else fail fuse/f64-stash/output-aggregate "$(fz_tail "$fz_out")"; fi
+# wide heads: the one edge buffer of the backward is the float d(alpha) - t_v (edge[2], 4 bytes an
+# element), not the float64 d(alpha) before it; host library vs the interpreter, both mappings
+fz_out=$("$GNNC" tests/fuse/gat_wide.gnn --emit=kir 2>&1)
+fz_ok=0
+if [ "$(printf '%s\n' "$fz_out" | grep -c '^  buffer .*: temp edge')" -eq 1 ] &&
+   printf '%s\n' "$fz_out" | grep -q '^  buffer t[0-9]*: temp edge\[2\]   # steps' &&
+   "$GNNC" tests/fuse/gat_wide.gnn --print-ir-after=fuse 2>&1 | grep -q '= apply_edge.sub .* : edge\[2\]  # backward, g[0-9]*$'; then
+  fz_ok=1
+fi
+for fz_g in tests/interp/graphs/isolated tests/interp/graphs/hub; do
+  for fz_m in vertex edge; do
+    fz_lib="$fz/gat_wide-$fz_m.so" fz_b="$fz/gat_wide"
+    if fz_out=$("$GNNC" tests/fuse/gat_wide.gnn --target=host --mapping=$fz_m -o "$fz_lib" 2>&1) &&
+       fz_out=$("$GNNC" run tests/fuse/gat_wide.gnn --graph $fz_g --seed 7 --train --save-params "$fz_b.params" \
+         --save-inputs "$fz_b.inputs" --save-outputs "$fz_b.ref" 2>&1) &&
+       fz_out=$("$fz_bin/gnn-run" "$fz_lib" --graph $fz_g --params "$fz_b.params" --inputs "$fz_b.inputs" --seed 7 --train \
+         --save-grads "$fz_b.got" --output "$fz_b.out" --repeat 1 --warmup 0 2>&1) &&
+       sed 's/^tensor output /tensor out /' "$fz_b.out" >> "$fz_b.got" &&
+       fz_out=$("$PY" tests/codegen/compare.py "$fz_b.got" "$fz_b.ref" --tol 1e-4 2>&1); then :; else
+      fz_ok=0
+      fz_out="$(basename $fz_g) $fz_m: $fz_out"
+      break 2
+    fi
+    rm -f "$fz_b".* "$fz_lib"
+  done
+done
+if [ $fz_ok -eq 1 ]; then pass fuse/f64-stash/wide-heads; else fail fuse/f64-stash/wide-heads "$(fz_tail "$fz_out")"; fi
 unset -f fz_kernels
 fi # host-only checks
 
