@@ -1196,9 +1196,12 @@ void lower_fused_steps(Lower *L) {
     Value *v = m->vals.items[i];
     if (F.needs_buf[i] && !L->buf_of[i] && v->op != OP_CONST) {
       /* an f64 value in float64, unless the forward reads it as float: then a float64 stash beside
-       * it for the backward (written where the float one is: a walk's or a rows kernel's store) */
-      bool wide = v->f64 && v->elem == ELEM_F32 && (v->bwd || stash_only(&F, v)), shadow = false;
-      if (v->f64 && !wide && !v->bwd && v->group >= 0 && (m->groups[v->group].kind == FG_WALK || m->groups[v->group].kind == FG_ROWS))
+       * it for the backward (written where the float one is: a walk's or a rows kernel's store).
+       * Never an edge buffer (8 bytes an element of E rows): an f64 edge value stored for the
+       * backward (alpha' under -fno-recompute) is stored as float */
+      bool wide = v->f64 && v->elem == ELEM_F32 && v->dom != DOM_EDGE && (v->bwd || stash_only(&F, v)), shadow = false;
+      if (v->f64 && !wide && !v->bwd && v->dom != DOM_EDGE && v->group >= 0 &&
+          (m->groups[v->group].kind == FG_WALK || m->groups[v->group].kind == FG_ROWS))
         shadow = true;
       L->buf_of[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d", v->id), v->dom, wide ? ELEM_F64 : v->elem, shape_elems(&v->shape), v);
       L->buf_of[i]->train_only = stash_only(&F, v);

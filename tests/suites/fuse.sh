@@ -51,6 +51,8 @@
 #   fuse/f64-stash/output-aggregate  an attention aggregate that is the output: its float64 stash is
 #                                  a t<id>_f64 beside it; host library vs the interpreter, training
 #                                  forward and backward, both mappings, isolated and duplicates, 1e-4
+#   fuse/no-f64-edge-buffer/MODEL  no edge buffer of float64 elements in the example's kernel IR, by
+#                                  default, with -fno-recompute and with --mapping=edge
 #   fuse/f64-stash/wide-heads      GAT with 2 x 24 heads: the backward's one edge buffer is the float
 #                                  d(alpha) - t_v; host library vs the interpreter, both mappings, 1e-4
 #   fuse/tune-mapping/refusals     without -o .so, with --mapping=edge or --edge-balanced, tuning
@@ -113,6 +115,13 @@ for fz_m in gcn sage gin gat edgeconv monet; do
   fz_st=$("$PY" tests/fuse/edge_buffers.py "$fz/$fz_m.kir" --untrained-stores)
   if [ -z "$fz_st" ] && grep -q '^program' "$fz/$fz_m.kir"; then pass "fuse/inference-no-edge-store/$fz_m"
   else fail "fuse/inference-no-edge-store/$fz_m" "stored outside 'if training': $fz_st"; fi
+  # float64 values (the attention backward's) never make an edge buffer of 8-byte elements, with
+  # any plan: the default, everything stashed, edge-balanced (docs/passes/fuse.md)
+  fz_f64=$(for fz_fl in "" -fno-recompute --mapping=edge; do
+    # shellcheck disable=SC2086
+    "$GNNC" "dsl-examples/$fz_m.gnn" --emit=kir $fz_fl 2>/dev/null | grep "^  buffer .*: [a-z]* edge\[.*\] f64" | sed "s/^/${fz_fl:-default}: /"; done)
+  if [ -z "$fz_f64" ]; then pass "fuse/no-f64-edge-buffer/$fz_m"
+  else fail "fuse/no-f64-edge-buffer/$fz_m" "$(printf '%s' "$fz_f64" | head -2 | tr '\n' ' ')"; fi
   fz_k=$(grep -c '^kernel ' "$fz/$fz_m.kir"); fz_ku=$(grep -c '^kernel ' "$fz/$fz_m-unfused.kir")
   if [ "$fz_k" -gt 0 ] && [ "$fz_k" -lt "$fz_ku" ]; then pass "fuse/kernels/$fz_m"
   else fail "fuse/kernels/$fz_m" "$fz_k kernels fused, $fz_ku unfused"; fi
@@ -390,5 +399,5 @@ unset -f fz_kernels
 fi # host-only checks
 
 unset -f fz_tail fz_cmp
-unset fz fz_bin fz_target fz_lib fz_b fz_m fz_g fz_big fz_big_u fz_st fz_k fz_ku fz_steps fz_att fz_walks fz_twalks fz_out fz_plan
+unset fz fz_bin fz_target fz_f64 fz_fl fz_lib fz_b fz_m fz_g fz_big fz_big_u fz_st fz_k fz_ku fz_steps fz_att fz_walks fz_twalks fz_out fz_plan
 unset fz_ids fz_first fz_one fz_all fz_none fz_mix fz_rc fz_bad fz_arg fz_chosen fz_rows fz_ok fz_l1 fz_l2
