@@ -339,62 +339,54 @@ fz_out=$("$GNNC" dsl-examples/gcn.gnn --self-loops -o "$fz_lib" 2>&1); [ $? -eq 
 fz_out=$("$GNNC" dsl-examples/gcn.gnn --target=host --tune-mapping="$fz/no-such-graph" --tune-rounds=1 --tune-repeat=1 -o "$fz_lib" 2>&1); fz_rc=$?
 [ $fz_rc -eq 1 ] && [ ! -e "$fz_lib" ] && printf '%s' "$fz_out" | grep -q "gnnc: --tune-mapping: cannot time 'all vertex-balanced' on $fz/no-such-graph: " || fz_ok=0
 if [ $fz_ok -eq 1 ]; then pass fuse/tune-mapping/refusals; else fail fuse/tune-mapping/refusals "$(fz_tail "$fz_out")"; fi
+# fz_vs_interp MODEL SEED GRAPH... -- the host library at both mappings vs the interpreter, training
+# forward and backward, 1e-4; returns 1 with the failure in fz_out
+fz_vs_interp() {
+  local model=$1 seed=$2 g map lib="$fz/vs.so" b="$fz/vs"
+  shift 2
+  for g in "$@"; do
+    for map in vertex edge; do
+      if fz_out=$("$GNNC" "$model" --target=host --mapping=$map -o "$lib" 2>&1) &&
+         fz_out=$("$GNNC" run "$model" --graph "$g" --seed "$seed" --train --save-params "$b.params" \
+           --save-inputs "$b.inputs" --save-outputs "$b.ref" 2>&1) &&
+         fz_out=$("$fz_bin/gnn-run" "$lib" --graph "$g" --params "$b.params" --inputs "$b.inputs" --seed "$seed" --train \
+           --save-grads "$b.got" --output "$b.out" --repeat 1 --warmup 0 2>&1) &&
+         sed 's/^tensor output /tensor out /' "$b.out" >> "$b.got" &&
+         fz_out=$("$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol 1e-4 2>&1); then
+        rm -f "$b".* "$lib"
+      else
+        fz_out="$(basename "$g") $map: $fz_out"
+        rm -f "$b".* "$lib"
+        return 1
+      fi
+    done
+  done
+}
 # float64 where the attention backward cancels (docs/passes/fuse.md): the aggregate is the model's
 # output, so its float64 stash for the backward is a second buffer, t<id>_f64 (training only),
-# written by the forward walk and read by the backward; host library vs the interpreter, training
-# forward and backward, both mappings, on graphs with single-in-edge and duplicate-edge vertices
+# written by the forward walk and read by the backward; vs the interpreter on graphs with
+# single-in-edge and duplicate-edge vertices
 fz_out=$("$GNNC" tests/fuse/gat_out.gnn --emit=kir 2>&1)
-fz_ok=0
 if printf '%s\n' "$fz_out" | grep -q '^  buffer t[0-9]*_f64: temp vertex\[2, 3\] f64   # steps .*, training only$' &&
    printf '%s\n' "$fz_out" | grep -q '^  buffer t[0-9]*: temp vertex\[2, 3\] output "out"' &&
-   [ "$(printf '%s\n' "$fz_out" | grep -c ' t[0-9]*_f64\[row, ')" -ge 2 ]; then
-  fz_ok=1
+   [ "$(printf '%s\n' "$fz_out" | grep -c ' t[0-9]*_f64\[row, ')" -ge 2 ] &&
+   fz_vs_interp tests/fuse/gat_out.gnn 52 tests/interp/graphs/isolated tests/interp/graphs/duplicates; then
+  pass fuse/f64-stash/output-aggregate
+else
+  fail fuse/f64-stash/output-aggregate "$(fz_tail "$fz_out")"
 fi
-for fz_g in tests/interp/graphs/isolated tests/interp/graphs/duplicates; do
-  for fz_m in vertex edge; do
-    fz_lib="$fz/gat_out-$fz_m.so" fz_b="$fz/gat_out"
-    if fz_out=$("$GNNC" tests/fuse/gat_out.gnn --target=host --mapping=$fz_m -o "$fz_lib" 2>&1) &&
-       fz_out=$("$GNNC" run tests/fuse/gat_out.gnn --graph $fz_g --seed 52 --train --save-params "$fz_b.params" \
-         --save-inputs "$fz_b.inputs" --save-outputs "$fz_b.ref" 2>&1) &&
-       fz_out=$("$fz_bin/gnn-run" "$fz_lib" --graph $fz_g --params "$fz_b.params" --inputs "$fz_b.inputs" --seed 52 --train \
-         --save-grads "$fz_b.got" --output "$fz_b.out" --repeat 1 --warmup 0 2>&1) &&
-       sed 's/^tensor output /tensor out /' "$fz_b.out" >> "$fz_b.got" &&
-       fz_out=$("$PY" tests/codegen/compare.py "$fz_b.got" "$fz_b.ref" --tol 1e-4 2>&1); then :; else
-      fz_ok=0
-      fz_out="$(basename $fz_g) $fz_m: $fz_out"
-      break 2
-    fi
-    rm -f "$fz_b".* "$fz_lib"
-  done
-done
-if [ $fz_ok -eq 1 ]; then pass fuse/f64-stash/output-aggregate; else fail fuse/f64-stash/output-aggregate "$(fz_tail "$fz_out")"; fi
 # wide heads: the one edge buffer of the backward is the float d(alpha) - t_v (edge[2], 4 bytes an
-# element), not the float64 d(alpha) before it; host library vs the interpreter, both mappings
+# element), not the float64 d(alpha) before it; vs the interpreter
 fz_out=$("$GNNC" tests/fuse/gat_wide.gnn --emit=kir 2>&1)
-fz_ok=0
 if [ "$(printf '%s\n' "$fz_out" | grep -c '^  buffer .*: temp edge')" -eq 1 ] &&
    printf '%s\n' "$fz_out" | grep -q '^  buffer t[0-9]*: temp edge\[2\]   # steps' &&
-   "$GNNC" tests/fuse/gat_wide.gnn --print-ir-after=fuse 2>&1 | grep -q '= apply_edge.sub .* : edge\[2\]  # backward, g[0-9]*$'; then
-  fz_ok=1
+   "$GNNC" tests/fuse/gat_wide.gnn --print-ir-after=fuse 2>&1 | grep -q '= apply_edge.sub .* : edge\[2\]  # backward, g[0-9]*$' &&
+   fz_vs_interp tests/fuse/gat_wide.gnn 7 tests/interp/graphs/isolated tests/interp/graphs/hub; then
+  pass fuse/f64-stash/wide-heads
+else
+  fail fuse/f64-stash/wide-heads "$(fz_tail "$fz_out")"
 fi
-for fz_g in tests/interp/graphs/isolated tests/interp/graphs/hub; do
-  for fz_m in vertex edge; do
-    fz_lib="$fz/gat_wide-$fz_m.so" fz_b="$fz/gat_wide"
-    if fz_out=$("$GNNC" tests/fuse/gat_wide.gnn --target=host --mapping=$fz_m -o "$fz_lib" 2>&1) &&
-       fz_out=$("$GNNC" run tests/fuse/gat_wide.gnn --graph $fz_g --seed 7 --train --save-params "$fz_b.params" \
-         --save-inputs "$fz_b.inputs" --save-outputs "$fz_b.ref" 2>&1) &&
-       fz_out=$("$fz_bin/gnn-run" "$fz_lib" --graph $fz_g --params "$fz_b.params" --inputs "$fz_b.inputs" --seed 7 --train \
-         --save-grads "$fz_b.got" --output "$fz_b.out" --repeat 1 --warmup 0 2>&1) &&
-       sed 's/^tensor output /tensor out /' "$fz_b.out" >> "$fz_b.got" &&
-       fz_out=$("$PY" tests/codegen/compare.py "$fz_b.got" "$fz_b.ref" --tol 1e-4 2>&1); then :; else
-      fz_ok=0
-      fz_out="$(basename $fz_g) $fz_m: $fz_out"
-      break 2
-    fi
-    rm -f "$fz_b".* "$fz_lib"
-  done
-done
-if [ $fz_ok -eq 1 ]; then pass fuse/f64-stash/wide-heads; else fail fuse/f64-stash/wide-heads "$(fz_tail "$fz_out")"; fi
+unset -f fz_vs_interp
 unset -f fz_kernels
 fi # host-only checks
 
