@@ -271,8 +271,11 @@ struct Value {
   /* set by the fuse pass: computed in float64 in the kernels (an expression, a buffer). The
    * attention backward's t_v = <g_v, out_v> and the per-edge d(alpha) it is subtracted from
    * cancel where one edge carries a vertex's attention; float32 would keep only the rounding.
-   * On a forward value (out_v): the backward reads it unrounded, from a float64 stash. */
+   * Forward values: out_v (kept for the backward in a float64 stash) and the alpha' it sums
+   * with (multiplied in float64; stored as float if stored per edge). */
   bool f64;
+  bool reads_f64_stash; /* t_v's product: reads out_v from its float64 stash; every other kernel
+                           reads out_v as the forward rounded it */
 };
 
 /* The checkpoint pass's decision for a forward value the backward reads (docs/passes/checkpoint.md):

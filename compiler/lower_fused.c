@@ -56,6 +56,7 @@ typedef struct Fused {
   bool *needs_buf;   /* per value: lives in memory */
   KBuf **buf64;      /* per value: the float64 stash the backward reads of an f64 forward value that the
                         forward also reads as float (beside its float buffer), or NULL */
+  bool want64;       /* while t_v's product reads out_v: its float64 stash, unrounded */
   bool *fwd_needed;  /* per value: the forward reads it from memory (else only the backward does) */
   bool *seen;        /* per value: computed by the current kernel (for its description) */
   bool *stored;      /* per value: a root this kernel has stored for its row (later reads load it) */
@@ -135,18 +136,23 @@ static KExpr *row_of(Fused *F, const Value *x, const Ctx *cx) {
 
 static KExpr *load(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   KBuf *b = F->L->buf_of[x->id];
-  if (F->buf64[x->id] && F->m->groups[F->gid].bwd) b = F->buf64[x->id];
+  if (F->buf64[x->id] && F->want64 && F->m->groups[F->gid].bwd) b = F->buf64[x->id];
   if (!b) {
     fprintf(stderr, "internal error: fused kernel %s reads %%%d, which is not in memory\n", F->k->name, x->id);
     F->L->ok = false;
     return kf(F->L, 0);
   }
-  return kload(F->L, F->k, b, row_of(F, x, cx), idx);
+  KExpr *e = kload(F->L, F->k, b, row_of(F, x, cx), idx);
+  /* a float64 stash of out_v (its only buffer when only the backward reads it) is, to any reader
+   * but t_v's product, out_v as the forward rounded it (a later layer's d(alpha) of it included) */
+  if (x->f64 && !x->bwd && e->type == KT_F64 && !F->want64) e = kun(F->L, KU_TO_F32, e);
+  return e;
 }
 
 typedef struct {
   Fused *F;
   bool f64;          /* the reading value is computed in float64 (Value.f64): operands widened */
+  bool stash64;      /* it reads its f64 forward operands unrounded (Value.reads_f64_stash) */
   Ctx ctx[GNN_MAX_ARGS];
   int hoisted;       /* >= 0: operand 1 is in this shared array (an online aggregate's edge weight, made
                         once per edge by the softmax's lanes): the accumulator is rescaled as it is read */
@@ -165,7 +171,11 @@ static KExpr *fused_read(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx
     }
     return F->on_p;
   }
-  KExpr *e = eval(fr->F, r->args[i], &fr->ctx[i], idx);
+  Fused *F = fr->F;
+  bool saved = F->want64;
+  F->want64 = fr->stash64 && r->args[i]->f64 && !r->args[i]->bwd;
+  KExpr *e = eval(F, r->args[i], &fr->ctx[i], idx);
+  F->want64 = saved;
   return fr->f64 && e->type == KT_F32 && e->kind != KE_FCONST ? kun(L, KU_TO_F64, e) : e;
 }
 
@@ -175,7 +185,7 @@ static Ctx vertex_ctx(KExpr *v, bool near) { return (Ctx){.vtx = v, .near = near
 static KExpr *compute(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   Lower *L = F->L;
   Kernel *k = F->k;
-  FReader fr = {F, x->f64, {{0}}, -1};
+  FReader fr = {F, x->f64, x->reads_f64_stash, {{0}}, -1};
   Reader r = {fused_read, x->args, {NULL, NULL, NULL}, &fr};
   KExpr *counter = x->dom == DOM_VERTEX ? cx->vtx : x->dom == DOM_EDGE ? cx->edge : ki(L, 0);
   F->seen[x->id] = true;
@@ -300,7 +310,7 @@ static KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   }
   KExpr *e = compute(F, x, cx, idx);
   /* a float value is float where it is made (as in memory): an operand read in float64 (an f64
-   * stash, a softmax's float64 denominator) widens the arithmetic, not the value */
+   * value of this kernel) widens the arithmetic, not the value */
   if (!x->f64 && x->elem == ELEM_F32 && e->type == KT_F64) e = kun(L, KU_TO_F32, e);
   Memo *mm = arena_alloc(L->a, sizeof(Memo));
   *mm = (Memo){x, cx->vtx, cx->edge, idx, L->cur_blk, -1, e};
@@ -515,8 +525,9 @@ static int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w,
   int64_t floats = 0, budget = (int64_t)STAGE_LANE_FLOATS * F->k->group;
   for (int i = 0; i < n; i++) {
     Value *x = F->m->vals.items[i];
-    if (!stop[i] || floats + (int64_t)slots * width_of(x) > budget) continue;
-    floats += (int64_t)slots * width_of(x);
+    int64_t need = (int64_t)slots * width_of(x) * (x->f64 ? 2 : 1); /* a float64 value: two floats */
+    if (!stop[i] || floats + need > budget) continue;
+    floats += need;
     out[nout++] = x;
   }
   free(S.readers);
@@ -798,7 +809,7 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
         F->on_sh_p = F->sh_pv[F->on_soft->id];
       }
       if (a->op == OP_AGGREGATE) {
-        FReader fr = {F, a->f64, {vertex_ctx(ecx.src, ecx.src_near), ecx}, F->on_soft ? F->hoist[a->id] : -1};
+        FReader fr = {F, a->f64, false, {vertex_ctx(ecx.src, ecx.src_near), ecx}, F->on_soft ? F->hoist[a->id] : -1};
         Reader r = {fused_read, a->args, {NULL, NULL, NULL}, &fr};
         x = fn_elem(L, k, lanes, a, a->msg, &r, kk, NULL);
       } else {
@@ -886,7 +897,7 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
         Value *st = mem[j];
         if (!is_stat(F, st) || st->stat_of != a || !F->needs_buf[st->id]) continue;
         KExpr *val = st->stat == STAT_MAX ? kvar(L, k, acc[a->id].acc, slot) : kvar(L, k, acc[a->id].aux, slot);
-        if (st->stat == STAT_SUM && !st->f64) val = kun(L, KU_TO_F32, val);
+        if (st->stat == STAT_SUM) val = kun(L, KU_TO_F32, val);
         store(F, fin, st, krow(L), kk, ksel(L, kbin(L, KO_GT, deg, ki(L, 0)), val, kf(L, 0)));
         F->seen[st->id] = true;
       }
@@ -1100,7 +1111,7 @@ static void lower_edge_reduce(Fused *F, const FuseGroup *g, Value *v) {
   L->cur_blk = lanes;
   KExpr *kk = kvar(L, k, kv, NULL), *msg;
   if (agg) {
-    FReader fr = {F, v->f64, {vertex_ctx(cx.src, false), cx}, -1};
+    FReader fr = {F, v->f64, false, {vertex_ctx(cx.src, false), cx}, -1};
     Reader r = {fused_read, v->args, {NULL, NULL, NULL}, &fr};
     msg = fn_elem(L, k, lanes, v, v->msg, &r, kk, NULL);
   } else {

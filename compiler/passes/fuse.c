@@ -197,6 +197,7 @@ static bool rewrite_attention_backward(Fuse *F) {
      * (alpha = 1): both terms in float64, from out_v unrounded (a float64 stash), keep that 0
      * exact, as the unfused sum_u alpha * d(alpha) does in float32 */
     prod->f64 = tv->f64 = out->f64 = true;
+    prod->reads_f64_stash = true;
     if (out->args[1]->fn == FN_DROPOUT) out->args[1]->f64 = true; /* alpha' = alpha * 1/(1-p), unrounded */
     for (int d = 0; d < 3; d++)
       if (dalpha[d]) dalpha[d]->f64 = true;
@@ -463,6 +464,9 @@ static void unfuse(Module *m) {
     Value *v = m->vals.items[i];
     v->sched = SCHED_UNFUSED;
     v->group = 0;
+    /* the unfused lowering keeps float32 buffers: a rewritten t_v = <g, out> there is float32
+     * (the fallback after a cycle, which asks for a report) */
+    v->f64 = v->reads_f64_stash = false;
   }
   m->groups = NULL;
   m->ngroups = 0;

@@ -51,6 +51,8 @@
 #   fuse/f64-stash/output-aggregate  an attention aggregate that is the output: its float64 stash is
 #                                  a t<id>_f64 beside it; host library vs the interpreter, training
 #                                  forward and backward, both mappings, isolated and duplicates, 1e-4
+#   fuse/f64-stash/two-hop         attention over an attention layer's output: the float64 stashes are
+#                                  read by t_v's products only; vs the interpreter, both mappings, 1e-4
 #   fuse/no-f64-edge-buffer/MODEL  no edge buffer of float64 elements in the example's kernel IR, by
 #                                  default, with -fno-recompute and with --mapping=edge
 #   fuse/f64-stash/wide-heads      GAT with 2 x 24 heads: the backward's one edge buffer is the float
@@ -385,6 +387,17 @@ if [ "$(printf '%s\n' "$fz_out" | grep -c '^  buffer .*: temp edge')" -eq 1 ] &&
   pass fuse/f64-stash/wide-heads
 else
   fail fuse/f64-stash/wide-heads "$(fz_tail "$fz_out")"
+fi
+# a second attention layer over the first one's output: only t_v's products read the float64
+# stashes (each layer's, at the kernel's own row); the second layer's d(alpha) reads out_u, at
+# the far end of an edge, as float
+fz_out=$("$GNNC" tests/fuse/gat_two_hop.gnn --emit=kir 2>&1)
+if [ "$(printf '%s\n' "$fz_out" | grep -c '\* t[0-9]*_f64\[row, ')" -eq 2 ] &&
+   ! printf '%s\n' "$fz_out" | grep -q '_f64\[u, ' &&
+   fz_vs_interp tests/fuse/gat_two_hop.gnn 52 tests/interp/graphs/isolated tests/interp/graphs/duplicates; then
+  pass fuse/f64-stash/two-hop
+else
+  fail fuse/f64-stash/two-hop "$(fz_tail "$fz_out")"
 fi
 unset -f fz_vs_interp
 unset -f fz_kernels
