@@ -303,6 +303,7 @@ bench: all $(BUILD)/bench/compile_time $(BUILD)/bench/gen_pointcloud
 	@bash bench/host_forward.sh $(BUILD)/gnnc
 	@bash bench/reorg_ablation.sh $(BUILD)/gnnc
 	@bash bench/fuse_ablation.sh $(BUILD)/gnnc
+	@bash bench/attention_precision.sh
 	@bash bench/recompute.sh $(BUILD)/gnnc
 	@bash bench/train_accuracy.sh $(BUILD)/gnnc
 
