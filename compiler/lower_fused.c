@@ -151,8 +151,8 @@ static KExpr *load(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
 
 typedef struct {
   Fused *F;
-  bool f64;          /* the reading value is computed in float64 (Value.f64): operands widened */
-  bool stash64;      /* it reads its f64 forward operands unrounded (Value.reads_f64_stash) */
+  const Value *reader; /* the value whose operands these are: f64 widens them; reads_f64_stash reads
+                          an f64 forward operand unrounded */
   Ctx ctx[GNN_MAX_ARGS];
   int hoisted;       /* >= 0: operand 1 is in this shared array (an online aggregate's edge weight, made
                         once per edge by the softmax's lanes): the accumulator is rescaled as it is read */
@@ -173,10 +173,10 @@ static KExpr *fused_read(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx
   }
   Fused *F = fr->F;
   bool saved = F->want64;
-  F->want64 = fr->stash64 && r->args[i]->f64 && !r->args[i]->bwd;
+  F->want64 = fr->reader->reads_f64_stash && r->args[i]->f64 && !r->args[i]->bwd;
   KExpr *e = eval(F, r->args[i], &fr->ctx[i], idx);
   F->want64 = saved;
-  return fr->f64 && e->type == KT_F32 && e->kind != KE_FCONST ? kun(L, KU_TO_F64, e) : e;
+  return fr->reader->f64 && e->type == KT_F32 && e->kind != KE_FCONST ? kun(L, KU_TO_F64, e) : e;
 }
 
 static Ctx vertex_ctx(KExpr *v, bool near) { return (Ctx){.vtx = v, .near = near}; }
@@ -185,7 +185,7 @@ static Ctx vertex_ctx(KExpr *v, bool near) { return (Ctx){.vtx = v, .near = near
 static KExpr *compute(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   Lower *L = F->L;
   Kernel *k = F->k;
-  FReader fr = {F, x->f64, x->reads_f64_stash, {{0}}, -1};
+  FReader fr = {F, x, {{0}}, -1};
   Reader r = {fused_read, x->args, {NULL, NULL, NULL}, &fr};
   KExpr *counter = x->dom == DOM_VERTEX ? cx->vtx : x->dom == DOM_EDGE ? cx->edge : ki(L, 0);
   F->seen[x->id] = true;
@@ -809,7 +809,7 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
         F->on_sh_p = F->sh_pv[F->on_soft->id];
       }
       if (a->op == OP_AGGREGATE) {
-        FReader fr = {F, a->f64, false, {vertex_ctx(ecx.src, ecx.src_near), ecx}, F->on_soft ? F->hoist[a->id] : -1};
+        FReader fr = {F, a, {vertex_ctx(ecx.src, ecx.src_near), ecx}, F->on_soft ? F->hoist[a->id] : -1};
         Reader r = {fused_read, a->args, {NULL, NULL, NULL}, &fr};
         x = fn_elem(L, k, lanes, a, a->msg, &r, kk, NULL);
       } else {
@@ -896,8 +896,7 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
       for (int j = 0; j < nmem && stats; j++) { /* its statistics, for the backward (a vertex without edges: 0) */
         Value *st = mem[j];
         if (!is_stat(F, st) || st->stat_of != a || !F->needs_buf[st->id]) continue;
-        KExpr *val = st->stat == STAT_MAX ? kvar(L, k, acc[a->id].acc, slot) : kvar(L, k, acc[a->id].aux, slot);
-        if (st->stat == STAT_SUM) val = kun(L, KU_TO_F32, val);
+        KExpr *val = st->stat == STAT_MAX ? kvar(L, k, acc[a->id].acc, slot) : kun(L, KU_TO_F32, kvar(L, k, acc[a->id].aux, slot));
         store(F, fin, st, krow(L), kk, ksel(L, kbin(L, KO_GT, deg, ki(L, 0)), val, kf(L, 0)));
         F->seen[st->id] = true;
       }
@@ -1111,7 +1110,7 @@ static void lower_edge_reduce(Fused *F, const FuseGroup *g, Value *v) {
   L->cur_blk = lanes;
   KExpr *kk = kvar(L, k, kv, NULL), *msg;
   if (agg) {
-    FReader fr = {F, v->f64, false, {vertex_ctx(cx.src, false), cx}, -1};
+    FReader fr = {F, v, {vertex_ctx(cx.src, false), cx}, -1};
     Reader r = {fused_read, v->args, {NULL, NULL, NULL}, &fr};
     msg = fn_elem(L, k, lanes, v, v->msg, &r, kk, NULL);
   } else {
@@ -1206,14 +1205,14 @@ void lower_fused_steps(Lower *L) {
   for (int i = 0; i < n; i++) {
     Value *v = m->vals.items[i];
     if (F.needs_buf[i] && !L->buf_of[i] && v->op != OP_CONST) {
-      /* an f64 value in float64, unless the forward reads it as float: then a float64 stash beside
-       * it for the backward (written where the float one is: a walk's or a rows kernel's store).
-       * Never an edge buffer (8 bytes an element of E rows): an f64 edge value stored for the
-       * backward (alpha' under -fno-recompute) is stored as float */
-      bool wide = v->f64 && v->elem == ELEM_F32 && v->dom != DOM_EDGE && (v->bwd || stash_only(&F, v)), shadow = false;
-      if (v->f64 && !wide && !v->bwd && v->dom != DOM_EDGE && v->group >= 0 &&
-          (m->groups[v->group].kind == FG_WALK || m->groups[v->group].kind == FG_ROWS))
-        shadow = true;
+      /* an f64 value in float64, unless the forward reads it as float: then (out_v, made by a walk)
+       * a float64 stash beside it for the backward, written by store() with the float one; an
+       * edge-balanced sum lends its accumulator instead (lower_edge_reduce). Never an edge buffer
+       * (8 bytes an element of E rows): an f64 edge value stored for the backward (alpha' under
+       * -fno-recompute) is stored as float */
+      bool vertexish = v->f64 && v->elem == ELEM_F32 && v->dom != DOM_EDGE;
+      bool wide = vertexish && (v->bwd || stash_only(&F, v));
+      bool shadow = vertexish && !wide && v->group >= 0 && m->groups[v->group].kind == FG_WALK;
       L->buf_of[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d", v->id), v->dom, wide ? ELEM_F64 : v->elem, shape_elems(&v->shape), v);
       L->buf_of[i]->train_only = stash_only(&F, v);
       if (shadow) {

@@ -229,6 +229,15 @@ static bool rewrite_attention_backward(Fuse *F) {
   }
   module_compact(m);
   module_count_uses(m);
+  /* a backward copy of a float64 value (t_v's copy_v to the edges, a view of it) is float64 too:
+   * kernels round a value that is not to float where they make it */
+  for (int i = 0; i < m->vals.len; i++) {
+    Value *v = m->vals.items[i];
+    bool copy = (v->op == OP_SCATTER && (v->fn == FN_COPY_U || v->fn == FN_COPY_V)) ||
+                ((v->op == OP_APPLY_VERTEX || v->op == OP_APPLY_EDGE || v->op == OP_APPLY_GLOBAL) &&
+                 (v->fn == FN_FLATTEN || v->fn == FN_RESHAPE || v->fn == FN_REPEAT || v->fn == FN_SLICE));
+    if (copy && v->bwd && v->args[0]->f64) v->f64 = true;
+  }
   return true;
 }
 
@@ -523,15 +532,6 @@ bool pass_fuse(GnnCtx *c, Module *m) {
   index_users(&F);
   /* 0. the algebra fusion needs: t_v of the attention backward without an edge pass */
   if (rewrite_attention_backward(&F)) index_users(&F);
-  /* a backward copy of a float64 value (t_v's copy_v to the edges, a view of it) is float64 too:
-   * kernels round a value that is not to float where they make it */
-  for (int i = 0; i < m->vals.len; i++) {
-    Value *v = m->vals.items[i];
-    bool copy = (v->op == OP_SCATTER && (v->fn == FN_COPY_U || v->fn == FN_COPY_V)) ||
-                ((v->op == OP_APPLY_VERTEX || v->op == OP_APPLY_EDGE || v->op == OP_APPLY_GLOBAL) &&
-                 (v->fn == FN_FLATTEN || v->fn == FN_RESHAPE || v->fn == FN_REPEAT || v->fn == FN_SLICE));
-    if (copy && v->bwd && v->args[0]->f64) v->f64 = true;
-  }
   bool edge_map = c->mapping == MAPPING_EDGE;
 
   /* 1. leaves, GEMMs, anchors, sinks; element-wise values inline for now */

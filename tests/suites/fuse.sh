@@ -364,41 +364,39 @@ fz_vs_interp() {
     done
   done
 }
+# fz_f64_case NAME KIR_OK MODEL SEED GRAPH...: passes when the kernel-IR facts held (KIR_OK = 1) and
+# the library agrees with the interpreter (fz_vs_interp)
+fz_f64_case() {
+  local name=$1 kir_ok=$2
+  shift 2
+  if [ "$kir_ok" = 1 ] && fz_vs_interp "$@"; then pass "$name"; else fail "$name" "$(fz_tail "$fz_out")"; fi
+}
 # float64 where the attention backward cancels (docs/passes/fuse.md): the aggregate is the model's
 # output, so its float64 stash for the backward is a second buffer, t<id>_f64 (training only),
 # written by the forward walk and read by the backward; vs the interpreter on graphs with
 # single-in-edge and duplicate-edge vertices
 fz_out=$("$GNNC" tests/fuse/gat_out.gnn --emit=kir 2>&1)
-if printf '%s\n' "$fz_out" | grep -q '^  buffer t[0-9]*_f64: temp vertex\[2, 3\] f64   # steps .*, training only$' &&
-   printf '%s\n' "$fz_out" | grep -q '^  buffer t[0-9]*: temp vertex\[2, 3\] output "out"' &&
-   [ "$(printf '%s\n' "$fz_out" | grep -c ' t[0-9]*_f64\[row, ')" -ge 2 ] &&
-   fz_vs_interp tests/fuse/gat_out.gnn 52 tests/interp/graphs/isolated tests/interp/graphs/duplicates; then
-  pass fuse/f64-stash/output-aggregate
-else
-  fail fuse/f64-stash/output-aggregate "$(fz_tail "$fz_out")"
-fi
+fz_ok=0
+printf '%s\n' "$fz_out" | grep -q '^  buffer t[0-9]*_f64: temp vertex\[2, 3\] f64   # steps .*, training only$' &&
+  printf '%s\n' "$fz_out" | grep -q '^  buffer t[0-9]*: temp vertex\[2, 3\] output "out"' &&
+  [ "$(printf '%s\n' "$fz_out" | grep -c ' t[0-9]*_f64\[row, ')" -ge 2 ] && fz_ok=1
+fz_f64_case fuse/f64-stash/output-aggregate $fz_ok tests/fuse/gat_out.gnn 52 tests/interp/graphs/isolated tests/interp/graphs/duplicates
 # wide heads: the one edge buffer of the backward is the float d(alpha) - t_v (edge[2], 4 bytes an
 # element), not the float64 d(alpha) before it; vs the interpreter
 fz_out=$("$GNNC" tests/fuse/gat_wide.gnn --emit=kir 2>&1)
-if [ "$(printf '%s\n' "$fz_out" | grep -c '^  buffer .*: temp edge')" -eq 1 ] &&
-   printf '%s\n' "$fz_out" | grep -q '^  buffer t[0-9]*: temp edge\[2\]   # steps' &&
-   "$GNNC" tests/fuse/gat_wide.gnn --print-ir-after=fuse 2>&1 | grep -q '= apply_edge.sub .* : edge\[2\]  # backward, g[0-9]*$' &&
-   fz_vs_interp tests/fuse/gat_wide.gnn 7 tests/interp/graphs/isolated tests/interp/graphs/hub; then
-  pass fuse/f64-stash/wide-heads
-else
-  fail fuse/f64-stash/wide-heads "$(fz_tail "$fz_out")"
-fi
+fz_ok=0
+[ "$(printf '%s\n' "$fz_out" | grep -c '^  buffer .*: temp edge')" -eq 1 ] &&
+  printf '%s\n' "$fz_out" | grep -q '^  buffer t[0-9]*: temp edge\[2\]   # steps' &&
+  "$GNNC" tests/fuse/gat_wide.gnn --print-ir-after=fuse 2>&1 | grep -q '= apply_edge.sub .* : edge\[2\]  # backward, g[0-9]*$' && fz_ok=1
+fz_f64_case fuse/f64-stash/wide-heads $fz_ok tests/fuse/gat_wide.gnn 7 tests/interp/graphs/isolated tests/interp/graphs/hub
 # a second attention layer over the first one's output: only t_v's products read the float64
 # stashes (each layer's, at the kernel's own row); the second layer's d(alpha) reads out_u, at
 # the far end of an edge, as float
 fz_out=$("$GNNC" tests/fuse/gat_two_hop.gnn --emit=kir 2>&1)
-if [ "$(printf '%s\n' "$fz_out" | grep -c '\* t[0-9]*_f64\[row, ')" -eq 2 ] &&
-   ! printf '%s\n' "$fz_out" | grep -q '_f64\[u, ' &&
-   fz_vs_interp tests/fuse/gat_two_hop.gnn 52 tests/interp/graphs/isolated tests/interp/graphs/duplicates; then
-  pass fuse/f64-stash/two-hop
-else
-  fail fuse/f64-stash/two-hop "$(fz_tail "$fz_out")"
-fi
+fz_ok=0
+[ "$(printf '%s\n' "$fz_out" | grep -c '\* t[0-9]*_f64\[row, ')" -eq 2 ] && ! printf '%s\n' "$fz_out" | grep -q '_f64\[u, ' && fz_ok=1
+fz_f64_case fuse/f64-stash/two-hop $fz_ok tests/fuse/gat_two_hop.gnn 52 tests/interp/graphs/isolated tests/interp/graphs/duplicates
+unset -f fz_f64_case
 unset -f fz_vs_interp
 unset -f fz_kernels
 fi # host-only checks
