@@ -298,9 +298,9 @@ static void cuda_prelude(FILE *out, const KProgram *p) {
 
 static void cuda_launch(FILE *out, const KProgram *p, const Kernel *k) {
   int gpb = BLOCK / k->group;
-  fprintf(out, "  if (%s > 0) {\n", emit_rows(k->rows));
-  fprintf(out, "    const unsigned blocks = (unsigned)((%s + %d - 1) / %d);\n", emit_rows(k->rows), gpb, gpb);
-  fprintf(out, "    %s_%s<<<blocks, %d, 0, gnn_ctx_stream(m->ctx)>>>(%s", p->cname, k->name, BLOCK, emit_rows(k->rows));
+  fprintf(out, "  if (%s > 0) {\n", emit_kernel_rows(p, k));
+  fprintf(out, "    const unsigned blocks = (unsigned)((%s + %d - 1) / %d);\n", emit_kernel_rows(p, k), gpb, gpb);
+  fprintf(out, "    %s_%s<<<blocks, %d, 0, gnn_ctx_stream(m->ctx)>>>(%s", p->cname, k->name, BLOCK, emit_kernel_rows(p, k));
   for (int g = 0; g < KG__COUNT; g++)
     if (k->graph[g]) fprintf(out, ", g->%s", kgraph_name[g]);
   for (int i = 0; i < k->bufs.len; i++) fprintf(out, ", %s", emit_buf_ref(p, k->bufs.items[i]));

@@ -778,7 +778,7 @@ static void host_prelude(FILE *out, const KProgram *p) {
 }
 
 static void host_launch(FILE *out, const KProgram *p, const Kernel *k) {
-  fprintf(out, "  %s(%s", k->name, emit_rows(k->rows));
+  fprintf(out, "  %s(%s", k->name, emit_kernel_rows(p, k));
   for (int g = 0; g < KG__COUNT; g++)
     if (k->graph[g]) fprintf(out, ", g->%s", kgraph_name[g]);
   for (int i = 0; i < k->bufs.len; i++) fprintf(out, ", %s", emit_buf_ref(p, k->bufs.items[i]));

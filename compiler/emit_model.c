@@ -57,6 +57,10 @@ static bool is_outbuf(const KProgram *p, const KBuf *b) {
 
 const char *emit_rows(Domain d) { return d == DOM_VERTEX ? "g->nv" : d == DOM_EDGE ? "g->ne" : d == DOM_GRAPH ? "g->ng" : "1"; }
 
+const char *emit_kernel_rows(const KProgram *p, const Kernel *k) {
+  return k->rows == DOM_PARAM ? arena_printf(p->arena, "(int64_t)%lld", (long long)k->nrows) : emit_rows(k->rows);
+}
+
 const char *emit_buf_ref(const KProgram *p, const KBuf *b) {
   switch (b->kind) {
   case BUF_INPUT: return arena_printf(p->arena, "m->%s", b->name);

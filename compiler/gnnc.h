@@ -276,6 +276,9 @@ struct Value {
   bool f64;
   bool reads_f64_stash; /* t_v's product: reads out_v from its float64 stash; every other kernel
                            reads out_v as the forward rounded it */
+  /* set by the fuse pass: an attention dot a . h of a GEMM result h = x W, computed by h's GEMM
+   * as extra columns, h_cat = x [W | W.a] (group: h's; buffer: h's, a column range of it) */
+  bool folded;
 };
 
 /* The checkpoint pass's decision for a forward value the backward reads (docs/passes/checkpoint.md):
@@ -413,7 +416,10 @@ typedef struct {
   int nedge_ids;          /*   (the mapping tuner's plans, compiler/tune.c) */
   bool remarks;           /* -Rpass-missed=fuse: notes on what fuse left unfused, and why */
   int recompute_level;    /* checkpoint: 0 the cost model (default), 1 recompute all it can */
+  int fold_dots;          /* FoldChoice (--fold-attention): fuse folds attention dots into GEMMs */
 } GnnCtx;
+/* --fold-attention: whether fuse folds the dots a . (x W) into the GEMM as x . [W | W.a] */
+typedef enum { FOLD_COST, FOLD_ALWAYS, FOLD_NEVER } FoldChoice;
 
 void gnn_ctx_init(GnnCtx *c, const char *path, const char *text, size_t size, FILE *diag_out);
 void gnn_ctx_free(GnnCtx *c);
@@ -473,6 +479,7 @@ typedef struct {
   const int *edge_ids; /* --edge-balanced=ID,...: reductions to run edge-balanced (GnnCtx.edge_ids) */
   int nedge_ids;
   bool recompute_all; /* --recompute=all: checkpoint recomputes every value it can */
+  int fold_dots;      /* FoldChoice (--fold-attention) */
   double memory_budget; /* --memory-budget=BYTES (> 0): the fastest plan whose memory at stats_V, stats_E fits */
   bool print_plan;  /* --print-memory-plan V=,E=: the memory plan after lower */
 } PipelineOpts;
@@ -494,7 +501,7 @@ bool pipeline_has_pass(const char *name);
  * operator-IR values (a fused group): it lists them. */
 
 typedef enum { KT_F32, KT_I64, KT_F64 } KType;
-typedef enum { MAP_VERTEX, MAP_EDGE, MAP_GLOBAL } Mapping;
+typedef enum { MAP_VERTEX, MAP_EDGE, MAP_GLOBAL, MAP_WEIGHT } Mapping; /* MAP_WEIGHT: a group per row of a weight */
 /* The graph arrays a kernel may read (gnn_graph's fields of these names): KG_GRAPH_PTR the vertex
  * range of each graph of a batch, KG_VERTEX_GRAPH the graph of each vertex. */
 typedef enum { KG_IN_PTR, KG_OUT_PTR, KG_SRC, KG_DST, KG_OUT_EID, KG_GRAPH_PTR, KG_VERTEX_GRAPH, KG__COUNT } KGraphArray;
@@ -580,7 +587,8 @@ typedef struct Kernel {
   const char *name;  /* k<id>_<what>_<mapping> */
   const char *what;  /* one line: the IR values it implements */
   Mapping map;
-  Domain rows;       /* DOM_VERTEX: nv groups, DOM_EDGE: ne groups, DOM_GLOBAL: 1 */
+  Domain rows;       /* DOM_VERTEX: nv groups, DOM_EDGE: ne groups, DOM_GLOBAL: 1, DOM_PARAM: nrows */
+  int64_t nrows;     /* DOM_PARAM: the rows of the weight it makes (MAP_WEIGHT) */
   int dir;           /* MAP_VERTEX: GATHER_BY_DST (CSR in-edges) or GATHER_BY_SRC (CSC out-edges) */
   int group;         /* lanes per group, a power of two <= 32 */
   KLocal *locals;
@@ -685,6 +693,7 @@ extern const EmitHooks emit_cuda_hooks, emit_host_hooks;
 const char *emit_buf_ref(const KProgram *p, const KBuf *b);
 /* rows(b) as C: "g->nv", "g->ne" or "1". */
 const char *emit_rows(Domain d);
+const char *emit_kernel_rows(const KProgram *p, const Kernel *k); /* its groups: emit_rows, or a weight's rows */
 /* The C prefix of the model's public names (the lower-case name; "model_" before a reserved one). */
 const char *emit_model_prefix(const KProgram *p);
 void emit_header(FILE *out, const KProgram *p, const char *src_name);

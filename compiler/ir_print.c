@@ -105,7 +105,7 @@ static void print_value(FILE *out, const Value *v, bool needed) {
   bool hashed = v->bwd || needed || (!v->bwd && v->ckpt);
   if (v->sched == SCHED_INLINE) fputs(hashed ? ", inline" : "  # inline", out);
   else if (v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_GEMM)
-    fprintf(out, "%sg%d", hashed ? ", " : "  # ", v->group);
+    fprintf(out, "%sg%d%s", hashed ? ", " : "  # ", v->group, v->folded ? ", folded" : "");
   bool scheduled = v->sched == SCHED_INLINE || v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_GEMM;
   if (v->f64) fputs(hashed || scheduled ? ", f64" : "  # f64", out); /* fuse: computed in float64 */
   fputc('\n', out);
@@ -125,7 +125,10 @@ static const char *group_kind(const FuseGroup *g) {
 /* After fuse: each group (a kernel, or a GEMM) with the values it computes, in run order. */
 static void print_groups(FILE *out, const Module *m) {
   for (int g = 0; g < m->ngroups; g++) {
-    fprintf(out, "  group g%d: %s%s:", g, group_kind(&m->groups[g]), m->groups[g].bwd ? ", backward" : "");
+    bool folds = false;
+    for (int i = 0; i < m->vals.len; i++) folds |= ((const Value *)m->vals.items[i])->folded && ((const Value *)m->vals.items[i])->group == g;
+    fprintf(out, "  group g%d: %s%s%s:", g, group_kind(&m->groups[g]), folds ? " with the attention dots as columns, x . [W | W.a]" : "",
+            m->groups[g].bwd ? ", backward" : "");
     for (int i = 0; i < m->vals.len; i++) {
       const Value *v = m->vals.items[i];
       if ((v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_GEMM) && v->group == g) fprintf(out, " %%%d", v->id);

@@ -26,7 +26,9 @@ const char *ktype_c(KType t) { return t == KT_F32 ? "float" : t == KT_F64 ? "dou
 const char *ktype_name(KType t) { return t == KT_F32 ? "f32" : t == KT_F64 ? "f64" : "i64"; }
 const char *elem_c(ElemType e) { return e == ELEM_F32 ? "float" : e == ELEM_F64 ? "double" : "int32_t"; }
 
-const char *mapping_name(Mapping m) { return m == MAP_VERTEX ? "vertex" : m == MAP_EDGE ? "edge" : "global"; }
+const char *mapping_name(Mapping m) {
+  return m == MAP_VERTEX ? "vertex" : m == MAP_EDGE ? "edge" : m == MAP_WEIGHT ? "weight" : "global";
+}
 
 const char *const kgraph_name[KG__COUNT] = {"in_ptr", "out_ptr", "src", "dst", "out_eid", "graph_ptr", "vertex_graph"};
 const char *const kgraph_type[KG__COUNT] = {"int64_t", "int64_t", "int32_t", "int32_t", "int32_t", "int64_t", "int32_t"};
@@ -248,11 +250,15 @@ const char *kernel_mapping_desc(const Kernel *k) {
            : k->graph[KG_OUT_PTR]             ? "vertex-balanced over out-edges (CSC)"
                                               : "one group per vertex";
   if (k->map == MAP_EDGE) return "edge-balanced: one group per edge";
+  if (k->map == MAP_WEIGHT) return "one group per row of the weight";
   return "one group";
 }
 
 static void print_kernel(FILE *out, const Kernel *k) {
-  fprintf(out, "kernel %s: %s, group %d   # %s\n", k->name, kernel_mapping_desc(k), k->group, k->what);
+  if (k->map == MAP_WEIGHT)
+    fprintf(out, "kernel %s: %s (%lld rows), group %d   # %s\n", k->name, kernel_mapping_desc(k), (long long)k->nrows, k->group, k->what);
+  else
+    fprintf(out, "kernel %s: %s, group %d   # %s\n", k->name, kernel_mapping_desc(k), k->group, k->what);
   for (int i = 0; i < k->nshared; i++)
     fprintf(out, "  shared %s: %s[%d]\n", k->shared[i].name, ktype_name(k->shared[i].type), k->shared[i].len);
   for (int i = 0; i < k->nlocals; i++) {
@@ -279,7 +285,10 @@ void kir_print(FILE *out, const KProgram *p) {
           p->nsteps, p->nfwd, p->nsteps - p->nfwd, p->kernels.len);
   for (int i = 0; i < p->bufs.len; i++) {
     const KBuf *b = p->bufs.items[i];
-    if (b->val) /* the value's own shape: param[1433, 16], temp vertex[8, 8] */
+    if (b->val && b->width != shape_elems(&b->val->shape)) /* a GEMM result with the dots folded into it */
+      fprintf(out, "  buffer %s: %s %s[%lld] (%%%d %s, then its folded dots)", b->name, kind_name(b->kind), domain_name(b->dom),
+              (long long)b->width, b->val->id, shape_str(p->arena, &b->val->shape));
+    else if (b->val) /* the value's own shape: param[1433, 16], temp vertex[8, 8] */
       fprintf(out, "  buffer %s: %s%s%s%s", b->name, kind_name(b->kind), b->kind == BUF_PARAM ? "" : " ",
               b->kind == BUF_PARAM ? "" : domain_name(b->dom), shape_str(p->arena, &b->val->shape));
     else

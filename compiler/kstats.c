@@ -109,7 +109,9 @@ static void flush_sites(Acct *a) {
   a->nsites = a->cap = 0;
 }
 
-static double kernel_rows(const Kernel *k, double V, double E) { return rows_of(k->rows, V, E); }
+static double kernel_rows(const Kernel *k, double V, double E) {
+  return k->rows == DOM_PARAM ? (double)k->nrows : rows_of(k->rows, V, E);
+}
 
 static double dim_val(KDim d, double V, double E) { return (double)d.mult * rows_of(d.dom, V, E); }
 

@@ -1090,6 +1090,7 @@ KProgram *lower_module(GnnCtx *c, Module *m, MappingChoice mapping) {
   p->arena = &c->arena;
   L.p = p;
   L.buf_of = arena_alloc(&c->arena, sizeof(KBuf *) * (size_t)(m->vals.len + 1));
+  L.col_of = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(m->vals.len + 1));
   /* 1. one buffer per value, except constants (inlined) and degrees (the graph's arrays) */
   for (int i = 0; i < m->vals.len; i++) {
     Value *v = m->vals.items[i];

@@ -11,6 +11,7 @@ typedef struct {
   KProgram *p;
   Arena *a;
   KBuf **buf_of;     /* per value id: its buffer (NULL for constants) */
+  int64_t *col_of;   /* per value id: its first column in that buffer (0 but for folded dots) */
   KBuf *deg[3];      /* degree.in, degree.out, degree.size buffers (made on demand) */
   MappingChoice mapping;
   bool ok;

@@ -90,7 +90,7 @@ static KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx);
  * it where they read it, as if inline, so that an inference forward holds no buffer of it (GCN's
  * edge normalisation, MoNet's Gaussian weights). The backward loads it. */
 static bool fwd_recomputes(const Value *x) {
-  return !x->bwd && x->ckpt == CKPT_STASH && x->sched == SCHED_ROOT &&
+  return !x->bwd && !x->folded && x->ckpt == CKPT_STASH && x->sched == SCHED_ROOT &&
          (x->op == OP_APPLY_EDGE || x->op == OP_APPLY_VERTEX || x->op == OP_APPLY_GLOBAL || x->op == OP_APPLY_GRAPH || x->op == OP_SCATTER);
 }
 
@@ -142,6 +142,7 @@ static KExpr *load(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
     F->L->ok = false;
     return kf(F->L, 0);
   }
+  if (F->L->col_of[x->id] && b == F->L->buf_of[x->id]) idx = kbin(F->L, KO_ADD, ki(F->L, F->L->col_of[x->id]), idx);
   KExpr *e = kload(F->L, F->k, b, row_of(F, x, cx), idx);
   /* a float64 stash of out_v (its only buffer when only the backward reads it) is, to any reader
    * but t_v's product, out_v as the forward rounded it (a later layer's d(alpha) of it included) */
@@ -1130,6 +1131,68 @@ static void lower_edge_reduce(Fused *F, const FuseGroup *g, Value *v) {
   for (int i = first_step; i < L->p->nsteps && stash_only(F, v); i++) L->p->steps[i].train_only = true;
 }
 
+/* ---- FG_GEMM with folded attention dots: the weight [W | W.a ...], then one GEMM */
+
+typedef struct {
+  Fused *F;
+  const Value *h;    /* the GEMM result the dots read: here the weight's row instead */
+  KBuf *w;
+  int64_t width;     /* elements of a row of h (= of the weight) */
+} FoldReader;
+
+static KExpr *fold_read(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx) {
+  const FoldReader *fr = r->ctx;
+  if (r->args[i] == fr->h) return kload(L, k, fr->w, NULL, kbin(L, KO_ADD, kbin(L, KO_MUL, krow(L), ki(L, fr->width)), idx));
+  Ctx global = {0};
+  return eval(fr->F, r->args[i], &global, idx);
+}
+
+/* h = x W with the dots d_i = a_i . h folded in (passes/fuse.c, fold_attention_dots): a kernel
+ * with a group per row r of W makes the K x C weight [W | W.a_1 | ...] (row r: W's row, then
+ * the dots of a_i with it, d_i(W[r]) by d_i's own definition), then one GEMM writes h and the
+ * dots side by side, C = HD + the dots' widths a row; readers find the dots at L->col_of. */
+static void lower_folded_gemm(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
+  Lower *L = F->L;
+  Value *h = mem[0];
+  const Value *x = h->args[0], *w = h->args[1];
+  int64_t K = w->shape.d[0], HD = shape_elems(&h->shape);
+  KBuf *out = L->buf_of[h->id], *wb = L->buf_of[w->id];
+  int64_t C = out->width;
+  KBuf *wcat = new_buf(L, BUF_TEMP, arena_printf(L->a, "w%d_fold", h->id), DOM_GLOBAL, ELEM_F32, K * C, NULL);
+  wcat->bwd = g->bwd;
+  char *dots = "";
+  for (int i = 1; i < nmem; i++) dots = arena_printf(L->a, "%s %%%d", dots, mem[i]->id);
+  Kernel *k = fused_kernel(F, arena_printf(L->a, "the weight of %%%d with the dots%s as columns: [W | W.a]", h->id, dots), MAP_WEIGHT,
+                           DOM_PARAM, group_for(C), g->bwd, "fold_dots");
+  k->nrows = K;
+  int kv, iv;
+  PtrVec *lanes = ks_lanes(L, k, &k->body, HD, &kv, &iv);
+  KExpr *kk = kvar(L, k, kv, NULL);
+  ks_store(L, k, lanes, wcat, NULL, kbin(L, KO_ADD, kbin(L, KO_MUL, krow(L), ki(L, C)), kk),
+           kload(L, k, wb, NULL, kbin(L, KO_ADD, kbin(L, KO_MUL, krow(L), ki(L, HD)), kk)));
+  for (int i = 1; i < nmem; i++) {
+    Value *d = mem[i];
+    FoldReader fr = {F, h, wb, HD};
+    Reader r = {fold_read, d->args, {NULL, NULL, NULL}, &fr};
+    lanes = ks_lanes(L, k, &k->body, width_of(d), &kv, &iv);
+    L->cur_blk = lanes;
+    kk = kvar(L, k, kv, NULL);
+    KExpr *val = fn_elem(L, k, lanes, d, FN_DOT, &r, kk, NULL);
+    ks_store(L, k, lanes, wcat, NULL, kbin(L, KO_ADD, kbin(L, KO_MUL, krow(L), ki(L, C)), kbin(L, KO_ADD, ki(L, L->col_of[d->id]), kk)),
+             val);
+    F->seen[d->id] = true;
+  }
+  KStep *s = add_step(L, STEP_GEMM, arena_printf(L->a, "%s, and the dots%s folded into it", describe(L, h), dots), g->bwd);
+  KGemm *gm = &s->gemm;
+  gm->m = kdim(1, x->dom);
+  gm->n = kdim(C, DOM_GLOBAL);
+  gm->k = kdim(K, DOM_GLOBAL);
+  gm->a = L->buf_of[x->id], gm->lda = K;
+  gm->b = wcat, gm->ldb = C;
+  gm->c = out, gm->ldc = C;
+  gm->beta = 0;
+}
+
 /* ---------------------------------------------------------------- the program */
 
 /* What must be in memory: roots, GEMM results, sums over rows, edge-balanced reductions, the
@@ -1204,6 +1267,7 @@ void lower_fused_steps(Lower *L) {
   mark_buffers(&F);
   for (int i = 0; i < n; i++) {
     Value *v = m->vals.items[i];
+    if (v->folded) continue; /* a column range of its GEMM's buffer, placed with it */
     if (F.needs_buf[i] && !L->buf_of[i] && v->op != OP_CONST) {
       /* an f64 value in float64, unless the forward reads it as float: then (out_v, made by a walk)
        * a float64 stash beside it for the backward, written by store() with the float one; an
@@ -1213,8 +1277,16 @@ void lower_fused_steps(Lower *L) {
       bool vertexish = v->f64 && v->elem == ELEM_F32 && v->dom != DOM_EDGE;
       bool wide = vertexish && (v->bwd || stash_only(&F, v));
       bool shadow = vertexish && !wide && v->group >= 0 && m->groups[v->group].kind == FG_WALK;
-      L->buf_of[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d", v->id), v->dom, wide ? ELEM_F64 : v->elem, shape_elems(&v->shape), v);
+      /* a GEMM with folded dots writes them beside its result, each row [h | d_1 | d_2 ...] */
+      int64_t width = shape_elems(&v->shape);
+      for (int j = i + 1; v->sched == SCHED_GEMM && j < n; j++) {
+        Value *d = m->vals.items[j];
+        if (d->folded && d->group == v->group) L->col_of[j] = width, width += shape_elems(&d->shape);
+      }
+      L->buf_of[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d", v->id), v->dom, wide ? ELEM_F64 : v->elem, width, v);
       L->buf_of[i]->train_only = stash_only(&F, v);
+      for (int j = i + 1; v->sched == SCHED_GEMM && j < n; j++)
+        if (((Value *)m->vals.items[j])->folded && ((Value *)m->vals.items[j])->group == v->group) L->buf_of[j] = L->buf_of[i];
       if (shadow) {
         F.buf64[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d_f64", v->id), v->dom, ELEM_F64, shape_elems(&v->shape), v);
         F.buf64[i]->train_only = F.buf64[i]->stash64 = true;
@@ -1238,7 +1310,10 @@ void lower_fused_steps(Lower *L) {
     F.gid = gi;
     for (int i = 0; i < n; i++) F.sh[i] = F.sh_sum[i] = -1;
     switch (g->kind) {
-    case FG_GEMM: lower_gemm(L, mem[0]); break;
+    case FG_GEMM:
+      if (nmem > 1) lower_folded_gemm(&F, g, mem, nmem);
+      else lower_gemm(L, mem[0]);
+      break;
     case FG_WALK: lower_walk(&F, g, mem, nmem); break;
     case FG_ROWS: lower_rows(&F, g, mem, nmem); break;
     case FG_SINK: lower_sink(&F, g, mem, nmem); break;

@@ -56,6 +56,9 @@ static void usage(FILE *out) {
         "  -fno-PASS               switch a pass off (-fno-autodiff: inference only, no backward)\n"
         "  -fno-recompute          stash every value the backward reads (the checkpoint pass off)\n"
         "  --recompute=cost|all    what checkpoint recomputes: the cost model's choice (default), or all it can\n"
+        "  --fold-attention=cost|always|never  attention dots a.(x W) as extra columns of the projection's\n"
+        "                          GEMM, x.[W | W.a]: where the cost model finds the FLOPs cheaper than\n"
+        "                          reading x W again (default), always, or never\n"
         "  --memory-budget=BYTES   the fastest plan whose memory at the --stats/--print-memory-plan size fits\n"
         "                          (24G, 24GiB, 2.4e10); an error naming the smallest plan's bytes if none does\n"
         "  -O0                     switch every optimisation pass off (autodiff stays on)\n"
@@ -178,7 +181,7 @@ static bool parse_bytes(const char *s, double *out) {
 /* An option that takes a value, given last with none. */
 static bool takes_value(const char *a, bool run) {
   static const char *const compile[] = {"-o", "--emit", "--model", "--print-ir-after", "--print-ir-before", "--stats",
-                                        "--recompute", "--memory-budget", "--print-memory-plan", "--edge-balanced",
+                                        "--recompute", "--fold-attention", "--memory-budget", "--print-memory-plan", "--edge-balanced",
                                         "--tune-mapping", "--tune-rounds", "--tune-repeat"};
   static const char *const run_only[] = {"--graph", "--features", "--num-vertices", "--params", "--inputs", "--init",
                                          "--seed", "--save-params", "--save-inputs", "--output", "--rows"};
@@ -463,6 +466,14 @@ int main(int argc, char **argv) {
         return 2;
       }
       o.recompute_all = strcmp(v, "all") == 0;
+    } else if ((v = ARGVAL("--fold-attention"))) {
+      if (strcmp(v, "cost") == 0) o.fold_dots = FOLD_COST;
+      else if (strcmp(v, "always") == 0) o.fold_dots = FOLD_ALWAYS;
+      else if (strcmp(v, "never") == 0) o.fold_dots = FOLD_NEVER;
+      else {
+        fprintf(stderr, "gnnc: --fold-attention wants cost, always or never, got '%s'\n", v);
+        return 2;
+      }
     } else if ((v = ARGVAL("--memory-budget"))) {
       if (!parse_bytes(v, &o.memory_budget)) {
         fprintf(stderr, "gnnc: --memory-budget wants a positive number of bytes (suffixes K, M, G, T, or KiB, MiB, GiB, TiB), got '%s'\n", v);

@@ -187,6 +187,7 @@ static Module *compile_once(GnnCtx *c, const PipelineOpts *o) {
   c->nedge_ids = o->nedge_ids;
   c->remarks = o->remarks;
   c->recompute_level = o->recompute_all;
+  c->fold_dots = o->fold_dots;
   double t0 = now();
   double times[64];
   Module *m = sema_lower(c);

@@ -363,38 +363,43 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
   }
 }
 
-/* k3_apply_vertex_dot_vertex: one group per vertex, 1 lanes per group. fused %25 %26 %27 %28; in memory: %27 %28 */
-static void k3_apply_vertex_dot_vertex(int64_t nrows, const float *restrict p_gatconv1_a, const float *restrict t24, float *restrict t27, float *restrict t28) {
-#pragma omp parallel for schedule(dynamic, 64)
+/* k3_fold_dots_weight: one group per row of the weight, 16 lanes per group. the weight of %24 with the dots %27 %28 as columns: [W | W.a] */
+static void k3_fold_dots_weight(int64_t nrows, float *restrict w24_fold, const float *restrict p_gatconv1_W, const float *restrict p_gatconv1_a) {
+#pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
-    for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k % 1), i = (int)(k / 1);
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 16), i = (int)(k / 16);
       (void)lane;
       (void)i;
+      w24_fold[(row * 9) + k] = p_gatconv1_W[(row * 7) + k];
+    }
+    for (int64_t k1 = 0; k1 < 1; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 16), i1 = (int)(k1 / 16);
+      (void)lane;
+      (void)i1;
       float dot;
       dot = 0.0f;
       for (int64_t j = 0; j < 7; j++) {
-        dot = dot + (p_gatconv1_a[(k * 14) + j] * t24[row * 7 + ((k * 7) + j)]);
+        dot = dot + (p_gatconv1_a[(k1 * 14) + j] * p_gatconv1_W[(row * 7) + ((k1 * 7) + j)]);
       }
-      t27[row * 1 + k] = dot;
+      w24_fold[(row * 9) + (7 + k1)] = dot;
     }
-    /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k1 = 0; k1 < 1; k1++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k1 % 1), i1 = (int)(k1 / 1);
+    for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 16), i2 = (int)(k2 / 16);
       (void)lane;
-      (void)i1;
+      (void)i2;
       float dot1;
       dot1 = 0.0f;
       for (int64_t j1 = 0; j1 < 7; j1++) {
-        dot1 = dot1 + (p_gatconv1_a[(k1 * 14) + (j1 + 7)] * t24[row * 7 + ((k1 * 7) + j1)]);
+        dot1 = dot1 + (p_gatconv1_a[(k2 * 14) + (j1 + 7)] * p_gatconv1_W[(row * 7) + ((k2 * 7) + j1)]);
       }
-      t28[row * 1 + k1] = dot1;
+      w24_fold[(row * 9) + (8 + k2)] = dot1;
     }
   }
 }
 
 /* k4_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %38 %39 */
-static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t27, const float *restrict t28, const float *restrict t24, float *restrict t32, float *restrict t36, double *restrict t38, float *restrict t39, int training, uint64_t seed) {
+static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t24, float *restrict t32, float *restrict t36, double *restrict t38, float *restrict t39, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -463,7 +468,7 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
             (void)d;
             float ed;
             (void)ed;
-            r29_ = t27[u * 1 + k2] + t28[row * 1 + k2];
+            r29_ = t24[u * 9 + (7 + k2)] + t24[row * 9 + (8 + k2)];
             r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
             x = r30_;
             m = gnn_sel_f32(x > mx[k2], x, mx[k2]);
@@ -497,7 +502,7 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
             (void)d;
             float ed;
             (void)ed;
-            r29_ = t27[u * 1 + k2] + t28[row * 1 + k2];
+            r29_ = t24[u * 9 + (7 + k2)] + t24[row * 9 + (8 + k2)];
             r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
             x = r30_;
             m = gnn_sel_f32(x > mx[k2], x, mx[k2]);
@@ -518,7 +523,7 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
           (void)i3;
           double x1;
           acc[k3] = acc[k3] * (double)sh_scale31[0];
-          x1 = (double)t24[u * 7 + k3] * sh_w38[0];
+          x1 = (double)t24[u * 9 + k3] * sh_w38[0];
           acc[k3] = acc[k3] + (double)x1;
         }
         /* barrier: the lane loops above and below are separate regions */
@@ -594,7 +599,7 @@ static void k5_sum_last_vertex(int64_t nrows, const float *restrict in_grad_out,
 }
 
 /* k6_sum_vertex: vertex-balanced over in-edges (CSR), 1 lanes per group. fused %29 %30 %41 %43 %44 %45 %46 %47 %48 %49 %52 %55 %56 %57 %58 %60; in memory: %60 */
-static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t24, const float *restrict in_grad_out, const float *restrict t27, const float *restrict t28, const float *restrict t32, const float *restrict t36, const double *restrict t54, float *restrict t60, int training, uint64_t seed) {
+static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t24, const float *restrict in_grad_out, const float *restrict t32, const float *restrict t36, const double *restrict t54, float *restrict t60, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -648,9 +653,9 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             (void)x;
             sum = 0.0f;
             for (int64_t j = 0; j < 7; j++) {
-              sum = sum + ((double)t24[u * 7 + ((k1 * 7) + j)] * (double)in_grad_out[row * 7 + ((k1 * 7) + j)]);
+              sum = sum + ((double)t24[u * 9 + ((k1 * 7) + j)] * (double)in_grad_out[row * 7 + ((k1 * 7) + j)]);
             }
-            r29_ = t27[u * 1 + k1] + t28[row * 1 + k1];
+            r29_ = t24[u * 9 + (7 + k1)] + t24[row * 9 + (8 + k1)];
             r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
             r49_ = gnn_expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1];
             r58_ = gnn_sel_f32(r29_ > 0.0f, r49_ * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f), sum * 2.50000015f))) - t54[row * 1 + k1]), 0.2f * (r49_ * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f), sum * 2.50000015f))) - t54[row * 1 + k1])));
@@ -676,9 +681,9 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             (void)x;
             sum = 0.0f;
             for (int64_t j = 0; j < 7; j++) {
-              sum = sum + ((double)t24[u * 7 + ((k1 * 7) + j)] * (double)in_grad_out[row * 7 + ((k1 * 7) + j)]);
+              sum = sum + ((double)t24[u * 9 + ((k1 * 7) + j)] * (double)in_grad_out[row * 7 + ((k1 * 7) + j)]);
             }
-            r29_ = t27[u * 1 + k1] + t28[row * 1 + k1];
+            r29_ = t24[u * 9 + (7 + k1)] + t24[row * 9 + (8 + k1)];
             r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
             r49_ = gnn_expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1];
             r58_ = gnn_sel_f32(r29_ > 0.0f, r49_ * (float)((sum) - t54[row * 1 + k1]), 0.2f * (r49_ * (float)((sum) - t54[row * 1 + k1])));
@@ -699,7 +704,7 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
 }
 
 /* k7_sum_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72 */
-static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t27, const float *restrict t28, const float *restrict t32, const float *restrict t36, const float *restrict t24, const float *restrict in_grad_out, const double *restrict t54, float *restrict t59, float *restrict t72, const float *restrict t60, const float *restrict p_gatconv1_a, int training, uint64_t seed) {
+static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t24, const float *restrict t32, const float *restrict t36, const float *restrict in_grad_out, const double *restrict t54, float *restrict t59, float *restrict t72, const float *restrict t60, const float *restrict p_gatconv1_a, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -746,7 +751,7 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
-            r29_ = t27[row * 1 + j] + t28[su * 1 + j];
+            r29_ = t24[row * 9 + (7 + j)] + t24[su * 9 + (8 + j)];
             r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
             r49_ = gnn_expf(r30_ - t32[su * 1 + j]) / t36[su * 1 + j];
             sh_st49[lane + j] = r49_;
@@ -776,9 +781,9 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
             (void)x;
             sum = 0.0f;
             for (int64_t j2 = 0; j2 < 7; j2++) {
-              sum = sum + ((double)t24[row * 7 + ((k2 * 7) + j2)] * (double)in_grad_out[u * 7 + ((k2 * 7) + j2)]);
+              sum = sum + ((double)t24[row * 9 + ((k2 * 7) + j2)] * (double)in_grad_out[u * 7 + ((k2 * 7) + j2)]);
             }
-            r29_1 = t27[row * 1 + k2] + t28[u * 1 + k2];
+            r29_1 = t24[row * 9 + (7 + k2)] + t24[u * 9 + (8 + k2)];
             r58_ = gnn_sel_f32(r29_1 > 0.0f, sh_st49[t + k2] * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f))) - t54[u * 1 + k2]), 0.2f * (sh_st49[t + k2] * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f))) - t54[u * 1 + k2])));
             x = r58_;
             acc[k2] = acc[k2] + (double)x;
@@ -798,9 +803,9 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
             (void)x;
             sum = 0.0f;
             for (int64_t j2 = 0; j2 < 7; j2++) {
-              sum = sum + ((double)t24[row * 7 + ((k2 * 7) + j2)] * (double)in_grad_out[u * 7 + ((k2 * 7) + j2)]);
+              sum = sum + ((double)t24[row * 9 + ((k2 * 7) + j2)] * (double)in_grad_out[u * 7 + ((k2 * 7) + j2)]);
             }
-            r29_1 = t27[row * 1 + k2] + t28[u * 1 + k2];
+            r29_1 = t24[row * 9 + (7 + k2)] + t24[u * 9 + (8 + k2)];
             r58_ = gnn_sel_f32(r29_1 > 0.0f, sh_st49[t + k2] * (float)((sum) - t54[u * 1 + k2]), 0.2f * (sh_st49[t + k2] * (float)((sum) - t54[u * 1 + k2])));
             x = r58_;
             acc[k2] = acc[k2] + (double)x;
@@ -1159,13 +1164,13 @@ static void k11_reduce_rows4_sum_vertex(int64_t nrows, double *restrict acc62, c
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      blk_acc62[k] += (double)(t60[row * 1] * t24[row * 7 + k]);
+      blk_acc62[k] += (double)(t60[row * 1] * t24[row * 9 + k]);
     }
     for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
       (void)lane;
       (void)i1;
-      blk_acc65[k1] += (double)(t59[row * 1] * t24[row * 7 + k1]);
+      blk_acc65[k1] += (double)(t59[row * 1] * t24[row * 9 + k1]);
     }
     for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
@@ -1291,7 +1296,7 @@ struct gat_model {
   int trained;           /* the last forward ran with training = 1 (the stash is in the arena) */
   int backward_ready;    /* a forward since the last backward: its activations are intact */
   size_t arena_bytes, arena_infer_bytes, unshared_bytes, fixed_bytes;
-  size_t offset[2][32];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
+  size_t offset[2][31];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
   float *t1;  /* %1 vertex[1433], steps 0..25 */
   float *t4;  /* %4 vertex[8, 8], steps 1..19 */
@@ -1301,9 +1306,7 @@ struct gat_model {
   float *t16;  /* %16 vertex[8], steps 3..14 */
   double *t18;  /* %18 vertex[8, 8], steps 3..12 */
   float *t21;  /* %21 vertex[64], steps 3..11 */
-  float *t24;  /* %24 vertex[1, 7], steps 4..19 */
-  float *t27;  /* %27 vertex[1], steps 5..9 */
-  float *t28;  /* %28 vertex[1], steps 5..9 */
+  float *t24;  /* %24 vertex[1, 7], steps 5..19 */
   float *t32;  /* %32 vertex[1], steps 6..9 */
   float *t36;  /* %36 vertex[1], steps 6..9 */
   double *t38;  /* %38 vertex[1, 7], steps 6..7 */
@@ -1321,6 +1324,7 @@ struct gat_model {
   float *t98;  /* %98 global[8, 8], steps 22..24 */
   float *t101;  /* %101 global[8, 8], steps 23..24 */
   float *t108;  /* %108 vertex[8, 8], steps 14..25 */
+  float *w24_fold;  /* scratch global[576] f64, steps 4..5 */
   double *acc62;  /* scratch global[7] f64, steps 15..20 */
   double *acc65;  /* scratch global[7] f64, steps 16..21 */
   double *acc98;  /* scratch global[64] f64, steps 17..22 */
@@ -1349,13 +1353,13 @@ gnn_status gat_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gat_model
   if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, "gat_create: out of host memory");
   m->ctx = ctx;
   m->g = g;
-  /* the arenas: 32 buffers placed by lifetime (steps first..last) */
-  static const int first[32] = {0, 1, 2, 2, 3, 3, 3, 3, 4, 5, 5, 6, 6, 6, 7, 9, 8, 20, 21, 9, 10, 12, 12, 14, 13, 22, 23, 14, 15, 16, 17, 18};
-  static const int last[32] = {25, 19, 14, 14, 14, 14, 12, 11, 19, 9, 9, 9, 9, 7, 9, 19, 19, 24, 24, 11, 12, 14, 14, 19, 19, 24, 24, 25, 20, 21, 22, 23};
-  static const int last_infer[32] = {6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6};
-  static const char in_infer[32] = {0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-  size_t size[32], size_infer[32];
-  int order[32];
+  /* the arenas: 31 buffers placed by lifetime (steps first..last) */
+  static const int first[31] = {0, 1, 2, 2, 3, 3, 3, 3, 5, 6, 6, 6, 7, 9, 8, 20, 21, 9, 10, 12, 12, 14, 13, 22, 23, 14, 4, 15, 16, 17, 18};
+  static const int last[31] = {25, 19, 14, 14, 14, 14, 12, 11, 19, 9, 9, 7, 9, 19, 19, 24, 24, 11, 12, 14, 14, 19, 19, 24, 24, 25, 5, 20, 21, 22, 23};
+  static const int last_infer[31] = {6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5, 6, 6, 6, 6};
+  static const char in_infer[31] = {0, 1, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0};
+  size_t size[31], size_infer[31];
+  int order[31];
   size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
   size[1] = (size_t)g->nv * 64 * sizeof(float);  /* t4 */
   size[2] = (size_t)g->nv * 8 * sizeof(float);  /* t7 */
@@ -1364,34 +1368,33 @@ gnn_status gat_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gat_model
   size[5] = (size_t)g->nv * 8 * sizeof(float);  /* t16 */
   size[6] = (size_t)g->nv * 64 * sizeof(double);  /* t18 */
   size[7] = (size_t)g->nv * 64 * sizeof(float);  /* t21 */
-  size[8] = (size_t)g->nv * 7 * sizeof(float);  /* t24 */
-  size[9] = (size_t)g->nv * 1 * sizeof(float);  /* t27 */
-  size[10] = (size_t)g->nv * 1 * sizeof(float);  /* t28 */
-  size[11] = (size_t)g->nv * 1 * sizeof(float);  /* t32 */
-  size[12] = (size_t)g->nv * 1 * sizeof(float);  /* t36 */
-  size[13] = (size_t)g->nv * 7 * sizeof(double);  /* t38 */
-  size[14] = (size_t)g->nv * 1 * sizeof(double);  /* t54 */
-  size[15] = (size_t)g->nv * 1 * sizeof(float);  /* t59 */
-  size[16] = (size_t)g->nv * 1 * sizeof(float);  /* t60 */
-  size[17] = (size_t)1 * 7 * sizeof(float);  /* t62 */
-  size[18] = (size_t)1 * 7 * sizeof(float);  /* t65 */
-  size[19] = (size_t)g->nv * 7 * sizeof(float);  /* t72 */
-  size[20] = (size_t)g->nv * 64 * sizeof(float);  /* t73 */
-  size[21] = (size_t)g->nv * 64 * sizeof(float);  /* t77 */
-  size[22] = (size_t)g->nv * 8 * sizeof(double);  /* t90 */
-  size[23] = (size_t)g->nv * 8 * sizeof(float);  /* t95 */
-  size[24] = (size_t)g->nv * 8 * sizeof(float);  /* t96 */
-  size[25] = (size_t)1 * 64 * sizeof(float);  /* t98 */
-  size[26] = (size_t)1 * 64 * sizeof(float);  /* t101 */
-  size[27] = (size_t)g->nv * 64 * sizeof(float);  /* t108 */
-  size[28] = (size_t)1 * 7 * sizeof(double);  /* acc62 */
-  size[29] = (size_t)1 * 7 * sizeof(double);  /* acc65 */
-  size[30] = (size_t)1 * 64 * sizeof(double);  /* acc98 */
-  size[31] = (size_t)1 * 64 * sizeof(double);  /* acc101 */
-  for (int i = 0; i < 32; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
-  m->arena_bytes = gnn_plan_arena(32, size, first, last, m->offset[1], order);
-  m->arena_infer_bytes = gnn_plan_arena(32, size_infer, first, last_infer, m->offset[0], order);
-  for (int i = 0; i < 32; i++) {
+  size[8] = (size_t)g->nv * 9 * sizeof(float);  /* t24 */
+  size[9] = (size_t)g->nv * 1 * sizeof(float);  /* t32 */
+  size[10] = (size_t)g->nv * 1 * sizeof(float);  /* t36 */
+  size[11] = (size_t)g->nv * 7 * sizeof(double);  /* t38 */
+  size[12] = (size_t)g->nv * 1 * sizeof(double);  /* t54 */
+  size[13] = (size_t)g->nv * 1 * sizeof(float);  /* t59 */
+  size[14] = (size_t)g->nv * 1 * sizeof(float);  /* t60 */
+  size[15] = (size_t)1 * 7 * sizeof(float);  /* t62 */
+  size[16] = (size_t)1 * 7 * sizeof(float);  /* t65 */
+  size[17] = (size_t)g->nv * 7 * sizeof(float);  /* t72 */
+  size[18] = (size_t)g->nv * 64 * sizeof(float);  /* t73 */
+  size[19] = (size_t)g->nv * 64 * sizeof(float);  /* t77 */
+  size[20] = (size_t)g->nv * 8 * sizeof(double);  /* t90 */
+  size[21] = (size_t)g->nv * 8 * sizeof(float);  /* t95 */
+  size[22] = (size_t)g->nv * 8 * sizeof(float);  /* t96 */
+  size[23] = (size_t)1 * 64 * sizeof(float);  /* t98 */
+  size[24] = (size_t)1 * 64 * sizeof(float);  /* t101 */
+  size[25] = (size_t)g->nv * 64 * sizeof(float);  /* t108 */
+  size[26] = (size_t)1 * 576 * sizeof(float);  /* w24_fold */
+  size[27] = (size_t)1 * 7 * sizeof(double);  /* acc62 */
+  size[28] = (size_t)1 * 7 * sizeof(double);  /* acc65 */
+  size[29] = (size_t)1 * 64 * sizeof(double);  /* acc98 */
+  size[30] = (size_t)1 * 64 * sizeof(double);  /* acc101 */
+  for (int i = 0; i < 31; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
+  m->arena_bytes = gnn_plan_arena(31, size, first, last, m->offset[1], order);
+  m->arena_infer_bytes = gnn_plan_arena(31, size_infer, first, last_infer, m->offset[0], order);
+  for (int i = 0; i < 31; i++) {
     m->unshared_bytes += size[i];
     if (!in_infer[i]) m->offset[0][i] = SIZE_MAX;
   }
@@ -1455,29 +1458,28 @@ static gnn_status gnnc_use_arena(gat_model *m, int plan) {
   m->t18 = m->offset[plan][6] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][6]);
   m->t21 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t24 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
-  m->t27 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
-  m->t28 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
-  m->t32 = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
-  m->t36 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
-  m->t38 = m->offset[plan][13] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][13]);
-  m->t54 = m->offset[plan][14] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][14]);
-  m->t59 = m->offset[plan][15] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][15]);
-  m->t60 = m->offset[plan][16] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][16]);
-  m->t62 = m->offset[plan][17] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][17]);
-  m->t65 = m->offset[plan][18] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][18]);
-  m->t72 = m->offset[plan][19] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][19]);
-  m->t73 = m->offset[plan][20] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][20]);
-  m->t77 = m->offset[plan][21] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][21]);
-  m->t90 = m->offset[plan][22] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][22]);
-  m->t95 = m->offset[plan][23] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][23]);
-  m->t96 = m->offset[plan][24] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][24]);
-  m->t98 = m->offset[plan][25] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][25]);
-  m->t101 = m->offset[plan][26] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][26]);
-  m->t108 = m->offset[plan][27] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][27]);
-  m->acc62 = m->offset[plan][28] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][28]);
-  m->acc65 = m->offset[plan][29] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][29]);
-  m->acc98 = m->offset[plan][30] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][30]);
-  m->acc101 = m->offset[plan][31] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][31]);
+  m->t32 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
+  m->t36 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
+  m->t38 = m->offset[plan][11] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][11]);
+  m->t54 = m->offset[plan][12] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][12]);
+  m->t59 = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
+  m->t60 = m->offset[plan][14] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][14]);
+  m->t62 = m->offset[plan][15] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][15]);
+  m->t65 = m->offset[plan][16] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][16]);
+  m->t72 = m->offset[plan][17] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][17]);
+  m->t73 = m->offset[plan][18] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][18]);
+  m->t77 = m->offset[plan][19] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][19]);
+  m->t90 = m->offset[plan][20] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][20]);
+  m->t95 = m->offset[plan][21] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][21]);
+  m->t96 = m->offset[plan][22] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][22]);
+  m->t98 = m->offset[plan][23] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][23]);
+  m->t101 = m->offset[plan][24] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][24]);
+  m->t108 = m->offset[plan][25] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][25]);
+  m->w24_fold = m->offset[plan][26] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][26]);
+  m->acc62 = m->offset[plan][27] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][27]);
+  m->acc65 = m->offset[plan][28] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][28]);
+  m->acc98 = m->offset[plan][29] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][29]);
+  m->acc101 = m->offset[plan][30] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][30]);
   m->arena_mode = want;
   return GNN_OK;
 }
@@ -1515,18 +1517,18 @@ gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t s
   /* 3: fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %18 %21 */
   k2_edge_softmax_max_sum_vertex(g->nv, g->in_ptr, g->src, m->t7, m->t8, m->t4, m->t12, m->t16, m->t18, m->t21, training, seed);
   gnn_profile_step(m->ctx, "forward 3 kernel fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %18 %21");
-  /* 4: %24 apply_vertex.linear */
+  /* 4: the weight of %24 with the dots %27 %28 as columns: [W | W.a] */
+  k3_fold_dots_weight((int64_t)64, m->w24_fold, m->param[2], m->param[3]);
+  gnn_profile_step(m->ctx, "forward 4 kernel the weight of %24 with the dots %27 %28 as columns: [W | W.a]");
+  /* 5: %24 apply_vertex.linear, and the dots %27 %28 folded into it */
   {
-    const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(64);
+    const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(9), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t21, 64, m->param[2], 7, 0.0f, m->t24, 7);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t21, 64, m->w24_fold, 9, 0.0f, m->t24, 9);
   }
-  gnn_profile_step(m->ctx, "forward 4 gemm %24 apply_vertex.linear");
-  /* 5: fused %25 %26 %27 %28; in memory: %27 %28 */
-  k3_apply_vertex_dot_vertex(g->nv, m->param[3], m->t24, m->t27, m->t28);
-  gnn_profile_step(m->ctx, "forward 5 kernel fused %25 %26 %27 %28; in memory: %27 %28");
+  gnn_profile_step(m->ctx, "forward 5 gemm %24 apply_vertex.linear, and the dots %27 %28 folded into it");
   /* 6: fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %38 %39 */
-  k4_edge_softmax_max_sum_vertex(g->nv, g->in_ptr, g->src, m->t27, m->t28, m->t24, m->t32, m->t36, m->t38, m->out, training, seed);
+  k4_edge_softmax_max_sum_vertex(g->nv, g->in_ptr, g->src, m->t24, m->t32, m->t36, m->t38, m->out, training, seed);
   gnn_profile_step(m->ctx, "forward 6 kernel fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %38 %39");
   m->forward_done = 1;
   m->trained = training != 0;
@@ -1610,10 +1612,10 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
   k5_sum_last_vertex(g->nv, m->in_grad_out, m->t38, m->t54);
   gnn_profile_step(m->ctx, "backward 7 kernel fused %41 %53 %54; in memory: %54");
   /* 8: fused %29 %30 %41 %43 %44 %45 %46 %47 %48 %49 %52 %55 %56 %57 %58 %60; in memory: %60 */
-  k6_sum_vertex(g->nv, g->in_ptr, g->src, m->t24, m->in_grad_out, m->t27, m->t28, m->t32, m->t36, m->t54, m->t60, training, seed);
+  k6_sum_vertex(g->nv, g->in_ptr, g->src, m->t24, m->in_grad_out, m->t32, m->t36, m->t54, m->t60, training, seed);
   gnn_profile_step(m->ctx, "backward 8 kernel fused %29 %30 %41 %43 %44 %45 %46 %47 %48 %49 %52 %55 %56 %57 %58 %60; in memory: %60");
   /* 9: fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72 */
-  k7_sum_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t27, m->t28, m->t32, m->t36, m->t24, m->in_grad_out, m->t54, m->t59, m->t72, m->t60, m->param[3], training, seed);
+  k7_sum_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t24, m->t32, m->t36, m->in_grad_out, m->t54, m->t59, m->t72, m->t60, m->param[3], training, seed);
   gnn_profile_step(m->ctx, "backward 9 kernel fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72");
   /* 10: %73 apply_vertex.linear_t */
   {
@@ -1693,7 +1695,7 @@ void gat_memory_plan(const gat_model *m, gnn_memory_plan *plan) {
   (void)g;
   plan->output = (size_t)g->nv * 7 * sizeof(float);
   plan->total = plan->arena + plan->params + plan->grads + plan->output;
-  plan->buffers = 32;
+  plan->buffers = 31;
 }
 
 static gnn_status gnnc_api_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, void **m) {

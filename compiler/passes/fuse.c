@@ -241,6 +241,88 @@ static bool rewrite_attention_backward(Fuse *F) {
   return true;
 }
 
+/* ---------------------------------------------------------------- attention dots into the GEMM */
+
+/* FLOPs that one byte of memory traffic is worth on the GPU the code is for (an H100: about
+ * 67 TFLOP/s of float32 against 3.35 TB/s of HBM): the exchange rate of the fold's cost model.
+ * The kernel IR is the same for every target, so the host library folds what the GPU's does. */
+#define FOLD_BALANCE 20.0
+
+/* A global operand that the weight kernel of a fold computes at any element: a leaf, or inline
+ * functions of leaves (a parameter's slice). */
+static bool weight_computable(const Value *a, int depth) {
+  if (a->dom != DOM_GLOBAL && a->dom != DOM_PARAM) return false;
+  if (is_leaf(a)) return true;
+  if (depth > 8 || a->sched != SCHED_INLINE) return false;
+  for (int i = 0; i < a->nargs; i++)
+    if (!weight_computable(a->args[i], depth + 1)) return false;
+  return true;
+}
+
+static bool read_by_gemm(const Fuse *F, const Value *v) {
+  for (int u = 0; u < F->users[v->id].len; u++)
+    if (((const Value *)F->users[v->id].items[u])->sched == SCHED_GEMM) return true;
+  return false;
+}
+
+/* d = dot(a, h) per head (a global [.., D] of h's shape, summed over the last axis), that the
+ * GEMM making h can compute as columns: its global operand, or NULL. */
+static const Value *foldable_dot(const Fuse *F, const Value *d, const Value *h) {
+  if (d->op != OP_APPLY_VERTEX || d->fn != FN_DOT || d->nargs != 2 || d->args[0] == d->args[1]) return NULL;
+  const Value *a = d->args[0] == h ? d->args[1] : d->args[1] == h ? d->args[0] : NULL;
+  if (!a || !shape_eq(&a->shape, &h->shape) || !weight_computable(a, 0)) return NULL;
+  if (shape_elems(&d->shape) * h->shape.d[h->shape.rank - 1] != shape_elems(&h->shape)) return NULL;
+  if (F->is_out[d->id] || d->bwd != h->bwd || read_by_gemm(F, d)) return NULL;
+  if (d->sched != SCHED_INLINE && d->sched != SCHED_ROOT) return NULL;
+  return a;
+}
+
+/* GAT's attention dots e_l = a_l . (x W), e_r = a_r . (x W), per head, as extra columns of the
+ * projection: one GEMM x . [W | W.a_l | W.a_r] (the weight kernel makes the K x (HD + 2H)
+ * matrix first, K rows in parallel) writes h and the dots side by side, and no kernel reads h
+ * again for them. The cost model: the GEMM does 2 K (2H) more FLOPs a vertex; the dots' own
+ * kernel would read h, 4 HD bytes a vertex. Fold when the FLOPs cost less than the bytes at
+ * FOLD_BALANCE (or always, or never: --fold-attention). The folded dots are roots in h's group
+ * and buffer; the backward is unchanged (it reads them there). */
+static void fold_attention_dots(Fuse *F) {
+  Module *m = F->m;
+  GnnCtx *c = F->c;
+  if (c->fold_dots == FOLD_NEVER) return;
+  Value **dots = malloc(sizeof(Value *) * ((size_t)F->n + 1));
+  for (int i = 0; i < F->n; i++) {
+    Value *h = m->vals.items[i];
+    if (h->sched != SCHED_GEMM || h->op != OP_APPLY_VERTEX || h->fn != FN_LINEAR || h->dom != DOM_VERTEX) continue;
+    const Value *x = h->args[0], *w = h->args[1];
+    if (w->op != OP_PARAM || shape_elems(&x->shape) != w->shape.d[0] || F->is_out[i] || read_by_gemm(F, h)) continue;
+    int nd = 0;
+    int64_t extra = 0;
+    for (int u = 0; u < F->users[i].len; u++) {
+      Value *d = F->users[i].items[u];
+      bool dup = false;
+      for (int k = 0; k < nd; k++) dup |= dots[k] == d;
+      if (!dup && foldable_dot(F, d, h)) dots[nd++] = d, extra += shape_elems(&d->shape);
+    }
+    if (!nd) continue;
+    double K = (double)w->shape.d[0], flops = 2 * K * (double)extra, bytes = 4 * (double)shape_elems(&h->shape);
+    if (c->fold_dots == FOLD_COST && flops > FOLD_BALANCE * bytes) {
+      if (c->remarks && c->diag.out) {
+        fprintf(c->diag.out, "%s: remark: fuse: the dots", c->diag.path);
+        for (int k = 0; k < nd; k++) fprintf(c->diag.out, " %%%d", dots[k]->id);
+        fprintf(c->diag.out, " of %%%d not folded into its GEMM: %.0f more FLOPs a vertex cost more than the %.0f bytes of "
+                "reading %%%d again (at %.0f FLOPs a byte; --fold-attention=always folds them)\n",
+                h->id, flops, bytes, h->id, FOLD_BALANCE);
+      }
+      continue;
+    }
+    for (int k = 0; k < nd; k++) {
+      dots[k]->sched = SCHED_ROOT;
+      dots[k]->group = h->group;
+      dots[k]->folded = true;
+    }
+  }
+  free(dots);
+}
+
 /* ---------------------------------------------------------------- groups */
 
 static int new_group(Fuse *F, FuseKind kind, Domain rows, int dir, bool bwd) {
@@ -475,7 +557,7 @@ static void unfuse(Module *m) {
     v->group = 0;
     /* the unfused lowering keeps float32 buffers: a rewritten t_v = <g, out> there is float32
      * (the fallback after a cycle, which asks for a report) */
-    v->f64 = v->reads_f64_stash = false;
+    v->f64 = v->reads_f64_stash = v->folded = false;
   }
   m->groups = NULL;
   m->ngroups = 0;
@@ -542,6 +624,7 @@ bool pass_fuse(GnnCtx *c, Module *m) {
     else if (is_walk_anchor(v) || v->op == OP_REDUCE_ROWS) v->sched = SCHED_ANCHOR;
     else v->sched = SCHED_INLINE;
     v->group = -1;
+    v->folded = false;
   }
   /* 2. roots */
   mark_roots(&F);
@@ -570,11 +653,13 @@ bool pass_fuse(GnnCtx *c, Module *m) {
     }
   }
   if (c->diag.out) note_unknown_edge_ids(c, m);
+  /* 3b. attention dots folded into their GEMM, where the cost model says so */
+  fold_attention_dots(&F);
   /* 4. roots join the latest walk whose results they use (unless that would need a step
    * between the walk and itself), or rows groups of their own */
   for (int i = 0; i < F.n; i++) {
     Value *v = m->vals.items[i];
-    if (v->sched != SCHED_ROOT) continue;
+    if (v->sched != SCHED_ROOT || v->folded) continue;
     v->group = latest_dep_group(&F, v);
     if (v->group >= 0 && cycle_through(&F, v->group)) v->group = -1;
     if (v->group >= 0 && v->dom == DOM_EDGE) { /* an edge value stored in the walk reads its ends there */

@@ -10,7 +10,8 @@
 #   fuse/inference-no-edge-store/MODEL  a forward kernel stores to an edge buffer only under
 #                                  `if training` (a stash for the backward)
 #   fuse/gat-one-walk              GAT's forward: 7 steps (dropout, and per layer a GEMM, the
-#                                  attention dots, one attention kernel); each attention kernel's
+#                                  attention dots' kernel or the folded weight's, one attention
+#                                  kernel); each attention kernel's
 #                                  untrained part is one walk; with --recompute=all, its trained
 #                                  part too (no stash walk)
 #   fuse/kernels/MODEL             fewer kernels than unfused
@@ -57,6 +58,13 @@
 #                                  default, with -fno-recompute and with --mapping=edge
 #   fuse/f64-stash/wide-heads      GAT with 2 x 24 heads: the backward's one edge buffer is the float
 #                                  d(alpha) - t_v; host library vs the interpreter, both mappings, 1e-4
+#   fuse/fold/gat-kir              the attention dots as GEMM columns, x . [W | W.a]: by the cost model
+#                                  (gat.gnn: the second layer's, 64 inputs, not the first's, 1433;
+#                                  the Reddit-sized GAT: both), --fold-attention=always (both, one
+#                                  weight kernel each, gemm t4[nv, 80]) and =never (none); the remark
+#                                  says why a fold was left out; a bad value exits 2
+#   fuse/fold/always-vs-interp     every dot folded: host library vs the interpreter, training
+#                                  forward and backward, both mappings, Cora and skewed graphs, 1e-4
 #   fuse/tune-mapping/refusals     without -o .so, with --mapping=edge or --edge-balanced, tuning
 #                                  options without --tune-mapping, bad rounds: exit 2; a graph
 #                                  gnn-run cannot load: exit 1, the reason, no library
@@ -348,7 +356,8 @@ fz_vs_interp() {
   shift 2
   for g in "$@"; do
     for map in vertex edge; do
-      if fz_out=$("$GNNC" "$model" --target=host --mapping=$map -o "$lib" 2>&1) &&
+      # shellcheck disable=SC2086
+      if fz_out=$("$GNNC" "$model" --target=host --mapping=$map ${FZ_FLAGS:-} -o "$lib" 2>&1) &&
          fz_out=$("$GNNC" run "$model" --graph "$g" --seed "$seed" --train --save-params "$b.params" \
            --save-inputs "$b.inputs" --save-outputs "$b.ref" 2>&1) &&
          fz_out=$("$fz_bin/gnn-run" "$lib" --graph "$g" --params "$b.params" --inputs "$b.inputs" --seed "$seed" --train \
@@ -396,6 +405,31 @@ fz_out=$("$GNNC" tests/fuse/gat_two_hop.gnn --emit=kir 2>&1)
 fz_ok=0
 [ "$(printf '%s\n' "$fz_out" | grep -c '\* t[0-9]*_f64\[row, ')" -eq 2 ] && ! printf '%s\n' "$fz_out" | grep -q '_f64\[u, ' && fz_ok=1
 fz_f64_case fuse/f64-stash/two-hop $fz_ok tests/fuse/gat_two_hop.gnn 52 tests/interp/graphs/isolated tests/interp/graphs/duplicates
+# ---- the attention dots folded into the projection's GEMM (docs/passes/fuse.md)
+fz_steps() { printf '%s\n' "$1" | sed '/^  # backward/,$d' | grep -E '^  step [0-9]+ (gemm t[0-9]+\[nv|kernel k[0-9]+_(fold_dots|apply_vertex_dot))' | sed -E 's/^  step [0-9]+ //; s/ *#.*//; s/ = .*//; s/kernel k[0-9]+_/kernel /' | tr '\n' ';'; }
+fz_ok=1 fz_why=""
+fz_s=$(fz_steps "$("$GNNC" dsl-examples/gat.gnn --emit=kir 2>&1)")
+[ "$fz_s" = "gemm t4[nv, 64];kernel apply_vertex_dot_vertex;kernel fold_dots_weight;gemm t24[nv, 9];" ] || { fz_ok=0; fz_why="cost: $fz_s"; }
+fz_s=$(fz_steps "$("$GNNC" dsl-examples/gat.gnn --emit=kir --fold-attention=always 2>&1)")
+[ "$fz_s" = "kernel fold_dots_weight;gemm t4[nv, 80];kernel fold_dots_weight;gemm t24[nv, 9];" ] || { fz_ok=0; fz_why="$fz_why always: $fz_s"; }
+fz_s=$(fz_steps "$("$GNNC" dsl-examples/gat.gnn --emit=kir --fold-attention=never 2>&1)")
+[ "$fz_s" = "gemm t4[nv, 64];kernel apply_vertex_dot_vertex;gemm t24[nv, 7];kernel apply_vertex_dot_vertex;" ] || { fz_ok=0; fz_why="$fz_why never: $fz_s"; }
+fz_s=$(fz_steps "$("$GNNC" bench/gat_reddit.gnn --emit=kir 2>&1)")
+[ "$fz_s" = "kernel fold_dots_weight;gemm t4[nv, 264];kernel fold_dots_weight;gemm t24[nv, 43];" ] || { fz_ok=0; fz_why="$fz_why reddit: $fz_s"; }
+fz_out=$("$GNNC" dsl-examples/gat.gnn -Rpass-missed=fuse -o /dev/null 2>&1)
+printf '%s\n' "$fz_out" | grep -q 'remark: fuse: the dots %7 %8 of %4 not folded into its GEMM: 45856 more FLOPs a vertex cost more than the 256 bytes of reading %4 again' ||
+  { fz_ok=0; fz_why="$fz_why remark: $(fz_tail "$fz_out")"; }
+fz_out=$("$GNNC" dsl-examples/gat.gnn --fold-attention=maybe 2>&1); fz_rc=$?
+[ $fz_rc -eq 2 ] && printf '%s' "$fz_out" | grep -q "gnnc: --fold-attention wants cost, always or never, got 'maybe'" || { fz_ok=0; fz_why="$fz_why bad value: rc $fz_rc"; }
+if [ $fz_ok -eq 1 ]; then pass fuse/fold/gat-kir; else fail fuse/fold/gat-kir "$fz_why"; fi
+if FZ_FLAGS=--fold-attention=always fz_vs_interp dsl-examples/gat.gnn 3 data/cora &&
+   FZ_FLAGS=--fold-attention=always fz_vs_interp tests/interp/models/gat.gnn 44 tests/interp/graphs/isolated \
+     tests/interp/graphs/duplicates tests/codegen/graphs/hub10k; then
+  pass fuse/fold/always-vs-interp
+else
+  fail fuse/fold/always-vs-interp "$(fz_tail "$fz_out")"
+fi
+unset -f fz_steps
 unset -f fz_f64_case
 unset -f fz_vs_interp
 unset -f fz_kernels
@@ -403,4 +437,5 @@ fi # host-only checks
 
 unset -f fz_tail fz_cmp
 unset fz fz_bin fz_target fz_f64 fz_fl fz_lib fz_b fz_m fz_g fz_big fz_big_u fz_st fz_k fz_ku fz_steps fz_att fz_walks fz_twalks fz_out fz_plan
+unset fz_s fz_why
 unset fz_ids fz_first fz_one fz_all fz_none fz_mix fz_rc fz_bad fz_arg fz_chosen fz_rows fz_ok fz_l1 fz_l2
