@@ -79,6 +79,8 @@ typedef struct Fused {
   int st_e, st_le;   /* a walk's locals: its edge (staged values at chunk position st_t), the staging lane's edge */
   int st_t;
   bool st_row;       /* a kernel per edge: staged values at its row */
+  bool *train_need;  /* per value: a forward kernel's training run computes it (pick_stages: not only
+                        below a recomputed stash, which training loads) */
   PtrVec *memo_v;    /* per value: Memo* of the current kernel */
   PtrVec memo_touched; /* the memo_v lists in use (cleared per kernel) */
 } Fused;
@@ -92,6 +94,12 @@ static KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx);
 static bool fwd_recomputes(const Value *x) {
   return !x->bwd && !x->folded && x->ckpt == CKPT_STASH && x->sched == SCHED_ROOT &&
          (x->op == OP_APPLY_EDGE || x->op == OP_APPLY_VERTEX || x->op == OP_APPLY_GLOBAL || x->op == OP_APPLY_GRAPH || x->op == OP_SCATTER);
+}
+
+/* A stash (fwd_recomputes) that this forward kernel recomputes where it reads it: in memory
+ * only when training, when the stash group has run before this kernel. */
+static bool recomputed_stash(const Fused *F, const Value *x) {
+  return fwd_recomputes(x) && x->group != F->gid && !F->m->groups[F->gid].bwd;
 }
 
 static bool grouped(const Value *v) {
@@ -260,6 +268,8 @@ static bool trivial(const KExpr *e) {
 static KExpr *staged_at(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   Lower *L = F->L;
   const KExpr *e = cx->edge;
+  if (x->dom == DOM_VERTEX) /* a kernel per vertex: staged at its row */
+    return F->st_row && cx->near && cx->vtx && cx->vtx->kind == KE_ROW ? kshared(L, F->k, F->stage[x->id], idx) : NULL;
   if (!e) return NULL;
   KExpr *W = ki(L, width_of(x)), *slot;
   if (F->st_row && e->kind == KE_ROW) slot = ki(L, 0);
@@ -276,7 +286,7 @@ static KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
     KExpr *st = staged_at(F, x, cx, idx);
     if (st) return st;
   }
-  bool recompute = fwd_recomputes(x) && x->group != F->gid && !F->m->groups[F->gid].bwd;
+  bool recompute = recomputed_stash(F, x);
   if (!recompute && (x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid)))
     return load(F, x, cx, idx);
   if (x->sched == SCHED_ROOT && F->stored[x->id] && own_row(x, cx)) return load(F, x, cx, idx); /* this row's, stored above */
@@ -328,6 +338,26 @@ static KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
 static bool stash_only(const Fused *F, const Value *v) { return !v->bwd && F->needs_buf[v->id] && !F->fwd_needed[v->id]; }
 
 static KExpr *ktraining(Lower *L) { return ke_new(L, KE_TRAINING, KT_I64); }
+
+
+/* A staged value's shared-memory store: sh[idx] = x at cx. A stash the forward recomputes is
+ * loaded instead when training (its group wrote it for the backward; MoNet's Gaussian weights
+ * cost a tanh per coordinate and an exp per kernel, an edge), computed when not. */
+static void stage_store(Fused *F, PtrVec *blk, const Value *x, const Ctx *cx, KExpr *j, int sh, KExpr *at) {
+  Lower *L = F->L;
+  if (!F->train_need[x->id]) { /* read only by recomputed stashes, which training loads */
+    blk = ks_if(L, blk, kun(L, KU_NOT, ktraining(L)));
+  } else if (recomputed_stash(F, x)) {
+    PtrVec *tb = ks_if(L, blk, ktraining(L));
+    KStmt *s = ks_new(L, tb, KS_SHSTORE);
+    s->var = sh, s->idx = at, s->val = load(F, x, cx, j);
+    blk = ks_if(L, blk, kun(L, KU_NOT, ktraining(L)));
+  }
+  L->cur_blk = blk;
+  KExpr *val = eval(F, x, cx, j);
+  KStmt *s = ks_new(L, blk, KS_SHSTORE);
+  s->var = sh, s->idx = at, s->val = val;
+}
 
 /* A store, under `if (training)` when it is a stash for the backward. */
 static void store(Fused *F, PtrVec *blk, const Value *v, KExpr *row, KExpr *idx, KExpr *val) {
@@ -456,7 +486,7 @@ enum { STAGE_MIN_COST = GNN_STAGE_MIN_COST, STAGE_MAX_WIDTH = GNN_STAGE_MAX_WIDT
  * forward recomputes), not loaded or read from shared memory. */
 static bool computed_here(Fused *F, const Value *x) {
   if (x->op == OP_CONST || x->sched == SCHED_ANCHOR || x->dom == DOM_PARAM) return false;
-  bool recompute = fwd_recomputes(x) && x->group != F->gid && !F->m->groups[F->gid].bwd;
+  bool recompute = recomputed_stash(F, x);
   return recompute || !(x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid));
 }
 
@@ -470,26 +500,39 @@ static double inline_cost(Fused *F, const Value *x, double cap, int *budget) {
 
 typedef struct {
   int *readers;      /* per value: the lane loops that read it */
-  bool *narrow;      /* per value: read by a loop wider than it */
+  bool *narrow;      /* per value: read by a loop wider than it (a kernel per vertex: by one that takes
+                        more iterations of the group's lanes than it would: its lanes compute in
+                        parallel what staging would compute once) */
   bool *seen;        /* per value: visited for the current loop */
   const bool *stop;  /* per value: staged (the scan does not look inside) */
-  int w;             /* the walk (0: a kernel per edge) */
+  int w;             /* the walk (0: a kernel per row) */
+  Domain dom;        /* the values it stages: edge values (walks, kernels per edge), vertex values (kernels per vertex) */
 } StageScan;
 
 static void scan_stage(Fused *F, const Value *x, int lanes, StageScan *S) {
   if (S->seen[x->id] || !computed_here(F, x)) return;
   S->seen[x->id] = true;
   bool own_root = x->sched == SCHED_ROOT && x->group == F->gid;
-  if (x->dom == DOM_EDGE && !own_root && x->elem == ELEM_F32 && width_of(x) <= STAGE_MAX_WIDTH &&
+  if (x->dom == S->dom && !own_root && x->elem == ELEM_F32 && width_of(x) <= STAGE_MAX_WIDTH &&
       (S->w == 0 || level(F, x) < S->w)) {
     int budget = 256;
     if (inline_cost(F, x, STAGE_MIN_COST, &budget) >= STAGE_MIN_COST) {
       S->readers[x->id]++;
-      if (width_of(x) < lanes) S->narrow[x->id] = true;
+      int G = F->k->group;
+      if (S->dom == DOM_VERTEX ? (lanes + G - 1) / G > (width_of(x) + G - 1) / G : width_of(x) < lanes) S->narrow[x->id] = true;
     }
   }
   if (S->stop[x->id]) return;
   for (int i = 0; i < x->nargs; i++) scan_stage(F, x->args[i], lanes, S);
+}
+
+/* need[x]: a training run of this kernel computes x (a recomputed stash it loads instead, and
+ * what only that stash reads, it does not). Every value, in a backward kernel. */
+static void need_when_training(Fused *F, const Value *x, bool *need, int depth) {
+  if (need[x->id] || x->op == OP_CONST || depth > 256) return;
+  need[x->id] = true;
+  if (recomputed_stash(F, x) || !computed_here(F, x)) return;
+  for (int i = 0; i < x->nargs; i++) need_when_training(F, x->args[i], need, depth + 1);
 }
 
 /* The values to stage for the lane loops that compute mem[i] (lanes[i] wide; 0: not in this
@@ -497,10 +540,14 @@ static void scan_stage(Fused *F, const Value *x, int lanes, StageScan *S) {
  * inside staged ones is computed once per edge with them. Found by iterating: every value that
  * would pay when each is computed where read, then those that still pay when the scan stops at
  * the staged ones, until the set is stable. */
-static int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Value **out, int slots) {
+static int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Domain dom, Value **out, int slots) {
   int n = F->m->vals.len, nout = 0;
   bool *stop = calloc((size_t)n + 1, 1), *next = calloc((size_t)n + 1, 1);
-  StageScan S = {calloc((size_t)n + 1, sizeof(int)), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), stop, w};
+  bool bwd = F->m->groups[F->gid].bwd;
+  memset(F->train_need, bwd, (size_t)n + 1);
+  for (int i = 0; i < nmem && !bwd; i++)
+    for (int a = 0; a < mem[i]->nargs; a++) need_when_training(F, mem[i]->args[a], F->train_need, 0);
+  StageScan S = {calloc((size_t)n + 1, sizeof(int)), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), stop, w, dom};
   for (int round = 0; round < 4; round++) {
     memset(S.readers, 0, sizeof(int) * ((size_t)n + 1));
     memset(S.narrow, 0, (size_t)n + 1);
@@ -559,13 +606,8 @@ static void stage_walk(Fused *F, const Walk *wk, int dir, Value **st, int nst) {
     int W = width_of(x), j = add_local(L, k, "j", KT_I64, 0, false);
     int sh = add_shared(L, k, arena_printf(L->a, "sh_st%d", x->id), x->f64 ? KT_F64 : KT_F32, k->group * W);
     PtrVec *body = ks_for(L, k, wk->stage, j, ki(L, 0), ki(L, W));
-    L->cur_blk = body;
     KExpr *jj = kvar(L, k, j, NULL);
-    KExpr *val = eval(F, x, &scx, jj);
-    KStmt *s = ks_new(L, body, KS_SHSTORE);
-    s->var = sh;
-    s->idx = kbin(L, KO_ADD, kbin(L, KO_MUL, klane(L), ki(L, W)), jj);
-    s->val = val;
+    stage_store(F, body, x, &scx, jj, sh, kbin(L, KO_ADD, kbin(L, KO_MUL, klane(L), ki(L, W)), jj));
     F->stage[x->id] = sh;
   }
 }
@@ -580,7 +622,7 @@ static int stage_rows(Fused *F, Value **mem, int nmem, const Ctx *cx, Value ***o
   int *lanes_of = calloc((size_t)nmem, sizeof(int));
   Value **st = calloc((size_t)F->m->vals.len + 1, sizeof(Value *));
   for (int i = 0; i < nmem; i++) lanes_of[i] = width_of(mem[i]);
-  int nst = pick_stages(F, mem, nmem, lanes_of, 0, st, 1);
+  int nst = pick_stages(F, mem, nmem, lanes_of, 0, k->rows == DOM_VERTEX ? DOM_VERTEX : DOM_EDGE, st, 1);
   free(lanes_of);
   *out = st;
   F->st_row = true;
@@ -589,13 +631,8 @@ static int stage_rows(Fused *F, Value **mem, int nmem, const Ctx *cx, Value ***o
     int W = width_of(x), kv, iv;
     int sh = add_shared(L, k, arena_printf(L->a, "sh_st%d", x->id), x->f64 ? KT_F64 : KT_F32, W);
     PtrVec *lanes = ks_lanes(L, k, &k->body, W, &kv, &iv);
-    L->cur_blk = lanes;
     KExpr *kk = kvar(L, k, kv, NULL);
-    KExpr *val = eval(F, x, cx, kk);
-    KStmt *s = ks_new(L, lanes, KS_SHSTORE);
-    s->var = sh;
-    s->idx = kk;
-    s->val = val;
+    stage_store(F, lanes, x, cx, kk, sh, kk);
     ks_new(L, &k->body, KS_BARRIER);
     F->stage[x->id] = sh;
   }
@@ -784,7 +821,7 @@ static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
       bool upd = a->sched == SCHED_ANCHOR && F->walk[a->id] == w && !is_stat(F, a);
       lanes_of[i] = upd || store_walk[a->id] == w ? width_of(a) : 0;
     }
-    int nst = pick_stages(F, mem, nmem, lanes_of, w, staged, G);
+    int nst = pick_stages(F, mem, nmem, lanes_of, w, DOM_EDGE, staged, G);
     stage_walk(F, &wk, g->dir, staged, nst);
     for (int i = 0; i < nmem; i++) {
       Value *a = mem[i];
@@ -985,6 +1022,8 @@ static void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   Value **staged = NULL;
   if (g->rows == DOM_EDGE) {
     cx = edge_row_ctx(L, k);
+    nst = stage_rows(F, mem, nmem, &cx, &staged);
+  } else if (g->rows == DOM_VERTEX) {
     nst = stage_rows(F, mem, nmem, &cx, &staged);
   }
   for (int i = 0; i < nmem; i++) {
@@ -1262,6 +1301,7 @@ void lower_fused_steps(Lower *L) {
   F.sh_pv = calloc((size_t)n + 1, sizeof(int));
   F.hoist = calloc((size_t)n + 1, sizeof(int));
   F.stage = malloc(sizeof(int) * ((size_t)n + 1));
+  F.train_need = calloc((size_t)n + 1, 1);
   for (int i = 0; i <= n; i++) F.stage[i] = -1;
   F.st_e = F.st_le = F.st_t = -1;
   mark_buffers(&F);
@@ -1338,5 +1378,6 @@ void lower_fused_steps(Lower *L) {
   free(F.sh_pv);
   free(F.hoist);
   free(F.stage);
+  free(F.train_need);
   L->fz = NULL;
 }

@@ -205,7 +205,9 @@ static void k2_rsqrt_edge(int64_t nrows, const int32_t *restrict src, const int3
 }
 
 /* k3_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %18 %19 %20 %21; in memory: %21 */
-static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t21) {
+static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t21, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -228,16 +230,23 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
         int64_t su;
         float r15_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
-            r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-            sh_st15[lane + j] = r15_;
+            if (training) {
+              sh_st15[lane + j] = t15[se * 1 + j];
+            }
+            if (!training) {
+              r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+              sh_st15[lane + j] = r15_;
+            }
           }
         }
       }
@@ -280,7 +289,9 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
 }
 
 /* k4_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %22 %23 %24; in memory: %24 */
-static void k4_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t21, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t24) {
+static void k4_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t21, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t24, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -303,16 +314,23 @@ static void k4_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
         int64_t su;
         float r15_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
-            r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-            sh_st15[lane + j] = r15_;
+            if (training) {
+              sh_st15[lane + j] = t15[se * 1 + j];
+            }
+            if (!training) {
+              r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+              sh_st15[lane + j] = r15_;
+            }
           }
         }
       }
@@ -353,7 +371,9 @@ static void k4_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
 }
 
 /* k5_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %25 %26 %27; in memory: %27 */
-static void k5_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t24, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t27) {
+static void k5_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t24, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t27, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -376,16 +396,23 @@ static void k5_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
         int64_t su;
         float r15_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
-            r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-            sh_st15[lane + j] = r15_;
+            if (training) {
+              sh_st15[lane + j] = t15[se * 1 + j];
+            }
+            if (!training) {
+              r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+              sh_st15[lane + j] = r15_;
+            }
           }
         }
       }
@@ -426,7 +453,9 @@ static void k5_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
 }
 
 /* k6_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %28 %29 %30; in memory: %30 */
-static void k6_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t27, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t30) {
+static void k6_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t27, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t30, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -449,16 +478,23 @@ static void k6_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
         int64_t su;
         float r15_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
-            r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-            sh_st15[lane + j] = r15_;
+            if (training) {
+              sh_st15[lane + j] = t15[se * 1 + j];
+            }
+            if (!training) {
+              r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+              sh_st15[lane + j] = r15_;
+            }
           }
         }
       }
@@ -499,7 +535,9 @@ static void k6_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
 }
 
 /* k7_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %31 %32 %33; in memory: %33 */
-static void k7_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t30, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t33) {
+static void k7_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t30, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t33, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -522,16 +560,23 @@ static void k7_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
         int64_t su;
         float r15_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
-            r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-            sh_st15[lane + j] = r15_;
+            if (training) {
+              sh_st15[lane + j] = t15[se * 1 + j];
+            }
+            if (!training) {
+              r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+              sh_st15[lane + j] = r15_;
+            }
           }
         }
       }
@@ -572,7 +617,9 @@ static void k7_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
 }
 
 /* k8_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %34 %35 %36; in memory: %36 */
-static void k8_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t33, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t36) {
+static void k8_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t33, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t36, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -595,16 +642,23 @@ static void k8_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
         int64_t su;
         float r15_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
-            r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-            sh_st15[lane + j] = r15_;
+            if (training) {
+              sh_st15[lane + j] = t15[se * 1 + j];
+            }
+            if (!training) {
+              r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+              sh_st15[lane + j] = r15_;
+            }
           }
         }
       }
@@ -645,7 +699,9 @@ static void k8_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
 }
 
 /* k9_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %37 %38 %39; in memory: %39 */
-static void k9_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t36, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t39) {
+static void k9_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t36, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t39, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -668,16 +724,23 @@ static void k9_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
         int64_t su;
         float r15_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
-            r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-            sh_st15[lane + j] = r15_;
+            if (training) {
+              sh_st15[lane + j] = t15[se * 1 + j];
+            }
+            if (!training) {
+              r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+              sh_st15[lane + j] = r15_;
+            }
           }
         }
       }
@@ -718,7 +781,9 @@ static void k9_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
 }
 
 /* k10_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %40 %41 %42; in memory: %42 */
-static void k10_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t39, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t42) {
+static void k10_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t39, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t42, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -741,16 +806,23 @@ static void k10_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
         int64_t su;
         float r15_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
-            r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-            sh_st15[lane + j] = r15_;
+            if (training) {
+              sh_st15[lane + j] = t15[se * 1 + j];
+            }
+            if (!training) {
+              r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+              sh_st15[lane + j] = r15_;
+            }
           }
         }
       }
@@ -791,7 +863,9 @@ static void k10_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
 }
 
 /* k11_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %43 %44 %45; in memory: %45 */
-static void k11_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t42, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t45) {
+static void k11_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t42, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t45, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -814,16 +888,23 @@ static void k11_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
         int64_t su;
         float r15_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
-            r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-            sh_st15[lane + j] = r15_;
+            if (training) {
+              sh_st15[lane + j] = t15[se * 1 + j];
+            }
+            if (!training) {
+              r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+              sh_st15[lane + j] = r15_;
+            }
           }
         }
       }
@@ -864,7 +945,9 @@ static void k11_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
 }
 
 /* k12_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %46 %47 %48; in memory: %48 */
-static void k12_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t45, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t48) {
+static void k12_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t45, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t48, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -887,16 +970,23 @@ static void k12_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
         int64_t su;
         float r15_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
-            r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-            sh_st15[lane + j] = r15_;
+            if (training) {
+              sh_st15[lane + j] = t15[se * 1 + j];
+            }
+            if (!training) {
+              r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+              sh_st15[lane + j] = r15_;
+            }
           }
         }
       }
@@ -1936,34 +2026,34 @@ gnn_status appnp_forward(appnp_model *m, const float *in_x, int training, uint64
   }
   gnn_profile_step(m->ctx, "forward 4 kernel fused %14 %15; in memory: %15");
   /* 5: fused %11 %14 %15 %18 %19 %20 %21; in memory: %21 */
-  k3_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t10, m->param[3], m->t21);
+  k3_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t10, m->param[3], m->t21, training, seed);
   gnn_profile_step(m->ctx, "forward 5 kernel fused %11 %14 %15 %18 %19 %20 %21; in memory: %21");
   /* 6: fused %11 %14 %15 %20 %22 %23 %24; in memory: %24 */
-  k4_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t21, m->t10, m->param[3], m->t24);
+  k4_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t21, m->t10, m->param[3], m->t24, training, seed);
   gnn_profile_step(m->ctx, "forward 6 kernel fused %11 %14 %15 %20 %22 %23 %24; in memory: %24");
   /* 7: fused %11 %14 %15 %20 %25 %26 %27; in memory: %27 */
-  k5_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t24, m->t10, m->param[3], m->t27);
+  k5_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t24, m->t10, m->param[3], m->t27, training, seed);
   gnn_profile_step(m->ctx, "forward 7 kernel fused %11 %14 %15 %20 %25 %26 %27; in memory: %27");
   /* 8: fused %11 %14 %15 %20 %28 %29 %30; in memory: %30 */
-  k6_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t27, m->t10, m->param[3], m->t30);
+  k6_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t27, m->t10, m->param[3], m->t30, training, seed);
   gnn_profile_step(m->ctx, "forward 8 kernel fused %11 %14 %15 %20 %28 %29 %30; in memory: %30");
   /* 9: fused %11 %14 %15 %20 %31 %32 %33; in memory: %33 */
-  k7_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t30, m->t10, m->param[3], m->t33);
+  k7_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t30, m->t10, m->param[3], m->t33, training, seed);
   gnn_profile_step(m->ctx, "forward 9 kernel fused %11 %14 %15 %20 %31 %32 %33; in memory: %33");
   /* 10: fused %11 %14 %15 %20 %34 %35 %36; in memory: %36 */
-  k8_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t33, m->t10, m->param[3], m->t36);
+  k8_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t33, m->t10, m->param[3], m->t36, training, seed);
   gnn_profile_step(m->ctx, "forward 10 kernel fused %11 %14 %15 %20 %34 %35 %36; in memory: %36");
   /* 11: fused %11 %14 %15 %20 %37 %38 %39; in memory: %39 */
-  k9_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t36, m->t10, m->param[3], m->t39);
+  k9_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t36, m->t10, m->param[3], m->t39, training, seed);
   gnn_profile_step(m->ctx, "forward 11 kernel fused %11 %14 %15 %20 %37 %38 %39; in memory: %39");
   /* 12: fused %11 %14 %15 %20 %40 %41 %42; in memory: %42 */
-  k10_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t39, m->t10, m->param[3], m->t42);
+  k10_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t39, m->t10, m->param[3], m->t42, training, seed);
   gnn_profile_step(m->ctx, "forward 12 kernel fused %11 %14 %15 %20 %40 %41 %42; in memory: %42");
   /* 13: fused %11 %14 %15 %20 %43 %44 %45; in memory: %45 */
-  k11_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t42, m->t10, m->param[3], m->t45);
+  k11_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t42, m->t10, m->param[3], m->t45, training, seed);
   gnn_profile_step(m->ctx, "forward 13 kernel fused %11 %14 %15 %20 %43 %44 %45; in memory: %45");
   /* 14: fused %11 %14 %15 %20 %46 %47 %48; in memory: %48 */
-  k12_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t45, m->t10, m->param[3], m->out);
+  k12_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t45, m->t10, m->param[3], m->out, training, seed);
   gnn_profile_step(m->ctx, "forward 14 kernel fused %11 %14 %15 %20 %46 %47 %48; in memory: %48");
   m->forward_done = 1;
   m->trained = training != 0;

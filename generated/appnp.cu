@@ -124,7 +124,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k2_rsqrt_edge(int64_t nr
 }
 
 /* appnp_k3_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %18 %19 %20 %21; in memory: %21 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t21) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t21, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -143,6 +145,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k3_sum_u_mul_e_vertex(in
   int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
   int64_t su;
   float r15_;
   float r11_;
@@ -163,10 +166,16 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k3_sum_u_mul_e_vertex(in
     if (jj < hi) {
       sh_e[lane] = jj;
       sh_u[lane] = src[sh_e[lane]];
+      se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-        sh_st15[lane + j] = r15_;
+        if (training) {
+          sh_st15[lane + j] = t15[se * 1 + j];
+        }
+        if (!training) {
+          r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          sh_st15[lane + j] = r15_;
+        }
       }
     }
     __syncwarp(gmask);
@@ -206,7 +215,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k3_sum_u_mul_e_vertex(in
 }
 
 /* appnp_k4_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %22 %23 %24; in memory: %24 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k4_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t21, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t24) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k4_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t21, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t24, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -225,6 +236,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k4_sum_u_mul_e_vertex(in
   int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
   int64_t su;
   float r15_;
   float x;
@@ -244,10 +256,16 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k4_sum_u_mul_e_vertex(in
     if (jj < hi) {
       sh_e[lane] = jj;
       sh_u[lane] = src[sh_e[lane]];
+      se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-        sh_st15[lane + j] = r15_;
+        if (training) {
+          sh_st15[lane + j] = t15[se * 1 + j];
+        }
+        if (!training) {
+          r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          sh_st15[lane + j] = r15_;
+        }
       }
     }
     __syncwarp(gmask);
@@ -286,7 +304,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k4_sum_u_mul_e_vertex(in
 }
 
 /* appnp_k5_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %25 %26 %27; in memory: %27 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k5_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t24, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t27) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k5_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t24, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t27, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -305,6 +325,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k5_sum_u_mul_e_vertex(in
   int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
   int64_t su;
   float r15_;
   float x;
@@ -324,10 +345,16 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k5_sum_u_mul_e_vertex(in
     if (jj < hi) {
       sh_e[lane] = jj;
       sh_u[lane] = src[sh_e[lane]];
+      se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-        sh_st15[lane + j] = r15_;
+        if (training) {
+          sh_st15[lane + j] = t15[se * 1 + j];
+        }
+        if (!training) {
+          r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          sh_st15[lane + j] = r15_;
+        }
       }
     }
     __syncwarp(gmask);
@@ -366,7 +393,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k5_sum_u_mul_e_vertex(in
 }
 
 /* appnp_k6_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %28 %29 %30; in memory: %30 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k6_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t27, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t30) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k6_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t27, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t30, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -385,6 +414,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k6_sum_u_mul_e_vertex(in
   int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
   int64_t su;
   float r15_;
   float x;
@@ -404,10 +434,16 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k6_sum_u_mul_e_vertex(in
     if (jj < hi) {
       sh_e[lane] = jj;
       sh_u[lane] = src[sh_e[lane]];
+      se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-        sh_st15[lane + j] = r15_;
+        if (training) {
+          sh_st15[lane + j] = t15[se * 1 + j];
+        }
+        if (!training) {
+          r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          sh_st15[lane + j] = r15_;
+        }
       }
     }
     __syncwarp(gmask);
@@ -446,7 +482,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k6_sum_u_mul_e_vertex(in
 }
 
 /* appnp_k7_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %31 %32 %33; in memory: %33 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k7_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t30, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t33) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k7_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t30, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t33, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -465,6 +503,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k7_sum_u_mul_e_vertex(in
   int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
   int64_t su;
   float r15_;
   float x;
@@ -484,10 +523,16 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k7_sum_u_mul_e_vertex(in
     if (jj < hi) {
       sh_e[lane] = jj;
       sh_u[lane] = src[sh_e[lane]];
+      se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-        sh_st15[lane + j] = r15_;
+        if (training) {
+          sh_st15[lane + j] = t15[se * 1 + j];
+        }
+        if (!training) {
+          r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          sh_st15[lane + j] = r15_;
+        }
       }
     }
     __syncwarp(gmask);
@@ -526,7 +571,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k7_sum_u_mul_e_vertex(in
 }
 
 /* appnp_k8_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %34 %35 %36; in memory: %36 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k8_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t33, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t36) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k8_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t33, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t36, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -545,6 +592,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k8_sum_u_mul_e_vertex(in
   int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
   int64_t su;
   float r15_;
   float x;
@@ -564,10 +612,16 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k8_sum_u_mul_e_vertex(in
     if (jj < hi) {
       sh_e[lane] = jj;
       sh_u[lane] = src[sh_e[lane]];
+      se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-        sh_st15[lane + j] = r15_;
+        if (training) {
+          sh_st15[lane + j] = t15[se * 1 + j];
+        }
+        if (!training) {
+          r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          sh_st15[lane + j] = r15_;
+        }
       }
     }
     __syncwarp(gmask);
@@ -606,7 +660,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k8_sum_u_mul_e_vertex(in
 }
 
 /* appnp_k9_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %37 %38 %39; in memory: %39 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k9_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t36, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t39) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k9_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t36, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t39, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -625,6 +681,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k9_sum_u_mul_e_vertex(in
   int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
   int64_t su;
   float r15_;
   float x;
@@ -644,10 +701,16 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k9_sum_u_mul_e_vertex(in
     if (jj < hi) {
       sh_e[lane] = jj;
       sh_u[lane] = src[sh_e[lane]];
+      se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-        sh_st15[lane + j] = r15_;
+        if (training) {
+          sh_st15[lane + j] = t15[se * 1 + j];
+        }
+        if (!training) {
+          r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          sh_st15[lane + j] = r15_;
+        }
       }
     }
     __syncwarp(gmask);
@@ -686,7 +749,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k9_sum_u_mul_e_vertex(in
 }
 
 /* appnp_k10_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %40 %41 %42; in memory: %42 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k10_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t39, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t42) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k10_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t39, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t42, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -705,6 +770,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k10_sum_u_mul_e_vertex(i
   int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
   int64_t su;
   float r15_;
   float x;
@@ -724,10 +790,16 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k10_sum_u_mul_e_vertex(i
     if (jj < hi) {
       sh_e[lane] = jj;
       sh_u[lane] = src[sh_e[lane]];
+      se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-        sh_st15[lane + j] = r15_;
+        if (training) {
+          sh_st15[lane + j] = t15[se * 1 + j];
+        }
+        if (!training) {
+          r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          sh_st15[lane + j] = r15_;
+        }
       }
     }
     __syncwarp(gmask);
@@ -766,7 +838,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k10_sum_u_mul_e_vertex(i
 }
 
 /* appnp_k11_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %43 %44 %45; in memory: %45 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k11_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t42, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t45) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k11_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t42, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t45, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -785,6 +859,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k11_sum_u_mul_e_vertex(i
   int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
   int64_t su;
   float r15_;
   float x;
@@ -804,10 +879,16 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k11_sum_u_mul_e_vertex(i
     if (jj < hi) {
       sh_e[lane] = jj;
       sh_u[lane] = src[sh_e[lane]];
+      se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-        sh_st15[lane + j] = r15_;
+        if (training) {
+          sh_st15[lane + j] = t15[se * 1 + j];
+        }
+        if (!training) {
+          r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          sh_st15[lane + j] = r15_;
+        }
       }
     }
     __syncwarp(gmask);
@@ -846,7 +927,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k11_sum_u_mul_e_vertex(i
 }
 
 /* appnp_k12_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %46 %47 %48; in memory: %48 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k12_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t45, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t48) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k12_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t45, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t48, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -865,6 +948,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k12_sum_u_mul_e_vertex(i
   int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
   int64_t su;
   float r15_;
   float x;
@@ -884,10 +968,16 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k12_sum_u_mul_e_vertex(i
     if (jj < hi) {
       sh_e[lane] = jj;
       sh_u[lane] = src[sh_e[lane]];
+      se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-        sh_st15[lane + j] = r15_;
+        if (training) {
+          sh_st15[lane + j] = t15[se * 1 + j];
+        }
+        if (!training) {
+          r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          sh_st15[lane + j] = r15_;
+        }
       }
     }
     __syncwarp(gmask);
@@ -2003,70 +2093,70 @@ gnn_status appnp_forward(appnp_model *m, const float *in_x, int training, uint64
   /* 5: fused %11 %14 %15 %18 %19 %20 %21; in memory: %21 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k3_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t10, m->param[3], m->t21);
+    appnp_k3_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t10, m->param[3], m->t21, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 5 kernel fused %11 %14 %15 %18 %19 %20 %21; in memory: %21");
   /* 6: fused %11 %14 %15 %20 %22 %23 %24; in memory: %24 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k4_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t21, m->t10, m->param[3], m->t24);
+    appnp_k4_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t21, m->t10, m->param[3], m->t24, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 6 kernel fused %11 %14 %15 %20 %22 %23 %24; in memory: %24");
   /* 7: fused %11 %14 %15 %20 %25 %26 %27; in memory: %27 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k5_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t24, m->t10, m->param[3], m->t27);
+    appnp_k5_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t24, m->t10, m->param[3], m->t27, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 7 kernel fused %11 %14 %15 %20 %25 %26 %27; in memory: %27");
   /* 8: fused %11 %14 %15 %20 %28 %29 %30; in memory: %30 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k6_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t27, m->t10, m->param[3], m->t30);
+    appnp_k6_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t27, m->t10, m->param[3], m->t30, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 8 kernel fused %11 %14 %15 %20 %28 %29 %30; in memory: %30");
   /* 9: fused %11 %14 %15 %20 %31 %32 %33; in memory: %33 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k7_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t30, m->t10, m->param[3], m->t33);
+    appnp_k7_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t30, m->t10, m->param[3], m->t33, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 9 kernel fused %11 %14 %15 %20 %31 %32 %33; in memory: %33");
   /* 10: fused %11 %14 %15 %20 %34 %35 %36; in memory: %36 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k8_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t33, m->t10, m->param[3], m->t36);
+    appnp_k8_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t33, m->t10, m->param[3], m->t36, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 10 kernel fused %11 %14 %15 %20 %34 %35 %36; in memory: %36");
   /* 11: fused %11 %14 %15 %20 %37 %38 %39; in memory: %39 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k9_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t36, m->t10, m->param[3], m->t39);
+    appnp_k9_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t36, m->t10, m->param[3], m->t39, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 11 kernel fused %11 %14 %15 %20 %37 %38 %39; in memory: %39");
   /* 12: fused %11 %14 %15 %20 %40 %41 %42; in memory: %42 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k10_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t39, m->t10, m->param[3], m->t42);
+    appnp_k10_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t39, m->t10, m->param[3], m->t42, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 12 kernel fused %11 %14 %15 %20 %40 %41 %42; in memory: %42");
   /* 13: fused %11 %14 %15 %20 %43 %44 %45; in memory: %45 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k11_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t42, m->t10, m->param[3], m->t45);
+    appnp_k11_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t42, m->t10, m->param[3], m->t45, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 13 kernel fused %11 %14 %15 %20 %43 %44 %45; in memory: %45");
   /* 14: fused %11 %14 %15 %20 %46 %47 %48; in memory: %48 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k12_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t45, m->t10, m->param[3], m->out);
+    appnp_k12_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t45, m->t10, m->param[3], m->out, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 14 kernel fused %11 %14 %15 %20 %46 %47 %48; in memory: %48");

@@ -305,7 +305,7 @@ static void k1_apply_edge_exp_edge(int64_t nrows, const int32_t *restrict src, c
 }
 
 /* k2_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27 */
-static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv0_P, const float *restrict p_gmmconv0_isigma, const float *restrict p_gmmconv0_mu, const float *restrict t23, float *restrict t25, float *restrict t27, int training, uint64_t seed) {
+static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv0_P, const float *restrict t22, const float *restrict p_gmmconv0_isigma, const float *restrict p_gmmconv0_mu, const float *restrict t23, float *restrict t25, float *restrict t27, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -333,6 +333,7 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
         int64_t jj;
+        int64_t se;
         int64_t su;
         float lin;
         float r12_;
@@ -346,32 +347,44 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
-            sh_st8[lane + j] = gnn_rsqrtf(out_deg[su * 1 + j]);
+            if (!training) {
+              sh_st8[lane + j] = gnn_rsqrtf(out_deg[su * 1 + j]);
+            }
           }
           for (int64_t j1 = 0; j1 < 1; j1++) {
-            sh_st11[lane + j1] = gnn_rsqrtf(in_deg[row * 1 + j1]);
+            if (!training) {
+              sh_st11[lane + j1] = gnn_rsqrtf(in_deg[row * 1 + j1]);
+            }
           }
           for (int64_t j2 = 0; j2 < 2; j2++) {
-            lin = 0.0f;
-            for (int64_t j3 = 0; j3 < 2; j3++) {
-              r12_ = (j3 < 1) ? sh_st8[lane + j3] : sh_st11[lane + (j3 - 1)];
-              lin = lin + (r12_ * p_gmmconv0_P[(j3 * 2) + j2]);
+            if (!training) {
+              lin = 0.0f;
+              for (int64_t j3 = 0; j3 < 2; j3++) {
+                r12_ = (j3 < 1) ? sh_st8[lane + j3] : sh_st11[lane + (j3 - 1)];
+                lin = lin + (r12_ * p_gmmconv0_P[(j3 * 2) + j2]);
+              }
+              r14_ = gnn_tanhf(lin);
+              sh_st14[(lane * 2) + j2] = r14_;
             }
-            r14_ = gnn_tanhf(lin);
-            sh_st14[(lane * 2) + j2] = r14_;
           }
           for (int64_t j4 = 0; j4 < 3; j4++) {
-            dot = 0.0f;
-            for (int64_t j5 = 0; j5 < 2; j5++) {
-              r19_ = p_gmmconv0_isigma[(j4 * 2) + j5] * p_gmmconv0_isigma[(j4 * 2) + j5];
-              r16_ = sh_st14[(lane * 2) + j5] - p_gmmconv0_mu[(j4 * 2) + j5];
-              r18_ = r16_ * r16_;
-              dot = dot + (r18_ * r19_);
+            if (training) {
+              sh_st22[(lane * 3) + j4] = t22[se * 3 + j4];
             }
-            r22_ = gnn_expf(-0.5f * dot);
-            sh_st22[(lane * 3) + j4] = r22_;
+            if (!training) {
+              dot = 0.0f;
+              for (int64_t j5 = 0; j5 < 2; j5++) {
+                r19_ = p_gmmconv0_isigma[(j4 * 2) + j5] * p_gmmconv0_isigma[(j4 * 2) + j5];
+                r16_ = sh_st14[(lane * 2) + j5] - p_gmmconv0_mu[(j4 * 2) + j5];
+                r18_ = r16_ * r16_;
+                dot = dot + (r18_ * r19_);
+              }
+              r22_ = gnn_expf(-0.5f * dot);
+              sh_st22[(lane * 3) + j4] = r22_;
+            }
           }
         }
       }
@@ -429,7 +442,9 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
 }
 
 /* k3_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43 */
-static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv1_P, const float *restrict p_gmmconv1_isigma, const float *restrict p_gmmconv1_mu, const float *restrict t41, float *restrict t43) {
+static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv1_P, const float *restrict t40, const float *restrict p_gmmconv1_isigma, const float *restrict p_gmmconv1_mu, const float *restrict t41, float *restrict t43, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -455,6 +470,7 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
         int64_t jj;
+        int64_t se;
         int64_t su;
         float lin;
         float r12_;
@@ -468,32 +484,44 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
-            sh_st8[lane + j] = gnn_rsqrtf(out_deg[su * 1 + j]);
+            if (!training) {
+              sh_st8[lane + j] = gnn_rsqrtf(out_deg[su * 1 + j]);
+            }
           }
           for (int64_t j1 = 0; j1 < 1; j1++) {
-            sh_st11[lane + j1] = gnn_rsqrtf(in_deg[row * 1 + j1]);
+            if (!training) {
+              sh_st11[lane + j1] = gnn_rsqrtf(in_deg[row * 1 + j1]);
+            }
           }
           for (int64_t j2 = 0; j2 < 2; j2++) {
-            lin = 0.0f;
-            for (int64_t j3 = 0; j3 < 2; j3++) {
-              r12_ = (j3 < 1) ? sh_st8[lane + j3] : sh_st11[lane + (j3 - 1)];
-              lin = lin + (r12_ * p_gmmconv1_P[(j3 * 2) + j2]);
+            if (!training) {
+              lin = 0.0f;
+              for (int64_t j3 = 0; j3 < 2; j3++) {
+                r12_ = (j3 < 1) ? sh_st8[lane + j3] : sh_st11[lane + (j3 - 1)];
+                lin = lin + (r12_ * p_gmmconv1_P[(j3 * 2) + j2]);
+              }
+              r33_ = gnn_tanhf(lin);
+              sh_st33[(lane * 2) + j2] = r33_;
             }
-            r33_ = gnn_tanhf(lin);
-            sh_st33[(lane * 2) + j2] = r33_;
           }
           for (int64_t j4 = 0; j4 < 3; j4++) {
-            dot = 0.0f;
-            for (int64_t j5 = 0; j5 < 2; j5++) {
-              r37_ = p_gmmconv1_isigma[(j4 * 2) + j5] * p_gmmconv1_isigma[(j4 * 2) + j5];
-              r35_ = sh_st33[(lane * 2) + j5] - p_gmmconv1_mu[(j4 * 2) + j5];
-              r36_ = r35_ * r35_;
-              dot = dot + (r36_ * r37_);
+            if (training) {
+              sh_st40[(lane * 3) + j4] = t40[se * 3 + j4];
             }
-            r40_ = gnn_expf(-0.5f * dot);
-            sh_st40[(lane * 3) + j4] = r40_;
+            if (!training) {
+              dot = 0.0f;
+              for (int64_t j5 = 0; j5 < 2; j5++) {
+                r37_ = p_gmmconv1_isigma[(j4 * 2) + j5] * p_gmmconv1_isigma[(j4 * 2) + j5];
+                r35_ = sh_st33[(lane * 2) + j5] - p_gmmconv1_mu[(j4 * 2) + j5];
+                r36_ = r35_ * r35_;
+                dot = dot + (r36_ * r37_);
+              }
+              r40_ = gnn_expf(-0.5f * dot);
+              sh_st40[(lane * 3) + j4] = r40_;
+            }
           }
         }
       }
@@ -596,26 +624,34 @@ static void k5_div_vertex(int64_t nrows, const float *restrict t25, const float 
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
+    float sh_st73[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     if (training) {
-      for (int64_t k = 0; k < 48; k++) { /* the lanes in order of k: see emit_host.c */
+      for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k % 32), i = (int)(k / 32);
         (void)lane;
         (void)i;
         float r73_;
         (void)r73_;
-        r73_ = gnn_sel_f32(t25[row * 16 + (k % 16)] > 0.0f, (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + (k % 16)), 0.5f), t53[row * 16 + (k % 16)] * 2.0f)), (1.0f * gnn_expf(t25[row * 16 + (k % 16)])) * ((gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + (k % 16)), 0.5f), t53[row * 16 + (k % 16)] * 2.0f))));
-        t75[row * 48 + k] = r73_ / 3.0f;
+        r73_ = gnn_sel_f32(t25[row * 16 + k] > 0.0f, (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f), t53[row * 16 + k] * 2.0f)), (1.0f * gnn_expf(t25[row * 16 + k])) * ((gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f), t53[row * 16 + k] * 2.0f))));
+        sh_st73[k] = r73_;
       }
     } else {
-      for (int64_t k = 0; k < 48; k++) { /* the lanes in order of k: see emit_host.c */
+      for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k % 32), i = (int)(k / 32);
         (void)lane;
         (void)i;
         float r73_;
         (void)r73_;
-        r73_ = gnn_sel_f32(t25[row * 16 + (k % 16)] > 0.0f, t53[row * 16 + (k % 16)], (1.0f * gnn_expf(t25[row * 16 + (k % 16)])) * (t53[row * 16 + (k % 16)]));
-        t75[row * 48 + k] = r73_ / 3.0f;
+        r73_ = gnn_sel_f32(t25[row * 16 + k] > 0.0f, t53[row * 16 + k], (1.0f * gnn_expf(t25[row * 16 + k])) * (t53[row * 16 + k]));
+        sh_st73[k] = r73_;
       }
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int64_t k1 = 0; k1 < 48; k1++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+      (void)lane;
+      (void)i1;
+      t75[row * 48 + k1] = sh_st73[k1 % 16] / 3.0f;
     }
   }
 }
@@ -1235,7 +1271,7 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   }
   gnn_profile_step(m->ctx, "forward 2 gemm %23 apply_vertex.linear");
   /* 3: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27 */
-  k2_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->param[0], m->param[2], m->param[1], m->t23, m->t25, m->t27, training, seed);
+  k2_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->param[0], m->t22, m->param[2], m->param[1], m->t23, m->t25, m->t27, training, seed);
   gnn_profile_step(m->ctx, "forward 3 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27");
   /* 4: %41 apply_vertex.linear */
   {
@@ -1245,7 +1281,7 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   }
   gnn_profile_step(m->ctx, "forward 4 gemm %41 apply_vertex.linear");
   /* 5: fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43 */
-  k3_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->param[4], m->param[6], m->param[5], m->t41, m->out);
+  k3_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->param[4], m->t40, m->param[6], m->param[5], m->t41, m->out, training, seed);
   gnn_profile_step(m->ctx, "forward 5 kernel fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43");
   m->forward_done = 1;
   m->trained = training != 0;

@@ -204,7 +204,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k1_apply_edge_exp_edge(i
 }
 
 /* monet_k2_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27 */
-extern "C" __global__ void __launch_bounds__(256) monet_k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ p_gmmconv0_isigma, const float *__restrict__ p_gmmconv0_mu, const float *__restrict__ t23, float *__restrict__ t25, float *__restrict__ t27, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) monet_k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ t22, const float *__restrict__ p_gmmconv0_isigma, const float *__restrict__ p_gmmconv0_mu, const float *__restrict__ t23, float *__restrict__ t25, float *__restrict__ t27, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -231,6 +231,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_sum_u_mul_e_vertex(in
   int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
   int64_t su;
   float lin;
   float r12_;
@@ -256,32 +257,44 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_sum_u_mul_e_vertex(in
     if (jj < hi) {
       sh_e[lane] = jj;
       sh_u[lane] = src[sh_e[lane]];
+      se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        sh_st8[lane + j] = gnn_rsqrtf(out_deg[su * 1 + j]);
+        if (!training) {
+          sh_st8[lane + j] = gnn_rsqrtf(out_deg[su * 1 + j]);
+        }
       }
       for (int64_t j1 = 0; j1 < 1; j1++) {
-        sh_st11[lane + j1] = gnn_rsqrtf(in_deg[row * 1 + j1]);
+        if (!training) {
+          sh_st11[lane + j1] = gnn_rsqrtf(in_deg[row * 1 + j1]);
+        }
       }
       for (int64_t j2 = 0; j2 < 2; j2++) {
-        lin = 0.0f;
-        for (int64_t j3 = 0; j3 < 2; j3++) {
-          r12_ = (j3 < 1) ? sh_st8[lane + j3] : sh_st11[lane + (j3 - 1)];
-          lin = lin + (r12_ * p_gmmconv0_P[(j3 * 2) + j2]);
+        if (!training) {
+          lin = 0.0f;
+          for (int64_t j3 = 0; j3 < 2; j3++) {
+            r12_ = (j3 < 1) ? sh_st8[lane + j3] : sh_st11[lane + (j3 - 1)];
+            lin = lin + (r12_ * p_gmmconv0_P[(j3 * 2) + j2]);
+          }
+          r14_ = tanhf(lin);
+          sh_st14[(lane * 2) + j2] = r14_;
         }
-        r14_ = tanhf(lin);
-        sh_st14[(lane * 2) + j2] = r14_;
       }
       for (int64_t j4 = 0; j4 < 3; j4++) {
-        dot = 0.0f;
-        for (int64_t j5 = 0; j5 < 2; j5++) {
-          r19_ = p_gmmconv0_isigma[(j4 * 2) + j5] * p_gmmconv0_isigma[(j4 * 2) + j5];
-          r16_ = sh_st14[(lane * 2) + j5] - p_gmmconv0_mu[(j4 * 2) + j5];
-          r18_ = r16_ * r16_;
-          dot = dot + (r18_ * r19_);
+        if (training) {
+          sh_st22[(lane * 3) + j4] = t22[se * 3 + j4];
         }
-        r22_ = expf(-0.5f * dot);
-        sh_st22[(lane * 3) + j4] = r22_;
+        if (!training) {
+          dot = 0.0f;
+          for (int64_t j5 = 0; j5 < 2; j5++) {
+            r19_ = p_gmmconv0_isigma[(j4 * 2) + j5] * p_gmmconv0_isigma[(j4 * 2) + j5];
+            r16_ = sh_st14[(lane * 2) + j5] - p_gmmconv0_mu[(j4 * 2) + j5];
+            r18_ = r16_ * r16_;
+            dot = dot + (r18_ * r19_);
+          }
+          r22_ = expf(-0.5f * dot);
+          sh_st22[(lane * 3) + j4] = r22_;
+        }
       }
     }
     __syncwarp(gmask);
@@ -330,7 +343,9 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_sum_u_mul_e_vertex(in
 }
 
 /* monet_k3_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43 */
-extern "C" __global__ void __launch_bounds__(256) monet_k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv1_P, const float *__restrict__ p_gmmconv1_isigma, const float *__restrict__ p_gmmconv1_mu, const float *__restrict__ t41, float *__restrict__ t43) {
+extern "C" __global__ void __launch_bounds__(256) monet_k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv1_P, const float *__restrict__ t40, const float *__restrict__ p_gmmconv1_isigma, const float *__restrict__ p_gmmconv1_mu, const float *__restrict__ t41, float *__restrict__ t43, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -355,6 +370,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k3_sum_u_mul_e_vertex(in
   int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
   int64_t su;
   float lin;
   float r12_;
@@ -380,32 +396,44 @@ extern "C" __global__ void __launch_bounds__(256) monet_k3_sum_u_mul_e_vertex(in
     if (jj < hi) {
       sh_e[lane] = jj;
       sh_u[lane] = src[sh_e[lane]];
+      se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        sh_st8[lane + j] = gnn_rsqrtf(out_deg[su * 1 + j]);
+        if (!training) {
+          sh_st8[lane + j] = gnn_rsqrtf(out_deg[su * 1 + j]);
+        }
       }
       for (int64_t j1 = 0; j1 < 1; j1++) {
-        sh_st11[lane + j1] = gnn_rsqrtf(in_deg[row * 1 + j1]);
+        if (!training) {
+          sh_st11[lane + j1] = gnn_rsqrtf(in_deg[row * 1 + j1]);
+        }
       }
       for (int64_t j2 = 0; j2 < 2; j2++) {
-        lin = 0.0f;
-        for (int64_t j3 = 0; j3 < 2; j3++) {
-          r12_ = (j3 < 1) ? sh_st8[lane + j3] : sh_st11[lane + (j3 - 1)];
-          lin = lin + (r12_ * p_gmmconv1_P[(j3 * 2) + j2]);
+        if (!training) {
+          lin = 0.0f;
+          for (int64_t j3 = 0; j3 < 2; j3++) {
+            r12_ = (j3 < 1) ? sh_st8[lane + j3] : sh_st11[lane + (j3 - 1)];
+            lin = lin + (r12_ * p_gmmconv1_P[(j3 * 2) + j2]);
+          }
+          r33_ = tanhf(lin);
+          sh_st33[(lane * 2) + j2] = r33_;
         }
-        r33_ = tanhf(lin);
-        sh_st33[(lane * 2) + j2] = r33_;
       }
       for (int64_t j4 = 0; j4 < 3; j4++) {
-        dot = 0.0f;
-        for (int64_t j5 = 0; j5 < 2; j5++) {
-          r37_ = p_gmmconv1_isigma[(j4 * 2) + j5] * p_gmmconv1_isigma[(j4 * 2) + j5];
-          r35_ = sh_st33[(lane * 2) + j5] - p_gmmconv1_mu[(j4 * 2) + j5];
-          r36_ = r35_ * r35_;
-          dot = dot + (r36_ * r37_);
+        if (training) {
+          sh_st40[(lane * 3) + j4] = t40[se * 3 + j4];
         }
-        r40_ = expf(-0.5f * dot);
-        sh_st40[(lane * 3) + j4] = r40_;
+        if (!training) {
+          dot = 0.0f;
+          for (int64_t j5 = 0; j5 < 2; j5++) {
+            r37_ = p_gmmconv1_isigma[(j4 * 2) + j5] * p_gmmconv1_isigma[(j4 * 2) + j5];
+            r35_ = sh_st33[(lane * 2) + j5] - p_gmmconv1_mu[(j4 * 2) + j5];
+            r36_ = r35_ * r35_;
+            dot = dot + (r36_ * r37_);
+          }
+          r40_ = expf(-0.5f * dot);
+          sh_st40[(lane * 3) + j4] = r40_;
+        }
       }
     }
     __syncwarp(gmask);
@@ -511,14 +539,25 @@ extern "C" __global__ void __launch_bounds__(256) monet_k5_div_vertex(int64_t nr
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
+  __shared__ float sh_st73_block[8][16];
+  float *const sh_st73 = sh_st73_block[threadIdx.x / 32];  /* this group's */
+  const unsigned gmask = 0xffffffffu;
   if (row >= nrows) return;  /* a whole group leaves together */
   float r73_;
   #pragma unroll
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 48) {
-      r73_ = (t25[row * 16 + (k % 16)] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + (k % 16)), 0.5f) ? (t53[row * 16 + (k % 16)] * 2.0f) : 0.0f) : t53[row * 16 + (k % 16)]) : ((1.0f * expf(t25[row * 16 + (k % 16)])) * (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + (k % 16)), 0.5f) ? (t53[row * 16 + (k % 16)] * 2.0f) : 0.0f) : t53[row * 16 + (k % 16)]));
-      t75[(row) * 48 + k] = r73_ / 3.0f;
+    if (k < 16) {
+      r73_ = (t25[row * 16 + k] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? (t53[row * 16 + k] * 2.0f) : 0.0f) : t53[row * 16 + k]) : ((1.0f * expf(t25[row * 16 + k])) * (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? (t53[row * 16 + k] * 2.0f) : 0.0f) : t53[row * 16 + k]));
+      sh_st73[k] = r73_;
+    }
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i1 = 0; i1 < 2; i1++) {
+    const int64_t k1 = lane + (int64_t)i1 * 32;
+    if (k1 < 48) {
+      t75[(row) * 48 + k1] = sh_st73[k1 % 16] / 3.0f;
     }
   }
 }
@@ -1208,7 +1247,7 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   /* 3: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    monet_k2_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->param[0], m->param[2], m->param[1], m->t23, m->t25, m->t27, training, seed);
+    monet_k2_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->param[0], m->t22, m->param[2], m->param[1], m->t23, m->t25, m->t27, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 3 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27");
@@ -1224,7 +1263,7 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   /* 5: fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    monet_k3_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->param[4], m->param[6], m->param[5], m->t41, m->out);
+    monet_k3_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->param[4], m->t40, m->param[6], m->param[5], m->t41, m->out, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 5 kernel fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43");
