@@ -1325,8 +1325,12 @@ void lower_fused_steps(Lower *L) {
       }
       L->buf_of[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d", v->id), v->dom, wide ? ELEM_F64 : v->elem, width, v);
       L->buf_of[i]->train_only = stash_only(&F, v);
-      for (int j = i + 1; v->sched == SCHED_GEMM && j < n; j++)
-        if (((Value *)m->vals.items[j])->folded && ((Value *)m->vals.items[j])->group == v->group) L->buf_of[j] = L->buf_of[i];
+      for (int j = i + 1; v->sched == SCHED_GEMM && j < n; j++) {
+        Value *d = m->vals.items[j];
+        if (!d->folded || d->group != v->group) continue;
+        L->buf_of[j] = L->buf_of[i];
+        L->buf_of[i]->train_only &= stash_only(&F, d); /* the forward reads a dot though only the backward reads h */
+      }
       if (shadow) {
         F.buf64[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d_f64", v->id), v->dom, ELEM_F64, shape_elems(&v->shape), v);
         F.buf64[i]->train_only = F.buf64[i]->stash64 = true;
