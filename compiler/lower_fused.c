@@ -11,7 +11,7 @@
  * kernel's own group is read from the shared memory its walk left it in. A subexpression read
  * twice at the same element is bound to a local once (a memo per block).
  *
- * The kernel shapes:
+ * The kernel shapes (the walks' in lower_walk.c, the rest here; lower_fused.h is what they share):
  *   FG_WALK   a group of G lanes per vertex (the row); lo..hi its in-edges (CSR) or out-edges
  *             (CSC). Walk w (1, 2, ...) visits every edge of the row and updates, per lane, the
  *             register accumulators of the reductions whose operands need only the results of
@@ -24,68 +24,15 @@
  *   FG_SINK   reduce_rows: every row adds its term into a float64 accumulator (atomics), then
  *             one row rounds it.
  *   FG_EDGE_REDUCE  --mapping=edge: a group per edge, atomics into the vertex's row, a finish.
- *   FG_GEMM   a GEMM step.
+ *   FG_GEMM   a GEMM step (with folded attention dots: a weight kernel, then the GEMM).
  */
-#include "lower.h"
+#include "lower_fused.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-  KExpr *vtx;        /* the vertex row (vertex values) */
-  KExpr *edge;       /* the edge id (edge values) */
-  KExpr *src, *dst;  /* the vertex ids at the edge's ends */
-  bool near;         /* vtx is the kernel's own row: its group's vertex results are available */
-  bool src_near, dst_near;
-} Ctx;
 
-typedef struct {
-  const Value *v;
-  KExpr *vtx, *edge, *idx;
-  PtrVec *blk;
-  int var;           /* the local it is bound to, or -1: expr is the value */
-  KExpr *expr;
-} Memo;
-
-typedef struct Fused {
-  Lower *L;
-  Module *m;
-  Kernel *k;
-  int gid;
-  bool *needs_buf;   /* per value: lives in memory */
-  KBuf **buf64;      /* per value: the float64 stash the backward reads of an f64 forward value that the
-                        forward also reads as float (beside its float buffer), or NULL */
-  bool want64;       /* while t_v's product reads out_v: its float64 stash, unrounded */
-  bool *fwd_needed;  /* per value: the forward reads it from memory (else only the backward does) */
-  bool *seen;        /* per value: computed by the current kernel (for its description) */
-  bool *stored;      /* per value: a root this kernel has stored for its row (later reads load it) */
-  int *sh;           /* per value: the shared array of a finished reduction of this kernel */
-  int *sh_sum;       /* edge_softmax: the array of its sums (sh: of its maxima) */
-  int *walk;         /* per value: the walk a reduction of this group is computed in */
-  int *lev;          /* per value: the first walk after which it can be computed (-1 unknown) */
-  int step;          /* the current kernel's step */
-  int lin_budget;    /* lin_in's visits so far */
-  const Value **online; /* per value: the edge_softmax an aggregate accumulates online with (or NULL) */
-  /* while an online term is built: the softmax, its slot's running max, sum and accumulator */
-  const Value *on_soft;
-  KExpr *on_acc, *on_idx, *on_p;
-  int on_sh_scale, on_sh_p;  /* the softmax's per-edge shared arrays: its rescale factor and exp(x - max) */
-  bool *online_src;          /* per value: a softmax some aggregate of this kernel accumulates online with */
-  int *sh_scale, *sh_pv;     /* per softmax: those shared arrays */
-  int *hoist;                /* per online aggregate: the shared array of its edge weight (-1: none) */
-  /* staging (stage_walk, stage_rows): an edge value computed once per edge into shared memory */
-  int *stage;        /* per value: its shared array while staged (-1: computed where it is read) */
-  int st_e, st_le;   /* a walk's locals: its edge (staged values at chunk position st_t), the staging lane's edge */
-  int st_t;
-  bool st_row;       /* a kernel per edge: staged values at its row */
-  bool *train_need;  /* per value: a forward kernel's training run computes it (pick_stages: not only
-                        below a recomputed stash, which training loads) */
-  PtrVec *memo_v;    /* per value: Memo* of the current kernel */
-  PtrVec memo_touched; /* the memo_v lists in use (cleared per kernel) */
-} Fused;
-
-static KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx);
 
 /* An element-wise forward value checkpoint stashes for the backward: its group (a rows kernel,
  * or a store in a walk) writes it when training, and forward kernels of other groups recompute
@@ -102,11 +49,11 @@ static bool recomputed_stash(const Fused *F, const Value *x) {
   return fwd_recomputes(x) && x->group != F->gid && !F->m->groups[F->gid].bwd;
 }
 
-static bool grouped(const Value *v) {
+bool grouped(const Value *v) {
   return v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_GEMM;
 }
 
-static int width_of(const Value *v) { return (int)shape_elems(&v->shape); }
+int width_of(const Value *v) { return (int)shape_elems(&v->shape); }
 
 /* ---------------------------------------------------------------- structural equality */
 
@@ -158,16 +105,8 @@ static KExpr *load(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   return e;
 }
 
-typedef struct {
-  Fused *F;
-  const Value *reader; /* the value whose operands these are: f64 widens them; reads_f64_stash reads
-                          an f64 forward operand unrounded */
-  Ctx ctx[GNN_MAX_ARGS];
-  int hoisted;       /* >= 0: operand 1 is in this shared array (an online aggregate's edge weight, made
-                        once per edge by the softmax's lanes): the accumulator is rescaled as it is read */
-} FReader;
 
-static KExpr *fused_read(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx) {
+KExpr *fused_read(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx) {
   const FReader *fr = r->ctx;
   if (r->args[i]->op == OP_CONST) return kf(L, r->args[i]->fattr);
   if (i == 1 && fr->hoisted >= 0) {
@@ -188,10 +127,10 @@ static KExpr *fused_read(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx
   return fr->reader->f64 && e->type == KT_F32 && e->kind != KE_FCONST ? kun(L, KU_TO_F64, e) : e;
 }
 
-static Ctx vertex_ctx(KExpr *v, bool near) { return (Ctx){.vtx = v, .near = near}; }
+Ctx vertex_ctx(KExpr *v, bool near) { return (Ctx){.vtx = v, .near = near}; }
 
 /* The value by its definition (an inline value, or a root of this kernel). */
-static KExpr *compute(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
+KExpr *compute(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   Lower *L = F->L;
   Kernel *k = F->k;
   FReader fr = {F, x, {{0}}, -1};
@@ -232,7 +171,7 @@ static KExpr *online_read(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
 }
 
 /* e with every use of local `from` replaced by local `to` (a lane loop's variable in another loop). */
-static KExpr *subst_var(Lower *L, Kernel *k, const KExpr *e, int from, int to) {
+KExpr *subst_var(Lower *L, Kernel *k, const KExpr *e, int from, int to) {
   if (!e) return NULL;
   if (e->kind == KE_VAR && e->var == from) return kvar(L, k, to, subst_var(L, k, e->a, from, to));
   KExpr *c = ke_new(L, e->kind, e->type);
@@ -279,7 +218,7 @@ static KExpr *staged_at(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   return kshared(L, F->k, F->stage[x->id], kbin(L, KO_ADD, kbin(L, KO_MUL, slot, W), idx));
 }
 
-static KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
+KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   Lower *L = F->L;
   if (x->op == OP_CONST) return kf(L, x->fattr);
   if (F->stage[x->id] >= 0) {
@@ -335,9 +274,9 @@ static KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
 }
 
 /* A forward value in memory only for the backward: written only when the forward trains. */
-static bool stash_only(const Fused *F, const Value *v) { return !v->bwd && F->needs_buf[v->id] && !F->fwd_needed[v->id]; }
+bool stash_only(const Fused *F, const Value *v) { return !v->bwd && F->needs_buf[v->id] && !F->fwd_needed[v->id]; }
 
-static KExpr *ktraining(Lower *L) { return ke_new(L, KE_TRAINING, KT_I64); }
+KExpr *ktraining(Lower *L) { return ke_new(L, KE_TRAINING, KT_I64); }
 
 
 /* A staged value's shared-memory store: sh[idx] = x at cx. A stash the forward recomputes is
@@ -360,110 +299,11 @@ static void stage_store(Fused *F, PtrVec *blk, const Value *x, const Ctx *cx, KE
 }
 
 /* A store, under `if (training)` when it is a stash for the backward. */
-static void store(Fused *F, PtrVec *blk, const Value *v, KExpr *row, KExpr *idx, KExpr *val) {
+void store(Fused *F, PtrVec *blk, const Value *v, KExpr *row, KExpr *idx, KExpr *val) {
   Lower *L = F->L;
   if (stash_only(F, v)) blk = ks_if(L, blk, ktraining(L));
   ks_store(L, F->k, blk, L->buf_of[v->id], row, idx, val);
   if (F->buf64[v->id]) ks_store(L, F->k, ks_if(L, blk, ktraining(L)), F->buf64[v->id], row, idx, val);
-}
-
-/* ---------------------------------------------------------------- levels (walk numbers) */
-
-/* A softmax statistic (checkpoint's gather.max / gather.sum of an edge_softmax's scores) made
- * by this kernel with its softmax: stored from the online softmax's final max and sum, with no
- * walk of its own. */
-static bool is_stat(const Fused *F, const Value *x) {
-  const Value *s = x->stat_of;
-  return s && x->sched == SCHED_ANCHOR && x->group == F->gid && s->sched == SCHED_ANCHOR && s->group == F->gid &&
-         s->op == OP_REDUCE_SCATTER && x->op == OP_GATHER && x->iattr == GATHER_BY_DST && shape_eq(&x->shape, &s->shape);
-}
-
-/* The walk after which x can be computed in group g: 0 for what is in memory; a reduction of g
- * is computed in walk 1 + (its operands' level) and available after it. */
-static int level(Fused *F, const Value *x) {
-  if (F->lev[x->id] >= 0) return F->lev[x->id];
-  int l = 0;
-  if (!(x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid))) {
-    for (int i = 0; i < x->nargs; i++) {
-      int a = level(F, x->args[i]);
-      if (a > l) l = a;
-    }
-    if (x->sched == SCHED_ANCHOR) {
-      l += 1;
-      if (F->online[x->id]) l = level(F, F->online[x->id]); /* in its softmax's walk */
-      if (is_stat(F, x)) l = level(F, x->stat_of);           /* its softmax's registers */
-      F->walk[x->id] = l;
-    }
-  }
-  F->lev[x->id] = l;
-  return l;
-}
-
-/* How x depends on the softmax s: 0 not at all, 1 linearly (homogeneous of degree one: the
- * sum of such terms is the sum of their unnormalised values divided by s's denominator), -1
- * otherwise. *paths counts the ways x reads s (one read: one running max per slot); *lvl is
- * the latest walk x needs apart from s. */
-static int lin_in(Fused *F, const Value *x, const Value *s, int *paths, int *lvl) {
-  if (*paths > 1 || ++F->lin_budget > 4096) return -1; /* read twice, or too large a message to check */
-  if (x == s) {
-    (*paths)++;
-    return 1;
-  }
-  if (x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid)) return 0;
-  if (x->sched == SCHED_ANCHOR) {
-    int l = level(F, x);
-    if (l > *lvl) *lvl = l;
-    return 0;
-  }
-  int l[GNN_MAX_ARGS] = {0}, n1 = 0, nneg = 0;
-  for (int i = 0; i < x->nargs; i++) {
-    l[i] = lin_in(F, x->args[i], s, paths, lvl);
-    n1 += l[i] == 1;
-    nneg += l[i] < 0;
-  }
-  if (nneg) return -1;
-  if (!n1) return 0;
-  FnKind f = x->op == OP_SCATTER ? x->fn : x->fn;
-  int alg = fn_info[f].algebra;
-  if (f == FN_ADD || f == FN_SUB || f == FN_U_ADD_V || f == FN_U_SUB_V) return n1 == x->nargs ? 1 : -1;
-  if (f == FN_DIV) return l[0] == 1 && l[1] == 0 ? 1 : -1;
-  if (n1 == 1 && x->nargs == 1 && (alg & (A_LIN0 | A_JOINT))) return 1;
-  if (n1 == 1 && x->nargs == 2 && ((l[0] == 1 && (alg & A_LIN0)) || (l[1] == 1 && (alg & A_LIN1)))) return 1;
-  return -1;
-}
-
-/* An aggregate or gather.sum whose message is linear in a softmax of its own group computed in
- * the walk before it: it can run in that walk, online. */
-static const Value *online_softmax(Fused *F, const Value *a, Value **mem, int nmem) {
-  if (!((a->op == OP_AGGREGATE && a->fn == FN_SUM) || (a->op == OP_GATHER && a->fn == FN_SUM && a->iattr == GATHER_BY_DST)))
-    return NULL;
-  for (int i = 0; i < nmem; i++) {
-    const Value *s = mem[i];
-    if (s->op != OP_REDUCE_SCATTER || F->walk[s->id] + 1 != F->walk[a->id]) continue;
-    int paths = 0, lvl = 0, lin;
-    F->lin_budget = 0;
-    if (a->op == OP_AGGREGATE) {
-      int l0 = lin_in(F, a->args[0], s, &paths, &lvl);
-      lin = l0 != 0 ? -1 : a->msg == FN_COPY_E || a->msg == FN_U_MUL_E ? lin_in(F, a->args[a->nargs - 1], s, &paths, &lvl) : -1;
-    } else {
-      lin = lin_in(F, a->args[0], s, &paths, &lvl);
-    }
-    if (lin == 1 && paths == 1 && lvl < F->walk[s->id]) return s;
-  }
-  return NULL;
-}
-
-/* Marks the reductions of group gid that x's computation reads (through inline values and the
- * group's own roots): they are staged in shared memory. */
-static void mark_reads(Fused *F, const Value *x, bool *read, bool *seen, bool top) {
-  if (x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid)) return;
-  if (!top && x->sched == SCHED_ANCHOR) {
-    read[x->id] = true;
-    return;
-  }
-  if (!top && seen[x->id]) return;
-  seen[x->id] = true;
-  for (int i = 0; i < x->nargs; i++) mark_reads(F, x->args[i], read, seen, false);
 }
 
 /* ---------------------------------------------------------------- staging
@@ -540,7 +380,7 @@ static void need_when_training(Fused *F, const Value *x, bool *need, int depth) 
  * inside staged ones is computed once per edge with them. Found by iterating: every value that
  * would pay when each is computed where read, then those that still pay when the scan stops at
  * the staged ones, until the set is stable. */
-static int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Domain dom, Value **out, int slots) {
+int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Domain dom, Value **out, int slots) {
   int n = F->m->vals.len, nout = 0;
   bool *stop = calloc((size_t)n + 1, 1), *next = calloc((size_t)n + 1, 1);
   bool bwd = F->m->groups[F->gid].bwd;
@@ -588,7 +428,7 @@ static int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w,
 
 /* In walk wk: lane l computes the staged values at edge j0 + l (in the chunk's stage, before its
  * barrier) into sh_st<id>[l * width + j]; the walk's lane loops read them at position t. */
-static void stage_walk(Fused *F, const Walk *wk, int dir, Value **st, int nst) {
+void stage_walk(Fused *F, const Walk *wk, int dir, Value **st, int nst) {
   Lower *L = F->L;
   Kernel *k = F->k;
   if (!nst || !wk->stage) return;
@@ -639,7 +479,7 @@ static int stage_rows(Fused *F, Value **mem, int nmem, const Ctx *cx, Value ***o
   return nst;
 }
 
-static void unstage(Fused *F, Value **st, int nst) {
+void unstage(Fused *F, Value **st, int nst) {
   for (int i = 0; i < nst; i++) F->stage[st[i]->id] = -1;
   F->st_e = F->st_le = F->st_t = -1;
   F->st_row = false;
@@ -647,7 +487,7 @@ static void unstage(Fused *F, Value **st, int nst) {
 
 /* ---------------------------------------------------------------- kernels */
 
-static Kernel *fused_kernel(Fused *F, const char *what, Mapping map, Domain rows, int G, bool bwd, const char *name) {
+Kernel *fused_kernel(Fused *F, const char *what, Mapping map, Domain rows, int G, bool bwd, const char *name) {
   Lower *L = F->L;
   Kernel *k = arena_alloc(L->a, sizeof(Kernel));
   k->id = L->p->kernels.len;
@@ -670,7 +510,7 @@ static Kernel *fused_kernel(Fused *F, const char *what, Mapping map, Domain rows
 }
 
 /* "%9 %10 %11 (in memory: %11)": what the kernel computes, and which of it it writes. */
-static const char *kernel_what(Fused *F) {
+const char *kernel_what(Fused *F) {
   Lower *L = F->L;
   char *all = "", *mem = "";
   int nall = 0, nmem = 0;
@@ -687,7 +527,7 @@ static const char *kernel_what(Fused *F) {
 }
 
 /* The name's middle: the functions of the group's reductions (or its first value). */
-static const char *group_name(Fused *F, Value **mem, int n) {
+const char *group_name(Fused *F, Value **mem, int n) {
   Lower *L = F->L;
   char *s = "";
   int parts = 0;
@@ -699,302 +539,6 @@ static const char *group_name(Fused *F, Value **mem, int n) {
   }
   if (!parts) s = arena_printf(L->a, "%s_%s", op_info[mem[0]->op].name, fn_info[mem[0]->fn].name);
   return s;
-}
-
-/* ---- FG_WALK */
-
-typedef struct {
-  int acc, aux;      /* accumulator (sum, max, best, softmax max) and its companion (arg, softmax sum) */
-  KExpr *on_idx;     /* an online aggregate: where its term reads the softmax (in the walk's lane variable) */
-  int on_kv;         /* that lane variable */
-} Acc;
-
-static void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
-  Lower *L = F->L;
-  int n = F->m->vals.len;
-  for (int i = 0; i < n; i++) F->lev[i] = -1, F->walk[i] = 0, F->sh[i] = F->sh_sum[i] = -1;
-  int W = 0, maxw = 1;
-  for (int i = 0; i < nmem; i++) F->online[mem[i]->id] = NULL;
-  for (int i = 0; i < nmem; i++) level(F, mem[i]);
-  bool any_online = false;
-  for (int i = 0; i < nmem; i++)
-    if (mem[i]->sched == SCHED_ANCHOR && (F->online[mem[i]->id] = online_softmax(F, mem[i], mem, nmem))) any_online = true;
-  if (any_online) /* the levels again, with the online aggregates in their softmax's walk */
-    for (int i = 0; i < n; i++) F->lev[i] = -1, F->walk[i] = 0;
-  for (int i = 0; i < nmem; i++) F->online_src[mem[i]->id] = false;
-  for (int i = 0; i < nmem; i++)
-    if (F->online[mem[i]->id]) F->online_src[F->online[mem[i]->id]->id] = true;
-  for (int i = 0; i < nmem; i++) {
-    int l = level(F, mem[i]);
-    if (mem[i]->sched == SCHED_ANCHOR && l > W) W = l;
-    if (width_of(mem[i]) > maxw) maxw = width_of(mem[i]);
-  }
-  /* where each edge value in memory is stored: the first walk after its operands */
-  int *store_walk = calloc((size_t)n + 1, sizeof(int));
-  for (int i = 0; i < nmem; i++) {
-    const Value *v = mem[i];
-    if (!F->needs_buf[v->id] || v->dom != DOM_EDGE) continue;
-    int w = v->sched == SCHED_ANCHOR ? F->walk[v->id] + 1 : level(F, v) + 1;
-    store_walk[v->id] = w;
-    if (w > W) W = w;
-  }
-  bool *read = calloc((size_t)n + 1, 1), *seen = calloc((size_t)n + 1, 1);
-  for (int i = 0; i < nmem; i++) mark_reads(F, mem[i], read, seen, true);
-  free(seen);
-  for (int i = 0; i < nmem; i++) /* a root edge value stored in a later walk reads its reductions there */
-    if (mem[i]->sched == SCHED_ANCHOR && mem[i]->op == OP_REDUCE_SCATTER && F->needs_buf[mem[i]->id]) read[mem[i]->id] = true;
-
-  Kernel *k = fused_kernel(F, "", MAP_VERTEX, DOM_VERTEX, group_for(maxw), g->bwd, group_name(F, mem, nmem));
-  k->dir = g->dir;
-  int G = k->group;
-  int lo, hi;
-  walk_bounds(L, k, &lo, &hi);
-  KExpr *deg = kbin(L, KO_SUB, kvar(L, k, hi, NULL), kvar(L, k, lo, NULL));
-  Acc *acc = calloc((size_t)n + 1, sizeof(Acc));
-  int *lanes_of = calloc((size_t)nmem, sizeof(int));
-  Value **staged = calloc((size_t)n + 1, sizeof(Value *));
-  /* an online aggregate whose edge weight has the softmax's shape (GAT: dropout(alpha), one per
-   * head): the softmax's lanes compute the weight once per edge and head, not once per element */
-  for (int i = 0; i < nmem; i++) {
-    const Value *a = mem[i], *sm = F->online[a->id];
-    F->hoist[a->id] = -1;
-    if (sm && a->op == OP_AGGREGATE && a->msg == FN_U_MUL_E && shape_eq(&a->args[1]->shape, &sm->shape))
-      F->hoist[a->id] = add_shared(L, k, arena_printf(L->a, "sh_w%d", a->id), a->args[1]->f64 ? KT_F64 : KT_F32, width_of(a->args[1]));
-  }
-  /* a softmax some member evaluates at an edge after its walk needs its max there too (an online
-   * aggregate only divides by its sum) */
-  bool *at_edge = calloc((size_t)n + 1, 1), *one = calloc((size_t)n + 1, 1), *seen1 = calloc((size_t)n + 1, 1);
-  for (int i = 0; i < nmem; i++) {
-    memset(one, 0, (size_t)n + 1);
-    memset(seen1, 0, (size_t)n + 1);
-    mark_reads(F, mem[i], one, seen1, true);
-    if (F->online[mem[i]->id]) one[F->online[mem[i]->id]->id] = false;
-    for (int j = 0; j < n; j++) at_edge[j] |= one[j];
-    if (mem[i]->sched == SCHED_ANCHOR && mem[i]->op == OP_REDUCE_SCATTER && F->needs_buf[mem[i]->id]) at_edge[mem[i]->id] = true;
-  }
-  free(one);
-  free(seen1);
-  for (int i = 0; i < nmem; i++)
-    if (F->online_src[mem[i]->id]) {
-      F->sh_scale[mem[i]->id] = add_shared(L, k, arena_printf(L->a, "sh_scale%d", mem[i]->id), KT_F32, width_of(mem[i]));
-      F->sh_pv[mem[i]->id] = -1; /* exp(x - max), for the online aggregates that read the softmax itself */
-      for (int j = 0; j < nmem; j++)
-        if (F->online[mem[j]->id] == mem[i] && F->hoist[mem[j]->id] < 0 && F->sh_pv[mem[i]->id] < 0)
-          F->sh_pv[mem[i]->id] = add_shared(L, k, arena_printf(L->a, "sh_p%d", mem[i]->id), KT_F32, width_of(mem[i]));
-      read[mem[i]->id] = true; /* its sums divide the aggregate at the end */
-    }
-  for (int w = 1; w <= W; w++) {
-    /* 1. the accumulators of the reductions of walk w */
-    for (int i = 0; i < nmem; i++) {
-      Value *a = mem[i];
-      if (a->sched != SCHED_ANCHOR || F->walk[a->id] != w || is_stat(F, a)) continue;
-      int wd = width_of(a), nk = (wd + G - 1) / G, kv, iv;
-      bool arg = a->fn == FN_ARGMAX || a->fn == FN_ARGMIN, soft = a->op == OP_REDUCE_SCATTER;
-      bool sum = a->fn == FN_SUM || a->fn == FN_MEAN;
-      acc[a->id].acc = add_local(L, k, soft ? "mx" : arg ? "best" : "acc", sum ? KT_F64 : KT_F32, nk, false);
-      acc[a->id].aux = arg ? add_local(L, k, "arg", KT_I64, nk, false) : soft ? add_local(L, k, "sum", KT_F64, nk, false) : -1;
-      PtrVec *init = ks_lanes(L, k, &k->body, wd, &kv, &iv);
-      KExpr *slot = kvar(L, k, iv, NULL);
-      ks_let(L, init, acc[a->id].acc, slot, soft ? kf(L, -INFINITY) : arg ? kf(L, 0) : reduce_init(L, a->fn));
-      if (arg) ks_let(L, init, acc[a->id].aux, slot, ki(L, -1));
-      if (soft) ks_let(L, init, acc[a->id].aux, slot, kf(L, 0));
-    }
-    /* 2. the walk (only when training, if all it does is store stashes for the backward) */
-    bool stash_walk = true;
-    for (int i = 0; i < nmem; i++) {
-      const Value *a = mem[i];
-      if ((a->sched == SCHED_ANCHOR && F->walk[a->id] == w) || (store_walk[a->id] == w && !stash_only(F, a))) stash_walk = false;
-    }
-    PtrVec *wblk = &k->body;
-    if (stash_walk) {
-      KStmt *iff = ks_new(L, &k->body, KS_IF);
-      iff->lo = ktraining(L);
-      iff->count = 1; /* uniform: every lane of the group takes the same branch */
-      wblk = &iff->body;
-    }
-    Walk wk = walk_edges(L, k, wblk, lo, hi, true);
-    KExpr *e = kvar(L, k, wk.e, NULL), *far = kvar(L, k, wk.u, NULL), *row = krow(L);
-    Ctx ecx = {.edge = e, .src = g->dir == GATHER_BY_DST ? far : row, .dst = g->dir == GATHER_BY_DST ? row : far,
-               .src_near = g->dir == GATHER_BY_SRC, .dst_near = g->dir == GATHER_BY_DST};
-    for (int i = 0; i < nmem; i++) {
-      const Value *a = mem[i];
-      bool upd = a->sched == SCHED_ANCHOR && F->walk[a->id] == w && !is_stat(F, a);
-      lanes_of[i] = upd || store_walk[a->id] == w ? width_of(a) : 0;
-    }
-    int nst = pick_stages(F, mem, nmem, lanes_of, w, DOM_EDGE, staged, G);
-    stage_walk(F, &wk, g->dir, staged, nst);
-    for (int i = 0; i < nmem; i++) {
-      Value *a = mem[i];
-      bool upd = a->sched == SCHED_ANCHOR && F->walk[a->id] == w && !is_stat(F, a);
-      bool st = store_walk[a->id] == w;
-      if (!upd && !st) continue;
-      int kv, iv;
-      PtrVec *lanes = ks_lanes(L, k, wk.body, width_of(a), &kv, &iv);
-      L->cur_blk = lanes;
-      KExpr *kk = kvar(L, k, kv, NULL), *slot = kvar(L, k, iv, NULL);
-      if (st) { /* an edge value another kernel reads */
-        KExpr *val = a->sched == SCHED_ANCHOR ? eval(F, a, &ecx, kk) : (F->seen[a->id] = true, compute(F, a, &ecx, kk));
-        if (stash_walk) ks_store(L, k, lanes, L->buf_of[a->id], e, kk, val);
-        else store(F, lanes, a, e, kk, val);
-        continue;
-      }
-      KExpr *x;
-      F->on_soft = F->online[a->id];
-      F->on_p = NULL;
-      if (F->on_soft) {
-        F->on_acc = kvar(L, k, acc[a->id].acc, slot);
-        F->on_sh_scale = F->sh_scale[F->on_soft->id];
-        F->on_sh_p = F->sh_pv[F->on_soft->id];
-      }
-      if (a->op == OP_AGGREGATE) {
-        FReader fr = {F, a, {vertex_ctx(ecx.src, ecx.src_near), ecx}, F->on_soft ? F->hoist[a->id] : -1};
-        Reader r = {fused_read, a->args, {NULL, NULL, NULL}, &fr};
-        x = fn_elem(L, k, lanes, a, a->msg, &r, kk, NULL);
-      } else {
-        x = eval(F, a->args[0], &ecx, kk);
-      }
-      if (F->on_soft) acc[a->id].on_idx = F->on_idx, acc[a->id].on_kv = kv;
-      F->on_soft = NULL;
-      int xv = add_local(L, k, "x", a->f64 ? KT_F64 : KT_F32, 0, false);
-      ks_let(L, lanes, xv, NULL, x);
-      x = kvar(L, k, xv, NULL);
-      KExpr *av = kvar(L, k, acc[a->id].acc, slot);
-      if (a->op == OP_REDUCE_SCATTER) { /* online: running max, the sum rescaled when it rises */
-        int nm = add_local(L, k, "m", KT_F32, 0, false), sc = add_local(L, k, "scale", KT_F32, 0, false);
-        int pv = add_local(L, k, "p", KT_F32, 0, false);
-        int dv = add_local(L, k, "d", KT_F32, 0, false), ev = add_local(L, k, "ed", KT_F32, 0, false);
-        ks_let(L, lanes, nm, NULL, ksel(L, kbin(L, KO_GT, x, av), x, av));
-        KExpr *s = kvar(L, k, acc[a->id].aux, slot);
-        /* One exp per edge: with d = x - max_old, the factor exp(max_old - max_new) and
-         * p = exp(x - max_new) are exp(-|d|) and 1 when x raises the max, 1 and exp(-|d|) when
-         * it does not -- the same roundings as exp(max_old - x) and exp(x - max_old). (A select
-         * of two exps evaluates both where lanes are vector lanes: the host's SIMD, a GPU warp
-         * whose lanes disagree.) The first edge: d = +inf, factor 0, p = 1. */
-        ks_let(L, lanes, dv, NULL, kbin(L, KO_SUB, x, av));
-        KExpr *d = kvar(L, k, dv, NULL);
-        ks_let(L, lanes, ev, NULL, kun(L, KU_EXP, kun(L, KU_NEG, kun(L, KU_ABS, d))));
-        KExpr *ed = kvar(L, k, ev, NULL), *raised = kbin(L, KO_GT, d, kf(L, 0));
-        ks_let(L, lanes, sc, NULL, ksel(L, raised, ed, kf(L, 1.0)));
-        ks_let(L, lanes, pv, NULL, ksel(L, raised, kf(L, 1.0), ed));
-        KExpr *m = kvar(L, k, nm, NULL);
-        ks_let(L, lanes, acc[a->id].aux, slot,
-               kbin(L, KO_ADD, kbin(L, KO_MUL, s, kun(L, KU_TO_F64, kvar(L, k, sc, NULL))), kun(L, KU_TO_F64, kvar(L, k, pv, NULL))));
-        ks_let(L, lanes, acc[a->id].acc, slot, m);
-        if (F->online_src[a->id]) { /* for the aggregates accumulating with it, after a barrier */
-          KStmt *s1 = ks_new(L, lanes, KS_SHSTORE);
-          s1->var = F->sh_scale[a->id], s1->idx = kk, s1->val = kvar(L, k, sc, NULL);
-          if (F->sh_pv[a->id] >= 0) {
-            KStmt *s2 = ks_new(L, lanes, KS_SHSTORE);
-            s2->var = F->sh_pv[a->id], s2->idx = kk, s2->val = kvar(L, k, pv, NULL);
-          }
-          for (int j = 0; j < nmem; j++) { /* the hoisted edge weights of its online aggregates */
-            const Value *b = mem[j];
-            if (F->online[b->id] != a || F->hoist[b->id] < 0) continue;
-            F->on_soft = a;
-            F->on_p = kvar(L, k, pv, NULL);
-            KExpr *wv = eval(F, b->args[1], &ecx, kk);
-            F->on_soft = NULL;
-            F->on_p = NULL;
-            KStmt *s3 = ks_new(L, lanes, KS_SHSTORE);
-            s3->var = F->hoist[b->id], s3->idx = kk, s3->val = wv;
-          }
-          ks_new(L, wk.body, KS_BARRIER);
-        }
-      } else if (a->fn == FN_ARGMAX || a->fn == FN_ARGMIN) {
-        KExpr *arg = kvar(L, k, acc[a->id].aux, slot);
-        KExpr *better = kbin(L, KO_OR, kbin(L, KO_LT, arg, ki(L, 0)), kbin(L, a->fn == FN_ARGMAX ? KO_GT : KO_LT, x, av));
-        PtrVec *take = ks_if(L, lanes, better);
-        ks_let(L, take, acc[a->id].acc, slot, x);
-        ks_let(L, take, acc[a->id].aux, slot, e);
-      } else {
-        bool sum = a->fn == FN_SUM || a->fn == FN_MEAN;
-        ks_let(L, lanes, acc[a->id].acc, slot, reduce_step(L, a->fn, av, sum ? kun(L, KU_TO_F64, x) : x));
-      }
-    }
-    unstage(F, staged, nst);
-    bool onl_walk = false;
-    for (int i = 0; i < nmem; i++) onl_walk |= F->online_src[mem[i]->id] && F->walk[mem[i]->id] == w;
-    if (onl_walk) ks_new(L, wk.body, KS_BARRIER); /* the next edge's factors overwrite this one's */
-    /* 3. the finished reductions: shared memory for this kernel, memory for the others; the
-     * softmaxes first (an online aggregate divides by their sums, after a barrier) */
-    bool any = false;
-    for (int pass = 0; pass < 2; pass++) {
-    if (pass == 1 && onl_walk && any) ks_new(L, &k->body, KS_BARRIER), any = false;
-    for (int i = 0; i < nmem; i++) {
-      Value *a = mem[i];
-      if (a->sched != SCHED_ANCHOR || F->walk[a->id] != w || (a->op == OP_REDUCE_SCATTER) != (pass == 0) || is_stat(F, a)) continue;
-      int wd = width_of(a), kv, iv;
-      bool soft = a->op == OP_REDUCE_SCATTER, arg = a->fn == FN_ARGMAX || a->fn == FN_ARGMIN;
-      bool to_mem = F->needs_buf[a->id] && !soft, stats = false;
-      for (int j = 0; j < nmem && soft; j++) stats |= is_stat(F, mem[j]) && mem[j]->stat_of == a && F->needs_buf[mem[j]->id];
-      if (!read[a->id] && !to_mem && !stats) continue;
-      PtrVec *fin = ks_lanes(L, k, &k->body, wd, &kv, &iv);
-      KExpr *kk = kvar(L, k, kv, NULL), *slot = kvar(L, k, iv, NULL);
-      KExpr *res;
-      for (int j = 0; j < nmem && stats; j++) { /* its statistics, for the backward (a vertex without edges: 0) */
-        Value *st = mem[j];
-        if (!is_stat(F, st) || st->stat_of != a || !F->needs_buf[st->id]) continue;
-        KExpr *val = st->stat == STAT_MAX ? kvar(L, k, acc[a->id].acc, slot) : kun(L, KU_TO_F32, kvar(L, k, acc[a->id].aux, slot));
-        store(F, fin, st, krow(L), kk, ksel(L, kbin(L, KO_GT, deg, ki(L, 0)), val, kf(L, 0)));
-        F->seen[st->id] = true;
-      }
-      if (soft && !read[a->id]) continue;
-      if (soft) {
-        if (at_edge[a->id]) {
-          F->sh[a->id] = add_shared(L, k, arena_printf(L->a, "sh_max%d", a->id), KT_F32, wd);
-          KStmt *s1 = ks_new(L, fin, KS_SHSTORE);
-          s1->var = F->sh[a->id], s1->idx = kk, s1->val = kvar(L, k, acc[a->id].acc, slot);
-        }
-        F->sh_sum[a->id] = add_shared(L, k, arena_printf(L->a, "sh_sum%d", a->id), KT_F64, wd);
-        KStmt *s2 = ks_new(L, fin, KS_SHSTORE);
-        s2->var = F->sh_sum[a->id], s2->idx = kk, s2->val = kvar(L, k, acc[a->id].aux, slot);
-        any = true;
-        continue;
-      }
-      if (arg) {
-        res = kvar(L, k, acc[a->id].aux, slot);
-      } else {
-        res = kvar(L, k, acc[a->id].acc, slot);
-        if (a->fn == FN_MEAN) res = kbin(L, KO_DIV, res, kun(L, KU_TO_F64, deg));
-        if (F->online[a->id])
-          res = kbin(L, KO_DIV, res, kshared(L, k, F->sh_sum[F->online[a->id]->id], subst_var(L, k, acc[a->id].on_idx, acc[a->id].on_kv, kv)));
-        res = ksel(L, kbin(L, KO_GT, deg, ki(L, 0)), res, kf(L, 0)); /* a vertex without edges gets 0 */
-      }
-      if (to_mem) store(F, fin, a, krow(L), kk, res);
-      if (read[a->id]) {
-        F->sh[a->id] = add_shared(L, k, arena_printf(L->a, "sh%d", a->id), arg ? KT_I64 : KT_F32, wd);
-        KStmt *s1 = ks_new(L, fin, KS_SHSTORE);
-        s1->var = F->sh[a->id], s1->idx = kk, s1->val = arg ? res : kun(L, KU_TO_F32, res);
-        any = true;
-      }
-    }
-    }
-    if (any) ks_new(L, &k->body, KS_BARRIER);
-  }
-  /* 4. the vertex values in memory, from the finished reductions */
-  for (int i = 0; i < nmem; i++) {
-    Value *v = mem[i];
-    if (v->sched != SCHED_ROOT || v->dom == DOM_EDGE) continue;
-    int kv, iv;
-    PtrVec *lanes = ks_lanes(L, k, &k->body, width_of(v), &kv, &iv);
-    L->cur_blk = lanes;
-    Ctx vcx = vertex_ctx(krow(L), true);
-    KExpr *kk = kvar(L, k, kv, NULL);
-    if (stash_only(F, v)) {
-      store(F, lanes, v, krow(L), kk, compute(F, v, &vcx, kk));
-    } else { /* later roots of the epilogue read it back (a chain of them is not recomputed) */
-      store(F, lanes, v, krow(L), kk, compute(F, v, &vcx, kk));
-      F->stored[v->id] = true;
-      ks_new(L, &k->body, KS_BARRIER);
-    }
-  }
-  k->what = kernel_what(F);
-  free(lanes_of);
-  free(staged);
-  free(store_walk);
-  free(at_edge);
-  free(read);
-  free(acc);
 }
 
 /* The context of a kernel with a group per edge: the edge is the row, its ends in uniform locals

@@ -1,0 +1,95 @@
+/* lower_fused.h -- what lower_fused.c (the evaluation of values inside fused kernels, staging,
+ * the rows, sink, edge-balanced and GEMM groups, the program) shares with lower_walk.c (the
+ * kernels of walk groups: walk levels, online softmax). Internal to the compiler. */
+#ifndef GNNC_LOWER_FUSED_H
+#define GNNC_LOWER_FUSED_H
+
+#include "lower.h"
+
+typedef struct {
+  KExpr *vtx;        /* the vertex row (vertex values) */
+  KExpr *edge;       /* the edge id (edge values) */
+  KExpr *src, *dst;  /* the vertex ids at the edge's ends */
+  bool near;         /* vtx is the kernel's own row: its group's vertex results are available */
+  bool src_near, dst_near;
+} Ctx;
+
+typedef struct {
+  const Value *v;
+  KExpr *vtx, *edge, *idx;
+  PtrVec *blk;
+  int var;           /* the local it is bound to, or -1: expr is the value */
+  KExpr *expr;
+} Memo;
+
+typedef struct Fused {
+  Lower *L;
+  Module *m;
+  Kernel *k;
+  int gid;
+  bool *needs_buf;   /* per value: lives in memory */
+  KBuf **buf64;      /* per value: the float64 stash the backward reads of an f64 forward value that the
+                        forward also reads as float (beside its float buffer), or NULL */
+  bool want64;       /* while t_v's product reads out_v: its float64 stash, unrounded */
+  bool *fwd_needed;  /* per value: the forward reads it from memory (else only the backward does) */
+  bool *seen;        /* per value: computed by the current kernel (for its description) */
+  bool *stored;      /* per value: a root this kernel has stored for its row (later reads load it) */
+  int *sh;           /* per value: the shared array of a finished reduction of this kernel */
+  int *sh_sum;       /* edge_softmax: the array of its sums (sh: of its maxima) */
+  int *walk;         /* per value: the walk a reduction of this group is computed in */
+  int *lev;          /* per value: the first walk after which it can be computed (-1 unknown) */
+  int step;          /* the current kernel's step */
+  int lin_budget;    /* lin_in's visits so far */
+  const Value **online; /* per value: the edge_softmax an aggregate accumulates online with (or NULL) */
+  /* while an online term is built: the softmax, its slot's running max, sum and accumulator */
+  const Value *on_soft;
+  KExpr *on_acc, *on_idx, *on_p;
+  int on_sh_scale, on_sh_p;  /* the softmax's per-edge shared arrays: its rescale factor and exp(x - max) */
+  bool *online_src;          /* per value: a softmax some aggregate of this kernel accumulates online with */
+  int *sh_scale, *sh_pv;     /* per softmax: those shared arrays */
+  int *hoist;                /* per online aggregate: the shared array of its edge weight (-1: none) */
+  /* staging (stage_walk, stage_rows): an edge value computed once per edge into shared memory */
+  int *stage;        /* per value: its shared array while staged (-1: computed where it is read) */
+  int st_e, st_le;   /* a walk's locals: its edge (staged values at chunk position st_t), the staging lane's edge */
+  int st_t;
+  bool st_row;       /* a kernel per edge: staged values at its row */
+  bool *train_need;  /* per value: a forward kernel's training run computes it (pick_stages: not only
+                        below a recomputed stash, which training loads) */
+  PtrVec *memo_v;    /* per value: Memo* of the current kernel */
+  PtrVec memo_touched; /* the memo_v lists in use (cleared per kernel) */
+} Fused;
+
+/* How a fused kernel reads the operands of `reader` (fused_read). */
+typedef struct {
+  Fused *F;
+  const Value *reader; /* the value whose operands these are: f64 widens them; reads_f64_stash reads
+                          an f64 forward operand unrounded */
+  Ctx ctx[GNN_MAX_ARGS];
+  int hoisted;       /* >= 0: operand 1 is in this shared array (an online aggregate's edge weight, made
+                        once per edge by the softmax's lanes): the accumulator is rescaled as it is read */
+} FReader;
+
+/* lower_fused.c: values at an element */
+bool grouped(const Value *v);
+int width_of(const Value *v);
+Ctx vertex_ctx(KExpr *v, bool near);
+KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx);
+KExpr *compute(Fused *F, const Value *x, const Ctx *cx, KExpr *idx);
+KExpr *fused_read(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx);
+KExpr *subst_var(Lower *L, Kernel *k, const KExpr *e, int from, int to);
+KExpr *ktraining(Lower *L);
+bool stash_only(const Fused *F, const Value *v);
+void store(Fused *F, PtrVec *blk, const Value *v, KExpr *row, KExpr *idx, KExpr *val);
+/* lower_fused.c: staging */
+int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Domain dom, Value **out, int slots);
+void stage_walk(Fused *F, const Walk *wk, int dir, Value **st, int nst);
+void unstage(Fused *F, Value **st, int nst);
+/* lower_fused.c: kernels */
+Kernel *fused_kernel(Fused *F, const char *what, Mapping map, Domain rows, int G, bool bwd, const char *name);
+const char *kernel_what(Fused *F);
+const char *group_name(Fused *F, Value **mem, int n);
+/* lower_walk.c */
+int level(Fused *F, const Value *x);
+void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem);
+
+#endif

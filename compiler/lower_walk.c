@@ -1,0 +1,411 @@
+/* lower_walk.c -- the kernel of a walk group (FG_WALK): a group of G lanes per vertex walks its
+ * in-edges (CSR) or out-edges (CSC) once per level of the group's reductions.
+ *
+ * Levels: a reduction whose operands need only what is in memory is computed in walk 1; one that
+ * reads a reduction of walk w, in walk w + 1. An aggregate (or gather.sum) linear in an
+ * edge_softmax of the walk before it accumulates online, in the softmax's own walk (lin_in,
+ * online_softmax), and a softmax statistic the checkpoint pass asked for is stored from the
+ * softmax's registers. lower_walk then builds, per walk, the accumulators, the edge loop (with
+ * staged values, lower_fused.c), the finished reductions into shared memory (and memory), and
+ * after the last walk the vertex roots of the epilogue. lower_fused.c's header comment has the
+ * whole picture. */
+#include "lower_fused.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- levels (walk numbers) */
+
+/* A softmax statistic (checkpoint's gather.max / gather.sum of an edge_softmax's scores) made
+ * by this kernel with its softmax: stored from the online softmax's final max and sum, with no
+ * walk of its own. */
+static bool is_stat(const Fused *F, const Value *x) {
+  const Value *s = x->stat_of;
+  return s && x->sched == SCHED_ANCHOR && x->group == F->gid && s->sched == SCHED_ANCHOR && s->group == F->gid &&
+         s->op == OP_REDUCE_SCATTER && x->op == OP_GATHER && x->iattr == GATHER_BY_DST && shape_eq(&x->shape, &s->shape);
+}
+
+/* The walk after which x can be computed in group g: 0 for what is in memory; a reduction of g
+ * is computed in walk 1 + (its operands' level) and available after it. */
+int level(Fused *F, const Value *x) {
+  if (F->lev[x->id] >= 0) return F->lev[x->id];
+  int l = 0;
+  if (!(x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid))) {
+    for (int i = 0; i < x->nargs; i++) {
+      int a = level(F, x->args[i]);
+      if (a > l) l = a;
+    }
+    if (x->sched == SCHED_ANCHOR) {
+      l += 1;
+      if (F->online[x->id]) l = level(F, F->online[x->id]); /* in its softmax's walk */
+      if (is_stat(F, x)) l = level(F, x->stat_of);           /* its softmax's registers */
+      F->walk[x->id] = l;
+    }
+  }
+  F->lev[x->id] = l;
+  return l;
+}
+
+/* How x depends on the softmax s: 0 not at all, 1 linearly (homogeneous of degree one: the
+ * sum of such terms is the sum of their unnormalised values divided by s's denominator), -1
+ * otherwise. *paths counts the ways x reads s (one read: one running max per slot); *lvl is
+ * the latest walk x needs apart from s. */
+static int lin_in(Fused *F, const Value *x, const Value *s, int *paths, int *lvl) {
+  if (*paths > 1 || ++F->lin_budget > 4096) return -1; /* read twice, or too large a message to check */
+  if (x == s) {
+    (*paths)++;
+    return 1;
+  }
+  if (x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid)) return 0;
+  if (x->sched == SCHED_ANCHOR) {
+    int l = level(F, x);
+    if (l > *lvl) *lvl = l;
+    return 0;
+  }
+  int l[GNN_MAX_ARGS] = {0}, n1 = 0, nneg = 0;
+  for (int i = 0; i < x->nargs; i++) {
+    l[i] = lin_in(F, x->args[i], s, paths, lvl);
+    n1 += l[i] == 1;
+    nneg += l[i] < 0;
+  }
+  if (nneg) return -1;
+  if (!n1) return 0;
+  FnKind f = x->op == OP_SCATTER ? x->fn : x->fn;
+  int alg = fn_info[f].algebra;
+  if (f == FN_ADD || f == FN_SUB || f == FN_U_ADD_V || f == FN_U_SUB_V) return n1 == x->nargs ? 1 : -1;
+  if (f == FN_DIV) return l[0] == 1 && l[1] == 0 ? 1 : -1;
+  if (n1 == 1 && x->nargs == 1 && (alg & (A_LIN0 | A_JOINT))) return 1;
+  if (n1 == 1 && x->nargs == 2 && ((l[0] == 1 && (alg & A_LIN0)) || (l[1] == 1 && (alg & A_LIN1)))) return 1;
+  return -1;
+}
+
+/* An aggregate or gather.sum whose message is linear in a softmax of its own group computed in
+ * the walk before it: it can run in that walk, online. */
+static const Value *online_softmax(Fused *F, const Value *a, Value **mem, int nmem) {
+  if (!((a->op == OP_AGGREGATE && a->fn == FN_SUM) || (a->op == OP_GATHER && a->fn == FN_SUM && a->iattr == GATHER_BY_DST)))
+    return NULL;
+  for (int i = 0; i < nmem; i++) {
+    const Value *s = mem[i];
+    if (s->op != OP_REDUCE_SCATTER || F->walk[s->id] + 1 != F->walk[a->id]) continue;
+    int paths = 0, lvl = 0, lin;
+    F->lin_budget = 0;
+    if (a->op == OP_AGGREGATE) {
+      int l0 = lin_in(F, a->args[0], s, &paths, &lvl);
+      lin = l0 != 0 ? -1 : a->msg == FN_COPY_E || a->msg == FN_U_MUL_E ? lin_in(F, a->args[a->nargs - 1], s, &paths, &lvl) : -1;
+    } else {
+      lin = lin_in(F, a->args[0], s, &paths, &lvl);
+    }
+    if (lin == 1 && paths == 1 && lvl < F->walk[s->id]) return s;
+  }
+  return NULL;
+}
+
+/* Marks the reductions of group gid that x's computation reads (through inline values and the
+ * group's own roots): they are staged in shared memory. */
+static void mark_reads(Fused *F, const Value *x, bool *read, bool *seen, bool top) {
+  if (x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid)) return;
+  if (!top && x->sched == SCHED_ANCHOR) {
+    read[x->id] = true;
+    return;
+  }
+  if (!top && seen[x->id]) return;
+  seen[x->id] = true;
+  for (int i = 0; i < x->nargs; i++) mark_reads(F, x->args[i], read, seen, false);
+}
+
+/* ---- FG_WALK */
+
+typedef struct {
+  int acc, aux;      /* accumulator (sum, max, best, softmax max) and its companion (arg, softmax sum) */
+  KExpr *on_idx;     /* an online aggregate: where its term reads the softmax (in the walk's lane variable) */
+  int on_kv;         /* that lane variable */
+} Acc;
+
+void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
+  Lower *L = F->L;
+  int n = F->m->vals.len;
+  for (int i = 0; i < n; i++) F->lev[i] = -1, F->walk[i] = 0, F->sh[i] = F->sh_sum[i] = -1;
+  int W = 0, maxw = 1;
+  for (int i = 0; i < nmem; i++) F->online[mem[i]->id] = NULL;
+  for (int i = 0; i < nmem; i++) level(F, mem[i]);
+  bool any_online = false;
+  for (int i = 0; i < nmem; i++)
+    if (mem[i]->sched == SCHED_ANCHOR && (F->online[mem[i]->id] = online_softmax(F, mem[i], mem, nmem))) any_online = true;
+  if (any_online) /* the levels again, with the online aggregates in their softmax's walk */
+    for (int i = 0; i < n; i++) F->lev[i] = -1, F->walk[i] = 0;
+  for (int i = 0; i < nmem; i++) F->online_src[mem[i]->id] = false;
+  for (int i = 0; i < nmem; i++)
+    if (F->online[mem[i]->id]) F->online_src[F->online[mem[i]->id]->id] = true;
+  for (int i = 0; i < nmem; i++) {
+    int l = level(F, mem[i]);
+    if (mem[i]->sched == SCHED_ANCHOR && l > W) W = l;
+    if (width_of(mem[i]) > maxw) maxw = width_of(mem[i]);
+  }
+  /* where each edge value in memory is stored: the first walk after its operands */
+  int *store_walk = calloc((size_t)n + 1, sizeof(int));
+  for (int i = 0; i < nmem; i++) {
+    const Value *v = mem[i];
+    if (!F->needs_buf[v->id] || v->dom != DOM_EDGE) continue;
+    int w = v->sched == SCHED_ANCHOR ? F->walk[v->id] + 1 : level(F, v) + 1;
+    store_walk[v->id] = w;
+    if (w > W) W = w;
+  }
+  bool *read = calloc((size_t)n + 1, 1), *seen = calloc((size_t)n + 1, 1);
+  for (int i = 0; i < nmem; i++) mark_reads(F, mem[i], read, seen, true);
+  free(seen);
+  for (int i = 0; i < nmem; i++) /* a root edge value stored in a later walk reads its reductions there */
+    if (mem[i]->sched == SCHED_ANCHOR && mem[i]->op == OP_REDUCE_SCATTER && F->needs_buf[mem[i]->id]) read[mem[i]->id] = true;
+
+  Kernel *k = fused_kernel(F, "", MAP_VERTEX, DOM_VERTEX, group_for(maxw), g->bwd, group_name(F, mem, nmem));
+  k->dir = g->dir;
+  int G = k->group;
+  int lo, hi;
+  walk_bounds(L, k, &lo, &hi);
+  KExpr *deg = kbin(L, KO_SUB, kvar(L, k, hi, NULL), kvar(L, k, lo, NULL));
+  Acc *acc = calloc((size_t)n + 1, sizeof(Acc));
+  int *lanes_of = calloc((size_t)nmem, sizeof(int));
+  Value **staged = calloc((size_t)n + 1, sizeof(Value *));
+  /* an online aggregate whose edge weight has the softmax's shape (GAT: dropout(alpha), one per
+   * head): the softmax's lanes compute the weight once per edge and head, not once per element */
+  for (int i = 0; i < nmem; i++) {
+    const Value *a = mem[i], *sm = F->online[a->id];
+    F->hoist[a->id] = -1;
+    if (sm && a->op == OP_AGGREGATE && a->msg == FN_U_MUL_E && shape_eq(&a->args[1]->shape, &sm->shape))
+      F->hoist[a->id] = add_shared(L, k, arena_printf(L->a, "sh_w%d", a->id), a->args[1]->f64 ? KT_F64 : KT_F32, width_of(a->args[1]));
+  }
+  /* a softmax some member evaluates at an edge after its walk needs its max there too (an online
+   * aggregate only divides by its sum) */
+  bool *at_edge = calloc((size_t)n + 1, 1), *one = calloc((size_t)n + 1, 1), *seen1 = calloc((size_t)n + 1, 1);
+  for (int i = 0; i < nmem; i++) {
+    memset(one, 0, (size_t)n + 1);
+    memset(seen1, 0, (size_t)n + 1);
+    mark_reads(F, mem[i], one, seen1, true);
+    if (F->online[mem[i]->id]) one[F->online[mem[i]->id]->id] = false;
+    for (int j = 0; j < n; j++) at_edge[j] |= one[j];
+    if (mem[i]->sched == SCHED_ANCHOR && mem[i]->op == OP_REDUCE_SCATTER && F->needs_buf[mem[i]->id]) at_edge[mem[i]->id] = true;
+  }
+  free(one);
+  free(seen1);
+  for (int i = 0; i < nmem; i++)
+    if (F->online_src[mem[i]->id]) {
+      F->sh_scale[mem[i]->id] = add_shared(L, k, arena_printf(L->a, "sh_scale%d", mem[i]->id), KT_F32, width_of(mem[i]));
+      F->sh_pv[mem[i]->id] = -1; /* exp(x - max), for the online aggregates that read the softmax itself */
+      for (int j = 0; j < nmem; j++)
+        if (F->online[mem[j]->id] == mem[i] && F->hoist[mem[j]->id] < 0 && F->sh_pv[mem[i]->id] < 0)
+          F->sh_pv[mem[i]->id] = add_shared(L, k, arena_printf(L->a, "sh_p%d", mem[i]->id), KT_F32, width_of(mem[i]));
+      read[mem[i]->id] = true; /* its sums divide the aggregate at the end */
+    }
+  for (int w = 1; w <= W; w++) {
+    /* 1. the accumulators of the reductions of walk w */
+    for (int i = 0; i < nmem; i++) {
+      Value *a = mem[i];
+      if (a->sched != SCHED_ANCHOR || F->walk[a->id] != w || is_stat(F, a)) continue;
+      int wd = width_of(a), nk = (wd + G - 1) / G, kv, iv;
+      bool arg = a->fn == FN_ARGMAX || a->fn == FN_ARGMIN, soft = a->op == OP_REDUCE_SCATTER;
+      bool sum = a->fn == FN_SUM || a->fn == FN_MEAN;
+      acc[a->id].acc = add_local(L, k, soft ? "mx" : arg ? "best" : "acc", sum ? KT_F64 : KT_F32, nk, false);
+      acc[a->id].aux = arg ? add_local(L, k, "arg", KT_I64, nk, false) : soft ? add_local(L, k, "sum", KT_F64, nk, false) : -1;
+      PtrVec *init = ks_lanes(L, k, &k->body, wd, &kv, &iv);
+      KExpr *slot = kvar(L, k, iv, NULL);
+      ks_let(L, init, acc[a->id].acc, slot, soft ? kf(L, -INFINITY) : arg ? kf(L, 0) : reduce_init(L, a->fn));
+      if (arg) ks_let(L, init, acc[a->id].aux, slot, ki(L, -1));
+      if (soft) ks_let(L, init, acc[a->id].aux, slot, kf(L, 0));
+    }
+    /* 2. the walk (only when training, if all it does is store stashes for the backward) */
+    bool stash_walk = true;
+    for (int i = 0; i < nmem; i++) {
+      const Value *a = mem[i];
+      if ((a->sched == SCHED_ANCHOR && F->walk[a->id] == w) || (store_walk[a->id] == w && !stash_only(F, a))) stash_walk = false;
+    }
+    PtrVec *wblk = &k->body;
+    if (stash_walk) {
+      KStmt *iff = ks_new(L, &k->body, KS_IF);
+      iff->lo = ktraining(L);
+      iff->count = 1; /* uniform: every lane of the group takes the same branch */
+      wblk = &iff->body;
+    }
+    Walk wk = walk_edges(L, k, wblk, lo, hi, true);
+    KExpr *e = kvar(L, k, wk.e, NULL), *far = kvar(L, k, wk.u, NULL), *row = krow(L);
+    Ctx ecx = {.edge = e, .src = g->dir == GATHER_BY_DST ? far : row, .dst = g->dir == GATHER_BY_DST ? row : far,
+               .src_near = g->dir == GATHER_BY_SRC, .dst_near = g->dir == GATHER_BY_DST};
+    for (int i = 0; i < nmem; i++) {
+      const Value *a = mem[i];
+      bool upd = a->sched == SCHED_ANCHOR && F->walk[a->id] == w && !is_stat(F, a);
+      lanes_of[i] = upd || store_walk[a->id] == w ? width_of(a) : 0;
+    }
+    int nst = pick_stages(F, mem, nmem, lanes_of, w, DOM_EDGE, staged, G);
+    stage_walk(F, &wk, g->dir, staged, nst);
+    for (int i = 0; i < nmem; i++) {
+      Value *a = mem[i];
+      bool upd = a->sched == SCHED_ANCHOR && F->walk[a->id] == w && !is_stat(F, a);
+      bool st = store_walk[a->id] == w;
+      if (!upd && !st) continue;
+      int kv, iv;
+      PtrVec *lanes = ks_lanes(L, k, wk.body, width_of(a), &kv, &iv);
+      L->cur_blk = lanes;
+      KExpr *kk = kvar(L, k, kv, NULL), *slot = kvar(L, k, iv, NULL);
+      if (st) { /* an edge value another kernel reads */
+        KExpr *val = a->sched == SCHED_ANCHOR ? eval(F, a, &ecx, kk) : (F->seen[a->id] = true, compute(F, a, &ecx, kk));
+        if (stash_walk) ks_store(L, k, lanes, L->buf_of[a->id], e, kk, val);
+        else store(F, lanes, a, e, kk, val);
+        continue;
+      }
+      KExpr *x;
+      F->on_soft = F->online[a->id];
+      F->on_p = NULL;
+      if (F->on_soft) {
+        F->on_acc = kvar(L, k, acc[a->id].acc, slot);
+        F->on_sh_scale = F->sh_scale[F->on_soft->id];
+        F->on_sh_p = F->sh_pv[F->on_soft->id];
+      }
+      if (a->op == OP_AGGREGATE) {
+        FReader fr = {F, a, {vertex_ctx(ecx.src, ecx.src_near), ecx}, F->on_soft ? F->hoist[a->id] : -1};
+        Reader r = {fused_read, a->args, {NULL, NULL, NULL}, &fr};
+        x = fn_elem(L, k, lanes, a, a->msg, &r, kk, NULL);
+      } else {
+        x = eval(F, a->args[0], &ecx, kk);
+      }
+      if (F->on_soft) acc[a->id].on_idx = F->on_idx, acc[a->id].on_kv = kv;
+      F->on_soft = NULL;
+      int xv = add_local(L, k, "x", a->f64 ? KT_F64 : KT_F32, 0, false);
+      ks_let(L, lanes, xv, NULL, x);
+      x = kvar(L, k, xv, NULL);
+      KExpr *av = kvar(L, k, acc[a->id].acc, slot);
+      if (a->op == OP_REDUCE_SCATTER) { /* online: running max, the sum rescaled when it rises */
+        int nm = add_local(L, k, "m", KT_F32, 0, false), sc = add_local(L, k, "scale", KT_F32, 0, false);
+        int pv = add_local(L, k, "p", KT_F32, 0, false);
+        int dv = add_local(L, k, "d", KT_F32, 0, false), ev = add_local(L, k, "ed", KT_F32, 0, false);
+        ks_let(L, lanes, nm, NULL, ksel(L, kbin(L, KO_GT, x, av), x, av));
+        KExpr *s = kvar(L, k, acc[a->id].aux, slot);
+        /* One exp per edge: with d = x - max_old, the factor exp(max_old - max_new) and
+         * p = exp(x - max_new) are exp(-|d|) and 1 when x raises the max, 1 and exp(-|d|) when
+         * it does not -- the same roundings as exp(max_old - x) and exp(x - max_old). (A select
+         * of two exps evaluates both where lanes are vector lanes: the host's SIMD, a GPU warp
+         * whose lanes disagree.) The first edge: d = +inf, factor 0, p = 1. */
+        ks_let(L, lanes, dv, NULL, kbin(L, KO_SUB, x, av));
+        KExpr *d = kvar(L, k, dv, NULL);
+        ks_let(L, lanes, ev, NULL, kun(L, KU_EXP, kun(L, KU_NEG, kun(L, KU_ABS, d))));
+        KExpr *ed = kvar(L, k, ev, NULL), *raised = kbin(L, KO_GT, d, kf(L, 0));
+        ks_let(L, lanes, sc, NULL, ksel(L, raised, ed, kf(L, 1.0)));
+        ks_let(L, lanes, pv, NULL, ksel(L, raised, kf(L, 1.0), ed));
+        KExpr *m = kvar(L, k, nm, NULL);
+        ks_let(L, lanes, acc[a->id].aux, slot,
+               kbin(L, KO_ADD, kbin(L, KO_MUL, s, kun(L, KU_TO_F64, kvar(L, k, sc, NULL))), kun(L, KU_TO_F64, kvar(L, k, pv, NULL))));
+        ks_let(L, lanes, acc[a->id].acc, slot, m);
+        if (F->online_src[a->id]) { /* for the aggregates accumulating with it, after a barrier */
+          KStmt *s1 = ks_new(L, lanes, KS_SHSTORE);
+          s1->var = F->sh_scale[a->id], s1->idx = kk, s1->val = kvar(L, k, sc, NULL);
+          if (F->sh_pv[a->id] >= 0) {
+            KStmt *s2 = ks_new(L, lanes, KS_SHSTORE);
+            s2->var = F->sh_pv[a->id], s2->idx = kk, s2->val = kvar(L, k, pv, NULL);
+          }
+          for (int j = 0; j < nmem; j++) { /* the hoisted edge weights of its online aggregates */
+            const Value *b = mem[j];
+            if (F->online[b->id] != a || F->hoist[b->id] < 0) continue;
+            F->on_soft = a;
+            F->on_p = kvar(L, k, pv, NULL);
+            KExpr *wv = eval(F, b->args[1], &ecx, kk);
+            F->on_soft = NULL;
+            F->on_p = NULL;
+            KStmt *s3 = ks_new(L, lanes, KS_SHSTORE);
+            s3->var = F->hoist[b->id], s3->idx = kk, s3->val = wv;
+          }
+          ks_new(L, wk.body, KS_BARRIER);
+        }
+      } else if (a->fn == FN_ARGMAX || a->fn == FN_ARGMIN) {
+        KExpr *arg = kvar(L, k, acc[a->id].aux, slot);
+        KExpr *better = kbin(L, KO_OR, kbin(L, KO_LT, arg, ki(L, 0)), kbin(L, a->fn == FN_ARGMAX ? KO_GT : KO_LT, x, av));
+        PtrVec *take = ks_if(L, lanes, better);
+        ks_let(L, take, acc[a->id].acc, slot, x);
+        ks_let(L, take, acc[a->id].aux, slot, e);
+      } else {
+        bool sum = a->fn == FN_SUM || a->fn == FN_MEAN;
+        ks_let(L, lanes, acc[a->id].acc, slot, reduce_step(L, a->fn, av, sum ? kun(L, KU_TO_F64, x) : x));
+      }
+    }
+    unstage(F, staged, nst);
+    bool onl_walk = false;
+    for (int i = 0; i < nmem; i++) onl_walk |= F->online_src[mem[i]->id] && F->walk[mem[i]->id] == w;
+    if (onl_walk) ks_new(L, wk.body, KS_BARRIER); /* the next edge's factors overwrite this one's */
+    /* 3. the finished reductions: shared memory for this kernel, memory for the others; the
+     * softmaxes first (an online aggregate divides by their sums, after a barrier) */
+    bool any = false;
+    for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1 && onl_walk && any) ks_new(L, &k->body, KS_BARRIER), any = false;
+    for (int i = 0; i < nmem; i++) {
+      Value *a = mem[i];
+      if (a->sched != SCHED_ANCHOR || F->walk[a->id] != w || (a->op == OP_REDUCE_SCATTER) != (pass == 0) || is_stat(F, a)) continue;
+      int wd = width_of(a), kv, iv;
+      bool soft = a->op == OP_REDUCE_SCATTER, arg = a->fn == FN_ARGMAX || a->fn == FN_ARGMIN;
+      bool to_mem = F->needs_buf[a->id] && !soft, stats = false;
+      for (int j = 0; j < nmem && soft; j++) stats |= is_stat(F, mem[j]) && mem[j]->stat_of == a && F->needs_buf[mem[j]->id];
+      if (!read[a->id] && !to_mem && !stats) continue;
+      PtrVec *fin = ks_lanes(L, k, &k->body, wd, &kv, &iv);
+      KExpr *kk = kvar(L, k, kv, NULL), *slot = kvar(L, k, iv, NULL);
+      KExpr *res;
+      for (int j = 0; j < nmem && stats; j++) { /* its statistics, for the backward (a vertex without edges: 0) */
+        Value *st = mem[j];
+        if (!is_stat(F, st) || st->stat_of != a || !F->needs_buf[st->id]) continue;
+        KExpr *val = st->stat == STAT_MAX ? kvar(L, k, acc[a->id].acc, slot) : kun(L, KU_TO_F32, kvar(L, k, acc[a->id].aux, slot));
+        store(F, fin, st, krow(L), kk, ksel(L, kbin(L, KO_GT, deg, ki(L, 0)), val, kf(L, 0)));
+        F->seen[st->id] = true;
+      }
+      if (soft && !read[a->id]) continue;
+      if (soft) {
+        if (at_edge[a->id]) {
+          F->sh[a->id] = add_shared(L, k, arena_printf(L->a, "sh_max%d", a->id), KT_F32, wd);
+          KStmt *s1 = ks_new(L, fin, KS_SHSTORE);
+          s1->var = F->sh[a->id], s1->idx = kk, s1->val = kvar(L, k, acc[a->id].acc, slot);
+        }
+        F->sh_sum[a->id] = add_shared(L, k, arena_printf(L->a, "sh_sum%d", a->id), KT_F64, wd);
+        KStmt *s2 = ks_new(L, fin, KS_SHSTORE);
+        s2->var = F->sh_sum[a->id], s2->idx = kk, s2->val = kvar(L, k, acc[a->id].aux, slot);
+        any = true;
+        continue;
+      }
+      if (arg) {
+        res = kvar(L, k, acc[a->id].aux, slot);
+      } else {
+        res = kvar(L, k, acc[a->id].acc, slot);
+        if (a->fn == FN_MEAN) res = kbin(L, KO_DIV, res, kun(L, KU_TO_F64, deg));
+        if (F->online[a->id])
+          res = kbin(L, KO_DIV, res, kshared(L, k, F->sh_sum[F->online[a->id]->id], subst_var(L, k, acc[a->id].on_idx, acc[a->id].on_kv, kv)));
+        res = ksel(L, kbin(L, KO_GT, deg, ki(L, 0)), res, kf(L, 0)); /* a vertex without edges gets 0 */
+      }
+      if (to_mem) store(F, fin, a, krow(L), kk, res);
+      if (read[a->id]) {
+        F->sh[a->id] = add_shared(L, k, arena_printf(L->a, "sh%d", a->id), arg ? KT_I64 : KT_F32, wd);
+        KStmt *s1 = ks_new(L, fin, KS_SHSTORE);
+        s1->var = F->sh[a->id], s1->idx = kk, s1->val = arg ? res : kun(L, KU_TO_F32, res);
+        any = true;
+      }
+    }
+    }
+    if (any) ks_new(L, &k->body, KS_BARRIER);
+  }
+  /* 4. the vertex values in memory, from the finished reductions */
+  for (int i = 0; i < nmem; i++) {
+    Value *v = mem[i];
+    if (v->sched != SCHED_ROOT || v->dom == DOM_EDGE) continue;
+    int kv, iv;
+    PtrVec *lanes = ks_lanes(L, k, &k->body, width_of(v), &kv, &iv);
+    L->cur_blk = lanes;
+    Ctx vcx = vertex_ctx(krow(L), true);
+    KExpr *kk = kvar(L, k, kv, NULL);
+    if (stash_only(F, v)) {
+      store(F, lanes, v, krow(L), kk, compute(F, v, &vcx, kk));
+    } else { /* later roots of the epilogue read it back (a chain of them is not recomputed) */
+      store(F, lanes, v, krow(L), kk, compute(F, v, &vcx, kk));
+      F->stored[v->id] = true;
+      ks_new(L, &k->body, KS_BARRIER);
+    }
+  }
+  k->what = kernel_what(F);
+  free(lanes_of);
+  free(staged);
+  free(store_walk);
+  free(at_edge);
+  free(read);
+  free(acc);
+}
