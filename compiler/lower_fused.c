@@ -218,6 +218,21 @@ static KExpr *staged_at(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   return kshared(L, F->k, F->stage[x->id], kbin(L, KO_ADD, kbin(L, KO_MUL, slot, W), idx));
 }
 
+/* edge_softmax s at an edge, read by a kernel of another group: exp(score - max_v) / sum_v from
+ * the statistics its walk stored (from_stats), the division in float64 (left unrounded: a float64
+ * reader, alpha' of the attention backward, keeps it; others round it where they make a value). */
+static KExpr *softmax_from_stats(Fused *F, const Value *s, const Ctx *cx, KExpr *idx) {
+  Lower *L = F->L;
+  if (!cx->dst) {
+    fprintf(stderr, "internal error: fused kernel %s reads edge_softmax %%%d without the edge's destination\n", F->k->name, s->id);
+    L->ok = false;
+    return kf(L, 0);
+  }
+  KExpr *score = eval(F, s->args[0], cx, idx);
+  KExpr *p = kun(L, KU_EXP, kbin(L, KO_SUB, score, kload(L, F->k, F->st_max[s->id], cx->dst, idx)));
+  return kbin(L, KO_DIV, kun(L, KU_TO_F64, p), kload(L, F->k, F->st_sum[s->id], cx->dst, idx));
+}
+
 KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   Lower *L = F->L;
   if (x->op == OP_CONST) return kf(L, x->fattr);
@@ -225,6 +240,7 @@ KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
     KExpr *st = staged_at(F, x, cx, idx);
     if (st) return st;
   }
+  if (F->from_stats[x->id] && x->group != F->gid) return softmax_from_stats(F, x, cx, idx);
   bool recompute = recomputed_stash(F, x);
   if (!recompute && (x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid)))
     return load(F, x, cx, idx);
@@ -788,7 +804,8 @@ static void mark_buffers(Fused *F) {
     if (v->sched == SCHED_ROOT || v->sched == SCHED_GEMM || v->op == OP_REDUCE_ROWS) F->needs_buf[i] = true;
     if (v->sched == SCHED_ANCHOR && m->groups[v->group].kind == FG_EDGE_REDUCE) F->needs_buf[i] = true;
   }
-  for (int i = 0; i < m->nouts; i++) F->needs_buf[m->outs[i].val->id] = true;
+  bool *out = calloc((size_t)n + 1, 1), *bwd_needed = calloc((size_t)n + 1, 1);
+  for (int i = 0; i < m->nouts; i++) F->needs_buf[m->outs[i].val->id] = out[m->outs[i].val->id] = true;
   F->fwd_needed[m->outs[0].val->id] = true;
   /* reductions read by another group: follow each grouped value's inline operands */
   PtrVec stack = {0};
@@ -811,6 +828,7 @@ static void mark_buffers(Fused *F) {
         if (x->group != v->group) {
           F->needs_buf[x->id] = true;
           if (!v->bwd) F->fwd_needed[x->id] = true;
+          else bwd_needed[x->id] = true;
         } else if (!v->bwd && x->sched == SCHED_ROOT && v->sched == SCHED_ROOT &&
                    (m->groups[x->group].kind == FG_ROWS || x->dom == DOM_VERTEX)) {
           F->fwd_needed[x->id] = true; /* a later root of its rows kernel or epilogue reads it back */
@@ -822,6 +840,20 @@ static void mark_buffers(Fused *F) {
     }
   }
   free(vis);
+  /* an edge_softmax only forward kernels of other groups read (an edge-balanced aggregate of
+   * attention): they recompute it at each edge from its per-vertex statistics, in float64, and
+   * no E x H buffer of alpha is made (a float32 alpha near 1 keeps too little of 1 - alpha for
+   * the attention backward; docs/passes/fuse.md) */
+  for (int i = 0; i < n; i++) {
+    Value *v = m->vals.items[i];
+    if (v->op != OP_REDUCE_SCATTER || v->sched != SCHED_ANCHOR || !F->needs_buf[i] || !F->fwd_needed[i] || bwd_needed[i] || out[i] ||
+        m->groups[v->group].kind != FG_WALK || m->groups[v->group].dir != GATHER_BY_DST)
+      continue;
+    F->from_stats[i] = true;
+    F->needs_buf[i] = F->fwd_needed[i] = false;
+  }
+  free(out);
+  free(bwd_needed);
 }
 
 void lower_fused_steps(Lower *L) {
@@ -832,6 +864,9 @@ void lower_fused_steps(Lower *L) {
   F.needs_buf = calloc((size_t)n + 1, 1);
   F.buf64 = calloc((size_t)n + 1, sizeof(KBuf *));
   F.fwd_needed = calloc((size_t)n + 1, 1);
+  F.from_stats = calloc((size_t)n + 1, 1);
+  F.st_max = calloc((size_t)n + 1, sizeof(KBuf *));
+  F.st_sum = calloc((size_t)n + 1, sizeof(KBuf *));
   F.seen = calloc((size_t)n + 1, 1);
   F.stored = calloc((size_t)n + 1, 1);
   F.sh = calloc((size_t)n + 1, sizeof(int));
@@ -852,6 +887,10 @@ void lower_fused_steps(Lower *L) {
   for (int i = 0; i < n; i++) {
     Value *v = m->vals.items[i];
     if (v->folded) continue; /* a column range of its GEMM's buffer, placed with it */
+    if (F.from_stats[i]) {
+      F.st_max[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d_max", v->id), DOM_VERTEX, ELEM_F32, shape_elems(&v->shape), NULL);
+      F.st_sum[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d_sum", v->id), DOM_VERTEX, ELEM_F64, shape_elems(&v->shape), NULL);
+    }
     if (F.needs_buf[i] && !L->buf_of[i] && v->op != OP_CONST) {
       /* an f64 value in float64, unless the forward reads it as float: then (out_v, made by a walk)
        * a float64 stash beside it for the backward, written by store() with the float one; an
@@ -913,6 +952,9 @@ void lower_fused_steps(Lower *L) {
   free(F.needs_buf);
   free(F.buf64);
   free(F.fwd_needed);
+  free(F.from_stats);
+  free(F.st_max);
+  free(F.st_sum);
   free(F.seen);
   free(F.stored);
   free(F.sh);

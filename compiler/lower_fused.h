@@ -32,6 +32,10 @@ typedef struct Fused {
                         forward also reads as float (beside its float buffer), or NULL */
   bool want64;       /* while t_v's product reads out_v: its float64 stash, unrounded */
   bool *fwd_needed;  /* per value: the forward reads it from memory (else only the backward does) */
+  bool *from_stats;  /* per value: an edge_softmax that forward kernels of other groups read at their
+                        edges as exp(score - max_v) / sum_v from its walk's statistics (st_max, st_sum),
+                        not from an edge buffer of alpha */
+  KBuf **st_max, **st_sum; /* per value: those statistics (float; float64, as the walk summed them) */
   bool *seen;        /* per value: computed by the current kernel (for its description) */
   bool *stored;      /* per value: a root this kernel has stored for its row (later reads load it) */
   int *sh;           /* per value: the shared array of a finished reduction of this kernel */

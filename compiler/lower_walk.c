@@ -340,7 +340,7 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
       bool soft = a->op == OP_REDUCE_SCATTER, arg = a->fn == FN_ARGMAX || a->fn == FN_ARGMIN;
       bool to_mem = F->needs_buf[a->id] && !soft, stats = false;
       for (int j = 0; j < nmem && soft; j++) stats |= is_stat(F, mem[j]) && mem[j]->stat_of == a && F->needs_buf[mem[j]->id];
-      if (!read[a->id] && !to_mem && !stats) continue;
+      if (!read[a->id] && !to_mem && !stats && !F->from_stats[a->id]) continue;
       PtrVec *fin = ks_lanes(L, k, &k->body, wd, &kv, &iv);
       KExpr *kk = kvar(L, k, kv, NULL), *slot = kvar(L, k, iv, NULL);
       KExpr *res;
@@ -350,6 +350,10 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
         KExpr *val = st->stat == STAT_MAX ? kvar(L, k, acc[a->id].acc, slot) : kun(L, KU_TO_F32, kvar(L, k, acc[a->id].aux, slot));
         store(F, fin, st, krow(L), kk, ksel(L, kbin(L, KO_GT, deg, ki(L, 0)), val, kf(L, 0)));
         F->seen[st->id] = true;
+      }
+      if (F->from_stats[a->id]) { /* for the kernels that read it at their edges (a vertex without edges: 0) */
+        ks_store(L, k, fin, F->st_max[a->id], krow(L), kk, ksel(L, kbin(L, KO_GT, deg, ki(L, 0)), kvar(L, k, acc[a->id].acc, slot), kf(L, 0)));
+        ks_store(L, k, fin, F->st_sum[a->id], krow(L), kk, ksel(L, kbin(L, KO_GT, deg, ki(L, 0)), kvar(L, k, acc[a->id].aux, slot), kf(L, 0)));
       }
       if (soft && !read[a->id]) continue;
       if (soft) {

@@ -43,6 +43,10 @@
 #                                  (one edge-balanced kernel; --mapping=edge: four; default: none)
 #   fuse/edge-balanced/mixed-vs-interp  two of GCN's four sums edge-balanced: host library vs the
 #                                  interpreter, training forward and backward, 1e-4
+#   fuse/edge-balanced/no-alpha-buffer  GAT at --mapping=edge: the edge-balanced aggregates read alpha
+#                                  as exp(score - max_v) / sum_v from the softmax walk's statistics
+#                                  (t<id>_max, t<id>_sum f64): no edge buffer in the training library;
+#                                  with -fno-recompute the backward reads alpha, which stays an edge buffer
 #   fuse/edge-balanced/notes       a softmax, its statistic, a non-reduction, a missing id: notes
 #   fuse/edge-balanced/bad-lists   malformed id lists exit 2 with a message
 #   fuse/tune-mapping/gcn          --tune-mapping on Cora (1 round): the table has the baseline and
@@ -299,6 +303,17 @@ else
   fail fuse/edge-balanced/mixed-vs-interp "$(fz_tail "$fz_out")"
 fi
 rm -f "$fz_b".* "$fz_lib"
+# attention under --mapping=edge: alpha from the softmax statistics, no E x H buffer of it
+fz_eb=$("$GNNC" dsl-examples/gat.gnn --emit=kir --mapping=edge 2>/dev/null)
+fz_ebn=$("$GNNC" dsl-examples/gat.gnn --emit=kir --mapping=edge -fno-recompute 2>/dev/null)
+if [ -z "$(printf '%s\n' "$fz_eb" | grep 'buffer .*: temp edge')" ] &&
+   [ "$(printf '%s\n' "$fz_eb" | grep -cE '^  buffer t[0-9]+_(max: scratch vertex\[8\]|sum: scratch vertex\[8\] f64)')" -eq 2 ] &&
+   printf '%s\n' "$fz_eb" | grep -qE '/ t[0-9]+_sum\[v, ' &&
+   [ "$(printf '%s\n' "$fz_ebn" | grep -c 'buffer .*: temp edge\[8\]')" -ge 1 ]; then
+  pass fuse/edge-balanced/no-alpha-buffer
+else
+  fail fuse/edge-balanced/no-alpha-buffer "$(printf '%s\n' "$fz_eb" | grep -E 'buffer .*(temp edge|_max|_sum)' | head -3 | tr '\n' ' ')"
+fi
 # what cannot run edge-balanced, or does not exist, gets a note (never an error); bad lists exit 2
 fz_out=$("$GNNC" dsl-examples/gat.gnn --emit=kir --edge-balanced=11,12,7,999 -o /dev/null 2>&1); fz_rc=$?
 if [ $fz_rc -eq 0 ] &&
