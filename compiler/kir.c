@@ -285,7 +285,7 @@ void kir_print(FILE *out, const KProgram *p) {
           p->nsteps, p->nfwd, p->nsteps - p->nfwd, p->kernels.len);
   for (int i = 0; i < p->bufs.len; i++) {
     const KBuf *b = p->bufs.items[i];
-    if (b->val && b->width != shape_elems(&b->val->shape)) /* a GEMM result with the dots folded into it */
+    if (b->val && b->val->sched == SCHED_GEMM && b->width != shape_elems(&b->val->shape)) /* with the dots folded into it */
       fprintf(out, "  buffer %s: %s %s[%lld] (%%%d %s, then its folded dots)", b->name, kind_name(b->kind), domain_name(b->dom),
               (long long)b->width, b->val->id, shape_str(p->arena, &b->val->shape));
     else if (b->val) /* the value's own shape: param[1433, 16], temp vertex[8, 8] */

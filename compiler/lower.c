@@ -165,8 +165,12 @@ int add_local(Lower *L, Kernel *k, const char *name, KType t, int len, bool unif
    * followed by more locals of a shorter base: "j0" and "j" give j0, j01 and j, j1, ...). */
   void **slot = strmap_put(L->a, &k->local_names, name);
   intptr_t same = (intptr_t)*slot;
+  const char *full = same ? arena_printf(L->a, "%s%d", name, (int)same) : name;
+  /* nor the name of a buffer, which a kernel takes as a parameter of that name: a walk's chunk
+   * position "t" numbered 1 would hide buffer t1 (the kernel reads the buffer in the loop) */
+  while (strmap_get(&L->buf_names, full)) full = arena_printf(L->a, "%s%d", name, (int)++same);
   *slot = (void *)(same + 1);
-  k->locals[k->nlocals] = (KLocal){same ? arena_printf(L->a, "%s%d", name, (int)same) : name, t, len, uniform, 0};
+  k->locals[k->nlocals] = (KLocal){full, t, len, uniform, 0};
   return k->nlocals++;
 }
 int add_shared(Lower *L, Kernel *k, const char *name, KType t, int len) {
@@ -251,6 +255,7 @@ KBuf *new_buf(Lower *L, KBufKind kind, const char *name, Domain dom, ElemType el
   b->first = b->last = -1;
   b->bwd = v && v->bwd;
   vec_push(L->a, &L->p->bufs, b);
+  *strmap_put(L->a, &L->buf_names, name) = b;
   return b;
 }
 

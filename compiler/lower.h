@@ -12,6 +12,7 @@ typedef struct {
   Arena *a;
   KBuf **buf_of;     /* per value id: its buffer (NULL for constants) */
   int64_t *col_of;   /* per value id: its first column in that buffer (0 but for folded dots) */
+  StrMap buf_names;  /* the buffers' names (add_local gives no local one of them) */
   KBuf *deg[3];      /* degree.in, degree.out, degree.size buffers (made on demand) */
   MappingChoice mapping;
   bool ok;

@@ -32,7 +32,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-
+/* eval's memo: x at (vtx, edge, idx) in block blk is local var (or expr) */
+typedef struct {
+  const Value *v;
+  KExpr *vtx, *edge, *idx;
+  PtrVec *blk;
+  int var;           /* the local it is bound to, or -1: expr is the value */
+  KExpr *expr;
+} Memo;
 
 /* An element-wise forward value checkpoint stashes for the backward: its group (a rows kernel,
  * or a store in a walk) writes it when training, and forward kernels of other groups recompute
@@ -104,7 +111,6 @@ static KExpr *load(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   if (x->f64 && !x->bwd && e->type == KT_F64 && !F->want64) e = kun(F->L, KU_TO_F32, e);
   return e;
 }
-
 
 KExpr *fused_read(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx) {
   const FReader *fr = r->ctx;
@@ -219,8 +225,9 @@ static KExpr *staged_at(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
 }
 
 /* edge_softmax s at an edge, read by a kernel of another group: exp(score - max_v) / sum_v from
- * the statistics its walk stored (from_stats), the division in float64 (left unrounded: a float64
- * reader, alpha' of the attention backward, keeps it; others round it where they make a value). */
+ * the statistics its walk stored (from_stats), the division in float64, left unrounded: a float64
+ * reader keeps it (alpha' = dropout(alpha), which the attention backward wants exact in out_v);
+ * the others round it to float where they make a value, as memory would. */
 static KExpr *softmax_from_stats(Fused *F, const Value *s, const Ctx *cx, KExpr *idx) {
   Lower *L = F->L;
   if (!cx->dst) {
@@ -293,7 +300,6 @@ KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
 bool stash_only(const Fused *F, const Value *v) { return !v->bwd && F->needs_buf[v->id] && !F->fwd_needed[v->id]; }
 
 KExpr *ktraining(Lower *L) { return ke_new(L, KE_TRAINING, KT_I64); }
-
 
 /* A staged value's shared-memory store: sh[idx] = x at cx. A stash the forward recomputes is
  * loaded instead when training (its group wrote it for the backward; MoNet's Gaussian weights
@@ -378,17 +384,31 @@ static void scan_stage(Fused *F, const Value *x, int lanes, StageScan *S) {
       if (S->dom == DOM_VERTEX ? (lanes + G - 1) / G > (width_of(x) + G - 1) / G : width_of(x) < lanes) S->narrow[x->id] = true;
     }
   }
-  if (S->stop[x->id]) return;
+  /* a kernel per vertex stores its roots in order and a later one reads an earlier one back: the
+   * scan stops there (a chain of 10,000 cut into roots would otherwise be scanned from each) */
+  if (S->stop[x->id] || (own_root && S->dom == DOM_VERTEX)) return;
   for (int i = 0; i < x->nargs; i++) scan_stage(F, x->args[i], lanes, S);
 }
 
-/* need[x]: a training run of this kernel computes x (a recomputed stash it loads instead, and
- * what only that stash reads, it does not). Every value, in a backward kernel. */
-static void need_when_training(Fused *F, const Value *x, bool *need, int depth) {
-  if (need[x->id] || x->op == OP_CONST || depth > 256) return;
-  need[x->id] = true;
-  if (recomputed_stash(F, x) || !computed_here(F, x)) return;
-  for (int i = 0; i < x->nargs; i++) need_when_training(F, x->args[i], need, depth + 1);
+/* F->train_need[x]: a training run of this forward kernel computes x. Not a recomputed stash that
+ * is staged (stage_store loads it when training) nor what only such stashes read; a recomputed
+ * stash computed where it is read (not staged: the staging budget) is computed when training
+ * too, from its operands. Every value, in a backward kernel. An explicit stack: no depth limit. */
+static void mark_train_need(Fused *F, Value **mem, int nmem, const bool *staged) {
+  int n = F->m->vals.len;
+  bool bwd = F->m->groups[F->gid].bwd;
+  memset(F->train_need, bwd, (size_t)n + 1);
+  if (bwd) return;
+  PtrVec stack = {0};
+  for (int i = 0; i < nmem; i++)
+    for (int a = 0; a < mem[i]->nargs; a++) vec_push(F->L->a, &stack, mem[i]->args[a]);
+  while (stack.len) {
+    const Value *x = stack.items[--stack.len];
+    if (F->train_need[x->id] || x->op == OP_CONST) continue;
+    F->train_need[x->id] = true;
+    if ((recomputed_stash(F, x) && staged[x->id]) || !computed_here(F, x)) continue;
+    for (int a = 0; a < x->nargs; a++) vec_push(F->L->a, &stack, x->args[a]);
+  }
 }
 
 /* The values to stage for the lane loops that compute mem[i] (lanes[i] wide; 0: not in this
@@ -399,10 +419,6 @@ static void need_when_training(Fused *F, const Value *x, bool *need, int depth) 
 int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Domain dom, Value **out, int slots) {
   int n = F->m->vals.len, nout = 0;
   bool *stop = calloc((size_t)n + 1, 1), *next = calloc((size_t)n + 1, 1);
-  bool bwd = F->m->groups[F->gid].bwd;
-  memset(F->train_need, bwd, (size_t)n + 1);
-  for (int i = 0; i < nmem && !bwd; i++)
-    for (int a = 0; a < mem[i]->nargs; a++) need_when_training(F, mem[i]->args[a], F->train_need, 0);
   StageScan S = {calloc((size_t)n + 1, sizeof(int)), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), stop, w, dom};
   for (int round = 0; round < 4; round++) {
     memset(S.readers, 0, sizeof(int) * ((size_t)n + 1));
@@ -427,13 +443,16 @@ int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Domain
     if (same) break;
   }
   int64_t floats = 0, budget = (int64_t)STAGE_LANE_FLOATS * F->k->group;
+  memset(next, 0, (size_t)n + 1); /* now: staged */
   for (int i = 0; i < n; i++) {
     Value *x = F->m->vals.items[i];
     int64_t need = (int64_t)slots * width_of(x) * (x->f64 ? 2 : 1); /* a float64 value: two floats */
     if (!stop[i] || floats + need > budget) continue;
     floats += need;
     out[nout++] = x;
+    next[i] = true;
   }
+  mark_train_need(F, mem, nmem, next);
   free(S.readers);
   free(S.narrow);
   free(S.seen);
@@ -759,7 +778,7 @@ static void lower_folded_gemm(Fused *F, const FuseGroup *g, Value **mem, int nme
   int64_t C = out->width;
   KBuf *wcat = new_buf(L, BUF_TEMP, arena_printf(L->a, "w%d_fold", h->id), DOM_GLOBAL, ELEM_F32, K * C, NULL);
   wcat->bwd = g->bwd;
-  char *dots = "";
+  const char *dots = "";
   for (int i = 1; i < nmem; i++) dots = arena_printf(L->a, "%s %%%d", dots, mem[i]->id);
   Kernel *k = fused_kernel(F, arena_printf(L->a, "the weight of %%%d with the dots%s as columns: [W | W.a]", h->id, dots), MAP_WEIGHT,
                            DOM_PARAM, group_for(C), g->bwd, "fold_dots");
@@ -793,6 +812,29 @@ static void lower_folded_gemm(Fused *F, const FuseGroup *g, Value **mem, int nme
 }
 
 /* ---------------------------------------------------------------- the program */
+
+/* Whether a forward kernel of another group can recompute the scores of edge_softmax s at its
+ * edges (from_stats): their inline computation reaches only leaves, GEMM results and roots of
+ * other groups (the forward recomputes a stash it reads, so through those too), no reduction and
+ * nothing of s's own walk; then those roots are read by the forward (not training-only). */
+static bool score_from_memory(Fused *F, const Value *s) {
+  int n = F->m->vals.len;
+  bool *seen = calloc((size_t)n + 1, 1), ok = true;
+  PtrVec stack = {0}, roots = {0};
+  vec_push(F->L->a, &stack, s->args[0]);
+  while (stack.len && ok) {
+    const Value *x = stack.items[--stack.len];
+    if (seen[x->id] || x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || x->op == OP_CONST) continue;
+    seen[x->id] = true;
+    if (x->sched == SCHED_ANCHOR || (grouped(x) && x->group == s->group)) ok = false;
+    else if (x->sched == SCHED_ROOT && !fwd_recomputes(x)) vec_push(F->L->a, &roots, (void *)x);
+    else
+      for (int a = 0; a < x->nargs; a++) vec_push(F->L->a, &stack, x->args[a]);
+  }
+  for (int i = 0; i < roots.len && ok; i++) F->fwd_needed[((const Value *)roots.items[i])->id] = true;
+  free(seen);
+  return ok;
+}
 
 /* What must be in memory: roots, GEMM results, sums over rows, edge-balanced reductions, the
  * outputs, and every reduction another kernel reads. */
@@ -849,6 +891,7 @@ static void mark_buffers(Fused *F) {
     if (v->op != OP_REDUCE_SCATTER || v->sched != SCHED_ANCHOR || !F->needs_buf[i] || !F->fwd_needed[i] || bwd_needed[i] || out[i] ||
         m->groups[v->group].kind != FG_WALK || m->groups[v->group].dir != GATHER_BY_DST)
       continue;
+    if (!score_from_memory(F, v)) continue;
     F->from_stats[i] = true;
     F->needs_buf[i] = F->fwd_needed[i] = false;
   }

@@ -14,14 +14,6 @@ typedef struct {
   bool src_near, dst_near;
 } Ctx;
 
-typedef struct {
-  const Value *v;
-  KExpr *vtx, *edge, *idx;
-  PtrVec *blk;
-  int var;           /* the local it is bound to, or -1: expr is the value */
-  KExpr *expr;
-} Memo;
-
 typedef struct Fused {
   Lower *L;
   Module *m;
@@ -59,7 +51,7 @@ typedef struct Fused {
   bool st_row;       /* a kernel per edge: staged values at its row */
   bool *train_need;  /* per value: a forward kernel's training run computes it (pick_stages: not only
                         below a recomputed stash, which training loads) */
-  PtrVec *memo_v;    /* per value: Memo* of the current kernel */
+  PtrVec *memo_v;    /* per value: Memo* of the current kernel (lower_fused.c, eval) */
   PtrVec memo_touched; /* the memo_v lists in use (cleared per kernel) */
 } Fused;
 

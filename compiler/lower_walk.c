@@ -71,7 +71,10 @@ static int lin_in(Fused *F, const Value *x, const Value *s, int *paths, int *lvl
   }
   if (nneg) return -1;
   if (!n1) return 0;
-  FnKind f = x->op == OP_SCATTER ? x->fn : x->fn;
+  FnKind f = x->fn;
+  /* a sum over elements (heads, the last dim, a small linear map) mixes elements of s, each
+   * normalised by its own sum: no one denominator can divide the aggregate at the end */
+  if (f == FN_DOT || f == FN_LINEAR || f == FN_LINEAR_T || f == FN_SUM_LAST || f == FN_MEAN_HEADS || f == FN_SUM_HEADS) return -1;
   int alg = fn_info[f].algebra;
   if (f == FN_ADD || f == FN_SUB || f == FN_U_ADD_V || f == FN_U_SUB_V) return n1 == x->nargs ? 1 : -1;
   if (f == FN_DIV) return l[0] == 1 && l[1] == 0 ? 1 : -1;
