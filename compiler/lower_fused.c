@@ -126,10 +126,12 @@ KExpr *fused_read(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx) {
     return F->on_p;
   }
   Fused *F = fr->F;
-  bool saved = F->want64;
+  bool saved = F->want64, saved_r = F->reader64;
   F->want64 = fr->reader->reads_f64_stash && r->args[i]->f64 && !r->args[i]->bwd;
+  F->reader64 = fr->reader->f64;
   KExpr *e = eval(F, r->args[i], &fr->ctx[i], idx);
   F->want64 = saved;
+  F->reader64 = saved_r;
   return fr->reader->f64 && e->type == KT_F32 && e->kind != KE_FCONST ? kun(L, KU_TO_F64, e) : e;
 }
 
@@ -225,9 +227,9 @@ static KExpr *staged_at(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
 }
 
 /* edge_softmax s at an edge, read by a kernel of another group: exp(score - max_v) / sum_v from
- * the statistics its walk stored (from_stats), the division in float64, left unrounded: a float64
- * reader keeps it (alpha' = dropout(alpha), which the attention backward wants exact in out_v);
- * the others round it to float where they make a value, as memory would. */
+ * the statistics its walk stored (from_stats), the division in float64, left unrounded for a
+ * float64 reader (alpha' = dropout(alpha), which the attention backward wants exact in out_v) and
+ * rounded to float, as memory would hold it, for any other. */
 static KExpr *softmax_from_stats(Fused *F, const Value *s, const Ctx *cx, KExpr *idx) {
   Lower *L = F->L;
   if (!cx->dst) {
@@ -237,7 +239,8 @@ static KExpr *softmax_from_stats(Fused *F, const Value *s, const Ctx *cx, KExpr 
   }
   KExpr *score = eval(F, s->args[0], cx, idx);
   KExpr *p = kun(L, KU_EXP, kbin(L, KO_SUB, score, kload(L, F->k, F->st_max[s->id], cx->dst, idx)));
-  return kbin(L, KO_DIV, kun(L, KU_TO_F64, p), kload(L, F->k, F->st_sum[s->id], cx->dst, idx));
+  KExpr *a = kbin(L, KO_DIV, kun(L, KU_TO_F64, p), kload(L, F->k, F->st_sum[s->id], cx->dst, idx));
+  return F->reader64 ? a : kun(L, KU_TO_F32, a);
 }
 
 KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {

@@ -23,6 +23,7 @@ typedef struct Fused {
   KBuf **buf64;      /* per value: the float64 stash the backward reads of an f64 forward value that the
                         forward also reads as float (beside its float buffer), or NULL */
   bool want64;       /* while t_v's product reads out_v: its float64 stash, unrounded */
+  bool reader64;     /* while an f64 value's operand is evaluated (softmax_from_stats: unrounded) */
   bool *fwd_needed;  /* per value: the forward reads it from memory (else only the backward does) */
   bool *from_stats;  /* per value: an edge_softmax that forward kernels of other groups read at their
                         edges as exp(score - max_v) / sum_v from its walk's statistics (st_max, st_sum),
