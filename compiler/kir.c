@@ -255,10 +255,9 @@ const char *kernel_mapping_desc(const Kernel *k) {
 }
 
 static void print_kernel(FILE *out, const Kernel *k) {
-  if (k->map == MAP_WEIGHT)
-    fprintf(out, "kernel %s: %s (%lld rows), group %d   # %s\n", k->name, kernel_mapping_desc(k), (long long)k->nrows, k->group, k->what);
-  else
-    fprintf(out, "kernel %s: %s, group %d   # %s\n", k->name, kernel_mapping_desc(k), k->group, k->what);
+  char rows[32] = "";
+  if (k->map == MAP_WEIGHT) snprintf(rows, sizeof rows, " (%lld rows)", (long long)k->nrows);
+  fprintf(out, "kernel %s: %s%s, group %d   # %s\n", k->name, kernel_mapping_desc(k), rows, k->group, k->what);
   for (int i = 0; i < k->nshared; i++)
     fprintf(out, "  shared %s: %s[%d]\n", k->shared[i].name, ktype_name(k->shared[i].type), k->shared[i].len);
   for (int i = 0; i < k->nlocals; i++) {

@@ -197,6 +197,12 @@ void ks_let(Lower *L, PtrVec *blk, int var, KExpr *idx, KExpr *val) {
   s->idx = idx;
   s->val = val;
 }
+void ks_shstore(Lower *L, PtrVec *blk, int sh, KExpr *idx, KExpr *val) {
+  KStmt *s = ks_new(L, blk, KS_SHSTORE);
+  s->var = sh;
+  s->idx = idx;
+  s->val = val;
+}
 void ks_store(Lower *L, Kernel *k, PtrVec *blk, KBuf *b, KExpr *row, KExpr *idx, KExpr *val) {
   KStmt *s = ks_new(L, blk, KS_STORE);
   s->buf = b;
@@ -679,16 +685,8 @@ Walk walk_edges(Lower *L, Kernel *k, PtrVec *blk, int lo, int hi, bool need_far)
   ks_let(L, cb, jj, NULL, kbin(L, KO_ADD, kvar(L, k, j0, NULL), klane(L)));
   PtrVec *in = ks_if(L, cb, kbin(L, KO_LT, kvar(L, k, jj, NULL), kvar(L, k, hi, NULL)));
   KExpr *eid = by_src ? kgraph(L, k, KG_OUT_EID, kvar(L, k, jj, NULL)) : kvar(L, k, jj, NULL);
-  KStmt *st = ks_new(L, in, KS_SHSTORE);
-  st->var = she;
-  st->idx = klane(L);
-  st->val = eid;
-  if (need_far) {
-    KStmt *su = ks_new(L, in, KS_SHSTORE);
-    su->var = shu;
-    su->idx = klane(L);
-    su->val = kgraph(L, k, by_src ? KG_DST : KG_SRC, kshared(L, k, she, klane(L)));
-  }
+  ks_shstore(L, in, she, klane(L), eid);
+  if (need_far) ks_shstore(L, in, shu, klane(L), kgraph(L, k, by_src ? KG_DST : KG_SRC, kshared(L, k, she, klane(L))));
   ks_new(L, cb, KS_BARRIER);
   int cnt = add_local(L, k, "cnt", KT_I64, 0, true);
   ks_let(L, cb, cnt, NULL, kbin(L, KO_MIN, kbin(L, KO_SUB, kvar(L, k, hi, NULL), kvar(L, k, j0, NULL)), ki(L, G)));

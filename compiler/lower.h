@@ -63,6 +63,7 @@ int add_shared(Lower *L, Kernel *k, const char *name, KType t, int len);
 KStmt *ks_new(Lower *L, PtrVec *blk, KStmtKind kind);
 void ks_let(Lower *L, PtrVec *blk, int var, KExpr *idx, KExpr *val);
 void ks_store(Lower *L, Kernel *k, PtrVec *blk, KBuf *b, KExpr *row, KExpr *idx, KExpr *val);
+void ks_shstore(Lower *L, PtrVec *blk, int sh, KExpr *idx, KExpr *val); /* shared array sh[idx] = val */
 void ks_atomic(Lower *L, Kernel *k, PtrVec *blk, int op, KBuf *b, KExpr *row, KExpr *idx, KExpr *val);
 PtrVec *ks_for(Lower *L, Kernel *k, PtrVec *blk, int var, KExpr *lo, KExpr *hi);
 PtrVec *ks_lanes(Lower *L, Kernel *k, PtrVec *blk, int64_t count, int *kvar_out, int *ivar_out);

@@ -313,14 +313,12 @@ static void stage_store(Fused *F, PtrVec *blk, const Value *x, const Ctx *cx, KE
     blk = ks_if(L, blk, kun(L, KU_NOT, ktraining(L)));
   } else if (recomputed_stash(F, x)) {
     PtrVec *tb = ks_if(L, blk, ktraining(L));
-    KStmt *s = ks_new(L, tb, KS_SHSTORE);
-    s->var = sh, s->idx = at, s->val = load(F, x, cx, j);
+    ks_shstore(L, tb, sh, at, load(F, x, cx, j));
     blk = ks_if(L, blk, kun(L, KU_NOT, ktraining(L)));
   }
   L->cur_blk = blk;
   KExpr *val = eval(F, x, cx, j);
-  KStmt *s = ks_new(L, blk, KS_SHSTORE);
-  s->var = sh, s->idx = at, s->val = val;
+  ks_shstore(L, blk, sh, at, val);
 }
 
 /* A store, under `if (training)` when it is a stash for the backward. */
@@ -947,18 +945,16 @@ void lower_fused_steps(Lower *L) {
       bool wide = vertexish && (v->bwd || stash_only(&F, v));
       bool shadow = vertexish && !wide && v->group >= 0 && m->groups[v->group].kind == FG_WALK;
       /* a GEMM with folded dots writes them beside its result, each row [h | d_1 | d_2 ...] */
-      int64_t width = shape_elems(&v->shape);
-      for (int j = i + 1; v->sched == SCHED_GEMM && j < n; j++) {
-        Value *d = m->vals.items[j];
-        if (d->folded && d->group == v->group) L->col_of[j] = width, width += shape_elems(&d->shape);
-      }
-      L->buf_of[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d", v->id), v->dom, wide ? ELEM_F64 : v->elem, width, v);
-      L->buf_of[i]->train_only = stash_only(&F, v);
-      for (int j = i + 1; v->sched == SCHED_GEMM && j < n; j++) {
+      KBuf *b = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d", v->id), v->dom, wide ? ELEM_F64 : v->elem, shape_elems(&v->shape), v);
+      b->train_only = stash_only(&F, v);
+      L->buf_of[i] = b;
+      for (int j = i + 1; v->sched == SCHED_GEMM && j < n; j++) { /* its folded dots: columns after it */
         Value *d = m->vals.items[j];
         if (!d->folded || d->group != v->group) continue;
-        L->buf_of[j] = L->buf_of[i];
-        L->buf_of[i]->train_only &= stash_only(&F, d); /* the forward reads a dot though only the backward reads h */
+        L->buf_of[j] = b;
+        L->col_of[j] = b->width;
+        b->width += shape_elems(&d->shape);
+        b->train_only &= stash_only(&F, d); /* the forward may read a dot though only the backward reads h */
       }
       if (shadow) {
         F.buf64[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d_f64", v->id), v->dom, ELEM_F64, shape_elems(&v->shape), v);

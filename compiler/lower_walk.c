@@ -297,11 +297,9 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
                kbin(L, KO_ADD, kbin(L, KO_MUL, s, kun(L, KU_TO_F64, kvar(L, k, sc, NULL))), kun(L, KU_TO_F64, kvar(L, k, pv, NULL))));
         ks_let(L, lanes, acc[a->id].acc, slot, m);
         if (F->online_src[a->id]) { /* for the aggregates accumulating with it, after a barrier */
-          KStmt *s1 = ks_new(L, lanes, KS_SHSTORE);
-          s1->var = F->sh_scale[a->id], s1->idx = kk, s1->val = kvar(L, k, sc, NULL);
+          ks_shstore(L, lanes, F->sh_scale[a->id], kk, kvar(L, k, sc, NULL));
           if (F->sh_pv[a->id] >= 0) {
-            KStmt *s2 = ks_new(L, lanes, KS_SHSTORE);
-            s2->var = F->sh_pv[a->id], s2->idx = kk, s2->val = kvar(L, k, pv, NULL);
+            ks_shstore(L, lanes, F->sh_pv[a->id], kk, kvar(L, k, pv, NULL));
           }
           for (int j = 0; j < nmem; j++) { /* the hoisted edge weights of its online aggregates */
             const Value *b = mem[j];
@@ -311,8 +309,7 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
             KExpr *wv = eval(F, b->args[1], &ecx, kk);
             F->on_soft = NULL;
             F->on_p = NULL;
-            KStmt *s3 = ks_new(L, lanes, KS_SHSTORE);
-            s3->var = F->hoist[b->id], s3->idx = kk, s3->val = wv;
+            ks_shstore(L, lanes, F->hoist[b->id], kk, wv);
           }
           ks_new(L, wk.body, KS_BARRIER);
         }
@@ -362,12 +359,10 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
       if (soft) {
         if (at_edge[a->id]) {
           F->sh[a->id] = add_shared(L, k, arena_printf(L->a, "sh_max%d", a->id), KT_F32, wd);
-          KStmt *s1 = ks_new(L, fin, KS_SHSTORE);
-          s1->var = F->sh[a->id], s1->idx = kk, s1->val = kvar(L, k, acc[a->id].acc, slot);
+          ks_shstore(L, fin, F->sh[a->id], kk, kvar(L, k, acc[a->id].acc, slot));
         }
         F->sh_sum[a->id] = add_shared(L, k, arena_printf(L->a, "sh_sum%d", a->id), KT_F64, wd);
-        KStmt *s2 = ks_new(L, fin, KS_SHSTORE);
-        s2->var = F->sh_sum[a->id], s2->idx = kk, s2->val = kvar(L, k, acc[a->id].aux, slot);
+        ks_shstore(L, fin, F->sh_sum[a->id], kk, kvar(L, k, acc[a->id].aux, slot));
         any = true;
         continue;
       }
@@ -383,8 +378,7 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
       if (to_mem) store(F, fin, a, krow(L), kk, res);
       if (read[a->id]) {
         F->sh[a->id] = add_shared(L, k, arena_printf(L->a, "sh%d", a->id), arg ? KT_I64 : KT_F32, wd);
-        KStmt *s1 = ks_new(L, fin, KS_SHSTORE);
-        s1->var = F->sh[a->id], s1->idx = kk, s1->val = arg ? res : kun(L, KU_TO_F32, res);
+        ks_shstore(L, fin, F->sh[a->id], kk, arg ? res : kun(L, KU_TO_F32, res));
         any = true;
       }
     }
