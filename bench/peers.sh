@@ -33,6 +33,8 @@
 #   PEERS_PROFILE    [1]: where gnnc is slower than PyG, one more gnnc run with GNN_PROFILE=1, its
 #                    slowest steps in the results file
 #   GEN_GRAPH, PEER_GNNC, GEN_POINTCLOUD   the helper programs [build/bench/...]
+#   GNN_BUILD_ONLY=1 builds the selected workloads' libraries (for PEERS_ARCH, default sm_90, with
+#                    PEERS_TARGET=cuda; no GPU needed) and stops: make gpu-check-prepare uses it
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 . bench/bench_lib.sh
@@ -119,15 +121,18 @@ pydev=cpu
 case $TARGET in
   host) words="target host (C + OpenMP, OpenBLAS) vs PyG on the CPU" ;;
   cuda)
-    if ! command -v nvidia-smi > /dev/null || ! nvidia-smi -L > /dev/null 2>&1; then
+    if [ "${GNN_BUILD_ONLY:-0}" = 1 ]; then
+      archflag=--arch=${PEERS_ARCH:-sm_90} pydev=cuda words="build only"
+    elif ! command -v nvidia-smi > /dev/null || ! nvidia-smi -L > /dev/null 2>&1; then
       echo "peers: PEERS_TARGET=cuda but there is no GPU here (nvidia-smi -L fails)" >&2
       exit 1
+    else
+      gpu=$(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | head -1)
+      cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
+      archflag=--arch=${PEERS_ARCH:-sm_$cc}
+      pydev=cuda
+      words="target cuda ($archflag) vs PyG on CUDA; gpu: $gpu"
     fi
-    gpu=$(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | head -1)
-    cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
-    archflag=--arch=${PEERS_ARCH:-sm_$cc}
-    pydev=cuda
-    words="target cuda ($archflag) vs PyG on CUDA; gpu: $gpu"
     ;;
   *) echo "peers: PEERS_TARGET=$TARGET: want host or cuda" >&2; exit 2 ;;
 esac
@@ -215,6 +220,7 @@ for w in "${selected[@]}"; do
     failed=1
     continue
   fi
+  [ "${GNN_BUILD_ONLY:-0}" = 1 ] && continue
   # the check: a small graph (Cora, or 2 point clouds for EdgeConv), gnnc's parameters and input
   cg=cora
   case $spec in edgeconv:*) cg=pc-check ;; esac
@@ -287,6 +293,10 @@ for w in "${selected[@]}"; do
   done
 done
 t_total=$(($(date +%s) - t_start))
+if [ "${GNN_BUILD_ONLY:-0}" = 1 ]; then
+  echo "peers: GNN_BUILD_ONLY=1: ${#selected[@]} libraries built ($TARGET${archflag:+ $archflag}), nothing run"
+  exit $failed
+fi
 
 # ---------------------------------------------------------------- the report
 {

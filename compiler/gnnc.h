@@ -715,6 +715,17 @@ bool gnn_emit(const KProgram *p, const EmitOpts *eo);
 /* The folder of the running gnnc (malloc'ed), or NULL: where its runtime and tools are found. */
 char *gnnc_exe_dir(void);
 
+/* sha256.c: SHA-256 for content-addressed caches (build.c's CUDA objects). */
+typedef struct {
+  uint32_t h[8];
+  uint64_t len;
+  uint8_t buf[64];
+  size_t nbuf;
+} Sha256;
+void sha256_init(Sha256 *s);
+void sha256_update(Sha256 *s, const void *data, size_t n);
+void sha256_hex(Sha256 *s, char out[65]); /* finishes s: 64 lower-case hex digits and a NUL */
+
 /* tune.c: --tune-mapping=GRAPH. Times the plans (all vertex-balanced, each reduction that can
  * run edge-balanced alone, the winners together) with gnn-run on graph and writes the fastest
  * plan's --edge-balanced ids to chosen; returns their number, or -1 after saying why. */
