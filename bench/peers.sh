@@ -19,7 +19,7 @@
 # Environment (defaults in brackets):
 #   PEERS_PYTHON     a python with torch and torch_geometric [build/peers-venv/bin/python]; if it
 #                    cannot import them, the PyG side is skipped with a note (gnnc runs alone)
-#   PEERS_WORKLOADS  names to run [the default set: Cora, PubMed, the 200k power-law graph, MoNet,
+#   PEERS_WORKLOADS  names to run, in this order [the default set: Cora, PubMed, the 200k power-law graph, MoNet,
 #                    EdgeConv k=20 batch 32]; "all" adds EdgeConv k=40 / batch 64 and the Reddit-
 #                    sized graph; PEERS_REDDIT=1 adds the Reddit-sized workloads to the default set;
 #                    PEERS_SCALE=1 the memory scan (gat-rv1m ... gat-rv16m: the Reddit GAT on Reddit's
@@ -35,6 +35,8 @@
 #   GEN_GRAPH, PEER_GNNC, GEN_POINTCLOUD   the helper programs [build/bench/...]
 #   GNN_BUILD_ONLY=1 builds the selected workloads' libraries (for PEERS_ARCH, default sm_90, with
 #                    PEERS_TARGET=cuda; no GPU needed) and stops: make gpu-check-prepare uses it
+#   PEERS_GRAPHS_ONLY=1  makes the selected workloads' graphs and stops (make gpu-check makes the
+#                    Reddit-sized one in the background while the suites run)
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 . bench/bench_lib.sh
@@ -90,17 +92,19 @@ gat-rv16m|bench/peers/gat_reddit.gnn|rv16m|gat:602,4x64,1x41|scale|1/0/1
 '
 want=${PEERS_WORKLOADS:-}
 selected=()
-while IFS='|' read -r name gnn graph spec set counts; do
+# the table's order, or PEERS_WORKLOADS' (a run cut short has done the first ones)
+order=$(cut -d'|' -f1 <<< "$WORKLOADS" | xargs)
+[ -n "$want" ] && [ "$want" != all ] && order=$want
+for w in $order; do
+  IFS='|' read -r name gnn graph spec set counts <<< "$(grep "^$w|" <<< "$WORKLOADS")"
   [ -n "$name" ] || continue
   if [ -z "$want" ]; then
     { [ "$set" = default ] || { [ "$set" = reddit ] && [ "${PEERS_REDDIT:-0}" = 1 ]; } ||
       { [ "$set" = scale ] && [ "${PEERS_SCALE:-0}" = 1 ]; }; } || continue
-  elif [ "$want" != all ]; then
-    case " $want " in *" $name "*) ;; *) continue ;; esac
   fi
   [ "${PEERS_FULL:-0}" = 1 ] && counts=
   selected+=("$name|$gnn|$graph|$spec|$counts")
-done <<< "$WORKLOADS"
+done
 if [ -n "$want" ] && [ "$want" != all ]; then
   for w in $want; do
     grep -q "^$w|" <<< "$WORKLOADS" || { echo "peers: unknown workload '$w' (known: $(cut -d'|' -f1 <<< "$WORKLOADS" | xargs))" >&2; exit 2; }
@@ -208,6 +212,11 @@ header=$(bench_header "bench-peers: gnnc vs PyTorch Geometric (issue 12)" "$word
 t_start=$(date +%s)
 for w in "${selected[@]}"; do
   IFS='|' read -r name gnn graph spec counts <<< "$w"
+  if [ "${PEERS_GRAPHS_ONLY:-0}" = 1 ]; then
+    case $spec in edgeconv:*) make_graph pc-check ;; *) make_graph cora ;; esac || exit 1
+    make_graph "$graph" || exit 1
+    continue
+  fi
   if [ -n "$counts" ]; then IFS=/ read -r nfwd nwarm nsteps <<< "$counts"; else nfwd=$NFWD nwarm=$NWARM nsteps=$NSTEPS; fi
   # never more than asked for (a quick run with PEERS_FORWARD=2 PEERS_STEPS=3 stays quick)
   [ "$nfwd" -gt "$NFWD" ] && nfwd=$NFWD
@@ -293,6 +302,10 @@ for w in "${selected[@]}"; do
   done
 done
 t_total=$(($(date +%s) - t_start))
+if [ "${PEERS_GRAPHS_ONLY:-0}" = 1 ]; then
+  echo "peers: PEERS_GRAPHS_ONLY=1: the graphs of ${#selected[@]} workloads made, nothing run"
+  exit 0
+fi
 if [ "${GNN_BUILD_ONLY:-0}" = 1 ]; then
   echo "peers: GNN_BUILD_ONLY=1: ${#selected[@]} libraries built ($TARGET${archflag:+ $archflag}), nothing run"
   exit $failed
