@@ -316,11 +316,33 @@ static void test_sha256(void) {
   check(strcmp(out, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0") == 0, "sha256-million-a", out);
 }
 
+/* gpucost_misses: a stream of 1,000 ids read 5 times misses once per id when the cache holds them
+ * all, and every time when it holds far fewer (LRU over a cyclic stream); one id is one miss. */
+static void test_gpucost_misses(void) {
+  enum { N = 1000, R = 5 };
+  int32_t *s = malloc(sizeof(int32_t) * N * R);
+  for (int r = 0; r < R; r++)
+    for (int i = 0; i < N; i++) s[r * N + i] = i;
+  char why[96];
+  int64_t m = gpucost_misses(s, N * R, 4096);
+  snprintf(why, sizeof why, "%lld misses, want %d", (long long)m, N);
+  check(m == N, "gpucost-misses-fits", why);
+  m = gpucost_misses(s, N * R, 64);
+  snprintf(why, sizeof why, "%lld misses, want %d", (long long)m, N * R);
+  check(m == N * R, "gpucost-misses-thrash", why);
+  for (int i = 0; i < N * R; i++) s[i] = 7;
+  m = gpucost_misses(s, N * R, 16);
+  snprintf(why, sizeof why, "%lld misses, want 1", (long long)m);
+  check(m == 1, "gpucost-misses-one-id", why);
+  free(s);
+}
+
 int main(void) {
   test_strmap();
   test_verify_duplicate_params();
   test_kir_verify();
   test_kir_verify_fused();
   test_sha256();
+  test_gpucost_misses();
   return failures ? 1 : 0;
 }
