@@ -42,6 +42,8 @@ class GnncError(RuntimeError):
 
 
 # ---------------------------------------------------------------- the C structures
+# Mirrors of runtime/gnnrt.h and runtime/gnn_model.h, field for field: tests/python/abi_check.py
+# compares every one with the layout the C compiler gives (names, offsets, sizes) in make test.
 
 class _TensorInfo(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("domain", ctypes.c_int), ("rank", ctypes.c_int),
@@ -51,7 +53,7 @@ class _TensorInfo(ctypes.Structure):
 class _MemoryPlan(ctypes.Structure):
     _fields_ = [("arena", ctypes.c_size_t), ("unshared", ctypes.c_size_t), ("params", ctypes.c_size_t),
                 ("grads", ctypes.c_size_t), ("output", ctypes.c_size_t), ("total", ctypes.c_size_t),
-                ("buffers", ctypes.c_int)]
+                ("buffers", ctypes.c_int), ("arena_inference", ctypes.c_size_t)]
 
 
 class _GraphOpts(ctypes.Structure):
@@ -76,7 +78,7 @@ class _Dataset(ctypes.Structure):
                 ("labels", _p32), ("nclasses", ctypes.c_int), ("train_mask", ctypes.POINTER(ctypes.c_uint8)),
                 ("val_mask", ctypes.POINTER(ctypes.c_uint8)), ("test_mask", ctypes.POINTER(ctypes.c_uint8)),
                 ("ntrain", ctypes.c_int64), ("nval", ctypes.c_int64), ("ntest", ctypes.c_int64),
-                ("missing", ctypes.c_uint)]
+                ("missing", ctypes.c_uint), ("graph_level", ctypes.c_int), ("nrows", ctypes.c_int64)]
 
 
 _vp = ctypes.c_void_p
@@ -95,7 +97,9 @@ class _Api(ctypes.Structure):
                 ("params", ctypes.POINTER(_TensorInfo)), ("output_info", _TensorInfo), ("has_backward", ctypes.c_int),
                 ("num_dropout", ctypes.c_int), ("forward_steps", ctypes.c_int64), ("backward_steps", ctypes.c_int64),
                 ("create", _CREATE), ("destroy", _DESTROY), ("forward", _FORWARD), ("output", _OUTPUT),
-                ("backward", _BACKWARD), ("param", _PARAM), ("grad", _PARAM), ("memory_plan", _PLAN)]
+                ("backward", _BACKWARD), ("param", _PARAM), ("grad", _PARAM), ("memory_plan", _PLAN),
+                ("forward_kernels", ctypes.c_int64), ("backward_kernels", ctypes.c_int64),
+                ("forward_gemms", ctypes.c_int64), ("backward_gemms", ctypes.c_int64)]
 
 
 class TensorInfo:

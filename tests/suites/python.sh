@@ -9,6 +9,8 @@
 #                         processes under DistributedDataParallel (gloo) ends at the parameters of
 #                         one process
 #   python/pip-install    `pip install ./python` (into a temporary target) gives an importable package
+#   python/abi/STRUCT     tests/python/abi_check.py: every ctypes structure of the binding has the
+#                         members, offsets and size clang gives the C structure it mirrors
 # Debian's python3-numpy and python3-torch (make setup installs them); the host libraries are built
 # here from tests/python/models/ and tests/interp/models/gcn.gnn.
 
@@ -48,6 +50,9 @@ else
     py_lines python/torch $? "$py_out"
     py_out=$(PYTHONPATH=python timeout 300 "$PY" tests/python/ddp_edgeconv.py "$py/libedgeconv.so" "$py/ddp" 2>&1)
     py_lines python/ddp $? "$py_out"
+  fi
+  if need_tool python/abi clang; then
+    py_out=$(PYTHONPATH=python "$PY" tests/python/abi_check.py runtime 2>&1); py_lines python/abi $? "$py_out"
   fi
   # pip install ./python, from a copy (pip writes build files beside the sources)
   rm -rf "$py/src" "$py/site" && cp -r python "$py/src"
