@@ -206,9 +206,9 @@ class Library:
     # graphs and datasets
     def graph(self, src, dst, num_vertices=0, add_self_loops=False, remove_self_loops=False, dedup=False,
               symmetrise=False):
-        """A graph from NumPy edge arrays: edge i goes src[i] -> dst[i] (0-based vertex ids)."""
-        src = np.ascontiguousarray(src, dtype=np.int64).ravel()
-        dst = np.ascontiguousarray(dst, dtype=np.int64).ravel()
+        """A graph from NumPy edge arrays (or CPU tensors): edge i goes src[i] -> dst[i] (0-based vertex
+        ids, integers; floats only where every value is a whole number)."""
+        src, dst = _vertex_ids("src", src), _vertex_ids("dst", dst)
         if src.shape != dst.shape:
             raise ValueError("src and dst differ in length (%d and %d)" % (src.size, dst.size))
         opts = _GraphOpts(int(add_self_loops), int(remove_self_loops), int(dedup), int(symmetrise), int(num_vertices))
@@ -263,6 +263,22 @@ class Library:
 def load(path, device=0):
     """Loads a model library built by gnnc (host or CUDA) and makes a runtime context on device."""
     return Library(path, device)
+
+
+def _vertex_ids(name, a):
+    """a as int64 vertex ids, refusing what a cast would silently change: booleans, non-numbers,
+    and floats that are not whole numbers (0.5 would become vertex 0)."""
+    a = np.asarray(a)
+    if a.dtype == np.bool_ or not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)):
+        raise TypeError("%s: vertex ids must be integers, got an array of %s" % (name, a.dtype))
+    flat = a.ravel()
+    if np.issubdtype(a.dtype, np.floating):
+        bad = np.flatnonzero(~np.isfinite(flat) | (flat != np.round(flat)))
+        if bad.size:
+            raise ValueError("%s[%d] = %r is not a whole number: vertex ids must be integers" % (name, bad[0], flat[bad[0]]))
+    elif a.dtype == np.uint64 and flat.size and flat.max() > np.iinfo(np.int64).max:
+        raise ValueError("%s: vertex id %d is out of range" % (name, flat.max()))
+    return np.ascontiguousarray(flat, dtype=np.int64)
 
 
 class Graph:

@@ -8,6 +8,9 @@
 #   python/ddp/...        tests/python/ddp_edgeconv.py: EdgeConv on point-cloud batches trained by two
 #                         processes under DistributedDataParallel (gloo) ends at the parameters of
 #                         one process
+#   python/batches/...    tests/python/test_batches.py: a new graph every batch for 300 batches keeps the
+#                         module's models bounded and the process's memory flat; bad vertex ids
+#                         (fractions, booleans, out of range, an empty batch) are refused
 #   python/pip-install    `pip install ./python` (into a temporary target) gives an importable package
 #   python/abi/STRUCT     tests/python/abi_check.py: every ctypes structure of the binding has the
 #                         members, offsets and size clang gives the C structure it mirrors
@@ -50,6 +53,8 @@ else
     py_lines python/torch $? "$py_out"
     py_out=$(PYTHONPATH=python timeout 300 "$PY" tests/python/ddp_edgeconv.py "$py/libedgeconv.so" "$py/ddp" 2>&1)
     py_lines python/ddp $? "$py_out"
+    py_out=$(PYTHONPATH=python timeout 300 "$PY" -W ignore::UserWarning tests/python/test_batches.py "$py" 2>&1)
+    py_lines python/batches $? "$py_out"
   fi
   if need_tool python/abi clang; then
     py_out=$(PYTHONPATH=python "$PY" tests/python/abi_check.py runtime 2>&1); py_lines python/abi $? "$py_out"
