@@ -51,7 +51,8 @@ mkdir -p "$(dirname "$OUT")"
     d=$(sed 's/.*DRAM \(.*\) a forward.*/\1/' <<< "$tot")
     tf=$(sed -n 's/^  with the column tiles above: inference forward \([0-9.]*\) ms, step \([0-9.]*\) ms$/\1/p' <<< "$r")
     ts=$(sed -n 's/^  with the column tiles above: inference forward \([0-9.]*\) ms, step \([0-9.]*\) ms$/\2/p' <<< "$r")
-    miss=$(awk '$2 == "forward" && $(NF-1) ~ /%$/ { v = $(NF-1); sub("%", "", v); if (v + 0 > m) m = v + 0 } END { printf "%.1f%%", m }' <<< "$r")
+    # a step row: step, pass, kernel, DRAM (2 words), L2 (2 words), then the miss rate where it has one
+    miss=$(awk '$2 == "forward" && $8 ~ /%$/ { v = $8; sub("%", "", v); if (v + 0 > m) m = v + 0 } END { printf "%.1f%%", m }' <<< "$r")
     awk -v n="$name" -v nv="$nv" -v ne="$ne" -v f="$f" -v mf="$mf" -v s="$s" -v ms="$ms" -v d="$d" -v miss="$miss" -v tf="$tf" -v ts="$ts" 'BEGIN {
       printf "%-18s %9d %9d %9.3f %7.3f %8.1fx %9.3f %9.3f %6.1fx %10s %6s %9.3f %9.3f\n", n, nv, ne, f, mf, mf / f, s, ms, ms / s, d, miss, tf, ts }'
   done <<< "$ROWS"
