@@ -127,6 +127,24 @@ if ! pyv=$("$PY" -c 'import torch, torch_geometric; print(torch.__version__, tor
 fi
 # where that torch comes from: Debian's package (bench/peers_env.sh's fallback) or pip (PyPI)
 case $pyv in *" /usr/lib/python3/"*) pyenv="Debian's torch (the fallback of bench/peers_env.sh), torch_geometric from PyPI" ;; *) pyenv="both from PyPI" ;; esac
+archflag=
+pydev=cpu
+case $TARGET in
+  host) words="target host (C + OpenMP, OpenBLAS) vs PyG and DGL on the CPU" ;;
+  cuda)
+    if ! command -v nvidia-smi > /dev/null || ! nvidia-smi -L > /dev/null 2>&1; then
+      echo "peers: PEERS_TARGET=cuda but there is no GPU here (nvidia-smi -L fails)" >&2
+      exit 1
+    fi
+    gpu=$(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | head -1)
+    cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
+    archflag=--arch=${PEERS_ARCH:-sm_$cc}
+    pydev=cuda
+    words="target cuda ($archflag) vs PyG (and DGL where its build has CUDA) on CUDA; gpu: $gpu"
+    ;;
+  *) echo "peers: PEERS_TARGET=$TARGET: want host or cuda" >&2; exit 2 ;;
+esac
+
 dgl_note=
 if [[ " $SIDES " == *" dgl "* ]]; then
   if [ ! -x "$DGL_PY" ] && ! command -v "$DGL_PY" > /dev/null; then
@@ -135,6 +153,9 @@ if [[ " $SIDES " == *" dgl "* ]]; then
     dgl_err=$(mktemp)
     if ! dglv=$("$DGL_PY" -c 'import torch, dgl, dgl.nn.pytorch; print(torch.__version__, dgl.__version__)' 2> "$dgl_err"); then
       dgl_note="DGL: not available ($DGL_PY cannot import dgl: $(grep -v '^ \|^Traceback\|Warning' "$dgl_err" | tail -n 1 | cut -c1-200))"
+    elif [ "$pydev" = cuda ] && ! "$DGL_PY" -c 'import torch, dgl; dgl.graph(([0], [0])).to("cuda")' > /dev/null 2> "$dgl_err"; then
+      # PyPI's dgl 2.1.0 is the CPU build (DGL's CUDA builds are on data.dgl.ai)
+      dgl_note="DGL: not available (this dgl $dglv cannot put a graph on CUDA: $(grep -v '^ \|^Traceback\|Warning' "$dgl_err" | tail -n 1 | cut -c1-160))"
     fi
     rm -f "$dgl_err"
   fi
@@ -145,24 +166,6 @@ if [[ " $SIDES " == *" dgl "* ]]; then
 else
   dgl_note="DGL: not run (PEERS_SIDES has no dgl)"
 fi
-archflag=
-pydev=cpu
-case $TARGET in
-  host) words="target host (C + OpenMP, OpenBLAS) vs PyG on the CPU" ;;
-  cuda)
-    if ! command -v nvidia-smi > /dev/null || ! nvidia-smi -L > /dev/null 2>&1; then
-      echo "peers: PEERS_TARGET=cuda but there is no GPU here (nvidia-smi -L fails)" >&2
-      exit 1
-    fi
-    gpu=$(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | head -1)
-    cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
-    archflag=--arch=${PEERS_ARCH:-sm_$cc}
-    pydev=cuda
-    words="target cuda ($archflag) vs PyG on CUDA; gpu: $gpu"
-    ;;
-  *) echo "peers: PEERS_TARGET=$TARGET: want host or cuda" >&2; exit 2 ;;
-esac
-
 mkdir -p "$WORK/graphs" "$WORK/lib" "$WORK/runs" "$(dirname "$OUT")"
 
 # ---------------------------------------------------------------- graphs (.gcsr caches)
