@@ -322,13 +322,15 @@ bench: all $(BUILD)/bench/compile_time $(BUILD)/bench/gen_pointcloud
 	@bash bench/recompute.sh $(BUILD)/gnnc
 	@bash bench/train_accuracy.sh $(BUILD)/gnnc
 
-# Issue 12: gnnc against PyTorch Geometric, same machine, same run (bench/peers.sh; never part of
-# make test). Makes build/peers-venv (Debian's torch + torch_geometric from PyPI; bench/peers_env.sh
-# prints the sizes first) unless PEERS_PYTHON names a python that has them. PEERS_REDDIT=1 adds the
-# Reddit-sized graph; TARGET=cuda runs gnnc's CUDA libraries against PyG on CUDA. docs/benchmarks.md.
+# Issue 12: gnnc against PyTorch Geometric and DGL, same machine, same run (bench/peers.sh; never
+# part of make test). Makes build/peers-venv (current torch + torch_geometric from PyPI; Debian's
+# torch in build/peers-venv-debian only if that fails) and build/peers-dgl-venv (dgl 2.1.0, torch
+# 2.2.1, Python 3.11; none: the DGL column says why); bench/peers_env.sh prints the sizes first.
+# PEERS_PYTHON / PEERS_DGL_PYTHON name pythons that have them. PEERS_REDDIT=1 adds the Reddit-sized
+# graph; TARGET=cuda runs gnnc's CUDA libraries against PyG on CUDA. docs/benchmarks.md.
 bench-peers: all $(BENCH_TOOLS)
-	@bash bench/peers_env.sh $(BUILD)/peers-venv
-	@PEERS_TARGET=$(TARGET) PEERS_PYTHON=$${PEERS_PYTHON:-$(BUILD)/peers-venv/bin/python} bash bench/peers.sh $(BUILD)/gnnc
+	@bash bench/peers_env.sh $(BUILD)/peers-venv $(BUILD)/peers-dgl-venv
+	@PEERS_TARGET=$(TARGET) bash bench/peers.sh $(BUILD)/gnnc
 
 clean:
 	rm -rf $(BUILD)
