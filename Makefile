@@ -310,8 +310,9 @@ bench-gpu: setup
 	@bash bench/gpu_forward.sh $(BUILD)/gnnc
 
 # compile time, interpreter time, host forward speed on PubMed (issue 3), the reorg ablation
-# (issue 5), the fusion ablation (issue 11); each prints its table and writes it to bench/results/ (docs/benchmarks.md).
-bench: all $(BUILD)/bench/compile_time $(BUILD)/bench/gen_pointcloud
+# (issue 5), the fusion ablation (issue 11), the GPU estimate on the peers' graphs (issue 29; makes
+# the Reddit-sized graph, minutes); each prints its table and writes it to bench/results/ (docs/benchmarks.md).
+bench: all $(BUILD)/bench/compile_time $(BUILD)/bench/gen_pointcloud $(BUILD)/bench/gen_graph
 	@mkdir -p bench/results
 	$(BUILD)/bench/compile_time $(EXAMPLES)
 	@bash bench/interp_time.sh $(BUILD)/gnnc
@@ -321,6 +322,7 @@ bench: all $(BUILD)/bench/compile_time $(BUILD)/bench/gen_pointcloud
 	@bash bench/attention_precision.sh
 	@bash bench/recompute.sh $(BUILD)/gnnc
 	@bash bench/train_accuracy.sh $(BUILD)/gnnc
+	@bash bench/gpu_estimate.sh $(BUILD)/gnnc
 
 # Issue 12: gnnc against PyTorch Geometric and DGL, same machine, same run (bench/peers.sh; never
 # part of make test). Makes build/peers-venv (current torch + torch_geometric from PyPI; Debian's
