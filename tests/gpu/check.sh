@@ -28,7 +28,8 @@
 # failed; 2 when there is no GPU (nothing run) or the tree is not prepared.
 #
 # Environment: GPU_CHECK_BUDGET seconds for everything [480], GPU_CHECK_STEPS the steps to run
-# [smoke suites python runtime forward peers profile], GPU_CHECK_ARCH [sm_90: H100 and H200],
+# [smoke suites python runtime forward peers profile], GPU_CHECK_SUITES [codegen fuse train lang],
+# GPU_CHECK_ARCH [sm_90: H100 and H200],
 # PEERS_WORKLOADS for the peers step [both Reddit-sized rows, then the default set], PY [a python3
 # with numpy and torch], GNNC_CUDA_CACHE [build/cuda-cache].
 set -u
@@ -46,6 +47,7 @@ BUDGET=${GPU_CHECK_BUDGET:-480}
 [ $MODE = prepare ] && BUDGET=${GPU_CHECK_BUDGET:-7200} # nvcc on 2 cores: about 10 s a library
 STEPS=${GPU_CHECK_STEPS:-smoke suites python runtime forward peers profile}
 ARCH=${GPU_CHECK_ARCH:-sm_90}
+SUITES=${GPU_CHECK_SUITES:-codegen fuse train lang}
 T0=$SECONDS
 want() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 left() { echo $((BUDGET - (SECONDS - T0))); }
@@ -162,12 +164,12 @@ fi
 if want suites; then
   lim=$(( $(left) < 330 ? $(left) - 30 : 300 ))
   declare -A env_of=([codegen]=CG_TARGET [fuse]=FZ_TARGET [train]=TR_TARGET [lang]=LANG_TARGET)
-  for s in codegen fuse train lang; do
+  for s in $SUITES; do
     ( export "${env_of[$s]}"=cuda SUITE=$s VERBOSE=1 RT_BIN=build/rt OMP_NUM_THREADS=2
       timeout --kill-after=10 $lim bash tests/run.sh build/gnnc > "$WORK/logs/$s.log" 2>&1 ) &
   done
   wait
-  for s in codegen fuse train lang; do
+  for s in $SUITES; do
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$WORK/logs/$s.log" | tail -1)
     [ -n "$line" ] || line="0 passed, 1 failed (no closing line: killed at $lim s?)"
     if [ $MODE = prepare ]; then # its GPU runs fail here; what counts is nvcc's (the cache's log)
