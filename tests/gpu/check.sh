@@ -93,6 +93,8 @@ if [ $MODE = check ] && [ $has_gpu = 0 ]; then
 fi
 WORK=build/gpu-check
 rm -rf "$WORK" && mkdir -p "$WORK/logs" "$WORK/py"
+# this run's lines of the cache's log start after the ones there now (the kit brings prepare's)
+log_from=$(( $(cat "$GNNC_CUDA_CACHE/log" 2> /dev/null | wc -l) + 1 ))
 
 if [ $MODE = prepare ]; then
   mkdir -p "$GNNC_CUDA_CACHE"
@@ -276,7 +278,9 @@ if [ $MODE = prepare ]; then
   exit
 fi
 if [ -f "$GNNC_CUDA_CACHE/log" ]; then
-  say "nvcc compiles avoided: $(grep -c '^hit ' "$GNNC_CUDA_CACHE/log"), run here: $(grep -c '^miss' "$GNNC_CUDA_CACHE/log")" | tee -a "$SUM"
+  tail -n +"$log_from" "$GNNC_CUDA_CACHE/log" > "$WORK/logs/cuda-cache.log"
+  say "nvcc compiles avoided (GNNC_CUDA_CACHE hits): $(grep -c '^hit ' "$WORK/logs/cuda-cache.log"), run here (misses):" \
+    "$(grep -c '^miss' "$WORK/logs/cuda-cache.log")" | tee -a "$SUM"
 fi
 # the logs, small: every FAIL and SKIP line in full, the rest as the suites' closing lines
 {

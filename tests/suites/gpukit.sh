@@ -22,6 +22,10 @@
 #                                 cache, the host libraries, the commit); unpacked in a second tree
 #                                 without build/, its gnnc builds the same CUDA library with no
 #                                 nvcc compile (a cache hit), linked against the second tree
+#   gpukit/check/dry-run          check.sh in that second tree with a stand-in nvidia-smi (an H100):
+#                                 the smoke step runs from the kit (a cache hit, no miss), fails at
+#                                 gnn-run (no GPU), and the results (summary with the GPU's name, the
+#                                 hits, the step's line; at most 7 files to $OUT) are what a GPU run writes
 #   gpukit/python-cuda/self-test  tests/gpu/python_cuda.py's checks with the host library on both
 #                                 sides (on a GPU it compares CUDA tensors with CPU ones)
 
@@ -144,6 +148,22 @@ if command -v nvcc > /dev/null && [ -f build/bench/d2d_copy ] && [ -f build/rt/t
   else
     fail gpukit/kit/unpack-hit "$(gk_tail "$gk_out") log: $(tail -2 "$gk/q/build/cuda-cache/log" 2> /dev/null | tr '\n' ';')"
   fi
+  # the check itself, dry: a stand-in nvidia-smi names an H100, so check.sh runs its smoke step from
+  # the unpacked kit (a cache hit, then gnn-run fails: no GPU) and reports as on a GPU machine
+  mkdir -p "$gk/fakebin" "$gk/out"
+  printf '%s\n' '#!/bin/sh' 'case "$*" in -L) echo "GPU 0: NVIDIA H100 80GB HBM3";; *compute_cap*) echo 9.0;;' \
+    '*driver_version*) echo "NVIDIA H100 80GB HBM3, 580.00, 81559 MiB";; *name*) echo "NVIDIA H100 80GB HBM3";; esac' > "$gk/fakebin/nvidia-smi"
+  chmod +x "$gk/fakebin/nvidia-smi"
+  gk_out=$(cd "$gk/q" && PATH="$gk/fakebin:$PATH" OUT="$gk/out" GPU_CHECK_STEPS=smoke bash tests/gpu/check.sh 2>&1); gk_rc=$?
+  gk_sum=$(ls "$gk"/q/bench/results/gpu-check-*-NVIDIA-H100-80GB-HBM3-*/summary.txt 2> /dev/null | head -1)
+  if [ $gk_rc = 1 ] && [ -n "$gk_sum" ] && grep -q '^gpu-check: 0 passed, 1 failed, 0 skipped' <<< "$gk_out" &&
+     grep -q '^smoke *FAILED' "$gk_sum" && grep -q '^- GPU: NVIDIA H100 80GB HBM3, 580.00' "$gk_sum" &&
+     grep -q 'GNNC_CUDA_CACHE hits): 1, run here (misses): 0$' "$gk_sum" &&
+     [ -s "$gk/out/summary.txt" ] && [ -s "$gk/out/logs.txt" ] && [ "$(ls "$gk/out" | wc -l)" -le 7 ]; then
+    pass gpukit/check/dry-run
+  else
+    fail gpukit/check/dry-run "exit $gk_rc: $(gk_tail "$gk_out") $(cat "$gk_sum" 2> /dev/null | tail -3 | tr '\n' ' ')"
+  fi
 else
   fail gpukit/kit "nvcc, build/bench/d2d_copy or build/rt/t_api_cuda missing (make test builds them where nvcc is)"
 fi
@@ -163,4 +183,4 @@ else
   fail gpukit/python-cuda/self-test "$PY cannot import numpy and torch (make setup installs them)"
 fi
 unset -f gk_tail gk_tree gk_runpath
-unset gk gk_c gk_out gk_rc gk_list
+unset gk gk_c gk_out gk_rc gk_list gk_sum
