@@ -362,6 +362,7 @@ int block_targets(const PtrVec *b, const KBuf **out, int n, int have) {
 typedef struct {
   const KBuf *b;
   const bool *lane_elem; /* locals that are a lane loop's element variable */
+  bool any_write;        /* the kernel stores or adds to b somewhere */
   bool owned_stores;     /* every write to b is a lane-owned plain store */
   bool written, synced, reads_back;
 } ReadBack;
@@ -381,6 +382,7 @@ static void mark_lane_elems(const PtrVec *body, bool *lane_elem) {
 static void rb_check_stores(ReadBack *r, const PtrVec *body) {
   for (int i = 0; i < body->len; i++) {
     const KStmt *s = body->items[i];
+    if ((s->kind == KS_STORE || s->kind == KS_ATOMIC) && s->buf == r->b) r->any_write = true;
     if (s->kind == KS_ATOMIC && s->buf == r->b) r->owned_stores = false;
     if (s->kind == KS_STORE && s->buf == r->b && !lane_owned(r, s->row, s->idx)) r->owned_stores = false;
     if (s->kind == KS_LET && r->lane_elem[s->var]) r->owned_stores = false; /* a lane element reassigned: no proof */
@@ -415,7 +417,7 @@ static void rb_stmts(ReadBack *r, const PtrVec *body) {
       break;
     case KS_FOR:
     case KS_FOR_LANES:
-      for (;;) { /* at most three rounds: the state has two bits and only grows */
+      for (;;) { /* at most four rounds: three bits that only grow */
         bool written = r->written, synced = r->synced, back = r->reads_back;
         rb_stmts(r, &s->body);
         rb_expr(r, s->hi); /* the bound is evaluated again before the next iteration */
@@ -436,7 +438,7 @@ bool kernel_reads_back_across_barrier(const Kernel *k, const KBuf *b) {
   ReadBack r = {.b = b, .lane_elem = lane_elem, .owned_stores = true};
   mark_lane_elems(&k->body, lane_elem);
   rb_check_stores(&r, &k->body);
-  rb_stmts(&r, &k->body);
+  if (r.any_write) rb_stmts(&r, &k->body); /* a buffer the kernel only reads needs no walk */
   free(lane_elem);
   return r.reads_back;
 }
