@@ -193,15 +193,29 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   int G = k->group, gpb = BLOCK / G;
   bool *used = calloc((size_t)k->nlocals + 1, 1), *loopvar = calloc((size_t)k->nlocals + 1, 1);
   scan_used(k, &k->body, used, loopvar);
-  fprintf(out, "\n/* %s_%s: %s, %d lanes per group, %d groups per block. %s */\n", p->cname, k->name, kernel_mapping_desc(k), G, gpb,
+  /* __restrict__ tells nvcc that, while the kernel runs, nothing but this pointer touches its
+   * memory, and nvcc reads that per thread: a store by another lane does not exist for it, so it
+   * may move a load of a restrict buffer above the __syncwarp that orders that store before it
+   * (nvcc 13 -O3 for sm_90 does: lanes 1..31 loaded t10[row] before lane 0 stored it, in
+   * EdgeConv's edge-mapped kernel of %10..%13, issue 27). So a buffer through which a value
+   * passes between lanes across a barrier (kernel_reads_back_across_barrier, from the kernel
+   * IR) is a plain pointer; every other buffer, read-only or written and read back by its own
+   * lane only, keeps __restrict__ (read-only ones load through the non-coherent cache). */
+  bool *plain = calloc((size_t)k->bufs.len + 1, 1);
+  for (int i = 0; i < k->bufs.len; i++) plain[i] = kernel_reads_back_across_barrier(k, k->bufs.items[i]);
+  fprintf(out, "\n/* %s_%s: %s, %d lanes per group, %d groups per block. %s", p->cname, k->name, kernel_mapping_desc(k), G, gpb,
           k->what);
+  for (int i = 0; i < k->bufs.len; i++)
+    if (plain[i]) fprintf(out, ". %s is not __restrict__: lanes read what other lanes stored in it before a barrier", ((const KBuf *)k->bufs.items[i])->name);
+  fputs(" */\n", out);
   fprintf(out, "extern \"C\" __global__ void __launch_bounds__(%d) %s_%s(int64_t nrows", BLOCK, p->cname, k->name);
   for (int g = 0; g < KG__COUNT; g++)
     if (k->graph[g]) fprintf(out, ", const %s *__restrict__ %s", kgraph_type[g], kgraph_name[g]);
   for (int i = 0; i < k->bufs.len; i++) {
     const KBuf *b = k->bufs.items[i];
-    fprintf(out, ", %s%s *__restrict__ %s", writes_buf(&k->body, b) ? "" : "const ", elem_c(b->elem), b->name);
+    fprintf(out, ", %s%s *%s%s", writes_buf(&k->body, b) ? "" : "const ", elem_c(b->elem), plain[i] ? "" : "__restrict__ ", b->name);
   }
+  free(plain);
   if (k->dropout) fputs(", int training, uint64_t seed", out);
   fputs(") {\n", out);
   if (k->dropout) fputs("  (void)training;\n  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */\n", out);

@@ -694,6 +694,12 @@ const char *ktype_name(KType t);     /* f32, i64, f64 */
 const char *elem_c(ElemType e);      /* float, int32_t, double */
 /* The buffers of a kernel's block-reduced atomics (at most n; call with have = 0), first use first. */
 int block_targets(const PtrVec *b, const KBuf **out, int n, int have);
+/* Whether a lane of kernel k may load an element of buffer b that another lane of its group
+ * stored (or added to atomically) before a barrier or group reduction: a value passing between
+ * lanes through memory. The CUDA emitter leaves such a buffer without __restrict__ (see
+ * cuda_kernel); a lane reading back its own element (b[row, k] stored and loaded with k a lane
+ * loop's element) does not count. */
+bool kernel_reads_back_across_barrier(const Kernel *k, const KBuf *b);
 
 /* emit_*.c: the generated sources. emit_model.c writes what both targets share (the header,
  * the model's state, create/destroy, forward/backward as steps, the API table) and asks the

@@ -346,3 +346,99 @@ int block_targets(const PtrVec *b, const KBuf **out, int n, int have) {
   }
   return have;
 }
+
+/* ---- values that pass between lanes through memory (kernel_reads_back_across_barrier)
+ *
+ * The walk follows the statements in the order a lane runs them, with one state for buffer b:
+ * `written` once a store or atomic to b may have run, `synced` once a barrier or group
+ * reduction may have run after one. A load of b while `synced` may read what another lane
+ * stored, unless it is a lane-owned read-back: every write to b is a plain store to
+ * b[row, k] (or b[k]) with k a lane loop's element, and the load reads b[row, k'] (b[k']) with
+ * k' one too. Elements go to lanes as k = lane + i*G in every lane loop of the kernel, so
+ * element k is stored and loaded by the same lane, and that lane's program order is all that
+ * is needed. A uniform loop runs its body until the state stops changing (a store late in one
+ * iteration reaches a load after the barrier of the next); an `if` may or may not run its body,
+ * and the state only grows, so the body's state is the join. */
+typedef struct {
+  const KBuf *b;
+  const bool *lane_elem; /* locals that are a lane loop's element variable */
+  bool any_write;        /* the kernel stores or adds to b somewhere */
+  bool owned_stores;     /* every write to b is a lane-owned plain store */
+  bool written, synced, reads_back;
+} ReadBack;
+
+static bool lane_owned(const ReadBack *r, const KExpr *row, const KExpr *elem) {
+  return (!row || row->kind == KE_ROW) && elem && elem->kind == KE_VAR && !elem->a && r->lane_elem[elem->var];
+}
+
+static void mark_lane_elems(const PtrVec *body, bool *lane_elem) {
+  for (int i = 0; i < body->len; i++) {
+    const KStmt *s = body->items[i];
+    if (s->kind == KS_FOR_LANES) lane_elem[s->var] = true;
+    mark_lane_elems(&s->body, lane_elem);
+  }
+}
+
+static void rb_check_stores(ReadBack *r, const PtrVec *body) {
+  for (int i = 0; i < body->len; i++) {
+    const KStmt *s = body->items[i];
+    if ((s->kind == KS_STORE || s->kind == KS_ATOMIC) && s->buf == r->b) r->any_write = true;
+    if (s->kind == KS_ATOMIC && s->buf == r->b) r->owned_stores = false;
+    if (s->kind == KS_STORE && s->buf == r->b && !lane_owned(r, s->row, s->idx)) r->owned_stores = false;
+    if (s->kind == KS_LET && r->lane_elem[s->var]) r->owned_stores = false; /* a lane element reassigned: no proof */
+    rb_check_stores(r, &s->body);
+  }
+}
+
+static void rb_expr(ReadBack *r, const KExpr *e) {
+  if (!e) return;
+  if (e->kind == KE_LOAD && e->buf == r->b && r->synced && !(r->owned_stores && lane_owned(r, e->a, e->b))) r->reads_back = true;
+  rb_expr(r, e->a);
+  rb_expr(r, e->b);
+  rb_expr(r, e->c);
+}
+
+static void rb_stmts(ReadBack *r, const PtrVec *body) {
+  for (int i = 0; i < body->len; i++) {
+    const KStmt *s = body->items[i];
+    rb_expr(r, s->row); /* the operands are read before the statement writes */
+    rb_expr(r, s->idx);
+    rb_expr(r, s->val);
+    rb_expr(r, s->lo);
+    rb_expr(r, s->hi);
+    switch (s->kind) {
+    case KS_STORE:
+    case KS_ATOMIC:
+      if (s->buf == r->b) r->written = true;
+      break;
+    case KS_BARRIER:
+    case KS_GROUP_REDUCE:
+      if (r->written) r->synced = true;
+      break;
+    case KS_FOR:
+    case KS_FOR_LANES:
+      for (;;) { /* at most four rounds: three bits that only grow */
+        bool written = r->written, synced = r->synced, back = r->reads_back;
+        rb_stmts(r, &s->body);
+        rb_expr(r, s->hi); /* the bound is evaluated again before the next iteration */
+        if (written == r->written && synced == r->synced && back == r->reads_back) break;
+      }
+      break;
+    case KS_IF:
+      rb_stmts(r, &s->body);
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+bool kernel_reads_back_across_barrier(const Kernel *k, const KBuf *b) {
+  bool *lane_elem = calloc((size_t)k->nlocals + 1, 1);
+  ReadBack r = {.b = b, .lane_elem = lane_elem, .owned_stores = true};
+  mark_lane_elems(&k->body, lane_elem);
+  rb_check_stores(&r, &k->body);
+  if (r.any_write) rb_stmts(&r, &k->body); /* a buffer the kernel only reads needs no walk */
+  free(lane_elem);
+  return r.reads_back;
+}

@@ -644,8 +644,8 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
   __syncwarp(gmask);
 }
 
-/* gat_k8_apply_vertex_reshape_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %19 %75 %76 %77 %89 %90; in memory: %77 %90 */
-extern "C" __global__ void __launch_bounds__(256) gat_k8_apply_vertex_reshape_vertex(int64_t nrows, const double *__restrict__ t18, const float *__restrict__ t73, float *__restrict__ t77, double *__restrict__ t90, int training, uint64_t seed) {
+/* gat_k8_apply_vertex_reshape_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %19 %75 %76 %77 %89 %90; in memory: %77 %90. t77 is not __restrict__: lanes read what other lanes stored in it before a barrier */
+extern "C" __global__ void __launch_bounds__(256) gat_k8_apply_vertex_reshape_vertex(int64_t nrows, const double *__restrict__ t18, const float *__restrict__ t73, float *t77, double *__restrict__ t90, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;

@@ -81,8 +81,8 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k0_slice_vertex(int64_t
   }
 }
 
-/* hetero_k1_sum_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 4 lanes per group, 64 groups per block. fused %2 %3 %4 %9 %10 %12 %13 %14 %16 %18 %19 %20 %21; in memory: %18 %21 */
-extern "C" __global__ void __launch_bounds__(256) hetero_k1_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ in_rel, const float *__restrict__ t15, float *__restrict__ t18, const float *__restrict__ in_x, const float *__restrict__ t11, const float *__restrict__ p_heteroconv0_b, float *__restrict__ t21) {
+/* hetero_k1_sum_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 4 lanes per group, 64 groups per block. fused %2 %3 %4 %9 %10 %12 %13 %14 %16 %18 %19 %20 %21; in memory: %18 %21. t18 is not __restrict__: lanes read what other lanes stored in it before a barrier */
+extern "C" __global__ void __launch_bounds__(256) hetero_k1_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ in_rel, const float *__restrict__ t15, float *t18, const float *__restrict__ in_x, const float *__restrict__ t11, const float *__restrict__ p_heteroconv0_b, float *__restrict__ t21) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
   __shared__ int64_t sh_e_block[64][4];

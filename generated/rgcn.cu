@@ -67,8 +67,8 @@ extern "C" __global__ void rgcn_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* rgcn_k0_sum_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %5 %6 %8 %10 %11 %12 %14 %15 %16; in memory: %6 %10 %15 %16 */
-extern "C" __global__ void __launch_bounds__(256) rgcn_k0_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ in_rel, const float *__restrict__ t7, float *__restrict__ t6, float *__restrict__ t10, float *__restrict__ t15, const float *__restrict__ t13, const float *__restrict__ p_rgcnconv0_b, float *__restrict__ t16) {
+/* rgcn_k0_sum_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %5 %6 %8 %10 %11 %12 %14 %15 %16; in memory: %6 %10 %15 %16. t10 is not __restrict__: lanes read what other lanes stored in it before a barrier */
+extern "C" __global__ void __launch_bounds__(256) rgcn_k0_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ in_rel, const float *__restrict__ t7, float *__restrict__ t6, float *t10, float *__restrict__ t15, const float *__restrict__ t13, const float *__restrict__ p_rgcnconv0_b, float *__restrict__ t16) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -340,8 +340,8 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k3_sum_vertex(int64_t nro
   }
 }
 
-/* rgcn_k4_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %37 %39 %42 %43; in memory: %39 %43 */
-extern "C" __global__ void __launch_bounds__(256) rgcn_k4_apply_vertex_relu_grad_vertex(int64_t nrows, float *__restrict__ t39, const float *__restrict__ t15, const float *__restrict__ t29, const float *__restrict__ t36, float *__restrict__ t43, const float *__restrict__ t10) {
+/* rgcn_k4_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %37 %39 %42 %43; in memory: %39 %43. t39 is not __restrict__: lanes read what other lanes stored in it before a barrier */
+extern "C" __global__ void __launch_bounds__(256) rgcn_k4_apply_vertex_relu_grad_vertex(int64_t nrows, float *t39, const float *__restrict__ t15, const float *__restrict__ t29, const float *__restrict__ t36, float *__restrict__ t43, const float *__restrict__ t10) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   const unsigned gmask = 0xffffffffu;

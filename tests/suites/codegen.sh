@@ -4,6 +4,13 @@
 #                                  (-Werror all-warnings, and the host compiler's -Wall -Wextra -Werror)
 #   codegen/nvrtc/MODEL/ARCH       NVRTC compiles the .cu's kernels to PTX (build/bin/gnn-nvrtc)
 #   codegen/cc/MODEL/MAPPING/CC    the host .c compiles with gcc and clang, -Wall -Wextra -Werror
+#   codegen/restrict/MODEL/MAPPING/FUSE  no value passes between lanes through a __restrict__
+#                                  buffer across a barrier: every dsl-examples/*.gnn, both mappings,
+#                                  fused and -fno-fuse, the .cu read by tests/codegen/restrict_check.py
+#   codegen/restrict-ptx/MODEL/MAPPING  the kernels that do pass values between lanes through memory,
+#                                  compiled by nvcc -ptx -O3 for sm_90: every load of such a buffer
+#                                  after the store and the barrier (issue 27: EdgeConv under
+#                                  --mapping=edge gave wrong results on an H200 when it was not)
 #   codegen/host/MODEL/GRAPH/MAPPING  the host library (gnnc -o lib.so --target=host) run by gnn-run
 #                                  agrees with the float64 interpreter (`gnnc run`) on the same
 #                                  parameters and inputs: tests/codegen/compare.py, 1e-5 (the
@@ -71,6 +78,45 @@ for cg_m in $cg_models_compile; do
     else
       fail "codegen/nvrtc/$cg_m/$cg_arch" "$(cg_tail "$cg_out")"
     fi
+  done
+done
+
+# ---- values passed between lanes through memory (issue 27). nvcc reads __restrict__ per thread
+# and may load a restrict buffer before the barrier that orders another lane's store before the
+# load; the CUDA emitter leaves such buffers plain (kernel_reads_back_across_barrier). Read from
+# the .cu, independently of that analysis, for every example; the PTX of the kernels concerned
+# (EdgeConv's edge-mapped %10..%13 must be one: it is the case nvcc 13 got wrong).
+for cg_f in dsl-examples/*.gnn; do
+  cg_m=$(basename "$cg_f" .gnn)
+  for cg_map in $cg_maps; do
+    for cg_fuse in fused unfused; do
+      cg_rs=$cg/restrict-$cg_m-$cg_map-$cg_fuse
+      cg_name=codegen/restrict/$cg_m/$cg_map/$cg_fuse
+      if ! cg_out=$("$GNNC" "$cg_f" --mapping=$cg_map $([ $cg_fuse = unfused ] && echo -fno-fuse) --emit=cu -o "$cg_rs.cu" 2>&1); then
+        fail "$cg_name" "$(cg_tail "$cg_out")"
+        continue
+      fi
+      if cg_out=$("$PY" tests/codegen/restrict_check.py cu "$cg_rs.cu" 2>&1); then
+        pass "$cg_name"
+      else
+        fail "$cg_name" "$(cg_tail "$cg_out")"
+      fi
+      [ $cg_fuse = fused ] || continue
+      cg_name=codegen/restrict-ptx/$cg_m/$cg_map
+      if ! "$PY" tests/codegen/restrict_check.py extract "$cg_rs.cu" "$cg_rs-lanes.cu" > /dev/null; then
+        [ $cg_m/$cg_map = edgeconv/edge ] && fail "$cg_name" "no kernel passes values between lanes: the check has lost its subject"
+        continue
+      fi
+      if ! command -v nvcc >/dev/null; then
+        fail "$cg_name" "nvcc not found (the CUDA toolkit is required)"
+      elif ! cg_out=$(cd "$cg" && nvcc -ptx -O3 -arch=sm_90 -I"$ROOT/runtime" "$cg_rs-lanes.cu" -o "$cg_rs-lanes.ptx" 2>&1); then
+        fail "$cg_name" "nvcc -ptx: $(cg_tail "$cg_out")"
+      elif cg_out=$("$PY" tests/codegen/restrict_check.py ptx "$cg_rs.cu" "$cg_rs-lanes.ptx" 2>&1); then
+        pass "$cg_name"
+      else
+        fail "$cg_name" "$(cg_tail "$cg_out")"
+      fi
+    done
   done
 done
 

@@ -337,6 +337,71 @@ static void test_gpucost_misses(void) {
   free(s);
 }
 
+/* kernel_reads_back_across_barrier, on the smallest kernels that show each case: what the CUDA
+ * emitter must leave without __restrict__ (a lane loads what another lane stored before a
+ * barrier: nvcc may hoist the load above the barrier, issue 27) and what may keep it. */
+static KStmt *rb_stmt(Arena *a, KStmtKind kind, KBuf *buf, KExpr *row, KExpr *idx, KExpr *val) {
+  KStmt *s = arena_alloc(a, sizeof *s);
+  *s = (KStmt){.kind = kind, .buf = buf, .row = row, .idx = idx, .val = val, .count = kind == KS_FOR_LANES ? 4 : 0};
+  return s;
+}
+
+static KStmt *rb_lanes(Arena *a, KStmt *body) { /* for k, i in lanes(4) { body } */
+  KStmt *s = rb_stmt(a, KS_FOR_LANES, NULL, NULL, NULL, NULL);
+  s->var = 0, s->var2 = 1;
+  vec_push(a, &s->body, body);
+  return s;
+}
+
+static bool rb_case(Arena *a, Kernel *k, KBuf *t, KStmt *s1, KStmt *s2, KStmt *s3, bool loop) {
+  k->body = (PtrVec){0};
+  PtrVec *into = &k->body;
+  if (loop) { /* for j = 0 to 4 { s1 s2 s3 } */
+    static KExpr lo = {.kind = KE_ICONST, .type = KT_I64}, hi = {.kind = KE_ICONST, .type = KT_I64, .i = 4};
+    KStmt *f = rb_stmt(a, KS_FOR, NULL, NULL, NULL, NULL);
+    f->var = 2, f->lo = &lo, f->hi = &hi, f->count = 1;
+    vec_push(a, &k->body, f);
+    into = &f->body;
+  }
+  KStmt *ss[] = {s1, s2, s3};
+  for (int i = 0; i < 3; i++)
+    if (ss[i]) vec_push(a, into, ss[i]);
+  return kernel_reads_back_across_barrier(k, t);
+}
+
+static void test_reads_back_across_barrier(void) {
+  Arena a = {0};
+  KLocal locals[] = {{.name = "k", .type = KT_I64}, {.name = "i", .type = KT_I64}, {.name = "j", .type = KT_I64, .uniform = true}};
+  Kernel k = {.name = "k0_unit", .map = MAP_VERTEX, .rows = DOM_VERTEX, .group = 4, .locals = locals, .nlocals = 3};
+  KBuf t = {.name = "t1", .kind = BUF_TEMP, .dom = DOM_VERTEX, .width = 4}, u = {.name = "t2", .kind = BUF_TEMP, .dom = DOM_VERTEX, .width = 4};
+  KExpr row = {.kind = KE_ROW, .type = KT_I64}, kv = {.kind = KE_VAR, .type = KT_I64, .var = 0};
+  KExpr zero = {.kind = KE_ICONST, .type = KT_I64}, one = {.kind = KE_FCONST, .type = KT_F32, .f = 1};
+  KExpr t_own = {.kind = KE_LOAD, .type = KT_F32, .buf = &t, .a = &row, .b = &kv}; /* t[row, k] */
+  KExpr t_first = {.kind = KE_LOAD, .type = KT_F32, .buf = &t, .a = &row, .b = &zero}; /* t[row, 0] */
+  Arena *ar = &a;
+#define STORE_T() rb_lanes(ar, rb_stmt(ar, KS_STORE, &t, &row, &kv, &one))       /* t[row, k] = 1 */
+#define READ_T(x) rb_lanes(ar, rb_stmt(ar, KS_STORE, &u, &row, &kv, (x)))        /* u[row, k] = x */
+#define BARRIER() rb_stmt(ar, KS_BARRIER, NULL, NULL, NULL, NULL)
+  check(rb_case(ar, &k, &t, STORE_T(), BARRIER(), READ_T(&t_first), false), "reads-back-other-lane",
+        "t[row, 0] read by every lane after lane 0 stored it and a barrier was not found");
+  check(!rb_case(ar, &k, &t, STORE_T(), BARRIER(), READ_T(&t_own), false), "reads-back-own-lane",
+        "t[row, k] stored and read back by the same lane counted as passing between lanes");
+  check(!rb_case(ar, &k, &t, STORE_T(), READ_T(&t_first), NULL, false), "reads-back-no-barrier",
+        "a load with no barrier after the store counted as across a barrier");
+  check(!rb_case(ar, &k, &t, READ_T(&t_first), BARRIER(), STORE_T(), false), "reads-back-load-first",
+        "a load before the store counted as reading it back");
+  /* in a loop: the store of one iteration, the barrier of the next, the load of the one after */
+  check(rb_case(ar, &k, &t, READ_T(&t_first), BARRIER(), STORE_T(), true), "reads-back-loop-carried",
+        "a load reached by a store and a barrier of earlier iterations was not found");
+  KStmt *atomic = rb_lanes(ar, rb_stmt(ar, KS_ATOMIC, &t, &row, &kv, &one)); /* atomic_add t[row, k], 1 */
+  check(rb_case(ar, &k, &t, atomic, BARRIER(), READ_T(&t_own), false), "reads-back-atomic",
+        "a load after an atomic and a barrier was taken for the lane's own element");
+#undef STORE_T
+#undef READ_T
+#undef BARRIER
+  arena_free(&a);
+}
+
 int main(void) {
   test_strmap();
   test_verify_duplicate_params();
@@ -344,5 +409,6 @@ int main(void) {
   test_kir_verify_fused();
   test_sha256();
   test_gpucost_misses();
+  test_reads_back_across_barrier();
   return failures ? 1 : 0;
 }
