@@ -46,6 +46,8 @@ typedef struct {
   void (*tf_free)(gnn_tensor_file *);
   gnn_status (*tf_write)(gnn_ctx *, const char *, int, const char *const[], const int[], const int64_t[][4],
                          const float *const[]);
+  gnn_status (*ck_save)(gnn_ctx *, const char *, const gnn_train_state *);
+  gnn_status (*ck_load)(gnn_ctx *, const char *, gnn_train_state *);
 } Rt;
 
 static const struct {
@@ -79,6 +81,8 @@ static const struct {
     {offsetof(Rt, tf_expect), "gnn_tensor_file_expect"},
     {offsetof(Rt, tf_free), "gnn_tensor_file_free"},
     {offsetof(Rt, tf_write), "gnn_tensor_file_write"},
+    {offsetof(Rt, ck_save), "gnn_train_state_save"},
+    {offsetof(Rt, ck_load), "gnn_train_state_load"},
 };
 
 /* Opens the model library at libpath (a bare name is a file in this folder, not a search of the
