@@ -217,13 +217,15 @@ static gnn_status ck_read(gnn_ctx *ctx, const char *path, char **buf, CkFile *ck
   gnn_status st = rt_slurp(ctx, path, buf, &len);
   if (st) return st;
   CkHeader h;
+  char found[9] = "";
+  for (size_t i = 0; i < 8 && i < len; i++) found[i] = (*buf)[i] >= ' ' && (*buf)[i] < 127 ? (*buf)[i] : '?';
+  if (len >= 8 && memcmp(*buf, CK_MAGIC, 8) != 0)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: not a training checkpoint (expected magic \"%s\", found \"%s\")",
+                         path, CK_MAGIC, found);
   if (len < CK_HEADER)
     return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: truncated checkpoint: %zu bytes, shorter than the %d-byte header",
                          path, len, CK_HEADER);
   memcpy(&h, *buf, sizeof h);
-  if (memcmp(h.magic, CK_MAGIC, 8) != 0)
-    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: not a training checkpoint (expected magic \"%s\", found \"%.8s\")",
-                         path, CK_MAGIC, memchr(h.magic, 0, 8) ? "?" : h.magic);
   if (h.byte_order != CK_BYTE_ORDER)
     return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: the checkpoint was written with the other byte order", path);
   if (h.version != CK_VERSION)

@@ -140,10 +140,16 @@ gnn_status rt_tmp_open(gnn_ctx *ctx, const char *path, FILE **f, char **tmp) {
 /* Flush stdio, fsync the data, close, rename over the target, then fsync the folder so the
  * rename itself survives a power cut. A failure anywhere removes the temporary file and leaves
  * whatever was at path before untouched: a reader sees the old file or the new one, never a mix.
- * GNNRT_TEST_COMMIT_DELAY_MS (tests only: tests/suites/reliability.sh) sleeps between the
- * written data and the rename, so a test can kill a writer in the middle of a commit. */
+ * GNNRT_TEST_COMMIT_DELAY_MS (tests only: tests/suites/reliability.sh) sleeps before the last
+ * of the data leaves stdio's buffer, so a test can kill a writer in the middle of a write: the
+ * file being written is then incomplete, and only the rename keeps readers from seeing it. */
 gnn_status rt_tmp_commit(gnn_ctx *ctx, FILE *f, char *tmp, const char *path, gnn_status ok) {
   gnn_status st = ok;
+  const char *delay = getenv("GNNRT_TEST_COMMIT_DELAY_MS");
+  if (st == GNN_OK && delay && atoi(delay) > 0) { /* stdio still holds the last part of the data */
+    struct timespec ts = {atoi(delay) / 1000, (long)(atoi(delay) % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+  }
   int bad = fflush(f) != 0 || ferror(f);
   int err = bad ? errno : 0;
   if (!bad && fsync(fileno(f)) != 0) bad = 1, err = errno;
@@ -151,11 +157,6 @@ gnn_status rt_tmp_commit(gnn_ctx *ctx, FILE *f, char *tmp, const char *path, gnn
   if (st == GNN_OK && bad)
     st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: write failed: %s (the previous file, if any, is unchanged)", path,
                        strerror(err ? err : EIO));
-  const char *delay = getenv("GNNRT_TEST_COMMIT_DELAY_MS");
-  if (st == GNN_OK && delay && atoi(delay) > 0) {
-    struct timespec ts = {atoi(delay) / 1000, (long)(atoi(delay) % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-  }
   if (st == GNN_OK && rename(tmp, path) != 0)
     st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot rename the temporary file into place: %s", path,
                        strerror(errno));

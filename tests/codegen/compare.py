@@ -29,6 +29,8 @@ def read(path):
     out = {}
     with open(path) as f:
         toks = f.read().split()
+    if toks[:1] == ["#gnn-tensors"]:  # the runtime's checksum line (version 2 files): 7 tokens
+        toks = toks[7:]
     i = 0
     while i < len(toks):
         if toks[i] != "tensor":
