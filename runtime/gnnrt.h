@@ -12,9 +12,18 @@
  *     "device" below means "memory from gnn_malloc" in both.
  *   - Objects (graphs, datasets, tensor files) are created by one call and freed by one call;
  *     free them before the context that made them.
- *   - One context is used by one thread at a time; distinct contexts are independent. The host
- *     build parallelises inside a call with OpenMP (OMP_NUM_THREADS), with results that do not
- *     depend on the number of threads.
+ *   - Threads. Separate models in separate threads: yes, in both builds -- each thread creates
+ *     its own context (in the CUDA build: its own stream and cuBLAS handle), graph, dataset and
+ *     model, and gets the results it would get alone, bit for bit; the runtime keeps no global
+ *     mutable state (messages, counters, profiles and scratch are the context's; the dropout RNG
+ *     is counter-based). One model or one context from two threads at once: no -- calls on one
+ *     context must not overlap (the runtime takes no locks); passing a context between threads
+ *     from one call to the next is fine. The host build parallelises inside a call with OpenMP
+ *     (OMP_NUM_THREADS), with results that do not depend on the number of threads; many threads
+ *     each running OpenMP teams want OMP_WAIT_POLICY=passive on a small machine.
+ *   - Files are written whole or not at all (a temporary file, fsync, rename) and carry a
+ *     version and a checksum where the format allows (tensor text files, checkpoints, .gcsr);
+ *     a truncated or damaged file is refused before anything is loaded.
  * With GNNRT_CUDA defined (generated CUDA code; pkg-config gnnrt adds it) the header also
  * declares the accessors of the context's stream and cuBLAS handle. Under NVRTC
  * (__CUDACC_RTC__) the header is empty, so a generated .cu may include it unconditionally.

@@ -8,6 +8,9 @@
 #   python/ddp/...        tests/python/ddp_edgeconv.py: EdgeConv on point-cloud batches trained by two
 #                         processes under DistributedDataParallel (gloo) ends at the parameters of
 #                         one process
+#   python/resume/...     tests/python/test_resume.py: a GnncModule + Adam loop with dropout, stopped,
+#                         torch.save'd, loaded into new objects and resumed, ends at the parameters of
+#                         the loop run straight through, bit for bit (with controls that must differ)
 #   python/pip-install    `pip install ./python` (into a temporary target) gives an importable package
 # Debian's python3-numpy and python3-torch (make setup installs them); the host libraries are built
 # here from tests/python/models/ and tests/interp/models/gcn.gnn.
@@ -48,6 +51,14 @@ else
     py_lines python/torch $? "$py_out"
     py_out=$(PYTHONPATH=python timeout 300 "$PY" tests/python/ddp_edgeconv.py "$py/libedgeconv.so" "$py/ddp" 2>&1)
     py_lines python/ddp $? "$py_out"
+    # checkpoints of a training loop: dsl-examples/gcn.gnn has dropout, so the stream's position matters
+    if py_out=$("$GNNC" dsl-examples/gcn.gnn --target=host -o "$py/libgcn_dropout.so" 2>&1); then
+      py_out=$(PYTHONPATH=python "$PY" -W ignore::UserWarning tests/python/test_resume.py "$py/libgcn_dropout.so" \
+        tests/interp/graphs/random "$py/work" 2>&1)
+      py_lines python/resume $? "$py_out"
+    else
+      fail python/build/gcn_dropout "$(py_tail "$py_out")"
+    fi
   fi
   # pip install ./python, from a copy (pip writes build files beside the sources)
   rm -rf "$py/src" "$py/site" && cp -r python "$py/src"
