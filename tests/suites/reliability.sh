@@ -6,7 +6,7 @@
 #                              another version, model, config, optimiser or shape is refused with
 #                              file, expectation and finding, the caller's arrays untouched; a
 #                              failed save keeps the old file; tensor text files' checksum line
-#                              (old files without it load, damaged ones are refused)
+#                              (old files without it load, damaged ones are refused); under valgrind
 #   reliability/resume/...     gnn-train --checkpoint then --resume ends at the parameters of the
 #                              uninterrupted run, byte for byte, with the same epoch and accuracy
 #                              lines: Adam, SGD, in the middle of an early-stopping streak, and
@@ -49,6 +49,12 @@ rl_epochs() { grep -hE '^(epoch |accuracy:)' "$@" | sed 's/  [0-9.]* ms$//'; }
 mkdir -p "$rl/api"
 if [ -x "$rl_rt/t_ckpt" ]; then
   out=$("$rl_rt/t_ckpt" "$rl/api" 2>&1); rl_lines reliability/api $? "$out"
+  # every refusal path under valgrind too (the sanitizer build watches by itself)
+  if [ -z "${RT_SANITIZED:-}" ] && command -v valgrind > /dev/null; then
+    if out=$(valgrind -q --error-exitcode=1 --leak-check=full --suppressions=tests/runtime/valgrind.supp "$rl_rt/t_ckpt" "$rl/api" 2>&1)
+    then pass reliability/api/valgrind
+    else fail reliability/api/valgrind "$(grep -m3 -E '==[0-9]+==|FAIL' <<< "$out" | tr '\n' ' ')"; fi
+  fi
 else
   fail reliability/api/built "$rl_rt/t_ckpt is missing (make runtime-tests builds it)"
 fi
