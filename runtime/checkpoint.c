@@ -335,6 +335,7 @@ gnn_status gnn_train_state_load(gnn_ctx *ctx, const char *path, gnn_train_state 
   const unsigned char *p = ck.data;
   for (int i = 0; i < s->nparams; i++) {
     size_t bytes = sizeof(float) * (size_t)elems_of(s, i);
+    if (!bytes) continue; /* an empty parameter may have NULL arrays */
     memcpy(s->param[i], p, bytes), p += bytes;
     if (s->adam_m) {
       memcpy(s->adam_m[i], p, bytes), p += bytes;
