@@ -116,8 +116,10 @@ static bool driver_open(const char *prog, const char *libpath, void **lib, const
 /* Writes a tensor text file the way the runtime writes one (gnn_tensor_file_write): the
  * checksum line "#gnn-tensors version 2 bytes N fnv1a64 HEX" over text, then text, to a
  * temporary file beside path, fsync'd and renamed into place (then the folder fsync'd). On
- * failure prints "PROG: PATH: ..." and returns false; a previous file at path is untouched. */
-static bool driver_write_tensors(const char *prog, const char *path, const char *text, size_t len) {
+ * failure prints "PROG: PATH: ..." and returns false; a previous file at path is untouched.
+ * (inline: programs that include this header and do not write, such as the tests, get no
+ * unused-function warning.) */
+static inline bool driver_write_tensors(const char *prog, const char *path, const char *text, size_t len) {
   uint64_t h = 1469598103934665603ull;
   for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)text[i]) * 1099511628211ull;
   size_t n = strlen(path) + 16;
