@@ -11,7 +11,11 @@
 #                     build/lib/libgnnrt.so (make runtime-host / make runtime-cuda for one)
 #   make install-runtime PREFIX=...   libraries, headers and pkg-config files
 #   make install PREFIX=...   gnnc, the drivers (gnn-run, gnn-train, gnn-nvrtc), the runtime and the man page gnnc.1
-#   make test-gpu     on a machine with a GPU: the CUDA libraries against the interpreter (tests/gpu/)
+#   make gpu-check-prepare  here, without a GPU: builds everything make gpu-check needs, nvcc's work
+#                     included, into build/gpu-kit.tar.gz (docs/gpu.md)
+#   make gpu-check    on a machine with a GPU (no build tools needed there): every GPU check and
+#                     benchmark in one run, results in bench/results/ (tests/gpu/check.sh); test-gpu
+#                     is another name for it
 #   make bench-gpu    on a machine with a GPU: forward speed of the CUDA target (bench/gpu_forward.sh)
 #   make bench-peers  gnnc vs PyTorch Geometric, time and memory (bench/peers.sh; TARGET=cuda on a GPU)
 
@@ -25,8 +29,8 @@ LDLIBS  := -lm
 BUILD   := build
 SRCS    := compiler/arena.c compiler/diag.c compiler/ir.c compiler/ir_print.c compiler/verify.c \
            compiler/pipeline.c compiler/graph.c compiler/interp.c compiler/gradcheck.c compiler/lower.c \
-           compiler/lower_fused.c compiler/lower_walk.c compiler/kstats.c compiler/kir.c compiler/kverify.c compiler/emit_model.c compiler/emit_host.c \
-           compiler/emit_cuda.c compiler/build.c compiler/tune.c \
+           compiler/lower_fused.c compiler/lower_walk.c compiler/kstats.c compiler/gpucost.c compiler/kir.c compiler/kverify.c compiler/emit_model.c compiler/emit_host.c \
+           compiler/emit_cuda.c compiler/build.c compiler/sha256.c compiler/tune.c \
            compiler/passes/sema.c compiler/passes/canonicalize.c compiler/passes/reorg.c compiler/passes/autodiff.c \
            compiler/passes/compose.c compiler/passes/checkpoint.c compiler/passes/fuse.c
 GENSRCS := $(BUILD)/parser.c $(BUILD)/lexer.c
@@ -235,11 +239,13 @@ setup:
 	@bash scripts/setup.sh
 
 test: setup
-	@$(MAKE) --no-print-directory all $(BUILD)/fuzz/replay runtime-tests tools $(BUILD)/grad_rules $(BUILD)/unit $(BENCH_TOOLS)
+	@$(MAKE) --no-print-directory all $(BUILD)/fuzz/replay runtime-tests tools $(BUILD)/grad_rules $(BUILD)/unit $(BENCH_TOOLS) \
+	  $(if $(HAVE_NVCC),$(BUILD)/bench/d2d_copy)
 	@RT_BIN=$(BUILD)/rt bash tests/run.sh $(BUILD)/gnnc
 
 test-asan: setup
-	@$(MAKE) --no-print-directory $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay runtime-tests runtime-tests-asan tools $(BUILD)/grad_rules $(BUILD)/unit $(BENCH_TOOLS)
+	@$(MAKE) --no-print-directory $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay runtime-tests runtime-tests-asan tools $(BUILD)/grad_rules $(BUILD)/unit $(BENCH_TOOLS) \
+	  $(if $(HAVE_NVCC),$(BUILD)/bench/d2d_copy)
 	@RT_BIN=$(BUILD)/asan/rt RT_SANITIZED=1 bash tests/run.sh $(BUILD)/asan/gnnc
 
 EXAMPLES := $(wildcard dsl-examples/*.gnn)
@@ -259,11 +265,20 @@ run-example: setup
 	$(BUILD)/gnnc dsl-examples/gat.gnn --target=$(TARGET) -o $(BUILD)/libgat-$(TARGET).so
 	$(BUILD)/bin/gnn-run $(BUILD)/libgat-$(TARGET).so --graph data/cora
 
-# On a machine with a GPU: the CUDA libraries against the interpreter, as make test does for the
-# host ones; results in bench/results/.
-test-gpu: setup
-	@$(MAKE) --no-print-directory all runtime-cuda tools $(BUILD)/rt/t_api_cuda $(BUILD)/rt/t_nvrtc
-	@RT_BIN=$(BUILD)/rt bash tests/gpu/run.sh $(BUILD)/gnnc
+# The GPU checks in one shot (docs/gpu.md). gpu-check-prepare, on a machine with the build tools
+# and no GPU: everything built, the CUDA objects of every library the checks build compiled into
+# build/cuda-cache (GNNC_CUDA_CACHE), all packed into build/gpu-kit.tar.gz. gpu-check, on the GPU
+# machine: depends on no build rule (that machine has no flex or bison), unpacks the kit if the
+# tree has no build/, runs tests/gpu/check.sh; results in bench/results/gpu-check-*/.
+GPU_KIT_DEPS := all runtime-cuda tools $(BUILD)/rt/t_api_cuda $(BUILD)/rt/t_nvrtc $(BENCH_TOOLS) $(BUILD)/bench/d2d_copy
+gpu-check-prepare: setup
+	@$(MAKE) --no-print-directory $(GPU_KIT_DEPS)
+	@bash tests/gpu/check.sh --prepare
+
+gpu-check:
+	@bash tests/gpu/check.sh
+
+test-gpu: gpu-check
 
 $(BUILD)/bench/compile_time: bench/compile_time.c $(OBJS)
 	@mkdir -p $(dir $@)
@@ -294,14 +309,15 @@ $(BUILD)/bench/d2d_copy: bench/d2d_copy.cu
 
 # On a machine with a GPU: GAT and GCN forward on PubMed with the CUDA target, and achieved
 # bandwidth against a measured copy; writes bench/results/gpu_forward-DATE-GPU-COMMIT.txt.
-# A device session runs `make -k test-gpu bench-gpu` (docs/benchmarks.md).
+# make gpu-check runs it with the rest (docs/gpu.md).
 bench-gpu: setup
 	@$(MAKE) --no-print-directory all runtime-cuda tools $(BUILD)/bench/d2d_copy
 	@bash bench/gpu_forward.sh $(BUILD)/gnnc
 
 # compile time, interpreter time, host forward speed on PubMed (issue 3), the reorg ablation
-# (issue 5), the fusion ablation (issue 11); each prints its table and writes it to bench/results/ (docs/benchmarks.md).
-bench: all $(BUILD)/bench/compile_time $(BUILD)/bench/gen_pointcloud
+# (issue 5), the fusion ablation (issue 11), the GPU estimate on the peers' graphs (issue 29; makes
+# the Reddit-sized graph, minutes); each prints its table and writes it to bench/results/ (docs/benchmarks.md).
+bench: all $(BUILD)/bench/compile_time $(BUILD)/bench/gen_pointcloud $(BUILD)/bench/gen_graph
 	@mkdir -p bench/results
 	$(BUILD)/bench/compile_time $(EXAMPLES)
 	@bash bench/interp_time.sh $(BUILD)/gnnc
@@ -311,17 +327,21 @@ bench: all $(BUILD)/bench/compile_time $(BUILD)/bench/gen_pointcloud
 	@bash bench/attention_precision.sh
 	@bash bench/recompute.sh $(BUILD)/gnnc
 	@bash bench/train_accuracy.sh $(BUILD)/gnnc
+	@bash bench/gpu_estimate.sh $(BUILD)/gnnc
 
-# Issue 12: gnnc against PyTorch Geometric, same machine, same run (bench/peers.sh; never part of
-# make test). Makes build/peers-venv (Debian's torch + torch_geometric from PyPI; bench/peers_env.sh
-# prints the sizes first) unless PEERS_PYTHON names a python that has them. PEERS_REDDIT=1 adds the
-# Reddit-sized graph; TARGET=cuda runs gnnc's CUDA libraries against PyG on CUDA. docs/benchmarks.md.
+# Issue 12: gnnc against PyTorch Geometric and DGL, same machine, same run (bench/peers.sh; never
+# part of make test). Makes build/peers-venv (current torch + torch_geometric from PyPI; Debian's
+# torch in build/peers-venv-debian only if that fails) and build/peers-dgl-venv (dgl 2.1.0, torch
+# 2.2.1, Python 3.11; none: the DGL column says why); bench/peers_env.sh prints the sizes first.
+# PEERS_PYTHON / PEERS_DGL_PYTHON name pythons that have them. PEERS_REDDIT=1 adds the Reddit-sized
+# graph; TARGET=cuda runs gnnc's CUDA libraries against PyG on CUDA. docs/benchmarks.md.
 bench-peers: all $(BENCH_TOOLS)
-	@bash bench/peers_env.sh $(BUILD)/peers-venv
-	@PEERS_TARGET=$(TARGET) PEERS_PYTHON=$${PEERS_PYTHON:-$(BUILD)/peers-venv/bin/python} bash bench/peers.sh $(BUILD)/gnnc
+	@bash bench/peers_env.sh $(BUILD)/peers-venv $(BUILD)/peers-dgl-venv
+	@PEERS_TARGET=$(TARGET) bash bench/peers.sh $(BUILD)/gnnc
 
 clean:
 	rm -rf $(BUILD)
 
 .PHONY: all setup test test-asan fuzz fuzz-diff generated run-example bench clean runtime runtime-host runtime-cuda \
-        runtime-tests runtime-tests-asan runtime-cobjs install-runtime install tools test-gpu bench-gpu bench-peers
+        runtime-tests runtime-tests-asan runtime-cobjs install-runtime install tools test-gpu bench-gpu bench-peers \
+        gpu-check gpu-check-prepare

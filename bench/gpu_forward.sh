@@ -16,7 +16,9 @@
 # a machine without a GPU (tests/suites/bench.sh); OUT then names the results file.
 #
 # Environment: REPEAT (timed forwards, default 50), WARMUP (default 5), GNN_RUN
-# (build/bin/gnn-run), D2D (build/bench/d2d_copy), PUBMED (data/pubmed), BENCH_TARGET, OUT.
+# (build/bin/gnn-run), D2D (build/bench/d2d_copy), PUBMED (data/pubmed), BENCH_TARGET, OUT,
+# GPU_ARCH (sm_NN; default from nvidia-smi). GNN_BUILD_ONLY=1 builds the CUDA libraries for
+# GPU_ARCH (default sm_90) and stops: make gpu-check-prepare fills gnnc's CUDA object cache so.
 set -eu -o pipefail
 cd "$(dirname "$0")/.."
 . bench/bench_lib.sh
@@ -30,15 +32,27 @@ TARGET=${BENCH_TARGET:-cuda}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# build_lib MODEL MAPPING LIB: the row's library (an inference-only forward)
+build_lib() {
+  # shellcheck disable=SC2086 # archflag is empty or one word
+  "$GNNC" "bench/${1}_pubmed.gnn" --target="$TARGET" $archflag -fno-autodiff --mapping="$2" -o "$3"
+}
+
 case $TARGET in
   cuda)
+    if [ "${GNN_BUILD_ONLY:-0}" = 1 ]; then
+      archflag=--arch=${GPU_ARCH:-sm_90}
+      for m in gat gcn; do for map in vertex edge; do build_lib $m $map "$tmp/lib$m-$map.so" || exit 1; done; done
+      echo "gpu_forward: GNN_BUILD_ONLY=1: the 4 CUDA libraries built ($archflag), nothing run"
+      exit 0
+    fi
     if ! command -v nvidia-smi > /dev/null || ! nvidia-smi -L > /dev/null 2>&1; then
       echo "gpu_forward: no GPU here (nvidia-smi -L fails); BENCH_TARGET=host checks the script without one" >&2
       exit 1
     fi
     gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)
     cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
-    archflag=--arch=sm_$cc
+    archflag=--arch=${GPU_ARCH:-sm_$cc}
     "$D2D" > "$tmp/d2d.txt"
     d2d=$(sed -n 's/.* \([0-9.]*\) GB\/s (read + write)$/\1/p' "$tmp/d2d.txt")
     [ -n "$d2d" ] || { echo "gpu_forward: cannot read $D2D's output:" >&2; cat "$tmp/d2d.txt" >&2; exit 1; }
@@ -76,8 +90,7 @@ t_start=$(date +%s)
     src=bench/${m}_pubmed.gnn
     for map in vertex edge; do
       lib=$tmp/lib${m}-$map.so
-      # shellcheck disable=SC2086 # archflag is empty or one word
-      if ! "$GNNC" "$src" --target="$TARGET" $archflag -fno-autodiff --mapping=$map -o "$lib" 2> "$tmp/cc.err"; then
+      if ! build_lib $m $map "$lib" 2> "$tmp/cc.err"; then
         echo "FAILED: $GNNC $src --target=$TARGET${archflag:+ $archflag} -fno-autodiff --mapping=$map -o $lib"
         cat "$tmp/cc.err"
         continue

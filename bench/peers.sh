@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# bench/peers.sh [GNNC] -- issue 12: gnnc against PyTorch Geometric, same machine, same run,
-# same graphs, same layer sizes, same thread counts (make bench-peers; docs/benchmarks.md).
+# bench/peers.sh [GNNC] -- issue 12: gnnc against PyTorch Geometric and DGL (issue 27/28), same
+# machine, same run, same graphs, same layer sizes, same thread counts (make bench-peers;
+# docs/benchmarks.md).
 #
 # For each workload: compile the .gnn into a model library (--target=host, or cuda with
-# PEERS_TARGET=cuda), check on a small graph that gnnc and PyG compute the same output (PyG gets
-# gnnc's parameters and input: bench/peer_pyg.py --check; a mismatch fails the benchmark), then,
-# for each round and thread count, run the sides one after the other (gnnc, PyG with edge_index,
-# PyG with a sparse CSR adjacency; the order reversed every other round), one process each:
+# PEERS_TARGET=cuda), check on a small graph that gnnc and each peer compute the same output (the
+# peer gets gnnc's parameters and input: bench/peer_pyg.py --check, bench/peer_dgl.py --check; a
+# mismatch fails the benchmark), then, for each round and thread count, run the sides one after
+# the other (gnnc, PyG with edge_index, PyG with a sparse CSR adjacency, DGL; the order reversed
+# every other round), one process each:
 # inference forward (median of PEERS_FORWARD after PEERS_WARMUP) and PEERS_STEPS training steps
 # (forward + cross-entropy + backward + Adam; median after 2 warm-up steps), the process's peak
 # RSS over all of it, and gnnc's planned arena. A run that fails an allocation (PEERS_MEM_GB is
@@ -17,15 +19,19 @@
 # run), and the plots docs/peers-time.png and docs/peers-memory.png (PEERS_PLOTS=0: none).
 #
 # Environment (defaults in brackets):
-#   PEERS_PYTHON     a python with torch and torch_geometric [build/peers-venv/bin/python]; if it
-#                    cannot import them, the PyG side is skipped with a note (gnnc runs alone)
-#   PEERS_WORKLOADS  names to run [the default set: Cora, PubMed, the 200k power-law graph, MoNet,
+#   PEERS_PYTHON     a python with torch and torch_geometric [build/peers-venv/bin/python: current
+#                    torch and PyG from PyPI (bench/peers_env.sh); where that venv is missing,
+#                    build/peers-venv-debian/bin/python, its fallback over Debian's torch 1.13]; if
+#                    it cannot import them, the PyG side is skipped with a note
+#   PEERS_DGL_PYTHON a python with torch and dgl [build/peers-dgl-venv/bin/python]; if it cannot
+#                    import them, "DGL: not available (why)" and no DGL side
+#   PEERS_WORKLOADS  names to run, in this order [the default set: Cora, PubMed, the 200k power-law graph, MoNet,
 #                    EdgeConv k=20 batch 32]; "all" adds EdgeConv k=40 / batch 64 and the Reddit-
 #                    sized graph; PEERS_REDDIT=1 adds the Reddit-sized workloads to the default set;
 #                    PEERS_SCALE=1 the memory scan (gat-rv1m ... gat-rv16m: the Reddit GAT on Reddit's
 #                    vertices with 1 to 16 million edges: where each side stops fitting)
 #   PEERS_THREADS ["1 2"]  PEERS_ROUNDS [1]  PEERS_FORWARD [10]  PEERS_WARMUP [2]  PEERS_STEPS [20]
-#   PEERS_SIDES      ["gnnc pyg-edge_index pyg-csr"]
+#   PEERS_SIDES      ["gnnc pyg-edge_index pyg-csr dgl"]
 #   PEERS_TIMEOUT    seconds per process [600]     PEERS_MEM_GB  address-space limit per process [16]
 #   PEERS_TARGET     host | cuda [host]            PEERS_ARCH    sm_NN for cuda [from nvidia-smi]
 #   PEERS_WORK       graphs and libraries [build/bench/peers]
@@ -33,6 +39,10 @@
 #   PEERS_PROFILE    [1]: where gnnc is slower than PyG, one more gnnc run with GNN_PROFILE=1, its
 #                    slowest steps in the results file
 #   GEN_GRAPH, PEER_GNNC, GEN_POINTCLOUD   the helper programs [build/bench/...]
+#   GNN_BUILD_ONLY=1 builds the selected workloads' libraries (for PEERS_ARCH, default sm_90, with
+#                    PEERS_TARGET=cuda; no GPU needed) and stops: make gpu-check-prepare uses it
+#   PEERS_GRAPHS_ONLY=1  makes the selected workloads' graphs and stops (make gpu-check makes the
+#                    Reddit-sized one in the background while the suites run)
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 . bench/bench_lib.sh
@@ -40,13 +50,18 @@ GNNC=${1:-build/gnnc}
 GEN_GRAPH=${GEN_GRAPH:-build/bench/gen_graph}
 PEER_GNNC=${PEER_GNNC:-build/bench/peer_gnnc}
 GEN_PC=${GEN_POINTCLOUD:-build/bench/gen_pointcloud}
-PY=${PEERS_PYTHON:-build/peers-venv/bin/python}
+PY=${PEERS_PYTHON:-}
+if [ -z "$PY" ]; then
+  PY=build/peers-venv/bin/python
+  [ ! -x "$PY" ] && [ -x build/peers-venv-debian/bin/python ] && PY=build/peers-venv-debian/bin/python
+fi
+DGL_PY=${PEERS_DGL_PYTHON:-build/peers-dgl-venv/bin/python}
 THREADS=${PEERS_THREADS:-1 2}
 ROUNDS=${PEERS_ROUNDS:-1}
 NFWD=${PEERS_FORWARD:-10}
 NWARM=${PEERS_WARMUP:-2}
 NSTEPS=${PEERS_STEPS:-20}
-SIDES=${PEERS_SIDES:-gnnc pyg-edge_index pyg-csr}
+SIDES=${PEERS_SIDES:-gnnc pyg-edge_index pyg-csr dgl}
 TLIMIT=${PEERS_TIMEOUT:-600}
 MEMGB=${PEERS_MEM_GB:-16}
 TARGET=${PEERS_TARGET:-host}
@@ -88,17 +103,19 @@ gat-rv16m|bench/peers/gat_reddit.gnn|rv16m|gat:602,4x64,1x41|scale|1/0/1
 '
 want=${PEERS_WORKLOADS:-}
 selected=()
-while IFS='|' read -r name gnn graph spec set counts; do
+# the table's order, or PEERS_WORKLOADS' (a run cut short has done the first ones)
+order=$(cut -d'|' -f1 <<< "$WORKLOADS" | xargs)
+[ -n "$want" ] && [ "$want" != all ] && order=$want
+for w in $order; do
+  IFS='|' read -r name gnn graph spec set counts <<< "$(grep "^$w|" <<< "$WORKLOADS")"
   [ -n "$name" ] || continue
   if [ -z "$want" ]; then
     { [ "$set" = default ] || { [ "$set" = reddit ] && [ "${PEERS_REDDIT:-0}" = 1 ]; } ||
       { [ "$set" = scale ] && [ "${PEERS_SCALE:-0}" = 1 ]; }; } || continue
-  elif [ "$want" != all ]; then
-    case " $want " in *" $name "*) ;; *) continue ;; esac
   fi
   [ "${PEERS_FULL:-0}" = 1 ] && counts=
   selected+=("$name|$gnn|$graph|$spec|$counts")
-done <<< "$WORKLOADS"
+done
 if [ -n "$want" ] && [ "$want" != all ]; then
   for w in $want; do
     grep -q "^$w|" <<< "$WORKLOADS" || { echo "peers: unknown workload '$w' (known: $(cut -d'|' -f1 <<< "$WORKLOADS" | xargs))" >&2; exit 2; }
@@ -108,30 +125,56 @@ fi
 
 # ---------------------------------------------------------------- the PyG side, the target
 pyg_note=
-if ! pyv=$("$PY" -c 'import torch, torch_geometric; print(torch.__version__, torch_geometric.__version__)' 2> /dev/null); then
+if ! pyv=$("$PY" -c 'import torch, torch_geometric; print(torch.__version__, torch_geometric.__version__, torch.__file__)' 2> /dev/null); then
   pyg_note="PyG side skipped: $PY cannot import torch and torch_geometric (make bench-peers installs them; PEERS_PYTHON= names another python)"
   echo "peers: $pyg_note" >&2
   SIDES=$(tr ' ' '\n' <<< "$SIDES" | grep -v '^pyg' | xargs)
   pyv="none"
 fi
+# where that torch comes from: Debian's package (bench/peers_env.sh's fallback) or pip (PyPI)
+case $pyv in *" /usr/lib/python3/"*) pyenv="Debian's torch (the fallback of bench/peers_env.sh), torch_geometric from PyPI" ;; *) pyenv="both from PyPI" ;; esac
 archflag=
 pydev=cpu
 case $TARGET in
-  host) words="target host (C + OpenMP, OpenBLAS) vs PyG on the CPU" ;;
+  host) words="target host (C + OpenMP, OpenBLAS) vs PyG and DGL on the CPU" ;;
   cuda)
-    if ! command -v nvidia-smi > /dev/null || ! nvidia-smi -L > /dev/null 2>&1; then
+    if [ "${GNN_BUILD_ONLY:-0}" = 1 ]; then
+      archflag=--arch=${PEERS_ARCH:-sm_90} pydev=cuda words="build only"
+    elif ! command -v nvidia-smi > /dev/null || ! nvidia-smi -L > /dev/null 2>&1; then
       echo "peers: PEERS_TARGET=cuda but there is no GPU here (nvidia-smi -L fails)" >&2
       exit 1
+    else
+      gpu=$(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | head -1)
+      cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
+      archflag=--arch=${PEERS_ARCH:-sm_$cc}
+      pydev=cuda
+      words="target cuda ($archflag) vs PyG (and DGL where its build has CUDA) on CUDA; gpu: $gpu"
     fi
-    gpu=$(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | head -1)
-    cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
-    archflag=--arch=${PEERS_ARCH:-sm_$cc}
-    pydev=cuda
-    words="target cuda ($archflag) vs PyG on CUDA; gpu: $gpu"
     ;;
   *) echo "peers: PEERS_TARGET=$TARGET: want host or cuda" >&2; exit 2 ;;
 esac
 
+dgl_note=
+if [[ " $SIDES " == *" dgl "* ]]; then
+  if [ ! -x "$DGL_PY" ] && ! command -v "$DGL_PY" > /dev/null; then
+    dgl_note="DGL: not available ($DGL_PY does not exist: make bench-peers makes it with bench/peers_env.sh; PEERS_DGL_PYTHON= names another python)"
+  else
+    dgl_err=$(mktemp)
+    if ! dglv=$("$DGL_PY" -c 'import torch, dgl, dgl.nn.pytorch; print(torch.__version__, dgl.__version__)' 2> "$dgl_err"); then
+      dgl_note="DGL: not available ($DGL_PY cannot import dgl: $(grep -v '^ \|^Traceback\|Warning' "$dgl_err" | tail -n 1 | cut -c1-200))"
+    elif [ "$pydev" = cuda ] && ! "$DGL_PY" -c 'import torch, dgl; dgl.graph(([0], [0])).to("cuda")' > /dev/null 2> "$dgl_err"; then
+      # PyPI's dgl 2.1.0 is the CPU build (DGL's CUDA builds are on data.dgl.ai)
+      dgl_note="DGL: not available (this dgl $dglv cannot put a graph on CUDA: $(grep -v '^ \|^Traceback\|Warning' "$dgl_err" | tail -n 1 | cut -c1-160))"
+    fi
+    rm -f "$dgl_err"
+  fi
+  if [ -n "$dgl_note" ]; then
+    echo "peers: $dgl_note" >&2
+    SIDES=$(tr ' ' '\n' <<< "$SIDES" | grep -v '^dgl$' | xargs)
+  fi
+else
+  dgl_note="DGL: not run (PEERS_SIDES has no dgl)"
+fi
 mkdir -p "$WORK/graphs" "$WORK/lib" "$WORK/runs" "$(dirname "$OUT")"
 
 # ---------------------------------------------------------------- graphs (.gcsr caches)
@@ -174,6 +217,9 @@ run_side() {
   local -a cmd
   if [ "$side" = gnnc ]; then
     cmd=("$PEER_GNNC" "$lib" --graph "$graph" --forward "$nfwd" --warmup "$nwarm" --steps "$nsteps")
+  elif [ "$side" = dgl ]; then
+    cmd=("$DGL_PY" bench/peer_dgl.py --graph "$graph" --model "$spec" --threads "$thr" --device "$pydev"
+         --forward "$nfwd" --warmup "$nwarm" --steps "$nsteps")
   else
     cmd=("$PY" bench/peer_pyg.py --graph "$graph" --model "$spec" --adj "${side#pyg-}" --threads "$thr" --device "$pydev"
          --forward "$nfwd" --warmup "$nwarm" --steps "$nsteps")
@@ -196,13 +242,18 @@ val() { sed -n "s/^$1 //p" "$2" | tail -1; }
 
 # ---------------------------------------------------------------- build, check, run
 failed=0
-printf 'workload\tthreads\tside\tround\tforward_ms\ttrain_ms\tpeak_rss_mib\tplan_arena_mib\truntime_peak_mib\tcuda_peak_mib\tstatus\tnv\tne\tforward_runs\ttrain_runs\n' > "$TSV"
+printf 'workload\tthreads\tside\tround\tforward_ms\ttrain_ms\tpeak_rss_mib\tplan_arena_mib\truntime_peak_mib\tcuda_peak_mib\tstatus\tnv\tne\tforward_runs\ttrain_runs\tload_s\tversions\n' > "$TSV"
 declare -A checkres
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
-header=$(bench_header "bench-peers: gnnc vs PyTorch Geometric (issue 12)" "$words" | sed 's/^# /- /')
+header=$(bench_header "bench-peers: gnnc vs PyTorch Geometric and DGL (issues 12, 27, 28)" "$words" | sed 's/^# /- /')
 t_start=$(date +%s)
 for w in "${selected[@]}"; do
   IFS='|' read -r name gnn graph spec counts <<< "$w"
+  if [ "${PEERS_GRAPHS_ONLY:-0}" = 1 ]; then
+    case $spec in edgeconv:*) make_graph pc-check ;; *) make_graph cora ;; esac || exit 1
+    make_graph "$graph" || exit 1
+    continue
+  fi
   if [ -n "$counts" ]; then IFS=/ read -r nfwd nwarm nsteps <<< "$counts"; else nfwd=$NFWD nwarm=$NWARM nsteps=$NSTEPS; fi
   # never more than asked for (a quick run with PEERS_FORWARD=2 PEERS_STEPS=3 stays quick)
   [ "$nfwd" -gt "$NFWD" ] && nfwd=$NFWD
@@ -215,13 +266,14 @@ for w in "${selected[@]}"; do
     failed=1
     continue
   fi
+  [ "${GNN_BUILD_ONLY:-0}" = 1 ] && continue
   # the check: a small graph (Cora, or 2 point clouds for EdgeConv), gnnc's parameters and input
   cg=cora
   case $spec in edgeconv:*) cg=pc-check ;; esac
   make_graph "$cg" || exit 1
   make_graph "$graph" || exit 1
-  checkres[$name]="not checked (no PyG)"
-  if [ -z "$pyg_note" ]; then
+  checkres[$name]="not checked (no PyG, no DGL)"
+  if [ -n "$(tr ' ' '\n' <<< "$SIDES" | grep -v '^gnnc$')" ]; then
     cdir=$WORK/runs/check-$name
     rm -rf "$cdir" && mkdir -p "$cdir"
     crow=""
@@ -229,12 +281,17 @@ for w in "${selected[@]}"; do
       for side in $SIDES; do
         [ "$side" = gnnc ] && continue
         case $spec in monet:* | edgeconv:*) [ "$side" = pyg-csr ] && continue ;; esac
-        "$PY" bench/peer_pyg.py --graph "$(graph_file "$cg")" --model "$spec" --adj "${side#pyg-}" --device "$pydev" \
-          --check "$cdir" > "$cdir/$side.log" 2>&1
+        if [ "$side" = dgl ]; then
+          "$DGL_PY" bench/peer_dgl.py --graph "$(graph_file "$cg")" --model "$spec" --device "$pydev" \
+            --check "$cdir" > "$cdir/$side.log" 2>&1
+        else
+          "$PY" bench/peer_pyg.py --graph "$(graph_file "$cg")" --model "$spec" --adj "${side#pyg-}" --device "$pydev" \
+            --check "$cdir" > "$cdir/$side.log" 2>&1
+        fi
         st=$(val status "$cdir/$side.log")
         crow+="${crow:+, }$side ${st:-error} (max rel diff $(val check_rel "$cdir/$side.log"))"
         if [ "$st" != ok ]; then
-          echo "peers: $name: CHECK FAILED: PyG ($side) and gnnc disagree on $cg:" >&2
+          echo "peers: $name: CHECK FAILED: $side and gnnc disagree on $cg:" >&2
           tail -n 5 "$cdir/$side.log" >&2
           failed=1
         fi
@@ -278,27 +335,37 @@ for w in "${selected[@]}"; do
           fi
         fi
         [ "$st" = ok ] || echo "peers:   -> $st ($(grep -v '^[a-z_]* \|Warning\|^  ' "$log" | tail -n 1 | cut -c1-200))" >&2
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$thr" "$side" "$r" \
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$thr" "$side" "$r" \
           "$(val forward_ms "$log")" "$(val train_ms "$log")" "$(val peak_rss_mib "$log")" "$(val plan_arena_mib "$log")" \
           "$(val runtime_peak_mib "$log")" "$(val cuda_peak_mib "$log")" "$st" "$(val nv "$log")" "$(val ne "$log")" \
-          "$(val forward_runs "$log")" "$(val train_runs "$log")" >> "$TSV"
+          "$(val forward_runs "$log")" "$(val train_runs "$log")" "$(val load_s "$log")" "$(val versions "$log")" >> "$TSV"
       done
     done
   done
 done
 t_total=$(($(date +%s) - t_start))
+if [ "${PEERS_GRAPHS_ONLY:-0}" = 1 ]; then
+  echo "peers: PEERS_GRAPHS_ONLY=1: the graphs of ${#selected[@]} workloads made, nothing run"
+  exit 0
+fi
+if [ "${GNN_BUILD_ONLY:-0}" = 1 ]; then
+  echo "peers: GNN_BUILD_ONLY=1: ${#selected[@]} libraries built ($TARGET${archflag:+ $archflag}), nothing run"
+  exit $failed
+fi
 
 # ---------------------------------------------------------------- the report
 {
   echo "$header"
-  echo "- PyG:     ${pyg_note:-torch/torch_geometric $pyv ($PY)}"
+  set -- $pyv
+  echo "- PyG:     ${pyg_note:-torch $1, torch_geometric $2 ($PY; $pyenv)}"
+  if [ -n "$dgl_note" ]; then echo "- $dgl_note"; else set -- $dglv; echo "- DGL:     torch $1, dgl $2 ($DGL_PY)"; fi
   echo "- runs:    $ROUNDS rounds, sides interleaved ($SIDES; the order reversed every other round), threads: $THREADS"
-  for thr in $THREADS; do echo "- threads $thr: $(thread_env "$thr") (gnnc); torch.set_num_threads($thr) and the same variables (PyG)"; done
+  for thr in $THREADS; do echo "- threads $thr: $(thread_env "$thr") (gnnc); torch.set_num_threads($thr) and the same variables (PyG; DGL also dgl.utils.set_num_threads($thr))"; done
   echo "- forward: median of $NFWD after $NWARM warm-up; train: median step of $NSTEPS (forward + cross-entropy over all vertices + backward + Adam), the first 2 untimed; peak RSS: the process (graph load, forwards, then the steps). Workloads marked in the table's runs column use fewer (forwards/steps timed), to keep the default run short on 2 cores; PEERS_FULL=1 uses the defaults everywhere"
   echo "- limits per process: ${TLIMIT} s, address space ${MEMGB} GiB (ulimit -v); load at the start: $load_start; total $t_total s"
   echo "- other jobs were running on this machine during the runs (a shared 2-core machine): medians, not minima; ratios within ~30% are noise"
   echo
-  echo "## Check (same output on a small graph, gnnc's parameters and input in PyG)"
+  echo "## Check (same output on a small graph, gnnc's parameters and input in each peer)"
   echo
   echo "| workload | result |"
   echo "|---|---|"

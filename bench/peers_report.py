@@ -3,14 +3,17 @@
 
   peers_report.py table RESULTS.tsv          markdown on stdout
   peers_report.py plot RESULTS.tsv DIR       DIR/peers-time.png, DIR/peers-memory.png (matplotlib)
-  peers_report.py slower RESULTS.tsv         the workloads where gnnc is slower than PyG's best (most threads)
-  peers_report.py compact RESULTS.tsv        the README's table (PyG's best / gnnc per workload and thread count)
+  peers_report.py slower RESULTS.tsv         the workloads where gnnc is slower than the best peer (most threads)
+  peers_report.py compact RESULTS.tsv        the README's table (the best peer / gnnc per workload and thread count)
 RESULTS.tsv may name several files separated by commas (merged, e.g. a default run and a Reddit run).
 
 Per workload, thread count and side: the median over the rounds of each run's median (forward,
-train step), and the largest peak RSS. "speedup" is PyG's best variant (edge_index or CSR) over
-gnnc: > 1 means gnnc is faster; "mem" the same for peak RSS. A side whose runs all failed shows
-its status (OOM, timeout, killed, error) instead of a number. Plain Python (no NumPy) for the table.
+train step), and the largest peak RSS. Sides: gnnc, PyG (pyg-edge_index, pyg-csr) and DGL (dgl).
+"vs PyG" is PyG's best variant (edge_index or CSR) over gnnc, "vs DGL" DGL over gnnc, "vs best"
+the best of DGL and PyG over gnnc: > 1 means gnnc is faster; the memory ratios the same for peak
+RSS. Without a DGL side the table has one ratio per metric, "speedup" (PyG's best, as before).
+A side whose runs all failed shows its status (OOM, timeout, killed, error) instead of a number.
+Plain Python (no NumPy) for the table.
 """
 import csv
 import os
@@ -77,8 +80,8 @@ def fmt(s, k, nd=1):
     return f"{v:.{nd}f}" if v < 1000 else f"{v:,.0f}"
 
 
-def ratio(g, peers, k):
-    """PyG's best (smallest) over gnnc's; markers for one-sided failures."""
+def ratio(g, peers, k, who="PyG"):
+    """The peers' best (smallest) over gnnc's; markers for one-sided failures."""
     def why(x):
         st = x["status"].replace("-train", "")
         return "OOM" if st == "oom" else st
@@ -88,25 +91,46 @@ def ratio(g, peers, k):
     if not g or not g.get(k):
         gw = why(g) if g else "not run"
         if good:
-            return f"PyG only (gnnc {gw})"
-        return f"neither (gnnc {gw}, PyG {'/'.join(fails)})" if fails else "—"
+            return f"{who} only (gnnc {gw})"
+        return f"neither (gnnc {gw}, {who} {'/'.join(fails)})" if fails else "—"
     if not good:
-        return "gnnc only (PyG " + "/".join(fails) + ")" if fails else "—"
+        return f"gnnc only ({who} " + "/".join(fails) + ")" if fails else "—"
     r = min(good) / g[k]
     return f"**{r:.2f}x**" if r >= 1 else f"{r:.2f}x"
 
 
+def side_order(s):
+    """gnnc, then PyG's variants, then DGL (then anything else)."""
+    return (s != "gnnc", not s.startswith("pyg"), s != "dgl", s)
+
+
+def ratios(g, S, pyg, k):
+    """The ratio cells of one metric: one "speedup" (PyG's best) without DGL; with DGL, vs PyG,
+    vs DGL and vs the best of both."""
+    P = [S[s] for s in pyg]
+    if "dgl" not in S:
+        return [ratio(g, P, k)]
+    return [ratio(g, P, k) if pyg else "—", ratio(g, [S["dgl"]], k, "DGL"), ratio(g, P + [S["dgl"]], k, "peers")]
+
+
 def table(path):
     agg, order = load(path)
-    sides = sorted({k[2] for k in agg}, key=lambda s: (s != "gnnc", s))
-    pyg = [s for s in sides if s != "gnnc"]
+    sides = sorted({k[2] for k in agg}, key=side_order)
+    peers = [s for s in sides if s != "gnnc"]
+    pyg = [s for s in peers if s.startswith("pyg")]
+    dgl = "dgl" in sides
     threads = sorted({k[1] for k in agg}, key=int)
     out = []
-    hdr = ["workload", "V / E", "thr", "runs", "gnnc fwd ms"] + [f"{s} fwd ms" for s in pyg] + ["fwd speedup", "gnnc train ms"] + \
-          [f"{s} train ms" for s in pyg] + ["train speedup", "gnnc RSS MiB"] + [f"{s} RSS MiB" for s in pyg] + \
-          ["mem ratio", "gnnc arena MiB"]
+
+    def rh(what, mem=False):
+        if not dgl:
+            return ["mem ratio" if mem else f"{what} speedup"]
+        return [f"{what} vs PyG", f"{what} vs DGL", f"{what} vs best"]
+    hdr = ["workload", "V / E", "thr", "runs", "gnnc fwd ms"] + [f"{s} fwd ms" for s in peers] + rh("fwd") + ["gnnc train ms"] + \
+          [f"{s} train ms" for s in peers] + rh("train") + ["gnnc RSS MiB"] + [f"{s} RSS MiB" for s in peers] + \
+          rh("mem", True) + ["gnnc arena MiB"]
     if any(k[2] != "gnnc" and summary(v).get("cuda") for k, v in agg.items()):
-        hdr += ["gnnc device peak MiB"] + [f"{s} cuda peak MiB" for s in pyg]
+        hdr += ["gnnc device peak MiB"] + [f"{s} cuda peak MiB" for s in peers]
         cuda = True
     else:
         cuda = False
@@ -116,28 +140,35 @@ def table(path):
         for t in threads:
             S = {s: summary(agg[(w, t, s)]) if (w, t, s) in agg else None for s in sides}
             g = S.get("gnnc")
-            P = [S[s] for s in pyg]
+            P = [S[s] for s in peers]
             any_ok = next((x for x in S.values() if x and x["status"] == "ok"), None) or \
                 next((x for x in S.values() if x and x["status"].endswith("-train")), None)
             size = f"{int(any_ok['nv']):,} / {int(any_ok['ne']):,}" if any_ok and any_ok.get("nv") else "—"
             runs = any_ok["runs"] if any_ok else "—"
-            row = [w, size, t, runs, fmt(g, "fwd", 2)] + [fmt(p, "fwd", 2) for p in P] + [ratio(g, P, "fwd"), fmt(g, "train", 2)] + \
-                  [fmt(p, "train", 2) for p in P] + [ratio(g, P, "train"), fmt(g, "rss")] + [fmt(p, "rss") for p in P] + \
-                  [ratio(g, P, "rss"), fmt(g, "arena")]
+            row = [w, size, t, runs, fmt(g, "fwd", 2)] + [fmt(p, "fwd", 2) for p in P] + ratios(g, S, pyg, "fwd") + \
+                  [fmt(g, "train", 2)] + [fmt(p, "train", 2) for p in P] + ratios(g, S, pyg, "train") + [fmt(g, "rss")] + \
+                  [fmt(p, "rss") for p in P] + ratios(g, S, pyg, "rss") + [fmt(g, "arena")]
             if cuda:
                 row += [fmt(g, "rtpeak")] + [fmt(p, "cuda") for p in P]
             out.append("| " + " | ".join(str(c) for c in row) + " |")
     print("\n".join(out))
     print()
-    print("speedup and mem ratio: PyG's best variant divided by gnnc (> 1: gnnc ahead, in bold). "
-          "RSS: the whole process's peak resident memory (PyG's includes ~250 MiB of Python and torch "
-          "before any tensor: see rss_base_mib in the run logs); arena: gnnc's planned intermediate buffers. "
+    print(("vs PyG: PyG's best variant (edge_index or CSR) divided by gnnc; vs DGL: DGL divided by gnnc; vs best: the best "
+           "of DGL and PyG divided by gnnc (> 1: gnnc ahead, in bold). " if dgl else
+           "speedup and mem ratio: PyG's best variant divided by gnnc (> 1: gnnc ahead, in bold). ") +
+          "RSS: the whole process's peak resident memory (a peer's includes Python and torch before any "
+          "tensor: ~250 MiB with Debian's torch 1.13, ~500 MiB with PyPI's torch 2.2.1 (DGL's), ~720 MiB with torch 2.15; rss_base_mib in the run logs); arena: gnnc's planned intermediate buffers. "
           "OOM or timeout beside a forward time: the forwards completed, training did not (gnnc's forward is then "
           "timed with an inference-only library, -fno-autodiff). runs: timed forwards / timed training steps per process. — : not run (MoNet and EdgeConv have no CSR variant here).")
+    vers = sorted({(k[2], r["versions"]) for k, runs in agg.items() for r in runs if k[2] != "gnnc" and r.get("versions")},
+                  key=lambda p: side_order(p[0]))
+    if vers:
+        print()
+        print("Versions, as each peer's runs reported them: " + "; ".join(f"{s}: {v}" for s, v in vers) + ".")
 
 
 def compact(path):
-    """The README's table: per workload, PyG's best over gnnc at each thread count."""
+    """The README's table: per workload, the best peer (DGL or PyG's best variant) over gnnc at each thread count."""
     agg, order = load(path)
     threads = sorted({k[1] for k in agg}, key=int)
     hdr = ["workload"] + [f"train step, {t} thr" for t in threads] + [f"forward, {t} thr" for t in threads] + \
@@ -165,7 +196,7 @@ def compact(path):
 
 
 def slower(path):
-    """Workloads where gnnc's forward or training step is slower than PyG's best, at the most threads."""
+    """Workloads where gnnc's forward or training step is slower than the best peer (DGL or PyG), at the most threads."""
     agg, order = load(path)
     threads = sorted({k[1] for k in agg}, key=int)
     t = threads[-1]
@@ -189,10 +220,10 @@ def plot(path, outdir):
     import matplotlib.pyplot as plt
 
     agg, order = load(path)
-    sides = sorted({k[2] for k in agg}, key=lambda s: (s != "gnnc", s))
+    sides = sorted({k[2] for k in agg}, key=side_order)
     threads = sorted({k[1] for k in agg}, key=int)
     t = threads[-1]
-    colors = {"gnnc": "#1f77b4", "pyg-edge_index": "#ff7f0e", "pyg-csr": "#2ca02c"}
+    colors = {"gnnc": "#1f77b4", "pyg-edge_index": "#ff7f0e", "pyg-csr": "#2ca02c", "dgl": "#d62728"}
     os.makedirs(outdir, exist_ok=True)
 
     def bars(ax, key, title, ylabel):
@@ -223,7 +254,7 @@ def plot(path, outdir):
     bars(axes[0], "fwd", f"inference forward, {t} thread(s)", "ms (median, log scale)")
     bars(axes[1], "train", f"training step (fwd + bwd + Adam), {t} thread(s)", "ms (median, log scale)")
     axes[0].legend(fontsize=8)
-    fig.suptitle("gnnc vs PyTorch Geometric: time (lower is better; " + ", ".join(os.path.basename(x) for x in path.split(",")) + ")", fontsize=10)
+    fig.suptitle("gnnc vs PyTorch Geometric and DGL: time (lower is better; " + ", ".join(os.path.basename(x) for x in path.split(",")) + ")", fontsize=10)
     fig.tight_layout()
     fig.savefig(os.path.join(outdir, "peers-time.png"), dpi=110)
     plt.close(fig)
@@ -231,7 +262,7 @@ def plot(path, outdir):
     fig, ax = plt.subplots(figsize=(8, 4.8))
     bars(ax, "rss", f"peak RSS of the process, {len(order)} workloads, {t} thread(s)", "MiB (log scale)")
     ax.legend(fontsize=8)
-    fig.suptitle("gnnc vs PyTorch Geometric: peak memory (lower is better; " + ", ".join(os.path.basename(x) for x in path.split(",")) + ")", fontsize=10)
+    fig.suptitle("gnnc vs PyTorch Geometric and DGL: peak memory (lower is better; " + ", ".join(os.path.basename(x) for x in path.split(",")) + ")", fontsize=10)
     fig.tight_layout()
     fig.savefig(os.path.join(outdir, "peers-memory.png"), dpi=110)
     plt.close(fig)

@@ -15,8 +15,13 @@
  *
  * Every file is written under a temporary name and renamed, so an error leaves nothing
  * half-written. The runtime's headers and libraries are found through GNNC_RUNTIME_INCLUDE and
- * GNNC_RUNTIME_LIB, else beside the gnnc executable (an installed tree: ../include, ../lib),
- * else in the source tree gnnc was built from.
+ * GNNC_RUNTIME_LIB, else relative to the gnnc executable (an installed tree, or the build tree
+ * wherever it was copied: find_runtime), else in the source tree gnnc was built from.
+ *
+ * A CUDA library is two nvcc runs: the object (the slow part), then the link. GNNC_CUDA_CACHE=DIR
+ * keeps the objects under a hash of their inputs that names no path, so a tree built and warmed
+ * on a machine without a GPU builds its CUDA libraries on a GPU machine without nvcc's compile
+ * (make gpu-check-prepare, docs/gpu.md).
  */
 #include "gnnc.h"
 
@@ -125,37 +130,52 @@ char *gnnc_exe_dir(void) {
   return dir_of(buf);
 }
 
-/* Sets *inc and *lib (malloc'ed) to the runtime's header and library folders. */
+/* Sets *inc and *lib (malloc'ed) to the runtime's header and library folders. The places, in
+ * order: GNNC_RUNTIME_INCLUDE and GNNC_RUNTIME_LIB; then relative to the gnnc executable, as gcc
+ * and clang find their own files, so that a tree built on one machine and copied to another
+ * folder (make gpu-check on a GPU machine, docs/gpu.md) still finds its runtime: an installed
+ * tree (bin/gnnc: ../include, ../lib), the build tree (build/gnnc: ../runtime, lib; the sanitizer
+ * build's build/asan/gnnc: ../../runtime, ../lib); last, the source tree gnnc was compiled in
+ * (an absolute path, the one place that does not move with the tree). */
 static bool find_runtime(Target t, char **inc, char **lib) {
   const char *libname = t == TARGET_CUDA ? "/libgnnrt.so" : "/libgnnrt_host.so";
   const char *ei = getenv("GNNC_RUNTIME_INCLUDE"), *el = getenv("GNNC_RUNTIME_LIB");
-  char *candidates_inc[3] = {ei ? strdup(ei) : NULL, NULL, strdup(GNNC_SOURCE_RUNTIME_DIR)};
-  char *candidates_lib[3] = {el ? strdup(el) : NULL, NULL, strdup(GNNC_SOURCE_LIB_DIR)};
+  enum { NPLACES = 5 };
+  char *candidates_inc[NPLACES] = {ei ? strdup(ei) : NULL, NULL, NULL, NULL, strdup(GNNC_SOURCE_RUNTIME_DIR)};
+  char *candidates_lib[NPLACES] = {el ? strdup(el) : NULL, NULL, NULL, NULL, strdup(GNNC_SOURCE_LIB_DIR)};
   char *ed = gnnc_exe_dir();
   if (ed) {
     candidates_inc[1] = cat(ed, "/../include", "");
     candidates_lib[1] = cat(ed, "/../lib", "");
+    candidates_inc[2] = cat(ed, "/../runtime", "");
+    candidates_lib[2] = cat(ed, "/lib", "");
+    candidates_inc[3] = cat(ed, "/../../runtime", "");
+    candidates_lib[3] = cat(ed, "/../lib", "");
     free(ed);
   }
   *inc = *lib = NULL;
-  for (int i = 0; i < 3 && !*inc; i++) {
+  for (int i = 0; i < NPLACES && !*inc; i++) {
     if (!candidates_inc[i] || !candidates_lib[i]) continue;
     char *h = cat(candidates_inc[i], "/gnn_model.h", ""), *l = cat(candidates_lib[i], libname, "");
     if (exists(h) && exists(l)) {
-      *inc = strdup(candidates_inc[i]);
-      *lib = strdup(candidates_lib[i]);
+      *inc = realpath(candidates_inc[i], NULL);
+      *lib = realpath(candidates_lib[i], NULL);
     }
     free(h);
     free(l);
   }
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < NPLACES; i++) {
     free(candidates_inc[i]);
     free(candidates_lib[i]);
   }
-  if (!*inc)
+  if (!*inc || !*lib) {
     fprintf(stderr, "gnnc: cannot find the runtime (gnnrt.h and %s): build it with 'make runtime', or set "
                     "GNNC_RUNTIME_INCLUDE and GNNC_RUNTIME_LIB\n", libname + 1);
-  return *inc != NULL;
+    free(*inc), free(*lib);
+    *inc = *lib = NULL;
+    return false;
+  }
+  return true;
 }
 
 /* Runs argv, waits; true on exit status 0. The command line is echoed with -v. */
@@ -184,6 +204,246 @@ static bool run(char **argv, bool verbose) {
   return false;
 }
 
+/* ---------------------------------------------------------------- the CUDA object cache
+ * GNNC_CUDA_CACHE=DIR keeps nvcc's work, the model's object file, under the SHA-256 of everything
+ * that decides it: a format tag, nvcc's release ("release 13.0": objects of one release link
+ * with any of its builds), the compile arguments less their paths (-I, the source, -o), the .cu
+ * and its .h as written, and the runtime headers they include, by content. So the key names no
+ * folder: a GPU machine reuses what `make gpu-check-prepare` compiled on a machine without one,
+ * in another tree, and spends no GPU time in nvcc (docs/gpu.md). The link (host only, under a
+ * second) always runs here, with this machine's paths. A hit or miss is appended to DIR/log. */
+
+/* Appends the file's bytes to s; false if it cannot be read. */
+static bool hash_file(Sha256 *s, const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return false;
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) sha256_update(s, buf, n);
+  bool ok = !ferror(f);
+  fclose(f);
+  return ok;
+}
+
+static void hash_str(Sha256 *s, const char *str) { sha256_update(s, str, strlen(str) + 1); }
+
+/* nvcc's "release X.Y" (malloc'ed), or NULL when nvcc does not answer. */
+static char *nvcc_release(void) {
+  FILE *f = popen("nvcc --version 2>/dev/null", "r");
+  if (!f) return NULL;
+  char line[512], *rel = NULL;
+  while (fgets(line, sizeof line, f)) {
+    char *r = strstr(line, "release ");
+    if (r && !rel) {
+      size_t n = strcspn(r, ",\n");
+      rel = strndup(r, n);
+    }
+  }
+  pclose(f);
+  return rel;
+}
+
+/* The cache key of the object that compile_argv makes (argv: nvcc's words; skip: the words that
+ * are paths, left out), or false when the cache cannot be used. */
+static bool cuda_cache_key(char **argv, char **skip, const char *inc, const char *src, const char *hdr, char key[65]) {
+  char *rel = nvcc_release();
+  if (!rel) return false;
+  Sha256 s;
+  sha256_init(&s);
+  hash_str(&s, "gnnc-cuda-object 1");
+  hash_str(&s, rel);
+  free(rel);
+  for (char **a = argv; *a; a++) {
+    bool path = false;
+    for (char **k = skip; *k; k++) path |= *a == *k;
+    if (!path) hash_str(&s, *a);
+  }
+  bool ok = hash_file(&s, src) && hash_file(&s, hdr);
+  static const char *rt_headers[] = {"gnn_model.h", "gnnrt.h", "gnnrt_rng.h"};
+  for (size_t i = 0; ok && i < sizeof rt_headers / sizeof *rt_headers; i++) {
+    char *h = cat(inc, "/", rt_headers[i]);
+    ok = hash_file(&s, h);
+    free(h);
+  }
+  sha256_hex(&s, key);
+  return ok;
+}
+
+static bool copy_file(const char *from, const char *to) {
+  FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+  bool ok = in && out;
+  char buf[65536];
+  size_t n;
+  while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, n, out) == n;
+  ok = ok && !ferror(in);
+  if (in) fclose(in);
+  if (out) ok &= fclose(out) == 0;
+  return ok;
+}
+
+static void cache_log(const char *dir, const char *what, const char *key, const char *name) {
+  char *path = cat(dir, "/log", "");
+  FILE *f = fopen(path, "a");
+  if (f) {
+    fprintf(f, "%s %s %s\n", what, key, name);
+    fclose(f);
+  }
+  free(path);
+}
+
+/* The object of src (compile_argv ends with "-o obj"): from GNNC_CUDA_CACHE on a hit, else by
+ * running nvcc and, with the cache set, storing it (a temporary name, then rename: concurrent
+ * builds of one model each store a whole file). */
+static bool compile_cuda_object(char **argv, char **skip, const char *inc, const char *src, const char *hdr,
+                                const char *obj, const char *name, bool verbose) {
+  const char *dir = getenv("GNNC_CUDA_CACHE");
+  char key[65];
+  if (!dir || !*dir || !cuda_cache_key(argv, skip, inc, src, hdr, key)) return run(argv, verbose);
+  mkdir(dir, 0777); /* an error shows below: a cache that cannot be written is no error */
+  char *cached = cat(dir, "/", key);
+  char *cached_o = cat(cached, ".o", "");
+  bool ok;
+  if (exists(cached_o) && copy_file(cached_o, obj)) {
+    if (verbose) fprintf(stderr, "gnnc: the CUDA object from %s (GNNC_CUDA_CACHE)\n", cached_o);
+    cache_log(dir, "hit", key, name);
+    ok = true;
+  } else {
+    ok = run(argv, verbose);
+    cache_log(dir, ok ? "miss" : "miss-failed", key, name);
+    if (ok) {
+      char tmp[64];
+      snprintf(tmp, sizeof tmp, ".%ld.tmp", (long)getpid());
+      char *t = cat(cached_o, tmp, "");
+      if (!copy_file(obj, t) || rename(t, cached_o) != 0) remove(t);
+      free(t);
+    }
+  }
+  free(cached);
+  free(cached_o);
+  return ok;
+}
+
+/* The nvcc words of a CUDA library: -gencode for each --arch, and the PTX of the last. */
+static int cuda_gencodes(const char *arch_list, char *gencode[8]) {
+  int ngen = 0;
+  /* SASS for each listed architecture, and the PTX of the last one as well, which the driver
+   * compiles at load time for a newer GPU: without it, a library built for sm_80 (the
+   * default) fails on an H100 (sm_90) with "no kernel image is available". */
+  char *arches = strdup(arch_list ? arch_list : "sm_80");
+  for (char *a = strtok(arches, ","); a && ngen < 7; a = strtok(NULL, ",")) {
+    const char *num = strncmp(a, "sm_", 3) == 0 ? a + 3 : a;
+    gencode[ngen] = malloc(64);
+    snprintf(gencode[ngen], 64, "-gencode=arch=compute_%s,code=sm_%s", num, num);
+    ngen++;
+  }
+  if (ngen > 0) {
+    const char *last = strrchr(gencode[ngen - 1], '_') + 1; /* the NN of "code=sm_NN" */
+    char *ptx = malloc(96);
+    snprintf(ptx, 96, "-gencode=arch=compute_%s,code=compute_%s", last, last);
+    gencode[ngen++] = ptx;
+  }
+  free(arches);
+  return ngen;
+}
+
+/* Splits GNNC_HOST_CFLAGS / GNNC_NVCC_FLAGS at spaces onto argv after n words (malloc'ed copy in *keep). */
+static int add_env_flags(char **argv, int n, int max, const char *var, char **keep) {
+  const char *v = getenv(var);
+  *keep = v ? strdup(v) : NULL;
+  for (char *t = *keep ? strtok(*keep, " ") : NULL; t && n < max; t = strtok(NULL, " ")) argv[n++] = t;
+  return n;
+}
+
+/* nvcc twice: the object (device and host code; the slow part, cached), then the shared library
+ * (host link only) against libgnnrt and cuBLAS. */
+static bool build_cuda_library(const EmitOpts *eo, const char *inc, const char *lib, const char *dir, const char *name,
+                               const char *outtmp) {
+  char *src = cat(dir, "/", name), *srcf = cat(src, ".cu", ""), *hdrf = cat(src, ".h", ""), *obj = cat(src, ".o", "");
+  char *incflag = cat("-I", inc, ""), *libflag = cat("-L", lib, ""), *rpath = cat("-rpath,", lib, "");
+  char *gencode[8], *extra_c = NULL, *extra_l = NULL;
+  int ngen = cuda_gencodes(eo->arch, gencode);
+  char *argv[64];
+  int n = 0;
+  argv[n++] = "nvcc";
+  argv[n++] = "-O3";
+  argv[n++] = "-std=c++17";
+  for (int i = 0; i < ngen; i++) argv[n++] = gencode[i];
+  argv[n++] = "-Xcompiler";
+  argv[n++] = "-fPIC";
+  argv[n++] = "-DGNNC_MODEL_ENTRY"; /* the library exports gnn_model_entry for the drivers */
+  argv[n++] = incflag;
+  argv[n++] = "-c";
+  argv[n++] = srcf;
+  argv[n++] = "-o";
+  argv[n++] = obj;
+  n = add_env_flags(argv, n, 60, "GNNC_NVCC_FLAGS", &extra_c);
+  argv[n] = NULL;
+  char *paths[] = {incflag, srcf, obj, NULL};
+  bool ok = compile_cuda_object(argv, paths, inc, srcf, hdrf, obj, name, eo->verbose);
+  if (ok) {
+    n = 0;
+    argv[n++] = "nvcc";
+    argv[n++] = "-shared";
+    /* the CUDA runtime libgnnrt.so and cuBLAS use, not a private static copy: one last-error
+     * state and one current device for the whole process */
+    argv[n++] = "-cudart";
+    argv[n++] = "shared";
+    argv[n++] = obj;
+    argv[n++] = "-o";
+    argv[n++] = (char *)outtmp;
+    argv[n++] = libflag;
+    argv[n++] = "-lgnnrt";
+    argv[n++] = "-lcublas";
+    argv[n++] = "-Xlinker";
+    argv[n++] = rpath;
+    n = add_env_flags(argv, n, 60, "GNNC_NVCC_FLAGS", &extra_l);
+    argv[n] = NULL;
+    ok = run(argv, eo->verbose);
+  }
+  remove(obj);
+  for (int i = 0; i < ngen; i++) free(gencode[i]);
+  free(extra_c), free(extra_l);
+  free(src), free(srcf), free(hdrf), free(obj), free(incflag), free(libflag), free(rpath);
+  return ok;
+}
+
+/* cc once: the host C source into a shared library against libgnnrt_host and OpenBLAS. */
+static bool build_host_library(const EmitOpts *eo, const char *inc, const char *lib, const char *srcf, const char *outtmp) {
+  char *march = cat("-march=", eo->host_march ? eo->host_march : "native", "");
+  char *incflag = cat("-I", inc, ""), *libflag = cat("-L", lib, ""), *rpath = cat("-Wl,-rpath,", lib, "");
+  char *argv[64], *extra = NULL;
+  int n = 0;
+  const char *cc = getenv("CC");
+  argv[n++] = (char *)(cc && *cc ? cc : "cc");
+  /* -O3 and the building CPU's vector units: the element-wise kernels (dropout, epilogues,
+   * the lanes of a walk) vectorise, 4-25x over -O2 for x86-64 (docs/benchmarks.md). No FMA
+   * contraction (clang's default otherwise), so results match -O2's and the interpreter's
+   * rounding as before; float sums are not reassociated (no -ffast-math). The GCC 12 -O3
+   * workaround is a pragma in the generated source (emit_host.c). */
+  argv[n++] = "-O3";
+  if (!eo->host_march || strcmp(eo->host_march, "portable") != 0) argv[n++] = march;
+  argv[n++] = "-ffp-contract=off";
+  argv[n++] = "-std=c11";
+  argv[n++] = "-fopenmp";
+  argv[n++] = "-fPIC";
+  argv[n++] = "-shared";
+  argv[n++] = "-DGNNC_MODEL_ENTRY";
+  argv[n++] = incflag;
+  argv[n++] = (char *)srcf;
+  argv[n++] = "-o";
+  argv[n++] = (char *)outtmp;
+  argv[n++] = libflag;
+  argv[n++] = "-lgnnrt_host";
+  argv[n++] = "-lopenblas";
+  argv[n++] = "-lm";
+  argv[n++] = rpath;
+  n = add_env_flags(argv, n, 60, "GNNC_HOST_CFLAGS", &extra); /* after ours */
+  argv[n] = NULL;
+  bool ok = run(argv, eo->verbose);
+  free(extra), free(march), free(incflag), free(libflag), free(rpath);
+  return ok;
+}
+
 static bool build_library(const KProgram *p, const EmitOpts *eo) {
   const char *out = eo->output;
   char *inc = NULL, *lib = NULL;
@@ -207,83 +467,7 @@ static bool build_library(const KProgram *p, const EmitOpts *eo) {
   bool ok = write_sources(p, eo, eo->target, dir, name);
   char *src = cat(dir, "/", name), *srcf = cat(src, cuda ? ".cu" : ".c", "");
   char *outtmp = cat(out, ".tmp", "");
-  char *march = cat("-march=", eo->host_march ? eo->host_march : "native", "");
-  char *incflag = cat("-I", inc, ""), *libflag = cat("-L", lib, ""), *rpath = cat(cuda ? "-rpath," : "-Wl,-rpath,", lib, "");
-  char *argv[64];
-  int n = 0;
-  char *gencode[8];
-  int ngen = 0;
-  if (ok && cuda) {
-    argv[n++] = "nvcc";
-    argv[n++] = "-O3";
-    argv[n++] = "-std=c++17";
-    /* SASS for each listed architecture, and the PTX of the last one as well, which the driver
-     * compiles at load time for a newer GPU: without it, a library built for sm_80 (the
-     * default) fails on an H100 (sm_90) with "no kernel image is available". */
-    char *arches = strdup(eo->arch ? eo->arch : "sm_80");
-    for (char *a = strtok(arches, ","); a && ngen < 7; a = strtok(NULL, ",")) {
-      const char *num = strncmp(a, "sm_", 3) == 0 ? a + 3 : a;
-      gencode[ngen] = malloc(64);
-      snprintf(gencode[ngen], 64, "-gencode=arch=compute_%s,code=sm_%s", num, num);
-      argv[n++] = gencode[ngen++];
-    }
-    if (ngen > 0) {
-      const char *last = strrchr(gencode[ngen - 1], '_') + 1; /* the NN of "code=sm_NN" */
-      char *ptx = malloc(96);
-      snprintf(ptx, 96, "-gencode=arch=compute_%s,code=compute_%s", last, last);
-      gencode[ngen] = ptx;
-      argv[n++] = gencode[ngen++];
-    }
-    free(arches);
-    argv[n++] = "-Xcompiler";
-    argv[n++] = "-fPIC";
-    argv[n++] = "-shared";
-    /* the CUDA runtime libgnnrt.so and cuBLAS use, not a private static copy: one last-error
-     * state and one current device for the whole process */
-    argv[n++] = "-cudart";
-    argv[n++] = "shared";
-    argv[n++] = "-DGNNC_MODEL_ENTRY"; /* the library exports gnn_model_entry for the drivers */
-    argv[n++] = incflag;
-    argv[n++] = srcf;
-    argv[n++] = "-o";
-    argv[n++] = outtmp;
-    argv[n++] = libflag;
-    argv[n++] = "-lgnnrt";
-    argv[n++] = "-lcublas";
-    argv[n++] = "-Xlinker";
-    argv[n++] = rpath;
-  } else if (ok) {
-    const char *cc = getenv("CC");
-    argv[n++] = (char *)(cc && *cc ? cc : "cc");
-    /* -O3 and the building CPU's vector units: the element-wise kernels (dropout, epilogues,
-     * the lanes of a walk) vectorise, 4-25x over -O2 for x86-64 (docs/benchmarks.md). No FMA
-     * contraction (clang's default otherwise), so results match -O2's and the interpreter's
-     * rounding as before; float sums are not reassociated (no -ffast-math). The GCC 12 -O3
-     * workaround is a pragma in the generated source (emit_host.c). */
-    argv[n++] = "-O3";
-    if (!eo->host_march || strcmp(eo->host_march, "portable") != 0) argv[n++] = march;
-    argv[n++] = "-ffp-contract=off";
-    argv[n++] = "-std=c11";
-    argv[n++] = "-fopenmp";
-    argv[n++] = "-fPIC";
-    argv[n++] = "-shared";
-    argv[n++] = "-DGNNC_MODEL_ENTRY";
-    argv[n++] = incflag;
-    argv[n++] = srcf;
-    argv[n++] = "-o";
-    argv[n++] = outtmp;
-    argv[n++] = libflag;
-    argv[n++] = "-lgnnrt_host";
-    argv[n++] = "-lopenblas";
-    argv[n++] = "-lm";
-    argv[n++] = rpath;
-  }
-  /* extra flags from the environment, after ours */
-  char *extra = getenv(cuda ? "GNNC_NVCC_FLAGS" : "GNNC_HOST_CFLAGS") ? strdup(getenv(cuda ? "GNNC_NVCC_FLAGS" : "GNNC_HOST_CFLAGS")) : NULL;
-  for (char *t = extra ? strtok(extra, " ") : NULL; t && n < 60; t = strtok(NULL, " ")) argv[n++] = t;
-  argv[n] = NULL;
-  if (ok) ok = run(argv, eo->verbose);
-  free(extra);
+  if (ok) ok = cuda ? build_cuda_library(eo, inc, lib, dir, name, outtmp) : build_host_library(eo, inc, lib, srcf, outtmp);
   if (ok && rename(outtmp, out) != 0) {
     fprintf(stderr, "gnnc: cannot write '%s': %s\n", out, strerror(errno));
     ok = false;
@@ -296,8 +480,7 @@ static bool build_library(const KProgram *p, const EmitOpts *eo) {
     rmdir(dir);
     free(h);
   }
-  for (int i = 0; i < ngen; i++) free(gencode[i]);
-  free(inc), free(lib), free(name), free(dir), free(src), free(srcf), free(outtmp), free(incflag), free(march), free(libflag), free(rpath);
+  free(inc), free(lib), free(name), free(dir), free(src), free(srcf), free(outtmp);
   return ok;
 }
 

@@ -482,6 +482,8 @@ typedef struct {
   int fold_dots;      /* FoldChoice (--fold-attention) */
   double memory_budget; /* --memory-budget=BYTES (> 0): the fastest plan whose memory at stats_V, stats_E fits */
   bool print_plan;  /* --print-memory-plan V=,E=: the memory plan after lower */
+  const char *gpu;       /* --gpu=h100|h200 with --graph FILE: gpucost_report after lower */
+  const char *gpu_graph;
 } PipelineOpts;
 
 /* Runs sema and the pass pipeline. Returns the module, or NULL after errors. */
@@ -658,6 +660,24 @@ KMemPlan kprog_memory_plan(const KProgram *p, double V, double E);
 void kprog_print_memory_plan(FILE *out, const KProgram *p, double V, double E);
 /* "9.86 GB", "134.19 MB", "12.00 kB", "56 B": a byte count for people (4 rotating static buffers). */
 const char *kstats_human(double bytes);
+/* One step's traffic at V, E as kprog_stats counts it, with the gathered part apart: reads of a
+ * vertex buffer at a row the graph picks, once per edge (gpucost.c gives them the graph's
+ * locality). gather_row_sectors: 32-byte sectors of one edge's gathered rows, all buffers. */
+typedef struct {
+  double read, write;        /* bytes, gathered reads included */
+  double gathered;           /* bytes of gathered reads, each edge's rows counted whole */
+  double gather_row_sectors;
+  double flops;              /* a GEMM's 2MNK; 0 for kernels */
+} KTraffic;
+KTraffic kstats_step_traffic(const KStep *s, double V, double E);
+
+/* gpucost.c: --gpu=NAME --graph FILE: each step's DRAM and L2 bytes and time on that GPU, the
+ * gathered rows through a simulated L2 over the graph's own index stream. False after saying why. */
+bool gpucost_report(FILE *out, const KProgram *p, const char *gpu, const char *graph_path);
+bool gpucost_known(const char *gpu);
+const char *gpucost_names(void);
+/* Misses of an index stream through a 16-way LRU cache of `rows` lines (tests/unit). */
+int64_t gpucost_misses(const int32_t *stream, int64_t n, int64_t rows);
 /* kverify.c: structural checks of a kernel program (steps, buffers, the memory plan's lifetimes,
  * kernels' loads and stores); returns the number of problems, each printed to err (may be NULL).
  * The pipeline runs it after lower when verify_each is on. */
@@ -714,6 +734,17 @@ typedef struct {
 bool gnn_emit(const KProgram *p, const EmitOpts *eo);
 /* The folder of the running gnnc (malloc'ed), or NULL: where its runtime and tools are found. */
 char *gnnc_exe_dir(void);
+
+/* sha256.c: SHA-256 for content-addressed caches (build.c's CUDA objects). */
+typedef struct {
+  uint32_t h[8];
+  uint64_t len;
+  uint8_t buf[64];
+  size_t nbuf;
+} Sha256;
+void sha256_init(Sha256 *s);
+void sha256_update(Sha256 *s, const void *data, size_t n);
+void sha256_hex(Sha256 *s, char out[65]); /* finishes s: 64 lower-case hex digits and a NUL */
 
 /* tune.c: --tune-mapping=GRAPH. Times the plans (all vertex-balanced, each reduction that can
  * run edge-balanced alone, the winners together) with gnn-run on graph and writes the fastest

@@ -18,6 +18,7 @@
 #include "gnnc.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct {
   const KBuf *buf;
@@ -98,11 +99,24 @@ static void block_bytes(Acct *a, const PtrVec *b, double mult, double scope, dou
   }
 }
 
-static void flush_sites(Acct *a) {
+/* A gathered read: a vertex buffer's row picked by the graph, once per edge (x[src] in a walk,
+ * or in a kernel over edges), not the kernel's own row. Its locality is the graph's, which
+ * gpucost.c simulates; every other read streams. */
+static bool gathered(const Acct *a, const Site *s) {
+  return s->buf->dom == DOM_VERTEX && s->row && s->row->kind != KE_ROW && s->scope == a->E && a->E != a->V;
+}
+
+static void flush_sites(Acct *a, KTraffic *t) {
   for (int i = 0; i < a->nsites; i++) {
     const Site *s = &a->sites[i];
     double n = s->count < (double)s->buf->width ? s->count : (double)s->buf->width;
-    a->read += n * s->scope * elem_bytes(s->buf->elem);
+    double bytes = n * s->scope * elem_bytes(s->buf->elem);
+    a->read += bytes;
+    if (t && gathered(a, s)) {
+      t->gathered += bytes;
+      double row = n * elem_bytes(s->buf->elem);
+      t->gather_row_sectors += (double)(int64_t)((row + 31) / 32); /* DRAM moves 32-byte sectors */
+    }
   }
   free(a->sites);
   a->sites = NULL;
@@ -115,22 +129,34 @@ static double kernel_rows(const Kernel *k, double V, double E) {
 
 static double dim_val(KDim d, double V, double E) { return (double)d.mult * rows_of(d.dom, V, E); }
 
-/* Bytes read and written by step i. */
-static void step_bytes(const KStep *s, double V, double E, double *rd, double *wr) {
+/* Bytes read and written by step i (and, with t, what of it is gathered, and a GEMM's FLOPs). */
+static void step_traffic(const KStep *s, double V, double E, double *rd, double *wr, KTraffic *t) {
   Acct a = {V, E, 0, 0, NULL, 0, 0};
+  if (t) memset(t, 0, sizeof *t);
   if (s->kind == STEP_KERNEL) {
     double r = kernel_rows(s->kernel, V, E);
     block_bytes(&a, &s->kernel->body, 1, r, r, false);
-    flush_sites(&a);
+    flush_sites(&a, t);
   } else if (s->kind == STEP_GEMM) {
     double M = dim_val(s->gemm.m, V, E), N = dim_val(s->gemm.n, V, E), K = dim_val(s->gemm.k, V, E);
     a.read = 4 * (M * K + K * N);
     a.write = 4 * M * N;
+    if (t) t->flops = 2 * M * N * K;
   } else {
     a.write = rows_of(s->buf->dom, V, E) * (double)s->buf->width * elem_bytes(s->buf->elem);
   }
   *rd = a.read;
   *wr = a.write;
+  if (t) t->read = a.read, t->write = a.write;
+}
+
+static void step_bytes(const KStep *s, double V, double E, double *rd, double *wr) { step_traffic(s, V, E, rd, wr, NULL); }
+
+KTraffic kstats_step_traffic(const KStep *s, double V, double E) {
+  KTraffic t;
+  double rd, wr;
+  step_traffic(s, V, E, &rd, &wr, &t);
+  return t;
 }
 
 static void totals(const KProgram *p, double V, double E, double *rd, double *wr) {

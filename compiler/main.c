@@ -51,6 +51,8 @@ static void usage(FILE *out) {
         "  --time-passes           report the wall time of each pass on stderr\n"
         "  --stats V=N,E=N         print the cost model's FLOPs, bytes and peak live bytes after each pass\n"
         "  --stats=symbolic        the same totals as polynomials in V and E\n"
+        "  --gpu=h100|h200 --graph FILE  each step's DRAM and L2 bytes and estimated time on that GPU, the\n"
+        "                          gathered rows through a simulated L2 over FILE's edges (.gcsr, folder, edge list)\n"
         "  --print-memory-plan V=N,E=N  print the library's memory plan at that graph size (arena, parameters,\n"
         "                          gradients, output, and the buffers stashed for the backward)\n"
         "  -fno-PASS               switch a pass off (-fno-autodiff: inference only, no backward)\n"
@@ -180,10 +182,10 @@ static bool parse_bytes(const char *s, double *out) {
 
 /* An option that takes a value, given last with none. */
 static bool takes_value(const char *a, bool run) {
-  static const char *const compile[] = {"-o", "--emit", "--model", "--print-ir-after", "--print-ir-before", "--stats",
+  static const char *const compile[] = {"-o", "--emit", "--model", "--print-ir-after", "--print-ir-before", "--stats", "--gpu", "--graph",
                                         "--recompute", "--fold-attention", "--memory-budget", "--print-memory-plan", "--edge-balanced",
                                         "--tune-mapping", "--tune-rounds", "--tune-repeat"};
-  static const char *const run_only[] = {"--graph", "--features", "--num-vertices", "--params", "--inputs", "--init",
+  static const char *const run_only[] = {"--features", "--num-vertices", "--params", "--inputs", "--init",
                                          "--seed", "--save-params", "--save-inputs", "--output", "--rows"};
   for (size_t i = 0; i < sizeof compile / sizeof compile[0]; i++)
     if (strcmp(a, compile[i]) == 0) return true;
@@ -491,7 +493,13 @@ int main(int argc, char **argv) {
         return 2;
       }
       if (o.ndisabled < 16) o.disabled[o.ndisabled++] = a + 5;
-    } else if (cli.run && (v = ARGVAL("--graph"))) {
+    } else if ((v = ARGVAL("--gpu"))) {
+      if (!gpucost_known(v)) {
+        fprintf(stderr, "gnnc: --gpu wants one of %s, got '%s'\n", gpucost_names(), v);
+        return 2;
+      }
+      o.gpu = v;
+    } else if ((v = ARGVAL("--graph"))) { /* gnnc run's graph; when compiling, --gpu's */
       cli.graph = v;
     } else if (cli.run && (v = ARGVAL("--features"))) {
       cli.features = v;
@@ -622,6 +630,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "gnnc: --tune-rounds and --tune-repeat need --tune-mapping=GRAPH\n");
     return 2;
   }
+  if (!cli.run && (!o.gpu) != (!cli.graph)) {
+    fprintf(stderr, "gnnc: %s\n", o.gpu ? "--gpu estimates on a graph: add --graph FILE" : "--graph (when compiling) is for --gpu=h100|h200");
+    return 2;
+  }
+  o.gpu_graph = cli.graph;
   if (o.memory_budget > 0 && !o.stats && !o.print_plan) {
     fprintf(stderr, "gnnc: --memory-budget needs the graph's size: add --print-memory-plan V=N,E=N (or --stats V=N,E=N)\n");
     return 2;
@@ -660,7 +673,7 @@ int main(int argc, char **argv) {
   if (cli.run) {
     rc = run_model(&c, m, &cli);
   } else {
-    bool dumping = o.print_after_all || o.nprint_after || o.nprint_before || o.stats || o.stats_symbolic || o.print_plan;
+    bool dumping = o.print_after_all || o.nprint_after || o.nprint_before || o.stats || o.stats_symbolic || o.print_plan || o.gpu;
     if (codegen) rc = gnn_emit(c.kprog, &eo) ? 0 : 1;
     else if (strcmp(emit, "dot") == 0) ir_print_dot(out, m), rc = 0;
     else if (!dumping || cli.output || cli.emit) ir_print(out, m), rc = 0;

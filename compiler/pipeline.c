@@ -211,7 +211,7 @@ static Module *compile_once(GnnCtx *c, const PipelineOpts *o) {
   /* The last step: the operator IR to the kernel IR, when code is wanted or its dump asked for. */
   bool dump_lower = o->print_after_all || listed(o->print_after, o->nprint_after, "lower");
   double tl = 0;
-  if (o->lower || dump_lower || o->stats || o->print_plan) {
+  if (o->lower || dump_lower || o->stats || o->print_plan || o->gpu) {
     if (listed(o->print_before, o->nprint_before, "lower")) {
       fprintf(o->out, "// -----// IR before lower //----- //\n");
       ir_print(o->out, m);
@@ -241,6 +241,10 @@ static Module *compile_once(GnnCtx *c, const PipelineOpts *o) {
       kprog_stats(o->out, c->kprog, unfused, o->stats_V, o->stats_E);
     }
     if (o->print_plan) kprog_print_memory_plan(o->out, c->kprog, o->stats_V, o->stats_E);
+    if (o->gpu && !gpucost_report(o->out, c->kprog, o->gpu, o->gpu_graph)) {
+      c->diag.errors++;
+      return NULL;
+    }
   }
   if (o->time_passes) {
     double total = now() - t0;

@@ -36,3 +36,17 @@ if command -v clang >/dev/null 2>&1 && ! echo 'int main(void){return 0;}' | clan
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends libomp-dev >/dev/null
 fi
+# PyG 2.3.1 over Debian's torch, in build/peers-venv-debian (bench/peers_env.sh's fallback, about
+# 100 MB): the bench suite checks bench/peer_pyg.py against gnnc with it (bench/peers/check/pyg-debian).
+# The current PyG needs PyPI's torch (3 GB with its CUDA libraries): make bench-peers makes that one.
+# A failed install is a note, not an error: the check is then not registered, and says so.
+deb=build/peers-venv-debian
+if ! "$deb/bin/python" -c 'import torch, torch_geometric' >/dev/null 2>&1; then
+  echo "setup: making $deb (torch_geometric 2.3.1 from PyPI over Debian's torch)"
+  npv=$(/usr/bin/python3 -c 'import numpy; print(numpy.__version__)')
+  rm -rf "$deb" && mkdir -p build &&
+    /usr/bin/python3 -m venv --system-site-packages "$deb" &&
+    "$deb/bin/pip" install -q --disable-pip-version-check torch_geometric==2.3.1 "numpy==$npv" "scipy<1.12" >/dev/null 2>&1 &&
+    "$deb/bin/python" -c 'import torch, torch_geometric' >/dev/null 2>&1 ||
+    { echo "setup: note: could not make $deb; bench/peers/check/pyg-debian will not run"; rm -rf "$deb"; }
+fi

@@ -42,6 +42,8 @@ class GnncError(RuntimeError):
 
 
 # ---------------------------------------------------------------- the C structures
+# Mirrors of runtime/gnnrt.h and runtime/gnn_model.h, field for field: tests/python/abi_check.py
+# compares every one with the layout the C compiler gives (names, offsets, sizes) in make test.
 
 class _TensorInfo(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("domain", ctypes.c_int), ("rank", ctypes.c_int),
@@ -51,7 +53,7 @@ class _TensorInfo(ctypes.Structure):
 class _MemoryPlan(ctypes.Structure):
     _fields_ = [("arena", ctypes.c_size_t), ("unshared", ctypes.c_size_t), ("params", ctypes.c_size_t),
                 ("grads", ctypes.c_size_t), ("output", ctypes.c_size_t), ("total", ctypes.c_size_t),
-                ("buffers", ctypes.c_int)]
+                ("buffers", ctypes.c_int), ("arena_inference", ctypes.c_size_t)]
 
 
 class _GraphOpts(ctypes.Structure):
@@ -76,7 +78,7 @@ class _Dataset(ctypes.Structure):
                 ("labels", _p32), ("nclasses", ctypes.c_int), ("train_mask", ctypes.POINTER(ctypes.c_uint8)),
                 ("val_mask", ctypes.POINTER(ctypes.c_uint8)), ("test_mask", ctypes.POINTER(ctypes.c_uint8)),
                 ("ntrain", ctypes.c_int64), ("nval", ctypes.c_int64), ("ntest", ctypes.c_int64),
-                ("missing", ctypes.c_uint)]
+                ("missing", ctypes.c_uint), ("graph_level", ctypes.c_int), ("nrows", ctypes.c_int64)]
 
 
 _vp = ctypes.c_void_p
@@ -95,7 +97,9 @@ class _Api(ctypes.Structure):
                 ("params", ctypes.POINTER(_TensorInfo)), ("output_info", _TensorInfo), ("has_backward", ctypes.c_int),
                 ("num_dropout", ctypes.c_int), ("forward_steps", ctypes.c_int64), ("backward_steps", ctypes.c_int64),
                 ("create", _CREATE), ("destroy", _DESTROY), ("forward", _FORWARD), ("output", _OUTPUT),
-                ("backward", _BACKWARD), ("param", _PARAM), ("grad", _PARAM), ("memory_plan", _PLAN)]
+                ("backward", _BACKWARD), ("param", _PARAM), ("grad", _PARAM), ("memory_plan", _PLAN),
+                ("forward_kernels", ctypes.c_int64), ("backward_kernels", ctypes.c_int64),
+                ("forward_gemms", ctypes.c_int64), ("backward_gemms", ctypes.c_int64)]
 
 
 class TensorInfo:
@@ -202,9 +206,9 @@ class Library:
     # graphs and datasets
     def graph(self, src, dst, num_vertices=0, add_self_loops=False, remove_self_loops=False, dedup=False,
               symmetrise=False):
-        """A graph from NumPy edge arrays: edge i goes src[i] -> dst[i] (0-based vertex ids)."""
-        src = np.ascontiguousarray(src, dtype=np.int64).ravel()
-        dst = np.ascontiguousarray(dst, dtype=np.int64).ravel()
+        """A graph from NumPy edge arrays (or CPU tensors): edge i goes src[i] -> dst[i] (0-based vertex
+        ids, integers; floats only where every value is a whole number)."""
+        src, dst = _vertex_ids("src", src), _vertex_ids("dst", dst)
         if src.shape != dst.shape:
             raise ValueError("src and dst differ in length (%d and %d)" % (src.size, dst.size))
         opts = _GraphOpts(int(add_self_loops), int(remove_self_loops), int(dedup), int(symmetrise), int(num_vertices))
@@ -259,6 +263,22 @@ class Library:
 def load(path, device=0):
     """Loads a model library built by gnnc (host or CUDA) and makes a runtime context on device."""
     return Library(path, device)
+
+
+def _vertex_ids(name, a):
+    """a as int64 vertex ids, refusing what a cast would silently change: booleans, non-numbers,
+    and floats that are not whole numbers (0.5 would become vertex 0)."""
+    a = np.asarray(a)
+    if a.dtype == np.bool_ or not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)):
+        raise TypeError("%s: vertex ids must be integers, got an array of %s" % (name, a.dtype))
+    flat = a.ravel()
+    if np.issubdtype(a.dtype, np.floating):
+        bad = np.flatnonzero(~np.isfinite(flat) | (flat != np.round(flat)))
+        if bad.size:
+            raise ValueError("%s[%d] = %r is not a whole number: vertex ids must be integers" % (name, bad[0], flat[bad[0]]))
+    elif a.dtype == np.uint64 and flat.size and flat.max() > np.iinfo(np.int64).max:
+        raise ValueError("%s: vertex id %d is out of range" % (name, flat.max()))
+    return np.ascontiguousarray(flat, dtype=np.int64)
 
 
 class Graph:

@@ -13,7 +13,9 @@
 The parameters live in PyTorch (nn.Parameter, so optimisers, state_dict and DistributedDataParallel
 see them); each forward uploads them to the gnnc model and each backward returns their gradients
 from gnnc's autodiff. One gnnc model is created per graph the module sees (a batch of point
-clouds is several graphs), all sharing the module's parameters.
+clouds is several graphs), all sharing the module's parameters; the module keeps the models of its
+max_graphs (8) most recently used graphs, so a new sampled subgraph every batch keeps memory flat
+(each new graph still pays a model's create).
 
 Gradients flow to the parameters only: gnnc's autodiff differentiates with respect to parameters,
 not inputs, so an input that requires grad is refused (use the layer where its inputs are data,
@@ -21,6 +23,7 @@ or detach them). CPU tensors use the host library; CUDA tensors use a CUDA libra
 --target=cuda) directly on device memory, synchronising the current torch stream before the
 call and the runtime's stream after it.
 """
+import collections
 import ctypes
 
 import numpy as np
@@ -146,11 +149,14 @@ class GnncModule(torch.nn.Module):
     Threads: one module (and its gnnc models) is used by one thread at a time; separate modules,
     each with its own Library or not, may run in separate threads (docs/embedding.md)."""
 
-    def __init__(self, library, seed=1, dropout_seed=0):
+    def __init__(self, library, seed=1, dropout_seed=0, max_graphs=8):
         super().__init__()
         self.lib = library if isinstance(library, Library) else Library(library)
         self._seed = seed
-        self._models = {}
+        # the gnnc models of the graphs seen last (a model holds its graph's arena): at most
+        # max_graphs, least recently used out first, so a new subgraph every batch keeps memory flat
+        self.max_graphs = max(1, int(max_graphs))
+        self._models = collections.OrderedDict()
         self.dropout_seed = dropout_seed
         # the dropout stream's position: a buffer, so that state_dict() saves it
         self.register_buffer("dropout_step", torch.zeros((), dtype=torch.int64))
@@ -160,12 +166,17 @@ class GnncModule(torch.nn.Module):
             self.register_parameter(_param_key(n), torch.nn.Parameter(torch.from_numpy(init[n])))
 
     def model_for(self, graph):
-        """The gnnc model of graph (created on first use, kept while the module lives)."""
+        """The gnnc model of graph: created on first use, kept for the module's max_graphs most
+        recently used graphs (an evicted one is freed once autograd no longer holds it)."""
         if not isinstance(graph, Graph):
             raise TypeError("graph must be a gnnc.Graph (lib.graph(src, dst) or lib.load_graph(path))")
         m = self._models.get(id(graph))
-        if m is None or m[0] is not graph:
-            self._models[id(graph)] = m = (graph, Model(self.lib, graph, self._seed))
+        if m is not None and m[0] is graph:
+            self._models.move_to_end(id(graph))
+            return m[1]
+        self._models[id(graph)] = m = (graph, Model(self.lib, graph, self._seed))
+        while len(self._models) > self.max_graphs:
+            self._models.popitem(last=False)
         return m[1]
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,

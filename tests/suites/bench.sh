@@ -58,20 +58,32 @@ unset bn bn_out bn_rc has_gpu
 #   bench/peers/driver/bad-args          peer_gnnc on something that is not a model library: a message
 #   bench/peers/profile                  GNN_PROFILE=1 prints the per-step table (and nothing without it)
 #   bench/peers/check-mismatch           peer_pyg.py --check fails (status mismatch, exit 4) on a wrong output
-#   bench/peers/script                   bench/peers.sh end to end on Cora (GCN, GAT), tiny counts: both
-#                                        sides agree (the check table says ok for each PyG variant) and
-#                                        every run has a row; without PyG, the PyG side is skipped with
-#                                        a note and gnnc still runs (bench/peers/no-pyg)
+#   bench/peers/check/pyg                peer_pyg.py --check agrees with gnnc on a tiny power-law graph (its rows'
+#                                        sources unsorted): GCN and GAT, edge_index and CSR, with the PyG python
+#                                        (PEERS_PYTHON or build/peers-venv: current torch/PyG from PyPI)
+#   bench/peers/check/pyg-debian         the same with build/peers-venv-debian (Debian's torch 1.13, PyG 2.3.1),
+#                                        where that fallback venv exists
+#   bench/peers/check/dgl                peer_dgl.py --check, GCN and GAT, with PEERS_DGL_PYTHON or
+#                                        build/peers-dgl-venv (dgl 2.1.0), where it exists
+#   bench/peers/load                     peer_pyg.py reads a .gcsr as the runtime does: a truncated or corrupted file
+#                                        is refused (no python loops: memory-mapped)
+#   bench/peers/script                   bench/peers.sh end to end on Cora (GCN, GAT), tiny counts: the
+#                                        sides agree (the check table says ok for each PyG variant, and
+#                                        DGL where it exists) and every run has a row, the versions at the
+#                                        top; without PyG or DGL, they are skipped with a note and gnnc
+#                                        still runs (bench/peers/no-pyg)
 #   bench/peers/plot                     the two PNGs from the script's table (with Debian's matplotlib)
 #   bench/peers/no-gpu                   without a GPU, PEERS_TARGET=cuda and peer_pyg.py --device cuda say so
 #   bench/peers/syntax                   bash -n and a Python parse of the scripts (the CUDA path included)
 #   bench/peers/bad-workload             an unknown PEERS_WORKLOADS name: a message, exit 2
-# The PyG side needs build/peers-venv (make bench-peers) or PEERS_PYTHON; make test never installs it.
+# The PyG side needs build/peers-venv (make bench-peers) or PEERS_PYTHON, DGL build/peers-dgl-venv or
+# PEERS_DGL_PYTHON; make test never installs them, and registers no test for a peer that is absent.
 pr=$TMP/peers
 mkdir -p "$pr"
 pr_gen=$ROOT/build/bench/gen_graph
 pr_drv=$ROOT/build/bench/peer_gnnc
 pr_py=${PEERS_PYTHON:-$ROOT/build/peers-venv/bin/python}
+pr_dgl=${PEERS_DGL_PYTHON:-$ROOT/build/peers-dgl-venv/bin/python}
 if [ ! -x "$pr_gen" ] || [ ! -x "$pr_drv" ]; then
   fail bench/peers/build "build/bench/gen_graph or build/bench/peer_gnnc is missing (make test builds them)"
 else
@@ -116,6 +128,74 @@ else
 fi
 
 if "$pr_py" -c 'import torch, torch_geometric' > /dev/null 2>&1; then pr_have_pyg=1; else pr_have_pyg=; fi
+if "$pr_dgl" -c 'import torch, dgl, dgl.nn.pytorch' > /dev/null 2>&1; then pr_have_dgl=1; else pr_have_dgl=; fi
+
+# peer_pyg.py / peer_dgl.py --check against gnnc on a tiny graph with whatever torch/PyG/DGL each python
+# has: 300 vertices, each row's sources in a seeded order (the CSR path sorts them)
+pr_checks=()
+[ -n "$pr_have_pyg" ] && pr_checks+=("pyg|$pr_py|bench/peer_pyg.py|edge_index csr")
+pr_deb=$ROOT/build/peers-venv-debian/bin/python
+if [ -z "${PEERS_PYTHON:-}" ] && [ -x "$pr_deb" ] && "$pr_deb" -c 'import torch, torch_geometric' > /dev/null 2>&1; then
+  pr_checks+=("pyg-debian|$pr_deb|bench/peer_pyg.py|edge_index csr")
+elif [ -z "${PEERS_PYTHON:-}" ]; then
+  echo "note: bench/peers/check/pyg-debian not registered: no working $pr_deb (bench/peers_env.sh's fallback over Debian's torch 1.13 and PyG 2.3.1)"
+fi
+[ -n "$pr_have_dgl" ] && pr_checks+=("dgl|$pr_dgl|bench/peer_dgl.py|dgl")
+[ -n "$pr_have_pyg" ] || echo "note: bench/peers/check/pyg not registered: $pr_py cannot import torch and torch_geometric (make bench-peers makes build/peers-venv)"
+[ -n "$pr_have_dgl" ] || echo "note: bench/peers/check/dgl not registered: $pr_dgl cannot import dgl (make bench-peers makes build/peers-dgl-venv)"
+if [ ${#pr_checks[@]} -gt 0 ] && [ -x "$pr_gen" ] && [ -x "$pr_drv" ]; then
+  "$pr_gen" powerlaw --vertices 300 --edges 3000 --max-degree 60 --seed 3 -o "$pr/tiny.gcsr" > /dev/null 2>&1
+  pr_dumped=1
+  for pr_m in gcn gat; do
+    mkdir -p "$pr/tiny-$pr_m"
+    "$GNNC" "dsl-examples/$pr_m.gnn" --target=host -o "$pr/tiny-$pr_m.so" > /dev/null 2>&1 &&
+      "$pr_drv" "$pr/tiny-$pr_m.so" --graph "$pr/tiny.gcsr" --dump "$pr/tiny-$pr_m" > /dev/null 2>&1 || pr_dumped=
+  done
+  for pr_c in "${pr_checks[@]}"; do
+    IFS='|' read -r pr_name pr_cpy pr_script pr_adjs <<< "$pr_c"
+    pr_ok=1 pr_msg= pr_v=
+    if [ -z "$pr_dumped" ]; then pr_ok=0 pr_msg="gnnc or peer_gnnc --dump failed on the tiny graph"; fi
+    for pr_m in gcn:gcn:1433,16,7 gat:gat:1433,8x8,1x7; do
+      [ $pr_ok = 1 ] || break
+      IFS=: read -r pr_lib pr_kind pr_spec <<< "$pr_m"
+      for pr_adj in $pr_adjs; do
+        "$pr_cpy" "$pr_script" --graph "$pr/tiny.gcsr" --model "$pr_kind:$pr_spec" --adj "$pr_adj" --check "$pr/tiny-$pr_lib" \
+          > "$pr/chk-$pr_name.log" 2>&1; pr_rc=$?
+        pr_v=$(sed -n 's/^versions //p' "$pr/chk-$pr_name.log")
+        if [ $pr_rc != 0 ] || ! grep -q '^status ok$' "$pr/chk-$pr_name.log" || [ -z "$pr_v" ]; then
+          pr_ok=0 pr_msg="$pr_kind $pr_adj: exit $pr_rc: $(grep -v Warning "$pr/chk-$pr_name.log" | tail -n 3 | tr '\n' ' ' | head -c 300)"
+          break
+        fi
+      done
+    done
+    if [ $pr_ok = 1 ]; then
+      pass "bench/peers/check/$pr_name"
+      [ -n "${VERBOSE:-}" ] && echo "     ($pr_v)"
+    else
+      fail "bench/peers/check/$pr_name" "$pr_msg"
+    fi
+  done
+fi
+# the loader: a truncated or corrupted .gcsr is refused with a message (any python with NumPy: the PyG
+# one, else the test python; --check is never reached)
+if [ -x "$pr_gen" ] && [ -s "$pr/a.gcsr" ]; then
+  pr_lpy=$PY
+  [ -n "$pr_have_pyg" ] && pr_lpy=$pr_py
+  head -c 1000 "$pr/a.gcsr" > "$pr/trunc.gcsr"
+  cp "$pr/a.gcsr" "$pr/bad.gcsr"
+  # in_ptr[1] (offset 72) set past the edge count: the CSR is broken, the size is right
+  printf '\xff\xff\xff\x7f' | dd of="$pr/bad.gcsr" bs=1 seek=72 conv=notrunc status=none
+  pr_ok=1
+  for pr_f in trunc bad; do
+    "$pr_lpy" -c 'import sys; sys.path.insert(0, "bench"); import peer_pyg; peer_pyg.load_gcsr(sys.argv[1])' "$pr/$pr_f.gcsr" \
+      > /dev/null 2> "$pr/load-$pr_f.err"; pr_rc=$?
+    [ $pr_rc = 1 ] && grep -q "^peer: .*$pr_f.gcsr: " "$pr/load-$pr_f.err" || { pr_ok=0; echo "load $pr_f: exit $pr_rc: $(head -c 200 "$pr/load-$pr_f.err")"; }
+  done
+  "$pr_lpy" -c 'import sys; sys.path.insert(0, "bench"); import peer_pyg; nv, ne, p, s = peer_pyg.load_gcsr(sys.argv[1]); assert (nv, ne) == (3000, 43000) and p[-1] == ne; print(peer_pyg.edge_index_np(nv, p, s)[:, -1].tolist(), sorted(peer_pyg.sorted_rows(nv, p, s)[p[-2]:].tolist()) == peer_pyg.sorted_rows(nv, p, s)[p[-2]:].tolist())' \
+    "$pr/a.gcsr" > "$pr/load-ok.out" 2> "$pr/load-ok.err" || pr_ok=0
+  grep -q '^\[[0-9]*, 2999\] True$' "$pr/load-ok.out" || { pr_ok=0; echo "load a.gcsr: $(cat "$pr/load-ok.out" "$pr/load-ok.err" | head -c 300)"; }
+  [ $pr_ok = 1 ] && pass bench/peers/load || fail bench/peers/load
+fi
 pr_env=(PEERS_WORKLOADS="gcn-cora gat-cora" PEERS_THREADS=1 PEERS_ROUNDS=1 PEERS_FORWARD=2 PEERS_WARMUP=0 PEERS_STEPS=3
         PEERS_TIMEOUT=300 PEERS_WORK="$pr/work" PEERS_PLOTS=0)
 if [ -n "$pr_have_pyg" ]; then
@@ -129,23 +209,34 @@ if [ -n "$pr_have_pyg" ]; then
   else
     fail bench/peers/check-mismatch "peer_gnnc --dump failed"
   fi
-  env "${pr_env[@]}" PEERS_PYTHON="$pr_py" PEERS_OUT="$pr/r.md" bash bench/peers.sh "$GNNC" > "$pr/script.log" 2>&1; pr_rc=$?
+  env "${pr_env[@]}" PEERS_PYTHON="$pr_py" PEERS_DGL_PYTHON="$pr_dgl" PEERS_OUT="$pr/r.md" bash bench/peers.sh "$GNNC" > "$pr/script.log" 2>&1; pr_rc=$?
+  # 3 sides per workload, 4 with DGL (its check ok too, its versions and a "vs DGL" column); the versions at the top
+  pr_n=6 pr_dglok=1
+  if [ -n "$pr_have_dgl" ]; then
+    pr_n=8
+    { grep -q '^| gat-cora | pyg-edge_index ok .*, pyg-csr ok .*, dgl ok (max rel diff' "$pr/r.md" && grep -q '^- DGL: *torch [0-9.]*.*, dgl [0-9]' "$pr/r.md" &&
+      grep -q '| fwd vs DGL | fwd vs best |' "$pr/r.md"; } || pr_dglok=0
+  else
+    grep -q '^- DGL: not available (' "$pr/r.md" || pr_dglok=0
+  fi
   if [ $pr_rc = 0 ] && grep -q '^| gcn-cora | pyg-edge_index ok (max rel diff [0-9.e+-]*), pyg-csr ok ' "$pr/r.md" &&
-     grep -q '^| gat-cora | pyg-edge_index ok (max rel diff [0-9.e+-]*), pyg-csr ok ' "$pr/r.md" &&
-     [ "$(awk -F'\t' '$11 == "ok"' "$pr/r.tsv" | wc -l)" = 6 ] && grep -q '^| gat-cora | 2,708 / 13,264 | 1 | 2/1 | [0-9.]* | [0-9.]* | [0-9.]* | ' "$pr/r.md"; then
+     grep -q '^| gat-cora | pyg-edge_index ok (max rel diff [0-9.e+-]*), pyg-csr ok ' "$pr/r.md" && [ $pr_dglok = 1 ] &&
+     grep -q '^- PyG: *torch [0-9].*, torch_geometric [0-9]' "$pr/r.md" &&
+     [ "$(awk -F'\t' '$11 == "ok"' "$pr/r.tsv" | wc -l)" = $pr_n ] && grep -q '^| gat-cora | 2,708 / 13,264 | 1 | 2/1 | [0-9.]* | [0-9.]* | [0-9.]* | ' "$pr/r.md"; then
     pass bench/peers/script
   else
     fail bench/peers/script "exit $pr_rc: $(tail -n 8 "$pr/script.log" | tr '\n' ' ' | head -c 600)"
   fi
 else
   echo "note: bench/peers: no PyG here ($pr_py cannot import torch_geometric; make bench-peers installs it): the PyG side is skipped"
-  env "${pr_env[@]}" PEERS_PYTHON="$pr_py" PEERS_OUT="$pr/r.md" bash bench/peers.sh "$GNNC" > "$pr/script.log" 2>&1; pr_rc=$?
+  env "${pr_env[@]}" PEERS_PYTHON="$pr_py" PEERS_DGL_PYTHON=/bin/false PEERS_OUT="$pr/r.md" bash bench/peers.sh "$GNNC" > "$pr/script.log" 2>&1; pr_rc=$?
   if [ $pr_rc = 0 ] && grep -q 'PyG side skipped' "$pr/r.md" && [ "$(awk -F'\t' '$11 == "ok"' "$pr/r.tsv" | wc -l)" = 2 ]; then pass bench/peers/script
   else fail bench/peers/script "exit $pr_rc: $(tail -n 8 "$pr/script.log" | tr '\n' ' ' | head -c 600)"; fi
 fi
 # the no-PyG path, whatever this machine has (a python without torch_geometric)
-env "${pr_env[@]}" PEERS_WORKLOADS=gcn-cora PEERS_PYTHON=/bin/false PEERS_OUT="$pr/n.md" bash bench/peers.sh "$GNNC" > "$pr/n.log" 2>&1; pr_rc=$?
-if [ $pr_rc = 0 ] && grep -q 'PyG side skipped' "$pr/n.md" && grep -q '^| gcn-cora | not checked (no PyG) |$' "$pr/n.md" &&
+env "${pr_env[@]}" PEERS_WORKLOADS=gcn-cora PEERS_PYTHON=/bin/false PEERS_DGL_PYTHON=/bin/false PEERS_OUT="$pr/n.md" bash bench/peers.sh "$GNNC" > "$pr/n.log" 2>&1; pr_rc=$?
+if [ $pr_rc = 0 ] && grep -q 'PyG side skipped' "$pr/n.md" && grep -q '^| gcn-cora | not checked (no PyG, no DGL) |$' "$pr/n.md" &&
+   grep -q '^- DGL: not available (/bin/false cannot import dgl' "$pr/n.md" &&
    [ "$(awk -F'\t' '$11 == "ok"' "$pr/n.tsv" | wc -l)" = 1 ]; then
   pass bench/peers/no-pyg
 else
@@ -164,7 +255,7 @@ fi
 pr_gpu=
 command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1 && pr_gpu=1
 if [ -z "$pr_gpu" ]; then
-  PEERS_TARGET=cuda PEERS_WORKLOADS=gcn-cora PEERS_WORK="$pr/work" PEERS_PYTHON=/bin/false bash bench/peers.sh "$GNNC" > /dev/null 2> "$pr/err"; pr_rc=$?
+  PEERS_TARGET=cuda PEERS_WORKLOADS=gcn-cora PEERS_WORK="$pr/work" PEERS_PYTHON=/bin/false PEERS_DGL_PYTHON=/bin/false bash bench/peers.sh "$GNNC" > /dev/null 2> "$pr/err"; pr_rc=$?
   pr_ok=0
   [ $pr_rc = 1 ] && grep -q '^peers: PEERS_TARGET=cuda but there is no GPU here' "$pr/err" && pr_ok=1
   if [ -n "$pr_have_pyg" ]; then
@@ -173,7 +264,7 @@ if [ -z "$pr_gpu" ]; then
   fi
   [ $pr_ok = 1 ] && pass bench/peers/no-gpu || fail bench/peers/no-gpu "$(head -c 300 "$pr/err")"
 fi
-if bash -n bench/peers.sh && bash -n bench/peers_env.sh && "$PY" -c 'import ast, sys; [ast.parse(open(f).read(), f) for f in sys.argv[1:]]' bench/peer_pyg.py bench/peers_report.py 2> "$pr/err"; then
+if bash -n bench/peers.sh && bash -n bench/peers_env.sh && "$PY" -c 'import ast, sys; [ast.parse(open(f).read(), f) for f in sys.argv[1:]]' bench/peer_pyg.py bench/peer_dgl.py bench/peers_report.py 2> "$pr/err"; then
   pass bench/peers/syntax
 else
   fail bench/peers/syntax "$(head -c 300 "$pr/err")"
@@ -187,4 +278,5 @@ bash bench/host_codegen.sh > /dev/null 2> "$pr/err"; pr_rc=$?
 if bash -n bench/host_codegen.sh && [ $pr_rc = 2 ] && grep -q 'usage: bench/host_codegen.sh BASE_GNNC' "$pr/err"; then
   pass bench/host_codegen/usage
 else fail bench/host_codegen/usage "exit $pr_rc: $(head -c 200 "$pr/err")"; fi
-unset pr pr_gen pr_drv pr_py pr_info pr_ok pr_args pr_rc pr_rc2 pr_have_pyg pr_env pr_gpu
+unset pr pr_dgl pr_have_dgl pr_checks pr_deb pr_dumped pr_m pr_c pr_name pr_cpy pr_script pr_adjs pr_msg pr_v pr_lib pr_kind
+unset pr_spec pr_adj pr_lpy pr_f pr_n pr_dglok pr_gen pr_drv pr_py pr_info pr_ok pr_args pr_rc pr_rc2 pr_have_pyg pr_env pr_gpu

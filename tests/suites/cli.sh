@@ -239,3 +239,34 @@ else
   fail cli/gnn-run-inputs "could not build the library or the inputs"
 fi
 unset ci_case ci_name ci_rest
+
+# --gpu=NAME --graph FILE: the GPU estimate (compiler/gpucost.c). On Cora every gathered kernel of
+# GCN reads each source's row once from DRAM (the rows fit the L2): its miss rate is the distinct
+# sources over the edges, counted here from the file; a .gcsr of the same graph (gen_graph convert)
+# gives the same table; bad uses exit 2, an unreadable graph 1.
+ci_want=$("$PY" -c "
+import sys
+e = [l.split() for l in open('data/cora/graph.edges') if l.strip() and not l.startswith('#')]
+print('%.1f%%' % (100.0 * len({a for a, b in e}) / len(e)))")
+"$GNNC" dsl-examples/gcn.gnn --gpu=h200 --graph data/cora > "$TMP/gpu.txt" 2> "$TMP/err"; rc=$?
+check gpu-estimate-report bash -c "[ $rc -eq 0 ] && [ \$(grep -c '^  [0-9]' '$TMP/gpu.txt') -eq 16 ] &&
+  grep -q '^  inference forward [0-9.]* ms; training forward [0-9.]* ms, step' '$TMP/gpu.txt' &&
+  [ \"\$(grep _vertex '$TMP/gpu.txt' | grep -c ' $ci_want ')\" -eq 4 ] && ! grep -q ' [0-9.]*% ' <(grep -v ' $ci_want ' '$TMP/gpu.txt')"
+if "$ROOT/build/bench/gen_graph" convert data/cora -o "$TMP/cora.gcsr" > /dev/null 2>&1; then
+  "$GNNC" dsl-examples/gcn.gnn --gpu=h200 --graph "$TMP/cora.gcsr" > "$TMP/gpu2.txt" 2>&1
+  check gpu-estimate-gcsr bash -c "cmp -s <(tail -n +2 '$TMP/gpu.txt') <(tail -n +2 '$TMP/gpu2.txt')"
+  head -c 100 "$TMP/cora.gcsr" > "$TMP/cut.gcsr"
+  "$GNNC" dsl-examples/gcn.gnn --gpu=h100 --graph "$TMP/cut.gcsr" > /dev/null 2> "$TMP/err"; rc=$?
+  check gpu-estimate-truncated bash -c "[ $rc -eq 1 ] && grep -q 'cut.gcsr: truncated graph cache' '$TMP/err'"
+else
+  fail cli/gpu-estimate-gcsr "build/bench/gen_graph convert failed"
+fi
+"$GNNC" dsl-examples/gcn.gnn --gpu=h300 --graph data/cora > /dev/null 2> "$TMP/err"; rc=$?
+check gpu-estimate-unknown bash -c "[ $rc -eq 2 ] && grep -q -- '--gpu wants one of h100, h200' '$TMP/err'"
+"$GNNC" dsl-examples/gcn.gnn --gpu=h100 > /dev/null 2> "$TMP/err"; rc=$?
+check gpu-estimate-no-graph bash -c "[ $rc -eq 2 ] && grep -q -- 'add --graph FILE' '$TMP/err'"
+"$GNNC" dsl-examples/gcn.gnn --graph data/cora > /dev/null 2> "$TMP/err"; rc=$?
+check gpu-estimate-graph-alone bash -c "[ $rc -eq 2 ] && grep -q -- 'is for --gpu' '$TMP/err'"
+"$GNNC" dsl-examples/gcn.gnn --gpu=h100 --graph "$TMP/no-such-graph" > /dev/null 2> "$TMP/err"; rc=$?
+check gpu-estimate-bad-graph bash -c "[ $rc -eq 1 ] && grep -q 'no-such-graph' '$TMP/err'"
+unset ci_want

@@ -73,7 +73,7 @@
 #                                  options without --tune-mapping, bad rounds: exit 2; a graph
 #                                  gnn-run cannot load: exit 1, the reason, no library
 #
-# FZ_TARGET=cuda (make test-gpu, on a machine with a GPU): only fuse/same, with the CUDA
+# FZ_TARGET=cuda (make gpu-check, on a machine with a GPU): only fuse/same, with the CUDA
 # libraries; the other checks are about the kernel IR and the host runtime, the same on any target.
 fz=$TMP/fuse
 mkdir -p "$fz"

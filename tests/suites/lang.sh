@@ -20,6 +20,11 @@
 #                                graph whose file has the self-loops appended (v v, ascending, for
 #                                each vertex without one), to 1e-12
 #   lang/self-loops/host/MODEL/GRAPH/MAP  gnn-run --self-loops against gnnc run --self-loops, 1e-5
+#
+# LANG_TARGET=cuda (make gpu-check, on a machine with a GPU): only the numeric checks, lang/cuda/...
+# and lang/cuda/backward/..., with CUDA libraries, over the programs above and two examples no
+# other CUDA check reaches: dsl-examples/hetero.gnn and dsl-examples/gin_graph.gnn (readouts over a
+# batch of graphs, on tests/interp/graphs/batch with one feature column, as the model reads).
 
 lang_dir=tests/lang
 lang_tmp=$TMP/lang
@@ -43,30 +48,34 @@ lang_ref() {
   rm -f "$b".*
 }
 
-# lang_lib NAME MAP: builds (once) and prints the host library's path
+# lang_lib NAME MAP: builds (once) and prints the library's path (host, or LANG_TARGET's)
+lang_target=${LANG_TARGET:-host}
+lang_src() { case $1 in */*) printf '%s' "$1" ;; *) printf '%s' "$lang_dir/$1.gnn" ;; esac; }
 lang_lib() {
-  local lib="$lang_tmp/lib$1-$2.so"
-  [ -f "$lib" ] || "$GNNC" "$lang_dir/$1.gnn" --target=host --mapping="$2" -o "$lib" >"$lib.log" 2>&1 || return 1
+  local lib="$lang_tmp/lib$(basename "$(dirname "$(lang_src "$1")")")-$(basename "$1" .gnn)-$2-$lang_target.so"
+  [ -f "$lib" ] || "$GNNC" "$(lang_src "$1")" --target=$lang_target --arch=sm_80,sm_90 --mapping="$2" -o "$lib" >"$lib.log" 2>&1 || return 1
   printf '%s' "$lib"
 }
 
-# lang_host NAME GRAPH MAP SEED [--train]: the library against the interpreter
+# lang_host NAME GRAPH MAP SEED [--train]: the library against the interpreter (NAME: a program
+# of tests/lang/, or the path of a .gnn)
 lang_host() {
-  local name=$1 graph=$2 map=$3 seed=$4 train=${5:-} lib out b="$lang_tmp/host" t
-  t="lang/host/$name/$(basename "$graph")/$map"
-  [ -n "$train" ] && t="lang/host/backward/$name/$(basename "$graph")/$map"
+  local name=$1 graph=$2 map=$3 seed=$4 train=${5:-} lib out b="$lang_tmp/host" t src
+  src=$(lang_src "$name")
+  t="lang/$lang_target/$(basename "$name" .gnn)/$(basename "$graph")/$map"
+  [ -n "$train" ] && t="lang/$lang_target/backward/$(basename "$name" .gnn)/$(basename "$graph")/$map"
   if ! lib=$(lang_lib "$name" "$map"); then
-    fail "$t" "gnnc could not build the host library: $(lang_tail "$(cat "$lang_tmp/lib$name-$map.so.log")")"
+    fail "$t" "gnnc could not build the library: $(lang_tail "$(cat "$lang_tmp/lib"*"-$(basename "$name" .gnn)-$map-$lang_target.so.log")")"
     return
   fi
   if [ -z "$train" ]; then
-    out=$("$GNNC" run "$lang_dir/$name.gnn" --graph "$graph" --seed "$seed" --save-params "$b.params" \
+    out=$("$GNNC" run "$src" --graph "$graph" --seed "$seed" --save-params "$b.params" \
       --save-inputs "$b.inputs" --output "$b.ref" 2>&1) &&
     out=$("$lang_bin/gnn-run" "$lib" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --output "$b.got" \
       --repeat 1 --warmup 0 2>&1) &&
     out=$("$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol 1e-5 2>&1)
   else
-    out=$("$GNNC" run "$lang_dir/$name.gnn" --graph "$graph" --seed "$seed" --train --save-params "$b.params" \
+    out=$("$GNNC" run "$src" --graph "$graph" --seed "$seed" --train --save-params "$b.params" \
       --save-inputs "$b.inputs" --save-outputs "$b.ref" 2>&1) &&
     out=$("$lang_bin/gnn-run" "$lib" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --seed "$seed" \
       --train --save-grads "$b.got" --output "$b.out" --repeat 1 --warmup 0 2>&1) &&
@@ -81,6 +90,29 @@ lang_host() {
 if ! "$PY" -c 'import numpy' >/dev/null 2>&1; then
   fail "lang/numpy" "$PY cannot import numpy: run scripts/setup.sh (installs python3-numpy)"
 fi
+
+if [ "$lang_target" != host ]; then
+  # the batch of graphs with one feature column: gin_graph's x is vertex[1]
+  mkdir -p "$lang_tmp/batch1"
+  cp tests/interp/graphs/batch/graph.edges tests/interp/graphs/batch/graph_indicator.txt "$lang_tmp/batch1/"
+  awk '/^#/ { print; next } { split($2, kv, ":"); print $1, "1:" (kv[1] == "1" ? kv[2] : 0.5) }' \
+    tests/interp/graphs/batch/features.svm > "$lang_tmp/batch1/features.svm"
+  # the seeds of the host's checks below, case for case
+  lang_seed=31
+  for lang_p in $lang_progs dsl-examples/hetero.gnn dsl-examples/gin_graph.gnn; do
+    lang_graphs_p="tests/interp/graphs/random tests/interp/graphs/isolated tests/codegen/graphs/hub10k"
+    [ "$lang_p" = readout ] && lang_graphs_p+=" tests/interp/graphs/batch"
+    [ "$lang_p" = dsl-examples/gin_graph.gnn ] && lang_graphs_p=$lang_tmp/batch1
+    lang_seed=$((lang_seed + 5))
+    for lang_map in vertex edge; do
+      for lang_g in $lang_graphs_p; do
+        lang_host "$lang_p" "$lang_g" $lang_map $lang_seed
+        [ "$lang_p/$(basename "$lang_g")" = outedges/hub10k ] || lang_host "$lang_p" "$lang_g" $lang_map $lang_seed --train
+        lang_seed=$((lang_seed + 1))
+      done
+    done
+  done
+else # the host's checks, and the language's own (interpreter, gradients, compile checks)
 lang_seed=31
 for lang_p in $lang_progs; do
   for lang_g in $lang_graphs; do
@@ -208,5 +240,7 @@ PYEOF
   done
 done
 
-unset -f lang_tail lang_ref lang_lib lang_host
-unset lang_n lang_m lang_t lang_out2 lang_lib_sl lang_b lang_lib_init lang_dir lang_tmp lang_bin lang_progs lang_graphs lang_p lang_g lang_map lang_seed lang_out
+fi # host
+
+unset -f lang_tail lang_ref lang_lib lang_host lang_src
+unset lang_target lang_batch lang_graphs_p lang_n lang_m lang_t lang_out2 lang_lib_sl lang_b lang_lib_init lang_dir lang_tmp lang_bin lang_progs lang_graphs lang_p lang_g lang_map lang_seed lang_out

@@ -11,7 +11,12 @@
 #   python/resume/...     tests/python/test_resume.py: a GnncModule + Adam loop with dropout, stopped,
 #                         torch.save'd, loaded into new objects and resumed, ends at the parameters of
 #                         the loop run straight through, bit for bit (with controls that must differ)
+#   python/batches/...    tests/python/test_batches.py: a new graph every batch for 300 batches keeps the
+#                         module's models bounded and the process's memory flat; bad vertex ids
+#                         (fractions, booleans, out of range, an empty batch) are refused
 #   python/pip-install    `pip install ./python` (into a temporary target) gives an importable package
+#   python/abi/STRUCT     tests/python/abi_check.py: every ctypes structure of the binding has the
+#                         members, offsets and size clang gives the C structure it mirrors
 # Debian's python3-numpy and python3-torch (make setup installs them); the host libraries are built
 # here from tests/python/models/ and tests/interp/models/gcn.gnn.
 
@@ -51,6 +56,8 @@ else
     py_lines python/torch $? "$py_out"
     py_out=$(PYTHONPATH=python timeout 300 "$PY" tests/python/ddp_edgeconv.py "$py/libedgeconv.so" "$py/ddp" 2>&1)
     py_lines python/ddp $? "$py_out"
+    py_out=$(PYTHONPATH=python timeout 300 "$PY" -W ignore::UserWarning tests/python/test_batches.py "$py" 2>&1)
+    py_lines python/batches $? "$py_out"
     # checkpoints of a training loop: dsl-examples/gcn.gnn has dropout, so the stream's position matters
     if py_out=$("$GNNC" dsl-examples/gcn.gnn --target=host -o "$py/libgcn_dropout.so" 2>&1); then
       py_out=$(PYTHONPATH=python "$PY" -W ignore::UserWarning tests/python/test_resume.py "$py/libgcn_dropout.so" \
@@ -59,6 +66,9 @@ else
     else
       fail python/build/gcn_dropout "$(py_tail "$py_out")"
     fi
+  fi
+  if need_tool python/abi clang; then
+    py_out=$(PYTHONPATH=python "$PY" tests/python/abi_check.py runtime 2>&1); py_lines python/abi $? "$py_out"
   fi
   # pip install ./python, from a copy (pip writes build files beside the sources)
   rm -rf "$py/src" "$py/site" && cp -r python "$py/src"

@@ -16,7 +16,7 @@
 #                             reports the same test accuracy
 #   train/bad/CASE            bad datasets and divergence: exit 1 (bad options: 2), a message
 #                             naming the problem (file and line, vertex, or epoch), no accuracy line
-#   TR_TARGET=cuda (make test-gpu): the same with the CUDA libraries, on the GPU.
+#   TR_TARGET=cuda (make gpu-check): the same with the CUDA libraries, on the GPU.
 tr_bin=$ROOT/build/bin
 tr_target=${TR_TARGET:-host}
 tr=$TMP/train

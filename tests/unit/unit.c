@@ -283,10 +283,66 @@ static void test_kir_verify_fused(void) {
   gnn_ctx_free(&c);
 }
 
+/* sha256: FIPS 180-2's test vectors (one block, two blocks, a million 'a's fed in odd-sized
+ * pieces so the buffering across blocks is exercised). */
+static void test_sha256(void) {
+  static const struct {
+    const char *msg, *hex;
+  } v[] = {
+      {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+      {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+      {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+       "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+  };
+  char out[65];
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+    Sha256 s;
+    sha256_init(&s);
+    sha256_update(&s, v[i].msg, strlen(v[i].msg));
+    sha256_hex(&s, out);
+    check(strcmp(out, v[i].hex) == 0, "sha256-vector", v[i].msg);
+  }
+  Sha256 s;
+  sha256_init(&s);
+  char a[997];
+  memset(a, 'a', sizeof a);
+  size_t left = 1000000;
+  while (left) {
+    size_t n = left < sizeof a ? left : sizeof a;
+    sha256_update(&s, a, n);
+    left -= n;
+  }
+  sha256_hex(&s, out);
+  check(strcmp(out, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0") == 0, "sha256-million-a", out);
+}
+
+/* gpucost_misses: a stream of 1,000 ids read 5 times misses once per id when the cache holds them
+ * all, and every time when it holds far fewer (LRU over a cyclic stream); one id is one miss. */
+static void test_gpucost_misses(void) {
+  enum { N = 1000, R = 5 };
+  int32_t *s = malloc(sizeof(int32_t) * N * R);
+  for (int r = 0; r < R; r++)
+    for (int i = 0; i < N; i++) s[r * N + i] = i;
+  char why[96];
+  int64_t m = gpucost_misses(s, N * R, 4096);
+  snprintf(why, sizeof why, "%lld misses, want %d", (long long)m, N);
+  check(m == N, "gpucost-misses-fits", why);
+  m = gpucost_misses(s, N * R, 64);
+  snprintf(why, sizeof why, "%lld misses, want %d", (long long)m, N * R);
+  check(m == N * R, "gpucost-misses-thrash", why);
+  for (int i = 0; i < N * R; i++) s[i] = 7;
+  m = gpucost_misses(s, N * R, 16);
+  snprintf(why, sizeof why, "%lld misses, want 1", (long long)m);
+  check(m == 1, "gpucost-misses-one-id", why);
+  free(s);
+}
+
 int main(void) {
   test_strmap();
   test_verify_duplicate_params();
   test_kir_verify();
   test_kir_verify_fused();
+  test_sha256();
+  test_gpucost_misses();
   return failures ? 1 : 0;
 }

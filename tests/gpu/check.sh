@@ -1,0 +1,291 @@
+#!/usr/bin/env bash
+# tests/gpu/check.sh [--prepare] -- make gpu-check: every GPU check in one command, from a tree
+# built elsewhere; make gpu-check-prepare: build, here, all that it needs (docs/gpu.md).
+#
+# A GPU is lent for minutes, on a machine with the CUDA toolkit, gcc, make and a python3 with
+# numpy, torch and torch_geometric, but no flex, bison, clang or valgrind and no package registry.
+# So the work splits in two:
+#
+#   --prepare (on the machine without a GPU, after make builds everything): runs the same steps
+#     with GNNC_CUDA_CACHE=build/cuda-cache, so every CUDA object the checks will build is
+#     compiled here by nvcc (compiler/build.c keys them by content, never by path); the GPU steps
+#     themselves fail here and are ignored. Then packs build/gpu-kit.tar.gz: gnnc, the runtimes,
+#     the drivers and test programs, the object cache, the host libraries the host runtime links
+#     (OpenBLAS and its Fortran runtime, which the GPU machine lacks) and the commit it came from.
+#   (no option, on the GPU machine): unpacks the kit when build/gnnc is absent, then runs, ordered
+#     by value, each under its own time limit: a smoke run (GAT on Cora), the GPU suites in
+#     parallel (codegen, fuse, train, lang with CUDA libraries against the float64 interpreter;
+#     the runtime's GPU tests; the Python package with CUDA tensors against CPU ones),
+#     bench/gpu_forward.sh, bench/peers.sh with PEERS_TARGET=cuda (the default set and both
+#     Reddit-sized rows, PyG beside gnnc), and a per-kernel profile (GNN_PROFILE=1) of the
+#     Reddit-sized GCN and GAT. Nothing runs nvcc's compile where the kit has the object.
+#
+# Results: bench/results/gpu-check-DATE-GPU-COMMIT/, seven small files at most (the device tool
+# brings back eight): summary.txt (date, GPU, driver, CUDA, torch, PyG and commit at its top, one
+# line per step), logs.txt (every FAIL and SKIP line, each suite's count), logs-full.tar.gz,
+# gpu_forward.txt, peers.md and peers.tsv, profile.txt; copied to $OUT too when it is set.
+# The last line: "gpu-check: N passed, N failed, N skipped (...)". Exit status 0 only when nothing
+# failed; 2 when there is no GPU (nothing run) or the tree is not prepared.
+#
+# Environment: GPU_CHECK_BUDGET seconds for everything [480], GPU_CHECK_STEPS the steps to run
+# [smoke suites python runtime forward peers profile], GPU_CHECK_ARCH [sm_90: H100 and H200],
+# PEERS_WORKLOADS for the peers step [both Reddit-sized rows, then the default set], PY [a python3
+# with numpy and torch], GNNC_CUDA_CACHE [build/cuda-cache].
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+MODE=check
+case "${1:-}" in
+  --prepare) MODE=prepare ;;
+  "") ;;
+  *) echo "usage: tests/gpu/check.sh [--prepare]" >&2; exit 2 ;;
+esac
+KIT=build/gpu-kit.tar.gz
+export GNNC_CUDA_CACHE=${GNNC_CUDA_CACHE:-$ROOT/build/cuda-cache}
+BUDGET=${GPU_CHECK_BUDGET:-480}
+[ $MODE = prepare ] && BUDGET=${GPU_CHECK_BUDGET:-7200} # nvcc on 2 cores: about 10 s a library
+STEPS=${GPU_CHECK_STEPS:-smoke suites python runtime forward peers profile}
+ARCH=${GPU_CHECK_ARCH:-sm_90}
+T0=$SECONDS
+want() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
+left() { echo $((BUDGET - (SECONDS - T0))); }
+say() { echo "gpu-check: $*"; }
+
+# ---------------------------------------------------------------- the tree: built here or carried
+if [ $MODE = check ] && [ ! -x build/gnnc ] && [ -f $KIT ]; then
+  say "unpacking $KIT"
+  tar xzf $KIT || { say "cannot unpack $KIT"; exit 2; }
+fi
+need=(build/gnnc build/lib/libgnnrt.so build/lib/libgnnrt_host.so build/bin/gnn-run build/bin/gnn-train
+      build/rt/t_api_cuda build/rt/t_nvrtc build/bench/gen_graph build/bench/peer_gnnc build/bench/gen_pointcloud
+      build/bench/d2d_copy)
+for f in "${need[@]}"; do
+  if [ ! -x "$f" ] && [ ! -f "$f" ]; then
+    if [ $MODE = prepare ]; then say "$f is missing (make gpu-check-prepare builds it)"
+    else say "$f is missing: on a machine with the build tools run 'make gpu-check-prepare' and carry $KIT here (docs/gpu.md)"; fi
+    exit 2
+  fi
+done
+# the CUDA toolkit's bin (nvcc links the libraries, and answers its release for the cache key)
+command -v nvcc > /dev/null || { [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH; }
+command -v nvcc > /dev/null || { say "nvcc is not on PATH (nor in /usr/local/cuda/bin): the CUDA libraries cannot be linked"; exit 2; }
+# the host libraries the kit brings, where this machine lacks them (LIBRARY_PATH: -lopenblas when
+# gnnc links a host library)
+if [ -d build/hostlibs ] && ldd build/lib/libgnnrt_host.so 2>/dev/null | grep -q 'not found'; then
+  export LD_LIBRARY_PATH=$ROOT/build/hostlibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export LIBRARY_PATH=$ROOT/build/hostlibs${LIBRARY_PATH:+:$LIBRARY_PATH}
+fi
+# the python: numpy (the numeric comparisons) and, for the python and peers steps, torch
+if [ -z "${PY:-}" ]; then
+  PY=python3
+  /usr/bin/python3 -c 'import numpy' > /dev/null 2>&1 && ! python3 -c 'import numpy' > /dev/null 2>&1 && PY=/usr/bin/python3
+fi
+export PY ALLOW_SKIP=1
+
+# ---------------------------------------------------------------- prepare: fill the cache, pack
+has_gpu=0
+command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1 && has_gpu=1
+if [ $MODE = check ] && [ $has_gpu = 0 ]; then
+  say "no GPU here (nvidia-smi -L fails): nothing run. On a machine without a GPU, 'make gpu-check-prepare' builds what a GPU machine needs (docs/gpu.md)"
+  exit 2
+fi
+WORK=build/gpu-check
+rm -rf "$WORK" && mkdir -p "$WORK/logs" "$WORK/py"
+
+if [ $MODE = prepare ]; then
+  mkdir -p "$GNNC_CUDA_CACHE"
+  : > "$GNNC_CUDA_CACHE/log"
+  export GNN_BUILD_ONLY=1 # the benchmark scripts build their libraries and stop
+fi
+
+# ---------------------------------------------------------------- the results
+commit=$( (git rev-parse --short HEAD 2> /dev/null && { git diff --quiet HEAD 2> /dev/null || echo "+changes"; }) | tr -d '\n')
+if [ $MODE = check ] && [ -f build/gpu-kit-info ]; then commit=$(sed -n 's/^commit //p' build/gpu-kit-info); fi
+commit=${commit:-unknown}
+if [ $has_gpu = 1 ]; then
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+  gpuinfo=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)
+else
+  gpu=none gpuinfo="none (prepare)"
+fi
+RES=bench/results/gpu-check-$(date -u +%Y-%m-%d)-$(echo "$gpu" | tr -c 'A-Za-z0-9.\n-' '-' | sed 's/-*$//')-${commit%%+*}
+[ $MODE = prepare ] && RES=$WORK/results
+rm -rf "$RES" && mkdir -p "$RES"
+SUM=$RES/summary.txt
+{
+  echo "# make gpu-check, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $commit$([ -f build/gpu-kit-info ] && echo " ($(sed -n 's/^prepared //p' build/gpu-kit-info))")"
+  echo "- GPU: $gpuinfo"
+  echo "- CUDA: $(nvcc --version | grep -o 'release [0-9.]*' | head -1); driver's CUDA: $(nvidia-smi 2> /dev/null | grep -o 'CUDA Version: [0-9.]*' | head -1)"
+  echo "- python: $($PY -c 'import sys; print(sys.version.split()[0])' 2>&1), torch $($PY -c 'import torch; print(torch.__version__, "cuda", torch.version.cuda)' 2> /dev/null || echo none), torch_geometric $($PY -c 'import torch_geometric; print(torch_geometric.__version__)' 2> /dev/null || echo none)"
+  echo "- host: $(nproc) cores; tools missing here: $(for t in clang flex bison valgrind; do command -v $t > /dev/null || printf '%s ' $t; done)"
+  echo "- budget $BUDGET s; steps: $STEPS"
+  echo
+} > "$SUM"
+np=0 nf=0 ns=0
+# step NAME RC DETAIL: one line of the summary and the counts
+step() {
+  local name=$1 rc=$2 detail=$3 word=ok
+  [ "$rc" = 0 ] || word=FAILED
+  [ "$rc" = skip ] && word=skipped
+  printf '%-10s %-8s %5d s  %s\n' "$name" "$word" $((SECONDS - T0)) "$detail" | tee -a "$SUM"
+}
+# counts SUMMARY_LINE: adds "N passed, N failed[, N skipped]" to the totals
+counts() {
+  local p f s
+  read -r p f s <<< "$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\{0,1\}$/\1 \2 \4/p' <<< "$1" | tail -1)"
+  np=$((np + ${p:-0})) nf=$((nf + ${f:-1})) ns=$((ns + ${s:-0}))
+}
+
+# the peers' graphs (the Reddit-sized one takes a minute or two on one core) made in the
+# background while the suites run
+# (the order: issue 29's targets first, since a run cut at the budget keeps the rows done)
+wl=${PEERS_WORKLOADS:-gcn-reddit gat-reddit gcn-pl200k gat-pl200k gat-pubmed gcn-cora gat-cora gcn-pubmed monet-pubmed monet-cora edgeconv-k20-b32}
+graphs_pid=
+if want peers && [ $MODE = check ]; then
+  PEERS_TARGET=cuda PEERS_WORKLOADS="$wl" PEERS_WORK=build/bench/peers-gpu PEERS_GRAPHS_ONLY=1 PEERS_PYTHON=$PY \
+    bash bench/peers.sh build/gnnc > "$WORK/logs/peers-graphs.log" 2>&1 &
+  graphs_pid=$!
+fi
+
+# ---------------------------------------------------------------- 1. smoke: the main job on the GPU
+if want smoke; then
+  out=$(timeout 120 build/gnnc dsl-examples/gat.gnn --target=cuda --arch=sm_80,sm_90 -o "$WORK/libgat-cuda.so" 2>&1 &&
+        { [ $MODE = prepare ] || timeout 60 build/bin/gnn-run "$WORK/libgat-cuda.so" --graph data/cora 2>&1; })
+  rc=$?
+  printf '%s\n' "$out" > "$WORK/logs/smoke.log"
+  [ $rc = 0 ] && np=$((np + 1)) || nf=$((nf + 1))
+  step smoke $rc "$(grep -m1 -i 'forward\|error' <<< "$out" | cut -c1-120)"
+fi
+
+# ---------------------------------------------------------------- 2. the GPU suites, in parallel
+# (each its own tests/run.sh; the interpreter's side runs on the CPU, so they overlap well)
+if want suites; then
+  lim=$(( $(left) < 330 ? $(left) - 30 : 300 ))
+  declare -A env_of=([codegen]=CG_TARGET [fuse]=FZ_TARGET [train]=TR_TARGET [lang]=LANG_TARGET)
+  for s in codegen fuse train lang; do
+    ( export "${env_of[$s]}"=cuda SUITE=$s VERBOSE=1 RT_BIN=build/rt OMP_NUM_THREADS=2
+      timeout --kill-after=10 $lim bash tests/run.sh build/gnnc > "$WORK/logs/$s.log" 2>&1 ) &
+  done
+  wait
+  for s in codegen fuse train lang; do
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$WORK/logs/$s.log" | tail -1)
+    [ -n "$line" ] || line="0 passed, 1 failed (no closing line: killed at $lim s?)"
+    if [ $MODE = prepare ]; then # its GPU runs fail here; what counts is nvcc's (the cache's log)
+      step "$s" 0 "libraries built ($line without a GPU)"
+      continue
+    fi
+    counts "$line"
+    step "$s" "$(grep -q ' 0 failed' <<< "$line" && echo 0 || echo 1)" "$line; $(grep -c '^FAIL' "$WORK/logs/$s.log") FAIL lines"
+  done
+fi
+
+# ---------------------------------------------------------------- 3. the Python package with CUDA tensors
+if want python; then
+  ok=1
+  for m in gcn gat; do
+    for t in host cuda; do
+      timeout 120 build/gnnc tests/python/models/$m.gnn --target=$t -o "$WORK/py/lib$m-$t.so" > "$WORK/logs/py-build-$m-$t.log" 2>&1 || ok=0
+    done
+  done
+  if [ $MODE = check ]; then
+    out=$(PYTHONPATH=python timeout 120 "$PY" -W ignore tests/gpu/python_cuda.py "$WORK/py" data/cora 2>&1); rc=$?
+    printf '%s\n' "$out" > "$WORK/logs/python.log"
+    [ $ok = 1 ] || { rc=1; out+=$'\nFAIL build: a library did not build'; }
+    p=$(grep -c '^ok ' <<< "$out") f=$(grep -c '^FAIL ' <<< "$out")
+    [ $rc = 0 ] || [ "$f" -gt 0 ] || f=1
+    np=$((np + p)) nf=$((nf + f))
+    step python "$([ "$f" = 0 ] && echo 0 || echo 1)" "$p passed, $f failed (GnncModule on CUDA vs CPU)"
+  else
+    step python $([ $ok = 1 ] && echo 0 || echo 1) "libraries built"
+  fi
+fi
+
+# ---------------------------------------------------------------- 4. the runtime's own GPU tests
+if want runtime && [ $MODE = check ]; then
+  for t in "build/rt/t_api_cuda" "build/rt/t_nvrtc --gpu"; do
+    # shellcheck disable=SC2086
+    out=$(timeout 120 $t 2>&1); rc=$?
+    printf '%s\n' "$out" > "$WORK/logs/$(basename "${t%% *}").log"
+    [ $rc = 0 ] && np=$((np + 1)) || nf=$((nf + 1))
+    step "$(basename "${t%% *}")" $rc "$(tail -1 <<< "$out" | cut -c1-100)"
+  done
+fi
+
+# ---------------------------------------------------------------- 5. forward speed against a copy's bandwidth
+if want forward; then
+  out=$(GPU_ARCH=$ARCH OUT="$RES/gpu_forward.txt" timeout $(( $(left) > 120 ? 120 : $(left) )) bash bench/gpu_forward.sh build/gnnc 2>&1); rc=$?
+  [ $MODE = prepare ] || printf '%s\n' "$out" > "$WORK/logs/gpu_forward.log"
+  [ $rc = 0 ] && np=$((np + 1)) || nf=$((nf + 1))
+  step forward $rc "$(tail -1 <<< "$out" | cut -c1-100)"
+fi
+
+# ---------------------------------------------------------------- 6. gnnc vs PyG on the same GPU
+if want peers; then
+  [ -n "$graphs_pid" ] && wait "$graphs_pid"
+  lim=$(( $(left) - 60 ))
+  [ $MODE = prepare ] && lim=1800
+  if [ $lim -lt 60 ]; then
+    ns=$((ns + 1)); step peers skip "no time left (budget $BUDGET s)"
+  else
+    out=$(PEERS_TARGET=cuda PEERS_ARCH=$ARCH PEERS_PYTHON=$PY PEERS_WORKLOADS="$wl" PEERS_THREADS=8 PEERS_PLOTS=0 \
+          PEERS_TIMEOUT=$(( lim / 3 )) PEERS_MEM_GB=120 PEERS_WORK=build/bench/peers-gpu PEERS_OUT="$RES/peers.md" \
+          timeout --kill-after=10 $lim bash bench/peers.sh build/gnnc 2>&1); rc=$?
+    printf '%s\n' "$out" > "$WORK/logs/peers.log"
+    [ $rc = 0 ] && np=$((np + 1)) || nf=$((nf + 1))
+    step peers $rc "$([ $rc = 124 ] && echo "cut at $lim s: the rows done are in peers.tsv; ")$(tail -1 <<< "$out" | cut -c1-100)"
+  fi
+fi
+
+# ---------------------------------------------------------------- 7. where the time goes on the big graphs
+if want profile && [ $MODE = check ]; then
+  for w in gcn-reddit gat-reddit; do
+    lib=build/bench/peers-gpu/lib/$w-cuda.so g=build/bench/peers-gpu/graphs/reddit.gcsr
+    if [ -f "$lib" ] && [ -f "$g" ] && [ "$(left)" -gt 30 ]; then
+      out=$(GNN_PROFILE=1 timeout $(( $(left) - 10 )) build/bench/peer_gnnc "$lib" --graph "$g" --forward 2 --warmup 1 --steps 3 2>&1); rc=$?
+      { echo "==== $w: GNN_PROFILE=1 peer_gnnc --forward 2 --warmup 1 --steps 3"; printf '%s\n' "$out"; } >> "$RES/profile.txt"
+      [ $rc = 0 ] && np=$((np + 1)) || nf=$((nf + 1))
+      step "prof-${w%-reddit}" $rc "$(grep -m1 'gnn-profile' <<< "$out" | cut -c1-100)"
+    else
+      ns=$((ns + 1)); step "prof-${w%-reddit}" skip "$([ -f "$lib" ] && echo "no time left" || echo "no library (the peers step builds it)")"
+    fi
+  done
+fi
+
+# ---------------------------------------------------------------- the end
+if [ $MODE = prepare ]; then
+  hits=$(grep -c '^hit ' "$GNNC_CUDA_CACHE/log") miss=$(grep -c '^miss ' "$GNNC_CUDA_CACHE/log")
+  say "the CUDA object cache: $(ls "$GNNC_CUDA_CACHE"/*.o 2> /dev/null | wc -l) objects ($miss compiled now, $hits already there)"
+  if grep -q '^miss-failed ' "$GNNC_CUDA_CACHE/log"; then
+    say "nvcc FAILED for: $(awk '/^miss-failed / { print $3 }' "$GNNC_CUDA_CACHE/log" | sort -u | xargs) (their logs: $WORK/logs/)"
+    nf=$((nf + 1))
+  fi
+  # the host libraries the host runtime links that a GPU machine's image may lack
+  rm -rf build/hostlibs && mkdir -p build/hostlibs
+  ldd build/lib/libgnnrt_host.so | awk '/=> \// { print $3 }' | grep -E 'openblas|gfortran|quadmath' | while read -r l; do cp -L "$l" build/hostlibs/; done
+  for l in build/hostlibs/libopenblas.so.*; do [ -f "$l" ] && ln -sf "$(basename "$l")" build/hostlibs/libopenblas.so; done
+  { echo "commit $commit"; echo "prepared $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname)"; } > build/gpu-kit-info
+  tar czf $KIT build/gnnc build/lib build/bin build/rt/t_api_cuda build/rt/t_nvrtc build/bench/gen_graph build/bench/peer_gnnc \
+    build/bench/gen_pointcloud build/bench/d2d_copy build/hostlibs build/gpu-kit-info \
+    -C "$(dirname "$GNNC_CUDA_CACHE")" --transform "s|^$(basename "$GNNC_CUDA_CACHE")|build/cuda-cache|" \
+    "$(basename "$GNNC_CUDA_CACHE")" ||
+    { say "cannot write $KIT"; exit 1; }
+  say "$KIT: $(du -h $KIT | cut -f1) (commit $commit). Carry it to the GPU machine beside the sources and run 'make gpu-check' there (docs/gpu.md)"
+  [ $nf = 0 ]
+  exit
+fi
+if [ -f "$GNNC_CUDA_CACHE/log" ]; then
+  say "nvcc compiles avoided: $(grep -c '^hit ' "$GNNC_CUDA_CACHE/log"), run here: $(grep -c '^miss' "$GNNC_CUDA_CACHE/log")" | tee -a "$SUM"
+fi
+# the logs, small: every FAIL and SKIP line in full, the rest as the suites' closing lines
+{
+  for f in "$WORK"/logs/*.log; do
+    echo "==== $(basename "$f")"
+    grep -E '^(FAIL|SKIP)|passed, [0-9]+ failed|^ok |^suite ' "$f" | cut -c1-2000
+  done
+} > "$RES/logs.txt"
+tar czf "$RES/logs-full.tar.gz" -C "$WORK" logs 2> /dev/null
+total="$np passed, $nf failed, $ns skipped"
+echo | tee -a "$SUM"
+say "$total ($((SECONDS - T0)) s); results in $RES" | tee -a "$SUM"
+if [ -n "${OUT:-}" ] && [ -d "${OUT:-}" ]; then cp "$RES"/* "$OUT"/ 2> /dev/null; fi
+[ $nf = 0 ]

@@ -1,0 +1,166 @@
+# gpukit.sh -- sourced by tests/run.sh: what make gpu-check needs, checked on a machine without a
+# GPU (docs/gpu.md). Uses $GNNC, $ROOT (= cwd), $TMP, $PY, pass, fail.
+#
+#   gpukit/relocate/host          gnnc copied with the runtime into another folder (the build
+#                                 tree's layout: build/gnnc, build/lib, runtime/) builds a host
+#                                 library against that folder's runtime (-I, -L, the library's
+#                                 RUNPATH), and the copied gnn-run runs it: nothing follows the path
+#                                 gnnc was built at
+#   gpukit/cuda-cache/hit         GNNC_CUDA_CACHE: the same model built by this tree's gnnc and by
+#                                 the relocated one compiles once (the log: a miss, then a hit with
+#                                 the same key, and the hit runs no nvcc compile), each library's
+#                                 RUNPATH its own tree's lib
+#   gpukit/cuda-cache/key-headers a changed runtime header is another key (a miss): the key covers
+#                                 what the source includes, not only the source
+#   gpukit/skip/allowed, /strict  need_tool: with ALLOW_SKIP=1 a missing tool is "SKIP NAME: no
+#                                 TOOL" and the closing line counts it skipped; without, a failure
+#   gpukit/check/no-gpu           tests/gpu/check.sh on this machine: "no GPU here", exit 2, and
+#                                 nothing run
+#   gpukit/check/not-prepared     in a tree with no build/ and no kit: names make gpu-check-prepare, exit 2
+#   gpukit/kit/prepare, /unpack-hit  check.sh --prepare (the smoke step only) in a copy of the
+#                                 tree packs build/gpu-kit.tar.gz (gnnc, runtimes, tools, the object
+#                                 cache, the host libraries, the commit); unpacked in a second tree
+#                                 without build/, its gnnc builds the same CUDA library with no
+#                                 nvcc compile (a cache hit), linked against the second tree
+#   gpukit/python-cuda/self-test  tests/gpu/python_cuda.py's checks with the host library on both
+#                                 sides (on a GPU it compares CUDA tensors with CPU ones)
+
+gk=$TMP/gpukit
+rm -rf "$gk" && mkdir -p "$gk"
+gk_tail() { printf '%s\n' "$1" | tail -n 3 | tr '\n' ' '; }
+# gk_tree DIR: a tree in the build tree's layout with gnnc, the runtime's headers and libraries,
+# the drivers and the programs check.sh wants (copies: nothing links back here)
+gk_tree() {
+  mkdir -p "$1/build/lib" "$1/build/bin" "$1/build/rt" "$1/build/bench" "$1/runtime" "$1/tests/gpu" "$1/dsl-examples"
+  cp "$GNNC" "$1/build/gnnc"
+  cp -P build/lib/*.so* build/lib/*.a "$1/build/lib/" 2> /dev/null
+  cp build/bin/* "$1/build/bin/"
+  cp runtime/*.h "$1/runtime/"
+  for f in rt/t_api_cuda rt/t_nvrtc bench/gen_graph bench/peer_gnnc bench/gen_pointcloud bench/d2d_copy; do
+    [ -f "build/$f" ] && cp "build/$f" "$1/build/$f"
+  done
+  cp tests/gpu/check.sh "$1/tests/gpu/"
+  cp dsl-examples/*.gnn "$1/dsl-examples/"
+}
+gk_runpath() { readelf -d "$1" 2> /dev/null | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p'; }
+
+# ---- relocation: a host library built by a copied gnnc
+gk_tree "$gk/a"
+if gk_out=$("$gk/a/build/gnnc" dsl-examples/gcn.gnn --target=host -v -o "$gk/a/libgcn.so" 2>&1) &&
+   grep -q -- "-I$gk/a/runtime " <<< "$gk_out" && grep -q -- "-L$gk/a/build/lib " <<< "$gk_out" &&
+   [ "$(gk_runpath "$gk/a/libgcn.so")" = "$gk/a/build/lib" ] &&
+   gk_out=$("$gk/a/build/bin/gnn-run" "$gk/a/libgcn.so" --graph data/cora --repeat 1 --warmup 0 2>&1) &&
+   grep -q '^checksum' <<< "$gk_out"; then
+  pass gpukit/relocate/host
+else
+  fail gpukit/relocate/host "$(gk_tail "$gk_out") (runpath: $(gk_runpath "$gk/a/libgcn.so"))"
+fi
+
+# ---- the CUDA object cache across trees
+if ! command -v nvcc > /dev/null; then
+  fail gpukit/cuda-cache "nvcc not found (the CUDA toolkit is required)"
+else
+  gk_c=$gk/cache
+  if gk_out=$(GNNC_CUDA_CACHE=$gk_c "$GNNC" dsl-examples/gcn.gnn --target=cuda -o "$gk/libgcn.so" 2>&1) &&
+     gk_out=$(GNNC_CUDA_CACHE=$gk_c "$gk/a/build/gnnc" dsl-examples/gcn.gnn --target=cuda -v -o "$gk/a/libgcn.so" 2>&1) &&
+     [ "$(cut -d' ' -f1,3 "$gk_c/log" | xargs)" = "miss gcn hit gcn" ] &&
+     [ "$(cut -d' ' -f2 "$gk_c/log" | sort -u | wc -l)" = 1 ] &&
+     grep -q 'the CUDA object from' <<< "$gk_out" && ! grep -q -- ' -c ' <<< "$gk_out" &&
+     [ "$(gk_runpath "$gk/a/libgcn.so")" = "$gk/a/build/lib" ] && [ "$(gk_runpath "$gk/libgcn.so")" = "$ROOT/build/lib" ]; then
+    pass gpukit/cuda-cache/hit
+  else
+    fail gpukit/cuda-cache/hit "$(gk_tail "$gk_out") log: $(tr '\n' ';' < "$gk_c/log" 2> /dev/null)"
+  fi
+  echo "/* a changed header */" >> "$gk/a/runtime/gnnrt.h"
+  if gk_out=$(GNNC_CUDA_CACHE=$gk_c "$gk/a/build/gnnc" dsl-examples/gcn.gnn --target=cuda -o "$gk/a/libgcn.so" 2>&1) &&
+     [ "$(tail -1 "$gk_c/log" | cut -d' ' -f1)" = miss ] && [ "$(ls "$gk_c"/*.o | wc -l)" = 2 ]; then
+    pass gpukit/cuda-cache/key-headers
+  else
+    fail gpukit/cuda-cache/key-headers "$(gk_tail "$gk_out") log: $(tr '\n' ';' < "$gk_c/log" 2> /dev/null)"
+  fi
+  cp runtime/gnnrt.h "$gk/a/runtime/gnnrt.h"
+fi
+
+# ---- SKIP: a check whose tool is missing
+mkdir -p "$gk/suites"
+printf '%s\n' 'need_tool skipcheck/needs-it gnnc-no-such-tool && pass skipcheck/ran' 'pass skipcheck/other' > "$gk/suites/s.sh"
+gk_out=$(ALLOW_SKIP=1 SUITE= SUITE_DIR="$gk/suites" bash tests/run.sh "$GNNC" 2>&1); gk_rc=$?
+if [ $gk_rc = 0 ] && grep -qx 'SKIP skipcheck/needs-it: no gnnc-no-such-tool' <<< "$gk_out" &&
+   [ "$(tail -1 <<< "$gk_out")" = "1 passed, 0 failed, 1 skipped" ]; then
+  pass gpukit/skip/allowed
+else
+  fail gpukit/skip/allowed "exit $gk_rc: $(gk_tail "$gk_out")"
+fi
+gk_out=$(ALLOW_SKIP=0 SUITE= SUITE_DIR="$gk/suites" bash tests/run.sh "$GNNC" 2>&1); gk_rc=$?
+if [ $gk_rc = 1 ] && grep -q '^FAIL skipcheck/needs-it: gnnc-no-such-tool not installed' <<< "$gk_out" &&
+   [ "$(tail -1 <<< "$gk_out")" = "1 passed, 1 failed" ]; then
+  pass gpukit/skip/strict
+else
+  fail gpukit/skip/strict "exit $gk_rc: $(gk_tail "$gk_out")"
+fi
+
+# ---- check.sh without a GPU, and without a prepared tree
+if command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1; then
+  echo "note: gpukit/check/no-gpu not run: this machine has a GPU (make gpu-check runs the real thing)"
+else
+  gk_out=$(bash "$gk/a/tests/gpu/check.sh" 2>&1); gk_rc=$?
+  if [ $gk_rc = 2 ] && grep -q '^gpu-check: no GPU here (nvidia-smi -L fails): nothing run' <<< "$gk_out" &&
+     [ ! -e "$gk/a/build/gpu-check" ]; then
+    pass gpukit/check/no-gpu
+  else
+    fail gpukit/check/no-gpu "exit $gk_rc: $(gk_tail "$gk_out")"
+  fi
+fi
+mkdir -p "$gk/bare/tests/gpu" && cp tests/gpu/check.sh "$gk/bare/tests/gpu/"
+gk_out=$(bash "$gk/bare/tests/gpu/check.sh" 2>&1); gk_rc=$?
+if [ $gk_rc = 2 ] && grep -q "build/gnnc is missing: on a machine with the build tools run 'make gpu-check-prepare'" <<< "$gk_out"; then
+  pass gpukit/check/not-prepared
+else
+  fail gpukit/check/not-prepared "exit $gk_rc: $(gk_tail "$gk_out")"
+fi
+
+# ---- the kit: prepared in one tree, unpacked in another, its CUDA object a cache hit there
+if command -v nvcc > /dev/null && [ -f build/bench/d2d_copy ] && [ -f build/rt/t_api_cuda ]; then
+  gk_tree "$gk/p"
+  gk_out=$(GPU_CHECK_STEPS=smoke bash "$gk/p/tests/gpu/check.sh" --prepare 2>&1); gk_rc=$?
+  gk_list=$(tar tzf "$gk/p/build/gpu-kit.tar.gz" 2> /dev/null)
+  if [ $gk_rc = 0 ] && grep -q '^gpu-check: build/gpu-kit.tar.gz: ' <<< "$gk_out" &&
+     ( for f in build/gnnc build/lib/libgnnrt.so build/lib/libgnnrt_host.so build/bin/gnn-run build/rt/t_api_cuda \
+         build/bench/d2d_copy build/gpu-kit-info build/hostlibs/; do grep -qx "$f" <<< "$gk_list" || exit 1; done ) &&
+     grep -q '^build/cuda-cache/[0-9a-f]\{64\}\.o$' <<< "$gk_list"; then
+    pass gpukit/kit/prepare
+  else
+    fail gpukit/kit/prepare "exit $gk_rc: $(gk_tail "$gk_out") $(head -c 300 <<< "$gk_list")"
+  fi
+  mkdir -p "$gk/q/tests/gpu" "$gk/q/dsl-examples"
+  cp tests/gpu/check.sh "$gk/q/tests/gpu/" && cp dsl-examples/gat.gnn "$gk/q/dsl-examples/" && cp -r runtime "$gk/q/"
+  cp "$gk/p/build/gpu-kit.tar.gz" "$gk/q/kit.tar.gz"
+  if (cd "$gk/q" && tar xzf kit.tar.gz) &&
+     gk_out=$(cd "$gk/q" && GNNC_CUDA_CACHE=$gk/q/build/cuda-cache build/gnnc dsl-examples/gat.gnn --target=cuda --arch=sm_80,sm_90 \
+       -o "$gk/q/build/libgat-cuda.so" 2>&1) &&
+     [ "$(cut -d' ' -f1 "$gk/q/build/cuda-cache/log" | tail -1)" = hit ] &&
+     [ "$(gk_runpath "$gk/q/build/libgat-cuda.so")" = "$gk/q/build/lib" ]; then
+    pass gpukit/kit/unpack-hit
+  else
+    fail gpukit/kit/unpack-hit "$(gk_tail "$gk_out") log: $(tail -2 "$gk/q/build/cuda-cache/log" 2> /dev/null | tr '\n' ';')"
+  fi
+else
+  fail gpukit/kit "nvcc, build/bench/d2d_copy or build/rt/t_api_cuda missing (make test builds them where nvcc is)"
+fi
+
+# ---- python_cuda.py's checks, host on both sides
+if "$PY" -c 'import numpy, torch' 2> /dev/null; then
+  mkdir -p "$gk/py"
+  if gk_out=$("$GNNC" tests/python/models/gcn.gnn --target=host -o "$gk/py/libgcn-host.so" 2>&1) &&
+     gk_out=$("$GNNC" tests/python/models/gat.gnn --target=host -o "$gk/py/libgat-host.so" 2>&1) &&
+     gk_out=$(PYTHONPATH=python "$PY" -W ignore tests/gpu/python_cuda.py --self-test "$gk/py" data/cora 2>&1) &&
+     [ "$(grep -c '^ok ' <<< "$gk_out")" = 14 ]; then
+    pass gpukit/python-cuda/self-test
+  else
+    fail gpukit/python-cuda/self-test "$(gk_tail "$gk_out")"
+  fi
+else
+  fail gpukit/python-cuda/self-test "$PY cannot import numpy and torch (make setup installs them)"
+fi
+unset -f gk_tail gk_tree gk_runpath
+unset gk gk_c gk_out gk_rc gk_list
