@@ -12,7 +12,7 @@
 #                              lines: Adam, SGD, in the middle of an early-stopping streak, and
 #                              from a finished run
 #   reliability/kill/...       20 SIGKILLs at random points (a test hook slows each commit, so
-#                              some land between a checkpoint's data and its rename), a resume
+#                              some land in the middle of a checkpoint write), a resume
 #                              after each: every checkpoint left behind is readable, the final
 #                              parameters and every printed line equal the uninterrupted run's
 #   reliability/disk-full/...  a file-size limit (ulimit -f) below the checkpoint's size: a clear
@@ -107,7 +107,17 @@ else
   rl_k=$rl/kill
   mkdir -p "$rl_k"
   rl_kargs=(--epochs 150 --patience 1000 --seed 4)
+  # The kill points are spread over a start-up and about three epochs, measured on this machine
+  # (an --epochs 0 run is the start-up), so that each run advances an epoch or two and twenty kills
+  # fall well inside the 150 epochs however fast or loaded the machine is.
+  rl_t0=$(date +%s%N)
+  rl_train "${rl_kargs[@]}" --epochs 0 > /dev/null 2>&1
+  rl_t1=$(date +%s%N)
   rl_train "${rl_kargs[@]}" --save-params "$rl_k/ref.p" > "$rl_k/ref.log" 2>&1
+  rl_t2=$(date +%s%N)
+  rl_start=$(( (rl_t1 - rl_t0) / 1000000 )) rl_epoch=$(( (rl_t2 - rl_t1 - (rl_t1 - rl_t0)) / 150000000 ))
+  [ $rl_epoch -lt 1 ] && rl_epoch=1
+  rl_span=$(( rl_start + 3 * (rl_epoch + 45) ))
   RANDOM=31
   rl_kills=0 rl_mid=0 rl_bad="" rl_iter=0
   : > "$rl_k/all.log"
@@ -118,7 +128,8 @@ else
     GNNRT_TEST_COMMIT_DELAY_MS=40 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$rl_bin/gnn-train" "$rl/libgcn.so" --data data/cora "${rl_kargs[@]}" "${rl_res[@]}" \
       --checkpoint "$rl_k/ck" > "$rl_k/run.log" 2>&1 &
     rl_pid=$!
-    sleep "$(printf '0.%03d' $((RANDOM % 900 + 50)))"
+    rl_ms=$(( 20 + (RANDOM * 32768 + RANDOM) % rl_span ))
+    sleep "$(printf '%d.%03d' $((rl_ms / 1000)) $((rl_ms % 1000)))"
     if kill -9 $rl_pid 2> /dev/null; then
       wait $rl_pid 2> /dev/null
       rl_kills=$((rl_kills + 1))
@@ -140,9 +151,9 @@ else
   cat "$rl_k/final.log" >> "$rl_k/all.log"
   if [ -n "$rl_bad" ]; then fail reliability/kill/checkpoints-readable "$rl_bad"
   elif [ $rl_kills -lt 20 ] || [ $rl_mid -lt 1 ]; then
-    fail reliability/kill/checkpoints-readable "$rl_kills kills ($rl_mid during a checkpoint write): want 20, one or more mid-write"
+    fail reliability/kill/checkpoints-readable "$rl_kills kills ($rl_mid during a checkpoint write) in $rl_iter runs: want 20, one or more mid-write (start-up $rl_start ms, epoch $rl_epoch ms)"
   else pass reliability/kill/checkpoints-readable; fi
-  [ -n "${VERBOSE:-}" ] && echo "  kill: $rl_kills kills, $rl_mid during a checkpoint write, $rl_iter runs"
+  [ -n "${VERBOSE:-}" ] && echo "  kill: $rl_kills kills, $rl_mid during a checkpoint write, $rl_iter runs; start-up $rl_start ms, epoch $rl_epoch ms, kills within $rl_span ms"
   if [ $rl_rc -eq 0 ] && cmp -s "$rl_k/ref.p" "$rl_k/final.p"; then pass reliability/kill/final-params
   else fail reliability/kill/final-params "exit $rl_rc, parameters $(cmp "$rl_k/ref.p" "$rl_k/final.p" 2>&1 | head -1): $(tail -2 "$rl_k/final.log" | tr '\n' ' ')"; fi
   # every epoch line any of the runs printed is the uninterrupted run's line for that epoch, all epochs seen
