@@ -72,7 +72,7 @@ CUDA_ARCHS  ?= 80 90
 NVCC_WERROR ?=
 PREFIX      ?= /usr/local
 RT_HDRS     := runtime/gnnrt.h runtime/gnnrt_rng.h runtime/internal.h
-RT_COMMON   := runtime/core.c runtime/text.c runtime/graph.c runtime/cache.c runtime/dataset.c runtime/params.c runtime/profile.c
+RT_COMMON   := runtime/core.c runtime/text.c runtime/graph.c runtime/cache.c runtime/dataset.c runtime/params.c runtime/profile.c runtime/checkpoint.c
 RT_HOST_SRC := $(RT_COMMON) runtime/device_host.c runtime/train_host.c
 RT_CUDA_SRC := $(RT_COMMON) runtime/device_cuda.c runtime/nvrtc.c
 RT_BASE     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime -fPIC -fvisibility=hidden
@@ -140,7 +140,7 @@ runtime: runtime-host $(if $(HAVE_NVCC),runtime-cuda)
 
 # The runtime's test programs (tests/runtime/*.c), against the shared libraries: *_host link
 # libgnnrt_host, *_cuda libgnnrt. The ASan+UBSan variants compile the host sources in.
-RT_TEST_NAMES := rt_load t_api
+RT_TEST_NAMES := rt_load t_api t_ckpt
 RT_TESTS    := $(patsubst %,$(BUILD)/rt/%,$(RT_TEST_NAMES)) $(if $(HAVE_NVCC),$(BUILD)/rt/t_api_cuda $(BUILD)/rt/t_nvrtc)
 RT_TEST_CC  := $(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(CFLAGS)
 
@@ -163,6 +163,11 @@ $(BUILD)/asan/rt/%: tests/runtime/%.c tests/runtime/rt_test.h $(RT_HOST_SRC) $(R
 	  $(RT_HOST_SRC) -lopenblas -lm
 
 runtime-tests: runtime $(RT_TESTS)
+# tests/runtime/t_threads.c reaches the runtime through the model libraries it loads (driver_rt.h)
+runtime-tests: $(BUILD)/rt/t_threads
+$(BUILD)/rt/t_threads: tests/runtime/t_threads.c runtime/driver_rt.h runtime/gnn_model.h runtime/gnnrt.h
+	@mkdir -p $(dir $@)
+	$(RT_TEST_CC) -o $@ $< -ldl -lpthread -lm
 # The C parts of both builds and the host test programs, without nvcc (the clang warning check).
 runtime-cobjs: $(RT_HOST_LIBS) $(filter-out %/train_cuda.o,$(RT_CUDA_OBJ)) $(patsubst %,$(BUILD)/rt/%,$(RT_TEST_NAMES))
 runtime-tests-asan: $(patsubst %,$(BUILD)/asan/rt/%,$(RT_TEST_NAMES))

@@ -102,6 +102,9 @@ def read_tensors(path):
         toks = f.read().split()
     i = 0
     while i < len(toks):
+        if toks[i] == "#gnn-tensors":  # the runtime's checksum line (version 2 files): 7 tokens
+            i += 7
+            continue
         if toks[i] != "tensor":
             raise SystemExit(f"peer_pyg: {path}: expected 'tensor' at token {i}")
         name, rows, rank = toks[i + 1], int(toks[i + 2]), int(toks[i + 3])

@@ -142,15 +142,42 @@ static bool ptok_int(const char *s, long long *v) {
  * lacks, shapes equal, every value a number finite in float32, every parameter present. */
 /* Reads every tensor of want[0..n) (names and shapes set, data allocated for rows[i] rows) from
  * a tensor file. Parameters (rows == NULL) have one row each; inputs have rows[i]. */
+/* The runtime's checksum line (runtime/params.c, check_sum_line): "#gnn-tensors version 2 bytes N
+ * fnv1a64 HEX" over the rest of the file. Absent: a version 1 file, read as before. *body is
+ * where the tensors start. */
+static bool tensors_sum_line(char *text, size_t size, const char *path, char **body, long *line, char *err, size_t errlen) {
+  *body = text, *line = 1;
+  if (strncmp(text, "#gnn-tensors", 12) != 0) return true;
+  char *nl = strchr(text, '\n');
+  unsigned version = 0;
+  unsigned long long bytes = 0, sum = 0;
+  if (!nl || sscanf(text, "#gnn-tensors version %u bytes %llu fnv1a64 %llx", &version, &bytes, &sum) != 3 || version != 2) {
+    snprintf(err, errlen, "%s:1: error: malformed checksum line or a version other than 2", path);
+    return false;
+  }
+  size_t have = size - (size_t)(nl + 1 - text);
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < have; i++) h = (h ^ (unsigned char)nl[1 + i]) * 1099511628211ull;
+  if (have != bytes || h != (uint64_t)sum) {
+    snprintf(err, errlen, "%s: error: %s: expected %llu bytes with fnv1a64 %016llx, found %zu bytes with %016llx", path,
+             have < bytes ? "truncated file" : "checksum mismatch", bytes, sum, have, (unsigned long long)h);
+    return false;
+  }
+  *body = nl + 1, *line = 2;
+  return true;
+}
+
 static bool tensors_read(Tensor *want, int n, const int64_t *rows_of, const char *path, char *err, size_t errlen) {
   const char *kind = rows_of ? "an input" : "a parameter";
   size_t size = 0;
-  char *text = read_source_file(path, &size);
+  char *text = read_source_file(path, &size), *body = text;
   long *seen = calloc((size_t)(n ? n : 1), sizeof(long)); /* the header line, 0 = not yet */
+  long first = 1;
   bool ok = text && seen;
   if (!text) snprintf(err, errlen, "%s: error: cannot open: %s", path, read_source_error(errno));
   else if (strlen(text) != size) snprintf(err, errlen, "%s: error: NUL byte in a text file", path), ok = false;
-  PTok t = {text, 1};
+  if (ok) ok = tensors_sum_line(text, size, path, &body, &first, err, errlen);
+  PTok t = {body, first};
   long line = 0, l = 0;
   char *tok;
   while (ok && (tok = ptok_next(&t, &line))) {

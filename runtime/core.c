@@ -60,6 +60,12 @@ gnn_status rt_args(gnn_ctx *ctx, int ok, const char *fn, const char *what) {
   return ok ? GNN_OK : gnn_set_error(ctx, GNN_ERR_INVALID, "%s: %s", fn, what);
 }
 
+uint64_t rt_fnv1a(uint64_t h, const void *data, size_t bytes) {
+  const unsigned char *p = (const unsigned char *)data;
+  for (size_t i = 0; i < bytes; i++) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
 size_t rt_mul(size_t a, size_t b) {
   if (a != 0 && b > SIZE_MAX / a) return SIZE_MAX;
   return a * b;

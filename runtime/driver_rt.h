@@ -8,11 +8,15 @@
 #ifndef GNN_DRIVER_RT_H
 #define GNN_DRIVER_RT_H
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gnn_model.h"
 
@@ -46,6 +50,8 @@ typedef struct {
   void (*tf_free)(gnn_tensor_file *);
   gnn_status (*tf_write)(gnn_ctx *, const char *, int, const char *const[], const int[], const int64_t[][4],
                          const float *const[]);
+  gnn_status (*ck_save)(gnn_ctx *, const char *, const gnn_train_state *);
+  gnn_status (*ck_load)(gnn_ctx *, const char *, gnn_train_state *);
 } Rt;
 
 static const struct {
@@ -79,6 +85,8 @@ static const struct {
     {offsetof(Rt, tf_expect), "gnn_tensor_file_expect"},
     {offsetof(Rt, tf_free), "gnn_tensor_file_free"},
     {offsetof(Rt, tf_write), "gnn_tensor_file_write"},
+    {offsetof(Rt, ck_save), "gnn_train_state_save"},
+    {offsetof(Rt, ck_load), "gnn_train_state_load"},
 };
 
 /* Opens the model library at libpath (a bare name is a file in this folder, not a search of the
@@ -103,5 +111,44 @@ static bool driver_open(const char *prog, const char *libpath, void **lib, const
     memcpy((char *)rt + rt_symbols[i].offset, &f, sizeof f);
   }
   return true;
+}
+
+/* Writes a tensor text file the way the runtime writes one (gnn_tensor_file_write): the
+ * checksum line "#gnn-tensors version 2 bytes N fnv1a64 HEX" over text, then text, to a
+ * temporary file beside path, fsync'd and renamed into place (then the folder fsync'd). On
+ * failure prints "PROG: PATH: ..." and returns false; a previous file at path is untouched.
+ * (inline: programs that include this header and do not write, such as the tests, get no
+ * unused-function warning.) */
+static inline bool driver_write_tensors(const char *prog, const char *path, const char *text, size_t len) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)text[i]) * 1099511628211ull;
+  size_t n = strlen(path) + 16;
+  char *tmp = malloc(n);
+  if (!tmp) return fprintf(stderr, "%s: out of memory\n", prog), false;
+  snprintf(tmp, n, "%s.XXXXXX", path);
+  int fd = mkstemp(tmp);
+  FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+  bool ok = f != NULL;
+  if (f) {
+    fchmod(fd, 0644);
+    fprintf(f, "#gnn-tensors version 2 bytes %zu fnv1a64 %016llx\n", len, (unsigned long long)h);
+    ok = (len == 0 || fwrite(text, 1, len, f) == len) && fflush(f) == 0 && fsync(fd) == 0;
+  }
+  int err = errno;
+  if (f && fclose(f) != 0 && ok) ok = false, err = errno;
+  if (!f && fd >= 0) close(fd);
+  if (ok && rename(tmp, path) != 0) ok = false, err = errno;
+  if (!ok) {
+    fprintf(stderr, "%s: %s: cannot write: %s (a previous file, if any, is unchanged)\n", prog, path, strerror(err));
+    if (fd >= 0) unlink(tmp);
+  } else {
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+    int dfd = dir ? open(dir, O_RDONLY | O_DIRECTORY) : -1;
+    if (dfd >= 0) fsync(dfd), close(dfd);
+    free(dir);
+  }
+  free(tmp);
+  return ok;
 }
 #endif

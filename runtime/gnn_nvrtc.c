@@ -4,10 +4,14 @@
  *   gnn-nvrtc model.cu compute_80 [out.ptx]
  *
  * Exit status 0 and the PTX (to out.ptx, or its size on stdout); 1 with NVRTC's log on stderr.
+ * out.ptx is written whole or not at all: a temporary file beside it, fsync'd, then renamed.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gnnrt.h"
 
@@ -38,9 +42,22 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (argc == 4) {
-    FILE *o = fopen(argv[3], "w");
-    if (!o || fwrite(ptx, 1, len, o) != len || fclose(o) != 0) {
-      perror(argv[3]);
+    size_t tn = strlen(argv[3]) + 16;
+    char *tmp = malloc(tn);
+    snprintf(tmp, tn, "%s.XXXXXX", argv[3]);
+    int fd = mkstemp(tmp);
+    if (fd >= 0) fchmod(fd, 0644); /* mkstemp makes 0600 */
+    FILE *o = fd >= 0 ? fdopen(fd, "w") : NULL;
+    int ok = o && fwrite(ptx, 1, len, o) == len && fflush(o) == 0 && fsync(fd) == 0;
+    int e = errno;
+    if (o && fclose(o) != 0) ok = 0, e = errno;
+    if (ok && rename(tmp, argv[3]) != 0) ok = 0, e = errno;
+    if (!ok) {
+      fprintf(stderr, "gnn-nvrtc: %s: cannot write: %s\n", argv[3], strerror(e));
+      if (fd >= 0) unlink(tmp);
+    }
+    free(tmp);
+    if (!ok) {
       free(ptx);
       return 1;
     }

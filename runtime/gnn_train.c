@@ -3,6 +3,7 @@
  *   gnn-train libmodel.so --data data/cora [--epochs N] [--lr X] [--weight-decay X]
  *             [--optimizer adam|sgd] [--patience N] [--seed N] [--self-loops|--no-self-loops] [--raw-features]
  *             [--save-params F] [--load-params F] [--eval-only] [--quiet] [--device N]
+ *             [--checkpoint F [--checkpoint-every N]] [--resume F]
  *
  * Semi-supervised node classification as in Kipf & Welling and Velickovic et al.: softmax
  * cross-entropy on the training vertices (the runtime's gnn_softmax_xent), the model's own
@@ -18,11 +19,21 @@
  * 100; ...), with self-loops added for the models whose papers add them. One line per epoch;
  * a NaN loss stops training with a message naming the epoch. Like gnn-run, one binary serves
  * CUDA and host libraries: the runtime is the one the model library links.
+ *
+ * Checkpoints (--checkpoint F, every N epochs and at the end) hold the whole state of the loop
+ * (gnn_train_state: parameters, Adam's moments and step, the epoch, the dropout stream's
+ * position, the best validation scores and parameters, the early-stopping counter); --resume F
+ * goes on from one. Every value the loop computes depends only on that state (the dropout
+ * masks come from a counter-based RNG keyed by seed and epoch), so a resumed run prints the same
+ * epoch lines and ends at the same parameters, bit for bit, as one never interrupted. The
+ * checkpoint's config line (optimiser, hyper-parameters, seed, the data's sizes) must match the
+ * resumed run's; --epochs may differ (a finished run can be continued for longer).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,14 +103,18 @@ static void usage(FILE *f) {
         "  --load-params F       start from saved parameters;  --save-params F  write the best ones\n"
         "  --eval-only           no training: report the accuracies of the (loaded) parameters\n"
         "  --quiet               no line per epoch\n"
-        "  --device N            CUDA device (default 0)\n",
+        "  --device N            CUDA device (default 0)\n"
+        "  --checkpoint F        write the whole training state to F every --checkpoint-every N epochs\n"
+        "                        (default 1) and at the end, atomically (a kill leaves the previous one)\n"
+        "  --resume F            go on from checkpoint F: the same results, bit for bit, as an uninterrupted run\n",
         f);
 }
 
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0); /* progress lines before a diagnostic on stderr, in order */
   const char *libpath = NULL, *data = NULL, *save = NULL, *load = NULL, *optimizer = "adam";
-  double epochs = -1, lr = -1, wd = -1, patience = -1, seed = 1, device = 0;
+  const char *ckpt = NULL, *resume = NULL;
+  double epochs = -1, lr = -1, wd = -1, patience = -1, seed = 1, device = 0, ckpt_every = 1;
   int self_loops = -1;
   bool raw_features = false;
   bool quiet = false, eval_only = false;
@@ -115,12 +130,15 @@ int main(int argc, char **argv) {
     else if (OPT("--save-params")) save = v;
     else if (OPT("--load-params")) load = v;
     else if (OPT("--optimizer")) optimizer = v;
+    else if (OPT("--checkpoint")) ckpt = v;
+    else if (OPT("--resume")) resume = v;
     NUM("--epochs", epochs, 0, 1e9)
     NUM("--lr", lr, 0, 10)
     NUM("--weight-decay", wd, 0, 1)
     NUM("--patience", patience, 1, 1e9)
     NUM("--seed", seed, 0, 9.0e15)
     NUM("--device", device, 0, 1024)
+    NUM("--checkpoint-every", ckpt_every, 1, 1e9)
     else if (strcmp(a, "--self-loops") == 0) self_loops = 1;
     else if (strcmp(a, "--raw-features") == 0) raw_features = true;
     else if (strcmp(a, "--no-self-loops") == 0) self_loops = 0;
@@ -133,6 +151,13 @@ int main(int argc, char **argv) {
   if (!libpath || !data) return usage(stderr), 2;
   if (strcmp(optimizer, "adam") != 0 && strcmp(optimizer, "sgd") != 0)
     return fprintf(stderr, "gnn-train: --optimizer wants adam or sgd, got '%s'\n", optimizer), 2;
+  if (resume && (load || eval_only))
+    return fprintf(stderr, "gnn-train: --resume continues a training run: it cannot go with %s\n",
+                   load ? "--load-params" : "--eval-only"), 2;
+  if (ckpt && eval_only) return fprintf(stderr, "gnn-train: --checkpoint saves training: it cannot go with --eval-only\n"), 2;
+  /* A full disk, or a file-size limit (ulimit -f), must be a write error with a message, not a
+   * SIGXFSZ that kills the process in the middle of a checkpoint. */
+  signal(SIGXFSZ, SIG_IGN);
 
   int rc = 1;
   Rt rt = {0};
@@ -140,6 +165,10 @@ int main(int argc, char **argv) {
   gnn_dataset *ds = NULL;
   void *model = NULL;
   float *x = NULL, *ew = NULL, *dlogits = NULL, **mom = NULL, **vel = NULL, **best = NULL;
+  float **h_param = NULL, **h_mom = NULL, **h_vel = NULL; /* host copies for the checkpoints */
+  const char **ck_names = NULL;
+  int *ck_ranks = NULL;
+  int64_t(*ck_dims)[4] = NULL;
   int32_t *labels = NULL;
   uint8_t *masks[3] = {NULL, NULL, NULL};
   const gnn_model_api *api = NULL;
@@ -284,6 +313,12 @@ int main(int argc, char **argv) {
   mom = calloc((size_t)np + 1, sizeof(float *));
   vel = calloc((size_t)np + 1, sizeof(float *));
   best = calloc((size_t)np + 1, sizeof(float *));
+  h_param = calloc((size_t)np + 1, sizeof(float *));
+  h_mom = calloc((size_t)np + 1, sizeof(float *));
+  h_vel = calloc((size_t)np + 1, sizeof(float *));
+  ck_names = calloc((size_t)np + 1, sizeof(char *));
+  ck_ranks = calloc((size_t)np + 1, sizeof(int));
+  ck_dims = calloc((size_t)np + 1, sizeof *ck_dims);
   for (int i = 0; i < np; i++) {
     size_t b = sizeof(float) * (size_t)api->params[i].width;
     CHECK(rt.gmalloc(ctx, (void **)&mom[i], b));
@@ -292,7 +327,33 @@ int main(int argc, char **argv) {
     CHECK(rt.memset0(ctx, vel[i], b));
     best[i] = malloc(b ? b : 1);
     CHECK(rt.download(ctx, best[i], api->param(model, i), b));
+    if (ckpt || resume) {
+      h_param[i] = malloc(b ? b : 1);
+      h_mom[i] = malloc(b ? b : 1);
+      h_vel[i] = malloc(b ? b : 1);
+      ck_names[i] = api->params[i].name;
+      ck_ranks[i] = api->params[i].rank;
+      memcpy(ck_dims[i], api->params[i].dims, sizeof ck_dims[i]);
+    }
   }
+  /* The checkpoint's state: the arrays above, the scalars of the loop below. */
+  char config[512];
+  snprintf(config, sizeof config, "%s lr %.9g weight-decay %.9g seed %.0f patience %.0f self-loops %d raw-features %d; "
+           "data: %lld vertices, %lld edges, %lld features, %d classes, split %lld/%lld/%lld", optimizer, lr, wd, seed,
+           patience, self_loops, (int)raw_features, (long long)nv, (long long)ds->graph->ne, (long long)ds->nfeat,
+           ds->nclasses, (long long)ds->ntrain, (long long)ds->nval, (long long)ds->ntest);
+  gnn_train_state ck = {0};
+  ck.model = api->name;
+  ck.config = config;
+  ck.nparams = np;
+  ck.names = ck_names;
+  ck.ranks = ck_ranks;
+  ck.dims = (const int64_t(*)[4])ck_dims;
+  ck.param = h_param;
+  ck.adam_m = optimizer[0] == 'a' ? h_mom : NULL;
+  ck.adam_v = optimizer[0] == 'a' ? h_vel : NULL;
+  ck.best = best;
+  ck.dropout_seed = (uint64_t)seed * 1000003u;
   char graphs_note[64];
   snprintf(graphs_note, sizeof graphs_note, " graphs of %lld", (long long)ds->graph->ng);
   const float *inputs[2] = {NULL, NULL};
@@ -307,13 +368,35 @@ int main(int argc, char **argv) {
          wd, epochs, patience, seed, d->cite);
 
   double best_val_acc = -1, best_val_loss = INFINITY, total_ms = 0;
-  int best_epoch = 0, waited = 0, epoch = 0;
-  for (epoch = 1; !eval_only && epoch <= (int)epochs; epoch++) {
+  int best_epoch = 0, waited = 0, epoch = 0, start = 1, stopped = 0;
+  uint64_t dropout_counter = 1; /* the dropout stream's position: epoch e draws from seed * 1000003 + e */
+  if (resume) { /* the whole state of the loop, as the checkpoint left it */
+    CHECK(rt.ck_load(ctx, resume, &ck));
+    for (int i = 0; i < np; i++) {
+      size_t b = sizeof(float) * (size_t)api->params[i].width;
+      CHECK(rt.upload(ctx, api->param(model, i), h_param[i], b));
+      if (optimizer[0] == 'a') {
+        CHECK(rt.upload(ctx, mom[i], h_mom[i], b));
+        CHECK(rt.upload(ctx, vel[i], h_vel[i], b));
+      }
+    }
+    start = (int)ck.epoch + 1;
+    dropout_counter = ck.dropout_counter;
+    best_epoch = (int)ck.best_epoch;
+    best_val_acc = ck.best_val_acc;
+    best_val_loss = ck.best_val_loss;
+    waited = (int)ck.waited;
+    total_ms = ck.elapsed_ms;
+    stopped = ck.finished;
+    printf("gnn-train: resumed from %s after epoch %lld%s\n", resume, (long long)ck.epoch, stopped ? " (training had ended)" : "");
+  }
+  epoch = stopped ? start - 1 : start;
+  for (; !eval_only && !stopped && epoch <= (int)epochs; epoch++) {
     double t0 = now();
     float loss = 0, val_loss = 0;
     double train_acc = 0, val_acc = 0;
     /* a training step: forward with dropout, loss and its gradient, backward, update */
-    CHECK(api->forward(model, inputs, 1, (uint64_t)seed * 1000003u + (uint64_t)epoch));
+    CHECK(api->forward(model, inputs, 1, ck.dropout_seed + dropout_counter++));
     gnn_status st = rt.xent(ctx, api->output(model), labels, masks[0], rows, C, &loss, dlogits);
     if (st == GNN_ERR_NUMERIC || !isfinite(loss)) {
       fprintf(stderr, "gnn-train: epoch %d: the training loss is not finite (%s): training diverged; stopping\n", epoch,
@@ -358,8 +441,29 @@ int main(int argc, char **argv) {
       waited = 0;
     } else if (++waited >= (int)patience) {
       if (!quiet) printf("early stop at epoch %d: no progress on the validation set for %d epochs\n", epoch, waited);
-      break;
+      stopped = 1;
     }
+    if (ckpt && (epoch % (int)ckpt_every == 0 || stopped || epoch == (int)epochs)) {
+      for (int i = 0; i < np; i++) {
+        size_t b = sizeof(float) * (size_t)api->params[i].width;
+        CHECK(rt.download(ctx, h_param[i], api->param(model, i), b));
+        if (optimizer[0] == 'a') {
+          CHECK(rt.download(ctx, h_mom[i], mom[i], b));
+          CHECK(rt.download(ctx, h_vel[i], vel[i], b));
+        }
+      }
+      ck.epoch = epoch;
+      ck.adam_step = optimizer[0] == 'a' ? epoch : 0;
+      ck.dropout_counter = dropout_counter;
+      ck.best_epoch = best_epoch;
+      ck.best_val_acc = best_val_acc;
+      ck.best_val_loss = best_val_loss;
+      ck.waited = waited;
+      ck.finished = stopped;
+      ck.elapsed_ms = total_ms;
+      CHECK(rt.ck_save(ctx, ckpt, &ck));
+    }
+    if (stopped) break;
   }
   int trained = eval_only ? 0 : (epoch > (int)epochs ? (int)epochs : epoch);
   if (!eval_only) { /* back to the best epoch's parameters */
@@ -402,7 +506,9 @@ out:
       if (vel[i]) rt.gfree(ctx, vel[i]);
       free(best[i]);
     }
-  free(mom), free(vel), free(best);
+  if (h_param)
+    for (int i = 0; api && i < api->num_params; i++) free(h_param[i]), free(h_mom[i]), free(h_vel[i]);
+  free(mom), free(vel), free(best), free(h_param), free(h_mom), free(h_vel), free(ck_names), free(ck_ranks), free(ck_dims);
   if (x) rt.gfree(ctx, x);
   if (ew) rt.gfree(ctx, ew);
   if (labels) rt.gfree(ctx, labels);

@@ -12,9 +12,18 @@
  *     "device" below means "memory from gnn_malloc" in both.
  *   - Objects (graphs, datasets, tensor files) are created by one call and freed by one call;
  *     free them before the context that made them.
- *   - One context is used by one thread at a time; distinct contexts are independent. The host
- *     build parallelises inside a call with OpenMP (OMP_NUM_THREADS), with results that do not
- *     depend on the number of threads.
+ *   - Threads. Separate models in separate threads: yes, in both builds -- each thread creates
+ *     its own context (in the CUDA build: its own stream and cuBLAS handle), graph, dataset and
+ *     model, and gets the results it would get alone, bit for bit; the runtime keeps no global
+ *     mutable state (messages, counters, profiles and scratch are the context's; the dropout RNG
+ *     is counter-based). One model or one context from two threads at once: no -- calls on one
+ *     context must not overlap (the runtime takes no locks); passing a context between threads
+ *     from one call to the next is fine. The host build parallelises inside a call with OpenMP
+ *     (OMP_NUM_THREADS), with results that do not depend on the number of threads; many threads
+ *     each running OpenMP teams want OMP_WAIT_POLICY=passive on a small machine.
+ *   - Files are written whole or not at all (a temporary file, fsync, rename) and carry a
+ *     version and a checksum where the format allows (tensor text files, checkpoints, .gcsr);
+ *     a truncated or damaged file is refused before anything is loaded.
  * With GNNRT_CUDA defined (generated CUDA code; pkg-config gnnrt adds it) the header also
  * declares the accessors of the context's stream and cuBLAS handle. Under NVRTC
  * (__CUDACC_RTC__) the header is empty, so a generated .cu may include it unconditionally.
@@ -339,6 +348,54 @@ GNN_API gnn_status gnn_adam_step(gnn_ctx *ctx, float *param, const float *grad, 
 /* The dropout keep-mask of gnnrt_rng.h on the host: out[i] = gnn_dropout_keep(seed, stream, i,
  * p), for tests and host code that compare masks. GNN_ERR_INVALID unless 0 <= p < 1. */
 GNN_API gnn_status gnn_dropout_mask_host(uint64_t seed, uint32_t stream, int64_t n, float p, uint8_t *out);
+
+/* ---------------------------------------------------------------- training checkpoints */
+
+/* Everything a training loop needs to go on after a restart exactly as if it had never stopped
+ * (gnn-train --checkpoint / --resume; docs/training.md). The caller describes the model (model,
+ * config, the parameter table) and points at host arrays of the product of dims floats each;
+ * gnn_train_state_save writes them and the scalars, gnn_train_state_load fills them.
+ * Device data is downloaded (gnn_download) before a save and uploaded after a load. */
+typedef struct gnn_train_state {
+  /* What identifies the run: a checkpoint of another model, or whose config text differs, is
+   * refused. config is the caller's own text for the settings a bit-identical resume needs
+   * (optimiser, hyper-parameters, seed, data); "" when there are none. */
+  const char *model;
+  const char *config;
+  int nparams;
+  const char *const *names;  /* nparams names (1..255 bytes) */
+  const int *ranks;          /* 0..4 */
+  const int64_t (*dims)[4];
+  float **param;             /* the parameters now */
+  float **adam_m, **adam_v;  /* Adam's first and second moments; both NULL for an optimiser without (SGD) */
+  float **best;              /* the parameters of the best validation epoch so far */
+  int64_t epoch;             /* epochs completed */
+  int64_t adam_step;         /* Adam's step count: the last step taken (0 before the first) */
+  uint64_t dropout_seed;     /* the dropout stream: its seed and its position (the counter the next */
+  uint64_t dropout_counter;  /* training forward uses; gnn-train: forward seed = dropout_seed + counter) */
+  int64_t best_epoch;        /* 0: none yet */
+  double best_val_acc, best_val_loss;
+  int64_t waited;            /* epochs without progress (early stopping) */
+  int finished;              /* 1: training has ended (early stop or the last epoch) */
+  double elapsed_ms;         /* training time so far (reported, not part of the results) */
+} gnn_train_state;
+
+/* Writes the state to path: a binary file (magic "GNNRTCKP", version, FNV-1a 64 checksum of
+ * the payload; docs/runtime.md) written to a temporary name beside path, fsync'd and renamed,
+ * so a crash, a kill or a full disk (GNN_ERR_IO, "...: write failed: File too large") leaves
+ * the previous file intact. GNN_ERR_INVALID for a state without model, config, table or arrays. */
+GNN_API gnn_status gnn_train_state_save(gnn_ctx *ctx, const char *path, const gnn_train_state *s);
+/* Reads path whole and checks it (GNN_ERR_FORMAT: truncated, trailing bytes, a checksum
+ * mismatch, another version or byte order, a damaged structure), then compares it with s's
+ * model, config, optimiser (Adam moments or none) and every parameter's name and shape
+ * (GNN_ERR_INVALID: "FILE: error: a checkpoint of model 'GAT', expected model 'GCN'", "...
+ * parameter 0 is 'W1' [1433, 8] in the checkpoint, expected 'W1' [1433, 16]"); only then fills
+ * s's arrays and scalars. On any failure s and its arrays are unchanged. */
+GNN_API gnn_status gnn_train_state_load(gnn_ctx *ctx, const char *path, gnn_train_state *s);
+/* The same checks of the file alone (no model needed): GNN_OK when a load could read it. The
+ * model's name goes to model (model_len bytes, may be NULL), the completed epochs to *epoch
+ * (may be NULL). */
+GNN_API gnn_status gnn_train_state_check(gnn_ctx *ctx, const char *path, char *model, size_t model_len, int64_t *epoch);
 
 /* ---------------------------------------------------------------- NVRTC: kernels compiled at run time */
 

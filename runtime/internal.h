@@ -56,6 +56,9 @@ struct gnn_ctx {
 void rt_profile_report(gnn_ctx *ctx);
 
 /* core.c */
+/* Reads a whole file into a malloc'd buffer with a NUL after it (*len bytes, NULs inside
+ * allowed); GNN_ERR_IO "PATH: error: cannot open: ..." (params.c). */
+gnn_status rt_slurp(gnn_ctx *ctx, const char *path, char **out, size_t *len);
 /* Reads GNN_MEMORY_LIMIT into ctx->limit (both builds' gnn_ctx_create); GNN_ERR_INVALID with a
  * message for a value that is not a byte count. */
 gnn_status rt_limit_from_env(gnn_ctx *ctx);
@@ -80,6 +83,10 @@ void *rt_malloc(gnn_ctx *ctx, size_t bytes, const char *what);
 void *rt_calloc(gnn_ctx *ctx, size_t n, size_t size, const char *what);
 /* a * b, or SIZE_MAX on overflow (malloc of SIZE_MAX fails). */
 size_t rt_mul(size_t a, size_t b);
+/* FNV-1a, 64 bits, over bytes, continuing from h (start with RT_FNV_INIT): the checksum of the
+ * tensor text files (params.c) and of training checkpoints (checkpoint.c). */
+#define RT_FNV_INIT 1469598103934665603ull
+uint64_t rt_fnv1a(uint64_t h, const void *data, size_t bytes);
 /* Frees memory that gnn_ctx_destroy still finds in the table (backend-specific). */
 void rt_device_free_raw(gnn_ctx *ctx, void *p);
 
@@ -110,7 +117,8 @@ int rt_exists(const char *path);
 char *rt_join(gnn_ctx *ctx, const char *dir, const char *name);
 /* Opens a temporary file beside path for an all-or-nothing write; *tmp is malloc'd. */
 gnn_status rt_tmp_open(gnn_ctx *ctx, const char *path, FILE **f, char **tmp);
-/* Closes f and renames tmp over path when ok, else removes tmp; frees tmp. */
+/* Flushes and fsyncs f, closes it and renames tmp over path when ok (then fsyncs the folder),
+ * else removes tmp; frees tmp. A failure leaves the previous file at path untouched. */
 gnn_status rt_tmp_commit(gnn_ctx *ctx, FILE *f, char *tmp, const char *path, gnn_status ok);
 
 /* graph.c: the host-side graph under construction, and the CSR/CSC builder. */

@@ -11,6 +11,10 @@
  * Tensor files are the interpreter's --params / --save-params text: "tensor NAME 1 RANK dims"
  * then the values. A file is read whole into memory and tokenised with line numbers, checked
  * completely (headers, counts, finite values, repeated names), and then looked up by name.
+ * Files this runtime writes (version 2) start with a checksum line, "#gnn-tensors version 2
+ * bytes N fnv1a64 HEX", over the rest of the file: a file cut short or damaged is refused
+ * before any tensor is parsed. Files without the line (version 1: older writers, gnnc run
+ * --save-params, hand-written files) still load, with only the structural checks.
  */
 #include "internal.h"
 
@@ -146,8 +150,9 @@ static int token_int(const char *s, long long *v) {
   return end != s && !*end && errno == 0;
 }
 
-/* Reads the whole file at path into a NUL-terminated buffer. */
-static gnn_status slurp(gnn_ctx *ctx, const char *path, char **out) {
+/* Reads the whole file at path into a NUL-terminated buffer (*len bytes before the NUL). */
+gnn_status rt_slurp(gnn_ctx *ctx, const char *path, char **out, size_t *len) {
+  if (rt_is_dir(path)) return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot read: is a directory", path);
   FILE *f = fopen(path, "rb");
   if (!f) return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot open: %s", path, strerror(errno));
   size_t cap = 1 << 16, n = 0;
@@ -175,11 +180,45 @@ static gnn_status slurp(gnn_ctx *ctx, const char *path, char **out) {
     return st;
   }
   buf[n] = 0;
-  if (strlen(buf) != n) {
-    free(buf);
-    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: NUL byte in a text file", path);
-  }
   *out = buf;
+  *len = n;
+  return GNN_OK;
+}
+
+/* The checksum line of version 2 files: "#gnn-tensors version 2 bytes N fnv1a64 HEX", the byte
+ * count and FNV-1a hash of everything after it. A file that starts otherwise is version 1 (no
+ * checksum: files from before the line existed, and hand-written ones) and is read as before;
+ * a present line must match exactly, so a cut or damaged file is refused before it is parsed. */
+#define TF_MAGIC "#gnn-tensors"
+#define TF_VERSION 2
+
+static gnn_status check_sum_line(gnn_ctx *ctx, const char *path, char *buf, size_t len, char **body, long *line) {
+  *body = buf;
+  *line = 1;
+  if (strncmp(buf, TF_MAGIC, strlen(TF_MAGIC)) != 0) return GNN_OK;
+  char *nl = strchr(buf, '\n');
+  unsigned version = 0;
+  unsigned long long bytes = 0, sum = 0;
+  int used = 0;
+  if (!nl || sscanf(buf, TF_MAGIC " version %u%n", &version, &used) != 1)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:1: error: malformed checksum line (expected '" TF_MAGIC " version %d "
+                         "bytes N fnv1a64 HEX')", path, TF_VERSION);
+  if (version != TF_VERSION)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:1: error: tensor file version %u; this runtime reads versions 1 and %d",
+                         path, version, TF_VERSION);
+  if (sscanf(buf + used, " bytes %llu fnv1a64 %llx", &bytes, &sum) != 2)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:1: error: malformed checksum line (expected '" TF_MAGIC " version %d "
+                         "bytes N fnv1a64 HEX')", path, TF_VERSION);
+  size_t have = len - (size_t)(nl + 1 - buf);
+  if (have != bytes)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: %s: %zu bytes after the checksum line, expected %llu", path,
+                         have < bytes ? "truncated file" : "trailing bytes", have, bytes);
+  uint64_t got = rt_fnv1a(RT_FNV_INIT, nl + 1, have);
+  if (got != (uint64_t)sum)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: checksum mismatch: expected fnv1a64 %016llx (the checksum line), "
+                         "found %016llx: the file is corrupted", path, sum, (unsigned long long)got);
+  *body = nl + 1;
+  *line = 2;
   return GNN_OK;
 }
 
@@ -235,13 +274,21 @@ static gnn_status tensor_file_read(gnn_ctx *ctx, const char *path, gnn_tensor_fi
   if (out) *out = NULL;
   gnn_status st = rt_args(ctx, out && path, any_rows ? "gnn_tensor_file_read_rows" : "gnn_tensor_file_read", "out or path is NULL");
   if (st) return st;
-  char *buf = NULL;
-  if ((st = slurp(ctx, path, &buf))) return st;
+  char *buf = NULL, *body = NULL;
+  size_t len = 0;
+  long first_line = 1;
+  if ((st = rt_slurp(ctx, path, &buf, &len))) return st;
+  if (strlen(buf) != len) st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: NUL byte in a text file", path);
+  if (!st) st = check_sum_line(ctx, path, buf, len, &body, &first_line);
+  if (st) {
+    free(buf);
+    return st;
+  }
   gnn_tensor_file *tf = (gnn_tensor_file *)rt_calloc(ctx, 1, sizeof *tf, "a tensor file");
   if (tf && !(tf->path = strdup(path))) st = gnn_set_error(ctx, GNN_ERR_OOM, "out of host memory");
   if (tf) tf->any_rows = any_rows;
   if (!tf) st = GNN_ERR_OOM;
-  Tok t = {buf, 1};
+  Tok t = {body, first_line};
   int cap = 0;
   long line;
   char *tok;
@@ -369,16 +416,34 @@ gnn_status gnn_tensor_file_write(gnn_ctx *ctx, const char *path, int n, const ch
         return gnn_set_error(ctx, GNN_ERR_NUMERIC, "%s: error: tensor '%s': value %lld is not finite", path, names[i],
                              (long long)k);
   }
+  /* The body goes to memory first: the checksum line in front of it needs its hash. */
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of host memory", path);
+  for (int i = 0; i < n; i++) {
+    fprintf(m, "tensor %s 1 %d", names[i], ranks[i]);
+    for (int k = 0; k < ranks[i]; k++) fprintf(m, " %lld", (long long)dims[i][k]);
+    fputc('\n', m);
+    int64_t elems = shape_elems(ranks[i], dims[i]);
+    for (int64_t k = 0; k < elems; k++) fprintf(m, "%.9g%c", (double)data[i][k], k + 1 == elems ? '\n' : ' ');
+  }
+  if (fclose(m) != 0 || !text) {
+    free(text);
+    return gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of host memory", path);
+  }
   FILE *f;
   char *tmp;
   gnn_status st = rt_tmp_open(ctx, path, &f, &tmp);
-  if (st) return st;
-  for (int i = 0; i < n; i++) {
-    fprintf(f, "tensor %s 1 %d", names[i], ranks[i]);
-    for (int k = 0; k < ranks[i]; k++) fprintf(f, " %lld", (long long)dims[i][k]);
-    fputc('\n', f);
-    int64_t elems = shape_elems(ranks[i], dims[i]);
-    for (int64_t k = 0; k < elems; k++) fprintf(f, "%.9g%c", (double)data[i][k], k + 1 == elems ? '\n' : ' ');
+  if (st) {
+    free(text);
+    return st;
   }
-  return rt_tmp_commit(ctx, f, tmp, path, GNN_OK);
+  fprintf(f, TF_MAGIC " version %d bytes %zu fnv1a64 %016llx\n", TF_VERSION, len,
+          (unsigned long long)rt_fnv1a(RT_FNV_INIT, text, len));
+  if (len && fwrite(text, 1, len, f) != len)
+    st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: write failed: %s (the previous file, if any, is unchanged)", path,
+                       strerror(errno));
+  free(text);
+  return rt_tmp_commit(ctx, f, tmp, path, st);
 }

@@ -4,7 +4,8 @@
  * read one line at a time through RtReader, which keeps the line number so that each
  * complaint reads "FILE:LINE: error: what". Fields are parsed by hand with strtoll/strtod and
  * checked to end where a field ends, so "12abc" is an error, not 12. Output files are written
- * to a temporary name beside the target (mkstemp) and renamed into place only when complete.
+ * to a temporary name beside the target (mkstemp), flushed to the disk (fsync) and renamed into
+ * place only when complete: a crash, a kill or a full disk leaves the old file or the new one.
  */
 #include "internal.h"
 
@@ -12,7 +13,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 gnn_status rt_reader_open(gnn_ctx *ctx, RtReader *r, const char *path, char comment) {
@@ -134,14 +137,39 @@ gnn_status rt_tmp_open(gnn_ctx *ctx, const char *path, FILE **f, char **tmp) {
   return GNN_OK;
 }
 
+/* Flush stdio, fsync the data, close, rename over the target, then fsync the folder so the
+ * rename itself survives a power cut. A failure anywhere removes the temporary file and leaves
+ * whatever was at path before untouched: a reader sees the old file or the new one, never a mix.
+ * GNNRT_TEST_COMMIT_DELAY_MS (tests only: tests/suites/reliability.sh) sleeps before the last
+ * of the data leaves stdio's buffer, so a test can kill a writer in the middle of a write: the
+ * file being written is then incomplete, and only the rename keeps readers from seeing it. */
 gnn_status rt_tmp_commit(gnn_ctx *ctx, FILE *f, char *tmp, const char *path, gnn_status ok) {
   gnn_status st = ok;
-  int bad = ferror(f);
-  if (fclose(f) != 0) bad = 1;
-  if (st == GNN_OK && bad) st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: write failed: %s", path, strerror(errno));
+  const char *delay = getenv("GNNRT_TEST_COMMIT_DELAY_MS");
+  if (st == GNN_OK && delay && atoi(delay) > 0) { /* stdio still holds the last part of the data */
+    struct timespec ts = {atoi(delay) / 1000, (long)(atoi(delay) % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+  }
+  int bad = fflush(f) != 0 || ferror(f);
+  int err = bad ? errno : 0;
+  if (!bad && fsync(fileno(f)) != 0) bad = 1, err = errno;
+  if (fclose(f) != 0 && !bad) bad = 1, err = errno;
+  if (st == GNN_OK && bad)
+    st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: write failed: %s (the previous file, if any, is unchanged)", path,
+                       strerror(err ? err : EIO));
   if (st == GNN_OK && rename(tmp, path) != 0)
     st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot rename the temporary file into place: %s", path,
                        strerror(errno));
+  if (st == GNN_OK) { /* the folder's entry: best effort (some file systems refuse a folder fsync) */
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+    int dfd = dir ? open(dir, O_RDONLY | O_DIRECTORY) : -1;
+    if (dfd >= 0) {
+      (void)fsync(dfd);
+      close(dfd);
+    }
+    free(dir);
+  }
   if (st != GNN_OK) unlink(tmp);
   free(tmp);
   return st;

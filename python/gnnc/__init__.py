@@ -414,7 +414,7 @@ class Model:
             self.set_param(n, v)
 
     def load_params(self, path):
-        """Parameters from a tensor text file (gnn-train --save-params, gnnc run --save-params), checked whole."""
+        """Parameters from a tensor text file (gnn-train --save-params, gnnc run --save-params), checked whole (the checksum too)."""
         lib = self.lib
         tf = _vp()
         lib._check(lib._tf_read(lib._ctx, os.fsencode(path), ctypes.byref(tf)))
@@ -433,7 +433,7 @@ class Model:
             self.set_param(n, v)
 
     def save_params(self, path):
-        """Writes the parameters in the tensor text format (through a temporary file renamed into place)."""
+        """Writes the parameters in the tensor text format with its checksum line (a temporary file, fsync'd, renamed into place)."""
         lib = self.lib
         ps = lib.param_info
         n = len(ps)

@@ -139,8 +139,15 @@ class GnncModule(torch.nn.Module):
 
     library: a gnnc.Library or the path of one. The parameters are nn.Parameters initialised as
     the model's create does (Glorot from seed, the interpreter's values). In training mode
-    (module.train()) dropout draws its masks from dropout_seed + the number of forwards so far.
-    Edge inputs and outputs are in the graph's (CSR) order; graph.to_graph_order converts."""
+    (module.train()) dropout draws its masks from dropout_seed + the number of training forwards
+    so far; that count is the buffer `dropout_step`, so it travels in state_dict() and a
+    checkpoint (torch.save of the module's and the optimiser's state_dict) resumes the dropout
+    stream where it stopped. A state_dict from before the buffer existed loads, leaving the count
+    as it is. Edge inputs and outputs are in the graph's (CSR) order; graph.to_graph_order
+    converts.
+
+    Threads: one module (and its gnnc models) is used by one thread at a time; separate modules,
+    each with its own Library or not, may run in separate threads (docs/embedding.md)."""
 
     def __init__(self, library, seed=1, dropout_seed=0, max_graphs=8):
         super().__init__()
@@ -150,8 +157,9 @@ class GnncModule(torch.nn.Module):
         # max_graphs, least recently used out first, so a new subgraph every batch keeps memory flat
         self.max_graphs = max(1, int(max_graphs))
         self._models = collections.OrderedDict()
-        self._steps = 0
         self.dropout_seed = dropout_seed
+        # the dropout stream's position: a buffer, so that state_dict() saves it
+        self.register_buffer("dropout_step", torch.zeros((), dtype=torch.int64))
         self._names = [p.name for p in self.lib.param_info]
         init = self.lib.initial_params(seed)
         for n in self._names:
@@ -171,6 +179,16 @@ class GnncModule(torch.nn.Module):
             self._models.popitem(last=False)
         return m[1]
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        # a state_dict saved before dropout_step existed: keep the module's own count
+        key = prefix + "dropout_step"
+        if key not in state_dict:
+            state_dict = dict(state_dict)
+            state_dict[key] = self.dropout_step.detach().clone()
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
     def named_gnnc_parameters(self):
         return [(n, getattr(self, _param_key(n))) for n in self._names]
 
@@ -179,6 +197,6 @@ class GnncModule(torch.nn.Module):
         params = [getattr(self, _param_key(n)) for n in self._names]
         seed = 0
         if self.training:
-            seed = self.dropout_seed + self._steps
-            self._steps += 1
+            seed = self.dropout_seed + int(self.dropout_step)
+            self.dropout_step += 1
         return GnncFunction.apply(model, self.training, seed, len(inputs), *inputs, *params)

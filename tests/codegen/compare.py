@@ -31,6 +31,9 @@ def read(path):
         toks = f.read().split()
     i = 0
     while i < len(toks):
+        if toks[i] == "#gnn-tensors":  # the runtime's checksum line (version 2 files): 7 tokens, also
+            i += 7                     # where files were concatenated (tests/fuzz/diff/fuzz_diff.py)
+            continue
         if toks[i] != "tensor":
             raise ValueError("%s: expected 'tensor' at token %d, got %r" % (path, i, toks[i]))
         name, rows, rank = toks[i + 1], int(toks[i + 2]), int(toks[i + 3])

@@ -95,6 +95,8 @@ def write(path, text):
 
 def read_tensors(path):
     out, toks, i = {}, open(path).read().split(), 0
+    if toks[:1] == ["#gnn-tensors"]:  # the runtime's checksum line (version 2 files)
+        toks = toks[7:]
     while i < len(toks):
         assert toks[i] == "tensor", toks[i]
         name, rows, rank = toks[i + 1], int(toks[i + 2]), int(toks[i + 3])

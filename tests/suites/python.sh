@@ -8,6 +8,9 @@
 #   python/ddp/...        tests/python/ddp_edgeconv.py: EdgeConv on point-cloud batches trained by two
 #                         processes under DistributedDataParallel (gloo) ends at the parameters of
 #                         one process
+#   python/resume/...     tests/python/test_resume.py: a GnncModule + Adam loop with dropout, stopped,
+#                         torch.save'd, loaded into new objects and resumed, ends at the parameters of
+#                         the loop run straight through, bit for bit (with controls that must differ)
 #   python/batches/...    tests/python/test_batches.py: a new graph every batch for 300 batches keeps the
 #                         module's models bounded and the process's memory flat; bad vertex ids
 #                         (fractions, booleans, out of range, an empty batch) are refused
@@ -55,6 +58,14 @@ else
     py_lines python/ddp $? "$py_out"
     py_out=$(PYTHONPATH=python timeout 300 "$PY" -W ignore::UserWarning tests/python/test_batches.py "$py" 2>&1)
     py_lines python/batches $? "$py_out"
+    # checkpoints of a training loop: dsl-examples/gcn.gnn has dropout, so the stream's position matters
+    if py_out=$("$GNNC" dsl-examples/gcn.gnn --target=host -o "$py/libgcn_dropout.so" 2>&1); then
+      py_out=$(PYTHONPATH=python "$PY" -W ignore::UserWarning tests/python/test_resume.py "$py/libgcn_dropout.so" \
+        tests/interp/graphs/random "$py/work" 2>&1)
+      py_lines python/resume $? "$py_out"
+    else
+      fail python/build/gcn_dropout "$(py_tail "$py_out")"
+    fi
   fi
   if need_tool python/abi clang; then
     py_out=$(PYTHONPATH=python "$PY" tests/python/abi_check.py runtime 2>&1); py_lines python/abi $? "$py_out"

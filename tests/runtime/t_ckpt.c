@@ -1,0 +1,286 @@
+/* t_ckpt.c -- training checkpoints and checked files (gnnrt.h: gnn_train_state_*, tensor files).
+ *
+ *   t_ckpt DIR          the checks below, with scratch files in DIR
+ *   t_ckpt check FILE   "ok MODEL EPOCH" when FILE is a readable checkpoint, else the error (exit 1):
+ *                       tests/suites/reliability.sh runs it after every kill
+ *
+ * The checks: a state round-trips bit for bit (Adam and SGD); the file is refused -- with file,
+ * expectation and finding in the message, and the caller's arrays untouched -- when it is cut at
+ * any length, has any single byte changed, another version, another model, another config,
+ * another optimiser or other parameter shapes; a failed save (no such folder) leaves the old
+ * file; tensor text files carry a checksum line, files without one still load, a damaged or cut
+ * one is refused.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rt_test.h"
+
+static const char *names[2] = {"W", "b"};
+static const int ranks[2] = {2, 1};
+static const int64_t dims[2][4] = {{3, 2}, {2}};
+
+typedef struct {
+  float p[2][6], m[2][6], v[2][6], best[2][6];
+  float *pp[2], *mp[2], *vp[2], *bp[2];
+  gnn_train_state s;
+} St;
+
+static void st_init(St *x, const char *model, const char *config, int adam, float base) {
+  memset(x, 0, sizeof *x);
+  for (int i = 0; i < 2; i++) {
+    for (int k = 0; k < 6; k++) {
+      x->p[i][k] = base + (float)(i * 10 + k) / 7.0f;
+      x->m[i][k] = base - (float)k / 3.0f;
+      x->v[i][k] = base * 0.5f + (float)k;
+      x->best[i][k] = base * 2.0f + (float)k / 9.0f;
+    }
+    x->pp[i] = x->p[i], x->mp[i] = x->m[i], x->vp[i] = x->v[i], x->bp[i] = x->best[i];
+  }
+  for (int k = 2; k < 6; k++) x->p[1][k] = x->m[1][k] = x->v[1][k] = x->best[1][k] = 0; /* b has 2 elements */
+  gnn_train_state *s = &x->s;
+  s->model = model;
+  s->config = config;
+  s->nparams = 2;
+  s->names = names;
+  s->ranks = ranks;
+  s->dims = dims;
+  s->param = x->pp;
+  s->adam_m = adam ? x->mp : NULL;
+  s->adam_v = adam ? x->vp : NULL;
+  s->best = x->bp;
+  s->epoch = (int64_t)base;
+  s->adam_step = (int64_t)base;
+  s->dropout_seed = 1000003u;
+  s->dropout_counter = (uint64_t)base + 1;
+  s->best_epoch = 3;
+  s->best_val_acc = 0.7125;
+  s->best_val_loss = 1.0 / 3.0;
+  s->waited = 2;
+  s->finished = 0;
+  s->elapsed_ms = 12.5;
+}
+
+/* Arrays and scalars of a and b equal, bit for bit. */
+static int st_same(const St *a, const St *b) {
+  int adam = a->s.adam_m != NULL; /* without Adam, m and v are not part of the state */
+  return memcmp(a->p, b->p, sizeof a->p) == 0 && (!adam || memcmp(a->m, b->m, sizeof a->m) == 0) &&
+         (!adam || memcmp(a->v, b->v, sizeof a->v) == 0) && memcmp(a->best, b->best, sizeof a->best) == 0 &&
+         a->s.epoch == b->s.epoch && a->s.adam_step == b->s.adam_step && a->s.dropout_seed == b->s.dropout_seed &&
+         a->s.dropout_counter == b->s.dropout_counter && a->s.best_epoch == b->s.best_epoch &&
+         memcmp(&a->s.best_val_acc, &b->s.best_val_acc, 8) == 0 && memcmp(&a->s.best_val_loss, &b->s.best_val_loss, 8) == 0 &&
+         a->s.waited == b->s.waited && a->s.finished == b->s.finished;
+}
+
+static unsigned char *read_all(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  unsigned char *b = malloc((size_t)len + 1);
+  *n = fread(b, 1, (size_t)len, f);
+  fclose(f);
+  return b;
+}
+
+static void write_all(const char *path, const void *b, size_t n) {
+  FILE *f = fopen(path, "wb");
+  if (f) {
+    fwrite(b, 1, n, f);
+    fclose(f);
+  }
+}
+
+static int check_file(const char *path) {
+  gnn_ctx *ctx = NULL;
+  gnn_ctx_create(&ctx, 0);
+  char model[256] = "";
+  int64_t epoch = -1;
+  gnn_status st = gnn_train_state_check(ctx, path, model, sizeof model, &epoch);
+  if (st == GNN_OK) printf("ok %s %lld\n", model, (long long)epoch);
+  else printf("error %s: %s\n", gnn_status_name(st), gnn_last_error(ctx));
+  gnn_ctx_destroy(ctx);
+  return st == GNN_OK ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "check") == 0) return check_file(argv[2]);
+  if (argc != 2) {
+    fprintf(stderr, "usage: t_ckpt DIR | t_ckpt check FILE\n");
+    return 2;
+  }
+  char path[4096], other[4096];
+  snprintf(path, sizeof path, "%s/state.ckpt", argv[1]);
+  snprintf(other, sizeof other, "%s/damaged.ckpt", argv[1]);
+  gnn_ctx *ctx = NULL;
+  if (gnn_ctx_create(&ctx, 0) != GNN_OK) return printf("FAIL ctx: %s\n", gnn_last_error(ctx)), 1;
+  const char *cfg = "adam lr 0.01 seed 1";
+  St a, b;
+
+  /* round trips */
+  for (int adam = 1; adam >= 0; adam--) {
+    st_init(&a, "GCN", cfg, adam, 5.0f);
+    a.s.finished = adam; /* both values of the flag */
+    gnn_status st = gnn_train_state_save(ctx, path, &a.s);
+    st_init(&b, "GCN", cfg, adam, 0.0f);
+    if (st == GNN_OK) st = gnn_train_state_load(ctx, path, &b.s);
+    check(st == GNN_OK && st_same(&a, &b), adam ? "ckpt/roundtrip-adam" : "ckpt/roundtrip-sgd", "%s: %s (epoch %lld/%lld, p %g/%g, m %g/%g, best %g/%g, fin %d/%d)",
+          gnn_status_name(st), gnn_last_error(ctx), (long long)a.s.epoch, (long long)b.s.epoch, a.p[1][5], b.p[1][5], a.m[1][5], b.m[1][5], a.best[1][5], b.best[1][5], a.s.finished, b.s.finished);
+  }
+  st_init(&a, "GCN", cfg, 1, 5.0f);
+  gnn_train_state_save(ctx, path, &a.s);
+  char model[64];
+  int64_t epoch = 0;
+  gnn_status st = gnn_train_state_check(ctx, path, model, sizeof model, &epoch);
+  check(st == GNN_OK && strcmp(model, "GCN") == 0 && epoch == 5, "ckpt/check", "%s %s %lld", gnn_status_name(st), model,
+        (long long)epoch);
+
+  size_t n = 0;
+  unsigned char *good = read_all(path, &n);
+  if (!good) return printf("FAIL ckpt/read: cannot read %s\n", path), 1;
+
+  /* Cut at every length: always refused, never partly loaded. */
+  int cut_ok = 1;
+  char cut_msg[1100] = "";
+  for (size_t len = 0; len < n && cut_ok; len++) {
+    write_all(other, good, len);
+    st_init(&b, "GCN", cfg, 1, 0.0f);
+    St before = b;
+    st = gnn_train_state_load(ctx, other, &b.s);
+    if (st != GNN_ERR_FORMAT || !strstr(gnn_last_error(ctx), other) || !st_same(&b, &before)) cut_ok = 0;
+    if (!cut_ok) snprintf(cut_msg, sizeof cut_msg, "cut at %zu bytes: %s %s", len, gnn_status_name(st), gnn_last_error(ctx));
+  }
+  check(cut_ok, "ckpt/truncated-every-length", "%s", cut_msg);
+  write_all(other, good, n / 2);
+  check_status(ctx, gnn_train_state_load(ctx, other, &b.s), GNN_ERR_FORMAT, "ckpt/truncated-message", "truncated checkpoint",
+               "the header announces");
+
+  /* Any single byte changed: refused (header fields by their own checks, the rest by the sum). */
+  int flip_ok = 1;
+  char flip_msg[1100] = "";
+  for (size_t i = 0; i < n && flip_ok; i++) {
+    unsigned char *c = malloc(n);
+    memcpy(c, good, n);
+    c[i] ^= 0x10;
+    write_all(other, c, n);
+    free(c);
+    st_init(&b, "GCN", cfg, 1, 0.0f);
+    St before = b;
+    st = gnn_train_state_load(ctx, other, &b.s);
+    if (st == GNN_OK || !strstr(gnn_last_error(ctx), other) || !st_same(&b, &before)) flip_ok = 0;
+    if (!flip_ok) snprintf(flip_msg, sizeof flip_msg, "byte %zu: %s %s", i, gnn_status_name(st), gnn_last_error(ctx));
+  }
+  check(flip_ok, "ckpt/corrupted-every-byte", "%s", flip_msg);
+  {
+    unsigned char *c = malloc(n);
+    memcpy(c, good, n);
+    c[n - 3] ^= 1;
+    write_all(other, c, n);
+    check_status(ctx, gnn_train_state_load(ctx, other, &b.s), GNN_ERR_FORMAT, "ckpt/checksum-message", "checksum mismatch: expected",
+                 "found");
+    memcpy(c, good, n);
+    c[8] = 2; /* the version */
+    write_all(other, c, n);
+    check_status(ctx, gnn_train_state_load(ctx, other, &b.s), GNN_ERR_FORMAT, "ckpt/version", "checkpoint version 2",
+                 "reads version 1");
+    write_all(other, "tensor W 1 0\n1\n", 15);
+    check_status(ctx, gnn_train_state_load(ctx, other, &b.s), GNN_ERR_FORMAT, "ckpt/not-a-checkpoint",
+                 "not a training checkpoint", "GNNRTCKP");
+    free(c);
+  }
+
+  /* Another model, config, optimiser, shape: GNN_ERR_INVALID naming both sides, nothing loaded. */
+  st_init(&b, "GAT", cfg, 1, 0.0f);
+  St before = b;
+  check_status(ctx, gnn_train_state_load(ctx, path, &b.s), GNN_ERR_INVALID, "ckpt/wrong-model", "of model 'GCN'",
+               "expected model 'GAT'");
+  check(st_same(&b, &before), "ckpt/wrong-model-untouched", "the arrays changed");
+  st_init(&b, "GCN", "adam lr 0.02 seed 1", 1, 0.0f);
+  check_status(ctx, gnn_train_state_load(ctx, path, &b.s), GNN_ERR_INVALID, "ckpt/wrong-config", "written for 'adam lr 0.01 seed 1'",
+               "this run is 'adam lr 0.02 seed 1'");
+  st_init(&b, "GCN", cfg, 0, 0.0f);
+  check_status(ctx, gnn_train_state_load(ctx, path, &b.s), GNN_ERR_INVALID, "ckpt/wrong-optimiser", "holds Adam's moments", NULL);
+  {
+    static const int64_t dims2[2][4] = {{2, 3}, {2}};
+    st_init(&b, "GCN", cfg, 1, 0.0f);
+    b.s.dims = dims2;
+    before = b;
+    check_status(ctx, gnn_train_state_load(ctx, path, &b.s), GNN_ERR_INVALID, "ckpt/wrong-shape", "'W' [3, 2] in the checkpoint",
+                 "expected 'W' [2, 3]");
+    check(st_same(&b, &before), "ckpt/wrong-shape-untouched", "the arrays changed");
+  }
+  /* bad arguments */
+  st_init(&b, "GCN", cfg, 1, 0.0f);
+  b.s.adam_v = NULL;
+  check_status(ctx, gnn_train_state_save(ctx, path, &b.s), GNN_ERR_INVALID, "ckpt/bad-state", "adam_m and adam_v", NULL);
+  check_status(ctx, gnn_train_state_load(ctx, NULL, &b.s), GNN_ERR_INVALID, "ckpt/null-path", "path or state is NULL", NULL);
+  check_status(ctx, gnn_train_state_check(ctx, other, NULL, 0, NULL), GNN_ERR_FORMAT, "ckpt/check-refuses", "not a training", NULL);
+
+  /* A failed save leaves the previous file, and no temporary one. */
+  {
+    char bad[4200];
+    snprintf(bad, sizeof bad, "%s/no-such-folder/x.ckpt", argv[1]);
+    st_init(&a, "GCN", cfg, 1, 9.0f);
+    check_status(ctx, gnn_train_state_save(ctx, bad, &a.s), GNN_ERR_IO, "ckpt/save-no-folder", "no-such-folder/x.ckpt",
+                 "cannot write");
+    size_t m = 0;
+    unsigned char *now = read_all(path, &m);
+    check(now && m == n && memcmp(now, good, n) == 0, "ckpt/previous-intact", "the previous checkpoint changed");
+    free(now);
+  }
+  free(good);
+
+  /* Tensor text files: the checksum line; old files (without it) load; damage is refused. */
+  {
+    char tp[4200], tq[4200];
+    snprintf(tp, sizeof tp, "%s/p.tensors", argv[1]);
+    snprintf(tq, sizeof tq, "%s/q.tensors", argv[1]);
+    const float w[6] = {1, 2, 3, 4, 5, 6.5f}, bb[2] = {-1, 0.25f};
+    const float *data[2] = {w, bb};
+    st = gnn_tensor_file_write(ctx, tp, 2, names, ranks, dims, data);
+    size_t tn = 0;
+    unsigned char *t = read_all(tp, &tn);
+    check(st == GNN_OK && t && strncmp((char *)t, "#gnn-tensors version 2 bytes ", 29) == 0, "tensors/checksum-line", "%s: %.60s",
+          gnn_status_name(st), t ? (char *)t : "(no file)");
+    gnn_tensor_file *tf = NULL;
+    float got[6] = {0};
+    st = gnn_tensor_file_read(ctx, tp, &tf);
+    if (st == GNN_OK) st = gnn_tensor_file_get(ctx, tf, "W", 2, dims[0], got);
+    check(st == GNN_OK && memcmp(got, w, sizeof w) == 0, "tensors/roundtrip", "%s: %s", gnn_status_name(st), gnn_last_error(ctx));
+    gnn_tensor_file_free(tf);
+    char *nl = t ? strchr((char *)t, '\n') : NULL;
+    if (nl) {
+      /* version 1: the same text without its checksum line */
+      write_all(tq, nl + 1, tn - (size_t)(nl + 1 - (char *)t));
+      tf = NULL;
+      st = gnn_tensor_file_read(ctx, tq, &tf);
+      if (st == GNN_OK) st = gnn_tensor_file_get(ctx, tf, "W", 2, dims[0], got);
+      check(st == GNN_OK && memcmp(got, w, sizeof w) == 0, "tensors/old-format-loads", "%s: %s", gnn_status_name(st),
+            gnn_last_error(ctx));
+      gnn_tensor_file_free(tf);
+      /* a changed digit: still well-formed text, refused by the sum */
+      char *c = malloc(tn + 1);
+      memcpy(c, t, tn);
+      char *six = strstr(c + (nl + 1 - (char *)t), "6.5");
+      if (six) six[0] = '7';
+      write_all(tq, c, tn);
+      tf = NULL;
+      check_status(ctx, gnn_tensor_file_read(ctx, tq, &tf), GNN_ERR_FORMAT, "tensors/corrupted", "checksum mismatch", tq);
+      check(tf == NULL, "tensors/corrupted-no-file", "a file object came back");
+      write_all(tq, c, tn - 4);
+      check_status(ctx, gnn_tensor_file_read(ctx, tq, &tf), GNN_ERR_FORMAT, "tensors/truncated", "truncated file", "expected");
+      memcpy(c, t, tn);
+      c[21] = '3'; /* "version 3" */
+      write_all(tq, c, tn);
+      check_status(ctx, gnn_tensor_file_read(ctx, tq, &tf), GNN_ERR_FORMAT, "tensors/version", "version 3",
+                   "reads versions 1 and 2");
+      free(c);
+    }
+    free(t);
+  }
+  gnn_ctx_destroy(ctx);
+  return rt_finish();
+}
