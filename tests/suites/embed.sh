@@ -157,7 +157,7 @@ if make -s install PREFIX="$em_prefix" > "$em/install.log" 2>&1 && [ -x "$em_pre
     if em_out=$("$em_prefix/bin/gnnc" dsl-examples/gcn.gnn --target=host -o "$em/libgcn_inst.so" 2>&1) &&
        em_a=$("$em/embed_gcn_pc" data/cora 2>&1 | grep '^checksum') &&
        em_b=$("$em_prefix/bin/gnn-run" "$em/libgcn_inst.so" --graph data/cora --seed 1 --repeat 1 --warmup 0 2>&1 | grep '^checksum') &&
-       [ -n "$em_a" ] && [ "$em_a" = "$em_b" ] && ldd "$em/libgcn_inst.so" | grep -q "$em_prefix/bin/../lib/libgnnrt_host.so"; then
+       [ -n "$em_a" ] && [ "$em_a" = "$em_b" ] && ldd "$em/libgcn_inst.so" | grep -q "$(cd "$em_prefix/lib" && pwd -P)/libgnnrt_host.so"; then
       pass embed/install/installed-gnnc-and-gnn-run
     else
       fail embed/install/installed-gnnc-and-gnn-run "$(em_tail "$em_out") '${em_a:-}' vs '${em_b:-}'"
