@@ -25,6 +25,7 @@ call and the runtime's stream after it.
 """
 import collections
 import ctypes
+import weakref
 
 import numpy as np
 import torch
@@ -137,6 +138,14 @@ class GnncFunction(torch.autograd.Function):
 class GnncModule(torch.nn.Module):
     """A gnnc model library as a torch.nn.Module: forward(graph, *inputs).
 
+    forward(graph, *inputs): graph is a gnnc.Graph; or an edge_index tensor [2, E] (PyG's: edge i
+    goes edge_index[0, i] -> edge_index[1, i]; the vertex count from the first vertex input); or a
+    PyG Data / Batch (anything with edge_index and num_nodes), whose attributes named like the
+    model's inputs, else x (vertex) and edge_attr (edge), are the inputs unless given. A graph made
+    from a tensor takes the module's add_self_loops / symmetrise / dedup, is kept while that same
+    tensor object is unchanged (full-graph training builds it once), and takes and gives edge rows
+    in edge_index's order. The CSR is built on the host (a CUDA edge_index is copied there once).
+
     library: a gnnc.Library or the path of one. The parameters are nn.Parameters initialised as
     the model's create does (Glorot from seed, the interpreter's values). In training mode
     (module.train()) dropout draws its masks from dropout_seed + the number of training forwards
@@ -149,10 +158,14 @@ class GnncModule(torch.nn.Module):
     Threads: one module (and its gnnc models) is used by one thread at a time; separate modules,
     each with its own Library or not, may run in separate threads (docs/embedding.md)."""
 
-    def __init__(self, library, seed=1, dropout_seed=0, max_graphs=8):
+    def __init__(self, library, seed=1, dropout_seed=0, max_graphs=8, add_self_loops=False, symmetrise=False,
+                 dedup=False):
         super().__init__()
         self.lib = library if isinstance(library, Library) else Library(library)
         self._seed = seed
+        # for graphs made from an edge_index or a PyG Data (forward's first argument), as lib.graph's
+        self.graph_options = dict(add_self_loops=add_self_loops, symmetrise=symmetrise, dedup=dedup)
+        self._graphs = collections.OrderedDict()  # id(edge_index) -> (weakref to it, its _version, nv, _TensorGraph)
         # the gnnc models of the graphs seen last (a model holds its graph's arena): at most
         # max_graphs, least recently used out first, so a new subgraph every batch keeps memory flat
         self.max_graphs = max(1, int(max_graphs))
@@ -193,10 +206,84 @@ class GnncModule(torch.nn.Module):
         return [(n, getattr(self, _param_key(n))) for n in self._names]
 
     def forward(self, graph, *inputs):
+        tg = None
+        if not isinstance(graph, Graph):
+            tg, inputs = self._tensor_graph(graph, inputs)
+            graph = tg.graph
+            inputs = [tg.to_graph_order(x) if t.domain == "edge" else x for x, t in zip(inputs, self.lib.inputs)]
         model = self.model_for(graph)
         params = [getattr(self, _param_key(n)) for n in self._names]
         seed = 0
         if self.training:
             seed = self.dropout_seed + int(self.dropout_step)
             self.dropout_step += 1
-        return GnncFunction.apply(model, self.training, seed, len(inputs), *inputs, *params)
+        y = GnncFunction.apply(model, self.training, seed, len(inputs), *inputs, *params)
+        if tg is not None and self.lib.output.domain == "edge":
+            y = tg.to_input_order(y)
+        return y
+
+    def _tensor_graph(self, g, inputs):
+        """(the _TensorGraph of an edge_index tensor or a PyG Data, the inputs)."""
+        if torch.is_tensor(g):
+            edge_index = g
+            vin = [x for x, t in zip(inputs, self.lib.inputs) if t.domain == "vertex"]
+            nv = int(vin[0].shape[0]) if vin else (int(edge_index.max()) + 1 if edge_index.numel() else 0)
+        elif hasattr(g, "edge_index"):
+            edge_index, nv = g.edge_index, int(g.num_nodes)
+            if not inputs:
+                inputs = []
+                for t in self.lib.inputs:
+                    v = getattr(g, t.name, None)
+                    if v is None:
+                        v = getattr(g, {"vertex": "x", "edge": "edge_attr"}.get(t.domain, t.name), None)
+                    if v is None:
+                        raise ValueError("input %r (%s): the data has no attribute %r%s" % (
+                            t.name, t.domain, t.name, {"vertex": " nor x", "edge": " nor edge_attr"}.get(t.domain, "")))
+                    inputs.append(v)
+        else:
+            raise TypeError("the first argument must be a gnnc.Graph, an edge_index tensor [2, E] or a PyG Data "
+                            "(with edge_index), not %s" % type(g).__name__)
+        if not torch.is_tensor(edge_index) or edge_index.dim() != 2 or edge_index.shape[0] != 2:
+            raise ValueError("edge_index must be a tensor of shape [2, E], got %s" % (
+                list(edge_index.shape) if torch.is_tensor(edge_index) else type(edge_index).__name__,))
+        if edge_index.dtype.is_floating_point or edge_index.dtype == torch.bool or edge_index.dtype.is_complex:
+            raise TypeError("edge_index must hold integer vertex ids, not %s" % edge_index.dtype)
+        hit = self._graphs.get(id(edge_index))
+        if hit is not None and hit[0]() is edge_index and hit[1] == edge_index._version and hit[2] == nv:
+            self._graphs.move_to_end(id(edge_index))
+            return hit[3], inputs
+        ei = edge_index.detach().cpu().numpy()
+        tg = _TensorGraph(self.lib.graph(ei[0], ei[1], num_vertices=nv, **self.graph_options))
+        self._graphs[id(edge_index)] = (weakref.ref(edge_index), edge_index._version, nv, tg)
+        while len(self._graphs) > self.max_graphs:
+            self._graphs.popitem(last=False)
+        return tg, inputs
+
+
+class _TensorGraph:
+    """A gnnc.Graph made from an edge_index, with its edge permutation as index tensors per device."""
+
+    def __init__(self, graph):
+        self.graph = graph
+        origin = torch.from_numpy(graph.edge_origin)
+        self._keep = origin >= 0
+        self._csr_rows = torch.nonzero(self._keep).flatten()  # the runtime's rows that come from an input edge
+        self._input_rows = origin[self._keep]                 # ... and which input edge each is
+        self._on = {}
+
+    def _idx(self, device):
+        if device not in self._on:
+            self._on[device] = (self._csr_rows.to(device), self._input_rows.to(device))
+        return self._on[device]
+
+    def to_graph_order(self, a):
+        """Edge rows in edge_index's order -> the runtime's (added self-loops zero)."""
+        csr, inp = self._idx(a.device)
+        out = a.new_zeros((self.graph.ne,) + tuple(a.shape[1:]))
+        return out.index_copy(0, csr, a.index_select(0, inp))
+
+    def to_input_order(self, a):
+        """The runtime's edge rows -> edge_index's order (added edges dropped), differentiably."""
+        csr, inp = self._idx(a.device)
+        out = a.new_zeros((self.graph.num_input_edges,) + tuple(a.shape[1:]))
+        return out.index_copy(0, inp, a.index_select(0, csr))

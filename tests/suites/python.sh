@@ -14,6 +14,9 @@
 #   python/batches/...    tests/python/test_batches.py: a new graph every batch for 300 batches keeps the
 #                         module's models bounded and the process's memory flat; bad vertex ids
 #                         (fractions, booleans, out of range, an empty batch) are refused
+#   python/pyg-inputs/... tests/python/test_pyg_inputs.py: GnncModule(edge_index, x) and (data) as with a
+#                         gnnc.Graph, exactly; the graph reused while its tensor is unchanged; edge rows
+#                         in edge_index's order; a real torch_geometric Data where PyG is installed
 #   python/pip-install    `pip install ./python` (into a temporary target) gives an importable package
 #   python/abi/STRUCT     tests/python/abi_check.py: every ctypes structure of the binding has the
 #                         members, offsets and size clang gives the C structure it mirrors
@@ -58,6 +61,11 @@ else
     py_lines python/ddp $? "$py_out"
     py_out=$(PYTHONPATH=python timeout 300 "$PY" -W ignore::UserWarning tests/python/test_batches.py "$py" 2>&1)
     py_lines python/batches $? "$py_out"
+    # with torch_geometric where make setup made its venv (over the same Debian torch): its Data too
+    py_pyg=$ROOT/build/peers-venv-debian/bin/python
+    "$py_pyg" -c 'import torch_geometric' > /dev/null 2>&1 || py_pyg=$PY
+    py_out=$(PYTHONPATH=python timeout 300 "$py_pyg" -W ignore tests/python/test_pyg_inputs.py "$py" 2>&1)
+    py_lines python/pyg-inputs $? "$py_out"
     # checkpoints of a training loop: dsl-examples/gcn.gnn has dropout, so the stream's position matters
     if py_out=$("$GNNC" dsl-examples/gcn.gnn --target=host -o "$py/libgcn_dropout.so" 2>&1); then
       py_out=$(PYTHONPATH=python "$PY" -W ignore::UserWarning tests/python/test_resume.py "$py/libgcn_dropout.so" \
@@ -81,4 +89,4 @@ else
   fi
 fi
 unset -f py_tail py_lines
-unset py py_ok py_m py_out py_got
+unset py py_ok py_m py_out py_got py_pyg

@@ -1,0 +1,117 @@
+"""tests/python/test_pyg_inputs.py LIBDIR -- GnncModule on PyTorch graphs: an edge_index tensor, a PyG Data.
+
+LIBDIR holds libgcn.so and libedgein.so (tests/python/models/: GCN; EdgeIO, an edge input and an
+edge output). Checks, on a random graph: layer(edge_index, x) is layer(lib.graph(src, dst), x)
+exactly (output and gradients, training mode, two modules stepping the same dropout stream); the
+graph made from a tensor is reused while that tensor object is unchanged and remade when it
+changes in place or is another tensor; a Data-like object (edge_index, num_nodes, x) gives the
+same, and so does torch_geometric's Data where it is installed; edge rows in and out are in
+edge_index's order (EdgeIO with added self-loops against the formula in torch, output and dW);
+bad graphs are refused with a message. Prints "ok NAME" / "FAIL NAME: detail" lines.
+"""
+import os
+import sys
+
+import numpy as np
+import torch
+
+import gnnc
+from gnnc.nn import GnncModule
+
+failures = 0
+
+
+def check(ok, name, detail=""):
+    global failures
+    print(("ok %s" % name) if ok else ("FAIL %s: %s" % (name, detail)))
+    failures += 0 if ok else 1
+
+
+class FakeData:
+    """What GnncModule reads of a torch_geometric.data.Data."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def grads(layer):
+    return [p.grad.clone() for _, p in layer.named_gnnc_parameters()]
+
+
+def main():
+    d = sys.argv[1]
+    lib = gnnc.load(os.path.join(d, "libgcn.so"))
+    F = lib.inputs[0].shape[0]
+    torch.manual_seed(0)
+    nv, ne = 300, 1500
+    ei = torch.randint(0, nv, (2, ne))
+    x = torch.randn(nv, F)
+
+    # the same as a gnnc.Graph, exactly
+    a, b = GnncModule(lib, seed=2, add_self_loops=True), GnncModule(lib, seed=2)
+    g = lib.graph(ei[0].numpy(), ei[1].numpy(), num_vertices=nv, add_self_loops=True)
+    for _ in range(2):
+        ya, yb = a(ei, x), b(g, x)
+        ya.square().sum().backward()
+        yb.square().sum().backward()
+    check(torch.equal(ya, yb) and all(torch.equal(p, q) for p, q in zip(grads(a), grads(b))), "edge_index/same-as-graph",
+          "max diff %g" % float((ya - yb).abs().max()))
+    check(len(a._graphs) == 1 and len(a._models) == 1, "edge_index/reused",
+          "%d graphs, %d models after two calls with one tensor" % (len(a._graphs), len(a._models)))
+    first = a._graphs[id(ei)][3]
+    ei.add_(0)  # changed in place: its version moves
+    a(ei, x)
+    check(a._graphs[id(ei)][3] is not first and len(a._graphs) == 1, "edge_index/remade-when-changed",
+          "%d graphs; the same one: %s" % (len(a._graphs), a._graphs[id(ei)][3] is first))
+    a(ei.clone(), x)
+    check(len(a._graphs) == 2, "edge_index/remade-for-another-tensor", "%d graphs" % len(a._graphs))
+
+    # a Data: x from the data
+    a.eval(), b.eval()
+    with torch.no_grad():
+        y1, y2 = a(FakeData(edge_index=ei, num_nodes=nv, x=x)), a(ei, x)
+    check(torch.equal(y1, y2), "data/like-edge_index", "max diff %g" % float((y1 - y2).abs().max()))
+    try:
+        from torch_geometric.data import Data
+        with torch.no_grad():
+            y3 = a(Data(edge_index=ei, x=x, num_nodes=nv))
+        check(torch.equal(y3, y2), "data/torch_geometric", "max diff %g" % float((y3 - y2).abs().max()))
+    except ImportError:
+        print("note: torch_geometric is not installed here: its Data is not tried (the duck-typed one is)")
+
+    # edge rows in edge_index's order: EdgeIO, y_e = w_e * (x_src W), with self-loops added inside
+    le = gnnc.load(os.path.join(d, "libedgein.so"))
+    m = GnncModule(le, seed=3, add_self_loops=True)
+    xe, w = torch.randn(nv, 3), torch.randn(ne, 2)
+    y = m(FakeData(edge_index=ei, num_nodes=nv, x=xe, w=w))
+    W = dict(m.named_gnnc_parameters())["edgeconv0.W" if "edgeconv0.W" in dict(m.named_gnnc_parameters()) else
+                                        m._names[0]].detach().clone().requires_grad_()
+    ref = w * (xe[ei[0]] @ W)
+    check(y.shape == (ne, 2) and torch.allclose(y, ref, rtol=1e-5, atol=1e-6), "edges/output-in-input-order",
+          "shape %s, max diff %g" % (tuple(y.shape), float((y - ref).abs().max()) if y.shape == ref.shape else -1))
+    g_out = torch.randn(ne, 2)
+    (y * g_out).sum().backward()
+    (ref * g_out).sum().backward()
+    got = dict(m.named_gnnc_parameters())[m._names[0]].grad
+    check(torch.allclose(got, W.grad, rtol=1e-4, atol=1e-5), "edges/grad-through-the-permutation",
+          "max diff %g" % float((got - W.grad).abs().max()))
+
+    # refused
+    for name, fn, kind, text in [
+        ("float-ids", lambda: a(ei.float(), x), TypeError, "integer vertex ids"),
+        ("bad-shape", lambda: a(ei[:1], x), ValueError, "shape [2, E]"),
+        ("no-x", lambda: a(FakeData(edge_index=ei, num_nodes=nv)), ValueError, "nor x"),
+        ("not-a-graph", lambda: a([1, 2], x), TypeError, "edge_index tensor"),
+    ]:
+        try:
+            fn()
+            check(False, "refused/" + name, "no error")
+        except kind as e:
+            check(text in str(e), "refused/" + name, str(e))
+        except Exception as e:
+            check(False, "refused/" + name, "%s: %s" % (type(e).__name__, e))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
