@@ -341,8 +341,11 @@ void store(Fused *F, PtrVec *blk, const Value *v, KExpr *row, KExpr *idx, KExpr 
  * edge, its lanes compute them before the loops that read them. Staged values are computed in
  * the order of their ids, so a later one reads an earlier one from shared memory. */
 
-/* STAGE_LANE_FLOATS: staged floats per lane of the group (16: 16 KB of a CUDA block of 256
- * threads, beside the kernel's other shared arrays); the rest is computed where read. */
+/* STAGE_LANE_FLOATS: staged floats per lane of the group and walk (16: 16 KB of a CUDA block of
+ * 256 threads, beside the kernel's other shared arrays); the rest is computed where read. Staging
+ * is an optimisation, so it also stops where the kernel's block at its full 256/G groups would
+ * hold more than GNN_SHARED_MAX (48 KB) with it: the arrays of earlier walks, the chunk's, the
+ * finished reductions (a kernel of several walks stages once per walk). */
 enum { STAGE_MIN_COST = GNN_STAGE_MIN_COST, STAGE_MAX_WIDTH = GNN_STAGE_MAX_WIDTH, STAGE_LANE_FLOATS = 16 };
 
 /* x is computed where it is read in this kernel (inline, a root of this group, or a stash the
@@ -444,12 +447,15 @@ int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Domain
     if (same) break;
   }
   int64_t floats = 0, budget = (int64_t)STAGE_LANE_FLOATS * F->k->group;
+  int gpb = GNN_CUDA_BLOCK / F->k->group;
+  int64_t bytes = kernel_shared_bytes(F->k, gpb); /* the block's, with what is staged so far */
   memset(next, 0, (size_t)n + 1); /* now: staged */
   for (int i = 0; i < n; i++) {
     Value *x = F->m->vals.items[i];
     int64_t need = (int64_t)slots * width_of(x) * (x->f64 ? 2 : 1); /* a float64 value: two floats */
-    if (!stop[i] || floats + need > budget) continue;
+    if (!stop[i] || floats + need > budget || bytes + need * 4 * gpb > GNN_SHARED_MAX) continue;
     floats += need;
+    bytes += need * 4 * gpb;
     out[nout++] = x;
     next[i] = true;
   }
@@ -690,8 +696,11 @@ static void lower_sink(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
     term = eval(F, v->args[0], &cx, kk);
   }
   ks_atomic(L, k, lanes, KO_ADD, acc[si], NULL, kk, kun(L, KU_TO_F64, term));
-  /* a sum into a handful of addresses: per block (per thread on the host), then one atomic */
-  if (n <= 1024) ((KStmt *)lanes->items[lanes->len - 1])->count = 1;
+  /* a sum into a handful of addresses: per block (per thread on the host), then one atomic; a
+   * double per element in the CUDA block's shared memory, so only while the block, at its full
+   * 256/G groups, stays within GNN_SHARED_MAX (48 KB); the others are plain atomics */
+  if (n <= 1024 && kernel_shared_bytes(k, GNN_CUDA_BLOCK / k->group) + n * 8 <= GNN_SHARED_MAX)
+    ((KStmt *)lanes->items[lanes->len - 1])->count = 1;
   F->seen[v->id] = true;
   }
   unstage(F, staged, nst);
