@@ -258,6 +258,13 @@ KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   if (x->sched == SCHED_ANCHOR) {
     /* a reduction of this kernel, finished by an earlier walk (or the softmax being accumulated online) */
     if (x == F->on_soft) return online_read(F, x, cx, idx);
+    if (F->spill[x->id] && x->op != OP_REDUCE_SCATTER) { /* too wide for shared memory: this row's, in memory */
+      if (!own_row(x, cx)) {
+        fprintf(stderr, "internal error: fused kernel %s reads %%%d at another vertex\n", F->k->name, x->id);
+        L->ok = false;
+      }
+      return kload(L, F->k, F->spill[x->id], krow(L), idx);
+    }
     if (F->sh[x->id] < 0) {
       fprintf(stderr, "internal error: fused kernel %s reads %%%d before its walk\n", F->k->name, x->id);
       L->ok = false;
@@ -923,6 +930,7 @@ void lower_fused_steps(Lower *L) {
   F.seen = calloc((size_t)n + 1, 1);
   F.stored = calloc((size_t)n + 1, 1);
   F.sh = calloc((size_t)n + 1, sizeof(int));
+  F.spill = calloc((size_t)n + 1, sizeof(KBuf *));
   F.sh_sum = calloc((size_t)n + 1, sizeof(int));
   F.walk = calloc((size_t)n + 1, sizeof(int));
   F.lev = calloc((size_t)n + 1, sizeof(int));
@@ -1009,6 +1017,7 @@ void lower_fused_steps(Lower *L) {
   free(F.seen);
   free(F.stored);
   free(F.sh);
+  free(F.spill);
   free(F.sh_sum);
   free(F.walk);
   free(F.lev);

@@ -32,6 +32,8 @@ typedef struct Fused {
   bool *seen;        /* per value: computed by the current kernel (for its description) */
   bool *stored;      /* per value: a root this kernel has stored for its row (later reads load it) */
   int *sh;           /* per value: the shared array of a finished reduction of this kernel */
+  KBuf **spill;      /* per value: a finished reduction of this kernel too wide for shared memory, in
+                        this buffer instead (lower_walk.c: GNN_SHARED_MAX), or NULL */
   int *sh_sum;       /* edge_softmax: the array of its sums (sh: of its maxima) */
   int *walk;         /* per value: the walk a reduction of this group is computed in */
   int *lev;          /* per value: the first walk after which it can be computed (-1 unknown) */

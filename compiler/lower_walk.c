@@ -128,7 +128,7 @@ typedef struct {
 void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   Lower *L = F->L;
   int n = F->m->vals.len;
-  for (int i = 0; i < n; i++) F->lev[i] = -1, F->walk[i] = 0, F->sh[i] = F->sh_sum[i] = -1;
+  for (int i = 0; i < n; i++) F->lev[i] = -1, F->walk[i] = 0, F->sh[i] = F->sh_sum[i] = -1, F->spill[i] = NULL;
   int W = 0, maxw = 1;
   for (int i = 0; i < nmem; i++) F->online[mem[i]->id] = NULL;
   for (int i = 0; i < nmem; i++) level(F, mem[i]);
@@ -376,7 +376,21 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
         res = ksel(L, kbin(L, KO_GT, deg, ki(L, 0)), res, kf(L, 0)); /* a vertex without edges gets 0 */
       }
       if (to_mem) store(F, fin, a, krow(L), kk, res);
-      if (read[a->id]) {
+      if (read[a->id] && kernel_shared_bytes(k, 1) + (int64_t)wd * (arg ? 8 : 4) > GNN_SHARED_MAX) {
+        /* too wide for shared memory beside what the kernel holds (a CUDA block of one group may
+         * have 48 KB): the row's reduction goes to memory and the lanes read it back after the
+         * barrier -- its own buffer when the store above wrote it whether or not training, else a
+         * scratch buffer of its own. Gives up bandwidth, not correctness: only features of
+         * ~12,000 or more per vertex get here. */
+        KBuf *b = L->buf_of[a->id];
+        if (!to_mem || stash_only(F, a) || !b || b->elem != (arg ? ELEM_I32 : ELEM_F32) || L->col_of[a->id]) {
+          b = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d_sp", a->id), DOM_VERTEX, arg ? ELEM_I32 : ELEM_F32, wd, NULL);
+          b->bwd = a->bwd;
+          ks_store(L, k, fin, b, krow(L), kk, arg ? res : kun(L, KU_TO_F32, res));
+        }
+        F->spill[a->id] = b;
+        any = true;
+      } else if (read[a->id]) {
         F->sh[a->id] = add_shared(L, k, arena_printf(L->a, "sh%d", a->id), arg ? KT_I64 : KT_F32, wd);
         ks_shstore(L, fin, F->sh[a->id], kk, arg ? res : kun(L, KU_TO_F32, res));
         any = true;
