@@ -137,6 +137,12 @@ KExpr *fused_read(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx) {
 
 Ctx vertex_ctx(KExpr *v, bool near) { return (Ctx){.vtx = v, .near = near}; }
 
+/* Element idx of a finished reduction of this kernel at its row: shared array sh, or the buffer it
+ * went to when too wide for shared memory (lower_walk.c). */
+KExpr *fin_read(Fused *F, int sh, KBuf *spill, KExpr *idx) {
+  return spill ? kload(F->L, F->k, spill, krow(F->L), idx) : kshared(F->L, F->k, sh, idx);
+}
+
 /* The value by its definition (an inline value, or a root of this kernel). */
 KExpr *compute(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   Lower *L = F->L;
@@ -258,28 +264,21 @@ KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   if (x->sched == SCHED_ANCHOR) {
     /* a reduction of this kernel, finished by an earlier walk (or the softmax being accumulated online) */
     if (x == F->on_soft) return online_read(F, x, cx, idx);
-    if (F->spill[x->id] && x->op != OP_REDUCE_SCATTER) { /* too wide for shared memory: this row's, in memory */
-      if (!own_row(x, cx)) {
-        fprintf(stderr, "internal error: fused kernel %s reads %%%d at another vertex\n", F->k->name, x->id);
-        L->ok = false;
-      }
-      return kload(L, F->k, F->spill[x->id], krow(L), idx);
-    }
-    if (F->sh[x->id] < 0) {
+    if (F->sh[x->id] < 0 && !F->spill[x->id] && !F->spill_sum[x->id]) {
       fprintf(stderr, "internal error: fused kernel %s reads %%%d before its walk\n", F->k->name, x->id);
       L->ok = false;
       return kf(L, 0);
     }
     if (x->op == OP_REDUCE_SCATTER) { /* edge_softmax at this edge: exp(x - max) / sum */
       KExpr *xa = eval(F, x->args[0], cx, idx);
-      KExpr *p = kun(L, KU_EXP, kbin(L, KO_SUB, xa, kshared(L, F->k, F->sh[x->id], idx)));
-      return kun(L, KU_TO_F32, kbin(L, KO_DIV, p, kshared(L, F->k, F->sh_sum[x->id], idx)));
+      KExpr *p = kun(L, KU_EXP, kbin(L, KO_SUB, xa, fin_read(F, F->sh[x->id], F->spill[x->id], idx)));
+      return kun(L, KU_TO_F32, kbin(L, KO_DIV, p, fin_read(F, F->sh_sum[x->id], F->spill_sum[x->id], idx)));
     }
-    if (!cx->near) {
+    if (!cx->near || (F->spill[x->id] && !own_row(x, cx))) {
       fprintf(stderr, "internal error: fused kernel %s reads %%%d at another vertex\n", F->k->name, x->id);
       L->ok = false;
     }
-    return kshared(L, F->k, F->sh[x->id], idx);
+    return fin_read(F, F->sh[x->id], F->spill[x->id], idx);
   }
   /* inline, or a root of this kernel: computed here, once per element and block (the memo: a
    * DAG of shared subexpressions stays a DAG); a value read twice, or a large expression, is
@@ -931,6 +930,7 @@ void lower_fused_steps(Lower *L) {
   F.stored = calloc((size_t)n + 1, 1);
   F.sh = calloc((size_t)n + 1, sizeof(int));
   F.spill = calloc((size_t)n + 1, sizeof(KBuf *));
+  F.spill_sum = calloc((size_t)n + 1, sizeof(KBuf *));
   F.sh_sum = calloc((size_t)n + 1, sizeof(int));
   F.walk = calloc((size_t)n + 1, sizeof(int));
   F.lev = calloc((size_t)n + 1, sizeof(int));
@@ -1018,6 +1018,7 @@ void lower_fused_steps(Lower *L) {
   free(F.stored);
   free(F.sh);
   free(F.spill);
+  free(F.spill_sum);
   free(F.sh_sum);
   free(F.walk);
   free(F.lev);

@@ -449,7 +449,8 @@ fi
 # in shared memory (8 groups of a 256-thread block were 0xc320 bytes: ptxas refused them); they
 # now run 7 groups per block. GINE at 13,000 features cannot hold its sum in shared memory even at
 # one group per block: it goes to a buffer of its own (t<id>_sp), read back rotated (another
-# lane's element). Each: the .cu compiles with nvcc (sm_80 only, to keep the time small) without
+# lane's element); so does the aggregate of an edge_softmax over 3,072 features, which does not
+# accumulate online (its factors would fill half the block). Each: the .cu compiles with nvcc (sm_80 only, to keep the time small) without
 # warnings, and the host library agrees with the interpreter, training forward and backward, both
 # mappings, 1e-4.
 fz_shm_case() { # NAME MODEL SEED GRAPH KIR-PATTERN: the kernel IR or .cu must show the pattern
@@ -475,6 +476,7 @@ fz_shm_case() { # NAME MODEL SEED GRAPH KIR-PATTERN: the kernel IR or .cu must s
 fz_shm_case fuse/shared-48k/sage-maxpool tests/fuse/sage_maxpool.gnn 3 data/cora 'k[0-9]+_sum_vertex: .*, 32 lanes per group, 7 groups per block'
 fz_shm_case fuse/shared-48k/gine tests/fuse/gine.gnn 3 data/cora 'k0_sum_vertex: .*, 32 lanes per group, 7 groups per block'
 fz_shm_case fuse/shared-48k/gine-wide tests/fuse/gine_wide.gnn 5 tests/interp/graphs/random '^  buffer t[0-9]+_sp: scratch vertex\[13000\]'
+fz_shm_case fuse/shared-48k/softmax-wide tests/fuse/softmax_wide.gnn 4 tests/interp/graphs/random 'k0_edge_softmax.*, 32 lanes per group, 1 groups per block'
 unset -f fz_shm_case
 unset -f fz_steps
 unset -f fz_f64_case
