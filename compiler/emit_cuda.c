@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static void ind(FILE *out, int d) {
   for (int i = 0; i < d; i++) fputs("  ", out);
 }
