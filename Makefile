@@ -226,10 +226,11 @@ fuzz: $(BUILD)/fuzz/fuzz_frontend
 # Differential fuzzing of the whole compiler: random well-typed programs through the interpreter
 # and the host library, forward and backward (tests/fuzz/diff/fuzz_diff.py); findings, minimised,
 # land in tests/fuzz/diff/cases/ and make test replays them. make fuzz-diff SECONDS=600 [SEED=N]
+# [CUDA=1: wide inputs, and each program's CUDA compiled with nvcc too]
 SECONDS ?= 60
 fuzz-diff: all
 	/usr/bin/python3 tests/fuzz/diff/fuzz_diff.py --gnnc $(BUILD)/gnnc --gnn-run $(BUILD)/bin/gnn-run --seconds $(SECONDS) \
-	  $(if $(SEED),--seed $(SEED))
+	  $(if $(SEED),--seed $(SEED)) $(if $(CUDA),--cuda)
 
 # ---------------------------------------------------------------- tests, examples, benchmarks
 # bench-peers' helpers, which tests/suites/bench.sh runs too

@@ -1,7 +1,8 @@
 /* emit_cuda.c -- the CUDA backend: the kernel IR's kernels as real threads.
  *
- * A block is 256 threads: 256/G groups of G lanes (G <= 32, so a group never spans two warps).
- * A group's row is blockIdx.x * (256/G) + threadIdx.x / G; its lane threadIdx.x % G. Every
+ * A block is 256 threads: 256/G groups of G lanes (G <= 32, so a group never spans two warps),
+ * or fewer groups where their shared arrays would not fit 48 KB (kernel_groups_per_block, kir.c).
+ * A group's row is blockIdx.x * groups + threadIdx.x / G; its lane threadIdx.x % G. Every
  * statement of the kernel IR is executed by every lane: uniform loops are uniform because
  * their bounds are, per-lane loops start at the lane. A barrier of the group is __syncwarp on
  * the group's lane mask; a group reduction is a __shfl_xor_sync butterfly of width G; shared
@@ -17,8 +18,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-enum { BLOCK = 256 };
 
 static void ind(FILE *out, int d) {
   for (int i = 0; i < d; i++) fputs("  ", out);
@@ -190,7 +189,7 @@ static bool has_kind(const PtrVec *b, KStmtKind kind) {
 }
 
 static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
-  int G = k->group, gpb = BLOCK / G;
+  int G = k->group, gpb = kernel_groups_per_block(k), nthreads = gpb * G;
   bool *used = calloc((size_t)k->nlocals + 1, 1), *loopvar = calloc((size_t)k->nlocals + 1, 1);
   scan_used(k, &k->body, used, loopvar);
   /* __restrict__ tells nvcc that, while the kernel runs, nothing but this pointer touches its
@@ -208,7 +207,7 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   for (int i = 0; i < k->bufs.len; i++)
     if (plain[i]) fprintf(out, ". %s is not __restrict__: lanes read what other lanes stored in it before a barrier", ((const KBuf *)k->bufs.items[i])->name);
   fputs(" */\n", out);
-  fprintf(out, "extern \"C\" __global__ void __launch_bounds__(%d) %s_%s(int64_t nrows", BLOCK, p->cname, k->name);
+  fprintf(out, "extern \"C\" __global__ void __launch_bounds__(%d) %s_%s(int64_t nrows", nthreads, p->cname, k->name);
   for (int g = 0; g < KG__COUNT; g++)
     if (k->graph[g]) fprintf(out, ", const %s *__restrict__ %s", kgraph_type[g], kgraph_name[g]);
   for (int i = 0; i < k->bufs.len; i++) {
@@ -236,7 +235,7 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   int nblk = block_targets(&k->body, blk, 8, 0);
   for (int i = 0; i < nblk; i++) { /* block-reduced sums: zeroed, added to by the block, then flushed */
     fprintf(out, "  __shared__ double blk_%s[%lld];\n", blk[i]->name, (long long)blk[i]->width);
-    fprintf(out, "  for (int i = threadIdx.x; i < %lld; i += %d) blk_%s[i] = 0;\n", (long long)blk[i]->width, BLOCK, blk[i]->name);
+    fprintf(out, "  for (int i = threadIdx.x; i < %lld; i += %d) blk_%s[i] = 0;\n", (long long)blk[i]->width, nthreads, blk[i]->name);
   }
   if (nblk) fputs("  __syncthreads();\n  if (row < nrows) {  /* no early return: the block meets at the flush */\n", out);
   else fputs("  if (row >= nrows) return;  /* a whole group leaves together */\n", out);
@@ -255,7 +254,7 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
     fputs("  }\n  __syncthreads();\n", out);
     for (int i = 0; i < nblk; i++)
       fprintf(out, "  for (int i = threadIdx.x; i < %lld; i += %d)\n    if (blk_%s[i] != 0) atomicAdd(&%s[i], blk_%s[i]);\n",
-              (long long)blk[i]->width, BLOCK, blk[i]->name, blk[i]->name, blk[i]->name);
+              (long long)blk[i]->width, nthreads, blk[i]->name, blk[i]->name, blk[i]->name);
   }
   fputs("}\n", out);
   free(used);
@@ -311,10 +310,10 @@ static void cuda_prelude(FILE *out, const KProgram *p) {
 }
 
 static void cuda_launch(FILE *out, const KProgram *p, const Kernel *k) {
-  int gpb = BLOCK / k->group;
+  int gpb = kernel_groups_per_block(k), nthreads = gpb * k->group;
   fprintf(out, "  if (%s > 0) {\n", emit_kernel_rows(p, k));
   fprintf(out, "    const unsigned blocks = (unsigned)((%s + %d - 1) / %d);\n", emit_kernel_rows(p, k), gpb, gpb);
-  fprintf(out, "    %s_%s<<<blocks, %d, 0, gnn_ctx_stream(m->ctx)>>>(%s", p->cname, k->name, BLOCK, emit_kernel_rows(p, k));
+  fprintf(out, "    %s_%s<<<blocks, %d, 0, gnn_ctx_stream(m->ctx)>>>(%s", p->cname, k->name, nthreads, emit_kernel_rows(p, k));
   for (int g = 0; g < KG__COUNT; g++)
     if (k->graph[g]) fprintf(out, ", g->%s", kgraph_name[g]);
   for (int i = 0; i < k->bufs.len; i++) fprintf(out, ", %s", emit_buf_ref(p, k->bufs.items[i]));

@@ -700,6 +700,20 @@ int block_targets(const PtrVec *b, const KBuf **out, int n, int have);
  * cuda_kernel); a lane reading back its own element (b[row, k] stored and loaded with k a lane
  * loop's element) does not count. */
 bool kernel_reads_back_across_barrier(const Kernel *k, const KBuf *b);
+/* Shared memory (kir.c). A CUDA block is GNN_CUDA_BLOCK threads, 256/G groups of G lanes, unless
+ * its shared arrays do not fit: the static shared memory of one block may not exceed
+ * GNN_SHARED_MAX bytes (48 KB, what every CUDA device gives a kernel without the opt-in to
+ * dynamic shared memory; ptxas refuses more: "uses too much shared data (0xc320 bytes, 0xc000
+ * max)"). A kernel's block holds each per-group shared array once per group (elements x 4 or 8
+ * bytes: f32 4, i64 and f64 8) and each block-reduced sum once (width x 8, a double per element).
+ * kernel_groups_per_block is the most groups, at most GNN_CUDA_BLOCK / G, whose block fits; lower
+ * keeps one group's arrays and the block's sums within GNN_SHARED_MAX (kverify checks it), so
+ * there is always at least one. */
+enum { GNN_CUDA_BLOCK = 256, GNN_SHARED_MAX = 48 * 1024 };
+int64_t kernel_shared_group_bytes(const Kernel *k); /* one group's shared arrays */
+int64_t kernel_shared_block_bytes(const Kernel *k); /* the block's own: block-reduced sums */
+int64_t kernel_shared_bytes(const Kernel *k, int gpb); /* a block of gpb groups */
+int kernel_groups_per_block(const Kernel *k);
 
 /* emit_*.c: the generated sources. emit_model.c writes what both targets share (the header,
  * the model's state, create/destroy, forward/backward as steps, the API table) and asks the

@@ -442,3 +442,32 @@ bool kernel_reads_back_across_barrier(const Kernel *k, const KBuf *b) {
   free(lane_elem);
   return r.reads_back;
 }
+
+/* ---- shared memory per block (gnnc.h: GNN_SHARED_MAX) */
+
+static int64_t ktype_bytes(KType t) { return t == KT_F32 ? 4 : 8; }
+
+int64_t kernel_shared_group_bytes(const Kernel *k) {
+  int64_t b = 0;
+  for (int i = 0; i < k->nshared; i++) b += (int64_t)k->shared[i].len * ktype_bytes(k->shared[i].type);
+  return b;
+}
+
+int64_t kernel_shared_block_bytes(const Kernel *k) {
+  const KBuf *blk[8];
+  int nblk = block_targets(&k->body, blk, 8, 0);
+  int64_t b = 0;
+  for (int i = 0; i < nblk; i++) b += blk[i]->width * 8; /* double blk_<name>[width] */
+  return b;
+}
+
+int64_t kernel_shared_bytes(const Kernel *k, int gpb) {
+  return (int64_t)gpb * kernel_shared_group_bytes(k) + kernel_shared_block_bytes(k);
+}
+
+int kernel_groups_per_block(const Kernel *k) {
+  int gpb = GNN_CUDA_BLOCK / (k->group > 0 ? k->group : 1);
+  int64_t per = kernel_shared_group_bytes(k), room = GNN_SHARED_MAX - kernel_shared_block_bytes(k);
+  if (per > 0 && (int64_t)gpb * per > room) gpb = room >= per ? (int)(room / per) : 1;
+  return gpb;
+}

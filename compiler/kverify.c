@@ -31,7 +31,10 @@
  *     local); a walk (the loop over a row's edges) only in a vertex-mapped kernel, over a uniform
  *     loop variable, where every lane takes it;
  *   - block-reduced atomics (count 1): sums (atomic_add) into a one-row buffer, without a row, at
- *     most 8 target buffers per kernel (what the emitters' per-block arrays hold).
+ *     most 8 target buffers per kernel (what the emitters' per-block arrays hold);
+ *   - shared memory (shared_fits): a CUDA block of one group holds at most GNN_SHARED_MAX bytes
+ *     (48 KB) of static shared memory, every per-group array and the block's sums counted, so
+ *     that kernel_groups_per_block finds a block that fits and ptxas never refuses one.
  * Returns the number of problems, each printed as "kverify: ..." to err (which may be NULL).
  */
 #include "gnnc.h"
@@ -302,6 +305,19 @@ static void kernel_decls(KV *v, const Kernel *k) {
   if (nblk > 8) bad(v, "block-reduced atomics into more than %s%lld buffers", "", 8);
 }
 
+/* The kernel's static shared memory in CUDA: one group's arrays (each element 4 bytes, i64 and f64
+ * 8) and the block-reduced sums (a double per element) within GNN_SHARED_MAX (48 KB, the most a
+ * block gets without opting in to dynamic shared memory); the emitter then runs as many groups
+ * per block as fit (kernel_groups_per_block). Lower keeps to it: staging and block-reduced sums
+ * stop at the limit, and a finished reduction too wide for it goes to memory. */
+static void shared_fits(KV *v, const Kernel *k) {
+  int64_t one = kernel_shared_bytes(k, 1), gpb = kernel_groups_per_block(k);
+  if (one > GNN_SHARED_MAX)
+    bad(v, "shared memory: one group's arrays and the block's sums take %s%lld bytes, more than a CUDA block's 48 KB (49152)", "", one);
+  else if (gpb < 1 || gpb * k->group > GNN_CUDA_BLOCK || kernel_shared_bytes(k, (int)gpb) > GNN_SHARED_MAX)
+    bad(v, "shared memory: no block of %s%lld groups fits 48 KB", "", gpb);
+}
+
 static void gemm_dim_ok(KV *v, const KDim *d, const char *which) {
   if (d->mult <= 0) bad(v, "GEMM dimension %s has multiplier %lld", which, d->mult);
 }
@@ -349,6 +365,7 @@ int kir_verify(const KProgram *p, FILE *err) {
       if (k->group < 1 || k->group > 32 || (k->group & (k->group - 1))) bad(&v, "%s%lld lanes per group", "", k->group);
       for (int i = 0; i < k->bufs.len; i++) use(&v, k->bufs.items[i], s);
       kernel_decls(&v, k);
+      shared_fits(&v, k);
       stmts(&v, &k->body, (At){false, st->train_only}); /* a training-only step: all of it guarded */
       break;
     }

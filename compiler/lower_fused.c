@@ -137,6 +137,12 @@ KExpr *fused_read(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx) {
 
 Ctx vertex_ctx(KExpr *v, bool near) { return (Ctx){.vtx = v, .near = near}; }
 
+/* Element idx of a finished reduction of this kernel at its row: shared array sh, or the buffer it
+ * went to when too wide for shared memory (lower_walk.c). */
+KExpr *fin_read(Fused *F, int sh, KBuf *spill, KExpr *idx) {
+  return spill ? kload(F->L, F->k, spill, krow(F->L), idx) : kshared(F->L, F->k, sh, idx);
+}
+
 /* The value by its definition (an inline value, or a root of this kernel). */
 KExpr *compute(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   Lower *L = F->L;
@@ -258,21 +264,21 @@ KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   if (x->sched == SCHED_ANCHOR) {
     /* a reduction of this kernel, finished by an earlier walk (or the softmax being accumulated online) */
     if (x == F->on_soft) return online_read(F, x, cx, idx);
-    if (F->sh[x->id] < 0) {
+    if (F->sh[x->id] < 0 && !F->spill[x->id] && !F->spill_sum[x->id]) {
       fprintf(stderr, "internal error: fused kernel %s reads %%%d before its walk\n", F->k->name, x->id);
       L->ok = false;
       return kf(L, 0);
     }
     if (x->op == OP_REDUCE_SCATTER) { /* edge_softmax at this edge: exp(x - max) / sum */
       KExpr *xa = eval(F, x->args[0], cx, idx);
-      KExpr *p = kun(L, KU_EXP, kbin(L, KO_SUB, xa, kshared(L, F->k, F->sh[x->id], idx)));
-      return kun(L, KU_TO_F32, kbin(L, KO_DIV, p, kshared(L, F->k, F->sh_sum[x->id], idx)));
+      KExpr *p = kun(L, KU_EXP, kbin(L, KO_SUB, xa, fin_read(F, F->sh[x->id], F->spill[x->id], idx)));
+      return kun(L, KU_TO_F32, kbin(L, KO_DIV, p, fin_read(F, F->sh_sum[x->id], F->spill_sum[x->id], idx)));
     }
-    if (!cx->near) {
+    if (!cx->near || (F->spill[x->id] && !own_row(x, cx))) {
       fprintf(stderr, "internal error: fused kernel %s reads %%%d at another vertex\n", F->k->name, x->id);
       L->ok = false;
     }
-    return kshared(L, F->k, F->sh[x->id], idx);
+    return fin_read(F, F->sh[x->id], F->spill[x->id], idx);
   }
   /* inline, or a root of this kernel: computed here, once per element and block (the memo: a
    * DAG of shared subexpressions stays a DAG); a value read twice, or a large expression, is
@@ -341,8 +347,11 @@ void store(Fused *F, PtrVec *blk, const Value *v, KExpr *row, KExpr *idx, KExpr 
  * edge, its lanes compute them before the loops that read them. Staged values are computed in
  * the order of their ids, so a later one reads an earlier one from shared memory. */
 
-/* STAGE_LANE_FLOATS: staged floats per lane of the group (16: 16 KB of a CUDA block of 256
- * threads, beside the kernel's other shared arrays); the rest is computed where read. */
+/* STAGE_LANE_FLOATS: staged floats per lane of the group and walk (16: 16 KB of a CUDA block of
+ * 256 threads, beside the kernel's other shared arrays); the rest is computed where read. Staging
+ * is an optimisation, so it also stops where the kernel's block at its full 256/G groups would
+ * hold more than GNN_SHARED_MAX (48 KB) with it: the arrays of earlier walks, the chunk's, the
+ * finished reductions (a kernel of several walks stages once per walk). */
 enum { STAGE_MIN_COST = GNN_STAGE_MIN_COST, STAGE_MAX_WIDTH = GNN_STAGE_MAX_WIDTH, STAGE_LANE_FLOATS = 16 };
 
 /* x is computed where it is read in this kernel (inline, a root of this group, or a stash the
@@ -444,12 +453,15 @@ int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Domain
     if (same) break;
   }
   int64_t floats = 0, budget = (int64_t)STAGE_LANE_FLOATS * F->k->group;
+  int gpb = GNN_CUDA_BLOCK / F->k->group;
+  int64_t bytes = kernel_shared_bytes(F->k, gpb); /* the block's, with what is staged so far */
   memset(next, 0, (size_t)n + 1); /* now: staged */
   for (int i = 0; i < n; i++) {
     Value *x = F->m->vals.items[i];
     int64_t need = (int64_t)slots * width_of(x) * (x->f64 ? 2 : 1); /* a float64 value: two floats */
-    if (!stop[i] || floats + need > budget) continue;
+    if (!stop[i] || floats + need > budget || bytes + need * 4 * gpb > GNN_SHARED_MAX) continue;
     floats += need;
+    bytes += need * 4 * gpb;
     out[nout++] = x;
     next[i] = true;
   }
@@ -690,8 +702,11 @@ static void lower_sink(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
     term = eval(F, v->args[0], &cx, kk);
   }
   ks_atomic(L, k, lanes, KO_ADD, acc[si], NULL, kk, kun(L, KU_TO_F64, term));
-  /* a sum into a handful of addresses: per block (per thread on the host), then one atomic */
-  if (n <= 1024) ((KStmt *)lanes->items[lanes->len - 1])->count = 1;
+  /* a sum into a handful of addresses: per block (per thread on the host), then one atomic; a
+   * double per element in the CUDA block's shared memory, so only while the block, at its full
+   * 256/G groups, stays within GNN_SHARED_MAX (48 KB); the others are plain atomics */
+  if (n <= 1024 && kernel_shared_bytes(k, GNN_CUDA_BLOCK / k->group) + n * 8 <= GNN_SHARED_MAX)
+    ((KStmt *)lanes->items[lanes->len - 1])->count = 1;
   F->seen[v->id] = true;
   }
   unstage(F, staged, nst);
@@ -914,6 +929,8 @@ void lower_fused_steps(Lower *L) {
   F.seen = calloc((size_t)n + 1, 1);
   F.stored = calloc((size_t)n + 1, 1);
   F.sh = calloc((size_t)n + 1, sizeof(int));
+  F.spill = calloc((size_t)n + 1, sizeof(KBuf *));
+  F.spill_sum = calloc((size_t)n + 1, sizeof(KBuf *));
   F.sh_sum = calloc((size_t)n + 1, sizeof(int));
   F.walk = calloc((size_t)n + 1, sizeof(int));
   F.lev = calloc((size_t)n + 1, sizeof(int));
@@ -1000,6 +1017,8 @@ void lower_fused_steps(Lower *L) {
   free(F.seen);
   free(F.stored);
   free(F.sh);
+  free(F.spill);
+  free(F.spill_sum);
   free(F.sh_sum);
   free(F.walk);
   free(F.lev);

@@ -32,6 +32,9 @@ typedef struct Fused {
   bool *seen;        /* per value: computed by the current kernel (for its description) */
   bool *stored;      /* per value: a root this kernel has stored for its row (later reads load it) */
   int *sh;           /* per value: the shared array of a finished reduction of this kernel */
+  KBuf **spill;      /* per value: a finished reduction of this kernel too wide for shared memory, in
+                        this buffer instead of sh (lower_walk.c: GNN_SHARED_MAX), or NULL */
+  KBuf **spill_sum;  /* edge_softmax: its sums in this buffer instead of sh_sum, or NULL */
   int *sh_sum;       /* edge_softmax: the array of its sums (sh: of its maxima) */
   int *walk;         /* per value: the walk a reduction of this group is computed in */
   int *lev;          /* per value: the first walk after which it can be computed (-1 unknown) */
@@ -73,6 +76,7 @@ Ctx vertex_ctx(KExpr *v, bool near);
 KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx);
 KExpr *compute(Fused *F, const Value *x, const Ctx *cx, KExpr *idx);
 KExpr *fused_read(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx);
+KExpr *fin_read(Fused *F, int sh, KBuf *spill, KExpr *idx);
 KExpr *subst_var(Lower *L, Kernel *k, const KExpr *e, int from, int to);
 KExpr *ktraining(Lower *L);
 bool stash_only(const Fused *F, const Value *v);

@@ -119,6 +119,32 @@ static void mark_reads(Fused *F, const Value *x, bool *read, bool *seen, bool to
 
 /* ---- FG_WALK */
 
+/* After walk w: a finished reduction's per-group array (name, type t, wd elements) for the rest of
+ * the kernel, val stored at element kk by the lanes of fin. Shared memory (*sh) while one group's
+ * arrays stay within GNN_SHARED_MAX (48 KB, so that a CUDA block of one group fits: kir.c,
+ * kernel_groups_per_block); otherwise the row's values go to memory (*spill) and are read back
+ * after the barrier: `own`, a buffer the walk has just stored the same values to (whether or not
+ * training), else a scratch buffer t<id>_sp<what>. Only values of ~12,000 floats a vertex get
+ * there; they give up shared memory's bandwidth, not correctness. */
+static void fin_array(Fused *F, PtrVec *fin, const Value *a, const char *what, KType t, int wd, KExpr *kk, KExpr *val,
+                      KBuf *own, int *sh, KBuf **spill) {
+  Lower *L = F->L;
+  Kernel *k = F->k;
+  int64_t bytes = (int64_t)wd * (t == KT_F32 ? 4 : 8);
+  if (kernel_shared_bytes(k, 1) + bytes <= GNN_SHARED_MAX) {
+    *sh = add_shared(L, k, arena_printf(L->a, "sh%s%d", what, a->id), t, wd);
+    ks_shstore(L, fin, *sh, kk, val);
+    return;
+  }
+  ElemType e = t == KT_F64 ? ELEM_F64 : t == KT_I64 ? ELEM_I32 : ELEM_F32;
+  if (!own || own->elem != e || own->width != wd || own->dom != DOM_VERTEX) {
+    own = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d_sp%s", a->id, what), DOM_VERTEX, e, wd, NULL);
+    own->bwd = a->bwd;
+    ks_store(L, k, fin, own, krow(L), kk, val);
+  }
+  *spill = own;
+}
+
 typedef struct {
   int acc, aux;      /* accumulator (sum, max, best, softmax max) and its companion (arg, softmax sum) */
   KExpr *on_idx;     /* an online aggregate: where its term reads the softmax (in the walk's lane variable) */
@@ -128,13 +154,25 @@ typedef struct {
 void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   Lower *L = F->L;
   int n = F->m->vals.len;
-  for (int i = 0; i < n; i++) F->lev[i] = -1, F->walk[i] = 0, F->sh[i] = F->sh_sum[i] = -1;
+  for (int i = 0; i < n; i++) F->lev[i] = -1, F->walk[i] = 0, F->sh[i] = F->sh_sum[i] = -1, F->spill[i] = F->spill_sum[i] = NULL;
   int W = 0, maxw = 1;
   for (int i = 0; i < nmem; i++) F->online[mem[i]->id] = NULL;
   for (int i = 0; i < nmem; i++) level(F, mem[i]);
   bool any_online = false;
-  for (int i = 0; i < nmem; i++)
-    if (mem[i]->sched == SCHED_ANCHOR && (F->online[mem[i]->id] = online_softmax(F, mem[i], mem, nmem))) any_online = true;
+  /* The online accumulation passes the softmax's factors (and the hoisted edge weights) between
+   * lanes per edge in shared arrays, which have no way out to memory: it is taken only while they
+   * stay within half of a block of one group's 48 KB (GNN_SHARED_MAX; softmaxes over at most ~2,000
+   * elements an edge). A wider softmax's aggregate gets a walk of its own after the softmax's. */
+  int64_t online_bytes = 0;
+  for (int i = 0; i < nmem; i++) {
+    const Value *a = mem[i], *sm;
+    if (a->sched != SCHED_ANCHOR || !(sm = online_softmax(F, a, mem, nmem))) continue;
+    int64_t cost = 8 * (int64_t)width_of(sm) + (a->op == OP_AGGREGATE ? 8 * (int64_t)width_of(a->args[a->nargs - 1]) : 0);
+    if (online_bytes + cost > GNN_SHARED_MAX / 2) continue;
+    online_bytes += cost;
+    F->online[a->id] = sm;
+    any_online = true;
+  }
   if (any_online) /* the levels again, with the online aggregates in their softmax's walk */
     for (int i = 0; i < n; i++) F->lev[i] = -1, F->walk[i] = 0;
   for (int i = 0; i < nmem; i++) F->online_src[mem[i]->id] = false;
@@ -357,12 +395,9 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
       }
       if (soft && !read[a->id]) continue;
       if (soft) {
-        if (at_edge[a->id]) {
-          F->sh[a->id] = add_shared(L, k, arena_printf(L->a, "sh_max%d", a->id), KT_F32, wd);
-          ks_shstore(L, fin, F->sh[a->id], kk, kvar(L, k, acc[a->id].acc, slot));
-        }
-        F->sh_sum[a->id] = add_shared(L, k, arena_printf(L->a, "sh_sum%d", a->id), KT_F64, wd);
-        ks_shstore(L, fin, F->sh_sum[a->id], kk, kvar(L, k, acc[a->id].aux, slot));
+        if (at_edge[a->id])
+          fin_array(F, fin, a, "_max", KT_F32, wd, kk, kvar(L, k, acc[a->id].acc, slot), NULL, &F->sh[a->id], &F->spill[a->id]);
+        fin_array(F, fin, a, "_sum", KT_F64, wd, kk, kvar(L, k, acc[a->id].aux, slot), NULL, &F->sh_sum[a->id], &F->spill_sum[a->id]);
         any = true;
         continue;
       }
@@ -372,13 +407,14 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
         res = kvar(L, k, acc[a->id].acc, slot);
         if (a->fn == FN_MEAN) res = kbin(L, KO_DIV, res, kun(L, KU_TO_F64, deg));
         if (F->online[a->id])
-          res = kbin(L, KO_DIV, res, kshared(L, k, F->sh_sum[F->online[a->id]->id], subst_var(L, k, acc[a->id].on_idx, acc[a->id].on_kv, kv)));
+          res = kbin(L, KO_DIV, res, fin_read(F, F->sh_sum[F->online[a->id]->id], F->spill_sum[F->online[a->id]->id],
+                                              subst_var(L, k, acc[a->id].on_idx, acc[a->id].on_kv, kv)));
         res = ksel(L, kbin(L, KO_GT, deg, ki(L, 0)), res, kf(L, 0)); /* a vertex without edges gets 0 */
       }
       if (to_mem) store(F, fin, a, krow(L), kk, res);
       if (read[a->id]) {
-        F->sh[a->id] = add_shared(L, k, arena_printf(L->a, "sh%d", a->id), arg ? KT_I64 : KT_F32, wd);
-        ks_shstore(L, fin, F->sh[a->id], kk, arg ? res : kun(L, KU_TO_F32, res));
+        KBuf *own = to_mem && !stash_only(F, a) && !L->col_of[a->id] ? L->buf_of[a->id] : NULL;
+        fin_array(F, fin, a, "", arg ? KT_I64 : KT_F32, wd, kk, arg ? res : kun(L, KU_TO_F32, res), own, &F->sh[a->id], &F->spill[a->id]);
         any = true;
       }
     }

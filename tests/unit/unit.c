@@ -278,6 +278,26 @@ static void test_kir_verify_fused(void) {
     check(kverify_says(p, "reads the training flag, which it does not take"), "kir-verify-fused-training-flag", "a kernel reading the training flag without taking it was accepted");
     gk->dropout = d;
   }
+  if (wk && wk->nshared > 0) {
+    /* 9. a shared array too long for a CUDA block of one group (48 KB of static shared memory:
+     * ptxas would refuse the kernel); at 48 KB in all it fits, with fewer groups per block */
+    int len = wk->shared[0].len;
+    wk->shared[0].len = (GNN_SHARED_MAX + 8) / (wk->shared[0].type == KT_F32 ? 4 : 8);
+    check(kverify_says(p, "more than a CUDA block's 48 KB"), "kir-verify-fused-shared-48k", "a kernel with over 48 KB of shared memory was accepted");
+    wk->shared[0].len = 0;
+    int64_t rest = kernel_shared_bytes(wk, 1);
+    wk->shared[0].len = (int)((GNN_SHARED_MAX - rest) / (wk->shared[0].type == KT_F32 ? 4 : 8));
+    check(kir_verify(p, devnull) == 0 && kernel_groups_per_block(wk) == 1 && kernel_shared_bytes(wk, 1) <= GNN_SHARED_MAX,
+          "kir-verify-fused-shared-one-group", "a kernel of one group in 48 KB was rejected, or ran more groups per block");
+    wk->shared[0].len = len;
+  }
+  if (blk && bk) {
+    /* 10. block-reduced sums (a double per element, per block) past 48 KB */
+    int64_t w = blk->buf->width;
+    blk->buf->width = GNN_SHARED_MAX / 8 + 1;
+    check(kverify_says(p, "more than a CUDA block's 48 KB"), "kir-verify-fused-block-48k", "block-reduced sums over 48 KB were accepted");
+    blk->buf->width = w;
+  }
   check(kir_verify(p, devnull) == 0, "kir-verify-fused-restored", "the restored fused program was rejected");
   fclose(devnull);
   gnn_ctx_free(&c);

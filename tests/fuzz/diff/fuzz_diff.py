@@ -23,6 +23,13 @@ disagrees (or is still rejected), returned directly, with every statement it doe
 removed -- and kept in
 the --keep folder (each file's first line says how to reproduce it: graph, seed, mapping).
 
+--cuda: each program also goes through the CUDA emitter and nvcc (device code only, --cubin for
+one arch: ptxas runs, so shared memory past 48 KB, registers and syntax are checked; nothing
+runs, no GPU needed), and its first vertex input is wide (WIDE_MIN..WIDE_MAX features, padded
+with zeros past the graph's own columns; an edge input drawn as wide as it, so x[src] + w), so
+that values of the width of real features (Cora's 1,433) reach the fused kernels' registers and
+shared memory. A .cu that does not compile is a finding of its own ("cuda").
+
 --replay runs the same comparison on kept files (make test does, tests/suites/fuzz.sh): each
 must agree, unless its header says `expect: mismatch` (a known bug, documented in the file),
 which must still disagree -- so a fix shows up and the file's note gets updated.
@@ -58,6 +65,10 @@ def features_width(graph):
                 width = max(width, int(tok.split(":")[0]))
     return width
 TOL = "1e-4"
+# --cuda: the first vertex input's width (the graphs' features are padded with zeros up to it), and
+# nvcc's target (one arch keeps the time down; shared memory is limited to 48 KB on every one)
+WIDE_MIN, WIDE_MAX = 1024, 3072
+CUDA_ARCH = "sm_80"
 # compare.py --file-floor: errors are measured against at least 10% of the largest reference value
 # in the file, so a gradient that is zero in exact arithmetic (float64 1e-17, float32 1e-7 of
 # rounding) is not a finding; a real bug is off by the scale of the values, far above it.
@@ -128,7 +139,7 @@ class Program:
 
 
 class Gen:
-    def __init__(self, seed, graph):
+    def __init__(self, seed, graph, wide=False):
         self.r = random.Random(seed)
         self.p = Program()
         self.vals = []
@@ -136,11 +147,14 @@ class Gen:
         self.nstmt = 0
         r = self.r
         f = features_width(graph) or r.randint(1, 4)
+        self.wide = wide
+        if wide:  # (drawn from a stream of its own: the rest of the program is the narrow one's)
+            f = random.Random(seed ^ 0x3d1de).randint(max(f, WIDE_MIN), WIDE_MAX)
         self.add_input("x", "vertex", (f,))
         if r.random() < 0.3:
             self.add_input("y", "vertex", (r.randint(1, 3),))
         if r.random() < 0.3:
-            self.add_input("w", "edge", r.choice([(), (2,), (r.randint(1, 3),)]))
+            self.add_input("w", "edge", (f,) if wide else r.choice([(), (2,), (r.randint(1, 3),)]))
 
     def add_input(self, name, dom, shape):
         self.p.inputs.append((name, dom, shape))
@@ -293,11 +307,31 @@ class Gen:
         d = self.r.randint(1, 4)
         return self.stmt("%s<%d>(%s)" % (name, d, v.name), [v.name, "PL_" + name], "vertex", (d,))
 
+    def wide_start(self):
+        """--cuda: a reduction over the neighbours' wide features first (GIN's, GINE's with the edge
+        input, GraphSAGE-pool's), often read element-wise after it, as a vertex value of the full
+        width that the next statements (recent values are preferred) go on from."""
+        r, x = self.r, self.vals[0]
+        e = self.stmt("%s[src]" % x.name, [x.name], "edge", x.shape)
+        w = [v for v in self.vals if v.name == "w"]
+        if w and r.random() < 0.7:
+            e = self.stmt("%s + %s" % (e.name, w[0].name), [e.name, "w"], "edge", x.shape)
+        if r.random() < 0.5:
+            e = self.stmt(r.choice(["relu(%s)", "tanh(%s)", "-%s"]) % e.name, [e.name], "edge", x.shape)
+        v = self.stmt("%s(%s)" % (r.choice(["sum", "mean", "max", "min", "sum"]), e.name), [e.name], "vertex", x.shape)
+        c = r.random()
+        if c < 0.4:
+            self.stmt("%s + %s" % (x.name, v.name), [x.name, v.name], "vertex", x.shape)
+        elif c < 0.7:
+            self.stmt(r.choice(["relu(%s)", "elu(%s)", "%s * 0.5"]) % v.name, [v.name], "vertex", x.shape)
+
     def generate(self, nstmts):
         ops = [(self.op_proj, 5), (self.op_gather, 4), (self.op_reduce, 4), (self.op_unary, 3), (self.op_binary, 3),
                (self.op_softmax, 2), (self.op_dropout, 1), (self.op_concat, 1), (self.op_dot, 1), (self.op_shape, 1),
                (self.op_degree, 1), (self.op_global, 1), (self.op_layer, 2)]
         total = sum(w for _, w in ops)
+        if self.wide:
+            self.wide_start()
         self.op_proj()  # at least one parameter: something to differentiate
         tries = 0
         while self.nstmt < nstmts and tries < nstmts * 20:
@@ -338,8 +372,22 @@ def sh(cmd, timeout=120):
         return 124, "timed out"
 
 
-def compare(gnnc, gnn_run, src, graph, seed, mapping, work):
-    """('agree' | 'mismatch' | 'rejected' | 'error', detail) for one program text."""
+def cuda_compiles(gnnc, gnn, mapping, work):
+    """'' when the program's CUDA source compiles with nvcc (device code for CUDA_ARCH, through
+    ptxas), else what went wrong."""
+    cu = os.path.join(work, "p.cu")
+    rc, out = sh([gnnc, gnn, "--mapping=" + mapping, "--emit=cu", "-o", cu])
+    if rc != 0:
+        return "gnnc --emit=cu (the interpreter accepted it): " + out.strip()[-400:]
+    rc, out = sh(["nvcc", "-std=c++17", "--cubin", "-arch=" + CUDA_ARCH, "-I" + os.path.join(ROOT, "runtime"), cu,
+                  "-o", os.path.join(work, "p.cubin")], timeout=300)
+    if rc != 0:
+        return "nvcc --cubin -arch=%s: %s" % (CUDA_ARCH, out.strip()[-400:])
+    return ""
+
+
+def compare(gnnc, gnn_run, src, graph, seed, mapping, work, cuda=False):
+    """('agree' | 'mismatch' | 'rejected' | 'error' | 'cuda', detail) for one program text."""
     gnn = os.path.join(work, "p.gnn")
     with open(gnn, "w") as f:
         f.write(src)
@@ -348,6 +396,10 @@ def compare(gnnc, gnn_run, src, graph, seed, mapping, work):
                   "--save-inputs", b + ".inputs", "--save-outputs", b + ".ref"])
     if rc != 0:
         return "rejected", "gnnc run: " + out.strip()[-400:]
+    if cuda:
+        why = cuda_compiles(gnnc, gnn, mapping, work)
+        if why:
+            return "cuda", why
     lib = os.path.join(work, "lib.so")
     rc, out = sh([gnnc, gnn, "--target=host", "--mapping=" + mapping, "-o", lib])
     if rc != 0:
@@ -364,13 +416,13 @@ def compare(gnnc, gnn_run, src, graph, seed, mapping, work):
     return "agree", ""
 
 
-def minimise(gnnc, gnn_run, prog, graph, seed, mapping, work, want):
+def minimise(gnnc, gnn_run, prog, graph, seed, mapping, work, want, cuda=False):
     """The earliest statement whose value, returned directly (with only the statements it depends
     on kept), still gives the same finding (a mismatch, a rejection, an error)."""
     for s in prog.stmts:
         if s[0] == prog.ret:
             break
-        status, _ = compare(gnnc, gnn_run, prog.text(s[0]), graph, seed, mapping, work)
+        status, _ = compare(gnnc, gnn_run, prog.text(s[0]), graph, seed, mapping, work, cuda)
         if status == want:
             return s[0]
     return prog.ret
@@ -397,7 +449,8 @@ def replay(args):
                 continue
             with open(path) as f:
                 src = f.read()
-            status, detail = compare(args.gnnc, args.gnn_run, src, kv["graph"], int(kv["seed"]), kv["mapping"], work)
+            status, detail = compare(args.gnnc, args.gnn_run, src, kv["graph"], int(kv["seed"]), kv["mapping"], work,
+                                     kv.get("cuda") == "1")
             if args.verbose and detail:
                 print(detail)
             want = kv.get("expect", "agree")
@@ -423,13 +476,15 @@ def main():
     ap.add_argument("--replay", nargs="*")
     ap.add_argument("--print", action="store_true", help="print the programs as they are generated")
     ap.add_argument("-v", "--verbose", action="store_true", help="print what compare.py found")
+    ap.add_argument("--cuda", action="store_true",
+                    help="wide inputs (%d..%d features), and compile each program's CUDA with nvcc" % (WIDE_MIN, WIDE_MAX))
     args = ap.parse_args()
     args.gnnc, args.gnn_run = os.path.abspath(args.gnnc), os.path.abspath(args.gnn_run)
     if args.replay is not None:
         return replay(args)
     os.makedirs(args.keep, exist_ok=True)
     work = tempfile.mkdtemp(prefix="fuzzdiff-")
-    counts = {"generated": 0, "agree": 0, "mismatch": 0, "rejected": 0, "error": 0}
+    counts = {"generated": 0, "agree": 0, "mismatch": 0, "rejected": 0, "error": 0, "cuda": 0}
     t_end = time.time() + args.seconds
     n = 0
     try:
@@ -439,26 +494,27 @@ def main():
             r = random.Random(seed)
             graph = r.choice(GRAPHS)
             mapping = r.choice(["vertex", "edge"])
-            prog = Gen(seed, graph).generate(r.randint(3, 12))
+            prog = Gen(seed, graph, args.cuda).generate(r.randint(3, 12))
             counts["generated"] += 1
             src = prog.text()
             if args.print:
                 print(src)
-            status, detail = compare(args.gnnc, args.gnn_run, src, graph, seed, mapping, work)
+            status, detail = compare(args.gnnc, args.gnn_run, src, graph, seed, mapping, work, args.cuda)
             counts[status] += 1
             if status == "agree":
                 continue
-            small = minimise(args.gnnc, args.gnn_run, prog, graph, seed, mapping, work, status)
-            hdr = "# fuzz-diff: graph=%s seed=%d mapping=%s expect=%s" % (graph, seed, mapping, status)
+            small = minimise(args.gnnc, args.gnn_run, prog, graph, seed, mapping, work, status, args.cuda)
+            hdr = "# fuzz-diff: graph=%s seed=%d mapping=%s expect=%s%s" % (graph, seed, mapping, status,
+                                                                          " cuda=1" if args.cuda else "")
             path = os.path.join(args.keep, "%s-%d.gnn" % (status, seed))
             with open(path, "w") as f:
                 f.write(prog.text(small, hdr + "\n# " + detail.replace("\n", "\n# ")[:2000]))
             print("%s: seed %d (%s, %s) -> %s" % (status, seed, graph, mapping, path), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print("programs %d: agree %d, mismatch %d, rejected by gnnc %d, errors %d (seeds %d..%d)" % (
-        counts["generated"], counts["agree"], counts["mismatch"], counts["rejected"], counts["error"], args.seed,
-        args.seed + n - 1))
+    print("programs %d: agree %d, mismatch %d, rejected by gnnc %d, errors %d%s (seeds %d..%d)" % (
+        counts["generated"], counts["agree"], counts["mismatch"], counts["rejected"], counts["error"],
+        ", CUDA failing to compile %d" % counts["cuda"] if args.cuda else "", args.seed, args.seed + n - 1))
     return 0
 
 
