@@ -230,6 +230,74 @@ def load_params(torch, net, kind, P):
                 c.nn.weight.copy_(t(np.concatenate([ph, th], 0).T))
 
 
+def check_output(torch, forward, net, check_dir, nv, F_in, C, dev):
+    """--check: gnnc's parameters (already in net) and input through forward(x), against gnnc's
+    output; prints check_* and status ok|mismatch; returns the exit code (4 on a mismatch)."""
+    x = torch.from_numpy(np.fromfile(os.path.join(check_dir, "x.bin"), dtype=np.float32).reshape(nv, F_in)).to(dev)
+    ref = np.fromfile(os.path.join(check_dir, "out.bin"), dtype=np.float32).reshape(nv, C)
+    net.eval()
+    with torch.no_grad():
+        out = forward(x).cpu().numpy()
+    diff = float(np.abs(out - ref).max())
+    scale = float(np.abs(ref).max())
+    rel = diff / max(scale, 1e-30)
+    print(f"check_max_abs {diff:.3e}\ncheck_max_ref {scale:.3e}\ncheck_rel {rel:.3e}")
+    ok = rel <= 1e-4 and np.isfinite(out).all()
+    print("status " + ("ok" if ok else "mismatch"))
+    return 0 if ok else 4
+
+
+def measure(torch, forward, net, a, nv, F_in, C, dev):
+    """The timed runs (peers.sh reads the lines): a.forward inference forwards after a.warmup, then
+    a.steps training steps (cross-entropy, backward, Adam; the first 2 untimed), the peak memory."""
+    g = torch.Generator().manual_seed(a.seed)
+    x = (torch.rand(nv, F_in, generator=g) * 2 - 1).to(dev)
+    y = torch.randint(0, C, (nv,), generator=g).to(dev)
+    sync = torch.cuda.synchronize if a.device == "cuda" else (lambda: None)
+    if a.device == "cuda":
+        torch.cuda.reset_peak_memory_stats()
+    net.eval()
+    times = []
+    with torch.no_grad():
+        for r in range(a.warmup + a.forward):
+            t1 = time.perf_counter()
+            forward(x)
+            sync()
+            if r >= a.warmup:
+                times.append(time.perf_counter() - t1)
+    print(f"forward_ms {1e3 * float(np.median(times)):.4f}\nforward_runs {len(times)}")
+    if a.steps > 0:
+        net.train()
+        opt = torch.optim.Adam(net.parameters(), lr=0.01)
+        times = []
+        for k in range(1, a.steps + 1):
+            t1 = time.perf_counter()
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(forward(x), y)
+            loss.backward()
+            opt.step()
+            sync()
+            if k > 2 or a.steps <= 2:
+                times.append(time.perf_counter() - t1)
+            if k == 1:
+                print(f"loss_first {loss.item():.6f}")
+        print(f"loss_last {loss.item():.6f}\ntrain_ms {1e3 * float(np.median(times)):.4f}\ntrain_runs {len(times)}")
+    if a.device == "cuda":
+        print(f"cuda_peak_mib {torch.cuda.max_memory_allocated() / 1048576.0:.2f}")
+    print(f"peak_rss_mib {rss_mib():.2f}\nstatus ok")
+    return 0
+
+
+def out_of_memory(e, who):
+    """3 (and the status lines) when the exception e is an allocation failure; None otherwise."""
+    msg = str(e)
+    if isinstance(e, MemoryError) or "can't allocate memory" in msg or "out of memory" in msg.lower() or "bad_alloc" in msg:
+        print(f"{who}: out of memory: {msg[:300]}", file=sys.stderr)
+        print(f"status oom\npeak_rss_mib {rss_mib():.2f}")
+        return 3
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--graph", required=True)
@@ -280,66 +348,16 @@ def main():
         net = build_model(torch, pyg_nn, kind, parts, a.adj).to(dev)
         F_in = int(parts[0])
         C = int(parts[-1].split("x")[-1])
+        forward = lambda x: net.forward(x, adj)  # noqa: E731
         if a.check:
-            P = read_tensors(os.path.join(a.check, "params.txt"))
-            load_params(torch, net, kind, P)
-            net.to(dev)
-            x = torch.from_numpy(np.fromfile(os.path.join(a.check, "x.bin"), dtype=np.float32).reshape(nv, F_in)).to(dev)
-            ref = np.fromfile(os.path.join(a.check, "out.bin"), dtype=np.float32).reshape(nv, C)
-            net.eval()
-            with torch.no_grad():
-                out = net.forward(x, adj).cpu().numpy()
-            diff = float(np.abs(out - ref).max())
-            scale = float(np.abs(ref).max())
-            rel = diff / max(scale, 1e-30)
-            print(f"check_max_abs {diff:.3e}\ncheck_max_ref {scale:.3e}\ncheck_rel {rel:.3e}")
-            ok = rel <= 1e-4 and np.isfinite(out).all()
-            print("status " + ("ok" if ok else "mismatch"))
-            return 0 if ok else 4
-
-        g = torch.Generator().manual_seed(a.seed)
-        x = (torch.rand(nv, F_in, generator=g) * 2 - 1).to(dev)
-        y = torch.randint(0, C, (nv,), generator=g).to(dev)
-        sync = torch.cuda.synchronize if a.device == "cuda" else (lambda: None)
-        if a.device == "cuda":
-            torch.cuda.reset_peak_memory_stats()
-        net.eval()
-        times = []
-        with torch.no_grad():
-            for r in range(a.warmup + a.forward):
-                t1 = time.perf_counter()
-                net.forward(x, adj)
-                sync()
-                if r >= a.warmup:
-                    times.append(time.perf_counter() - t1)
-        print(f"forward_ms {1e3 * float(np.median(times)):.4f}\nforward_runs {len(times)}")
-        if a.steps > 0:
-            net.train()
-            opt = torch.optim.Adam(net.parameters(), lr=0.01)
-            times = []
-            for k in range(1, a.steps + 1):
-                t1 = time.perf_counter()
-                opt.zero_grad()
-                loss = torch.nn.functional.cross_entropy(net.forward(x, adj), y)
-                loss.backward()
-                opt.step()
-                sync()
-                if k > 2 or a.steps <= 2:
-                    times.append(time.perf_counter() - t1)
-                if k == 1:
-                    print(f"loss_first {loss.item():.6f}")
-            print(f"loss_last {loss.item():.6f}\ntrain_ms {1e3 * float(np.median(times)):.4f}\ntrain_runs {len(times)}")
-        if a.device == "cuda":
-            print(f"cuda_peak_mib {torch.cuda.max_memory_allocated() / 1048576.0:.2f}")
-        print(f"peak_rss_mib {rss_mib():.2f}\nstatus ok")
-        return 0
+            load_params(torch, net, kind, read_tensors(os.path.join(a.check, "params.txt")))
+            return check_output(torch, forward, net.to(dev), a.check, nv, F_in, C, dev)
+        return measure(torch, forward, net, a, nv, F_in, C, dev)
     except (MemoryError, RuntimeError) as e:
-        msg = str(e)
-        if isinstance(e, MemoryError) or "can't allocate memory" in msg or "out of memory" in msg.lower():
-            print(f"peer_pyg: out of memory: {msg[:300]}", file=sys.stderr)
-            print(f"status oom\npeak_rss_mib {rss_mib():.2f}")
-            return 3
-        raise
+        rc = out_of_memory(e, "peer_pyg")
+        if rc is None:
+            raise
+        return rc
 
 
 if __name__ == "__main__":
