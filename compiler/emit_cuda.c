@@ -202,7 +202,8 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
    * lane only, keeps __restrict__ (read-only ones load through the non-coherent cache). */
   bool *plain = calloc((size_t)k->bufs.len + 1, 1);
   for (int i = 0; i < k->bufs.len; i++) plain[i] = kernel_reads_back_across_barrier(k, k->bufs.items[i]);
-  fprintf(out, "\n/* %s_%s: %s, %d lanes per group, %d groups per block. %s", p->cname, k->name, kernel_mapping_desc(k), G, gpb,
+  fprintf(out, "\n/* %s_%s: %s, %d lanes per group, %d group%s per block. %s", p->cname, k->name, kernel_mapping_desc(k), G, gpb,
+          gpb == 1 ? "" : "s",
           k->what);
   for (int i = 0; i < k->bufs.len; i++)
     if (plain[i]) fprintf(out, ". %s is not __restrict__: lanes read what other lanes stored in it before a barrier", ((const KBuf *)k->bufs.items[i])->name);
