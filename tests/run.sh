@@ -34,6 +34,20 @@ nskip=0
 pass() { npass=$((npass + 1)); [ -n "${VERBOSE:-}" ] && echo "PASS $1"; return 0; }
 fail() { nfail=$((nfail + 1)); echo "FAIL $1${2:+: $2}"; return 0; }
 skip() { nskip=$((nskip + 1)); echo "SKIP $1${2:+: $2}"; return 0; }
+# report_lines PREFIX RC OUTPUT: a pass or fail per "ok NAME" / "FAIL NAME: detail" line of a test
+# program's output, and PREFIX/exit failed when it printed none or exited non-zero without saying why.
+report_lines() {
+  local prefix=$1 rc=$2 out=$3 line n=0
+  while IFS= read -r line; do
+    case $line in
+      "ok "*) pass "$prefix/${line#ok }"; n=$((n + 1)) ;;
+      "FAIL "*) line=${line#FAIL }; fail "$prefix/${line%%: *}" "${line#*: }"; n=$((n + 1)) ;;
+    esac
+  done <<< "$out"
+  if [ "$n" -eq 0 ] || { [ "$rc" -ne 0 ] && ! grep -q '^FAIL ' <<< "$out"; }; then
+    fail "$prefix/exit" "exit $rc: $(tail -n 3 <<< "$out" | tr '\n' ' ')"
+  fi
+}
 # need_tool NAME TOOL: true if TOOL is on PATH; else a failure of NAME, or a skip under ALLOW_SKIP=1.
 need_tool() {
   command -v "$2" > /dev/null 2>&1 && return 0

@@ -31,24 +31,13 @@ rl_rt=${RT_BIN:-build/rt}
 rl=$TMP/reliability
 mkdir -p "$rl"
 rl_tail() { printf '%s\n' "$1" | tail -n 3 | tr '\n' ' '; }
-# rl_lines PREFIX RC OUTPUT: a pass or fail per "ok NAME" / "FAIL NAME: detail" line
-rl_lines() {
-  local prefix=$1 rc=$2 out=$3 line n=0
-  while IFS= read -r line; do
-    case $line in
-      "ok "*) pass "$prefix/${line#ok }"; n=$((n + 1)) ;;
-      "FAIL "*) line=${line#FAIL }; fail "$prefix/${line%%: *}" "${line#*: }"; n=$((n + 1)) ;;
-    esac
-  done <<< "$out"
-  if [ "$n" -eq 0 ] || { [ "$rc" -ne 0 ] && ! grep -q '^FAIL ' <<< "$out"; }; then fail "$prefix/exit" "exit $rc: $(rl_tail "$out")"; fi
-}
 # rl_epochs LOG...: the epoch and accuracy lines, without the timing
 rl_epochs() { grep -hE '^(epoch |accuracy:)' "$@" | sed 's/  [0-9.]* ms$//'; }
 
 # ---------------------------------------------------------------- the C API
 mkdir -p "$rl/api"
 if [ -x "$rl_rt/t_ckpt" ]; then
-  out=$("$rl_rt/t_ckpt" "$rl/api" 2>&1); rl_lines reliability/api $? "$out"
+  out=$("$rl_rt/t_ckpt" "$rl/api" 2>&1); report_lines reliability/api $? "$out"
   # every refusal path under valgrind too (the sanitizer build watches by itself)
   if [ -z "${RT_SANITIZED:-}" ] && command -v valgrind > /dev/null; then
     if out=$(valgrind -q --error-exitcode=1 --leak-check=full --suppressions=tests/runtime/valgrind.supp "$rl_rt/t_ckpt" "$rl/api" 2>&1)
@@ -264,7 +253,7 @@ if [ ! -x build/rt/t_threads ]; then
 elif [ ${#rl_libs[@]} -eq 8 ]; then
   # passive waiting: eight OpenMP teams on a shared machine would otherwise spin against each other
   out=$(OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2 build/rt/t_threads tests/interp/graphs/random 50 "${rl_libs[@]}" 2>&1)
-  rl_lines reliability/threads $? "$out"
+  report_lines reliability/threads $? "$out"
 fi
 # ThreadSanitizer: the runtime and four of the libraries rebuilt with -fsanitize=thread, two threads
 # per library (eight in all), ten steps each; any report fails.
@@ -299,5 +288,5 @@ else
     fi
   fi
 fi
-unset -f rl_tail rl_lines rl_epochs rl_train rl_resume rl_refuse
+unset -f rl_tail rl_epochs rl_train rl_resume rl_refuse
 unset rl_bin rl_rt rl rl_k rl_d rl_t rl_p rl_ck rl_libs rl_kargs rl_res rl_models rl_tsan

@@ -20,20 +20,6 @@ rt_g=tests/runtime/graphs
 mkdir -p "$rt_tmp"
 rt_cuda_bin=build/rt # the CUDA programs are never sanitized: they always come from the plain build
 
-# rt_lines PREFIX RC OUTPUT: one pass or fail per "ok NAME" / "FAIL NAME: detail" line, and a
-# fail when the program exited non-zero without saying why.
-rt_lines() {
-  local prefix=$1 rc=$2 out=$3 line n=0
-  while IFS= read -r line; do
-    case $line in
-      "ok "*) pass "$prefix/${line#ok }"; n=$((n + 1)) ;;
-      "FAIL "*) line=${line#FAIL }; fail "$prefix/${line%%: *}" "${line#*: }"; n=$((n + 1)) ;;
-    esac
-  done <<< "$out"
-  if [ "$n" -eq 0 ] || { [ "$rc" -ne 0 ] && ! grep -q '^FAIL ' <<< "$out"; }; then
-    fail "$prefix/exit" "exit $rc: $(tail -n 3 <<< "$out" | tr '\n' ' ')"
-  fi
-}
 
 # rt_expect NAME EXPECTED-FILE ARGS...: rt_load's output must equal the file.
 rt_expect() {
@@ -76,14 +62,14 @@ else
   : > "$rt_tmp/cmds"
 
   # ---------------------------------------------------------------- unit tests
-  out=$("$rt_bin/t_api" 2>&1); rt_lines runtime/api $? "$out"
+  out=$("$rt_bin/t_api" 2>&1); report_lines runtime/api $? "$out"
 
   # ---------------------------------------------------------------- parameters vs the interpreter
   if "$GNNC" run dsl-examples/gcn.gnn --graph data/cora --save-params "$rt_tmp/gcn.params" > /dev/null 2>&1; then
-    out=$("$rt_bin/t_api" --params "$rt_tmp/gcn.params" glorot 1 2>&1); rt_lines runtime/params/gcn $? "$out"
+    out=$("$rt_bin/t_api" --params "$rt_tmp/gcn.params" glorot 1 2>&1); report_lines runtime/params/gcn $? "$out"
   else fail runtime/params/gcn "gnnc run gcn.gnn --save-params failed"; fi
   if "$GNNC" run dsl-examples/gat.gnn --graph data/cora --init=uniform --seed 7 --save-params "$rt_tmp/gat.params" > /dev/null 2>&1; then
-    out=$("$rt_bin/t_api" --params "$rt_tmp/gat.params" uniform 7 2>&1); rt_lines runtime/params/gat $? "$out"
+    out=$("$rt_bin/t_api" --params "$rt_tmp/gat.params" uniform 7 2>&1); report_lines runtime/params/gat $? "$out"
   else fail runtime/params/gat "gnnc run gat.gnn --save-params failed"; fi
   # the interpreter reads what the runtime writes, and gives back the same float32 values
   if "$rt_bin/t_api" --roundtrip "$rt_tmp/gcn.params" "$rt_tmp/gcn2.params" > /dev/null &&
@@ -307,11 +293,11 @@ if [ -z "${RT_SANITIZED:-}" ]; then
     if [ -x "$rt_cuda_bin/t_nvrtc" ]; then
       gpu=--no-gpu
       command -v nvidia-smi > /dev/null && nvidia-smi -L 2> /dev/null | grep -q '^GPU' && gpu=--gpu
-      out=$("$rt_cuda_bin/t_nvrtc" $gpu 2>&1); rt_lines runtime/cuda $? "$out"
+      out=$("$rt_cuda_bin/t_nvrtc" $gpu 2>&1); report_lines runtime/cuda $? "$out"
       out=$("$rt_cuda_bin/t_api_cuda" 2>&1); rc=$?
       if [ $rc -eq 77 ] && [ $gpu = --no-gpu ]; then
         echo "note: runtime/cuda/api not run: no GPU ($(head -1 <<< "$out"))"
-      else rt_lines runtime/cuda/api $rc "$out"; fi
+      else report_lines runtime/cuda/api $rc "$out"; fi
     else fail runtime/cuda/t_nvrtc "$rt_cuda_bin/t_nvrtc is missing (make runtime-tests builds it)"; fi
   fi
 
