@@ -476,7 +476,7 @@ fz_shm_case() { # NAME MODEL SEED GRAPH KIR-PATTERN: the kernel IR or .cu must s
 fz_shm_case fuse/shared-48k/sage-maxpool tests/fuse/sage_maxpool.gnn 3 data/cora 'k[0-9]+_sum_vertex: .*, 32 lanes per group, 7 groups per block'
 fz_shm_case fuse/shared-48k/gine tests/fuse/gine.gnn 3 data/cora 'k0_sum_vertex: .*, 32 lanes per group, 7 groups per block'
 fz_shm_case fuse/shared-48k/gine-wide tests/fuse/gine_wide.gnn 5 tests/interp/graphs/random '^  buffer t[0-9]+_sp: scratch vertex\[13000\]'
-fz_shm_case fuse/shared-48k/softmax-wide tests/fuse/softmax_wide.gnn 4 tests/interp/graphs/random 'k0_edge_softmax.*, 32 lanes per group, 1 groups per block'
+fz_shm_case fuse/shared-48k/softmax-wide tests/fuse/softmax_wide.gnn 4 tests/interp/graphs/random 'k0_edge_softmax.*, 32 lanes per group, 1 group per block'
 unset -f fz_shm_case
 unset -f fz_steps
 unset -f fz_f64_case
