@@ -25,10 +25,12 @@ typedef struct {
   const KExpr *row;  /* NULL for one-row buffers */
   double count;      /* element reads per execution of the scope */
   double scope;      /* executions of the scope (rows, or edges in a walk) */
+  bool per_edge;     /* the scope runs once per edge (a walk's body, a kernel over edges) */
 } Site;
 
 typedef struct {
   double V, E;
+  bool edge_kernel;  /* the kernel's rows are edges */
   double read, write;
   Site *sites;
   int nsites, cap;
@@ -49,11 +51,12 @@ static bool same_row(const KExpr *a, const KExpr *b) {
 /* A load of buf at row, `mult` times per execution of its scope: reads of one row in one scope
  * count once per element (a row is read from memory once per edge or per vertex; repeats hit
  * the cache). A load of the kernel's own row inside a walk is a per-row read, not per edge. */
-static void site(Acct *a, const KBuf *b, const KExpr *row, double mult, double scope, double row_scope) {
-  if (row && row->kind == KE_ROW) scope = row_scope;
+static void site(Acct *a, const KBuf *b, const KExpr *row, double mult, double scope, double row_scope, bool in_walk) {
+  bool per_edge = in_walk || a->edge_kernel;
+  if (row && row->kind == KE_ROW) scope = row_scope, per_edge = a->edge_kernel;
   for (int i = 0; i < a->nsites; i++) {
     Site *s = &a->sites[i];
-    if (s->buf == b && same_row(s->row, row) && s->scope == scope) {
+    if (s->buf == b && same_row(s->row, row) && s->scope == scope && s->per_edge == per_edge) {
       s->count += mult;
       return;
     }
@@ -62,26 +65,26 @@ static void site(Acct *a, const KBuf *b, const KExpr *row, double mult, double s
     a->cap = a->cap ? 2 * a->cap : 32;
     a->sites = realloc(a->sites, sizeof(Site) * (size_t)a->cap);
   }
-  a->sites[a->nsites++] = (Site){b, row, mult, scope};
+  a->sites[a->nsites++] = (Site){b, row, mult, scope, per_edge};
 }
 
 /* mult: executions per scope execution; scope: executions of the scope in all. */
-static void expr_bytes(Acct *a, const KExpr *e, double mult, double scope, double row_scope) {
+static void expr_bytes(Acct *a, const KExpr *e, double mult, double scope, double row_scope, bool in_walk) {
   if (!e) return;
-  if (e->kind == KE_LOAD) site(a, e->buf, e->a, mult, scope, row_scope);
-  expr_bytes(a, e->a, mult, scope, row_scope);
-  expr_bytes(a, e->b, mult, scope, row_scope);
-  expr_bytes(a, e->c, mult, scope, row_scope);
+  if (e->kind == KE_LOAD) site(a, e->buf, e->a, mult, scope, row_scope, in_walk);
+  expr_bytes(a, e->a, mult, scope, row_scope, in_walk);
+  expr_bytes(a, e->b, mult, scope, row_scope, in_walk);
+  expr_bytes(a, e->c, mult, scope, row_scope, in_walk);
 }
 
 static void block_bytes(Acct *a, const PtrVec *b, double mult, double scope, double row_scope, bool in_walk) {
   for (int i = 0; i < b->len; i++) {
     const KStmt *s = b->items[i];
-    expr_bytes(a, s->row, mult, scope, row_scope);
-    expr_bytes(a, s->idx, mult, scope, row_scope);
-    expr_bytes(a, s->val, mult, scope, row_scope);
-    expr_bytes(a, s->lo, mult, scope, row_scope);
-    expr_bytes(a, s->hi, mult, scope, row_scope);
+    expr_bytes(a, s->row, mult, scope, row_scope, in_walk);
+    expr_bytes(a, s->idx, mult, scope, row_scope, in_walk);
+    expr_bytes(a, s->val, mult, scope, row_scope, in_walk);
+    expr_bytes(a, s->lo, mult, scope, row_scope, in_walk);
+    expr_bytes(a, s->hi, mult, scope, row_scope, in_walk);
     double w = mult * scope * elem_bytes(s->buf ? s->buf->elem : ELEM_F32);
     if (s->kind == KS_STORE) a->write += w;
     if (s->kind == KS_ATOMIC) a->read += w, a->write += w;
@@ -102,8 +105,8 @@ static void block_bytes(Acct *a, const PtrVec *b, double mult, double scope, dou
 /* A gathered read: a vertex buffer's row picked by the graph, once per edge (x[src] in a walk,
  * or in a kernel over edges), not the kernel's own row. Its locality is the graph's, which
  * gpucost.c simulates; every other read streams. */
-static bool gathered(const Acct *a, const Site *s) {
-  return s->buf->dom == DOM_VERTEX && s->row && s->row->kind != KE_ROW && s->scope == a->E && a->E != a->V;
+static bool gathered(const Site *s) {
+  return s->buf->dom == DOM_VERTEX && s->row && s->row->kind != KE_ROW && s->per_edge;
 }
 
 static void flush_sites(Acct *a, KTraffic *t) {
@@ -112,7 +115,7 @@ static void flush_sites(Acct *a, KTraffic *t) {
     double n = s->count < (double)s->buf->width ? s->count : (double)s->buf->width;
     double bytes = n * s->scope * elem_bytes(s->buf->elem);
     a->read += bytes;
-    if (t && gathered(a, s)) {
+    if (t && gathered(s)) {
       t->gathered += bytes;
       double row = n * elem_bytes(s->buf->elem);
       t->gather_row_sectors += (double)(int64_t)((row + 31) / 32); /* DRAM moves 32-byte sectors */
@@ -131,10 +134,11 @@ static double dim_val(KDim d, double V, double E) { return (double)d.mult * rows
 
 /* Bytes read and written by step i (and, with t, what of it is gathered, and a GEMM's FLOPs). */
 static void step_traffic(const KStep *s, double V, double E, double *rd, double *wr, KTraffic *t) {
-  Acct a = {V, E, 0, 0, NULL, 0, 0};
+  Acct a = {V, E, false, 0, 0, NULL, 0, 0};
   if (t) memset(t, 0, sizeof *t);
   if (s->kind == STEP_KERNEL) {
     double r = kernel_rows(s->kernel, V, E);
+    a.edge_kernel = s->kernel->rows == DOM_EDGE;
     block_bytes(&a, &s->kernel->body, 1, r, r, false);
     flush_sites(&a, t);
   } else if (s->kind == STEP_GEMM) {
