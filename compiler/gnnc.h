@@ -829,6 +829,8 @@ typedef struct {
 bool params_init(ParamSet *ps, const Module *m, const char *init, uint64_t seed);
 bool params_load(ParamSet *ps, const Module *m, const char *path, char *err, size_t errlen);
 bool params_save(const ParamSet *ps, const char *path, char *err, size_t errlen);
+/* A tensor file's body written behind the runtime's checksum line, atomically (interp.c). */
+bool tensors_write_file(const char *path, const char *body, size_t len, char *err, size_t errlen);
 /* Every forward input of m from a tensor file (rows: the graph's vertices or edges in file order,
  * or 1), checked as params_load checks parameters; ins holds them by name (Interp.inputs). */
 bool inputs_load(ParamSet *ins, const Module *m, const Graph *g, const char *path, char *err, size_t errlen);

@@ -27,6 +27,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h> /* getpid, fsync */
 
 /* ---------------------------------------------------------------- random numbers */
 
@@ -87,10 +88,50 @@ void params_free(ParamSet *ps) {
   ps->nparams = 0;
 }
 
-bool params_save(const ParamSet *ps, const char *path, char *err, size_t errlen) {
-  FILE *f = fopen(path, "w");
+/* FNV-1a, 64 bits: the runtime's tensor-file checksum (runtime/params.c, rt_fnv1a). */
+static uint64_t fnv1a64(const char *p, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+  return h;
+}
+
+/* Writes a tensor file's body behind the runtime's checksum line ("#gnn-tensors version 2 bytes N
+ * fnv1a64 HEX", as gnn_tensor_file_write does), through PATH.tmp.PID renamed over PATH once
+ * flushed to disk: a killed or failed write leaves the previous file, never half a file that
+ * reads as whole. */
+bool tensors_write_file(const char *path, const char *body, size_t len, char *err, size_t errlen) {
+  size_t tlen = strlen(path) + 32;
+  char *tmp = malloc(tlen);
+  if (!tmp) {
+    snprintf(err, errlen, "%s: error: out of memory", path);
+    return false;
+  }
+  snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
   if (!f) {
     snprintf(err, errlen, "%s: error: cannot write: %s", path, strerror(errno));
+    free(tmp);
+    return false;
+  }
+  fprintf(f, "#gnn-tensors version 2 bytes %zu fnv1a64 %016llx\n", len, (unsigned long long)fnv1a64(body, len));
+  bool ok = (len == 0 || fwrite(body, 1, len, f) == len) && fflush(f) == 0 && fsync(fileno(f)) == 0;
+  int e = errno;
+  ok = (fclose(f) == 0) && ok;
+  if (ok && rename(tmp, path) != 0) ok = false, e = errno;
+  if (!ok) {
+    snprintf(err, errlen, "%s: error: write failed: %s (the previous file, if any, is unchanged)", path, strerror(e));
+    remove(tmp);
+  }
+  free(tmp);
+  return ok;
+}
+
+bool params_save(const ParamSet *ps, const char *path, char *err, size_t errlen) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) {
+    snprintf(err, errlen, "%s: error: out of memory", path);
     return false;
   }
   for (int i = 0; i < ps->nparams; i++) {
@@ -101,12 +142,14 @@ bool params_save(const ParamSet *ps, const char *path, char *err, size_t errlen)
     int64_t n = shape_elems(&t->shape);
     for (int64_t k = 0; k < n; k++) fprintf(f, "%.17g%c", t->data[k], k + 1 == n ? '\n' : ' ');
   }
-  bool bad = ferror(f);
-  if (fclose(f) != 0 || bad) {
-    snprintf(err, errlen, "%s: error: write failed", path);
+  if (fclose(f) != 0 || !text) {
+    free(text);
+    snprintf(err, errlen, "%s: error: out of memory", path);
     return false;
   }
-  return true;
+  bool ok = tensors_write_file(path, text, len, err, errlen);
+  free(text);
+  return ok;
 }
 
 /* The tensor text format: "tensor NAME ROWS RANK d0 ... d{RANK-1}", then ROWS x elems numbers. */
@@ -156,8 +199,7 @@ static bool tensors_sum_line(char *text, size_t size, const char *path, char **b
     return false;
   }
   size_t have = size - (size_t)(nl + 1 - text);
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < have; i++) h = (h ^ (unsigned char)nl[1 + i]) * 1099511628211ull;
+  uint64_t h = fnv1a64(nl + 1, have);
   if (have != bytes || h != (uint64_t)sum) {
     snprintf(err, errlen, "%s: error: %s: expected %llu bytes with fnv1a64 %016llx, found %zu bytes with %016llx", path,
              have < bytes ? "truncated file" : "checksum mismatch", bytes, sum, have, (unsigned long long)h);

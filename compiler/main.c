@@ -243,9 +243,11 @@ static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
   double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
 
   if (cli->save_inputs) {
-    FILE *f = fopen(cli->save_inputs, "w");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
     if (!f) {
-      snprintf(err, sizeof err, "%s: cannot write: %s", cli->save_inputs, strerror(errno));
+      snprintf(err, sizeof err, "%s: error: out of memory", cli->save_inputs);
       goto fail;
     }
     for (int i = 0; i < m->vals.len; i++) {
@@ -259,7 +261,14 @@ static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
       for (int64_t r = 0; r < rows; r++)
         for (int64_t k = 0; k < n; k++) fprintf(f, "%.17g%c", d[r * n + k], k + 1 == n ? '\n' : ' ');
     }
-    fclose(f);
+    if (fclose(f) != 0 || !text) {
+      free(text);
+      snprintf(err, sizeof err, "%s: error: out of memory", cli->save_inputs);
+      goto fail;
+    }
+    bool written = tensors_write_file(cli->save_inputs, text, len, err, sizeof err);
+    free(text);
+    if (!written) goto fail;
   }
 
   if (cli->save_outputs) {

@@ -348,6 +348,12 @@ static int params_vs_interpreter(const char *path, const char *init, uint64_t se
   char name[256];
   long rows;
   int rank, ntensors = 0;
+  /* gnnc run writes the runtime's checksum line first (version 2): the fscanf walk skips it */
+  int c = f ? fgetc(f) : EOF;
+  if (c == '#')
+    while ((c = fgetc(f)) != EOF && c != '\n') {}
+  else if (c != EOF)
+    ungetc(c, f);
   while (f && fscanf(f, " tensor %255s %ld %d", name, &rows, &rank) == 3) {
     int64_t dims[4] = {0, 0, 0, 0}, n = 1;
     for (int k = 0; k < rank; k++) {

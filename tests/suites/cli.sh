@@ -222,7 +222,16 @@ check diag-window-caret bash -c "[ \$(wc -c < '$TMP/err') -lt 1000 ] && awk 'NR=
 # gnn-run --inputs goes through the runtime's checked reader (NaN, values beyond float32, dims overflow)
 printf 'model M(x: vertex[5], w: edge[2]) -> vertex[2] {\n  param W: [5, 2]\n  return sum(w * (W @ x[src]))\n}\n' > "$TMP/inputs.gnn"
 if "$GNNC" "$TMP/inputs.gnn" --target=host -o "$TMP/libudotv.so" > /dev/null 2>&1 &&
-   "$GNNC" run "$TMP/inputs.gnn" --graph tests/interp/graphs/random --save-inputs "$TMP/in.ok" > /dev/null 2>&1; then
+   "$GNNC" run "$TMP/inputs.gnn" --graph tests/interp/graphs/random --save-inputs "$TMP/in.saved" > /dev/null 2>&1; then
+  # gnnc run saves behind the runtime's checksum line: one changed value and the file is refused
+  # whole; the cases below edit the body alone (a version 1 file, no checksum) to reach each check
+  check save-inputs-checksum-line bash -c "head -1 '$TMP/in.saved' | grep -q '^#gnn-tensors version 2 bytes [0-9]* fnv1a64 [0-9a-f]*\$'"
+  sed '3s/^./9/' "$TMP/in.saved" > "$TMP/in.bad"
+  "$ROOT/build/bin/gnn-run" "$TMP/libudotv.so" --graph tests/interp/graphs/random --inputs "$TMP/in.bad" > /dev/null 2> "$TMP/err"; rc=$?
+  check gnn-run-inputs-checksum bash -c "[ $rc -eq 1 ] && grep -qF 'checksum mismatch' '$TMP/err'"
+  "$GNNC" run "$TMP/inputs.gnn" --graph tests/interp/graphs/random --inputs "$TMP/in.bad" > /dev/null 2> "$TMP/err"; rc=$?
+  check run-inputs-checksum bash -c "[ $rc -eq 1 ] && grep -qF 'checksum mismatch' '$TMP/err'"
+  sed 1d "$TMP/in.saved" > "$TMP/in.ok"
   for ci_case in "nan|2s/^[^ ]*/nan/|value 0 'nan' is not a finite float32 number" \
               "float32|2s/^[^ ]*/1e39/|value 0 '1e39' is not a finite float32 number" \
               "overflow|1s/^tensor x \([0-9]*\) 1 5/tensor x \1 2 4611686018427387904 5/|tensor 'x': too many elements" \

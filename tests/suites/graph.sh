@@ -29,8 +29,9 @@ if [ $? -eq 1 ] && grep -qF "error: model input 'w' is edge[2] (2 values per edg
   pass graph/edge-input-width; else fail graph/edge-input-width "$(head -2 "$TMP/g.err")"; fi
 # The values reach the model: the interpreter and the host library (gnn-run) read them from the
 # file the same way, by rows of the file (an added self-loop's rows follow, valued 1), or from
-# --inputs (what gnnc run --save-inputs wrote). gnn-run's file starts with the runtime's checksum
-# line (#gnn-tensors ...), the interpreter's has none: compared after it
+# --inputs (what gnnc run --save-inputs wrote, behind the runtime's checksum line). gnn-run's
+# --output file starts with the checksum line (#gnn-tensors ...), the interpreter's has none:
+# compared after it
 ev=$TMP/ev; mkdir -p "$ev"; evg=tests/runtime/graphs/values.edges
 printf 'model E(w: edge[2]) -> vertex[2] {\n  return sum(w)\n}\n' > "$ev/e.gnn"
 printf 'model F(w: edge[2]) -> edge[2] {\n  return 2 * w\n}\n' > "$ev/f.gnn"
@@ -49,8 +50,9 @@ if "$GNNC" "$ev/f.gnn" --target=host -o "$ev/libf.so" > /dev/null 2>&1 &&
    ev_run "$ev/libf.so" --graph $evg --self-loops --output "$ev/f2" && cmp -s "$ev/f1" <(sed 1d "$ev/f2"); then
   pass graph/edge-values/self-loops-host-library
 else fail graph/edge-values/self-loops-host-library "$(tr '\n' ' ' < "$ev/f2") $(head -2 "$ev/err")"; fi
-# --inputs: the saved inputs doubled; both programs read them instead of the file's values
-awk 'NR == 1 { print; next } { print 2 * $1, 2 * $2 }' "$ev/f.in" > "$ev/f2.in"
+# --inputs: the saved inputs doubled (behind no checksum line: a version 1 file, still read); both
+# programs read them instead of the file's values
+sed 1d "$ev/f.in" | awk 'NR == 1 { print; next } { print 2 * $1, 2 * $2 }' > "$ev/f2.in"
 ev_want="tensor output 9 1 2 2 40 6 80 10 120 14 160 18 200 22 240 4 4 4 4 4 4 "
 if "$GNNC" run "$ev/f.gnn" --graph $evg --self-loops --inputs "$ev/f2.in" --output "$ev/f3" > /dev/null 2> "$ev/err" &&
    [ "$(tr '\n' ' ' < "$ev/f3")" = "$ev_want" ] && ev_run "$ev/libf.so" --graph $evg --self-loops --inputs "$ev/f2.in" --output "$ev/f4" &&
