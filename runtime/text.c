@@ -39,7 +39,9 @@ gnn_status rt_reader_open(gnn_ctx *ctx, RtReader *r, const char *path, char comm
   if (rt_is_dir(path)) return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot read: is a directory", path);
   r->f = fopen(path, "r");
   if (!r->f) return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot open: %s", path, strerror(errno));
-  if (!is_gzip(r->f)) return GNN_OK;
+  /* Only a regular file can be peeked at and rewound: a pipe is read as text, as before. */
+  struct stat sb;
+  if (fstat(fileno(r->f), &sb) != 0 || !S_ISREG(sb.st_mode) || !is_gzip(r->f)) return GNN_OK;
   /* zlib reads from its own descriptor; the FILE is closed once it has one. */
   int fd = dup(fileno(r->f));
   gzFile gz = fd >= 0 ? gzdopen(fd, "rb") : NULL;

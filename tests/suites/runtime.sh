@@ -206,6 +206,18 @@ else
   rt_ogb_bad split-range GNN_ERR_FORMAT "@:2: error: vertex id 7 out of range (the graph has 4 vertices)" split/s/train.csv.gz '0\n7\n'
   rt_ogb_bad split-repeat GNN_ERR_FORMAT "@:2: error: vertex 2 is listed twice" split/s/valid.csv.gz '2\n2\n'
   rt_ogb_bad two-schemes GNN_ERR_UNSUPPORTED "split: error: split schemes" split/t/train.csv.gz '0\n'
+  # no edges at all: a graph of 4 isolated vertices, not an error
+  rt_ogb_tiny "$og/no-edges"
+  printf '' | gzip > "$og/no-edges/raw/edge.csv.gz"; printf '0\n' | gzip > "$og/no-edges/raw/num-edge-list.csv.gz"
+  out=$("$rt_bin/rt_load" "$og/no-edges" 2>&1 | head -2 | tr '\n' ' ')
+  if [ "$out" = "nv 4 ne 0 max_in 0 max_out 0 in_ptr 0 0 0 0 0 " ]; then pass runtime/ogb/no-edges; else fail runtime/ogb/no-edges "$out"; fi
+  # a memory limit that the loaders reach midway (the edge arrays, CSR, CSC, the batch arrays;
+  # from the CSV and from the cache): GNN_ERR_OOM, and rt_load finds no byte left allocated
+  # (valgrind and ASan replay these for the host memory)
+  for lim in 20000 50000 100000 200000; do
+    rt_bad "ogb-memory-limit-$lim" GNN_ERR_OOM "would pass the context's memory limit of $lim bytes" --limit $lim -d "$og/cora-plain"
+  done
+  rt_bad ogb-memory-limit-cache GNN_ERR_OOM "would pass the context's memory limit of 50000 bytes" --limit 50000 --dataset "$og/cora"
   # gzip data cut short, and with its checksum changed: zlib's complaint, after the lines read
   # (zlib inflates 256 KB at a time, so the whole of this small file is one piece: line 0)
   rt_ogb_tiny "$og/bad-gzip-cut"
