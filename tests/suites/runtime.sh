@@ -7,6 +7,7 @@
 #   runtime/graph/...      hand-checked CSR/CSC for each option, the same graph from every format
 #                          (edge list, Matrix Market, dataset folder, cache), Cora's counts
 #   runtime/cache/...      round trips and every kind of damaged cache
+#   runtime/layers         the loaders call only lower layers (nm over build/rt-host/*.o)
 #   runtime/ogb/...        OGB's node-property layout (tests/runtime/make_ogb.py writes Cora in it):
 #                          the same dataset as data/cora, gzip'd or plain, its graph cache (kept,
 #                          used, rebuilt when stale or damaged), each malformed file at its line
@@ -360,6 +361,26 @@ PYEOF
   rt_bad tensors-missing GNN_ERR_IO "$b/t-nope.txt: error: cannot open" --tensors "$b/t-nope.txt"
   out=$("$rt_bin/rt_load" --tensors "$b/t-ok.txt" 2>&1)
   if [ "$out" = "$(printf 'W rank 2 dims 2 2 0 0\nb rank 1 dims 2 0 0 0')" ]; then pass runtime/bad/tensors-ok; else fail runtime/bad/tensors-ok "$out"; fi
+
+  # ---------------------------------------------------------------- the loaders' layers
+  # Each loader's object file calls only files of lower layers (docs/runtime.md, "How the loaders
+  # are layered"): 5 load, 4 dataset ogb, 3 edgelist cache tables, 2 graph, 1 the rest (text, core,
+  # the device files). A name a file uses is looked up in the objects that define it (nm).
+  rt_o=build/rt-host
+  if [ ! -f "$rt_o/load.o" ]; then fail runtime/layers "$rt_o/load.o is missing (make runtime-host)"
+  else
+    rt_layer() { case $1 in load) echo 5 ;; dataset | ogb) echo 4 ;; edgelist | cache | tables) echo 3 ;; graph) echo 2 ;; *) echo 1 ;; esac; }
+    for f in "$rt_o"/*.o; do n=$(basename "$f" .o); nm -g --defined-only "$f" | awk -v n="$n" 'NF == 3 { print $3, n }'; done > "$rt_tmp/defs"
+    rt_bad_calls=""
+    for n in load dataset ogb edgelist cache tables graph; do
+      for s in $(nm -u "$rt_o/$n.o" | awk '{ print $2 }'); do
+        d=$(awk -v s="$s" '$1 == s { print $2; exit }' "$rt_tmp/defs")
+        [ -n "$d" ] && [ "$d" != "$n" ] && [ "$(rt_layer "$d")" -ge "$(rt_layer "$n")" ] && rt_bad_calls+="$n.c -> $d.c ($s); "
+      done
+    done
+    if [ -z "$rt_bad_calls" ]; then pass runtime/layers; else fail runtime/layers "calls up or across: $rt_bad_calls"; fi
+    unset -f rt_layer
+  fi
 
   # ---------------------------------------------------------------- valgrind
   if [ -z "${RT_SANITIZED:-}" ]; then
