@@ -65,14 +65,15 @@ $(BUILD)/gnnc: $(OBJS) compiler/main.c
 # ---------------------------------------------------------------- runtime: libgnnrt_host and libgnnrt
 # One set of C sources built twice (runtime/internal.h says how): without GNNRT_CUDA for the
 # host library (OpenMP, OpenBLAS), with it for the CUDA one (cudart, cuBLAS, NVRTC; kernels in
-# runtime/train_cuda.cu). Public symbols are the gnn_* functions only (-fvisibility=hidden).
+# runtime/train_cuda.cu). Both link zlib: the text loaders read gzip files (OGB's .csv.gz). Public symbols are the gnn_* functions only (-fvisibility=hidden).
 CUDA_HOME   ?= /usr/local/cuda
 NVCC        ?= $(CUDA_HOME)/bin/nvcc
 CUDA_ARCHS  ?= 80 90
 NVCC_WERROR ?=
 PREFIX      ?= /usr/local
 RT_HDRS     := runtime/gnnrt.h runtime/gnnrt_rng.h runtime/internal.h
-RT_COMMON   := runtime/core.c runtime/text.c runtime/graph.c runtime/cache.c runtime/dataset.c runtime/params.c runtime/profile.c runtime/checkpoint.c
+RT_COMMON   := runtime/core.c runtime/text.c runtime/graph.c runtime/edgelist.c runtime/cache.c runtime/tables.c \
+               runtime/dataset.c runtime/ogb.c runtime/load.c runtime/params.c runtime/profile.c runtime/checkpoint.c
 RT_HOST_SRC := $(RT_COMMON) runtime/device_host.c runtime/train_host.c
 RT_CUDA_SRC := $(RT_COMMON) runtime/device_cuda.c runtime/nvrtc.c
 RT_BASE     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime -fPIC -fvisibility=hidden
@@ -88,7 +89,7 @@ $(BUILD)/rt-host/%.o: runtime/%.c $(RT_HDRS)
 
 $(BUILD)/lib/libgnnrt_host.so: $(RT_HOST_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libgnnrt_host.so $(OPENMP) -o $@ $^ -lopenblas -lm
+	$(CC) -shared -Wl,-soname,libgnnrt_host.so $(OPENMP) -o $@ $^ -lopenblas -lz -lm
 
 $(BUILD)/lib/libgnnrt_host.a: $(RT_HOST_OBJ)
 	@mkdir -p $(dir $@)
@@ -116,7 +117,7 @@ $(BUILD)/rt-cuda/train_cuda.o: runtime/train_cuda.cu $(RT_HDRS)
 $(BUILD)/lib/libgnnrt.so: $(RT_CUDA_OBJ)
 	@mkdir -p $(dir $@)
 	$(NVCC) -shared -cudart shared -Xlinker -soname,libgnnrt.so -Xlinker -rpath,$(CUDA_HOME)/lib64 -o $@ $^ \
-	  -L$(CUDA_HOME)/lib64 -lcublas -lnvrtc
+	  -L$(CUDA_HOME)/lib64 -lcublas -lnvrtc -lz
 
 # ---------------------------------------------------------------- the drivers
 # gnn-run and gnn-train link no runtime: they dlopen a model library and use the runtime it
@@ -160,7 +161,7 @@ $(BUILD)/rt/t_nvrtc: tests/runtime/t_nvrtc.c tests/runtime/rt_test.h runtime/gnn
 $(BUILD)/asan/rt/%: tests/runtime/%.c tests/runtime/rt_test.h $(RT_HOST_SRC) $(RT_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(ASAN_FLAGS) $(OPENMP) -o $@ $< \
-	  $(RT_HOST_SRC) -lopenblas -lm
+	  $(RT_HOST_SRC) -lopenblas -lz -lm
 
 runtime-tests: runtime $(RT_TESTS)
 # tests/runtime/t_threads.c reaches the runtime through the model libraries it loads (driver_rt.h)
@@ -295,7 +296,7 @@ $(BUILD)/bench/gen_pointcloud: bench/gen_pointcloud.c
 $(BUILD)/bench/gen_graph: bench/gen_graph.c runtime/gnnrt.h $(BUILD)/lib/libgnnrt_host.a
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(CFLAGS) -o $@ $< \
-	  $(BUILD)/lib/libgnnrt_host.a $(OPENMP) -lopenblas -lm
+	  $(BUILD)/lib/libgnnrt_host.a $(OPENMP) -lopenblas -lz -lm
 
 $(BUILD)/bench/peer_gnnc: bench/peer_gnnc.c runtime/driver_rt.h runtime/gnn_model.h runtime/gnnrt.h
 	@mkdir -p $(dir $@)

@@ -1,214 +1,20 @@
-/* dataset.c -- dataset folders: graph.edges, features.svm, labels.txt and the split files.
+/* dataset.c -- the dataset folder of gnnc: graph.edges, features.svm, labels.txt and the splits.
  *
  * The layout is that of ../shared/datasets (the Planetoid graphs) and of the interpreter's
- * loader (compiler/graph.c), whose messages these follow:
- *   features.svm  LIBSVM, one line per vertex in id order: "label idx:value ...", idx 1-based
- *                 and ascending; the label is ignored (labels.txt has them)
- *   labels.txt    one integer per vertex, -1 = unknown
- *   *.idx         vertex ids, one per line
- * '#' starts a comment line everywhere. The vertex count of a folder is fixed first (the
- * caller's num_vertices, else the length of labels.txt, else the rows of features.svm), and
- * every file is checked against it, so an edge to vertex 2708 of a 2708-vertex graph is an
- * error at its line rather than a silently larger graph. Nothing from a failed file is kept.
+ * loader (compiler/graph.c): graph.edges (an edge list, edgelist.c), features.svm, labels.txt,
+ * train.idx / val.idx / test.idx (tables.c), and for a batch of graphs graph_indicator.txt and
+ * graph_labels.txt. The vertex count of a folder is fixed first (the caller's num_vertices, else
+ * the length of labels.txt, else the rows of features.svm), and every file is checked against
+ * it, so an edge to vertex 2708 of a 2708-vertex graph is an error at its line rather than a
+ * silently larger graph. Nothing from a failed file is kept. load.c sends a folder here unless
+ * it is laid out as OGB's (ogb.c).
  */
 #include "internal.h"
 
-#include <ctype.h>
-#include <errno.h>
-#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-gnn_status rt_count_rows(gnn_ctx *ctx, const char *path, int64_t *rows) {
-  RtReader r;
-  gnn_status st = rt_reader_open(ctx, &r, path, '#');
-  int64_t n = 0;
-  if (!st)
-    while (rt_reader_next(ctx, &r, &st)) n++;
-  rt_reader_close(&r);
-  *rows = st ? 0 : n;
-  return st;
-}
-
-/* ---------------------------------------------------------------- features */
-
-typedef struct {
-  int64_t row;
-  int32_t col;
-  float v;
-} SvmEntry;
-
-/* LIBSVM rows; nv = 0 takes as many rows as the file has (reported in *rows). */
-static gnn_status load_svm(gnn_ctx *ctx, const char *path, int64_t nv, float **out, int64_t *ncols, int64_t *rows) {
-  RtReader r;
-  gnn_status st = rt_reader_open(ctx, &r, path, '#');
-  if (st) return st;
-  SvmEntry *es = NULL;
-  int64_t n = 0, cap = 0, row = 0, maxcol = 0;
-  char *p;
-  while ((p = rt_reader_next(ctx, &r, &st))) {
-    if (nv > 0 && row == nv) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: more feature rows than the graph's %lld vertices", path,
-                         r.lineno, (long long)nv);
-      break;
-    }
-    /* The label: any number, ignored. */
-    char *end;
-    (void)strtod(p, &end);
-    if (end == p || (*end && !isspace((unsigned char)*end))) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: missing label (a LIBSVM line starts with one)", path,
-                         r.lineno);
-      break;
-    }
-    p = end;
-    int64_t prev = 0;
-    for (;;) {
-      rt_skip_space(&p);
-      if (rt_at_end(p)) break;
-      int64_t idx;
-      if ((st = rt_int_field(ctx, &r, &p, "feature index", ':', &idx))) break;
-      if (*p != ':') {
-        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: expected 'index:value' after feature index %lld", path,
-                           r.lineno, (long long)idx);
-        break;
-      }
-      p++;
-      if (idx < 1 || idx > RT_MAX_ID) {
-        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: feature index %lld out of range (indices are 1-based)",
-                           path, r.lineno, (long long)idx);
-        break;
-      }
-      if (idx <= prev) {
-        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: feature index %lld after %lld (indices must ascend)", path,
-                           r.lineno, (long long)idx, (long long)prev);
-        break;
-      }
-      prev = idx;
-      double v = strtod(p, &end);
-      if (end == p || (*end && !isspace((unsigned char)*end))) {
-        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: feature value for index %lld is not a number", path,
-                           r.lineno, (long long)idx);
-        break;
-      }
-      if (!isfinite(v) || !isfinite((float)v)) {
-        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: feature value for index %lld is not finite%s", path,
-                           r.lineno, (long long)idx, isfinite(v) ? " in float32" : "");
-        break;
-      }
-      p = end;
-      if (n == cap) {
-        cap = cap ? cap * 2 : 4096;
-        SvmEntry *grown = (SvmEntry *)realloc(es, rt_mul((size_t)cap, sizeof(SvmEntry)));
-        if (!grown) {
-          st = gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of host memory at line %ld", path, r.lineno);
-          break;
-        }
-        es = grown;
-      }
-      es[n].row = row;
-      es[n].col = (int32_t)(idx - 1);
-      es[n].v = (float)v;
-      n++;
-      if (idx > maxcol) maxcol = idx;
-    }
-    if (st) break;
-    row++;
-  }
-  rt_reader_close(&r);
-  if (!st && nv > 0 && row != nv)
-    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: %lld feature rows for a graph of %lld vertices", path,
-                       (long long)row, (long long)nv);
-  if (!st && row == 0) st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: no feature rows", path);
-  float *x = NULL;
-  if (!st) {
-    size_t cells = rt_mul((size_t)row, (size_t)maxcol);
-    if (cells < SIZE_MAX / sizeof(float)) x = (float *)calloc(cells ? cells : 1, sizeof(float));
-    if (!x)
-      st = gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of host memory for %lld x %lld features", path,
-                         (long long)row, (long long)maxcol);
-  }
-  if (!st) {
-    for (int64_t i = 0; i < n; i++) x[es[i].row * maxcol + es[i].col] = es[i].v;
-    *out = x;
-    *ncols = maxcol;
-    *rows = row;
-  }
-  free(es);
-  return st;
-}
-
-gnn_status gnn_features_load_svm(gnn_ctx *ctx, const char *path, int64_t nv, float **out, int64_t *ncols) {
-  if (out) *out = NULL;
-  if (ncols) *ncols = 0;
-  gnn_status st = rt_args(ctx, out && ncols, "gnn_features_load_svm", "out or ncols is NULL");
-  if (st) return st;
-  if (!path || nv <= 0)
-    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_features_load_svm: need a path and a vertex count > 0 (got %lld)",
-                         (long long)nv);
-  int64_t rows;
-  return load_svm(ctx, path, nv, out, ncols, &rows);
-}
-
-/* ---------------------------------------------------------------- labels and splits */
-
-/* One integer label per line, -1 = unknown, checked against nv. */
-/* graph_indicator.txt: one graph id per vertex, 0-based, starting at 0 and going up by at most 1
- * (each graph's vertices consecutive: PyG's `batch`, TU's DS_graph_indicator.txt less one).
- * nv > 0 fixes the count; *out (malloc) holds n ids, *ng the graphs. */
-gnn_status rt_read_graph_indicator(gnn_ctx *ctx, const char *path, int64_t nv, int64_t **out, int64_t *n_out, int64_t *ng) {
-  *out = NULL;
-  RtReader r;
-  gnn_status st = rt_reader_open(ctx, &r, path, '#');
-  if (st) return st;
-  int64_t *of = NULL, n = 0, cap = 0, last = -1;
-  char *p;
-  while ((p = rt_reader_next(ctx, &r, &st))) {
-    int64_t id;
-    if ((st = rt_int_field(ctx, &r, &p, "graph id", 0, &id))) break;
-    if (!rt_at_end(p)) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: expected one graph id per line", path, r.lineno);
-      break;
-    }
-    if (last < 0 && id != 0) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: the first graph id is %lld: the ids start at 0", path, r.lineno,
-                         (long long)id);
-      break;
-    }
-    if (id != last && id != last + 1) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT,
-                         "%s:%ld: error: graph id %lld after %lld: the ids start at 0 and go up by at most 1 (a graph's vertices are consecutive)",
-                         path, r.lineno, (long long)id, (long long)last);
-      break;
-    }
-    if (nv > 0 && n == nv) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: more graph ids than the graph's %lld vertices", path, r.lineno,
-                         (long long)nv);
-      break;
-    }
-    if (n == cap) {
-      cap = cap ? cap * 2 : 1024;
-      int64_t *grown = (int64_t *)realloc(of, rt_mul((size_t)cap, sizeof(int64_t)));
-      if (!grown) {
-        st = gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of host memory at line %ld", path, r.lineno);
-        break;
-      }
-      of = grown;
-    }
-    of[n++] = last = id;
-  }
-  rt_reader_close(&r);
-  if (!st && n == 0) st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: no graph ids", path);
-  if (!st && nv > 0 && n != nv)
-    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: %lld graph ids for a graph of %lld vertices", path, (long long)n, (long long)nv);
-  if (st) {
-    free(of);
-    return st;
-  }
-  *out = of;
-  *n_out = n;
-  *ng = last + 1;
-  return GNN_OK;
-}
 
 static int rt_exists_in(const char *dir, const char *name) {
   size_t n = strlen(dir) + strlen(name) + 2;
@@ -221,7 +27,7 @@ static int rt_exists_in(const char *dir, const char *name) {
 }
 
 /* A folder's graph_indicator.txt, when there is one, splits g into its graphs. */
-gnn_status rt_folder_graphs(gnn_ctx *ctx, const char *dir, gnn_graph *g) {
+static gnn_status folder_graphs(gnn_ctx *ctx, const char *dir, gnn_graph *g) {
   char *f = rt_join(ctx, dir, "graph_indicator.txt");
   if (!f) return GNN_ERR_OOM;
   gnn_status st = GNN_OK;
@@ -235,144 +41,47 @@ gnn_status rt_folder_graphs(gnn_ctx *ctx, const char *dir, gnn_graph *g) {
   return st;
 }
 
-gnn_status gnn_labels_load(gnn_ctx *ctx, const char *path, int64_t nv, int32_t **out, int64_t *count, int *nclasses) {
-  if (out) *out = NULL;
-  gnn_status st = rt_args(ctx, out && path && nv >= 0, "gnn_labels_load", "need out, a path and nv >= 0");
-  if (st) return st;
-  RtReader r;
-  st = rt_reader_open(ctx, &r, path, '#');
-  if (st) return st;
-  int32_t *lab = NULL;
-  int64_t n = 0, cap = 0, maxlab = -1;
-  char *p;
-  while ((p = rt_reader_next(ctx, &r, &st))) {
-    int64_t y;
-    if ((st = rt_int_field(ctx, &r, &p, "label", 0, &y))) break;
-    if (!rt_at_end(p)) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: expected one label per line", path, r.lineno);
-      break;
-    }
-    if (y < -1) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: label %lld is negative (-1 marks an unknown label)", path,
-                         r.lineno, (long long)y);
-      break;
-    }
-    if (y >= RT_MAX_ID) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: label %lld does not fit in 32 bits", path, r.lineno,
-                         (long long)y);
-      break;
-    }
-    if (nv > 0 && n == nv) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: more labels than the graph's %lld vertices", path, r.lineno,
-                         (long long)nv);
-      break;
-    }
-    if (n == cap) {
-      cap = cap ? cap * 2 : 1024;
-      int32_t *grown = (int32_t *)realloc(lab, rt_mul((size_t)cap, sizeof(int32_t)));
-      if (!grown) {
-        st = gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of host memory at line %ld", path, r.lineno);
-        break;
-      }
-      lab = grown;
-    }
-    lab[n++] = (int32_t)y;
-    if (y > maxlab) maxlab = y;
+/* The vertex count of a dataset folder: labels.txt, else features.svm, else 0 (unknown). */
+static gnn_status folder_vertex_count(gnn_ctx *ctx, const char *dir, int64_t *nv) {
+  static const char *const files[] = {"labels.txt", "features.svm", "graph_indicator.txt"};
+  *nv = 0;
+  for (int i = 0; i < 3; i++) {
+    char *f = rt_join(ctx, dir, files[i]);
+    if (!f) return GNN_ERR_OOM;
+    gnn_status st = rt_exists(f) ? rt_count_rows(ctx, f, nv) : GNN_OK;
+    free(f);
+    if (st || *nv > 0) return st;
   }
-  rt_reader_close(&r);
-  if (!st && nv > 0 && n != nv)
-    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: %lld labels for a graph of %lld vertices", path, (long long)n,
-                       (long long)nv);
-  if (!st && n == 0) st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: no labels", path);
-  if (st) {
-    free(lab);
-    return st;
-  }
-  *out = lab;
-  if (count) *count = n;
-  if (nclasses) *nclasses = (int)(maxlab + 1);
   return GNN_OK;
 }
 
-/* A split file into a 0/1 mask; ids in range, none repeated. */
-gnn_status gnn_split_load(gnn_ctx *ctx, const char *path, int64_t nv, uint8_t *mask, int64_t *count) {
-  if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
-  if (!path || nv <= 0 || !mask)
-    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_split_load: need a path, nv > 0 and a mask");
-  memset(mask, 0, (size_t)nv);
-  RtReader r;
-  gnn_status st = rt_reader_open(ctx, &r, path, '#');
-  if (st) return st;
-  int64_t n = 0;
-  char *p;
-  while ((p = rt_reader_next(ctx, &r, &st))) {
-    int64_t id;
-    if ((st = rt_int_field(ctx, &r, &p, "vertex id", 0, &id))) break;
-    if (!rt_at_end(p)) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: expected one vertex id per line", path, r.lineno);
-      break;
-    }
-    if (id < 0 || id >= nv) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: vertex id %lld out of range (the graph has %lld vertices)",
-                         path, r.lineno, (long long)id, (long long)nv);
-      break;
-    }
-    if (mask[id]) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: vertex %lld is listed twice", path, r.lineno, (long long)id);
-      break;
-    }
-    mask[id] = 1;
-    n++;
-  }
-  rt_reader_close(&r);
-  if (st) {
-    memset(mask, 0, (size_t)nv);
-    return st;
-  }
-  if (count) *count = n;
-  return GNN_OK;
-}
-
-/* ---------------------------------------------------------------- the folder */
-
-void gnn_dataset_free(gnn_ctx *ctx, gnn_dataset *ds) {
-  if (!ds) return;
-  gnn_graph_free(ctx, ds->graph);
-  free(ds->features);
-  free(ds->labels);
-  free(ds->train_mask);
-  free(ds->val_mask);
-  free(ds->test_mask);
-  free(ds);
-}
-
-/* Loads split file `name` of dir into *mask when it exists, else records `bit` as missing. */
-static gnn_status load_split(gnn_ctx *ctx, gnn_dataset *ds, const char *dir, const char *name, unsigned bit,
-                             uint8_t **mask, int64_t *count) {
-  char *f = rt_join(ctx, dir, name);
-  if (!f) return GNN_ERR_OOM;
+/* The graph of a folder alone (gnn_graph_load on a folder): graph.edges with the folder's
+ * vertex count, split by graph_indicator.txt when there is one. */
+gnn_status rt_folder_graph(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opts, gnn_graph **out) {
+  int64_t nv = opts ? opts->num_vertices : 0;
   gnn_status st = GNN_OK;
-  if (!rt_exists(f)) {
-    ds->missing |= bit;
-  } else if (!(*mask = (uint8_t *)rt_malloc(ctx, (size_t)ds->nrows, name))) {
-    st = GNN_ERR_OOM;
-  } else {
-    st = gnn_split_load(ctx, f, ds->nrows, *mask, count);
+  if (nv == 0 && (st = folder_vertex_count(ctx, dir, &nv))) return st;
+  char *file = rt_join(ctx, dir, "graph.edges");
+  if (!file) return GNN_ERR_OOM;
+  if (!rt_exists(file)) {
+    free(file);
+    return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: no graph.edges in this folder", dir);
   }
-  free(f);
+  RtEdges es = {0};
+  st = rt_load_edge_list(ctx, file, nv, &es, &nv);
+  if (!st) st = rt_graph_build(ctx, &es, nv, opts, file, out);
+  rt_edges_free(&es);
+  free(file);
+  if (!st && (st = folder_graphs(ctx, dir, *out))) {
+    gnn_graph_free(ctx, *out);
+    *out = NULL;
+  }
   return st;
 }
 
+
 /* A dataset folder: the vertex count first (labels, features), then the graph, then the splits. */
-gnn_status gnn_dataset_load(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opts, gnn_dataset **out) {
-  if (out) *out = NULL;
-  if (rt_args(ctx, out && dir, "gnn_dataset_load", "out or dir is NULL")) return GNN_ERR_INVALID;
-  if (opts && (opts->num_vertices < 0 || opts->num_vertices > RT_MAX_ID + 1))
-    return gnn_set_error(ctx, GNN_ERR_INVALID, "num_vertices %lld out of range (0 .. 2^31)", (long long)opts->num_vertices);
-  if (!rt_is_dir(dir))
-    return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: %s", dir, rt_exists(dir) ? "not a folder" : "cannot open: no such folder");
-  gnn_dataset *ds = (gnn_dataset *)rt_calloc(ctx, 1, sizeof *ds, "a dataset");
-  if (!ds) return GNN_ERR_OOM;
+gnn_status rt_folder_dataset(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opts, gnn_dataset *ds) {
   char *edges = rt_join(ctx, dir, "graph.edges"), *labels = rt_join(ctx, dir, "labels.txt");
   char *features = rt_join(ctx, dir, "features.svm"), *glabels = rt_join(ctx, dir, "graph_labels.txt");
   gnn_status st = edges && labels && features && glabels ? GNN_OK : GNN_ERR_OOM;
@@ -393,7 +102,7 @@ gnn_status gnn_dataset_load(gnn_ctx *ctx, const char *dir, const gnn_graph_opts 
   }
   if (!st && rt_exists(features)) {
     int64_t rows = 0;
-    st = load_svm(ctx, features, nv, &ds->features, &ds->nfeat, &rows);
+    st = rt_load_svm(ctx, features, nv, &ds->features, &ds->nfeat, &rows);
     if (!st) nv = rows;
   } else if (!st) {
     ds->missing |= GNN_DATASET_NO_FEATURES;
@@ -404,7 +113,7 @@ gnn_status gnn_dataset_load(gnn_ctx *ctx, const char *dir, const gnn_graph_opts 
     st = rt_load_edge_list(ctx, edges, nv, &es, &nv);
     if (!st) st = rt_graph_build(ctx, &es, nv, opts, edges, &ds->graph);
     rt_edges_free(&es);
-    if (!st) st = rt_folder_graphs(ctx, dir, ds->graph);
+    if (!st) st = folder_graphs(ctx, dir, ds->graph);
   }
   /* 3. The splits. */
   if (!st) {
@@ -419,18 +128,13 @@ gnn_status gnn_dataset_load(gnn_ctx *ctx, const char *dir, const gnn_graph_opts 
                          (long long)n, (long long)ds->nrows, ds->nrows == 1 && !rt_exists_in(dir, "graph_indicator.txt") ? " is missing" : "");
   }
   if (!st) {
-    st = load_split(ctx, ds, dir, "train.idx", GNN_DATASET_NO_TRAIN, &ds->train_mask, &ds->ntrain);
-    if (!st) st = load_split(ctx, ds, dir, "val.idx", GNN_DATASET_NO_VAL, &ds->val_mask, &ds->nval);
-    if (!st) st = load_split(ctx, ds, dir, "test.idx", GNN_DATASET_NO_TEST, &ds->test_mask, &ds->ntest);
+    st = rt_dataset_split(ctx, ds, dir, "train.idx", GNN_DATASET_NO_TRAIN, &ds->train_mask, &ds->ntrain);
+    if (!st) st = rt_dataset_split(ctx, ds, dir, "val.idx", GNN_DATASET_NO_VAL, &ds->val_mask, &ds->nval);
+    if (!st) st = rt_dataset_split(ctx, ds, dir, "test.idx", GNN_DATASET_NO_TEST, &ds->test_mask, &ds->ntest);
   }
   free(edges);
   free(labels);
   free(features);
   free(glabels);
-  if (st) {
-    gnn_dataset_free(ctx, ds);
-    return st;
-  }
-  *out = ds;
-  return GNN_OK;
+  return st;
 }

@@ -1,7 +1,8 @@
 /* gnn_train.c -- gnn-train: train a model library built by gnnc on a dataset with a split.
  *
  *   gnn-train libmodel.so --data data/cora [--epochs N] [--lr X] [--weight-decay X]
- *             [--optimizer adam|sgd] [--patience N] [--seed N] [--self-loops|--no-self-loops] [--raw-features]
+ *             [--optimizer adam|sgd] [--patience N] [--seed N] [--self-loops|--no-self-loops] [--symmetrise]
+ *             [--raw-features]
  *             [--save-params F] [--load-params F] [--eval-only] [--quiet] [--device N]
  *             [--checkpoint F [--checkpoint-every N]] [--resume F]
  *
@@ -38,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "driver_rt.h"
@@ -91,14 +93,23 @@ static bool parse_num(const char *s, double lo, double hi, double *out) {
     }                                                                                                 \
   } while (0)
 
+/* dir/name exists. */
+static int has_file(const char *dir, const char *name) {
+  char path[4096];
+  struct stat sb;
+  return snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path && stat(path, &sb) == 0;
+}
+
 static void usage(FILE *f) {
   fputs("usage: gnn-train LIBMODEL.so --data DIR [options]\n"
-        "  --data DIR            a dataset folder: graph.edges, features.svm, labels.txt, train/val/test.idx\n"
+        "  --data DIR            a dataset folder: graph.edges, features.svm, labels.txt, train/val/test.idx;\n"
+        "                        or one laid out as an OGB download (raw/edge.csv.gz, ..., split/NAME/)\n"
         "  --epochs N            at most N epochs (default: the model's paper)\n"
         "  --lr X --weight-decay X --patience N   (defaults: the model's paper; printed at start)\n"
         "  --optimizer adam|sgd  (default adam)\n"
         "  --seed N              parameters and dropout masks (default 1)\n"
         "  --self-loops / --no-self-loops   add a self-loop to every vertex (default: the paper's choice)\n"
+        "  --symmetrise          add the reverse of every edge (OGB's add_inverse_edge; ogbn-arxiv is directed)\n"
         "  --raw-features        do not scale each feature row to sum 1 (the papers' preprocessing; default on)\n"
         "  --load-params F       start from saved parameters;  --save-params F  write the best ones\n"
         "  --eval-only           no training: report the accuracies of the (loaded) parameters\n"
@@ -115,7 +126,7 @@ int main(int argc, char **argv) {
   const char *libpath = NULL, *data = NULL, *save = NULL, *load = NULL, *optimizer = "adam";
   const char *ckpt = NULL, *resume = NULL;
   double epochs = -1, lr = -1, wd = -1, patience = -1, seed = 1, device = 0, ckpt_every = 1;
-  int self_loops = -1;
+  int self_loops = -1, symmetrise = 0;
   bool raw_features = false;
   bool quiet = false, eval_only = false;
   for (int i = 1; i < argc; i++) {
@@ -142,6 +153,7 @@ int main(int argc, char **argv) {
     else if (strcmp(a, "--self-loops") == 0) self_loops = 1;
     else if (strcmp(a, "--raw-features") == 0) raw_features = true;
     else if (strcmp(a, "--no-self-loops") == 0) self_loops = 0;
+    else if (strcmp(a, "--symmetrise") == 0) symmetrise = 1;
     else if (strcmp(a, "--quiet") == 0) quiet = true;
     else if (strcmp(a, "--eval-only") == 0) eval_only = true;
     else if (a[0] == '-') return fprintf(stderr, "gnn-train: unknown option '%s' (or it lacks its value; see --help)\n", a), 2;
@@ -210,6 +222,7 @@ int main(int argc, char **argv) {
   }
   gnn_graph_opts opts = {0};
   opts.add_self_loops = self_loops;
+  opts.symmetrise = symmetrise;
   CHECK(rt.dataset_load(ctx, data, &opts, &ds));
   if (graph_out != ds->graph_level) {
     if (graph_out)
@@ -220,10 +233,17 @@ int main(int argc, char **argv) {
                       "classifier returns a graph value (sum_vertices, ...)\n", data, api->name, (long long)api->output_info.width);
     goto out;
   }
+  /* The files' names in messages: those of gnnc's folder, or of OGB's layout (the runtime reads
+   * a folder as OGB's when it has raw/edge.csv.gz or raw/edge.csv: runtime/load.c). */
+  const int ogb = has_file(data, "raw/edge.csv.gz") || has_file(data, "raw/edge.csv");
+  const char *split_names[3] = {"train.idx", "val.idx", "test.idx"};
+  if (ogb) split_names[0] = "split/NAME/train.csv.gz", split_names[1] = "split/NAME/valid.csv.gz", split_names[2] = "split/NAME/test.csv.gz";
   if (!ds->features || !ds->labels || !ds->train_mask || !ds->val_mask || !ds->test_mask) {
     fprintf(stderr, "gnn-train: %s lacks %s: %s classification needs features, labels and the train/val/test split\n", data,
-            !ds->features ? "features.svm" : !ds->labels ? (graph_out ? "graph_labels.txt" : "labels.txt")
-                                                         : "a split file (train.idx, val.idx, test.idx)",
+            !ds->features ? (ogb ? "raw/node-feat.csv.gz" : "features.svm")
+            : !ds->labels ? (graph_out ? "graph_labels.txt" : ogb ? "raw/node-label.csv.gz" : "labels.txt")
+            : ogb         ? "a split (split/NAME/ with train.csv.gz, valid.csv.gz, test.csv.gz)"
+                          : "a split file (train.idx, val.idx, test.idx)",
             graph_out ? "graph" : "node");
     goto out;
   }
@@ -249,7 +269,7 @@ int main(int argc, char **argv) {
     goto out;
   }
   for (int64_t v = 0; v < rows; v++) {
-    const char *split = ds->train_mask[v] ? "train.idx" : ds->val_mask[v] ? "val.idx" : ds->test_mask[v] ? "test.idx" : NULL;
+    const char *split = ds->train_mask[v] ? split_names[0] : ds->val_mask[v] ? split_names[1] : ds->test_mask[v] ? split_names[2] : NULL;
     if (split && ds->labels[v] < 0) {
       fprintf(stderr, "gnn-train: %s: %s %lld is in %s but its label is %d (unknown): not training on it\n", data, row_name,
               (long long)v, split, ds->labels[v]);

@@ -1,4 +1,6 @@
-/* graph.c -- graphs: edge lists and Matrix Market in, CSR by destination and CSC by source out.
+/* graph.c -- the in-memory graph and its builder: edge sequences in, CSR by destination and CSC
+ * by source out. The bottom of the runtime's graph code: the loaders (edgelist.c, cache.c,
+ * dataset.c, ogb.c) call it and it calls none of them; load.c chooses among the loaders.
  *
  * Every loader produces the same thing first: a sequence of edges (src, dst, origin) in the
  * order of the source, origin being the edge's index there (its data line in an edge list,
@@ -14,20 +16,19 @@
  * A stable counting sort by destination turns the sequence into CSR: edge ids are positions
  * in that order, so the in-edges of v are in_ptr[v] .. in_ptr[v+1]-1 in sequence order. CSC
  * lists, for each source, its edge ids ascending. Ids are int32 (< 2^31) and so are edge ids
- * in out_eid, so more than 2^31-1 edges are refused; offsets are int64.
+ * in out_eid, so more than 2^31-1 edges are refused; offsets are int64. A graph whose CSR is
+ * final already (the binary cache) comes in through rt_graph_from_csr.
  *
  * The arrays are built on the host. In the host build they are allocated with gnn_malloc and
  * are the graph (h_x == x); in the CUDA build they stay as the host copies and are uploaded.
+ * gnn_dataset_free is here too: a dataset is a graph and arrays beside it, whichever loader
+ * filled it.
  */
 #include "internal.h"
 
-#include <ctype.h>
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 /* ---------------------------------------------------------------- the edge sequence */
 
@@ -51,7 +52,6 @@ gnn_status rt_edges_push(gnn_ctx *ctx, RtEdges *es, int64_t s, int64_t d, int64_
   return GNN_OK;
 }
 
-static int next_word(char **p, char *w, size_t n);
 
 gnn_status rt_edges_push_vals(gnn_ctx *ctx, RtEdges *es, const float *v) {
   if (es->nvals == es->capvals) {
@@ -63,24 +63,6 @@ gnn_status rt_edges_push_vals(gnn_ctx *ctx, RtEdges *es, const float *v) {
   }
   memcpy(es->vals + es->nvals * es->ncols, v, sizeof(float) * (size_t)es->ncols);
   es->nvals++;
-  return GNN_OK;
-}
-
-gnn_status rt_real_field(gnn_ctx *ctx, RtReader *r, char **p, const char *what, float *out) {
-  rt_skip_space(p);
-  if (rt_at_end(*p))
-    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: missing %s (line ends early)", r->path, r->lineno, what);
-  char *end;
-  double v = strtod(*p, &end);
-  if (end == *p || (*end && !isspace((unsigned char)*end))) {
-    char tok[32];
-    next_word(p, tok, sizeof tok);
-    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %s '%s' is not a number", r->path, r->lineno, what, tok);
-  }
-  if (!isfinite(v) || !isfinite((float)v))
-    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %s is not finite in float32", r->path, r->lineno, what);
-  *out = (float)v;
-  *p = end;
   return GNN_OK;
 }
 
@@ -482,292 +464,20 @@ done:
   return st;
 }
 
-/* ---------------------------------------------------------------- edge lists */
-
-/* Checks a vertex id read from line r->lineno: not negative, below nv (when known), int32. */
-static gnn_status check_id(gnn_ctx *ctx, const RtReader *r, int64_t id, int64_t nv) {
-  if (id < 0) return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: negative vertex id %lld", r->path, r->lineno,
-                                   (long long)id);
-  if (nv > 0 && id >= nv)
-    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: vertex id %lld out of range (the graph has %lld vertices)",
-                         r->path, r->lineno, (long long)id, (long long)nv);
-  if (id > RT_MAX_ID)
-    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: vertex id %lld does not fit in 32 bits (ids must be below 2^31)",
-                         r->path, r->lineno, (long long)id);
-  return GNN_OK;
-}
-
-/* The fields left on a line. */
-static int64_t count_fields(const char *p) {
-  int64_t n = 0;
-  for (;;) {
-    while (*p == ' ' || *p == '\t') p++;
-    if (rt_at_end((char *)p)) return n;
-    n++;
-    while (*p && !isspace((unsigned char)*p)) p++;
-  }
-}
-
-enum { EDGE_MAX_COLS = 1 << 16 };
-
-/* An edge list: "src dst [v1 ... vk]" per line, '#' comments, ids checked at their line; k is
- * the first edge line's and the same on every line. */
-gnn_status rt_load_edge_list(gnn_ctx *ctx, const char *path, int64_t nv, RtEdges *es, int64_t *nv_out) {
-  RtReader r;
-  gnn_status st = rt_reader_open(ctx, &r, path, '#');
-  if (st) return st;
-  int64_t maxid = -1, ncols = -1;
-  float *row = NULL;
-  char *p;
-  while ((p = rt_reader_next(ctx, &r, &st))) {
-    int64_t s, d;
-    if ((st = rt_int_field(ctx, &r, &p, "source vertex id", 0, &s))) break;
-    if ((st = rt_int_field(ctx, &r, &p, "destination vertex id", 0, &d))) break;
-    int64_t nf = count_fields(p);
-    if (ncols < 0) {
-      if (nf > EDGE_MAX_COLS) {
-        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %lld values on an edge, more than %d", path, r.lineno,
-                           (long long)nf, EDGE_MAX_COLS);
-        break;
-      }
-      ncols = es->ncols = nf;
-      if (nf && !(row = (float *)rt_malloc(ctx, sizeof(float) * (size_t)nf, "an edge's values"))) {
-        st = GNN_ERR_OOM;
-        break;
-      }
-    }
-    if (nf != ncols) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %lld value%s after 'src dst', the first edge line has %lld",
-                         path, r.lineno, (long long)nf, nf == 1 ? "" : "s", (long long)ncols);
-      break;
-    }
-    if ((st = check_id(ctx, &r, s, nv)) || (st = check_id(ctx, &r, d, nv))) break;
-    for (int64_t k = 0; k < ncols && !st; k++) {
-      char what[40];
-      snprintf(what, sizeof what, "edge value %lld", (long long)k + 1);
-      st = rt_real_field(ctx, &r, &p, what, &row[k]);
-    }
-    if (st || (ncols && (st = rt_edges_push_vals(ctx, es, row)))) break;
-    if ((st = rt_edges_push(ctx, es, s, d, es->n))) break;
-    if (s > maxid) maxid = s;
-    if (d > maxid) maxid = d;
-  }
-  rt_reader_close(&r);
-  free(row);
-  if (st) return st;
-  *nv_out = nv > 0 ? nv : maxid + 1;
-  if (*nv_out == 0) return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: empty graph (no edges and no vertex count)", path);
-  return GNN_OK;
-}
-
-/* ---------------------------------------------------------------- Matrix Market */
-
-/* The next blank-separated word of p into w (at most n - 1 characters). */
-static int next_word(char **p, char *w, size_t n) {
-  rt_skip_space(p);
-  size_t k = 0;
-  while (**p && !isspace((unsigned char)**p)) {
-    if (k + 1 < n) w[k++] = **p;
-    (*p)++;
-  }
-  w[k] = 0;
-  return k > 0;
-}
-
-/* A Matrix Market coordinate file: banner, size line, entries. */
-gnn_status rt_load_mtx(gnn_ctx *ctx, const char *path, int64_t nv, RtEdges *es, int64_t *nv_out) {
-  RtReader r;
-  gnn_status st = rt_reader_open(ctx, &r, path, 0);
-  if (st) return st;
-  char *p = rt_reader_next(ctx, &r, &st);
-  char w[5][32];
-  int pattern = 0, integer = 0, symmetric = 0;
-  if (st) goto done;
-  /* 1. The banner: %%MatrixMarket matrix coordinate FIELD SYMMETRY */
-  if (!p || strncasecmp(p, "%%MatrixMarket", 14) != 0) {
-    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: not a Matrix Market file (the first line must be "
-                       "'%%%%MatrixMarket matrix coordinate FIELD SYMMETRY')", path, p ? r.lineno : 1L);
-    goto done;
-  }
-  p += 14;
-  int nw = 0;
-  while (nw < 5 && next_word(&p, w[nw], sizeof w[nw])) nw++;
-  if (nw != 4 || strcasecmp(w[0], "matrix") != 0) {
-    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: malformed Matrix Market header (want "
-                       "'%%%%MatrixMarket matrix coordinate FIELD SYMMETRY')", path, r.lineno);
-    goto done;
-  }
-  if (strcasecmp(w[1], "coordinate") != 0) {
-    st = gnn_set_error(ctx, strcasecmp(w[1], "array") == 0 ? GNN_ERR_UNSUPPORTED : GNN_ERR_FORMAT,
-                       "%s:%ld: error: Matrix Market format '%s' is not supported (a graph is 'coordinate')", path,
-                       r.lineno, w[1]);
-    goto done;
-  }
-  pattern = strcasecmp(w[2], "pattern") == 0;
-  integer = strcasecmp(w[2], "integer") == 0;
-  if (!pattern && !integer && strcasecmp(w[2], "real") != 0 && strcasecmp(w[2], "double") != 0) {
-    st = gnn_set_error(ctx, strcasecmp(w[2], "complex") == 0 ? GNN_ERR_UNSUPPORTED : GNN_ERR_FORMAT,
-                       "%s:%ld: error: Matrix Market field '%s' is not supported (pattern, real or integer)", path,
-                       r.lineno, w[2]);
-    goto done;
-  }
-  symmetric = strcasecmp(w[3], "symmetric") == 0;
-  if (!symmetric && strcasecmp(w[3], "general") != 0) {
-    int known = strcasecmp(w[3], "skew-symmetric") == 0 || strcasecmp(w[3], "hermitian") == 0;
-    st = gnn_set_error(ctx, known ? GNN_ERR_UNSUPPORTED : GNN_ERR_FORMAT,
-                       "%s:%ld: error: Matrix Market symmetry '%s' is not supported (general or symmetric)", path,
-                       r.lineno, w[3]);
-    goto done;
-  }
-  /* 2. The size line: ROWS COLS ENTRIES, after '%' comments. */
-  r.comment = '%';
-  if (!(p = rt_reader_next(ctx, &r, &st))) {
-    if (!st) st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: the size line 'ROWS COLS ENTRIES' is missing",
-                                path, r.lineno + 1);
-    goto done;
-  }
-  int64_t rows, cols, nnz;
-  if ((st = rt_int_field(ctx, &r, &p, "row count", 0, &rows)) || (st = rt_int_field(ctx, &r, &p, "column count", 0, &cols)) ||
-      (st = rt_int_field(ctx, &r, &p, "entry count", 0, &nnz)))
-    goto done;
-  if (!rt_at_end(p)) {
-    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: expected 3 fields 'ROWS COLS ENTRIES', found more", path, r.lineno);
-    goto done;
-  }
-  if (rows != cols || rows < 0 || nnz < 0) {
-    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: a %lld x %lld matrix with %lld entries is not an adjacency "
-                       "matrix (square, counts not negative)", path, r.lineno, (long long)rows, (long long)cols, (long long)nnz);
-    goto done;
-  }
-  if (rows == 0) {
-    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: empty graph (a 0 x 0 matrix)", path, r.lineno);
-    goto done;
-  }
-  if (rows > RT_MAX_ID + 1) {
-    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %lld vertices do not fit 32-bit ids", path, r.lineno,
-                       (long long)rows);
-    goto done;
-  }
-  if (nv > 0 && nv != rows) {
-    st = gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: num_vertices %lld disagrees with the matrix's %lld rows", path,
-                       (long long)nv, (long long)rows);
-    goto done;
-  }
-  /* 3. The entries: "I J [VALUE]", 1-based; A(I, J) is the edge I-1 -> J-1, its value the
-   * edge's (both directions of a symmetric entry share it). */
-  if (!pattern) es->ncols = 1;
-  for (int64_t k = 0; k < nnz; k++) {
-    if (!(p = rt_reader_next(ctx, &r, &st))) {
-      if (!st) st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: the file ends after %lld of the %lld entries "
-                                  "the size line announces", path, r.lineno, (long long)k, (long long)nnz);
-      goto done;
-    }
-    int64_t i, j, iv;
-    float val = 1;
-    if ((st = rt_int_field(ctx, &r, &p, "row index", 0, &i)) || (st = rt_int_field(ctx, &r, &p, "column index", 0, &j)))
-      goto done;
-    if (integer) {
-      if ((st = rt_int_field(ctx, &r, &p, "integer value", 0, &iv))) goto done;
-      val = (float)iv;
-    } else if (!pattern) {
-      rt_skip_space(&p);
-      if (rt_at_end(p)) {
-        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: missing value (line ends early)", path, r.lineno);
-        goto done;
-      }
-      if ((st = rt_real_field(ctx, &r, &p, "value", &val))) goto done;
-    }
-    if (!rt_at_end(p)) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: expected %d fields, found more", path, r.lineno,
-                         pattern ? 2 : 3);
-      goto done;
-    }
-    if (i < 1 || i > rows || j < 1 || j > rows) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: entry (%lld, %lld) out of range for a %lld x %lld matrix "
-                         "(indices are 1-based)", path, r.lineno, (long long)i, (long long)j, (long long)rows, (long long)rows);
-      goto done;
-    }
-    if (!pattern && (st = rt_edges_push_vals(ctx, es, &val))) goto done;
-    if ((st = rt_edges_push(ctx, es, i - 1, j - 1, k))) goto done;
-    if (symmetric && i != j && (st = rt_edges_push(ctx, es, j - 1, i - 1, k))) goto done;
-  }
-  if ((p = rt_reader_next(ctx, &r, &st)))
-    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: more entries than the %lld the size line announces", path,
-                       r.lineno, (long long)nnz);
-  *nv_out = rows;
-done:
-  rt_reader_close(&r);
-  return st;
-}
-
-/* ---------------------------------------------------------------- entry points */
-
-static int has_suffix(const char *s, const char *suffix) {
-  size_t n = strlen(s), k = strlen(suffix);
-  return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-static gnn_status check_opts(gnn_ctx *ctx, const gnn_graph_opts *opts) {
+/* num_vertices in range: every entry point that takes options checks it first. */
+gnn_status rt_check_graph_opts(gnn_ctx *ctx, const gnn_graph_opts *opts) {
   if (opts && (opts->num_vertices < 0 || opts->num_vertices > RT_MAX_ID + 1))
     return gnn_set_error(ctx, GNN_ERR_INVALID, "num_vertices %lld out of range (0 .. 2^31)", (long long)opts->num_vertices);
   return GNN_OK;
 }
 
-/* The vertex count of a dataset folder: labels.txt, else features.svm, else 0 (unknown). */
-static gnn_status folder_vertex_count(gnn_ctx *ctx, const char *dir, int64_t *nv) {
-  static const char *const files[] = {"labels.txt", "features.svm", "graph_indicator.txt"};
-  *nv = 0;
-  for (int i = 0; i < 3; i++) {
-    char *f = rt_join(ctx, dir, files[i]);
-    if (!f) return GNN_ERR_OOM;
-    gnn_status st = rt_exists(f) ? rt_count_rows(ctx, f, nv) : GNN_OK;
-    free(f);
-    if (st || *nv > 0) return st;
-  }
-  return GNN_OK;
-}
-
-/* Chooses the loader by path: folder, .gcsr, .mtx, else an edge list. */
-gnn_status gnn_graph_load(gnn_ctx *ctx, const char *path, const gnn_graph_opts *opts, gnn_graph **out) {
-  if (out) *out = NULL;
-  gnn_status st = rt_args(ctx, out && path, "gnn_graph_load", "out or path is NULL");
-  if (st || (st = check_opts(ctx, opts))) return st;
-  if (st) return st;
-  if (has_suffix(path, ".gcsr")) return rt_load_cache(ctx, path, opts, out);
-  int64_t nv = opts ? opts->num_vertices : 0;
-  RtEdges es = {0};
-  const char *where = path;
-  char *file = NULL;
-  if (rt_is_dir(path)) {
-    if (nv == 0 && (st = folder_vertex_count(ctx, path, &nv))) return st;
-    if (!(file = rt_join(ctx, path, "graph.edges"))) return GNN_ERR_OOM;
-    if (!rt_exists(file)) {
-      free(file);
-      return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: no graph.edges in this folder", path);
-    }
-    where = file;
-    st = rt_load_edge_list(ctx, file, nv, &es, &nv);
-  } else if (has_suffix(path, ".mtx")) {
-    st = rt_load_mtx(ctx, path, nv, &es, &nv);
-  } else {
-    st = rt_load_edge_list(ctx, path, nv, &es, &nv);
-  }
-  if (!st) st = rt_graph_build(ctx, &es, nv, opts, where, out);
-  rt_edges_free(&es);
-  free(file);
-  if (!st && rt_is_dir(path) && (st = rt_folder_graphs(ctx, path, *out))) {
-    gnn_graph_free(ctx, *out);
-    *out = NULL;
-  }
-  return st;
-}
 
 /* Validates the arrays, then builds as the loaders do. */
 gnn_status gnn_graph_from_edges(gnn_ctx *ctx, int64_t nv, int64_t ne, const int64_t *src, const int64_t *dst,
                                 const gnn_graph_opts *opts, gnn_graph **out) {
   if (out) *out = NULL;
   gnn_status st = rt_args(ctx, out != NULL, "gnn_graph_from_edges", "out is NULL");
-  if (st || (st = check_opts(ctx, opts))) return st;
+  if (st || (st = rt_check_graph_opts(ctx, opts))) return st;
   if (ne < 0 || (ne > 0 && (!src || !dst)))
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_from_edges: %lld edges with %s arrays", (long long)ne,
                          ne < 0 ? "a negative count of" : "NULL");
@@ -792,4 +502,17 @@ gnn_status gnn_graph_from_edges(gnn_ctx *ctx, int64_t nv, int64_t ne, const int6
   if (!st) st = rt_graph_build(ctx, &es, nv, opts, "gnn_graph_from_edges", out);
   rt_edges_free(&es);
   return st;
+}
+
+/* ---------------------------------------------------------------- datasets */
+
+void gnn_dataset_free(gnn_ctx *ctx, gnn_dataset *ds) {
+  if (!ds) return;
+  gnn_graph_free(ctx, ds->graph);
+  free(ds->features);
+  free(ds->labels);
+  free(ds->train_mask);
+  free(ds->val_mask);
+  free(ds->test_mask);
+  free(ds);
 }

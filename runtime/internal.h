@@ -98,7 +98,14 @@ typedef struct {
   size_t cap;
   long lineno;
   char comment; /* lines starting with this (after blanks) are skipped; 0 = none */
+  /* A gzip file (found by its magic bytes): f is NULL, gz is zlib's gzFile, and lines come out
+   * of gzbuf (gzlen inflated bytes, gzpos read). */
+  void *gz;
+  char *gzbuf;
+  size_t gzpos, gzlen;
+  int gzeof;
 } RtReader;
+#define RT_GZ_CHUNK (256 * 1024)
 
 gnn_status rt_reader_open(gnn_ctx *ctx, RtReader *r, const char *path, char comment);
 /* The next line that is not blank or a comment, with leading blanks skipped; NULL at the end
@@ -111,6 +118,10 @@ int rt_at_end(const char *p);
  * "FILE:LINE: error: missing WHAT (line ends early)", "WHAT 'x1' is not an integer",
  * "WHAT is out of range". */
 gnn_status rt_int_field(gnn_ctx *ctx, RtReader *r, char **p, const char *what, char stop, int64_t *out);
+/* A real field: a number finite in float32 ("edge value 2 'x' is not a number"). */
+gnn_status rt_real_field(gnn_ctx *ctx, RtReader *r, char **p, const char *what, float *out);
+/* The next blank-separated word of p into w (at most n - 1 characters); 0 when there is none. */
+int rt_next_word(char **p, char *w, size_t n);
 int rt_is_dir(const char *path);
 int rt_exists(const char *path);
 /* A malloc'd "dir/name". */
@@ -120,6 +131,13 @@ gnn_status rt_tmp_open(gnn_ctx *ctx, const char *path, FILE **f, char **tmp);
 /* Flushes and fsyncs f, closes it and renames tmp over path when ok (then fsyncs the folder),
  * else removes tmp; frees tmp. A failure leaves the previous file at path untouched. */
 gnn_status rt_tmp_commit(gnn_ctx *ctx, FILE *f, char *tmp, const char *path, gnn_status ok);
+
+/* The graph code in layers, each calling only those below it (docs/runtime.md, "Layers"):
+ *   load.c                        gnn_graph_load, gnn_dataset_load: a loader by what the path holds
+ *   dataset.c  ogb.c              the two dataset-folder layouts
+ *   edgelist.c cache.c tables.c   edge lists and Matrix Market; the .gcsr cache; per-vertex files
+ *   graph.c                       the in-memory graph and its builder
+ * text.c and core.c lie under all of them. */
 
 /* graph.c: the host-side graph under construction, and the CSR/CSC builder. */
 typedef struct {
@@ -132,9 +150,6 @@ typedef struct {
 } RtEdges;
 /* Appends one source entry's ncols values (es->ncols set first). */
 gnn_status rt_edges_push_vals(gnn_ctx *ctx, RtEdges *es, const float *v);
-/* A real field: a number finite in float32 ("edge value 2 'x' is not a number"). */
-gnn_status rt_real_field(gnn_ctx *ctx, RtReader *r, char **p, const char *what, float *out);
-
 gnn_status rt_edges_push(gnn_ctx *ctx, RtEdges *es, int64_t s, int64_t d, int64_t origin);
 void rt_edges_free(RtEdges *es);
 /* Applies the options to es (a sequence of edges with ids in [0, nv)), builds CSR and CSC,
@@ -149,27 +164,46 @@ typedef struct {
 } RtGraph;
 enum { RT_OPT_ADD_SELF_LOOPS = 1, RT_OPT_REMOVE_SELF_LOOPS = 2, RT_OPT_DEDUP = 4, RT_OPT_SYMMETRISE = 8 };
 unsigned rt_opts_flags(const gnn_graph_opts *opts);
+/* GNN_ERR_INVALID "num_vertices N out of range" unless 0 <= num_vertices <= 2^31. */
+gnn_status rt_check_graph_opts(gnn_ctx *ctx, const gnn_graph_opts *opts);
 /* Arrays the kernels read: gnn_malloc'd in the host build (they are the device arrays), plain
  * host memory in the CUDA build (the host copies, uploaded). */
 void *rt_garray_alloc(gnn_ctx *ctx, size_t bytes, const char *what);
-/* dataset.c: graph_indicator.txt (ids per vertex, see gnn_graph_set_graphs) and, for a folder
- * that has one, g split into its graphs. */
-gnn_status rt_read_graph_indicator(gnn_ctx *ctx, const char *path, int64_t nv, int64_t **out, int64_t *n, int64_t *ng);
-gnn_status rt_folder_graphs(gnn_ctx *ctx, const char *dir, gnn_graph *g);
 void rt_garray_free(gnn_ctx *ctx, const void *p);
 /* A graph from final CSR arrays (in_ptr and src from rt_garray_alloc, origin from malloc;
  * ownership passes, freed on failure): the cache loader's way in. */
 gnn_status rt_graph_from_csr(gnn_ctx *ctx, int64_t nv, int64_t ne, int64_t *in_ptr, int32_t *src, int64_t *origin,
                              unsigned flags, gnn_graph **out);
-/* Loads an edge list with nv vertices (0: largest id + 1). */
+
+/* edgelist.c: an edge list with nv vertices (0: largest id + 1); a Matrix Market file. */
 gnn_status rt_load_edge_list(gnn_ctx *ctx, const char *path, int64_t nv, RtEdges *es, int64_t *nv_out);
 gnn_status rt_load_mtx(gnn_ctx *ctx, const char *path, int64_t nv, RtEdges *es, int64_t *nv_out);
 
-/* cache.c */
+/* cache.c: a .gcsr file, checked whole before use. */
 gnn_status rt_load_cache(gnn_ctx *ctx, const char *path, const gnn_graph_opts *opts, gnn_graph **out);
 
-/* dataset.c: the number of data lines (not blank, not '#') of a text file. */
+/* tables.c: the number of data lines (not blank, not '#') of a text file; LIBSVM features with
+ * nv rows (0: as many as the file has, in *rows); graph_indicator.txt (ids per vertex, see
+ * gnn_graph_set_graphs; nv > 0 fixes the count). */
 gnn_status rt_count_rows(gnn_ctx *ctx, const char *path, int64_t *rows);
+gnn_status rt_load_svm(gnn_ctx *ctx, const char *path, int64_t nv, float **out, int64_t *ncols, int64_t *rows);
+gnn_status rt_read_graph_indicator(gnn_ctx *ctx, const char *path, int64_t nv, int64_t **out, int64_t *n, int64_t *ng);
+/* Split file `name` of dir into *mask (ds->nrows rows) when it exists, else `bit` set in
+ * ds->missing. */
+gnn_status rt_dataset_split(gnn_ctx *ctx, gnn_dataset *ds, const char *dir, const char *name, unsigned bit, uint8_t **mask,
+                            int64_t *count);
+
+/* The dataset loaders fill ds, zeroed by gnn_dataset_load, which frees it when they fail.
+ * dataset.c: gnnc's dataset folder (graph.edges, labels.txt, ...): its graph alone (split by
+ * graph_indicator.txt when there is one), or the whole dataset. */
+gnn_status rt_folder_graph(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opts, gnn_graph **out);
+gnn_status rt_folder_dataset(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opts, gnn_dataset *ds);
+
+/* ogb.c: OGB's node-property-prediction layout (raw/edge.csv.gz, ...): whether dir has it; its
+ * graph (through the cache in dir/processed); the whole dataset. */
+int rt_is_ogb_folder(const char *dir);
+gnn_status rt_ogb_graph(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opts, gnn_graph **out);
+gnn_status rt_ogb_dataset(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opts, gnn_dataset *ds);
 
 /* The largest vertex count: ids are int32 (vertex ids < 2^31), offsets int64. */
 #define RT_MAX_ID ((int64_t)2147483647)

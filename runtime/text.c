@@ -3,7 +3,11 @@
  * Every text format of the runtime (edge lists, Matrix Market, LIBSVM, labels, splits) is
  * read one line at a time through RtReader, which keeps the line number so that each
  * complaint reads "FILE:LINE: error: what". Fields are parsed by hand with strtoll/strtod and
- * checked to end where a field ends, so "12abc" is an error, not 12. Output files are written
+ * checked to end where a field ends, so "12abc" is an error, not 12. A file that starts with
+ * gzip's magic bytes is inflated on the way (zlib, in RT_GZ_CHUNK pieces), so every format can
+ * also come compressed (OGB ships its CSV files as .csv.gz); corrupt or truncated gzip data is
+ * an error that says how many lines were read before it (zlib checks a piece at a time, so the
+ * damage is somewhere after them). Output files are written
  * to a temporary name beside the target (mkstemp), flushed to the disk (fsync) and renamed into
  * place only when complete: a crash, a kill or a full disk leaves the old file or the new one.
  */
@@ -11,12 +15,22 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
+
+/* A gzip member starts with these two bytes (RFC 1952): such a file is read through zlib. */
+static int is_gzip(FILE *f) {
+  unsigned char m[2];
+  size_t n = fread(m, 1, 2, f);
+  rewind(f);
+  return n == 2 && m[0] == 0x1f && m[1] == 0x8b;
+}
 
 gnn_status rt_reader_open(gnn_ctx *ctx, RtReader *r, const char *path, char comment) {
   memset(r, 0, sizeof *r);
@@ -25,7 +39,74 @@ gnn_status rt_reader_open(gnn_ctx *ctx, RtReader *r, const char *path, char comm
   if (rt_is_dir(path)) return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot read: is a directory", path);
   r->f = fopen(path, "r");
   if (!r->f) return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot open: %s", path, strerror(errno));
+  /* Only a regular file can be peeked at and rewound: a pipe is read as text, as before. */
+  struct stat sb;
+  if (fstat(fileno(r->f), &sb) != 0 || !S_ISREG(sb.st_mode) || !is_gzip(r->f)) return GNN_OK;
+  /* zlib reads from its own descriptor; the FILE is closed once it has one. */
+  int fd = dup(fileno(r->f));
+  gzFile gz = fd >= 0 ? gzdopen(fd, "rb") : NULL;
+  if (!gz && fd >= 0) close(fd);
+  fclose(r->f);
+  r->f = NULL;
+  if (!gz) return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot open: %s", path, strerror(errno ? errno : EIO));
+  (void)gzbuffer(gz, RT_GZ_CHUNK);
+  if (!(r->gzbuf = (char *)rt_malloc(ctx, RT_GZ_CHUNK, "a gzip buffer"))) {
+    gzclose(gz);
+    return GNN_ERR_OOM;
+  }
+  r->gz = gz;
   return GNN_OK;
+}
+
+/* getline over the inflated text: the next line, newline included, into r->line (NUL after
+ * it); -1 at the end, or on corrupt or truncated data with *why set to zlib's message. */
+static ssize_t gz_getline(RtReader *r, const char **why) {
+  gzFile gz = (gzFile)r->gz;
+  size_t n = 0;
+  *why = NULL;
+  for (;;) {
+    if (r->gzpos == r->gzlen) {
+      if (r->gzeof) break;
+      int k = gzread(gz, r->gzbuf, RT_GZ_CHUNK);
+      int zerr = Z_OK;
+      const char *msg = gzerror(gz, &zerr);
+      if (k < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
+        /* zlib names the stream "<fd:N>: " (gzdopen): the path is in our message already */
+        const char *own = msg && msg[0] == '<' ? strstr(msg, ">: ") : NULL;
+        *why = zerr == Z_ERRNO ? strerror(errno ? errno : EIO) : own ? own + 3 : msg;
+        return -1;
+      }
+      if (k == 0) {
+        r->gzeof = 1;
+        break;
+      }
+      r->gzpos = 0;
+      r->gzlen = (size_t)k;
+    }
+    const char *s = r->gzbuf + r->gzpos;
+    size_t avail = r->gzlen - r->gzpos;
+    const char *nl = (const char *)memchr(s, '\n', avail);
+    size_t take = nl ? (size_t)(nl - s) + 1 : avail;
+    if (n + take + 1 > r->cap) {
+      size_t cap = r->cap ? r->cap : 256;
+      while (cap < n + take + 1) cap *= 2;
+      char *grown = (char *)realloc(r->line, cap);
+      if (!grown) {
+        errno = ENOMEM;
+        *why = "out of host memory";
+        return -1;
+      }
+      r->line = grown;
+      r->cap = cap;
+    }
+    memcpy(r->line + n, s, take);
+    n += take;
+    r->gzpos += take;
+    if (nl) break;
+  }
+  if (n == 0) return -1;
+  r->line[n] = 0;
+  return (ssize_t)n;
 }
 
 /* getline, skipping blank and comment lines; NUL bytes are an error. */
@@ -33,9 +114,14 @@ char *rt_reader_next(gnn_ctx *ctx, RtReader *r, gnn_status *st) {
   *st = GNN_OK;
   for (;;) {
     errno = 0;
-    ssize_t n = getline(&r->line, &r->cap, r->f);
+    const char *why = NULL;
+    ssize_t n = r->gz ? gz_getline(r, &why) : getline(&r->line, &r->cap, r->f);
     if (n < 0) {
-      if (ferror(r->f) || errno == ENOMEM)
+      if (why)
+        /* zlib checks a piece at a time: the damage is somewhere after the lines read so far */
+        *st = gnn_set_error(ctx, errno == ENOMEM ? GNN_ERR_OOM : GNN_ERR_FORMAT,
+                            "%s: error: bad gzip data after line %ld: %s", r->path, r->lineno, why);
+      else if (!r->gz && (ferror(r->f) || errno == ENOMEM))
         *st = gnn_set_error(ctx, errno == ENOMEM ? GNN_ERR_OOM : GNN_ERR_IO, "%s:%ld: error: read failed: %s", r->path,
                             r->lineno + 1, strerror(errno ? errno : EIO));
       return NULL;
@@ -54,9 +140,13 @@ char *rt_reader_next(gnn_ctx *ctx, RtReader *r, gnn_status *st) {
 
 void rt_reader_close(RtReader *r) {
   if (r->f) fclose(r->f);
+  if (r->gz) gzclose((gzFile)r->gz);
   free(r->line);
+  free(r->gzbuf);
   r->f = NULL;
+  r->gz = NULL;
   r->line = NULL;
+  r->gzbuf = NULL;
 }
 
 void rt_skip_space(char **p) {
@@ -89,6 +179,37 @@ gnn_status rt_int_field(gnn_ctx *ctx, RtReader *r, char **p, const char *what, c
   if (errno == ERANGE)
     return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %s is out of range", r->path, r->lineno, what);
   *out = v;
+  *p = end;
+  return GNN_OK;
+}
+
+/* The next blank-separated word of p into w (at most n - 1 characters). */
+int rt_next_word(char **p, char *w, size_t n) {
+  rt_skip_space(p);
+  size_t k = 0;
+  while (**p && !isspace((unsigned char)**p)) {
+    if (k + 1 < n) w[k++] = **p;
+    (*p)++;
+  }
+  w[k] = 0;
+  return k > 0;
+}
+
+
+gnn_status rt_real_field(gnn_ctx *ctx, RtReader *r, char **p, const char *what, float *out) {
+  rt_skip_space(p);
+  if (rt_at_end(*p))
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: missing %s (line ends early)", r->path, r->lineno, what);
+  char *end;
+  double v = strtod(*p, &end);
+  if (end == *p || (*end && !isspace((unsigned char)*end))) {
+    char tok[32];
+    rt_next_word(p, tok, sizeof tok);
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %s '%s' is not a number", r->path, r->lineno, what, tok);
+  }
+  if (!isfinite(v) || !isfinite((float)v))
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %s is not finite in float32", r->path, r->lineno, what);
+  *out = (float)v;
   *p = end;
   return GNN_OK;
 }

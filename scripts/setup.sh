@@ -13,6 +13,9 @@ command -v make  >/dev/null 2>&1 || need+=(make)
 # OpenBLAS: the GEMM of libgnnrt_host (cblas.h and -lopenblas must both work).
 printf '#include <cblas.h>\nint main(void) { cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1); return 0; }\n' |
   cc -x c - -o /dev/null -lopenblas >/dev/null 2>&1 || need+=(libopenblas-dev)
+# zlib: the runtime's loaders read gzip-compressed files (OGB's .csv.gz); zlib.h and -lz.
+printf '#include <zlib.h>\nint main(void) { return zlibVersion()[0] == 0; }\n' |
+  cc -x c - -o /dev/null -lz >/dev/null 2>&1 || need+=(zlib1g-dev)
 # The Python package's tests (tests/suites/python.sh): PyTorch from Debian, CPU build.
 /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || need+=(python3-torch)
 /usr/bin/python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip) # the pip install ./python test

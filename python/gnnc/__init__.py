@@ -225,10 +225,13 @@ class Library:
         self._check(self._graph_load(self._ctx, os.fsencode(path), ctypes.byref(opts), ctypes.byref(g)))
         return Graph(self, g)
 
-    def load_dataset(self, path, add_self_loops=False):
+    def load_dataset(self, path, add_self_loops=False, symmetrise=False):
         """A dataset folder: returns (graph, features, labels, masks) as NumPy arrays (None if missing);
-        masks is a dict with "train", "val", "test" boolean arrays."""
-        opts = _GraphOpts(int(add_self_loops), 0, 0, 0, 0)
+        masks is a dict with "train", "val", "test" boolean arrays. The folder is gnnc's (graph.edges,
+        features.svm, labels.txt, *.idx) or an OGB node-property download (raw/edge.csv.gz, ...,
+        split/NAME/; its valid split is masks["val"]); symmetrise adds the reverse of every edge
+        (OGB's add_inverse_edge)."""
+        opts = _GraphOpts(int(add_self_loops), 0, 0, int(symmetrise), 0)
         ds = ctypes.POINTER(_Dataset)()
         self._check(self._dataset_load(self._ctx, os.fsencode(path), ctypes.byref(opts), ctypes.byref(ds)))
         d = ds.contents

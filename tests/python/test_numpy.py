@@ -7,11 +7,13 @@ library without gnn_model_entry). Checks:
     seed (gnnc run --train --save-outputs) equal the interpreter's output and gradients;
   - parameters listed with names and shapes, get/set as arrays, load/save of parameter files;
   - edge inputs and outputs in the order of the edges given (a shuffled edge list), against NumPy;
-  - a dataset folder (Cora) as arrays;
+  - a dataset folder (Cora) as arrays, and the same in OGB's layout (tests/runtime/make_ogb.py);
   - bad use raises (wrong shapes, unknown names, a library that is not a model, bad files).
 Prints "ok NAME" / "FAIL NAME: detail" lines.
 """
+import gzip
 import os
+import shutil
 import subprocess
 import sys
 
@@ -129,6 +131,28 @@ def main():
     check(gc.nv == 2708 and feats.shape == (2708, 1433) and labels.shape == (2708,) and
           [int(masks[k].sum()) for k in ("train", "val", "test")] == [140, 500, 1000], "dataset/cora",
           "%s %s %s" % (gc.nv, feats.shape, [int(masks[k].sum()) for k in ("train", "val", "test")]))
+
+    # the same dataset in OGB's layout (tests/runtime/make_ogb.py): the same arrays; symmetrise adds
+    # the reverse edges; a malformed file is a GnncError naming its file and line
+    ogb = work + "/ogb-cora"
+    shutil.rmtree(ogb, ignore_errors=True)
+    subprocess.run([sys.executable, "tests/runtime/make_ogb.py", "data/cora", ogb], check=True)
+    go, feats_o, labels_o, masks_o = lib.load_dataset(ogb)
+    check(go.nv == gc.nv and go.ne == gc.ne and np.array_equal(go.src, gc.src) and np.array_equal(go.dst, gc.dst) and
+          np.array_equal(feats_o, feats) and np.array_equal(labels_o, labels) and
+          all(np.array_equal(masks_o[k], masks[k]) for k in ("train", "val", "test")), "dataset/ogb-equals-folder",
+          "nv %d ne %d" % (go.nv, go.ne))
+    gs = lib.load_dataset(ogb, symmetrise=True)[0]
+    pairs = set(zip(gs.src.tolist(), gs.dst.tolist()))
+    check(gs.ne == 2 * gc.ne and all((d, s) in pairs for s, d in zip(gc.src.tolist(), gc.dst.tolist())),
+          "dataset/ogb-symmetrise", "ne %d, the folder's %d" % (gs.ne, gc.ne))
+    bad = work + "/ogb-bad"
+    shutil.rmtree(bad, ignore_errors=True)
+    shutil.copytree(ogb, bad)
+    with gzip.open(bad + "/raw/node-feat.csv.gz", "wt") as f:
+        f.write("1,2\n3\n")
+    raises(gnnc.GnncError, bad + "/raw/node-feat.csv.gz:2: error: 1 feature on this row, the first row has 2",
+           "dataset/ogb-ragged-features", lambda: lib.load_dataset(bad))
 
     # not a model library; a file that does not exist
     raises(gnnc.GnncError, "no gnn_model_entry", "library/not-a-model", lambda: gnnc.load(libdir + "/libnoentry.so"))

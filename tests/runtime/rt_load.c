@@ -1,7 +1,8 @@
 /* rt_load.c -- a command-line driver of the runtime's loaders, for tests/suites/runtime.sh.
  *
- *   rt_load [-s] [-r] [-d] [-y] [-n NV] [--null-opts] [--save-cache OUT] GRAPH
- *       loads a graph (any format) and prints its canonical dump (below)
+ *   rt_load [-s] [-r] [-d] [-y] [-n NV] [--null-opts] [--save-cache OUT] [--limit BYTES] GRAPH
+ *       loads a graph (any format) and prints its canonical dump (below); --limit sets the
+ *       context's memory limit for this run (gnn_set_memory_limit), to fail the loaders midway
  *   rt_load --dataset [-s -r -d -y -n NV] DIR     a dataset: counts, checksums, then the graph's dump
  *   rt_load --features NV FILE | --labels NV FILE | --split NV FILE | --tensors FILE
  *   rt_load @CMDFILE   runs each line of CMDFILE as one argument list, in one process (so that
@@ -137,6 +138,7 @@ static int run(gnn_ctx *ctx, int argc, char **argv) {
     else if (!strcmp(a, "-y")) o.symmetrise = 1;
     else if (!strcmp(a, "-n") && i + 1 < argc) o.num_vertices = strtoll(argv[++i], NULL, 10);
     else if (!strcmp(a, "--null-opts")) opts = NULL;
+    else if (!strcmp(a, "--limit") && i + 1 < argc) gnn_set_memory_limit(ctx, (size_t)strtoull(argv[++i], NULL, 10));
     else if (!strcmp(a, "--save-cache") && i + 1 < argc) cache = argv[++i];
     else if (!strcmp(a, "--dataset") || !strcmp(a, "--tensors")) mode = a + 2;
     else if ((!strcmp(a, "--features") || !strcmp(a, "--labels") || !strcmp(a, "--split")) && i + 1 < argc) {
@@ -221,6 +223,7 @@ static int run(gnn_ctx *ctx, int argc, char **argv) {
 /* Runs one command, then checks that it left no device memory behind. */
 static int run_checked(gnn_ctx *ctx, int argc, char **argv) {
   int rc = run(ctx, argc, argv);
+  gnn_set_memory_limit(ctx, 0); /* --limit is for one run */
   size_t live = 1;
   gnn_mem_usage(ctx, &live, NULL);
   if (live != 0) {

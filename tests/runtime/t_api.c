@@ -275,6 +275,43 @@ static void test_graph_from_edges(gnn_ctx *ctx) {
   const int64_t huge[] = {(int64_t)1 << 31};
   check_status(ctx, gnn_graph_from_edges(ctx, 0, 1, huge, huge, NULL, &g), GNN_ERR_INVALID, "graph/from-edges-int32",
                "ids must be below 2147483648", NULL);
+  /* bad input (issue 30): each a status with a message, *out NULL, no bytes left behind */
+  size_t live0 = 0, live1 = 1;
+  gnn_mem_usage(ctx, &live0, NULL);
+  g = (gnn_graph *)&g; /* not NULL: each call must clear it */
+  const int64_t neg_src[] = {0, -5}, two_dst[] = {1, 0};
+  check_status(ctx, gnn_graph_from_edges(ctx, 3, 2, neg_src, two_dst, NULL, &g), GNN_ERR_INVALID, "graph/from-edges-negative-src",
+               "edge 1: source vertex id -5 out of range (the graph has 3)", NULL);
+  check(g == NULL, "graph/from-edges-out-cleared", "out is not NULL after a failure");
+  check_status(ctx, gnn_graph_from_edges(ctx, -1, 2, src, dst, NULL, &g), GNN_ERR_INVALID, "graph/from-edges-negative-nv",
+               "-1 vertices out of range", NULL);
+  check_status(ctx, gnn_graph_from_edges(ctx, ((int64_t)1 << 31) + 1, 2, src, dst, NULL, &g), GNN_ERR_INVALID,
+               "graph/from-edges-nv-2-31", "2147483649 vertices out of range", NULL);
+  check_status(ctx, gnn_graph_from_edges(ctx, 3, -2, src, dst, NULL, &g), GNN_ERR_INVALID, "graph/from-edges-negative-ne",
+               "-2 edges with a negative count of arrays", NULL);
+  check_status(ctx, gnn_graph_from_edges(ctx, 3, 2, NULL, dst, NULL, &g), GNN_ERR_INVALID, "graph/from-edges-null-src",
+               "2 edges with NULL arrays", NULL);
+  gnn_graph_opts bad_nv = {0, 0, 0, 0, -4};
+  check_status(ctx, gnn_graph_from_edges(ctx, 0, 2, src, two_dst, &bad_nv, &g), GNN_ERR_INVALID, "graph/from-edges-bad-opts",
+               "num_vertices -4 out of range", NULL);
+  check_status(ctx, gnn_graph_from_edges(ctx, 3, 2, src, two_dst, NULL, NULL), GNN_ERR_INVALID, "graph/from-edges-null-out",
+               "out is NULL", NULL);
+  gnn_graph_opts nv2 = {0, 0, 0, 0, 2}; /* nv 0: the options' count bounds the ids */
+  check_status(ctx, gnn_graph_from_edges(ctx, 0, 6, src, dst, &nv2, &g), GNN_ERR_INVALID, "graph/from-edges-opts-range",
+               "vertex id 2 out of range (the graph has 2)", NULL);
+  /* a limit that the build passes midway: the arrays made so far are freed */
+  gnn_set_memory_limit(ctx, 100);
+  check_status(ctx, gnn_graph_from_edges(ctx, 5, 6, src, dst, NULL, &g), GNN_ERR_OOM, "graph/from-edges-limit",
+               "would pass the context's memory limit of 100 bytes", NULL);
+  gnn_set_memory_limit(ctx, 0);
+  gnn_dataset *ds = (gnn_dataset *)&ds;
+  check_status(ctx, gnn_dataset_load(ctx, NULL, NULL, &ds), GNN_ERR_INVALID, "dataset/null-dir", "out or dir is NULL", NULL);
+  check_status(ctx, gnn_dataset_load(ctx, "tests/runtime/no-such-folder", NULL, &ds), GNN_ERR_IO, "dataset/no-folder",
+               "tests/runtime/no-such-folder: error: cannot open: no such folder", NULL);
+  check(ds == NULL, "dataset/out-cleared", "out is not NULL after a failure");
+  check_status(ctx, gnn_graph_load(ctx, NULL, NULL, &g), GNN_ERR_INVALID, "graph/load-null-path", "out or path is NULL", NULL);
+  gnn_mem_usage(ctx, &live1, NULL);
+  check(live1 == live0, "graph/bad-input-no-leak", "%zu bytes live before, %zu after", live0, live1);
   /* no edges, vertices only: in_ptr all zero */
   st = gnn_graph_from_edges(ctx, 3, 0, NULL, NULL, NULL, &g);
   check(!st && g->ne == 0 && g->h_in_ptr[3] == 0 && g->max_in_deg == 0, "graph/no-edges", "%s", gnn_last_error(ctx));

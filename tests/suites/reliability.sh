@@ -265,8 +265,9 @@ else
   rl_tsan=(-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iruntime -O1 -g -fsanitize=thread)
   rl_libs=()
   if ! out=$(cc "${rl_tsan[@]}" -fPIC -shared -fopenmp -fvisibility=hidden -o "$rl_t/tsan/libgnnrt_host.so" \
-       runtime/core.c runtime/text.c runtime/graph.c runtime/cache.c runtime/dataset.c runtime/params.c runtime/profile.c \
-       runtime/checkpoint.c runtime/device_host.c runtime/train_host.c -lopenblas -lm 2>&1) ||
+       runtime/core.c runtime/text.c runtime/graph.c runtime/edgelist.c runtime/cache.c runtime/tables.c runtime/dataset.c \
+       runtime/ogb.c runtime/load.c runtime/params.c runtime/profile.c runtime/checkpoint.c runtime/device_host.c \
+       runtime/train_host.c -lopenblas -lz -lm 2>&1) ||
      ! out=$(cc "${rl_tsan[@]}" -o "$rl_t/tsan/t_threads" tests/runtime/t_threads.c -ldl -lpthread -lm 2>&1); then
     fail reliability/threads/tsan-build "$(rl_tail "$out")"
   else

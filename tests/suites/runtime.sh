@@ -7,6 +7,10 @@
 #   runtime/graph/...      hand-checked CSR/CSC for each option, the same graph from every format
 #                          (edge list, Matrix Market, dataset folder, cache), Cora's counts
 #   runtime/cache/...      round trips and every kind of damaged cache
+#   runtime/layers         the loaders call only lower layers (nm over build/rt-host/*.o)
+#   runtime/ogb/...        OGB's node-property layout (tests/runtime/make_ogb.py writes Cora in it):
+#                          the same dataset as data/cora, gzip'd or plain, its graph cache (kept,
+#                          used, rebuilt when stale or damaged), each malformed file at its line
 #   runtime/bad/...        tests/runtime/bad/: each malformed file, its status and file:line message
 #   runtime/valgrind/...   the test programs under valgrind (errors and leaks), error paths too
 #   runtime/cuda/...       the CUDA build: warning-free, NVRTC without a GPU, context creation
@@ -117,6 +121,119 @@ else
   if [ "$(head -1 <<< "$out")" = "nv 4 ne 2 nfeat 0 nclasses 2 ntrain 0 nval 1 ntest 0 missing 21" ]; then
     pass runtime/graph/dataset-partial; else fail runtime/graph/dataset-partial "$(tr '\n' ' ' <<< "$out")"; fi
   rt_same runtime/graph/dir-vertex-count-from-labels "$rt_bad/ds-partial" -- -n 4 "$rt_bad/ds-partial/graph.edges"
+
+  # ---------------------------------------------------------------- OGB's layout
+  # Cora written as an OGB download: everything it loads equals data/cora's (graph, features,
+  # labels, splits); the first load keeps the graph in processed/, the second reads it from there.
+  og=$rt_tmp/ogb
+  rm -rf "$og" && mkdir -p "$og"
+  if ! out=$("$PY" tests/runtime/make_ogb.py data/cora "$og/cora" 2>&1) ||
+     ! out=$("$PY" tests/runtime/make_ogb.py data/cora "$og/cora-plain" --plain --split time 2>&1); then
+    fail runtime/ogb/make "$(tail -2 <<< "$out")"
+  fi
+  rt_same runtime/ogb/cora-dataset --dataset "$og/cora" -- --dataset data/cora
+  if [ -f "$og/cora/processed/gnnc-graph-0.gcsr" ]; then pass runtime/ogb/cache-written
+  else fail runtime/ogb/cache-written "no $og/cora/processed/gnnc-graph-0.gcsr after a load"; fi
+  rt_same runtime/ogb/cora-dataset-cached --dataset "$og/cora" -- --dataset data/cora
+  rt_same runtime/ogb/cora-graph-cached "$og/cora" -- data/cora/graph.edges
+  rt_same runtime/ogb/symmetrise -y -s "$og/cora" -- -y -s data/cora/graph.edges
+  rt_same runtime/ogb/symmetrise-cached -y -s "$og/cora" -- -y -s data/cora/graph.edges
+  rt_same runtime/ogb/plain-csv --dataset "$og/cora-plain" -- --dataset data/cora
+  # a small folder: its counts, hand-computed (features 1+.5+0+1+2+2-1+.25, labels 0+1+0+1)
+  rt_ogb_tiny() { # DIR: 4 vertices, 3 edges, 2 features, 2 classes, a split under split/s
+    rm -rf "$1" && mkdir -p "$1/raw" "$1/split/s"
+    printf '0,1\n1,2\n2,3\n' | gzip > "$1/raw/edge.csv.gz"
+    printf '4\n' | gzip > "$1/raw/num-node-list.csv.gz"
+    printf '3\n' | gzip > "$1/raw/num-edge-list.csv.gz"
+    printf '1.0,0.5\n0,1\n2,2\n-1,0.25\n' | gzip > "$1/raw/node-feat.csv.gz"
+    printf '0\n1\n0\n1\n' | gzip > "$1/raw/node-label.csv.gz"
+    printf '0\n1\n' | gzip > "$1/split/s/train.csv.gz"
+    printf '2\n' | gzip > "$1/split/s/valid.csv.gz"
+    printf '3\n' | gzip > "$1/split/s/test.csv.gz"
+  }
+  rt_ogb_tiny "$og/tiny"
+  out=$("$rt_bin/rt_load" --dataset "$og/tiny" 2>&1 | head -2 | tr '\n' ' ')
+  if [ "$out" = "nv 4 ne 3 nfeat 2 nclasses 2 ntrain 2 nval 1 ntest 1 missing 0 feature_sum 5.75 label_sum 2 mask_counts 2 1 1 " ]; then
+    pass runtime/ogb/tiny-dataset; else fail runtime/ogb/tiny-dataset "$out"; fi
+  rm -r "$og/tiny/split" "$og/tiny/raw/node-feat.csv.gz"
+  out=$("$rt_bin/rt_load" --dataset "$og/tiny" 2>&1 | head -1)
+  if [ "$out" = "nv 4 ne 3 nfeat 0 nclasses 2 ntrain 0 nval 0 ntest 0 missing 29" ]; then
+    pass runtime/ogb/optional-files-missing; else fail runtime/ogb/optional-files-missing "$out"; fi
+  # the cache follows the CSV: new edges (a newer edge.csv.gz) are read, not the old cache; a
+  # damaged cache is rebuilt, and written again whole
+  rt_ogb_tiny "$og/tiny"
+  "$rt_bin/rt_load" "$og/tiny" > /dev/null 2>&1
+  sleep 0.01; printf '3,0\n0,2\n1,1\n' | gzip > "$og/tiny/raw/edge.csv.gz"
+  printf '3 0\n0 2\n1 1\n' > "$og/tiny.edges"
+  rt_same runtime/ogb/cache-stale "$og/tiny" -- -n 4 "$og/tiny.edges"
+  c=$og/tiny/processed/gnnc-graph-0.gcsr; size=$(stat -c %s "$c" 2> /dev/null || echo 0)
+  head -c 100 "$c" > "$c.tmp" && mv "$c.tmp" "$c" && touch "$c"
+  rt_same runtime/ogb/cache-damaged "$og/tiny" -- -n 4 "$og/tiny.edges"
+  if [ "$size" -gt 100 ] && [ "$(stat -c %s "$c")" = "$size" ]; then pass runtime/ogb/cache-rewritten
+  else fail runtime/ogb/cache-rewritten "$size bytes before, $(stat -c %s "$c") after"; fi
+  # malformed folders: each a copy of the small one with one defect, named at its file and line
+  rt_ogb_bad() { # NAME STATUS MESSAGE FILE CONTENT [rt_load options]: FILE (under the folder) replaced by CONTENT
+    local name=$1 status=$2 msg=$3 file=$4 content=$5 d=$og/bad-$1
+    shift 5
+    rt_ogb_tiny "$d"
+    mkdir -p "$(dirname "$d/$file")"
+    if [ "$content" = "-" ]; then rm -r "${d:?}/$file"; else printf "$content" | gzip > "$d/$file"; fi
+    rt_bad "ogb-$name" "$status" "$(sed "s|@|$d/$file|" <<< "$msg")" "$@" --dataset "$d"
+  }
+  rt_ogb_bad no-vertex-count GNN_ERR_IO "error: no raw/num-node-list.csv.gz in this OGB folder" raw/num-node-list.csv.gz -
+  rt_ogb_bad no-edge-count GNN_ERR_IO "error: no raw/num-edge-list.csv.gz in this OGB folder" raw/num-edge-list.csv.gz -
+  rt_ogb_bad edge-3-columns GNN_ERR_FORMAT "@:2: error: more than 2 columns (an edge row is 'src,dst')" raw/edge.csv.gz '0,1\n1,2,7\n2,3\n'
+  rt_ogb_bad edge-1-column GNN_ERR_FORMAT "@:3: error: 1 column (an edge row is 'src,dst')" raw/edge.csv.gz '0,1\n1,2\n3\n'
+  rt_ogb_bad edge-out-of-range GNN_ERR_FORMAT "@:2: error: vertex id 4 out of range (the graph has 4 vertices)" raw/edge.csv.gz '0,1\n1,4\n2,3\n'
+  rt_ogb_bad edge-negative GNN_ERR_FORMAT "@:1: error: destination vertex id '-1' is not a vertex id (ids are not negative)" raw/edge.csv.gz '0,-1\n1,2\n2,3\n'
+  rt_ogb_bad edge-text GNN_ERR_FORMAT "@:2: error: source vertex id 'a' is not a vertex id" raw/edge.csv.gz '0,1\na,2\n2,3\n'
+  rt_ogb_bad edge-fraction GNN_ERR_FORMAT "@:2: error: destination vertex id '2.5' is not a vertex id" raw/edge.csv.gz '0,1\n1,2.5\n2,3\n'
+  rt_ogb_bad edge-missing-src GNN_ERR_FORMAT "@:1: error: missing source vertex id" raw/edge.csv.gz ',1\n1,2\n2,3\n'
+  rt_ogb_bad edges-fewer GNN_ERR_FORMAT "@: error: 2 edges, raw/num-edge-list.csv.gz says 3" raw/edge.csv.gz '0,1\n1,2\n'
+  rt_ogb_bad edges-more GNN_ERR_FORMAT "@:4: error: more edges than the 3 of raw/num-edge-list.csv.gz" raw/edge.csv.gz '0,1\n1,2\n2,3\n3,0\n'
+  rt_ogb_bad two-graphs GNN_ERR_FORMAT "@:2: error: a second graph: an OGB node-property folder holds one graph" raw/num-node-list.csv.gz '4\n4\n'
+  rt_ogb_bad zero-vertices GNN_ERR_FORMAT "@: error: empty graph (0 vertices)" raw/num-node-list.csv.gz '0\n'
+  rt_ogb_bad vertex-count-text GNN_ERR_FORMAT "@:1: error: vertex count 'four' is not an integer" raw/num-node-list.csv.gz 'four\n'
+  rt_ogb_bad vertex-count-range GNN_ERR_FORMAT "@:1: error: vertex count 3000000000 out of range (0 .. 2147483648)" raw/num-node-list.csv.gz '3000000000\n'
+  rt_ogb_bad num-vertices GNN_ERR_INVALID "@: error: num_vertices 5 disagrees with the folder's 4 vertices" raw/num-node-list.csv.gz '4\n' -n 5
+  rt_ogb_bad features-ragged GNN_ERR_FORMAT "@:3: error: 1 feature on this row, the first row has 2" raw/node-feat.csv.gz '1,2\n3,4\n5\n6,7\n'
+  rt_ogb_bad features-wide GNN_ERR_FORMAT "@:2: error: 3 features on this row, the first row has 2" raw/node-feat.csv.gz '1,2\n3,4,5\n5,1\n6,7\n'
+  rt_ogb_bad features-text GNN_ERR_FORMAT "@:2: error: feature 2 'x' is not a number" raw/node-feat.csv.gz '1,2\n3,x\n5,1\n6,7\n'
+  rt_ogb_bad features-nan GNN_ERR_FORMAT "@:4: error: feature 1 is not finite" raw/node-feat.csv.gz '1,2\n3,4\n5,1\nnan,7\n'
+  rt_ogb_bad features-rows GNN_ERR_FORMAT "@: error: 3 feature rows for a graph of 4 vertices" raw/node-feat.csv.gz '1,2\n3,4\n5,1\n'
+  rt_ogb_bad features-more-rows GNN_ERR_FORMAT "@:5: error: more feature rows than the graph's 4 vertices" raw/node-feat.csv.gz '1,2\n3,4\n5,1\n6,7\n8,9\n'
+  rt_ogb_bad labels-count GNN_ERR_FORMAT "@: error: 3 labels for a graph of 4 vertices" raw/node-label.csv.gz '0\n1\n0\n'
+  rt_ogb_bad labels-multi-task GNN_ERR_FORMAT "@:1: error: label '0,1' is not an integer" raw/node-label.csv.gz '0,1\n1,0\n0,0\n1,1\n'
+  rt_ogb_bad split-range GNN_ERR_FORMAT "@:2: error: vertex id 7 out of range (the graph has 4 vertices)" split/s/train.csv.gz '0\n7\n'
+  rt_ogb_bad split-repeat GNN_ERR_FORMAT "@:2: error: vertex 2 is listed twice" split/s/valid.csv.gz '2\n2\n'
+  rt_ogb_bad two-schemes GNN_ERR_UNSUPPORTED "split: error: split schemes" split/t/train.csv.gz '0\n'
+  # no edges at all: a graph of 4 isolated vertices, not an error
+  rt_ogb_tiny "$og/no-edges"
+  printf '' | gzip > "$og/no-edges/raw/edge.csv.gz"; printf '0\n' | gzip > "$og/no-edges/raw/num-edge-list.csv.gz"
+  out=$("$rt_bin/rt_load" "$og/no-edges" 2>&1 | head -2 | tr '\n' ' ')
+  if [ "$out" = "nv 4 ne 0 max_in 0 max_out 0 in_ptr 0 0 0 0 0 " ]; then pass runtime/ogb/no-edges; else fail runtime/ogb/no-edges "$out"; fi
+  # a memory limit that the loaders reach midway (the edge arrays, CSR, CSC, the batch arrays;
+  # from the CSV and from the cache): GNN_ERR_OOM, and rt_load finds no byte left allocated
+  # (valgrind and ASan replay these for the host memory)
+  for lim in 20000 50000 100000 200000; do
+    rt_bad "ogb-memory-limit-$lim" GNN_ERR_OOM "would pass the context's memory limit of $lim bytes" --limit $lim -d "$og/cora-plain"
+  done
+  rt_bad ogb-memory-limit-cache GNN_ERR_OOM "would pass the context's memory limit of 50000 bytes" --limit 50000 --dataset "$og/cora"
+  # gzip data cut short, and with its checksum changed: zlib's complaint, after the lines read
+  # (zlib inflates 256 KB at a time, so the whole of this small file is one piece: line 0)
+  rt_ogb_tiny "$og/bad-gzip-cut"
+  seq 0 2000 | awk '{ print $1 % 4 "," ($1 + 1) % 4 }' | gzip > "$og/edges.gz"
+  printf '2001\n' | gzip > "$og/bad-gzip-cut/raw/num-edge-list.csv.gz"
+  head -c $(($(stat -c %s "$og/edges.gz") - 20)) "$og/edges.gz" > "$og/bad-gzip-cut/raw/edge.csv.gz"
+  rt_bad ogb-gzip-truncated GNN_ERR_FORMAT "$og/bad-gzip-cut/raw/edge.csv.gz:" --dataset "$og/bad-gzip-cut"
+  if grep -q "edge.csv.gz: error: bad gzip data after line [0-9]*: unexpected end of file" <<< "$("$rt_bin/rt_load" "$og/bad-gzip-cut" 2>&1)"; then
+    pass runtime/bad/ogb-gzip-truncated-message; else fail runtime/bad/ogb-gzip-truncated-message "$("$rt_bin/rt_load" "$og/bad-gzip-cut" 2>&1 | head -1)"; fi
+  rt_ogb_tiny "$og/bad-gzip-crc"
+  cp "$og/bad-gzip-cut/raw/num-edge-list.csv.gz" "$og/bad-gzip-crc/raw/"
+  "$PY" -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[-6] ^= 0xff; open(sys.argv[2], "wb").write(d)' \
+    "$og/edges.gz" "$og/bad-gzip-crc/raw/edge.csv.gz"
+  rt_bad ogb-gzip-crc GNN_ERR_FORMAT "$og/bad-gzip-crc/raw/edge.csv.gz: error: bad gzip data after line 0: incorrect data check" --dataset "$og/bad-gzip-crc"
+  unset -f rt_ogb_tiny rt_ogb_bad
 
   # ---------------------------------------------------------------- cache
   "$rt_bin/rt_load" -s -d -n 5 "$rt_g/small.edges" --save-cache "$rt_tmp/small.gcsr" > /dev/null 2>&1
@@ -245,6 +362,26 @@ PYEOF
   out=$("$rt_bin/rt_load" --tensors "$b/t-ok.txt" 2>&1)
   if [ "$out" = "$(printf 'W rank 2 dims 2 2 0 0\nb rank 1 dims 2 0 0 0')" ]; then pass runtime/bad/tensors-ok; else fail runtime/bad/tensors-ok "$out"; fi
 
+  # ---------------------------------------------------------------- the loaders' layers
+  # Each loader's object file calls only files of lower layers (docs/runtime.md, "How the loaders
+  # are layered"): 5 load, 4 dataset ogb, 3 edgelist cache tables, 2 graph, 1 the rest (text, core,
+  # the device files). A name a file uses is looked up in the objects that define it (nm).
+  rt_o=build/rt-host
+  if [ ! -f "$rt_o/load.o" ]; then fail runtime/layers "$rt_o/load.o is missing (make runtime-host)"
+  else
+    rt_layer() { case $1 in load) echo 5 ;; dataset | ogb) echo 4 ;; edgelist | cache | tables) echo 3 ;; graph) echo 2 ;; *) echo 1 ;; esac; }
+    for f in "$rt_o"/*.o; do n=$(basename "$f" .o); nm -g --defined-only "$f" | awk -v n="$n" 'NF == 3 { print $3, n }'; done > "$rt_tmp/defs"
+    rt_bad_calls=""
+    for n in load dataset ogb edgelist cache tables graph; do
+      for s in $(nm -u "$rt_o/$n.o" | awk '{ print $2 }'); do
+        d=$(awk -v s="$s" '$1 == s { print $2; exit }' "$rt_tmp/defs")
+        [ -n "$d" ] && [ "$d" != "$n" ] && [ "$(rt_layer "$d")" -ge "$(rt_layer "$n")" ] && rt_bad_calls+="$n.c -> $d.c ($s); "
+      done
+    done
+    if [ -z "$rt_bad_calls" ]; then pass runtime/layers; else fail runtime/layers "calls up or across: $rt_bad_calls"; fi
+    unset -f rt_layer
+  fi
+
   # ---------------------------------------------------------------- valgrind
   if [ -z "${RT_SANITIZED:-}" ]; then
     if command -v valgrind > /dev/null; then
@@ -255,7 +392,8 @@ PYEOF
       else fail runtime/valgrind/t_api-params "$(grep -m3 -E '==[0-9]+==|FAIL' <<< "$out" | tr '\n' ' ')"; fi
       # every malformed file above, the good loads and a cache write, in one process
       { cat "$rt_tmp/cmds"; echo "--dataset data/cora"; echo "-r -d -y -s -n 5 $rt_g/small.edges"; echo "$rt_g/sym.mtx"
-        echo "data/cora --save-cache $rt_tmp/vg.gcsr"; echo "$rt_tmp/vg.gcsr"; echo "--tensors $rt_tmp/gcn.params"; } > "$rt_tmp/vg.cmds"
+        echo "data/cora --save-cache $rt_tmp/vg.gcsr"; echo "$rt_tmp/vg.gcsr"; echo "--tensors $rt_tmp/gcn.params"
+        echo "--dataset $rt_tmp/ogb/cora"; echo "--dataset $rt_tmp/ogb/cora-plain"; echo "-y -d $rt_tmp/ogb/cora-plain"; } > "$rt_tmp/vg.cmds"
       if out=$("${vg[@]}" "$rt_bin/rt_load" "@$rt_tmp/vg.cmds" 2>&1) && [ "$(grep -c '^== ' <<< "$out")" -eq "$(wc -l < "$rt_tmp/vg.cmds")" ]; then
         pass runtime/valgrind/loaders-and-errors
       else fail runtime/valgrind/loaders-and-errors "$(grep -m3 -E '==[0-9]+==|invariant' <<< "$out" | tr '\n' ' ')"; fi

@@ -12,6 +12,7 @@
 #                             cycles, paths and stars >= 0.90, without message passing <= 0.60
 #   train/relational/...      R-GCN on typed edges (tests/train/make_relational.py) >= 0.80, the
 #                             relation-blind network <= 0.60
+#   train/ogb/...             Cora in OGB's layout (tests/runtime/make_ogb.py) trains as data/cora does
 #   train/params-roundtrip    --save-params of the best epoch, then --eval-only --load-params
 #                             reports the same test accuracy
 #   train/bad/CASE            bad datasets and divergence: exit 1 (bad options: 2), a message
@@ -52,6 +53,22 @@ else
     pass train/params-roundtrip
   else
     fail train/params-roundtrip "eval-only gave '$(tr_acc "$tr/eval.log" 2>/dev/null)', training '$(tr_acc "$tr/gcn.log")'"
+  fi
+
+  # An OGB download's layout (tests/runtime/make_ogb.py writes Cora in it): gnn-train reads it as it
+  # reads data/cora, to the same accuracy line (30 epochs keep it short), and the accuracy is sane
+  if [ -f "$tr/libgcn.so" ] && "$PY" tests/runtime/make_ogb.py data/cora "$tr/ogb-cora" > "$tr/ogb.log" 2>&1; then
+    "$tr_bin/gnn-train" "$tr/libgcn.so" --data data/cora --seed 1 --epochs 30 --quiet > "$tr/cora30.log" 2>&1
+    "$tr_bin/gnn-train" "$tr/libgcn.so" --data "$tr/ogb-cora" --seed 1 --epochs 30 --quiet > "$tr/ogb30.log" 2>&1
+    tr_got=$(tr_acc "$tr/ogb30.log")
+    if [ -n "$tr_got" ] && [ "$(grep '^accuracy' "$tr/ogb30.log")" = "$(grep '^accuracy' "$tr/cora30.log")" ] &&
+       awk -v a="$tr_got" 'BEGIN { exit !(a >= 0.6) }'; then
+      pass train/ogb/gcn-equals-cora
+    else
+      fail train/ogb/gcn-equals-cora "OGB: '$(tail -1 "$tr/ogb30.log")', Cora: '$(tail -1 "$tr/cora30.log")' (test >= 0.6)"
+    fi
+  else
+    fail train/ogb/gcn-equals-cora "no libgcn.so, or make_ogb.py failed: $(tail -2 "$tr/ogb.log" 2> /dev/null)"
   fi
 
   # Edge values from the data: Cora with a third column in graph.edges, read by the first edge
@@ -163,6 +180,17 @@ else
     # labels.txt sets the vertex count (the datasets' README): the first file that disagrees is named
     tr_bad labels-too-short "features.svm:101: error: more feature rows than the graph's 98 vertices" "$tr_lib" \
       --data "$tr/short-labels"
+    # an OGB folder without labels, or without a split: named in OGB's terms
+    if [ -d "$tr/ogb-cora" ]; then
+      rm -rf "$tr/ogb-nolabel" && cp -r "$tr/ogb-cora" "$tr/ogb-nolabel" && rm "$tr/ogb-nolabel/raw/node-label.csv.gz"
+      tr_bad ogb-no-labels "lacks raw/node-label.csv.gz" "$tr_lib" --data "$tr/ogb-nolabel"
+      rm -rf "$tr/ogb-nosplit" && cp -r "$tr/ogb-cora" "$tr/ogb-nosplit" && rm -r "$tr/ogb-nosplit/split"
+      tr_bad ogb-no-split "lacks a split (split/NAME/ with train.csv.gz, valid.csv.gz, test.csv.gz)" "$tr_lib" --data "$tr/ogb-nosplit"
+      rm -rf "$tr/ogb-badedge" && cp -r "$tr/ogb-cora" "$tr/ogb-badedge" && rm -r "$tr/ogb-badedge/processed"
+      printf '0,1\n1,2708\n' | gzip > "$tr/ogb-badedge/raw/edge.csv.gz"
+      tr_bad ogb-edge-out-of-range "ogb-badedge/raw/edge.csv.gz:2: error: vertex id 2708 out of range (the graph has 2708 vertices)" \
+        "$tr_lib" --data "$tr/ogb-badedge"
+    fi
     # an edge input needs values in graph.edges, as many per edge as its width
     if [ -f "$tr/libgcnw.so" ]; then
       tr_bad edge-input-no-values "model input 'w' is an edge input, but the edges of data/cora/graph.edges carry no values" \

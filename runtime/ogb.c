@@ -1,0 +1,371 @@
+/* ogb.c -- OGB's node-property-prediction folders (ogbn-arxiv, ogbn-products, ...) as downloaded.
+ *
+ * The layout is the one ogb.nodeproppred.NodePropPredDataset reads (ogb/io/read_graph_raw.py):
+ * CSV files without a header, gzip-compressed, in
+ *   raw/edge.csv.gz           "src,dst" per edge, vertex ids 0-based
+ *   raw/num-node-list.csv.gz  the vertex count (one line: OGB's node tasks have one graph)
+ *   raw/num-edge-list.csv.gz  the edge count (checked against edge.csv.gz)
+ *   raw/node-feat.csv.gz      optional: one row of D comma-separated numbers per vertex
+ *   raw/node-label.csv.gz     optional: one integer label per vertex (-1 unknown; one task only)
+ *   split/NAME/train.csv.gz, valid.csv.gz, test.csv.gz   optional: vertex ids, one per line,
+ *                             under exactly one split scheme NAME (arxiv's "time", ...)
+ * Each may also be there uncompressed (name.csv): RtReader inflates by content, not by name.
+ * The edges keep the file's direction; OGB's add_inverse_edge (products, proteins) and the
+ * usual symmetrisation of arxiv are the caller's symmetrise option, as for every other format.
+ * raw/edge-feat.csv.gz and the additional node files of some datasets are not read.
+ *
+ * The graph is what is large (ogbn-products: 62 M edges), so it is cached: after a build it is
+ * saved to processed/gnnc-graph-F.gcsr (F: the options' bits, so each set of options has its
+ * own file; processed/ is where OGB keeps its own processed copy), and a later load reads that
+ * file instead of edge.csv.gz while it is newer than edge.csv.gz and num-node-list.csv.gz. A
+ * cache that does not check out (damaged, or a vertex count that changed) is rebuilt; one that
+ * cannot be written (a read-only folder) is simply not kept. Features, labels and splits are
+ * read from their CSV files at every load. Every file is checked at its line: a count that
+ * disagrees with num-node-list, an id out of range, a row of the wrong width.
+ */
+#include "internal.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* folder/name.csv.gz, else folder/name.csv when only that exists; *path NULL when neither does. */
+static gnn_status ogb_file(gnn_ctx *ctx, const char *folder, const char *name, char **path) {
+  *path = NULL;
+  size_t n = strlen(folder) + strlen(name) + 16;
+  char *gz = (char *)rt_malloc(ctx, n, "a file name"), *plain = (char *)rt_malloc(ctx, n, "a file name");
+  if (!gz || !plain) {
+    free(gz);
+    free(plain);
+    return GNN_ERR_OOM;
+  }
+  snprintf(gz, n, "%s/%s.csv.gz", folder, name);
+  snprintf(plain, n, "%s/%s.csv", folder, name);
+  if (rt_exists(gz)) *path = gz, free(plain);
+  else if (rt_exists(plain)) *path = plain, free(gz);
+  else free(gz), free(plain);
+  return GNN_OK;
+}
+
+/* A file of dir/raw: its path (*path NULL when it is not there). */
+static gnn_status raw_file(gnn_ctx *ctx, const char *dir, const char *name, char **path) {
+  *path = NULL;
+  char *raw = rt_join(ctx, dir, "raw");
+  gnn_status st = raw ? ogb_file(ctx, raw, name, path) : GNN_ERR_OOM;
+  free(raw);
+  return st;
+}
+
+/* A file that raw/ must have: its path, or GNN_ERR_IO naming the file the folder lacks. */
+static gnn_status ogb_need(gnn_ctx *ctx, const char *dir, const char *name, char **path) {
+  gnn_status st = raw_file(ctx, dir, name, path);
+  if (!st && !*path)
+    st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: no raw/%s.csv.gz in this OGB folder (it has raw/edge.csv.gz)", dir, name);
+  return st;
+}
+
+int rt_is_ogb_folder(const char *dir) {
+  static const char *const names[] = {"/raw/edge.csv.gz", "/raw/edge.csv"};
+  for (int i = 0; i < 2; i++) {
+    size_t n = strlen(dir) + strlen(names[i]) + 1;
+    char *f = (char *)malloc(n);
+    if (!f) return 0;
+    snprintf(f, n, "%s%s", dir, names[i]);
+    int e = rt_exists(f);
+    free(f);
+    if (e) return 1;
+  }
+  return 0;
+}
+
+/* num-node-list / num-edge-list: one count, 0 .. max (one line: one graph). */
+static gnn_status read_count(gnn_ctx *ctx, const char *path, const char *what, int64_t max, int64_t *out) {
+  RtReader r;
+  gnn_status st = rt_reader_open(ctx, &r, path, 0);
+  if (st) return st;
+  int64_t v = -1;
+  char *p = rt_reader_next(ctx, &r, &st);
+  if (!st && !p) st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: empty file (want the %s)", path, what);
+  if (!st) st = rt_int_field(ctx, &r, &p, what, 0, &v);
+  if (!st && !rt_at_end(p))
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: expected one number, the %s", path, r.lineno, what);
+  if (!st && (v < 0 || v > max))
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %s %lld out of range (0 .. %lld)", path, r.lineno, what,
+                       (long long)v, (long long)max);
+  if (!st && rt_reader_next(ctx, &r, &st))
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: a second graph: an OGB node-property folder holds one graph",
+                       path, r.lineno);
+  rt_reader_close(&r);
+  if (!st) *out = v;
+  return st;
+}
+
+/* The field at p (up to a comma or the line's end), cut to fit tok, for a message. */
+static const char *field_text(const char *p, char *tok, size_t n) {
+  size_t len = strcspn(p, ",\r\n");
+  snprintf(tok, n, "%.*s", (int)(len < n - 1 ? len : n - 1), p);
+  return tok;
+}
+
+/* A vertex id of edge.csv ending at `stop` (',' or the line's end): digits only, below nv.
+ * Hand-parsed: this is the loop that runs 100 M times on a large graph. */
+static gnn_status edge_id(gnn_ctx *ctx, RtReader *r, char **p, const char *what, char stop, int64_t nv, int64_t *out) {
+  char *q = *p, tok[40];
+  int64_t v = 0;
+  int digits = 0;
+  while (*q == ' ' || *q == '\t') q++;
+  for (; isdigit((unsigned char)*q) && digits < 12; q++, digits++) v = v * 10 + (*q - '0');
+  while (*q == ' ' || *q == '\t' || (*q == '\r' && q[1] == '\n')) q++;
+  if (digits && *q == ',' && stop != ',')
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: more than 2 columns (an edge row is 'src,dst')", r->path,
+                         r->lineno);
+  if (!digits || (*q != stop && *q != '\n' && *q)) {
+    if (*q == stop && !digits) return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: missing %s", r->path, r->lineno, what);
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %s '%s' is not a vertex id%s", r->path, r->lineno, what,
+                         field_text(*p, tok, sizeof tok), **p == '-' ? " (ids are not negative)" : "");
+  }
+  if (v >= nv)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: vertex id %lld out of range (the graph has %lld vertices)",
+                         r->path, r->lineno, (long long)v, (long long)nv);
+  *p = q;
+  *out = v;
+  return GNN_OK;
+}
+
+/* edge.csv.gz into es: exactly ne rows "src,dst", ids below nv. The arrays are allocated at
+ * their size at once (num-edge-list gives it), not grown by doubling. */
+static gnn_status read_edges(gnn_ctx *ctx, const char *path, int64_t nv, int64_t ne, RtEdges *es) {
+  size_t cap = ne ? (size_t)ne : 1;
+  es->src = (int64_t *)malloc(rt_mul(cap, sizeof(int64_t)));
+  es->dst = (int64_t *)malloc(rt_mul(cap, sizeof(int64_t)));
+  es->origin = (int64_t *)malloc(rt_mul(cap, sizeof(int64_t)));
+  if (!es->src || !es->dst || !es->origin)
+    return gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of host memory for %lld edges", path, (long long)ne);
+  es->cap = (int64_t)cap;
+  RtReader r;
+  gnn_status st = rt_reader_open(ctx, &r, path, 0);
+  if (st) return st;
+  char *p;
+  while ((p = rt_reader_next(ctx, &r, &st))) {
+    int64_t s, d;
+    if (es->n == ne) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: more edges than the %lld of raw/num-edge-list.csv.gz", path,
+                         r.lineno, (long long)ne);
+      break;
+    }
+    if ((st = edge_id(ctx, &r, &p, "source vertex id", ',', nv, &s))) break;
+    if (*p != ',') {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: 1 column (an edge row is 'src,dst')", path, r.lineno);
+      break;
+    }
+    p++;
+    if ((st = edge_id(ctx, &r, &p, "destination vertex id", '\n', nv, &d))) break;
+    es->src[es->n] = s;
+    es->dst[es->n] = d;
+    es->origin[es->n] = es->n;
+    es->n++;
+  }
+  rt_reader_close(&r);
+  if (!st && es->n != ne)
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: %lld edges, raw/num-edge-list.csv.gz says %lld", path,
+                       (long long)es->n, (long long)ne);
+  return st;
+}
+
+/* a's modification time is at or after b's. */
+static int not_older(const struct stat *a, const struct stat *b) {
+  return a->st_mtim.tv_sec > b->st_mtim.tv_sec ||
+         (a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec >= b->st_mtim.tv_nsec);
+}
+
+gnn_status rt_ogb_graph(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opts, gnn_graph **out) {
+  char *edges = NULL, *nodes = NULL, *nedges = NULL, *cache = NULL;
+  int64_t nv = 0, ne = 0;
+  gnn_status st = ogb_need(ctx, dir, "edge", &edges);
+  if (!st) st = ogb_need(ctx, dir, "num-node-list", &nodes);
+  if (!st) st = read_count(ctx, nodes, "vertex count", RT_MAX_ID + 1, &nv);
+  if (!st && nv == 0) st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: empty graph (0 vertices)", nodes);
+  if (!st && opts && opts->num_vertices && opts->num_vertices != nv)
+    st = gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: num_vertices %lld disagrees with the folder's %lld vertices", nodes,
+                       (long long)opts->num_vertices, (long long)nv);
+  /* The cache, when it is newer than what it was built from. */
+  size_t n = strlen(dir) + 40;
+  if (!st && !(cache = (char *)rt_malloc(ctx, n, "a file name"))) st = GNN_ERR_OOM;
+  struct stat sc, se, sn;
+  int fresh = 0, loaded = 0;
+  if (!st) {
+    snprintf(cache, n, "%s/processed/gnnc-graph-%u.gcsr", dir, rt_opts_flags(opts));
+    fresh = stat(cache, &sc) == 0 && stat(edges, &se) == 0 && stat(nodes, &sn) == 0 && not_older(&sc, &se) &&
+            not_older(&sc, &sn);
+  }
+  if (!st && fresh) {
+    gnn_graph_opts want = opts ? *opts : (gnn_graph_opts){0};
+    want.num_vertices = nv;
+    st = rt_load_cache(ctx, cache, &want, out);
+    /* Damaged, or not this folder's graph any more: rebuilt. Other failures (memory) stand. */
+    if (st == GNN_ERR_FORMAT || st == GNN_ERR_INVALID) st = GNN_OK;
+    else loaded = 1;
+  }
+  if (!st && !loaded) {
+    RtEdges es = {0};
+    st = ogb_need(ctx, dir, "num-edge-list", &nedges);
+    if (!st) st = read_count(ctx, nedges, "edge count", RT_MAX_ID, &ne);
+    if (!st) st = read_edges(ctx, edges, nv, ne, &es);
+    if (!st) st = rt_graph_build(ctx, &es, nv, opts, edges, out);
+    rt_edges_free(&es);
+    if (!st) { /* best effort: a folder that cannot hold the cache loads from the CSV each time */
+      char *slash = strrchr(cache, '/');
+      *slash = 0;
+      int made = mkdir(cache, 0755) == 0 || errno == EEXIST;
+      *slash = '/';
+      if (made) (void)gnn_graph_save_cache(ctx, *out, cache);
+    }
+  }
+  free(edges);
+  free(nodes);
+  free(nedges);
+  free(cache);
+  return st;
+}
+
+/* node-feat.csv.gz: nv rows of D comma-separated numbers, D fixed by the first row. */
+static gnn_status read_features(gnn_ctx *ctx, const char *path, int64_t nv, float **out, int64_t *ncols) {
+  RtReader r;
+  gnn_status st = rt_reader_open(ctx, &r, path, 0);
+  if (st) return st;
+  float *x = NULL;
+  int64_t d = -1, row = 0;
+  char *p;
+  while ((p = rt_reader_next(ctx, &r, &st))) {
+    if (row == nv) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: more feature rows than the graph's %lld vertices", path,
+                         r.lineno, (long long)nv);
+      break;
+    }
+    if (d < 0) { /* the first row: its width is every row's */
+      d = 1;
+      for (const char *q = p; *q; q++) d += *q == ',';
+      size_t cells = rt_mul((size_t)nv, (size_t)d);
+      if (!(x = cells < SIZE_MAX / sizeof(float) ? (float *)malloc(cells * sizeof(float)) : NULL)) {
+        st = gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of host memory for %lld x %lld features", path,
+                           (long long)nv, (long long)d);
+        break;
+      }
+    }
+    float *xr = x + row * d;
+    int64_t k = 0;
+    for (;;) {
+      char *end;
+      rt_skip_space(&p);
+      double v = strtod(p, &end);
+      char *after = end;
+      rt_skip_space(&after);
+      if (end == p || (*after != ',' && !rt_at_end(after))) {
+        char tok[32];
+        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: feature %lld '%s' is not a number", path, r.lineno,
+                           (long long)k + 1, field_text(p, tok, sizeof tok));
+        break;
+      }
+      if (!isfinite(v) || !isfinite((float)v)) {
+        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: feature %lld is not finite%s", path, r.lineno,
+                           (long long)k + 1, isfinite(v) ? " in float32" : "");
+        break;
+      }
+      if (k < d) xr[k] = (float)v;
+      k++;
+      if (*after != ',') break;
+      p = after + 1;
+    }
+    if (st) break;
+    if (k != d) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %lld feature%s on this row, the first row has %lld", path,
+                         r.lineno, (long long)k, k == 1 ? "" : "s", (long long)d);
+      break;
+    }
+    row++;
+  }
+  rt_reader_close(&r);
+  if (!st && row != nv)
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: %lld feature rows for a graph of %lld vertices", path, (long long)row,
+                       (long long)nv);
+  if (st) {
+    free(x);
+    return st;
+  }
+  *out = x;
+  *ncols = d;
+  return GNN_OK;
+}
+
+/* The one folder under dir/split (*sub NULL when there is no split/). */
+static gnn_status split_scheme(gnn_ctx *ctx, const char *dir, char **sub) {
+  *sub = NULL;
+  char *sdir = rt_join(ctx, dir, "split");
+  if (!sdir) return GNN_ERR_OOM;
+  gnn_status st = GNN_OK;
+  DIR *dp = rt_is_dir(sdir) ? opendir(sdir) : NULL;
+  if (rt_is_dir(sdir) && !dp) st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot open: %s", sdir, strerror(errno));
+  char first[256] = "";
+  int count = 0;
+  for (struct dirent *e; dp && (e = readdir(dp));) {
+    if (e->d_name[0] == '.') continue;
+    char *f = rt_join(ctx, sdir, e->d_name);
+    if (!f) {
+      st = GNN_ERR_OOM;
+      break;
+    }
+    if (rt_is_dir(f)) {
+      if (!count++) snprintf(first, sizeof first, "%s", e->d_name);
+      else if (!st)
+        st = gnn_set_error(ctx, GNN_ERR_UNSUPPORTED, "%s: error: split schemes '%s' and '%s': keep the one to train with",
+                           sdir, first, e->d_name);
+    }
+    free(f);
+  }
+  if (dp) closedir(dp);
+  if (!st && count == 1 && !(*sub = rt_join(ctx, sdir, first))) st = GNN_ERR_OOM;
+  free(sdir);
+  return st;
+}
+
+/* split/NAME/{train,valid,test}.csv[.gz] into ds's masks; a missing one sets its bit. */
+static gnn_status read_splits(gnn_ctx *ctx, const char *dir, gnn_dataset *ds) {
+  static const char *const names[] = {"train", "valid", "test"};
+  static const unsigned bits[] = {GNN_DATASET_NO_TRAIN, GNN_DATASET_NO_VAL, GNN_DATASET_NO_TEST};
+  uint8_t **masks[] = {&ds->train_mask, &ds->val_mask, &ds->test_mask};
+  int64_t *counts[] = {&ds->ntrain, &ds->nval, &ds->ntest};
+  char *sub = NULL;
+  gnn_status st = split_scheme(ctx, dir, &sub);
+  for (int i = 0; i < 3 && !st; i++) {
+    char *f = NULL;
+    if (sub && (st = ogb_file(ctx, sub, names[i], &f))) break;
+    if (f) st = rt_dataset_split(ctx, ds, sub, strrchr(f, '/') + 1, bits[i], masks[i], counts[i]);
+    else ds->missing |= bits[i];
+    free(f);
+  }
+  free(sub);
+  return st;
+}
+
+gnn_status rt_ogb_dataset(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opts, gnn_dataset *ds) {
+  char *feat = NULL, *label = NULL;
+  gnn_status st = rt_ogb_graph(ctx, dir, opts, &ds->graph);
+  if (!st) {
+    ds->nv = ds->nrows = ds->graph->nv;
+    st = raw_file(ctx, dir, "node-feat", &feat);
+  }
+  if (!st && feat) st = read_features(ctx, feat, ds->nv, &ds->features, &ds->nfeat);
+  else if (!st) ds->missing |= GNN_DATASET_NO_FEATURES;
+  if (!st) st = raw_file(ctx, dir, "node-label", &label);
+  if (!st && label) st = gnn_labels_load(ctx, label, ds->nv, &ds->labels, NULL, &ds->nclasses);
+  else if (!st) ds->missing |= GNN_DATASET_NO_LABELS;
+  if (!st) st = read_splits(ctx, dir, ds);
+  free(feat);
+  free(label);
+  return st;
+}
