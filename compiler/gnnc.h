@@ -643,9 +643,11 @@ struct KProgram {
 
 typedef enum { MAPPING_AUTO, MAPPING_VERTEX, MAPPING_EDGE } MappingChoice;
 
-/* lower.c: the operator IR to the kernel IR, each graph operator its own kernel (unfused).
- * NULL after reporting an error. Notes on mapping choices go to c->diag.out. */
-KProgram *lower_module(GnnCtx *c, Module *m, MappingChoice mapping);
+/* lower.c: the operator IR to the kernel IR: the fuse pass's groups (m->fused), or each graph
+ * operator its own kernel (unfused). edge_named (per value id, or NULL): the values
+ * --edge-balanced names, run edge-balanced unfused whatever `mapping` says. NULL after
+ * reporting an error. Notes on mapping choices go to c->diag.out. */
+KProgram *lower_module(GnnCtx *c, Module *m, MappingChoice mapping, const bool *edge_named);
 /* kstats.c: --stats after lower: the bytes each step reads and writes at |V|, |E| (fused, and the
  * same program lowered unfused for comparison), and the arenas of the memory plan. */
 void kprog_stats(FILE *out, const KProgram *p, const KProgram *unfused, double V, double E);

@@ -1,7 +1,12 @@
-/* lower_fused.c -- the fuse pass's groups as kernel-IR steps: one kernel per group.
+/* lower_fused.c -- the fused lowering's core: values inside a fused kernel, and the buffers.
  *
  * Requires: a module the fuse pass scheduled (m->fused; passes/fuse.c says what the schedule
- * means). Produces the KProgram's buffers and steps; lower.c's builders make the statements.
+ * means). Produces the KProgram's buffers of a fused module (fused_begin: what must live in
+ * memory) and the pieces every fused group's kernel is made of: eval, walk levels, staging,
+ * fused_kernel. The group kernels build on it (lower_walk.c the walks, lower_groups.c the
+ * rest), and lower.c, the driver, hands each group to one of them; kbuild.c's builders make the
+ * statements, and lower_op.c's element functions, walks and GEMM steps serve here as in the
+ * unfused lowering. It calls nothing above it.
  *
  * The heart of it is `eval`: the value of an operator-IR value at one element, as a kernel-IR
  * expression, in a context that says which vertex, edge, source and destination the element
@@ -11,7 +16,8 @@
  * kernel's own group is read from the shared memory its walk left it in. A subexpression read
  * twice at the same element is bound to a local once (a memo per block).
  *
- * The kernel shapes (the walks' in lower_walk.c, the rest here; lower_fused.h is what they share):
+ * The kernel shapes (the walks' in lower_walk.c, the rest in lower_groups.c; lower_fused.h is
+ * what they share; lower.c chooses which per group):
  *   FG_WALK   a group of G lanes per vertex (the row); lo..hi its in-edges (CSR) or out-edges
  *             (CSC). Walk w (1, 2, ...) visits every edge of the row and updates, per lane, the
  *             register accumulators of the reductions whose operands need only the results of
@@ -335,6 +341,38 @@ void store(Fused *F, PtrVec *blk, const Value *v, KExpr *row, KExpr *idx, KExpr 
   if (F->buf64[v->id]) ks_store(L, F->k, ks_if(L, blk, ktraining(L)), F->buf64[v->id], row, idx, val);
 }
 
+/* ---------------------------------------------------------------- levels (walk numbers: staging and lower_walk.c read them) */
+
+/* A softmax statistic (checkpoint's gather.max / gather.sum of an edge_softmax's scores) made
+ * by this kernel with its softmax: stored from the online softmax's final max and sum, with no
+ * walk of its own. */
+bool is_stat(const Fused *F, const Value *x) {
+  const Value *s = x->stat_of;
+  return s && x->sched == SCHED_ANCHOR && x->group == F->gid && s->sched == SCHED_ANCHOR && s->group == F->gid &&
+         s->op == OP_REDUCE_SCATTER && x->op == OP_GATHER && x->iattr == GATHER_BY_DST && shape_eq(&x->shape, &s->shape);
+}
+
+/* The walk after which x can be computed in group g: 0 for what is in memory; a reduction of g
+ * is computed in walk 1 + (its operands' level) and available after it. */
+int level(Fused *F, const Value *x) {
+  if (F->lev[x->id] >= 0) return F->lev[x->id];
+  int l = 0;
+  if (!(x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid))) {
+    for (int i = 0; i < x->nargs; i++) {
+      int a = level(F, x->args[i]);
+      if (a > l) l = a;
+    }
+    if (x->sched == SCHED_ANCHOR) {
+      l += 1;
+      if (F->online[x->id]) l = level(F, F->online[x->id]); /* in its softmax's walk */
+      if (is_stat(F, x)) l = level(F, x->stat_of);           /* its softmax's registers */
+      F->walk[x->id] = l;
+    }
+  }
+  F->lev[x->id] = l;
+  return l;
+}
+
 /* ---------------------------------------------------------------- staging
  *
  * An edge value computed where it is read is computed once per element of every lane loop that
@@ -504,7 +542,7 @@ void stage_walk(Fused *F, const Walk *wk, int dir, Value **st, int nst) {
  * and its lanes compute those staged values at the row into sh_st<id>, a barrier after each
  * (the next may read it at another lane's element). *out: the staged values (for unstage; the
  * caller frees it); returns how many. */
-static int stage_rows(Fused *F, Value **mem, int nmem, const Ctx *cx, Value ***out) {
+int stage_rows(Fused *F, Value **mem, int nmem, const Ctx *cx, Value ***out) {
   Lower *L = F->L;
   Kernel *k = F->k;
   int *lanes_of = calloc((size_t)nmem, sizeof(int));
@@ -589,245 +627,7 @@ const char *group_name(Fused *F, Value **mem, int n) {
   return s;
 }
 
-/* The context of a kernel with a group per edge: the edge is the row, its ends in uniform locals
- * u = src[row] and v = dst[row]. */
-static Ctx edge_row_ctx(Lower *L, Kernel *k) {
-  int su = add_local(L, k, "u", KT_I64, 0, true), sv = add_local(L, k, "v", KT_I64, 0, true);
-  ks_let(L, &k->body, su, NULL, kgraph(L, k, KG_SRC, krow(L)));
-  ks_let(L, &k->body, sv, NULL, kgraph(L, k, KG_DST, krow(L)));
-  return (Ctx){.edge = krow(L), .src = kvar(L, k, su, NULL), .dst = kvar(L, k, sv, NULL)};
-}
-
-/* ---- FG_ROWS: a group of lanes per row storing each root of the group */
-
-static void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
-  Lower *L = F->L;
-  int maxw = 1;
-  for (int i = 0; i < nmem; i++)
-    if (width_of(mem[i]) > maxw) maxw = width_of(mem[i]);
-  Mapping map = g->rows == DOM_VERTEX ? MAP_VERTEX : g->rows == DOM_EDGE ? MAP_EDGE : MAP_GLOBAL;
-  Kernel *k = fused_kernel(F, "", map, g->rows == DOM_EDGE ? DOM_EDGE : g->rows == DOM_VERTEX ? DOM_VERTEX : DOM_GLOBAL,
-                           group_for(maxw), g->bwd, group_name(F, mem, nmem));
-  Ctx cx = {0};
-  if (g->rows == DOM_VERTEX) cx = vertex_ctx(krow(L), true);
-  int nst = 0;
-  Value **staged = NULL;
-  if (g->rows == DOM_EDGE) {
-    cx = edge_row_ctx(L, k);
-    nst = stage_rows(F, mem, nmem, &cx, &staged);
-  } else if (g->rows == DOM_VERTEX) {
-    nst = stage_rows(F, mem, nmem, &cx, &staged);
-  }
-  for (int i = 0; i < nmem; i++) {
-    Value *v = mem[i];
-    int kv, iv;
-    PtrVec *lanes = ks_lanes(L, k, &k->body, width_of(v), &kv, &iv);
-    L->cur_blk = lanes;
-    KExpr *kk = kvar(L, k, kv, NULL);
-    store(F, lanes, v, g->rows == DOM_GLOBAL ? NULL : krow(L), kk, compute(F, v, &cx, kk));
-    if (!stash_only(F, v) && i + 1 < nmem) { /* the later roots read it back, after the lanes meet */
-      F->stored[v->id] = true;
-      ks_new(L, &k->body, KS_BARRIER);
-    }
-  }
-  unstage(F, staged, nst);
-  free(staged);
-  k->what = kernel_what(F);
-  /* a forward kernel that only writes stashes for the backward runs only when training */
-  bool stashes = !g->bwd;
-  for (int i = 0; i < nmem; i++) stashes &= stash_only(F, mem[i]);
-  if (stashes) L->p->steps[L->p->nsteps - 1].train_only = true;
-  /* an input's dropout alone in its kernel is the input itself when not training: the kernel
-   * runs only when training, and an inference forward reads the input in place (no V x F copy,
-   * no buffer in the inference arena; emit_model points the buffer at the input) */
-  const Value *v = mem[0];
-  KBuf *b = L->buf_of[v->id], *in = v->nargs ? L->buf_of[v->args[0]->id] : NULL;
-  if (!g->bwd && nmem == 1 && v->fn == FN_DROPOUT && v->args[0]->op == OP_INPUT && b && in && b->kind == BUF_TEMP &&
-      b->out < 0 && in->kind == BUF_INPUT && b->dom == in->dom && b->width == in->width && b->elem == in->elem) {
-    b->alias = in;
-    b->train_only = true;
-    L->p->steps[L->p->nsteps - 1].train_only = true;
-  }
-}
-
-/* ---- FG_SINK: reduce_rows, a float64 sum over every row of its operand */
-
-static KExpr *matmul_term(Fused *F, const Value *v, const Ctx *cx, KExpr *o, KExpr *lead) {
-  Lower *L = F->L;
-  const Value *x = v->args[0], *y = v->args[1];
-  int64_t K = x->shape.d[x->shape.rank - 1], C = shape_elems(&v->shape) / K;
-  KExpr *kk = kbin(L, KO_DIV, o, ki(L, C)), *c = kbin(L, KO_MOD, o, ki(L, C));
-  return kbin(L, KO_MUL, eval(F, x, cx, kbin(L, KO_ADD, kbin(L, KO_MUL, lead, ki(L, K)), kk)),
-              eval(F, y, cx, kbin(L, KO_ADD, kbin(L, KO_MUL, lead, ki(L, C)), c)));
-}
-
-static void lower_sink(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
-  Lower *L = F->L;
-  int64_t maxn = 1;
-  KBuf **acc = calloc((size_t)nmem + 1, sizeof(KBuf *));
-  for (int s = 0; s < nmem; s++) {
-    acc[s] = sum_scratch(L, mem[s]);
-    if (shape_elems(&mem[s]->shape) > maxn) maxn = shape_elems(&mem[s]->shape);
-  }
-  Value *v = mem[0];
-  Domain d = v->args[0]->dom;
-  Kernel *k = fused_kernel(F, "", d == DOM_VERTEX ? MAP_VERTEX : MAP_EDGE, d, group_for(maxn), g->bwd,
-                           arena_printf(L->a, "reduce_rows%s_%s", nmem > 1 ? arena_printf(L->a, "%d", nmem) : "", fn_info[v->fn].name));
-  Ctx cx = vertex_ctx(krow(L), true);
-  int nst = 0;
-  Value **staged = NULL;
-  if (d == DOM_EDGE) {
-    cx = edge_row_ctx(L, k);
-    nst = stage_rows(F, mem, nmem, &cx, &staged);
-  }
-  for (int si = 0; si < nmem; si++) {
-  v = mem[si];
-  int64_t n = shape_elems(&v->shape);
-  int kv, iv;
-  PtrVec *lanes = ks_lanes(L, k, &k->body, n, &kv, &iv);
-  L->cur_blk = lanes;
-  KExpr *kk = kvar(L, k, kv, NULL), *term;
-  if (v->fn == FN_MATMUL_TN) { /* a small x^T y: the sum over the leading dims of the row */
-    const Value *x = v->args[0];
-    int64_t lead = shape_elems(&x->shape) / x->shape.d[x->shape.rank - 1];
-    int t = add_local(L, k, "mt", KT_F32, 0, false), j = add_local(L, k, "j", KT_I64, 0, false);
-    ks_let(L, lanes, t, NULL, kf(L, 0));
-    PtrVec *body = ks_for(L, k, lanes, j, ki(L, 0), ki(L, lead));
-    L->cur_blk = body;
-    KExpr *tt = matmul_term(F, v, &cx, kk, kvar(L, k, j, NULL));
-    ks_let(L, body, t, NULL, kbin(L, KO_ADD, kvar(L, k, t, NULL), tt));
-    L->cur_blk = lanes;
-    term = kvar(L, k, t, NULL);
-  } else {
-    term = eval(F, v->args[0], &cx, kk);
-  }
-  ks_atomic(L, k, lanes, KO_ADD, acc[si], NULL, kk, kun(L, KU_TO_F64, term));
-  /* a sum into a handful of addresses: per block (per thread on the host), then one atomic; a
-   * double per element in the CUDA block's shared memory, so only while the block, at its full
-   * 256/G groups, stays within GNN_SHARED_MAX (48 KB); the others are plain atomics */
-  if (n <= 1024 && kernel_shared_bytes(k, GNN_CUDA_BLOCK / k->group) + n * 8 <= GNN_SHARED_MAX)
-    ((KStmt *)lanes->items[lanes->len - 1])->count = 1;
-  F->seen[v->id] = true;
-  }
-  unstage(F, staged, nst);
-  free(staged);
-  k->what = kernel_what(F);
-  for (int si = 0; si < nmem; si++) finish_rows(L, mem[si], acc[si], FN_NONE, false);
-  free(acc);
-}
-
-/* ---- FG_EDGE_REDUCE: --mapping=edge, atomics into the vertex rows, then a finish */
-
-static void lower_edge_reduce(Fused *F, const FuseGroup *g, Value *v) {
-  Lower *L = F->L;
-  int64_t n = shape_elems(&v->shape);
-  bool agg = v->op == OP_AGGREGATE, sum = v->fn == FN_SUM || v->fn == FN_MEAN;
-  int dir = agg ? GATHER_BY_DST : (int)v->iattr;
-  KBuf *target = L->buf_of[v->id];
-  int first_step = L->p->nsteps;
-  if (sum) {
-    target = sum_scratch(L, v);
-    target->train_only = stash_only(F, v);
-    /* an f64 sum the forward reads as float: the backward reads the float64 sums themselves */
-    if (v->f64 && v->fn == FN_SUM && !v->bwd && L->buf_of[v->id]->elem != ELEM_F64) F->buf64[v->id] = target;
-  } else {
-    KStep *fill = add_step(L, STEP_FILL, describe(L, v), v->bwd);
-    fill->buf = target;
-    fill->fill = v->fn == FN_MAX ? -INFINITY : INFINITY;
-  }
-  Kernel *k = fused_kernel(F, "", MAP_EDGE, DOM_EDGE, group_for(n), g->bwd, group_name(F, &v, 1));
-  k->dir = dir;
-  Ctx cx = edge_row_ctx(L, k);
-  Value **staged;
-  int nst = stage_rows(F, &v, 1, &cx, &staged);
-  int kv, iv;
-  PtrVec *lanes = ks_lanes(L, k, &k->body, n, &kv, &iv);
-  L->cur_blk = lanes;
-  KExpr *kk = kvar(L, k, kv, NULL), *msg;
-  if (agg) {
-    FReader fr = {F, v, {vertex_ctx(cx.src, false), cx}, -1};
-    Reader r = {fused_read, v->args, {NULL, NULL, NULL}, &fr};
-    msg = fn_elem(L, k, lanes, v, v->msg, &r, kk, NULL);
-  } else {
-    msg = eval(F, v->args[0], &cx, kk);
-  }
-  int op = v->fn == FN_MAX ? KO_MAX : v->fn == FN_MIN ? KO_MIN : KO_ADD;
-  ks_atomic(L, k, lanes, op, target, dir == GATHER_BY_SRC ? cx.src : cx.dst, kk, sum ? kun(L, KU_TO_F64, msg) : msg);
-  unstage(F, staged, nst);
-  free(staged);
-  F->seen[v->id] = true;
-  k->what = kernel_what(F);
-  FnKind degfn = dir == GATHER_BY_SRC ? FN_OUT : FN_IN;
-  if (sum) finish_rows(L, v, target, v->fn == FN_MEAN ? degfn : FN_NONE, v->fn == FN_MEAN);
-  else finish_rows(L, v, target, degfn, false);
-  /* a stash for the backward (checkpoint's softmax statistics): its steps run only when training
-   * (its buffers are not in the inference arena) */
-  for (int i = first_step; i < L->p->nsteps && stash_only(F, v); i++) L->p->steps[i].train_only = true;
-}
-
-/* ---- FG_GEMM with folded attention dots: the weight [W | W.a ...], then one GEMM */
-
-typedef struct {
-  Fused *F;
-  const Value *h;    /* the GEMM result the dots read: here the weight's row instead */
-  KBuf *w;
-  int64_t width;     /* elements of a row of h (= of the weight) */
-} FoldReader;
-
-static KExpr *fold_read(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx) {
-  const FoldReader *fr = r->ctx;
-  if (r->args[i] == fr->h) return kload(L, k, fr->w, NULL, kbin(L, KO_ADD, kbin(L, KO_MUL, krow(L), ki(L, fr->width)), idx));
-  Ctx global = {0};
-  return eval(fr->F, r->args[i], &global, idx);
-}
-
-/* h = x W with the dots d_i = a_i . h folded in (passes/fuse.c, fold_attention_dots): a kernel
- * with a group per row r of W makes the K x C weight [W | W.a_1 | ...] (row r: W's row, then
- * the dots of a_i with it, d_i(W[r]) by d_i's own definition), then one GEMM writes h and the
- * dots side by side, C = HD + the dots' widths a row; readers find the dots at L->col_of. */
-static void lower_folded_gemm(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
-  Lower *L = F->L;
-  Value *h = mem[0];
-  const Value *x = h->args[0], *w = h->args[1];
-  int64_t K = w->shape.d[0], HD = shape_elems(&h->shape);
-  KBuf *out = L->buf_of[h->id], *wb = L->buf_of[w->id];
-  int64_t C = out->width;
-  KBuf *wcat = new_buf(L, BUF_TEMP, arena_printf(L->a, "w%d_fold", h->id), DOM_GLOBAL, ELEM_F32, K * C, NULL);
-  wcat->bwd = g->bwd;
-  const char *dots = "";
-  for (int i = 1; i < nmem; i++) dots = arena_printf(L->a, "%s %%%d", dots, mem[i]->id);
-  Kernel *k = fused_kernel(F, arena_printf(L->a, "the weight of %%%d with the dots%s as columns: [W | W.a]", h->id, dots), MAP_WEIGHT,
-                           DOM_PARAM, group_for(C), g->bwd, "fold_dots");
-  k->nrows = K;
-  int kv, iv;
-  PtrVec *lanes = ks_lanes(L, k, &k->body, HD, &kv, &iv);
-  KExpr *kk = kvar(L, k, kv, NULL);
-  ks_store(L, k, lanes, wcat, NULL, kbin(L, KO_ADD, kbin(L, KO_MUL, krow(L), ki(L, C)), kk),
-           kload(L, k, wb, NULL, kbin(L, KO_ADD, kbin(L, KO_MUL, krow(L), ki(L, HD)), kk)));
-  for (int i = 1; i < nmem; i++) {
-    Value *d = mem[i];
-    FoldReader fr = {F, h, wb, HD};
-    Reader r = {fold_read, d->args, {NULL, NULL, NULL}, &fr};
-    lanes = ks_lanes(L, k, &k->body, width_of(d), &kv, &iv);
-    L->cur_blk = lanes;
-    kk = kvar(L, k, kv, NULL);
-    KExpr *val = fn_elem(L, k, lanes, d, FN_DOT, &r, kk, NULL);
-    ks_store(L, k, lanes, wcat, NULL, kbin(L, KO_ADD, kbin(L, KO_MUL, krow(L), ki(L, C)), kbin(L, KO_ADD, ki(L, L->col_of[d->id]), kk)),
-             val);
-    F->seen[d->id] = true;
-  }
-  KStep *s = add_step(L, STEP_GEMM, arena_printf(L->a, "%s, and the dots%s folded into it", describe(L, h), dots), g->bwd);
-  KGemm *gm = &s->gemm;
-  gm->m = kdim(1, x->dom);
-  gm->n = kdim(C, DOM_GLOBAL);
-  gm->k = kdim(K, DOM_GLOBAL);
-  gm->a = L->buf_of[x->id], gm->lda = K;
-  gm->b = wcat, gm->ldb = C;
-  gm->c = out, gm->ldc = C;
-  gm->beta = 0;
-}
-
-/* ---------------------------------------------------------------- the program */
+/* ---------------------------------------------------------------- the module's buffers */
 
 /* Whether a forward kernel of another group can recompute the scores of edge_softmax s at its
  * edges (from_stats): their inline computation reaches only leaves, GEMM results and roots of
@@ -915,55 +715,56 @@ static void mark_buffers(Fused *F) {
   free(bwd_needed);
 }
 
-void lower_fused_steps(Lower *L) {
+/* Starts the fused lowering of L's module into F: its per-value state, which values live in memory,
+ * and their buffers (L->buf_of already holds the inputs and parameters). */
+void fused_begin(Fused *F, Lower *L) {
   Module *m = L->m;
   int n = m->vals.len;
-  Fused F = {.L = L, .m = m};
-  L->fz = &F;
-  F.needs_buf = calloc((size_t)n + 1, 1);
-  F.buf64 = calloc((size_t)n + 1, sizeof(KBuf *));
-  F.fwd_needed = calloc((size_t)n + 1, 1);
-  F.from_stats = calloc((size_t)n + 1, 1);
-  F.st_max = calloc((size_t)n + 1, sizeof(KBuf *));
-  F.st_sum = calloc((size_t)n + 1, sizeof(KBuf *));
-  F.seen = calloc((size_t)n + 1, 1);
-  F.stored = calloc((size_t)n + 1, 1);
-  F.sh = calloc((size_t)n + 1, sizeof(int));
-  F.spill = calloc((size_t)n + 1, sizeof(KBuf *));
-  F.spill_sum = calloc((size_t)n + 1, sizeof(KBuf *));
-  F.sh_sum = calloc((size_t)n + 1, sizeof(int));
-  F.walk = calloc((size_t)n + 1, sizeof(int));
-  F.lev = calloc((size_t)n + 1, sizeof(int));
-  F.online = calloc((size_t)n + 1, sizeof(Value *));
-  F.memo_v = calloc((size_t)n + 1, sizeof(PtrVec));
-  F.online_src = calloc((size_t)n + 1, 1);
-  F.sh_scale = calloc((size_t)n + 1, sizeof(int));
-  F.sh_pv = calloc((size_t)n + 1, sizeof(int));
-  F.hoist = calloc((size_t)n + 1, sizeof(int));
-  F.stage = malloc(sizeof(int) * ((size_t)n + 1));
-  F.train_need = calloc((size_t)n + 1, 1);
-  for (int i = 0; i <= n; i++) F.stage[i] = -1;
-  F.st_e = F.st_le = F.st_t = -1;
-  mark_buffers(&F);
+  *F = (Fused){.L = L, .m = m};
+  F->needs_buf = calloc((size_t)n + 1, 1);
+  F->buf64 = calloc((size_t)n + 1, sizeof(KBuf *));
+  F->fwd_needed = calloc((size_t)n + 1, 1);
+  F->from_stats = calloc((size_t)n + 1, 1);
+  F->st_max = calloc((size_t)n + 1, sizeof(KBuf *));
+  F->st_sum = calloc((size_t)n + 1, sizeof(KBuf *));
+  F->seen = calloc((size_t)n + 1, 1);
+  F->stored = calloc((size_t)n + 1, 1);
+  F->sh = calloc((size_t)n + 1, sizeof(int));
+  F->spill = calloc((size_t)n + 1, sizeof(KBuf *));
+  F->spill_sum = calloc((size_t)n + 1, sizeof(KBuf *));
+  F->sh_sum = calloc((size_t)n + 1, sizeof(int));
+  F->walk = calloc((size_t)n + 1, sizeof(int));
+  F->lev = calloc((size_t)n + 1, sizeof(int));
+  F->online = calloc((size_t)n + 1, sizeof(Value *));
+  F->memo_v = calloc((size_t)n + 1, sizeof(PtrVec));
+  F->online_src = calloc((size_t)n + 1, 1);
+  F->sh_scale = calloc((size_t)n + 1, sizeof(int));
+  F->sh_pv = calloc((size_t)n + 1, sizeof(int));
+  F->hoist = calloc((size_t)n + 1, sizeof(int));
+  F->stage = malloc(sizeof(int) * ((size_t)n + 1));
+  F->train_need = calloc((size_t)n + 1, 1);
+  for (int i = 0; i <= n; i++) F->stage[i] = -1;
+  F->st_e = F->st_le = F->st_t = -1;
+  mark_buffers(F);
   for (int i = 0; i < n; i++) {
     Value *v = m->vals.items[i];
     if (v->folded) continue; /* a column range of its GEMM's buffer, placed with it */
-    if (F.from_stats[i]) {
-      F.st_max[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d_max", v->id), DOM_VERTEX, ELEM_F32, shape_elems(&v->shape), NULL);
-      F.st_sum[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d_sum", v->id), DOM_VERTEX, ELEM_F64, shape_elems(&v->shape), NULL);
+    if (F->from_stats[i]) {
+      F->st_max[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d_max", v->id), DOM_VERTEX, ELEM_F32, shape_elems(&v->shape), NULL);
+      F->st_sum[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d_sum", v->id), DOM_VERTEX, ELEM_F64, shape_elems(&v->shape), NULL);
     }
-    if (F.needs_buf[i] && !L->buf_of[i] && v->op != OP_CONST) {
+    if (F->needs_buf[i] && !L->buf_of[i] && v->op != OP_CONST) {
       /* an f64 value in float64, unless the forward reads it as float: then (out_v, made by a walk)
        * a float64 stash beside it for the backward, written by store() with the float one; an
        * edge-balanced sum lends its accumulator instead (lower_edge_reduce). Never an edge buffer
        * (8 bytes an element of E rows): an f64 edge value stored for the backward (alpha' under
        * -fno-recompute) is stored as float */
       bool vertexish = v->f64 && v->elem == ELEM_F32 && v->dom != DOM_EDGE;
-      bool wide = vertexish && (v->bwd || stash_only(&F, v));
+      bool wide = vertexish && (v->bwd || stash_only(F, v));
       bool shadow = vertexish && !wide && v->group >= 0 && m->groups[v->group].kind == FG_WALK;
       /* a GEMM with folded dots writes them beside its result, each row [h | d_1 | d_2 ...] */
       KBuf *b = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d", v->id), v->dom, wide ? ELEM_F64 : v->elem, shape_elems(&v->shape), v);
-      b->train_only = stash_only(&F, v);
+      b->train_only = stash_only(F, v);
       L->buf_of[i] = b;
       for (int j = i + 1; v->sched == SCHED_GEMM && j < n; j++) { /* its folded dots: columns after it */
         Value *d = m->vals.items[j];
@@ -971,64 +772,27 @@ void lower_fused_steps(Lower *L) {
         L->buf_of[j] = b;
         L->col_of[j] = b->width;
         b->width += shape_elems(&d->shape);
-        b->train_only &= stash_only(&F, d); /* the forward may read a dot though only the backward reads h */
+        b->train_only &= stash_only(F, d); /* the forward may read a dot though only the backward reads h */
       }
       if (shadow) {
-        F.buf64[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d_f64", v->id), v->dom, ELEM_F64, shape_elems(&v->shape), v);
-        F.buf64[i]->train_only = F.buf64[i]->stash64 = true;
+        F->buf64[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d_f64", v->id), v->dom, ELEM_F64, shape_elems(&v->shape), v);
+        F->buf64[i]->train_only = F->buf64[i]->stash64 = true;
       }
     }
   }
-  Value **mem = malloc(sizeof(Value *) * ((size_t)n + 1));
-  bool fwd_done = false;
-  for (int gi = 0; gi < m->ngroups && L->ok; gi++) {
-    const FuseGroup *g = &m->groups[gi];
-    if (g->bwd && !fwd_done) {
-      L->p->nfwd = L->p->nsteps;
-      fwd_done = true;
-    }
-    int nmem = 0;
-    for (int i = 0; i < n; i++) {
-      Value *v = m->vals.items[i];
-      if (grouped(v) && v->group == gi) mem[nmem++] = v;
-    }
-    if (!nmem) continue;
-    F.gid = gi;
-    for (int i = 0; i < n; i++) F.sh[i] = F.sh_sum[i] = -1;
-    switch (g->kind) {
-    case FG_GEMM:
-      if (nmem > 1) lower_folded_gemm(&F, g, mem, nmem);
-      else lower_gemm(L, mem[0]);
-      break;
-    case FG_WALK: lower_walk(&F, g, mem, nmem); break;
-    case FG_ROWS: lower_rows(&F, g, mem, nmem); break;
-    case FG_SINK: lower_sink(&F, g, mem, nmem); break;
-    case FG_EDGE_REDUCE: lower_edge_reduce(&F, g, mem[0]); break;
-    }
-  }
-  if (!fwd_done) L->p->nfwd = L->p->nsteps;
-  free(mem);
-  free(F.needs_buf);
-  free(F.buf64);
-  free(F.fwd_needed);
-  free(F.from_stats);
-  free(F.st_max);
-  free(F.st_sum);
-  free(F.seen);
-  free(F.stored);
-  free(F.sh);
-  free(F.spill);
-  free(F.spill_sum);
-  free(F.sh_sum);
-  free(F.walk);
-  free(F.lev);
-  free(F.online);
-  free(F.memo_v);
-  free(F.online_src);
-  free(F.sh_scale);
-  free(F.sh_pv);
-  free(F.hoist);
-  free(F.stage);
-  free(F.train_need);
-  L->fz = NULL;
+}
+
+/* Before group gid's kernels: no reduction of the group is in shared memory yet. */
+void fused_group(Fused *F, int gid) {
+  F->gid = gid;
+  for (int i = 0; i < F->m->vals.len; i++) F->sh[i] = F->sh_sum[i] = -1;
+}
+
+/* Frees F's state (the per-value arrays fused_begin allocated). */
+void fused_end(Fused *F) {
+  void *arrays[] = {F->needs_buf, F->buf64,  F->fwd_needed, F->from_stats, F->st_max,   F->st_sum,
+                    F->seen,      F->stored, F->sh,         F->spill,      F->spill_sum, F->sh_sum,
+                    F->walk,      F->lev,    F->online,     F->memo_v,     F->online_src, F->sh_scale,
+                    F->sh_pv,     F->hoist,  F->stage,      F->train_need};
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) free(arrays[i]);
 }

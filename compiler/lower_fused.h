@@ -1,10 +1,12 @@
-/* lower_fused.h -- what lower_fused.c (the evaluation of values inside fused kernels, staging,
- * the rows, sink, edge-balanced and GEMM groups, the program) shares with lower_walk.c (the
- * kernels of walk groups: walk levels, online softmax). Internal to the compiler. */
+/* lower_fused.h -- the fused lowering (lower_fused.c): the evaluation of values inside fused
+ * kernels, walk levels, staging, the fused kernel and the buffers of a fused module; what the
+ * group kernels build on (lower_walk.c: walks; lower_groups.c: rows, sink, edge-balanced and
+ * GEMM groups), and what lower.c (the driver) starts and ends a fused module with. Sits on
+ * lower_op.h. Internal to the compiler. */
 #ifndef GNNC_LOWER_FUSED_H
 #define GNNC_LOWER_FUSED_H
 
-#include "lower.h"
+#include "lower_op.h"
 
 typedef struct {
   KExpr *vtx;        /* the vertex row (vertex values) */
@@ -82,6 +84,7 @@ KExpr *ktraining(Lower *L);
 bool stash_only(const Fused *F, const Value *v);
 void store(Fused *F, PtrVec *blk, const Value *v, KExpr *row, KExpr *idx, KExpr *val);
 /* lower_fused.c: staging */
+int stage_rows(Fused *F, Value **mem, int nmem, const Ctx *cx, Value ***out);
 int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Domain dom, Value **out, int slots);
 void stage_walk(Fused *F, const Walk *wk, int dir, Value **st, int nst);
 void unstage(Fused *F, Value **st, int nst);
@@ -89,8 +92,12 @@ void unstage(Fused *F, Value **st, int nst);
 Kernel *fused_kernel(Fused *F, const char *what, Mapping map, Domain rows, int G, bool bwd, const char *name);
 const char *kernel_what(Fused *F);
 const char *group_name(Fused *F, Value **mem, int n);
-/* lower_walk.c */
+/* lower_fused.c: walk levels */
+bool is_stat(const Fused *F, const Value *x);
 int level(Fused *F, const Value *x);
-void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem);
+/* lower_fused.c: the module's fused state and buffers */
+void fused_begin(Fused *F, Lower *L);
+void fused_group(Fused *F, int gid);
+void fused_end(Fused *F);
 
 #endif

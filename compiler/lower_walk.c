@@ -9,43 +9,11 @@
  * staged values, lower_fused.c), the finished reductions into shared memory (and memory), and
  * after the last walk the vertex roots of the epilogue. lower_fused.c's header comment has the
  * whole picture. */
-#include "lower_fused.h"
+#include "lower_walk.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---------------------------------------------------------------- levels (walk numbers) */
-
-/* A softmax statistic (checkpoint's gather.max / gather.sum of an edge_softmax's scores) made
- * by this kernel with its softmax: stored from the online softmax's final max and sum, with no
- * walk of its own. */
-static bool is_stat(const Fused *F, const Value *x) {
-  const Value *s = x->stat_of;
-  return s && x->sched == SCHED_ANCHOR && x->group == F->gid && s->sched == SCHED_ANCHOR && s->group == F->gid &&
-         s->op == OP_REDUCE_SCATTER && x->op == OP_GATHER && x->iattr == GATHER_BY_DST && shape_eq(&x->shape, &s->shape);
-}
-
-/* The walk after which x can be computed in group g: 0 for what is in memory; a reduction of g
- * is computed in walk 1 + (its operands' level) and available after it. */
-int level(Fused *F, const Value *x) {
-  if (F->lev[x->id] >= 0) return F->lev[x->id];
-  int l = 0;
-  if (!(x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid))) {
-    for (int i = 0; i < x->nargs; i++) {
-      int a = level(F, x->args[i]);
-      if (a > l) l = a;
-    }
-    if (x->sched == SCHED_ANCHOR) {
-      l += 1;
-      if (F->online[x->id]) l = level(F, F->online[x->id]); /* in its softmax's walk */
-      if (is_stat(F, x)) l = level(F, x->stat_of);           /* its softmax's registers */
-      F->walk[x->id] = l;
-    }
-  }
-  F->lev[x->id] = l;
-  return l;
-}
 
 /* How x depends on the softmax s: 0 not at all, 1 linearly (homogeneous of degree one: the
  * sum of such terms is the sum of their unnormalised values divided by s's denominator), -1

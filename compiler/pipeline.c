@@ -216,8 +216,15 @@ static Module *compile_once(GnnCtx *c, const PipelineOpts *o) {
       fprintf(o->out, "// -----// IR before lower //----- //\n");
       ir_print(o->out, m);
     }
+    /* --edge-balanced, as the lowering reads it: per value id (the decision passed down, so
+     * that the lowering never asks the context) */
+    bool *edge_named = arena_alloc(&c->arena, (size_t)m->vals.len + 1);
+    for (int i = 0; i < m->vals.len; i++) {
+      const Value *v = m->vals.items[i];
+      edge_named[v->id] = ctx_edge_balanced(c, v->id);
+    }
     double t = now();
-    c->kprog = lower_module(c, m, (MappingChoice)o->mapping);
+    c->kprog = lower_module(c, m, (MappingChoice)o->mapping, edge_named);
     tl = now() - t;
     if (!c->kprog) {
       c->diag.errors++;
@@ -236,7 +243,7 @@ static Module *compile_once(GnnCtx *c, const PipelineOpts *o) {
     if (o->stats) { /* the kernels' bytes, beside the same module lowered one kernel per operator */
       bool fused = m->fused;
       m->fused = false;
-      KProgram *unfused = fused ? lower_module(c, m, (MappingChoice)o->mapping) : NULL;
+      KProgram *unfused = fused ? lower_module(c, m, (MappingChoice)o->mapping, edge_named) : NULL;
       m->fused = fused;
       kprog_stats(o->out, c->kprog, unfused, o->stats_V, o->stats_E);
     }

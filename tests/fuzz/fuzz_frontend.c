@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
        * what it returns must verify. */
       for (int map = MAPPING_VERTEX; map <= MAPPING_EDGE; map++) {
         int before = c.diag.errors;
-        KProgram *p = lower_module(&c, m, (MappingChoice)map);
+        KProgram *p = lower_module(&c, m, (MappingChoice)map, NULL);
         if (!p) {
           if (c.diag.errors == before) die("lower_module failed without reporting an error");
           continue;

@@ -1,7 +1,10 @@
-/* lower.h -- what lower.c (the kernel-IR builders and the one-kernel-per-operator lowering)
- * shares with lower_fused.c (the lowering of the fuse pass's groups). Internal to the compiler. */
-#ifndef GNNC_LOWER_H
-#define GNNC_LOWER_H
+/* kbuild.h -- the kernel-building vocabulary (kbuild.c), the bottom layer of the lowering: the
+ * Lower state, how a kernel reads an operand (Reader), and the builders of expressions,
+ * statements, locals, shared arrays, buffers, steps and kernels. Every lowering layer above
+ * (lower_op.c, lower_fused.c, lower_groups.c, lower_walk.c, lower.c) includes it. Internal to
+ * the compiler. */
+#ifndef GNNC_KBUILD_H
+#define GNNC_KBUILD_H
 
 #include "gnnc.h"
 
@@ -14,10 +17,9 @@ typedef struct {
   int64_t *col_of;   /* per value id: its first column in that buffer (0 but for folded dots) */
   StrMap buf_names;  /* the buffers' names (add_local gives no local one of them) */
   KBuf *deg[3];      /* degree.in, degree.out, degree.size buffers (made on demand) */
-  MappingChoice mapping;
+  MappingChoice mapping; /* --mapping, for the notes of a reduction that cannot honour it */
   bool ok;
   PtrVec *cur_blk;   /* where statements that an element needs (loops, shared subexpressions) go */
-  struct Fused *fz;  /* lower_fused.c's state while it builds a fused kernel */
 } Lower;
 
 /* How a kernel reads operand `i` of the value being lowered at element index `idx`. */
@@ -28,20 +30,6 @@ struct Reader {
   KExpr *rows[GNN_MAX_ARGS]; /* the row each operand is read at (NULL: one-row buffer) */
   void *ctx;                 /* the reader's own state (lower_fused.c) */
 };
-
-typedef KExpr *(*TermFn)(Lower *L, Kernel *k, const Reader *r, const Value *v, KExpr *outer, KExpr *j);
-
-/* The state of one walk over the edges of the group's vertex: the uniform locals holding the
- * current edge id and its far end. A walk in chunks of G edges stages each chunk first, lane l
- * loading edge j0 + l (`stage`, where lane-level work per staged edge can go before the barrier)
- * and then visits the chunk's edges in order (t: the position in the chunk). */
-typedef struct {
-  int e, u;        /* locals: edge id, far-end vertex */
-  PtrVec *body;    /* where the per-edge statements go */
-  PtrVec *stage;   /* lane l's statements for edge j0 + l (NULL: a walk without chunks) */
-  int she, shu;    /* the chunk's shared arrays of edge ids and far ends (-1: none) */
-  int t;           /* local: the edge's position in its chunk (-1: no chunks) */
-} Walk;
 
 /* expressions */
 KExpr *ke_new(Lower *L, KExprKind kind, KType t);
@@ -78,23 +66,5 @@ int group_for(int64_t n);
 const char *c_ident(Lower *L, const char *prefix, const char *name);
 KDim kdim(int64_t mult, Domain d);
 void finish_kernel(Lower *L, Kernel *k);
-/* element values */
-KExpr *bcast(Lower *L, KExpr *idx, int64_t n, int64_t na);
-FnKind as_apply(FnKind f);
-int sum_loop(Lower *L, Kernel *k, PtrVec *blk, const Reader *r, const Value *v, KExpr *outer, int64_t n, TermFn term,
-             const char *name);
-KExpr *fn_elem(Lower *L, Kernel *k, PtrVec *blk, const Value *v, FnKind fn, const Reader *r, KExpr *idx, KExpr *row_counter);
-/* walks and reductions */
-void walk_bounds(Lower *L, Kernel *k, int *lo, int *hi);
-Walk walk_edges(Lower *L, Kernel *k, PtrVec *blk, int lo, int hi, bool need_far);
-KExpr *reduce_init(Lower *L, FnKind r);
-KExpr *reduce_step(Lower *L, FnKind r, KExpr *acc, KExpr *x);
-void finish_rows(Lower *L, Value *v, KBuf *from, FnKind deg_fn, bool mean);
-KBuf *sum_scratch(Lower *L, Value *v);
-void lower_gemm(Lower *L, Value *v);
-
-/* lower_fused.c: the steps of the fuse pass's groups, in their order (L->buf_of already holds
- * the inputs and parameters). */
-void lower_fused_steps(Lower *L);
 
 #endif

@@ -1,0 +1,254 @@
+/* lower_groups.c -- the kernels of the fused groups other than walks: FG_ROWS (a group of lanes
+ * per row storing the group's roots), FG_SINK (reduce_rows: a float64 sum over every row, then
+ * one row rounds it), FG_EDGE_REDUCE (--mapping=edge: a group per edge, atomics into the
+ * vertex's row, a finish) and FG_GEMM with folded attention dots (the weight [W | W.a ...], then
+ * one GEMM).
+ *
+ * It sits beside lower_walk.c, on the fused lowering (lower_fused.c: eval, staging, the fused
+ * kernel) and what lies below it (lower_op.c, kbuild.c); lower.c, the driver, calls one of
+ * its functions per group of these kinds, and it calls nothing above it. lower_fused.c's header
+ * comment has the whole picture.
+ */
+#include "lower_groups.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The context of a kernel with a group per edge: the edge is the row, its ends in uniform locals
+ * u = src[row] and v = dst[row]. */
+static Ctx edge_row_ctx(Lower *L, Kernel *k) {
+  int su = add_local(L, k, "u", KT_I64, 0, true), sv = add_local(L, k, "v", KT_I64, 0, true);
+  ks_let(L, &k->body, su, NULL, kgraph(L, k, KG_SRC, krow(L)));
+  ks_let(L, &k->body, sv, NULL, kgraph(L, k, KG_DST, krow(L)));
+  return (Ctx){.edge = krow(L), .src = kvar(L, k, su, NULL), .dst = kvar(L, k, sv, NULL)};
+}
+
+/* ---- FG_ROWS: a group of lanes per row storing each root of the group */
+
+void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
+  Lower *L = F->L;
+  int maxw = 1;
+  for (int i = 0; i < nmem; i++)
+    if (width_of(mem[i]) > maxw) maxw = width_of(mem[i]);
+  Mapping map = g->rows == DOM_VERTEX ? MAP_VERTEX : g->rows == DOM_EDGE ? MAP_EDGE : MAP_GLOBAL;
+  Kernel *k = fused_kernel(F, "", map, g->rows == DOM_EDGE ? DOM_EDGE : g->rows == DOM_VERTEX ? DOM_VERTEX : DOM_GLOBAL,
+                           group_for(maxw), g->bwd, group_name(F, mem, nmem));
+  Ctx cx = {0};
+  if (g->rows == DOM_VERTEX) cx = vertex_ctx(krow(L), true);
+  int nst = 0;
+  Value **staged = NULL;
+  if (g->rows == DOM_EDGE) {
+    cx = edge_row_ctx(L, k);
+    nst = stage_rows(F, mem, nmem, &cx, &staged);
+  } else if (g->rows == DOM_VERTEX) {
+    nst = stage_rows(F, mem, nmem, &cx, &staged);
+  }
+  for (int i = 0; i < nmem; i++) {
+    Value *v = mem[i];
+    int kv, iv;
+    PtrVec *lanes = ks_lanes(L, k, &k->body, width_of(v), &kv, &iv);
+    L->cur_blk = lanes;
+    KExpr *kk = kvar(L, k, kv, NULL);
+    store(F, lanes, v, g->rows == DOM_GLOBAL ? NULL : krow(L), kk, compute(F, v, &cx, kk));
+    if (!stash_only(F, v) && i + 1 < nmem) { /* the later roots read it back, after the lanes meet */
+      F->stored[v->id] = true;
+      ks_new(L, &k->body, KS_BARRIER);
+    }
+  }
+  unstage(F, staged, nst);
+  free(staged);
+  k->what = kernel_what(F);
+  /* a forward kernel that only writes stashes for the backward runs only when training */
+  bool stashes = !g->bwd;
+  for (int i = 0; i < nmem; i++) stashes &= stash_only(F, mem[i]);
+  if (stashes) L->p->steps[L->p->nsteps - 1].train_only = true;
+  /* an input's dropout alone in its kernel is the input itself when not training: the kernel
+   * runs only when training, and an inference forward reads the input in place (no V x F copy,
+   * no buffer in the inference arena; emit_model points the buffer at the input) */
+  const Value *v = mem[0];
+  KBuf *b = L->buf_of[v->id], *in = v->nargs ? L->buf_of[v->args[0]->id] : NULL;
+  if (!g->bwd && nmem == 1 && v->fn == FN_DROPOUT && v->args[0]->op == OP_INPUT && b && in && b->kind == BUF_TEMP &&
+      b->out < 0 && in->kind == BUF_INPUT && b->dom == in->dom && b->width == in->width && b->elem == in->elem) {
+    b->alias = in;
+    b->train_only = true;
+    L->p->steps[L->p->nsteps - 1].train_only = true;
+  }
+}
+
+/* ---- FG_SINK: reduce_rows, a float64 sum over every row of its operand */
+
+static KExpr *matmul_term(Fused *F, const Value *v, const Ctx *cx, KExpr *o, KExpr *lead) {
+  Lower *L = F->L;
+  const Value *x = v->args[0], *y = v->args[1];
+  int64_t K = x->shape.d[x->shape.rank - 1], C = shape_elems(&v->shape) / K;
+  KExpr *kk = kbin(L, KO_DIV, o, ki(L, C)), *c = kbin(L, KO_MOD, o, ki(L, C));
+  return kbin(L, KO_MUL, eval(F, x, cx, kbin(L, KO_ADD, kbin(L, KO_MUL, lead, ki(L, K)), kk)),
+              eval(F, y, cx, kbin(L, KO_ADD, kbin(L, KO_MUL, lead, ki(L, C)), c)));
+}
+
+void lower_sink(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
+  Lower *L = F->L;
+  int64_t maxn = 1;
+  KBuf **acc = calloc((size_t)nmem + 1, sizeof(KBuf *));
+  for (int s = 0; s < nmem; s++) {
+    acc[s] = sum_scratch(L, mem[s]);
+    if (shape_elems(&mem[s]->shape) > maxn) maxn = shape_elems(&mem[s]->shape);
+  }
+  Value *v = mem[0];
+  Domain d = v->args[0]->dom;
+  Kernel *k = fused_kernel(F, "", d == DOM_VERTEX ? MAP_VERTEX : MAP_EDGE, d, group_for(maxn), g->bwd,
+                           arena_printf(L->a, "reduce_rows%s_%s", nmem > 1 ? arena_printf(L->a, "%d", nmem) : "", fn_info[v->fn].name));
+  Ctx cx = vertex_ctx(krow(L), true);
+  int nst = 0;
+  Value **staged = NULL;
+  if (d == DOM_EDGE) {
+    cx = edge_row_ctx(L, k);
+    nst = stage_rows(F, mem, nmem, &cx, &staged);
+  }
+  for (int si = 0; si < nmem; si++) {
+  v = mem[si];
+  int64_t n = shape_elems(&v->shape);
+  int kv, iv;
+  PtrVec *lanes = ks_lanes(L, k, &k->body, n, &kv, &iv);
+  L->cur_blk = lanes;
+  KExpr *kk = kvar(L, k, kv, NULL), *term;
+  if (v->fn == FN_MATMUL_TN) { /* a small x^T y: the sum over the leading dims of the row */
+    const Value *x = v->args[0];
+    int64_t lead = shape_elems(&x->shape) / x->shape.d[x->shape.rank - 1];
+    int t = add_local(L, k, "mt", KT_F32, 0, false), j = add_local(L, k, "j", KT_I64, 0, false);
+    ks_let(L, lanes, t, NULL, kf(L, 0));
+    PtrVec *body = ks_for(L, k, lanes, j, ki(L, 0), ki(L, lead));
+    L->cur_blk = body;
+    KExpr *tt = matmul_term(F, v, &cx, kk, kvar(L, k, j, NULL));
+    ks_let(L, body, t, NULL, kbin(L, KO_ADD, kvar(L, k, t, NULL), tt));
+    L->cur_blk = lanes;
+    term = kvar(L, k, t, NULL);
+  } else {
+    term = eval(F, v->args[0], &cx, kk);
+  }
+  ks_atomic(L, k, lanes, KO_ADD, acc[si], NULL, kk, kun(L, KU_TO_F64, term));
+  /* a sum into a handful of addresses: per block (per thread on the host), then one atomic; a
+   * double per element in the CUDA block's shared memory, so only while the block, at its full
+   * 256/G groups, stays within GNN_SHARED_MAX (48 KB); the others are plain atomics */
+  if (n <= 1024 && kernel_shared_bytes(k, GNN_CUDA_BLOCK / k->group) + n * 8 <= GNN_SHARED_MAX)
+    ((KStmt *)lanes->items[lanes->len - 1])->count = 1;
+  F->seen[v->id] = true;
+  }
+  unstage(F, staged, nst);
+  free(staged);
+  k->what = kernel_what(F);
+  for (int si = 0; si < nmem; si++) finish_rows(L, mem[si], acc[si], FN_NONE, false);
+  free(acc);
+}
+
+/* ---- FG_EDGE_REDUCE: --mapping=edge, atomics into the vertex rows, then a finish */
+
+void lower_edge_reduce(Fused *F, const FuseGroup *g, Value *v) {
+  Lower *L = F->L;
+  int64_t n = shape_elems(&v->shape);
+  bool agg = v->op == OP_AGGREGATE, sum = v->fn == FN_SUM || v->fn == FN_MEAN;
+  int dir = agg ? GATHER_BY_DST : (int)v->iattr;
+  KBuf *target = L->buf_of[v->id];
+  int first_step = L->p->nsteps;
+  if (sum) {
+    target = sum_scratch(L, v);
+    target->train_only = stash_only(F, v);
+    /* an f64 sum the forward reads as float: the backward reads the float64 sums themselves */
+    if (v->f64 && v->fn == FN_SUM && !v->bwd && L->buf_of[v->id]->elem != ELEM_F64) F->buf64[v->id] = target;
+  } else {
+    KStep *fill = add_step(L, STEP_FILL, describe(L, v), v->bwd);
+    fill->buf = target;
+    fill->fill = v->fn == FN_MAX ? -INFINITY : INFINITY;
+  }
+  Kernel *k = fused_kernel(F, "", MAP_EDGE, DOM_EDGE, group_for(n), g->bwd, group_name(F, &v, 1));
+  k->dir = dir;
+  Ctx cx = edge_row_ctx(L, k);
+  Value **staged;
+  int nst = stage_rows(F, &v, 1, &cx, &staged);
+  int kv, iv;
+  PtrVec *lanes = ks_lanes(L, k, &k->body, n, &kv, &iv);
+  L->cur_blk = lanes;
+  KExpr *kk = kvar(L, k, kv, NULL), *msg;
+  if (agg) {
+    FReader fr = {F, v, {vertex_ctx(cx.src, false), cx}, -1};
+    Reader r = {fused_read, v->args, {NULL, NULL, NULL}, &fr};
+    msg = fn_elem(L, k, lanes, v, v->msg, &r, kk, NULL);
+  } else {
+    msg = eval(F, v->args[0], &cx, kk);
+  }
+  int op = v->fn == FN_MAX ? KO_MAX : v->fn == FN_MIN ? KO_MIN : KO_ADD;
+  ks_atomic(L, k, lanes, op, target, dir == GATHER_BY_SRC ? cx.src : cx.dst, kk, sum ? kun(L, KU_TO_F64, msg) : msg);
+  unstage(F, staged, nst);
+  free(staged);
+  F->seen[v->id] = true;
+  k->what = kernel_what(F);
+  FnKind degfn = dir == GATHER_BY_SRC ? FN_OUT : FN_IN;
+  if (sum) finish_rows(L, v, target, v->fn == FN_MEAN ? degfn : FN_NONE, v->fn == FN_MEAN);
+  else finish_rows(L, v, target, degfn, false);
+  /* a stash for the backward (checkpoint's softmax statistics): its steps run only when training
+   * (its buffers are not in the inference arena) */
+  for (int i = first_step; i < L->p->nsteps && stash_only(F, v); i++) L->p->steps[i].train_only = true;
+}
+
+/* ---- FG_GEMM with folded attention dots: the weight [W | W.a ...], then one GEMM */
+
+typedef struct {
+  Fused *F;
+  const Value *h;    /* the GEMM result the dots read: here the weight's row instead */
+  KBuf *w;
+  int64_t width;     /* elements of a row of h (= of the weight) */
+} FoldReader;
+
+static KExpr *fold_read(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx) {
+  const FoldReader *fr = r->ctx;
+  if (r->args[i] == fr->h) return kload(L, k, fr->w, NULL, kbin(L, KO_ADD, kbin(L, KO_MUL, krow(L), ki(L, fr->width)), idx));
+  Ctx global = {0};
+  return eval(fr->F, r->args[i], &global, idx);
+}
+
+/* h = x W with the dots d_i = a_i . h folded in (passes/fuse.c, fold_attention_dots): a kernel
+ * with a group per row r of W makes the K x C weight [W | W.a_1 | ...] (row r: W's row, then
+ * the dots of a_i with it, d_i(W[r]) by d_i's own definition), then one GEMM writes h and the
+ * dots side by side, C = HD + the dots' widths a row; readers find the dots at L->col_of. */
+void lower_folded_gemm(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
+  Lower *L = F->L;
+  Value *h = mem[0];
+  const Value *x = h->args[0], *w = h->args[1];
+  int64_t K = w->shape.d[0], HD = shape_elems(&h->shape);
+  KBuf *out = L->buf_of[h->id], *wb = L->buf_of[w->id];
+  int64_t C = out->width;
+  KBuf *wcat = new_buf(L, BUF_TEMP, arena_printf(L->a, "w%d_fold", h->id), DOM_GLOBAL, ELEM_F32, K * C, NULL);
+  wcat->bwd = g->bwd;
+  const char *dots = "";
+  for (int i = 1; i < nmem; i++) dots = arena_printf(L->a, "%s %%%d", dots, mem[i]->id);
+  Kernel *k = fused_kernel(F, arena_printf(L->a, "the weight of %%%d with the dots%s as columns: [W | W.a]", h->id, dots), MAP_WEIGHT,
+                           DOM_PARAM, group_for(C), g->bwd, "fold_dots");
+  k->nrows = K;
+  int kv, iv;
+  PtrVec *lanes = ks_lanes(L, k, &k->body, HD, &kv, &iv);
+  KExpr *kk = kvar(L, k, kv, NULL);
+  ks_store(L, k, lanes, wcat, NULL, kbin(L, KO_ADD, kbin(L, KO_MUL, krow(L), ki(L, C)), kk),
+           kload(L, k, wb, NULL, kbin(L, KO_ADD, kbin(L, KO_MUL, krow(L), ki(L, HD)), kk)));
+  for (int i = 1; i < nmem; i++) {
+    Value *d = mem[i];
+    FoldReader fr = {F, h, wb, HD};
+    Reader r = {fold_read, d->args, {NULL, NULL, NULL}, &fr};
+    lanes = ks_lanes(L, k, &k->body, width_of(d), &kv, &iv);
+    L->cur_blk = lanes;
+    kk = kvar(L, k, kv, NULL);
+    KExpr *val = fn_elem(L, k, lanes, d, FN_DOT, &r, kk, NULL);
+    ks_store(L, k, lanes, wcat, NULL, kbin(L, KO_ADD, kbin(L, KO_MUL, krow(L), ki(L, C)), kbin(L, KO_ADD, ki(L, L->col_of[d->id]), kk)),
+             val);
+    F->seen[d->id] = true;
+  }
+  KStep *s = add_step(L, STEP_GEMM, arena_printf(L->a, "%s, and the dots%s folded into it", describe(L, h), dots), g->bwd);
+  KGemm *gm = &s->gemm;
+  gm->m = kdim(1, x->dom);
+  gm->n = kdim(C, DOM_GLOBAL);
+  gm->k = kdim(K, DOM_GLOBAL);
+  gm->a = L->buf_of[x->id], gm->lda = K;
+  gm->b = wcat, gm->ldb = C;
+  gm->c = out, gm->ldc = C;
+  gm->beta = 0;
+}
