@@ -747,9 +747,28 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     if (nig) fputs("  m->igrad_valid = 0; /* until this backward succeeds */\n", out);
     for (int i = p->nfwd; i < p->nsteps; i++) {
       uint64_t mk = mask[i - p->nfwd];
-      if (mk) fprintf(out, "  if (m->igrad_want & %#llxull) { /* only for input gradients asked for */\n", (unsigned long long)mk);
-      emit_step(out, p, h, i);
-      if (mk) fputs("  }\n", out);
+      if (!mk) {
+        emit_step(out, p, h, i);
+        continue;
+      }
+      /* the step, indented one level inside its test */
+      char *text = NULL;
+      size_t len = 0;
+      FILE *f = open_memstream(&text, &len);
+      if (f) {
+        emit_step(f, p, h, i);
+        fclose(f);
+      }
+      fprintf(out, "  if (m->igrad_want & %#llxull) { /* only for input gradients asked for */\n", (unsigned long long)mk);
+      for (const char *l = text; l && *l;) {
+        const char *e = strchr(l, '\n');
+        size_t n = e ? (size_t)(e - l) + 1 : strlen(l);
+        fprintf(out, "%s%.*s", n > 1 ? "  " : "", (int)n, l);
+        l += n;
+      }
+      if (!f) emit_step(out, p, h, i); /* no memory for the copy: unindented, the same code */
+      fputs("  }\n", out);
+      free(text);
     }
     free(mask);
     emit_output_copies(out, p, h, true);

@@ -191,6 +191,16 @@ static bool input_grads_valid(GnnCtx *c, const Module *m, const PipelineOpts *o)
     c->diag.errors++;
     return false;
   }
+  int nin = 0;
+  for (int i = 0; i < m->vals.len; i++) {
+    const Value *v = m->vals.items[i];
+    nin += v->op == OP_INPUT && !v->bwd;
+  }
+  if (nin > 64) { /* the generated model asks for them with a 64-bit mask */
+    fprintf(stderr, "gnnc: error: --input-grads: model %s has %d inputs; input gradients support at most 64\n", m->name, nin);
+    c->diag.errors++;
+    return false;
+  }
   if (strcmp(o->input_grads, "all") == 0) return true;
   bool ok = true;
   for (const char *p = o->input_grads; ok;) {
