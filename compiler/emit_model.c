@@ -11,6 +11,7 @@
  */
 #include "gnnc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- naming */
@@ -50,9 +51,34 @@ static int grad_param(const KProgram *p, int out) {
   return -1;
 }
 
-/* A buffer lives in the model's own storage when it is an output: out, or a gradient. */
+static int forward_inputs(const KProgram *p, const KBuf **list);
+
+/* The forward input (index among forward_inputs) whose gradient output i is
+ * ("grad_input.<name>", gnnc --input-grads), or -1. */
+static int grad_input(const KProgram *p, int out) {
+  const char *name = p->m->outs[out].name;
+  if (strncmp(name, "grad_input.", 11) != 0) return -1;
+  int n = 0;
+  for (int i = 0; i < p->bufs.len; i++) {
+    const KBuf *x = p->bufs.items[i];
+    if (x->kind != BUF_INPUT || x->bwd) continue;
+    if (strcmp(x->val->name, name + 11) == 0) return n;
+    n++;
+  }
+  return -1;
+}
+
+/* Per forward input: the output holding its gradient, or -1 (not asked for, or not differentiable). */
+static int input_grad_out(const KProgram *p, int input) {
+  for (int o = 1; o < p->m->nouts; o++)
+    if (grad_input(p, o) == input) return o;
+  return -1;
+}
+
+/* A buffer lives in the model's own storage when it is an output: out, or a gradient (of a
+ * parameter, or of an input). */
 static bool is_outbuf(const KProgram *p, const KBuf *b) {
-  return b->kind == BUF_TEMP && b->out >= 0 && (b->out == 0 || grad_param(p, b->out) >= 0);
+  return b->kind == BUF_TEMP && b->out >= 0 && (b->out == 0 || grad_param(p, b->out) >= 0 || grad_input(p, b->out) >= 0);
 }
 
 const char *emit_rows(Domain d) { return d == DOM_VERTEX ? "g->nv" : d == DOM_EDGE ? "g->ne" : d == DOM_GRAPH ? "g->ng" : "1"; }
@@ -67,7 +93,10 @@ const char *emit_buf_ref(const KProgram *p, const KBuf *b) {
   case BUF_PARAM: return arena_printf(p->arena, "m->param[%d]", param_index(p, b));
   case BUF_DEGREE: return b->fn == FN_OUT ? "g->out_deg" : b->fn == FN_SIZE ? "g->graph_size" : "g->in_deg";
   case BUF_TEMP:
-    if (is_outbuf(p, b)) return b->out == 0 ? "m->out" : arena_printf(p->arena, "m->grad[%d]", grad_param(p, b->out));
+    if (is_outbuf(p, b))
+      return b->out == 0 ? "m->out"
+             : grad_input(p, b->out) >= 0 ? arena_printf(p->arena, "m->igrad[%d]", grad_input(p, b->out))
+                                          : arena_printf(p->arena, "m->grad[%d]", grad_param(p, b->out));
     return arena_printf(p->arena, "m->%s", b->name);
   }
   return "NULL";
@@ -177,6 +206,29 @@ void emit_header(FILE *out, const KProgram *p, const char *src_name) {
           " * GNN_ERR_UNSUPPORTED if the model was compiled without autodiff. */\n"
           "gnn_status %s_backward(%s_model *m, const float *grad_out);\n\n",
           P, P);
+  {
+    int nig = 0;
+    for (int i = 0; i < nin; i++) nig += input_grad_out(p, i) >= 0;
+    fputs("/* Gradients with respect to inputs (gnnc --input-grads): ", out);
+    if (!nig) fputs("none in this library. */\n", out);
+    else {
+      fputs("the inputs with one are", out);
+      for (int i = 0, k = 0; i < nin; i++)
+        if (input_grad_out(p, i) >= 0) fprintf(out, "%s %s (%d)", k++ ? "," : "", ins[i]->val->name, i);
+      fputs(".\n * Each is computed by a backward only when asked for, and costs its own work. */\n", out);
+    }
+    fprintf(out,
+            "/* Asks (on != 0) or stops asking for d loss / d input i in the backwards that follow. GNN_ERR_UNSUPPORTED\n"
+            " * for an input the library was not compiled to differentiate (gnnc --input-grads=NAME); GNN_OK for one\n"
+            " * whose gradient is identically zero (api->input_grads[i] == 2: P_input_grad stays NULL);\n"
+            " * GNN_ERR_INVALID for i out of range. */\n"
+            "gnn_status %s_request_input_grad(%s_model *m, int i, int on);\n"
+            "/* d loss / d input i from the last successful backward, shaped like the input (rows x width floats,\n"
+            " * edge rows in the graph's order), owned by the model; NULL where that backward did not compute it\n"
+            " * (not asked for, or identically zero). */\n"
+            "float *%s_input_grad(%s_model *m, int i);\n\n",
+            P, P, P, P);
+  }
   fprintf(out, "/* Parameter i (0 .. %s_NUM_PARAMS-1; names and shapes in %s_api()->params) and its gradient;\n"
                " * NULL for m NULL or i out of range. */\n", U, P);
   fprintf(out, "float *%s_param(%s_model *m, int i);\nfloat *%s_grad(%s_model *m, int i);\n", P, P, P, P);
@@ -249,18 +301,106 @@ static void emit_step(FILE *out, const KProgram *p, const EmitHooks *h, int i) {
 static void emit_output_copies(FILE *out, const KProgram *p, const EmitHooks *h, bool bwd) {
   for (int o = 0; o < p->m->nouts; o++) {
     if ((o > 0) != bwd) continue;
-    int gp = o ? grad_param(p, o) : -1;
-    if (o > 0 && gp < 0) continue;
+    int gp = o ? grad_param(p, o) : -1, gi = o ? grad_input(p, o) : -1;
+    if (o > 0 && gp < 0 && gi < 0) continue;
     const KBuf *b = NULL;
     for (int i = 0; i < p->bufs.len; i++) {
       const KBuf *x = p->bufs.items[i];
       if (x->val == p->m->outs[o].val && !x->stash64) b = x;
     }
     if (!b || (is_outbuf(p, b) && b->out == o)) continue;
-    const char *dst = o == 0 ? "m->out" : arena_printf(p->arena, "m->grad[%d]", gp);
+    const char *dst = o == 0 ? "m->out" : gi >= 0 ? arena_printf(p->arena, "m->igrad[%d]", gi) : arena_printf(p->arena, "m->grad[%d]", gp);
     fprintf(out, "  /* output \"%s\" is %%%d, which lives elsewhere: copy it */\n", p->m->outs[o].name, b->val->id);
+    if (gi >= 0) fprintf(out, "  if (m->igrad_want & %#llxull) {\n", 1ull << gi);
     h->copy(out, dst, emit_buf_ref(p, b), arena_printf(p->arena, "(size_t)%s * %lld * sizeof(float)", emit_rows(b->dom), (long long)b->width));
+    if (gi >= 0) fputs("  }\n", out);
   }
+}
+
+/* ---------------------------------------------------------------- input gradients on request
+ *
+ * A library compiled with --input-grads computes the gradient of input i only when the caller
+ * asked for it (P_request_input_grad): every backward step that no parameter gradient needs is
+ * run under `if (m->igrad_want & mask)`, mask the inputs whose gradients it serves. Which steps
+ * those are follows from the steps' reads and writes, backwards from the outputs: a step is
+ * needed for a set of outputs when it writes a buffer that an output is, or that a step needed
+ * for them reads. A step that serves both (a fused kernel computing a parameter's and an input's
+ * adjoint) always runs; the steps of a parameter-only library are never guarded. */
+
+static void stmt_writes(const PtrVec *body, bool *w) {
+  for (int i = 0; i < body->len; i++) {
+    const KStmt *st = body->items[i];
+    if ((st->kind == KS_STORE || st->kind == KS_ATOMIC) && st->buf) w[st->buf->id] = true;
+    if (st->kind == KS_FOR || st->kind == KS_FOR_LANES || st->kind == KS_IF) stmt_writes(&st->body, w);
+  }
+}
+
+/* The buffers step s writes (w) and reads (r), by KBuf id. A kernel's reads: every buffer it
+ * names (a superset: what it writes too), which can only make more steps needed. */
+static void step_access(const KProgram *p, const KStep *s, bool *w, bool *r) {
+  memset(w, 0, sizeof(bool) * (size_t)p->bufs.len);
+  memset(r, 0, sizeof(bool) * (size_t)p->bufs.len);
+  switch (s->kind) {
+  case STEP_KERNEL:
+    stmt_writes(&s->kernel->body, w);
+    for (int i = 0; i < s->kernel->bufs.len; i++) r[((const KBuf *)s->kernel->bufs.items[i])->id] = true;
+    break;
+  case STEP_GEMM:
+    w[s->gemm.c->id] = true;
+    r[s->gemm.a->id] = r[s->gemm.b->id] = true;
+    if (s->gemm.beta != 0) r[s->gemm.c->id] = true;
+    break;
+  case STEP_ZERO: case STEP_FILL:
+    w[s->buf->id] = true;
+    break;
+  }
+}
+
+/* need[s - nfwd] for each backward step s: whether the outputs `outs` (flags per output) need it. */
+static void backward_needs(const KProgram *p, const bool *outs, bool *need) {
+  int nb = p->bufs.len;
+  bool *live = calloc((size_t)nb + 1, sizeof(bool)), *w = calloc((size_t)nb + 1, sizeof(bool)), *r = calloc((size_t)nb + 1, sizeof(bool));
+  for (int i = 0; i < nb; i++) {
+    const KBuf *b = p->bufs.items[i];
+    for (int o = 1; o < p->m->nouts; o++) live[i] |= outs[o] && b->val == p->m->outs[o].val && !b->stash64;
+  }
+  for (int s = p->nsteps - 1; s >= p->nfwd; s--) {
+    step_access(p, &p->steps[s], w, r);
+    bool n = false;
+    for (int i = 0; i < nb && !n; i++) n = w[i] && live[i];
+    need[s - p->nfwd] = n;
+    if (n)
+      for (int i = 0; i < nb; i++) live[i] |= r[i];
+  }
+  free(live);
+  free(w);
+  free(r);
+}
+
+/* Per backward step: 0 when it runs always (a parameter's gradient needs it, or it serves no
+ * input gradient), else the mask of the inputs whose gradients alone need it. */
+static uint64_t *input_grad_masks(const KProgram *p) {
+  int nb = p->nsteps - p->nfwd, no = p->m->nouts;
+  uint64_t *mask = calloc((size_t)nb + 1, sizeof(uint64_t));
+  bool *outs = calloc((size_t)no + 1, sizeof(bool)), *need = calloc((size_t)nb + 1, sizeof(bool)), *pneed = calloc((size_t)nb + 1, sizeof(bool));
+  bool any = false;
+  for (int o = 1; o < no; o++) any |= grad_input(p, o) >= 0;
+  if (any) {
+    for (int o = 1; o < no; o++) outs[o] = grad_input(p, o) < 0;
+    backward_needs(p, outs, pneed);
+    for (int o = 1; o < no; o++) {
+      int gi = grad_input(p, o);
+      if (gi < 0) continue;
+      for (int k = 1; k < no; k++) outs[k] = k == o;
+      backward_needs(p, outs, need);
+      for (int s = 0; s < nb; s++)
+        if (need[s] && !pneed[s]) mask[s] |= 1ull << gi;
+    }
+  }
+  free(outs);
+  free(need);
+  free(pneed);
+  return mask;
 }
 
 /* P_load_params and P_save_params: the tensor text files of gnn-train and gnnc run, through the
@@ -307,6 +447,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   Value *ov = module_output(p->m);
   bool bwd = has_backward(p);
   bool cuda = h->target == TARGET_CUDA;
+  int nig = 0; /* inputs with a gradient (--input-grads) */
+  for (int i = 0; i < nin; i++) nig += input_grad_out(p, i) >= 0;
 
   fprintf(out, "/* %s.%s -- generated by gnnc from %s: the model %s, %s. Do not edit; regenerate.\n", P, cuda ? "cu" : "c",
           src_name, p->name, cuda ? "CUDA" : "host C (the CUDA kernels serialised MCUDA-style, OpenMP across groups)");
@@ -326,6 +468,13 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fprintf(out, "static const gnn_tensor_info gnnc_inputs[%d] = {\n", nin ? nin : 1);
   for (int i = 0; i < nin; i++) tensor_info(out, ins[i]->val->name, ins[i]->val);
   if (!nin) fputs("    {0},\n", out);
+  fputs("};\n", out);
+  fputs("/* per input: 1 = the library computes its gradient on request (gnnc --input-grads), 2 = asked for\n"
+        " * but identically zero (the output does not depend on it differentiably), 0 = not asked for */\n", out);
+  fprintf(out, "static const int gnnc_input_grads[%d] = {", nin ? nin : 1);
+  for (int i = 0; i < (nin ? nin : 1); i++)
+    fprintf(out, "%s%d", i ? ", " : "",
+            i >= nin ? 0 : input_grad_out(p, i) >= 0 ? 1 : input_grad_listed(p->m->input_grads, ins[i]->val->name) ? 2 : 0);
   fputs("};\n", out);
   fprintf(out, "static const gnn_tensor_info gnnc_params[%d] = {\n", p->nparams ? p->nparams : 1);
   for (int i = 0; i < p->bufs.len; i++) {
@@ -363,6 +512,11 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fprintf(out, "  float *out;  /* %s */\n", shape_text(p, ov));
   for (int i = 0; i < nin; i++) fprintf(out, "  const float *%s;  /* input \"%s\" of the current pass */\n", ins[i]->name, ins[i]->val->name);
   if (seed_in) fprintf(out, "  const float *%s;  /* the backward seed d loss / d out */\n", seed_in->name);
+  if (nig) {
+    fprintf(out, "  float *igrad[%d];  /* d loss / d input i (NULL: none in this library) */\n", nin);
+    fputs("  uint64_t igrad_want;   /* bit i: the caller asked for input i's gradient */\n"
+          "  uint64_t igrad_valid;  /* bit i: igrad[i] holds the last backward's */\n", out);
+  }
   fputs("  uint64_t dropout_seed;  /* of the last forward: the backward redraws its masks */\n", out);
   fputs("  char *arena;          /* allocated by the first forward: the inference plan, or the training one */\n"
         "  int arena_mode;        /* 0 none, 1 inference, 2 training */\n"
@@ -385,6 +539,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   /* destroy, create */
   fprintf(out, "void %s_destroy(%s_model *m) {\n  if (!m) return;\n", P, P);
   fprintf(out, "  for (int i = 0; i < %d; i++) {\n    gnn_free(m->ctx, m->param[i]);\n    gnn_free(m->ctx, m->grad[i]);\n  }\n", p->nparams);
+  if (nig) fprintf(out, "  for (int i = 0; i < %d; i++) gnn_free(m->ctx, m->igrad[i]);\n", nin);
   fputs("  gnn_free(m->ctx, m->out);\n  gnn_free(m->ctx, m->arena);\n  free(m);\n}\n\n", out);
 
   fprintf(out, "gnn_status %s_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, %s_model **out) {\n", P, P);
@@ -447,6 +602,10 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fprintf(out, "  size_t fixed = (size_t)%s * %lld * sizeof(float);  /* the output */\n", emit_rows(ov->dom),
           (long long)shape_elems(&ov->shape));
   fprintf(out, "  for (int i = 0; i < %d; i++) fixed += 2 * (size_t)gnnc_params[i].width * sizeof(float);\n", p->nparams);
+  for (int i = 0; i < nin; i++)
+    if (input_grad_out(p, i) >= 0)
+      fprintf(out, "  fixed += (size_t)%s * %lld * sizeof(float);  /* the gradient of input '%s' */\n", emit_rows(ins[i]->dom),
+              (long long)ins[i]->width, ins[i]->val->name);
   fputs("  m->fixed_bytes = fixed;\n", out);
   fputs("  size_t avail = SIZE_MAX;\n"
         "  if (gnn_mem_available(ctx, &avail) == GNN_OK && (fixed > avail || m->arena_infer_bytes > avail - fixed)) {\n", out);
@@ -474,6 +633,10 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
         out);
   fprintf(out, "  if (!st) st = gnn_malloc(ctx, (void **)&m->out, (size_t)%s * %lld * sizeof(float));\n", emit_rows(ov->dom),
           (long long)shape_elems(&ov->shape));
+  for (int i = 0; i < nin; i++)
+    if (input_grad_out(p, i) >= 0)
+      fprintf(out, "  if (!st) st = gnn_malloc(ctx, (void **)&m->igrad[%d], (size_t)%s * %lld * sizeof(float));\n", i,
+              emit_rows(ins[i]->dom), (long long)ins[i]->width);
   fprintf(out, "  if (st) {\n    %s_destroy(m);\n    return st;\n  }\n  *out = m;\n  return GNN_OK;\n}\n\n", P);
 
   /* the arena a pass needs */
@@ -538,6 +701,20 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fprintf(out, "const float *%s_output(const %s_model *m) { return m && m->forward_done ? m->out : NULL; }\n", P, P);
   fprintf(out, "float *%s_param(%s_model *m, int i) { return m && i >= 0 && i < %d ? m->param[i] : NULL; }\n", P, P, p->nparams);
   fprintf(out, "float *%s_grad(%s_model *m, int i) { return m && i >= 0 && i < %d ? m->grad[i] : NULL; }\n", P, P, p->nparams);
+  fprintf(out, "gnn_status %s_request_input_grad(%s_model *m, int i, int on) {\n", P, P);
+  fprintf(out, "  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_request_input_grad: m is NULL\");\n", P);
+  fprintf(out, "  if (i < 0 || i >= %d)\n    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_request_input_grad: no input %%d (the model has %d)\", i);\n",
+          nin, P, nin);
+  fprintf(out, "  if (!gnnc_input_grads[i])\n"
+               "    return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, \"%s_request_input_grad: input '%%s' has no gradient in this library \"\n"
+               "                         \"(compile with gnnc --input-grads=%%s)\",\n"
+               "                         gnnc_inputs[i].name, gnnc_inputs[i].name);\n", P);
+  if (nig) fputs("  if (on && gnnc_input_grads[i] == 1) m->igrad_want |= 1ull << i;\n  else m->igrad_want &= ~(1ull << i);\n", out);
+  else fputs("  (void)on;\n", out);
+  fputs("  return GNN_OK;\n}\n", out);
+  fprintf(out, "float *%s_input_grad(%s_model *m, int i) {\n", P, P);
+  if (nig) fprintf(out, "  return m && i >= 0 && i < %d && gnnc_input_grads[i] == 1 && (m->igrad_valid >> i & 1) ? m->igrad[i] : NULL;\n}\n", nin);
+  else fputs("  (void)m;\n  (void)i;\n  return NULL;\n}\n", out);
   fprintf(out, "int %s_param_index(const char *name) {\n  for (int i = 0; i < %d; i++)\n    if (name && strcmp(gnnc_params[i].name, name) == 0) return i;\n  return -1;\n}\n\n",
           P, p->nparams);
   emit_param_files(out, p, P);
@@ -566,8 +743,36 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
       fputs("  const uint64_t seed = m->dropout_seed;\n", out);
     }
     fputs("  gnn_profile_mark(m->ctx);\n", out);
-    for (int i = p->nfwd; i < p->nsteps; i++) emit_step(out, p, h, i);
+    uint64_t *mask = input_grad_masks(p);
+    if (nig) fputs("  m->igrad_valid = 0; /* until this backward succeeds */\n", out);
+    for (int i = p->nfwd; i < p->nsteps; i++) {
+      uint64_t mk = mask[i - p->nfwd];
+      if (!mk) {
+        emit_step(out, p, h, i);
+        continue;
+      }
+      /* the step, indented one level inside its test */
+      char *text = NULL;
+      size_t len = 0;
+      FILE *f = open_memstream(&text, &len);
+      if (f) {
+        emit_step(f, p, h, i);
+        fclose(f);
+      }
+      fprintf(out, "  if (m->igrad_want & %#llxull) { /* only for input gradients asked for */\n", (unsigned long long)mk);
+      for (const char *l = text; l && *l;) {
+        const char *e = strchr(l, '\n');
+        size_t n = e ? (size_t)(e - l) + 1 : strlen(l);
+        fprintf(out, "%s%.*s", n > 1 ? "  " : "", (int)n, l);
+        l += n;
+      }
+      if (!f) emit_step(out, p, h, i); /* no memory for the copy: unindented, the same code */
+      fputs("  }\n", out);
+      free(text);
+    }
+    free(mask);
     emit_output_copies(out, p, h, true);
+    if (nig) fputs("  m->igrad_valid = m->igrad_want;\n", out);
     fputs("  return GNN_OK;\n}\n\n", out);
   }
 
@@ -578,7 +783,12 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fprintf(out, "  plan->arena = %s;\n  plan->arena_inference = m->arena_infer_bytes;\n  plan->unshared = m->unshared_bytes;\n  plan->params = pb;\n",
           bwd ? "m->arena_bytes" : "m->arena_infer_bytes");
   fprintf(out, "  plan->grads = %s;\n", bwd ? "pb" : "pb /* allocated, unused: no backward */");
-  fprintf(out, "  const gnn_graph *g = m->g;\n  (void)g;\n  plan->output = (size_t)%s * %lld * sizeof(float);\n", emit_rows(ov->dom), (long long)shape_elems(&ov->shape));
+  fprintf(out, "  const gnn_graph *g = m->g;\n  (void)g;\n");
+  for (int i = 0; i < nin; i++)
+    if (input_grad_out(p, i) >= 0)
+      fprintf(out, "  plan->grads += (size_t)%s * %lld * sizeof(float);  /* input '%s' */\n", emit_rows(ins[i]->dom), (long long)ins[i]->width,
+              ins[i]->val->name);
+  fprintf(out, "  plan->output = (size_t)%s * %lld * sizeof(float);\n", emit_rows(ov->dom), (long long)shape_elems(&ov->shape));
   fputs("  plan->total = plan->arena + plan->params + plan->grads + plan->output;\n", out);
   fprintf(out, "  plan->buffers = %d;\n}\n\n", ntemp);
 
@@ -598,7 +808,9 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fprintf(out, "static gnn_status gnnc_api_backward(void *m, const float *d) { return %s_backward((%s_model *)m, d); }\n", P, P);
   fprintf(out, "static float *gnnc_api_param(void *m, int i) { return %s_param((%s_model *)m, i); }\n", P, P);
   fprintf(out, "static float *gnnc_api_grad(void *m, int i) { return %s_grad((%s_model *)m, i); }\n", P, P);
-  fprintf(out, "static void gnnc_api_memory_plan(const void *m, gnn_memory_plan *p) { %s_memory_plan((const %s_model *)m, p); }\n\n", P, P);
+  fprintf(out, "static void gnnc_api_memory_plan(const void *m, gnn_memory_plan *p) { %s_memory_plan((const %s_model *)m, p); }\n", P, P);
+  fprintf(out, "static gnn_status gnnc_api_request_input_grad(void *m, int i, int on) { return %s_request_input_grad((%s_model *)m, i, on); }\n", P, P);
+  fprintf(out, "static float *gnnc_api_input_grad(void *m, int i) { return %s_input_grad((%s_model *)m, i); }\n\n", P, P);
   fputs("static const gnn_model_api gnnc_api_table = {\n", out);
   fprintf(out, "    \"%s\", \"%s\", %s, %d, gnnc_inputs, %d, gnnc_params,\n", p->name, src_name, cuda ? "GNN_TARGET_CUDA" : "GNN_TARGET_HOST", nin,
           p->nparams);
@@ -614,7 +826,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     if (st->kind == STEP_KERNEL || st->kind == STEP_FILL) launches[b]++;
     if (st->kind == STEP_GEMM) gemms[b]++;
   }
-  fprintf(out, "    %d, %d, %d, %d,\n};\n", launches[0], launches[1], gemms[0], gemms[1]);
+  fprintf(out, "    %d, %d, %d, %d,\n", launches[0], launches[1], gemms[0], gemms[1]);
+  fputs("    gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad,\n};\n", out);
   fprintf(out, "const gnn_model_api *%s_api(void) { return &gnnc_api_table; }\n", P);
   fputs("#ifdef GNNC_MODEL_ENTRY\n"
         "/* The fixed entry point drivers (gnn-run, gnn-train) look up with dlsym in a library they\n"

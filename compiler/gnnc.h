@@ -318,7 +318,8 @@ typedef struct {
 } FuseGroup;
 
 /* A named result of the module. The forward output is always outs[0], named "out"; a training
- * module adds one per parameter gradient ("grad.<param>"). */
+ * module adds one per parameter gradient ("grad.<param>"), then one per input whose gradient
+ * --input-grads asked for and that has one ("grad_input.<input>"). */
 typedef struct {
   const char *name;
   Value *val;
@@ -330,6 +331,7 @@ typedef struct {
   ModOutput *outs;   /* outs[0] is the forward output */
   int nouts, outcap;
   int ndropout;      /* dropout streams numbered so far (sema numbers them 0, 1, ...) */
+  const char *input_grads; /* the --input-grads list autodiff derived adjoints for (NULL: none) */
   Arena *arena;
   FuseGroup *groups; /* set by the fuse pass: groups[v->group] */
   int ngroups;
@@ -417,6 +419,8 @@ typedef struct {
   bool remarks;           /* -Rpass-missed=fuse: notes on what fuse left unfused, and why */
   int recompute_level;    /* checkpoint: 0 the cost model (default), 1 recompute all it can */
   int fold_dots;          /* FoldChoice (--fold-attention): fuse folds attention dots into GEMMs */
+  const char *input_grads; /* --input-grads=all|NAME,...: autodiff also derives these inputs' adjoints
+                              (outputs "grad_input.<name>"); NULL: parameters only (the default) */
 } GnnCtx;
 /* --fold-attention: whether fuse folds the dots a . (x W) into the GEMM as x . [W | W.a] */
 typedef enum { FOLD_COST, FOLD_ALWAYS, FOLD_NEVER } FoldChoice;
@@ -445,6 +449,8 @@ bool pass_reorg(GnnCtx *c, Module *m);
 /* canonicalize's folding, CSE and DCE on the backward values only (the forward is untouched). */
 bool canonicalize_backward(GnnCtx *c, Module *m);
 bool pass_autodiff(GnnCtx *c, Module *m);
+/* Whether --input-grads's list (NULL, "all" or NAME,NAME...) names input `name`. */
+bool input_grad_listed(const char *list, const char *name);
 bool pass_compose(GnnCtx *c, Module *m);
 bool pass_checkpoint(GnnCtx *c, Module *m);
 bool pass_fuse(GnnCtx *c, Module *m);
@@ -480,6 +486,7 @@ typedef struct {
   int nedge_ids;
   bool recompute_all; /* --recompute=all: checkpoint recomputes every value it can */
   int fold_dots;      /* FoldChoice (--fold-attention) */
+  const char *input_grads; /* --input-grads=all|NAME,... (GnnCtx.input_grads) */
   double memory_budget; /* --memory-budget=BYTES (> 0): the fastest plan whose memory at stats_V, stats_E fits */
   bool print_plan;  /* --print-memory-plan V=,E=: the memory plan after lower */
   const char *gpu;       /* --gpu=h100|h200 with --graph FILE: gpucost_report after lower */

@@ -69,6 +69,7 @@ static void gc_usage(FILE *out) {
         "  --grad-out FILE         read grad.out from a tensor file instead of drawing it\n"
         "  --save-grads FILE       write the gradients (tensor text format, one per parameter)\n"
         "  --no-fd                 only evaluate the gradients (with --save-grads)\n"
+        "  --input-grads=all|X,..  also check d L / d input for these inputs (outputs grad_input.X)\n"
         "  --corrupt PARAM         (testing the checker) add 1e-4 relative to PARAM's first checked\n"
         "                          gradient entry before comparing: the check must then fail\n"
         "  -v                      print every entry checked\n"
@@ -275,7 +276,7 @@ static int check(Gc *gc) {
   double gmax = 0;
   for (int i = 1; i < m->nouts; i++) {
     const Value *v = m->outs[i].val;
-    int64_t n = shape_elems(&v->shape);
+    int64_t n = value_rows(v, gc->g) * shape_elems(&v->shape); /* a parameter's: one row; an input's: its rows */
     grads[i] = malloc(sizeof(double) * (size_t)(n ? n : 1));
     memcpy(grads[i], joint.vals[v->id], sizeof(double) * (size_t)n);
     for (int64_t k = 0; k < n; k++) gmax = fmax(gmax, fabs(grads[i][k]));
@@ -286,7 +287,8 @@ static int check(Gc *gc) {
       goto fail;
     }
     bool ok = true;
-    for (int i = 1; i < m->nouts; i++) ok &= write_tensor(sg, m->outs[i].name, 1, &m->outs[i].val->shape, grads[i]);
+    for (int i = 1; i < m->nouts; i++)
+      ok &= write_tensor(sg, m->outs[i].name, value_rows(m->outs[i].val, gc->g), &m->outs[i].val->shape, grads[i]);
     ok &= fclose(sg) == 0;
     sg = NULL;
     if (!ok) {
@@ -298,8 +300,11 @@ static int check(Gc *gc) {
   if (!(flo > 0)) flo = 1e-300; /* every gradient is exactly 0 */
   printf("gradcheck %s on %s: %lld vertices, %lld edges; %s\n", m->name, o->graph_name, (long long)gc->g->nv,
          (long long)gc->g->ne, o->inference ? "inference (no dropout)" : "training (dropout on)");
-  printf("L = sum(grad.out * out) = %.12Lg; %d parameter%s; largest |grad| %.3g\n", L0, m->nouts - 1,
-         m->nouts == 2 ? "" : "s", gmax);
+  int nig = 0; /* inputs' gradients (--input-grads): outputs "grad_input.<input>" */
+  for (int i = 1; i < m->nouts; i++) nig += strncmp(m->outs[i].name, "grad_input.", 11) == 0;
+  printf("L = sum(grad.out * out) = %.12Lg; %d parameter%s", L0, m->nouts - 1 - nig, m->nouts - 1 - nig == 1 ? "" : "s");
+  if (nig) printf(" and %d input%s", nig, nig == 1 ? "" : "s");
+  printf("; largest |grad| %.3g\n", gmax);
   if (o->no_fd) {
     rc = 0;
     goto done;
@@ -311,25 +316,40 @@ static int check(Gc *gc) {
   double worst = 0;
   int64_t total = 0, kinks = 0;
   for (int i = 1; i < m->nouts; i++) {
-    const char *pname = m->outs[i].name + strlen("grad.");
-    Tensor *t = NULL;
-    for (int k = 0; k < gc->ps->nparams; k++)
+    /* a parameter's gradient, or an input's: the input's values (a copy of the joint
+     * evaluation's, which the forward-only runs read through `given`) are then perturbed */
+    bool is_input = strncmp(m->outs[i].name, "grad_input.", 11) == 0;
+    const char *pname = m->outs[i].name + (is_input ? strlen("grad_input.") : strlen("grad."));
+    Tensor *t = NULL, xt = {0};
+    const Value *xv = NULL;
+    for (int k = 0; k < gc->ps->nparams && !is_input; k++)
       if (strcmp(gc->ps->params[k].name, pname) == 0) t = &gc->ps->params[k];
+    for (int k = 0; k < m->vals.len && is_input; k++) {
+      const Value *v = m->vals.items[k];
+      if (v->op == OP_INPUT && !v->bwd && strcmp(v->name, pname) == 0) xv = v;
+    }
+    if (xv && joint.vals[xv->id]) {
+      int64_t nx = value_rows(xv, gc->g) * shape_elems(&xv->shape);
+      xt = (Tensor){.name = pname, .shape = xv->shape, .data = malloc(sizeof(double) * (size_t)(nx ? nx : 1))};
+      memcpy(xt.data, joint.vals[xv->id], sizeof(double) * (size_t)nx);
+      t = &xt;
+    }
     if (!t) {
-      snprintf(err, sizeof err, "error: output %s names no parameter", m->outs[i].name);
+      snprintf(err, sizeof err, "error: output %s names no %s", m->outs[i].name, is_input ? "input" : "parameter");
       goto fail;
     }
-    /* Forward values this parameter does not reach are the joint evaluation's: only the
+    /* Forward values this parameter (input) does not reach are the joint evaluation's: only the
      * rest is recomputed for each point of the stencil. */
     bool *dep = calloc((size_t)m->vals.len + 1, sizeof(bool));
     for (int k = 0; k < m->vals.len; k++) {
       const Value *v = m->vals.items[k];
-      dep[k] = v->op == OP_PARAM && strcmp(v->name, pname) == 0;
+      dep[k] = is_input ? v == xv : v->op == OP_PARAM && strcmp(v->name, pname) == 0;
       for (int a = 0; a < v->nargs; a++) dep[k] |= dep[v->args[a]->id];
       gc->given[k] = !v->bwd && !dep[k] ? joint.vals[k] : NULL;
     }
     free(dep);
-    int64_t n = shape_elems(&t->shape), take = o->samples > 0 && n > o->samples ? o->samples : n;
+    if (xv) gc->given[xv->id] = xt.data;
+    int64_t n = (xv ? value_rows(xv, gc->g) : 1) * shape_elems(&t->shape), take = o->samples > 0 && n > o->samples ? o->samples : n;
     /* the entries: all, or the first `take` of a random permutation */
     int64_t *idx = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
     for (int64_t k = 0; k < n; k++) idx[k] = k;
@@ -338,7 +358,7 @@ static int check(Gc *gc) {
       idx[k] = idx[j];
       idx[j] = x;
     }
-    if (o->corrupt && strcmp(o->corrupt, pname) == 0 && take > 0)
+    if (o->corrupt && (strcmp(o->corrupt, pname) == 0 || strcmp(o->corrupt, m->outs[i].name) == 0) && take > 0)
       grads[i][idx[0]] += 1e-4 * fmax(fabs(grads[i][idx[0]]), flo);
     ParamReport pr = {0, 0, -1, 0, 0, 0};
     for (int64_t k = 0; k < take; k++) {
@@ -353,6 +373,7 @@ static int check(Gc *gc) {
             !loss_at(gc, &t->data[j], t0, 2 * h, &Lp2, &s3, err, sizeof err) ||
             !loss_at(gc, &t->data[j], t0, -2 * h, &Lm2, &s4, err, sizeof err)) {
           free(idx);
+          free(xt.data);
           goto fail;
         }
         smooth = s1 && s2 && s3 && s4;
@@ -370,6 +391,8 @@ static int check(Gc *gc) {
       if (e >= pr.max_err) pr.max_err = e, pr.worst = j, pr.worst_g = g, pr.worst_fd = fd;
     }
     free(idx);
+    free(xt.data);
+    if (xv) gc->given[xv->id] = NULL;
     char count[48];
     snprintf(count, sizeof count, "%lld/%lld", (long long)pr.checked, (long long)n);
     printf("%-28s %-14s %11s entries  max rel error %.2e", m->outs[i].name, shape_str(m->arena, &t->shape), count,
@@ -382,9 +405,10 @@ static int check(Gc *gc) {
     kinks += pr.kinked;
   }
   bool ok = worst <= o->tol && kinks == 0;
-  printf("max rel error %.2e over %lld entries of %d parameter%s (%lld not checked at kinks; %lld evaluations): %s\n",
-         worst, (long long)total, m->nouts - 1, m->nouts == 2 ? "" : "s", (long long)kinks, (long long)gc->evals,
-         ok ? "ok" : "FAIL");
+  printf("max rel error %.2e over %lld entries of %d parameter%s", worst, (long long)total, m->nouts - 1 - nig,
+         m->nouts - 1 - nig == 1 ? "" : "s");
+  if (nig) printf(" and %d input%s", nig, nig == 1 ? "" : "s");
+  printf(" (%lld not checked at kinks; %lld evaluations): %s\n", (long long)kinks, (long long)gc->evals, ok ? "ok" : "FAIL");
   rc = ok ? 0 : 1;
   goto done;
 fail:
@@ -506,6 +530,9 @@ int gradcheck_main(int argc, char **argv) {
       o.verbose = true;
     } else if ((v = GCVAL("--model"))) {
       cli.model = v;
+    } else if ((v = GCVAL("--input-grads"))) {
+      if (!*v) goto bad_value;
+      po.input_grads = v;
     } else if (strcmp(a, "-O0") == 0) {
       po.O0 = true;
     } else if (strcmp(a, "--no-verify") == 0) {

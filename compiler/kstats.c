@@ -260,6 +260,10 @@ KMemPlan kprog_memory_plan(const KProgram *p, double V, double E) {
     mp.buffers += b->kind == BUF_TEMP && !is_out(b);
   }
   mp.grads = mp.params; /* allocated with the parameters, also without a backward */
+  for (int o = 1; o < p->m->nouts; o++) { /* input gradients (--input-grads): in the model's storage too */
+    const Value *v = p->m->outs[o].val;
+    if (strncmp(p->m->outs[o].name, "grad_input.", 11) == 0) mp.grads += rows_of(v->dom, V, E) * (double)shape_elems(&v->shape) * 4;
+  }
   mp.total = mp.arena + mp.params + mp.grads + mp.output;
   return mp;
 }

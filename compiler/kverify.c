@@ -79,6 +79,11 @@ static bool own_storage(const KProgram *p, const KBuf *b) {
   if (b->out == 0) return true;
   if (!p->m || b->out >= p->m->nouts) return false;
   const char *name = p->m->outs[b->out].name;
+  if (name && strncmp(name, "grad_input.", 11) == 0) /* an input's gradient (--input-grads) */
+    for (int i = 0; i < p->bufs.len; i++) {
+      const KBuf *x = p->bufs.items[i];
+      if (x->kind == BUF_INPUT && !x->bwd && x->val && x->val->name && strcmp(x->val->name, name + 11) == 0) return true;
+    }
   if (!name || strncmp(name, "grad.", 5) != 0) return false;
   for (int i = 0; i < p->bufs.len; i++) {
     const KBuf *x = p->bufs.items[i];

@@ -56,6 +56,8 @@ static void usage(FILE *out) {
         "  --print-memory-plan V=N,E=N  print the library's memory plan at that graph size (arena, parameters,\n"
         "                          gradients, output, and the buffers stashed for the backward)\n"
         "  -fno-PASS               switch a pass off (-fno-autodiff: inference only, no backward)\n"
+        "  --input-grads=all|X,..  the backward also computes d loss / d input for these inputs, each only when\n"
+        "                          the caller asks for it (docs/training.md); default: parameters only\n"
         "  -fno-recompute          stash every value the backward reads (the checkpoint pass off)\n"
         "  --recompute=cost|all    what checkpoint recomputes: the cost model's choice (default), or all it can\n"
         "  --fold-attention=cost|always|never  attention dots a.(x W) as extra columns of the projection's\n"
@@ -183,7 +185,7 @@ static bool parse_bytes(const char *s, double *out) {
 /* An option that takes a value, given last with none. */
 static bool takes_value(const char *a, bool run) {
   static const char *const compile[] = {"-o", "--emit", "--model", "--print-ir-after", "--print-ir-before", "--stats", "--gpu", "--graph",
-                                        "--recompute", "--fold-attention", "--memory-budget", "--print-memory-plan", "--edge-balanced",
+                                        "--recompute", "--fold-attention", "--memory-budget", "--print-memory-plan", "--edge-balanced", "--input-grads",
                                         "--tune-mapping", "--tune-rounds", "--tune-repeat"};
   static const char *const run_only[] = {"--features", "--num-vertices", "--params", "--inputs", "--init",
                                          "--seed", "--save-params", "--save-inputs", "--output", "--rows"};
@@ -477,6 +479,12 @@ int main(int argc, char **argv) {
         return 2;
       }
       o.recompute_all = strcmp(v, "all") == 0;
+    } else if ((v = ARGVAL("--input-grads"))) {
+      if (!*v) {
+        fprintf(stderr, "gnnc: --input-grads wants all or input names (x,ew)\n");
+        return 2;
+      }
+      o.input_grads = v;
     } else if ((v = ARGVAL("--fold-attention"))) {
       if (strcmp(v, "cost") == 0) o.fold_dots = FOLD_COST;
       else if (strcmp(v, "always") == 0) o.fold_dots = FOLD_ALWAYS;

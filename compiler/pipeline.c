@@ -180,6 +180,53 @@ static bool after_pass(GnnCtx *c, Module *m, const char *name, bool changed, con
   return true;
 }
 
+/* --input-grads names forward inputs of the model, and needs autodiff (a command-line error:
+ * no source location to point at). */
+static bool input_grads_valid(GnnCtx *c, const Module *m, const PipelineOpts *o) {
+  const PassInfo *ad = NULL;
+  for (int i = 0; i < pass_count; i++)
+    if (strcmp(pass_table[i].name, "autodiff") == 0) ad = &pass_table[i];
+  if (!ad || pass_off(ad, o)) {
+    fprintf(stderr, "gnnc: error: --input-grads needs the autodiff pass (it is off: -fno-autodiff)\n");
+    c->diag.errors++;
+    return false;
+  }
+  int nin = 0;
+  for (int i = 0; i < m->vals.len; i++) {
+    const Value *v = m->vals.items[i];
+    nin += v->op == OP_INPUT && !v->bwd;
+  }
+  if (nin > 64) { /* the generated model asks for them with a 64-bit mask */
+    fprintf(stderr, "gnnc: error: --input-grads: model %s has %d inputs; input gradients support at most 64\n", m->name, nin);
+    c->diag.errors++;
+    return false;
+  }
+  if (strcmp(o->input_grads, "all") == 0) return true;
+  bool ok = true;
+  for (const char *p = o->input_grads; ok;) {
+    const char *q = strchr(p, ',');
+    size_t n = q ? (size_t)(q - p) : strlen(p);
+    bool found = false;
+    for (int i = 0; i < m->vals.len && n; i++) {
+      const Value *v = m->vals.items[i];
+      found |= v->op == OP_INPUT && !v->bwd && strlen(v->name) == n && strncmp(v->name, p, n) == 0;
+    }
+    if (!found) {
+      fprintf(stderr, "gnnc: error: --input-grads: model %s has no input '%.*s' (its inputs:", m->name, (int)n, p);
+      for (int i = 0; i < m->vals.len; i++) {
+        const Value *v = m->vals.items[i];
+        if (v->op == OP_INPUT && !v->bwd) fprintf(stderr, " %s", v->name);
+      }
+      fputs("; or all)\n", stderr);
+      c->diag.errors++;
+      ok = false;
+    }
+    if (!q) break;
+    p = q + 1;
+  }
+  return ok;
+}
+
 static Module *compile_once(GnnCtx *c, const PipelineOpts *o) {
   Totals prev = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0};
   c->mapping = o->mapping;
@@ -188,6 +235,7 @@ static Module *compile_once(GnnCtx *c, const PipelineOpts *o) {
   c->remarks = o->remarks;
   c->recompute_level = o->recompute_all;
   c->fold_dots = o->fold_dots;
+  c->input_grads = o->input_grads;
   double t0 = now();
   double times[64];
   Module *m = sema_lower(c);
@@ -195,6 +243,7 @@ static Module *compile_once(GnnCtx *c, const PipelineOpts *o) {
   if (!m) return NULL;
   module_count_uses(m);
   if (!after_pass(c, m, "sema", true, o, &prev)) return NULL;
+  if (o->input_grads && !input_grads_valid(c, m, o)) return NULL;
   for (int i = 0; i < pass_count; i++) {
     const PassInfo *p = &pass_table[i];
     times[i + 1] = 0;

@@ -1801,6 +1801,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k26_reduce_rows_sum_fini
 static const gnn_tensor_info gnnc_inputs[1] = {
     {"x", 0, 1, {1433, 0, 0, 0}, 1433},
 };
+/* per input: 1 = the library computes its gradient on request (gnnc --input-grads), 2 = asked for
+ * but identically zero (the output does not depend on it differentiably), 0 = not asked for */
+static const int gnnc_input_grads[1] = {0};
 static const gnn_tensor_info gnnc_params[4] = {
     {"linear0.W", 2, 2, {1433, 64, 0, 0}, 91712},
     {"linear0.b", 2, 1, {64, 0, 0, 0}, 64},
@@ -2169,6 +2172,22 @@ gnn_status appnp_forward(appnp_model *m, const float *in_x, int training, uint64
 const float *appnp_output(const appnp_model *m) { return m && m->forward_done ? m->out : NULL; }
 float *appnp_param(appnp_model *m, int i) { return m && i >= 0 && i < 4 ? m->param[i] : NULL; }
 float *appnp_grad(appnp_model *m, int i) { return m && i >= 0 && i < 4 ? m->grad[i] : NULL; }
+gnn_status appnp_request_input_grad(appnp_model *m, int i, int on) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "appnp_request_input_grad: m is NULL");
+  if (i < 0 || i >= 1)
+    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "appnp_request_input_grad: no input %d (the model has 1)", i);
+  if (!gnnc_input_grads[i])
+    return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "appnp_request_input_grad: input '%s' has no gradient in this library "
+                         "(compile with gnnc --input-grads=%s)",
+                         gnnc_inputs[i].name, gnnc_inputs[i].name);
+  (void)on;
+  return GNN_OK;
+}
+float *appnp_input_grad(appnp_model *m, int i) {
+  (void)m;
+  (void)i;
+  return NULL;
+}
 int appnp_param_index(const char *name) {
   for (int i = 0; i < 4; i++)
     if (name && strcmp(gnnc_params[i].name, name) == 0) return i;
@@ -2407,6 +2426,8 @@ static gnn_status gnnc_api_backward(void *m, const float *d) { return appnp_back
 static float *gnnc_api_param(void *m, int i) { return appnp_param((appnp_model *)m, i); }
 static float *gnnc_api_grad(void *m, int i) { return appnp_grad((appnp_model *)m, i); }
 static void gnnc_api_memory_plan(const void *m, gnn_memory_plan *p) { appnp_memory_plan((const appnp_model *)m, p); }
+static gnn_status gnnc_api_request_input_grad(void *m, int i, int on) { return appnp_request_input_grad((appnp_model *)m, i, on); }
+static float *gnnc_api_input_grad(void *m, int i) { return appnp_input_grad((appnp_model *)m, i); }
 
 static const gnn_model_api gnnc_api_table = {
     "APPNP", "dsl-examples/appnp.gnn", GNN_TARGET_CUDA, 1, gnnc_inputs, 4, gnnc_params,
@@ -2415,6 +2436,7 @@ static const gnn_model_api gnnc_api_table = {
     gnnc_api_create, gnnc_api_destroy, gnnc_api_forward, gnnc_api_output, gnnc_api_backward, gnnc_api_param,
     gnnc_api_grad, gnnc_api_memory_plan,
     13, 14, 2, 3,
+    gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad,
 };
 const gnn_model_api *appnp_api(void) { return &gnnc_api_table; }
 #ifdef GNNC_MODEL_ENTRY

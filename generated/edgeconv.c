@@ -933,6 +933,9 @@ static void k14_apply_global_add_global(int64_t nrows, float *restrict t56, cons
 static const gnn_tensor_info gnnc_inputs[1] = {
     {"x", 0, 1, {3, 0, 0, 0}, 3},
 };
+/* per input: 1 = the library computes its gradient on request (gnnc --input-grads), 2 = asked for
+ * but identically zero (the output does not depend on it differentiably), 0 = not asked for */
+static const int gnnc_input_grads[1] = {0};
 static const gnn_tensor_info gnnc_params[8] = {
     {"edgeconv0.theta", 2, 2, {3, 64, 0, 0}, 192},
     {"edgeconv0.phi", 2, 2, {3, 64, 0, 0}, 192},
@@ -1284,6 +1287,22 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
 const float *dgcnn_output(const dgcnn_model *m) { return m && m->forward_done ? m->out : NULL; }
 float *dgcnn_param(dgcnn_model *m, int i) { return m && i >= 0 && i < 8 ? m->param[i] : NULL; }
 float *dgcnn_grad(dgcnn_model *m, int i) { return m && i >= 0 && i < 8 ? m->grad[i] : NULL; }
+gnn_status dgcnn_request_input_grad(dgcnn_model *m, int i, int on) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "dgcnn_request_input_grad: m is NULL");
+  if (i < 0 || i >= 1)
+    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "dgcnn_request_input_grad: no input %d (the model has 1)", i);
+  if (!gnnc_input_grads[i])
+    return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "dgcnn_request_input_grad: input '%s' has no gradient in this library "
+                         "(compile with gnnc --input-grads=%s)",
+                         gnnc_inputs[i].name, gnnc_inputs[i].name);
+  (void)on;
+  return GNN_OK;
+}
+float *dgcnn_input_grad(dgcnn_model *m, int i) {
+  (void)m;
+  (void)i;
+  return NULL;
+}
 int dgcnn_param_index(const char *name) {
   for (int i = 0; i < 8; i++)
     if (name && strcmp(gnnc_params[i].name, name) == 0) return i;
@@ -1509,6 +1528,8 @@ static gnn_status gnnc_api_backward(void *m, const float *d) { return dgcnn_back
 static float *gnnc_api_param(void *m, int i) { return dgcnn_param((dgcnn_model *)m, i); }
 static float *gnnc_api_grad(void *m, int i) { return dgcnn_grad((dgcnn_model *)m, i); }
 static void gnnc_api_memory_plan(const void *m, gnn_memory_plan *p) { dgcnn_memory_plan((const dgcnn_model *)m, p); }
+static gnn_status gnnc_api_request_input_grad(void *m, int i, int on) { return dgcnn_request_input_grad((dgcnn_model *)m, i, on); }
+static float *gnnc_api_input_grad(void *m, int i) { return dgcnn_input_grad((dgcnn_model *)m, i); }
 
 static const gnn_model_api gnnc_api_table = {
     "DGCNN", "dsl-examples/edgeconv.gnn", GNN_TARGET_HOST, 1, gnnc_inputs, 8, gnnc_params,
@@ -1517,6 +1538,7 @@ static const gnn_model_api gnnc_api_table = {
     gnnc_api_create, gnnc_api_destroy, gnnc_api_forward, gnnc_api_output, gnnc_api_backward, gnnc_api_param,
     gnnc_api_grad, gnnc_api_memory_plan,
     6, 9, 8, 14,
+    gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad,
 };
 const gnn_model_api *dgcnn_api(void) { return &gnnc_api_table; }
 #ifdef GNNC_MODEL_ENTRY

@@ -1024,6 +1024,9 @@ extern "C" __global__ void __launch_bounds__(256) gat_k16_apply_global_add_globa
 static const gnn_tensor_info gnnc_inputs[1] = {
     {"x", 0, 1, {1433, 0, 0, 0}, 1433},
 };
+/* per input: 1 = the library computes its gradient on request (gnnc --input-grads), 2 = asked for
+ * but identically zero (the output does not depend on it differentiably), 0 = not asked for */
+static const int gnnc_input_grads[1] = {0};
 static const gnn_tensor_info gnnc_params[4] = {
     {"gatconv0.W", 2, 3, {1433, 8, 8, 0}, 91712},
     {"gatconv0.a", 2, 2, {8, 16, 0, 0}, 128},
@@ -1316,6 +1319,22 @@ gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t s
 const float *gat_output(const gat_model *m) { return m && m->forward_done ? m->out : NULL; }
 float *gat_param(gat_model *m, int i) { return m && i >= 0 && i < 4 ? m->param[i] : NULL; }
 float *gat_grad(gat_model *m, int i) { return m && i >= 0 && i < 4 ? m->grad[i] : NULL; }
+gnn_status gat_request_input_grad(gat_model *m, int i, int on) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "gat_request_input_grad: m is NULL");
+  if (i < 0 || i >= 1)
+    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gat_request_input_grad: no input %d (the model has 1)", i);
+  if (!gnnc_input_grads[i])
+    return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "gat_request_input_grad: input '%s' has no gradient in this library "
+                         "(compile with gnnc --input-grads=%s)",
+                         gnnc_inputs[i].name, gnnc_inputs[i].name);
+  (void)on;
+  return GNN_OK;
+}
+float *gat_input_grad(gat_model *m, int i) {
+  (void)m;
+  (void)i;
+  return NULL;
+}
 int gat_param_index(const char *name) {
   for (int i = 0; i < 4; i++)
     if (name && strcmp(gnnc_params[i].name, name) == 0) return i;
@@ -1546,6 +1565,8 @@ static gnn_status gnnc_api_backward(void *m, const float *d) { return gat_backwa
 static float *gnnc_api_param(void *m, int i) { return gat_param((gat_model *)m, i); }
 static float *gnnc_api_grad(void *m, int i) { return gat_grad((gat_model *)m, i); }
 static void gnnc_api_memory_plan(const void *m, gnn_memory_plan *p) { gat_memory_plan((const gat_model *)m, p); }
+static gnn_status gnnc_api_request_input_grad(void *m, int i, int on) { return gat_request_input_grad((gat_model *)m, i, on); }
+static float *gnnc_api_input_grad(void *m, int i) { return gat_input_grad((gat_model *)m, i); }
 
 static const gnn_model_api gnnc_api_table = {
     "GAT", "dsl-examples/gat.gnn", GNN_TARGET_CUDA, 1, gnnc_inputs, 4, gnnc_params,
@@ -1554,6 +1575,7 @@ static const gnn_model_api gnnc_api_table = {
     gnnc_api_create, gnnc_api_destroy, gnnc_api_forward, gnnc_api_output, gnnc_api_backward, gnnc_api_param,
     gnnc_api_grad, gnnc_api_memory_plan,
     5, 12, 2, 3,
+    gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad,
 };
 const gnn_model_api *gat_api(void) { return &gnnc_api_table; }
 #ifdef GNNC_MODEL_ENTRY

@@ -458,6 +458,9 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k8_sum_vertex(int64_t nrow
 static const gnn_tensor_info gnnc_inputs[1] = {
     {"x", 0, 1, {1433, 0, 0, 0}, 1433},
 };
+/* per input: 1 = the library computes its gradient on request (gnnc --input-grads), 2 = asked for
+ * but identically zero (the output does not depend on it differentiably), 0 = not asked for */
+static const int gnnc_input_grads[1] = {0};
 static const gnn_tensor_info gnnc_params[4] = {
     {"gcnconv0.W", 2, 2, {1433, 16, 0, 0}, 22928},
     {"gcnconv0.b", 2, 1, {16, 0, 0, 0}, 16},
@@ -676,6 +679,22 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
 const float *gcn_output(const gcn_model *m) { return m && m->forward_done ? m->out : NULL; }
 float *gcn_param(gcn_model *m, int i) { return m && i >= 0 && i < 4 ? m->param[i] : NULL; }
 float *gcn_grad(gcn_model *m, int i) { return m && i >= 0 && i < 4 ? m->grad[i] : NULL; }
+gnn_status gcn_request_input_grad(gcn_model *m, int i, int on) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "gcn_request_input_grad: m is NULL");
+  if (i < 0 || i >= 1)
+    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gcn_request_input_grad: no input %d (the model has 1)", i);
+  if (!gnnc_input_grads[i])
+    return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "gcn_request_input_grad: input '%s' has no gradient in this library "
+                         "(compile with gnnc --input-grads=%s)",
+                         gnnc_inputs[i].name, gnnc_inputs[i].name);
+  (void)on;
+  return GNN_OK;
+}
+float *gcn_input_grad(gcn_model *m, int i) {
+  (void)m;
+  (void)i;
+  return NULL;
+}
 int gcn_param_index(const char *name) {
   for (int i = 0; i < 4; i++)
     if (name && strcmp(gnnc_params[i].name, name) == 0) return i;
@@ -858,6 +877,8 @@ static gnn_status gnnc_api_backward(void *m, const float *d) { return gcn_backwa
 static float *gnnc_api_param(void *m, int i) { return gcn_param((gcn_model *)m, i); }
 static float *gnnc_api_grad(void *m, int i) { return gcn_grad((gcn_model *)m, i); }
 static void gnnc_api_memory_plan(const void *m, gnn_memory_plan *p) { gcn_memory_plan((const gcn_model *)m, p); }
+static gnn_status gnnc_api_request_input_grad(void *m, int i, int on) { return gcn_request_input_grad((gcn_model *)m, i, on); }
+static float *gnnc_api_input_grad(void *m, int i) { return gcn_input_grad((gcn_model *)m, i); }
 
 static const gnn_model_api gnnc_api_table = {
     "GCN", "dsl-examples/gcn.gnn", GNN_TARGET_CUDA, 1, gnnc_inputs, 4, gnnc_params,
@@ -866,6 +887,7 @@ static const gnn_model_api gnnc_api_table = {
     gnnc_api_create, gnnc_api_destroy, gnnc_api_forward, gnnc_api_output, gnnc_api_backward, gnnc_api_param,
     gnnc_api_grad, gnnc_api_memory_plan,
     3, 6, 2, 3,
+    gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad,
 };
 const gnn_model_api *gcn_api(void) { return &gnnc_api_table; }
 #ifdef GNNC_MODEL_ENTRY

@@ -610,6 +610,9 @@ extern "C" __global__ void __launch_bounds__(256) gin_k15_sum_vertex(int64_t nro
 static const gnn_tensor_info gnnc_inputs[1] = {
     {"x", 0, 1, {1433, 0, 0, 0}, 1433},
 };
+/* per input: 1 = the library computes its gradient on request (gnnc --input-grads), 2 = asked for
+ * but identically zero (the output does not depend on it differentiably), 0 = not asked for */
+static const int gnnc_input_grads[1] = {0};
 static const gnn_tensor_info gnnc_params[10] = {
     {"ginconv0.eps", 2, 0, {0, 0, 0, 0}, 1},
     {"ginconv0.W1", 2, 2, {1433, 64, 0, 0}, 91712},
@@ -892,6 +895,22 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
 const float *gin_output(const gin_model *m) { return m && m->forward_done ? m->out : NULL; }
 float *gin_param(gin_model *m, int i) { return m && i >= 0 && i < 10 ? m->param[i] : NULL; }
 float *gin_grad(gin_model *m, int i) { return m && i >= 0 && i < 10 ? m->grad[i] : NULL; }
+gnn_status gin_request_input_grad(gin_model *m, int i, int on) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "gin_request_input_grad: m is NULL");
+  if (i < 0 || i >= 1)
+    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gin_request_input_grad: no input %d (the model has 1)", i);
+  if (!gnnc_input_grads[i])
+    return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "gin_request_input_grad: input '%s' has no gradient in this library "
+                         "(compile with gnnc --input-grads=%s)",
+                         gnnc_inputs[i].name, gnnc_inputs[i].name);
+  (void)on;
+  return GNN_OK;
+}
+float *gin_input_grad(gin_model *m, int i) {
+  (void)m;
+  (void)i;
+  return NULL;
+}
 int gin_param_index(const char *name) {
   for (int i = 0; i < 10; i++)
     if (name && strcmp(gnnc_params[i].name, name) == 0) return i;
@@ -1162,6 +1181,8 @@ static gnn_status gnnc_api_backward(void *m, const float *d) { return gin_backwa
 static float *gnnc_api_param(void *m, int i) { return gin_param((gin_model *)m, i); }
 static float *gnnc_api_grad(void *m, int i) { return gin_grad((gin_model *)m, i); }
 static void gnnc_api_memory_plan(const void *m, gnn_memory_plan *p) { gin_memory_plan((const gin_model *)m, p); }
+static gnn_status gnnc_api_request_input_grad(void *m, int i, int on) { return gin_request_input_grad((gin_model *)m, i, on); }
+static float *gnnc_api_input_grad(void *m, int i) { return gin_input_grad((gin_model *)m, i); }
 
 static const gnn_model_api gnnc_api_table = {
     "GIN", "dsl-examples/gin.gnn", GNN_TARGET_CUDA, 1, gnnc_inputs, 10, gnnc_params,
@@ -1170,6 +1191,7 @@ static const gnn_model_api gnnc_api_table = {
     gnnc_api_create, gnnc_api_destroy, gnnc_api_forward, gnnc_api_output, gnnc_api_backward, gnnc_api_param,
     gnnc_api_grad, gnnc_api_memory_plan,
     4, 12, 4, 7,
+    gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad,
 };
 const gnn_model_api *gin_api(void) { return &gnnc_api_table; }
 #ifdef GNNC_MODEL_ENTRY

@@ -50,6 +50,17 @@ const float *gin_output(const gin_model *m);
  * GNN_ERR_UNSUPPORTED if the model was compiled without autodiff. */
 gnn_status gin_backward(gin_model *m, const float *grad_out);
 
+/* Gradients with respect to inputs (gnnc --input-grads): none in this library. */
+/* Asks (on != 0) or stops asking for d loss / d input i in the backwards that follow. GNN_ERR_UNSUPPORTED
+ * for an input the library was not compiled to differentiate (gnnc --input-grads=NAME); GNN_OK for one
+ * whose gradient is identically zero (api->input_grads[i] == 2: P_input_grad stays NULL);
+ * GNN_ERR_INVALID for i out of range. */
+gnn_status gin_request_input_grad(gin_model *m, int i, int on);
+/* d loss / d input i from the last successful backward, shaped like the input (rows x width floats,
+ * edge rows in the graph's order), owned by the model; NULL where that backward did not compute it
+ * (not asked for, or identically zero). */
+float *gin_input_grad(gin_model *m, int i);
+
 /* Parameter i (0 .. GIN_NUM_PARAMS-1; names and shapes in gin_api()->params) and its gradient;
  * NULL for m NULL or i out of range. */
 float *gin_param(gin_model *m, int i);

@@ -1015,6 +1015,9 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k52_reduce_rows_sum_f
 static const gnn_tensor_info gnnc_inputs[1] = {
     {"x", 0, 1, {1, 0, 0, 0}, 1},
 };
+/* per input: 1 = the library computes its gradient on request (gnnc --input-grads), 2 = asked for
+ * but identically zero (the output does not depend on it differentiably), 0 = not asked for */
+static const int gnnc_input_grads[1] = {0};
 static const gnn_tensor_info gnnc_params[16] = {
     {"ginconv0.eps", 2, 0, {0, 0, 0, 0}, 1},
     {"ginconv0.W1", 2, 2, {1, 32, 0, 0}, 32},
@@ -1575,6 +1578,22 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
 const float *gingraph_output(const gingraph_model *m) { return m && m->forward_done ? m->out : NULL; }
 float *gingraph_param(gingraph_model *m, int i) { return m && i >= 0 && i < 16 ? m->param[i] : NULL; }
 float *gingraph_grad(gingraph_model *m, int i) { return m && i >= 0 && i < 16 ? m->grad[i] : NULL; }
+gnn_status gingraph_request_input_grad(gingraph_model *m, int i, int on) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "gingraph_request_input_grad: m is NULL");
+  if (i < 0 || i >= 1)
+    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gingraph_request_input_grad: no input %d (the model has 1)", i);
+  if (!gnnc_input_grads[i])
+    return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "gingraph_request_input_grad: input '%s' has no gradient in this library "
+                         "(compile with gnnc --input-grads=%s)",
+                         gnnc_inputs[i].name, gnnc_inputs[i].name);
+  (void)on;
+  return GNN_OK;
+}
+float *gingraph_input_grad(gingraph_model *m, int i) {
+  (void)m;
+  (void)i;
+  return NULL;
+}
 int gingraph_param_index(const char *name) {
   for (int i = 0; i < 16; i++)
     if (name && strcmp(gnnc_params[i].name, name) == 0) return i;
@@ -2025,6 +2044,8 @@ static gnn_status gnnc_api_backward(void *m, const float *d) { return gingraph_b
 static float *gnnc_api_param(void *m, int i) { return gingraph_param((gingraph_model *)m, i); }
 static float *gnnc_api_grad(void *m, int i) { return gingraph_grad((gingraph_model *)m, i); }
 static void gnnc_api_memory_plan(const void *m, gnn_memory_plan *p) { gingraph_memory_plan((const gingraph_model *)m, p); }
+static gnn_status gnnc_api_request_input_grad(void *m, int i, int on) { return gingraph_request_input_grad((gingraph_model *)m, i, on); }
+static float *gnnc_api_input_grad(void *m, int i) { return gingraph_input_grad((gingraph_model *)m, i); }
 
 static const gnn_model_api gnnc_api_table = {
     "GINGraph", "dsl-examples/gin_graph.gnn", GNN_TARGET_CUDA, 1, gnnc_inputs, 16, gnnc_params,
@@ -2033,6 +2054,7 @@ static const gnn_model_api gnnc_api_table = {
     gnnc_api_create, gnnc_api_destroy, gnnc_api_forward, gnnc_api_output, gnnc_api_backward, gnnc_api_param,
     gnnc_api_grad, gnnc_api_memory_plan,
     24, 29, 7, 13,
+    gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad,
 };
 const gnn_model_api *gingraph_api(void) { return &gnnc_api_table; }
 #ifdef GNNC_MODEL_ENTRY

@@ -328,6 +328,9 @@ static const gnn_tensor_info gnnc_inputs[2] = {
     {"x", 0, 1, {5, 0, 0, 0}, 5},
     {"rel", 1, 0, {0, 0, 0, 0}, 1},
 };
+/* per input: 1 = the library computes its gradient on request (gnnc --input-grads), 2 = asked for
+ * but identically zero (the output does not depend on it differentiably), 0 = not asked for */
+static const int gnnc_input_grads[2] = {0, 0};
 static const gnn_tensor_info gnnc_params[3] = {
     {"heteroconv0.W", 2, 3, {4, 2, 2, 0}, 16},
     {"heteroconv0.V", 2, 3, {4, 2, 2, 0}, 16},
@@ -529,6 +532,22 @@ gnn_status hetero_forward(hetero_model *m, const float *in_x, const float *in_re
 const float *hetero_output(const hetero_model *m) { return m && m->forward_done ? m->out : NULL; }
 float *hetero_param(hetero_model *m, int i) { return m && i >= 0 && i < 3 ? m->param[i] : NULL; }
 float *hetero_grad(hetero_model *m, int i) { return m && i >= 0 && i < 3 ? m->grad[i] : NULL; }
+gnn_status hetero_request_input_grad(hetero_model *m, int i, int on) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "hetero_request_input_grad: m is NULL");
+  if (i < 0 || i >= 2)
+    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "hetero_request_input_grad: no input %d (the model has 2)", i);
+  if (!gnnc_input_grads[i])
+    return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "hetero_request_input_grad: input '%s' has no gradient in this library "
+                         "(compile with gnnc --input-grads=%s)",
+                         gnnc_inputs[i].name, gnnc_inputs[i].name);
+  (void)on;
+  return GNN_OK;
+}
+float *hetero_input_grad(hetero_model *m, int i) {
+  (void)m;
+  (void)i;
+  return NULL;
+}
 int hetero_param_index(const char *name) {
   for (int i = 0; i < 3; i++)
     if (name && strcmp(gnnc_params[i].name, name) == 0) return i;
@@ -683,6 +702,8 @@ static gnn_status gnnc_api_backward(void *m, const float *d) { return hetero_bac
 static float *gnnc_api_param(void *m, int i) { return hetero_param((hetero_model *)m, i); }
 static float *gnnc_api_grad(void *m, int i) { return hetero_grad((hetero_model *)m, i); }
 static void gnnc_api_memory_plan(const void *m, gnn_memory_plan *p) { hetero_memory_plan((const hetero_model *)m, p); }
+static gnn_status gnnc_api_request_input_grad(void *m, int i, int on) { return hetero_request_input_grad((hetero_model *)m, i, on); }
+static float *gnnc_api_input_grad(void *m, int i) { return hetero_input_grad((hetero_model *)m, i); }
 
 static const gnn_model_api gnnc_api_table = {
     "Hetero", "dsl-examples/hetero.gnn", GNN_TARGET_CUDA, 2, gnnc_inputs, 3, gnnc_params,
@@ -691,6 +712,7 @@ static const gnn_model_api gnnc_api_table = {
     gnnc_api_create, gnnc_api_destroy, gnnc_api_forward, gnnc_api_output, gnnc_api_backward, gnnc_api_param,
     gnnc_api_grad, gnnc_api_memory_plan,
     2, 4, 2, 2,
+    gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad,
 };
 const gnn_model_api *hetero_api(void) { return &gnnc_api_table; }
 #ifdef GNNC_MODEL_ENTRY

@@ -1061,6 +1061,9 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 static const gnn_tensor_info gnnc_inputs[1] = {
     {"x", 0, 1, {1433, 0, 0, 0}, 1433},
 };
+/* per input: 1 = the library computes its gradient on request (gnnc --input-grads), 2 = asked for
+ * but identically zero (the output does not depend on it differentiably), 0 = not asked for */
+static const int gnnc_input_grads[1] = {0};
 static const gnn_tensor_info gnnc_params[8] = {
     {"gmmconv0.P", 2, 2, {2, 2, 0, 0}, 4},
     {"gmmconv0.mu", 2, 2, {3, 2, 0, 0}, 6},
@@ -1292,6 +1295,22 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
 const float *monet_output(const monet_model *m) { return m && m->forward_done ? m->out : NULL; }
 float *monet_param(monet_model *m, int i) { return m && i >= 0 && i < 8 ? m->param[i] : NULL; }
 float *monet_grad(monet_model *m, int i) { return m && i >= 0 && i < 8 ? m->grad[i] : NULL; }
+gnn_status monet_request_input_grad(monet_model *m, int i, int on) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "monet_request_input_grad: m is NULL");
+  if (i < 0 || i >= 1)
+    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "monet_request_input_grad: no input %d (the model has 1)", i);
+  if (!gnnc_input_grads[i])
+    return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "monet_request_input_grad: input '%s' has no gradient in this library "
+                         "(compile with gnnc --input-grads=%s)",
+                         gnnc_inputs[i].name, gnnc_inputs[i].name);
+  (void)on;
+  return GNN_OK;
+}
+float *monet_input_grad(monet_model *m, int i) {
+  (void)m;
+  (void)i;
+  return NULL;
+}
 int monet_param_index(const char *name) {
   for (int i = 0; i < 8; i++)
     if (name && strcmp(gnnc_params[i].name, name) == 0) return i;
@@ -1467,6 +1486,8 @@ static gnn_status gnnc_api_backward(void *m, const float *d) { return monet_back
 static float *gnnc_api_param(void *m, int i) { return monet_param((monet_model *)m, i); }
 static float *gnnc_api_grad(void *m, int i) { return monet_grad((monet_model *)m, i); }
 static void gnnc_api_memory_plan(const void *m, gnn_memory_plan *p) { monet_memory_plan((const monet_model *)m, p); }
+static gnn_status gnnc_api_request_input_grad(void *m, int i, int on) { return monet_request_input_grad((monet_model *)m, i, on); }
+static float *gnnc_api_input_grad(void *m, int i) { return monet_input_grad((monet_model *)m, i); }
 
 static const gnn_model_api gnnc_api_table = {
     "MoNet", "dsl-examples/monet.gnn", GNN_TARGET_HOST, 1, gnnc_inputs, 8, gnnc_params,
@@ -1475,6 +1496,7 @@ static const gnn_model_api gnnc_api_table = {
     gnnc_api_create, gnnc_api_destroy, gnnc_api_forward, gnnc_api_output, gnnc_api_backward, gnnc_api_param,
     gnnc_api_grad, gnnc_api_memory_plan,
     4, 11, 2, 3,
+    gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad,
 };
 const gnn_model_api *monet_api(void) { return &gnnc_api_table; }
 #ifdef GNNC_MODEL_ENTRY

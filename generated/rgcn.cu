@@ -491,6 +491,9 @@ static const gnn_tensor_info gnnc_inputs[2] = {
     {"x", 0, 1, {4, 0, 0, 0}, 4},
     {"rel", 1, 0, {0, 0, 0, 0}, 1},
 };
+/* per input: 1 = the library computes its gradient on request (gnnc --input-grads), 2 = asked for
+ * but identically zero (the output does not depend on it differentiably), 0 = not asked for */
+static const int gnnc_input_grads[2] = {0, 0};
 static const gnn_tensor_info gnnc_params[6] = {
     {"rgcnconv0.W", 2, 3, {4, 2, 16, 0}, 128},
     {"rgcnconv0.W0", 2, 2, {4, 16, 0, 0}, 64},
@@ -740,6 +743,22 @@ gnn_status rgcn_forward(rgcn_model *m, const float *in_x, const float *in_rel, i
 const float *rgcn_output(const rgcn_model *m) { return m && m->forward_done ? m->out : NULL; }
 float *rgcn_param(rgcn_model *m, int i) { return m && i >= 0 && i < 6 ? m->param[i] : NULL; }
 float *rgcn_grad(rgcn_model *m, int i) { return m && i >= 0 && i < 6 ? m->grad[i] : NULL; }
+gnn_status rgcn_request_input_grad(rgcn_model *m, int i, int on) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "rgcn_request_input_grad: m is NULL");
+  if (i < 0 || i >= 2)
+    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "rgcn_request_input_grad: no input %d (the model has 2)", i);
+  if (!gnnc_input_grads[i])
+    return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "rgcn_request_input_grad: input '%s' has no gradient in this library "
+                         "(compile with gnnc --input-grads=%s)",
+                         gnnc_inputs[i].name, gnnc_inputs[i].name);
+  (void)on;
+  return GNN_OK;
+}
+float *rgcn_input_grad(rgcn_model *m, int i) {
+  (void)m;
+  (void)i;
+  return NULL;
+}
 int rgcn_param_index(const char *name) {
   for (int i = 0; i < 6; i++)
     if (name && strcmp(gnnc_params[i].name, name) == 0) return i;
@@ -954,6 +973,8 @@ static gnn_status gnnc_api_backward(void *m, const float *d) { return rgcn_backw
 static float *gnnc_api_param(void *m, int i) { return rgcn_param((rgcn_model *)m, i); }
 static float *gnnc_api_grad(void *m, int i) { return rgcn_grad((rgcn_model *)m, i); }
 static void gnnc_api_memory_plan(const void *m, gnn_memory_plan *p) { rgcn_memory_plan((const rgcn_model *)m, p); }
+static gnn_status gnnc_api_request_input_grad(void *m, int i, int on) { return rgcn_request_input_grad((rgcn_model *)m, i, on); }
+static float *gnnc_api_input_grad(void *m, int i) { return rgcn_input_grad((rgcn_model *)m, i); }
 
 static const gnn_model_api gnnc_api_table = {
     "RGCN", "dsl-examples/rgcn.gnn", GNN_TARGET_CUDA, 2, gnnc_inputs, 6, gnnc_params,
@@ -962,6 +983,7 @@ static const gnn_model_api gnnc_api_table = {
     gnnc_api_create, gnnc_api_destroy, gnnc_api_forward, gnnc_api_output, gnnc_api_backward, gnnc_api_param,
     gnnc_api_grad, gnnc_api_memory_plan,
     2, 7, 4, 6,
+    gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad,
 };
 const gnn_model_api *rgcn_api(void) { return &gnnc_api_table; }
 #ifdef GNNC_MODEL_ENTRY

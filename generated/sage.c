@@ -488,6 +488,9 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
 static const gnn_tensor_info gnnc_inputs[1] = {
     {"x", 0, 1, {1433, 0, 0, 0}, 1433},
 };
+/* per input: 1 = the library computes its gradient on request (gnnc --input-grads), 2 = asked for
+ * but identically zero (the output does not depend on it differentiably), 0 = not asked for */
+static const int gnnc_input_grads[1] = {0};
 static const gnn_tensor_info gnnc_params[6] = {
     {"sageconv0.W_self", 2, 2, {1433, 16, 0, 0}, 22928},
     {"sageconv0.W_neigh", 2, 2, {1433, 16, 0, 0}, 22928},
@@ -711,6 +714,22 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
 const float *graphsage_output(const graphsage_model *m) { return m && m->forward_done ? m->out : NULL; }
 float *graphsage_param(graphsage_model *m, int i) { return m && i >= 0 && i < 6 ? m->param[i] : NULL; }
 float *graphsage_grad(graphsage_model *m, int i) { return m && i >= 0 && i < 6 ? m->grad[i] : NULL; }
+gnn_status graphsage_request_input_grad(graphsage_model *m, int i, int on) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "graphsage_request_input_grad: m is NULL");
+  if (i < 0 || i >= 1)
+    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "graphsage_request_input_grad: no input %d (the model has 1)", i);
+  if (!gnnc_input_grads[i])
+    return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "graphsage_request_input_grad: input '%s' has no gradient in this library "
+                         "(compile with gnnc --input-grads=%s)",
+                         gnnc_inputs[i].name, gnnc_inputs[i].name);
+  (void)on;
+  return GNN_OK;
+}
+float *graphsage_input_grad(graphsage_model *m, int i) {
+  (void)m;
+  (void)i;
+  return NULL;
+}
 int graphsage_param_index(const char *name) {
   for (int i = 0; i < 6; i++)
     if (name && strcmp(gnnc_params[i].name, name) == 0) return i;
@@ -880,6 +899,8 @@ static gnn_status gnnc_api_backward(void *m, const float *d) { return graphsage_
 static float *gnnc_api_param(void *m, int i) { return graphsage_param((graphsage_model *)m, i); }
 static float *gnnc_api_grad(void *m, int i) { return graphsage_grad((graphsage_model *)m, i); }
 static void gnnc_api_memory_plan(const void *m, gnn_memory_plan *p) { graphsage_memory_plan((const graphsage_model *)m, p); }
+static gnn_status gnnc_api_request_input_grad(void *m, int i, int on) { return graphsage_request_input_grad((graphsage_model *)m, i, on); }
+static float *gnnc_api_input_grad(void *m, int i) { return graphsage_input_grad((graphsage_model *)m, i); }
 
 static const gnn_model_api gnnc_api_table = {
     "GraphSAGE", "dsl-examples/sage.gnn", GNN_TARGET_HOST, 1, gnnc_inputs, 6, gnnc_params,
@@ -888,6 +909,7 @@ static const gnn_model_api gnnc_api_table = {
     gnnc_api_create, gnnc_api_destroy, gnnc_api_forward, gnnc_api_output, gnnc_api_backward, gnnc_api_param,
     gnnc_api_grad, gnnc_api_memory_plan,
     3, 6, 4, 6,
+    gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad,
 };
 const gnn_model_api *graphsage_api(void) { return &gnnc_api_table; }
 #ifdef GNNC_MODEL_ENTRY

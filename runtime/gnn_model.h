@@ -71,6 +71,17 @@ typedef struct gnn_model_api {
   void (*memory_plan)(const void *model, gnn_memory_plan *plan);
   int64_t forward_kernels, backward_kernels; /* kernel launches per pass (fills included) */
   int64_t forward_gemms, backward_gemms;     /* GEMM calls per pass */
+  /* Gradients with respect to inputs (gnnc --input-grads; docs/training.md). input_grads[i]
+   * (num_inputs entries): 1 = the library computes d loss / d input i on request; 2 = asked for
+   * at compile time but identically zero (the output does not depend on input i through any
+   * differentiable path: an integer input, a label under one_hot); 0 = not compiled for it. A
+   * backward computes it only when asked: request_input_grad(model, i, 1) before the backward (0
+   * stops asking; GNN_ERR_UNSUPPORTED where input_grads[i] is 0). input_grad(model, i): the last
+   * backward's, shaped like the input (edge rows in graph order), owned by the model and valid
+   * until the next backward; NULL where it was not computed (not asked for, or input_grads[i] 2). */
+  const int *input_grads;
+  gnn_status (*request_input_grad)(void *model, int i, int on);
+  float *(*input_grad)(void *model, int i);
 } gnn_model_api;
 
 /* The fixed name every model library exports (drivers find it with dlsym). A generated source

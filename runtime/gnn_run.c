@@ -43,6 +43,8 @@ static void usage(FILE *out) {
         "  --train             forward in training mode (dropout on)\n"
         "  --backward          after the forward, run the backward with grad.out from --inputs or generated\n"
         "  --save-grads FILE   write the gradients (tensor text format, names grad.<param>)\n"
+        "  --save-input-grads FILE  ask for every input gradient the library has (gnnc --input-grads) and\n"
+        "                      write them after the first backward (names grad_input.<input>, edge rows in file order)\n"
         "  --device N          CUDA device (default 0)\n"
         "  --rows N            rows to print (default 3)\n",
         out);
@@ -160,7 +162,8 @@ static double now(void) {
   } while (0)
 
 int main(int argc, char **argv) {
-  const char *libpath = NULL, *graph = NULL, *params = NULL, *inputs = NULL, *output = NULL, *save_grads = NULL;
+  const char *libpath = NULL, *graph = NULL, *params = NULL, *inputs = NULL, *output = NULL, *save_grads = NULL,
+             *save_input_grads = NULL;
   int64_t seed = 1, repeat = 10, warmup = 2, device = 0, nrows = 3;
   bool train = false, backward = false, self_loops = false;
   for (int i = 1; i < argc; i++) {
@@ -174,6 +177,7 @@ int main(int argc, char **argv) {
     else if (OPT("--inputs")) inputs = v;
     else if (OPT("--output")) output = v;
     else if (OPT("--save-grads")) save_grads = v;
+    else if (OPT("--save-input-grads")) save_input_grads = v;
     else if (OPT("--seed")) {
       if (!parse_i64(v, 0, INT64_MAX, &seed)) return fprintf(stderr, "gnn-run: --seed wants a non-negative integer, got '%s'\n", v), 2;
     } else if (OPT("--repeat")) {
@@ -195,7 +199,7 @@ int main(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
-  if (save_grads) backward = train = true;
+  if (save_grads || save_input_grads) backward = train = true;
 
   int rc = 1;
   Rt rt = {0};
@@ -385,10 +389,46 @@ int main(int argc, char **argv) {
     free(seed_rows);
     CHECK(rt.gmalloc(ctx, (void **)&dgrad, obytes));
     CHECK(rt.upload(ctx, dgrad, hgrad, obytes));
+    int nig = 0;
+    for (int i = 0; save_input_grads && i < api->num_inputs; i++)
+      if (api->input_grads[i] == 1) {
+        CHECK(api->request_input_grad(model, i, 1));
+        nig++;
+      }
+    if (save_input_grads && !nig) {
+      fprintf(stderr, "gnn-run: --save-input-grads: %s computes no input gradient (compile it with gnnc --input-grads=all)\n", libpath);
+      goto out;
+    }
     double t0 = now();
     CHECK(api->backward(model, dgrad));
     CHECK(rt.sync(ctx));
     printf("time of one backward: %.3f ms\n", (now() - t0) * 1e3);
+    if (save_input_grads) { /* the first backward's, like --save-grads */
+      char *text = NULL;
+      size_t len = 0;
+      FILE *f = open_memstream(&text, &len);
+      if (!f) {
+        fprintf(stderr, "gnn-run: cannot write %s: %s\n", save_input_grads, strerror(errno));
+        goto out;
+      }
+      gnn_status st = GNN_OK;
+      for (int i = 0; i < api->num_inputs && !st; i++) {
+        const gnn_tensor_info *t = &api->inputs[i];
+        const float *d = api->input_grads[i] == 1 ? api->input_grad(model, i) : NULL;
+        if (!d) continue;
+        size_t b = sizeof(float) * (size_t)(domain_rows(g, t->domain) * t->width);
+        float *h = malloc(b ? b : 1);
+        st = rt.download(ctx, h, d, b);
+        char nm[300];
+        snprintf(nm, sizeof nm, "grad_input.%s", t->name);
+        if (!st) write_rows(f, nm, g, t, h);
+        free(h);
+      }
+      bool ok = fclose(f) == 0 && text && !st && driver_write_tensors("gnn-run", save_input_grads, text, len);
+      free(text);
+      CHECK(st);
+      if (!ok) goto out;
+    }
     /* a training step without the optimiser: a training forward then the backward, --repeat
      * times after --warmup (the gradients saved below are the first backward's, as before) */
     double *steps = malloc(sizeof(double) * (size_t)repeat);

@@ -416,20 +416,35 @@ static void softmax_rule(AD *ad, Value *y, Value *g) {
 
 /* ---------------------------------------------------------------- the pass */
 
+bool input_grad_listed(const char *list, const char *name) {
+  if (!list || !name) return false;
+  if (strcmp(list, "all") == 0) return true;
+  size_t n = strlen(name);
+  for (const char *p = list;;) {
+    const char *q = strchr(p, ',');
+    size_t k = q ? (size_t)(q - p) : strlen(p);
+    if (k == n && strncmp(p, name, n) == 0) return true;
+    if (!q) return false;
+    p = q + 1;
+  }
+}
+
 bool pass_autodiff(GnnCtx *c, Module *m) {
   for (int i = 0; i < m->vals.len; i++)
     if (((Value *)m->vals.items[i])->bwd) return false; /* already a training module */
   Value *out = module_output(m);
   AD ad = {.m = m, .nfwd = m->vals.len};
+  m->input_grads = c->input_grads;
   int n = ad.nfwd;
   ad.need = arena_alloc(&c->arena, sizeof(bool) * (size_t)(n + 1));
   ad.adj = arena_alloc(&c->arena, sizeof(Value *) * (size_t)(n + 1));
   ad.arg = arena_alloc(&c->arena, sizeof(Value *) * (size_t)(n + 1));
 
-  /* 1. Which forward values depend on a parameter: only they have gradients. */
+  /* 1. Which forward values depend on a parameter, or on an input whose gradient was asked for
+   * (--input-grads): only they have gradients. */
   for (int i = 0; i < n; i++) {
     Value *v = m->vals.items[i];
-    ad.need[i] = v->op == OP_PARAM;
+    ad.need[i] = v->op == OP_PARAM || (v->op == OP_INPUT && input_grad_listed(c->input_grads, v->name));
     for (int k = 0; k < v->nargs; k++) ad.need[i] |= ad.need[v->args[k]->id];
     if (v->elem != ELEM_F32) ad.need[i] = false; /* arg indices have no gradient */
   }
@@ -471,6 +486,16 @@ bool pass_autodiff(GnnCtx *c, Module *m) {
     if (p->op != OP_PARAM) continue;
     Value *g = ad.adj[i] ? ad.adj[i] : filled(&ad, &p->shape, 0);
     module_add_output(m, arena_printf(m->arena, "grad.%s", p->name), g);
+  }
+
+  /* 4b. One output per input asked for (--input-grads), in module order, after the parameters':
+   * dL/dinput, of the input's type. An input no path leads from to out (or only through
+   * functions without a gradient: one_hot, comparisons) has no adjoint and gets no output: the
+   * generated API reports it as not differentiable, which a caller takes as a zero gradient. */
+  for (int i = 0; i < n; i++) {
+    Value *x = m->vals.items[i];
+    if (x->op != OP_INPUT || !ad.need[i] || !ad.adj[i]) continue;
+    module_add_output(m, arena_printf(m->arena, "grad_input.%s", x->name), ad.adj[i]);
   }
 
   /* 5. Each argmax/argmin goes right after its gather: it is forward work. */

@@ -89,6 +89,7 @@ _OUTPUT = ctypes.CFUNCTYPE(_vp, _vp)
 _BACKWARD = ctypes.CFUNCTYPE(ctypes.c_int, _vp, _vp)
 _PARAM = ctypes.CFUNCTYPE(_vp, _vp, ctypes.c_int)
 _PLAN = ctypes.CFUNCTYPE(None, _vp, ctypes.POINTER(_MemoryPlan))
+_REQUEST = ctypes.CFUNCTYPE(ctypes.c_int, _vp, ctypes.c_int, ctypes.c_int)
 
 
 class _Api(ctypes.Structure):
@@ -99,7 +100,9 @@ class _Api(ctypes.Structure):
                 ("create", _CREATE), ("destroy", _DESTROY), ("forward", _FORWARD), ("output", _OUTPUT),
                 ("backward", _BACKWARD), ("param", _PARAM), ("grad", _PARAM), ("memory_plan", _PLAN),
                 ("forward_kernels", ctypes.c_int64), ("backward_kernels", ctypes.c_int64),
-                ("forward_gemms", ctypes.c_int64), ("backward_gemms", ctypes.c_int64)]
+                ("forward_gemms", ctypes.c_int64), ("backward_gemms", ctypes.c_int64),
+                ("input_grads", ctypes.POINTER(ctypes.c_int)), ("request_input_grad", _REQUEST),
+                ("input_grad", _PARAM)]
 
 
 class TensorInfo:
@@ -175,6 +178,9 @@ class Library:
         self.output = TensorInfo(a.output_info)
         self.has_backward = bool(a.has_backward)
         self.num_dropout = int(a.num_dropout)
+        # per input (gnnc --input-grads): 1 the library computes its gradient on request, 2 asked for
+        # but identically zero (the output does not depend on it differentiably), 0 not compiled for it
+        self.input_grads = [int(a.input_grads[i]) for i in range(a.num_inputs)]
         ctx = _vp()
         st = self._ctx_create(ctypes.byref(ctx), int(device))
         if st:
@@ -535,6 +541,38 @@ class Model:
         lib = self.lib
         lib._check(self._api.backward(self._m, ptr))
         lib._check(lib._sync(lib._ctx))
+
+    def request_input_grads(self, names):
+        """Asks for d loss / d input for the inputs named (an iterable of names; the others are no
+        longer asked for) in the backwards that follow. Each must be one the library computes
+        (lib.input_grads, gnnc --input-grads): GnncError otherwise."""
+        names = set(names)
+        known = {t.name for t in self.lib.inputs}
+        if names - known:
+            raise ValueError("%s has no input %s (its inputs: %s)" % (
+                self.lib.name, ", ".join(sorted(names - known)), ", ".join(t.name for t in self.lib.inputs)))
+        for i, t in enumerate(self.lib.inputs):
+            if t.name in names or self.lib.input_grads[i]:
+                self.lib._check(self._api.request_input_grad(self._m, i, int(t.name in names)))
+
+    def input_grad_ptr(self, name):
+        """The device pointer of input name's gradient from the last backward, or None."""
+        i = [t.name for t in self.lib.inputs].index(name)
+        return self._api.input_grad(self._m, i) or None
+
+    def input_grads(self, edge_order="input"):
+        """{input name: d loss / d input} for the inputs the last backward computed (request_input_grads)."""
+        out = {}
+        for i, t in enumerate(self.lib.inputs):
+            p = self._api.input_grad(self._m, i) if self.lib.input_grads[i] == 1 else None
+            if not p:
+                continue
+            v = np.empty((self.graph.rows(t.domain),) + t.shape, np.float32)
+            self.lib._check(self.lib._download(self.lib._ctx, v.ctypes.data, p, v.nbytes))
+            if t.domain == "edge" and edge_order == "input":
+                v = self.graph.to_input_order(v)
+            out[t.name] = v
+        return out
 
     def grad_ptr(self, name):
         return self._api.grad(self._m, self._pinfo(name)[0])

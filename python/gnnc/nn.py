@@ -17,9 +17,12 @@ clouds is several graphs), all sharing the module's parameters; the module keeps
 max_graphs (8) most recently used graphs, so a new sampled subgraph every batch keeps memory flat
 (each new graph still pays a model's create).
 
-Gradients flow to the parameters only: gnnc's autodiff differentiates with respect to parameters,
-not inputs, so an input that requires grad is refused (use the layer where its inputs are data,
-or detach them). CPU tensors use the host library; CUDA tensors use a CUDA library (gnnc
+Gradients flow to the parameters, and to the inputs the library was compiled to differentiate
+(gnnc --input-grads=all, or =x,ew): an encoder before the layer, PyTorch between two gnnc layers,
+learnable edge features train end to end. Each backward computes an input's gradient only when
+autograd needs it (the input requires grad), so a layer whose inputs are data pays nothing for
+it. An input that requires grad but that the library was not compiled to differentiate is
+refused with a message naming the flag (detach it, or recompile). CPU tensors use the host library; CUDA tensors use a CUDA library (gnnc
 --target=cuda) directly on device memory, synchronising the current torch stream before the
 call and the runtime's stream after it.
 """
@@ -92,10 +95,10 @@ class GnncFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, model, training, seed, n_inputs, *tensors):
         inputs, params = tensors[:n_inputs], tensors[n_inputs:]
-        for x, t in zip(inputs, model.lib.inputs):
-            if x.requires_grad:
-                raise ValueError("input %r requires grad, but gnnc computes gradients for parameters only "
-                                 "(detach it, or put this layer where its inputs are data)" % t.name)
+        for x, t, how in zip(inputs, model.lib.inputs, model.lib.input_grads):
+            if x.requires_grad and how == 0:
+                raise ValueError("input %r requires grad, but %s was not compiled to differentiate it: compile it with "
+                                 "gnnc --input-grads=%s (or =all), or detach the input" % (t.name, model.lib.path, t.name))
         y = _run_forward(model, inputs, params, training, seed)
         ctx.model, ctx.training, ctx.seed, ctx.n_inputs = model, training, seed, n_inputs
         ctx.generation = model.forwards
@@ -122,17 +125,30 @@ class GnncFunction(torch.autograd.Function):
             _run_forward(model, inputs, params, True, ctx.seed)
             ctx.generation = model.forwards
         model._consumed = ctx.generation
-        cuda = model.lib.target == "cuda"
+        lib = model.lib
+        # the inputs whose gradients autograd wants (and that are not identically zero): only
+        # those cost the backward any work
+        want = [t.name for k, t in enumerate(lib.inputs)
+                if ctx.needs_input_grad[4 + k] and lib.input_grads[k] == 1]
+        if any(lib.input_grads):
+            model.request_input_grads(want)
+        cuda = lib.target == "cuda"
         g = grad_out.detach().float().contiguous()
         if cuda:
             torch.cuda.current_stream().synchronize()
             model.backward_pointer(g.data_ptr())
             grads = [_view(model.grad_ptr(n), s, g.device).clone() for n, s in model.params()]
+            dx = {n: _view(model.input_grad_ptr(n), (model.graph.rows(t.domain),) + t.shape, g.device).clone()
+                  for n, t in ((t.name, t) for t in lib.inputs) if n in want}
         else:
             d = model.backward(g.cpu().numpy(), edge_order="graph")
             grads = [torch.from_numpy(d[n]) for n, _ in model.params()]
+            dx = {n: torch.from_numpy(v) for n, v in model.input_grads(edge_order="graph").items()}
         grads = [gr.to(p.dtype) if p.requires_grad else None for gr, p in zip(grads, params)]
-        return (None, None, None, None) + (None,) * ctx.n_inputs + tuple(grads)
+        # integer inputs, inputs not wanted and identically zero gradients: None
+        dxs = [dx[t.name].to(device=x.device, dtype=x.dtype) if t.name in dx and t.name in want else None
+               for t, x in zip(lib.inputs, inputs)]
+        return (None, None, None, None) + tuple(dxs) + tuple(grads)
 
 
 class GnncModule(torch.nn.Module):

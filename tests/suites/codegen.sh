@@ -17,6 +17,9 @@
 #                                  measure is in its docstring)
 #   codegen/host/backward/MODEL/GRAPH/MAPPING  training mode (dropout on) forward and backward:
 #                                  out and every grad.<param> vs the interpreter, 1e-4
+#   codegen/host/input-grads/MODEL/GRAPH/MAPPING  built with --input-grads=all: out and every
+#                                  grad_input.<input> vs the interpreter, 1e-4; .../unasked-params-identical:
+#                                  asking for none gives the parameter-only library's gradients, bit for bit
 #   codegen/host-exp/-O3, -O0      the prelude's gnn_expf and gnn_expm1f (tests/codegen/exp_check.c)
 #                                  vs glibc over every 61st float32 and the special values: <= 1 and
 #                                  <= 2 ulp on normal results, +0 below FLT_MIN, inf/-1/NaN as glibc
@@ -266,6 +269,77 @@ if [ -x "$cg_bin/gnn-run" ]; then
       done
       cg_seed=$((cg_seed + 1))
     done
+  done
+fi
+
+# ---- gradients with respect to inputs (gnnc --input-grads=all): the library's grad_input.<input>
+# (gnn-run --save-input-grads asks for every one) and out vs the interpreter's, 1e-4; and
+# a backward that asks for none leaves the parameters' gradients bit for bit those of the
+# parameter-only library (the input-only steps are skipped; nothing else changes).
+# cg_check_igrad NAME MODEL.gnn GRAPH MAPPING SEED
+cg_check_igrad() {
+  local name=$1 model=$2 graph=$3 map=$4 seed=$5 lib plain out b="$cg/igrad"
+  lib="$cg/lib-ig-$(basename "$(dirname "$model")")-$(basename "$model" .gnn)-$map-$cg_target.so"
+  if ! { [ -f "$lib" ] || "$GNNC" "$model" --target=$cg_target --arch=sm_80,sm_90 --mapping="$map" --input-grads=all -o "$lib" > "$lib.log" 2>&1; } ||
+     ! plain=$(cg_lib "$model" "$map"); then
+    fail "$name" "gnnc could not build the libraries: $(cg_tail "$(cat "$lib.log" 2>/dev/null)")"
+    return
+  fi
+  if ! out=$("$GNNC" run "$model" --input-grads=all --graph "$graph" --seed "$seed" --train --save-params "$b.params" \
+      --save-inputs "$b.inputs" --save-outputs "$b.ref" 2>&1); then
+    fail "$name" "gnnc run --train --input-grads=all failed: $(cg_tail "$out")"
+    return
+  fi
+  if ! out=$("$cg_bin/gnn-run" "$lib" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --seed "$seed" \
+      --save-grads "$b.got" --save-input-grads "$b.igot" --output "$b.out" --repeat 1 --warmup 0 2>&1); then
+    fail "$name" "gnn-run --save-input-grads failed: $(cg_tail "$out")"
+    return
+  fi
+  cat "$b.igot" >> "$b.got"
+  sed 's/^tensor output /tensor out /' "$b.out" >> "$b.got"
+  # the output and the inputs' gradients (the parameters' are codegen/host/backward's: some seeds
+  # make one identically zero, e.g. GAT-small's attention on `duplicates` at seed 64, where
+  # float32 and float64 rounding noise of 1e-15 cannot be compared relatively)
+  local names
+  names=$(awk '/^tensor grad_input\./ {printf ",%s", $2}' "$b.ref")
+  if [ -n "$names" ] && out=$("$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol 1e-4 --names "out$names" 2>&1); then
+    pass "$name"
+  else
+    fail "$name" "$(cg_tail "$out")"
+  fi
+  # nothing asked for: the same parameter gradients as the parameter-only library, bit for bit
+  if out=$("$cg_bin/gnn-run" "$lib" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --seed "$seed" \
+        --save-grads "$b.g1" --repeat 1 --warmup 0 2>&1) &&
+     out=$("$cg_bin/gnn-run" "$plain" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --seed "$seed" \
+        --save-grads "$b.g0" --repeat 1 --warmup 0 2>&1) && cmp -s "$b.g0" "$b.g1"; then
+    pass "$name/unasked-params-identical"
+  else
+    fail "$name/unasked-params-identical" "the parameter gradients differ from the parameter-only library's: $(cg_tail "$out")"
+  fi
+  rm -f "$b".*
+}
+if [ -x "$cg_bin/gnn-run" ]; then
+  cg_seed=61
+  for cg_m in gcn sage gin gat edgeconv monet appnp; do
+    cg_g=data/cora
+    [ $cg_m = edgeconv ] && cg_g=tests/interp/graphs/pointcloud
+    cg_check_igrad "codegen/$cg_target/input-grads/$cg_m/$(basename $cg_g)/vertex" "dsl-examples/$cg_m.gnn" $cg_g vertex $cg_seed
+    for cg_map in $cg_maps; do
+      cg_check_igrad "codegen/$cg_target/input-grads/$cg_m-small/duplicates/$cg_map" "tests/interp/models/$cg_m.gnn" \
+        tests/interp/graphs/duplicates $cg_map $cg_seed
+    done
+    cg_seed=$((cg_seed + 1))
+  done
+  # a vertex and an edge input (tests/grad/input_grads.gnn); an input's gradient that is the seed
+  # itself, copied into the model's storage, and one identically zero (input_passthrough.gnn); a
+  # graph input, a row per graph of a batch (input_graph.gnn)
+  for cg_map in $cg_maps; do
+    cg_check_igrad "codegen/$cg_target/input-grads/input_grads/random/$cg_map" tests/grad/input_grads.gnn \
+      tests/interp/graphs/random $cg_map 71
+    cg_check_igrad "codegen/$cg_target/input-grads/input_passthrough/small/$cg_map" tests/grad/input_passthrough.gnn \
+      tests/grad/graphs/small $cg_map 72
+    cg_check_igrad "codegen/$cg_target/input-grads/input_graph/batch/$cg_map" tests/grad/input_graph.gnn \
+      tests/interp/graphs/batch $cg_map 73
   done
 fi
 

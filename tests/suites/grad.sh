@@ -10,6 +10,8 @@
 #   grad/model/MODEL/GRAPH  dsl-examples/MODEL.gnn as written, a sample of entries
 #   grad/cora/MODEL         the example's layers with narrow widths (tests/grad/cora/MODEL.model)
 #                           on Cora, a sample of entries
+#   grad/input/...          d L / d input (--input-grads=all) for the small models and the examples,
+#                           and the flag's errors
 #   grad/forward/...        gnnc run: the forward output of the training module equals that of
 #                           the inference module (-fno-autodiff), to 1e-12
 #   grad/ties/CASE          gradients at max/min ties against hand-computed values (ties.py)
@@ -86,6 +88,52 @@ for grad_m in gcn sage gin gat monet appnp; do
   grad_check "grad/model/$grad_m/random" dsl-examples/$grad_m.gnn --graph tests/interp/graphs/random --samples 6
 done
 grad_check "grad/model/edgeconv/pointcloud" dsl-examples/edgeconv.gnn --graph tests/interp/graphs/pointcloud --samples 4
+# 2b. Gradients with respect to inputs (--input-grads=all: outputs grad_input.<input>), the
+# small models on three graphs and the examples as written, a sample of each input's and
+# parameter's entries. GAT and MoNet run with --inference: with dropout on, a vertex whose few
+# features are all dropped has a zero projection, so GAT's e = 0 on an edge between two such
+# vertices (leaky_relu's kink) and MoNet's hidden value is 0 at a vertex whose in-neighbours are
+# all such (elu's branch point), and a difference in x there straddles it (gradcheck reports
+# those entries instead of checking them).
+for grad_m in $grad_models; do
+  grad_io=""
+  case $grad_m in gat | monet) grad_io=--inference ;; esac
+  for grad_g in random duplicates pointcloud; do
+    grad_check "grad/input/$grad_m-small/$grad_g" tests/interp/models/$grad_m.gnn --graph tests/interp/graphs/$grad_g \
+      --input-grads=all --samples 40 $grad_io
+  done
+  grad_g=tests/interp/graphs/random
+  [ $grad_m = edgeconv ] && grad_g=tests/interp/graphs/pointcloud
+  grad_check "grad/input/$grad_m/$(basename $grad_g)" dsl-examples/$grad_m.gnn --graph $grad_g --input-grads=all --samples 6 $grad_io
+done
+# the checker fails on a corrupted input gradient too
+grad_out=$(grad_gnnc gradcheck tests/interp/models/gcn.gnn --graph tests/interp/graphs/random --input-grads=x --corrupt grad_input.x 2>&1)
+grad_rc=$?
+if [ $grad_rc -eq 1 ] && printf '%s\n' "$grad_out" | grep -q '^grad_input.x .*max rel error 1.00e-04 .*FAIL$'; then
+  pass grad/checker/corrupt-input
+else
+  fail grad/checker/corrupt-input "exit $grad_rc: $(grad_tail "$grad_out")"
+fi
+# without --input-grads the module is the parameters' only (generated/*.ir, the golden IR, holds it)
+if "$GNNC" dsl-examples/gat.gnn --print-ir-after=autodiff 2>&1 | grep -q grad_input; then
+  fail grad/input/default-none "an input's gradient is derived without --input-grads"
+else
+  pass grad/input/default-none
+fi
+# a name that is no input, and the flag without autodiff, are errors
+grad_out=$("$GNNC" dsl-examples/gat.gnn --input-grads=x,y --emit=ir 2>&1)
+if [ $? -ne 0 ] && [[ $grad_out == *"--input-grads: model GAT has no input 'y' (its inputs: x; or all)"* ]]; then
+  pass grad/input/unknown-name
+else
+  fail grad/input/unknown-name "$(grad_tail "$grad_out")"
+fi
+grad_out=$("$GNNC" dsl-examples/gat.gnn --input-grads=x -fno-autodiff --emit=ir 2>&1)
+if [ $? -ne 0 ] && [[ $grad_out == *"--input-grads needs the autodiff pass"* ]]; then
+  pass grad/input/needs-autodiff
+else
+  fail grad/input/needs-autodiff "$(grad_tail "$grad_out")"
+fi
+
 # On Cora: the example's layers verbatim with narrow widths (tests/grad/cora/MODEL.model).
 for grad_m in $grad_models; do
   { awk '/^model /{exit} {print}' dsl-examples/$grad_m.gnn; cat $grad_dir/cora/$grad_m.model; } > "$grad_tmp/$grad_m-cora.gnn"
@@ -168,4 +216,4 @@ else
 fi
 
 unset -f grad_gnnc grad_tail grad_check grad_same
-unset grad_dir grad_tmp grad_f grad_n grad_k grad_line grad_opts grad_text grad_models grad_m grad_g grad_out grad_rc grad_c grad_rules
+unset grad_io grad_dir grad_tmp grad_f grad_n grad_k grad_line grad_opts grad_text grad_models grad_m grad_g grad_out grad_rc grad_c grad_rules

@@ -17,6 +17,13 @@
 #   python/pyg-inputs/... tests/python/test_pyg_inputs.py: GnncModule(edge_index, x) and (data) as with a
 #                         gnnc.Graph, exactly; the graph reused while its tensor is unchanged; edge rows
 #                         in edge_index's order; a real torch_geometric Data where PyG is installed
+#   python/input-grads/... tests/python/test_input_grads.py: gradients with respect to inputs (libraries
+#                         built with --input-grads=all): vertex and edge inputs against torch autograd,
+#                         torch.autograd.gradcheck through GnncFunction, computed only when asked for
+#                         (parameter gradients then bit-identical to a parameter-only library's), two gnnc
+#                         layers with PyTorch between them, and Linear -> gnnc GAT (dsl-examples, dropout
+#                         p 0, 64 inputs) -> Linear trained on Cora against torch_geometric's GATConv
+#                         (with the venv's PyG; skipped with a note without it)
 #   python/pip-install    `pip install ./python` (into a temporary target) gives an importable package
 #   python/abi/STRUCT     tests/python/abi_check.py: every ctypes structure of the binding has the
 #                         members, offsets and size clang gives the C structure it mirrors
@@ -66,6 +73,26 @@ else
     "$py_pyg" -c 'import torch_geometric' > /dev/null 2>&1 || py_pyg=$PY
     py_out=$(PYTHONPATH=python timeout 300 "$py_pyg" -W ignore tests/python/test_pyg_inputs.py "$py" 2>&1)
     py_lines python/pyg-inputs $? "$py_out"
+    # gradients with respect to inputs: the same models compiled with --input-grads=all, and
+    # dsl-examples/gat.gnn with its dropouts at p = 0 (PyG's GATConv gets dropout 0) on 64 features
+    py_ig=1
+    for py_m in gcn gat edgein; do
+      py_out=$("$GNNC" "tests/python/models/$py_m.gnn" --target=host --input-grads=all -o "$py/lib${py_m}_ig.so" 2>&1) ||
+        { fail "python/build/${py_m}_ig" "$(py_tail "$py_out")"; py_ig=0; }
+    done
+    py_out=$("$GNNC" tests/grad/input_passthrough.gnn --target=host --input-grads=all -o "$py/libpassthrough_ig.so" 2>&1) ||
+      { fail python/build/passthrough_ig "$(py_tail "$py_out")"; py_ig=0; }
+    sed -e 's/, 0\.6)/, 0.0)/g' -e 's/^model GAT(x: vertex\[1433\])/model GAT(x: vertex[64])/' dsl-examples/gat.gnn > "$py/gat_cora.gnn"
+    if [ "$(grep -c ', 0\.0)' "$py/gat_cora.gnn")" != 3 ] || ! grep -q '^model GAT(x: vertex\[64\])' "$py/gat_cora.gnn"; then
+      fail python/build/gat_cora "dsl-examples/gat.gnn no longer has the 3 dropouts and the input the test edits"; py_ig=0
+    elif ! py_out=$("$GNNC" "$py/gat_cora.gnn" --target=host --input-grads=all -o "$py/libgat_cora.so" 2>&1); then
+      fail python/build/gat_cora "$(py_tail "$py_out")"; py_ig=0
+    fi
+    if [ $py_ig = 1 ]; then
+      py_out=$(PYTHONPATH=python timeout 300 "$py_pyg" -W ignore tests/python/test_input_grads.py "$py" \
+        tests/interp/graphs/random data/cora 2>&1)
+      py_lines python/input-grads $? "$py_out"
+    fi
     # checkpoints of a training loop: dsl-examples/gcn.gnn has dropout, so the stream's position matters
     if py_out=$("$GNNC" dsl-examples/gcn.gnn --target=host -o "$py/libgcn_dropout.so" 2>&1); then
       py_out=$(PYTHONPATH=python "$PY" -W ignore::UserWarning tests/python/test_resume.py "$py/libgcn_dropout.so" \
@@ -89,4 +116,4 @@ else
   fi
 fi
 unset -f py_tail py_lines
-unset py py_ok py_m py_out py_got py_pyg
+unset py py_ok py_m py_out py_got py_pyg py_ig
