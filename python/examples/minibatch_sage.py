@@ -26,9 +26,10 @@ or a directory holding ogbn-products as .npy (edge_index.npy [2, E], x.npy, y.np
 10% of the vertices train, 10% test (seeded). Memory: E int32 twice plus the CSR, N x F floats.
 
 Timing is reported apart: sampling (the sampler and the gather of the batch's features), compute
-(forward, loss, backward, optimiser step), and the epoch. Peak memory: the process's peak RSS, and
-the peak above the RSS after loading (what training added); for gnnc also the runtime's peak
-counter (its arena, parameters, graphs). `--batches N` caps the batches per epoch (a full epoch of
+(forward, loss, backward, optimiser step), and the epoch. Peak memory: the process's peak RSS while
+training and evaluating (the kernel's high-water mark reset after loading: the graph's generation
+has temporaries of its own), and that peak above the RSS after loading (what training added); for
+gnnc also the runtime's peak counter (its arena, parameters, graphs). `--batches N` caps the batches per epoch (a full epoch of
 a 2M-vertex graph on two cores takes long); the result says how many ran. Accuracy: the trained
 model on `--eval` test vertices (the same sampler, in eval mode). One JSON line of results on
 stdout (rank 0), the losses per step and the final parameters in --out (for the data-parallel
@@ -37,11 +38,11 @@ test: tests/python/test_ddp_minibatch.py).
 Data-parallel: under torchrun (WORLD_SIZE > 1) the process group is gloo (NCCL for CUDA tensors is
 not wired here: the example runs on the host), the module is wrapped in DistributedDataParallel, and
 rank r takes the epoch's batches r, r + W, r + 2W, ...; the step count is the same on every rank.
-`--emulate-world W` is the single-process run of the same schedule: each step sums nothing new, it
-takes the W batches the ranks would take and minimises their mean loss, which is what DDP's
-gradient average computes.
+`--emulate-world W` is the single-process run of the same schedule: each step takes the W batches
+the ranks would take and minimises their mean loss, which is what DDP's gradient average computes.
 """
 import argparse
+import gc
 import hashlib
 import json
 import os
@@ -78,7 +79,26 @@ def rss_bytes():
 
 
 def peak_rss_bytes():
+    """The process's peak RSS since it started (loading the graph included)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def reset_hwm():
+    """Resets the kernel's RSS high-water mark (VmHWM; Linux >= 4.0), so that hwm_bytes() is training's peak."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def hwm_bytes():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
 
 
 # ---------------------------------------------------------------- the data
@@ -218,10 +238,21 @@ class PygSage(torch.nn.Module):
                 conv.lin_r.weight.copy_(params["sageconv%d.W_self" % i].t())
 
 
+def capacity(batch, fanout):
+    """The most vertices and edges a batch can have: batch seeds, each hop adding fanout[k] per frontier vertex."""
+    v, e, frontier = batch, 0, batch
+    for k in fanout:
+        frontier *= k
+        v, e = v + frontier, e + frontier
+    return v, e
+
+
 def make_model(side, a, features, classes):
     if side == "gnnc":
         lib = build_library(a.gnnc, features, a.hidden, classes, a.workdir)
-        return GnncModule(lib, seed=a.seed), lib
+        # the sampler's bound as the capacity: one arena for every batch, no 1.5x growth step
+        # (the batches' sizes differ by a few %, so growing past the first would overshoot)
+        return GnncModule(lib, seed=a.seed, capacity=capacity(a.batch, a.fanout)), lib
     torch.manual_seed(a.seed)
     return PygSage(features, a.hidden, classes), None
 
@@ -241,7 +272,9 @@ def run(a):
     t0 = time.perf_counter()
     data = load(a.graph, a.features, a.classes, a.seed)
     t_load = time.perf_counter() - t0
+    gc.collect()
     rss_loaded = rss_bytes()
+    hwm_reset = reset_hwm()  # from here on the high-water mark is training's (and evaluation's)
     x_all, y_all = torch.from_numpy(data.x), torch.from_numpy(data.y)
     features, classes = data.x.shape[1], data.classes
     model, lib = make_model(a.side, a, features, classes)
@@ -298,7 +331,8 @@ def run(a):
                train_vertices=len(data.train), batches_per_epoch=len(batches(data, a.batch, 0, a.seed, data.train)),
                batches_run=seen, epochs=a.epochs, load_s=t_load, sample_s=t_sample, compute_s=t_compute,
                epoch_s=sum(t_epoch), eval_s=t_eval, accuracy=correct / max(1, total), eval_vertices=total,
-               peak_rss=peak_rss_bytes(), rss_loaded=rss_loaded, threads=torch.get_num_threads(),
+               peak_rss=hwm_bytes() if hwm_reset else peak_rss_bytes(), peak_rss_with_load=peak_rss_bytes(),
+               rss_loaded=rss_loaded, threads=torch.get_num_threads(),
                torch=torch.__version__)
     if lib is not None:
         res["gnnc_peak"] = model.lib.memory_usage()[1]
