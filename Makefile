@@ -169,6 +169,17 @@ runtime-tests: $(BUILD)/rt/t_threads
 $(BUILD)/rt/t_threads: tests/runtime/t_threads.c runtime/driver_rt.h runtime/gnn_model.h runtime/gnnrt.h
 	@mkdir -p $(dir $@)
 	$(RT_TEST_CC) -o $@ $< -ldl -lpthread -lm
+# tests/runtime/t_setgraph.c compiles two generated models in (their set_graph and reserve)
+SETGRAPH_SRC := tests/runtime/t_setgraph.c generated/sage.c generated/gin_graph.c
+runtime-tests: $(BUILD)/rt/t_setgraph
+$(BUILD)/rt/t_setgraph: $(SETGRAPH_SRC) generated/sage.h generated/gin_graph.h tests/runtime/rt_test.h runtime/gnn_model.h $(RT_HOST_LIBS)
+	@mkdir -p $(dir $@)
+	$(RT_TEST_CC) $(OPENMP) -Igenerated -o $@ $(SETGRAPH_SRC) -L$(BUILD)/lib -lgnnrt_host -Wl,-rpath,'$$ORIGIN/../lib' -lopenblas -lm
+runtime-tests-asan: $(BUILD)/asan/rt/t_setgraph
+$(BUILD)/asan/rt/t_setgraph: $(SETGRAPH_SRC) generated/sage.h generated/gin_graph.h tests/runtime/rt_test.h $(RT_HOST_SRC) $(RT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime -Igenerated $(ASAN_FLAGS) $(OPENMP) -o $@ \
+	  $(SETGRAPH_SRC) $(RT_HOST_SRC) -lopenblas -lm
 # The C parts of both builds and the host test programs, without nvcc (the clang warning check).
 runtime-cobjs: $(RT_HOST_LIBS) $(filter-out %/train_cuda.o,$(RT_CUDA_OBJ)) $(patsubst %,$(BUILD)/rt/%,$(RT_TEST_NAMES))
 runtime-tests-asan: $(patsubst %,$(BUILD)/asan/rt/%,$(RT_TEST_NAMES))

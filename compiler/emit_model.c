@@ -179,13 +179,28 @@ void emit_header(FILE *out, const KProgram *p, const char *src_name) {
         " * changes nothing; functions that return a pointer return NULL instead. */\n\n",
         out);
   fprintf(out,
-          "/* Creates the model for graph g, which must outlive it: parameters Glorot-initialised from seed\n"
-          " * (the interpreter's values, in float32), their gradients and the output, and plans the activation\n"
-          " * arenas (the first forward allocates one). ctx, g and out must not be NULL; *out is NULL on failure. */\n"
+          "/* Creates the model for graph g, which must outlive it (or its binding: %s_set_graph binds\n"
+          " * another): parameters Glorot-initialised from seed (the interpreter's values, in float32), their\n"
+          " * gradients and the output, and plans the activation arenas (the first forward allocates one).\n"
+          " * ctx, g and out must not be NULL; *out is NULL on failure. */\n"
           "gnn_status %s_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, %s_model **out);\n"
           "/* Frees the model (before its context). NULL is a no-op. */\n"
           "void %s_destroy(%s_model *m);\n\n",
-          P, P, P, P);
+          P, P, P, P, P);
+  fprintf(out,
+          "/* Mini-batches on one model: binds graph g (not NULL; it must outlive the binding) in place of the\n"
+          " * model's graph, keeping the parameters, their gradients and the arenas. Within the capacity (at\n"
+          " * first the create graph's vertices, edges and graphs) it only swaps the graph; a bigger one grows\n"
+          " * each exceeded count to at least 1.5x, re-plans the arenas and frees the old one (the next forward\n"
+          " * allocates the new), or, when %s_reserve turned growth off, returns GNN_ERR_INVALID and changes\n"
+          " * nothing. The output and what the backward reads are the old graph's no more: forward next. */\n"
+          "gnn_status %s_set_graph(%s_model *m, const gnn_graph *g);\n"
+          "/* Sets the capacity to nv vertices, ne edges and ng graphs (each at least the bound graph's; none\n"
+          " * negative): the arenas are re-planned and the output reallocated for it when it changes, the\n"
+          " * next forward allocating the arena, so a loop over batches allocates once. grow = 0 makes\n"
+          " * %s_set_graph refuse a graph beyond the capacity instead of growing it. */\n"
+          "gnn_status %s_reserve(%s_model *m, int64_t nv, int64_t ne, int64_t ng, int grow);\n\n",
+          P, P, P, P, P, P);
   fputs("/* The forward pass. Inputs, rows x width floats, none NULL:\n", out);
   for (int i = 0; i < nin; i++) fprintf(out, " *   %s: %s\n", ins[i]->val->name, shape_text(p, ins[i]->val));
   fprintf(out,
@@ -443,6 +458,89 @@ static void emit_param_files(FILE *out, const KProgram *p, const char *P) {
   fprintf(out, "  for (int i = 0; i < %d; i++) free(host[i]);\n  return st;\n}\n\n", n);
 }
 
+/* P_set_graph and P_reserve: mini-batches on one model. The arenas are planned for a capacity (a
+ * vertex, edge and graph count, at least the bound graph's), so rebinding a graph within it only
+ * swaps the pointer: the plan's offsets are valid for any smaller graph, since every buffer's size
+ * grows with the counts and the capacity's plan keeps capacity-sized extents apart. A graph beyond
+ * it grows each exceeded count to at least 1.5 times (a slowly growing stream of batches re-plans a
+ * logarithmic number of times) and frees the old arena at once (the next forward allocates the new
+ * plan's), so no batch's memory outlives the switch. Parameters and gradients have no vertex or
+ * edge dimension (a parameter's shape is fixed in the .gnn source), so they stay as they are. */
+static void emit_rebind(FILE *out, const KProgram *p, const char *P, const KBuf **ins, int nin, int nig) {
+  fputs("/* The capacity that holds need: cap if it does, else at least 1.5 x cap. */\n"
+        "static int64_t gnnc_grow(int64_t cap, int64_t need) {\n"
+        "  if (need <= cap) return cap;\n"
+        "  return need > cap + cap / 2 ? need : cap + cap / 2;\n}\n\n", out);
+  fputs("/* Re-plans the arenas and reallocates the output for a capacity of nv vertices, ne edges and ng\n"
+        " * graphs. The arena goes at once (the next forward allocates the new plan's); the output is\n"
+        " * allocated before the old one goes, so a failure leaves the model bound and planned as it was\n"
+        " * (its arena freed, its output invalid: forward again). */\n", out);
+  fprintf(out, "static gnn_status gnnc_resize(%s_model *m, int64_t nv, int64_t ne, int64_t ng) {\n", P);
+  fputs("  gnn_graph shape;\n  memset(&shape, 0, sizeof shape);\n  shape.nv = nv;\n  shape.ne = ne;\n  shape.ng = ng;\n"
+        "  gnn_free(m->ctx, m->arena);\n  m->arena = NULL;\n  m->arena_mode = 0;\n"
+        "  m->forward_done = m->trained = m->backward_ready = 0;\n", out);
+  /* The input gradients (--input-grads) follow the capacity like the output. Every new buffer is
+   * allocated before any old one goes, so a failure leaves the model's buffers, capacity and plan
+   * as they were (a half-resized model could be rebound to a graph its output no longer holds). */
+  if (nig) {
+    fprintf(out, "  float *ig[%d] = {0};\n  {\n    const gnn_graph *g = &shape;\n    gnn_status st = GNN_OK;\n", nin);
+    for (int i = 0; i < nin; i++)
+      if (input_grad_out(p, i) >= 0)
+        fprintf(out, "    if (!st) st = gnn_malloc(m->ctx, (void **)&ig[%d], (size_t)%s * %lld * sizeof(float));\n", i,
+                emit_rows(ins[i]->dom), (long long)ins[i]->width);
+    fprintf(out, "    if (st) {\n      for (int i = 0; i < %d; i++) gnn_free(m->ctx, ig[i]);\n      return st;\n    }\n  }\n", nin);
+  }
+  fputs("  const size_t out_bytes = gnnc_out_bytes(&shape);\n"
+        "  if (out_bytes != m->out_cap) {\n"
+        "    float *o = NULL;\n"
+        "    const gnn_status st = gnn_malloc(m->ctx, (void **)&o, out_bytes ? out_bytes : 1);\n", out);
+  if (nig) fprintf(out, "    if (st) {\n      for (int i = 0; i < %d; i++) gnn_free(m->ctx, ig[i]);\n      return st;\n    }\n", nin);
+  else fputs("    if (st) return st;\n", out);
+  fputs("    gnn_free(m->ctx, m->out);\n"
+        "    m->out = o;\n"
+        "    m->fixed_bytes = m->fixed_bytes - m->out_cap + out_bytes;\n"
+        "    m->out_cap = out_bytes;\n  }\n", out);
+  if (nig) {
+    fprintf(out, "  for (int i = 0; i < %d; i++) {\n    gnn_free(m->ctx, m->igrad[i]);\n    m->igrad[i] = ig[i];\n  }\n", nin);
+    fputs("  const size_t igrad_bytes = gnnc_igrad_bytes(&shape);\n"
+          "  m->fixed_bytes = m->fixed_bytes - m->igrad_cap + igrad_bytes;\n"
+          "  m->igrad_cap = igrad_bytes;\n  m->igrad_valid = 0;\n", out);
+  }
+  fputs("  gnnc_plan(m, &shape);\n"
+        "  m->cap_nv = nv;\n  m->cap_ne = ne;\n  m->cap_ng = ng;\n  return GNN_OK;\n}\n\n", out);
+
+  fprintf(out, "gnn_status %s_set_graph(%s_model *m, const gnn_graph *g) {\n", P, P);
+  fprintf(out, "  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_set_graph: m is NULL\");\n", P);
+  fprintf(out, "  if (!g) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_set_graph: no graph\");\n", P);
+  fputs("  if (g->nv < 0 || g->ne < 0 || g->ng < 0)\n", out);
+  fprintf(out, "    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_set_graph: a graph with a negative count (%%lld vertices, %%lld edges, %%lld graphs)\",\n"
+               "                         (long long)g->nv, (long long)g->ne, (long long)g->ng);\n", P);
+  fputs("  if (g->nv > m->cap_nv || g->ne > m->cap_ne || g->ng > m->cap_ng) {\n"
+        "    if (!m->grow)\n", out);
+  fprintf(out, "      return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_set_graph: a graph of %%lld vertices, %%lld edges and %%lld graphs \"\n"
+               "                           \"exceeds the model's capacity (%%lld vertices, %%lld edges, %%lld graphs) and growth is off \"\n"
+               "                           \"(%s_reserve with grow = 1 allows it)\", (long long)g->nv, (long long)g->ne, (long long)g->ng,\n"
+               "                           (long long)m->cap_nv, (long long)m->cap_ne, (long long)m->cap_ng);\n", P, P);
+  fputs("    const gnn_status st = gnnc_resize(m, gnnc_grow(m->cap_nv, g->nv), gnnc_grow(m->cap_ne, g->ne), gnnc_grow(m->cap_ng, g->ng));\n"
+        "    if (st) return st;\n  }\n"
+        "  m->g = g;\n"
+        "  m->forward_done = m->trained = m->backward_ready = 0; /* the output and the stash were the old graph's */\n"
+        "  return GNN_OK;\n}\n\n", out);
+
+  fprintf(out, "gnn_status %s_reserve(%s_model *m, int64_t nv, int64_t ne, int64_t ng, int grow) {\n", P, P);
+  fprintf(out, "  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_reserve: m is NULL\");\n", P);
+  fputs("  if (nv < 0 || ne < 0 || ng < 0)\n", out);
+  fprintf(out, "    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_reserve: a negative capacity (%%lld vertices, %%lld edges, %%lld graphs)\",\n"
+               "                         (long long)nv, (long long)ne, (long long)ng);\n", P);
+  fputs("  const gnn_graph *g = m->g;\n"
+        "  /* the bound graph always fits */\n"
+        "  if (nv < g->nv) nv = g->nv;\n  if (ne < g->ne) ne = g->ne;\n  if (ng < g->ng) ng = g->ng;\n"
+        "  if (nv != m->cap_nv || ne != m->cap_ne || ng != m->cap_ng) {\n"
+        "    const gnn_status st = gnnc_resize(m, nv, ne, ng);\n"
+        "    if (st) return st;\n  }\n"
+        "  m->grow = grow != 0;\n  return GNN_OK;\n}\n\n", out);
+}
+
 void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *src_name, const char *header_name) {
   const char *P = emit_model_prefix(p);
   const KBuf **ins;
@@ -519,7 +617,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   if (nig) {
     fprintf(out, "  float *igrad[%d];  /* d loss / d input i (NULL: none in this library) */\n", nin);
     fputs("  uint64_t igrad_want;   /* bit i: the caller asked for input i's gradient */\n"
-          "  uint64_t igrad_valid;  /* bit i: igrad[i] holds the last backward's */\n", out);
+          "  uint64_t igrad_valid;  /* bit i: igrad[i] holds the last backward's */\n"
+          "  size_t igrad_cap;      /* the bytes of igrad[], for the capacity (set_graph, reserve) */\n", out);
   }
   fputs("  uint64_t dropout_seed;  /* of the last forward: the backward redraws its masks */\n", out);
   fputs("  char *arena;          /* allocated by the first forward: the inference plan, or the training one */\n"
@@ -527,7 +626,12 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
         "  int forward_done;      /* the output is valid: a forward succeeded (and none failed since) */\n"
         "  int trained;           /* the last forward ran with training = 1 (the stash is in the arena) */\n"
         "  int backward_ready;    /* a forward since the last backward: its activations are intact */\n"
-        "  size_t arena_bytes, arena_infer_bytes, unshared_bytes, fixed_bytes;\n", out);
+        "  size_t arena_bytes, arena_infer_bytes, unshared_bytes, fixed_bytes;\n"
+        "  /* the capacity the arenas are planned for and the output is allocated for (set_graph, reserve):\n"
+        "   * at least the bound graph's vertices, edges and graphs; grow = 0 refuses a graph beyond it */\n"
+        "  int64_t cap_nv, cap_ne, cap_ng;\n"
+        "  size_t out_cap;\n"
+        "  int grow;\n", out);
   if (ntemp) fprintf(out, "  size_t offset[2][%d];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */\n", ntemp);
   if (ntemp) fputs("  /* intermediate buffers, in the arena */\n", out);
   for (int i = 0; i < p->bufs.len; i++) {
@@ -546,15 +650,12 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   if (nig) fprintf(out, "  for (int i = 0; i < %d; i++) gnn_free(m->ctx, m->igrad[i]);\n", nin);
   fputs("  gnn_free(m->ctx, m->out);\n  gnn_free(m->ctx, m->arena);\n  free(m);\n}\n\n", out);
 
-  fprintf(out, "gnn_status %s_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, %s_model **out) {\n", P, P);
-  fputs("  gnn_status st = GNN_OK;\n  if (out) *out = NULL;\n", out);
-  fprintf(out, "  if (!ctx) return GNN_ERR_INVALID;\n"
-               "  if (!out) return gnn_set_error(ctx, GNN_ERR_INVALID, \"%s_create: out is NULL\");\n"
-               "  if (!g) return gnn_set_error(ctx, GNN_ERR_INVALID, \"%s_create: no graph\");\n", P, P);
-  fputs("  if ((st = gnn_ctx_enter(ctx))) return st; /* a usable context (CUDA: its device, on this thread) */\n", out);
-  fprintf(out, "  %s_model *m = (%s_model *)calloc(1, sizeof *m);\n", P, P);
-  fprintf(out, "  if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, \"%s_create: out of host memory\");\n", P);
-  fputs("  m->ctx = ctx;\n  m->g = g;\n", out);
+  /* The arena plans for a graph of g's size (its nv, ne and ng; nothing else is read): create plans
+   * for its graph, P_set_graph and P_reserve for the capacity, a shape with those counts. */
+  fputs("/* Plans the arenas for a graph of g's size (only g->nv, g->ne and g->ng are read): the model's\n"
+        " * graph at create, its capacity after set_graph grew it or reserve set it. */\n", out);
+  fprintf(out, "static void gnnc_plan(%s_model *m, const gnn_graph *g) {\n", P);
+  if (!ntemp) fputs("  (void)m;\n  (void)g;\n", out);
   if (ntemp) {
     /* Two plans over the same buffers: training (every buffer, its whole lifetime over the
      * forward and backward steps) and inference (the forward's buffers without the stashes the
@@ -596,15 +697,38 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     fprintf(out, "  for (int i = 0; i < %d; i++) size_infer[i] = in_infer[i] ? size[i] : 0;\n", ntemp);
     fprintf(out, "  m->arena_bytes = gnn_plan_arena(%d, size, first, last, m->offset[1], order);\n", ntemp);
     fprintf(out, "  m->arena_infer_bytes = gnn_plan_arena(%d, size_infer, first, last_infer, m->offset[0], order);\n", ntemp);
-    fprintf(out, "  for (int i = 0; i < %d; i++) {\n    m->unshared_bytes += size[i];\n"
+    fprintf(out, "  m->unshared_bytes = 0;\n  for (int i = 0; i < %d; i++) {\n    m->unshared_bytes += size[i];\n"
                  "    if (!in_infer[i]) m->offset[0][i] = SIZE_MAX;\n  }\n", ntemp);
   }
+  fputs("}\n\n", out);
+  fputs("/* The bytes of the output for a graph of g's size. */\n", out);
+  fprintf(out, "static size_t gnnc_out_bytes(const gnn_graph *g) { return (size_t)%s * %lld * sizeof(float); }\n\n",
+          emit_rows(ov->dom), (long long)shape_elems(&ov->shape));
+  if (nig) {
+    fputs("/* The bytes of the input gradients for a graph of g's size (set_graph reallocates them with the output). */\n"
+          "static size_t gnnc_igrad_bytes(const gnn_graph *g) {\n  size_t n = 0;\n", out);
+    for (int i = 0; i < nin; i++)
+      if (input_grad_out(p, i) >= 0)
+        fprintf(out, "  n += (size_t)%s * %lld * sizeof(float);  /* input '%s' */\n", emit_rows(ins[i]->dom), (long long)ins[i]->width,
+                ins[i]->val->name);
+    fputs("  return n;\n}\n\n", out);
+  }
+
+  fprintf(out, "gnn_status %s_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, %s_model **out) {\n", P, P);
+  fputs("  gnn_status st = GNN_OK;\n  if (out) *out = NULL;\n", out);
+  fprintf(out, "  if (!ctx) return GNN_ERR_INVALID;\n"
+               "  if (!out) return gnn_set_error(ctx, GNN_ERR_INVALID, \"%s_create: out is NULL\");\n"
+               "  if (!g) return gnn_set_error(ctx, GNN_ERR_INVALID, \"%s_create: no graph\");\n", P, P);
+  fputs("  if ((st = gnn_ctx_enter(ctx))) return st; /* a usable context (CUDA: its device, on this thread) */\n", out);
+  fprintf(out, "  %s_model *m = (%s_model *)calloc(1, sizeof *m);\n", P, P);
+  fprintf(out, "  if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, \"%s_create: out of host memory\");\n", P);
+  fputs("  m->ctx = ctx;\n  m->g = g;\n", out);
+  fputs("  m->cap_nv = g->nv;\n  m->cap_ne = g->ne;\n  m->cap_ng = g->ng;\n  m->grow = 1;\n  gnnc_plan(m, g);\n", out);
   /* Before anything is allocated: the smallest plan this graph allows (parameters, gradients,
    * output, the inference arena) must fit in what the device has left; a training forward checks
    * the training arena the same way (gnnc_use_arena). */
   fputs("  /* nothing is allocated unless the inference plan fits (a training forward checks its arena) */\n", out);
-  fprintf(out, "  size_t fixed = (size_t)%s * %lld * sizeof(float);  /* the output */\n", emit_rows(ov->dom),
-          (long long)shape_elems(&ov->shape));
+  fputs("  size_t fixed = gnnc_out_bytes(g);  /* the output */\n", out);
   fprintf(out, "  for (int i = 0; i < %d; i++) fixed += 2 * (size_t)gnnc_params[i].width * sizeof(float);\n", p->nparams);
   for (int i = 0; i < nin; i++)
     if (input_grad_out(p, i) >= 0)
@@ -635,12 +759,12 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
         "    if (!st) st = gnn_memset0(ctx, m->grad[i], bytes);\n"
         "    free(init);\n  }\n",
         out);
-  fprintf(out, "  if (!st) st = gnn_malloc(ctx, (void **)&m->out, (size_t)%s * %lld * sizeof(float));\n", emit_rows(ov->dom),
-          (long long)shape_elems(&ov->shape));
+  fputs("  m->out_cap = gnnc_out_bytes(g);\n  if (!st) st = gnn_malloc(ctx, (void **)&m->out, m->out_cap ? m->out_cap : 1);\n", out);
   for (int i = 0; i < nin; i++)
     if (input_grad_out(p, i) >= 0)
       fprintf(out, "  if (!st) st = gnn_malloc(ctx, (void **)&m->igrad[%d], (size_t)%s * %lld * sizeof(float));\n", i,
               emit_rows(ins[i]->dom), (long long)ins[i]->width);
+  if (nig) fputs("  m->igrad_cap = gnnc_igrad_bytes(g);\n", out);
   fprintf(out, "  if (st) {\n    %s_destroy(m);\n    return st;\n  }\n  *out = m;\n  return GNN_OK;\n}\n\n", P);
 
   /* the arena a pass needs */
@@ -668,6 +792,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     }
   }
   fputs("  m->arena_mode = want;\n  return GNN_OK;\n}\n\n", out);
+  emit_rebind(out, p, P, ins, nin, nig);
 
   /* forward */
   fprintf(out, "gnn_status %s_forward(%s_model *m", P, P);
@@ -787,12 +912,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fprintf(out, "  plan->arena = %s;\n  plan->arena_inference = m->arena_infer_bytes;\n  plan->unshared = m->unshared_bytes;\n  plan->params = pb;\n",
           bwd ? "m->arena_bytes" : "m->arena_infer_bytes");
   fprintf(out, "  plan->grads = %s;\n", bwd ? "pb" : "pb /* allocated, unused: no backward */");
-  fprintf(out, "  const gnn_graph *g = m->g;\n  (void)g;\n");
-  for (int i = 0; i < nin; i++)
-    if (input_grad_out(p, i) >= 0)
-      fprintf(out, "  plan->grads += (size_t)%s * %lld * sizeof(float);  /* input '%s' */\n", emit_rows(ins[i]->dom), (long long)ins[i]->width,
-              ins[i]->val->name);
-  fprintf(out, "  plan->output = (size_t)%s * %lld * sizeof(float);\n", emit_rows(ov->dom), (long long)shape_elems(&ov->shape));
+  if (nig) fputs("  plan->grads += m->igrad_cap;  /* the input gradients, for the capacity */\n", out);
+  fputs("  plan->output = m->out_cap;\n", out);
   fputs("  plan->total = plan->arena + plan->params + plan->grads + plan->output;\n", out);
   fprintf(out, "  plan->buffers = %d;\n}\n\n", ntemp);
 
@@ -814,7 +935,10 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fprintf(out, "static float *gnnc_api_grad(void *m, int i) { return %s_grad((%s_model *)m, i); }\n", P, P);
   fprintf(out, "static void gnnc_api_memory_plan(const void *m, gnn_memory_plan *p) { %s_memory_plan((const %s_model *)m, p); }\n", P, P);
   fprintf(out, "static gnn_status gnnc_api_request_input_grad(void *m, int i, int on) { return %s_request_input_grad((%s_model *)m, i, on); }\n", P, P);
-  fprintf(out, "static float *gnnc_api_input_grad(void *m, int i) { return %s_input_grad((%s_model *)m, i); }\n\n", P, P);
+  fprintf(out, "static float *gnnc_api_input_grad(void *m, int i) { return %s_input_grad((%s_model *)m, i); }\n", P, P);
+  fprintf(out, "static gnn_status gnnc_api_set_graph(void *m, const gnn_graph *g) { return %s_set_graph((%s_model *)m, g); }\n", P, P);
+  fprintf(out, "static gnn_status gnnc_api_reserve(void *m, int64_t nv, int64_t ne, int64_t ng, int grow) {\n"
+               "  return %s_reserve((%s_model *)m, nv, ne, ng, grow);\n}\n\n", P, P);
   fputs("static const gnn_model_api gnnc_api_table = {\n", out);
   fprintf(out, "    \"%s\", \"%s\", %s, %d, gnnc_inputs, %d, gnnc_params,\n", p->name, src_name, cuda ? "GNN_TARGET_CUDA" : "GNN_TARGET_HOST", nin,
           p->nparams);
@@ -831,7 +955,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     if (st->kind == STEP_GEMM) gemms[b]++;
   }
   fprintf(out, "    %d, %d, %d, %d,\n", launches[0], launches[1], gemms[0], gemms[1]);
-  fputs("    gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad,\n};\n", out);
+  fputs("    gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad, gnnc_api_set_graph, gnnc_api_reserve,\n};\n", out);
   fprintf(out, "const gnn_model_api *%s_api(void) { return &gnnc_api_table; }\n", P);
   fputs("#ifdef GNNC_MODEL_ENTRY\n"
         "/* The fixed entry point drivers (gnn-run, gnn-train) look up with dlsym in a library they\n"

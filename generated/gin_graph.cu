@@ -1051,6 +1051,11 @@ struct gingraph_model {
   int trained;           /* the last forward ran with training = 1 (the stash is in the arena) */
   int backward_ready;    /* a forward since the last backward: its activations are intact */
   size_t arena_bytes, arena_infer_bytes, unshared_bytes, fixed_bytes;
+  /* the capacity the arenas are planned for and the output is allocated for (set_graph, reserve):
+   * at least the bound graph's vertices, edges and graphs; grow = 0 refuses a graph beyond it */
+  int64_t cap_nv, cap_ne, cap_ng;
+  size_t out_cap;
+  int grow;
   size_t offset[2][58];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
   float *t7;  /* %7 global[], steps 0..1 */
@@ -1124,17 +1129,9 @@ void gingraph_destroy(gingraph_model *m) {
   free(m);
 }
 
-gnn_status gingraph_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gingraph_model **out) {
-  gnn_status st = GNN_OK;
-  if (out) *out = NULL;
-  if (!ctx) return GNN_ERR_INVALID;
-  if (!out) return gnn_set_error(ctx, GNN_ERR_INVALID, "gingraph_create: out is NULL");
-  if (!g) return gnn_set_error(ctx, GNN_ERR_INVALID, "gingraph_create: no graph");
-  if ((st = gnn_ctx_enter(ctx))) return st; /* a usable context (CUDA: its device, on this thread) */
-  gingraph_model *m = (gingraph_model *)calloc(1, sizeof *m);
-  if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, "gingraph_create: out of host memory");
-  m->ctx = ctx;
-  m->g = g;
+/* Plans the arenas for a graph of g's size (only g->nv, g->ne and g->ng are read): the model's
+ * graph at create, its capacity after set_graph grew it or reserve set it. */
+static void gnnc_plan(gingraph_model *m, const gnn_graph *g) {
   /* the arenas: 58 buffers placed by lifetime (steps first..last) */
   static const int first[58] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 34, 36, 37, 39, 41, 45, 47, 51, 53, 54, 55, 56, 57, 61, 62, 63, 67, 69, 73, 75, 76, 31, 42, 48, 58, 64, 70, 77};
   static const int last[58] = {1, 3, 3, 74, 5, 69, 68, 8, 63, 56, 61, 13, 13, 52, 15, 47, 46, 18, 41, 27, 40, 22, 26, 38, 25, 26, 30, 35, 29, 30, 36, 41, 39, 55, 46, 47, 52, 61, 54, 55, 62, 57, 59, 62, 63, 68, 69, 74, 75, 76, 78, 33, 44, 50, 60, 66, 72, 79};
@@ -1203,12 +1200,34 @@ gnn_status gingraph_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, ging
   for (int i = 0; i < 58; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
   m->arena_bytes = gnn_plan_arena(58, size, first, last, m->offset[1], order);
   m->arena_infer_bytes = gnn_plan_arena(58, size_infer, first, last_infer, m->offset[0], order);
+  m->unshared_bytes = 0;
   for (int i = 0; i < 58; i++) {
     m->unshared_bytes += size[i];
     if (!in_infer[i]) m->offset[0][i] = SIZE_MAX;
   }
+}
+
+/* The bytes of the output for a graph of g's size. */
+static size_t gnnc_out_bytes(const gnn_graph *g) { return (size_t)g->ng * 3 * sizeof(float); }
+
+gnn_status gingraph_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gingraph_model **out) {
+  gnn_status st = GNN_OK;
+  if (out) *out = NULL;
+  if (!ctx) return GNN_ERR_INVALID;
+  if (!out) return gnn_set_error(ctx, GNN_ERR_INVALID, "gingraph_create: out is NULL");
+  if (!g) return gnn_set_error(ctx, GNN_ERR_INVALID, "gingraph_create: no graph");
+  if ((st = gnn_ctx_enter(ctx))) return st; /* a usable context (CUDA: its device, on this thread) */
+  gingraph_model *m = (gingraph_model *)calloc(1, sizeof *m);
+  if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, "gingraph_create: out of host memory");
+  m->ctx = ctx;
+  m->g = g;
+  m->cap_nv = g->nv;
+  m->cap_ne = g->ne;
+  m->cap_ng = g->ng;
+  m->grow = 1;
+  gnnc_plan(m, g);
   /* nothing is allocated unless the inference plan fits (a training forward checks its arena) */
-  size_t fixed = (size_t)g->ng * 3 * sizeof(float);  /* the output */
+  size_t fixed = gnnc_out_bytes(g);  /* the output */
   for (int i = 0; i < 16; i++) fixed += 2 * (size_t)gnnc_params[i].width * sizeof(float);
   m->fixed_bytes = fixed;
   size_t avail = SIZE_MAX;
@@ -1232,7 +1251,8 @@ gnn_status gingraph_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, ging
     if (!st) st = gnn_memset0(ctx, m->grad[i], bytes);
     free(init);
   }
-  if (!st) st = gnn_malloc(ctx, (void **)&m->out, (size_t)g->ng * 3 * sizeof(float));
+  m->out_cap = gnnc_out_bytes(g);
+  if (!st) st = gnn_malloc(ctx, (void **)&m->out, m->out_cap ? m->out_cap : 1);
   if (st) {
     gingraph_destroy(m);
     return st;
@@ -1317,6 +1337,81 @@ static gnn_status gnnc_use_arena(gingraph_model *m, int plan) {
   m->acc79 = m->offset[plan][56] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][56]);
   m->acc84 = m->offset[plan][57] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][57]);
   m->arena_mode = want;
+  return GNN_OK;
+}
+
+/* The capacity that holds need: cap if it does, else at least 1.5 x cap. */
+static int64_t gnnc_grow(int64_t cap, int64_t need) {
+  if (need <= cap) return cap;
+  return need > cap + cap / 2 ? need : cap + cap / 2;
+}
+
+/* Re-plans the arenas and reallocates the output for a capacity of nv vertices, ne edges and ng
+ * graphs. The arena goes at once (the next forward allocates the new plan's); the output is
+ * allocated before the old one goes, so a failure leaves the model bound and planned as it was
+ * (its arena freed, its output invalid: forward again). */
+static gnn_status gnnc_resize(gingraph_model *m, int64_t nv, int64_t ne, int64_t ng) {
+  gnn_graph shape;
+  memset(&shape, 0, sizeof shape);
+  shape.nv = nv;
+  shape.ne = ne;
+  shape.ng = ng;
+  gnn_free(m->ctx, m->arena);
+  m->arena = NULL;
+  m->arena_mode = 0;
+  m->forward_done = m->trained = m->backward_ready = 0;
+  const size_t out_bytes = gnnc_out_bytes(&shape);
+  if (out_bytes != m->out_cap) {
+    float *o = NULL;
+    const gnn_status st = gnn_malloc(m->ctx, (void **)&o, out_bytes ? out_bytes : 1);
+    if (st) return st;
+    gnn_free(m->ctx, m->out);
+    m->out = o;
+    m->fixed_bytes = m->fixed_bytes - m->out_cap + out_bytes;
+    m->out_cap = out_bytes;
+  }
+  gnnc_plan(m, &shape);
+  m->cap_nv = nv;
+  m->cap_ne = ne;
+  m->cap_ng = ng;
+  return GNN_OK;
+}
+
+gnn_status gingraph_set_graph(gingraph_model *m, const gnn_graph *g) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "gingraph_set_graph: m is NULL");
+  if (!g) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gingraph_set_graph: no graph");
+  if (g->nv < 0 || g->ne < 0 || g->ng < 0)
+    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gingraph_set_graph: a graph with a negative count (%lld vertices, %lld edges, %lld graphs)",
+                         (long long)g->nv, (long long)g->ne, (long long)g->ng);
+  if (g->nv > m->cap_nv || g->ne > m->cap_ne || g->ng > m->cap_ng) {
+    if (!m->grow)
+      return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gingraph_set_graph: a graph of %lld vertices, %lld edges and %lld graphs "
+                           "exceeds the model's capacity (%lld vertices, %lld edges, %lld graphs) and growth is off "
+                           "(gingraph_reserve with grow = 1 allows it)", (long long)g->nv, (long long)g->ne, (long long)g->ng,
+                           (long long)m->cap_nv, (long long)m->cap_ne, (long long)m->cap_ng);
+    const gnn_status st = gnnc_resize(m, gnnc_grow(m->cap_nv, g->nv), gnnc_grow(m->cap_ne, g->ne), gnnc_grow(m->cap_ng, g->ng));
+    if (st) return st;
+  }
+  m->g = g;
+  m->forward_done = m->trained = m->backward_ready = 0; /* the output and the stash were the old graph's */
+  return GNN_OK;
+}
+
+gnn_status gingraph_reserve(gingraph_model *m, int64_t nv, int64_t ne, int64_t ng, int grow) {
+  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "gingraph_reserve: m is NULL");
+  if (nv < 0 || ne < 0 || ng < 0)
+    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gingraph_reserve: a negative capacity (%lld vertices, %lld edges, %lld graphs)",
+                         (long long)nv, (long long)ne, (long long)ng);
+  const gnn_graph *g = m->g;
+  /* the bound graph always fits */
+  if (nv < g->nv) nv = g->nv;
+  if (ne < g->ne) ne = g->ne;
+  if (ng < g->ng) ng = g->ng;
+  if (nv != m->cap_nv || ne != m->cap_ne || ng != m->cap_ng) {
+    const gnn_status st = gnnc_resize(m, nv, ne, ng);
+    if (st) return st;
+  }
+  m->grow = grow != 0;
   return GNN_OK;
 }
 
@@ -2024,9 +2119,7 @@ void gingraph_memory_plan(const gingraph_model *m, gnn_memory_plan *plan) {
   plan->unshared = m->unshared_bytes;
   plan->params = pb;
   plan->grads = pb;
-  const gnn_graph *g = m->g;
-  (void)g;
-  plan->output = (size_t)g->ng * 3 * sizeof(float);
+  plan->output = m->out_cap;
   plan->total = plan->arena + plan->params + plan->grads + plan->output;
   plan->buffers = 58;
 }
@@ -2046,6 +2139,10 @@ static float *gnnc_api_grad(void *m, int i) { return gingraph_grad((gingraph_mod
 static void gnnc_api_memory_plan(const void *m, gnn_memory_plan *p) { gingraph_memory_plan((const gingraph_model *)m, p); }
 static gnn_status gnnc_api_request_input_grad(void *m, int i, int on) { return gingraph_request_input_grad((gingraph_model *)m, i, on); }
 static float *gnnc_api_input_grad(void *m, int i) { return gingraph_input_grad((gingraph_model *)m, i); }
+static gnn_status gnnc_api_set_graph(void *m, const gnn_graph *g) { return gingraph_set_graph((gingraph_model *)m, g); }
+static gnn_status gnnc_api_reserve(void *m, int64_t nv, int64_t ne, int64_t ng, int grow) {
+  return gingraph_reserve((gingraph_model *)m, nv, ne, ng, grow);
+}
 
 static const gnn_model_api gnnc_api_table = {
     "GINGraph", "dsl-examples/gin_graph.gnn", GNN_TARGET_CUDA, 1, gnnc_inputs, 16, gnnc_params,
@@ -2054,7 +2151,7 @@ static const gnn_model_api gnnc_api_table = {
     gnnc_api_create, gnnc_api_destroy, gnnc_api_forward, gnnc_api_output, gnnc_api_backward, gnnc_api_param,
     gnnc_api_grad, gnnc_api_memory_plan,
     24, 29, 7, 13,
-    gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad,
+    gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad, gnnc_api_set_graph, gnnc_api_reserve,
 };
 const gnn_model_api *gingraph_api(void) { return &gnnc_api_table; }
 #ifdef GNNC_MODEL_ENTRY

@@ -25,12 +25,26 @@ enum { RGCN_NUM_INPUTS = 2, RGCN_NUM_PARAMS = 6 };
  * GNN_ERR_INVALID (with a message in gnn_last_error(ctx) when the model or ctx is known) and
  * changes nothing; functions that return a pointer return NULL instead. */
 
-/* Creates the model for graph g, which must outlive it: parameters Glorot-initialised from seed
- * (the interpreter's values, in float32), their gradients and the output, and plans the activation
- * arenas (the first forward allocates one). ctx, g and out must not be NULL; *out is NULL on failure. */
+/* Creates the model for graph g, which must outlive it (or its binding: rgcn_set_graph binds
+ * another): parameters Glorot-initialised from seed (the interpreter's values, in float32), their
+ * gradients and the output, and plans the activation arenas (the first forward allocates one).
+ * ctx, g and out must not be NULL; *out is NULL on failure. */
 gnn_status rgcn_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, rgcn_model **out);
 /* Frees the model (before its context). NULL is a no-op. */
 void rgcn_destroy(rgcn_model *m);
+
+/* Mini-batches on one model: binds graph g (not NULL; it must outlive the binding) in place of the
+ * model's graph, keeping the parameters, their gradients and the arenas. Within the capacity (at
+ * first the create graph's vertices, edges and graphs) it only swaps the graph; a bigger one grows
+ * each exceeded count to at least 1.5x, re-plans the arenas and frees the old one (the next forward
+ * allocates the new), or, when rgcn_reserve turned growth off, returns GNN_ERR_INVALID and changes
+ * nothing. The output and what the backward reads are the old graph's no more: forward next. */
+gnn_status rgcn_set_graph(rgcn_model *m, const gnn_graph *g);
+/* Sets the capacity to nv vertices, ne edges and ng graphs (each at least the bound graph's; none
+ * negative): the arenas are re-planned and the output reallocated for it when it changes, the
+ * next forward allocating the arena, so a loop over batches allocates once. grow = 0 makes
+ * rgcn_set_graph refuse a graph beyond the capacity instead of growing it. */
+gnn_status rgcn_reserve(rgcn_model *m, int64_t nv, int64_t ne, int64_t ng, int grow);
 
 /* The forward pass. Inputs, rows x width floats, none NULL:
  *   x: vertex[4]

@@ -82,6 +82,11 @@ typedef struct gnn_model_api {
   const int *input_grads;
   gnn_status (*request_input_grad)(void *model, int i, int on);
   float *(*input_grad)(void *model, int i);
+  /* Mini-batches: binds another graph (same parameters, arenas reused within the capacity, grown
+   * 1.5x beyond it) and sets the capacity (nv, ne, ng; grow = 0 refuses a bigger graph); the
+   * generated <model>_set_graph and <model>_reserve say more (docs/embedding.md). */
+  gnn_status (*set_graph)(void *model, const gnn_graph *g);
+  gnn_status (*reserve)(void *model, int64_t nv, int64_t ne, int64_t ng, int grow);
 } gnn_model_api;
 
 /* The fixed name every model library exports (drivers find it with dlsym). A generated source

@@ -90,6 +90,8 @@ _BACKWARD = ctypes.CFUNCTYPE(ctypes.c_int, _vp, _vp)
 _PARAM = ctypes.CFUNCTYPE(_vp, _vp, ctypes.c_int)
 _PLAN = ctypes.CFUNCTYPE(None, _vp, ctypes.POINTER(_MemoryPlan))
 _REQUEST = ctypes.CFUNCTYPE(ctypes.c_int, _vp, ctypes.c_int, ctypes.c_int)
+_SET_GRAPH = ctypes.CFUNCTYPE(ctypes.c_int, _vp, ctypes.POINTER(_Graph))
+_RESERVE = ctypes.CFUNCTYPE(ctypes.c_int, _vp, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int)
 
 
 class _Api(ctypes.Structure):
@@ -102,7 +104,7 @@ class _Api(ctypes.Structure):
                 ("forward_kernels", ctypes.c_int64), ("backward_kernels", ctypes.c_int64),
                 ("forward_gemms", ctypes.c_int64), ("backward_gemms", ctypes.c_int64),
                 ("input_grads", ctypes.POINTER(ctypes.c_int)), ("request_input_grad", _REQUEST),
-                ("input_grad", _PARAM)]
+                ("input_grad", _PARAM), ("set_graph", _SET_GRAPH), ("reserve", _RESERVE)]
 
 
 class TensorInfo:
@@ -153,6 +155,9 @@ class Library:
         self._upload = _fn(h, "gnn_upload", ctypes.c_int, _vp, _vp, _vp, ctypes.c_size_t)
         self._download = _fn(h, "gnn_download", ctypes.c_int, _vp, _vp, _vp, ctypes.c_size_t)
         self._sync = _fn(h, "gnn_sync", ctypes.c_int, _vp)
+        self._mem_usage = _fn(h, "gnn_mem_usage", ctypes.c_int, _vp, ctypes.POINTER(ctypes.c_size_t),
+                              ctypes.POINTER(ctypes.c_size_t))
+        self._mem_reset_peak = _fn(h, "gnn_mem_reset_peak", None, _vp)
         self._graph_load = _fn(h, "gnn_graph_load", ctypes.c_int, _vp, ctypes.c_char_p, ctypes.POINTER(_GraphOpts),
                                ctypes.POINTER(ctypes.POINTER(_Graph)))
         self._graph_from_edges = _fn(h, "gnn_graph_from_edges", ctypes.c_int, _vp, ctypes.c_int64, ctypes.c_int64, _vp, _vp,
@@ -210,6 +215,17 @@ class Library:
             self.path, self.name, self.target, len(self.inputs), len(self.param_info))
 
     # graphs and datasets
+    def memory_usage(self):
+        """(live, peak): the bytes gnn_malloc holds on this library's context now, and at most since
+        the context was made or reset_peak (device memory for a CUDA library)."""
+        live, peak = ctypes.c_size_t(), ctypes.c_size_t()
+        self._check(self._mem_usage(self._ctx, ctypes.byref(live), ctypes.byref(peak)))
+        return int(live.value), int(peak.value)
+
+    def reset_peak(self):
+        """Sets the peak counter of memory_usage to the live bytes."""
+        self._mem_reset_peak(self._ctx)
+
     def graph(self, src, dst, num_vertices=0, add_self_loops=False, remove_self_loops=False, dedup=False,
               symmetrise=False):
         """A graph from NumPy edge arrays (or CPU tensors): edge i goes src[i] -> dst[i] (0-based vertex
@@ -359,9 +375,10 @@ class Model:
         h = _vp()
         lib._check(self._api.create(lib._ctx, graph._g, int(seed), ctypes.byref(h)))
         self._m = h
-        self._inputs = [None] * len(lib.inputs)  # device copies of the last forward's inputs
+        self._inputs = [None] * len(lib.inputs)  # device copies of the last forward's inputs (grown, never shrunk)
         self._grad_buf = None
         self.forwards = 0  # successful forwards so far (the torch wrapper uses it)
+        self.bindings = 0  # set_graph calls so far (the torch wrapper uses it)
         self._index = {p.name: i for i, p in enumerate(lib.param_info)}
 
     def close(self):
@@ -377,6 +394,40 @@ class Model:
             self.close()
         except Exception:
             pass
+
+    # mini-batches
+    def set_graph(self, graph):
+        """Binds another graph of the same Library (a mini-batch): parameters and gradients stay, the
+        arenas are reused within the model's capacity and grown 1.5x beyond it (or, after
+        reserve(grow=False), a bigger graph raises GnncError). The output and what backward reads are
+        the old graph's no more: run forward next."""
+        if not isinstance(graph, Graph) or graph.lib is not self.lib:
+            raise ValueError("the graph must come from the same gnnc.Library (lib.graph / lib.load_graph)")
+        self.lib._check(self._api.set_graph(self._m, graph._g))
+        self.graph = graph
+        self.bindings += 1
+
+    def reserve(self, num_vertices, num_edges, num_graphs=1, grow=True):
+        """Sets the capacity the arenas are planned for (each count at least the bound graph's), so a loop
+        over batches up to that size allocates once; grow=False makes set_graph refuse a bigger graph."""
+        lib = self.lib
+        lib._check(self._api.reserve(self._m, int(num_vertices), int(num_edges), int(num_graphs), int(bool(grow))))
+        # the staging copies of the inputs and of the backward's seed, for the same capacity
+        # (at least the bound graph's rows, as the C reserve)
+        g = self.graph
+        rows = {"vertex": max(int(num_vertices), g.nv), "edge": max(int(num_edges), g.ne),
+                "graph": max(int(num_graphs), g.ng), "global": 1}
+        for k, t in enumerate(lib.inputs):
+            need = max(rows[t.domain] * t.width * 4, 1)
+            if self._inputs[k] is None or self._inputs[k].nbytes < need:
+                if self._inputs[k] is not None:
+                    self._inputs[k].free()
+                self._inputs[k] = _Buffer(lib, need)
+        need = max(rows[lib.output.domain] * lib.output.width * 4, 1)
+        if lib.has_backward and (self._grad_buf is None or self._grad_buf.nbytes < need):
+            if self._grad_buf is not None:
+                self._grad_buf.free()
+            self._grad_buf = _Buffer(lib, need)
 
     # parameters
     def params(self):
@@ -486,7 +537,7 @@ class Model:
         ptrs = []
         for k, (t, x) in enumerate(zip(lib.inputs, inputs)):
             a = self._input_array(t, x, edge_order)
-            if self._inputs[k] is None or self._inputs[k].nbytes != max(a.nbytes, 1):
+            if self._inputs[k] is None or self._inputs[k].nbytes < max(a.nbytes, 1):  # batches: grow only
                 if self._inputs[k] is not None:
                     self._inputs[k].free()
                 self._inputs[k] = _Buffer(lib, max(a.nbytes, 1))
@@ -531,7 +582,9 @@ class Model:
         want = (self.graph.rows(o.domain),) + o.shape
         if g.shape != want:
             raise ValueError("grad_out: want shape %s, got %s" % (want, g.shape))
-        if self._grad_buf is None:
+        if self._grad_buf is None or self._grad_buf.nbytes < max(g.nbytes, 1):  # a bigger graph bound since
+            if self._grad_buf is not None:
+                self._grad_buf.free()
             self._grad_buf = _Buffer(lib, max(g.nbytes, 1))
         lib._check(lib._upload(lib._ctx, self._grad_buf.ptr, g.ctypes.data, g.nbytes))
         self.backward_pointer(self._grad_buf.ptr)

@@ -12,10 +12,11 @@
 
 The parameters live in PyTorch (nn.Parameter, so optimisers, state_dict and DistributedDataParallel
 see them); each forward uploads them to the gnnc model and each backward returns their gradients
-from gnnc's autodiff. One gnnc model is created per graph the module sees (a batch of point
-clouds is several graphs), all sharing the module's parameters; the module keeps the models of its
-max_graphs (8) most recently used graphs, so a new sampled subgraph every batch keeps memory flat
-(each new graph still pays a model's create).
+from gnnc's autodiff. The module has one gnnc model, created on the first graph it sees and
+rebound (Model.set_graph) to each new graph: a new sampled subgraph every batch reuses the model's
+arena (grown 1.5x when a batch exceeds it), so memory stays flat and a batch pays a rebind, not a
+create. A backward whose graph is no longer bound (several graphs in one step) rebinds it and
+recomputes its forward.
 
 Gradients flow to the parameters, and to the inputs the library was compiled to differentiate
 (gnnc --input-grads=all, or =x,ew): an encoder before the layer, PyTorch between two gnnc layers,
@@ -101,7 +102,8 @@ class GnncFunction(torch.autograd.Function):
                                  "gnnc --input-grads=%s (or =all), or detach the input" % (t.name, model.lib.path, t.name))
         y = _run_forward(model, inputs, params, training, seed)
         ctx.model, ctx.training, ctx.seed, ctx.n_inputs = model, training, seed, n_inputs
-        ctx.generation = model.forwards
+        ctx.graph = model.graph  # held until the backward, which may have to bind it again
+        ctx.generation = (model.forwards, model.bindings)
         ctx.save_for_backward(*tensors)
         return y
 
@@ -120,10 +122,14 @@ class GnncFunction(torch.autograd.Function):
             raise GnncError(3, "%s: no backward of an eval-mode forward: the model has dropout, and its backward "
                                "differentiates the training-mode forward (call module.train())" % model.lib.name)
         # Each gnnc backward needs its own forward: if the model ran another forward since this
-        # one (the same graph used twice in a step), recompute this one (dropout is seeded: the same)
-        if not ctx.training or model.forwards != ctx.generation or getattr(model, "_consumed", None) == ctx.generation:
+        # one (the same graph used twice in a step) or was bound to another graph (several graphs
+        # in a step), recompute this one on its graph (dropout is seeded: the same)
+        if model.graph is not ctx.graph:
+            model.set_graph(ctx.graph)
+        if not ctx.training or (model.forwards, model.bindings) != ctx.generation or \
+                getattr(model, "_consumed", None) == ctx.generation:
             _run_forward(model, inputs, params, True, ctx.seed)
-            ctx.generation = model.forwards
+            ctx.generation = (model.forwards, model.bindings)
         model._consumed = ctx.generation
         lib = model.lib
         # the inputs whose gradients autograd wants (and that are not identically zero): only
@@ -162,6 +168,12 @@ class GnncModule(torch.nn.Module):
     tensor object is unchanged (full-graph training builds it once), and takes and gives edge rows
     in edge_index's order. The CSR is built on the host (a CUDA edge_index is copied there once).
 
+    Mini-batches: the module has one gnnc model, rebound to each new graph (Model.set_graph), its
+    arena reused and grown 1.5x when a batch is bigger than any before. capacity=(vertices, edges)
+    or (vertices, edges, graphs) reserves that much when the model is made, so batches up to it
+    allocate nothing more. Graphs made from tensors are cached for the max_graphs most recently used
+    tensors, each entry dropped when its tensor is freed.
+
     library: a gnnc.Library or the path of one. The parameters are nn.Parameters initialised as
     the model's create does (Glorot from seed, the interpreter's values). In training mode
     (module.train()) dropout draws its masks from dropout_seed + the number of training forwards
@@ -175,17 +187,20 @@ class GnncModule(torch.nn.Module):
     each with its own Library or not, may run in separate threads (docs/embedding.md)."""
 
     def __init__(self, library, seed=1, dropout_seed=0, max_graphs=8, add_self_loops=False, symmetrise=False,
-                 dedup=False):
+                 dedup=False, capacity=None):
         super().__init__()
         self.lib = library if isinstance(library, Library) else Library(library)
         self._seed = seed
         # for graphs made from an edge_index or a PyG Data (forward's first argument), as lib.graph's
         self.graph_options = dict(add_self_loops=add_self_loops, symmetrise=symmetrise, dedup=dedup)
-        self._graphs = collections.OrderedDict()  # id(edge_index) -> (weakref to it, its _version, nv, _TensorGraph)
-        # the gnnc models of the graphs seen last (a model holds its graph's arena): at most
-        # max_graphs, least recently used out first, so a new subgraph every batch keeps memory flat
+        # id(edge_index) -> (weakref to it, its _version, nv, _TensorGraph): at most max_graphs, least
+        # recently used out first, and an entry goes with its tensor
+        self._graphs = collections.OrderedDict()
         self.max_graphs = max(1, int(max_graphs))
-        self._models = collections.OrderedDict()
+        # the one gnnc model, rebound per graph; capacity (vertices, edges[, graphs]) is reserved on it
+        # when it is made, so batches up to that size allocate nothing more
+        self._model = None
+        self.capacity = tuple(capacity) if capacity is not None else None
         self.dropout_seed = dropout_seed
         # the dropout stream's position: a buffer, so that state_dict() saves it
         self.register_buffer("dropout_step", torch.zeros((), dtype=torch.int64))
@@ -195,18 +210,18 @@ class GnncModule(torch.nn.Module):
             self.register_parameter(_param_key(n), torch.nn.Parameter(torch.from_numpy(init[n])))
 
     def model_for(self, graph):
-        """The gnnc model of graph: created on first use, kept for the module's max_graphs most
-        recently used graphs (an evicted one is freed once autograd no longer holds it)."""
+        """The module's gnnc model bound to graph: created on first use (with the module's capacity
+        reserved), rebound when graph is not the one bound (the arena reused; no old graph kept)."""
         if not isinstance(graph, Graph):
             raise TypeError("graph must be a gnnc.Graph (lib.graph(src, dst) or lib.load_graph(path))")
-        m = self._models.get(id(graph))
-        if m is not None and m[0] is graph:
-            self._models.move_to_end(id(graph))
-            return m[1]
-        self._models[id(graph)] = m = (graph, Model(self.lib, graph, self._seed))
-        while len(self._models) > self.max_graphs:
-            self._models.popitem(last=False)
-        return m[1]
+        m = self._model
+        if m is None:
+            m = self._model = Model(self.lib, graph, self._seed)
+            if self.capacity is not None:
+                m.reserve(*self.capacity)
+        elif m.graph is not graph:
+            m.set_graph(graph)
+        return m
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs):
@@ -270,10 +285,21 @@ class GnncModule(torch.nn.Module):
             return hit[3], inputs
         ei = edge_index.detach().cpu().numpy()
         tg = _TensorGraph(self.lib.graph(ei[0], ei[1], num_vertices=nv, **self.graph_options))
-        self._graphs[id(edge_index)] = (weakref.ref(edge_index), edge_index._version, nv, tg)
+        key = id(edge_index)
+        graphs = weakref.ref(self._graphs)
+        # the batch's graph goes when its edge_index does (a sampler's old batches keep nothing alive)
+        weakref.finalize(edge_index, _forget, graphs, key, weakref.ref(tg))
+        self._graphs[key] = (weakref.ref(edge_index), edge_index._version, nv, tg)
         while len(self._graphs) > self.max_graphs:
             self._graphs.popitem(last=False)
         return tg, inputs
+
+
+def _forget(graphs_ref, key, tg_ref):
+    """weakref.finalize of an edge_index: drops its cache entry, if still that graph's."""
+    graphs, tg = graphs_ref(), tg_ref()
+    if graphs is not None and tg is not None and key in graphs and graphs[key][3] is tg:
+        del graphs[key]
 
 
 class _TensorGraph:

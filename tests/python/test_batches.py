@@ -1,12 +1,15 @@
 """tests/python/test_batches.py LIBDIR -- mini-batches: a new graph every call, and bad vertex ids.
 
-LIBDIR holds libgcn.so (tests/python/models/gcn.gnn, host). GnncModule over 300 batches, each a new
-random graph (as a neighbour sampler gives), forward and backward: the module keeps at most
-max_graphs models, and the process's resident memory after batch 300 is within 5% (+2 MiB) of
-after batch 30, where keeping every graph's model grew it by one arena a batch. Then lib.graph
-refuses ids a cast would change (floats that are not whole numbers, booleans) and the runtime
-refuses ids out of range and an empty batch, each with a GnncError or ValueError naming the
-problem. Prints "ok NAME" / "FAIL NAME: detail" lines (tests/suites/python.sh counts them).
+LIBDIR holds libgcn.so (tests/python/models/gcn.gnn, host). GnncModule over 1,000 batches, each a
+new random graph of a random size (as a neighbour sampler gives), forward and backward: the module
+keeps one gnnc model and rebinds it (Model.set_graph), so the process's resident memory and the
+runtime's peak counter at batch 1,000 are within 5% of batch 10 (a model per graph grew RSS by one
+arena a batch). A rebound model gives what a fresh module with the same parameters gives, bit for
+bit; a capacity reserved up front allocates nothing more over the batches; growth turned off
+refuses a bigger graph. Then lib.graph refuses ids a cast would change (floats that are not whole
+numbers, booleans) and the runtime refuses ids out of range and an empty batch, each with a
+GnncError or ValueError naming the problem. Prints "ok NAME" / "FAIL NAME: detail" lines
+(tests/suites/python.sh counts them).
 """
 import gc
 import os
@@ -45,26 +48,62 @@ def raises(kind, fn, text):
 def main():
     lib = gnnc.load(os.path.join(sys.argv[1], "libgcn.so"))
     F = lib.inputs[0].shape[0]
-    layer = GnncModule(lib, seed=1, max_graphs=4)
+    layer = GnncModule(lib, seed=1)
     opt = torch.optim.Adam(layer.parameters(), lr=0.01)
     rng = np.random.default_rng(0)
-    rss = {}
-    for b in range(1, 301):
-        nv = 2000
-        ne = int(rng.integers(6000, 8000))
+    rss, peak = {}, {}
+    for b in range(1, 1001):
+        nv = int(rng.integers(1900, 2001))  # a sampler's batches: a fixed number of seeds, sizes within a few %
+        ne = int(rng.integers(7600, 8001))
         g = lib.graph(rng.integers(0, nv, ne), rng.integers(0, nv, ne), num_vertices=nv, add_self_loops=True)
         x = torch.randn(nv, F)
         opt.zero_grad()
         layer(g, x).square().mean().backward()
         opt.step()
         del g
-        if b in (30, 300):
+        if b in (10, 1000):
             gc.collect()
-            rss[b] = rss_bytes()
-    check(len(layer._models) <= 4, "batches/models-bounded", "%d models kept" % len(layer._models))
-    grow = rss[300] - rss[30]
-    check(grow <= 0.05 * rss[30] + 2 * 2**20, "batches/rss-flat",
-          "RSS %.1f MiB at batch 30, %.1f MiB at batch 300" % (rss[30] / 2**20, rss[300] / 2**20))
+            rss[b], peak[b] = rss_bytes(), lib.memory_usage()[1]
+    m = layer._model
+    check(m is not None and m.bindings == 999, "batches/one-model-rebound", "%s rebinds" % (m.bindings if m else None))
+    check(abs(rss[1000] - rss[10]) <= 0.05 * rss[10], "batches/rss-flat",
+          "RSS %.1f MiB at batch 10, %.1f MiB at batch 1000" % (rss[10] / 2**20, rss[1000] / 2**20))
+    check(abs(peak[1000] - peak[10]) <= 0.05 * peak[10], "batches/peak-flat",
+          "the runtime's peak %d bytes at batch 10, %d at batch 1000" % (peak[10], peak[1000]))
+
+    # the rebound model against a fresh module with the same parameters, on a smaller and a bigger graph
+    fresh_ok = True
+    for nv, ne in ((700, 2000), (2600, 9000)):
+        g = lib.graph(rng.integers(0, nv, ne), rng.integers(0, nv, ne), num_vertices=nv, add_self_loops=True)
+        x = torch.randn(nv, F)
+        fresh = GnncModule(lib, seed=1)
+        fresh.load_state_dict(layer.state_dict())
+        for mod in (layer, fresh):
+            mod.zero_grad()
+        ya, yb = layer(g, x), fresh(g, x)
+        ya.square().mean().backward()
+        yb.square().mean().backward()
+        fresh_ok &= torch.equal(ya, yb) and all(torch.equal(p.grad, q.grad) for p, q in zip(layer.parameters(), fresh.parameters()))
+    check(fresh_ok, "batches/rebound-equals-fresh", "output or gradients differ from a fresh module's")
+
+    # a capacity reserved up front: nothing allocated over the batches; growth off refuses bigger
+    capped = GnncModule(lib, seed=1, capacity=(2000, 9000))
+    gs = [lib.graph(rng.integers(0, nv, 3 * nv), rng.integers(0, nv, 3 * nv), num_vertices=nv, add_self_loops=True)
+          for nv in (1000, 2000, 1500)]
+    capped(gs[0], torch.randn(1000, F)).sum().backward()
+    lib.reset_peak()
+    before = lib.memory_usage()[0]
+    for g in gs[1:] + gs[:1]:
+        capped(g, torch.randn(g.nv, F)).sum().backward()
+    live, pk = lib.memory_usage()
+    check(live == before and pk == before, "batches/capacity-allocates-once",
+          "live %d -> %d bytes, peak %d over three batches within the capacity" % (before, live, pk))
+    capped._model.reserve(2000, 9000, grow=False)
+    big = lib.graph(np.arange(2100) % 2100, (np.arange(2100) + 1) % 2100)
+    ok, msg = raises(gnnc.GnncError, lambda: capped(big, torch.randn(2100, F)), "exceeds the model's capacity")
+    check(ok, "batches/growth-off-refuses", msg)
+    y = capped(gs[0], torch.randn(1000, F))  # still bound where it was, and usable
+    check(tuple(y.shape) == (1000, 3), "batches/usable-after-refusal", "output shape %s" % (tuple(y.shape),))
 
     ok, msg = raises(ValueError, lambda: lib.graph(np.array([0.5, 1.0]), np.array([1, 0])), "src[0] = 0.5 is not a whole number")
     check(ok, "bad-ids/fraction", msg)

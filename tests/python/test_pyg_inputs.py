@@ -56,15 +56,20 @@ def main():
         yb.square().sum().backward()
     check(torch.equal(ya, yb) and all(torch.equal(p, q) for p, q in zip(grads(a), grads(b))), "edge_index/same-as-graph",
           "max diff %g" % float((ya - yb).abs().max()))
-    check(len(a._graphs) == 1 and len(a._models) == 1, "edge_index/reused",
-          "%d graphs, %d models after two calls with one tensor" % (len(a._graphs), len(a._models)))
+    bound = a._model is not None and a._model.graph is a._graphs[id(ei)][3].graph
+    bindings = a._model.bindings if a._model is not None else -1
+    check(len(a._graphs) == 1 and bound and bindings == 0, "edge_index/reused",
+          "%d graphs, the model bound to it: %s, %d rebinds after two calls with one tensor" % (len(a._graphs), bound, bindings))
     first = a._graphs[id(ei)][3]
     ei.add_(0)  # changed in place: its version moves
     a(ei, x)
     check(a._graphs[id(ei)][3] is not first and len(a._graphs) == 1, "edge_index/remade-when-changed",
           "%d graphs; the same one: %s" % (len(a._graphs), a._graphs[id(ei)][3] is first))
-    a(ei.clone(), x)
+    ei2 = ei.clone()
+    a(ei2, x)
     check(len(a._graphs) == 2, "edge_index/remade-for-another-tensor", "%d graphs" % len(a._graphs))
+    del ei2  # its graph goes with it (a sampler's old batches keep nothing alive)
+    check(len(a._graphs) == 1, "edge_index/forgotten-with-its-tensor", "%d graphs" % len(a._graphs))
 
     # a Data: x from the data
     a.eval(), b.eval()

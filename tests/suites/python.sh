@@ -11,8 +11,13 @@
 #   python/resume/...     tests/python/test_resume.py: a GnncModule + Adam loop with dropout, stopped,
 #                         torch.save'd, loaded into new objects and resumed, ends at the parameters of
 #                         the loop run straight through, bit for bit (with controls that must differ)
-#   python/batches/...    tests/python/test_batches.py: a new graph every batch for 300 batches keeps the
-#                         module's models bounded and the process's memory flat; bad vertex ids
+#   python/ddp-minibatch/... tests/python/test_ddp_minibatch.py: python/examples/minibatch_sage.py (sampled
+#                         GraphSAGE batches) on two gloo ranks under DDP: identical parameters on both
+#                         ranks, each rank its own batches, losses and parameters equal to one process
+#                         over the same batches (1e-5)
+#   python/batches/...    tests/python/test_batches.py: a new graph every batch for 1,000 batches: one
+#                         model rebound (set_graph), RSS and the runtime's peak flat (batch 10 vs 1,000),
+#                         equal to a fresh module; a reserved capacity allocates once; bad vertex ids
 #                         (fractions, booleans, out of range, an empty batch) are refused
 #   python/pyg-inputs/... tests/python/test_pyg_inputs.py: GnncModule(edge_index, x) and (data) as with a
 #                         gnnc.Graph, exactly; the graph reused while its tensor is unchanged; edge rows
@@ -66,6 +71,9 @@ else
     py_lines python/torch $? "$py_out"
     py_out=$(PYTHONPATH=python timeout 300 "$PY" tests/python/ddp_edgeconv.py "$py/libedgeconv.so" "$py/ddp" 2>&1)
     py_lines python/ddp $? "$py_out"
+    # the mini-batch example data-parallel: two gloo ranks under DDP vs one process over the same batches
+    py_out=$(PYTHONPATH=python timeout 600 "$PY" -W ignore tests/python/test_ddp_minibatch.py "$GNNC" "$py/ddp-minibatch" 2>&1)
+    py_lines python/ddp-minibatch $? "$py_out"
     py_out=$(PYTHONPATH=python timeout 300 "$PY" -W ignore::UserWarning tests/python/test_batches.py "$py" 2>&1)
     py_lines python/batches $? "$py_out"
     # with torch_geometric where make setup made its venv (over the same Debian torch): its Data too

@@ -3,6 +3,9 @@
 #   runtime/api/...        tests/runtime/t_api.c: errors, memory counters, GEMM, graphs from
 #                          arrays, tensor files, softmax cross-entropy (float64 reference and
 #                          finite differences), accuracy, SGD and Adam (hand-computed), dropout
+#   runtime/setgraph/...   tests/runtime/t_setgraph.c: one model rebound across graphs of other sizes
+#                          (generated sage and gin_graph: set_graph, reserve) equals a fresh model's
+#                          output and gradients bit for bit; within capacity it allocates nothing
 #   runtime/params/...     the interpreter's Glorot and uniform parameters, every value
 #   runtime/graph/...      hand-checked CSR/CSC for each option, the same graph from every format
 #                          (edge list, Matrix Market, dataset folder, cache), Cora's counts
@@ -67,6 +70,12 @@ else
 
   # ---------------------------------------------------------------- unit tests
   out=$("$rt_bin/t_api" 2>&1); report_lines runtime/api $? "$out"
+  # one model rebound across graphs (set_graph, reserve) equals fresh models, allocating nothing within capacity
+  if [ -x "$rt_bin/t_setgraph" ]; then
+    out=$("$rt_bin/t_setgraph" 2>&1); report_lines runtime/setgraph $? "$out"
+  else
+    fail runtime/setgraph/built "$rt_bin/t_setgraph is missing (make runtime-tests builds it)"
+  fi
 
   # ---------------------------------------------------------------- parameters vs the interpreter
   if "$GNNC" run dsl-examples/gcn.gnn --graph data/cora --save-params "$rt_tmp/gcn.params" > /dev/null 2>&1; then
@@ -390,6 +399,8 @@ PYEOF
       else fail runtime/valgrind/t_api "$(grep -m3 -E '==[0-9]+==|FAIL' <<< "$out" | tr '\n' ' ')"; fi
       if out=$("${vg[@]}" "$rt_bin/t_api" --params "$rt_tmp/gcn.params" glorot 1 2>&1); then pass runtime/valgrind/t_api-params
       else fail runtime/valgrind/t_api-params "$(grep -m3 -E '==[0-9]+==|FAIL' <<< "$out" | tr '\n' ' ')"; fi
+      if out=$(OMP_NUM_THREADS=1 "${vg[@]}" "$rt_bin/t_setgraph" 2>&1); then pass runtime/valgrind/t_setgraph
+      else fail runtime/valgrind/t_setgraph "$(grep -m3 -E '==[0-9]+==|FAIL' <<< "$out" | tr '\n' ' ')"; fi
       # every malformed file above, the good loads and a cache write, in one process
       { cat "$rt_tmp/cmds"; echo "--dataset data/cora"; echo "-r -d -y -s -n 5 $rt_g/small.edges"; echo "$rt_g/sym.mtx"
         echo "data/cora --save-cache $rt_tmp/vg.gcsr"; echo "$rt_tmp/vg.gcsr"; echo "--tensors $rt_tmp/gcn.params"

@@ -1,0 +1,394 @@
+"""python/examples/minibatch_sage.py -- mini-batch GraphSAGE: gnnc's layer vs PyG's SAGEConv on the same batches.
+
+    PYTHONPATH=python python3 python/examples/minibatch_sage.py --side gnnc --graph gen:2000000,50000000
+    PYTHONPATH=python python3 python/examples/minibatch_sage.py --side pyg  --graph gen:2000000,50000000
+    torchrun --standalone --nproc_per_node=2 python/examples/minibatch_sage.py --side gnnc ...  # data-parallel
+
+The model: GraphSAGE with the mean aggregator, 2 layers (h = relu(SAGE(x)); y = SAGE(h)), trained
+with Adam on cross-entropy over mini-batches of `--batch` seed vertices (1024), each batch the
+2-hop neighbourhood sampled with fan-out `--fanout` (15,10) as PyG's NeighborLoader does: 15 in-
+neighbours of each seed, then 10 of each of those, sampled without replacement, the subgraph's
+vertices relabelled seeds first, the loss on the seeds' rows. The sampler is this file's (NumPy,
+deterministic: batch i of epoch e draws from a generator seeded by (seed, e, i)), so two processes,
+one per side, see the very same batches, and so do the ranks of a data-parallel run; NeighborLoader
+itself needs pyg-lib or torch-sparse, which are not wheels on PyPI.
+
+gnnc's side: the model below, compiled by gnnc (--gnnc) into a host library, as a GnncModule: one
+gnnc model rebound to each batch's graph (its arena reused). PyG's side: two SAGEConv(aggr="mean")
+with the same shapes (lin_l = W_neigh with the bias, lin_r = W_self). --check runs both on one
+batch with gnnc's parameters copied into PyG's and compares the outputs.
+
+The graph: `gen:N,E` a planted partition (stochastic block model) of N vertices and E edges (each
+edge's source uniform, its destination in the source's class with probability P_SAME, else
+uniform; `--classes` balanced classes in no order), features = SIGNAL x the class's random
+centroid + Gaussian noise (a vertex's own features are a weak signal; its neighbours help);
+or a directory holding ogbn-products as .npy (edge_index.npy [2, E], x.npy, y.npy) when present.
+10% of the vertices train, 10% test (seeded). Memory: E int32 twice plus the CSR, N x F floats.
+
+Timing is reported apart: sampling (the sampler and the gather of the batch's features), compute
+(forward, loss, backward, optimiser step), and the epoch. Peak memory: the process's peak RSS while
+training and evaluating (the kernel's high-water mark reset after loading: the graph's generation
+has temporaries of its own), and that peak above the RSS after loading (what training added); for
+gnnc also the runtime's peak counter (its arena, parameters, graphs). `--batches N` caps the batches per epoch (a full epoch of
+a 2M-vertex graph on two cores takes long); the result says how many ran. Accuracy: the trained
+model on `--eval` test vertices (the same sampler, in eval mode). One JSON line of results on
+stdout (rank 0), the losses per step and the final parameters in --out (for the data-parallel
+test: tests/python/test_ddp_minibatch.py).
+
+Data-parallel: under torchrun (WORLD_SIZE > 1) the process group is gloo (NCCL for CUDA tensors is
+not wired here: the example runs on the host), the module is wrapped in DistributedDataParallel, and
+rank r takes the epoch's batches r, r + W, r + 2W, ...; the step count is the same on every rank.
+`--emulate-world W` is the single-process run of the same schedule: each step takes the W batches
+the ranks would take and minimises their mean loss, which is what DDP's gradient average computes.
+"""
+import argparse
+import gc
+import hashlib
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+import gnnc  # noqa: E402
+from gnnc.nn import GnncModule  # noqa: E402
+
+GNN_SOURCE = """# GraphSAGE, mean aggregator, 2 layers (python/examples/minibatch_sage.py writes this file)
+layer SAGEConv<D>(x: vertex[F]) -> vertex[D] {
+  param W_self: [F, D]
+  param W_neigh: [F, D]
+  param b: [D]
+  return W_self @ x + mean(W_neigh @ x[src]) + b
+}
+
+model SAGE(x: vertex[%d]) -> vertex[%d] {
+  return SAGEConv<%d>(relu(SAGEConv<%d>(x)))
+}
+"""
+
+
+def rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def peak_rss_bytes():
+    """The process's peak RSS since it started (loading the graph included)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def reset_hwm():
+    """Resets the kernel's RSS high-water mark (VmHWM; Linux >= 4.0), so that hwm_bytes() is training's peak."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def hwm_bytes():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+# ---------------------------------------------------------------- the data
+
+class Data:
+    """A graph as in-neighbour CSR (indptr over destinations, the sources in indices), features, labels, splits."""
+
+    def __init__(self, n, src, dst, x, y, classes, seed):
+        order = np.argsort(dst, kind="stable")
+        self.indices = src[order].astype(np.int32)
+        del order
+        self.indptr = np.zeros(n + 1, np.int64)
+        np.cumsum(np.bincount(dst, minlength=n), out=self.indptr[1:])
+        self.n, self.ne, self.x, self.y, self.classes = n, len(self.indices), x, y, classes
+        perm = np.random.default_rng(seed + 1).permutation(n)
+        self.train = np.sort(perm[: n // 10])
+        self.test = np.sort(perm[n // 10: n // 5])
+
+
+# the planted partition's difficulty: an edge stays in its source's class with probability P_SAME
+# (else it goes anywhere), and a vertex's features are SIGNAL x its class's centroid + N(0, 1) noise
+P_SAME, SIGNAL = 0.3, 0.3
+
+
+def generate(n, e, features, classes, seed):
+    rng = np.random.default_rng(seed)
+    label = rng.permutation(n) % classes  # balanced classes, in no order
+    members = np.argsort(label, kind="stable")  # the vertices of class c: members[start[c]:start[c+1]]
+    start = np.zeros(classes + 1, np.int64)
+    np.cumsum(np.bincount(label, minlength=classes), out=start[1:])
+    src = np.empty(e, np.int32)
+    dst = np.empty(e, np.int32)
+    chunk = 1 << 22
+    for a in range(0, e, chunk):  # in chunks: int64 temporaries of E would double the memory
+        b = min(e, a + chunk)
+        s = rng.integers(0, n, b - a)
+        c = label[s]
+        size = start[c + 1] - start[c]
+        same = members[start[c] + (rng.random(b - a) * size).astype(np.int64)]
+        d = np.where(rng.random(b - a) < P_SAME, same, rng.integers(0, n, b - a))
+        src[a:b], dst[a:b] = s, d
+    centroid = rng.standard_normal((classes, features)).astype(np.float32)
+    x = np.empty((n, features), np.float32)
+    for a in range(0, n, chunk):
+        b = min(n, a + chunk)
+        x[a:b] = SIGNAL * centroid[label[a:b]] + rng.standard_normal((b - a, features), dtype=np.float32)
+    return Data(n, src, dst, x, label.astype(np.int64), classes, seed)
+
+
+def load(spec, features, classes, seed):
+    if spec.startswith("gen:"):
+        n, e = (int(float(v)) for v in spec[4:].split(","))
+        return generate(n, e, features, classes, seed)
+    ei = np.load(os.path.join(spec, "edge_index.npy"), mmap_mode="r")
+    x = np.load(os.path.join(spec, "x.npy")).astype(np.float32)
+    y = np.load(os.path.join(spec, "y.npy")).astype(np.int64).reshape(-1)
+    return Data(len(x), np.asarray(ei[0], np.int32), np.asarray(ei[1], np.int64), x, y, int(y.max()) + 1, seed)
+
+
+# ---------------------------------------------------------------- the sampler
+
+class Sampler:
+    """NeighborLoader's sampling, in NumPy: k in-neighbours per vertex per hop without replacement."""
+
+    def __init__(self, data, fanout, seed):
+        self.d, self.fanout, self.seed = data, fanout, seed
+        self.local = np.full(data.n, -1, np.int64)  # global -> local id of the batch being built
+
+    def sample(self, seeds, key):
+        """(the batch's vertices, global ids with the seeds first; edge_index [2, E] local ids)."""
+        d, rng = self.d, np.random.default_rng([self.seed, *key])
+        nodes = [seeds]
+        self.local[seeds] = np.arange(len(seeds))
+        count, frontier, srcs, dsts = len(seeds), seeds, [], []
+        for k in self.fanout:
+            lo, hi = d.indptr[frontier], d.indptr[frontier + 1]
+            deg = hi - lo
+            # every in-edge of the frontier, with a random key; the k smallest keys of each vertex win
+            seg = np.repeat(np.arange(len(frontier)), deg)
+            pos = np.arange(deg.sum()) - np.repeat(np.cumsum(deg) - deg, deg)
+            order = np.lexsort((rng.random(len(seg)), seg))
+            rank = np.empty(len(seg), np.int64)
+            rank[order] = pos  # rank of each edge within its vertex after shuffling
+            keep = rank < k
+            eid = np.repeat(lo, deg)[keep] + pos[keep]
+            u = d.indices[eid].astype(np.int64)
+            v = frontier[seg[keep]]
+            new = np.unique(u[self.local[u] < 0])
+            self.local[new] = count + np.arange(len(new))
+            count += len(new)
+            nodes.append(new)
+            srcs.append(self.local[u])
+            dsts.append(self.local[v])
+            frontier = new
+        all_nodes = np.concatenate(nodes)
+        self.local[all_nodes] = -1
+        return all_nodes, np.stack([np.concatenate(srcs), np.concatenate(dsts)])
+
+
+def batches(data, batch, epoch, seed, split):
+    ids = split if epoch < 0 else np.random.default_rng([seed, 7, epoch]).permutation(split)
+    return [ids[i:i + batch] for i in range(0, len(ids), batch)]
+
+
+# ---------------------------------------------------------------- the two models
+
+def build_library(gnnc_bin, features, hidden, classes, workdir):
+    src = GNN_SOURCE % (features, classes, classes, hidden)
+    os.makedirs(workdir, exist_ok=True)
+    tag = hashlib.sha256((src + os.path.abspath(gnnc_bin)).encode()).hexdigest()[:12]
+    gnn, lib = os.path.join(workdir, "sage-%s.gnn" % tag), os.path.join(workdir, "libsage-%s.so" % tag)
+    if not os.path.exists(lib):
+        with open(gnn, "w") as f:
+            f.write(src)
+        tmp = lib[:-3] + ".%d.so" % os.getpid()  # gnnc picks the output's kind by its extension
+        subprocess.run([gnnc_bin, gnn, "--target=host", "-o", tmp], check=True)
+        os.replace(tmp, lib)
+    return lib
+
+
+class PygSage(torch.nn.Module):
+    def __init__(self, features, hidden, classes):
+        super().__init__()
+        from torch_geometric.nn import SAGEConv
+        self.conv1 = SAGEConv(features, hidden, aggr="mean")
+        self.conv2 = SAGEConv(hidden, classes, aggr="mean")
+
+    def forward(self, edge_index, x):
+        return self.conv2(torch.relu(self.conv1(x, edge_index)), edge_index)
+
+    def load_gnnc(self, params):
+        """gnnc's parameters (name -> tensor) into the SAGEConvs: lin_l = W_neigh^T with b, lin_r = W_self^T."""
+        with torch.no_grad():
+            for i, conv in enumerate((self.conv1, self.conv2)):
+                conv.lin_l.weight.copy_(params["sageconv%d.W_neigh" % i].t())
+                conv.lin_l.bias.copy_(params["sageconv%d.b" % i])
+                conv.lin_r.weight.copy_(params["sageconv%d.W_self" % i].t())
+
+
+def capacity(batch, fanout):
+    """The most vertices and edges a batch can have: batch seeds, each hop adding fanout[k] per frontier vertex."""
+    v, e, frontier = batch, 0, batch
+    for k in fanout:
+        frontier *= k
+        v, e = v + frontier, e + frontier
+    return v, e
+
+
+def make_model(side, a, features, classes):
+    if side == "gnnc":
+        lib = build_library(a.gnnc, features, a.hidden, classes, a.workdir)
+        # the sampler's bound as the capacity: one arena for every batch, no 1.5x growth step
+        # (the batches' sizes differ by a few %, so growing past the first would overshoot)
+        return GnncModule(lib, seed=a.seed, capacity=capacity(a.batch, a.fanout)), lib
+    torch.manual_seed(a.seed)
+    return PygSage(features, a.hidden, classes), None
+
+
+# ---------------------------------------------------------------- training
+
+def run(a):
+    if a.threads:  # the same on both sides: torch's intra-op threads and gnnc's OpenMP (read when the library loads)
+        torch.set_num_threads(a.threads)
+        os.environ["OMP_NUM_THREADS"] = str(a.threads)
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    rank = int(os.environ.get("RANK", "0"))
+    if world > 1:
+        import torch.distributed as dist
+        dist.init_process_group("gloo")
+    torch.manual_seed(a.seed)
+    t0 = time.perf_counter()
+    data = load(a.graph, a.features, a.classes, a.seed)
+    t_load = time.perf_counter() - t0
+    gc.collect()
+    rss_loaded = rss_bytes()
+    hwm_reset = reset_hwm()  # from here on the high-water mark is training's (and evaluation's)
+    x_all, y_all = torch.from_numpy(data.x), torch.from_numpy(data.y)
+    features, classes = data.x.shape[1], data.classes
+    model, lib = make_model(a.side, a, features, classes)
+    net = model
+    if world > 1:
+        net = torch.nn.parallel.DistributedDataParallel(model)
+    opt = torch.optim.Adam(model.parameters(), lr=a.lr)
+    sampler = Sampler(data, a.fanout, a.seed)
+    share = world if world > 1 else a.emulate_world  # batches per step: one per rank
+
+    def batch_of(key, seeds):
+        nodes, ei = sampler.sample(seeds, key)
+        return torch.from_numpy(ei), x_all[torch.from_numpy(nodes)], y_all[torch.from_numpy(seeds)], len(seeds)
+
+    if a.check:
+        return check(a, data, model, lib, batch_of, features, classes)
+
+    losses, t_sample, t_compute, seen = [], 0.0, 0.0, 0
+    t_epoch = []
+    model.train()
+    for epoch in range(a.epochs):
+        te = time.perf_counter()
+        bl = batches(data, a.batch, epoch, a.seed, data.train)
+        steps = len(bl) // share
+        if a.batches:
+            steps = min(steps, max(1, a.batches // share))
+        for step in range(steps):
+            mine = [step * share + rank] if world > 1 else [step * share + r for r in range(share)]
+            ts = time.perf_counter()
+            got = [batch_of((epoch, i), bl[i]) for i in mine]
+            tc = time.perf_counter()
+            t_sample += tc - ts
+            opt.zero_grad()
+            loss = sum(torch.nn.functional.cross_entropy(net(ei, x)[:bs], y) for ei, x, y, bs in got) / len(got)
+            loss.backward()
+            opt.step()
+            t_compute += time.perf_counter() - tc
+            losses.append(float(loss))
+            seen += len(got)
+        t_epoch.append(time.perf_counter() - te)
+
+    # accuracy on test vertices: the same sampler, eval mode
+    model.eval()
+    correct = total = 0
+    te = time.perf_counter()
+    with torch.no_grad():
+        for i, seeds in enumerate(batches(data, a.batch, -1, a.seed, data.test[: a.eval])):
+            ei, x, y, bs = batch_of((10**6, i), seeds)
+            correct += int((model(ei, x)[:bs].argmax(1) == y).sum())
+            total += bs
+    t_eval = time.perf_counter() - te
+    res = dict(side=a.side, rank=rank, world=world, emulate_world=a.emulate_world, vertices=data.n, edges=data.ne,
+               features=features, classes=classes, hidden=a.hidden, batch=a.batch, fanout=a.fanout,
+               train_vertices=len(data.train), batches_per_epoch=len(batches(data, a.batch, 0, a.seed, data.train)),
+               batches_run=seen, epochs=a.epochs, load_s=t_load, sample_s=t_sample, compute_s=t_compute,
+               epoch_s=sum(t_epoch), eval_s=t_eval, accuracy=correct / max(1, total), eval_vertices=total,
+               peak_rss=hwm_bytes() if hwm_reset else peak_rss_bytes(), peak_rss_with_load=peak_rss_bytes(),
+               rss_loaded=rss_loaded, threads=torch.get_num_threads(),
+               torch=torch.__version__)
+    if lib is not None:
+        res["gnnc_peak"] = model.lib.memory_usage()[1]
+    if a.side == "pyg":
+        import torch_geometric
+        res["torch_geometric"] = torch_geometric.__version__
+    if a.out:
+        os.makedirs(a.out, exist_ok=True)
+        torch.save({"losses": losses, "params": {n: p.detach().clone() for n, p in model.named_parameters()}, "res": res},
+                   os.path.join(a.out, "rank%d.pt" % rank))
+    if rank == 0:
+        print(json.dumps(res), flush=True)
+    if world > 1:
+        torch.distributed.destroy_process_group()
+    return 0
+
+
+def check(a, data, model, lib, batch_of, features, classes):
+    """gnnc's module and PyG's SAGEConvs with the same parameters on one batch: the same output."""
+    pyg = PygSage(features, a.hidden, classes)
+    pyg.load_gnnc({n: getattr(model, n.replace(".", "__")).detach() for n in model._names})
+    ei, x, _, _ = batch_of((0, 0), batches(data, a.batch, 0, a.seed, data.train)[0])
+    model.eval()
+    with torch.no_grad():
+        yg, yp = model(ei, x), pyg(ei, x)
+    err = float((yg - yp).abs().max() / yp.abs().max())
+    print(json.dumps(dict(check="gnnc-vs-pyg", vertices=int(x.shape[0]), edges=int(ei.shape[1]), max_rel_err=err)))
+    return 0 if err < 1e-4 else 1
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--side", choices=("gnnc", "pyg"), default="gnnc")
+    p.add_argument("--graph", default="gen:20000,400000", help="gen:N,E (a planted partition) or an ogbn-products .npy directory")
+    p.add_argument("--features", type=int, default=100)
+    p.add_argument("--classes", type=int, default=47)
+    p.add_argument("--hidden", type=int, default=128)
+    p.add_argument("--batch", type=int, default=1024)
+    p.add_argument("--fanout", default="15,10")
+    p.add_argument("--epochs", type=int, default=1)
+    p.add_argument("--batches", type=int, default=0, help="at most this many batches per epoch (0: all)")
+    p.add_argument("--eval", type=int, default=20000, help="test vertices for the accuracy")
+    p.add_argument("--lr", type=float, default=0.01)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--threads", type=int, default=0, help="torch's and gnnc's threads (0: as they are)")
+    p.add_argument("--emulate-world", type=int, default=1, help="one process running W ranks' batches per step")
+    p.add_argument("--gnnc", default=os.path.join(HERE, "..", "..", "build", "gnnc"))
+    p.add_argument("--workdir", default=os.path.join(HERE, "..", "..", "build", "examples"))
+    p.add_argument("--out", default="", help="a directory for each rank's losses and parameters")
+    p.add_argument("--check", action="store_true", help="compare gnnc and PyG on one batch with the same parameters")
+    a = p.parse_args()
+    a.fanout = [int(v) for v in a.fanout.split(",")]
+    if a.check:
+        a.side = "gnnc"
+    return run(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

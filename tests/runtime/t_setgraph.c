@@ -1,0 +1,251 @@
+/* t_setgraph.c -- mini-batches on one model: <model>_set_graph and <model>_reserve.
+ *
+ *   t_setgraph
+ *
+ * Two generated models are compiled in (generated/sage.c, a vertex-level GraphSAGE with dropout,
+ * through its typed functions; generated/gin_graph.c, a graph-level GIN whose output has a row per
+ * graph of the batch, through its gnn_model_api table). One model is rebound across graphs of
+ * different sizes -- smaller, bigger (it grows), back within its capacity -- and trained with SGD
+ * between batches; after each rebind its output and every gradient equal, bit for bit, those of a
+ * model freshly created on that graph with the same parameters. Within the capacity a rebind
+ * allocates nothing (the runtime's live and peak counters do not move); beyond it the capacity
+ * grows by 1.5x; reserve sizes the plan exactly like a fresh model of that size; growth turned off
+ * refuses a bigger graph with a message and leaves the model usable; NULL and negative arguments
+ * are refused. Run under valgrind and in the ASan+UBSan build by tests/suites/runtime.sh.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gin_graph.h"
+#include "rt_test.h"
+#include "sage.h"
+
+/* A random graph (xorshift, seeded) of nv vertices and ne edges, split into ng graphs of
+ * consecutive vertices when ng > 1. */
+static gnn_graph *rand_graph(gnn_ctx *ctx, int64_t nv, int64_t ne, int64_t ng, uint64_t seed) {
+  int64_t *src = malloc((size_t)ne * sizeof *src), *dst = malloc((size_t)ne * sizeof *dst);
+  uint64_t s = seed * 2654435761u + 1;
+  for (int64_t e = 0; e < ne; e++) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    src[e] = (int64_t)(s % (uint64_t)nv);
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    dst[e] = (int64_t)(s % (uint64_t)nv);
+  }
+  gnn_graph_opts opts = {0};
+  gnn_graph *g = NULL;
+  gnn_status st = gnn_graph_from_edges(ctx, nv, ne, src, dst, &opts, &g);
+  if (!st && ng > 1) {
+    int64_t *of = malloc((size_t)nv * sizeof *of);
+    for (int64_t v = 0; v < nv; v++) of[v] = v * ng / nv;
+    st = gnn_graph_set_graphs(ctx, g, ng, of);
+    free(of);
+  }
+  free(src);
+  free(dst);
+  if (st) {
+    printf("FAIL graph: %s\n", gnn_last_error(ctx));
+    gnn_graph_free(ctx, g);
+    return NULL;
+  }
+  return g;
+}
+
+static float *rand_floats(int64_t n, uint64_t seed) {
+  float *a = malloc((size_t)(n ? n : 1) * sizeof *a);
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 7;
+  for (int64_t i = 0; i < n; i++) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    a[i] = (float)((double)(s % 20001) / 10000.0 - 1.0);
+  }
+  return a;
+}
+
+/* A model behind the fixed interface, whichever it is. */
+typedef struct {
+  const gnn_model_api *api;
+  void *m;
+} M;
+
+static size_t out_rows(const gnn_model_api *api, const gnn_graph *g) {
+  return (size_t)(api->output_info.domain == GNN_DOMAIN_GRAPH ? g->ng : g->nv);
+}
+
+/* One training step on a (forward with dropout seed, backward from a fixed gradient): 0 on failure. */
+static int step(gnn_ctx *ctx, M a, const gnn_graph *g, const float *x, uint64_t seed, const char *name) {
+  (void)g;
+  const float *in[1] = {x};
+  gnn_status st = a.api->forward(a.m, in, 1, seed);
+  if (!st) {
+    size_t n = out_rows(a.api, g) * (size_t)a.api->output_info.width;
+    float *d = rand_floats((int64_t)n, seed + 99);
+    st = a.api->backward(a.m, d);
+    free(d);
+  }
+  if (st) printf("FAIL %s/step: %s\n", name, gnn_last_error(ctx));
+  return st == GNN_OK;
+}
+
+/* a (bound to g) against a model created on g with a's parameters: output and gradients bit for bit. */
+static void same_as_fresh(gnn_ctx *ctx, M a, const gnn_graph *g, const char *name) {
+  char what[160];
+  M b = {a.api, NULL};
+  gnn_status st = a.api->create(ctx, g, 1, &b.m);
+  for (int i = 0; i < a.api->num_params && !st; i++) {
+    size_t bytes = (size_t)a.api->params[i].width * sizeof(float);
+    st = gnn_upload(ctx, a.api->param(b.m, i), a.api->param(a.m, i), bytes); /* host memory: a plain copy */
+  }
+  float *x = rand_floats(g->nv * a.api->inputs[0].width, (uint64_t)g->nv);
+  int ok = !st && step(ctx, a, g, x, 5, name) && step(ctx, b, g, x, 5, name);
+  if (ok) {
+    size_t n = out_rows(a.api, g) * (size_t)a.api->output_info.width;
+    ok = memcmp(a.api->output(a.m), a.api->output(b.m), n * sizeof(float)) == 0;
+    for (int i = 0; i < a.api->num_params && ok; i++)
+      ok = memcmp(a.api->grad(a.m, i), a.api->grad(b.m, i), (size_t)a.api->params[i].width * sizeof(float)) == 0;
+  }
+  snprintf(what, sizeof what, "%s/equals-fresh", name);
+  check(ok, what, "%lld vertices, %lld edges, %lld graphs: output or gradients differ from a fresh model's (%s)", (long long)g->nv,
+        (long long)g->ne, (long long)g->ng, st ? gnn_last_error(ctx) : "");
+  /* train a's parameters, so that the next graph sees parameters no create made */
+  for (int i = 0; i < a.api->num_params; i++)
+    gnn_sgd_step(ctx, a.api->param(a.m, i), a.api->grad(a.m, i), a.api->params[i].width, 0.05f, 0.0f);
+  free(x);
+  a.api->destroy(b.m);
+}
+
+static size_t live_bytes(gnn_ctx *ctx, size_t *peak) {
+  size_t live = 0, pk = 0;
+  gnn_mem_usage(ctx, &live, &pk);
+  if (peak) *peak = pk;
+  return live;
+}
+
+static void test_sage(gnn_ctx *ctx) {
+  gnn_graph *g[5] = {rand_graph(ctx, 40, 160, 1, 1), rand_graph(ctx, 90, 500, 1, 2), rand_graph(ctx, 20, 60, 1, 3),
+                     rand_graph(ctx, 100, 300, 1, 4), rand_graph(ctx, 300, 900, 1, 5)};
+  for (int i = 0; i < 5; i++)
+    if (!g[i]) return;
+  graphsage_model *m = NULL;
+  gnn_status st = graphsage_create(ctx, g[0], 1, &m);
+  check(st == GNN_OK, "sage/create", "%s", gnn_last_error(ctx));
+  if (st) return;
+  M a = {graphsage_api(), m};
+  same_as_fresh(ctx, a, g[0], "sage/first");
+
+  /* bigger: grows to exactly g1's counts (each more than 1.5x g0's) */
+  st = graphsage_set_graph(m, g[1]);
+  check(st == GNN_OK && graphsage_output(m) == NULL, "sage/rebind-invalidates-output", "st %d, output %p", st, (void *)graphsage_output(m));
+  check_status(ctx, graphsage_backward(m, graphsage_param(m, 0)), GNN_ERR_INVALID, "sage/no-backward-after-rebind", "no forward", NULL);
+  same_as_fresh(ctx, a, g[1], "sage/grown");
+  gnn_memory_plan plan;
+  graphsage_memory_plan(m, &plan);
+  check(plan.output == (size_t)90 * 7 * sizeof(float), "sage/capacity-exact", "output %zu bytes, want %zu", plan.output,
+        (size_t)90 * 7 * sizeof(float));
+
+  /* smaller, within the capacity: nothing allocated, nothing freed, the peak unchanged */
+  size_t peak0, peak1;
+  size_t live0 = live_bytes(ctx, &peak0);
+  st = graphsage_set_graph(m, g[2]);
+  same_as_fresh(ctx, a, g[2], "sage/smaller");
+  for (int k = 0; k < 20; k++) { /* back and forth within the capacity */
+    float *x = rand_floats(g[k & 1 ? 1 : 2]->nv * 1433, 3);
+    graphsage_set_graph(m, g[k & 1 ? 1 : 2]);
+    step(ctx, a, g[k & 1 ? 1 : 2], x, (uint64_t)k, "sage/loop");
+    free(x);
+  }
+  graphsage_set_graph(m, g[2]); /* fresh models (same_as_fresh) came and went: measure around the loop only */
+  size_t live1 = live_bytes(ctx, &peak1);
+  gnn_mem_reset_peak(ctx);
+  size_t before = live_bytes(ctx, NULL), after, peak2;
+  for (int k = 0; k < 20; k++) {
+    float *x = rand_floats(g[k & 1 ? 1 : 2]->nv * 1433, 3);
+    graphsage_set_graph(m, g[k & 1 ? 1 : 2]);
+    step(ctx, a, g[k & 1 ? 1 : 2], x, (uint64_t)k, "sage/loop");
+    free(x);
+  }
+  after = live_bytes(ctx, &peak2);
+  check(after == before && peak2 == before, "sage/within-capacity-allocates-nothing",
+        "live %zu -> %zu bytes, peak %zu over 20 rebinds and steps (before the loop: live %zu, peak %zu; %zu, %zu)", before, after, peak2,
+        live0, peak0, live1, peak1);
+
+  /* beyond the vertex capacity only: vertices grow 1.5x (90 -> 135), edges stay */
+  st = graphsage_set_graph(m, g[3]);
+  graphsage_memory_plan(m, &plan);
+  check(st == GNN_OK && plan.output == (size_t)135 * 7 * sizeof(float), "sage/grows-1.5x", "st %d, output %zu bytes, want %zu", st,
+        plan.output, (size_t)135 * 7 * sizeof(float));
+  same_as_fresh(ctx, a, g[3], "sage/grown-1.5x");
+  same_as_fresh(ctx, a, g[3], "sage/same-graph-twice");
+  graphsage_set_graph(m, g[1]);
+  same_as_fresh(ctx, a, g[1], "sage/back-within");
+
+  /* reserve: the plan of a fresh model on a graph of those counts; growth off refuses bigger */
+  st = graphsage_reserve(m, 100, 300, 1, 0); /* below g1's 500 edges: raised to the bound graph's */
+  graphsage_set_graph(m, g[3]);
+  graphsage_model *f = NULL;
+  gnn_memory_plan want;
+  graphsage_create(ctx, g[3], 1, &f);
+  graphsage_memory_plan(m, &plan);
+  graphsage_memory_plan(f, &want);
+  graphsage_destroy(f);
+  graphsage_reserve(m, 100, 300, 1, 0); /* now bound to g3: exactly its counts */
+  gnn_memory_plan plan2;
+  graphsage_memory_plan(m, &plan2);
+  check(st == GNN_OK && plan.arena >= want.arena && plan2.arena == want.arena && plan2.arena_inference == want.arena_inference &&
+            plan2.output == want.output && plan2.total == want.total,
+        "sage/reserve-plans-like-create", "reserve: arena %zu (bound to a 500-edge graph), then %zu, output %zu; fresh: arena %zu, output %zu",
+        plan.arena, plan2.arena, plan2.output, want.arena, want.output);
+  st = graphsage_set_graph(m, g[4]);
+  check_status(ctx, st, GNN_ERR_INVALID, "sage/growth-off-refuses", "300 vertices, 900 edges and 1 graphs exceeds the model's capacity",
+               "growth is off");
+  same_as_fresh(ctx, a, g[3], "sage/usable-after-refusal");
+  graphsage_reserve(m, 0, 0, 0, 1);
+  st = graphsage_set_graph(m, g[4]);
+  check(st == GNN_OK, "sage/growth-on-again", "%s", gnn_last_error(ctx));
+  same_as_fresh(ctx, a, g[4], "sage/grown-after-reserve");
+
+  check_status(ctx, graphsage_set_graph(m, NULL), GNN_ERR_INVALID, "sage/null-graph", "graphsage_set_graph: no graph", NULL);
+  check_status(ctx, graphsage_reserve(m, -1, 5, 1, 1), GNN_ERR_INVALID, "sage/negative-capacity", "negative capacity", NULL);
+  check(graphsage_set_graph(NULL, g[0]) == GNN_ERR_INVALID && graphsage_reserve(NULL, 1, 1, 1, 1) == GNN_ERR_INVALID, "sage/null-model",
+        "a NULL model was not refused");
+  graphsage_destroy(m);
+  for (int i = 0; i < 5; i++) gnn_graph_free(ctx, g[i]);
+}
+
+/* A graph-level model through the fixed interface: the graph count is a capacity too. */
+static void test_gin_graph(gnn_ctx *ctx) {
+  gnn_graph *g[3] = {rand_graph(ctx, 30, 80, 2, 11), rand_graph(ctx, 60, 200, 6, 12), rand_graph(ctx, 25, 50, 3, 13)};
+  for (int i = 0; i < 3; i++)
+    if (!g[i]) return;
+  const gnn_model_api *api = gingraph_api();
+  M a = {api, NULL};
+  gnn_status st = api->create(ctx, g[0], 1, &a.m);
+  check(st == GNN_OK, "gin_graph/create", "%s", gnn_last_error(ctx));
+  if (st) return;
+  same_as_fresh(ctx, a, g[0], "gin_graph/first");
+  st = api->set_graph(a.m, g[1]);
+  gnn_memory_plan plan;
+  api->memory_plan(a.m, &plan);
+  check(st == GNN_OK && plan.output == (size_t)6 * 3 * sizeof(float), "gin_graph/graphs-grow", "st %d, output %zu bytes", st, plan.output);
+  same_as_fresh(ctx, a, g[1], "gin_graph/more-graphs");
+  api->set_graph(a.m, g[2]);
+  same_as_fresh(ctx, a, g[2], "gin_graph/fewer-graphs");
+  st = api->reserve(a.m, 25, 50, 3, 0);
+  check_status(ctx, api->set_graph(a.m, g[1]), GNN_ERR_INVALID, "gin_graph/growth-off", "and 6 graphs exceeds", NULL);
+  api->destroy(a.m);
+  for (int i = 0; i < 3; i++) gnn_graph_free(ctx, g[i]);
+}
+
+int main(void) {
+  gnn_ctx *ctx = NULL;
+  if (gnn_ctx_create(&ctx, 0)) {
+    printf("FAIL ctx\n");
+    return 1;
+  }
+  test_sage(ctx);
+  test_gin_graph(ctx);
+  size_t live = live_bytes(ctx, NULL);
+  check(live == 0, "no-leak", "%zu bytes still allocated on the context", live);
+  gnn_ctx_destroy(ctx);
+  return rt_finish();
+}
