@@ -26,7 +26,7 @@
 #   PEERS_DGL_PYTHON a python with torch and dgl [build/peers-dgl-venv/bin/python]; if it cannot
 #                    import them, "DGL: not available (why)" and no DGL side
 #   PEERS_WORKLOADS  names to run, in this order [the default set: Cora, PubMed, the 200k power-law graph, MoNet,
-#                    EdgeConv k=20 batch 32]; "all" adds EdgeConv k=40 / batch 64 and the Reddit-
+#                    EdgeConv k=20 batch 32]; "all" adds EdgeConv k=40 / batch 64, the R-MAT graph of issue 28 and the Reddit-
 #                    sized graph; PEERS_REDDIT=1 adds the Reddit-sized workloads to the default set;
 #                    PEERS_SCALE=1 the memory scan (gat-rv1m ... gat-rv16m: the Reddit GAT on Reddit's
 #                    vertices with 1 to 16 million edges: where each side stops fitting)
@@ -87,6 +87,8 @@ gcn-pubmed|bench/gcn_pubmed.gnn|pubmed|gcn:500,16,3|default|
 gat-pubmed|bench/gat_pubmed.gnn|pubmed|gat:500,8x8,1x3|default|
 gcn-pl200k|bench/peers/gcn_pl200k.gnn|pl200k|gcn:128,64,16|default|5/1/8
 gat-pl200k|bench/peers/gat_pl200k.gnn|pl200k|gat:128,4x16,1x16|default|5/1/8
+gcn-rmat200k|bench/peers/gcn_pl200k.gnn|rmat200k|gcn:128,64,16|extra|5/1/8
+gat-rmat200k|bench/peers/gat_pl200k.gnn|rmat200k|gat:128,4x16,1x16|extra|5/1/8
 monet-cora|dsl-examples/monet.gnn|cora|monet:1433,3,2,16,7|default|
 monet-pubmed|bench/peers/monet_pubmed.gnn|pubmed|monet:500,3,2,16,3|default|
 edgeconv-k20-b32|dsl-examples/edgeconv.gnn|pc-b32-k20|edgeconv:3,64,64,128,256|default|3/1/5
@@ -187,6 +189,7 @@ make_graph() { # NAME: builds the cache when missing
   case $g in
     cora | pubmed) "$GEN_GRAPH" convert "data/$g" --symmetrise --dedup --self-loops -o "$f" ;;
     pl200k) "$GEN_GRAPH" powerlaw --vertices 200000 --edges 4000000 --max-degree 2000 --seed 1 -o "$f" ;;
+    rmat200k) "$GEN_GRAPH" rmat --vertices 200000 --edges 4000000 --seed 1 -o "$f" ;; # issue 28's skew
     reddit) "$GEN_GRAPH" powerlaw --vertices 232965 --edges 114615892 --max-degree 21657 --seed 1 -o "$f" ;;
     rv*m) # Reddit's vertices with fewer edges (the memory scan): N million, the maximum degree scaled
       local n=${g#rv}

@@ -28,8 +28,15 @@ typedef struct {
   int nregion;       /* regions numbered by scan_block */
   int cur;           /* and counted again, in the same order, by emit_block */
   int flat_k, flat_i; /* inside a flat lane loop (emit_flat_lanes): its k and i locals; else -1 */
+  int64_t split;     /* inside a flat loop split by C (k / C and k % C in it): C; else 0 */
   int training;      /* inside an unswitched flat lane loop: the training flag's value (0, 1); else -1 */
+  const KBuf **pf;   /* per shared array, PF_MAX buffers (NULL-padded) gathered through it: prefetched */
+  const KBuf *pfe[2][4]; /* an edge-balanced kernel's buffers read at src[row] (0), dst[row] (1) */
 } HostK;
+
+/* At most this many buffers are prefetched per staged id, this many bytes of each row; an
+ * edge-balanced kernel asks for the rows of the edge this many rows ahead. */
+enum { PF_MAX = 4, PF_ROW_BYTES = 512, PF_EDGE_AHEAD = 16 };
 
 static bool stmt_uniform(const HostK *h, const KStmt *s) {
   switch (s->kind) {
@@ -175,6 +182,12 @@ static bool bitwise_select(const KExpr *e) {
   return (e->type == KT_F32 || e->type == KT_F64) && value_cond(e->a) && no_trap(e->b) && no_trap(e->c);
 }
 
+/* k / C or k % C of the flat loop's k, C the split: see emit_flat_loop. */
+static bool is_split(const HostK *h, const KExpr *e) {
+  return e->kind == KE_BIN && e->a->kind == KE_VAR && e->a->var == h->flat_k && !e->a->a && e->b->kind == KE_ICONST &&
+         e->b->i == h->split;
+}
+
 static void expr(FILE *out, const HostK *h, const KExpr *e) {
   static const char *bin[] = {"+", "-", "*", "/", "%", "", "", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
   switch (e->kind) {
@@ -182,6 +195,10 @@ static void expr(FILE *out, const HostK *h, const KExpr *e) {
     var(out, h, e->var, e->a);
     return;
   case KE_BIN:
+    if (h->split && (e->op == KO_DIV || e->op == KO_MOD) && is_split(h, e)) { /* the split loop's counters */
+      fprintf(out, "%s_%s", h->k->locals[h->flat_k].name, e->op == KO_DIV ? "hi" : "lo");
+      return;
+    }
     if (e->op == KO_MIN || e->op == KO_MAX) {
       fprintf(out, "%s(", e->type == KT_F32 ? (e->op == KO_MIN ? "fminf" : "fmaxf") : e->type == KT_F64 ? (e->op == KO_MIN ? "fmin" : "fmax") : (e->op == KO_MIN ? "gnn_min_i64" : "gnn_max_i64"));
       expr(out, h, e->a);
@@ -283,6 +300,15 @@ static const char *ctype(KType t) { return ktype_c(t); }
 
 static void emit_block(FILE *out, HostK *h, const PtrVec *b, int d, bool in_lanes);
 
+/* Whether b holds per-lane statements (a lane region) at any depth of uniform loops and ifs. */
+static bool has_lanes(const HostK *h, const PtrVec *b) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    if (!stmt_uniform(h, s) || has_lanes(h, &s->body)) return true;
+  }
+  return false;
+}
+
 /* A counted loop (KS_FOR): inside the lane loops (a per-lane loop) or outside them (uniform). */
 static void emit_for(FILE *out, HostK *h, const KStmt *s, int d, bool in_lanes) {
   const char *n = h->k->locals[s->var].name;
@@ -293,6 +319,15 @@ static void emit_for(FILE *out, HostK *h, const KStmt *s, int d, bool in_lanes) 
   expr(out, h, s->hi);
   if (s->count == 1) fprintf(out, "; %s++) {\n", n);
   else fprintf(out, "; %s += %lld) {\n", n, (long long)s->count);
+  if (!in_lanes && s->count == 1 && has_lanes(h, &s->body)) {
+    /* A serial loop of the group (the staged edges, one at a time) around lane loops: GCC 12
+     * unrolls a short lanes loop completely, then vectorises this loop across edges, with a
+     * gather per column (stride: the row width) where the lanes loop would read each gathered
+     * row with contiguous vector loads. The empty asm keeps this loop scalar (GCN's 64-wide
+     * aggregation on the 200k power-law graph: 2.5-4x faster; docs/benchmarks.md). */
+    ind(out, d + 1);
+    fputs("__asm__ volatile(\"\"); /* keeps this loop scalar: see emit_host.c */\n", out);
+  }
   emit_block(out, h, &s->body, d + 1, in_lanes);
   ind(out, d);
   fputs("}\n", out);
@@ -343,6 +378,16 @@ static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
     fputs("] = ", out);
     expr(out, h, s->val);
     fputs(";\n", out);
+    /* a staged id read from a graph array (a source, an edge id of the CSC order), not the edge
+     * counter itself (consecutive edges: the hardware's prefetcher sees those): its rows */
+    for (int i = 0; s->val->kind == KE_GRAPH && i < PF_MAX && h->pf[s->var * PF_MAX + i]; i++) {
+      const KBuf *b = h->pf[s->var * PF_MAX + i];
+      int64_t bytes = b->width * (b->elem == ELEM_F64 ? 8 : 4);
+      ind(out, d);
+      fprintf(out, "gnn_prefetch_row(&%s[%s[", b->name, k->shared[s->var].name);
+      expr(out, h, s->idx);
+      fprintf(out, "] * %lld], %lld);\n", (long long)b->width, (long long)(bytes < PF_ROW_BYTES ? bytes : PF_ROW_BYTES));
+    }
     return;
   case KS_FOR:
     emit_for(out, h, s, d, true);
@@ -583,12 +628,55 @@ static void emit_flat_lanes(FILE *out, HostK *h, const KStmt *s, int region, int
   fputs("}\n", out);
 }
 
+/* The divisor C of the largest k / C in e (k the flat loop's variable) that divides n: 0 if none. */
+static int64_t split_of(const KExpr *e, int kvar, int64_t n) {
+  if (!e) return 0;
+  int64_t c = 0;
+  if (e->kind == KE_BIN && e->op == KO_DIV && e->a->kind == KE_VAR && e->a->var == kvar && !e->a->a && e->b->kind == KE_ICONST &&
+      e->b->i >= 8 && n % e->b->i == 0) /* an inner loop of 8 or more: a vector's worth */
+    c = e->b->i;
+  int64_t x = split_of(e->a, kvar, n), y = split_of(e->b, kvar, n), z = split_of(e->c, kvar, n);
+  c = c > x ? c : x;
+  c = c > y ? c : y;
+  return c > z ? c : z;
+}
+static int64_t split_stmts(const PtrVec *b, int kvar, int64_t n) {
+  int64_t c = 0;
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    const KExpr *es[] = {s->row, s->idx, s->val, s->lo, s->hi};
+    for (int j = 0; j < 5; j++) {
+      int64_t x = split_of(es[j], kvar, n);
+      c = c > x ? c : x;
+    }
+    int64_t x = split_stmts(&s->body, kvar, n);
+    c = c > x ? c : x;
+  }
+  return c;
+}
+
+/* A flat loop whose body reads k / C (a head's value for each of its C elements: GAT's attention
+ * weight sh_w[k / 16] times the row's element k) prints as two loops, over k / C and k % C, the
+ * same order of k: in the inner loop k / C is a constant, which GCC broadcasts, where over one
+ * loop of k it gathered each element by its computed index (GAT's forward walk on the 200k
+ * power-law graph: vgatherqps its hottest instructions). */
 static void emit_flat_loop(FILE *out, HostK *h, const KStmt *s, int region, int d, const bool *only) {
   const Kernel *k = h->k;
   const char *kv = k->locals[s->var].name, *iv = k->locals[s->var2].name;
+  int64_t c = split_stmts(&s->body, s->var, s->count);
   ind(out, d);
-  fprintf(out, "for (int64_t %s = 0; %s < %lld; %s++) { /* the lanes in order of k: see emit_host.c */\n", kv, kv,
-          (long long)s->count, kv);
+  if (c) {
+    fprintf(out, "for (int64_t %s_hi = 0; %s_hi < %lld; %s_hi++) { /* k / %lld: see emit_flat_loop */\n", kv, kv,
+            (long long)(s->count / c), kv, (long long)c);
+    ind(out, ++d);
+    fprintf(out, "for (int64_t %s_lo = 0; %s_lo < %lld; %s_lo++) { /* the lanes in order of k: see emit_host.c */\n", kv, kv,
+            (long long)c, kv);
+    ind(out, d + 1);
+    fprintf(out, "const int64_t %s = %s_hi * %lld + %s_lo;\n", kv, kv, (long long)c, kv);
+  } else {
+    fprintf(out, "for (int64_t %s = 0; %s < %lld; %s++) { /* the lanes in order of k: see emit_host.c */\n", kv, kv,
+            (long long)s->count, kv);
+  }
   ind(out, d + 1);
   fprintf(out, "const int lane = (int)(%s %% %d), %s = (int)(%s / %d);\n", kv, k->group, iv, kv, k->group);
   ind(out, d + 1);
@@ -596,11 +684,15 @@ static void emit_flat_loop(FILE *out, HostK *h, const KStmt *s, int region, int 
   ind(out, d + 1);
   fprintf(out, "(void)%s;\n", iv);
   region_decls(out, h, region, d + 1, only);
-  h->flat_k = s->var, h->flat_i = s->var2;
+  h->flat_k = s->var, h->flat_i = s->var2, h->split = c;
   emit_block(out, h, &s->body, d + 1, true);
-  h->flat_k = h->flat_i = -1;
+  h->flat_k = h->flat_i = -1, h->split = 0;
   ind(out, d);
   fputs("}\n", out);
+  if (c) {
+    ind(out, d - 1);
+    fputs("}\n", out);
+  }
 }
 
 /* Lane-uniform statements print as they are; each maximal run of per-lane statements becomes
@@ -635,6 +727,68 @@ static void emit_block(FILE *out, HostK *h, const PtrVec *b, int d, bool in_lane
   }
 }
 
+/* ---------------------------------------------------------------- prefetch of the staged rows
+ *
+ * A walk over a row's edges stages a chunk of them in shared arrays (sh_e[lane] = the edge,
+ * sh_u[lane] = its other end), then takes them one at a time, the lanes reading the other end's
+ * row (`u = sh_u[t]`, then `t8[u, k]`). On a graph larger than the caches each such row is a
+ * random read of memory, and the walk waits for one after the other. The staging region holds
+ * the chunk's ids before the walk reads them, so each lane there asks for the rows its id will
+ * be read through (__builtin_prefetch: a hint that never faults): a chunk of rows in flight
+ * instead of one. Found per kernel: a uniform local set only from one shared integer array, and
+ * the buffers loaded with that local as their row. An edge-balanced kernel (a group per edge,
+ * `u = src[row]`, then `t4[u, k]`) has no staging: each row asks for the rows of the edge
+ * PF_EDGE_AHEAD rows ahead (the OpenMP schedule is static: the same thread's next edges). */
+
+static void pf_lets(const HostK *h, const PtrVec *b, int *from) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    if (s->kind == KS_LET && h->k->locals[s->var].uniform) {
+      const KExpr *v = s->val;
+      int src = v->kind == KE_SHARED && !s->idx && h->k->shared[v->var].type == KT_I64 ? v->var : -2;
+      if (v->kind == KE_GRAPH && (v->garr == KG_SRC || v->garr == KG_DST) && v->a->kind == KE_ROW && h->k->rows == DOM_EDGE)
+        src = -3 - (v->garr == KG_DST); /* an edge-balanced kernel's src[row] (-3) or dst[row] (-4) */
+      from[s->var] = from[s->var] == -1 || from[s->var] == src ? src : -2; /* -2: set from elsewhere too */
+    }
+    pf_lets(h, &s->body, from);
+  }
+}
+
+static void pf_loads(HostK *h, const KExpr *e, const int *from) {
+  if (!e) return;
+  int f = e->kind == KE_LOAD && e->a && e->a->kind == KE_VAR && !e->a->a ? from[e->a->var] : -1;
+  if (f >= 0 || f <= -3) {
+    const KBuf **l = f >= 0 ? &h->pf[f * PF_MAX] : h->pfe[-3 - f];
+    for (int i = 0; i < PF_MAX; i++) {
+      if (l[i] == e->buf) break;
+      if (!l[i]) {
+        l[i] = e->buf;
+        break;
+      }
+    }
+  }
+  pf_loads(h, e->a, from);  /* f <= -3 needs PF_MAX == 4, pfe's length */
+  pf_loads(h, e->b, from);
+  pf_loads(h, e->c, from);
+}
+
+static void pf_stmts(HostK *h, const PtrVec *b, const int *from) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    pf_loads(h, s->row, from), pf_loads(h, s->idx, from), pf_loads(h, s->val, from);
+    pf_loads(h, s->lo, from), pf_loads(h, s->hi, from);
+    pf_stmts(h, &s->body, from);
+  }
+}
+
+static void pf_scan(HostK *h) {
+  int *from = malloc(((size_t)h->k->nlocals + 1) * sizeof(int));
+  for (int i = 0; i <= h->k->nlocals; i++) from[i] = -1;
+  pf_lets(h, &h->k->body, from);
+  pf_stmts(h, &h->k->body, from);
+  free(from);
+}
+
 /* Which buffers the kernel writes (stores, atomics): the others are const. */
 static bool writes_buf(const PtrVec *b, const KBuf *buf) {
   for (int i = 0; i < b->len; i++) {
@@ -660,8 +814,10 @@ static void params(FILE *out, const Kernel *k, const char *restrict_kw) {
 static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   (void)p;
   int n = k->nlocals;
-  HostK h = {k, calloc((size_t)n + 1, sizeof(int)), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), 0, 0, -1, -1, -1};
+  HostK h = {k, calloc((size_t)n + 1, sizeof(int)), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), 0, 0, -1, -1, 0, -1,
+             calloc((size_t)k->nshared * PF_MAX + 1, sizeof(KBuf *)), {{0}}};
   scan_block(&h, &k->body, 0);
+  pf_scan(&h);
   fprintf(out, "\n/* %s: %s, %d lanes per group. %s */\n", k->name, kernel_mapping_desc(k), k->group, k->what);
   fprintf(out, "static void %s(", k->name);
   params(out, k, "restrict");
@@ -677,6 +833,14 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
     fprintf(out, "#pragma omp parallel for schedule(%s)\n", k->map == MAP_VERTEX ? "dynamic, 64" : "static");
   }
   fputs("  for (int64_t row = 0; row < nrows; row++) {\n", out);
+  for (int side = 0; side < 2; side++) /* an edge's rows, a few edges ahead: see pf_scan */
+    for (int i = 0; i < PF_MAX && h.pfe[side][i]; i++) {
+      const KBuf *b = h.pfe[side][i];
+      int64_t bytes = b->width * (b->elem == ELEM_F64 ? 8 : 4);
+      fprintf(out, "    if (row + %d < nrows) gnn_prefetch_row(&%s[(int64_t)%s[row + %d] * %lld], %lld);\n", PF_EDGE_AHEAD, b->name,
+              kgraph_name[side ? KG_DST : KG_SRC], PF_EDGE_AHEAD, (long long)b->width,
+              (long long)(bytes < PF_ROW_BYTES ? bytes : PF_ROW_BYTES));
+    }
   for (int i = 0; i < k->nshared; i++)
     fprintf(out, "    %s %s[%d] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */\n", ctype(k->shared[i].type), k->shared[i].name, k->shared[i].len);
   for (int i = 0; i < n; i++) {
@@ -702,6 +866,7 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   free(h.promote);
   free(h.loopvar);
   free(h.used);
+  free(h.pf);
 }
 
 /* ---------------------------------------------------------------- the driver's side */
@@ -759,6 +924,11 @@ static void host_prelude(FILE *out, const KProgram *p) {
         "GNN_HELPER float gnn_tanhf(float x) {\n"
         "  float t = gnn_expm1f(2.0f * gnn_sel_f32(x > 9.0f, 9.0f, gnn_sel_f32(x < -9.0f, -9.0f, x)));\n"
         "  return t / (t + 2.0f);\n}\n"
+        "/* Asks for the cache lines of a row read soon (a gathered row of a walk): a hint, never a fault. */\n"
+        "GNN_HELPER void gnn_prefetch_row(const void *p, int64_t bytes) {\n"
+        "  const char *c = (const char *)p;\n"
+        "  for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(c + b);\n"
+        "  __builtin_prefetch(c + bytes - 1); /* the last line of a row that does not start on one */\n}\n"
         "GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }\n"
         "GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }\n"
         "/* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */\n"

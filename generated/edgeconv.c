@@ -90,6 +90,12 @@ GNN_HELPER float gnn_tanhf(float x) {
   float t = gnn_expm1f(2.0f * gnn_sel_f32(x > 9.0f, 9.0f, gnn_sel_f32(x < -9.0f, -9.0f, x)));
   return t / (t + 2.0f);
 }
+/* Asks for the cache lines of a row read soon (a gathered row of a walk): a hint, never a fault. */
+GNN_HELPER void gnn_prefetch_row(const void *p, int64_t bytes) {
+  const char *c = (const char *)p;
+  for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(c + b);
+  __builtin_prefetch(c + bytes - 1); /* the last line of a row that does not start on one */
+}
 GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */
@@ -219,11 +225,13 @@ static void k2_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&t3[sh_u[lane] * 64], 256);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
         for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
@@ -327,11 +335,13 @@ static void k3_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&t16[sh_u[lane] * 64], 256);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
         for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
@@ -435,11 +445,13 @@ static void k4_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&t27[sh_u[lane] * 128], 512);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
         for (int64_t k2 = 0; k2 < 128; k2++) { /* the lanes in order of k: see emit_host.c */
@@ -543,11 +555,13 @@ static void k5_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&t38[sh_u[lane] * 256], 512);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
         for (int64_t k2 = 0; k2 < 256; k2++) { /* the lanes in order of k: see emit_host.c */
@@ -645,11 +659,14 @@ static void k7_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = dst[sh_e[lane]];
+          gnn_prefetch_row(&t43[sh_u[lane] * 256], 512);
+          gnn_prefetch_row(&in_grad_out[sh_u[lane] * 256], 512);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
         for (int64_t k1 = 0; k1 < 256; k1++) { /* the lanes in order of k: see emit_host.c */
@@ -719,11 +736,14 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = dst[sh_e[lane]];
+          gnn_prefetch_row(&t32[sh_u[lane] * 128], 512);
+          gnn_prefetch_row(&t57[sh_u[lane] * 128], 512);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
         for (int64_t k1 = 0; k1 < 128; k1++) { /* the lanes in order of k: see emit_host.c */
@@ -793,11 +813,14 @@ static void k11_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = dst[sh_e[lane]];
+          gnn_prefetch_row(&t21[sh_u[lane] * 64], 256);
+          gnn_prefetch_row(&t68[sh_u[lane] * 64], 256);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
         for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
@@ -867,11 +890,14 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = dst[sh_e[lane]];
+          gnn_prefetch_row(&t8[sh_u[lane] * 64], 256);
+          gnn_prefetch_row(&t79[sh_u[lane] * 64], 256);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
         for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */

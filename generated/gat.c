@@ -90,6 +90,12 @@ GNN_HELPER float gnn_tanhf(float x) {
   float t = gnn_expm1f(2.0f * gnn_sel_f32(x > 9.0f, 9.0f, gnn_sel_f32(x < -9.0f, -9.0f, x)));
   return t / (t + 2.0f);
 }
+/* Asks for the cache lines of a row read soon (a gathered row of a walk): a hint, never a fault. */
+GNN_HELPER void gnn_prefetch_row(const void *p, int64_t bytes) {
+  const char *c = (const char *)p;
+  for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(c + b);
+  __builtin_prefetch(c + bytes - 1); /* the last line of a row that does not start on one */
+}
 GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */
@@ -219,11 +225,14 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&t7[sh_u[lane] * 8], 32);
+          gnn_prefetch_row(&t4[sh_u[lane] * 64], 256);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
         if (training) {
@@ -296,14 +305,17 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
           }
         }
         /* barrier: the lane loops above and below are separate regions */
-        for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
-          const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
-          (void)lane;
-          (void)i3;
-          double x1;
-          acc[k3] = acc[k3] * (double)sh_scale11[k3 / 8];
-          x1 = (double)t4[u * 64 + k3] * sh_w18[k3 / 8];
-          acc[k3] = acc[k3] + (double)x1;
+        for (int64_t k3_hi = 0; k3_hi < 8; k3_hi++) { /* k / 8: see emit_flat_loop */
+          for (int64_t k3_lo = 0; k3_lo < 8; k3_lo++) { /* the lanes in order of k: see emit_host.c */
+            const int64_t k3 = k3_hi * 8 + k3_lo;
+            const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+            (void)lane;
+            (void)i3;
+            double x1;
+            acc[k3] = acc[k3] * (double)sh_scale11[k3_hi];
+            x1 = (double)t4[u * 64 + k3] * sh_w18[k3_hi];
+            acc[k3] = acc[k3] + (double)x1;
+          }
         }
         /* barrier: the lane loops above and below are separate regions */
       }
@@ -328,19 +340,25 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
     }
     /* barrier: the lane loops above and below are separate regions */
     if (training) {
-      for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
-        (void)lane;
-        (void)i5;
-        t18[row * 64 + k5] = ((hi - lo) > 0) ? (acc[k5] / sh_sum11[k5 / 8]) : 0.0f;
-        sh18[k5] = (float)(((hi - lo) > 0) ? (acc[k5] / sh_sum11[k5 / 8]) : 0.0f);
+      for (int64_t k5_hi = 0; k5_hi < 8; k5_hi++) { /* k / 8: see emit_flat_loop */
+        for (int64_t k5_lo = 0; k5_lo < 8; k5_lo++) { /* the lanes in order of k: see emit_host.c */
+          const int64_t k5 = k5_hi * 8 + k5_lo;
+          const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+          (void)lane;
+          (void)i5;
+          t18[row * 64 + k5] = ((hi - lo) > 0) ? (acc[k5] / sh_sum11[k5_hi]) : 0.0f;
+          sh18[k5] = (float)(((hi - lo) > 0) ? (acc[k5] / sh_sum11[k5_hi]) : 0.0f);
+        }
       }
     } else {
-      for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
-        (void)lane;
-        (void)i5;
-        sh18[k5] = (float)(((hi - lo) > 0) ? (acc[k5] / sh_sum11[k5 / 8]) : 0.0f);
+      for (int64_t k5_hi = 0; k5_hi < 8; k5_hi++) { /* k / 8: see emit_flat_loop */
+        for (int64_t k5_lo = 0; k5_lo < 8; k5_lo++) { /* the lanes in order of k: see emit_host.c */
+          const int64_t k5 = k5_hi * 8 + k5_lo;
+          const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+          (void)lane;
+          (void)i5;
+          sh18[k5] = (float)(((hi - lo) > 0) ? (acc[k5] / sh_sum11[k5_hi]) : 0.0f);
+        }
       }
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -440,11 +458,13 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&t24[sh_u[lane] * 9], 36);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
         if (training) {
@@ -621,17 +641,20 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
       acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0++) {
+      __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
       for (int lane = 0; lane < 1; lane++) {
         int64_t jj;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&t24[sh_u[lane] * 9], 36);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 1);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
         if (training) {
@@ -748,6 +771,9 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = dst[sh_e[lane]];
+          gnn_prefetch_row(&in_grad_out[sh_u[lane] * 7], 28);
+          gnn_prefetch_row(&t24[sh_u[lane] * 9], 36);
+          gnn_prefetch_row(&t54[sh_u[lane] * 1], 8);
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -764,6 +790,7 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
         if (training) {
@@ -923,11 +950,14 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&t4[sh_u[lane] * 64], 256);
+          gnn_prefetch_row(&t7[sh_u[lane] * 8], 32);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
         if (training) {
@@ -1044,6 +1074,9 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = dst[sh_e[lane]];
+          gnn_prefetch_row(&t77[sh_u[lane] * 64], 256);
+          gnn_prefetch_row(&t90[sh_u[lane] * 8], 64);
+          gnn_prefetch_row(&t8[sh_u[lane] * 8], 32);
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 8; j++) {
@@ -1060,6 +1093,7 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
         if (training) {
@@ -1113,13 +1147,16 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
             acc[k2] = acc[k2] + (double)x;
           }
         }
-        for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
-          const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
-          (void)lane;
-          (void)i3;
-          float x1;
-          x1 = t77[u * 64 + k3] * sh_st86[(t * 8) + (k3 / 8)];
-          acc1[k3] = acc1[k3] + (double)x1;
+        for (int64_t k3_hi = 0; k3_hi < 8; k3_hi++) { /* k / 8: see emit_flat_loop */
+          for (int64_t k3_lo = 0; k3_lo < 8; k3_lo++) { /* the lanes in order of k: see emit_host.c */
+            const int64_t k3 = k3_hi * 8 + k3_lo;
+            const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+            (void)lane;
+            (void)i3;
+            float x1;
+            x1 = t77[u * 64 + k3] * sh_st86[(t * 8) + (k3_hi)];
+            acc1[k3] = acc1[k3] + (double)x1;
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -1138,13 +1175,16 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
       sh107[k5] = (float)(((hi - lo) > 0) ? acc1[k5] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
-      (void)lane;
-      (void)i6;
-      float r103_;
-      r103_ = (t96[row * 8 + (k6 / 8)] * p_gatconv0_a[((k6 / 8) * 16) + ((k6 % 8) + 8)]) + (sh95[k6 / 8] * p_gatconv0_a[((k6 / 8) * 16) + (k6 % 8)]);
-      t108[row * 64 + k6] = r103_ + sh107[k6];
+    for (int64_t k6_hi = 0; k6_hi < 8; k6_hi++) { /* k / 8: see emit_flat_loop */
+      for (int64_t k6_lo = 0; k6_lo < 8; k6_lo++) { /* the lanes in order of k: see emit_host.c */
+        const int64_t k6 = k6_hi * 8 + k6_lo;
+        const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+        (void)lane;
+        (void)i6;
+        float r103_;
+        r103_ = (t96[row * 8 + (k6_hi)] * p_gatconv0_a[((k6_hi) * 16) + ((k6_lo) + 8)]) + (sh95[k6_hi] * p_gatconv0_a[((k6_hi) * 16) + (k6_lo)]);
+        t108[row * 64 + k6] = r103_ + sh107[k6];
+      }
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1172,17 +1212,23 @@ static void k11_reduce_rows4_sum_vertex(int64_t nrows, double *restrict acc62, c
       (void)i1;
       blk_acc65[k1] += (double)(t59[row * 1] * t24[row * 9 + k1]);
     }
-    for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
-      (void)lane;
-      (void)i2;
-      blk_acc98[k2] += (double)(t96[row * 8 + (k2 / 8)] * t4[row * 64 + k2]);
+    for (int64_t k2_hi = 0; k2_hi < 8; k2_hi++) { /* k / 8: see emit_flat_loop */
+      for (int64_t k2_lo = 0; k2_lo < 8; k2_lo++) { /* the lanes in order of k: see emit_host.c */
+        const int64_t k2 = k2_hi * 8 + k2_lo;
+        const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+        (void)lane;
+        (void)i2;
+        blk_acc98[k2] += (double)(t96[row * 8 + (k2_hi)] * t4[row * 64 + k2]);
+      }
     }
-    for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
-      (void)lane;
-      (void)i3;
-      blk_acc101[k3] += (double)(t95[row * 8 + (k3 / 8)] * t4[row * 64 + k3]);
+    for (int64_t k3_hi = 0; k3_hi < 8; k3_hi++) { /* k / 8: see emit_flat_loop */
+      for (int64_t k3_lo = 0; k3_lo < 8; k3_lo++) { /* the lanes in order of k: see emit_host.c */
+        const int64_t k3 = k3_hi * 8 + k3_lo;
+        const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+        (void)lane;
+        (void)i3;
+        blk_acc101[k3] += (double)(t95[row * 8 + (k3_hi)] * t4[row * 64 + k3]);
+      }
     }
   }
   for (int64_t i = 0; i < 7; i++)
@@ -1259,13 +1305,16 @@ static void k16_apply_global_add_global(int64_t nrows, float *restrict t70, cons
       t70[k] = (((k >= 7) && (k < 14)) ? t62[k - 7] : 0.0f) + (((k >= 0) && (k < 7)) ? t65[k] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k1 = 0; k1 < 128; k1++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
-      (void)lane;
-      (void)i1;
-      float r104_;
-      r104_ = (((k1 % 16) >= 8) && ((k1 % 16) < 16)) ? t98[((k1 / 16) * 8) + ((k1 % 16) - 8)] : 0.0f;
-      t106[k1] = r104_ + ((((k1 % 16) >= 0) && ((k1 % 16) < 8)) ? t101[((k1 / 16) * 8) + (k1 % 16)] : 0.0f);
+    for (int64_t k1_hi = 0; k1_hi < 8; k1_hi++) { /* k / 16: see emit_flat_loop */
+      for (int64_t k1_lo = 0; k1_lo < 16; k1_lo++) { /* the lanes in order of k: see emit_host.c */
+        const int64_t k1 = k1_hi * 16 + k1_lo;
+        const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+        (void)lane;
+        (void)i1;
+        float r104_;
+        r104_ = (((k1_lo) >= 8) && ((k1_lo) < 16)) ? t98[((k1_hi) * 8) + ((k1_lo) - 8)] : 0.0f;
+        t106[k1] = r104_ + ((((k1_lo) >= 0) && ((k1_lo) < 8)) ? t101[((k1_hi) * 8) + (k1_lo)] : 0.0f);
+      }
     }
   }
 }

@@ -90,6 +90,12 @@ GNN_HELPER float gnn_tanhf(float x) {
   float t = gnn_expm1f(2.0f * gnn_sel_f32(x > 9.0f, 9.0f, gnn_sel_f32(x < -9.0f, -9.0f, x)));
   return t / (t + 2.0f);
 }
+/* Asks for the cache lines of a row read soon (a gathered row of a walk): a hint, never a fault. */
+GNN_HELPER void gnn_prefetch_row(const void *p, int64_t bytes) {
+  const char *c = (const char *)p;
+  for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(c + b);
+  __builtin_prefetch(c + bytes - 1); /* the last line of a row that does not start on one */
+}
 GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */
@@ -179,6 +185,7 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&t8[sh_u[lane] * 16], 64);
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             r7_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
@@ -189,6 +196,7 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 16);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
         for (int64_t k1 = 0; k1 < 16; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 16), i1 = (int)(k1 / 16);
@@ -264,6 +272,7 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&t15[sh_u[lane] * 7], 28);
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             r7_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
@@ -274,6 +283,7 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
@@ -332,6 +342,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = dst[sh_e[lane]];
+          gnn_prefetch_row(&in_grad_out[sh_u[lane] * 7], 28);
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             r7_ = gnn_rsqrtf(out_deg[row * 1 + j] * in_deg[su * 1 + j]);
@@ -342,6 +353,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
@@ -470,6 +482,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = dst[sh_e[lane]];
+          gnn_prefetch_row(&t26[sh_u[lane] * 16], 64);
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             r7_ = gnn_rsqrtf(out_deg[row * 1 + j] * in_deg[su * 1 + j]);
@@ -480,6 +493,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 16);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
         for (int64_t k1 = 0; k1 < 16; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 16), i1 = (int)(k1 / 16);

@@ -90,6 +90,12 @@ GNN_HELPER float gnn_tanhf(float x) {
   float t = gnn_expm1f(2.0f * gnn_sel_f32(x > 9.0f, 9.0f, gnn_sel_f32(x < -9.0f, -9.0f, x)));
   return t / (t + 2.0f);
 }
+/* Asks for the cache lines of a row read soon (a gathered row of a walk): a hint, never a fault. */
+GNN_HELPER void gnn_prefetch_row(const void *p, int64_t bytes) {
+  const char *c = (const char *)p;
+  for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(c + b);
+  __builtin_prefetch(c + bytes - 1); /* the last line of a row that does not start on one */
+}
 GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */
@@ -150,11 +156,13 @@ static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&t8[sh_u[lane] * 64], 256);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
         for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
@@ -235,11 +243,13 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&t23[sh_u[lane] * 7], 28);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
@@ -331,11 +341,13 @@ static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = dst[sh_e[lane]];
+          gnn_prefetch_row(&t35[sh_u[lane] * 7], 28);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
@@ -574,11 +586,13 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = dst[sh_e[lane]];
+          gnn_prefetch_row(&t50[sh_u[lane] * 64], 256);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
         for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);

@@ -90,6 +90,12 @@ GNN_HELPER float gnn_tanhf(float x) {
   float t = gnn_expm1f(2.0f * gnn_sel_f32(x > 9.0f, 9.0f, gnn_sel_f32(x < -9.0f, -9.0f, x)));
   return t / (t + 2.0f);
 }
+/* Asks for the cache lines of a row read soon (a gathered row of a walk): a hint, never a fault. */
+GNN_HELPER void gnn_prefetch_row(const void *p, int64_t bytes) {
+  const char *c = (const char *)p;
+  for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(c + b);
+  __builtin_prefetch(c + bytes - 1); /* the last line of a row that does not start on one */
+}
 GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */
@@ -169,17 +175,20 @@ static void k2_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restric
       acc[k] = 0.0f;
     }
     for (int64_t j0 = lo; j0 < hi; j0++) {
+      __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
       for (int lane = 0; lane < 1; lane++) {
         int64_t jj;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&in_x[sh_u[lane] * 1], 4);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 1);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
         for (int64_t k1 = 0; k1 < 1; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 1), i1 = (int)(k1 / 1);
@@ -316,11 +325,13 @@ static void k10_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restri
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&t16[sh_u[lane] * 32], 128);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
         for (int64_t k1 = 0; k1 < 32; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
@@ -421,6 +432,7 @@ static void k16_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_
       acc[k] = 0.0f;
     }
     for (int64_t e = lo; e < hi; e++) {
+      __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
       for (int64_t k1 = 0; k1 < 1; k1++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k1 % 1), i1 = (int)(k1 / 1);
         (void)lane;
@@ -466,6 +478,7 @@ static void k18_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_
       acc[k] = 0.0f;
     }
     for (int64_t e = lo; e < hi; e++) {
+      __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
       for (int64_t k1 = 0; k1 < 32; k1++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
         (void)lane;
@@ -524,6 +537,7 @@ static void k21_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_
       acc[k] = 0.0f;
     }
     for (int64_t e = lo; e < hi; e++) {
+      __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
       for (int64_t k1 = 0; k1 < 32; k1++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
         (void)lane;
@@ -700,6 +714,7 @@ static void k33_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t63
 static void k34_scatter_copy_v_edge(int64_t nrows, const int32_t *restrict dst, float *restrict t66, const float *restrict t64) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
+    if (row + 16 < nrows) gnn_prefetch_row(&t64[(int64_t)dst[row + 16] * 32], 128);
     int64_t v;
     v = dst[row];
     for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
@@ -735,11 +750,13 @@ static void k35_gather_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
+          gnn_prefetch_row(&t66[sh_e[lane] * 32], 128);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         for (int64_t k1 = 0; k1 < 32; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
@@ -791,6 +808,7 @@ static void k38_apply_vertex_sum_last_vertex(int64_t nrows, const float *restric
   for (int64_t row = 0; row < nrows; row++) {
     float part[32];  /* per lane, live across regions */
     for (int64_t j = 0; j < 1; j++) {
+      __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
       for (int lane = 0; lane < 32; lane++) {
         part[lane] = 0.0f;
         for (int i = 0; i < 1; i++) {

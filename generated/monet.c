@@ -90,6 +90,12 @@ GNN_HELPER float gnn_tanhf(float x) {
   float t = gnn_expm1f(2.0f * gnn_sel_f32(x > 9.0f, 9.0f, gnn_sel_f32(x < -9.0f, -9.0f, x)));
   return t / (t + 2.0f);
 }
+/* Asks for the cache lines of a row read soon (a gathered row of a walk): a hint, never a fault. */
+GNN_HELPER void gnn_prefetch_row(const void *p, int64_t bytes) {
+  const char *c = (const char *)p;
+  for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(c + b);
+  __builtin_prefetch(c + bytes - 1); /* the last line of a row that does not start on one */
+}
 GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */
@@ -153,6 +159,8 @@ static void k1_apply_edge_exp_edge(int64_t nrows, const int32_t *restrict src, c
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
+    if (row + 16 < nrows) gnn_prefetch_row(&out_deg[(int64_t)src[row + 16] * 1], 4);
+    if (row + 16 < nrows) gnn_prefetch_row(&in_deg[(int64_t)dst[row + 16] * 1], 4);
     float sh_st8[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st11[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st12[2] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -347,6 +355,7 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&t23[sh_u[lane] * 48], 192);
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -391,14 +400,18 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
-        for (int64_t k1 = 0; k1 < 48; k1++) { /* the lanes in order of k: see emit_host.c */
-          const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
-          (void)lane;
-          (void)i1;
-          float x;
-          x = t23[u * 48 + k1] * sh_st22[(t * 3) + (k1 / 16)];
-          acc[k1] = acc[k1] + (double)x;
+        for (int64_t k1_hi = 0; k1_hi < 3; k1_hi++) { /* k / 16: see emit_flat_loop */
+          for (int64_t k1_lo = 0; k1_lo < 16; k1_lo++) { /* the lanes in order of k: see emit_host.c */
+            const int64_t k1 = k1_hi * 16 + k1_lo;
+            const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+            (void)lane;
+            (void)i1;
+            float x;
+            x = t23[u * 48 + k1] * sh_st22[(t * 3) + (k1_hi)];
+            acc[k1] = acc[k1] + (double)x;
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -484,6 +497,7 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&t41[sh_u[lane] * 21], 84);
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -528,6 +542,7 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
         for (int64_t k1 = 0; k1 < 21; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
@@ -588,12 +603,15 @@ static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
+          gnn_prefetch_row(&t40[sh_e[lane] * 3], 12);
           sh_u[lane] = dst[sh_e[lane]];
+          gnn_prefetch_row(&in_grad_out[sh_u[lane] * 7], 28);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
         for (int64_t k1 = 0; k1 < 21; k1++) { /* the lanes in order of k: see emit_host.c */
@@ -668,6 +686,12 @@ static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
   double blk_acc97[4] = {0};
 #pragma omp for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
+    if (row + 16 < nrows) gnn_prefetch_row(&out_deg[(int64_t)src[row + 16] * 1], 4);
+    if (row + 16 < nrows) gnn_prefetch_row(&t41[(int64_t)src[row + 16] * 21], 84);
+    if (row + 16 < nrows) gnn_prefetch_row(&t23[(int64_t)src[row + 16] * 48], 192);
+    if (row + 16 < nrows) gnn_prefetch_row(&in_deg[(int64_t)dst[row + 16] * 1], 4);
+    if (row + 16 < nrows) gnn_prefetch_row(&in_grad_out[(int64_t)dst[row + 16] * 7], 28);
+    if (row + 16 < nrows) gnn_prefetch_row(&t75[(int64_t)dst[row + 16] * 48], 192);
     float sh_st8[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st11[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st12[2] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1028,21 +1052,27 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
+          gnn_prefetch_row(&t22[sh_e[lane] * 3], 12);
           sh_u[lane] = dst[sh_e[lane]];
+          gnn_prefetch_row(&t75[sh_u[lane] * 48], 192);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
-        for (int64_t k1 = 0; k1 < 48; k1++) { /* the lanes in order of k: see emit_host.c */
-          const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
-          (void)lane;
-          (void)i1;
-          float x;
-          x = t75[u * 48 + k1] * t22[e * 3 + (k1 / 16)];
-          acc[k1] = acc[k1] + (double)x;
+        for (int64_t k1_hi = 0; k1_hi < 3; k1_hi++) { /* k / 16: see emit_flat_loop */
+          for (int64_t k1_lo = 0; k1_lo < 16; k1_lo++) { /* the lanes in order of k: see emit_host.c */
+            const int64_t k1 = k1_hi * 16 + k1_lo;
+            const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+            (void)lane;
+            (void)i1;
+            float x;
+            x = t75[u * 48 + k1] * t22[e * 3 + (k1_hi)];
+            acc[k1] = acc[k1] + (double)x;
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */

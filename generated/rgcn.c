@@ -90,6 +90,12 @@ GNN_HELPER float gnn_tanhf(float x) {
   float t = gnn_expm1f(2.0f * gnn_sel_f32(x > 9.0f, 9.0f, gnn_sel_f32(x < -9.0f, -9.0f, x)));
   return t / (t + 2.0f);
 }
+/* Asks for the cache lines of a row read soon (a gathered row of a walk): a hint, never a fault. */
+GNN_HELPER void gnn_prefetch_row(const void *p, int64_t bytes) {
+  const char *c = (const char *)p;
+  for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(c + b);
+  __builtin_prefetch(c + bytes - 1); /* the last line of a row that does not start on one */
+}
 GNN_HELPER int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 GNN_HELPER int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Groups run in parallel: an atomic of the GPU is an atomic of OpenMP here. */
@@ -159,11 +165,13 @@ static void k0_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&t7[sh_u[lane] * 32], 128);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
         for (int64_t k2 = 0; k2 < 2; k2++) { /* the lanes in order of k: see emit_host.c */
@@ -176,15 +184,18 @@ static void k0_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_
           x = r5_;
           acc[k2] = acc[k2] + (double)x;
         }
-        for (int64_t k3 = 0; k3 < 32; k3++) { /* the lanes in order of k: see emit_host.c */
-          const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
-          (void)lane;
-          (void)i3;
-          float r5_1;
-          float x1;
-          r5_1 = gnn_sel_f32(in_rel[e * 1 + ((k3 / 16) / 2)] == (float)((k3 / 16) % 2), 1.0f, 0.0f);
-          x1 = t7[u * 32 + k3] * r5_1;
-          acc1[k3] = acc1[k3] + (double)x1;
+        for (int64_t k3_hi = 0; k3_hi < 2; k3_hi++) { /* k / 16: see emit_flat_loop */
+          for (int64_t k3_lo = 0; k3_lo < 16; k3_lo++) { /* the lanes in order of k: see emit_host.c */
+            const int64_t k3 = k3_hi * 16 + k3_lo;
+            const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+            (void)lane;
+            (void)i3;
+            float r5_1;
+            float x1;
+            r5_1 = gnn_sel_f32(in_rel[e * 1 + ((k3_hi) / 2)] == (float)((k3_hi) % 2), 1.0f, 0.0f);
+            x1 = t7[u * 32 + k3] * r5_1;
+            acc1[k3] = acc1[k3] + (double)x1;
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -260,11 +271,13 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&t20[sh_u[lane] * 4], 16);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 4);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
         for (int64_t k1 = 0; k1 < 4; k1++) { /* the lanes in order of k: see emit_host.c */
@@ -343,12 +356,15 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
+          gnn_prefetch_row(&in_rel[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
+          gnn_prefetch_row(&t32[sh_u[lane] * 4], 16);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 4);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
         for (int64_t k1 = 0; k1 < 4; k1++) { /* the lanes in order of k: see emit_host.c */
@@ -384,11 +400,14 @@ static void k4_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t39,
       t39[row * 16 + k] = gnn_sel_f32(t15[row * 16 + k] > 0.0f, t29[row * 16 + k] + t36[row * 16 + k], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k1 = 0; k1 < 32; k1++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
-      (void)lane;
-      (void)i1;
-      t43[row * 32 + k1] = t39[row * 16 + (k1 % 16)] / t10[row * 2 + (k1 / 16)];
+    for (int64_t k1_hi = 0; k1_hi < 2; k1_hi++) { /* k / 16: see emit_flat_loop */
+      for (int64_t k1_lo = 0; k1_lo < 16; k1_lo++) { /* the lanes in order of k: see emit_host.c */
+        const int64_t k1 = k1_hi * 16 + k1_lo;
+        const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+        (void)lane;
+        (void)i1;
+        t43[row * 32 + k1] = t39[row * 16 + (k1_lo)] / t10[row * 2 + (k1_hi)];
+      }
     }
   }
 }
@@ -473,23 +492,29 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
+          gnn_prefetch_row(&in_rel[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
+          gnn_prefetch_row(&t43[sh_u[lane] * 32], 128);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
       for (int64_t t = 0; t < cnt; t++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
-        for (int64_t k1 = 0; k1 < 32; k1++) { /* the lanes in order of k: see emit_host.c */
-          const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
-          (void)lane;
-          (void)i1;
-          float r5_;
-          float x;
-          r5_ = gnn_sel_f32(in_rel[e * 1 + ((k1 / 16) / 2)] == (float)((k1 / 16) % 2), 1.0f, 0.0f);
-          x = t43[u * 32 + k1] * r5_;
-          acc[k1] = acc[k1] + (double)x;
+        for (int64_t k1_hi = 0; k1_hi < 2; k1_hi++) { /* k / 16: see emit_flat_loop */
+          for (int64_t k1_lo = 0; k1_lo < 16; k1_lo++) { /* the lanes in order of k: see emit_host.c */
+            const int64_t k1 = k1_hi * 16 + k1_lo;
+            const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
+            (void)lane;
+            (void)i1;
+            float r5_;
+            float x;
+            r5_ = gnn_sel_f32(in_rel[e * 1 + ((k1_hi) / 2)] == (float)((k1_hi) % 2), 1.0f, 0.0f);
+            x = t43[u * 32 + k1] * r5_;
+            acc[k1] = acc[k1] + (double)x;
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
