@@ -662,7 +662,7 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   int n = k->nlocals;
   HostK h = {k, calloc((size_t)n + 1, sizeof(int)), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), 0, 0, -1, -1, -1};
   scan_block(&h, &k->body, 0);
-  fprintf(out, "\n/* %s: %s, %d lanes per group. %s */\n", k->name, kernel_mapping_desc(k), k->group, k->what);
+  fprintf(out, "\n/* %s: %s, %d lanes per group. %s%s\n", k->name, kernel_mapping_desc(k), k->group, k->what, emit_kernel_comment_end(p, k));
   fprintf(out, "static void %s(", k->name);
   params(out, k, "restrict");
   fputs(") {\n", out);
