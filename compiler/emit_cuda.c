@@ -207,7 +207,7 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
           k->what);
   for (int i = 0; i < k->bufs.len; i++)
     if (plain[i]) fprintf(out, ". %s is not __restrict__: lanes read what other lanes stored in it before a barrier", ((const KBuf *)k->bufs.items[i])->name);
-  fputs(" */\n", out);
+  fprintf(out, "%s\n", emit_kernel_comment_end(p, k));
   fprintf(out, "extern \"C\" __global__ void __launch_bounds__(%d) %s_%s(int64_t nrows", nthreads, p->cname, k->name);
   for (int g = 0; g < KG__COUNT; g++)
     if (k->graph[g]) fprintf(out, ", const %s *__restrict__ %s", kgraph_type[g], kgraph_name[g]);

@@ -818,7 +818,7 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
              calloc((size_t)k->nshared * PF_MAX + 1, sizeof(KBuf *)), {{0}}};
   scan_block(&h, &k->body, 0);
   pf_scan(&h);
-  fprintf(out, "\n/* %s: %s, %d lanes per group. %s */\n", k->name, kernel_mapping_desc(k), k->group, k->what);
+  fprintf(out, "\n/* %s: %s, %d lanes per group. %s%s\n", k->name, kernel_mapping_desc(k), k->group, k->what, emit_kernel_comment_end(p, k));
   fprintf(out, "static void %s(", k->name);
   params(out, k, "restrict");
   fputs(") {\n", out);

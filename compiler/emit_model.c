@@ -83,6 +83,11 @@ static bool is_outbuf(const KProgram *p, const KBuf *b) {
 
 const char *emit_rows(Domain d) { return d == DOM_VERTEX ? "g->nv" : d == DOM_EDGE ? "g->ne" : d == DOM_GRAPH ? "g->ng" : "1"; }
 
+const char *emit_kernel_comment_end(const KProgram *p, const Kernel *k) {
+  if (!k->lines || !*k->lines) return " */";
+  return arena_printf(p->arena, "\n * Source line%s %s. */", strpbrk(k->lines, ",-") ? "s" : "", k->lines);
+}
+
 const char *emit_kernel_rows(const KProgram *p, const Kernel *k) {
   return k->rows == DOM_PARAM ? arena_printf(p->arena, "(int64_t)%lld", (long long)k->nrows) : emit_rows(k->rows);
 }

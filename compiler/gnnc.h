@@ -253,6 +253,10 @@ struct Value {
   int64_t iattr;     /* repeat count; dropout stream; slice start; pad offset; gather direction */
   int64_t iattr2;    /* slice end; pad width */
   const char *name;  /* input or parameter name */
+  const char *label; /* the source's name for it, if any: the name it was first bound to, after its
+                        layer instance's path ("gatconv0.e"; "h" in the model itself). Passes hand
+                        it to a value that replaces this one (ir_inherit_label); only the names of
+                        generated code read it (the kernel IR's buffers and kernels) */
   Loc loc;           /* where in the source it came from (0 if synthesised) */
   bool bwd;          /* computed by the backward pass (made by autodiff) */
   int nuses;         /* maintained by module_count_uses */
@@ -364,6 +368,8 @@ Domain apply_domain(Value *const *args, int n);
 void module_count_uses(Module *m);
 void module_compact(Module *m); /* drops dead values, renumbers */
 Value *resolve(Value *v);       /* follows repl links */
+/* `to` replaces `from`: it takes from's source name (label) unless it has one of its own. */
+void ir_inherit_label(Value *to, const Value *from);
 void module_replace_uses(Module *m); /* rewrites every operand (and output) through resolve() */
 
 /* The cost of one operator, as c0 + cv*|V| + ce*|E| for FLOPs, bytes read, bytes written
@@ -593,8 +599,10 @@ typedef struct {
 
 typedef struct Kernel {
   int id;
-  const char *name;  /* k<id>_<what>_<mapping> */
+  const char *name;  /* k<id>_<what>_<mapping>; <what>: the source's names of its values where it
+                        names them (value_cname), else their functions */
   const char *what;  /* one line: the IR values it implements */
+  const char *lines; /* the source lines those values come from ("11-13, 17"), or "" */
   Mapping map;
   Domain rows;       /* DOM_VERTEX: nv groups, DOM_EDGE: ne groups, DOM_GLOBAL: 1, DOM_PARAM: nrows */
   int64_t nrows;     /* DOM_PARAM: the rows of the weight it makes (MAP_WEIGHT) */
@@ -743,6 +751,8 @@ const char *emit_buf_ref(const KProgram *p, const KBuf *b);
 /* rows(b) as C: "g->nv", "g->ne" or "1". */
 const char *emit_rows(Domain d);
 const char *emit_kernel_rows(const KProgram *p, const Kernel *k); /* its groups: emit_rows, or a weight's rows */
+/* The close of the comment atop a kernel: the source lines it computes (a line "Source lines 11-13."). */
+const char *emit_kernel_comment_end(const KProgram *p, const Kernel *k);
 /* The C prefix of the model's public names (the lower-case name; "model_" before a reserved one). */
 const char *emit_model_prefix(const KProgram *p);
 void emit_header(FILE *out, const KProgram *p, const char *src_name);

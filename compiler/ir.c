@@ -503,6 +503,10 @@ Value *ir_leaf(Module *m, OpKind op, FnKind fn, Domain dom, const Shape *shape, 
   return v;
 }
 
+void ir_inherit_label(Value *to, const Value *from) {
+  if (to && !to->label && to->op != OP_INPUT && to->op != OP_PARAM && to->op != OP_CONST) to->label = from->label;
+}
+
 Value *resolve(Value *v) {
   while (v && v->repl) v = v->repl;
   return v;

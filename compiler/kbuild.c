@@ -11,6 +11,7 @@
  */
 #include "kbuild.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- expression and statement builders */
@@ -225,6 +226,12 @@ PtrVec *ks_if(Lower *L, PtrVec *blk, KExpr *cond) {
 /* ---------------------------------------------------------------- buffers and steps */
 
 KBuf *new_buf(Lower *L, KBufKind kind, const char *name, Domain dom, ElemType elem, int64_t width, Value *v) {
+  /* Names from the source can meet (a name rebound in a loop, a model name that makes a
+   * layer's prefix): the later buffer gets the first free _2, _3, ... */
+  if (strmap_get(&L->buf_names, name)) {
+    const char *base = name;
+    for (int n = 2; strmap_get(&L->buf_names, name); n++) name = arena_printf(L->a, "%s_%d", base, n);
+  }
   KBuf *b = arena_alloc(L->a, sizeof(KBuf));
   b->id = L->p->bufs.len;
   b->kind = kind;
@@ -279,8 +286,10 @@ Kernel *new_kernel(Lower *L, const Value *v, const char *what, Mapping map, Doma
   k->id = L->p->kernels.len;
   const char *fn = v->op == OP_AGGREGATE ? arena_printf(L->a, "aggregate_%s_%s", fn_info[v->fn].name, fn_info[v->msg].name)
                                          : arena_printf(L->a, "%s_%s", op_info[v->op].name, fn_info[v->fn].name);
+  if (v->label) fn = value_cname(L, v, "", "");
   k->name = arena_printf(L->a, "k%d_%s%s_%s", k->id, fn, what, mapping_name(map));
   k->what = describe(L, v);
+  k->lines = src_lines(L, &v, 1);
   k->map = map;
   k->rows = rows;
   k->group = group;
@@ -299,6 +308,83 @@ int group_for(int64_t n) {
 }
 
 /* ---------------------------------------------------------------- names and dims */
+
+/* The names a buffer must not take besides other buffers' (new_buf): what the generated model
+ * struct and kernels name themselves. Only a name of the model itself can meet one (gat_h; a
+ * model "In" with a value "ptr" would make in_ptr): a layer's path ends in a digit. */
+static bool reserved_cname(const char *s) {
+  static const char *const fixed[] = {"ctx", "g", "param", "grad", "out", "dropout_seed", "arena", "arena_mode",
+                                      "forward_done", "trained", "backward_ready", "arena_bytes", "arena_infer_bytes",
+                                      "unshared_bytes", "fixed_bytes", "offset", "nrows", "training", "seed"};
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+    if (strcmp(s, fixed[i]) == 0) return true;
+  for (int i = 0; i < KG__COUNT; i++)
+    if (strcmp(s, kgraph_name[i]) == 0) return true;
+  return false;
+}
+
+/* value_cname's base, or NULL where neither the source nor what v was made from names it. */
+static const char *source_cname(Lower *L, const Value *v, int depth) {
+  if (v->label && strchr(v->label, '.')) return c_ident(L, "", v->label);
+  if (v->label) {
+    const char *s = c_ident(L, arena_printf(L->a, "%s_", L->p->cname), v->label);
+    return reserved_cname(s) ? arena_printf(L->a, "%s_v", s) : s;
+  }
+  if (v->op == OP_PARAM) { /* its last component: W of gatconv0.W */
+    const char *dot = strrchr(v->name, '.');
+    return c_ident(L, "", dot ? dot + 1 : v->name);
+  }
+  if (v->op == OP_INPUT || depth > 3) return NULL;
+  for (int i = 0; i < L->m->nouts; i++) /* a gradient the module outputs: grad.gatconv0.W -> grad_gatconv0_W */
+    if (L->m->outs[i].val == v && strncmp(L->m->outs[i].name, "grad.", 5) == 0) return c_ident(L, "", L->m->outs[i].name);
+  /* values the passes made from named ones: a softmax statistic, a softmax, a projection */
+  if (v->stat_of && (v->stat == STAT_MAX || v->stat == STAT_SUM)) {
+    const char *s = source_cname(L, v->stat_of, depth + 1);
+    return s ? arena_printf(L->a, "%s_%s", s, v->stat == STAT_MAX ? "max" : "sum") : NULL;
+  }
+  if (v->op == OP_REDUCE_SCATTER && v->nargs == 1) {
+    const char *s = source_cname(L, v->args[0], depth + 1);
+    return s ? arena_printf(L->a, "%s_softmax", s) : NULL;
+  }
+  if ((v->fn == FN_LINEAR || v->fn == FN_LINEAR_T) && v->nargs == 2 && !v->bwd && v->args[0]->label) {
+    const char *x = source_cname(L, v->args[0], depth + 1), *w = source_cname(L, v->args[1], depth + 1);
+    return x && w ? arena_printf(L->a, "%s_%s", x, w) : NULL;
+  }
+  return NULL;
+}
+
+/* The C name of a value's buffer (and of the kernels and shared subexpressions that compute it):
+ * its label from the source, the instance path's dots as '_' (gatconv0.alpha -> gatconv0_alpha),
+ * a name of the model itself after the model's C name (h -> gat_h); else a name made from the
+ * named values it was made from (source_cname); else `unnamed` and the value id (t24). Then the
+ * suffix. A layer path ends in a digit, so no C keyword or kernel local is ever made here;
+ * new_buf makes buffers' names unique. Parameters keep their p_ names (made by lower.c). */
+const char *value_source_cname(Lower *L, const Value *v) { return v->op == OP_PARAM ? NULL : source_cname(L, v, 0); }
+
+const char *value_cname(Lower *L, const Value *v, const char *unnamed, const char *suffix) {
+  const char *base = value_source_cname(L, v);
+  if (!base) return arena_printf(L->a, "%s%d%s", unnamed, v->id, suffix);
+  return arena_printf(L->a, "%s%s", base, suffix);
+}
+
+static int cmp_int(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
+
+/* "11-13, 17": the source lines of n values, for the comment atop a kernel ("" if none). */
+const char *src_lines(Lower *L, const Value *const *vals, int n) {
+  int *ln = arena_alloc(L->a, sizeof(int) * ((size_t)n + 1)), m = 0;
+  for (int i = 0; i < n; i++)
+    if (vals[i]->loc.line > 0) ln[m++] = vals[i]->loc.line;
+  qsort(ln, (size_t)m, sizeof(int), cmp_int);
+  char *s = "";
+  for (int i = 0; i < m;) {
+    int j = i;
+    while (j + 1 < m && ln[j + 1] <= ln[j] + 1) j++;
+    s = arena_printf(L->a, "%s%s%d", s, *s ? ", " : "", ln[i]);
+    if (ln[j] != ln[i]) s = arena_printf(L->a, "%s-%d", s, ln[j]);
+    i = j + 1;
+  }
+  return s;
+}
 
 const char *c_ident(Lower *L, const char *prefix, const char *name) {
   char *s = arena_printf(L->a, "%s%s", prefix, name);

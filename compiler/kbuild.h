@@ -64,6 +64,9 @@ const char *describe(Lower *L, const Value *v);
 Kernel *new_kernel(Lower *L, const Value *v, const char *what, Mapping map, Domain rows, int group);
 int group_for(int64_t n);
 const char *c_ident(Lower *L, const char *prefix, const char *name);
+const char *value_source_cname(Lower *L, const Value *v); /* the source's name for v, or NULL */
+const char *value_cname(Lower *L, const Value *v, const char *unnamed, const char *suffix);
+const char *src_lines(Lower *L, const Value *const *vals, int n);
 KDim kdim(int64_t mult, Domain d);
 void finish_kernel(Lower *L, Kernel *k);
 

@@ -89,7 +89,7 @@ KProgram *lower_module(GnnCtx *c, Module *m, MappingChoice mapping, const bool *
       break;
     default:
       /* fused: lower_fused.c makes buffers for what lives in memory, and nothing else */
-      if (!m->fused) L.buf_of[i] = new_buf(&L, BUF_TEMP, arena_printf(&c->arena, "t%d", v->id), v->dom, v->elem, w, v);
+      if (!m->fused) L.buf_of[i] = new_buf(&L, BUF_TEMP, value_cname(&L, v, "t", ""), v->dom, v->elem, w, v);
     }
   }
   if (m->fused) lower_groups(&L);

@@ -303,7 +303,7 @@ KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   Memo *mm = arena_alloc(L->a, sizeof(Memo));
   *mm = (Memo){x, cx->vtx, cx->edge, idx, L->cur_blk, -1, e};
   if (!trivial(e) && (x->nuses > 1 || tree_size(e, 0) > 24)) {
-    mm->var = add_local(L, F->k, arena_printf(L->a, "r%d_", x->id), e->type, 0, false);
+    mm->var = add_local(L, F->k, value_cname(L, x, "r", "_"), e->type, 0, false);
     ks_let(L, L->cur_blk, mm->var, NULL, e);
   }
   if (!mv->len) vec_push(L->a, &F->memo_touched, (void *)mv);
@@ -579,6 +579,7 @@ Kernel *fused_kernel(Fused *F, const char *what, Mapping map, Domain rows, int G
   k->id = L->p->kernels.len;
   k->name = arena_printf(L->a, "k%d_%s_%s", k->id, name, mapping_name(map));
   k->what = what;
+  k->lines = "";
   k->map = map;
   k->rows = rows;
   k->group = G;
@@ -595,28 +596,36 @@ Kernel *fused_kernel(Fused *F, const char *what, Mapping map, Domain rows, int G
   return k;
 }
 
-/* "%9 %10 %11 (in memory: %11)": what the kernel computes, and which of it it writes. */
+/* "%9 %10 %11 (in memory: %11)": what the kernel computes, and which of it it writes; and the
+ * source lines of those values (the kernel's lines). */
 const char *kernel_what(Fused *F) {
   Lower *L = F->L;
   char *all = "", *mem = "";
   int nall = 0, nmem = 0;
+  const Value **vals = arena_alloc(L->a, sizeof(Value *) * ((size_t)F->m->vals.len + 1));
   for (int i = 0; i < F->m->vals.len; i++) {
     const Value *v = F->m->vals.items[i];
     bool mine = F->seen[i] || (grouped(v) && v->group == F->gid);
     if (!mine || v->sched == SCHED_LEAF) continue;
+    vals[nall] = v;
     all = arena_printf(L->a, "%s%s%%%d", all, nall++ ? " " : "", v->id);
     if (F->needs_buf[i] && grouped(v) && v->group == F->gid) mem = arena_printf(L->a, "%s%s%%%d", mem, nmem++ ? " " : "", v->id);
   }
   const char *w = arena_printf(L->a, "fused %s; in memory: %s", all, nmem ? mem : "none (registers and shared memory only)");
   L->p->steps[F->step].what = w;
+  F->k->lines = src_lines(L, vals, nall);
   return w;
 }
 
-/* The name's middle: the functions of the group's reductions (or its first value). */
+/* The name's middle: the source's names of the group's values where it names them (the first
+ * two), else the functions of its reductions (or of its first value). */
 const char *group_name(Fused *F, Value **mem, int n) {
   Lower *L = F->L;
   char *s = "";
   int parts = 0;
+  for (int i = 0; i < n && parts < 2; i++)
+    if (mem[i]->label) s = arena_printf(L->a, "%s%s%s", s, parts++ ? "_" : "", value_cname(L, mem[i], "", ""));
+  if (parts) return s;
   for (int i = 0; i < n && parts < 3; i++) {
     const Value *v = mem[i];
     if (v->sched != SCHED_ANCHOR && n > 1) continue;
@@ -750,8 +759,8 @@ void fused_begin(Fused *F, Lower *L) {
     Value *v = m->vals.items[i];
     if (v->folded) continue; /* a column range of its GEMM's buffer, placed with it */
     if (F->from_stats[i]) {
-      F->st_max[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d_max", v->id), DOM_VERTEX, ELEM_F32, shape_elems(&v->shape), NULL);
-      F->st_sum[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d_sum", v->id), DOM_VERTEX, ELEM_F64, shape_elems(&v->shape), NULL);
+      F->st_max[i] = new_buf(L, BUF_TEMP, value_cname(L, v, "t", "_max"), DOM_VERTEX, ELEM_F32, shape_elems(&v->shape), NULL);
+      F->st_sum[i] = new_buf(L, BUF_TEMP, value_cname(L, v, "t", "_sum"), DOM_VERTEX, ELEM_F64, shape_elems(&v->shape), NULL);
     }
     if (F->needs_buf[i] && !L->buf_of[i] && v->op != OP_CONST) {
       /* an f64 value in float64, unless the forward reads it as float: then (out_v, made by a walk)
@@ -763,7 +772,7 @@ void fused_begin(Fused *F, Lower *L) {
       bool wide = vertexish && (v->bwd || stash_only(F, v));
       bool shadow = vertexish && !wide && v->group >= 0 && m->groups[v->group].kind == FG_WALK;
       /* a GEMM with folded dots writes them beside its result, each row [h | d_1 | d_2 ...] */
-      KBuf *b = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d", v->id), v->dom, wide ? ELEM_F64 : v->elem, shape_elems(&v->shape), v);
+      KBuf *b = new_buf(L, BUF_TEMP, value_cname(L, v, "t", ""), v->dom, wide ? ELEM_F64 : v->elem, shape_elems(&v->shape), v);
       b->train_only = stash_only(F, v);
       L->buf_of[i] = b;
       for (int j = i + 1; v->sched == SCHED_GEMM && j < n; j++) { /* its folded dots: columns after it */
@@ -775,7 +784,7 @@ void fused_begin(Fused *F, Lower *L) {
         b->train_only &= stash_only(F, d); /* the forward may read a dot though only the backward reads h */
       }
       if (shadow) {
-        F->buf64[i] = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d_f64", v->id), v->dom, ELEM_F64, shape_elems(&v->shape), v);
+        F->buf64[i] = new_buf(L, BUF_TEMP, value_cname(L, v, "t", "_f64"), v->dom, ELEM_F64, shape_elems(&v->shape), v);
         F->buf64[i]->train_only = F->buf64[i]->stash64 = true;
       }
     }

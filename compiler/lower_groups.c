@@ -218,12 +218,13 @@ void lower_folded_gemm(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   int64_t K = w->shape.d[0], HD = shape_elems(&h->shape);
   KBuf *out = L->buf_of[h->id], *wb = L->buf_of[w->id];
   int64_t C = out->width;
-  KBuf *wcat = new_buf(L, BUF_TEMP, arena_printf(L->a, "w%d_fold", h->id), DOM_GLOBAL, ELEM_F32, K * C, NULL);
+  KBuf *wcat = new_buf(L, BUF_TEMP, value_cname(L, h, "w", "_fold"), DOM_GLOBAL, ELEM_F32, K * C, NULL);
   wcat->bwd = g->bwd;
   const char *dots = "";
   for (int i = 1; i < nmem; i++) dots = arena_printf(L->a, "%s %%%d", dots, mem[i]->id);
   Kernel *k = fused_kernel(F, arena_printf(L->a, "the weight of %%%d with the dots%s as columns: [W | W.a]", h->id, dots), MAP_WEIGHT,
                            DOM_PARAM, group_for(C), g->bwd, "fold_dots");
+  k->lines = src_lines(L, (const Value *const *)mem, nmem);
   k->nrows = K;
   int kv, iv;
   PtrVec *lanes = ks_lanes(L, k, &k->body, HD, &kv, &iv);

@@ -548,7 +548,7 @@ void finish_rows(Lower *L, Value *v, KBuf *from, FnKind deg_fn, bool mean) {
 
 /* A float64 accumulator for an atomic sum into v's rows, zeroed by a step of its own. */
 KBuf *sum_scratch(Lower *L, Value *v) {
-  KBuf *s = new_buf(L, BUF_TEMP, arena_printf(L->a, "acc%d", v->id), v->dom == DOM_VERTEX ? DOM_VERTEX : DOM_GLOBAL, ELEM_F64,
+  KBuf *s = new_buf(L, BUF_TEMP, value_source_cname(L, v) ? value_cname(L, v, "", "_acc") : arena_printf(L->a, "acc%d", v->id), v->dom == DOM_VERTEX ? DOM_VERTEX : DOM_GLOBAL, ELEM_F64,
                     shape_elems(&v->shape), NULL);
   s->bwd = v->bwd;
   KStep *z = add_step(L, STEP_ZERO, describe(L, v), v->bwd);

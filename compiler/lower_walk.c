@@ -106,7 +106,7 @@ static void fin_array(Fused *F, PtrVec *fin, const Value *a, const char *what, K
   }
   ElemType e = t == KT_F64 ? ELEM_F64 : t == KT_I64 ? ELEM_I32 : ELEM_F32;
   if (!own || own->elem != e || own->width != wd || own->dom != DOM_VERTEX) {
-    own = new_buf(L, BUF_TEMP, arena_printf(L->a, "t%d_sp%s", a->id, what), DOM_VERTEX, e, wd, NULL);
+    own = new_buf(L, BUF_TEMP, value_cname(L, a, "t", arena_printf(L->a, "_sp%s", what)), DOM_VERTEX, e, wd, NULL);
     own->bwd = a->bwd;
     ks_store(L, k, fin, own, krow(L), kk, val);
   }

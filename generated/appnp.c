@@ -129,8 +129,9 @@ GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
 
 /* ---------------------------------------------------------------- kernels */
 
-/* k0_dropout_vertex: one group per vertex, 32 lanes per group. fused %1; in memory: %1 */
-static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *restrict in_x, int training, uint64_t seed) {
+/* k0_linear0_x_vertex: one group per vertex, 32 lanes per group. fused %1; in memory: %1
+ * Source line 25. */
+static void k0_linear0_x_vertex(int64_t nrows, float *restrict linear0_x, const float *restrict in_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -140,21 +141,22 @@ static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *re
         const int lane = (int)(k % 32), i = (int)(k / 32);
         (void)lane;
         (void)i;
-        t1[row * 1433 + k] = (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f), in_x[row * 1433 + k] * 2.0f));
+        linear0_x[row * 1433 + k] = (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f), in_x[row * 1433 + k] * 2.0f));
       }
     } else {
       for (int64_t k = 0; k < 1433; k++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k % 32), i = (int)(k / 32);
         (void)lane;
         (void)i;
-        t1[row * 1433 + k] = in_x[row * 1433 + k];
+        linear0_x[row * 1433 + k] = in_x[row * 1433 + k];
       }
     }
   }
 }
 
-/* k1_dropout_vertex: one group per vertex, 32 lanes per group. fused %5 %6 %7; in memory: %7 */
-static void k1_dropout_vertex(int64_t nrows, const float *restrict t4, const float *restrict p_linear0_b, float *restrict t7, int training, uint64_t seed) {
+/* k1_linear1_x_vertex: one group per vertex, 32 lanes per group. fused %5 %6 %7; in memory: %7
+ * Source lines 11, 25-26. */
+static void k1_linear1_x_vertex(int64_t nrows, const float *restrict linear0_x_W, const float *restrict p_linear0_b, float *restrict linear1_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -164,27 +166,28 @@ static void k1_dropout_vertex(int64_t nrows, const float *restrict t4, const flo
         const int lane = (int)(k % 32), i = (int)(k / 32);
         (void)lane;
         (void)i;
-        float r5_;
-        (void)r5_;
-        r5_ = t4[row * 64 + k] + p_linear0_b[k];
-        t7[row * 64 + k] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f), (gnn_sel_f32(r5_ > 0.0f, r5_, 0.0f)) * 2.0f));
+        float linear0_out_;
+        (void)linear0_out_;
+        linear0_out_ = linear0_x_W[row * 64 + k] + p_linear0_b[k];
+        linear1_x[row * 64 + k] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f), (gnn_sel_f32(linear0_out_ > 0.0f, linear0_out_, 0.0f)) * 2.0f));
       }
     } else {
       for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k % 32), i = (int)(k / 32);
         (void)lane;
         (void)i;
-        float r5_;
-        (void)r5_;
-        r5_ = t4[row * 64 + k] + p_linear0_b[k];
-        t7[row * 64 + k] = (gnn_sel_f32(r5_ > 0.0f, r5_, 0.0f));
+        float linear0_out_;
+        (void)linear0_out_;
+        linear0_out_ = linear0_x_W[row * 64 + k] + p_linear0_b[k];
+        linear1_x[row * 64 + k] = (gnn_sel_f32(linear0_out_ > 0.0f, linear0_out_, 0.0f));
       }
     }
   }
 }
 
-/* k2_rsqrt_edge: edge-balanced: one group per edge, 1 lanes per group. fused %14 %15; in memory: %15 */
-static void k2_rsqrt_edge(int64_t nrows, const int32_t *restrict src, const int32_t *restrict dst, float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, int training, uint64_t seed) {
+/* k2_appnpprop0_c_edge: edge-balanced: one group per edge, 1 lanes per group. fused %14 %15; in memory: %15
+ * Source line 15. */
+static void k2_appnpprop0_c_edge(int64_t nrows, const int32_t *restrict src, const int32_t *restrict dst, float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(static)
@@ -200,7 +203,7 @@ static void k2_rsqrt_edge(int64_t nrows, const int32_t *restrict src, const int3
         const int lane = (int)(k % 1), i = (int)(k / 1);
         (void)lane;
         (void)i;
-        t15[row * 1 + k] = gnn_rsqrtf(out_deg[u * 1 + k] * in_deg[v * 1 + k]);
+        appnpprop0_c[row * 1 + k] = gnn_rsqrtf(out_deg[u * 1 + k] * in_deg[v * 1 + k]);
       }
     } else {
       for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
@@ -212,8 +215,9 @@ static void k2_rsqrt_edge(int64_t nrows, const int32_t *restrict src, const int3
   }
 }
 
-/* k3_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %18 %19 %20 %21; in memory: %21 */
-static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t21, int training, uint64_t seed) {
+/* k3_appnpprop0_z_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %18 %19 %20 %21; in memory: %21
+ * Source lines 11, 15, 18. */
+static void k3_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, const float *restrict linear1_x_W, const float *restrict p_linear1_b, float *restrict appnpprop0_z, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -240,21 +244,21 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         int64_t jj;
         int64_t se;
         int64_t su;
-        float r15_;
+        float appnpprop0_c_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t10[sh_u[lane] * 7], 28);
+          gnn_prefetch_row(&linear1_x_W[sh_u[lane] * 7], 28);
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             if (training) {
-              sh_st15[lane + j] = t15[se * 1 + j];
+              sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
             }
             if (!training) {
-              r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-              sh_st15[lane + j] = r15_;
+              appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+              sh_st15[lane + j] = appnpprop0_c_;
             }
           }
         }
@@ -268,10 +272,10 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
           (void)i1;
-          float r11_;
+          float linear1_out_;
           float x;
-          r11_ = t10[u * 7 + k1] + p_linear1_b[k1];
-          x = r11_ * sh_st15[t];
+          linear1_out_ = linear1_x_W[u * 7 + k1] + p_linear1_b[k1];
+          x = linear1_out_ * sh_st15[t];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -288,18 +292,19 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
       (void)lane;
       (void)i3;
-      float r11_1;
+      float linear1_out_1;
       float r20_;
-      r11_1 = t10[row * 7 + k3] + p_linear1_b[k3];
-      r20_ = 0.1f * r11_1;
-      t21[row * 7 + k3] = (0.9f * sh18[k3]) + r20_;
+      linear1_out_1 = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * linear1_out_1;
+      appnpprop0_z[row * 7 + k3] = (0.9f * sh18[k3]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
-/* k4_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %22 %23 %24; in memory: %24 */
-static void k4_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t21, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t24, int training, uint64_t seed) {
+/* k4_appnpprop0_z_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %22 %23 %24; in memory: %24
+ * Source lines 11, 15, 18. */
+static void k4_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, const float *restrict appnpprop0_z, const float *restrict linear1_x_W, const float *restrict p_linear1_b, float *restrict appnpprop0_z_2, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -326,21 +331,21 @@ static void k4_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         int64_t jj;
         int64_t se;
         int64_t su;
-        float r15_;
+        float appnpprop0_c_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t21[sh_u[lane] * 7], 28);
+          gnn_prefetch_row(&appnpprop0_z[sh_u[lane] * 7], 28);
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             if (training) {
-              sh_st15[lane + j] = t15[se * 1 + j];
+              sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
             }
             if (!training) {
-              r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-              sh_st15[lane + j] = r15_;
+              appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+              sh_st15[lane + j] = appnpprop0_c_;
             }
           }
         }
@@ -355,7 +360,7 @@ static void k4_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           (void)lane;
           (void)i1;
           float x;
-          x = t21[u * 7 + k1] * sh_st15[t];
+          x = appnpprop0_z[u * 7 + k1] * sh_st15[t];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -372,18 +377,19 @@ static void k4_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
       (void)lane;
       (void)i3;
-      float r11_;
+      float linear1_out_;
       float r20_;
-      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-      r20_ = 0.1f * r11_;
-      t24[row * 7 + k3] = (0.9f * sh22[k3]) + r20_;
+      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * linear1_out_;
+      appnpprop0_z_2[row * 7 + k3] = (0.9f * sh22[k3]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
-/* k5_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %25 %26 %27; in memory: %27 */
-static void k5_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t24, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t27, int training, uint64_t seed) {
+/* k5_appnpprop0_z_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %25 %26 %27; in memory: %27
+ * Source lines 11, 15, 18. */
+static void k5_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, const float *restrict appnpprop0_z_2, const float *restrict linear1_x_W, const float *restrict p_linear1_b, float *restrict appnpprop0_z_3, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -410,21 +416,21 @@ static void k5_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         int64_t jj;
         int64_t se;
         int64_t su;
-        float r15_;
+        float appnpprop0_c_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t24[sh_u[lane] * 7], 28);
+          gnn_prefetch_row(&appnpprop0_z_2[sh_u[lane] * 7], 28);
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             if (training) {
-              sh_st15[lane + j] = t15[se * 1 + j];
+              sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
             }
             if (!training) {
-              r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-              sh_st15[lane + j] = r15_;
+              appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+              sh_st15[lane + j] = appnpprop0_c_;
             }
           }
         }
@@ -439,7 +445,7 @@ static void k5_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           (void)lane;
           (void)i1;
           float x;
-          x = t24[u * 7 + k1] * sh_st15[t];
+          x = appnpprop0_z_2[u * 7 + k1] * sh_st15[t];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -456,18 +462,19 @@ static void k5_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
       (void)lane;
       (void)i3;
-      float r11_;
+      float linear1_out_;
       float r20_;
-      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-      r20_ = 0.1f * r11_;
-      t27[row * 7 + k3] = (0.9f * sh25[k3]) + r20_;
+      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * linear1_out_;
+      appnpprop0_z_3[row * 7 + k3] = (0.9f * sh25[k3]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
-/* k6_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %28 %29 %30; in memory: %30 */
-static void k6_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t27, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t30, int training, uint64_t seed) {
+/* k6_appnpprop0_z_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %28 %29 %30; in memory: %30
+ * Source lines 11, 15, 18. */
+static void k6_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, const float *restrict appnpprop0_z_3, const float *restrict linear1_x_W, const float *restrict p_linear1_b, float *restrict appnpprop0_z_4, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -494,21 +501,21 @@ static void k6_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         int64_t jj;
         int64_t se;
         int64_t su;
-        float r15_;
+        float appnpprop0_c_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t27[sh_u[lane] * 7], 28);
+          gnn_prefetch_row(&appnpprop0_z_3[sh_u[lane] * 7], 28);
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             if (training) {
-              sh_st15[lane + j] = t15[se * 1 + j];
+              sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
             }
             if (!training) {
-              r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-              sh_st15[lane + j] = r15_;
+              appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+              sh_st15[lane + j] = appnpprop0_c_;
             }
           }
         }
@@ -523,7 +530,7 @@ static void k6_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           (void)lane;
           (void)i1;
           float x;
-          x = t27[u * 7 + k1] * sh_st15[t];
+          x = appnpprop0_z_3[u * 7 + k1] * sh_st15[t];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -540,18 +547,19 @@ static void k6_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
       (void)lane;
       (void)i3;
-      float r11_;
+      float linear1_out_;
       float r20_;
-      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-      r20_ = 0.1f * r11_;
-      t30[row * 7 + k3] = (0.9f * sh28[k3]) + r20_;
+      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * linear1_out_;
+      appnpprop0_z_4[row * 7 + k3] = (0.9f * sh28[k3]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
-/* k7_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %31 %32 %33; in memory: %33 */
-static void k7_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t30, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t33, int training, uint64_t seed) {
+/* k7_appnpprop0_z_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %31 %32 %33; in memory: %33
+ * Source lines 11, 15, 18. */
+static void k7_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, const float *restrict appnpprop0_z_4, const float *restrict linear1_x_W, const float *restrict p_linear1_b, float *restrict appnpprop0_z_5, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -578,21 +586,21 @@ static void k7_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         int64_t jj;
         int64_t se;
         int64_t su;
-        float r15_;
+        float appnpprop0_c_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t30[sh_u[lane] * 7], 28);
+          gnn_prefetch_row(&appnpprop0_z_4[sh_u[lane] * 7], 28);
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             if (training) {
-              sh_st15[lane + j] = t15[se * 1 + j];
+              sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
             }
             if (!training) {
-              r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-              sh_st15[lane + j] = r15_;
+              appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+              sh_st15[lane + j] = appnpprop0_c_;
             }
           }
         }
@@ -607,7 +615,7 @@ static void k7_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           (void)lane;
           (void)i1;
           float x;
-          x = t30[u * 7 + k1] * sh_st15[t];
+          x = appnpprop0_z_4[u * 7 + k1] * sh_st15[t];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -624,18 +632,19 @@ static void k7_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
       (void)lane;
       (void)i3;
-      float r11_;
+      float linear1_out_;
       float r20_;
-      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-      r20_ = 0.1f * r11_;
-      t33[row * 7 + k3] = (0.9f * sh31[k3]) + r20_;
+      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * linear1_out_;
+      appnpprop0_z_5[row * 7 + k3] = (0.9f * sh31[k3]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
-/* k8_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %34 %35 %36; in memory: %36 */
-static void k8_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t33, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t36, int training, uint64_t seed) {
+/* k8_appnpprop0_z_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %34 %35 %36; in memory: %36
+ * Source lines 11, 15, 18. */
+static void k8_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, const float *restrict appnpprop0_z_5, const float *restrict linear1_x_W, const float *restrict p_linear1_b, float *restrict appnpprop0_z_6, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -662,21 +671,21 @@ static void k8_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         int64_t jj;
         int64_t se;
         int64_t su;
-        float r15_;
+        float appnpprop0_c_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t33[sh_u[lane] * 7], 28);
+          gnn_prefetch_row(&appnpprop0_z_5[sh_u[lane] * 7], 28);
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             if (training) {
-              sh_st15[lane + j] = t15[se * 1 + j];
+              sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
             }
             if (!training) {
-              r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-              sh_st15[lane + j] = r15_;
+              appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+              sh_st15[lane + j] = appnpprop0_c_;
             }
           }
         }
@@ -691,7 +700,7 @@ static void k8_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           (void)lane;
           (void)i1;
           float x;
-          x = t33[u * 7 + k1] * sh_st15[t];
+          x = appnpprop0_z_5[u * 7 + k1] * sh_st15[t];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -708,18 +717,19 @@ static void k8_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
       (void)lane;
       (void)i3;
-      float r11_;
+      float linear1_out_;
       float r20_;
-      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-      r20_ = 0.1f * r11_;
-      t36[row * 7 + k3] = (0.9f * sh34[k3]) + r20_;
+      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * linear1_out_;
+      appnpprop0_z_6[row * 7 + k3] = (0.9f * sh34[k3]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
-/* k9_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %37 %38 %39; in memory: %39 */
-static void k9_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t36, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t39, int training, uint64_t seed) {
+/* k9_appnpprop0_z_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %37 %38 %39; in memory: %39
+ * Source lines 11, 15, 18. */
+static void k9_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, const float *restrict appnpprop0_z_6, const float *restrict linear1_x_W, const float *restrict p_linear1_b, float *restrict appnpprop0_z_7, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -746,21 +756,21 @@ static void k9_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         int64_t jj;
         int64_t se;
         int64_t su;
-        float r15_;
+        float appnpprop0_c_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t36[sh_u[lane] * 7], 28);
+          gnn_prefetch_row(&appnpprop0_z_6[sh_u[lane] * 7], 28);
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             if (training) {
-              sh_st15[lane + j] = t15[se * 1 + j];
+              sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
             }
             if (!training) {
-              r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-              sh_st15[lane + j] = r15_;
+              appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+              sh_st15[lane + j] = appnpprop0_c_;
             }
           }
         }
@@ -775,7 +785,7 @@ static void k9_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           (void)lane;
           (void)i1;
           float x;
-          x = t36[u * 7 + k1] * sh_st15[t];
+          x = appnpprop0_z_6[u * 7 + k1] * sh_st15[t];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -792,18 +802,19 @@ static void k9_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
       (void)lane;
       (void)i3;
-      float r11_;
+      float linear1_out_;
       float r20_;
-      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-      r20_ = 0.1f * r11_;
-      t39[row * 7 + k3] = (0.9f * sh37[k3]) + r20_;
+      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * linear1_out_;
+      appnpprop0_z_7[row * 7 + k3] = (0.9f * sh37[k3]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
-/* k10_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %40 %41 %42; in memory: %42 */
-static void k10_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t39, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t42, int training, uint64_t seed) {
+/* k10_appnpprop0_z_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %40 %41 %42; in memory: %42
+ * Source lines 11, 15, 18. */
+static void k10_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, const float *restrict appnpprop0_z_7, const float *restrict linear1_x_W, const float *restrict p_linear1_b, float *restrict appnpprop0_z_8, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -830,21 +841,21 @@ static void k10_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
         int64_t jj;
         int64_t se;
         int64_t su;
-        float r15_;
+        float appnpprop0_c_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t39[sh_u[lane] * 7], 28);
+          gnn_prefetch_row(&appnpprop0_z_7[sh_u[lane] * 7], 28);
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             if (training) {
-              sh_st15[lane + j] = t15[se * 1 + j];
+              sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
             }
             if (!training) {
-              r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-              sh_st15[lane + j] = r15_;
+              appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+              sh_st15[lane + j] = appnpprop0_c_;
             }
           }
         }
@@ -859,7 +870,7 @@ static void k10_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
           (void)lane;
           (void)i1;
           float x;
-          x = t39[u * 7 + k1] * sh_st15[t];
+          x = appnpprop0_z_7[u * 7 + k1] * sh_st15[t];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -876,18 +887,19 @@ static void k10_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
       const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
       (void)lane;
       (void)i3;
-      float r11_;
+      float linear1_out_;
       float r20_;
-      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-      r20_ = 0.1f * r11_;
-      t42[row * 7 + k3] = (0.9f * sh40[k3]) + r20_;
+      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * linear1_out_;
+      appnpprop0_z_8[row * 7 + k3] = (0.9f * sh40[k3]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
-/* k11_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %43 %44 %45; in memory: %45 */
-static void k11_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t42, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t45, int training, uint64_t seed) {
+/* k11_appnpprop0_z_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %43 %44 %45; in memory: %45
+ * Source lines 11, 15, 18. */
+static void k11_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, const float *restrict appnpprop0_z_8, const float *restrict linear1_x_W, const float *restrict p_linear1_b, float *restrict appnpprop0_z_9, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -914,21 +926,21 @@ static void k11_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
         int64_t jj;
         int64_t se;
         int64_t su;
-        float r15_;
+        float appnpprop0_c_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t42[sh_u[lane] * 7], 28);
+          gnn_prefetch_row(&appnpprop0_z_8[sh_u[lane] * 7], 28);
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             if (training) {
-              sh_st15[lane + j] = t15[se * 1 + j];
+              sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
             }
             if (!training) {
-              r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-              sh_st15[lane + j] = r15_;
+              appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+              sh_st15[lane + j] = appnpprop0_c_;
             }
           }
         }
@@ -943,7 +955,7 @@ static void k11_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
           (void)lane;
           (void)i1;
           float x;
-          x = t42[u * 7 + k1] * sh_st15[t];
+          x = appnpprop0_z_8[u * 7 + k1] * sh_st15[t];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -960,18 +972,19 @@ static void k11_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
       const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
       (void)lane;
       (void)i3;
-      float r11_;
+      float linear1_out_;
       float r20_;
-      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-      r20_ = 0.1f * r11_;
-      t45[row * 7 + k3] = (0.9f * sh43[k3]) + r20_;
+      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * linear1_out_;
+      appnpprop0_z_9[row * 7 + k3] = (0.9f * sh43[k3]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
-/* k12_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %46 %47 %48; in memory: %48 */
-static void k12_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t15, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t45, const float *restrict t10, const float *restrict p_linear1_b, float *restrict t48, int training, uint64_t seed) {
+/* k12_appnpprop0_z_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %11 %14 %15 %20 %46 %47 %48; in memory: %48
+ * Source lines 11, 15, 18. */
+static void k12_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, const float *restrict appnpprop0_z_9, const float *restrict linear1_x_W, const float *restrict p_linear1_b, float *restrict appnpprop0_z_10, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -998,21 +1011,21 @@ static void k12_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
         int64_t jj;
         int64_t se;
         int64_t su;
-        float r15_;
+        float appnpprop0_c_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t45[sh_u[lane] * 7], 28);
+          gnn_prefetch_row(&appnpprop0_z_9[sh_u[lane] * 7], 28);
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             if (training) {
-              sh_st15[lane + j] = t15[se * 1 + j];
+              sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
             }
             if (!training) {
-              r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-              sh_st15[lane + j] = r15_;
+              appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+              sh_st15[lane + j] = appnpprop0_c_;
             }
           }
         }
@@ -1027,7 +1040,7 @@ static void k12_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
           (void)lane;
           (void)i1;
           float x;
-          x = t45[u * 7 + k1] * sh_st15[t];
+          x = appnpprop0_z_9[u * 7 + k1] * sh_st15[t];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -1044,18 +1057,18 @@ static void k12_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr
       const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
       (void)lane;
       (void)i3;
-      float r11_;
+      float linear1_out_;
       float r20_;
-      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-      r20_ = 0.1f * r11_;
-      t48[row * 7 + k3] = (0.9f * sh46[k3]) + r20_;
+      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * linear1_out_;
+      appnpprop0_z_10[row * 7 + k3] = (0.9f * sh46[k3]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
 /* k13_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %50 %51 %52 %53 %55; in memory: %53 %55 */
-static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_grad_out, const float *restrict t15, float *restrict t53, float *restrict t55) {
+static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_grad_out, const float *restrict appnpprop0_c, float *restrict t53, float *restrict t55) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1081,7 +1094,7 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&t15[sh_e[lane] * 1], 4);
+          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&in_grad_out[sh_u[lane] * 7], 28);
         }
@@ -1097,7 +1110,7 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)lane;
           (void)i1;
           float x;
-          x = (in_grad_out[u * 7 + k1] * 0.9f) * t15[e * 1];
+          x = (in_grad_out[u * 7 + k1] * 0.9f) * appnpprop0_c[e * 1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -1122,7 +1135,7 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 }
 
 /* k14_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %56 %57 %58 %60; in memory: %58 %60 */
-static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t55, const float *restrict t15, float *restrict t58, float *restrict t60) {
+static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t55, const float *restrict appnpprop0_c, float *restrict t58, float *restrict t60) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1148,7 +1161,7 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&t15[sh_e[lane] * 1], 4);
+          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&t55[sh_u[lane] * 7], 28);
         }
@@ -1164,7 +1177,7 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)lane;
           (void)i1;
           float x;
-          x = t55[u * 7 + k1] * t15[e * 1];
+          x = t55[u * 7 + k1] * appnpprop0_c[e * 1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -1189,7 +1202,7 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 }
 
 /* k15_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %61 %62 %63 %65; in memory: %63 %65 */
-static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t60, const float *restrict t15, float *restrict t63, float *restrict t65) {
+static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t60, const float *restrict appnpprop0_c, float *restrict t63, float *restrict t65) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1215,7 +1228,7 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&t15[sh_e[lane] * 1], 4);
+          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&t60[sh_u[lane] * 7], 28);
         }
@@ -1231,7 +1244,7 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)lane;
           (void)i1;
           float x;
-          x = t60[u * 7 + k1] * t15[e * 1];
+          x = t60[u * 7 + k1] * appnpprop0_c[e * 1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -1256,7 +1269,7 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 }
 
 /* k16_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %66 %67 %68 %70; in memory: %68 %70 */
-static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t65, const float *restrict t15, float *restrict t68, float *restrict t70) {
+static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t65, const float *restrict appnpprop0_c, float *restrict t68, float *restrict t70) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1282,7 +1295,7 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&t15[sh_e[lane] * 1], 4);
+          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&t65[sh_u[lane] * 7], 28);
         }
@@ -1298,7 +1311,7 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)lane;
           (void)i1;
           float x;
-          x = t65[u * 7 + k1] * t15[e * 1];
+          x = t65[u * 7 + k1] * appnpprop0_c[e * 1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -1323,7 +1336,7 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 }
 
 /* k17_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %71 %72 %73 %75; in memory: %73 %75 */
-static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t70, const float *restrict t15, float *restrict t73, float *restrict t75) {
+static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t70, const float *restrict appnpprop0_c, float *restrict t73, float *restrict t75) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1349,7 +1362,7 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&t15[sh_e[lane] * 1], 4);
+          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&t70[sh_u[lane] * 7], 28);
         }
@@ -1365,7 +1378,7 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)lane;
           (void)i1;
           float x;
-          x = t70[u * 7 + k1] * t15[e * 1];
+          x = t70[u * 7 + k1] * appnpprop0_c[e * 1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -1390,7 +1403,7 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 }
 
 /* k18_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %76 %77 %78 %80; in memory: %78 %80 */
-static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t75, const float *restrict t15, float *restrict t78, float *restrict t80) {
+static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t75, const float *restrict appnpprop0_c, float *restrict t78, float *restrict t80) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1416,7 +1429,7 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&t15[sh_e[lane] * 1], 4);
+          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&t75[sh_u[lane] * 7], 28);
         }
@@ -1432,7 +1445,7 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)lane;
           (void)i1;
           float x;
-          x = t75[u * 7 + k1] * t15[e * 1];
+          x = t75[u * 7 + k1] * appnpprop0_c[e * 1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -1457,7 +1470,7 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 }
 
 /* k19_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %81 %82 %83 %85; in memory: %83 %85 */
-static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t80, const float *restrict t15, float *restrict t83, float *restrict t85) {
+static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t80, const float *restrict appnpprop0_c, float *restrict t83, float *restrict t85) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1483,7 +1496,7 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&t15[sh_e[lane] * 1], 4);
+          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&t80[sh_u[lane] * 7], 28);
         }
@@ -1499,7 +1512,7 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)lane;
           (void)i1;
           float x;
-          x = t80[u * 7 + k1] * t15[e * 1];
+          x = t80[u * 7 + k1] * appnpprop0_c[e * 1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -1524,7 +1537,7 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 }
 
 /* k20_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %86 %87 %88 %90; in memory: %88 %90 */
-static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t85, const float *restrict t15, float *restrict t88, float *restrict t90) {
+static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t85, const float *restrict appnpprop0_c, float *restrict t88, float *restrict t90) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1550,7 +1563,7 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&t15[sh_e[lane] * 1], 4);
+          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&t85[sh_u[lane] * 7], 28);
         }
@@ -1566,7 +1579,7 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)lane;
           (void)i1;
           float x;
-          x = t85[u * 7 + k1] * t15[e * 1];
+          x = t85[u * 7 + k1] * appnpprop0_c[e * 1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -1591,7 +1604,7 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 }
 
 /* k21_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %91 %92 %93 %96; in memory: %93 %96 */
-static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t90, const float *restrict t15, float *restrict t93, float *restrict t96) {
+static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t90, const float *restrict appnpprop0_c, float *restrict t93, float *restrict t96) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1617,7 +1630,7 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&t15[sh_e[lane] * 1], 4);
+          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&t90[sh_u[lane] * 7], 28);
         }
@@ -1633,7 +1646,7 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)lane;
           (void)i1;
           float x;
-          x = t90[u * 7 + k1] * t15[e * 1];
+          x = t90[u * 7 + k1] * appnpprop0_c[e * 1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -1658,7 +1671,7 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 }
 
 /* k22_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %54 %59 %64 %69 %74 %79 %84 %89 %94 %95 %97 %98 %99 %100; in memory: %100 */
-static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t96, const float *restrict t15, const float *restrict in_grad_out, const float *restrict t53, const float *restrict t58, const float *restrict t63, const float *restrict t68, const float *restrict t73, const float *restrict t78, float *restrict t100, const float *restrict t83, const float *restrict t88, const float *restrict t93) {
+static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t96, const float *restrict appnpprop0_c, const float *restrict in_grad_out, const float *restrict t53, const float *restrict t58, const float *restrict t63, const float *restrict t68, const float *restrict t73, const float *restrict t78, float *restrict t100, const float *restrict t83, const float *restrict t88, const float *restrict t93) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1684,7 +1697,7 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&t15[sh_e[lane] * 1], 4);
+          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&t96[sh_u[lane] * 7], 28);
         }
@@ -1700,7 +1713,7 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)lane;
           (void)i1;
           float x;
-          x = t96[u * 7 + k1] * t15[e * 1];
+          x = t96[u * 7 + k1] * appnpprop0_c[e * 1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -1725,8 +1738,9 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   }
 }
 
-/* k23_relu_grad_vertex: one group per vertex, 32 lanes per group. fused %5 %104 %105; in memory: %105 */
-static void k23_relu_grad_vertex(int64_t nrows, const float *restrict t4, const float *restrict p_linear0_b, float *restrict t105, const float *restrict t102, int training, uint64_t seed) {
+/* k23_relu_grad_vertex: one group per vertex, 32 lanes per group. fused %5 %104 %105; in memory: %105
+ * Source line 11. */
+static void k23_relu_grad_vertex(int64_t nrows, const float *restrict linear0_x_W, const float *restrict p_linear0_b, float *restrict t105, const float *restrict t102, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -1736,75 +1750,75 @@ static void k23_relu_grad_vertex(int64_t nrows, const float *restrict t4, const 
         const int lane = (int)(k % 32), i = (int)(k / 32);
         (void)lane;
         (void)i;
-        float r5_;
-        (void)r5_;
-        r5_ = t4[row * 64 + k] + p_linear0_b[k];
-        t105[row * 64 + k] = gnn_sel_f32(r5_ > 0.0f, (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f), t102[row * 64 + k] * 2.0f)), 0.0f);
+        float linear0_out_;
+        (void)linear0_out_;
+        linear0_out_ = linear0_x_W[row * 64 + k] + p_linear0_b[k];
+        t105[row * 64 + k] = gnn_sel_f32(linear0_out_ > 0.0f, (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f), t102[row * 64 + k] * 2.0f)), 0.0f);
       }
     } else {
       for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k % 32), i = (int)(k / 32);
         (void)lane;
         (void)i;
-        float r5_;
-        (void)r5_;
-        r5_ = t4[row * 64 + k] + p_linear0_b[k];
-        t105[row * 64 + k] = gnn_sel_f32(r5_ > 0.0f, t102[row * 64 + k], 0.0f);
+        float linear0_out_;
+        (void)linear0_out_;
+        linear0_out_ = linear0_x_W[row * 64 + k] + p_linear0_b[k];
+        t105[row * 64 + k] = gnn_sel_f32(linear0_out_ > 0.0f, t102[row * 64 + k], 0.0f);
       }
     }
   }
 }
 
 /* k24_reduce_rows2_sum_vertex: one group per vertex, 32 lanes per group. fused %101 %106; in memory: %101 %106 */
-static void k24_reduce_rows2_sum_vertex(int64_t nrows, double *restrict acc101, const float *restrict t100, double *restrict acc106, const float *restrict t105) {
+static void k24_reduce_rows2_sum_vertex(int64_t nrows, double *restrict grad_linear1_b_acc, const float *restrict t100, double *restrict grad_linear0_b_acc, const float *restrict t105) {
 #pragma omp parallel
   {
-  double blk_acc101[7] = {0};
-  double blk_acc106[64] = {0};
+  double blk_grad_linear1_b_acc[7] = {0};
+  double blk_grad_linear0_b_acc[64] = {0};
 #pragma omp for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      blk_acc101[k] += (double)t100[row * 7 + k];
+      blk_grad_linear1_b_acc[k] += (double)t100[row * 7 + k];
     }
     for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
       (void)lane;
       (void)i1;
-      blk_acc106[k1] += (double)t105[row * 64 + k1];
+      blk_grad_linear0_b_acc[k1] += (double)t105[row * 64 + k1];
     }
   }
   for (int64_t i = 0; i < 7; i++)
-    if (blk_acc101[i] != 0) gnn_atomic_add_f64(&acc101[i], blk_acc101[i]);
+    if (blk_grad_linear1_b_acc[i] != 0) gnn_atomic_add_f64(&grad_linear1_b_acc[i], blk_grad_linear1_b_acc[i]);
   for (int64_t i = 0; i < 64; i++)
-    if (blk_acc106[i] != 0) gnn_atomic_add_f64(&acc106[i], blk_acc106[i]);
+    if (blk_grad_linear0_b_acc[i] != 0) gnn_atomic_add_f64(&grad_linear0_b_acc[i], blk_grad_linear0_b_acc[i]);
   }
 }
 
 /* k25_reduce_rows_sum_finish_global: one group, 8 lanes per group. %101 reduce_rows.sum (the float64 sums to float) */
-static void k25_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t101, const double *restrict acc101) {
+static void k25_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_linear1_b, const double *restrict grad_linear1_b_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      t101[k] = acc101[k];
+      grad_linear1_b[k] = grad_linear1_b_acc[k];
     }
   }
 }
 
 /* k26_reduce_rows_sum_finish_global: one group, 32 lanes per group. %106 reduce_rows.sum (the float64 sums to float) */
-static void k26_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t106, const double *restrict acc106) {
+static void k26_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_linear0_b, const double *restrict grad_linear0_b_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t106[k] = acc106[k];
+      grad_linear0_b[k] = grad_linear0_b_acc[k];
     }
   }
 }
@@ -1845,20 +1859,20 @@ struct appnp_model {
   int grow;
   size_t offset[2][37];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
-  float *t1;  /* %1 vertex[1433], steps 0..33 */
-  float *t4;  /* %4 vertex[64], steps 1..27 */
-  float *t7;  /* %7 vertex[64], steps 2..26 */
-  float *t10;  /* %10 vertex[7], steps 3..14 */
-  float *t15;  /* %15 edge[], steps 4..24 */
-  float *t21;  /* %21 vertex[7], steps 5..6 */
-  float *t24;  /* %24 vertex[7], steps 6..7 */
-  float *t27;  /* %27 vertex[7], steps 7..8 */
-  float *t30;  /* %30 vertex[7], steps 8..9 */
-  float *t33;  /* %33 vertex[7], steps 9..10 */
-  float *t36;  /* %36 vertex[7], steps 10..11 */
-  float *t39;  /* %39 vertex[7], steps 11..12 */
-  float *t42;  /* %42 vertex[7], steps 12..13 */
-  float *t45;  /* %45 vertex[7], steps 13..14 */
+  float *linear0_x;  /* %1 vertex[1433], steps 0..33 */
+  float *linear0_x_W;  /* %4 vertex[64], steps 1..27 */
+  float *linear1_x;  /* %7 vertex[64], steps 2..26 */
+  float *linear1_x_W;  /* %10 vertex[7], steps 3..14 */
+  float *appnpprop0_c;  /* %15 edge[], steps 4..24 */
+  float *appnpprop0_z;  /* %21 vertex[7], steps 5..6 */
+  float *appnpprop0_z_2;  /* %24 vertex[7], steps 6..7 */
+  float *appnpprop0_z_3;  /* %27 vertex[7], steps 7..8 */
+  float *appnpprop0_z_4;  /* %30 vertex[7], steps 8..9 */
+  float *appnpprop0_z_5;  /* %33 vertex[7], steps 9..10 */
+  float *appnpprop0_z_6;  /* %36 vertex[7], steps 10..11 */
+  float *appnpprop0_z_7;  /* %39 vertex[7], steps 11..12 */
+  float *appnpprop0_z_8;  /* %42 vertex[7], steps 12..13 */
+  float *appnpprop0_z_9;  /* %45 vertex[7], steps 13..14 */
   float *t53;  /* %53 vertex[7], steps 15..24 */
   float *t55;  /* %55 vertex[7], steps 15..16 */
   float *t58;  /* %58 vertex[7], steps 16..24 */
@@ -1880,8 +1894,8 @@ struct appnp_model {
   float *t100;  /* %100 vertex[7], steps 24..30 */
   float *t102;  /* %102 vertex[64], steps 25..27 */
   float *t105;  /* %105 vertex[64], steps 27..33 */
-  double *acc101;  /* scratch global[7] f64, steps 28..31 */
-  double *acc106;  /* scratch global[64] f64, steps 29..32 */
+  double *grad_linear1_b_acc;  /* scratch global[7] f64, steps 28..31 */
+  double *grad_linear0_b_acc;  /* scratch global[64] f64, steps 29..32 */
 };
 
 void appnp_destroy(appnp_model *m) {
@@ -1905,20 +1919,20 @@ static void gnnc_plan(appnp_model *m, const gnn_graph *g) {
   static const char in_infer[37] = {0, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[37], size_infer[37];
   int order[37];
-  size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
-  size[1] = (size_t)g->nv * 64 * sizeof(float);  /* t4 */
-  size[2] = (size_t)g->nv * 64 * sizeof(float);  /* t7 */
-  size[3] = (size_t)g->nv * 7 * sizeof(float);  /* t10 */
-  size[4] = (size_t)g->ne * 1 * sizeof(float);  /* t15 */
-  size[5] = (size_t)g->nv * 7 * sizeof(float);  /* t21 */
-  size[6] = (size_t)g->nv * 7 * sizeof(float);  /* t24 */
-  size[7] = (size_t)g->nv * 7 * sizeof(float);  /* t27 */
-  size[8] = (size_t)g->nv * 7 * sizeof(float);  /* t30 */
-  size[9] = (size_t)g->nv * 7 * sizeof(float);  /* t33 */
-  size[10] = (size_t)g->nv * 7 * sizeof(float);  /* t36 */
-  size[11] = (size_t)g->nv * 7 * sizeof(float);  /* t39 */
-  size[12] = (size_t)g->nv * 7 * sizeof(float);  /* t42 */
-  size[13] = (size_t)g->nv * 7 * sizeof(float);  /* t45 */
+  size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* linear0_x */
+  size[1] = (size_t)g->nv * 64 * sizeof(float);  /* linear0_x_W */
+  size[2] = (size_t)g->nv * 64 * sizeof(float);  /* linear1_x */
+  size[3] = (size_t)g->nv * 7 * sizeof(float);  /* linear1_x_W */
+  size[4] = (size_t)g->ne * 1 * sizeof(float);  /* appnpprop0_c */
+  size[5] = (size_t)g->nv * 7 * sizeof(float);  /* appnpprop0_z */
+  size[6] = (size_t)g->nv * 7 * sizeof(float);  /* appnpprop0_z_2 */
+  size[7] = (size_t)g->nv * 7 * sizeof(float);  /* appnpprop0_z_3 */
+  size[8] = (size_t)g->nv * 7 * sizeof(float);  /* appnpprop0_z_4 */
+  size[9] = (size_t)g->nv * 7 * sizeof(float);  /* appnpprop0_z_5 */
+  size[10] = (size_t)g->nv * 7 * sizeof(float);  /* appnpprop0_z_6 */
+  size[11] = (size_t)g->nv * 7 * sizeof(float);  /* appnpprop0_z_7 */
+  size[12] = (size_t)g->nv * 7 * sizeof(float);  /* appnpprop0_z_8 */
+  size[13] = (size_t)g->nv * 7 * sizeof(float);  /* appnpprop0_z_9 */
   size[14] = (size_t)g->nv * 7 * sizeof(float);  /* t53 */
   size[15] = (size_t)g->nv * 7 * sizeof(float);  /* t55 */
   size[16] = (size_t)g->nv * 7 * sizeof(float);  /* t58 */
@@ -1940,8 +1954,8 @@ static void gnnc_plan(appnp_model *m, const gnn_graph *g) {
   size[32] = (size_t)g->nv * 7 * sizeof(float);  /* t100 */
   size[33] = (size_t)g->nv * 64 * sizeof(float);  /* t102 */
   size[34] = (size_t)g->nv * 64 * sizeof(float);  /* t105 */
-  size[35] = (size_t)1 * 7 * sizeof(double);  /* acc101 */
-  size[36] = (size_t)1 * 64 * sizeof(double);  /* acc106 */
+  size[35] = (size_t)1 * 7 * sizeof(double);  /* grad_linear1_b_acc */
+  size[36] = (size_t)1 * 64 * sizeof(double);  /* grad_linear0_b_acc */
   for (int i = 0; i < 37; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
   m->arena_bytes = gnn_plan_arena(37, size, first, last, m->offset[1], order);
   m->arena_infer_bytes = gnn_plan_arena(37, size_infer, first, last_infer, m->offset[0], order);
@@ -2023,20 +2037,20 @@ static gnn_status gnnc_use_arena(appnp_model *m, int plan) {
                                                                 "plan: gnnc --recompute=all or --memory-budget)" : "");
   gnn_status st = gnn_malloc(m->ctx, (void **)&m->arena, bytes ? bytes : 1);
   if (st) return st;
-  m->t1 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
-  m->t4 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
-  m->t7 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
-  m->t10 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
-  m->t15 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
-  m->t21 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
-  m->t24 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
-  m->t27 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
-  m->t30 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
-  m->t33 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
-  m->t36 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
-  m->t39 = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
-  m->t42 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
-  m->t45 = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
+  m->linear0_x = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
+  m->linear0_x_W = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
+  m->linear1_x = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
+  m->linear1_x_W = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
+  m->appnpprop0_c = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
+  m->appnpprop0_z = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
+  m->appnpprop0_z_2 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
+  m->appnpprop0_z_3 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
+  m->appnpprop0_z_4 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
+  m->appnpprop0_z_5 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
+  m->appnpprop0_z_6 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
+  m->appnpprop0_z_7 = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
+  m->appnpprop0_z_8 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
+  m->appnpprop0_z_9 = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
   m->t53 = m->offset[plan][14] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][14]);
   m->t55 = m->offset[plan][15] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][15]);
   m->t58 = m->offset[plan][16] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][16]);
@@ -2058,8 +2072,8 @@ static gnn_status gnnc_use_arena(appnp_model *m, int plan) {
   m->t100 = m->offset[plan][32] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][32]);
   m->t102 = m->offset[plan][33] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][33]);
   m->t105 = m->offset[plan][34] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][34]);
-  m->acc101 = m->offset[plan][35] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][35]);
-  m->acc106 = m->offset[plan][36] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][36]);
+  m->grad_linear1_b_acc = m->offset[plan][35] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][35]);
+  m->grad_linear0_b_acc = m->offset[plan][36] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][36]);
   m->arena_mode = want;
   return GNN_OK;
 }
@@ -2152,64 +2166,64 @@ gnn_status appnp_forward(appnp_model *m, const float *in_x, int training, uint64
     if (arena_st) return arena_st;
   }
   m->in_x = in_x;
-  m->t1 = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
+  m->linear0_x = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
   gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
   if (training) {
-  k0_dropout_vertex(g->nv, m->t1, m->in_x, training, seed);
+  k0_linear0_x_vertex(g->nv, m->linear0_x, m->in_x, training, seed);
   }
   gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
   /* 1: %4 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(1433);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->param[0], 64, 0.0f, m->t4, 64);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->linear0_x, 1433, m->param[0], 64, 0.0f, m->linear0_x_W, 64);
   }
   gnn_profile_step(m->ctx, "forward 1 gemm %4 apply_vertex.linear");
   /* 2: fused %5 %6 %7; in memory: %7 */
-  k1_dropout_vertex(g->nv, m->t4, m->param[1], m->t7, training, seed);
+  k1_linear1_x_vertex(g->nv, m->linear0_x_W, m->param[1], m->linear1_x, training, seed);
   gnn_profile_step(m->ctx, "forward 2 kernel fused %5 %6 %7; in memory: %7");
   /* 3: %10 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t7, 64, m->param[2], 7, 0.0f, m->t10, 7);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->linear1_x, 64, m->param[2], 7, 0.0f, m->linear1_x_W, 7);
   }
   gnn_profile_step(m->ctx, "forward 3 gemm %10 apply_vertex.linear");
   /* 4: fused %14 %15; in memory: %15 */
   if (training) {
-  k2_rsqrt_edge(g->ne, g->src, g->dst, m->t15, g->out_deg, g->in_deg, training, seed);
+  k2_appnpprop0_c_edge(g->ne, g->src, g->dst, m->appnpprop0_c, g->out_deg, g->in_deg, training, seed);
   }
   gnn_profile_step(m->ctx, "forward 4 kernel fused %14 %15; in memory: %15");
   /* 5: fused %11 %14 %15 %18 %19 %20 %21; in memory: %21 */
-  k3_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t10, m->param[3], m->t21, training, seed);
+  k3_appnpprop0_z_vertex(g->nv, g->in_ptr, g->src, m->appnpprop0_c, g->out_deg, g->in_deg, m->linear1_x_W, m->param[3], m->appnpprop0_z, training, seed);
   gnn_profile_step(m->ctx, "forward 5 kernel fused %11 %14 %15 %18 %19 %20 %21; in memory: %21");
   /* 6: fused %11 %14 %15 %20 %22 %23 %24; in memory: %24 */
-  k4_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t21, m->t10, m->param[3], m->t24, training, seed);
+  k4_appnpprop0_z_vertex(g->nv, g->in_ptr, g->src, m->appnpprop0_c, g->out_deg, g->in_deg, m->appnpprop0_z, m->linear1_x_W, m->param[3], m->appnpprop0_z_2, training, seed);
   gnn_profile_step(m->ctx, "forward 6 kernel fused %11 %14 %15 %20 %22 %23 %24; in memory: %24");
   /* 7: fused %11 %14 %15 %20 %25 %26 %27; in memory: %27 */
-  k5_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t24, m->t10, m->param[3], m->t27, training, seed);
+  k5_appnpprop0_z_vertex(g->nv, g->in_ptr, g->src, m->appnpprop0_c, g->out_deg, g->in_deg, m->appnpprop0_z_2, m->linear1_x_W, m->param[3], m->appnpprop0_z_3, training, seed);
   gnn_profile_step(m->ctx, "forward 7 kernel fused %11 %14 %15 %20 %25 %26 %27; in memory: %27");
   /* 8: fused %11 %14 %15 %20 %28 %29 %30; in memory: %30 */
-  k6_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t27, m->t10, m->param[3], m->t30, training, seed);
+  k6_appnpprop0_z_vertex(g->nv, g->in_ptr, g->src, m->appnpprop0_c, g->out_deg, g->in_deg, m->appnpprop0_z_3, m->linear1_x_W, m->param[3], m->appnpprop0_z_4, training, seed);
   gnn_profile_step(m->ctx, "forward 8 kernel fused %11 %14 %15 %20 %28 %29 %30; in memory: %30");
   /* 9: fused %11 %14 %15 %20 %31 %32 %33; in memory: %33 */
-  k7_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t30, m->t10, m->param[3], m->t33, training, seed);
+  k7_appnpprop0_z_vertex(g->nv, g->in_ptr, g->src, m->appnpprop0_c, g->out_deg, g->in_deg, m->appnpprop0_z_4, m->linear1_x_W, m->param[3], m->appnpprop0_z_5, training, seed);
   gnn_profile_step(m->ctx, "forward 9 kernel fused %11 %14 %15 %20 %31 %32 %33; in memory: %33");
   /* 10: fused %11 %14 %15 %20 %34 %35 %36; in memory: %36 */
-  k8_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t33, m->t10, m->param[3], m->t36, training, seed);
+  k8_appnpprop0_z_vertex(g->nv, g->in_ptr, g->src, m->appnpprop0_c, g->out_deg, g->in_deg, m->appnpprop0_z_5, m->linear1_x_W, m->param[3], m->appnpprop0_z_6, training, seed);
   gnn_profile_step(m->ctx, "forward 10 kernel fused %11 %14 %15 %20 %34 %35 %36; in memory: %36");
   /* 11: fused %11 %14 %15 %20 %37 %38 %39; in memory: %39 */
-  k9_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t36, m->t10, m->param[3], m->t39, training, seed);
+  k9_appnpprop0_z_vertex(g->nv, g->in_ptr, g->src, m->appnpprop0_c, g->out_deg, g->in_deg, m->appnpprop0_z_6, m->linear1_x_W, m->param[3], m->appnpprop0_z_7, training, seed);
   gnn_profile_step(m->ctx, "forward 11 kernel fused %11 %14 %15 %20 %37 %38 %39; in memory: %39");
   /* 12: fused %11 %14 %15 %20 %40 %41 %42; in memory: %42 */
-  k10_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t39, m->t10, m->param[3], m->t42, training, seed);
+  k10_appnpprop0_z_vertex(g->nv, g->in_ptr, g->src, m->appnpprop0_c, g->out_deg, g->in_deg, m->appnpprop0_z_7, m->linear1_x_W, m->param[3], m->appnpprop0_z_8, training, seed);
   gnn_profile_step(m->ctx, "forward 12 kernel fused %11 %14 %15 %20 %40 %41 %42; in memory: %42");
   /* 13: fused %11 %14 %15 %20 %43 %44 %45; in memory: %45 */
-  k11_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t42, m->t10, m->param[3], m->t45, training, seed);
+  k11_appnpprop0_z_vertex(g->nv, g->in_ptr, g->src, m->appnpprop0_c, g->out_deg, g->in_deg, m->appnpprop0_z_8, m->linear1_x_W, m->param[3], m->appnpprop0_z_9, training, seed);
   gnn_profile_step(m->ctx, "forward 13 kernel fused %11 %14 %15 %20 %43 %44 %45; in memory: %45");
   /* 14: fused %11 %14 %15 %20 %46 %47 %48; in memory: %48 */
-  k12_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t45, m->t10, m->param[3], m->out, training, seed);
+  k12_appnpprop0_z_vertex(g->nv, g->in_ptr, g->src, m->appnpprop0_c, g->out_deg, g->in_deg, m->appnpprop0_z_9, m->linear1_x_W, m->param[3], m->out, training, seed);
   gnn_profile_step(m->ctx, "forward 14 kernel fused %11 %14 %15 %20 %46 %47 %48; in memory: %48");
   m->forward_done = 1;
   m->trained = training != 0;
@@ -2306,34 +2320,34 @@ gnn_status appnp_backward(appnp_model *m, const float *grad_out) {
   const uint64_t seed = m->dropout_seed;
   gnn_profile_mark(m->ctx);
   /* 15: fused %50 %51 %52 %53 %55; in memory: %53 %55 */
-  k13_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_grad_out, m->t15, m->t53, m->t55);
+  k13_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_grad_out, m->appnpprop0_c, m->t53, m->t55);
   gnn_profile_step(m->ctx, "backward 15 kernel fused %50 %51 %52 %53 %55; in memory: %53 %55");
   /* 16: fused %56 %57 %58 %60; in memory: %58 %60 */
-  k14_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t55, m->t15, m->t58, m->t60);
+  k14_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t55, m->appnpprop0_c, m->t58, m->t60);
   gnn_profile_step(m->ctx, "backward 16 kernel fused %56 %57 %58 %60; in memory: %58 %60");
   /* 17: fused %61 %62 %63 %65; in memory: %63 %65 */
-  k15_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t60, m->t15, m->t63, m->t65);
+  k15_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t60, m->appnpprop0_c, m->t63, m->t65);
   gnn_profile_step(m->ctx, "backward 17 kernel fused %61 %62 %63 %65; in memory: %63 %65");
   /* 18: fused %66 %67 %68 %70; in memory: %68 %70 */
-  k16_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t65, m->t15, m->t68, m->t70);
+  k16_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t65, m->appnpprop0_c, m->t68, m->t70);
   gnn_profile_step(m->ctx, "backward 18 kernel fused %66 %67 %68 %70; in memory: %68 %70");
   /* 19: fused %71 %72 %73 %75; in memory: %73 %75 */
-  k17_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t70, m->t15, m->t73, m->t75);
+  k17_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t70, m->appnpprop0_c, m->t73, m->t75);
   gnn_profile_step(m->ctx, "backward 19 kernel fused %71 %72 %73 %75; in memory: %73 %75");
   /* 20: fused %76 %77 %78 %80; in memory: %78 %80 */
-  k18_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t75, m->t15, m->t78, m->t80);
+  k18_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t75, m->appnpprop0_c, m->t78, m->t80);
   gnn_profile_step(m->ctx, "backward 20 kernel fused %76 %77 %78 %80; in memory: %78 %80");
   /* 21: fused %81 %82 %83 %85; in memory: %83 %85 */
-  k19_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t80, m->t15, m->t83, m->t85);
+  k19_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t80, m->appnpprop0_c, m->t83, m->t85);
   gnn_profile_step(m->ctx, "backward 21 kernel fused %81 %82 %83 %85; in memory: %83 %85");
   /* 22: fused %86 %87 %88 %90; in memory: %88 %90 */
-  k20_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t85, m->t15, m->t88, m->t90);
+  k20_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t85, m->appnpprop0_c, m->t88, m->t90);
   gnn_profile_step(m->ctx, "backward 22 kernel fused %86 %87 %88 %90; in memory: %88 %90");
   /* 23: fused %91 %92 %93 %96; in memory: %93 %96 */
-  k21_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t90, m->t15, m->t93, m->t96);
+  k21_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t90, m->appnpprop0_c, m->t93, m->t96);
   gnn_profile_step(m->ctx, "backward 23 kernel fused %91 %92 %93 %96; in memory: %93 %96");
   /* 24: fused %54 %59 %64 %69 %74 %79 %84 %89 %94 %95 %97 %98 %99 %100; in memory: %100 */
-  k22_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t96, m->t15, m->in_grad_out, m->t53, m->t58, m->t63, m->t68, m->t73, m->t78, m->t100, m->t83, m->t88, m->t93);
+  k22_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t96, m->appnpprop0_c, m->in_grad_out, m->t53, m->t58, m->t63, m->t68, m->t73, m->t78, m->t100, m->t83, m->t88, m->t93);
   gnn_profile_step(m->ctx, "backward 24 kernel fused %54 %59 %64 %69 %74 %79 %84 %89 %94 %95 %97 %98 %99 %100; in memory: %100");
   /* 25: %102 apply_vertex.linear_t */
   {
@@ -2346,32 +2360,32 @@ gnn_status appnp_backward(appnp_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(7), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t7, 64, m->t100, 7, 0.0f, m->grad[2], 7);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->linear1_x, 64, m->t100, 7, 0.0f, m->grad[2], 7);
   }
   gnn_profile_step(m->ctx, "backward 26 gemm %103 reduce_rows.matmul_tn");
   /* 27: fused %5 %104 %105; in memory: %105 */
-  k23_relu_grad_vertex(g->nv, m->t4, m->param[1], m->t105, m->t102, training, seed);
+  k23_relu_grad_vertex(g->nv, m->linear0_x_W, m->param[1], m->t105, m->t102, training, seed);
   gnn_profile_step(m->ctx, "backward 27 kernel fused %5 %104 %105; in memory: %105");
   /* 28: %101 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc101, (size_t)1 * 7 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_linear1_b_acc, (size_t)1 * 7 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 28 zero %101 reduce_rows.sum");
   /* 29: %106 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc106, (size_t)1 * 64 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_linear0_b_acc, (size_t)1 * 64 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 29 zero %106 reduce_rows.sum");
   /* 30: fused %101 %106; in memory: %101 %106 */
-  k24_reduce_rows2_sum_vertex(g->nv, m->acc101, m->t100, m->acc106, m->t105);
+  k24_reduce_rows2_sum_vertex(g->nv, m->grad_linear1_b_acc, m->t100, m->grad_linear0_b_acc, m->t105);
   gnn_profile_step(m->ctx, "backward 30 kernel fused %101 %106; in memory: %101 %106");
   /* 31: %101 reduce_rows.sum */
-  k25_reduce_rows_sum_finish_global(1, m->grad[3], m->acc101);
+  k25_reduce_rows_sum_finish_global(1, m->grad[3], m->grad_linear1_b_acc);
   gnn_profile_step(m->ctx, "backward 31 kernel %101 reduce_rows.sum");
   /* 32: %106 reduce_rows.sum */
-  k26_reduce_rows_sum_finish_global(1, m->grad[1], m->acc106);
+  k26_reduce_rows_sum_finish_global(1, m->grad[1], m->grad_linear0_b_acc);
   gnn_profile_step(m->ctx, "backward 32 kernel %106 reduce_rows.sum");
   /* 33: %107 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(1433), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->t105, 64, 0.0f, m->grad[0], 64);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->linear0_x, 1433, m->t105, 64, 0.0f, m->grad[0], 64);
   }
   gnn_profile_step(m->ctx, "backward 33 gemm %107 reduce_rows.matmul_tn");
   return GNN_OK;

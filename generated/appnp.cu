@@ -67,8 +67,9 @@ extern "C" __global__ void appnp_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* appnp_k0_dropout_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %1; in memory: %1 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k0_dropout_vertex(int64_t nrows, float *__restrict__ t1, const float *__restrict__ in_x, int training, uint64_t seed) {
+/* appnp_k0_linear0_x_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %1; in memory: %1
+ * Source line 25. */
+extern "C" __global__ void __launch_bounds__(256) appnp_k0_linear0_x_vertex(int64_t nrows, float *__restrict__ linear0_x, const float *__restrict__ in_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -78,31 +79,33 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k0_dropout_vertex(int64_
   for (int i = 0; i < 45; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 1433) {
-      t1[(row) * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f) ? (in_x[row * 1433 + k] * 2.0f) : 0.0f) : in_x[row * 1433 + k];
+      linear0_x[(row) * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f) ? (in_x[row * 1433 + k] * 2.0f) : 0.0f) : in_x[row * 1433 + k];
     }
   }
 }
 
-/* appnp_k1_dropout_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %5 %6 %7; in memory: %7 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k1_dropout_vertex(int64_t nrows, const float *__restrict__ t4, const float *__restrict__ p_linear0_b, float *__restrict__ t7, int training, uint64_t seed) {
+/* appnp_k1_linear1_x_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %5 %6 %7; in memory: %7
+ * Source lines 11, 25-26. */
+extern "C" __global__ void __launch_bounds__(256) appnp_k1_linear1_x_vertex(int64_t nrows, const float *__restrict__ linear0_x_W, const float *__restrict__ p_linear0_b, float *__restrict__ linear1_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
-  float r5_;
+  float linear0_out_;
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 64) {
-      r5_ = t4[row * 64 + k] + p_linear0_b[k];
-      t7[(row) * 64 + k] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f) ? (((r5_ > 0.0f) ? r5_ : 0.0f) * 2.0f) : 0.0f) : ((r5_ > 0.0f) ? r5_ : 0.0f);
+      linear0_out_ = linear0_x_W[row * 64 + k] + p_linear0_b[k];
+      linear1_x[(row) * 64 + k] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f) ? (((linear0_out_ > 0.0f) ? linear0_out_ : 0.0f) * 2.0f) : 0.0f) : ((linear0_out_ > 0.0f) ? linear0_out_ : 0.0f);
     }
   }
 }
 
-/* appnp_k2_rsqrt_edge: edge-balanced: one group per edge, 1 lanes per group, 256 groups per block. fused %14 %15; in memory: %15 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k2_rsqrt_edge(int64_t nrows, const int32_t *__restrict__ src, const int32_t *__restrict__ dst, float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, int training, uint64_t seed) {
+/* appnp_k2_appnpprop0_c_edge: edge-balanced: one group per edge, 1 lanes per group, 256 groups per block. fused %14 %15; in memory: %15
+ * Source line 15. */
+extern "C" __global__ void __launch_bounds__(256) appnp_k2_appnpprop0_c_edge(int64_t nrows, const int32_t *__restrict__ src, const int32_t *__restrict__ dst, float *__restrict__ appnpprop0_c, const float *__restrict__ out_deg, const float *__restrict__ in_deg, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 1;
@@ -117,14 +120,15 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k2_rsqrt_edge(int64_t nr
     const int64_t k = lane + (int64_t)i * 1;
     if (k < 1) {
       if (training) {
-        t15[(row) * 1 + k] = gnn_rsqrtf(out_deg[u * 1 + k] * in_deg[v * 1 + k]);
+        appnpprop0_c[(row) * 1 + k] = gnn_rsqrtf(out_deg[u * 1 + k] * in_deg[v * 1 + k]);
       }
     }
   }
 }
 
-/* appnp_k3_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %18 %19 %20 %21; in memory: %21 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t21, int training, uint64_t seed) {
+/* appnp_k3_appnpprop0_z_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %18 %19 %20 %21; in memory: %21
+ * Source lines 11, 15, 18. */
+extern "C" __global__ void __launch_bounds__(256) appnp_k3_appnpprop0_z_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ appnpprop0_c, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ linear1_x_W, const float *__restrict__ p_linear1_b, float *__restrict__ appnpprop0_z, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -147,10 +151,10 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k3_sum_u_mul_e_vertex(in
   int64_t cnt;
   int64_t se;
   int64_t su;
-  float r15_;
-  float r11_;
+  float appnpprop0_c_;
+  float linear1_out_;
   float x;
-  float r11_1;
+  float linear1_out_1;
   float r20_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -170,11 +174,11 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k3_sum_u_mul_e_vertex(in
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
         if (training) {
-          sh_st15[lane + j] = t15[se * 1 + j];
+          sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
         }
         if (!training) {
-          r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-          sh_st15[lane + j] = r15_;
+          appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          sh_st15[lane + j] = appnpprop0_c_;
         }
       }
     }
@@ -186,8 +190,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k3_sum_u_mul_e_vertex(in
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          r11_ = t10[u * 7 + k1] + p_linear1_b[k1];
-          x = r11_ * sh_st15[t];
+          linear1_out_ = linear1_x_W[u * 7 + k1] + p_linear1_b[k1];
+          x = linear1_out_ * sh_st15[t];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -206,16 +210,17 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k3_sum_u_mul_e_vertex(in
   for (int i3 = 0; i3 < 1; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 8;
     if (k3 < 7) {
-      r11_1 = t10[row * 7 + k3] + p_linear1_b[k3];
-      r20_ = 0.1f * r11_1;
-      t21[(row) * 7 + k3] = (0.9f * sh18[k3]) + r20_;
+      linear1_out_1 = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * linear1_out_1;
+      appnpprop0_z[(row) * 7 + k3] = (0.9f * sh18[k3]) + r20_;
     }
   }
   __syncwarp(gmask);
 }
 
-/* appnp_k4_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %22 %23 %24; in memory: %24 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k4_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t21, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t24, int training, uint64_t seed) {
+/* appnp_k4_appnpprop0_z_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %22 %23 %24; in memory: %24
+ * Source lines 11, 15, 18. */
+extern "C" __global__ void __launch_bounds__(256) appnp_k4_appnpprop0_z_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ appnpprop0_c, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ appnpprop0_z, const float *__restrict__ linear1_x_W, const float *__restrict__ p_linear1_b, float *__restrict__ appnpprop0_z_2, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -238,9 +243,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k4_sum_u_mul_e_vertex(in
   int64_t cnt;
   int64_t se;
   int64_t su;
-  float r15_;
+  float appnpprop0_c_;
   float x;
-  float r11_;
+  float linear1_out_;
   float r20_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -260,11 +265,11 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k4_sum_u_mul_e_vertex(in
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
         if (training) {
-          sh_st15[lane + j] = t15[se * 1 + j];
+          sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
         }
         if (!training) {
-          r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-          sh_st15[lane + j] = r15_;
+          appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          sh_st15[lane + j] = appnpprop0_c_;
         }
       }
     }
@@ -276,7 +281,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k4_sum_u_mul_e_vertex(in
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t21[u * 7 + k1] * sh_st15[t];
+          x = appnpprop0_z[u * 7 + k1] * sh_st15[t];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -295,16 +300,17 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k4_sum_u_mul_e_vertex(in
   for (int i3 = 0; i3 < 1; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 8;
     if (k3 < 7) {
-      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-      r20_ = 0.1f * r11_;
-      t24[(row) * 7 + k3] = (0.9f * sh22[k3]) + r20_;
+      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * linear1_out_;
+      appnpprop0_z_2[(row) * 7 + k3] = (0.9f * sh22[k3]) + r20_;
     }
   }
   __syncwarp(gmask);
 }
 
-/* appnp_k5_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %25 %26 %27; in memory: %27 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k5_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t24, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t27, int training, uint64_t seed) {
+/* appnp_k5_appnpprop0_z_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %25 %26 %27; in memory: %27
+ * Source lines 11, 15, 18. */
+extern "C" __global__ void __launch_bounds__(256) appnp_k5_appnpprop0_z_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ appnpprop0_c, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ appnpprop0_z_2, const float *__restrict__ linear1_x_W, const float *__restrict__ p_linear1_b, float *__restrict__ appnpprop0_z_3, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -327,9 +333,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k5_sum_u_mul_e_vertex(in
   int64_t cnt;
   int64_t se;
   int64_t su;
-  float r15_;
+  float appnpprop0_c_;
   float x;
-  float r11_;
+  float linear1_out_;
   float r20_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -349,11 +355,11 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k5_sum_u_mul_e_vertex(in
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
         if (training) {
-          sh_st15[lane + j] = t15[se * 1 + j];
+          sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
         }
         if (!training) {
-          r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-          sh_st15[lane + j] = r15_;
+          appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          sh_st15[lane + j] = appnpprop0_c_;
         }
       }
     }
@@ -365,7 +371,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k5_sum_u_mul_e_vertex(in
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t24[u * 7 + k1] * sh_st15[t];
+          x = appnpprop0_z_2[u * 7 + k1] * sh_st15[t];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -384,16 +390,17 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k5_sum_u_mul_e_vertex(in
   for (int i3 = 0; i3 < 1; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 8;
     if (k3 < 7) {
-      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-      r20_ = 0.1f * r11_;
-      t27[(row) * 7 + k3] = (0.9f * sh25[k3]) + r20_;
+      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * linear1_out_;
+      appnpprop0_z_3[(row) * 7 + k3] = (0.9f * sh25[k3]) + r20_;
     }
   }
   __syncwarp(gmask);
 }
 
-/* appnp_k6_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %28 %29 %30; in memory: %30 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k6_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t27, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t30, int training, uint64_t seed) {
+/* appnp_k6_appnpprop0_z_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %28 %29 %30; in memory: %30
+ * Source lines 11, 15, 18. */
+extern "C" __global__ void __launch_bounds__(256) appnp_k6_appnpprop0_z_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ appnpprop0_c, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ appnpprop0_z_3, const float *__restrict__ linear1_x_W, const float *__restrict__ p_linear1_b, float *__restrict__ appnpprop0_z_4, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -416,9 +423,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k6_sum_u_mul_e_vertex(in
   int64_t cnt;
   int64_t se;
   int64_t su;
-  float r15_;
+  float appnpprop0_c_;
   float x;
-  float r11_;
+  float linear1_out_;
   float r20_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -438,11 +445,11 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k6_sum_u_mul_e_vertex(in
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
         if (training) {
-          sh_st15[lane + j] = t15[se * 1 + j];
+          sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
         }
         if (!training) {
-          r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-          sh_st15[lane + j] = r15_;
+          appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          sh_st15[lane + j] = appnpprop0_c_;
         }
       }
     }
@@ -454,7 +461,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k6_sum_u_mul_e_vertex(in
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t27[u * 7 + k1] * sh_st15[t];
+          x = appnpprop0_z_3[u * 7 + k1] * sh_st15[t];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -473,16 +480,17 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k6_sum_u_mul_e_vertex(in
   for (int i3 = 0; i3 < 1; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 8;
     if (k3 < 7) {
-      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-      r20_ = 0.1f * r11_;
-      t30[(row) * 7 + k3] = (0.9f * sh28[k3]) + r20_;
+      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * linear1_out_;
+      appnpprop0_z_4[(row) * 7 + k3] = (0.9f * sh28[k3]) + r20_;
     }
   }
   __syncwarp(gmask);
 }
 
-/* appnp_k7_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %31 %32 %33; in memory: %33 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k7_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t30, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t33, int training, uint64_t seed) {
+/* appnp_k7_appnpprop0_z_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %31 %32 %33; in memory: %33
+ * Source lines 11, 15, 18. */
+extern "C" __global__ void __launch_bounds__(256) appnp_k7_appnpprop0_z_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ appnpprop0_c, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ appnpprop0_z_4, const float *__restrict__ linear1_x_W, const float *__restrict__ p_linear1_b, float *__restrict__ appnpprop0_z_5, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -505,9 +513,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k7_sum_u_mul_e_vertex(in
   int64_t cnt;
   int64_t se;
   int64_t su;
-  float r15_;
+  float appnpprop0_c_;
   float x;
-  float r11_;
+  float linear1_out_;
   float r20_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -527,11 +535,11 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k7_sum_u_mul_e_vertex(in
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
         if (training) {
-          sh_st15[lane + j] = t15[se * 1 + j];
+          sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
         }
         if (!training) {
-          r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-          sh_st15[lane + j] = r15_;
+          appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          sh_st15[lane + j] = appnpprop0_c_;
         }
       }
     }
@@ -543,7 +551,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k7_sum_u_mul_e_vertex(in
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t30[u * 7 + k1] * sh_st15[t];
+          x = appnpprop0_z_4[u * 7 + k1] * sh_st15[t];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -562,16 +570,17 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k7_sum_u_mul_e_vertex(in
   for (int i3 = 0; i3 < 1; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 8;
     if (k3 < 7) {
-      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-      r20_ = 0.1f * r11_;
-      t33[(row) * 7 + k3] = (0.9f * sh31[k3]) + r20_;
+      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * linear1_out_;
+      appnpprop0_z_5[(row) * 7 + k3] = (0.9f * sh31[k3]) + r20_;
     }
   }
   __syncwarp(gmask);
 }
 
-/* appnp_k8_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %34 %35 %36; in memory: %36 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k8_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t33, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t36, int training, uint64_t seed) {
+/* appnp_k8_appnpprop0_z_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %34 %35 %36; in memory: %36
+ * Source lines 11, 15, 18. */
+extern "C" __global__ void __launch_bounds__(256) appnp_k8_appnpprop0_z_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ appnpprop0_c, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ appnpprop0_z_5, const float *__restrict__ linear1_x_W, const float *__restrict__ p_linear1_b, float *__restrict__ appnpprop0_z_6, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -594,9 +603,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k8_sum_u_mul_e_vertex(in
   int64_t cnt;
   int64_t se;
   int64_t su;
-  float r15_;
+  float appnpprop0_c_;
   float x;
-  float r11_;
+  float linear1_out_;
   float r20_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -616,11 +625,11 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k8_sum_u_mul_e_vertex(in
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
         if (training) {
-          sh_st15[lane + j] = t15[se * 1 + j];
+          sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
         }
         if (!training) {
-          r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-          sh_st15[lane + j] = r15_;
+          appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          sh_st15[lane + j] = appnpprop0_c_;
         }
       }
     }
@@ -632,7 +641,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k8_sum_u_mul_e_vertex(in
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t33[u * 7 + k1] * sh_st15[t];
+          x = appnpprop0_z_5[u * 7 + k1] * sh_st15[t];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -651,16 +660,17 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k8_sum_u_mul_e_vertex(in
   for (int i3 = 0; i3 < 1; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 8;
     if (k3 < 7) {
-      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-      r20_ = 0.1f * r11_;
-      t36[(row) * 7 + k3] = (0.9f * sh34[k3]) + r20_;
+      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * linear1_out_;
+      appnpprop0_z_6[(row) * 7 + k3] = (0.9f * sh34[k3]) + r20_;
     }
   }
   __syncwarp(gmask);
 }
 
-/* appnp_k9_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %37 %38 %39; in memory: %39 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k9_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t36, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t39, int training, uint64_t seed) {
+/* appnp_k9_appnpprop0_z_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %37 %38 %39; in memory: %39
+ * Source lines 11, 15, 18. */
+extern "C" __global__ void __launch_bounds__(256) appnp_k9_appnpprop0_z_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ appnpprop0_c, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ appnpprop0_z_6, const float *__restrict__ linear1_x_W, const float *__restrict__ p_linear1_b, float *__restrict__ appnpprop0_z_7, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -683,9 +693,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k9_sum_u_mul_e_vertex(in
   int64_t cnt;
   int64_t se;
   int64_t su;
-  float r15_;
+  float appnpprop0_c_;
   float x;
-  float r11_;
+  float linear1_out_;
   float r20_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -705,11 +715,11 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k9_sum_u_mul_e_vertex(in
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
         if (training) {
-          sh_st15[lane + j] = t15[se * 1 + j];
+          sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
         }
         if (!training) {
-          r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-          sh_st15[lane + j] = r15_;
+          appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          sh_st15[lane + j] = appnpprop0_c_;
         }
       }
     }
@@ -721,7 +731,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k9_sum_u_mul_e_vertex(in
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t36[u * 7 + k1] * sh_st15[t];
+          x = appnpprop0_z_6[u * 7 + k1] * sh_st15[t];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -740,16 +750,17 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k9_sum_u_mul_e_vertex(in
   for (int i3 = 0; i3 < 1; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 8;
     if (k3 < 7) {
-      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-      r20_ = 0.1f * r11_;
-      t39[(row) * 7 + k3] = (0.9f * sh37[k3]) + r20_;
+      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * linear1_out_;
+      appnpprop0_z_7[(row) * 7 + k3] = (0.9f * sh37[k3]) + r20_;
     }
   }
   __syncwarp(gmask);
 }
 
-/* appnp_k10_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %40 %41 %42; in memory: %42 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k10_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t39, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t42, int training, uint64_t seed) {
+/* appnp_k10_appnpprop0_z_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %40 %41 %42; in memory: %42
+ * Source lines 11, 15, 18. */
+extern "C" __global__ void __launch_bounds__(256) appnp_k10_appnpprop0_z_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ appnpprop0_c, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ appnpprop0_z_7, const float *__restrict__ linear1_x_W, const float *__restrict__ p_linear1_b, float *__restrict__ appnpprop0_z_8, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -772,9 +783,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k10_sum_u_mul_e_vertex(i
   int64_t cnt;
   int64_t se;
   int64_t su;
-  float r15_;
+  float appnpprop0_c_;
   float x;
-  float r11_;
+  float linear1_out_;
   float r20_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -794,11 +805,11 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k10_sum_u_mul_e_vertex(i
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
         if (training) {
-          sh_st15[lane + j] = t15[se * 1 + j];
+          sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
         }
         if (!training) {
-          r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-          sh_st15[lane + j] = r15_;
+          appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          sh_st15[lane + j] = appnpprop0_c_;
         }
       }
     }
@@ -810,7 +821,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k10_sum_u_mul_e_vertex(i
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t39[u * 7 + k1] * sh_st15[t];
+          x = appnpprop0_z_7[u * 7 + k1] * sh_st15[t];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -829,16 +840,17 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k10_sum_u_mul_e_vertex(i
   for (int i3 = 0; i3 < 1; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 8;
     if (k3 < 7) {
-      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-      r20_ = 0.1f * r11_;
-      t42[(row) * 7 + k3] = (0.9f * sh40[k3]) + r20_;
+      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * linear1_out_;
+      appnpprop0_z_8[(row) * 7 + k3] = (0.9f * sh40[k3]) + r20_;
     }
   }
   __syncwarp(gmask);
 }
 
-/* appnp_k11_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %43 %44 %45; in memory: %45 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k11_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t42, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t45, int training, uint64_t seed) {
+/* appnp_k11_appnpprop0_z_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %43 %44 %45; in memory: %45
+ * Source lines 11, 15, 18. */
+extern "C" __global__ void __launch_bounds__(256) appnp_k11_appnpprop0_z_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ appnpprop0_c, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ appnpprop0_z_8, const float *__restrict__ linear1_x_W, const float *__restrict__ p_linear1_b, float *__restrict__ appnpprop0_z_9, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -861,9 +873,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k11_sum_u_mul_e_vertex(i
   int64_t cnt;
   int64_t se;
   int64_t su;
-  float r15_;
+  float appnpprop0_c_;
   float x;
-  float r11_;
+  float linear1_out_;
   float r20_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -883,11 +895,11 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k11_sum_u_mul_e_vertex(i
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
         if (training) {
-          sh_st15[lane + j] = t15[se * 1 + j];
+          sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
         }
         if (!training) {
-          r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-          sh_st15[lane + j] = r15_;
+          appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          sh_st15[lane + j] = appnpprop0_c_;
         }
       }
     }
@@ -899,7 +911,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k11_sum_u_mul_e_vertex(i
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t42[u * 7 + k1] * sh_st15[t];
+          x = appnpprop0_z_8[u * 7 + k1] * sh_st15[t];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -918,16 +930,17 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k11_sum_u_mul_e_vertex(i
   for (int i3 = 0; i3 < 1; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 8;
     if (k3 < 7) {
-      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-      r20_ = 0.1f * r11_;
-      t45[(row) * 7 + k3] = (0.9f * sh43[k3]) + r20_;
+      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * linear1_out_;
+      appnpprop0_z_9[(row) * 7 + k3] = (0.9f * sh43[k3]) + r20_;
     }
   }
   __syncwarp(gmask);
 }
 
-/* appnp_k12_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %46 %47 %48; in memory: %48 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k12_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t15, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t45, const float *__restrict__ t10, const float *__restrict__ p_linear1_b, float *__restrict__ t48, int training, uint64_t seed) {
+/* appnp_k12_appnpprop0_z_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %11 %14 %15 %20 %46 %47 %48; in memory: %48
+ * Source lines 11, 15, 18. */
+extern "C" __global__ void __launch_bounds__(256) appnp_k12_appnpprop0_z_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ appnpprop0_c, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ appnpprop0_z_9, const float *__restrict__ linear1_x_W, const float *__restrict__ p_linear1_b, float *__restrict__ appnpprop0_z_10, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -950,9 +963,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k12_sum_u_mul_e_vertex(i
   int64_t cnt;
   int64_t se;
   int64_t su;
-  float r15_;
+  float appnpprop0_c_;
   float x;
-  float r11_;
+  float linear1_out_;
   float r20_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -972,11 +985,11 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k12_sum_u_mul_e_vertex(i
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
         if (training) {
-          sh_st15[lane + j] = t15[se * 1 + j];
+          sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
         }
         if (!training) {
-          r15_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-          sh_st15[lane + j] = r15_;
+          appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          sh_st15[lane + j] = appnpprop0_c_;
         }
       }
     }
@@ -988,7 +1001,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k12_sum_u_mul_e_vertex(i
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t45[u * 7 + k1] * sh_st15[t];
+          x = appnpprop0_z_9[u * 7 + k1] * sh_st15[t];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1007,16 +1020,16 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k12_sum_u_mul_e_vertex(i
   for (int i3 = 0; i3 < 1; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 8;
     if (k3 < 7) {
-      r11_ = t10[row * 7 + k3] + p_linear1_b[k3];
-      r20_ = 0.1f * r11_;
-      t48[(row) * 7 + k3] = (0.9f * sh46[k3]) + r20_;
+      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      r20_ = 0.1f * linear1_out_;
+      appnpprop0_z_10[(row) * 7 + k3] = (0.9f * sh46[k3]) + r20_;
     }
   }
   __syncwarp(gmask);
 }
 
 /* appnp_k13_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %50 %51 %52 %53 %55; in memory: %53 %55 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k13_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_grad_out, const float *__restrict__ t15, float *__restrict__ t53, float *__restrict__ t55) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k13_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_grad_out, const float *__restrict__ appnpprop0_c, float *__restrict__ t53, float *__restrict__ t55) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -1059,7 +1072,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k13_sum_vertex(int64_t n
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = (in_grad_out[u * 7 + k1] * 0.9f) * t15[e * 1];
+          x = (in_grad_out[u * 7 + k1] * 0.9f) * appnpprop0_c[e * 1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1086,7 +1099,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k13_sum_vertex(int64_t n
 }
 
 /* appnp_k14_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %56 %57 %58 %60; in memory: %58 %60 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k14_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t55, const float *__restrict__ t15, float *__restrict__ t58, float *__restrict__ t60) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k14_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t55, const float *__restrict__ appnpprop0_c, float *__restrict__ t58, float *__restrict__ t60) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -1129,7 +1142,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k14_sum_vertex(int64_t n
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t55[u * 7 + k1] * t15[e * 1];
+          x = t55[u * 7 + k1] * appnpprop0_c[e * 1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1156,7 +1169,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k14_sum_vertex(int64_t n
 }
 
 /* appnp_k15_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %61 %62 %63 %65; in memory: %63 %65 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k15_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t60, const float *__restrict__ t15, float *__restrict__ t63, float *__restrict__ t65) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k15_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t60, const float *__restrict__ appnpprop0_c, float *__restrict__ t63, float *__restrict__ t65) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -1199,7 +1212,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k15_sum_vertex(int64_t n
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t60[u * 7 + k1] * t15[e * 1];
+          x = t60[u * 7 + k1] * appnpprop0_c[e * 1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1226,7 +1239,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k15_sum_vertex(int64_t n
 }
 
 /* appnp_k16_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %66 %67 %68 %70; in memory: %68 %70 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k16_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t65, const float *__restrict__ t15, float *__restrict__ t68, float *__restrict__ t70) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k16_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t65, const float *__restrict__ appnpprop0_c, float *__restrict__ t68, float *__restrict__ t70) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -1269,7 +1282,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k16_sum_vertex(int64_t n
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t65[u * 7 + k1] * t15[e * 1];
+          x = t65[u * 7 + k1] * appnpprop0_c[e * 1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1296,7 +1309,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k16_sum_vertex(int64_t n
 }
 
 /* appnp_k17_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %71 %72 %73 %75; in memory: %73 %75 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k17_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t70, const float *__restrict__ t15, float *__restrict__ t73, float *__restrict__ t75) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k17_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t70, const float *__restrict__ appnpprop0_c, float *__restrict__ t73, float *__restrict__ t75) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -1339,7 +1352,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k17_sum_vertex(int64_t n
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t70[u * 7 + k1] * t15[e * 1];
+          x = t70[u * 7 + k1] * appnpprop0_c[e * 1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1366,7 +1379,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k17_sum_vertex(int64_t n
 }
 
 /* appnp_k18_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %76 %77 %78 %80; in memory: %78 %80 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k18_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t75, const float *__restrict__ t15, float *__restrict__ t78, float *__restrict__ t80) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k18_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t75, const float *__restrict__ appnpprop0_c, float *__restrict__ t78, float *__restrict__ t80) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -1409,7 +1422,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k18_sum_vertex(int64_t n
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t75[u * 7 + k1] * t15[e * 1];
+          x = t75[u * 7 + k1] * appnpprop0_c[e * 1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1436,7 +1449,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k18_sum_vertex(int64_t n
 }
 
 /* appnp_k19_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %81 %82 %83 %85; in memory: %83 %85 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k19_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t80, const float *__restrict__ t15, float *__restrict__ t83, float *__restrict__ t85) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k19_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t80, const float *__restrict__ appnpprop0_c, float *__restrict__ t83, float *__restrict__ t85) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -1479,7 +1492,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k19_sum_vertex(int64_t n
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t80[u * 7 + k1] * t15[e * 1];
+          x = t80[u * 7 + k1] * appnpprop0_c[e * 1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1506,7 +1519,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k19_sum_vertex(int64_t n
 }
 
 /* appnp_k20_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %86 %87 %88 %90; in memory: %88 %90 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k20_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t85, const float *__restrict__ t15, float *__restrict__ t88, float *__restrict__ t90) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k20_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t85, const float *__restrict__ appnpprop0_c, float *__restrict__ t88, float *__restrict__ t90) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -1549,7 +1562,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k20_sum_vertex(int64_t n
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t85[u * 7 + k1] * t15[e * 1];
+          x = t85[u * 7 + k1] * appnpprop0_c[e * 1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1576,7 +1589,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k20_sum_vertex(int64_t n
 }
 
 /* appnp_k21_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %91 %92 %93 %96; in memory: %93 %96 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k21_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t90, const float *__restrict__ t15, float *__restrict__ t93, float *__restrict__ t96) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k21_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t90, const float *__restrict__ appnpprop0_c, float *__restrict__ t93, float *__restrict__ t96) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -1619,7 +1632,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k21_sum_vertex(int64_t n
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t90[u * 7 + k1] * t15[e * 1];
+          x = t90[u * 7 + k1] * appnpprop0_c[e * 1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1646,7 +1659,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k21_sum_vertex(int64_t n
 }
 
 /* appnp_k22_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %54 %59 %64 %69 %74 %79 %84 %89 %94 %95 %97 %98 %99 %100; in memory: %100 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k22_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t96, const float *__restrict__ t15, const float *__restrict__ in_grad_out, const float *__restrict__ t53, const float *__restrict__ t58, const float *__restrict__ t63, const float *__restrict__ t68, const float *__restrict__ t73, const float *__restrict__ t78, float *__restrict__ t100, const float *__restrict__ t83, const float *__restrict__ t88, const float *__restrict__ t93) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k22_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t96, const float *__restrict__ appnpprop0_c, const float *__restrict__ in_grad_out, const float *__restrict__ t53, const float *__restrict__ t58, const float *__restrict__ t63, const float *__restrict__ t68, const float *__restrict__ t73, const float *__restrict__ t78, float *__restrict__ t100, const float *__restrict__ t83, const float *__restrict__ t88, const float *__restrict__ t93) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -1690,7 +1703,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k22_sum_vertex(int64_t n
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t96[u * 7 + k1] * t15[e * 1];
+          x = t96[u * 7 + k1] * appnpprop0_c[e * 1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1716,58 +1729,59 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k22_sum_vertex(int64_t n
   __syncwarp(gmask);
 }
 
-/* appnp_k23_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %5 %104 %105; in memory: %105 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k23_relu_grad_vertex(int64_t nrows, const float *__restrict__ t4, const float *__restrict__ p_linear0_b, float *__restrict__ t105, const float *__restrict__ t102, int training, uint64_t seed) {
+/* appnp_k23_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %5 %104 %105; in memory: %105
+ * Source line 11. */
+extern "C" __global__ void __launch_bounds__(256) appnp_k23_relu_grad_vertex(int64_t nrows, const float *__restrict__ linear0_x_W, const float *__restrict__ p_linear0_b, float *__restrict__ t105, const float *__restrict__ t102, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
-  float r5_;
+  float linear0_out_;
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 64) {
-      r5_ = t4[row * 64 + k] + p_linear0_b[k];
-      t105[(row) * 64 + k] = (r5_ > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f) ? (t102[row * 64 + k] * 2.0f) : 0.0f) : t102[row * 64 + k]) : 0.0f;
+      linear0_out_ = linear0_x_W[row * 64 + k] + p_linear0_b[k];
+      t105[(row) * 64 + k] = (linear0_out_ > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f) ? (t102[row * 64 + k] * 2.0f) : 0.0f) : t102[row * 64 + k]) : 0.0f;
     }
   }
 }
 
 /* appnp_k24_reduce_rows2_sum_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %101 %106; in memory: %101 %106 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k24_reduce_rows2_sum_vertex(int64_t nrows, double *__restrict__ acc101, const float *__restrict__ t100, double *__restrict__ acc106, const float *__restrict__ t105) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k24_reduce_rows2_sum_vertex(int64_t nrows, double *__restrict__ grad_linear1_b_acc, const float *__restrict__ t100, double *__restrict__ grad_linear0_b_acc, const float *__restrict__ t105) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-  __shared__ double blk_acc101[7];
-  for (int i = threadIdx.x; i < 7; i += 256) blk_acc101[i] = 0;
-  __shared__ double blk_acc106[64];
-  for (int i = threadIdx.x; i < 64; i += 256) blk_acc106[i] = 0;
+  __shared__ double blk_grad_linear1_b_acc[7];
+  for (int i = threadIdx.x; i < 7; i += 256) blk_grad_linear1_b_acc[i] = 0;
+  __shared__ double blk_grad_linear0_b_acc[64];
+  for (int i = threadIdx.x; i < 64; i += 256) blk_grad_linear0_b_acc[i] = 0;
   __syncthreads();
   if (row < nrows) {  /* no early return: the block meets at the flush */
     #pragma unroll
     for (int i = 0; i < 1; i++) {
       const int64_t k = lane + (int64_t)i * 32;
       if (k < 7) {
-        atomicAdd(&blk_acc101[k], (double)t100[row * 7 + k]);
+        atomicAdd(&blk_grad_linear1_b_acc[k], (double)t100[row * 7 + k]);
       }
     }
     #pragma unroll
     for (int i1 = 0; i1 < 2; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 32;
       if (k1 < 64) {
-        atomicAdd(&blk_acc106[k1], (double)t105[row * 64 + k1]);
+        atomicAdd(&blk_grad_linear0_b_acc[k1], (double)t105[row * 64 + k1]);
       }
     }
   }
   __syncthreads();
   for (int i = threadIdx.x; i < 7; i += 256)
-    if (blk_acc101[i] != 0) atomicAdd(&acc101[i], blk_acc101[i]);
+    if (blk_grad_linear1_b_acc[i] != 0) atomicAdd(&grad_linear1_b_acc[i], blk_grad_linear1_b_acc[i]);
   for (int i = threadIdx.x; i < 64; i += 256)
-    if (blk_acc106[i] != 0) atomicAdd(&acc106[i], blk_acc106[i]);
+    if (blk_grad_linear0_b_acc[i] != 0) atomicAdd(&grad_linear0_b_acc[i], blk_grad_linear0_b_acc[i]);
 }
 
 /* appnp_k25_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %101 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) appnp_k25_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t101, const double *__restrict__ acc101) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k25_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_linear1_b, const double *__restrict__ grad_linear1_b_acc) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -1775,13 +1789,13 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k25_reduce_rows_sum_fini
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 8;
     if (k < 7) {
-      t101[k] = acc101[k];
+      grad_linear1_b[k] = grad_linear1_b_acc[k];
     }
   }
 }
 
 /* appnp_k26_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %106 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) appnp_k26_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t106, const double *__restrict__ acc106) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k26_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_linear0_b, const double *__restrict__ grad_linear0_b_acc) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -1789,7 +1803,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k26_reduce_rows_sum_fini
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 64) {
-      t106[k] = acc106[k];
+      grad_linear0_b[k] = grad_linear0_b_acc[k];
     }
   }
 }
@@ -1832,20 +1846,20 @@ struct appnp_model {
   int grow;
   size_t offset[2][37];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
-  float *t1;  /* %1 vertex[1433], steps 0..33 */
-  float *t4;  /* %4 vertex[64], steps 1..27 */
-  float *t7;  /* %7 vertex[64], steps 2..26 */
-  float *t10;  /* %10 vertex[7], steps 3..14 */
-  float *t15;  /* %15 edge[], steps 4..24 */
-  float *t21;  /* %21 vertex[7], steps 5..6 */
-  float *t24;  /* %24 vertex[7], steps 6..7 */
-  float *t27;  /* %27 vertex[7], steps 7..8 */
-  float *t30;  /* %30 vertex[7], steps 8..9 */
-  float *t33;  /* %33 vertex[7], steps 9..10 */
-  float *t36;  /* %36 vertex[7], steps 10..11 */
-  float *t39;  /* %39 vertex[7], steps 11..12 */
-  float *t42;  /* %42 vertex[7], steps 12..13 */
-  float *t45;  /* %45 vertex[7], steps 13..14 */
+  float *linear0_x;  /* %1 vertex[1433], steps 0..33 */
+  float *linear0_x_W;  /* %4 vertex[64], steps 1..27 */
+  float *linear1_x;  /* %7 vertex[64], steps 2..26 */
+  float *linear1_x_W;  /* %10 vertex[7], steps 3..14 */
+  float *appnpprop0_c;  /* %15 edge[], steps 4..24 */
+  float *appnpprop0_z;  /* %21 vertex[7], steps 5..6 */
+  float *appnpprop0_z_2;  /* %24 vertex[7], steps 6..7 */
+  float *appnpprop0_z_3;  /* %27 vertex[7], steps 7..8 */
+  float *appnpprop0_z_4;  /* %30 vertex[7], steps 8..9 */
+  float *appnpprop0_z_5;  /* %33 vertex[7], steps 9..10 */
+  float *appnpprop0_z_6;  /* %36 vertex[7], steps 10..11 */
+  float *appnpprop0_z_7;  /* %39 vertex[7], steps 11..12 */
+  float *appnpprop0_z_8;  /* %42 vertex[7], steps 12..13 */
+  float *appnpprop0_z_9;  /* %45 vertex[7], steps 13..14 */
   float *t53;  /* %53 vertex[7], steps 15..24 */
   float *t55;  /* %55 vertex[7], steps 15..16 */
   float *t58;  /* %58 vertex[7], steps 16..24 */
@@ -1867,8 +1881,8 @@ struct appnp_model {
   float *t100;  /* %100 vertex[7], steps 24..30 */
   float *t102;  /* %102 vertex[64], steps 25..27 */
   float *t105;  /* %105 vertex[64], steps 27..33 */
-  double *acc101;  /* scratch global[7] f64, steps 28..31 */
-  double *acc106;  /* scratch global[64] f64, steps 29..32 */
+  double *grad_linear1_b_acc;  /* scratch global[7] f64, steps 28..31 */
+  double *grad_linear0_b_acc;  /* scratch global[64] f64, steps 29..32 */
 };
 
 void appnp_destroy(appnp_model *m) {
@@ -1892,20 +1906,20 @@ static void gnnc_plan(appnp_model *m, const gnn_graph *g) {
   static const char in_infer[37] = {0, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[37], size_infer[37];
   int order[37];
-  size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
-  size[1] = (size_t)g->nv * 64 * sizeof(float);  /* t4 */
-  size[2] = (size_t)g->nv * 64 * sizeof(float);  /* t7 */
-  size[3] = (size_t)g->nv * 7 * sizeof(float);  /* t10 */
-  size[4] = (size_t)g->ne * 1 * sizeof(float);  /* t15 */
-  size[5] = (size_t)g->nv * 7 * sizeof(float);  /* t21 */
-  size[6] = (size_t)g->nv * 7 * sizeof(float);  /* t24 */
-  size[7] = (size_t)g->nv * 7 * sizeof(float);  /* t27 */
-  size[8] = (size_t)g->nv * 7 * sizeof(float);  /* t30 */
-  size[9] = (size_t)g->nv * 7 * sizeof(float);  /* t33 */
-  size[10] = (size_t)g->nv * 7 * sizeof(float);  /* t36 */
-  size[11] = (size_t)g->nv * 7 * sizeof(float);  /* t39 */
-  size[12] = (size_t)g->nv * 7 * sizeof(float);  /* t42 */
-  size[13] = (size_t)g->nv * 7 * sizeof(float);  /* t45 */
+  size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* linear0_x */
+  size[1] = (size_t)g->nv * 64 * sizeof(float);  /* linear0_x_W */
+  size[2] = (size_t)g->nv * 64 * sizeof(float);  /* linear1_x */
+  size[3] = (size_t)g->nv * 7 * sizeof(float);  /* linear1_x_W */
+  size[4] = (size_t)g->ne * 1 * sizeof(float);  /* appnpprop0_c */
+  size[5] = (size_t)g->nv * 7 * sizeof(float);  /* appnpprop0_z */
+  size[6] = (size_t)g->nv * 7 * sizeof(float);  /* appnpprop0_z_2 */
+  size[7] = (size_t)g->nv * 7 * sizeof(float);  /* appnpprop0_z_3 */
+  size[8] = (size_t)g->nv * 7 * sizeof(float);  /* appnpprop0_z_4 */
+  size[9] = (size_t)g->nv * 7 * sizeof(float);  /* appnpprop0_z_5 */
+  size[10] = (size_t)g->nv * 7 * sizeof(float);  /* appnpprop0_z_6 */
+  size[11] = (size_t)g->nv * 7 * sizeof(float);  /* appnpprop0_z_7 */
+  size[12] = (size_t)g->nv * 7 * sizeof(float);  /* appnpprop0_z_8 */
+  size[13] = (size_t)g->nv * 7 * sizeof(float);  /* appnpprop0_z_9 */
   size[14] = (size_t)g->nv * 7 * sizeof(float);  /* t53 */
   size[15] = (size_t)g->nv * 7 * sizeof(float);  /* t55 */
   size[16] = (size_t)g->nv * 7 * sizeof(float);  /* t58 */
@@ -1927,8 +1941,8 @@ static void gnnc_plan(appnp_model *m, const gnn_graph *g) {
   size[32] = (size_t)g->nv * 7 * sizeof(float);  /* t100 */
   size[33] = (size_t)g->nv * 64 * sizeof(float);  /* t102 */
   size[34] = (size_t)g->nv * 64 * sizeof(float);  /* t105 */
-  size[35] = (size_t)1 * 7 * sizeof(double);  /* acc101 */
-  size[36] = (size_t)1 * 64 * sizeof(double);  /* acc106 */
+  size[35] = (size_t)1 * 7 * sizeof(double);  /* grad_linear1_b_acc */
+  size[36] = (size_t)1 * 64 * sizeof(double);  /* grad_linear0_b_acc */
   for (int i = 0; i < 37; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
   m->arena_bytes = gnn_plan_arena(37, size, first, last, m->offset[1], order);
   m->arena_infer_bytes = gnn_plan_arena(37, size_infer, first, last_infer, m->offset[0], order);
@@ -2010,20 +2024,20 @@ static gnn_status gnnc_use_arena(appnp_model *m, int plan) {
                                                                 "plan: gnnc --recompute=all or --memory-budget)" : "");
   gnn_status st = gnn_malloc(m->ctx, (void **)&m->arena, bytes ? bytes : 1);
   if (st) return st;
-  m->t1 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
-  m->t4 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
-  m->t7 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
-  m->t10 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
-  m->t15 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
-  m->t21 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
-  m->t24 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
-  m->t27 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
-  m->t30 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
-  m->t33 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
-  m->t36 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
-  m->t39 = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
-  m->t42 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
-  m->t45 = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
+  m->linear0_x = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
+  m->linear0_x_W = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
+  m->linear1_x = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
+  m->linear1_x_W = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
+  m->appnpprop0_c = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
+  m->appnpprop0_z = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
+  m->appnpprop0_z_2 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
+  m->appnpprop0_z_3 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
+  m->appnpprop0_z_4 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
+  m->appnpprop0_z_5 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
+  m->appnpprop0_z_6 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
+  m->appnpprop0_z_7 = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
+  m->appnpprop0_z_8 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
+  m->appnpprop0_z_9 = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
   m->t53 = m->offset[plan][14] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][14]);
   m->t55 = m->offset[plan][15] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][15]);
   m->t58 = m->offset[plan][16] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][16]);
@@ -2045,8 +2059,8 @@ static gnn_status gnnc_use_arena(appnp_model *m, int plan) {
   m->t100 = m->offset[plan][32] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][32]);
   m->t102 = m->offset[plan][33] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][33]);
   m->t105 = m->offset[plan][34] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][34]);
-  m->acc101 = m->offset[plan][35] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][35]);
-  m->acc106 = m->offset[plan][36] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][36]);
+  m->grad_linear1_b_acc = m->offset[plan][35] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][35]);
+  m->grad_linear0_b_acc = m->offset[plan][36] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][36]);
   m->arena_mode = want;
   return GNN_OK;
 }
@@ -2143,13 +2157,13 @@ gnn_status appnp_forward(appnp_model *m, const float *in_x, int training, uint64
     if (arena_st) return arena_st;
   }
   m->in_x = in_x;
-  m->t1 = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
+  m->linear0_x = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
   gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
   if (training) {
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    appnp_k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
+    appnp_k0_linear0_x_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->linear0_x, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   }
@@ -2160,13 +2174,13 @@ gnn_status appnp_forward(appnp_model *m, const float *in_x, int training, uint64
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[0], 64, m->t1, 1433, &beta, m->t4, 64));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[0], 64, m->linear0_x, 1433, &beta, m->linear0_x_W, 64));
   }
   gnn_profile_step(m->ctx, "forward 1 gemm %4 apply_vertex.linear");
   /* 2: fused %5 %6 %7; in memory: %7 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    appnp_k1_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t4, m->param[1], m->t7, training, seed);
+    appnp_k1_linear1_x_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->linear0_x_W, m->param[1], m->linear1_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 2 kernel fused %5 %6 %7; in memory: %7");
@@ -2176,14 +2190,14 @@ gnn_status appnp_forward(appnp_model *m, const float *in_x, int training, uint64
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[2], 7, m->t7, 64, &beta, m->t10, 7));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[2], 7, m->linear1_x, 64, &beta, m->linear1_x_W, 7));
   }
   gnn_profile_step(m->ctx, "forward 3 gemm %10 apply_vertex.linear");
   /* 4: fused %14 %15; in memory: %15 */
   if (training) {
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 256 - 1) / 256);
-    appnp_k2_rsqrt_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, g->dst, m->t15, g->out_deg, g->in_deg, training, seed);
+    appnp_k2_appnpprop0_c_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, g->dst, m->appnpprop0_c, g->out_deg, g->in_deg, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   }
@@ -2191,70 +2205,70 @@ gnn_status appnp_forward(appnp_model *m, const float *in_x, int training, uint64
   /* 5: fused %11 %14 %15 %18 %19 %20 %21; in memory: %21 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k3_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t10, m->param[3], m->t21, training, seed);
+    appnp_k3_appnpprop0_z_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->appnpprop0_c, g->out_deg, g->in_deg, m->linear1_x_W, m->param[3], m->appnpprop0_z, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 5 kernel fused %11 %14 %15 %18 %19 %20 %21; in memory: %21");
   /* 6: fused %11 %14 %15 %20 %22 %23 %24; in memory: %24 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k4_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t21, m->t10, m->param[3], m->t24, training, seed);
+    appnp_k4_appnpprop0_z_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->appnpprop0_c, g->out_deg, g->in_deg, m->appnpprop0_z, m->linear1_x_W, m->param[3], m->appnpprop0_z_2, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 6 kernel fused %11 %14 %15 %20 %22 %23 %24; in memory: %24");
   /* 7: fused %11 %14 %15 %20 %25 %26 %27; in memory: %27 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k5_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t24, m->t10, m->param[3], m->t27, training, seed);
+    appnp_k5_appnpprop0_z_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->appnpprop0_c, g->out_deg, g->in_deg, m->appnpprop0_z_2, m->linear1_x_W, m->param[3], m->appnpprop0_z_3, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 7 kernel fused %11 %14 %15 %20 %25 %26 %27; in memory: %27");
   /* 8: fused %11 %14 %15 %20 %28 %29 %30; in memory: %30 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k6_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t27, m->t10, m->param[3], m->t30, training, seed);
+    appnp_k6_appnpprop0_z_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->appnpprop0_c, g->out_deg, g->in_deg, m->appnpprop0_z_3, m->linear1_x_W, m->param[3], m->appnpprop0_z_4, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 8 kernel fused %11 %14 %15 %20 %28 %29 %30; in memory: %30");
   /* 9: fused %11 %14 %15 %20 %31 %32 %33; in memory: %33 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k7_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t30, m->t10, m->param[3], m->t33, training, seed);
+    appnp_k7_appnpprop0_z_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->appnpprop0_c, g->out_deg, g->in_deg, m->appnpprop0_z_4, m->linear1_x_W, m->param[3], m->appnpprop0_z_5, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 9 kernel fused %11 %14 %15 %20 %31 %32 %33; in memory: %33");
   /* 10: fused %11 %14 %15 %20 %34 %35 %36; in memory: %36 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k8_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t33, m->t10, m->param[3], m->t36, training, seed);
+    appnp_k8_appnpprop0_z_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->appnpprop0_c, g->out_deg, g->in_deg, m->appnpprop0_z_5, m->linear1_x_W, m->param[3], m->appnpprop0_z_6, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 10 kernel fused %11 %14 %15 %20 %34 %35 %36; in memory: %36");
   /* 11: fused %11 %14 %15 %20 %37 %38 %39; in memory: %39 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k9_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t36, m->t10, m->param[3], m->t39, training, seed);
+    appnp_k9_appnpprop0_z_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->appnpprop0_c, g->out_deg, g->in_deg, m->appnpprop0_z_6, m->linear1_x_W, m->param[3], m->appnpprop0_z_7, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 11 kernel fused %11 %14 %15 %20 %37 %38 %39; in memory: %39");
   /* 12: fused %11 %14 %15 %20 %40 %41 %42; in memory: %42 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k10_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t39, m->t10, m->param[3], m->t42, training, seed);
+    appnp_k10_appnpprop0_z_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->appnpprop0_c, g->out_deg, g->in_deg, m->appnpprop0_z_7, m->linear1_x_W, m->param[3], m->appnpprop0_z_8, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 12 kernel fused %11 %14 %15 %20 %40 %41 %42; in memory: %42");
   /* 13: fused %11 %14 %15 %20 %43 %44 %45; in memory: %45 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k11_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t42, m->t10, m->param[3], m->t45, training, seed);
+    appnp_k11_appnpprop0_z_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->appnpprop0_c, g->out_deg, g->in_deg, m->appnpprop0_z_8, m->linear1_x_W, m->param[3], m->appnpprop0_z_9, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 13 kernel fused %11 %14 %15 %20 %43 %44 %45; in memory: %45");
   /* 14: fused %11 %14 %15 %20 %46 %47 %48; in memory: %48 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k12_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t15, g->out_deg, g->in_deg, m->t45, m->t10, m->param[3], m->out, training, seed);
+    appnp_k12_appnpprop0_z_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->appnpprop0_c, g->out_deg, g->in_deg, m->appnpprop0_z_9, m->linear1_x_W, m->param[3], m->out, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 14 kernel fused %11 %14 %15 %20 %46 %47 %48; in memory: %48");
@@ -2359,70 +2373,70 @@ gnn_status appnp_backward(appnp_model *m, const float *grad_out) {
   /* 15: fused %50 %51 %52 %53 %55; in memory: %53 %55 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k13_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_grad_out, m->t15, m->t53, m->t55);
+    appnp_k13_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_grad_out, m->appnpprop0_c, m->t53, m->t55);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 15 kernel fused %50 %51 %52 %53 %55; in memory: %53 %55");
   /* 16: fused %56 %57 %58 %60; in memory: %58 %60 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k14_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t55, m->t15, m->t58, m->t60);
+    appnp_k14_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t55, m->appnpprop0_c, m->t58, m->t60);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 16 kernel fused %56 %57 %58 %60; in memory: %58 %60");
   /* 17: fused %61 %62 %63 %65; in memory: %63 %65 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k15_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t60, m->t15, m->t63, m->t65);
+    appnp_k15_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t60, m->appnpprop0_c, m->t63, m->t65);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 17 kernel fused %61 %62 %63 %65; in memory: %63 %65");
   /* 18: fused %66 %67 %68 %70; in memory: %68 %70 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k16_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t65, m->t15, m->t68, m->t70);
+    appnp_k16_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t65, m->appnpprop0_c, m->t68, m->t70);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 18 kernel fused %66 %67 %68 %70; in memory: %68 %70");
   /* 19: fused %71 %72 %73 %75; in memory: %73 %75 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k17_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t70, m->t15, m->t73, m->t75);
+    appnp_k17_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t70, m->appnpprop0_c, m->t73, m->t75);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 19 kernel fused %71 %72 %73 %75; in memory: %73 %75");
   /* 20: fused %76 %77 %78 %80; in memory: %78 %80 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k18_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t75, m->t15, m->t78, m->t80);
+    appnp_k18_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t75, m->appnpprop0_c, m->t78, m->t80);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 20 kernel fused %76 %77 %78 %80; in memory: %78 %80");
   /* 21: fused %81 %82 %83 %85; in memory: %83 %85 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k19_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t80, m->t15, m->t83, m->t85);
+    appnp_k19_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t80, m->appnpprop0_c, m->t83, m->t85);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 21 kernel fused %81 %82 %83 %85; in memory: %83 %85");
   /* 22: fused %86 %87 %88 %90; in memory: %88 %90 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k20_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t85, m->t15, m->t88, m->t90);
+    appnp_k20_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t85, m->appnpprop0_c, m->t88, m->t90);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 22 kernel fused %86 %87 %88 %90; in memory: %88 %90");
   /* 23: fused %91 %92 %93 %96; in memory: %93 %96 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k21_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t90, m->t15, m->t93, m->t96);
+    appnp_k21_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t90, m->appnpprop0_c, m->t93, m->t96);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 23 kernel fused %91 %92 %93 %96; in memory: %93 %96");
   /* 24: fused %54 %59 %64 %69 %74 %79 %84 %89 %94 %95 %97 %98 %99 %100; in memory: %100 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k22_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t96, m->t15, m->in_grad_out, m->t53, m->t58, m->t63, m->t68, m->t73, m->t78, m->t100, m->t83, m->t88, m->t93);
+    appnp_k22_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t96, m->appnpprop0_c, m->in_grad_out, m->t53, m->t58, m->t63, m->t68, m->t73, m->t78, m->t100, m->t83, m->t88, m->t93);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 24 kernel fused %54 %59 %64 %69 %74 %79 %84 %89 %94 %95 %97 %98 %99 %100; in memory: %100");
@@ -2441,40 +2455,40 @@ gnn_status appnp_backward(appnp_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t100, 7, m->t7, 64, &beta, m->grad[2], 7));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t100, 7, m->linear1_x, 64, &beta, m->grad[2], 7));
   }
   gnn_profile_step(m->ctx, "backward 26 gemm %103 reduce_rows.matmul_tn");
   /* 27: fused %5 %104 %105; in memory: %105 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    appnp_k23_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t4, m->param[1], m->t105, m->t102, training, seed);
+    appnp_k23_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->linear0_x_W, m->param[1], m->t105, m->t102, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 27 kernel fused %5 %104 %105; in memory: %105");
   /* 28: %101 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc101, (size_t)1 * 7 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_linear1_b_acc, (size_t)1 * 7 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 28 zero %101 reduce_rows.sum");
   /* 29: %106 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc106, (size_t)1 * 64 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_linear0_b_acc, (size_t)1 * 64 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 29 zero %106 reduce_rows.sum");
   /* 30: fused %101 %106; in memory: %101 %106 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    appnp_k24_reduce_rows2_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc101, m->t100, m->acc106, m->t105);
+    appnp_k24_reduce_rows2_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->grad_linear1_b_acc, m->t100, m->grad_linear0_b_acc, m->t105);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 30 kernel fused %101 %106; in memory: %101 %106");
   /* 31: %101 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
-    appnp_k25_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[3], m->acc101);
+    appnp_k25_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[3], m->grad_linear1_b_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 31 kernel %101 reduce_rows.sum");
   /* 32: %106 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
-    appnp_k26_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[1], m->acc106);
+    appnp_k26_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[1], m->grad_linear0_b_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 32 kernel %106 reduce_rows.sum");
@@ -2484,7 +2498,7 @@ gnn_status appnp_backward(appnp_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t105, 64, m->t1, 1433, &beta, m->grad[0], 64));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t105, 64, m->linear0_x, 1433, &beta, m->grad[0], 64));
   }
   gnn_profile_step(m->ctx, "backward 33 gemm %107 reduce_rows.matmul_tn");
   return GNN_OK;

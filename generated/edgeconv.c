@@ -129,7 +129,8 @@ GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
 
 /* ---------------------------------------------------------------- kernels */
 
-/* k0_apply_global_sub_global: one group, 32 lanes per group. fused %4 %17 %28 %39; in memory: %4 %17 %28 %39 */
+/* k0_apply_global_sub_global: one group, 32 lanes per group. fused %4 %17 %28 %39; in memory: %4 %17 %28 %39
+ * Source line 8. */
 static void k0_apply_global_sub_global(int64_t nrows, float *restrict t4, const float *restrict p_edgeconv0_phi, const float *restrict p_edgeconv0_theta, float *restrict t17, const float *restrict p_edgeconv1_phi, const float *restrict p_edgeconv1_theta, float *restrict t28, const float *restrict p_edgeconv2_phi, const float *restrict p_edgeconv2_theta, float *restrict t39, const float *restrict p_edgeconv3_phi, const float *restrict p_edgeconv3_theta) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
@@ -163,7 +164,8 @@ static void k0_apply_global_sub_global(int64_t nrows, float *restrict t4, const 
   }
 }
 
-/* k1_sign_vertex: one group per vertex, 1 lanes per group. fused %10; in memory: %10 */
+/* k1_sign_vertex: one group per vertex, 1 lanes per group. fused %10; in memory: %10
+ * Source line 8. */
 static void k1_sign_vertex(int64_t nrows, float *restrict t10, const float *restrict in_deg, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
@@ -186,8 +188,9 @@ static void k1_sign_vertex(int64_t nrows, float *restrict t10, const float *rest
   }
 }
 
-/* k2_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13 */
-static void k2_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t3, int32_t *restrict t8, const float *restrict in_deg, float *restrict t12, const float *restrict t5, float *restrict t13, int training, uint64_t seed) {
+/* k2_edgeconv0_out_dgcnn_h1_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13
+ * Source lines 8, 13. */
+static void k2_edgeconv0_out_dgcnn_h1_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t3, int32_t *restrict t8, const float *restrict in_deg, float *restrict edgeconv0_out, const float *restrict t5, float *restrict dgcnn_h1, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -283,21 +286,22 @@ static void k2_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       (void)i6;
       float r10_;
       r10_ = gnn_sel_f32(in_deg[row * 1] > 0.0f, 1.0f, gnn_sel_f32(in_deg[row * 1] < 0.0f, -1.0f, 0.0f));
-      t12[row * 64 + k6] = sh7[k6] + (t5[row * 64 + k6] * r10_);
+      edgeconv0_out[row * 64 + k6] = sh7[k6] + (t5[row * 64 + k6] * r10_);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k7 = 0; k7 < 64; k7++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
       (void)lane;
       (void)i7;
-      t13[row * 64 + k7] = gnn_sel_f32(t12[row * 64 + k7] > 0.0f, t12[row * 64 + k7], 0.0f);
+      dgcnn_h1[row * 64 + k7] = gnn_sel_f32(edgeconv0_out[row * 64 + k7] > 0.0f, edgeconv0_out[row * 64 + k7], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
-/* k3_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24 */
-static void k3_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t16, int32_t *restrict t21, const float *restrict in_deg, float *restrict t23, const float *restrict t18, float *restrict t24, int training, uint64_t seed) {
+/* k3_edgeconv1_out_dgcnn_h2_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24
+ * Source lines 8, 14. */
+static void k3_edgeconv1_out_dgcnn_h2_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict dgcnn_h1_theta, int32_t *restrict t21, const float *restrict in_deg, float *restrict edgeconv1_out, const float *restrict t18, float *restrict dgcnn_h2, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -335,7 +339,7 @@ static void k3_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t16[sh_u[lane] * 64], 256);
+          gnn_prefetch_row(&dgcnn_h1_theta[sh_u[lane] * 64], 256);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -349,7 +353,7 @@ static void k3_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           (void)lane;
           (void)i2;
           float x;
-          x = t16[u * 64 + k2];
+          x = dgcnn_h1_theta[u * 64 + k2];
           acc[k2] = gnn_sel_f32(x > acc[k2], x, acc[k2]);
         }
         for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -357,7 +361,7 @@ static void k3_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           (void)lane;
           (void)i3;
           float x1;
-          x1 = t16[u * 64 + k3];
+          x1 = dgcnn_h1_theta[u * 64 + k3];
           if ((arg[k3] < 0) || (x1 > best[k3])) {
             best[k3] = x1;
             arg[k3] = e;
@@ -393,21 +397,22 @@ static void k3_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       (void)i6;
       float r10_;
       r10_ = gnn_sel_f32(in_deg[row * 1] > 0.0f, 1.0f, gnn_sel_f32(in_deg[row * 1] < 0.0f, -1.0f, 0.0f));
-      t23[row * 64 + k6] = sh20[k6] + (t18[row * 64 + k6] * r10_);
+      edgeconv1_out[row * 64 + k6] = sh20[k6] + (t18[row * 64 + k6] * r10_);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k7 = 0; k7 < 64; k7++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
       (void)lane;
       (void)i7;
-      t24[row * 64 + k7] = gnn_sel_f32(t23[row * 64 + k7] > 0.0f, t23[row * 64 + k7], 0.0f);
+      dgcnn_h2[row * 64 + k7] = gnn_sel_f32(edgeconv1_out[row * 64 + k7] > 0.0f, edgeconv1_out[row * 64 + k7], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
-/* k4_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35 */
-static void k4_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t27, int32_t *restrict t32, const float *restrict in_deg, float *restrict t34, const float *restrict t29, float *restrict t35, int training, uint64_t seed) {
+/* k4_edgeconv2_out_dgcnn_h3_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35
+ * Source lines 8, 15. */
+static void k4_edgeconv2_out_dgcnn_h3_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict dgcnn_h2_theta, int32_t *restrict t32, const float *restrict in_deg, float *restrict edgeconv2_out, const float *restrict t29, float *restrict dgcnn_h3, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -445,7 +450,7 @@ static void k4_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t27[sh_u[lane] * 128], 512);
+          gnn_prefetch_row(&dgcnn_h2_theta[sh_u[lane] * 128], 512);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -459,7 +464,7 @@ static void k4_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           (void)lane;
           (void)i2;
           float x;
-          x = t27[u * 128 + k2];
+          x = dgcnn_h2_theta[u * 128 + k2];
           acc[k2] = gnn_sel_f32(x > acc[k2], x, acc[k2]);
         }
         for (int64_t k3 = 0; k3 < 128; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -467,7 +472,7 @@ static void k4_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           (void)lane;
           (void)i3;
           float x1;
-          x1 = t27[u * 128 + k3];
+          x1 = dgcnn_h2_theta[u * 128 + k3];
           if ((arg[k3] < 0) || (x1 > best[k3])) {
             best[k3] = x1;
             arg[k3] = e;
@@ -503,21 +508,22 @@ static void k4_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       (void)i6;
       float r10_;
       r10_ = gnn_sel_f32(in_deg[row * 1] > 0.0f, 1.0f, gnn_sel_f32(in_deg[row * 1] < 0.0f, -1.0f, 0.0f));
-      t34[row * 128 + k6] = sh31[k6] + (t29[row * 128 + k6] * r10_);
+      edgeconv2_out[row * 128 + k6] = sh31[k6] + (t29[row * 128 + k6] * r10_);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k7 = 0; k7 < 128; k7++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
       (void)lane;
       (void)i7;
-      t35[row * 128 + k7] = gnn_sel_f32(t34[row * 128 + k7] > 0.0f, t34[row * 128 + k7], 0.0f);
+      dgcnn_h3[row * 128 + k7] = gnn_sel_f32(edgeconv2_out[row * 128 + k7] > 0.0f, edgeconv2_out[row * 128 + k7], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
-/* k5_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %10 %41 %42 %43 %44 %45; in memory: %43 %45 */
-static void k5_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t38, int32_t *restrict t43, const float *restrict in_deg, float *restrict t45, const float *restrict t40, int training, uint64_t seed) {
+/* k5_edgeconv3_out_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %10 %41 %42 %43 %44 %45; in memory: %43 %45
+ * Source line 8. */
+static void k5_edgeconv3_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict dgcnn_h3_theta, int32_t *restrict t43, const float *restrict in_deg, float *restrict edgeconv3_out, const float *restrict t40, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -555,7 +561,7 @@ static void k5_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t38[sh_u[lane] * 256], 512);
+          gnn_prefetch_row(&dgcnn_h3_theta[sh_u[lane] * 256], 512);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -569,7 +575,7 @@ static void k5_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           (void)lane;
           (void)i2;
           float x;
-          x = t38[u * 256 + k2];
+          x = dgcnn_h3_theta[u * 256 + k2];
           acc[k2] = gnn_sel_f32(x > acc[k2], x, acc[k2]);
         }
         for (int64_t k3 = 0; k3 < 256; k3++) { /* the lanes in order of k: see emit_host.c */
@@ -577,7 +583,7 @@ static void k5_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           (void)lane;
           (void)i3;
           float x1;
-          x1 = t38[u * 256 + k3];
+          x1 = dgcnn_h3_theta[u * 256 + k3];
           if ((arg[k3] < 0) || (x1 > best[k3])) {
             best[k3] = x1;
             arg[k3] = e;
@@ -613,7 +619,7 @@ static void k5_max_argmax_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       (void)i6;
       float r10_;
       r10_ = gnn_sel_f32(in_deg[row * 1] > 0.0f, 1.0f, gnn_sel_f32(in_deg[row * 1] < 0.0f, -1.0f, 0.0f));
-      t45[row * 256 + k6] = sh42[k6] + (t40[row * 256 + k6] * r10_);
+      edgeconv3_out[row * 256 + k6] = sh42[k6] + (t40[row * 256 + k6] * r10_);
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -690,14 +696,14 @@ static void k7_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
 }
 
 /* k8_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group. fused %54 %57 %58; in memory: %57 %58 */
-static void k8_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t57, const float *restrict t34, const float *restrict t50, const float *restrict t53, float *restrict t58, const float *restrict t10) {
+static void k8_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t57, const float *restrict edgeconv2_out, const float *restrict t50, const float *restrict t53, float *restrict t58, const float *restrict t10) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 128; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t57[row * 128 + k] = gnn_sel_f32(t34[row * 128 + k] > 0.0f, t50[row * 128 + k] + t53[row * 128 + k], 0.0f);
+      t57[row * 128 + k] = gnn_sel_f32(edgeconv2_out[row * 128 + k] > 0.0f, t50[row * 128 + k] + t53[row * 128 + k], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k1 = 0; k1 < 128; k1++) { /* the lanes in order of k: see emit_host.c */
@@ -767,14 +773,14 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
 }
 
 /* k10_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group. fused %65 %68 %69; in memory: %68 %69 */
-static void k10_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t68, const float *restrict t23, const float *restrict t61, const float *restrict t64, float *restrict t69, const float *restrict t10) {
+static void k10_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t68, const float *restrict edgeconv1_out, const float *restrict t61, const float *restrict t64, float *restrict t69, const float *restrict t10) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t68[row * 64 + k] = gnn_sel_f32(t23[row * 64 + k] > 0.0f, t61[row * 64 + k] + t64[row * 64 + k], 0.0f);
+      t68[row * 64 + k] = gnn_sel_f32(edgeconv1_out[row * 64 + k] > 0.0f, t61[row * 64 + k] + t64[row * 64 + k], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
@@ -844,14 +850,14 @@ static void k11_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 }
 
 /* k12_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group. fused %76 %79 %80; in memory: %79 %80 */
-static void k12_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t79, const float *restrict t12, const float *restrict t72, const float *restrict t75, float *restrict t80, const float *restrict t10) {
+static void k12_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t79, const float *restrict edgeconv0_out, const float *restrict t72, const float *restrict t75, float *restrict t80, const float *restrict t10) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t79[row * 64 + k] = gnn_sel_f32(t12[row * 64 + k] > 0.0f, t72[row * 64 + k] + t75[row * 64 + k], 0.0f);
+      t79[row * 64 + k] = gnn_sel_f32(edgeconv0_out[row * 64 + k] > 0.0f, t72[row * 64 + k] + t75[row * 64 + k], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
@@ -921,35 +927,35 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 }
 
 /* k14_apply_global_add_global: one group, 32 lanes per group. fused %52 %56 %63 %67 %74 %78 %84 %86; in memory: %56 %67 %78 %86 */
-static void k14_apply_global_add_global(int64_t nrows, float *restrict t56, const float *restrict t51, const float *restrict t55, float *restrict t67, const float *restrict t62, const float *restrict t66, float *restrict t78, const float *restrict t73, const float *restrict t77, float *restrict t86, const float *restrict t83, const float *restrict t85) {
+static void k14_apply_global_add_global(int64_t nrows, float *restrict grad_edgeconv3_theta, const float *restrict grad_edgeconv3_phi, const float *restrict t55, float *restrict grad_edgeconv2_theta, const float *restrict grad_edgeconv2_phi, const float *restrict t66, float *restrict grad_edgeconv1_theta, const float *restrict grad_edgeconv1_phi, const float *restrict t77, float *restrict grad_edgeconv0_theta, const float *restrict grad_edgeconv0_phi, const float *restrict t85) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 32768; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t56[k] = -t51[k] + t55[k];
+      grad_edgeconv3_theta[k] = -grad_edgeconv3_phi[k] + t55[k];
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k1 = 0; k1 < 8192; k1++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
       (void)lane;
       (void)i1;
-      t67[k1] = -t62[k1] + t66[k1];
+      grad_edgeconv2_theta[k1] = -grad_edgeconv2_phi[k1] + t66[k1];
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k2 = 0; k2 < 4096; k2++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
       (void)lane;
       (void)i2;
-      t78[k2] = -t73[k2] + t77[k2];
+      grad_edgeconv1_theta[k2] = -grad_edgeconv1_phi[k2] + t77[k2];
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k3 = 0; k3 < 192; k3++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
       (void)lane;
       (void)i3;
-      t86[k3] = -t83[k3] + t85[k3];
+      grad_edgeconv0_theta[k3] = -grad_edgeconv0_phi[k3] + t85[k3];
     }
   }
 }
@@ -999,21 +1005,21 @@ struct dgcnn_model {
   float *t5;  /* %5 vertex[64], steps 2..4 */
   int32_t *t8;  /* %8 vertex[64], steps 4..33 */
   float *t10;  /* %10 vertex[], steps 3..32 */
-  float *t12;  /* %12 vertex[64], steps 4..32 */
-  float *t13;  /* %13 vertex[64], steps 4..31 */
-  float *t16;  /* %16 vertex[64], steps 5..7 */
+  float *edgeconv0_out;  /* %12 vertex[64], steps 4..32 */
+  float *dgcnn_h1;  /* %13 vertex[64], steps 4..31 */
+  float *dgcnn_h1_theta;  /* %16 vertex[64], steps 5..7 */
   float *t17;  /* %17 global[64, 64], steps 1..28 */
   float *t18;  /* %18 vertex[64], steps 6..7 */
   int32_t *t21;  /* %21 vertex[64], steps 7..27 */
-  float *t23;  /* %23 vertex[64], steps 7..26 */
-  float *t24;  /* %24 vertex[64], steps 7..25 */
-  float *t27;  /* %27 vertex[128], steps 8..10 */
+  float *edgeconv1_out;  /* %23 vertex[64], steps 7..26 */
+  float *dgcnn_h2;  /* %24 vertex[64], steps 7..25 */
+  float *dgcnn_h2_theta;  /* %27 vertex[128], steps 8..10 */
   float *t28;  /* %28 global[64, 128], steps 1..22 */
   float *t29;  /* %29 vertex[128], steps 9..10 */
   int32_t *t32;  /* %32 vertex[128], steps 10..21 */
-  float *t34;  /* %34 vertex[128], steps 10..20 */
-  float *t35;  /* %35 vertex[128], steps 10..19 */
-  float *t38;  /* %38 vertex[256], steps 11..13 */
+  float *edgeconv2_out;  /* %34 vertex[128], steps 10..20 */
+  float *dgcnn_h3;  /* %35 vertex[128], steps 10..19 */
+  float *dgcnn_h3_theta;  /* %38 vertex[256], steps 11..13 */
   float *t39;  /* %39 global[128, 256], steps 1..16 */
   float *t40;  /* %40 vertex[256], steps 12..13 */
   int32_t *t43;  /* %43 vertex[256], steps 13..15 */
@@ -1066,21 +1072,21 @@ static void gnnc_plan(dgcnn_model *m, const gnn_graph *g) {
   size[2] = (size_t)g->nv * 64 * sizeof(float);  /* t5 */
   size[3] = (size_t)g->nv * 64 * sizeof(int32_t);  /* t8 */
   size[4] = (size_t)g->nv * 1 * sizeof(float);  /* t10 */
-  size[5] = (size_t)g->nv * 64 * sizeof(float);  /* t12 */
-  size[6] = (size_t)g->nv * 64 * sizeof(float);  /* t13 */
-  size[7] = (size_t)g->nv * 64 * sizeof(float);  /* t16 */
+  size[5] = (size_t)g->nv * 64 * sizeof(float);  /* edgeconv0_out */
+  size[6] = (size_t)g->nv * 64 * sizeof(float);  /* dgcnn_h1 */
+  size[7] = (size_t)g->nv * 64 * sizeof(float);  /* dgcnn_h1_theta */
   size[8] = (size_t)1 * 4096 * sizeof(float);  /* t17 */
   size[9] = (size_t)g->nv * 64 * sizeof(float);  /* t18 */
   size[10] = (size_t)g->nv * 64 * sizeof(int32_t);  /* t21 */
-  size[11] = (size_t)g->nv * 64 * sizeof(float);  /* t23 */
-  size[12] = (size_t)g->nv * 64 * sizeof(float);  /* t24 */
-  size[13] = (size_t)g->nv * 128 * sizeof(float);  /* t27 */
+  size[11] = (size_t)g->nv * 64 * sizeof(float);  /* edgeconv1_out */
+  size[12] = (size_t)g->nv * 64 * sizeof(float);  /* dgcnn_h2 */
+  size[13] = (size_t)g->nv * 128 * sizeof(float);  /* dgcnn_h2_theta */
   size[14] = (size_t)1 * 8192 * sizeof(float);  /* t28 */
   size[15] = (size_t)g->nv * 128 * sizeof(float);  /* t29 */
   size[16] = (size_t)g->nv * 128 * sizeof(int32_t);  /* t32 */
-  size[17] = (size_t)g->nv * 128 * sizeof(float);  /* t34 */
-  size[18] = (size_t)g->nv * 128 * sizeof(float);  /* t35 */
-  size[19] = (size_t)g->nv * 256 * sizeof(float);  /* t38 */
+  size[17] = (size_t)g->nv * 128 * sizeof(float);  /* edgeconv2_out */
+  size[18] = (size_t)g->nv * 128 * sizeof(float);  /* dgcnn_h3 */
+  size[19] = (size_t)g->nv * 256 * sizeof(float);  /* dgcnn_h3_theta */
   size[20] = (size_t)1 * 32768 * sizeof(float);  /* t39 */
   size[21] = (size_t)g->nv * 256 * sizeof(float);  /* t40 */
   size[22] = (size_t)g->nv * 256 * sizeof(int32_t);  /* t43 */
@@ -1191,21 +1197,21 @@ static gnn_status gnnc_use_arena(dgcnn_model *m, int plan) {
   m->t5 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
   m->t8 = m->offset[plan][3] == SIZE_MAX ? NULL : (int32_t *)(m->arena + m->offset[plan][3]);
   m->t10 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
-  m->t12 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
-  m->t13 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
-  m->t16 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
+  m->edgeconv0_out = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
+  m->dgcnn_h1 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
+  m->dgcnn_h1_theta = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t17 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
   m->t18 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
   m->t21 = m->offset[plan][10] == SIZE_MAX ? NULL : (int32_t *)(m->arena + m->offset[plan][10]);
-  m->t23 = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
-  m->t24 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
-  m->t27 = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
+  m->edgeconv1_out = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
+  m->dgcnn_h2 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
+  m->dgcnn_h2_theta = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
   m->t28 = m->offset[plan][14] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][14]);
   m->t29 = m->offset[plan][15] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][15]);
   m->t32 = m->offset[plan][16] == SIZE_MAX ? NULL : (int32_t *)(m->arena + m->offset[plan][16]);
-  m->t34 = m->offset[plan][17] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][17]);
-  m->t35 = m->offset[plan][18] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][18]);
-  m->t38 = m->offset[plan][19] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][19]);
+  m->edgeconv2_out = m->offset[plan][17] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][17]);
+  m->dgcnn_h3 = m->offset[plan][18] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][18]);
+  m->dgcnn_h3_theta = m->offset[plan][19] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][19]);
   m->t39 = m->offset[plan][20] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][20]);
   m->t40 = m->offset[plan][21] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][21]);
   m->t43 = m->offset[plan][22] == SIZE_MAX ? NULL : (int32_t *)(m->arena + m->offset[plan][22]);
@@ -1346,58 +1352,58 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   }
   gnn_profile_step(m->ctx, "forward 3 kernel fused %10; in memory: %10");
   /* 4: fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13 */
-  k2_max_argmax_vertex(g->nv, g->in_ptr, g->src, m->t3, m->t8, g->in_deg, m->t12, m->t5, m->t13, training, seed);
+  k2_edgeconv0_out_dgcnn_h1_vertex(g->nv, g->in_ptr, g->src, m->t3, m->t8, g->in_deg, m->edgeconv0_out, m->t5, m->dgcnn_h1, training, seed);
   gnn_profile_step(m->ctx, "forward 4 kernel fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13");
   /* 5: %16 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t13, 64, m->param[2], 64, 0.0f, m->t16, 64);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->dgcnn_h1, 64, m->param[2], 64, 0.0f, m->dgcnn_h1_theta, 64);
   }
   gnn_profile_step(m->ctx, "forward 5 gemm %16 apply_vertex.linear");
   /* 6: %18 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t13, 64, m->t17, 64, 0.0f, m->t18, 64);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->dgcnn_h1, 64, m->t17, 64, 0.0f, m->t18, 64);
   }
   gnn_profile_step(m->ctx, "forward 6 gemm %18 apply_vertex.linear");
   /* 7: fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24 */
-  k3_max_argmax_vertex(g->nv, g->in_ptr, g->src, m->t16, m->t21, g->in_deg, m->t23, m->t18, m->t24, training, seed);
+  k3_edgeconv1_out_dgcnn_h2_vertex(g->nv, g->in_ptr, g->src, m->dgcnn_h1_theta, m->t21, g->in_deg, m->edgeconv1_out, m->t18, m->dgcnn_h2, training, seed);
   gnn_profile_step(m->ctx, "forward 7 kernel fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24");
   /* 8: %27 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(128), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t24, 64, m->param[4], 128, 0.0f, m->t27, 128);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->dgcnn_h2, 64, m->param[4], 128, 0.0f, m->dgcnn_h2_theta, 128);
   }
   gnn_profile_step(m->ctx, "forward 8 gemm %27 apply_vertex.linear");
   /* 9: %29 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(128), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t24, 64, m->t28, 128, 0.0f, m->t29, 128);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->dgcnn_h2, 64, m->t28, 128, 0.0f, m->t29, 128);
   }
   gnn_profile_step(m->ctx, "forward 9 gemm %29 apply_vertex.linear");
   /* 10: fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35 */
-  k4_max_argmax_vertex(g->nv, g->in_ptr, g->src, m->t27, m->t32, g->in_deg, m->t34, m->t29, m->t35, training, seed);
+  k4_edgeconv2_out_dgcnn_h3_vertex(g->nv, g->in_ptr, g->src, m->dgcnn_h2_theta, m->t32, g->in_deg, m->edgeconv2_out, m->t29, m->dgcnn_h3, training, seed);
   gnn_profile_step(m->ctx, "forward 10 kernel fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35");
   /* 11: %38 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(256), K = gnn_blas_dim(128);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t35, 128, m->param[6], 256, 0.0f, m->t38, 256);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->dgcnn_h3, 128, m->param[6], 256, 0.0f, m->dgcnn_h3_theta, 256);
   }
   gnn_profile_step(m->ctx, "forward 11 gemm %38 apply_vertex.linear");
   /* 12: %40 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(256), K = gnn_blas_dim(128);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t35, 128, m->t39, 256, 0.0f, m->t40, 256);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->dgcnn_h3, 128, m->t39, 256, 0.0f, m->t40, 256);
   }
   gnn_profile_step(m->ctx, "forward 12 gemm %40 apply_vertex.linear");
   /* 13: fused %10 %41 %42 %43 %44 %45; in memory: %43 %45 */
-  k5_max_argmax_vertex(g->nv, g->in_ptr, g->src, m->t38, m->t43, g->in_deg, m->out, m->t40, training, seed);
+  k5_edgeconv3_out_vertex(g->nv, g->in_ptr, g->src, m->dgcnn_h3_theta, m->t43, g->in_deg, m->out, m->t40, training, seed);
   gnn_profile_step(m->ctx, "forward 13 kernel fused %10 %41 %42 %43 %44 %45; in memory: %43 %45");
   m->forward_done = 1;
   m->trained = training != 0;
@@ -1507,7 +1513,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(128), N = gnn_blas_dim(256), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t35, 128, m->t47, 256, 0.0f, m->grad[7], 256);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->dgcnn_h3, 128, m->t47, 256, 0.0f, m->grad[7], 256);
   }
   gnn_profile_step(m->ctx, "backward 17 gemm %51 reduce_rows.matmul_tn");
   /* 18: %53 apply_vertex.linear_t */
@@ -1521,11 +1527,11 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(128), N = gnn_blas_dim(256), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t35, 128, m->t49, 256, 0.0f, m->t55, 256);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->dgcnn_h3, 128, m->t49, 256, 0.0f, m->t55, 256);
   }
   gnn_profile_step(m->ctx, "backward 19 gemm %55 reduce_rows.matmul_tn");
   /* 20: fused %54 %57 %58; in memory: %57 %58 */
-  k8_apply_vertex_relu_grad_vertex(g->nv, m->t57, m->t34, m->t50, m->t53, m->t58, m->t10);
+  k8_apply_vertex_relu_grad_vertex(g->nv, m->t57, m->edgeconv2_out, m->t50, m->t53, m->t58, m->t10);
   gnn_profile_step(m->ctx, "backward 20 kernel fused %54 %57 %58; in memory: %57 %58");
   /* 21: fused %59 %60; in memory: %60 */
   k9_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t32, m->t57, m->t60);
@@ -1541,7 +1547,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(128), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t24, 64, m->t58, 128, 0.0f, m->grad[5], 128);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->dgcnn_h2, 64, m->t58, 128, 0.0f, m->grad[5], 128);
   }
   gnn_profile_step(m->ctx, "backward 23 gemm %62 reduce_rows.matmul_tn");
   /* 24: %64 apply_vertex.linear_t */
@@ -1555,11 +1561,11 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(128), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t24, 64, m->t60, 128, 0.0f, m->t66, 128);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->dgcnn_h2, 64, m->t60, 128, 0.0f, m->t66, 128);
   }
   gnn_profile_step(m->ctx, "backward 25 gemm %66 reduce_rows.matmul_tn");
   /* 26: fused %65 %68 %69; in memory: %68 %69 */
-  k10_apply_vertex_relu_grad_vertex(g->nv, m->t68, m->t23, m->t61, m->t64, m->t69, m->t10);
+  k10_apply_vertex_relu_grad_vertex(g->nv, m->t68, m->edgeconv1_out, m->t61, m->t64, m->t69, m->t10);
   gnn_profile_step(m->ctx, "backward 26 kernel fused %65 %68 %69; in memory: %68 %69");
   /* 27: fused %70 %71; in memory: %71 */
   k11_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t21, m->t68, m->t71);
@@ -1575,7 +1581,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t13, 64, m->t69, 64, 0.0f, m->grad[3], 64);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->dgcnn_h1, 64, m->t69, 64, 0.0f, m->grad[3], 64);
   }
   gnn_profile_step(m->ctx, "backward 29 gemm %73 reduce_rows.matmul_tn");
   /* 30: %75 apply_vertex.linear_t */
@@ -1589,11 +1595,11 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t13, 64, m->t71, 64, 0.0f, m->t77, 64);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->dgcnn_h1, 64, m->t71, 64, 0.0f, m->t77, 64);
   }
   gnn_profile_step(m->ctx, "backward 31 gemm %77 reduce_rows.matmul_tn");
   /* 32: fused %76 %79 %80; in memory: %79 %80 */
-  k12_apply_vertex_relu_grad_vertex(g->nv, m->t79, m->t12, m->t72, m->t75, m->t80, m->t10);
+  k12_apply_vertex_relu_grad_vertex(g->nv, m->t79, m->edgeconv0_out, m->t72, m->t75, m->t80, m->t10);
   gnn_profile_step(m->ctx, "backward 32 kernel fused %76 %79 %80; in memory: %79 %80");
   /* 33: fused %81 %82; in memory: %82 */
   k13_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t8, m->t79, m->t82);

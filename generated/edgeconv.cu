@@ -67,7 +67,8 @@ extern "C" __global__ void dgcnn_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* dgcnn_k0_apply_global_sub_global: one group, 32 lanes per group, 8 groups per block. fused %4 %17 %28 %39; in memory: %4 %17 %28 %39 */
+/* dgcnn_k0_apply_global_sub_global: one group, 32 lanes per group, 8 groups per block. fused %4 %17 %28 %39; in memory: %4 %17 %28 %39
+ * Source line 8. */
 extern "C" __global__ void __launch_bounds__(256) dgcnn_k0_apply_global_sub_global(int64_t nrows, float *__restrict__ t4, const float *__restrict__ p_edgeconv0_phi, const float *__restrict__ p_edgeconv0_theta, float *__restrict__ t17, const float *__restrict__ p_edgeconv1_phi, const float *__restrict__ p_edgeconv1_theta, float *__restrict__ t28, const float *__restrict__ p_edgeconv2_phi, const float *__restrict__ p_edgeconv2_theta, float *__restrict__ t39, const float *__restrict__ p_edgeconv3_phi, const float *__restrict__ p_edgeconv3_theta) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
@@ -106,7 +107,8 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k0_apply_global_sub_glob
   }
 }
 
-/* dgcnn_k1_sign_vertex: one group per vertex, 1 lanes per group, 256 groups per block. fused %10; in memory: %10 */
+/* dgcnn_k1_sign_vertex: one group per vertex, 1 lanes per group, 256 groups per block. fused %10; in memory: %10
+ * Source line 8. */
 extern "C" __global__ void __launch_bounds__(256) dgcnn_k1_sign_vertex(int64_t nrows, float *__restrict__ t10, const float *__restrict__ in_deg, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
@@ -124,8 +126,9 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k1_sign_vertex(int64_t n
   }
 }
 
-/* dgcnn_k2_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13 */
-extern "C" __global__ void __launch_bounds__(256) dgcnn_k2_max_argmax_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t3, int32_t *__restrict__ t8, const float *__restrict__ in_deg, float *__restrict__ t12, const float *__restrict__ t5, float *__restrict__ t13, int training, uint64_t seed) {
+/* dgcnn_k2_edgeconv0_out_dgcnn_h1_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13
+ * Source lines 8, 13. */
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k2_edgeconv0_out_dgcnn_h1_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t3, int32_t *__restrict__ t8, const float *__restrict__ in_deg, float *__restrict__ edgeconv0_out, const float *__restrict__ t5, float *__restrict__ dgcnn_h1, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -222,7 +225,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k2_max_argmax_vertex(int
     const int64_t k6 = lane + (int64_t)i6 * 32;
     if (k6 < 64) {
       r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-      t12[(row) * 64 + k6] = sh7[k6] + (t5[row * 64 + k6] * r10_);
+      edgeconv0_out[(row) * 64 + k6] = sh7[k6] + (t5[row * 64 + k6] * r10_);
     }
   }
   __syncwarp(gmask);
@@ -230,14 +233,15 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k2_max_argmax_vertex(int
   for (int i7 = 0; i7 < 2; i7++) {
     const int64_t k7 = lane + (int64_t)i7 * 32;
     if (k7 < 64) {
-      t13[(row) * 64 + k7] = (t12[row * 64 + k7] > 0.0f) ? t12[row * 64 + k7] : 0.0f;
+      dgcnn_h1[(row) * 64 + k7] = (edgeconv0_out[row * 64 + k7] > 0.0f) ? edgeconv0_out[row * 64 + k7] : 0.0f;
     }
   }
   __syncwarp(gmask);
 }
 
-/* dgcnn_k3_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24 */
-extern "C" __global__ void __launch_bounds__(256) dgcnn_k3_max_argmax_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t16, int32_t *__restrict__ t21, const float *__restrict__ in_deg, float *__restrict__ t23, const float *__restrict__ t18, float *__restrict__ t24, int training, uint64_t seed) {
+/* dgcnn_k3_edgeconv1_out_dgcnn_h2_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24
+ * Source lines 8, 14. */
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k3_edgeconv1_out_dgcnn_h2_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ dgcnn_h1_theta, int32_t *__restrict__ t21, const float *__restrict__ in_deg, float *__restrict__ edgeconv1_out, const float *__restrict__ t18, float *__restrict__ dgcnn_h2, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -294,7 +298,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k3_max_argmax_vertex(int
       for (int i2 = 0; i2 < 2; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 32;
         if (k2 < 64) {
-          x = t16[u * 64 + k2];
+          x = dgcnn_h1_theta[u * 64 + k2];
           acc[i2] = (x > acc[i2]) ? x : acc[i2];
         }
       }
@@ -302,7 +306,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k3_max_argmax_vertex(int
       for (int i3 = 0; i3 < 2; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 32;
         if (k3 < 64) {
-          x1 = t16[u * 64 + k3];
+          x1 = dgcnn_h1_theta[u * 64 + k3];
           if ((arg[i3] < 0) || (x1 > best[i3])) {
             best[i3] = x1;
             arg[i3] = e;
@@ -334,7 +338,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k3_max_argmax_vertex(int
     const int64_t k6 = lane + (int64_t)i6 * 32;
     if (k6 < 64) {
       r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-      t23[(row) * 64 + k6] = sh20[k6] + (t18[row * 64 + k6] * r10_);
+      edgeconv1_out[(row) * 64 + k6] = sh20[k6] + (t18[row * 64 + k6] * r10_);
     }
   }
   __syncwarp(gmask);
@@ -342,14 +346,15 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k3_max_argmax_vertex(int
   for (int i7 = 0; i7 < 2; i7++) {
     const int64_t k7 = lane + (int64_t)i7 * 32;
     if (k7 < 64) {
-      t24[(row) * 64 + k7] = (t23[row * 64 + k7] > 0.0f) ? t23[row * 64 + k7] : 0.0f;
+      dgcnn_h2[(row) * 64 + k7] = (edgeconv1_out[row * 64 + k7] > 0.0f) ? edgeconv1_out[row * 64 + k7] : 0.0f;
     }
   }
   __syncwarp(gmask);
 }
 
-/* dgcnn_k4_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35 */
-extern "C" __global__ void __launch_bounds__(256) dgcnn_k4_max_argmax_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t27, int32_t *__restrict__ t32, const float *__restrict__ in_deg, float *__restrict__ t34, const float *__restrict__ t29, float *__restrict__ t35, int training, uint64_t seed) {
+/* dgcnn_k4_edgeconv2_out_dgcnn_h3_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35
+ * Source lines 8, 15. */
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k4_edgeconv2_out_dgcnn_h3_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ dgcnn_h2_theta, int32_t *__restrict__ t32, const float *__restrict__ in_deg, float *__restrict__ edgeconv2_out, const float *__restrict__ t29, float *__restrict__ dgcnn_h3, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -406,7 +411,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k4_max_argmax_vertex(int
       for (int i2 = 0; i2 < 4; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 32;
         if (k2 < 128) {
-          x = t27[u * 128 + k2];
+          x = dgcnn_h2_theta[u * 128 + k2];
           acc[i2] = (x > acc[i2]) ? x : acc[i2];
         }
       }
@@ -414,7 +419,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k4_max_argmax_vertex(int
       for (int i3 = 0; i3 < 4; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 32;
         if (k3 < 128) {
-          x1 = t27[u * 128 + k3];
+          x1 = dgcnn_h2_theta[u * 128 + k3];
           if ((arg[i3] < 0) || (x1 > best[i3])) {
             best[i3] = x1;
             arg[i3] = e;
@@ -446,7 +451,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k4_max_argmax_vertex(int
     const int64_t k6 = lane + (int64_t)i6 * 32;
     if (k6 < 128) {
       r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-      t34[(row) * 128 + k6] = sh31[k6] + (t29[row * 128 + k6] * r10_);
+      edgeconv2_out[(row) * 128 + k6] = sh31[k6] + (t29[row * 128 + k6] * r10_);
     }
   }
   __syncwarp(gmask);
@@ -454,14 +459,15 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k4_max_argmax_vertex(int
   for (int i7 = 0; i7 < 4; i7++) {
     const int64_t k7 = lane + (int64_t)i7 * 32;
     if (k7 < 128) {
-      t35[(row) * 128 + k7] = (t34[row * 128 + k7] > 0.0f) ? t34[row * 128 + k7] : 0.0f;
+      dgcnn_h3[(row) * 128 + k7] = (edgeconv2_out[row * 128 + k7] > 0.0f) ? edgeconv2_out[row * 128 + k7] : 0.0f;
     }
   }
   __syncwarp(gmask);
 }
 
-/* dgcnn_k5_max_argmax_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %10 %41 %42 %43 %44 %45; in memory: %43 %45 */
-extern "C" __global__ void __launch_bounds__(256) dgcnn_k5_max_argmax_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t38, int32_t *__restrict__ t43, const float *__restrict__ in_deg, float *__restrict__ t45, const float *__restrict__ t40, int training, uint64_t seed) {
+/* dgcnn_k5_edgeconv3_out_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %10 %41 %42 %43 %44 %45; in memory: %43 %45
+ * Source line 8. */
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k5_edgeconv3_out_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ dgcnn_h3_theta, int32_t *__restrict__ t43, const float *__restrict__ in_deg, float *__restrict__ edgeconv3_out, const float *__restrict__ t40, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -518,7 +524,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k5_max_argmax_vertex(int
       for (int i2 = 0; i2 < 8; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 32;
         if (k2 < 256) {
-          x = t38[u * 256 + k2];
+          x = dgcnn_h3_theta[u * 256 + k2];
           acc[i2] = (x > acc[i2]) ? x : acc[i2];
         }
       }
@@ -526,7 +532,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k5_max_argmax_vertex(int
       for (int i3 = 0; i3 < 8; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 32;
         if (k3 < 256) {
-          x1 = t38[u * 256 + k3];
+          x1 = dgcnn_h3_theta[u * 256 + k3];
           if ((arg[i3] < 0) || (x1 > best[i3])) {
             best[i3] = x1;
             arg[i3] = e;
@@ -558,7 +564,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k5_max_argmax_vertex(int
     const int64_t k6 = lane + (int64_t)i6 * 32;
     if (k6 < 256) {
       r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-      t45[(row) * 256 + k6] = sh42[k6] + (t40[row * 256 + k6] * r10_);
+      edgeconv3_out[(row) * 256 + k6] = sh42[k6] + (t40[row * 256 + k6] * r10_);
     }
   }
   __syncwarp(gmask);
@@ -637,7 +643,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k7_sum_vertex(int64_t nr
 }
 
 /* dgcnn_k8_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %54 %57 %58; in memory: %57 %58 */
-extern "C" __global__ void __launch_bounds__(256) dgcnn_k8_apply_vertex_relu_grad_vertex(int64_t nrows, float *__restrict__ t57, const float *__restrict__ t34, const float *__restrict__ t50, const float *__restrict__ t53, float *__restrict__ t58, const float *__restrict__ t10) {
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k8_apply_vertex_relu_grad_vertex(int64_t nrows, float *__restrict__ t57, const float *__restrict__ edgeconv2_out, const float *__restrict__ t50, const float *__restrict__ t53, float *__restrict__ t58, const float *__restrict__ t10) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   const unsigned gmask = 0xffffffffu;
@@ -646,7 +652,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k8_apply_vertex_relu_gra
   for (int i = 0; i < 4; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 128) {
-      t57[(row) * 128 + k] = (t34[row * 128 + k] > 0.0f) ? (t50[row * 128 + k] + t53[row * 128 + k]) : 0.0f;
+      t57[(row) * 128 + k] = (edgeconv2_out[row * 128 + k] > 0.0f) ? (t50[row * 128 + k] + t53[row * 128 + k]) : 0.0f;
     }
   }
   __syncwarp(gmask);
@@ -718,7 +724,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k9_sum_vertex(int64_t nr
 }
 
 /* dgcnn_k10_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %65 %68 %69; in memory: %68 %69 */
-extern "C" __global__ void __launch_bounds__(256) dgcnn_k10_apply_vertex_relu_grad_vertex(int64_t nrows, float *__restrict__ t68, const float *__restrict__ t23, const float *__restrict__ t61, const float *__restrict__ t64, float *__restrict__ t69, const float *__restrict__ t10) {
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k10_apply_vertex_relu_grad_vertex(int64_t nrows, float *__restrict__ t68, const float *__restrict__ edgeconv1_out, const float *__restrict__ t61, const float *__restrict__ t64, float *__restrict__ t69, const float *__restrict__ t10) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   const unsigned gmask = 0xffffffffu;
@@ -727,7 +733,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k10_apply_vertex_relu_gr
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 64) {
-      t68[(row) * 64 + k] = (t23[row * 64 + k] > 0.0f) ? (t61[row * 64 + k] + t64[row * 64 + k]) : 0.0f;
+      t68[(row) * 64 + k] = (edgeconv1_out[row * 64 + k] > 0.0f) ? (t61[row * 64 + k] + t64[row * 64 + k]) : 0.0f;
     }
   }
   __syncwarp(gmask);
@@ -799,7 +805,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k11_sum_vertex(int64_t n
 }
 
 /* dgcnn_k12_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %76 %79 %80; in memory: %79 %80 */
-extern "C" __global__ void __launch_bounds__(256) dgcnn_k12_apply_vertex_relu_grad_vertex(int64_t nrows, float *__restrict__ t79, const float *__restrict__ t12, const float *__restrict__ t72, const float *__restrict__ t75, float *__restrict__ t80, const float *__restrict__ t10) {
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k12_apply_vertex_relu_grad_vertex(int64_t nrows, float *__restrict__ t79, const float *__restrict__ edgeconv0_out, const float *__restrict__ t72, const float *__restrict__ t75, float *__restrict__ t80, const float *__restrict__ t10) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   const unsigned gmask = 0xffffffffu;
@@ -808,7 +814,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k12_apply_vertex_relu_gr
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 64) {
-      t79[(row) * 64 + k] = (t12[row * 64 + k] > 0.0f) ? (t72[row * 64 + k] + t75[row * 64 + k]) : 0.0f;
+      t79[(row) * 64 + k] = (edgeconv0_out[row * 64 + k] > 0.0f) ? (t72[row * 64 + k] + t75[row * 64 + k]) : 0.0f;
     }
   }
   __syncwarp(gmask);
@@ -880,7 +886,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k13_sum_vertex(int64_t n
 }
 
 /* dgcnn_k14_apply_global_add_global: one group, 32 lanes per group, 8 groups per block. fused %52 %56 %63 %67 %74 %78 %84 %86; in memory: %56 %67 %78 %86 */
-extern "C" __global__ void __launch_bounds__(256) dgcnn_k14_apply_global_add_global(int64_t nrows, float *__restrict__ t56, const float *__restrict__ t51, const float *__restrict__ t55, float *__restrict__ t67, const float *__restrict__ t62, const float *__restrict__ t66, float *__restrict__ t78, const float *__restrict__ t73, const float *__restrict__ t77, float *__restrict__ t86, const float *__restrict__ t83, const float *__restrict__ t85) {
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k14_apply_global_add_global(int64_t nrows, float *__restrict__ grad_edgeconv3_theta, const float *__restrict__ grad_edgeconv3_phi, const float *__restrict__ t55, float *__restrict__ grad_edgeconv2_theta, const float *__restrict__ grad_edgeconv2_phi, const float *__restrict__ t66, float *__restrict__ grad_edgeconv1_theta, const float *__restrict__ grad_edgeconv1_phi, const float *__restrict__ t77, float *__restrict__ grad_edgeconv0_theta, const float *__restrict__ grad_edgeconv0_phi, const float *__restrict__ t85) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   const unsigned gmask = 0xffffffffu;
@@ -889,7 +895,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k14_apply_global_add_glo
   for (int i = 0; i < 1024; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 32768) {
-      t56[k] = -t51[k] + t55[k];
+      grad_edgeconv3_theta[k] = -grad_edgeconv3_phi[k] + t55[k];
     }
   }
   __syncwarp(gmask);
@@ -897,7 +903,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k14_apply_global_add_glo
   for (int i1 = 0; i1 < 256; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 32;
     if (k1 < 8192) {
-      t67[k1] = -t62[k1] + t66[k1];
+      grad_edgeconv2_theta[k1] = -grad_edgeconv2_phi[k1] + t66[k1];
     }
   }
   __syncwarp(gmask);
@@ -905,7 +911,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k14_apply_global_add_glo
   for (int i2 = 0; i2 < 128; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 32;
     if (k2 < 4096) {
-      t78[k2] = -t73[k2] + t77[k2];
+      grad_edgeconv1_theta[k2] = -grad_edgeconv1_phi[k2] + t77[k2];
     }
   }
   __syncwarp(gmask);
@@ -913,7 +919,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k14_apply_global_add_glo
   for (int i3 = 0; i3 < 6; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 32;
     if (k3 < 192) {
-      t86[k3] = -t83[k3] + t85[k3];
+      grad_edgeconv0_theta[k3] = -grad_edgeconv0_phi[k3] + t85[k3];
     }
   }
 }
@@ -965,21 +971,21 @@ struct dgcnn_model {
   float *t5;  /* %5 vertex[64], steps 2..4 */
   int32_t *t8;  /* %8 vertex[64], steps 4..33 */
   float *t10;  /* %10 vertex[], steps 3..32 */
-  float *t12;  /* %12 vertex[64], steps 4..32 */
-  float *t13;  /* %13 vertex[64], steps 4..31 */
-  float *t16;  /* %16 vertex[64], steps 5..7 */
+  float *edgeconv0_out;  /* %12 vertex[64], steps 4..32 */
+  float *dgcnn_h1;  /* %13 vertex[64], steps 4..31 */
+  float *dgcnn_h1_theta;  /* %16 vertex[64], steps 5..7 */
   float *t17;  /* %17 global[64, 64], steps 1..28 */
   float *t18;  /* %18 vertex[64], steps 6..7 */
   int32_t *t21;  /* %21 vertex[64], steps 7..27 */
-  float *t23;  /* %23 vertex[64], steps 7..26 */
-  float *t24;  /* %24 vertex[64], steps 7..25 */
-  float *t27;  /* %27 vertex[128], steps 8..10 */
+  float *edgeconv1_out;  /* %23 vertex[64], steps 7..26 */
+  float *dgcnn_h2;  /* %24 vertex[64], steps 7..25 */
+  float *dgcnn_h2_theta;  /* %27 vertex[128], steps 8..10 */
   float *t28;  /* %28 global[64, 128], steps 1..22 */
   float *t29;  /* %29 vertex[128], steps 9..10 */
   int32_t *t32;  /* %32 vertex[128], steps 10..21 */
-  float *t34;  /* %34 vertex[128], steps 10..20 */
-  float *t35;  /* %35 vertex[128], steps 10..19 */
-  float *t38;  /* %38 vertex[256], steps 11..13 */
+  float *edgeconv2_out;  /* %34 vertex[128], steps 10..20 */
+  float *dgcnn_h3;  /* %35 vertex[128], steps 10..19 */
+  float *dgcnn_h3_theta;  /* %38 vertex[256], steps 11..13 */
   float *t39;  /* %39 global[128, 256], steps 1..16 */
   float *t40;  /* %40 vertex[256], steps 12..13 */
   int32_t *t43;  /* %43 vertex[256], steps 13..15 */
@@ -1032,21 +1038,21 @@ static void gnnc_plan(dgcnn_model *m, const gnn_graph *g) {
   size[2] = (size_t)g->nv * 64 * sizeof(float);  /* t5 */
   size[3] = (size_t)g->nv * 64 * sizeof(int32_t);  /* t8 */
   size[4] = (size_t)g->nv * 1 * sizeof(float);  /* t10 */
-  size[5] = (size_t)g->nv * 64 * sizeof(float);  /* t12 */
-  size[6] = (size_t)g->nv * 64 * sizeof(float);  /* t13 */
-  size[7] = (size_t)g->nv * 64 * sizeof(float);  /* t16 */
+  size[5] = (size_t)g->nv * 64 * sizeof(float);  /* edgeconv0_out */
+  size[6] = (size_t)g->nv * 64 * sizeof(float);  /* dgcnn_h1 */
+  size[7] = (size_t)g->nv * 64 * sizeof(float);  /* dgcnn_h1_theta */
   size[8] = (size_t)1 * 4096 * sizeof(float);  /* t17 */
   size[9] = (size_t)g->nv * 64 * sizeof(float);  /* t18 */
   size[10] = (size_t)g->nv * 64 * sizeof(int32_t);  /* t21 */
-  size[11] = (size_t)g->nv * 64 * sizeof(float);  /* t23 */
-  size[12] = (size_t)g->nv * 64 * sizeof(float);  /* t24 */
-  size[13] = (size_t)g->nv * 128 * sizeof(float);  /* t27 */
+  size[11] = (size_t)g->nv * 64 * sizeof(float);  /* edgeconv1_out */
+  size[12] = (size_t)g->nv * 64 * sizeof(float);  /* dgcnn_h2 */
+  size[13] = (size_t)g->nv * 128 * sizeof(float);  /* dgcnn_h2_theta */
   size[14] = (size_t)1 * 8192 * sizeof(float);  /* t28 */
   size[15] = (size_t)g->nv * 128 * sizeof(float);  /* t29 */
   size[16] = (size_t)g->nv * 128 * sizeof(int32_t);  /* t32 */
-  size[17] = (size_t)g->nv * 128 * sizeof(float);  /* t34 */
-  size[18] = (size_t)g->nv * 128 * sizeof(float);  /* t35 */
-  size[19] = (size_t)g->nv * 256 * sizeof(float);  /* t38 */
+  size[17] = (size_t)g->nv * 128 * sizeof(float);  /* edgeconv2_out */
+  size[18] = (size_t)g->nv * 128 * sizeof(float);  /* dgcnn_h3 */
+  size[19] = (size_t)g->nv * 256 * sizeof(float);  /* dgcnn_h3_theta */
   size[20] = (size_t)1 * 32768 * sizeof(float);  /* t39 */
   size[21] = (size_t)g->nv * 256 * sizeof(float);  /* t40 */
   size[22] = (size_t)g->nv * 256 * sizeof(int32_t);  /* t43 */
@@ -1157,21 +1163,21 @@ static gnn_status gnnc_use_arena(dgcnn_model *m, int plan) {
   m->t5 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
   m->t8 = m->offset[plan][3] == SIZE_MAX ? NULL : (int32_t *)(m->arena + m->offset[plan][3]);
   m->t10 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
-  m->t12 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
-  m->t13 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
-  m->t16 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
+  m->edgeconv0_out = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
+  m->dgcnn_h1 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
+  m->dgcnn_h1_theta = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t17 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
   m->t18 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
   m->t21 = m->offset[plan][10] == SIZE_MAX ? NULL : (int32_t *)(m->arena + m->offset[plan][10]);
-  m->t23 = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
-  m->t24 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
-  m->t27 = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
+  m->edgeconv1_out = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
+  m->dgcnn_h2 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
+  m->dgcnn_h2_theta = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
   m->t28 = m->offset[plan][14] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][14]);
   m->t29 = m->offset[plan][15] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][15]);
   m->t32 = m->offset[plan][16] == SIZE_MAX ? NULL : (int32_t *)(m->arena + m->offset[plan][16]);
-  m->t34 = m->offset[plan][17] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][17]);
-  m->t35 = m->offset[plan][18] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][18]);
-  m->t38 = m->offset[plan][19] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][19]);
+  m->edgeconv2_out = m->offset[plan][17] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][17]);
+  m->dgcnn_h3 = m->offset[plan][18] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][18]);
+  m->dgcnn_h3_theta = m->offset[plan][19] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][19]);
   m->t39 = m->offset[plan][20] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][20]);
   m->t40 = m->offset[plan][21] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][21]);
   m->t43 = m->offset[plan][22] == SIZE_MAX ? NULL : (int32_t *)(m->arena + m->offset[plan][22]);
@@ -1330,7 +1336,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   /* 4: fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    dgcnn_k2_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t3, m->t8, g->in_deg, m->t12, m->t5, m->t13, training, seed);
+    dgcnn_k2_edgeconv0_out_dgcnn_h1_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t3, m->t8, g->in_deg, m->edgeconv0_out, m->t5, m->dgcnn_h1, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 4 kernel fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13");
@@ -1340,7 +1346,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[2], 64, m->t13, 64, &beta, m->t16, 64));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[2], 64, m->dgcnn_h1, 64, &beta, m->dgcnn_h1_theta, 64));
   }
   gnn_profile_step(m->ctx, "forward 5 gemm %16 apply_vertex.linear");
   /* 6: %18 apply_vertex.linear */
@@ -1349,13 +1355,13 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t17, 64, m->t13, 64, &beta, m->t18, 64));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t17, 64, m->dgcnn_h1, 64, &beta, m->t18, 64));
   }
   gnn_profile_step(m->ctx, "forward 6 gemm %18 apply_vertex.linear");
   /* 7: fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    dgcnn_k3_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t16, m->t21, g->in_deg, m->t23, m->t18, m->t24, training, seed);
+    dgcnn_k3_edgeconv1_out_dgcnn_h2_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->dgcnn_h1_theta, m->t21, g->in_deg, m->edgeconv1_out, m->t18, m->dgcnn_h2, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 7 kernel fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24");
@@ -1365,7 +1371,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[4], 128, m->t24, 64, &beta, m->t27, 128));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[4], 128, m->dgcnn_h2, 64, &beta, m->dgcnn_h2_theta, 128));
   }
   gnn_profile_step(m->ctx, "forward 8 gemm %27 apply_vertex.linear");
   /* 9: %29 apply_vertex.linear */
@@ -1374,13 +1380,13 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t28, 128, m->t24, 64, &beta, m->t29, 128));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t28, 128, m->dgcnn_h2, 64, &beta, m->t29, 128));
   }
   gnn_profile_step(m->ctx, "forward 9 gemm %29 apply_vertex.linear");
   /* 10: fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    dgcnn_k4_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t27, m->t32, g->in_deg, m->t34, m->t29, m->t35, training, seed);
+    dgcnn_k4_edgeconv2_out_dgcnn_h3_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->dgcnn_h2_theta, m->t32, g->in_deg, m->edgeconv2_out, m->t29, m->dgcnn_h3, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 10 kernel fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35");
@@ -1390,7 +1396,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[6], 256, m->t35, 128, &beta, m->t38, 256));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[6], 256, m->dgcnn_h3, 128, &beta, m->dgcnn_h3_theta, 256));
   }
   gnn_profile_step(m->ctx, "forward 11 gemm %38 apply_vertex.linear");
   /* 12: %40 apply_vertex.linear */
@@ -1399,13 +1405,13 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t39, 256, m->t35, 128, &beta, m->t40, 256));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->t39, 256, m->dgcnn_h3, 128, &beta, m->t40, 256));
   }
   gnn_profile_step(m->ctx, "forward 12 gemm %40 apply_vertex.linear");
   /* 13: fused %10 %41 %42 %43 %44 %45; in memory: %43 %45 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    dgcnn_k5_max_argmax_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t38, m->t43, g->in_deg, m->out, m->t40, training, seed);
+    dgcnn_k5_edgeconv3_out_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->dgcnn_h3_theta, m->t43, g->in_deg, m->out, m->t40, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 13 kernel fused %10 %41 %42 %43 %44 %45; in memory: %43 %45");
@@ -1533,7 +1539,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t47, 256, m->t35, 128, &beta, m->grad[7], 256));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t47, 256, m->dgcnn_h3, 128, &beta, m->grad[7], 256));
   }
   gnn_profile_step(m->ctx, "backward 17 gemm %51 reduce_rows.matmul_tn");
   /* 18: %53 apply_vertex.linear_t */
@@ -1551,13 +1557,13 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t49, 256, m->t35, 128, &beta, m->t55, 256));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t49, 256, m->dgcnn_h3, 128, &beta, m->t55, 256));
   }
   gnn_profile_step(m->ctx, "backward 19 gemm %55 reduce_rows.matmul_tn");
   /* 20: fused %54 %57 %58; in memory: %57 %58 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    dgcnn_k8_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t57, m->t34, m->t50, m->t53, m->t58, m->t10);
+    dgcnn_k8_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t57, m->edgeconv2_out, m->t50, m->t53, m->t58, m->t10);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 20 kernel fused %54 %57 %58; in memory: %57 %58");
@@ -1583,7 +1589,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t58, 128, m->t24, 64, &beta, m->grad[5], 128));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t58, 128, m->dgcnn_h2, 64, &beta, m->grad[5], 128));
   }
   gnn_profile_step(m->ctx, "backward 23 gemm %62 reduce_rows.matmul_tn");
   /* 24: %64 apply_vertex.linear_t */
@@ -1601,13 +1607,13 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t60, 128, m->t24, 64, &beta, m->t66, 128));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t60, 128, m->dgcnn_h2, 64, &beta, m->t66, 128));
   }
   gnn_profile_step(m->ctx, "backward 25 gemm %66 reduce_rows.matmul_tn");
   /* 26: fused %65 %68 %69; in memory: %68 %69 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    dgcnn_k10_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t68, m->t23, m->t61, m->t64, m->t69, m->t10);
+    dgcnn_k10_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t68, m->edgeconv1_out, m->t61, m->t64, m->t69, m->t10);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 26 kernel fused %65 %68 %69; in memory: %68 %69");
@@ -1633,7 +1639,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t69, 64, m->t13, 64, &beta, m->grad[3], 64));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t69, 64, m->dgcnn_h1, 64, &beta, m->grad[3], 64));
   }
   gnn_profile_step(m->ctx, "backward 29 gemm %73 reduce_rows.matmul_tn");
   /* 30: %75 apply_vertex.linear_t */
@@ -1651,13 +1657,13 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t71, 64, m->t13, 64, &beta, m->t77, 64));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t71, 64, m->dgcnn_h1, 64, &beta, m->t77, 64));
   }
   gnn_profile_step(m->ctx, "backward 31 gemm %77 reduce_rows.matmul_tn");
   /* 32: fused %76 %79 %80; in memory: %79 %80 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    dgcnn_k12_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t79, m->t12, m->t72, m->t75, m->t80, m->t10);
+    dgcnn_k12_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t79, m->edgeconv0_out, m->t72, m->t75, m->t80, m->t10);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 32 kernel fused %76 %79 %80; in memory: %79 %80");

@@ -129,8 +129,9 @@ GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
 
 /* ---------------------------------------------------------------- kernels */
 
-/* k0_dropout_vertex: one group per vertex, 32 lanes per group. fused %1; in memory: %1 */
-static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *restrict in_x, int training, uint64_t seed) {
+/* k0_gatconv0_x_vertex: one group per vertex, 32 lanes per group. fused %1; in memory: %1
+ * Source line 18. */
+static void k0_gatconv0_x_vertex(int64_t nrows, float *restrict gatconv0_x, const float *restrict in_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -140,21 +141,22 @@ static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *re
         const int lane = (int)(k % 32), i = (int)(k / 32);
         (void)lane;
         (void)i;
-        t1[row * 1433 + k] = (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.6f), in_x[row * 1433 + k] * 2.50000015f));
+        gatconv0_x[row * 1433 + k] = (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.6f), in_x[row * 1433 + k] * 2.50000015f));
       }
     } else {
       for (int64_t k = 0; k < 1433; k++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k % 32), i = (int)(k / 32);
         (void)lane;
         (void)i;
-        t1[row * 1433 + k] = in_x[row * 1433 + k];
+        gatconv0_x[row * 1433 + k] = in_x[row * 1433 + k];
       }
     }
   }
 }
 
-/* k1_apply_vertex_dot_vertex: one group per vertex, 8 lanes per group. fused %5 %6 %7 %8; in memory: %7 %8 */
-static void k1_apply_vertex_dot_vertex(int64_t nrows, const float *restrict p_gatconv0_a, const float *restrict t4, float *restrict t7, float *restrict t8) {
+/* k1_apply_vertex_dot_vertex: one group per vertex, 8 lanes per group. fused %5 %6 %7 %8; in memory: %7 %8
+ * Source line 11. */
+static void k1_apply_vertex_dot_vertex(int64_t nrows, const float *restrict p_gatconv0_a, const float *restrict gatconv0_x_W, float *restrict t7, float *restrict t8) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 8; k++) { /* the lanes in order of k: see emit_host.c */
@@ -164,7 +166,7 @@ static void k1_apply_vertex_dot_vertex(int64_t nrows, const float *restrict p_ga
       float dot;
       dot = 0.0f;
       for (int64_t j = 0; j < 8; j++) {
-        dot = dot + (p_gatconv0_a[(k * 16) + j] * t4[row * 64 + ((k * 8) + j)]);
+        dot = dot + (p_gatconv0_a[(k * 16) + j] * gatconv0_x_W[row * 64 + ((k * 8) + j)]);
       }
       t7[row * 8 + k] = dot;
     }
@@ -176,15 +178,16 @@ static void k1_apply_vertex_dot_vertex(int64_t nrows, const float *restrict p_ga
       float dot1;
       dot1 = 0.0f;
       for (int64_t j1 = 0; j1 < 8; j1++) {
-        dot1 = dot1 + (p_gatconv0_a[(k1 * 16) + (j1 + 8)] * t4[row * 64 + ((k1 * 8) + j1)]);
+        dot1 = dot1 + (p_gatconv0_a[(k1 * 16) + (j1 + 8)] * gatconv0_x_W[row * 64 + ((k1 * 8) + j1)]);
       }
       t8[row * 8 + k1] = dot1;
     }
   }
 }
 
-/* k2_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %18 %21 */
-static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t7, const float *restrict t8, const float *restrict t4, float *restrict t12, float *restrict t16, double *restrict t18, float *restrict t21, int training, uint64_t seed) {
+/* k2_gatconv0_out_gatconv1_x_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %18 %21
+ * Source lines 11-13, 18-19. */
+static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t7, const float *restrict t8, const float *restrict gatconv0_x_W, float *restrict gatconv0_e_softmax_max, float *restrict gatconv0_e_softmax_sum, double *restrict gatconv0_out, float *restrict gatconv1_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -226,7 +229,7 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&t7[sh_u[lane] * 8], 32);
-          gnn_prefetch_row(&t4[sh_u[lane] * 64], 256);
+          gnn_prefetch_row(&gatconv0_x_W[sh_u[lane] * 64], 256);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -242,8 +245,8 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
             (void)i2;
             float r9_;
             (void)r9_;
-            float r10_;
-            (void)r10_;
+            float gatconv0_e_;
+            (void)gatconv0_e_;
             float x;
             (void)x;
             float m;
@@ -257,8 +260,8 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
             float ed;
             (void)ed;
             r9_ = t7[u * 8 + k2] + t8[row * 8 + k2];
-            r10_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
-            x = r10_;
+            gatconv0_e_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
+            x = gatconv0_e_;
             m = gnn_sel_f32(x > mx[k2], x, mx[k2]);
             d = x - mx[k2];
             ed = gnn_expf(-fabsf(d));
@@ -276,8 +279,8 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
             (void)i2;
             float r9_;
             (void)r9_;
-            float r10_;
-            (void)r10_;
+            float gatconv0_e_;
+            (void)gatconv0_e_;
             float x;
             (void)x;
             float m;
@@ -291,8 +294,8 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
             float ed;
             (void)ed;
             r9_ = t7[u * 8 + k2] + t8[row * 8 + k2];
-            r10_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
-            x = r10_;
+            gatconv0_e_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
+            x = gatconv0_e_;
             m = gnn_sel_f32(x > mx[k2], x, mx[k2]);
             d = x - mx[k2];
             ed = gnn_expf(-fabsf(d));
@@ -313,7 +316,7 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
             (void)i3;
             double x1;
             acc[k3] = acc[k3] * (double)sh_scale11[k3_hi];
-            x1 = (double)t4[u * 64 + k3] * sh_w18[k3_hi];
+            x1 = (double)gatconv0_x_W[u * 64 + k3] * sh_w18[k3_hi];
             acc[k3] = acc[k3] + (double)x1;
           }
         }
@@ -326,8 +329,8 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
         const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
         (void)lane;
         (void)i4;
-        t12[row * 8 + k4] = ((hi - lo) > 0) ? mx[k4] : 0.0f;
-        t16[row * 8 + k4] = ((hi - lo) > 0) ? (float)sum[k4] : 0.0f;
+        gatconv0_e_softmax_max[row * 8 + k4] = ((hi - lo) > 0) ? mx[k4] : 0.0f;
+        gatconv0_e_softmax_sum[row * 8 + k4] = ((hi - lo) > 0) ? (float)sum[k4] : 0.0f;
         sh_sum11[k4] = sum[k4];
       }
     } else {
@@ -346,7 +349,7 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
           const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
           (void)lane;
           (void)i5;
-          t18[row * 64 + k5] = ((hi - lo) > 0) ? (acc[k5] / sh_sum11[k5_hi]) : 0.0f;
+          gatconv0_out[row * 64 + k5] = ((hi - lo) > 0) ? (acc[k5] / sh_sum11[k5_hi]) : 0.0f;
           sh18[k5] = (float)(((hi - lo) > 0) ? (acc[k5] / sh_sum11[k5_hi]) : 0.0f);
         }
       }
@@ -367,29 +370,30 @@ static void k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
         const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
         (void)lane;
         (void)i6;
-        t21[row * 64 + k6] = (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f), (gnn_sel_f32(sh18[k6] > 0.0f, sh18[k6], 1.0f * gnn_expm1f(sh18[k6]))) * 2.50000015f));
+        gatconv1_x[row * 64 + k6] = (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f), (gnn_sel_f32(sh18[k6] > 0.0f, sh18[k6], 1.0f * gnn_expm1f(sh18[k6]))) * 2.50000015f));
       }
     } else {
       for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
         (void)lane;
         (void)i6;
-        t21[row * 64 + k6] = (gnn_sel_f32(sh18[k6] > 0.0f, sh18[k6], 1.0f * gnn_expm1f(sh18[k6])));
+        gatconv1_x[row * 64 + k6] = (gnn_sel_f32(sh18[k6] > 0.0f, sh18[k6], 1.0f * gnn_expm1f(sh18[k6])));
       }
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
-/* k3_fold_dots_weight: one group per row of the weight, 16 lanes per group. the weight of %24 with the dots %27 %28 as columns: [W | W.a] */
-static void k3_fold_dots_weight(int64_t nrows, float *restrict w24_fold, const float *restrict p_gatconv1_W, const float *restrict p_gatconv1_a) {
+/* k3_fold_dots_weight: one group per row of the weight, 16 lanes per group. the weight of %24 with the dots %27 %28 as columns: [W | W.a]
+ * Source line 11. */
+static void k3_fold_dots_weight(int64_t nrows, float *restrict gatconv1_x_W_fold, const float *restrict p_gatconv1_W, const float *restrict p_gatconv1_a) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 16), i = (int)(k / 16);
       (void)lane;
       (void)i;
-      w24_fold[(row * 9) + k] = p_gatconv1_W[(row * 7) + k];
+      gatconv1_x_W_fold[(row * 9) + k] = p_gatconv1_W[(row * 7) + k];
     }
     for (int64_t k1 = 0; k1 < 1; k1++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k1 % 16), i1 = (int)(k1 / 16);
@@ -400,7 +404,7 @@ static void k3_fold_dots_weight(int64_t nrows, float *restrict w24_fold, const f
       for (int64_t j = 0; j < 7; j++) {
         dot = dot + (p_gatconv1_a[(k1 * 14) + j] * p_gatconv1_W[(row * 7) + ((k1 * 7) + j)]);
       }
-      w24_fold[(row * 9) + (7 + k1)] = dot;
+      gatconv1_x_W_fold[(row * 9) + (7 + k1)] = dot;
     }
     for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k2 % 16), i2 = (int)(k2 / 16);
@@ -411,13 +415,14 @@ static void k3_fold_dots_weight(int64_t nrows, float *restrict w24_fold, const f
       for (int64_t j1 = 0; j1 < 7; j1++) {
         dot1 = dot1 + (p_gatconv1_a[(k2 * 14) + (j1 + 7)] * p_gatconv1_W[(row * 7) + ((k2 * 7) + j1)]);
       }
-      w24_fold[(row * 9) + (8 + k2)] = dot1;
+      gatconv1_x_W_fold[(row * 9) + (8 + k2)] = dot1;
     }
   }
 }
 
-/* k4_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %38 %39 */
-static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t24, float *restrict t32, float *restrict t36, double *restrict t38, float *restrict t39, int training, uint64_t seed) {
+/* k4_gatconv1_out_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %38 %39
+ * Source lines 11-13, 19. */
+static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict gatconv1_x_W, float *restrict gatconv1_e_softmax_max, float *restrict gatconv1_e_softmax_sum, double *restrict gatconv1_out, float *restrict t39, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -458,7 +463,7 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t24[sh_u[lane] * 9], 36);
+          gnn_prefetch_row(&gatconv1_x_W[sh_u[lane] * 9], 36);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -474,8 +479,8 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
             (void)i2;
             float r29_;
             (void)r29_;
-            float r30_;
-            (void)r30_;
+            float gatconv1_e_;
+            (void)gatconv1_e_;
             float x;
             (void)x;
             float m;
@@ -488,9 +493,9 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
             (void)d;
             float ed;
             (void)ed;
-            r29_ = t24[u * 9 + (7 + k2)] + t24[row * 9 + (8 + k2)];
-            r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
-            x = r30_;
+            r29_ = gatconv1_x_W[u * 9 + (7 + k2)] + gatconv1_x_W[row * 9 + (8 + k2)];
+            gatconv1_e_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
+            x = gatconv1_e_;
             m = gnn_sel_f32(x > mx[k2], x, mx[k2]);
             d = x - mx[k2];
             ed = gnn_expf(-fabsf(d));
@@ -508,8 +513,8 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
             (void)i2;
             float r29_;
             (void)r29_;
-            float r30_;
-            (void)r30_;
+            float gatconv1_e_;
+            (void)gatconv1_e_;
             float x;
             (void)x;
             float m;
@@ -522,9 +527,9 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
             (void)d;
             float ed;
             (void)ed;
-            r29_ = t24[u * 9 + (7 + k2)] + t24[row * 9 + (8 + k2)];
-            r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
-            x = r30_;
+            r29_ = gatconv1_x_W[u * 9 + (7 + k2)] + gatconv1_x_W[row * 9 + (8 + k2)];
+            gatconv1_e_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
+            x = gatconv1_e_;
             m = gnn_sel_f32(x > mx[k2], x, mx[k2]);
             d = x - mx[k2];
             ed = gnn_expf(-fabsf(d));
@@ -543,7 +548,7 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
           (void)i3;
           double x1;
           acc[k3] = acc[k3] * (double)sh_scale31[0];
-          x1 = (double)t24[u * 9 + k3] * sh_w38[0];
+          x1 = (double)gatconv1_x_W[u * 9 + k3] * sh_w38[0];
           acc[k3] = acc[k3] + (double)x1;
         }
         /* barrier: the lane loops above and below are separate regions */
@@ -555,8 +560,8 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
         const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
         (void)lane;
         (void)i4;
-        t32[row * 1 + k4] = ((hi - lo) > 0) ? mx[k4] : 0.0f;
-        t36[row * 1 + k4] = ((hi - lo) > 0) ? (float)sum[k4] : 0.0f;
+        gatconv1_e_softmax_max[row * 1 + k4] = ((hi - lo) > 0) ? mx[k4] : 0.0f;
+        gatconv1_e_softmax_sum[row * 1 + k4] = ((hi - lo) > 0) ? (float)sum[k4] : 0.0f;
         sh_sum31[k4] = sum[k4];
       }
     } else {
@@ -573,7 +578,7 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
         const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
         (void)lane;
         (void)i5;
-        t38[row * 7 + k5] = ((hi - lo) > 0) ? (acc[k5] / sh_sum31[0]) : 0.0f;
+        gatconv1_out[row * 7 + k5] = ((hi - lo) > 0) ? (acc[k5] / sh_sum31[0]) : 0.0f;
         sh38[k5] = (float)(((hi - lo) > 0) ? (acc[k5] / sh_sum31[0]) : 0.0f);
       }
     } else {
@@ -601,7 +606,7 @@ static void k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *restric
 }
 
 /* k5_sum_last_vertex: one group per vertex, 1 lanes per group. fused %41 %53 %54; in memory: %54 */
-static void k5_sum_last_vertex(int64_t nrows, const float *restrict in_grad_out, const double *restrict t38, double *restrict t54) {
+static void k5_sum_last_vertex(int64_t nrows, const float *restrict in_grad_out, const double *restrict gatconv1_out, double *restrict t54) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
@@ -611,15 +616,16 @@ static void k5_sum_last_vertex(int64_t nrows, const float *restrict in_grad_out,
       double sum;
       sum = 0.0f;
       for (int64_t j = 0; j < 7; j++) {
-        sum = sum + ((double)in_grad_out[row * 7 + ((k * 7) + j)] * t38[row * 7 + ((k * 7) + j)]);
+        sum = sum + ((double)in_grad_out[row * 7 + ((k * 7) + j)] * gatconv1_out[row * 7 + ((k * 7) + j)]);
       }
       t54[row * 1 + k] = sum;
     }
   }
 }
 
-/* k6_sum_vertex: vertex-balanced over in-edges (CSR), 1 lanes per group. fused %29 %30 %41 %43 %44 %45 %46 %47 %48 %49 %52 %55 %56 %57 %58 %60; in memory: %60 */
-static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t24, const float *restrict in_grad_out, const float *restrict t32, const float *restrict t36, const double *restrict t54, float *restrict t60, int training, uint64_t seed) {
+/* k6_sum_vertex: vertex-balanced over in-edges (CSR), 1 lanes per group. fused %29 %30 %41 %43 %44 %45 %46 %47 %48 %49 %52 %55 %56 %57 %58 %60; in memory: %60
+ * Source lines 11-12. */
+static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict gatconv1_x_W, const float *restrict in_grad_out, const float *restrict gatconv1_e_softmax_max, const float *restrict gatconv1_e_softmax_sum, const double *restrict t54, float *restrict t60, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -648,7 +654,7 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t24[sh_u[lane] * 9], 36);
+          gnn_prefetch_row(&gatconv1_x_W[sh_u[lane] * 9], 36);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -666,8 +672,8 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             (void)sum;
             float r29_;
             (void)r29_;
-            float r30_;
-            (void)r30_;
+            float gatconv1_e_;
+            (void)gatconv1_e_;
             float r49_;
             (void)r49_;
             float r58_;
@@ -676,11 +682,11 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             (void)x;
             sum = 0.0f;
             for (int64_t j = 0; j < 7; j++) {
-              sum = sum + ((double)t24[u * 9 + ((k1 * 7) + j)] * (double)in_grad_out[row * 7 + ((k1 * 7) + j)]);
+              sum = sum + ((double)gatconv1_x_W[u * 9 + ((k1 * 7) + j)] * (double)in_grad_out[row * 7 + ((k1 * 7) + j)]);
             }
-            r29_ = t24[u * 9 + (7 + k1)] + t24[row * 9 + (8 + k1)];
-            r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
-            r49_ = gnn_expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1];
+            r29_ = gatconv1_x_W[u * 9 + (7 + k1)] + gatconv1_x_W[row * 9 + (8 + k1)];
+            gatconv1_e_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
+            r49_ = gnn_expf(gatconv1_e_ - gatconv1_e_softmax_max[row * 1 + k1]) / gatconv1_e_softmax_sum[row * 1 + k1];
             r58_ = gnn_sel_f32(r29_ > 0.0f, r49_ * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f), sum * 2.50000015f))) - t54[row * 1 + k1]), 0.2f * (r49_ * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f), sum * 2.50000015f))) - t54[row * 1 + k1])));
             x = r58_;
             acc[k1] = acc[k1] + (double)x;
@@ -694,8 +700,8 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             (void)sum;
             float r29_;
             (void)r29_;
-            float r30_;
-            (void)r30_;
+            float gatconv1_e_;
+            (void)gatconv1_e_;
             float r49_;
             (void)r49_;
             float r58_;
@@ -704,11 +710,11 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             (void)x;
             sum = 0.0f;
             for (int64_t j = 0; j < 7; j++) {
-              sum = sum + ((double)t24[u * 9 + ((k1 * 7) + j)] * (double)in_grad_out[row * 7 + ((k1 * 7) + j)]);
+              sum = sum + ((double)gatconv1_x_W[u * 9 + ((k1 * 7) + j)] * (double)in_grad_out[row * 7 + ((k1 * 7) + j)]);
             }
-            r29_ = t24[u * 9 + (7 + k1)] + t24[row * 9 + (8 + k1)];
-            r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
-            r49_ = gnn_expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1];
+            r29_ = gatconv1_x_W[u * 9 + (7 + k1)] + gatconv1_x_W[row * 9 + (8 + k1)];
+            gatconv1_e_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
+            r49_ = gnn_expf(gatconv1_e_ - gatconv1_e_softmax_max[row * 1 + k1]) / gatconv1_e_softmax_sum[row * 1 + k1];
             r58_ = gnn_sel_f32(r29_ > 0.0f, r49_ * (float)((sum) - t54[row * 1 + k1]), 0.2f * (r49_ * (float)((sum) - t54[row * 1 + k1])));
             x = r58_;
             acc[k1] = acc[k1] + (double)x;
@@ -726,8 +732,9 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
   }
 }
 
-/* k7_sum_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72 */
-static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t24, const float *restrict t32, const float *restrict t36, const float *restrict in_grad_out, const double *restrict t54, float *restrict t59, float *restrict t72, const float *restrict t60, const float *restrict p_gatconv1_a, int training, uint64_t seed) {
+/* k7_sum_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72
+ * Source lines 11-12. */
+static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict gatconv1_x_W, const float *restrict gatconv1_e_softmax_max, const float *restrict gatconv1_e_softmax_sum, const float *restrict in_grad_out, const double *restrict t54, float *restrict t59, float *restrict t72, const float *restrict t60, const float *restrict p_gatconv1_a, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -765,21 +772,21 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
         int64_t se;
         int64_t su;
         float r29_;
-        float r30_;
+        float gatconv1_e_;
         float r49_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&in_grad_out[sh_u[lane] * 7], 28);
-          gnn_prefetch_row(&t24[sh_u[lane] * 9], 36);
+          gnn_prefetch_row(&gatconv1_x_W[sh_u[lane] * 9], 36);
           gnn_prefetch_row(&t54[sh_u[lane] * 1], 8);
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
-            r29_ = t24[row * 9 + (7 + j)] + t24[su * 9 + (8 + j)];
-            r30_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
-            r49_ = gnn_expf(r30_ - t32[su * 1 + j]) / t36[su * 1 + j];
+            r29_ = gatconv1_x_W[row * 9 + (7 + j)] + gatconv1_x_W[su * 9 + (8 + j)];
+            gatconv1_e_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
+            r49_ = gnn_expf(gatconv1_e_ - gatconv1_e_softmax_max[su * 1 + j]) / gatconv1_e_softmax_sum[su * 1 + j];
             sh_st49[lane + j] = r49_;
           }
           for (int64_t j1 = 0; j1 < 1; j1++) {
@@ -808,9 +815,9 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
             (void)x;
             sum = 0.0f;
             for (int64_t j2 = 0; j2 < 7; j2++) {
-              sum = sum + ((double)t24[row * 9 + ((k2 * 7) + j2)] * (double)in_grad_out[u * 7 + ((k2 * 7) + j2)]);
+              sum = sum + ((double)gatconv1_x_W[row * 9 + ((k2 * 7) + j2)] * (double)in_grad_out[u * 7 + ((k2 * 7) + j2)]);
             }
-            r29_1 = t24[row * 9 + (7 + k2)] + t24[u * 9 + (8 + k2)];
+            r29_1 = gatconv1_x_W[row * 9 + (7 + k2)] + gatconv1_x_W[u * 9 + (8 + k2)];
             r58_ = gnn_sel_f32(r29_1 > 0.0f, sh_st49[t + k2] * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f))) - t54[u * 1 + k2]), 0.2f * (sh_st49[t + k2] * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f))) - t54[u * 1 + k2])));
             x = r58_;
             acc[k2] = acc[k2] + (double)x;
@@ -830,9 +837,9 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
             (void)x;
             sum = 0.0f;
             for (int64_t j2 = 0; j2 < 7; j2++) {
-              sum = sum + ((double)t24[row * 9 + ((k2 * 7) + j2)] * (double)in_grad_out[u * 7 + ((k2 * 7) + j2)]);
+              sum = sum + ((double)gatconv1_x_W[row * 9 + ((k2 * 7) + j2)] * (double)in_grad_out[u * 7 + ((k2 * 7) + j2)]);
             }
-            r29_1 = t24[row * 9 + (7 + k2)] + t24[u * 9 + (8 + k2)];
+            r29_1 = gatconv1_x_W[row * 9 + (7 + k2)] + gatconv1_x_W[u * 9 + (8 + k2)];
             r58_ = gnn_sel_f32(r29_1 > 0.0f, sh_st49[t + k2] * (float)((sum) - t54[u * 1 + k2]), 0.2f * (sh_st49[t + k2] * (float)((sum) - t54[u * 1 + k2])));
             x = r58_;
             acc[k2] = acc[k2] + (double)x;
@@ -873,8 +880,9 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
   }
 }
 
-/* k8_apply_vertex_reshape_vertex: one group per vertex, 32 lanes per group. fused %19 %75 %76 %77 %89 %90; in memory: %77 %90 */
-static void k8_apply_vertex_reshape_vertex(int64_t nrows, const double *restrict t18, const float *restrict t73, float *restrict t77, double *restrict t90, int training, uint64_t seed) {
+/* k8_apply_vertex_reshape_vertex: one group per vertex, 32 lanes per group. fused %19 %75 %76 %77 %89 %90; in memory: %77 %90
+ * Source line 18. */
+static void k8_apply_vertex_reshape_vertex(int64_t nrows, const double *restrict gatconv0_out, const float *restrict t73, float *restrict t77, double *restrict t90, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -888,7 +896,7 @@ static void k8_apply_vertex_reshape_vertex(int64_t nrows, const double *restrict
         (void)r19_;
         float r76_;
         (void)r76_;
-        r19_ = (float)t18[row * 64 + k];
+        r19_ = (float)gatconv0_out[row * 64 + k];
         r76_ = gnn_sel_f32(r19_ > 0.0f, (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f), t73[row * 64 + k] * 2.50000015f)), (1.0f * gnn_expf(r19_)) * ((gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f), t73[row * 64 + k] * 2.50000015f))));
         t77[row * 64 + k] = r76_;
       }
@@ -901,7 +909,7 @@ static void k8_apply_vertex_reshape_vertex(int64_t nrows, const double *restrict
         (void)r19_;
         float r76_;
         (void)r76_;
-        r19_ = (float)t18[row * 64 + k];
+        r19_ = (float)gatconv0_out[row * 64 + k];
         r76_ = gnn_sel_f32(r19_ > 0.0f, t73[row * 64 + k], (1.0f * gnn_expf(r19_)) * (t73[row * 64 + k]));
         t77[row * 64 + k] = r76_;
       }
@@ -914,15 +922,16 @@ static void k8_apply_vertex_reshape_vertex(int64_t nrows, const double *restrict
       double sum;
       sum = 0.0f;
       for (int64_t j = 0; j < 8; j++) {
-        sum = sum + ((double)t77[row * 64 + ((k1 * 8) + j)] * t18[row * 64 + ((k1 * 8) + j)]);
+        sum = sum + ((double)t77[row * 64 + ((k1 * 8) + j)] * gatconv0_out[row * 64 + ((k1 * 8) + j)]);
       }
       t90[row * 8 + k1] = sum;
     }
   }
 }
 
-/* k9_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %9 %10 %79 %80 %81 %82 %83 %84 %85 %88 %91 %92 %93 %94 %96; in memory: %96 */
-static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t4, const float *restrict t77, const float *restrict t7, const float *restrict t8, const float *restrict t12, const float *restrict t16, const double *restrict t90, float *restrict t96, int training, uint64_t seed) {
+/* k9_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %9 %10 %79 %80 %81 %82 %83 %84 %85 %88 %91 %92 %93 %94 %96; in memory: %96
+ * Source lines 11-12. */
+static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict gatconv0_x_W, const float *restrict t77, const float *restrict t7, const float *restrict t8, const float *restrict gatconv0_e_softmax_max, const float *restrict gatconv0_e_softmax_sum, const double *restrict t90, float *restrict t96, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -950,7 +959,7 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t4[sh_u[lane] * 64], 256);
+          gnn_prefetch_row(&gatconv0_x_W[sh_u[lane] * 64], 256);
           gnn_prefetch_row(&t7[sh_u[lane] * 8], 32);
         }
       }
@@ -969,8 +978,8 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             (void)sum;
             float r9_;
             (void)r9_;
-            float r10_;
-            (void)r10_;
+            float gatconv0_e_;
+            (void)gatconv0_e_;
             float r85_;
             (void)r85_;
             float r94_;
@@ -979,11 +988,11 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             (void)x;
             sum = 0.0f;
             for (int64_t j = 0; j < 8; j++) {
-              sum = sum + ((double)t4[u * 64 + ((k1 * 8) + j)] * (double)t77[row * 64 + ((k1 * 8) + j)]);
+              sum = sum + ((double)gatconv0_x_W[u * 64 + ((k1 * 8) + j)] * (double)t77[row * 64 + ((k1 * 8) + j)]);
             }
             r9_ = t7[u * 8 + k1] + t8[row * 8 + k1];
-            r10_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
-            r85_ = gnn_expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1];
+            gatconv0_e_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
+            r85_ = gnn_expf(gatconv0_e_ - gatconv0_e_softmax_max[row * 8 + k1]) / gatconv0_e_softmax_sum[row * 8 + k1];
             r94_ = gnn_sel_f32(r9_ > 0.0f, r85_ * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f), sum * 2.50000015f))) - t90[row * 8 + k1]), 0.2f * (r85_ * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f), sum * 2.50000015f))) - t90[row * 8 + k1])));
             x = r94_;
             acc[k1] = acc[k1] + (double)x;
@@ -997,8 +1006,8 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             (void)sum;
             float r9_;
             (void)r9_;
-            float r10_;
-            (void)r10_;
+            float gatconv0_e_;
+            (void)gatconv0_e_;
             float r85_;
             (void)r85_;
             float r94_;
@@ -1007,11 +1016,11 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             (void)x;
             sum = 0.0f;
             for (int64_t j = 0; j < 8; j++) {
-              sum = sum + ((double)t4[u * 64 + ((k1 * 8) + j)] * (double)t77[row * 64 + ((k1 * 8) + j)]);
+              sum = sum + ((double)gatconv0_x_W[u * 64 + ((k1 * 8) + j)] * (double)t77[row * 64 + ((k1 * 8) + j)]);
             }
             r9_ = t7[u * 8 + k1] + t8[row * 8 + k1];
-            r10_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
-            r85_ = gnn_expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1];
+            gatconv0_e_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
+            r85_ = gnn_expf(gatconv0_e_ - gatconv0_e_softmax_max[row * 8 + k1]) / gatconv0_e_softmax_sum[row * 8 + k1];
             r94_ = gnn_sel_f32(r9_ > 0.0f, r85_ * (float)((sum) - t90[row * 8 + k1]), 0.2f * (r85_ * (float)((sum) - t90[row * 8 + k1])));
             x = r94_;
             acc[k1] = acc[k1] + (double)x;
@@ -1029,8 +1038,9 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
   }
 }
 
-/* k10_sum_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108 */
-static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t7, const float *restrict t8, const float *restrict t12, const float *restrict t16, const float *restrict t4, const float *restrict t77, const double *restrict t90, float *restrict t95, const float *restrict t96, const float *restrict p_gatconv0_a, float *restrict t108, int training, uint64_t seed) {
+/* k10_sum_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108
+ * Source lines 11-12. */
+static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t7, const float *restrict t8, const float *restrict gatconv0_e_softmax_max, const float *restrict gatconv0_e_softmax_sum, const float *restrict gatconv0_x_W, const float *restrict t77, const double *restrict t90, float *restrict t95, const float *restrict t96, const float *restrict p_gatconv0_a, float *restrict t108, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -1068,7 +1078,7 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
         int64_t se;
         int64_t su;
         float r9_;
-        float r10_;
+        float gatconv0_e_;
         float r85_;
         jj = j0 + lane;
         if (jj < hi) {
@@ -1081,8 +1091,8 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
           su = sh_u[lane];
           for (int64_t j = 0; j < 8; j++) {
             r9_ = t7[row * 8 + j] + t8[su * 8 + j];
-            r10_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
-            r85_ = gnn_expf(r10_ - t12[su * 8 + j]) / t16[su * 8 + j];
+            gatconv0_e_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
+            r85_ = gnn_expf(gatconv0_e_ - gatconv0_e_softmax_max[su * 8 + j]) / gatconv0_e_softmax_sum[su * 8 + j];
             sh_st85[(lane * 8) + j] = r85_;
           }
           for (int64_t j1 = 0; j1 < 8; j1++) {
@@ -1113,7 +1123,7 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
             (void)x;
             sum = 0.0f;
             for (int64_t j2 = 0; j2 < 8; j2++) {
-              sum = sum + ((double)t4[row * 64 + ((k2 * 8) + j2)] * (double)t77[u * 64 + ((k2 * 8) + j2)]);
+              sum = sum + ((double)gatconv0_x_W[row * 64 + ((k2 * 8) + j2)] * (double)t77[u * 64 + ((k2 * 8) + j2)]);
             }
             r93_ = sh_st85[(t * 8) + k2] * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f), sum * 2.50000015f))) - t90[u * 8 + k2]);
             r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
@@ -1138,7 +1148,7 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
             (void)x;
             sum = 0.0f;
             for (int64_t j2 = 0; j2 < 8; j2++) {
-              sum = sum + ((double)t4[row * 64 + ((k2 * 8) + j2)] * (double)t77[u * 64 + ((k2 * 8) + j2)]);
+              sum = sum + ((double)gatconv0_x_W[row * 64 + ((k2 * 8) + j2)] * (double)t77[u * 64 + ((k2 * 8) + j2)]);
             }
             r93_ = sh_st85[(t * 8) + k2] * (float)((sum) - t90[u * 8 + k2]);
             r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
@@ -1191,7 +1201,7 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
 }
 
 /* k11_reduce_rows4_sum_vertex: one group per vertex, 32 lanes per group. fused %61 %62 %64 %65 %97 %98 %100 %101; in memory: %62 %65 %98 %101 */
-static void k11_reduce_rows4_sum_vertex(int64_t nrows, double *restrict acc62, const float *restrict t60, const float *restrict t24, double *restrict acc65, const float *restrict t59, double *restrict acc98, const float *restrict t96, const float *restrict t4, double *restrict acc101, const float *restrict t95) {
+static void k11_reduce_rows4_sum_vertex(int64_t nrows, double *restrict acc62, const float *restrict t60, const float *restrict gatconv1_x_W, double *restrict acc65, const float *restrict t59, double *restrict acc98, const float *restrict t96, const float *restrict gatconv0_x_W, double *restrict acc101, const float *restrict t95) {
 #pragma omp parallel
   {
   double blk_acc62[7] = {0};
@@ -1204,13 +1214,13 @@ static void k11_reduce_rows4_sum_vertex(int64_t nrows, double *restrict acc62, c
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      blk_acc62[k] += (double)(t60[row * 1] * t24[row * 9 + k]);
+      blk_acc62[k] += (double)(t60[row * 1] * gatconv1_x_W[row * 9 + k]);
     }
     for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
       (void)lane;
       (void)i1;
-      blk_acc65[k1] += (double)(t59[row * 1] * t24[row * 9 + k1]);
+      blk_acc65[k1] += (double)(t59[row * 1] * gatconv1_x_W[row * 9 + k1]);
     }
     for (int64_t k2_hi = 0; k2_hi < 8; k2_hi++) { /* k / 8: see emit_flat_loop */
       for (int64_t k2_lo = 0; k2_lo < 8; k2_lo++) { /* the lanes in order of k: see emit_host.c */
@@ -1218,7 +1228,7 @@ static void k11_reduce_rows4_sum_vertex(int64_t nrows, double *restrict acc62, c
         const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
         (void)lane;
         (void)i2;
-        blk_acc98[k2] += (double)(t96[row * 8 + (k2_hi)] * t4[row * 64 + k2]);
+        blk_acc98[k2] += (double)(t96[row * 8 + (k2_hi)] * gatconv0_x_W[row * 64 + k2]);
       }
     }
     for (int64_t k3_hi = 0; k3_hi < 8; k3_hi++) { /* k / 8: see emit_flat_loop */
@@ -1227,7 +1237,7 @@ static void k11_reduce_rows4_sum_vertex(int64_t nrows, double *restrict acc62, c
         const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
         (void)lane;
         (void)i3;
-        blk_acc101[k3] += (double)(t95[row * 8 + (k3_hi)] * t4[row * 64 + k3]);
+        blk_acc101[k3] += (double)(t95[row * 8 + (k3_hi)] * gatconv0_x_W[row * 64 + k3]);
       }
     }
   }
@@ -1295,14 +1305,14 @@ static void k15_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t10
 }
 
 /* k16_apply_global_add_global: one group, 32 lanes per group. fused %68 %69 %70 %104 %105 %106; in memory: %70 %106 */
-static void k16_apply_global_add_global(int64_t nrows, float *restrict t70, const float *restrict t62, const float *restrict t65, const float *restrict t98, float *restrict t106, const float *restrict t101) {
+static void k16_apply_global_add_global(int64_t nrows, float *restrict grad_gatconv1_a, const float *restrict t62, const float *restrict t65, const float *restrict t98, float *restrict grad_gatconv0_a, const float *restrict t101) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 14; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t70[k] = (((k >= 7) && (k < 14)) ? t62[k - 7] : 0.0f) + (((k >= 0) && (k < 7)) ? t65[k] : 0.0f);
+      grad_gatconv1_a[k] = (((k >= 7) && (k < 14)) ? t62[k - 7] : 0.0f) + (((k >= 0) && (k < 7)) ? t65[k] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k1_hi = 0; k1_hi < 8; k1_hi++) { /* k / 16: see emit_flat_loop */
@@ -1313,7 +1323,7 @@ static void k16_apply_global_add_global(int64_t nrows, float *restrict t70, cons
         (void)i1;
         float r104_;
         r104_ = (((k1_lo) >= 8) && ((k1_lo) < 16)) ? t98[((k1_hi) * 8) + ((k1_lo) - 8)] : 0.0f;
-        t106[k1] = r104_ + ((((k1_lo) >= 0) && ((k1_lo) < 8)) ? t101[((k1_hi) * 8) + (k1_lo)] : 0.0f);
+        grad_gatconv0_a[k1] = r104_ + ((((k1_lo) >= 0) && ((k1_lo) < 8)) ? t101[((k1_hi) * 8) + (k1_lo)] : 0.0f);
       }
     }
   }
@@ -1355,18 +1365,18 @@ struct gat_model {
   int grow;
   size_t offset[2][31];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
-  float *t1;  /* %1 vertex[1433], steps 0..25 */
-  float *t4;  /* %4 vertex[8, 8], steps 1..19 */
+  float *gatconv0_x;  /* %1 vertex[1433], steps 0..25 */
+  float *gatconv0_x_W;  /* %4 vertex[8, 8], steps 1..19 */
   float *t7;  /* %7 vertex[8], steps 2..14 */
   float *t8;  /* %8 vertex[8], steps 2..14 */
-  float *t12;  /* %12 vertex[8], steps 3..14 */
-  float *t16;  /* %16 vertex[8], steps 3..14 */
-  double *t18;  /* %18 vertex[8, 8], steps 3..12 */
-  float *t21;  /* %21 vertex[64], steps 3..11 */
-  float *t24;  /* %24 vertex[1, 7], steps 5..19 */
-  float *t32;  /* %32 vertex[1], steps 6..9 */
-  float *t36;  /* %36 vertex[1], steps 6..9 */
-  double *t38;  /* %38 vertex[1, 7], steps 6..7 */
+  float *gatconv0_e_softmax_max;  /* %12 vertex[8], steps 3..14 */
+  float *gatconv0_e_softmax_sum;  /* %16 vertex[8], steps 3..14 */
+  double *gatconv0_out;  /* %18 vertex[8, 8], steps 3..12 */
+  float *gatconv1_x;  /* %21 vertex[64], steps 3..11 */
+  float *gatconv1_x_W;  /* %24 vertex[1, 7], steps 5..19 */
+  float *gatconv1_e_softmax_max;  /* %32 vertex[1], steps 6..9 */
+  float *gatconv1_e_softmax_sum;  /* %36 vertex[1], steps 6..9 */
+  double *gatconv1_out;  /* %38 vertex[1, 7], steps 6..7 */
   double *t54;  /* %54 vertex[1], steps 7..9 */
   float *t59;  /* %59 vertex[1], steps 9..19 */
   float *t60;  /* %60 vertex[1], steps 8..19 */
@@ -1381,7 +1391,7 @@ struct gat_model {
   float *t98;  /* %98 global[8, 8], steps 22..24 */
   float *t101;  /* %101 global[8, 8], steps 23..24 */
   float *t108;  /* %108 vertex[8, 8], steps 14..25 */
-  float *w24_fold;  /* scratch global[576] f64, steps 4..5 */
+  float *gatconv1_x_W_fold;  /* scratch global[576] f64, steps 4..5 */
   double *acc62;  /* scratch global[7] f64, steps 15..20 */
   double *acc65;  /* scratch global[7] f64, steps 16..21 */
   double *acc98;  /* scratch global[64] f64, steps 17..22 */
@@ -1409,18 +1419,18 @@ static void gnnc_plan(gat_model *m, const gnn_graph *g) {
   static const char in_infer[31] = {0, 1, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0};
   size_t size[31], size_infer[31];
   int order[31];
-  size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
-  size[1] = (size_t)g->nv * 64 * sizeof(float);  /* t4 */
+  size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* gatconv0_x */
+  size[1] = (size_t)g->nv * 64 * sizeof(float);  /* gatconv0_x_W */
   size[2] = (size_t)g->nv * 8 * sizeof(float);  /* t7 */
   size[3] = (size_t)g->nv * 8 * sizeof(float);  /* t8 */
-  size[4] = (size_t)g->nv * 8 * sizeof(float);  /* t12 */
-  size[5] = (size_t)g->nv * 8 * sizeof(float);  /* t16 */
-  size[6] = (size_t)g->nv * 64 * sizeof(double);  /* t18 */
-  size[7] = (size_t)g->nv * 64 * sizeof(float);  /* t21 */
-  size[8] = (size_t)g->nv * 9 * sizeof(float);  /* t24 */
-  size[9] = (size_t)g->nv * 1 * sizeof(float);  /* t32 */
-  size[10] = (size_t)g->nv * 1 * sizeof(float);  /* t36 */
-  size[11] = (size_t)g->nv * 7 * sizeof(double);  /* t38 */
+  size[4] = (size_t)g->nv * 8 * sizeof(float);  /* gatconv0_e_softmax_max */
+  size[5] = (size_t)g->nv * 8 * sizeof(float);  /* gatconv0_e_softmax_sum */
+  size[6] = (size_t)g->nv * 64 * sizeof(double);  /* gatconv0_out */
+  size[7] = (size_t)g->nv * 64 * sizeof(float);  /* gatconv1_x */
+  size[8] = (size_t)g->nv * 9 * sizeof(float);  /* gatconv1_x_W */
+  size[9] = (size_t)g->nv * 1 * sizeof(float);  /* gatconv1_e_softmax_max */
+  size[10] = (size_t)g->nv * 1 * sizeof(float);  /* gatconv1_e_softmax_sum */
+  size[11] = (size_t)g->nv * 7 * sizeof(double);  /* gatconv1_out */
   size[12] = (size_t)g->nv * 1 * sizeof(double);  /* t54 */
   size[13] = (size_t)g->nv * 1 * sizeof(float);  /* t59 */
   size[14] = (size_t)g->nv * 1 * sizeof(float);  /* t60 */
@@ -1435,7 +1445,7 @@ static void gnnc_plan(gat_model *m, const gnn_graph *g) {
   size[23] = (size_t)1 * 64 * sizeof(float);  /* t98 */
   size[24] = (size_t)1 * 64 * sizeof(float);  /* t101 */
   size[25] = (size_t)g->nv * 64 * sizeof(float);  /* t108 */
-  size[26] = (size_t)1 * 576 * sizeof(float);  /* w24_fold */
+  size[26] = (size_t)1 * 576 * sizeof(float);  /* gatconv1_x_W_fold */
   size[27] = (size_t)1 * 7 * sizeof(double);  /* acc62 */
   size[28] = (size_t)1 * 7 * sizeof(double);  /* acc65 */
   size[29] = (size_t)1 * 64 * sizeof(double);  /* acc98 */
@@ -1521,18 +1531,18 @@ static gnn_status gnnc_use_arena(gat_model *m, int plan) {
                                                                 "plan: gnnc --recompute=all or --memory-budget)" : "");
   gnn_status st = gnn_malloc(m->ctx, (void **)&m->arena, bytes ? bytes : 1);
   if (st) return st;
-  m->t1 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
-  m->t4 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
+  m->gatconv0_x = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
+  m->gatconv0_x_W = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
   m->t7 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
   m->t8 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
-  m->t12 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
-  m->t16 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
-  m->t18 = m->offset[plan][6] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][6]);
-  m->t21 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
-  m->t24 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
-  m->t32 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
-  m->t36 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
-  m->t38 = m->offset[plan][11] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][11]);
+  m->gatconv0_e_softmax_max = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
+  m->gatconv0_e_softmax_sum = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
+  m->gatconv0_out = m->offset[plan][6] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][6]);
+  m->gatconv1_x = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
+  m->gatconv1_x_W = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
+  m->gatconv1_e_softmax_max = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
+  m->gatconv1_e_softmax_sum = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
+  m->gatconv1_out = m->offset[plan][11] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][11]);
   m->t54 = m->offset[plan][12] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][12]);
   m->t59 = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
   m->t60 = m->offset[plan][14] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][14]);
@@ -1547,7 +1557,7 @@ static gnn_status gnnc_use_arena(gat_model *m, int plan) {
   m->t98 = m->offset[plan][23] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][23]);
   m->t101 = m->offset[plan][24] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][24]);
   m->t108 = m->offset[plan][25] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][25]);
-  m->w24_fold = m->offset[plan][26] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][26]);
+  m->gatconv1_x_W_fold = m->offset[plan][26] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][26]);
   m->acc62 = m->offset[plan][27] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][27]);
   m->acc65 = m->offset[plan][28] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][28]);
   m->acc98 = m->offset[plan][29] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][29]);
@@ -1644,38 +1654,38 @@ gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t s
     if (arena_st) return arena_st;
   }
   m->in_x = in_x;
-  m->t1 = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
+  m->gatconv0_x = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
   gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
   if (training) {
-  k0_dropout_vertex(g->nv, m->t1, m->in_x, training, seed);
+  k0_gatconv0_x_vertex(g->nv, m->gatconv0_x, m->in_x, training, seed);
   }
   gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
   /* 1: %4 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(1433);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->param[0], 64, 0.0f, m->t4, 64);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->gatconv0_x, 1433, m->param[0], 64, 0.0f, m->gatconv0_x_W, 64);
   }
   gnn_profile_step(m->ctx, "forward 1 gemm %4 apply_vertex.linear");
   /* 2: fused %5 %6 %7 %8; in memory: %7 %8 */
-  k1_apply_vertex_dot_vertex(g->nv, m->param[1], m->t4, m->t7, m->t8);
+  k1_apply_vertex_dot_vertex(g->nv, m->param[1], m->gatconv0_x_W, m->t7, m->t8);
   gnn_profile_step(m->ctx, "forward 2 kernel fused %5 %6 %7 %8; in memory: %7 %8");
   /* 3: fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %18 %21 */
-  k2_edge_softmax_max_sum_vertex(g->nv, g->in_ptr, g->src, m->t7, m->t8, m->t4, m->t12, m->t16, m->t18, m->t21, training, seed);
+  k2_gatconv0_out_gatconv1_x_vertex(g->nv, g->in_ptr, g->src, m->t7, m->t8, m->gatconv0_x_W, m->gatconv0_e_softmax_max, m->gatconv0_e_softmax_sum, m->gatconv0_out, m->gatconv1_x, training, seed);
   gnn_profile_step(m->ctx, "forward 3 kernel fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %18 %21");
   /* 4: the weight of %24 with the dots %27 %28 as columns: [W | W.a] */
-  k3_fold_dots_weight((int64_t)64, m->w24_fold, m->param[2], m->param[3]);
+  k3_fold_dots_weight((int64_t)64, m->gatconv1_x_W_fold, m->param[2], m->param[3]);
   gnn_profile_step(m->ctx, "forward 4 kernel the weight of %24 with the dots %27 %28 as columns: [W | W.a]");
   /* 5: %24 apply_vertex.linear, and the dots %27 %28 folded into it */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(9), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t21, 64, m->w24_fold, 9, 0.0f, m->t24, 9);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->gatconv1_x, 64, m->gatconv1_x_W_fold, 9, 0.0f, m->gatconv1_x_W, 9);
   }
   gnn_profile_step(m->ctx, "forward 5 gemm %24 apply_vertex.linear, and the dots %27 %28 folded into it");
   /* 6: fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %38 %39 */
-  k4_edge_softmax_max_sum_vertex(g->nv, g->in_ptr, g->src, m->t24, m->t32, m->t36, m->t38, m->out, training, seed);
+  k4_gatconv1_out_vertex(g->nv, g->in_ptr, g->src, m->gatconv1_x_W, m->gatconv1_e_softmax_max, m->gatconv1_e_softmax_sum, m->gatconv1_out, m->out, training, seed);
   gnn_profile_step(m->ctx, "forward 6 kernel fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %38 %39");
   m->forward_done = 1;
   m->trained = training != 0;
@@ -1772,13 +1782,13 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
   const uint64_t seed = m->dropout_seed;
   gnn_profile_mark(m->ctx);
   /* 7: fused %41 %53 %54; in memory: %54 */
-  k5_sum_last_vertex(g->nv, m->in_grad_out, m->t38, m->t54);
+  k5_sum_last_vertex(g->nv, m->in_grad_out, m->gatconv1_out, m->t54);
   gnn_profile_step(m->ctx, "backward 7 kernel fused %41 %53 %54; in memory: %54");
   /* 8: fused %29 %30 %41 %43 %44 %45 %46 %47 %48 %49 %52 %55 %56 %57 %58 %60; in memory: %60 */
-  k6_sum_vertex(g->nv, g->in_ptr, g->src, m->t24, m->in_grad_out, m->t32, m->t36, m->t54, m->t60, training, seed);
+  k6_sum_vertex(g->nv, g->in_ptr, g->src, m->gatconv1_x_W, m->in_grad_out, m->gatconv1_e_softmax_max, m->gatconv1_e_softmax_sum, m->t54, m->t60, training, seed);
   gnn_profile_step(m->ctx, "backward 8 kernel fused %29 %30 %41 %43 %44 %45 %46 %47 %48 %49 %52 %55 %56 %57 %58 %60; in memory: %60");
   /* 9: fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72 */
-  k7_sum_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t24, m->t32, m->t36, m->in_grad_out, m->t54, m->t59, m->t72, m->t60, m->param[3], training, seed);
+  k7_sum_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->gatconv1_x_W, m->gatconv1_e_softmax_max, m->gatconv1_e_softmax_sum, m->in_grad_out, m->t54, m->t59, m->t72, m->t60, m->param[3], training, seed);
   gnn_profile_step(m->ctx, "backward 9 kernel fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72");
   /* 10: %73 apply_vertex.linear_t */
   {
@@ -1791,17 +1801,17 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(7), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t21, 64, m->t72, 7, 0.0f, m->grad[2], 7);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->gatconv1_x, 64, m->t72, 7, 0.0f, m->grad[2], 7);
   }
   gnn_profile_step(m->ctx, "backward 11 gemm %74 reduce_rows.matmul_tn");
   /* 12: fused %19 %75 %76 %77 %89 %90; in memory: %77 %90 */
-  k8_apply_vertex_reshape_vertex(g->nv, m->t18, m->t73, m->t77, m->t90, training, seed);
+  k8_apply_vertex_reshape_vertex(g->nv, m->gatconv0_out, m->t73, m->t77, m->t90, training, seed);
   gnn_profile_step(m->ctx, "backward 12 kernel fused %19 %75 %76 %77 %89 %90; in memory: %77 %90");
   /* 13: fused %9 %10 %79 %80 %81 %82 %83 %84 %85 %88 %91 %92 %93 %94 %96; in memory: %96 */
-  k9_sum_vertex(g->nv, g->in_ptr, g->src, m->t4, m->t77, m->t7, m->t8, m->t12, m->t16, m->t90, m->t96, training, seed);
+  k9_sum_vertex(g->nv, g->in_ptr, g->src, m->gatconv0_x_W, m->t77, m->t7, m->t8, m->gatconv0_e_softmax_max, m->gatconv0_e_softmax_sum, m->t90, m->t96, training, seed);
   gnn_profile_step(m->ctx, "backward 13 kernel fused %9 %10 %79 %80 %81 %82 %83 %84 %85 %88 %91 %92 %93 %94 %96; in memory: %96");
   /* 14: fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108 */
-  k10_sum_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t7, m->t8, m->t12, m->t16, m->t4, m->t77, m->t90, m->t95, m->t96, m->param[1], m->t108, training, seed);
+  k10_sum_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t7, m->t8, m->gatconv0_e_softmax_max, m->gatconv0_e_softmax_sum, m->gatconv0_x_W, m->t77, m->t90, m->t95, m->t96, m->param[1], m->t108, training, seed);
   gnn_profile_step(m->ctx, "backward 14 kernel fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108");
   /* 15: %62 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc62, (size_t)1 * 7 * sizeof(double)))) return st;
@@ -1816,7 +1826,7 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
   if ((st = gnn_memset0(m->ctx, m->acc101, (size_t)1 * 64 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 18 zero %101 reduce_rows.sum");
   /* 19: fused %61 %62 %64 %65 %97 %98 %100 %101; in memory: %62 %65 %98 %101 */
-  k11_reduce_rows4_sum_vertex(g->nv, m->acc62, m->t60, m->t24, m->acc65, m->t59, m->acc98, m->t96, m->t4, m->acc101, m->t95);
+  k11_reduce_rows4_sum_vertex(g->nv, m->acc62, m->t60, m->gatconv1_x_W, m->acc65, m->t59, m->acc98, m->t96, m->gatconv0_x_W, m->acc101, m->t95);
   gnn_profile_step(m->ctx, "backward 19 kernel fused %61 %62 %64 %65 %97 %98 %100 %101; in memory: %62 %65 %98 %101");
   /* 20: %62 reduce_rows.sum */
   k12_reduce_rows_sum_finish_global(1, m->t62, m->acc62);
@@ -1837,7 +1847,7 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(1433), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->t108, 64, 0.0f, m->grad[0], 64);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->gatconv0_x, 1433, m->t108, 64, 0.0f, m->grad[0], 64);
   }
   gnn_profile_step(m->ctx, "backward 25 gemm %109 reduce_rows.matmul_tn");
   return GNN_OK;

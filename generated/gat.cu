@@ -67,8 +67,9 @@ extern "C" __global__ void gat_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* gat_k0_dropout_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %1; in memory: %1 */
-extern "C" __global__ void __launch_bounds__(256) gat_k0_dropout_vertex(int64_t nrows, float *__restrict__ t1, const float *__restrict__ in_x, int training, uint64_t seed) {
+/* gat_k0_gatconv0_x_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %1; in memory: %1
+ * Source line 18. */
+extern "C" __global__ void __launch_bounds__(256) gat_k0_gatconv0_x_vertex(int64_t nrows, float *__restrict__ gatconv0_x, const float *__restrict__ in_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -78,13 +79,14 @@ extern "C" __global__ void __launch_bounds__(256) gat_k0_dropout_vertex(int64_t 
   for (int i = 0; i < 45; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 1433) {
-      t1[(row) * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.6f) ? (in_x[row * 1433 + k] * 2.50000015f) : 0.0f) : in_x[row * 1433 + k];
+      gatconv0_x[(row) * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.6f) ? (in_x[row * 1433 + k] * 2.50000015f) : 0.0f) : in_x[row * 1433 + k];
     }
   }
 }
 
-/* gat_k1_apply_vertex_dot_vertex: one group per vertex, 8 lanes per group, 32 groups per block. fused %5 %6 %7 %8; in memory: %7 %8 */
-extern "C" __global__ void __launch_bounds__(256) gat_k1_apply_vertex_dot_vertex(int64_t nrows, const float *__restrict__ p_gatconv0_a, const float *__restrict__ t4, float *__restrict__ t7, float *__restrict__ t8) {
+/* gat_k1_apply_vertex_dot_vertex: one group per vertex, 8 lanes per group, 32 groups per block. fused %5 %6 %7 %8; in memory: %7 %8
+ * Source line 11. */
+extern "C" __global__ void __launch_bounds__(256) gat_k1_apply_vertex_dot_vertex(int64_t nrows, const float *__restrict__ p_gatconv0_a, const float *__restrict__ gatconv0_x_W, float *__restrict__ t7, float *__restrict__ t8) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
@@ -97,7 +99,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k1_apply_vertex_dot_vertex
     if (k < 8) {
       dot = 0.0f;
       for (int64_t j = 0; j < 8; j++) {
-        dot = dot + (p_gatconv0_a[(k * 16) + j] * t4[row * 64 + ((k * 8) + j)]);
+        dot = dot + (p_gatconv0_a[(k * 16) + j] * gatconv0_x_W[row * 64 + ((k * 8) + j)]);
       }
       t7[(row) * 8 + k] = dot;
     }
@@ -109,15 +111,16 @@ extern "C" __global__ void __launch_bounds__(256) gat_k1_apply_vertex_dot_vertex
     if (k1 < 8) {
       dot1 = 0.0f;
       for (int64_t j1 = 0; j1 < 8; j1++) {
-        dot1 = dot1 + (p_gatconv0_a[(k1 * 16) + (j1 + 8)] * t4[row * 64 + ((k1 * 8) + j1)]);
+        dot1 = dot1 + (p_gatconv0_a[(k1 * 16) + (j1 + 8)] * gatconv0_x_W[row * 64 + ((k1 * 8) + j1)]);
       }
       t8[(row) * 8 + k1] = dot1;
     }
   }
 }
 
-/* gat_k2_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %18 %21 */
-extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t4, float *__restrict__ t12, float *__restrict__ t16, double *__restrict__ t18, float *__restrict__ t21, int training, uint64_t seed) {
+/* gat_k2_gatconv0_out_gatconv1_x_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %18 %21
+ * Source lines 11-13, 18-19. */
+extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ gatconv0_x_W, float *__restrict__ gatconv0_e_softmax_max, float *__restrict__ gatconv0_e_softmax_sum, double *__restrict__ gatconv0_out, float *__restrict__ gatconv1_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -146,7 +149,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_ve
   int64_t jj;
   int64_t cnt;
   float r9_;
-  float r10_;
+  float gatconv0_e_;
   float x;
   float m;
   float scale;
@@ -187,8 +190,8 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_ve
         const int64_t k2 = lane + (int64_t)i2 * 32;
         if (k2 < 8) {
           r9_ = t7[u * 8 + k2] + t8[row * 8 + k2];
-          r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
-          x = r10_;
+          gatconv0_e_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
+          x = gatconv0_e_;
           m = (x > mx[i2]) ? x : mx[i2];
           d = x - mx[i2];
           ed = expf(-fabsf(d));
@@ -206,7 +209,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_ve
         const int64_t k3 = lane + (int64_t)i3 * 32;
         if (k3 < 64) {
           acc[i3] = acc[i3] * (double)sh_scale11[k3 / 8];
-          x1 = (double)t4[u * 64 + k3] * sh_w18[k3 / 8];
+          x1 = (double)gatconv0_x_W[u * 64 + k3] * sh_w18[k3 / 8];
           acc[i3] = acc[i3] + (double)x1;
         }
       }
@@ -219,10 +222,10 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_ve
     const int64_t k4 = lane + (int64_t)i4 * 32;
     if (k4 < 8) {
       if (training) {
-        t12[(row) * 8 + k4] = ((hi - lo) > 0) ? mx[i4] : 0.0f;
+        gatconv0_e_softmax_max[(row) * 8 + k4] = ((hi - lo) > 0) ? mx[i4] : 0.0f;
       }
       if (training) {
-        t16[(row) * 8 + k4] = ((hi - lo) > 0) ? (float)sum[i4] : 0.0f;
+        gatconv0_e_softmax_sum[(row) * 8 + k4] = ((hi - lo) > 0) ? (float)sum[i4] : 0.0f;
       }
       sh_sum11[k4] = sum[i4];
     }
@@ -233,7 +236,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_ve
     const int64_t k5 = lane + (int64_t)i5 * 32;
     if (k5 < 64) {
       if (training) {
-        t18[(row) * 64 + k5] = ((hi - lo) > 0) ? (acc[i5] / sh_sum11[k5 / 8]) : 0.0f;
+        gatconv0_out[(row) * 64 + k5] = ((hi - lo) > 0) ? (acc[i5] / sh_sum11[k5 / 8]) : 0.0f;
       }
       sh18[k5] = (float)(((hi - lo) > 0) ? (acc[i5] / sh_sum11[k5 / 8]) : 0.0f);
     }
@@ -243,14 +246,15 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_edge_softmax_max_sum_ve
   for (int i6 = 0; i6 < 2; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 32;
     if (k6 < 64) {
-      t21[(row) * 64 + k6] = training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f) ? (((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6]))) * 2.50000015f) : 0.0f) : ((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6])));
+      gatconv1_x[(row) * 64 + k6] = training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f) ? (((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6]))) * 2.50000015f) : 0.0f) : ((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6])));
     }
   }
   __syncwarp(gmask);
 }
 
-/* gat_k3_fold_dots_weight: one group per row of the weight, 16 lanes per group, 16 groups per block. the weight of %24 with the dots %27 %28 as columns: [W | W.a] */
-extern "C" __global__ void __launch_bounds__(256) gat_k3_fold_dots_weight(int64_t nrows, float *__restrict__ w24_fold, const float *__restrict__ p_gatconv1_W, const float *__restrict__ p_gatconv1_a) {
+/* gat_k3_fold_dots_weight: one group per row of the weight, 16 lanes per group, 16 groups per block. the weight of %24 with the dots %27 %28 as columns: [W | W.a]
+ * Source line 11. */
+extern "C" __global__ void __launch_bounds__(256) gat_k3_fold_dots_weight(int64_t nrows, float *__restrict__ gatconv1_x_W_fold, const float *__restrict__ p_gatconv1_W, const float *__restrict__ p_gatconv1_a) {
   const int lane = threadIdx.x % 16;
   const int64_t row = (int64_t)blockIdx.x * 16 + threadIdx.x / 16;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -260,7 +264,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k3_fold_dots_weight(int64_
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 16;
     if (k < 7) {
-      w24_fold[(row * 9) + k] = p_gatconv1_W[(row * 7) + k];
+      gatconv1_x_W_fold[(row * 9) + k] = p_gatconv1_W[(row * 7) + k];
     }
   }
   #pragma unroll
@@ -271,7 +275,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k3_fold_dots_weight(int64_
       for (int64_t j = 0; j < 7; j++) {
         dot = dot + (p_gatconv1_a[(k1 * 14) + j] * p_gatconv1_W[(row * 7) + ((k1 * 7) + j)]);
       }
-      w24_fold[(row * 9) + (7 + k1)] = dot;
+      gatconv1_x_W_fold[(row * 9) + (7 + k1)] = dot;
     }
   }
   #pragma unroll
@@ -282,13 +286,14 @@ extern "C" __global__ void __launch_bounds__(256) gat_k3_fold_dots_weight(int64_
       for (int64_t j1 = 0; j1 < 7; j1++) {
         dot1 = dot1 + (p_gatconv1_a[(k2 * 14) + (j1 + 7)] * p_gatconv1_W[(row * 7) + ((k2 * 7) + j1)]);
       }
-      w24_fold[(row * 9) + (8 + k2)] = dot1;
+      gatconv1_x_W_fold[(row * 9) + (8 + k2)] = dot1;
     }
   }
 }
 
-/* gat_k4_edge_softmax_max_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %38 %39 */
-extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t24, float *__restrict__ t32, float *__restrict__ t36, double *__restrict__ t38, float *__restrict__ t39, int training, uint64_t seed) {
+/* gat_k4_gatconv1_out_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %38 %39
+ * Source lines 11-13, 19. */
+extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ gatconv1_x_W, float *__restrict__ gatconv1_e_softmax_max, float *__restrict__ gatconv1_e_softmax_sum, double *__restrict__ gatconv1_out, float *__restrict__ t39, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -317,7 +322,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_ve
   int64_t jj;
   int64_t cnt;
   float r29_;
-  float r30_;
+  float gatconv1_e_;
   float x;
   float m;
   float scale;
@@ -358,9 +363,9 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_ve
       for (int i2 = 0; i2 < 1; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 8;
         if (k2 < 1) {
-          r29_ = t24[u * 9 + (7 + k2)] + t24[row * 9 + (8 + k2)];
-          r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
-          x = r30_;
+          r29_ = gatconv1_x_W[u * 9 + (7 + k2)] + gatconv1_x_W[row * 9 + (8 + k2)];
+          gatconv1_e_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
+          x = gatconv1_e_;
           m = (x > mx[i2]) ? x : mx[i2];
           d = x - mx[i2];
           ed = expf(-fabsf(d));
@@ -378,7 +383,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_ve
         const int64_t k3 = lane + (int64_t)i3 * 8;
         if (k3 < 7) {
           acc[i3] = acc[i3] * (double)sh_scale31[0];
-          x1 = (double)t24[u * 9 + k3] * sh_w38[0];
+          x1 = (double)gatconv1_x_W[u * 9 + k3] * sh_w38[0];
           acc[i3] = acc[i3] + (double)x1;
         }
       }
@@ -391,10 +396,10 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_ve
     const int64_t k4 = lane + (int64_t)i4 * 8;
     if (k4 < 1) {
       if (training) {
-        t32[(row) * 1 + k4] = ((hi - lo) > 0) ? mx[i4] : 0.0f;
+        gatconv1_e_softmax_max[(row) * 1 + k4] = ((hi - lo) > 0) ? mx[i4] : 0.0f;
       }
       if (training) {
-        t36[(row) * 1 + k4] = ((hi - lo) > 0) ? (float)sum[i4] : 0.0f;
+        gatconv1_e_softmax_sum[(row) * 1 + k4] = ((hi - lo) > 0) ? (float)sum[i4] : 0.0f;
       }
       sh_sum31[k4] = sum[i4];
     }
@@ -405,7 +410,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_ve
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
       if (training) {
-        t38[(row) * 7 + k5] = ((hi - lo) > 0) ? (acc[i5] / sh_sum31[0]) : 0.0f;
+        gatconv1_out[(row) * 7 + k5] = ((hi - lo) > 0) ? (acc[i5] / sh_sum31[0]) : 0.0f;
       }
       sh38[k5] = (float)(((hi - lo) > 0) ? (acc[i5] / sh_sum31[0]) : 0.0f);
     }
@@ -426,7 +431,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_edge_softmax_max_sum_ve
 }
 
 /* gat_k5_sum_last_vertex: one group per vertex, 1 lanes per group, 256 groups per block. fused %41 %53 %54; in memory: %54 */
-extern "C" __global__ void __launch_bounds__(256) gat_k5_sum_last_vertex(int64_t nrows, const float *__restrict__ in_grad_out, const double *__restrict__ t38, double *__restrict__ t54) {
+extern "C" __global__ void __launch_bounds__(256) gat_k5_sum_last_vertex(int64_t nrows, const float *__restrict__ in_grad_out, const double *__restrict__ gatconv1_out, double *__restrict__ t54) {
   const int lane = threadIdx.x % 1;
   const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -437,15 +442,16 @@ extern "C" __global__ void __launch_bounds__(256) gat_k5_sum_last_vertex(int64_t
     if (k < 1) {
       sum = 0.0f;
       for (int64_t j = 0; j < 7; j++) {
-        sum = sum + ((double)in_grad_out[row * 7 + ((k * 7) + j)] * t38[row * 7 + ((k * 7) + j)]);
+        sum = sum + ((double)in_grad_out[row * 7 + ((k * 7) + j)] * gatconv1_out[row * 7 + ((k * 7) + j)]);
       }
       t54[(row) * 1 + k] = sum;
     }
   }
 }
 
-/* gat_k6_sum_vertex: vertex-balanced over in-edges (CSR), 1 lanes per group, 256 groups per block. fused %29 %30 %41 %43 %44 %45 %46 %47 %48 %49 %52 %55 %56 %57 %58 %60; in memory: %60 */
-extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t24, const float *__restrict__ in_grad_out, const float *__restrict__ t32, const float *__restrict__ t36, const double *__restrict__ t54, float *__restrict__ t60, int training, uint64_t seed) {
+/* gat_k6_sum_vertex: vertex-balanced over in-edges (CSR), 1 lanes per group, 256 groups per block. fused %29 %30 %41 %43 %44 %45 %46 %47 %48 %49 %52 %55 %56 %57 %58 %60; in memory: %60
+ * Source lines 11-12. */
+extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ gatconv1_x_W, const float *__restrict__ in_grad_out, const float *__restrict__ gatconv1_e_softmax_max, const float *__restrict__ gatconv1_e_softmax_sum, const double *__restrict__ t54, float *__restrict__ t60, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 1;
@@ -465,7 +471,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrow
   int64_t cnt;
   double sum;
   float r29_;
-  float r30_;
+  float gatconv1_e_;
   float r49_;
   float r58_;
   float x;
@@ -495,11 +501,11 @@ extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrow
         if (k1 < 1) {
           sum = 0.0f;
           for (int64_t j = 0; j < 7; j++) {
-            sum = sum + ((double)t24[u * 9 + ((k1 * 7) + j)] * (double)in_grad_out[row * 7 + ((k1 * 7) + j)]);
+            sum = sum + ((double)gatconv1_x_W[u * 9 + ((k1 * 7) + j)] * (double)in_grad_out[row * 7 + ((k1 * 7) + j)]);
           }
-          r29_ = t24[u * 9 + (7 + k1)] + t24[row * 9 + (8 + k1)];
-          r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
-          r49_ = expf(r30_ - t32[row * 1 + k1]) / t36[row * 1 + k1];
+          r29_ = gatconv1_x_W[u * 9 + (7 + k1)] + gatconv1_x_W[row * 9 + (8 + k1)];
+          gatconv1_e_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
+          r49_ = expf(gatconv1_e_ - gatconv1_e_softmax_max[row * 1 + k1]) / gatconv1_e_softmax_sum[row * 1 + k1];
           r58_ = (r29_ > 0.0f) ? (r49_ * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[row * 1 + k1])) : (0.2f * (r49_ * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[row * 1 + k1])));
           x = r58_;
           acc[i1] = acc[i1] + (double)x;
@@ -517,8 +523,9 @@ extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrow
   }
 }
 
-/* gat_k7_sum_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72 */
-extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t24, const float *__restrict__ t32, const float *__restrict__ t36, const float *__restrict__ in_grad_out, const double *__restrict__ t54, float *__restrict__ t59, float *__restrict__ t72, const float *__restrict__ t60, const float *__restrict__ p_gatconv1_a, int training, uint64_t seed) {
+/* gat_k7_sum_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72
+ * Source lines 11-12. */
+extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ gatconv1_x_W, const float *__restrict__ gatconv1_e_softmax_max, const float *__restrict__ gatconv1_e_softmax_sum, const float *__restrict__ in_grad_out, const double *__restrict__ t54, float *__restrict__ t59, float *__restrict__ t72, const float *__restrict__ t60, const float *__restrict__ p_gatconv1_a, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -548,7 +555,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
   int64_t se;
   int64_t su;
   float r29_;
-  float r30_;
+  float gatconv1_e_;
   float r49_;
   double sum;
   float r29_1;
@@ -579,9 +586,9 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        r29_ = t24[row * 9 + (7 + j)] + t24[su * 9 + (8 + j)];
-        r30_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
-        r49_ = expf(r30_ - t32[su * 1 + j]) / t36[su * 1 + j];
+        r29_ = gatconv1_x_W[row * 9 + (7 + j)] + gatconv1_x_W[su * 9 + (8 + j)];
+        gatconv1_e_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
+        r49_ = expf(gatconv1_e_ - gatconv1_e_softmax_max[su * 1 + j]) / gatconv1_e_softmax_sum[su * 1 + j];
         sh_st49[lane + j] = r49_;
       }
       for (int64_t j1 = 0; j1 < 1; j1++) {
@@ -599,9 +606,9 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
         if (k2 < 1) {
           sum = 0.0f;
           for (int64_t j2 = 0; j2 < 7; j2++) {
-            sum = sum + ((double)t24[row * 9 + ((k2 * 7) + j2)] * (double)in_grad_out[u * 7 + ((k2 * 7) + j2)]);
+            sum = sum + ((double)gatconv1_x_W[row * 9 + ((k2 * 7) + j2)] * (double)in_grad_out[u * 7 + ((k2 * 7) + j2)]);
           }
-          r29_1 = t24[row * 9 + (7 + k2)] + t24[u * 9 + (8 + k2)];
+          r29_1 = gatconv1_x_W[row * 9 + (7 + k2)] + gatconv1_x_W[u * 9 + (8 + k2)];
           r58_ = (r29_1 > 0.0f) ? (sh_st49[t + k2] * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[u * 1 + k2])) : (0.2f * (sh_st49[t + k2] * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[u * 1 + k2])));
           x = r58_;
           acc[i2] = acc[i2] + (double)x;
@@ -644,8 +651,9 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
   __syncwarp(gmask);
 }
 
-/* gat_k8_apply_vertex_reshape_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %19 %75 %76 %77 %89 %90; in memory: %77 %90. t77 is not __restrict__: lanes read what other lanes stored in it before a barrier */
-extern "C" __global__ void __launch_bounds__(256) gat_k8_apply_vertex_reshape_vertex(int64_t nrows, const double *__restrict__ t18, const float *__restrict__ t73, float *t77, double *__restrict__ t90, int training, uint64_t seed) {
+/* gat_k8_apply_vertex_reshape_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %19 %75 %76 %77 %89 %90; in memory: %77 %90. t77 is not __restrict__: lanes read what other lanes stored in it before a barrier
+ * Source line 18. */
+extern "C" __global__ void __launch_bounds__(256) gat_k8_apply_vertex_reshape_vertex(int64_t nrows, const double *__restrict__ gatconv0_out, const float *__restrict__ t73, float *t77, double *__restrict__ t90, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -659,7 +667,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k8_apply_vertex_reshape_ve
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 64) {
-      r19_ = (float)t18[row * 64 + k];
+      r19_ = (float)gatconv0_out[row * 64 + k];
       r76_ = (r19_ > 0.0f) ? (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t73[row * 64 + k] * 2.50000015f) : 0.0f) : t73[row * 64 + k]) : ((1.0f * expf(r19_)) * (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t73[row * 64 + k] * 2.50000015f) : 0.0f) : t73[row * 64 + k]));
       t77[(row) * 64 + k] = r76_;
     }
@@ -671,15 +679,16 @@ extern "C" __global__ void __launch_bounds__(256) gat_k8_apply_vertex_reshape_ve
     if (k1 < 8) {
       sum = 0.0f;
       for (int64_t j = 0; j < 8; j++) {
-        sum = sum + ((double)t77[row * 64 + ((k1 * 8) + j)] * t18[row * 64 + ((k1 * 8) + j)]);
+        sum = sum + ((double)t77[row * 64 + ((k1 * 8) + j)] * gatconv0_out[row * 64 + ((k1 * 8) + j)]);
       }
       t90[(row) * 8 + k1] = sum;
     }
   }
 }
 
-/* gat_k9_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %9 %10 %79 %80 %81 %82 %83 %84 %85 %88 %91 %92 %93 %94 %96; in memory: %96 */
-extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t4, const float *__restrict__ t77, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t12, const float *__restrict__ t16, const double *__restrict__ t90, float *__restrict__ t96, int training, uint64_t seed) {
+/* gat_k9_sum_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %9 %10 %79 %80 %81 %82 %83 %84 %85 %88 %91 %92 %93 %94 %96; in memory: %96
+ * Source lines 11-12. */
+extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ gatconv0_x_W, const float *__restrict__ t77, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ gatconv0_e_softmax_max, const float *__restrict__ gatconv0_e_softmax_sum, const double *__restrict__ t90, float *__restrict__ t96, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -699,7 +708,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrow
   int64_t cnt;
   double sum;
   float r9_;
-  float r10_;
+  float gatconv0_e_;
   float r85_;
   float r94_;
   float x;
@@ -729,11 +738,11 @@ extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrow
         if (k1 < 8) {
           sum = 0.0f;
           for (int64_t j = 0; j < 8; j++) {
-            sum = sum + ((double)t4[u * 64 + ((k1 * 8) + j)] * (double)t77[row * 64 + ((k1 * 8) + j)]);
+            sum = sum + ((double)gatconv0_x_W[u * 64 + ((k1 * 8) + j)] * (double)t77[row * 64 + ((k1 * 8) + j)]);
           }
           r9_ = t7[u * 8 + k1] + t8[row * 8 + k1];
-          r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
-          r85_ = expf(r10_ - t12[row * 8 + k1]) / t16[row * 8 + k1];
+          gatconv0_e_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
+          r85_ = expf(gatconv0_e_ - gatconv0_e_softmax_max[row * 8 + k1]) / gatconv0_e_softmax_sum[row * 8 + k1];
           r94_ = (r9_ > 0.0f) ? (r85_ * (float)((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[row * 8 + k1])) : (0.2f * (r85_ * (float)((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[row * 8 + k1])));
           x = r94_;
           acc[i1] = acc[i1] + (double)x;
@@ -751,8 +760,9 @@ extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrow
   }
 }
 
-/* gat_k10_sum_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108 */
-extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ t12, const float *__restrict__ t16, const float *__restrict__ t4, const float *__restrict__ t77, const double *__restrict__ t90, float *__restrict__ t95, const float *__restrict__ t96, const float *__restrict__ p_gatconv0_a, float *__restrict__ t108, int training, uint64_t seed) {
+/* gat_k10_sum_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108
+ * Source lines 11-12. */
+extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ gatconv0_e_softmax_max, const float *__restrict__ gatconv0_e_softmax_sum, const float *__restrict__ gatconv0_x_W, const float *__restrict__ t77, const double *__restrict__ t90, float *__restrict__ t95, const float *__restrict__ t96, const float *__restrict__ p_gatconv0_a, float *__restrict__ t108, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -782,7 +792,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
   int64_t se;
   int64_t su;
   float r9_;
-  float r10_;
+  float gatconv0_e_;
   float r85_;
   double sum;
   float r93_;
@@ -816,8 +826,8 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
       su = sh_u[lane];
       for (int64_t j = 0; j < 8; j++) {
         r9_ = t7[row * 8 + j] + t8[su * 8 + j];
-        r10_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
-        r85_ = expf(r10_ - t12[su * 8 + j]) / t16[su * 8 + j];
+        gatconv0_e_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
+        r85_ = expf(gatconv0_e_ - gatconv0_e_softmax_max[su * 8 + j]) / gatconv0_e_softmax_sum[su * 8 + j];
         sh_st85[(lane * 8) + j] = r85_;
       }
       for (int64_t j1 = 0; j1 < 8; j1++) {
@@ -835,7 +845,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
         if (k2 < 8) {
           sum = 0.0f;
           for (int64_t j2 = 0; j2 < 8; j2++) {
-            sum = sum + ((double)t4[row * 64 + ((k2 * 8) + j2)] * (double)t77[u * 64 + ((k2 * 8) + j2)]);
+            sum = sum + ((double)gatconv0_x_W[row * 64 + ((k2 * 8) + j2)] * (double)t77[u * 64 + ((k2 * 8) + j2)]);
           }
           r93_ = sh_st85[(t * 8) + k2] * (float)((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[u * 8 + k2]);
           r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
@@ -883,7 +893,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
 }
 
 /* gat_k11_reduce_rows4_sum_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %61 %62 %64 %65 %97 %98 %100 %101; in memory: %62 %65 %98 %101 */
-extern "C" __global__ void __launch_bounds__(256) gat_k11_reduce_rows4_sum_vertex(int64_t nrows, double *__restrict__ acc62, const float *__restrict__ t60, const float *__restrict__ t24, double *__restrict__ acc65, const float *__restrict__ t59, double *__restrict__ acc98, const float *__restrict__ t96, const float *__restrict__ t4, double *__restrict__ acc101, const float *__restrict__ t95) {
+extern "C" __global__ void __launch_bounds__(256) gat_k11_reduce_rows4_sum_vertex(int64_t nrows, double *__restrict__ acc62, const float *__restrict__ t60, const float *__restrict__ gatconv1_x_W, double *__restrict__ acc65, const float *__restrict__ t59, double *__restrict__ acc98, const float *__restrict__ t96, const float *__restrict__ gatconv0_x_W, double *__restrict__ acc101, const float *__restrict__ t95) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ double blk_acc62[7];
@@ -900,28 +910,28 @@ extern "C" __global__ void __launch_bounds__(256) gat_k11_reduce_rows4_sum_verte
     for (int i = 0; i < 1; i++) {
       const int64_t k = lane + (int64_t)i * 32;
       if (k < 7) {
-        atomicAdd(&blk_acc62[k], (double)(t60[row * 1] * t24[row * 9 + k]));
+        atomicAdd(&blk_acc62[k], (double)(t60[row * 1] * gatconv1_x_W[row * 9 + k]));
       }
     }
     #pragma unroll
     for (int i1 = 0; i1 < 1; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 32;
       if (k1 < 7) {
-        atomicAdd(&blk_acc65[k1], (double)(t59[row * 1] * t24[row * 9 + k1]));
+        atomicAdd(&blk_acc65[k1], (double)(t59[row * 1] * gatconv1_x_W[row * 9 + k1]));
       }
     }
     #pragma unroll
     for (int i2 = 0; i2 < 2; i2++) {
       const int64_t k2 = lane + (int64_t)i2 * 32;
       if (k2 < 64) {
-        atomicAdd(&blk_acc98[k2], (double)(t96[row * 8 + (k2 / 8)] * t4[row * 64 + k2]));
+        atomicAdd(&blk_acc98[k2], (double)(t96[row * 8 + (k2 / 8)] * gatconv0_x_W[row * 64 + k2]));
       }
     }
     #pragma unroll
     for (int i3 = 0; i3 < 2; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 32;
       if (k3 < 64) {
-        atomicAdd(&blk_acc101[k3], (double)(t95[row * 8 + (k3 / 8)] * t4[row * 64 + k3]));
+        atomicAdd(&blk_acc101[k3], (double)(t95[row * 8 + (k3 / 8)] * gatconv0_x_W[row * 64 + k3]));
       }
     }
   }
@@ -993,7 +1003,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k15_reduce_rows_sum_finish
 }
 
 /* gat_k16_apply_global_add_global: one group, 32 lanes per group, 8 groups per block. fused %68 %69 %70 %104 %105 %106; in memory: %70 %106 */
-extern "C" __global__ void __launch_bounds__(256) gat_k16_apply_global_add_global(int64_t nrows, float *__restrict__ t70, const float *__restrict__ t62, const float *__restrict__ t65, const float *__restrict__ t98, float *__restrict__ t106, const float *__restrict__ t101) {
+extern "C" __global__ void __launch_bounds__(256) gat_k16_apply_global_add_global(int64_t nrows, float *__restrict__ grad_gatconv1_a, const float *__restrict__ t62, const float *__restrict__ t65, const float *__restrict__ t98, float *__restrict__ grad_gatconv0_a, const float *__restrict__ t101) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   const unsigned gmask = 0xffffffffu;
@@ -1003,7 +1013,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k16_apply_global_add_globa
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 14) {
-      t70[k] = (((k >= 7) && (k < 14)) ? t62[k - 7] : 0.0f) + (((k >= 0) && (k < 7)) ? t65[k] : 0.0f);
+      grad_gatconv1_a[k] = (((k >= 7) && (k < 14)) ? t62[k - 7] : 0.0f) + (((k >= 0) && (k < 7)) ? t65[k] : 0.0f);
     }
   }
   __syncwarp(gmask);
@@ -1012,7 +1022,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k16_apply_global_add_globa
     const int64_t k1 = lane + (int64_t)i1 * 32;
     if (k1 < 128) {
       r104_ = (((k1 % 16) >= 8) && ((k1 % 16) < 16)) ? t98[((k1 / 16) * 8) + ((k1 % 16) - 8)] : 0.0f;
-      t106[k1] = r104_ + ((((k1 % 16) >= 0) && ((k1 % 16) < 8)) ? t101[((k1 / 16) * 8) + (k1 % 16)] : 0.0f);
+      grad_gatconv0_a[k1] = r104_ + ((((k1 % 16) >= 0) && ((k1 % 16) < 8)) ? t101[((k1 / 16) * 8) + (k1 % 16)] : 0.0f);
     }
   }
 }
@@ -1055,18 +1065,18 @@ struct gat_model {
   int grow;
   size_t offset[2][31];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
-  float *t1;  /* %1 vertex[1433], steps 0..25 */
-  float *t4;  /* %4 vertex[8, 8], steps 1..19 */
+  float *gatconv0_x;  /* %1 vertex[1433], steps 0..25 */
+  float *gatconv0_x_W;  /* %4 vertex[8, 8], steps 1..19 */
   float *t7;  /* %7 vertex[8], steps 2..14 */
   float *t8;  /* %8 vertex[8], steps 2..14 */
-  float *t12;  /* %12 vertex[8], steps 3..14 */
-  float *t16;  /* %16 vertex[8], steps 3..14 */
-  double *t18;  /* %18 vertex[8, 8], steps 3..12 */
-  float *t21;  /* %21 vertex[64], steps 3..11 */
-  float *t24;  /* %24 vertex[1, 7], steps 5..19 */
-  float *t32;  /* %32 vertex[1], steps 6..9 */
-  float *t36;  /* %36 vertex[1], steps 6..9 */
-  double *t38;  /* %38 vertex[1, 7], steps 6..7 */
+  float *gatconv0_e_softmax_max;  /* %12 vertex[8], steps 3..14 */
+  float *gatconv0_e_softmax_sum;  /* %16 vertex[8], steps 3..14 */
+  double *gatconv0_out;  /* %18 vertex[8, 8], steps 3..12 */
+  float *gatconv1_x;  /* %21 vertex[64], steps 3..11 */
+  float *gatconv1_x_W;  /* %24 vertex[1, 7], steps 5..19 */
+  float *gatconv1_e_softmax_max;  /* %32 vertex[1], steps 6..9 */
+  float *gatconv1_e_softmax_sum;  /* %36 vertex[1], steps 6..9 */
+  double *gatconv1_out;  /* %38 vertex[1, 7], steps 6..7 */
   double *t54;  /* %54 vertex[1], steps 7..9 */
   float *t59;  /* %59 vertex[1], steps 9..19 */
   float *t60;  /* %60 vertex[1], steps 8..19 */
@@ -1081,7 +1091,7 @@ struct gat_model {
   float *t98;  /* %98 global[8, 8], steps 22..24 */
   float *t101;  /* %101 global[8, 8], steps 23..24 */
   float *t108;  /* %108 vertex[8, 8], steps 14..25 */
-  float *w24_fold;  /* scratch global[576] f64, steps 4..5 */
+  float *gatconv1_x_W_fold;  /* scratch global[576] f64, steps 4..5 */
   double *acc62;  /* scratch global[7] f64, steps 15..20 */
   double *acc65;  /* scratch global[7] f64, steps 16..21 */
   double *acc98;  /* scratch global[64] f64, steps 17..22 */
@@ -1109,18 +1119,18 @@ static void gnnc_plan(gat_model *m, const gnn_graph *g) {
   static const char in_infer[31] = {0, 1, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0};
   size_t size[31], size_infer[31];
   int order[31];
-  size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
-  size[1] = (size_t)g->nv * 64 * sizeof(float);  /* t4 */
+  size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* gatconv0_x */
+  size[1] = (size_t)g->nv * 64 * sizeof(float);  /* gatconv0_x_W */
   size[2] = (size_t)g->nv * 8 * sizeof(float);  /* t7 */
   size[3] = (size_t)g->nv * 8 * sizeof(float);  /* t8 */
-  size[4] = (size_t)g->nv * 8 * sizeof(float);  /* t12 */
-  size[5] = (size_t)g->nv * 8 * sizeof(float);  /* t16 */
-  size[6] = (size_t)g->nv * 64 * sizeof(double);  /* t18 */
-  size[7] = (size_t)g->nv * 64 * sizeof(float);  /* t21 */
-  size[8] = (size_t)g->nv * 9 * sizeof(float);  /* t24 */
-  size[9] = (size_t)g->nv * 1 * sizeof(float);  /* t32 */
-  size[10] = (size_t)g->nv * 1 * sizeof(float);  /* t36 */
-  size[11] = (size_t)g->nv * 7 * sizeof(double);  /* t38 */
+  size[4] = (size_t)g->nv * 8 * sizeof(float);  /* gatconv0_e_softmax_max */
+  size[5] = (size_t)g->nv * 8 * sizeof(float);  /* gatconv0_e_softmax_sum */
+  size[6] = (size_t)g->nv * 64 * sizeof(double);  /* gatconv0_out */
+  size[7] = (size_t)g->nv * 64 * sizeof(float);  /* gatconv1_x */
+  size[8] = (size_t)g->nv * 9 * sizeof(float);  /* gatconv1_x_W */
+  size[9] = (size_t)g->nv * 1 * sizeof(float);  /* gatconv1_e_softmax_max */
+  size[10] = (size_t)g->nv * 1 * sizeof(float);  /* gatconv1_e_softmax_sum */
+  size[11] = (size_t)g->nv * 7 * sizeof(double);  /* gatconv1_out */
   size[12] = (size_t)g->nv * 1 * sizeof(double);  /* t54 */
   size[13] = (size_t)g->nv * 1 * sizeof(float);  /* t59 */
   size[14] = (size_t)g->nv * 1 * sizeof(float);  /* t60 */
@@ -1135,7 +1145,7 @@ static void gnnc_plan(gat_model *m, const gnn_graph *g) {
   size[23] = (size_t)1 * 64 * sizeof(float);  /* t98 */
   size[24] = (size_t)1 * 64 * sizeof(float);  /* t101 */
   size[25] = (size_t)g->nv * 64 * sizeof(float);  /* t108 */
-  size[26] = (size_t)1 * 576 * sizeof(float);  /* w24_fold */
+  size[26] = (size_t)1 * 576 * sizeof(float);  /* gatconv1_x_W_fold */
   size[27] = (size_t)1 * 7 * sizeof(double);  /* acc62 */
   size[28] = (size_t)1 * 7 * sizeof(double);  /* acc65 */
   size[29] = (size_t)1 * 64 * sizeof(double);  /* acc98 */
@@ -1221,18 +1231,18 @@ static gnn_status gnnc_use_arena(gat_model *m, int plan) {
                                                                 "plan: gnnc --recompute=all or --memory-budget)" : "");
   gnn_status st = gnn_malloc(m->ctx, (void **)&m->arena, bytes ? bytes : 1);
   if (st) return st;
-  m->t1 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
-  m->t4 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
+  m->gatconv0_x = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
+  m->gatconv0_x_W = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
   m->t7 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
   m->t8 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
-  m->t12 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
-  m->t16 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
-  m->t18 = m->offset[plan][6] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][6]);
-  m->t21 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
-  m->t24 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
-  m->t32 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
-  m->t36 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
-  m->t38 = m->offset[plan][11] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][11]);
+  m->gatconv0_e_softmax_max = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
+  m->gatconv0_e_softmax_sum = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
+  m->gatconv0_out = m->offset[plan][6] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][6]);
+  m->gatconv1_x = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
+  m->gatconv1_x_W = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
+  m->gatconv1_e_softmax_max = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
+  m->gatconv1_e_softmax_sum = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
+  m->gatconv1_out = m->offset[plan][11] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][11]);
   m->t54 = m->offset[plan][12] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][12]);
   m->t59 = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
   m->t60 = m->offset[plan][14] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][14]);
@@ -1247,7 +1257,7 @@ static gnn_status gnnc_use_arena(gat_model *m, int plan) {
   m->t98 = m->offset[plan][23] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][23]);
   m->t101 = m->offset[plan][24] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][24]);
   m->t108 = m->offset[plan][25] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][25]);
-  m->w24_fold = m->offset[plan][26] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][26]);
+  m->gatconv1_x_W_fold = m->offset[plan][26] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][26]);
   m->acc62 = m->offset[plan][27] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][27]);
   m->acc65 = m->offset[plan][28] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][28]);
   m->acc98 = m->offset[plan][29] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][29]);
@@ -1348,13 +1358,13 @@ gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t s
     if (arena_st) return arena_st;
   }
   m->in_x = in_x;
-  m->t1 = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
+  m->gatconv0_x = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
   gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
   if (training) {
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gat_k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
+    gat_k0_gatconv0_x_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->gatconv0_x, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   }
@@ -1365,27 +1375,27 @@ gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t s
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[0], 64, m->t1, 1433, &beta, m->t4, 64));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[0], 64, m->gatconv0_x, 1433, &beta, m->gatconv0_x_W, 64));
   }
   gnn_profile_step(m->ctx, "forward 1 gemm %4 apply_vertex.linear");
   /* 2: fused %5 %6 %7 %8; in memory: %7 %8 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    gat_k1_apply_vertex_dot_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->param[1], m->t4, m->t7, m->t8);
+    gat_k1_apply_vertex_dot_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->param[1], m->gatconv0_x_W, m->t7, m->t8);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 2 kernel fused %5 %6 %7 %8; in memory: %7 %8");
   /* 3: fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %18 %21 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gat_k2_edge_softmax_max_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t7, m->t8, m->t4, m->t12, m->t16, m->t18, m->t21, training, seed);
+    gat_k2_gatconv0_out_gatconv1_x_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t7, m->t8, m->gatconv0_x_W, m->gatconv0_e_softmax_max, m->gatconv0_e_softmax_sum, m->gatconv0_out, m->gatconv1_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 3 kernel fused %9 %10 %11 %12 %16 %17 %18 %19 %20 %21; in memory: %12 %16 %18 %21");
   /* 4: the weight of %24 with the dots %27 %28 as columns: [W | W.a] */
   if ((int64_t)64 > 0) {
     const unsigned blocks = (unsigned)(((int64_t)64 + 16 - 1) / 16);
-    gat_k3_fold_dots_weight<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>((int64_t)64, m->w24_fold, m->param[2], m->param[3]);
+    gat_k3_fold_dots_weight<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>((int64_t)64, m->gatconv1_x_W_fold, m->param[2], m->param[3]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 4 kernel the weight of %24 with the dots %27 %28 as columns: [W | W.a]");
@@ -1395,13 +1405,13 @@ gnn_status gat_forward(gat_model *m, const float *in_x, int training, uint64_t s
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->w24_fold, 9, m->t21, 64, &beta, m->t24, 9));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->gatconv1_x_W_fold, 9, m->gatconv1_x, 64, &beta, m->gatconv1_x_W, 9));
   }
   gnn_profile_step(m->ctx, "forward 5 gemm %24 apply_vertex.linear, and the dots %27 %28 folded into it");
   /* 6: fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %38 %39 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    gat_k4_edge_softmax_max_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t24, m->t32, m->t36, m->t38, m->out, training, seed);
+    gat_k4_gatconv1_out_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->gatconv1_x_W, m->gatconv1_e_softmax_max, m->gatconv1_e_softmax_sum, m->gatconv1_out, m->out, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 6 kernel fused %29 %30 %31 %32 %36 %37 %38 %39; in memory: %32 %36 %38 %39");
@@ -1506,21 +1516,21 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
   /* 7: fused %41 %53 %54; in memory: %54 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
-    gat_k5_sum_last_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->in_grad_out, m->t38, m->t54);
+    gat_k5_sum_last_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->in_grad_out, m->gatconv1_out, m->t54);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 7 kernel fused %41 %53 %54; in memory: %54");
   /* 8: fused %29 %30 %41 %43 %44 %45 %46 %47 %48 %49 %52 %55 %56 %57 %58 %60; in memory: %60 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
-    gat_k6_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t24, m->in_grad_out, m->t32, m->t36, m->t54, m->t60, training, seed);
+    gat_k6_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->gatconv1_x_W, m->in_grad_out, m->gatconv1_e_softmax_max, m->gatconv1_e_softmax_sum, m->t54, m->t60, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 8 kernel fused %29 %30 %41 %43 %44 %45 %46 %47 %48 %49 %52 %55 %56 %57 %58 %60; in memory: %60");
   /* 9: fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    gat_k7_sum_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t24, m->t32, m->t36, m->in_grad_out, m->t54, m->t59, m->t72, m->t60, m->param[3], training, seed);
+    gat_k7_sum_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->gatconv1_x_W, m->gatconv1_e_softmax_max, m->gatconv1_e_softmax_sum, m->in_grad_out, m->t54, m->t59, m->t72, m->t60, m->param[3], training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 9 kernel fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72");
@@ -1539,27 +1549,27 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t72, 7, m->t21, 64, &beta, m->grad[2], 7));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t72, 7, m->gatconv1_x, 64, &beta, m->grad[2], 7));
   }
   gnn_profile_step(m->ctx, "backward 11 gemm %74 reduce_rows.matmul_tn");
   /* 12: fused %19 %75 %76 %77 %89 %90; in memory: %77 %90 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gat_k8_apply_vertex_reshape_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t18, m->t73, m->t77, m->t90, training, seed);
+    gat_k8_apply_vertex_reshape_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->gatconv0_out, m->t73, m->t77, m->t90, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 12 kernel fused %19 %75 %76 %77 %89 %90; in memory: %77 %90");
   /* 13: fused %9 %10 %79 %80 %81 %82 %83 %84 %85 %88 %91 %92 %93 %94 %96; in memory: %96 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    gat_k9_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t4, m->t77, m->t7, m->t8, m->t12, m->t16, m->t90, m->t96, training, seed);
+    gat_k9_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->gatconv0_x_W, m->t77, m->t7, m->t8, m->gatconv0_e_softmax_max, m->gatconv0_e_softmax_sum, m->t90, m->t96, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 13 kernel fused %9 %10 %79 %80 %81 %82 %83 %84 %85 %88 %91 %92 %93 %94 %96; in memory: %96");
   /* 14: fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gat_k10_sum_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t7, m->t8, m->t12, m->t16, m->t4, m->t77, m->t90, m->t95, m->t96, m->param[1], m->t108, training, seed);
+    gat_k10_sum_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t7, m->t8, m->gatconv0_e_softmax_max, m->gatconv0_e_softmax_sum, m->gatconv0_x_W, m->t77, m->t90, m->t95, m->t96, m->param[1], m->t108, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 14 kernel fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108");
@@ -1578,7 +1588,7 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
   /* 19: fused %61 %62 %64 %65 %97 %98 %100 %101; in memory: %62 %65 %98 %101 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gat_k11_reduce_rows4_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc62, m->t60, m->t24, m->acc65, m->t59, m->acc98, m->t96, m->t4, m->acc101, m->t95);
+    gat_k11_reduce_rows4_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc62, m->t60, m->gatconv1_x_W, m->acc65, m->t59, m->acc98, m->t96, m->gatconv0_x_W, m->acc101, m->t95);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 19 kernel fused %61 %62 %64 %65 %97 %98 %100 %101; in memory: %62 %65 %98 %101");
@@ -1623,7 +1633,7 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t108, 64, m->t1, 1433, &beta, m->grad[0], 64));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t108, 64, m->gatconv0_x, 1433, &beta, m->grad[0], 64));
   }
   gnn_profile_step(m->ctx, "backward 25 gemm %109 reduce_rows.matmul_tn");
   return GNN_OK;

@@ -129,8 +129,9 @@ GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
 
 /* ---------------------------------------------------------------- kernels */
 
-/* k0_dropout_vertex: one group per vertex, 32 lanes per group. fused %1; in memory: %1 */
-static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *restrict in_x, int training, uint64_t seed) {
+/* k0_gcnconv0_x_vertex: one group per vertex, 32 lanes per group. fused %1; in memory: %1
+ * Source line 14. */
+static void k0_gcnconv0_x_vertex(int64_t nrows, float *restrict gcnconv0_x, const float *restrict in_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -140,21 +141,22 @@ static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *re
         const int lane = (int)(k % 32), i = (int)(k / 32);
         (void)lane;
         (void)i;
-        t1[row * 1433 + k] = (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f), in_x[row * 1433 + k] * 2.0f));
+        gcnconv0_x[row * 1433 + k] = (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f), in_x[row * 1433 + k] * 2.0f));
       }
     } else {
       for (int64_t k = 0; k < 1433; k++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k % 32), i = (int)(k / 32);
         (void)lane;
         (void)i;
-        t1[row * 1433 + k] = in_x[row * 1433 + k];
+        gcnconv0_x[row * 1433 + k] = in_x[row * 1433 + k];
       }
     }
   }
 }
 
-/* k1_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 16 lanes per group. fused %6 %7 %9 %10 %11 %12; in memory: %10 %12 */
-static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t8, float *restrict t10, const float *restrict p_gcnconv0_b, float *restrict t12, int training, uint64_t seed) {
+/* k1_gcnconv0_out_gcnconv1_x_vertex: vertex-balanced over in-edges (CSR), 16 lanes per group. fused %6 %7 %9 %10 %11 %12; in memory: %10 %12
+ * Source lines 9-10, 14-15. */
+static void k1_gcnconv0_out_gcnconv1_x_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict gcnconv0_x_W, float *restrict gcnconv0_out, const float *restrict p_gcnconv0_b, float *restrict gcnconv1_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -180,16 +182,16 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       for (int lane = 0; lane < 16; lane++) {
         int64_t jj;
         int64_t su;
-        float r7_;
+        float gcnconv0_c_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t8[sh_u[lane] * 16], 64);
+          gnn_prefetch_row(&gcnconv0_x_W[sh_u[lane] * 16], 64);
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
-            r7_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-            sh_st7[lane + j] = r7_;
+            gcnconv0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+            sh_st7[lane + j] = gcnconv0_c_;
           }
         }
       }
@@ -203,7 +205,7 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           (void)lane;
           (void)i1;
           float x;
-          x = t8[u * 16 + k1] * sh_st7[t];
+          x = gcnconv0_x_W[u * 16 + k1] * sh_st7[t];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -220,7 +222,7 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k3 % 16), i3 = (int)(k3 / 16);
       (void)lane;
       (void)i3;
-      t10[row * 16 + k3] = sh9[k3] + p_gcnconv0_b[k3];
+      gcnconv0_out[row * 16 + k3] = sh9[k3] + p_gcnconv0_b[k3];
     }
     /* barrier: the lane loops above and below are separate regions */
     if (training) {
@@ -228,22 +230,23 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         const int lane = (int)(k4 % 16), i4 = (int)(k4 / 16);
         (void)lane;
         (void)i4;
-        t12[row * 16 + k4] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f), (gnn_sel_f32(t10[row * 16 + k4] > 0.0f, t10[row * 16 + k4], 0.0f)) * 2.0f));
+        gcnconv1_x[row * 16 + k4] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f), (gnn_sel_f32(gcnconv0_out[row * 16 + k4] > 0.0f, gcnconv0_out[row * 16 + k4], 0.0f)) * 2.0f));
       }
     } else {
       for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k4 % 16), i4 = (int)(k4 / 16);
         (void)lane;
         (void)i4;
-        t12[row * 16 + k4] = (gnn_sel_f32(t10[row * 16 + k4] > 0.0f, t10[row * 16 + k4], 0.0f));
+        gcnconv1_x[row * 16 + k4] = (gnn_sel_f32(gcnconv0_out[row * 16 + k4] > 0.0f, gcnconv0_out[row * 16 + k4], 0.0f));
       }
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
-/* k2_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %6 %7 %16 %17; in memory: %17 */
-static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t15, float *restrict t17, const float *restrict p_gcnconv1_b) {
+/* k2_gcnconv1_out_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %6 %7 %16 %17; in memory: %17
+ * Source lines 9-10. */
+static void k2_gcnconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict gcnconv1_x_W, float *restrict gcnconv1_out, const float *restrict p_gcnconv1_b) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -267,16 +270,16 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
         int64_t su;
-        float r7_;
+        float gcnconv0_c_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t15[sh_u[lane] * 7], 28);
+          gnn_prefetch_row(&gcnconv1_x_W[sh_u[lane] * 7], 28);
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
-            r7_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-            sh_st7[lane + j] = r7_;
+            gcnconv0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+            sh_st7[lane + j] = gcnconv0_c_;
           }
         }
       }
@@ -290,7 +293,7 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           (void)lane;
           (void)i1;
           float x;
-          x = t15[u * 7 + k1] * sh_st7[t];
+          x = gcnconv1_x_W[u * 7 + k1] * sh_st7[t];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -307,13 +310,14 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
       (void)lane;
       (void)i3;
-      t17[row * 7 + k3] = sh16[k3] + p_gcnconv1_b[k3];
+      gcnconv1_out[row * 7 + k3] = sh16[k3] + p_gcnconv1_b[k3];
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
-/* k3_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %6 %7 %20 %21 %22; in memory: %22 */
+/* k3_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %6 %7 %20 %21 %22; in memory: %22
+ * Source line 9. */
 static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict out_deg, const float *restrict in_deg, const float *restrict in_grad_out, float *restrict t22) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
@@ -337,7 +341,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
         int64_t su;
-        float r7_;
+        float gcnconv0_c_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
@@ -345,8 +349,8 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           gnn_prefetch_row(&in_grad_out[sh_u[lane] * 7], 28);
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
-            r7_ = gnn_rsqrtf(out_deg[row * 1 + j] * in_deg[su * 1 + j]);
-            sh_st7[lane + j] = r7_;
+            gcnconv0_c_ = gnn_rsqrtf(out_deg[row * 1 + j] * in_deg[su * 1 + j]);
+            sh_st7[lane + j] = gcnconv0_c_;
           }
         }
       }
@@ -376,7 +380,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
 }
 
 /* k4_relu_grad_vertex: one group per vertex, 16 lanes per group. fused %25 %26; in memory: %26 */
-static void k4_relu_grad_vertex(int64_t nrows, float *restrict t26, const float *restrict t10, const float *restrict t23, int training, uint64_t seed) {
+static void k4_relu_grad_vertex(int64_t nrows, float *restrict t26, const float *restrict gcnconv0_out, const float *restrict t23, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -386,74 +390,75 @@ static void k4_relu_grad_vertex(int64_t nrows, float *restrict t26, const float 
         const int lane = (int)(k % 16), i = (int)(k / 16);
         (void)lane;
         (void)i;
-        t26[row * 16 + k] = gnn_sel_f32(t10[row * 16 + k] > 0.0f, (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f), t23[row * 16 + k] * 2.0f)), 0.0f);
+        t26[row * 16 + k] = gnn_sel_f32(gcnconv0_out[row * 16 + k] > 0.0f, (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f), t23[row * 16 + k] * 2.0f)), 0.0f);
       }
     } else {
       for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k % 16), i = (int)(k / 16);
         (void)lane;
         (void)i;
-        t26[row * 16 + k] = gnn_sel_f32(t10[row * 16 + k] > 0.0f, t23[row * 16 + k], 0.0f);
+        t26[row * 16 + k] = gnn_sel_f32(gcnconv0_out[row * 16 + k] > 0.0f, t23[row * 16 + k], 0.0f);
       }
     }
   }
 }
 
 /* k5_reduce_rows2_sum_vertex: one group per vertex, 16 lanes per group. fused %19 %27; in memory: %19 %27 */
-static void k5_reduce_rows2_sum_vertex(int64_t nrows, double *restrict acc19, const float *restrict in_grad_out, double *restrict acc27, const float *restrict t26) {
+static void k5_reduce_rows2_sum_vertex(int64_t nrows, double *restrict grad_gcnconv1_b_acc, const float *restrict in_grad_out, double *restrict grad_gcnconv0_b_acc, const float *restrict t26) {
 #pragma omp parallel
   {
-  double blk_acc19[7] = {0};
-  double blk_acc27[16] = {0};
+  double blk_grad_gcnconv1_b_acc[7] = {0};
+  double blk_grad_gcnconv0_b_acc[16] = {0};
 #pragma omp for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 16), i = (int)(k / 16);
       (void)lane;
       (void)i;
-      blk_acc19[k] += (double)in_grad_out[row * 7 + k];
+      blk_grad_gcnconv1_b_acc[k] += (double)in_grad_out[row * 7 + k];
     }
     for (int64_t k1 = 0; k1 < 16; k1++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k1 % 16), i1 = (int)(k1 / 16);
       (void)lane;
       (void)i1;
-      blk_acc27[k1] += (double)t26[row * 16 + k1];
+      blk_grad_gcnconv0_b_acc[k1] += (double)t26[row * 16 + k1];
     }
   }
   for (int64_t i = 0; i < 7; i++)
-    if (blk_acc19[i] != 0) gnn_atomic_add_f64(&acc19[i], blk_acc19[i]);
+    if (blk_grad_gcnconv1_b_acc[i] != 0) gnn_atomic_add_f64(&grad_gcnconv1_b_acc[i], blk_grad_gcnconv1_b_acc[i]);
   for (int64_t i = 0; i < 16; i++)
-    if (blk_acc27[i] != 0) gnn_atomic_add_f64(&acc27[i], blk_acc27[i]);
+    if (blk_grad_gcnconv0_b_acc[i] != 0) gnn_atomic_add_f64(&grad_gcnconv0_b_acc[i], blk_grad_gcnconv0_b_acc[i]);
   }
 }
 
 /* k6_reduce_rows_sum_finish_global: one group, 8 lanes per group. %19 reduce_rows.sum (the float64 sums to float) */
-static void k6_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t19, const double *restrict acc19) {
+static void k6_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_gcnconv1_b, const double *restrict grad_gcnconv1_b_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      t19[k] = acc19[k];
+      grad_gcnconv1_b[k] = grad_gcnconv1_b_acc[k];
     }
   }
 }
 
 /* k7_reduce_rows_sum_finish_global: one group, 16 lanes per group. %27 reduce_rows.sum (the float64 sums to float) */
-static void k7_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t27, const double *restrict acc27) {
+static void k7_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_gcnconv0_b, const double *restrict grad_gcnconv0_b_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 16), i = (int)(k / 16);
       (void)lane;
       (void)i;
-      t27[k] = acc27[k];
+      grad_gcnconv0_b[k] = grad_gcnconv0_b_acc[k];
     }
   }
 }
 
-/* k8_sum_vertex: vertex-balanced over out-edges (CSC), 16 lanes per group. fused %6 %7 %28 %29 %30; in memory: %30 */
+/* k8_sum_vertex: vertex-balanced over out-edges (CSC), 16 lanes per group. fused %6 %7 %28 %29 %30; in memory: %30
+ * Source line 9. */
 static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t26, float *restrict t30) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
@@ -477,7 +482,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       for (int lane = 0; lane < 16; lane++) {
         int64_t jj;
         int64_t su;
-        float r7_;
+        float gcnconv0_c_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
@@ -485,8 +490,8 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           gnn_prefetch_row(&t26[sh_u[lane] * 16], 64);
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
-            r7_ = gnn_rsqrtf(out_deg[row * 1 + j] * in_deg[su * 1 + j]);
-            sh_st7[lane + j] = r7_;
+            gcnconv0_c_ = gnn_rsqrtf(out_deg[row * 1 + j] * in_deg[su * 1 + j]);
+            sh_st7[lane + j] = gcnconv0_c_;
           }
         }
       }
@@ -551,17 +556,17 @@ struct gcn_model {
   int grow;
   size_t offset[2][11];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
-  float *t1;  /* %1 vertex[1433], steps 0..15 */
-  float *t8;  /* %8 vertex[16], steps 1..2 */
-  float *t10;  /* %10 vertex[16], steps 2..8 */
-  float *t12;  /* %12 vertex[16], steps 2..7 */
-  float *t15;  /* %15 vertex[7], steps 3..4 */
+  float *gcnconv0_x;  /* %1 vertex[1433], steps 0..15 */
+  float *gcnconv0_x_W;  /* %8 vertex[16], steps 1..2 */
+  float *gcnconv0_out;  /* %10 vertex[16], steps 2..8 */
+  float *gcnconv1_x;  /* %12 vertex[16], steps 2..7 */
+  float *gcnconv1_x_W;  /* %15 vertex[7], steps 3..4 */
   float *t22;  /* %22 vertex[7], steps 5..7 */
   float *t23;  /* %23 vertex[16], steps 6..8 */
   float *t26;  /* %26 vertex[16], steps 8..14 */
   float *t30;  /* %30 vertex[16], steps 14..15 */
-  double *acc19;  /* scratch global[7] f64, steps 9..12 */
-  double *acc27;  /* scratch global[16] f64, steps 10..13 */
+  double *grad_gcnconv1_b_acc;  /* scratch global[7] f64, steps 9..12 */
+  double *grad_gcnconv0_b_acc;  /* scratch global[16] f64, steps 10..13 */
 };
 
 void gcn_destroy(gcn_model *m) {
@@ -585,17 +590,17 @@ static void gnnc_plan(gcn_model *m, const gnn_graph *g) {
   static const char in_infer[11] = {0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0};
   size_t size[11], size_infer[11];
   int order[11];
-  size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
-  size[1] = (size_t)g->nv * 16 * sizeof(float);  /* t8 */
-  size[2] = (size_t)g->nv * 16 * sizeof(float);  /* t10 */
-  size[3] = (size_t)g->nv * 16 * sizeof(float);  /* t12 */
-  size[4] = (size_t)g->nv * 7 * sizeof(float);  /* t15 */
+  size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* gcnconv0_x */
+  size[1] = (size_t)g->nv * 16 * sizeof(float);  /* gcnconv0_x_W */
+  size[2] = (size_t)g->nv * 16 * sizeof(float);  /* gcnconv0_out */
+  size[3] = (size_t)g->nv * 16 * sizeof(float);  /* gcnconv1_x */
+  size[4] = (size_t)g->nv * 7 * sizeof(float);  /* gcnconv1_x_W */
   size[5] = (size_t)g->nv * 7 * sizeof(float);  /* t22 */
   size[6] = (size_t)g->nv * 16 * sizeof(float);  /* t23 */
   size[7] = (size_t)g->nv * 16 * sizeof(float);  /* t26 */
   size[8] = (size_t)g->nv * 16 * sizeof(float);  /* t30 */
-  size[9] = (size_t)1 * 7 * sizeof(double);  /* acc19 */
-  size[10] = (size_t)1 * 16 * sizeof(double);  /* acc27 */
+  size[9] = (size_t)1 * 7 * sizeof(double);  /* grad_gcnconv1_b_acc */
+  size[10] = (size_t)1 * 16 * sizeof(double);  /* grad_gcnconv0_b_acc */
   for (int i = 0; i < 11; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
   m->arena_bytes = gnn_plan_arena(11, size, first, last, m->offset[1], order);
   m->arena_infer_bytes = gnn_plan_arena(11, size_infer, first, last_infer, m->offset[0], order);
@@ -677,17 +682,17 @@ static gnn_status gnnc_use_arena(gcn_model *m, int plan) {
                                                                 "plan: gnnc --recompute=all or --memory-budget)" : "");
   gnn_status st = gnn_malloc(m->ctx, (void **)&m->arena, bytes ? bytes : 1);
   if (st) return st;
-  m->t1 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
-  m->t8 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
-  m->t10 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
-  m->t12 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
-  m->t15 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
+  m->gcnconv0_x = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
+  m->gcnconv0_x_W = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
+  m->gcnconv0_out = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
+  m->gcnconv1_x = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
+  m->gcnconv1_x_W = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
   m->t22 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
   m->t23 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
   m->t26 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t30 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
-  m->acc19 = m->offset[plan][9] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][9]);
-  m->acc27 = m->offset[plan][10] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][10]);
+  m->grad_gcnconv1_b_acc = m->offset[plan][9] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][9]);
+  m->grad_gcnconv0_b_acc = m->offset[plan][10] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][10]);
   m->arena_mode = want;
   return GNN_OK;
 }
@@ -780,32 +785,32 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
     if (arena_st) return arena_st;
   }
   m->in_x = in_x;
-  m->t1 = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
+  m->gcnconv0_x = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
   gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
   if (training) {
-  k0_dropout_vertex(g->nv, m->t1, m->in_x, training, seed);
+  k0_gcnconv0_x_vertex(g->nv, m->gcnconv0_x, m->in_x, training, seed);
   }
   gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
   /* 1: %8 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(16), K = gnn_blas_dim(1433);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->param[0], 16, 0.0f, m->t8, 16);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->gcnconv0_x, 1433, m->param[0], 16, 0.0f, m->gcnconv0_x_W, 16);
   }
   gnn_profile_step(m->ctx, "forward 1 gemm %8 apply_vertex.linear");
   /* 2: fused %6 %7 %9 %10 %11 %12; in memory: %10 %12 */
-  k1_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t8, m->t10, m->param[1], m->t12, training, seed);
+  k1_gcnconv0_out_gcnconv1_x_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->gcnconv0_x_W, m->gcnconv0_out, m->param[1], m->gcnconv1_x, training, seed);
   gnn_profile_step(m->ctx, "forward 2 kernel fused %6 %7 %9 %10 %11 %12; in memory: %10 %12");
   /* 3: %15 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(16);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t12, 16, m->param[2], 7, 0.0f, m->t15, 7);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->gcnconv1_x, 16, m->param[2], 7, 0.0f, m->gcnconv1_x_W, 7);
   }
   gnn_profile_step(m->ctx, "forward 3 gemm %15 apply_vertex.linear");
   /* 4: fused %6 %7 %16 %17; in memory: %17 */
-  k2_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t15, m->out, m->param[3]);
+  k2_gcnconv1_out_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->gcnconv1_x_W, m->out, m->param[3]);
   gnn_profile_step(m->ctx, "forward 4 kernel fused %6 %7 %16 %17; in memory: %17");
   m->forward_done = 1;
   m->trained = training != 0;
@@ -915,26 +920,26 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(16), N = gnn_blas_dim(7), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t12, 16, m->t22, 7, 0.0f, m->grad[2], 7);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->gcnconv1_x, 16, m->t22, 7, 0.0f, m->grad[2], 7);
   }
   gnn_profile_step(m->ctx, "backward 7 gemm %24 reduce_rows.matmul_tn");
   /* 8: fused %25 %26; in memory: %26 */
-  k4_relu_grad_vertex(g->nv, m->t26, m->t10, m->t23, training, seed);
+  k4_relu_grad_vertex(g->nv, m->t26, m->gcnconv0_out, m->t23, training, seed);
   gnn_profile_step(m->ctx, "backward 8 kernel fused %25 %26; in memory: %26");
   /* 9: %19 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc19, (size_t)1 * 7 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_gcnconv1_b_acc, (size_t)1 * 7 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 9 zero %19 reduce_rows.sum");
   /* 10: %27 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc27, (size_t)1 * 16 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_gcnconv0_b_acc, (size_t)1 * 16 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 10 zero %27 reduce_rows.sum");
   /* 11: fused %19 %27; in memory: %19 %27 */
-  k5_reduce_rows2_sum_vertex(g->nv, m->acc19, m->in_grad_out, m->acc27, m->t26);
+  k5_reduce_rows2_sum_vertex(g->nv, m->grad_gcnconv1_b_acc, m->in_grad_out, m->grad_gcnconv0_b_acc, m->t26);
   gnn_profile_step(m->ctx, "backward 11 kernel fused %19 %27; in memory: %19 %27");
   /* 12: %19 reduce_rows.sum */
-  k6_reduce_rows_sum_finish_global(1, m->grad[3], m->acc19);
+  k6_reduce_rows_sum_finish_global(1, m->grad[3], m->grad_gcnconv1_b_acc);
   gnn_profile_step(m->ctx, "backward 12 kernel %19 reduce_rows.sum");
   /* 13: %27 reduce_rows.sum */
-  k7_reduce_rows_sum_finish_global(1, m->grad[1], m->acc27);
+  k7_reduce_rows_sum_finish_global(1, m->grad[1], m->grad_gcnconv0_b_acc);
   gnn_profile_step(m->ctx, "backward 13 kernel %27 reduce_rows.sum");
   /* 14: fused %6 %7 %28 %29 %30; in memory: %30 */
   k8_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, g->out_deg, g->in_deg, m->t26, m->t30);
@@ -943,7 +948,7 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(1433), N = gnn_blas_dim(16), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->t30, 16, 0.0f, m->grad[0], 16);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->gcnconv0_x, 1433, m->t30, 16, 0.0f, m->grad[0], 16);
   }
   gnn_profile_step(m->ctx, "backward 15 gemm %31 reduce_rows.matmul_tn");
   return GNN_OK;

@@ -67,8 +67,9 @@ extern "C" __global__ void gcn_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* gcn_k0_dropout_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %1; in memory: %1 */
-extern "C" __global__ void __launch_bounds__(256) gcn_k0_dropout_vertex(int64_t nrows, float *__restrict__ t1, const float *__restrict__ in_x, int training, uint64_t seed) {
+/* gcn_k0_gcnconv0_x_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %1; in memory: %1
+ * Source line 14. */
+extern "C" __global__ void __launch_bounds__(256) gcn_k0_gcnconv0_x_vertex(int64_t nrows, float *__restrict__ gcnconv0_x, const float *__restrict__ in_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -78,13 +79,14 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k0_dropout_vertex(int64_t 
   for (int i = 0; i < 45; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 1433) {
-      t1[(row) * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f) ? (in_x[row * 1433 + k] * 2.0f) : 0.0f) : in_x[row * 1433 + k];
+      gcnconv0_x[(row) * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f) ? (in_x[row * 1433 + k] * 2.0f) : 0.0f) : in_x[row * 1433 + k];
     }
   }
 }
 
-/* gcn_k1_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 16 lanes per group, 16 groups per block. fused %6 %7 %9 %10 %11 %12; in memory: %10 %12 */
-extern "C" __global__ void __launch_bounds__(256) gcn_k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t8, float *__restrict__ t10, const float *__restrict__ p_gcnconv0_b, float *__restrict__ t12, int training, uint64_t seed) {
+/* gcn_k1_gcnconv0_out_gcnconv1_x_vertex: vertex-balanced over in-edges (CSR), 16 lanes per group, 16 groups per block. fused %6 %7 %9 %10 %11 %12; in memory: %10 %12
+ * Source lines 9-10, 14-15. */
+extern "C" __global__ void __launch_bounds__(256) gcn_k1_gcnconv0_out_gcnconv1_x_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ gcnconv0_x_W, float *__restrict__ gcnconv0_out, const float *__restrict__ p_gcnconv0_b, float *__restrict__ gcnconv1_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 16;
@@ -106,7 +108,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k1_sum_u_mul_e_vertex(int6
   int64_t jj;
   int64_t cnt;
   int64_t su;
-  float r7_;
+  float gcnconv0_c_;
   float x;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -124,8 +126,8 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k1_sum_u_mul_e_vertex(int6
       sh_u[lane] = src[sh_e[lane]];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        r7_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-        sh_st7[lane + j] = r7_;
+        gcnconv0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+        sh_st7[lane + j] = gcnconv0_c_;
       }
     }
     __syncwarp(gmask);
@@ -136,7 +138,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k1_sum_u_mul_e_vertex(int6
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 16;
         if (k1 < 16) {
-          x = t8[u * 16 + k1] * sh_st7[t];
+          x = gcnconv0_x_W[u * 16 + k1] * sh_st7[t];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -155,7 +157,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k1_sum_u_mul_e_vertex(int6
   for (int i3 = 0; i3 < 1; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 16;
     if (k3 < 16) {
-      t10[(row) * 16 + k3] = sh9[k3] + p_gcnconv0_b[k3];
+      gcnconv0_out[(row) * 16 + k3] = sh9[k3] + p_gcnconv0_b[k3];
     }
   }
   __syncwarp(gmask);
@@ -163,14 +165,15 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k1_sum_u_mul_e_vertex(int6
   for (int i4 = 0; i4 < 1; i4++) {
     const int64_t k4 = lane + (int64_t)i4 * 16;
     if (k4 < 16) {
-      t12[(row) * 16 + k4] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f) ? (((t10[row * 16 + k4] > 0.0f) ? t10[row * 16 + k4] : 0.0f) * 2.0f) : 0.0f) : ((t10[row * 16 + k4] > 0.0f) ? t10[row * 16 + k4] : 0.0f);
+      gcnconv1_x[(row) * 16 + k4] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f) ? (((gcnconv0_out[row * 16 + k4] > 0.0f) ? gcnconv0_out[row * 16 + k4] : 0.0f) * 2.0f) : 0.0f) : ((gcnconv0_out[row * 16 + k4] > 0.0f) ? gcnconv0_out[row * 16 + k4] : 0.0f);
     }
   }
   __syncwarp(gmask);
 }
 
-/* gcn_k2_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %6 %7 %16 %17; in memory: %17 */
-extern "C" __global__ void __launch_bounds__(256) gcn_k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t15, float *__restrict__ t17, const float *__restrict__ p_gcnconv1_b) {
+/* gcn_k2_gcnconv1_out_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %6 %7 %16 %17; in memory: %17
+ * Source lines 9-10. */
+extern "C" __global__ void __launch_bounds__(256) gcn_k2_gcnconv1_out_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ gcnconv1_x_W, float *__restrict__ gcnconv1_out, const float *__restrict__ p_gcnconv1_b) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -190,7 +193,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k2_sum_u_mul_e_vertex(int6
   int64_t jj;
   int64_t cnt;
   int64_t su;
-  float r7_;
+  float gcnconv0_c_;
   float x;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -208,8 +211,8 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k2_sum_u_mul_e_vertex(int6
       sh_u[lane] = src[sh_e[lane]];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        r7_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
-        sh_st7[lane + j] = r7_;
+        gcnconv0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+        sh_st7[lane + j] = gcnconv0_c_;
       }
     }
     __syncwarp(gmask);
@@ -220,7 +223,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k2_sum_u_mul_e_vertex(int6
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t15[u * 7 + k1] * sh_st7[t];
+          x = gcnconv1_x_W[u * 7 + k1] * sh_st7[t];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -239,13 +242,14 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k2_sum_u_mul_e_vertex(int6
   for (int i3 = 0; i3 < 1; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 8;
     if (k3 < 7) {
-      t17[(row) * 7 + k3] = sh16[k3] + p_gcnconv1_b[k3];
+      gcnconv1_out[(row) * 7 + k3] = sh16[k3] + p_gcnconv1_b[k3];
     }
   }
   __syncwarp(gmask);
 }
 
-/* gcn_k3_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %6 %7 %20 %21 %22; in memory: %22 */
+/* gcn_k3_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %6 %7 %20 %21 %22; in memory: %22
+ * Source line 9. */
 extern "C" __global__ void __launch_bounds__(256) gcn_k3_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ in_grad_out, float *__restrict__ t22) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
@@ -264,7 +268,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k3_sum_vertex(int64_t nrow
   int64_t jj;
   int64_t cnt;
   int64_t su;
-  float r7_;
+  float gcnconv0_c_;
   float x;
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
@@ -282,8 +286,8 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k3_sum_vertex(int64_t nrow
       sh_u[lane] = dst[sh_e[lane]];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        r7_ = gnn_rsqrtf(out_deg[row * 1 + j] * in_deg[su * 1 + j]);
-        sh_st7[lane + j] = r7_;
+        gcnconv0_c_ = gnn_rsqrtf(out_deg[row * 1 + j] * in_deg[su * 1 + j]);
+        sh_st7[lane + j] = gcnconv0_c_;
       }
     }
     __syncwarp(gmask);
@@ -311,7 +315,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k3_sum_vertex(int64_t nrow
 }
 
 /* gcn_k4_relu_grad_vertex: one group per vertex, 16 lanes per group, 16 groups per block. fused %25 %26; in memory: %26 */
-extern "C" __global__ void __launch_bounds__(256) gcn_k4_relu_grad_vertex(int64_t nrows, float *__restrict__ t26, const float *__restrict__ t10, const float *__restrict__ t23, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) gcn_k4_relu_grad_vertex(int64_t nrows, float *__restrict__ t26, const float *__restrict__ gcnconv0_out, const float *__restrict__ t23, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 16;
@@ -321,45 +325,45 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k4_relu_grad_vertex(int64_
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 16;
     if (k < 16) {
-      t26[(row) * 16 + k] = (t10[row * 16 + k] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? (t23[row * 16 + k] * 2.0f) : 0.0f) : t23[row * 16 + k]) : 0.0f;
+      t26[(row) * 16 + k] = (gcnconv0_out[row * 16 + k] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? (t23[row * 16 + k] * 2.0f) : 0.0f) : t23[row * 16 + k]) : 0.0f;
     }
   }
 }
 
 /* gcn_k5_reduce_rows2_sum_vertex: one group per vertex, 16 lanes per group, 16 groups per block. fused %19 %27; in memory: %19 %27 */
-extern "C" __global__ void __launch_bounds__(256) gcn_k5_reduce_rows2_sum_vertex(int64_t nrows, double *__restrict__ acc19, const float *__restrict__ in_grad_out, double *__restrict__ acc27, const float *__restrict__ t26) {
+extern "C" __global__ void __launch_bounds__(256) gcn_k5_reduce_rows2_sum_vertex(int64_t nrows, double *__restrict__ grad_gcnconv1_b_acc, const float *__restrict__ in_grad_out, double *__restrict__ grad_gcnconv0_b_acc, const float *__restrict__ t26) {
   const int lane = threadIdx.x % 16;
   const int64_t row = (int64_t)blockIdx.x * 16 + threadIdx.x / 16;
-  __shared__ double blk_acc19[7];
-  for (int i = threadIdx.x; i < 7; i += 256) blk_acc19[i] = 0;
-  __shared__ double blk_acc27[16];
-  for (int i = threadIdx.x; i < 16; i += 256) blk_acc27[i] = 0;
+  __shared__ double blk_grad_gcnconv1_b_acc[7];
+  for (int i = threadIdx.x; i < 7; i += 256) blk_grad_gcnconv1_b_acc[i] = 0;
+  __shared__ double blk_grad_gcnconv0_b_acc[16];
+  for (int i = threadIdx.x; i < 16; i += 256) blk_grad_gcnconv0_b_acc[i] = 0;
   __syncthreads();
   if (row < nrows) {  /* no early return: the block meets at the flush */
     #pragma unroll
     for (int i = 0; i < 1; i++) {
       const int64_t k = lane + (int64_t)i * 16;
       if (k < 7) {
-        atomicAdd(&blk_acc19[k], (double)in_grad_out[row * 7 + k]);
+        atomicAdd(&blk_grad_gcnconv1_b_acc[k], (double)in_grad_out[row * 7 + k]);
       }
     }
     #pragma unroll
     for (int i1 = 0; i1 < 1; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 16;
       if (k1 < 16) {
-        atomicAdd(&blk_acc27[k1], (double)t26[row * 16 + k1]);
+        atomicAdd(&blk_grad_gcnconv0_b_acc[k1], (double)t26[row * 16 + k1]);
       }
     }
   }
   __syncthreads();
   for (int i = threadIdx.x; i < 7; i += 256)
-    if (blk_acc19[i] != 0) atomicAdd(&acc19[i], blk_acc19[i]);
+    if (blk_grad_gcnconv1_b_acc[i] != 0) atomicAdd(&grad_gcnconv1_b_acc[i], blk_grad_gcnconv1_b_acc[i]);
   for (int i = threadIdx.x; i < 16; i += 256)
-    if (blk_acc27[i] != 0) atomicAdd(&acc27[i], blk_acc27[i]);
+    if (blk_grad_gcnconv0_b_acc[i] != 0) atomicAdd(&grad_gcnconv0_b_acc[i], blk_grad_gcnconv0_b_acc[i]);
 }
 
 /* gcn_k6_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %19 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) gcn_k6_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t19, const double *__restrict__ acc19) {
+extern "C" __global__ void __launch_bounds__(256) gcn_k6_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_gcnconv1_b, const double *__restrict__ grad_gcnconv1_b_acc) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -367,13 +371,13 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k6_reduce_rows_sum_finish_
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 8;
     if (k < 7) {
-      t19[k] = acc19[k];
+      grad_gcnconv1_b[k] = grad_gcnconv1_b_acc[k];
     }
   }
 }
 
 /* gcn_k7_reduce_rows_sum_finish_global: one group, 16 lanes per group, 16 groups per block. %27 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) gcn_k7_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t27, const double *__restrict__ acc27) {
+extern "C" __global__ void __launch_bounds__(256) gcn_k7_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_gcnconv0_b, const double *__restrict__ grad_gcnconv0_b_acc) {
   const int lane = threadIdx.x % 16;
   const int64_t row = (int64_t)blockIdx.x * 16 + threadIdx.x / 16;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -381,12 +385,13 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k7_reduce_rows_sum_finish_
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 16;
     if (k < 16) {
-      t27[k] = acc27[k];
+      grad_gcnconv0_b[k] = grad_gcnconv0_b_acc[k];
     }
   }
 }
 
-/* gcn_k8_sum_vertex: vertex-balanced over out-edges (CSC), 16 lanes per group, 16 groups per block. fused %6 %7 %28 %29 %30; in memory: %30 */
+/* gcn_k8_sum_vertex: vertex-balanced over out-edges (CSC), 16 lanes per group, 16 groups per block. fused %6 %7 %28 %29 %30; in memory: %30
+ * Source line 9. */
 extern "C" __global__ void __launch_bounds__(256) gcn_k8_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t26, float *__restrict__ t30) {
   const int lane = threadIdx.x % 16;
   const int64_t row = (int64_t)blockIdx.x * 16 + threadIdx.x / 16;
@@ -405,7 +410,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k8_sum_vertex(int64_t nrow
   int64_t jj;
   int64_t cnt;
   int64_t su;
-  float r7_;
+  float gcnconv0_c_;
   float x;
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
@@ -423,8 +428,8 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k8_sum_vertex(int64_t nrow
       sh_u[lane] = dst[sh_e[lane]];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        r7_ = gnn_rsqrtf(out_deg[row * 1 + j] * in_deg[su * 1 + j]);
-        sh_st7[lane + j] = r7_;
+        gcnconv0_c_ = gnn_rsqrtf(out_deg[row * 1 + j] * in_deg[su * 1 + j]);
+        sh_st7[lane + j] = gcnconv0_c_;
       }
     }
     __syncwarp(gmask);
@@ -489,17 +494,17 @@ struct gcn_model {
   int grow;
   size_t offset[2][11];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
-  float *t1;  /* %1 vertex[1433], steps 0..15 */
-  float *t8;  /* %8 vertex[16], steps 1..2 */
-  float *t10;  /* %10 vertex[16], steps 2..8 */
-  float *t12;  /* %12 vertex[16], steps 2..7 */
-  float *t15;  /* %15 vertex[7], steps 3..4 */
+  float *gcnconv0_x;  /* %1 vertex[1433], steps 0..15 */
+  float *gcnconv0_x_W;  /* %8 vertex[16], steps 1..2 */
+  float *gcnconv0_out;  /* %10 vertex[16], steps 2..8 */
+  float *gcnconv1_x;  /* %12 vertex[16], steps 2..7 */
+  float *gcnconv1_x_W;  /* %15 vertex[7], steps 3..4 */
   float *t22;  /* %22 vertex[7], steps 5..7 */
   float *t23;  /* %23 vertex[16], steps 6..8 */
   float *t26;  /* %26 vertex[16], steps 8..14 */
   float *t30;  /* %30 vertex[16], steps 14..15 */
-  double *acc19;  /* scratch global[7] f64, steps 9..12 */
-  double *acc27;  /* scratch global[16] f64, steps 10..13 */
+  double *grad_gcnconv1_b_acc;  /* scratch global[7] f64, steps 9..12 */
+  double *grad_gcnconv0_b_acc;  /* scratch global[16] f64, steps 10..13 */
 };
 
 void gcn_destroy(gcn_model *m) {
@@ -523,17 +528,17 @@ static void gnnc_plan(gcn_model *m, const gnn_graph *g) {
   static const char in_infer[11] = {0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0};
   size_t size[11], size_infer[11];
   int order[11];
-  size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
-  size[1] = (size_t)g->nv * 16 * sizeof(float);  /* t8 */
-  size[2] = (size_t)g->nv * 16 * sizeof(float);  /* t10 */
-  size[3] = (size_t)g->nv * 16 * sizeof(float);  /* t12 */
-  size[4] = (size_t)g->nv * 7 * sizeof(float);  /* t15 */
+  size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* gcnconv0_x */
+  size[1] = (size_t)g->nv * 16 * sizeof(float);  /* gcnconv0_x_W */
+  size[2] = (size_t)g->nv * 16 * sizeof(float);  /* gcnconv0_out */
+  size[3] = (size_t)g->nv * 16 * sizeof(float);  /* gcnconv1_x */
+  size[4] = (size_t)g->nv * 7 * sizeof(float);  /* gcnconv1_x_W */
   size[5] = (size_t)g->nv * 7 * sizeof(float);  /* t22 */
   size[6] = (size_t)g->nv * 16 * sizeof(float);  /* t23 */
   size[7] = (size_t)g->nv * 16 * sizeof(float);  /* t26 */
   size[8] = (size_t)g->nv * 16 * sizeof(float);  /* t30 */
-  size[9] = (size_t)1 * 7 * sizeof(double);  /* acc19 */
-  size[10] = (size_t)1 * 16 * sizeof(double);  /* acc27 */
+  size[9] = (size_t)1 * 7 * sizeof(double);  /* grad_gcnconv1_b_acc */
+  size[10] = (size_t)1 * 16 * sizeof(double);  /* grad_gcnconv0_b_acc */
   for (int i = 0; i < 11; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
   m->arena_bytes = gnn_plan_arena(11, size, first, last, m->offset[1], order);
   m->arena_infer_bytes = gnn_plan_arena(11, size_infer, first, last_infer, m->offset[0], order);
@@ -615,17 +620,17 @@ static gnn_status gnnc_use_arena(gcn_model *m, int plan) {
                                                                 "plan: gnnc --recompute=all or --memory-budget)" : "");
   gnn_status st = gnn_malloc(m->ctx, (void **)&m->arena, bytes ? bytes : 1);
   if (st) return st;
-  m->t1 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
-  m->t8 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
-  m->t10 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
-  m->t12 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
-  m->t15 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
+  m->gcnconv0_x = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
+  m->gcnconv0_x_W = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
+  m->gcnconv0_out = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
+  m->gcnconv1_x = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
+  m->gcnconv1_x_W = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
   m->t22 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
   m->t23 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
   m->t26 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t30 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
-  m->acc19 = m->offset[plan][9] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][9]);
-  m->acc27 = m->offset[plan][10] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][10]);
+  m->grad_gcnconv1_b_acc = m->offset[plan][9] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][9]);
+  m->grad_gcnconv0_b_acc = m->offset[plan][10] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][10]);
   m->arena_mode = want;
   return GNN_OK;
 }
@@ -722,13 +727,13 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
     if (arena_st) return arena_st;
   }
   m->in_x = in_x;
-  m->t1 = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
+  m->gcnconv0_x = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
   gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
   if (training) {
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gcn_k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
+    gcn_k0_gcnconv0_x_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->gcnconv0_x, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   }
@@ -739,13 +744,13 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[0], 16, m->t1, 1433, &beta, m->t8, 16));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[0], 16, m->gcnconv0_x, 1433, &beta, m->gcnconv0_x_W, 16));
   }
   gnn_profile_step(m->ctx, "forward 1 gemm %8 apply_vertex.linear");
   /* 2: fused %6 %7 %9 %10 %11 %12; in memory: %10 %12 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
-    gcn_k1_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t8, m->t10, m->param[1], m->t12, training, seed);
+    gcn_k1_gcnconv0_out_gcnconv1_x_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->gcnconv0_x_W, m->gcnconv0_out, m->param[1], m->gcnconv1_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 2 kernel fused %6 %7 %9 %10 %11 %12; in memory: %10 %12");
@@ -755,13 +760,13 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[2], 7, m->t12, 16, &beta, m->t15, 7));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[2], 7, m->gcnconv1_x, 16, &beta, m->gcnconv1_x_W, 7));
   }
   gnn_profile_step(m->ctx, "forward 3 gemm %15 apply_vertex.linear");
   /* 4: fused %6 %7 %16 %17; in memory: %17 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    gcn_k2_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->t15, m->out, m->param[3]);
+    gcn_k2_gcnconv1_out_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->gcnconv1_x_W, m->out, m->param[3]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 4 kernel fused %6 %7 %16 %17; in memory: %17");
@@ -885,40 +890,40 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t22, 7, m->t12, 16, &beta, m->grad[2], 7));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t22, 7, m->gcnconv1_x, 16, &beta, m->grad[2], 7));
   }
   gnn_profile_step(m->ctx, "backward 7 gemm %24 reduce_rows.matmul_tn");
   /* 8: fused %25 %26; in memory: %26 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
-    gcn_k4_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t26, m->t10, m->t23, training, seed);
+    gcn_k4_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t26, m->gcnconv0_out, m->t23, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 8 kernel fused %25 %26; in memory: %26");
   /* 9: %19 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc19, (size_t)1 * 7 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_gcnconv1_b_acc, (size_t)1 * 7 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 9 zero %19 reduce_rows.sum");
   /* 10: %27 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc27, (size_t)1 * 16 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_gcnconv0_b_acc, (size_t)1 * 16 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 10 zero %27 reduce_rows.sum");
   /* 11: fused %19 %27; in memory: %19 %27 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
-    gcn_k5_reduce_rows2_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc19, m->in_grad_out, m->acc27, m->t26);
+    gcn_k5_reduce_rows2_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->grad_gcnconv1_b_acc, m->in_grad_out, m->grad_gcnconv0_b_acc, m->t26);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 11 kernel fused %19 %27; in memory: %19 %27");
   /* 12: %19 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
-    gcn_k6_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[3], m->acc19);
+    gcn_k6_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[3], m->grad_gcnconv1_b_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 12 kernel %19 reduce_rows.sum");
   /* 13: %27 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 16 - 1) / 16);
-    gcn_k7_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[1], m->acc27);
+    gcn_k7_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[1], m->grad_gcnconv0_b_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 13 kernel %27 reduce_rows.sum");
@@ -935,7 +940,7 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t30, 16, m->t1, 1433, &beta, m->grad[0], 16));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t30, 16, m->gcnconv0_x, 1433, &beta, m->grad[0], 16));
   }
   gnn_profile_step(m->ctx, "backward 15 gemm %31 reduce_rows.matmul_tn");
   return GNN_OK;

@@ -129,7 +129,8 @@ GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
 
 /* ---------------------------------------------------------------- kernels */
 
-/* k0_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %7 %9 %10 %11 %12 %13; in memory: %12 %13 */
+/* k0_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %7 %9 %10 %11 %12 %13; in memory: %12 %13
+ * Source lines 10-11. */
 static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t8, const float *restrict p_ginconv0_eps, float *restrict t12, const float *restrict p_ginconv0_b1, float *restrict t13) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
@@ -201,23 +202,25 @@ static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
   }
 }
 
-/* k1_relu_vertex: one group per vertex, 32 lanes per group. fused %15 %16; in memory: %16 */
-static void k1_relu_vertex(int64_t nrows, const float *restrict t14, const float *restrict p_ginconv0_b2, float *restrict t16) {
+/* k1_gin_h_vertex: one group per vertex, 32 lanes per group. fused %15 %16; in memory: %16
+ * Source lines 11, 15. */
+static void k1_gin_h_vertex(int64_t nrows, const float *restrict t14, const float *restrict p_ginconv0_b2, float *restrict gin_h) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      float r15_;
-      r15_ = t14[row * 64 + k] + p_ginconv0_b2[k];
-      t16[row * 64 + k] = gnn_sel_f32(r15_ > 0.0f, r15_, 0.0f);
+      float ginconv0_out_;
+      ginconv0_out_ = t14[row * 64 + k] + p_ginconv0_b2[k];
+      gin_h[row * 64 + k] = gnn_sel_f32(ginconv0_out_ > 0.0f, ginconv0_out_, 0.0f);
     }
   }
 }
 
-/* k2_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %22 %24 %25 %26 %27 %28; in memory: %27 %28 */
-static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t23, const float *restrict p_ginconv1_eps, float *restrict t27, const float *restrict p_ginconv1_b1, float *restrict t28) {
+/* k2_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %22 %24 %25 %26 %27 %28; in memory: %27 %28
+ * Source lines 10-11. */
+static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict gin_h_W1, const float *restrict p_ginconv1_eps, float *restrict t27, const float *restrict p_ginconv1_b1, float *restrict t28) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -243,7 +246,7 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t23[sh_u[lane] * 7], 28);
+          gnn_prefetch_row(&gin_h_W1[sh_u[lane] * 7], 28);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -256,7 +259,7 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           (void)lane;
           (void)i1;
           float x;
-          x = t23[u * 7 + k1];
+          x = gin_h_W1[u * 7 + k1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -275,7 +278,7 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       (void)i3;
       float r22_;
       r22_ = 1.0f + p_ginconv1_eps[0];
-      t27[row * 7 + k3] = ((r22_ * t23[row * 7 + k3]) + sh24[k3]) + p_ginconv1_b1[k3];
+      t27[row * 7 + k3] = ((r22_ * gin_h_W1[row * 7 + k3]) + sh24[k3]) + p_ginconv1_b1[k3];
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
@@ -288,15 +291,16 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
   }
 }
 
-/* k3_add_vertex: one group per vertex, 8 lanes per group. fused %30; in memory: %30 */
-static void k3_add_vertex(int64_t nrows, float *restrict t30, const float *restrict t29, const float *restrict p_ginconv1_b2) {
+/* k3_ginconv1_out_vertex: one group per vertex, 8 lanes per group. fused %30; in memory: %30
+ * Source line 11. */
+static void k3_ginconv1_out_vertex(int64_t nrows, float *restrict ginconv1_out, const float *restrict t29, const float *restrict p_ginconv1_b2) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      t30[row * 7 + k] = t29[row * 7 + k] + p_ginconv1_b2[k];
+      ginconv1_out[row * 7 + k] = t29[row * 7 + k] + p_ginconv1_b2[k];
     }
   }
 }
@@ -314,7 +318,8 @@ static void k4_relu_grad_vertex(int64_t nrows, float *restrict t35, const float 
   }
 }
 
-/* k5_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %22 %40 %41 %42 %43; in memory: %43 */
+/* k5_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %22 %40 %41 %42 %43; in memory: %43
+ * Source line 10. */
 static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t35, const float *restrict p_ginconv1_eps, float *restrict t43) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
@@ -379,7 +384,8 @@ static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
   }
 }
 
-/* k6_relu_grad_vertex: one group per vertex, 32 lanes per group. fused %15 %46; in memory: %46 */
+/* k6_relu_grad_vertex: one group per vertex, 32 lanes per group. fused %15 %46; in memory: %46
+ * Source line 11. */
 static void k6_relu_grad_vertex(int64_t nrows, const float *restrict t14, const float *restrict p_ginconv0_b2, float *restrict t46, const float *restrict t44) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
@@ -387,9 +393,9 @@ static void k6_relu_grad_vertex(int64_t nrows, const float *restrict t14, const 
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      float r15_;
-      r15_ = t14[row * 64 + k] + p_ginconv0_b2[k];
-      t46[row * 64 + k] = gnn_sel_f32(r15_ > 0.0f, t44[row * 64 + k], 0.0f);
+      float ginconv0_out_;
+      ginconv0_out_ = t14[row * 64 + k] + p_ginconv0_b2[k];
+      t46[row * 64 + k] = gnn_sel_f32(ginconv0_out_ > 0.0f, t44[row * 64 + k], 0.0f);
     }
   }
 }
@@ -408,28 +414,28 @@ static void k7_relu_grad_vertex(int64_t nrows, float *restrict t50, const float 
 }
 
 /* k8_reduce_rows6_sum_vertex: one group per vertex, 32 lanes per group. fused %32 %36 %37 %38 %39 %47 %51 %52 %53 %54; in memory: %32 %36 %39 %47 %51 %54 */
-static void k8_reduce_rows6_sum_vertex(int64_t nrows, double *restrict acc32, const float *restrict in_grad_out, double *restrict acc36, const float *restrict t35, const float *restrict t23, double *restrict acc39, double *restrict acc47, const float *restrict t46, double *restrict acc51, const float *restrict t50, const float *restrict t8, double *restrict acc54) {
+static void k8_reduce_rows6_sum_vertex(int64_t nrows, double *restrict grad_ginconv1_b2_acc, const float *restrict in_grad_out, double *restrict grad_ginconv1_b1_acc, const float *restrict t35, const float *restrict gin_h_W1, double *restrict grad_ginconv1_eps_acc, double *restrict grad_ginconv0_b2_acc, const float *restrict t46, double *restrict grad_ginconv0_b1_acc, const float *restrict t50, const float *restrict t8, double *restrict grad_ginconv0_eps_acc) {
 #pragma omp parallel
   {
-  double blk_acc32[7] = {0};
-  double blk_acc36[7] = {0};
-  double blk_acc39[1] = {0};
-  double blk_acc47[64] = {0};
-  double blk_acc51[64] = {0};
-  double blk_acc54[1] = {0};
+  double blk_grad_ginconv1_b2_acc[7] = {0};
+  double blk_grad_ginconv1_b1_acc[7] = {0};
+  double blk_grad_ginconv1_eps_acc[1] = {0};
+  double blk_grad_ginconv0_b2_acc[64] = {0};
+  double blk_grad_ginconv0_b1_acc[64] = {0};
+  double blk_grad_ginconv0_eps_acc[1] = {0};
 #pragma omp for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      blk_acc32[k] += (double)in_grad_out[row * 7 + k];
+      blk_grad_ginconv1_b2_acc[k] += (double)in_grad_out[row * 7 + k];
     }
     for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
       (void)lane;
       (void)i1;
-      blk_acc36[k1] += (double)t35[row * 7 + k1];
+      blk_grad_ginconv1_b1_acc[k1] += (double)t35[row * 7 + k1];
     }
     for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
@@ -438,21 +444,21 @@ static void k8_reduce_rows6_sum_vertex(int64_t nrows, double *restrict acc32, co
       float sum;
       sum = 0.0f;
       for (int64_t j = 0; j < 7; j++) {
-        sum = sum + (t35[row * 7 + ((k2 * 7) + j)] * t23[row * 7 + ((k2 * 7) + j)]);
+        sum = sum + (t35[row * 7 + ((k2 * 7) + j)] * gin_h_W1[row * 7 + ((k2 * 7) + j)]);
       }
-      blk_acc39[k2] += (double)sum;
+      blk_grad_ginconv1_eps_acc[k2] += (double)sum;
     }
     for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
       (void)lane;
       (void)i3;
-      blk_acc47[k3] += (double)t46[row * 64 + k3];
+      blk_grad_ginconv0_b2_acc[k3] += (double)t46[row * 64 + k3];
     }
     for (int64_t k4 = 0; k4 < 64; k4++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
       (void)lane;
       (void)i4;
-      blk_acc51[k4] += (double)t50[row * 64 + k4];
+      blk_grad_ginconv0_b1_acc[k4] += (double)t50[row * 64 + k4];
     }
     for (int64_t k5 = 0; k5 < 1; k5++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
@@ -463,103 +469,104 @@ static void k8_reduce_rows6_sum_vertex(int64_t nrows, double *restrict acc32, co
       for (int64_t j1 = 0; j1 < 64; j1++) {
         sum1 = sum1 + (t50[row * 64 + ((k5 * 64) + j1)] * t8[row * 64 + ((k5 * 64) + j1)]);
       }
-      blk_acc54[k5] += (double)sum1;
+      blk_grad_ginconv0_eps_acc[k5] += (double)sum1;
     }
   }
   for (int64_t i = 0; i < 7; i++)
-    if (blk_acc32[i] != 0) gnn_atomic_add_f64(&acc32[i], blk_acc32[i]);
+    if (blk_grad_ginconv1_b2_acc[i] != 0) gnn_atomic_add_f64(&grad_ginconv1_b2_acc[i], blk_grad_ginconv1_b2_acc[i]);
   for (int64_t i = 0; i < 7; i++)
-    if (blk_acc36[i] != 0) gnn_atomic_add_f64(&acc36[i], blk_acc36[i]);
+    if (blk_grad_ginconv1_b1_acc[i] != 0) gnn_atomic_add_f64(&grad_ginconv1_b1_acc[i], blk_grad_ginconv1_b1_acc[i]);
   for (int64_t i = 0; i < 1; i++)
-    if (blk_acc39[i] != 0) gnn_atomic_add_f64(&acc39[i], blk_acc39[i]);
+    if (blk_grad_ginconv1_eps_acc[i] != 0) gnn_atomic_add_f64(&grad_ginconv1_eps_acc[i], blk_grad_ginconv1_eps_acc[i]);
   for (int64_t i = 0; i < 64; i++)
-    if (blk_acc47[i] != 0) gnn_atomic_add_f64(&acc47[i], blk_acc47[i]);
+    if (blk_grad_ginconv0_b2_acc[i] != 0) gnn_atomic_add_f64(&grad_ginconv0_b2_acc[i], blk_grad_ginconv0_b2_acc[i]);
   for (int64_t i = 0; i < 64; i++)
-    if (blk_acc51[i] != 0) gnn_atomic_add_f64(&acc51[i], blk_acc51[i]);
+    if (blk_grad_ginconv0_b1_acc[i] != 0) gnn_atomic_add_f64(&grad_ginconv0_b1_acc[i], blk_grad_ginconv0_b1_acc[i]);
   for (int64_t i = 0; i < 1; i++)
-    if (blk_acc54[i] != 0) gnn_atomic_add_f64(&acc54[i], blk_acc54[i]);
+    if (blk_grad_ginconv0_eps_acc[i] != 0) gnn_atomic_add_f64(&grad_ginconv0_eps_acc[i], blk_grad_ginconv0_eps_acc[i]);
   }
 }
 
 /* k9_reduce_rows_sum_finish_global: one group, 8 lanes per group. %32 reduce_rows.sum (the float64 sums to float) */
-static void k9_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t32, const double *restrict acc32) {
+static void k9_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_ginconv1_b2, const double *restrict grad_ginconv1_b2_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      t32[k] = acc32[k];
+      grad_ginconv1_b2[k] = grad_ginconv1_b2_acc[k];
     }
   }
 }
 
 /* k10_reduce_rows_sum_finish_global: one group, 8 lanes per group. %36 reduce_rows.sum (the float64 sums to float) */
-static void k10_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t36, const double *restrict acc36) {
+static void k10_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_ginconv1_b1, const double *restrict grad_ginconv1_b1_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      t36[k] = acc36[k];
+      grad_ginconv1_b1[k] = grad_ginconv1_b1_acc[k];
     }
   }
 }
 
 /* k11_reduce_rows_sum_finish_global: one group, 1 lanes per group. %39 reduce_rows.sum (the float64 sums to float) */
-static void k11_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t39, const double *restrict acc39) {
+static void k11_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_ginconv1_eps, const double *restrict grad_ginconv1_eps_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 1), i = (int)(k / 1);
       (void)lane;
       (void)i;
-      t39[k] = acc39[k];
+      grad_ginconv1_eps[k] = grad_ginconv1_eps_acc[k];
     }
   }
 }
 
 /* k12_reduce_rows_sum_finish_global: one group, 32 lanes per group. %47 reduce_rows.sum (the float64 sums to float) */
-static void k12_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t47, const double *restrict acc47) {
+static void k12_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_ginconv0_b2, const double *restrict grad_ginconv0_b2_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t47[k] = acc47[k];
+      grad_ginconv0_b2[k] = grad_ginconv0_b2_acc[k];
     }
   }
 }
 
 /* k13_reduce_rows_sum_finish_global: one group, 32 lanes per group. %51 reduce_rows.sum (the float64 sums to float) */
-static void k13_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t51, const double *restrict acc51) {
+static void k13_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_ginconv0_b1, const double *restrict grad_ginconv0_b1_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t51[k] = acc51[k];
+      grad_ginconv0_b1[k] = grad_ginconv0_b1_acc[k];
     }
   }
 }
 
 /* k14_reduce_rows_sum_finish_global: one group, 1 lanes per group. %54 reduce_rows.sum (the float64 sums to float) */
-static void k14_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t54, const double *restrict acc54) {
+static void k14_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_ginconv0_eps, const double *restrict grad_ginconv0_eps_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 1), i = (int)(k / 1);
       (void)lane;
       (void)i;
-      t54[k] = acc54[k];
+      grad_ginconv0_eps[k] = grad_ginconv0_eps_acc[k];
     }
   }
 }
 
-/* k15_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %7 %55 %56 %57 %58; in memory: %58 */
+/* k15_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %7 %55 %56 %57 %58; in memory: %58
+ * Source line 10. */
 static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t50, const float *restrict p_ginconv0_eps, float *restrict t58) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
@@ -670,8 +677,8 @@ struct gin_model {
   float *t12;  /* %12 vertex[64], steps 1..17 */
   float *t13;  /* %13 vertex[64], steps 1..16 */
   float *t14;  /* %14 vertex[64], steps 2..14 */
-  float *t16;  /* %16 vertex[64], steps 3..13 */
-  float *t23;  /* %23 vertex[7], steps 4..24 */
+  float *gin_h;  /* %16 vertex[64], steps 3..13 */
+  float *gin_h_W1;  /* %23 vertex[7], steps 4..24 */
   float *t27;  /* %27 vertex[7], steps 5..10 */
   float *t28;  /* %28 vertex[7], steps 5..9 */
   float *t29;  /* %29 vertex[7], steps 6..7 */
@@ -683,12 +690,12 @@ struct gin_model {
   float *t48;  /* %48 vertex[64], steps 15..17 */
   float *t50;  /* %50 vertex[64], steps 17..31 */
   float *t58;  /* %58 vertex[64], steps 31..32 */
-  double *acc32;  /* scratch global[7] f64, steps 18..25 */
-  double *acc36;  /* scratch global[7] f64, steps 19..26 */
-  double *acc39;  /* scratch global[1] f64, steps 20..27 */
-  double *acc47;  /* scratch global[64] f64, steps 21..28 */
-  double *acc51;  /* scratch global[64] f64, steps 22..29 */
-  double *acc54;  /* scratch global[1] f64, steps 23..30 */
+  double *grad_ginconv1_b2_acc;  /* scratch global[7] f64, steps 18..25 */
+  double *grad_ginconv1_b1_acc;  /* scratch global[7] f64, steps 19..26 */
+  double *grad_ginconv1_eps_acc;  /* scratch global[1] f64, steps 20..27 */
+  double *grad_ginconv0_b2_acc;  /* scratch global[64] f64, steps 21..28 */
+  double *grad_ginconv0_b1_acc;  /* scratch global[64] f64, steps 22..29 */
+  double *grad_ginconv0_eps_acc;  /* scratch global[1] f64, steps 23..30 */
 };
 
 void gin_destroy(gin_model *m) {
@@ -716,8 +723,8 @@ static void gnnc_plan(gin_model *m, const gnn_graph *g) {
   size[1] = (size_t)g->nv * 64 * sizeof(float);  /* t12 */
   size[2] = (size_t)g->nv * 64 * sizeof(float);  /* t13 */
   size[3] = (size_t)g->nv * 64 * sizeof(float);  /* t14 */
-  size[4] = (size_t)g->nv * 64 * sizeof(float);  /* t16 */
-  size[5] = (size_t)g->nv * 7 * sizeof(float);  /* t23 */
+  size[4] = (size_t)g->nv * 64 * sizeof(float);  /* gin_h */
+  size[5] = (size_t)g->nv * 7 * sizeof(float);  /* gin_h_W1 */
   size[6] = (size_t)g->nv * 7 * sizeof(float);  /* t27 */
   size[7] = (size_t)g->nv * 7 * sizeof(float);  /* t28 */
   size[8] = (size_t)g->nv * 7 * sizeof(float);  /* t29 */
@@ -729,12 +736,12 @@ static void gnnc_plan(gin_model *m, const gnn_graph *g) {
   size[14] = (size_t)g->nv * 64 * sizeof(float);  /* t48 */
   size[15] = (size_t)g->nv * 64 * sizeof(float);  /* t50 */
   size[16] = (size_t)g->nv * 64 * sizeof(float);  /* t58 */
-  size[17] = (size_t)1 * 7 * sizeof(double);  /* acc32 */
-  size[18] = (size_t)1 * 7 * sizeof(double);  /* acc36 */
-  size[19] = (size_t)1 * 1 * sizeof(double);  /* acc39 */
-  size[20] = (size_t)1 * 64 * sizeof(double);  /* acc47 */
-  size[21] = (size_t)1 * 64 * sizeof(double);  /* acc51 */
-  size[22] = (size_t)1 * 1 * sizeof(double);  /* acc54 */
+  size[17] = (size_t)1 * 7 * sizeof(double);  /* grad_ginconv1_b2_acc */
+  size[18] = (size_t)1 * 7 * sizeof(double);  /* grad_ginconv1_b1_acc */
+  size[19] = (size_t)1 * 1 * sizeof(double);  /* grad_ginconv1_eps_acc */
+  size[20] = (size_t)1 * 64 * sizeof(double);  /* grad_ginconv0_b2_acc */
+  size[21] = (size_t)1 * 64 * sizeof(double);  /* grad_ginconv0_b1_acc */
+  size[22] = (size_t)1 * 1 * sizeof(double);  /* grad_ginconv0_eps_acc */
   for (int i = 0; i < 23; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
   m->arena_bytes = gnn_plan_arena(23, size, first, last, m->offset[1], order);
   m->arena_infer_bytes = gnn_plan_arena(23, size_infer, first, last_infer, m->offset[0], order);
@@ -820,8 +827,8 @@ static gnn_status gnnc_use_arena(gin_model *m, int plan) {
   m->t12 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
   m->t13 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
   m->t14 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
-  m->t16 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
-  m->t23 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
+  m->gin_h = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
+  m->gin_h_W1 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
   m->t27 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
   m->t28 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t29 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
@@ -833,12 +840,12 @@ static gnn_status gnnc_use_arena(gin_model *m, int plan) {
   m->t48 = m->offset[plan][14] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][14]);
   m->t50 = m->offset[plan][15] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][15]);
   m->t58 = m->offset[plan][16] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][16]);
-  m->acc32 = m->offset[plan][17] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][17]);
-  m->acc36 = m->offset[plan][18] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][18]);
-  m->acc39 = m->offset[plan][19] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][19]);
-  m->acc47 = m->offset[plan][20] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][20]);
-  m->acc51 = m->offset[plan][21] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][21]);
-  m->acc54 = m->offset[plan][22] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][22]);
+  m->grad_ginconv1_b2_acc = m->offset[plan][17] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][17]);
+  m->grad_ginconv1_b1_acc = m->offset[plan][18] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][18]);
+  m->grad_ginconv1_eps_acc = m->offset[plan][19] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][19]);
+  m->grad_ginconv0_b2_acc = m->offset[plan][20] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][20]);
+  m->grad_ginconv0_b1_acc = m->offset[plan][21] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][21]);
+  m->grad_ginconv0_eps_acc = m->offset[plan][22] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][22]);
   m->arena_mode = want;
   return GNN_OK;
 }
@@ -950,17 +957,17 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
   }
   gnn_profile_step(m->ctx, "forward 2 gemm %14 apply_vertex.linear");
   /* 3: fused %15 %16; in memory: %16 */
-  k1_relu_vertex(g->nv, m->t14, m->param[4], m->t16);
+  k1_gin_h_vertex(g->nv, m->t14, m->param[4], m->gin_h);
   gnn_profile_step(m->ctx, "forward 3 kernel fused %15 %16; in memory: %16");
   /* 4: %23 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t16, 64, m->param[6], 7, 0.0f, m->t23, 7);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->gin_h, 64, m->param[6], 7, 0.0f, m->gin_h_W1, 7);
   }
   gnn_profile_step(m->ctx, "forward 4 gemm %23 apply_vertex.linear");
   /* 5: fused %22 %24 %25 %26 %27 %28; in memory: %27 %28 */
-  k2_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->t23, m->param[5], m->t27, m->param[7], m->t28);
+  k2_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->gin_h_W1, m->param[5], m->t27, m->param[7], m->t28);
   gnn_profile_step(m->ctx, "forward 5 kernel fused %22 %24 %25 %26 %27 %28; in memory: %27 %28");
   /* 6: %29 apply_vertex.linear */
   {
@@ -970,7 +977,7 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
   }
   gnn_profile_step(m->ctx, "forward 6 gemm %29 apply_vertex.linear");
   /* 7: fused %30; in memory: %30 */
-  k3_add_vertex(g->nv, m->out, m->t29, m->param[9]);
+  k3_ginconv1_out_vertex(g->nv, m->out, m->t29, m->param[9]);
   gnn_profile_step(m->ctx, "forward 7 kernel fused %30; in memory: %30");
   m->forward_done = 1;
   m->trained = training != 0;
@@ -1095,7 +1102,7 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(7), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t16, 64, m->t43, 7, 0.0f, m->grad[6], 7);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->gin_h, 64, m->t43, 7, 0.0f, m->grad[6], 7);
   }
   gnn_profile_step(m->ctx, "backward 13 gemm %45 reduce_rows.matmul_tn");
   /* 14: fused %15 %46; in memory: %46 */
@@ -1119,43 +1126,43 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
   k7_relu_grad_vertex(g->nv, m->t50, m->t12, m->t48);
   gnn_profile_step(m->ctx, "backward 17 kernel fused %50; in memory: %50");
   /* 18: %32 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc32, (size_t)1 * 7 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv1_b2_acc, (size_t)1 * 7 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 18 zero %32 reduce_rows.sum");
   /* 19: %36 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc36, (size_t)1 * 7 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv1_b1_acc, (size_t)1 * 7 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 19 zero %36 reduce_rows.sum");
   /* 20: %39 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc39, (size_t)1 * 1 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv1_eps_acc, (size_t)1 * 1 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 20 zero %39 reduce_rows.sum");
   /* 21: %47 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc47, (size_t)1 * 64 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv0_b2_acc, (size_t)1 * 64 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 21 zero %47 reduce_rows.sum");
   /* 22: %51 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc51, (size_t)1 * 64 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv0_b1_acc, (size_t)1 * 64 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 22 zero %51 reduce_rows.sum");
   /* 23: %54 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc54, (size_t)1 * 1 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv0_eps_acc, (size_t)1 * 1 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 23 zero %54 reduce_rows.sum");
   /* 24: fused %32 %36 %37 %38 %39 %47 %51 %52 %53 %54; in memory: %32 %36 %39 %47 %51 %54 */
-  k8_reduce_rows6_sum_vertex(g->nv, m->acc32, m->in_grad_out, m->acc36, m->t35, m->t23, m->acc39, m->acc47, m->t46, m->acc51, m->t50, m->t8, m->acc54);
+  k8_reduce_rows6_sum_vertex(g->nv, m->grad_ginconv1_b2_acc, m->in_grad_out, m->grad_ginconv1_b1_acc, m->t35, m->gin_h_W1, m->grad_ginconv1_eps_acc, m->grad_ginconv0_b2_acc, m->t46, m->grad_ginconv0_b1_acc, m->t50, m->t8, m->grad_ginconv0_eps_acc);
   gnn_profile_step(m->ctx, "backward 24 kernel fused %32 %36 %37 %38 %39 %47 %51 %52 %53 %54; in memory: %32 %36 %39 %47 %51 %54");
   /* 25: %32 reduce_rows.sum */
-  k9_reduce_rows_sum_finish_global(1, m->grad[9], m->acc32);
+  k9_reduce_rows_sum_finish_global(1, m->grad[9], m->grad_ginconv1_b2_acc);
   gnn_profile_step(m->ctx, "backward 25 kernel %32 reduce_rows.sum");
   /* 26: %36 reduce_rows.sum */
-  k10_reduce_rows_sum_finish_global(1, m->grad[7], m->acc36);
+  k10_reduce_rows_sum_finish_global(1, m->grad[7], m->grad_ginconv1_b1_acc);
   gnn_profile_step(m->ctx, "backward 26 kernel %36 reduce_rows.sum");
   /* 27: %39 reduce_rows.sum */
-  k11_reduce_rows_sum_finish_global(1, m->grad[5], m->acc39);
+  k11_reduce_rows_sum_finish_global(1, m->grad[5], m->grad_ginconv1_eps_acc);
   gnn_profile_step(m->ctx, "backward 27 kernel %39 reduce_rows.sum");
   /* 28: %47 reduce_rows.sum */
-  k12_reduce_rows_sum_finish_global(1, m->grad[4], m->acc47);
+  k12_reduce_rows_sum_finish_global(1, m->grad[4], m->grad_ginconv0_b2_acc);
   gnn_profile_step(m->ctx, "backward 28 kernel %47 reduce_rows.sum");
   /* 29: %51 reduce_rows.sum */
-  k13_reduce_rows_sum_finish_global(1, m->grad[2], m->acc51);
+  k13_reduce_rows_sum_finish_global(1, m->grad[2], m->grad_ginconv0_b1_acc);
   gnn_profile_step(m->ctx, "backward 29 kernel %51 reduce_rows.sum");
   /* 30: %54 reduce_rows.sum */
-  k14_reduce_rows_sum_finish_global(1, m->grad[0], m->acc54);
+  k14_reduce_rows_sum_finish_global(1, m->grad[0], m->grad_ginconv0_eps_acc);
   gnn_profile_step(m->ctx, "backward 30 kernel %54 reduce_rows.sum");
   /* 31: fused %7 %55 %56 %57 %58; in memory: %58 */
   k15_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t50, m->param[0], m->t58);

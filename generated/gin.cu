@@ -67,7 +67,8 @@ extern "C" __global__ void gin_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* gin_k0_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %9 %10 %11 %12 %13; in memory: %12 %13 */
+/* gin_k0_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %9 %10 %11 %12 %13; in memory: %12 %13
+ * Source lines 10-11. */
 extern "C" __global__ void __launch_bounds__(256) gin_k0_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t8, const float *__restrict__ p_ginconv0_eps, float *__restrict__ t12, const float *__restrict__ p_ginconv0_b1, float *__restrict__ t13) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
@@ -144,24 +145,26 @@ extern "C" __global__ void __launch_bounds__(256) gin_k0_sum_copy_u_vertex(int64
   __syncwarp(gmask);
 }
 
-/* gin_k1_relu_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %15 %16; in memory: %16 */
-extern "C" __global__ void __launch_bounds__(256) gin_k1_relu_vertex(int64_t nrows, const float *__restrict__ t14, const float *__restrict__ p_ginconv0_b2, float *__restrict__ t16) {
+/* gin_k1_gin_h_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %15 %16; in memory: %16
+ * Source lines 11, 15. */
+extern "C" __global__ void __launch_bounds__(256) gin_k1_gin_h_vertex(int64_t nrows, const float *__restrict__ t14, const float *__restrict__ p_ginconv0_b2, float *__restrict__ gin_h) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
-  float r15_;
+  float ginconv0_out_;
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 64) {
-      r15_ = t14[row * 64 + k] + p_ginconv0_b2[k];
-      t16[(row) * 64 + k] = (r15_ > 0.0f) ? r15_ : 0.0f;
+      ginconv0_out_ = t14[row * 64 + k] + p_ginconv0_b2[k];
+      gin_h[(row) * 64 + k] = (ginconv0_out_ > 0.0f) ? ginconv0_out_ : 0.0f;
     }
   }
 }
 
-/* gin_k2_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %22 %24 %25 %26 %27 %28; in memory: %27 %28 */
-extern "C" __global__ void __launch_bounds__(256) gin_k2_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t23, const float *__restrict__ p_ginconv1_eps, float *__restrict__ t27, const float *__restrict__ p_ginconv1_b1, float *__restrict__ t28) {
+/* gin_k2_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %22 %24 %25 %26 %27 %28; in memory: %27 %28
+ * Source lines 10-11. */
+extern "C" __global__ void __launch_bounds__(256) gin_k2_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ gin_h_W1, const float *__restrict__ p_ginconv1_eps, float *__restrict__ t27, const float *__restrict__ p_ginconv1_b1, float *__restrict__ t28) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -203,7 +206,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k2_sum_copy_u_vertex(int64
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t23[u * 7 + k1];
+          x = gin_h_W1[u * 7 + k1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -223,7 +226,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k2_sum_copy_u_vertex(int64
     const int64_t k3 = lane + (int64_t)i3 * 8;
     if (k3 < 7) {
       r22_ = 1.0f + p_ginconv1_eps[0];
-      t27[(row) * 7 + k3] = ((r22_ * t23[row * 7 + k3]) + sh24[k3]) + p_ginconv1_b1[k3];
+      t27[(row) * 7 + k3] = ((r22_ * gin_h_W1[row * 7 + k3]) + sh24[k3]) + p_ginconv1_b1[k3];
     }
   }
   __syncwarp(gmask);
@@ -237,8 +240,9 @@ extern "C" __global__ void __launch_bounds__(256) gin_k2_sum_copy_u_vertex(int64
   __syncwarp(gmask);
 }
 
-/* gin_k3_add_vertex: one group per vertex, 8 lanes per group, 32 groups per block. fused %30; in memory: %30 */
-extern "C" __global__ void __launch_bounds__(256) gin_k3_add_vertex(int64_t nrows, float *__restrict__ t30, const float *__restrict__ t29, const float *__restrict__ p_ginconv1_b2) {
+/* gin_k3_ginconv1_out_vertex: one group per vertex, 8 lanes per group, 32 groups per block. fused %30; in memory: %30
+ * Source line 11. */
+extern "C" __global__ void __launch_bounds__(256) gin_k3_ginconv1_out_vertex(int64_t nrows, float *__restrict__ ginconv1_out, const float *__restrict__ t29, const float *__restrict__ p_ginconv1_b2) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -246,7 +250,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k3_add_vertex(int64_t nrow
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 8;
     if (k < 7) {
-      t30[(row) * 7 + k] = t29[row * 7 + k] + p_ginconv1_b2[k];
+      ginconv1_out[(row) * 7 + k] = t29[row * 7 + k] + p_ginconv1_b2[k];
     }
   }
 }
@@ -265,7 +269,8 @@ extern "C" __global__ void __launch_bounds__(256) gin_k4_relu_grad_vertex(int64_
   }
 }
 
-/* gin_k5_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %22 %40 %41 %42 %43; in memory: %43 */
+/* gin_k5_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %22 %40 %41 %42 %43; in memory: %43
+ * Source line 10. */
 extern "C" __global__ void __launch_bounds__(256) gin_k5_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t35, const float *__restrict__ p_ginconv1_eps, float *__restrict__ t43) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
@@ -334,18 +339,19 @@ extern "C" __global__ void __launch_bounds__(256) gin_k5_sum_vertex(int64_t nrow
   __syncwarp(gmask);
 }
 
-/* gin_k6_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %15 %46; in memory: %46 */
+/* gin_k6_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %15 %46; in memory: %46
+ * Source line 11. */
 extern "C" __global__ void __launch_bounds__(256) gin_k6_relu_grad_vertex(int64_t nrows, const float *__restrict__ t14, const float *__restrict__ p_ginconv0_b2, float *__restrict__ t46, const float *__restrict__ t44) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
-  float r15_;
+  float ginconv0_out_;
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 64) {
-      r15_ = t14[row * 64 + k] + p_ginconv0_b2[k];
-      t46[(row) * 64 + k] = (r15_ > 0.0f) ? t44[row * 64 + k] : 0.0f;
+      ginconv0_out_ = t14[row * 64 + k] + p_ginconv0_b2[k];
+      t46[(row) * 64 + k] = (ginconv0_out_ > 0.0f) ? t44[row * 64 + k] : 0.0f;
     }
   }
 }
@@ -365,21 +371,21 @@ extern "C" __global__ void __launch_bounds__(256) gin_k7_relu_grad_vertex(int64_
 }
 
 /* gin_k8_reduce_rows6_sum_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %32 %36 %37 %38 %39 %47 %51 %52 %53 %54; in memory: %32 %36 %39 %47 %51 %54 */
-extern "C" __global__ void __launch_bounds__(256) gin_k8_reduce_rows6_sum_vertex(int64_t nrows, double *__restrict__ acc32, const float *__restrict__ in_grad_out, double *__restrict__ acc36, const float *__restrict__ t35, const float *__restrict__ t23, double *__restrict__ acc39, double *__restrict__ acc47, const float *__restrict__ t46, double *__restrict__ acc51, const float *__restrict__ t50, const float *__restrict__ t8, double *__restrict__ acc54) {
+extern "C" __global__ void __launch_bounds__(256) gin_k8_reduce_rows6_sum_vertex(int64_t nrows, double *__restrict__ grad_ginconv1_b2_acc, const float *__restrict__ in_grad_out, double *__restrict__ grad_ginconv1_b1_acc, const float *__restrict__ t35, const float *__restrict__ gin_h_W1, double *__restrict__ grad_ginconv1_eps_acc, double *__restrict__ grad_ginconv0_b2_acc, const float *__restrict__ t46, double *__restrict__ grad_ginconv0_b1_acc, const float *__restrict__ t50, const float *__restrict__ t8, double *__restrict__ grad_ginconv0_eps_acc) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-  __shared__ double blk_acc32[7];
-  for (int i = threadIdx.x; i < 7; i += 256) blk_acc32[i] = 0;
-  __shared__ double blk_acc36[7];
-  for (int i = threadIdx.x; i < 7; i += 256) blk_acc36[i] = 0;
-  __shared__ double blk_acc39[1];
-  for (int i = threadIdx.x; i < 1; i += 256) blk_acc39[i] = 0;
-  __shared__ double blk_acc47[64];
-  for (int i = threadIdx.x; i < 64; i += 256) blk_acc47[i] = 0;
-  __shared__ double blk_acc51[64];
-  for (int i = threadIdx.x; i < 64; i += 256) blk_acc51[i] = 0;
-  __shared__ double blk_acc54[1];
-  for (int i = threadIdx.x; i < 1; i += 256) blk_acc54[i] = 0;
+  __shared__ double blk_grad_ginconv1_b2_acc[7];
+  for (int i = threadIdx.x; i < 7; i += 256) blk_grad_ginconv1_b2_acc[i] = 0;
+  __shared__ double blk_grad_ginconv1_b1_acc[7];
+  for (int i = threadIdx.x; i < 7; i += 256) blk_grad_ginconv1_b1_acc[i] = 0;
+  __shared__ double blk_grad_ginconv1_eps_acc[1];
+  for (int i = threadIdx.x; i < 1; i += 256) blk_grad_ginconv1_eps_acc[i] = 0;
+  __shared__ double blk_grad_ginconv0_b2_acc[64];
+  for (int i = threadIdx.x; i < 64; i += 256) blk_grad_ginconv0_b2_acc[i] = 0;
+  __shared__ double blk_grad_ginconv0_b1_acc[64];
+  for (int i = threadIdx.x; i < 64; i += 256) blk_grad_ginconv0_b1_acc[i] = 0;
+  __shared__ double blk_grad_ginconv0_eps_acc[1];
+  for (int i = threadIdx.x; i < 1; i += 256) blk_grad_ginconv0_eps_acc[i] = 0;
   __syncthreads();
   if (row < nrows) {  /* no early return: the block meets at the flush */
     float sum;
@@ -388,14 +394,14 @@ extern "C" __global__ void __launch_bounds__(256) gin_k8_reduce_rows6_sum_vertex
     for (int i = 0; i < 1; i++) {
       const int64_t k = lane + (int64_t)i * 32;
       if (k < 7) {
-        atomicAdd(&blk_acc32[k], (double)in_grad_out[row * 7 + k]);
+        atomicAdd(&blk_grad_ginconv1_b2_acc[k], (double)in_grad_out[row * 7 + k]);
       }
     }
     #pragma unroll
     for (int i1 = 0; i1 < 1; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 32;
       if (k1 < 7) {
-        atomicAdd(&blk_acc36[k1], (double)t35[row * 7 + k1]);
+        atomicAdd(&blk_grad_ginconv1_b1_acc[k1], (double)t35[row * 7 + k1]);
       }
     }
     #pragma unroll
@@ -404,23 +410,23 @@ extern "C" __global__ void __launch_bounds__(256) gin_k8_reduce_rows6_sum_vertex
       if (k2 < 1) {
         sum = 0.0f;
         for (int64_t j = 0; j < 7; j++) {
-          sum = sum + (t35[row * 7 + ((k2 * 7) + j)] * t23[row * 7 + ((k2 * 7) + j)]);
+          sum = sum + (t35[row * 7 + ((k2 * 7) + j)] * gin_h_W1[row * 7 + ((k2 * 7) + j)]);
         }
-        atomicAdd(&blk_acc39[k2], (double)sum);
+        atomicAdd(&blk_grad_ginconv1_eps_acc[k2], (double)sum);
       }
     }
     #pragma unroll
     for (int i3 = 0; i3 < 2; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 32;
       if (k3 < 64) {
-        atomicAdd(&blk_acc47[k3], (double)t46[row * 64 + k3]);
+        atomicAdd(&blk_grad_ginconv0_b2_acc[k3], (double)t46[row * 64 + k3]);
       }
     }
     #pragma unroll
     for (int i4 = 0; i4 < 2; i4++) {
       const int64_t k4 = lane + (int64_t)i4 * 32;
       if (k4 < 64) {
-        atomicAdd(&blk_acc51[k4], (double)t50[row * 64 + k4]);
+        atomicAdd(&blk_grad_ginconv0_b1_acc[k4], (double)t50[row * 64 + k4]);
       }
     }
     #pragma unroll
@@ -431,27 +437,27 @@ extern "C" __global__ void __launch_bounds__(256) gin_k8_reduce_rows6_sum_vertex
         for (int64_t j1 = 0; j1 < 64; j1++) {
           sum1 = sum1 + (t50[row * 64 + ((k5 * 64) + j1)] * t8[row * 64 + ((k5 * 64) + j1)]);
         }
-        atomicAdd(&blk_acc54[k5], (double)sum1);
+        atomicAdd(&blk_grad_ginconv0_eps_acc[k5], (double)sum1);
       }
     }
   }
   __syncthreads();
   for (int i = threadIdx.x; i < 7; i += 256)
-    if (blk_acc32[i] != 0) atomicAdd(&acc32[i], blk_acc32[i]);
+    if (blk_grad_ginconv1_b2_acc[i] != 0) atomicAdd(&grad_ginconv1_b2_acc[i], blk_grad_ginconv1_b2_acc[i]);
   for (int i = threadIdx.x; i < 7; i += 256)
-    if (blk_acc36[i] != 0) atomicAdd(&acc36[i], blk_acc36[i]);
+    if (blk_grad_ginconv1_b1_acc[i] != 0) atomicAdd(&grad_ginconv1_b1_acc[i], blk_grad_ginconv1_b1_acc[i]);
   for (int i = threadIdx.x; i < 1; i += 256)
-    if (blk_acc39[i] != 0) atomicAdd(&acc39[i], blk_acc39[i]);
+    if (blk_grad_ginconv1_eps_acc[i] != 0) atomicAdd(&grad_ginconv1_eps_acc[i], blk_grad_ginconv1_eps_acc[i]);
   for (int i = threadIdx.x; i < 64; i += 256)
-    if (blk_acc47[i] != 0) atomicAdd(&acc47[i], blk_acc47[i]);
+    if (blk_grad_ginconv0_b2_acc[i] != 0) atomicAdd(&grad_ginconv0_b2_acc[i], blk_grad_ginconv0_b2_acc[i]);
   for (int i = threadIdx.x; i < 64; i += 256)
-    if (blk_acc51[i] != 0) atomicAdd(&acc51[i], blk_acc51[i]);
+    if (blk_grad_ginconv0_b1_acc[i] != 0) atomicAdd(&grad_ginconv0_b1_acc[i], blk_grad_ginconv0_b1_acc[i]);
   for (int i = threadIdx.x; i < 1; i += 256)
-    if (blk_acc54[i] != 0) atomicAdd(&acc54[i], blk_acc54[i]);
+    if (blk_grad_ginconv0_eps_acc[i] != 0) atomicAdd(&grad_ginconv0_eps_acc[i], blk_grad_ginconv0_eps_acc[i]);
 }
 
 /* gin_k9_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %32 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) gin_k9_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t32, const double *__restrict__ acc32) {
+extern "C" __global__ void __launch_bounds__(256) gin_k9_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv1_b2, const double *__restrict__ grad_ginconv1_b2_acc) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -459,13 +465,13 @@ extern "C" __global__ void __launch_bounds__(256) gin_k9_reduce_rows_sum_finish_
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 8;
     if (k < 7) {
-      t32[k] = acc32[k];
+      grad_ginconv1_b2[k] = grad_ginconv1_b2_acc[k];
     }
   }
 }
 
 /* gin_k10_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %36 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) gin_k10_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t36, const double *__restrict__ acc36) {
+extern "C" __global__ void __launch_bounds__(256) gin_k10_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv1_b1, const double *__restrict__ grad_ginconv1_b1_acc) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -473,13 +479,13 @@ extern "C" __global__ void __launch_bounds__(256) gin_k10_reduce_rows_sum_finish
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 8;
     if (k < 7) {
-      t36[k] = acc36[k];
+      grad_ginconv1_b1[k] = grad_ginconv1_b1_acc[k];
     }
   }
 }
 
 /* gin_k11_reduce_rows_sum_finish_global: one group, 1 lanes per group, 256 groups per block. %39 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) gin_k11_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t39, const double *__restrict__ acc39) {
+extern "C" __global__ void __launch_bounds__(256) gin_k11_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv1_eps, const double *__restrict__ grad_ginconv1_eps_acc) {
   const int lane = threadIdx.x % 1;
   const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -487,13 +493,13 @@ extern "C" __global__ void __launch_bounds__(256) gin_k11_reduce_rows_sum_finish
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
     if (k < 1) {
-      t39[k] = acc39[k];
+      grad_ginconv1_eps[k] = grad_ginconv1_eps_acc[k];
     }
   }
 }
 
 /* gin_k12_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %47 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) gin_k12_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t47, const double *__restrict__ acc47) {
+extern "C" __global__ void __launch_bounds__(256) gin_k12_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv0_b2, const double *__restrict__ grad_ginconv0_b2_acc) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -501,13 +507,13 @@ extern "C" __global__ void __launch_bounds__(256) gin_k12_reduce_rows_sum_finish
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 64) {
-      t47[k] = acc47[k];
+      grad_ginconv0_b2[k] = grad_ginconv0_b2_acc[k];
     }
   }
 }
 
 /* gin_k13_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %51 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) gin_k13_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t51, const double *__restrict__ acc51) {
+extern "C" __global__ void __launch_bounds__(256) gin_k13_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv0_b1, const double *__restrict__ grad_ginconv0_b1_acc) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -515,13 +521,13 @@ extern "C" __global__ void __launch_bounds__(256) gin_k13_reduce_rows_sum_finish
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 64) {
-      t51[k] = acc51[k];
+      grad_ginconv0_b1[k] = grad_ginconv0_b1_acc[k];
     }
   }
 }
 
 /* gin_k14_reduce_rows_sum_finish_global: one group, 1 lanes per group, 256 groups per block. %54 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) gin_k14_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t54, const double *__restrict__ acc54) {
+extern "C" __global__ void __launch_bounds__(256) gin_k14_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv0_eps, const double *__restrict__ grad_ginconv0_eps_acc) {
   const int lane = threadIdx.x % 1;
   const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -529,12 +535,13 @@ extern "C" __global__ void __launch_bounds__(256) gin_k14_reduce_rows_sum_finish
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
     if (k < 1) {
-      t54[k] = acc54[k];
+      grad_ginconv0_eps[k] = grad_ginconv0_eps_acc[k];
     }
   }
 }
 
-/* gin_k15_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %7 %55 %56 %57 %58; in memory: %58 */
+/* gin_k15_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %7 %55 %56 %57 %58; in memory: %58
+ * Source line 10. */
 extern "C" __global__ void __launch_bounds__(256) gin_k15_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t50, const float *__restrict__ p_ginconv0_eps, float *__restrict__ t58) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
@@ -651,8 +658,8 @@ struct gin_model {
   float *t12;  /* %12 vertex[64], steps 1..17 */
   float *t13;  /* %13 vertex[64], steps 1..16 */
   float *t14;  /* %14 vertex[64], steps 2..14 */
-  float *t16;  /* %16 vertex[64], steps 3..13 */
-  float *t23;  /* %23 vertex[7], steps 4..24 */
+  float *gin_h;  /* %16 vertex[64], steps 3..13 */
+  float *gin_h_W1;  /* %23 vertex[7], steps 4..24 */
   float *t27;  /* %27 vertex[7], steps 5..10 */
   float *t28;  /* %28 vertex[7], steps 5..9 */
   float *t29;  /* %29 vertex[7], steps 6..7 */
@@ -664,12 +671,12 @@ struct gin_model {
   float *t48;  /* %48 vertex[64], steps 15..17 */
   float *t50;  /* %50 vertex[64], steps 17..31 */
   float *t58;  /* %58 vertex[64], steps 31..32 */
-  double *acc32;  /* scratch global[7] f64, steps 18..25 */
-  double *acc36;  /* scratch global[7] f64, steps 19..26 */
-  double *acc39;  /* scratch global[1] f64, steps 20..27 */
-  double *acc47;  /* scratch global[64] f64, steps 21..28 */
-  double *acc51;  /* scratch global[64] f64, steps 22..29 */
-  double *acc54;  /* scratch global[1] f64, steps 23..30 */
+  double *grad_ginconv1_b2_acc;  /* scratch global[7] f64, steps 18..25 */
+  double *grad_ginconv1_b1_acc;  /* scratch global[7] f64, steps 19..26 */
+  double *grad_ginconv1_eps_acc;  /* scratch global[1] f64, steps 20..27 */
+  double *grad_ginconv0_b2_acc;  /* scratch global[64] f64, steps 21..28 */
+  double *grad_ginconv0_b1_acc;  /* scratch global[64] f64, steps 22..29 */
+  double *grad_ginconv0_eps_acc;  /* scratch global[1] f64, steps 23..30 */
 };
 
 void gin_destroy(gin_model *m) {
@@ -697,8 +704,8 @@ static void gnnc_plan(gin_model *m, const gnn_graph *g) {
   size[1] = (size_t)g->nv * 64 * sizeof(float);  /* t12 */
   size[2] = (size_t)g->nv * 64 * sizeof(float);  /* t13 */
   size[3] = (size_t)g->nv * 64 * sizeof(float);  /* t14 */
-  size[4] = (size_t)g->nv * 64 * sizeof(float);  /* t16 */
-  size[5] = (size_t)g->nv * 7 * sizeof(float);  /* t23 */
+  size[4] = (size_t)g->nv * 64 * sizeof(float);  /* gin_h */
+  size[5] = (size_t)g->nv * 7 * sizeof(float);  /* gin_h_W1 */
   size[6] = (size_t)g->nv * 7 * sizeof(float);  /* t27 */
   size[7] = (size_t)g->nv * 7 * sizeof(float);  /* t28 */
   size[8] = (size_t)g->nv * 7 * sizeof(float);  /* t29 */
@@ -710,12 +717,12 @@ static void gnnc_plan(gin_model *m, const gnn_graph *g) {
   size[14] = (size_t)g->nv * 64 * sizeof(float);  /* t48 */
   size[15] = (size_t)g->nv * 64 * sizeof(float);  /* t50 */
   size[16] = (size_t)g->nv * 64 * sizeof(float);  /* t58 */
-  size[17] = (size_t)1 * 7 * sizeof(double);  /* acc32 */
-  size[18] = (size_t)1 * 7 * sizeof(double);  /* acc36 */
-  size[19] = (size_t)1 * 1 * sizeof(double);  /* acc39 */
-  size[20] = (size_t)1 * 64 * sizeof(double);  /* acc47 */
-  size[21] = (size_t)1 * 64 * sizeof(double);  /* acc51 */
-  size[22] = (size_t)1 * 1 * sizeof(double);  /* acc54 */
+  size[17] = (size_t)1 * 7 * sizeof(double);  /* grad_ginconv1_b2_acc */
+  size[18] = (size_t)1 * 7 * sizeof(double);  /* grad_ginconv1_b1_acc */
+  size[19] = (size_t)1 * 1 * sizeof(double);  /* grad_ginconv1_eps_acc */
+  size[20] = (size_t)1 * 64 * sizeof(double);  /* grad_ginconv0_b2_acc */
+  size[21] = (size_t)1 * 64 * sizeof(double);  /* grad_ginconv0_b1_acc */
+  size[22] = (size_t)1 * 1 * sizeof(double);  /* grad_ginconv0_eps_acc */
   for (int i = 0; i < 23; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
   m->arena_bytes = gnn_plan_arena(23, size, first, last, m->offset[1], order);
   m->arena_infer_bytes = gnn_plan_arena(23, size_infer, first, last_infer, m->offset[0], order);
@@ -801,8 +808,8 @@ static gnn_status gnnc_use_arena(gin_model *m, int plan) {
   m->t12 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
   m->t13 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
   m->t14 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
-  m->t16 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
-  m->t23 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
+  m->gin_h = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
+  m->gin_h_W1 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
   m->t27 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
   m->t28 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t29 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
@@ -814,12 +821,12 @@ static gnn_status gnnc_use_arena(gin_model *m, int plan) {
   m->t48 = m->offset[plan][14] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][14]);
   m->t50 = m->offset[plan][15] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][15]);
   m->t58 = m->offset[plan][16] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][16]);
-  m->acc32 = m->offset[plan][17] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][17]);
-  m->acc36 = m->offset[plan][18] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][18]);
-  m->acc39 = m->offset[plan][19] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][19]);
-  m->acc47 = m->offset[plan][20] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][20]);
-  m->acc51 = m->offset[plan][21] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][21]);
-  m->acc54 = m->offset[plan][22] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][22]);
+  m->grad_ginconv1_b2_acc = m->offset[plan][17] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][17]);
+  m->grad_ginconv1_b1_acc = m->offset[plan][18] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][18]);
+  m->grad_ginconv1_eps_acc = m->offset[plan][19] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][19]);
+  m->grad_ginconv0_b2_acc = m->offset[plan][20] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][20]);
+  m->grad_ginconv0_b1_acc = m->offset[plan][21] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][21]);
+  m->grad_ginconv0_eps_acc = m->offset[plan][22] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][22]);
   m->arena_mode = want;
   return GNN_OK;
 }
@@ -945,7 +952,7 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
   /* 3: fused %15 %16; in memory: %16 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gin_k1_relu_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t14, m->param[4], m->t16);
+    gin_k1_gin_h_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t14, m->param[4], m->gin_h);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 3 kernel fused %15 %16; in memory: %16");
@@ -955,13 +962,13 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[6], 7, m->t16, 64, &beta, m->t23, 7));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[6], 7, m->gin_h, 64, &beta, m->gin_h_W1, 7));
   }
   gnn_profile_step(m->ctx, "forward 4 gemm %23 apply_vertex.linear");
   /* 5: fused %22 %24 %25 %26 %27 %28; in memory: %27 %28 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    gin_k2_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t23, m->param[5], m->t27, m->param[7], m->t28);
+    gin_k2_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->gin_h_W1, m->param[5], m->t27, m->param[7], m->t28);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 5 kernel fused %22 %24 %25 %26 %27 %28; in memory: %27 %28");
@@ -977,7 +984,7 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
   /* 7: fused %30; in memory: %30 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    gin_k3_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->out, m->t29, m->param[9]);
+    gin_k3_ginconv1_out_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->out, m->t29, m->param[9]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 7 kernel fused %30; in memory: %30");
@@ -1124,7 +1131,7 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t43, 7, m->t16, 64, &beta, m->grad[6], 7));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t43, 7, m->gin_h, 64, &beta, m->grad[6], 7));
   }
   gnn_profile_step(m->ctx, "backward 13 gemm %45 reduce_rows.matmul_tn");
   /* 14: fused %15 %46; in memory: %46 */
@@ -1160,69 +1167,69 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
   }
   gnn_profile_step(m->ctx, "backward 17 kernel fused %50; in memory: %50");
   /* 18: %32 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc32, (size_t)1 * 7 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv1_b2_acc, (size_t)1 * 7 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 18 zero %32 reduce_rows.sum");
   /* 19: %36 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc36, (size_t)1 * 7 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv1_b1_acc, (size_t)1 * 7 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 19 zero %36 reduce_rows.sum");
   /* 20: %39 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc39, (size_t)1 * 1 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv1_eps_acc, (size_t)1 * 1 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 20 zero %39 reduce_rows.sum");
   /* 21: %47 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc47, (size_t)1 * 64 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv0_b2_acc, (size_t)1 * 64 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 21 zero %47 reduce_rows.sum");
   /* 22: %51 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc51, (size_t)1 * 64 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv0_b1_acc, (size_t)1 * 64 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 22 zero %51 reduce_rows.sum");
   /* 23: %54 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc54, (size_t)1 * 1 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv0_eps_acc, (size_t)1 * 1 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 23 zero %54 reduce_rows.sum");
   /* 24: fused %32 %36 %37 %38 %39 %47 %51 %52 %53 %54; in memory: %32 %36 %39 %47 %51 %54 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gin_k8_reduce_rows6_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc32, m->in_grad_out, m->acc36, m->t35, m->t23, m->acc39, m->acc47, m->t46, m->acc51, m->t50, m->t8, m->acc54);
+    gin_k8_reduce_rows6_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->grad_ginconv1_b2_acc, m->in_grad_out, m->grad_ginconv1_b1_acc, m->t35, m->gin_h_W1, m->grad_ginconv1_eps_acc, m->grad_ginconv0_b2_acc, m->t46, m->grad_ginconv0_b1_acc, m->t50, m->t8, m->grad_ginconv0_eps_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 24 kernel fused %32 %36 %37 %38 %39 %47 %51 %52 %53 %54; in memory: %32 %36 %39 %47 %51 %54");
   /* 25: %32 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
-    gin_k9_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[9], m->acc32);
+    gin_k9_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[9], m->grad_ginconv1_b2_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 25 kernel %32 reduce_rows.sum");
   /* 26: %36 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
-    gin_k10_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[7], m->acc36);
+    gin_k10_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[7], m->grad_ginconv1_b1_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 26 kernel %36 reduce_rows.sum");
   /* 27: %39 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 256 - 1) / 256);
-    gin_k11_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->acc39);
+    gin_k11_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->grad_ginconv1_eps_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 27 kernel %39 reduce_rows.sum");
   /* 28: %47 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
-    gin_k12_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[4], m->acc47);
+    gin_k12_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[4], m->grad_ginconv0_b2_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 28 kernel %47 reduce_rows.sum");
   /* 29: %51 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
-    gin_k13_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->acc51);
+    gin_k13_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->grad_ginconv0_b1_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 29 kernel %51 reduce_rows.sum");
   /* 30: %54 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 256 - 1) / 256);
-    gin_k14_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[0], m->acc54);
+    gin_k14_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[0], m->grad_ginconv0_eps_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 30 kernel %54 reduce_rows.sum");

@@ -129,7 +129,8 @@ GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
 
 /* ---------------------------------------------------------------- kernels */
 
-/* k0_apply_global_add_global: one group, 1 lanes per group. %7 apply_global.add */
+/* k0_apply_global_add_global: one group, 1 lanes per group. %7 apply_global.add
+ * Source line 15. */
 static void k0_apply_global_add_global(int64_t nrows, float *restrict t7, const float *restrict p_ginconv0_eps) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
@@ -142,7 +143,8 @@ static void k0_apply_global_add_global(int64_t nrows, float *restrict t7, const 
   }
 }
 
-/* k1_apply_vertex_mul_vertex: one group per vertex, 1 lanes per group. %8 apply_vertex.mul */
+/* k1_apply_vertex_mul_vertex: one group per vertex, 1 lanes per group. %8 apply_vertex.mul
+ * Source line 15. */
 static void k1_apply_vertex_mul_vertex(int64_t nrows, float *restrict t8, const float *restrict t7, const float *restrict in_x) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
@@ -155,7 +157,8 @@ static void k1_apply_vertex_mul_vertex(int64_t nrows, float *restrict t8, const 
   }
 }
 
-/* k2_aggregate_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 1 lanes per group. %9 aggregate.sum.copy_u */
+/* k2_aggregate_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 1 lanes per group. %9 aggregate.sum.copy_u
+ * Source line 15. */
 static void k2_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict in_x, float *restrict t9) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
@@ -208,33 +211,36 @@ static void k2_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restric
   }
 }
 
-/* k3_apply_vertex_add_vertex: one group per vertex, 1 lanes per group. %10 apply_vertex.add */
-static void k3_apply_vertex_add_vertex(int64_t nrows, float *restrict t10, const float *restrict t8, const float *restrict t9) {
+/* k3_ginconv0_h_vertex: one group per vertex, 1 lanes per group. %10 apply_vertex.add
+ * Source line 15. */
+static void k3_ginconv0_h_vertex(int64_t nrows, float *restrict ginconv0_h, const float *restrict t8, const float *restrict t9) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 1), i = (int)(k / 1);
       (void)lane;
       (void)i;
-      t10[row * 1 + k] = t8[row * 1 + k] + t9[row * 1 + k];
+      ginconv0_h[row * 1 + k] = t8[row * 1 + k] + t9[row * 1 + k];
     }
   }
 }
 
-/* k4_apply_vertex_add_vertex: one group per vertex, 32 lanes per group. %12 apply_vertex.add */
-static void k4_apply_vertex_add_vertex(int64_t nrows, float *restrict t12, const float *restrict t11, const float *restrict p_ginconv0_b1) {
+/* k4_apply_vertex_add_vertex: one group per vertex, 32 lanes per group. %12 apply_vertex.add
+ * Source line 16. */
+static void k4_apply_vertex_add_vertex(int64_t nrows, float *restrict t12, const float *restrict ginconv0_h_W1, const float *restrict p_ginconv0_b1) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t12[row * 32 + k] = t11[row * 32 + k] + p_ginconv0_b1[k];
+      t12[row * 32 + k] = ginconv0_h_W1[row * 32 + k] + p_ginconv0_b1[k];
     }
   }
 }
 
-/* k5_apply_vertex_relu_vertex: one group per vertex, 32 lanes per group. %13 apply_vertex.relu */
+/* k5_apply_vertex_relu_vertex: one group per vertex, 32 lanes per group. %13 apply_vertex.relu
+ * Source line 16. */
 static void k5_apply_vertex_relu_vertex(int64_t nrows, float *restrict t13, const float *restrict t12) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
@@ -247,7 +253,8 @@ static void k5_apply_vertex_relu_vertex(int64_t nrows, float *restrict t13, cons
   }
 }
 
-/* k6_apply_vertex_add_vertex: one group per vertex, 32 lanes per group. %15 apply_vertex.add */
+/* k6_apply_vertex_add_vertex: one group per vertex, 32 lanes per group. %15 apply_vertex.add
+ * Source line 16. */
 static void k6_apply_vertex_add_vertex(int64_t nrows, float *restrict t15, const float *restrict t14, const float *restrict p_ginconv0_b2) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
@@ -260,20 +267,22 @@ static void k6_apply_vertex_add_vertex(int64_t nrows, float *restrict t15, const
   }
 }
 
-/* k7_apply_vertex_relu_vertex: one group per vertex, 32 lanes per group. %16 apply_vertex.relu */
-static void k7_apply_vertex_relu_vertex(int64_t nrows, float *restrict t16, const float *restrict t15) {
+/* k7_ginconv0_out_vertex: one group per vertex, 32 lanes per group. %16 apply_vertex.relu
+ * Source line 16. */
+static void k7_ginconv0_out_vertex(int64_t nrows, float *restrict ginconv0_out, const float *restrict t15) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t16[row * 32 + k] = gnn_sel_f32(t15[row * 32 + k] > 0.0f, t15[row * 32 + k], 0.0f);
+      ginconv0_out[row * 32 + k] = gnn_sel_f32(t15[row * 32 + k] > 0.0f, t15[row * 32 + k], 0.0f);
     }
   }
 }
 
-/* k8_apply_global_add_global: one group, 1 lanes per group. %22 apply_global.add */
+/* k8_apply_global_add_global: one group, 1 lanes per group. %22 apply_global.add
+ * Source line 15. */
 static void k8_apply_global_add_global(int64_t nrows, float *restrict t22, const float *restrict p_ginconv1_eps) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
@@ -286,21 +295,23 @@ static void k8_apply_global_add_global(int64_t nrows, float *restrict t22, const
   }
 }
 
-/* k9_apply_vertex_mul_vertex: one group per vertex, 32 lanes per group. %23 apply_vertex.mul */
-static void k9_apply_vertex_mul_vertex(int64_t nrows, float *restrict t23, const float *restrict t22, const float *restrict t16) {
+/* k9_apply_vertex_mul_vertex: one group per vertex, 32 lanes per group. %23 apply_vertex.mul
+ * Source line 15. */
+static void k9_apply_vertex_mul_vertex(int64_t nrows, float *restrict t23, const float *restrict t22, const float *restrict ginconv0_out) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t23[row * 32 + k] = t22[0] * t16[row * 32 + k];
+      t23[row * 32 + k] = t22[0] * ginconv0_out[row * 32 + k];
     }
   }
 }
 
-/* k10_aggregate_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. %24 aggregate.sum.copy_u */
-static void k10_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t16, float *restrict t24) {
+/* k10_aggregate_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. %24 aggregate.sum.copy_u
+ * Source line 15. */
+static void k10_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict ginconv0_out, float *restrict t24) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -325,7 +336,7 @@ static void k10_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restri
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t16[sh_u[lane] * 32], 128);
+          gnn_prefetch_row(&ginconv0_out[sh_u[lane] * 32], 128);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -337,7 +348,7 @@ static void k10_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restri
           const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
           (void)lane;
           (void)i1;
-          acc[k1] = acc[k1] + t16[u * 32 + k1];
+          acc[k1] = acc[k1] + ginconv0_out[u * 32 + k1];
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -351,33 +362,36 @@ static void k10_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restri
   }
 }
 
-/* k11_apply_vertex_add_vertex: one group per vertex, 32 lanes per group. %25 apply_vertex.add */
-static void k11_apply_vertex_add_vertex(int64_t nrows, float *restrict t25, const float *restrict t23, const float *restrict t24) {
+/* k11_ginconv1_h_vertex: one group per vertex, 32 lanes per group. %25 apply_vertex.add
+ * Source line 15. */
+static void k11_ginconv1_h_vertex(int64_t nrows, float *restrict ginconv1_h, const float *restrict t23, const float *restrict t24) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t25[row * 32 + k] = t23[row * 32 + k] + t24[row * 32 + k];
+      ginconv1_h[row * 32 + k] = t23[row * 32 + k] + t24[row * 32 + k];
     }
   }
 }
 
-/* k12_apply_vertex_add_vertex: one group per vertex, 32 lanes per group. %27 apply_vertex.add */
-static void k12_apply_vertex_add_vertex(int64_t nrows, float *restrict t27, const float *restrict t26, const float *restrict p_ginconv1_b1) {
+/* k12_apply_vertex_add_vertex: one group per vertex, 32 lanes per group. %27 apply_vertex.add
+ * Source line 16. */
+static void k12_apply_vertex_add_vertex(int64_t nrows, float *restrict t27, const float *restrict ginconv1_h_W1, const float *restrict p_ginconv1_b1) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t27[row * 32 + k] = t26[row * 32 + k] + p_ginconv1_b1[k];
+      t27[row * 32 + k] = ginconv1_h_W1[row * 32 + k] + p_ginconv1_b1[k];
     }
   }
 }
 
-/* k13_apply_vertex_relu_vertex: one group per vertex, 32 lanes per group. %28 apply_vertex.relu */
+/* k13_apply_vertex_relu_vertex: one group per vertex, 32 lanes per group. %28 apply_vertex.relu
+ * Source line 16. */
 static void k13_apply_vertex_relu_vertex(int64_t nrows, float *restrict t28, const float *restrict t27) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
@@ -390,7 +404,8 @@ static void k13_apply_vertex_relu_vertex(int64_t nrows, float *restrict t28, con
   }
 }
 
-/* k14_apply_vertex_add_vertex: one group per vertex, 32 lanes per group. %30 apply_vertex.add */
+/* k14_apply_vertex_add_vertex: one group per vertex, 32 lanes per group. %30 apply_vertex.add
+ * Source line 16. */
 static void k14_apply_vertex_add_vertex(int64_t nrows, float *restrict t30, const float *restrict t29, const float *restrict p_ginconv1_b2) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
@@ -403,20 +418,22 @@ static void k14_apply_vertex_add_vertex(int64_t nrows, float *restrict t30, cons
   }
 }
 
-/* k15_apply_vertex_relu_vertex: one group per vertex, 32 lanes per group. %31 apply_vertex.relu */
-static void k15_apply_vertex_relu_vertex(int64_t nrows, float *restrict t31, const float *restrict t30) {
+/* k15_ginconv1_out_vertex: one group per vertex, 32 lanes per group. %31 apply_vertex.relu
+ * Source line 16. */
+static void k15_ginconv1_out_vertex(int64_t nrows, float *restrict ginconv1_out, const float *restrict t30) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t31[row * 32 + k] = gnn_sel_f32(t30[row * 32 + k] > 0.0f, t30[row * 32 + k], 0.0f);
+      ginconv1_out[row * 32 + k] = gnn_sel_f32(t30[row * 32 + k] > 0.0f, t30[row * 32 + k], 0.0f);
     }
   }
 }
 
-/* k16_readout_sum_vertex: one group per graph, over its vertices, 1 lanes per group. %34 readout.sum */
+/* k16_readout_sum_vertex: one group per graph, over its vertices, 1 lanes per group. %34 readout.sum
+ * Source line 22. */
 static void k16_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_ptr, const float *restrict in_x, float *restrict t34) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
@@ -449,21 +466,23 @@ static void k16_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_
   }
 }
 
-/* k17_apply_graph_add_vertex: one group per graph, 4 lanes per group. %36 apply_graph.add */
-static void k17_apply_graph_add_vertex(int64_t nrows, float *restrict t36, const float *restrict t35, const float *restrict p_readout0_b) {
+/* k17_readout0_out_vertex: one group per graph, 4 lanes per group. %36 apply_graph.add
+ * Source line 22. */
+static void k17_readout0_out_vertex(int64_t nrows, float *restrict readout0_out, const float *restrict t35, const float *restrict p_readout0_b) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 3; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 4), i = (int)(k / 4);
       (void)lane;
       (void)i;
-      t36[row * 3 + k] = t35[row * 3 + k] + p_readout0_b[k];
+      readout0_out[row * 3 + k] = t35[row * 3 + k] + p_readout0_b[k];
     }
   }
 }
 
-/* k18_readout_sum_vertex: one group per graph, over its vertices, 32 lanes per group. %39 readout.sum */
-static void k18_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_ptr, const float *restrict t16, float *restrict t39) {
+/* k18_readout_sum_vertex: one group per graph, over its vertices, 32 lanes per group. %39 readout.sum
+ * Source line 22. */
+static void k18_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_ptr, const float *restrict ginconv0_out, float *restrict t39) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t lo;
@@ -483,7 +502,7 @@ static void k18_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_
         const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
         (void)lane;
         (void)i1;
-        acc[k1] = acc[k1] + t16[e * 32 + k1];
+        acc[k1] = acc[k1] + ginconv0_out[e * 32 + k1];
       }
     }
     for (int64_t k2 = 0; k2 < 32; k2++) { /* the lanes in order of k: see emit_host.c */
@@ -495,34 +514,37 @@ static void k18_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_
   }
 }
 
-/* k19_apply_graph_add_vertex: one group per graph, 4 lanes per group. %41 apply_graph.add */
-static void k19_apply_graph_add_vertex(int64_t nrows, float *restrict t41, const float *restrict t40, const float *restrict p_readout1_b) {
+/* k19_readout1_out_vertex: one group per graph, 4 lanes per group. %41 apply_graph.add
+ * Source line 22. */
+static void k19_readout1_out_vertex(int64_t nrows, float *restrict readout1_out, const float *restrict t40, const float *restrict p_readout1_b) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 3; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 4), i = (int)(k / 4);
       (void)lane;
       (void)i;
-      t41[row * 3 + k] = t40[row * 3 + k] + p_readout1_b[k];
+      readout1_out[row * 3 + k] = t40[row * 3 + k] + p_readout1_b[k];
     }
   }
 }
 
-/* k20_apply_graph_add_vertex: one group per graph, 4 lanes per group. %42 apply_graph.add */
-static void k20_apply_graph_add_vertex(int64_t nrows, float *restrict t42, const float *restrict t36, const float *restrict t41) {
+/* k20_apply_graph_add_vertex: one group per graph, 4 lanes per group. %42 apply_graph.add
+ * Source line 28. */
+static void k20_apply_graph_add_vertex(int64_t nrows, float *restrict t42, const float *restrict readout0_out, const float *restrict readout1_out) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 3; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 4), i = (int)(k / 4);
       (void)lane;
       (void)i;
-      t42[row * 3 + k] = t36[row * 3 + k] + t41[row * 3 + k];
+      t42[row * 3 + k] = readout0_out[row * 3 + k] + readout1_out[row * 3 + k];
     }
   }
 }
 
-/* k21_readout_sum_vertex: one group per graph, over its vertices, 32 lanes per group. %45 readout.sum */
-static void k21_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_ptr, const float *restrict t31, float *restrict t45) {
+/* k21_readout_sum_vertex: one group per graph, over its vertices, 32 lanes per group. %45 readout.sum
+ * Source line 22. */
+static void k21_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_ptr, const float *restrict ginconv1_out, float *restrict t45) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t lo;
@@ -542,7 +564,7 @@ static void k21_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_
         const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
         (void)lane;
         (void)i1;
-        acc[k1] = acc[k1] + t31[e * 32 + k1];
+        acc[k1] = acc[k1] + ginconv1_out[e * 32 + k1];
       }
     }
     for (int64_t k2 = 0; k2 < 32; k2++) { /* the lanes in order of k: see emit_host.c */
@@ -554,54 +576,56 @@ static void k21_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_
   }
 }
 
-/* k22_apply_graph_add_vertex: one group per graph, 4 lanes per group. %47 apply_graph.add */
-static void k22_apply_graph_add_vertex(int64_t nrows, float *restrict t47, const float *restrict t46, const float *restrict p_readout2_b) {
+/* k22_readout2_out_vertex: one group per graph, 4 lanes per group. %47 apply_graph.add
+ * Source line 22. */
+static void k22_readout2_out_vertex(int64_t nrows, float *restrict readout2_out, const float *restrict t46, const float *restrict p_readout2_b) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 3; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 4), i = (int)(k / 4);
       (void)lane;
       (void)i;
-      t47[row * 3 + k] = t46[row * 3 + k] + p_readout2_b[k];
+      readout2_out[row * 3 + k] = t46[row * 3 + k] + p_readout2_b[k];
     }
   }
 }
 
-/* k23_apply_graph_add_vertex: one group per graph, 4 lanes per group. %48 apply_graph.add */
-static void k23_apply_graph_add_vertex(int64_t nrows, float *restrict t48, const float *restrict t42, const float *restrict t47) {
+/* k23_apply_graph_add_vertex: one group per graph, 4 lanes per group. %48 apply_graph.add
+ * Source line 28. */
+static void k23_apply_graph_add_vertex(int64_t nrows, float *restrict t48, const float *restrict t42, const float *restrict readout2_out) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 3; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 4), i = (int)(k / 4);
       (void)lane;
       (void)i;
-      t48[row * 3 + k] = t42[row * 3 + k] + t47[row * 3 + k];
+      t48[row * 3 + k] = t42[row * 3 + k] + readout2_out[row * 3 + k];
     }
   }
 }
 
 /* k24_reduce_rows_sum_edge: edge-balanced: one group per edge, 4 lanes per group. %50 reduce_rows.sum */
-static void k24_reduce_rows_sum_edge(int64_t nrows, double *restrict acc50, const float *restrict in_grad_out) {
+static void k24_reduce_rows_sum_edge(int64_t nrows, double *restrict grad_readout0_b_acc, const float *restrict in_grad_out) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 3; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 4), i = (int)(k / 4);
       (void)lane;
       (void)i;
-      gnn_atomic_add_f64(&acc50[k], (double)in_grad_out[row * 3 + k]);
+      gnn_atomic_add_f64(&grad_readout0_b_acc[k], (double)in_grad_out[row * 3 + k]);
     }
   }
 }
 
 /* k25_reduce_rows_sum_finish_global: one group, 4 lanes per group. %50 reduce_rows.sum (the float64 sums to float) */
-static void k25_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t50, const double *restrict acc50) {
+static void k25_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_readout0_b, const double *restrict grad_readout0_b_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 3; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 4), i = (int)(k / 4);
       (void)lane;
       (void)i;
-      t50[k] = acc50[k];
+      grad_readout0_b[k] = grad_readout0_b_acc[k];
     }
   }
 }
@@ -646,27 +670,27 @@ static void k28_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t58
 }
 
 /* k29_reduce_rows_sum_vertex: one group per vertex, 32 lanes per group. %59 reduce_rows.sum */
-static void k29_reduce_rows_sum_vertex(int64_t nrows, double *restrict acc59, const float *restrict t58) {
+static void k29_reduce_rows_sum_vertex(int64_t nrows, double *restrict grad_ginconv1_b2_acc, const float *restrict t58) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      gnn_atomic_add_f64(&acc59[k], (double)t58[row * 32 + k]);
+      gnn_atomic_add_f64(&grad_ginconv1_b2_acc[k], (double)t58[row * 32 + k]);
     }
   }
 }
 
 /* k30_reduce_rows_sum_finish_global: one group, 32 lanes per group. %59 reduce_rows.sum (the float64 sums to float) */
-static void k30_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t59, const double *restrict acc59) {
+static void k30_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_ginconv1_b2, const double *restrict grad_ginconv1_b2_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t59[k] = acc59[k];
+      grad_ginconv1_b2[k] = grad_ginconv1_b2_acc[k];
     }
   }
 }
@@ -685,27 +709,27 @@ static void k31_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t62
 }
 
 /* k32_reduce_rows_sum_vertex: one group per vertex, 32 lanes per group. %63 reduce_rows.sum */
-static void k32_reduce_rows_sum_vertex(int64_t nrows, double *restrict acc63, const float *restrict t62) {
+static void k32_reduce_rows_sum_vertex(int64_t nrows, double *restrict grad_ginconv1_b1_acc, const float *restrict t62) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      gnn_atomic_add_f64(&acc63[k], (double)t62[row * 32 + k]);
+      gnn_atomic_add_f64(&grad_ginconv1_b1_acc[k], (double)t62[row * 32 + k]);
     }
   }
 }
 
 /* k33_reduce_rows_sum_finish_global: one group, 32 lanes per group. %63 reduce_rows.sum (the float64 sums to float) */
-static void k33_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t63, const double *restrict acc63) {
+static void k33_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_ginconv1_b1, const double *restrict grad_ginconv1_b1_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t63[k] = acc63[k];
+      grad_ginconv1_b1[k] = grad_ginconv1_b1_acc[k];
     }
   }
 }
@@ -790,14 +814,14 @@ static void k36_apply_vertex_add_vertex(int64_t nrows, float *restrict t68, cons
 }
 
 /* k37_apply_vertex_mul_vertex: one group per vertex, 32 lanes per group. %69 apply_vertex.mul */
-static void k37_apply_vertex_mul_vertex(int64_t nrows, float *restrict t69, const float *restrict t64, const float *restrict t16) {
+static void k37_apply_vertex_mul_vertex(int64_t nrows, float *restrict t69, const float *restrict t64, const float *restrict ginconv0_out) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t69[row * 32 + k] = t64[row * 32 + k] * t16[row * 32 + k];
+      t69[row * 32 + k] = t64[row * 32 + k] * ginconv0_out[row * 32 + k];
     }
   }
 }
@@ -835,27 +859,27 @@ static void k38_apply_vertex_sum_last_vertex(int64_t nrows, const float *restric
 }
 
 /* k39_reduce_rows_sum_vertex: one group per vertex, 1 lanes per group. %71 reduce_rows.sum */
-static void k39_reduce_rows_sum_vertex(int64_t nrows, double *restrict acc71, const float *restrict t70) {
+static void k39_reduce_rows_sum_vertex(int64_t nrows, double *restrict grad_ginconv1_eps_acc, const float *restrict t70) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 1), i = (int)(k / 1);
       (void)lane;
       (void)i;
-      gnn_atomic_add_f64(&acc71[k], (double)t70[row * 1 + k]);
+      gnn_atomic_add_f64(&grad_ginconv1_eps_acc[k], (double)t70[row * 1 + k]);
     }
   }
 }
 
 /* k40_reduce_rows_sum_finish_global: one group, 1 lanes per group. %71 reduce_rows.sum (the float64 sums to float) */
-static void k40_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t71, const double *restrict acc71) {
+static void k40_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_ginconv1_eps, const double *restrict grad_ginconv1_eps_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 1), i = (int)(k / 1);
       (void)lane;
       (void)i;
-      t71[k] = acc71[k];
+      grad_ginconv1_eps[k] = grad_ginconv1_eps_acc[k];
     }
   }
 }
@@ -900,27 +924,27 @@ static void k43_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t74
 }
 
 /* k44_reduce_rows_sum_vertex: one group per vertex, 32 lanes per group. %75 reduce_rows.sum */
-static void k44_reduce_rows_sum_vertex(int64_t nrows, double *restrict acc75, const float *restrict t74) {
+static void k44_reduce_rows_sum_vertex(int64_t nrows, double *restrict grad_ginconv0_b2_acc, const float *restrict t74) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      gnn_atomic_add_f64(&acc75[k], (double)t74[row * 32 + k]);
+      gnn_atomic_add_f64(&grad_ginconv0_b2_acc[k], (double)t74[row * 32 + k]);
     }
   }
 }
 
 /* k45_reduce_rows_sum_finish_global: one group, 32 lanes per group. %75 reduce_rows.sum (the float64 sums to float) */
-static void k45_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t75, const double *restrict acc75) {
+static void k45_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_ginconv0_b2, const double *restrict grad_ginconv0_b2_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t75[k] = acc75[k];
+      grad_ginconv0_b2[k] = grad_ginconv0_b2_acc[k];
     }
   }
 }
@@ -939,27 +963,27 @@ static void k46_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t78
 }
 
 /* k47_reduce_rows_sum_vertex: one group per vertex, 32 lanes per group. %79 reduce_rows.sum */
-static void k47_reduce_rows_sum_vertex(int64_t nrows, double *restrict acc79, const float *restrict t78) {
+static void k47_reduce_rows_sum_vertex(int64_t nrows, double *restrict grad_ginconv0_b1_acc, const float *restrict t78) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      gnn_atomic_add_f64(&acc79[k], (double)t78[row * 32 + k]);
+      gnn_atomic_add_f64(&grad_ginconv0_b1_acc[k], (double)t78[row * 32 + k]);
     }
   }
 }
 
 /* k48_reduce_rows_sum_finish_global: one group, 32 lanes per group. %79 reduce_rows.sum (the float64 sums to float) */
-static void k48_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t79, const double *restrict acc79) {
+static void k48_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_ginconv0_b1, const double *restrict grad_ginconv0_b1_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t79[k] = acc79[k];
+      grad_ginconv0_b1[k] = grad_ginconv0_b1_acc[k];
     }
   }
 }
@@ -996,27 +1020,27 @@ static void k50_apply_vertex_sum_last_vertex(int64_t nrows, const float *restric
 }
 
 /* k51_reduce_rows_sum_vertex: one group per vertex, 1 lanes per group. %84 reduce_rows.sum */
-static void k51_reduce_rows_sum_vertex(int64_t nrows, double *restrict acc84, const float *restrict t83) {
+static void k51_reduce_rows_sum_vertex(int64_t nrows, double *restrict grad_ginconv0_eps_acc, const float *restrict t83) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 1), i = (int)(k / 1);
       (void)lane;
       (void)i;
-      gnn_atomic_add_f64(&acc84[k], (double)t83[row * 1 + k]);
+      gnn_atomic_add_f64(&grad_ginconv0_eps_acc[k], (double)t83[row * 1 + k]);
     }
   }
 }
 
 /* k52_reduce_rows_sum_finish_global: one group, 1 lanes per group. %84 reduce_rows.sum (the float64 sums to float) */
-static void k52_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t84, const double *restrict acc84) {
+static void k52_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_ginconv0_eps, const double *restrict grad_ginconv0_eps_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 1), i = (int)(k / 1);
       (void)lane;
       (void)i;
-      t84[k] = acc84[k];
+      grad_ginconv0_eps[k] = grad_ginconv0_eps_acc[k];
     }
   }
 }
@@ -1072,33 +1096,33 @@ struct gingraph_model {
   float *t7;  /* %7 global[], steps 0..1 */
   float *t8;  /* %8 vertex[1], steps 1..3 */
   float *t9;  /* %9 vertex[1], steps 2..3 */
-  float *t10;  /* %10 vertex[1], steps 3..74 */
-  float *t11;  /* %11 vertex[32], steps 4..5 */
+  float *ginconv0_h;  /* %10 vertex[1], steps 3..74 */
+  float *ginconv0_h_W1;  /* %11 vertex[32], steps 4..5 */
   float *t12;  /* %12 vertex[32], steps 5..69 */
   float *t13;  /* %13 vertex[32], steps 6..68 */
   float *t14;  /* %14 vertex[32], steps 7..8 */
   float *t15;  /* %15 vertex[32], steps 8..63 */
-  float *t16;  /* %16 vertex[32], steps 9..56 */
+  float *ginconv0_out;  /* %16 vertex[32], steps 9..56 */
   float *t22;  /* %22 global[], steps 10..61 */
   float *t23;  /* %23 vertex[32], steps 11..13 */
   float *t24;  /* %24 vertex[32], steps 12..13 */
-  float *t25;  /* %25 vertex[32], steps 13..52 */
-  float *t26;  /* %26 vertex[32], steps 14..15 */
+  float *ginconv1_h;  /* %25 vertex[32], steps 13..52 */
+  float *ginconv1_h_W1;  /* %26 vertex[32], steps 14..15 */
   float *t27;  /* %27 vertex[32], steps 15..47 */
   float *t28;  /* %28 vertex[32], steps 16..46 */
   float *t29;  /* %29 vertex[32], steps 17..18 */
   float *t30;  /* %30 vertex[32], steps 18..41 */
-  float *t31;  /* %31 vertex[32], steps 19..27 */
+  float *ginconv1_out;  /* %31 vertex[32], steps 19..27 */
   float *t34;  /* %34 graph[1], steps 20..40 */
   float *t35;  /* %35 graph[3], steps 21..22 */
-  float *t36;  /* %36 graph[3], steps 22..26 */
+  float *readout0_out;  /* %36 graph[3], steps 22..26 */
   float *t39;  /* %39 graph[32], steps 23..38 */
   float *t40;  /* %40 graph[3], steps 24..25 */
-  float *t41;  /* %41 graph[3], steps 25..26 */
+  float *readout1_out;  /* %41 graph[3], steps 25..26 */
   float *t42;  /* %42 graph[3], steps 26..30 */
   float *t45;  /* %45 graph[32], steps 27..35 */
   float *t46;  /* %46 graph[3], steps 28..29 */
-  float *t47;  /* %47 graph[3], steps 29..30 */
+  float *readout2_out;  /* %47 graph[3], steps 29..30 */
   float *t51;  /* %51 graph[32], steps 34..36 */
   float *t53;  /* %53 vertex[32], steps 36..41 */
   float *t54;  /* %54 graph[32], steps 37..39 */
@@ -1120,13 +1144,13 @@ struct gingraph_model {
   float *t80;  /* %80 vertex[1], steps 73..75 */
   float *t82;  /* %82 vertex[1], steps 75..76 */
   float *t83;  /* %83 vertex[], steps 76..78 */
-  double *acc50;  /* scratch global[3] f64, steps 31..33 */
-  double *acc59;  /* scratch global[32] f64, steps 42..44 */
-  double *acc63;  /* scratch global[32] f64, steps 48..50 */
-  double *acc71;  /* scratch global[1] f64, steps 58..60 */
-  double *acc75;  /* scratch global[32] f64, steps 64..66 */
-  double *acc79;  /* scratch global[32] f64, steps 70..72 */
-  double *acc84;  /* scratch global[1] f64, steps 77..79 */
+  double *grad_readout0_b_acc;  /* scratch global[3] f64, steps 31..33 */
+  double *grad_ginconv1_b2_acc;  /* scratch global[32] f64, steps 42..44 */
+  double *grad_ginconv1_b1_acc;  /* scratch global[32] f64, steps 48..50 */
+  double *grad_ginconv1_eps_acc;  /* scratch global[1] f64, steps 58..60 */
+  double *grad_ginconv0_b2_acc;  /* scratch global[32] f64, steps 64..66 */
+  double *grad_ginconv0_b1_acc;  /* scratch global[32] f64, steps 70..72 */
+  double *grad_ginconv0_eps_acc;  /* scratch global[1] f64, steps 77..79 */
 };
 
 void gingraph_destroy(gingraph_model *m) {
@@ -1153,33 +1177,33 @@ static void gnnc_plan(gingraph_model *m, const gnn_graph *g) {
   size[0] = (size_t)1 * 1 * sizeof(float);  /* t7 */
   size[1] = (size_t)g->nv * 1 * sizeof(float);  /* t8 */
   size[2] = (size_t)g->nv * 1 * sizeof(float);  /* t9 */
-  size[3] = (size_t)g->nv * 1 * sizeof(float);  /* t10 */
-  size[4] = (size_t)g->nv * 32 * sizeof(float);  /* t11 */
+  size[3] = (size_t)g->nv * 1 * sizeof(float);  /* ginconv0_h */
+  size[4] = (size_t)g->nv * 32 * sizeof(float);  /* ginconv0_h_W1 */
   size[5] = (size_t)g->nv * 32 * sizeof(float);  /* t12 */
   size[6] = (size_t)g->nv * 32 * sizeof(float);  /* t13 */
   size[7] = (size_t)g->nv * 32 * sizeof(float);  /* t14 */
   size[8] = (size_t)g->nv * 32 * sizeof(float);  /* t15 */
-  size[9] = (size_t)g->nv * 32 * sizeof(float);  /* t16 */
+  size[9] = (size_t)g->nv * 32 * sizeof(float);  /* ginconv0_out */
   size[10] = (size_t)1 * 1 * sizeof(float);  /* t22 */
   size[11] = (size_t)g->nv * 32 * sizeof(float);  /* t23 */
   size[12] = (size_t)g->nv * 32 * sizeof(float);  /* t24 */
-  size[13] = (size_t)g->nv * 32 * sizeof(float);  /* t25 */
-  size[14] = (size_t)g->nv * 32 * sizeof(float);  /* t26 */
+  size[13] = (size_t)g->nv * 32 * sizeof(float);  /* ginconv1_h */
+  size[14] = (size_t)g->nv * 32 * sizeof(float);  /* ginconv1_h_W1 */
   size[15] = (size_t)g->nv * 32 * sizeof(float);  /* t27 */
   size[16] = (size_t)g->nv * 32 * sizeof(float);  /* t28 */
   size[17] = (size_t)g->nv * 32 * sizeof(float);  /* t29 */
   size[18] = (size_t)g->nv * 32 * sizeof(float);  /* t30 */
-  size[19] = (size_t)g->nv * 32 * sizeof(float);  /* t31 */
+  size[19] = (size_t)g->nv * 32 * sizeof(float);  /* ginconv1_out */
   size[20] = (size_t)g->ng * 1 * sizeof(float);  /* t34 */
   size[21] = (size_t)g->ng * 3 * sizeof(float);  /* t35 */
-  size[22] = (size_t)g->ng * 3 * sizeof(float);  /* t36 */
+  size[22] = (size_t)g->ng * 3 * sizeof(float);  /* readout0_out */
   size[23] = (size_t)g->ng * 32 * sizeof(float);  /* t39 */
   size[24] = (size_t)g->ng * 3 * sizeof(float);  /* t40 */
-  size[25] = (size_t)g->ng * 3 * sizeof(float);  /* t41 */
+  size[25] = (size_t)g->ng * 3 * sizeof(float);  /* readout1_out */
   size[26] = (size_t)g->ng * 3 * sizeof(float);  /* t42 */
   size[27] = (size_t)g->ng * 32 * sizeof(float);  /* t45 */
   size[28] = (size_t)g->ng * 3 * sizeof(float);  /* t46 */
-  size[29] = (size_t)g->ng * 3 * sizeof(float);  /* t47 */
+  size[29] = (size_t)g->ng * 3 * sizeof(float);  /* readout2_out */
   size[30] = (size_t)g->ng * 32 * sizeof(float);  /* t51 */
   size[31] = (size_t)g->nv * 32 * sizeof(float);  /* t53 */
   size[32] = (size_t)g->ng * 32 * sizeof(float);  /* t54 */
@@ -1201,13 +1225,13 @@ static void gnnc_plan(gingraph_model *m, const gnn_graph *g) {
   size[48] = (size_t)g->nv * 1 * sizeof(float);  /* t80 */
   size[49] = (size_t)g->nv * 1 * sizeof(float);  /* t82 */
   size[50] = (size_t)g->nv * 1 * sizeof(float);  /* t83 */
-  size[51] = (size_t)1 * 3 * sizeof(double);  /* acc50 */
-  size[52] = (size_t)1 * 32 * sizeof(double);  /* acc59 */
-  size[53] = (size_t)1 * 32 * sizeof(double);  /* acc63 */
-  size[54] = (size_t)1 * 1 * sizeof(double);  /* acc71 */
-  size[55] = (size_t)1 * 32 * sizeof(double);  /* acc75 */
-  size[56] = (size_t)1 * 32 * sizeof(double);  /* acc79 */
-  size[57] = (size_t)1 * 1 * sizeof(double);  /* acc84 */
+  size[51] = (size_t)1 * 3 * sizeof(double);  /* grad_readout0_b_acc */
+  size[52] = (size_t)1 * 32 * sizeof(double);  /* grad_ginconv1_b2_acc */
+  size[53] = (size_t)1 * 32 * sizeof(double);  /* grad_ginconv1_b1_acc */
+  size[54] = (size_t)1 * 1 * sizeof(double);  /* grad_ginconv1_eps_acc */
+  size[55] = (size_t)1 * 32 * sizeof(double);  /* grad_ginconv0_b2_acc */
+  size[56] = (size_t)1 * 32 * sizeof(double);  /* grad_ginconv0_b1_acc */
+  size[57] = (size_t)1 * 1 * sizeof(double);  /* grad_ginconv0_eps_acc */
   for (int i = 0; i < 58; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
   m->arena_bytes = gnn_plan_arena(58, size, first, last, m->offset[1], order);
   m->arena_infer_bytes = gnn_plan_arena(58, size_infer, first, last_infer, m->offset[0], order);
@@ -1292,33 +1316,33 @@ static gnn_status gnnc_use_arena(gingraph_model *m, int plan) {
   m->t7 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
   m->t8 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
   m->t9 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
-  m->t10 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
-  m->t11 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
+  m->ginconv0_h = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
+  m->ginconv0_h_W1 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
   m->t12 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
   m->t13 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
   m->t14 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t15 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
-  m->t16 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
+  m->ginconv0_out = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
   m->t22 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
   m->t23 = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
   m->t24 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
-  m->t25 = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
-  m->t26 = m->offset[plan][14] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][14]);
+  m->ginconv1_h = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
+  m->ginconv1_h_W1 = m->offset[plan][14] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][14]);
   m->t27 = m->offset[plan][15] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][15]);
   m->t28 = m->offset[plan][16] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][16]);
   m->t29 = m->offset[plan][17] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][17]);
   m->t30 = m->offset[plan][18] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][18]);
-  m->t31 = m->offset[plan][19] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][19]);
+  m->ginconv1_out = m->offset[plan][19] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][19]);
   m->t34 = m->offset[plan][20] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][20]);
   m->t35 = m->offset[plan][21] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][21]);
-  m->t36 = m->offset[plan][22] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][22]);
+  m->readout0_out = m->offset[plan][22] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][22]);
   m->t39 = m->offset[plan][23] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][23]);
   m->t40 = m->offset[plan][24] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][24]);
-  m->t41 = m->offset[plan][25] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][25]);
+  m->readout1_out = m->offset[plan][25] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][25]);
   m->t42 = m->offset[plan][26] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][26]);
   m->t45 = m->offset[plan][27] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][27]);
   m->t46 = m->offset[plan][28] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][28]);
-  m->t47 = m->offset[plan][29] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][29]);
+  m->readout2_out = m->offset[plan][29] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][29]);
   m->t51 = m->offset[plan][30] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][30]);
   m->t53 = m->offset[plan][31] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][31]);
   m->t54 = m->offset[plan][32] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][32]);
@@ -1340,13 +1364,13 @@ static gnn_status gnnc_use_arena(gingraph_model *m, int plan) {
   m->t80 = m->offset[plan][48] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][48]);
   m->t82 = m->offset[plan][49] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][49]);
   m->t83 = m->offset[plan][50] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][50]);
-  m->acc50 = m->offset[plan][51] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][51]);
-  m->acc59 = m->offset[plan][52] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][52]);
-  m->acc63 = m->offset[plan][53] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][53]);
-  m->acc71 = m->offset[plan][54] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][54]);
-  m->acc75 = m->offset[plan][55] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][55]);
-  m->acc79 = m->offset[plan][56] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][56]);
-  m->acc84 = m->offset[plan][57] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][57]);
+  m->grad_readout0_b_acc = m->offset[plan][51] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][51]);
+  m->grad_ginconv1_b2_acc = m->offset[plan][52] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][52]);
+  m->grad_ginconv1_b1_acc = m->offset[plan][53] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][53]);
+  m->grad_ginconv1_eps_acc = m->offset[plan][54] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][54]);
+  m->grad_ginconv0_b2_acc = m->offset[plan][55] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][55]);
+  m->grad_ginconv0_b1_acc = m->offset[plan][56] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][56]);
+  m->grad_ginconv0_eps_acc = m->offset[plan][57] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][57]);
   m->arena_mode = want;
   return GNN_OK;
 }
@@ -1450,17 +1474,17 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
   k2_aggregate_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->in_x, m->t9);
   gnn_profile_step(m->ctx, "forward 2 kernel %9 aggregate.sum.copy_u");
   /* 3: %10 apply_vertex.add */
-  k3_apply_vertex_add_vertex(g->nv, m->t10, m->t8, m->t9);
+  k3_ginconv0_h_vertex(g->nv, m->ginconv0_h, m->t8, m->t9);
   gnn_profile_step(m->ctx, "forward 3 kernel %10 apply_vertex.add");
   /* 4: %11 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(32), K = gnn_blas_dim(1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t10, 1, m->param[1], 32, 0.0f, m->t11, 32);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->ginconv0_h, 1, m->param[1], 32, 0.0f, m->ginconv0_h_W1, 32);
   }
   gnn_profile_step(m->ctx, "forward 4 gemm %11 apply_vertex.linear");
   /* 5: %12 apply_vertex.add */
-  k4_apply_vertex_add_vertex(g->nv, m->t12, m->t11, m->param[2]);
+  k4_apply_vertex_add_vertex(g->nv, m->t12, m->ginconv0_h_W1, m->param[2]);
   gnn_profile_step(m->ctx, "forward 5 kernel %12 apply_vertex.add");
   /* 6: %13 apply_vertex.relu */
   k5_apply_vertex_relu_vertex(g->nv, m->t13, m->t12);
@@ -1476,29 +1500,29 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
   k6_apply_vertex_add_vertex(g->nv, m->t15, m->t14, m->param[4]);
   gnn_profile_step(m->ctx, "forward 8 kernel %15 apply_vertex.add");
   /* 9: %16 apply_vertex.relu */
-  k7_apply_vertex_relu_vertex(g->nv, m->t16, m->t15);
+  k7_ginconv0_out_vertex(g->nv, m->ginconv0_out, m->t15);
   gnn_profile_step(m->ctx, "forward 9 kernel %16 apply_vertex.relu");
   /* 10: %22 apply_global.add */
   k8_apply_global_add_global(1, m->t22, m->param[5]);
   gnn_profile_step(m->ctx, "forward 10 kernel %22 apply_global.add");
   /* 11: %23 apply_vertex.mul */
-  k9_apply_vertex_mul_vertex(g->nv, m->t23, m->t22, m->t16);
+  k9_apply_vertex_mul_vertex(g->nv, m->t23, m->t22, m->ginconv0_out);
   gnn_profile_step(m->ctx, "forward 11 kernel %23 apply_vertex.mul");
   /* 12: %24 aggregate.sum.copy_u */
-  k10_aggregate_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->t16, m->t24);
+  k10_aggregate_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->ginconv0_out, m->t24);
   gnn_profile_step(m->ctx, "forward 12 kernel %24 aggregate.sum.copy_u");
   /* 13: %25 apply_vertex.add */
-  k11_apply_vertex_add_vertex(g->nv, m->t25, m->t23, m->t24);
+  k11_ginconv1_h_vertex(g->nv, m->ginconv1_h, m->t23, m->t24);
   gnn_profile_step(m->ctx, "forward 13 kernel %25 apply_vertex.add");
   /* 14: %26 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(32), K = gnn_blas_dim(32);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t25, 32, m->param[6], 32, 0.0f, m->t26, 32);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->ginconv1_h, 32, m->param[6], 32, 0.0f, m->ginconv1_h_W1, 32);
   }
   gnn_profile_step(m->ctx, "forward 14 gemm %26 apply_vertex.linear");
   /* 15: %27 apply_vertex.add */
-  k12_apply_vertex_add_vertex(g->nv, m->t27, m->t26, m->param[7]);
+  k12_apply_vertex_add_vertex(g->nv, m->t27, m->ginconv1_h_W1, m->param[7]);
   gnn_profile_step(m->ctx, "forward 15 kernel %27 apply_vertex.add");
   /* 16: %28 apply_vertex.relu */
   k13_apply_vertex_relu_vertex(g->nv, m->t28, m->t27);
@@ -1514,7 +1538,7 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
   k14_apply_vertex_add_vertex(g->nv, m->t30, m->t29, m->param[9]);
   gnn_profile_step(m->ctx, "forward 18 kernel %30 apply_vertex.add");
   /* 19: %31 apply_vertex.relu */
-  k15_apply_vertex_relu_vertex(g->nv, m->t31, m->t30);
+  k15_ginconv1_out_vertex(g->nv, m->ginconv1_out, m->t30);
   gnn_profile_step(m->ctx, "forward 19 kernel %31 apply_vertex.relu");
   /* 20: %34 readout.sum */
   k16_readout_sum_vertex(g->ng, g->graph_ptr, m->in_x, m->t34);
@@ -1527,10 +1551,10 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
   }
   gnn_profile_step(m->ctx, "forward 21 gemm %35 apply_graph.linear");
   /* 22: %36 apply_graph.add */
-  k17_apply_graph_add_vertex(g->ng, m->t36, m->t35, m->param[11]);
+  k17_readout0_out_vertex(g->ng, m->readout0_out, m->t35, m->param[11]);
   gnn_profile_step(m->ctx, "forward 22 kernel %36 apply_graph.add");
   /* 23: %39 readout.sum */
-  k18_readout_sum_vertex(g->ng, g->graph_ptr, m->t16, m->t39);
+  k18_readout_sum_vertex(g->ng, g->graph_ptr, m->ginconv0_out, m->t39);
   gnn_profile_step(m->ctx, "forward 23 kernel %39 readout.sum");
   /* 24: %40 apply_graph.linear */
   {
@@ -1540,13 +1564,13 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
   }
   gnn_profile_step(m->ctx, "forward 24 gemm %40 apply_graph.linear");
   /* 25: %41 apply_graph.add */
-  k19_apply_graph_add_vertex(g->ng, m->t41, m->t40, m->param[13]);
+  k19_readout1_out_vertex(g->ng, m->readout1_out, m->t40, m->param[13]);
   gnn_profile_step(m->ctx, "forward 25 kernel %41 apply_graph.add");
   /* 26: %42 apply_graph.add */
-  k20_apply_graph_add_vertex(g->ng, m->t42, m->t36, m->t41);
+  k20_apply_graph_add_vertex(g->ng, m->t42, m->readout0_out, m->readout1_out);
   gnn_profile_step(m->ctx, "forward 26 kernel %42 apply_graph.add");
   /* 27: %45 readout.sum */
-  k21_readout_sum_vertex(g->ng, g->graph_ptr, m->t31, m->t45);
+  k21_readout_sum_vertex(g->ng, g->graph_ptr, m->ginconv1_out, m->t45);
   gnn_profile_step(m->ctx, "forward 27 kernel %45 readout.sum");
   /* 28: %46 apply_graph.linear */
   {
@@ -1556,10 +1580,10 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
   }
   gnn_profile_step(m->ctx, "forward 28 gemm %46 apply_graph.linear");
   /* 29: %47 apply_graph.add */
-  k22_apply_graph_add_vertex(g->ng, m->t47, m->t46, m->param[15]);
+  k22_readout2_out_vertex(g->ng, m->readout2_out, m->t46, m->param[15]);
   gnn_profile_step(m->ctx, "forward 29 kernel %47 apply_graph.add");
   /* 30: %48 apply_graph.add */
-  k23_apply_graph_add_vertex(g->ng, m->out, m->t42, m->t47);
+  k23_apply_graph_add_vertex(g->ng, m->out, m->t42, m->readout2_out);
   gnn_profile_step(m->ctx, "forward 30 kernel %48 apply_graph.add");
   m->forward_done = 1;
   m->trained = training != 0;
@@ -1654,13 +1678,13 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   m->in_grad_out = grad_out;
   gnn_profile_mark(m->ctx);
   /* 31: %50 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc50, (size_t)1 * 3 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_readout0_b_acc, (size_t)1 * 3 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 31 zero %50 reduce_rows.sum");
   /* 32: %50 reduce_rows.sum */
-  k24_reduce_rows_sum_edge(g->ng, m->acc50, m->in_grad_out);
+  k24_reduce_rows_sum_edge(g->ng, m->grad_readout0_b_acc, m->in_grad_out);
   gnn_profile_step(m->ctx, "backward 32 kernel %50 reduce_rows.sum");
   /* 33: %50 reduce_rows.sum */
-  k25_reduce_rows_sum_finish_global(1, m->grad[11], m->acc50);
+  k25_reduce_rows_sum_finish_global(1, m->grad[11], m->grad_readout0_b_acc);
   gnn_profile_step(m->ctx, "backward 33 kernel %50 reduce_rows.sum");
   /* 34: %51 apply_graph.linear_t */
   {
@@ -1707,13 +1731,13 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   k28_apply_vertex_relu_grad_vertex(g->nv, m->t58, m->t30, m->t53);
   gnn_profile_step(m->ctx, "backward 41 kernel %58 apply_vertex.relu_grad");
   /* 42: %59 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc59, (size_t)1 * 32 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv1_b2_acc, (size_t)1 * 32 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 42 zero %59 reduce_rows.sum");
   /* 43: %59 reduce_rows.sum */
-  k29_reduce_rows_sum_vertex(g->nv, m->acc59, m->t58);
+  k29_reduce_rows_sum_vertex(g->nv, m->grad_ginconv1_b2_acc, m->t58);
   gnn_profile_step(m->ctx, "backward 43 kernel %59 reduce_rows.sum");
   /* 44: %59 reduce_rows.sum */
-  k30_reduce_rows_sum_finish_global(1, m->grad[9], m->acc59);
+  k30_reduce_rows_sum_finish_global(1, m->grad[9], m->grad_ginconv1_b2_acc);
   gnn_profile_step(m->ctx, "backward 44 kernel %59 reduce_rows.sum");
   /* 45: %60 apply_vertex.linear_t */
   {
@@ -1733,13 +1757,13 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   k31_apply_vertex_relu_grad_vertex(g->nv, m->t62, m->t27, m->t60);
   gnn_profile_step(m->ctx, "backward 47 kernel %62 apply_vertex.relu_grad");
   /* 48: %63 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc63, (size_t)1 * 32 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv1_b1_acc, (size_t)1 * 32 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 48 zero %63 reduce_rows.sum");
   /* 49: %63 reduce_rows.sum */
-  k32_reduce_rows_sum_vertex(g->nv, m->acc63, m->t62);
+  k32_reduce_rows_sum_vertex(g->nv, m->grad_ginconv1_b1_acc, m->t62);
   gnn_profile_step(m->ctx, "backward 49 kernel %63 reduce_rows.sum");
   /* 50: %63 reduce_rows.sum */
-  k33_reduce_rows_sum_finish_global(1, m->grad[7], m->acc63);
+  k33_reduce_rows_sum_finish_global(1, m->grad[7], m->grad_ginconv1_b1_acc);
   gnn_profile_step(m->ctx, "backward 50 kernel %63 reduce_rows.sum");
   /* 51: %64 apply_vertex.linear_t */
   {
@@ -1752,7 +1776,7 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(32), N = gnn_blas_dim(32), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t25, 32, m->t62, 32, 0.0f, m->grad[6], 32);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->ginconv1_h, 32, m->t62, 32, 0.0f, m->grad[6], 32);
   }
   gnn_profile_step(m->ctx, "backward 52 gemm %65 reduce_rows.matmul_tn");
   /* 53: %66 scatter.copy_v */
@@ -1765,19 +1789,19 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   k36_apply_vertex_add_vertex(g->nv, m->t68, m->t56, m->t67);
   gnn_profile_step(m->ctx, "backward 55 kernel %68 apply_vertex.add");
   /* 56: %69 apply_vertex.mul */
-  k37_apply_vertex_mul_vertex(g->nv, m->t69, m->t64, m->t16);
+  k37_apply_vertex_mul_vertex(g->nv, m->t69, m->t64, m->ginconv0_out);
   gnn_profile_step(m->ctx, "backward 56 kernel %69 apply_vertex.mul");
   /* 57: %70 apply_vertex.sum_last */
   k38_apply_vertex_sum_last_vertex(g->nv, m->t69, m->t70);
   gnn_profile_step(m->ctx, "backward 57 kernel %70 apply_vertex.sum_last");
   /* 58: %71 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc71, (size_t)1 * 1 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv1_eps_acc, (size_t)1 * 1 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 58 zero %71 reduce_rows.sum");
   /* 59: %71 reduce_rows.sum */
-  k39_reduce_rows_sum_vertex(g->nv, m->acc71, m->t70);
+  k39_reduce_rows_sum_vertex(g->nv, m->grad_ginconv1_eps_acc, m->t70);
   gnn_profile_step(m->ctx, "backward 59 kernel %71 reduce_rows.sum");
   /* 60: %71 reduce_rows.sum */
-  k40_reduce_rows_sum_finish_global(1, m->grad[5], m->acc71);
+  k40_reduce_rows_sum_finish_global(1, m->grad[5], m->grad_ginconv1_eps_acc);
   gnn_profile_step(m->ctx, "backward 60 kernel %71 reduce_rows.sum");
   /* 61: %72 apply_vertex.mul */
   k41_apply_vertex_mul_vertex(g->nv, m->t72, m->t64, m->t22);
@@ -1789,13 +1813,13 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   k43_apply_vertex_relu_grad_vertex(g->nv, m->t74, m->t15, m->t73);
   gnn_profile_step(m->ctx, "backward 63 kernel %74 apply_vertex.relu_grad");
   /* 64: %75 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc75, (size_t)1 * 32 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv0_b2_acc, (size_t)1 * 32 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 64 zero %75 reduce_rows.sum");
   /* 65: %75 reduce_rows.sum */
-  k44_reduce_rows_sum_vertex(g->nv, m->acc75, m->t74);
+  k44_reduce_rows_sum_vertex(g->nv, m->grad_ginconv0_b2_acc, m->t74);
   gnn_profile_step(m->ctx, "backward 65 kernel %75 reduce_rows.sum");
   /* 66: %75 reduce_rows.sum */
-  k45_reduce_rows_sum_finish_global(1, m->grad[4], m->acc75);
+  k45_reduce_rows_sum_finish_global(1, m->grad[4], m->grad_ginconv0_b2_acc);
   gnn_profile_step(m->ctx, "backward 66 kernel %75 reduce_rows.sum");
   /* 67: %76 apply_vertex.linear_t */
   {
@@ -1815,13 +1839,13 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   k46_apply_vertex_relu_grad_vertex(g->nv, m->t78, m->t12, m->t76);
   gnn_profile_step(m->ctx, "backward 69 kernel %78 apply_vertex.relu_grad");
   /* 70: %79 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc79, (size_t)1 * 32 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv0_b1_acc, (size_t)1 * 32 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 70 zero %79 reduce_rows.sum");
   /* 71: %79 reduce_rows.sum */
-  k47_reduce_rows_sum_vertex(g->nv, m->acc79, m->t78);
+  k47_reduce_rows_sum_vertex(g->nv, m->grad_ginconv0_b1_acc, m->t78);
   gnn_profile_step(m->ctx, "backward 71 kernel %79 reduce_rows.sum");
   /* 72: %79 reduce_rows.sum */
-  k48_reduce_rows_sum_finish_global(1, m->grad[2], m->acc79);
+  k48_reduce_rows_sum_finish_global(1, m->grad[2], m->grad_ginconv0_b1_acc);
   gnn_profile_step(m->ctx, "backward 72 kernel %79 reduce_rows.sum");
   /* 73: %80 apply_vertex.linear_t */
   {
@@ -1834,7 +1858,7 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(1), N = gnn_blas_dim(32), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t10, 1, m->t78, 32, 0.0f, m->grad[1], 32);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->ginconv0_h, 1, m->t78, 32, 0.0f, m->grad[1], 32);
   }
   gnn_profile_step(m->ctx, "backward 74 gemm %81 reduce_rows.matmul_tn");
   /* 75: %82 apply_vertex.mul */
@@ -1844,13 +1868,13 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   k50_apply_vertex_sum_last_vertex(g->nv, m->t82, m->t83);
   gnn_profile_step(m->ctx, "backward 76 kernel %83 apply_vertex.sum_last");
   /* 77: %84 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc84, (size_t)1 * 1 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv0_eps_acc, (size_t)1 * 1 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 77 zero %84 reduce_rows.sum");
   /* 78: %84 reduce_rows.sum */
-  k51_reduce_rows_sum_vertex(g->nv, m->acc84, m->t83);
+  k51_reduce_rows_sum_vertex(g->nv, m->grad_ginconv0_eps_acc, m->t83);
   gnn_profile_step(m->ctx, "backward 78 kernel %84 reduce_rows.sum");
   /* 79: %84 reduce_rows.sum */
-  k52_reduce_rows_sum_finish_global(1, m->grad[0], m->acc84);
+  k52_reduce_rows_sum_finish_global(1, m->grad[0], m->grad_ginconv0_eps_acc);
   gnn_profile_step(m->ctx, "backward 79 kernel %84 reduce_rows.sum");
   /* output "grad.readout1.b" is %50, which lives elsewhere: copy it */
   memcpy(m->grad[13], m->grad[11], (size_t)1 * 3 * sizeof(float));

@@ -67,7 +67,8 @@ extern "C" __global__ void gingraph_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* gingraph_k0_apply_global_add_global: one group, 1 lanes per group, 256 groups per block. %7 apply_global.add */
+/* gingraph_k0_apply_global_add_global: one group, 1 lanes per group, 256 groups per block. %7 apply_global.add
+ * Source line 15. */
 extern "C" __global__ void __launch_bounds__(256) gingraph_k0_apply_global_add_global(int64_t nrows, float *__restrict__ t7, const float *__restrict__ p_ginconv0_eps) {
   const int lane = threadIdx.x % 1;
   const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
@@ -81,7 +82,8 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k0_apply_global_add_g
   }
 }
 
-/* gingraph_k1_apply_vertex_mul_vertex: one group per vertex, 1 lanes per group, 256 groups per block. %8 apply_vertex.mul */
+/* gingraph_k1_apply_vertex_mul_vertex: one group per vertex, 1 lanes per group, 256 groups per block. %8 apply_vertex.mul
+ * Source line 15. */
 extern "C" __global__ void __launch_bounds__(256) gingraph_k1_apply_vertex_mul_vertex(int64_t nrows, float *__restrict__ t8, const float *__restrict__ t7, const float *__restrict__ in_x) {
   const int lane = threadIdx.x % 1;
   const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
@@ -95,7 +97,8 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k1_apply_vertex_mul_v
   }
 }
 
-/* gingraph_k2_aggregate_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 1 lanes per group, 256 groups per block. %9 aggregate.sum.copy_u */
+/* gingraph_k2_aggregate_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 1 lanes per group, 256 groups per block. %9 aggregate.sum.copy_u
+ * Source line 15. */
 extern "C" __global__ void __launch_bounds__(256) gingraph_k2_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ in_x, float *__restrict__ t9) {
   const int lane = threadIdx.x % 1;
   const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
@@ -149,8 +152,9 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k2_aggregate_sum_copy
   }
 }
 
-/* gingraph_k3_apply_vertex_add_vertex: one group per vertex, 1 lanes per group, 256 groups per block. %10 apply_vertex.add */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k3_apply_vertex_add_vertex(int64_t nrows, float *__restrict__ t10, const float *__restrict__ t8, const float *__restrict__ t9) {
+/* gingraph_k3_ginconv0_h_vertex: one group per vertex, 1 lanes per group, 256 groups per block. %10 apply_vertex.add
+ * Source line 15. */
+extern "C" __global__ void __launch_bounds__(256) gingraph_k3_ginconv0_h_vertex(int64_t nrows, float *__restrict__ ginconv0_h, const float *__restrict__ t8, const float *__restrict__ t9) {
   const int lane = threadIdx.x % 1;
   const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -158,13 +162,14 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k3_apply_vertex_add_v
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
     if (k < 1) {
-      t10[(row) * 1 + k] = t8[row * 1 + k] + t9[row * 1 + k];
+      ginconv0_h[(row) * 1 + k] = t8[row * 1 + k] + t9[row * 1 + k];
     }
   }
 }
 
-/* gingraph_k4_apply_vertex_add_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %12 apply_vertex.add */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k4_apply_vertex_add_vertex(int64_t nrows, float *__restrict__ t12, const float *__restrict__ t11, const float *__restrict__ p_ginconv0_b1) {
+/* gingraph_k4_apply_vertex_add_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %12 apply_vertex.add
+ * Source line 16. */
+extern "C" __global__ void __launch_bounds__(256) gingraph_k4_apply_vertex_add_vertex(int64_t nrows, float *__restrict__ t12, const float *__restrict__ ginconv0_h_W1, const float *__restrict__ p_ginconv0_b1) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -172,12 +177,13 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k4_apply_vertex_add_v
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 32) {
-      t12[(row) * 32 + k] = t11[row * 32 + k] + p_ginconv0_b1[k];
+      t12[(row) * 32 + k] = ginconv0_h_W1[row * 32 + k] + p_ginconv0_b1[k];
     }
   }
 }
 
-/* gingraph_k5_apply_vertex_relu_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %13 apply_vertex.relu */
+/* gingraph_k5_apply_vertex_relu_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %13 apply_vertex.relu
+ * Source line 16. */
 extern "C" __global__ void __launch_bounds__(256) gingraph_k5_apply_vertex_relu_vertex(int64_t nrows, float *__restrict__ t13, const float *__restrict__ t12) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
@@ -191,7 +197,8 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k5_apply_vertex_relu_
   }
 }
 
-/* gingraph_k6_apply_vertex_add_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %15 apply_vertex.add */
+/* gingraph_k6_apply_vertex_add_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %15 apply_vertex.add
+ * Source line 16. */
 extern "C" __global__ void __launch_bounds__(256) gingraph_k6_apply_vertex_add_vertex(int64_t nrows, float *__restrict__ t15, const float *__restrict__ t14, const float *__restrict__ p_ginconv0_b2) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
@@ -205,8 +212,9 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k6_apply_vertex_add_v
   }
 }
 
-/* gingraph_k7_apply_vertex_relu_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %16 apply_vertex.relu */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k7_apply_vertex_relu_vertex(int64_t nrows, float *__restrict__ t16, const float *__restrict__ t15) {
+/* gingraph_k7_ginconv0_out_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %16 apply_vertex.relu
+ * Source line 16. */
+extern "C" __global__ void __launch_bounds__(256) gingraph_k7_ginconv0_out_vertex(int64_t nrows, float *__restrict__ ginconv0_out, const float *__restrict__ t15) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -214,12 +222,13 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k7_apply_vertex_relu_
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 32) {
-      t16[(row) * 32 + k] = (t15[row * 32 + k] > 0.0f) ? t15[row * 32 + k] : 0.0f;
+      ginconv0_out[(row) * 32 + k] = (t15[row * 32 + k] > 0.0f) ? t15[row * 32 + k] : 0.0f;
     }
   }
 }
 
-/* gingraph_k8_apply_global_add_global: one group, 1 lanes per group, 256 groups per block. %22 apply_global.add */
+/* gingraph_k8_apply_global_add_global: one group, 1 lanes per group, 256 groups per block. %22 apply_global.add
+ * Source line 15. */
 extern "C" __global__ void __launch_bounds__(256) gingraph_k8_apply_global_add_global(int64_t nrows, float *__restrict__ t22, const float *__restrict__ p_ginconv1_eps) {
   const int lane = threadIdx.x % 1;
   const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
@@ -233,8 +242,9 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k8_apply_global_add_g
   }
 }
 
-/* gingraph_k9_apply_vertex_mul_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %23 apply_vertex.mul */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k9_apply_vertex_mul_vertex(int64_t nrows, float *__restrict__ t23, const float *__restrict__ t22, const float *__restrict__ t16) {
+/* gingraph_k9_apply_vertex_mul_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %23 apply_vertex.mul
+ * Source line 15. */
+extern "C" __global__ void __launch_bounds__(256) gingraph_k9_apply_vertex_mul_vertex(int64_t nrows, float *__restrict__ t23, const float *__restrict__ t22, const float *__restrict__ ginconv0_out) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -242,13 +252,14 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k9_apply_vertex_mul_v
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 32) {
-      t23[(row) * 32 + k] = t22[0] * t16[row * 32 + k];
+      t23[(row) * 32 + k] = t22[0] * ginconv0_out[row * 32 + k];
     }
   }
 }
 
-/* gingraph_k10_aggregate_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. %24 aggregate.sum.copy_u */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k10_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t16, float *__restrict__ t24) {
+/* gingraph_k10_aggregate_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. %24 aggregate.sum.copy_u
+ * Source line 15. */
+extern "C" __global__ void __launch_bounds__(256) gingraph_k10_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ ginconv0_out, float *__restrict__ t24) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -286,7 +297,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k10_aggregate_sum_cop
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 32) {
-          acc[i1] = acc[i1] + t16[u * 32 + k1];
+          acc[i1] = acc[i1] + ginconv0_out[u * 32 + k1];
         }
       }
     }
@@ -301,8 +312,9 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k10_aggregate_sum_cop
   }
 }
 
-/* gingraph_k11_apply_vertex_add_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %25 apply_vertex.add */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k11_apply_vertex_add_vertex(int64_t nrows, float *__restrict__ t25, const float *__restrict__ t23, const float *__restrict__ t24) {
+/* gingraph_k11_ginconv1_h_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %25 apply_vertex.add
+ * Source line 15. */
+extern "C" __global__ void __launch_bounds__(256) gingraph_k11_ginconv1_h_vertex(int64_t nrows, float *__restrict__ ginconv1_h, const float *__restrict__ t23, const float *__restrict__ t24) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -310,13 +322,14 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k11_apply_vertex_add_
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 32) {
-      t25[(row) * 32 + k] = t23[row * 32 + k] + t24[row * 32 + k];
+      ginconv1_h[(row) * 32 + k] = t23[row * 32 + k] + t24[row * 32 + k];
     }
   }
 }
 
-/* gingraph_k12_apply_vertex_add_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %27 apply_vertex.add */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k12_apply_vertex_add_vertex(int64_t nrows, float *__restrict__ t27, const float *__restrict__ t26, const float *__restrict__ p_ginconv1_b1) {
+/* gingraph_k12_apply_vertex_add_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %27 apply_vertex.add
+ * Source line 16. */
+extern "C" __global__ void __launch_bounds__(256) gingraph_k12_apply_vertex_add_vertex(int64_t nrows, float *__restrict__ t27, const float *__restrict__ ginconv1_h_W1, const float *__restrict__ p_ginconv1_b1) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -324,12 +337,13 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k12_apply_vertex_add_
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 32) {
-      t27[(row) * 32 + k] = t26[row * 32 + k] + p_ginconv1_b1[k];
+      t27[(row) * 32 + k] = ginconv1_h_W1[row * 32 + k] + p_ginconv1_b1[k];
     }
   }
 }
 
-/* gingraph_k13_apply_vertex_relu_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %28 apply_vertex.relu */
+/* gingraph_k13_apply_vertex_relu_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %28 apply_vertex.relu
+ * Source line 16. */
 extern "C" __global__ void __launch_bounds__(256) gingraph_k13_apply_vertex_relu_vertex(int64_t nrows, float *__restrict__ t28, const float *__restrict__ t27) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
@@ -343,7 +357,8 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k13_apply_vertex_relu
   }
 }
 
-/* gingraph_k14_apply_vertex_add_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %30 apply_vertex.add */
+/* gingraph_k14_apply_vertex_add_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %30 apply_vertex.add
+ * Source line 16. */
 extern "C" __global__ void __launch_bounds__(256) gingraph_k14_apply_vertex_add_vertex(int64_t nrows, float *__restrict__ t30, const float *__restrict__ t29, const float *__restrict__ p_ginconv1_b2) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
@@ -357,8 +372,9 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k14_apply_vertex_add_
   }
 }
 
-/* gingraph_k15_apply_vertex_relu_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %31 apply_vertex.relu */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k15_apply_vertex_relu_vertex(int64_t nrows, float *__restrict__ t31, const float *__restrict__ t30) {
+/* gingraph_k15_ginconv1_out_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %31 apply_vertex.relu
+ * Source line 16. */
+extern "C" __global__ void __launch_bounds__(256) gingraph_k15_ginconv1_out_vertex(int64_t nrows, float *__restrict__ ginconv1_out, const float *__restrict__ t30) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -366,12 +382,13 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k15_apply_vertex_relu
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 32) {
-      t31[(row) * 32 + k] = (t30[row * 32 + k] > 0.0f) ? t30[row * 32 + k] : 0.0f;
+      ginconv1_out[(row) * 32 + k] = (t30[row * 32 + k] > 0.0f) ? t30[row * 32 + k] : 0.0f;
     }
   }
 }
 
-/* gingraph_k16_readout_sum_vertex: one group per graph, over its vertices, 1 lanes per group, 256 groups per block. %34 readout.sum */
+/* gingraph_k16_readout_sum_vertex: one group per graph, over its vertices, 1 lanes per group, 256 groups per block. %34 readout.sum
+ * Source line 22. */
 extern "C" __global__ void __launch_bounds__(256) gingraph_k16_readout_sum_vertex(int64_t nrows, const int64_t *__restrict__ graph_ptr, const float *__restrict__ in_x, float *__restrict__ t34) {
   const int lane = threadIdx.x % 1;
   const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
@@ -406,8 +423,9 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k16_readout_sum_verte
   }
 }
 
-/* gingraph_k17_apply_graph_add_vertex: one group per graph, 4 lanes per group, 64 groups per block. %36 apply_graph.add */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k17_apply_graph_add_vertex(int64_t nrows, float *__restrict__ t36, const float *__restrict__ t35, const float *__restrict__ p_readout0_b) {
+/* gingraph_k17_readout0_out_vertex: one group per graph, 4 lanes per group, 64 groups per block. %36 apply_graph.add
+ * Source line 22. */
+extern "C" __global__ void __launch_bounds__(256) gingraph_k17_readout0_out_vertex(int64_t nrows, float *__restrict__ readout0_out, const float *__restrict__ t35, const float *__restrict__ p_readout0_b) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -415,13 +433,14 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k17_apply_graph_add_v
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
     if (k < 3) {
-      t36[(row) * 3 + k] = t35[row * 3 + k] + p_readout0_b[k];
+      readout0_out[(row) * 3 + k] = t35[row * 3 + k] + p_readout0_b[k];
     }
   }
 }
 
-/* gingraph_k18_readout_sum_vertex: one group per graph, over its vertices, 32 lanes per group, 8 groups per block. %39 readout.sum */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k18_readout_sum_vertex(int64_t nrows, const int64_t *__restrict__ graph_ptr, const float *__restrict__ t16, float *__restrict__ t39) {
+/* gingraph_k18_readout_sum_vertex: one group per graph, over its vertices, 32 lanes per group, 8 groups per block. %39 readout.sum
+ * Source line 22. */
+extern "C" __global__ void __launch_bounds__(256) gingraph_k18_readout_sum_vertex(int64_t nrows, const int64_t *__restrict__ graph_ptr, const float *__restrict__ ginconv0_out, float *__restrict__ t39) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -442,7 +461,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k18_readout_sum_verte
     for (int i1 = 0; i1 < 1; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 32;
       if (k1 < 32) {
-        acc[i1] = acc[i1] + t16[e * 32 + k1];
+        acc[i1] = acc[i1] + ginconv0_out[e * 32 + k1];
       }
     }
   }
@@ -455,8 +474,9 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k18_readout_sum_verte
   }
 }
 
-/* gingraph_k19_apply_graph_add_vertex: one group per graph, 4 lanes per group, 64 groups per block. %41 apply_graph.add */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k19_apply_graph_add_vertex(int64_t nrows, float *__restrict__ t41, const float *__restrict__ t40, const float *__restrict__ p_readout1_b) {
+/* gingraph_k19_readout1_out_vertex: one group per graph, 4 lanes per group, 64 groups per block. %41 apply_graph.add
+ * Source line 22. */
+extern "C" __global__ void __launch_bounds__(256) gingraph_k19_readout1_out_vertex(int64_t nrows, float *__restrict__ readout1_out, const float *__restrict__ t40, const float *__restrict__ p_readout1_b) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -464,13 +484,14 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k19_apply_graph_add_v
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
     if (k < 3) {
-      t41[(row) * 3 + k] = t40[row * 3 + k] + p_readout1_b[k];
+      readout1_out[(row) * 3 + k] = t40[row * 3 + k] + p_readout1_b[k];
     }
   }
 }
 
-/* gingraph_k20_apply_graph_add_vertex: one group per graph, 4 lanes per group, 64 groups per block. %42 apply_graph.add */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k20_apply_graph_add_vertex(int64_t nrows, float *__restrict__ t42, const float *__restrict__ t36, const float *__restrict__ t41) {
+/* gingraph_k20_apply_graph_add_vertex: one group per graph, 4 lanes per group, 64 groups per block. %42 apply_graph.add
+ * Source line 28. */
+extern "C" __global__ void __launch_bounds__(256) gingraph_k20_apply_graph_add_vertex(int64_t nrows, float *__restrict__ t42, const float *__restrict__ readout0_out, const float *__restrict__ readout1_out) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -478,13 +499,14 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k20_apply_graph_add_v
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
     if (k < 3) {
-      t42[(row) * 3 + k] = t36[row * 3 + k] + t41[row * 3 + k];
+      t42[(row) * 3 + k] = readout0_out[row * 3 + k] + readout1_out[row * 3 + k];
     }
   }
 }
 
-/* gingraph_k21_readout_sum_vertex: one group per graph, over its vertices, 32 lanes per group, 8 groups per block. %45 readout.sum */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k21_readout_sum_vertex(int64_t nrows, const int64_t *__restrict__ graph_ptr, const float *__restrict__ t31, float *__restrict__ t45) {
+/* gingraph_k21_readout_sum_vertex: one group per graph, over its vertices, 32 lanes per group, 8 groups per block. %45 readout.sum
+ * Source line 22. */
+extern "C" __global__ void __launch_bounds__(256) gingraph_k21_readout_sum_vertex(int64_t nrows, const int64_t *__restrict__ graph_ptr, const float *__restrict__ ginconv1_out, float *__restrict__ t45) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -505,7 +527,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k21_readout_sum_verte
     for (int i1 = 0; i1 < 1; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 32;
       if (k1 < 32) {
-        acc[i1] = acc[i1] + t31[e * 32 + k1];
+        acc[i1] = acc[i1] + ginconv1_out[e * 32 + k1];
       }
     }
   }
@@ -518,8 +540,9 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k21_readout_sum_verte
   }
 }
 
-/* gingraph_k22_apply_graph_add_vertex: one group per graph, 4 lanes per group, 64 groups per block. %47 apply_graph.add */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k22_apply_graph_add_vertex(int64_t nrows, float *__restrict__ t47, const float *__restrict__ t46, const float *__restrict__ p_readout2_b) {
+/* gingraph_k22_readout2_out_vertex: one group per graph, 4 lanes per group, 64 groups per block. %47 apply_graph.add
+ * Source line 22. */
+extern "C" __global__ void __launch_bounds__(256) gingraph_k22_readout2_out_vertex(int64_t nrows, float *__restrict__ readout2_out, const float *__restrict__ t46, const float *__restrict__ p_readout2_b) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -527,13 +550,14 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k22_apply_graph_add_v
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
     if (k < 3) {
-      t47[(row) * 3 + k] = t46[row * 3 + k] + p_readout2_b[k];
+      readout2_out[(row) * 3 + k] = t46[row * 3 + k] + p_readout2_b[k];
     }
   }
 }
 
-/* gingraph_k23_apply_graph_add_vertex: one group per graph, 4 lanes per group, 64 groups per block. %48 apply_graph.add */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k23_apply_graph_add_vertex(int64_t nrows, float *__restrict__ t48, const float *__restrict__ t42, const float *__restrict__ t47) {
+/* gingraph_k23_apply_graph_add_vertex: one group per graph, 4 lanes per group, 64 groups per block. %48 apply_graph.add
+ * Source line 28. */
+extern "C" __global__ void __launch_bounds__(256) gingraph_k23_apply_graph_add_vertex(int64_t nrows, float *__restrict__ t48, const float *__restrict__ t42, const float *__restrict__ readout2_out) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -541,13 +565,13 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k23_apply_graph_add_v
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
     if (k < 3) {
-      t48[(row) * 3 + k] = t42[row * 3 + k] + t47[row * 3 + k];
+      t48[(row) * 3 + k] = t42[row * 3 + k] + readout2_out[row * 3 + k];
     }
   }
 }
 
 /* gingraph_k24_reduce_rows_sum_edge: edge-balanced: one group per edge, 4 lanes per group, 64 groups per block. %50 reduce_rows.sum */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k24_reduce_rows_sum_edge(int64_t nrows, double *__restrict__ acc50, const float *__restrict__ in_grad_out) {
+extern "C" __global__ void __launch_bounds__(256) gingraph_k24_reduce_rows_sum_edge(int64_t nrows, double *__restrict__ grad_readout0_b_acc, const float *__restrict__ in_grad_out) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -555,13 +579,13 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k24_reduce_rows_sum_e
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
     if (k < 3) {
-      atomicAdd(&acc50[k], (double)in_grad_out[row * 3 + k]);
+      atomicAdd(&grad_readout0_b_acc[k], (double)in_grad_out[row * 3 + k]);
     }
   }
 }
 
 /* gingraph_k25_reduce_rows_sum_finish_global: one group, 4 lanes per group, 64 groups per block. %50 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k25_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t50, const double *__restrict__ acc50) {
+extern "C" __global__ void __launch_bounds__(256) gingraph_k25_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_readout0_b, const double *__restrict__ grad_readout0_b_acc) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -569,7 +593,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k25_reduce_rows_sum_f
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
     if (k < 3) {
-      t50[k] = acc50[k];
+      grad_readout0_b[k] = grad_readout0_b_acc[k];
     }
   }
 }
@@ -617,7 +641,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k28_apply_vertex_relu
 }
 
 /* gingraph_k29_reduce_rows_sum_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %59 reduce_rows.sum */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k29_reduce_rows_sum_vertex(int64_t nrows, double *__restrict__ acc59, const float *__restrict__ t58) {
+extern "C" __global__ void __launch_bounds__(256) gingraph_k29_reduce_rows_sum_vertex(int64_t nrows, double *__restrict__ grad_ginconv1_b2_acc, const float *__restrict__ t58) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -625,13 +649,13 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k29_reduce_rows_sum_v
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 32) {
-      atomicAdd(&acc59[k], (double)t58[row * 32 + k]);
+      atomicAdd(&grad_ginconv1_b2_acc[k], (double)t58[row * 32 + k]);
     }
   }
 }
 
 /* gingraph_k30_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %59 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k30_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t59, const double *__restrict__ acc59) {
+extern "C" __global__ void __launch_bounds__(256) gingraph_k30_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv1_b2, const double *__restrict__ grad_ginconv1_b2_acc) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -639,7 +663,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k30_reduce_rows_sum_f
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 32) {
-      t59[k] = acc59[k];
+      grad_ginconv1_b2[k] = grad_ginconv1_b2_acc[k];
     }
   }
 }
@@ -659,7 +683,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k31_apply_vertex_relu
 }
 
 /* gingraph_k32_reduce_rows_sum_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %63 reduce_rows.sum */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k32_reduce_rows_sum_vertex(int64_t nrows, double *__restrict__ acc63, const float *__restrict__ t62) {
+extern "C" __global__ void __launch_bounds__(256) gingraph_k32_reduce_rows_sum_vertex(int64_t nrows, double *__restrict__ grad_ginconv1_b1_acc, const float *__restrict__ t62) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -667,13 +691,13 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k32_reduce_rows_sum_v
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 32) {
-      atomicAdd(&acc63[k], (double)t62[row * 32 + k]);
+      atomicAdd(&grad_ginconv1_b1_acc[k], (double)t62[row * 32 + k]);
     }
   }
 }
 
 /* gingraph_k33_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %63 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k33_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t63, const double *__restrict__ acc63) {
+extern "C" __global__ void __launch_bounds__(256) gingraph_k33_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv1_b1, const double *__restrict__ grad_ginconv1_b1_acc) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -681,7 +705,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k33_reduce_rows_sum_f
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 32) {
-      t63[k] = acc63[k];
+      grad_ginconv1_b1[k] = grad_ginconv1_b1_acc[k];
     }
   }
 }
@@ -768,7 +792,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k36_apply_vertex_add_
 }
 
 /* gingraph_k37_apply_vertex_mul_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %69 apply_vertex.mul */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k37_apply_vertex_mul_vertex(int64_t nrows, float *__restrict__ t69, const float *__restrict__ t64, const float *__restrict__ t16) {
+extern "C" __global__ void __launch_bounds__(256) gingraph_k37_apply_vertex_mul_vertex(int64_t nrows, float *__restrict__ t69, const float *__restrict__ t64, const float *__restrict__ ginconv0_out) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -776,7 +800,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k37_apply_vertex_mul_
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 32) {
-      t69[(row) * 32 + k] = t64[row * 32 + k] * t16[row * 32 + k];
+      t69[(row) * 32 + k] = t64[row * 32 + k] * ginconv0_out[row * 32 + k];
     }
   }
 }
@@ -808,7 +832,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k38_apply_vertex_sum_
 }
 
 /* gingraph_k39_reduce_rows_sum_vertex: one group per vertex, 1 lanes per group, 256 groups per block. %71 reduce_rows.sum */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k39_reduce_rows_sum_vertex(int64_t nrows, double *__restrict__ acc71, const float *__restrict__ t70) {
+extern "C" __global__ void __launch_bounds__(256) gingraph_k39_reduce_rows_sum_vertex(int64_t nrows, double *__restrict__ grad_ginconv1_eps_acc, const float *__restrict__ t70) {
   const int lane = threadIdx.x % 1;
   const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -816,13 +840,13 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k39_reduce_rows_sum_v
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
     if (k < 1) {
-      atomicAdd(&acc71[k], (double)t70[row * 1 + k]);
+      atomicAdd(&grad_ginconv1_eps_acc[k], (double)t70[row * 1 + k]);
     }
   }
 }
 
 /* gingraph_k40_reduce_rows_sum_finish_global: one group, 1 lanes per group, 256 groups per block. %71 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k40_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t71, const double *__restrict__ acc71) {
+extern "C" __global__ void __launch_bounds__(256) gingraph_k40_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv1_eps, const double *__restrict__ grad_ginconv1_eps_acc) {
   const int lane = threadIdx.x % 1;
   const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -830,7 +854,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k40_reduce_rows_sum_f
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
     if (k < 1) {
-      t71[k] = acc71[k];
+      grad_ginconv1_eps[k] = grad_ginconv1_eps_acc[k];
     }
   }
 }
@@ -878,7 +902,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k43_apply_vertex_relu
 }
 
 /* gingraph_k44_reduce_rows_sum_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %75 reduce_rows.sum */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k44_reduce_rows_sum_vertex(int64_t nrows, double *__restrict__ acc75, const float *__restrict__ t74) {
+extern "C" __global__ void __launch_bounds__(256) gingraph_k44_reduce_rows_sum_vertex(int64_t nrows, double *__restrict__ grad_ginconv0_b2_acc, const float *__restrict__ t74) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -886,13 +910,13 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k44_reduce_rows_sum_v
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 32) {
-      atomicAdd(&acc75[k], (double)t74[row * 32 + k]);
+      atomicAdd(&grad_ginconv0_b2_acc[k], (double)t74[row * 32 + k]);
     }
   }
 }
 
 /* gingraph_k45_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %75 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k45_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t75, const double *__restrict__ acc75) {
+extern "C" __global__ void __launch_bounds__(256) gingraph_k45_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv0_b2, const double *__restrict__ grad_ginconv0_b2_acc) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -900,7 +924,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k45_reduce_rows_sum_f
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 32) {
-      t75[k] = acc75[k];
+      grad_ginconv0_b2[k] = grad_ginconv0_b2_acc[k];
     }
   }
 }
@@ -920,7 +944,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k46_apply_vertex_relu
 }
 
 /* gingraph_k47_reduce_rows_sum_vertex: one group per vertex, 32 lanes per group, 8 groups per block. %79 reduce_rows.sum */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k47_reduce_rows_sum_vertex(int64_t nrows, double *__restrict__ acc79, const float *__restrict__ t78) {
+extern "C" __global__ void __launch_bounds__(256) gingraph_k47_reduce_rows_sum_vertex(int64_t nrows, double *__restrict__ grad_ginconv0_b1_acc, const float *__restrict__ t78) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -928,13 +952,13 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k47_reduce_rows_sum_v
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 32) {
-      atomicAdd(&acc79[k], (double)t78[row * 32 + k]);
+      atomicAdd(&grad_ginconv0_b1_acc[k], (double)t78[row * 32 + k]);
     }
   }
 }
 
 /* gingraph_k48_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %79 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k48_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t79, const double *__restrict__ acc79) {
+extern "C" __global__ void __launch_bounds__(256) gingraph_k48_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv0_b1, const double *__restrict__ grad_ginconv0_b1_acc) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -942,7 +966,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k48_reduce_rows_sum_f
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 32) {
-      t79[k] = acc79[k];
+      grad_ginconv0_b1[k] = grad_ginconv0_b1_acc[k];
     }
   }
 }
@@ -981,7 +1005,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k50_apply_vertex_sum_
 }
 
 /* gingraph_k51_reduce_rows_sum_vertex: one group per vertex, 1 lanes per group, 256 groups per block. %84 reduce_rows.sum */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k51_reduce_rows_sum_vertex(int64_t nrows, double *__restrict__ acc84, const float *__restrict__ t83) {
+extern "C" __global__ void __launch_bounds__(256) gingraph_k51_reduce_rows_sum_vertex(int64_t nrows, double *__restrict__ grad_ginconv0_eps_acc, const float *__restrict__ t83) {
   const int lane = threadIdx.x % 1;
   const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -989,13 +1013,13 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k51_reduce_rows_sum_v
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
     if (k < 1) {
-      atomicAdd(&acc84[k], (double)t83[row * 1 + k]);
+      atomicAdd(&grad_ginconv0_eps_acc[k], (double)t83[row * 1 + k]);
     }
   }
 }
 
 /* gingraph_k52_reduce_rows_sum_finish_global: one group, 1 lanes per group, 256 groups per block. %84 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) gingraph_k52_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t84, const double *__restrict__ acc84) {
+extern "C" __global__ void __launch_bounds__(256) gingraph_k52_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv0_eps, const double *__restrict__ grad_ginconv0_eps_acc) {
   const int lane = threadIdx.x % 1;
   const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -1003,7 +1027,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k52_reduce_rows_sum_f
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
     if (k < 1) {
-      t84[k] = acc84[k];
+      grad_ginconv0_eps[k] = grad_ginconv0_eps_acc[k];
     }
   }
 }
@@ -1061,33 +1085,33 @@ struct gingraph_model {
   float *t7;  /* %7 global[], steps 0..1 */
   float *t8;  /* %8 vertex[1], steps 1..3 */
   float *t9;  /* %9 vertex[1], steps 2..3 */
-  float *t10;  /* %10 vertex[1], steps 3..74 */
-  float *t11;  /* %11 vertex[32], steps 4..5 */
+  float *ginconv0_h;  /* %10 vertex[1], steps 3..74 */
+  float *ginconv0_h_W1;  /* %11 vertex[32], steps 4..5 */
   float *t12;  /* %12 vertex[32], steps 5..69 */
   float *t13;  /* %13 vertex[32], steps 6..68 */
   float *t14;  /* %14 vertex[32], steps 7..8 */
   float *t15;  /* %15 vertex[32], steps 8..63 */
-  float *t16;  /* %16 vertex[32], steps 9..56 */
+  float *ginconv0_out;  /* %16 vertex[32], steps 9..56 */
   float *t22;  /* %22 global[], steps 10..61 */
   float *t23;  /* %23 vertex[32], steps 11..13 */
   float *t24;  /* %24 vertex[32], steps 12..13 */
-  float *t25;  /* %25 vertex[32], steps 13..52 */
-  float *t26;  /* %26 vertex[32], steps 14..15 */
+  float *ginconv1_h;  /* %25 vertex[32], steps 13..52 */
+  float *ginconv1_h_W1;  /* %26 vertex[32], steps 14..15 */
   float *t27;  /* %27 vertex[32], steps 15..47 */
   float *t28;  /* %28 vertex[32], steps 16..46 */
   float *t29;  /* %29 vertex[32], steps 17..18 */
   float *t30;  /* %30 vertex[32], steps 18..41 */
-  float *t31;  /* %31 vertex[32], steps 19..27 */
+  float *ginconv1_out;  /* %31 vertex[32], steps 19..27 */
   float *t34;  /* %34 graph[1], steps 20..40 */
   float *t35;  /* %35 graph[3], steps 21..22 */
-  float *t36;  /* %36 graph[3], steps 22..26 */
+  float *readout0_out;  /* %36 graph[3], steps 22..26 */
   float *t39;  /* %39 graph[32], steps 23..38 */
   float *t40;  /* %40 graph[3], steps 24..25 */
-  float *t41;  /* %41 graph[3], steps 25..26 */
+  float *readout1_out;  /* %41 graph[3], steps 25..26 */
   float *t42;  /* %42 graph[3], steps 26..30 */
   float *t45;  /* %45 graph[32], steps 27..35 */
   float *t46;  /* %46 graph[3], steps 28..29 */
-  float *t47;  /* %47 graph[3], steps 29..30 */
+  float *readout2_out;  /* %47 graph[3], steps 29..30 */
   float *t51;  /* %51 graph[32], steps 34..36 */
   float *t53;  /* %53 vertex[32], steps 36..41 */
   float *t54;  /* %54 graph[32], steps 37..39 */
@@ -1109,13 +1133,13 @@ struct gingraph_model {
   float *t80;  /* %80 vertex[1], steps 73..75 */
   float *t82;  /* %82 vertex[1], steps 75..76 */
   float *t83;  /* %83 vertex[], steps 76..78 */
-  double *acc50;  /* scratch global[3] f64, steps 31..33 */
-  double *acc59;  /* scratch global[32] f64, steps 42..44 */
-  double *acc63;  /* scratch global[32] f64, steps 48..50 */
-  double *acc71;  /* scratch global[1] f64, steps 58..60 */
-  double *acc75;  /* scratch global[32] f64, steps 64..66 */
-  double *acc79;  /* scratch global[32] f64, steps 70..72 */
-  double *acc84;  /* scratch global[1] f64, steps 77..79 */
+  double *grad_readout0_b_acc;  /* scratch global[3] f64, steps 31..33 */
+  double *grad_ginconv1_b2_acc;  /* scratch global[32] f64, steps 42..44 */
+  double *grad_ginconv1_b1_acc;  /* scratch global[32] f64, steps 48..50 */
+  double *grad_ginconv1_eps_acc;  /* scratch global[1] f64, steps 58..60 */
+  double *grad_ginconv0_b2_acc;  /* scratch global[32] f64, steps 64..66 */
+  double *grad_ginconv0_b1_acc;  /* scratch global[32] f64, steps 70..72 */
+  double *grad_ginconv0_eps_acc;  /* scratch global[1] f64, steps 77..79 */
 };
 
 void gingraph_destroy(gingraph_model *m) {
@@ -1142,33 +1166,33 @@ static void gnnc_plan(gingraph_model *m, const gnn_graph *g) {
   size[0] = (size_t)1 * 1 * sizeof(float);  /* t7 */
   size[1] = (size_t)g->nv * 1 * sizeof(float);  /* t8 */
   size[2] = (size_t)g->nv * 1 * sizeof(float);  /* t9 */
-  size[3] = (size_t)g->nv * 1 * sizeof(float);  /* t10 */
-  size[4] = (size_t)g->nv * 32 * sizeof(float);  /* t11 */
+  size[3] = (size_t)g->nv * 1 * sizeof(float);  /* ginconv0_h */
+  size[4] = (size_t)g->nv * 32 * sizeof(float);  /* ginconv0_h_W1 */
   size[5] = (size_t)g->nv * 32 * sizeof(float);  /* t12 */
   size[6] = (size_t)g->nv * 32 * sizeof(float);  /* t13 */
   size[7] = (size_t)g->nv * 32 * sizeof(float);  /* t14 */
   size[8] = (size_t)g->nv * 32 * sizeof(float);  /* t15 */
-  size[9] = (size_t)g->nv * 32 * sizeof(float);  /* t16 */
+  size[9] = (size_t)g->nv * 32 * sizeof(float);  /* ginconv0_out */
   size[10] = (size_t)1 * 1 * sizeof(float);  /* t22 */
   size[11] = (size_t)g->nv * 32 * sizeof(float);  /* t23 */
   size[12] = (size_t)g->nv * 32 * sizeof(float);  /* t24 */
-  size[13] = (size_t)g->nv * 32 * sizeof(float);  /* t25 */
-  size[14] = (size_t)g->nv * 32 * sizeof(float);  /* t26 */
+  size[13] = (size_t)g->nv * 32 * sizeof(float);  /* ginconv1_h */
+  size[14] = (size_t)g->nv * 32 * sizeof(float);  /* ginconv1_h_W1 */
   size[15] = (size_t)g->nv * 32 * sizeof(float);  /* t27 */
   size[16] = (size_t)g->nv * 32 * sizeof(float);  /* t28 */
   size[17] = (size_t)g->nv * 32 * sizeof(float);  /* t29 */
   size[18] = (size_t)g->nv * 32 * sizeof(float);  /* t30 */
-  size[19] = (size_t)g->nv * 32 * sizeof(float);  /* t31 */
+  size[19] = (size_t)g->nv * 32 * sizeof(float);  /* ginconv1_out */
   size[20] = (size_t)g->ng * 1 * sizeof(float);  /* t34 */
   size[21] = (size_t)g->ng * 3 * sizeof(float);  /* t35 */
-  size[22] = (size_t)g->ng * 3 * sizeof(float);  /* t36 */
+  size[22] = (size_t)g->ng * 3 * sizeof(float);  /* readout0_out */
   size[23] = (size_t)g->ng * 32 * sizeof(float);  /* t39 */
   size[24] = (size_t)g->ng * 3 * sizeof(float);  /* t40 */
-  size[25] = (size_t)g->ng * 3 * sizeof(float);  /* t41 */
+  size[25] = (size_t)g->ng * 3 * sizeof(float);  /* readout1_out */
   size[26] = (size_t)g->ng * 3 * sizeof(float);  /* t42 */
   size[27] = (size_t)g->ng * 32 * sizeof(float);  /* t45 */
   size[28] = (size_t)g->ng * 3 * sizeof(float);  /* t46 */
-  size[29] = (size_t)g->ng * 3 * sizeof(float);  /* t47 */
+  size[29] = (size_t)g->ng * 3 * sizeof(float);  /* readout2_out */
   size[30] = (size_t)g->ng * 32 * sizeof(float);  /* t51 */
   size[31] = (size_t)g->nv * 32 * sizeof(float);  /* t53 */
   size[32] = (size_t)g->ng * 32 * sizeof(float);  /* t54 */
@@ -1190,13 +1214,13 @@ static void gnnc_plan(gingraph_model *m, const gnn_graph *g) {
   size[48] = (size_t)g->nv * 1 * sizeof(float);  /* t80 */
   size[49] = (size_t)g->nv * 1 * sizeof(float);  /* t82 */
   size[50] = (size_t)g->nv * 1 * sizeof(float);  /* t83 */
-  size[51] = (size_t)1 * 3 * sizeof(double);  /* acc50 */
-  size[52] = (size_t)1 * 32 * sizeof(double);  /* acc59 */
-  size[53] = (size_t)1 * 32 * sizeof(double);  /* acc63 */
-  size[54] = (size_t)1 * 1 * sizeof(double);  /* acc71 */
-  size[55] = (size_t)1 * 32 * sizeof(double);  /* acc75 */
-  size[56] = (size_t)1 * 32 * sizeof(double);  /* acc79 */
-  size[57] = (size_t)1 * 1 * sizeof(double);  /* acc84 */
+  size[51] = (size_t)1 * 3 * sizeof(double);  /* grad_readout0_b_acc */
+  size[52] = (size_t)1 * 32 * sizeof(double);  /* grad_ginconv1_b2_acc */
+  size[53] = (size_t)1 * 32 * sizeof(double);  /* grad_ginconv1_b1_acc */
+  size[54] = (size_t)1 * 1 * sizeof(double);  /* grad_ginconv1_eps_acc */
+  size[55] = (size_t)1 * 32 * sizeof(double);  /* grad_ginconv0_b2_acc */
+  size[56] = (size_t)1 * 32 * sizeof(double);  /* grad_ginconv0_b1_acc */
+  size[57] = (size_t)1 * 1 * sizeof(double);  /* grad_ginconv0_eps_acc */
   for (int i = 0; i < 58; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
   m->arena_bytes = gnn_plan_arena(58, size, first, last, m->offset[1], order);
   m->arena_infer_bytes = gnn_plan_arena(58, size_infer, first, last_infer, m->offset[0], order);
@@ -1281,33 +1305,33 @@ static gnn_status gnnc_use_arena(gingraph_model *m, int plan) {
   m->t7 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
   m->t8 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
   m->t9 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
-  m->t10 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
-  m->t11 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
+  m->ginconv0_h = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
+  m->ginconv0_h_W1 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
   m->t12 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
   m->t13 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
   m->t14 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t15 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
-  m->t16 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
+  m->ginconv0_out = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
   m->t22 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
   m->t23 = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
   m->t24 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
-  m->t25 = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
-  m->t26 = m->offset[plan][14] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][14]);
+  m->ginconv1_h = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
+  m->ginconv1_h_W1 = m->offset[plan][14] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][14]);
   m->t27 = m->offset[plan][15] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][15]);
   m->t28 = m->offset[plan][16] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][16]);
   m->t29 = m->offset[plan][17] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][17]);
   m->t30 = m->offset[plan][18] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][18]);
-  m->t31 = m->offset[plan][19] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][19]);
+  m->ginconv1_out = m->offset[plan][19] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][19]);
   m->t34 = m->offset[plan][20] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][20]);
   m->t35 = m->offset[plan][21] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][21]);
-  m->t36 = m->offset[plan][22] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][22]);
+  m->readout0_out = m->offset[plan][22] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][22]);
   m->t39 = m->offset[plan][23] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][23]);
   m->t40 = m->offset[plan][24] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][24]);
-  m->t41 = m->offset[plan][25] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][25]);
+  m->readout1_out = m->offset[plan][25] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][25]);
   m->t42 = m->offset[plan][26] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][26]);
   m->t45 = m->offset[plan][27] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][27]);
   m->t46 = m->offset[plan][28] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][28]);
-  m->t47 = m->offset[plan][29] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][29]);
+  m->readout2_out = m->offset[plan][29] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][29]);
   m->t51 = m->offset[plan][30] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][30]);
   m->t53 = m->offset[plan][31] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][31]);
   m->t54 = m->offset[plan][32] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][32]);
@@ -1329,13 +1353,13 @@ static gnn_status gnnc_use_arena(gingraph_model *m, int plan) {
   m->t80 = m->offset[plan][48] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][48]);
   m->t82 = m->offset[plan][49] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][49]);
   m->t83 = m->offset[plan][50] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][50]);
-  m->acc50 = m->offset[plan][51] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][51]);
-  m->acc59 = m->offset[plan][52] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][52]);
-  m->acc63 = m->offset[plan][53] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][53]);
-  m->acc71 = m->offset[plan][54] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][54]);
-  m->acc75 = m->offset[plan][55] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][55]);
-  m->acc79 = m->offset[plan][56] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][56]);
-  m->acc84 = m->offset[plan][57] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][57]);
+  m->grad_readout0_b_acc = m->offset[plan][51] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][51]);
+  m->grad_ginconv1_b2_acc = m->offset[plan][52] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][52]);
+  m->grad_ginconv1_b1_acc = m->offset[plan][53] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][53]);
+  m->grad_ginconv1_eps_acc = m->offset[plan][54] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][54]);
+  m->grad_ginconv0_b2_acc = m->offset[plan][55] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][55]);
+  m->grad_ginconv0_b1_acc = m->offset[plan][56] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][56]);
+  m->grad_ginconv0_eps_acc = m->offset[plan][57] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][57]);
   m->arena_mode = want;
   return GNN_OK;
 }
@@ -1457,7 +1481,7 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
   /* 3: %10 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
-    gingraph_k3_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t10, m->t8, m->t9);
+    gingraph_k3_ginconv0_h_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->ginconv0_h, m->t8, m->t9);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 3 kernel %10 apply_vertex.add");
@@ -1467,13 +1491,13 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[1], 32, m->t10, 1, &beta, m->t11, 32));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[1], 32, m->ginconv0_h, 1, &beta, m->ginconv0_h_W1, 32));
   }
   gnn_profile_step(m->ctx, "forward 4 gemm %11 apply_vertex.linear");
   /* 5: %12 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gingraph_k4_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t12, m->t11, m->param[2]);
+    gingraph_k4_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t12, m->ginconv0_h_W1, m->param[2]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 5 kernel %12 apply_vertex.add");
@@ -1503,7 +1527,7 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
   /* 9: %16 apply_vertex.relu */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gingraph_k7_apply_vertex_relu_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t16, m->t15);
+    gingraph_k7_ginconv0_out_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->ginconv0_out, m->t15);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 9 kernel %16 apply_vertex.relu");
@@ -1517,21 +1541,21 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
   /* 11: %23 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gingraph_k9_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t23, m->t22, m->t16);
+    gingraph_k9_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t23, m->t22, m->ginconv0_out);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 11 kernel %23 apply_vertex.mul");
   /* 12: %24 aggregate.sum.copy_u */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gingraph_k10_aggregate_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t16, m->t24);
+    gingraph_k10_aggregate_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->ginconv0_out, m->t24);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 12 kernel %24 aggregate.sum.copy_u");
   /* 13: %25 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gingraph_k11_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t25, m->t23, m->t24);
+    gingraph_k11_ginconv1_h_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->ginconv1_h, m->t23, m->t24);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 13 kernel %25 apply_vertex.add");
@@ -1541,13 +1565,13 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[6], 32, m->t25, 32, &beta, m->t26, 32));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[6], 32, m->ginconv1_h, 32, &beta, m->ginconv1_h_W1, 32));
   }
   gnn_profile_step(m->ctx, "forward 14 gemm %26 apply_vertex.linear");
   /* 15: %27 apply_vertex.add */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gingraph_k12_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t27, m->t26, m->param[7]);
+    gingraph_k12_apply_vertex_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t27, m->ginconv1_h_W1, m->param[7]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 15 kernel %27 apply_vertex.add");
@@ -1577,7 +1601,7 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
   /* 19: %31 apply_vertex.relu */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gingraph_k15_apply_vertex_relu_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t31, m->t30);
+    gingraph_k15_ginconv1_out_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->ginconv1_out, m->t30);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 19 kernel %31 apply_vertex.relu");
@@ -1600,14 +1624,14 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
   /* 22: %36 apply_graph.add */
   if (g->ng > 0) {
     const unsigned blocks = (unsigned)((g->ng + 64 - 1) / 64);
-    gingraph_k17_apply_graph_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ng, m->t36, m->t35, m->param[11]);
+    gingraph_k17_readout0_out_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ng, m->readout0_out, m->t35, m->param[11]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 22 kernel %36 apply_graph.add");
   /* 23: %39 readout.sum */
   if (g->ng > 0) {
     const unsigned blocks = (unsigned)((g->ng + 8 - 1) / 8);
-    gingraph_k18_readout_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ng, g->graph_ptr, m->t16, m->t39);
+    gingraph_k18_readout_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ng, g->graph_ptr, m->ginconv0_out, m->t39);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 23 kernel %39 readout.sum");
@@ -1623,21 +1647,21 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
   /* 25: %41 apply_graph.add */
   if (g->ng > 0) {
     const unsigned blocks = (unsigned)((g->ng + 64 - 1) / 64);
-    gingraph_k19_apply_graph_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ng, m->t41, m->t40, m->param[13]);
+    gingraph_k19_readout1_out_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ng, m->readout1_out, m->t40, m->param[13]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 25 kernel %41 apply_graph.add");
   /* 26: %42 apply_graph.add */
   if (g->ng > 0) {
     const unsigned blocks = (unsigned)((g->ng + 64 - 1) / 64);
-    gingraph_k20_apply_graph_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ng, m->t42, m->t36, m->t41);
+    gingraph_k20_apply_graph_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ng, m->t42, m->readout0_out, m->readout1_out);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 26 kernel %42 apply_graph.add");
   /* 27: %45 readout.sum */
   if (g->ng > 0) {
     const unsigned blocks = (unsigned)((g->ng + 8 - 1) / 8);
-    gingraph_k21_readout_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ng, g->graph_ptr, m->t31, m->t45);
+    gingraph_k21_readout_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ng, g->graph_ptr, m->ginconv1_out, m->t45);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 27 kernel %45 readout.sum");
@@ -1653,14 +1677,14 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
   /* 29: %47 apply_graph.add */
   if (g->ng > 0) {
     const unsigned blocks = (unsigned)((g->ng + 64 - 1) / 64);
-    gingraph_k22_apply_graph_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ng, m->t47, m->t46, m->param[15]);
+    gingraph_k22_readout2_out_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ng, m->readout2_out, m->t46, m->param[15]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 29 kernel %47 apply_graph.add");
   /* 30: %48 apply_graph.add */
   if (g->ng > 0) {
     const unsigned blocks = (unsigned)((g->ng + 64 - 1) / 64);
-    gingraph_k23_apply_graph_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ng, m->out, m->t42, m->t47);
+    gingraph_k23_apply_graph_add_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ng, m->out, m->t42, m->readout2_out);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 30 kernel %48 apply_graph.add");
@@ -1761,19 +1785,19 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   m->in_grad_out = grad_out;
   gnn_profile_mark(m->ctx);
   /* 31: %50 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc50, (size_t)1 * 3 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_readout0_b_acc, (size_t)1 * 3 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 31 zero %50 reduce_rows.sum");
   /* 32: %50 reduce_rows.sum */
   if (g->ng > 0) {
     const unsigned blocks = (unsigned)((g->ng + 64 - 1) / 64);
-    gingraph_k24_reduce_rows_sum_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ng, m->acc50, m->in_grad_out);
+    gingraph_k24_reduce_rows_sum_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ng, m->grad_readout0_b_acc, m->in_grad_out);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 32 kernel %50 reduce_rows.sum");
   /* 33: %50 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 64 - 1) / 64);
-    gingraph_k25_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[11], m->acc50);
+    gingraph_k25_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[11], m->grad_readout0_b_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 33 kernel %50 reduce_rows.sum");
@@ -1844,19 +1868,19 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   }
   gnn_profile_step(m->ctx, "backward 41 kernel %58 apply_vertex.relu_grad");
   /* 42: %59 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc59, (size_t)1 * 32 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv1_b2_acc, (size_t)1 * 32 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 42 zero %59 reduce_rows.sum");
   /* 43: %59 reduce_rows.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gingraph_k29_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc59, m->t58);
+    gingraph_k29_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->grad_ginconv1_b2_acc, m->t58);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 43 kernel %59 reduce_rows.sum");
   /* 44: %59 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
-    gingraph_k30_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[9], m->acc59);
+    gingraph_k30_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[9], m->grad_ginconv1_b2_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 44 kernel %59 reduce_rows.sum");
@@ -1886,19 +1910,19 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   }
   gnn_profile_step(m->ctx, "backward 47 kernel %62 apply_vertex.relu_grad");
   /* 48: %63 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc63, (size_t)1 * 32 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv1_b1_acc, (size_t)1 * 32 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 48 zero %63 reduce_rows.sum");
   /* 49: %63 reduce_rows.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gingraph_k32_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc63, m->t62);
+    gingraph_k32_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->grad_ginconv1_b1_acc, m->t62);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 49 kernel %63 reduce_rows.sum");
   /* 50: %63 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
-    gingraph_k33_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[7], m->acc63);
+    gingraph_k33_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[7], m->grad_ginconv1_b1_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 50 kernel %63 reduce_rows.sum");
@@ -1917,7 +1941,7 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t62, 32, m->t25, 32, &beta, m->grad[6], 32));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t62, 32, m->ginconv1_h, 32, &beta, m->grad[6], 32));
   }
   gnn_profile_step(m->ctx, "backward 52 gemm %65 reduce_rows.matmul_tn");
   /* 53: %66 scatter.copy_v */
@@ -1944,7 +1968,7 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   /* 56: %69 apply_vertex.mul */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gingraph_k37_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t69, m->t64, m->t16);
+    gingraph_k37_apply_vertex_mul_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t69, m->t64, m->ginconv0_out);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 56 kernel %69 apply_vertex.mul");
@@ -1956,19 +1980,19 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   }
   gnn_profile_step(m->ctx, "backward 57 kernel %70 apply_vertex.sum_last");
   /* 58: %71 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc71, (size_t)1 * 1 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv1_eps_acc, (size_t)1 * 1 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 58 zero %71 reduce_rows.sum");
   /* 59: %71 reduce_rows.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
-    gingraph_k39_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc71, m->t70);
+    gingraph_k39_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->grad_ginconv1_eps_acc, m->t70);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 59 kernel %71 reduce_rows.sum");
   /* 60: %71 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 256 - 1) / 256);
-    gingraph_k40_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->acc71);
+    gingraph_k40_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->grad_ginconv1_eps_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 60 kernel %71 reduce_rows.sum");
@@ -1994,19 +2018,19 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   }
   gnn_profile_step(m->ctx, "backward 63 kernel %74 apply_vertex.relu_grad");
   /* 64: %75 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc75, (size_t)1 * 32 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv0_b2_acc, (size_t)1 * 32 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 64 zero %75 reduce_rows.sum");
   /* 65: %75 reduce_rows.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gingraph_k44_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc75, m->t74);
+    gingraph_k44_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->grad_ginconv0_b2_acc, m->t74);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 65 kernel %75 reduce_rows.sum");
   /* 66: %75 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
-    gingraph_k45_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[4], m->acc75);
+    gingraph_k45_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[4], m->grad_ginconv0_b2_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 66 kernel %75 reduce_rows.sum");
@@ -2036,19 +2060,19 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   }
   gnn_profile_step(m->ctx, "backward 69 kernel %78 apply_vertex.relu_grad");
   /* 70: %79 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc79, (size_t)1 * 32 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv0_b1_acc, (size_t)1 * 32 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 70 zero %79 reduce_rows.sum");
   /* 71: %79 reduce_rows.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gingraph_k47_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc79, m->t78);
+    gingraph_k47_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->grad_ginconv0_b1_acc, m->t78);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 71 kernel %79 reduce_rows.sum");
   /* 72: %79 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
-    gingraph_k48_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->acc79);
+    gingraph_k48_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->grad_ginconv0_b1_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 72 kernel %79 reduce_rows.sum");
@@ -2067,7 +2091,7 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t78, 32, m->t10, 1, &beta, m->grad[1], 32));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t78, 32, m->ginconv0_h, 1, &beta, m->grad[1], 32));
   }
   gnn_profile_step(m->ctx, "backward 74 gemm %81 reduce_rows.matmul_tn");
   /* 75: %82 apply_vertex.mul */
@@ -2085,19 +2109,19 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   }
   gnn_profile_step(m->ctx, "backward 76 kernel %83 apply_vertex.sum_last");
   /* 77: %84 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc84, (size_t)1 * 1 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_ginconv0_eps_acc, (size_t)1 * 1 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 77 zero %84 reduce_rows.sum");
   /* 78: %84 reduce_rows.sum */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 256 - 1) / 256);
-    gingraph_k51_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc84, m->t83);
+    gingraph_k51_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->grad_ginconv0_eps_acc, m->t83);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 78 kernel %84 reduce_rows.sum");
   /* 79: %84 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 256 - 1) / 256);
-    gingraph_k52_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[0], m->acc84);
+    gingraph_k52_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[0], m->grad_ginconv0_eps_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 79 kernel %84 reduce_rows.sum");

@@ -129,21 +129,23 @@ GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
 
 /* ---------------------------------------------------------------- kernels */
 
-/* k0_slice_vertex: one group per vertex, 4 lanes per group. fused %5; in memory: %5 */
-static void k0_slice_vertex(int64_t nrows, float *restrict t5, const float *restrict in_x) {
+/* k0_heteroconv0_x_vertex: one group per vertex, 4 lanes per group. fused %5; in memory: %5
+ * Source line 23. */
+static void k0_heteroconv0_x_vertex(int64_t nrows, float *restrict heteroconv0_x, const float *restrict in_x) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 4; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 4), i = (int)(k / 4);
       (void)lane;
       (void)i;
-      t5[row * 4 + k] = in_x[row * 5 + k];
+      heteroconv0_x[row * 4 + k] = in_x[row * 5 + k];
     }
   }
 }
 
-/* k1_sum_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 4 lanes per group. fused %2 %3 %4 %9 %10 %12 %13 %14 %16 %18 %19 %20 %21; in memory: %18 %21 */
-static void k1_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict in_rel, const float *restrict t15, float *restrict t18, const float *restrict in_x, const float *restrict t11, const float *restrict p_heteroconv0_b, float *restrict t21) {
+/* k1_heteroconv0_n_heteroconv0_out_vertex: vertex-balanced over in-edges (CSR), 4 lanes per group. fused %2 %3 %4 %9 %10 %12 %13 %14 %16 %18 %19 %20 %21; in memory: %18 %21
+ * Source lines 15-18, 22. */
+static void k1_heteroconv0_n_heteroconv0_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict in_rel, const float *restrict heteroconv0_x_V, float *restrict t18, const float *restrict in_x, const float *restrict heteroconv0_x_W, const float *restrict p_heteroconv0_b, float *restrict heteroconv0_out) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[4] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -178,7 +180,7 @@ static void k1_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t15[sh_u[lane] * 4], 16);
+          gnn_prefetch_row(&heteroconv0_x_V[sh_u[lane] * 4], 16);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -191,20 +193,20 @@ static void k1_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_
           const int lane = (int)(k2 % 4), i2 = (int)(k2 / 4);
           (void)lane;
           (void)i2;
-          float r9_;
+          float heteroconv0_r_;
           float x;
-          r9_ = gnn_sel_f32(in_rel[e * 1] == (float)k2, 1.0f, 0.0f);
-          x = r9_;
+          heteroconv0_r_ = gnn_sel_f32(in_rel[e * 1] == (float)k2, 1.0f, 0.0f);
+          x = heteroconv0_r_;
           acc[k2] = acc[k2] + (double)x;
         }
         for (int64_t k3 = 0; k3 < 4; k3++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k3 % 4), i3 = (int)(k3 / 4);
           (void)lane;
           (void)i3;
-          float r9_1;
+          float heteroconv0_r_1;
           float x1;
-          r9_1 = gnn_sel_f32(in_rel[e * 1 + ((k3 / 2) / 2)] == (float)((k3 / 2) % 2), 1.0f, 0.0f);
-          x1 = t15[u * 4 + k3] * r9_1;
+          heteroconv0_r_1 = gnn_sel_f32(in_rel[e * 1 + ((k3 / 2) / 2)] == (float)((k3 / 2) % 2), 1.0f, 0.0f);
+          x1 = heteroconv0_x_V[u * 4 + k3] * heteroconv0_r_1;
           acc1[k3] = acc1[k3] + (double)x1;
         }
       }
@@ -236,23 +238,24 @@ static void k1_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_
       (void)i7;
       float heads;
       float heads1;
-      float r4_;
+      float hetero_vtype_;
       heads = 0.0f;
       for (int64_t j = 0; j < 2; j++) {
         heads = heads + (sh16[(j * 2) + k7] / t18[row * 2 + j]);
       }
       heads1 = 0.0f;
       for (int64_t j1 = 0; j1 < 2; j1++) {
-        r4_ = gnn_sel_f32(in_x[row * 5 + 4] == (float)j1, 1.0f, 0.0f);
-        heads1 = heads1 + (r4_ * (t11[row * 4 + ((j1 * 2) + k7)] + p_heteroconv0_b[(j1 * 2) + k7]));
+        hetero_vtype_ = gnn_sel_f32(in_x[row * 5 + 4] == (float)j1, 1.0f, 0.0f);
+        heads1 = heads1 + (hetero_vtype_ * (heteroconv0_x_W[row * 4 + ((j1 * 2) + k7)] + p_heteroconv0_b[(j1 * 2) + k7]));
       }
-      t21[row * 2 + k7] = heads1 + heads;
+      heteroconv0_out[row * 2 + k7] = heads1 + heads;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
-/* k2_apply_vertex_div_vertex: one group per vertex, 4 lanes per group. fused %2 %3 %4 %23 %24 %29; in memory: %24 %29 */
+/* k2_apply_vertex_div_vertex: one group per vertex, 4 lanes per group. fused %2 %3 %4 %23 %24 %29; in memory: %24 %29
+ * Source line 22. */
 static void k2_apply_vertex_div_vertex(int64_t nrows, float *restrict t24, const float *restrict in_grad_out, const float *restrict t18, const float *restrict in_x, float *restrict t29) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
@@ -267,14 +270,15 @@ static void k2_apply_vertex_div_vertex(int64_t nrows, float *restrict t24, const
       const int lane = (int)(k1 % 4), i1 = (int)(k1 / 4);
       (void)lane;
       (void)i1;
-      float r4_;
-      r4_ = gnn_sel_f32(in_x[row * 5 + ((((k1 / 2) / 2) * 5) + 4)] == (float)((k1 / 2) % 2), 1.0f, 0.0f);
-      t29[row * 4 + k1] = in_grad_out[row * 2 + (k1 % 2)] * r4_;
+      float hetero_vtype_;
+      hetero_vtype_ = gnn_sel_f32(in_x[row * 5 + ((((k1 / 2) / 2) * 5) + 4)] == (float)((k1 / 2) % 2), 1.0f, 0.0f);
+      t29[row * 4 + k1] = in_grad_out[row * 2 + (k1 % 2)] * hetero_vtype_;
     }
   }
 }
 
-/* k3_sum_vertex: vertex-balanced over out-edges (CSC), 4 lanes per group. fused %9 %25 %26 %27; in memory: %27 */
+/* k3_sum_vertex: vertex-balanced over out-edges (CSC), 4 lanes per group. fused %9 %25 %26 %27; in memory: %27
+ * Source line 15. */
 static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_rel, const float *restrict t24, float *restrict t27) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
@@ -315,10 +319,10 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           const int lane = (int)(k1 % 4), i1 = (int)(k1 / 4);
           (void)lane;
           (void)i1;
-          float r9_;
+          float heteroconv0_r_;
           float x;
-          r9_ = gnn_sel_f32(in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2), 1.0f, 0.0f);
-          x = t24[u * 4 + k1] * r9_;
+          heteroconv0_r_ = gnn_sel_f32(in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2), 1.0f, 0.0f);
+          x = t24[u * 4 + k1] * heteroconv0_r_;
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -334,33 +338,33 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
 }
 
 /* k4_reduce_rows_sum_vertex: one group per vertex, 4 lanes per group. fused %30; in memory: %30 */
-static void k4_reduce_rows_sum_vertex(int64_t nrows, double *restrict acc30, const float *restrict t29) {
+static void k4_reduce_rows_sum_vertex(int64_t nrows, double *restrict grad_heteroconv0_b_acc, const float *restrict t29) {
 #pragma omp parallel
   {
-  double blk_acc30[4] = {0};
+  double blk_grad_heteroconv0_b_acc[4] = {0};
 #pragma omp for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 4; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 4), i = (int)(k / 4);
       (void)lane;
       (void)i;
-      blk_acc30[k] += (double)t29[row * 4 + k];
+      blk_grad_heteroconv0_b_acc[k] += (double)t29[row * 4 + k];
     }
   }
   for (int64_t i = 0; i < 4; i++)
-    if (blk_acc30[i] != 0) gnn_atomic_add_f64(&acc30[i], blk_acc30[i]);
+    if (blk_grad_heteroconv0_b_acc[i] != 0) gnn_atomic_add_f64(&grad_heteroconv0_b_acc[i], blk_grad_heteroconv0_b_acc[i]);
   }
 }
 
 /* k5_reduce_rows_sum_finish_global: one group, 4 lanes per group. %30 reduce_rows.sum (the float64 sums to float) */
-static void k5_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t30, const double *restrict acc30) {
+static void k5_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_heteroconv0_b, const double *restrict grad_heteroconv0_b_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 4; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 4), i = (int)(k / 4);
       (void)lane;
       (void)i;
-      t30[k] = acc30[k];
+      grad_heteroconv0_b[k] = grad_heteroconv0_b_acc[k];
     }
   }
 }
@@ -402,14 +406,14 @@ struct hetero_model {
   int grow;
   size_t offset[2][8];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
-  float *t5;  /* %5 vertex[4], steps 0..10 */
-  float *t11;  /* %11 vertex[2, 2], steps 1..3 */
-  float *t15;  /* %15 vertex[2, 2], steps 2..3 */
+  float *heteroconv0_x;  /* %5 vertex[4], steps 0..10 */
+  float *heteroconv0_x_W;  /* %11 vertex[2, 2], steps 1..3 */
+  float *heteroconv0_x_V;  /* %15 vertex[2, 2], steps 2..3 */
   float *t18;  /* %18 vertex[2], steps 3..4 */
   float *t24;  /* %24 vertex[2, 2], steps 4..5 */
   float *t27;  /* %27 vertex[2, 2], steps 5..6 */
   float *t29;  /* %29 vertex[2, 2], steps 4..10 */
-  double *acc30;  /* scratch global[4] f64, steps 7..9 */
+  double *grad_heteroconv0_b_acc;  /* scratch global[4] f64, steps 7..9 */
 };
 
 void hetero_destroy(hetero_model *m) {
@@ -433,14 +437,14 @@ static void gnnc_plan(hetero_model *m, const gnn_graph *g) {
   static const char in_infer[8] = {1, 1, 1, 1, 0, 0, 0, 0};
   size_t size[8], size_infer[8];
   int order[8];
-  size[0] = (size_t)g->nv * 4 * sizeof(float);  /* t5 */
-  size[1] = (size_t)g->nv * 4 * sizeof(float);  /* t11 */
-  size[2] = (size_t)g->nv * 4 * sizeof(float);  /* t15 */
+  size[0] = (size_t)g->nv * 4 * sizeof(float);  /* heteroconv0_x */
+  size[1] = (size_t)g->nv * 4 * sizeof(float);  /* heteroconv0_x_W */
+  size[2] = (size_t)g->nv * 4 * sizeof(float);  /* heteroconv0_x_V */
   size[3] = (size_t)g->nv * 2 * sizeof(float);  /* t18 */
   size[4] = (size_t)g->nv * 4 * sizeof(float);  /* t24 */
   size[5] = (size_t)g->nv * 4 * sizeof(float);  /* t27 */
   size[6] = (size_t)g->nv * 4 * sizeof(float);  /* t29 */
-  size[7] = (size_t)1 * 4 * sizeof(double);  /* acc30 */
+  size[7] = (size_t)1 * 4 * sizeof(double);  /* grad_heteroconv0_b_acc */
   for (int i = 0; i < 8; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
   m->arena_bytes = gnn_plan_arena(8, size, first, last, m->offset[1], order);
   m->arena_infer_bytes = gnn_plan_arena(8, size_infer, first, last_infer, m->offset[0], order);
@@ -522,14 +526,14 @@ static gnn_status gnnc_use_arena(hetero_model *m, int plan) {
                                                                 "plan: gnnc --recompute=all or --memory-budget)" : "");
   gnn_status st = gnn_malloc(m->ctx, (void **)&m->arena, bytes ? bytes : 1);
   if (st) return st;
-  m->t5 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
-  m->t11 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
-  m->t15 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
+  m->heteroconv0_x = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
+  m->heteroconv0_x_W = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
+  m->heteroconv0_x_V = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
   m->t18 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
   m->t24 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
   m->t27 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
   m->t29 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
-  m->acc30 = m->offset[plan][7] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][7]);
+  m->grad_heteroconv0_b_acc = m->offset[plan][7] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][7]);
   m->arena_mode = want;
   return GNN_OK;
 }
@@ -626,24 +630,24 @@ gnn_status hetero_forward(hetero_model *m, const float *in_x, const float *in_re
   m->in_rel = in_rel;
   gnn_profile_mark(m->ctx);
   /* 0: fused %5; in memory: %5 */
-  k0_slice_vertex(g->nv, m->t5, m->in_x);
+  k0_heteroconv0_x_vertex(g->nv, m->heteroconv0_x, m->in_x);
   gnn_profile_step(m->ctx, "forward 0 kernel fused %5; in memory: %5");
   /* 1: %11 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(4), K = gnn_blas_dim(4);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t5, 4, m->param[0], 4, 0.0f, m->t11, 4);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->heteroconv0_x, 4, m->param[0], 4, 0.0f, m->heteroconv0_x_W, 4);
   }
   gnn_profile_step(m->ctx, "forward 1 gemm %11 apply_vertex.linear");
   /* 2: %15 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(4), K = gnn_blas_dim(4);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t5, 4, m->param[1], 4, 0.0f, m->t15, 4);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->heteroconv0_x, 4, m->param[1], 4, 0.0f, m->heteroconv0_x_V, 4);
   }
   gnn_profile_step(m->ctx, "forward 2 gemm %15 apply_vertex.linear");
   /* 3: fused %2 %3 %4 %9 %10 %12 %13 %14 %16 %18 %19 %20 %21; in memory: %18 %21 */
-  k1_sum_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->in_rel, m->t15, m->t18, m->in_x, m->t11, m->param[2], m->out);
+  k1_heteroconv0_n_heteroconv0_out_vertex(g->nv, g->in_ptr, g->src, m->in_rel, m->heteroconv0_x_V, m->t18, m->in_x, m->heteroconv0_x_W, m->param[2], m->out);
   gnn_profile_step(m->ctx, "forward 3 kernel fused %2 %3 %4 %9 %10 %12 %13 %14 %16 %18 %19 %20 %21; in memory: %18 %21");
   m->forward_done = 1;
   m->trained = training != 0;
@@ -747,23 +751,23 @@ gnn_status hetero_backward(hetero_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(4), N = gnn_blas_dim(4), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t5, 4, m->t27, 4, 0.0f, m->grad[1], 4);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->heteroconv0_x, 4, m->t27, 4, 0.0f, m->grad[1], 4);
   }
   gnn_profile_step(m->ctx, "backward 6 gemm %28 reduce_rows.matmul_tn");
   /* 7: %30 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc30, (size_t)1 * 4 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_heteroconv0_b_acc, (size_t)1 * 4 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 7 zero %30 reduce_rows.sum");
   /* 8: fused %30; in memory: %30 */
-  k4_reduce_rows_sum_vertex(g->nv, m->acc30, m->t29);
+  k4_reduce_rows_sum_vertex(g->nv, m->grad_heteroconv0_b_acc, m->t29);
   gnn_profile_step(m->ctx, "backward 8 kernel fused %30; in memory: %30");
   /* 9: %30 reduce_rows.sum */
-  k5_reduce_rows_sum_finish_global(1, m->grad[2], m->acc30);
+  k5_reduce_rows_sum_finish_global(1, m->grad[2], m->grad_heteroconv0_b_acc);
   gnn_profile_step(m->ctx, "backward 9 kernel %30 reduce_rows.sum");
   /* 10: %31 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(4), N = gnn_blas_dim(4), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t5, 4, m->t29, 4, 0.0f, m->grad[0], 4);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->heteroconv0_x, 4, m->t29, 4, 0.0f, m->grad[0], 4);
   }
   gnn_profile_step(m->ctx, "backward 10 gemm %31 reduce_rows.matmul_tn");
   return GNN_OK;

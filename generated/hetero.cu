@@ -67,8 +67,9 @@ extern "C" __global__ void hetero_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* hetero_k0_slice_vertex: one group per vertex, 4 lanes per group, 64 groups per block. fused %5; in memory: %5 */
-extern "C" __global__ void __launch_bounds__(256) hetero_k0_slice_vertex(int64_t nrows, float *__restrict__ t5, const float *__restrict__ in_x) {
+/* hetero_k0_heteroconv0_x_vertex: one group per vertex, 4 lanes per group, 64 groups per block. fused %5; in memory: %5
+ * Source line 23. */
+extern "C" __global__ void __launch_bounds__(256) hetero_k0_heteroconv0_x_vertex(int64_t nrows, float *__restrict__ heteroconv0_x, const float *__restrict__ in_x) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -76,13 +77,14 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k0_slice_vertex(int64_t
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
     if (k < 4) {
-      t5[(row) * 4 + k] = in_x[row * 5 + k];
+      heteroconv0_x[(row) * 4 + k] = in_x[row * 5 + k];
     }
   }
 }
 
-/* hetero_k1_sum_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 4 lanes per group, 64 groups per block. fused %2 %3 %4 %9 %10 %12 %13 %14 %16 %18 %19 %20 %21; in memory: %18 %21. t18 is not __restrict__: lanes read what other lanes stored in it before a barrier */
-extern "C" __global__ void __launch_bounds__(256) hetero_k1_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ in_rel, const float *__restrict__ t15, float *t18, const float *__restrict__ in_x, const float *__restrict__ t11, const float *__restrict__ p_heteroconv0_b, float *__restrict__ t21) {
+/* hetero_k1_heteroconv0_n_heteroconv0_out_vertex: vertex-balanced over in-edges (CSR), 4 lanes per group, 64 groups per block. fused %2 %3 %4 %9 %10 %12 %13 %14 %16 %18 %19 %20 %21; in memory: %18 %21. t18 is not __restrict__: lanes read what other lanes stored in it before a barrier
+ * Source lines 15-18, 22. */
+extern "C" __global__ void __launch_bounds__(256) hetero_k1_heteroconv0_n_heteroconv0_out_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ in_rel, const float *__restrict__ heteroconv0_x_V, float *t18, const float *__restrict__ in_x, const float *__restrict__ heteroconv0_x_W, const float *__restrict__ p_heteroconv0_b, float *__restrict__ heteroconv0_out) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
   __shared__ int64_t sh_e_block[64][4];
@@ -103,13 +105,13 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k1_sum_sum_u_mul_e_vert
   int64_t u;
   int64_t jj;
   int64_t cnt;
-  float r9_;
+  float heteroconv0_r_;
   float x;
-  float r9_1;
+  float heteroconv0_r_1;
   float x1;
   float heads;
   float heads1;
-  float r4_;
+  float hetero_vtype_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -141,8 +143,8 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k1_sum_sum_u_mul_e_vert
       for (int i2 = 0; i2 < 1; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 4;
         if (k2 < 2) {
-          r9_ = (in_rel[e * 1] == (float)k2) ? 1.0f : 0.0f;
-          x = r9_;
+          heteroconv0_r_ = (in_rel[e * 1] == (float)k2) ? 1.0f : 0.0f;
+          x = heteroconv0_r_;
           acc[i2] = acc[i2] + (double)x;
         }
       }
@@ -150,8 +152,8 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k1_sum_sum_u_mul_e_vert
       for (int i3 = 0; i3 < 1; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 4;
         if (k3 < 4) {
-          r9_1 = (in_rel[e * 1 + ((k3 / 2) / 2)] == (float)((k3 / 2) % 2)) ? 1.0f : 0.0f;
-          x1 = t15[u * 4 + k3] * r9_1;
+          heteroconv0_r_1 = (in_rel[e * 1 + ((k3 / 2) / 2)] == (float)((k3 / 2) % 2)) ? 1.0f : 0.0f;
+          x1 = heteroconv0_x_V[u * 4 + k3] * heteroconv0_r_1;
           acc1[i3] = acc1[i3] + (double)x1;
         }
       }
@@ -191,22 +193,23 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k1_sum_sum_u_mul_e_vert
       }
       heads1 = 0.0f;
       for (int64_t j1 = 0; j1 < 2; j1++) {
-        r4_ = (in_x[row * 5 + 4] == (float)j1) ? 1.0f : 0.0f;
-        heads1 = heads1 + (r4_ * (t11[row * 4 + ((j1 * 2) + k7)] + p_heteroconv0_b[(j1 * 2) + k7]));
+        hetero_vtype_ = (in_x[row * 5 + 4] == (float)j1) ? 1.0f : 0.0f;
+        heads1 = heads1 + (hetero_vtype_ * (heteroconv0_x_W[row * 4 + ((j1 * 2) + k7)] + p_heteroconv0_b[(j1 * 2) + k7]));
       }
-      t21[(row) * 2 + k7] = heads1 + heads;
+      heteroconv0_out[(row) * 2 + k7] = heads1 + heads;
     }
   }
   __syncwarp(gmask);
 }
 
-/* hetero_k2_apply_vertex_div_vertex: one group per vertex, 4 lanes per group, 64 groups per block. fused %2 %3 %4 %23 %24 %29; in memory: %24 %29 */
+/* hetero_k2_apply_vertex_div_vertex: one group per vertex, 4 lanes per group, 64 groups per block. fused %2 %3 %4 %23 %24 %29; in memory: %24 %29
+ * Source line 22. */
 extern "C" __global__ void __launch_bounds__(256) hetero_k2_apply_vertex_div_vertex(int64_t nrows, float *__restrict__ t24, const float *__restrict__ in_grad_out, const float *__restrict__ t18, const float *__restrict__ in_x, float *__restrict__ t29) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
   const unsigned gmask = 0xfu << (threadIdx.x & 28);  /* this group's lanes of the warp */
   if (row >= nrows) return;  /* a whole group leaves together */
-  float r4_;
+  float hetero_vtype_;
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
@@ -219,13 +222,14 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k2_apply_vertex_div_ver
   for (int i1 = 0; i1 < 1; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 4;
     if (k1 < 4) {
-      r4_ = (in_x[row * 5 + ((((k1 / 2) / 2) * 5) + 4)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
-      t29[(row) * 4 + k1] = in_grad_out[row * 2 + (k1 % 2)] * r4_;
+      hetero_vtype_ = (in_x[row * 5 + ((((k1 / 2) / 2) * 5) + 4)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
+      t29[(row) * 4 + k1] = in_grad_out[row * 2 + (k1 % 2)] * hetero_vtype_;
     }
   }
 }
 
-/* hetero_k3_sum_vertex: vertex-balanced over out-edges (CSC), 4 lanes per group, 64 groups per block. fused %9 %25 %26 %27; in memory: %27 */
+/* hetero_k3_sum_vertex: vertex-balanced over out-edges (CSC), 4 lanes per group, 64 groups per block. fused %9 %25 %26 %27; in memory: %27
+ * Source line 15. */
 extern "C" __global__ void __launch_bounds__(256) hetero_k3_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_rel, const float *__restrict__ t24, float *__restrict__ t27) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
@@ -242,7 +246,7 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k3_sum_vertex(int64_t n
   int64_t u;
   int64_t jj;
   int64_t cnt;
-  float r9_;
+  float heteroconv0_r_;
   float x;
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
@@ -268,8 +272,8 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k3_sum_vertex(int64_t n
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 4;
         if (k1 < 4) {
-          r9_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
-          x = t24[u * 4 + k1] * r9_;
+          heteroconv0_r_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
+          x = t24[u * 4 + k1] * heteroconv0_r_;
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -286,28 +290,28 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k3_sum_vertex(int64_t n
 }
 
 /* hetero_k4_reduce_rows_sum_vertex: one group per vertex, 4 lanes per group, 64 groups per block. fused %30; in memory: %30 */
-extern "C" __global__ void __launch_bounds__(256) hetero_k4_reduce_rows_sum_vertex(int64_t nrows, double *__restrict__ acc30, const float *__restrict__ t29) {
+extern "C" __global__ void __launch_bounds__(256) hetero_k4_reduce_rows_sum_vertex(int64_t nrows, double *__restrict__ grad_heteroconv0_b_acc, const float *__restrict__ t29) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
-  __shared__ double blk_acc30[4];
-  for (int i = threadIdx.x; i < 4; i += 256) blk_acc30[i] = 0;
+  __shared__ double blk_grad_heteroconv0_b_acc[4];
+  for (int i = threadIdx.x; i < 4; i += 256) blk_grad_heteroconv0_b_acc[i] = 0;
   __syncthreads();
   if (row < nrows) {  /* no early return: the block meets at the flush */
     #pragma unroll
     for (int i = 0; i < 1; i++) {
       const int64_t k = lane + (int64_t)i * 4;
       if (k < 4) {
-        atomicAdd(&blk_acc30[k], (double)t29[row * 4 + k]);
+        atomicAdd(&blk_grad_heteroconv0_b_acc[k], (double)t29[row * 4 + k]);
       }
     }
   }
   __syncthreads();
   for (int i = threadIdx.x; i < 4; i += 256)
-    if (blk_acc30[i] != 0) atomicAdd(&acc30[i], blk_acc30[i]);
+    if (blk_grad_heteroconv0_b_acc[i] != 0) atomicAdd(&grad_heteroconv0_b_acc[i], blk_grad_heteroconv0_b_acc[i]);
 }
 
 /* hetero_k5_reduce_rows_sum_finish_global: one group, 4 lanes per group, 64 groups per block. %30 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) hetero_k5_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t30, const double *__restrict__ acc30) {
+extern "C" __global__ void __launch_bounds__(256) hetero_k5_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_heteroconv0_b, const double *__restrict__ grad_heteroconv0_b_acc) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -315,7 +319,7 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k5_reduce_rows_sum_fini
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
     if (k < 4) {
-      t30[k] = acc30[k];
+      grad_heteroconv0_b[k] = grad_heteroconv0_b_acc[k];
     }
   }
 }
@@ -359,14 +363,14 @@ struct hetero_model {
   int grow;
   size_t offset[2][8];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
-  float *t5;  /* %5 vertex[4], steps 0..10 */
-  float *t11;  /* %11 vertex[2, 2], steps 1..3 */
-  float *t15;  /* %15 vertex[2, 2], steps 2..3 */
+  float *heteroconv0_x;  /* %5 vertex[4], steps 0..10 */
+  float *heteroconv0_x_W;  /* %11 vertex[2, 2], steps 1..3 */
+  float *heteroconv0_x_V;  /* %15 vertex[2, 2], steps 2..3 */
   float *t18;  /* %18 vertex[2], steps 3..4 */
   float *t24;  /* %24 vertex[2, 2], steps 4..5 */
   float *t27;  /* %27 vertex[2, 2], steps 5..6 */
   float *t29;  /* %29 vertex[2, 2], steps 4..10 */
-  double *acc30;  /* scratch global[4] f64, steps 7..9 */
+  double *grad_heteroconv0_b_acc;  /* scratch global[4] f64, steps 7..9 */
 };
 
 void hetero_destroy(hetero_model *m) {
@@ -390,14 +394,14 @@ static void gnnc_plan(hetero_model *m, const gnn_graph *g) {
   static const char in_infer[8] = {1, 1, 1, 1, 0, 0, 0, 0};
   size_t size[8], size_infer[8];
   int order[8];
-  size[0] = (size_t)g->nv * 4 * sizeof(float);  /* t5 */
-  size[1] = (size_t)g->nv * 4 * sizeof(float);  /* t11 */
-  size[2] = (size_t)g->nv * 4 * sizeof(float);  /* t15 */
+  size[0] = (size_t)g->nv * 4 * sizeof(float);  /* heteroconv0_x */
+  size[1] = (size_t)g->nv * 4 * sizeof(float);  /* heteroconv0_x_W */
+  size[2] = (size_t)g->nv * 4 * sizeof(float);  /* heteroconv0_x_V */
   size[3] = (size_t)g->nv * 2 * sizeof(float);  /* t18 */
   size[4] = (size_t)g->nv * 4 * sizeof(float);  /* t24 */
   size[5] = (size_t)g->nv * 4 * sizeof(float);  /* t27 */
   size[6] = (size_t)g->nv * 4 * sizeof(float);  /* t29 */
-  size[7] = (size_t)1 * 4 * sizeof(double);  /* acc30 */
+  size[7] = (size_t)1 * 4 * sizeof(double);  /* grad_heteroconv0_b_acc */
   for (int i = 0; i < 8; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
   m->arena_bytes = gnn_plan_arena(8, size, first, last, m->offset[1], order);
   m->arena_infer_bytes = gnn_plan_arena(8, size_infer, first, last_infer, m->offset[0], order);
@@ -479,14 +483,14 @@ static gnn_status gnnc_use_arena(hetero_model *m, int plan) {
                                                                 "plan: gnnc --recompute=all or --memory-budget)" : "");
   gnn_status st = gnn_malloc(m->ctx, (void **)&m->arena, bytes ? bytes : 1);
   if (st) return st;
-  m->t5 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
-  m->t11 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
-  m->t15 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
+  m->heteroconv0_x = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
+  m->heteroconv0_x_W = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
+  m->heteroconv0_x_V = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
   m->t18 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
   m->t24 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
   m->t27 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
   m->t29 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
-  m->acc30 = m->offset[plan][7] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][7]);
+  m->grad_heteroconv0_b_acc = m->offset[plan][7] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][7]);
   m->arena_mode = want;
   return GNN_OK;
 }
@@ -589,7 +593,7 @@ gnn_status hetero_forward(hetero_model *m, const float *in_x, const float *in_re
   /* 0: fused %5; in memory: %5 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 64 - 1) / 64);
-    hetero_k0_slice_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t5, m->in_x);
+    hetero_k0_heteroconv0_x_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->heteroconv0_x, m->in_x);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 0 kernel fused %5; in memory: %5");
@@ -599,7 +603,7 @@ gnn_status hetero_forward(hetero_model *m, const float *in_x, const float *in_re
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[0], 4, m->t5, 4, &beta, m->t11, 4));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[0], 4, m->heteroconv0_x, 4, &beta, m->heteroconv0_x_W, 4));
   }
   gnn_profile_step(m->ctx, "forward 1 gemm %11 apply_vertex.linear");
   /* 2: %15 apply_vertex.linear */
@@ -608,13 +612,13 @@ gnn_status hetero_forward(hetero_model *m, const float *in_x, const float *in_re
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[1], 4, m->t5, 4, &beta, m->t15, 4));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[1], 4, m->heteroconv0_x, 4, &beta, m->heteroconv0_x_V, 4));
   }
   gnn_profile_step(m->ctx, "forward 2 gemm %15 apply_vertex.linear");
   /* 3: fused %2 %3 %4 %9 %10 %12 %13 %14 %16 %18 %19 %20 %21; in memory: %18 %21 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 64 - 1) / 64);
-    hetero_k1_sum_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->in_rel, m->t15, m->t18, m->in_x, m->t11, m->param[2], m->out);
+    hetero_k1_heteroconv0_n_heteroconv0_out_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->in_rel, m->heteroconv0_x_V, m->t18, m->in_x, m->heteroconv0_x_W, m->param[2], m->out);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 3 kernel fused %2 %3 %4 %9 %10 %12 %13 %14 %16 %18 %19 %20 %21; in memory: %18 %21");
@@ -734,23 +738,23 @@ gnn_status hetero_backward(hetero_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t27, 4, m->t5, 4, &beta, m->grad[1], 4));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t27, 4, m->heteroconv0_x, 4, &beta, m->grad[1], 4));
   }
   gnn_profile_step(m->ctx, "backward 6 gemm %28 reduce_rows.matmul_tn");
   /* 7: %30 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc30, (size_t)1 * 4 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_heteroconv0_b_acc, (size_t)1 * 4 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 7 zero %30 reduce_rows.sum");
   /* 8: fused %30; in memory: %30 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 64 - 1) / 64);
-    hetero_k4_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc30, m->t29);
+    hetero_k4_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->grad_heteroconv0_b_acc, m->t29);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 8 kernel fused %30; in memory: %30");
   /* 9: %30 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 64 - 1) / 64);
-    hetero_k5_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->acc30);
+    hetero_k5_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->grad_heteroconv0_b_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 9 kernel %30 reduce_rows.sum");
@@ -760,7 +764,7 @@ gnn_status hetero_backward(hetero_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t29, 4, m->t5, 4, &beta, m->grad[0], 4));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t29, 4, m->heteroconv0_x, 4, &beta, m->grad[0], 4));
   }
   gnn_profile_step(m->ctx, "backward 10 gemm %31 reduce_rows.matmul_tn");
   return GNN_OK;

@@ -129,8 +129,9 @@ GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
 
 /* ---------------------------------------------------------------- kernels */
 
-/* k0_dropout_vertex: one group per vertex, 32 lanes per group. fused %1; in memory: %1 */
-static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *restrict in_x, int training, uint64_t seed) {
+/* k0_gmmconv0_x_vertex: one group per vertex, 32 lanes per group. fused %1; in memory: %1
+ * Source line 20. */
+static void k0_gmmconv0_x_vertex(int64_t nrows, float *restrict gmmconv0_x, const float *restrict in_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -140,21 +141,22 @@ static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *re
         const int lane = (int)(k % 32), i = (int)(k / 32);
         (void)lane;
         (void)i;
-        t1[row * 1433 + k] = (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f), in_x[row * 1433 + k] * 2.0f));
+        gmmconv0_x[row * 1433 + k] = (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f), in_x[row * 1433 + k] * 2.0f));
       }
     } else {
       for (int64_t k = 0; k < 1433; k++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k % 32), i = (int)(k / 32);
         (void)lane;
         (void)i;
-        t1[row * 1433 + k] = in_x[row * 1433 + k];
+        gmmconv0_x[row * 1433 + k] = in_x[row * 1433 + k];
       }
     }
   }
 }
 
-/* k1_apply_edge_exp_edge: edge-balanced: one group per edge, 4 lanes per group. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40; in memory: %22 %40 */
-static void k1_apply_edge_exp_edge(int64_t nrows, const int32_t *restrict src, const int32_t *restrict dst, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv0_P, const float *restrict p_gmmconv1_P, const float *restrict p_gmmconv0_isigma, const float *restrict p_gmmconv0_mu, float *restrict t22, const float *restrict p_gmmconv1_isigma, const float *restrict p_gmmconv1_mu, float *restrict t40, int training, uint64_t seed) {
+/* k1_gmmconv0_w_gmmconv1_w_edge: edge-balanced: one group per edge, 4 lanes per group. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40; in memory: %22 %40
+ * Source lines 12-14. */
+static void k1_gmmconv0_w_gmmconv1_w_edge(int64_t nrows, const int32_t *restrict src, const int32_t *restrict dst, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv0_P, const float *restrict p_gmmconv1_P, const float *restrict p_gmmconv0_isigma, const float *restrict p_gmmconv0_mu, float *restrict gmmconv0_w, const float *restrict p_gmmconv1_isigma, const float *restrict p_gmmconv1_mu, float *restrict gmmconv1_w, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(static)
@@ -198,13 +200,13 @@ static void k1_apply_edge_exp_edge(int64_t nrows, const int32_t *restrict src, c
       (void)lane;
       (void)i3;
       float lin;
-      float r14_;
+      float gmmconv0_ps_;
       lin = 0.0f;
       for (int64_t j = 0; j < 2; j++) {
         lin = lin + (sh_st12[j] * p_gmmconv0_P[(j * 2) + k3]);
       }
-      r14_ = gnn_tanhf(lin);
-      sh_st14[k3] = r14_;
+      gmmconv0_ps_ = gnn_tanhf(lin);
+      sh_st14[k3] = gmmconv0_ps_;
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k4 = 0; k4 < 2; k4++) { /* the lanes in order of k: see emit_host.c */
@@ -212,13 +214,13 @@ static void k1_apply_edge_exp_edge(int64_t nrows, const int32_t *restrict src, c
       (void)lane;
       (void)i4;
       float lin1;
-      float r33_;
+      float gmmconv1_ps_;
       lin1 = 0.0f;
       for (int64_t j1 = 0; j1 < 2; j1++) {
         lin1 = lin1 + (sh_st12[j1] * p_gmmconv1_P[(j1 * 2) + k4]);
       }
-      r33_ = gnn_tanhf(lin1);
-      sh_st33[k4] = r33_;
+      gmmconv1_ps_ = gnn_tanhf(lin1);
+      sh_st33[k4] = gmmconv1_ps_;
     }
     /* barrier: the lane loops above and below are separate regions */
     if (training) {
@@ -230,18 +232,18 @@ static void k1_apply_edge_exp_edge(int64_t nrows, const int32_t *restrict src, c
         (void)dot;
         float r19_;
         (void)r19_;
-        float r16_;
-        (void)r16_;
+        float gmmconv0_diff_;
+        (void)gmmconv0_diff_;
         float r18_;
         (void)r18_;
         dot = 0.0f;
         for (int64_t j2 = 0; j2 < 2; j2++) {
           r19_ = p_gmmconv0_isigma[(k5 * 2) + j2] * p_gmmconv0_isigma[(k5 * 2) + j2];
-          r16_ = sh_st14[j2] - p_gmmconv0_mu[(k5 * 2) + j2];
-          r18_ = r16_ * r16_;
+          gmmconv0_diff_ = sh_st14[j2] - p_gmmconv0_mu[(k5 * 2) + j2];
+          r18_ = gmmconv0_diff_ * gmmconv0_diff_;
           dot = dot + (r18_ * r19_);
         }
-        t22[row * 3 + k5] = gnn_expf(-0.5f * dot);
+        gmmconv0_w[row * 3 + k5] = gnn_expf(-0.5f * dot);
       }
     } else {
       for (int64_t k5 = 0; k5 < 3; k5++) { /* the lanes in order of k: see emit_host.c */
@@ -252,15 +254,15 @@ static void k1_apply_edge_exp_edge(int64_t nrows, const int32_t *restrict src, c
         (void)dot;
         float r19_;
         (void)r19_;
-        float r16_;
-        (void)r16_;
+        float gmmconv0_diff_;
+        (void)gmmconv0_diff_;
         float r18_;
         (void)r18_;
         dot = 0.0f;
         for (int64_t j2 = 0; j2 < 2; j2++) {
           r19_ = p_gmmconv0_isigma[(k5 * 2) + j2] * p_gmmconv0_isigma[(k5 * 2) + j2];
-          r16_ = sh_st14[j2] - p_gmmconv0_mu[(k5 * 2) + j2];
-          r18_ = r16_ * r16_;
+          gmmconv0_diff_ = sh_st14[j2] - p_gmmconv0_mu[(k5 * 2) + j2];
+          r18_ = gmmconv0_diff_ * gmmconv0_diff_;
           dot = dot + (r18_ * r19_);
         }
       }
@@ -274,18 +276,18 @@ static void k1_apply_edge_exp_edge(int64_t nrows, const int32_t *restrict src, c
         (void)dot1;
         float r37_;
         (void)r37_;
-        float r35_;
-        (void)r35_;
+        float gmmconv1_diff_;
+        (void)gmmconv1_diff_;
         float r36_;
         (void)r36_;
         dot1 = 0.0f;
         for (int64_t j3 = 0; j3 < 2; j3++) {
           r37_ = p_gmmconv1_isigma[(k6 * 2) + j3] * p_gmmconv1_isigma[(k6 * 2) + j3];
-          r35_ = sh_st33[j3] - p_gmmconv1_mu[(k6 * 2) + j3];
-          r36_ = r35_ * r35_;
+          gmmconv1_diff_ = sh_st33[j3] - p_gmmconv1_mu[(k6 * 2) + j3];
+          r36_ = gmmconv1_diff_ * gmmconv1_diff_;
           dot1 = dot1 + (r36_ * r37_);
         }
-        t40[row * 3 + k6] = gnn_expf(-0.5f * dot1);
+        gmmconv1_w[row * 3 + k6] = gnn_expf(-0.5f * dot1);
       }
     } else {
       for (int64_t k6 = 0; k6 < 3; k6++) { /* the lanes in order of k: see emit_host.c */
@@ -296,15 +298,15 @@ static void k1_apply_edge_exp_edge(int64_t nrows, const int32_t *restrict src, c
         (void)dot1;
         float r37_;
         (void)r37_;
-        float r35_;
-        (void)r35_;
+        float gmmconv1_diff_;
+        (void)gmmconv1_diff_;
         float r36_;
         (void)r36_;
         dot1 = 0.0f;
         for (int64_t j3 = 0; j3 < 2; j3++) {
           r37_ = p_gmmconv1_isigma[(k6 * 2) + j3] * p_gmmconv1_isigma[(k6 * 2) + j3];
-          r35_ = sh_st33[j3] - p_gmmconv1_mu[(k6 * 2) + j3];
-          r36_ = r35_ * r35_;
+          gmmconv1_diff_ = sh_st33[j3] - p_gmmconv1_mu[(k6 * 2) + j3];
+          r36_ = gmmconv1_diff_ * gmmconv1_diff_;
           dot1 = dot1 + (r36_ * r37_);
         }
       }
@@ -312,8 +314,9 @@ static void k1_apply_edge_exp_edge(int64_t nrows, const int32_t *restrict src, c
   }
 }
 
-/* k2_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27 */
-static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv0_P, const float *restrict t22, const float *restrict p_gmmconv0_isigma, const float *restrict p_gmmconv0_mu, const float *restrict t23, float *restrict t25, float *restrict t27, int training, uint64_t seed) {
+/* k2_gmmconv0_out_gmmconv1_x_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27
+ * Source lines 12-15, 20-21. */
+static void k2_gmmconv0_out_gmmconv1_x_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv0_P, const float *restrict gmmconv0_w, const float *restrict p_gmmconv0_isigma, const float *restrict p_gmmconv0_mu, const float *restrict gmmconv0_x_W, float *restrict gmmconv0_out, float *restrict gmmconv1_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -345,17 +348,17 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         int64_t su;
         float lin;
         float r12_;
-        float r14_;
+        float gmmconv0_ps_;
         float dot;
         float r19_;
-        float r16_;
+        float gmmconv0_diff_;
         float r18_;
-        float r22_;
+        float gmmconv0_w_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t23[sh_u[lane] * 48], 192);
+          gnn_prefetch_row(&gmmconv0_x_W[sh_u[lane] * 48], 192);
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -375,24 +378,24 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
                 r12_ = (j3 < 1) ? sh_st8[lane + j3] : sh_st11[lane + (j3 - 1)];
                 lin = lin + (r12_ * p_gmmconv0_P[(j3 * 2) + j2]);
               }
-              r14_ = gnn_tanhf(lin);
-              sh_st14[(lane * 2) + j2] = r14_;
+              gmmconv0_ps_ = gnn_tanhf(lin);
+              sh_st14[(lane * 2) + j2] = gmmconv0_ps_;
             }
           }
           for (int64_t j4 = 0; j4 < 3; j4++) {
             if (training) {
-              sh_st22[(lane * 3) + j4] = t22[se * 3 + j4];
+              sh_st22[(lane * 3) + j4] = gmmconv0_w[se * 3 + j4];
             }
             if (!training) {
               dot = 0.0f;
               for (int64_t j5 = 0; j5 < 2; j5++) {
                 r19_ = p_gmmconv0_isigma[(j4 * 2) + j5] * p_gmmconv0_isigma[(j4 * 2) + j5];
-                r16_ = sh_st14[(lane * 2) + j5] - p_gmmconv0_mu[(j4 * 2) + j5];
-                r18_ = r16_ * r16_;
+                gmmconv0_diff_ = sh_st14[(lane * 2) + j5] - p_gmmconv0_mu[(j4 * 2) + j5];
+                r18_ = gmmconv0_diff_ * gmmconv0_diff_;
                 dot = dot + (r18_ * r19_);
               }
-              r22_ = gnn_expf(-0.5f * dot);
-              sh_st22[(lane * 3) + j4] = r22_;
+              gmmconv0_w_ = gnn_expf(-0.5f * dot);
+              sh_st22[(lane * 3) + j4] = gmmconv0_w_;
             }
           }
         }
@@ -409,7 +412,7 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
             (void)lane;
             (void)i1;
             float x;
-            x = t23[u * 48 + k1] * sh_st22[(t * 3) + (k1_hi)];
+            x = gmmconv0_x_W[u * 48 + k1] * sh_st22[(t * 3) + (k1_hi)];
             acc[k1] = acc[k1] + (double)x;
           }
         }
@@ -432,7 +435,7 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       for (int64_t j6 = 0; j6 < 3; j6++) {
         heads = heads + sh24[(j6 * 16) + k3];
       }
-      t25[row * 16 + k3] = heads / 3.0f;
+      gmmconv0_out[row * 16 + k3] = heads / 3.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
     if (training) {
@@ -440,22 +443,23 @@ static void k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
         (void)lane;
         (void)i4;
-        t27[row * 16 + k4] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f), (gnn_sel_f32(t25[row * 16 + k4] > 0.0f, t25[row * 16 + k4], 1.0f * gnn_expm1f(t25[row * 16 + k4]))) * 2.0f));
+        gmmconv1_x[row * 16 + k4] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f), (gnn_sel_f32(gmmconv0_out[row * 16 + k4] > 0.0f, gmmconv0_out[row * 16 + k4], 1.0f * gnn_expm1f(gmmconv0_out[row * 16 + k4]))) * 2.0f));
       }
     } else {
       for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
         (void)lane;
         (void)i4;
-        t27[row * 16 + k4] = (gnn_sel_f32(t25[row * 16 + k4] > 0.0f, t25[row * 16 + k4], 1.0f * gnn_expm1f(t25[row * 16 + k4])));
+        gmmconv1_x[row * 16 + k4] = (gnn_sel_f32(gmmconv0_out[row * 16 + k4] > 0.0f, gmmconv0_out[row * 16 + k4], 1.0f * gnn_expm1f(gmmconv0_out[row * 16 + k4])));
       }
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
-/* k3_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43 */
-static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv1_P, const float *restrict t40, const float *restrict p_gmmconv1_isigma, const float *restrict p_gmmconv1_mu, const float *restrict t41, float *restrict t43, int training, uint64_t seed) {
+/* k3_gmmconv1_out_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43
+ * Source lines 12-15. */
+static void k3_gmmconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv1_P, const float *restrict gmmconv1_w, const float *restrict p_gmmconv1_isigma, const float *restrict p_gmmconv1_mu, const float *restrict gmmconv1_x_W, float *restrict gmmconv1_out, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -487,17 +491,17 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         int64_t su;
         float lin;
         float r12_;
-        float r33_;
+        float gmmconv1_ps_;
         float dot;
         float r37_;
-        float r35_;
+        float gmmconv1_diff_;
         float r36_;
-        float r40_;
+        float gmmconv1_w_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t41[sh_u[lane] * 21], 84);
+          gnn_prefetch_row(&gmmconv1_x_W[sh_u[lane] * 21], 84);
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -517,24 +521,24 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
                 r12_ = (j3 < 1) ? sh_st8[lane + j3] : sh_st11[lane + (j3 - 1)];
                 lin = lin + (r12_ * p_gmmconv1_P[(j3 * 2) + j2]);
               }
-              r33_ = gnn_tanhf(lin);
-              sh_st33[(lane * 2) + j2] = r33_;
+              gmmconv1_ps_ = gnn_tanhf(lin);
+              sh_st33[(lane * 2) + j2] = gmmconv1_ps_;
             }
           }
           for (int64_t j4 = 0; j4 < 3; j4++) {
             if (training) {
-              sh_st40[(lane * 3) + j4] = t40[se * 3 + j4];
+              sh_st40[(lane * 3) + j4] = gmmconv1_w[se * 3 + j4];
             }
             if (!training) {
               dot = 0.0f;
               for (int64_t j5 = 0; j5 < 2; j5++) {
                 r37_ = p_gmmconv1_isigma[(j4 * 2) + j5] * p_gmmconv1_isigma[(j4 * 2) + j5];
-                r35_ = sh_st33[(lane * 2) + j5] - p_gmmconv1_mu[(j4 * 2) + j5];
-                r36_ = r35_ * r35_;
+                gmmconv1_diff_ = sh_st33[(lane * 2) + j5] - p_gmmconv1_mu[(j4 * 2) + j5];
+                r36_ = gmmconv1_diff_ * gmmconv1_diff_;
                 dot = dot + (r36_ * r37_);
               }
-              r40_ = gnn_expf(-0.5f * dot);
-              sh_st40[(lane * 3) + j4] = r40_;
+              gmmconv1_w_ = gnn_expf(-0.5f * dot);
+              sh_st40[(lane * 3) + j4] = gmmconv1_w_;
             }
           }
         }
@@ -549,7 +553,7 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           (void)lane;
           (void)i1;
           float x;
-          x = t41[u * 21 + k1] * sh_st40[(t * 3) + (k1 / 7)];
+          x = gmmconv1_x_W[u * 21 + k1] * sh_st40[(t * 3) + (k1 / 7)];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -571,14 +575,14 @@ static void k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       for (int64_t j6 = 0; j6 < 3; j6++) {
         heads = heads + sh42[(j6 * 7) + k3];
       }
-      t43[row * 7 + k3] = heads / 3.0f;
+      gmmconv1_out[row * 7 + k3] = heads / 3.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
 /* k4_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %46 %47 %48 %51 %52; in memory: %52 */
-static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_grad_out, const float *restrict t40, float *restrict t52) {
+static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_grad_out, const float *restrict gmmconv1_w, float *restrict t52) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -603,7 +607,7 @@ static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&t40[sh_e[lane] * 3], 12);
+          gnn_prefetch_row(&gmmconv1_w[sh_e[lane] * 3], 12);
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&in_grad_out[sh_u[lane] * 7], 28);
         }
@@ -621,7 +625,7 @@ static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           float r47_;
           float x;
           r47_ = in_grad_out[u * 7 + (k1 % 7)] / 3.0f;
-          x = r47_ * t40[e * 3 + (k1 / 7)];
+          x = r47_ * gmmconv1_w[e * 3 + (k1 / 7)];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -637,7 +641,7 @@ static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
 }
 
 /* k5_div_vertex: one group per vertex, 32 lanes per group. fused %72 %73 %74 %75; in memory: %75 */
-static void k5_div_vertex(int64_t nrows, const float *restrict t25, const float *restrict t53, float *restrict t75, int training, uint64_t seed) {
+static void k5_div_vertex(int64_t nrows, const float *restrict gmmconv0_out, const float *restrict t53, float *restrict t75, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -650,7 +654,7 @@ static void k5_div_vertex(int64_t nrows, const float *restrict t25, const float 
         (void)i;
         float r73_;
         (void)r73_;
-        r73_ = gnn_sel_f32(t25[row * 16 + k] > 0.0f, (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f), t53[row * 16 + k] * 2.0f)), (1.0f * gnn_expf(t25[row * 16 + k])) * ((gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f), t53[row * 16 + k] * 2.0f))));
+        r73_ = gnn_sel_f32(gmmconv0_out[row * 16 + k] > 0.0f, (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f), t53[row * 16 + k] * 2.0f)), (1.0f * gnn_expf(gmmconv0_out[row * 16 + k])) * ((gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f), t53[row * 16 + k] * 2.0f))));
         sh_st73[k] = r73_;
       }
     } else {
@@ -660,7 +664,7 @@ static void k5_div_vertex(int64_t nrows, const float *restrict t25, const float 
         (void)i;
         float r73_;
         (void)r73_;
-        r73_ = gnn_sel_f32(t25[row * 16 + k] > 0.0f, t53[row * 16 + k], (1.0f * gnn_expf(t25[row * 16 + k])) * (t53[row * 16 + k]));
+        r73_ = gnn_sel_f32(gmmconv0_out[row * 16 + k] > 0.0f, t53[row * 16 + k], (1.0f * gnn_expf(gmmconv0_out[row * 16 + k])) * (t53[row * 16 + k]));
         sh_st73[k] = r73_;
       }
     }
@@ -674,21 +678,22 @@ static void k5_div_vertex(int64_t nrows, const float *restrict t25, const float 
   }
 }
 
-/* k6_reduce_rows6_sum_edge: edge-balanced: one group per edge, 8 lanes per group. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %32 %33 %34 %35 %36 %37 %46 %47 %49 %50 %55 %56 %57 %58 %59 %62 %63 %64 %65 %66 %67 %69 %70 %71 %77 %78 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %94 %95 %96 %97; in memory: %59 %65 %71 %86 %92 %97 */
-static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src, const int32_t *restrict dst, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv0_P, const float *restrict p_gmmconv0_mu, const float *restrict p_gmmconv1_P, const float *restrict p_gmmconv1_mu, const float *restrict in_grad_out, const float *restrict t41, const float *restrict t40, const float *restrict p_gmmconv1_isigma, const float *restrict t23, const float *restrict t75, const float *restrict t22, const float *restrict p_gmmconv0_isigma, double *restrict acc59, double *restrict acc65, double *restrict acc71, double *restrict acc86, double *restrict acc92, double *restrict acc97) {
+/* k6_reduce_rows6_sum_edge: edge-balanced: one group per edge, 8 lanes per group. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %32 %33 %34 %35 %36 %37 %46 %47 %49 %50 %55 %56 %57 %58 %59 %62 %63 %64 %65 %66 %67 %69 %70 %71 %77 %78 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %94 %95 %96 %97; in memory: %59 %65 %71 %86 %92 %97
+ * Source lines 12-14. */
+static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src, const int32_t *restrict dst, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv0_P, const float *restrict p_gmmconv0_mu, const float *restrict p_gmmconv1_P, const float *restrict p_gmmconv1_mu, const float *restrict in_grad_out, const float *restrict gmmconv1_x_W, const float *restrict gmmconv1_w, const float *restrict p_gmmconv1_isigma, const float *restrict gmmconv0_x_W, const float *restrict t75, const float *restrict gmmconv0_w, const float *restrict p_gmmconv0_isigma, double *restrict acc59, double *restrict grad_gmmconv1_mu_acc, double *restrict grad_gmmconv1_P_acc, double *restrict acc86, double *restrict grad_gmmconv0_mu_acc, double *restrict grad_gmmconv0_P_acc) {
 #pragma omp parallel
   {
   double blk_acc59[6] = {0};
-  double blk_acc65[6] = {0};
-  double blk_acc71[4] = {0};
+  double blk_grad_gmmconv1_mu_acc[6] = {0};
+  double blk_grad_gmmconv1_P_acc[4] = {0};
   double blk_acc86[6] = {0};
-  double blk_acc92[6] = {0};
-  double blk_acc97[4] = {0};
+  double blk_grad_gmmconv0_mu_acc[6] = {0};
+  double blk_grad_gmmconv0_P_acc[4] = {0};
 #pragma omp for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     if (row + 16 < nrows) gnn_prefetch_row(&out_deg[(int64_t)src[row + 16] * 1], 4);
-    if (row + 16 < nrows) gnn_prefetch_row(&t41[(int64_t)src[row + 16] * 21], 84);
-    if (row + 16 < nrows) gnn_prefetch_row(&t23[(int64_t)src[row + 16] * 48], 192);
+    if (row + 16 < nrows) gnn_prefetch_row(&gmmconv1_x_W[(int64_t)src[row + 16] * 21], 84);
+    if (row + 16 < nrows) gnn_prefetch_row(&gmmconv0_x_W[(int64_t)src[row + 16] * 48], 192);
     if (row + 16 < nrows) gnn_prefetch_row(&in_deg[(int64_t)dst[row + 16] * 1], 4);
     if (row + 16 < nrows) gnn_prefetch_row(&in_grad_out[(int64_t)dst[row + 16] * 7], 28);
     if (row + 16 < nrows) gnn_prefetch_row(&t75[(int64_t)dst[row + 16] * 48], 192);
@@ -737,22 +742,22 @@ static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
       (void)lane;
       (void)i3;
       float lin;
-      float r14_;
+      float gmmconv0_ps_;
       lin = 0.0f;
       for (int64_t j = 0; j < 2; j++) {
         lin = lin + (sh_st12[j] * p_gmmconv0_P[(j * 2) + k3]);
       }
-      r14_ = gnn_tanhf(lin);
-      sh_st14[k3] = r14_;
+      gmmconv0_ps_ = gnn_tanhf(lin);
+      sh_st14[k3] = gmmconv0_ps_;
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k4 = 0; k4 < 6; k4++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
       (void)i4;
-      float r16_;
-      r16_ = sh_st14[k4 % 2] - p_gmmconv0_mu[k4];
-      sh_st16[k4] = r16_;
+      float gmmconv0_diff_;
+      gmmconv0_diff_ = sh_st14[k4 % 2] - p_gmmconv0_mu[k4];
+      sh_st16[k4] = gmmconv0_diff_;
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k5 = 0; k5 < 2; k5++) { /* the lanes in order of k: see emit_host.c */
@@ -760,22 +765,22 @@ static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
       (void)lane;
       (void)i5;
       float lin1;
-      float r33_;
+      float gmmconv1_ps_;
       lin1 = 0.0f;
       for (int64_t j1 = 0; j1 < 2; j1++) {
         lin1 = lin1 + (sh_st12[j1] * p_gmmconv1_P[(j1 * 2) + k5]);
       }
-      r33_ = gnn_tanhf(lin1);
-      sh_st33[k5] = r33_;
+      gmmconv1_ps_ = gnn_tanhf(lin1);
+      sh_st33[k5] = gmmconv1_ps_;
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k6 = 0; k6 < 6; k6++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k6 % 8), i6 = (int)(k6 / 8);
       (void)lane;
       (void)i6;
-      float r35_;
-      r35_ = sh_st33[k6 % 2] - p_gmmconv1_mu[k6];
-      sh_st35[k6] = r35_;
+      float gmmconv1_diff_;
+      gmmconv1_diff_ = sh_st33[k6 % 2] - p_gmmconv1_mu[k6];
+      sh_st35[k6] = gmmconv1_diff_;
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k7 = 0; k7 < 3; k7++) { /* the lanes in order of k: see emit_host.c */
@@ -788,9 +793,9 @@ static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
       sum = 0.0f;
       for (int64_t j2 = 0; j2 < 7; j2++) {
         r47_ = in_grad_out[v * 7 + j2] / 3.0f;
-        sum = sum + (t41[u * 21 + ((k7 * 7) + j2)] * r47_);
+        sum = sum + (gmmconv1_x_W[u * 21 + ((k7 * 7) + j2)] * r47_);
       }
-      r56_ = (sum * t40[row * 3 + k7]) * -0.5f;
+      r56_ = (sum * gmmconv1_w[row * 3 + k7]) * -0.5f;
       sh_st56[k7] = r56_;
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -827,9 +832,9 @@ static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
       float r83_;
       sum1 = 0.0f;
       for (int64_t j4 = 0; j4 < 16; j4++) {
-        sum1 = sum1 + (t23[u * 48 + ((k10 * 16) + j4)] * t75[v * 48 + ((k10 * 16) + j4)]);
+        sum1 = sum1 + (gmmconv0_x_W[u * 48 + ((k10 * 16) + j4)] * t75[v * 48 + ((k10 * 16) + j4)]);
       }
-      r83_ = (sum1 * t22[row * 3 + k10]) * -0.5f;
+      r83_ = (sum1 * gmmconv0_w[row * 3 + k10]) * -0.5f;
       sh_st83[k10] = r83_;
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -870,7 +875,7 @@ static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
       const int lane = (int)(k14 % 8), i14 = (int)(k14 / 8);
       (void)lane;
       (void)i14;
-      blk_acc65[k14] += (double)-sh_st63[k14];
+      blk_grad_gmmconv1_mu_acc[k14] += (double)-sh_st63[k14];
     }
     for (int64_t k15 = 0; k15 < 4; k15++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k15 % 8), i15 = (int)(k15 / 8);
@@ -881,7 +886,7 @@ static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
       for (int64_t j6 = 0; j6 < 1; j6++) {
         mt = mt + (sh_st12[(j6 * 2) + (k15 / 2)] * sh_st70[(j6 * 2) + (k15 % 2)]);
       }
-      blk_acc71[k15] += (double)mt;
+      blk_grad_gmmconv1_P_acc[k15] += (double)mt;
     }
     for (int64_t k16 = 0; k16 < 6; k16++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k16 % 8), i16 = (int)(k16 / 8);
@@ -895,7 +900,7 @@ static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
       const int lane = (int)(k17 % 8), i17 = (int)(k17 / 8);
       (void)lane;
       (void)i17;
-      blk_acc92[k17] += (double)-sh_st90[k17];
+      blk_grad_gmmconv0_mu_acc[k17] += (double)-sh_st90[k17];
     }
     for (int64_t k18 = 0; k18 < 4; k18++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k18 % 8), i18 = (int)(k18 / 8);
@@ -906,21 +911,21 @@ static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
       for (int64_t j7 = 0; j7 < 1; j7++) {
         mt1 = mt1 + (sh_st12[(j7 * 2) + (k18 / 2)] * sh_st96[(j7 * 2) + (k18 % 2)]);
       }
-      blk_acc97[k18] += (double)mt1;
+      blk_grad_gmmconv0_P_acc[k18] += (double)mt1;
     }
   }
   for (int64_t i = 0; i < 6; i++)
     if (blk_acc59[i] != 0) gnn_atomic_add_f64(&acc59[i], blk_acc59[i]);
   for (int64_t i = 0; i < 6; i++)
-    if (blk_acc65[i] != 0) gnn_atomic_add_f64(&acc65[i], blk_acc65[i]);
+    if (blk_grad_gmmconv1_mu_acc[i] != 0) gnn_atomic_add_f64(&grad_gmmconv1_mu_acc[i], blk_grad_gmmconv1_mu_acc[i]);
   for (int64_t i = 0; i < 4; i++)
-    if (blk_acc71[i] != 0) gnn_atomic_add_f64(&acc71[i], blk_acc71[i]);
+    if (blk_grad_gmmconv1_P_acc[i] != 0) gnn_atomic_add_f64(&grad_gmmconv1_P_acc[i], blk_grad_gmmconv1_P_acc[i]);
   for (int64_t i = 0; i < 6; i++)
     if (blk_acc86[i] != 0) gnn_atomic_add_f64(&acc86[i], blk_acc86[i]);
   for (int64_t i = 0; i < 6; i++)
-    if (blk_acc92[i] != 0) gnn_atomic_add_f64(&acc92[i], blk_acc92[i]);
+    if (blk_grad_gmmconv0_mu_acc[i] != 0) gnn_atomic_add_f64(&grad_gmmconv0_mu_acc[i], blk_grad_gmmconv0_mu_acc[i]);
   for (int64_t i = 0; i < 4; i++)
-    if (blk_acc97[i] != 0) gnn_atomic_add_f64(&acc97[i], blk_acc97[i]);
+    if (blk_grad_gmmconv0_P_acc[i] != 0) gnn_atomic_add_f64(&grad_gmmconv0_P_acc[i], blk_grad_gmmconv0_P_acc[i]);
   }
 }
 
@@ -938,27 +943,27 @@ static void k7_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t59,
 }
 
 /* k8_reduce_rows_sum_finish_global: one group, 8 lanes per group. %65 reduce_rows.sum (the float64 sums to float) */
-static void k8_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t65, const double *restrict acc65) {
+static void k8_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_gmmconv1_mu, const double *restrict grad_gmmconv1_mu_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 6; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      t65[k] = acc65[k];
+      grad_gmmconv1_mu[k] = grad_gmmconv1_mu_acc[k];
     }
   }
 }
 
 /* k9_reduce_rows_matmul_tn_finish_global: one group, 4 lanes per group. %71 reduce_rows.matmul_tn (the float64 sums to float) */
-static void k9_reduce_rows_matmul_tn_finish_global(int64_t nrows, float *restrict t71, const double *restrict acc71) {
+static void k9_reduce_rows_matmul_tn_finish_global(int64_t nrows, float *restrict grad_gmmconv1_P, const double *restrict grad_gmmconv1_P_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 4; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 4), i = (int)(k / 4);
       (void)lane;
       (void)i;
-      t71[k] = acc71[k];
+      grad_gmmconv1_P[k] = grad_gmmconv1_P_acc[k];
     }
   }
 }
@@ -977,33 +982,33 @@ static void k10_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t86
 }
 
 /* k11_reduce_rows_sum_finish_global: one group, 8 lanes per group. %92 reduce_rows.sum (the float64 sums to float) */
-static void k11_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t92, const double *restrict acc92) {
+static void k11_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_gmmconv0_mu, const double *restrict grad_gmmconv0_mu_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 6; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      t92[k] = acc92[k];
+      grad_gmmconv0_mu[k] = grad_gmmconv0_mu_acc[k];
     }
   }
 }
 
 /* k12_reduce_rows_matmul_tn_finish_global: one group, 4 lanes per group. %97 reduce_rows.matmul_tn (the float64 sums to float) */
-static void k12_reduce_rows_matmul_tn_finish_global(int64_t nrows, float *restrict t97, const double *restrict acc97) {
+static void k12_reduce_rows_matmul_tn_finish_global(int64_t nrows, float *restrict grad_gmmconv0_P, const double *restrict grad_gmmconv0_P_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 4; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 4), i = (int)(k / 4);
       (void)lane;
       (void)i;
-      t97[k] = acc97[k];
+      grad_gmmconv0_P[k] = grad_gmmconv0_P_acc[k];
     }
   }
 }
 
 /* k13_apply_global_add_global: one group, 8 lanes per group. fused %60 %61 %87 %88; in memory: %61 %88 */
-static void k13_apply_global_add_global(int64_t nrows, const float *restrict t59, const float *restrict p_gmmconv1_isigma, float *restrict t61, const float *restrict t86, const float *restrict p_gmmconv0_isigma, float *restrict t88) {
+static void k13_apply_global_add_global(int64_t nrows, const float *restrict t59, const float *restrict p_gmmconv1_isigma, float *restrict grad_gmmconv1_isigma, const float *restrict t86, const float *restrict p_gmmconv0_isigma, float *restrict grad_gmmconv0_isigma) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 6; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1012,7 +1017,7 @@ static void k13_apply_global_add_global(int64_t nrows, const float *restrict t59
       (void)i;
       float r60_;
       r60_ = t59[k] * p_gmmconv1_isigma[k];
-      t61[k] = r60_ + r60_;
+      grad_gmmconv1_isigma[k] = r60_ + r60_;
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k1 = 0; k1 < 6; k1++) { /* the lanes in order of k: see emit_host.c */
@@ -1021,13 +1026,13 @@ static void k13_apply_global_add_global(int64_t nrows, const float *restrict t59
       (void)i1;
       float r87_;
       r87_ = t86[k1] * p_gmmconv0_isigma[k1];
-      t88[k1] = r87_ + r87_;
+      grad_gmmconv0_isigma[k1] = r87_ + r87_;
     }
   }
 }
 
 /* k14_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %76 %79 %80; in memory: %80 */
-static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t75, const float *restrict t22, float *restrict t80) {
+static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t75, const float *restrict gmmconv0_w, float *restrict t80) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1052,7 +1057,7 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&t22[sh_e[lane] * 3], 12);
+          gnn_prefetch_row(&gmmconv0_w[sh_e[lane] * 3], 12);
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&t75[sh_u[lane] * 48], 192);
         }
@@ -1070,7 +1075,7 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
             (void)lane;
             (void)i1;
             float x;
-            x = t75[u * 48 + k1] * t22[e * 3 + (k1_hi)];
+            x = t75[u * 48 + k1] * gmmconv0_w[e * 3 + (k1_hi)];
             acc[k1] = acc[k1] + (double)x;
           }
         }
@@ -1126,13 +1131,13 @@ struct monet_model {
   int grow;
   size_t offset[2][19];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
-  float *t1;  /* %1 vertex[1433], steps 0..25 */
-  float *t22;  /* %22 edge[3], steps 1..24 */
-  float *t23;  /* %23 vertex[3, 16], steps 2..16 */
-  float *t25;  /* %25 vertex[16], steps 3..9 */
-  float *t27;  /* %27 vertex[16], steps 3..8 */
-  float *t40;  /* %40 edge[3], steps 1..16 */
-  float *t41;  /* %41 vertex[3, 7], steps 4..16 */
+  float *gmmconv0_x;  /* %1 vertex[1433], steps 0..25 */
+  float *gmmconv0_w;  /* %22 edge[3], steps 1..24 */
+  float *gmmconv0_x_W;  /* %23 vertex[3, 16], steps 2..16 */
+  float *gmmconv0_out;  /* %25 vertex[16], steps 3..9 */
+  float *gmmconv1_x;  /* %27 vertex[16], steps 3..8 */
+  float *gmmconv1_w;  /* %40 edge[3], steps 1..16 */
+  float *gmmconv1_x_W;  /* %41 vertex[3, 7], steps 4..16 */
   float *t52;  /* %52 vertex[3, 7], steps 6..8 */
   float *t53;  /* %53 vertex[16], steps 7..9 */
   float *t59;  /* %59 global[3, 2], steps 17..23 */
@@ -1140,11 +1145,11 @@ struct monet_model {
   float *t80;  /* %80 vertex[3, 16], steps 24..25 */
   float *t86;  /* %86 global[3, 2], steps 20..23 */
   double *acc59;  /* scratch global[6] f64, steps 10..17 */
-  double *acc65;  /* scratch global[6] f64, steps 11..18 */
-  double *acc71;  /* scratch global[4] f64, steps 12..19 */
+  double *grad_gmmconv1_mu_acc;  /* scratch global[6] f64, steps 11..18 */
+  double *grad_gmmconv1_P_acc;  /* scratch global[4] f64, steps 12..19 */
   double *acc86;  /* scratch global[6] f64, steps 13..20 */
-  double *acc92;  /* scratch global[6] f64, steps 14..21 */
-  double *acc97;  /* scratch global[4] f64, steps 15..22 */
+  double *grad_gmmconv0_mu_acc;  /* scratch global[6] f64, steps 14..21 */
+  double *grad_gmmconv0_P_acc;  /* scratch global[4] f64, steps 15..22 */
 };
 
 void monet_destroy(monet_model *m) {
@@ -1168,13 +1173,13 @@ static void gnnc_plan(monet_model *m, const gnn_graph *g) {
   static const char in_infer[19] = {0, 0, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[19], size_infer[19];
   int order[19];
-  size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
-  size[1] = (size_t)g->ne * 3 * sizeof(float);  /* t22 */
-  size[2] = (size_t)g->nv * 48 * sizeof(float);  /* t23 */
-  size[3] = (size_t)g->nv * 16 * sizeof(float);  /* t25 */
-  size[4] = (size_t)g->nv * 16 * sizeof(float);  /* t27 */
-  size[5] = (size_t)g->ne * 3 * sizeof(float);  /* t40 */
-  size[6] = (size_t)g->nv * 21 * sizeof(float);  /* t41 */
+  size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* gmmconv0_x */
+  size[1] = (size_t)g->ne * 3 * sizeof(float);  /* gmmconv0_w */
+  size[2] = (size_t)g->nv * 48 * sizeof(float);  /* gmmconv0_x_W */
+  size[3] = (size_t)g->nv * 16 * sizeof(float);  /* gmmconv0_out */
+  size[4] = (size_t)g->nv * 16 * sizeof(float);  /* gmmconv1_x */
+  size[5] = (size_t)g->ne * 3 * sizeof(float);  /* gmmconv1_w */
+  size[6] = (size_t)g->nv * 21 * sizeof(float);  /* gmmconv1_x_W */
   size[7] = (size_t)g->nv * 21 * sizeof(float);  /* t52 */
   size[8] = (size_t)g->nv * 16 * sizeof(float);  /* t53 */
   size[9] = (size_t)1 * 6 * sizeof(float);  /* t59 */
@@ -1182,11 +1187,11 @@ static void gnnc_plan(monet_model *m, const gnn_graph *g) {
   size[11] = (size_t)g->nv * 48 * sizeof(float);  /* t80 */
   size[12] = (size_t)1 * 6 * sizeof(float);  /* t86 */
   size[13] = (size_t)1 * 6 * sizeof(double);  /* acc59 */
-  size[14] = (size_t)1 * 6 * sizeof(double);  /* acc65 */
-  size[15] = (size_t)1 * 4 * sizeof(double);  /* acc71 */
+  size[14] = (size_t)1 * 6 * sizeof(double);  /* grad_gmmconv1_mu_acc */
+  size[15] = (size_t)1 * 4 * sizeof(double);  /* grad_gmmconv1_P_acc */
   size[16] = (size_t)1 * 6 * sizeof(double);  /* acc86 */
-  size[17] = (size_t)1 * 6 * sizeof(double);  /* acc92 */
-  size[18] = (size_t)1 * 4 * sizeof(double);  /* acc97 */
+  size[17] = (size_t)1 * 6 * sizeof(double);  /* grad_gmmconv0_mu_acc */
+  size[18] = (size_t)1 * 4 * sizeof(double);  /* grad_gmmconv0_P_acc */
   for (int i = 0; i < 19; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
   m->arena_bytes = gnn_plan_arena(19, size, first, last, m->offset[1], order);
   m->arena_infer_bytes = gnn_plan_arena(19, size_infer, first, last_infer, m->offset[0], order);
@@ -1268,13 +1273,13 @@ static gnn_status gnnc_use_arena(monet_model *m, int plan) {
                                                                 "plan: gnnc --recompute=all or --memory-budget)" : "");
   gnn_status st = gnn_malloc(m->ctx, (void **)&m->arena, bytes ? bytes : 1);
   if (st) return st;
-  m->t1 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
-  m->t22 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
-  m->t23 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
-  m->t25 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
-  m->t27 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
-  m->t40 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
-  m->t41 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
+  m->gmmconv0_x = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
+  m->gmmconv0_w = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
+  m->gmmconv0_x_W = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
+  m->gmmconv0_out = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
+  m->gmmconv1_x = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
+  m->gmmconv1_w = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
+  m->gmmconv1_x_W = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
   m->t52 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t53 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
   m->t59 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
@@ -1282,11 +1287,11 @@ static gnn_status gnnc_use_arena(monet_model *m, int plan) {
   m->t80 = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
   m->t86 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
   m->acc59 = m->offset[plan][13] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][13]);
-  m->acc65 = m->offset[plan][14] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][14]);
-  m->acc71 = m->offset[plan][15] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][15]);
+  m->grad_gmmconv1_mu_acc = m->offset[plan][14] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][14]);
+  m->grad_gmmconv1_P_acc = m->offset[plan][15] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][15]);
   m->acc86 = m->offset[plan][16] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][16]);
-  m->acc92 = m->offset[plan][17] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][17]);
-  m->acc97 = m->offset[plan][18] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][18]);
+  m->grad_gmmconv0_mu_acc = m->offset[plan][17] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][17]);
+  m->grad_gmmconv0_P_acc = m->offset[plan][18] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][18]);
   m->arena_mode = want;
   return GNN_OK;
 }
@@ -1379,37 +1384,37 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
     if (arena_st) return arena_st;
   }
   m->in_x = in_x;
-  m->t1 = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
+  m->gmmconv0_x = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
   gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
   if (training) {
-  k0_dropout_vertex(g->nv, m->t1, m->in_x, training, seed);
+  k0_gmmconv0_x_vertex(g->nv, m->gmmconv0_x, m->in_x, training, seed);
   }
   gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
   /* 1: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40; in memory: %22 %40 */
   if (training) {
-  k1_apply_edge_exp_edge(g->ne, g->src, g->dst, g->out_deg, g->in_deg, m->param[0], m->param[4], m->param[2], m->param[1], m->t22, m->param[6], m->param[5], m->t40, training, seed);
+  k1_gmmconv0_w_gmmconv1_w_edge(g->ne, g->src, g->dst, g->out_deg, g->in_deg, m->param[0], m->param[4], m->param[2], m->param[1], m->gmmconv0_w, m->param[6], m->param[5], m->gmmconv1_w, training, seed);
   }
   gnn_profile_step(m->ctx, "forward 1 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40; in memory: %22 %40");
   /* 2: %23 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(48), K = gnn_blas_dim(1433);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->param[3], 48, 0.0f, m->t23, 48);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->gmmconv0_x, 1433, m->param[3], 48, 0.0f, m->gmmconv0_x_W, 48);
   }
   gnn_profile_step(m->ctx, "forward 2 gemm %23 apply_vertex.linear");
   /* 3: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27 */
-  k2_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->param[0], m->t22, m->param[2], m->param[1], m->t23, m->t25, m->t27, training, seed);
+  k2_gmmconv0_out_gmmconv1_x_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->param[0], m->gmmconv0_w, m->param[2], m->param[1], m->gmmconv0_x_W, m->gmmconv0_out, m->gmmconv1_x, training, seed);
   gnn_profile_step(m->ctx, "forward 3 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27");
   /* 4: %41 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(21), K = gnn_blas_dim(16);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t27, 16, m->param[7], 21, 0.0f, m->t41, 21);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->gmmconv1_x, 16, m->param[7], 21, 0.0f, m->gmmconv1_x_W, 21);
   }
   gnn_profile_step(m->ctx, "forward 4 gemm %41 apply_vertex.linear");
   /* 5: fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43 */
-  k3_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->param[4], m->t40, m->param[6], m->param[5], m->t41, m->out, training, seed);
+  k3_gmmconv1_out_vertex(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->param[4], m->gmmconv1_w, m->param[6], m->param[5], m->gmmconv1_x_W, m->out, training, seed);
   gnn_profile_step(m->ctx, "forward 5 kernel fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43");
   m->forward_done = 1;
   m->trained = training != 0;
@@ -1506,7 +1511,7 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   const uint64_t seed = m->dropout_seed;
   gnn_profile_mark(m->ctx);
   /* 6: fused %46 %47 %48 %51 %52; in memory: %52 */
-  k4_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_grad_out, m->t40, m->t52);
+  k4_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_grad_out, m->gmmconv1_w, m->t52);
   gnn_profile_step(m->ctx, "backward 6 kernel fused %46 %47 %48 %51 %52; in memory: %52");
   /* 7: %53 apply_vertex.linear_t */
   {
@@ -1519,62 +1524,62 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(16), N = gnn_blas_dim(21), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t27, 16, m->t52, 21, 0.0f, m->grad[7], 21);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->gmmconv1_x, 16, m->t52, 21, 0.0f, m->grad[7], 21);
   }
   gnn_profile_step(m->ctx, "backward 8 gemm %54 reduce_rows.matmul_tn");
   /* 9: fused %72 %73 %74 %75; in memory: %75 */
-  k5_div_vertex(g->nv, m->t25, m->t53, m->t75, training, seed);
+  k5_div_vertex(g->nv, m->gmmconv0_out, m->t53, m->t75, training, seed);
   gnn_profile_step(m->ctx, "backward 9 kernel fused %72 %73 %74 %75; in memory: %75");
   /* 10: %59 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc59, (size_t)1 * 6 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 10 zero %59 reduce_rows.sum");
   /* 11: %65 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc65, (size_t)1 * 6 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_gmmconv1_mu_acc, (size_t)1 * 6 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 11 zero %65 reduce_rows.sum");
   /* 12: %71 reduce_rows.matmul_tn */
-  if ((st = gnn_memset0(m->ctx, m->acc71, (size_t)1 * 4 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_gmmconv1_P_acc, (size_t)1 * 4 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 12 zero %71 reduce_rows.matmul_tn");
   /* 13: %86 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc86, (size_t)1 * 6 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 13 zero %86 reduce_rows.sum");
   /* 14: %92 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc92, (size_t)1 * 6 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_gmmconv0_mu_acc, (size_t)1 * 6 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 14 zero %92 reduce_rows.sum");
   /* 15: %97 reduce_rows.matmul_tn */
-  if ((st = gnn_memset0(m->ctx, m->acc97, (size_t)1 * 4 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_gmmconv0_P_acc, (size_t)1 * 4 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 15 zero %97 reduce_rows.matmul_tn");
   /* 16: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %32 %33 %34 %35 %36 %37 %46 %47 %49 %50 %55 %56 %57 %58 %59 %62 %63 %64 %65 %66 %67 %69 %70 %71 %77 %78 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %94 %95 %96 %97; in memory: %59 %65 %71 %86 %92 %97 */
-  k6_reduce_rows6_sum_edge(g->ne, g->src, g->dst, g->out_deg, g->in_deg, m->param[0], m->param[1], m->param[4], m->param[5], m->in_grad_out, m->t41, m->t40, m->param[6], m->t23, m->t75, m->t22, m->param[2], m->acc59, m->acc65, m->acc71, m->acc86, m->acc92, m->acc97);
+  k6_reduce_rows6_sum_edge(g->ne, g->src, g->dst, g->out_deg, g->in_deg, m->param[0], m->param[1], m->param[4], m->param[5], m->in_grad_out, m->gmmconv1_x_W, m->gmmconv1_w, m->param[6], m->gmmconv0_x_W, m->t75, m->gmmconv0_w, m->param[2], m->acc59, m->grad_gmmconv1_mu_acc, m->grad_gmmconv1_P_acc, m->acc86, m->grad_gmmconv0_mu_acc, m->grad_gmmconv0_P_acc);
   gnn_profile_step(m->ctx, "backward 16 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %32 %33 %34 %35 %36 %37 %46 %47 %49 %50 %55 %56 %57 %58 %59 %62 %63 %64 %65 %66 %67 %69 %70 %71 %77 %78 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %94 %95 %96 %97; in memory: %59 %65 %71 %86 %92 %97");
   /* 17: %59 reduce_rows.sum */
   k7_reduce_rows_sum_finish_global(1, m->t59, m->acc59);
   gnn_profile_step(m->ctx, "backward 17 kernel %59 reduce_rows.sum");
   /* 18: %65 reduce_rows.sum */
-  k8_reduce_rows_sum_finish_global(1, m->grad[5], m->acc65);
+  k8_reduce_rows_sum_finish_global(1, m->grad[5], m->grad_gmmconv1_mu_acc);
   gnn_profile_step(m->ctx, "backward 18 kernel %65 reduce_rows.sum");
   /* 19: %71 reduce_rows.matmul_tn */
-  k9_reduce_rows_matmul_tn_finish_global(1, m->grad[4], m->acc71);
+  k9_reduce_rows_matmul_tn_finish_global(1, m->grad[4], m->grad_gmmconv1_P_acc);
   gnn_profile_step(m->ctx, "backward 19 kernel %71 reduce_rows.matmul_tn");
   /* 20: %86 reduce_rows.sum */
   k10_reduce_rows_sum_finish_global(1, m->t86, m->acc86);
   gnn_profile_step(m->ctx, "backward 20 kernel %86 reduce_rows.sum");
   /* 21: %92 reduce_rows.sum */
-  k11_reduce_rows_sum_finish_global(1, m->grad[1], m->acc92);
+  k11_reduce_rows_sum_finish_global(1, m->grad[1], m->grad_gmmconv0_mu_acc);
   gnn_profile_step(m->ctx, "backward 21 kernel %92 reduce_rows.sum");
   /* 22: %97 reduce_rows.matmul_tn */
-  k12_reduce_rows_matmul_tn_finish_global(1, m->grad[0], m->acc97);
+  k12_reduce_rows_matmul_tn_finish_global(1, m->grad[0], m->grad_gmmconv0_P_acc);
   gnn_profile_step(m->ctx, "backward 22 kernel %97 reduce_rows.matmul_tn");
   /* 23: fused %60 %61 %87 %88; in memory: %61 %88 */
   k13_apply_global_add_global(1, m->t59, m->param[6], m->grad[6], m->t86, m->param[2], m->grad[2]);
   gnn_profile_step(m->ctx, "backward 23 kernel fused %60 %61 %87 %88; in memory: %61 %88");
   /* 24: fused %76 %79 %80; in memory: %80 */
-  k14_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t75, m->t22, m->t80);
+  k14_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t75, m->gmmconv0_w, m->t80);
   gnn_profile_step(m->ctx, "backward 24 kernel fused %76 %79 %80; in memory: %80");
   /* 25: %81 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(1433), N = gnn_blas_dim(48), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->t80, 48, 0.0f, m->grad[3], 48);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->gmmconv0_x, 1433, m->t80, 48, 0.0f, m->grad[3], 48);
   }
   gnn_profile_step(m->ctx, "backward 25 gemm %81 reduce_rows.matmul_tn");
   return GNN_OK;

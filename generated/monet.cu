@@ -67,8 +67,9 @@ extern "C" __global__ void monet_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* monet_k0_dropout_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %1; in memory: %1 */
-extern "C" __global__ void __launch_bounds__(256) monet_k0_dropout_vertex(int64_t nrows, float *__restrict__ t1, const float *__restrict__ in_x, int training, uint64_t seed) {
+/* monet_k0_gmmconv0_x_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %1; in memory: %1
+ * Source line 20. */
+extern "C" __global__ void __launch_bounds__(256) monet_k0_gmmconv0_x_vertex(int64_t nrows, float *__restrict__ gmmconv0_x, const float *__restrict__ in_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -78,13 +79,14 @@ extern "C" __global__ void __launch_bounds__(256) monet_k0_dropout_vertex(int64_
   for (int i = 0; i < 45; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 1433) {
-      t1[(row) * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f) ? (in_x[row * 1433 + k] * 2.0f) : 0.0f) : in_x[row * 1433 + k];
+      gmmconv0_x[(row) * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f) ? (in_x[row * 1433 + k] * 2.0f) : 0.0f) : in_x[row * 1433 + k];
     }
   }
 }
 
-/* monet_k1_apply_edge_exp_edge: edge-balanced: one group per edge, 4 lanes per group, 64 groups per block. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40; in memory: %22 %40 */
-extern "C" __global__ void __launch_bounds__(256) monet_k1_apply_edge_exp_edge(int64_t nrows, const int32_t *__restrict__ src, const int32_t *__restrict__ dst, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ p_gmmconv1_P, const float *__restrict__ p_gmmconv0_isigma, const float *__restrict__ p_gmmconv0_mu, float *__restrict__ t22, const float *__restrict__ p_gmmconv1_isigma, const float *__restrict__ p_gmmconv1_mu, float *__restrict__ t40, int training, uint64_t seed) {
+/* monet_k1_gmmconv0_w_gmmconv1_w_edge: edge-balanced: one group per edge, 4 lanes per group, 64 groups per block. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40; in memory: %22 %40
+ * Source lines 12-14. */
+extern "C" __global__ void __launch_bounds__(256) monet_k1_gmmconv0_w_gmmconv1_w_edge(int64_t nrows, const int32_t *__restrict__ src, const int32_t *__restrict__ dst, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ p_gmmconv1_P, const float *__restrict__ p_gmmconv0_isigma, const float *__restrict__ p_gmmconv0_mu, float *__restrict__ gmmconv0_w, const float *__restrict__ p_gmmconv1_isigma, const float *__restrict__ p_gmmconv1_mu, float *__restrict__ gmmconv1_w, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 4;
@@ -105,16 +107,16 @@ extern "C" __global__ void __launch_bounds__(256) monet_k1_apply_edge_exp_edge(i
   int64_t v;
   float r12_;
   float lin;
-  float r14_;
+  float gmmconv0_ps_;
   float lin1;
-  float r33_;
+  float gmmconv1_ps_;
   float dot;
   float r19_;
-  float r16_;
+  float gmmconv0_diff_;
   float r18_;
   float dot1;
   float r37_;
-  float r35_;
+  float gmmconv1_diff_;
   float r36_;
   u = src[row];
   v = dst[row];
@@ -151,8 +153,8 @@ extern "C" __global__ void __launch_bounds__(256) monet_k1_apply_edge_exp_edge(i
       for (int64_t j = 0; j < 2; j++) {
         lin = lin + (sh_st12[j] * p_gmmconv0_P[(j * 2) + k3]);
       }
-      r14_ = tanhf(lin);
-      sh_st14[k3] = r14_;
+      gmmconv0_ps_ = tanhf(lin);
+      sh_st14[k3] = gmmconv0_ps_;
     }
   }
   __syncwarp(gmask);
@@ -164,8 +166,8 @@ extern "C" __global__ void __launch_bounds__(256) monet_k1_apply_edge_exp_edge(i
       for (int64_t j1 = 0; j1 < 2; j1++) {
         lin1 = lin1 + (sh_st12[j1] * p_gmmconv1_P[(j1 * 2) + k4]);
       }
-      r33_ = tanhf(lin1);
-      sh_st33[k4] = r33_;
+      gmmconv1_ps_ = tanhf(lin1);
+      sh_st33[k4] = gmmconv1_ps_;
     }
   }
   __syncwarp(gmask);
@@ -176,12 +178,12 @@ extern "C" __global__ void __launch_bounds__(256) monet_k1_apply_edge_exp_edge(i
       dot = 0.0f;
       for (int64_t j2 = 0; j2 < 2; j2++) {
         r19_ = p_gmmconv0_isigma[(k5 * 2) + j2] * p_gmmconv0_isigma[(k5 * 2) + j2];
-        r16_ = sh_st14[j2] - p_gmmconv0_mu[(k5 * 2) + j2];
-        r18_ = r16_ * r16_;
+        gmmconv0_diff_ = sh_st14[j2] - p_gmmconv0_mu[(k5 * 2) + j2];
+        r18_ = gmmconv0_diff_ * gmmconv0_diff_;
         dot = dot + (r18_ * r19_);
       }
       if (training) {
-        t22[(row) * 3 + k5] = expf(-0.5f * dot);
+        gmmconv0_w[(row) * 3 + k5] = expf(-0.5f * dot);
       }
     }
   }
@@ -192,19 +194,20 @@ extern "C" __global__ void __launch_bounds__(256) monet_k1_apply_edge_exp_edge(i
       dot1 = 0.0f;
       for (int64_t j3 = 0; j3 < 2; j3++) {
         r37_ = p_gmmconv1_isigma[(k6 * 2) + j3] * p_gmmconv1_isigma[(k6 * 2) + j3];
-        r35_ = sh_st33[j3] - p_gmmconv1_mu[(k6 * 2) + j3];
-        r36_ = r35_ * r35_;
+        gmmconv1_diff_ = sh_st33[j3] - p_gmmconv1_mu[(k6 * 2) + j3];
+        r36_ = gmmconv1_diff_ * gmmconv1_diff_;
         dot1 = dot1 + (r36_ * r37_);
       }
       if (training) {
-        t40[(row) * 3 + k6] = expf(-0.5f * dot1);
+        gmmconv1_w[(row) * 3 + k6] = expf(-0.5f * dot1);
       }
     }
   }
 }
 
-/* monet_k2_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27 */
-extern "C" __global__ void __launch_bounds__(256) monet_k2_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ t22, const float *__restrict__ p_gmmconv0_isigma, const float *__restrict__ p_gmmconv0_mu, const float *__restrict__ t23, float *__restrict__ t25, float *__restrict__ t27, int training, uint64_t seed) {
+/* monet_k2_gmmconv0_out_gmmconv1_x_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27
+ * Source lines 12-15, 20-21. */
+extern "C" __global__ void __launch_bounds__(256) monet_k2_gmmconv0_out_gmmconv1_x_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ gmmconv0_w, const float *__restrict__ p_gmmconv0_isigma, const float *__restrict__ p_gmmconv0_mu, const float *__restrict__ gmmconv0_x_W, float *__restrict__ gmmconv0_out, float *__restrict__ gmmconv1_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -235,12 +238,12 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_sum_u_mul_e_vertex(in
   int64_t su;
   float lin;
   float r12_;
-  float r14_;
+  float gmmconv0_ps_;
   float dot;
   float r19_;
-  float r16_;
+  float gmmconv0_diff_;
   float r18_;
-  float r22_;
+  float gmmconv0_w_;
   float x;
   float heads;
   lo = in_ptr[row];
@@ -276,24 +279,24 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_sum_u_mul_e_vertex(in
             r12_ = (j3 < 1) ? sh_st8[lane + j3] : sh_st11[lane + (j3 - 1)];
             lin = lin + (r12_ * p_gmmconv0_P[(j3 * 2) + j2]);
           }
-          r14_ = tanhf(lin);
-          sh_st14[(lane * 2) + j2] = r14_;
+          gmmconv0_ps_ = tanhf(lin);
+          sh_st14[(lane * 2) + j2] = gmmconv0_ps_;
         }
       }
       for (int64_t j4 = 0; j4 < 3; j4++) {
         if (training) {
-          sh_st22[(lane * 3) + j4] = t22[se * 3 + j4];
+          sh_st22[(lane * 3) + j4] = gmmconv0_w[se * 3 + j4];
         }
         if (!training) {
           dot = 0.0f;
           for (int64_t j5 = 0; j5 < 2; j5++) {
             r19_ = p_gmmconv0_isigma[(j4 * 2) + j5] * p_gmmconv0_isigma[(j4 * 2) + j5];
-            r16_ = sh_st14[(lane * 2) + j5] - p_gmmconv0_mu[(j4 * 2) + j5];
-            r18_ = r16_ * r16_;
+            gmmconv0_diff_ = sh_st14[(lane * 2) + j5] - p_gmmconv0_mu[(j4 * 2) + j5];
+            r18_ = gmmconv0_diff_ * gmmconv0_diff_;
             dot = dot + (r18_ * r19_);
           }
-          r22_ = expf(-0.5f * dot);
-          sh_st22[(lane * 3) + j4] = r22_;
+          gmmconv0_w_ = expf(-0.5f * dot);
+          sh_st22[(lane * 3) + j4] = gmmconv0_w_;
         }
       }
     }
@@ -305,7 +308,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_sum_u_mul_e_vertex(in
       for (int i1 = 0; i1 < 2; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 48) {
-          x = t23[u * 48 + k1] * sh_st22[(t * 3) + (k1 / 16)];
+          x = gmmconv0_x_W[u * 48 + k1] * sh_st22[(t * 3) + (k1 / 16)];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -328,7 +331,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_sum_u_mul_e_vertex(in
       for (int64_t j6 = 0; j6 < 3; j6++) {
         heads = heads + sh24[(j6 * 16) + k3];
       }
-      t25[(row) * 16 + k3] = heads / 3.0f;
+      gmmconv0_out[(row) * 16 + k3] = heads / 3.0f;
     }
   }
   __syncwarp(gmask);
@@ -336,14 +339,15 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_sum_u_mul_e_vertex(in
   for (int i4 = 0; i4 < 1; i4++) {
     const int64_t k4 = lane + (int64_t)i4 * 32;
     if (k4 < 16) {
-      t27[(row) * 16 + k4] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f) ? (((t25[row * 16 + k4] > 0.0f) ? t25[row * 16 + k4] : (1.0f * expm1f(t25[row * 16 + k4]))) * 2.0f) : 0.0f) : ((t25[row * 16 + k4] > 0.0f) ? t25[row * 16 + k4] : (1.0f * expm1f(t25[row * 16 + k4])));
+      gmmconv1_x[(row) * 16 + k4] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f) ? (((gmmconv0_out[row * 16 + k4] > 0.0f) ? gmmconv0_out[row * 16 + k4] : (1.0f * expm1f(gmmconv0_out[row * 16 + k4]))) * 2.0f) : 0.0f) : ((gmmconv0_out[row * 16 + k4] > 0.0f) ? gmmconv0_out[row * 16 + k4] : (1.0f * expm1f(gmmconv0_out[row * 16 + k4])));
     }
   }
   __syncwarp(gmask);
 }
 
-/* monet_k3_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43 */
-extern "C" __global__ void __launch_bounds__(256) monet_k3_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv1_P, const float *__restrict__ t40, const float *__restrict__ p_gmmconv1_isigma, const float *__restrict__ p_gmmconv1_mu, const float *__restrict__ t41, float *__restrict__ t43, int training, uint64_t seed) {
+/* monet_k3_gmmconv1_out_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43
+ * Source lines 12-15. */
+extern "C" __global__ void __launch_bounds__(256) monet_k3_gmmconv1_out_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv1_P, const float *__restrict__ gmmconv1_w, const float *__restrict__ p_gmmconv1_isigma, const float *__restrict__ p_gmmconv1_mu, const float *__restrict__ gmmconv1_x_W, float *__restrict__ gmmconv1_out, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -374,12 +378,12 @@ extern "C" __global__ void __launch_bounds__(256) monet_k3_sum_u_mul_e_vertex(in
   int64_t su;
   float lin;
   float r12_;
-  float r33_;
+  float gmmconv1_ps_;
   float dot;
   float r37_;
-  float r35_;
+  float gmmconv1_diff_;
   float r36_;
-  float r40_;
+  float gmmconv1_w_;
   float x;
   float heads;
   lo = in_ptr[row];
@@ -415,24 +419,24 @@ extern "C" __global__ void __launch_bounds__(256) monet_k3_sum_u_mul_e_vertex(in
             r12_ = (j3 < 1) ? sh_st8[lane + j3] : sh_st11[lane + (j3 - 1)];
             lin = lin + (r12_ * p_gmmconv1_P[(j3 * 2) + j2]);
           }
-          r33_ = tanhf(lin);
-          sh_st33[(lane * 2) + j2] = r33_;
+          gmmconv1_ps_ = tanhf(lin);
+          sh_st33[(lane * 2) + j2] = gmmconv1_ps_;
         }
       }
       for (int64_t j4 = 0; j4 < 3; j4++) {
         if (training) {
-          sh_st40[(lane * 3) + j4] = t40[se * 3 + j4];
+          sh_st40[(lane * 3) + j4] = gmmconv1_w[se * 3 + j4];
         }
         if (!training) {
           dot = 0.0f;
           for (int64_t j5 = 0; j5 < 2; j5++) {
             r37_ = p_gmmconv1_isigma[(j4 * 2) + j5] * p_gmmconv1_isigma[(j4 * 2) + j5];
-            r35_ = sh_st33[(lane * 2) + j5] - p_gmmconv1_mu[(j4 * 2) + j5];
-            r36_ = r35_ * r35_;
+            gmmconv1_diff_ = sh_st33[(lane * 2) + j5] - p_gmmconv1_mu[(j4 * 2) + j5];
+            r36_ = gmmconv1_diff_ * gmmconv1_diff_;
             dot = dot + (r36_ * r37_);
           }
-          r40_ = expf(-0.5f * dot);
-          sh_st40[(lane * 3) + j4] = r40_;
+          gmmconv1_w_ = expf(-0.5f * dot);
+          sh_st40[(lane * 3) + j4] = gmmconv1_w_;
         }
       }
     }
@@ -444,7 +448,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k3_sum_u_mul_e_vertex(in
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 21) {
-          x = t41[u * 21 + k1] * sh_st40[(t * 3) + (k1 / 7)];
+          x = gmmconv1_x_W[u * 21 + k1] * sh_st40[(t * 3) + (k1 / 7)];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -467,14 +471,14 @@ extern "C" __global__ void __launch_bounds__(256) monet_k3_sum_u_mul_e_vertex(in
       for (int64_t j6 = 0; j6 < 3; j6++) {
         heads = heads + sh42[(j6 * 7) + k3];
       }
-      t43[(row) * 7 + k3] = heads / 3.0f;
+      gmmconv1_out[(row) * 7 + k3] = heads / 3.0f;
     }
   }
   __syncwarp(gmask);
 }
 
 /* monet_k4_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %46 %47 %48 %51 %52; in memory: %52 */
-extern "C" __global__ void __launch_bounds__(256) monet_k4_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_grad_out, const float *__restrict__ t40, float *__restrict__ t52) {
+extern "C" __global__ void __launch_bounds__(256) monet_k4_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_grad_out, const float *__restrict__ gmmconv1_w, float *__restrict__ t52) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -517,7 +521,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k4_sum_vertex(int64_t nr
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 21) {
           r47_ = in_grad_out[u * 7 + (k1 % 7)] / 3.0f;
-          x = r47_ * t40[e * 3 + (k1 / 7)];
+          x = r47_ * gmmconv1_w[e * 3 + (k1 / 7)];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -534,7 +538,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k4_sum_vertex(int64_t nr
 }
 
 /* monet_k5_div_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %72 %73 %74 %75; in memory: %75 */
-extern "C" __global__ void __launch_bounds__(256) monet_k5_div_vertex(int64_t nrows, const float *__restrict__ t25, const float *__restrict__ t53, float *__restrict__ t75, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) monet_k5_div_vertex(int64_t nrows, const float *__restrict__ gmmconv0_out, const float *__restrict__ t53, float *__restrict__ t75, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -548,7 +552,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k5_div_vertex(int64_t nr
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 16) {
-      r73_ = (t25[row * 16 + k] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? (t53[row * 16 + k] * 2.0f) : 0.0f) : t53[row * 16 + k]) : ((1.0f * expf(t25[row * 16 + k])) * (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? (t53[row * 16 + k] * 2.0f) : 0.0f) : t53[row * 16 + k]));
+      r73_ = (gmmconv0_out[row * 16 + k] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? (t53[row * 16 + k] * 2.0f) : 0.0f) : t53[row * 16 + k]) : ((1.0f * expf(gmmconv0_out[row * 16 + k])) * (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? (t53[row * 16 + k] * 2.0f) : 0.0f) : t53[row * 16 + k]));
       sh_st73[k] = r73_;
     }
   }
@@ -562,8 +566,9 @@ extern "C" __global__ void __launch_bounds__(256) monet_k5_div_vertex(int64_t nr
   }
 }
 
-/* monet_k6_reduce_rows6_sum_edge: edge-balanced: one group per edge, 8 lanes per group, 32 groups per block. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %32 %33 %34 %35 %36 %37 %46 %47 %49 %50 %55 %56 %57 %58 %59 %62 %63 %64 %65 %66 %67 %69 %70 %71 %77 %78 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %94 %95 %96 %97; in memory: %59 %65 %71 %86 %92 %97 */
-extern "C" __global__ void __launch_bounds__(256) monet_k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *__restrict__ src, const int32_t *__restrict__ dst, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ p_gmmconv0_mu, const float *__restrict__ p_gmmconv1_P, const float *__restrict__ p_gmmconv1_mu, const float *__restrict__ in_grad_out, const float *__restrict__ t41, const float *__restrict__ t40, const float *__restrict__ p_gmmconv1_isigma, const float *__restrict__ t23, const float *__restrict__ t75, const float *__restrict__ t22, const float *__restrict__ p_gmmconv0_isigma, double *__restrict__ acc59, double *__restrict__ acc65, double *__restrict__ acc71, double *__restrict__ acc86, double *__restrict__ acc92, double *__restrict__ acc97) {
+/* monet_k6_reduce_rows6_sum_edge: edge-balanced: one group per edge, 8 lanes per group, 32 groups per block. fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %32 %33 %34 %35 %36 %37 %46 %47 %49 %50 %55 %56 %57 %58 %59 %62 %63 %64 %65 %66 %67 %69 %70 %71 %77 %78 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %94 %95 %96 %97; in memory: %59 %65 %71 %86 %92 %97
+ * Source lines 12-14. */
+extern "C" __global__ void __launch_bounds__(256) monet_k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *__restrict__ src, const int32_t *__restrict__ dst, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ p_gmmconv0_mu, const float *__restrict__ p_gmmconv1_P, const float *__restrict__ p_gmmconv1_mu, const float *__restrict__ in_grad_out, const float *__restrict__ gmmconv1_x_W, const float *__restrict__ gmmconv1_w, const float *__restrict__ p_gmmconv1_isigma, const float *__restrict__ gmmconv0_x_W, const float *__restrict__ t75, const float *__restrict__ gmmconv0_w, const float *__restrict__ p_gmmconv0_isigma, double *__restrict__ acc59, double *__restrict__ grad_gmmconv1_mu_acc, double *__restrict__ grad_gmmconv1_P_acc, double *__restrict__ acc86, double *__restrict__ grad_gmmconv0_mu_acc, double *__restrict__ grad_gmmconv0_P_acc) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ float sh_st8_block[32][1];
@@ -595,27 +600,27 @@ extern "C" __global__ void __launch_bounds__(256) monet_k6_reduce_rows6_sum_edge
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
   __shared__ double blk_acc59[6];
   for (int i = threadIdx.x; i < 6; i += 256) blk_acc59[i] = 0;
-  __shared__ double blk_acc65[6];
-  for (int i = threadIdx.x; i < 6; i += 256) blk_acc65[i] = 0;
-  __shared__ double blk_acc71[4];
-  for (int i = threadIdx.x; i < 4; i += 256) blk_acc71[i] = 0;
+  __shared__ double blk_grad_gmmconv1_mu_acc[6];
+  for (int i = threadIdx.x; i < 6; i += 256) blk_grad_gmmconv1_mu_acc[i] = 0;
+  __shared__ double blk_grad_gmmconv1_P_acc[4];
+  for (int i = threadIdx.x; i < 4; i += 256) blk_grad_gmmconv1_P_acc[i] = 0;
   __shared__ double blk_acc86[6];
   for (int i = threadIdx.x; i < 6; i += 256) blk_acc86[i] = 0;
-  __shared__ double blk_acc92[6];
-  for (int i = threadIdx.x; i < 6; i += 256) blk_acc92[i] = 0;
-  __shared__ double blk_acc97[4];
-  for (int i = threadIdx.x; i < 4; i += 256) blk_acc97[i] = 0;
+  __shared__ double blk_grad_gmmconv0_mu_acc[6];
+  for (int i = threadIdx.x; i < 6; i += 256) blk_grad_gmmconv0_mu_acc[i] = 0;
+  __shared__ double blk_grad_gmmconv0_P_acc[4];
+  for (int i = threadIdx.x; i < 4; i += 256) blk_grad_gmmconv0_P_acc[i] = 0;
   __syncthreads();
   if (row < nrows) {  /* no early return: the block meets at the flush */
     int64_t u;
     int64_t v;
     float r12_;
     float lin;
-    float r14_;
-    float r16_;
+    float gmmconv0_ps_;
+    float gmmconv0_diff_;
     float lin1;
-    float r33_;
-    float r35_;
+    float gmmconv1_ps_;
+    float gmmconv1_diff_;
     float sum;
     float r47_;
     float r56_;
@@ -668,8 +673,8 @@ extern "C" __global__ void __launch_bounds__(256) monet_k6_reduce_rows6_sum_edge
         for (int64_t j = 0; j < 2; j++) {
           lin = lin + (sh_st12[j] * p_gmmconv0_P[(j * 2) + k3]);
         }
-        r14_ = tanhf(lin);
-        sh_st14[k3] = r14_;
+        gmmconv0_ps_ = tanhf(lin);
+        sh_st14[k3] = gmmconv0_ps_;
       }
     }
     __syncwarp(gmask);
@@ -677,8 +682,8 @@ extern "C" __global__ void __launch_bounds__(256) monet_k6_reduce_rows6_sum_edge
     for (int i4 = 0; i4 < 1; i4++) {
       const int64_t k4 = lane + (int64_t)i4 * 8;
       if (k4 < 6) {
-        r16_ = sh_st14[k4 % 2] - p_gmmconv0_mu[k4];
-        sh_st16[k4] = r16_;
+        gmmconv0_diff_ = sh_st14[k4 % 2] - p_gmmconv0_mu[k4];
+        sh_st16[k4] = gmmconv0_diff_;
       }
     }
     __syncwarp(gmask);
@@ -690,8 +695,8 @@ extern "C" __global__ void __launch_bounds__(256) monet_k6_reduce_rows6_sum_edge
         for (int64_t j1 = 0; j1 < 2; j1++) {
           lin1 = lin1 + (sh_st12[j1] * p_gmmconv1_P[(j1 * 2) + k5]);
         }
-        r33_ = tanhf(lin1);
-        sh_st33[k5] = r33_;
+        gmmconv1_ps_ = tanhf(lin1);
+        sh_st33[k5] = gmmconv1_ps_;
       }
     }
     __syncwarp(gmask);
@@ -699,8 +704,8 @@ extern "C" __global__ void __launch_bounds__(256) monet_k6_reduce_rows6_sum_edge
     for (int i6 = 0; i6 < 1; i6++) {
       const int64_t k6 = lane + (int64_t)i6 * 8;
       if (k6 < 6) {
-        r35_ = sh_st33[k6 % 2] - p_gmmconv1_mu[k6];
-        sh_st35[k6] = r35_;
+        gmmconv1_diff_ = sh_st33[k6 % 2] - p_gmmconv1_mu[k6];
+        sh_st35[k6] = gmmconv1_diff_;
       }
     }
     __syncwarp(gmask);
@@ -711,9 +716,9 @@ extern "C" __global__ void __launch_bounds__(256) monet_k6_reduce_rows6_sum_edge
         sum = 0.0f;
         for (int64_t j2 = 0; j2 < 7; j2++) {
           r47_ = in_grad_out[v * 7 + j2] / 3.0f;
-          sum = sum + (t41[u * 21 + ((k7 * 7) + j2)] * r47_);
+          sum = sum + (gmmconv1_x_W[u * 21 + ((k7 * 7) + j2)] * r47_);
         }
-        r56_ = (sum * t40[row * 3 + k7]) * -0.5f;
+        r56_ = (sum * gmmconv1_w[row * 3 + k7]) * -0.5f;
         sh_st56[k7] = r56_;
       }
     }
@@ -747,9 +752,9 @@ extern "C" __global__ void __launch_bounds__(256) monet_k6_reduce_rows6_sum_edge
       if (k10 < 3) {
         sum1 = 0.0f;
         for (int64_t j4 = 0; j4 < 16; j4++) {
-          sum1 = sum1 + (t23[u * 48 + ((k10 * 16) + j4)] * t75[v * 48 + ((k10 * 16) + j4)]);
+          sum1 = sum1 + (gmmconv0_x_W[u * 48 + ((k10 * 16) + j4)] * t75[v * 48 + ((k10 * 16) + j4)]);
         }
-        r83_ = (sum1 * t22[row * 3 + k10]) * -0.5f;
+        r83_ = (sum1 * gmmconv0_w[row * 3 + k10]) * -0.5f;
         sh_st83[k10] = r83_;
       }
     }
@@ -789,7 +794,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k6_reduce_rows6_sum_edge
     for (int i14 = 0; i14 < 1; i14++) {
       const int64_t k14 = lane + (int64_t)i14 * 8;
       if (k14 < 6) {
-        atomicAdd(&blk_acc65[k14], (double)-sh_st63[k14]);
+        atomicAdd(&blk_grad_gmmconv1_mu_acc[k14], (double)-sh_st63[k14]);
       }
     }
     #pragma unroll
@@ -800,7 +805,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k6_reduce_rows6_sum_edge
         for (int64_t j6 = 0; j6 < 1; j6++) {
           mt = mt + (sh_st12[(j6 * 2) + (k15 / 2)] * sh_st70[(j6 * 2) + (k15 % 2)]);
         }
-        atomicAdd(&blk_acc71[k15], (double)mt);
+        atomicAdd(&blk_grad_gmmconv1_P_acc[k15], (double)mt);
       }
     }
     #pragma unroll
@@ -815,7 +820,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k6_reduce_rows6_sum_edge
     for (int i17 = 0; i17 < 1; i17++) {
       const int64_t k17 = lane + (int64_t)i17 * 8;
       if (k17 < 6) {
-        atomicAdd(&blk_acc92[k17], (double)-sh_st90[k17]);
+        atomicAdd(&blk_grad_gmmconv0_mu_acc[k17], (double)-sh_st90[k17]);
       }
     }
     #pragma unroll
@@ -826,7 +831,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k6_reduce_rows6_sum_edge
         for (int64_t j7 = 0; j7 < 1; j7++) {
           mt1 = mt1 + (sh_st12[(j7 * 2) + (k18 / 2)] * sh_st96[(j7 * 2) + (k18 % 2)]);
         }
-        atomicAdd(&blk_acc97[k18], (double)mt1);
+        atomicAdd(&blk_grad_gmmconv0_P_acc[k18], (double)mt1);
       }
     }
   }
@@ -834,15 +839,15 @@ extern "C" __global__ void __launch_bounds__(256) monet_k6_reduce_rows6_sum_edge
   for (int i = threadIdx.x; i < 6; i += 256)
     if (blk_acc59[i] != 0) atomicAdd(&acc59[i], blk_acc59[i]);
   for (int i = threadIdx.x; i < 6; i += 256)
-    if (blk_acc65[i] != 0) atomicAdd(&acc65[i], blk_acc65[i]);
+    if (blk_grad_gmmconv1_mu_acc[i] != 0) atomicAdd(&grad_gmmconv1_mu_acc[i], blk_grad_gmmconv1_mu_acc[i]);
   for (int i = threadIdx.x; i < 4; i += 256)
-    if (blk_acc71[i] != 0) atomicAdd(&acc71[i], blk_acc71[i]);
+    if (blk_grad_gmmconv1_P_acc[i] != 0) atomicAdd(&grad_gmmconv1_P_acc[i], blk_grad_gmmconv1_P_acc[i]);
   for (int i = threadIdx.x; i < 6; i += 256)
     if (blk_acc86[i] != 0) atomicAdd(&acc86[i], blk_acc86[i]);
   for (int i = threadIdx.x; i < 6; i += 256)
-    if (blk_acc92[i] != 0) atomicAdd(&acc92[i], blk_acc92[i]);
+    if (blk_grad_gmmconv0_mu_acc[i] != 0) atomicAdd(&grad_gmmconv0_mu_acc[i], blk_grad_gmmconv0_mu_acc[i]);
   for (int i = threadIdx.x; i < 4; i += 256)
-    if (blk_acc97[i] != 0) atomicAdd(&acc97[i], blk_acc97[i]);
+    if (blk_grad_gmmconv0_P_acc[i] != 0) atomicAdd(&grad_gmmconv0_P_acc[i], blk_grad_gmmconv0_P_acc[i]);
 }
 
 /* monet_k7_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %59 reduce_rows.sum (the float64 sums to float) */
@@ -860,7 +865,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k7_reduce_rows_sum_finis
 }
 
 /* monet_k8_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %65 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) monet_k8_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t65, const double *__restrict__ acc65) {
+extern "C" __global__ void __launch_bounds__(256) monet_k8_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_gmmconv1_mu, const double *__restrict__ grad_gmmconv1_mu_acc) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -868,13 +873,13 @@ extern "C" __global__ void __launch_bounds__(256) monet_k8_reduce_rows_sum_finis
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 8;
     if (k < 6) {
-      t65[k] = acc65[k];
+      grad_gmmconv1_mu[k] = grad_gmmconv1_mu_acc[k];
     }
   }
 }
 
 /* monet_k9_reduce_rows_matmul_tn_finish_global: one group, 4 lanes per group, 64 groups per block. %71 reduce_rows.matmul_tn (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) monet_k9_reduce_rows_matmul_tn_finish_global(int64_t nrows, float *__restrict__ t71, const double *__restrict__ acc71) {
+extern "C" __global__ void __launch_bounds__(256) monet_k9_reduce_rows_matmul_tn_finish_global(int64_t nrows, float *__restrict__ grad_gmmconv1_P, const double *__restrict__ grad_gmmconv1_P_acc) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -882,7 +887,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k9_reduce_rows_matmul_tn
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
     if (k < 4) {
-      t71[k] = acc71[k];
+      grad_gmmconv1_P[k] = grad_gmmconv1_P_acc[k];
     }
   }
 }
@@ -902,7 +907,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k10_reduce_rows_sum_fini
 }
 
 /* monet_k11_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %92 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) monet_k11_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t92, const double *__restrict__ acc92) {
+extern "C" __global__ void __launch_bounds__(256) monet_k11_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_gmmconv0_mu, const double *__restrict__ grad_gmmconv0_mu_acc) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -910,13 +915,13 @@ extern "C" __global__ void __launch_bounds__(256) monet_k11_reduce_rows_sum_fini
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 8;
     if (k < 6) {
-      t92[k] = acc92[k];
+      grad_gmmconv0_mu[k] = grad_gmmconv0_mu_acc[k];
     }
   }
 }
 
 /* monet_k12_reduce_rows_matmul_tn_finish_global: one group, 4 lanes per group, 64 groups per block. %97 reduce_rows.matmul_tn (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) monet_k12_reduce_rows_matmul_tn_finish_global(int64_t nrows, float *__restrict__ t97, const double *__restrict__ acc97) {
+extern "C" __global__ void __launch_bounds__(256) monet_k12_reduce_rows_matmul_tn_finish_global(int64_t nrows, float *__restrict__ grad_gmmconv0_P, const double *__restrict__ grad_gmmconv0_P_acc) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -924,13 +929,13 @@ extern "C" __global__ void __launch_bounds__(256) monet_k12_reduce_rows_matmul_t
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
     if (k < 4) {
-      t97[k] = acc97[k];
+      grad_gmmconv0_P[k] = grad_gmmconv0_P_acc[k];
     }
   }
 }
 
 /* monet_k13_apply_global_add_global: one group, 8 lanes per group, 32 groups per block. fused %60 %61 %87 %88; in memory: %61 %88 */
-extern "C" __global__ void __launch_bounds__(256) monet_k13_apply_global_add_global(int64_t nrows, const float *__restrict__ t59, const float *__restrict__ p_gmmconv1_isigma, float *__restrict__ t61, const float *__restrict__ t86, const float *__restrict__ p_gmmconv0_isigma, float *__restrict__ t88) {
+extern "C" __global__ void __launch_bounds__(256) monet_k13_apply_global_add_global(int64_t nrows, const float *__restrict__ t59, const float *__restrict__ p_gmmconv1_isigma, float *__restrict__ grad_gmmconv1_isigma, const float *__restrict__ t86, const float *__restrict__ p_gmmconv0_isigma, float *__restrict__ grad_gmmconv0_isigma) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
@@ -942,7 +947,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k13_apply_global_add_glo
     const int64_t k = lane + (int64_t)i * 8;
     if (k < 6) {
       r60_ = t59[k] * p_gmmconv1_isigma[k];
-      t61[k] = r60_ + r60_;
+      grad_gmmconv1_isigma[k] = r60_ + r60_;
     }
   }
   __syncwarp(gmask);
@@ -951,13 +956,13 @@ extern "C" __global__ void __launch_bounds__(256) monet_k13_apply_global_add_glo
     const int64_t k1 = lane + (int64_t)i1 * 8;
     if (k1 < 6) {
       r87_ = t86[k1] * p_gmmconv0_isigma[k1];
-      t88[k1] = r87_ + r87_;
+      grad_gmmconv0_isigma[k1] = r87_ + r87_;
     }
   }
 }
 
 /* monet_k14_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %76 %79 %80; in memory: %80 */
-extern "C" __global__ void __launch_bounds__(256) monet_k14_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t75, const float *__restrict__ t22, float *__restrict__ t80) {
+extern "C" __global__ void __launch_bounds__(256) monet_k14_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t75, const float *__restrict__ gmmconv0_w, float *__restrict__ t80) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -998,7 +1003,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k14_sum_vertex(int64_t n
       for (int i1 = 0; i1 < 2; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 48) {
-          x = t75[u * 48 + k1] * t22[e * 3 + (k1 / 16)];
+          x = t75[u * 48 + k1] * gmmconv0_w[e * 3 + (k1 / 16)];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1056,13 +1061,13 @@ struct monet_model {
   int grow;
   size_t offset[2][19];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
-  float *t1;  /* %1 vertex[1433], steps 0..25 */
-  float *t22;  /* %22 edge[3], steps 1..24 */
-  float *t23;  /* %23 vertex[3, 16], steps 2..16 */
-  float *t25;  /* %25 vertex[16], steps 3..9 */
-  float *t27;  /* %27 vertex[16], steps 3..8 */
-  float *t40;  /* %40 edge[3], steps 1..16 */
-  float *t41;  /* %41 vertex[3, 7], steps 4..16 */
+  float *gmmconv0_x;  /* %1 vertex[1433], steps 0..25 */
+  float *gmmconv0_w;  /* %22 edge[3], steps 1..24 */
+  float *gmmconv0_x_W;  /* %23 vertex[3, 16], steps 2..16 */
+  float *gmmconv0_out;  /* %25 vertex[16], steps 3..9 */
+  float *gmmconv1_x;  /* %27 vertex[16], steps 3..8 */
+  float *gmmconv1_w;  /* %40 edge[3], steps 1..16 */
+  float *gmmconv1_x_W;  /* %41 vertex[3, 7], steps 4..16 */
   float *t52;  /* %52 vertex[3, 7], steps 6..8 */
   float *t53;  /* %53 vertex[16], steps 7..9 */
   float *t59;  /* %59 global[3, 2], steps 17..23 */
@@ -1070,11 +1075,11 @@ struct monet_model {
   float *t80;  /* %80 vertex[3, 16], steps 24..25 */
   float *t86;  /* %86 global[3, 2], steps 20..23 */
   double *acc59;  /* scratch global[6] f64, steps 10..17 */
-  double *acc65;  /* scratch global[6] f64, steps 11..18 */
-  double *acc71;  /* scratch global[4] f64, steps 12..19 */
+  double *grad_gmmconv1_mu_acc;  /* scratch global[6] f64, steps 11..18 */
+  double *grad_gmmconv1_P_acc;  /* scratch global[4] f64, steps 12..19 */
   double *acc86;  /* scratch global[6] f64, steps 13..20 */
-  double *acc92;  /* scratch global[6] f64, steps 14..21 */
-  double *acc97;  /* scratch global[4] f64, steps 15..22 */
+  double *grad_gmmconv0_mu_acc;  /* scratch global[6] f64, steps 14..21 */
+  double *grad_gmmconv0_P_acc;  /* scratch global[4] f64, steps 15..22 */
 };
 
 void monet_destroy(monet_model *m) {
@@ -1098,13 +1103,13 @@ static void gnnc_plan(monet_model *m, const gnn_graph *g) {
   static const char in_infer[19] = {0, 0, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[19], size_infer[19];
   int order[19];
-  size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
-  size[1] = (size_t)g->ne * 3 * sizeof(float);  /* t22 */
-  size[2] = (size_t)g->nv * 48 * sizeof(float);  /* t23 */
-  size[3] = (size_t)g->nv * 16 * sizeof(float);  /* t25 */
-  size[4] = (size_t)g->nv * 16 * sizeof(float);  /* t27 */
-  size[5] = (size_t)g->ne * 3 * sizeof(float);  /* t40 */
-  size[6] = (size_t)g->nv * 21 * sizeof(float);  /* t41 */
+  size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* gmmconv0_x */
+  size[1] = (size_t)g->ne * 3 * sizeof(float);  /* gmmconv0_w */
+  size[2] = (size_t)g->nv * 48 * sizeof(float);  /* gmmconv0_x_W */
+  size[3] = (size_t)g->nv * 16 * sizeof(float);  /* gmmconv0_out */
+  size[4] = (size_t)g->nv * 16 * sizeof(float);  /* gmmconv1_x */
+  size[5] = (size_t)g->ne * 3 * sizeof(float);  /* gmmconv1_w */
+  size[6] = (size_t)g->nv * 21 * sizeof(float);  /* gmmconv1_x_W */
   size[7] = (size_t)g->nv * 21 * sizeof(float);  /* t52 */
   size[8] = (size_t)g->nv * 16 * sizeof(float);  /* t53 */
   size[9] = (size_t)1 * 6 * sizeof(float);  /* t59 */
@@ -1112,11 +1117,11 @@ static void gnnc_plan(monet_model *m, const gnn_graph *g) {
   size[11] = (size_t)g->nv * 48 * sizeof(float);  /* t80 */
   size[12] = (size_t)1 * 6 * sizeof(float);  /* t86 */
   size[13] = (size_t)1 * 6 * sizeof(double);  /* acc59 */
-  size[14] = (size_t)1 * 6 * sizeof(double);  /* acc65 */
-  size[15] = (size_t)1 * 4 * sizeof(double);  /* acc71 */
+  size[14] = (size_t)1 * 6 * sizeof(double);  /* grad_gmmconv1_mu_acc */
+  size[15] = (size_t)1 * 4 * sizeof(double);  /* grad_gmmconv1_P_acc */
   size[16] = (size_t)1 * 6 * sizeof(double);  /* acc86 */
-  size[17] = (size_t)1 * 6 * sizeof(double);  /* acc92 */
-  size[18] = (size_t)1 * 4 * sizeof(double);  /* acc97 */
+  size[17] = (size_t)1 * 6 * sizeof(double);  /* grad_gmmconv0_mu_acc */
+  size[18] = (size_t)1 * 4 * sizeof(double);  /* grad_gmmconv0_P_acc */
   for (int i = 0; i < 19; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
   m->arena_bytes = gnn_plan_arena(19, size, first, last, m->offset[1], order);
   m->arena_infer_bytes = gnn_plan_arena(19, size_infer, first, last_infer, m->offset[0], order);
@@ -1198,13 +1203,13 @@ static gnn_status gnnc_use_arena(monet_model *m, int plan) {
                                                                 "plan: gnnc --recompute=all or --memory-budget)" : "");
   gnn_status st = gnn_malloc(m->ctx, (void **)&m->arena, bytes ? bytes : 1);
   if (st) return st;
-  m->t1 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
-  m->t22 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
-  m->t23 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
-  m->t25 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
-  m->t27 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
-  m->t40 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
-  m->t41 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
+  m->gmmconv0_x = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
+  m->gmmconv0_w = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
+  m->gmmconv0_x_W = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
+  m->gmmconv0_out = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
+  m->gmmconv1_x = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
+  m->gmmconv1_w = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
+  m->gmmconv1_x_W = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
   m->t52 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t53 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
   m->t59 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
@@ -1212,11 +1217,11 @@ static gnn_status gnnc_use_arena(monet_model *m, int plan) {
   m->t80 = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
   m->t86 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
   m->acc59 = m->offset[plan][13] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][13]);
-  m->acc65 = m->offset[plan][14] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][14]);
-  m->acc71 = m->offset[plan][15] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][15]);
+  m->grad_gmmconv1_mu_acc = m->offset[plan][14] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][14]);
+  m->grad_gmmconv1_P_acc = m->offset[plan][15] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][15]);
   m->acc86 = m->offset[plan][16] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][16]);
-  m->acc92 = m->offset[plan][17] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][17]);
-  m->acc97 = m->offset[plan][18] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][18]);
+  m->grad_gmmconv0_mu_acc = m->offset[plan][17] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][17]);
+  m->grad_gmmconv0_P_acc = m->offset[plan][18] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][18]);
   m->arena_mode = want;
   return GNN_OK;
 }
@@ -1313,13 +1318,13 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
     if (arena_st) return arena_st;
   }
   m->in_x = in_x;
-  m->t1 = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
+  m->gmmconv0_x = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
   gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
   if (training) {
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    monet_k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
+    monet_k0_gmmconv0_x_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->gmmconv0_x, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   }
@@ -1328,7 +1333,7 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   if (training) {
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 64 - 1) / 64);
-    monet_k1_apply_edge_exp_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, g->dst, g->out_deg, g->in_deg, m->param[0], m->param[4], m->param[2], m->param[1], m->t22, m->param[6], m->param[5], m->t40, training, seed);
+    monet_k1_gmmconv0_w_gmmconv1_w_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, g->dst, g->out_deg, g->in_deg, m->param[0], m->param[4], m->param[2], m->param[1], m->gmmconv0_w, m->param[6], m->param[5], m->gmmconv1_w, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   }
@@ -1339,13 +1344,13 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[3], 48, m->t1, 1433, &beta, m->t23, 48));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[3], 48, m->gmmconv0_x, 1433, &beta, m->gmmconv0_x_W, 48));
   }
   gnn_profile_step(m->ctx, "forward 2 gemm %23 apply_vertex.linear");
   /* 3: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    monet_k2_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->param[0], m->t22, m->param[2], m->param[1], m->t23, m->t25, m->t27, training, seed);
+    monet_k2_gmmconv0_out_gmmconv1_x_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->param[0], m->gmmconv0_w, m->param[2], m->param[1], m->gmmconv0_x_W, m->gmmconv0_out, m->gmmconv1_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 3 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27");
@@ -1355,13 +1360,13 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[7], 21, m->t27, 16, &beta, m->t41, 21));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[7], 21, m->gmmconv1_x, 16, &beta, m->gmmconv1_x_W, 21));
   }
   gnn_profile_step(m->ctx, "forward 4 gemm %41 apply_vertex.linear");
   /* 5: fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    monet_k3_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->param[4], m->t40, m->param[6], m->param[5], m->t41, m->out, training, seed);
+    monet_k3_gmmconv1_out_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, g->out_deg, g->in_deg, m->param[4], m->gmmconv1_w, m->param[6], m->param[5], m->gmmconv1_x_W, m->out, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 5 kernel fused %7 %8 %10 %11 %12 %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43");
@@ -1466,7 +1471,7 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   /* 6: fused %46 %47 %48 %51 %52; in memory: %52 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    monet_k4_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_grad_out, m->t40, m->t52);
+    monet_k4_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_grad_out, m->gmmconv1_w, m->t52);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 6 kernel fused %46 %47 %48 %51 %52; in memory: %52");
@@ -1485,13 +1490,13 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t52, 21, m->t27, 16, &beta, m->grad[7], 21));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t52, 21, m->gmmconv1_x, 16, &beta, m->grad[7], 21));
   }
   gnn_profile_step(m->ctx, "backward 8 gemm %54 reduce_rows.matmul_tn");
   /* 9: fused %72 %73 %74 %75; in memory: %75 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    monet_k5_div_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t25, m->t53, m->t75, training, seed);
+    monet_k5_div_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->gmmconv0_out, m->t53, m->t75, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 9 kernel fused %72 %73 %74 %75; in memory: %75");
@@ -1499,24 +1504,24 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   if ((st = gnn_memset0(m->ctx, m->acc59, (size_t)1 * 6 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 10 zero %59 reduce_rows.sum");
   /* 11: %65 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc65, (size_t)1 * 6 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_gmmconv1_mu_acc, (size_t)1 * 6 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 11 zero %65 reduce_rows.sum");
   /* 12: %71 reduce_rows.matmul_tn */
-  if ((st = gnn_memset0(m->ctx, m->acc71, (size_t)1 * 4 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_gmmconv1_P_acc, (size_t)1 * 4 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 12 zero %71 reduce_rows.matmul_tn");
   /* 13: %86 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc86, (size_t)1 * 6 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 13 zero %86 reduce_rows.sum");
   /* 14: %92 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc92, (size_t)1 * 6 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_gmmconv0_mu_acc, (size_t)1 * 6 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 14 zero %92 reduce_rows.sum");
   /* 15: %97 reduce_rows.matmul_tn */
-  if ((st = gnn_memset0(m->ctx, m->acc97, (size_t)1 * 4 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_gmmconv0_P_acc, (size_t)1 * 4 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 15 zero %97 reduce_rows.matmul_tn");
   /* 16: fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %32 %33 %34 %35 %36 %37 %46 %47 %49 %50 %55 %56 %57 %58 %59 %62 %63 %64 %65 %66 %67 %69 %70 %71 %77 %78 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %94 %95 %96 %97; in memory: %59 %65 %71 %86 %92 %97 */
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 32 - 1) / 32);
-    monet_k6_reduce_rows6_sum_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, g->dst, g->out_deg, g->in_deg, m->param[0], m->param[1], m->param[4], m->param[5], m->in_grad_out, m->t41, m->t40, m->param[6], m->t23, m->t75, m->t22, m->param[2], m->acc59, m->acc65, m->acc71, m->acc86, m->acc92, m->acc97);
+    monet_k6_reduce_rows6_sum_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, g->src, g->dst, g->out_deg, g->in_deg, m->param[0], m->param[1], m->param[4], m->param[5], m->in_grad_out, m->gmmconv1_x_W, m->gmmconv1_w, m->param[6], m->gmmconv0_x_W, m->t75, m->gmmconv0_w, m->param[2], m->acc59, m->grad_gmmconv1_mu_acc, m->grad_gmmconv1_P_acc, m->acc86, m->grad_gmmconv0_mu_acc, m->grad_gmmconv0_P_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 16 kernel fused %7 %8 %10 %11 %12 %13 %14 %15 %16 %18 %19 %32 %33 %34 %35 %36 %37 %46 %47 %49 %50 %55 %56 %57 %58 %59 %62 %63 %64 %65 %66 %67 %69 %70 %71 %77 %78 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %94 %95 %96 %97; in memory: %59 %65 %71 %86 %92 %97");
@@ -1530,14 +1535,14 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   /* 18: %65 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
-    monet_k8_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->acc65);
+    monet_k8_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->grad_gmmconv1_mu_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 18 kernel %65 reduce_rows.sum");
   /* 19: %71 reduce_rows.matmul_tn */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 64 - 1) / 64);
-    monet_k9_reduce_rows_matmul_tn_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[4], m->acc71);
+    monet_k9_reduce_rows_matmul_tn_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[4], m->grad_gmmconv1_P_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 19 kernel %71 reduce_rows.matmul_tn");
@@ -1551,14 +1556,14 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   /* 21: %92 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
-    monet_k11_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[1], m->acc92);
+    monet_k11_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[1], m->grad_gmmconv0_mu_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 21 kernel %92 reduce_rows.sum");
   /* 22: %97 reduce_rows.matmul_tn */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 64 - 1) / 64);
-    monet_k12_reduce_rows_matmul_tn_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[0], m->acc97);
+    monet_k12_reduce_rows_matmul_tn_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[0], m->grad_gmmconv0_P_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 22 kernel %97 reduce_rows.matmul_tn");
@@ -1572,7 +1577,7 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   /* 24: fused %76 %79 %80; in memory: %80 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    monet_k14_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t75, m->t22, m->t80);
+    monet_k14_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t75, m->gmmconv0_w, m->t80);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 24 kernel fused %76 %79 %80; in memory: %80");
@@ -1582,7 +1587,7 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t80, 48, m->t1, 1433, &beta, m->grad[3], 48));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t80, 48, m->gmmconv0_x, 1433, &beta, m->grad[3], 48));
   }
   gnn_profile_step(m->ctx, "backward 25 gemm %81 reduce_rows.matmul_tn");
   return GNN_OK;

@@ -129,8 +129,9 @@ GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
 
 /* ---------------------------------------------------------------- kernels */
 
-/* k0_sum_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %5 %6 %8 %10 %11 %12 %14 %15 %16; in memory: %6 %10 %15 %16 */
-static void k0_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict in_rel, const float *restrict t7, float *restrict t6, float *restrict t10, float *restrict t15, const float *restrict t13, const float *restrict p_rgcnconv0_b, float *restrict t16) {
+/* k0_rgcnconv0_n_rgcnconv0_out_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %5 %6 %8 %10 %11 %12 %14 %15 %16; in memory: %6 %10 %15 %16
+ * Source lines 13-15, 19. */
+static void k0_rgcnconv0_n_rgcnconv0_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict in_rel, const float *restrict t7, float *restrict rgcnconv0_n, float *restrict t10, float *restrict rgcnconv0_out, const float *restrict t13, const float *restrict p_rgcnconv0_b, float *restrict rgcn_h) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -178,10 +179,10 @@ static void k0_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_
           const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
           (void)lane;
           (void)i2;
-          float r5_;
+          float rgcnconv0_t_;
           float x;
-          r5_ = gnn_sel_f32(in_rel[e * 1] == (float)k2, 1.0f, 0.0f);
-          x = r5_;
+          rgcnconv0_t_ = gnn_sel_f32(in_rel[e * 1] == (float)k2, 1.0f, 0.0f);
+          x = rgcnconv0_t_;
           acc[k2] = acc[k2] + (double)x;
         }
         for (int64_t k3_hi = 0; k3_hi < 2; k3_hi++) { /* k / 16: see emit_flat_loop */
@@ -190,10 +191,10 @@ static void k0_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_
             const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
             (void)lane;
             (void)i3;
-            float r5_1;
+            float rgcnconv0_t_1;
             float x1;
-            r5_1 = gnn_sel_f32(in_rel[e * 1 + ((k3_hi) / 2)] == (float)((k3_hi) % 2), 1.0f, 0.0f);
-            x1 = t7[u * 32 + k3] * r5_1;
+            rgcnconv0_t_1 = gnn_sel_f32(in_rel[e * 1 + ((k3_hi) / 2)] == (float)((k3_hi) % 2), 1.0f, 0.0f);
+            x1 = t7[u * 32 + k3] * rgcnconv0_t_1;
             acc1[k3] = acc1[k3] + (double)x1;
           }
         }
@@ -204,7 +205,7 @@ static void k0_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_
       const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
       (void)lane;
       (void)i4;
-      t6[row * 2 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
+      rgcnconv0_n[row * 2 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
       sh6[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     for (int64_t k5 = 0; k5 < 32; k5++) { /* the lanes in order of k: see emit_host.c */
@@ -230,21 +231,22 @@ static void k0_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_
       for (int64_t j = 0; j < 2; j++) {
         heads = heads + (sh8[(j * 16) + k7] / t10[row * 2 + j]);
       }
-      t15[row * 16 + k7] = (heads + t13[row * 16 + k7]) + p_rgcnconv0_b[k7];
+      rgcnconv0_out[row * 16 + k7] = (heads + t13[row * 16 + k7]) + p_rgcnconv0_b[k7];
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k8 = 0; k8 < 16; k8++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k8 % 32), i8 = (int)(k8 / 32);
       (void)lane;
       (void)i8;
-      t16[row * 16 + k8] = gnn_sel_f32(t15[row * 16 + k8] > 0.0f, t15[row * 16 + k8], 0.0f);
+      rgcn_h[row * 16 + k8] = gnn_sel_f32(rgcnconv0_out[row * 16 + k8] > 0.0f, rgcnconv0_out[row * 16 + k8], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
-/* k1_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 4 lanes per group. fused %5 %10 %21 %22 %23 %25 %26; in memory: %26 */
-static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict in_rel, const float *restrict t20, const float *restrict t6, float *restrict t26, const float *restrict t24, const float *restrict p_rgcnconv1_b) {
+/* k1_rgcnconv1_out_vertex: vertex-balanced over in-edges (CSR), 4 lanes per group. fused %5 %10 %21 %22 %23 %25 %26; in memory: %26
+ * Source lines 13, 15. */
+static void k1_rgcnconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict in_rel, const float *restrict rgcn_h_W, const float *restrict rgcnconv0_n, float *restrict rgcnconv1_out, const float *restrict rgcn_h_W0, const float *restrict p_rgcnconv1_b) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[4] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -271,7 +273,7 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t20[sh_u[lane] * 4], 16);
+          gnn_prefetch_row(&rgcn_h_W[sh_u[lane] * 4], 16);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -284,10 +286,10 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
           const int lane = (int)(k1 % 4), i1 = (int)(k1 / 4);
           (void)lane;
           (void)i1;
-          float r5_;
+          float rgcnconv0_t_;
           float x;
-          r5_ = gnn_sel_f32(in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2), 1.0f, 0.0f);
-          x = t20[u * 4 + k1] * r5_;
+          rgcnconv0_t_ = gnn_sel_f32(in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2), 1.0f, 0.0f);
+          x = rgcn_h_W[u * 4 + k1] * rgcnconv0_t_;
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -308,10 +310,10 @@ static void k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *restrict in_ptr,
       float r10_;
       heads = 0.0f;
       for (int64_t j = 0; j < 2; j++) {
-        r10_ = gnn_sel_f32(t6[row * 2 + j] >= 1.0f, t6[row * 2 + j], 1.0f);
+        r10_ = gnn_sel_f32(rgcnconv0_n[row * 2 + j] >= 1.0f, rgcnconv0_n[row * 2 + j], 1.0f);
         heads = heads + (sh21[(j * 2) + k3] / r10_);
       }
-      t26[row * 2 + k3] = (heads + t24[row * 2 + k3]) + p_rgcnconv1_b[k3];
+      rgcnconv1_out[row * 2 + k3] = (heads + rgcn_h_W0[row * 2 + k3]) + p_rgcnconv1_b[k3];
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -330,7 +332,8 @@ static void k2_div_vertex(int64_t nrows, float *restrict t32, const float *restr
   }
 }
 
-/* k3_sum_vertex: vertex-balanced over out-edges (CSC), 4 lanes per group. fused %5 %33 %34 %35; in memory: %35 */
+/* k3_sum_vertex: vertex-balanced over out-edges (CSC), 4 lanes per group. fused %5 %33 %34 %35; in memory: %35
+ * Source line 13. */
 static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_rel, const float *restrict t32, float *restrict t35) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
@@ -371,10 +374,10 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           const int lane = (int)(k1 % 4), i1 = (int)(k1 / 4);
           (void)lane;
           (void)i1;
-          float r5_;
+          float rgcnconv0_t_;
           float x;
-          r5_ = gnn_sel_f32(in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2), 1.0f, 0.0f);
-          x = t32[u * 4 + k1] * r5_;
+          rgcnconv0_t_ = gnn_sel_f32(in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2), 1.0f, 0.0f);
+          x = t32[u * 4 + k1] * rgcnconv0_t_;
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -390,14 +393,14 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
 }
 
 /* k4_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group. fused %37 %39 %42 %43; in memory: %39 %43 */
-static void k4_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t39, const float *restrict t15, const float *restrict t29, const float *restrict t36, float *restrict t43, const float *restrict t10) {
+static void k4_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t39, const float *restrict rgcnconv0_out, const float *restrict t29, const float *restrict t36, float *restrict t43, const float *restrict t10) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      t39[row * 16 + k] = gnn_sel_f32(t15[row * 16 + k] > 0.0f, t29[row * 16 + k] + t36[row * 16 + k], 0.0f);
+      t39[row * 16 + k] = gnn_sel_f32(rgcnconv0_out[row * 16 + k] > 0.0f, t29[row * 16 + k] + t36[row * 16 + k], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k1_hi = 0; k1_hi < 2; k1_hi++) { /* k / 16: see emit_flat_loop */
@@ -413,60 +416,61 @@ static void k4_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t39,
 }
 
 /* k5_reduce_rows2_sum_vertex: one group per vertex, 16 lanes per group. fused %28 %40; in memory: %28 %40 */
-static void k5_reduce_rows2_sum_vertex(int64_t nrows, double *restrict acc28, const float *restrict in_grad_out, double *restrict acc40, const float *restrict t39) {
+static void k5_reduce_rows2_sum_vertex(int64_t nrows, double *restrict grad_rgcnconv1_b_acc, const float *restrict in_grad_out, double *restrict grad_rgcnconv0_b_acc, const float *restrict t39) {
 #pragma omp parallel
   {
-  double blk_acc28[2] = {0};
-  double blk_acc40[16] = {0};
+  double blk_grad_rgcnconv1_b_acc[2] = {0};
+  double blk_grad_rgcnconv0_b_acc[16] = {0};
 #pragma omp for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 2; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 16), i = (int)(k / 16);
       (void)lane;
       (void)i;
-      blk_acc28[k] += (double)in_grad_out[row * 2 + k];
+      blk_grad_rgcnconv1_b_acc[k] += (double)in_grad_out[row * 2 + k];
     }
     for (int64_t k1 = 0; k1 < 16; k1++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k1 % 16), i1 = (int)(k1 / 16);
       (void)lane;
       (void)i1;
-      blk_acc40[k1] += (double)t39[row * 16 + k1];
+      blk_grad_rgcnconv0_b_acc[k1] += (double)t39[row * 16 + k1];
     }
   }
   for (int64_t i = 0; i < 2; i++)
-    if (blk_acc28[i] != 0) gnn_atomic_add_f64(&acc28[i], blk_acc28[i]);
+    if (blk_grad_rgcnconv1_b_acc[i] != 0) gnn_atomic_add_f64(&grad_rgcnconv1_b_acc[i], blk_grad_rgcnconv1_b_acc[i]);
   for (int64_t i = 0; i < 16; i++)
-    if (blk_acc40[i] != 0) gnn_atomic_add_f64(&acc40[i], blk_acc40[i]);
+    if (blk_grad_rgcnconv0_b_acc[i] != 0) gnn_atomic_add_f64(&grad_rgcnconv0_b_acc[i], blk_grad_rgcnconv0_b_acc[i]);
   }
 }
 
 /* k6_reduce_rows_sum_finish_global: one group, 2 lanes per group. %28 reduce_rows.sum (the float64 sums to float) */
-static void k6_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t28, const double *restrict acc28) {
+static void k6_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_rgcnconv1_b, const double *restrict grad_rgcnconv1_b_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 2; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 2), i = (int)(k / 2);
       (void)lane;
       (void)i;
-      t28[k] = acc28[k];
+      grad_rgcnconv1_b[k] = grad_rgcnconv1_b_acc[k];
     }
   }
 }
 
 /* k7_reduce_rows_sum_finish_global: one group, 16 lanes per group. %40 reduce_rows.sum (the float64 sums to float) */
-static void k7_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t40, const double *restrict acc40) {
+static void k7_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_rgcnconv0_b, const double *restrict grad_rgcnconv0_b_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 16), i = (int)(k / 16);
       (void)lane;
       (void)i;
-      t40[k] = acc40[k];
+      grad_rgcnconv0_b[k] = grad_rgcnconv0_b_acc[k];
     }
   }
 }
 
-/* k8_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %5 %44 %45 %46; in memory: %46 */
+/* k8_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %5 %44 %45 %46; in memory: %46
+ * Source line 13. */
 static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_rel, const float *restrict t43, float *restrict t46) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
@@ -509,10 +513,10 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
             const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
             (void)lane;
             (void)i1;
-            float r5_;
+            float rgcnconv0_t_;
             float x;
-            r5_ = gnn_sel_f32(in_rel[e * 1 + ((k1_hi) / 2)] == (float)((k1_hi) % 2), 1.0f, 0.0f);
-            x = t43[u * 32 + k1] * r5_;
+            rgcnconv0_t_ = gnn_sel_f32(in_rel[e * 1 + ((k1_hi) / 2)] == (float)((k1_hi) % 2), 1.0f, 0.0f);
+            x = t43[u * 32 + k1] * rgcnconv0_t_;
             acc[k1] = acc[k1] + (double)x;
           }
         }
@@ -568,14 +572,14 @@ struct rgcn_model {
   int grow;
   size_t offset[2][17];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
-  float *t6;  /* %6 vertex[2], steps 2..5 */
+  float *rgcnconv0_n;  /* %6 vertex[2], steps 2..5 */
   float *t7;  /* %7 vertex[2, 16], steps 0..2 */
   float *t10;  /* %10 vertex[2], steps 2..12 */
   float *t13;  /* %13 vertex[16], steps 1..2 */
-  float *t15;  /* %15 vertex[16], steps 2..12 */
-  float *t16;  /* %16 vertex[16], steps 2..11 */
-  float *t20;  /* %20 vertex[2, 2], steps 3..5 */
-  float *t24;  /* %24 vertex[2], steps 4..5 */
+  float *rgcnconv0_out;  /* %15 vertex[16], steps 2..12 */
+  float *rgcn_h;  /* %16 vertex[16], steps 2..11 */
+  float *rgcn_h_W;  /* %20 vertex[2, 2], steps 3..5 */
+  float *rgcn_h_W0;  /* %24 vertex[2], steps 4..5 */
   float *t29;  /* %29 vertex[16], steps 6..12 */
   float *t32;  /* %32 vertex[2, 2], steps 8..9 */
   float *t35;  /* %35 vertex[2, 2], steps 9..11 */
@@ -583,8 +587,8 @@ struct rgcn_model {
   float *t39;  /* %39 vertex[16], steps 12..18 */
   float *t43;  /* %43 vertex[2, 16], steps 12..19 */
   float *t46;  /* %46 vertex[2, 16], steps 19..20 */
-  double *acc28;  /* scratch global[2] f64, steps 13..16 */
-  double *acc40;  /* scratch global[16] f64, steps 14..17 */
+  double *grad_rgcnconv1_b_acc;  /* scratch global[2] f64, steps 13..16 */
+  double *grad_rgcnconv0_b_acc;  /* scratch global[16] f64, steps 14..17 */
 };
 
 void rgcn_destroy(rgcn_model *m) {
@@ -608,14 +612,14 @@ static void gnnc_plan(rgcn_model *m, const gnn_graph *g) {
   static const char in_infer[17] = {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[17], size_infer[17];
   int order[17];
-  size[0] = (size_t)g->nv * 2 * sizeof(float);  /* t6 */
+  size[0] = (size_t)g->nv * 2 * sizeof(float);  /* rgcnconv0_n */
   size[1] = (size_t)g->nv * 32 * sizeof(float);  /* t7 */
   size[2] = (size_t)g->nv * 2 * sizeof(float);  /* t10 */
   size[3] = (size_t)g->nv * 16 * sizeof(float);  /* t13 */
-  size[4] = (size_t)g->nv * 16 * sizeof(float);  /* t15 */
-  size[5] = (size_t)g->nv * 16 * sizeof(float);  /* t16 */
-  size[6] = (size_t)g->nv * 4 * sizeof(float);  /* t20 */
-  size[7] = (size_t)g->nv * 2 * sizeof(float);  /* t24 */
+  size[4] = (size_t)g->nv * 16 * sizeof(float);  /* rgcnconv0_out */
+  size[5] = (size_t)g->nv * 16 * sizeof(float);  /* rgcn_h */
+  size[6] = (size_t)g->nv * 4 * sizeof(float);  /* rgcn_h_W */
+  size[7] = (size_t)g->nv * 2 * sizeof(float);  /* rgcn_h_W0 */
   size[8] = (size_t)g->nv * 16 * sizeof(float);  /* t29 */
   size[9] = (size_t)g->nv * 4 * sizeof(float);  /* t32 */
   size[10] = (size_t)g->nv * 4 * sizeof(float);  /* t35 */
@@ -623,8 +627,8 @@ static void gnnc_plan(rgcn_model *m, const gnn_graph *g) {
   size[12] = (size_t)g->nv * 16 * sizeof(float);  /* t39 */
   size[13] = (size_t)g->nv * 32 * sizeof(float);  /* t43 */
   size[14] = (size_t)g->nv * 32 * sizeof(float);  /* t46 */
-  size[15] = (size_t)1 * 2 * sizeof(double);  /* acc28 */
-  size[16] = (size_t)1 * 16 * sizeof(double);  /* acc40 */
+  size[15] = (size_t)1 * 2 * sizeof(double);  /* grad_rgcnconv1_b_acc */
+  size[16] = (size_t)1 * 16 * sizeof(double);  /* grad_rgcnconv0_b_acc */
   for (int i = 0; i < 17; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
   m->arena_bytes = gnn_plan_arena(17, size, first, last, m->offset[1], order);
   m->arena_infer_bytes = gnn_plan_arena(17, size_infer, first, last_infer, m->offset[0], order);
@@ -706,14 +710,14 @@ static gnn_status gnnc_use_arena(rgcn_model *m, int plan) {
                                                                 "plan: gnnc --recompute=all or --memory-budget)" : "");
   gnn_status st = gnn_malloc(m->ctx, (void **)&m->arena, bytes ? bytes : 1);
   if (st) return st;
-  m->t6 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
+  m->rgcnconv0_n = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
   m->t7 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
   m->t10 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
   m->t13 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
-  m->t15 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
-  m->t16 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
-  m->t20 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
-  m->t24 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
+  m->rgcnconv0_out = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
+  m->rgcn_h = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
+  m->rgcn_h_W = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
+  m->rgcn_h_W0 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t29 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
   m->t32 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
   m->t35 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
@@ -721,8 +725,8 @@ static gnn_status gnnc_use_arena(rgcn_model *m, int plan) {
   m->t39 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
   m->t43 = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
   m->t46 = m->offset[plan][14] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][14]);
-  m->acc28 = m->offset[plan][15] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][15]);
-  m->acc40 = m->offset[plan][16] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][16]);
+  m->grad_rgcnconv1_b_acc = m->offset[plan][15] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][15]);
+  m->grad_rgcnconv0_b_acc = m->offset[plan][16] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][16]);
   m->arena_mode = want;
   return GNN_OK;
 }
@@ -833,24 +837,24 @@ gnn_status rgcn_forward(rgcn_model *m, const float *in_x, const float *in_rel, i
   }
   gnn_profile_step(m->ctx, "forward 1 gemm %13 apply_vertex.linear");
   /* 2: fused %5 %6 %8 %10 %11 %12 %14 %15 %16; in memory: %6 %10 %15 %16 */
-  k0_sum_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->in_rel, m->t7, m->t6, m->t10, m->t15, m->t13, m->param[2], m->t16);
+  k0_rgcnconv0_n_rgcnconv0_out_vertex(g->nv, g->in_ptr, g->src, m->in_rel, m->t7, m->rgcnconv0_n, m->t10, m->rgcnconv0_out, m->t13, m->param[2], m->rgcn_h);
   gnn_profile_step(m->ctx, "forward 2 kernel fused %5 %6 %8 %10 %11 %12 %14 %15 %16; in memory: %6 %10 %15 %16");
   /* 3: %20 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(4), K = gnn_blas_dim(16);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t16, 16, m->param[3], 4, 0.0f, m->t20, 4);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->rgcn_h, 16, m->param[3], 4, 0.0f, m->rgcn_h_W, 4);
   }
   gnn_profile_step(m->ctx, "forward 3 gemm %20 apply_vertex.linear");
   /* 4: %24 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(2), K = gnn_blas_dim(16);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t16, 16, m->param[4], 2, 0.0f, m->t24, 2);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->rgcn_h, 16, m->param[4], 2, 0.0f, m->rgcn_h_W0, 2);
   }
   gnn_profile_step(m->ctx, "forward 4 gemm %24 apply_vertex.linear");
   /* 5: fused %5 %10 %21 %22 %23 %25 %26; in memory: %26 */
-  k1_sum_u_mul_e_vertex(g->nv, g->in_ptr, g->src, m->in_rel, m->t20, m->t6, m->out, m->t24, m->param[5]);
+  k1_rgcnconv1_out_vertex(g->nv, g->in_ptr, g->src, m->in_rel, m->rgcn_h_W, m->rgcnconv0_n, m->out, m->rgcn_h_W0, m->param[5]);
   gnn_profile_step(m->ctx, "forward 5 kernel fused %5 %10 %21 %22 %23 %25 %26; in memory: %26");
   m->forward_done = 1;
   m->trained = training != 0;
@@ -955,7 +959,7 @@ gnn_status rgcn_backward(rgcn_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(16), N = gnn_blas_dim(2), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t16, 16, m->in_grad_out, 2, 0.0f, m->grad[4], 2);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->rgcn_h, 16, m->in_grad_out, 2, 0.0f, m->grad[4], 2);
   }
   gnn_profile_step(m->ctx, "backward 7 gemm %30 reduce_rows.matmul_tn");
   /* 8: fused %31 %32; in memory: %32 */
@@ -975,26 +979,26 @@ gnn_status rgcn_backward(rgcn_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(16), N = gnn_blas_dim(4), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t16, 16, m->t35, 4, 0.0f, m->grad[3], 4);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->rgcn_h, 16, m->t35, 4, 0.0f, m->grad[3], 4);
   }
   gnn_profile_step(m->ctx, "backward 11 gemm %38 reduce_rows.matmul_tn");
   /* 12: fused %37 %39 %42 %43; in memory: %39 %43 */
-  k4_apply_vertex_relu_grad_vertex(g->nv, m->t39, m->t15, m->t29, m->t36, m->t43, m->t10);
+  k4_apply_vertex_relu_grad_vertex(g->nv, m->t39, m->rgcnconv0_out, m->t29, m->t36, m->t43, m->t10);
   gnn_profile_step(m->ctx, "backward 12 kernel fused %37 %39 %42 %43; in memory: %39 %43");
   /* 13: %28 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc28, (size_t)1 * 2 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_rgcnconv1_b_acc, (size_t)1 * 2 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 13 zero %28 reduce_rows.sum");
   /* 14: %40 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc40, (size_t)1 * 16 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_rgcnconv0_b_acc, (size_t)1 * 16 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 14 zero %40 reduce_rows.sum");
   /* 15: fused %28 %40; in memory: %28 %40 */
-  k5_reduce_rows2_sum_vertex(g->nv, m->acc28, m->in_grad_out, m->acc40, m->t39);
+  k5_reduce_rows2_sum_vertex(g->nv, m->grad_rgcnconv1_b_acc, m->in_grad_out, m->grad_rgcnconv0_b_acc, m->t39);
   gnn_profile_step(m->ctx, "backward 15 kernel fused %28 %40; in memory: %28 %40");
   /* 16: %28 reduce_rows.sum */
-  k6_reduce_rows_sum_finish_global(1, m->grad[5], m->acc28);
+  k6_reduce_rows_sum_finish_global(1, m->grad[5], m->grad_rgcnconv1_b_acc);
   gnn_profile_step(m->ctx, "backward 16 kernel %28 reduce_rows.sum");
   /* 17: %40 reduce_rows.sum */
-  k7_reduce_rows_sum_finish_global(1, m->grad[2], m->acc40);
+  k7_reduce_rows_sum_finish_global(1, m->grad[2], m->grad_rgcnconv0_b_acc);
   gnn_profile_step(m->ctx, "backward 17 kernel %40 reduce_rows.sum");
   /* 18: %41 reduce_rows.matmul_tn */
   {

@@ -67,8 +67,9 @@ extern "C" __global__ void rgcn_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* rgcn_k0_sum_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %5 %6 %8 %10 %11 %12 %14 %15 %16; in memory: %6 %10 %15 %16. t10 is not __restrict__: lanes read what other lanes stored in it before a barrier */
-extern "C" __global__ void __launch_bounds__(256) rgcn_k0_sum_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ in_rel, const float *__restrict__ t7, float *__restrict__ t6, float *t10, float *__restrict__ t15, const float *__restrict__ t13, const float *__restrict__ p_rgcnconv0_b, float *__restrict__ t16) {
+/* rgcn_k0_rgcnconv0_n_rgcnconv0_out_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %5 %6 %8 %10 %11 %12 %14 %15 %16; in memory: %6 %10 %15 %16. t10 is not __restrict__: lanes read what other lanes stored in it before a barrier
+ * Source lines 13-15, 19. */
+extern "C" __global__ void __launch_bounds__(256) rgcn_k0_rgcnconv0_n_rgcnconv0_out_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ in_rel, const float *__restrict__ t7, float *__restrict__ rgcnconv0_n, float *t10, float *__restrict__ rgcnconv0_out, const float *__restrict__ t13, const float *__restrict__ p_rgcnconv0_b, float *__restrict__ rgcn_h) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -89,9 +90,9 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k0_sum_sum_u_mul_e_vertex
   int64_t u;
   int64_t jj;
   int64_t cnt;
-  float r5_;
+  float rgcnconv0_t_;
   float x;
-  float r5_1;
+  float rgcnconv0_t_1;
   float x1;
   float heads;
   lo = in_ptr[row];
@@ -125,8 +126,8 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k0_sum_sum_u_mul_e_vertex
       for (int i2 = 0; i2 < 1; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 32;
         if (k2 < 2) {
-          r5_ = (in_rel[e * 1] == (float)k2) ? 1.0f : 0.0f;
-          x = r5_;
+          rgcnconv0_t_ = (in_rel[e * 1] == (float)k2) ? 1.0f : 0.0f;
+          x = rgcnconv0_t_;
           acc[i2] = acc[i2] + (double)x;
         }
       }
@@ -134,8 +135,8 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k0_sum_sum_u_mul_e_vertex
       for (int i3 = 0; i3 < 1; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 32;
         if (k3 < 32) {
-          r5_1 = (in_rel[e * 1 + ((k3 / 16) / 2)] == (float)((k3 / 16) % 2)) ? 1.0f : 0.0f;
-          x1 = t7[u * 32 + k3] * r5_1;
+          rgcnconv0_t_1 = (in_rel[e * 1 + ((k3 / 16) / 2)] == (float)((k3 / 16) % 2)) ? 1.0f : 0.0f;
+          x1 = t7[u * 32 + k3] * rgcnconv0_t_1;
           acc1[i3] = acc1[i3] + (double)x1;
         }
       }
@@ -146,7 +147,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k0_sum_sum_u_mul_e_vertex
   for (int i4 = 0; i4 < 1; i4++) {
     const int64_t k4 = lane + (int64_t)i4 * 32;
     if (k4 < 2) {
-      t6[(row) * 2 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
+      rgcnconv0_n[(row) * 2 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
       sh6[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
@@ -174,7 +175,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k0_sum_sum_u_mul_e_vertex
       for (int64_t j = 0; j < 2; j++) {
         heads = heads + (sh8[(j * 16) + k7] / t10[row * 2 + j]);
       }
-      t15[(row) * 16 + k7] = (heads + t13[row * 16 + k7]) + p_rgcnconv0_b[k7];
+      rgcnconv0_out[(row) * 16 + k7] = (heads + t13[row * 16 + k7]) + p_rgcnconv0_b[k7];
     }
   }
   __syncwarp(gmask);
@@ -182,14 +183,15 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k0_sum_sum_u_mul_e_vertex
   for (int i8 = 0; i8 < 1; i8++) {
     const int64_t k8 = lane + (int64_t)i8 * 32;
     if (k8 < 16) {
-      t16[(row) * 16 + k8] = (t15[row * 16 + k8] > 0.0f) ? t15[row * 16 + k8] : 0.0f;
+      rgcn_h[(row) * 16 + k8] = (rgcnconv0_out[row * 16 + k8] > 0.0f) ? rgcnconv0_out[row * 16 + k8] : 0.0f;
     }
   }
   __syncwarp(gmask);
 }
 
-/* rgcn_k1_sum_u_mul_e_vertex: vertex-balanced over in-edges (CSR), 4 lanes per group, 64 groups per block. fused %5 %10 %21 %22 %23 %25 %26; in memory: %26 */
-extern "C" __global__ void __launch_bounds__(256) rgcn_k1_sum_u_mul_e_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ in_rel, const float *__restrict__ t20, const float *__restrict__ t6, float *__restrict__ t26, const float *__restrict__ t24, const float *__restrict__ p_rgcnconv1_b) {
+/* rgcn_k1_rgcnconv1_out_vertex: vertex-balanced over in-edges (CSR), 4 lanes per group, 64 groups per block. fused %5 %10 %21 %22 %23 %25 %26; in memory: %26
+ * Source lines 13, 15. */
+extern "C" __global__ void __launch_bounds__(256) rgcn_k1_rgcnconv1_out_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ in_rel, const float *__restrict__ rgcn_h_W, const float *__restrict__ rgcnconv0_n, float *__restrict__ rgcnconv1_out, const float *__restrict__ rgcn_h_W0, const float *__restrict__ p_rgcnconv1_b) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
   __shared__ int64_t sh_e_block[64][4];
@@ -207,7 +209,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k1_sum_u_mul_e_vertex(int
   int64_t u;
   int64_t jj;
   int64_t cnt;
-  float r5_;
+  float rgcnconv0_t_;
   float x;
   float heads;
   float r10_;
@@ -235,8 +237,8 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k1_sum_u_mul_e_vertex(int
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 4;
         if (k1 < 4) {
-          r5_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
-          x = t20[u * 4 + k1] * r5_;
+          rgcnconv0_t_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
+          x = rgcn_h_W[u * 4 + k1] * rgcnconv0_t_;
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -257,10 +259,10 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k1_sum_u_mul_e_vertex(int
     if (k3 < 2) {
       heads = 0.0f;
       for (int64_t j = 0; j < 2; j++) {
-        r10_ = (t6[row * 2 + j] >= 1.0f) ? t6[row * 2 + j] : 1.0f;
+        r10_ = (rgcnconv0_n[row * 2 + j] >= 1.0f) ? rgcnconv0_n[row * 2 + j] : 1.0f;
         heads = heads + (sh21[(j * 2) + k3] / r10_);
       }
-      t26[(row) * 2 + k3] = (heads + t24[row * 2 + k3]) + p_rgcnconv1_b[k3];
+      rgcnconv1_out[(row) * 2 + k3] = (heads + rgcn_h_W0[row * 2 + k3]) + p_rgcnconv1_b[k3];
     }
   }
   __syncwarp(gmask);
@@ -280,7 +282,8 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k2_div_vertex(int64_t nro
   }
 }
 
-/* rgcn_k3_sum_vertex: vertex-balanced over out-edges (CSC), 4 lanes per group, 64 groups per block. fused %5 %33 %34 %35; in memory: %35 */
+/* rgcn_k3_sum_vertex: vertex-balanced over out-edges (CSC), 4 lanes per group, 64 groups per block. fused %5 %33 %34 %35; in memory: %35
+ * Source line 13. */
 extern "C" __global__ void __launch_bounds__(256) rgcn_k3_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_rel, const float *__restrict__ t32, float *__restrict__ t35) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
@@ -297,7 +300,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k3_sum_vertex(int64_t nro
   int64_t u;
   int64_t jj;
   int64_t cnt;
-  float r5_;
+  float rgcnconv0_t_;
   float x;
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
@@ -323,8 +326,8 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k3_sum_vertex(int64_t nro
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 4;
         if (k1 < 4) {
-          r5_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
-          x = t32[u * 4 + k1] * r5_;
+          rgcnconv0_t_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
+          x = t32[u * 4 + k1] * rgcnconv0_t_;
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -341,7 +344,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k3_sum_vertex(int64_t nro
 }
 
 /* rgcn_k4_apply_vertex_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %37 %39 %42 %43; in memory: %39 %43. t39 is not __restrict__: lanes read what other lanes stored in it before a barrier */
-extern "C" __global__ void __launch_bounds__(256) rgcn_k4_apply_vertex_relu_grad_vertex(int64_t nrows, float *t39, const float *__restrict__ t15, const float *__restrict__ t29, const float *__restrict__ t36, float *__restrict__ t43, const float *__restrict__ t10) {
+extern "C" __global__ void __launch_bounds__(256) rgcn_k4_apply_vertex_relu_grad_vertex(int64_t nrows, float *t39, const float *__restrict__ rgcnconv0_out, const float *__restrict__ t29, const float *__restrict__ t36, float *__restrict__ t43, const float *__restrict__ t10) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   const unsigned gmask = 0xffffffffu;
@@ -350,7 +353,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k4_apply_vertex_relu_grad
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 16) {
-      t39[(row) * 16 + k] = (t15[row * 16 + k] > 0.0f) ? (t29[row * 16 + k] + t36[row * 16 + k]) : 0.0f;
+      t39[(row) * 16 + k] = (rgcnconv0_out[row * 16 + k] > 0.0f) ? (t29[row * 16 + k] + t36[row * 16 + k]) : 0.0f;
     }
   }
   __syncwarp(gmask);
@@ -364,39 +367,39 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k4_apply_vertex_relu_grad
 }
 
 /* rgcn_k5_reduce_rows2_sum_vertex: one group per vertex, 16 lanes per group, 16 groups per block. fused %28 %40; in memory: %28 %40 */
-extern "C" __global__ void __launch_bounds__(256) rgcn_k5_reduce_rows2_sum_vertex(int64_t nrows, double *__restrict__ acc28, const float *__restrict__ in_grad_out, double *__restrict__ acc40, const float *__restrict__ t39) {
+extern "C" __global__ void __launch_bounds__(256) rgcn_k5_reduce_rows2_sum_vertex(int64_t nrows, double *__restrict__ grad_rgcnconv1_b_acc, const float *__restrict__ in_grad_out, double *__restrict__ grad_rgcnconv0_b_acc, const float *__restrict__ t39) {
   const int lane = threadIdx.x % 16;
   const int64_t row = (int64_t)blockIdx.x * 16 + threadIdx.x / 16;
-  __shared__ double blk_acc28[2];
-  for (int i = threadIdx.x; i < 2; i += 256) blk_acc28[i] = 0;
-  __shared__ double blk_acc40[16];
-  for (int i = threadIdx.x; i < 16; i += 256) blk_acc40[i] = 0;
+  __shared__ double blk_grad_rgcnconv1_b_acc[2];
+  for (int i = threadIdx.x; i < 2; i += 256) blk_grad_rgcnconv1_b_acc[i] = 0;
+  __shared__ double blk_grad_rgcnconv0_b_acc[16];
+  for (int i = threadIdx.x; i < 16; i += 256) blk_grad_rgcnconv0_b_acc[i] = 0;
   __syncthreads();
   if (row < nrows) {  /* no early return: the block meets at the flush */
     #pragma unroll
     for (int i = 0; i < 1; i++) {
       const int64_t k = lane + (int64_t)i * 16;
       if (k < 2) {
-        atomicAdd(&blk_acc28[k], (double)in_grad_out[row * 2 + k]);
+        atomicAdd(&blk_grad_rgcnconv1_b_acc[k], (double)in_grad_out[row * 2 + k]);
       }
     }
     #pragma unroll
     for (int i1 = 0; i1 < 1; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 16;
       if (k1 < 16) {
-        atomicAdd(&blk_acc40[k1], (double)t39[row * 16 + k1]);
+        atomicAdd(&blk_grad_rgcnconv0_b_acc[k1], (double)t39[row * 16 + k1]);
       }
     }
   }
   __syncthreads();
   for (int i = threadIdx.x; i < 2; i += 256)
-    if (blk_acc28[i] != 0) atomicAdd(&acc28[i], blk_acc28[i]);
+    if (blk_grad_rgcnconv1_b_acc[i] != 0) atomicAdd(&grad_rgcnconv1_b_acc[i], blk_grad_rgcnconv1_b_acc[i]);
   for (int i = threadIdx.x; i < 16; i += 256)
-    if (blk_acc40[i] != 0) atomicAdd(&acc40[i], blk_acc40[i]);
+    if (blk_grad_rgcnconv0_b_acc[i] != 0) atomicAdd(&grad_rgcnconv0_b_acc[i], blk_grad_rgcnconv0_b_acc[i]);
 }
 
 /* rgcn_k6_reduce_rows_sum_finish_global: one group, 2 lanes per group, 128 groups per block. %28 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) rgcn_k6_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t28, const double *__restrict__ acc28) {
+extern "C" __global__ void __launch_bounds__(256) rgcn_k6_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_rgcnconv1_b, const double *__restrict__ grad_rgcnconv1_b_acc) {
   const int lane = threadIdx.x % 2;
   const int64_t row = (int64_t)blockIdx.x * 128 + threadIdx.x / 2;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -404,13 +407,13 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k6_reduce_rows_sum_finish
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 2;
     if (k < 2) {
-      t28[k] = acc28[k];
+      grad_rgcnconv1_b[k] = grad_rgcnconv1_b_acc[k];
     }
   }
 }
 
 /* rgcn_k7_reduce_rows_sum_finish_global: one group, 16 lanes per group, 16 groups per block. %40 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) rgcn_k7_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t40, const double *__restrict__ acc40) {
+extern "C" __global__ void __launch_bounds__(256) rgcn_k7_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_rgcnconv0_b, const double *__restrict__ grad_rgcnconv0_b_acc) {
   const int lane = threadIdx.x % 16;
   const int64_t row = (int64_t)blockIdx.x * 16 + threadIdx.x / 16;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -418,12 +421,13 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k7_reduce_rows_sum_finish
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 16;
     if (k < 16) {
-      t40[k] = acc40[k];
+      grad_rgcnconv0_b[k] = grad_rgcnconv0_b_acc[k];
     }
   }
 }
 
-/* rgcn_k8_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %5 %44 %45 %46; in memory: %46 */
+/* rgcn_k8_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %5 %44 %45 %46; in memory: %46
+ * Source line 13. */
 extern "C" __global__ void __launch_bounds__(256) rgcn_k8_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_rel, const float *__restrict__ t43, float *__restrict__ t46) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
@@ -440,7 +444,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k8_sum_vertex(int64_t nro
   int64_t u;
   int64_t jj;
   int64_t cnt;
-  float r5_;
+  float rgcnconv0_t_;
   float x;
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
@@ -466,8 +470,8 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k8_sum_vertex(int64_t nro
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 32) {
-          r5_ = (in_rel[e * 1 + ((k1 / 16) / 2)] == (float)((k1 / 16) % 2)) ? 1.0f : 0.0f;
-          x = t43[u * 32 + k1] * r5_;
+          rgcnconv0_t_ = (in_rel[e * 1 + ((k1 / 16) / 2)] == (float)((k1 / 16) % 2)) ? 1.0f : 0.0f;
+          x = t43[u * 32 + k1] * rgcnconv0_t_;
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -525,14 +529,14 @@ struct rgcn_model {
   int grow;
   size_t offset[2][17];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
-  float *t6;  /* %6 vertex[2], steps 2..5 */
+  float *rgcnconv0_n;  /* %6 vertex[2], steps 2..5 */
   float *t7;  /* %7 vertex[2, 16], steps 0..2 */
   float *t10;  /* %10 vertex[2], steps 2..12 */
   float *t13;  /* %13 vertex[16], steps 1..2 */
-  float *t15;  /* %15 vertex[16], steps 2..12 */
-  float *t16;  /* %16 vertex[16], steps 2..11 */
-  float *t20;  /* %20 vertex[2, 2], steps 3..5 */
-  float *t24;  /* %24 vertex[2], steps 4..5 */
+  float *rgcnconv0_out;  /* %15 vertex[16], steps 2..12 */
+  float *rgcn_h;  /* %16 vertex[16], steps 2..11 */
+  float *rgcn_h_W;  /* %20 vertex[2, 2], steps 3..5 */
+  float *rgcn_h_W0;  /* %24 vertex[2], steps 4..5 */
   float *t29;  /* %29 vertex[16], steps 6..12 */
   float *t32;  /* %32 vertex[2, 2], steps 8..9 */
   float *t35;  /* %35 vertex[2, 2], steps 9..11 */
@@ -540,8 +544,8 @@ struct rgcn_model {
   float *t39;  /* %39 vertex[16], steps 12..18 */
   float *t43;  /* %43 vertex[2, 16], steps 12..19 */
   float *t46;  /* %46 vertex[2, 16], steps 19..20 */
-  double *acc28;  /* scratch global[2] f64, steps 13..16 */
-  double *acc40;  /* scratch global[16] f64, steps 14..17 */
+  double *grad_rgcnconv1_b_acc;  /* scratch global[2] f64, steps 13..16 */
+  double *grad_rgcnconv0_b_acc;  /* scratch global[16] f64, steps 14..17 */
 };
 
 void rgcn_destroy(rgcn_model *m) {
@@ -565,14 +569,14 @@ static void gnnc_plan(rgcn_model *m, const gnn_graph *g) {
   static const char in_infer[17] = {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[17], size_infer[17];
   int order[17];
-  size[0] = (size_t)g->nv * 2 * sizeof(float);  /* t6 */
+  size[0] = (size_t)g->nv * 2 * sizeof(float);  /* rgcnconv0_n */
   size[1] = (size_t)g->nv * 32 * sizeof(float);  /* t7 */
   size[2] = (size_t)g->nv * 2 * sizeof(float);  /* t10 */
   size[3] = (size_t)g->nv * 16 * sizeof(float);  /* t13 */
-  size[4] = (size_t)g->nv * 16 * sizeof(float);  /* t15 */
-  size[5] = (size_t)g->nv * 16 * sizeof(float);  /* t16 */
-  size[6] = (size_t)g->nv * 4 * sizeof(float);  /* t20 */
-  size[7] = (size_t)g->nv * 2 * sizeof(float);  /* t24 */
+  size[4] = (size_t)g->nv * 16 * sizeof(float);  /* rgcnconv0_out */
+  size[5] = (size_t)g->nv * 16 * sizeof(float);  /* rgcn_h */
+  size[6] = (size_t)g->nv * 4 * sizeof(float);  /* rgcn_h_W */
+  size[7] = (size_t)g->nv * 2 * sizeof(float);  /* rgcn_h_W0 */
   size[8] = (size_t)g->nv * 16 * sizeof(float);  /* t29 */
   size[9] = (size_t)g->nv * 4 * sizeof(float);  /* t32 */
   size[10] = (size_t)g->nv * 4 * sizeof(float);  /* t35 */
@@ -580,8 +584,8 @@ static void gnnc_plan(rgcn_model *m, const gnn_graph *g) {
   size[12] = (size_t)g->nv * 16 * sizeof(float);  /* t39 */
   size[13] = (size_t)g->nv * 32 * sizeof(float);  /* t43 */
   size[14] = (size_t)g->nv * 32 * sizeof(float);  /* t46 */
-  size[15] = (size_t)1 * 2 * sizeof(double);  /* acc28 */
-  size[16] = (size_t)1 * 16 * sizeof(double);  /* acc40 */
+  size[15] = (size_t)1 * 2 * sizeof(double);  /* grad_rgcnconv1_b_acc */
+  size[16] = (size_t)1 * 16 * sizeof(double);  /* grad_rgcnconv0_b_acc */
   for (int i = 0; i < 17; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
   m->arena_bytes = gnn_plan_arena(17, size, first, last, m->offset[1], order);
   m->arena_infer_bytes = gnn_plan_arena(17, size_infer, first, last_infer, m->offset[0], order);
@@ -663,14 +667,14 @@ static gnn_status gnnc_use_arena(rgcn_model *m, int plan) {
                                                                 "plan: gnnc --recompute=all or --memory-budget)" : "");
   gnn_status st = gnn_malloc(m->ctx, (void **)&m->arena, bytes ? bytes : 1);
   if (st) return st;
-  m->t6 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
+  m->rgcnconv0_n = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
   m->t7 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
   m->t10 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
   m->t13 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
-  m->t15 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
-  m->t16 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
-  m->t20 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
-  m->t24 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
+  m->rgcnconv0_out = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
+  m->rgcn_h = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
+  m->rgcn_h_W = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
+  m->rgcn_h_W0 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t29 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
   m->t32 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
   m->t35 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
@@ -678,8 +682,8 @@ static gnn_status gnnc_use_arena(rgcn_model *m, int plan) {
   m->t39 = m->offset[plan][12] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][12]);
   m->t43 = m->offset[plan][13] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][13]);
   m->t46 = m->offset[plan][14] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][14]);
-  m->acc28 = m->offset[plan][15] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][15]);
-  m->acc40 = m->offset[plan][16] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][16]);
+  m->grad_rgcnconv1_b_acc = m->offset[plan][15] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][15]);
+  m->grad_rgcnconv0_b_acc = m->offset[plan][16] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][16]);
   m->arena_mode = want;
   return GNN_OK;
 }
@@ -800,7 +804,7 @@ gnn_status rgcn_forward(rgcn_model *m, const float *in_x, const float *in_rel, i
   /* 2: fused %5 %6 %8 %10 %11 %12 %14 %15 %16; in memory: %6 %10 %15 %16 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    rgcn_k0_sum_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->in_rel, m->t7, m->t6, m->t10, m->t15, m->t13, m->param[2], m->t16);
+    rgcn_k0_rgcnconv0_n_rgcnconv0_out_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->in_rel, m->t7, m->rgcnconv0_n, m->t10, m->rgcnconv0_out, m->t13, m->param[2], m->rgcn_h);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 2 kernel fused %5 %6 %8 %10 %11 %12 %14 %15 %16; in memory: %6 %10 %15 %16");
@@ -810,7 +814,7 @@ gnn_status rgcn_forward(rgcn_model *m, const float *in_x, const float *in_rel, i
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[3], 4, m->t16, 16, &beta, m->t20, 4));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[3], 4, m->rgcn_h, 16, &beta, m->rgcn_h_W, 4));
   }
   gnn_profile_step(m->ctx, "forward 3 gemm %20 apply_vertex.linear");
   /* 4: %24 apply_vertex.linear */
@@ -819,13 +823,13 @@ gnn_status rgcn_forward(rgcn_model *m, const float *in_x, const float *in_rel, i
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[4], 2, m->t16, 16, &beta, m->t24, 2));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[4], 2, m->rgcn_h, 16, &beta, m->rgcn_h_W0, 2));
   }
   gnn_profile_step(m->ctx, "forward 4 gemm %24 apply_vertex.linear");
   /* 5: fused %5 %10 %21 %22 %23 %25 %26; in memory: %26 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 64 - 1) / 64);
-    rgcn_k1_sum_u_mul_e_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->in_rel, m->t20, m->t6, m->out, m->t24, m->param[5]);
+    rgcn_k1_rgcnconv1_out_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->in_rel, m->rgcn_h_W, m->rgcnconv0_n, m->out, m->rgcn_h_W0, m->param[5]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 5 kernel fused %5 %10 %21 %22 %23 %25 %26; in memory: %26");
@@ -940,7 +944,7 @@ gnn_status rgcn_backward(rgcn_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->in_grad_out, 2, m->t16, 16, &beta, m->grad[4], 2));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->in_grad_out, 2, m->rgcn_h, 16, &beta, m->grad[4], 2));
   }
   gnn_profile_step(m->ctx, "backward 7 gemm %30 reduce_rows.matmul_tn");
   /* 8: fused %31 %32; in memory: %32 */
@@ -972,40 +976,40 @@ gnn_status rgcn_backward(rgcn_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t35, 4, m->t16, 16, &beta, m->grad[3], 4));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t35, 4, m->rgcn_h, 16, &beta, m->grad[3], 4));
   }
   gnn_profile_step(m->ctx, "backward 11 gemm %38 reduce_rows.matmul_tn");
   /* 12: fused %37 %39 %42 %43; in memory: %39 %43 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    rgcn_k4_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t39, m->t15, m->t29, m->t36, m->t43, m->t10);
+    rgcn_k4_apply_vertex_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t39, m->rgcnconv0_out, m->t29, m->t36, m->t43, m->t10);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 12 kernel fused %37 %39 %42 %43; in memory: %39 %43");
   /* 13: %28 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc28, (size_t)1 * 2 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_rgcnconv1_b_acc, (size_t)1 * 2 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 13 zero %28 reduce_rows.sum");
   /* 14: %40 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc40, (size_t)1 * 16 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_rgcnconv0_b_acc, (size_t)1 * 16 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 14 zero %40 reduce_rows.sum");
   /* 15: fused %28 %40; in memory: %28 %40 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
-    rgcn_k5_reduce_rows2_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc28, m->in_grad_out, m->acc40, m->t39);
+    rgcn_k5_reduce_rows2_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->grad_rgcnconv1_b_acc, m->in_grad_out, m->grad_rgcnconv0_b_acc, m->t39);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 15 kernel fused %28 %40; in memory: %28 %40");
   /* 16: %28 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 128 - 1) / 128);
-    rgcn_k6_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->acc28);
+    rgcn_k6_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->grad_rgcnconv1_b_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 16 kernel %28 reduce_rows.sum");
   /* 17: %40 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 16 - 1) / 16);
-    rgcn_k7_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->acc40);
+    rgcn_k7_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->grad_rgcnconv0_b_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 17 kernel %40 reduce_rows.sum");

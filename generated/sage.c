@@ -129,8 +129,9 @@ GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
 
 /* ---------------------------------------------------------------- kernels */
 
-/* k0_dropout_vertex: one group per vertex, 32 lanes per group. fused %1; in memory: %1 */
-static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *restrict in_x, int training, uint64_t seed) {
+/* k0_sageconv0_x_vertex: one group per vertex, 32 lanes per group. fused %1; in memory: %1
+ * Source line 12. */
+static void k0_sageconv0_x_vertex(int64_t nrows, float *restrict sageconv0_x, const float *restrict in_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -140,21 +141,22 @@ static void k0_dropout_vertex(int64_t nrows, float *restrict t1, const float *re
         const int lane = (int)(k % 32), i = (int)(k / 32);
         (void)lane;
         (void)i;
-        t1[row * 1433 + k] = (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f), in_x[row * 1433 + k] * 2.0f));
+        sageconv0_x[row * 1433 + k] = (gnn_keep_f32(gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f), in_x[row * 1433 + k] * 2.0f));
       }
     } else {
       for (int64_t k = 0; k < 1433; k++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k % 32), i = (int)(k / 32);
         (void)lane;
         (void)i;
-        t1[row * 1433 + k] = in_x[row * 1433 + k];
+        sageconv0_x[row * 1433 + k] = in_x[row * 1433 + k];
       }
     }
   }
 }
 
-/* k1_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 16 lanes per group. fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14 */
-static void k1_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t6, const float *restrict in_deg, float *restrict t12, const float *restrict t5, const float *restrict p_sageconv0_b, float *restrict t14, int training, uint64_t seed) {
+/* k1_sageconv0_out_sageconv1_x_vertex: vertex-balanced over in-edges (CSR), 16 lanes per group. fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14
+ * Source lines 8, 12-13. */
+static void k1_sageconv0_out_sageconv1_x_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict sageconv0_x_W_neigh, const float *restrict in_deg, float *restrict sageconv0_out, const float *restrict sageconv0_x_W_self, const float *restrict p_sageconv0_b, float *restrict sageconv1_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -182,7 +184,7 @@ static void k1_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t6[sh_u[lane] * 16], 64);
+          gnn_prefetch_row(&sageconv0_x_W_neigh[sh_u[lane] * 16], 64);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -195,7 +197,7 @@ static void k1_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           (void)lane;
           (void)i1;
           float x;
-          x = t6[u * 16 + k1];
+          x = sageconv0_x_W_neigh[u * 16 + k1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -214,7 +216,7 @@ static void k1_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       (void)i3;
       float r9_;
       r9_ = gnn_sel_f32(in_deg[row * 1] == 0.0f, 0.0f, 1.0f / in_deg[row * 1]);
-      t12[row * 16 + k3] = (t5[row * 16 + k3] + (sh7[k3] * r9_)) + p_sageconv0_b[k3];
+      sageconv0_out[row * 16 + k3] = (sageconv0_x_W_self[row * 16 + k3] + (sh7[k3] * r9_)) + p_sageconv0_b[k3];
     }
     /* barrier: the lane loops above and below are separate regions */
     if (training) {
@@ -222,22 +224,23 @@ static void k1_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
         const int lane = (int)(k4 % 16), i4 = (int)(k4 / 16);
         (void)lane;
         (void)i4;
-        t14[row * 16 + k4] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f), (gnn_sel_f32(t12[row * 16 + k4] > 0.0f, t12[row * 16 + k4], 0.0f)) * 2.0f));
+        sageconv1_x[row * 16 + k4] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f), (gnn_sel_f32(sageconv0_out[row * 16 + k4] > 0.0f, sageconv0_out[row * 16 + k4], 0.0f)) * 2.0f));
       }
     } else {
       for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k4 % 16), i4 = (int)(k4 / 16);
         (void)lane;
         (void)i4;
-        t14[row * 16 + k4] = (gnn_sel_f32(t12[row * 16 + k4] > 0.0f, t12[row * 16 + k4], 0.0f));
+        sageconv1_x[row * 16 + k4] = (gnn_sel_f32(sageconv0_out[row * 16 + k4] > 0.0f, sageconv0_out[row * 16 + k4], 0.0f));
       }
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
-/* k2_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %9 %20 %21 %22 %23; in memory: %23 */
-static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t19, const float *restrict in_deg, float *restrict t23, const float *restrict t18, const float *restrict p_sageconv1_b) {
+/* k2_sageconv1_out_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %9 %20 %21 %22 %23; in memory: %23
+ * Source line 8. */
+static void k2_sageconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict sageconv1_x_W_neigh, const float *restrict in_deg, float *restrict sageconv1_out, const float *restrict sageconv1_x_W_self, const float *restrict p_sageconv1_b) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -263,7 +266,7 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t19[sh_u[lane] * 7], 28);
+          gnn_prefetch_row(&sageconv1_x_W_neigh[sh_u[lane] * 7], 28);
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -276,7 +279,7 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           (void)lane;
           (void)i1;
           float x;
-          x = t19[u * 7 + k1];
+          x = sageconv1_x_W_neigh[u * 7 + k1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -295,13 +298,14 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       (void)i3;
       float r9_;
       r9_ = gnn_sel_f32(in_deg[row * 1] == 0.0f, 0.0f, 1.0f / in_deg[row * 1]);
-      t23[row * 7 + k3] = (t18[row * 7 + k3] + (sh20[k3] * r9_)) + p_sageconv1_b[k3];
+      sageconv1_out[row * 7 + k3] = (sageconv1_x_W_self[row * 7 + k3] + (sh20[k3] * r9_)) + p_sageconv1_b[k3];
     }
     /* barrier: the lane loops above and below are separate regions */
   }
 }
 
-/* k3_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %9 %26 %27 %28; in memory: %28 */
+/* k3_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %9 %26 %27 %28; in memory: %28
+ * Source line 8. */
 static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_deg, const float *restrict in_grad_out, float *restrict t28) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
@@ -359,7 +363,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
 }
 
 /* k4_relu_grad_vertex: one group per vertex, 16 lanes per group. fused %32 %34 %35; in memory: %35 */
-static void k4_relu_grad_vertex(int64_t nrows, const float *restrict t29, const float *restrict t31, float *restrict t35, const float *restrict t12, int training, uint64_t seed) {
+static void k4_relu_grad_vertex(int64_t nrows, const float *restrict t29, const float *restrict t31, float *restrict t35, const float *restrict sageconv0_out, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
@@ -372,7 +376,7 @@ static void k4_relu_grad_vertex(int64_t nrows, const float *restrict t29, const 
         float r34_;
         (void)r34_;
         r34_ = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f), (t29[row * 16 + k] + t31[row * 16 + k]) * 2.0f));
-        t35[row * 16 + k] = gnn_sel_f32(t12[row * 16 + k] > 0.0f, r34_, 0.0f);
+        t35[row * 16 + k] = gnn_sel_f32(sageconv0_out[row * 16 + k] > 0.0f, r34_, 0.0f);
       }
     } else {
       for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
@@ -382,67 +386,68 @@ static void k4_relu_grad_vertex(int64_t nrows, const float *restrict t29, const 
         float r34_;
         (void)r34_;
         r34_ = (t29[row * 16 + k] + t31[row * 16 + k]);
-        t35[row * 16 + k] = gnn_sel_f32(t12[row * 16 + k] > 0.0f, r34_, 0.0f);
+        t35[row * 16 + k] = gnn_sel_f32(sageconv0_out[row * 16 + k] > 0.0f, r34_, 0.0f);
       }
     }
   }
 }
 
 /* k5_reduce_rows2_sum_vertex: one group per vertex, 16 lanes per group. fused %25 %36; in memory: %25 %36 */
-static void k5_reduce_rows2_sum_vertex(int64_t nrows, double *restrict acc25, const float *restrict in_grad_out, double *restrict acc36, const float *restrict t35) {
+static void k5_reduce_rows2_sum_vertex(int64_t nrows, double *restrict grad_sageconv1_b_acc, const float *restrict in_grad_out, double *restrict grad_sageconv0_b_acc, const float *restrict t35) {
 #pragma omp parallel
   {
-  double blk_acc25[7] = {0};
-  double blk_acc36[16] = {0};
+  double blk_grad_sageconv1_b_acc[7] = {0};
+  double blk_grad_sageconv0_b_acc[16] = {0};
 #pragma omp for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 16), i = (int)(k / 16);
       (void)lane;
       (void)i;
-      blk_acc25[k] += (double)in_grad_out[row * 7 + k];
+      blk_grad_sageconv1_b_acc[k] += (double)in_grad_out[row * 7 + k];
     }
     for (int64_t k1 = 0; k1 < 16; k1++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k1 % 16), i1 = (int)(k1 / 16);
       (void)lane;
       (void)i1;
-      blk_acc36[k1] += (double)t35[row * 16 + k1];
+      blk_grad_sageconv0_b_acc[k1] += (double)t35[row * 16 + k1];
     }
   }
   for (int64_t i = 0; i < 7; i++)
-    if (blk_acc25[i] != 0) gnn_atomic_add_f64(&acc25[i], blk_acc25[i]);
+    if (blk_grad_sageconv1_b_acc[i] != 0) gnn_atomic_add_f64(&grad_sageconv1_b_acc[i], blk_grad_sageconv1_b_acc[i]);
   for (int64_t i = 0; i < 16; i++)
-    if (blk_acc36[i] != 0) gnn_atomic_add_f64(&acc36[i], blk_acc36[i]);
+    if (blk_grad_sageconv0_b_acc[i] != 0) gnn_atomic_add_f64(&grad_sageconv0_b_acc[i], blk_grad_sageconv0_b_acc[i]);
   }
 }
 
 /* k6_reduce_rows_sum_finish_global: one group, 8 lanes per group. %25 reduce_rows.sum (the float64 sums to float) */
-static void k6_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t25, const double *restrict acc25) {
+static void k6_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_sageconv1_b, const double *restrict grad_sageconv1_b_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 8), i = (int)(k / 8);
       (void)lane;
       (void)i;
-      t25[k] = acc25[k];
+      grad_sageconv1_b[k] = grad_sageconv1_b_acc[k];
     }
   }
 }
 
 /* k7_reduce_rows_sum_finish_global: one group, 16 lanes per group. %36 reduce_rows.sum (the float64 sums to float) */
-static void k7_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t36, const double *restrict acc36) {
+static void k7_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_sageconv0_b, const double *restrict grad_sageconv0_b_acc) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 16), i = (int)(k / 16);
       (void)lane;
       (void)i;
-      t36[k] = acc36[k];
+      grad_sageconv0_b[k] = grad_sageconv0_b_acc[k];
     }
   }
 }
 
-/* k8_sum_vertex: vertex-balanced over out-edges (CSC), 16 lanes per group. fused %9 %37 %38 %39; in memory: %39 */
+/* k8_sum_vertex: vertex-balanced over out-edges (CSC), 16 lanes per group. fused %9 %37 %38 %39; in memory: %39
+ * Source line 8. */
 static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_deg, const float *restrict t35, float *restrict t39) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
@@ -537,20 +542,20 @@ struct graphsage_model {
   int grow;
   size_t offset[2][14];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
-  float *t1;  /* %1 vertex[1433], steps 0..20 */
-  float *t5;  /* %5 vertex[16], steps 1..3 */
-  float *t6;  /* %6 vertex[16], steps 2..3 */
-  float *t12;  /* %12 vertex[16], steps 3..12 */
-  float *t14;  /* %14 vertex[16], steps 3..11 */
-  float *t18;  /* %18 vertex[7], steps 4..6 */
-  float *t19;  /* %19 vertex[7], steps 5..6 */
+  float *sageconv0_x;  /* %1 vertex[1433], steps 0..20 */
+  float *sageconv0_x_W_self;  /* %5 vertex[16], steps 1..3 */
+  float *sageconv0_x_W_neigh;  /* %6 vertex[16], steps 2..3 */
+  float *sageconv0_out;  /* %12 vertex[16], steps 3..12 */
+  float *sageconv1_x;  /* %14 vertex[16], steps 3..11 */
+  float *sageconv1_x_W_self;  /* %18 vertex[7], steps 4..6 */
+  float *sageconv1_x_W_neigh;  /* %19 vertex[7], steps 5..6 */
   float *t28;  /* %28 vertex[7], steps 7..9 */
   float *t29;  /* %29 vertex[16], steps 8..12 */
   float *t31;  /* %31 vertex[16], steps 10..12 */
   float *t35;  /* %35 vertex[16], steps 12..20 */
   float *t39;  /* %39 vertex[16], steps 18..19 */
-  double *acc25;  /* scratch global[7] f64, steps 13..16 */
-  double *acc36;  /* scratch global[16] f64, steps 14..17 */
+  double *grad_sageconv1_b_acc;  /* scratch global[7] f64, steps 13..16 */
+  double *grad_sageconv0_b_acc;  /* scratch global[16] f64, steps 14..17 */
 };
 
 void graphsage_destroy(graphsage_model *m) {
@@ -574,20 +579,20 @@ static void gnnc_plan(graphsage_model *m, const gnn_graph *g) {
   static const char in_infer[14] = {0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0};
   size_t size[14], size_infer[14];
   int order[14];
-  size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
-  size[1] = (size_t)g->nv * 16 * sizeof(float);  /* t5 */
-  size[2] = (size_t)g->nv * 16 * sizeof(float);  /* t6 */
-  size[3] = (size_t)g->nv * 16 * sizeof(float);  /* t12 */
-  size[4] = (size_t)g->nv * 16 * sizeof(float);  /* t14 */
-  size[5] = (size_t)g->nv * 7 * sizeof(float);  /* t18 */
-  size[6] = (size_t)g->nv * 7 * sizeof(float);  /* t19 */
+  size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* sageconv0_x */
+  size[1] = (size_t)g->nv * 16 * sizeof(float);  /* sageconv0_x_W_self */
+  size[2] = (size_t)g->nv * 16 * sizeof(float);  /* sageconv0_x_W_neigh */
+  size[3] = (size_t)g->nv * 16 * sizeof(float);  /* sageconv0_out */
+  size[4] = (size_t)g->nv * 16 * sizeof(float);  /* sageconv1_x */
+  size[5] = (size_t)g->nv * 7 * sizeof(float);  /* sageconv1_x_W_self */
+  size[6] = (size_t)g->nv * 7 * sizeof(float);  /* sageconv1_x_W_neigh */
   size[7] = (size_t)g->nv * 7 * sizeof(float);  /* t28 */
   size[8] = (size_t)g->nv * 16 * sizeof(float);  /* t29 */
   size[9] = (size_t)g->nv * 16 * sizeof(float);  /* t31 */
   size[10] = (size_t)g->nv * 16 * sizeof(float);  /* t35 */
   size[11] = (size_t)g->nv * 16 * sizeof(float);  /* t39 */
-  size[12] = (size_t)1 * 7 * sizeof(double);  /* acc25 */
-  size[13] = (size_t)1 * 16 * sizeof(double);  /* acc36 */
+  size[12] = (size_t)1 * 7 * sizeof(double);  /* grad_sageconv1_b_acc */
+  size[13] = (size_t)1 * 16 * sizeof(double);  /* grad_sageconv0_b_acc */
   for (int i = 0; i < 14; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
   m->arena_bytes = gnn_plan_arena(14, size, first, last, m->offset[1], order);
   m->arena_infer_bytes = gnn_plan_arena(14, size_infer, first, last_infer, m->offset[0], order);
@@ -669,20 +674,20 @@ static gnn_status gnnc_use_arena(graphsage_model *m, int plan) {
                                                                 "plan: gnnc --recompute=all or --memory-budget)" : "");
   gnn_status st = gnn_malloc(m->ctx, (void **)&m->arena, bytes ? bytes : 1);
   if (st) return st;
-  m->t1 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
-  m->t5 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
-  m->t6 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
-  m->t12 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
-  m->t14 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
-  m->t18 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
-  m->t19 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
+  m->sageconv0_x = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
+  m->sageconv0_x_W_self = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
+  m->sageconv0_x_W_neigh = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
+  m->sageconv0_out = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
+  m->sageconv1_x = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
+  m->sageconv1_x_W_self = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
+  m->sageconv1_x_W_neigh = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
   m->t28 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t29 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
   m->t31 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
   m->t35 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
   m->t39 = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
-  m->acc25 = m->offset[plan][12] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][12]);
-  m->acc36 = m->offset[plan][13] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][13]);
+  m->grad_sageconv1_b_acc = m->offset[plan][12] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][12]);
+  m->grad_sageconv0_b_acc = m->offset[plan][13] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][13]);
   m->arena_mode = want;
   return GNN_OK;
 }
@@ -775,46 +780,46 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
     if (arena_st) return arena_st;
   }
   m->in_x = in_x;
-  m->t1 = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
+  m->sageconv0_x = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
   gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
   if (training) {
-  k0_dropout_vertex(g->nv, m->t1, m->in_x, training, seed);
+  k0_sageconv0_x_vertex(g->nv, m->sageconv0_x, m->in_x, training, seed);
   }
   gnn_profile_step(m->ctx, "forward 0 kernel fused %1; in memory: %1");
   /* 1: %5 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(16), K = gnn_blas_dim(1433);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->param[0], 16, 0.0f, m->t5, 16);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->sageconv0_x, 1433, m->param[0], 16, 0.0f, m->sageconv0_x_W_self, 16);
   }
   gnn_profile_step(m->ctx, "forward 1 gemm %5 apply_vertex.linear");
   /* 2: %6 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(16), K = gnn_blas_dim(1433);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->param[1], 16, 0.0f, m->t6, 16);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->sageconv0_x, 1433, m->param[1], 16, 0.0f, m->sageconv0_x_W_neigh, 16);
   }
   gnn_profile_step(m->ctx, "forward 2 gemm %6 apply_vertex.linear");
   /* 3: fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14 */
-  k1_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->t6, g->in_deg, m->t12, m->t5, m->param[2], m->t14, training, seed);
+  k1_sageconv0_out_sageconv1_x_vertex(g->nv, g->in_ptr, g->src, m->sageconv0_x_W_neigh, g->in_deg, m->sageconv0_out, m->sageconv0_x_W_self, m->param[2], m->sageconv1_x, training, seed);
   gnn_profile_step(m->ctx, "forward 3 kernel fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14");
   /* 4: %18 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(16);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t14, 16, m->param[3], 7, 0.0f, m->t18, 7);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->sageconv1_x, 16, m->param[3], 7, 0.0f, m->sageconv1_x_W_self, 7);
   }
   gnn_profile_step(m->ctx, "forward 4 gemm %18 apply_vertex.linear");
   /* 5: %19 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(7), K = gnn_blas_dim(16);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t14, 16, m->param[4], 7, 0.0f, m->t19, 7);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->sageconv1_x, 16, m->param[4], 7, 0.0f, m->sageconv1_x_W_neigh, 7);
   }
   gnn_profile_step(m->ctx, "forward 5 gemm %19 apply_vertex.linear");
   /* 6: fused %9 %20 %21 %22 %23; in memory: %23 */
-  k2_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->t19, g->in_deg, m->out, m->t18, m->param[5]);
+  k2_sageconv1_out_vertex(g->nv, g->in_ptr, g->src, m->sageconv1_x_W_neigh, g->in_deg, m->out, m->sageconv1_x_W_self, m->param[5]);
   gnn_profile_step(m->ctx, "forward 6 kernel fused %9 %20 %21 %22 %23; in memory: %23");
   m->forward_done = 1;
   m->trained = training != 0;
@@ -924,7 +929,7 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(16), N = gnn_blas_dim(7), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t14, 16, m->t28, 7, 0.0f, m->grad[4], 7);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->sageconv1_x, 16, m->t28, 7, 0.0f, m->grad[4], 7);
   }
   gnn_profile_step(m->ctx, "backward 9 gemm %30 reduce_rows.matmul_tn");
   /* 10: %31 apply_vertex.linear_t */
@@ -938,26 +943,26 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(16), N = gnn_blas_dim(7), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t14, 16, m->in_grad_out, 7, 0.0f, m->grad[3], 7);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->sageconv1_x, 16, m->in_grad_out, 7, 0.0f, m->grad[3], 7);
   }
   gnn_profile_step(m->ctx, "backward 11 gemm %33 reduce_rows.matmul_tn");
   /* 12: fused %32 %34 %35; in memory: %35 */
-  k4_relu_grad_vertex(g->nv, m->t29, m->t31, m->t35, m->t12, training, seed);
+  k4_relu_grad_vertex(g->nv, m->t29, m->t31, m->t35, m->sageconv0_out, training, seed);
   gnn_profile_step(m->ctx, "backward 12 kernel fused %32 %34 %35; in memory: %35");
   /* 13: %25 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc25, (size_t)1 * 7 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_sageconv1_b_acc, (size_t)1 * 7 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 13 zero %25 reduce_rows.sum");
   /* 14: %36 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc36, (size_t)1 * 16 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_sageconv0_b_acc, (size_t)1 * 16 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 14 zero %36 reduce_rows.sum");
   /* 15: fused %25 %36; in memory: %25 %36 */
-  k5_reduce_rows2_sum_vertex(g->nv, m->acc25, m->in_grad_out, m->acc36, m->t35);
+  k5_reduce_rows2_sum_vertex(g->nv, m->grad_sageconv1_b_acc, m->in_grad_out, m->grad_sageconv0_b_acc, m->t35);
   gnn_profile_step(m->ctx, "backward 15 kernel fused %25 %36; in memory: %25 %36");
   /* 16: %25 reduce_rows.sum */
-  k6_reduce_rows_sum_finish_global(1, m->grad[5], m->acc25);
+  k6_reduce_rows_sum_finish_global(1, m->grad[5], m->grad_sageconv1_b_acc);
   gnn_profile_step(m->ctx, "backward 16 kernel %25 reduce_rows.sum");
   /* 17: %36 reduce_rows.sum */
-  k7_reduce_rows_sum_finish_global(1, m->grad[2], m->acc36);
+  k7_reduce_rows_sum_finish_global(1, m->grad[2], m->grad_sageconv0_b_acc);
   gnn_profile_step(m->ctx, "backward 17 kernel %36 reduce_rows.sum");
   /* 18: fused %9 %37 %38 %39; in memory: %39 */
   k8_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, g->in_deg, m->t35, m->t39);
@@ -966,14 +971,14 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(1433), N = gnn_blas_dim(16), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->t39, 16, 0.0f, m->grad[1], 16);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->sageconv0_x, 1433, m->t39, 16, 0.0f, m->grad[1], 16);
   }
   gnn_profile_step(m->ctx, "backward 19 gemm %40 reduce_rows.matmul_tn");
   /* 20: %41 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(1433), N = gnn_blas_dim(16), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t1, 1433, m->t35, 16, 0.0f, m->grad[0], 16);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->sageconv0_x, 1433, m->t35, 16, 0.0f, m->grad[0], 16);
   }
   gnn_profile_step(m->ctx, "backward 20 gemm %41 reduce_rows.matmul_tn");
   return GNN_OK;

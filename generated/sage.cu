@@ -67,8 +67,9 @@ extern "C" __global__ void graphsage_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* graphsage_k0_dropout_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %1; in memory: %1 */
-extern "C" __global__ void __launch_bounds__(256) graphsage_k0_dropout_vertex(int64_t nrows, float *__restrict__ t1, const float *__restrict__ in_x, int training, uint64_t seed) {
+/* graphsage_k0_sageconv0_x_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %1; in memory: %1
+ * Source line 12. */
+extern "C" __global__ void __launch_bounds__(256) graphsage_k0_sageconv0_x_vertex(int64_t nrows, float *__restrict__ sageconv0_x, const float *__restrict__ in_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -78,13 +79,14 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k0_dropout_vertex(in
   for (int i = 0; i < 45; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 1433) {
-      t1[(row) * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f) ? (in_x[row * 1433 + k] * 2.0f) : 0.0f) : in_x[row * 1433 + k];
+      sageconv0_x[(row) * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f) ? (in_x[row * 1433 + k] * 2.0f) : 0.0f) : in_x[row * 1433 + k];
     }
   }
 }
 
-/* graphsage_k1_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 16 lanes per group, 16 groups per block. fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14 */
-extern "C" __global__ void __launch_bounds__(256) graphsage_k1_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t6, const float *__restrict__ in_deg, float *__restrict__ t12, const float *__restrict__ t5, const float *__restrict__ p_sageconv0_b, float *__restrict__ t14, int training, uint64_t seed) {
+/* graphsage_k1_sageconv0_out_sageconv1_x_vertex: vertex-balanced over in-edges (CSR), 16 lanes per group, 16 groups per block. fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14
+ * Source lines 8, 12-13. */
+extern "C" __global__ void __launch_bounds__(256) graphsage_k1_sageconv0_out_sageconv1_x_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ sageconv0_x_W_neigh, const float *__restrict__ in_deg, float *__restrict__ sageconv0_out, const float *__restrict__ sageconv0_x_W_self, const float *__restrict__ p_sageconv0_b, float *__restrict__ sageconv1_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 16;
@@ -128,7 +130,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k1_sum_copy_u_vertex
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 16;
         if (k1 < 16) {
-          x = t6[u * 16 + k1];
+          x = sageconv0_x_W_neigh[u * 16 + k1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -148,7 +150,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k1_sum_copy_u_vertex
     const int64_t k3 = lane + (int64_t)i3 * 16;
     if (k3 < 16) {
       r9_ = (in_deg[row * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[row * 1]);
-      t12[(row) * 16 + k3] = (t5[row * 16 + k3] + (sh7[k3] * r9_)) + p_sageconv0_b[k3];
+      sageconv0_out[(row) * 16 + k3] = (sageconv0_x_W_self[row * 16 + k3] + (sh7[k3] * r9_)) + p_sageconv0_b[k3];
     }
   }
   __syncwarp(gmask);
@@ -156,14 +158,15 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k1_sum_copy_u_vertex
   for (int i4 = 0; i4 < 1; i4++) {
     const int64_t k4 = lane + (int64_t)i4 * 16;
     if (k4 < 16) {
-      t14[(row) * 16 + k4] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f) ? (((t12[row * 16 + k4] > 0.0f) ? t12[row * 16 + k4] : 0.0f) * 2.0f) : 0.0f) : ((t12[row * 16 + k4] > 0.0f) ? t12[row * 16 + k4] : 0.0f);
+      sageconv1_x[(row) * 16 + k4] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f) ? (((sageconv0_out[row * 16 + k4] > 0.0f) ? sageconv0_out[row * 16 + k4] : 0.0f) * 2.0f) : 0.0f) : ((sageconv0_out[row * 16 + k4] > 0.0f) ? sageconv0_out[row * 16 + k4] : 0.0f);
     }
   }
   __syncwarp(gmask);
 }
 
-/* graphsage_k2_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %9 %20 %21 %22 %23; in memory: %23 */
-extern "C" __global__ void __launch_bounds__(256) graphsage_k2_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t19, const float *__restrict__ in_deg, float *__restrict__ t23, const float *__restrict__ t18, const float *__restrict__ p_sageconv1_b) {
+/* graphsage_k2_sageconv1_out_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %9 %20 %21 %22 %23; in memory: %23
+ * Source line 8. */
+extern "C" __global__ void __launch_bounds__(256) graphsage_k2_sageconv1_out_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ sageconv1_x_W_neigh, const float *__restrict__ in_deg, float *__restrict__ sageconv1_out, const float *__restrict__ sageconv1_x_W_self, const float *__restrict__ p_sageconv1_b) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -205,7 +208,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k2_sum_copy_u_vertex
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t19[u * 7 + k1];
+          x = sageconv1_x_W_neigh[u * 7 + k1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -225,13 +228,14 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k2_sum_copy_u_vertex
     const int64_t k3 = lane + (int64_t)i3 * 8;
     if (k3 < 7) {
       r9_ = (in_deg[row * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[row * 1]);
-      t23[(row) * 7 + k3] = (t18[row * 7 + k3] + (sh20[k3] * r9_)) + p_sageconv1_b[k3];
+      sageconv1_out[(row) * 7 + k3] = (sageconv1_x_W_self[row * 7 + k3] + (sh20[k3] * r9_)) + p_sageconv1_b[k3];
     }
   }
   __syncwarp(gmask);
 }
 
-/* graphsage_k3_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %9 %26 %27 %28; in memory: %28 */
+/* graphsage_k3_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %9 %26 %27 %28; in memory: %28
+ * Source line 8. */
 extern "C" __global__ void __launch_bounds__(256) graphsage_k3_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_deg, const float *__restrict__ in_grad_out, float *__restrict__ t28) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
@@ -290,7 +294,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k3_sum_vertex(int64_
 }
 
 /* graphsage_k4_relu_grad_vertex: one group per vertex, 16 lanes per group, 16 groups per block. fused %32 %34 %35; in memory: %35 */
-extern "C" __global__ void __launch_bounds__(256) graphsage_k4_relu_grad_vertex(int64_t nrows, const float *__restrict__ t29, const float *__restrict__ t31, float *__restrict__ t35, const float *__restrict__ t12, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) graphsage_k4_relu_grad_vertex(int64_t nrows, const float *__restrict__ t29, const float *__restrict__ t31, float *__restrict__ t35, const float *__restrict__ sageconv0_out, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 16;
@@ -302,45 +306,45 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k4_relu_grad_vertex(
     const int64_t k = lane + (int64_t)i * 16;
     if (k < 16) {
       r34_ = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? ((t29[row * 16 + k] + t31[row * 16 + k]) * 2.0f) : 0.0f) : (t29[row * 16 + k] + t31[row * 16 + k]);
-      t35[(row) * 16 + k] = (t12[row * 16 + k] > 0.0f) ? r34_ : 0.0f;
+      t35[(row) * 16 + k] = (sageconv0_out[row * 16 + k] > 0.0f) ? r34_ : 0.0f;
     }
   }
 }
 
 /* graphsage_k5_reduce_rows2_sum_vertex: one group per vertex, 16 lanes per group, 16 groups per block. fused %25 %36; in memory: %25 %36 */
-extern "C" __global__ void __launch_bounds__(256) graphsage_k5_reduce_rows2_sum_vertex(int64_t nrows, double *__restrict__ acc25, const float *__restrict__ in_grad_out, double *__restrict__ acc36, const float *__restrict__ t35) {
+extern "C" __global__ void __launch_bounds__(256) graphsage_k5_reduce_rows2_sum_vertex(int64_t nrows, double *__restrict__ grad_sageconv1_b_acc, const float *__restrict__ in_grad_out, double *__restrict__ grad_sageconv0_b_acc, const float *__restrict__ t35) {
   const int lane = threadIdx.x % 16;
   const int64_t row = (int64_t)blockIdx.x * 16 + threadIdx.x / 16;
-  __shared__ double blk_acc25[7];
-  for (int i = threadIdx.x; i < 7; i += 256) blk_acc25[i] = 0;
-  __shared__ double blk_acc36[16];
-  for (int i = threadIdx.x; i < 16; i += 256) blk_acc36[i] = 0;
+  __shared__ double blk_grad_sageconv1_b_acc[7];
+  for (int i = threadIdx.x; i < 7; i += 256) blk_grad_sageconv1_b_acc[i] = 0;
+  __shared__ double blk_grad_sageconv0_b_acc[16];
+  for (int i = threadIdx.x; i < 16; i += 256) blk_grad_sageconv0_b_acc[i] = 0;
   __syncthreads();
   if (row < nrows) {  /* no early return: the block meets at the flush */
     #pragma unroll
     for (int i = 0; i < 1; i++) {
       const int64_t k = lane + (int64_t)i * 16;
       if (k < 7) {
-        atomicAdd(&blk_acc25[k], (double)in_grad_out[row * 7 + k]);
+        atomicAdd(&blk_grad_sageconv1_b_acc[k], (double)in_grad_out[row * 7 + k]);
       }
     }
     #pragma unroll
     for (int i1 = 0; i1 < 1; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 16;
       if (k1 < 16) {
-        atomicAdd(&blk_acc36[k1], (double)t35[row * 16 + k1]);
+        atomicAdd(&blk_grad_sageconv0_b_acc[k1], (double)t35[row * 16 + k1]);
       }
     }
   }
   __syncthreads();
   for (int i = threadIdx.x; i < 7; i += 256)
-    if (blk_acc25[i] != 0) atomicAdd(&acc25[i], blk_acc25[i]);
+    if (blk_grad_sageconv1_b_acc[i] != 0) atomicAdd(&grad_sageconv1_b_acc[i], blk_grad_sageconv1_b_acc[i]);
   for (int i = threadIdx.x; i < 16; i += 256)
-    if (blk_acc36[i] != 0) atomicAdd(&acc36[i], blk_acc36[i]);
+    if (blk_grad_sageconv0_b_acc[i] != 0) atomicAdd(&grad_sageconv0_b_acc[i], blk_grad_sageconv0_b_acc[i]);
 }
 
 /* graphsage_k6_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %25 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) graphsage_k6_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t25, const double *__restrict__ acc25) {
+extern "C" __global__ void __launch_bounds__(256) graphsage_k6_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_sageconv1_b, const double *__restrict__ grad_sageconv1_b_acc) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -348,13 +352,13 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k6_reduce_rows_sum_f
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 8;
     if (k < 7) {
-      t25[k] = acc25[k];
+      grad_sageconv1_b[k] = grad_sageconv1_b_acc[k];
     }
   }
 }
 
 /* graphsage_k7_reduce_rows_sum_finish_global: one group, 16 lanes per group, 16 groups per block. %36 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) graphsage_k7_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t36, const double *__restrict__ acc36) {
+extern "C" __global__ void __launch_bounds__(256) graphsage_k7_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_sageconv0_b, const double *__restrict__ grad_sageconv0_b_acc) {
   const int lane = threadIdx.x % 16;
   const int64_t row = (int64_t)blockIdx.x * 16 + threadIdx.x / 16;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -362,12 +366,13 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k7_reduce_rows_sum_f
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 16;
     if (k < 16) {
-      t36[k] = acc36[k];
+      grad_sageconv0_b[k] = grad_sageconv0_b_acc[k];
     }
   }
 }
 
-/* graphsage_k8_sum_vertex: vertex-balanced over out-edges (CSC), 16 lanes per group, 16 groups per block. fused %9 %37 %38 %39; in memory: %39 */
+/* graphsage_k8_sum_vertex: vertex-balanced over out-edges (CSC), 16 lanes per group, 16 groups per block. fused %9 %37 %38 %39; in memory: %39
+ * Source line 8. */
 extern "C" __global__ void __launch_bounds__(256) graphsage_k8_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_deg, const float *__restrict__ t35, float *__restrict__ t39) {
   const int lane = threadIdx.x % 16;
   const int64_t row = (int64_t)blockIdx.x * 16 + threadIdx.x / 16;
@@ -465,20 +470,20 @@ struct graphsage_model {
   int grow;
   size_t offset[2][14];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
-  float *t1;  /* %1 vertex[1433], steps 0..20 */
-  float *t5;  /* %5 vertex[16], steps 1..3 */
-  float *t6;  /* %6 vertex[16], steps 2..3 */
-  float *t12;  /* %12 vertex[16], steps 3..12 */
-  float *t14;  /* %14 vertex[16], steps 3..11 */
-  float *t18;  /* %18 vertex[7], steps 4..6 */
-  float *t19;  /* %19 vertex[7], steps 5..6 */
+  float *sageconv0_x;  /* %1 vertex[1433], steps 0..20 */
+  float *sageconv0_x_W_self;  /* %5 vertex[16], steps 1..3 */
+  float *sageconv0_x_W_neigh;  /* %6 vertex[16], steps 2..3 */
+  float *sageconv0_out;  /* %12 vertex[16], steps 3..12 */
+  float *sageconv1_x;  /* %14 vertex[16], steps 3..11 */
+  float *sageconv1_x_W_self;  /* %18 vertex[7], steps 4..6 */
+  float *sageconv1_x_W_neigh;  /* %19 vertex[7], steps 5..6 */
   float *t28;  /* %28 vertex[7], steps 7..9 */
   float *t29;  /* %29 vertex[16], steps 8..12 */
   float *t31;  /* %31 vertex[16], steps 10..12 */
   float *t35;  /* %35 vertex[16], steps 12..20 */
   float *t39;  /* %39 vertex[16], steps 18..19 */
-  double *acc25;  /* scratch global[7] f64, steps 13..16 */
-  double *acc36;  /* scratch global[16] f64, steps 14..17 */
+  double *grad_sageconv1_b_acc;  /* scratch global[7] f64, steps 13..16 */
+  double *grad_sageconv0_b_acc;  /* scratch global[16] f64, steps 14..17 */
 };
 
 void graphsage_destroy(graphsage_model *m) {
@@ -502,20 +507,20 @@ static void gnnc_plan(graphsage_model *m, const gnn_graph *g) {
   static const char in_infer[14] = {0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0};
   size_t size[14], size_infer[14];
   int order[14];
-  size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* t1 */
-  size[1] = (size_t)g->nv * 16 * sizeof(float);  /* t5 */
-  size[2] = (size_t)g->nv * 16 * sizeof(float);  /* t6 */
-  size[3] = (size_t)g->nv * 16 * sizeof(float);  /* t12 */
-  size[4] = (size_t)g->nv * 16 * sizeof(float);  /* t14 */
-  size[5] = (size_t)g->nv * 7 * sizeof(float);  /* t18 */
-  size[6] = (size_t)g->nv * 7 * sizeof(float);  /* t19 */
+  size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* sageconv0_x */
+  size[1] = (size_t)g->nv * 16 * sizeof(float);  /* sageconv0_x_W_self */
+  size[2] = (size_t)g->nv * 16 * sizeof(float);  /* sageconv0_x_W_neigh */
+  size[3] = (size_t)g->nv * 16 * sizeof(float);  /* sageconv0_out */
+  size[4] = (size_t)g->nv * 16 * sizeof(float);  /* sageconv1_x */
+  size[5] = (size_t)g->nv * 7 * sizeof(float);  /* sageconv1_x_W_self */
+  size[6] = (size_t)g->nv * 7 * sizeof(float);  /* sageconv1_x_W_neigh */
   size[7] = (size_t)g->nv * 7 * sizeof(float);  /* t28 */
   size[8] = (size_t)g->nv * 16 * sizeof(float);  /* t29 */
   size[9] = (size_t)g->nv * 16 * sizeof(float);  /* t31 */
   size[10] = (size_t)g->nv * 16 * sizeof(float);  /* t35 */
   size[11] = (size_t)g->nv * 16 * sizeof(float);  /* t39 */
-  size[12] = (size_t)1 * 7 * sizeof(double);  /* acc25 */
-  size[13] = (size_t)1 * 16 * sizeof(double);  /* acc36 */
+  size[12] = (size_t)1 * 7 * sizeof(double);  /* grad_sageconv1_b_acc */
+  size[13] = (size_t)1 * 16 * sizeof(double);  /* grad_sageconv0_b_acc */
   for (int i = 0; i < 14; i++) size_infer[i] = in_infer[i] ? size[i] : 0;
   m->arena_bytes = gnn_plan_arena(14, size, first, last, m->offset[1], order);
   m->arena_infer_bytes = gnn_plan_arena(14, size_infer, first, last_infer, m->offset[0], order);
@@ -597,20 +602,20 @@ static gnn_status gnnc_use_arena(graphsage_model *m, int plan) {
                                                                 "plan: gnnc --recompute=all or --memory-budget)" : "");
   gnn_status st = gnn_malloc(m->ctx, (void **)&m->arena, bytes ? bytes : 1);
   if (st) return st;
-  m->t1 = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
-  m->t5 = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
-  m->t6 = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
-  m->t12 = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
-  m->t14 = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
-  m->t18 = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
-  m->t19 = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
+  m->sageconv0_x = m->offset[plan][0] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][0]);
+  m->sageconv0_x_W_self = m->offset[plan][1] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][1]);
+  m->sageconv0_x_W_neigh = m->offset[plan][2] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][2]);
+  m->sageconv0_out = m->offset[plan][3] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][3]);
+  m->sageconv1_x = m->offset[plan][4] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][4]);
+  m->sageconv1_x_W_self = m->offset[plan][5] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][5]);
+  m->sageconv1_x_W_neigh = m->offset[plan][6] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][6]);
   m->t28 = m->offset[plan][7] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][7]);
   m->t29 = m->offset[plan][8] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][8]);
   m->t31 = m->offset[plan][9] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][9]);
   m->t35 = m->offset[plan][10] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][10]);
   m->t39 = m->offset[plan][11] == SIZE_MAX ? NULL : (float *)(m->arena + m->offset[plan][11]);
-  m->acc25 = m->offset[plan][12] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][12]);
-  m->acc36 = m->offset[plan][13] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][13]);
+  m->grad_sageconv1_b_acc = m->offset[plan][12] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][12]);
+  m->grad_sageconv0_b_acc = m->offset[plan][13] == SIZE_MAX ? NULL : (double *)(m->arena + m->offset[plan][13]);
   m->arena_mode = want;
   return GNN_OK;
 }
@@ -707,13 +712,13 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
     if (arena_st) return arena_st;
   }
   m->in_x = in_x;
-  m->t1 = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
+  m->sageconv0_x = training ? (float *)(m->arena + m->offset[1][0]) : (float *)m->in_x;  /* the input when not training */
   gnn_profile_mark(m->ctx);
   /* 0: fused %1; in memory: %1 */
   if (training) {
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    graphsage_k0_dropout_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t1, m->in_x, training, seed);
+    graphsage_k0_sageconv0_x_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->sageconv0_x, m->in_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   }
@@ -724,7 +729,7 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[0], 16, m->t1, 1433, &beta, m->t5, 16));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[0], 16, m->sageconv0_x, 1433, &beta, m->sageconv0_x_W_self, 16));
   }
   gnn_profile_step(m->ctx, "forward 1 gemm %5 apply_vertex.linear");
   /* 2: %6 apply_vertex.linear */
@@ -733,13 +738,13 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[1], 16, m->t1, 1433, &beta, m->t6, 16));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[1], 16, m->sageconv0_x, 1433, &beta, m->sageconv0_x_W_neigh, 16));
   }
   gnn_profile_step(m->ctx, "forward 2 gemm %6 apply_vertex.linear");
   /* 3: fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
-    graphsage_k1_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t6, g->in_deg, m->t12, m->t5, m->param[2], m->t14, training, seed);
+    graphsage_k1_sageconv0_out_sageconv1_x_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->sageconv0_x_W_neigh, g->in_deg, m->sageconv0_out, m->sageconv0_x_W_self, m->param[2], m->sageconv1_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 3 kernel fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14");
@@ -749,7 +754,7 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[3], 7, m->t14, 16, &beta, m->t18, 7));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[3], 7, m->sageconv1_x, 16, &beta, m->sageconv1_x_W_self, 7));
   }
   gnn_profile_step(m->ctx, "forward 4 gemm %18 apply_vertex.linear");
   /* 5: %19 apply_vertex.linear */
@@ -758,13 +763,13 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[4], 7, m->t14, 16, &beta, m->t19, 7));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[4], 7, m->sageconv1_x, 16, &beta, m->sageconv1_x_W_neigh, 7));
   }
   gnn_profile_step(m->ctx, "forward 5 gemm %19 apply_vertex.linear");
   /* 6: fused %9 %20 %21 %22 %23; in memory: %23 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    graphsage_k2_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t19, g->in_deg, m->out, m->t18, m->param[5]);
+    graphsage_k2_sageconv1_out_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->sageconv1_x_W_neigh, g->in_deg, m->out, m->sageconv1_x_W_self, m->param[5]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 6 kernel fused %9 %20 %21 %22 %23; in memory: %23");
@@ -888,7 +893,7 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t28, 7, m->t14, 16, &beta, m->grad[4], 7));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t28, 7, m->sageconv1_x, 16, &beta, m->grad[4], 7));
   }
   gnn_profile_step(m->ctx, "backward 9 gemm %30 reduce_rows.matmul_tn");
   /* 10: %31 apply_vertex.linear_t */
@@ -906,40 +911,40 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->in_grad_out, 7, m->t14, 16, &beta, m->grad[3], 7));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->in_grad_out, 7, m->sageconv1_x, 16, &beta, m->grad[3], 7));
   }
   gnn_profile_step(m->ctx, "backward 11 gemm %33 reduce_rows.matmul_tn");
   /* 12: fused %32 %34 %35; in memory: %35 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
-    graphsage_k4_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t29, m->t31, m->t35, m->t12, training, seed);
+    graphsage_k4_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->t29, m->t31, m->t35, m->sageconv0_out, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 12 kernel fused %32 %34 %35; in memory: %35");
   /* 13: %25 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc25, (size_t)1 * 7 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_sageconv1_b_acc, (size_t)1 * 7 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 13 zero %25 reduce_rows.sum");
   /* 14: %36 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->acc36, (size_t)1 * 16 * sizeof(double)))) return st;
+  if ((st = gnn_memset0(m->ctx, m->grad_sageconv0_b_acc, (size_t)1 * 16 * sizeof(double)))) return st;
   gnn_profile_step(m->ctx, "backward 14 zero %36 reduce_rows.sum");
   /* 15: fused %25 %36; in memory: %25 %36 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
-    graphsage_k5_reduce_rows2_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->acc25, m->in_grad_out, m->acc36, m->t35);
+    graphsage_k5_reduce_rows2_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->grad_sageconv1_b_acc, m->in_grad_out, m->grad_sageconv0_b_acc, m->t35);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 15 kernel fused %25 %36; in memory: %25 %36");
   /* 16: %25 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
-    graphsage_k6_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->acc25);
+    graphsage_k6_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->grad_sageconv1_b_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 16 kernel %25 reduce_rows.sum");
   /* 17: %36 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 16 - 1) / 16);
-    graphsage_k7_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->acc36);
+    graphsage_k7_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->grad_sageconv0_b_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 17 kernel %36 reduce_rows.sum");
@@ -956,7 +961,7 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t39, 16, m->t1, 1433, &beta, m->grad[1], 16));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t39, 16, m->sageconv0_x, 1433, &beta, m->grad[1], 16));
   }
   gnn_profile_step(m->ctx, "backward 19 gemm %40 reduce_rows.matmul_tn");
   /* 20: %41 reduce_rows.matmul_tn */
@@ -965,7 +970,7 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
       return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT32_MAX");
     const float alpha = 1.0f, beta = 0.0f;
-    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t35, 16, m->t1, 1433, &beta, m->grad[0], 16));
+    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t35, 16, m->sageconv0_x, 1433, &beta, m->grad[0], 16));
   }
   gnn_profile_step(m->ctx, "backward 20 gemm %41 reduce_rows.matmul_tn");
   return GNN_OK;

@@ -182,6 +182,7 @@ static bool sweep(GnnCtx *c, Module *m, bool full, bool bwd_only) {
     for (int k = made; k < m->vals.len; k++) ((Value *)m->vals.items[k])->bwd = v->bwd; /* part of v's pass */
     if (r != v) {
       v->repl = r;
+      ir_inherit_label(r, v);
       v->dead = true;
       changed = true;
       continue;
@@ -195,6 +196,7 @@ static bool sweep(GnnCtx *c, Module *m, bool full, bool bwd_only) {
       }
     if (dup) {
       v->repl = dup;
+      ir_inherit_label(dup, v);
       v->dead = true;
       changed = true;
       continue;

@@ -90,6 +90,7 @@ bool pass_compose(GnnCtx *c, Module *m) {
       if (r) {
         r->bwd = v->bwd; /* a backward gather stays backward */
         v->repl = r;
+        ir_inherit_label(r, v);
         v->dead = true;
         vec_push(a, &composed, mt);
         continue;

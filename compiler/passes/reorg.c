@@ -806,6 +806,7 @@ static bool sweep(Reorg *r) {
     }
     if (rep) {
       v->repl = rep;
+      ir_inherit_label(rep, v);
       v->dead = true;
       rep->nuses += v->nuses;
       v->nuses = 0;

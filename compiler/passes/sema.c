@@ -735,6 +735,13 @@ static Value *lower_expr(Sema *s, Env *env, const Node *n) {
 
 /* ---------------------------------------------------------------- declarations */
 
+/* A value bound to a name takes that name, after its instance's path, as its label (the names
+ * of generated code: gatconv0.alpha -> gatconv0_alpha), unless an earlier binding named it. */
+static void label(Sema *s, const char *name, Value *v) {
+  if (!v || v->label || v->op == OP_INPUT || v->op == OP_PARAM || v->op == OP_CONST) return;
+  v->label = s->frame->path[0] ? arena_printf(&s->c->arena, "%s.%s", s->frame->path, name) : name;
+}
+
 static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
   Binding *old = lookup(&env->vals, name);
   if (old && s->loop && old->stamp < s->loop->iter_stamp) {
@@ -751,6 +758,7 @@ static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
       return false;
     }
     bind(s, &env->vals, name, v, 0, loc);
+    label(s, name, v);
     return true;
   }
   if (old) { /* the note on the first definition comes before the "instantiated here" notes */
@@ -778,6 +786,7 @@ static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
     return false;
   }
   bind(s, &env->vals, name, v, 0, loc);
+  label(s, name, v);
   return true;
 }
 
@@ -1146,6 +1155,8 @@ static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call,
   s->loop = NULL;
   for (int i = 0; i < d->ninputs; i++) define(s, &env, d->inputs[i]->name, d->inputs[i]->loc, args[i]);
   Value *ret = lower_body(s, d, &env);
+  label(s, "out", ret); /* the instance's result: gatconv0.out, unless the layer named it */
+  for (int i = 0; i < s->nrets && s->rets; i++) label(s, arena_printf(&s->c->arena, "out%d", i), s->rets[i]);
   s->frame = fr.up;
   s->loop = loop;
   return ret;

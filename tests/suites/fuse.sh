@@ -65,7 +65,7 @@
 #   fuse/fold/gat-kir              the attention dots as GEMM columns, x . [W | W.a]: by the cost model
 #                                  (gat.gnn: the second layer's, 64 inputs, not the first's, 1433;
 #                                  the Reddit-sized GAT: both), --fold-attention=always (both, one
-#                                  weight kernel each, gemm t4[nv, 80]) and =never (none); the remark
+#                                  weight kernel each, gemm gatconv0_x_W[nv, 80]) and =never (none); the remark
 #                                  says why a fold was left out; a bad value exits 2
 #   fuse/fold/always-vs-interp     every dot folded: host library vs the interpreter, training
 #                                  forward and backward, both mappings, Cora and skewed graphs, 1e-4
@@ -164,13 +164,14 @@ done
 
 # ---- GAT: one attention kernel per layer, one walk when not training (and when training too,
 # with --recompute=all and with the cost model, which now recomputes dropout(alpha) as well:
-# nothing of |E| size is stashed)
+# nothing of |E| size is stashed). The attention kernels are the ones named after a layer's result
+# (k2_gatconv0_out_..., docs/kernel-ir.md: names); the backward's are unnamed.
 fz_walkcount() { # KIR DEPTH-PATTERN
-  awk -v pat="$2" '/^kernel .*edge_softmax/ {k=1; next} /^kernel / {k=0} k && $0 ~ pat {n++} END {print n+0}' "$1"
+  awk -v pat="$2" '/^kernel .*gatconv[0-9]_out/ {k=1; next} /^kernel / {k=0} k && $0 ~ pat {n++} END {print n+0}' "$1"
 }
 "$GNNC" dsl-examples/gat.gnn --emit=kir --recompute=all > "$fz/gat-all.kir" 2>&1
 fz_steps=$(awk '/^  # backward/ {exit} /^  step / {n++} END {print n + 0}' "$fz/gat.kir")
-fz_att=$(awk '/^  # backward/ {exit} /^  step .*kernel .*edge_softmax/ {n++} END {print n + 0}' "$fz/gat.kir")
+fz_att=$(awk '/^  # backward/ {exit} /^  step .*kernel .*gatconv[0-9]_out/ {n++} END {print n + 0}' "$fz/gat.kir")
 fz_walks=$(fz_walkcount "$fz/gat.kir" '^  for j0')
 fz_twalks=$(fz_walkcount "$fz/gat.kir" '^    for j0')
 fz_awalks=$(fz_walkcount "$fz/gat-all.kir" '^  for j0')
@@ -183,10 +184,11 @@ else
 fi
 
 # MoNet's narrow per-edge values computed once per edge (lower_fused.c, staging), not per lane
+# (the aggregates: the walks over in-edges, all forward)
 "$GNNC" dsl-examples/monet.gnn --emit=kir > "$fz/monet.kir" 2>&1
-fz_agg=$(awk '/^kernel .*sum_u_mul_e/ {k=1; n++; next} /^kernel / {k=0} END {print n+0}' "$fz/monet.kir")
-fz_lane_exp=$(awk '/^kernel .*sum_u_mul_e/ {k=1; e=0; next} /^kernel / {k=0} k && /cnt = min/ {e=1} k && e && /exp\(/ {n++} END {print n+0}' "$fz/monet.kir")
-fz_stage_exp=$(awk '/^kernel .*sum_u_mul_e/ {k=1; e=0; next} /^kernel / {k=0} k && /cnt = min/ {e=1} k && !e && /sh_st.*= r.*_$/ {n++} END {print n+0}' "$fz/monet.kir")
+fz_agg=$(awk '/^kernel .*: vertex-balanced over in-edges/ {k=1; n++; next} /^kernel / {k=0} END {print n+0}' "$fz/monet.kir")
+fz_lane_exp=$(awk '/^kernel .*: vertex-balanced over in-edges/ {k=1; e=0; next} /^kernel / {k=0} k && /cnt = min/ {e=1} k && e && /exp\(/ {n++} END {print n+0}' "$fz/monet.kir")
+fz_stage_exp=$(awk '/^kernel .*: vertex-balanced over in-edges/ {k=1; e=0; next} /^kernel / {k=0} k && /cnt = min/ {e=1} k && !e && /sh_st.*= [a-z0-9_]*_$/ {n++} END {print n+0}' "$fz/monet.kir")
 fz_sink_tanh=$(awk '/^kernel .*reduce_rows6/ {k=1; next} /^kernel / {k=0} k && /tanh\(/ {n++} END {print n+0}' "$fz/monet.kir")
 if [ "$fz_agg" = 2 ] && [ "$fz_lane_exp" = 0 ] && [ "$fz_stage_exp" -ge 2 ] && [ "$fz_sink_tanh" -le 4 ]; then
   pass fuse/monet-staged
@@ -196,7 +198,7 @@ fi
 
 # ---- accounting
 if fz_out=$("$GNNC" dsl-examples/gat.gnn --stats V=232965,E=114615892 2>&1) &&
-   printf '%s\n' "$fz_out" | grep -q '^  step 3   forward   k2_edge_softmax' &&
+   printf '%s\n' "$fz_out" | grep -q '^  step 3   forward   k2_gatconv0_out_gatconv1_x_vertex' &&
    printf '%s\n' "$fz_out" | grep -q '^  total: .*unfused: ' ; then
   pass fuse/stats
 else
@@ -307,8 +309,8 @@ rm -f "$fz_b".* "$fz_lib"
 fz_eb=$("$GNNC" dsl-examples/gat.gnn --emit=kir --mapping=edge 2>/dev/null)
 fz_ebn=$("$GNNC" dsl-examples/gat.gnn --emit=kir --mapping=edge -fno-recompute 2>/dev/null)
 if [ -z "$(printf '%s\n' "$fz_eb" | grep 'buffer .*: temp edge')" ] &&
-   [ "$(printf '%s\n' "$fz_eb" | grep -cE '^  buffer t[0-9]+_(max: scratch vertex\[8\]|sum: scratch vertex\[8\] f64)')" -eq 2 ] &&
-   printf '%s\n' "$fz_eb" | grep -qE '/ t[0-9]+_sum\[v, ' &&
+   [ "$(printf '%s\n' "$fz_eb" | grep -cE '^  buffer [a-z0-9_]+_softmax_(max: scratch vertex\[8\]|sum: scratch vertex\[8\] f64)')" -eq 2 ] &&
+   printf '%s\n' "$fz_eb" | grep -qE '/ [a-z0-9_]+_softmax_sum\[v, ' &&
    [ "$(printf '%s\n' "$fz_ebn" | grep -c 'buffer .*: temp edge\[8\]')" -ge 1 ]; then
   pass fuse/edge-balanced/no-alpha-buffer
 else
@@ -396,14 +398,14 @@ fz_f64_case() {
   if [ "$kir_ok" = 1 ] && fz_vs_interp "$@"; then pass "$name"; else fail "$name" "$(fz_tail "$fz_out")"; fi
 }
 # float64 where the attention backward cancels (docs/passes/fuse.md): the aggregate is the model's
-# output, so its float64 stash for the backward is a second buffer, t<id>_f64 (training only),
+# output, so its float64 stash for the backward is a second buffer, <name>_f64 (training only),
 # written by the forward walk and read by the backward; vs the interpreter on graphs with
 # single-in-edge and duplicate-edge vertices
 fz_out=$("$GNNC" tests/fuse/gat_out.gnn --emit=kir 2>&1)
 fz_ok=0
-printf '%s\n' "$fz_out" | grep -q '^  buffer t[0-9]*_f64: temp vertex\[2, 3\] f64   # steps .*, training only$' &&
-  printf '%s\n' "$fz_out" | grep -q '^  buffer t[0-9]*: temp vertex\[2, 3\] output "out"' &&
-  [ "$(printf '%s\n' "$fz_out" | grep -c ' t[0-9]*_f64\[row, ')" -ge 2 ] && fz_ok=1
+printf '%s\n' "$fz_out" | grep -q '^  buffer att0_out_f64: temp vertex\[2, 3\] f64   # steps .*, training only$' &&
+  printf '%s\n' "$fz_out" | grep -q '^  buffer att0_out: temp vertex\[2, 3\] output "out"' &&
+  [ "$(printf '%s\n' "$fz_out" | grep -c ' att0_out_f64\[row, ')" -ge 2 ] && fz_ok=1
 fz_f64_case fuse/f64-stash/output-aggregate $fz_ok tests/fuse/gat_out.gnn 52 tests/interp/graphs/isolated tests/interp/graphs/duplicates
 # wide heads: the one edge buffer of the backward is the float d(alpha) - t_v (edge[2], 4 bytes an
 # element), not the float64 d(alpha) before it; vs the interpreter
@@ -418,19 +420,19 @@ fz_f64_case fuse/f64-stash/wide-heads $fz_ok tests/fuse/gat_wide.gnn 7 tests/int
 # the far end of an edge, as float
 fz_out=$("$GNNC" tests/fuse/gat_two_hop.gnn --emit=kir 2>&1)
 fz_ok=0
-[ "$(printf '%s\n' "$fz_out" | grep -c '\* t[0-9]*_f64\[row, ')" -eq 2 ] && ! printf '%s\n' "$fz_out" | grep -q '_f64\[u, ' && fz_ok=1
+[ "$(printf '%s\n' "$fz_out" | grep -c '\* [a-z0-9_]*_f64\[row, ')" -eq 2 ] && ! printf '%s\n' "$fz_out" | grep -q '_f64\[u, ' && fz_ok=1
 fz_f64_case fuse/f64-stash/two-hop $fz_ok tests/fuse/gat_two_hop.gnn 52 tests/interp/graphs/isolated tests/interp/graphs/duplicates
 # ---- the attention dots folded into the projection's GEMM (docs/passes/fuse.md)
-fz_steps() { printf '%s\n' "$1" | sed '/^  # backward/,$d' | grep -E '^  step [0-9]+ (gemm t[0-9]+\[nv|kernel k[0-9]+_(fold_dots|apply_vertex_dot))' | sed -E 's/^  step [0-9]+ //; s/ *#.*//; s/ = .*//; s/kernel k[0-9]+_/kernel /' | tr '\n' ';'; }
+fz_steps() { printf '%s\n' "$1" | sed '/^  # backward/,$d' | grep -E '^  step [0-9]+ (gemm [a-z0-9_]+_W\[nv|kernel k[0-9]+_(fold_dots|apply_vertex_dot))' | sed -E 's/^  step [0-9]+ //; s/ *#.*//; s/ = .*//; s/kernel k[0-9]+_/kernel /' | tr '\n' ';'; }
 fz_ok=1 fz_why=""
 fz_s=$(fz_steps "$("$GNNC" dsl-examples/gat.gnn --emit=kir 2>&1)")
-[ "$fz_s" = "gemm t4[nv, 64];kernel apply_vertex_dot_vertex;kernel fold_dots_weight;gemm t24[nv, 9];" ] || { fz_ok=0; fz_why="cost: $fz_s"; }
+[ "$fz_s" = "gemm gatconv0_x_W[nv, 64];kernel apply_vertex_dot_vertex;kernel fold_dots_weight;gemm gatconv1_x_W[nv, 9];" ] || { fz_ok=0; fz_why="cost: $fz_s"; }
 fz_s=$(fz_steps "$("$GNNC" dsl-examples/gat.gnn --emit=kir --fold-attention=always 2>&1)")
-[ "$fz_s" = "kernel fold_dots_weight;gemm t4[nv, 80];kernel fold_dots_weight;gemm t24[nv, 9];" ] || { fz_ok=0; fz_why="$fz_why always: $fz_s"; }
+[ "$fz_s" = "kernel fold_dots_weight;gemm gatconv0_x_W[nv, 80];kernel fold_dots_weight;gemm gatconv1_x_W[nv, 9];" ] || { fz_ok=0; fz_why="$fz_why always: $fz_s"; }
 fz_s=$(fz_steps "$("$GNNC" dsl-examples/gat.gnn --emit=kir --fold-attention=never 2>&1)")
-[ "$fz_s" = "gemm t4[nv, 64];kernel apply_vertex_dot_vertex;gemm t24[nv, 7];kernel apply_vertex_dot_vertex;" ] || { fz_ok=0; fz_why="$fz_why never: $fz_s"; }
+[ "$fz_s" = "gemm gatconv0_x_W[nv, 64];kernel apply_vertex_dot_vertex;gemm gatconv1_x_W[nv, 7];kernel apply_vertex_dot_vertex;" ] || { fz_ok=0; fz_why="$fz_why never: $fz_s"; }
 fz_s=$(fz_steps "$("$GNNC" bench/gat_reddit.gnn --emit=kir 2>&1)")
-[ "$fz_s" = "kernel fold_dots_weight;gemm t4[nv, 264];kernel fold_dots_weight;gemm t24[nv, 43];" ] || { fz_ok=0; fz_why="$fz_why reddit: $fz_s"; }
+[ "$fz_s" = "kernel fold_dots_weight;gemm gatconv0_x_W[nv, 264];kernel fold_dots_weight;gemm gatconv1_x_W[nv, 43];" ] || { fz_ok=0; fz_why="$fz_why reddit: $fz_s"; }
 fz_out=$("$GNNC" dsl-examples/gat.gnn -Rpass-missed=fuse -o /dev/null 2>&1)
 printf '%s\n' "$fz_out" | grep -q 'remark: fuse: the dots %7 %8 of %4 not folded into its GEMM: 45856 more FLOPs a vertex cost more than the 256 bytes of reading %4 again' ||
   { fz_ok=0; fz_why="$fz_why remark: $(fz_tail "$fz_out")"; }
@@ -474,9 +476,9 @@ fz_shm_case() { # NAME MODEL SEED GRAPH KIR-PATTERN: the kernel IR or .cu must s
   if fz_vs_interp "$model" "$seed" "$graph"; then pass "$name/vs-interp"; else fail "$name/vs-interp" "$(fz_tail "$fz_out")"; fi
 }
 fz_shm_case fuse/shared-48k/sage-maxpool tests/fuse/sage_maxpool.gnn 3 data/cora 'k[0-9]+_sum_vertex: .*, 32 lanes per group, 7 groups per block'
-fz_shm_case fuse/shared-48k/gine tests/fuse/gine.gnn 3 data/cora 'k0_sum_vertex: .*, 32 lanes per group, 7 groups per block'
-fz_shm_case fuse/shared-48k/gine-wide tests/fuse/gine_wide.gnn 5 tests/interp/graphs/random '^  buffer t[0-9]+_sp: scratch vertex\[13000\]'
-fz_shm_case fuse/shared-48k/softmax-wide tests/fuse/softmax_wide.gnn 4 tests/interp/graphs/random 'k0_edge_softmax.*, 32 lanes per group, 1 group per block'
+fz_shm_case fuse/shared-48k/gine tests/fuse/gine.gnn 3 data/cora 'k0_gineconv0_h_vertex: .*, 32 lanes per group, 7 groups per block'
+fz_shm_case fuse/shared-48k/gine-wide tests/fuse/gine_wide.gnn 5 tests/interp/graphs/random '^  buffer ginewideconv0_s_sp: scratch vertex\[13000\]'
+fz_shm_case fuse/shared-48k/softmax-wide tests/fuse/softmax_wide.gnn 4 tests/interp/graphs/random 'k0_softmaxwide_a_vertex: .*, 32 lanes per group, 1 group per block'
 unset -f fz_shm_case
 unset -f fz_steps
 unset -f fz_f64_case
