@@ -433,8 +433,14 @@ typedef enum { FOLD_COST, FOLD_ALWAYS, FOLD_NEVER } FoldChoice;
 
 void gnn_ctx_init(GnnCtx *c, const char *path, const char *text, size_t size, FILE *diag_out);
 void gnn_ctx_free(GnnCtx *c);
-/* Whether --edge-balanced (or the tuner's plan) named value id. */
-bool ctx_edge_balanced(const GnnCtx *c, int id);
+/* Whether --edge-balanced (or the tuner's plan) named value id: a query of the options, inline
+ * here so that the passes (fuse) and the driver read it without a pass calling up into
+ * pipeline.c (docs/architecture.md). */
+static inline bool ctx_edge_balanced(const GnnCtx *c, int id) {
+  for (int i = 0; i < c->nedge_ids; i++)
+    if (c->edge_ids[i] == id) return true;
+  return false;
+}
 /* Parses c->diag's text into c->prog. Returns false if any error was reported. */
 bool gnn_parse(GnnCtx *c);
 

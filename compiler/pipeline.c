@@ -44,12 +44,6 @@ void gnn_ctx_init(GnnCtx *c, const char *path, const char *text, size_t size, FI
 
 void gnn_ctx_free(GnnCtx *c) { arena_free(&c->arena); }
 
-bool ctx_edge_balanced(const GnnCtx *c, int id) {
-  for (int i = 0; i < c->nedge_ids; i++)
-    if (c->edge_ids[i] == id) return true;
-  return false;
-}
-
 bool pipeline_has_pass(const char *name) {
   if (strcmp(name, "sema") == 0 || strcmp(name, "lower") == 0) return true;
   for (int i = 0; i < pass_count; i++)
