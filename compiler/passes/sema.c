@@ -910,7 +910,7 @@ static bool lower_stmts(Sema *s, const Decl *d, Env *env, Stmt **body, int nbody
  * dimension expression. -1 after an error. */
 enum { LOOP_MAX = 1 << 20 };
 static int64_t loop_bound(Sema *s, Env *env, const DimExpr *d) {
-  Binding *b;
+  Binding *b = NULL;
   if (d->kind == DX_NUM || (d->kind == DX_NAME && (b = lookup(&env->hypers, d->name)))) {
     double x = d->kind == DX_NUM ? (d->is_real ? d->real : (double)d->num) : b->real;
     if (x != floor(x) || x < 0 || x > LOOP_MAX) {
