@@ -179,7 +179,7 @@ runtime-tests-asan: $(BUILD)/asan/rt/t_setgraph
 $(BUILD)/asan/rt/t_setgraph: $(SETGRAPH_SRC) generated/sage.h generated/gin_graph.h tests/runtime/rt_test.h $(RT_HOST_SRC) $(RT_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime -Igenerated $(ASAN_FLAGS) $(OPENMP) -o $@ \
-	  $(SETGRAPH_SRC) $(RT_HOST_SRC) -lopenblas -lm
+	  $(SETGRAPH_SRC) $(RT_HOST_SRC) -lopenblas -lz -lm
 # The C parts of both builds and the host test programs, without nvcc (the clang warning check).
 runtime-cobjs: $(RT_HOST_LIBS) $(filter-out %/train_cuda.o,$(RT_CUDA_OBJ)) $(patsubst %,$(BUILD)/rt/%,$(RT_TEST_NAMES))
 runtime-tests-asan: $(patsubst %,$(BUILD)/asan/rt/%,$(RT_TEST_NAMES))
