@@ -735,10 +735,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fputs("  /* nothing is allocated unless the inference plan fits (a training forward checks its arena) */\n", out);
   fputs("  size_t fixed = gnnc_out_bytes(g);  /* the output */\n", out);
   fprintf(out, "  for (int i = 0; i < %d; i++) fixed += 2 * (size_t)gnnc_params[i].width * sizeof(float);\n", p->nparams);
-  for (int i = 0; i < nin; i++)
-    if (input_grad_out(p, i) >= 0)
-      fprintf(out, "  fixed += (size_t)%s * %lld * sizeof(float);  /* the gradient of input '%s' */\n", emit_rows(ins[i]->dom),
-              (long long)ins[i]->width, ins[i]->val->name);
+  if (nig) fputs("  fixed += gnnc_igrad_bytes(g);  /* the input gradients */\n", out);
   fputs("  m->fixed_bytes = fixed;\n", out);
   fputs("  size_t avail = SIZE_MAX;\n"
         "  if (gnn_mem_available(ctx, &avail) == GNN_OK && (fixed > avail || m->arena_infer_bytes > avail - fixed)) {\n", out);
