@@ -165,6 +165,9 @@ fi
 # (each its own tests/run.sh; the interpreter's side runs on the CPU, so they overlap well)
 if want suites; then
   lim=$(( $(left) < 330 ? $(left) - 30 : 300 ))
+  # prepare compiles every library with nvcc on a machine of two cores: no 300 s cut there (a cut
+  # suite leaves its later libraries for the GPU machine's nvcc)
+  [ $MODE = prepare ] && lim=$(( $(left) - 60 ))
   declare -A env_of=([codegen]=CG_TARGET [fuse]=FZ_TARGET [train]=TR_TARGET [lang]=LANG_TARGET)
   for s in $SUITES; do
     ( export "${env_of[$s]}"=cuda SUITE=$s VERBOSE=1 RT_BIN=build/rt OMP_NUM_THREADS=2
