@@ -127,13 +127,23 @@ static void stmt(FILE *out, const Kernel *k, const KStmt *s, int d, const bool *
     fputs("#pragma unroll\n", out);
     ind(out, d);
     fprintf(out, "for (int %s = 0; %s < %lld; %s++) {\n", in, in, (long long)nk, in);
-    ind(out, d + 1);
-    fprintf(out, "const int64_t %s = lane + (int64_t)%s * %d;\n", kn, in, k->group);
-    ind(out, d + 1);
-    fprintf(out, "if (%s < %lld) {\n", kn, (long long)s->count);
-    stmts(out, k, &s->body, d + 2, used);
-    ind(out, d + 1);
-    fputs("}\n", out);
+    bool guard = s->count % k->group != 0;
+    if (guard || used[s->var]) { /* (nvcc warns of an unused one: the tests build with -Werror) */
+      ind(out, d + 1);
+      fprintf(out, "const int64_t %s = lane + (int64_t)%s * %d;\n", kn, in, k->group);
+    }
+    if (!guard) {
+      /* every lane has an element in every iteration: no guard. A guard that nvcc cannot prove
+       * true stays a branch around each unrolled edge of the walk, and ptxas then issues one
+       * edge's gather at a time instead of several (the walks are latency-bound gathers) */
+      stmts(out, k, &s->body, d + 1, used);
+    } else {
+      ind(out, d + 1);
+      fprintf(out, "if (%s < %lld) {\n", kn, (long long)s->count);
+      stmts(out, k, &s->body, d + 2, used);
+      ind(out, d + 1);
+      fputs("}\n", out);
+    }
     ind(out, d);
     fputs("}\n", out);
     return;

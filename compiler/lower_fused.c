@@ -409,6 +409,7 @@ static double inline_cost(Fused *F, const Value *x, double cap, int *budget) {
 }
 
 typedef struct {
+  bool far_ok;       /* the scan starts at a walk's lane loop (not inside a staged value) */
   int *readers;      /* per value: the lane loops that read it */
   bool *narrow;      /* per value: read by a loop wider than it (a kernel per vertex: by one that takes
                         more iterations of the group's lanes than it would: its lanes compute in
@@ -419,17 +420,33 @@ typedef struct {
   Domain dom;        /* the values it stages: edge values (walks, kernels per edge), vertex values (kernels per vertex) */
 } StageScan;
 
+/* x's computation where it is read loads a row of another vertex (a Scatter computed inline:
+ * x[src] in a walk over in-edges). */
+static bool gathers(Fused *F, const Value *x, int *budget) {
+  if (!computed_here(F, x) || --*budget < 0) return false;
+  if (x->op == OP_SCATTER) return true;
+  for (int i = 0; i < x->nargs; i++)
+    if (gathers(F, x->args[i], budget)) return true;
+  return false;
+}
+
 static void scan_stage(Fused *F, const Value *x, int lanes, StageScan *S) {
   if (S->seen[x->id] || !computed_here(F, x)) return;
   S->seen[x->id] = true;
   bool own_root = x->sched == SCHED_ROOT && x->group == F->gid;
   if (x->dom == S->dom && !own_root && x->elem == ELEM_F32 && width_of(x) <= STAGE_MAX_WIDTH &&
       (S->w == 0 || level(F, x) < S->w)) {
-    int budget = 256;
-    if (inline_cost(F, x, STAGE_MIN_COST, &budget) >= STAGE_MIN_COST) {
+    int budget = 256, gbudget = 64, G = F->k->group;
+    /* A gathered edge value narrower than the group, read by a walk's lane loop: computed there,
+     * the walk takes one edge at a time, W of the G lanes waiting on each edge's gather in turn
+     * (GAT's attention score: 4 of 32 lanes, and the row's gather waits behind it). Staged, the
+     * G lanes issue the gathers of G edges at once: one memory latency per chunk of edges
+     * instead of one per edge, whatever it costs in FLOPs. */
+    bool far = S->far_ok && S->w > 0 && S->dom == DOM_EDGE && width_of(x) < G && gathers(F, x, &gbudget);
+    if (far || inline_cost(F, x, STAGE_MIN_COST, &budget) >= STAGE_MIN_COST) {
       S->readers[x->id]++;
-      int G = F->k->group;
-      if (S->dom == DOM_VERTEX ? (lanes + G - 1) / G > (width_of(x) + G - 1) / G : width_of(x) < lanes) S->narrow[x->id] = true;
+      if (far || (S->dom == DOM_VERTEX ? (lanes + G - 1) / G > (width_of(x) + G - 1) / G : width_of(x) < lanes))
+        S->narrow[x->id] = true;
     }
   }
   /* a kernel per vertex stores its roots in order and a later one reads an earlier one back: the
@@ -467,15 +484,17 @@ static void mark_train_need(Fused *F, Value **mem, int nmem, const bool *staged)
 int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Domain dom, Value **out, int slots) {
   int n = F->m->vals.len, nout = 0;
   bool *stop = calloc((size_t)n + 1, 1), *next = calloc((size_t)n + 1, 1);
-  StageScan S = {calloc((size_t)n + 1, sizeof(int)), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), stop, w, dom};
+  StageScan S = {true, calloc((size_t)n + 1, sizeof(int)), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), stop, w, dom};
   for (int round = 0; round < 4; round++) {
     memset(S.readers, 0, sizeof(int) * ((size_t)n + 1));
     memset(S.narrow, 0, (size_t)n + 1);
+    S.far_ok = true;
     for (int i = 0; i < nmem; i++) {
       if (!lanes[i]) continue;
       memset(S.seen, 0, (size_t)n + 1);
       for (int a = 0; a < mem[i]->nargs; a++) scan_stage(F, mem[i]->args[a], lanes[i], &S);
     }
+    S.far_ok = false; /* inside a staged value: the gathers are already one chunk's */
     for (int i = 0; i < n; i++) { /* a staged value's computation reads too (GAT: alpha, in its dropout and a loop) */
       const Value *x = F->m->vals.items[i];
       if (!stop[i]) continue;

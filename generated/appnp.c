@@ -1073,12 +1073,11 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st52[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh53[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
-    int64_t e;
-    int64_t u;
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
@@ -1091,26 +1090,29 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
+        int64_t su;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
-          gnn_prefetch_row(&in_grad_out[sh_u[lane] * 7], 28);
+          se = sh_e[lane];
+          su = sh_u[lane];
+          for (int64_t j = 0; j < 7; j++) {
+            sh_st52[(lane * 7) + j] = (in_grad_out[su * 7 + j] * 0.9f) * appnpprop0_c[se * 1];
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
-        e = sh_e[t];
-        u = sh_u[t];
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
           (void)i1;
           float x;
-          x = (in_grad_out[u * 7 + k1] * 0.9f) * appnpprop0_c[e * 1];
+          x = sh_st52[(t * 7) + k1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -1140,12 +1142,11 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st57[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh58[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
-    int64_t e;
-    int64_t u;
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
@@ -1158,26 +1159,29 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
+        int64_t su;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
-          gnn_prefetch_row(&t55[sh_u[lane] * 7], 28);
+          se = sh_e[lane];
+          su = sh_u[lane];
+          for (int64_t j = 0; j < 7; j++) {
+            sh_st57[(lane * 7) + j] = t55[su * 7 + j] * appnpprop0_c[se * 1];
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
-        e = sh_e[t];
-        u = sh_u[t];
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
           (void)i1;
           float x;
-          x = t55[u * 7 + k1] * appnpprop0_c[e * 1];
+          x = sh_st57[(t * 7) + k1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -1207,12 +1211,11 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st62[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh63[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
-    int64_t e;
-    int64_t u;
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
@@ -1225,26 +1228,29 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
+        int64_t su;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
-          gnn_prefetch_row(&t60[sh_u[lane] * 7], 28);
+          se = sh_e[lane];
+          su = sh_u[lane];
+          for (int64_t j = 0; j < 7; j++) {
+            sh_st62[(lane * 7) + j] = t60[su * 7 + j] * appnpprop0_c[se * 1];
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
-        e = sh_e[t];
-        u = sh_u[t];
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
           (void)i1;
           float x;
-          x = t60[u * 7 + k1] * appnpprop0_c[e * 1];
+          x = sh_st62[(t * 7) + k1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -1274,12 +1280,11 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st67[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh68[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
-    int64_t e;
-    int64_t u;
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
@@ -1292,26 +1297,29 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
+        int64_t su;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
-          gnn_prefetch_row(&t65[sh_u[lane] * 7], 28);
+          se = sh_e[lane];
+          su = sh_u[lane];
+          for (int64_t j = 0; j < 7; j++) {
+            sh_st67[(lane * 7) + j] = t65[su * 7 + j] * appnpprop0_c[se * 1];
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
-        e = sh_e[t];
-        u = sh_u[t];
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
           (void)i1;
           float x;
-          x = t65[u * 7 + k1] * appnpprop0_c[e * 1];
+          x = sh_st67[(t * 7) + k1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -1341,12 +1349,11 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st72[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh73[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
-    int64_t e;
-    int64_t u;
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
@@ -1359,26 +1366,29 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
+        int64_t su;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
-          gnn_prefetch_row(&t70[sh_u[lane] * 7], 28);
+          se = sh_e[lane];
+          su = sh_u[lane];
+          for (int64_t j = 0; j < 7; j++) {
+            sh_st72[(lane * 7) + j] = t70[su * 7 + j] * appnpprop0_c[se * 1];
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
-        e = sh_e[t];
-        u = sh_u[t];
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
           (void)i1;
           float x;
-          x = t70[u * 7 + k1] * appnpprop0_c[e * 1];
+          x = sh_st72[(t * 7) + k1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -1408,12 +1418,11 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st77[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh78[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
-    int64_t e;
-    int64_t u;
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
@@ -1426,26 +1435,29 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
+        int64_t su;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
-          gnn_prefetch_row(&t75[sh_u[lane] * 7], 28);
+          se = sh_e[lane];
+          su = sh_u[lane];
+          for (int64_t j = 0; j < 7; j++) {
+            sh_st77[(lane * 7) + j] = t75[su * 7 + j] * appnpprop0_c[se * 1];
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
-        e = sh_e[t];
-        u = sh_u[t];
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
           (void)i1;
           float x;
-          x = t75[u * 7 + k1] * appnpprop0_c[e * 1];
+          x = sh_st77[(t * 7) + k1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -1475,12 +1487,11 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st82[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh83[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
-    int64_t e;
-    int64_t u;
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
@@ -1493,26 +1504,29 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
+        int64_t su;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
-          gnn_prefetch_row(&t80[sh_u[lane] * 7], 28);
+          se = sh_e[lane];
+          su = sh_u[lane];
+          for (int64_t j = 0; j < 7; j++) {
+            sh_st82[(lane * 7) + j] = t80[su * 7 + j] * appnpprop0_c[se * 1];
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
-        e = sh_e[t];
-        u = sh_u[t];
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
           (void)i1;
           float x;
-          x = t80[u * 7 + k1] * appnpprop0_c[e * 1];
+          x = sh_st82[(t * 7) + k1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -1542,12 +1556,11 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st87[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh88[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
-    int64_t e;
-    int64_t u;
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
@@ -1560,26 +1573,29 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
+        int64_t su;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
-          gnn_prefetch_row(&t85[sh_u[lane] * 7], 28);
+          se = sh_e[lane];
+          su = sh_u[lane];
+          for (int64_t j = 0; j < 7; j++) {
+            sh_st87[(lane * 7) + j] = t85[su * 7 + j] * appnpprop0_c[se * 1];
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
-        e = sh_e[t];
-        u = sh_u[t];
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
           (void)i1;
           float x;
-          x = t85[u * 7 + k1] * appnpprop0_c[e * 1];
+          x = sh_st87[(t * 7) + k1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -1609,12 +1625,11 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st92[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh93[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
-    int64_t e;
-    int64_t u;
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
@@ -1627,26 +1642,29 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
+        int64_t su;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
-          gnn_prefetch_row(&t90[sh_u[lane] * 7], 28);
+          se = sh_e[lane];
+          su = sh_u[lane];
+          for (int64_t j = 0; j < 7; j++) {
+            sh_st92[(lane * 7) + j] = t90[su * 7 + j] * appnpprop0_c[se * 1];
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
-        e = sh_e[t];
-        u = sh_u[t];
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
           (void)i1;
           float x;
-          x = t90[u * 7 + k1] * appnpprop0_c[e * 1];
+          x = sh_st92[(t * 7) + k1];
           acc[k1] = acc[k1] + (double)x;
         }
       }
@@ -1676,12 +1694,11 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st98[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh99[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
-    int64_t e;
-    int64_t u;
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
@@ -1694,26 +1711,29 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t se;
+        int64_t su;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
-          gnn_prefetch_row(&t96[sh_u[lane] * 7], 28);
+          se = sh_e[lane];
+          su = sh_u[lane];
+          for (int64_t j = 0; j < 7; j++) {
+            sh_st98[(lane * 7) + j] = t96[su * 7 + j] * appnpprop0_c[se * 1];
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
-        e = sh_e[t];
-        u = sh_u[t];
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
           (void)i1;
           float x;
-          x = t96[u * 7 + k1] * appnpprop0_c[e * 1];
+          x = sh_st98[(t * 7) + k1];
           acc[k1] = acc[k1] + (double)x;
         }
       }

@@ -96,10 +96,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k1_linear1_x_vertex(int6
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 64) {
-      linear0_out_ = linear0_x_W[row * 64 + k] + p_linear0_b[k];
-      linear1_x[(row) * 64 + k] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f) ? (((linear0_out_ > 0.0f) ? linear0_out_ : 0.0f) * 2.0f) : 0.0f) : ((linear0_out_ > 0.0f) ? linear0_out_ : 0.0f);
-    }
+    linear0_out_ = linear0_x_W[row * 64 + k] + p_linear0_b[k];
+    linear1_x[(row) * 64 + k] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f) ? (((linear0_out_ > 0.0f) ? linear0_out_ : 0.0f) * 2.0f) : 0.0f) : ((linear0_out_ > 0.0f) ? linear0_out_ : 0.0f);
   }
 }
 
@@ -118,10 +116,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k2_appnpprop0_c_edge(int
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
-    if (k < 1) {
-      if (training) {
-        appnpprop0_c[(row) * 1 + k] = gnn_rsqrtf(out_deg[u * 1 + k] * in_deg[v * 1 + k]);
-      }
+    if (training) {
+      appnpprop0_c[(row) * 1 + k] = gnn_rsqrtf(out_deg[u * 1 + k] * in_deg[v * 1 + k]);
     }
   }
 }
@@ -1036,6 +1032,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k13_sum_vertex(int64_t n
   int64_t *const sh_e = sh_e_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_u_block[32][8];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st52_block[32][56];
+  float *const sh_st52 = sh_st52_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh53_block[32][7];
   float *const sh53 = sh53_block[threadIdx.x / 8];  /* this group's */
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
@@ -1043,10 +1041,10 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k13_sum_vertex(int64_t n
   int64_t lo;
   int64_t hi;
   double acc[1];
-  int64_t e;
-  int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
+  int64_t su;
   float x;
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
@@ -1062,17 +1060,20 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k13_sum_vertex(int64_t n
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
       sh_u[lane] = dst[sh_e[lane]];
+      se = sh_e[lane];
+      su = sh_u[lane];
+      for (int64_t j = 0; j < 7; j++) {
+        sh_st52[(lane * 7) + j] = (in_grad_out[su * 7 + j] * 0.9f) * appnpprop0_c[se * 1];
+      }
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
     for (int64_t t = 0; t < cnt; t++) {
-      e = sh_e[t];
-      u = sh_u[t];
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = (in_grad_out[u * 7 + k1] * 0.9f) * appnpprop0_c[e * 1];
+          x = sh_st52[(t * 7) + k1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1106,6 +1107,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k14_sum_vertex(int64_t n
   int64_t *const sh_e = sh_e_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_u_block[32][8];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st57_block[32][56];
+  float *const sh_st57 = sh_st57_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh58_block[32][7];
   float *const sh58 = sh58_block[threadIdx.x / 8];  /* this group's */
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
@@ -1113,10 +1116,10 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k14_sum_vertex(int64_t n
   int64_t lo;
   int64_t hi;
   double acc[1];
-  int64_t e;
-  int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
+  int64_t su;
   float x;
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
@@ -1132,17 +1135,20 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k14_sum_vertex(int64_t n
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
       sh_u[lane] = dst[sh_e[lane]];
+      se = sh_e[lane];
+      su = sh_u[lane];
+      for (int64_t j = 0; j < 7; j++) {
+        sh_st57[(lane * 7) + j] = t55[su * 7 + j] * appnpprop0_c[se * 1];
+      }
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
     for (int64_t t = 0; t < cnt; t++) {
-      e = sh_e[t];
-      u = sh_u[t];
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t55[u * 7 + k1] * appnpprop0_c[e * 1];
+          x = sh_st57[(t * 7) + k1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1176,6 +1182,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k15_sum_vertex(int64_t n
   int64_t *const sh_e = sh_e_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_u_block[32][8];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st62_block[32][56];
+  float *const sh_st62 = sh_st62_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh63_block[32][7];
   float *const sh63 = sh63_block[threadIdx.x / 8];  /* this group's */
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
@@ -1183,10 +1191,10 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k15_sum_vertex(int64_t n
   int64_t lo;
   int64_t hi;
   double acc[1];
-  int64_t e;
-  int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
+  int64_t su;
   float x;
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
@@ -1202,17 +1210,20 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k15_sum_vertex(int64_t n
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
       sh_u[lane] = dst[sh_e[lane]];
+      se = sh_e[lane];
+      su = sh_u[lane];
+      for (int64_t j = 0; j < 7; j++) {
+        sh_st62[(lane * 7) + j] = t60[su * 7 + j] * appnpprop0_c[se * 1];
+      }
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
     for (int64_t t = 0; t < cnt; t++) {
-      e = sh_e[t];
-      u = sh_u[t];
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t60[u * 7 + k1] * appnpprop0_c[e * 1];
+          x = sh_st62[(t * 7) + k1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1246,6 +1257,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k16_sum_vertex(int64_t n
   int64_t *const sh_e = sh_e_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_u_block[32][8];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st67_block[32][56];
+  float *const sh_st67 = sh_st67_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh68_block[32][7];
   float *const sh68 = sh68_block[threadIdx.x / 8];  /* this group's */
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
@@ -1253,10 +1266,10 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k16_sum_vertex(int64_t n
   int64_t lo;
   int64_t hi;
   double acc[1];
-  int64_t e;
-  int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
+  int64_t su;
   float x;
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
@@ -1272,17 +1285,20 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k16_sum_vertex(int64_t n
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
       sh_u[lane] = dst[sh_e[lane]];
+      se = sh_e[lane];
+      su = sh_u[lane];
+      for (int64_t j = 0; j < 7; j++) {
+        sh_st67[(lane * 7) + j] = t65[su * 7 + j] * appnpprop0_c[se * 1];
+      }
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
     for (int64_t t = 0; t < cnt; t++) {
-      e = sh_e[t];
-      u = sh_u[t];
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t65[u * 7 + k1] * appnpprop0_c[e * 1];
+          x = sh_st67[(t * 7) + k1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1316,6 +1332,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k17_sum_vertex(int64_t n
   int64_t *const sh_e = sh_e_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_u_block[32][8];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st72_block[32][56];
+  float *const sh_st72 = sh_st72_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh73_block[32][7];
   float *const sh73 = sh73_block[threadIdx.x / 8];  /* this group's */
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
@@ -1323,10 +1341,10 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k17_sum_vertex(int64_t n
   int64_t lo;
   int64_t hi;
   double acc[1];
-  int64_t e;
-  int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
+  int64_t su;
   float x;
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
@@ -1342,17 +1360,20 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k17_sum_vertex(int64_t n
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
       sh_u[lane] = dst[sh_e[lane]];
+      se = sh_e[lane];
+      su = sh_u[lane];
+      for (int64_t j = 0; j < 7; j++) {
+        sh_st72[(lane * 7) + j] = t70[su * 7 + j] * appnpprop0_c[se * 1];
+      }
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
     for (int64_t t = 0; t < cnt; t++) {
-      e = sh_e[t];
-      u = sh_u[t];
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t70[u * 7 + k1] * appnpprop0_c[e * 1];
+          x = sh_st72[(t * 7) + k1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1386,6 +1407,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k18_sum_vertex(int64_t n
   int64_t *const sh_e = sh_e_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_u_block[32][8];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st77_block[32][56];
+  float *const sh_st77 = sh_st77_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh78_block[32][7];
   float *const sh78 = sh78_block[threadIdx.x / 8];  /* this group's */
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
@@ -1393,10 +1416,10 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k18_sum_vertex(int64_t n
   int64_t lo;
   int64_t hi;
   double acc[1];
-  int64_t e;
-  int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
+  int64_t su;
   float x;
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
@@ -1412,17 +1435,20 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k18_sum_vertex(int64_t n
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
       sh_u[lane] = dst[sh_e[lane]];
+      se = sh_e[lane];
+      su = sh_u[lane];
+      for (int64_t j = 0; j < 7; j++) {
+        sh_st77[(lane * 7) + j] = t75[su * 7 + j] * appnpprop0_c[se * 1];
+      }
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
     for (int64_t t = 0; t < cnt; t++) {
-      e = sh_e[t];
-      u = sh_u[t];
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t75[u * 7 + k1] * appnpprop0_c[e * 1];
+          x = sh_st77[(t * 7) + k1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1456,6 +1482,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k19_sum_vertex(int64_t n
   int64_t *const sh_e = sh_e_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_u_block[32][8];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st82_block[32][56];
+  float *const sh_st82 = sh_st82_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh83_block[32][7];
   float *const sh83 = sh83_block[threadIdx.x / 8];  /* this group's */
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
@@ -1463,10 +1491,10 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k19_sum_vertex(int64_t n
   int64_t lo;
   int64_t hi;
   double acc[1];
-  int64_t e;
-  int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
+  int64_t su;
   float x;
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
@@ -1482,17 +1510,20 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k19_sum_vertex(int64_t n
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
       sh_u[lane] = dst[sh_e[lane]];
+      se = sh_e[lane];
+      su = sh_u[lane];
+      for (int64_t j = 0; j < 7; j++) {
+        sh_st82[(lane * 7) + j] = t80[su * 7 + j] * appnpprop0_c[se * 1];
+      }
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
     for (int64_t t = 0; t < cnt; t++) {
-      e = sh_e[t];
-      u = sh_u[t];
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t80[u * 7 + k1] * appnpprop0_c[e * 1];
+          x = sh_st82[(t * 7) + k1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1526,6 +1557,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k20_sum_vertex(int64_t n
   int64_t *const sh_e = sh_e_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_u_block[32][8];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st87_block[32][56];
+  float *const sh_st87 = sh_st87_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh88_block[32][7];
   float *const sh88 = sh88_block[threadIdx.x / 8];  /* this group's */
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
@@ -1533,10 +1566,10 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k20_sum_vertex(int64_t n
   int64_t lo;
   int64_t hi;
   double acc[1];
-  int64_t e;
-  int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
+  int64_t su;
   float x;
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
@@ -1552,17 +1585,20 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k20_sum_vertex(int64_t n
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
       sh_u[lane] = dst[sh_e[lane]];
+      se = sh_e[lane];
+      su = sh_u[lane];
+      for (int64_t j = 0; j < 7; j++) {
+        sh_st87[(lane * 7) + j] = t85[su * 7 + j] * appnpprop0_c[se * 1];
+      }
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
     for (int64_t t = 0; t < cnt; t++) {
-      e = sh_e[t];
-      u = sh_u[t];
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t85[u * 7 + k1] * appnpprop0_c[e * 1];
+          x = sh_st87[(t * 7) + k1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1596,6 +1632,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k21_sum_vertex(int64_t n
   int64_t *const sh_e = sh_e_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_u_block[32][8];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st92_block[32][56];
+  float *const sh_st92 = sh_st92_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh93_block[32][7];
   float *const sh93 = sh93_block[threadIdx.x / 8];  /* this group's */
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
@@ -1603,10 +1641,10 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k21_sum_vertex(int64_t n
   int64_t lo;
   int64_t hi;
   double acc[1];
-  int64_t e;
-  int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
+  int64_t su;
   float x;
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
@@ -1622,17 +1660,20 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k21_sum_vertex(int64_t n
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
       sh_u[lane] = dst[sh_e[lane]];
+      se = sh_e[lane];
+      su = sh_u[lane];
+      for (int64_t j = 0; j < 7; j++) {
+        sh_st92[(lane * 7) + j] = t90[su * 7 + j] * appnpprop0_c[se * 1];
+      }
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
     for (int64_t t = 0; t < cnt; t++) {
-      e = sh_e[t];
-      u = sh_u[t];
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t90[u * 7 + k1] * appnpprop0_c[e * 1];
+          x = sh_st92[(t * 7) + k1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1666,6 +1707,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k22_sum_vertex(int64_t n
   int64_t *const sh_e = sh_e_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_u_block[32][8];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st98_block[32][56];
+  float *const sh_st98 = sh_st98_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh99_block[32][7];
   float *const sh99 = sh99_block[threadIdx.x / 8];  /* this group's */
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
@@ -1673,10 +1716,10 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k22_sum_vertex(int64_t n
   int64_t lo;
   int64_t hi;
   double acc[1];
-  int64_t e;
-  int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t se;
+  int64_t su;
   float x;
   float r79_;
   lo = out_ptr[row];
@@ -1693,17 +1736,20 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k22_sum_vertex(int64_t n
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
       sh_u[lane] = dst[sh_e[lane]];
+      se = sh_e[lane];
+      su = sh_u[lane];
+      for (int64_t j = 0; j < 7; j++) {
+        sh_st98[(lane * 7) + j] = t96[su * 7 + j] * appnpprop0_c[se * 1];
+      }
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
     for (int64_t t = 0; t < cnt; t++) {
-      e = sh_e[t];
-      u = sh_u[t];
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t96[u * 7 + k1] * appnpprop0_c[e * 1];
+          x = sh_st98[(t * 7) + k1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -1741,10 +1787,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k23_relu_grad_vertex(int
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 64) {
-      linear0_out_ = linear0_x_W[row * 64 + k] + p_linear0_b[k];
-      t105[(row) * 64 + k] = (linear0_out_ > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f) ? (t102[row * 64 + k] * 2.0f) : 0.0f) : t102[row * 64 + k]) : 0.0f;
-    }
+    linear0_out_ = linear0_x_W[row * 64 + k] + p_linear0_b[k];
+    t105[(row) * 64 + k] = (linear0_out_ > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f) ? (t102[row * 64 + k] * 2.0f) : 0.0f) : t102[row * 64 + k]) : 0.0f;
   }
 }
 
@@ -1768,9 +1812,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k24_reduce_rows2_sum_ver
     #pragma unroll
     for (int i1 = 0; i1 < 2; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 32;
-      if (k1 < 64) {
-        atomicAdd(&blk_grad_linear0_b_acc[k1], (double)t105[row * 64 + k1]);
-      }
+      atomicAdd(&blk_grad_linear0_b_acc[k1], (double)t105[row * 64 + k1]);
     }
   }
   __syncthreads();
@@ -1802,9 +1844,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k26_reduce_rows_sum_fini
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 64) {
-      grad_linear0_b[k] = grad_linear0_b_acc[k];
-    }
+    grad_linear0_b[k] = grad_linear0_b_acc[k];
   }
 }
 

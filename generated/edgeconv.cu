@@ -77,33 +77,25 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k0_apply_global_sub_glob
   #pragma unroll
   for (int i = 0; i < 6; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 192) {
-      t4[k] = p_edgeconv0_phi[k] - p_edgeconv0_theta[k];
-    }
+    t4[k] = p_edgeconv0_phi[k] - p_edgeconv0_theta[k];
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i1 = 0; i1 < 128; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 32;
-    if (k1 < 4096) {
-      t17[k1] = p_edgeconv1_phi[k1] - p_edgeconv1_theta[k1];
-    }
+    t17[k1] = p_edgeconv1_phi[k1] - p_edgeconv1_theta[k1];
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i2 = 0; i2 < 256; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 32;
-    if (k2 < 8192) {
-      t28[k2] = p_edgeconv2_phi[k2] - p_edgeconv2_theta[k2];
-    }
+    t28[k2] = p_edgeconv2_phi[k2] - p_edgeconv2_theta[k2];
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i3 = 0; i3 < 1024; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 32;
-    if (k3 < 32768) {
-      t39[k3] = p_edgeconv3_phi[k3] - p_edgeconv3_theta[k3];
-    }
+    t39[k3] = p_edgeconv3_phi[k3] - p_edgeconv3_theta[k3];
   }
 }
 
@@ -118,10 +110,8 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k1_sign_vertex(int64_t n
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
-    if (k < 1) {
-      if (training) {
-        t10[(row) * 1 + k] = (in_deg[row * 1 + k] > 0.0f) ? 1.0f : ((in_deg[row * 1 + k] < 0.0f) ? -1.0f : 0.0f);
-      }
+    if (training) {
+      t10[(row) * 1 + k] = (in_deg[row * 1 + k] > 0.0f) ? 1.0f : ((in_deg[row * 1 + k] < 0.0f) ? -1.0f : 0.0f);
     }
   }
 }
@@ -157,18 +147,12 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k2_edgeconv0_out_dgcnn_h
   hi = in_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 2; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
-    if (k < 64) {
-      acc[i] = (-INFINITY);
-    }
+    acc[i] = (-INFINITY);
   }
   #pragma unroll
   for (int i1 = 0; i1 < 2; i1++) {
-    const int64_t k1 = lane + (int64_t)i1 * 32;
-    if (k1 < 64) {
-      best[i1] = 0.0f;
-      arg[i1] = -1;
-    }
+    best[i1] = 0.0f;
+    arg[i1] = -1;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 32) {
     jj = j0 + lane;
@@ -184,20 +168,16 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k2_edgeconv0_out_dgcnn_h
       #pragma unroll
       for (int i2 = 0; i2 < 2; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 64) {
-          x = t3[u * 64 + k2];
-          acc[i2] = (x > acc[i2]) ? x : acc[i2];
-        }
+        x = t3[u * 64 + k2];
+        acc[i2] = (x > acc[i2]) ? x : acc[i2];
       }
       #pragma unroll
       for (int i3 = 0; i3 < 2; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 32;
-        if (k3 < 64) {
-          x1 = t3[u * 64 + k3];
-          if ((arg[i3] < 0) || (x1 > best[i3])) {
-            best[i3] = x1;
-            arg[i3] = e;
-          }
+        x1 = t3[u * 64 + k3];
+        if ((arg[i3] < 0) || (x1 > best[i3])) {
+          best[i3] = x1;
+          arg[i3] = e;
         }
       }
     }
@@ -206,35 +186,27 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k2_edgeconv0_out_dgcnn_h
   #pragma unroll
   for (int i4 = 0; i4 < 2; i4++) {
     const int64_t k4 = lane + (int64_t)i4 * 32;
-    if (k4 < 64) {
-      sh7[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
-    }
+    sh7[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
   }
   #pragma unroll
   for (int i5 = 0; i5 < 2; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 32;
-    if (k5 < 64) {
-      if (training) {
-        t8[(row) * 64 + k5] = (int32_t)(arg[i5]);
-      }
+    if (training) {
+      t8[(row) * 64 + k5] = (int32_t)(arg[i5]);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i6 = 0; i6 < 2; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 32;
-    if (k6 < 64) {
-      r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-      edgeconv0_out[(row) * 64 + k6] = sh7[k6] + (t5[row * 64 + k6] * r10_);
-    }
+    r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
+    edgeconv0_out[(row) * 64 + k6] = sh7[k6] + (t5[row * 64 + k6] * r10_);
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i7 = 0; i7 < 2; i7++) {
     const int64_t k7 = lane + (int64_t)i7 * 32;
-    if (k7 < 64) {
-      dgcnn_h1[(row) * 64 + k7] = (edgeconv0_out[row * 64 + k7] > 0.0f) ? edgeconv0_out[row * 64 + k7] : 0.0f;
-    }
+    dgcnn_h1[(row) * 64 + k7] = (edgeconv0_out[row * 64 + k7] > 0.0f) ? edgeconv0_out[row * 64 + k7] : 0.0f;
   }
   __syncwarp(gmask);
 }
@@ -270,18 +242,12 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k3_edgeconv1_out_dgcnn_h
   hi = in_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 2; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
-    if (k < 64) {
-      acc[i] = (-INFINITY);
-    }
+    acc[i] = (-INFINITY);
   }
   #pragma unroll
   for (int i1 = 0; i1 < 2; i1++) {
-    const int64_t k1 = lane + (int64_t)i1 * 32;
-    if (k1 < 64) {
-      best[i1] = 0.0f;
-      arg[i1] = -1;
-    }
+    best[i1] = 0.0f;
+    arg[i1] = -1;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 32) {
     jj = j0 + lane;
@@ -297,20 +263,16 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k3_edgeconv1_out_dgcnn_h
       #pragma unroll
       for (int i2 = 0; i2 < 2; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 64) {
-          x = dgcnn_h1_theta[u * 64 + k2];
-          acc[i2] = (x > acc[i2]) ? x : acc[i2];
-        }
+        x = dgcnn_h1_theta[u * 64 + k2];
+        acc[i2] = (x > acc[i2]) ? x : acc[i2];
       }
       #pragma unroll
       for (int i3 = 0; i3 < 2; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 32;
-        if (k3 < 64) {
-          x1 = dgcnn_h1_theta[u * 64 + k3];
-          if ((arg[i3] < 0) || (x1 > best[i3])) {
-            best[i3] = x1;
-            arg[i3] = e;
-          }
+        x1 = dgcnn_h1_theta[u * 64 + k3];
+        if ((arg[i3] < 0) || (x1 > best[i3])) {
+          best[i3] = x1;
+          arg[i3] = e;
         }
       }
     }
@@ -319,35 +281,27 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k3_edgeconv1_out_dgcnn_h
   #pragma unroll
   for (int i4 = 0; i4 < 2; i4++) {
     const int64_t k4 = lane + (int64_t)i4 * 32;
-    if (k4 < 64) {
-      sh20[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
-    }
+    sh20[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
   }
   #pragma unroll
   for (int i5 = 0; i5 < 2; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 32;
-    if (k5 < 64) {
-      if (training) {
-        t21[(row) * 64 + k5] = (int32_t)(arg[i5]);
-      }
+    if (training) {
+      t21[(row) * 64 + k5] = (int32_t)(arg[i5]);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i6 = 0; i6 < 2; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 32;
-    if (k6 < 64) {
-      r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-      edgeconv1_out[(row) * 64 + k6] = sh20[k6] + (t18[row * 64 + k6] * r10_);
-    }
+    r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
+    edgeconv1_out[(row) * 64 + k6] = sh20[k6] + (t18[row * 64 + k6] * r10_);
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i7 = 0; i7 < 2; i7++) {
     const int64_t k7 = lane + (int64_t)i7 * 32;
-    if (k7 < 64) {
-      dgcnn_h2[(row) * 64 + k7] = (edgeconv1_out[row * 64 + k7] > 0.0f) ? edgeconv1_out[row * 64 + k7] : 0.0f;
-    }
+    dgcnn_h2[(row) * 64 + k7] = (edgeconv1_out[row * 64 + k7] > 0.0f) ? edgeconv1_out[row * 64 + k7] : 0.0f;
   }
   __syncwarp(gmask);
 }
@@ -383,18 +337,12 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k4_edgeconv2_out_dgcnn_h
   hi = in_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 4; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
-    if (k < 128) {
-      acc[i] = (-INFINITY);
-    }
+    acc[i] = (-INFINITY);
   }
   #pragma unroll
   for (int i1 = 0; i1 < 4; i1++) {
-    const int64_t k1 = lane + (int64_t)i1 * 32;
-    if (k1 < 128) {
-      best[i1] = 0.0f;
-      arg[i1] = -1;
-    }
+    best[i1] = 0.0f;
+    arg[i1] = -1;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 32) {
     jj = j0 + lane;
@@ -410,20 +358,16 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k4_edgeconv2_out_dgcnn_h
       #pragma unroll
       for (int i2 = 0; i2 < 4; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 128) {
-          x = dgcnn_h2_theta[u * 128 + k2];
-          acc[i2] = (x > acc[i2]) ? x : acc[i2];
-        }
+        x = dgcnn_h2_theta[u * 128 + k2];
+        acc[i2] = (x > acc[i2]) ? x : acc[i2];
       }
       #pragma unroll
       for (int i3 = 0; i3 < 4; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 32;
-        if (k3 < 128) {
-          x1 = dgcnn_h2_theta[u * 128 + k3];
-          if ((arg[i3] < 0) || (x1 > best[i3])) {
-            best[i3] = x1;
-            arg[i3] = e;
-          }
+        x1 = dgcnn_h2_theta[u * 128 + k3];
+        if ((arg[i3] < 0) || (x1 > best[i3])) {
+          best[i3] = x1;
+          arg[i3] = e;
         }
       }
     }
@@ -432,35 +376,27 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k4_edgeconv2_out_dgcnn_h
   #pragma unroll
   for (int i4 = 0; i4 < 4; i4++) {
     const int64_t k4 = lane + (int64_t)i4 * 32;
-    if (k4 < 128) {
-      sh31[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
-    }
+    sh31[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
   }
   #pragma unroll
   for (int i5 = 0; i5 < 4; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 32;
-    if (k5 < 128) {
-      if (training) {
-        t32[(row) * 128 + k5] = (int32_t)(arg[i5]);
-      }
+    if (training) {
+      t32[(row) * 128 + k5] = (int32_t)(arg[i5]);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i6 = 0; i6 < 4; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 32;
-    if (k6 < 128) {
-      r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-      edgeconv2_out[(row) * 128 + k6] = sh31[k6] + (t29[row * 128 + k6] * r10_);
-    }
+    r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
+    edgeconv2_out[(row) * 128 + k6] = sh31[k6] + (t29[row * 128 + k6] * r10_);
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i7 = 0; i7 < 4; i7++) {
     const int64_t k7 = lane + (int64_t)i7 * 32;
-    if (k7 < 128) {
-      dgcnn_h3[(row) * 128 + k7] = (edgeconv2_out[row * 128 + k7] > 0.0f) ? edgeconv2_out[row * 128 + k7] : 0.0f;
-    }
+    dgcnn_h3[(row) * 128 + k7] = (edgeconv2_out[row * 128 + k7] > 0.0f) ? edgeconv2_out[row * 128 + k7] : 0.0f;
   }
   __syncwarp(gmask);
 }
@@ -496,18 +432,12 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k5_edgeconv3_out_vertex(
   hi = in_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 8; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
-    if (k < 256) {
-      acc[i] = (-INFINITY);
-    }
+    acc[i] = (-INFINITY);
   }
   #pragma unroll
   for (int i1 = 0; i1 < 8; i1++) {
-    const int64_t k1 = lane + (int64_t)i1 * 32;
-    if (k1 < 256) {
-      best[i1] = 0.0f;
-      arg[i1] = -1;
-    }
+    best[i1] = 0.0f;
+    arg[i1] = -1;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 32) {
     jj = j0 + lane;
@@ -523,20 +453,16 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k5_edgeconv3_out_vertex(
       #pragma unroll
       for (int i2 = 0; i2 < 8; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 256) {
-          x = dgcnn_h3_theta[u * 256 + k2];
-          acc[i2] = (x > acc[i2]) ? x : acc[i2];
-        }
+        x = dgcnn_h3_theta[u * 256 + k2];
+        acc[i2] = (x > acc[i2]) ? x : acc[i2];
       }
       #pragma unroll
       for (int i3 = 0; i3 < 8; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 32;
-        if (k3 < 256) {
-          x1 = dgcnn_h3_theta[u * 256 + k3];
-          if ((arg[i3] < 0) || (x1 > best[i3])) {
-            best[i3] = x1;
-            arg[i3] = e;
-          }
+        x1 = dgcnn_h3_theta[u * 256 + k3];
+        if ((arg[i3] < 0) || (x1 > best[i3])) {
+          best[i3] = x1;
+          arg[i3] = e;
         }
       }
     }
@@ -545,27 +471,21 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k5_edgeconv3_out_vertex(
   #pragma unroll
   for (int i4 = 0; i4 < 8; i4++) {
     const int64_t k4 = lane + (int64_t)i4 * 32;
-    if (k4 < 256) {
-      sh42[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
-    }
+    sh42[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
   }
   #pragma unroll
   for (int i5 = 0; i5 < 8; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 32;
-    if (k5 < 256) {
-      if (training) {
-        t43[(row) * 256 + k5] = (int32_t)(arg[i5]);
-      }
+    if (training) {
+      t43[(row) * 256 + k5] = (int32_t)(arg[i5]);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i6 = 0; i6 < 8; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 32;
-    if (k6 < 256) {
-      r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-      edgeconv3_out[(row) * 256 + k6] = sh42[k6] + (t40[row * 256 + k6] * r10_);
-    }
+    r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
+    edgeconv3_out[(row) * 256 + k6] = sh42[k6] + (t40[row * 256 + k6] * r10_);
   }
   __syncwarp(gmask);
 }
@@ -578,9 +498,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k6_mul_vertex(int64_t nr
   #pragma unroll
   for (int i = 0; i < 8; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 256) {
-      t47[(row) * 256 + k] = in_grad_out[row * 256 + k] * t10[row * 1];
-    }
+    t47[(row) * 256 + k] = in_grad_out[row * 256 + k] * t10[row * 1];
   }
 }
 
@@ -606,10 +524,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k7_sum_vertex(int64_t nr
   hi = out_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 8; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
-    if (k < 256) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 32) {
     jj = j0 + lane;
@@ -625,10 +540,8 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k7_sum_vertex(int64_t nr
       #pragma unroll
       for (int i1 = 0; i1 < 8; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 256) {
-          x = (t43[u * 256 + k1] == e) ? in_grad_out[u * 256 + k1] : 0.0f;
-          acc[i1] = acc[i1] + (double)x;
-        }
+        x = (t43[u * 256 + k1] == e) ? in_grad_out[u * 256 + k1] : 0.0f;
+        acc[i1] = acc[i1] + (double)x;
       }
     }
     __syncwarp(gmask);
@@ -636,9 +549,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k7_sum_vertex(int64_t nr
   #pragma unroll
   for (int i2 = 0; i2 < 8; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 32;
-    if (k2 < 256) {
-      t49[(row) * 256 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-    }
+    t49[(row) * 256 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
   }
 }
 
@@ -651,17 +562,13 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k8_apply_vertex_relu_gra
   #pragma unroll
   for (int i = 0; i < 4; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 128) {
-      t57[(row) * 128 + k] = (edgeconv2_out[row * 128 + k] > 0.0f) ? (t50[row * 128 + k] + t53[row * 128 + k]) : 0.0f;
-    }
+    t57[(row) * 128 + k] = (edgeconv2_out[row * 128 + k] > 0.0f) ? (t50[row * 128 + k] + t53[row * 128 + k]) : 0.0f;
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i1 = 0; i1 < 4; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 32;
-    if (k1 < 128) {
-      t58[(row) * 128 + k1] = t57[row * 128 + k1] * t10[row * 1];
-    }
+    t58[(row) * 128 + k1] = t57[row * 128 + k1] * t10[row * 1];
   }
 }
 
@@ -687,10 +594,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k9_sum_vertex(int64_t nr
   hi = out_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 4; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
-    if (k < 128) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 32) {
     jj = j0 + lane;
@@ -706,10 +610,8 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k9_sum_vertex(int64_t nr
       #pragma unroll
       for (int i1 = 0; i1 < 4; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 128) {
-          x = (t32[u * 128 + k1] == e) ? t57[u * 128 + k1] : 0.0f;
-          acc[i1] = acc[i1] + (double)x;
-        }
+        x = (t32[u * 128 + k1] == e) ? t57[u * 128 + k1] : 0.0f;
+        acc[i1] = acc[i1] + (double)x;
       }
     }
     __syncwarp(gmask);
@@ -717,9 +619,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k9_sum_vertex(int64_t nr
   #pragma unroll
   for (int i2 = 0; i2 < 4; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 32;
-    if (k2 < 128) {
-      t60[(row) * 128 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-    }
+    t60[(row) * 128 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
   }
 }
 
@@ -732,17 +632,13 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k10_apply_vertex_relu_gr
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 64) {
-      t68[(row) * 64 + k] = (edgeconv1_out[row * 64 + k] > 0.0f) ? (t61[row * 64 + k] + t64[row * 64 + k]) : 0.0f;
-    }
+    t68[(row) * 64 + k] = (edgeconv1_out[row * 64 + k] > 0.0f) ? (t61[row * 64 + k] + t64[row * 64 + k]) : 0.0f;
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i1 = 0; i1 < 2; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 32;
-    if (k1 < 64) {
-      t69[(row) * 64 + k1] = t68[row * 64 + k1] * t10[row * 1];
-    }
+    t69[(row) * 64 + k1] = t68[row * 64 + k1] * t10[row * 1];
   }
 }
 
@@ -768,10 +664,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k11_sum_vertex(int64_t n
   hi = out_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 2; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
-    if (k < 64) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 32) {
     jj = j0 + lane;
@@ -787,10 +680,8 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k11_sum_vertex(int64_t n
       #pragma unroll
       for (int i1 = 0; i1 < 2; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 64) {
-          x = (t21[u * 64 + k1] == e) ? t68[u * 64 + k1] : 0.0f;
-          acc[i1] = acc[i1] + (double)x;
-        }
+        x = (t21[u * 64 + k1] == e) ? t68[u * 64 + k1] : 0.0f;
+        acc[i1] = acc[i1] + (double)x;
       }
     }
     __syncwarp(gmask);
@@ -798,9 +689,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k11_sum_vertex(int64_t n
   #pragma unroll
   for (int i2 = 0; i2 < 2; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 32;
-    if (k2 < 64) {
-      t71[(row) * 64 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-    }
+    t71[(row) * 64 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
   }
 }
 
@@ -813,17 +702,13 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k12_apply_vertex_relu_gr
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 64) {
-      t79[(row) * 64 + k] = (edgeconv0_out[row * 64 + k] > 0.0f) ? (t72[row * 64 + k] + t75[row * 64 + k]) : 0.0f;
-    }
+    t79[(row) * 64 + k] = (edgeconv0_out[row * 64 + k] > 0.0f) ? (t72[row * 64 + k] + t75[row * 64 + k]) : 0.0f;
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i1 = 0; i1 < 2; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 32;
-    if (k1 < 64) {
-      t80[(row) * 64 + k1] = t79[row * 64 + k1] * t10[row * 1];
-    }
+    t80[(row) * 64 + k1] = t79[row * 64 + k1] * t10[row * 1];
   }
 }
 
@@ -849,10 +734,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k13_sum_vertex(int64_t n
   hi = out_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 2; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
-    if (k < 64) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 32) {
     jj = j0 + lane;
@@ -868,10 +750,8 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k13_sum_vertex(int64_t n
       #pragma unroll
       for (int i1 = 0; i1 < 2; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 64) {
-          x = (t8[u * 64 + k1] == e) ? t79[u * 64 + k1] : 0.0f;
-          acc[i1] = acc[i1] + (double)x;
-        }
+        x = (t8[u * 64 + k1] == e) ? t79[u * 64 + k1] : 0.0f;
+        acc[i1] = acc[i1] + (double)x;
       }
     }
     __syncwarp(gmask);
@@ -879,9 +759,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k13_sum_vertex(int64_t n
   #pragma unroll
   for (int i2 = 0; i2 < 2; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 32;
-    if (k2 < 64) {
-      t82[(row) * 64 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-    }
+    t82[(row) * 64 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
   }
 }
 
@@ -894,33 +772,25 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k14_apply_global_add_glo
   #pragma unroll
   for (int i = 0; i < 1024; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32768) {
-      grad_edgeconv3_theta[k] = -grad_edgeconv3_phi[k] + t55[k];
-    }
+    grad_edgeconv3_theta[k] = -grad_edgeconv3_phi[k] + t55[k];
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i1 = 0; i1 < 256; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 32;
-    if (k1 < 8192) {
-      grad_edgeconv2_theta[k1] = -grad_edgeconv2_phi[k1] + t66[k1];
-    }
+    grad_edgeconv2_theta[k1] = -grad_edgeconv2_phi[k1] + t66[k1];
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i2 = 0; i2 < 128; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 32;
-    if (k2 < 4096) {
-      grad_edgeconv1_theta[k2] = -grad_edgeconv1_phi[k2] + t77[k2];
-    }
+    grad_edgeconv1_theta[k2] = -grad_edgeconv1_phi[k2] + t77[k2];
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i3 = 0; i3 < 6; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 32;
-    if (k3 < 192) {
-      grad_edgeconv0_theta[k3] = -grad_edgeconv0_phi[k3] + t85[k3];
-    }
+    grad_edgeconv0_theta[k3] = -grad_edgeconv0_phi[k3] + t85[k3];
   }
 }
 

@@ -196,6 +196,7 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
     float sh_scale11[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st10[256] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     double sh_sum11[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh18[64] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
@@ -224,12 +225,20 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
     for (int64_t j0 = lo; j0 < hi; j0 += 32) {
       for (int lane = 0; lane < 32; lane++) {
         int64_t jj;
+        int64_t su;
+        float r9_;
+        float gatconv0_e_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t7[sh_u[lane] * 8], 32);
           gnn_prefetch_row(&gatconv0_x_W[sh_u[lane] * 64], 256);
+          su = sh_u[lane];
+          for (int64_t j = 0; j < 8; j++) {
+            r9_ = t7[su * 8 + j] + t8[row * 8 + j];
+            gatconv0_e_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
+            sh_st10[(lane * 8) + j] = gatconv0_e_;
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -243,10 +252,6 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
             const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
             (void)lane;
             (void)i2;
-            float r9_;
-            (void)r9_;
-            float gatconv0_e_;
-            (void)gatconv0_e_;
             float x;
             (void)x;
             float m;
@@ -259,9 +264,7 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
             (void)d;
             float ed;
             (void)ed;
-            r9_ = t7[u * 8 + k2] + t8[row * 8 + k2];
-            gatconv0_e_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
-            x = gatconv0_e_;
+            x = sh_st10[(t * 8) + k2];
             m = gnn_sel_f32(x > mx[k2], x, mx[k2]);
             d = x - mx[k2];
             ed = gnn_expf(-fabsf(d));
@@ -277,10 +280,6 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
             const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
             (void)lane;
             (void)i2;
-            float r9_;
-            (void)r9_;
-            float gatconv0_e_;
-            (void)gatconv0_e_;
             float x;
             (void)x;
             float m;
@@ -293,9 +292,7 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
             (void)d;
             float ed;
             (void)ed;
-            r9_ = t7[u * 8 + k2] + t8[row * 8 + k2];
-            gatconv0_e_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
-            x = gatconv0_e_;
+            x = sh_st10[(t * 8) + k2];
             m = gnn_sel_f32(x > mx[k2], x, mx[k2]);
             d = x - mx[k2];
             ed = gnn_expf(-fabsf(d));
@@ -431,6 +428,7 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
     float sh_scale31[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st30[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     double sh_sum31[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh38[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
@@ -459,11 +457,20 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t su;
+        float r29_;
+        float gatconv1_e_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&gatconv1_x_W[sh_u[lane] * 9], 36);
+          su = sh_u[lane];
+          for (int64_t j = 0; j < 1; j++) {
+            r29_ = gatconv1_x_W[su * 9 + (7 + j)] + gatconv1_x_W[row * 9 + (8 + j)];
+            gatconv1_e_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
+            sh_st30[lane + j] = gatconv1_e_;
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -477,10 +484,6 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
             const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
             (void)lane;
             (void)i2;
-            float r29_;
-            (void)r29_;
-            float gatconv1_e_;
-            (void)gatconv1_e_;
             float x;
             (void)x;
             float m;
@@ -493,9 +496,7 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
             (void)d;
             float ed;
             (void)ed;
-            r29_ = gatconv1_x_W[u * 9 + (7 + k2)] + gatconv1_x_W[row * 9 + (8 + k2)];
-            gatconv1_e_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
-            x = gatconv1_e_;
+            x = sh_st30[t + k2];
             m = gnn_sel_f32(x > mx[k2], x, mx[k2]);
             d = x - mx[k2];
             ed = gnn_expf(-fabsf(d));
@@ -511,10 +512,6 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
             const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
             (void)lane;
             (void)i2;
-            float r29_;
-            (void)r29_;
-            float gatconv1_e_;
-            (void)gatconv1_e_;
             float x;
             (void)x;
             float m;
@@ -527,9 +524,7 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
             (void)d;
             float ed;
             (void)ed;
-            r29_ = gatconv1_x_W[u * 9 + (7 + k2)] + gatconv1_x_W[row * 9 + (8 + k2)];
-            gatconv1_e_ = gnn_sel_f32(r29_ > 0.0f, r29_, 0.2f * r29_);
-            x = gatconv1_e_;
+            x = sh_st30[t + k2];
             m = gnn_sel_f32(x > mx[k2], x, mx[k2]);
             d = x - mx[k2];
             ed = gnn_expf(-fabsf(d));
@@ -596,8 +591,8 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
       (void)i6;
       float heads;
       heads = 0.0f;
-      for (int64_t j = 0; j < 1; j++) {
-        heads = heads + sh38[(j * 7) + k6];
+      for (int64_t j1 = 0; j1 < 1; j1++) {
+        heads = heads + sh38[(j1 * 7) + k6];
       }
       t39[row * 7 + k6] = heads / 1.0f;
     }
@@ -743,14 +738,14 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st49[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st50[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st51[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st58[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh59[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh71[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
     double acc1[8];  /* per lane, live across regions */
-    int64_t e;
-    int64_t u;
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
@@ -774,13 +769,13 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
         float r29_;
         float gatconv1_e_;
         float r49_;
+        double sum;
+        float r29_1;
+        float r58_;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = dst[sh_e[lane]];
-          gnn_prefetch_row(&in_grad_out[sh_u[lane] * 7], 28);
-          gnn_prefetch_row(&gatconv1_x_W[sh_u[lane] * 9], 36);
-          gnn_prefetch_row(&t54[sh_u[lane] * 1], 8);
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -792,65 +787,38 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
           for (int64_t j1 = 0; j1 < 1; j1++) {
             sh_st50[lane + j1] = training ? (gnn_keep_f32(gnn_dropout_keep(seed, 3u, (uint64_t)(se + j1), 0.6f), sh_st49[lane + j1] * 2.50000015f)) : sh_st49[lane + j1];
           }
+          for (int64_t j2 = 0; j2 < 7; j2++) {
+            sh_st51[(lane * 7) + j2] = in_grad_out[su * 7 + j2] * sh_st50[lane];
+          }
+          for (int64_t j3 = 0; j3 < 1; j3++) {
+            sum = 0.0f;
+            for (int64_t j4 = 0; j4 < 7; j4++) {
+              sum = sum + ((double)gatconv1_x_W[row * 9 + ((j3 * 7) + j4)] * (double)in_grad_out[su * 7 + ((j3 * 7) + j4)]);
+            }
+            r29_1 = gatconv1_x_W[row * 9 + (7 + j3)] + gatconv1_x_W[su * 9 + (8 + j3)];
+            r58_ = gnn_sel_f32(r29_1 > 0.0f, sh_st49[lane + j3] * (float)((training ? (gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(se + j3), 0.6f), sum * 2.50000015f)) : sum) - t54[su * 1 + j3]), 0.2f * (sh_st49[lane + j3] * (float)((training ? (gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(se + j3), 0.6f), sum * 2.50000015f)) : sum) - t54[su * 1 + j3])));
+            sh_st58[lane + j3] = r58_;
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
-        e = sh_e[t];
-        u = sh_u[t];
-        if (training) {
-          for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
-            const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
-            (void)lane;
-            (void)i2;
-            double sum;
-            (void)sum;
-            float r29_1;
-            (void)r29_1;
-            float r58_;
-            (void)r58_;
-            float x;
-            (void)x;
-            sum = 0.0f;
-            for (int64_t j2 = 0; j2 < 7; j2++) {
-              sum = sum + ((double)gatconv1_x_W[row * 9 + ((k2 * 7) + j2)] * (double)in_grad_out[u * 7 + ((k2 * 7) + j2)]);
-            }
-            r29_1 = gatconv1_x_W[row * 9 + (7 + k2)] + gatconv1_x_W[u * 9 + (8 + k2)];
-            r58_ = gnn_sel_f32(r29_1 > 0.0f, sh_st49[t + k2] * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f))) - t54[u * 1 + k2]), 0.2f * (sh_st49[t + k2] * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), sum * 2.50000015f))) - t54[u * 1 + k2])));
-            x = r58_;
-            acc[k2] = acc[k2] + (double)x;
-          }
-        } else {
-          for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
-            const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
-            (void)lane;
-            (void)i2;
-            double sum;
-            (void)sum;
-            float r29_1;
-            (void)r29_1;
-            float r58_;
-            (void)r58_;
-            float x;
-            (void)x;
-            sum = 0.0f;
-            for (int64_t j2 = 0; j2 < 7; j2++) {
-              sum = sum + ((double)gatconv1_x_W[row * 9 + ((k2 * 7) + j2)] * (double)in_grad_out[u * 7 + ((k2 * 7) + j2)]);
-            }
-            r29_1 = gatconv1_x_W[row * 9 + (7 + k2)] + gatconv1_x_W[u * 9 + (8 + k2)];
-            r58_ = gnn_sel_f32(r29_1 > 0.0f, sh_st49[t + k2] * (float)((sum) - t54[u * 1 + k2]), 0.2f * (sh_st49[t + k2] * (float)((sum) - t54[u * 1 + k2])));
-            x = r58_;
-            acc[k2] = acc[k2] + (double)x;
-          }
+        for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+          (void)lane;
+          (void)i2;
+          float x;
+          x = sh_st58[t + k2];
+          acc[k2] = acc[k2] + (double)x;
         }
         for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
           (void)lane;
           (void)i3;
           float x1;
-          x1 = in_grad_out[u * 7 + k3] * sh_st50[t];
+          x1 = sh_st51[(t * 7) + k3];
           acc1[k3] = acc1[k3] + (double)x1;
         }
       }

@@ -96,25 +96,21 @@ extern "C" __global__ void __launch_bounds__(256) gat_k1_apply_vertex_dot_vertex
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 8;
-    if (k < 8) {
-      dot = 0.0f;
-      for (int64_t j = 0; j < 8; j++) {
-        dot = dot + (p_gatconv0_a[(k * 16) + j] * gatconv0_x_W[row * 64 + ((k * 8) + j)]);
-      }
-      t7[(row) * 8 + k] = dot;
+    dot = 0.0f;
+    for (int64_t j = 0; j < 8; j++) {
+      dot = dot + (p_gatconv0_a[(k * 16) + j] * gatconv0_x_W[row * 64 + ((k * 8) + j)]);
     }
+    t7[(row) * 8 + k] = dot;
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i1 = 0; i1 < 1; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 8;
-    if (k1 < 8) {
-      dot1 = 0.0f;
-      for (int64_t j1 = 0; j1 < 8; j1++) {
-        dot1 = dot1 + (p_gatconv0_a[(k1 * 16) + (j1 + 8)] * gatconv0_x_W[row * 64 + ((k1 * 8) + j1)]);
-      }
-      t8[(row) * 8 + k1] = dot1;
+    dot1 = 0.0f;
+    for (int64_t j1 = 0; j1 < 8; j1++) {
+      dot1 = dot1 + (p_gatconv0_a[(k1 * 16) + (j1 + 8)] * gatconv0_x_W[row * 64 + ((k1 * 8) + j1)]);
     }
+    t8[(row) * 8 + k1] = dot1;
   }
 }
 
@@ -133,6 +129,8 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
   int64_t *const sh_e = sh_e_block[threadIdx.x / 32];  /* this group's */
   __shared__ int64_t sh_u_block[8][32];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 32];  /* this group's */
+  __shared__ float sh_st10_block[8][256];
+  float *const sh_st10 = sh_st10_block[threadIdx.x / 32];  /* this group's */
   __shared__ double sh_sum11_block[8][8];
   double *const sh_sum11 = sh_sum11_block[threadIdx.x / 32];  /* this group's */
   __shared__ float sh18_block[8][64];
@@ -148,6 +146,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
   int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t su;
   float r9_;
   float gatconv0_e_;
   float x;
@@ -169,16 +168,19 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
   }
   #pragma unroll
   for (int i1 = 0; i1 < 2; i1++) {
-    const int64_t k1 = lane + (int64_t)i1 * 32;
-    if (k1 < 64) {
-      acc[i1] = 0.0f;
-    }
+    acc[i1] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 32) {
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = jj;
       sh_u[lane] = src[sh_e[lane]];
+      su = sh_u[lane];
+      for (int64_t j = 0; j < 8; j++) {
+        r9_ = t7[su * 8 + j] + t8[row * 8 + j];
+        gatconv0_e_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
+        sh_st10[(lane * 8) + j] = gatconv0_e_;
+      }
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
@@ -189,9 +191,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
       for (int i2 = 0; i2 < 1; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 32;
         if (k2 < 8) {
-          r9_ = t7[u * 8 + k2] + t8[row * 8 + k2];
-          gatconv0_e_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
-          x = gatconv0_e_;
+          x = sh_st10[(t * 8) + k2];
           m = (x > mx[i2]) ? x : mx[i2];
           d = x - mx[i2];
           ed = expf(-fabsf(d));
@@ -207,11 +207,9 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
       #pragma unroll
       for (int i3 = 0; i3 < 2; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 32;
-        if (k3 < 64) {
-          acc[i3] = acc[i3] * (double)sh_scale11[k3 / 8];
-          x1 = (double)gatconv0_x_W[u * 64 + k3] * sh_w18[k3 / 8];
-          acc[i3] = acc[i3] + (double)x1;
-        }
+        acc[i3] = acc[i3] * (double)sh_scale11[k3 / 8];
+        x1 = (double)gatconv0_x_W[u * 64 + k3] * sh_w18[k3 / 8];
+        acc[i3] = acc[i3] + (double)x1;
       }
       __syncwarp(gmask);
     }
@@ -234,20 +232,16 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
   #pragma unroll
   for (int i5 = 0; i5 < 2; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 32;
-    if (k5 < 64) {
-      if (training) {
-        gatconv0_out[(row) * 64 + k5] = ((hi - lo) > 0) ? (acc[i5] / sh_sum11[k5 / 8]) : 0.0f;
-      }
-      sh18[k5] = (float)(((hi - lo) > 0) ? (acc[i5] / sh_sum11[k5 / 8]) : 0.0f);
+    if (training) {
+      gatconv0_out[(row) * 64 + k5] = ((hi - lo) > 0) ? (acc[i5] / sh_sum11[k5 / 8]) : 0.0f;
     }
+    sh18[k5] = (float)(((hi - lo) > 0) ? (acc[i5] / sh_sum11[k5 / 8]) : 0.0f);
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i6 = 0; i6 < 2; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 32;
-    if (k6 < 64) {
-      gatconv1_x[(row) * 64 + k6] = training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f) ? (((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6]))) * 2.50000015f) : 0.0f) : ((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6])));
-    }
+    gatconv1_x[(row) * 64 + k6] = training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f) ? (((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6]))) * 2.50000015f) : 0.0f) : ((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6])));
   }
   __syncwarp(gmask);
 }
@@ -306,6 +300,8 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
   int64_t *const sh_e = sh_e_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_u_block[32][8];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st30_block[32][8];
+  float *const sh_st30 = sh_st30_block[threadIdx.x / 8];  /* this group's */
   __shared__ double sh_sum31_block[32][1];
   double *const sh_sum31 = sh_sum31_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh38_block[32][7];
@@ -321,6 +317,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
   int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t su;
   float r29_;
   float gatconv1_e_;
   float x;
@@ -353,6 +350,12 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
     if (jj < hi) {
       sh_e[lane] = jj;
       sh_u[lane] = src[sh_e[lane]];
+      su = sh_u[lane];
+      for (int64_t j = 0; j < 1; j++) {
+        r29_ = gatconv1_x_W[su * 9 + (7 + j)] + gatconv1_x_W[row * 9 + (8 + j)];
+        gatconv1_e_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
+        sh_st30[lane + j] = gatconv1_e_;
+      }
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
@@ -363,9 +366,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
       for (int i2 = 0; i2 < 1; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 8;
         if (k2 < 1) {
-          r29_ = gatconv1_x_W[u * 9 + (7 + k2)] + gatconv1_x_W[row * 9 + (8 + k2)];
-          gatconv1_e_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
-          x = gatconv1_e_;
+          x = sh_st30[t + k2];
           m = (x > mx[i2]) ? x : mx[i2];
           d = x - mx[i2];
           ed = expf(-fabsf(d));
@@ -421,8 +422,8 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
     const int64_t k6 = lane + (int64_t)i6 * 8;
     if (k6 < 7) {
       heads = 0.0f;
-      for (int64_t j = 0; j < 1; j++) {
-        heads = heads + sh38[(j * 7) + k6];
+      for (int64_t j1 = 0; j1 < 1; j1++) {
+        heads = heads + sh38[(j1 * 7) + k6];
       }
       t39[(row) * 7 + k6] = heads / 1.0f;
     }
@@ -439,13 +440,11 @@ extern "C" __global__ void __launch_bounds__(256) gat_k5_sum_last_vertex(int64_t
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
-    if (k < 1) {
-      sum = 0.0f;
-      for (int64_t j = 0; j < 7; j++) {
-        sum = sum + ((double)in_grad_out[row * 7 + ((k * 7) + j)] * gatconv1_out[row * 7 + ((k * 7) + j)]);
-      }
-      t54[(row) * 1 + k] = sum;
+    sum = 0.0f;
+    for (int64_t j = 0; j < 7; j++) {
+      sum = sum + ((double)in_grad_out[row * 7 + ((k * 7) + j)] * gatconv1_out[row * 7 + ((k * 7) + j)]);
     }
+    t54[(row) * 1 + k] = sum;
   }
 }
 
@@ -479,10 +478,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrow
   hi = in_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 1;
-    if (k < 1) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0++) {
     jj = j0 + lane;
@@ -498,18 +494,16 @@ extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrow
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 1;
-        if (k1 < 1) {
-          sum = 0.0f;
-          for (int64_t j = 0; j < 7; j++) {
-            sum = sum + ((double)gatconv1_x_W[u * 9 + ((k1 * 7) + j)] * (double)in_grad_out[row * 7 + ((k1 * 7) + j)]);
-          }
-          r29_ = gatconv1_x_W[u * 9 + (7 + k1)] + gatconv1_x_W[row * 9 + (8 + k1)];
-          gatconv1_e_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
-          r49_ = expf(gatconv1_e_ - gatconv1_e_softmax_max[row * 1 + k1]) / gatconv1_e_softmax_sum[row * 1 + k1];
-          r58_ = (r29_ > 0.0f) ? (r49_ * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[row * 1 + k1])) : (0.2f * (r49_ * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[row * 1 + k1])));
-          x = r58_;
-          acc[i1] = acc[i1] + (double)x;
+        sum = 0.0f;
+        for (int64_t j = 0; j < 7; j++) {
+          sum = sum + ((double)gatconv1_x_W[u * 9 + ((k1 * 7) + j)] * (double)in_grad_out[row * 7 + ((k1 * 7) + j)]);
         }
+        r29_ = gatconv1_x_W[u * 9 + (7 + k1)] + gatconv1_x_W[row * 9 + (8 + k1)];
+        gatconv1_e_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
+        r49_ = expf(gatconv1_e_ - gatconv1_e_softmax_max[row * 1 + k1]) / gatconv1_e_softmax_sum[row * 1 + k1];
+        r58_ = (r29_ > 0.0f) ? (r49_ * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[row * 1 + k1])) : (0.2f * (r49_ * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[row * 1 + k1])));
+        x = r58_;
+        acc[i1] = acc[i1] + (double)x;
       }
     }
     __syncwarp(gmask);
@@ -517,9 +511,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrow
   #pragma unroll
   for (int i2 = 0; i2 < 1; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 1;
-    if (k2 < 1) {
-      t60[(row) * 1 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-    }
+    t60[(row) * 1 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
   }
 }
 
@@ -538,6 +530,10 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
   float *const sh_st49 = sh_st49_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh_st50_block[32][8];
   float *const sh_st50 = sh_st50_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st51_block[32][56];
+  float *const sh_st51 = sh_st51_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st58_block[32][8];
+  float *const sh_st58 = sh_st58_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh59_block[32][1];
   float *const sh59 = sh59_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh71_block[32][7];
@@ -548,8 +544,6 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
   int64_t hi;
   double acc[1];
   double acc1[1];
-  int64_t e;
-  int64_t u;
   int64_t jj;
   int64_t cnt;
   int64_t se;
@@ -594,23 +588,27 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
       for (int64_t j1 = 0; j1 < 1; j1++) {
         sh_st50[lane + j1] = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(se + j1), 0.6f) ? (sh_st49[lane + j1] * 2.50000015f) : 0.0f) : sh_st49[lane + j1];
       }
+      for (int64_t j2 = 0; j2 < 7; j2++) {
+        sh_st51[(lane * 7) + j2] = in_grad_out[su * 7 + j2] * sh_st50[lane];
+      }
+      for (int64_t j3 = 0; j3 < 1; j3++) {
+        sum = 0.0f;
+        for (int64_t j4 = 0; j4 < 7; j4++) {
+          sum = sum + ((double)gatconv1_x_W[row * 9 + ((j3 * 7) + j4)] * (double)in_grad_out[su * 7 + ((j3 * 7) + j4)]);
+        }
+        r29_1 = gatconv1_x_W[row * 9 + (7 + j3)] + gatconv1_x_W[su * 9 + (8 + j3)];
+        r58_ = (r29_1 > 0.0f) ? (sh_st49[lane + j3] * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(se + j3), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[su * 1 + j3])) : (0.2f * (sh_st49[lane + j3] * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(se + j3), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[su * 1 + j3])));
+        sh_st58[lane + j3] = r58_;
+      }
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
     for (int64_t t = 0; t < cnt; t++) {
-      e = sh_e[t];
-      u = sh_u[t];
       #pragma unroll
       for (int i2 = 0; i2 < 1; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 8;
         if (k2 < 1) {
-          sum = 0.0f;
-          for (int64_t j2 = 0; j2 < 7; j2++) {
-            sum = sum + ((double)gatconv1_x_W[row * 9 + ((k2 * 7) + j2)] * (double)in_grad_out[u * 7 + ((k2 * 7) + j2)]);
-          }
-          r29_1 = gatconv1_x_W[row * 9 + (7 + k2)] + gatconv1_x_W[u * 9 + (8 + k2)];
-          r58_ = (r29_1 > 0.0f) ? (sh_st49[t + k2] * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[u * 1 + k2])) : (0.2f * (sh_st49[t + k2] * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[u * 1 + k2])));
-          x = r58_;
+          x = sh_st58[t + k2];
           acc[i2] = acc[i2] + (double)x;
         }
       }
@@ -618,7 +616,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
       for (int i3 = 0; i3 < 1; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 8;
         if (k3 < 7) {
-          x1 = in_grad_out[u * 7 + k3] * sh_st50[t];
+          x1 = sh_st51[(t * 7) + k3];
           acc1[i3] = acc1[i3] + (double)x1;
         }
       }
@@ -666,11 +664,9 @@ extern "C" __global__ void __launch_bounds__(256) gat_k8_apply_vertex_reshape_ve
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 64) {
-      r19_ = (float)gatconv0_out[row * 64 + k];
-      r76_ = (r19_ > 0.0f) ? (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t73[row * 64 + k] * 2.50000015f) : 0.0f) : t73[row * 64 + k]) : ((1.0f * expf(r19_)) * (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t73[row * 64 + k] * 2.50000015f) : 0.0f) : t73[row * 64 + k]));
-      t77[(row) * 64 + k] = r76_;
-    }
+    r19_ = (float)gatconv0_out[row * 64 + k];
+    r76_ = (r19_ > 0.0f) ? (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t73[row * 64 + k] * 2.50000015f) : 0.0f) : t73[row * 64 + k]) : ((1.0f * expf(r19_)) * (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t73[row * 64 + k] * 2.50000015f) : 0.0f) : t73[row * 64 + k]));
+    t77[(row) * 64 + k] = r76_;
   }
   __syncwarp(gmask);
   #pragma unroll
@@ -716,10 +712,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrow
   hi = in_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 8;
-    if (k < 8) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 8) {
     jj = j0 + lane;
@@ -735,18 +728,16 @@ extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrow
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
-        if (k1 < 8) {
-          sum = 0.0f;
-          for (int64_t j = 0; j < 8; j++) {
-            sum = sum + ((double)gatconv0_x_W[u * 64 + ((k1 * 8) + j)] * (double)t77[row * 64 + ((k1 * 8) + j)]);
-          }
-          r9_ = t7[u * 8 + k1] + t8[row * 8 + k1];
-          gatconv0_e_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
-          r85_ = expf(gatconv0_e_ - gatconv0_e_softmax_max[row * 8 + k1]) / gatconv0_e_softmax_sum[row * 8 + k1];
-          r94_ = (r9_ > 0.0f) ? (r85_ * (float)((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[row * 8 + k1])) : (0.2f * (r85_ * (float)((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[row * 8 + k1])));
-          x = r94_;
-          acc[i1] = acc[i1] + (double)x;
+        sum = 0.0f;
+        for (int64_t j = 0; j < 8; j++) {
+          sum = sum + ((double)gatconv0_x_W[u * 64 + ((k1 * 8) + j)] * (double)t77[row * 64 + ((k1 * 8) + j)]);
         }
+        r9_ = t7[u * 8 + k1] + t8[row * 8 + k1];
+        gatconv0_e_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
+        r85_ = expf(gatconv0_e_ - gatconv0_e_softmax_max[row * 8 + k1]) / gatconv0_e_softmax_sum[row * 8 + k1];
+        r94_ = (r9_ > 0.0f) ? (r85_ * (float)((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[row * 8 + k1])) : (0.2f * (r85_ * (float)((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[row * 8 + k1])));
+        x = r94_;
+        acc[i1] = acc[i1] + (double)x;
       }
     }
     __syncwarp(gmask);
@@ -754,9 +745,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrow
   #pragma unroll
   for (int i2 = 0; i2 < 1; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 8) {
-      t96[(row) * 8 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-    }
+    t96[(row) * 8 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
   }
 }
 
@@ -812,10 +801,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
   }
   #pragma unroll
   for (int i1 = 0; i1 < 2; i1++) {
-    const int64_t k1 = lane + (int64_t)i1 * 32;
-    if (k1 < 64) {
-      acc1[i1] = 0.0f;
-    }
+    acc1[i1] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 32) {
     jj = j0 + lane;
@@ -857,10 +843,8 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
       #pragma unroll
       for (int i3 = 0; i3 < 2; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 32;
-        if (k3 < 64) {
-          x1 = t77[u * 64 + k3] * sh_st86[(t * 8) + (k3 / 8)];
-          acc1[i3] = acc1[i3] + (double)x1;
-        }
+        x1 = t77[u * 64 + k3] * sh_st86[(t * 8) + (k3 / 8)];
+        acc1[i3] = acc1[i3] + (double)x1;
       }
     }
     __syncwarp(gmask);
@@ -876,18 +860,14 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
   #pragma unroll
   for (int i5 = 0; i5 < 2; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 32;
-    if (k5 < 64) {
-      sh107[k5] = (float)(((hi - lo) > 0) ? acc1[i5] : 0.0f);
-    }
+    sh107[k5] = (float)(((hi - lo) > 0) ? acc1[i5] : 0.0f);
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i6 = 0; i6 < 2; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 32;
-    if (k6 < 64) {
-      r103_ = (t96[row * 8 + (k6 / 8)] * p_gatconv0_a[((k6 / 8) * 16) + ((k6 % 8) + 8)]) + (sh95[k6 / 8] * p_gatconv0_a[((k6 / 8) * 16) + (k6 % 8)]);
-      t108[(row) * 64 + k6] = r103_ + sh107[k6];
-    }
+    r103_ = (t96[row * 8 + (k6 / 8)] * p_gatconv0_a[((k6 / 8) * 16) + ((k6 % 8) + 8)]) + (sh95[k6 / 8] * p_gatconv0_a[((k6 / 8) * 16) + (k6 % 8)]);
+    t108[(row) * 64 + k6] = r103_ + sh107[k6];
   }
   __syncwarp(gmask);
 }
@@ -923,16 +903,12 @@ extern "C" __global__ void __launch_bounds__(256) gat_k11_reduce_rows4_sum_verte
     #pragma unroll
     for (int i2 = 0; i2 < 2; i2++) {
       const int64_t k2 = lane + (int64_t)i2 * 32;
-      if (k2 < 64) {
-        atomicAdd(&blk_acc98[k2], (double)(t96[row * 8 + (k2 / 8)] * gatconv0_x_W[row * 64 + k2]));
-      }
+      atomicAdd(&blk_acc98[k2], (double)(t96[row * 8 + (k2 / 8)] * gatconv0_x_W[row * 64 + k2]));
     }
     #pragma unroll
     for (int i3 = 0; i3 < 2; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 32;
-      if (k3 < 64) {
-        atomicAdd(&blk_acc101[k3], (double)(t95[row * 8 + (k3 / 8)] * gatconv0_x_W[row * 64 + k3]));
-      }
+      atomicAdd(&blk_acc101[k3], (double)(t95[row * 8 + (k3 / 8)] * gatconv0_x_W[row * 64 + k3]));
     }
   }
   __syncthreads();
@@ -982,9 +958,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k14_reduce_rows_sum_finish
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 64) {
-      t98[k] = acc98[k];
-    }
+    t98[k] = acc98[k];
   }
 }
 
@@ -996,9 +970,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k15_reduce_rows_sum_finish
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 64) {
-      t101[k] = acc101[k];
-    }
+    t101[k] = acc101[k];
   }
 }
 
@@ -1020,10 +992,8 @@ extern "C" __global__ void __launch_bounds__(256) gat_k16_apply_global_add_globa
   #pragma unroll
   for (int i1 = 0; i1 < 4; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 32;
-    if (k1 < 128) {
-      r104_ = (((k1 % 16) >= 8) && ((k1 % 16) < 16)) ? t98[((k1 / 16) * 8) + ((k1 % 16) - 8)] : 0.0f;
-      grad_gatconv0_a[k1] = r104_ + ((((k1 % 16) >= 0) && ((k1 % 16) < 8)) ? t101[((k1 / 16) * 8) + (k1 % 16)] : 0.0f);
-    }
+    r104_ = (((k1 % 16) >= 8) && ((k1 % 16) < 16)) ? t98[((k1 / 16) * 8) + ((k1 % 16) - 8)] : 0.0f;
+    grad_gatconv0_a[k1] = r104_ + ((((k1 % 16) >= 0) && ((k1 % 16) < 8)) ? t101[((k1 / 16) * 8) + (k1 % 16)] : 0.0f);
   }
 }
 

@@ -324,10 +324,10 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st7[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st21[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
-    int64_t u;
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
@@ -346,11 +346,13 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = dst[sh_e[lane]];
-          gnn_prefetch_row(&in_grad_out[sh_u[lane] * 7], 28);
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             gcnconv0_c_ = gnn_rsqrtf(out_deg[row * 1 + j] * in_deg[su * 1 + j]);
             sh_st7[lane + j] = gcnconv0_c_;
+          }
+          for (int64_t j1 = 0; j1 < 7; j1++) {
+            sh_st21[(lane * 7) + j1] = in_grad_out[su * 7 + j1] * sh_st7[lane];
           }
         }
       }
@@ -358,13 +360,12 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
-        u = sh_u[t];
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
           (void)i1;
           float x;
-          x = in_grad_out[u * 7 + k1] * sh_st7[t];
+          x = sh_st21[(t * 7) + k1];
           acc[k1] = acc[k1] + (double)x;
         }
       }

@@ -114,10 +114,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k1_gcnconv0_out_gcnconv1_x
   hi = in_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 16;
-    if (k < 16) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 16) {
     jj = j0 + lane;
@@ -137,10 +134,8 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k1_gcnconv0_out_gcnconv1_x
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 16;
-        if (k1 < 16) {
-          x = gcnconv0_x_W[u * 16 + k1] * sh_st7[t];
-          acc[i1] = acc[i1] + (double)x;
-        }
+        x = gcnconv0_x_W[u * 16 + k1] * sh_st7[t];
+        acc[i1] = acc[i1] + (double)x;
       }
     }
     __syncwarp(gmask);
@@ -148,25 +143,19 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k1_gcnconv0_out_gcnconv1_x
   #pragma unroll
   for (int i2 = 0; i2 < 1; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 16;
-    if (k2 < 16) {
-      sh9[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
-    }
+    sh9[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i3 = 0; i3 < 1; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 16;
-    if (k3 < 16) {
-      gcnconv0_out[(row) * 16 + k3] = sh9[k3] + p_gcnconv0_b[k3];
-    }
+    gcnconv0_out[(row) * 16 + k3] = sh9[k3] + p_gcnconv0_b[k3];
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i4 = 0; i4 < 1; i4++) {
     const int64_t k4 = lane + (int64_t)i4 * 16;
-    if (k4 < 16) {
-      gcnconv1_x[(row) * 16 + k4] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f) ? (((gcnconv0_out[row * 16 + k4] > 0.0f) ? gcnconv0_out[row * 16 + k4] : 0.0f) * 2.0f) : 0.0f) : ((gcnconv0_out[row * 16 + k4] > 0.0f) ? gcnconv0_out[row * 16 + k4] : 0.0f);
-    }
+    gcnconv1_x[(row) * 16 + k4] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f) ? (((gcnconv0_out[row * 16 + k4] > 0.0f) ? gcnconv0_out[row * 16 + k4] : 0.0f) * 2.0f) : 0.0f) : ((gcnconv0_out[row * 16 + k4] > 0.0f) ? gcnconv0_out[row * 16 + k4] : 0.0f);
   }
   __syncwarp(gmask);
 }
@@ -259,12 +248,13 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k3_sum_vertex(int64_t nrow
   int64_t *const sh_u = sh_u_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh_st7_block[32][8];
   float *const sh_st7 = sh_st7_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st21_block[32][56];
+  float *const sh_st21 = sh_st21_block[threadIdx.x / 8];  /* this group's */
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
   if (row >= nrows) return;  /* a whole group leaves together */
   int64_t lo;
   int64_t hi;
   double acc[1];
-  int64_t u;
   int64_t jj;
   int64_t cnt;
   int64_t su;
@@ -289,16 +279,18 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k3_sum_vertex(int64_t nrow
         gcnconv0_c_ = gnn_rsqrtf(out_deg[row * 1 + j] * in_deg[su * 1 + j]);
         sh_st7[lane + j] = gcnconv0_c_;
       }
+      for (int64_t j1 = 0; j1 < 7; j1++) {
+        sh_st21[(lane * 7) + j1] = in_grad_out[su * 7 + j1] * sh_st7[lane];
+      }
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
     for (int64_t t = 0; t < cnt; t++) {
-      u = sh_u[t];
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = in_grad_out[u * 7 + k1] * sh_st7[t];
+          x = sh_st21[(t * 7) + k1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -324,9 +316,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k4_relu_grad_vertex(int64_
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 16;
-    if (k < 16) {
-      t26[(row) * 16 + k] = (gcnconv0_out[row * 16 + k] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? (t23[row * 16 + k] * 2.0f) : 0.0f) : t23[row * 16 + k]) : 0.0f;
-    }
+    t26[(row) * 16 + k] = (gcnconv0_out[row * 16 + k] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? (t23[row * 16 + k] * 2.0f) : 0.0f) : t23[row * 16 + k]) : 0.0f;
   }
 }
 
@@ -350,9 +340,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k5_reduce_rows2_sum_vertex
     #pragma unroll
     for (int i1 = 0; i1 < 1; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 16;
-      if (k1 < 16) {
-        atomicAdd(&blk_grad_gcnconv0_b_acc[k1], (double)t26[row * 16 + k1]);
-      }
+      atomicAdd(&blk_grad_gcnconv0_b_acc[k1], (double)t26[row * 16 + k1]);
     }
   }
   __syncthreads();
@@ -384,9 +372,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k7_reduce_rows_sum_finish_
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 16;
-    if (k < 16) {
-      grad_gcnconv0_b[k] = grad_gcnconv0_b_acc[k];
-    }
+    grad_gcnconv0_b[k] = grad_gcnconv0_b_acc[k];
   }
 }
 
@@ -416,10 +402,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k8_sum_vertex(int64_t nrow
   hi = out_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 16;
-    if (k < 16) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 16) {
     jj = j0 + lane;
@@ -439,10 +422,8 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k8_sum_vertex(int64_t nrow
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 16;
-        if (k1 < 16) {
-          x = t26[u * 16 + k1] * sh_st7[t];
-          acc[i1] = acc[i1] + (double)x;
-        }
+        x = t26[u * 16 + k1] * sh_st7[t];
+        acc[i1] = acc[i1] + (double)x;
       }
     }
     __syncwarp(gmask);
@@ -450,9 +431,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k8_sum_vertex(int64_t nrow
   #pragma unroll
   for (int i2 = 0; i2 < 1; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 16;
-    if (k2 < 16) {
-      t30[(row) * 16 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-    }
+    t30[(row) * 16 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
   }
 }
 

@@ -325,11 +325,11 @@ static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st41[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh42[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
-    int64_t u;
     int64_t cnt;
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
@@ -342,24 +342,27 @@ static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     for (int64_t j0 = lo; j0 < hi; j0 += 8) {
       for (int lane = 0; lane < 8; lane++) {
         int64_t jj;
+        int64_t su;
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = dst[sh_e[lane]];
-          gnn_prefetch_row(&t35[sh_u[lane] * 7], 28);
+          su = sh_u[lane];
+          for (int64_t j = 0; j < 7; j++) {
+            sh_st41[(lane * 7) + j] = t35[su * 7 + j];
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
-        u = sh_u[t];
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
           (void)i1;
           float x;
-          x = t35[u * 7 + k1];
+          x = sh_st41[(t * 7) + k1];
           acc[k1] = acc[k1] + (double)x;
         }
       }

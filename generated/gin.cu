@@ -92,10 +92,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k0_sum_copy_u_vertex(int64
   hi = in_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 2; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
-    if (k < 64) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 32) {
     jj = j0 + lane;
@@ -110,10 +107,8 @@ extern "C" __global__ void __launch_bounds__(256) gin_k0_sum_copy_u_vertex(int64
       #pragma unroll
       for (int i1 = 0; i1 < 2; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 64) {
-          x = t8[u * 64 + k1];
-          acc[i1] = acc[i1] + (double)x;
-        }
+        x = t8[u * 64 + k1];
+        acc[i1] = acc[i1] + (double)x;
       }
     }
     __syncwarp(gmask);
@@ -121,26 +116,20 @@ extern "C" __global__ void __launch_bounds__(256) gin_k0_sum_copy_u_vertex(int64
   #pragma unroll
   for (int i2 = 0; i2 < 2; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 32;
-    if (k2 < 64) {
-      sh9[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
-    }
+    sh9[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i3 = 0; i3 < 2; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 32;
-    if (k3 < 64) {
-      r7_ = 1.0f + p_ginconv0_eps[0];
-      t12[(row) * 64 + k3] = ((r7_ * t8[row * 64 + k3]) + sh9[k3]) + p_ginconv0_b1[k3];
-    }
+    r7_ = 1.0f + p_ginconv0_eps[0];
+    t12[(row) * 64 + k3] = ((r7_ * t8[row * 64 + k3]) + sh9[k3]) + p_ginconv0_b1[k3];
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i4 = 0; i4 < 2; i4++) {
     const int64_t k4 = lane + (int64_t)i4 * 32;
-    if (k4 < 64) {
-      t13[(row) * 64 + k4] = (t12[row * 64 + k4] > 0.0f) ? t12[row * 64 + k4] : 0.0f;
-    }
+    t13[(row) * 64 + k4] = (t12[row * 64 + k4] > 0.0f) ? t12[row * 64 + k4] : 0.0f;
   }
   __syncwarp(gmask);
 }
@@ -155,10 +144,8 @@ extern "C" __global__ void __launch_bounds__(256) gin_k1_gin_h_vertex(int64_t nr
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 64) {
-      ginconv0_out_ = t14[row * 64 + k] + p_ginconv0_b2[k];
-      gin_h[(row) * 64 + k] = (ginconv0_out_ > 0.0f) ? ginconv0_out_ : 0.0f;
-    }
+    ginconv0_out_ = t14[row * 64 + k] + p_ginconv0_b2[k];
+    gin_h[(row) * 64 + k] = (ginconv0_out_ > 0.0f) ? ginconv0_out_ : 0.0f;
   }
 }
 
@@ -278,6 +265,8 @@ extern "C" __global__ void __launch_bounds__(256) gin_k5_sum_vertex(int64_t nrow
   int64_t *const sh_e = sh_e_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_u_block[32][8];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st41_block[32][56];
+  float *const sh_st41 = sh_st41_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh42_block[32][7];
   float *const sh42 = sh42_block[threadIdx.x / 8];  /* this group's */
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
@@ -285,9 +274,9 @@ extern "C" __global__ void __launch_bounds__(256) gin_k5_sum_vertex(int64_t nrow
   int64_t lo;
   int64_t hi;
   double acc[1];
-  int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t su;
   float x;
   float r22_;
   lo = out_ptr[row];
@@ -304,16 +293,19 @@ extern "C" __global__ void __launch_bounds__(256) gin_k5_sum_vertex(int64_t nrow
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
       sh_u[lane] = dst[sh_e[lane]];
+      su = sh_u[lane];
+      for (int64_t j = 0; j < 7; j++) {
+        sh_st41[(lane * 7) + j] = t35[su * 7 + j];
+      }
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
     for (int64_t t = 0; t < cnt; t++) {
-      u = sh_u[t];
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = t35[u * 7 + k1];
+          x = sh_st41[(t * 7) + k1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -349,10 +341,8 @@ extern "C" __global__ void __launch_bounds__(256) gin_k6_relu_grad_vertex(int64_
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 64) {
-      ginconv0_out_ = t14[row * 64 + k] + p_ginconv0_b2[k];
-      t46[(row) * 64 + k] = (ginconv0_out_ > 0.0f) ? t44[row * 64 + k] : 0.0f;
-    }
+    ginconv0_out_ = t14[row * 64 + k] + p_ginconv0_b2[k];
+    t46[(row) * 64 + k] = (ginconv0_out_ > 0.0f) ? t44[row * 64 + k] : 0.0f;
   }
 }
 
@@ -364,9 +354,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k7_relu_grad_vertex(int64_
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 64) {
-      t50[(row) * 64 + k] = (t12[row * 64 + k] > 0.0f) ? t48[row * 64 + k] : 0.0f;
-    }
+    t50[(row) * 64 + k] = (t12[row * 64 + k] > 0.0f) ? t48[row * 64 + k] : 0.0f;
   }
 }
 
@@ -418,16 +406,12 @@ extern "C" __global__ void __launch_bounds__(256) gin_k8_reduce_rows6_sum_vertex
     #pragma unroll
     for (int i3 = 0; i3 < 2; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 32;
-      if (k3 < 64) {
-        atomicAdd(&blk_grad_ginconv0_b2_acc[k3], (double)t46[row * 64 + k3]);
-      }
+      atomicAdd(&blk_grad_ginconv0_b2_acc[k3], (double)t46[row * 64 + k3]);
     }
     #pragma unroll
     for (int i4 = 0; i4 < 2; i4++) {
       const int64_t k4 = lane + (int64_t)i4 * 32;
-      if (k4 < 64) {
-        atomicAdd(&blk_grad_ginconv0_b1_acc[k4], (double)t50[row * 64 + k4]);
-      }
+      atomicAdd(&blk_grad_ginconv0_b1_acc[k4], (double)t50[row * 64 + k4]);
     }
     #pragma unroll
     for (int i5 = 0; i5 < 1; i5++) {
@@ -492,9 +476,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k11_reduce_rows_sum_finish
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
-    if (k < 1) {
-      grad_ginconv1_eps[k] = grad_ginconv1_eps_acc[k];
-    }
+    grad_ginconv1_eps[k] = grad_ginconv1_eps_acc[k];
   }
 }
 
@@ -506,9 +488,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k12_reduce_rows_sum_finish
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 64) {
-      grad_ginconv0_b2[k] = grad_ginconv0_b2_acc[k];
-    }
+    grad_ginconv0_b2[k] = grad_ginconv0_b2_acc[k];
   }
 }
 
@@ -520,9 +500,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k13_reduce_rows_sum_finish
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 64) {
-      grad_ginconv0_b1[k] = grad_ginconv0_b1_acc[k];
-    }
+    grad_ginconv0_b1[k] = grad_ginconv0_b1_acc[k];
   }
 }
 
@@ -534,9 +512,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k14_reduce_rows_sum_finish
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
-    if (k < 1) {
-      grad_ginconv0_eps[k] = grad_ginconv0_eps_acc[k];
-    }
+    grad_ginconv0_eps[k] = grad_ginconv0_eps_acc[k];
   }
 }
 
@@ -565,10 +541,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k15_sum_vertex(int64_t nro
   hi = out_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 2; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
-    if (k < 64) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 32) {
     jj = j0 + lane;
@@ -583,10 +556,8 @@ extern "C" __global__ void __launch_bounds__(256) gin_k15_sum_vertex(int64_t nro
       #pragma unroll
       for (int i1 = 0; i1 < 2; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 64) {
-          x = t50[u * 64 + k1];
-          acc[i1] = acc[i1] + (double)x;
-        }
+        x = t50[u * 64 + k1];
+        acc[i1] = acc[i1] + (double)x;
       }
     }
     __syncwarp(gmask);
@@ -594,18 +565,14 @@ extern "C" __global__ void __launch_bounds__(256) gin_k15_sum_vertex(int64_t nro
   #pragma unroll
   for (int i2 = 0; i2 < 2; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 32;
-    if (k2 < 64) {
-      sh57[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
-    }
+    sh57[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i3 = 0; i3 < 2; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 32;
-    if (k3 < 64) {
-      r7_ = 1.0f + p_ginconv0_eps[0];
-      t58[(row) * 64 + k3] = (t50[row * 64 + k3] * r7_) + sh57[k3];
-    }
+    r7_ = 1.0f + p_ginconv0_eps[0];
+    t58[(row) * 64 + k3] = (t50[row * 64 + k3] * r7_) + sh57[k3];
   }
   __syncwarp(gmask);
 }

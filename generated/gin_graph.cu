@@ -76,9 +76,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k0_apply_global_add_g
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
-    if (k < 1) {
-      t7[k] = 1.0f + p_ginconv0_eps[k];
-    }
+    t7[k] = 1.0f + p_ginconv0_eps[k];
   }
 }
 
@@ -91,9 +89,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k1_apply_vertex_mul_v
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
-    if (k < 1) {
-      t8[(row) * 1 + k] = t7[k] * in_x[row * 1 + k];
-    }
+    t8[(row) * 1 + k] = t7[k] * in_x[row * 1 + k];
   }
 }
 
@@ -118,10 +114,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k2_aggregate_sum_copy
   hi = in_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 1;
-    if (k < 1) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0++) {
     jj = j0 + lane;
@@ -136,9 +129,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k2_aggregate_sum_copy
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 1;
-        if (k1 < 1) {
-          acc[i1] = acc[i1] + in_x[u * 1 + k1];
-        }
+        acc[i1] = acc[i1] + in_x[u * 1 + k1];
       }
     }
     __syncwarp(gmask);
@@ -146,9 +137,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k2_aggregate_sum_copy
   #pragma unroll
   for (int i2 = 0; i2 < 1; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 1;
-    if (k2 < 1) {
-      t9[(row) * 1 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-    }
+    t9[(row) * 1 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
   }
 }
 
@@ -161,9 +150,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k3_ginconv0_h_vertex(
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
-    if (k < 1) {
-      ginconv0_h[(row) * 1 + k] = t8[row * 1 + k] + t9[row * 1 + k];
-    }
+    ginconv0_h[(row) * 1 + k] = t8[row * 1 + k] + t9[row * 1 + k];
   }
 }
 
@@ -176,9 +163,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k4_apply_vertex_add_v
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      t12[(row) * 32 + k] = ginconv0_h_W1[row * 32 + k] + p_ginconv0_b1[k];
-    }
+    t12[(row) * 32 + k] = ginconv0_h_W1[row * 32 + k] + p_ginconv0_b1[k];
   }
 }
 
@@ -191,9 +176,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k5_apply_vertex_relu_
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      t13[(row) * 32 + k] = (t12[row * 32 + k] > 0.0f) ? t12[row * 32 + k] : 0.0f;
-    }
+    t13[(row) * 32 + k] = (t12[row * 32 + k] > 0.0f) ? t12[row * 32 + k] : 0.0f;
   }
 }
 
@@ -206,9 +189,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k6_apply_vertex_add_v
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      t15[(row) * 32 + k] = t14[row * 32 + k] + p_ginconv0_b2[k];
-    }
+    t15[(row) * 32 + k] = t14[row * 32 + k] + p_ginconv0_b2[k];
   }
 }
 
@@ -221,9 +202,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k7_ginconv0_out_verte
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      ginconv0_out[(row) * 32 + k] = (t15[row * 32 + k] > 0.0f) ? t15[row * 32 + k] : 0.0f;
-    }
+    ginconv0_out[(row) * 32 + k] = (t15[row * 32 + k] > 0.0f) ? t15[row * 32 + k] : 0.0f;
   }
 }
 
@@ -236,9 +215,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k8_apply_global_add_g
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
-    if (k < 1) {
-      t22[k] = 1.0f + p_ginconv1_eps[k];
-    }
+    t22[k] = 1.0f + p_ginconv1_eps[k];
   }
 }
 
@@ -251,9 +228,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k9_apply_vertex_mul_v
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      t23[(row) * 32 + k] = t22[0] * ginconv0_out[row * 32 + k];
-    }
+    t23[(row) * 32 + k] = t22[0] * ginconv0_out[row * 32 + k];
   }
 }
 
@@ -278,10 +253,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k10_aggregate_sum_cop
   hi = in_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 32) {
     jj = j0 + lane;
@@ -296,9 +268,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k10_aggregate_sum_cop
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 32) {
-          acc[i1] = acc[i1] + ginconv0_out[u * 32 + k1];
-        }
+        acc[i1] = acc[i1] + ginconv0_out[u * 32 + k1];
       }
     }
     __syncwarp(gmask);
@@ -306,9 +276,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k10_aggregate_sum_cop
   #pragma unroll
   for (int i2 = 0; i2 < 1; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 32;
-    if (k2 < 32) {
-      t24[(row) * 32 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-    }
+    t24[(row) * 32 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
   }
 }
 
@@ -321,9 +289,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k11_ginconv1_h_vertex
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      ginconv1_h[(row) * 32 + k] = t23[row * 32 + k] + t24[row * 32 + k];
-    }
+    ginconv1_h[(row) * 32 + k] = t23[row * 32 + k] + t24[row * 32 + k];
   }
 }
 
@@ -336,9 +302,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k12_apply_vertex_add_
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      t27[(row) * 32 + k] = ginconv1_h_W1[row * 32 + k] + p_ginconv1_b1[k];
-    }
+    t27[(row) * 32 + k] = ginconv1_h_W1[row * 32 + k] + p_ginconv1_b1[k];
   }
 }
 
@@ -351,9 +315,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k13_apply_vertex_relu
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      t28[(row) * 32 + k] = (t27[row * 32 + k] > 0.0f) ? t27[row * 32 + k] : 0.0f;
-    }
+    t28[(row) * 32 + k] = (t27[row * 32 + k] > 0.0f) ? t27[row * 32 + k] : 0.0f;
   }
 }
 
@@ -366,9 +328,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k14_apply_vertex_add_
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      t30[(row) * 32 + k] = t29[row * 32 + k] + p_ginconv1_b2[k];
-    }
+    t30[(row) * 32 + k] = t29[row * 32 + k] + p_ginconv1_b2[k];
   }
 }
 
@@ -381,9 +341,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k15_ginconv1_out_vert
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      ginconv1_out[(row) * 32 + k] = (t30[row * 32 + k] > 0.0f) ? t30[row * 32 + k] : 0.0f;
-    }
+    ginconv1_out[(row) * 32 + k] = (t30[row * 32 + k] > 0.0f) ? t30[row * 32 + k] : 0.0f;
   }
 }
 
@@ -400,26 +358,19 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k16_readout_sum_verte
   hi = graph_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 1;
-    if (k < 1) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t e = lo; e < hi; e++) {
     #pragma unroll
     for (int i1 = 0; i1 < 1; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 1;
-      if (k1 < 1) {
-        acc[i1] = acc[i1] + in_x[e * 1 + k1];
-      }
+      acc[i1] = acc[i1] + in_x[e * 1 + k1];
     }
   }
   #pragma unroll
   for (int i2 = 0; i2 < 1; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 1;
-    if (k2 < 1) {
-      t34[(row) * 1 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-    }
+    t34[(row) * 1 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
   }
 }
 
@@ -451,26 +402,19 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k18_readout_sum_verte
   hi = graph_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t e = lo; e < hi; e++) {
     #pragma unroll
     for (int i1 = 0; i1 < 1; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 32;
-      if (k1 < 32) {
-        acc[i1] = acc[i1] + ginconv0_out[e * 32 + k1];
-      }
+      acc[i1] = acc[i1] + ginconv0_out[e * 32 + k1];
     }
   }
   #pragma unroll
   for (int i2 = 0; i2 < 1; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 32;
-    if (k2 < 32) {
-      t39[(row) * 32 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-    }
+    t39[(row) * 32 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
   }
 }
 
@@ -517,26 +461,19 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k21_readout_sum_verte
   hi = graph_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t e = lo; e < hi; e++) {
     #pragma unroll
     for (int i1 = 0; i1 < 1; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 32;
-      if (k1 < 32) {
-        acc[i1] = acc[i1] + ginconv1_out[e * 32 + k1];
-      }
+      acc[i1] = acc[i1] + ginconv1_out[e * 32 + k1];
     }
   }
   #pragma unroll
   for (int i2 = 0; i2 < 1; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 32;
-    if (k2 < 32) {
-      t45[(row) * 32 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-    }
+    t45[(row) * 32 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
   }
 }
 
@@ -606,9 +543,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k26_broadcast__vertex
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      t53[(row) * 32 + k] = t51[vertex_graph[row] * 32 + k];
-    }
+    t53[(row) * 32 + k] = t51[vertex_graph[row] * 32 + k];
   }
 }
 
@@ -620,9 +555,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k27_broadcast__vertex
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      t56[(row) * 32 + k] = t54[vertex_graph[row] * 32 + k];
-    }
+    t56[(row) * 32 + k] = t54[vertex_graph[row] * 32 + k];
   }
 }
 
@@ -634,9 +567,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k28_apply_vertex_relu
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      t58[(row) * 32 + k] = (t30[row * 32 + k] > 0.0f) ? t53[row * 32 + k] : 0.0f;
-    }
+    t58[(row) * 32 + k] = (t30[row * 32 + k] > 0.0f) ? t53[row * 32 + k] : 0.0f;
   }
 }
 
@@ -648,9 +579,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k29_reduce_rows_sum_v
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      atomicAdd(&grad_ginconv1_b2_acc[k], (double)t58[row * 32 + k]);
-    }
+    atomicAdd(&grad_ginconv1_b2_acc[k], (double)t58[row * 32 + k]);
   }
 }
 
@@ -662,9 +591,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k30_reduce_rows_sum_f
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      grad_ginconv1_b2[k] = grad_ginconv1_b2_acc[k];
-    }
+    grad_ginconv1_b2[k] = grad_ginconv1_b2_acc[k];
   }
 }
 
@@ -676,9 +603,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k31_apply_vertex_relu
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      t62[(row) * 32 + k] = (t27[row * 32 + k] > 0.0f) ? t60[row * 32 + k] : 0.0f;
-    }
+    t62[(row) * 32 + k] = (t27[row * 32 + k] > 0.0f) ? t60[row * 32 + k] : 0.0f;
   }
 }
 
@@ -690,9 +615,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k32_reduce_rows_sum_v
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      atomicAdd(&grad_ginconv1_b1_acc[k], (double)t62[row * 32 + k]);
-    }
+    atomicAdd(&grad_ginconv1_b1_acc[k], (double)t62[row * 32 + k]);
   }
 }
 
@@ -704,9 +627,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k33_reduce_rows_sum_f
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      grad_ginconv1_b1[k] = grad_ginconv1_b1_acc[k];
-    }
+    grad_ginconv1_b1[k] = grad_ginconv1_b1_acc[k];
   }
 }
 
@@ -720,9 +641,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k34_scatter_copy_v_ed
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      t66[(row) * 32 + k] = t64[v * 32 + k];
-    }
+    t66[(row) * 32 + k] = t64[v * 32 + k];
   }
 }
 
@@ -744,10 +663,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k35_gather_sum_vertex
   hi = out_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 32) {
     jj = j0 + lane;
@@ -761,9 +677,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k35_gather_sum_vertex
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 32) {
-          acc[i1] = acc[i1] + t66[e * 32 + k1];
-        }
+        acc[i1] = acc[i1] + t66[e * 32 + k1];
       }
     }
     __syncwarp(gmask);
@@ -771,9 +685,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k35_gather_sum_vertex
   #pragma unroll
   for (int i2 = 0; i2 < 1; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 32;
-    if (k2 < 32) {
-      t67[(row) * 32 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-    }
+    t67[(row) * 32 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
   }
 }
 
@@ -785,9 +697,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k36_apply_vertex_add_
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      t68[(row) * 32 + k] = t56[row * 32 + k] + t67[row * 32 + k];
-    }
+    t68[(row) * 32 + k] = t56[row * 32 + k] + t67[row * 32 + k];
   }
 }
 
@@ -799,9 +709,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k37_apply_vertex_mul_
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      t69[(row) * 32 + k] = t64[row * 32 + k] * ginconv0_out[row * 32 + k];
-    }
+    t69[(row) * 32 + k] = t64[row * 32 + k] * ginconv0_out[row * 32 + k];
   }
 }
 
@@ -817,9 +725,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k38_apply_vertex_sum_
     #pragma unroll
     for (int i = 0; i < 1; i++) {
       const int64_t k = lane + (int64_t)i * 32;
-      if (k < 32) {
-        part = part + t69[row * 32 + ((j * 32) + k)];
-      }
+      part = part + t69[row * 32 + ((j * 32) + k)];
     }
     for (int off = 16; off > 0; off >>= 1) {
       const float other = __shfl_xor_sync(gmask, part, off, 32);
@@ -839,9 +745,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k39_reduce_rows_sum_v
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
-    if (k < 1) {
-      atomicAdd(&grad_ginconv1_eps_acc[k], (double)t70[row * 1 + k]);
-    }
+    atomicAdd(&grad_ginconv1_eps_acc[k], (double)t70[row * 1 + k]);
   }
 }
 
@@ -853,9 +757,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k40_reduce_rows_sum_f
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
-    if (k < 1) {
-      grad_ginconv1_eps[k] = grad_ginconv1_eps_acc[k];
-    }
+    grad_ginconv1_eps[k] = grad_ginconv1_eps_acc[k];
   }
 }
 
@@ -867,9 +769,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k41_apply_vertex_mul_
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      t72[(row) * 32 + k] = t64[row * 32 + k] * t22[0];
-    }
+    t72[(row) * 32 + k] = t64[row * 32 + k] * t22[0];
   }
 }
 
@@ -881,9 +781,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k42_apply_vertex_add_
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      t73[(row) * 32 + k] = t68[row * 32 + k] + t72[row * 32 + k];
-    }
+    t73[(row) * 32 + k] = t68[row * 32 + k] + t72[row * 32 + k];
   }
 }
 
@@ -895,9 +793,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k43_apply_vertex_relu
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      t74[(row) * 32 + k] = (t15[row * 32 + k] > 0.0f) ? t73[row * 32 + k] : 0.0f;
-    }
+    t74[(row) * 32 + k] = (t15[row * 32 + k] > 0.0f) ? t73[row * 32 + k] : 0.0f;
   }
 }
 
@@ -909,9 +805,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k44_reduce_rows_sum_v
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      atomicAdd(&grad_ginconv0_b2_acc[k], (double)t74[row * 32 + k]);
-    }
+    atomicAdd(&grad_ginconv0_b2_acc[k], (double)t74[row * 32 + k]);
   }
 }
 
@@ -923,9 +817,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k45_reduce_rows_sum_f
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      grad_ginconv0_b2[k] = grad_ginconv0_b2_acc[k];
-    }
+    grad_ginconv0_b2[k] = grad_ginconv0_b2_acc[k];
   }
 }
 
@@ -937,9 +829,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k46_apply_vertex_relu
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      t78[(row) * 32 + k] = (t12[row * 32 + k] > 0.0f) ? t76[row * 32 + k] : 0.0f;
-    }
+    t78[(row) * 32 + k] = (t12[row * 32 + k] > 0.0f) ? t76[row * 32 + k] : 0.0f;
   }
 }
 
@@ -951,9 +841,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k47_reduce_rows_sum_v
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      atomicAdd(&grad_ginconv0_b1_acc[k], (double)t78[row * 32 + k]);
-    }
+    atomicAdd(&grad_ginconv0_b1_acc[k], (double)t78[row * 32 + k]);
   }
 }
 
@@ -965,9 +853,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k48_reduce_rows_sum_f
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      grad_ginconv0_b1[k] = grad_ginconv0_b1_acc[k];
-    }
+    grad_ginconv0_b1[k] = grad_ginconv0_b1_acc[k];
   }
 }
 
@@ -979,9 +865,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k49_apply_vertex_mul_
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
-    if (k < 1) {
-      t82[(row) * 1 + k] = t80[row * 1 + k] * in_x[row * 1 + k];
-    }
+    t82[(row) * 1 + k] = t80[row * 1 + k] * in_x[row * 1 + k];
   }
 }
 
@@ -994,13 +878,11 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k50_apply_vertex_sum_
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
-    if (k < 1) {
-      sum = 0.0f;
-      for (int64_t j = 0; j < 1; j++) {
-        sum = sum + t82[row * 1 + (k + j)];
-      }
-      t83[(row) * 1 + k] = sum;
+    sum = 0.0f;
+    for (int64_t j = 0; j < 1; j++) {
+      sum = sum + t82[row * 1 + (k + j)];
     }
+    t83[(row) * 1 + k] = sum;
   }
 }
 
@@ -1012,9 +894,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k51_reduce_rows_sum_v
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
-    if (k < 1) {
-      atomicAdd(&grad_ginconv0_eps_acc[k], (double)t83[row * 1 + k]);
-    }
+    atomicAdd(&grad_ginconv0_eps_acc[k], (double)t83[row * 1 + k]);
   }
 }
 
@@ -1026,9 +906,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k52_reduce_rows_sum_f
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
-    if (k < 1) {
-      grad_ginconv0_eps[k] = grad_ginconv0_eps_acc[k];
-    }
+    grad_ginconv0_eps[k] = grad_ginconv0_eps_acc[k];
   }
 }
 

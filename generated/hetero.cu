@@ -76,9 +76,7 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k0_heteroconv0_x_vertex
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
-    if (k < 4) {
-      heteroconv0_x[(row) * 4 + k] = in_x[row * 5 + k];
-    }
+    heteroconv0_x[(row) * 4 + k] = in_x[row * 5 + k];
   }
 }
 
@@ -123,10 +121,7 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k1_heteroconv0_n_hetero
   }
   #pragma unroll
   for (int i1 = 0; i1 < 1; i1++) {
-    const int64_t k1 = lane + (int64_t)i1 * 4;
-    if (k1 < 4) {
-      acc1[i1] = 0.0f;
-    }
+    acc1[i1] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 4) {
     jj = j0 + lane;
@@ -151,11 +146,9 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k1_heteroconv0_n_hetero
       #pragma unroll
       for (int i3 = 0; i3 < 1; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 4;
-        if (k3 < 4) {
-          heteroconv0_r_1 = (in_rel[e * 1 + ((k3 / 2) / 2)] == (float)((k3 / 2) % 2)) ? 1.0f : 0.0f;
-          x1 = heteroconv0_x_V[u * 4 + k3] * heteroconv0_r_1;
-          acc1[i3] = acc1[i3] + (double)x1;
-        }
+        heteroconv0_r_1 = (in_rel[e * 1 + ((k3 / 2) / 2)] == (float)((k3 / 2) % 2)) ? 1.0f : 0.0f;
+        x1 = heteroconv0_x_V[u * 4 + k3] * heteroconv0_r_1;
+        acc1[i3] = acc1[i3] + (double)x1;
       }
     }
     __syncwarp(gmask);
@@ -170,9 +163,7 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k1_heteroconv0_n_hetero
   #pragma unroll
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 4;
-    if (k5 < 4) {
-      sh16[k5] = (float)(((hi - lo) > 0) ? acc1[i5] : 0.0f);
-    }
+    sh16[k5] = (float)(((hi - lo) > 0) ? acc1[i5] : 0.0f);
   }
   __syncwarp(gmask);
   #pragma unroll
@@ -213,18 +204,14 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k2_apply_vertex_div_ver
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
-    if (k < 4) {
-      t24[(row) * 4 + k] = in_grad_out[row * 2 + (k % 2)] / t18[row * 2 + (k / 2)];
-    }
+    t24[(row) * 4 + k] = in_grad_out[row * 2 + (k % 2)] / t18[row * 2 + (k / 2)];
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i1 = 0; i1 < 1; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 4;
-    if (k1 < 4) {
-      hetero_vtype_ = (in_x[row * 5 + ((((k1 / 2) / 2) * 5) + 4)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
-      t29[(row) * 4 + k1] = in_grad_out[row * 2 + (k1 % 2)] * hetero_vtype_;
-    }
+    hetero_vtype_ = (in_x[row * 5 + ((((k1 / 2) / 2) * 5) + 4)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
+    t29[(row) * 4 + k1] = in_grad_out[row * 2 + (k1 % 2)] * hetero_vtype_;
   }
 }
 
@@ -252,10 +239,7 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k3_sum_vertex(int64_t n
   hi = out_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 4;
-    if (k < 4) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 4) {
     jj = j0 + lane;
@@ -271,11 +255,9 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k3_sum_vertex(int64_t n
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 4;
-        if (k1 < 4) {
-          heteroconv0_r_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
-          x = t24[u * 4 + k1] * heteroconv0_r_;
-          acc[i1] = acc[i1] + (double)x;
-        }
+        heteroconv0_r_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
+        x = t24[u * 4 + k1] * heteroconv0_r_;
+        acc[i1] = acc[i1] + (double)x;
       }
     }
     __syncwarp(gmask);
@@ -283,9 +265,7 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k3_sum_vertex(int64_t n
   #pragma unroll
   for (int i2 = 0; i2 < 1; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 4;
-    if (k2 < 4) {
-      t27[(row) * 4 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-    }
+    t27[(row) * 4 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
   }
 }
 
@@ -300,9 +280,7 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k4_reduce_rows_sum_vert
     #pragma unroll
     for (int i = 0; i < 1; i++) {
       const int64_t k = lane + (int64_t)i * 4;
-      if (k < 4) {
-        atomicAdd(&blk_grad_heteroconv0_b_acc[k], (double)t29[row * 4 + k]);
-      }
+      atomicAdd(&blk_grad_heteroconv0_b_acc[k], (double)t29[row * 4 + k]);
     }
   }
   __syncthreads();
@@ -318,9 +296,7 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k5_reduce_rows_sum_fini
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
-    if (k < 4) {
-      grad_heteroconv0_b[k] = grad_heteroconv0_b_acc[k];
-    }
+    grad_heteroconv0_b[k] = grad_heteroconv0_b_acc[k];
   }
 }
 

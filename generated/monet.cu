@@ -886,9 +886,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k9_reduce_rows_matmul_tn
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
-    if (k < 4) {
-      grad_gmmconv1_P[k] = grad_gmmconv1_P_acc[k];
-    }
+    grad_gmmconv1_P[k] = grad_gmmconv1_P_acc[k];
   }
 }
 
@@ -928,9 +926,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k12_reduce_rows_matmul_t
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
-    if (k < 4) {
-      grad_gmmconv0_P[k] = grad_gmmconv0_P_acc[k];
-    }
+    grad_gmmconv0_P[k] = grad_gmmconv0_P_acc[k];
   }
 }
 

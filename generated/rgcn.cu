@@ -106,10 +106,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k0_rgcnconv0_n_rgcnconv0_
   }
   #pragma unroll
   for (int i1 = 0; i1 < 1; i1++) {
-    const int64_t k1 = lane + (int64_t)i1 * 32;
-    if (k1 < 32) {
-      acc1[i1] = 0.0f;
-    }
+    acc1[i1] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 32) {
     jj = j0 + lane;
@@ -134,11 +131,9 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k0_rgcnconv0_n_rgcnconv0_
       #pragma unroll
       for (int i3 = 0; i3 < 1; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 32;
-        if (k3 < 32) {
-          rgcnconv0_t_1 = (in_rel[e * 1 + ((k3 / 16) / 2)] == (float)((k3 / 16) % 2)) ? 1.0f : 0.0f;
-          x1 = t7[u * 32 + k3] * rgcnconv0_t_1;
-          acc1[i3] = acc1[i3] + (double)x1;
-        }
+        rgcnconv0_t_1 = (in_rel[e * 1 + ((k3 / 16) / 2)] == (float)((k3 / 16) % 2)) ? 1.0f : 0.0f;
+        x1 = t7[u * 32 + k3] * rgcnconv0_t_1;
+        acc1[i3] = acc1[i3] + (double)x1;
       }
     }
     __syncwarp(gmask);
@@ -154,9 +149,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k0_rgcnconv0_n_rgcnconv0_
   #pragma unroll
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 32;
-    if (k5 < 32) {
-      sh8[k5] = (float)(((hi - lo) > 0) ? acc1[i5] : 0.0f);
-    }
+    sh8[k5] = (float)(((hi - lo) > 0) ? acc1[i5] : 0.0f);
   }
   __syncwarp(gmask);
   #pragma unroll
@@ -217,10 +210,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k1_rgcnconv1_out_vertex(i
   hi = in_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 4;
-    if (k < 4) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 4) {
     jj = j0 + lane;
@@ -236,11 +226,9 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k1_rgcnconv1_out_vertex(i
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 4;
-        if (k1 < 4) {
-          rgcnconv0_t_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
-          x = rgcn_h_W[u * 4 + k1] * rgcnconv0_t_;
-          acc[i1] = acc[i1] + (double)x;
-        }
+        rgcnconv0_t_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
+        x = rgcn_h_W[u * 4 + k1] * rgcnconv0_t_;
+        acc[i1] = acc[i1] + (double)x;
       }
     }
     __syncwarp(gmask);
@@ -248,9 +236,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k1_rgcnconv1_out_vertex(i
   #pragma unroll
   for (int i2 = 0; i2 < 1; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 4;
-    if (k2 < 4) {
-      sh21[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
-    }
+    sh21[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
   }
   __syncwarp(gmask);
   #pragma unroll
@@ -276,9 +262,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k2_div_vertex(int64_t nro
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
-    if (k < 4) {
-      t32[(row) * 4 + k] = in_grad_out[row * 2 + (k % 2)] / t10[row * 2 + (k / 2)];
-    }
+    t32[(row) * 4 + k] = in_grad_out[row * 2 + (k % 2)] / t10[row * 2 + (k / 2)];
   }
 }
 
@@ -306,10 +290,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k3_sum_vertex(int64_t nro
   hi = out_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 4;
-    if (k < 4) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 4) {
     jj = j0 + lane;
@@ -325,11 +306,9 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k3_sum_vertex(int64_t nro
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 4;
-        if (k1 < 4) {
-          rgcnconv0_t_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
-          x = t32[u * 4 + k1] * rgcnconv0_t_;
-          acc[i1] = acc[i1] + (double)x;
-        }
+        rgcnconv0_t_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
+        x = t32[u * 4 + k1] * rgcnconv0_t_;
+        acc[i1] = acc[i1] + (double)x;
       }
     }
     __syncwarp(gmask);
@@ -337,9 +316,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k3_sum_vertex(int64_t nro
   #pragma unroll
   for (int i2 = 0; i2 < 1; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 4;
-    if (k2 < 4) {
-      t35[(row) * 4 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-    }
+    t35[(row) * 4 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
   }
 }
 
@@ -360,9 +337,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k4_apply_vertex_relu_grad
   #pragma unroll
   for (int i1 = 0; i1 < 1; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 32;
-    if (k1 < 32) {
-      t43[(row) * 32 + k1] = t39[row * 16 + (k1 % 16)] / t10[row * 2 + (k1 / 16)];
-    }
+    t43[(row) * 32 + k1] = t39[row * 16 + (k1 % 16)] / t10[row * 2 + (k1 / 16)];
   }
 }
 
@@ -386,9 +361,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k5_reduce_rows2_sum_verte
     #pragma unroll
     for (int i1 = 0; i1 < 1; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 16;
-      if (k1 < 16) {
-        atomicAdd(&blk_grad_rgcnconv0_b_acc[k1], (double)t39[row * 16 + k1]);
-      }
+      atomicAdd(&blk_grad_rgcnconv0_b_acc[k1], (double)t39[row * 16 + k1]);
     }
   }
   __syncthreads();
@@ -406,9 +379,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k6_reduce_rows_sum_finish
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 2;
-    if (k < 2) {
-      grad_rgcnconv1_b[k] = grad_rgcnconv1_b_acc[k];
-    }
+    grad_rgcnconv1_b[k] = grad_rgcnconv1_b_acc[k];
   }
 }
 
@@ -420,9 +391,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k7_reduce_rows_sum_finish
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 16;
-    if (k < 16) {
-      grad_rgcnconv0_b[k] = grad_rgcnconv0_b_acc[k];
-    }
+    grad_rgcnconv0_b[k] = grad_rgcnconv0_b_acc[k];
   }
 }
 
@@ -450,10 +419,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k8_sum_vertex(int64_t nro
   hi = out_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
-    if (k < 32) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 32) {
     jj = j0 + lane;
@@ -469,11 +435,9 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k8_sum_vertex(int64_t nro
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
-        if (k1 < 32) {
-          rgcnconv0_t_ = (in_rel[e * 1 + ((k1 / 16) / 2)] == (float)((k1 / 16) % 2)) ? 1.0f : 0.0f;
-          x = t43[u * 32 + k1] * rgcnconv0_t_;
-          acc[i1] = acc[i1] + (double)x;
-        }
+        rgcnconv0_t_ = (in_rel[e * 1 + ((k1 / 16) / 2)] == (float)((k1 / 16) % 2)) ? 1.0f : 0.0f;
+        x = t43[u * 32 + k1] * rgcnconv0_t_;
+        acc[i1] = acc[i1] + (double)x;
       }
     }
     __syncwarp(gmask);
@@ -481,9 +445,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k8_sum_vertex(int64_t nro
   #pragma unroll
   for (int i2 = 0; i2 < 1; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 32;
-    if (k2 < 32) {
-      t46[(row) * 32 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-    }
+    t46[(row) * 32 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
   }
 }
 

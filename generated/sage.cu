@@ -111,10 +111,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k1_sageconv0_out_sag
   hi = in_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 16;
-    if (k < 16) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 16) {
     jj = j0 + lane;
@@ -129,10 +126,8 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k1_sageconv0_out_sag
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 16;
-        if (k1 < 16) {
-          x = sageconv0_x_W_neigh[u * 16 + k1];
-          acc[i1] = acc[i1] + (double)x;
-        }
+        x = sageconv0_x_W_neigh[u * 16 + k1];
+        acc[i1] = acc[i1] + (double)x;
       }
     }
     __syncwarp(gmask);
@@ -140,26 +135,20 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k1_sageconv0_out_sag
   #pragma unroll
   for (int i2 = 0; i2 < 1; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 16;
-    if (k2 < 16) {
-      sh7[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
-    }
+    sh7[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i3 = 0; i3 < 1; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 16;
-    if (k3 < 16) {
-      r9_ = (in_deg[row * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[row * 1]);
-      sageconv0_out[(row) * 16 + k3] = (sageconv0_x_W_self[row * 16 + k3] + (sh7[k3] * r9_)) + p_sageconv0_b[k3];
-    }
+    r9_ = (in_deg[row * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[row * 1]);
+    sageconv0_out[(row) * 16 + k3] = (sageconv0_x_W_self[row * 16 + k3] + (sh7[k3] * r9_)) + p_sageconv0_b[k3];
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i4 = 0; i4 < 1; i4++) {
     const int64_t k4 = lane + (int64_t)i4 * 16;
-    if (k4 < 16) {
-      sageconv1_x[(row) * 16 + k4] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f) ? (((sageconv0_out[row * 16 + k4] > 0.0f) ? sageconv0_out[row * 16 + k4] : 0.0f) * 2.0f) : 0.0f) : ((sageconv0_out[row * 16 + k4] > 0.0f) ? sageconv0_out[row * 16 + k4] : 0.0f);
-    }
+    sageconv1_x[(row) * 16 + k4] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f) ? (((sageconv0_out[row * 16 + k4] > 0.0f) ? sageconv0_out[row * 16 + k4] : 0.0f) * 2.0f) : 0.0f) : ((sageconv0_out[row * 16 + k4] > 0.0f) ? sageconv0_out[row * 16 + k4] : 0.0f);
   }
   __syncwarp(gmask);
 }
@@ -243,14 +232,16 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k3_sum_vertex(int64_
   int64_t *const sh_e = sh_e_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_u_block[32][8];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_st27_block[32][56];
+  float *const sh_st27 = sh_st27_block[threadIdx.x / 8];  /* this group's */
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
   if (row >= nrows) return;  /* a whole group leaves together */
   int64_t lo;
   int64_t hi;
   double acc[1];
-  int64_t u;
   int64_t jj;
   int64_t cnt;
+  int64_t su;
   float r9_;
   float x;
   lo = out_ptr[row];
@@ -267,17 +258,20 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k3_sum_vertex(int64_
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
       sh_u[lane] = dst[sh_e[lane]];
+      su = sh_u[lane];
+      for (int64_t j = 0; j < 7; j++) {
+        r9_ = (in_deg[su * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[su * 1]);
+        sh_st27[(lane * 7) + j] = in_grad_out[su * 7 + j] * r9_;
+      }
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
     for (int64_t t = 0; t < cnt; t++) {
-      u = sh_u[t];
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          r9_ = (in_deg[u * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[u * 1]);
-          x = in_grad_out[u * 7 + k1] * r9_;
+          x = sh_st27[(t * 7) + k1];
           acc[i1] = acc[i1] + (double)x;
         }
       }
@@ -304,10 +298,8 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k4_relu_grad_vertex(
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 16;
-    if (k < 16) {
-      r34_ = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? ((t29[row * 16 + k] + t31[row * 16 + k]) * 2.0f) : 0.0f) : (t29[row * 16 + k] + t31[row * 16 + k]);
-      t35[(row) * 16 + k] = (sageconv0_out[row * 16 + k] > 0.0f) ? r34_ : 0.0f;
-    }
+    r34_ = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? ((t29[row * 16 + k] + t31[row * 16 + k]) * 2.0f) : 0.0f) : (t29[row * 16 + k] + t31[row * 16 + k]);
+    t35[(row) * 16 + k] = (sageconv0_out[row * 16 + k] > 0.0f) ? r34_ : 0.0f;
   }
 }
 
@@ -331,9 +323,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k5_reduce_rows2_sum_
     #pragma unroll
     for (int i1 = 0; i1 < 1; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 16;
-      if (k1 < 16) {
-        atomicAdd(&blk_grad_sageconv0_b_acc[k1], (double)t35[row * 16 + k1]);
-      }
+      atomicAdd(&blk_grad_sageconv0_b_acc[k1], (double)t35[row * 16 + k1]);
     }
   }
   __syncthreads();
@@ -365,9 +355,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k7_reduce_rows_sum_f
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 16;
-    if (k < 16) {
-      grad_sageconv0_b[k] = grad_sageconv0_b_acc[k];
-    }
+    grad_sageconv0_b[k] = grad_sageconv0_b_acc[k];
   }
 }
 
@@ -394,10 +382,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k8_sum_vertex(int64_
   hi = out_ptr[row + 1];
   #pragma unroll
   for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 16;
-    if (k < 16) {
-      acc[i] = 0.0f;
-    }
+    acc[i] = 0.0f;
   }
   for (int64_t j0 = lo; j0 < hi; j0 += 16) {
     jj = j0 + lane;
@@ -412,11 +397,9 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k8_sum_vertex(int64_
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 16;
-        if (k1 < 16) {
-          r9_ = (in_deg[u * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[u * 1]);
-          x = t35[u * 16 + k1] * r9_;
-          acc[i1] = acc[i1] + (double)x;
-        }
+        r9_ = (in_deg[u * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[u * 1]);
+        x = t35[u * 16 + k1] * r9_;
+        acc[i1] = acc[i1] + (double)x;
       }
     }
     __syncwarp(gmask);
@@ -424,9 +407,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k8_sum_vertex(int64_
   #pragma unroll
   for (int i2 = 0; i2 < 1; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 16;
-    if (k2 < 16) {
-      t39[(row) * 16 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-    }
+    t39[(row) * 16 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
   }
 }
 
