@@ -48,6 +48,17 @@ report_lines() {
     fail "$prefix/exit" "exit $rc: $(tail -n 3 <<< "$out" | tr '\n' ' ')"
   fi
 }
+# TEST_SHARD=I/N (make gpu-check runs the long GPU suites as N processes at once, I = 0 .. N-1):
+# shard_take, called once per numeric check by the suites that support it (codegen, lang), is true
+# for every N-th check from the I-th; shard_first is true in shard 0 only, for the checks that do
+# not take a share (each runs once over the N processes). Without TEST_SHARD both are always true.
+_shard_k=0
+shard_take() {
+  [ -n "${TEST_SHARD:-}" ] || return 0
+  _shard_k=$((_shard_k + 1))
+  [ $(((_shard_k - 1) % ${TEST_SHARD#*/})) -eq "${TEST_SHARD%/*}" ]
+}
+shard_first() { [ -z "${TEST_SHARD:-}" ] || [ "${TEST_SHARD%/*}" = 0 ]; }
 # need_tool NAME TOOL: true if TOOL is on PATH; else a failure of NAME, or a skip under ALLOW_SKIP=1.
 need_tool() {
   command -v "$2" > /dev/null 2>&1 && return 0

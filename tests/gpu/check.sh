@@ -20,15 +20,22 @@
 #     Reddit-sized rows, PyG beside gnnc), and a per-kernel profile (GNN_PROFILE=1) of the
 #     Reddit-sized GCN and GAT. Nothing runs nvcc's compile where the kit has the object.
 #
-# Results: bench/results/gpu-check-DATE-GPU-COMMIT/, seven small files at most (the device tool
-# brings back eight): summary.txt (date, GPU, driver, CUDA, torch, PyG and commit at its top, one
+# Results: bench/results/gpu-check-DATE-GPU-COMMIT/, eight small files at most (what the device
+# tool brings back): summary.txt (date, GPU, driver, CUDA, torch, PyG and commit at its top, one
 # line per step), logs.txt (every FAIL and SKIP line, each suite's count), logs-full.tar.gz,
-# gpu_forward.txt, peers.md and peers.tsv, profile.txt; copied to $OUT too when it is set.
+# gpu_forward.txt, ab.md, peers.md and peers.tsv, profile.txt; copied to $OUT too when it is set.
+#
+# The ab step (when the kit has build/ab-base, the peers' CUDA libraries of an earlier commit, with
+# an info file naming it): bench/ab_cuda.sh, the base's libraries against this tree's on the same
+# GPU, interleaved, and their outputs compared -- a change of schedules measured in the same run.
+# The long suites run as several processes (TEST_SHARD, tests/run.sh): codegen as
+# GPU_CHECK_CG_SHARDS [6], lang as 2.
 # The last line: "gpu-check: N passed, N failed, N skipped (...)". Exit status 0 only when nothing
 # failed; 2 when there is no GPU (nothing run) or the tree is not prepared.
 #
 # Environment: GPU_CHECK_BUDGET seconds for everything [480], GPU_CHECK_STEPS the steps to run
-# [smoke suites python runtime forward peers profile], GPU_CHECK_SUITES [codegen fuse train lang],
+# [smoke suites python runtime forward ab peers profile], GPU_CHECK_SUITES [codegen fuse train lang],
+# GPU_CHECK_AB the ab step's workloads [the Reddit-sized, power-law, PubMed and Cora GCN and GAT],
 # GPU_CHECK_ARCH [sm_90: H100 and H200],
 # PEERS_WORKLOADS for the peers step [both Reddit-sized rows, then the default set], PY [a python3
 # with numpy and torch], GNNC_CUDA_CACHE [build/cuda-cache].
@@ -45,7 +52,7 @@ KIT=build/gpu-kit.tar.gz
 export GNNC_CUDA_CACHE=${GNNC_CUDA_CACHE:-$ROOT/build/cuda-cache}
 BUDGET=${GPU_CHECK_BUDGET:-480}
 [ $MODE = prepare ] && BUDGET=${GPU_CHECK_BUDGET:-7200} # nvcc on 2 cores: about 10 s a library
-STEPS=${GPU_CHECK_STEPS:-smoke suites python runtime forward peers profile}
+STEPS=${GPU_CHECK_STEPS:-smoke suites python runtime forward ab peers profile}
 ARCH=${GPU_CHECK_ARCH:-sm_90}
 SUITES=${GPU_CHECK_SUITES:-codegen fuse train lang}
 T0=$SECONDS
@@ -145,7 +152,7 @@ counts() {
 # (the order: issue 29's targets first, since a run cut at the budget keeps the rows done)
 wl=${PEERS_WORKLOADS:-gcn-reddit gat-reddit gcn-pl200k gat-pl200k gat-pubmed gcn-cora gat-cora gcn-pubmed monet-pubmed monet-cora edgeconv-k20-b32}
 graphs_pid=
-if want peers && [ $MODE = check ]; then
+if { want peers || want ab; } && [ $MODE = check ]; then
   PEERS_TARGET=cuda PEERS_WORKLOADS="$wl" PEERS_WORK=build/bench/peers-gpu PEERS_GRAPHS_ONLY=1 PEERS_PYTHON=$PY \
     bash bench/peers.sh build/gnnc > "$WORK/logs/peers-graphs.log" 2>&1 &
   graphs_pid=$!
@@ -169,20 +176,42 @@ if want suites; then
   # suite leaves its later libraries for the GPU machine's nvcc)
   [ $MODE = prepare ] && lim=$(( $(left) - 60 ))
   declare -A env_of=([codegen]=CG_TARGET [fuse]=FZ_TARGET [train]=TR_TARGET [lang]=LANG_TARGET)
+  # the long suites as several processes (tests/run.sh's TEST_SHARD; the first run's codegen took
+  # over 300 s as one): the machine has 16 cores, the interpreter's side of each check is one
+  declare -A shards_of=([codegen]=${GPU_CHECK_CG_SHARDS:-6} [lang]=2)
+  [ $MODE = prepare ] && shards_of=() # two cores here: one process a suite
+  suite_pids=()
   for s in $SUITES; do
-    ( export "${env_of[$s]}"=cuda SUITE=$s VERBOSE=1 RT_BIN=build/rt OMP_NUM_THREADS=2
-      timeout --kill-after=10 $lim bash tests/run.sh build/gnnc > "$WORK/logs/$s.log" 2>&1 ) &
+    n=${shards_of[$s]:-1}
+    for ((i = 0; i < n; i++)); do
+      log=$WORK/logs/$s.log
+      [ "$n" -gt 1 ] && log=$WORK/logs/$s-$i.log
+      ( export "${env_of[$s]}"=cuda SUITE=$s VERBOSE=1 RT_BIN=build/rt OMP_NUM_THREADS=2
+        [ "$n" -gt 1 ] && export TEST_SHARD=$i/$n
+        timeout --kill-after=10 $lim bash tests/run.sh build/gnnc > "$log" 2>&1 ) &
+      suite_pids+=($!)
+    done
   done
-  wait
+  wait "${suite_pids[@]}" # (not the peers' graphs, made in the background meanwhile)
   for s in $SUITES; do
-    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$WORK/logs/$s.log" | tail -1)
-    [ -n "$line" ] || line="0 passed, 1 failed (no closing line: killed at $lim s?)"
+    n=${shards_of[$s]:-1} p=0 f=0 k=0 line=
+    for log in "$WORK/logs/$s.log" "$WORK/logs/$s"-[0-9]*.log; do
+      [ -f "$log" ] || continue
+      k=$((k + 1))
+      l=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+      [ -n "$l" ] || l="0 passed, 1 failed"
+      p=$((p + $(cut -d' ' -f1 <<< "$l"))) f=$((f + $(cut -d' ' -f3 <<< "$l")))
+    done
+    line="$p passed, $f failed"
+    [ $k = "$n" ] || line="$p passed, $((f + 1)) failed"
+    nfl=$(cat "$WORK/logs/$s.log" "$WORK/logs/$s"-[0-9]*.log 2> /dev/null | grep -c '^FAIL')
+    cut=$(for log in "$WORK/logs/$s.log" "$WORK/logs/$s"-[0-9]*.log; do [ -f "$log" ] && ! grep -qE '^[0-9]+ passed, [0-9]+ failed' "$log" && echo x; done | wc -l)
     if [ $MODE = prepare ]; then # its GPU runs fail here; what counts is nvcc's (the cache's log)
       step "$s" 0 "libraries built ($line without a GPU)"
       continue
     fi
     counts "$line"
-    step "$s" "$(grep -q ' 0 failed' <<< "$line" && echo 0 || echo 1)" "$line; $(grep -c '^FAIL' "$WORK/logs/$s.log") FAIL lines"
+    step "$s" "$(grep -q ' 0 failed' <<< "$line" && echo 0 || echo 1)" "$line$([ "$n" -gt 1 ] && echo " ($n shards)"); $nfl FAIL lines$([ "$cut" -gt 0 ] && echo "; $cut cut at $lim s without a closing line")"
   done
 fi
 
@@ -226,7 +255,29 @@ if want forward; then
   step forward $rc "$(tail -1 <<< "$out" | cut -c1-100)"
 fi
 
-# ---------------------------------------------------------------- 6. gnnc vs PyG on the same GPU
+# ---------------------------------------------------------------- 6. this tree's schedules against a base's
+# build/ab-base (prepare copies it into the kit when there): the peers' CUDA libraries of an earlier
+# commit (its info file names it); bench/ab_cuda.sh runs both on the same GPU, interleaved
+if want ab && [ -d build/ab-base ]; then
+  abw=${GPU_CHECK_AB:-gcn-reddit gat-reddit gcn-pl200k gat-pl200k gat-pubmed gcn-cora gat-cora}
+  out=$(PEERS_TARGET=cuda PEERS_ARCH=$ARCH PEERS_PYTHON=$PY PEERS_WORKLOADS="$abw" PEERS_WORK=build/bench/peers-gpu GNN_BUILD_ONLY=1 \
+        timeout 120 bash bench/peers.sh build/gnnc 2>&1); rc=$?
+  if [ $MODE = prepare ]; then
+    step ab $rc "the new libraries built; base $(sed -n 's/^commit //p' build/ab-base/info 2> /dev/null)"
+  else
+    [ -n "$graphs_pid" ] && wait "$graphs_pid"
+    graphs_pid=
+    lim=$(( $(left) - 60 ))
+    out=$(AB_WORKLOADS="$abw" PY=$PY timeout --kill-after=5 $(( lim > 30 ? lim : 30 )) bash bench/ab_cuda.sh build/ab-base build/bench/peers-gpu/lib \
+          build/bench/peers-gpu/graphs "$RES/ab.md" 2>&1); rc=$?
+    printf '%s\n' "$out" > "$WORK/logs/ab.log"
+    mv "$RES/ab.tsv" "$WORK/logs/ab.tsv" 2> /dev/null # (every run, in logs-full: eight files come back)
+    [ $rc = 0 ] && np=$((np + 1)) || nf=$((nf + 1))
+    step ab $rc "$(grep '^ab: ' <<< "$out" | sed 's/^ab: //' | cut -d'(' -f1 | tr '\n' ';' | cut -c1-400)"
+  fi
+fi
+
+# ---------------------------------------------------------------- 7. gnnc vs PyG on the same GPU
 if want peers; then
   [ -n "$graphs_pid" ] && wait "$graphs_pid"
   lim=$(( $(left) - 60 ))
@@ -243,7 +294,7 @@ if want peers; then
   fi
 fi
 
-# ---------------------------------------------------------------- 7. where the time goes on the big graphs
+# ---------------------------------------------------------------- 8. where the time goes on the big graphs
 if want profile && [ $MODE = check ]; then
   for w in gcn-reddit gat-reddit; do
     lib=build/bench/peers-gpu/lib/$w-cuda.so g=build/bench/peers-gpu/graphs/reddit.gcsr
@@ -272,7 +323,7 @@ if [ $MODE = prepare ]; then
   for l in build/hostlibs/libopenblas.so.*; do [ -f "$l" ] && ln -sf "$(basename "$l")" build/hostlibs/libopenblas.so; done
   { echo "commit $commit"; echo "prepared $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname)"; } > build/gpu-kit-info
   tar czf $KIT build/gnnc build/lib build/bin build/rt/t_api_cuda build/rt/t_nvrtc build/bench/gen_graph build/bench/peer_gnnc \
-    build/bench/gen_pointcloud build/bench/d2d_copy build/hostlibs build/gpu-kit-info \
+    build/bench/gen_pointcloud build/bench/d2d_copy build/hostlibs build/gpu-kit-info $([ -d build/ab-base ] && echo build/ab-base) \
     -C "$(dirname "$GNNC_CUDA_CACHE")" --transform "s|^$(basename "$GNNC_CUDA_CACHE")|build/cuda-cache|" \
     "$(basename "$GNNC_CUDA_CACHE")" ||
     { say "cannot write $KIT"; exit 1; }

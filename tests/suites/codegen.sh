@@ -89,7 +89,8 @@ done
 # load; the CUDA emitter leaves such buffers plain (kernel_reads_back_across_barrier). Read from
 # the .cu, independently of that analysis, for every example; the PTX of the kernels concerned
 # (EdgeConv's edge-mapped %10..%13 must be one: it is the case nvcc 13 got wrong).
-for cg_f in dsl-examples/*.gnn; do
+# (with CG_TARGET, on the GPU machine, in the first shard only, and without the PTX: nvcc's time)
+shard_first && for cg_f in dsl-examples/*.gnn; do
   cg_m=$(basename "$cg_f" .gnn)
   for cg_map in $cg_maps; do
     for cg_fuse in fused unfused; do
@@ -104,7 +105,7 @@ for cg_f in dsl-examples/*.gnn; do
       else
         fail "$cg_name" "$(cg_tail "$cg_out")"
       fi
-      [ $cg_fuse = fused ] || continue
+      [ $cg_fuse = fused ] && [ -z "${CG_TARGET:-}" ] || continue
       cg_name=codegen/restrict-ptx/$cg_m/$cg_map
       if ! "$PY" tests/codegen/restrict_check.py extract "$cg_rs.cu" "$cg_rs-lanes.cu" > /dev/null; then
         [ $cg_m/$cg_map = edgeconv/edge ] && fail "$cg_name" "no kernel passes values between lanes: the check has lost its subject"
@@ -177,6 +178,7 @@ cg_lib() { # MODEL MAPPING [--host-march=X]
 # cg_check NAME MODEL.gnn GRAPH MAPPING SEED
 cg_check() {
   local name=$1 model=$2 graph=$3 map=$4 seed=$5 lib out b="$cg/run"
+  shard_take || return 0
   if ! lib=$(cg_lib "$model" "$map"); then
     fail "$name" "gnnc could not build the host library: $(cg_tail "$(cat "$cg/"*"$(basename "$model" .gnn)-$map.so.log" 2>/dev/null)")"
     return
@@ -227,6 +229,7 @@ fi
 # cg_check_bwd NAME MODEL.gnn GRAPH MAPPING SEED [TOL]
 cg_check_bwd() {
   local name=$1 model=$2 graph=$3 map=$4 seed=$5 tol=${6:-1e-4} lib out b="$cg/bwd"
+  shard_take || return 0
   if ! lib=$(cg_lib "$model" "$map"); then
     fail "$name" "gnnc could not build the library"
     return
@@ -279,6 +282,7 @@ fi
 # cg_check_igrad NAME MODEL.gnn GRAPH MAPPING SEED
 cg_check_igrad() {
   local name=$1 model=$2 graph=$3 map=$4 seed=$5 lib plain out b="$cg/igrad"
+  shard_take || return 0
   lib="$cg/lib-ig-$(basename "$(dirname "$model")")-$(basename "$model" .gnn)-$map-$cg_target.so"
   if ! { [ -f "$lib" ] || "$GNNC" "$model" --target=$cg_target --arch=sm_80,sm_90 --mapping="$map" --input-grads=all -o "$lib" > "$lib.log" 2>&1; } ||
      ! plain=$(cg_lib "$model" "$map"); then

@@ -103,6 +103,21 @@ else
   fail gpukit/skip/strict "exit $gk_rc: $(gk_tail "$gk_out")"
 fi
 
+# ---- TEST_SHARD: 3 shards of 7 checks take them 0,3,6 / 1,4 / 2,5, each once; shard_first once
+mkdir -p "$gk/shards"
+printf '%s\n' 'for i in 0 1 2 3 4 5 6; do shard_take && pass "sharded/$i"; done' 'shard_first && pass once' > "$gk/shards/s.sh"
+gk_all=
+for gk_i in 0 1 2; do
+  gk_all+=$(TEST_SHARD=$gk_i/3 VERBOSE=1 SUITE= SUITE_DIR="$gk/shards" bash tests/run.sh "$GNNC" 2>&1 | grep '^PASS' | tr '\n' ' ')"|"
+done
+gk_one=$(VERBOSE=1 SUITE= SUITE_DIR="$gk/shards" bash tests/run.sh "$GNNC" 2>&1 | grep -c '^PASS')
+if [ "$gk_all" = "PASS sharded/0 PASS sharded/3 PASS sharded/6 PASS once |PASS sharded/1 PASS sharded/4 |PASS sharded/2 PASS sharded/5 |" ] &&
+   [ "$gk_one" = 8 ]; then
+  pass gpukit/shards
+else
+  fail gpukit/shards "sharded: '$gk_all'; unsharded: $gk_one passes (8 expected)"
+fi
+
 # ---- check.sh without a GPU, and without a prepared tree
 if command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1; then
   echo "note: gpukit/check/no-gpu not run: this machine has a GPU (make gpu-check runs the real thing)"

@@ -61,6 +61,7 @@ lang_lib() {
 # of tests/lang/, or the path of a .gnn)
 lang_host() {
   local name=$1 graph=$2 map=$3 seed=$4 train=${5:-} lib out b="$lang_tmp/host" t src
+  shard_take || return 0
   src=$(lang_src "$name")
   t="lang/$lang_target/$(basename "$name" .gnn)/$(basename "$graph")/$map"
   [ -n "$train" ] && t="lang/$lang_target/backward/$(basename "$name" .gnn)/$(basename "$graph")/$map"
