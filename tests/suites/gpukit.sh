@@ -118,6 +118,29 @@ else
   fail gpukit/shards "sharded: '$gk_all'; unsharded: $gk_one passes (8 expected)"
 fi
 
+# ---- bench/ab_cuda.sh (gpu-check's ab step) on host libraries, which it runs the same way: GCN
+# fused against unfused on Cora agree (the table's row, exit 0); GCN against GIN (same output
+# width, other numbers) is a disagreement (exit 1)
+mkdir -p "$gk/ab/a" "$gk/ab/b" "$gk/ab/c" "$gk/ab/g"
+if build/bench/gen_graph convert data/cora --symmetrise --dedup --self-loops -o "$gk/ab/g/cora.gcsr" > /dev/null 2>&1 &&
+   "$GNNC" dsl-examples/gcn.gnn --target=host -o "$gk/ab/a/gcn-cora-cuda.so" > /dev/null 2>&1 &&
+   "$GNNC" dsl-examples/gcn.gnn --target=host -fno-fuse -o "$gk/ab/b/gcn-cora-cuda.so" > /dev/null 2>&1 &&
+   "$GNNC" dsl-examples/gin.gnn --target=host -o "$gk/ab/c/gcn-cora-cuda.so" > /dev/null 2>&1; then
+  echo "commit gpukit-base" > "$gk/ab/a/info"
+  gk_out=$(AB_ROUNDS=1 AB_WORKLOADS=gcn-cora bash bench/ab_cuda.sh "$gk/ab/a" "$gk/ab/b" "$gk/ab/g" "$gk/ab/same.md" 2>&1); gk_rc=$?
+  if [ $gk_rc = 0 ] && grep -qE '^\| gcn-cora \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+e' "$gk/ab/same.md" &&
+     [ "$(grep -c '^gcn-cora' "$gk/ab/same.tsv")" = 2 ]; then
+    pass gpukit/ab/agree
+  else
+    fail gpukit/ab/agree "exit $gk_rc: $(gk_tail "$gk_out")"
+  fi
+  gk_out=$(AB_ROUNDS=1 AB_WORKLOADS=gcn-cora bash bench/ab_cuda.sh "$gk/ab/a" "$gk/ab/c" "$gk/ab/g" "$gk/ab/other.md" 2>&1); gk_rc=$?
+  if [ $gk_rc = 1 ] && grep -q '^| gcn-cora |' "$gk/ab/other.md"; then pass gpukit/ab/disagree
+  else fail gpukit/ab/disagree "exit $gk_rc (1 expected): $(gk_tail "$gk_out")"; fi
+else
+  fail gpukit/ab/build "the graph or the host libraries could not be built"
+fi
+
 # ---- check.sh without a GPU, and without a prepared tree
 if command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1; then
   echo "note: gpukit/check/no-gpu not run: this machine has a GPU (make gpu-check runs the real thing)"
