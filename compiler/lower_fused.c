@@ -549,7 +549,13 @@ void stage_walk(Fused *F, const Walk *wk, int dir, Value **st, int nst) {
   for (int i = 0; i < nst; i++) {
     const Value *x = st[i];
     int W = width_of(x), j = add_local(L, k, "j", KT_I64, 0, false);
-    int sh = add_shared(L, k, arena_printf(L->a, "sh_st%d", x->id), x->f64 ? KT_F64 : KT_F32, k->group * W);
+    /* staged in an earlier walk of this kernel too (a score read by two walks): the same array,
+     * which this walk's chunks fill again */
+    const char *name = arena_printf(L->a, "sh_st%d", x->id);
+    int sh = -1;
+    for (int s = 0; s < k->nshared && sh < 0; s++)
+      if (strcmp(k->shared[s].name, name) == 0) sh = s;
+    if (sh < 0) sh = add_shared(L, k, name, x->f64 ? KT_F64 : KT_F32, k->group * W);
     PtrVec *body = ks_for(L, k, wk->stage, j, ki(L, 0), ki(L, W));
     KExpr *jj = kvar(L, k, j, NULL);
     stage_store(F, body, x, &scx, jj, sh, kbin(L, KO_ADD, kbin(L, KO_MUL, klane(L), ki(L, W)), jj));
