@@ -9,7 +9,7 @@
 #                  the fuzzer found; it stays here as a regression test once fixed)
 #
 # A case fails if replay exits non-zero (a sanitizer report, an abort in the target: invalid
-# IR, an internal error), runs past its time limit (120 s in all, 10 s per input; the whole
+# IR, an internal error), runs past its time limit (120 s in all, 10 s of CPU per input; the whole
 # corpus needs well under a second), or if anything sanitizer-like is printed. Memory is
 # capped at 2 GiB (ASan's hard_rss_limit_mb), so a runaway input fails fast instead of
 # exhausting the machine. On failure the inputs are replayed one by one to name the culprits.
