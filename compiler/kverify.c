@@ -32,6 +32,15 @@
  *     loop variable, where every lane takes it;
  *   - block-reduced atomics (count 1): sums (atomic_add) into a one-row buffer, without a row, at
  *     most 8 target buffers per kernel (what the emitters' per-block arrays hold);
+ *   - indices in range (in_range_index): every index that is evaluated whenever its statement runs
+ *     (not inside an arm of a select, which C and CUDA evaluate lazily) and whose value interval
+ *     follows from constants, the lane, lane loops (k in [0, count)) and loops with constant
+ *     bounds lies within what it indexes: a shared array's length, a register array's, a row's
+ *     width. Other values (rows, edges, loads, lets) are unknown and make an index unchecked. The
+ *     lowering once emitted the statements a fused operand needs (a sum_heads loop) ahead of a
+ *     concat's select, unclamped, for every lane: a shared array read at -2 and at 18 of 10, an
+ *     illegal address on CUDA (tests/lang/multi.gnn, backward, vertex mapping) and an unseen
+ *     out-of-bounds read on the host;
  *   - shared memory (shared_fits): a CUDA block of one group holds at most GNN_SHARED_MAX bytes
  *     (48 KB) of static shared memory, every per-group array and the block's sums counted, so
  *     that kernel_groups_per_block finds a block that fits and ptxas never refuses one.
@@ -39,20 +48,29 @@
  */
 #include "gnnc.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* An interval of integer values [lo, hi], or unknown. */
+typedef struct {
+  bool known;
+  int64_t lo, hi;
+} Range;
 
 typedef struct {
   const KProgram *p;
   const Kernel *k;
   FILE *err;
   int problems;
-  bool fwd; /* the step being checked is part of the forward pass */
+  bool fwd;     /* the step being checked is part of the forward pass */
+  Range *range; /* per local of k: a loop variable's values while its loop is being checked */
 } KV;
 
 /* Where a statement or expression sits in its kernel. */
 typedef struct {
   bool lanes;   /* per-lane code: inside a lane loop, a per-lane loop or a per-lane if */
   bool trained; /* under a training guard: runs only when the forward's training flag is set */
+  bool lazy;    /* inside an arm of a select: evaluated only when the select takes it */
 } At;
 
 static void bad(KV *v, const char *fmt, const char *a, long long n) {
@@ -141,6 +159,80 @@ static bool uniform_expr(const Kernel *k, const KExpr *e) {
   return uniform_expr(k, e->a) && uniform_expr(k, e->b) && uniform_expr(k, e->c);
 }
 
+/* ---- index ranges (in_range_index) */
+
+#define RANGE_CAP ((int64_t)1 << 40) /* beyond it an interval is unknown: no overflow below */
+
+static Range unknown_range(void) { return (Range){false, 0, 0}; }
+static Range mk_range(int64_t lo, int64_t hi) {
+  if (lo > hi || lo < -RANGE_CAP || hi > RANGE_CAP) return unknown_range();
+  return (Range){true, lo, hi};
+}
+static int64_t min4(int64_t a, int64_t b, int64_t c, int64_t d) {
+  int64_t m = a < b ? a : b, n = c < d ? c : d;
+  return m < n ? m : n;
+}
+static int64_t max4(int64_t a, int64_t b, int64_t c, int64_t d) {
+  int64_t m = a > b ? a : b, n = c > d ? c : d;
+  return m > n ? m : n;
+}
+
+/* The values integer expression e can take in the kernel being checked, as C computes them
+ * (division truncates toward zero, a remainder takes the dividend's sign). */
+static Range range_of(const KV *v, const KExpr *e) {
+  if (!e || e->type != KT_I64) return unknown_range();
+  switch (e->kind) {
+  case KE_ICONST: return mk_range(e->i, e->i);
+  case KE_LANE: return mk_range(0, v->k->group - 1);
+  case KE_VAR:
+    if (e->a || e->var < 0 || e->var >= v->k->nlocals) return unknown_range();
+    return v->range[e->var];
+  case KE_UN:
+    if (e->op == KU_NEG) {
+      Range a = range_of(v, e->a);
+      return a.known ? mk_range(-a.hi, -a.lo) : a;
+    }
+    return unknown_range();
+  case KE_BIN: {
+    if (e->op >= KO_LT) return unknown_range(); /* comparisons and logic: 0 or 1, never an index here */
+    Range a = range_of(v, e->a), b = range_of(v, e->b);
+    if (!a.known || !b.known) return unknown_range();
+    switch (e->op) {
+    case KO_ADD: return mk_range(a.lo + b.lo, a.hi + b.hi);
+    case KO_SUB: return mk_range(a.lo - b.hi, a.hi - b.lo);
+    case KO_MUL:
+      return mk_range(min4(a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi),
+                      max4(a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi));
+    case KO_DIV: /* monotone in the dividend and, for a positive divisor, in the divisor */
+      if (b.lo <= 0) return unknown_range();
+      return mk_range(min4(a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi),
+                      max4(a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi));
+    case KO_MOD:
+      if (b.lo <= 0) return unknown_range();
+      if (a.lo >= 0 && a.hi < b.lo) return a;
+      return mk_range(a.lo >= 0 ? 0 : (a.lo > -(b.hi - 1) ? a.lo : -(b.hi - 1)),
+                      a.hi <= 0 ? 0 : (a.hi < b.hi - 1 ? a.hi : b.hi - 1));
+    case KO_MIN: return mk_range(a.lo < b.lo ? a.lo : b.lo, a.hi < b.hi ? a.hi : b.hi);
+    case KO_MAX: return mk_range(a.lo > b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi);
+    default: return unknown_range();
+    }
+  }
+  default: return unknown_range();
+  }
+}
+
+/* An index that runs whenever its statement does must lie in [0, len): what names what it
+ * indexes ("shared array sh13", "a row of t44"). */
+static void in_range_index(KV *v, const KExpr *idx, int64_t len, At at, const char *what, const char *name) {
+  if (!idx || at.lazy || len < 1) return;
+  Range r = range_of(v, idx);
+  if (!r.known || (r.lo >= 0 && r.hi < len)) return;
+  v->problems++;
+  if (!v->err) return;
+  fprintf(v->err, "kverify: kernel %s: %s %s (%lld elements) indexed in [%lld, %lld], outside it\n",
+          v->k->name ? v->k->name : "?", what, name ? name : "?", (long long)len, (long long)r.lo, (long long)r.hi);
+}
+
 static void expr(KV *v, const KExpr *e, At at) {
   if (!e) {
     bad(v, "a NULL expression%s%.0lld", "", 0);
@@ -154,12 +246,15 @@ static void expr(KV *v, const KExpr *e, At at) {
   case KE_VAR:
     if (e->var < 0 || e->var >= v->k->nlocals) bad(v, "local %s%lld out of range", "", e->var);
     else if (v->k->locals[e->var].len > 0 && !e->a) bad(v, "register array %s read without an index%lld", v->k->locals[e->var].name, 0);
+    else if (e->a && v->k->locals[e->var].len > 0)
+      in_range_index(v, e->a, v->k->locals[e->var].len, at, "register array", v->k->locals[e->var].name);
     if (e->a) expr(v, e->a, at);
     break;
   case KE_SHARED:
     if (e->var < 0 || e->var >= v->k->nshared) bad(v, "shared array %s%lld out of range", "", e->var);
     else if (e->a && e->a->kind == KE_ICONST && (e->a->i < 0 || e->a->i >= v->k->shared[e->var].len))
       bad(v, "reads shared array %s at %lld, outside its length", v->k->shared[e->var].name, e->a->i);
+    else if (e->a) in_range_index(v, e->a, v->k->shared[e->var].len, at, "shared array", v->k->shared[e->var].name);
     if (e->a) expr(v, e->a, at);
     break;
   case KE_LOAD:
@@ -171,6 +266,7 @@ static void expr(KV *v, const KExpr *e, At at) {
     if (dom_has_rows(e->buf->dom) && !e->a)
       bad(v, "loads per-row buffer %s without a row%lld", e->buf->name, 0);
     plan_access(v, e->buf, at, false);
+    in_range_index(v, e->b, e->buf->width, at, e->a ? "a row of buffer" : "buffer", e->buf->name);
     if (e->a) expr(v, e->a, at);
     if (e->b) expr(v, e->b, at);
     break;
@@ -188,10 +284,11 @@ static void expr(KV *v, const KExpr *e, At at) {
     break;
   case KE_SELECT: {
     expr(v, e->a, at);
-    At then = at;
+    At then = at, other = at;
     then.trained |= implies_training(e->a);
+    then.lazy = other.lazy = true;
     expr(v, e->b, then);
-    expr(v, e->c, at);
+    expr(v, e->c, other);
     break;
   }
   case KE_KEEP:
@@ -217,7 +314,9 @@ static void stmt(KV *v, const KStmt *s, At at) {
   switch (s->kind) {
   case KS_LET:
     if (!local_ok(v, s->var)) bad(v, "let of local %s%lld out of range", "", s->var);
+    else if (s->idx && k->locals[s->var].len > 0) in_range_index(v, s->idx, k->locals[s->var].len, at, "register array", k->locals[s->var].name);
     if (s->idx) expr(v, s->idx, at);
+    if (local_ok(v, s->var)) v->range[s->var] = unknown_range(); /* assigned: no longer a loop's variable alone */
     expr(v, s->val, at);
     if (local_ok(v, s->var) && k->locals[s->var].uniform && !at.lanes && (!uniform_expr(k, s->idx) || !uniform_expr(k, s->val)))
       bad(v, "uniform local %s gets a per-lane value%lld", k->locals[s->var].name, 0);
@@ -237,6 +336,7 @@ static void stmt(KV *v, const KStmt *s, At at) {
       if (!s->idx) bad(v, "block-reduced atomic into %s without an element index%lld", s->buf->name, 0);
     }
     plan_access(v, s->buf, at, true);
+    in_range_index(v, s->idx, s->buf->width, at, s->row ? "a row of buffer" : "buffer", s->buf->name);
     if (s->row) expr(v, s->row, at);
     if (s->idx) expr(v, s->idx, at);
     expr(v, s->val, at);
@@ -247,6 +347,7 @@ static void stmt(KV *v, const KStmt *s, At at) {
       bad(v, "store to shared array %s (%lld elements) without an index", k->shared[s->var].name, k->shared[s->var].len);
     else if (s->idx && s->idx->kind == KE_ICONST && (s->idx->i < 0 || s->idx->i >= k->shared[s->var].len))
       bad(v, "store to shared array %s at %lld, outside its length", k->shared[s->var].name, s->idx->i);
+    else if (s->idx) in_range_index(v, s->idx, k->shared[s->var].len, at, "shared array", k->shared[s->var].name);
     if (s->idx) expr(v, s->idx, at);
     expr(v, s->val, at);
     break;
@@ -265,7 +366,13 @@ static void stmt(KV *v, const KStmt *s, At at) {
     }
     At in = at;
     in.lanes |= !uni;
+    Range lo = range_of(v, s->lo), hi = range_of(v, s->hi), saved = unknown_range();
+    if (local_ok(v, s->var)) { /* in the body the variable lies in [lo, hi) */
+      saved = v->range[s->var];
+      v->range[s->var] = lo.known && hi.known ? mk_range(lo.lo, hi.hi - 1) : unknown_range();
+    }
     stmts(v, &s->body, in);
+    if (local_ok(v, s->var)) v->range[s->var] = saved;
     break;
   }
   case KS_FOR_LANES: {
@@ -273,7 +380,15 @@ static void stmt(KV *v, const KStmt *s, At at) {
     if (s->count < 0) bad(v, "lane loop over %s%lld elements", "", s->count);
     At in = at;
     in.lanes = true;
+    bool vars = local_ok(v, s->var) && local_ok(v, s->var2) && s->var != s->var2;
+    Range sk = unknown_range(), si = unknown_range();
+    if (vars) { /* k = lane + i * G < count: the emitters guard each element */
+      sk = v->range[s->var], si = v->range[s->var2];
+      v->range[s->var] = mk_range(0, s->count - 1);
+      v->range[s->var2] = mk_range(0, (s->count - 1) / (k->group > 0 ? k->group : 1));
+    }
     stmts(v, &s->body, in);
+    if (vars) v->range[s->var] = sk, v->range[s->var2] = si;
     break;
   }
   case KS_IF: {
@@ -371,7 +486,14 @@ int kir_verify(const KProgram *p, FILE *err) {
       for (int i = 0; i < k->bufs.len; i++) use(&v, k->bufs.items[i], s);
       kernel_decls(&v, k);
       shared_fits(&v, k);
-      stmts(&v, &k->body, (At){false, st->train_only}); /* a training-only step: all of it guarded */
+      v.range = calloc((size_t)k->nlocals + 1, sizeof *v.range); /* all unknown */
+      if (!v.range) {
+        bad(&v, "out of memory checking kernel %s%.0lld", "", 0);
+        break;
+      }
+      stmts(&v, &k->body, (At){false, st->train_only, false}); /* a training-only step: all of it guarded */
+      free(v.range);
+      v.range = NULL;
       break;
     }
     case STEP_GEMM: {

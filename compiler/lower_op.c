@@ -176,8 +176,14 @@ KExpr *fn_elem(Lower *L, Kernel *k, PtrVec *blk, const Value *v, FnKind fn, cons
     /* element (o, c) of [.., la+lb]: a's (o, c) if c < la, else b's (o, c - la) */
     int64_t la = sa->rank ? sa->d[sa->rank - 1] : 1, lb = sb->rank ? sb->d[sb->rank - 1] : 1, w = la + lb;
     KExpr *o = kbin(L, KO_DIV, idx, ki(L, w)), *c = kbin(L, KO_MOD, idx, ki(L, w));
-    return ksel(L, kbin(L, KO_LT, c, ki(L, la)), A(kbin(L, KO_ADD, kbin(L, KO_MUL, o, ki(L, la)), c)),
-                B(kbin(L, KO_ADD, kbin(L, KO_MUL, o, ki(L, lb)), kbin(L, KO_SUB, c, ki(L, la)))));
+    /* Each side's column is clamped into that side's row although the select takes only one:
+     * a fused operand that needs statements (a sum_heads or dot loop) has them emitted before
+     * the select, for every lane, so the untaken side's reads happen too -- unclamped they were
+     * a column past a's row or before b's (multi.gnn's Mix: a shared array read at -2 and at
+     * 18 of 10, an illegal address on CUDA). in_range_index (kverify.c) checks it. */
+    KExpr *ca = kbin(L, KO_MIN, c, ki(L, la - 1)), *cb = kbin(L, KO_MAX, kbin(L, KO_SUB, c, ki(L, la)), ki(L, 0));
+    return ksel(L, kbin(L, KO_LT, c, ki(L, la)), A(kbin(L, KO_ADD, kbin(L, KO_MUL, o, ki(L, la)), ca)),
+                B(kbin(L, KO_ADD, kbin(L, KO_MUL, o, ki(L, lb)), cb)));
   }
   case FN_SLICE: {
     int64_t la = sa->d[sa->rank - 1], w = v->iattr2 - v->iattr;
@@ -188,7 +194,10 @@ KExpr *fn_elem(Lower *L, Kernel *k, PtrVec *blk, const Value *v, FnKind fn, cons
     int64_t la = sa->d[sa->rank - 1], w = v->iattr2, at = v->iattr;
     KExpr *o = kbin(L, KO_DIV, idx, ki(L, w)), *c = kbin(L, KO_MOD, idx, ki(L, w));
     KExpr *in = kbin(L, KO_AND, kbin(L, KO_GE, c, ki(L, at)), kbin(L, KO_LT, c, ki(L, at + la)));
-    return ksel(L, in, A(kbin(L, KO_ADD, kbin(L, KO_MUL, o, ki(L, la)), kbin(L, KO_SUB, c, ki(L, at)))), kf(L, 0));
+    /* the column clamped into a's row, as concat's: statements a fused operand needs run for
+     * the columns outside [at, at + la) too */
+    KExpr *ca = kbin(L, KO_MIN, kbin(L, KO_MAX, kbin(L, KO_SUB, c, ki(L, at)), ki(L, 0)), ki(L, la - 1));
+    return ksel(L, in, A(kbin(L, KO_ADD, kbin(L, KO_MUL, o, ki(L, la)), ca)), kf(L, 0));
   }
   case FN_LINEAR: {
     /* a small projection computed where it is read (fuse keeps it out of the GEMMs):

@@ -1273,14 +1273,14 @@ static void k15_reduce_rows_sum_finish_global(int64_t nrows, float *restrict t10
 }
 
 /* k16_apply_global_add_global: one group, 32 lanes per group. fused %68 %69 %70 %104 %105 %106; in memory: %70 %106 */
-static void k16_apply_global_add_global(int64_t nrows, float *restrict grad_gatconv1_a, const float *restrict t62, const float *restrict t65, const float *restrict t98, float *restrict grad_gatconv0_a, const float *restrict t101) {
+static void k16_apply_global_add_global(int64_t nrows, float *restrict grad_gatconv1_a, const float *restrict t62, const float *restrict t65, const float *restrict t101, const float *restrict t98, float *restrict grad_gatconv0_a) {
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 14; k++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k % 32), i = (int)(k / 32);
       (void)lane;
       (void)i;
-      grad_gatconv1_a[k] = (((k >= 7) && (k < 14)) ? t62[k - 7] : 0.0f) + (((k >= 0) && (k < 7)) ? t65[k] : 0.0f);
+      grad_gatconv1_a[k] = (((k >= 7) && (k < 14)) ? t62[gnn_min_i64(gnn_max_i64(k - 7, 0), 6)] : 0.0f) + (((k >= 0) && (k < 7)) ? t65[gnn_min_i64(gnn_max_i64(k, 0), 6)] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k1_hi = 0; k1_hi < 8; k1_hi++) { /* k / 16: see emit_flat_loop */
@@ -1289,9 +1289,11 @@ static void k16_apply_global_add_global(int64_t nrows, float *restrict grad_gatc
         const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
         (void)lane;
         (void)i1;
+        float r105_;
         float r104_;
-        r104_ = (((k1_lo) >= 8) && ((k1_lo) < 16)) ? t98[((k1_hi) * 8) + ((k1_lo) - 8)] : 0.0f;
-        grad_gatconv0_a[k1] = r104_ + ((((k1_lo) >= 0) && ((k1_lo) < 8)) ? t101[((k1_hi) * 8) + (k1_lo)] : 0.0f);
+        r105_ = (((k1_lo) >= 0) && ((k1_lo) < 8)) ? t101[((k1_hi) * 8) + gnn_min_i64(gnn_max_i64(k1_lo, 0), 7)] : 0.0f;
+        r104_ = (((k1_lo) >= 8) && ((k1_lo) < 16)) ? t98[((k1_hi) * 8) + gnn_min_i64(gnn_max_i64((k1_lo) - 8, 0), 7)] : 0.0f;
+        grad_gatconv0_a[k1] = r104_ + r105_;
       }
     }
   }
@@ -1809,7 +1811,7 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
   k15_reduce_rows_sum_finish_global(1, m->t101, m->acc101);
   gnn_profile_step(m->ctx, "backward 23 kernel %101 reduce_rows.sum");
   /* 24: fused %68 %69 %70 %104 %105 %106; in memory: %70 %106 */
-  k16_apply_global_add_global(1, m->grad[3], m->t62, m->t65, m->t98, m->grad[1], m->t101);
+  k16_apply_global_add_global(1, m->grad[3], m->t62, m->t65, m->t101, m->t98, m->grad[1]);
   gnn_profile_step(m->ctx, "backward 24 kernel fused %68 %69 %70 %104 %105 %106; in memory: %70 %106");
   /* 25: %109 reduce_rows.matmul_tn */
   {

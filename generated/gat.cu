@@ -975,25 +975,27 @@ extern "C" __global__ void __launch_bounds__(256) gat_k15_reduce_rows_sum_finish
 }
 
 /* gat_k16_apply_global_add_global: one group, 32 lanes per group, 8 groups per block. fused %68 %69 %70 %104 %105 %106; in memory: %70 %106 */
-extern "C" __global__ void __launch_bounds__(256) gat_k16_apply_global_add_global(int64_t nrows, float *__restrict__ grad_gatconv1_a, const float *__restrict__ t62, const float *__restrict__ t65, const float *__restrict__ t98, float *__restrict__ grad_gatconv0_a, const float *__restrict__ t101) {
+extern "C" __global__ void __launch_bounds__(256) gat_k16_apply_global_add_global(int64_t nrows, float *__restrict__ grad_gatconv1_a, const float *__restrict__ t62, const float *__restrict__ t65, const float *__restrict__ t101, const float *__restrict__ t98, float *__restrict__ grad_gatconv0_a) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   const unsigned gmask = 0xffffffffu;
   if (row >= nrows) return;  /* a whole group leaves together */
+  float r105_;
   float r104_;
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 14) {
-      grad_gatconv1_a[k] = (((k >= 7) && (k < 14)) ? t62[k - 7] : 0.0f) + (((k >= 0) && (k < 7)) ? t65[k] : 0.0f);
+      grad_gatconv1_a[k] = (((k >= 7) && (k < 14)) ? t62[gnn_min_i64(gnn_max_i64(k - 7, 0), 6)] : 0.0f) + (((k >= 0) && (k < 7)) ? t65[gnn_min_i64(gnn_max_i64(k, 0), 6)] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i1 = 0; i1 < 4; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 32;
-    r104_ = (((k1 % 16) >= 8) && ((k1 % 16) < 16)) ? t98[((k1 / 16) * 8) + ((k1 % 16) - 8)] : 0.0f;
-    grad_gatconv0_a[k1] = r104_ + ((((k1 % 16) >= 0) && ((k1 % 16) < 8)) ? t101[((k1 / 16) * 8) + (k1 % 16)] : 0.0f);
+    r105_ = (((k1 % 16) >= 0) && ((k1 % 16) < 8)) ? t101[((k1 / 16) * 8) + (gnn_min_i64(gnn_max_i64(k1 % 16, 0), 7))] : 0.0f;
+    r104_ = (((k1 % 16) >= 8) && ((k1 % 16) < 16)) ? t98[((k1 / 16) * 8) + (gnn_min_i64(gnn_max_i64((k1 % 16) - 8, 0), 7))] : 0.0f;
+    grad_gatconv0_a[k1] = r104_ + r105_;
   }
 }
 
@@ -1593,7 +1595,7 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
   /* 24: fused %68 %69 %70 %104 %105 %106; in memory: %70 %106 */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
-    gat_k16_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[3], m->t62, m->t65, m->t98, m->grad[1], m->t101);
+    gat_k16_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[3], m->t62, m->t65, m->t101, m->t98, m->grad[1]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 24 kernel fused %68 %69 %70 %104 %105 %106; in memory: %70 %106");

@@ -191,7 +191,7 @@ static void k1_gmmconv0_w_gmmconv1_w_edge(int64_t nrows, const int32_t *restrict
       (void)lane;
       (void)i2;
       float r12_;
-      r12_ = (k2 < 1) ? sh_st8[k2] : sh_st11[k2 - 1];
+      r12_ = (k2 < 1) ? sh_st8[gnn_min_i64(k2, 0)] : sh_st11[gnn_max_i64(k2 - 1, 0)];
       sh_st12[k2] = r12_;
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -375,7 +375,7 @@ static void k2_gmmconv0_out_gmmconv1_x_vertex(int64_t nrows, const int64_t *rest
             if (!training) {
               lin = 0.0f;
               for (int64_t j3 = 0; j3 < 2; j3++) {
-                r12_ = (j3 < 1) ? sh_st8[lane + j3] : sh_st11[lane + (j3 - 1)];
+                r12_ = (j3 < 1) ? sh_st8[lane + gnn_min_i64(j3, 0)] : sh_st11[lane + gnn_max_i64(j3 - 1, 0)];
                 lin = lin + (r12_ * p_gmmconv0_P[(j3 * 2) + j2]);
               }
               gmmconv0_ps_ = gnn_tanhf(lin);
@@ -518,7 +518,7 @@ static void k3_gmmconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
             if (!training) {
               lin = 0.0f;
               for (int64_t j3 = 0; j3 < 2; j3++) {
-                r12_ = (j3 < 1) ? sh_st8[lane + j3] : sh_st11[lane + (j3 - 1)];
+                r12_ = (j3 < 1) ? sh_st8[lane + gnn_min_i64(j3, 0)] : sh_st11[lane + gnn_max_i64(j3 - 1, 0)];
                 lin = lin + (r12_ * p_gmmconv1_P[(j3 * 2) + j2]);
               }
               gmmconv1_ps_ = gnn_tanhf(lin);
@@ -733,7 +733,7 @@ static void k6_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
       (void)lane;
       (void)i2;
       float r12_;
-      r12_ = (k2 < 1) ? sh_st8[k2] : sh_st11[k2 - 1];
+      r12_ = (k2 < 1) ? sh_st8[gnn_min_i64(k2, 0)] : sh_st11[gnn_max_i64(k2 - 1, 0)];
       sh_st12[k2] = r12_;
     }
     /* barrier: the lane loops above and below are separate regions */

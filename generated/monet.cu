@@ -140,7 +140,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k1_gmmconv0_w_gmmconv1_w
   for (int i2 = 0; i2 < 1; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 4;
     if (k2 < 2) {
-      r12_ = (k2 < 1) ? sh_st8[k2] : sh_st11[k2 - 1];
+      r12_ = (k2 < 1) ? sh_st8[gnn_min_i64(k2, 0)] : sh_st11[gnn_max_i64(k2 - 1, 0)];
       sh_st12[k2] = r12_;
     }
   }
@@ -276,7 +276,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_gmmconv0_out_gmmconv1
         if (!training) {
           lin = 0.0f;
           for (int64_t j3 = 0; j3 < 2; j3++) {
-            r12_ = (j3 < 1) ? sh_st8[lane + j3] : sh_st11[lane + (j3 - 1)];
+            r12_ = (j3 < 1) ? sh_st8[lane + (gnn_min_i64(j3, 0))] : sh_st11[lane + (gnn_max_i64(j3 - 1, 0))];
             lin = lin + (r12_ * p_gmmconv0_P[(j3 * 2) + j2]);
           }
           gmmconv0_ps_ = tanhf(lin);
@@ -416,7 +416,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k3_gmmconv1_out_vertex(i
         if (!training) {
           lin = 0.0f;
           for (int64_t j3 = 0; j3 < 2; j3++) {
-            r12_ = (j3 < 1) ? sh_st8[lane + j3] : sh_st11[lane + (j3 - 1)];
+            r12_ = (j3 < 1) ? sh_st8[lane + (gnn_min_i64(j3, 0))] : sh_st11[lane + (gnn_max_i64(j3 - 1, 0))];
             lin = lin + (r12_ * p_gmmconv1_P[(j3 * 2) + j2]);
           }
           gmmconv1_ps_ = tanhf(lin);
@@ -660,7 +660,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k6_reduce_rows6_sum_edge
     for (int i2 = 0; i2 < 1; i2++) {
       const int64_t k2 = lane + (int64_t)i2 * 8;
       if (k2 < 2) {
-        r12_ = (k2 < 1) ? sh_st8[k2] : sh_st11[k2 - 1];
+        r12_ = (k2 < 1) ? sh_st8[gnn_min_i64(k2, 0)] : sh_st11[gnn_max_i64(k2 - 1, 0)];
         sh_st12[k2] = r12_;
       }
     }

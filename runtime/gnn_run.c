@@ -160,6 +160,14 @@ static double now(void) {
       goto out;                                                                                      \
     }                                                                                                \
   } while (0)
+/* A host allocation that failed: said, not dereferenced. */
+#define NEED(p)                                                                                      \
+  do {                                                                                               \
+    if (!(p)) {                                                                                      \
+      fprintf(stderr, "gnn-run: out of host memory (%s)\n", #p);                                    \
+      goto out;                                                                                      \
+    }                                                                                                \
+  } while (0)
 
 int main(int argc, char **argv) {
   const char *libpath = NULL, *graph = NULL, *params = NULL, *inputs = NULL, *output = NULL, *save_grads = NULL,
@@ -200,13 +208,19 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (save_grads || save_input_grads) backward = train = true;
+  /* Line-buffered even into a pipe: a caller that merges stderr into stdout (2>&1) then sees an
+   * error message after the report lines printed before it, not ahead of all of them (a block-
+   * buffered stdout reaches the pipe only at exit, so the message came first and a tail of the
+   * output showed only the normal report: tests/suites/lang.sh's CUDA backward/multi failure). */
+  setvbuf(stdout, NULL, _IOLBF, 0);
 
   int rc = 1;
   Rt rt = {0};
   gnn_ctx *ctx = NULL;
   gnn_graph *g = NULL;
   void *model = NULL;
-  float **in_host = NULL, **in_dev = NULL, *host_out = NULL, *dgrad = NULL, *hgrad = NULL;
+  float **in_host = NULL, **in_dev = NULL, *host_out = NULL, *dgrad = NULL, *hgrad = NULL, **gsave = NULL;
+  double *times = NULL, *steps = NULL;
   gnn_tensor_file *tf = NULL, *tf_in = NULL;
   const gnn_model_api *api = NULL;
   void *lib = NULL;
@@ -231,6 +245,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < api->num_params; i++) {
       const gnn_tensor_info *t = &api->params[i];
       float *h = malloc(sizeof(float) * (size_t)(t->width ? t->width : 1));
+      NEED(h);
       gnn_status st = rt.tf_get(ctx, tf, t->name, t->rank, t->dims, h);
       if (st == GNN_OK) st = rt.upload(ctx, api->param(model, i), h, sizeof(float) * (size_t)t->width);
       free(h);
@@ -242,6 +257,8 @@ int main(int argc, char **argv) {
    * generated as the interpreter generates them */
   in_host = calloc((size_t)api->num_inputs + 1, sizeof(float *));
   in_dev = calloc((size_t)api->num_inputs + 1, sizeof(float *));
+  NEED(in_host);
+  NEED(in_dev);
   bool features_used = false, edge_values_used = false;
   struct stat st_dir;
   bool is_dir = stat(graph, &st_dir) == 0 && S_ISDIR(st_dir.st_mode);
@@ -267,7 +284,9 @@ int main(int argc, char **argv) {
           free(feat);
           goto out;
         }
-        file_rows = calloc((size_t)(rows * t->width), sizeof(float));
+        file_rows = calloc((size_t)(rows * t->width > 0 ? rows * t->width : 1), sizeof(float));
+        if (!file_rows) free(feat);
+        NEED(file_rows);
         for (int64_t r = 0; r < rows; r++) memcpy(file_rows + r * t->width, feat + r * ncols, sizeof(float) * (size_t)ncols);
         free(feat);
         features_used = true;
@@ -282,6 +301,7 @@ int main(int argc, char **argv) {
         goto out;
       }
       in_host[i] = malloc(bytes ? bytes : 1);
+      NEED(in_host[i]);
       memcpy(in_host[i], g->h_edge_values, bytes);
       CHECK(rt.gmalloc(ctx, (void **)&in_dev[i], bytes));
       CHECK(rt.upload(ctx, in_dev[i], in_host[i], bytes));
@@ -290,10 +310,13 @@ int main(int argc, char **argv) {
     if (!file_rows) { /* the interpreter's generated input */
       uint64_t s = name_seed((uint64_t)seed ^ 0x5eedull, t->name);
       file_rows = malloc(bytes ? bytes : 1);
+      NEED(file_rows);
       for (int64_t k = 0; k < rows * t->width; k++)
         file_rows[k] = (float)(t->domain == GNN_DOMAIN_EDGE ? uniform01(&s) : 2 * uniform01(&s) - 1);
     }
     in_host[i] = malloc(bytes ? bytes : 1);
+    if (!in_host[i]) free(file_rows);
+    NEED(in_host[i]);
     to_graph_order(g, t->domain, t->width, file_rows, in_host[i]);
     free(file_rows);
     CHECK(rt.gmalloc(ctx, (void **)&in_dev[i], bytes));
@@ -301,26 +324,26 @@ int main(int argc, char **argv) {
   }
 
   /* forward: warm-up, then timed runs */
-  double *times = malloc(sizeof(double) * (size_t)repeat);
+  times = malloc(sizeof(double) * (size_t)repeat);
+  NEED(times);
   for (int64_t r = 0; r < warmup + repeat; r++) {
     double t0 = now();
     gnn_status st = api->forward(model, (const float *const *)in_dev, train, (uint64_t)seed);
     if (st == GNN_OK) st = rt.sync(ctx);
-    if (st != GNN_OK) {
-      free(times);
-      CHECK(st);
-    }
+    CHECK(st);
     if (r >= warmup) times[r - warmup] = now() - t0;
   }
   qsort(times, (size_t)repeat, sizeof(double), cmp_double);
   double median = repeat % 2 ? times[repeat / 2] : 0.5 * (times[repeat / 2 - 1] + times[repeat / 2]);
   double fastest = times[0];
   free(times);
+  times = NULL;
 
   const gnn_tensor_info *ot = &api->output_info;
   int64_t orows = domain_rows(g, ot->domain);
   size_t obytes = sizeof(float) * (size_t)(orows * ot->width);
   host_out = malloc(obytes ? obytes : 1);
+  NEED(host_out);
   CHECK(rt.download(ctx, host_out, api->output(model), obytes));
   double sum = 0, asum = 0;
   int64_t nonfinite = 0;
@@ -364,7 +387,9 @@ int main(int argc, char **argv) {
       goto out;
     }
     write_rows(f, "output", g, ot, host_out);
-    bool ok = fclose(f) == 0 && text && driver_write_tensors("gnn-run", output, text, len);
+    bool ok = fclose(f) == 0 && text;
+    if (!ok) fprintf(stderr, "gnn-run: %s: cannot format the output in memory: %s\n", output, strerror(errno));
+    ok = ok && driver_write_tensors("gnn-run", output, text, len); /* says why on failure */
     free(text);
     if (!ok) goto out;
   }
@@ -382,9 +407,12 @@ int main(int argc, char **argv) {
     } else {
       uint64_t s = name_seed((uint64_t)seed ^ 0x5eedull, "grad.out");
       seed_rows = malloc(obytes ? obytes : 1);
+      NEED(seed_rows);
       for (int64_t k = 0; k < orows * ot->width; k++) seed_rows[k] = (float)(2 * uniform01(&s) - 1);
     }
     hgrad = malloc(obytes ? obytes : 1);
+    if (!hgrad) free(seed_rows);
+    NEED(hgrad);
     to_graph_order(g, ot->domain, ot->width, seed_rows, hgrad);
     free(seed_rows);
     CHECK(rt.gmalloc(ctx, (void **)&dgrad, obytes));
@@ -418,26 +446,35 @@ int main(int argc, char **argv) {
         if (!d) continue;
         size_t b = sizeof(float) * (size_t)(domain_rows(g, t->domain) * t->width);
         float *h = malloc(b ? b : 1);
+        if (!h) {
+          fclose(f);
+          free(text);
+          NEED(h);
+        }
         st = rt.download(ctx, h, d, b);
         char nm[300];
         snprintf(nm, sizeof nm, "grad_input.%s", t->name);
         if (!st) write_rows(f, nm, g, t, h);
         free(h);
       }
-      bool ok = fclose(f) == 0 && text && !st && driver_write_tensors("gnn-run", save_input_grads, text, len);
+      bool formatted = fclose(f) == 0 && text;
+      if (!formatted) fprintf(stderr, "gnn-run: %s: cannot format the input gradients in memory: %s\n", save_input_grads, strerror(errno));
+      bool ok = formatted && !st && driver_write_tensors("gnn-run", save_input_grads, text, len);
       free(text);
       CHECK(st);
       if (!ok) goto out;
     }
     /* a training step without the optimiser: a training forward then the backward, --repeat
      * times after --warmup (the gradients saved below are the first backward's, as before) */
-    double *steps = malloc(sizeof(double) * (size_t)repeat);
-    float **gsave = NULL;
+    steps = malloc(sizeof(double) * (size_t)repeat);
+    NEED(steps);
     if (save_grads) { /* keep the first backward's gradients: the timed steps redo them */
       gsave = calloc((size_t)api->num_params + 1, sizeof(float *));
+      NEED(gsave);
       for (int i = 0; i < api->num_params; i++) {
         size_t b = sizeof(float) * (size_t)api->params[i].width;
         gsave[i] = malloc(b ? b : 1);
+        NEED(gsave[i]);
         CHECK(rt.download(ctx, gsave[i], api->grad(model, i), b));
       }
     }
@@ -453,41 +490,47 @@ int main(int argc, char **argv) {
            (repeat % 2 ? steps[repeat / 2] : 0.5 * (steps[repeat / 2 - 1] + steps[repeat / 2])) * 1e3, (long long)repeat,
            (long long)warmup);
     free(steps);
-    if (gsave) {
-      for (int i = 0; i < api->num_params; i++) {
+    steps = NULL;
+    if (gsave)
+      for (int i = 0; i < api->num_params; i++)
         CHECK(rt.upload(ctx, api->grad(model, i), gsave[i], sizeof(float) * (size_t)api->params[i].width));
-        free(gsave[i]);
-      }
-      free(gsave);
-    }
     if (save_grads) {
       int np = api->num_params;
       const char **names = calloc((size_t)np + 1, sizeof(char *));
       int *ranks = calloc((size_t)np + 1, sizeof(int));
       int64_t(*dims)[4] = calloc((size_t)np + 1, sizeof *dims);
       float **data = calloc((size_t)np + 1, sizeof(float *));
+      bool oom = !names || !ranks || !dims || !data;
       gnn_status st = GNN_OK;
-      for (int i = 0; i < np && st == GNN_OK; i++) {
+      for (int i = 0; i < np && st == GNN_OK && !oom; i++) {
         const gnn_tensor_info *t = &api->params[i];
         char *nm = malloc(strlen(t->name) + 6);
-        sprintf(nm, "grad.%s", t->name);
         names[i] = nm;
+        data[i] = malloc(sizeof(float) * (size_t)(t->width ? t->width : 1));
+        if ((oom = !nm || !data[i])) break;
+        sprintf(nm, "grad.%s", t->name);
         ranks[i] = t->rank;
         memcpy(dims[i], t->dims, sizeof dims[i]);
-        data[i] = malloc(sizeof(float) * (size_t)(t->width ? t->width : 1));
         st = rt.download(ctx, data[i], api->grad(model, i), sizeof(float) * (size_t)t->width);
       }
-      if (st == GNN_OK) st = rt.tf_write(ctx, save_grads, np, names, ranks, (const int64_t(*)[4])dims, (const float *const *)data);
-      for (int i = 0; i < np; i++) {
+      if (oom) fprintf(stderr, "gnn-run: %s: out of host memory\n", save_grads);
+      if (st == GNN_OK && !oom) st = rt.tf_write(ctx, save_grads, np, names, ranks, (const int64_t(*)[4])dims, (const float *const *)data);
+      for (int i = 0; i < np && names && data; i++) {
         free((void *)names[i]);
         free(data[i]);
       }
       free(names), free(ranks), free(dims), free(data);
       CHECK(st);
+      if (oom) goto out;
     }
   }
   rc = 0;
 out:
+  free(times);
+  free(steps);
+  if (gsave)
+    for (int i = 0; i < api->num_params; i++) free(gsave[i]);
+  free(gsave);
   if (in_dev)
     for (int i = 0; api && i < api->num_inputs; i++) {
       if (in_dev[i]) rt.gfree(ctx, in_dev[i]);

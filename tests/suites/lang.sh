@@ -57,10 +57,29 @@ lang_lib() {
   printf '%s' "$lib"
 }
 
+# lang_run STEP CMD...: runs one step of a check, its stdout to $lang_tmp/step.out and its stderr
+# to $lang_tmp/step.err; on failure sets lang_why to the step, its exit status (or the signal that
+# killed it) and the tail of its stderr, else of its stdout. Separate streams because a program's
+# stdout to a pipe is block-buffered: merged with stderr (2>&1), an error message printed on
+# stderr lands before the whole of stdout, and the tail showed only gnn-run's normal report (the
+# CUDA failure of backward/multi, which printed nothing the message kept).
+lang_run() {
+  local step=$1 rc=0 sig tailtext
+  shift
+  "$@" >"$lang_tmp/step.out" 2>"$lang_tmp/step.err" || rc=$?
+  [ $rc -eq 0 ] && return 0
+  lang_why="$step exited $rc"
+  if [ $rc -gt 128 ] && sig=$(kill -l $((rc - 128)) 2>/dev/null); then lang_why="$step was killed by SIG$sig (exit $rc)"; fi
+  tailtext=$(tail -n 3 "$lang_tmp/step.err" | tr '\n' ' ')
+  [ -n "${tailtext// /}" ] || tailtext="(nothing on stderr) stdout: $(tail -n 3 "$lang_tmp/step.out" | tr '\n' ' ')"
+  lang_why="$lang_why: $tailtext"
+  return 1
+}
+
 # lang_host NAME GRAPH MAP SEED [--train]: the library against the interpreter (NAME: a program
-# of tests/lang/, or the path of a .gnn)
+# of tests/lang/, or the path of a .gnn). A failure names the step that failed (lang_run).
 lang_host() {
-  local name=$1 graph=$2 map=$3 seed=$4 train=${5:-} lib out b="$lang_tmp/host" t src
+  local name=$1 graph=$2 map=$3 seed=$4 train=${5:-} lib b="$lang_tmp/host" t src ngrad
   shard_take || return 0
   src=$(lang_src "$name")
   t="lang/$lang_target/$(basename "$name" .gnn)/$(basename "$graph")/$map"
@@ -69,22 +88,32 @@ lang_host() {
     fail "$t" "gnnc could not build the library: $(lang_tail "$(cat "$lang_tmp/lib"*"-$(basename "$name" .gnn)-$map-$lang_target.so.log")")"
     return
   fi
+  lang_why=""
   if [ -z "$train" ]; then
-    out=$("$GNNC" run "$src" --graph "$graph" --seed "$seed" --save-params "$b.params" \
-      --save-inputs "$b.inputs" --output "$b.ref" 2>&1) &&
-    out=$("$lang_bin/gnn-run" "$lib" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --output "$b.got" \
-      --repeat 1 --warmup 0 2>&1) &&
-    out=$("$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol 1e-5 2>&1)
+    lang_run "gnnc run (the interpreter)" "$GNNC" run "$src" --graph "$graph" --seed "$seed" --save-params "$b.params" \
+      --save-inputs "$b.inputs" --output "$b.ref" &&
+    lang_run "gnn-run" "$lang_bin/gnn-run" "$lib" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --output "$b.got" \
+      --repeat 1 --warmup 0 &&
+    lang_run "compare (1e-5)" "$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol 1e-5
   else
-    out=$("$GNNC" run "$src" --graph "$graph" --seed "$seed" --train --save-params "$b.params" \
-      --save-inputs "$b.inputs" --save-outputs "$b.ref" 2>&1) &&
-    out=$("$lang_bin/gnn-run" "$lib" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --seed "$seed" \
-      --train --save-grads "$b.got" --output "$b.out" --repeat 1 --warmup 0 2>&1) &&
-    sed 's/^tensor output /tensor out /' "$b.out" >> "$b.got" &&
-    [ "$(grep -c '^tensor grad\.' "$b.ref")" -gt 0 ] &&
-    out=$("$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol 1e-4 2>&1)
+    lang_run "gnnc run --train (the interpreter)" "$GNNC" run "$src" --graph "$graph" --seed "$seed" --train --save-params "$b.params" \
+      --save-inputs "$b.inputs" --save-outputs "$b.ref" &&
+    lang_run "gnn-run --train" "$lang_bin/gnn-run" "$lib" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --seed "$seed" \
+      --train --save-grads "$b.got" --output "$b.out" --repeat 1 --warmup 0 &&
+    if [ ! -s "$b.out" ] || [ ! -s "$b.got" ]; then
+      lang_why="gnn-run --train exited 0 but left its --output or --save-grads file missing or empty"
+      false
+    elif ! sed 's/^tensor output /tensor out /' "$b.out" >> "$b.got"; then
+      lang_why="sed could not append gnn-run's --output to its --save-grads file"
+      false
+    elif ngrad=$(grep -c '^tensor grad\.' "$b.ref"); [ "$ngrad" -eq 0 ]; then
+      lang_why="the interpreter's --save-outputs has no grad.* tensor to compare"
+      false
+    else
+      lang_run "compare (1e-4)" "$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol 1e-4
+    fi
   fi
-  if [ $? -eq 0 ]; then pass "$t"; else fail "$t" "$(lang_tail "$out")"; fi
+  if [ $? -eq 0 ]; then pass "$t"; else fail "$t" "$lang_why"; fi
   rm -f "$b".*
 }
 

@@ -422,11 +422,75 @@ static void test_reads_back_across_barrier(void) {
   arena_free(&a);
 }
 
+/* A store of a lane loop indexed by the loop's element variable k (so k's range is known there). */
+static KStmt *lane_store(const PtrVec *body, KStmt **lanes) {
+  for (int j = 0; j < body->len; j++) {
+    KStmt *x = body->items[j], *y;
+    if (x->kind == KS_FOR_LANES)
+      for (int i = 0; i < x->body.len; i++) {
+        KStmt *st = x->body.items[i];
+        if (st->kind == KS_STORE && st->idx && st->idx->kind == KE_VAR && st->idx->var == x->var && st->row) {
+          *lanes = x;
+          return st;
+        }
+      }
+    if ((y = lane_store(&x->body, lanes))) return y;
+  }
+  return NULL;
+}
+
+/* kir_verify's index ranges (in_range_index): multi.gnn's Mix -- a concat whose operand needs a
+ * sum_heads loop, and in the backward pads of slices of a sum_heads -- lowers with every
+ * unconditional index in range (the lowering once hoisted the operand's loop ahead of the
+ * concat's select unclamped: a shared array read at -2 and 18 of 10, a CUDA illegal address);
+ * a load a row's width past the end is reported where it always runs, and accepted in an arm
+ * of a select (evaluated only when taken). */
+static void test_kir_verify_index_range(void) {
+  static const char src[] =
+      "layer Split(x: vertex[F]) -> (vertex[2], vertex[F - 2], vertex[]) {\n"
+      "  return slice(x, 0, 2), slice(x, 2, F), sum_heads(x)\n}\n"
+      "layer Mix(x: vertex[F]) -> vertex[F] {\n  lo, hi, tot = Split(x)\n  return concat(hi * tot, lo)\n}\n"
+      "model M(x: vertex[5]) -> vertex[2, 5] {\n  param W: [5, 5]\n  param a: [5, 2]\n"
+      "  s = edge_softmax(leaky_relu((a @ x)[src] + (a @ x)[dst], 0.2))\n"
+      "  return sum(s * repeat(Mix(W @ x), 2)[src])\n}\n";
+  GnnCtx c;
+  gnn_ctx_init(&c, "unit.gnn", src, sizeof src - 1, NULL);
+  PipelineOpts o = {.verify_each = true, .lower = true};
+  FILE *devnull = fopen("/dev/null", "w");
+  o.out = devnull;
+  KProgram *p = gnn_parse(&c) && gnn_compile(&c, &o) ? c.kprog : NULL;
+  check(p && kir_verify(p, devnull) == 0, "kir-verify-index-clean", "Mix's concat and its gradient were rejected (or did not lower)");
+  KStmt *lanes = NULL, *st = NULL;
+  for (int i = 0; p && i < p->kernels.len && !st; i++) st = lane_store(&((Kernel *)p->kernels.items[i])->body, &lanes);
+  check(st != NULL, "kir-verify-index-lane-store", "no store indexed by a lane loop's element to corrupt");
+  if (st) {
+    KExpr w = {.kind = KE_ICONST, .type = KT_I64, .i = st->buf->width}, one = {.kind = KE_ICONST, .type = KT_I64, .i = 1};
+    KExpr past = {.kind = KE_BIN, .type = KT_I64, .op = KO_ADD, .a = st->idx, .b = &w};
+    KExpr load = {.kind = KE_LOAD, .type = KT_F32, .buf = st->buf, .a = st->row, .b = &past};
+    KExpr *val = st->val;
+    KExpr sel = {.kind = KE_SELECT, .type = KT_F32, .a = &one, .b = val, .c = &load};
+    st->val = &load;
+    check(kverify_says(p, "indexed in [") && kir_verify(p, NULL) == 1, "kir-verify-index-past-row",
+          "a load a row's width past the element a lane stores was accepted");
+    st->val = &sel;
+    check(kir_verify(p, devnull) == 0, "kir-verify-index-lazy-arm", "an out-of-range load in a select's untaken arm was rejected");
+    st->val = val;
+    KExpr *idx = st->idx;
+    st->idx = &past;
+    check(kverify_says(p, "indexed in ["), "kir-verify-index-store", "a store past a row's end was accepted");
+    st->idx = idx;
+    check(kir_verify(p, devnull) == 0, "kir-verify-index-restored", "the restored program was rejected");
+  }
+  fclose(devnull);
+  gnn_ctx_free(&c);
+}
+
 int main(void) {
   test_strmap();
   test_verify_duplicate_params();
   test_kir_verify();
   test_kir_verify_fused();
+  test_kir_verify_index_range();
   test_sha256();
   test_gpucost_misses();
   test_reads_back_across_barrier();
