@@ -175,6 +175,25 @@ runtime-tests: $(BUILD)/rt/t_setgraph
 $(BUILD)/rt/t_setgraph: $(SETGRAPH_SRC) generated/sage.h generated/gin_graph.h tests/runtime/rt_test.h runtime/gnn_model.h $(RT_HOST_LIBS)
 	@mkdir -p $(dir $@)
 	$(RT_TEST_CC) $(OPENMP) -Igenerated -o $@ $(SETGRAPH_SRC) -L$(BUILD)/lib -lgnnrt_host -Wl,-rpath,'$$ORIGIN/../lib' -lopenblas -lm
+# The same test against the CUDA models (the .c is target-agnostic: gnn_upload/gnn_download), for
+# make gpu-check: the two generated .cu compiled by nvcc as compiler/build.c compiles a model (SASS
+# for CUDA_ARCHS, -Xcompiler flags; no GNNC_MODEL_ENTRY: two models in one program), linked with
+# libgnnrt and cuBLAS. Without a GPU it prints "no context: GNN_ERR_CUDA: ..." and exits 77.
+SETGRAPH_CU := generated/sage.cu generated/gin_graph.cu
+$(BUILD)/rt/t_setgraph_cuda: tests/runtime/t_setgraph.c $(SETGRAPH_CU) generated/sage.h generated/gin_graph.h tests/runtime/rt_test.h \
+  runtime/gnn_model.h runtime/gnnrt.h $(BUILD)/lib/libgnnrt.so
+	@mkdir -p $(BUILD)/rt-setgraph-cuda
+	$(NVCC) -std=c++17 -O3 $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+	  -gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS)) \
+	  -Iruntime -Xcompiler -fPIC,-Wall $(NVCC_WERROR) -c -o $(BUILD)/rt-setgraph-cuda/sage.o generated/sage.cu
+	$(NVCC) -std=c++17 -O3 $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+	  -gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS)) \
+	  -Iruntime -Xcompiler -fPIC,-Wall $(NVCC_WERROR) -c -o $(BUILD)/rt-setgraph-cuda/gin_graph.o generated/gin_graph.cu
+	$(RT_TEST_CC) -Igenerated -c -o $(BUILD)/rt-setgraph-cuda/t_setgraph.o tests/runtime/t_setgraph.c
+	$(NVCC) -cudart shared -o $@ $(BUILD)/rt-setgraph-cuda/t_setgraph.o $(BUILD)/rt-setgraph-cuda/sage.o \
+	  $(BUILD)/rt-setgraph-cuda/gin_graph.o -L$(BUILD)/lib -lgnnrt -L$(CUDA_HOME)/lib64 -lcublas \
+	  -Xlinker -rpath,'$$ORIGIN/../lib' -Xlinker -rpath,$(CUDA_HOME)/lib64 -lm
+runtime-tests: $(if $(HAVE_NVCC),$(BUILD)/rt/t_setgraph_cuda)
 runtime-tests-asan: $(BUILD)/asan/rt/t_setgraph
 $(BUILD)/asan/rt/t_setgraph: $(SETGRAPH_SRC) generated/sage.h generated/gin_graph.h tests/runtime/rt_test.h $(RT_HOST_SRC) $(RT_HDRS)
 	@mkdir -p $(dir $@)
@@ -283,7 +302,8 @@ run-example: setup
 # build/cuda-cache (GNNC_CUDA_CACHE), all packed into build/gpu-kit.tar.gz. gpu-check, on the GPU
 # machine: depends on no build rule (that machine has no flex or bison), unpacks the kit if the
 # tree has no build/, runs tests/gpu/check.sh; results in bench/results/gpu-check-*/.
-GPU_KIT_DEPS := all runtime-cuda tools $(BUILD)/rt/t_api_cuda $(BUILD)/rt/t_nvrtc $(BENCH_TOOLS) $(BUILD)/bench/d2d_copy
+GPU_KIT_DEPS := all runtime-cuda tools $(BUILD)/rt/t_api_cuda $(BUILD)/rt/t_nvrtc $(BUILD)/rt/t_setgraph_cuda $(BENCH_TOOLS) \
+  $(BUILD)/bench/d2d_copy
 gpu-check-prepare: setup
 	@$(MAKE) --no-print-directory $(GPU_KIT_DEPS)
 	@bash tests/gpu/check.sh --prepare

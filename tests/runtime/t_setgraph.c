@@ -1,9 +1,10 @@
 /* t_setgraph.c -- mini-batches on one model: <model>_set_graph and <model>_reserve.
  *
- *   t_setgraph
+ *   t_setgraph         generated/sage.c and generated/gin_graph.c, host runtime
+ *   t_setgraph_cuda    the same file with generated/sage.cu and generated/gin_graph.cu, libgnnrt
  *
- * Two generated models are compiled in (generated/sage.c, a vertex-level GraphSAGE with dropout,
- * through its typed functions; generated/gin_graph.c, a graph-level GIN whose output has a row per
+ * Two generated models are compiled in (generated/sage.*, a vertex-level GraphSAGE with dropout,
+ * through its typed functions; generated/gin_graph.*, a graph-level GIN whose output has a row per
  * graph of the batch, through its gnn_model_api table). One model is rebound across graphs of
  * different sizes -- smaller, bigger (it grows), back within its capacity -- and trained with SGD
  * between batches; after each rebind its output and every gradient equal, bit for bit, those of a
@@ -12,6 +13,14 @@
  * grows by 1.5x; reserve sizes the plan exactly like a fresh model of that size; growth turned off
  * refuses a bigger graph with a message and leaves the model usable; NULL and negative arguments
  * are refused. Run under valgrind and in the ASan+UBSan build by tests/suites/runtime.sh.
+ *
+ * The file does not know its target: the models' buffers (inputs, output, parameters, gradients,
+ * the backward's seed) are device memory in the CUDA build, so every access goes through
+ * gnn_malloc / gnn_upload / gnn_download (plain copies on the host runtime). The device buffers
+ * for inputs and seeds are allocated once per model, sized for its largest graph, before any
+ * counter is read, so that the within-capacity check counts the model's allocations only. Without
+ * a usable context (the CUDA build on a machine without a GPU) it prints "no context: ..." and
+ * exits 77, as t_api does.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +55,7 @@ static gnn_graph *rand_graph(gnn_ctx *ctx, int64_t nv, int64_t ne, int64_t ng, u
   free(dst);
   if (st) {
     printf("FAIL graph: %s\n", gnn_last_error(ctx));
+    rt_failures++; /* the exit status too: the caller skips its checks */
     gnn_graph_free(ctx, g);
     return NULL;
   }
@@ -62,55 +72,129 @@ static float *rand_floats(int64_t n, uint64_t seed) {
   return a;
 }
 
-/* A model behind the fixed interface, whichever it is. */
+/* A model behind the fixed interface, whichever it is, and its device buffers for the forward's
+ * input and the backward's seed (gnn_malloc'ed once, for the largest graph it sees). */
 typedef struct {
   const gnn_model_api *api;
   void *m;
+  float *x, *dout;
 } M;
 
 static size_t out_rows(const gnn_model_api *api, const gnn_graph *g) {
   return (size_t)(api->output_info.domain == GNN_DOMAIN_GRAPH ? g->ng : g->nv);
 }
 
-/* One training step on a (forward with dropout seed, backward from a fixed gradient): 0 on failure. */
-static int step(gnn_ctx *ctx, M a, const gnn_graph *g, const float *x, uint64_t seed, const char *name) {
-  (void)g;
-  const float *in[1] = {x};
+/* a's input and seed buffers, sized for the largest of the n graphs: 0 on failure (reported). */
+static int io_alloc(gnn_ctx *ctx, M *a, gnn_graph *const *g, int n, const char *name) {
+  size_t xn = 0, dn = 0;
+  for (int i = 0; i < n; i++) {
+    size_t x = (size_t)g[i]->nv * (size_t)a->api->inputs[0].width, d = out_rows(a->api, g[i]) * (size_t)a->api->output_info.width;
+    if (x > xn) xn = x;
+    if (d > dn) dn = d;
+  }
+  gnn_status st = gnn_malloc(ctx, (void **)&a->x, (xn ? xn : 1) * sizeof(float));
+  if (!st) st = gnn_malloc(ctx, (void **)&a->dout, (dn ? dn : 1) * sizeof(float));
+  char what[96];
+  snprintf(what, sizeof what, "%s/io-buffers", name);
+  check(st == GNN_OK, what, "%s", gnn_last_error(ctx));
+  return st == GNN_OK;
+}
+
+static void io_free(gnn_ctx *ctx, M *a) {
+  gnn_free(ctx, a->x);
+  gnn_free(ctx, a->dout);
+  a->x = a->dout = NULL;
+}
+
+/* n floats of device memory into a fresh host buffer (NULL on failure, the context says why). */
+static float *fetch(gnn_ctx *ctx, const float *dev, size_t n) {
+  float *h = malloc((n ? n : 1) * sizeof *h);
+  if (h && gnn_download(ctx, h, dev, n * sizeof *h)) {
+    free(h);
+    h = NULL;
+  }
+  return h;
+}
+
+/* Puts g's input for seed into a's device input buffer (a copy: nothing is allocated on the
+ * context). A failure is reported and fails the run (a loop would otherwise go on with stale input). */
+static gnn_status put_input(gnn_ctx *ctx, M a, const gnn_graph *g, uint64_t seed) {
+  int64_t n = g->nv * a.api->inputs[0].width;
+  float *x = rand_floats(n, seed);
+  gnn_status st = gnn_upload(ctx, a.x, x, (size_t)n * sizeof(float));
+  free(x);
+  if (st) {
+    printf("FAIL input: %s\n", gnn_last_error(ctx));
+    rt_failures++;
+  }
+  return st;
+}
+
+/* One training step on a, whose input buffer holds g's input (forward with dropout seed, backward
+ * from a fixed gradient): 0 on failure. */
+static int step(gnn_ctx *ctx, M a, const gnn_graph *g, uint64_t seed, const char *name) {
+  const float *in[1] = {a.x};
   gnn_status st = a.api->forward(a.m, in, 1, seed);
   if (!st) {
     size_t n = out_rows(a.api, g) * (size_t)a.api->output_info.width;
     float *d = rand_floats((int64_t)n, seed + 99);
-    st = a.api->backward(a.m, d);
+    st = gnn_upload(ctx, a.dout, d, n * sizeof(float));
     free(d);
+    if (!st) st = a.api->backward(a.m, a.dout);
   }
-  if (st) printf("FAIL %s/step: %s\n", name, gnn_last_error(ctx));
+  if (st) { /* a failed step inside a loop fails the run too, not only the check after it */
+    printf("FAIL %s/step: %s\n", name, gnn_last_error(ctx));
+    rt_failures++;
+  }
   return st == GNN_OK;
+}
+
+/* The n floats of two device buffers, downloaded: 1 when the same bits. Otherwise the largest
+ * difference goes into *diff (a last-bit difference points at a summation order, a large one at
+ * a wrong buffer). */
+static int same_bits(gnn_ctx *ctx, const float *da, const float *db, size_t n, double *diff) {
+  float *ha = fetch(ctx, da, n), *hb = fetch(ctx, db, n);
+  int same = ha && hb && memcmp(ha, hb, n * sizeof(float)) == 0;
+  if (!same && ha && hb)
+    for (size_t i = 0; i < n; i++) {
+      double d = (double)ha[i] - (double)hb[i];
+      if (d < 0) d = -d;
+      if (d > *diff || d != d) *diff = d;
+    }
+  free(ha);
+  free(hb);
+  return same;
 }
 
 /* a (bound to g) against a model created on g with a's parameters: output and gradients bit for bit. */
 static void same_as_fresh(gnn_ctx *ctx, M a, const gnn_graph *g, const char *name) {
-  char what[160];
-  M b = {a.api, NULL};
+  char what[160], bad[160] = "a step or a copy failed";
+  double diff = 0;
+  M b = {a.api, NULL, a.x, a.dout};
   gnn_status st = a.api->create(ctx, g, 1, &b.m);
-  for (int i = 0; i < a.api->num_params && !st; i++) {
-    size_t bytes = (size_t)a.api->params[i].width * sizeof(float);
-    st = gnn_upload(ctx, a.api->param(b.m, i), a.api->param(a.m, i), bytes); /* host memory: a plain copy */
+  for (int i = 0; i < a.api->num_params && !st; i++) { /* through the host: the target's memory either way */
+    size_t n = (size_t)a.api->params[i].width;
+    float *p = fetch(ctx, a.api->param(a.m, i), n);
+    st = p ? gnn_upload(ctx, a.api->param(b.m, i), p, n * sizeof(float)) : GNN_ERR_IO;
+    free(p);
   }
-  float *x = rand_floats(g->nv * a.api->inputs[0].width, (uint64_t)g->nv);
-  int ok = !st && step(ctx, a, g, x, 5, name) && step(ctx, b, g, x, 5, name);
+  if (!st) st = put_input(ctx, a, g, (uint64_t)g->nv); /* one input for both: b shares a's buffers */
+  int ok = !st && step(ctx, a, g, 5, name) && step(ctx, b, g, 5, name);
   if (ok) {
     size_t n = out_rows(a.api, g) * (size_t)a.api->output_info.width;
-    ok = memcmp(a.api->output(a.m), a.api->output(b.m), n * sizeof(float)) == 0;
-    for (int i = 0; i < a.api->num_params && ok; i++)
-      ok = memcmp(a.api->grad(a.m, i), a.api->grad(b.m, i), (size_t)a.api->params[i].width * sizeof(float)) == 0;
+    ok = same_bits(ctx, a.api->output(a.m), a.api->output(b.m), n, &diff);
+    if (!ok) snprintf(bad, sizeof bad, "the output differs");
+    for (int i = 0; i < a.api->num_params && ok; i++) {
+      ok = same_bits(ctx, a.api->grad(a.m, i), a.api->grad(b.m, i), (size_t)a.api->params[i].width, &diff);
+      if (!ok) snprintf(bad, sizeof bad, "the gradient of %s differs", a.api->params[i].name);
+    }
   }
   snprintf(what, sizeof what, "%s/equals-fresh", name);
-  check(ok, what, "%lld vertices, %lld edges, %lld graphs: output or gradients differ from a fresh model's (%s)", (long long)g->nv,
-        (long long)g->ne, (long long)g->ng, st ? gnn_last_error(ctx) : "");
+  check(ok, what, "%lld vertices, %lld edges, %lld graphs: %s from a fresh model's, by up to %g (%s)", (long long)g->nv,
+        (long long)g->ne, (long long)g->ng, bad, diff, st ? gnn_last_error(ctx) : "");
   /* train a's parameters, so that the next graph sees parameters no create made */
   for (int i = 0; i < a.api->num_params; i++)
     gnn_sgd_step(ctx, a.api->param(a.m, i), a.api->grad(a.m, i), a.api->params[i].width, 0.05f, 0.0f);
-  free(x);
   a.api->destroy(b.m);
 }
 
@@ -130,7 +214,13 @@ static void test_sage(gnn_ctx *ctx) {
   gnn_status st = graphsage_create(ctx, g[0], 1, &m);
   check(st == GNN_OK, "sage/create", "%s", gnn_last_error(ctx));
   if (st) return;
-  M a = {graphsage_api(), m};
+  M a = {graphsage_api(), m, NULL, NULL};
+  if (!io_alloc(ctx, &a, g, 5, "sage")) {
+    io_free(ctx, &a);
+    graphsage_destroy(m);
+    for (int i = 0; i < 5; i++) gnn_graph_free(ctx, g[i]);
+    return;
+  }
   same_as_fresh(ctx, a, g[0], "sage/first");
 
   /* bigger: grows to exactly g1's counts (each more than 1.5x g0's) */
@@ -149,20 +239,18 @@ static void test_sage(gnn_ctx *ctx) {
   st = graphsage_set_graph(m, g[2]);
   same_as_fresh(ctx, a, g[2], "sage/smaller");
   for (int k = 0; k < 20; k++) { /* back and forth within the capacity */
-    float *x = rand_floats(g[k & 1 ? 1 : 2]->nv * 1433, 3);
     graphsage_set_graph(m, g[k & 1 ? 1 : 2]);
-    step(ctx, a, g[k & 1 ? 1 : 2], x, (uint64_t)k, "sage/loop");
-    free(x);
+    put_input(ctx, a, g[k & 1 ? 1 : 2], 3);
+    step(ctx, a, g[k & 1 ? 1 : 2], (uint64_t)k, "sage/loop");
   }
   graphsage_set_graph(m, g[2]); /* fresh models (same_as_fresh) came and went: measure around the loop only */
   size_t live1 = live_bytes(ctx, &peak1);
   gnn_mem_reset_peak(ctx);
   size_t before = live_bytes(ctx, NULL), after, peak2;
   for (int k = 0; k < 20; k++) {
-    float *x = rand_floats(g[k & 1 ? 1 : 2]->nv * 1433, 3);
     graphsage_set_graph(m, g[k & 1 ? 1 : 2]);
-    step(ctx, a, g[k & 1 ? 1 : 2], x, (uint64_t)k, "sage/loop");
-    free(x);
+    put_input(ctx, a, g[k & 1 ? 1 : 2], 3);
+    step(ctx, a, g[k & 1 ? 1 : 2], (uint64_t)k, "sage/loop");
   }
   after = live_bytes(ctx, &peak2);
   check(after == before && peak2 == before, "sage/within-capacity-allocates-nothing",
@@ -208,6 +296,7 @@ static void test_sage(gnn_ctx *ctx) {
   check_status(ctx, graphsage_reserve(m, -1, 5, 1, 1), GNN_ERR_INVALID, "sage/negative-capacity", "negative capacity", NULL);
   check(graphsage_set_graph(NULL, g[0]) == GNN_ERR_INVALID && graphsage_reserve(NULL, 1, 1, 1, 1) == GNN_ERR_INVALID, "sage/null-model",
         "a NULL model was not refused");
+  io_free(ctx, &a);
   graphsage_destroy(m);
   for (int i = 0; i < 5; i++) gnn_graph_free(ctx, g[i]);
 }
@@ -218,10 +307,15 @@ static void test_gin_graph(gnn_ctx *ctx) {
   for (int i = 0; i < 3; i++)
     if (!g[i]) return;
   const gnn_model_api *api = gingraph_api();
-  M a = {api, NULL};
+  M a = {api, NULL, NULL, NULL};
   gnn_status st = api->create(ctx, g[0], 1, &a.m);
   check(st == GNN_OK, "gin_graph/create", "%s", gnn_last_error(ctx));
-  if (st) return;
+  if (st || !io_alloc(ctx, &a, g, 3, "gin_graph")) {
+    io_free(ctx, &a);
+    api->destroy(a.m);
+    for (int i = 0; i < 3; i++) gnn_graph_free(ctx, g[i]);
+    return;
+  }
   same_as_fresh(ctx, a, g[0], "gin_graph/first");
   st = api->set_graph(a.m, g[1]);
   gnn_memory_plan plan;
@@ -232,15 +326,18 @@ static void test_gin_graph(gnn_ctx *ctx) {
   same_as_fresh(ctx, a, g[2], "gin_graph/fewer-graphs");
   st = api->reserve(a.m, 25, 50, 3, 0);
   check_status(ctx, api->set_graph(a.m, g[1]), GNN_ERR_INVALID, "gin_graph/growth-off", "and 6 graphs exceeds", NULL);
+  io_free(ctx, &a);
   api->destroy(a.m);
   for (int i = 0; i < 3; i++) gnn_graph_free(ctx, g[i]);
 }
 
 int main(void) {
   gnn_ctx *ctx = NULL;
-  if (gnn_ctx_create(&ctx, 0)) {
-    printf("FAIL ctx\n");
-    return 1;
+  gnn_status st = gnn_ctx_create(&ctx, 0);
+  if (st) { /* the CUDA build without a GPU: the runtime's status and message, not a crash */
+    printf("no context: %s: %s\n", gnn_status_name(st), gnn_last_error(ctx));
+    gnn_ctx_destroy(ctx);
+    return 77;
   }
   test_sage(ctx);
   test_gin_graph(ctx);

@@ -40,7 +40,7 @@ gk_tree() {
   cp -P build/lib/*.so* build/lib/*.a "$1/build/lib/" 2> /dev/null
   cp build/bin/* "$1/build/bin/"
   cp runtime/*.h "$1/runtime/"
-  for f in rt/t_api_cuda rt/t_nvrtc bench/gen_graph bench/peer_gnnc bench/gen_pointcloud bench/d2d_copy; do
+  for f in rt/t_api_cuda rt/t_nvrtc rt/t_setgraph_cuda bench/gen_graph bench/peer_gnnc bench/gen_pointcloud bench/d2d_copy; do
     [ -f "build/$f" ] && cp "build/$f" "$1/build/$f"
   done
   cp tests/gpu/check.sh "$1/tests/gpu/"
@@ -162,13 +162,13 @@ else
 fi
 
 # ---- the kit: prepared in one tree, unpacked in another, its CUDA object a cache hit there
-if command -v nvcc > /dev/null && [ -f build/bench/d2d_copy ] && [ -f build/rt/t_api_cuda ]; then
+if command -v nvcc > /dev/null && [ -f build/bench/d2d_copy ] && [ -f build/rt/t_api_cuda ] && [ -f build/rt/t_setgraph_cuda ]; then
   gk_tree "$gk/p"
   gk_out=$(GPU_CHECK_STEPS=smoke bash "$gk/p/tests/gpu/check.sh" --prepare 2>&1); gk_rc=$?
   gk_list=$(tar tzf "$gk/p/build/gpu-kit.tar.gz" 2> /dev/null)
   if [ $gk_rc = 0 ] && grep -q '^gpu-check: build/gpu-kit.tar.gz: ' <<< "$gk_out" &&
      ( for f in build/gnnc build/lib/libgnnrt.so build/lib/libgnnrt_host.so build/bin/gnn-run build/rt/t_api_cuda \
-         build/bench/d2d_copy build/gpu-kit-info build/hostlibs/; do grep -qx "$f" <<< "$gk_list" || exit 1; done ) &&
+         build/rt/t_setgraph_cuda build/bench/d2d_copy build/gpu-kit-info build/hostlibs/; do grep -qx "$f" <<< "$gk_list" || exit 1; done ) &&
      grep -q '^build/cuda-cache/[0-9a-f]\{64\}\.o$' <<< "$gk_list"; then
     pass gpukit/kit/prepare
   else
@@ -203,7 +203,7 @@ if command -v nvcc > /dev/null && [ -f build/bench/d2d_copy ] && [ -f build/rt/t
     fail gpukit/check/dry-run "exit $gk_rc: $(gk_tail "$gk_out") $(cat "$gk_sum" 2> /dev/null | tail -3 | tr '\n' ' ')"
   fi
 else
-  fail gpukit/kit "nvcc, build/bench/d2d_copy or build/rt/t_api_cuda missing (make test builds them where nvcc is)"
+  fail gpukit/kit "nvcc, build/bench/d2d_copy, build/rt/t_api_cuda or build/rt/t_setgraph_cuda missing (make test builds them where nvcc is)"
 fi
 
 # ---- python_cuda.py's checks, host on both sides

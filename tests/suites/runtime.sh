@@ -17,6 +17,8 @@
 #   runtime/bad/...        tests/runtime/bad/: each malformed file, its status and file:line message
 #   runtime/valgrind/...   the test programs under valgrind (errors and leaks), error paths too
 #   runtime/cuda/...       the CUDA build: warning-free, NVRTC without a GPU, context creation
+#                          (t_api_cuda, t_setgraph_cuda: with a GPU, their checks; without, a note
+#                          when they exit 77 with "no context: GNN_ERR_CUDA")
 #   runtime/install/...    make install-runtime, pkg-config, a program linked from the prefix
 # Test programs come from $RT_BIN (make test: build/rt; make test-asan: build/asan/rt, with
 # RT_SANITIZED=1, where valgrind is skipped and the sanitizers watch instead).
@@ -447,6 +449,13 @@ if [ -z "${RT_SANITIZED:-}" ]; then
       if [ $rc -eq 77 ] && [ $gpu = --no-gpu ]; then
         echo "note: runtime/cuda/api not run: no GPU ($(head -1 <<< "$out"))"
       else report_lines runtime/cuda/api $rc "$out"; fi
+      # the mini-batch rebinding against the CUDA models (make gpu-check runs it too)
+      if [ -x "$rt_cuda_bin/t_setgraph_cuda" ]; then
+        out=$("$rt_cuda_bin/t_setgraph_cuda" 2>&1); rc=$?
+        if [ $rc -eq 77 ] && [ $gpu = --no-gpu ] && grep -q '^no context: GNN_ERR_CUDA: ' <<< "$out"; then
+          echo "note: runtime/cuda/setgraph not run: no GPU ($(head -1 <<< "$out"))"
+        else report_lines runtime/cuda/setgraph $rc "$out"; fi
+      else fail runtime/cuda/setgraph "$rt_cuda_bin/t_setgraph_cuda is missing (make runtime-tests builds it where nvcc is)"; fi
     else fail runtime/cuda/t_nvrtc "$rt_cuda_bin/t_nvrtc is missing (make runtime-tests builds it)"; fi
   fi
 
