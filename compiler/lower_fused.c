@@ -124,9 +124,13 @@ KExpr *fused_read(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx) {
   if (i == 1 && fr->hoisted >= 0) {
     Fused *F = fr->F;
     if (!F->on_p) {
+      F->on_idx = idx;
+      if (F->on_chunk) {
+        F->on_p = kshared(L, k, fr->hoisted, kbin(L, KO_ADD, kbin(L, KO_MUL, F->on_slot, ki(L, F->on_width)), idx));
+        return F->on_p;
+      }
       ks_let(L, L->cur_blk, F->on_acc->var, F->on_acc->a,
              kbin(L, KO_MUL, F->on_acc, kun(L, KU_TO_F64, kshared(L, k, F->on_sh_scale, idx))));
-      F->on_idx = idx;
       F->on_p = kshared(L, k, fr->hoisted, idx);
     }
     return F->on_p;
@@ -184,6 +188,10 @@ static KExpr *online_read(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   (void)cx;
   if (F->on_p) return F->on_p; /* read once per term (checked), at one index */
   F->on_idx = idx;
+  if (F->on_chunk) { /* the chunk's p, its accumulator rescaled before the chunk's edges */
+    F->on_p = kshared(L, k, F->on_sh_p, kbin(L, KO_ADD, kbin(L, KO_MUL, F->on_slot, ki(L, F->on_width)), idx));
+    return F->on_p;
+  }
   PtrVec *b = L->cur_blk;
   ks_let(L, b, F->on_acc->var, F->on_acc->a, kbin(L, KO_MUL, F->on_acc, kun(L, KU_TO_F64, kshared(L, k, F->on_sh_scale, idx))));
   F->on_p = kshared(L, k, F->on_sh_p, idx);

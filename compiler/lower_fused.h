@@ -47,6 +47,12 @@ typedef struct Fused {
   const Value *on_soft;
   KExpr *on_acc, *on_idx, *on_p;
   int on_sh_scale, on_sh_p;  /* the softmax's per-edge shared arrays: its rescale factor and exp(x - max) */
+  /* chunked online softmax (lower_walk.c): the factors of a whole chunk are made before its edges
+   * are walked; p and the hoisted weights are then arrays over the chunk, read at
+   * [on_slot * on_width + idx], and the accumulator is rescaled once a chunk, not as it is read */
+  bool on_chunk;
+  KExpr *on_slot;
+  int on_width;
   bool *online_src;          /* per value: a softmax some aggregate of this kernel accumulates online with */
   int *sh_scale, *sh_pv;     /* per softmax: those shared arrays */
   int *hoist;                /* per online aggregate: the shared array of its edge weight (-1: none) */

@@ -384,7 +384,8 @@ Walk walk_edges(Lower *L, Kernel *k, PtrVec *blk, int lo, int hi, bool need_far)
   w.e = add_local(L, k, "e", KT_I64, 0, true);
   w.u = need_far ? add_local(L, k, "u", KT_I64, 0, true) : -1;
   w.stage = NULL;
-  w.she = w.shu = w.t = -1;
+  w.chunk = NULL;
+  w.she = w.shu = w.t = w.cnt = -1;
   if (!need_far && !by_src) { /* in-edges are CSR positions: the edge id is the loop index */
     w.body = ks_for(L, k, blk, w.e, kvar(L, k, lo, NULL), kvar(L, k, hi, NULL));
     ((KStmt *)blk->items[blk->len - 1])->walk = true;
@@ -423,6 +424,8 @@ Walk walk_edges(Lower *L, Kernel *k, PtrVec *blk, int lo, int hi, bool need_far)
   ks_new(L, cb, KS_BARRIER); /* the chunk is consumed before the next one overwrites it */
   w.body = tb;
   w.stage = in;
+  w.chunk = cb;
+  w.cnt = cnt;
   w.she = she;
   w.shu = need_far ? shu : -1;
   w.t = t;

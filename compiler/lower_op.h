@@ -19,6 +19,8 @@ typedef struct {
   PtrVec *stage;   /* lane l's statements for edge j0 + l (NULL: a walk without chunks) */
   int she, shu;    /* the chunk's shared arrays of edge ids and far ends (-1: none) */
   int t;           /* local: the edge's position in its chunk (-1: no chunks) */
+  PtrVec *chunk;   /* the chunk's statements (stage, barrier, cnt, the loop over t, barrier), or NULL */
+  int cnt;         /* local: the chunk's edge count (-1: no chunks) */
 } Walk;
 
 /* element values */

@@ -119,6 +119,69 @@ typedef struct {
   int on_kv;         /* that lane variable */
 } Acc;
 
+/* A chunked online softmax's factors (see `chunked` in lower_walk), in blk: per element k of the
+ * softmax (its lanes), the chunk's max of the scores, the new running max m, the rescale factor
+ * exp(max_old - m) (1 while the max stays, 0 from the first chunk's -inf), then for each edge t
+ * of the chunk p = exp(score - m) into sh_p[t * W + k] and the hoisted weights of the aggregates
+ * accumulating with it into theirs, and the sum rescaled plus the chunk's p, in float64. The
+ * scores are read at edge t as a walk's lane loop reads them (staged ones from the chunk's
+ * array, the others computed there, twice). */
+static void chunk_factors(Fused *F, const Value *a, const Walk *wk, int dir, PtrVec *blk, int mxv, int sumv, Value **mem, int nmem) {
+  Lower *L = F->L;
+  Kernel *k = F->k;
+  int W = width_of(a), kv, iv;
+  PtrVec *lanes = ks_lanes(L, k, blk, W, &kv, &iv);
+  KExpr *kk = kvar(L, k, kv, NULL), *slot = kvar(L, k, iv, NULL), *mx = kvar(L, k, mxv, slot), *row = krow(L);
+  int save_e = F->st_e, save_t = F->st_t;
+  int cm = add_local(L, k, "cmax", KT_F32, 0, false), m = add_local(L, k, "m", KT_F32, 0, false);
+  int sc = add_local(L, k, "scale", KT_F32, 0, false), cs = add_local(L, k, "csum", KT_F64, 0, false);
+  ks_let(L, lanes, cm, NULL, kf(L, -INFINITY));
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      ks_let(L, lanes, m, NULL, ksel(L, kbin(L, KO_GT, kvar(L, k, cm, NULL), mx), kvar(L, k, cm, NULL), mx));
+      ks_let(L, lanes, sc, NULL, ksel(L, kbin(L, KO_EQ, kvar(L, k, m, NULL), mx), kf(L, 1.0), kun(L, KU_EXP, kbin(L, KO_SUB, mx, kvar(L, k, m, NULL)))));
+      ks_let(L, lanes, cs, NULL, kf(L, 0));
+    }
+    int t = add_local(L, k, "tc", KT_I64, 0, false), e = add_local(L, k, "ec", KT_I64, 0, false), u = add_local(L, k, "uc", KT_I64, 0, false);
+    PtrVec *body = ks_for(L, k, lanes, t, ki(L, 0), kvar(L, k, wk->cnt, NULL));
+    ks_let(L, body, e, NULL, kshared(L, k, wk->she, kvar(L, k, t, NULL)));
+    ks_let(L, body, u, NULL, kshared(L, k, wk->shu, kvar(L, k, t, NULL)));
+    KExpr *far = kvar(L, k, u, NULL);
+    Ctx cx = {.edge = kvar(L, k, e, NULL), .src = dir == GATHER_BY_DST ? far : row, .dst = dir == GATHER_BY_DST ? row : far,
+              .src_near = dir == GATHER_BY_SRC, .dst_near = dir == GATHER_BY_DST};
+    F->st_e = e; /* staged scores: at position t of the chunk */
+    F->st_t = t;
+    L->cur_blk = body;
+    KExpr *x = eval(F, a->args[0], &cx, kk);
+    if (pass == 0) {
+      ks_let(L, body, cm, NULL, ksel(L, kbin(L, KO_GT, x, kvar(L, k, cm, NULL)), x, kvar(L, k, cm, NULL)));
+    } else {
+      int pv = add_local(L, k, "p", KT_F32, 0, false);
+      ks_let(L, body, pv, NULL, kun(L, KU_EXP, kbin(L, KO_SUB, x, kvar(L, k, m, NULL))));
+      KExpr *at = kbin(L, KO_ADD, kbin(L, KO_MUL, kvar(L, k, t, NULL), ki(L, W)), kk);
+      if (F->sh_pv[a->id] >= 0) ks_shstore(L, body, F->sh_pv[a->id], at, kvar(L, k, pv, NULL));
+      for (int j = 0; j < nmem; j++) { /* the hoisted edge weights of its online aggregates */
+        const Value *b = mem[j];
+        if (F->online[b->id] != a || F->hoist[b->id] < 0) continue;
+        F->on_soft = a;
+        F->on_p = kvar(L, k, pv, NULL);
+        KExpr *wv = eval(F, b->args[1], &cx, kk);
+        F->on_soft = NULL;
+        F->on_p = NULL;
+        ks_shstore(L, body, F->hoist[b->id], at, wv);
+      }
+      ks_let(L, body, cs, NULL, kbin(L, KO_ADD, kvar(L, k, cs, NULL), kun(L, KU_TO_F64, kvar(L, k, pv, NULL))));
+    }
+  }
+  F->st_e = save_e;
+  F->st_t = save_t;
+  L->cur_blk = lanes;
+  KExpr *s = kvar(L, k, sumv, slot);
+  ks_let(L, lanes, sumv, slot, kbin(L, KO_ADD, kbin(L, KO_MUL, s, kun(L, KU_TO_F64, kvar(L, k, sc, NULL))), kvar(L, k, cs, NULL)));
+  ks_let(L, lanes, mxv, slot, kvar(L, k, m, NULL));
+  ks_shstore(L, lanes, F->sh_scale[a->id], kk, kvar(L, k, sc, NULL));
+}
+
 void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   Lower *L = F->L;
   int n = F->m->vals.len;
@@ -177,12 +240,45 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   Value **staged = calloc((size_t)n + 1, sizeof(Value *));
   /* an online aggregate whose edge weight has the softmax's shape (GAT: dropout(alpha), one per
    * head): the softmax's lanes compute the weight once per edge and head, not once per element */
+  bool *hoists = calloc((size_t)n + 1, 1);
   for (int i = 0; i < nmem; i++) {
     const Value *a = mem[i], *sm = F->online[a->id];
-    F->hoist[a->id] = -1;
-    if (sm && a->op == OP_AGGREGATE && a->msg == FN_U_MUL_E && shape_eq(&a->args[1]->shape, &sm->shape))
-      F->hoist[a->id] = add_shared(L, k, arena_printf(L->a, "sh_w%d", a->id), a->args[1]->f64 ? KT_F64 : KT_F32, width_of(a->args[1]));
+    hoists[a->id] = sm && a->op == OP_AGGREGATE && a->msg == FN_U_MUL_E && shape_eq(&a->args[1]->shape, &sm->shape);
   }
+  /* Chunked online softmax. Per edge, the softmax's W lanes raise the running max and pass the
+   * factors to the aggregate's lanes through shared memory, a barrier before and after: the walk
+   * takes one edge at a time, and each edge's row gather waits behind its factors. Instead, with
+   * the chunk's scores at hand (staged), the softmax's lanes make the factors of the whole chunk
+   * first -- the chunk's max, one rescale factor, and p (and the hoisted weights) for each of its
+   * edges, into arrays over the chunk -- the aggregate's accumulators are rescaled once, and the
+   * loop over the chunk's edges has no barrier: the gathers of several edges are in flight at
+   * once. The same sums in another order of rounding (p relative to the max so far at the chunk,
+   * not at the edge). Taken while those arrays stay small (G x W floats each, 4 KB a group in all):
+   * a wider softmax keeps the per-edge factors. */
+  bool chunked = false;
+  if (any_online) {
+    int64_t bytes = 0;
+    for (int i = 0; i < nmem; i++) {
+      if (!F->online_src[mem[i]->id]) continue;
+      int64_t per = 0; /* bytes per element and edge: p (float) once, each hoisted weight (float or float64) */
+      bool pv = false;
+      for (int j = 0; j < nmem; j++)
+        if (F->online[mem[j]->id] == mem[i]) {
+          if (hoists[mem[j]->id]) per += mem[j]->args[1]->f64 ? 8 : 4;
+          else pv = true;
+        }
+      bytes += (int64_t)G * width_of(mem[i]) * (per + (pv ? 4 : 0));
+    }
+    chunked = bytes <= GNN_SHARED_MAX / 12;
+  }
+  for (int i = 0; i < nmem; i++) {
+    const Value *a = mem[i];
+    F->hoist[a->id] = -1;
+    if (hoists[a->id])
+      F->hoist[a->id] = add_shared(L, k, arena_printf(L->a, "sh_w%d", a->id), a->args[1]->f64 ? KT_F64 : KT_F32,
+                                   width_of(a->args[1]) * (chunked ? G : 1));
+  }
+  free(hoists);
   /* a softmax some member evaluates at an edge after its walk needs its max there too (an online
    * aggregate only divides by its sum) */
   bool *at_edge = calloc((size_t)n + 1, 1), *one = calloc((size_t)n + 1, 1), *seen1 = calloc((size_t)n + 1, 1);
@@ -202,7 +298,7 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
       F->sh_pv[mem[i]->id] = -1; /* exp(x - max), for the online aggregates that read the softmax itself */
       for (int j = 0; j < nmem; j++)
         if (F->online[mem[j]->id] == mem[i] && F->hoist[mem[j]->id] < 0 && F->sh_pv[mem[i]->id] < 0)
-          F->sh_pv[mem[i]->id] = add_shared(L, k, arena_printf(L->a, "sh_p%d", mem[i]->id), KT_F32, width_of(mem[i]));
+          F->sh_pv[mem[i]->id] = add_shared(L, k, arena_printf(L->a, "sh_p%d", mem[i]->id), KT_F32, width_of(mem[i]) * (chunked ? G : 1));
       read[mem[i]->id] = true; /* its sums divide the aggregate at the end */
     }
   for (int w = 1; w <= W; w++) {
@@ -245,11 +341,19 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
     }
     int nst = pick_stages(F, mem, nmem, lanes_of, w, DOM_EDGE, staged, G);
     stage_walk(F, &wk, g->dir, staged, nst);
+    bool chunk_w = false; /* this walk's online softmaxes make their factors per chunk */
+    for (int i = 0; i < nmem; i++)
+      chunk_w |= chunked && wk.chunk && F->online_src[mem[i]->id] && F->walk[mem[i]->id] == w;
+    PtrVec pre_stats = {0}, pre_rescale = {0}; /* before the chunk's loop over its edges */
     for (int i = 0; i < nmem; i++) {
       Value *a = mem[i];
       bool upd = a->sched == SCHED_ANCHOR && F->walk[a->id] == w && !is_stat(F, a);
       bool st = store_walk[a->id] == w;
       if (!upd && !st) continue;
+      if (upd && chunk_w && a->op == OP_REDUCE_SCATTER && F->online_src[a->id]) {
+        chunk_factors(F, a, &wk, g->dir, &pre_stats, acc[a->id].acc, acc[a->id].aux, mem, nmem);
+        continue;
+      }
       int kv, iv;
       PtrVec *lanes = ks_lanes(L, k, wk.body, width_of(a), &kv, &iv);
       L->cur_blk = lanes;
@@ -267,6 +371,9 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
         F->on_acc = kvar(L, k, acc[a->id].acc, slot);
         F->on_sh_scale = F->sh_scale[F->on_soft->id];
         F->on_sh_p = F->sh_pv[F->on_soft->id];
+        F->on_chunk = chunk_w;
+        F->on_slot = chunk_w ? kvar(L, k, wk.t, NULL) : NULL;
+        F->on_width = width_of(F->on_soft);
       }
       if (a->op == OP_AGGREGATE) {
         FReader fr = {F, a, {vertex_ctx(ecx.src, ecx.src_near), ecx}, F->on_soft ? F->hoist[a->id] : -1};
@@ -276,7 +383,14 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
         x = eval(F, a->args[0], &ecx, kk);
       }
       if (F->on_soft) acc[a->id].on_idx = F->on_idx, acc[a->id].on_kv = kv;
+      if (F->on_soft && chunk_w) { /* the accumulator rescaled once a chunk, after the factors */
+        int kv2, iv2;
+        PtrVec *rs = ks_lanes(L, k, &pre_rescale, width_of(a), &kv2, &iv2);
+        KExpr *slot2 = kvar(L, k, iv2, NULL), *f = kshared(L, k, F->sh_scale[F->on_soft->id], subst_var(L, k, F->on_idx, kv, kv2));
+        ks_let(L, rs, acc[a->id].acc, slot2, kbin(L, KO_MUL, kvar(L, k, acc[a->id].acc, slot2), kun(L, KU_TO_F64, f)));
+      }
       F->on_soft = NULL;
+      F->on_chunk = false;
       int xv = add_local(L, k, "x", a->f64 ? KT_F64 : KT_F32, 0, false);
       ks_let(L, lanes, xv, NULL, x);
       x = kvar(L, k, xv, NULL);
@@ -333,7 +447,20 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
     unstage(F, staged, nst);
     bool onl_walk = false;
     for (int i = 0; i < nmem; i++) onl_walk |= F->online_src[mem[i]->id] && F->walk[mem[i]->id] == w;
-    if (onl_walk) ks_new(L, wk.body, KS_BARRIER); /* the next edge's factors overwrite this one's */
+    if (onl_walk && !chunk_w) ks_new(L, wk.body, KS_BARRIER); /* the next edge's factors overwrite this one's */
+    if (chunk_w) { /* the factors, a barrier, the rescales, then the loop over the chunk's edges (its
+                      barrier at the end keeps the next chunk's factors from overwriting these) */
+      PtrVec *cb = wk.chunk, nv = {0};
+      int at = cb->len;
+      for (int i = 0; i < cb->len && at == cb->len; i++)
+        if (((KStmt *)cb->items[i])->kind == KS_FOR && ((KStmt *)cb->items[i])->var == wk.t) at = i;
+      for (int i = 0; i < at; i++) vec_push(L->a, &nv, cb->items[i]);
+      for (int i = 0; i < pre_stats.len; i++) vec_push(L->a, &nv, pre_stats.items[i]);
+      ks_new(L, &nv, KS_BARRIER);
+      for (int i = 0; i < pre_rescale.len; i++) vec_push(L->a, &nv, pre_rescale.items[i]);
+      for (int i = at; i < cb->len; i++) vec_push(L->a, &nv, cb->items[i]);
+      *cb = nv;
+    }
     /* 3. the finished reductions: shared memory for this kernel, memory for the others; the
      * softmaxes first (an online aggregate divides by their sums, after a barrier) */
     bool any = false;

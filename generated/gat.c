@@ -192,7 +192,7 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    double sh_w18[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    double sh_w18[256] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_scale11[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -204,7 +204,6 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
     float mx[32];  /* per lane, live across regions */
     double sum[32];  /* per lane, live across regions */
     double acc[64];  /* per lane, live across regions */
-    int64_t e;
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -243,138 +242,156 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
+      if (training) {
+        for (int64_t k2 = 0; k2 < 8; k2++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+          (void)lane;
+          (void)i2;
+          float cmax;
+          (void)cmax;
+          float m;
+          (void)m;
+          float scale;
+          (void)scale;
+          double csum;
+          (void)csum;
+          int64_t ec1;
+          (void)ec1;
+          float p;
+          (void)p;
+          cmax = (-INFINITY);
+          for (int64_t tc = 0; tc < cnt; tc++) {
+            cmax = gnn_sel_f32(sh_st10[(tc * 8) + k2] > cmax, sh_st10[(tc * 8) + k2], cmax);
+          }
+          m = gnn_sel_f32(cmax > mx[k2], cmax, mx[k2]);
+          scale = gnn_sel_f32(m == mx[k2], 1.0f, gnn_expf(mx[k2] - m));
+          csum = 0.0f;
+          for (int64_t tc1 = 0; tc1 < cnt; tc1++) {
+            ec1 = sh_e[tc1];
+            p = gnn_expf(sh_st10[(tc1 * 8) + k2] - m);
+            sh_w18[(tc1 * 8) + k2] = (gnn_keep_f64(gnn_dropout_keep(seed, 1u, (uint64_t)((ec1 * 8) + k2), 0.6f), (double)p * 2.50000015f));
+            csum = csum + (double)p;
+          }
+          sum[k2] = (sum[k2] * (double)scale) + csum;
+          mx[k2] = m;
+          sh_scale11[k2] = scale;
+        }
+      } else {
+        for (int64_t k2 = 0; k2 < 8; k2++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+          (void)lane;
+          (void)i2;
+          float cmax;
+          (void)cmax;
+          float m;
+          (void)m;
+          float scale;
+          (void)scale;
+          double csum;
+          (void)csum;
+          int64_t ec1;
+          (void)ec1;
+          float p;
+          (void)p;
+          cmax = (-INFINITY);
+          for (int64_t tc = 0; tc < cnt; tc++) {
+            cmax = gnn_sel_f32(sh_st10[(tc * 8) + k2] > cmax, sh_st10[(tc * 8) + k2], cmax);
+          }
+          m = gnn_sel_f32(cmax > mx[k2], cmax, mx[k2]);
+          scale = gnn_sel_f32(m == mx[k2], 1.0f, gnn_expf(mx[k2] - m));
+          csum = 0.0f;
+          for (int64_t tc1 = 0; tc1 < cnt; tc1++) {
+            ec1 = sh_e[tc1];
+            p = gnn_expf(sh_st10[(tc1 * 8) + k2] - m);
+            sh_w18[(tc1 * 8) + k2] = (double)p;
+            csum = csum + (double)p;
+          }
+          sum[k2] = (sum[k2] * (double)scale) + csum;
+          mx[k2] = m;
+          sh_scale11[k2] = scale;
+        }
+      }
+      /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k4_hi = 0; k4_hi < 8; k4_hi++) { /* k / 8: see emit_flat_loop */
+        for (int64_t k4_lo = 0; k4_lo < 8; k4_lo++) { /* the lanes in order of k: see emit_host.c */
+          const int64_t k4 = k4_hi * 8 + k4_lo;
+          const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+          (void)lane;
+          (void)i4;
+          acc[k4] = acc[k4] * (double)sh_scale11[k4_hi];
+        }
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
-        e = sh_e[t];
         u = sh_u[t];
-        if (training) {
-          for (int64_t k2 = 0; k2 < 8; k2++) { /* the lanes in order of k: see emit_host.c */
-            const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
-            (void)lane;
-            (void)i2;
-            float x;
-            (void)x;
-            float m;
-            (void)m;
-            float scale;
-            (void)scale;
-            float p;
-            (void)p;
-            float d;
-            (void)d;
-            float ed;
-            (void)ed;
-            x = sh_st10[(t * 8) + k2];
-            m = gnn_sel_f32(x > mx[k2], x, mx[k2]);
-            d = x - mx[k2];
-            ed = gnn_expf(-fabsf(d));
-            scale = gnn_sel_f32(d > 0.0f, ed, 1.0f);
-            p = gnn_sel_f32(d > 0.0f, 1.0f, ed);
-            sum[k2] = (sum[k2] * (double)scale) + (double)p;
-            mx[k2] = m;
-            sh_scale11[k2] = scale;
-            sh_w18[k2] = (gnn_keep_f64(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f), (double)p * 2.50000015f));
-          }
-        } else {
-          for (int64_t k2 = 0; k2 < 8; k2++) { /* the lanes in order of k: see emit_host.c */
-            const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
-            (void)lane;
-            (void)i2;
-            float x;
-            (void)x;
-            float m;
-            (void)m;
-            float scale;
-            (void)scale;
-            float p;
-            (void)p;
-            float d;
-            (void)d;
-            float ed;
-            (void)ed;
-            x = sh_st10[(t * 8) + k2];
-            m = gnn_sel_f32(x > mx[k2], x, mx[k2]);
-            d = x - mx[k2];
-            ed = gnn_expf(-fabsf(d));
-            scale = gnn_sel_f32(d > 0.0f, ed, 1.0f);
-            p = gnn_sel_f32(d > 0.0f, 1.0f, ed);
-            sum[k2] = (sum[k2] * (double)scale) + (double)p;
-            mx[k2] = m;
-            sh_scale11[k2] = scale;
-            sh_w18[k2] = (double)p;
-          }
-        }
-        /* barrier: the lane loops above and below are separate regions */
         for (int64_t k3_hi = 0; k3_hi < 8; k3_hi++) { /* k / 8: see emit_flat_loop */
           for (int64_t k3_lo = 0; k3_lo < 8; k3_lo++) { /* the lanes in order of k: see emit_host.c */
             const int64_t k3 = k3_hi * 8 + k3_lo;
             const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
             (void)lane;
             (void)i3;
-            double x1;
-            acc[k3] = acc[k3] * (double)sh_scale11[k3_hi];
-            x1 = (double)gatconv0_x_W[u * 64 + k3] * sh_w18[k3_hi];
-            acc[k3] = acc[k3] + (double)x1;
+            double x;
+            x = (double)gatconv0_x_W[u * 64 + k3] * sh_w18[(t * 8) + (k3_hi)];
+            acc[k3] = acc[k3] + (double)x;
           }
         }
-        /* barrier: the lane loops above and below are separate regions */
       }
       /* barrier: the lane loops above and below are separate regions */
     }
     if (training) {
-      for (int64_t k4 = 0; k4 < 8; k4++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+      for (int64_t k5 = 0; k5 < 8; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
         (void)lane;
-        (void)i4;
-        gatconv0_e_softmax_max[row * 8 + k4] = ((hi - lo) > 0) ? mx[k4] : 0.0f;
-        gatconv0_e_softmax_sum[row * 8 + k4] = ((hi - lo) > 0) ? (float)sum[k4] : 0.0f;
-        sh_sum11[k4] = sum[k4];
+        (void)i5;
+        gatconv0_e_softmax_max[row * 8 + k5] = ((hi - lo) > 0) ? mx[k5] : 0.0f;
+        gatconv0_e_softmax_sum[row * 8 + k5] = ((hi - lo) > 0) ? (float)sum[k5] : 0.0f;
+        sh_sum11[k5] = sum[k5];
       }
     } else {
-      for (int64_t k4 = 0; k4 < 8; k4++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+      for (int64_t k5 = 0; k5 < 8; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
         (void)lane;
-        (void)i4;
-        sh_sum11[k4] = sum[k4];
+        (void)i5;
+        sh_sum11[k5] = sum[k5];
       }
     }
     /* barrier: the lane loops above and below are separate regions */
     if (training) {
-      for (int64_t k5_hi = 0; k5_hi < 8; k5_hi++) { /* k / 8: see emit_flat_loop */
-        for (int64_t k5_lo = 0; k5_lo < 8; k5_lo++) { /* the lanes in order of k: see emit_host.c */
-          const int64_t k5 = k5_hi * 8 + k5_lo;
-          const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+      for (int64_t k6_hi = 0; k6_hi < 8; k6_hi++) { /* k / 8: see emit_flat_loop */
+        for (int64_t k6_lo = 0; k6_lo < 8; k6_lo++) { /* the lanes in order of k: see emit_host.c */
+          const int64_t k6 = k6_hi * 8 + k6_lo;
+          const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
           (void)lane;
-          (void)i5;
-          gatconv0_out[row * 64 + k5] = ((hi - lo) > 0) ? (acc[k5] / sh_sum11[k5_hi]) : 0.0f;
-          sh18[k5] = (float)(((hi - lo) > 0) ? (acc[k5] / sh_sum11[k5_hi]) : 0.0f);
+          (void)i6;
+          gatconv0_out[row * 64 + k6] = ((hi - lo) > 0) ? (acc[k6] / sh_sum11[k6_hi]) : 0.0f;
+          sh18[k6] = (float)(((hi - lo) > 0) ? (acc[k6] / sh_sum11[k6_hi]) : 0.0f);
         }
       }
     } else {
-      for (int64_t k5_hi = 0; k5_hi < 8; k5_hi++) { /* k / 8: see emit_flat_loop */
-        for (int64_t k5_lo = 0; k5_lo < 8; k5_lo++) { /* the lanes in order of k: see emit_host.c */
-          const int64_t k5 = k5_hi * 8 + k5_lo;
-          const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+      for (int64_t k6_hi = 0; k6_hi < 8; k6_hi++) { /* k / 8: see emit_flat_loop */
+        for (int64_t k6_lo = 0; k6_lo < 8; k6_lo++) { /* the lanes in order of k: see emit_host.c */
+          const int64_t k6 = k6_hi * 8 + k6_lo;
+          const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
           (void)lane;
-          (void)i5;
-          sh18[k5] = (float)(((hi - lo) > 0) ? (acc[k5] / sh_sum11[k5_hi]) : 0.0f);
+          (void)i6;
+          sh18[k6] = (float)(((hi - lo) > 0) ? (acc[k6] / sh_sum11[k6_hi]) : 0.0f);
         }
       }
     }
     /* barrier: the lane loops above and below are separate regions */
     if (training) {
-      for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+      for (int64_t k7 = 0; k7 < 64; k7++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
         (void)lane;
-        (void)i6;
-        gatconv1_x[row * 64 + k6] = (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f), (gnn_sel_f32(sh18[k6] > 0.0f, sh18[k6], 1.0f * gnn_expm1f(sh18[k6]))) * 2.50000015f));
+        (void)i7;
+        gatconv1_x[row * 64 + k7] = (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k7), 0.6f), (gnn_sel_f32(sh18[k7] > 0.0f, sh18[k7], 1.0f * gnn_expm1f(sh18[k7]))) * 2.50000015f));
       }
     } else {
-      for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+      for (int64_t k7 = 0; k7 < 64; k7++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
         (void)lane;
-        (void)i6;
-        gatconv1_x[row * 64 + k6] = (gnn_sel_f32(sh18[k6] > 0.0f, sh18[k6], 1.0f * gnn_expm1f(sh18[k6])));
+        (void)i7;
+        gatconv1_x[row * 64 + k7] = (gnn_sel_f32(sh18[k7] > 0.0f, sh18[k7], 1.0f * gnn_expm1f(sh18[k7])));
       }
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -424,7 +441,7 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    double sh_w38[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    double sh_w38[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_scale31[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -436,7 +453,6 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
     float mx[8];  /* per lane, live across regions */
     double sum[8];  /* per lane, live across regions */
     double acc[8];  /* per lane, live across regions */
-    int64_t e;
     int64_t u;
     int64_t cnt;
     lo = in_ptr[row];
@@ -475,126 +491,141 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      if (training) {
+        for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+          (void)lane;
+          (void)i2;
+          float cmax;
+          (void)cmax;
+          float m;
+          (void)m;
+          float scale;
+          (void)scale;
+          double csum;
+          (void)csum;
+          int64_t ec1;
+          (void)ec1;
+          float p;
+          (void)p;
+          cmax = (-INFINITY);
+          for (int64_t tc = 0; tc < cnt; tc++) {
+            cmax = gnn_sel_f32(sh_st30[tc + k2] > cmax, sh_st30[tc + k2], cmax);
+          }
+          m = gnn_sel_f32(cmax > mx[k2], cmax, mx[k2]);
+          scale = gnn_sel_f32(m == mx[k2], 1.0f, gnn_expf(mx[k2] - m));
+          csum = 0.0f;
+          for (int64_t tc1 = 0; tc1 < cnt; tc1++) {
+            ec1 = sh_e[tc1];
+            p = gnn_expf(sh_st30[tc1 + k2] - m);
+            sh_w38[tc1 + k2] = (gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(ec1 + k2), 0.6f), (double)p * 2.50000015f));
+            csum = csum + (double)p;
+          }
+          sum[k2] = (sum[k2] * (double)scale) + csum;
+          mx[k2] = m;
+          sh_scale31[k2] = scale;
+        }
+      } else {
+        for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+          (void)lane;
+          (void)i2;
+          float cmax;
+          (void)cmax;
+          float m;
+          (void)m;
+          float scale;
+          (void)scale;
+          double csum;
+          (void)csum;
+          int64_t ec1;
+          (void)ec1;
+          float p;
+          (void)p;
+          cmax = (-INFINITY);
+          for (int64_t tc = 0; tc < cnt; tc++) {
+            cmax = gnn_sel_f32(sh_st30[tc + k2] > cmax, sh_st30[tc + k2], cmax);
+          }
+          m = gnn_sel_f32(cmax > mx[k2], cmax, mx[k2]);
+          scale = gnn_sel_f32(m == mx[k2], 1.0f, gnn_expf(mx[k2] - m));
+          csum = 0.0f;
+          for (int64_t tc1 = 0; tc1 < cnt; tc1++) {
+            ec1 = sh_e[tc1];
+            p = gnn_expf(sh_st30[tc1 + k2] - m);
+            sh_w38[tc1 + k2] = (double)p;
+            csum = csum + (double)p;
+          }
+          sum[k2] = (sum[k2] * (double)scale) + csum;
+          mx[k2] = m;
+          sh_scale31[k2] = scale;
+        }
+      }
+      /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
+        (void)lane;
+        (void)i4;
+        acc[k4] = acc[k4] * (double)sh_scale31[0];
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
-        e = sh_e[t];
         u = sh_u[t];
-        if (training) {
-          for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
-            const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
-            (void)lane;
-            (void)i2;
-            float x;
-            (void)x;
-            float m;
-            (void)m;
-            float scale;
-            (void)scale;
-            float p;
-            (void)p;
-            float d;
-            (void)d;
-            float ed;
-            (void)ed;
-            x = sh_st30[t + k2];
-            m = gnn_sel_f32(x > mx[k2], x, mx[k2]);
-            d = x - mx[k2];
-            ed = gnn_expf(-fabsf(d));
-            scale = gnn_sel_f32(d > 0.0f, ed, 1.0f);
-            p = gnn_sel_f32(d > 0.0f, 1.0f, ed);
-            sum[k2] = (sum[k2] * (double)scale) + (double)p;
-            mx[k2] = m;
-            sh_scale31[k2] = scale;
-            sh_w38[k2] = (gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f), (double)p * 2.50000015f));
-          }
-        } else {
-          for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
-            const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
-            (void)lane;
-            (void)i2;
-            float x;
-            (void)x;
-            float m;
-            (void)m;
-            float scale;
-            (void)scale;
-            float p;
-            (void)p;
-            float d;
-            (void)d;
-            float ed;
-            (void)ed;
-            x = sh_st30[t + k2];
-            m = gnn_sel_f32(x > mx[k2], x, mx[k2]);
-            d = x - mx[k2];
-            ed = gnn_expf(-fabsf(d));
-            scale = gnn_sel_f32(d > 0.0f, ed, 1.0f);
-            p = gnn_sel_f32(d > 0.0f, 1.0f, ed);
-            sum[k2] = (sum[k2] * (double)scale) + (double)p;
-            mx[k2] = m;
-            sh_scale31[k2] = scale;
-            sh_w38[k2] = (double)p;
-          }
-        }
-        /* barrier: the lane loops above and below are separate regions */
         for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
           (void)lane;
           (void)i3;
-          double x1;
-          acc[k3] = acc[k3] * (double)sh_scale31[0];
-          x1 = (double)gatconv1_x_W[u * 9 + k3] * sh_w38[0];
-          acc[k3] = acc[k3] + (double)x1;
+          double x;
+          x = (double)gatconv1_x_W[u * 9 + k3] * sh_w38[t];
+          acc[k3] = acc[k3] + (double)x;
         }
-        /* barrier: the lane loops above and below are separate regions */
       }
       /* barrier: the lane loops above and below are separate regions */
     }
     if (training) {
-      for (int64_t k4 = 0; k4 < 1; k4++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
+      for (int64_t k5 = 0; k5 < 1; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
         (void)lane;
-        (void)i4;
-        gatconv1_e_softmax_max[row * 1 + k4] = ((hi - lo) > 0) ? mx[k4] : 0.0f;
-        gatconv1_e_softmax_sum[row * 1 + k4] = ((hi - lo) > 0) ? (float)sum[k4] : 0.0f;
-        sh_sum31[k4] = sum[k4];
+        (void)i5;
+        gatconv1_e_softmax_max[row * 1 + k5] = ((hi - lo) > 0) ? mx[k5] : 0.0f;
+        gatconv1_e_softmax_sum[row * 1 + k5] = ((hi - lo) > 0) ? (float)sum[k5] : 0.0f;
+        sh_sum31[k5] = sum[k5];
       }
     } else {
-      for (int64_t k4 = 0; k4 < 1; k4++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
+      for (int64_t k5 = 0; k5 < 1; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
         (void)lane;
-        (void)i4;
-        sh_sum31[k4] = sum[k4];
+        (void)i5;
+        sh_sum31[k5] = sum[k5];
       }
     }
     /* barrier: the lane loops above and below are separate regions */
     if (training) {
-      for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
+      for (int64_t k6 = 0; k6 < 7; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 8), i6 = (int)(k6 / 8);
         (void)lane;
-        (void)i5;
-        gatconv1_out[row * 7 + k5] = ((hi - lo) > 0) ? (acc[k5] / sh_sum31[0]) : 0.0f;
-        sh38[k5] = (float)(((hi - lo) > 0) ? (acc[k5] / sh_sum31[0]) : 0.0f);
+        (void)i6;
+        gatconv1_out[row * 7 + k6] = ((hi - lo) > 0) ? (acc[k6] / sh_sum31[0]) : 0.0f;
+        sh38[k6] = (float)(((hi - lo) > 0) ? (acc[k6] / sh_sum31[0]) : 0.0f);
       }
     } else {
-      for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
+      for (int64_t k6 = 0; k6 < 7; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 8), i6 = (int)(k6 / 8);
         (void)lane;
-        (void)i5;
-        sh38[k5] = (float)(((hi - lo) > 0) ? (acc[k5] / sh_sum31[0]) : 0.0f);
+        (void)i6;
+        sh38[k6] = (float)(((hi - lo) > 0) ? (acc[k6] / sh_sum31[0]) : 0.0f);
       }
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k6 = 0; k6 < 7; k6++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k6 % 8), i6 = (int)(k6 / 8);
+    for (int64_t k7 = 0; k7 < 7; k7++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k7 % 8), i7 = (int)(k7 / 8);
       (void)lane;
-      (void)i6;
+      (void)i7;
       float heads;
       heads = 0.0f;
       for (int64_t j1 = 0; j1 < 1; j1++) {
-        heads = heads + sh38[(j1 * 7) + k6];
+        heads = heads + sh38[(j1 * 7) + k7];
       }
-      t39[row * 7 + k6] = heads / 1.0f;
+      t39[row * 7 + k7] = heads / 1.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }

@@ -121,7 +121,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-  __shared__ double sh_w18_block[8][8];
+  __shared__ double sh_w18_block[8][256];
   double *const sh_w18 = sh_w18_block[threadIdx.x / 32];  /* this group's */
   __shared__ float sh_scale11_block[8][8];
   float *const sh_scale11 = sh_scale11_block[threadIdx.x / 32];  /* this group's */
@@ -142,20 +142,19 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
   float mx[1];
   double sum[1];
   double acc[2];
-  int64_t e;
   int64_t u;
   int64_t jj;
   int64_t cnt;
   int64_t su;
   float r9_;
   float gatconv0_e_;
-  float x;
+  float cmax;
   float m;
   float scale;
+  double csum;
+  int64_t ec1;
   float p;
-  float d;
-  float ed;
-  double x1;
+  double x;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -184,64 +183,72 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
-    for (int64_t t = 0; t < cnt; t++) {
-      e = sh_e[t];
-      u = sh_u[t];
-      #pragma unroll
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 32;
-        if (k2 < 8) {
-          x = sh_st10[(t * 8) + k2];
-          m = (x > mx[i2]) ? x : mx[i2];
-          d = x - mx[i2];
-          ed = expf(-fabsf(d));
-          scale = (d > 0.0f) ? ed : 1.0f;
-          p = (d > 0.0f) ? 1.0f : ed;
-          sum[i2] = (sum[i2] * (double)scale) + (double)p;
-          mx[i2] = m;
-          sh_scale11[k2] = scale;
-          sh_w18[k2] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? ((double)p * 2.50000015f) : 0.0f) : (double)p;
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 32;
+      if (k2 < 8) {
+        cmax = (-INFINITY);
+        for (int64_t tc = 0; tc < cnt; tc++) {
+          cmax = (sh_st10[(tc * 8) + k2] > cmax) ? sh_st10[(tc * 8) + k2] : cmax;
         }
+        m = (cmax > mx[i2]) ? cmax : mx[i2];
+        scale = (m == mx[i2]) ? 1.0f : expf(mx[i2] - m);
+        csum = 0.0f;
+        for (int64_t tc1 = 0; tc1 < cnt; tc1++) {
+          ec1 = sh_e[tc1];
+          p = expf(sh_st10[(tc1 * 8) + k2] - m);
+          sh_w18[(tc1 * 8) + k2] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((ec1 * 8) + k2), 0.6f) ? ((double)p * 2.50000015f) : 0.0f) : (double)p;
+          csum = csum + (double)p;
+        }
+        sum[i2] = (sum[i2] * (double)scale) + csum;
+        mx[i2] = m;
+        sh_scale11[k2] = scale;
       }
-      __syncwarp(gmask);
+    }
+    __syncwarp(gmask);
+    #pragma unroll
+    for (int i4 = 0; i4 < 2; i4++) {
+      const int64_t k4 = lane + (int64_t)i4 * 32;
+      acc[i4] = acc[i4] * (double)sh_scale11[k4 / 8];
+    }
+    for (int64_t t = 0; t < cnt; t++) {
+      u = sh_u[t];
       #pragma unroll
       for (int i3 = 0; i3 < 2; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 32;
-        acc[i3] = acc[i3] * (double)sh_scale11[k3 / 8];
-        x1 = (double)gatconv0_x_W[u * 64 + k3] * sh_w18[k3 / 8];
-        acc[i3] = acc[i3] + (double)x1;
+        x = (double)gatconv0_x_W[u * 64 + k3] * sh_w18[(t * 8) + (k3 / 8)];
+        acc[i3] = acc[i3] + (double)x;
       }
-      __syncwarp(gmask);
     }
     __syncwarp(gmask);
   }
   #pragma unroll
-  for (int i4 = 0; i4 < 1; i4++) {
-    const int64_t k4 = lane + (int64_t)i4 * 32;
-    if (k4 < 8) {
-      if (training) {
-        gatconv0_e_softmax_max[(row) * 8 + k4] = ((hi - lo) > 0) ? mx[i4] : 0.0f;
-      }
-      if (training) {
-        gatconv0_e_softmax_sum[(row) * 8 + k4] = ((hi - lo) > 0) ? (float)sum[i4] : 0.0f;
-      }
-      sh_sum11[k4] = sum[i4];
-    }
-  }
-  __syncwarp(gmask);
-  #pragma unroll
-  for (int i5 = 0; i5 < 2; i5++) {
+  for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 32;
-    if (training) {
-      gatconv0_out[(row) * 64 + k5] = ((hi - lo) > 0) ? (acc[i5] / sh_sum11[k5 / 8]) : 0.0f;
+    if (k5 < 8) {
+      if (training) {
+        gatconv0_e_softmax_max[(row) * 8 + k5] = ((hi - lo) > 0) ? mx[i5] : 0.0f;
+      }
+      if (training) {
+        gatconv0_e_softmax_sum[(row) * 8 + k5] = ((hi - lo) > 0) ? (float)sum[i5] : 0.0f;
+      }
+      sh_sum11[k5] = sum[i5];
     }
-    sh18[k5] = (float)(((hi - lo) > 0) ? (acc[i5] / sh_sum11[k5 / 8]) : 0.0f);
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i6 = 0; i6 < 2; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 32;
-    gatconv1_x[(row) * 64 + k6] = training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k6), 0.6f) ? (((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6]))) * 2.50000015f) : 0.0f) : ((sh18[k6] > 0.0f) ? sh18[k6] : (1.0f * expm1f(sh18[k6])));
+    if (training) {
+      gatconv0_out[(row) * 64 + k6] = ((hi - lo) > 0) ? (acc[i6] / sh_sum11[k6 / 8]) : 0.0f;
+    }
+    sh18[k6] = (float)(((hi - lo) > 0) ? (acc[i6] / sh_sum11[k6 / 8]) : 0.0f);
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i7 = 0; i7 < 2; i7++) {
+    const int64_t k7 = lane + (int64_t)i7 * 32;
+    gatconv1_x[(row) * 64 + k7] = training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k7), 0.6f) ? (((sh18[k7] > 0.0f) ? sh18[k7] : (1.0f * expm1f(sh18[k7]))) * 2.50000015f) : 0.0f) : ((sh18[k7] > 0.0f) ? sh18[k7] : (1.0f * expm1f(sh18[k7])));
   }
   __syncwarp(gmask);
 }
@@ -292,7 +299,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
-  __shared__ double sh_w38_block[32][1];
+  __shared__ double sh_w38_block[32][8];
   double *const sh_w38 = sh_w38_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh_scale31_block[32][1];
   float *const sh_scale31 = sh_scale31_block[threadIdx.x / 8];  /* this group's */
@@ -313,20 +320,19 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
   float mx[1];
   double sum[1];
   double acc[1];
-  int64_t e;
   int64_t u;
   int64_t jj;
   int64_t cnt;
   int64_t su;
   float r29_;
   float gatconv1_e_;
-  float x;
+  float cmax;
   float m;
   float scale;
+  double csum;
+  int64_t ec1;
   float p;
-  float d;
-  float ed;
-  double x1;
+  double x;
   float heads;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -359,61 +365,60 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
-    for (int64_t t = 0; t < cnt; t++) {
-      e = sh_e[t];
-      u = sh_u[t];
-      #pragma unroll
-      for (int i2 = 0; i2 < 1; i2++) {
-        const int64_t k2 = lane + (int64_t)i2 * 8;
-        if (k2 < 1) {
-          x = sh_st30[t + k2];
-          m = (x > mx[i2]) ? x : mx[i2];
-          d = x - mx[i2];
-          ed = expf(-fabsf(d));
-          scale = (d > 0.0f) ? ed : 1.0f;
-          p = (d > 0.0f) ? 1.0f : ed;
-          sum[i2] = (sum[i2] * (double)scale) + (double)p;
-          mx[i2] = m;
-          sh_scale31[k2] = scale;
-          sh_w38[k2] = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k2), 0.6f) ? ((double)p * 2.50000015f) : 0.0f) : (double)p;
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 1) {
+        cmax = (-INFINITY);
+        for (int64_t tc = 0; tc < cnt; tc++) {
+          cmax = (sh_st30[tc + k2] > cmax) ? sh_st30[tc + k2] : cmax;
         }
+        m = (cmax > mx[i2]) ? cmax : mx[i2];
+        scale = (m == mx[i2]) ? 1.0f : expf(mx[i2] - m);
+        csum = 0.0f;
+        for (int64_t tc1 = 0; tc1 < cnt; tc1++) {
+          ec1 = sh_e[tc1];
+          p = expf(sh_st30[tc1 + k2] - m);
+          sh_w38[tc1 + k2] = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(ec1 + k2), 0.6f) ? ((double)p * 2.50000015f) : 0.0f) : (double)p;
+          csum = csum + (double)p;
+        }
+        sum[i2] = (sum[i2] * (double)scale) + csum;
+        mx[i2] = m;
+        sh_scale31[k2] = scale;
       }
-      __syncwarp(gmask);
+    }
+    __syncwarp(gmask);
+    #pragma unroll
+    for (int i4 = 0; i4 < 1; i4++) {
+      const int64_t k4 = lane + (int64_t)i4 * 8;
+      if (k4 < 7) {
+        acc[i4] = acc[i4] * (double)sh_scale31[0];
+      }
+    }
+    for (int64_t t = 0; t < cnt; t++) {
+      u = sh_u[t];
       #pragma unroll
       for (int i3 = 0; i3 < 1; i3++) {
         const int64_t k3 = lane + (int64_t)i3 * 8;
         if (k3 < 7) {
-          acc[i3] = acc[i3] * (double)sh_scale31[0];
-          x1 = (double)gatconv1_x_W[u * 9 + k3] * sh_w38[0];
-          acc[i3] = acc[i3] + (double)x1;
+          x = (double)gatconv1_x_W[u * 9 + k3] * sh_w38[t];
+          acc[i3] = acc[i3] + (double)x;
         }
       }
-      __syncwarp(gmask);
     }
     __syncwarp(gmask);
   }
   #pragma unroll
-  for (int i4 = 0; i4 < 1; i4++) {
-    const int64_t k4 = lane + (int64_t)i4 * 8;
-    if (k4 < 1) {
-      if (training) {
-        gatconv1_e_softmax_max[(row) * 1 + k4] = ((hi - lo) > 0) ? mx[i4] : 0.0f;
-      }
-      if (training) {
-        gatconv1_e_softmax_sum[(row) * 1 + k4] = ((hi - lo) > 0) ? (float)sum[i4] : 0.0f;
-      }
-      sh_sum31[k4] = sum[i4];
-    }
-  }
-  __syncwarp(gmask);
-  #pragma unroll
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
-    if (k5 < 7) {
+    if (k5 < 1) {
       if (training) {
-        gatconv1_out[(row) * 7 + k5] = ((hi - lo) > 0) ? (acc[i5] / sh_sum31[0]) : 0.0f;
+        gatconv1_e_softmax_max[(row) * 1 + k5] = ((hi - lo) > 0) ? mx[i5] : 0.0f;
       }
-      sh38[k5] = (float)(((hi - lo) > 0) ? (acc[i5] / sh_sum31[0]) : 0.0f);
+      if (training) {
+        gatconv1_e_softmax_sum[(row) * 1 + k5] = ((hi - lo) > 0) ? (float)sum[i5] : 0.0f;
+      }
+      sh_sum31[k5] = sum[i5];
     }
   }
   __syncwarp(gmask);
@@ -421,11 +426,22 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
   for (int i6 = 0; i6 < 1; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 8;
     if (k6 < 7) {
+      if (training) {
+        gatconv1_out[(row) * 7 + k6] = ((hi - lo) > 0) ? (acc[i6] / sh_sum31[0]) : 0.0f;
+      }
+      sh38[k6] = (float)(((hi - lo) > 0) ? (acc[i6] / sh_sum31[0]) : 0.0f);
+    }
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i7 = 0; i7 < 1; i7++) {
+    const int64_t k7 = lane + (int64_t)i7 * 8;
+    if (k7 < 7) {
       heads = 0.0f;
       for (int64_t j1 = 0; j1 < 1; j1++) {
-        heads = heads + sh38[(j1 * 7) + k6];
+        heads = heads + sh38[(j1 * 7) + k7];
       }
-      t39[(row) * 7 + k6] = heads / 1.0f;
+      t39[(row) * 7 + k7] = heads / 1.0f;
     }
   }
   __syncwarp(gmask);
