@@ -73,7 +73,7 @@ NVCC_WERROR ?=
 PREFIX      ?= /usr/local
 RT_HDRS     := runtime/gnnrt.h runtime/gnnrt_rng.h runtime/internal.h
 RT_COMMON   := runtime/core.c runtime/text.c runtime/graph.c runtime/edgelist.c runtime/cache.c runtime/tables.c \
-               runtime/dataset.c runtime/ogb.c runtime/load.c runtime/params.c runtime/profile.c runtime/checkpoint.c
+               runtime/dataset.c runtime/ogb.c runtime/npz.c runtime/load.c runtime/params.c runtime/profile.c runtime/checkpoint.c
 RT_HOST_SRC := $(RT_COMMON) runtime/device_host.c runtime/train_host.c
 RT_CUDA_SRC := $(RT_COMMON) runtime/device_cuda.c runtime/nvrtc.c
 RT_BASE     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime -fPIC -fvisibility=hidden

@@ -83,9 +83,18 @@ static void write_c(FILE *out, const KProgram *p, const EmitOpts *eo, const char
   emit_source(out, p, &emit_host_hooks, eo->src_name, h);
 }
 
+/* path's temporary name, path.PID.tmp: this process's own, so two gnnc runs writing the same file
+ * at once (the ranks of a data-parallel job building one model) never write into each other's
+ * temporary; each renames a whole file over path, and the last one stays. */
+static char *tmp_name(const char *path) {
+  char pid[32];
+  snprintf(pid, sizeof pid, ".%ld.tmp", (long)getpid());
+  return cat(path, pid, "");
+}
+
 /* Writes one file atomically (a temporary name, then rename). */
 static bool write_file(const char *path, Writer w, const KProgram *p, const EmitOpts *eo, const char *header_name) {
-  char *tmp = cat(path, ".tmp", "");
+  char *tmp = tmp_name(path);
   FILE *f = fopen(tmp, "w");
   if (!f) {
     fprintf(stderr, "gnnc: cannot write '%s': %s\n", path, strerror(errno));
@@ -358,7 +367,11 @@ static int add_env_flags(char **argv, int n, int max, const char *var, char **ke
  * (host link only) against libgnnrt and cuBLAS. */
 static bool build_cuda_library(const EmitOpts *eo, const char *inc, const char *lib, const char *dir, const char *name,
                                const char *outtmp) {
-  char *src = cat(dir, "/", name), *srcf = cat(src, ".cu", ""), *hdrf = cat(src, ".h", ""), *obj = cat(src, ".o", "");
+  /* the object under this process's name: with -S, dir is the library's folder, which another
+   * gnnc building the same library at once shares (the object is removed after the link) */
+  char opid[40];
+  snprintf(opid, sizeof opid, ".%ld.o", (long)getpid());
+  char *src = cat(dir, "/", name), *srcf = cat(src, ".cu", ""), *hdrf = cat(src, ".h", ""), *obj = cat(src, opid, "");
   char *incflag = cat("-I", inc, ""), *libflag = cat("-L", lib, ""), *rpath = cat("-rpath,", lib, "");
   char *gencode[8], *extra_c = NULL, *extra_l = NULL;
   int ngen = cuda_gencodes(eo->arch, gencode);
@@ -466,7 +479,7 @@ static bool build_library(const KProgram *p, const EmitOpts *eo) {
   bool cuda = eo->target == TARGET_CUDA;
   bool ok = write_sources(p, eo, eo->target, dir, name);
   char *src = cat(dir, "/", name), *srcf = cat(src, cuda ? ".cu" : ".c", "");
-  char *outtmp = cat(out, ".tmp", "");
+  char *outtmp = tmp_name(out);
   if (ok) ok = cuda ? build_cuda_library(eo, inc, lib, dir, name, outtmp) : build_host_library(eo, inc, lib, srcf, outtmp);
   if (ok && rename(outtmp, out) != 0) {
     fprintf(stderr, "gnnc: cannot write '%s': %s\n", out, strerror(errno));

@@ -135,7 +135,8 @@ gnn_status rt_tmp_commit(gnn_ctx *ctx, FILE *f, char *tmp, const char *path, gnn
 /* The graph code in layers, each calling only those below it (docs/runtime.md, "Layers"):
  *   load.c                        gnn_graph_load, gnn_dataset_load: a loader by what the path holds
  *   dataset.c  ogb.c              the two dataset-folder layouts
- *   edgelist.c cache.c tables.c   edge lists and Matrix Market; the .gcsr cache; per-vertex files
+ *   edgelist.c cache.c tables.c   edge lists and Matrix Market; the .gcsr cache; per-vertex files;
+ *   npz.c                         NumPy .npz archives
  *   graph.c                       the in-memory graph and its builder
  * text.c and core.c lie under all of them. */
 
@@ -198,6 +199,44 @@ gnn_status rt_dataset_split(gnn_ctx *ctx, gnn_dataset *ds, const char *dir, cons
  * graph_indicator.txt when there is one), or the whole dataset. */
 gnn_status rt_folder_graph(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opts, gnn_graph **out);
 gnn_status rt_folder_dataset(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opts, gnn_dataset *ds);
+
+/* npz.c: NumPy .npz archives (a zip of .npy arrays): open, then per array rt_npz_array (its
+ * dtype and shape) and reads of its elements in order, converted to int64 or float32. */
+typedef struct {
+  char *name;
+  uint64_t offset, csize, usize; /* the local header's offset; compressed and real sizes */
+  uint32_t crc;
+  int method, flags;
+} RtNpzMember;
+typedef struct {
+  FILE *f;
+  const char *path;
+  RtNpzMember *m;
+  int n;
+} RtNpz;
+typedef struct {
+  RtNpz *z;
+  const char *name;
+  char kind;               /* 'i', 'u', 'f', 'b' */
+  int esize, rank;         /* bytes per element; dimensions */
+  int64_t shape[4], count; /* count = the product of shape */
+  /* the stream: bytes left to read (compressed) and to produce, the inflate state, the CRC */
+  int method, inflating;
+  uint64_t cleft, uleft;
+  void *zs;
+  unsigned char *inbuf;
+  uint32_t crc, want_crc;
+} RtNpy;
+gnn_status rt_npz_open(gnn_ctx *ctx, const char *path, RtNpz *z); /* z->path points at path */
+void rt_npz_close(RtNpz *z);
+int rt_npz_has(const RtNpz *z, const char *name);
+/* Array NAME (member NAME.npy): its header read, a ready to read its elements. One array of an
+ * archive at a time; rt_npy_close after. */
+gnn_status rt_npz_array(gnn_ctx *ctx, RtNpz *z, const char *name, RtNpy *a);
+/* The next n elements: as int64 (an array of floats is GNN_ERR_FORMAT) or as float32. */
+gnn_status rt_npy_read_i64(gnn_ctx *ctx, RtNpy *a, int64_t *out, int64_t n);
+gnn_status rt_npy_read_f32(gnn_ctx *ctx, RtNpy *a, float *out, int64_t n);
+void rt_npy_close(RtNpy *a);
 
 /* ogb.c: OGB's node-property-prediction layout (raw/edge.csv.gz, ...): whether dir has it; its
  * graph (through the cache in dir/processed); the whole dataset. */

@@ -2,10 +2,10 @@
  * the path holds.
  *
  * The top of the graph code's layers (internal.h lists them): a folder is OGB's layout when it
- * has raw/edge.csv.gz (ogb.c), else gnnc's dataset folder (dataset.c); a file is a .gcsr cache
- * (cache.c), a Matrix Market file (.mtx) or an edge list (edgelist.c). The loaders know nothing
- * of each other or of this file, and all of them build through graph.c, so a new layout is one
- * loader and one line here.
+ * has raw/edge.csv.gz or raw/data.npz (ogb.c), else gnnc's dataset folder (dataset.c); a file is
+ * a .gcsr cache (cache.c), a Matrix Market file (.mtx) or an edge list (edgelist.c). The loaders
+ * know nothing of each other or of this file, and all of them build through graph.c, so a new
+ * layout is one loader and one line here.
  */
 #include "internal.h"
 

@@ -14,10 +14,18 @@
  * usual symmetrisation of arxiv are the caller's symmetrise option, as for every other format.
  * raw/edge-feat.csv.gz and the additional node files of some datasets are not read.
  *
+ * OGB's binary layout (ogbn-papers100M, too large for CSV) instead has raw/data.npz (the arrays
+ * edge_index 2 x E, num_nodes_list, num_edges_list, optional node_feat N x D) and
+ * raw/node-label.npz (node_label, N x 1, NaN where unknown), read through npz.c; a folder with
+ * raw/edge.csv[.gz] is read as CSV, one with raw/data.npz only as binary, and each of features
+ * and labels from its CSV file when there, else from the .npz. Labels of several tasks
+ * (ogbn-proteins' 112 columns) are refused: the dataset has one class label per vertex.
+ *
  * The graph is what is large (ogbn-products: 62 M edges), so it is cached: after a build it is
  * saved to processed/gnnc-graph-F.gcsr (F: the options' bits, so each set of options has its
  * own file; processed/ is where OGB keeps its own processed copy), and a later load reads that
- * file instead of edge.csv.gz while it is newer than edge.csv.gz and num-node-list.csv.gz. A
+ * file instead of edge.csv.gz while it is newer than edge.csv.gz and num-node-list.csv.gz (than
+ * data.npz in the binary layout). A
  * cache that does not check out (damaged, or a vertex count that changed) is rebuilt; one that
  * cannot be written (a read-only folder) is simply not kept. Features, labels and splits are
  * read from their CSV files at every load. Every file is checked at its line: a count that
@@ -69,9 +77,18 @@ static gnn_status ogb_need(gnn_ctx *ctx, const char *dir, const char *name, char
   return st;
 }
 
+/* dir/raw/NAME.npz (OGB's binary layout), or *path NULL when it is not there. */
+static gnn_status raw_npz(gnn_ctx *ctx, const char *dir, const char *name, char **path) {
+  size_t n = strlen(dir) + strlen(name) + 16;
+  if (!(*path = (char *)rt_malloc(ctx, n, "a file name"))) return GNN_ERR_OOM;
+  snprintf(*path, n, "%s/raw/%s.npz", dir, name);
+  if (!rt_exists(*path)) free(*path), *path = NULL;
+  return GNN_OK;
+}
+
 int rt_is_ogb_folder(const char *dir) {
-  static const char *const names[] = {"/raw/edge.csv.gz", "/raw/edge.csv"};
-  for (int i = 0; i < 2; i++) {
+  static const char *const names[] = {"/raw/edge.csv.gz", "/raw/edge.csv", "/raw/data.npz"};
+  for (int i = 0; i < 3; i++) {
     size_t n = strlen(dir) + strlen(names[i]) + 1;
     char *f = (char *)malloc(n);
     if (!f) return 0;
@@ -177,6 +194,133 @@ static gnn_status read_edges(gnn_ctx *ctx, const char *path, int64_t nv, int64_t
   return st;
 }
 
+/* ---------------------------------------------------------------- the binary layout (.npz)
+ * raw/data.npz holds edge_index (2 x E), num_nodes_list and num_edges_list (one graph: one
+ * element each) and optionally node_feat (N x D); raw/node-label.npz holds node_label (N or
+ * N x 1; NaN where unknown). The splits stay CSV files under split/NAME. (ogb/io/read_graph_raw.py,
+ * read_binary_graph_raw; ogbn-papers100M.) */
+
+/* An array of one count (OGB's per-graph list, for one graph), 0 .. max. */
+static gnn_status npz_count(gnn_ctx *ctx, RtNpz *z, const char *name, const char *what, int64_t max, int64_t *out) {
+  RtNpy a;
+  gnn_status st = rt_npz_array(ctx, z, name, &a);
+  if (st) return st;
+  if (a.count != 1)
+    st = a.count > 1 ? gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: %s holds %lld counts: an OGB node-property folder holds one graph",
+                                     z->path, name, (long long)a.count)
+                     : gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: %s is empty (want the %s)", z->path, name, what);
+  if (!st) st = rt_npy_read_i64(ctx, &a, out, 1);
+  if (!st && (*out < 0 || *out > max))
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: %s: %s %lld out of range (0 .. %lld)", z->path, name, what,
+                       (long long)*out, (long long)max);
+  rt_npy_close(&a);
+  return st;
+}
+
+/* edge_index (2 x ne, row 0 the sources, row 1 the destinations) into es, ids below nv. Read
+ * straight into the edge arrays, a megabyte at a time. */
+static gnn_status npz_edges(gnn_ctx *ctx, RtNpz *z, int64_t nv, int64_t ne, RtEdges *es) {
+  RtNpy a;
+  gnn_status st = rt_npz_array(ctx, z, "edge_index", &a);
+  if (st) return st;
+  if (a.rank != 2 || a.shape[0] != 2 || a.shape[1] != ne)
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: edge_index has shape (%lld%s%lld%s): want (2, %lld), num_edges_list's count",
+                       z->path, (long long)a.shape[0], a.rank > 1 ? ", " : "", a.rank > 1 ? (long long)a.shape[1] : 0LL,
+                       a.rank > 2 ? ", ..." : "", (long long)ne);
+  size_t cap = ne ? (size_t)ne : 1;
+  if (!st) {
+    es->src = (int64_t *)malloc(rt_mul(cap, sizeof(int64_t)));
+    es->dst = (int64_t *)malloc(rt_mul(cap, sizeof(int64_t)));
+    es->origin = (int64_t *)malloc(rt_mul(cap, sizeof(int64_t)));
+    if (!es->src || !es->dst || !es->origin)
+      st = gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of host memory for %lld edges", z->path, (long long)ne);
+    else es->cap = (int64_t)cap;
+  }
+  if (!st) st = rt_npy_read_i64(ctx, &a, es->src, ne);
+  if (!st) st = rt_npy_read_i64(ctx, &a, es->dst, ne);
+  for (int64_t k = 0; !st && k < ne; k++) {
+    int64_t *bad = es->src[k] < 0 || es->src[k] >= nv ? &es->src[k] : es->dst[k] < 0 || es->dst[k] >= nv ? &es->dst[k] : NULL;
+    if (bad)
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: edge_index[%d][%lld] = %lld out of range (the graph has %lld vertices)",
+                         z->path, bad == &es->dst[k], (long long)k, (long long)*bad, (long long)nv);
+    es->origin[k] = k;
+  }
+  if (!st) es->n = ne;
+  rt_npy_close(&a);
+  return st;
+}
+
+/* node_feat (nv x D) of data.npz, when there: float32, every value finite. */
+static gnn_status npz_features(gnn_ctx *ctx, const char *path, int64_t nv, gnn_dataset *ds) {
+  RtNpz z;
+  gnn_status st = rt_npz_open(ctx, path, &z);
+  if (st) return st;
+  if (!rt_npz_has(&z, "node_feat")) {
+    ds->missing |= GNN_DATASET_NO_FEATURES;
+    rt_npz_close(&z);
+    return GNN_OK;
+  }
+  RtNpy a;
+  float *x = NULL;
+  st = rt_npz_array(ctx, &z, "node_feat", &a);
+  if (!st && (a.rank != 2 || a.shape[0] != nv))
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: node_feat has %d dimension%s (%lld rows): want %lld rows of features",
+                       path, a.rank, a.rank == 1 ? "" : "s", a.rank ? (long long)a.shape[0] : 0LL, (long long)nv);
+  if (!st && !(x = (float *)malloc(rt_mul((size_t)a.count ? (size_t)a.count : 1, sizeof(float)))))
+    st = gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of host memory for %lld x %lld features", path, (long long)nv,
+                       (long long)a.shape[1]);
+  if (!st) st = rt_npy_read_f32(ctx, &a, x, a.count);
+  for (int64_t i = 0; !st && i < a.count; i++)
+    if (!isfinite(x[i]))
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: node_feat[%lld][%lld] is not finite%s", path,
+                         (long long)(i / a.shape[1]), (long long)(i % a.shape[1]), a.kind == 'f' && a.esize == 8 ? " in float32" : "");
+  if (!st) ds->features = x, ds->nfeat = a.shape[1];
+  else free(x);
+  rt_npy_close(&a);
+  rt_npz_close(&z);
+  return st;
+}
+
+/* node_label of raw/node-label.npz: nv labels (a column of one task), whole numbers, NaN (or
+ * -1) unknown. Several tasks (ogbn-proteins' 112 columns) are not a class label: refused. */
+static gnn_status npz_labels(gnn_ctx *ctx, const char *path, int64_t nv, gnn_dataset *ds) {
+  RtNpz z;
+  gnn_status st = rt_npz_open(ctx, path, &z);
+  if (st) return st;
+  RtNpy a;
+  float *v = NULL;
+  int32_t *lab = NULL;
+  st = rt_npz_array(ctx, &z, "node_label", &a);
+  if (!st && a.rank == 2 && a.shape[1] > 1)
+    st = gnn_set_error(ctx, GNN_ERR_UNSUPPORTED, "%s: error: node_label has %lld columns: several tasks per vertex (multi-label, "
+                       "as ogbn-proteins) are not supported, one class label per vertex is", path, (long long)a.shape[1]);
+  else if (!st && (a.rank < 1 || a.rank > 2 || a.shape[0] != nv))
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: node_label holds %lld labels for a graph of %lld vertices", path,
+                       (long long)a.count, (long long)nv);
+  size_t n = nv ? (size_t)nv : 1;
+  if (!st && (!(v = (float *)malloc(rt_mul(n, sizeof(float)))) || !(lab = (int32_t *)malloc(rt_mul(n, sizeof(int32_t))))))
+    st = gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of host memory for %lld labels", path, (long long)nv);
+  if (!st) st = rt_npy_read_f32(ctx, &a, v, nv);
+  int top = -1;
+  for (int64_t i = 0; !st && i < nv; i++) {
+    if (isnan(v[i]) || v[i] == -1.0f) {
+      lab[i] = -1;
+    } else if (v[i] < 0 || v[i] > 1e6f || v[i] != floorf(v[i])) {
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: node_label[%lld] = %g is not a class (0, 1, ...; NaN or -1 unknown)", path,
+                         (long long)i, (double)v[i]);
+    } else {
+      lab[i] = (int32_t)v[i];
+      if (lab[i] > top) top = lab[i];
+    }
+  }
+  if (!st) ds->labels = lab, ds->nclasses = top + 1;
+  else free(lab);
+  free(v);
+  rt_npy_close(&a);
+  rt_npz_close(&z);
+  return st;
+}
+
 /* a's modification time is at or after b's. */
 static int not_older(const struct stat *a, const struct stat *b) {
   return a->st_mtim.tv_sec > b->st_mtim.tv_sec ||
@@ -186,9 +330,21 @@ static int not_older(const struct stat *a, const struct stat *b) {
 gnn_status rt_ogb_graph(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opts, gnn_graph **out) {
   char *edges = NULL, *nodes = NULL, *nedges = NULL, *cache = NULL;
   int64_t nv = 0, ne = 0;
-  gnn_status st = ogb_need(ctx, dir, "edge", &edges);
-  if (!st) st = ogb_need(ctx, dir, "num-node-list", &nodes);
-  if (!st) st = read_count(ctx, nodes, "vertex count", RT_MAX_ID + 1, &nv);
+  /* the CSV layout, else the binary one: raw/data.npz holds the counts and the edges (nodes
+   * names it too, so the cache's freshness is checked against it alike) */
+  RtNpz z = {0};
+  gnn_status st = raw_file(ctx, dir, "edge", &edges);
+  if (!st && !edges) {
+    st = raw_npz(ctx, dir, "data", &edges);
+    if (!st && !edges)
+      st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: no raw/edge.csv.gz (nor raw/data.npz) in this OGB folder", dir);
+    if (!st && !(nodes = strdup(edges))) st = gnn_set_error(ctx, GNN_ERR_OOM, "out of host memory");
+    if (!st) st = rt_npz_open(ctx, edges, &z);
+    if (!st) st = npz_count(ctx, &z, "num_nodes_list", "vertex count", RT_MAX_ID + 1, &nv);
+  } else {
+    if (!st) st = ogb_need(ctx, dir, "num-node-list", &nodes);
+    if (!st) st = read_count(ctx, nodes, "vertex count", RT_MAX_ID + 1, &nv);
+  }
   if (!st && nv == 0) st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: empty graph (0 vertices)", nodes);
   if (!st && opts && opts->num_vertices && opts->num_vertices != nv)
     st = gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: num_vertices %lld disagrees with the folder's %lld vertices", nodes,
@@ -213,9 +369,14 @@ gnn_status rt_ogb_graph(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opt
   }
   if (!st && !loaded) {
     RtEdges es = {0};
-    st = ogb_need(ctx, dir, "num-edge-list", &nedges);
-    if (!st) st = read_count(ctx, nedges, "edge count", RT_MAX_ID, &ne);
-    if (!st) st = read_edges(ctx, edges, nv, ne, &es);
+    if (z.f) {
+      st = npz_count(ctx, &z, "num_edges_list", "edge count", RT_MAX_ID, &ne);
+      if (!st) st = npz_edges(ctx, &z, nv, ne, &es);
+    } else {
+      st = ogb_need(ctx, dir, "num-edge-list", &nedges);
+      if (!st) st = read_count(ctx, nedges, "edge count", RT_MAX_ID, &ne);
+      if (!st) st = read_edges(ctx, edges, nv, ne, &es);
+    }
     if (!st) st = rt_graph_build(ctx, &es, nv, opts, edges, out);
     rt_edges_free(&es);
     if (!st) { /* best effort: a folder that cannot hold the cache loads from the CSV each time */
@@ -226,6 +387,7 @@ gnn_status rt_ogb_graph(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opt
       if (made) (void)gnn_graph_save_cache(ctx, *out, cache);
     }
   }
+  if (z.f) rt_npz_close(&z);
   free(edges);
   free(nodes);
   free(nedges);
@@ -353,19 +515,27 @@ static gnn_status read_splits(gnn_ctx *ctx, const char *dir, gnn_dataset *ds) {
 }
 
 gnn_status rt_ogb_dataset(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opts, gnn_dataset *ds) {
-  char *feat = NULL, *label = NULL;
+  char *feat = NULL, *label = NULL, *npz = NULL;
   gnn_status st = rt_ogb_graph(ctx, dir, opts, &ds->graph);
   if (!st) {
     ds->nv = ds->nrows = ds->graph->nv;
     st = raw_file(ctx, dir, "node-feat", &feat);
   }
+  /* each file in the CSV layout, else in the binary one (data.npz's node_feat, node-label.npz) */
+  if (!st && !feat) st = raw_npz(ctx, dir, "data", &npz);
   if (!st && feat) st = read_features(ctx, feat, ds->nv, &ds->features, &ds->nfeat);
+  else if (!st && npz) st = npz_features(ctx, npz, ds->nv, ds);
   else if (!st) ds->missing |= GNN_DATASET_NO_FEATURES;
+  free(npz);
+  npz = NULL;
   if (!st) st = raw_file(ctx, dir, "node-label", &label);
+  if (!st && !label) st = raw_npz(ctx, dir, "node-label", &npz);
   if (!st && label) st = gnn_labels_load(ctx, label, ds->nv, &ds->labels, NULL, &ds->nclasses);
+  else if (!st && npz) st = npz_labels(ctx, npz, ds->nv, ds);
   else if (!st) ds->missing |= GNN_DATASET_NO_LABELS;
   if (!st) st = read_splits(ctx, dir, ds);
   free(feat);
   free(label);
+  free(npz);
   return st;
 }

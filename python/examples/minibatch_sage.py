@@ -42,6 +42,7 @@ rank r takes the epoch's batches r, r + W, r + 2W, ...; the step count is the sa
 the ranks would take and minimises their mean loss, which is what DDP's gradient average computes.
 """
 import argparse
+import fcntl
 import gc
 import hashlib
 import json
@@ -206,16 +207,31 @@ def batches(data, batch, epoch, seed, split):
 # ---------------------------------------------------------------- the two models
 
 def build_library(gnnc_bin, features, hidden, classes, workdir):
+    """The model's library in workdir, compiled once per source and gnnc. The ranks of a
+    data-parallel run call this at the same time on the same workdir: the first to take the lock
+    compiles, the others wait and load its library. Every file appears whole or not at all (written
+    under a name of this process, then renamed), so a process never reads another's half-written
+    .gnn: rewriting it in place while another rank's gnnc read it was a flake of the DDP test."""
     src = GNN_SOURCE % (features, classes, classes, hidden)
     os.makedirs(workdir, exist_ok=True)
     tag = hashlib.sha256((src + os.path.abspath(gnnc_bin)).encode()).hexdigest()[:12]
     gnn, lib = os.path.join(workdir, "sage-%s.gnn" % tag), os.path.join(workdir, "libsage-%s.so" % tag)
-    if not os.path.exists(lib):
-        with open(gnn, "w") as f:
-            f.write(src)
-        tmp = lib[:-3] + ".%d.so" % os.getpid()  # gnnc picks the output's kind by its extension
-        subprocess.run([gnnc_bin, gnn, "--target=host", "-o", tmp], check=True)
-        os.replace(tmp, lib)
+    if os.path.exists(lib):
+        return lib
+    with open(os.path.join(workdir, "sage-%s.lock" % tag), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also when this process dies
+        if not os.path.exists(lib):  # another process may have built it while this one waited
+            tmp_gnn = "%s.%d.tmp" % (gnn, os.getpid())
+            with open(tmp_gnn, "w") as f:
+                f.write(src)
+            os.replace(tmp_gnn, gnn)
+            tmp = lib[:-3] + ".%d.so" % os.getpid()  # gnnc picks the output's kind by its extension
+            try:
+                subprocess.run([gnnc_bin, gnn, "--target=host", "-o", tmp], check=True)
+                os.replace(tmp, lib)
+            finally:
+                if os.path.exists(tmp):
+                    os.remove(tmp)
     return lib
 
 

@@ -251,7 +251,7 @@ class Library:
         """A dataset folder: returns (graph, features, labels, masks) as NumPy arrays (None if missing);
         masks is a dict with "train", "val", "test" boolean arrays. The folder is gnnc's (graph.edges,
         features.svm, labels.txt, *.idx) or an OGB node-property download (raw/edge.csv.gz, ...,
-        split/NAME/; its valid split is masks["val"]); symmetrise adds the reverse of every edge
+        split/NAME/, or the binary raw/data.npz and node-label.npz; its valid split is masks["val"]); symmetrise adds the reverse of every edge
         (OGB's add_inverse_edge)."""
         opts = _GraphOpts(int(add_self_loops), 0, 0, int(symmetrise), 0)
         ds = ctypes.POINTER(_Dataset)()

@@ -221,6 +221,9 @@ if want python; then
   for m in gcn gat; do
     for t in host cuda; do
       timeout 120 build/gnnc tests/python/models/$m.gnn --target=$t -o "$WORK/py/lib$m-$t.so" > "$WORK/logs/py-build-$m-$t.log" 2>&1 || ok=0
+      # the mini-batch case's: the same model differentiating its input too
+      timeout 120 build/gnnc tests/python/models/$m.gnn --target=$t --input-grads=all -o "$WORK/py/lib${m}_ig-$t.so" \
+        > "$WORK/logs/py-build-${m}_ig-$t.log" 2>&1 || ok=0
     done
   done
   if [ $MODE = check ]; then

@@ -6,11 +6,22 @@ input; the forward in eval mode, then a training-mode forward and backward of lo
 dropout seeded alike (the CUDA and host code draw the same masks: codegen/rng checks it); the CUDA
 output and every parameter gradient equal the CPU ones to 1e-4 (relative to the tensor's largest
 element), and they stay on the device (no copy through the host). Then 3 Adam steps of each end at
-the same parameters. Prints "ok NAME" / "FAIL NAME: detail"; exit 1 on a failure. On a machine
-without a GPU it says so and exits 2 (make gpu-check runs it only where there is one).
+the same parameters.
 
---self-test: both sides the host library on CPU tensors, so make test checks this script itself
-on a machine without a GPU (tests/suites/gpukit.sh).
+Mini-batches (run_batches): LIBDIR also holds lib<m>_ig-host.so and lib<m>_ig-cuda.so, the same
+models built with --input-grads=all. One GnncModule per side, fed in lock step 4 induced subgraphs
+of GRAPH on random vertex subsets of 300, 900, 200 and 1500 vertices (so its one model is rebound
+3 times, its arenas grown at the 900 and the 1500 batch and reused at the 200 one), each a
+training forward, a backward to the parameters and to the input x (x requires grad), and one Adam
+step: per batch the outputs, the parameter gradients and d loss / d x agree to 1e-4, and at the
+end the parameters; the CUDA module rebinds and reallocates (its memory plan changes) at the same
+batches as the CPU one, which are the ones the sizes imply.
+
+Prints "ok NAME" / "FAIL NAME: detail"; exit 1 on a failure. On a machine without a GPU it says so
+and exits 2 (make gpu-check runs it only where there is one).
+
+--self-test: both sides the host library on CPU tensors (lib<m>-host.so, lib<m>_ig-host.so), so
+make test checks this script itself on a machine without a GPU (tests/suites/gpukit.sh).
 """
 import sys
 
@@ -73,6 +84,81 @@ def run(model, libdir, graph, dev):
     check(e <= 1e-4, "%s/adam-steps" % model, "parameters after 3 steps: CUDA vs CPU %.3g" % e)
 
 
+def induced(graph_src, graph_dst, nv_all, size, rng):
+    """(src, dst, n): the subgraph induced on size random vertices of the graph, renumbered 0..n-1."""
+    keep = np.sort(rng.choice(nv_all, size, replace=False))
+    new_id = np.full(nv_all, -1, np.int64)
+    new_id[keep] = np.arange(size)
+    s, d = new_id[graph_src], new_id[graph_dst]
+    both = (s >= 0) & (d >= 0)
+    return s[both], d[both], size
+
+
+BATCH_SIZES = (300, 900, 200, 1500)  # grows, grows, fits, grows: the capacity goes up and a batch reuses it
+
+
+def run_batches(model, libdir, graph, dev):
+    """One module per side over mini-batches of different sizes, in lock step (see the top)."""
+    other = "cuda" if dev.type == "cuda" else "host"
+    host, cuda = gnnc.load("%s/lib%s_ig-host.so" % (libdir, model)), gnnc.load("%s/lib%s_ig-%s.so" % (libdir, model, other))
+    full = host.load_graph(graph)
+    m_h, m_c = GnncModule(host, seed=5), GnncModule(cuda, seed=5).to(dev)
+    m_h.train(), m_c.train()
+    opt_h, opt_c = torch.optim.Adam(m_h.parameters(), lr=0.01), torch.optim.Adam(m_c.parameters(), lr=0.01)
+    rng = np.random.default_rng(11)
+    torch.manual_seed(1)
+    F, D = host.inputs[0].shape[0], host.output.width
+    worst = {"forward": 0.0, "param-grads": 0.0, "input-grads": 0.0}
+    where = {k: "" for k in worst}
+    on_device = []
+    plans = {"cpu": [], "other": []}
+    prev = {"cpu": None, "other": None}
+    for b, size in enumerate(BATCH_SIZES):
+        src, dst, n = induced(full.src, full.dst, full.nv, size, rng)
+        g_h = host.graph(src, dst, num_vertices=n, add_self_loops=True)
+        g_c = cuda.graph(src, dst, num_vertices=n, add_self_loops=True)
+        x = torch.randn(n, F)
+        w = torch.randn(n, D)
+        x_h, x_c = x.clone().requires_grad_(), x.to(dev).requires_grad_()
+        ys = []
+        for m, opt, g, xx, ww in ((m_h, opt_h, g_h, x_h, w), (m_c, opt_c, g_c, x_c, w.to(dev))):
+            opt.zero_grad()
+            y = m(g, xx)
+            (ww * y).sum().backward()
+            ys.append(y)
+        # the memory plan after this batch's bind: a change is a reallocation of the arenas
+        for side, m in (("cpu", m_h), ("other", m_c)):
+            plan = m._model.memory_plan()
+            plans[side].append(plan != prev[side])
+            prev[side] = plan
+        on_device.append(ys[1].device.type == dev.type and x_c.grad is not None and x_c.grad.device.type == dev.type and
+                         all(p.grad is not None and p.grad.device.type == dev.type for _, p in m_c.named_gnnc_parameters()))
+        errs = {"forward": rel(ys[1], ys[0]),
+                "param-grads": max(rel(p_c.grad, p_h.grad) if p_c.grad is not None else float("inf")
+                                   for (_, p_h), (_, p_c) in zip(m_h.named_gnnc_parameters(), m_c.named_gnnc_parameters())),
+                "input-grads": rel(x_c.grad, x_h.grad) if x_c.grad is not None and x_h.grad is not None else float("inf")}
+        for k, e in errs.items():
+            if not e <= worst[k]:
+                worst[k], where[k] = e, "batch %d (%d vertices, %d edges)" % (b, n, g_h.ne)
+        opt_h.step(), opt_c.step()
+    check(all(on_device), "%s/batches/on-device" % model,
+          "output, d loss / d x or a parameter gradient not on %s at batches %s" % (
+              dev.type, [b for b, ok in enumerate(on_device) if not ok]))
+    for k in ("forward", "param-grads", "input-grads"):
+        check(worst[k] <= 1e-4, "%s/batches/%s" % (model, k), "CUDA vs CPU %.3g at %s" % (worst[k], where[k]))
+    e = max(rel(p_c, p_h) for (_, p_h), (_, p_c) in zip(m_h.named_gnnc_parameters(), m_c.named_gnnc_parameters()))
+    check(e <= 1e-4, "%s/batches/adam-steps" % model, "parameters after %d batches: CUDA vs CPU %.3g" % (len(BATCH_SIZES), e))
+    # one model each, rebound per batch; reallocated at the batches that exceed the capacity (the
+    # first batch creates it: not counted), the same on both sides
+    rb_h, rb_c = m_h._model.bindings, m_c._model.bindings
+    check(rb_h == rb_c == len(BATCH_SIZES) - 1, "%s/batches/rebinds" % model,
+          "rebinds: CPU %d, CUDA %d, want %d" % (rb_h, rb_c, len(BATCH_SIZES) - 1))
+    grew_h = [b for b, changed in enumerate(plans["cpu"]) if changed and b > 0]
+    grew_c = [b for b, changed in enumerate(plans["other"]) if changed and b > 0]
+    check(grew_h == grew_c == [1, 3], "%s/batches/reallocations" % model,
+          "the memory plan grew at batches CPU %s, CUDA %s; want [1, 3] (sizes %s)" % (grew_h, grew_c, list(BATCH_SIZES)))
+
+
 def main():
     args = [a for a in sys.argv[1:] if a != "--self-test"]
     if len(args) != 2:
@@ -83,10 +169,11 @@ def main():
         print("python_cuda: no CUDA device for torch here: nothing run", file=sys.stderr)
         return 2
     for model in ("gcn", "gat"):
-        try:
-            run(model, args[0], args[1], dev)
-        except Exception as e:  # a crash of one model is its failure; the other still runs
-            check(False, "%s/run" % model, "%s: %s" % (type(e).__name__, e))
+        for fn, tag in ((run, "run"), (run_batches, "batches/run")):
+            try:
+                fn(model, args[0], args[1], dev)
+            except Exception as e:  # a crash of one case is its failure; the others still run
+                check(False, "%s/%s" % (model, tag), "%s: %s" % (type(e).__name__, e))
     return 1 if failures else 0
 
 

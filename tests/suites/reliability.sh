@@ -24,6 +24,14 @@
 #                              run; then the same under ThreadSanitizer (runtime and libraries
 #                              built with -fsanitize=thread, OMP_NUM_THREADS=1: libgomp is not
 #                              instrumented and its barriers read as races otherwise)
+#   reliability/concurrent/... builds of one model from several processes at once (the ranks of a
+#                              data-parallel job): gnnc, 4 runs at once with the same -o (a library,
+#                              and --emit=c sources), 3 rounds: all succeed, the library runs, no
+#                              temporary left (each run writes under its own name, then renames);
+#                              gnnc-cuda-keep: 4 CUDA builds at once with -S (sources and object in
+#                              the library's folder), 2 rounds;
+#                              tests/python/concurrent_build.py: the mini-batch example's
+#                              build_library from 4 processes at once compiles once and all get it
 # Under make test-asan (RT_SANITIZED=1) t_ckpt is the ASan+UBSan build; the ThreadSanitizer part
 # is skipped there (it needs its own build of the runtime, and the plain run already has it).
 rl_bin=$ROOT/build/bin
@@ -266,7 +274,7 @@ else
   rl_libs=()
   if ! out=$(cc "${rl_tsan[@]}" -fPIC -shared -fopenmp -fvisibility=hidden -o "$rl_t/tsan/libgnnrt_host.so" \
        runtime/core.c runtime/text.c runtime/graph.c runtime/edgelist.c runtime/cache.c runtime/tables.c runtime/dataset.c \
-       runtime/ogb.c runtime/load.c runtime/params.c runtime/profile.c runtime/checkpoint.c runtime/device_host.c \
+       runtime/ogb.c runtime/npz.c runtime/load.c runtime/params.c runtime/profile.c runtime/checkpoint.c runtime/device_host.c \
        runtime/train_host.c -lopenblas -lz -lm 2>&1) ||
      ! out=$(cc "${rl_tsan[@]}" -o "$rl_t/tsan/t_threads" tests/runtime/t_threads.c -ldl -lpthread -lm 2>&1); then
     fail reliability/threads/tsan-build "$(rl_tail "$out")"
@@ -289,5 +297,63 @@ else
     fi
   fi
 fi
+
+# ---------------------------------------------------------------- concurrent builds
+# A shared temporary name (out.tmp) made one of two gnnc runs with the same output fail with
+# "cannot write" when the other renamed it first.
+rl_c=$rl/concurrent
+mkdir -p "$rl_c"
+rl_bad=
+for rl_r in 1 2 3; do
+  rm -f "$rl_c"/*
+  for rl_i in 1 2 3 4; do
+    "$GNNC" dsl-examples/gcn.gnn --target=host -o "$rl_c/libgcn.so" > "$rl_c/lib$rl_i.log" 2>&1 || echo "round $rl_r, library $rl_i: $(tail -1 "$rl_c/lib$rl_i.log")" > "$rl_c/bad.lib$rl_i" &
+    "$GNNC" dsl-examples/gcn.gnn --emit=c -o "$rl_c/gcn.c" > "$rl_c/c$rl_i.log" 2>&1 || echo "round $rl_r, --emit=c $rl_i: $(tail -1 "$rl_c/c$rl_i.log")" > "$rl_c/bad.c$rl_i" &
+  done
+  wait
+  rl_bad+=$(cat "$rl_c"/bad.* 2> /dev/null | tr '\n' ' ')
+  rl_left=$(cd "$rl_c" && ls | grep -v -x -e libgcn.so -e gcn.c -e gcn.h -e '.*\.log' -e 'bad\..*' | tr '\n' ' ')
+  [ -z "$rl_left" ] || rl_bad+="round $rl_r left $rl_left"
+done
+if [ -n "$rl_bad" ]; then
+  fail reliability/concurrent/gnnc "$rl_bad"
+elif ! out=$("$rl_bin/gnn-run" "$rl_c/libgcn.so" --graph data/cora --repeat 1 --warmup 0 2>&1) || ! grep -q '^checksum' <<< "$out"; then
+  fail reliability/concurrent/gnnc "the library built last does not run: $(rl_tail "$out")"
+else
+  pass reliability/concurrent/gnnc
+fi
+# With -S the sources and the CUDA object are in the library's folder, which all the runs share:
+# the object (removed after each link) is named by the process too. The object comes from a warm
+# GNNC_CUDA_CACHE, so the 4 runs at once are 4 links, not 4 nvcc compiles.
+if command -v nvcc > /dev/null; then
+  mkdir -p "$rl_c/cu"
+  rl_bad=
+  if ! out=$(GNNC_CUDA_CACHE=$rl_c/cu-cache "$GNNC" dsl-examples/gcn.gnn --target=cuda -o "$rl_c/cu-warm.so" 2>&1); then
+    rl_bad="the first build failed: $(rl_tail "$out")"
+  else
+    for rl_r in 1 2; do
+      for rl_i in 1 2 3 4; do
+        GNNC_CUDA_CACHE=$rl_c/cu-cache "$GNNC" dsl-examples/gcn.gnn --target=cuda -S -o "$rl_c/cu/libgcn.so" > "$rl_c/cu$rl_i.log" 2>&1 ||
+          echo "round $rl_r, run $rl_i: $(tail -1 "$rl_c/cu$rl_i.log")" > "$rl_c/bad.cu$rl_i" &
+      done
+      wait
+      rl_bad+=$(cat "$rl_c"/bad.cu* 2> /dev/null | tr '\n' ' ')
+      rm -f "$rl_c"/bad.cu*
+    done
+    rl_left=$(cd "$rl_c/cu" && ls | grep -v -x -e libgcn.so -e gcn.cu -e gcn.h | tr '\n' ' ')
+    [ -z "$rl_left" ] || rl_bad+="left $rl_left"
+  fi
+  if [ -z "$rl_bad" ]; then pass reliability/concurrent/gnnc-cuda-keep
+  else fail reliability/concurrent/gnnc-cuda-keep "$rl_bad"; fi
+else
+  need_tool reliability/concurrent/gnnc-cuda-keep nvcc
+fi
+if "$PY" -c 'import numpy, torch' 2> /dev/null; then
+  out=$(timeout 300 "$PY" -W ignore tests/python/concurrent_build.py "$GNNC" "$rl_c/example" 4 3 2>&1)
+  report_lines reliability/concurrent "$?" "$out"
+else
+  fail reliability/concurrent/example "$PY cannot import numpy and torch (make setup installs them)"
+fi
+
 unset -f rl_tail rl_epochs rl_train rl_resume rl_refuse
-unset rl_bin rl_rt rl rl_k rl_d rl_t rl_p rl_ck rl_libs rl_kargs rl_res rl_models rl_tsan
+unset rl_bin rl_rt rl rl_k rl_d rl_t rl_p rl_ck rl_libs rl_kargs rl_res rl_models rl_tsan rl_c rl_bad rl_r rl_i rl_left

@@ -13,7 +13,9 @@
 #   runtime/layers         the loaders call only lower layers (nm over build/rt-host/*.o)
 #   runtime/ogb/...        OGB's node-property layout (tests/runtime/make_ogb.py writes Cora in it):
 #                          the same dataset as data/cora, gzip'd or plain, its graph cache (kept,
-#                          used, rebuilt when stale or damaged), each malformed file at its line
+#                          used, rebuilt when stale or damaged), each malformed file at its line;
+#                          the binary layout (raw/data.npz, node-label.npz: stored, deflated,
+#                          ZIP64, NumPy's own writer) loads the same, each malformed archive refused
 #   runtime/bad/...        tests/runtime/bad/: each malformed file, its status and file:line message
 #   runtime/valgrind/...   the test programs under valgrind (errors and leaks), error paths too
 #   runtime/cuda/...       the CUDA build: warning-free, NVRTC without a GPU, context creation
@@ -244,7 +246,94 @@ else
   "$PY" -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[-6] ^= 0xff; open(sys.argv[2], "wb").write(d)' \
     "$og/edges.gz" "$og/bad-gzip-crc/raw/edge.csv.gz"
   rt_bad ogb-gzip-crc GNN_ERR_FORMAT "$og/bad-gzip-crc/raw/edge.csv.gz: error: bad gzip data after line 0: incorrect data check" --dataset "$og/bad-gzip-crc"
-  unset -f rt_ogb_tiny rt_ogb_bad
+
+  # ---- OGB's binary layout (ogbn-papers100M's raw/data.npz and raw/node-label.npz)
+  # Cora written stored (np.savez), deflated (np.savez_compressed) and with ZIP64 records: the
+  # same dataset as data/cora; the graph cached as from the CSV
+  for v in stored: deflated:--deflate zip64:--deflate_--zip64; do
+    n=${v%%:*} o=${v#*:}
+    # shellcheck disable=SC2086
+    if out=$("$PY" tests/runtime/make_ogb.py data/cora "$og/npz-$n" --npz ${o//_/ } 2>&1); then
+      rt_same "runtime/ogb/npz-$n" --dataset "$og/npz-$n" -- --dataset data/cora
+    else fail "runtime/ogb/npz-$n" "make_ogb.py --npz $o: $(tail -1 <<< "$out")"; fi
+  done
+  if [ -f "$og/npz-stored/processed/gnnc-graph-0.gcsr" ]; then
+    rt_same runtime/ogb/npz-graph-cached "$og/npz-stored" -- data/cora/graph.edges
+  else fail runtime/ogb/npz-graph-cached "no processed/gnnc-graph-0.gcsr after a load"; fi
+  # NumPy's own writer, where there is NumPy: savez and savez_compressed, a NaN label (unknown)
+  if "$PY" -c 'import numpy' 2> /dev/null; then
+    rm -rf "$og/npz-numpy" && cp -r "$og/npz-stored" "$og/npz-numpy" && rm -r "$og/npz-numpy/processed"
+    "$PY" -c 'import numpy as np, sys; r = sys.argv[1] + "/raw/"
+d = dict(np.load(r + "data.npz")); np.savez(r + "data.npz", **d)
+l = np.load(r + "node-label.npz")["node_label"].copy(); l[5] = np.nan; np.savez_compressed(r + "node-label.npz", node_label=l)' \
+      "$og/npz-numpy"
+    out=$("$rt_bin/rt_load" --dataset "$og/npz-numpy" 2>&1 | head -2 | tr '\n' ' ')
+    want_lsum=$(grep -v '^#' data/cora/labels.txt | awk 'NR == 6 { skip = $1 } { s += $1 } END { print s - skip - 1 }')  # vertex 5's label now -1
+    if [ "$out" = "nv 2708 ne 10556 nfeat 1433 nclasses 7 ntrain 140 nval 500 ntest 1000 missing 0 feature_sum $want_fsum label_sum $want_lsum mask_counts 140 500 1000 " ]; then
+      pass runtime/ogb/npz-numpy; else fail runtime/ogb/npz-numpy "$out"; fi
+  fi
+  # the small folder in the binary layout: what its CSV twin loads
+  rt_npz_tiny() { # DIR: rt_ogb_tiny's folder, raw/ as .npz
+    rt_ogb_tiny "$1"
+    rm "$1"/raw/*.csv.gz
+    "$PY" tests/runtime/make_npz.py "$1/raw/data.npz" edge_index:'<i8':2,3:0,1,2,1,2,3 num_nodes_list:'<i8':1:4 \
+      num_edges_list:'<i8':1:3 node_feat:'<f4':4,2:1.0,0.5,0,1,2,2,-1,0.25
+    "$PY" tests/runtime/make_npz.py "$1/raw/node-label.npz" node_label:'<f8':4,1:0,1,0,1
+  }
+  rt_ogb_tiny "$og/tiny"
+  rt_npz_tiny "$og/npz-tiny"
+  rt_same runtime/ogb/npz-tiny --dataset "$og/npz-tiny" -- --dataset "$og/tiny"
+  rm "$og/npz-tiny/raw/node-label.npz"
+  out=$("$rt_bin/rt_load" --dataset "$og/npz-tiny" 2>&1 | head -1)
+  if [ "$out" = "nv 4 ne 3 nfeat 2 nclasses 0 ntrain 2 nval 1 ntest 1 missing 2" ]; then
+    pass runtime/ogb/npz-no-labels; else fail runtime/ogb/npz-no-labels "$out"; fi
+  # malformed archives: a copy of the small folder with FILE rewritten from ARRAYS (make_npz.py's
+  # arguments), refused with the file, the array and what is wrong
+  rt_npz_bad() { # NAME STATUS MESSAGE FILE ARGS...
+    local name=$1 status=$2 msg=$3 file=$4 d=$og/npz-bad-$1
+    shift 4
+    rt_npz_tiny "$d"
+    "$PY" tests/runtime/make_npz.py "$d/$file" "$@"
+    rt_bad "ogb-npz-$name" "$status" "$d/$file: error: $msg" --dataset "$d"
+  }
+  rt_g4='num_nodes_list:<i8:1:4 num_edges_list:<i8:1:3'
+  # shellcheck disable=SC2086
+  {
+  rt_npz_bad no-edges GNN_ERR_FORMAT "no array 'edge_index' in the archive" raw/data.npz $rt_g4
+  rt_npz_bad float-ids GNN_ERR_FORMAT "member edge_index.npy holds floats (dtype f8): want integers" raw/data.npz edge_index:'<f8':2,3:0,1,2,1,2,3 $rt_g4
+  rt_npz_bad id-range GNN_ERR_FORMAT "edge_index[1][1] = 4 out of range (the graph has 4 vertices)" raw/data.npz edge_index:'<i8':2,3:0,1,2,1,4,3 $rt_g4
+  rt_npz_bad id-negative GNN_ERR_FORMAT "edge_index[0][0] = -1 out of range (the graph has 4 vertices)" raw/data.npz edge_index:'<i4':2,3:-1,1,2,1,2,3 $rt_g4
+  rt_npz_bad edge-shape GNN_ERR_FORMAT "edge_index has shape (3, 2): want (2, 3), num_edges_list's count" raw/data.npz edge_index:'<i8':3,2:0,1,2,1,2,3 $rt_g4
+  rt_npz_bad two-graphs GNN_ERR_FORMAT "num_nodes_list holds 2 counts: an OGB node-property folder holds one graph" raw/data.npz edge_index:'<i8':2,3:0,1,2,1,2,3 num_nodes_list:'<i8':2:2,2 num_edges_list:'<i8':1:3
+  rt_npz_bad big-endian GNN_ERR_UNSUPPORTED "member edge_index.npy: dtype '>i8' is big-endian: want little-endian ('<')" raw/data.npz edge_index:'>i8':2,3:0,1,2,1,2,3 $rt_g4
+  rt_npz_bad fortran GNN_ERR_UNSUPPORTED "member edge_index.npy: Fortran order: want C order" raw/data.npz --fortran edge_index edge_index:'<i8':2,3:0,1,1,2,2,3 $rt_g4
+  rt_npz_bad bzip2 GNN_ERR_UNSUPPORTED "member num_nodes_list.npy: compression method 12" raw/data.npz --bzip2 edge_index:'<i8':2,3:0,1,2,1,2,3 $rt_g4
+  rt_npz_bad not-npy GNN_ERR_FORMAT "member edge_index.npy is not a .npy array" raw/data.npz edge_index:raw::hello $rt_g4
+  rt_npz_bad feature-rows GNN_ERR_FORMAT "node_feat has 2 dimensions (3 rows): want 4 rows of features" raw/data.npz edge_index:'<i8':2,3:0,1,2,1,2,3 $rt_g4 node_feat:'<f4':3,2:1,2,3,4,5,6
+  rt_npz_bad feature-nan GNN_ERR_FORMAT "node_feat[3][0] is not finite" raw/data.npz edge_index:'<i8':2,3:0,1,2,1,2,3 $rt_g4 node_feat:'<f4':4,2:1,2,3,4,5,6,nan,8
+  rt_npz_bad multi-task GNN_ERR_UNSUPPORTED "node_label has 2 columns: several tasks per vertex" raw/node-label.npz node_label:'<f8':4,2:0,1,1,0,0,0,1,1
+  rt_npz_bad label-fraction GNN_ERR_FORMAT "node_label[1] = 0.5 is not a class" raw/node-label.npz node_label:'<f8':4,1:0,0.5,0,1
+  rt_npz_bad label-count GNN_ERR_FORMAT "node_label holds 3 labels for a graph of 4 vertices" raw/node-label.npz node_label:'<i8':3:0,1,0
+  }
+  # not an archive; cut short (its directory gone); one byte of stored data changed (the CRC)
+  rt_npz_tiny "$og/npz-bad-text" && echo hello > "$og/npz-bad-text/raw/data.npz"
+  rt_bad ogb-npz-not-zip GNN_ERR_FORMAT "npz-bad-text/raw/data.npz: error: not a zip archive" --dataset "$og/npz-bad-text"
+  rt_npz_tiny "$og/npz-bad-cut" && f=$og/npz-bad-cut/raw/data.npz && head -c 300 "$f" > "$f.cut" && mv "$f.cut" "$f"
+  rt_bad ogb-npz-truncated GNN_ERR_FORMAT "npz-bad-cut/raw/data.npz: error: not a zip archive (no end of central directory record" --dataset "$og/npz-bad-cut"
+  rt_npz_tiny "$og/npz-bad-crc"
+  "$PY" -c 'import sys, zipfile; p = sys.argv[1]; i = zipfile.ZipFile(p).getinfo("edge_index.npy"); d = bytearray(open(p, "rb").read())
+o = i.header_offset; o += 30 + int.from_bytes(d[o + 26:o + 28], "little") + int.from_bytes(d[o + 28:o + 30], "little")
+d[o + i.compress_size - 8] ^= 1; open(p, "wb").write(d)' "$og/npz-bad-crc/raw/data.npz"
+  rt_bad ogb-npz-crc GNN_ERR_FORMAT "npz-bad-crc/raw/data.npz: error: member edge_index.npy: CRC-32 mismatch" --dataset "$og/npz-bad-crc"
+  # deflated data with a byte changed: zlib's complaint, or the CRC's, for that member
+  rt_npz_tiny "$og/npz-bad-deflate"
+  "$PY" tests/runtime/make_npz.py "$og/npz-bad-deflate/raw/data.npz" --deflate edge_index:'<i8':2,3:0,1,2,1,2,3 \
+    num_nodes_list:'<i8':1:4 num_edges_list:'<i8':1:3
+  "$PY" -c 'import sys, zipfile; p = sys.argv[1]; i = zipfile.ZipFile(p).getinfo("edge_index.npy"); d = bytearray(open(p, "rb").read())
+o = i.header_offset; o += 30 + int.from_bytes(d[o + 26:o + 28], "little") + int.from_bytes(d[o + 28:o + 30], "little")
+d[o + i.compress_size // 2] ^= 0x55; open(p, "wb").write(d)' "$og/npz-bad-deflate/raw/data.npz"
+  rt_bad ogb-npz-deflate GNN_ERR_FORMAT "npz-bad-deflate/raw/data.npz: error: member edge_index.npy: " --dataset "$og/npz-bad-deflate"
+  unset -f rt_ogb_tiny rt_ogb_bad rt_npz_tiny rt_npz_bad
 
   # ---------------------------------------------------------------- cache
   "$rt_bin/rt_load" -s -d -n 5 "$rt_g/small.edges" --save-cache "$rt_tmp/small.gcsr" > /dev/null 2>&1
@@ -375,15 +464,15 @@ PYEOF
 
   # ---------------------------------------------------------------- the loaders' layers
   # Each loader's object file calls only files of lower layers (docs/runtime.md, "How the loaders
-  # are layered"): 5 load, 4 dataset ogb, 3 edgelist cache tables, 2 graph, 1 the rest (text, core,
+  # are layered"): 5 load, 4 dataset ogb, 3 edgelist cache tables npz, 2 graph, 1 the rest (text, core,
   # the device files). A name a file uses is looked up in the objects that define it (nm).
   rt_o=build/rt-host
   if [ ! -f "$rt_o/load.o" ]; then fail runtime/layers "$rt_o/load.o is missing (make runtime-host)"
   else
-    rt_layer() { case $1 in load) echo 5 ;; dataset | ogb) echo 4 ;; edgelist | cache | tables) echo 3 ;; graph) echo 2 ;; *) echo 1 ;; esac; }
+    rt_layer() { case $1 in load) echo 5 ;; dataset | ogb) echo 4 ;; edgelist | cache | tables | npz) echo 3 ;; graph) echo 2 ;; *) echo 1 ;; esac; }
     for f in "$rt_o"/*.o; do n=$(basename "$f" .o); nm -g --defined-only "$f" | awk -v n="$n" 'NF == 3 { print $3, n }'; done > "$rt_tmp/defs"
     rt_bad_calls=""
-    for n in load dataset ogb edgelist cache tables graph; do
+    for n in load dataset ogb edgelist cache tables npz graph; do
       for s in $(nm -u "$rt_o/$n.o" | awk '{ print $2 }'); do
         d=$(awk -v s="$s" '$1 == s { print $2; exit }' "$rt_tmp/defs")
         [ -n "$d" ] && [ "$d" != "$n" ] && [ "$(rt_layer "$d")" -ge "$(rt_layer "$n")" ] && rt_bad_calls+="$n.c -> $d.c ($s); "
