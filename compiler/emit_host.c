@@ -810,6 +810,9 @@ static void emit_block(FILE *out, HostK *h, const PtrVec *b, int d, bool in_lane
 enum { PF_WALK_AHEAD = 16 };
 #define PF_STAGE_MANY ((const KExpr *)&pf_stage_many)
 static const KExpr pf_stage_many; /* a shared array stored more than once, or not an id: no prefetch ahead */
+/* The staged value ahead must index an array of ne entries: an int64 local (read as jj + A < ne)
+ * or out_eid[jj] (an edge id), never src[...] or dst[...] (a vertex id: dst[vertex] could pass
+ * the end of dst where nv > ne). */
 
 static bool pf_edge_array(KGraphArray g) { return g == KG_SRC || g == KG_DST || g == KG_OUT_EID; }
 
@@ -819,7 +822,7 @@ static void pf_walk(HostK *h, const PtrVec *b, bool in_walk) {
     if (s->kind == KS_SHSTORE) {
       const KExpr *v = s->val, **st = &h->stage[s->var];
       bool ok = in_walk && !*st && ((v->kind == KE_VAR && !v->a && v->type == KT_I64) ||
-                                    (v->kind == KE_GRAPH && pf_edge_array(v->garr) && v->a->kind == KE_VAR && !v->a->a));
+                                    (v->kind == KE_GRAPH && v->garr == KG_OUT_EID && v->a->kind == KE_VAR && !v->a->a));
       *st = ok ? v : PF_STAGE_MANY;
     }
     pf_walk(h, &s->body, in_walk || (s->kind == KS_FOR && s->walk));
