@@ -32,6 +32,9 @@ typedef struct {
   int training;      /* inside an unswitched flat lane loop: the training flag's value (0, 1); else -1 */
   const KBuf **pf;   /* per shared array, PF_MAX buffers (NULL-padded) gathered through it: prefetched */
   const KBuf *pfe[2][4]; /* an edge-balanced kernel's buffers read at src[row] (0), dst[row] (1) */
+  const KExpr **stage; /* per shared array: the value its one store in a walk stages (see pf_walk); else NULL */
+  int walk_ptr;        /* a vertex-mapped walk's offsets (KG_IN_PTR, KG_OUT_PTR) for the prefetch ahead; else -1 */
+  bool staged;         /* inside the scalar loop over a chunk's staged edges (emit_for) */
 } HostK;
 
 /* At most this many buffers are prefetched per staged id, this many bytes of each row; an
@@ -327,11 +330,20 @@ static void emit_for(FILE *out, HostK *h, const KStmt *s, int d, bool in_lanes) 
      * aggregation on the 200k power-law graph: 2.5-4x faster; docs/benchmarks.md). */
     ind(out, d + 1);
     fputs("__asm__ volatile(\"\"); /* keeps this loop scalar: see emit_host.c */\n", out);
+    bool was = h->staged;
+    h->staged = true;
+    emit_block(out, h, &s->body, d + 1, in_lanes);
+    h->staged = was;
+    ind(out, d);
+    fputs("}\n", out);
+    return;
   }
   emit_block(out, h, &s->body, d + 1, in_lanes);
   ind(out, d);
   fputs("}\n", out);
 }
+
+static void pf_ahead(FILE *out, HostK *h, const KStmt *s, int d);
 
 static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
   const Kernel *k = h->k;
@@ -388,6 +400,7 @@ static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
       expr(out, h, s->idx);
       fprintf(out, "] * %lld], %lld);\n", (long long)b->width, (long long)(bytes < PF_ROW_BYTES ? bytes : PF_ROW_BYTES));
     }
+    pf_ahead(out, h, s, d);
     return;
   case KS_FOR:
     emit_for(out, h, s, d, true);
@@ -655,6 +668,42 @@ static int64_t split_stmts(const PtrVec *b, int kvar, int64_t n) {
   return c;
 }
 
+/* `#pragma omp simd` on a flat lane loop over a staged edge's row: GCC 12 unrolls a 16-wide
+ * loop completely (GCN's second aggregation, `acc[k] += (double)(x[u * 16 + k] * c)`) and then
+ * leaves the 16 float-to-double adds scalar, where the pragma has them as two vector adds (that
+ * kernel on the R-MAT graph of issue 28: about 1.4x; docs/benchmarks.md). The pragma asserts the
+ * iterations independent, so it is printed only where the loop shows that they are: its body
+ * only LETs, each to a local of this region (declared in the loop: one per iteration) or to
+ * element k of a promoted local (acc[k]), and a promoted local it writes read at element k alone.
+ * No stores, atomics, ifs or loops: nothing another iteration could see. Each element's
+ * arithmetic is the same in a vector lane (no reassociation: no reduction clause, and
+ * -ffp-contract=off), so the values do not change. */
+static bool simd_expr_ok(const HostK *h, const KExpr *e, const bool *written) {
+  if (!e) return true;
+  if (e->kind == KE_VAR && written[e->var] && h->promote[e->var] &&
+      !(e->a && e->a->kind == KE_VAR && e->a->var == h->flat_i && !e->a->a))
+    return false;
+  return simd_expr_ok(h, e->a, written) && simd_expr_ok(h, e->b, written) && simd_expr_ok(h, e->c, written);
+}
+
+static bool simd_ok(const HostK *h, const KStmt *s, int region) {
+  const PtrVec *b = &s->body;
+  bool *written = calloc((size_t)h->k->nlocals + 1, 1), ok = true;
+  for (int i = 0; i < b->len && ok; i++) {
+    const KStmt *t = b->items[i];
+    if (t->kind != KS_LET) ok = false;
+    else if (h->promote[t->var]) ok = t->idx && t->idx->kind == KE_VAR && t->idx->var == s->var2 && !t->idx->a;
+    else ok = region_local(h, t->var, region);
+    if (ok) written[t->var] = true;
+  }
+  for (int i = 0; i < b->len && ok; i++) {
+    const KStmt *t = b->items[i];
+    ok = simd_expr_ok(h, t->idx, written) && simd_expr_ok(h, t->val, written);
+  }
+  free(written);
+  return ok;
+}
+
 /* A flat loop whose body reads k / C (a head's value for each of its C elements: GAT's attention
  * weight sh_w[k / 16] times the row's element k) prints as two loops, over k / C and k % C, the
  * same order of k: in the inner loop k / C is a constant, which GCC broadcasts, where over one
@@ -664,10 +713,16 @@ static void emit_flat_loop(FILE *out, HostK *h, const KStmt *s, int region, int 
   const Kernel *k = h->k;
   const char *kv = k->locals[s->var].name, *iv = k->locals[s->var2].name;
   int64_t c = split_stmts(&s->body, s->var, s->count);
+  int save_k = h->flat_k, save_i = h->flat_i; /* simd_ok reads the flat loop's i */
+  h->flat_k = s->var, h->flat_i = s->var2;
+  bool simd = h->staged && simd_ok(h, s, region);
+  h->flat_k = save_k, h->flat_i = save_i;
+  if (simd && !c) fputs("#pragma omp simd /* see simd_ok */\n", out);
   ind(out, d);
   if (c) {
     fprintf(out, "for (int64_t %s_hi = 0; %s_hi < %lld; %s_hi++) { /* k / %lld: see emit_flat_loop */\n", kv, kv,
             (long long)(s->count / c), kv, (long long)c);
+    if (simd) fputs("#pragma omp simd /* see simd_ok */\n", out);
     ind(out, ++d);
     fprintf(out, "for (int64_t %s_lo = 0; %s_lo < %lld; %s_lo++) { /* the lanes in order of k: see emit_host.c */\n", kv, kv,
             (long long)c, kv);
@@ -740,6 +795,75 @@ static void emit_block(FILE *out, HostK *h, const PtrVec *b, int d, bool in_lane
  * `u = src[row]`, then `t4[u, k]`) has no staging: each row asks for the rows of the edge
  * PF_EDGE_AHEAD rows ahead (the OpenMP schedule is static: the same thread's next edges). */
 
+/* A walk's chunk holds only the row's edges, and most rows of a power-law graph have a few: the
+ * prefetch of the staged rows (above) has the chunk's rows in flight, two or three where the
+ * median in-degree is 2, and each walk then waits for them. A vertex-mapped walk's edges are
+ * consecutive across its rows (rows in order, each row's edges [ptr[row], ptr[row + 1])), so
+ * each staged id also asks for the rows of the edge PF_WALK_AHEAD positions further on, most
+ * often one of the next rows' -- the rows the walk reads a little later, in flight across row
+ * boundaries. The staged id is G[sh_e[lane]] (G: src or dst) where sh_e[lane] was the edge
+ * counter jj (CSR) or out_eid[jj] (CSC); ahead, G[jj + A] or G[out_eid[jj + A]] (whose
+ * dst[...] entry is itself a random read: asked for 2 * A ahead). Bounded by ptr[nrows], the
+ * edge count (unsigned: never a read outside the arrays); a chunk's last rows ask for the next
+ * chunk's edges, which another thread may walk: a wasted hint. GCN's aggregations on the R-MAT
+ * graph of issue 28, 1 thread: docs/benchmarks.md. */
+enum { PF_WALK_AHEAD = 16 };
+#define PF_STAGE_MANY ((const KExpr *)&pf_stage_many)
+static const KExpr pf_stage_many; /* a shared array stored more than once, or not an id: no prefetch ahead */
+/* The staged value ahead must index an array of ne entries: an int64 local (read as jj + A < ne)
+ * or out_eid[jj] (an edge id), never src[...] or dst[...] (a vertex id: dst[vertex] could pass
+ * the end of dst where nv > ne). */
+
+static bool pf_edge_array(KGraphArray g) { return g == KG_SRC || g == KG_DST || g == KG_OUT_EID; }
+
+static void pf_walk(HostK *h, const PtrVec *b, bool in_walk) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    if (s->kind == KS_SHSTORE) {
+      const KExpr *v = s->val, **st = &h->stage[s->var];
+      bool ok = in_walk && !*st && ((v->kind == KE_VAR && !v->a && v->type == KT_I64) ||
+                                    (v->kind == KE_GRAPH && v->garr == KG_OUT_EID && v->a->kind == KE_VAR && !v->a->a));
+      *st = ok ? v : PF_STAGE_MANY;
+    }
+    pf_walk(h, &s->body, in_walk || (s->kind == KS_FOR && s->walk));
+  }
+}
+
+/* The prefetch ahead of a staged id's store s (see pf_walk), when it is one. */
+static void pf_ahead(FILE *out, HostK *h, const KStmt *s, int d) {
+  const KExpr *v = s->val, *e = NULL;
+  if (h->walk_ptr < 0 || !h->pf[s->var * PF_MAX] || v->kind != KE_GRAPH || !pf_edge_array(v->garr) || v->a->kind != KE_SHARED) return;
+  e = h->stage[v->a->var];
+  if (!e || e == PF_STAGE_MANY) return;
+  const KExpr *j = e->kind == KE_VAR ? e : e->a; /* the edge counter */
+  if (e->kind == KE_GRAPH) { /* out_eid[jj + 2A]'s entry of dst, asked for before it is read */
+    ind(out, d);
+    fputs("if ((uint64_t)(", out);
+    expr(out, h, j);
+    fprintf(out, " + %d) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&%s[%s[", 2 * PF_WALK_AHEAD, kgraph_name[v->garr], kgraph_name[e->garr]);
+    expr(out, h, j);
+    fprintf(out, " + %d]]);\n", 2 * PF_WALK_AHEAD);
+  }
+  ind(out, d);
+  fputs("if ((uint64_t)(", out);
+  expr(out, h, j);
+  fprintf(out, " + %d) < (uint64_t)gnn_pf_ne) {\n", PF_WALK_AHEAD);
+  ind(out, d + 1);
+  fprintf(out, "const int64_t gnn_pf_u = %s[", kgraph_name[v->garr]);
+  if (e->kind == KE_GRAPH) fprintf(out, "%s[", kgraph_name[e->garr]);
+  expr(out, h, j);
+  fprintf(out, " + %d]%s;\n", PF_WALK_AHEAD, e->kind == KE_GRAPH ? "]" : "");
+  for (int i = 0; i < PF_MAX && h->pf[s->var * PF_MAX + i]; i++) {
+    const KBuf *b = h->pf[s->var * PF_MAX + i];
+    int64_t bytes = b->width * (b->elem == ELEM_F64 ? 8 : 4);
+    ind(out, d + 1);
+    fprintf(out, "gnn_prefetch_row(&%s[gnn_pf_u * %lld], %lld);\n", b->name, (long long)b->width,
+            (long long)(bytes < PF_ROW_BYTES ? bytes : PF_ROW_BYTES));
+  }
+  ind(out, d);
+  fputs("}\n", out);
+}
+
 static void pf_lets(const HostK *h, const PtrVec *b, int *from) {
   for (int i = 0; i < b->len; i++) {
     const KStmt *s = b->items[i];
@@ -787,6 +911,10 @@ static void pf_scan(HostK *h) {
   pf_lets(h, &h->k->body, from);
   pf_stmts(h, &h->k->body, from);
   free(from);
+  const Kernel *k = h->k;
+  int ptr = k->dir == GATHER_BY_DST ? KG_IN_PTR : k->dir == GATHER_BY_SRC ? KG_OUT_PTR : -1;
+  h->walk_ptr = k->map == MAP_VERTEX && k->rows == DOM_VERTEX && ptr >= 0 && k->graph[ptr] ? ptr : -1;
+  if (h->walk_ptr >= 0) pf_walk(h, &k->body, false);
 }
 
 /* Which buffers the kernel writes (stores, atomics): the others are const. */
@@ -815,7 +943,7 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   (void)p;
   int n = k->nlocals;
   HostK h = {k, calloc((size_t)n + 1, sizeof(int)), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), 0, 0, -1, -1, 0, -1,
-             calloc((size_t)k->nshared * PF_MAX + 1, sizeof(KBuf *)), {{0}}};
+             calloc((size_t)k->nshared * PF_MAX + 1, sizeof(KBuf *)), {{0}}, calloc((size_t)k->nshared + 1, sizeof(KExpr *)), -1, false};
   scan_block(&h, &k->body, 0);
   pf_scan(&h);
   fprintf(out, "\n/* %s: %s, %d lanes per group. %s%s\n", k->name, kernel_mapping_desc(k), k->group, k->what, emit_kernel_comment_end(p, k));
@@ -823,6 +951,8 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   params(out, k, "restrict");
   fputs(") {\n", out);
   if (k->dropout) fputs("  (void)training;\n  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */\n", out);
+  if (h.walk_ptr >= 0) /* the edge count: the bound of the prefetch ahead (pf_walk) */
+    fprintf(out, "  const int64_t gnn_pf_ne = nrows > 0 ? %s[nrows] : 0;\n  (void)gnn_pf_ne;\n", kgraph_name[h.walk_ptr]);
   const KBuf *blk[8];
   int nblk = block_targets(&k->body, blk, 8, 0);
   if (nblk) { /* block-reduced sums: each thread adds into its own, then one atomic per element */
@@ -867,6 +997,7 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   free(h.loopvar);
   free(h.used);
   free(h.pf);
+  free(h.stage);
 }
 
 /* ---------------------------------------------------------------- the driver's side */

@@ -220,6 +220,8 @@ static void k2_appnpprop0_c_edge(int64_t nrows, const int32_t *restrict src, con
 static void k3_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, const float *restrict linear1_x_W, const float *restrict p_linear1_b, float *restrict appnpprop0_z, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -250,6 +252,10 @@ static void k3_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&linear1_x_W[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&linear1_x_W[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -268,6 +274,7 @@ static void k3_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -307,6 +314,8 @@ static void k3_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
 static void k4_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, const float *restrict appnpprop0_z, const float *restrict linear1_x_W, const float *restrict p_linear1_b, float *restrict appnpprop0_z_2, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -337,6 +346,10 @@ static void k4_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&appnpprop0_z[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&appnpprop0_z[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -355,6 +368,7 @@ static void k4_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -392,6 +406,8 @@ static void k4_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
 static void k5_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, const float *restrict appnpprop0_z_2, const float *restrict linear1_x_W, const float *restrict p_linear1_b, float *restrict appnpprop0_z_3, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -422,6 +438,10 @@ static void k5_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&appnpprop0_z_2[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&appnpprop0_z_2[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -440,6 +460,7 @@ static void k5_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -477,6 +498,8 @@ static void k5_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
 static void k6_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, const float *restrict appnpprop0_z_3, const float *restrict linear1_x_W, const float *restrict p_linear1_b, float *restrict appnpprop0_z_4, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -507,6 +530,10 @@ static void k6_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&appnpprop0_z_3[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&appnpprop0_z_3[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -525,6 +552,7 @@ static void k6_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -562,6 +590,8 @@ static void k6_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
 static void k7_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, const float *restrict appnpprop0_z_4, const float *restrict linear1_x_W, const float *restrict p_linear1_b, float *restrict appnpprop0_z_5, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -592,6 +622,10 @@ static void k7_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&appnpprop0_z_4[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&appnpprop0_z_4[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -610,6 +644,7 @@ static void k7_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -647,6 +682,8 @@ static void k7_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
 static void k8_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, const float *restrict appnpprop0_z_5, const float *restrict linear1_x_W, const float *restrict p_linear1_b, float *restrict appnpprop0_z_6, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -677,6 +714,10 @@ static void k8_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&appnpprop0_z_5[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&appnpprop0_z_5[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -695,6 +736,7 @@ static void k8_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -732,6 +774,8 @@ static void k8_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
 static void k9_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, const float *restrict appnpprop0_z_6, const float *restrict linear1_x_W, const float *restrict p_linear1_b, float *restrict appnpprop0_z_7, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -762,6 +806,10 @@ static void k9_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&appnpprop0_z_6[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&appnpprop0_z_6[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -780,6 +828,7 @@ static void k9_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -817,6 +866,8 @@ static void k9_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
 static void k10_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, const float *restrict appnpprop0_z_7, const float *restrict linear1_x_W, const float *restrict p_linear1_b, float *restrict appnpprop0_z_8, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -847,6 +898,10 @@ static void k10_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&appnpprop0_z_7[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&appnpprop0_z_7[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -865,6 +920,7 @@ static void k10_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -902,6 +958,8 @@ static void k10_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
 static void k11_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, const float *restrict appnpprop0_z_8, const float *restrict linear1_x_W, const float *restrict p_linear1_b, float *restrict appnpprop0_z_9, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -932,6 +990,10 @@ static void k11_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&appnpprop0_z_8[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&appnpprop0_z_8[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -950,6 +1012,7 @@ static void k11_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -987,6 +1050,8 @@ static void k11_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
 static void k12_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict appnpprop0_c, const float *restrict out_deg, const float *restrict in_deg, const float *restrict appnpprop0_z_9, const float *restrict linear1_x_W, const float *restrict p_linear1_b, float *restrict appnpprop0_z_10, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1017,6 +1082,10 @@ static void k12_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&appnpprop0_z_9[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&appnpprop0_z_9[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -1035,6 +1104,7 @@ static void k12_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -1069,6 +1139,8 @@ static void k12_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
 
 /* k13_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %50 %51 %52 %53 %55; in memory: %53 %55 */
 static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_grad_out, const float *restrict appnpprop0_c, float *restrict t53, float *restrict t55) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1107,6 +1179,7 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -1138,6 +1211,8 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 
 /* k14_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %56 %57 %58 %60; in memory: %58 %60 */
 static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t55, const float *restrict appnpprop0_c, float *restrict t58, float *restrict t60) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1176,6 +1251,7 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -1207,6 +1283,8 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 
 /* k15_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %61 %62 %63 %65; in memory: %63 %65 */
 static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t60, const float *restrict appnpprop0_c, float *restrict t63, float *restrict t65) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1245,6 +1323,7 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -1276,6 +1355,8 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 
 /* k16_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %66 %67 %68 %70; in memory: %68 %70 */
 static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t65, const float *restrict appnpprop0_c, float *restrict t68, float *restrict t70) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1314,6 +1395,7 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -1345,6 +1427,8 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 
 /* k17_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %71 %72 %73 %75; in memory: %73 %75 */
 static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t70, const float *restrict appnpprop0_c, float *restrict t73, float *restrict t75) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1383,6 +1467,7 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -1414,6 +1499,8 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 
 /* k18_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %76 %77 %78 %80; in memory: %78 %80 */
 static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t75, const float *restrict appnpprop0_c, float *restrict t78, float *restrict t80) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1452,6 +1539,7 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -1483,6 +1571,8 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 
 /* k19_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %81 %82 %83 %85; in memory: %83 %85 */
 static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t80, const float *restrict appnpprop0_c, float *restrict t83, float *restrict t85) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1521,6 +1611,7 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -1552,6 +1643,8 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 
 /* k20_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %86 %87 %88 %90; in memory: %88 %90 */
 static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t85, const float *restrict appnpprop0_c, float *restrict t88, float *restrict t90) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1590,6 +1683,7 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -1621,6 +1715,8 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 
 /* k21_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %91 %92 %93 %96; in memory: %93 %96 */
 static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t90, const float *restrict appnpprop0_c, float *restrict t93, float *restrict t96) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1659,6 +1755,7 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -1690,6 +1787,8 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 
 /* k22_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %54 %59 %64 %69 %74 %79 %84 %89 %94 %95 %97 %98 %99 %100; in memory: %100 */
 static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t96, const float *restrict appnpprop0_c, const float *restrict in_grad_out, const float *restrict t53, const float *restrict t58, const float *restrict t63, const float *restrict t68, const float *restrict t73, const float *restrict t78, float *restrict t100, const float *restrict t83, const float *restrict t88, const float *restrict t93) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1728,6 +1827,7 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;

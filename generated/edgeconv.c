@@ -193,6 +193,8 @@ static void k1_sign_vertex(int64_t nrows, float *restrict t10, const float *rest
 static void k2_edgeconv0_out_dgcnn_h1_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t3, int32_t *restrict t8, const float *restrict in_deg, float *restrict edgeconv0_out, const float *restrict t5, float *restrict dgcnn_h1, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -229,6 +231,10 @@ static void k2_edgeconv0_out_dgcnn_h1_vertex(int64_t nrows, const int64_t *restr
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&t3[sh_u[lane] * 64], 256);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&t3[gnn_pf_u * 64], 256);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -237,6 +243,7 @@ static void k2_edgeconv0_out_dgcnn_h1_vertex(int64_t nrows, const int64_t *restr
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
           (void)lane;
@@ -304,6 +311,8 @@ static void k2_edgeconv0_out_dgcnn_h1_vertex(int64_t nrows, const int64_t *restr
 static void k3_edgeconv1_out_dgcnn_h2_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict dgcnn_h1_theta, int32_t *restrict t21, const float *restrict in_deg, float *restrict edgeconv1_out, const float *restrict t18, float *restrict dgcnn_h2, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -340,6 +349,10 @@ static void k3_edgeconv1_out_dgcnn_h2_vertex(int64_t nrows, const int64_t *restr
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&dgcnn_h1_theta[sh_u[lane] * 64], 256);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&dgcnn_h1_theta[gnn_pf_u * 64], 256);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -348,6 +361,7 @@ static void k3_edgeconv1_out_dgcnn_h2_vertex(int64_t nrows, const int64_t *restr
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
           (void)lane;
@@ -415,6 +429,8 @@ static void k3_edgeconv1_out_dgcnn_h2_vertex(int64_t nrows, const int64_t *restr
 static void k4_edgeconv2_out_dgcnn_h3_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict dgcnn_h2_theta, int32_t *restrict t32, const float *restrict in_deg, float *restrict edgeconv2_out, const float *restrict t29, float *restrict dgcnn_h3, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -451,6 +467,10 @@ static void k4_edgeconv2_out_dgcnn_h3_vertex(int64_t nrows, const int64_t *restr
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&dgcnn_h2_theta[sh_u[lane] * 128], 512);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&dgcnn_h2_theta[gnn_pf_u * 128], 512);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -459,6 +479,7 @@ static void k4_edgeconv2_out_dgcnn_h3_vertex(int64_t nrows, const int64_t *restr
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k2 = 0; k2 < 128; k2++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
           (void)lane;
@@ -526,6 +547,8 @@ static void k4_edgeconv2_out_dgcnn_h3_vertex(int64_t nrows, const int64_t *restr
 static void k5_edgeconv3_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict dgcnn_h3_theta, int32_t *restrict t43, const float *restrict in_deg, float *restrict edgeconv3_out, const float *restrict t40, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -562,6 +585,10 @@ static void k5_edgeconv3_out_vertex(int64_t nrows, const int64_t *restrict in_pt
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&dgcnn_h3_theta[sh_u[lane] * 256], 512);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&dgcnn_h3_theta[gnn_pf_u * 256], 512);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -570,6 +597,7 @@ static void k5_edgeconv3_out_vertex(int64_t nrows, const int64_t *restrict in_pt
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k2 = 0; k2 < 256; k2++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
           (void)lane;
@@ -640,6 +668,8 @@ static void k6_mul_vertex(int64_t nrows, float *restrict t47, const float *restr
 
 /* k7_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %48 %49; in memory: %49 */
 static void k7_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const int32_t *restrict t43, const float *restrict in_grad_out, float *restrict t49) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -667,6 +697,12 @@ static void k7_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&t43[sh_u[lane] * 256], 512);
           gnn_prefetch_row(&in_grad_out[sh_u[lane] * 256], 512);
+          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            gnn_prefetch_row(&t43[gnn_pf_u * 256], 512);
+            gnn_prefetch_row(&in_grad_out[gnn_pf_u * 256], 512);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -675,6 +711,7 @@ static void k7_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 256; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
           (void)lane;
@@ -717,6 +754,8 @@ static void k8_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t57,
 
 /* k9_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %59 %60; in memory: %60 */
 static void k9_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const int32_t *restrict t32, const float *restrict t57, float *restrict t60) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -744,6 +783,12 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&t32[sh_u[lane] * 128], 512);
           gnn_prefetch_row(&t57[sh_u[lane] * 128], 512);
+          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            gnn_prefetch_row(&t32[gnn_pf_u * 128], 512);
+            gnn_prefetch_row(&t57[gnn_pf_u * 128], 512);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -752,6 +797,7 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 128; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
           (void)lane;
@@ -794,6 +840,8 @@ static void k10_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t68
 
 /* k11_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %70 %71; in memory: %71 */
 static void k11_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const int32_t *restrict t21, const float *restrict t68, float *restrict t71) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -821,6 +869,12 @@ static void k11_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&t21[sh_u[lane] * 64], 256);
           gnn_prefetch_row(&t68[sh_u[lane] * 64], 256);
+          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            gnn_prefetch_row(&t21[gnn_pf_u * 64], 256);
+            gnn_prefetch_row(&t68[gnn_pf_u * 64], 256);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -829,6 +883,7 @@ static void k11_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
           (void)lane;
@@ -871,6 +926,8 @@ static void k12_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t79
 
 /* k13_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %81 %82; in memory: %82 */
 static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const int32_t *restrict t8, const float *restrict t79, float *restrict t82) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -898,6 +955,12 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&t8[sh_u[lane] * 64], 256);
           gnn_prefetch_row(&t79[sh_u[lane] * 64], 256);
+          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            gnn_prefetch_row(&t8[gnn_pf_u * 64], 256);
+            gnn_prefetch_row(&t79[gnn_pf_u * 64], 256);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -906,6 +969,7 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
           (void)lane;

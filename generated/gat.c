@@ -190,6 +190,8 @@ static void k1_apply_vertex_dot_vertex(int64_t nrows, const float *restrict p_ga
 static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t7, const float *restrict t8, const float *restrict gatconv0_x_W, float *restrict gatconv0_e_softmax_max, float *restrict gatconv0_e_softmax_sum, double *restrict gatconv0_out, float *restrict gatconv1_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     double sh_w18[256] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -232,6 +234,10 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&gatconv0_x_W[sh_u[lane] * 64], 256);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&gatconv0_x_W[gnn_pf_u * 64], 256);
+          }
           su = sh_u[lane];
           for (int64_t j = 0; j < 8; j++) {
             r9_ = t7[su * 8 + j] + t8[row * 8 + j];
@@ -325,6 +331,7 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
         for (int64_t k3_hi = 0; k3_hi < 8; k3_hi++) { /* k / 8: see emit_flat_loop */
+#pragma omp simd /* see simd_ok */
           for (int64_t k3_lo = 0; k3_lo < 8; k3_lo++) { /* the lanes in order of k: see emit_host.c */
             const int64_t k3 = k3_hi * 8 + k3_lo;
             const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
@@ -439,6 +446,8 @@ static void k3_fold_dots_weight(int64_t nrows, float *restrict gatconv1_x_W_fold
 static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict gatconv1_x_W, float *restrict gatconv1_e_softmax_max, float *restrict gatconv1_e_softmax_sum, double *restrict gatconv1_out, float *restrict t39, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     double sh_w38[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -481,6 +490,10 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&gatconv1_x_W[sh_u[lane] * 9], 36);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&gatconv1_x_W[gnn_pf_u * 9], 36);
+          }
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             r29_ = gatconv1_x_W[su * 9 + (7 + j)] + gatconv1_x_W[row * 9 + (8 + j)];
@@ -570,6 +583,7 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
           (void)lane;
@@ -654,6 +668,8 @@ static void k5_sum_last_vertex(int64_t nrows, const float *restrict in_grad_out,
 static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict gatconv1_x_W, const float *restrict in_grad_out, const float *restrict gatconv1_e_softmax_max, const float *restrict gatconv1_e_softmax_sum, const double *restrict t54, float *restrict t60, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -681,6 +697,10 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&gatconv1_x_W[sh_u[lane] * 9], 36);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&gatconv1_x_W[gnn_pf_u * 9], 36);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -763,6 +783,8 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
 static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict gatconv1_x_W, const float *restrict gatconv1_e_softmax_max, const float *restrict gatconv1_e_softmax_sum, const float *restrict in_grad_out, const double *restrict t54, float *restrict t59, float *restrict t72, const float *restrict t60, const float *restrict p_gatconv1_a, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -836,6 +858,7 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+#pragma omp simd /* see simd_ok */
         for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
           (void)lane;
@@ -844,6 +867,7 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
           x = sh_st58[t + k2];
           acc[k2] = acc[k2] + (double)x;
         }
+#pragma omp simd /* see simd_ok */
         for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
           (void)lane;
@@ -933,6 +957,8 @@ static void k8_apply_vertex_reshape_vertex(int64_t nrows, const double *restrict
 static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict gatconv0_x_W, const float *restrict t77, const float *restrict t7, const float *restrict t8, const float *restrict gatconv0_e_softmax_max, const float *restrict gatconv0_e_softmax_sum, const double *restrict t90, float *restrict t96, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -960,6 +986,11 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&gatconv0_x_W[sh_u[lane] * 64], 256);
           gnn_prefetch_row(&t7[sh_u[lane] * 8], 32);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&gatconv0_x_W[gnn_pf_u * 64], 256);
+            gnn_prefetch_row(&t7[gnn_pf_u * 8], 32);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -1042,6 +1073,8 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
 static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t7, const float *restrict t8, const float *restrict gatconv0_e_softmax_max, const float *restrict gatconv0_e_softmax_sum, const float *restrict gatconv0_x_W, const float *restrict t77, const double *restrict t90, float *restrict t95, const float *restrict t96, const float *restrict p_gatconv0_a, float *restrict t108, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1086,6 +1119,13 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
           gnn_prefetch_row(&t77[sh_u[lane] * 64], 256);
           gnn_prefetch_row(&t90[sh_u[lane] * 8], 64);
           gnn_prefetch_row(&t8[sh_u[lane] * 8], 32);
+          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            gnn_prefetch_row(&t77[gnn_pf_u * 64], 256);
+            gnn_prefetch_row(&t90[gnn_pf_u * 8], 64);
+            gnn_prefetch_row(&t8[gnn_pf_u * 8], 32);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 8; j++) {
@@ -1157,6 +1197,7 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
           }
         }
         for (int64_t k3_hi = 0; k3_hi < 8; k3_hi++) { /* k / 8: see emit_flat_loop */
+#pragma omp simd /* see simd_ok */
           for (int64_t k3_lo = 0; k3_lo < 8; k3_lo++) { /* the lanes in order of k: see emit_host.c */
             const int64_t k3 = k3_hi * 8 + k3_lo;
             const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);

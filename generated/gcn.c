@@ -159,6 +159,8 @@ static void k0_gcnconv0_x_vertex(int64_t nrows, float *restrict gcnconv0_x, cons
 static void k1_gcnconv0_out_gcnconv1_x_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict gcnconv0_x_W, float *restrict gcnconv0_out, const float *restrict p_gcnconv0_b, float *restrict gcnconv1_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -188,6 +190,10 @@ static void k1_gcnconv0_out_gcnconv1_x_vertex(int64_t nrows, const int64_t *rest
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&gcnconv0_x_W[sh_u[lane] * 16], 64);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&gcnconv0_x_W[gnn_pf_u * 16], 64);
+          }
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             gcnconv0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
@@ -200,6 +206,7 @@ static void k1_gcnconv0_out_gcnconv1_x_vertex(int64_t nrows, const int64_t *rest
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 16; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 16), i1 = (int)(k1 / 16);
           (void)lane;
@@ -247,6 +254,8 @@ static void k1_gcnconv0_out_gcnconv1_x_vertex(int64_t nrows, const int64_t *rest
 /* k2_gcnconv1_out_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %6 %7 %16 %17; in memory: %17
  * Source lines 9-10. */
 static void k2_gcnconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict gcnconv1_x_W, float *restrict gcnconv1_out, const float *restrict p_gcnconv1_b) {
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -276,6 +285,10 @@ static void k2_gcnconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&gcnconv1_x_W[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&gcnconv1_x_W[gnn_pf_u * 7], 28);
+          }
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             gcnconv0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
@@ -288,6 +301,7 @@ static void k2_gcnconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -319,6 +333,8 @@ static void k2_gcnconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
 /* k3_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %6 %7 %20 %21 %22; in memory: %22
  * Source line 9. */
 static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict out_deg, const float *restrict in_deg, const float *restrict in_grad_out, float *restrict t22) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -360,6 +376,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -461,6 +478,8 @@ static void k7_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad
 /* k8_sum_vertex: vertex-balanced over out-edges (CSC), 16 lanes per group. fused %6 %7 %28 %29 %30; in memory: %30
  * Source line 9. */
 static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t26, float *restrict t30) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -489,6 +508,11 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&t26[sh_u[lane] * 16], 64);
+          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            gnn_prefetch_row(&t26[gnn_pf_u * 16], 64);
+          }
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             gcnconv0_c_ = gnn_rsqrtf(out_deg[row * 1 + j] * in_deg[su * 1 + j]);
@@ -501,6 +525,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 16; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 16), i1 = (int)(k1 / 16);
           (void)lane;

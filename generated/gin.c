@@ -132,6 +132,8 @@ GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
 /* k0_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %7 %9 %10 %11 %12 %13; in memory: %12 %13
  * Source lines 10-11. */
 static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t8, const float *restrict p_ginconv0_eps, float *restrict t12, const float *restrict p_ginconv0_b1, float *restrict t13) {
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -158,6 +160,10 @@ static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&t8[sh_u[lane] * 64], 256);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&t8[gnn_pf_u * 64], 256);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -165,6 +171,7 @@ static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
           (void)lane;
@@ -221,6 +228,8 @@ static void k1_gin_h_vertex(int64_t nrows, const float *restrict t14, const floa
 /* k2_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %22 %24 %25 %26 %27 %28; in memory: %27 %28
  * Source lines 10-11. */
 static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict gin_h_W1, const float *restrict p_ginconv1_eps, float *restrict t27, const float *restrict p_ginconv1_b1, float *restrict t28) {
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -247,6 +256,10 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&gin_h_W1[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&gin_h_W1[gnn_pf_u * 7], 28);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -254,6 +267,7 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -321,6 +335,8 @@ static void k4_relu_grad_vertex(int64_t nrows, float *restrict t35, const float 
 /* k5_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %22 %40 %41 %42 %43; in memory: %43
  * Source line 10. */
 static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t35, const float *restrict p_ginconv1_eps, float *restrict t43) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -357,6 +373,7 @@ static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -571,6 +588,8 @@ static void k14_reduce_rows_sum_finish_global(int64_t nrows, float *restrict gra
 /* k15_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %7 %55 %56 %57 %58; in memory: %58
  * Source line 10. */
 static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t50, const float *restrict p_ginconv0_eps, float *restrict t58) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -597,6 +616,11 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&t50[sh_u[lane] * 64], 256);
+          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            gnn_prefetch_row(&t50[gnn_pf_u * 64], 256);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -604,6 +628,7 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
           (void)lane;

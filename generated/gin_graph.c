@@ -160,6 +160,8 @@ static void k1_apply_vertex_mul_vertex(int64_t nrows, float *restrict t8, const 
 /* k2_aggregate_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 1 lanes per group. %9 aggregate.sum.copy_u
  * Source line 15. */
 static void k2_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict in_x, float *restrict t9) {
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -186,6 +188,10 @@ static void k2_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restric
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&in_x[sh_u[lane] * 1], 4);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&in_x[gnn_pf_u * 1], 4);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -193,6 +199,7 @@ static void k2_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restric
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 1; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 1), i1 = (int)(k1 / 1);
           (void)lane;
@@ -312,6 +319,8 @@ static void k9_apply_vertex_mul_vertex(int64_t nrows, float *restrict t23, const
 /* k10_aggregate_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. %24 aggregate.sum.copy_u
  * Source line 15. */
 static void k10_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict ginconv0_out, float *restrict t24) {
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -337,6 +346,10 @@ static void k10_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restri
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&ginconv0_out[sh_u[lane] * 32], 128);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&ginconv0_out[gnn_pf_u * 32], 128);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -344,6 +357,7 @@ static void k10_aggregate_sum_copy_u_vertex(int64_t nrows, const int64_t *restri
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 32; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
           (void)lane;
@@ -450,6 +464,7 @@ static void k16_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_
     }
     for (int64_t e = lo; e < hi; e++) {
       __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+#pragma omp simd /* see simd_ok */
       for (int64_t k1 = 0; k1 < 1; k1++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k1 % 1), i1 = (int)(k1 / 1);
         (void)lane;
@@ -498,6 +513,7 @@ static void k18_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_
     }
     for (int64_t e = lo; e < hi; e++) {
       __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+#pragma omp simd /* see simd_ok */
       for (int64_t k1 = 0; k1 < 32; k1++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
         (void)lane;
@@ -560,6 +576,7 @@ static void k21_readout_sum_vertex(int64_t nrows, const int64_t *restrict graph_
     }
     for (int64_t e = lo; e < hi; e++) {
       __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+#pragma omp simd /* see simd_ok */
       for (int64_t k1 = 0; k1 < 32; k1++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
         (void)lane;
@@ -752,6 +769,8 @@ static void k34_scatter_copy_v_edge(int64_t nrows, const int32_t *restrict dst, 
 
 /* k35_gather_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. %67 gather.sum {by = src} */
 static void k35_gather_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const float *restrict t66, float *restrict t67) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -782,6 +801,7 @@ static void k35_gather_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 32; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
           (void)lane;

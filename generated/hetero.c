@@ -146,6 +146,8 @@ static void k0_heteroconv0_x_vertex(int64_t nrows, float *restrict heteroconv0_x
 /* k1_heteroconv0_n_heteroconv0_out_vertex: vertex-balanced over in-edges (CSR), 4 lanes per group. fused %2 %3 %4 %9 %10 %12 %13 %14 %16 %18 %19 %20 %21; in memory: %18 %21
  * Source lines 15-18, 22. */
 static void k1_heteroconv0_n_heteroconv0_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict in_rel, const float *restrict heteroconv0_x_V, float *restrict t18, const float *restrict in_x, const float *restrict heteroconv0_x_W, const float *restrict p_heteroconv0_b, float *restrict heteroconv0_out) {
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[4] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -181,6 +183,10 @@ static void k1_heteroconv0_n_heteroconv0_out_vertex(int64_t nrows, const int64_t
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&heteroconv0_x_V[sh_u[lane] * 4], 16);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&heteroconv0_x_V[gnn_pf_u * 4], 16);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -189,6 +195,7 @@ static void k1_heteroconv0_n_heteroconv0_out_vertex(int64_t nrows, const int64_t
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k2 = 0; k2 < 2; k2++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k2 % 4), i2 = (int)(k2 / 4);
           (void)lane;
@@ -199,6 +206,7 @@ static void k1_heteroconv0_n_heteroconv0_out_vertex(int64_t nrows, const int64_t
           x = heteroconv0_r_;
           acc[k2] = acc[k2] + (double)x;
         }
+#pragma omp simd /* see simd_ok */
         for (int64_t k3 = 0; k3 < 4; k3++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k3 % 4), i3 = (int)(k3 / 4);
           (void)lane;
@@ -280,6 +288,8 @@ static void k2_apply_vertex_div_vertex(int64_t nrows, float *restrict t24, const
 /* k3_sum_vertex: vertex-balanced over out-edges (CSC), 4 lanes per group. fused %9 %25 %26 %27; in memory: %27
  * Source line 15. */
 static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_rel, const float *restrict t24, float *restrict t27) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[4] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -307,6 +317,11 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           gnn_prefetch_row(&in_rel[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&t24[sh_u[lane] * 4], 16);
+          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            gnn_prefetch_row(&t24[gnn_pf_u * 4], 16);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -315,6 +330,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 4; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 4), i1 = (int)(k1 / 4);
           (void)lane;

@@ -319,6 +319,8 @@ static void k1_gmmconv0_w_gmmconv1_w_edge(int64_t nrows, const int32_t *restrict
 static void k2_gmmconv0_out_gmmconv1_x_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv0_P, const float *restrict gmmconv0_w, const float *restrict p_gmmconv0_isigma, const float *restrict p_gmmconv0_mu, const float *restrict gmmconv0_x_W, float *restrict gmmconv0_out, float *restrict gmmconv1_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -359,6 +361,10 @@ static void k2_gmmconv0_out_gmmconv1_x_vertex(int64_t nrows, const int64_t *rest
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&gmmconv0_x_W[sh_u[lane] * 48], 192);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&gmmconv0_x_W[gnn_pf_u * 48], 192);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -406,6 +412,7 @@ static void k2_gmmconv0_out_gmmconv1_x_vertex(int64_t nrows, const int64_t *rest
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
         for (int64_t k1_hi = 0; k1_hi < 3; k1_hi++) { /* k / 16: see emit_flat_loop */
+#pragma omp simd /* see simd_ok */
           for (int64_t k1_lo = 0; k1_lo < 16; k1_lo++) { /* the lanes in order of k: see emit_host.c */
             const int64_t k1 = k1_hi * 16 + k1_lo;
             const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
@@ -462,6 +469,8 @@ static void k2_gmmconv0_out_gmmconv1_x_vertex(int64_t nrows, const int64_t *rest
 static void k3_gmmconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict out_deg, const float *restrict in_deg, const float *restrict p_gmmconv1_P, const float *restrict gmmconv1_w, const float *restrict p_gmmconv1_isigma, const float *restrict p_gmmconv1_mu, const float *restrict gmmconv1_x_W, float *restrict gmmconv1_out, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -502,6 +511,10 @@ static void k3_gmmconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&gmmconv1_x_W[sh_u[lane] * 21], 84);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&gmmconv1_x_W[gnn_pf_u * 21], 84);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -548,6 +561,7 @@ static void k3_gmmconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 21; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
           (void)lane;
@@ -583,6 +597,8 @@ static void k3_gmmconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
 
 /* k4_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %46 %47 %48 %51 %52; in memory: %52 */
 static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_grad_out, const float *restrict gmmconv1_w, float *restrict t52) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -610,6 +626,11 @@ static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           gnn_prefetch_row(&gmmconv1_w[sh_e[lane] * 3], 12);
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&in_grad_out[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            gnn_prefetch_row(&in_grad_out[gnn_pf_u * 7], 28);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -618,6 +639,7 @@ static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 21; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
           (void)lane;
@@ -1033,6 +1055,8 @@ static void k13_apply_global_add_global(int64_t nrows, const float *restrict t59
 
 /* k14_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %76 %79 %80; in memory: %80 */
 static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t75, const float *restrict gmmconv0_w, float *restrict t80) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1060,6 +1084,11 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           gnn_prefetch_row(&gmmconv0_w[sh_e[lane] * 3], 12);
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&t75[sh_u[lane] * 48], 192);
+          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            gnn_prefetch_row(&t75[gnn_pf_u * 48], 192);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -1069,6 +1098,7 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         e = sh_e[t];
         u = sh_u[t];
         for (int64_t k1_hi = 0; k1_hi < 3; k1_hi++) { /* k / 16: see emit_flat_loop */
+#pragma omp simd /* see simd_ok */
           for (int64_t k1_lo = 0; k1_lo < 16; k1_lo++) { /* the lanes in order of k: see emit_host.c */
             const int64_t k1 = k1_hi * 16 + k1_lo;
             const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);

@@ -132,6 +132,8 @@ GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
 /* k0_rgcnconv0_n_rgcnconv0_out_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %5 %6 %8 %10 %11 %12 %14 %15 %16; in memory: %6 %10 %15 %16
  * Source lines 13-15, 19. */
 static void k0_rgcnconv0_n_rgcnconv0_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict in_rel, const float *restrict t7, float *restrict rgcnconv0_n, float *restrict t10, float *restrict rgcnconv0_out, const float *restrict t13, const float *restrict p_rgcnconv0_b, float *restrict rgcn_h) {
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -167,6 +169,10 @@ static void k0_rgcnconv0_n_rgcnconv0_out_vertex(int64_t nrows, const int64_t *re
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&t7[sh_u[lane] * 32], 128);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&t7[gnn_pf_u * 32], 128);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -175,6 +181,7 @@ static void k0_rgcnconv0_n_rgcnconv0_out_vertex(int64_t nrows, const int64_t *re
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k2 = 0; k2 < 2; k2++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
           (void)lane;
@@ -186,6 +193,7 @@ static void k0_rgcnconv0_n_rgcnconv0_out_vertex(int64_t nrows, const int64_t *re
           acc[k2] = acc[k2] + (double)x;
         }
         for (int64_t k3_hi = 0; k3_hi < 2; k3_hi++) { /* k / 16: see emit_flat_loop */
+#pragma omp simd /* see simd_ok */
           for (int64_t k3_lo = 0; k3_lo < 16; k3_lo++) { /* the lanes in order of k: see emit_host.c */
             const int64_t k3 = k3_hi * 16 + k3_lo;
             const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
@@ -247,6 +255,8 @@ static void k0_rgcnconv0_n_rgcnconv0_out_vertex(int64_t nrows, const int64_t *re
 /* k1_rgcnconv1_out_vertex: vertex-balanced over in-edges (CSR), 4 lanes per group. fused %5 %10 %21 %22 %23 %25 %26; in memory: %26
  * Source lines 13, 15. */
 static void k1_rgcnconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict in_rel, const float *restrict rgcn_h_W, const float *restrict rgcnconv0_n, float *restrict rgcnconv1_out, const float *restrict rgcn_h_W0, const float *restrict p_rgcnconv1_b) {
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[4] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -274,6 +284,10 @@ static void k1_rgcnconv1_out_vertex(int64_t nrows, const int64_t *restrict in_pt
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&rgcn_h_W[sh_u[lane] * 4], 16);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&rgcn_h_W[gnn_pf_u * 4], 16);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -282,6 +296,7 @@ static void k1_rgcnconv1_out_vertex(int64_t nrows, const int64_t *restrict in_pt
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 4; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 4), i1 = (int)(k1 / 4);
           (void)lane;
@@ -335,6 +350,8 @@ static void k2_div_vertex(int64_t nrows, float *restrict t32, const float *restr
 /* k3_sum_vertex: vertex-balanced over out-edges (CSC), 4 lanes per group. fused %5 %33 %34 %35; in memory: %35
  * Source line 13. */
 static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_rel, const float *restrict t32, float *restrict t35) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[4] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -362,6 +379,11 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           gnn_prefetch_row(&in_rel[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&t32[sh_u[lane] * 4], 16);
+          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            gnn_prefetch_row(&t32[gnn_pf_u * 4], 16);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -370,6 +392,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 4; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 4), i1 = (int)(k1 / 4);
           (void)lane;
@@ -472,6 +495,8 @@ static void k7_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad
 /* k8_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %5 %44 %45 %46; in memory: %46
  * Source line 13. */
 static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_rel, const float *restrict t43, float *restrict t46) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -499,6 +524,11 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           gnn_prefetch_row(&in_rel[sh_e[lane] * 1], 4);
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&t43[sh_u[lane] * 32], 128);
+          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            gnn_prefetch_row(&t43[gnn_pf_u * 32], 128);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -508,6 +538,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         e = sh_e[t];
         u = sh_u[t];
         for (int64_t k1_hi = 0; k1_hi < 2; k1_hi++) { /* k / 16: see emit_flat_loop */
+#pragma omp simd /* see simd_ok */
           for (int64_t k1_lo = 0; k1_lo < 16; k1_lo++) { /* the lanes in order of k: see emit_host.c */
             const int64_t k1 = k1_hi * 16 + k1_lo;
             const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);

@@ -159,6 +159,8 @@ static void k0_sageconv0_x_vertex(int64_t nrows, float *restrict sageconv0_x, co
 static void k1_sageconv0_out_sageconv1_x_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict sageconv0_x_W_neigh, const float *restrict in_deg, float *restrict sageconv0_out, const float *restrict sageconv0_x_W_self, const float *restrict p_sageconv0_b, float *restrict sageconv1_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -185,6 +187,10 @@ static void k1_sageconv0_out_sageconv1_x_vertex(int64_t nrows, const int64_t *re
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&sageconv0_x_W_neigh[sh_u[lane] * 16], 64);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&sageconv0_x_W_neigh[gnn_pf_u * 16], 64);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -192,6 +198,7 @@ static void k1_sageconv0_out_sageconv1_x_vertex(int64_t nrows, const int64_t *re
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 16; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 16), i1 = (int)(k1 / 16);
           (void)lane;
@@ -241,6 +248,8 @@ static void k1_sageconv0_out_sageconv1_x_vertex(int64_t nrows, const int64_t *re
 /* k2_sageconv1_out_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %9 %20 %21 %22 %23; in memory: %23
  * Source line 8. */
 static void k2_sageconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict sageconv1_x_W_neigh, const float *restrict in_deg, float *restrict sageconv1_out, const float *restrict sageconv1_x_W_self, const float *restrict p_sageconv1_b) {
+  const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -267,6 +276,10 @@ static void k2_sageconv1_out_vertex(int64_t nrows, const int64_t *restrict in_pt
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
           gnn_prefetch_row(&sageconv1_x_W_neigh[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&sageconv1_x_W_neigh[gnn_pf_u * 7], 28);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -274,6 +287,7 @@ static void k2_sageconv1_out_vertex(int64_t nrows, const int64_t *restrict in_pt
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -307,6 +321,8 @@ static void k2_sageconv1_out_vertex(int64_t nrows, const int64_t *restrict in_pt
 /* k3_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %9 %26 %27 %28; in memory: %28
  * Source line 8. */
 static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_deg, const float *restrict in_grad_out, float *restrict t28) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -344,6 +360,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       cnt = gnn_min_i64(hi - j0, 8);
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 7; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 8), i1 = (int)(k1 / 8);
           (void)lane;
@@ -451,6 +468,8 @@ static void k7_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad
 /* k8_sum_vertex: vertex-balanced over out-edges (CSC), 16 lanes per group. fused %9 %37 %38 %39; in memory: %39
  * Source line 8. */
 static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_deg, const float *restrict t35, float *restrict t39) {
+  const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
+  (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     int64_t sh_e[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -477,6 +496,12 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           sh_u[lane] = dst[sh_e[lane]];
           gnn_prefetch_row(&in_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&t35[sh_u[lane] * 16], 64);
+          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            gnn_prefetch_row(&in_deg[gnn_pf_u * 1], 4);
+            gnn_prefetch_row(&t35[gnn_pf_u * 16], 64);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
@@ -484,6 +509,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+#pragma omp simd /* see simd_ok */
         for (int64_t k1 = 0; k1 < 16; k1++) { /* the lanes in order of k: see emit_host.c */
           const int lane = (int)(k1 % 16), i1 = (int)(k1 / 16);
           (void)lane;
