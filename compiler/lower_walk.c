@@ -119,31 +119,37 @@ typedef struct {
   int on_kv;         /* that lane variable */
 } Acc;
 
-/* A chunked online softmax's factors (see `chunked` in lower_walk), in blk: per element k of the
- * softmax (its lanes), the chunk's max of the scores, the new running max m, the rescale factor
- * exp(max_old - m) (1 while the max stays, 0 from the first chunk's -inf), then for each edge t
- * of the chunk p = exp(score - m) into sh_p[t * W + k] and the hoisted weights of the aggregates
- * accumulating with it into theirs, and the sum rescaled plus the chunk's p, in float64. The
- * scores are read at edge t as a walk's lane loop reads them (staged ones from the chunk's
- * array, the others computed there, twice). */
+/* A chunked online softmax's factors (see `chunked` in lower_walk), in blk, per element k of the
+ * softmax (lane loops of W elements, their slot i): the chunk's max of the scores, the new running
+ * max m, the rescale factor exp(max_old - m) (1 while the max stays, 0 from the first chunk's
+ * -inf), then for each edge t of the chunk p = exp(score - m) into sh_p[t * W + k] and the hoisted
+ * weights of the aggregates accumulating with it into theirs, and the sum rescaled plus the
+ * chunk's p, in float64. The loops over the chunk's edges are outside the lane loops (uniform),
+ * the lane loops inside them as in the walk's own loop: the host emitter vectorises them across
+ * the elements (an exp per head at once). The scores are read at edge t as a walk's lane loop
+ * reads them (staged ones from the chunk's array, the others computed there, twice). */
 static void chunk_factors(Fused *F, const Value *a, const Walk *wk, int dir, PtrVec *blk, int mxv, int sumv, Value **mem, int nmem) {
   Lower *L = F->L;
   Kernel *k = F->k;
-  int W = width_of(a), kv, iv;
-  PtrVec *lanes = ks_lanes(L, k, blk, W, &kv, &iv);
-  KExpr *kk = kvar(L, k, kv, NULL), *slot = kvar(L, k, iv, NULL), *mx = kvar(L, k, mxv, slot), *row = krow(L);
+  int W = width_of(a), nk = (W + k->group - 1) / k->group, kv, iv;
   int save_e = F->st_e, save_t = F->st_t;
-  int cm = add_local(L, k, "cmax", KT_F32, 0, false), m = add_local(L, k, "m", KT_F32, 0, false);
-  int sc = add_local(L, k, "scale", KT_F32, 0, false), cs = add_local(L, k, "csum", KT_F64, 0, false);
-  ks_let(L, lanes, cm, NULL, kf(L, -INFINITY));
+  int cm = add_local(L, k, "cmax", KT_F32, nk, false), m = add_local(L, k, "m", KT_F32, nk, false);
+  int cs = add_local(L, k, "csum", KT_F64, nk, false), sc = add_local(L, k, "scale", KT_F32, 0, false);
+  KExpr *row = krow(L);
+  PtrVec *lanes = ks_lanes(L, k, blk, W, &kv, &iv);
+  ks_let(L, lanes, cm, kvar(L, k, iv, NULL), kf(L, -INFINITY));
   for (int pass = 0; pass < 2; pass++) {
-    if (pass == 1) {
-      ks_let(L, lanes, m, NULL, ksel(L, kbin(L, KO_GT, kvar(L, k, cm, NULL), mx), kvar(L, k, cm, NULL), mx));
-      ks_let(L, lanes, sc, NULL, ksel(L, kbin(L, KO_EQ, kvar(L, k, m, NULL), mx), kf(L, 1.0), kun(L, KU_EXP, kbin(L, KO_SUB, mx, kvar(L, k, m, NULL)))));
-      ks_let(L, lanes, cs, NULL, kf(L, 0));
+    if (pass == 1) { /* the chunk's max known: the new running max and the factor */
+      lanes = ks_lanes(L, k, blk, W, &kv, &iv);
+      KExpr *slot = kvar(L, k, iv, NULL), *mx = kvar(L, k, mxv, slot), *c = kvar(L, k, cm, slot);
+      ks_let(L, lanes, m, slot, ksel(L, kbin(L, KO_GT, c, mx), c, mx));
+      KExpr *mm = kvar(L, k, m, slot);
+      ks_let(L, lanes, sc, NULL, ksel(L, kbin(L, KO_EQ, mm, mx), kf(L, 1.0), kun(L, KU_EXP, kbin(L, KO_SUB, mx, mm))));
+      ks_shstore(L, lanes, F->sh_scale[a->id], kvar(L, k, kv, NULL), kvar(L, k, sc, NULL));
+      ks_let(L, lanes, cs, slot, kf(L, 0));
     }
-    int t = add_local(L, k, "tc", KT_I64, 0, false), e = add_local(L, k, "ec", KT_I64, 0, false), u = add_local(L, k, "uc", KT_I64, 0, false);
-    PtrVec *body = ks_for(L, k, lanes, t, ki(L, 0), kvar(L, k, wk->cnt, NULL));
+    int t = add_local(L, k, "tc", KT_I64, 0, true), e = add_local(L, k, "ec", KT_I64, 0, true), u = add_local(L, k, "uc", KT_I64, 0, true);
+    PtrVec *body = ks_for(L, k, blk, t, ki(L, 0), kvar(L, k, wk->cnt, NULL));
     ks_let(L, body, e, NULL, kshared(L, k, wk->she, kvar(L, k, t, NULL)));
     ks_let(L, body, u, NULL, kshared(L, k, wk->shu, kvar(L, k, t, NULL)));
     KExpr *far = kvar(L, k, u, NULL);
@@ -151,15 +157,18 @@ static void chunk_factors(Fused *F, const Value *a, const Walk *wk, int dir, Ptr
               .src_near = dir == GATHER_BY_SRC, .dst_near = dir == GATHER_BY_DST};
     F->st_e = e; /* staged scores: at position t of the chunk */
     F->st_t = t;
-    L->cur_blk = body;
+    PtrVec *el = ks_lanes(L, k, body, W, &kv, &iv);
+    L->cur_blk = el;
+    KExpr *kk = kvar(L, k, kv, NULL), *slot = kvar(L, k, iv, NULL);
     KExpr *x = eval(F, a->args[0], &cx, kk);
     if (pass == 0) {
-      ks_let(L, body, cm, NULL, ksel(L, kbin(L, KO_GT, x, kvar(L, k, cm, NULL)), x, kvar(L, k, cm, NULL)));
+      KExpr *c = kvar(L, k, cm, slot);
+      ks_let(L, el, cm, slot, ksel(L, kbin(L, KO_GT, x, c), x, c));
     } else {
       int pv = add_local(L, k, "p", KT_F32, 0, false);
-      ks_let(L, body, pv, NULL, kun(L, KU_EXP, kbin(L, KO_SUB, x, kvar(L, k, m, NULL))));
+      ks_let(L, el, pv, NULL, kun(L, KU_EXP, kbin(L, KO_SUB, x, kvar(L, k, m, slot))));
       KExpr *at = kbin(L, KO_ADD, kbin(L, KO_MUL, kvar(L, k, t, NULL), ki(L, W)), kk);
-      if (F->sh_pv[a->id] >= 0) ks_shstore(L, body, F->sh_pv[a->id], at, kvar(L, k, pv, NULL));
+      if (F->sh_pv[a->id] >= 0) ks_shstore(L, el, F->sh_pv[a->id], at, kvar(L, k, pv, NULL));
       for (int j = 0; j < nmem; j++) { /* the hoisted edge weights of its online aggregates */
         const Value *b = mem[j];
         if (F->online[b->id] != a || F->hoist[b->id] < 0) continue;
@@ -168,18 +177,20 @@ static void chunk_factors(Fused *F, const Value *a, const Walk *wk, int dir, Ptr
         KExpr *wv = eval(F, b->args[1], &cx, kk);
         F->on_soft = NULL;
         F->on_p = NULL;
-        ks_shstore(L, body, F->hoist[b->id], at, wv);
+        ks_shstore(L, el, F->hoist[b->id], at, wv);
       }
-      ks_let(L, body, cs, NULL, kbin(L, KO_ADD, kvar(L, k, cs, NULL), kun(L, KU_TO_F64, kvar(L, k, pv, NULL))));
+      ks_let(L, el, cs, slot, kbin(L, KO_ADD, kvar(L, k, cs, slot), kun(L, KU_TO_F64, kvar(L, k, pv, NULL))));
     }
   }
   F->st_e = save_e;
   F->st_t = save_t;
+  /* the sum and the max (the factor from sh_scale: this lane's own element) */
+  lanes = ks_lanes(L, k, blk, W, &kv, &iv);
   L->cur_blk = lanes;
-  KExpr *s = kvar(L, k, sumv, slot);
-  ks_let(L, lanes, sumv, slot, kbin(L, KO_ADD, kbin(L, KO_MUL, s, kun(L, KU_TO_F64, kvar(L, k, sc, NULL))), kvar(L, k, cs, NULL)));
-  ks_let(L, lanes, mxv, slot, kvar(L, k, m, NULL));
-  ks_shstore(L, lanes, F->sh_scale[a->id], kk, kvar(L, k, sc, NULL));
+  KExpr *slot = kvar(L, k, iv, NULL), *s = kvar(L, k, sumv, slot);
+  KExpr *f = kshared(L, k, F->sh_scale[a->id], kvar(L, k, kv, NULL));
+  ks_let(L, lanes, sumv, slot, kbin(L, KO_ADD, kbin(L, KO_MUL, s, kun(L, KU_TO_F64, f)), kvar(L, k, cs, slot)));
+  ks_let(L, lanes, mxv, slot, kvar(L, k, m, slot));
 }
 
 void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {

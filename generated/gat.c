@@ -208,6 +208,10 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
     double acc[64];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float cmax[32];  /* per lane, live across regions */
+    float m[32];  /* per lane, live across regions */
+    double csum[32];  /* per lane, live across regions */
+    int64_t ec1;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 8; k++) { /* the lanes in order of k: see emit_host.c */
@@ -248,157 +252,148 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
-      if (training) {
-        for (int64_t k2 = 0; k2 < 8; k2++) { /* the lanes in order of k: see emit_host.c */
-          const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+      for (int64_t k2 = 0; k2 < 8; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+        (void)lane;
+        (void)i2;
+        cmax[k2] = (-INFINITY);
+      }
+      for (int64_t tc = 0; tc < cnt; tc++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+#pragma omp simd /* see simd_ok */
+        for (int64_t k3 = 0; k3 < 8; k3++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
           (void)lane;
-          (void)i2;
-          float cmax;
-          (void)cmax;
-          float m;
-          (void)m;
-          float scale;
-          (void)scale;
-          double csum;
-          (void)csum;
-          int64_t ec1;
-          (void)ec1;
-          float p;
-          (void)p;
-          cmax = (-INFINITY);
-          for (int64_t tc = 0; tc < cnt; tc++) {
-            cmax = gnn_sel_f32(sh_st10[(tc * 8) + k2] > cmax, sh_st10[(tc * 8) + k2], cmax);
-          }
-          m = gnn_sel_f32(cmax > mx[k2], cmax, mx[k2]);
-          scale = gnn_sel_f32(m == mx[k2], 1.0f, gnn_expf(mx[k2] - m));
-          csum = 0.0f;
-          for (int64_t tc1 = 0; tc1 < cnt; tc1++) {
-            ec1 = sh_e[tc1];
-            p = gnn_expf(sh_st10[(tc1 * 8) + k2] - m);
-            sh_w18[(tc1 * 8) + k2] = (gnn_keep_f64(gnn_dropout_keep(seed, 1u, (uint64_t)((ec1 * 8) + k2), 0.6f), (double)p * 2.50000015f));
-            csum = csum + (double)p;
-          }
-          sum[k2] = (sum[k2] * (double)scale) + csum;
-          mx[k2] = m;
-          sh_scale11[k2] = scale;
-        }
-      } else {
-        for (int64_t k2 = 0; k2 < 8; k2++) { /* the lanes in order of k: see emit_host.c */
-          const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
-          (void)lane;
-          (void)i2;
-          float cmax;
-          (void)cmax;
-          float m;
-          (void)m;
-          float scale;
-          (void)scale;
-          double csum;
-          (void)csum;
-          int64_t ec1;
-          (void)ec1;
-          float p;
-          (void)p;
-          cmax = (-INFINITY);
-          for (int64_t tc = 0; tc < cnt; tc++) {
-            cmax = gnn_sel_f32(sh_st10[(tc * 8) + k2] > cmax, sh_st10[(tc * 8) + k2], cmax);
-          }
-          m = gnn_sel_f32(cmax > mx[k2], cmax, mx[k2]);
-          scale = gnn_sel_f32(m == mx[k2], 1.0f, gnn_expf(mx[k2] - m));
-          csum = 0.0f;
-          for (int64_t tc1 = 0; tc1 < cnt; tc1++) {
-            ec1 = sh_e[tc1];
-            p = gnn_expf(sh_st10[(tc1 * 8) + k2] - m);
-            sh_w18[(tc1 * 8) + k2] = (double)p;
-            csum = csum + (double)p;
-          }
-          sum[k2] = (sum[k2] * (double)scale) + csum;
-          mx[k2] = m;
-          sh_scale11[k2] = scale;
+          (void)i3;
+          cmax[k3] = gnn_sel_f32(sh_st10[(tc * 8) + k3] > cmax[k3], sh_st10[(tc * 8) + k3], cmax[k3]);
         }
       }
+      for (int64_t k4 = 0; k4 < 8; k4++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+        (void)lane;
+        (void)i4;
+        float scale;
+        m[k4] = gnn_sel_f32(cmax[k4] > mx[k4], cmax[k4], mx[k4]);
+        scale = gnn_sel_f32(m[k4] == mx[k4], 1.0f, gnn_expf(mx[k4] - m[k4]));
+        sh_scale11[k4] = scale;
+        csum[k4] = 0.0f;
+      }
+      for (int64_t tc1 = 0; tc1 < cnt; tc1++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+        ec1 = sh_e[tc1];
+        if (training) {
+          for (int64_t k5 = 0; k5 < 8; k5++) { /* the lanes in order of k: see emit_host.c */
+            const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+            (void)lane;
+            (void)i5;
+            float p;
+            (void)p;
+            p = gnn_expf(sh_st10[(tc1 * 8) + k5] - m[k5]);
+            sh_w18[(tc1 * 8) + k5] = (gnn_keep_f64(gnn_dropout_keep(seed, 1u, (uint64_t)((ec1 * 8) + k5), 0.6f), (double)p * 2.50000015f));
+            csum[k5] = csum[k5] + (double)p;
+          }
+        } else {
+          for (int64_t k5 = 0; k5 < 8; k5++) { /* the lanes in order of k: see emit_host.c */
+            const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+            (void)lane;
+            (void)i5;
+            float p;
+            (void)p;
+            p = gnn_expf(sh_st10[(tc1 * 8) + k5] - m[k5]);
+            sh_w18[(tc1 * 8) + k5] = (double)p;
+            csum[k5] = csum[k5] + (double)p;
+          }
+        }
+      }
+      for (int64_t k6 = 0; k6 < 8; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+        (void)lane;
+        (void)i6;
+        sum[k6] = (sum[k6] * (double)sh_scale11[k6]) + csum[k6];
+        mx[k6] = m[k6];
+      }
       /* barrier: the lane loops above and below are separate regions */
-      for (int64_t k4_hi = 0; k4_hi < 8; k4_hi++) { /* k / 8: see emit_flat_loop */
-        for (int64_t k4_lo = 0; k4_lo < 8; k4_lo++) { /* the lanes in order of k: see emit_host.c */
-          const int64_t k4 = k4_hi * 8 + k4_lo;
-          const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+      for (int64_t k8_hi = 0; k8_hi < 8; k8_hi++) { /* k / 8: see emit_flat_loop */
+        for (int64_t k8_lo = 0; k8_lo < 8; k8_lo++) { /* the lanes in order of k: see emit_host.c */
+          const int64_t k8 = k8_hi * 8 + k8_lo;
+          const int lane = (int)(k8 % 32), i8 = (int)(k8 / 32);
           (void)lane;
-          (void)i4;
-          acc[k4] = acc[k4] * (double)sh_scale11[k4_hi];
+          (void)i8;
+          acc[k8] = acc[k8] * (double)sh_scale11[k8_hi];
         }
       }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
-        for (int64_t k3_hi = 0; k3_hi < 8; k3_hi++) { /* k / 8: see emit_flat_loop */
+        for (int64_t k7_hi = 0; k7_hi < 8; k7_hi++) { /* k / 8: see emit_flat_loop */
 #pragma omp simd /* see simd_ok */
-          for (int64_t k3_lo = 0; k3_lo < 8; k3_lo++) { /* the lanes in order of k: see emit_host.c */
-            const int64_t k3 = k3_hi * 8 + k3_lo;
-            const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+          for (int64_t k7_lo = 0; k7_lo < 8; k7_lo++) { /* the lanes in order of k: see emit_host.c */
+            const int64_t k7 = k7_hi * 8 + k7_lo;
+            const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
             (void)lane;
-            (void)i3;
+            (void)i7;
             double x;
-            x = (double)gatconv0_x_W[u * 64 + k3] * sh_w18[(t * 8) + (k3_hi)];
-            acc[k3] = acc[k3] + (double)x;
+            x = (double)gatconv0_x_W[u * 64 + k7] * sh_w18[(t * 8) + (k7_hi)];
+            acc[k7] = acc[k7] + (double)x;
           }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
     if (training) {
-      for (int64_t k5 = 0; k5 < 8; k5++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+      for (int64_t k9 = 0; k9 < 8; k9++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k9 % 32), i9 = (int)(k9 / 32);
         (void)lane;
-        (void)i5;
-        gatconv0_e_softmax_max[row * 8 + k5] = ((hi - lo) > 0) ? mx[k5] : 0.0f;
-        gatconv0_e_softmax_sum[row * 8 + k5] = ((hi - lo) > 0) ? (float)sum[k5] : 0.0f;
-        sh_sum11[k5] = sum[k5];
+        (void)i9;
+        gatconv0_e_softmax_max[row * 8 + k9] = ((hi - lo) > 0) ? mx[k9] : 0.0f;
+        gatconv0_e_softmax_sum[row * 8 + k9] = ((hi - lo) > 0) ? (float)sum[k9] : 0.0f;
+        sh_sum11[k9] = sum[k9];
       }
     } else {
-      for (int64_t k5 = 0; k5 < 8; k5++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+      for (int64_t k9 = 0; k9 < 8; k9++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k9 % 32), i9 = (int)(k9 / 32);
         (void)lane;
-        (void)i5;
-        sh_sum11[k5] = sum[k5];
+        (void)i9;
+        sh_sum11[k9] = sum[k9];
       }
     }
     /* barrier: the lane loops above and below are separate regions */
     if (training) {
-      for (int64_t k6_hi = 0; k6_hi < 8; k6_hi++) { /* k / 8: see emit_flat_loop */
-        for (int64_t k6_lo = 0; k6_lo < 8; k6_lo++) { /* the lanes in order of k: see emit_host.c */
-          const int64_t k6 = k6_hi * 8 + k6_lo;
-          const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+      for (int64_t k10_hi = 0; k10_hi < 8; k10_hi++) { /* k / 8: see emit_flat_loop */
+        for (int64_t k10_lo = 0; k10_lo < 8; k10_lo++) { /* the lanes in order of k: see emit_host.c */
+          const int64_t k10 = k10_hi * 8 + k10_lo;
+          const int lane = (int)(k10 % 32), i10 = (int)(k10 / 32);
           (void)lane;
-          (void)i6;
-          gatconv0_out[row * 64 + k6] = ((hi - lo) > 0) ? (acc[k6] / sh_sum11[k6_hi]) : 0.0f;
-          sh18[k6] = (float)(((hi - lo) > 0) ? (acc[k6] / sh_sum11[k6_hi]) : 0.0f);
+          (void)i10;
+          gatconv0_out[row * 64 + k10] = ((hi - lo) > 0) ? (acc[k10] / sh_sum11[k10_hi]) : 0.0f;
+          sh18[k10] = (float)(((hi - lo) > 0) ? (acc[k10] / sh_sum11[k10_hi]) : 0.0f);
         }
       }
     } else {
-      for (int64_t k6_hi = 0; k6_hi < 8; k6_hi++) { /* k / 8: see emit_flat_loop */
-        for (int64_t k6_lo = 0; k6_lo < 8; k6_lo++) { /* the lanes in order of k: see emit_host.c */
-          const int64_t k6 = k6_hi * 8 + k6_lo;
-          const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+      for (int64_t k10_hi = 0; k10_hi < 8; k10_hi++) { /* k / 8: see emit_flat_loop */
+        for (int64_t k10_lo = 0; k10_lo < 8; k10_lo++) { /* the lanes in order of k: see emit_host.c */
+          const int64_t k10 = k10_hi * 8 + k10_lo;
+          const int lane = (int)(k10 % 32), i10 = (int)(k10 / 32);
           (void)lane;
-          (void)i6;
-          sh18[k6] = (float)(((hi - lo) > 0) ? (acc[k6] / sh_sum11[k6_hi]) : 0.0f);
+          (void)i10;
+          sh18[k10] = (float)(((hi - lo) > 0) ? (acc[k10] / sh_sum11[k10_hi]) : 0.0f);
         }
       }
     }
     /* barrier: the lane loops above and below are separate regions */
     if (training) {
-      for (int64_t k7 = 0; k7 < 64; k7++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
+      for (int64_t k11 = 0; k11 < 64; k11++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k11 % 32), i11 = (int)(k11 / 32);
         (void)lane;
-        (void)i7;
-        gatconv1_x[row * 64 + k7] = (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k7), 0.6f), (gnn_sel_f32(sh18[k7] > 0.0f, sh18[k7], 1.0f * gnn_expm1f(sh18[k7]))) * 2.50000015f));
+        (void)i11;
+        gatconv1_x[row * 64 + k11] = (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k11), 0.6f), (gnn_sel_f32(sh18[k11] > 0.0f, sh18[k11], 1.0f * gnn_expm1f(sh18[k11]))) * 2.50000015f));
       }
     } else {
-      for (int64_t k7 = 0; k7 < 64; k7++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
+      for (int64_t k11 = 0; k11 < 64; k11++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k11 % 32), i11 = (int)(k11 / 32);
         (void)lane;
-        (void)i7;
-        gatconv1_x[row * 64 + k7] = (gnn_sel_f32(sh18[k7] > 0.0f, sh18[k7], 1.0f * gnn_expm1f(sh18[k7])));
+        (void)i11;
+        gatconv1_x[row * 64 + k11] = (gnn_sel_f32(sh18[k11] > 0.0f, sh18[k11], 1.0f * gnn_expm1f(sh18[k11])));
       }
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -464,6 +459,10 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
     double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float cmax[8];  /* per lane, live across regions */
+    float m[8];  /* per lane, live across regions */
+    double csum[8];  /* per lane, live across regions */
+    int64_t ec1;
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
@@ -504,142 +503,133 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
-      if (training) {
-        for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
-          const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+      for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        cmax[k2] = (-INFINITY);
+      }
+      for (int64_t tc = 0; tc < cnt; tc++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+#pragma omp simd /* see simd_ok */
+        for (int64_t k3 = 0; k3 < 1; k3++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
           (void)lane;
-          (void)i2;
-          float cmax;
-          (void)cmax;
-          float m;
-          (void)m;
-          float scale;
-          (void)scale;
-          double csum;
-          (void)csum;
-          int64_t ec1;
-          (void)ec1;
-          float p;
-          (void)p;
-          cmax = (-INFINITY);
-          for (int64_t tc = 0; tc < cnt; tc++) {
-            cmax = gnn_sel_f32(sh_st30[tc + k2] > cmax, sh_st30[tc + k2], cmax);
-          }
-          m = gnn_sel_f32(cmax > mx[k2], cmax, mx[k2]);
-          scale = gnn_sel_f32(m == mx[k2], 1.0f, gnn_expf(mx[k2] - m));
-          csum = 0.0f;
-          for (int64_t tc1 = 0; tc1 < cnt; tc1++) {
-            ec1 = sh_e[tc1];
-            p = gnn_expf(sh_st30[tc1 + k2] - m);
-            sh_w38[tc1 + k2] = (gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(ec1 + k2), 0.6f), (double)p * 2.50000015f));
-            csum = csum + (double)p;
-          }
-          sum[k2] = (sum[k2] * (double)scale) + csum;
-          mx[k2] = m;
-          sh_scale31[k2] = scale;
-        }
-      } else {
-        for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
-          const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
-          (void)lane;
-          (void)i2;
-          float cmax;
-          (void)cmax;
-          float m;
-          (void)m;
-          float scale;
-          (void)scale;
-          double csum;
-          (void)csum;
-          int64_t ec1;
-          (void)ec1;
-          float p;
-          (void)p;
-          cmax = (-INFINITY);
-          for (int64_t tc = 0; tc < cnt; tc++) {
-            cmax = gnn_sel_f32(sh_st30[tc + k2] > cmax, sh_st30[tc + k2], cmax);
-          }
-          m = gnn_sel_f32(cmax > mx[k2], cmax, mx[k2]);
-          scale = gnn_sel_f32(m == mx[k2], 1.0f, gnn_expf(mx[k2] - m));
-          csum = 0.0f;
-          for (int64_t tc1 = 0; tc1 < cnt; tc1++) {
-            ec1 = sh_e[tc1];
-            p = gnn_expf(sh_st30[tc1 + k2] - m);
-            sh_w38[tc1 + k2] = (double)p;
-            csum = csum + (double)p;
-          }
-          sum[k2] = (sum[k2] * (double)scale) + csum;
-          mx[k2] = m;
-          sh_scale31[k2] = scale;
+          (void)i3;
+          cmax[k3] = gnn_sel_f32(sh_st30[tc + k3] > cmax[k3], sh_st30[tc + k3], cmax[k3]);
         }
       }
-      /* barrier: the lane loops above and below are separate regions */
-      for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      for (int64_t k4 = 0; k4 < 1; k4++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
         (void)lane;
         (void)i4;
-        acc[k4] = acc[k4] * (double)sh_scale31[0];
+        float scale;
+        m[k4] = gnn_sel_f32(cmax[k4] > mx[k4], cmax[k4], mx[k4]);
+        scale = gnn_sel_f32(m[k4] == mx[k4], 1.0f, gnn_expf(mx[k4] - m[k4]));
+        sh_scale31[k4] = scale;
+        csum[k4] = 0.0f;
+      }
+      for (int64_t tc1 = 0; tc1 < cnt; tc1++) {
+        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
+        ec1 = sh_e[tc1];
+        if (training) {
+          for (int64_t k5 = 0; k5 < 1; k5++) { /* the lanes in order of k: see emit_host.c */
+            const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
+            (void)lane;
+            (void)i5;
+            float p;
+            (void)p;
+            p = gnn_expf(sh_st30[tc1 + k5] - m[k5]);
+            sh_w38[tc1 + k5] = (gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(ec1 + k5), 0.6f), (double)p * 2.50000015f));
+            csum[k5] = csum[k5] + (double)p;
+          }
+        } else {
+          for (int64_t k5 = 0; k5 < 1; k5++) { /* the lanes in order of k: see emit_host.c */
+            const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
+            (void)lane;
+            (void)i5;
+            float p;
+            (void)p;
+            p = gnn_expf(sh_st30[tc1 + k5] - m[k5]);
+            sh_w38[tc1 + k5] = (double)p;
+            csum[k5] = csum[k5] + (double)p;
+          }
+        }
+      }
+      for (int64_t k6 = 0; k6 < 1; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 8), i6 = (int)(k6 / 8);
+        (void)lane;
+        (void)i6;
+        sum[k6] = (sum[k6] * (double)sh_scale31[k6]) + csum[k6];
+        mx[k6] = m[k6];
+      }
+      /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k8 = 0; k8 < 7; k8++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k8 % 8), i8 = (int)(k8 / 8);
+        (void)lane;
+        (void)i8;
+        acc[k8] = acc[k8] * (double)sh_scale31[0];
       }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
 #pragma omp simd /* see simd_ok */
-        for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-          const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        for (int64_t k7 = 0; k7 < 7; k7++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k7 % 8), i7 = (int)(k7 / 8);
           (void)lane;
-          (void)i3;
+          (void)i7;
           double x;
-          x = (double)gatconv1_x_W[u * 9 + k3] * sh_w38[t];
-          acc[k3] = acc[k3] + (double)x;
+          x = (double)gatconv1_x_W[u * 9 + k7] * sh_w38[t];
+          acc[k7] = acc[k7] + (double)x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
     }
     if (training) {
-      for (int64_t k5 = 0; k5 < 1; k5++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
+      for (int64_t k9 = 0; k9 < 1; k9++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k9 % 8), i9 = (int)(k9 / 8);
         (void)lane;
-        (void)i5;
-        gatconv1_e_softmax_max[row * 1 + k5] = ((hi - lo) > 0) ? mx[k5] : 0.0f;
-        gatconv1_e_softmax_sum[row * 1 + k5] = ((hi - lo) > 0) ? (float)sum[k5] : 0.0f;
-        sh_sum31[k5] = sum[k5];
+        (void)i9;
+        gatconv1_e_softmax_max[row * 1 + k9] = ((hi - lo) > 0) ? mx[k9] : 0.0f;
+        gatconv1_e_softmax_sum[row * 1 + k9] = ((hi - lo) > 0) ? (float)sum[k9] : 0.0f;
+        sh_sum31[k9] = sum[k9];
       }
     } else {
-      for (int64_t k5 = 0; k5 < 1; k5++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
+      for (int64_t k9 = 0; k9 < 1; k9++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k9 % 8), i9 = (int)(k9 / 8);
         (void)lane;
-        (void)i5;
-        sh_sum31[k5] = sum[k5];
+        (void)i9;
+        sh_sum31[k9] = sum[k9];
       }
     }
     /* barrier: the lane loops above and below are separate regions */
     if (training) {
-      for (int64_t k6 = 0; k6 < 7; k6++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k6 % 8), i6 = (int)(k6 / 8);
+      for (int64_t k10 = 0; k10 < 7; k10++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k10 % 8), i10 = (int)(k10 / 8);
         (void)lane;
-        (void)i6;
-        gatconv1_out[row * 7 + k6] = ((hi - lo) > 0) ? (acc[k6] / sh_sum31[0]) : 0.0f;
-        sh38[k6] = (float)(((hi - lo) > 0) ? (acc[k6] / sh_sum31[0]) : 0.0f);
+        (void)i10;
+        gatconv1_out[row * 7 + k10] = ((hi - lo) > 0) ? (acc[k10] / sh_sum31[0]) : 0.0f;
+        sh38[k10] = (float)(((hi - lo) > 0) ? (acc[k10] / sh_sum31[0]) : 0.0f);
       }
     } else {
-      for (int64_t k6 = 0; k6 < 7; k6++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k6 % 8), i6 = (int)(k6 / 8);
+      for (int64_t k10 = 0; k10 < 7; k10++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k10 % 8), i10 = (int)(k10 / 8);
         (void)lane;
-        (void)i6;
-        sh38[k6] = (float)(((hi - lo) > 0) ? (acc[k6] / sh_sum31[0]) : 0.0f);
+        (void)i10;
+        sh38[k10] = (float)(((hi - lo) > 0) ? (acc[k10] / sh_sum31[0]) : 0.0f);
       }
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k7 = 0; k7 < 7; k7++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k7 % 8), i7 = (int)(k7 / 8);
+    for (int64_t k11 = 0; k11 < 7; k11++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k11 % 8), i11 = (int)(k11 / 8);
       (void)lane;
-      (void)i7;
+      (void)i11;
       float heads;
       heads = 0.0f;
       for (int64_t j1 = 0; j1 < 1; j1++) {
-        heads = heads + sh38[(j1 * 7) + k7];
+        heads = heads + sh38[(j1 * 7) + k11];
       }
-      t39[row * 7 + k7] = heads / 1.0f;
+      t39[row * 7 + k11] = heads / 1.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }

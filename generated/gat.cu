@@ -148,10 +148,10 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
   int64_t su;
   float r9_;
   float gatconv0_e_;
-  float cmax;
-  float m;
+  float cmax[1];
+  float m[1];
+  double csum[1];
   float scale;
-  double csum;
   int64_t ec1;
   float p;
   double x;
@@ -187,68 +187,92 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
     for (int i2 = 0; i2 < 1; i2++) {
       const int64_t k2 = lane + (int64_t)i2 * 32;
       if (k2 < 8) {
-        cmax = (-INFINITY);
-        for (int64_t tc = 0; tc < cnt; tc++) {
-          cmax = (sh_st10[(tc * 8) + k2] > cmax) ? sh_st10[(tc * 8) + k2] : cmax;
+        cmax[i2] = (-INFINITY);
+      }
+    }
+    for (int64_t tc = 0; tc < cnt; tc++) {
+      #pragma unroll
+      for (int i3 = 0; i3 < 1; i3++) {
+        const int64_t k3 = lane + (int64_t)i3 * 32;
+        if (k3 < 8) {
+          cmax[i3] = (sh_st10[(tc * 8) + k3] > cmax[i3]) ? sh_st10[(tc * 8) + k3] : cmax[i3];
         }
-        m = (cmax > mx[i2]) ? cmax : mx[i2];
-        scale = (m == mx[i2]) ? 1.0f : expf(mx[i2] - m);
-        csum = 0.0f;
-        for (int64_t tc1 = 0; tc1 < cnt; tc1++) {
-          ec1 = sh_e[tc1];
-          p = expf(sh_st10[(tc1 * 8) + k2] - m);
-          sh_w18[(tc1 * 8) + k2] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((ec1 * 8) + k2), 0.6f) ? ((double)p * 2.50000015f) : 0.0f) : (double)p;
-          csum = csum + (double)p;
+      }
+    }
+    #pragma unroll
+    for (int i4 = 0; i4 < 1; i4++) {
+      const int64_t k4 = lane + (int64_t)i4 * 32;
+      if (k4 < 8) {
+        m[i4] = (cmax[i4] > mx[i4]) ? cmax[i4] : mx[i4];
+        scale = (m[i4] == mx[i4]) ? 1.0f : expf(mx[i4] - m[i4]);
+        sh_scale11[k4] = scale;
+        csum[i4] = 0.0f;
+      }
+    }
+    for (int64_t tc1 = 0; tc1 < cnt; tc1++) {
+      ec1 = sh_e[tc1];
+      #pragma unroll
+      for (int i5 = 0; i5 < 1; i5++) {
+        const int64_t k5 = lane + (int64_t)i5 * 32;
+        if (k5 < 8) {
+          p = expf(sh_st10[(tc1 * 8) + k5] - m[i5]);
+          sh_w18[(tc1 * 8) + k5] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((ec1 * 8) + k5), 0.6f) ? ((double)p * 2.50000015f) : 0.0f) : (double)p;
+          csum[i5] = csum[i5] + (double)p;
         }
-        sum[i2] = (sum[i2] * (double)scale) + csum;
-        mx[i2] = m;
-        sh_scale11[k2] = scale;
+      }
+    }
+    #pragma unroll
+    for (int i6 = 0; i6 < 1; i6++) {
+      const int64_t k6 = lane + (int64_t)i6 * 32;
+      if (k6 < 8) {
+        sum[i6] = (sum[i6] * (double)sh_scale11[k6]) + csum[i6];
+        mx[i6] = m[i6];
       }
     }
     __syncwarp(gmask);
     #pragma unroll
-    for (int i4 = 0; i4 < 2; i4++) {
-      const int64_t k4 = lane + (int64_t)i4 * 32;
-      acc[i4] = acc[i4] * (double)sh_scale11[k4 / 8];
+    for (int i8 = 0; i8 < 2; i8++) {
+      const int64_t k8 = lane + (int64_t)i8 * 32;
+      acc[i8] = acc[i8] * (double)sh_scale11[k8 / 8];
     }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
-      for (int i3 = 0; i3 < 2; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 32;
-        x = (double)gatconv0_x_W[u * 64 + k3] * sh_w18[(t * 8) + (k3 / 8)];
-        acc[i3] = acc[i3] + (double)x;
+      for (int i7 = 0; i7 < 2; i7++) {
+        const int64_t k7 = lane + (int64_t)i7 * 32;
+        x = (double)gatconv0_x_W[u * 64 + k7] * sh_w18[(t * 8) + (k7 / 8)];
+        acc[i7] = acc[i7] + (double)x;
       }
     }
     __syncwarp(gmask);
   }
   #pragma unroll
-  for (int i5 = 0; i5 < 1; i5++) {
-    const int64_t k5 = lane + (int64_t)i5 * 32;
-    if (k5 < 8) {
+  for (int i9 = 0; i9 < 1; i9++) {
+    const int64_t k9 = lane + (int64_t)i9 * 32;
+    if (k9 < 8) {
       if (training) {
-        gatconv0_e_softmax_max[(row) * 8 + k5] = ((hi - lo) > 0) ? mx[i5] : 0.0f;
+        gatconv0_e_softmax_max[(row) * 8 + k9] = ((hi - lo) > 0) ? mx[i9] : 0.0f;
       }
       if (training) {
-        gatconv0_e_softmax_sum[(row) * 8 + k5] = ((hi - lo) > 0) ? (float)sum[i5] : 0.0f;
+        gatconv0_e_softmax_sum[(row) * 8 + k9] = ((hi - lo) > 0) ? (float)sum[i9] : 0.0f;
       }
-      sh_sum11[k5] = sum[i5];
+      sh_sum11[k9] = sum[i9];
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i6 = 0; i6 < 2; i6++) {
-    const int64_t k6 = lane + (int64_t)i6 * 32;
+  for (int i10 = 0; i10 < 2; i10++) {
+    const int64_t k10 = lane + (int64_t)i10 * 32;
     if (training) {
-      gatconv0_out[(row) * 64 + k6] = ((hi - lo) > 0) ? (acc[i6] / sh_sum11[k6 / 8]) : 0.0f;
+      gatconv0_out[(row) * 64 + k10] = ((hi - lo) > 0) ? (acc[i10] / sh_sum11[k10 / 8]) : 0.0f;
     }
-    sh18[k6] = (float)(((hi - lo) > 0) ? (acc[i6] / sh_sum11[k6 / 8]) : 0.0f);
+    sh18[k10] = (float)(((hi - lo) > 0) ? (acc[i10] / sh_sum11[k10 / 8]) : 0.0f);
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i7 = 0; i7 < 2; i7++) {
-    const int64_t k7 = lane + (int64_t)i7 * 32;
-    gatconv1_x[(row) * 64 + k7] = training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k7), 0.6f) ? (((sh18[k7] > 0.0f) ? sh18[k7] : (1.0f * expm1f(sh18[k7]))) * 2.50000015f) : 0.0f) : ((sh18[k7] > 0.0f) ? sh18[k7] : (1.0f * expm1f(sh18[k7])));
+  for (int i11 = 0; i11 < 2; i11++) {
+    const int64_t k11 = lane + (int64_t)i11 * 32;
+    gatconv1_x[(row) * 64 + k11] = training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k11), 0.6f) ? (((sh18[k11] > 0.0f) ? sh18[k11] : (1.0f * expm1f(sh18[k11]))) * 2.50000015f) : 0.0f) : ((sh18[k11] > 0.0f) ? sh18[k11] : (1.0f * expm1f(sh18[k11])));
   }
   __syncwarp(gmask);
 }
@@ -326,10 +350,10 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
   int64_t su;
   float r29_;
   float gatconv1_e_;
-  float cmax;
-  float m;
+  float cmax[1];
+  float m[1];
+  double csum[1];
   float scale;
-  double csum;
   int64_t ec1;
   float p;
   double x;
@@ -369,79 +393,103 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
     for (int i2 = 0; i2 < 1; i2++) {
       const int64_t k2 = lane + (int64_t)i2 * 8;
       if (k2 < 1) {
-        cmax = (-INFINITY);
-        for (int64_t tc = 0; tc < cnt; tc++) {
-          cmax = (sh_st30[tc + k2] > cmax) ? sh_st30[tc + k2] : cmax;
+        cmax[i2] = (-INFINITY);
+      }
+    }
+    for (int64_t tc = 0; tc < cnt; tc++) {
+      #pragma unroll
+      for (int i3 = 0; i3 < 1; i3++) {
+        const int64_t k3 = lane + (int64_t)i3 * 8;
+        if (k3 < 1) {
+          cmax[i3] = (sh_st30[tc + k3] > cmax[i3]) ? sh_st30[tc + k3] : cmax[i3];
         }
-        m = (cmax > mx[i2]) ? cmax : mx[i2];
-        scale = (m == mx[i2]) ? 1.0f : expf(mx[i2] - m);
-        csum = 0.0f;
-        for (int64_t tc1 = 0; tc1 < cnt; tc1++) {
-          ec1 = sh_e[tc1];
-          p = expf(sh_st30[tc1 + k2] - m);
-          sh_w38[tc1 + k2] = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(ec1 + k2), 0.6f) ? ((double)p * 2.50000015f) : 0.0f) : (double)p;
-          csum = csum + (double)p;
+      }
+    }
+    #pragma unroll
+    for (int i4 = 0; i4 < 1; i4++) {
+      const int64_t k4 = lane + (int64_t)i4 * 8;
+      if (k4 < 1) {
+        m[i4] = (cmax[i4] > mx[i4]) ? cmax[i4] : mx[i4];
+        scale = (m[i4] == mx[i4]) ? 1.0f : expf(mx[i4] - m[i4]);
+        sh_scale31[k4] = scale;
+        csum[i4] = 0.0f;
+      }
+    }
+    for (int64_t tc1 = 0; tc1 < cnt; tc1++) {
+      ec1 = sh_e[tc1];
+      #pragma unroll
+      for (int i5 = 0; i5 < 1; i5++) {
+        const int64_t k5 = lane + (int64_t)i5 * 8;
+        if (k5 < 1) {
+          p = expf(sh_st30[tc1 + k5] - m[i5]);
+          sh_w38[tc1 + k5] = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(ec1 + k5), 0.6f) ? ((double)p * 2.50000015f) : 0.0f) : (double)p;
+          csum[i5] = csum[i5] + (double)p;
         }
-        sum[i2] = (sum[i2] * (double)scale) + csum;
-        mx[i2] = m;
-        sh_scale31[k2] = scale;
+      }
+    }
+    #pragma unroll
+    for (int i6 = 0; i6 < 1; i6++) {
+      const int64_t k6 = lane + (int64_t)i6 * 8;
+      if (k6 < 1) {
+        sum[i6] = (sum[i6] * (double)sh_scale31[k6]) + csum[i6];
+        mx[i6] = m[i6];
       }
     }
     __syncwarp(gmask);
     #pragma unroll
-    for (int i4 = 0; i4 < 1; i4++) {
-      const int64_t k4 = lane + (int64_t)i4 * 8;
-      if (k4 < 7) {
-        acc[i4] = acc[i4] * (double)sh_scale31[0];
+    for (int i8 = 0; i8 < 1; i8++) {
+      const int64_t k8 = lane + (int64_t)i8 * 8;
+      if (k8 < 7) {
+        acc[i8] = acc[i8] * (double)sh_scale31[0];
       }
     }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          x = (double)gatconv1_x_W[u * 9 + k3] * sh_w38[t];
-          acc[i3] = acc[i3] + (double)x;
+      for (int i7 = 0; i7 < 1; i7++) {
+        const int64_t k7 = lane + (int64_t)i7 * 8;
+        if (k7 < 7) {
+          x = (double)gatconv1_x_W[u * 9 + k7] * sh_w38[t];
+          acc[i7] = acc[i7] + (double)x;
         }
       }
     }
     __syncwarp(gmask);
   }
   #pragma unroll
-  for (int i5 = 0; i5 < 1; i5++) {
-    const int64_t k5 = lane + (int64_t)i5 * 8;
-    if (k5 < 1) {
+  for (int i9 = 0; i9 < 1; i9++) {
+    const int64_t k9 = lane + (int64_t)i9 * 8;
+    if (k9 < 1) {
       if (training) {
-        gatconv1_e_softmax_max[(row) * 1 + k5] = ((hi - lo) > 0) ? mx[i5] : 0.0f;
+        gatconv1_e_softmax_max[(row) * 1 + k9] = ((hi - lo) > 0) ? mx[i9] : 0.0f;
       }
       if (training) {
-        gatconv1_e_softmax_sum[(row) * 1 + k5] = ((hi - lo) > 0) ? (float)sum[i5] : 0.0f;
+        gatconv1_e_softmax_sum[(row) * 1 + k9] = ((hi - lo) > 0) ? (float)sum[i9] : 0.0f;
       }
-      sh_sum31[k5] = sum[i5];
+      sh_sum31[k9] = sum[i9];
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i6 = 0; i6 < 1; i6++) {
-    const int64_t k6 = lane + (int64_t)i6 * 8;
-    if (k6 < 7) {
+  for (int i10 = 0; i10 < 1; i10++) {
+    const int64_t k10 = lane + (int64_t)i10 * 8;
+    if (k10 < 7) {
       if (training) {
-        gatconv1_out[(row) * 7 + k6] = ((hi - lo) > 0) ? (acc[i6] / sh_sum31[0]) : 0.0f;
+        gatconv1_out[(row) * 7 + k10] = ((hi - lo) > 0) ? (acc[i10] / sh_sum31[0]) : 0.0f;
       }
-      sh38[k6] = (float)(((hi - lo) > 0) ? (acc[i6] / sh_sum31[0]) : 0.0f);
+      sh38[k10] = (float)(((hi - lo) > 0) ? (acc[i10] / sh_sum31[0]) : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i7 = 0; i7 < 1; i7++) {
-    const int64_t k7 = lane + (int64_t)i7 * 8;
-    if (k7 < 7) {
+  for (int i11 = 0; i11 < 1; i11++) {
+    const int64_t k11 = lane + (int64_t)i11 * 8;
+    if (k11 < 7) {
       heads = 0.0f;
       for (int64_t j1 = 0; j1 < 1; j1++) {
-        heads = heads + sh38[(j1 * 7) + k7];
+        heads = heads + sh38[(j1 * 7) + k11];
       }
-      t39[(row) * 7 + k7] = heads / 1.0f;
+      t39[(row) * 7 + k11] = heads / 1.0f;
     }
   }
   __syncwarp(gmask);
