@@ -119,6 +119,23 @@ typedef struct {
   int on_kv;         /* that lane variable */
 } Acc;
 
+/* The hoisted edge weights of the online aggregates accumulating with softmax a (GAT's
+ * dropout(alpha)), evaluated at element kk of the edge of cx with p for the softmax, into their
+ * shared arrays at `at` (kk per edge; t * W + kk over a chunk). */
+static void store_hoisted(Fused *F, const Value *a, PtrVec *blk, const Ctx *cx, KExpr *kk, KExpr *at, KExpr *p, Value **mem,
+                          int nmem) {
+  for (int j = 0; j < nmem; j++) {
+    const Value *b = mem[j];
+    if (F->online[b->id] != a || F->hoist[b->id] < 0) continue;
+    F->on_soft = a;
+    F->on_p = p;
+    KExpr *wv = eval(F, b->args[1], cx, kk);
+    F->on_soft = NULL;
+    F->on_p = NULL;
+    ks_shstore(F->L, blk, F->hoist[b->id], at, wv);
+  }
+}
+
 /* A chunked online softmax's factors (see `chunked` in lower_walk), in blk, per element k of the
  * softmax (lane loops of W elements, their slot i): the chunk's max of the scores, the new running
  * max m, the rescale factor exp(max_old - m) (1 while the max stays, 0 from the first chunk's
@@ -169,16 +186,7 @@ static void chunk_factors(Fused *F, const Value *a, const Walk *wk, int dir, Ptr
       ks_let(L, el, pv, NULL, kun(L, KU_EXP, kbin(L, KO_SUB, x, kvar(L, k, m, slot))));
       KExpr *at = kbin(L, KO_ADD, kbin(L, KO_MUL, kvar(L, k, t, NULL), ki(L, W)), kk);
       if (F->sh_pv[a->id] >= 0) ks_shstore(L, el, F->sh_pv[a->id], at, kvar(L, k, pv, NULL));
-      for (int j = 0; j < nmem; j++) { /* the hoisted edge weights of its online aggregates */
-        const Value *b = mem[j];
-        if (F->online[b->id] != a || F->hoist[b->id] < 0) continue;
-        F->on_soft = a;
-        F->on_p = kvar(L, k, pv, NULL);
-        KExpr *wv = eval(F, b->args[1], &cx, kk);
-        F->on_soft = NULL;
-        F->on_p = NULL;
-        ks_shstore(L, el, F->hoist[b->id], at, wv);
-      }
+      store_hoisted(F, a, el, &cx, kk, at, kvar(L, k, pv, NULL), mem, nmem);
       ks_let(L, el, cs, slot, kbin(L, KO_ADD, kvar(L, k, cs, slot), kun(L, KU_TO_F64, kvar(L, k, pv, NULL))));
     }
   }
@@ -432,16 +440,7 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
           if (F->sh_pv[a->id] >= 0) {
             ks_shstore(L, lanes, F->sh_pv[a->id], kk, kvar(L, k, pv, NULL));
           }
-          for (int j = 0; j < nmem; j++) { /* the hoisted edge weights of its online aggregates */
-            const Value *b = mem[j];
-            if (F->online[b->id] != a || F->hoist[b->id] < 0) continue;
-            F->on_soft = a;
-            F->on_p = kvar(L, k, pv, NULL);
-            KExpr *wv = eval(F, b->args[1], &ecx, kk);
-            F->on_soft = NULL;
-            F->on_p = NULL;
-            ks_shstore(L, lanes, F->hoist[b->id], kk, wv);
-          }
+          store_hoisted(F, a, lanes, &ecx, kk, kk, kvar(L, k, pv, NULL), mem, nmem);
           ks_new(L, wk.body, KS_BARRIER);
         }
       } else if (a->fn == FN_ARGMAX || a->fn == FN_ARGMIN) {
