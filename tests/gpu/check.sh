@@ -328,8 +328,11 @@ if [ $MODE = prepare ]; then
   tar czf $KIT build/gnnc build/lib build/bin build/rt/t_api_cuda build/rt/t_nvrtc build/rt/t_setgraph_cuda build/bench/gen_graph build/bench/peer_gnnc \
     build/bench/gen_pointcloud build/bench/d2d_copy build/hostlibs build/gpu-kit-info $([ -d build/ab-base ] && echo build/ab-base) \
     -C "$(dirname "$GNNC_CUDA_CACHE")" --transform "s|^$(basename "$GNNC_CUDA_CACHE")|build/cuda-cache|" \
-    "$(basename "$GNNC_CUDA_CACHE")" ||
+    $(cd "$(dirname "$GNNC_CUDA_CACHE")" && c=$(basename "$GNNC_CUDA_CACHE") &&
+      { echo "$c/log"; awk '$1 == "hit" || $1 == "miss" { print $2 }' "$c/log" | sort -u |
+        while read -r key; do [ -f "$c/$key.o" ] && echo "$c/$key.o"; done; }) ||
     { say "cannot write $KIT"; exit 1; }
+  # (only the objects this prepare asked for: the cache here keeps every earlier commit's too)
   say "$KIT: $(du -h $KIT | cut -f1) (commit $commit). Carry it to the GPU machine beside the sources and run 'make gpu-check' there (docs/gpu.md)"
   [ $nf = 0 ]
   exit
