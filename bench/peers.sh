@@ -245,7 +245,10 @@ val() { sed -n "s/^$1 //p" "$2" | tail -1; }
 
 # ---------------------------------------------------------------- build, check, run
 failed=0
-printf 'workload\tthreads\tside\tround\tforward_ms\ttrain_ms\tpeak_rss_mib\tplan_arena_mib\truntime_peak_mib\tcuda_peak_mib\tstatus\tnv\tne\tforward_runs\ttrain_runs\tload_s\tversions\n' > "$TSV"
+# (a run that only builds or only makes graphs writes no results: it would empty the day's file)
+if [ "${GNN_BUILD_ONLY:-0}" != 1 ] && [ "${PEERS_GRAPHS_ONLY:-0}" != 1 ]; then
+  printf 'workload\tthreads\tside\tround\tforward_ms\ttrain_ms\tpeak_rss_mib\tplan_arena_mib\truntime_peak_mib\tcuda_peak_mib\tstatus\tnv\tne\tforward_runs\ttrain_runs\tload_s\tversions\n' > "$TSV"
+fi
 declare -A checkres
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 header=$(bench_header "bench-peers: gnnc vs PyTorch Geometric and DGL (issues 12, 27, 28)" "$words" | sed 's/^# /- /')

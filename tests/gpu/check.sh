@@ -264,6 +264,7 @@ fi
 if want ab && [ -d build/ab-base ]; then
   abw=${GPU_CHECK_AB:-gcn-reddit gat-reddit gcn-pl200k gat-pl200k gat-pubmed gcn-cora gat-cora}
   out=$(PEERS_TARGET=cuda PEERS_ARCH=$ARCH PEERS_PYTHON=$PY PEERS_WORKLOADS="$abw" PEERS_WORK=build/bench/peers-gpu GNN_BUILD_ONLY=1 \
+        PEERS_OUT="$WORK/ab-build.md" \
         timeout 120 bash bench/peers.sh build/gnnc 2>&1); rc=$?
   if [ $MODE = prepare ]; then
     step ab $rc "the new libraries built; base $(sed -n 's/^commit //p' build/ab-base/info 2> /dev/null)"
