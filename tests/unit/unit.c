@@ -73,6 +73,15 @@ static KStmt *first_store(const PtrVec *body) {
   return NULL;
 }
 
+/* src parsed and compiled to kernel IR, the IR verified after each pass (NULL if anything failed);
+ * the pipeline's printing goes to devnull. The caller frees c. */
+static KProgram *lower_source(GnnCtx *c, const char *src, size_t n, FILE *devnull) {
+  gnn_ctx_init(c, "unit.gnn", src, n, NULL);
+  PipelineOpts o = {.verify_each = true, .lower = true};
+  o.out = devnull;
+  return gnn_parse(c) && gnn_compile(c, &o) ? c->kprog : NULL;
+}
+
 /* kir_verify: the lowered GAT passes; each corruption a lowering bug could make is reported. */
 static void test_kir_verify(void) {
   static const char src[] =
@@ -81,11 +90,8 @@ static void test_kir_verify(void) {
       "  return sum(alpha * (W @ x[src]))\n}\nmodel GAT(x: vertex[5]) -> vertex[3] {\n"
       "  return mean_heads(GATConv<2, 3>(dropout(x, 0.5)))\n}\n";
   GnnCtx c;
-  gnn_ctx_init(&c, "unit.gnn", src, sizeof src - 1, NULL);
-  PipelineOpts o = {.verify_each = true, .lower = true};
   FILE *devnull = fopen("/dev/null", "w");
-  o.out = devnull;
-  KProgram *p = gnn_parse(&c) && gnn_compile(&c, &o) ? c.kprog : NULL;
+  KProgram *p = lower_source(&c, src, sizeof src - 1, devnull);
   check(p && kir_verify(p, devnull) == 0, "kir-verify-clean", "the lowered GAT was rejected (or did not lower)");
   if (p) {
     /* 1. an intermediate buffer's lifetime that misses a use */
@@ -454,11 +460,8 @@ static void test_kir_verify_index_range(void) {
       "  s = edge_softmax(leaky_relu((a @ x)[src] + (a @ x)[dst], 0.2))\n"
       "  return sum(s * repeat(Mix(W @ x), 2)[src])\n}\n";
   GnnCtx c;
-  gnn_ctx_init(&c, "unit.gnn", src, sizeof src - 1, NULL);
-  PipelineOpts o = {.verify_each = true, .lower = true};
   FILE *devnull = fopen("/dev/null", "w");
-  o.out = devnull;
-  KProgram *p = gnn_parse(&c) && gnn_compile(&c, &o) ? c.kprog : NULL;
+  KProgram *p = lower_source(&c, src, sizeof src - 1, devnull);
   check(p && kir_verify(p, devnull) == 0, "kir-verify-index-clean", "Mix's concat and its gradient were rejected (or did not lower)");
   KStmt *lanes = NULL, *st = NULL;
   for (int i = 0; p && i < p->kernels.len && !st; i++) st = lane_store(&((Kernel *)p->kernels.items[i])->body, &lanes);
