@@ -42,7 +42,7 @@ gk_tree() {
   cp -P build/lib/*.so* build/lib/*.a "$1/build/lib/" 2> /dev/null
   cp build/bin/* "$1/build/bin/"
   cp runtime/*.h "$1/runtime/"
-  for f in rt/t_api_cuda rt/t_nvrtc rt/t_setgraph_cuda bench/gen_graph bench/peer_gnnc bench/gen_pointcloud bench/d2d_copy; do
+  for f in rt/t_api_cuda rt/t_csr_cuda rt/t_nvrtc rt/t_setgraph_cuda bench/gen_graph bench/peer_gnnc bench/gen_pointcloud bench/d2d_copy; do
     [ -f "build/$f" ] && cp "build/$f" "$1/build/$f"
   done
   cp tests/gpu/check.sh "$1/tests/gpu/"
