@@ -26,6 +26,12 @@ it. An input that requires grad but that the library was not compiled to differe
 refused with a message naming the flag (detach it, or recompile). CPU tensors use the host library; CUDA tensors use a CUDA library (gnnc
 --target=cuda) directly on device memory, synchronising the current torch stream before the
 call and the runtime's stream after it.
+
+The graph may be an edge_index tensor or a PyG Data instead of a gnnc.Graph. A CUDA edge_index
+with a CUDA library gets its CSR built on the GPU with torch ops (gnnc.csr) and handed to the
+runtime there (graph_from_edge_index, gnn_graph_from_csr); a CPU one goes through the runtime's
+host builder. Both make the same graph bit for bit (tests/python/test_device_csr.py, on the CPU;
+the CUDA path itself has not run on a GPU yet: make gpu-check's python step checks it).
 """
 import collections
 import ctypes
