@@ -65,7 +65,7 @@ $(BUILD)/gnnc: $(OBJS) compiler/main.c
 # ---------------------------------------------------------------- runtime: libgnnrt_host and libgnnrt
 # One set of C sources built twice (runtime/internal.h says how): without GNNRT_CUDA for the
 # host library (OpenMP, OpenBLAS), with it for the CUDA one (cudart, cuBLAS, NVRTC; kernels in
-# runtime/train_cuda.cu). Both link zlib: the text loaders read gzip files (OGB's .csv.gz). Public symbols are the gnn_* functions only (-fvisibility=hidden).
+# runtime/train_cuda.cu, runtime/csr_cuda.cu). Both link zlib: the text loaders read gzip files (OGB's .csv.gz). Public symbols are the gnn_* functions only (-fvisibility=hidden).
 CUDA_HOME   ?= /usr/local/cuda
 NVCC        ?= $(CUDA_HOME)/bin/nvcc
 CUDA_ARCHS  ?= 80 90
@@ -74,12 +74,12 @@ PREFIX      ?= /usr/local
 RT_HDRS     := runtime/gnnrt.h runtime/gnnrt_rng.h runtime/internal.h
 RT_COMMON   := runtime/core.c runtime/text.c runtime/graph.c runtime/edgelist.c runtime/cache.c runtime/tables.c \
                runtime/dataset.c runtime/ogb.c runtime/npz.c runtime/load.c runtime/params.c runtime/profile.c runtime/checkpoint.c
-RT_HOST_SRC := $(RT_COMMON) runtime/device_host.c runtime/train_host.c
+RT_HOST_SRC := $(RT_COMMON) runtime/device_host.c runtime/train_host.c runtime/csr_host.c
 RT_CUDA_SRC := $(RT_COMMON) runtime/device_cuda.c runtime/nvrtc.c
 RT_BASE     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime -fPIC -fvisibility=hidden
 RT_HOST_OBJ := $(patsubst runtime/%.c,$(BUILD)/rt-host/%.o,$(RT_HOST_SRC))
 RT_CUDA_OBJ := $(patsubst runtime/%.c,$(BUILD)/rt-cuda/%.o,$(RT_CUDA_SRC)) $(BUILD)/rt-cuda/gnnrt_headers.o \
-               $(BUILD)/rt-cuda/train_cuda.o
+               $(BUILD)/rt-cuda/train_cuda.o $(BUILD)/rt-cuda/csr_cuda.o
 RT_HOST_LIBS := $(BUILD)/lib/libgnnrt_host.so $(BUILD)/lib/libgnnrt_host.a
 HAVE_NVCC   := $(shell command -v $(NVCC) > /dev/null 2>&1 && echo 1)
 
@@ -107,7 +107,7 @@ $(BUILD)/rt-cuda/gnnrt_headers.o: $(BUILD)/gen/gnnrt_headers.c
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_BASE) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/rt-cuda/train_cuda.o: runtime/train_cuda.cu $(RT_HDRS)
+$(BUILD)/rt-cuda/train_cuda.o $(BUILD)/rt-cuda/csr_cuda.o: $(BUILD)/rt-cuda/%.o: runtime/%.cu $(RT_HDRS)
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O2 -g -DGNNRT_CUDA -Iruntime $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
 	  -gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS)) \
@@ -141,15 +141,15 @@ runtime: runtime-host $(if $(HAVE_NVCC),runtime-cuda)
 
 # The runtime's test programs (tests/runtime/*.c), against the shared libraries: *_host link
 # libgnnrt_host, *_cuda libgnnrt. The ASan+UBSan variants compile the host sources in.
-RT_TEST_NAMES := rt_load t_api t_ckpt
-RT_TESTS    := $(patsubst %,$(BUILD)/rt/%,$(RT_TEST_NAMES)) $(if $(HAVE_NVCC),$(BUILD)/rt/t_api_cuda $(BUILD)/rt/t_nvrtc)
+RT_TEST_NAMES := rt_load t_api t_ckpt t_csr
+RT_TESTS    := $(patsubst %,$(BUILD)/rt/%,$(RT_TEST_NAMES)) $(if $(HAVE_NVCC),$(BUILD)/rt/t_api_cuda $(BUILD)/rt/t_csr_cuda $(BUILD)/rt/t_nvrtc)
 RT_TEST_CC  := $(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(CFLAGS)
 
 $(BUILD)/rt/%: tests/runtime/%.c tests/runtime/rt_test.h runtime/gnnrt.h runtime/gnnrt_rng.h $(RT_HOST_LIBS)
 	@mkdir -p $(dir $@)
 	$(RT_TEST_CC) -o $@ $< -L$(BUILD)/lib -lgnnrt_host -Wl,-rpath,'$$ORIGIN/../lib' -lm
 
-$(BUILD)/rt/t_api_cuda: tests/runtime/t_api.c tests/runtime/rt_test.h runtime/gnnrt.h $(BUILD)/lib/libgnnrt.so
+$(BUILD)/rt/t_api_cuda $(BUILD)/rt/t_csr_cuda: $(BUILD)/rt/%_cuda: tests/runtime/%.c tests/runtime/rt_test.h runtime/gnnrt.h $(BUILD)/lib/libgnnrt.so
 	@mkdir -p $(dir $@)
 	$(RT_TEST_CC) -o $@ $< -L$(BUILD)/lib -lgnnrt -Wl,-rpath,'$$ORIGIN/../lib' -lm
 
@@ -200,7 +200,7 @@ $(BUILD)/asan/rt/t_setgraph: $(SETGRAPH_SRC) generated/sage.h generated/gin_grap
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime -Igenerated $(ASAN_FLAGS) $(OPENMP) -o $@ \
 	  $(SETGRAPH_SRC) $(RT_HOST_SRC) -lopenblas -lz -lm
 # The C parts of both builds and the host test programs, without nvcc (the clang warning check).
-runtime-cobjs: $(RT_HOST_LIBS) $(filter-out %/train_cuda.o,$(RT_CUDA_OBJ)) $(patsubst %,$(BUILD)/rt/%,$(RT_TEST_NAMES))
+runtime-cobjs: $(RT_HOST_LIBS) $(filter-out %/train_cuda.o %/csr_cuda.o,$(RT_CUDA_OBJ)) $(patsubst %,$(BUILD)/rt/%,$(RT_TEST_NAMES))
 runtime-tests-asan: $(patsubst %,$(BUILD)/asan/rt/%,$(RT_TEST_NAMES))
 
 install-runtime: runtime
@@ -302,7 +302,7 @@ run-example: setup
 # build/cuda-cache (GNNC_CUDA_CACHE), all packed into build/gpu-kit.tar.gz. gpu-check, on the GPU
 # machine: depends on no build rule (that machine has no flex or bison), unpacks the kit if the
 # tree has no build/, runs tests/gpu/check.sh; results in bench/results/gpu-check-*/.
-GPU_KIT_DEPS := all runtime-cuda tools $(BUILD)/rt/t_api_cuda $(BUILD)/rt/t_nvrtc $(BUILD)/rt/t_setgraph_cuda $(BENCH_TOOLS) \
+GPU_KIT_DEPS := all runtime-cuda tools $(BUILD)/rt/t_api_cuda $(BUILD)/rt/t_csr_cuda $(BUILD)/rt/t_nvrtc $(BUILD)/rt/t_setgraph_cuda $(BENCH_TOOLS) \
   $(BUILD)/bench/d2d_copy
 gpu-check-prepare: setup
 	@$(MAKE) --no-print-directory $(GPU_KIT_DEPS)

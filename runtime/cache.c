@@ -64,6 +64,9 @@ gnn_status gnn_graph_save_cache(gnn_ctx *ctx, const gnn_graph *g, const char *pa
     return gnn_set_error(ctx, GNN_ERR_UNSUPPORTED, "%s: error: the .gcsr cache holds the graph's structure, not the %lld "
                          "value%s of each edge: load the edge list or Matrix Market file instead", path,
                          (long long)g->edge_ncols, g->edge_ncols == 1 ? "" : "s");
+  /* a graph built on the device (gnn_graph_from_csr) has no host copies yet: they are what is written */
+  gnn_status st = gnn_graph_host_copies(ctx, (gnn_graph *)g);
+  if (st) return st;
   size_t nptr = (size_t)g->nv + 1, ne = (size_t)g->ne;
   static const uint32_t zero = 0;
   CacheHeader h;
@@ -80,8 +83,7 @@ gnn_status gnn_graph_save_cache(gnn_ctx *ctx, const gnn_graph *g, const char *pa
   h.checksum = checksum(c, g->edge_origin, ne * 8);
   FILE *f;
   char *tmp;
-  gnn_status st = rt_tmp_open(ctx, path, &f, &tmp);
-  if (st) return st;
+  if ((st = rt_tmp_open(ctx, path, &f, &tmp))) return st;
   int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(g->h_in_ptr, 8, nptr, f) == nptr &&
            (ne == 0 || fwrite(g->h_src, 4, ne, f) == ne) && (ne % 2 == 0 || fwrite(&zero, 4, 1, f) == 1) &&
            (ne == 0 || fwrite(g->edge_origin, 8, ne, f) == ne);

@@ -186,7 +186,8 @@ typedef struct gnn_graph {
   const int64_t *out_ptr;        /* nv + 1: CSC by source */
   const int32_t *out_eid;        /* ne: the out-edges of u are out_eid[out_ptr[u] .. out_ptr[u+1]-1], ascending */
   const float *in_deg, *out_deg; /* nv, as floats (degree of the graph as stored, after options) */
-  /* Host copies of the same arrays (equal pointers in the host build): */
+  /* Host copies of the same arrays (equal pointers in the host build; NULL for a graph from
+   * gnn_graph_from_csr until gnn_graph_host_copies): */
   const int64_t *h_in_ptr, *h_out_ptr;
   const int32_t *h_src, *h_dst, *h_out_eid;
   const int64_t *edge_origin; /* host, ne: the line order index of each edge in the source (-1 = added self-loop) */
@@ -222,9 +223,32 @@ GNN_API gnn_status gnn_graph_load(gnn_ctx *ctx, const char *path, const gnn_grap
  * opts->num_vertices, then the largest id + 1. edge_origin[e] is the index i. */
 GNN_API gnn_status gnn_graph_from_edges(gnn_ctx *ctx, int64_t nv, int64_t ne, const int64_t *src, const int64_t *dst,
                                         const gnn_graph_opts *opts, gnn_graph **out);
+/* A graph from its final CSR and CSC, already in the context's memory space: device memory of
+ * the context's device in the CUDA build (gnn_malloc'd or another allocator's, a torch CUDA
+ * tensor's), host memory in the host build. in_ptr (nv + 1) and src (ne) are the CSR by
+ * destination, out_ptr (nv + 1) and out_eid (ne) the CSC by source with each source's edge ids
+ * ascending, edge_origin (ne) each edge's origin (-1: an added self-loop; NULL: edge e's origin
+ * is e), all laid out as in gnn_graph. They are copied (device to device) into arrays the graph
+ * owns, so the caller's may go when the call returns; dst and the degrees are computed where the
+ * arrays live. opts says how the arrays were made (the cache records it): it is not applied, and
+ * its num_vertices must be 0 or nv. Everything is checked there too (on the GPU: one pass of two
+ * kernels and a read-back of the first broken rule): GNN_ERR_INVALID "gnn_graph_from_csr: src[7]
+ * = 9 out of range (the graph has 5 vertices)", out_eid not ascending, an edge listed under a
+ * vertex other than its source, in_ptr not from 0 to ne, ...; in the CUDA build a host pointer,
+ * or one of another device, too. The host copies (h_in_ptr, h_src, h_dst, h_out_ptr, h_out_eid,
+ * edge_origin) are NULL until gnn_graph_host_copies makes them. */
+GNN_API gnn_status gnn_graph_from_csr(gnn_ctx *ctx, int64_t nv, int64_t ne, const int64_t *in_ptr, const int32_t *src,
+                                      const int64_t *out_ptr, const int32_t *out_eid, const int64_t *edge_origin,
+                                      const gnn_graph_opts *opts, gnn_graph **out);
+/* Makes the host copies a graph from gnn_graph_from_csr lacks (h_in_ptr, h_src, h_dst,
+ * h_out_ptr, h_out_eid, edge_origin): device-to-host copies in the CUDA build, the arrays
+ * themselves in the host build (equal pointers, as for every graph there). A no-op for a graph
+ * that has them; g is unchanged on failure. gnn_graph_save_cache calls it. */
+GNN_API gnn_status gnn_graph_host_copies(gnn_ctx *ctx, gnn_graph *g);
 /* Writes the graph (after its options) to a .gcsr cache, through a temporary file renamed
  * into place: a failed write leaves no file behind. The cache holds the structure only: a
- * graph with edge values, or a batch of graphs (ng > 1), is GNN_ERR_UNSUPPORTED. */
+ * graph with edge values, or a batch of graphs (ng > 1), is GNN_ERR_UNSUPPORTED. A graph
+ * without host copies (gnn_graph_from_csr) gets them first (gnn_graph_host_copies). */
 GNN_API gnn_status gnn_graph_save_cache(gnn_ctx *ctx, const gnn_graph *g, const char *path);
 GNN_API void gnn_graph_free(gnn_ctx *ctx, gnn_graph *g);
 /* Splits g's vertices into ng graphs: graph_of[v] (host, nv entries) is the graph of vertex v,

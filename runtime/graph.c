@@ -19,6 +19,12 @@
  * in out_eid, so more than 2^31-1 edges are refused; offsets are int64. A graph whose CSR is
  * final already (the binary cache) comes in through rt_graph_from_csr.
  *
+ * gnn_graph_from_csr is the other way in: a CSR and CSC made elsewhere (PyTorch, on a GPU) and
+ * already in the context's memory. It copies them into the graph's arrays and checks them where
+ * they live (csr_host.c, csr_cuda.cu: rt_csr_fill); this file only allocates, words the error
+ * of the first broken rule and makes the host copies on demand (gnn_graph_host_copies), which
+ * such a graph lacks until something (the cache writer, Python's Graph.src) asks for them.
+ *
  * The arrays are built on the host. In the host build they are allocated with gnn_malloc and
  * are the graph (h_x == x); in the CUDA build they stay as the host copies and are uploaded.
  * gnn_dataset_free is here too: a dataset is a graph and arrays beside it, whichever loader
@@ -164,30 +170,40 @@ static gnn_status upload_copy(gnn_ctx *ctx, const void *h, size_t bytes, const v
   *d = p;
   return GNN_OK;
 }
+
+/* Device memory set to zero. */
+static gnn_status device_zeros(gnn_ctx *ctx, size_t bytes, const void **d) {
+  void *p = NULL;
+  gnn_status st = gnn_malloc(ctx, &p, bytes);
+  if (!st) st = gnn_memset0(ctx, p, bytes);
+  if (st) {
+    gnn_free(ctx, p);
+    return st;
+  }
+  *d = p;
+  return GNN_OK;
+}
 #endif
 
-/* Frees the device arrays, the host copies and the origins. */
+/* Frees the device arrays, the host copies and the origins. Each device array goes with
+ * gnn_free; its host copy is another allocation in the CUDA build (malloc), and in the host
+ * build the same one (or NULL: a graph from gnn_graph_from_csr before gnn_graph_host_copies, a
+ * graph that failed half-built, whose host pointer may be set before its device one). */
 void gnn_graph_free(gnn_ctx *ctx, gnn_graph *g) {
   if (!g) return;
-#ifdef GNNRT_CUDA
-  const void *dev[] = {g->in_ptr, g->src, g->dst, g->out_ptr, g->out_eid, g->in_deg, g->out_deg};
-  for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+  const void *dev[] = {g->in_ptr, g->src, g->dst, g->out_ptr, g->out_eid, g->graph_ptr, g->vertex_graph};
+  const void *host[] = {g->h_in_ptr, g->h_src, g->h_dst, g->h_out_ptr, g->h_out_eid, g->h_graph_ptr, g->h_vertex_graph};
+  for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) {
     if (dev[i]) gnn_free(ctx, (void *)dev[i]);
-  const void *gdev[] = {g->graph_ptr, g->vertex_graph, g->graph_size};
-  for (size_t i = 0; i < sizeof gdev / sizeof gdev[0]; i++)
-    if (gdev[i]) gnn_free(ctx, (void *)gdev[i]);
+#ifdef GNNRT_CUDA
+    free((void *)host[i]);
 #else
-  rt_garray_free(ctx, g->in_deg);
-  rt_garray_free(ctx, g->out_deg);
-  rt_garray_free(ctx, g->graph_size);
+    if (host[i] != dev[i]) rt_garray_free(ctx, host[i]);
 #endif
-  rt_garray_free(ctx, g->h_graph_ptr);
-  rt_garray_free(ctx, g->h_vertex_graph);
-  rt_garray_free(ctx, g->h_in_ptr);
-  rt_garray_free(ctx, g->h_src);
-  rt_garray_free(ctx, g->h_dst);
-  rt_garray_free(ctx, g->h_out_ptr);
-  rt_garray_free(ctx, g->h_out_eid);
+  }
+  const void *devonly[] = {g->in_deg, g->out_deg, g->graph_size, ((RtGraph *)g)->d_origin};
+  for (size_t i = 0; i < sizeof devonly / sizeof devonly[0]; i++)
+    if (devonly[i]) gnn_free(ctx, (void *)devonly[i]);
   free((void *)g->edge_origin);
   free((void *)g->h_edge_values);
   free((RtGraph *)g);
@@ -238,7 +254,10 @@ static gnn_status set_batch(gnn_ctx *ctx, gnn_graph *g, int64_t ng, const int64_
     }
 #ifdef GNNRT_CUDA
     st = upload_copy(ctx, ptr, sizeof(int64_t) * (size_t)(ng + 1), &dptr);
-    if (!st) st = upload_copy(ctx, of, sizeof(int32_t) * (size_t)nv, &dof);
+    /* one graph: vertex_graph is zeros, set on the device (nothing of nv's size crosses the bus) */
+    if (!st)
+      st = graph_of ? upload_copy(ctx, of, sizeof(int32_t) * (size_t)nv, &dof)
+                    : device_zeros(ctx, sizeof(int32_t) * (size_t)nv, &dof);
     if (!st) st = upload_copy(ctx, size, sizeof(float) * (size_t)ng, &dsize);
 #else
     dptr = ptr, dof = of, dsize = size;
@@ -502,6 +521,194 @@ gnn_status gnn_graph_from_edges(gnn_ctx *ctx, int64_t nv, int64_t ne, const int6
   if (!st) st = rt_graph_build(ctx, &es, nv, opts, "gnn_graph_from_edges", out);
   rt_edges_free(&es);
   return st;
+}
+
+/* ---------------------------------------------------------------- a graph from a CSR in device memory */
+
+/* Element i of a graph array (int64 or int32), read from the context's memory. */
+static int64_t read_at(gnn_ctx *ctx, const void *a, int64_t i, int wide) {
+  int64_t v64 = 0;
+  int32_t v32 = 0;
+  if (wide) gnn_download(ctx, &v64, (const int64_t *)a + i, sizeof v64);
+  else gnn_download(ctx, &v32, (const int32_t *)a + i, sizeof v32);
+  return wide ? v64 : v32;
+}
+
+/* The vertex whose segment of ptr (checked: from 0, never decreasing) holds position k: a
+ * binary search, reading one element at a time (an error message's detail). */
+static int64_t segment_of(gnn_ctx *ctx, const int64_t *ptr, int64_t nv, int64_t k) {
+  int64_t lo = 0, hi = nv - 1;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (read_at(ctx, ptr, mid + 1, 1) > k) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/* The message of the first broken rule (internal.h's RT_CSR_*), with the values at fault read
+ * back from the graph's copies. */
+static gnn_status csr_error(gnn_ctx *ctx, const RtCsr *c) {
+  int r = 0;
+  while (r < RT_CSR_NRULES && c->first_bad[r] < 0) r++;
+  if (r == RT_CSR_NRULES) return GNN_OK;
+  int64_t i = c->first_bad[r], nv = c->nv, ne = c->ne;
+  const char *fn = "gnn_graph_from_csr";
+  switch (r) {
+  case RT_CSR_IN_PTR_ENDS:
+  case RT_CSR_OUT_PTR_ENDS: {
+    const char *name = r == RT_CSR_IN_PTR_ENDS ? "in_ptr" : "out_ptr";
+    const int64_t *p = r == RT_CSR_IN_PTR_ENDS ? c->g_in_ptr : c->g_out_ptr;
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: %s[%lld] = %lld, want %lld (%s)", fn, name, (long long)i,
+                         (long long)read_at(ctx, p, i, 1), i ? (long long)ne : 0LL, i ? "ne, the edge count" : "offsets start at 0");
+  }
+  case RT_CSR_IN_PTR_ORDER:
+  case RT_CSR_OUT_PTR_ORDER: {
+    const char *name = r == RT_CSR_IN_PTR_ORDER ? "in_ptr" : "out_ptr";
+    const int64_t *p = r == RT_CSR_IN_PTR_ORDER ? c->g_in_ptr : c->g_out_ptr;
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: %s decreases at vertex %lld (%s[%lld] = %lld, %s[%lld] = %lld)", fn, name,
+                         (long long)i, name, (long long)i, (long long)read_at(ctx, p, i, 1), name, (long long)(i + 1),
+                         (long long)read_at(ctx, p, i + 1, 1));
+  }
+  case RT_CSR_SRC_RANGE:
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: src[%lld] = %lld out of range (the graph has %lld vertices)", fn,
+                         (long long)i, (long long)read_at(ctx, c->g_src, i, 0), (long long)nv);
+  case RT_CSR_EID_RANGE:
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: out_eid[%lld] = %lld out of range (the graph has %lld edges)", fn,
+                         (long long)i, (long long)read_at(ctx, c->g_out_eid, i, 0), (long long)ne);
+  case RT_CSR_EID_SOURCE: {
+    int64_t e = read_at(ctx, c->g_out_eid, i, 0);
+    return gnn_set_error(ctx, GNN_ERR_INVALID,
+                         "%s: out_eid[%lld] = %lld lists edge %lld among the out-edges of vertex %lld, but its source is "
+                         "src[%lld] = %lld", fn, (long long)i, (long long)e, (long long)e,
+                         (long long)segment_of(ctx, c->g_out_ptr, nv, i), (long long)e, (long long)read_at(ctx, c->g_src, e, 0));
+  }
+  case RT_CSR_EID_ORDER:
+    return gnn_set_error(ctx, GNN_ERR_INVALID,
+                         "%s: out_eid is not ascending at %lld (out_eid[%lld] = %lld, out_eid[%lld] = %lld): each "
+                         "source's edge ids go up", fn, (long long)i, (long long)(i - 1),
+                         (long long)read_at(ctx, c->g_out_eid, i - 1, 0), (long long)i, (long long)read_at(ctx, c->g_out_eid, i, 0));
+  default: {
+    int64_t o = read_at(ctx, c->g_origin, i, 1);
+    if (o < -1)
+      return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: edge_origin[%lld] = %lld (an origin is an index >= 0, or -1)", fn,
+                           (long long)i, (long long)o);
+    return gnn_set_error(ctx, GNN_ERR_INVALID,
+                         "%s: edge_origin[%lld] = -1 marks an added self-loop, but edge %lld goes %lld -> %lld", fn,
+                         (long long)i, (long long)i, (long long)read_at(ctx, c->g_src, i, 0),
+                         (long long)segment_of(ctx, c->g_in_ptr, nv, i));
+  }
+  }
+}
+
+/* gnn_malloc'd memory for one of the graph's arrays (at least a byte: never NULL). */
+static void *graph_array(gnn_ctx *ctx, size_t bytes, const char *what, gnn_status *st) {
+  void *p = NULL;
+  if (*st) return NULL;
+  if ((*st = gnn_malloc(ctx, &p, bytes ? bytes : 1))) {
+    char why[RT_ERRMAX];
+    snprintf(why, sizeof why, "%s", gnn_last_error(ctx));
+    gnn_set_error(ctx, *st, "gnn_graph_from_csr: the graph's %s: %s", what, why);
+  }
+  return p;
+}
+
+/* Argument checks, the graph's arrays, then rt_csr_fill where the arrays live. */
+gnn_status gnn_graph_from_csr(gnn_ctx *ctx, int64_t nv, int64_t ne, const int64_t *in_ptr, const int32_t *src,
+                              const int64_t *out_ptr, const int32_t *out_eid, const int64_t *edge_origin,
+                              const gnn_graph_opts *opts, gnn_graph **out) {
+  if (out) *out = NULL;
+  gnn_status st = rt_args(ctx, out != NULL, "gnn_graph_from_csr", "out is NULL");
+  if (st || (st = rt_check_graph_opts(ctx, opts))) return st;
+  if (nv < 1 || nv > RT_MAX_ID + 1)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_from_csr: %lld vertices out of range (1 .. 2^31)", (long long)nv);
+  if (ne < 0 || ne > RT_MAX_ID)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_from_csr: %lld edges out of range (0 .. 2^31-1: edge ids are int32)",
+                         (long long)ne);
+  if (opts && opts->num_vertices && opts->num_vertices != nv)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_from_csr: opts->num_vertices is %lld, but nv is %lld",
+                         (long long)opts->num_vertices, (long long)nv);
+  const char *null = !in_ptr ? "in_ptr" : !out_ptr ? "out_ptr" : ne && !src ? "src" : ne && !out_eid ? "out_eid" : NULL;
+  if (null) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_from_csr: %s is NULL (%lld edges)", null, (long long)ne);
+  RtGraph *rg = (RtGraph *)rt_calloc(ctx, 1, sizeof *rg, "a graph");
+  if (!rg) return GNN_ERR_OOM;
+  gnn_graph *g = &rg->g;
+  g->nv = nv;
+  g->ne = ne;
+  rg->flags = rt_opts_flags(opts);
+  RtCsr c = {.nv = nv, .ne = ne, .in_ptr = in_ptr, .out_ptr = out_ptr, .origin = ne ? edge_origin : NULL, .src = src,
+             .out_eid = out_eid};
+  /* each array in g as soon as it exists, so gnn_graph_free releases what a failure leaves */
+  size_t nptr = sizeof(int64_t) * (size_t)(nv + 1), n32 = sizeof(int32_t) * (size_t)ne;
+  g->in_ptr = c.g_in_ptr = (int64_t *)graph_array(ctx, nptr, "in_ptr", &st);
+  g->out_ptr = c.g_out_ptr = (int64_t *)graph_array(ctx, nptr, "out_ptr", &st);
+  g->src = c.g_src = (int32_t *)graph_array(ctx, n32, "src", &st);
+  g->dst = c.g_dst = (int32_t *)graph_array(ctx, n32, "dst", &st);
+  g->out_eid = c.g_out_eid = (int32_t *)graph_array(ctx, n32, "out_eid", &st);
+  g->in_deg = c.in_deg = (float *)graph_array(ctx, sizeof(float) * (size_t)nv, "in_deg", &st);
+  g->out_deg = c.out_deg = (float *)graph_array(ctx, sizeof(float) * (size_t)nv, "out_deg", &st);
+  if (c.origin) rg->d_origin = c.g_origin = (int64_t *)graph_array(ctx, sizeof(int64_t) * (size_t)ne, "edge_origin", &st);
+  if (!st) st = rt_csr_fill(ctx, &c);
+  for (int r = 0; !st && r < RT_CSR_NRULES; r++)
+    if (c.first_bad[r] >= 0) st = csr_error(ctx, &c);
+  if (!st) {
+    g->max_in_deg = c.max_in_deg;
+    g->max_out_deg = c.max_out_deg;
+    st = set_batch(ctx, g, 1, NULL);
+  }
+  if (st) {
+    gnn_graph_free(ctx, g);
+    return st;
+  }
+  *out = g;
+  return GNN_OK;
+}
+
+/* A graph from gnn_graph_from_csr is the one whose host copies are missing: h_in_ptr is set by
+ * every other builder before anything else. */
+gnn_status gnn_graph_host_copies(gnn_ctx *ctx, gnn_graph *g) {
+  gnn_status st = rt_args(ctx, g != NULL, "gnn_graph_host_copies", "g is NULL");
+  if (st || g->h_in_ptr) return st;
+  RtGraph *rg = (RtGraph *)g;
+  int64_t nv = g->nv, ne = g->ne;
+  int64_t *origin = (int64_t *)rt_malloc(ctx, rt_mul((size_t)ne, sizeof(int64_t)), "edge_origin");
+  if (!origin) return GNN_ERR_OOM;
+  if (rg->d_origin) st = gnn_download(ctx, origin, rg->d_origin, sizeof(int64_t) * (size_t)ne);
+  else
+    for (int64_t e = 0; e < ne; e++) origin[e] = e; /* none given: the caller's edges are the CSR */
+#ifdef GNNRT_CUDA
+  size_t nptr = sizeof(int64_t) * (size_t)(nv + 1), n32 = sizeof(int32_t) * (size_t)ne;
+  void *h[5] = {rt_malloc(ctx, nptr, "h_in_ptr"), rt_malloc(ctx, n32, "h_src"), rt_malloc(ctx, n32, "h_dst"),
+                rt_malloc(ctx, nptr, "h_out_ptr"), rt_malloc(ctx, n32, "h_out_eid")};
+  const void *d[5] = {g->in_ptr, g->src, g->dst, g->out_ptr, g->out_eid};
+  size_t bytes[5] = {nptr, n32, n32, nptr, n32};
+  for (int i = 0; i < 5 && !st; i++) st = h[i] ? gnn_download(ctx, h[i], d[i], bytes[i]) : GNN_ERR_OOM;
+  if (st) {
+    for (int i = 0; i < 5; i++) free(h[i]);
+    free(origin);
+    return st;
+  }
+  g->h_in_ptr = (const int64_t *)h[0];
+  g->h_src = (const int32_t *)h[1];
+  g->h_dst = (const int32_t *)h[2];
+  g->h_out_ptr = (const int64_t *)h[3];
+  g->h_out_eid = (const int32_t *)h[4];
+#else
+  (void)nv;
+  if (st) {
+    free(origin);
+    return st;
+  }
+  g->h_in_ptr = g->in_ptr;
+  g->h_src = g->src;
+  g->h_dst = g->dst;
+  g->h_out_ptr = g->out_ptr;
+  g->h_out_eid = g->out_eid;
+#endif
+  g->edge_origin = origin;
+  gnn_free(ctx, (void *)rg->d_origin); /* edge_origin holds it now */
+  rg->d_origin = NULL;
+  return GNN_OK;
 }
 
 /* ---------------------------------------------------------------- datasets */

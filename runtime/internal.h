@@ -162,6 +162,9 @@ gnn_status rt_graph_build(gnn_ctx *ctx, RtEdges *es, int64_t nv, const gnn_graph
 typedef struct {
   gnn_graph g;
   unsigned flags; /* RT_OPT_* */
+  /* A graph from gnn_graph_from_csr: the origins given, in gnn_malloc'd memory (NULL: edge e's
+   * origin is e), from which gnn_graph_host_copies makes edge_origin. */
+  const int64_t *d_origin;
 } RtGraph;
 enum { RT_OPT_ADD_SELF_LOOPS = 1, RT_OPT_REMOVE_SELF_LOOPS = 2, RT_OPT_DEDUP = 4, RT_OPT_SYMMETRISE = 8 };
 unsigned rt_opts_flags(const gnn_graph_opts *opts);
@@ -175,6 +178,40 @@ void rt_garray_free(gnn_ctx *ctx, const void *p);
  * ownership passes, freed on failure): the cache loader's way in. */
 gnn_status rt_graph_from_csr(gnn_ctx *ctx, int64_t nv, int64_t ne, int64_t *in_ptr, int32_t *src, int64_t *origin,
                              unsigned flags, gnn_graph **out);
+
+/* csr_host.c / csr_cuda.cu: the part of gnn_graph_from_csr (graph.c) that runs where the
+ * arrays live. The rules the caller's arrays must keep, in the order they are reported (each
+ * rule may assume the ones before it hold): */
+enum {
+  RT_CSR_IN_PTR_ENDS,   /* in_ptr[0] = 0 (index 0), in_ptr[nv] = ne (index nv) */
+  RT_CSR_IN_PTR_ORDER,  /* in_ptr[v] <= in_ptr[v + 1] (index v) */
+  RT_CSR_OUT_PTR_ENDS,  /* the same for out_ptr */
+  RT_CSR_OUT_PTR_ORDER,
+  RT_CSR_SRC_RANGE,     /* 0 <= src[e] < nv (index e) */
+  RT_CSR_EID_RANGE,     /* 0 <= out_eid[k] < ne (index k) */
+  RT_CSR_EID_SOURCE,    /* src[out_eid[k]] = u for k in out_ptr[u] .. out_ptr[u+1]-1 (index k) */
+  RT_CSR_EID_ORDER,     /* out_eid[k - 1] < out_eid[k] within one source (index k) */
+  RT_CSR_ORIGIN,        /* origin[e] >= -1, and -1 only on a self-loop (index e) */
+  RT_CSR_NRULES
+};
+typedef struct {
+  int64_t nv, ne;
+  /* the caller's arrays (origin may be NULL) */
+  const int64_t *in_ptr, *out_ptr, *origin;
+  const int32_t *src, *out_eid;
+  /* the graph's, gnn_malloc'd by the caller of rt_csr_fill (origin only when the caller's is given) */
+  int64_t *g_in_ptr, *g_out_ptr, *g_origin;
+  int32_t *g_src, *g_dst, *g_out_eid;
+  float *in_deg, *out_deg;
+  /* results: per rule, the first index that breaks it (-1: none); the largest degrees */
+  int64_t first_bad[RT_CSR_NRULES];
+  int64_t max_in_deg, max_out_deg;
+} RtCsr;
+/* Checks that the caller's arrays are the context's memory (CUDA: device memory of its device;
+ * GNN_ERR_INVALID naming the array otherwise), copies them into the graph's, checks the rules
+ * and, where they hold, fills dst, the degrees and their maxima. A broken rule is not an error
+ * here: graph.c reads first_bad and words the message. */
+gnn_status rt_csr_fill(gnn_ctx *ctx, RtCsr *c);
 
 /* edgelist.c: an edge list with nv vertices (0: largest id + 1); a Matrix Market file. */
 gnn_status rt_load_edge_list(gnn_ctx *ctx, const char *path, int64_t nv, RtEdges *es, int64_t *nv_out);

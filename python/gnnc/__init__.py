@@ -163,6 +163,9 @@ class Library:
         self._graph_from_edges = _fn(h, "gnn_graph_from_edges", ctypes.c_int, _vp, ctypes.c_int64, ctypes.c_int64, _vp, _vp,
                                      ctypes.POINTER(_GraphOpts), ctypes.POINTER(ctypes.POINTER(_Graph)))
         self._graph_free = _fn(h, "gnn_graph_free", None, _vp, ctypes.POINTER(_Graph))
+        self._graph_from_csr = _fn(h, "gnn_graph_from_csr", ctypes.c_int, _vp, ctypes.c_int64, ctypes.c_int64, _vp, _vp,
+                                   _vp, _vp, _vp, ctypes.POINTER(_GraphOpts), ctypes.POINTER(ctypes.POINTER(_Graph)))
+        self._graph_host_copies = _fn(h, "gnn_graph_host_copies", ctypes.c_int, _vp, ctypes.POINTER(_Graph))
         self._dataset_load = _fn(h, "gnn_dataset_load", ctypes.c_int, _vp, ctypes.c_char_p, ctypes.POINTER(_GraphOpts),
                                  ctypes.POINTER(ctypes.POINTER(_Dataset)))
         self._dataset_free = _fn(h, "gnn_dataset_free", None, _vp, ctypes.POINTER(_Dataset))
@@ -239,6 +242,22 @@ class Library:
                                            ctypes.byref(opts), ctypes.byref(g)))
         return Graph(self, g, num_input_edges=src.size)
 
+    def graph_from_csr(self, num_vertices, num_edges, in_ptr, src, out_ptr, out_eid, edge_origin=None,
+                       num_input_edges=None, add_self_loops=False, remove_self_loops=False, dedup=False, symmetrise=False):
+        """A graph from its CSR and CSC already in this library's memory space: the addresses (integers,
+        e.g. tensor.data_ptr()) of device memory for a CUDA library, of host memory for a host one,
+        laid out as gnn_graph_from_csr takes them (in_ptr, out_ptr int64 of num_vertices + 1; src,
+        out_eid int32 of num_edges; edge_origin int64 of num_edges, or None for 0 .. num_edges-1).
+        The runtime copies and checks them; the caller's memory may go when this returns. The options
+        say how the arrays were made (recorded, not applied). gnnc.nn builds the arrays from an
+        edge_index with torch ops (gnnc.csr); the graph's src, dst and edge_origin are then copied to
+        the host only when read."""
+        opts = _GraphOpts(int(add_self_loops), int(remove_self_loops), int(dedup), int(symmetrise), 0)
+        g = ctypes.POINTER(_Graph)()
+        self._check(self._graph_from_csr(self._ctx, int(num_vertices), int(num_edges), in_ptr, src, out_ptr, out_eid,
+                                         edge_origin, ctypes.byref(opts), ctypes.byref(g)))
+        return Graph(self, g, num_input_edges=num_input_edges)
+
     def load_graph(self, path, add_self_loops=False, remove_self_loops=False, dedup=False, symmetrise=False,
                    num_vertices=0):
         """A graph from a file: a dataset folder, an edge list, Matrix Market, a .gcsr cache."""
@@ -307,17 +326,51 @@ def _vertex_ids(name, a):
 
 
 class Graph:
-    """A runtime graph (gnn_graph); nv, ne, ng (graphs of a batch), and edge_origin (runtime edge -> index of the input edge)."""
+    """A runtime graph (gnn_graph); nv, ne, ng (graphs of a batch), and edge_origin (runtime edge -> index
+    of the input edge), src and dst (NumPy, CSR order). A graph built on the device (graph_from_csr)
+    has no host copies until edge_origin, src, dst or num_input_edges is first read."""
 
     def __init__(self, lib, g, num_input_edges=None, owner_dataset=None):
         self.lib, self._g, self._ds = lib, g, owner_dataset
         c = g.contents
         self.nv, self.ne, self.ng = int(c.nv), int(c.ne), int(c.ng)   # ng: graphs of the batch
-        self.edge_origin = np.ctypeslib.as_array(c.edge_origin, (self.ne,)).copy() if self.ne else np.zeros(0, np.int64)
-        self.num_input_edges = int(num_input_edges if num_input_edges is not None else
-                                   (self.edge_origin.max() + 1 if self.ne else 0))
-        self.src = np.ctypeslib.as_array(c.h_src, (self.ne,)).copy() if self.ne else np.zeros(0, np.int32)
-        self.dst = np.ctypeslib.as_array(c.h_dst, (self.ne,)).copy() if self.ne else np.zeros(0, np.int32)
+        self._host = None  # (edge_origin, src, dst), copied from the runtime's host arrays
+        self._num_input_edges = None if num_input_edges is None else int(num_input_edges)
+        if c.h_in_ptr:  # every graph but one built on the device: copied now, as the arrays are at hand
+            self._host_arrays()
+
+    def _host_arrays(self):
+        if self._host is None:
+            if self._g is None or not self.lib._ctx:
+                raise GnncError(3, "the graph was freed (or its library closed) before its arrays were read")
+            c = self._g.contents
+            if not c.h_in_ptr:  # built on the device: the runtime makes the host copies now
+                self.lib._check(self.lib._graph_host_copies(self.lib._ctx, self._g))
+                c = self._g.contents
+            ne = self.ne
+            self._host = (np.ctypeslib.as_array(c.edge_origin, (ne,)).copy() if ne else np.zeros(0, np.int64),
+                          np.ctypeslib.as_array(c.h_src, (ne,)).copy() if ne else np.zeros(0, np.int32),
+                          np.ctypeslib.as_array(c.h_dst, (ne,)).copy() if ne else np.zeros(0, np.int32))
+        return self._host
+
+    @property
+    def edge_origin(self):
+        return self._host_arrays()[0]
+
+    @property
+    def src(self):
+        return self._host_arrays()[1]
+
+    @property
+    def dst(self):
+        return self._host_arrays()[2]
+
+    @property
+    def num_input_edges(self):
+        if self._num_input_edges is None:
+            o = self.edge_origin
+            self._num_input_edges = int(o.max() + 1) if o.size else 0
+        return self._num_input_edges
 
     def free(self):
         if self._g is not None and self.lib._ctx:

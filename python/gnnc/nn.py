@@ -26,6 +26,12 @@ it. An input that requires grad but that the library was not compiled to differe
 refused with a message naming the flag (detach it, or recompile). CPU tensors use the host library; CUDA tensors use a CUDA library (gnnc
 --target=cuda) directly on device memory, synchronising the current torch stream before the
 call and the runtime's stream after it.
+
+The graph may be an edge_index tensor or a PyG Data instead of a gnnc.Graph. A CUDA edge_index
+with a CUDA library gets its CSR built on the GPU with torch ops (gnnc.csr) and handed to the
+runtime there (graph_from_edge_index, gnn_graph_from_csr); a CPU one goes through the runtime's
+host builder. Both make the same graph bit for bit (tests/python/test_device_csr.py, on the CPU;
+the CUDA path itself has not run on a GPU yet: make gpu-check's python step checks it).
 """
 import collections
 import ctypes
@@ -35,8 +41,9 @@ import numpy as np
 import torch
 
 from . import GnncError, Graph, Library, Model, _pf
+from .csr import build_csr
 
-__all__ = ["GnncFunction", "GnncModule"]
+__all__ = ["GnncFunction", "GnncModule", "graph_from_edge_index"]
 
 
 def _param_key(name):
@@ -166,7 +173,12 @@ class GnncModule(torch.nn.Module):
     model's inputs, else x (vertex) and edge_attr (edge), are the inputs unless given. A graph made
     from a tensor takes the module's add_self_loops / symmetrise / dedup, is kept while that same
     tensor object is unchanged (full-graph training builds it once), and takes and gives edge rows
-    in edge_index's order. The CSR is built on the host (a CUDA edge_index is copied there once).
+    in edge_index's order. graph_builder says where its CSR is built: "auto" (default) on the
+    device for a CUDA edge_index with a CUDA library (torch ops, then gnn_graph_from_csr: no trip
+    through the host), by the runtime's host builder otherwise; "torch" always with torch ops on
+    the edge_index's device (which must be the library's: CPU for a host library); "runtime"
+    always by the host builder (a CUDA edge_index copied to the host). Both give the same graph,
+    bit for bit.
 
     Mini-batches: the module has one gnnc model, rebound to each new graph (Model.set_graph), its
     arena reused and grown 1.5x when a batch is bigger than any before. capacity=(vertices, edges)
@@ -187,10 +199,13 @@ class GnncModule(torch.nn.Module):
     each with its own Library or not, may run in separate threads (docs/embedding.md)."""
 
     def __init__(self, library, seed=1, dropout_seed=0, max_graphs=8, add_self_loops=False, symmetrise=False,
-                 dedup=False, capacity=None):
+                 dedup=False, capacity=None, graph_builder="auto"):
         super().__init__()
         self.lib = library if isinstance(library, Library) else Library(library)
         self._seed = seed
+        if graph_builder not in ("auto", "torch", "runtime"):
+            raise ValueError("graph_builder must be 'auto', 'torch' or 'runtime', not %r" % (graph_builder,))
+        self.graph_builder = graph_builder
         # for graphs made from an edge_index or a PyG Data (forward's first argument), as lib.graph's
         self.graph_options = dict(add_self_loops=add_self_loops, symmetrise=symmetrise, dedup=dedup)
         # id(edge_index) -> (weakref to it, its _version, nv, _TensorGraph): at most max_graphs, least
@@ -283,8 +298,13 @@ class GnncModule(torch.nn.Module):
         if hit is not None and hit[0]() is edge_index and hit[1] == edge_index._version and hit[2] == nv:
             self._graphs.move_to_end(id(edge_index))
             return hit[3], inputs
-        ei = edge_index.detach().cpu().numpy()
-        tg = _TensorGraph(self.lib.graph(ei[0], ei[1], num_vertices=nv, **self.graph_options))
+        on_device = self.graph_builder == "torch" or (
+            self.graph_builder == "auto" and edge_index.is_cuda and self.lib.target == "cuda")
+        if on_device:
+            tg = graph_from_edge_index(self.lib, edge_index, nv, **self.graph_options)
+        else:
+            ei = edge_index.detach().cpu().numpy()
+            tg = _TensorGraph(self.lib.graph(ei[0], ei[1], num_vertices=nv, **self.graph_options))
         key = id(edge_index)
         graphs = weakref.ref(self._graphs)
         # the batch's graph goes when its edge_index does (a sampler's old batches keep nothing alive)
@@ -302,16 +322,42 @@ def _forget(graphs_ref, key, tg_ref):
         del graphs[key]
 
 
-class _TensorGraph:
-    """A gnnc.Graph made from an edge_index, with its edge permutation as index tensors per device."""
+def graph_from_edge_index(lib, edge_index, num_vertices=0, add_self_loops=False, remove_self_loops=False, dedup=False,
+                          symmetrise=False):
+    """The graph of edge_index (PyG's [2, E]) for lib, its CSR built with torch ops on edge_index's device
+    (gnnc.csr.build_csr) and handed to the runtime there (Library.graph_from_csr): a CUDA edge_index
+    never goes through the host. The device must be lib's (CUDA for a CUDA library, CPU for a host
+    one). Returns the _TensorGraph GnncModule keeps: .graph, and the edge permutation between
+    edge_index's order and the runtime's, as tensors on that device. The same graph as
+    lib.graph(edge_index[0], edge_index[1], num_vertices, ...) bit for bit."""
+    cuda = lib.target == "cuda"
+    if not torch.is_tensor(edge_index) or edge_index.is_cuda != cuda:
+        raise ValueError("a graph built on the device needs edge_index on the library's device: %s tensor for %s, a %s "
+                         "library" % ("a CUDA" if cuda else "a CPU", lib.path, lib.target))
+    csr = build_csr(edge_index, num_vertices, add_self_loops=add_self_loops, remove_self_loops=remove_self_loops,
+                    dedup=dedup, symmetrise=symmetrise)
+    if cuda:
+        torch.cuda.current_stream(edge_index.device).synchronize()  # the runtime's stream reads what torch's wrote
+    g = lib.graph_from_csr(csr.nv, csr.ne, csr.in_ptr.data_ptr(), csr.src.data_ptr(), csr.out_ptr.data_ptr(),
+                           csr.out_eid.data_ptr(), csr.edge_origin.data_ptr(), num_input_edges=csr.num_input_edges,
+                           add_self_loops=add_self_loops, remove_self_loops=remove_self_loops, dedup=dedup,
+                           symmetrise=symmetrise)
+    return _TensorGraph(g, csr.edge_origin)
 
-    def __init__(self, graph):
+
+class _TensorGraph:
+    """A gnnc.Graph made from an edge_index, with its edge permutation as index tensors per device
+    (from the graph's edge_origin, or from origin, the same as a tensor, for a graph built on the
+    device: its permutation stays there)."""
+
+    def __init__(self, graph, origin=None):
         self.graph = graph
-        origin = torch.from_numpy(graph.edge_origin)
+        if origin is None:
+            origin = torch.from_numpy(graph.edge_origin)
         self._keep = origin >= 0
         self._csr_rows = torch.nonzero(self._keep).flatten()  # the runtime's rows that come from an input edge
         self._input_rows = origin[self._keep]                 # ... and which input edge each is
-        self._on = {}
+        self._on = {origin.device: (self._csr_rows, self._input_rows)}
 
     def _idx(self, device):
         if device not in self._on:

@@ -66,7 +66,7 @@ if [ $MODE = check ] && [ ! -x build/gnnc ] && [ -f $KIT ]; then
   tar xzf $KIT || { say "cannot unpack $KIT"; exit 2; }
 fi
 need=(build/gnnc build/lib/libgnnrt.so build/lib/libgnnrt_host.so build/bin/gnn-run build/bin/gnn-train
-      build/rt/t_api_cuda build/rt/t_nvrtc build/rt/t_setgraph_cuda build/bench/gen_graph build/bench/peer_gnnc build/bench/gen_pointcloud
+      build/rt/t_api_cuda build/rt/t_csr_cuda build/rt/t_nvrtc build/rt/t_setgraph_cuda build/bench/gen_graph build/bench/peer_gnnc build/bench/gen_pointcloud
       build/bench/d2d_copy)
 for f in "${need[@]}"; do
   if [ ! -x "$f" ] && [ ! -f "$f" ]; then
@@ -241,7 +241,7 @@ fi
 
 # ---------------------------------------------------------------- 4. the runtime's own GPU tests
 if want runtime && [ $MODE = check ]; then
-  for t in "build/rt/t_api_cuda" "build/rt/t_nvrtc --gpu" "build/rt/t_setgraph_cuda"; do
+  for t in "build/rt/t_api_cuda" "build/rt/t_csr_cuda" "build/rt/t_nvrtc --gpu" "build/rt/t_setgraph_cuda"; do
     # shellcheck disable=SC2086
     out=$(timeout 120 $t 2>&1); rc=$?
     printf '%s\n' "$out" > "$WORK/logs/$(basename "${t%% *}").log"
@@ -326,7 +326,7 @@ if [ $MODE = prepare ]; then
   ldd build/lib/libgnnrt_host.so | awk '/=> \// { print $3 }' | grep -E 'openblas|gfortran|quadmath' | while read -r l; do cp -L "$l" build/hostlibs/; done
   for l in build/hostlibs/libopenblas.so.*; do [ -f "$l" ] && ln -sf "$(basename "$l")" build/hostlibs/libopenblas.so; done
   { echo "commit $commit"; echo "prepared $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname)"; } > build/gpu-kit-info
-  tar czf $KIT build/gnnc build/lib build/bin build/rt/t_api_cuda build/rt/t_nvrtc build/rt/t_setgraph_cuda build/bench/gen_graph build/bench/peer_gnnc \
+  tar czf $KIT build/gnnc build/lib build/bin build/rt/t_api_cuda build/rt/t_csr_cuda build/rt/t_nvrtc build/rt/t_setgraph_cuda build/bench/gen_graph build/bench/peer_gnnc \
     build/bench/gen_pointcloud build/bench/d2d_copy build/hostlibs build/gpu-kit-info $([ -d build/ab-base ] && echo build/ab-base) \
     -C "$(dirname "$GNNC_CUDA_CACHE")" --transform "s|^$(basename "$GNNC_CUDA_CACHE")|build/cuda-cache|" \
     $(cd "$(dirname "$GNNC_CUDA_CACHE")" && c=$(basename "$GNNC_CUDA_CACHE") &&

@@ -17,6 +17,13 @@ step: per batch the outputs, the parameter gradients and d loss / d x agree to 1
 end the parameters; the CUDA module rebinds and reallocates (its memory plan changes) at the same
 batches as the CPU one, which are the ones the sizes imply.
 
+A CUDA edge_index (run_edge_index): GnncModule(cuda)(edge_index, x) with edge_index on the GPU builds
+its graph there (gnnc.csr's torch ops, gnn_graph_from_csr: the graph has no host copies after the
+step, and its edge permutation is on the GPU); its training forward and backward equal those of the
+same CUDA module with graph_builder="runtime" (the host builder, edge_index copied to the host) to
+1e-6 and the CPU module's to 1e-4; the graph's arrays, copied to the host on demand, equal the host
+builder's.
+
 Prints "ok NAME" / "FAIL NAME: detail"; exit 1 on a failure. On a machine without a GPU it says so
 and exits 2 (make gpu-check runs it only where there is one).
 
@@ -159,6 +166,40 @@ def run_batches(model, libdir, graph, dev):
           "the memory plan grew at batches CPU %s, CUDA %s; want [1, 3] (sizes %s)" % (grew_h, grew_c, list(BATCH_SIZES)))
 
 
+def run_edge_index(model, libdir, graph, dev):
+    """A CUDA edge_index: the graph built on the device against the host builder's (see the top)."""
+    other = "cuda" if dev.type == "cuda" else "host"
+    host, cuda = gnnc.load("%s/lib%s-host.so" % (libdir, model)), gnnc.load("%s/lib%s-%s.so" % (libdir, model, other))
+    full = host.load_graph(graph)
+    ei = torch.from_numpy(np.stack([full.src.astype(np.int64), full.dst.astype(np.int64)]))
+    opts = dict(add_self_loops=True, dedup=True)
+    # "auto" builds on the device for a CUDA edge_index; the self-test (CPU) asks for the torch ops by name
+    m_d = GnncModule(cuda, seed=4, graph_builder="auto" if dev.type == "cuda" else "torch", **opts).to(dev)
+    m_r = GnncModule(cuda, seed=4, graph_builder="runtime", **opts).to(dev)
+    m_h = GnncModule(host, seed=4, **opts)
+    torch.manual_seed(2)
+    x = torch.randn(full.nv, host.inputs[0].shape[0])
+    w = torch.randn(full.nv, host.output.width)
+    ys = []
+    for m, e, xx, ww in ((m_d, ei.to(dev), x.to(dev), w.to(dev)), (m_r, ei.to(dev), x.to(dev), w.to(dev)), (m_h, ei, x, w)):
+        m.train()
+        y = m(e, xx)
+        (ww * y).sum().backward()
+        ys.append((y, [p.grad for _, p in m.named_gnnc_parameters()], e))
+    tg = m_d._graphs[id(ys[0][2])][3]
+    g = tg.graph
+    check(not g._g.contents.h_in_ptr and tg._csr_rows.device.type == dev.type, "%s/edge_index/built-on-device" % model,
+          "host copies made: %s; the permutation on %s" % (bool(g._g.contents.h_in_ptr), tg._csr_rows.device))
+    for (y, gr, _), tol, name in ((ys[1], 1e-6, "runtime-built"), (ys[2], 1e-4, "cpu")):
+        e = max([rel(ys[0][0], y)] + [rel(a, b) if a is not None and b is not None else float("inf")
+                                      for a, b in zip(ys[0][1], gr)])
+        check(e <= tol, "%s/edge_index/vs-%s" % (model, name), "output and parameter gradients differ by %.3g" % e)
+    ref = m_r._graphs[id(ys[1][2])][3].graph
+    check(np.array_equal(g.src, ref.src) and np.array_equal(g.dst, ref.dst) and
+          np.array_equal(g.edge_origin, ref.edge_origin), "%s/edge_index/host-copies" % model,
+          "the device-built graph's arrays differ from the host builder's")
+
+
 def main():
     args = [a for a in sys.argv[1:] if a != "--self-test"]
     if len(args) != 2:
@@ -169,7 +210,7 @@ def main():
         print("python_cuda: no CUDA device for torch here: nothing run", file=sys.stderr)
         return 2
     for model in ("gcn", "gat"):
-        for fn, tag in ((run, "run"), (run_batches, "batches/run")):
+        for fn, tag in ((run, "run"), (run_batches, "batches/run"), (run_edge_index, "edge_index/run")):
             try:
                 fn(model, args[0], args[1], dev)
             except Exception as e:  # a crash of one case is its failure; the others still run

@@ -27,9 +27,10 @@
 #                                 gnn-run (no GPU), and the results (summary with the GPU's name, the
 #                                 hits, the step's line; at most 7 files to $OUT) are what a GPU run writes
 #   gpukit/python-cuda/self-test  tests/gpu/python_cuda.py's checks with the host library on both
-#                                 sides (on a GPU it compares CUDA tensors with CPU ones): 28 ok
+#                                 sides (on a GPU it compares CUDA tensors with CPU ones): 36 ok
 #                                 lines, the mini-batch case's (a module rebound over 4 batches of
-#                                 Cora subgraphs, with input gradients) among them
+#                                 Cora subgraphs, with input gradients) and the edge_index case's (a
+#                                 graph built with torch ops against the host builder's) among them
 
 gk=$TMP/gpukit
 rm -rf "$gk" && mkdir -p "$gk"
@@ -42,7 +43,7 @@ gk_tree() {
   cp -P build/lib/*.so* build/lib/*.a "$1/build/lib/" 2> /dev/null
   cp build/bin/* "$1/build/bin/"
   cp runtime/*.h "$1/runtime/"
-  for f in rt/t_api_cuda rt/t_nvrtc rt/t_setgraph_cuda bench/gen_graph bench/peer_gnnc bench/gen_pointcloud bench/d2d_copy; do
+  for f in rt/t_api_cuda rt/t_csr_cuda rt/t_nvrtc rt/t_setgraph_cuda bench/gen_graph bench/peer_gnnc bench/gen_pointcloud bench/d2d_copy; do
     [ -f "build/$f" ] && cp "build/$f" "$1/build/$f"
   done
   cp tests/gpu/check.sh "$1/tests/gpu/"
@@ -216,7 +217,7 @@ if "$PY" -c 'import numpy, torch' 2> /dev/null; then
      gk_out=$("$GNNC" tests/python/models/gcn.gnn --target=host --input-grads=all -o "$gk/py/libgcn_ig-host.so" 2>&1) &&
      gk_out=$("$GNNC" tests/python/models/gat.gnn --target=host --input-grads=all -o "$gk/py/libgat_ig-host.so" 2>&1) &&
      gk_out=$(PYTHONPATH=python "$PY" -W ignore tests/gpu/python_cuda.py --self-test "$gk/py" data/cora 2>&1) &&
-     [ "$(grep -c '^ok ' <<< "$gk_out")" = 28 ] && ! grep -q '^FAIL ' <<< "$gk_out"; then
+     [ "$(grep -c '^ok ' <<< "$gk_out")" = 36 ] && ! grep -q '^FAIL ' <<< "$gk_out"; then
     pass gpukit/python-cuda/self-test
   else
     fail gpukit/python-cuda/self-test "$(gk_tail "$gk_out")"

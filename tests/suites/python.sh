@@ -22,6 +22,11 @@
 #   python/pyg-inputs/... tests/python/test_pyg_inputs.py: GnncModule(edge_index, x) and (data) as with a
 #                         gnnc.Graph, exactly; the graph reused while its tensor is unchanged; edge rows
 #                         in edge_index's order; a real torch_geometric Data where PyG is installed
+#   python/device-csr/... tests/python/test_device_csr.py: the graph of an edge_index built with torch ops
+#                         (gnnc.csr, gnn_graph_from_csr: a CUDA edge_index's path) on CPU tensors equals
+#                         the runtime's host builder's, array for array, over random graphs and every
+#                         option; GnncModule through it equals the host-built graph's bit for bit; the
+#                         same refusals
 #   python/input-grads/... tests/python/test_input_grads.py: gradients with respect to inputs (libraries
 #                         built with --input-grads=all): vertex and edge inputs against torch autograd,
 #                         torch.autograd.gradcheck through GnncFunction, computed only when asked for
@@ -81,6 +86,9 @@ else
     "$py_pyg" -c 'import torch_geometric' > /dev/null 2>&1 || py_pyg=$PY
     py_out=$(PYTHONPATH=python timeout 300 "$py_pyg" -W ignore tests/python/test_pyg_inputs.py "$py" 2>&1)
     py_lines python/pyg-inputs $? "$py_out"
+    # the CSR built with torch ops (a CUDA edge_index's path) against the runtime's host builder, on CPU
+    py_out=$(PYTHONPATH=python timeout 300 "$PY" -W ignore tests/python/test_device_csr.py "$py" 2>&1)
+    py_lines python/device-csr $? "$py_out"
     # gradients with respect to inputs: the same models compiled with --input-grads=all, and
     # dsl-examples/gat.gnn with its dropouts at p = 0 (PyG's GATConv gets dropout 0) on 64 features
     py_ig=1

@@ -275,7 +275,7 @@ else
   if ! out=$(cc "${rl_tsan[@]}" -fPIC -shared -fopenmp -fvisibility=hidden -o "$rl_t/tsan/libgnnrt_host.so" \
        runtime/core.c runtime/text.c runtime/graph.c runtime/edgelist.c runtime/cache.c runtime/tables.c runtime/dataset.c \
        runtime/ogb.c runtime/npz.c runtime/load.c runtime/params.c runtime/profile.c runtime/checkpoint.c runtime/device_host.c \
-       runtime/train_host.c -lopenblas -lz -lm 2>&1) ||
+       runtime/train_host.c runtime/csr_host.c -lopenblas -lz -lm 2>&1) ||
      ! out=$(cc "${rl_tsan[@]}" -o "$rl_t/tsan/t_threads" tests/runtime/t_threads.c -ldl -lpthread -lm 2>&1); then
     fail reliability/threads/tsan-build "$(rl_tail "$out")"
   else

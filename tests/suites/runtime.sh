@@ -3,6 +3,9 @@
 #   runtime/api/...        tests/runtime/t_api.c: errors, memory counters, GEMM, graphs from
 #                          arrays, tensor files, softmax cross-entropy (float64 reference and
 #                          finite differences), accuracy, SGD and Adam (hand-computed), dropout
+#   runtime/csr/...        tests/runtime/t_csr.c: gnn_graph_from_csr (a CSR in the context's memory)
+#                          equals gnn_graph_from_edges array for array over random graphs and every
+#                          option; host copies on demand; its cache; each broken rule's message
 #   runtime/setgraph/...   tests/runtime/t_setgraph.c: one model rebound across graphs of other sizes
 #                          (generated sage and gin_graph: set_graph, reserve) equals a fresh model's
 #                          output and gradients bit for bit; within capacity it allocates nothing
@@ -19,7 +22,7 @@
 #   runtime/bad/...        tests/runtime/bad/: each malformed file, its status and file:line message
 #   runtime/valgrind/...   the test programs under valgrind (errors and leaks), error paths too
 #   runtime/cuda/...       the CUDA build: warning-free, NVRTC without a GPU, context creation
-#                          (t_api_cuda, t_setgraph_cuda: with a GPU, their checks; without, a note
+#                          (t_api_cuda, t_setgraph_cuda, t_csr_cuda: with a GPU, their checks; without, a note
 #                          when they exit 77 with "no context: GNN_ERR_CUDA")
 #   runtime/install/...    make install-runtime, pkg-config, a program linked from the prefix
 # Test programs come from $RT_BIN (make test: build/rt; make test-asan: build/asan/rt, with
@@ -74,6 +77,12 @@ else
 
   # ---------------------------------------------------------------- unit tests
   out=$("$rt_bin/t_api" 2>&1); report_lines runtime/api $? "$out"
+  # a graph from a CSR in the context's memory equals gnn_graph_from_edges'; each broken rule its message
+  if [ -x "$rt_bin/t_csr" ]; then
+    out=$("$rt_bin/t_csr" 2>&1); report_lines runtime/csr $? "$out"
+  else
+    fail runtime/csr/built "$rt_bin/t_csr is missing (make runtime-tests builds it)"
+  fi
   # one model rebound across graphs (set_graph, reserve) equals fresh models, allocating nothing within capacity
   if [ -x "$rt_bin/t_setgraph" ]; then
     out=$("$rt_bin/t_setgraph" 2>&1); report_lines runtime/setgraph $? "$out"
@@ -490,6 +499,8 @@ PYEOF
       else fail runtime/valgrind/t_api "$(grep -m3 -E '==[0-9]+==|FAIL' <<< "$out" | tr '\n' ' ')"; fi
       if out=$("${vg[@]}" "$rt_bin/t_api" --params "$rt_tmp/gcn.params" glorot 1 2>&1); then pass runtime/valgrind/t_api-params
       else fail runtime/valgrind/t_api-params "$(grep -m3 -E '==[0-9]+==|FAIL' <<< "$out" | tr '\n' ' ')"; fi
+      if out=$("${vg[@]}" "$rt_bin/t_csr" 2>&1); then pass runtime/valgrind/t_csr
+      else fail runtime/valgrind/t_csr "$(grep -m3 -E '==[0-9]+==|FAIL' <<< "$out" | tr '\n' ' ')"; fi
       if out=$(OMP_NUM_THREADS=1 "${vg[@]}" "$rt_bin/t_setgraph" 2>&1); then pass runtime/valgrind/t_setgraph
       else fail runtime/valgrind/t_setgraph "$(grep -m3 -E '==[0-9]+==|FAIL' <<< "$out" | tr '\n' ' ')"; fi
       # every malformed file above, the good loads and a cache write, in one process
@@ -545,6 +556,13 @@ if [ -z "${RT_SANITIZED:-}" ]; then
           echo "note: runtime/cuda/setgraph not run: no GPU ($(head -1 <<< "$out"))"
         else report_lines runtime/cuda/setgraph $rc "$out"; fi
       else fail runtime/cuda/setgraph "$rt_cuda_bin/t_setgraph_cuda is missing (make runtime-tests builds it where nvcc is)"; fi
+      # a graph from a CSR already on the GPU (gnn_graph_from_csr; make gpu-check runs it too)
+      if [ -x "$rt_cuda_bin/t_csr_cuda" ]; then
+        out=$("$rt_cuda_bin/t_csr_cuda" 2>&1); rc=$?
+        if [ $rc -eq 77 ] && [ $gpu = --no-gpu ] && grep -q '^no context: GNN_ERR_CUDA: ' <<< "$out"; then
+          echo "note: runtime/cuda/csr not run: no GPU ($(head -1 <<< "$out"))"
+        else report_lines runtime/cuda/csr $rc "$out"; fi
+      else fail runtime/cuda/csr "$rt_cuda_bin/t_csr_cuda is missing (make runtime-tests builds it where nvcc is)"; fi
     else fail runtime/cuda/t_nvrtc "$rt_cuda_bin/t_nvrtc is missing (make runtime-tests builds it)"; fi
   fi
 
