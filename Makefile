@@ -358,7 +358,7 @@ bench-gpu-estimate: all $(BENCH_TOOLS)
 # compile time, interpreter time, host forward speed on PubMed (issue 3), the reorg ablation
 # (issue 5), the fusion ablation (issue 11), the GPU estimate on the peers' graphs (issue 29; makes
 # the Reddit-sized graph, minutes); each prints its table and writes it to bench/results/ (docs/benchmarks.md).
-bench: all $(BUILD)/bench/compile_time $(BUILD)/bench/gen_pointcloud $(BUILD)/bench/gen_graph
+bench: all $(BUILD)/bench/compile_time $(BENCH_TOOLS)
 	@mkdir -p bench/results
 	$(BUILD)/bench/compile_time $(EXAMPLES)
 	@bash bench/interp_time.sh $(BUILD)/gnnc
