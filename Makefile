@@ -17,6 +17,7 @@
 #                     benchmark in one run, results in bench/results/ (tests/gpu/check.sh); test-gpu
 #                     is another name for it
 #   make bench-gpu    on a machine with a GPU: forward speed of the CUDA target (bench/gpu_forward.sh)
+#   make bench-gpu-estimate  without a GPU: the GPU estimate against every GPU time on record
 #   make bench-peers  gnnc vs PyTorch Geometric, time and memory (bench/peers.sh; TARGET=cuda on a GPU)
 
 CC      ?= cc
@@ -347,10 +348,17 @@ bench-gpu: setup
 	@$(MAKE) --no-print-directory all runtime-cuda tools $(BUILD)/bench/d2d_copy
 	@bash bench/gpu_forward.sh $(BUILD)/gnnc
 
+# Without a GPU (issue 29): gnnc's GPU estimate beside every GPU time on record, measured / estimate
+# per workload, with and without the latency term (bench/gpu_estimate.sh; makes the peers' graphs,
+# the Reddit-sized one 1.4 GB and minutes: ESTIMATE_GRAPHS=DIR reads them from another checkout's
+# build/bench/peers/graphs, ESTIMATE_REDDIT=0 leaves it out). bench/results/gpu_estimate.txt.
+bench-gpu-estimate: all $(BENCH_TOOLS)
+	@bash bench/gpu_estimate.sh $(BUILD)/gnnc
+
 # compile time, interpreter time, host forward speed on PubMed (issue 3), the reorg ablation
 # (issue 5), the fusion ablation (issue 11), the GPU estimate on the peers' graphs (issue 29; makes
 # the Reddit-sized graph, minutes); each prints its table and writes it to bench/results/ (docs/benchmarks.md).
-bench: all $(BUILD)/bench/compile_time $(BUILD)/bench/gen_pointcloud $(BUILD)/bench/gen_graph
+bench: all $(BUILD)/bench/compile_time $(BENCH_TOOLS)
 	@mkdir -p bench/results
 	$(BUILD)/bench/compile_time $(EXAMPLES)
 	@bash bench/interp_time.sh $(BUILD)/gnnc
@@ -376,5 +384,5 @@ clean:
 	rm -rf $(BUILD)
 
 .PHONY: all setup test test-asan fuzz fuzz-diff generated run-example bench clean runtime runtime-host runtime-cuda \
-        runtime-tests runtime-tests-asan runtime-cobjs install-runtime install tools test-gpu bench-gpu bench-peers \
+        runtime-tests runtime-tests-asan runtime-cobjs install-runtime install tools test-gpu bench-gpu bench-gpu-estimate bench-peers \
         gpu-check gpu-check-prepare

@@ -11,16 +11,29 @@
  * read together), in 32-byte sectors. Misses times the rows' bytes are the gathered DRAM bytes;
  * every other byte streams (compulsory).
  *
- * A step's time is then the largest of DRAM bytes / DRAM bandwidth, all bytes / L2 bandwidth
- * and (GEMMs) FLOPs / 70% of the FP32 peak, plus a launch. Each kernel with gathered rows is costed
- * again as if its gathered columns were walked in 2, 4 or 8 tiles (narrower rows: more fit the L2;
- * the graph walked once per tile), and the fastest tiling is printed beside it: what issue 29's
- * column tiling would buy on this graph, before anyone writes it. Estimates, to be held against
- * measurements (make gpu-check): the stream is taken in CSR order although thousands of warps
- * interleave it (close enough while L2 holds far more rows than are in flight); a kernel over
- * edges also reads x[dst] in order, counted here as if it were gathered like x[src]; atomics,
- * divergence and occupancy are not modelled. docs/benchmarks.md compares the estimate with the one
- * GPU run so far.
+ * Bytes alone put PubMed's forward 3.5-4x under the one GPU measurement (docs/benchmarks.md): a
+ * group of lanes waits on its loads. So each kernel also has a latency bound. A group (one row: a
+ * vertex, an edge) runs a chain of dependent global loads: its row's offsets, then per chunk of
+ * the walk the edge ids and what they index (one level each), then per edge the serial loops that
+ * gather a row (the lanes walk the chunk's edges one by one). The levels are read off the kernel
+ * IR (the deepest chain of loads through locals and shared arrays in each region), each costs
+ * one memory latency (an L2 hit or a DRAM access, mixed by the kernel's simulated miss rate), and
+ * a row with d edges costs prologue + ceil(d / chunk) x chunk levels + d x edge levels: a row
+ * shorter than the group still pays a whole chunk (the lanes it leaves idle). The groups run
+ * P at a time (the SMs times the groups an SM holds: threads, blocks and shared memory; not
+ * registers), so the kernel takes at least max(sum of chains / P, the longest chain) latencies:
+ * the work bound, and the span of the hub row that one group walks alone. A step's time is then
+ * a launch plus the larger of that and its bytes' time: DRAM bytes / DRAM bandwidth, all bytes /
+ * L2 bandwidth and (GEMMs) FLOPs / 70% of the FP32 peak, whichever is largest.
+ *
+ * Each kernel with gathered rows is costed again as if its gathered columns were walked in 2, 4
+ * or 8 tiles (narrower rows: more fit the L2; the graph walked once per tile, its chains too),
+ * and the fastest tiling is printed beside it: what issue 29's column tiling would buy on this
+ * graph, before anyone writes it. Estimates, to be held against measurements (make gpu-check,
+ * bench/gpu_estimate.sh): the stream is taken in CSR order although thousands of warps
+ * interleave it; a kernel over edges also reads x[dst] in order, counted here as if it were
+ * gathered like x[src]; atomics, arithmetic, divergence, register-limited occupancy, the order in
+ * which blocks start and cuBLAS's own efficiency are not modelled.
  *
  * The graph: a .gcsr cache (runtime/cache.c's layout, read here directly: header, in_ptr, src)
  * or anything gnnc run reads (a dataset folder, an edge list), as it is (no self-loops added).
@@ -37,17 +50,33 @@ typedef struct {
   double l2_bw;      /* bytes/s */
   double fp32;       /* FLOP/s, FP32 without tensor cores (cuBLAS SGEMM) */
   double launch;     /* s per step: launch and the gap between dependent kernels */
+  int sms;           /* streaming multiprocessors */
+  double l2_lat;     /* s from a load's issue to its use, an L2 hit */
+  double dram_lat;   /* the same, an L2 miss served by HBM */
   const char *source;
 } GpuSpec;
 
-/* Bandwidths as a copy measures them, not the data sheet's: the H200's 4.15 TB/s is issue 29's
- * d2d_copy on the one GPU run; the H100's is its 3.35 TB/s data-sheet figure at the same 86%.
- * L2: 50 MB on both (the SXM parts enable 50 of GH100's 60 MB); its bandwidth ~2.5x DRAM's
- * (published microbenchmarks: 7-10 TB/s). FP32: 67 TFLOP/s (SXM). Launch: ~5 us a dependent step. */
+/* Bandwidths as a copy measures them, not the data sheet's: the H200's 4.15 TB/s is the device
+ * copy of the gpu-check run (bench/results/gpu-check-2026-11-26-NVIDIA-H200-1aac3f1: 4,143.5
+ * GB/s); the H100's is its 3.35 TB/s data-sheet figure at the same 86%. L2: 50 MB on both (the
+ * SXM parts enable 50 of GH100's 60 MB); its bandwidth ~2.5x DRAM's (published microbenchmarks:
+ * 7-10 TB/s). FP32: 67 TFLOP/s, 132 SMs (SXM data sheets; the H200 is the same GH100 with HBM3e).
+ * Launch: ~5 us a dependent step (the upper end of the 3-5 us a CUDA launch and the gap before a
+ * dependent kernel take; not measured yet: gpu-check's per-kernel profile has not run).
+ * Latencies: round figures inside the range published pointer-chase microbenchmarks give for
+ * Hopper (Chips and Cheese, "Nvidia's H100: Funny L2, and Tons of Bandwidth", 2023; Luo et al.,
+ * "Benchmarking and Dissecting the Nvidia Hopper GPU Architecture", arXiv 2402.13499): an L2 hit
+ * a few hundred cycles, ~200 ns with the load's address arithmetic; HBM about twice and a half
+ * that, ~500 ns. The same on both parts (one die, one memory system design); not measured on ours. */
 static const GpuSpec gpus[] = {
-    {"h100", 2.88e12, 50e6, 7.5e12, 67e12, 5e-6, "H100 SXM: HBM3 3.35 TB/s x 0.86 (a copy), L2 50 MB"},
-    {"h200", 4.15e12, 50e6, 10e12, 67e12, 5e-6, "H200: a device copy measured 4.15 TB/s (issue 29), L2 50 MB"},
+    {"h100", 2.88e12, 50e6, 7.5e12, 67e12, 5e-6, 132, 200e-9, 500e-9,
+     "H100 SXM: HBM3 3.35 TB/s x 0.86 (a copy), L2 50 MB, 132 SMs, latency L2 200 ns / HBM 500 ns"},
+    {"h200", 4.15e12, 50e6, 10e12, 67e12, 5e-6, 132, 200e-9, 500e-9,
+     "H200: a device copy measured 4.15 TB/s (gpu-check), L2 50 MB, 132 SMs, latency L2 200 ns / HBM 500 ns"},
 };
+/* What every Hopper SM holds (CUDA programming guide, compute capability 9.0): resident threads,
+ * resident blocks, shared memory (the block's static arrays plus 1 KB the runtime reserves). */
+enum { SM_THREADS = 2048, SM_BLOCKS = 32, SM_SHARED = 228 * 1024, BLOCK_RESERVED_SHARED = 1024 };
 
 const char *gpucost_names(void) { return "h100, h200"; }
 
@@ -66,7 +95,10 @@ typedef struct {
   int32_t *in_src;  /* the source of every in-edge, CSR order (by destination) */
   int32_t *out_dst; /* the destination of every out-edge, CSC order (by source); made on demand */
   int64_t *in_ptr;
+  int64_t *out_deg; /* out-degree of every vertex; made on demand */
 } Streams;
+
+static void streams_free(Streams *st) { free(st->in_ptr), free(st->in_src), free(st->out_dst), free(st->out_deg); }
 
 static bool read_gcsr(Streams *st, const char *path, char *err, size_t errlen) {
   FILE *f = fopen(path, "rb");
@@ -131,6 +163,15 @@ static const int32_t *out_stream(Streams *st) {
   return st->out_dst;
 }
 
+/* The out-degrees (the walks over out-edges); NULL without memory. */
+static const int64_t *out_degrees(Streams *st) {
+  if (st->out_deg) return st->out_deg;
+  st->out_deg = calloc((size_t)st->nv + 1, sizeof(int64_t));
+  if (st->out_deg)
+    for (int64_t e = 0; e < st->ne; e++) st->out_deg[st->in_src[e]]++;
+  return st->out_deg;
+}
+
 /* ---------------------------------------------------------------- the L2 */
 
 /* Misses of the stream through a 16-way LRU cache of `rows` lines (a line: one vertex's rows). */
@@ -168,12 +209,159 @@ int64_t gpucost_misses(const int32_t *stream, int64_t n, int64_t rows) {
   return misses;
 }
 
+/* ---------------------------------------------------------------- latency: a group's chain of loads */
+
+/* A kernel's chain of dependent global loads, in levels (one memory latency each), read off its
+ * IR: `pro` in the run of the kernel's body outside its walks (the row's offsets, its own row's
+ * loads), and per walk over edges: `chunk` levels per run of the walk's body (a chunk of `step`
+ * edges: their ids, then what the ids index) and `edge` levels per edge in the serial loops the
+ * group runs over a chunk's edges (a gathered row each). */
+enum { MAX_WALKS = 4 };
+typedef struct {
+  int pro;
+  int nwalks;
+  struct {
+    int64_t step;
+    int chunk, edge;
+  } w[MAX_WALKS];
+} Chain;
+
+typedef struct {
+  int *var; /* per local: the levels of loads its value waits on in the current region */
+  int *sh;  /* per shared array: the same for what was stored in it */
+  int nvar, nsh;
+  Chain *ch;
+} Depth;
+
+static int imax(int a, int b) { return a > b ? a : b; }
+
+/* The levels of dependent global loads an expression waits on: a load or a graph array read is
+ * one level after its index; locals and shared arrays carry what their values waited on. */
+static int ex_depth(const Depth *d, const KExpr *e) {
+  if (!e) return 0;
+  int m = imax(ex_depth(d, e->a), imax(ex_depth(d, e->b), ex_depth(d, e->c)));
+  switch (e->kind) {
+  case KE_LOAD:
+  case KE_GRAPH: return m + 1;
+  case KE_VAR: return imax(m, e->var >= 0 && e->var < d->nvar ? d->var[e->var] : 0);
+  case KE_SHARED: return imax(m, e->var >= 0 && e->var < d->nsh ? d->sh[e->var] : 0);
+  default: return m;
+  }
+}
+
+static bool const_bounds(const KStmt *s) { return s->lo->kind == KE_ICONST && s->hi->kind == KE_ICONST; }
+
+static int region(Depth *d, const PtrVec *blk, bool in_walk);
+
+/* A nested region (a walk's body, a serial loop over a chunk's edges): its chain starts afresh,
+ * every value computed before it ready; what it computes is ready after it. */
+static int nested(Depth *d, const PtrVec *blk, bool in_walk) {
+  int *var = malloc(sizeof(int) * (size_t)(d->nvar + 1)), *sh = malloc(sizeof(int) * (size_t)(d->nsh + 1));
+  if (!var || !sh) {
+    free(var), free(sh);
+    return 1;
+  }
+  memcpy(var, d->var, sizeof(int) * (size_t)d->nvar), memcpy(sh, d->sh, sizeof(int) * (size_t)d->nsh);
+  memset(d->var, 0, sizeof(int) * (size_t)d->nvar), memset(d->sh, 0, sizeof(int) * (size_t)d->nsh);
+  int levels = region(d, blk, in_walk);
+  memcpy(d->var, var, sizeof(int) * (size_t)d->nvar), memcpy(d->sh, sh, sizeof(int) * (size_t)d->nsh);
+  free(var), free(sh);
+  return levels;
+}
+
+/* The deepest chain of loads in one run of blk, the nested regions apart (recorded in d->ch). */
+static int region(Depth *d, const PtrVec *blk, bool in_walk) {
+  int deep = 0;
+  for (int i = 0; i < blk->len; i++) {
+    const KStmt *s = blk->items[i];
+    int x = imax(imax(ex_depth(d, s->row), ex_depth(d, s->idx)), imax(ex_depth(d, s->val), ex_depth(d, s->lo)));
+    x = imax(x, ex_depth(d, s->hi));
+    deep = imax(deep, x);
+    if (s->kind == KS_LET && s->var >= 0 && s->var < d->nvar) /* an array element: the deepest of its elements */
+      d->var[s->var] = s->idx ? imax(d->var[s->var], x) : x;
+    if (s->kind == KS_SHSTORE && s->var >= 0 && s->var < d->nsh) d->sh[s->var] = imax(d->sh[s->var], x);
+    if (s->kind == KS_FOR && s->walk && !in_walk) {
+      Chain *ch = d->ch;
+      if (ch->nwalks < MAX_WALKS) ch->w[ch->nwalks++].step = s->count > 1 ? s->count : 1; /* more: the last slot adds up */
+      ch->w[ch->nwalks - 1].chunk += nested(d, &s->body, true);
+      continue;
+    }
+    if (s->kind == KS_FOR && in_walk && !const_bounds(s)) { /* the group's serial loop over the chunk's edges */
+      d->ch->w[d->ch->nwalks - 1].edge += nested(d, &s->body, true);
+      continue;
+    }
+    if (s->kind == KS_FOR || s->kind == KS_FOR_LANES || s->kind == KS_IF) deep = imax(deep, region(d, &s->body, in_walk));
+  }
+  return deep;
+}
+
+static Chain kernel_chain(const Kernel *k) {
+  Chain ch = {0};
+  Depth d = {calloc((size_t)k->nlocals + 1, sizeof(int)), calloc((size_t)k->nshared + 1, sizeof(int)), k->nlocals, k->nshared, &ch};
+  if (!d.var || !d.sh) {
+    free(d.var), free(d.sh);
+    ch.pro = 1;
+    return ch;
+  }
+  ch.pro = region(&d, &k->body, false);
+  free(d.var), free(d.sh);
+  return ch;
+}
+
+/* Groups resident at once: per SM as many blocks as its threads, block slots and shared memory
+ * allow (registers are not known here), each block gpb groups of G lanes (emit_cuda.c's launch). */
+static double resident_groups(const Kernel *k, const GpuSpec *gpu) {
+  int G = k->group > 0 ? k->group : 1, gpb = kernel_groups_per_block(k);
+  int64_t threads = (int64_t)gpb * G, shared = kernel_shared_bytes(k, gpb);
+  int64_t blocks = SM_THREADS / (threads > 0 ? threads : 1);
+  if (blocks > SM_BLOCKS) blocks = SM_BLOCKS;
+  if (shared > 0 && SM_SHARED / (shared + BLOCK_RESERVED_SHARED) < blocks) blocks = SM_SHARED / (shared + BLOCK_RESERVED_SHARED);
+  if (blocks < 1) blocks = 1;
+  return (double)gpu->sms * (double)blocks * gpb;
+}
+
+typedef struct {
+  double work, span; /* levels: summed over the kernel's groups, and the longest group's */
+  double lanes;      /* edges over the lane slots their chunks take (the first walk in chunks); -1: none */
+} ChainCost;
+
+/* The chains of a kernel's groups on this graph. A group of a walk over in-edges walks in_ptr's
+ * rows; over out-edges, the out-degrees; over a graph's vertices (a readout), the file's one graph. */
+static ChainCost chain_cost(const Kernel *k, const Chain *ch, Streams *st) {
+  ChainCost c = {0, 0, -1};
+  double rows = k->rows == DOM_PARAM ? (double)k->nrows : k->rows == DOM_EDGE ? (double)st->ne : k->rows == DOM_GLOBAL ? 1 : (double)st->nv;
+  if (ch->nwalks == 0 || k->map != MAP_VERTEX) {
+    c.work = rows * ch->pro, c.span = ch->pro;
+    return c;
+  }
+  const int64_t *deg = k->dir == GATHER_BY_SRC ? out_degrees(st) : NULL;
+  int64_t n = k->dir == GATHER_BY_GRAPH ? 1 : st->nv;
+  double used = 0, slots = 0;
+  for (int64_t v = 0; v < n; v++) {
+    int64_t d = k->dir == GATHER_BY_GRAPH ? st->nv : deg ? deg[v] : st->in_ptr[v + 1] - st->in_ptr[v];
+    double levels = ch->pro;
+    for (int w = 0; w < ch->nwalks; w++) {
+      int64_t chunks = (d + ch->w[w].step - 1) / ch->w[w].step;
+      levels += (double)chunks * ch->w[w].chunk + (double)d * ch->w[w].edge;
+      if (w == 0 && ch->w[0].step > 1) used += (double)d, slots += (double)(chunks * ch->w[0].step);
+    }
+    c.work += levels;
+    if (levels > c.span) c.span = levels;
+  }
+  if (slots > 0) c.lanes = used / slots;
+  return c;
+}
+
 /* ---------------------------------------------------------------- the report */
 
 typedef struct {
   double dram, l2, time;
-  double miss_rate; /* -1: nothing gathered */
-  int tiles;        /* the column tiling that the estimate finds fastest (1: none) */
+  double bytes_time; /* the largest of DRAM, L2 and FLOPs time, no launch */
+  double lat_time;   /* the chains' bound: max(work / resident groups, span) latencies */
+  const char *bound; /* which term sets the time: dram, l2, flops, groups (work), row (span) */
+  double lanes;      /* -1: no walk in chunks */
+  double miss_rate;  /* -1: nothing gathered */
+  int tiles;         /* the column tiling that the estimate finds fastest (1: none) */
   double tiled_time, tiled_miss;
 } StepEst;
 
@@ -190,37 +378,59 @@ static int64_t misses_memo(Memo *memo, int *nmemo, const int32_t *stream, int64_
   return m;
 }
 
-static double seconds(const GpuSpec *gpu, double dram, double l2, double flops) {
+/* The bytes' and FLOPs' time, and which of them sets it. */
+static double bytes_seconds(const GpuSpec *gpu, double dram, double l2, double flops, const char **bound) {
   double tm = dram / gpu->dram_bw;
-  if (l2 / gpu->l2_bw > tm) tm = l2 / gpu->l2_bw;
-  if (flops / (0.7 * gpu->fp32) > tm) tm = flops / (0.7 * gpu->fp32);
-  return tm + gpu->launch;
+  *bound = "dram";
+  if (l2 / gpu->l2_bw > tm) tm = l2 / gpu->l2_bw, *bound = "l2";
+  if (flops / (0.7 * gpu->fp32) > tm) tm = flops / (0.7 * gpu->fp32), *bound = "flops";
+  return tm;
 }
 
 /* One step. A kernel with gathered rows is also costed as if its gathered columns were walked in
  * T tiles (issue 29's lever 2): each tile's rows are T times narrower, so T times more of them fit
- * the L2, at the price of walking the graph (in_ptr, src) T times and T launches. */
+ * the L2, at the price of walking the graph (in_ptr, src) T times, T launches, T chains. */
 static StepEst estimate(const KStep *s, const GpuSpec *gpu, Streams *st, Memo *memo, int *nmemo) {
   double V = (double)st->nv, E = (double)st->ne;
   KTraffic t = kstats_step_traffic(s, V, E);
-  StepEst r = {t.read + t.write, t.read + t.write, 0, -1, 1, 0, -1};
-  r.time = seconds(gpu, r.dram, r.l2, t.flops);
-  r.tiled_time = r.time;
-  if (t.gathered <= 0 || t.gather_row_sectors <= 0) return r;
+  StepEst r = {t.read + t.write, t.read + t.write, 0, 0, 0, "dram", -1, -1, 1, 0, -1};
+  ChainCost cc = {0, 0, -1};
+  double groups = 1;
+  if (s->kind == STEP_KERNEL) {
+    Chain ch = kernel_chain(s->kernel);
+    cc = chain_cost(s->kernel, &ch, st);
+    groups = resident_groups(s->kernel, gpu);
+    r.lanes = cc.lanes;
+  }
   const int32_t *stream = st->in_src;
   if (s->kind == STEP_KERNEL && s->kernel->map == MAP_VERTEX && s->kernel->dir == GATHER_BY_SRC) stream = out_stream(st);
+  bool gathers = t.gathered > 0 && t.gather_row_sectors > 0;
   double comp = t.read + t.write - t.gathered, index = 8 * V + 4 * E;
-  for (int T = 1; T <= 8; T *= 2) {
-    if (t.gather_row_sectors < T) break; /* a tile narrower than a sector saves nothing */
-    double row = 32 * t.gather_row_sectors / T;
-    int64_t rows = (int64_t)(gpu->l2_bytes / row);
-    int64_t misses = stream ? misses_memo(memo, nmemo, stream, st->ne, rows) : st->ne;
-    /* the compulsory part as counted, the gathered part at sector granularity: E reads from L2,
-     * the misses from DRAM, in each of T tiles */
-    double l2 = comp + E * row * T + index * (T - 1), dram = comp + (double)misses * row * T + index * (T - 1);
-    double tm = seconds(gpu, dram, l2, t.flops) + gpu->launch * (T - 1);
-    double miss = st->ne ? (double)misses / (double)st->ne : 0;
-    if (T == 1) r.dram = dram, r.l2 = l2, r.time = tm, r.miss_rate = miss;
+  for (int T = 1; T <= (gathers ? 8 : 1); T *= 2) {
+    if (gathers && t.gather_row_sectors < T) break; /* a tile narrower than a sector saves nothing */
+    double l2 = r.l2, dram = r.dram, miss = -1;
+    if (gathers) {
+      double row = 32 * t.gather_row_sectors / T;
+      int64_t rows = (int64_t)(gpu->l2_bytes / row);
+      int64_t misses = stream ? misses_memo(memo, nmemo, stream, st->ne, rows) : st->ne;
+      /* the compulsory part as counted, the gathered part at sector granularity: E reads from
+       * L2, the misses from DRAM, in each of T tiles */
+      l2 = comp + E * row * T + index * (T - 1), dram = comp + (double)misses * row * T + index * (T - 1);
+      miss = st->ne ? (double)misses / (double)st->ne : 0;
+    }
+    /* a level's latency: the gathered rows' mix of L2 hits and misses; a kernel that gathers
+     * nothing streams, each group's first loads from DRAM */
+    double lat = miss >= 0 ? miss * gpu->dram_lat + (1 - miss) * gpu->l2_lat : gpu->dram_lat;
+    double work = cc.work / groups * lat * T, span = cc.span * lat * T;
+    const char *bound;
+    double bytes = bytes_seconds(gpu, dram, l2, t.flops, &bound), tm = bytes;
+    if (work > tm) tm = work, bound = "groups";
+    if (span > tm) tm = span, bound = "row";
+    tm += gpu->launch * T;
+    if (T == 1) {
+      r.dram = dram, r.l2 = l2, r.time = tm, r.miss_rate = miss, r.bytes_time = bytes, r.bound = bound;
+      r.lat_time = work > span ? work : span;
+    }
     if (T == 1 || tm < r.tiled_time) r.tiles = T, r.tiled_time = tm, r.tiled_miss = miss;
   }
   return r;
@@ -236,35 +446,50 @@ bool gpucost_report(FILE *out, const KProgram *p, const char *gpu_name, const ch
   }
   if (!load_streams(&st, graph_path, err, sizeof err)) {
     fprintf(stderr, "gnnc: --gpu: %s\n", err);
-    free(st.in_ptr), free(st.in_src), free(st.out_dst);
+    streams_free(&st);
     return false;
   }
   fprintf(out, "GPU estimate: %s on %s (%lld vertices, %lld edges); %s; docs/benchmarks.md\n", gpu->name, graph_path,
           (long long)st.nv, (long long)st.ne, gpu->source);
-  fprintf(out, "  %-4s %-8s %-44s %10s %10s %7s %9s  %s\n", "step", "pass", "kernel", "DRAM", "L2", "L2 miss", "est. ms",
-          "column tiles: ms (miss)");
+  fprintf(out, "  %-4s %-8s %-44s %10s %10s %7s %9s %9s %-6s %5s %9s  %s\n", "step", "pass", "kernel", "DRAM", "L2", "L2 miss",
+          "bytes ms", "lat. ms", "bound", "lanes", "est. ms", "column tiles: ms (miss)");
   double fwd = 0, infer = 0, all = 0, dram_f = 0, dram_all = 0, infer_t = 0, all_t = 0;
+  double infer_launch = 0, infer_lat = 0, infer_row = 0, infer_bytes = 0, all_bytes = 0;
+  int infer_steps = 0;
   Memo memo[64];
   int nmemo = 0;
   for (int i = 0; i < p->nsteps; i++) {
     const KStep *s = &p->steps[i];
     StepEst e = estimate(s, gpu, &st, memo, &nmemo);
     const char *name = s->kind == STEP_KERNEL ? s->kernel->name : s->kind == STEP_GEMM ? "gemm" : s->kind == STEP_ZERO ? "zero" : "fill";
-    char miss[16] = "", tiled[64] = "";
+    char miss[16] = "", tiled[64] = "", lanes[16] = "-";
     if (e.miss_rate >= 0) snprintf(miss, sizeof miss, "%.1f%%", 100 * e.miss_rate);
+    if (e.lanes >= 0) snprintf(lanes, sizeof lanes, "%.2f", e.lanes);
     if (e.tiles > 1) snprintf(tiled, sizeof tiled, "  %d: %.3f (%.1f%%)", e.tiles, 1e3 * e.tiled_time, 100 * e.tiled_miss);
-    fprintf(out, "  %-4d %-8s %-44s %10s %10s %7s %9.3f%s\n", i, i < p->nfwd ? "forward" : "backward", name, kstats_human(e.dram),
-            kstats_human(e.l2), miss, 1e3 * e.time, tiled);
-    all += e.time, dram_all += e.dram, all_t += e.tiled_time;
+    fprintf(out, "  %-4d %-8s %-44s %10s %10s %7s %9.3f %9.3f %-6s %5s %9.3f%s\n", i, i < p->nfwd ? "forward" : "backward", name,
+            kstats_human(e.dram), kstats_human(e.l2), miss, 1e3 * e.bytes_time, 1e3 * e.lat_time, e.bound, lanes, 1e3 * e.time,
+            tiled);
+    all += e.time, dram_all += e.dram, all_t += e.tiled_time, all_bytes += e.bytes_time + gpu->launch;
     if (i < p->nfwd) {
       fwd += e.time, dram_f += e.dram;
-      if (!s->train_only) infer += e.time, infer_t += e.tiled_time;
+      if (!s->train_only) {
+        infer += e.time, infer_t += e.tiled_time, infer_steps++, infer_launch += gpu->launch;
+        infer_bytes += e.bytes_time + gpu->launch;
+        bool lat = strcmp(e.bound, "groups") == 0 || strcmp(e.bound, "row") == 0;
+        if (lat) infer_lat += e.time - gpu->launch;
+        if (strcmp(e.bound, "row") == 0) infer_row += e.time - gpu->launch;
+      }
     }
   }
   fprintf(out, "  inference forward %.3f ms; training forward %.3f ms, step (forward + backward) %.3f ms; "
                "DRAM %s a forward, %s a step\n",
           1e3 * infer, 1e3 * fwd, 1e3 * all, kstats_human(dram_f), kstats_human(dram_all));
+  fprintf(out, "  the inference forward's terms: %d launches %.3f ms, latency-bound steps %.3f ms (a hub row's span %.3f ms), "
+               "bytes-bound steps %.3f ms\n",
+          infer_steps, 1e3 * infer_launch, 1e3 * infer_lat, 1e3 * infer_row, 1e3 * (infer - infer_launch - infer_lat));
+  fprintf(out, "  without the chains' latency (bytes and launches alone): inference forward %.3f ms, step %.3f ms\n",
+          1e3 * infer_bytes, 1e3 * all_bytes);
   fprintf(out, "  with the column tiles above: inference forward %.3f ms, step %.3f ms\n", 1e3 * infer_t, 1e3 * all_t);
-  free(st.in_ptr), free(st.in_src), free(st.out_dst);
+  streams_free(&st);
   return true;
 }

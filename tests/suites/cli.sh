@@ -291,6 +291,60 @@ if "$ROOT/build/bench/gen_graph" convert data/cora -o "$TMP/cora.gcsr" > /dev/nu
 else
   fail cli/gpu-estimate-gcsr "build/bench/gen_graph convert failed"
 fi
+# The estimate's terms (compiler/gpucost.c, docs/benchmarks.md "GPU estimate"). The whole table
+# is a golden: any change of a term, a constant or a column shows (UPDATE=1 rewrites it, with the
+# benchmark table in docs/benchmarks.md to redo). A second run gives the same bytes.
+sed "s|$TMP/|TMP/|g" "$TMP/gpu.txt" > "$TMP/gpu-golden.txt"
+expect_same cli/gpu-estimate-golden tests/cli/gpu_gcn_cora.h200.txt "$TMP/gpu-golden.txt"
+"$GNNC" dsl-examples/gcn.gnn --gpu=h200 --graph data/cora > "$TMP/gpu-again.txt" 2>&1
+check gpu-estimate-deterministic cmp -s "$TMP/gpu.txt" "$TMP/gpu-again.txt"
+# Every step is a launch (5 us) plus the larger of its bytes' time and its chains' latency, so the
+# forward costs at least its launches; the terms line adds up to the forward.
+check gpu-estimate-step-terms awk '$1 ~ /^[0-9]+$/ && ($2 == "forward" || $2 == "backward") {
+    n++; b = $(NF - 4 - ($NF ~ /\)$/ ? 3 : 0)); l = $(NF - 3 - ($NF ~ /\)$/ ? 3 : 0)); t = $(NF - ($NF ~ /\)$/ ? 3 : 0))
+    m = b > l ? b : l; if (t < 0.005 || t - 0.005 - m > 0.0015 || t - 0.005 - m < -0.0015) bad++ }
+  END { exit !(n == 16 && bad == 0) }' "$TMP/gpu.txt"
+check gpu-estimate-launch-floor awk '/^  inference forward / { f = $3 }
+  /^  the inference forward.s terms: / { n = $5; l = $7; lat = $11; span = $17; by = $21 }
+  END { exit !(n >= 1 && f >= n * 0.005 - 1e-9 && (l - n * 0.005) ^ 2 < 1e-9 && ((l + lat + by) - f) ^ 2 < 4e-6 && span <= lat + 1e-9) }' "$TMP/gpu.txt"
+# One hub row against the same edges spread: 1,001 vertices, 1,000 edges, every source distinct
+# in both (the same bytes and L2 misses), but in the first all 1,000 edges enter vertex 0, which
+# one group walks alone: its span sets the walks' time (bound "row"), over 50 times the spread
+# graph's (whose longest chain is a few loads), and twice the hub's edges take about twice that
+# span (the edges of a row are walked one after another).
+for n in 1000 2000; do
+  "$PY" -c "
+import sys
+n = int(sys.argv[1])
+print('# %d vertices, %d edges: one hub' % (n + 1, n))
+for i in range(1, n + 1): print(i, 0)" $n > "$TMP/hub$n.edges"
+done
+"$PY" -c "
+print('# 1001 vertices, 1000 edges, in-degree 1')
+for i in range(1, 1001): print(i, i - 1)" > "$TMP/spread.edges"
+for g in hub1000 hub2000 spread; do
+  "$GNNC" dsl-examples/gcn.gnn --gpu=h200 --graph "$TMP/$g.edges" > "$TMP/gpu-$g.txt" 2> "$TMP/err"
+  # the forward's walks over in-edges (those with gathered rows): DRAM bytes, latency ms, bound
+  awk '$2 == "forward" && $3 ~ /_vertex$/ && $8 ~ /%$/ { print $4 $5, $10, $11 }' "$TMP/gpu-$g.txt" > "$TMP/walks-$g.txt"
+  sed -n 's/^  inference forward \([0-9.]*\) ms;.*/\1/p' "$TMP/gpu-$g.txt" > "$TMP/fwd-$g.txt"
+done
+check gpu-estimate-hub-costs-more bash -c "[ -s '$TMP/walks-hub1000.txt' ] &&
+  cmp -s <(cut -d' ' -f1 '$TMP/walks-hub1000.txt') <(cut -d' ' -f1 '$TMP/walks-spread.txt') &&
+  ! grep -qv ' row\$' '$TMP/walks-hub1000.txt' &&
+  paste -d' ' '$TMP/walks-hub1000.txt' '$TMP/walks-spread.txt' | awk '{ n++; if (!(\$2 > 50 * \$5)) bad++ } END { exit !(n >= 1 && bad == 0) }' &&
+  awk -v h=\$(cat '$TMP/fwd-hub1000.txt') -v s=\$(cat '$TMP/fwd-spread.txt') 'BEGIN { exit !(h > s + 0.1) }'"
+check gpu-estimate-hub-span-linear bash -c "paste -d' ' '$TMP/walks-hub1000.txt' '$TMP/walks-hub2000.txt' |
+  awk '{ n++; r = \$5 / \$2; if (r < 1.9 || r > 2.05) bad++ } END { exit !(n >= 1 && bad == 0) }'"
+# Many short rows and no hub (50,000 vertices of in-degree 4): the chains summed over the rows,
+# over the groups the GPU holds at once, outlast any one row's chain: the walks are work-bound.
+"$PY" -c "
+n = 50000
+print('# %d vertices, %d edges: in-degree 4 each' % (n, 4 * n))
+for v in range(n):
+  for k in (1, 7, 31, 127): print((v * 7919 + k * 104729) % n, v)" > "$TMP/regular.edges"
+"$GNNC" dsl-examples/gcn.gnn --gpu=h200 --graph "$TMP/regular.edges" > "$TMP/gpu-regular.txt" 2> "$TMP/err"
+awk '$2 == "forward" && $3 ~ /_vertex$/ && $8 ~ /%$/ { print $4 $5, $10, $11 }' "$TMP/gpu-regular.txt" > "$TMP/walks-regular.txt"
+check gpu-estimate-work-bound bash -c "[ \$(wc -l < '$TMP/walks-regular.txt') -eq 2 ] && ! grep -qv ' groups\$' '$TMP/walks-regular.txt'"
 "$GNNC" dsl-examples/gcn.gnn --gpu=h300 --graph data/cora > /dev/null 2> "$TMP/err"; rc=$?
 check gpu-estimate-unknown bash -c "[ $rc -eq 2 ] && grep -q -- '--gpu wants one of h100, h200' '$TMP/err'"
 "$GNNC" dsl-examples/gcn.gnn --gpu=h100 > /dev/null 2> "$TMP/err"; rc=$?
