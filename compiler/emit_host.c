@@ -1003,7 +1003,6 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
 /* ---------------------------------------------------------------- the driver's side */
 
 static void host_prelude(FILE *out, const KProgram *p) {
-  (void)p;
   fputs("#include <limits.h>\n#include <math.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
         "#include <cblas.h>\n\n#include \"gnnrt_rng.h\"\n",
         out);
@@ -1076,6 +1075,7 @@ static void host_prelude(FILE *out, const KProgram *p) {
         "/* cblas takes int dimensions. */\n"
         "GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }\n",
         out);
+  host_gemm_prelude(out, p);
 }
 
 static void host_launch(FILE *out, const KProgram *p, const Kernel *k) {
@@ -1085,22 +1085,6 @@ static void host_launch(FILE *out, const KProgram *p, const Kernel *k) {
   for (int i = 0; i < k->bufs.len; i++) fprintf(out, ", %s", emit_buf_ref(p, k->bufs.items[i]));
   if (k->dropout) fputs(", training, seed", out);
   fputs(");\n", out);
-}
-
-static const char *dim_c(const KProgram *p, KDim d) {
-  return d.dom == DOM_GLOBAL ? arena_printf(p->arena, "%lld", (long long)d.mult)
-                             : arena_printf(p->arena, "(int64_t)%s * %lld", emit_rows(d.dom), (long long)d.mult);
-}
-
-static void host_gemm(FILE *out, const KProgram *p, const KGemm *g) {
-  fputs("  {\n", out);
-  fprintf(out, "    const int M = gnn_blas_dim(%s), N = gnn_blas_dim(%s), K = gnn_blas_dim(%s);\n", dim_c(p, g->m), dim_c(p, g->n),
-          dim_c(p, g->k));
-  fputs("    if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, \"a GEMM dimension exceeds INT_MAX\");\n", out);
-  fprintf(out, "    cblas_sgemm(CblasRowMajor, %s, %s, M, N, K, 1.0f, %s, %lld, %s, %lld, %.1ff, %s, %lld);\n",
-          g->ta ? "CblasTrans" : "CblasNoTrans", g->tb ? "CblasTrans" : "CblasNoTrans", emit_buf_ref(p, g->a), (long long)g->lda,
-          emit_buf_ref(p, g->b), (long long)g->ldb, (double)g->beta, emit_buf_ref(p, g->c), (long long)g->ldc);
-  fputs("  }\n", out);
 }
 
 static void host_fill(FILE *out, const char *ptr, const char *count, double v) {

@@ -752,6 +752,10 @@ typedef struct {
   void (*copy)(FILE *out, const char *dst, const char *src, const char *bytes);
 } EmitHooks;
 extern const EmitHooks emit_cuda_hooks, emit_host_hooks;
+/* emit_host_gemm.c: the host's GEMMs (narrow ones as generated AVX-512 loops, else cblas), and
+ * the functions those loops are, for the prelude. */
+void host_gemm(FILE *out, const KProgram *p, const KGemm *g);
+void host_gemm_prelude(FILE *out, const KProgram *p);
 /* The C expression naming buffer b inside forward/backward (m->t12, m->param[0], ...). */
 const char *emit_buf_ref(const KProgram *p, const KBuf *b);
 /* rows(b) as C: "g->nv", "g->ne" or "1". */

@@ -125,6 +125,46 @@ GNN_HELPER void gnn_fill(float *p, int64_t n, float v) {
 }
 /* cblas takes int dimensions. */
 GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
+
+/* Narrow projections C[M, N] = A[M, K] . B[K, N] (N = 16..64): six rows of C in registers,
+ * one row of B and six broadcast elements of A per k (emit_host_gemm.c says why). */
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#define GNN_NARROW_GEMM 1
+static void gnn_gemm_n64(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,
+                        float *restrict C) {
+  const int64_t blocks = (M + 5) / 6;
+#pragma omp parallel for schedule(static)
+  for (int64_t blk = 0; blk < blocks; blk++) {
+    const int64_t i0 = blk * 6;
+    if (i0 + 6 <= M) {
+      __m512 acc[6][4];
+      for (int r = 0; r < 6; r++)
+        for (int v = 0; v < 4; v++) acc[r][v] = _mm512_setzero_ps();
+      for (int64_t k = 0; k < K; k++) {
+        __m512 b[4];
+        for (int v = 0; v < 4; v++) b[v] = _mm512_loadu_ps(B + k * 64 + v * 16);
+        for (int r = 0; r < 6; r++) {
+          const __m512 a = _mm512_set1_ps(A[(i0 + r) * lda + k]);
+          for (int v = 0; v < 4; v++) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+        }
+      }
+      for (int r = 0; r < 6; r++)
+        for (int v = 0; v < 4; v++) _mm512_storeu_ps(C + (i0 + r) * 64 + v * 16, acc[r][v]);
+    } else {
+      for (int64_t i = i0; i < M; i++) { /* the last rows, one at a time (same order of sums) */
+        __m512 acc[4];
+        for (int v = 0; v < 4; v++) acc[v] = _mm512_setzero_ps();
+        for (int64_t k = 0; k < K; k++) {
+          const __m512 a = _mm512_set1_ps(A[i * lda + k]);
+          for (int v = 0; v < 4; v++) acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(B + k * 64 + v * 16), acc[v]);
+        }
+        for (int v = 0; v < 4; v++) _mm512_storeu_ps(C + i * 64 + v * 16, acc[v]);
+      }
+    }
+  }
+}
+#endif
 #include "appnp.h"
 
 /* ---------------------------------------------------------------- kernels */
@@ -2297,7 +2337,12 @@ gnn_status appnp_forward(appnp_model *m, const float *in_x, int training, uint64
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(1433);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
+#ifdef GNN_NARROW_GEMM
+    (void)N;
+    gnn_gemm_n64(M, K, m->linear0_x, 1433, m->param[0], m->linear0_x_W);
+#else
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->linear0_x, 1433, m->param[0], 64, 0.0f, m->linear0_x_W, 64);
+#endif
   }
   gnn_profile_step(m->ctx, "forward 1 gemm %4 apply_vertex.linear");
   /* 2: fused %5 %6 %7; in memory: %7 */

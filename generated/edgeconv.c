@@ -125,6 +125,46 @@ GNN_HELPER void gnn_fill(float *p, int64_t n, float v) {
 }
 /* cblas takes int dimensions. */
 GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
+
+/* Narrow projections C[M, N] = A[M, K] . B[K, N] (N = 16..64): six rows of C in registers,
+ * one row of B and six broadcast elements of A per k (emit_host_gemm.c says why). */
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#define GNN_NARROW_GEMM 1
+static void gnn_gemm_n64(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,
+                        float *restrict C) {
+  const int64_t blocks = (M + 5) / 6;
+#pragma omp parallel for schedule(static)
+  for (int64_t blk = 0; blk < blocks; blk++) {
+    const int64_t i0 = blk * 6;
+    if (i0 + 6 <= M) {
+      __m512 acc[6][4];
+      for (int r = 0; r < 6; r++)
+        for (int v = 0; v < 4; v++) acc[r][v] = _mm512_setzero_ps();
+      for (int64_t k = 0; k < K; k++) {
+        __m512 b[4];
+        for (int v = 0; v < 4; v++) b[v] = _mm512_loadu_ps(B + k * 64 + v * 16);
+        for (int r = 0; r < 6; r++) {
+          const __m512 a = _mm512_set1_ps(A[(i0 + r) * lda + k]);
+          for (int v = 0; v < 4; v++) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+        }
+      }
+      for (int r = 0; r < 6; r++)
+        for (int v = 0; v < 4; v++) _mm512_storeu_ps(C + (i0 + r) * 64 + v * 16, acc[r][v]);
+    } else {
+      for (int64_t i = i0; i < M; i++) { /* the last rows, one at a time (same order of sums) */
+        __m512 acc[4];
+        for (int v = 0; v < 4; v++) acc[v] = _mm512_setzero_ps();
+        for (int64_t k = 0; k < K; k++) {
+          const __m512 a = _mm512_set1_ps(A[i * lda + k]);
+          for (int v = 0; v < 4; v++) acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(B + k * 64 + v * 16), acc[v]);
+        }
+        for (int v = 0; v < 4; v++) _mm512_storeu_ps(C + i * 64 + v * 16, acc[v]);
+      }
+    }
+  }
+}
+#endif
 #include "edgeconv.h"
 
 /* ---------------------------------------------------------------- kernels */
@@ -1397,7 +1437,12 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(3);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
+#ifdef GNN_NARROW_GEMM
+    (void)N;
+    gnn_gemm_n64(M, K, m->in_x, 3, m->param[0], m->t3);
+#else
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 3, m->param[0], 64, 0.0f, m->t3, 64);
+#endif
   }
   gnn_profile_step(m->ctx, "forward 0 gemm %3 apply_vertex.linear");
   /* 1: fused %4 %17 %28 %39; in memory: %4 %17 %28 %39 */
@@ -1407,7 +1452,12 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(3);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
+#ifdef GNN_NARROW_GEMM
+    (void)N;
+    gnn_gemm_n64(M, K, m->in_x, 3, m->t4, m->t5);
+#else
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 3, m->t4, 64, 0.0f, m->t5, 64);
+#endif
   }
   gnn_profile_step(m->ctx, "forward 2 gemm %5 apply_vertex.linear");
   /* 3: fused %10; in memory: %10 */
@@ -1422,14 +1472,24 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
+#ifdef GNN_NARROW_GEMM
+    (void)N;
+    gnn_gemm_n64(M, K, m->dgcnn_h1, 64, m->param[2], m->dgcnn_h1_theta);
+#else
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->dgcnn_h1, 64, m->param[2], 64, 0.0f, m->dgcnn_h1_theta, 64);
+#endif
   }
   gnn_profile_step(m->ctx, "forward 5 gemm %16 apply_vertex.linear");
   /* 6: %18 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
+#ifdef GNN_NARROW_GEMM
+    (void)N;
+    gnn_gemm_n64(M, K, m->dgcnn_h1, 64, m->t17, m->t18);
+#else
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->dgcnn_h1, 64, m->t17, 64, 0.0f, m->t18, 64);
+#endif
   }
   gnn_profile_step(m->ctx, "forward 6 gemm %18 apply_vertex.linear");
   /* 7: fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24 */

@@ -125,6 +125,46 @@ GNN_HELPER void gnn_fill(float *p, int64_t n, float v) {
 }
 /* cblas takes int dimensions. */
 GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
+
+/* Narrow projections C[M, N] = A[M, K] . B[K, N] (N = 16..64): six rows of C in registers,
+ * one row of B and six broadcast elements of A per k (emit_host_gemm.c says why). */
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#define GNN_NARROW_GEMM 1
+static void gnn_gemm_n32(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,
+                        float *restrict C) {
+  const int64_t blocks = (M + 5) / 6;
+#pragma omp parallel for schedule(static)
+  for (int64_t blk = 0; blk < blocks; blk++) {
+    const int64_t i0 = blk * 6;
+    if (i0 + 6 <= M) {
+      __m512 acc[6][2];
+      for (int r = 0; r < 6; r++)
+        for (int v = 0; v < 2; v++) acc[r][v] = _mm512_setzero_ps();
+      for (int64_t k = 0; k < K; k++) {
+        __m512 b[2];
+        for (int v = 0; v < 2; v++) b[v] = _mm512_loadu_ps(B + k * 32 + v * 16);
+        for (int r = 0; r < 6; r++) {
+          const __m512 a = _mm512_set1_ps(A[(i0 + r) * lda + k]);
+          for (int v = 0; v < 2; v++) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+        }
+      }
+      for (int r = 0; r < 6; r++)
+        for (int v = 0; v < 2; v++) _mm512_storeu_ps(C + (i0 + r) * 32 + v * 16, acc[r][v]);
+    } else {
+      for (int64_t i = i0; i < M; i++) { /* the last rows, one at a time (same order of sums) */
+        __m512 acc[2];
+        for (int v = 0; v < 2; v++) acc[v] = _mm512_setzero_ps();
+        for (int64_t k = 0; k < K; k++) {
+          const __m512 a = _mm512_set1_ps(A[i * lda + k]);
+          for (int v = 0; v < 2; v++) acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(B + k * 32 + v * 16), acc[v]);
+        }
+        for (int v = 0; v < 2; v++) _mm512_storeu_ps(C + i * 32 + v * 16, acc[v]);
+      }
+    }
+  }
+}
+#endif
 #include "gin_graph.h"
 
 /* ---------------------------------------------------------------- kernels */
@@ -1500,7 +1540,12 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(32), K = gnn_blas_dim(1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
+#ifdef GNN_NARROW_GEMM
+    (void)N;
+    gnn_gemm_n32(M, K, m->ginconv0_h, 1, m->param[1], m->ginconv0_h_W1);
+#else
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->ginconv0_h, 1, m->param[1], 32, 0.0f, m->ginconv0_h_W1, 32);
+#endif
   }
   gnn_profile_step(m->ctx, "forward 4 gemm %11 apply_vertex.linear");
   /* 5: %12 apply_vertex.add */
@@ -1513,7 +1558,12 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(32), K = gnn_blas_dim(32);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
+#ifdef GNN_NARROW_GEMM
+    (void)N;
+    gnn_gemm_n32(M, K, m->t13, 32, m->param[3], m->t14);
+#else
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t13, 32, m->param[3], 32, 0.0f, m->t14, 32);
+#endif
   }
   gnn_profile_step(m->ctx, "forward 7 gemm %14 apply_vertex.linear");
   /* 8: %15 apply_vertex.add */
@@ -1538,7 +1588,12 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(32), K = gnn_blas_dim(32);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
+#ifdef GNN_NARROW_GEMM
+    (void)N;
+    gnn_gemm_n32(M, K, m->ginconv1_h, 32, m->param[6], m->ginconv1_h_W1);
+#else
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->ginconv1_h, 32, m->param[6], 32, 0.0f, m->ginconv1_h_W1, 32);
+#endif
   }
   gnn_profile_step(m->ctx, "forward 14 gemm %26 apply_vertex.linear");
   /* 15: %27 apply_vertex.add */
@@ -1551,7 +1606,12 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(32), K = gnn_blas_dim(32);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
+#ifdef GNN_NARROW_GEMM
+    (void)N;
+    gnn_gemm_n32(M, K, m->t28, 32, m->param[8], m->t29);
+#else
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->t28, 32, m->param[8], 32, 0.0f, m->t29, 32);
+#endif
   }
   gnn_profile_step(m->ctx, "forward 17 gemm %29 apply_vertex.linear");
   /* 18: %30 apply_vertex.add */

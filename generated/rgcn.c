@@ -125,6 +125,79 @@ GNN_HELPER void gnn_fill(float *p, int64_t n, float v) {
 }
 /* cblas takes int dimensions. */
 GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
+
+/* Narrow projections C[M, N] = A[M, K] . B[K, N] (N = 16..64): six rows of C in registers,
+ * one row of B and six broadcast elements of A per k (emit_host_gemm.c says why). */
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#define GNN_NARROW_GEMM 1
+static void gnn_gemm_n16(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,
+                        float *restrict C) {
+  const int64_t blocks = (M + 5) / 6;
+#pragma omp parallel for schedule(static)
+  for (int64_t blk = 0; blk < blocks; blk++) {
+    const int64_t i0 = blk * 6;
+    if (i0 + 6 <= M) {
+      __m512 acc[6][1];
+      for (int r = 0; r < 6; r++)
+        for (int v = 0; v < 1; v++) acc[r][v] = _mm512_setzero_ps();
+      for (int64_t k = 0; k < K; k++) {
+        __m512 b[1];
+        for (int v = 0; v < 1; v++) b[v] = _mm512_loadu_ps(B + k * 16 + v * 16);
+        for (int r = 0; r < 6; r++) {
+          const __m512 a = _mm512_set1_ps(A[(i0 + r) * lda + k]);
+          for (int v = 0; v < 1; v++) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+        }
+      }
+      for (int r = 0; r < 6; r++)
+        for (int v = 0; v < 1; v++) _mm512_storeu_ps(C + (i0 + r) * 16 + v * 16, acc[r][v]);
+    } else {
+      for (int64_t i = i0; i < M; i++) { /* the last rows, one at a time (same order of sums) */
+        __m512 acc[1];
+        for (int v = 0; v < 1; v++) acc[v] = _mm512_setzero_ps();
+        for (int64_t k = 0; k < K; k++) {
+          const __m512 a = _mm512_set1_ps(A[i * lda + k]);
+          for (int v = 0; v < 1; v++) acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(B + k * 16 + v * 16), acc[v]);
+        }
+        for (int v = 0; v < 1; v++) _mm512_storeu_ps(C + i * 16 + v * 16, acc[v]);
+      }
+    }
+  }
+}
+static void gnn_gemm_n32(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,
+                        float *restrict C) {
+  const int64_t blocks = (M + 5) / 6;
+#pragma omp parallel for schedule(static)
+  for (int64_t blk = 0; blk < blocks; blk++) {
+    const int64_t i0 = blk * 6;
+    if (i0 + 6 <= M) {
+      __m512 acc[6][2];
+      for (int r = 0; r < 6; r++)
+        for (int v = 0; v < 2; v++) acc[r][v] = _mm512_setzero_ps();
+      for (int64_t k = 0; k < K; k++) {
+        __m512 b[2];
+        for (int v = 0; v < 2; v++) b[v] = _mm512_loadu_ps(B + k * 32 + v * 16);
+        for (int r = 0; r < 6; r++) {
+          const __m512 a = _mm512_set1_ps(A[(i0 + r) * lda + k]);
+          for (int v = 0; v < 2; v++) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+        }
+      }
+      for (int r = 0; r < 6; r++)
+        for (int v = 0; v < 2; v++) _mm512_storeu_ps(C + (i0 + r) * 32 + v * 16, acc[r][v]);
+    } else {
+      for (int64_t i = i0; i < M; i++) { /* the last rows, one at a time (same order of sums) */
+        __m512 acc[2];
+        for (int v = 0; v < 2; v++) acc[v] = _mm512_setzero_ps();
+        for (int64_t k = 0; k < K; k++) {
+          const __m512 a = _mm512_set1_ps(A[i * lda + k]);
+          for (int v = 0; v < 2; v++) acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(B + k * 32 + v * 16), acc[v]);
+        }
+        for (int v = 0; v < 2; v++) _mm512_storeu_ps(C + i * 32 + v * 16, acc[v]);
+      }
+    }
+  }
+}
+#endif
 #include "rgcn.h"
 
 /* ---------------------------------------------------------------- kernels */
@@ -857,14 +930,24 @@ gnn_status rgcn_forward(rgcn_model *m, const float *in_x, const float *in_rel, i
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(32), K = gnn_blas_dim(4);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
+#ifdef GNN_NARROW_GEMM
+    (void)N;
+    gnn_gemm_n32(M, K, m->in_x, 4, m->param[0], m->t7);
+#else
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 4, m->param[0], 32, 0.0f, m->t7, 32);
+#endif
   }
   gnn_profile_step(m->ctx, "forward 0 gemm %7 apply_vertex.linear");
   /* 1: %13 apply_vertex.linear */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(16), K = gnn_blas_dim(4);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
+#ifdef GNN_NARROW_GEMM
+    (void)N;
+    gnn_gemm_n16(M, K, m->in_x, 4, m->param[1], m->t13);
+#else
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 4, m->param[1], 16, 0.0f, m->t13, 16);
+#endif
   }
   gnn_profile_step(m->ctx, "forward 1 gemm %13 apply_vertex.linear");
   /* 2: fused %5 %6 %8 %10 %11 %12 %14 %15 %16; in memory: %6 %10 %15 %16 */
