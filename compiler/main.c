@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 static void usage(FILE *out) {
@@ -299,9 +300,16 @@ static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
   int64_t rows = value_rows(out, &g), n = shape_elems(&out->shape);
   const double *y = in.vals[out->id];
   if (cli->output) {
-    /* Written to a temporary name and renamed, so a failure leaves nothing half-written. */
-    char *tmp = malloc(strlen(cli->output) + 8);
-    sprintf(tmp, "%s.tmp", cli->output);
+    /* Written to a temporary name and renamed, so a failure leaves nothing half-written; the
+     * name is this process's (OUT.PID.tmp), so two runs writing the same output do not rename
+     * each other's file away (the shared OUT.tmp made one of them fail with "cannot write"). */
+    size_t tlen = strlen(cli->output) + 32;
+    char *tmp = malloc(tlen);
+    if (!tmp) {
+      snprintf(err, sizeof err, "%s: out of memory", cli->output);
+      goto fail;
+    }
+    snprintf(tmp, tlen, "%s.%ld.tmp", cli->output, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) {
       snprintf(err, sizeof err, "%s: cannot write: %s", cli->output, strerror(errno));

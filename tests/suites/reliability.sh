@@ -322,6 +322,23 @@ elif ! out=$("$rl_bin/gnn-run" "$rl_c/libgcn.so" --graph data/cora --repeat 1 --
 else
   pass reliability/concurrent/gnnc
 fi
+# gnnc run --output: the same, for the interpreter's output file (OUT.PID.tmp, renamed over OUT)
+rl_bad=
+for rl_r in 1 2 3; do
+  rm -f "$rl_c"/run* "$rl_c"/bad.*
+  for rl_i in 1 2 3 4; do
+    "$GNNC" run dsl-examples/gcn.gnn --graph data/cora --output "$rl_c/run-out.txt" > "$rl_c/run$rl_i.log" 2>&1 ||
+      echo "round $rl_r, run $rl_i: $(tail -1 "$rl_c/run$rl_i.log")" > "$rl_c/bad.run$rl_i" &
+  done
+  wait
+  rl_bad+=$(cat "$rl_c"/bad.run* 2> /dev/null | tr '\n' ' ')
+  rl_left=$(cd "$rl_c" && ls | grep '^run-out' | grep -v -x run-out.txt | tr '\n' ' ')
+  [ -z "$rl_left" ] || rl_bad+="round $rl_r left $rl_left"
+  head -1 "$rl_c/run-out.txt" 2> /dev/null | grep -q '^tensor output 2708 1 7$' || rl_bad+="round $rl_r: run-out.txt is not the output "
+  [ "$(wc -l < "$rl_c/run-out.txt" 2> /dev/null)" = 2709 ] || rl_bad+="round $rl_r: run-out.txt has $(wc -l < "$rl_c/run-out.txt" 2> /dev/null) lines "
+done
+if [ -n "$rl_bad" ]; then fail reliability/concurrent/gnnc-run-output "$rl_bad"; else pass reliability/concurrent/gnnc-run-output; fi
+rm -f "$rl_c"/bad.*
 # With -S the sources and the CUDA object are in the library's folder, which all the runs share:
 # the object (removed after each link) is named by the process too. The object comes from a warm
 # GNNC_CUDA_CACHE, so the 4 runs at once are 4 links, not 4 nvcc compiles.
