@@ -814,7 +814,7 @@ static const KExpr pf_stage_many; /* a shared array stored more than once, or no
  * or out_eid[jj] (an edge id), never src[...] or dst[...] (a vertex id: dst[vertex] could pass
  * the end of dst where nv > ne). */
 
-static bool pf_edge_array(KGraphArray g) { return g == KG_SRC || g == KG_DST || g == KG_OUT_EID; }
+static bool pf_edge_array(KGraphArray g) { return g == KG_SRC || g == KG_DST || g == KG_OUT_EID || g == KG_OUT_DST; }
 
 static void pf_walk(HostK *h, const PtrVec *b, bool in_walk) {
   for (int i = 0; i < b->len; i++) {
@@ -832,8 +832,9 @@ static void pf_walk(HostK *h, const PtrVec *b, bool in_walk) {
 /* The prefetch ahead of a staged id's store s (see pf_walk), when it is one. */
 static void pf_ahead(FILE *out, HostK *h, const KStmt *s, int d) {
   const KExpr *v = s->val, *e = NULL;
-  if (h->walk_ptr < 0 || !h->pf[s->var * PF_MAX] || v->kind != KE_GRAPH || !pf_edge_array(v->garr) || v->a->kind != KE_SHARED) return;
-  e = h->stage[v->a->var];
+  if (h->walk_ptr < 0 || !h->pf[s->var * PF_MAX] || v->kind != KE_GRAPH || !pf_edge_array(v->garr)) return;
+  if (v->a->kind == KE_VAR && !v->a->a && v->a->type == KT_I64) e = v->a; /* out_dst[jj]: the counter itself */
+  else if (v->a->kind == KE_SHARED) e = h->stage[v->a->var];
   if (!e || e == PF_STAGE_MANY) return;
   const KExpr *j = e->kind == KE_VAR ? e : e->a; /* the edge counter */
   if (e->kind == KE_GRAPH) { /* out_eid[jj + 2A]'s entry of dst, asked for before it is read */

@@ -524,8 +524,9 @@ bool pipeline_has_pass(const char *name);
 typedef enum { KT_F32, KT_I64, KT_F64 } KType;
 typedef enum { MAP_VERTEX, MAP_EDGE, MAP_GLOBAL, MAP_WEIGHT } Mapping; /* MAP_WEIGHT: a group per row of a weight */
 /* The graph arrays a kernel may read (gnn_graph's fields of these names): KG_GRAPH_PTR the vertex
- * range of each graph of a batch, KG_VERTEX_GRAPH the graph of each vertex. */
-typedef enum { KG_IN_PTR, KG_OUT_PTR, KG_SRC, KG_DST, KG_OUT_EID, KG_GRAPH_PTR, KG_VERTEX_GRAPH, KG__COUNT } KGraphArray;
+ * range of each graph of a batch, KG_VERTEX_GRAPH the graph of each vertex, KG_OUT_DST the
+ * destination of each out-edge in CSC order (dst[out_eid[k]]: a walk over out-edges' far end). */
+typedef enum { KG_IN_PTR, KG_OUT_PTR, KG_SRC, KG_DST, KG_OUT_EID, KG_GRAPH_PTR, KG_VERTEX_GRAPH, KG_OUT_DST, KG__COUNT } KGraphArray;
 extern const char *const kgraph_name[KG__COUNT]; /* kir.c: "in_ptr", ... */
 extern const char *const kgraph_type[KG__COUNT]; /* "int64_t" (offsets) or "int32_t" (ids) */
 typedef enum { KO_ADD, KO_SUB, KO_MUL, KO_DIV, KO_MOD, KO_MIN, KO_MAX, KO_LT, KO_LE, KO_GT, KO_GE, KO_EQ,

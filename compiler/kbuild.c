@@ -419,17 +419,40 @@ static void reads_block(const PtrVec *b, bool *read) {
   }
 }
 
-/* Removes lets of locals nobody reads; true if it removed any. */
-static bool drop_dead(PtrVec *b, const bool *read) {
+/* The shared arrays some expression reads. */
+static void shared_reads_expr(const KExpr *e, bool *read) {
+  if (!e) return;
+  if (e->kind == KE_SHARED) read[e->var] = true;
+  shared_reads_expr(e->a, read);
+  shared_reads_expr(e->b, read);
+  shared_reads_expr(e->c, read);
+}
+
+static void shared_reads_block(const PtrVec *b, bool *read) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    shared_reads_expr(s->row, read);
+    shared_reads_expr(s->idx, read);
+    shared_reads_expr(s->val, read);
+    shared_reads_expr(s->lo, read);
+    shared_reads_expr(s->hi, read);
+    shared_reads_block(&s->body, read);
+  }
+}
+
+/* Removes lets of locals nobody reads and stores to shared arrays nobody reads (a walk over
+ * out-edges stages the edge ids, which only a kernel that loads edge values reads); true if it
+ * removed any. */
+static bool drop_dead(PtrVec *b, const bool *read, const bool *shread) {
   bool changed = false;
   int n = 0;
   for (int i = 0; i < b->len; i++) {
     KStmt *s = b->items[i];
-    if (s->kind == KS_LET && !read[s->var]) {
+    if ((s->kind == KS_LET && !read[s->var]) || (s->kind == KS_SHSTORE && !shread[s->var])) {
       changed = true;
       continue;
     }
-    changed |= drop_dead(&s->body, read);
+    changed |= drop_dead(&s->body, read, shread);
     b->items[n++] = s;
   }
   b->len = n;
@@ -461,12 +484,51 @@ static void touches_block(Lower *L, Kernel *k, const PtrVec *b) {
 
 /* Builders add locals and graph reads generously (both ends of an edge, say); what no
  * statement reads is dropped here, so emitted kernels declare and pass only what they use. */
+/* Renumbers the shared arrays read by expressions and stores after dropping the unread ones
+ * (newid[i] < 0). Expressions may be shared between statements (a DAG): the first sweep marks
+ * each renumbered node with a negative id, so that a second visit leaves it alone, and the
+ * second sweep makes the ids positive again. */
+static void renumber_shared_expr(KExpr *e, const int *newid, bool mark) {
+  if (!e) return;
+  if (e->kind == KE_SHARED) {
+    if (mark && e->var >= 0) e->var = -1 - newid[e->var];
+    else if (!mark && e->var < 0) e->var = -1 - e->var;
+  }
+  renumber_shared_expr(e->a, newid, mark);
+  renumber_shared_expr(e->b, newid, mark);
+  renumber_shared_expr(e->c, newid, mark);
+}
+
+static void renumber_shared_block(PtrVec *b, const int *newid, bool mark) {
+  for (int i = 0; i < b->len; i++) {
+    KStmt *s = b->items[i];
+    if (s->kind == KS_SHSTORE && mark) s->var = newid[s->var];
+    renumber_shared_expr(s->row, newid, mark);
+    renumber_shared_expr(s->idx, newid, mark);
+    renumber_shared_expr(s->val, newid, mark);
+    renumber_shared_expr(s->lo, newid, mark);
+    renumber_shared_expr(s->hi, newid, mark);
+    renumber_shared_block(&s->body, newid, mark);
+  }
+}
+
 void finish_kernel(Lower *L, Kernel *k) {
-  bool *read = arena_alloc(L->a, (size_t)k->nlocals + 1);
+  bool *read = arena_alloc(L->a, (size_t)k->nlocals + 1), *shread = arena_alloc(L->a, (size_t)k->nshared + 1);
   do {
     memset(read, 0, (size_t)k->nlocals + 1);
+    memset(shread, 0, (size_t)k->nshared + 1);
     reads_block(&k->body, read);
-  } while (drop_dead(&k->body, read));
+    shared_reads_block(&k->body, shread);
+  } while (drop_dead(&k->body, read, shread));
+  int *newid = arena_alloc(L->a, sizeof(int) * ((size_t)k->nshared + 1)), n = 0;
+  for (int i = 0; i < k->nshared; i++) newid[i] = shread[i] ? n++ : -1;
+  if (n < k->nshared) {
+    renumber_shared_block(&k->body, newid, true);
+    renumber_shared_block(&k->body, newid, false);
+    for (int i = 0; i < k->nshared; i++)
+      if (newid[i] >= 0) k->shared[newid[i]] = k->shared[i];
+    k->nshared = n;
+  }
   memset(k->graph, 0, sizeof k->graph);
   k->dropout = false;
   k->bufs = (PtrVec){0};

@@ -30,8 +30,8 @@ const char *mapping_name(Mapping m) {
   return m == MAP_VERTEX ? "vertex" : m == MAP_EDGE ? "edge" : m == MAP_WEIGHT ? "weight" : "global";
 }
 
-const char *const kgraph_name[KG__COUNT] = {"in_ptr", "out_ptr", "src", "dst", "out_eid", "graph_ptr", "vertex_graph"};
-const char *const kgraph_type[KG__COUNT] = {"int64_t", "int64_t", "int32_t", "int32_t", "int32_t", "int64_t", "int32_t"};
+const char *const kgraph_name[KG__COUNT] = {"in_ptr", "out_ptr", "src", "dst", "out_eid", "graph_ptr", "vertex_graph", "out_dst"};
+const char *const kgraph_type[KG__COUNT] = {"int64_t", "int64_t", "int32_t", "int32_t", "int32_t", "int64_t", "int32_t", "int32_t"};
 static const char *bin_name[] = {"+", "-", "*", "/", "%", "min", "max", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
 
 /* A float constant as C reads it back exactly in float32 (and the KIR text shortest form). */

@@ -413,7 +413,10 @@ Walk walk_edges(Lower *L, Kernel *k, PtrVec *blk, int lo, int hi, bool need_far)
   PtrVec *in = ks_if(L, cb, kbin(L, KO_LT, kvar(L, k, jj, NULL), kvar(L, k, hi, NULL)));
   KExpr *eid = by_src ? kgraph(L, k, KG_OUT_EID, kvar(L, k, jj, NULL)) : kvar(L, k, jj, NULL);
   ks_shstore(L, in, she, klane(L), eid);
-  if (need_far) ks_shstore(L, in, shu, klane(L), kgraph(L, k, by_src ? KG_DST : KG_SRC, kshared(L, k, she, klane(L))));
+  /* the far end: src[e] in CSR order (e is the counter), out_dst[jj] in CSC order (dst[out_eid[jj]]
+   * without the random read of dst) */
+  if (need_far)
+    ks_shstore(L, in, shu, klane(L), by_src ? kgraph(L, k, KG_OUT_DST, kvar(L, k, jj, NULL)) : kgraph(L, k, KG_SRC, kshared(L, k, she, klane(L))));
   ks_new(L, cb, KS_BARRIER);
   int cnt = add_local(L, k, "cnt", KT_I64, 0, true);
   ks_let(L, cb, cnt, NULL, kbin(L, KO_MIN, kbin(L, KO_SUB, kvar(L, k, hi, NULL), kvar(L, k, j0, NULL)), ki(L, G)));

@@ -1178,7 +1178,7 @@ static void k12_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
 }
 
 /* k13_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %50 %51 %52 %53 %55; in memory: %53 %55 */
-static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_grad_out, const float *restrict appnpprop0_c, float *restrict t53, float *restrict t55) {
+static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const float *restrict in_grad_out, const float *restrict appnpprop0_c, float *restrict t53, float *restrict t55) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -1207,7 +1207,7 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
@@ -1250,7 +1250,7 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 }
 
 /* k14_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %56 %57 %58 %60; in memory: %58 %60 */
-static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t55, const float *restrict appnpprop0_c, float *restrict t58, float *restrict t60) {
+static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const float *restrict t55, const float *restrict appnpprop0_c, float *restrict t58, float *restrict t60) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -1279,7 +1279,7 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
@@ -1322,7 +1322,7 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 }
 
 /* k15_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %61 %62 %63 %65; in memory: %63 %65 */
-static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t60, const float *restrict appnpprop0_c, float *restrict t63, float *restrict t65) {
+static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const float *restrict t60, const float *restrict appnpprop0_c, float *restrict t63, float *restrict t65) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -1351,7 +1351,7 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
@@ -1394,7 +1394,7 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 }
 
 /* k16_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %66 %67 %68 %70; in memory: %68 %70 */
-static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t65, const float *restrict appnpprop0_c, float *restrict t68, float *restrict t70) {
+static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const float *restrict t65, const float *restrict appnpprop0_c, float *restrict t68, float *restrict t70) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -1423,7 +1423,7 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
@@ -1466,7 +1466,7 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 }
 
 /* k17_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %71 %72 %73 %75; in memory: %73 %75 */
-static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t70, const float *restrict appnpprop0_c, float *restrict t73, float *restrict t75) {
+static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const float *restrict t70, const float *restrict appnpprop0_c, float *restrict t73, float *restrict t75) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -1495,7 +1495,7 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
@@ -1538,7 +1538,7 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 }
 
 /* k18_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %76 %77 %78 %80; in memory: %78 %80 */
-static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t75, const float *restrict appnpprop0_c, float *restrict t78, float *restrict t80) {
+static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const float *restrict t75, const float *restrict appnpprop0_c, float *restrict t78, float *restrict t80) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -1567,7 +1567,7 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
@@ -1610,7 +1610,7 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 }
 
 /* k19_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %81 %82 %83 %85; in memory: %83 %85 */
-static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t80, const float *restrict appnpprop0_c, float *restrict t83, float *restrict t85) {
+static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const float *restrict t80, const float *restrict appnpprop0_c, float *restrict t83, float *restrict t85) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -1639,7 +1639,7 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
@@ -1682,7 +1682,7 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 }
 
 /* k20_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %86 %87 %88 %90; in memory: %88 %90 */
-static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t85, const float *restrict appnpprop0_c, float *restrict t88, float *restrict t90) {
+static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const float *restrict t85, const float *restrict appnpprop0_c, float *restrict t88, float *restrict t90) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -1711,7 +1711,7 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
@@ -1754,7 +1754,7 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 }
 
 /* k21_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %91 %92 %93 %96; in memory: %93 %96 */
-static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t90, const float *restrict appnpprop0_c, float *restrict t93, float *restrict t96) {
+static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const float *restrict t90, const float *restrict appnpprop0_c, float *restrict t93, float *restrict t96) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -1783,7 +1783,7 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
@@ -1826,7 +1826,7 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 }
 
 /* k22_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %54 %59 %64 %69 %74 %79 %84 %89 %94 %95 %97 %98 %99 %100; in memory: %100 */
-static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t96, const float *restrict appnpprop0_c, const float *restrict in_grad_out, const float *restrict t53, const float *restrict t58, const float *restrict t63, const float *restrict t68, const float *restrict t73, const float *restrict t78, float *restrict t100, const float *restrict t83, const float *restrict t88, const float *restrict t93) {
+static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const float *restrict t96, const float *restrict appnpprop0_c, const float *restrict in_grad_out, const float *restrict t53, const float *restrict t58, const float *restrict t63, const float *restrict t68, const float *restrict t73, const float *restrict t78, float *restrict t100, const float *restrict t83, const float *restrict t88, const float *restrict t93) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -1855,7 +1855,7 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
@@ -2485,34 +2485,34 @@ gnn_status appnp_backward(appnp_model *m, const float *grad_out) {
   const uint64_t seed = m->dropout_seed;
   gnn_profile_mark(m->ctx);
   /* 15: fused %50 %51 %52 %53 %55; in memory: %53 %55 */
-  k13_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_grad_out, m->appnpprop0_c, m->t53, m->t55);
+  k13_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->in_grad_out, m->appnpprop0_c, m->t53, m->t55);
   gnn_profile_step(m->ctx, "backward 15 kernel fused %50 %51 %52 %53 %55; in memory: %53 %55");
   /* 16: fused %56 %57 %58 %60; in memory: %58 %60 */
-  k14_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t55, m->appnpprop0_c, m->t58, m->t60);
+  k14_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t55, m->appnpprop0_c, m->t58, m->t60);
   gnn_profile_step(m->ctx, "backward 16 kernel fused %56 %57 %58 %60; in memory: %58 %60");
   /* 17: fused %61 %62 %63 %65; in memory: %63 %65 */
-  k15_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t60, m->appnpprop0_c, m->t63, m->t65);
+  k15_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t60, m->appnpprop0_c, m->t63, m->t65);
   gnn_profile_step(m->ctx, "backward 17 kernel fused %61 %62 %63 %65; in memory: %63 %65");
   /* 18: fused %66 %67 %68 %70; in memory: %68 %70 */
-  k16_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t65, m->appnpprop0_c, m->t68, m->t70);
+  k16_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t65, m->appnpprop0_c, m->t68, m->t70);
   gnn_profile_step(m->ctx, "backward 18 kernel fused %66 %67 %68 %70; in memory: %68 %70");
   /* 19: fused %71 %72 %73 %75; in memory: %73 %75 */
-  k17_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t70, m->appnpprop0_c, m->t73, m->t75);
+  k17_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t70, m->appnpprop0_c, m->t73, m->t75);
   gnn_profile_step(m->ctx, "backward 19 kernel fused %71 %72 %73 %75; in memory: %73 %75");
   /* 20: fused %76 %77 %78 %80; in memory: %78 %80 */
-  k18_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t75, m->appnpprop0_c, m->t78, m->t80);
+  k18_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t75, m->appnpprop0_c, m->t78, m->t80);
   gnn_profile_step(m->ctx, "backward 20 kernel fused %76 %77 %78 %80; in memory: %78 %80");
   /* 21: fused %81 %82 %83 %85; in memory: %83 %85 */
-  k19_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t80, m->appnpprop0_c, m->t83, m->t85);
+  k19_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t80, m->appnpprop0_c, m->t83, m->t85);
   gnn_profile_step(m->ctx, "backward 21 kernel fused %81 %82 %83 %85; in memory: %83 %85");
   /* 22: fused %86 %87 %88 %90; in memory: %88 %90 */
-  k20_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t85, m->appnpprop0_c, m->t88, m->t90);
+  k20_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t85, m->appnpprop0_c, m->t88, m->t90);
   gnn_profile_step(m->ctx, "backward 22 kernel fused %86 %87 %88 %90; in memory: %88 %90");
   /* 23: fused %91 %92 %93 %96; in memory: %93 %96 */
-  k21_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t90, m->appnpprop0_c, m->t93, m->t96);
+  k21_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t90, m->appnpprop0_c, m->t93, m->t96);
   gnn_profile_step(m->ctx, "backward 23 kernel fused %91 %92 %93 %96; in memory: %93 %96");
   /* 24: fused %54 %59 %64 %69 %74 %79 %84 %89 %94 %95 %97 %98 %99 %100; in memory: %100 */
-  k22_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t96, m->appnpprop0_c, m->in_grad_out, m->t53, m->t58, m->t63, m->t68, m->t73, m->t78, m->t100, m->t83, m->t88, m->t93);
+  k22_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t96, m->appnpprop0_c, m->in_grad_out, m->t53, m->t58, m->t63, m->t68, m->t73, m->t78, m->t100, m->t83, m->t88, m->t93);
   gnn_profile_step(m->ctx, "backward 24 kernel fused %54 %59 %64 %69 %74 %79 %84 %89 %94 %95 %97 %98 %99 %100; in memory: %100");
   /* 25: %102 apply_vertex.linear_t */
   {

@@ -1025,7 +1025,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k12_appnpprop0_z_vertex(
 }
 
 /* appnp_k13_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %50 %51 %52 %53 %55; in memory: %53 %55 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k13_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_grad_out, const float *__restrict__ appnpprop0_c, float *__restrict__ t53, float *__restrict__ t55) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k13_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const float *__restrict__ in_grad_out, const float *__restrict__ appnpprop0_c, float *__restrict__ t53, float *__restrict__ t55) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -1059,7 +1059,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k13_sum_vertex(int64_t n
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
@@ -1100,7 +1100,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k13_sum_vertex(int64_t n
 }
 
 /* appnp_k14_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %56 %57 %58 %60; in memory: %58 %60 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k14_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t55, const float *__restrict__ appnpprop0_c, float *__restrict__ t58, float *__restrict__ t60) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k14_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const float *__restrict__ t55, const float *__restrict__ appnpprop0_c, float *__restrict__ t58, float *__restrict__ t60) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -1134,7 +1134,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k14_sum_vertex(int64_t n
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
@@ -1175,7 +1175,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k14_sum_vertex(int64_t n
 }
 
 /* appnp_k15_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %61 %62 %63 %65; in memory: %63 %65 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k15_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t60, const float *__restrict__ appnpprop0_c, float *__restrict__ t63, float *__restrict__ t65) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k15_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const float *__restrict__ t60, const float *__restrict__ appnpprop0_c, float *__restrict__ t63, float *__restrict__ t65) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -1209,7 +1209,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k15_sum_vertex(int64_t n
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
@@ -1250,7 +1250,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k15_sum_vertex(int64_t n
 }
 
 /* appnp_k16_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %66 %67 %68 %70; in memory: %68 %70 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k16_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t65, const float *__restrict__ appnpprop0_c, float *__restrict__ t68, float *__restrict__ t70) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k16_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const float *__restrict__ t65, const float *__restrict__ appnpprop0_c, float *__restrict__ t68, float *__restrict__ t70) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -1284,7 +1284,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k16_sum_vertex(int64_t n
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
@@ -1325,7 +1325,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k16_sum_vertex(int64_t n
 }
 
 /* appnp_k17_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %71 %72 %73 %75; in memory: %73 %75 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k17_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t70, const float *__restrict__ appnpprop0_c, float *__restrict__ t73, float *__restrict__ t75) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k17_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const float *__restrict__ t70, const float *__restrict__ appnpprop0_c, float *__restrict__ t73, float *__restrict__ t75) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -1359,7 +1359,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k17_sum_vertex(int64_t n
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
@@ -1400,7 +1400,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k17_sum_vertex(int64_t n
 }
 
 /* appnp_k18_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %76 %77 %78 %80; in memory: %78 %80 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k18_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t75, const float *__restrict__ appnpprop0_c, float *__restrict__ t78, float *__restrict__ t80) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k18_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const float *__restrict__ t75, const float *__restrict__ appnpprop0_c, float *__restrict__ t78, float *__restrict__ t80) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -1434,7 +1434,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k18_sum_vertex(int64_t n
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
@@ -1475,7 +1475,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k18_sum_vertex(int64_t n
 }
 
 /* appnp_k19_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %81 %82 %83 %85; in memory: %83 %85 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k19_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t80, const float *__restrict__ appnpprop0_c, float *__restrict__ t83, float *__restrict__ t85) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k19_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const float *__restrict__ t80, const float *__restrict__ appnpprop0_c, float *__restrict__ t83, float *__restrict__ t85) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -1509,7 +1509,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k19_sum_vertex(int64_t n
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
@@ -1550,7 +1550,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k19_sum_vertex(int64_t n
 }
 
 /* appnp_k20_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %86 %87 %88 %90; in memory: %88 %90 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k20_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t85, const float *__restrict__ appnpprop0_c, float *__restrict__ t88, float *__restrict__ t90) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k20_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const float *__restrict__ t85, const float *__restrict__ appnpprop0_c, float *__restrict__ t88, float *__restrict__ t90) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -1584,7 +1584,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k20_sum_vertex(int64_t n
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
@@ -1625,7 +1625,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k20_sum_vertex(int64_t n
 }
 
 /* appnp_k21_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %91 %92 %93 %96; in memory: %93 %96 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k21_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t90, const float *__restrict__ appnpprop0_c, float *__restrict__ t93, float *__restrict__ t96) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k21_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const float *__restrict__ t90, const float *__restrict__ appnpprop0_c, float *__restrict__ t93, float *__restrict__ t96) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -1659,7 +1659,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k21_sum_vertex(int64_t n
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
@@ -1700,7 +1700,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k21_sum_vertex(int64_t n
 }
 
 /* appnp_k22_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %54 %59 %64 %69 %74 %79 %84 %89 %94 %95 %97 %98 %99 %100; in memory: %100 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k22_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t96, const float *__restrict__ appnpprop0_c, const float *__restrict__ in_grad_out, const float *__restrict__ t53, const float *__restrict__ t58, const float *__restrict__ t63, const float *__restrict__ t68, const float *__restrict__ t73, const float *__restrict__ t78, float *__restrict__ t100, const float *__restrict__ t83, const float *__restrict__ t88, const float *__restrict__ t93) {
+extern "C" __global__ void __launch_bounds__(256) appnp_k22_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const float *__restrict__ t96, const float *__restrict__ appnpprop0_c, const float *__restrict__ in_grad_out, const float *__restrict__ t53, const float *__restrict__ t58, const float *__restrict__ t63, const float *__restrict__ t68, const float *__restrict__ t73, const float *__restrict__ t78, float *__restrict__ t100, const float *__restrict__ t83, const float *__restrict__ t88, const float *__restrict__ t93) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -1735,7 +1735,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k22_sum_vertex(int64_t n
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
@@ -2413,70 +2413,70 @@ gnn_status appnp_backward(appnp_model *m, const float *grad_out) {
   /* 15: fused %50 %51 %52 %53 %55; in memory: %53 %55 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k13_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_grad_out, m->appnpprop0_c, m->t53, m->t55);
+    appnp_k13_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->in_grad_out, m->appnpprop0_c, m->t53, m->t55);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 15 kernel fused %50 %51 %52 %53 %55; in memory: %53 %55");
   /* 16: fused %56 %57 %58 %60; in memory: %58 %60 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k14_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t55, m->appnpprop0_c, m->t58, m->t60);
+    appnp_k14_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t55, m->appnpprop0_c, m->t58, m->t60);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 16 kernel fused %56 %57 %58 %60; in memory: %58 %60");
   /* 17: fused %61 %62 %63 %65; in memory: %63 %65 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k15_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t60, m->appnpprop0_c, m->t63, m->t65);
+    appnp_k15_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t60, m->appnpprop0_c, m->t63, m->t65);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 17 kernel fused %61 %62 %63 %65; in memory: %63 %65");
   /* 18: fused %66 %67 %68 %70; in memory: %68 %70 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k16_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t65, m->appnpprop0_c, m->t68, m->t70);
+    appnp_k16_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t65, m->appnpprop0_c, m->t68, m->t70);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 18 kernel fused %66 %67 %68 %70; in memory: %68 %70");
   /* 19: fused %71 %72 %73 %75; in memory: %73 %75 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k17_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t70, m->appnpprop0_c, m->t73, m->t75);
+    appnp_k17_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t70, m->appnpprop0_c, m->t73, m->t75);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 19 kernel fused %71 %72 %73 %75; in memory: %73 %75");
   /* 20: fused %76 %77 %78 %80; in memory: %78 %80 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k18_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t75, m->appnpprop0_c, m->t78, m->t80);
+    appnp_k18_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t75, m->appnpprop0_c, m->t78, m->t80);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 20 kernel fused %76 %77 %78 %80; in memory: %78 %80");
   /* 21: fused %81 %82 %83 %85; in memory: %83 %85 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k19_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t80, m->appnpprop0_c, m->t83, m->t85);
+    appnp_k19_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t80, m->appnpprop0_c, m->t83, m->t85);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 21 kernel fused %81 %82 %83 %85; in memory: %83 %85");
   /* 22: fused %86 %87 %88 %90; in memory: %88 %90 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k20_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t85, m->appnpprop0_c, m->t88, m->t90);
+    appnp_k20_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t85, m->appnpprop0_c, m->t88, m->t90);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 22 kernel fused %86 %87 %88 %90; in memory: %88 %90");
   /* 23: fused %91 %92 %93 %96; in memory: %93 %96 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k21_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t90, m->appnpprop0_c, m->t93, m->t96);
+    appnp_k21_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t90, m->appnpprop0_c, m->t93, m->t96);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 23 kernel fused %91 %92 %93 %96; in memory: %93 %96");
   /* 24: fused %54 %59 %64 %69 %74 %79 %84 %89 %94 %95 %97 %98 %99 %100; in memory: %100 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    appnp_k22_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t96, m->appnpprop0_c, m->in_grad_out, m->t53, m->t58, m->t63, m->t68, m->t73, m->t78, m->t100, m->t83, m->t88, m->t93);
+    appnp_k22_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t96, m->appnpprop0_c, m->in_grad_out, m->t53, m->t58, m->t63, m->t68, m->t73, m->t78, m->t100, m->t83, m->t88, m->t93);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 24 kernel fused %54 %59 %64 %69 %74 %79 %84 %89 %94 %95 %97 %98 %99 %100; in memory: %100");

@@ -707,7 +707,7 @@ static void k6_mul_vertex(int64_t nrows, float *restrict t47, const float *restr
 }
 
 /* k7_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %48 %49; in memory: %49 */
-static void k7_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const int32_t *restrict t43, const float *restrict in_grad_out, float *restrict t49) {
+static void k7_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const int32_t *restrict t43, const float *restrict in_grad_out, float *restrict t49) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -734,12 +734,11 @@ static void k7_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           gnn_prefetch_row(&t43[sh_u[lane] * 256], 512);
           gnn_prefetch_row(&in_grad_out[sh_u[lane] * 256], 512);
-          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
-            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t43[gnn_pf_u * 256], 512);
             gnn_prefetch_row(&in_grad_out[gnn_pf_u * 256], 512);
           }
@@ -793,7 +792,7 @@ static void k8_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t57,
 }
 
 /* k9_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %59 %60; in memory: %60 */
-static void k9_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const int32_t *restrict t32, const float *restrict t57, float *restrict t60) {
+static void k9_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const int32_t *restrict t32, const float *restrict t57, float *restrict t60) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -820,12 +819,11 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           gnn_prefetch_row(&t32[sh_u[lane] * 128], 512);
           gnn_prefetch_row(&t57[sh_u[lane] * 128], 512);
-          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
-            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t32[gnn_pf_u * 128], 512);
             gnn_prefetch_row(&t57[gnn_pf_u * 128], 512);
           }
@@ -879,7 +877,7 @@ static void k10_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t68
 }
 
 /* k11_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %70 %71; in memory: %71 */
-static void k11_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const int32_t *restrict t21, const float *restrict t68, float *restrict t71) {
+static void k11_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const int32_t *restrict t21, const float *restrict t68, float *restrict t71) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -906,12 +904,11 @@ static void k11_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           gnn_prefetch_row(&t21[sh_u[lane] * 64], 256);
           gnn_prefetch_row(&t68[sh_u[lane] * 64], 256);
-          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
-            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t21[gnn_pf_u * 64], 256);
             gnn_prefetch_row(&t68[gnn_pf_u * 64], 256);
           }
@@ -965,7 +962,7 @@ static void k12_apply_vertex_relu_grad_vertex(int64_t nrows, float *restrict t79
 }
 
 /* k13_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %81 %82; in memory: %82 */
-static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const int32_t *restrict t8, const float *restrict t79, float *restrict t82) {
+static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const int32_t *restrict t8, const float *restrict t79, float *restrict t82) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -992,12 +989,11 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           gnn_prefetch_row(&t8[sh_u[lane] * 64], 256);
           gnn_prefetch_row(&t79[sh_u[lane] * 64], 256);
-          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
-            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t8[gnn_pf_u * 64], 256);
             gnn_prefetch_row(&t79[gnn_pf_u * 64], 256);
           }
@@ -1624,7 +1620,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   k6_mul_vertex(g->nv, m->t47, m->in_grad_out, m->t10);
   gnn_profile_step(m->ctx, "backward 14 kernel fused %47; in memory: %47");
   /* 15: fused %48 %49; in memory: %49 */
-  k7_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t43, m->in_grad_out, m->t49);
+  k7_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t43, m->in_grad_out, m->t49);
   gnn_profile_step(m->ctx, "backward 15 kernel fused %48 %49; in memory: %49");
   /* 16: %50 apply_vertex.linear_t */
   {
@@ -1658,7 +1654,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   k8_apply_vertex_relu_grad_vertex(g->nv, m->t57, m->edgeconv2_out, m->t50, m->t53, m->t58, m->t10);
   gnn_profile_step(m->ctx, "backward 20 kernel fused %54 %57 %58; in memory: %57 %58");
   /* 21: fused %59 %60; in memory: %60 */
-  k9_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t32, m->t57, m->t60);
+  k9_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t32, m->t57, m->t60);
   gnn_profile_step(m->ctx, "backward 21 kernel fused %59 %60; in memory: %60");
   /* 22: %61 apply_vertex.linear_t */
   {
@@ -1692,7 +1688,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   k10_apply_vertex_relu_grad_vertex(g->nv, m->t68, m->edgeconv1_out, m->t61, m->t64, m->t69, m->t10);
   gnn_profile_step(m->ctx, "backward 26 kernel fused %65 %68 %69; in memory: %68 %69");
   /* 27: fused %70 %71; in memory: %71 */
-  k11_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t21, m->t68, m->t71);
+  k11_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t21, m->t68, m->t71);
   gnn_profile_step(m->ctx, "backward 27 kernel fused %70 %71; in memory: %71");
   /* 28: %72 apply_vertex.linear_t */
   {
@@ -1726,7 +1722,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   k12_apply_vertex_relu_grad_vertex(g->nv, m->t79, m->edgeconv0_out, m->t72, m->t75, m->t80, m->t10);
   gnn_profile_step(m->ctx, "backward 32 kernel fused %76 %79 %80; in memory: %79 %80");
   /* 33: fused %81 %82; in memory: %82 */
-  k13_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t8, m->t79, m->t82);
+  k13_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t8, m->t79, m->t82);
   gnn_profile_step(m->ctx, "backward 33 kernel fused %81 %82; in memory: %82");
   /* 34: %83 reduce_rows.matmul_tn */
   {

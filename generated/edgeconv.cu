@@ -503,7 +503,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k6_mul_vertex(int64_t nr
 }
 
 /* dgcnn_k7_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %48 %49; in memory: %49 */
-extern "C" __global__ void __launch_bounds__(256) dgcnn_k7_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ t43, const float *__restrict__ in_grad_out, float *__restrict__ t49) {
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k7_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const int32_t *__restrict__ t43, const float *__restrict__ in_grad_out, float *__restrict__ t49) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -530,7 +530,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k7_sum_vertex(int64_t nr
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
@@ -573,7 +573,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k8_apply_vertex_relu_gra
 }
 
 /* dgcnn_k9_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %59 %60; in memory: %60 */
-extern "C" __global__ void __launch_bounds__(256) dgcnn_k9_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ t32, const float *__restrict__ t57, float *__restrict__ t60) {
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k9_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const int32_t *__restrict__ t32, const float *__restrict__ t57, float *__restrict__ t60) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -600,7 +600,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k9_sum_vertex(int64_t nr
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
@@ -643,7 +643,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k10_apply_vertex_relu_gr
 }
 
 /* dgcnn_k11_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %70 %71; in memory: %71 */
-extern "C" __global__ void __launch_bounds__(256) dgcnn_k11_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ t21, const float *__restrict__ t68, float *__restrict__ t71) {
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k11_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const int32_t *__restrict__ t21, const float *__restrict__ t68, float *__restrict__ t71) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -670,7 +670,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k11_sum_vertex(int64_t n
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
@@ -713,7 +713,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k12_apply_vertex_relu_gr
 }
 
 /* dgcnn_k13_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %81 %82; in memory: %82 */
-extern "C" __global__ void __launch_bounds__(256) dgcnn_k13_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ t8, const float *__restrict__ t79, float *__restrict__ t82) {
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k13_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const int32_t *__restrict__ t8, const float *__restrict__ t79, float *__restrict__ t82) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -740,7 +740,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k13_sum_vertex(int64_t n
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
@@ -1390,7 +1390,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   /* 15: fused %48 %49; in memory: %49 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    dgcnn_k7_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t43, m->in_grad_out, m->t49);
+    dgcnn_k7_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t43, m->in_grad_out, m->t49);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 15 kernel fused %48 %49; in memory: %49");
@@ -1440,7 +1440,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   /* 21: fused %59 %60; in memory: %60 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    dgcnn_k9_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t32, m->t57, m->t60);
+    dgcnn_k9_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t32, m->t57, m->t60);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 21 kernel fused %59 %60; in memory: %60");
@@ -1490,7 +1490,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   /* 27: fused %70 %71; in memory: %71 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    dgcnn_k11_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t21, m->t68, m->t71);
+    dgcnn_k11_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t21, m->t68, m->t71);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 27 kernel fused %70 %71; in memory: %71");
@@ -1540,7 +1540,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   /* 33: fused %81 %82; in memory: %82 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    dgcnn_k13_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t8, m->t79, m->t82);
+    dgcnn_k13_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t8, m->t79, m->t82);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 33 kernel fused %81 %82; in memory: %82");

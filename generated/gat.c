@@ -810,7 +810,7 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
 
 /* k7_sum_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72
  * Source lines 11-12. */
-static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict gatconv1_x_W, const float *restrict gatconv1_e_softmax_max, const float *restrict gatconv1_e_softmax_sum, const float *restrict in_grad_out, const double *restrict t54, float *restrict t59, float *restrict t72, const float *restrict t60, const float *restrict p_gatconv1_a, int training, uint64_t seed) {
+static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const float *restrict gatconv1_x_W, const float *restrict gatconv1_e_softmax_max, const float *restrict gatconv1_e_softmax_sum, const float *restrict in_grad_out, const double *restrict t54, float *restrict t59, float *restrict t72, const float *restrict t60, const float *restrict p_gatconv1_a, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
@@ -858,7 +858,7 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -1100,7 +1100,7 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
 
 /* k10_sum_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108
  * Source lines 11-12. */
-static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t7, const float *restrict t8, const float *restrict gatconv0_e_softmax_max, const float *restrict gatconv0_e_softmax_sum, const float *restrict gatconv0_x_W, const float *restrict t77, const double *restrict t90, float *restrict t95, const float *restrict t96, const float *restrict p_gatconv0_a, float *restrict t108, int training, uint64_t seed) {
+static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const float *restrict t7, const float *restrict t8, const float *restrict gatconv0_e_softmax_max, const float *restrict gatconv0_e_softmax_sum, const float *restrict gatconv0_x_W, const float *restrict t77, const double *restrict t90, float *restrict t95, const float *restrict t96, const float *restrict p_gatconv0_a, float *restrict t108, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
@@ -1145,13 +1145,12 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           gnn_prefetch_row(&t77[sh_u[lane] * 64], 256);
           gnn_prefetch_row(&t90[sh_u[lane] * 8], 64);
           gnn_prefetch_row(&t8[sh_u[lane] * 8], 32);
-          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
-            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t77[gnn_pf_u * 64], 256);
             gnn_prefetch_row(&t90[gnn_pf_u * 8], 64);
             gnn_prefetch_row(&t8[gnn_pf_u * 8], 32);
@@ -1865,7 +1864,7 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
   k6_sum_vertex(g->nv, g->in_ptr, g->src, m->gatconv1_x_W, m->in_grad_out, m->gatconv1_e_softmax_max, m->gatconv1_e_softmax_sum, m->t54, m->t60, training, seed);
   gnn_profile_step(m->ctx, "backward 8 kernel fused %29 %30 %41 %43 %44 %45 %46 %47 %48 %49 %52 %55 %56 %57 %58 %60; in memory: %60");
   /* 9: fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72 */
-  k7_sum_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->gatconv1_x_W, m->gatconv1_e_softmax_max, m->gatconv1_e_softmax_sum, m->in_grad_out, m->t54, m->t59, m->t72, m->t60, m->param[3], training, seed);
+  k7_sum_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->gatconv1_x_W, m->gatconv1_e_softmax_max, m->gatconv1_e_softmax_sum, m->in_grad_out, m->t54, m->t59, m->t72, m->t60, m->param[3], training, seed);
   gnn_profile_step(m->ctx, "backward 9 kernel fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72");
   /* 10: %73 apply_vertex.linear_t */
   {
@@ -1888,7 +1887,7 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
   k9_sum_vertex(g->nv, g->in_ptr, g->src, m->gatconv0_x_W, m->t77, m->t7, m->t8, m->gatconv0_e_softmax_max, m->gatconv0_e_softmax_sum, m->t90, m->t96, training, seed);
   gnn_profile_step(m->ctx, "backward 13 kernel fused %9 %10 %79 %80 %81 %82 %83 %84 %85 %88 %91 %92 %93 %94 %96; in memory: %96");
   /* 14: fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108 */
-  k10_sum_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t7, m->t8, m->gatconv0_e_softmax_max, m->gatconv0_e_softmax_sum, m->gatconv0_x_W, m->t77, m->t90, m->t95, m->t96, m->param[1], m->t108, training, seed);
+  k10_sum_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t7, m->t8, m->gatconv0_e_softmax_max, m->gatconv0_e_softmax_sum, m->gatconv0_x_W, m->t77, m->t90, m->t95, m->t96, m->param[1], m->t108, training, seed);
   gnn_profile_step(m->ctx, "backward 14 kernel fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108");
   /* 15: %62 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->acc62, (size_t)1 * 7 * sizeof(double)))) return st;

@@ -581,7 +581,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrow
 
 /* gat_k7_sum_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72
  * Source lines 11-12. */
-extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ gatconv1_x_W, const float *__restrict__ gatconv1_e_softmax_max, const float *__restrict__ gatconv1_e_softmax_sum, const float *__restrict__ in_grad_out, const double *__restrict__ t54, float *__restrict__ t59, float *__restrict__ t72, const float *__restrict__ t60, const float *__restrict__ p_gatconv1_a, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const float *__restrict__ gatconv1_x_W, const float *__restrict__ gatconv1_e_softmax_max, const float *__restrict__ gatconv1_e_softmax_sum, const float *__restrict__ in_grad_out, const double *__restrict__ t54, float *__restrict__ t59, float *__restrict__ t72, const float *__restrict__ t60, const float *__restrict__ p_gatconv1_a, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
@@ -640,7 +640,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
@@ -815,7 +815,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrow
 
 /* gat_k10_sum_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108
  * Source lines 11-12. */
-extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ gatconv0_e_softmax_max, const float *__restrict__ gatconv0_e_softmax_sum, const float *__restrict__ gatconv0_x_W, const float *__restrict__ t77, const double *__restrict__ t90, float *__restrict__ t95, const float *__restrict__ t96, const float *__restrict__ p_gatconv0_a, float *__restrict__ t108, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const float *__restrict__ t7, const float *__restrict__ t8, const float *__restrict__ gatconv0_e_softmax_max, const float *__restrict__ gatconv0_e_softmax_sum, const float *__restrict__ gatconv0_x_W, const float *__restrict__ t77, const double *__restrict__ t90, float *__restrict__ t95, const float *__restrict__ t96, const float *__restrict__ p_gatconv0_a, float *__restrict__ t108, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -871,7 +871,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 8; j++) {
@@ -1566,7 +1566,7 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
   /* 9: fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    gat_k7_sum_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->gatconv1_x_W, m->gatconv1_e_softmax_max, m->gatconv1_e_softmax_sum, m->in_grad_out, m->t54, m->t59, m->t72, m->t60, m->param[3], training, seed);
+    gat_k7_sum_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->gatconv1_x_W, m->gatconv1_e_softmax_max, m->gatconv1_e_softmax_sum, m->in_grad_out, m->t54, m->t59, m->t72, m->t60, m->param[3], training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 9 kernel fused %25 %26 %29 %30 %41 %42 %43 %44 %45 %46 %47 %48 %49 %50 %51 %52 %55 %56 %57 %58 %59 %63 %66 %67 %71 %72; in memory: %59 %72");
@@ -1605,7 +1605,7 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
   /* 14: fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gat_k10_sum_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t7, m->t8, m->gatconv0_e_softmax_max, m->gatconv0_e_softmax_sum, m->gatconv0_x_W, m->t77, m->t90, m->t95, m->t96, m->param[1], m->t108, training, seed);
+    gat_k10_sum_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t7, m->t8, m->gatconv0_e_softmax_max, m->gatconv0_e_softmax_sum, m->gatconv0_x_W, m->t77, m->t90, m->t95, m->t96, m->param[1], m->t108, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 14 kernel fused %5 %6 %9 %10 %78 %79 %80 %81 %82 %83 %84 %85 %86 %87 %88 %91 %92 %93 %94 %95 %99 %102 %103 %107 %108; in memory: %95 %108");

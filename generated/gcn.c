@@ -372,12 +372,11 @@ static void k2_gcnconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
 
 /* k3_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %6 %7 %20 %21 %22; in memory: %22
  * Source line 9. */
-static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict out_deg, const float *restrict in_deg, const float *restrict in_grad_out, float *restrict t22) {
+static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_dst, const float *restrict out_deg, const float *restrict in_deg, const float *restrict in_grad_out, float *restrict t22) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st7[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st21[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -400,8 +399,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         float gcnconv0_c_;
         jj = j0 + lane;
         if (jj < hi) {
-          sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             gcnconv0_c_ = gnn_rsqrtf(out_deg[row * 1 + j] * in_deg[su * 1 + j]);
@@ -517,12 +515,11 @@ static void k7_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad
 
 /* k8_sum_vertex: vertex-balanced over out-edges (CSC), 16 lanes per group. fused %6 %7 %28 %29 %30; in memory: %30
  * Source line 9. */
-static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t26, float *restrict t30) {
+static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_dst, const float *restrict out_deg, const float *restrict in_deg, const float *restrict t26, float *restrict t30) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st7[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
@@ -545,12 +542,10 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         float gcnconv0_c_;
         jj = j0 + lane;
         if (jj < hi) {
-          sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           gnn_prefetch_row(&t26[sh_u[lane] * 16], 64);
-          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
-            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t26[gnn_pf_u * 16], 64);
           }
           su = sh_u[lane];
@@ -978,7 +973,7 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
   const uint64_t seed = m->dropout_seed;
   gnn_profile_mark(m->ctx);
   /* 5: fused %6 %7 %20 %21 %22; in memory: %22 */
-  k3_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, g->out_deg, g->in_deg, m->in_grad_out, m->t22);
+  k3_sum_vertex(g->nv, g->out_ptr, g->out_dst, g->out_deg, g->in_deg, m->in_grad_out, m->t22);
   gnn_profile_step(m->ctx, "backward 5 kernel fused %6 %7 %20 %21 %22; in memory: %22");
   /* 6: %23 apply_vertex.linear_t */
   {
@@ -1013,7 +1008,7 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
   k7_reduce_rows_sum_finish_global(1, m->grad[1], m->grad_gcnconv0_b_acc);
   gnn_profile_step(m->ctx, "backward 13 kernel %27 reduce_rows.sum");
   /* 14: fused %6 %7 %28 %29 %30; in memory: %30 */
-  k8_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, g->out_deg, g->in_deg, m->t26, m->t30);
+  k8_sum_vertex(g->nv, g->out_ptr, g->out_dst, g->out_deg, g->in_deg, m->t26, m->t30);
   gnn_profile_step(m->ctx, "backward 14 kernel fused %6 %7 %28 %29 %30; in memory: %30");
   /* 15: %31 reduce_rows.matmul_tn */
   {

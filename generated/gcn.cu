@@ -239,11 +239,9 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k2_gcnconv1_out_vertex(int
 
 /* gcn_k3_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %6 %7 %20 %21 %22; in memory: %22
  * Source line 9. */
-extern "C" __global__ void __launch_bounds__(256) gcn_k3_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ in_grad_out, float *__restrict__ t22) {
+extern "C" __global__ void __launch_bounds__(256) gcn_k3_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_dst, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ in_grad_out, float *__restrict__ t22) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
-  __shared__ int64_t sh_e_block[32][8];
-  int64_t *const sh_e = sh_e_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_u_block[32][8];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh_st7_block[32][8];
@@ -272,8 +270,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k3_sum_vertex(int64_t nrow
   for (int64_t j0 = lo; j0 < hi; j0 += 8) {
     jj = j0 + lane;
     if (jj < hi) {
-      sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
         gcnconv0_c_ = gnn_rsqrtf(out_deg[row * 1 + j] * in_deg[su * 1 + j]);
@@ -378,11 +375,9 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k7_reduce_rows_sum_finish_
 
 /* gcn_k8_sum_vertex: vertex-balanced over out-edges (CSC), 16 lanes per group, 16 groups per block. fused %6 %7 %28 %29 %30; in memory: %30
  * Source line 9. */
-extern "C" __global__ void __launch_bounds__(256) gcn_k8_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t26, float *__restrict__ t30) {
+extern "C" __global__ void __launch_bounds__(256) gcn_k8_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_dst, const float *__restrict__ out_deg, const float *__restrict__ in_deg, const float *__restrict__ t26, float *__restrict__ t30) {
   const int lane = threadIdx.x % 16;
   const int64_t row = (int64_t)blockIdx.x * 16 + threadIdx.x / 16;
-  __shared__ int64_t sh_e_block[16][16];
-  int64_t *const sh_e = sh_e_block[threadIdx.x / 16];  /* this group's */
   __shared__ int64_t sh_u_block[16][16];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 16];  /* this group's */
   __shared__ float sh_st7_block[16][16];
@@ -407,8 +402,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k8_sum_vertex(int64_t nrow
   for (int64_t j0 = lo; j0 < hi; j0 += 16) {
     jj = j0 + lane;
     if (jj < hi) {
-      sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
         gcnconv0_c_ = gnn_rsqrtf(out_deg[row * 1 + j] * in_deg[su * 1 + j]);
@@ -850,7 +844,7 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
   /* 5: fused %6 %7 %20 %21 %22; in memory: %22 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    gcn_k3_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, g->out_deg, g->in_deg, m->in_grad_out, m->t22);
+    gcn_k3_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_dst, g->out_deg, g->in_deg, m->in_grad_out, m->t22);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 5 kernel fused %6 %7 %20 %21 %22; in memory: %22");
@@ -909,7 +903,7 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
   /* 14: fused %6 %7 %28 %29 %30; in memory: %30 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
-    gcn_k8_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, g->out_deg, g->in_deg, m->t26, m->t30);
+    gcn_k8_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_dst, g->out_deg, g->in_deg, m->t26, m->t30);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 14 kernel fused %6 %7 %28 %29 %30; in memory: %30");

@@ -374,12 +374,11 @@ static void k4_relu_grad_vertex(int64_t nrows, float *restrict t35, const float 
 
 /* k5_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %22 %40 %41 %42 %43; in memory: %43
  * Source line 10. */
-static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t35, const float *restrict p_ginconv1_eps, float *restrict t43) {
+static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_dst, const float *restrict t35, const float *restrict p_ginconv1_eps, float *restrict t43) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st41[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh42[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -401,8 +400,7 @@ static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         int64_t su;
         jj = j0 + lane;
         if (jj < hi) {
-          sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
             sh_st41[(lane * 7) + j] = t35[su * 7 + j];
@@ -627,12 +625,11 @@ static void k14_reduce_rows_sum_finish_global(int64_t nrows, float *restrict gra
 
 /* k15_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %7 %55 %56 %57 %58; in memory: %58
  * Source line 10. */
-static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t50, const float *restrict p_ginconv0_eps, float *restrict t58) {
+static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_dst, const float *restrict t50, const float *restrict p_ginconv0_eps, float *restrict t58) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh57[64] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
@@ -653,12 +650,10 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         int64_t jj;
         jj = j0 + lane;
         if (jj < hi) {
-          sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           gnn_prefetch_row(&t50[sh_u[lane] * 64], 256);
-          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
-            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t50[gnn_pf_u * 64], 256);
           }
         }
@@ -1167,7 +1162,7 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
   k4_relu_grad_vertex(g->nv, m->t35, m->t27, m->t33);
   gnn_profile_step(m->ctx, "backward 10 kernel fused %35; in memory: %35");
   /* 11: fused %22 %40 %41 %42 %43; in memory: %43 */
-  k5_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t35, m->param[5], m->t43);
+  k5_sum_vertex(g->nv, g->out_ptr, g->out_dst, m->t35, m->param[5], m->t43);
   gnn_profile_step(m->ctx, "backward 11 kernel fused %22 %40 %41 %42 %43; in memory: %43");
   /* 12: %44 apply_vertex.linear_t */
   {
@@ -1243,7 +1238,7 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
   k14_reduce_rows_sum_finish_global(1, m->grad[0], m->grad_ginconv0_eps_acc);
   gnn_profile_step(m->ctx, "backward 30 kernel %54 reduce_rows.sum");
   /* 31: fused %7 %55 %56 %57 %58; in memory: %58 */
-  k15_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t50, m->param[0], m->t58);
+  k15_sum_vertex(g->nv, g->out_ptr, g->out_dst, m->t50, m->param[0], m->t58);
   gnn_profile_step(m->ctx, "backward 31 kernel fused %7 %55 %56 %57 %58; in memory: %58");
   /* 32: %59 reduce_rows.matmul_tn */
   {

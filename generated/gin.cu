@@ -258,11 +258,9 @@ extern "C" __global__ void __launch_bounds__(256) gin_k4_relu_grad_vertex(int64_
 
 /* gin_k5_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %22 %40 %41 %42 %43; in memory: %43
  * Source line 10. */
-extern "C" __global__ void __launch_bounds__(256) gin_k5_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t35, const float *__restrict__ p_ginconv1_eps, float *__restrict__ t43) {
+extern "C" __global__ void __launch_bounds__(256) gin_k5_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_dst, const float *__restrict__ t35, const float *__restrict__ p_ginconv1_eps, float *__restrict__ t43) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
-  __shared__ int64_t sh_e_block[32][8];
-  int64_t *const sh_e = sh_e_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_u_block[32][8];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh_st41_block[32][56];
@@ -291,8 +289,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k5_sum_vertex(int64_t nrow
   for (int64_t j0 = lo; j0 < hi; j0 += 8) {
     jj = j0 + lane;
     if (jj < hi) {
-      sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
         sh_st41[(lane * 7) + j] = t35[su * 7 + j];
@@ -518,11 +515,9 @@ extern "C" __global__ void __launch_bounds__(256) gin_k14_reduce_rows_sum_finish
 
 /* gin_k15_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %7 %55 %56 %57 %58; in memory: %58
  * Source line 10. */
-extern "C" __global__ void __launch_bounds__(256) gin_k15_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t50, const float *__restrict__ p_ginconv0_eps, float *__restrict__ t58) {
+extern "C" __global__ void __launch_bounds__(256) gin_k15_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_dst, const float *__restrict__ t50, const float *__restrict__ p_ginconv0_eps, float *__restrict__ t58) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-  __shared__ int64_t sh_e_block[8][32];
-  int64_t *const sh_e = sh_e_block[threadIdx.x / 32];  /* this group's */
   __shared__ int64_t sh_u_block[8][32];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 32];  /* this group's */
   __shared__ float sh57_block[8][64];
@@ -546,8 +541,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k15_sum_vertex(int64_t nro
   for (int64_t j0 = lo; j0 < hi; j0 += 32) {
     jj = j0 + lane;
     if (jj < hi) {
-      sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
@@ -1079,7 +1073,7 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
   /* 11: fused %22 %40 %41 %42 %43; in memory: %43 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    gin_k5_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t35, m->param[5], m->t43);
+    gin_k5_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_dst, m->t35, m->param[5], m->t43);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 11 kernel fused %22 %40 %41 %42 %43; in memory: %43");
@@ -1203,7 +1197,7 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
   /* 31: fused %7 %55 %56 %57 %58; in memory: %58 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gin_k15_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t50, m->param[0], m->t58);
+    gin_k15_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_dst, m->t50, m->param[0], m->t58);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 31 kernel fused %7 %55 %56 %57 %58; in memory: %58");

@@ -834,6 +834,10 @@ static void k35_gather_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           gnn_prefetch_row(&t66[sh_e[lane] * 32], 128);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_eid[jj + 16];
+            gnn_prefetch_row(&t66[gnn_pf_u * 32], 128);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */

@@ -287,7 +287,7 @@ static void k2_apply_vertex_div_vertex(int64_t nrows, float *restrict t24, const
 
 /* k3_sum_vertex: vertex-balanced over out-edges (CSC), 4 lanes per group. fused %9 %25 %26 %27; in memory: %27
  * Source line 15. */
-static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_rel, const float *restrict t24, float *restrict t27) {
+static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const float *restrict in_rel, const float *restrict t24, float *restrict t27) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -315,11 +315,14 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           gnn_prefetch_row(&in_rel[sh_e[lane] * 1], 4);
-          sh_u[lane] = dst[sh_e[lane]];
-          gnn_prefetch_row(&t24[sh_u[lane] * 4], 16);
-          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
-            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            const int64_t gnn_pf_u = out_eid[jj + 16];
+            gnn_prefetch_row(&in_rel[gnn_pf_u * 1], 4);
+          }
+          sh_u[lane] = out_dst[jj];
+          gnn_prefetch_row(&t24[sh_u[lane] * 4], 16);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t24[gnn_pf_u * 4], 16);
           }
         }
@@ -761,7 +764,7 @@ gnn_status hetero_backward(hetero_model *m, const float *grad_out) {
   k2_apply_vertex_div_vertex(g->nv, m->t24, m->in_grad_out, m->t18, m->in_x, m->t29);
   gnn_profile_step(m->ctx, "backward 4 kernel fused %2 %3 %4 %23 %24 %29; in memory: %24 %29");
   /* 5: fused %9 %25 %26 %27; in memory: %27 */
-  k3_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_rel, m->t24, m->t27);
+  k3_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->in_rel, m->t24, m->t27);
   gnn_profile_step(m->ctx, "backward 5 kernel fused %9 %25 %26 %27; in memory: %27");
   /* 6: %28 reduce_rows.matmul_tn */
   {

@@ -217,7 +217,7 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k2_apply_vertex_div_ver
 
 /* hetero_k3_sum_vertex: vertex-balanced over out-edges (CSC), 4 lanes per group, 64 groups per block. fused %9 %25 %26 %27; in memory: %27
  * Source line 15. */
-extern "C" __global__ void __launch_bounds__(256) hetero_k3_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_rel, const float *__restrict__ t24, float *__restrict__ t27) {
+extern "C" __global__ void __launch_bounds__(256) hetero_k3_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const float *__restrict__ in_rel, const float *__restrict__ t24, float *__restrict__ t27) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
   __shared__ int64_t sh_e_block[64][4];
@@ -245,7 +245,7 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k3_sum_vertex(int64_t n
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 4);
@@ -704,7 +704,7 @@ gnn_status hetero_backward(hetero_model *m, const float *grad_out) {
   /* 5: fused %9 %25 %26 %27; in memory: %27 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 64 - 1) / 64);
-    hetero_k3_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_rel, m->t24, m->t27);
+    hetero_k3_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->in_rel, m->t24, m->t27);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 5 kernel fused %9 %25 %26 %27; in memory: %27");

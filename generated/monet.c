@@ -636,7 +636,7 @@ static void k3_gmmconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
 }
 
 /* k4_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %46 %47 %48 %51 %52; in memory: %52 */
-static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_grad_out, const float *restrict gmmconv1_w, float *restrict t52) {
+static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const float *restrict in_grad_out, const float *restrict gmmconv1_w, float *restrict t52) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -664,11 +664,14 @@ static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           gnn_prefetch_row(&gmmconv1_w[sh_e[lane] * 3], 12);
-          sh_u[lane] = dst[sh_e[lane]];
-          gnn_prefetch_row(&in_grad_out[sh_u[lane] * 7], 28);
-          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
-            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            const int64_t gnn_pf_u = out_eid[jj + 16];
+            gnn_prefetch_row(&gmmconv1_w[gnn_pf_u * 3], 12);
+          }
+          sh_u[lane] = out_dst[jj];
+          gnn_prefetch_row(&in_grad_out[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&in_grad_out[gnn_pf_u * 7], 28);
           }
         }
@@ -1094,7 +1097,7 @@ static void k13_apply_global_add_global(int64_t nrows, const float *restrict t59
 }
 
 /* k14_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %76 %79 %80; in memory: %80 */
-static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict t75, const float *restrict gmmconv0_w, float *restrict t80) {
+static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const float *restrict t75, const float *restrict gmmconv0_w, float *restrict t80) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -1122,11 +1125,14 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           gnn_prefetch_row(&gmmconv0_w[sh_e[lane] * 3], 12);
-          sh_u[lane] = dst[sh_e[lane]];
-          gnn_prefetch_row(&t75[sh_u[lane] * 48], 192);
-          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
-            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            const int64_t gnn_pf_u = out_eid[jj + 16];
+            gnn_prefetch_row(&gmmconv0_w[gnn_pf_u * 3], 12);
+          }
+          sh_u[lane] = out_dst[jj];
+          gnn_prefetch_row(&t75[sh_u[lane] * 48], 192);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t75[gnn_pf_u * 48], 192);
           }
         }
@@ -1586,7 +1592,7 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   const uint64_t seed = m->dropout_seed;
   gnn_profile_mark(m->ctx);
   /* 6: fused %46 %47 %48 %51 %52; in memory: %52 */
-  k4_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_grad_out, m->gmmconv1_w, m->t52);
+  k4_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->in_grad_out, m->gmmconv1_w, m->t52);
   gnn_profile_step(m->ctx, "backward 6 kernel fused %46 %47 %48 %51 %52; in memory: %52");
   /* 7: %53 apply_vertex.linear_t */
   {
@@ -1648,7 +1654,7 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   k13_apply_global_add_global(1, m->t59, m->param[6], m->grad[6], m->t86, m->param[2], m->grad[2]);
   gnn_profile_step(m->ctx, "backward 23 kernel fused %60 %61 %87 %88; in memory: %61 %88");
   /* 24: fused %76 %79 %80; in memory: %80 */
-  k14_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->t75, m->gmmconv0_w, m->t80);
+  k14_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t75, m->gmmconv0_w, m->t80);
   gnn_profile_step(m->ctx, "backward 24 kernel fused %76 %79 %80; in memory: %80");
   /* 25: %81 reduce_rows.matmul_tn */
   {

@@ -478,7 +478,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k3_gmmconv1_out_vertex(i
 }
 
 /* monet_k4_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %46 %47 %48 %51 %52; in memory: %52 */
-extern "C" __global__ void __launch_bounds__(256) monet_k4_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_grad_out, const float *__restrict__ gmmconv1_w, float *__restrict__ t52) {
+extern "C" __global__ void __launch_bounds__(256) monet_k4_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const float *__restrict__ in_grad_out, const float *__restrict__ gmmconv1_w, float *__restrict__ t52) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -509,7 +509,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k4_sum_vertex(int64_t nr
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
@@ -958,7 +958,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k13_apply_global_add_glo
 }
 
 /* monet_k14_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %76 %79 %80; in memory: %80 */
-extern "C" __global__ void __launch_bounds__(256) monet_k14_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ t75, const float *__restrict__ gmmconv0_w, float *__restrict__ t80) {
+extern "C" __global__ void __launch_bounds__(256) monet_k14_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const float *__restrict__ t75, const float *__restrict__ gmmconv0_w, float *__restrict__ t80) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -988,7 +988,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k14_sum_vertex(int64_t n
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
@@ -1467,7 +1467,7 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   /* 6: fused %46 %47 %48 %51 %52; in memory: %52 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    monet_k4_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_grad_out, m->gmmconv1_w, m->t52);
+    monet_k4_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->in_grad_out, m->gmmconv1_w, m->t52);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 6 kernel fused %46 %47 %48 %51 %52; in memory: %52");
@@ -1573,7 +1573,7 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   /* 24: fused %76 %79 %80; in memory: %80 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    monet_k14_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->t75, m->gmmconv0_w, m->t80);
+    monet_k14_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t75, m->gmmconv0_w, m->t80);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 24 kernel fused %76 %79 %80; in memory: %80");

@@ -422,7 +422,7 @@ static void k2_div_vertex(int64_t nrows, float *restrict t32, const float *restr
 
 /* k3_sum_vertex: vertex-balanced over out-edges (CSC), 4 lanes per group. fused %5 %33 %34 %35; in memory: %35
  * Source line 13. */
-static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_rel, const float *restrict t32, float *restrict t35) {
+static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const float *restrict in_rel, const float *restrict t32, float *restrict t35) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -450,11 +450,14 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           gnn_prefetch_row(&in_rel[sh_e[lane] * 1], 4);
-          sh_u[lane] = dst[sh_e[lane]];
-          gnn_prefetch_row(&t32[sh_u[lane] * 4], 16);
-          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
-            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            const int64_t gnn_pf_u = out_eid[jj + 16];
+            gnn_prefetch_row(&in_rel[gnn_pf_u * 1], 4);
+          }
+          sh_u[lane] = out_dst[jj];
+          gnn_prefetch_row(&t32[sh_u[lane] * 4], 16);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t32[gnn_pf_u * 4], 16);
           }
         }
@@ -567,7 +570,7 @@ static void k7_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad
 
 /* k8_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group. fused %5 %44 %45 %46; in memory: %46
  * Source line 13. */
-static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_rel, const float *restrict t43, float *restrict t46) {
+static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_eid, const int32_t *restrict out_dst, const float *restrict in_rel, const float *restrict t43, float *restrict t46) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -595,11 +598,14 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           gnn_prefetch_row(&in_rel[sh_e[lane] * 1], 4);
-          sh_u[lane] = dst[sh_e[lane]];
-          gnn_prefetch_row(&t43[sh_u[lane] * 32], 128);
-          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
-            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            const int64_t gnn_pf_u = out_eid[jj + 16];
+            gnn_prefetch_row(&in_rel[gnn_pf_u * 1], 4);
+          }
+          sh_u[lane] = out_dst[jj];
+          gnn_prefetch_row(&t43[sh_u[lane] * 32], 128);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t43[gnn_pf_u * 32], 128);
           }
         }
@@ -1080,7 +1086,7 @@ gnn_status rgcn_backward(rgcn_model *m, const float *grad_out) {
   k2_div_vertex(g->nv, m->t32, m->in_grad_out, m->t10);
   gnn_profile_step(m->ctx, "backward 8 kernel fused %31 %32; in memory: %32");
   /* 9: fused %5 %33 %34 %35; in memory: %35 */
-  k3_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_rel, m->t32, m->t35);
+  k3_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->in_rel, m->t32, m->t35);
   gnn_profile_step(m->ctx, "backward 9 kernel fused %5 %33 %34 %35; in memory: %35");
   /* 10: %36 apply_vertex.linear_t */
   {
@@ -1122,7 +1128,7 @@ gnn_status rgcn_backward(rgcn_model *m, const float *grad_out) {
   }
   gnn_profile_step(m->ctx, "backward 18 gemm %41 reduce_rows.matmul_tn");
   /* 19: fused %5 %44 %45 %46; in memory: %46 */
-  k8_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_rel, m->t43, m->t46);
+  k8_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->in_rel, m->t43, m->t46);
   gnn_profile_step(m->ctx, "backward 19 kernel fused %5 %44 %45 %46; in memory: %46");
   /* 20: %47 reduce_rows.matmul_tn */
   {

@@ -268,7 +268,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k2_div_vertex(int64_t nro
 
 /* rgcn_k3_sum_vertex: vertex-balanced over out-edges (CSC), 4 lanes per group, 64 groups per block. fused %5 %33 %34 %35; in memory: %35
  * Source line 13. */
-extern "C" __global__ void __launch_bounds__(256) rgcn_k3_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_rel, const float *__restrict__ t32, float *__restrict__ t35) {
+extern "C" __global__ void __launch_bounds__(256) rgcn_k3_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const float *__restrict__ in_rel, const float *__restrict__ t32, float *__restrict__ t35) {
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
   __shared__ int64_t sh_e_block[64][4];
@@ -296,7 +296,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k3_sum_vertex(int64_t nro
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 4);
@@ -397,7 +397,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k7_reduce_rows_sum_finish
 
 /* rgcn_k8_sum_vertex: vertex-balanced over out-edges (CSC), 32 lanes per group, 8 groups per block. fused %5 %44 %45 %46; in memory: %46
  * Source line 13. */
-extern "C" __global__ void __launch_bounds__(256) rgcn_k8_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_rel, const float *__restrict__ t43, float *__restrict__ t46) {
+extern "C" __global__ void __launch_bounds__(256) rgcn_k8_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_eid, const int32_t *__restrict__ out_dst, const float *__restrict__ in_rel, const float *__restrict__ t43, float *__restrict__ t46) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -425,7 +425,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k8_sum_vertex(int64_t nro
     jj = j0 + lane;
     if (jj < hi) {
       sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
@@ -919,7 +919,7 @@ gnn_status rgcn_backward(rgcn_model *m, const float *grad_out) {
   /* 9: fused %5 %33 %34 %35; in memory: %35 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 64 - 1) / 64);
-    rgcn_k3_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_rel, m->t32, m->t35);
+    rgcn_k3_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->in_rel, m->t32, m->t35);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 9 kernel fused %5 %33 %34 %35; in memory: %35");
@@ -987,7 +987,7 @@ gnn_status rgcn_backward(rgcn_model *m, const float *grad_out) {
   /* 19: fused %5 %44 %45 %46; in memory: %46 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    rgcn_k8_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, m->in_rel, m->t43, m->t46);
+    rgcn_k8_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->in_rel, m->t43, m->t46);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 19 kernel fused %5 %44 %45 %46; in memory: %46");

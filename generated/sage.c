@@ -360,12 +360,11 @@ static void k2_sageconv1_out_vertex(int64_t nrows, const int64_t *restrict in_pt
 
 /* k3_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group. fused %9 %26 %27 %28; in memory: %28
  * Source line 8. */
-static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_deg, const float *restrict in_grad_out, float *restrict t28) {
+static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_dst, const float *restrict in_deg, const float *restrict in_grad_out, float *restrict t28) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st27[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
@@ -387,8 +386,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         float r9_;
         jj = j0 + lane;
         if (jj < hi) {
-          sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
             r9_ = gnn_sel_f32(in_deg[su * 1] == 0.0f, 0.0f, 1.0f / in_deg[su * 1]);
@@ -507,12 +505,11 @@ static void k7_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad
 
 /* k8_sum_vertex: vertex-balanced over out-edges (CSC), 16 lanes per group. fused %9 %37 %38 %39; in memory: %39
  * Source line 8. */
-static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict dst, const int32_t *restrict out_eid, const float *restrict in_deg, const float *restrict t35, float *restrict t39) {
+static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const int32_t *restrict out_dst, const float *restrict in_deg, const float *restrict t35, float *restrict t39) {
   const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
@@ -532,13 +529,11 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         int64_t jj;
         jj = j0 + lane;
         if (jj < hi) {
-          sh_e[lane] = out_eid[jj];
-          sh_u[lane] = dst[sh_e[lane]];
+          sh_u[lane] = out_dst[jj];
           gnn_prefetch_row(&in_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&t35[sh_u[lane] * 16], 64);
-          if ((uint64_t)(jj + 32) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&dst[out_eid[jj + 32]]);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
-            const int64_t gnn_pf_u = dst[out_eid[jj + 16]];
+            const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&in_deg[gnn_pf_u * 1], 4);
             gnn_prefetch_row(&t35[gnn_pf_u * 16], 64);
           }
@@ -994,7 +989,7 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
   const uint64_t seed = m->dropout_seed;
   gnn_profile_mark(m->ctx);
   /* 7: fused %9 %26 %27 %28; in memory: %28 */
-  k3_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, g->in_deg, m->in_grad_out, m->t28);
+  k3_sum_vertex(g->nv, g->out_ptr, g->out_dst, g->in_deg, m->in_grad_out, m->t28);
   gnn_profile_step(m->ctx, "backward 7 kernel fused %9 %26 %27 %28; in memory: %28");
   /* 8: %29 apply_vertex.linear_t */
   {
@@ -1043,7 +1038,7 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
   k7_reduce_rows_sum_finish_global(1, m->grad[2], m->grad_sageconv0_b_acc);
   gnn_profile_step(m->ctx, "backward 17 kernel %36 reduce_rows.sum");
   /* 18: fused %9 %37 %38 %39; in memory: %39 */
-  k8_sum_vertex(g->nv, g->out_ptr, g->dst, g->out_eid, g->in_deg, m->t35, m->t39);
+  k8_sum_vertex(g->nv, g->out_ptr, g->out_dst, g->in_deg, m->t35, m->t39);
   gnn_profile_step(m->ctx, "backward 18 kernel fused %9 %37 %38 %39; in memory: %39");
   /* 19: %40 reduce_rows.matmul_tn */
   {

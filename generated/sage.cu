@@ -225,11 +225,9 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k2_sageconv1_out_ver
 
 /* graphsage_k3_sum_vertex: vertex-balanced over out-edges (CSC), 8 lanes per group, 32 groups per block. fused %9 %26 %27 %28; in memory: %28
  * Source line 8. */
-extern "C" __global__ void __launch_bounds__(256) graphsage_k3_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_deg, const float *__restrict__ in_grad_out, float *__restrict__ t28) {
+extern "C" __global__ void __launch_bounds__(256) graphsage_k3_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_dst, const float *__restrict__ in_deg, const float *__restrict__ in_grad_out, float *__restrict__ t28) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
-  __shared__ int64_t sh_e_block[32][8];
-  int64_t *const sh_e = sh_e_block[threadIdx.x / 8];  /* this group's */
   __shared__ int64_t sh_u_block[32][8];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh_st27_block[32][56];
@@ -256,8 +254,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k3_sum_vertex(int64_
   for (int64_t j0 = lo; j0 < hi; j0 += 8) {
     jj = j0 + lane;
     if (jj < hi) {
-      sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
         r9_ = (in_deg[su * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[su * 1]);
@@ -361,11 +358,9 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k7_reduce_rows_sum_f
 
 /* graphsage_k8_sum_vertex: vertex-balanced over out-edges (CSC), 16 lanes per group, 16 groups per block. fused %9 %37 %38 %39; in memory: %39
  * Source line 8. */
-extern "C" __global__ void __launch_bounds__(256) graphsage_k8_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ dst, const int32_t *__restrict__ out_eid, const float *__restrict__ in_deg, const float *__restrict__ t35, float *__restrict__ t39) {
+extern "C" __global__ void __launch_bounds__(256) graphsage_k8_sum_vertex(int64_t nrows, const int64_t *__restrict__ out_ptr, const int32_t *__restrict__ out_dst, const float *__restrict__ in_deg, const float *__restrict__ t35, float *__restrict__ t39) {
   const int lane = threadIdx.x % 16;
   const int64_t row = (int64_t)blockIdx.x * 16 + threadIdx.x / 16;
-  __shared__ int64_t sh_e_block[16][16];
-  int64_t *const sh_e = sh_e_block[threadIdx.x / 16];  /* this group's */
   __shared__ int64_t sh_u_block[16][16];
   int64_t *const sh_u = sh_u_block[threadIdx.x / 16];  /* this group's */
   const unsigned gmask = 0xffffu << (threadIdx.x & 16);  /* this group's lanes of the warp */
@@ -387,8 +382,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k8_sum_vertex(int64_
   for (int64_t j0 = lo; j0 < hi; j0 += 16) {
     jj = j0 + lane;
     if (jj < hi) {
-      sh_e[lane] = out_eid[jj];
-      sh_u[lane] = dst[sh_e[lane]];
+      sh_u[lane] = out_dst[jj];
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 16);
@@ -855,7 +849,7 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
   /* 7: fused %9 %26 %27 %28; in memory: %28 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    graphsage_k3_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, g->in_deg, m->in_grad_out, m->t28);
+    graphsage_k3_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_dst, g->in_deg, m->in_grad_out, m->t28);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 7 kernel fused %9 %26 %27 %28; in memory: %28");
@@ -932,7 +926,7 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
   /* 18: fused %9 %37 %38 %39; in memory: %39 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
-    graphsage_k8_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->dst, g->out_eid, g->in_deg, m->t35, m->t39);
+    graphsage_k8_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->out_ptr, g->out_dst, g->in_deg, m->t35, m->t39);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 18 kernel fused %9 %37 %38 %39; in memory: %39");

@@ -62,7 +62,8 @@ __global__ void vertex_kernel(const int64_t *in_ptr, const int64_t *out_ptr, int
 }
 
 __global__ void edge_kernel(const int64_t *in_ptr, const int64_t *out_ptr, const int32_t *src, const int32_t *out_eid,
-                            const int64_t *origin, int64_t nv, int64_t ne, int32_t *dst, unsigned long long *first_bad) {
+                            const int64_t *origin, int64_t nv, int64_t ne, int32_t *dst, int32_t *out_dst,
+                            unsigned long long *first_bad) {
   for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < ne; e += (int64_t)gridDim.x * blockDim.x) {
     int64_t v = segment_of(in_ptr, nv, e);
     dst[e] = (int32_t)v;
@@ -75,6 +76,7 @@ __global__ void edge_kernel(const int64_t *in_ptr, const int64_t *out_ptr, const
       broke(first_bad, RT_CSR_EID_RANGE, e);
       continue;
     }
+    out_dst[e] = (int32_t)segment_of(in_ptr, nv, k_edge); /* dst[out_eid[e]], without waiting for dst */
     int64_t u = segment_of(out_ptr, nv, e);
     if (src[k_edge] != u) broke(first_bad, RT_CSR_EID_SOURCE, e);
     if (e > out_ptr[u] && out_eid[e - 1] >= k_edge) broke(first_bad, RT_CSR_EID_ORDER, e);
@@ -132,7 +134,7 @@ extern "C" gnn_status rt_csr_fill(gnn_ctx *ctx, RtCsr *c) {
   CUDA_CHECK(ctx, cudaGetLastError());
   if (ne) {
     edge_kernel<<<blocks(ne), kBlock, 0, ctx->stream>>>(c->g_in_ptr, c->g_out_ptr, c->g_src, c->g_out_eid, c->g_origin,
-                                                         nv, ne, c->g_dst, d_bad);
+                                                         nv, ne, c->g_dst, c->g_out_dst, d_bad);
     CUDA_CHECK(ctx, cudaGetLastError());
   }
   unsigned long long h[RT_CSR_NRULES + 2];

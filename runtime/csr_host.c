@@ -89,6 +89,7 @@ gnn_status rt_csr_fill(gnn_ctx *ctx, RtCsr *c) {
     if (din > c->max_in_deg) c->max_in_deg = din;
     if (dout > c->max_out_deg) c->max_out_deg = dout;
   }
+  for (int64_t k = 0; k < ne; k++) c->g_out_dst[k] = c->g_dst[c->g_out_eid[k]];
   (void)ctx;
   return GNN_OK;
 }

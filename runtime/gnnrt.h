@@ -207,6 +207,10 @@ typedef struct gnn_graph {
   const float *graph_size;       /* ng (device): the vertices of each graph, as floats */
   const int64_t *h_graph_ptr;    /* host copies */
   const int32_t *h_vertex_graph;
+  /* ne (device): dst[out_eid[k]], the destination of each out-edge in CSC order. A walk over
+   * out-edges reads the far end here in order, where dst[out_eid[k]] is a random read. Last, so
+   * that the fields above keep their offsets. */
+  const int32_t *out_dst;
 } gnn_graph;
 
 /* Loads a graph, choosing the format by path: a directory is a dataset folder (its

@@ -201,7 +201,7 @@ void gnn_graph_free(gnn_ctx *ctx, gnn_graph *g) {
     if (host[i] != dev[i]) rt_garray_free(ctx, host[i]);
 #endif
   }
-  const void *devonly[] = {g->in_deg, g->out_deg, g->graph_size, ((RtGraph *)g)->d_origin};
+  const void *devonly[] = {g->in_deg, g->out_deg, g->graph_size, ((RtGraph *)g)->d_origin, g->out_dst};
   for (size_t i = 0; i < sizeof devonly / sizeof devonly[0]; i++)
     if (devonly[i]) gnn_free(ctx, (void *)devonly[i]);
   free((void *)g->edge_origin);
@@ -310,15 +310,18 @@ static gnn_status graph_finish(gnn_ctx *ctx, gnn_graph *g) {
   g->h_out_eid = out_eid;
   int64_t *fill = (int64_t *)rt_malloc(ctx, rt_mul((size_t)nv, sizeof(int64_t)), "CSC");
 #ifdef GNNRT_CUDA
+  int32_t *out_dst = (int32_t *)rt_malloc(ctx, rt_mul((size_t)ne ? (size_t)ne : 1, sizeof(int32_t)), "out_dst");
   float *in_deg = (float *)rt_malloc(ctx, rt_mul((size_t)nv, sizeof(float)), "in_deg");
   float *out_deg = (float *)rt_malloc(ctx, rt_mul((size_t)nv, sizeof(float)), "out_deg");
 #else
+  int32_t *out_dst = (int32_t *)rt_garray_alloc(ctx, rt_mul((size_t)ne, sizeof(int32_t)), "out_dst");
+  g->out_dst = out_dst;
   float *in_deg = (float *)rt_garray_alloc(ctx, rt_mul((size_t)nv, sizeof(float)), "in_deg");
   g->in_deg = in_deg;
   float *out_deg = (float *)rt_garray_alloc(ctx, rt_mul((size_t)nv, sizeof(float)), "out_deg");
   g->out_deg = out_deg;
 #endif
-  gnn_status st = out_ptr && out_eid && fill && in_deg && out_deg ? GNN_OK : GNN_ERR_OOM;
+  gnn_status st = out_ptr && out_eid && out_dst && fill && in_deg && out_deg ? GNN_OK : GNN_ERR_OOM;
   if (!st) {
     const int64_t *in_ptr = g->h_in_ptr;
     const int32_t *src = g->h_src;
@@ -327,6 +330,7 @@ static gnn_status graph_finish(gnn_ctx *ctx, gnn_graph *g) {
     for (int64_t u = 0; u < nv; u++) out_ptr[u + 1] += out_ptr[u];
     memcpy(fill, out_ptr, sizeof(int64_t) * (size_t)nv);
     for (int64_t e = 0; e < ne; e++) out_eid[fill[src[e]]++] = (int32_t)e;
+    for (int64_t k = 0; k < ne; k++) out_dst[k] = g->h_dst[out_eid[k]];
     g->max_in_deg = g->max_out_deg = 0;
     for (int64_t v = 0; v < nv; v++) {
       int64_t din = in_ptr[v + 1] - in_ptr[v], dout = out_ptr[v + 1] - out_ptr[v];
@@ -343,6 +347,8 @@ static gnn_status graph_finish(gnn_ctx *ctx, gnn_graph *g) {
   if (!st) st = upload_copy(ctx, g->h_dst, sizeof(int32_t) * (size_t)ne, (const void **)&g->dst);
   if (!st) st = upload_copy(ctx, g->h_out_ptr, sizeof(int64_t) * (size_t)(nv + 1), (const void **)&g->out_ptr);
   if (!st) st = upload_copy(ctx, g->h_out_eid, sizeof(int32_t) * (size_t)ne, (const void **)&g->out_eid);
+  if (!st) st = upload_copy(ctx, out_dst, sizeof(int32_t) * (size_t)ne, (const void **)&g->out_dst);
+  free(out_dst);
   if (!st) st = upload_copy(ctx, in_deg, sizeof(float) * (size_t)nv, (const void **)&g->in_deg);
   if (!st) st = upload_copy(ctx, out_deg, sizeof(float) * (size_t)nv, (const void **)&g->out_deg);
   free(in_deg);
@@ -645,6 +651,7 @@ gnn_status gnn_graph_from_csr(gnn_ctx *ctx, int64_t nv, int64_t ne, const int64_
   g->src = c.g_src = (int32_t *)graph_array(ctx, n32, "src", &st);
   g->dst = c.g_dst = (int32_t *)graph_array(ctx, n32, "dst", &st);
   g->out_eid = c.g_out_eid = (int32_t *)graph_array(ctx, n32, "out_eid", &st);
+  g->out_dst = c.g_out_dst = (int32_t *)graph_array(ctx, n32, "out_dst", &st);
   g->in_deg = c.in_deg = (float *)graph_array(ctx, sizeof(float) * (size_t)nv, "in_deg", &st);
   g->out_deg = c.out_deg = (float *)graph_array(ctx, sizeof(float) * (size_t)nv, "out_deg", &st);
   if (c.origin) rg->d_origin = c.g_origin = (int64_t *)graph_array(ctx, sizeof(int64_t) * (size_t)ne, "edge_origin", &st);

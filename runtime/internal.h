@@ -201,7 +201,7 @@ typedef struct {
   const int32_t *src, *out_eid;
   /* the graph's, gnn_malloc'd by the caller of rt_csr_fill (origin only when the caller's is given) */
   int64_t *g_in_ptr, *g_out_ptr, *g_origin;
-  int32_t *g_src, *g_dst, *g_out_eid;
+  int32_t *g_src, *g_dst, *g_out_eid, *g_out_dst; /* g_out_dst: dst[out_eid[k]] */
   float *in_deg, *out_deg;
   /* results: per rule, the first index that breaks it (-1: none); the largest degrees */
   int64_t first_bad[RT_CSR_NRULES];

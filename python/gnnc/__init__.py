@@ -70,7 +70,7 @@ class _Graph(ctypes.Structure):
                 ("h_out_ptr", _p64), ("h_src", _p32), ("h_dst", _p32), ("h_out_eid", _p32), ("edge_origin", _p64),
                 ("max_in_deg", ctypes.c_int64), ("max_out_deg", ctypes.c_int64), ("h_edge_values", _pf),
                 ("edge_ncols", ctypes.c_int64), ("ng", ctypes.c_int64), ("graph_ptr", _p64), ("vertex_graph", _p32),
-                ("graph_size", _pf), ("h_graph_ptr", _p64), ("h_vertex_graph", _p32)]
+                ("graph_size", _pf), ("h_graph_ptr", _p64), ("h_vertex_graph", _p32), ("out_dst", _p32)]
 
 
 class _Dataset(ctypes.Structure):

@@ -85,6 +85,12 @@ static const char *compare(gnn_ctx *ctx, const gnn_graph *ref, gnn_graph *g, int
   if (!same_dev(ctx, g->dst, ref->h_dst, n32)) return "dst";
   if (!same_dev(ctx, g->out_ptr, ref->h_out_ptr, nptr)) return "out_ptr";
   if (!same_dev(ctx, g->out_eid, ref->h_out_eid, n32)) return "out_eid";
+  /* out_dst, the far ends in CSC order, of both builders: dst[out_eid[k]] */
+  int32_t *want_od = malloc(n32 + 4);
+  for (int64_t k = 0; k < ne; k++) want_od[k] = ref->h_dst[ref->h_out_eid[k]];
+  int od_ok = same_dev(ctx, g->out_dst, want_od, n32), od_ref = same_dev(ctx, ref->out_dst, want_od, n32);
+  free(want_od);
+  if (!od_ok || !od_ref) return od_ok ? "out_dst (gnn_graph_from_edges)" : "out_dst";
   float *din = from_dev(ctx, ref->in_deg, 4 * (size_t)nv), *dout = from_dev(ctx, ref->out_deg, 4 * (size_t)nv);
   int deg_ok = same_dev(ctx, g->in_deg, din, 4 * (size_t)nv) && same_dev(ctx, g->out_deg, dout, 4 * (size_t)nv);
   free(din), free(dout);
