@@ -136,6 +136,20 @@ static void store_hoisted(Fused *F, const Value *a, PtrVec *blk, const Ctx *cx, 
   }
 }
 
+/* A sum (or mean) of float messages in a chunked walk adds each chunk's edges in float and the
+ * chunk's sum to its float64 accumulator: a float add per edge and column where a conversion and
+ * a float64 add were (GCN's 64-column aggregation on the R-MAT graph of issue 28, 1 thread:
+ * 68 -> 54 ms; docs/benchmarks.md). The rounding stays that of a float64 sum but for the chunk's
+ * at most G terms (32: a relative error of at most 31 u of their magnitudes, u = 2^-24), where a
+ * hub's 15,000 edges in float alone would be 500 times that. Not for float64 messages (the
+ * attention backward's, which cancel: fuse.c's f64), nor the online softmax's aggregates whose
+ * accumulators are rescaled as the maximum rises edge by edge; with the factors made a chunk at a
+ * time (chunk_factors) the rescale comes before the chunk's edges, and the partial sum after them. */
+static bool chunk_partial(const Fused *F, const Value *a, const Walk *wk, bool chunk_w) {
+  return wk->chunk && wk->t >= 0 && (a->fn == FN_SUM || a->fn == FN_MEAN) && !a->f64 && (!F->online[a->id] || chunk_w) &&
+         (a->op == OP_AGGREGATE || a->op == OP_GATHER);
+}
+
 /* A chunked online softmax's factors (see `chunked` in lower_walk), in blk, per element k of the
  * softmax (lane loops of W elements, their slot i): the chunk's max of the scores, the new running
  * max m, the rescale factor exp(max_old - m) (1 while the max stays, 0 from the first chunk's
@@ -364,6 +378,7 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
     for (int i = 0; i < nmem; i++)
       chunk_w |= chunked && wk.chunk && F->online_src[mem[i]->id] && F->walk[mem[i]->id] == w;
     PtrVec pre_stats = {0}, pre_rescale = {0}; /* before the chunk's loop over its edges */
+    PtrVec part_zero = {0};                     /* the chunk's float partial sums set to 0, before it too */
     for (int i = 0; i < nmem; i++) {
       Value *a = mem[i];
       bool upd = a->sched == SCHED_ANCHOR && F->walk[a->id] == w && !is_stat(F, a);
@@ -449,6 +464,16 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
         PtrVec *take = ks_if(L, lanes, better);
         ks_let(L, take, acc[a->id].acc, slot, x);
         ks_let(L, take, acc[a->id].aux, slot, e);
+      } else if (chunk_partial(F, a, &wk, chunk_w)) {
+        /* a float sum over the chunk's edges (at most G), added to the float64 accumulator after
+         * the chunk: float adds per edge, the float64 sum across chunks (see chunk_partial) */
+        int part = add_local(L, k, "part", KT_F32, (width_of(a) + G - 1) / G, false), kz, iz;
+        PtrVec *zero = ks_lanes(L, k, &part_zero, width_of(a), &kz, &iz);
+        ks_let(L, zero, part, kvar(L, k, iz, NULL), kf(L, 0));
+        ks_let(L, lanes, part, slot, kbin(L, KO_ADD, kvar(L, k, part, slot), x));
+        PtrVec *fold = ks_lanes(L, k, wk.chunk, width_of(a), &kz, &iz);
+        KExpr *fslot = kvar(L, k, iz, NULL);
+        ks_let(L, fold, acc[a->id].acc, fslot, kbin(L, KO_ADD, kvar(L, k, acc[a->id].acc, fslot), kun(L, KU_TO_F64, kvar(L, k, part, fslot))));
       } else {
         bool sum = a->fn == FN_SUM || a->fn == FN_MEAN;
         ks_let(L, lanes, acc[a->id].acc, slot, reduce_step(L, a->fn, av, sum ? kun(L, KU_TO_F64, x) : x));
@@ -468,6 +493,16 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
       for (int i = 0; i < pre_stats.len; i++) vec_push(L->a, &nv, pre_stats.items[i]);
       ks_new(L, &nv, KS_BARRIER);
       for (int i = 0; i < pre_rescale.len; i++) vec_push(L->a, &nv, pre_rescale.items[i]);
+      for (int i = at; i < cb->len; i++) vec_push(L->a, &nv, cb->items[i]);
+      *cb = nv;
+    }
+    if (part_zero.len) { /* the partial sums' zeroing goes before the loop over the chunk's edges */
+      PtrVec *cb = wk.chunk, nv = {0};
+      int at = cb->len;
+      for (int i = 0; i < cb->len && at == cb->len; i++)
+        if (((KStmt *)cb->items[i])->kind == KS_FOR && ((KStmt *)cb->items[i])->var == wk.t) at = i;
+      for (int i = 0; i < at; i++) vec_push(L->a, &nv, cb->items[i]);
+      for (int i = 0; i < part_zero.len; i++) vec_push(L->a, &nv, part_zero.items[i]);
       for (int i = at; i < cb->len; i++) vec_push(L->a, &nv, cb->items[i]);
       *cb = nv;
     }

@@ -273,6 +273,7 @@ static void k3_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
     double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -311,6 +312,12 @@ static void k3_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -323,27 +330,33 @@ static void k3_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
           float x;
           linear1_out_ = linear1_x_W[u * 7 + k1] + p_linear1_b[k1];
           x = linear1_out_ * sh_st15[t];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      sh18[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      sh18[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
+      (void)i5;
       float linear1_out_1;
       float r20_;
-      linear1_out_1 = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      linear1_out_1 = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
       r20_ = 0.1f * linear1_out_1;
-      appnpprop0_z[row * 7 + k3] = (0.9f * sh18[k3]) + r20_;
+      appnpprop0_z[row * 7 + k5] = (0.9f * sh18[k5]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -367,6 +380,7 @@ static void k4_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
     double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -405,6 +419,12 @@ static void k4_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -415,27 +435,33 @@ static void k4_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
           (void)i1;
           float x;
           x = appnpprop0_z[u * 7 + k1] * sh_st15[t];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      sh22[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      sh22[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
+      (void)i5;
       float linear1_out_;
       float r20_;
-      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
       r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_2[row * 7 + k3] = (0.9f * sh22[k3]) + r20_;
+      appnpprop0_z_2[row * 7 + k5] = (0.9f * sh22[k5]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -459,6 +485,7 @@ static void k5_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
     double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -497,6 +524,12 @@ static void k5_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -507,27 +540,33 @@ static void k5_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
           (void)i1;
           float x;
           x = appnpprop0_z_2[u * 7 + k1] * sh_st15[t];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      sh25[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      sh25[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
+      (void)i5;
       float linear1_out_;
       float r20_;
-      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
       r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_3[row * 7 + k3] = (0.9f * sh25[k3]) + r20_;
+      appnpprop0_z_3[row * 7 + k5] = (0.9f * sh25[k5]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -551,6 +590,7 @@ static void k6_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
     double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -589,6 +629,12 @@ static void k6_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -599,27 +645,33 @@ static void k6_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
           (void)i1;
           float x;
           x = appnpprop0_z_3[u * 7 + k1] * sh_st15[t];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      sh28[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      sh28[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
+      (void)i5;
       float linear1_out_;
       float r20_;
-      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
       r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_4[row * 7 + k3] = (0.9f * sh28[k3]) + r20_;
+      appnpprop0_z_4[row * 7 + k5] = (0.9f * sh28[k5]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -643,6 +695,7 @@ static void k7_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
     double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -681,6 +734,12 @@ static void k7_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -691,27 +750,33 @@ static void k7_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
           (void)i1;
           float x;
           x = appnpprop0_z_4[u * 7 + k1] * sh_st15[t];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      sh31[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      sh31[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
+      (void)i5;
       float linear1_out_;
       float r20_;
-      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
       r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_5[row * 7 + k3] = (0.9f * sh31[k3]) + r20_;
+      appnpprop0_z_5[row * 7 + k5] = (0.9f * sh31[k5]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -735,6 +800,7 @@ static void k8_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
     double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -773,6 +839,12 @@ static void k8_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -783,27 +855,33 @@ static void k8_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
           (void)i1;
           float x;
           x = appnpprop0_z_5[u * 7 + k1] * sh_st15[t];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      sh34[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      sh34[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
+      (void)i5;
       float linear1_out_;
       float r20_;
-      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
       r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_6[row * 7 + k3] = (0.9f * sh34[k3]) + r20_;
+      appnpprop0_z_6[row * 7 + k5] = (0.9f * sh34[k5]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -827,6 +905,7 @@ static void k9_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
     double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -865,6 +944,12 @@ static void k9_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -875,27 +960,33 @@ static void k9_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
           (void)i1;
           float x;
           x = appnpprop0_z_6[u * 7 + k1] * sh_st15[t];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      sh37[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      sh37[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
+      (void)i5;
       float linear1_out_;
       float r20_;
-      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
       r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_7[row * 7 + k3] = (0.9f * sh37[k3]) + r20_;
+      appnpprop0_z_7[row * 7 + k5] = (0.9f * sh37[k5]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -919,6 +1010,7 @@ static void k10_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
     double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -957,6 +1049,12 @@ static void k10_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -967,27 +1065,33 @@ static void k10_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
           (void)i1;
           float x;
           x = appnpprop0_z_7[u * 7 + k1] * sh_st15[t];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      sh40[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      sh40[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
+      (void)i5;
       float linear1_out_;
       float r20_;
-      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
       r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_8[row * 7 + k3] = (0.9f * sh40[k3]) + r20_;
+      appnpprop0_z_8[row * 7 + k5] = (0.9f * sh40[k5]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1011,6 +1115,7 @@ static void k11_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
     double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1049,6 +1154,12 @@ static void k11_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -1059,27 +1170,33 @@ static void k11_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
           (void)i1;
           float x;
           x = appnpprop0_z_8[u * 7 + k1] * sh_st15[t];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      sh43[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      sh43[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
+      (void)i5;
       float linear1_out_;
       float r20_;
-      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
       r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_9[row * 7 + k3] = (0.9f * sh43[k3]) + r20_;
+      appnpprop0_z_9[row * 7 + k5] = (0.9f * sh43[k5]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1103,6 +1220,7 @@ static void k12_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
     double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1141,6 +1259,12 @@ static void k12_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -1151,27 +1275,33 @@ static void k12_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
           (void)i1;
           float x;
           x = appnpprop0_z_9[u * 7 + k1] * sh_st15[t];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      sh46[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      sh46[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
+      (void)i5;
       float linear1_out_;
       float r20_;
-      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
       r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_10[row * 7 + k3] = (0.9f * sh46[k3]) + r20_;
+      appnpprop0_z_10[row * 7 + k5] = (0.9f * sh46[k5]) + r20_;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1191,6 +1321,7 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1217,6 +1348,12 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
 #pragma omp simd /* see simd_ok */
@@ -1226,24 +1363,30 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = sh_st52[(t * 7) + k1];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      t53[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
-      sh53[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      t53[row * 7 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
+      sh53[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
-      t55[row * 7 + k3] = sh53[k3] * 0.9f;
+      (void)i5;
+      t55[row * 7 + k5] = sh53[k5] * 0.9f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1263,6 +1406,7 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1289,6 +1433,12 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
 #pragma omp simd /* see simd_ok */
@@ -1298,24 +1448,30 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = sh_st57[(t * 7) + k1];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      t58[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
-      sh58[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      t58[row * 7 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
+      sh58[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
-      t60[row * 7 + k3] = sh58[k3] * 0.9f;
+      (void)i5;
+      t60[row * 7 + k5] = sh58[k5] * 0.9f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1335,6 +1491,7 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1361,6 +1518,12 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
 #pragma omp simd /* see simd_ok */
@@ -1370,24 +1533,30 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = sh_st62[(t * 7) + k1];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      t63[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
-      sh63[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      t63[row * 7 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
+      sh63[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
-      t65[row * 7 + k3] = sh63[k3] * 0.9f;
+      (void)i5;
+      t65[row * 7 + k5] = sh63[k5] * 0.9f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1407,6 +1576,7 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1433,6 +1603,12 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
 #pragma omp simd /* see simd_ok */
@@ -1442,24 +1618,30 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = sh_st67[(t * 7) + k1];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      t68[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
-      sh68[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      t68[row * 7 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
+      sh68[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
-      t70[row * 7 + k3] = sh68[k3] * 0.9f;
+      (void)i5;
+      t70[row * 7 + k5] = sh68[k5] * 0.9f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1479,6 +1661,7 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1505,6 +1688,12 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
 #pragma omp simd /* see simd_ok */
@@ -1514,24 +1703,30 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = sh_st72[(t * 7) + k1];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      t73[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
-      sh73[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      t73[row * 7 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
+      sh73[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
-      t75[row * 7 + k3] = sh73[k3] * 0.9f;
+      (void)i5;
+      t75[row * 7 + k5] = sh73[k5] * 0.9f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1551,6 +1746,7 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1577,6 +1773,12 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
 #pragma omp simd /* see simd_ok */
@@ -1586,24 +1788,30 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = sh_st77[(t * 7) + k1];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      t78[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
-      sh78[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      t78[row * 7 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
+      sh78[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
-      t80[row * 7 + k3] = sh78[k3] * 0.9f;
+      (void)i5;
+      t80[row * 7 + k5] = sh78[k5] * 0.9f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1623,6 +1831,7 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1649,6 +1858,12 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
 #pragma omp simd /* see simd_ok */
@@ -1658,24 +1873,30 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = sh_st82[(t * 7) + k1];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      t83[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
-      sh83[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      t83[row * 7 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
+      sh83[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
-      t85[row * 7 + k3] = sh83[k3] * 0.9f;
+      (void)i5;
+      t85[row * 7 + k5] = sh83[k5] * 0.9f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1695,6 +1916,7 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1721,6 +1943,12 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
 #pragma omp simd /* see simd_ok */
@@ -1730,24 +1958,30 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = sh_st87[(t * 7) + k1];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      t88[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
-      sh88[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      t88[row * 7 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
+      sh88[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
-      t90[row * 7 + k3] = sh88[k3] * 0.9f;
+      (void)i5;
+      t90[row * 7 + k5] = sh88[k5] * 0.9f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1767,6 +2001,7 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1793,6 +2028,12 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
 #pragma omp simd /* see simd_ok */
@@ -1802,24 +2043,30 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = sh_st92[(t * 7) + k1];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      t93[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
-      sh93[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      t93[row * 7 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
+      sh93[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
-      t96[row * 7 + k3] = sh93[k3] * 0.9f;
+      (void)i5;
+      t96[row * 7 + k5] = sh93[k5] * 0.9f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1839,6 +2086,7 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1865,6 +2113,12 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
 #pragma omp simd /* see simd_ok */
@@ -1874,25 +2128,31 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = sh_st98[(t * 7) + k1];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      sh99[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      sh99[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
+      (void)i5;
       float r79_;
-      r79_ = (((((in_grad_out[row * 7 + k3] + t53[row * 7 + k3]) + t58[row * 7 + k3]) + t63[row * 7 + k3]) + t68[row * 7 + k3]) + t73[row * 7 + k3]) + t78[row * 7 + k3];
-      t100[row * 7 + k3] = ((((r79_ + t83[row * 7 + k3]) + t88[row * 7 + k3]) + t93[row * 7 + k3]) * 0.1f) + sh99[k3];
+      r79_ = (((((in_grad_out[row * 7 + k5] + t53[row * 7 + k5]) + t58[row * 7 + k5]) + t63[row * 7 + k5]) + t68[row * 7 + k5]) + t73[row * 7 + k5]) + t78[row * 7 + k5];
+      t100[row * 7 + k5] = ((((r79_ + t83[row * 7 + k5]) + t88[row * 7 + k5]) + t93[row * 7 + k5]) * 0.1f) + sh99[k5];
     }
     /* barrier: the lane loops above and below are separate regions */
   }

@@ -150,6 +150,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k3_appnpprop0_z_vertex(i
   float appnpprop0_c_;
   float linear1_out_;
   float x;
+  float part[1];
   float linear1_out_1;
   float r20_;
   lo = in_ptr[row];
@@ -180,6 +181,13 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k3_appnpprop0_z_vertex(i
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
@@ -188,27 +196,34 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k3_appnpprop0_z_vertex(i
         if (k1 < 7) {
           linear1_out_ = linear1_x_W[u * 7 + k1] + p_linear1_b[k1];
           x = linear1_out_ * sh_st15[t];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      sh18[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      sh18[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      linear1_out_1 = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      linear1_out_1 = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
       r20_ = 0.1f * linear1_out_1;
-      appnpprop0_z[(row) * 7 + k3] = (0.9f * sh18[k3]) + r20_;
+      appnpprop0_z[(row) * 7 + k5] = (0.9f * sh18[k5]) + r20_;
     }
   }
   __syncwarp(gmask);
@@ -241,6 +256,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k4_appnpprop0_z_vertex(i
   int64_t su;
   float appnpprop0_c_;
   float x;
+  float part[1];
   float linear1_out_;
   float r20_;
   lo = in_ptr[row];
@@ -271,6 +287,13 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k4_appnpprop0_z_vertex(i
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
@@ -278,27 +301,34 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k4_appnpprop0_z_vertex(i
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = appnpprop0_z[u * 7 + k1] * sh_st15[t];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      sh22[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      sh22[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
       r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_2[(row) * 7 + k3] = (0.9f * sh22[k3]) + r20_;
+      appnpprop0_z_2[(row) * 7 + k5] = (0.9f * sh22[k5]) + r20_;
     }
   }
   __syncwarp(gmask);
@@ -331,6 +361,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k5_appnpprop0_z_vertex(i
   int64_t su;
   float appnpprop0_c_;
   float x;
+  float part[1];
   float linear1_out_;
   float r20_;
   lo = in_ptr[row];
@@ -361,6 +392,13 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k5_appnpprop0_z_vertex(i
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
@@ -368,27 +406,34 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k5_appnpprop0_z_vertex(i
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = appnpprop0_z_2[u * 7 + k1] * sh_st15[t];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      sh25[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      sh25[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
       r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_3[(row) * 7 + k3] = (0.9f * sh25[k3]) + r20_;
+      appnpprop0_z_3[(row) * 7 + k5] = (0.9f * sh25[k5]) + r20_;
     }
   }
   __syncwarp(gmask);
@@ -421,6 +466,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k6_appnpprop0_z_vertex(i
   int64_t su;
   float appnpprop0_c_;
   float x;
+  float part[1];
   float linear1_out_;
   float r20_;
   lo = in_ptr[row];
@@ -451,6 +497,13 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k6_appnpprop0_z_vertex(i
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
@@ -458,27 +511,34 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k6_appnpprop0_z_vertex(i
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = appnpprop0_z_3[u * 7 + k1] * sh_st15[t];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      sh28[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      sh28[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
       r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_4[(row) * 7 + k3] = (0.9f * sh28[k3]) + r20_;
+      appnpprop0_z_4[(row) * 7 + k5] = (0.9f * sh28[k5]) + r20_;
     }
   }
   __syncwarp(gmask);
@@ -511,6 +571,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k7_appnpprop0_z_vertex(i
   int64_t su;
   float appnpprop0_c_;
   float x;
+  float part[1];
   float linear1_out_;
   float r20_;
   lo = in_ptr[row];
@@ -541,6 +602,13 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k7_appnpprop0_z_vertex(i
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
@@ -548,27 +616,34 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k7_appnpprop0_z_vertex(i
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = appnpprop0_z_4[u * 7 + k1] * sh_st15[t];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      sh31[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      sh31[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
       r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_5[(row) * 7 + k3] = (0.9f * sh31[k3]) + r20_;
+      appnpprop0_z_5[(row) * 7 + k5] = (0.9f * sh31[k5]) + r20_;
     }
   }
   __syncwarp(gmask);
@@ -601,6 +676,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k8_appnpprop0_z_vertex(i
   int64_t su;
   float appnpprop0_c_;
   float x;
+  float part[1];
   float linear1_out_;
   float r20_;
   lo = in_ptr[row];
@@ -631,6 +707,13 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k8_appnpprop0_z_vertex(i
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
@@ -638,27 +721,34 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k8_appnpprop0_z_vertex(i
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = appnpprop0_z_5[u * 7 + k1] * sh_st15[t];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      sh34[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      sh34[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
       r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_6[(row) * 7 + k3] = (0.9f * sh34[k3]) + r20_;
+      appnpprop0_z_6[(row) * 7 + k5] = (0.9f * sh34[k5]) + r20_;
     }
   }
   __syncwarp(gmask);
@@ -691,6 +781,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k9_appnpprop0_z_vertex(i
   int64_t su;
   float appnpprop0_c_;
   float x;
+  float part[1];
   float linear1_out_;
   float r20_;
   lo = in_ptr[row];
@@ -721,6 +812,13 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k9_appnpprop0_z_vertex(i
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
@@ -728,27 +826,34 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k9_appnpprop0_z_vertex(i
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = appnpprop0_z_6[u * 7 + k1] * sh_st15[t];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      sh37[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      sh37[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
       r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_7[(row) * 7 + k3] = (0.9f * sh37[k3]) + r20_;
+      appnpprop0_z_7[(row) * 7 + k5] = (0.9f * sh37[k5]) + r20_;
     }
   }
   __syncwarp(gmask);
@@ -781,6 +886,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k10_appnpprop0_z_vertex(
   int64_t su;
   float appnpprop0_c_;
   float x;
+  float part[1];
   float linear1_out_;
   float r20_;
   lo = in_ptr[row];
@@ -811,6 +917,13 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k10_appnpprop0_z_vertex(
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
@@ -818,27 +931,34 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k10_appnpprop0_z_vertex(
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = appnpprop0_z_7[u * 7 + k1] * sh_st15[t];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      sh40[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      sh40[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
       r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_8[(row) * 7 + k3] = (0.9f * sh40[k3]) + r20_;
+      appnpprop0_z_8[(row) * 7 + k5] = (0.9f * sh40[k5]) + r20_;
     }
   }
   __syncwarp(gmask);
@@ -871,6 +991,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k11_appnpprop0_z_vertex(
   int64_t su;
   float appnpprop0_c_;
   float x;
+  float part[1];
   float linear1_out_;
   float r20_;
   lo = in_ptr[row];
@@ -901,6 +1022,13 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k11_appnpprop0_z_vertex(
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
@@ -908,27 +1036,34 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k11_appnpprop0_z_vertex(
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = appnpprop0_z_8[u * 7 + k1] * sh_st15[t];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      sh43[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      sh43[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
       r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_9[(row) * 7 + k3] = (0.9f * sh43[k3]) + r20_;
+      appnpprop0_z_9[(row) * 7 + k5] = (0.9f * sh43[k5]) + r20_;
     }
   }
   __syncwarp(gmask);
@@ -961,6 +1096,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k12_appnpprop0_z_vertex(
   int64_t su;
   float appnpprop0_c_;
   float x;
+  float part[1];
   float linear1_out_;
   float r20_;
   lo = in_ptr[row];
@@ -991,6 +1127,13 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k12_appnpprop0_z_vertex(
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
@@ -998,27 +1141,34 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k12_appnpprop0_z_vertex(
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = appnpprop0_z_9[u * 7 + k1] * sh_st15[t];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      sh46[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      sh46[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      linear1_out_ = linear1_x_W[row * 7 + k3] + p_linear1_b[k3];
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
       r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_10[(row) * 7 + k3] = (0.9f * sh46[k3]) + r20_;
+      appnpprop0_z_10[(row) * 7 + k5] = (0.9f * sh46[k5]) + r20_;
     }
   }
   __syncwarp(gmask);
@@ -1046,6 +1196,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k13_sum_vertex(int64_t n
   int64_t se;
   int64_t su;
   float x;
+  float part[1];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -1068,32 +1219,46 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k13_sum_vertex(int64_t n
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st52[(t * 7) + k1];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      t53[(row) * 7 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-      sh53[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      t53[(row) * 7 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
+      sh53[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      t55[(row) * 7 + k3] = sh53[k3] * 0.9f;
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      t55[(row) * 7 + k5] = sh53[k5] * 0.9f;
     }
   }
   __syncwarp(gmask);
@@ -1121,6 +1286,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k14_sum_vertex(int64_t n
   int64_t se;
   int64_t su;
   float x;
+  float part[1];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -1143,32 +1309,46 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k14_sum_vertex(int64_t n
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st57[(t * 7) + k1];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      t58[(row) * 7 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-      sh58[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      t58[(row) * 7 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
+      sh58[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      t60[(row) * 7 + k3] = sh58[k3] * 0.9f;
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      t60[(row) * 7 + k5] = sh58[k5] * 0.9f;
     }
   }
   __syncwarp(gmask);
@@ -1196,6 +1376,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k15_sum_vertex(int64_t n
   int64_t se;
   int64_t su;
   float x;
+  float part[1];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -1218,32 +1399,46 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k15_sum_vertex(int64_t n
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st62[(t * 7) + k1];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      t63[(row) * 7 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-      sh63[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      t63[(row) * 7 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
+      sh63[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      t65[(row) * 7 + k3] = sh63[k3] * 0.9f;
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      t65[(row) * 7 + k5] = sh63[k5] * 0.9f;
     }
   }
   __syncwarp(gmask);
@@ -1271,6 +1466,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k16_sum_vertex(int64_t n
   int64_t se;
   int64_t su;
   float x;
+  float part[1];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -1293,32 +1489,46 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k16_sum_vertex(int64_t n
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st67[(t * 7) + k1];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      t68[(row) * 7 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-      sh68[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      t68[(row) * 7 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
+      sh68[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      t70[(row) * 7 + k3] = sh68[k3] * 0.9f;
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      t70[(row) * 7 + k5] = sh68[k5] * 0.9f;
     }
   }
   __syncwarp(gmask);
@@ -1346,6 +1556,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k17_sum_vertex(int64_t n
   int64_t se;
   int64_t su;
   float x;
+  float part[1];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -1368,32 +1579,46 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k17_sum_vertex(int64_t n
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st72[(t * 7) + k1];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      t73[(row) * 7 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-      sh73[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      t73[(row) * 7 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
+      sh73[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      t75[(row) * 7 + k3] = sh73[k3] * 0.9f;
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      t75[(row) * 7 + k5] = sh73[k5] * 0.9f;
     }
   }
   __syncwarp(gmask);
@@ -1421,6 +1646,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k18_sum_vertex(int64_t n
   int64_t se;
   int64_t su;
   float x;
+  float part[1];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -1443,32 +1669,46 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k18_sum_vertex(int64_t n
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st77[(t * 7) + k1];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      t78[(row) * 7 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-      sh78[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      t78[(row) * 7 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
+      sh78[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      t80[(row) * 7 + k3] = sh78[k3] * 0.9f;
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      t80[(row) * 7 + k5] = sh78[k5] * 0.9f;
     }
   }
   __syncwarp(gmask);
@@ -1496,6 +1736,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k19_sum_vertex(int64_t n
   int64_t se;
   int64_t su;
   float x;
+  float part[1];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -1518,32 +1759,46 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k19_sum_vertex(int64_t n
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st82[(t * 7) + k1];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      t83[(row) * 7 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-      sh83[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      t83[(row) * 7 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
+      sh83[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      t85[(row) * 7 + k3] = sh83[k3] * 0.9f;
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      t85[(row) * 7 + k5] = sh83[k5] * 0.9f;
     }
   }
   __syncwarp(gmask);
@@ -1571,6 +1826,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k20_sum_vertex(int64_t n
   int64_t se;
   int64_t su;
   float x;
+  float part[1];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -1593,32 +1849,46 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k20_sum_vertex(int64_t n
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st87[(t * 7) + k1];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      t88[(row) * 7 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-      sh88[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      t88[(row) * 7 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
+      sh88[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      t90[(row) * 7 + k3] = sh88[k3] * 0.9f;
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      t90[(row) * 7 + k5] = sh88[k5] * 0.9f;
     }
   }
   __syncwarp(gmask);
@@ -1646,6 +1916,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k21_sum_vertex(int64_t n
   int64_t se;
   int64_t su;
   float x;
+  float part[1];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -1668,32 +1939,46 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k21_sum_vertex(int64_t n
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st92[(t * 7) + k1];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      t93[(row) * 7 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
-      sh93[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      t93[(row) * 7 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
+      sh93[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      t96[(row) * 7 + k3] = sh93[k3] * 0.9f;
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      t96[(row) * 7 + k5] = sh93[k5] * 0.9f;
     }
   }
   __syncwarp(gmask);
@@ -1721,6 +2006,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k22_sum_vertex(int64_t n
   int64_t se;
   int64_t su;
   float x;
+  float part[1];
   float r79_;
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
@@ -1744,32 +2030,46 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k22_sum_vertex(int64_t n
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st98[(t * 7) + k1];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      sh99[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      sh99[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      r79_ = (((((in_grad_out[row * 7 + k3] + t53[row * 7 + k3]) + t58[row * 7 + k3]) + t63[row * 7 + k3]) + t68[row * 7 + k3]) + t73[row * 7 + k3]) + t78[row * 7 + k3];
-      t100[(row) * 7 + k3] = ((((r79_ + t83[row * 7 + k3]) + t88[row * 7 + k3]) + t93[row * 7 + k3]) * 0.1f) + sh99[k3];
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      r79_ = (((((in_grad_out[row * 7 + k5] + t53[row * 7 + k5]) + t58[row * 7 + k5]) + t63[row * 7 + k5]) + t68[row * 7 + k5]) + t73[row * 7 + k5]) + t78[row * 7 + k5];
+      t100[(row) * 7 + k5] = ((((r79_ + t83[row * 7 + k5]) + t88[row * 7 + k5]) + t93[row * 7 + k5]) * 0.1f) + sh99[k5];
     }
   }
   __syncwarp(gmask);

@@ -720,6 +720,7 @@ static void k7_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t e;
     int64_t u;
     int64_t cnt;
+    float part[256];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 256; k++) { /* the lanes in order of k: see emit_host.c */
@@ -746,6 +747,12 @@ static void k7_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
+      for (int64_t k2 = 0; k2 < 256; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
@@ -757,16 +764,22 @@ static void k7_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           (void)i1;
           float x;
           x = (t43[u * 256 + k1] == e) ? in_grad_out[u * 256 + k1] : 0.0f;
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 256; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 256; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+    for (int64_t k4 = 0; k4 < 256; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
       (void)lane;
-      (void)i2;
-      t49[row * 256 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      (void)i4;
+      t49[row * 256 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
     }
   }
 }
@@ -805,6 +818,7 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t e;
     int64_t u;
     int64_t cnt;
+    float part[128];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 128; k++) { /* the lanes in order of k: see emit_host.c */
@@ -831,6 +845,12 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
+      for (int64_t k2 = 0; k2 < 128; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
@@ -842,16 +862,22 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           (void)i1;
           float x;
           x = (t32[u * 128 + k1] == e) ? t57[u * 128 + k1] : 0.0f;
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 128; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 128; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+    for (int64_t k4 = 0; k4 < 128; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
       (void)lane;
-      (void)i2;
-      t60[row * 128 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      (void)i4;
+      t60[row * 128 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
     }
   }
 }
@@ -890,6 +916,7 @@ static void k11_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t e;
     int64_t u;
     int64_t cnt;
+    float part[64];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
@@ -916,6 +943,12 @@ static void k11_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
+      for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
@@ -927,16 +960,22 @@ static void k11_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = (t21[u * 64 + k1] == e) ? t68[u * 64 + k1] : 0.0f;
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+    for (int64_t k4 = 0; k4 < 64; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
       (void)lane;
-      (void)i2;
-      t71[row * 64 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      (void)i4;
+      t71[row * 64 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
     }
   }
 }
@@ -975,6 +1014,7 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t e;
     int64_t u;
     int64_t cnt;
+    float part[64];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1001,6 +1041,12 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
+      for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
@@ -1012,16 +1058,22 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = (t8[u * 64 + k1] == e) ? t79[u * 64 + k1] : 0.0f;
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+    for (int64_t k4 = 0; k4 < 64; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
       (void)lane;
-      (void)i2;
-      t82[row * 64 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      (void)i4;
+      t82[row * 64 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
     }
   }
 }

@@ -520,6 +520,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k7_sum_vertex(int64_t nr
   int64_t jj;
   int64_t cnt;
   float x;
+  float part[8];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -534,6 +535,10 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k7_sum_vertex(int64_t nr
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
+    #pragma unroll
+    for (int i2 = 0; i2 < 8; i2++) {
+      part[i2] = 0.0f;
+    }
     for (int64_t t = 0; t < cnt; t++) {
       e = sh_e[t];
       u = sh_u[t];
@@ -541,15 +546,19 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k7_sum_vertex(int64_t nr
       for (int i1 = 0; i1 < 8; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         x = (t43[u * 256 + k1] == e) ? in_grad_out[u * 256 + k1] : 0.0f;
-        acc[i1] = acc[i1] + (double)x;
+        part[i1] = part[i1] + x;
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 8; i3++) {
+      acc[i3] = acc[i3] + (double)part[i3];
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 8; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 32;
-    t49[(row) * 256 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
+  for (int i4 = 0; i4 < 8; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 32;
+    t49[(row) * 256 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
   }
 }
 
@@ -590,6 +599,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k9_sum_vertex(int64_t nr
   int64_t jj;
   int64_t cnt;
   float x;
+  float part[4];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -604,6 +614,10 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k9_sum_vertex(int64_t nr
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
+    #pragma unroll
+    for (int i2 = 0; i2 < 4; i2++) {
+      part[i2] = 0.0f;
+    }
     for (int64_t t = 0; t < cnt; t++) {
       e = sh_e[t];
       u = sh_u[t];
@@ -611,15 +625,19 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k9_sum_vertex(int64_t nr
       for (int i1 = 0; i1 < 4; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         x = (t32[u * 128 + k1] == e) ? t57[u * 128 + k1] : 0.0f;
-        acc[i1] = acc[i1] + (double)x;
+        part[i1] = part[i1] + x;
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 4; i3++) {
+      acc[i3] = acc[i3] + (double)part[i3];
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 4; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 32;
-    t60[(row) * 128 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
+  for (int i4 = 0; i4 < 4; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 32;
+    t60[(row) * 128 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
   }
 }
 
@@ -660,6 +678,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k11_sum_vertex(int64_t n
   int64_t jj;
   int64_t cnt;
   float x;
+  float part[2];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -674,6 +693,10 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k11_sum_vertex(int64_t n
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
+    #pragma unroll
+    for (int i2 = 0; i2 < 2; i2++) {
+      part[i2] = 0.0f;
+    }
     for (int64_t t = 0; t < cnt; t++) {
       e = sh_e[t];
       u = sh_u[t];
@@ -681,15 +704,19 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k11_sum_vertex(int64_t n
       for (int i1 = 0; i1 < 2; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         x = (t21[u * 64 + k1] == e) ? t68[u * 64 + k1] : 0.0f;
-        acc[i1] = acc[i1] + (double)x;
+        part[i1] = part[i1] + x;
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 2; i3++) {
+      acc[i3] = acc[i3] + (double)part[i3];
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 2; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 32;
-    t71[(row) * 64 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
+  for (int i4 = 0; i4 < 2; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 32;
+    t71[(row) * 64 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
   }
 }
 
@@ -730,6 +757,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k13_sum_vertex(int64_t n
   int64_t jj;
   int64_t cnt;
   float x;
+  float part[2];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -744,6 +772,10 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k13_sum_vertex(int64_t n
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
+    #pragma unroll
+    for (int i2 = 0; i2 < 2; i2++) {
+      part[i2] = 0.0f;
+    }
     for (int64_t t = 0; t < cnt; t++) {
       e = sh_e[t];
       u = sh_u[t];
@@ -751,15 +783,19 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k13_sum_vertex(int64_t n
       for (int i1 = 0; i1 < 2; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         x = (t8[u * 64 + k1] == e) ? t79[u * 64 + k1] : 0.0f;
-        acc[i1] = acc[i1] + (double)x;
+        part[i1] = part[i1] + x;
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 2; i3++) {
+      acc[i3] = acc[i3] + (double)part[i3];
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 2; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 32;
-    t82[(row) * 64 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
+  for (int i4 = 0; i4 < 2; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 32;
+    t82[(row) * 64 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
   }
 }
 

@@ -710,6 +710,7 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
     int64_t e;
     int64_t u;
     int64_t cnt;
+    float part[1];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
@@ -735,6 +736,13 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 1);
+#pragma omp simd /* see simd_ok */
+      for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 1), i2 = (int)(k2 / 1);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
@@ -765,7 +773,7 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             r49_ = gnn_expf(gatconv1_e_ - gatconv1_e_softmax_max[row * 1 + k1]) / gatconv1_e_softmax_sum[row * 1 + k1];
             r58_ = gnn_sel_f32(r29_ > 0.0f, r49_ * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f), sum * 2.50000015f))) - t54[row * 1 + k1]), 0.2f * (r49_ * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f), sum * 2.50000015f))) - t54[row * 1 + k1])));
             x = r58_;
-            acc[k1] = acc[k1] + (double)x;
+            part[k1] = part[k1] + x;
           }
         } else {
           for (int64_t k1 = 0; k1 < 1; k1++) { /* the lanes in order of k: see emit_host.c */
@@ -793,17 +801,24 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             r49_ = gnn_expf(gatconv1_e_ - gatconv1_e_softmax_max[row * 1 + k1]) / gatconv1_e_softmax_sum[row * 1 + k1];
             r58_ = gnn_sel_f32(r29_ > 0.0f, r49_ * (float)((sum) - t54[row * 1 + k1]), 0.2f * (r49_ * (float)((sum) - t54[row * 1 + k1])));
             x = r58_;
-            acc[k1] = acc[k1] + (double)x;
+            part[k1] = part[k1] + x;
           }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+#pragma omp simd /* see simd_ok */
+      for (int64_t k3 = 0; k3 < 1; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 1), i3 = (int)(k3 / 1);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 1; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 1), i2 = (int)(k2 / 1);
+    for (int64_t k4 = 0; k4 < 1; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 1), i4 = (int)(k4 / 1);
       (void)lane;
-      (void)i2;
-      t60[row * 1 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      (void)i4;
+      t60[row * 1 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
     }
   }
 }
@@ -830,6 +845,8 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
     double acc[8];  /* per lane, live across regions */
     double acc1[8];  /* per lane, live across regions */
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
+    float part1[8];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
@@ -886,6 +903,18 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k3 = 0; k3 < 1; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        part[k3] = 0.0f;
+      }
+      for (int64_t k6 = 0; k6 < 7; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 8), i6 = (int)(k6 / 8);
+        (void)lane;
+        (void)i6;
+        part1[k6] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
 #pragma omp simd /* see simd_ok */
@@ -895,39 +924,51 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
           (void)i2;
           float x;
           x = sh_st58[t + k2];
-          acc[k2] = acc[k2] + (double)x;
+          part[k2] = part[k2] + x;
         }
 #pragma omp simd /* see simd_ok */
-        for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-          const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
           (void)lane;
-          (void)i3;
+          (void)i5;
           float x1;
-          x1 = sh_st51[(t * 7) + k3];
-          acc1[k3] = acc1[k3] + (double)x1;
+          x1 = sh_st51[(t * 7) + k5];
+          part1[k5] = part1[k5] + x1;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k4 = 0; k4 < 1; k4++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
+        (void)lane;
+        (void)i4;
+        acc[k4] = acc[k4] + (double)part[k4];
+      }
+      for (int64_t k7 = 0; k7 < 7; k7++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k7 % 8), i7 = (int)(k7 / 8);
+        (void)lane;
+        (void)i7;
+        acc1[k7] = acc1[k7] + (double)part1[k7];
+      }
     }
-    for (int64_t k4 = 0; k4 < 1; k4++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
+    for (int64_t k8 = 0; k8 < 1; k8++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k8 % 8), i8 = (int)(k8 / 8);
       (void)lane;
-      (void)i4;
-      t59[row * 1 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
-      sh59[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
+      (void)i8;
+      t59[row * 1 + k8] = ((hi - lo) > 0) ? acc[k8] : 0.0f;
+      sh59[k8] = (float)(((hi - lo) > 0) ? acc[k8] : 0.0f);
     }
-    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
+    for (int64_t k9 = 0; k9 < 7; k9++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k9 % 8), i9 = (int)(k9 / 8);
       (void)lane;
-      (void)i5;
-      sh71[k5] = (float)(((hi - lo) > 0) ? acc1[k5] : 0.0f);
+      (void)i9;
+      sh71[k9] = (float)(((hi - lo) > 0) ? acc1[k9] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k6 = 0; k6 < 7; k6++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k6 % 8), i6 = (int)(k6 / 8);
+    for (int64_t k10 = 0; k10 < 7; k10++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k10 % 8), i10 = (int)(k10 / 8);
       (void)lane;
-      (void)i6;
-      t72[row * 7 + k6] = ((t60[row * 1] * p_gatconv1_a[k6 + 7]) + (sh59[0] * p_gatconv1_a[k6])) + sh71[k6];
+      (void)i10;
+      t72[row * 7 + k10] = ((t60[row * 1] * p_gatconv1_a[k10 + 7]) + (sh59[0] * p_gatconv1_a[k10])) + sh71[k10];
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -999,6 +1040,7 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
     int64_t e;
     int64_t u;
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 8; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1025,6 +1067,12 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 8; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
@@ -1055,7 +1103,7 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             r85_ = gnn_expf(gatconv0_e_ - gatconv0_e_softmax_max[row * 8 + k1]) / gatconv0_e_softmax_sum[row * 8 + k1];
             r94_ = gnn_sel_f32(r9_ > 0.0f, r85_ * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f), sum * 2.50000015f))) - t90[row * 8 + k1]), 0.2f * (r85_ * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f), sum * 2.50000015f))) - t90[row * 8 + k1])));
             x = r94_;
-            acc[k1] = acc[k1] + (double)x;
+            part[k1] = part[k1] + x;
           }
         } else {
           for (int64_t k1 = 0; k1 < 8; k1++) { /* the lanes in order of k: see emit_host.c */
@@ -1083,17 +1131,23 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             r85_ = gnn_expf(gatconv0_e_ - gatconv0_e_softmax_max[row * 8 + k1]) / gatconv0_e_softmax_sum[row * 8 + k1];
             r94_ = gnn_sel_f32(r9_ > 0.0f, r85_ * (float)((sum) - t90[row * 8 + k1]), 0.2f * (r85_ * (float)((sum) - t90[row * 8 + k1])));
             x = r94_;
-            acc[k1] = acc[k1] + (double)x;
+            part[k1] = part[k1] + x;
           }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 8; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 8; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 8; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      t96[row * 8 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      (void)i4;
+      t96[row * 8 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
     }
   }
 }
@@ -1120,6 +1174,8 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
     int64_t e;
     int64_t u;
     int64_t cnt;
+    float part[32];  /* per lane, live across regions */
+    float part1[64];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 8; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1170,6 +1226,18 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
+      for (int64_t k3 = 0; k3 < 8; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+        (void)lane;
+        (void)i3;
+        part[k3] = 0.0f;
+      }
+      for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+        (void)lane;
+        (void)i6;
+        part1[k6] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
@@ -1197,7 +1265,7 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
             r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
             r94_ = gnn_sel_f32(r9_1 > 0.0f, r93_, 0.2f * r93_);
             x = r94_;
-            acc[k2] = acc[k2] + (double)x;
+            part[k2] = part[k2] + x;
           }
         } else {
           for (int64_t k2 = 0; k2 < 8; k2++) { /* the lanes in order of k: see emit_host.c */
@@ -1222,47 +1290,59 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
             r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
             r94_ = gnn_sel_f32(r9_1 > 0.0f, r93_, 0.2f * r93_);
             x = r94_;
-            acc[k2] = acc[k2] + (double)x;
+            part[k2] = part[k2] + x;
           }
         }
-        for (int64_t k3_hi = 0; k3_hi < 8; k3_hi++) { /* k / 8: see emit_flat_loop */
+        for (int64_t k5_hi = 0; k5_hi < 8; k5_hi++) { /* k / 8: see emit_flat_loop */
 #pragma omp simd /* see simd_ok */
-          for (int64_t k3_lo = 0; k3_lo < 8; k3_lo++) { /* the lanes in order of k: see emit_host.c */
-            const int64_t k3 = k3_hi * 8 + k3_lo;
-            const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+          for (int64_t k5_lo = 0; k5_lo < 8; k5_lo++) { /* the lanes in order of k: see emit_host.c */
+            const int64_t k5 = k5_hi * 8 + k5_lo;
+            const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
             (void)lane;
-            (void)i3;
+            (void)i5;
             float x1;
-            x1 = t77[u * 64 + k3] * sh_st86[(t * 8) + (k3_hi)];
-            acc1[k3] = acc1[k3] + (double)x1;
+            x1 = t77[u * 64 + k5] * sh_st86[(t * 8) + (k5_hi)];
+            part1[k5] = part1[k5] + x1;
           }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k4 = 0; k4 < 8; k4++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+        (void)lane;
+        (void)i4;
+        acc[k4] = acc[k4] + (double)part[k4];
+      }
+      for (int64_t k7 = 0; k7 < 64; k7++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
+        (void)lane;
+        (void)i7;
+        acc1[k7] = acc1[k7] + (double)part1[k7];
+      }
     }
-    for (int64_t k4 = 0; k4 < 8; k4++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+    for (int64_t k8 = 0; k8 < 8; k8++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k8 % 32), i8 = (int)(k8 / 32);
       (void)lane;
-      (void)i4;
-      t95[row * 8 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
-      sh95[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
+      (void)i8;
+      t95[row * 8 + k8] = ((hi - lo) > 0) ? acc[k8] : 0.0f;
+      sh95[k8] = (float)(((hi - lo) > 0) ? acc[k8] : 0.0f);
     }
-    for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+    for (int64_t k9 = 0; k9 < 64; k9++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k9 % 32), i9 = (int)(k9 / 32);
       (void)lane;
-      (void)i5;
-      sh107[k5] = (float)(((hi - lo) > 0) ? acc1[k5] : 0.0f);
+      (void)i9;
+      sh107[k9] = (float)(((hi - lo) > 0) ? acc1[k9] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k6_hi = 0; k6_hi < 8; k6_hi++) { /* k / 8: see emit_flat_loop */
-      for (int64_t k6_lo = 0; k6_lo < 8; k6_lo++) { /* the lanes in order of k: see emit_host.c */
-        const int64_t k6 = k6_hi * 8 + k6_lo;
-        const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+    for (int64_t k10_hi = 0; k10_hi < 8; k10_hi++) { /* k / 8: see emit_flat_loop */
+      for (int64_t k10_lo = 0; k10_lo < 8; k10_lo++) { /* the lanes in order of k: see emit_host.c */
+        const int64_t k10 = k10_hi * 8 + k10_lo;
+        const int lane = (int)(k10 % 32), i10 = (int)(k10 / 32);
         (void)lane;
-        (void)i6;
+        (void)i10;
         float r103_;
-        r103_ = (t96[row * 8 + (k6_hi)] * p_gatconv0_a[((k6_hi) * 16) + ((k6_lo) + 8)]) + (sh95[k6_hi] * p_gatconv0_a[((k6_hi) * 16) + (k6_lo)]);
-        t108[row * 64 + k6] = r103_ + sh107[k6];
+        r103_ = (t96[row * 8 + (k10_hi)] * p_gatconv0_a[((k10_hi) * 16) + ((k10_lo) + 8)]) + (sh95[k10_hi] * p_gatconv0_a[((k10_hi) * 16) + (k10_lo)]);
+        t108[row * 64 + k10] = r103_ + sh107[k10];
       }
     }
     /* barrier: the lane loops above and below are separate regions */

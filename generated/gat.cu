@@ -538,6 +538,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrow
   float r49_;
   float r58_;
   float x;
+  float part[1];
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -552,6 +553,10 @@ extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrow
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 1);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      part[i2] = 0.0f;
+    }
     for (int64_t t = 0; t < cnt; t++) {
       e = sh_e[t];
       u = sh_u[t];
@@ -567,15 +572,19 @@ extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrow
         r49_ = expf(gatconv1_e_ - gatconv1_e_softmax_max[row * 1 + k1]) / gatconv1_e_softmax_sum[row * 1 + k1];
         r58_ = (r29_ > 0.0f) ? (r49_ * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[row * 1 + k1])) : (0.2f * (r49_ * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[row * 1 + k1])));
         x = r58_;
-        acc[i1] = acc[i1] + (double)x;
+        part[i1] = part[i1] + x;
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      acc[i3] = acc[i3] + (double)part[i3];
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 1;
-    t60[(row) * 1 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 1;
+    t60[(row) * 1 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
   }
 }
 
@@ -619,7 +628,9 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
   float r29_1;
   float r58_;
   float x;
+  float part[1];
   float x1;
+  float part1[1];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -667,47 +678,75 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 1) {
+        part[i3] = 0.0f;
+      }
+    }
+    #pragma unroll
+    for (int i6 = 0; i6 < 1; i6++) {
+      const int64_t k6 = lane + (int64_t)i6 * 8;
+      if (k6 < 7) {
+        part1[i6] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       #pragma unroll
       for (int i2 = 0; i2 < 1; i2++) {
         const int64_t k2 = lane + (int64_t)i2 * 8;
         if (k2 < 1) {
           x = sh_st58[t + k2];
-          acc[i2] = acc[i2] + (double)x;
+          part[i2] = part[i2] + x;
         }
       }
       #pragma unroll
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 8;
-        if (k3 < 7) {
-          x1 = sh_st51[(t * 7) + k3];
-          acc1[i3] = acc1[i3] + (double)x1;
+      for (int i5 = 0; i5 < 1; i5++) {
+        const int64_t k5 = lane + (int64_t)i5 * 8;
+        if (k5 < 7) {
+          x1 = sh_st51[(t * 7) + k5];
+          part1[i5] = part1[i5] + x1;
         }
       }
     }
     __syncwarp(gmask);
-  }
-  #pragma unroll
-  for (int i4 = 0; i4 < 1; i4++) {
-    const int64_t k4 = lane + (int64_t)i4 * 8;
-    if (k4 < 1) {
-      t59[(row) * 1 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
-      sh59[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
+    #pragma unroll
+    for (int i4 = 0; i4 < 1; i4++) {
+      const int64_t k4 = lane + (int64_t)i4 * 8;
+      if (k4 < 1) {
+        acc[i4] = acc[i4] + (double)part[i4];
+      }
+    }
+    #pragma unroll
+    for (int i7 = 0; i7 < 1; i7++) {
+      const int64_t k7 = lane + (int64_t)i7 * 8;
+      if (k7 < 7) {
+        acc1[i7] = acc1[i7] + (double)part1[i7];
+      }
     }
   }
   #pragma unroll
-  for (int i5 = 0; i5 < 1; i5++) {
-    const int64_t k5 = lane + (int64_t)i5 * 8;
-    if (k5 < 7) {
-      sh71[k5] = (float)(((hi - lo) > 0) ? acc1[i5] : 0.0f);
+  for (int i8 = 0; i8 < 1; i8++) {
+    const int64_t k8 = lane + (int64_t)i8 * 8;
+    if (k8 < 1) {
+      t59[(row) * 1 + k8] = ((hi - lo) > 0) ? acc[i8] : 0.0f;
+      sh59[k8] = (float)(((hi - lo) > 0) ? acc[i8] : 0.0f);
+    }
+  }
+  #pragma unroll
+  for (int i9 = 0; i9 < 1; i9++) {
+    const int64_t k9 = lane + (int64_t)i9 * 8;
+    if (k9 < 7) {
+      sh71[k9] = (float)(((hi - lo) > 0) ? acc1[i9] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i6 = 0; i6 < 1; i6++) {
-    const int64_t k6 = lane + (int64_t)i6 * 8;
-    if (k6 < 7) {
-      t72[(row) * 7 + k6] = ((t60[row * 1] * p_gatconv1_a[k6 + 7]) + (sh59[0] * p_gatconv1_a[k6])) + sh71[k6];
+  for (int i10 = 0; i10 < 1; i10++) {
+    const int64_t k10 = lane + (int64_t)i10 * 8;
+    if (k10 < 7) {
+      t72[(row) * 7 + k10] = ((t60[row * 1] * p_gatconv1_a[k10 + 7]) + (sh59[0] * p_gatconv1_a[k10])) + sh71[k10];
     }
   }
   __syncwarp(gmask);
@@ -772,6 +811,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrow
   float r85_;
   float r94_;
   float x;
+  float part[1];
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -786,6 +826,10 @@ extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrow
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      part[i2] = 0.0f;
+    }
     for (int64_t t = 0; t < cnt; t++) {
       e = sh_e[t];
       u = sh_u[t];
@@ -801,15 +845,19 @@ extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrow
         r85_ = expf(gatconv0_e_ - gatconv0_e_softmax_max[row * 8 + k1]) / gatconv0_e_softmax_sum[row * 8 + k1];
         r94_ = (r9_ > 0.0f) ? (r85_ * (float)((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[row * 8 + k1])) : (0.2f * (r85_ * (float)((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[row * 8 + k1])));
         x = r94_;
-        acc[i1] = acc[i1] + (double)x;
+        part[i1] = part[i1] + x;
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      acc[i3] = acc[i3] + (double)part[i3];
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    t96[(row) * 8 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    t96[(row) * 8 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
   }
 }
 
@@ -852,7 +900,9 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
   float r9_1;
   float r94_;
   float x;
+  float part[1];
   float x1;
+  float part1[2];
   float r103_;
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
@@ -886,6 +936,17 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 32;
+      if (k3 < 8) {
+        part[i3] = 0.0f;
+      }
+    }
+    #pragma unroll
+    for (int i6 = 0; i6 < 2; i6++) {
+      part1[i6] = 0.0f;
+    }
     for (int64_t t = 0; t < cnt; t++) {
       e = sh_e[t];
       u = sh_u[t];
@@ -901,37 +962,48 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
           r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
           r94_ = (r9_1 > 0.0f) ? r93_ : (0.2f * r93_);
           x = r94_;
-          acc[i2] = acc[i2] + (double)x;
+          part[i2] = part[i2] + x;
         }
       }
       #pragma unroll
-      for (int i3 = 0; i3 < 2; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 32;
-        x1 = t77[u * 64 + k3] * sh_st86[(t * 8) + (k3 / 8)];
-        acc1[i3] = acc1[i3] + (double)x1;
+      for (int i5 = 0; i5 < 2; i5++) {
+        const int64_t k5 = lane + (int64_t)i5 * 32;
+        x1 = t77[u * 64 + k5] * sh_st86[(t * 8) + (k5 / 8)];
+        part1[i5] = part1[i5] + x1;
       }
     }
     __syncwarp(gmask);
-  }
-  #pragma unroll
-  for (int i4 = 0; i4 < 1; i4++) {
-    const int64_t k4 = lane + (int64_t)i4 * 32;
-    if (k4 < 8) {
-      t95[(row) * 8 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
-      sh95[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
+    #pragma unroll
+    for (int i4 = 0; i4 < 1; i4++) {
+      const int64_t k4 = lane + (int64_t)i4 * 32;
+      if (k4 < 8) {
+        acc[i4] = acc[i4] + (double)part[i4];
+      }
+    }
+    #pragma unroll
+    for (int i7 = 0; i7 < 2; i7++) {
+      acc1[i7] = acc1[i7] + (double)part1[i7];
     }
   }
   #pragma unroll
-  for (int i5 = 0; i5 < 2; i5++) {
-    const int64_t k5 = lane + (int64_t)i5 * 32;
-    sh107[k5] = (float)(((hi - lo) > 0) ? acc1[i5] : 0.0f);
+  for (int i8 = 0; i8 < 1; i8++) {
+    const int64_t k8 = lane + (int64_t)i8 * 32;
+    if (k8 < 8) {
+      t95[(row) * 8 + k8] = ((hi - lo) > 0) ? acc[i8] : 0.0f;
+      sh95[k8] = (float)(((hi - lo) > 0) ? acc[i8] : 0.0f);
+    }
+  }
+  #pragma unroll
+  for (int i9 = 0; i9 < 2; i9++) {
+    const int64_t k9 = lane + (int64_t)i9 * 32;
+    sh107[k9] = (float)(((hi - lo) > 0) ? acc1[i9] : 0.0f);
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i6 = 0; i6 < 2; i6++) {
-    const int64_t k6 = lane + (int64_t)i6 * 32;
-    r103_ = (t96[row * 8 + (k6 / 8)] * p_gatconv0_a[((k6 / 8) * 16) + ((k6 % 8) + 8)]) + (sh95[k6 / 8] * p_gatconv0_a[((k6 / 8) * 16) + (k6 % 8)]);
-    t108[(row) * 64 + k6] = r103_ + sh107[k6];
+  for (int i10 = 0; i10 < 2; i10++) {
+    const int64_t k10 = lane + (int64_t)i10 * 32;
+    r103_ = (t96[row * 8 + (k10 / 8)] * p_gatconv0_a[((k10 / 8) * 16) + ((k10 % 8) + 8)]) + (sh95[k10 / 8] * p_gatconv0_a[((k10 / 8) * 16) + (k10 % 8)]);
+    t108[(row) * 64 + k10] = r103_ + sh107[k10];
   }
   __syncwarp(gmask);
 }

@@ -212,6 +212,7 @@ static void k1_gcnconv0_out_gcnconv1_x_vertex(int64_t nrows, const int64_t *rest
     double acc[16];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[16];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
@@ -243,6 +244,12 @@ static void k1_gcnconv0_out_gcnconv1_x_vertex(int64_t nrows, const int64_t *rest
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 16);
+      for (int64_t k2 = 0; k2 < 16; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 16), i2 = (int)(k2 / 16);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -253,38 +260,44 @@ static void k1_gcnconv0_out_gcnconv1_x_vertex(int64_t nrows, const int64_t *rest
           (void)i1;
           float x;
           x = gcnconv0_x_W[u * 16 + k1] * sh_st7[t];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 16; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 16), i3 = (int)(k3 / 16);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 16; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 16), i2 = (int)(k2 / 16);
+    for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 16), i4 = (int)(k4 / 16);
       (void)lane;
-      (void)i2;
-      sh9[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      sh9[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 16; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 16), i3 = (int)(k3 / 16);
+    for (int64_t k5 = 0; k5 < 16; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 16), i5 = (int)(k5 / 16);
       (void)lane;
-      (void)i3;
-      gcnconv0_out[row * 16 + k3] = sh9[k3] + p_gcnconv0_b[k3];
+      (void)i5;
+      gcnconv0_out[row * 16 + k5] = sh9[k5] + p_gcnconv0_b[k5];
     }
     /* barrier: the lane loops above and below are separate regions */
     if (training) {
-      for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k4 % 16), i4 = (int)(k4 / 16);
+      for (int64_t k6 = 0; k6 < 16; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 16), i6 = (int)(k6 / 16);
         (void)lane;
-        (void)i4;
-        gcnconv1_x[row * 16 + k4] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f), (gnn_sel_f32(gcnconv0_out[row * 16 + k4] > 0.0f, gcnconv0_out[row * 16 + k4], 0.0f)) * 2.0f));
+        (void)i6;
+        gcnconv1_x[row * 16 + k6] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k6), 0.5f), (gnn_sel_f32(gcnconv0_out[row * 16 + k6] > 0.0f, gcnconv0_out[row * 16 + k6], 0.0f)) * 2.0f));
       }
     } else {
-      for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k4 % 16), i4 = (int)(k4 / 16);
+      for (int64_t k6 = 0; k6 < 16; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 16), i6 = (int)(k6 / 16);
         (void)lane;
-        (void)i4;
-        gcnconv1_x[row * 16 + k4] = (gnn_sel_f32(gcnconv0_out[row * 16 + k4] > 0.0f, gcnconv0_out[row * 16 + k4], 0.0f));
+        (void)i6;
+        gcnconv1_x[row * 16 + k6] = (gnn_sel_f32(gcnconv0_out[row * 16 + k6] > 0.0f, gcnconv0_out[row * 16 + k6], 0.0f));
       }
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -307,6 +320,7 @@ static void k2_gcnconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
     double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -338,6 +352,12 @@ static void k2_gcnconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -348,23 +368,29 @@ static void k2_gcnconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
           (void)i1;
           float x;
           x = gcnconv1_x_W[u * 7 + k1] * sh_st7[t];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      sh16[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      sh16[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
-      gcnconv1_out[row * 7 + k3] = sh16[k3] + p_gcnconv1_b[k3];
+      (void)i5;
+      gcnconv1_out[row * 7 + k5] = sh16[k5] + p_gcnconv1_b[k5];
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -384,6 +410,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -412,6 +439,12 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
 #pragma omp simd /* see simd_ok */
@@ -421,16 +454,22 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           (void)i1;
           float x;
           x = sh_st21[(t * 7) + k1];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      t22[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      (void)i4;
+      t22[row * 7 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
     }
   }
 }
@@ -527,6 +566,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     double acc[16];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[16];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
@@ -557,6 +597,12 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 16);
+      for (int64_t k2 = 0; k2 < 16; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 16), i2 = (int)(k2 / 16);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -567,16 +613,22 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           (void)i1;
           float x;
           x = t26[u * 16 + k1] * sh_st7[t];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 16; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 16), i3 = (int)(k3 / 16);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 16; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 16), i2 = (int)(k2 / 16);
+    for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 16), i4 = (int)(k4 / 16);
       (void)lane;
-      (void)i2;
-      t30[row * 16 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      (void)i4;
+      t30[row * 16 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
     }
   }
 }

@@ -110,6 +110,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k1_gcnconv0_out_gcnconv1_x
   int64_t su;
   float gcnconv0_c_;
   float x;
+  float part[1];
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -129,33 +130,41 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k1_gcnconv0_out_gcnconv1_x
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 16);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      part[i2] = 0.0f;
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 16;
         x = gcnconv0_x_W[u * 16 + k1] * sh_st7[t];
-        acc[i1] = acc[i1] + (double)x;
+        part[i1] = part[i1] + x;
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      acc[i3] = acc[i3] + (double)part[i3];
+    }
   }
-  #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 16;
-    sh9[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
-  }
-  __syncwarp(gmask);
-  #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 16;
-    gcnconv0_out[(row) * 16 + k3] = sh9[k3] + p_gcnconv0_b[k3];
-  }
-  __syncwarp(gmask);
   #pragma unroll
   for (int i4 = 0; i4 < 1; i4++) {
     const int64_t k4 = lane + (int64_t)i4 * 16;
-    gcnconv1_x[(row) * 16 + k4] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f) ? (((gcnconv0_out[row * 16 + k4] > 0.0f) ? gcnconv0_out[row * 16 + k4] : 0.0f) * 2.0f) : 0.0f) : ((gcnconv0_out[row * 16 + k4] > 0.0f) ? gcnconv0_out[row * 16 + k4] : 0.0f);
+    sh9[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 16;
+    gcnconv0_out[(row) * 16 + k5] = sh9[k5] + p_gcnconv0_b[k5];
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i6 = 0; i6 < 1; i6++) {
+    const int64_t k6 = lane + (int64_t)i6 * 16;
+    gcnconv1_x[(row) * 16 + k6] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k6), 0.5f) ? (((gcnconv0_out[row * 16 + k6] > 0.0f) ? gcnconv0_out[row * 16 + k6] : 0.0f) * 2.0f) : 0.0f) : ((gcnconv0_out[row * 16 + k6] > 0.0f) ? gcnconv0_out[row * 16 + k6] : 0.0f);
   }
   __syncwarp(gmask);
 }
@@ -184,6 +193,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k2_gcnconv1_out_vertex(int
   int64_t su;
   float gcnconv0_c_;
   float x;
+  float part[1];
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -206,6 +216,13 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k2_gcnconv1_out_vertex(int
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
@@ -213,25 +230,32 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k2_gcnconv1_out_vertex(int
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = gcnconv1_x_W[u * 7 + k1] * sh_st7[t];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      sh16[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      sh16[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      gcnconv1_out[(row) * 7 + k3] = sh16[k3] + p_gcnconv1_b[k3];
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      gcnconv1_out[(row) * 7 + k5] = sh16[k5] + p_gcnconv1_b[k5];
     }
   }
   __syncwarp(gmask);
@@ -258,6 +282,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k3_sum_vertex(int64_t nrow
   int64_t su;
   float gcnconv0_c_;
   float x;
+  float part[1];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -282,23 +307,37 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k3_sum_vertex(int64_t nrow
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st21[(t * 7) + k1];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      t22[(row) * 7 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      t22[(row) * 7 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
     }
   }
 }
@@ -393,6 +432,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k8_sum_vertex(int64_t nrow
   int64_t su;
   float gcnconv0_c_;
   float x;
+  float part[1];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -411,21 +451,29 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k8_sum_vertex(int64_t nrow
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 16);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      part[i2] = 0.0f;
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 16;
         x = t26[u * 16 + k1] * sh_st7[t];
-        acc[i1] = acc[i1] + (double)x;
+        part[i1] = part[i1] + x;
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      acc[i3] = acc[i3] + (double)part[i3];
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 16;
-    t30[(row) * 16 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 16;
+    t30[(row) * 16 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
   }
 }
 

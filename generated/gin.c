@@ -184,6 +184,7 @@ static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     double acc[64];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[64];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
@@ -208,6 +209,12 @@ static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
+      for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -218,32 +225,38 @@ static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           (void)i1;
           float x;
           x = t8[u * 64 + k1];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
-      (void)lane;
-      (void)i2;
-      sh9[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
-    }
-    /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
-      (void)lane;
-      (void)i3;
-      float r7_;
-      r7_ = 1.0f + p_ginconv0_eps[0];
-      t12[row * 64 + k3] = ((r7_ * t8[row * 64 + k3]) + sh9[k3]) + p_ginconv0_b1[k3];
-    }
-    /* barrier: the lane loops above and below are separate regions */
     for (int64_t k4 = 0; k4 < 64; k4++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
       (void)lane;
       (void)i4;
-      t13[row * 64 + k4] = gnn_sel_f32(t12[row * 64 + k4] > 0.0f, t12[row * 64 + k4], 0.0f);
+      sh9[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+      (void)lane;
+      (void)i5;
+      float r7_;
+      r7_ = 1.0f + p_ginconv0_eps[0];
+      t12[row * 64 + k5] = ((r7_ * t8[row * 64 + k5]) + sh9[k5]) + p_ginconv0_b1[k5];
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+      (void)lane;
+      (void)i6;
+      t13[row * 64 + k6] = gnn_sel_f32(t12[row * 64 + k6] > 0.0f, t12[row * 64 + k6], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -280,6 +293,7 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -304,6 +318,12 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -314,32 +334,38 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
           (void)i1;
           float x;
           x = gin_h_W1[u * 7 + k1];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
-      (void)lane;
-      (void)i2;
-      sh24[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
-    }
-    /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
-      (void)lane;
-      (void)i3;
-      float r22_;
-      r22_ = 1.0f + p_ginconv1_eps[0];
-      t27[row * 7 + k3] = ((r22_ * gin_h_W1[row * 7 + k3]) + sh24[k3]) + p_ginconv1_b1[k3];
-    }
-    /* barrier: the lane loops above and below are separate regions */
     for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
       (void)i4;
-      t28[row * 7 + k4] = gnn_sel_f32(t27[row * 7 + k4] > 0.0f, t27[row * 7 + k4], 0.0f);
+      sh24[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
+      (void)lane;
+      (void)i5;
+      float r22_;
+      r22_ = 1.0f + p_ginconv1_eps[0];
+      t27[row * 7 + k5] = ((r22_ * gin_h_W1[row * 7 + k5]) + sh24[k5]) + p_ginconv1_b1[k5];
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int64_t k6 = 0; k6 < 7; k6++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k6 % 8), i6 = (int)(k6 / 8);
+      (void)lane;
+      (void)i6;
+      t28[row * 7 + k6] = gnn_sel_f32(t27[row * 7 + k6] > 0.0f, t27[row * 7 + k6], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -386,6 +412,7 @@ static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -409,6 +436,12 @@ static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
 #pragma omp simd /* see simd_ok */
@@ -418,25 +451,31 @@ static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           (void)i1;
           float x;
           x = sh_st41[(t * 7) + k1];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      sh42[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      sh42[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
+      (void)i5;
       float r22_;
       r22_ = 1.0f + p_ginconv1_eps[0];
-      t43[row * 7 + k3] = (t35[row * 7 + k3] * r22_) + sh42[k3];
+      t43[row * 7 + k5] = (t35[row * 7 + k5] * r22_) + sh42[k5];
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -637,6 +676,7 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     double acc[64];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[64];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
@@ -660,6 +700,12 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
+      for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -670,25 +716,31 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
           (void)i1;
           float x;
           x = t50[u * 64 + k1];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 64; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+    for (int64_t k4 = 0; k4 < 64; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
       (void)lane;
-      (void)i2;
-      sh57[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      sh57[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 64; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+    for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
       (void)lane;
-      (void)i3;
+      (void)i5;
       float r7_;
       r7_ = 1.0f + p_ginconv0_eps[0];
-      t58[row * 64 + k3] = (t50[row * 64 + k3] * r7_) + sh57[k3];
+      t58[row * 64 + k5] = (t50[row * 64 + k5] * r7_) + sh57[k5];
     }
     /* barrier: the lane loops above and below are separate regions */
   }

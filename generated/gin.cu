@@ -87,6 +87,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k0_sum_copy_u_vertex(int64
   int64_t jj;
   int64_t cnt;
   float x;
+  float part[2];
   float r7_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -102,34 +103,42 @@ extern "C" __global__ void __launch_bounds__(256) gin_k0_sum_copy_u_vertex(int64
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
+    #pragma unroll
+    for (int i2 = 0; i2 < 2; i2++) {
+      part[i2] = 0.0f;
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
       for (int i1 = 0; i1 < 2; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         x = t8[u * 64 + k1];
-        acc[i1] = acc[i1] + (double)x;
+        part[i1] = part[i1] + x;
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 2; i3++) {
+      acc[i3] = acc[i3] + (double)part[i3];
+    }
   }
-  #pragma unroll
-  for (int i2 = 0; i2 < 2; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 32;
-    sh9[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
-  }
-  __syncwarp(gmask);
-  #pragma unroll
-  for (int i3 = 0; i3 < 2; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 32;
-    r7_ = 1.0f + p_ginconv0_eps[0];
-    t12[(row) * 64 + k3] = ((r7_ * t8[row * 64 + k3]) + sh9[k3]) + p_ginconv0_b1[k3];
-  }
-  __syncwarp(gmask);
   #pragma unroll
   for (int i4 = 0; i4 < 2; i4++) {
     const int64_t k4 = lane + (int64_t)i4 * 32;
-    t13[(row) * 64 + k4] = (t12[row * 64 + k4] > 0.0f) ? t12[row * 64 + k4] : 0.0f;
+    sh9[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i5 = 0; i5 < 2; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 32;
+    r7_ = 1.0f + p_ginconv0_eps[0];
+    t12[(row) * 64 + k5] = ((r7_ * t8[row * 64 + k5]) + sh9[k5]) + p_ginconv0_b1[k5];
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i6 = 0; i6 < 2; i6++) {
+    const int64_t k6 = lane + (int64_t)i6 * 32;
+    t13[(row) * 64 + k6] = (t12[row * 64 + k6] > 0.0f) ? t12[row * 64 + k6] : 0.0f;
   }
   __syncwarp(gmask);
 }
@@ -169,6 +178,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k2_sum_copy_u_vertex(int64
   int64_t jj;
   int64_t cnt;
   float x;
+  float part[1];
   float r22_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -187,6 +197,13 @@ extern "C" __global__ void __launch_bounds__(256) gin_k2_sum_copy_u_vertex(int64
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
@@ -194,34 +211,41 @@ extern "C" __global__ void __launch_bounds__(256) gin_k2_sum_copy_u_vertex(int64
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = gin_h_W1[u * 7 + k1];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
-  }
-  #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      sh24[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
     }
   }
-  __syncwarp(gmask);
-  #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
-      r22_ = 1.0f + p_ginconv1_eps[0];
-      t27[(row) * 7 + k3] = ((r22_ * gin_h_W1[row * 7 + k3]) + sh24[k3]) + p_ginconv1_b1[k3];
-    }
-  }
-  __syncwarp(gmask);
   #pragma unroll
   for (int i4 = 0; i4 < 1; i4++) {
     const int64_t k4 = lane + (int64_t)i4 * 8;
     if (k4 < 7) {
-      t28[(row) * 7 + k4] = (t27[row * 7 + k4] > 0.0f) ? t27[row * 7 + k4] : 0.0f;
+      sh24[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
+    }
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
+      r22_ = 1.0f + p_ginconv1_eps[0];
+      t27[(row) * 7 + k5] = ((r22_ * gin_h_W1[row * 7 + k5]) + sh24[k5]) + p_ginconv1_b1[k5];
+    }
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i6 = 0; i6 < 1; i6++) {
+    const int64_t k6 = lane + (int64_t)i6 * 8;
+    if (k6 < 7) {
+      t28[(row) * 7 + k6] = (t27[row * 7 + k6] > 0.0f) ? t27[row * 7 + k6] : 0.0f;
     }
   }
   __syncwarp(gmask);
@@ -276,6 +300,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k5_sum_vertex(int64_t nrow
   int64_t cnt;
   int64_t su;
   float x;
+  float part[1];
   float r22_;
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
@@ -297,32 +322,46 @@ extern "C" __global__ void __launch_bounds__(256) gin_k5_sum_vertex(int64_t nrow
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st41[(t * 7) + k1];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      sh42[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      sh42[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
       r22_ = 1.0f + p_ginconv1_eps[0];
-      t43[(row) * 7 + k3] = (t35[row * 7 + k3] * r22_) + sh42[k3];
+      t43[(row) * 7 + k5] = (t35[row * 7 + k5] * r22_) + sh42[k5];
     }
   }
   __syncwarp(gmask);
@@ -531,6 +570,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k15_sum_vertex(int64_t nro
   int64_t jj;
   int64_t cnt;
   float x;
+  float part[2];
   float r7_;
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
@@ -545,28 +585,36 @@ extern "C" __global__ void __launch_bounds__(256) gin_k15_sum_vertex(int64_t nro
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
+    #pragma unroll
+    for (int i2 = 0; i2 < 2; i2++) {
+      part[i2] = 0.0f;
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
       for (int i1 = 0; i1 < 2; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         x = t50[u * 64 + k1];
-        acc[i1] = acc[i1] + (double)x;
+        part[i1] = part[i1] + x;
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 2; i3++) {
+      acc[i3] = acc[i3] + (double)part[i3];
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 2; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 32;
-    sh57[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 2; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 32;
+    sh57[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 2; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 32;
+  for (int i5 = 0; i5 < 2; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 32;
     r7_ = 1.0f + p_ginconv0_eps[0];
-    t58[(row) * 64 + k3] = (t50[row * 64 + k3] * r7_) + sh57[k3];
+    t58[(row) * 64 + k5] = (t50[row * 64 + k5] * r7_) + sh57[k5];
   }
   __syncwarp(gmask);
 }

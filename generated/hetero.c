@@ -161,6 +161,8 @@ static void k1_heteroconv0_n_heteroconv0_out_vertex(int64_t nrows, const int64_t
     int64_t e;
     int64_t u;
     int64_t cnt;
+    float part[4];  /* per lane, live across regions */
+    float part1[4];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 2; k++) { /* the lanes in order of k: see emit_host.c */
@@ -191,6 +193,18 @@ static void k1_heteroconv0_n_heteroconv0_out_vertex(int64_t nrows, const int64_t
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 4);
+      for (int64_t k3 = 0; k3 < 2; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 4), i3 = (int)(k3 / 4);
+        (void)lane;
+        (void)i3;
+        part[k3] = 0.0f;
+      }
+      for (int64_t k6 = 0; k6 < 4; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 4), i6 = (int)(k6 / 4);
+        (void)lane;
+        (void)i6;
+        part1[k6] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
@@ -204,59 +218,71 @@ static void k1_heteroconv0_n_heteroconv0_out_vertex(int64_t nrows, const int64_t
           float x;
           heteroconv0_r_ = gnn_sel_f32(in_rel[e * 1] == (float)k2, 1.0f, 0.0f);
           x = heteroconv0_r_;
-          acc[k2] = acc[k2] + (double)x;
+          part[k2] = part[k2] + x;
         }
 #pragma omp simd /* see simd_ok */
-        for (int64_t k3 = 0; k3 < 4; k3++) { /* the lanes in order of k: see emit_host.c */
-          const int lane = (int)(k3 % 4), i3 = (int)(k3 / 4);
+        for (int64_t k5 = 0; k5 < 4; k5++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k5 % 4), i5 = (int)(k5 / 4);
           (void)lane;
-          (void)i3;
+          (void)i5;
           float heteroconv0_r_1;
           float x1;
-          heteroconv0_r_1 = gnn_sel_f32(in_rel[e * 1 + ((k3 / 2) / 2)] == (float)((k3 / 2) % 2), 1.0f, 0.0f);
-          x1 = heteroconv0_x_V[u * 4 + k3] * heteroconv0_r_1;
-          acc1[k3] = acc1[k3] + (double)x1;
+          heteroconv0_r_1 = gnn_sel_f32(in_rel[e * 1 + ((k5 / 2) / 2)] == (float)((k5 / 2) % 2), 1.0f, 0.0f);
+          x1 = heteroconv0_x_V[u * 4 + k5] * heteroconv0_r_1;
+          part1[k5] = part1[k5] + x1;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k4 = 0; k4 < 2; k4++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k4 % 4), i4 = (int)(k4 / 4);
+        (void)lane;
+        (void)i4;
+        acc[k4] = acc[k4] + (double)part[k4];
+      }
+      for (int64_t k7 = 0; k7 < 4; k7++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k7 % 4), i7 = (int)(k7 / 4);
+        (void)lane;
+        (void)i7;
+        acc1[k7] = acc1[k7] + (double)part1[k7];
+      }
     }
-    for (int64_t k4 = 0; k4 < 2; k4++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k4 % 4), i4 = (int)(k4 / 4);
+    for (int64_t k8 = 0; k8 < 2; k8++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k8 % 4), i8 = (int)(k8 / 4);
       (void)lane;
-      (void)i4;
-      sh10[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
+      (void)i8;
+      sh10[k8] = (float)(((hi - lo) > 0) ? acc[k8] : 0.0f);
     }
-    for (int64_t k5 = 0; k5 < 4; k5++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k5 % 4), i5 = (int)(k5 / 4);
+    for (int64_t k9 = 0; k9 < 4; k9++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k9 % 4), i9 = (int)(k9 / 4);
       (void)lane;
-      (void)i5;
-      sh16[k5] = (float)(((hi - lo) > 0) ? acc1[k5] : 0.0f);
+      (void)i9;
+      sh16[k9] = (float)(((hi - lo) > 0) ? acc1[k9] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k6 = 0; k6 < 2; k6++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k6 % 4), i6 = (int)(k6 / 4);
+    for (int64_t k10 = 0; k10 < 2; k10++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k10 % 4), i10 = (int)(k10 / 4);
       (void)lane;
-      (void)i6;
-      t18[row * 2 + k6] = gnn_sel_f32(sh10[k6] >= 1.0f, sh10[k6], 1.0f);
+      (void)i10;
+      t18[row * 2 + k10] = gnn_sel_f32(sh10[k10] >= 1.0f, sh10[k10], 1.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k7 = 0; k7 < 2; k7++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k7 % 4), i7 = (int)(k7 / 4);
+    for (int64_t k11 = 0; k11 < 2; k11++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k11 % 4), i11 = (int)(k11 / 4);
       (void)lane;
-      (void)i7;
+      (void)i11;
       float heads;
       float heads1;
       float hetero_vtype_;
       heads = 0.0f;
       for (int64_t j = 0; j < 2; j++) {
-        heads = heads + (sh16[(j * 2) + k7] / t18[row * 2 + j]);
+        heads = heads + (sh16[(j * 2) + k11] / t18[row * 2 + j]);
       }
       heads1 = 0.0f;
       for (int64_t j1 = 0; j1 < 2; j1++) {
         hetero_vtype_ = gnn_sel_f32(in_x[row * 5 + 4] == (float)j1, 1.0f, 0.0f);
-        heads1 = heads1 + (hetero_vtype_ * (heteroconv0_x_W[row * 4 + ((j1 * 2) + k7)] + p_heteroconv0_b[(j1 * 2) + k7]));
+        heads1 = heads1 + (hetero_vtype_ * (heteroconv0_x_W[row * 4 + ((j1 * 2) + k11)] + p_heteroconv0_b[(j1 * 2) + k11]));
       }
-      heteroconv0_out[row * 2 + k7] = heads1 + heads;
+      heteroconv0_out[row * 2 + k11] = heads1 + heads;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -300,6 +326,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t e;
     int64_t u;
     int64_t cnt;
+    float part[4];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 4; k++) { /* the lanes in order of k: see emit_host.c */
@@ -329,6 +356,12 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 4);
+      for (int64_t k2 = 0; k2 < 4; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 4), i2 = (int)(k2 / 4);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
@@ -342,16 +375,22 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           float x;
           heteroconv0_r_ = gnn_sel_f32(in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2), 1.0f, 0.0f);
           x = t24[u * 4 + k1] * heteroconv0_r_;
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 4; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 4), i3 = (int)(k3 / 4);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 4; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 4), i2 = (int)(k2 / 4);
+    for (int64_t k4 = 0; k4 < 4; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 4), i4 = (int)(k4 / 4);
       (void)lane;
-      (void)i2;
-      t27[row * 4 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      (void)i4;
+      t27[row * 4 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
     }
   }
 }

@@ -105,8 +105,10 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k1_heteroconv0_n_hetero
   int64_t cnt;
   float heteroconv0_r_;
   float x;
+  float part[1];
   float heteroconv0_r_1;
   float x1;
+  float part1[1];
   float heads;
   float heads1;
   float hetero_vtype_;
@@ -131,6 +133,17 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k1_heteroconv0_n_hetero
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 4);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 4;
+      if (k3 < 2) {
+        part[i3] = 0.0f;
+      }
+    }
+    #pragma unroll
+    for (int i6 = 0; i6 < 1; i6++) {
+      part1[i6] = 0.0f;
+    }
     for (int64_t t = 0; t < cnt; t++) {
       e = sh_e[t];
       u = sh_u[t];
@@ -140,54 +153,65 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k1_heteroconv0_n_hetero
         if (k2 < 2) {
           heteroconv0_r_ = (in_rel[e * 1] == (float)k2) ? 1.0f : 0.0f;
           x = heteroconv0_r_;
-          acc[i2] = acc[i2] + (double)x;
+          part[i2] = part[i2] + x;
         }
       }
       #pragma unroll
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 4;
-        heteroconv0_r_1 = (in_rel[e * 1 + ((k3 / 2) / 2)] == (float)((k3 / 2) % 2)) ? 1.0f : 0.0f;
-        x1 = heteroconv0_x_V[u * 4 + k3] * heteroconv0_r_1;
-        acc1[i3] = acc1[i3] + (double)x1;
+      for (int i5 = 0; i5 < 1; i5++) {
+        const int64_t k5 = lane + (int64_t)i5 * 4;
+        heteroconv0_r_1 = (in_rel[e * 1 + ((k5 / 2) / 2)] == (float)((k5 / 2) % 2)) ? 1.0f : 0.0f;
+        x1 = heteroconv0_x_V[u * 4 + k5] * heteroconv0_r_1;
+        part1[i5] = part1[i5] + x1;
       }
     }
     __syncwarp(gmask);
-  }
-  #pragma unroll
-  for (int i4 = 0; i4 < 1; i4++) {
-    const int64_t k4 = lane + (int64_t)i4 * 4;
-    if (k4 < 2) {
-      sh10[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
+    #pragma unroll
+    for (int i4 = 0; i4 < 1; i4++) {
+      const int64_t k4 = lane + (int64_t)i4 * 4;
+      if (k4 < 2) {
+        acc[i4] = acc[i4] + (double)part[i4];
+      }
+    }
+    #pragma unroll
+    for (int i7 = 0; i7 < 1; i7++) {
+      acc1[i7] = acc1[i7] + (double)part1[i7];
     }
   }
   #pragma unroll
-  for (int i5 = 0; i5 < 1; i5++) {
-    const int64_t k5 = lane + (int64_t)i5 * 4;
-    sh16[k5] = (float)(((hi - lo) > 0) ? acc1[i5] : 0.0f);
+  for (int i8 = 0; i8 < 1; i8++) {
+    const int64_t k8 = lane + (int64_t)i8 * 4;
+    if (k8 < 2) {
+      sh10[k8] = (float)(((hi - lo) > 0) ? acc[i8] : 0.0f);
+    }
+  }
+  #pragma unroll
+  for (int i9 = 0; i9 < 1; i9++) {
+    const int64_t k9 = lane + (int64_t)i9 * 4;
+    sh16[k9] = (float)(((hi - lo) > 0) ? acc1[i9] : 0.0f);
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i6 = 0; i6 < 1; i6++) {
-    const int64_t k6 = lane + (int64_t)i6 * 4;
-    if (k6 < 2) {
-      t18[(row) * 2 + k6] = (sh10[k6] >= 1.0f) ? sh10[k6] : 1.0f;
+  for (int i10 = 0; i10 < 1; i10++) {
+    const int64_t k10 = lane + (int64_t)i10 * 4;
+    if (k10 < 2) {
+      t18[(row) * 2 + k10] = (sh10[k10] >= 1.0f) ? sh10[k10] : 1.0f;
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i7 = 0; i7 < 1; i7++) {
-    const int64_t k7 = lane + (int64_t)i7 * 4;
-    if (k7 < 2) {
+  for (int i11 = 0; i11 < 1; i11++) {
+    const int64_t k11 = lane + (int64_t)i11 * 4;
+    if (k11 < 2) {
       heads = 0.0f;
       for (int64_t j = 0; j < 2; j++) {
-        heads = heads + (sh16[(j * 2) + k7] / t18[row * 2 + j]);
+        heads = heads + (sh16[(j * 2) + k11] / t18[row * 2 + j]);
       }
       heads1 = 0.0f;
       for (int64_t j1 = 0; j1 < 2; j1++) {
         hetero_vtype_ = (in_x[row * 5 + 4] == (float)j1) ? 1.0f : 0.0f;
-        heads1 = heads1 + (hetero_vtype_ * (heteroconv0_x_W[row * 4 + ((j1 * 2) + k7)] + p_heteroconv0_b[(j1 * 2) + k7]));
+        heads1 = heads1 + (hetero_vtype_ * (heteroconv0_x_W[row * 4 + ((j1 * 2) + k11)] + p_heteroconv0_b[(j1 * 2) + k11]));
       }
-      heteroconv0_out[(row) * 2 + k7] = heads1 + heads;
+      heteroconv0_out[(row) * 2 + k11] = heads1 + heads;
     }
   }
   __syncwarp(gmask);
@@ -235,6 +259,7 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k3_sum_vertex(int64_t n
   int64_t cnt;
   float heteroconv0_r_;
   float x;
+  float part[1];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -249,6 +274,10 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k3_sum_vertex(int64_t n
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 4);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      part[i2] = 0.0f;
+    }
     for (int64_t t = 0; t < cnt; t++) {
       e = sh_e[t];
       u = sh_u[t];
@@ -257,15 +286,19 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k3_sum_vertex(int64_t n
         const int64_t k1 = lane + (int64_t)i1 * 4;
         heteroconv0_r_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
         x = t24[u * 4 + k1] * heteroconv0_r_;
-        acc[i1] = acc[i1] + (double)x;
+        part[i1] = part[i1] + x;
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      acc[i3] = acc[i3] + (double)part[i3];
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 4;
-    t27[(row) * 4 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 4;
+    t27[(row) * 4 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
   }
 }
 

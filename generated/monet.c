@@ -375,6 +375,7 @@ static void k2_gmmconv0_out_gmmconv1_x_vertex(int64_t nrows, const int64_t *rest
     double acc[64];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[64];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 48; k++) { /* the lanes in order of k: see emit_host.c */
@@ -448,6 +449,12 @@ static void k2_gmmconv0_out_gmmconv1_x_vertex(int64_t nrows, const int64_t *rest
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
+      for (int64_t k2 = 0; k2 < 48; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -460,44 +467,50 @@ static void k2_gmmconv0_out_gmmconv1_x_vertex(int64_t nrows, const int64_t *rest
             (void)i1;
             float x;
             x = gmmconv0_x_W[u * 48 + k1] * sh_st22[(t * 3) + (k1_hi)];
-            acc[k1] = acc[k1] + (double)x;
+            part[k1] = part[k1] + x;
           }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 48; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 48; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+    for (int64_t k4 = 0; k4 < 48; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
       (void)lane;
-      (void)i2;
-      sh24[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      sh24[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 16; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+    for (int64_t k5 = 0; k5 < 16; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
       (void)lane;
-      (void)i3;
+      (void)i5;
       float heads;
       heads = 0.0f;
       for (int64_t j6 = 0; j6 < 3; j6++) {
-        heads = heads + sh24[(j6 * 16) + k3];
+        heads = heads + sh24[(j6 * 16) + k5];
       }
-      gmmconv0_out[row * 16 + k3] = heads / 3.0f;
+      gmmconv0_out[row * 16 + k5] = heads / 3.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
     if (training) {
-      for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+      for (int64_t k6 = 0; k6 < 16; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
         (void)lane;
-        (void)i4;
-        gmmconv1_x[row * 16 + k4] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f), (gnn_sel_f32(gmmconv0_out[row * 16 + k4] > 0.0f, gmmconv0_out[row * 16 + k4], 1.0f * gnn_expm1f(gmmconv0_out[row * 16 + k4]))) * 2.0f));
+        (void)i6;
+        gmmconv1_x[row * 16 + k6] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k6), 0.5f), (gnn_sel_f32(gmmconv0_out[row * 16 + k6] > 0.0f, gmmconv0_out[row * 16 + k6], 1.0f * gnn_expm1f(gmmconv0_out[row * 16 + k6]))) * 2.0f));
       }
     } else {
-      for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+      for (int64_t k6 = 0; k6 < 16; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
         (void)lane;
-        (void)i4;
-        gmmconv1_x[row * 16 + k4] = (gnn_sel_f32(gmmconv0_out[row * 16 + k4] > 0.0f, gmmconv0_out[row * 16 + k4], 1.0f * gnn_expm1f(gmmconv0_out[row * 16 + k4])));
+        (void)i6;
+        gmmconv1_x[row * 16 + k6] = (gnn_sel_f32(gmmconv0_out[row * 16 + k6] > 0.0f, gmmconv0_out[row * 16 + k6], 1.0f * gnn_expm1f(gmmconv0_out[row * 16 + k6])));
       }
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -525,6 +538,7 @@ static void k3_gmmconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
     double acc[32];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[32];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 21; k++) { /* the lanes in order of k: see emit_host.c */
@@ -598,6 +612,12 @@ static void k3_gmmconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
+      for (int64_t k2 = 0; k2 < 21; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -608,28 +628,34 @@ static void k3_gmmconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
           (void)i1;
           float x;
           x = gmmconv1_x_W[u * 21 + k1] * sh_st40[(t * 3) + (k1 / 7)];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 21; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 21; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+    for (int64_t k4 = 0; k4 < 21; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
       (void)lane;
-      (void)i2;
-      sh42[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      sh42[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
       (void)lane;
-      (void)i3;
+      (void)i5;
       float heads;
       heads = 0.0f;
       for (int64_t j6 = 0; j6 < 3; j6++) {
-        heads = heads + sh42[(j6 * 7) + k3];
+        heads = heads + sh42[(j6 * 7) + k5];
       }
-      gmmconv1_out[row * 7 + k3] = heads / 3.0f;
+      gmmconv1_out[row * 7 + k5] = heads / 3.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -649,6 +675,7 @@ static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t e;
     int64_t u;
     int64_t cnt;
+    float part[32];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 21; k++) { /* the lanes in order of k: see emit_host.c */
@@ -678,6 +705,12 @@ static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
+      for (int64_t k2 = 0; k2 < 21; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
@@ -691,16 +724,22 @@ static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           float x;
           r47_ = in_grad_out[u * 7 + (k1 % 7)] / 3.0f;
           x = r47_ * gmmconv1_w[e * 3 + (k1 / 7)];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 21; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 21; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+    for (int64_t k4 = 0; k4 < 21; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
       (void)lane;
-      (void)i2;
-      t52[row * 21 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      (void)i4;
+      t52[row * 21 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
     }
   }
 }
@@ -1110,6 +1149,7 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
     int64_t e;
     int64_t u;
     int64_t cnt;
+    float part[64];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 48; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1139,6 +1179,12 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
+      for (int64_t k2 = 0; k2 < 48; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
@@ -1152,17 +1198,23 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
             (void)i1;
             float x;
             x = t75[u * 48 + k1] * gmmconv0_w[e * 3 + (k1_hi)];
-            acc[k1] = acc[k1] + (double)x;
+            part[k1] = part[k1] + x;
           }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 48; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 48; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+    for (int64_t k4 = 0; k4 < 48; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
       (void)lane;
-      (void)i2;
-      t80[row * 48 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      (void)i4;
+      t80[row * 48 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
     }
   }
 }

@@ -245,6 +245,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_gmmconv0_out_gmmconv1
   float r18_;
   float gmmconv0_w_;
   float x;
+  float part[2];
   float heads;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -302,6 +303,13 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_gmmconv0_out_gmmconv1
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
+    #pragma unroll
+    for (int i2 = 0; i2 < 2; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 32;
+      if (k2 < 48) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
@@ -309,37 +317,44 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_gmmconv0_out_gmmconv1
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 48) {
           x = gmmconv0_x_W[u * 48 + k1] * sh_st22[(t * 3) + (k1 / 16)];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 2; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 32;
+      if (k3 < 48) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 2; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 32;
-    if (k2 < 48) {
-      sh24[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 2; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 32;
+    if (k4 < 48) {
+      sh24[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 32;
-    if (k3 < 16) {
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 32;
+    if (k5 < 16) {
       heads = 0.0f;
       for (int64_t j6 = 0; j6 < 3; j6++) {
-        heads = heads + sh24[(j6 * 16) + k3];
+        heads = heads + sh24[(j6 * 16) + k5];
       }
-      gmmconv0_out[(row) * 16 + k3] = heads / 3.0f;
+      gmmconv0_out[(row) * 16 + k5] = heads / 3.0f;
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i4 = 0; i4 < 1; i4++) {
-    const int64_t k4 = lane + (int64_t)i4 * 32;
-    if (k4 < 16) {
-      gmmconv1_x[(row) * 16 + k4] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f) ? (((gmmconv0_out[row * 16 + k4] > 0.0f) ? gmmconv0_out[row * 16 + k4] : (1.0f * expm1f(gmmconv0_out[row * 16 + k4]))) * 2.0f) : 0.0f) : ((gmmconv0_out[row * 16 + k4] > 0.0f) ? gmmconv0_out[row * 16 + k4] : (1.0f * expm1f(gmmconv0_out[row * 16 + k4])));
+  for (int i6 = 0; i6 < 1; i6++) {
+    const int64_t k6 = lane + (int64_t)i6 * 32;
+    if (k6 < 16) {
+      gmmconv1_x[(row) * 16 + k6] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k6), 0.5f) ? (((gmmconv0_out[row * 16 + k6] > 0.0f) ? gmmconv0_out[row * 16 + k6] : (1.0f * expm1f(gmmconv0_out[row * 16 + k6]))) * 2.0f) : 0.0f) : ((gmmconv0_out[row * 16 + k6] > 0.0f) ? gmmconv0_out[row * 16 + k6] : (1.0f * expm1f(gmmconv0_out[row * 16 + k6])));
     }
   }
   __syncwarp(gmask);
@@ -385,6 +400,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k3_gmmconv1_out_vertex(i
   float r36_;
   float gmmconv1_w_;
   float x;
+  float part[1];
   float heads;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -442,6 +458,13 @@ extern "C" __global__ void __launch_bounds__(256) monet_k3_gmmconv1_out_vertex(i
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 32;
+      if (k2 < 21) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
@@ -449,29 +472,36 @@ extern "C" __global__ void __launch_bounds__(256) monet_k3_gmmconv1_out_vertex(i
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 21) {
           x = gmmconv1_x_W[u * 21 + k1] * sh_st40[(t * 3) + (k1 / 7)];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 32;
+      if (k3 < 21) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 32;
-    if (k2 < 21) {
-      sh42[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 32;
+    if (k4 < 21) {
+      sh42[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 32;
-    if (k3 < 7) {
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 32;
+    if (k5 < 7) {
       heads = 0.0f;
       for (int64_t j6 = 0; j6 < 3; j6++) {
-        heads = heads + sh42[(j6 * 7) + k3];
+        heads = heads + sh42[(j6 * 7) + k5];
       }
-      gmmconv1_out[(row) * 7 + k3] = heads / 3.0f;
+      gmmconv1_out[(row) * 7 + k5] = heads / 3.0f;
     }
   }
   __syncwarp(gmask);
@@ -496,6 +526,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k4_sum_vertex(int64_t nr
   int64_t cnt;
   float r47_;
   float x;
+  float part[1];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -513,6 +544,13 @@ extern "C" __global__ void __launch_bounds__(256) monet_k4_sum_vertex(int64_t nr
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 32;
+      if (k2 < 21) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       e = sh_e[t];
       u = sh_u[t];
@@ -522,17 +560,24 @@ extern "C" __global__ void __launch_bounds__(256) monet_k4_sum_vertex(int64_t nr
         if (k1 < 21) {
           r47_ = in_grad_out[u * 7 + (k1 % 7)] / 3.0f;
           x = r47_ * gmmconv1_w[e * 3 + (k1 / 7)];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 32;
+      if (k3 < 21) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 32;
-    if (k2 < 21) {
-      t52[(row) * 21 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 32;
+    if (k4 < 21) {
+      t52[(row) * 21 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
     }
   }
 }
@@ -975,6 +1020,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k14_sum_vertex(int64_t n
   int64_t jj;
   int64_t cnt;
   float x;
+  float part[2];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -992,6 +1038,13 @@ extern "C" __global__ void __launch_bounds__(256) monet_k14_sum_vertex(int64_t n
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
+    #pragma unroll
+    for (int i2 = 0; i2 < 2; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 32;
+      if (k2 < 48) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       e = sh_e[t];
       u = sh_u[t];
@@ -1000,17 +1053,24 @@ extern "C" __global__ void __launch_bounds__(256) monet_k14_sum_vertex(int64_t n
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 48) {
           x = t75[u * 48 + k1] * gmmconv0_w[e * 3 + (k1 / 16)];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 2; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 32;
+      if (k3 < 48) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 2; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 32;
-    if (k2 < 48) {
-      t80[(row) * 48 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
+  for (int i4 = 0; i4 < 2; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 32;
+    if (k4 < 48) {
+      t80[(row) * 48 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
     }
   }
 }

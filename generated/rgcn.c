@@ -220,6 +220,8 @@ static void k0_rgcnconv0_n_rgcnconv0_out_vertex(int64_t nrows, const int64_t *re
     int64_t e;
     int64_t u;
     int64_t cnt;
+    float part[32];  /* per lane, live across regions */
+    float part1[32];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 2; k++) { /* the lanes in order of k: see emit_host.c */
@@ -250,6 +252,18 @@ static void k0_rgcnconv0_n_rgcnconv0_out_vertex(int64_t nrows, const int64_t *re
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
+      for (int64_t k3 = 0; k3 < 2; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+        (void)lane;
+        (void)i3;
+        part[k3] = 0.0f;
+      }
+      for (int64_t k6 = 0; k6 < 32; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+        (void)lane;
+        (void)i6;
+        part1[k6] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
@@ -263,63 +277,75 @@ static void k0_rgcnconv0_n_rgcnconv0_out_vertex(int64_t nrows, const int64_t *re
           float x;
           rgcnconv0_t_ = gnn_sel_f32(in_rel[e * 1] == (float)k2, 1.0f, 0.0f);
           x = rgcnconv0_t_;
-          acc[k2] = acc[k2] + (double)x;
+          part[k2] = part[k2] + x;
         }
-        for (int64_t k3_hi = 0; k3_hi < 2; k3_hi++) { /* k / 16: see emit_flat_loop */
+        for (int64_t k5_hi = 0; k5_hi < 2; k5_hi++) { /* k / 16: see emit_flat_loop */
 #pragma omp simd /* see simd_ok */
-          for (int64_t k3_lo = 0; k3_lo < 16; k3_lo++) { /* the lanes in order of k: see emit_host.c */
-            const int64_t k3 = k3_hi * 16 + k3_lo;
-            const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+          for (int64_t k5_lo = 0; k5_lo < 16; k5_lo++) { /* the lanes in order of k: see emit_host.c */
+            const int64_t k5 = k5_hi * 16 + k5_lo;
+            const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
             (void)lane;
-            (void)i3;
+            (void)i5;
             float rgcnconv0_t_1;
             float x1;
-            rgcnconv0_t_1 = gnn_sel_f32(in_rel[e * 1 + ((k3_hi) / 2)] == (float)((k3_hi) % 2), 1.0f, 0.0f);
-            x1 = t7[u * 32 + k3] * rgcnconv0_t_1;
-            acc1[k3] = acc1[k3] + (double)x1;
+            rgcnconv0_t_1 = gnn_sel_f32(in_rel[e * 1 + ((k5_hi) / 2)] == (float)((k5_hi) % 2), 1.0f, 0.0f);
+            x1 = t7[u * 32 + k5] * rgcnconv0_t_1;
+            part1[k5] = part1[k5] + x1;
           }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
-    }
-    for (int64_t k4 = 0; k4 < 2; k4++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
-      (void)lane;
-      (void)i4;
-      rgcnconv0_n[row * 2 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
-      sh6[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
-    }
-    for (int64_t k5 = 0; k5 < 32; k5++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
-      (void)lane;
-      (void)i5;
-      sh8[k5] = (float)(((hi - lo) > 0) ? acc1[k5] : 0.0f);
-    }
-    /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k6 = 0; k6 < 2; k6++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
-      (void)lane;
-      (void)i6;
-      t10[row * 2 + k6] = gnn_sel_f32(sh6[k6] >= 1.0f, sh6[k6], 1.0f);
-    }
-    /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k7 = 0; k7 < 16; k7++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
-      (void)lane;
-      (void)i7;
-      float heads;
-      heads = 0.0f;
-      for (int64_t j = 0; j < 2; j++) {
-        heads = heads + (sh8[(j * 16) + k7] / t10[row * 2 + j]);
+      for (int64_t k4 = 0; k4 < 2; k4++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
+        (void)lane;
+        (void)i4;
+        acc[k4] = acc[k4] + (double)part[k4];
       }
-      rgcnconv0_out[row * 16 + k7] = (heads + t13[row * 16 + k7]) + p_rgcnconv0_b[k7];
+      for (int64_t k7 = 0; k7 < 32; k7++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
+        (void)lane;
+        (void)i7;
+        acc1[k7] = acc1[k7] + (double)part1[k7];
+      }
     }
-    /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k8 = 0; k8 < 16; k8++) { /* the lanes in order of k: see emit_host.c */
+    for (int64_t k8 = 0; k8 < 2; k8++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k8 % 32), i8 = (int)(k8 / 32);
       (void)lane;
       (void)i8;
-      rgcn_h[row * 16 + k8] = gnn_sel_f32(rgcnconv0_out[row * 16 + k8] > 0.0f, rgcnconv0_out[row * 16 + k8], 0.0f);
+      rgcnconv0_n[row * 2 + k8] = ((hi - lo) > 0) ? acc[k8] : 0.0f;
+      sh6[k8] = (float)(((hi - lo) > 0) ? acc[k8] : 0.0f);
+    }
+    for (int64_t k9 = 0; k9 < 32; k9++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k9 % 32), i9 = (int)(k9 / 32);
+      (void)lane;
+      (void)i9;
+      sh8[k9] = (float)(((hi - lo) > 0) ? acc1[k9] : 0.0f);
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int64_t k10 = 0; k10 < 2; k10++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k10 % 32), i10 = (int)(k10 / 32);
+      (void)lane;
+      (void)i10;
+      t10[row * 2 + k10] = gnn_sel_f32(sh6[k10] >= 1.0f, sh6[k10], 1.0f);
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int64_t k11 = 0; k11 < 16; k11++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k11 % 32), i11 = (int)(k11 / 32);
+      (void)lane;
+      (void)i11;
+      float heads;
+      heads = 0.0f;
+      for (int64_t j = 0; j < 2; j++) {
+        heads = heads + (sh8[(j * 16) + k11] / t10[row * 2 + j]);
+      }
+      rgcnconv0_out[row * 16 + k11] = (heads + t13[row * 16 + k11]) + p_rgcnconv0_b[k11];
+    }
+    /* barrier: the lane loops above and below are separate regions */
+    for (int64_t k12 = 0; k12 < 16; k12++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k12 % 32), i12 = (int)(k12 / 32);
+      (void)lane;
+      (void)i12;
+      rgcn_h[row * 16 + k12] = gnn_sel_f32(rgcnconv0_out[row * 16 + k12] > 0.0f, rgcnconv0_out[row * 16 + k12], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -341,6 +367,7 @@ static void k1_rgcnconv1_out_vertex(int64_t nrows, const int64_t *restrict in_pt
     int64_t e;
     int64_t u;
     int64_t cnt;
+    float part[4];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 4; k++) { /* the lanes in order of k: see emit_host.c */
@@ -365,6 +392,12 @@ static void k1_rgcnconv1_out_vertex(int64_t nrows, const int64_t *restrict in_pt
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 4);
+      for (int64_t k2 = 0; k2 < 4; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 4), i2 = (int)(k2 / 4);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
@@ -378,30 +411,36 @@ static void k1_rgcnconv1_out_vertex(int64_t nrows, const int64_t *restrict in_pt
           float x;
           rgcnconv0_t_ = gnn_sel_f32(in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2), 1.0f, 0.0f);
           x = rgcn_h_W[u * 4 + k1] * rgcnconv0_t_;
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 4; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 4), i3 = (int)(k3 / 4);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 4; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 4), i2 = (int)(k2 / 4);
+    for (int64_t k4 = 0; k4 < 4; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 4), i4 = (int)(k4 / 4);
       (void)lane;
-      (void)i2;
-      sh21[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      sh21[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 2; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 4), i3 = (int)(k3 / 4);
+    for (int64_t k5 = 0; k5 < 2; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 4), i5 = (int)(k5 / 4);
       (void)lane;
-      (void)i3;
+      (void)i5;
       float heads;
       float r10_;
       heads = 0.0f;
       for (int64_t j = 0; j < 2; j++) {
         r10_ = gnn_sel_f32(rgcnconv0_n[row * 2 + j] >= 1.0f, rgcnconv0_n[row * 2 + j], 1.0f);
-        heads = heads + (sh21[(j * 2) + k3] / r10_);
+        heads = heads + (sh21[(j * 2) + k5] / r10_);
       }
-      rgcnconv1_out[row * 2 + k3] = (heads + rgcn_h_W0[row * 2 + k3]) + p_rgcnconv1_b[k3];
+      rgcnconv1_out[row * 2 + k5] = (heads + rgcn_h_W0[row * 2 + k5]) + p_rgcnconv1_b[k5];
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -435,6 +474,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t e;
     int64_t u;
     int64_t cnt;
+    float part[4];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 4; k++) { /* the lanes in order of k: see emit_host.c */
@@ -464,6 +504,12 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 4);
+      for (int64_t k2 = 0; k2 < 4; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 4), i2 = (int)(k2 / 4);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
@@ -477,16 +523,22 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           float x;
           rgcnconv0_t_ = gnn_sel_f32(in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2), 1.0f, 0.0f);
           x = t32[u * 4 + k1] * rgcnconv0_t_;
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 4; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 4), i3 = (int)(k3 / 4);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 4; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 4), i2 = (int)(k2 / 4);
+    for (int64_t k4 = 0; k4 < 4; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 4), i4 = (int)(k4 / 4);
       (void)lane;
-      (void)i2;
-      t35[row * 4 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      (void)i4;
+      t35[row * 4 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
     }
   }
 }
@@ -583,6 +635,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t e;
     int64_t u;
     int64_t cnt;
+    float part[32];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 32; k++) { /* the lanes in order of k: see emit_host.c */
@@ -612,6 +665,12 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 32);
+      for (int64_t k2 = 0; k2 < 32; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         e = sh_e[t];
@@ -627,17 +686,23 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
             float x;
             rgcnconv0_t_ = gnn_sel_f32(in_rel[e * 1 + ((k1_hi) / 2)] == (float)((k1_hi) % 2), 1.0f, 0.0f);
             x = t43[u * 32 + k1] * rgcnconv0_t_;
-            acc[k1] = acc[k1] + (double)x;
+            part[k1] = part[k1] + x;
           }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 32; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 32), i3 = (int)(k3 / 32);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 32; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 32), i2 = (int)(k2 / 32);
+    for (int64_t k4 = 0; k4 < 32; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 32), i4 = (int)(k4 / 32);
       (void)lane;
-      (void)i2;
-      t46[row * 32 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      (void)i4;
+      t46[row * 32 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
     }
   }
 }

@@ -92,8 +92,10 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k0_rgcnconv0_n_rgcnconv0_
   int64_t cnt;
   float rgcnconv0_t_;
   float x;
+  float part[1];
   float rgcnconv0_t_1;
   float x1;
+  float part1[1];
   float heads;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -116,6 +118,17 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k0_rgcnconv0_n_rgcnconv0_
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 32;
+      if (k3 < 2) {
+        part[i3] = 0.0f;
+      }
+    }
+    #pragma unroll
+    for (int i6 = 0; i6 < 1; i6++) {
+      part1[i6] = 0.0f;
+    }
     for (int64_t t = 0; t < cnt; t++) {
       e = sh_e[t];
       u = sh_u[t];
@@ -125,58 +138,69 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k0_rgcnconv0_n_rgcnconv0_
         if (k2 < 2) {
           rgcnconv0_t_ = (in_rel[e * 1] == (float)k2) ? 1.0f : 0.0f;
           x = rgcnconv0_t_;
-          acc[i2] = acc[i2] + (double)x;
+          part[i2] = part[i2] + x;
         }
       }
       #pragma unroll
-      for (int i3 = 0; i3 < 1; i3++) {
-        const int64_t k3 = lane + (int64_t)i3 * 32;
-        rgcnconv0_t_1 = (in_rel[e * 1 + ((k3 / 16) / 2)] == (float)((k3 / 16) % 2)) ? 1.0f : 0.0f;
-        x1 = t7[u * 32 + k3] * rgcnconv0_t_1;
-        acc1[i3] = acc1[i3] + (double)x1;
+      for (int i5 = 0; i5 < 1; i5++) {
+        const int64_t k5 = lane + (int64_t)i5 * 32;
+        rgcnconv0_t_1 = (in_rel[e * 1 + ((k5 / 16) / 2)] == (float)((k5 / 16) % 2)) ? 1.0f : 0.0f;
+        x1 = t7[u * 32 + k5] * rgcnconv0_t_1;
+        part1[i5] = part1[i5] + x1;
       }
     }
     __syncwarp(gmask);
-  }
-  #pragma unroll
-  for (int i4 = 0; i4 < 1; i4++) {
-    const int64_t k4 = lane + (int64_t)i4 * 32;
-    if (k4 < 2) {
-      rgcnconv0_n[(row) * 2 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
-      sh6[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
-    }
-  }
-  #pragma unroll
-  for (int i5 = 0; i5 < 1; i5++) {
-    const int64_t k5 = lane + (int64_t)i5 * 32;
-    sh8[k5] = (float)(((hi - lo) > 0) ? acc1[i5] : 0.0f);
-  }
-  __syncwarp(gmask);
-  #pragma unroll
-  for (int i6 = 0; i6 < 1; i6++) {
-    const int64_t k6 = lane + (int64_t)i6 * 32;
-    if (k6 < 2) {
-      t10[(row) * 2 + k6] = (sh6[k6] >= 1.0f) ? sh6[k6] : 1.0f;
-    }
-  }
-  __syncwarp(gmask);
-  #pragma unroll
-  for (int i7 = 0; i7 < 1; i7++) {
-    const int64_t k7 = lane + (int64_t)i7 * 32;
-    if (k7 < 16) {
-      heads = 0.0f;
-      for (int64_t j = 0; j < 2; j++) {
-        heads = heads + (sh8[(j * 16) + k7] / t10[row * 2 + j]);
+    #pragma unroll
+    for (int i4 = 0; i4 < 1; i4++) {
+      const int64_t k4 = lane + (int64_t)i4 * 32;
+      if (k4 < 2) {
+        acc[i4] = acc[i4] + (double)part[i4];
       }
-      rgcnconv0_out[(row) * 16 + k7] = (heads + t13[row * 16 + k7]) + p_rgcnconv0_b[k7];
+    }
+    #pragma unroll
+    for (int i7 = 0; i7 < 1; i7++) {
+      acc1[i7] = acc1[i7] + (double)part1[i7];
     }
   }
-  __syncwarp(gmask);
   #pragma unroll
   for (int i8 = 0; i8 < 1; i8++) {
     const int64_t k8 = lane + (int64_t)i8 * 32;
-    if (k8 < 16) {
-      rgcn_h[(row) * 16 + k8] = (rgcnconv0_out[row * 16 + k8] > 0.0f) ? rgcnconv0_out[row * 16 + k8] : 0.0f;
+    if (k8 < 2) {
+      rgcnconv0_n[(row) * 2 + k8] = ((hi - lo) > 0) ? acc[i8] : 0.0f;
+      sh6[k8] = (float)(((hi - lo) > 0) ? acc[i8] : 0.0f);
+    }
+  }
+  #pragma unroll
+  for (int i9 = 0; i9 < 1; i9++) {
+    const int64_t k9 = lane + (int64_t)i9 * 32;
+    sh8[k9] = (float)(((hi - lo) > 0) ? acc1[i9] : 0.0f);
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i10 = 0; i10 < 1; i10++) {
+    const int64_t k10 = lane + (int64_t)i10 * 32;
+    if (k10 < 2) {
+      t10[(row) * 2 + k10] = (sh6[k10] >= 1.0f) ? sh6[k10] : 1.0f;
+    }
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i11 = 0; i11 < 1; i11++) {
+    const int64_t k11 = lane + (int64_t)i11 * 32;
+    if (k11 < 16) {
+      heads = 0.0f;
+      for (int64_t j = 0; j < 2; j++) {
+        heads = heads + (sh8[(j * 16) + k11] / t10[row * 2 + j]);
+      }
+      rgcnconv0_out[(row) * 16 + k11] = (heads + t13[row * 16 + k11]) + p_rgcnconv0_b[k11];
+    }
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i12 = 0; i12 < 1; i12++) {
+    const int64_t k12 = lane + (int64_t)i12 * 32;
+    if (k12 < 16) {
+      rgcn_h[(row) * 16 + k12] = (rgcnconv0_out[row * 16 + k12] > 0.0f) ? rgcnconv0_out[row * 16 + k12] : 0.0f;
     }
   }
   __syncwarp(gmask);
@@ -204,6 +228,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k1_rgcnconv1_out_vertex(i
   int64_t cnt;
   float rgcnconv0_t_;
   float x;
+  float part[1];
   float heads;
   float r10_;
   lo = in_ptr[row];
@@ -220,6 +245,10 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k1_rgcnconv1_out_vertex(i
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 4);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      part[i2] = 0.0f;
+    }
     for (int64_t t = 0; t < cnt; t++) {
       e = sh_e[t];
       u = sh_u[t];
@@ -228,27 +257,31 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k1_rgcnconv1_out_vertex(i
         const int64_t k1 = lane + (int64_t)i1 * 4;
         rgcnconv0_t_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
         x = rgcn_h_W[u * 4 + k1] * rgcnconv0_t_;
-        acc[i1] = acc[i1] + (double)x;
+        part[i1] = part[i1] + x;
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      acc[i3] = acc[i3] + (double)part[i3];
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 4;
-    sh21[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 4;
+    sh21[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 4;
-    if (k3 < 2) {
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 4;
+    if (k5 < 2) {
       heads = 0.0f;
       for (int64_t j = 0; j < 2; j++) {
         r10_ = (rgcnconv0_n[row * 2 + j] >= 1.0f) ? rgcnconv0_n[row * 2 + j] : 1.0f;
-        heads = heads + (sh21[(j * 2) + k3] / r10_);
+        heads = heads + (sh21[(j * 2) + k5] / r10_);
       }
-      rgcnconv1_out[(row) * 2 + k3] = (heads + rgcn_h_W0[row * 2 + k3]) + p_rgcnconv1_b[k3];
+      rgcnconv1_out[(row) * 2 + k5] = (heads + rgcn_h_W0[row * 2 + k5]) + p_rgcnconv1_b[k5];
     }
   }
   __syncwarp(gmask);
@@ -286,6 +319,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k3_sum_vertex(int64_t nro
   int64_t cnt;
   float rgcnconv0_t_;
   float x;
+  float part[1];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -300,6 +334,10 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k3_sum_vertex(int64_t nro
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 4);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      part[i2] = 0.0f;
+    }
     for (int64_t t = 0; t < cnt; t++) {
       e = sh_e[t];
       u = sh_u[t];
@@ -308,15 +346,19 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k3_sum_vertex(int64_t nro
         const int64_t k1 = lane + (int64_t)i1 * 4;
         rgcnconv0_t_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
         x = t32[u * 4 + k1] * rgcnconv0_t_;
-        acc[i1] = acc[i1] + (double)x;
+        part[i1] = part[i1] + x;
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      acc[i3] = acc[i3] + (double)part[i3];
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 4;
-    t35[(row) * 4 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 4;
+    t35[(row) * 4 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
   }
 }
 
@@ -415,6 +457,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k8_sum_vertex(int64_t nro
   int64_t cnt;
   float rgcnconv0_t_;
   float x;
+  float part[1];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -429,6 +472,10 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k8_sum_vertex(int64_t nro
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 32);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      part[i2] = 0.0f;
+    }
     for (int64_t t = 0; t < cnt; t++) {
       e = sh_e[t];
       u = sh_u[t];
@@ -437,15 +484,19 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k8_sum_vertex(int64_t nro
         const int64_t k1 = lane + (int64_t)i1 * 32;
         rgcnconv0_t_ = (in_rel[e * 1 + ((k1 / 16) / 2)] == (float)((k1 / 16) % 2)) ? 1.0f : 0.0f;
         x = t43[u * 32 + k1] * rgcnconv0_t_;
-        acc[i1] = acc[i1] + (double)x;
+        part[i1] = part[i1] + x;
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      acc[i3] = acc[i3] + (double)part[i3];
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 32;
-    t46[(row) * 32 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 32;
+    t46[(row) * 32 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
   }
 }
 

@@ -211,6 +211,7 @@ static void k1_sageconv0_out_sageconv1_x_vertex(int64_t nrows, const int64_t *re
     double acc[16];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[16];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
@@ -235,6 +236,12 @@ static void k1_sageconv0_out_sageconv1_x_vertex(int64_t nrows, const int64_t *re
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 16);
+      for (int64_t k2 = 0; k2 < 16; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 16), i2 = (int)(k2 / 16);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -245,40 +252,46 @@ static void k1_sageconv0_out_sageconv1_x_vertex(int64_t nrows, const int64_t *re
           (void)i1;
           float x;
           x = sageconv0_x_W_neigh[u * 16 + k1];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 16; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 16), i3 = (int)(k3 / 16);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 16; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 16), i2 = (int)(k2 / 16);
+    for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 16), i4 = (int)(k4 / 16);
       (void)lane;
-      (void)i2;
-      sh7[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      sh7[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 16; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 16), i3 = (int)(k3 / 16);
+    for (int64_t k5 = 0; k5 < 16; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 16), i5 = (int)(k5 / 16);
       (void)lane;
-      (void)i3;
+      (void)i5;
       float r9_;
       r9_ = gnn_sel_f32(in_deg[row * 1] == 0.0f, 0.0f, 1.0f / in_deg[row * 1]);
-      sageconv0_out[row * 16 + k3] = (sageconv0_x_W_self[row * 16 + k3] + (sh7[k3] * r9_)) + p_sageconv0_b[k3];
+      sageconv0_out[row * 16 + k5] = (sageconv0_x_W_self[row * 16 + k5] + (sh7[k5] * r9_)) + p_sageconv0_b[k5];
     }
     /* barrier: the lane loops above and below are separate regions */
     if (training) {
-      for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k4 % 16), i4 = (int)(k4 / 16);
+      for (int64_t k6 = 0; k6 < 16; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 16), i6 = (int)(k6 / 16);
         (void)lane;
-        (void)i4;
-        sageconv1_x[row * 16 + k4] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f), (gnn_sel_f32(sageconv0_out[row * 16 + k4] > 0.0f, sageconv0_out[row * 16 + k4], 0.0f)) * 2.0f));
+        (void)i6;
+        sageconv1_x[row * 16 + k6] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k6), 0.5f), (gnn_sel_f32(sageconv0_out[row * 16 + k6] > 0.0f, sageconv0_out[row * 16 + k6], 0.0f)) * 2.0f));
       }
     } else {
-      for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k4 % 16), i4 = (int)(k4 / 16);
+      for (int64_t k6 = 0; k6 < 16; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 16), i6 = (int)(k6 / 16);
         (void)lane;
-        (void)i4;
-        sageconv1_x[row * 16 + k4] = (gnn_sel_f32(sageconv0_out[row * 16 + k4] > 0.0f, sageconv0_out[row * 16 + k4], 0.0f));
+        (void)i6;
+        sageconv1_x[row * 16 + k6] = (gnn_sel_f32(sageconv0_out[row * 16 + k6] > 0.0f, sageconv0_out[row * 16 + k6], 0.0f));
       }
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -300,6 +313,7 @@ static void k2_sageconv1_out_vertex(int64_t nrows, const int64_t *restrict in_pt
     double acc[8];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -324,6 +338,12 @@ static void k2_sageconv1_out_vertex(int64_t nrows, const int64_t *restrict in_pt
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -334,25 +354,31 @@ static void k2_sageconv1_out_vertex(int64_t nrows, const int64_t *restrict in_pt
           (void)i1;
           float x;
           x = sageconv1_x_W_neigh[u * 7 + k1];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      sh20[k2] = (float)(((hi - lo) > 0) ? acc[k2] : 0.0f);
+      (void)i4;
+      sh20[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
-      (void)i3;
+      (void)i5;
       float r9_;
       r9_ = gnn_sel_f32(in_deg[row * 1] == 0.0f, 0.0f, 1.0f / in_deg[row * 1]);
-      sageconv1_out[row * 7 + k3] = (sageconv1_x_W_self[row * 7 + k3] + (sh20[k3] * r9_)) + p_sageconv1_b[k3];
+      sageconv1_out[row * 7 + k5] = (sageconv1_x_W_self[row * 7 + k5] + (sh20[k5] * r9_)) + p_sageconv1_b[k5];
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -371,6 +397,7 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
     int64_t cnt;
+    float part[8];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -396,6 +423,12 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 8);
+      for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
 #pragma omp simd /* see simd_ok */
@@ -405,16 +438,22 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           (void)i1;
           float x;
           x = sh_st27[(t * 7) + k1];
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 7; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 8), i3 = (int)(k3 / 8);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 7; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 8), i2 = (int)(k2 / 8);
+    for (int64_t k4 = 0; k4 < 7; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 8), i4 = (int)(k4 / 8);
       (void)lane;
-      (void)i2;
-      t28[row * 7 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      (void)i4;
+      t28[row * 7 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
     }
   }
 }
@@ -516,6 +555,7 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
     double acc[16];  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
+    float part[16];  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 16; k++) { /* the lanes in order of k: see emit_host.c */
@@ -541,6 +581,12 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
       }
       /* barrier: the lane loops above and below are separate regions */
       cnt = gnn_min_i64(hi - j0, 16);
+      for (int64_t k2 = 0; k2 < 16; k2++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k2 % 16), i2 = (int)(k2 / 16);
+        (void)lane;
+        (void)i2;
+        part[k2] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
@@ -553,16 +599,22 @@ static void k8_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
           float x;
           r9_ = gnn_sel_f32(in_deg[u * 1] == 0.0f, 0.0f, 1.0f / in_deg[u * 1]);
           x = t35[u * 16 + k1] * r9_;
-          acc[k1] = acc[k1] + (double)x;
+          part[k1] = part[k1] + x;
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      for (int64_t k3 = 0; k3 < 16; k3++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k3 % 16), i3 = (int)(k3 / 16);
+        (void)lane;
+        (void)i3;
+        acc[k3] = acc[k3] + (double)part[k3];
+      }
     }
-    for (int64_t k2 = 0; k2 < 16; k2++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k2 % 16), i2 = (int)(k2 / 16);
+    for (int64_t k4 = 0; k4 < 16; k4++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k4 % 16), i4 = (int)(k4 / 16);
       (void)lane;
-      (void)i2;
-      t39[row * 16 + k2] = ((hi - lo) > 0) ? acc[k2] : 0.0f;
+      (void)i4;
+      t39[row * 16 + k4] = ((hi - lo) > 0) ? acc[k4] : 0.0f;
     }
   }
 }

@@ -106,6 +106,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k1_sageconv0_out_sag
   int64_t jj;
   int64_t cnt;
   float x;
+  float part[1];
   float r9_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -121,34 +122,42 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k1_sageconv0_out_sag
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 16);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      part[i2] = 0.0f;
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 16;
         x = sageconv0_x_W_neigh[u * 16 + k1];
-        acc[i1] = acc[i1] + (double)x;
+        part[i1] = part[i1] + x;
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      acc[i3] = acc[i3] + (double)part[i3];
+    }
   }
-  #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 16;
-    sh7[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
-  }
-  __syncwarp(gmask);
-  #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 16;
-    r9_ = (in_deg[row * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[row * 1]);
-    sageconv0_out[(row) * 16 + k3] = (sageconv0_x_W_self[row * 16 + k3] + (sh7[k3] * r9_)) + p_sageconv0_b[k3];
-  }
-  __syncwarp(gmask);
   #pragma unroll
   for (int i4 = 0; i4 < 1; i4++) {
     const int64_t k4 = lane + (int64_t)i4 * 16;
-    sageconv1_x[(row) * 16 + k4] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k4), 0.5f) ? (((sageconv0_out[row * 16 + k4] > 0.0f) ? sageconv0_out[row * 16 + k4] : 0.0f) * 2.0f) : 0.0f) : ((sageconv0_out[row * 16 + k4] > 0.0f) ? sageconv0_out[row * 16 + k4] : 0.0f);
+    sh7[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 16;
+    r9_ = (in_deg[row * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[row * 1]);
+    sageconv0_out[(row) * 16 + k5] = (sageconv0_x_W_self[row * 16 + k5] + (sh7[k5] * r9_)) + p_sageconv0_b[k5];
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i6 = 0; i6 < 1; i6++) {
+    const int64_t k6 = lane + (int64_t)i6 * 16;
+    sageconv1_x[(row) * 16 + k6] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k6), 0.5f) ? (((sageconv0_out[row * 16 + k6] > 0.0f) ? sageconv0_out[row * 16 + k6] : 0.0f) * 2.0f) : 0.0f) : ((sageconv0_out[row * 16 + k6] > 0.0f) ? sageconv0_out[row * 16 + k6] : 0.0f);
   }
   __syncwarp(gmask);
 }
@@ -173,6 +182,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k2_sageconv1_out_ver
   int64_t jj;
   int64_t cnt;
   float x;
+  float part[1];
   float r9_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -191,6 +201,13 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k2_sageconv1_out_ver
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
@@ -198,26 +215,33 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k2_sageconv1_out_ver
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sageconv1_x_W_neigh[u * 7 + k1];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      sh20[k2] = (float)(((hi - lo) > 0) ? acc[i2] : 0.0f);
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      sh20[k4] = (float)(((hi - lo) > 0) ? acc[i4] : 0.0f);
     }
   }
   __syncwarp(gmask);
   #pragma unroll
-  for (int i3 = 0; i3 < 1; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 8;
-    if (k3 < 7) {
+  for (int i5 = 0; i5 < 1; i5++) {
+    const int64_t k5 = lane + (int64_t)i5 * 8;
+    if (k5 < 7) {
       r9_ = (in_deg[row * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[row * 1]);
-      sageconv1_out[(row) * 7 + k3] = (sageconv1_x_W_self[row * 7 + k3] + (sh20[k3] * r9_)) + p_sageconv1_b[k3];
+      sageconv1_out[(row) * 7 + k5] = (sageconv1_x_W_self[row * 7 + k5] + (sh20[k5] * r9_)) + p_sageconv1_b[k5];
     }
   }
   __syncwarp(gmask);
@@ -242,6 +266,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k3_sum_vertex(int64_
   int64_t su;
   float r9_;
   float x;
+  float part[1];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -263,23 +288,37 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k3_sum_vertex(int64_
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 8);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      const int64_t k2 = lane + (int64_t)i2 * 8;
+      if (k2 < 7) {
+        part[i2] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st27[(t * 7) + k1];
-          acc[i1] = acc[i1] + (double)x;
+          part[i1] = part[i1] + x;
         }
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      const int64_t k3 = lane + (int64_t)i3 * 8;
+      if (k3 < 7) {
+        acc[i3] = acc[i3] + (double)part[i3];
+      }
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 8;
-    if (k2 < 7) {
-      t28[(row) * 7 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 8;
+    if (k4 < 7) {
+      t28[(row) * 7 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
     }
   }
 }
@@ -373,6 +412,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k8_sum_vertex(int64_
   int64_t cnt;
   float r9_;
   float x;
+  float part[1];
   lo = out_ptr[row];
   hi = out_ptr[row + 1];
   #pragma unroll
@@ -386,6 +426,10 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k8_sum_vertex(int64_
     }
     __syncwarp(gmask);
     cnt = gnn_min_i64(hi - j0, 16);
+    #pragma unroll
+    for (int i2 = 0; i2 < 1; i2++) {
+      part[i2] = 0.0f;
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
@@ -393,15 +437,19 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k8_sum_vertex(int64_
         const int64_t k1 = lane + (int64_t)i1 * 16;
         r9_ = (in_deg[u * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[u * 1]);
         x = t35[u * 16 + k1] * r9_;
-        acc[i1] = acc[i1] + (double)x;
+        part[i1] = part[i1] + x;
       }
     }
     __syncwarp(gmask);
+    #pragma unroll
+    for (int i3 = 0; i3 < 1; i3++) {
+      acc[i3] = acc[i3] + (double)part[i3];
+    }
   }
   #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 16;
-    t39[(row) * 16 + k2] = ((hi - lo) > 0) ? acc[i2] : 0.0f;
+  for (int i4 = 0; i4 < 1; i4++) {
+    const int64_t k4 = lane + (int64_t)i4 * 16;
+    t39[(row) * 16 + k4] = ((hi - lo) > 0) ? acc[i4] : 0.0f;
   }
 }
 
