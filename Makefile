@@ -33,7 +33,7 @@ SRCS    := compiler/arena.c compiler/diag.c compiler/ir.c compiler/ir_print.c co
            compiler/lower_fused.c compiler/lower_groups.c compiler/lower_walk.c compiler/lower.c compiler/kstats.c compiler/gpucost.c compiler/kir.c compiler/kverify.c compiler/emit_model.c compiler/emit_host.c compiler/emit_host_gemm.c \
            compiler/emit_cuda.c compiler/build.c compiler/sha256.c compiler/tune.c \
            compiler/passes/sema.c compiler/passes/canonicalize.c compiler/passes/reorg.c compiler/passes/autodiff.c \
-           compiler/passes/compose.c compiler/passes/checkpoint.c compiler/passes/fuse.c
+           compiler/passes/compose.c compiler/passes/checkpoint.c compiler/passes/fuse.c compiler/passes/hoist.c
 GENSRCS := $(BUILD)/parser.c $(BUILD)/lexer.c
 HDRS    := compiler/gnnc.h compiler/kbuild.h compiler/lower_op.h compiler/lower_fused.h compiler/lower_groups.h compiler/lower_walk.h compiler/ops.def compiler/funcs.def runtime/gnnrt_rng.h $(BUILD)/parser.h
 
@@ -171,17 +171,17 @@ $(BUILD)/rt/t_threads: tests/runtime/t_threads.c runtime/driver_rt.h runtime/gnn
 	@mkdir -p $(dir $@)
 	$(RT_TEST_CC) -o $@ $< -ldl -lpthread -lm
 # tests/runtime/t_setgraph.c compiles two generated models in (their set_graph and reserve)
-SETGRAPH_SRC := tests/runtime/t_setgraph.c generated/sage.c generated/gin_graph.c
+SETGRAPH_SRC := tests/runtime/t_setgraph.c generated/sage.c generated/gin_graph.c generated/gcn.c
 runtime-tests: $(BUILD)/rt/t_setgraph
-$(BUILD)/rt/t_setgraph: $(SETGRAPH_SRC) generated/sage.h generated/gin_graph.h tests/runtime/rt_test.h runtime/gnn_model.h $(RT_HOST_LIBS)
+$(BUILD)/rt/t_setgraph: $(SETGRAPH_SRC) generated/sage.h generated/gin_graph.h generated/gcn.h tests/runtime/rt_test.h runtime/gnn_model.h $(RT_HOST_LIBS)
 	@mkdir -p $(dir $@)
 	$(RT_TEST_CC) $(OPENMP) -Igenerated -o $@ $(SETGRAPH_SRC) -L$(BUILD)/lib -lgnnrt_host -Wl,-rpath,'$$ORIGIN/../lib' -lopenblas -lm
 # The same test against the CUDA models (the .c is target-agnostic: gnn_upload/gnn_download), for
 # make gpu-check: the two generated .cu compiled by nvcc as compiler/build.c compiles a model (SASS
 # for CUDA_ARCHS, -Xcompiler flags; no GNNC_MODEL_ENTRY: two models in one program), linked with
 # libgnnrt and cuBLAS. Without a GPU it prints "no context: GNN_ERR_CUDA: ..." and exits 77.
-SETGRAPH_CU := generated/sage.cu generated/gin_graph.cu
-$(BUILD)/rt/t_setgraph_cuda: tests/runtime/t_setgraph.c $(SETGRAPH_CU) generated/sage.h generated/gin_graph.h tests/runtime/rt_test.h \
+SETGRAPH_CU := generated/sage.cu generated/gin_graph.cu generated/gcn.cu
+$(BUILD)/rt/t_setgraph_cuda: tests/runtime/t_setgraph.c $(SETGRAPH_CU) generated/sage.h generated/gin_graph.h generated/gcn.h tests/runtime/rt_test.h \
   runtime/gnn_model.h runtime/gnnrt.h $(BUILD)/lib/libgnnrt.so
 	@mkdir -p $(BUILD)/rt-setgraph-cuda
 	$(NVCC) -std=c++17 -O3 $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
@@ -190,13 +190,16 @@ $(BUILD)/rt/t_setgraph_cuda: tests/runtime/t_setgraph.c $(SETGRAPH_CU) generated
 	$(NVCC) -std=c++17 -O3 $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
 	  -gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS)) \
 	  -Iruntime -Xcompiler -fPIC,-Wall $(NVCC_WERROR) -c -o $(BUILD)/rt-setgraph-cuda/gin_graph.o generated/gin_graph.cu
+	$(NVCC) -std=c++17 -O3 $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+	  -gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS)) \
+	  -Iruntime -Xcompiler -fPIC,-Wall $(NVCC_WERROR) -c -o $(BUILD)/rt-setgraph-cuda/gcn.o generated/gcn.cu
 	$(RT_TEST_CC) -Igenerated -c -o $(BUILD)/rt-setgraph-cuda/t_setgraph.o tests/runtime/t_setgraph.c
 	$(NVCC) -cudart shared -o $@ $(BUILD)/rt-setgraph-cuda/t_setgraph.o $(BUILD)/rt-setgraph-cuda/sage.o \
-	  $(BUILD)/rt-setgraph-cuda/gin_graph.o -L$(BUILD)/lib -lgnnrt -L$(CUDA_HOME)/lib64 -lcublas \
+	  $(BUILD)/rt-setgraph-cuda/gin_graph.o $(BUILD)/rt-setgraph-cuda/gcn.o -L$(BUILD)/lib -lgnnrt -L$(CUDA_HOME)/lib64 -lcublas \
 	  -Xlinker -rpath,'$$ORIGIN/../lib' -Xlinker -rpath,$(CUDA_HOME)/lib64 -lm
 runtime-tests: $(if $(HAVE_NVCC),$(BUILD)/rt/t_setgraph_cuda)
 runtime-tests-asan: $(BUILD)/asan/rt/t_setgraph
-$(BUILD)/asan/rt/t_setgraph: $(SETGRAPH_SRC) generated/sage.h generated/gin_graph.h tests/runtime/rt_test.h $(RT_HOST_SRC) $(RT_HDRS)
+$(BUILD)/asan/rt/t_setgraph: $(SETGRAPH_SRC) generated/sage.h generated/gin_graph.h generated/gcn.h tests/runtime/rt_test.h $(RT_HOST_SRC) $(RT_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime -Igenerated $(ASAN_FLAGS) $(OPENMP) -o $@ \
 	  $(SETGRAPH_SRC) $(RT_HOST_SRC) -lopenblas -lz -lm

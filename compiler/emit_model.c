@@ -287,6 +287,13 @@ static bool uses_status(const KProgram *p, int from, int to) {
   return false;
 }
 
+/* The per-graph steps (the hoist pass's): the first n forward steps, run once per graph. */
+static int per_graph_steps(const KProgram *p) {
+  int n = 0;
+  while (n < p->nfwd && p->steps[n].per_graph) n++;
+  return n;
+}
+
 /* GNN_PROFILE (runtime/profile.c): after each step, its time under a constant label. */
 static void emit_profile_step(FILE *out, const KProgram *p, int i) {
   const KStep *s = &p->steps[i];
@@ -529,8 +536,9 @@ static void emit_rebind(FILE *out, const KProgram *p, const char *P, const KBuf 
   fputs("    const gnn_status st = gnnc_resize(m, gnnc_grow(m->cap_nv, g->nv), gnnc_grow(m->cap_ne, g->ne), gnnc_grow(m->cap_ng, g->ng));\n"
         "    if (st) return st;\n  }\n"
         "  m->g = g;\n"
-        "  m->forward_done = m->trained = m->backward_ready = 0; /* the output and the stash were the old graph's */\n"
-        "  return GNN_OK;\n}\n\n", out);
+        "  m->forward_done = m->trained = m->backward_ready = 0; /* the output and the stash were the old graph's */\n", out);
+  if (per_graph_steps(p)) fputs("  m->graph_values_ready = 0; /* the values of the graph alone were the old graph's */\n", out);
+  fputs("  return GNN_OK;\n}\n\n", out);
 
   fprintf(out, "gnn_status %s_reserve(%s_model *m, int64_t nv, int64_t ne, int64_t ng, int grow) {\n", P, P);
   fprintf(out, "  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_reserve: m is NULL\");\n", P);
@@ -638,6 +646,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
         "  size_t out_cap;\n"
         "  int grow;\n", out);
   if (ntemp) fprintf(out, "  size_t offset[2][%d];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */\n", ntemp);
+  if (per_graph_steps(p))
+    fputs("  int graph_values_ready;  /* the values of the graph alone are in the arena: its per-graph steps ran for g */\n", out);
   if (ntemp) fputs("  /* intermediate buffers, in the arena */\n", out);
   for (int i = 0; i < p->bufs.len; i++) {
     const KBuf *b = p->bufs.items[i];
@@ -793,6 +803,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
       }
     }
   }
+  if (per_graph_steps(p)) fputs("  m->graph_values_ready = 0;  /* a new arena: the next forward computes them in it */\n", out);
   fputs("  m->arena_mode = want;\n  return GNN_OK;\n}\n\n", out);
   emit_rebind(out, p, P, ins, nin, nig);
 
@@ -826,7 +837,11 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     }
   }
   fputs("  gnn_profile_mark(m->ctx);\n", out);
-  for (int i = 0; i < p->nfwd; i++) emit_step(out, p, h, i);
+  int npg = per_graph_steps(p);
+  if (npg) fputs("  if (!m->graph_values_ready) { /* values of the graph alone: once per graph (set_graph and a new arena reset it) */\n", out);
+  for (int i = 0; i < npg; i++) emit_step(out, p, h, i);
+  if (npg) fputs("  m->graph_values_ready = 1;\n  }\n", out);
+  for (int i = npg; i < p->nfwd; i++) emit_step(out, p, h, i);
   emit_output_copies(out, p, h, false);
   fputs("  m->forward_done = 1;\n  m->trained = training != 0;\n  m->backward_ready = 1;\n  return GNN_OK;\n}\n\n", out);
   fprintf(out, "const float *%s_output(const %s_model *m) { return m && m->forward_done ? m->out : NULL; }\n", P, P);

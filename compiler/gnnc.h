@@ -319,6 +319,7 @@ typedef struct {
   bool bwd;          /* part of the backward pass */
   int order;         /* position in the step order (after scheduling) */
   bool dead;         /* merged into another group */
+  bool per_graph;    /* the hoist pass's group: values of the graph alone, computed once per graph */
 } FuseGroup;
 
 /* A named result of the module. The forward output is always outs[0], named "out"; a training
@@ -466,6 +467,7 @@ bool input_grad_listed(const char *list, const char *name);
 bool pass_compose(GnnCtx *c, Module *m);
 bool pass_checkpoint(GnnCtx *c, Module *m);
 bool pass_fuse(GnnCtx *c, Module *m);
+bool pass_hoist(GnnCtx *c, Module *m);
 /* canonicalize.c's machinery for the passes after it: the CSE key (same operator, function,
  * attributes, name and operands), and a cleanup that re-forms gSDDMM scatters from
  * copy_u/copy_v pairs, merges duplicates and drops dead values (its steps 2, 4 and 5). */
@@ -549,6 +551,8 @@ typedef struct KBuf {
   bool bwd;
   bool train_only;   /* a forward value kept only for the backward: written when training */
   bool stash64;      /* a float64 copy of val for the backward (val's own buffer is another one) */
+  bool per_graph;    /* a value of the graph alone (the hoist pass): written by a per-graph step,
+                        alive over every step (kept between calls while the model holds the graph) */
   struct KBuf *alias; /* an input this buffer is when not training (the input's dropout, the
                          identity then): written only by training steps, the input read in place */
 } KBuf;
@@ -647,6 +651,8 @@ typedef struct {
   double fill;       /* STEP_FILL */
   bool bwd;          /* part of the backward pass */
   bool train_only;   /* a forward step that only makes a stash for the backward: skipped unless training */
+  bool per_graph;    /* a forward step at the start that computes values of the graph alone: run by the
+                        first forward on a graph (after create, set_graph, or a new arena), then skipped */
   const char *what;  /* the IR value(s) it implements */
 } KStep;
 

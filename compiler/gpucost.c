@@ -466,9 +466,11 @@ bool gpucost_report(FILE *out, const KProgram *p, const char *gpu_name, const ch
     if (e.miss_rate >= 0) snprintf(miss, sizeof miss, "%.1f%%", 100 * e.miss_rate);
     if (e.lanes >= 0) snprintf(lanes, sizeof lanes, "%.2f", e.lanes);
     if (e.tiles > 1) snprintf(tiled, sizeof tiled, "  %d: %.3f (%.1f%%)", e.tiles, 1e3 * e.tiled_time, 100 * e.tiled_miss);
-    fprintf(out, "  %-4d %-8s %-44s %10s %10s %7s %9.3f %9.3f %-6s %5s %9.3f%s\n", i, i < p->nfwd ? "forward" : "backward", name,
+    fprintf(out, "  %-4d %-8s %-44s %10s %10s %7s %9.3f %9.3f %-6s %5s %9.3f%s\n", i,
+            s->per_graph ? "graph" : i < p->nfwd ? "forward" : "backward", name,
             kstats_human(e.dram), kstats_human(e.l2), miss, 1e3 * e.bytes_time, 1e3 * e.lat_time, e.bound, lanes, 1e3 * e.time,
             tiled);
+    if (s->per_graph) continue; /* once per graph (the hoist pass), not in every forward */
     all += e.time, dram_all += e.dram, all_t += e.tiled_time, all_bytes += e.bytes_time + gpu->launch;
     if (i < p->nfwd) {
       fwd += e.time, dram_f += e.dram;

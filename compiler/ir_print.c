@@ -127,8 +127,8 @@ static void print_groups(FILE *out, const Module *m) {
   for (int g = 0; g < m->ngroups; g++) {
     bool folds = false;
     for (int i = 0; i < m->vals.len; i++) folds |= ((const Value *)m->vals.items[i])->folded && ((const Value *)m->vals.items[i])->group == g;
-    fprintf(out, "  group g%d: %s%s%s:", g, group_kind(&m->groups[g]), folds ? " with the attention dots as columns, x . [W | W.a]" : "",
-            m->groups[g].bwd ? ", backward" : "");
+    fprintf(out, "  group g%d: %s%s%s%s:", g, group_kind(&m->groups[g]), folds ? " with the attention dots as columns, x . [W | W.a]" : "",
+            m->groups[g].bwd ? ", backward" : "", m->groups[g].per_graph ? ", once per graph" : "");
     for (int i = 0; i < m->vals.len; i++) {
       const Value *v = m->vals.items[i];
       if ((v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_GEMM) && v->group == g) fprintf(out, " %%%d", v->id);

@@ -297,7 +297,8 @@ void kir_print(FILE *out, const KProgram *p) {
     if (b->elem == ELEM_F64) fputs(" f64", out);
     if (b->out >= 0) fprintf(out, " output \"%s\"", p->m->outs[b->out].name);
     if (b->kind == BUF_TEMP && b->first >= 0)
-      fprintf(out, "   # steps %d..%d%s%s%s", b->first, b->last, b->train_only ? ", training only" : "",
+      fprintf(out, "   # steps %d..%d%s%s%s%s", b->first, b->last, b->train_only ? ", training only" : "",
+              b->per_graph ? ", once per graph" : "",
               b->alias ? "; when not training, the input " : "", b->alias ? b->alias->name : "");
     fputc('\n', out);
   }
@@ -324,7 +325,7 @@ void kir_print(FILE *out, const KProgram *p) {
       break;
     }
     }
-    fprintf(out, "   # %s%s\n", s->train_only ? "training only: " : "", s->what);
+    fprintf(out, "   # %s%s%s\n", s->train_only ? "training only: " : "", s->per_graph ? "once per graph: " : "", s->what);
   }
   fputs("}\n", out);
   for (int i = 0; i < p->kernels.len; i++) {

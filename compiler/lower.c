@@ -120,6 +120,12 @@ KProgram *lower_module(GnnCtx *c, Module *m, MappingChoice mapping, const bool *
       touch(st->buf, s);
     }
   }
+  /* values of the graph alone live from the first step to the last: the per-graph step that
+   * writes them runs only on a new graph, and every later call reads them */
+  for (int i = 0; i < p->bufs.len; i++) {
+    KBuf *b = p->bufs.items[i];
+    if (b->per_graph) b->first = 0, b->last = p->nsteps - 1;
+  }
   return p;
 }
 

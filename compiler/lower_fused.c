@@ -62,6 +62,15 @@ static bool recomputed_stash(const Fused *F, const Value *x) {
   return fwd_recomputes(x) && x->group != F->gid && !F->m->groups[F->gid].bwd;
 }
 
+/* A value of the graph alone (the hoist pass: in memory in CSR edge order) read by a walk over
+ * out-edges: recomputed there from the degrees, as before the hoist. Loading it would read
+ * out_eid[j] and then the value at a random edge, a 64-byte line for 4 bytes. */
+static bool recomputed_invariant(const Fused *F, const Value *x) {
+  const FuseGroup *g = &F->m->groups[F->gid];
+  return x->sched == SCHED_ROOT && x->group >= 0 && x->group != F->gid && F->m->groups[x->group].per_graph &&
+         g->kind == FG_WALK && g->dir == GATHER_BY_SRC;
+}
+
 bool grouped(const Value *v) {
   return v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_GEMM;
 }
@@ -271,7 +280,7 @@ KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
     if (st) return st;
   }
   if (F->from_stats[x->id] && x->group != F->gid) return softmax_from_stats(F, x, cx, idx);
-  bool recompute = recomputed_stash(F, x);
+  bool recompute = recomputed_stash(F, x) || recomputed_invariant(F, x);
   if (!recompute && (x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid)))
     return load(F, x, cx, idx);
   if (x->sched == SCHED_ROOT && F->stored[x->id] && own_row(x, cx)) return load(F, x, cx, idx); /* this row's, stored above */
@@ -404,7 +413,7 @@ enum { STAGE_MIN_COST = GNN_STAGE_MIN_COST, STAGE_MAX_WIDTH = GNN_STAGE_MAX_WIDT
  * forward recomputes), not loaded or read from shared memory. */
 static bool computed_here(Fused *F, const Value *x) {
   if (x->op == OP_CONST || x->sched == SCHED_ANCHOR || x->dom == DOM_PARAM) return false;
-  bool recompute = recomputed_stash(F, x);
+  bool recompute = recomputed_stash(F, x) || recomputed_invariant(F, x);
   return recompute || !(x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid));
 }
 

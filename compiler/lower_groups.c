@@ -63,6 +63,13 @@ void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   bool stashes = !g->bwd;
   for (int i = 0; i < nmem; i++) stashes &= stash_only(F, mem[i]);
   if (stashes) L->p->steps[L->p->nsteps - 1].train_only = true;
+  /* the hoist pass's values of the graph alone: once per graph (lower.c keeps their buffers
+   * alive over every step) */
+  if (g->per_graph) {
+    L->p->steps[L->p->nsteps - 1].per_graph = true;
+    for (int i = 0; i < nmem; i++)
+      if (L->buf_of[mem[i]->id]) L->buf_of[mem[i]->id]->per_graph = true;
+  }
   /* an input's dropout alone in its kernel is the input itself when not training: the kernel
    * runs only when training, and an inference forward reads the input in place (no V x F copy,
    * no buffer in the inference arena; emit_model points the buffer at the input) */

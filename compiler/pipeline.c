@@ -1,6 +1,6 @@
 /* pipeline.c -- the pass pipeline, read top to bottom, with its dumps, timers and checks.
  *
- *   sema -> canonicalize -> reorg -> autodiff -> compose -> checkpoint -> fuse -> (lower, to the kernel IR,
+ *   sema -> canonicalize -> reorg -> autodiff -> compose -> checkpoint -> fuse -> hoist -> (lower, to the kernel IR,
  *   when code is wanted or --stats asks for its accounting)
  *
  * After each step: the verifier (a failure is an internal error, reported with the pass's
@@ -28,6 +28,8 @@ const PassInfo pass_table[] = {
      .doc = "recompute vs stash: what the backward reads of the forward (-fno-recompute: stash all)"},
     {.name = "fuse", .run = pass_fuse, .optional = true,
      .doc = "partition into kernels: walks over edges, row kernels and GEMMs; inline what needs no memory"},
+    {.name = "hoist", .run = pass_hoist, .optional = true,
+     .doc = "edge values of the graph alone (degrees, constants) computed once per graph, not in every walk"},
 };
 const int pass_count = (int)(sizeof pass_table / sizeof pass_table[0]);
 

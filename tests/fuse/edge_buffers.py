@@ -2,7 +2,9 @@
 `if training` blocks (docs/passes/fuse.md).
 
 Prints one line per edge buffer: `NAME WIDTH RANK` and, with --untrained-stores, the edge
-buffers that some forward kernel stores to outside an `if training { ... }` block."""
+buffers that some forward kernel stores to outside an `if training { ... }` block. The kernels of
+the once-per-graph steps (the hoist pass: values of the graph alone, written when the model meets
+a graph, not in every forward) are not forward kernels here."""
 import re
 import sys
 
@@ -24,7 +26,7 @@ for line in text.split("\n"):
     if line.strip() == "# backward":
         break
     m = re.match(r"  step \d+ kernel (\w+)", line)
-    if m:
+    if m and "# once per graph: " not in line:
         fwd.add(m.group(1))
 bad = set()
 kernel = None

@@ -1,7 +1,7 @@
 /* t_setgraph.c -- mini-batches on one model: <model>_set_graph and <model>_reserve.
  *
- *   t_setgraph         generated/sage.c and generated/gin_graph.c, host runtime
- *   t_setgraph_cuda    the same file with generated/sage.cu and generated/gin_graph.cu, libgnnrt
+ *   t_setgraph         generated/sage.c, gin_graph.c and gcn.c, host runtime
+ *   t_setgraph_cuda    the same file with generated/sage.cu, gin_graph.cu and gcn.cu, libgnnrt
  *
  * Two generated models are compiled in (generated/sage.*, a vertex-level GraphSAGE with dropout,
  * through its typed functions; generated/gin_graph.*, a graph-level GIN whose output has a row per
@@ -12,7 +12,11 @@
  * allocates nothing (the runtime's live and peak counters do not move); beyond it the capacity
  * grows by 1.5x; reserve sizes the plan exactly like a fresh model of that size; growth turned off
  * refuses a bigger graph with a message and leaves the model usable; NULL and negative arguments
- * are refused. Run under valgrind and in the ASan+UBSan build by tests/suites/runtime.sh.
+ * are refused. generated/gcn.* holds a value of the graph alone (its normalisation per edge, the
+ * hoist pass's: computed by the first forward on a graph, then kept): rebound to a smaller graph
+ * within its capacity (the same arena), from an inference forward to training (a new arena) and
+ * back and forth, it equals fresh models too. Run under valgrind and in the ASan+UBSan build by
+ * tests/suites/runtime.sh.
  *
  * The file does not know its target: the models' buffers (inputs, output, parameters, gradients,
  * the backward's seed) are device memory in the CUDA build, so every access goes through
@@ -27,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcn.h"
 #include "gin_graph.h"
 #include "rt_test.h"
 #include "sage.h"
@@ -331,6 +336,39 @@ static void test_gin_graph(gnn_ctx *ctx) {
   for (int i = 0; i < 3; i++) gnn_graph_free(ctx, g[i]);
 }
 
+/* GCN: its per-edge normalisation is computed once per graph (the hoist pass), so a rebind must
+ * recompute it, within the capacity (the arena stays) as beyond it, and a new arena (inference ->
+ * training) must too. */
+static void test_gcn(gnn_ctx *ctx) {
+  gnn_graph *g[3] = {rand_graph(ctx, 60, 240, 1, 21), rand_graph(ctx, 120, 600, 1, 22), rand_graph(ctx, 50, 150, 1, 23)};
+  for (int i = 0; i < 3; i++)
+    if (!g[i]) return;
+  const gnn_model_api *api = gcn_api();
+  M a = {api, NULL, NULL, NULL};
+  gnn_status st = api->create(ctx, g[0], 1, &a.m);
+  check(st == GNN_OK, "gcn/create", "%s", gnn_last_error(ctx));
+  if (st || !io_alloc(ctx, &a, g, 3, "gcn")) {
+    io_free(ctx, &a);
+    api->destroy(a.m);
+    for (int i = 0; i < 3; i++) gnn_graph_free(ctx, g[i]);
+    return;
+  }
+  st = put_input(ctx, a, g[0], 5);
+  const float *in[1] = {a.x};
+  if (!st) st = api->forward(a.m, in, 0, 5); /* inference first: its arena, then training's */
+  check(st == GNN_OK, "gcn/inference-forward", "%s", gnn_last_error(ctx));
+  same_as_fresh(ctx, a, g[0], "gcn/first");
+  api->set_graph(a.m, g[1]);
+  same_as_fresh(ctx, a, g[1], "gcn/grown");
+  api->set_graph(a.m, g[2]); /* within the capacity: the arena stays, the graph's values must not */
+  same_as_fresh(ctx, a, g[2], "gcn/smaller");
+  api->set_graph(a.m, g[0]);
+  same_as_fresh(ctx, a, g[0], "gcn/back");
+  io_free(ctx, &a);
+  api->destroy(a.m);
+  for (int i = 0; i < 3; i++) gnn_graph_free(ctx, g[i]);
+}
+
 int main(void) {
   gnn_ctx *ctx = NULL;
   gnn_status st = gnn_ctx_create(&ctx, 0);
@@ -341,6 +379,7 @@ int main(void) {
   }
   test_sage(ctx);
   test_gin_graph(ctx);
+  test_gcn(ctx);
   size_t live = live_bytes(ctx, NULL);
   check(live == 0, "no-leak", "%zu bytes still allocated on the context", live);
   gnn_ctx_destroy(ctx);

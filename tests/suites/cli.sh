@@ -6,12 +6,12 @@ check() { # NAME CONDITION-COMMAND...
 }
 "$GNNC" --list-passes > "$TMP/passes" 2>&1
 check list-passes grep -q '^sema ' "$TMP/passes"
-check list-passes-order bash -c "awk '{print \$1}' '$TMP/passes' | tr '\n' ' ' | grep -qx 'sema canonicalize reorg autodiff compose checkpoint fuse lower '"
+check list-passes-order bash -c "awk '{print \$1}' '$TMP/passes' | tr '\n' ' ' | grep -qx 'sema canonicalize reorg autodiff compose checkpoint fuse hoist lower '"
 check list-passes-autodiff-kept grep -q '^autodiff .*-O0 keeps it' "$TMP/passes"
 "$GNNC" --help > "$TMP/help"; check help grep -q -- '--print-ir-after' "$TMP/help"
 
 "$GNNC" $ex --print-ir-after-all > "$TMP/all"
-check after-all-count bash -c "[ \$(grep -c '^// -----// IR after' '$TMP/all') -eq 8 ]"
+check after-all-count bash -c "[ \$(grep -c '^// -----// IR after' '$TMP/all') -eq 9 ]"
 "$GNNC" $ex --print-ir-before=canonicalize > "$TMP/before"
 "$GNNC" $ex --print-ir-after=sema > "$TMP/after-sema"
 check before-equals-after-sema bash -c "[ -s '$TMP/before' ] && diff <(sed 1d '$TMP/before') <(sed 1d '$TMP/after-sema') >/dev/null"
@@ -56,7 +56,7 @@ check emit-to-file bash -c "head -1 '$TMP/out.ir' | grep -q '^model GAT {'"
 "$GNNC" $ex --emit=cuda > /dev/null 2>&1; rc=$?
 check emit-unsupported bash -c "[ $rc -eq 2 ]"
 "$GNNC" $ex --stats V=19717,E=88651 > "$TMP/stats"
-check stats-lines bash -c "[ \$(grep -c '^stats after' '$TMP/stats') -eq 7 ]"
+check stats-lines bash -c "[ \$(grep -c '^stats after' '$TMP/stats') -eq 8 ]"
 "$GNNC" $ex --stats V=1 > /dev/null 2>&1; rc=$?
 check stats-bad bash -c "[ $rc -eq 2 ]"
 "$GNNC" tests/ir/canon_mean.gnn --model=M > /dev/null; rc=$?
@@ -272,7 +272,7 @@ import sys
 e = [l.split() for l in open('data/cora/graph.edges') if l.strip() and not l.startswith('#')]
 print('%.1f%%' % (100.0 * len({a for a, b in e}) / len(e)))")
 "$GNNC" dsl-examples/gcn.gnn --gpu=h200 --graph data/cora > "$TMP/gpu.txt" 2> "$TMP/err"; rc=$?
-check gpu-estimate-report bash -c "[ $rc -eq 0 ] && [ \$(grep -c '^  [0-9]' '$TMP/gpu.txt') -eq 16 ] &&
+check gpu-estimate-report bash -c "[ $rc -eq 0 ] && [ \$(grep -c '^  [0-9]' '$TMP/gpu.txt') -eq 17 ] &&
   grep -q '^  inference forward [0-9.]* ms; training forward [0-9.]* ms, step' '$TMP/gpu.txt' &&
   [ \"\$(grep _vertex '$TMP/gpu.txt' | grep -c ' $ci_want ')\" -eq 4 ] && ! grep -q ' [0-9.]*% ' <(grep -v ' $ci_want ' '$TMP/gpu.txt')"
 # A graph with as many edges as vertices (a permutation: every source distinct) still has gathered
