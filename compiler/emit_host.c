@@ -686,11 +686,44 @@ static bool simd_expr_ok(const HostK *h, const KExpr *e, const bool *written) {
   return simd_expr_ok(h, e->a, written) && simd_expr_ok(h, e->b, written) && simd_expr_ok(h, e->c, written);
 }
 
+static bool reads_var(const KExpr *e, int var) {
+  return e && ((e->kind == KE_VAR && e->var == var) || reads_var(e->a, var) || reads_var(e->b, var) || reads_var(e->c, var));
+}
+
+static bool reads_shared_array(const KExpr *e, int sh) {
+  return e && ((e->kind == KE_SHARED && e->var == sh) || reads_shared_array(e->a, sh) || reads_shared_array(e->b, sh) ||
+               reads_shared_array(e->c, sh));
+}
+
+/* A shared-memory store of a lane loop over k that the lanes may make at once: at k plus an offset
+ * the same in every lane (sh_w[t * 4 + k]: the chunk's attention weights of edge t, one per
+ * head), the only store to that array in the loop, which nothing in the loop reads. Each lane then
+ * writes its own element, and GAT's softmax factors (an exp per head and edge) vectorise. */
+static bool simd_shstore_ok(const KStmt *s, const KStmt *t) {
+  const KExpr *x = t->idx;
+  int kv = s->var;
+  bool lane = x && ((x->kind == KE_VAR && x->var == kv && !x->a) ||
+                    (x->kind == KE_BIN && x->op == KO_ADD &&
+                     ((x->b->kind == KE_VAR && x->b->var == kv && !x->b->a && !reads_var(x->a, kv)) ||
+                      (x->a->kind == KE_VAR && x->a->var == kv && !x->a->a && !reads_var(x->b, kv)))));
+  if (!lane) return false;
+  for (int i = 0; i < s->body.len; i++) {
+    const KStmt *u = s->body.items[i];
+    if (u != t && u->kind == KS_SHSTORE && u->var == t->var) return false;
+    if (reads_shared_array(u->idx, t->var) || reads_shared_array(u->val, t->var)) return false;
+  }
+  return true;
+}
+
 static bool simd_ok(const HostK *h, const KStmt *s, int region) {
   const PtrVec *b = &s->body;
   bool *written = calloc((size_t)h->k->nlocals + 1, 1), ok = true;
   for (int i = 0; i < b->len && ok; i++) {
     const KStmt *t = b->items[i];
+    if (t->kind == KS_SHSTORE) {
+      ok = simd_shstore_ok(s, t);
+      continue;
+    }
     if (t->kind != KS_LET) ok = false;
     else if (h->promote[t->var]) ok = t->idx && t->idx->kind == KE_VAR && t->idx->var == s->var2 && !t->idx->a;
     else ok = region_local(h, t->var, region);
@@ -868,7 +901,12 @@ static void pf_ahead(FILE *out, HostK *h, const KStmt *s, int d) {
 static void pf_lets(const HostK *h, const PtrVec *b, int *from) {
   for (int i = 0; i < b->len; i++) {
     const KStmt *s = b->items[i];
-    if (s->kind == KS_LET && h->k->locals[s->var].uniform) {
+    /* u = sh_u[t] in the loop over the chunk's edges (uniform), or su = sh_u[lane] where the
+     * staging region itself reads at the far end (a walk over out-edges: the attention
+     * statistics and the edge values of GAT's backward at out_eid[jj], each a random read) */
+    const KExpr *sv = s->val;
+    bool staged_lane = s->kind == KS_LET && sv->kind == KE_SHARED && sv->a && sv->a->kind == KE_LANE;
+    if (s->kind == KS_LET && (h->k->locals[s->var].uniform || staged_lane)) {
       const KExpr *v = s->val;
       int src = v->kind == KE_SHARED && !s->idx && h->k->shared[v->var].type == KT_I64 ? v->var : -2;
       if (v->kind == KE_GRAPH && (v->garr == KG_SRC || v->garr == KG_DST) && v->a->kind == KE_ROW && h->k->rows == DOM_EDGE)

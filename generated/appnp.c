@@ -292,9 +292,11 @@ static void k3_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&out_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&linear1_x_W[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&out_deg[gnn_pf_u * 1], 4);
             gnn_prefetch_row(&linear1_x_W[gnn_pf_u * 7], 28);
           }
           se = sh_e[lane];
@@ -399,9 +401,11 @@ static void k4_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&out_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&appnpprop0_z[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&out_deg[gnn_pf_u * 1], 4);
             gnn_prefetch_row(&appnpprop0_z[gnn_pf_u * 7], 28);
           }
           se = sh_e[lane];
@@ -504,9 +508,11 @@ static void k5_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&out_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&appnpprop0_z_2[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&out_deg[gnn_pf_u * 1], 4);
             gnn_prefetch_row(&appnpprop0_z_2[gnn_pf_u * 7], 28);
           }
           se = sh_e[lane];
@@ -609,9 +615,11 @@ static void k6_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&out_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&appnpprop0_z_3[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&out_deg[gnn_pf_u * 1], 4);
             gnn_prefetch_row(&appnpprop0_z_3[gnn_pf_u * 7], 28);
           }
           se = sh_e[lane];
@@ -714,9 +722,11 @@ static void k7_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&out_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&appnpprop0_z_4[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&out_deg[gnn_pf_u * 1], 4);
             gnn_prefetch_row(&appnpprop0_z_4[gnn_pf_u * 7], 28);
           }
           se = sh_e[lane];
@@ -819,9 +829,11 @@ static void k8_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&out_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&appnpprop0_z_5[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&out_deg[gnn_pf_u * 1], 4);
             gnn_prefetch_row(&appnpprop0_z_5[gnn_pf_u * 7], 28);
           }
           se = sh_e[lane];
@@ -924,9 +936,11 @@ static void k9_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&out_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&appnpprop0_z_6[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&out_deg[gnn_pf_u * 1], 4);
             gnn_prefetch_row(&appnpprop0_z_6[gnn_pf_u * 7], 28);
           }
           se = sh_e[lane];
@@ -1029,9 +1043,11 @@ static void k10_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&out_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&appnpprop0_z_7[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&out_deg[gnn_pf_u * 1], 4);
             gnn_prefetch_row(&appnpprop0_z_7[gnn_pf_u * 7], 28);
           }
           se = sh_e[lane];
@@ -1134,9 +1150,11 @@ static void k11_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&out_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&appnpprop0_z_8[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&out_deg[gnn_pf_u * 1], 4);
             gnn_prefetch_row(&appnpprop0_z_8[gnn_pf_u * 7], 28);
           }
           se = sh_e[lane];
@@ -1239,9 +1257,11 @@ static void k12_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&out_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&appnpprop0_z_9[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&out_deg[gnn_pf_u * 1], 4);
             gnn_prefetch_row(&appnpprop0_z_9[gnn_pf_u * 7], 28);
           }
           se = sh_e[lane];
@@ -1338,7 +1358,17 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
+          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_eid[jj + 16];
+            gnn_prefetch_row(&appnpprop0_c[gnn_pf_u * 1], 4);
+          }
           sh_u[lane] = out_dst[jj];
+          gnn_prefetch_row(&in_grad_out[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_dst[jj + 16];
+            gnn_prefetch_row(&in_grad_out[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
@@ -1423,7 +1453,17 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
+          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_eid[jj + 16];
+            gnn_prefetch_row(&appnpprop0_c[gnn_pf_u * 1], 4);
+          }
           sh_u[lane] = out_dst[jj];
+          gnn_prefetch_row(&t55[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_dst[jj + 16];
+            gnn_prefetch_row(&t55[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
@@ -1508,7 +1548,17 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
+          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_eid[jj + 16];
+            gnn_prefetch_row(&appnpprop0_c[gnn_pf_u * 1], 4);
+          }
           sh_u[lane] = out_dst[jj];
+          gnn_prefetch_row(&t60[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_dst[jj + 16];
+            gnn_prefetch_row(&t60[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
@@ -1593,7 +1643,17 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
+          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_eid[jj + 16];
+            gnn_prefetch_row(&appnpprop0_c[gnn_pf_u * 1], 4);
+          }
           sh_u[lane] = out_dst[jj];
+          gnn_prefetch_row(&t65[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_dst[jj + 16];
+            gnn_prefetch_row(&t65[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
@@ -1678,7 +1738,17 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
+          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_eid[jj + 16];
+            gnn_prefetch_row(&appnpprop0_c[gnn_pf_u * 1], 4);
+          }
           sh_u[lane] = out_dst[jj];
+          gnn_prefetch_row(&t70[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_dst[jj + 16];
+            gnn_prefetch_row(&t70[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
@@ -1763,7 +1833,17 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
+          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_eid[jj + 16];
+            gnn_prefetch_row(&appnpprop0_c[gnn_pf_u * 1], 4);
+          }
           sh_u[lane] = out_dst[jj];
+          gnn_prefetch_row(&t75[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_dst[jj + 16];
+            gnn_prefetch_row(&t75[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
@@ -1848,7 +1928,17 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
+          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_eid[jj + 16];
+            gnn_prefetch_row(&appnpprop0_c[gnn_pf_u * 1], 4);
+          }
           sh_u[lane] = out_dst[jj];
+          gnn_prefetch_row(&t80[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_dst[jj + 16];
+            gnn_prefetch_row(&t80[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
@@ -1933,7 +2023,17 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
+          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_eid[jj + 16];
+            gnn_prefetch_row(&appnpprop0_c[gnn_pf_u * 1], 4);
+          }
           sh_u[lane] = out_dst[jj];
+          gnn_prefetch_row(&t85[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_dst[jj + 16];
+            gnn_prefetch_row(&t85[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
@@ -2018,7 +2118,17 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
+          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_eid[jj + 16];
+            gnn_prefetch_row(&appnpprop0_c[gnn_pf_u * 1], 4);
+          }
           sh_u[lane] = out_dst[jj];
+          gnn_prefetch_row(&t90[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_dst[jj + 16];
+            gnn_prefetch_row(&t90[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
@@ -2103,7 +2213,17 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
+          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_eid[jj + 16];
+            gnn_prefetch_row(&appnpprop0_c[gnn_pf_u * 1], 4);
+          }
           sh_u[lane] = out_dst[jj];
+          gnn_prefetch_row(&t96[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_dst[jj + 16];
+            gnn_prefetch_row(&t96[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {

@@ -277,9 +277,11 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
+          gnn_prefetch_row(&t7[sh_u[lane] * 8], 32);
           gnn_prefetch_row(&gatconv0_x_W[sh_u[lane] * 64], 256);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
+            gnn_prefetch_row(&t7[gnn_pf_u * 8], 32);
             gnn_prefetch_row(&gatconv0_x_W[gnn_pf_u * 64], 256);
           }
           su = sh_u[lane];
@@ -322,6 +324,7 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         ec1 = sh_e[tc1];
         if (training) {
+#pragma omp simd /* see simd_ok */
           for (int64_t k5 = 0; k5 < 8; k5++) { /* the lanes in order of k: see emit_host.c */
             const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
             (void)lane;
@@ -333,6 +336,7 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
             csum[k5] = csum[k5] + (double)p;
           }
         } else {
+#pragma omp simd /* see simd_ok */
           for (int64_t k5 = 0; k5 < 8; k5++) { /* the lanes in order of k: see emit_host.c */
             const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
             (void)lane;
@@ -573,6 +577,7 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         ec1 = sh_e[tc1];
         if (training) {
+#pragma omp simd /* see simd_ok */
           for (int64_t k5 = 0; k5 < 1; k5++) { /* the lanes in order of k: see emit_host.c */
             const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
             (void)lane;
@@ -584,6 +589,7 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
             csum[k5] = csum[k5] + (double)p;
           }
         } else {
+#pragma omp simd /* see simd_ok */
           for (int64_t k5 = 0; k5 < 1; k5++) { /* the lanes in order of k: see emit_host.c */
             const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
             (void)lane;
@@ -876,6 +882,17 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = out_dst[jj];
+          gnn_prefetch_row(&gatconv1_x_W[sh_u[lane] * 9], 36);
+          gnn_prefetch_row(&gatconv1_e_softmax_max[sh_u[lane] * 1], 4);
+          gnn_prefetch_row(&gatconv1_e_softmax_sum[sh_u[lane] * 1], 4);
+          gnn_prefetch_row(&in_grad_out[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_dst[jj + 16];
+            gnn_prefetch_row(&gatconv1_x_W[gnn_pf_u * 9], 36);
+            gnn_prefetch_row(&gatconv1_e_softmax_max[gnn_pf_u * 1], 4);
+            gnn_prefetch_row(&gatconv1_e_softmax_sum[gnn_pf_u * 1], 4);
+            gnn_prefetch_row(&in_grad_out[gnn_pf_u * 7], 28);
+          }
           se = sh_e[lane];
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -1202,14 +1219,16 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = out_dst[jj];
-          gnn_prefetch_row(&t77[sh_u[lane] * 64], 256);
-          gnn_prefetch_row(&t90[sh_u[lane] * 8], 64);
           gnn_prefetch_row(&t8[sh_u[lane] * 8], 32);
+          gnn_prefetch_row(&gatconv0_e_softmax_max[sh_u[lane] * 8], 32);
+          gnn_prefetch_row(&gatconv0_e_softmax_sum[sh_u[lane] * 8], 32);
+          gnn_prefetch_row(&t77[sh_u[lane] * 64], 256);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_dst[jj + 16];
-            gnn_prefetch_row(&t77[gnn_pf_u * 64], 256);
-            gnn_prefetch_row(&t90[gnn_pf_u * 8], 64);
             gnn_prefetch_row(&t8[gnn_pf_u * 8], 32);
+            gnn_prefetch_row(&gatconv0_e_softmax_max[gnn_pf_u * 8], 32);
+            gnn_prefetch_row(&gatconv0_e_softmax_sum[gnn_pf_u * 8], 32);
+            gnn_prefetch_row(&t77[gnn_pf_u * 64], 256);
           }
           se = sh_e[lane];
           su = sh_u[lane];

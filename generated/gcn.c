@@ -435,6 +435,13 @@ static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         jj = j0 + lane;
         if (jj < hi) {
           sh_u[lane] = out_dst[jj];
+          gnn_prefetch_row(&in_deg[sh_u[lane] * 1], 4);
+          gnn_prefetch_row(&in_grad_out[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_dst[jj + 16];
+            gnn_prefetch_row(&in_deg[gnn_pf_u * 1], 4);
+            gnn_prefetch_row(&in_grad_out[gnn_pf_u * 7], 28);
+          }
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
             gcnconv0_c_ = gnn_rsqrtf(out_deg[row * 1 + j] * in_deg[su * 1 + j]);
@@ -591,9 +598,11 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         jj = j0 + lane;
         if (jj < hi) {
           sh_u[lane] = out_dst[jj];
+          gnn_prefetch_row(&in_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&t26[sh_u[lane] * 16], 64);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_dst[jj + 16];
+            gnn_prefetch_row(&in_deg[gnn_pf_u * 1], 4);
             gnn_prefetch_row(&t26[gnn_pf_u * 16], 64);
           }
           su = sh_u[lane];

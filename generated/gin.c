@@ -428,6 +428,11 @@ static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         jj = j0 + lane;
         if (jj < hi) {
           sh_u[lane] = out_dst[jj];
+          gnn_prefetch_row(&t35[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_dst[jj + 16];
+            gnn_prefetch_row(&t35[gnn_pf_u * 7], 28);
+          }
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
             sh_st41[(lane * 7) + j] = t35[su * 7 + j];

@@ -414,6 +414,13 @@ static void k3_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         jj = j0 + lane;
         if (jj < hi) {
           sh_u[lane] = out_dst[jj];
+          gnn_prefetch_row(&in_deg[sh_u[lane] * 1], 4);
+          gnn_prefetch_row(&in_grad_out[sh_u[lane] * 7], 28);
+          if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
+            const int64_t gnn_pf_u = out_dst[jj + 16];
+            gnn_prefetch_row(&in_deg[gnn_pf_u * 1], 4);
+            gnn_prefetch_row(&in_grad_out[gnn_pf_u * 7], 28);
+          }
           su = sh_u[lane];
           for (int64_t j = 0; j < 7; j++) {
             r9_ = gnn_sel_f32(in_deg[su * 1] == 0.0f, 0.0f, 1.0f / in_deg[su * 1]);
