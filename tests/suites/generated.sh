@@ -21,7 +21,7 @@ done
 # The host emitter's help for walks on graphs larger than the caches (issue 28; emit_host.c's
 # pf_walk, pf_ahead and simd_ok), in the freshly generated host C: a CSR walk (GCN) asks for the
 # rows of the edge 16 ahead, src[jj + 16], bounded by the edge count in_ptr[nrows]; a CSC walk
-# (GAT's backward) for dst[out_eid[jj + 16]]'s, bounded by out_ptr[nrows]; and GCN's staged-edge
+# (GAT's backward) for out_dst[jj + 16]'s, bounded by out_ptr[nrows]; and GCN's staged-edge
 # lanes loops carry `omp simd`. The byte comparison above would flag a change too; these say
 # which property a change lost.
 gen_has() { # NAME FILE PATTERN (grep -F)
@@ -31,6 +31,6 @@ gen_has() { # NAME FILE PATTERN (grep -F)
 }
 gen_has generated/host-walk-ahead/csr "$TMP/gen/gcn.c" "const int64_t gnn_pf_u = src[jj + 16];"
 gen_has generated/host-walk-ahead/csr-bound "$TMP/gen/gcn.c" "const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;"
-gen_has generated/host-walk-ahead/csc "$TMP/gen/gat.c" "const int64_t gnn_pf_u = dst[out_eid[jj + 16]];"
+gen_has generated/host-walk-ahead/csc "$TMP/gen/gat.c" "const int64_t gnn_pf_u = out_dst[jj + 16];"
 gen_has generated/host-walk-ahead/csc-bound "$TMP/gen/gat.c" "const int64_t gnn_pf_ne = nrows > 0 ? out_ptr[nrows] : 0;"
 gen_has generated/host-simd "$TMP/gen/gcn.c" "#pragma omp simd /* see simd_ok */"
