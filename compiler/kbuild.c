@@ -397,46 +397,27 @@ KDim kdim(int64_t mult, Domain d) { return (KDim){mult, d == DOM_PARAM ? DOM_GLO
 
 /* ---------------------------------------------------------------- finishing a kernel: drop the dead locals, recount what it touches */
 
-static void reads_expr(const KExpr *e, bool *read) {
+/* The locals (read) and shared arrays (shread) some expression or statement reads. */
+static void reads_expr(const KExpr *e, bool *read, bool *shread) {
   if (!e) return;
   if (e->kind == KE_VAR) read[e->var] = true;
-  reads_expr(e->a, read);
-  reads_expr(e->b, read);
-  reads_expr(e->c, read);
+  if (e->kind == KE_SHARED) shread[e->var] = true;
+  reads_expr(e->a, read, shread);
+  reads_expr(e->b, read, shread);
+  reads_expr(e->c, read, shread);
 }
 
-static void reads_block(const PtrVec *b, bool *read) {
+static void reads_block(const PtrVec *b, bool *read, bool *shread) {
   for (int i = 0; i < b->len; i++) {
     const KStmt *s = b->items[i];
-    reads_expr(s->row, read);
-    reads_expr(s->idx, read);
-    reads_expr(s->val, read);
-    reads_expr(s->lo, read);
-    reads_expr(s->hi, read);
+    reads_expr(s->row, read, shread);
+    reads_expr(s->idx, read, shread);
+    reads_expr(s->val, read, shread);
+    reads_expr(s->lo, read, shread);
+    reads_expr(s->hi, read, shread);
     if (s->kind == KS_GROUP_REDUCE) read[s->var] = true;
     if (s->kind == KS_FOR || s->kind == KS_FOR_LANES) read[s->var] = true;
-    reads_block(&s->body, read);
-  }
-}
-
-/* The shared arrays some expression reads. */
-static void shared_reads_expr(const KExpr *e, bool *read) {
-  if (!e) return;
-  if (e->kind == KE_SHARED) read[e->var] = true;
-  shared_reads_expr(e->a, read);
-  shared_reads_expr(e->b, read);
-  shared_reads_expr(e->c, read);
-}
-
-static void shared_reads_block(const PtrVec *b, bool *read) {
-  for (int i = 0; i < b->len; i++) {
-    const KStmt *s = b->items[i];
-    shared_reads_expr(s->row, read);
-    shared_reads_expr(s->idx, read);
-    shared_reads_expr(s->val, read);
-    shared_reads_expr(s->lo, read);
-    shared_reads_expr(s->hi, read);
-    shared_reads_block(&s->body, read);
+    reads_block(&s->body, read, shread);
   }
 }
 
@@ -517,8 +498,7 @@ void finish_kernel(Lower *L, Kernel *k) {
   do {
     memset(read, 0, (size_t)k->nlocals + 1);
     memset(shread, 0, (size_t)k->nshared + 1);
-    reads_block(&k->body, read);
-    shared_reads_block(&k->body, shread);
+    reads_block(&k->body, read, shread);
   } while (drop_dead(&k->body, read, shread));
   int *newid = arena_alloc(L->a, sizeof(int) * ((size_t)k->nshared + 1)), n = 0;
   for (int i = 0; i < k->nshared; i++) newid[i] = shread[i] ? n++ : -1;

@@ -136,6 +136,19 @@ static void store_hoisted(Fused *F, const Value *a, PtrVec *blk, const Ctx *cx, 
   }
 }
 
+/* Puts stmts into the chunk's body just before its loop over the chunk's edges (after the
+ * staging and its barrier). */
+static void before_edge_loop(Lower *L, const Walk *wk, const PtrVec *stmts) {
+  PtrVec *cb = wk->chunk, nv = {0};
+  int at = cb->len;
+  for (int i = 0; i < cb->len && at == cb->len; i++)
+    if (((KStmt *)cb->items[i])->kind == KS_FOR && ((KStmt *)cb->items[i])->var == wk->t) at = i;
+  for (int i = 0; i < at; i++) vec_push(L->a, &nv, cb->items[i]);
+  for (int i = 0; i < stmts->len; i++) vec_push(L->a, &nv, stmts->items[i]);
+  for (int i = at; i < cb->len; i++) vec_push(L->a, &nv, cb->items[i]);
+  *cb = nv;
+}
+
 /* A sum (or mean) of float messages in a chunked walk adds each chunk's edges in float and the
  * chunk's sum to its float64 accumulator: a float add per edge and column where a conversion and
  * a float64 add were (GCN's 64-column aggregation on the R-MAT graph of issue 28, 1 thread:
@@ -485,27 +498,13 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
     if (onl_walk && !chunk_w) ks_new(L, wk.body, KS_BARRIER); /* the next edge's factors overwrite this one's */
     if (chunk_w) { /* the factors, a barrier, the rescales, then the loop over the chunk's edges (its
                       barrier at the end keeps the next chunk's factors from overwriting these) */
-      PtrVec *cb = wk.chunk, nv = {0};
-      int at = cb->len;
-      for (int i = 0; i < cb->len && at == cb->len; i++)
-        if (((KStmt *)cb->items[i])->kind == KS_FOR && ((KStmt *)cb->items[i])->var == wk.t) at = i;
-      for (int i = 0; i < at; i++) vec_push(L->a, &nv, cb->items[i]);
-      for (int i = 0; i < pre_stats.len; i++) vec_push(L->a, &nv, pre_stats.items[i]);
-      ks_new(L, &nv, KS_BARRIER);
-      for (int i = 0; i < pre_rescale.len; i++) vec_push(L->a, &nv, pre_rescale.items[i]);
-      for (int i = at; i < cb->len; i++) vec_push(L->a, &nv, cb->items[i]);
-      *cb = nv;
+      PtrVec pre = {0};
+      for (int i = 0; i < pre_stats.len; i++) vec_push(L->a, &pre, pre_stats.items[i]);
+      ks_new(L, &pre, KS_BARRIER);
+      for (int i = 0; i < pre_rescale.len; i++) vec_push(L->a, &pre, pre_rescale.items[i]);
+      before_edge_loop(L, &wk, &pre);
     }
-    if (part_zero.len) { /* the partial sums' zeroing goes before the loop over the chunk's edges */
-      PtrVec *cb = wk.chunk, nv = {0};
-      int at = cb->len;
-      for (int i = 0; i < cb->len && at == cb->len; i++)
-        if (((KStmt *)cb->items[i])->kind == KS_FOR && ((KStmt *)cb->items[i])->var == wk.t) at = i;
-      for (int i = 0; i < at; i++) vec_push(L->a, &nv, cb->items[i]);
-      for (int i = 0; i < part_zero.len; i++) vec_push(L->a, &nv, part_zero.items[i]);
-      for (int i = at; i < cb->len; i++) vec_push(L->a, &nv, cb->items[i]);
-      *cb = nv;
-    }
+    if (part_zero.len) before_edge_loop(L, &wk, &part_zero); /* the partial sums' zeroing */
     /* 3. the finished reductions: shared memory for this kernel, memory for the others; the
      * softmaxes first (an online aggregate divides by their sums, after a barrier) */
     bool any = false;
