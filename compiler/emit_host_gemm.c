@@ -20,79 +20,285 @@
  * choice is made by the C preprocessor where the library is compiled (__AVX512F__), so an
  * embedding project's flags decide it too.
  *
+ * The backward has two more products per layer, and OpenBLAS's threads help them little or
+ * not at all on these shapes (dX = dY . W^T, 200,000 x 16 -> 64: 7.6 ms at 1 thread, 9.6 ms at
+ * 2), which made training steps scale worst from 1 to 2 threads (issue 28). dX = dY . W^T runs
+ * the same loops on a transposed copy of W (gnn_gemm_nt_n<N>); the weight's gradient
+ * dW = X^T . dY, a sum over the vertices, has loops of its own (gnn_gemm_tn_n<N>, below).
+ * Widths 65..80 take a masked last vector (GAT's folded [W | W.a], 64 + 8).
+ *
  * Numerics: each element of C is sum_k A[i,k] W[k,j] accumulated in k order with FMAs, in float
  * -- the same sum, in another order of rounding, as cblas's (which also accumulates in float
  * with FMAs, in panel order). The order does not depend on the thread count (rows are split,
- * never k), so a model's results are the same at 1 and 2 threads.
+ * never k; the weight's gradient sums fixed slices of the vertices in a fixed order), so a
+ * model's results are the same at 1 and 2 threads.
  */
 #include "gnnc.h"
 
 #include <string.h>
 
-enum { GEMM_ROWS = 6, GEMM_MAXV = 4 }; /* rows of C per block; 16-float vectors per row, at most */
+enum {
+  GEMM_ROWS = 6,   /* rows of C per block while a row is at most 4 vectors (24 accumulators) */
+  GEMM_ROWS_5 = 4, /* and for 5 vectors (20 accumulators + 5 of B: 25 of the 32 registers) */
+  GEMM_MAXN = 80   /* the widest C the loops take: 5 vectors of 16 floats */
+};
 
-/* The column vectors of a GEMM the generated loops take, or 0 (cblas): C = A . B, no
- * transposes, beta 0, N constant and a multiple of 16 up to 64, B and C dense (ld = N). */
-static int narrow_vectors(const KGemm *g) {
-  if (g->ta || g->tb || g->beta != 0.0f || g->n.dom != DOM_GLOBAL) return 0;
+/* Whether the generated loops take a product of width n: a multiple of 16 up to 64, or 65..80
+ * (five vectors, the last one masked: GAT's folded projection [W | W.a] is 64 + 8 = 72 wide).
+ * Measured against OpenBLAS on 200,000 rows, 1 / 2 threads: N = 72 1.10x / 1.79x. Other widths
+ * under 64 that are not multiples of 16 stay with cblas: N = 18 (16 + 2, a nearly empty masked
+ * vector) was 0.86x at 1 thread. */
+static bool narrow_width(int64_t n) { return n >= 16 && (n <= 64 ? n % 16 == 0 : n <= GEMM_MAXN); }
+
+/* The width of a GEMM the generated loops take, or 0 (cblas): C = A . B or C = A . B^T, beta 0,
+ * N constant (and K constant for B^T, whose transposed copy is made first), B and C dense. */
+static int64_t narrow_n(const KGemm *g) {
+  if (g->ta || g->beta != 0.0f || g->n.dom != DOM_GLOBAL) return 0;
   int64_t n = g->n.mult;
-  if (n < 16 || n > 16 * GEMM_MAXV || n % 16 || g->ldb != n || g->ldc != n) return 0;
-  return (int)(n / 16);
+  if (!narrow_width(n) || g->ldc != n) return 0;
+  if (!g->tb) return g->ldb == n ? n : 0;
+  return g->k.dom == DOM_GLOBAL && g->ldb == g->k.mult ? n : 0;
 }
 
-/* One function per width the program's GEMMs use: gnn_gemm_n<N>(M, K, A, lda, B, C). */
+/* gnn_gemm_n<N>(M, K, A, lda, B, C): C[M, N] = A[M, K] . B[K, N]. */
+static void narrow_kernel(FILE *out, int64_t n) {
+  int nv = (int)((n + 15) / 16), rows = nv <= 4 ? GEMM_ROWS : GEMM_ROWS_5, tail = (int)(n - 16 * (nv - 1));
+  /* the last vector of a row: whole, or its first `tail` floats under a mask (zeros beyond) */
+  const char *load_last = tail == 16 ? "_mm512_loadu_ps(" : "_mm512_maskz_loadu_ps(gnn_tail, ";
+  fprintf(out,
+          "static void gnn_gemm_n%lld(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,\n"
+          "                        float *restrict C) {\n",
+          (long long)n);
+  if (tail != 16) fprintf(out, "  const __mmask16 gnn_tail = 0x%x; /* the last vector's %d floats */\n", (1u << tail) - 1u, tail);
+  fprintf(out,
+          "  const int64_t blocks = (M + %d) / %d;\n"
+          "#pragma omp parallel for schedule(static)\n"
+          "  for (int64_t blk = 0; blk < blocks; blk++) {\n"
+          "    const int64_t i0 = blk * %d;\n"
+          "    if (i0 + %d <= M) {\n"
+          "      __m512 acc[%d][%d];\n"
+          "      for (int r = 0; r < %d; r++)\n"
+          "        for (int v = 0; v < %d; v++) acc[r][v] = _mm512_setzero_ps();\n"
+          "      for (int64_t k = 0; k < K; k++) {\n"
+          "        __m512 b[%d];\n",
+          rows - 1, rows, rows, rows, rows, nv, rows, nv, nv);
+  if (tail == 16) {
+    fprintf(out, "        for (int v = 0; v < %d; v++) b[v] = _mm512_loadu_ps(B + k * %lld + v * 16);\n", nv, (long long)n);
+  } else {
+    fprintf(out, "        for (int v = 0; v < %d; v++) b[v] = _mm512_loadu_ps(B + k * %lld + v * 16);\n", nv - 1, (long long)n);
+    fprintf(out, "        b[%d] = %sB + k * %lld + %d);\n", nv - 1, load_last, (long long)n, 16 * (nv - 1));
+  }
+  fprintf(out,
+          "        for (int r = 0; r < %d; r++) {\n"
+          "          const __m512 a = _mm512_set1_ps(A[(i0 + r) * lda + k]);\n"
+          "          for (int v = 0; v < %d; v++) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);\n"
+          "        }\n"
+          "      }\n"
+          "      for (int r = 0; r < %d; r++)",
+          rows, nv, rows);
+  if (tail == 16) {
+    fprintf(out, "\n        for (int v = 0; v < %d; v++) _mm512_storeu_ps(C + (i0 + r) * %lld + v * 16, acc[r][v]);\n", nv, (long long)n);
+  } else {
+    fprintf(out, " {\n        for (int v = 0; v < %d; v++) _mm512_storeu_ps(C + (i0 + r) * %lld + v * 16, acc[r][v]);\n", nv - 1, (long long)n);
+    fprintf(out, "        _mm512_mask_storeu_ps(C + (i0 + r) * %lld + %d, gnn_tail, acc[r][%d]);\n      }\n", (long long)n, 16 * (nv - 1),
+            nv - 1);
+  }
+  fprintf(out,
+          "    } else {\n"
+          "      for (int64_t i = i0; i < M; i++) { /* the last rows, one at a time (same order of sums) */\n"
+          "        __m512 acc[%d];\n"
+          "        for (int v = 0; v < %d; v++) acc[v] = _mm512_setzero_ps();\n"
+          "        for (int64_t k = 0; k < K; k++) {\n"
+          "          const __m512 a = _mm512_set1_ps(A[i * lda + k]);\n",
+          nv, nv);
+  if (tail == 16) {
+    fprintf(out, "          for (int v = 0; v < %d; v++) acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(B + k * %lld + v * 16), acc[v]);\n", nv,
+            (long long)n);
+  } else {
+    fprintf(out, "          for (int v = 0; v < %d; v++) acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(B + k * %lld + v * 16), acc[v]);\n",
+            nv - 1, (long long)n);
+    fprintf(out, "          acc[%d] = _mm512_fmadd_ps(a, %sB + k * %lld + %d), acc[%d]);\n", nv - 1, load_last, (long long)n, 16 * (nv - 1),
+            nv - 1);
+  }
+  fputs("        }\n", out);
+  if (tail == 16) {
+    fprintf(out, "        for (int v = 0; v < %d; v++) _mm512_storeu_ps(C + i * %lld + v * 16, acc[v]);\n", nv, (long long)n);
+  } else {
+    fprintf(out, "        for (int v = 0; v < %d; v++) _mm512_storeu_ps(C + i * %lld + v * 16, acc[v]);\n", nv - 1, (long long)n);
+    fprintf(out, "        _mm512_mask_storeu_ps(C + i * %lld + %d, gnn_tail, acc[%d]);\n", (long long)n, 16 * (nv - 1), nv - 1);
+  }
+  fputs("      }\n    }\n  }\n}\n", out);
+}
+
+/* gnn_gemm_nt_n<N>(M, K, A, lda, B, C): C[M, N] = A[M, K] . B[N, K]^T, through a transposed copy
+ * of B (K x N floats: a layer's weight, read once) and gnn_gemm_n<N>. The backward's
+ * dX = dY . W^T: OpenBLAS took 7.6 ms at 1 thread and 9.6 ms at 2 for 200,000 x 16 -> 64, these
+ * 4.2 and 2.1 ms. Returns 0 when the copy cannot be allocated (the caller then calls cblas). */
+static void narrow_nt_kernel(FILE *out, int64_t n) {
+  fprintf(out,
+          "static int gnn_gemm_nt_n%lld(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,\n"
+          "                           float *restrict C) {\n"
+          "  float *bt = K > 0 ? malloc(sizeof(float) * (size_t)K * %lld) : NULL;\n"
+          "  if (!bt) return 0;\n"
+          "  for (int64_t k = 0; k < K; k++)\n"
+          "    for (int64_t j = 0; j < %lld; j++) bt[k * %lld + j] = B[j * K + k];\n"
+          "  gnn_gemm_n%lld(M, K, A, lda, bt, C);\n"
+          "  free(bt);\n"
+          "  return 1;\n"
+          "}\n",
+          (long long)n, (long long)n, (long long)n, (long long)n, (long long)n);
+}
+
+/* The width of a weight's gradient C[M, N] = A[K, M]^T . B[K, N] (K: the vertices) the generated
+ * loops take, or 0: beta 0, N as narrow_width, B and C dense. */
+static int64_t narrow_tn(const KGemm *g) {
+  if (!g->ta || g->tb || g->beta != 0.0f || g->n.dom != DOM_GLOBAL) return 0;
+  int64_t n = g->n.mult;
+  return narrow_width(n) && g->ldb == n && g->ldc == n ? n : 0;
+}
+
+/* gnn_gemm_tn_n<N>(M, K, A, lda, B, C): C[M, N] = A[K, M]^T . B[K, N], the sum over K's rows.
+ * OpenBLAS runs it at 1 thread at about the rate of the forward's product, but its threads
+ * help little (200,000 x 128 -> 64: 53 ms at 1 thread, 33-60 at 2) and it made GCN's and
+ * GAT's training steps scale worst from 1 to 2 threads. Here K is cut into 16 fixed slices,
+ * whichever thread takes them, each summed into its own partial C; the slices are then added in
+ * order, so the bits do not depend on the thread count. A slice goes KB rows at a time: the
+ * block of A transposed (M x KB, in cache), then the same schedule as gnn_gemm_n<N> with the
+ * block of B as the weight -- the transposed copy costs about one FMA per element, which N = 16
+ * does not pay back on few rows. Measured against OpenBLAS, 1 / 2 threads, 200,000 rows:
+ * N = 64 (M = 128) 1.09-1.18x / 1.6-1.9x, N = 16 (M = 64) 1.47x / 2.6-4.2x, N = 72 0.94-0.98x /
+ * 1.2-1.8x; on Cora's and PubMed's 2,708 and 19,717 rows 0.83-0.87x at 1 thread, so below 65,536
+ * rows (GNN_GEMM_TN_MIN_ROWS: the tests compile with a smaller one to run these loops on their
+ * graphs), where the partial sums would pass 64 MB, or where an allocation fails, it returns 0
+ * and the caller calls cblas. */
+static void narrow_tn_kernel(FILE *out, int64_t n) {
+  int nv = (int)((n + 15) / 16), rows = nv <= 4 ? GEMM_ROWS : GEMM_ROWS_5, tail = (int)(n - 16 * (nv - 1));
+  long long N = (long long)n;
+  fprintf(out,
+          "static int gnn_gemm_tn_n%lld(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,\n"
+          "                           float *restrict C) {\n"
+          "  enum { KB = 32, SLICES = 16 };\n"
+          "  if (K < GNN_GEMM_TN_MIN_ROWS || (size_t)M * %lld * SLICES > ((size_t)1 << 24)) return 0;\n"
+          "  float *part = malloc(sizeof(float) * (size_t)M * %lld * SLICES), *at = malloc(sizeof(float) * (size_t)M * KB * SLICES);\n"
+          "  if (!part || !at) {\n"
+          "    free(part), free(at);\n"
+          "    return 0;\n"
+          "  }\n",
+          N, N, N);
+  if (tail != 16) fprintf(out, "  const __mmask16 gnn_tail = 0x%x; /* the last vector's %d floats */\n", (1u << tail) - 1u, tail);
+  fprintf(out,
+          "#pragma omp parallel for schedule(static)\n"
+          "  for (int64_t s = 0; s < SLICES; s++) {\n"
+          "    float *restrict at_s = at + (size_t)M * KB * s, *restrict p_s = part + (size_t)M * %lld * s;\n"
+          "    const int64_t k_lo = K * s / SLICES, k_hi = K * (s + 1) / SLICES;\n"
+          "    for (int64_t kb = k_lo; kb < k_hi; kb += KB) {\n"
+          "      const int64_t kn = kb + KB < k_hi ? KB : k_hi - kb;\n"
+          "      const int first = kb == k_lo;\n"
+          "      for (int64_t k = 0; k < kn; k++)\n"
+          "        for (int64_t i = 0; i < M; i++) at_s[i * KB + k] = A[(kb + k) * lda + i];\n"
+          "      const float *restrict b_blk = B + kb * %lld;\n"
+          "      int64_t i0 = 0;\n"
+          "      for (; i0 + %d <= M; i0 += %d) {\n"
+          "        __m512 acc[%d][%d];\n"
+          "        for (int r = 0; r < %d; r++)\n"
+          "          for (int v = 0; v < %d; v++) acc[r][v] = _mm512_setzero_ps();\n"
+          "        for (int64_t k = 0; k < kn; k++) {\n"
+          "          __m512 b[%d];\n",
+          N, N, rows, rows, rows, nv, rows, nv, nv);
+  if (tail == 16) {
+    fprintf(out, "          for (int v = 0; v < %d; v++) b[v] = _mm512_loadu_ps(b_blk + k * %lld + v * 16);\n", nv, N);
+  } else {
+    fprintf(out, "          for (int v = 0; v < %d; v++) b[v] = _mm512_loadu_ps(b_blk + k * %lld + v * 16);\n", nv - 1, N);
+    fprintf(out, "          b[%d] = _mm512_maskz_loadu_ps(gnn_tail, b_blk + k * %lld + %d);\n", nv - 1, N, 16 * (nv - 1));
+  }
+  fprintf(out,
+          "          for (int r = 0; r < %d; r++) {\n"
+          "            const __m512 a = _mm512_set1_ps(at_s[(i0 + r) * KB + k]);\n"
+          "            for (int v = 0; v < %d; v++) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);\n"
+          "          }\n"
+          "        }\n"
+          "        for (int r = 0; r < %d; r++) /* the block's sums added to the slice's */\n"
+          "          for (int v = 0; v < %d; v++) {\n"
+          "            float *restrict p = p_s + (i0 + r) * %lld + v * 16;\n",
+          rows, nv, rows, nv, N);
+  if (tail == 16) {
+    fputs("            _mm512_storeu_ps(p, first ? acc[r][v] : _mm512_add_ps(_mm512_loadu_ps(p), acc[r][v]));\n", out);
+  } else {
+    fprintf(out,
+            "            const __mmask16 m = v < %d ? (__mmask16)0xffff : gnn_tail;\n"
+            "            _mm512_mask_storeu_ps(p, m, first ? acc[r][v] : _mm512_add_ps(_mm512_maskz_loadu_ps(m, p), acc[r][v]));\n",
+            nv - 1);
+  }
+  fprintf(out,
+          "          }\n"
+          "      }\n"
+          "      for (; i0 < M; i0++) { /* the last rows of C, one at a time */\n"
+          "        __m512 acc[%d];\n"
+          "        for (int v = 0; v < %d; v++) acc[v] = _mm512_setzero_ps();\n"
+          "        for (int64_t k = 0; k < kn; k++) {\n"
+          "          const __m512 a = _mm512_set1_ps(at_s[i0 * KB + k]);\n",
+          nv, nv);
+  if (tail == 16) {
+    fprintf(out, "          for (int v = 0; v < %d; v++) acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(b_blk + k * %lld + v * 16), acc[v]);\n", nv, N);
+  } else {
+    fprintf(out, "          for (int v = 0; v < %d; v++) acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(b_blk + k * %lld + v * 16), acc[v]);\n", nv - 1,
+            N);
+    fprintf(out, "          acc[%d] = _mm512_fmadd_ps(a, _mm512_maskz_loadu_ps(gnn_tail, b_blk + k * %lld + %d), acc[%d]);\n", nv - 1, N,
+            16 * (nv - 1), nv - 1);
+  }
+  fprintf(out,
+          "        }\n"
+          "        for (int v = 0; v < %d; v++) {\n"
+          "          float *restrict p = p_s + i0 * %lld + v * 16;\n",
+          nv, N);
+  if (tail == 16) {
+    fputs("          _mm512_storeu_ps(p, first ? acc[v] : _mm512_add_ps(_mm512_loadu_ps(p), acc[v]));\n", out);
+  } else {
+    fprintf(out,
+            "          const __mmask16 m = v < %d ? (__mmask16)0xffff : gnn_tail;\n"
+            "          _mm512_mask_storeu_ps(p, m, first ? acc[v] : _mm512_add_ps(_mm512_maskz_loadu_ps(m, p), acc[v]));\n",
+            nv - 1);
+  }
+  fprintf(out,
+          "        }\n"
+          "      }\n"
+          "    }\n"
+          "  }\n"
+          "#pragma omp parallel for schedule(static)\n"
+          "  for (int64_t i = 0; i < M * %lld; i++) { /* the slices' sums, in slice order */\n"
+          "    float t = part[i];\n"
+          "    for (int64_t s = 1; s < SLICES; s++) t += part[(size_t)M * %lld * s + i];\n"
+          "    C[i] = t;\n"
+          "  }\n"
+          "  free(part), free(at);\n"
+          "  return 1;\n"
+          "}\n",
+          N, N);
+}
+
+/* One function per width (and form) the program's GEMMs use. */
 void host_gemm_prelude(FILE *out, const KProgram *p) {
-  bool want[GEMM_MAXV + 1] = {false};
+  bool want[GEMM_MAXN + 1] = {false}, want_t[GEMM_MAXN + 1] = {false}, want_tn[GEMM_MAXN + 1] = {false};
   bool any = false;
   for (int i = 0; i < p->nsteps; i++)
     if (p->steps[i].kind == STEP_GEMM) {
-      int nv = narrow_vectors(&p->steps[i].gemm);
-      if (nv) want[nv] = any = true;
+      int64_t n = narrow_n(&p->steps[i].gemm), tn = narrow_tn(&p->steps[i].gemm);
+      if (n) want[n] = any = true;
+      if (n && p->steps[i].gemm.tb) want_t[n] = true;
+      if (tn) want_tn[tn] = any = true;
     }
   if (!any) return;
-  fputs("\n/* Narrow projections C[M, N] = A[M, K] . B[K, N] (N = 16..64): six rows of C in registers,\n"
-        " * one row of B and six broadcast elements of A per k (emit_host_gemm.c says why). */\n"
+  fputs("\n/* Narrow projections C[M, N] = A[M, K] . B[K, N] (N = 16..80): rows of C in registers,\n"
+        " * one row of B and a broadcast element of A per row and k (emit_host_gemm.c says why). */\n"
         "#if defined(__AVX512F__)\n#include <immintrin.h>\n#define GNN_NARROW_GEMM 1\n",
         out);
-  for (int nv = 1; nv <= GEMM_MAXV; nv++) {
-    if (!want[nv]) continue;
-    int n = 16 * nv;
-    fprintf(out,
-            "static void gnn_gemm_n%d(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,\n"
-            "                        float *restrict C) {\n"
-            "  const int64_t blocks = (M + %d) / %d;\n"
-            "#pragma omp parallel for schedule(static)\n"
-            "  for (int64_t blk = 0; blk < blocks; blk++) {\n"
-            "    const int64_t i0 = blk * %d;\n"
-            "    if (i0 + %d <= M) {\n"
-            "      __m512 acc[%d][%d];\n"
-            "      for (int r = 0; r < %d; r++)\n"
-            "        for (int v = 0; v < %d; v++) acc[r][v] = _mm512_setzero_ps();\n"
-            "      for (int64_t k = 0; k < K; k++) {\n"
-            "        __m512 b[%d];\n"
-            "        for (int v = 0; v < %d; v++) b[v] = _mm512_loadu_ps(B + k * %d + v * 16);\n"
-            "        for (int r = 0; r < %d; r++) {\n"
-            "          const __m512 a = _mm512_set1_ps(A[(i0 + r) * lda + k]);\n"
-            "          for (int v = 0; v < %d; v++) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);\n"
-            "        }\n"
-            "      }\n"
-            "      for (int r = 0; r < %d; r++)\n"
-            "        for (int v = 0; v < %d; v++) _mm512_storeu_ps(C + (i0 + r) * %d + v * 16, acc[r][v]);\n"
-            "    } else {\n"
-            "      for (int64_t i = i0; i < M; i++) { /* the last rows, one at a time (same order of sums) */\n"
-            "        __m512 acc[%d];\n"
-            "        for (int v = 0; v < %d; v++) acc[v] = _mm512_setzero_ps();\n"
-            "        for (int64_t k = 0; k < K; k++) {\n"
-            "          const __m512 a = _mm512_set1_ps(A[i * lda + k]);\n"
-            "          for (int v = 0; v < %d; v++) acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(B + k * %d + v * 16), acc[v]);\n"
-            "        }\n"
-            "        for (int v = 0; v < %d; v++) _mm512_storeu_ps(C + i * %d + v * 16, acc[v]);\n"
-            "      }\n"
-            "    }\n"
-            "  }\n"
-            "}\n",
-            n, GEMM_ROWS - 1, GEMM_ROWS, GEMM_ROWS, GEMM_ROWS, GEMM_ROWS, nv, GEMM_ROWS, nv, nv, nv, n, GEMM_ROWS, nv,
-            GEMM_ROWS, nv, n, nv, nv, nv, n, nv, n);
+  bool any_tn = false;
+  for (int64_t n = 16; n <= GEMM_MAXN; n++) any_tn |= want_tn[n];
+  if (any_tn) fputs("#ifndef GNN_GEMM_TN_MIN_ROWS\n#define GNN_GEMM_TN_MIN_ROWS 65536 /* fewer rows: cblas (emit_host_gemm.c) */\n#endif\n", out);
+  for (int64_t n = 16; n <= GEMM_MAXN; n++) {
+    if (want[n]) narrow_kernel(out, n);
+    if (want_t[n]) narrow_nt_kernel(out, n);
+    if (want_tn[n]) narrow_tn_kernel(out, n);
   }
   fputs("#endif\n", out);
 }
@@ -107,14 +313,20 @@ void host_gemm(FILE *out, const KProgram *p, const KGemm *g) {
   fprintf(out, "    const int M = gnn_blas_dim(%s), N = gnn_blas_dim(%s), K = gnn_blas_dim(%s);\n", dim_c(p, g->m), dim_c(p, g->n),
           dim_c(p, g->k));
   fputs("    if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, \"a GEMM dimension exceeds INT_MAX\");\n", out);
-  int nv = narrow_vectors(g);
-  if (nv) {
-    fprintf(out, "#ifdef GNN_NARROW_GEMM\n    (void)N;\n    gnn_gemm_n%d(M, K, %s, %lld, %s, %s);\n#else\n", 16 * nv, emit_buf_ref(p, g->a),
+  int64_t n = narrow_n(g), tn = narrow_tn(g);
+  if (tn) {
+    fprintf(out, "#ifdef GNN_NARROW_GEMM\n    if (!gnn_gemm_tn_n%lld(M, K, %s, %lld, %s, %s))\n#endif\n  ", (long long)tn, emit_buf_ref(p, g->a),
+            (long long)g->lda, emit_buf_ref(p, g->b), emit_buf_ref(p, g->c));
+  } else if (n && g->tb) {
+    fprintf(out, "#ifdef GNN_NARROW_GEMM\n    if (!gnn_gemm_nt_n%lld(M, K, %s, %lld, %s, %s))\n#endif\n  ", (long long)n, emit_buf_ref(p, g->a),
+            (long long)g->lda, emit_buf_ref(p, g->b), emit_buf_ref(p, g->c));
+  } else if (n) {
+    fprintf(out, "#ifdef GNN_NARROW_GEMM\n    (void)N;\n    gnn_gemm_n%lld(M, K, %s, %lld, %s, %s);\n#else\n", (long long)n, emit_buf_ref(p, g->a),
             (long long)g->lda, emit_buf_ref(p, g->b), emit_buf_ref(p, g->c));
   }
   fprintf(out, "    cblas_sgemm(CblasRowMajor, %s, %s, M, N, K, 1.0f, %s, %lld, %s, %lld, %.1ff, %s, %lld);\n",
           g->ta ? "CblasTrans" : "CblasNoTrans", g->tb ? "CblasTrans" : "CblasNoTrans", emit_buf_ref(p, g->a), (long long)g->lda,
           emit_buf_ref(p, g->b), (long long)g->ldb, (double)g->beta, emit_buf_ref(p, g->c), (long long)g->ldc);
-  if (nv) fputs("#endif\n", out);
+  if (n && !g->tb) fputs("#endif\n", out);
   fputs("  }\n", out);
 }

@@ -126,11 +126,14 @@ GNN_HELPER void gnn_fill(float *p, int64_t n, float v) {
 /* cblas takes int dimensions. */
 GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
 
-/* Narrow projections C[M, N] = A[M, K] . B[K, N] (N = 16..64): six rows of C in registers,
- * one row of B and six broadcast elements of A per k (emit_host_gemm.c says why). */
+/* Narrow projections C[M, N] = A[M, K] . B[K, N] (N = 16..80): rows of C in registers,
+ * one row of B and a broadcast element of A per row and k (emit_host_gemm.c says why). */
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #define GNN_NARROW_GEMM 1
+#ifndef GNN_GEMM_TN_MIN_ROWS
+#define GNN_GEMM_TN_MIN_ROWS 65536 /* fewer rows: cblas (emit_host_gemm.c) */
+#endif
 static void gnn_gemm_n64(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,
                         float *restrict C) {
   const int64_t blocks = (M + 5) / 6;
@@ -163,6 +166,77 @@ static void gnn_gemm_n64(int64_t M, int64_t K, const float *restrict A, int64_t 
       }
     }
   }
+}
+static int gnn_gemm_nt_n64(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,
+                           float *restrict C) {
+  float *bt = K > 0 ? malloc(sizeof(float) * (size_t)K * 64) : NULL;
+  if (!bt) return 0;
+  for (int64_t k = 0; k < K; k++)
+    for (int64_t j = 0; j < 64; j++) bt[k * 64 + j] = B[j * K + k];
+  gnn_gemm_n64(M, K, A, lda, bt, C);
+  free(bt);
+  return 1;
+}
+static int gnn_gemm_tn_n64(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,
+                           float *restrict C) {
+  enum { KB = 32, SLICES = 16 };
+  if (K < GNN_GEMM_TN_MIN_ROWS || (size_t)M * 64 * SLICES > ((size_t)1 << 24)) return 0;
+  float *part = malloc(sizeof(float) * (size_t)M * 64 * SLICES), *at = malloc(sizeof(float) * (size_t)M * KB * SLICES);
+  if (!part || !at) {
+    free(part), free(at);
+    return 0;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t s = 0; s < SLICES; s++) {
+    float *restrict at_s = at + (size_t)M * KB * s, *restrict p_s = part + (size_t)M * 64 * s;
+    const int64_t k_lo = K * s / SLICES, k_hi = K * (s + 1) / SLICES;
+    for (int64_t kb = k_lo; kb < k_hi; kb += KB) {
+      const int64_t kn = kb + KB < k_hi ? KB : k_hi - kb;
+      const int first = kb == k_lo;
+      for (int64_t k = 0; k < kn; k++)
+        for (int64_t i = 0; i < M; i++) at_s[i * KB + k] = A[(kb + k) * lda + i];
+      const float *restrict b_blk = B + kb * 64;
+      int64_t i0 = 0;
+      for (; i0 + 6 <= M; i0 += 6) {
+        __m512 acc[6][4];
+        for (int r = 0; r < 6; r++)
+          for (int v = 0; v < 4; v++) acc[r][v] = _mm512_setzero_ps();
+        for (int64_t k = 0; k < kn; k++) {
+          __m512 b[4];
+          for (int v = 0; v < 4; v++) b[v] = _mm512_loadu_ps(b_blk + k * 64 + v * 16);
+          for (int r = 0; r < 6; r++) {
+            const __m512 a = _mm512_set1_ps(at_s[(i0 + r) * KB + k]);
+            for (int v = 0; v < 4; v++) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+          }
+        }
+        for (int r = 0; r < 6; r++) /* the block's sums added to the slice's */
+          for (int v = 0; v < 4; v++) {
+            float *restrict p = p_s + (i0 + r) * 64 + v * 16;
+            _mm512_storeu_ps(p, first ? acc[r][v] : _mm512_add_ps(_mm512_loadu_ps(p), acc[r][v]));
+          }
+      }
+      for (; i0 < M; i0++) { /* the last rows of C, one at a time */
+        __m512 acc[4];
+        for (int v = 0; v < 4; v++) acc[v] = _mm512_setzero_ps();
+        for (int64_t k = 0; k < kn; k++) {
+          const __m512 a = _mm512_set1_ps(at_s[i0 * KB + k]);
+          for (int v = 0; v < 4; v++) acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(b_blk + k * 64 + v * 16), acc[v]);
+        }
+        for (int v = 0; v < 4; v++) {
+          float *restrict p = p_s + i0 * 64 + v * 16;
+          _mm512_storeu_ps(p, first ? acc[v] : _mm512_add_ps(_mm512_loadu_ps(p), acc[v]));
+        }
+      }
+    }
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < M * 64; i++) { /* the slices' sums, in slice order */
+    float t = part[i];
+    for (int64_t s = 1; s < SLICES; s++) t += part[(size_t)M * 64 * s + i];
+    C[i] = t;
+  }
+  free(part), free(at);
+  return 1;
 }
 #endif
 #include "edgeconv.h"
@@ -1712,7 +1786,10 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(128);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t58, 128, m->t28, 128, 0.0f, m->t61, 64);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_nt_n64(M, K, m->t58, 128, m->t28, m->t61))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t58, 128, m->t28, 128, 0.0f, m->t61, 64);
   }
   gnn_profile_step(m->ctx, "backward 22 gemm %61 apply_vertex.linear_t");
   /* 23: %62 reduce_rows.matmul_tn */
@@ -1726,7 +1803,10 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(128);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t60, 128, m->param[4], 128, 0.0f, m->t64, 64);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_nt_n64(M, K, m->t60, 128, m->param[4], m->t64))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t60, 128, m->param[4], 128, 0.0f, m->t64, 64);
   }
   gnn_profile_step(m->ctx, "backward 24 gemm %64 apply_vertex.linear_t");
   /* 25: %66 reduce_rows.matmul_tn */
@@ -1746,28 +1826,40 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t69, 64, m->t17, 64, 0.0f, m->t72, 64);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_nt_n64(M, K, m->t69, 64, m->t17, m->t72))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t69, 64, m->t17, 64, 0.0f, m->t72, 64);
   }
   gnn_profile_step(m->ctx, "backward 28 gemm %72 apply_vertex.linear_t");
   /* 29: %73 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->dgcnn_h1, 64, m->t69, 64, 0.0f, m->grad[3], 64);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_tn_n64(M, K, m->dgcnn_h1, 64, m->t69, m->grad[3]))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->dgcnn_h1, 64, m->t69, 64, 0.0f, m->grad[3], 64);
   }
   gnn_profile_step(m->ctx, "backward 29 gemm %73 reduce_rows.matmul_tn");
   /* 30: %75 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(64);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t71, 64, m->param[2], 64, 0.0f, m->t75, 64);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_nt_n64(M, K, m->t71, 64, m->param[2], m->t75))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t71, 64, m->param[2], 64, 0.0f, m->t75, 64);
   }
   gnn_profile_step(m->ctx, "backward 30 gemm %75 apply_vertex.linear_t");
   /* 31: %77 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->dgcnn_h1, 64, m->t71, 64, 0.0f, m->t77, 64);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_tn_n64(M, K, m->dgcnn_h1, 64, m->t71, m->t77))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->dgcnn_h1, 64, m->t71, 64, 0.0f, m->t77, 64);
   }
   gnn_profile_step(m->ctx, "backward 31 gemm %77 reduce_rows.matmul_tn");
   /* 32: fused %76 %79 %80; in memory: %79 %80 */
@@ -1780,14 +1872,20 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(3), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 3, m->t80, 64, 0.0f, m->grad[1], 64);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_tn_n64(M, K, m->in_x, 3, m->t80, m->grad[1]))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 3, m->t80, 64, 0.0f, m->grad[1], 64);
   }
   gnn_profile_step(m->ctx, "backward 34 gemm %83 reduce_rows.matmul_tn");
   /* 35: %85 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(3), N = gnn_blas_dim(64), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 3, m->t82, 64, 0.0f, m->t85, 64);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_tn_n64(M, K, m->in_x, 3, m->t82, m->t85))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 3, m->t82, 64, 0.0f, m->t85, 64);
   }
   gnn_profile_step(m->ctx, "backward 35 gemm %85 reduce_rows.matmul_tn");
   /* 36: fused %52 %56 %63 %67 %74 %78 %84 %86; in memory: %56 %67 %78 %86 */

@@ -126,11 +126,14 @@ GNN_HELPER void gnn_fill(float *p, int64_t n, float v) {
 /* cblas takes int dimensions. */
 GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
 
-/* Narrow projections C[M, N] = A[M, K] . B[K, N] (N = 16..64): six rows of C in registers,
- * one row of B and six broadcast elements of A per k (emit_host_gemm.c says why). */
+/* Narrow projections C[M, N] = A[M, K] . B[K, N] (N = 16..80): rows of C in registers,
+ * one row of B and a broadcast element of A per row and k (emit_host_gemm.c says why). */
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #define GNN_NARROW_GEMM 1
+#ifndef GNN_GEMM_TN_MIN_ROWS
+#define GNN_GEMM_TN_MIN_ROWS 65536 /* fewer rows: cblas (emit_host_gemm.c) */
+#endif
 static void gnn_gemm_n32(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,
                         float *restrict C) {
   const int64_t blocks = (M + 5) / 6;
@@ -163,6 +166,77 @@ static void gnn_gemm_n32(int64_t M, int64_t K, const float *restrict A, int64_t 
       }
     }
   }
+}
+static int gnn_gemm_nt_n32(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,
+                           float *restrict C) {
+  float *bt = K > 0 ? malloc(sizeof(float) * (size_t)K * 32) : NULL;
+  if (!bt) return 0;
+  for (int64_t k = 0; k < K; k++)
+    for (int64_t j = 0; j < 32; j++) bt[k * 32 + j] = B[j * K + k];
+  gnn_gemm_n32(M, K, A, lda, bt, C);
+  free(bt);
+  return 1;
+}
+static int gnn_gemm_tn_n32(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,
+                           float *restrict C) {
+  enum { KB = 32, SLICES = 16 };
+  if (K < GNN_GEMM_TN_MIN_ROWS || (size_t)M * 32 * SLICES > ((size_t)1 << 24)) return 0;
+  float *part = malloc(sizeof(float) * (size_t)M * 32 * SLICES), *at = malloc(sizeof(float) * (size_t)M * KB * SLICES);
+  if (!part || !at) {
+    free(part), free(at);
+    return 0;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t s = 0; s < SLICES; s++) {
+    float *restrict at_s = at + (size_t)M * KB * s, *restrict p_s = part + (size_t)M * 32 * s;
+    const int64_t k_lo = K * s / SLICES, k_hi = K * (s + 1) / SLICES;
+    for (int64_t kb = k_lo; kb < k_hi; kb += KB) {
+      const int64_t kn = kb + KB < k_hi ? KB : k_hi - kb;
+      const int first = kb == k_lo;
+      for (int64_t k = 0; k < kn; k++)
+        for (int64_t i = 0; i < M; i++) at_s[i * KB + k] = A[(kb + k) * lda + i];
+      const float *restrict b_blk = B + kb * 32;
+      int64_t i0 = 0;
+      for (; i0 + 6 <= M; i0 += 6) {
+        __m512 acc[6][2];
+        for (int r = 0; r < 6; r++)
+          for (int v = 0; v < 2; v++) acc[r][v] = _mm512_setzero_ps();
+        for (int64_t k = 0; k < kn; k++) {
+          __m512 b[2];
+          for (int v = 0; v < 2; v++) b[v] = _mm512_loadu_ps(b_blk + k * 32 + v * 16);
+          for (int r = 0; r < 6; r++) {
+            const __m512 a = _mm512_set1_ps(at_s[(i0 + r) * KB + k]);
+            for (int v = 0; v < 2; v++) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+          }
+        }
+        for (int r = 0; r < 6; r++) /* the block's sums added to the slice's */
+          for (int v = 0; v < 2; v++) {
+            float *restrict p = p_s + (i0 + r) * 32 + v * 16;
+            _mm512_storeu_ps(p, first ? acc[r][v] : _mm512_add_ps(_mm512_loadu_ps(p), acc[r][v]));
+          }
+      }
+      for (; i0 < M; i0++) { /* the last rows of C, one at a time */
+        __m512 acc[2];
+        for (int v = 0; v < 2; v++) acc[v] = _mm512_setzero_ps();
+        for (int64_t k = 0; k < kn; k++) {
+          const __m512 a = _mm512_set1_ps(at_s[i0 * KB + k]);
+          for (int v = 0; v < 2; v++) acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(b_blk + k * 32 + v * 16), acc[v]);
+        }
+        for (int v = 0; v < 2; v++) {
+          float *restrict p = p_s + i0 * 32 + v * 16;
+          _mm512_storeu_ps(p, first ? acc[v] : _mm512_add_ps(_mm512_loadu_ps(p), acc[v]));
+        }
+      }
+    }
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < M * 32; i++) { /* the slices' sums, in slice order */
+    float t = part[i];
+    for (int64_t s = 1; s < SLICES; s++) t += part[(size_t)M * 32 * s + i];
+    C[i] = t;
+  }
+  free(part), free(at);
+  return 1;
 }
 #endif
 #include "gin_graph.h"
@@ -1774,7 +1848,10 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim((int64_t)g->ng * 1), N = gnn_blas_dim(32), K = gnn_blas_dim(3);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->in_grad_out, 3, m->param[14], 3, 0.0f, m->t51, 32);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_nt_n32(M, K, m->in_grad_out, 3, m->param[14], m->t51))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->in_grad_out, 3, m->param[14], 3, 0.0f, m->t51, 32);
   }
   gnn_profile_step(m->ctx, "backward 34 gemm %51 apply_graph.linear_t");
   /* 35: %52 reduce_rows.matmul_tn */
@@ -1791,7 +1868,10 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim((int64_t)g->ng * 1), N = gnn_blas_dim(32), K = gnn_blas_dim(3);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->in_grad_out, 3, m->param[12], 3, 0.0f, m->t54, 32);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_nt_n32(M, K, m->in_grad_out, 3, m->param[12], m->t54))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->in_grad_out, 3, m->param[12], 3, 0.0f, m->t54, 32);
   }
   gnn_profile_step(m->ctx, "backward 37 gemm %54 apply_graph.linear_t");
   /* 38: %55 reduce_rows.matmul_tn */
@@ -1827,14 +1907,20 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(32), K = gnn_blas_dim(32);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t58, 32, m->param[8], 32, 0.0f, m->t60, 32);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_nt_n32(M, K, m->t58, 32, m->param[8], m->t60))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t58, 32, m->param[8], 32, 0.0f, m->t60, 32);
   }
   gnn_profile_step(m->ctx, "backward 45 gemm %60 apply_vertex.linear_t");
   /* 46: %61 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(32), N = gnn_blas_dim(32), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t28, 32, m->t58, 32, 0.0f, m->grad[8], 32);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_tn_n32(M, K, m->t28, 32, m->t58, m->grad[8]))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t28, 32, m->t58, 32, 0.0f, m->grad[8], 32);
   }
   gnn_profile_step(m->ctx, "backward 46 gemm %61 reduce_rows.matmul_tn");
   /* 47: %62 apply_vertex.relu_grad */
@@ -1853,14 +1939,20 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(32), K = gnn_blas_dim(32);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t62, 32, m->param[6], 32, 0.0f, m->t64, 32);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_nt_n32(M, K, m->t62, 32, m->param[6], m->t64))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t62, 32, m->param[6], 32, 0.0f, m->t64, 32);
   }
   gnn_profile_step(m->ctx, "backward 51 gemm %64 apply_vertex.linear_t");
   /* 52: %65 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(32), N = gnn_blas_dim(32), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->ginconv1_h, 32, m->t62, 32, 0.0f, m->grad[6], 32);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_tn_n32(M, K, m->ginconv1_h, 32, m->t62, m->grad[6]))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->ginconv1_h, 32, m->t62, 32, 0.0f, m->grad[6], 32);
   }
   gnn_profile_step(m->ctx, "backward 52 gemm %65 reduce_rows.matmul_tn");
   /* 53: %66 scatter.copy_v */
@@ -1909,14 +2001,20 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(32), K = gnn_blas_dim(32);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t74, 32, m->param[3], 32, 0.0f, m->t76, 32);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_nt_n32(M, K, m->t74, 32, m->param[3], m->t76))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t74, 32, m->param[3], 32, 0.0f, m->t76, 32);
   }
   gnn_profile_step(m->ctx, "backward 67 gemm %76 apply_vertex.linear_t");
   /* 68: %77 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(32), N = gnn_blas_dim(32), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t13, 32, m->t74, 32, 0.0f, m->grad[3], 32);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_tn_n32(M, K, m->t13, 32, m->t74, m->grad[3]))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->t13, 32, m->t74, 32, 0.0f, m->grad[3], 32);
   }
   gnn_profile_step(m->ctx, "backward 68 gemm %77 reduce_rows.matmul_tn");
   /* 69: %78 apply_vertex.relu_grad */
@@ -1942,7 +2040,10 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(1), N = gnn_blas_dim(32), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->ginconv0_h, 1, m->t78, 32, 0.0f, m->grad[1], 32);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_tn_n32(M, K, m->ginconv0_h, 1, m->t78, m->grad[1]))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->ginconv0_h, 1, m->t78, 32, 0.0f, m->grad[1], 32);
   }
   gnn_profile_step(m->ctx, "backward 74 gemm %81 reduce_rows.matmul_tn");
   /* 75: %82 apply_vertex.mul */

@@ -126,11 +126,14 @@ GNN_HELPER void gnn_fill(float *p, int64_t n, float v) {
 /* cblas takes int dimensions. */
 GNN_HELPER int gnn_blas_dim(int64_t x) { return x <= INT_MAX ? (int)x : -1; }
 
-/* Narrow projections C[M, N] = A[M, K] . B[K, N] (N = 16..64): six rows of C in registers,
- * one row of B and six broadcast elements of A per k (emit_host_gemm.c says why). */
+/* Narrow projections C[M, N] = A[M, K] . B[K, N] (N = 16..80): rows of C in registers,
+ * one row of B and a broadcast element of A per row and k (emit_host_gemm.c says why). */
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #define GNN_NARROW_GEMM 1
+#ifndef GNN_GEMM_TN_MIN_ROWS
+#define GNN_GEMM_TN_MIN_ROWS 65536 /* fewer rows: cblas (emit_host_gemm.c) */
+#endif
 static void gnn_gemm_n16(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,
                         float *restrict C) {
   const int64_t blocks = (M + 5) / 6;
@@ -164,6 +167,77 @@ static void gnn_gemm_n16(int64_t M, int64_t K, const float *restrict A, int64_t 
     }
   }
 }
+static int gnn_gemm_nt_n16(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,
+                           float *restrict C) {
+  float *bt = K > 0 ? malloc(sizeof(float) * (size_t)K * 16) : NULL;
+  if (!bt) return 0;
+  for (int64_t k = 0; k < K; k++)
+    for (int64_t j = 0; j < 16; j++) bt[k * 16 + j] = B[j * K + k];
+  gnn_gemm_n16(M, K, A, lda, bt, C);
+  free(bt);
+  return 1;
+}
+static int gnn_gemm_tn_n16(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,
+                           float *restrict C) {
+  enum { KB = 32, SLICES = 16 };
+  if (K < GNN_GEMM_TN_MIN_ROWS || (size_t)M * 16 * SLICES > ((size_t)1 << 24)) return 0;
+  float *part = malloc(sizeof(float) * (size_t)M * 16 * SLICES), *at = malloc(sizeof(float) * (size_t)M * KB * SLICES);
+  if (!part || !at) {
+    free(part), free(at);
+    return 0;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t s = 0; s < SLICES; s++) {
+    float *restrict at_s = at + (size_t)M * KB * s, *restrict p_s = part + (size_t)M * 16 * s;
+    const int64_t k_lo = K * s / SLICES, k_hi = K * (s + 1) / SLICES;
+    for (int64_t kb = k_lo; kb < k_hi; kb += KB) {
+      const int64_t kn = kb + KB < k_hi ? KB : k_hi - kb;
+      const int first = kb == k_lo;
+      for (int64_t k = 0; k < kn; k++)
+        for (int64_t i = 0; i < M; i++) at_s[i * KB + k] = A[(kb + k) * lda + i];
+      const float *restrict b_blk = B + kb * 16;
+      int64_t i0 = 0;
+      for (; i0 + 6 <= M; i0 += 6) {
+        __m512 acc[6][1];
+        for (int r = 0; r < 6; r++)
+          for (int v = 0; v < 1; v++) acc[r][v] = _mm512_setzero_ps();
+        for (int64_t k = 0; k < kn; k++) {
+          __m512 b[1];
+          for (int v = 0; v < 1; v++) b[v] = _mm512_loadu_ps(b_blk + k * 16 + v * 16);
+          for (int r = 0; r < 6; r++) {
+            const __m512 a = _mm512_set1_ps(at_s[(i0 + r) * KB + k]);
+            for (int v = 0; v < 1; v++) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+          }
+        }
+        for (int r = 0; r < 6; r++) /* the block's sums added to the slice's */
+          for (int v = 0; v < 1; v++) {
+            float *restrict p = p_s + (i0 + r) * 16 + v * 16;
+            _mm512_storeu_ps(p, first ? acc[r][v] : _mm512_add_ps(_mm512_loadu_ps(p), acc[r][v]));
+          }
+      }
+      for (; i0 < M; i0++) { /* the last rows of C, one at a time */
+        __m512 acc[1];
+        for (int v = 0; v < 1; v++) acc[v] = _mm512_setzero_ps();
+        for (int64_t k = 0; k < kn; k++) {
+          const __m512 a = _mm512_set1_ps(at_s[i0 * KB + k]);
+          for (int v = 0; v < 1; v++) acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(b_blk + k * 16 + v * 16), acc[v]);
+        }
+        for (int v = 0; v < 1; v++) {
+          float *restrict p = p_s + i0 * 16 + v * 16;
+          _mm512_storeu_ps(p, first ? acc[v] : _mm512_add_ps(_mm512_loadu_ps(p), acc[v]));
+        }
+      }
+    }
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < M * 16; i++) { /* the slices' sums, in slice order */
+    float t = part[i];
+    for (int64_t s = 1; s < SLICES; s++) t += part[(size_t)M * 16 * s + i];
+    C[i] = t;
+  }
+  free(part), free(at);
+  return 1;
+}
 static void gnn_gemm_n32(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,
                         float *restrict C) {
   const int64_t blocks = (M + 5) / 6;
@@ -196,6 +270,67 @@ static void gnn_gemm_n32(int64_t M, int64_t K, const float *restrict A, int64_t 
       }
     }
   }
+}
+static int gnn_gemm_tn_n32(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,
+                           float *restrict C) {
+  enum { KB = 32, SLICES = 16 };
+  if (K < GNN_GEMM_TN_MIN_ROWS || (size_t)M * 32 * SLICES > ((size_t)1 << 24)) return 0;
+  float *part = malloc(sizeof(float) * (size_t)M * 32 * SLICES), *at = malloc(sizeof(float) * (size_t)M * KB * SLICES);
+  if (!part || !at) {
+    free(part), free(at);
+    return 0;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t s = 0; s < SLICES; s++) {
+    float *restrict at_s = at + (size_t)M * KB * s, *restrict p_s = part + (size_t)M * 32 * s;
+    const int64_t k_lo = K * s / SLICES, k_hi = K * (s + 1) / SLICES;
+    for (int64_t kb = k_lo; kb < k_hi; kb += KB) {
+      const int64_t kn = kb + KB < k_hi ? KB : k_hi - kb;
+      const int first = kb == k_lo;
+      for (int64_t k = 0; k < kn; k++)
+        for (int64_t i = 0; i < M; i++) at_s[i * KB + k] = A[(kb + k) * lda + i];
+      const float *restrict b_blk = B + kb * 32;
+      int64_t i0 = 0;
+      for (; i0 + 6 <= M; i0 += 6) {
+        __m512 acc[6][2];
+        for (int r = 0; r < 6; r++)
+          for (int v = 0; v < 2; v++) acc[r][v] = _mm512_setzero_ps();
+        for (int64_t k = 0; k < kn; k++) {
+          __m512 b[2];
+          for (int v = 0; v < 2; v++) b[v] = _mm512_loadu_ps(b_blk + k * 32 + v * 16);
+          for (int r = 0; r < 6; r++) {
+            const __m512 a = _mm512_set1_ps(at_s[(i0 + r) * KB + k]);
+            for (int v = 0; v < 2; v++) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+          }
+        }
+        for (int r = 0; r < 6; r++) /* the block's sums added to the slice's */
+          for (int v = 0; v < 2; v++) {
+            float *restrict p = p_s + (i0 + r) * 32 + v * 16;
+            _mm512_storeu_ps(p, first ? acc[r][v] : _mm512_add_ps(_mm512_loadu_ps(p), acc[r][v]));
+          }
+      }
+      for (; i0 < M; i0++) { /* the last rows of C, one at a time */
+        __m512 acc[2];
+        for (int v = 0; v < 2; v++) acc[v] = _mm512_setzero_ps();
+        for (int64_t k = 0; k < kn; k++) {
+          const __m512 a = _mm512_set1_ps(at_s[i0 * KB + k]);
+          for (int v = 0; v < 2; v++) acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(b_blk + k * 32 + v * 16), acc[v]);
+        }
+        for (int v = 0; v < 2; v++) {
+          float *restrict p = p_s + i0 * 32 + v * 16;
+          _mm512_storeu_ps(p, first ? acc[v] : _mm512_add_ps(_mm512_loadu_ps(p), acc[v]));
+        }
+      }
+    }
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < M * 32; i++) { /* the slices' sums, in slice order */
+    float t = part[i];
+    for (int64_t s = 1; s < SLICES; s++) t += part[(size_t)M * 32 * s + i];
+    C[i] = t;
+  }
+  free(part), free(at);
+  return 1;
 }
 #endif
 #include "rgcn.h"
@@ -1137,7 +1272,10 @@ gnn_status rgcn_backward(rgcn_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(16), K = gnn_blas_dim(2);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->in_grad_out, 2, m->param[4], 2, 0.0f, m->t29, 16);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_nt_n16(M, K, m->in_grad_out, 2, m->param[4], m->t29))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->in_grad_out, 2, m->param[4], 2, 0.0f, m->t29, 16);
   }
   gnn_profile_step(m->ctx, "backward 6 gemm %29 apply_vertex.linear_t");
   /* 7: %30 reduce_rows.matmul_tn */
@@ -1157,7 +1295,10 @@ gnn_status rgcn_backward(rgcn_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(16), K = gnn_blas_dim(4);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t35, 4, m->param[3], 4, 0.0f, m->t36, 16);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_nt_n16(M, K, m->t35, 4, m->param[3], m->t36))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t35, 4, m->param[3], 4, 0.0f, m->t36, 16);
   }
   gnn_profile_step(m->ctx, "backward 10 gemm %36 apply_vertex.linear_t");
   /* 11: %38 reduce_rows.matmul_tn */
@@ -1189,7 +1330,10 @@ gnn_status rgcn_backward(rgcn_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(4), N = gnn_blas_dim(16), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 4, m->t39, 16, 0.0f, m->grad[1], 16);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_tn_n16(M, K, m->in_x, 4, m->t39, m->grad[1]))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 4, m->t39, 16, 0.0f, m->grad[1], 16);
   }
   gnn_profile_step(m->ctx, "backward 18 gemm %41 reduce_rows.matmul_tn");
   /* 19: fused %5 %44 %45 %46; in memory: %46 */
@@ -1199,7 +1343,10 @@ gnn_status rgcn_backward(rgcn_model *m, const float *grad_out) {
   {
     const int M = gnn_blas_dim(4), N = gnn_blas_dim(32), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 4, m->t46, 32, 0.0f, m->grad[0], 32);
+#ifdef GNN_NARROW_GEMM
+    if (!gnn_gemm_tn_n32(M, K, m->in_x, 4, m->t46, m->grad[0]))
+#endif
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->in_x, 4, m->t46, 32, 0.0f, m->grad[0], 32);
   }
   gnn_profile_step(m->ctx, "backward 20 gemm %47 reduce_rows.matmul_tn");
   return GNN_OK;

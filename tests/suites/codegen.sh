@@ -20,6 +20,9 @@
 #   codegen/host/input-grads/MODEL/GRAPH/MAPPING  built with --input-grads=all: out and every
 #                                  grad_input.<input> vs the interpreter, 1e-4; .../unasked-params-identical:
 #                                  asking for none gives the parameter-only library's gradients, bit for bit
+#   codegen/host/gemm-widths/GRAPH/MAPPING (and backward/gemm-widths, .../tn)  the generated GEMM
+#                                  loops at N = 72 (masked), 80, 48, C = A . B^T and C = A^T . B,
+#                                  vs the interpreter
 #   codegen/host-exp/-O3, -O0      the prelude's gnn_expf and gnn_expm1f (tests/codegen/exp_check.c)
 #                                  vs glibc over every 61st float32 and the special values: <= 1 and
 #                                  <= 2 ulp on normal results, +0 below FLT_MIN, inf/-1/NaN as glibc
@@ -271,6 +274,24 @@ if [ -x "$cg_bin/gnn-run" ]; then
         cg_check_bwd "codegen/$cg_target/backward/$cg_m-small/$(basename $cg_g)/$cg_map" "tests/interp/models/$cg_m.gnn" $cg_g $cg_map $cg_seed
       done
       cg_seed=$((cg_seed + 1))
+    done
+  done
+fi
+
+# The generated GEMM loops' widths (tests/codegen/gemm_widths.gnn: N = 72 masked, 80, 48, and
+# their C = A . B^T in the backward) on PubMed's 19,717 rows (a partial last block) and hub10k:
+# the output and every gradient vs the interpreter. The weights' gradients C = A^T . B take the
+# generated loops only from 65,536 rows (GNN_GEMM_TN_MIN_ROWS), more than these graphs have: the
+# .../tn checks build with -DGNN_GEMM_TN_MIN_ROWS=64 so that they run here (a copy of the model,
+# so that the library has its own name).
+if [ -x "$cg_bin/gnn-run" ]; then
+  cp tests/codegen/gemm_widths.gnn "$cg/gemm_widths_tn.gnn"
+  for cg_map in $cg_maps; do
+    for cg_g in data/pubmed tests/codegen/graphs/hub10k; do
+      cg_check "codegen/$cg_target/gemm-widths/$(basename $cg_g)/$cg_map" tests/codegen/gemm_widths.gnn $cg_g $cg_map 61
+      cg_check_bwd "codegen/$cg_target/backward/gemm-widths/$(basename $cg_g)/$cg_map" tests/codegen/gemm_widths.gnn $cg_g $cg_map 62
+      GNNC_HOST_CFLAGS="${GNNC_HOST_CFLAGS:+$GNNC_HOST_CFLAGS }-DGNN_GEMM_TN_MIN_ROWS=64" \
+        cg_check_bwd "codegen/$cg_target/backward/gemm-widths/$(basename $cg_g)/$cg_map/tn" "$cg/gemm_widths_tn.gnn" $cg_g $cg_map 63
     done
   done
 fi
