@@ -30,8 +30,8 @@ typedef struct {
   int flat_k, flat_i; /* inside a flat lane loop (emit_flat_lanes): its k and i locals; else -1 */
   int64_t split;     /* inside a flat loop split by C (k / C and k % C in it): C; else 0 */
   int training;      /* inside an unswitched flat lane loop: the training flag's value (0, 1); else -1 */
-  const KBuf **pf;   /* per shared array, PF_MAX buffers (NULL-padded) gathered through it: prefetched */
-  const KBuf *pfe[2][4]; /* an edge-balanced kernel's buffers read at src[row] (0), dst[row] (1) */
+  struct PfRow *pf;  /* per shared array, PF_MAX rows (buf NULL-padded) gathered through it: prefetched */
+  struct PfRow *pfe[2]; /* an edge-balanced kernel's rows read at src[row] (0), dst[row] (1): PF_MAX each */
   const KExpr **stage; /* per shared array: the value its one store in a walk stages (see pf_walk); else NULL */
   int walk_ptr;        /* a vertex-mapped walk's offsets (KG_IN_PTR, KG_OUT_PTR) for the prefetch ahead; else -1 */
   bool staged;         /* inside the scalar loop over a chunk's staged edges (emit_for) */
@@ -40,6 +40,17 @@ typedef struct {
 /* At most this many buffers are prefetched per staged id, this many bytes of each row; an
  * edge-balanced kernel asks for the rows of the edge this many rows ahead. */
 enum { PF_MAX = 4, PF_ROW_BYTES = 512, PF_EDGE_AHEAD = 16 };
+
+/* A buffer's row read through an id (see pf_scan): the elements [lo, hi] of the row that the
+ * kernel's loads can reach, and whether the id is also read after its chunk's barrier (a
+ * uniform `u = sh_u[t]`: the rows are asked for at the staging store) or only by the staging
+ * region itself (`su = sh_u[lane]`, read a few instructions after the store: only the rows
+ * ahead are worth asking for). */
+typedef struct PfRow {
+  const KBuf *buf;
+  int64_t lo, hi;
+  bool at_store;
+} PfRow;
 
 static bool stmt_uniform(const HostK *h, const KStmt *s) {
   switch (s->kind) {
@@ -344,6 +355,7 @@ static void emit_for(FILE *out, HostK *h, const KStmt *s, int d, bool in_lanes) 
 }
 
 static void pf_ahead(FILE *out, HostK *h, const KStmt *s, int d);
+static void pf_row_end(FILE *out, const PfRow *r);
 
 static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
   const Kernel *k = h->k;
@@ -392,13 +404,14 @@ static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
     fputs(";\n", out);
     /* a staged id read from a graph array (a source, an edge id of the CSC order), not the edge
      * counter itself (consecutive edges: the hardware's prefetcher sees those): its rows */
-    for (int i = 0; s->val->kind == KE_GRAPH && i < PF_MAX && h->pf[s->var * PF_MAX + i]; i++) {
-      const KBuf *b = h->pf[s->var * PF_MAX + i];
-      int64_t bytes = b->width * (b->elem == ELEM_F64 ? 8 : 4);
+    for (int i = 0; s->val->kind == KE_GRAPH && i < PF_MAX && h->pf[s->var * PF_MAX + i].buf; i++) {
+      const PfRow *r = &h->pf[s->var * PF_MAX + i];
+      if (!r->at_store) continue;
       ind(out, d);
-      fprintf(out, "gnn_prefetch_row(&%s[%s[", b->name, k->shared[s->var].name);
+      fprintf(out, "gnn_prefetch_row(&%s[%s[", r->buf->name, k->shared[s->var].name);
       expr(out, h, s->idx);
-      fprintf(out, "] * %lld], %lld);\n", (long long)b->width, (long long)(bytes < PF_ROW_BYTES ? bytes : PF_ROW_BYTES));
+      fputc(']', out);
+      pf_row_end(out, r);
     }
     pf_ahead(out, h, s, d);
     return;
@@ -865,7 +878,7 @@ static void pf_walk(HostK *h, const PtrVec *b, bool in_walk) {
 /* The prefetch ahead of a staged id's store s (see pf_walk), when it is one. */
 static void pf_ahead(FILE *out, HostK *h, const KStmt *s, int d) {
   const KExpr *v = s->val, *e = NULL;
-  if (h->walk_ptr < 0 || !h->pf[s->var * PF_MAX] || v->kind != KE_GRAPH || !pf_edge_array(v->garr)) return;
+  if (h->walk_ptr < 0 || !h->pf[s->var * PF_MAX].buf || v->kind != KE_GRAPH || !pf_edge_array(v->garr)) return;
   if (v->a->kind == KE_VAR && !v->a->a && v->a->type == KT_I64) e = v->a; /* out_dst[jj]: the counter itself */
   else if (v->a->kind == KE_SHARED) e = h->stage[v->a->var];
   if (!e || e == PF_STAGE_MANY) return;
@@ -887,18 +900,16 @@ static void pf_ahead(FILE *out, HostK *h, const KStmt *s, int d) {
   if (e->kind == KE_GRAPH) fprintf(out, "%s[", kgraph_name[e->garr]);
   expr(out, h, j);
   fprintf(out, " + %d]%s;\n", PF_WALK_AHEAD, e->kind == KE_GRAPH ? "]" : "");
-  for (int i = 0; i < PF_MAX && h->pf[s->var * PF_MAX + i]; i++) {
-    const KBuf *b = h->pf[s->var * PF_MAX + i];
-    int64_t bytes = b->width * (b->elem == ELEM_F64 ? 8 : 4);
+  for (int i = 0; i < PF_MAX && h->pf[s->var * PF_MAX + i].buf; i++) {
     ind(out, d + 1);
-    fprintf(out, "gnn_prefetch_row(&%s[gnn_pf_u * %lld], %lld);\n", b->name, (long long)b->width,
-            (long long)(bytes < PF_ROW_BYTES ? bytes : PF_ROW_BYTES));
+    fprintf(out, "gnn_prefetch_row(&%s[gnn_pf_u", h->pf[s->var * PF_MAX + i].buf->name);
+    pf_row_end(out, &h->pf[s->var * PF_MAX + i]);
   }
   ind(out, d);
   fputs("}\n", out);
 }
 
-static void pf_lets(const HostK *h, const PtrVec *b, int *from) {
+static void pf_lets(const HostK *h, const PtrVec *b, int *from, bool *late) {
   for (int i = 0; i < b->len; i++) {
     const KStmt *s = b->items[i];
     /* u = sh_u[t] in the loop over the chunk's edges (uniform), or su = sh_u[lane] where the
@@ -912,44 +923,78 @@ static void pf_lets(const HostK *h, const PtrVec *b, int *from) {
       if (v->kind == KE_GRAPH && (v->garr == KG_SRC || v->garr == KG_DST) && v->a->kind == KE_ROW && h->k->rows == DOM_EDGE)
         src = -3 - (v->garr == KG_DST); /* an edge-balanced kernel's src[row] (-3) or dst[row] (-4) */
       from[s->var] = from[s->var] == -1 || from[s->var] == src ? src : -2; /* -2: set from elsewhere too */
+      late[s->var] |= !staged_lane;
     }
-    pf_lets(h, &s->body, from);
+    pf_lets(h, &s->body, from, late);
   }
 }
 
-static void pf_loads(HostK *h, const KExpr *e, const int *from) {
+/* The elements of a row an element index can reach, [*lo, *hi] (constants, loop variables in
+ * [0, ub), their sums and their products with a constant >= 0: k * 16 + j), or false: anywhere
+ * in the row. */
+static bool pf_cols(const KExpr *e, int64_t *lo, int64_t *hi) {
+  int64_t al, ah, bl, bh;
+  switch (e->kind) {
+  case KE_ICONST: *lo = *hi = e->i; return true;
+  case KE_VAR: if (e->a || e->i <= 0) return false; *lo = 0, *hi = e->i - 1; return true;
+  case KE_BIN:
+    if ((e->op != KO_ADD && e->op != KO_MUL) || !pf_cols(e->a, &al, &ah) || !pf_cols(e->b, &bl, &bh)) return false;
+    if (e->op == KO_ADD) {
+      *lo = al + bl, *hi = ah + bh;
+      return true;
+    }
+    if (al < 0 || bl < 0) return false; /* products of ranges >= 0: the ends' products */
+    *lo = al * bl, *hi = ah * bh;
+    return true;
+  default: return false;
+  }
+}
+
+static void pf_loads(HostK *h, const KExpr *e, const int *from, const bool *late) {
   if (!e) return;
   int f = e->kind == KE_LOAD && e->a && e->a->kind == KE_VAR && !e->a->a ? from[e->a->var] : -1;
   if (f >= 0 || f <= -3) {
-    const KBuf **l = f >= 0 ? &h->pf[f * PF_MAX] : h->pfe[-3 - f];
+    PfRow *l = f >= 0 ? &h->pf[f * PF_MAX] : h->pfe[-3 - f];
+    int64_t lo, hi, w = e->buf->width;
+    if (!e->b || !pf_cols(e->b, &lo, &hi) || lo < 0 || hi >= w) lo = 0, hi = w - 1;
     for (int i = 0; i < PF_MAX; i++) {
-      if (l[i] == e->buf) break;
-      if (!l[i]) {
-        l[i] = e->buf;
-        break;
-      }
+      if (!l[i].buf) l[i] = (PfRow){e->buf, lo, hi, false};
+      if (l[i].buf != e->buf) continue;
+      l[i].lo = lo < l[i].lo ? lo : l[i].lo, l[i].hi = hi > l[i].hi ? hi : l[i].hi;
+      l[i].at_store |= late[e->a->var];
+      break;
     }
   }
-  pf_loads(h, e->a, from);  /* f <= -3 needs PF_MAX == 4, pfe's length */
-  pf_loads(h, e->b, from);
-  pf_loads(h, e->c, from);
+  pf_loads(h, e->a, from, late);
+  pf_loads(h, e->b, from, late);
+  pf_loads(h, e->c, from, late);
 }
 
-static void pf_stmts(HostK *h, const PtrVec *b, const int *from) {
+static void pf_stmts(HostK *h, const PtrVec *b, const int *from, const bool *late) {
   for (int i = 0; i < b->len; i++) {
     const KStmt *s = b->items[i];
-    pf_loads(h, s->row, from), pf_loads(h, s->idx, from), pf_loads(h, s->val, from);
-    pf_loads(h, s->lo, from), pf_loads(h, s->hi, from);
-    pf_stmts(h, &s->body, from);
+    pf_loads(h, s->row, from, late), pf_loads(h, s->idx, from, late), pf_loads(h, s->val, from, late);
+    pf_loads(h, s->lo, from, late), pf_loads(h, s->hi, from, late);
+    pf_stmts(h, &s->body, from, late);
   }
+}
+
+/* The end of a prefetch of a row's reachable elements, after `&buf[id`: ` * W + lo], bytes);`. */
+static void pf_row_end(FILE *out, const PfRow *r) {
+  int64_t bytes = (r->hi - r->lo + 1) * (r->buf->elem == ELEM_F64 ? 8 : 4);
+  fprintf(out, " * %lld", (long long)r->buf->width);
+  if (r->lo) fprintf(out, " + %lld", (long long)r->lo);
+  fprintf(out, "], %lld);\n", (long long)(bytes < PF_ROW_BYTES ? bytes : PF_ROW_BYTES));
 }
 
 static void pf_scan(HostK *h) {
   int *from = malloc(((size_t)h->k->nlocals + 1) * sizeof(int));
+  bool *late = calloc((size_t)h->k->nlocals + 1, 1);
   for (int i = 0; i <= h->k->nlocals; i++) from[i] = -1;
-  pf_lets(h, &h->k->body, from);
-  pf_stmts(h, &h->k->body, from);
+  pf_lets(h, &h->k->body, from, late);
+  pf_stmts(h, &h->k->body, from, late);
   free(from);
+  free(late);
   const Kernel *k = h->k;
   int ptr = k->dir == GATHER_BY_DST ? KG_IN_PTR : k->dir == GATHER_BY_SRC ? KG_OUT_PTR : -1;
   h->walk_ptr = k->map == MAP_VERTEX && k->rows == DOM_VERTEX && ptr >= 0 && k->graph[ptr] ? ptr : -1;
@@ -982,7 +1027,8 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   (void)p;
   int n = k->nlocals;
   HostK h = {k, calloc((size_t)n + 1, sizeof(int)), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), 0, 0, -1, -1, 0, -1,
-             calloc((size_t)k->nshared * PF_MAX + 1, sizeof(KBuf *)), {{0}}, calloc((size_t)k->nshared + 1, sizeof(KExpr *)), -1, false};
+             calloc((size_t)k->nshared * PF_MAX + 1, sizeof(PfRow)), {calloc(PF_MAX, sizeof(PfRow)), calloc(PF_MAX, sizeof(PfRow))},
+             calloc((size_t)k->nshared + 1, sizeof(KExpr *)), -1, false};
   scan_block(&h, &k->body, 0);
   pf_scan(&h);
   fprintf(out, "\n/* %s: %s, %d lanes per group. %s%s\n", k->name, kernel_mapping_desc(k), k->group, k->what, emit_kernel_comment_end(p, k));
@@ -1003,12 +1049,10 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   }
   fputs("  for (int64_t row = 0; row < nrows; row++) {\n", out);
   for (int side = 0; side < 2; side++) /* an edge's rows, a few edges ahead: see pf_scan */
-    for (int i = 0; i < PF_MAX && h.pfe[side][i]; i++) {
-      const KBuf *b = h.pfe[side][i];
-      int64_t bytes = b->width * (b->elem == ELEM_F64 ? 8 : 4);
-      fprintf(out, "    if (row + %d < nrows) gnn_prefetch_row(&%s[(int64_t)%s[row + %d] * %lld], %lld);\n", PF_EDGE_AHEAD, b->name,
-              kgraph_name[side ? KG_DST : KG_SRC], PF_EDGE_AHEAD, (long long)b->width,
-              (long long)(bytes < PF_ROW_BYTES ? bytes : PF_ROW_BYTES));
+    for (int i = 0; i < PF_MAX && h.pfe[side][i].buf; i++) {
+      fprintf(out, "    if (row + %d < nrows) gnn_prefetch_row(&%s[(int64_t)%s[row + %d]", PF_EDGE_AHEAD, h.pfe[side][i].buf->name,
+              kgraph_name[side ? KG_DST : KG_SRC], PF_EDGE_AHEAD);
+      pf_row_end(out, &h.pfe[side][i]);
     }
   for (int i = 0; i < k->nshared; i++)
     fprintf(out, "    %s %s[%d] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */\n", ctype(k->shared[i].type), k->shared[i].name, k->shared[i].len);
@@ -1036,6 +1080,8 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   free(h.loopvar);
   free(h.used);
   free(h.pf);
+  free(h.pfe[0]);
+  free(h.pfe[1]);
   free(h.stage);
 }
 

@@ -366,7 +366,6 @@ static void k3_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&out_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&linear1_x_W[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
@@ -475,7 +474,6 @@ static void k4_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&out_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&appnpprop0_z[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
@@ -582,7 +580,6 @@ static void k5_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&out_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&appnpprop0_z_2[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
@@ -689,7 +686,6 @@ static void k6_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&out_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&appnpprop0_z_3[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
@@ -796,7 +792,6 @@ static void k7_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&out_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&appnpprop0_z_4[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
@@ -903,7 +898,6 @@ static void k8_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&out_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&appnpprop0_z_5[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
@@ -1010,7 +1004,6 @@ static void k9_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&out_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&appnpprop0_z_6[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
@@ -1117,7 +1110,6 @@ static void k10_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&out_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&appnpprop0_z_7[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
@@ -1224,7 +1216,6 @@ static void k11_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&out_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&appnpprop0_z_8[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
@@ -1331,7 +1322,6 @@ static void k12_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&out_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&appnpprop0_z_9[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
@@ -1432,13 +1422,11 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_eid[jj + 16];
             gnn_prefetch_row(&appnpprop0_c[gnn_pf_u * 1], 4);
           }
           sh_u[lane] = out_dst[jj];
-          gnn_prefetch_row(&in_grad_out[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&in_grad_out[gnn_pf_u * 7], 28);
@@ -1527,13 +1515,11 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_eid[jj + 16];
             gnn_prefetch_row(&appnpprop0_c[gnn_pf_u * 1], 4);
           }
           sh_u[lane] = out_dst[jj];
-          gnn_prefetch_row(&t55[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t55[gnn_pf_u * 7], 28);
@@ -1622,13 +1608,11 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_eid[jj + 16];
             gnn_prefetch_row(&appnpprop0_c[gnn_pf_u * 1], 4);
           }
           sh_u[lane] = out_dst[jj];
-          gnn_prefetch_row(&t60[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t60[gnn_pf_u * 7], 28);
@@ -1717,13 +1701,11 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_eid[jj + 16];
             gnn_prefetch_row(&appnpprop0_c[gnn_pf_u * 1], 4);
           }
           sh_u[lane] = out_dst[jj];
-          gnn_prefetch_row(&t65[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t65[gnn_pf_u * 7], 28);
@@ -1812,13 +1794,11 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_eid[jj + 16];
             gnn_prefetch_row(&appnpprop0_c[gnn_pf_u * 1], 4);
           }
           sh_u[lane] = out_dst[jj];
-          gnn_prefetch_row(&t70[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t70[gnn_pf_u * 7], 28);
@@ -1907,13 +1887,11 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_eid[jj + 16];
             gnn_prefetch_row(&appnpprop0_c[gnn_pf_u * 1], 4);
           }
           sh_u[lane] = out_dst[jj];
-          gnn_prefetch_row(&t75[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t75[gnn_pf_u * 7], 28);
@@ -2002,13 +1980,11 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_eid[jj + 16];
             gnn_prefetch_row(&appnpprop0_c[gnn_pf_u * 1], 4);
           }
           sh_u[lane] = out_dst[jj];
-          gnn_prefetch_row(&t80[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t80[gnn_pf_u * 7], 28);
@@ -2097,13 +2073,11 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_eid[jj + 16];
             gnn_prefetch_row(&appnpprop0_c[gnn_pf_u * 1], 4);
           }
           sh_u[lane] = out_dst[jj];
-          gnn_prefetch_row(&t85[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t85[gnn_pf_u * 7], 28);
@@ -2192,13 +2166,11 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_eid[jj + 16];
             gnn_prefetch_row(&appnpprop0_c[gnn_pf_u * 1], 4);
           }
           sh_u[lane] = out_dst[jj];
-          gnn_prefetch_row(&t90[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t90[gnn_pf_u * 7], 28);
@@ -2287,13 +2259,11 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
         jj = j0 + lane;
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
-          gnn_prefetch_row(&appnpprop0_c[sh_e[lane] * 1], 4);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_eid[jj + 16];
             gnn_prefetch_row(&appnpprop0_c[gnn_pf_u * 1], 4);
           }
           sh_u[lane] = out_dst[jj];
-          gnn_prefetch_row(&t96[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t96[gnn_pf_u * 7], 28);

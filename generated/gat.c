@@ -351,7 +351,6 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&t7[sh_u[lane] * 8], 32);
           gnn_prefetch_row(&gatconv0_x_W[sh_u[lane] * 64], 256);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
@@ -606,10 +605,10 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&gatconv1_x_W[sh_u[lane] * 9], 36);
+          gnn_prefetch_row(&gatconv1_x_W[sh_u[lane] * 9], 32);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
-            gnn_prefetch_row(&gatconv1_x_W[gnn_pf_u * 9], 36);
+            gnn_prefetch_row(&gatconv1_x_W[gnn_pf_u * 9], 32);
           }
           su = sh_u[lane];
           for (int64_t j = 0; j < 1; j++) {
@@ -807,10 +806,10 @@ static void k6_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
         if (jj < hi) {
           sh_e[lane] = jj;
           sh_u[lane] = src[sh_e[lane]];
-          gnn_prefetch_row(&gatconv1_x_W[sh_u[lane] * 9], 36);
+          gnn_prefetch_row(&gatconv1_x_W[sh_u[lane] * 9], 32);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = src[jj + 16];
-            gnn_prefetch_row(&gatconv1_x_W[gnn_pf_u * 9], 36);
+            gnn_prefetch_row(&gatconv1_x_W[gnn_pf_u * 9], 32);
           }
         }
       }
@@ -956,13 +955,9 @@ static void k7_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, co
         if (jj < hi) {
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = out_dst[jj];
-          gnn_prefetch_row(&gatconv1_x_W[sh_u[lane] * 9], 36);
-          gnn_prefetch_row(&gatconv1_e_softmax_max[sh_u[lane] * 1], 4);
-          gnn_prefetch_row(&gatconv1_e_softmax_sum[sh_u[lane] * 1], 4);
-          gnn_prefetch_row(&in_grad_out[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_dst[jj + 16];
-            gnn_prefetch_row(&gatconv1_x_W[gnn_pf_u * 9], 36);
+            gnn_prefetch_row(&gatconv1_x_W[gnn_pf_u * 9 + 8], 4);
             gnn_prefetch_row(&gatconv1_e_softmax_max[gnn_pf_u * 1], 4);
             gnn_prefetch_row(&gatconv1_e_softmax_sum[gnn_pf_u * 1], 4);
             gnn_prefetch_row(&in_grad_out[gnn_pf_u * 7], 28);
@@ -1294,8 +1289,6 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
           sh_e[lane] = out_eid[jj];
           sh_u[lane] = out_dst[jj];
           gnn_prefetch_row(&t8[sh_u[lane] * 8], 32);
-          gnn_prefetch_row(&gatconv0_e_softmax_max[sh_u[lane] * 8], 32);
-          gnn_prefetch_row(&gatconv0_e_softmax_sum[sh_u[lane] * 8], 32);
           gnn_prefetch_row(&t77[sh_u[lane] * 64], 256);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_dst[jj + 16];

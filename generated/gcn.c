@@ -509,8 +509,6 @@ static void k4_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         jj = j0 + lane;
         if (jj < hi) {
           sh_u[lane] = out_dst[jj];
-          gnn_prefetch_row(&in_deg[sh_u[lane] * 1], 4);
-          gnn_prefetch_row(&in_grad_out[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&in_deg[gnn_pf_u * 1], 4);
@@ -672,7 +670,6 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         jj = j0 + lane;
         if (jj < hi) {
           sh_u[lane] = out_dst[jj];
-          gnn_prefetch_row(&in_deg[sh_u[lane] * 1], 4);
           gnn_prefetch_row(&t26[sh_u[lane] * 16], 64);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_dst[jj + 16];

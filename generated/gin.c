@@ -502,7 +502,6 @@ static void k5_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const 
         jj = j0 + lane;
         if (jj < hi) {
           sh_u[lane] = out_dst[jj];
-          gnn_prefetch_row(&t35[sh_u[lane] * 7], 28);
           if ((uint64_t)(jj + 16) < (uint64_t)gnn_pf_ne) {
             const int64_t gnn_pf_u = out_dst[jj + 16];
             gnn_prefetch_row(&t35[gnn_pf_u * 7], 28);
