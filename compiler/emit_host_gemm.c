@@ -38,17 +38,26 @@
 #include <string.h>
 
 enum {
-  GEMM_ROWS = 6,   /* rows of C per block while a row is at most 4 vectors (24 accumulators) */
-  GEMM_ROWS_5 = 4, /* and for 5 vectors (20 accumulators + 5 of B: 25 of the 32 registers) */
-  GEMM_MAXN = 80   /* the widest C the loops take: 5 vectors of 16 floats */
+  GEMM_ROWS = 6,    /* rows of C per block while a row is at most 4 vectors (24 accumulators) */
+  GEMM_ROWS_5 = 4,  /* and for 5 vectors (20 accumulators + 5 of B: 25 of the 32 registers) */
+  GEMM_ROWS_2M = 12, /* and for 17..31 wide: two vectors, the second masked (24 accumulators) */
+  GEMM_MAXN = 80    /* the widest C the loops take: 5 vectors of 16 floats */
 };
 
-/* Whether the generated loops take a product of width n: a multiple of 16 up to 64, or 65..80
- * (five vectors, the last one masked: GAT's folded projection [W | W.a] is 64 + 8 = 72 wide).
- * Measured against OpenBLAS on 200,000 rows, 1 / 2 threads: N = 72 1.10x / 1.79x. Other widths
- * under 64 that are not multiples of 16 stay with cblas: N = 18 (16 + 2, a nearly empty masked
- * vector) was 0.86x at 1 thread. */
-static bool narrow_width(int64_t n) { return n >= 16 && (n <= 64 ? n % 16 == 0 : n <= GEMM_MAXN); }
+/* Whether the generated loops take a product of width n: a multiple of 16 up to 64, 17..31 or
+ * 65..80 (the last vector masked: GAT's folded projection [W | W.a] is 64 + 8 = 72 wide, its
+ * second layer's 16 + 2 = 18). Measured against OpenBLAS on 200,000 rows, 1 / 2 threads: N = 72
+ * 1.10x / 1.79x; N = 18 0.97x / 3.4x with twelve rows a block (six: 0.86x at 1 thread; OpenBLAS
+ * takes 7.6 ms at 1 thread and 13.4 at 2). Other widths stay with cblas (not measured). */
+static bool narrow_width(int64_t n) {
+  return n >= 16 && (n <= 64 ? n % 16 == 0 || n < 32 : n <= GEMM_MAXN);
+}
+
+/* Rows of C a block holds in registers, for width n. */
+static int gemm_rows(int64_t n) {
+  int nv = (int)((n + 15) / 16);
+  return nv == 2 && n % 16 ? GEMM_ROWS_2M : nv <= 4 ? GEMM_ROWS : GEMM_ROWS_5;
+}
 
 /* The width of a GEMM the generated loops take, or 0 (cblas): C = A . B or C = A . B^T, beta 0,
  * N constant (and K constant for B^T, whose transposed copy is made first), B and C dense. */
@@ -62,7 +71,7 @@ static int64_t narrow_n(const KGemm *g) {
 
 /* gnn_gemm_n<N>(M, K, A, lda, B, C): C[M, N] = A[M, K] . B[K, N]. */
 static void narrow_kernel(FILE *out, int64_t n) {
-  int nv = (int)((n + 15) / 16), rows = nv <= 4 ? GEMM_ROWS : GEMM_ROWS_5, tail = (int)(n - 16 * (nv - 1));
+  int nv = (int)((n + 15) / 16), rows = gemm_rows(n), tail = (int)(n - 16 * (nv - 1));
   /* the last vector of a row: whole, or its first `tail` floats under a mask (zeros beyond) */
   const char *load_last = tail == 16 ? "_mm512_loadu_ps(" : "_mm512_maskz_loadu_ps(gnn_tail, ";
   fprintf(out,
@@ -154,7 +163,8 @@ static void narrow_nt_kernel(FILE *out, int64_t n) {
 static int64_t narrow_tn(const KGemm *g) {
   if (!g->ta || g->tb || g->beta != 0.0f || g->n.dom != DOM_GLOBAL) return 0;
   int64_t n = g->n.mult;
-  return narrow_width(n) && g->ldb == n && g->ldc == n ? n : 0;
+  bool mostly_masked = n > 16 && n < 32; /* N = 18: 0.87x of OpenBLAS at 1 thread, here too */
+  return narrow_width(n) && !mostly_masked && g->ldb == n && g->ldc == n ? n : 0;
 }
 
 /* gnn_gemm_tn_n<N>(M, K, A, lda, B, C): C[M, N] = A[K, M]^T . B[K, N], the sum over K's rows.
@@ -172,7 +182,7 @@ static int64_t narrow_tn(const KGemm *g) {
  * graphs), where the partial sums would pass 64 MB, or where an allocation fails, it returns 0
  * and the caller calls cblas. */
 static void narrow_tn_kernel(FILE *out, int64_t n) {
-  int nv = (int)((n + 15) / 16), rows = nv <= 4 ? GEMM_ROWS : GEMM_ROWS_5, tail = (int)(n - 16 * (nv - 1));
+  int nv = (int)((n + 15) / 16), rows = gemm_rows(n), tail = (int)(n - 16 * (nv - 1));
   long long N = (long long)n;
   fprintf(out,
           "static int gnn_gemm_tn_n%lld(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,\n"

@@ -177,6 +177,45 @@ static int gnn_gemm_nt_n16(int64_t M, int64_t K, const float *restrict A, int64_
   free(bt);
   return 1;
 }
+static void gnn_gemm_n21(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,
+                        float *restrict C) {
+  const __mmask16 gnn_tail = 0x1f; /* the last vector's 5 floats */
+  const int64_t blocks = (M + 11) / 12;
+#pragma omp parallel for schedule(static)
+  for (int64_t blk = 0; blk < blocks; blk++) {
+    const int64_t i0 = blk * 12;
+    if (i0 + 12 <= M) {
+      __m512 acc[12][2];
+      for (int r = 0; r < 12; r++)
+        for (int v = 0; v < 2; v++) acc[r][v] = _mm512_setzero_ps();
+      for (int64_t k = 0; k < K; k++) {
+        __m512 b[2];
+        for (int v = 0; v < 1; v++) b[v] = _mm512_loadu_ps(B + k * 21 + v * 16);
+        b[1] = _mm512_maskz_loadu_ps(gnn_tail, B + k * 21 + 16);
+        for (int r = 0; r < 12; r++) {
+          const __m512 a = _mm512_set1_ps(A[(i0 + r) * lda + k]);
+          for (int v = 0; v < 2; v++) acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+        }
+      }
+      for (int r = 0; r < 12; r++) {
+        for (int v = 0; v < 1; v++) _mm512_storeu_ps(C + (i0 + r) * 21 + v * 16, acc[r][v]);
+        _mm512_mask_storeu_ps(C + (i0 + r) * 21 + 16, gnn_tail, acc[r][1]);
+      }
+    } else {
+      for (int64_t i = i0; i < M; i++) { /* the last rows, one at a time (same order of sums) */
+        __m512 acc[2];
+        for (int v = 0; v < 2; v++) acc[v] = _mm512_setzero_ps();
+        for (int64_t k = 0; k < K; k++) {
+          const __m512 a = _mm512_set1_ps(A[i * lda + k]);
+          for (int v = 0; v < 1; v++) acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(B + k * 21 + v * 16), acc[v]);
+          acc[1] = _mm512_fmadd_ps(a, _mm512_maskz_loadu_ps(gnn_tail, B + k * 21 + 16), acc[1]);
+        }
+        for (int v = 0; v < 1; v++) _mm512_storeu_ps(C + i * 21 + v * 16, acc[v]);
+        _mm512_mask_storeu_ps(C + i * 21 + 16, gnn_tail, acc[1]);
+      }
+    }
+  }
+}
 static void gnn_gemm_n48(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,
                         float *restrict C) {
   const int64_t blocks = (M + 5) / 6;
@@ -1606,7 +1645,12 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(21), K = gnn_blas_dim(16);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
+#ifdef GNN_NARROW_GEMM
+    (void)N;
+    gnn_gemm_n21(M, K, m->gmmconv1_x, 16, m->param[7], m->gmmconv1_x_W);
+#else
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m->gmmconv1_x, 16, m->param[7], 21, 0.0f, m->gmmconv1_x_W, 21);
+#endif
   }
   gnn_profile_step(m->ctx, "forward 5 gemm %41 apply_vertex.linear");
   /* 6: fused %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43 */
