@@ -181,6 +181,17 @@ static int64_t narrow_tn(const KGemm *g) {
  * rows (GNN_GEMM_TN_MIN_ROWS: the tests compile with a smaller one to run these loops on their
  * graphs), where the partial sums would pass 64 MB, or where an allocation fails, it returns 0
  * and the caller calls cblas. */
+/* The weight gradient's `p += acc` (`p = acc` on a slice's first block) for the vector `acc`
+ * at `ind`entation: whole, or under the mask where v is the last vector. */
+static void tn_add_store(FILE *out, const char *ind, const char *acc, int tail, int nv) {
+  if (tail == 16) {
+    fprintf(out, "%s_mm512_storeu_ps(p, first ? %s : _mm512_add_ps(_mm512_loadu_ps(p), %s));\n", ind, acc, acc);
+    return;
+  }
+  fprintf(out, "%sconst __mmask16 m = v < %d ? (__mmask16)0xffff : gnn_tail;\n", ind, nv - 1);
+  fprintf(out, "%s_mm512_mask_storeu_ps(p, m, first ? %s : _mm512_add_ps(_mm512_maskz_loadu_ps(m, p), %s));\n", ind, acc, acc);
+}
+
 static void narrow_tn_kernel(FILE *out, int64_t n) {
   int nv = (int)((n + 15) / 16), rows = gemm_rows(n), tail = (int)(n - 16 * (nv - 1));
   long long N = (long long)n;
@@ -231,14 +242,7 @@ static void narrow_tn_kernel(FILE *out, int64_t n) {
           "          for (int v = 0; v < %d; v++) {\n"
           "            float *restrict p = p_s + (i0 + r) * %lld + v * 16;\n",
           rows, nv, rows, nv, N);
-  if (tail == 16) {
-    fputs("            _mm512_storeu_ps(p, first ? acc[r][v] : _mm512_add_ps(_mm512_loadu_ps(p), acc[r][v]));\n", out);
-  } else {
-    fprintf(out,
-            "            const __mmask16 m = v < %d ? (__mmask16)0xffff : gnn_tail;\n"
-            "            _mm512_mask_storeu_ps(p, m, first ? acc[r][v] : _mm512_add_ps(_mm512_maskz_loadu_ps(m, p), acc[r][v]));\n",
-            nv - 1);
-  }
+  tn_add_store(out, "            ", "acc[r][v]", tail, nv);
   fprintf(out,
           "          }\n"
           "      }\n"
@@ -261,14 +265,7 @@ static void narrow_tn_kernel(FILE *out, int64_t n) {
           "        for (int v = 0; v < %d; v++) {\n"
           "          float *restrict p = p_s + i0 * %lld + v * 16;\n",
           nv, N);
-  if (tail == 16) {
-    fputs("          _mm512_storeu_ps(p, first ? acc[v] : _mm512_add_ps(_mm512_loadu_ps(p), acc[v]));\n", out);
-  } else {
-    fprintf(out,
-            "          const __mmask16 m = v < %d ? (__mmask16)0xffff : gnn_tail;\n"
-            "          _mm512_mask_storeu_ps(p, m, first ? acc[v] : _mm512_add_ps(_mm512_maskz_loadu_ps(m, p), acc[v]));\n",
-            nv - 1);
-  }
+  tn_add_store(out, "          ", "acc[v]", tail, nv);
   fprintf(out,
           "        }\n"
           "      }\n"
