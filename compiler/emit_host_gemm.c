@@ -69,11 +69,36 @@ static int64_t narrow_n(const KGemm *g) {
   return g->k.dom == DOM_GLOBAL && g->ldb == g->k.mult ? n : 0;
 }
 
+/* A row of the loops is nv vectors of 16 floats, the last one whole (tail 16) or its first tail
+ * floats under the mask gnn_tail (zeros beyond). The three things done to a row, printed at
+ * indentation ind: */
+
+/* b[v] = row k of `base` (N wide). */
+static void row_load_b(FILE *out, const char *ind, const char *base, int64_t n, int nv, int tail) {
+  fprintf(out, "%sfor (int v = 0; v < %d; v++) b[v] = _mm512_loadu_ps(%s + k * %lld + v * 16);\n", ind, tail == 16 ? nv : nv - 1, base,
+          (long long)n);
+  if (tail != 16) fprintf(out, "%sb[%d] = _mm512_maskz_loadu_ps(gnn_tail, %s + k * %lld + %d);\n", ind, nv - 1, base, (long long)n, 16 * (nv - 1));
+}
+
+/* acc[v] += a * row k of `base`. */
+static void row_fma(FILE *out, const char *ind, const char *base, int64_t n, int nv, int tail) {
+  fprintf(out, "%sfor (int v = 0; v < %d; v++) acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(%s + k * %lld + v * 16), acc[v]);\n", ind,
+          tail == 16 ? nv : nv - 1, base, (long long)n);
+  if (tail != 16)
+    fprintf(out, "%sacc[%d] = _mm512_fmadd_ps(a, _mm512_maskz_loadu_ps(gnn_tail, %s + k * %lld + %d), acc[%d]);\n", ind, nv - 1, base,
+            (long long)n, 16 * (nv - 1), nv - 1);
+}
+
+/* Row `row` of C = the vectors `acc`[v]. */
+static void row_store_c(FILE *out, const char *ind, const char *row, const char *acc, int64_t n, int nv, int tail) {
+  fprintf(out, "%sfor (int v = 0; v < %d; v++) _mm512_storeu_ps(C + %s * %lld + v * 16, %s[v]);\n", ind, tail == 16 ? nv : nv - 1, row,
+          (long long)n, acc);
+  if (tail != 16) fprintf(out, "%s_mm512_mask_storeu_ps(C + %s * %lld + %d, gnn_tail, %s[%d]);\n", ind, row, (long long)n, 16 * (nv - 1), acc, nv - 1);
+}
+
 /* gnn_gemm_n<N>(M, K, A, lda, B, C): C[M, N] = A[M, K] . B[K, N]. */
 static void narrow_kernel(FILE *out, int64_t n) {
   int nv = (int)((n + 15) / 16), rows = gemm_rows(n), tail = (int)(n - 16 * (nv - 1));
-  /* the last vector of a row: whole, or its first `tail` floats under a mask (zeros beyond) */
-  const char *load_last = tail == 16 ? "_mm512_loadu_ps(" : "_mm512_maskz_loadu_ps(gnn_tail, ";
   fprintf(out,
           "static void gnn_gemm_n%lld(int64_t M, int64_t K, const float *restrict A, int64_t lda, const float *restrict B,\n"
           "                        float *restrict C) {\n",
@@ -91,12 +116,7 @@ static void narrow_kernel(FILE *out, int64_t n) {
           "      for (int64_t k = 0; k < K; k++) {\n"
           "        __m512 b[%d];\n",
           rows - 1, rows, rows, rows, rows, nv, rows, nv, nv);
-  if (tail == 16) {
-    fprintf(out, "        for (int v = 0; v < %d; v++) b[v] = _mm512_loadu_ps(B + k * %lld + v * 16);\n", nv, (long long)n);
-  } else {
-    fprintf(out, "        for (int v = 0; v < %d; v++) b[v] = _mm512_loadu_ps(B + k * %lld + v * 16);\n", nv - 1, (long long)n);
-    fprintf(out, "        b[%d] = %sB + k * %lld + %d);\n", nv - 1, load_last, (long long)n, 16 * (nv - 1));
-  }
+  row_load_b(out, "        ", "B", n, nv, tail);
   fprintf(out,
           "        for (int r = 0; r < %d; r++) {\n"
           "          const __m512 a = _mm512_set1_ps(A[(i0 + r) * lda + k]);\n"
@@ -105,13 +125,9 @@ static void narrow_kernel(FILE *out, int64_t n) {
           "      }\n"
           "      for (int r = 0; r < %d; r++)",
           rows, nv, rows);
-  if (tail == 16) {
-    fprintf(out, "\n        for (int v = 0; v < %d; v++) _mm512_storeu_ps(C + (i0 + r) * %lld + v * 16, acc[r][v]);\n", nv, (long long)n);
-  } else {
-    fprintf(out, " {\n        for (int v = 0; v < %d; v++) _mm512_storeu_ps(C + (i0 + r) * %lld + v * 16, acc[r][v]);\n", nv - 1, (long long)n);
-    fprintf(out, "        _mm512_mask_storeu_ps(C + (i0 + r) * %lld + %d, gnn_tail, acc[r][%d]);\n      }\n", (long long)n, 16 * (nv - 1),
-            nv - 1);
-  }
+  fputs(tail == 16 ? "\n" : " {\n", out);
+  row_store_c(out, "        ", "(i0 + r)", "acc[r]", n, nv, tail);
+  if (tail != 16) fputs("      }\n", out);
   fprintf(out,
           "    } else {\n"
           "      for (int64_t i = i0; i < M; i++) { /* the last rows, one at a time (same order of sums) */\n"
@@ -120,22 +136,9 @@ static void narrow_kernel(FILE *out, int64_t n) {
           "        for (int64_t k = 0; k < K; k++) {\n"
           "          const __m512 a = _mm512_set1_ps(A[i * lda + k]);\n",
           nv, nv);
-  if (tail == 16) {
-    fprintf(out, "          for (int v = 0; v < %d; v++) acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(B + k * %lld + v * 16), acc[v]);\n", nv,
-            (long long)n);
-  } else {
-    fprintf(out, "          for (int v = 0; v < %d; v++) acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(B + k * %lld + v * 16), acc[v]);\n",
-            nv - 1, (long long)n);
-    fprintf(out, "          acc[%d] = _mm512_fmadd_ps(a, %sB + k * %lld + %d), acc[%d]);\n", nv - 1, load_last, (long long)n, 16 * (nv - 1),
-            nv - 1);
-  }
+  row_fma(out, "          ", "B", n, nv, tail);
   fputs("        }\n", out);
-  if (tail == 16) {
-    fprintf(out, "        for (int v = 0; v < %d; v++) _mm512_storeu_ps(C + i * %lld + v * 16, acc[v]);\n", nv, (long long)n);
-  } else {
-    fprintf(out, "        for (int v = 0; v < %d; v++) _mm512_storeu_ps(C + i * %lld + v * 16, acc[v]);\n", nv - 1, (long long)n);
-    fprintf(out, "        _mm512_mask_storeu_ps(C + i * %lld + %d, gnn_tail, acc[%d]);\n", (long long)n, 16 * (nv - 1), nv - 1);
-  }
+  row_store_c(out, "        ", "i", "acc", n, nv, tail);
   fputs("      }\n    }\n  }\n}\n", out);
 }
 
@@ -167,6 +170,17 @@ static int64_t narrow_tn(const KGemm *g) {
   return narrow_width(n) && !mostly_masked && g->ldb == n && g->ldc == n ? n : 0;
 }
 
+/* The weight gradient's `p += acc` (`p = acc` on a slice's first block) for the vector `acc`
+ * at `ind`entation: whole, or under the mask where v is the last vector. */
+static void tn_add_store(FILE *out, const char *ind, const char *acc, int tail, int nv) {
+  if (tail == 16) {
+    fprintf(out, "%s_mm512_storeu_ps(p, first ? %s : _mm512_add_ps(_mm512_loadu_ps(p), %s));\n", ind, acc, acc);
+    return;
+  }
+  fprintf(out, "%sconst __mmask16 m = v < %d ? (__mmask16)0xffff : gnn_tail;\n", ind, nv - 1);
+  fprintf(out, "%s_mm512_mask_storeu_ps(p, m, first ? %s : _mm512_add_ps(_mm512_maskz_loadu_ps(m, p), %s));\n", ind, acc, acc);
+}
+
 /* gnn_gemm_tn_n<N>(M, K, A, lda, B, C): C[M, N] = A[K, M]^T . B[K, N], the sum over K's rows.
  * OpenBLAS runs it at 1 thread at about the rate of the forward's product, but its threads
  * help little (200,000 x 128 -> 64: 53 ms at 1 thread, 33-60 at 2) and it made GCN's and
@@ -181,17 +195,6 @@ static int64_t narrow_tn(const KGemm *g) {
  * rows (GNN_GEMM_TN_MIN_ROWS: the tests compile with a smaller one to run these loops on their
  * graphs), where the partial sums would pass 64 MB, or where an allocation fails, it returns 0
  * and the caller calls cblas. */
-/* The weight gradient's `p += acc` (`p = acc` on a slice's first block) for the vector `acc`
- * at `ind`entation: whole, or under the mask where v is the last vector. */
-static void tn_add_store(FILE *out, const char *ind, const char *acc, int tail, int nv) {
-  if (tail == 16) {
-    fprintf(out, "%s_mm512_storeu_ps(p, first ? %s : _mm512_add_ps(_mm512_loadu_ps(p), %s));\n", ind, acc, acc);
-    return;
-  }
-  fprintf(out, "%sconst __mmask16 m = v < %d ? (__mmask16)0xffff : gnn_tail;\n", ind, nv - 1);
-  fprintf(out, "%s_mm512_mask_storeu_ps(p, m, first ? %s : _mm512_add_ps(_mm512_maskz_loadu_ps(m, p), %s));\n", ind, acc, acc);
-}
-
 static void narrow_tn_kernel(FILE *out, int64_t n) {
   int nv = (int)((n + 15) / 16), rows = gemm_rows(n), tail = (int)(n - 16 * (nv - 1));
   long long N = (long long)n;
@@ -226,12 +229,7 @@ static void narrow_tn_kernel(FILE *out, int64_t n) {
           "        for (int64_t k = 0; k < kn; k++) {\n"
           "          __m512 b[%d];\n",
           N, N, rows, rows, rows, nv, rows, nv, nv);
-  if (tail == 16) {
-    fprintf(out, "          for (int v = 0; v < %d; v++) b[v] = _mm512_loadu_ps(b_blk + k * %lld + v * 16);\n", nv, N);
-  } else {
-    fprintf(out, "          for (int v = 0; v < %d; v++) b[v] = _mm512_loadu_ps(b_blk + k * %lld + v * 16);\n", nv - 1, N);
-    fprintf(out, "          b[%d] = _mm512_maskz_loadu_ps(gnn_tail, b_blk + k * %lld + %d);\n", nv - 1, N, 16 * (nv - 1));
-  }
+  row_load_b(out, "          ", "b_blk", n, nv, tail);
   fprintf(out,
           "          for (int r = 0; r < %d; r++) {\n"
           "            const __m512 a = _mm512_set1_ps(at_s[(i0 + r) * KB + k]);\n"
@@ -252,14 +250,7 @@ static void narrow_tn_kernel(FILE *out, int64_t n) {
           "        for (int64_t k = 0; k < kn; k++) {\n"
           "          const __m512 a = _mm512_set1_ps(at_s[i0 * KB + k]);\n",
           nv, nv);
-  if (tail == 16) {
-    fprintf(out, "          for (int v = 0; v < %d; v++) acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(b_blk + k * %lld + v * 16), acc[v]);\n", nv, N);
-  } else {
-    fprintf(out, "          for (int v = 0; v < %d; v++) acc[v] = _mm512_fmadd_ps(a, _mm512_loadu_ps(b_blk + k * %lld + v * 16), acc[v]);\n", nv - 1,
-            N);
-    fprintf(out, "          acc[%d] = _mm512_fmadd_ps(a, _mm512_maskz_loadu_ps(gnn_tail, b_blk + k * %lld + %d), acc[%d]);\n", nv - 1, N,
-            16 * (nv - 1), nv - 1);
-  }
+  row_fma(out, "          ", "b_blk", n, nv, tail);
   fprintf(out,
           "        }\n"
           "        for (int v = 0; v < %d; v++) {\n"
