@@ -35,6 +35,9 @@ typedef struct {
   const KExpr **stage; /* per shared array: the value its one store in a walk stages (see pf_walk); else NULL */
   int walk_ptr;        /* a vertex-mapped walk's offsets (KG_IN_PTR, KG_OUT_PTR) for the prefetch ahead; else -1 */
   bool staged;         /* inside the scalar loop over a chunk's staged edges (emit_for) */
+  bool *terms;         /* per local: a sum whose terms go to gnn_terms_<name>[gnn_q] (emit_edge_lanes); else NULL */
+  int el_t, el_k;      /* inside such a loop: the edge loop's t and the lane loop's k, */
+  int64_t el_h;        /* and the lane count H (t * H + k prints as gnn_q); else 0 */
 } HostK;
 
 /* At most this many buffers are prefetched per staged id, this many bytes of each row; an
@@ -137,6 +140,10 @@ static void expr(FILE *out, const HostK *h, const KExpr *e);
 
 static void var(FILE *out, const HostK *h, int v, const KExpr *idx) {
   const KLocal *l = &h->k->locals[v];
+  if (h->el_h && h->promote[v] && idx && idx->kind == KE_VAR && idx->var == h->flat_i && !idx->a) { /* see emit_edge_lanes */
+    fprintf(out, "gnn_rep_%s[gnn_j]", l->name);
+    return;
+  }
   fputs(l->name, out);
   if (h->promote[v] && idx) { /* element idx of every lane, lane-minor: acc[idx * G + lane] */
     if (h->flat_i >= 0 && idx->kind == KE_VAR && idx->var == h->flat_i && !idx->a) {
@@ -202,8 +209,14 @@ static bool is_split(const HostK *h, const KExpr *e) {
          e->b->i == h->split;
 }
 
+static bool edge_lane_index(const KExpr *x, int t, int k, int64_t nh);
+
 static void expr(FILE *out, const HostK *h, const KExpr *e) {
   static const char *bin[] = {"+", "-", "*", "/", "%", "", "", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
+  if (h->el_h && edge_lane_index(e, h->el_t, h->el_k, h->el_h)) { /* q itself: a contiguous access GCC can see */
+    fputs("gnn_q", out);
+    return;
+  }
   switch (e->kind) {
   case KE_VAR:
     var(out, h, e->var, e->a);
@@ -323,9 +336,71 @@ static bool has_lanes(const HostK *h, const PtrVec *b) {
   return false;
 }
 
+static bool reads_var(const KExpr *e, int var);
+
+/* A lane's float64 sum over a row's elements, `for (j = 0; j < N; j++) sum = sum + E(j)` (the
+ * dot products of the attention backward, `sum += (double)x[u * 72 + k * 16 + j] * (double)g[..]`):
+ * one dependent add after another, 3-4 cycles each, where the products could be added in a
+ * vector. Returns the addend E when s is such a loop (N a power of two from 4 to 256, step 1, the
+ * one statement a float64 local's own update, E not reading that local); else NULL. */
+static const KExpr *pairwise_sum_addend(const HostK *h, const KStmt *s) {
+  if (s->count != 1 || s->lo->kind != KE_ICONST || s->lo->i != 0 || s->hi->kind != KE_ICONST) return NULL;
+  int64_t n = s->hi->i;
+  if (n < 4 || n > 256 || (n & (n - 1)) || s->body.len != 1) return NULL;
+  const KStmt *t = s->body.items[0];
+  if (t->kind != KS_LET || t->idx || h->k->locals[t->var].type != KT_F64) return NULL;
+  const KExpr *v = t->val;
+  if (v->kind != KE_BIN || v->op != KO_ADD || v->a->kind != KE_VAR || v->a->var != t->var || v->a->a) return NULL;
+  return reads_var(v->b, t->var) ? NULL : v->b;
+}
+
+/* Prints such a loop as its N addends into an array (a vector loop), then added pairwise --
+ * element j + w into j, w = N/2, N/4, ..., 1 -- and the total added to the sum once. The same
+ * products (each exact in float64: two floats' product has 48 significant bits), added in
+ * another fixed order: at most a few float64 ulps from the serial sum, and far below a float's
+ * ulp once rounded. GAT's edge kernel of the attention gradient (4 heads of 16, R-MAT graph of
+ * issue 28): 300 -> 160-190 ms at 1 thread. The CUDA emitter keeps the serial loop: a thread's
+ * adds there overlap other warps' latency. */
+static void emit_pairwise_sum(FILE *out, HostK *h, const KStmt *s, const KExpr *addend, int d) {
+  const char *n = h->k->locals[s->var].name;
+  const KStmt *t = s->body.items[0];
+  long long cnt = (long long)s->hi->i;
+  ind(out, d);
+  fputs("{ /* a float64 sum added pairwise: see emit_pairwise_sum */\n", out);
+  ind(out, d + 1);
+  fprintf(out, "double pairs[%lld];\n", cnt);
+  fputs("#pragma omp simd\n", out);
+  ind(out, d + 1);
+  fprintf(out, "for (int64_t %s = 0; %s < %lld; %s++) pairs[%s] = ", n, n, cnt, n, n);
+  expr(out, h, addend);
+  fputs(";\n", out);
+  ind(out, d + 1);
+  fprintf(out, "for (int64_t w = %lld; w > 0; w >>= 1) {\n", cnt / 2);
+  fputs("#pragma omp simd\n", out);
+  ind(out, d + 2);
+  fputs("for (int64_t p = 0; p < w; p++) pairs[p] = pairs[p] + pairs[p + w];\n", out);
+  ind(out, d + 1);
+  fputs("}\n", out);
+  ind(out, d + 1);
+  var(out, h, t->var, NULL);
+  fputs(" = ", out);
+  var(out, h, t->var, NULL);
+  fputs(" + pairs[0];\n", out);
+  ind(out, d);
+  fputs("}\n", out);
+}
+
+static bool emit_edge_lanes(FILE *out, HostK *h, const KStmt *s, int d);
+
 /* A counted loop (KS_FOR): inside the lane loops (a per-lane loop) or outside them (uniform). */
 static void emit_for(FILE *out, HostK *h, const KStmt *s, int d, bool in_lanes) {
   const char *n = h->k->locals[s->var].name;
+  const KExpr *addend = in_lanes ? pairwise_sum_addend(h, s) : NULL;
+  if (addend) {
+    emit_pairwise_sum(out, h, s, addend, d);
+    return;
+  }
+  if (!in_lanes && emit_edge_lanes(out, h, s, d)) return;
   ind(out, d);
   fprintf(out, "for (int64_t %s = ", n);
   expr(out, h, s->lo);
@@ -363,6 +438,12 @@ static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
   case KS_LET:
     if (!h->used[s->var]) return;
     ind(out, d);
+    if (h->terms && h->terms[s->var]) { /* sum = sum + x: x alone, added in order after the loop */
+      fprintf(out, "gnn_terms_%s[gnn_q] = ", k->locals[s->var].name);
+      expr(out, h, s->val->b);
+      fputs(";\n", out);
+      return;
+    }
     var(out, h, s->var, s->idx);
     fputs(" = ", out);
     expr(out, h, s->val);
@@ -796,6 +877,211 @@ static void emit_flat_loop(FILE *out, HostK *h, const KStmt *s, int region, int 
   }
 }
 
+/* ---------------------------------------------------------------- a chunk's edges and lanes as one loop
+ *
+ * The online softmax takes a chunk's staged edges one at a time and, for each, its heads as a
+ * lane loop: `for (t = 0; t < cnt; t++) { e = sh_e[t]; for (k = 0; k < H; k++) { p = exp(sh_st[t *
+ * H + k] - m[k]); sh_w[t * H + k] = p; csum[k] = csum[k] + (double)p; } }`. With H = 1 or 4 heads
+ * the lane loop is one element or a quarter of a vector, so the exps are scalar or nearly (GAT's
+ * one-head second layer on the R-MAT graph of issue 28: 74 ms, most of it the exps). The edges
+ * and heads are one index space, q = t * H + k, and the body is one loop over it when:
+ *   - the edge loop holds lane-uniform LETs (e = sh_e[t]: made private to each q) and one lane
+ *     loop of H < 16 elements, H a power of two, flat and vectorisable (simd_ok);
+ *   - each shared store of it is at t * H + k (one element per q: no two iterations write one);
+ *   - each per-lane value it writes across regions is a sum, `csum[k] = csum[k] + x`, read
+ *     nowhere else in the loop: x goes to gnn_terms_csum[q], and after the loop the terms are
+ *     added per k in order of t, the order of the serial loop: the same sums, bit for bit.
+ * The shared stores' array has a slot for each q, so it bounds the terms' arrays. */
+
+/* The element index t * H + k (or t + k where H = 1) of the edge loop's t and the lane loop's k. */
+static bool edge_lane_index(const KExpr *x, int t, int k, int64_t nh) {
+  if (!x || x->kind != KE_BIN || x->op != KO_ADD) return false;
+  const KExpr *a = x->a, *b = x->b;
+  if (!(b->kind == KE_VAR && b->var == k && !b->a)) return false;
+  if (nh == 1 && a->kind == KE_VAR && a->var == t && !a->a) return true;
+  return a->kind == KE_BIN && a->op == KO_MUL && a->a->kind == KE_VAR && a->a->var == t && !a->a->a && a->b->kind == KE_ICONST &&
+         a->b->i == nh;
+}
+
+static int count_reads_stmts(const PtrVec *b, int var);
+static int count_reads_stmt(const KStmt *s, int var) {
+  const KExpr *es[] = {s->row, s->idx, s->val, s->lo, s->hi};
+  int n = 0;
+  for (int j = 0; j < 5; j++) n += reads_var(es[j], var);
+  return n + count_reads_stmts(&s->body, var);
+}
+static int count_reads_stmts(const PtrVec *b, int var) {
+  int n = 0;
+  for (int i = 0; i < b->len; i++) n += count_reads_stmt(b->items[i], var);
+  return n;
+}
+static int count_lets(const PtrVec *b, int var) {
+  int n = 0;
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    n += (s->kind == KS_LET && s->var == var) + count_lets(&s->body, var);
+  }
+  return n;
+}
+
+/* The lane loop of edge loop s when the two can be one loop (above), the sums' locals flagged
+ * in terms and the bound of q in *slots; else NULL. */
+static const KStmt *edge_lanes_of(HostK *h, const KStmt *s, int region, bool *terms, int *slots) {
+  const Kernel *k = h->k;
+  if (s->kind != KS_FOR || s->count != 1 || s->lo->kind != KE_ICONST || s->lo->i != 0 || !s->body.len) return NULL;
+  const KStmt *l = s->body.items[s->body.len - 1];
+  if (l->kind != KS_FOR_LANES || l->count >= 16 || (l->count & (l->count - 1)) || l->count > k->group) return NULL;
+  for (int i = 0; i + 1 < s->body.len; i++) { /* uniform LETs, written and read only in this loop */
+    const KStmt *u = s->body.items[i];
+    if (u->kind != KS_LET || u->idx || !k->locals[u->var].uniform || k->locals[u->var].len ||
+        count_lets(&k->body, u->var) != 1 || count_reads_stmts(&k->body, u->var) != count_reads_stmts(&s->body, u->var))
+      return NULL;
+  }
+  if (!flat_lanes_ok(h, l, region) || split_stmts(&l->body, l->var, l->count)) return NULL;
+  bool was = h->staged;
+  int fk = h->flat_k, fi = h->flat_i;
+  h->staged = true, h->flat_k = l->var, h->flat_i = l->var2;
+  bool ok = simd_ok(h, l, region);
+  h->staged = was, h->flat_k = fk, h->flat_i = fi;
+  if (!ok) return NULL;
+  *slots = 0;
+  for (int i = 0; i < l->body.len; i++) {
+    const KStmt *t = l->body.items[i];
+    if (t->kind == KS_SHSTORE) {
+      if (!edge_lane_index(t->idx, s->var, l->var, l->count)) return NULL;
+      if (!*slots || k->shared[t->var].len < *slots) *slots = k->shared[t->var].len;
+      continue;
+    }
+    if (!h->promote[t->var]) continue; /* a local of this lane loop alone */
+    const KExpr *v = t->val;
+    if (v->kind != KE_BIN || v->op != KO_ADD || v->a->kind != KE_VAR || v->a->var != t->var || !v->a->a ||
+        v->a->a->kind != KE_VAR || v->a->a->var != l->var2 || v->a->a->a || reads_var(v->b, t->var) ||
+        count_reads_stmts(&l->body, t->var) != 1 || count_lets(&l->body, t->var) != 1)
+      return NULL;
+    terms[t->var] = true;
+  }
+  return *slots ? l : NULL;
+}
+
+/* Whether e reads promoted local v at element k alone (P[k], the lane's own: in the loop, the
+ * copy gnn_rep_P[gnn_j]). */
+static bool reads_promoted(const HostK *h, const KExpr *e, int v) {
+  return e && ((e->kind == KE_VAR && e->var == v && h->promote[v]) || reads_promoted(h, e->a, v) || reads_promoted(h, e->b, v) ||
+               reads_promoted(h, e->c, v));
+}
+
+static void edge_lanes_loop(FILE *out, HostK *h, const KStmt *s, const KStmt *l, int region, int d, const bool *only) {
+  const Kernel *k = h->k;
+  const char *tv = k->locals[s->var].name, *kv = k->locals[l->var].name, *iv = k->locals[l->var2].name;
+  long long nh = (long long)l->count;
+  ind(out, d);
+  fputs("for (int64_t gnn_b = 0; gnn_b < (", out);
+  expr(out, h, s->hi);
+  fprintf(out, ") * %lld; gnn_b += 16) { /* 16 (edge, lane) pairs at a time: see emit_edge_lanes */\n", nh);
+  ind(out, d + 1);
+  fputs("const int64_t gnn_nb = gnn_min_i64((", out);
+  expr(out, h, s->hi);
+  fprintf(out, ") * %lld - gnn_b, 16);\n", nh);
+  fputs("#pragma omp simd", out);
+  int np = 0; /* the uniform locals, one per pair */
+  for (int i = 0; i + 1 < s->body.len; i++) {
+    const KStmt *u = s->body.items[i];
+    if (h->used[u->var]) fprintf(out, "%s%s", np++ ? ", " : " private(", k->locals[u->var].name);
+  }
+  fputs(np ? ") /* see emit_edge_lanes */\n" : " /* see emit_edge_lanes */\n", out);
+  ind(out, d + 1);
+  fputs("for (int64_t gnn_j = 0; gnn_j < gnn_nb; gnn_j++) {\n", out);
+  ind(out, d + 2);
+  fprintf(out, "const int64_t gnn_q = gnn_b + gnn_j, %s = gnn_q / %lld, %s = gnn_j %% %lld;\n", tv, nh, kv, nh);
+  ind(out, d + 2);
+  fprintf(out, "const int lane = (int)(%s %% %d), %s = (int)(%s / %d);\n", kv, k->group, iv, kv, k->group);
+  ind(out, d + 2);
+  fprintf(out, "(void)gnn_q;\n");
+  ind(out, d + 2);
+  fprintf(out, "(void)lane;\n");
+  ind(out, d + 2);
+  fprintf(out, "(void)%s;\n", iv);
+  for (int i = 0; i + 1 < s->body.len; i++) emit_uniform(out, h, s->body.items[i], d + 2);
+  region_decls(out, h, region, d + 2, only);
+  h->flat_k = l->var, h->flat_i = l->var2, h->el_t = s->var, h->el_k = l->var, h->el_h = l->count;
+  emit_block(out, h, &l->body, d + 2, true);
+  h->flat_k = h->flat_i = -1, h->el_h = 0;
+  ind(out, d + 1);
+  fputs("}\n", out);
+  ind(out, d);
+  fputs("}\n", out);
+}
+
+/* Prints edge loop s as one loop over its edges and lanes when it can be (above): true; else
+ * prints nothing and returns false. */
+static bool emit_edge_lanes(FILE *out, HostK *h, const KStmt *s, int d) {
+  const Kernel *k = h->k;
+  int region = h->cur + 1, slots = 0;
+  bool *terms = calloc((size_t)k->nlocals + 1, 1);
+  const KStmt *l = edge_lanes_of(h, s, region, terms, &slots);
+  if (!l) {
+    free(terms);
+    return false;
+  }
+  h->cur = region;
+  bool *only = flat_region(h, &s->body, s->body.len - 1, s->body.len, region);
+  const char *tv = k->locals[s->var].name;
+  ind(out, d);
+  fputs("{ /* the chunk's edges and their lanes as one loop: see emit_edge_lanes */\n", out);
+  for (int v = 0; v < k->nlocals; v++)
+    if (terms[v]) {
+      ind(out, d + 1);
+      fprintf(out, "%s gnn_terms_%s[%d];\n", ctype(k->locals[v].type), k->locals[v].name, slots);
+    }
+  for (int v = 0; v < k->nlocals; v++) { /* the lanes' values the pairs read: a vector's worth, in pair order */
+    bool read = false;
+    for (int i = 0; i < l->body.len && h->promote[v] && !terms[v] && !read; i++) {
+      const KStmt *t = l->body.items[i];
+      read = reads_promoted(h, t->idx, v) || reads_promoted(h, t->val, v);
+    }
+    if (!read) continue;
+    const char *n = k->locals[v].name;
+    ind(out, d + 1);
+    fprintf(out, "%s gnn_rep_%s[16];\n", ctype(k->locals[v].type), n);
+    ind(out, d + 1);
+    fprintf(out, "for (int gnn_r = 0; gnn_r < 16; gnn_r++) gnn_rep_%s[gnn_r] = %s[gnn_r %% %lld];\n", n, n, (long long)l->count);
+  }
+  bool was = h->staged;
+  h->staged = true, h->terms = terms;
+  if (h->training < 0 && stmt_has_training(l)) {
+    ind(out, d + 1);
+    fputs("if (training) {\n", out);
+    h->training = 1;
+    edge_lanes_loop(out, h, s, l, region, d + 2, only);
+    ind(out, d + 1);
+    fputs("} else {\n", out);
+    h->training = 0;
+    edge_lanes_loop(out, h, s, l, region, d + 2, only);
+    h->training = -1;
+    ind(out, d + 1);
+    fputs("}\n", out);
+  } else {
+    edge_lanes_loop(out, h, s, l, region, d + 1, only);
+  }
+  h->staged = was, h->terms = NULL;
+  for (int v = 0; v < k->nlocals; v++) {
+    if (!terms[v]) continue;
+    const char *n = k->locals[v].name;
+    ind(out, d + 1);
+    fprintf(out, "for (int64_t %s = 0; %s < ", tv, tv);
+    expr(out, h, s->hi);
+    fprintf(out, "; %s++) /* the terms in the serial loop's order */\n", tv);
+    ind(out, d + 2);
+    fprintf(out, "for (int64_t gnn_k = 0; gnn_k < %lld; gnn_k++) %s[gnn_k] = %s[gnn_k] + gnn_terms_%s[%s * %lld + gnn_k];\n",
+            (long long)l->count, n, n, n, tv, (long long)l->count);
+  }
+  ind(out, d);
+  fputs("}\n", out);
+  free(only);
+  free(terms);
+  return true;
+}
+
 /* Lane-uniform statements print as they are; each maximal run of per-lane statements becomes
  * one lane loop (a region). Inside a lane loop (in_lanes) everything is per-lane code. */
 static void emit_block(FILE *out, HostK *h, const PtrVec *b, int d, bool in_lanes) {
@@ -1028,7 +1314,7 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   int n = k->nlocals;
   HostK h = {k, calloc((size_t)n + 1, sizeof(int)), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), 0, 0, -1, -1, 0, -1,
              calloc((size_t)k->nshared * PF_MAX + 1, sizeof(PfRow)), {calloc(PF_MAX, sizeof(PfRow)), calloc(PF_MAX, sizeof(PfRow))},
-             calloc((size_t)k->nshared + 1, sizeof(KExpr *)), -1, false};
+             calloc((size_t)k->nshared + 1, sizeof(KExpr *)), -1, false, NULL, -1, -1, 0};
   scan_block(&h, &k->body, 0);
   pf_scan(&h);
   fprintf(out, "\n/* %s: %s, %d lanes per group. %s%s\n", k->name, kernel_mapping_desc(k), k->group, k->what, emit_kernel_comment_end(p, k));

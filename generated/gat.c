@@ -393,34 +393,49 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
         sh_scale11[k4] = scale;
         csum[k4] = 0.0f;
       }
-      for (int64_t tc1 = 0; tc1 < cnt; tc1++) {
-        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
-        ec1 = sh_e[tc1];
+      { /* the chunk's edges and their lanes as one loop: see emit_edge_lanes */
+        double gnn_terms_csum[256];
+        float gnn_rep_m[16];
+        for (int gnn_r = 0; gnn_r < 16; gnn_r++) gnn_rep_m[gnn_r] = m[gnn_r % 8];
         if (training) {
-#pragma omp simd /* see simd_ok */
-          for (int64_t k5 = 0; k5 < 8; k5++) { /* the lanes in order of k: see emit_host.c */
-            const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
-            (void)lane;
-            (void)i5;
-            float p;
-            (void)p;
-            p = gnn_expf(sh_st10[(tc1 * 8) + k5] - m[k5]);
-            sh_w18[(tc1 * 8) + k5] = (gnn_keep_f64(gnn_dropout_keep(seed, 1u, (uint64_t)((ec1 * 8) + k5), 0.6f), (double)p * 2.50000015f));
-            csum[k5] = csum[k5] + (double)p;
+          for (int64_t gnn_b = 0; gnn_b < (cnt) * 8; gnn_b += 16) { /* 16 (edge, lane) pairs at a time: see emit_edge_lanes */
+            const int64_t gnn_nb = gnn_min_i64((cnt) * 8 - gnn_b, 16);
+#pragma omp simd private(ec1) /* see emit_edge_lanes */
+            for (int64_t gnn_j = 0; gnn_j < gnn_nb; gnn_j++) {
+              const int64_t gnn_q = gnn_b + gnn_j, tc1 = gnn_q / 8, k5 = gnn_j % 8;
+              const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+              (void)gnn_q;
+              (void)lane;
+              (void)i5;
+              ec1 = sh_e[tc1];
+              float p;
+              (void)p;
+              p = gnn_expf(sh_st10[gnn_q] - gnn_rep_m[gnn_j]);
+              sh_w18[gnn_q] = (gnn_keep_f64(gnn_dropout_keep(seed, 1u, (uint64_t)((ec1 * 8) + k5), 0.6f), (double)p * 2.50000015f));
+              gnn_terms_csum[gnn_q] = (double)p;
+            }
           }
         } else {
-#pragma omp simd /* see simd_ok */
-          for (int64_t k5 = 0; k5 < 8; k5++) { /* the lanes in order of k: see emit_host.c */
-            const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
-            (void)lane;
-            (void)i5;
-            float p;
-            (void)p;
-            p = gnn_expf(sh_st10[(tc1 * 8) + k5] - m[k5]);
-            sh_w18[(tc1 * 8) + k5] = (double)p;
-            csum[k5] = csum[k5] + (double)p;
+          for (int64_t gnn_b = 0; gnn_b < (cnt) * 8; gnn_b += 16) { /* 16 (edge, lane) pairs at a time: see emit_edge_lanes */
+            const int64_t gnn_nb = gnn_min_i64((cnt) * 8 - gnn_b, 16);
+#pragma omp simd private(ec1) /* see emit_edge_lanes */
+            for (int64_t gnn_j = 0; gnn_j < gnn_nb; gnn_j++) {
+              const int64_t gnn_q = gnn_b + gnn_j, tc1 = gnn_q / 8, k5 = gnn_j % 8;
+              const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+              (void)gnn_q;
+              (void)lane;
+              (void)i5;
+              ec1 = sh_e[tc1];
+              float p;
+              (void)p;
+              p = gnn_expf(sh_st10[gnn_q] - gnn_rep_m[gnn_j]);
+              sh_w18[gnn_q] = (double)p;
+              gnn_terms_csum[gnn_q] = (double)p;
+            }
           }
         }
+        for (int64_t tc1 = 0; tc1 < cnt; tc1++) /* the terms in the serial loop's order */
+          for (int64_t gnn_k = 0; gnn_k < 8; gnn_k++) csum[gnn_k] = csum[gnn_k] + gnn_terms_csum[tc1 * 8 + gnn_k];
       }
       for (int64_t k6 = 0; k6 < 8; k6++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
@@ -646,34 +661,49 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
         sh_scale31[k4] = scale;
         csum[k4] = 0.0f;
       }
-      for (int64_t tc1 = 0; tc1 < cnt; tc1++) {
-        __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
-        ec1 = sh_e[tc1];
+      { /* the chunk's edges and their lanes as one loop: see emit_edge_lanes */
+        double gnn_terms_csum[8];
+        float gnn_rep_m[16];
+        for (int gnn_r = 0; gnn_r < 16; gnn_r++) gnn_rep_m[gnn_r] = m[gnn_r % 1];
         if (training) {
-#pragma omp simd /* see simd_ok */
-          for (int64_t k5 = 0; k5 < 1; k5++) { /* the lanes in order of k: see emit_host.c */
-            const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
-            (void)lane;
-            (void)i5;
-            float p;
-            (void)p;
-            p = gnn_expf(sh_st30[tc1 + k5] - m[k5]);
-            sh_w38[tc1 + k5] = (gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(ec1 + k5), 0.6f), (double)p * 2.50000015f));
-            csum[k5] = csum[k5] + (double)p;
+          for (int64_t gnn_b = 0; gnn_b < (cnt) * 1; gnn_b += 16) { /* 16 (edge, lane) pairs at a time: see emit_edge_lanes */
+            const int64_t gnn_nb = gnn_min_i64((cnt) * 1 - gnn_b, 16);
+#pragma omp simd private(ec1) /* see emit_edge_lanes */
+            for (int64_t gnn_j = 0; gnn_j < gnn_nb; gnn_j++) {
+              const int64_t gnn_q = gnn_b + gnn_j, tc1 = gnn_q / 1, k5 = gnn_j % 1;
+              const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
+              (void)gnn_q;
+              (void)lane;
+              (void)i5;
+              ec1 = sh_e[tc1];
+              float p;
+              (void)p;
+              p = gnn_expf(sh_st30[gnn_q] - gnn_rep_m[gnn_j]);
+              sh_w38[gnn_q] = (gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(ec1 + k5), 0.6f), (double)p * 2.50000015f));
+              gnn_terms_csum[gnn_q] = (double)p;
+            }
           }
         } else {
-#pragma omp simd /* see simd_ok */
-          for (int64_t k5 = 0; k5 < 1; k5++) { /* the lanes in order of k: see emit_host.c */
-            const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
-            (void)lane;
-            (void)i5;
-            float p;
-            (void)p;
-            p = gnn_expf(sh_st30[tc1 + k5] - m[k5]);
-            sh_w38[tc1 + k5] = (double)p;
-            csum[k5] = csum[k5] + (double)p;
+          for (int64_t gnn_b = 0; gnn_b < (cnt) * 1; gnn_b += 16) { /* 16 (edge, lane) pairs at a time: see emit_edge_lanes */
+            const int64_t gnn_nb = gnn_min_i64((cnt) * 1 - gnn_b, 16);
+#pragma omp simd private(ec1) /* see emit_edge_lanes */
+            for (int64_t gnn_j = 0; gnn_j < gnn_nb; gnn_j++) {
+              const int64_t gnn_q = gnn_b + gnn_j, tc1 = gnn_q / 1, k5 = gnn_j % 1;
+              const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
+              (void)gnn_q;
+              (void)lane;
+              (void)i5;
+              ec1 = sh_e[tc1];
+              float p;
+              (void)p;
+              p = gnn_expf(sh_st30[gnn_q] - gnn_rep_m[gnn_j]);
+              sh_w38[gnn_q] = (double)p;
+              gnn_terms_csum[gnn_q] = (double)p;
+            }
           }
         }
+        for (int64_t tc1 = 0; tc1 < cnt; tc1++) /* the terms in the serial loop's order */
+          for (int64_t gnn_k = 0; gnn_k < 1; gnn_k++) csum[gnn_k] = csum[gnn_k] + gnn_terms_csum[tc1 * 1 + gnn_k];
       }
       for (int64_t k6 = 0; k6 < 1; k6++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k6 % 8), i6 = (int)(k6 / 8);
@@ -1101,8 +1131,15 @@ static void k8_apply_vertex_reshape_vertex(int64_t nrows, const double *restrict
       (void)i1;
       double sum;
       sum = 0.0f;
-      for (int64_t j = 0; j < 8; j++) {
-        sum = sum + ((double)t77[row * 64 + ((k1 * 8) + j)] * gatconv0_out[row * 64 + ((k1 * 8) + j)]);
+      { /* a float64 sum added pairwise: see emit_pairwise_sum */
+        double pairs[8];
+#pragma omp simd
+        for (int64_t j = 0; j < 8; j++) pairs[j] = (double)t77[row * 64 + ((k1 * 8) + j)] * gatconv0_out[row * 64 + ((k1 * 8) + j)];
+        for (int64_t w = 4; w > 0; w >>= 1) {
+#pragma omp simd
+          for (int64_t p = 0; p < w; p++) pairs[p] = pairs[p] + pairs[p + w];
+        }
+        sum = sum + pairs[0];
       }
       t90[row * 8 + k1] = sum;
     }
@@ -1181,8 +1218,15 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             float x;
             (void)x;
             sum = 0.0f;
-            for (int64_t j = 0; j < 8; j++) {
-              sum = sum + ((double)gatconv0_x_W[u * 64 + ((k1 * 8) + j)] * (double)t77[row * 64 + ((k1 * 8) + j)]);
+            { /* a float64 sum added pairwise: see emit_pairwise_sum */
+              double pairs[8];
+#pragma omp simd
+              for (int64_t j = 0; j < 8; j++) pairs[j] = (double)gatconv0_x_W[u * 64 + ((k1 * 8) + j)] * (double)t77[row * 64 + ((k1 * 8) + j)];
+              for (int64_t w = 4; w > 0; w >>= 1) {
+#pragma omp simd
+                for (int64_t p = 0; p < w; p++) pairs[p] = pairs[p] + pairs[p + w];
+              }
+              sum = sum + pairs[0];
             }
             r9_ = t7[u * 8 + k1] + t8[row * 8 + k1];
             gatconv0_e_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
@@ -1209,8 +1253,15 @@ static void k9_sum_vertex(int64_t nrows, const int64_t *restrict in_ptr, const i
             float x;
             (void)x;
             sum = 0.0f;
-            for (int64_t j = 0; j < 8; j++) {
-              sum = sum + ((double)gatconv0_x_W[u * 64 + ((k1 * 8) + j)] * (double)t77[row * 64 + ((k1 * 8) + j)]);
+            { /* a float64 sum added pairwise: see emit_pairwise_sum */
+              double pairs[8];
+#pragma omp simd
+              for (int64_t j = 0; j < 8; j++) pairs[j] = (double)gatconv0_x_W[u * 64 + ((k1 * 8) + j)] * (double)t77[row * 64 + ((k1 * 8) + j)];
+              for (int64_t w = 4; w > 0; w >>= 1) {
+#pragma omp simd
+                for (int64_t p = 0; p < w; p++) pairs[p] = pairs[p] + pairs[p + w];
+              }
+              sum = sum + pairs[0];
             }
             r9_ = t7[u * 8 + k1] + t8[row * 8 + k1];
             gatconv0_e_ = gnn_sel_f32(r9_ > 0.0f, r9_, 0.2f * r9_);
@@ -1344,8 +1395,15 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
             float x;
             (void)x;
             sum = 0.0f;
-            for (int64_t j2 = 0; j2 < 8; j2++) {
-              sum = sum + ((double)gatconv0_x_W[row * 64 + ((k2 * 8) + j2)] * (double)t77[u * 64 + ((k2 * 8) + j2)]);
+            { /* a float64 sum added pairwise: see emit_pairwise_sum */
+              double pairs[8];
+#pragma omp simd
+              for (int64_t j2 = 0; j2 < 8; j2++) pairs[j2] = (double)gatconv0_x_W[row * 64 + ((k2 * 8) + j2)] * (double)t77[u * 64 + ((k2 * 8) + j2)];
+              for (int64_t w = 4; w > 0; w >>= 1) {
+#pragma omp simd
+                for (int64_t p = 0; p < w; p++) pairs[p] = pairs[p] + pairs[p + w];
+              }
+              sum = sum + pairs[0];
             }
             r93_ = sh_st85[(t * 8) + k2] * (float)(((gnn_keep_f64(gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f), sum * 2.50000015f))) - t90[u * 8 + k2]);
             r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
@@ -1369,8 +1427,15 @@ static void k10_sum_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, c
             float x;
             (void)x;
             sum = 0.0f;
-            for (int64_t j2 = 0; j2 < 8; j2++) {
-              sum = sum + ((double)gatconv0_x_W[row * 64 + ((k2 * 8) + j2)] * (double)t77[u * 64 + ((k2 * 8) + j2)]);
+            { /* a float64 sum added pairwise: see emit_pairwise_sum */
+              double pairs[8];
+#pragma omp simd
+              for (int64_t j2 = 0; j2 < 8; j2++) pairs[j2] = (double)gatconv0_x_W[row * 64 + ((k2 * 8) + j2)] * (double)t77[u * 64 + ((k2 * 8) + j2)];
+              for (int64_t w = 4; w > 0; w >>= 1) {
+#pragma omp simd
+                for (int64_t p = 0; p < w; p++) pairs[p] = pairs[p] + pairs[p + w];
+              }
+              sum = sum + pairs[0];
             }
             r93_ = sh_st85[(t * 8) + k2] * (float)((sum) - t90[u * 8 + k2]);
             r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];

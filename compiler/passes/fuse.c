@@ -455,12 +455,26 @@ static void merge_into(Fuse *F, int into, int from) {
   F->g[from].dead = true;
 }
 
+/* The sums over the rows one kernel makes: each its own float64 accumulator, block-reduced
+ * (lower_sink), and a kernel has at most this many block-reduced targets (kverify). */
+enum { SINK_MAX = 8 };
+
+static int group_size(const Fuse *F, int g) {
+  int n = 0;
+  for (int i = 0; i < F->n; i++) {
+    const Value *v = F->m->vals.items[i];
+    n += in_group(v) && v->group == g;
+  }
+  return n;
+}
+
 static bool can_merge(Fuse *F, int a, int b) {
   FuseGroup *ga = &F->g[a], *gb = &F->g[b];
   if (a == b || ga->dead || gb->dead || ga->kind != gb->kind || ga->bwd != gb->bwd) return false;
   if (ga->kind == FG_WALK && ga->dir != gb->dir) return false;
   if (ga->kind == FG_ROWS && ga->rows != gb->rows) return false;
   if (ga->kind == FG_SINK && ga->rows != gb->rows) return false;
+  if (ga->kind == FG_SINK && group_size(F, a) + group_size(F, b) > SINK_MAX) return false;
   if (ga->kind != FG_WALK && ga->kind != FG_ROWS && ga->kind != FG_SINK) return false;
   if (ga->kind == FG_WALK && far_conflict(F, a, b, ga->dir)) return false;
   if (ga->kind == FG_ROWS && gb->kind == FG_ROWS && ga->rows == DOM_VERTEX) {

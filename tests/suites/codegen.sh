@@ -23,6 +23,10 @@
 #   codegen/host/gemm-widths/GRAPH/MAPPING (and backward/gemm-widths, .../tn)  the generated GEMM
 #                                  loops at N = 72 (masked), 80, 48, C = A . B^T and C = A^T . B,
 #                                  vs the interpreter
+#   codegen/host/edge-lanes/GRAPH/MAPPING (and backward/edge-lanes, edge-lanes/emitted)  GAT layers
+#                                  at 1, 2 and 8 heads of 4..32 (tests/codegen/edge_lanes.gnn):
+#                                  the host's one loop over (edge, head) pairs and its pairwise
+#                                  float64 sums, vs the interpreter
 #   codegen/host-exp/-O3, -O0      the prelude's gnn_expf and gnn_expm1f (tests/codegen/exp_check.c)
 #                                  vs glibc over every 61st float32 and the special values: <= 1 and
 #                                  <= 2 ulp on normal results, +0 below FLT_MIN, inf/-1/NaN as glibc
@@ -292,6 +296,32 @@ if [ -x "$cg_bin/gnn-run" ]; then
       cg_check_bwd "codegen/$cg_target/backward/gemm-widths/$(basename $cg_g)/$cg_map" tests/codegen/gemm_widths.gnn $cg_g $cg_map 62
       GNNC_HOST_CFLAGS="${GNNC_HOST_CFLAGS:+$GNNC_HOST_CFLAGS }-DGNN_GEMM_TN_MIN_ROWS=64" \
         cg_check_bwd "codegen/$cg_target/backward/gemm-widths/$(basename $cg_g)/$cg_map/tn" "$cg/gemm_widths_tn.gnn" $cg_g $cg_map 63
+    done
+  done
+fi
+
+# The host emitter's loop forms for attention (tests/codegen/edge_lanes.gnn: a chunk's edges and
+# heads as one vector loop at H = 1, 2, 8; float64 dot products added pairwise at D = 4, 8, 32; and
+# its ten weight-gradient sums, more than one kernel's eight block-reduced targets, in two
+# kernels): the emitted C takes both forms (else the comparisons below lost their subject), and
+# the output and every gradient agree with the interpreter on PubMed, hub10k and the graph with
+# isolated vertices, both mappings.
+if [ -x "$cg_bin/gnn-run" ]; then
+  if [ -z "${CG_TARGET:-}" ]; then
+    if ! cg_out=$("$GNNC" tests/codegen/edge_lanes.gnn --target=host --emit=c -o "$cg/edge_lanes.c" 2>&1); then
+      fail codegen/host/edge-lanes/emitted "$(cg_tail "$cg_out")"
+    elif [ "$(grep -c 'see emit_edge_lanes \*/' "$cg/edge_lanes.c")" -ge 10 ] &&
+         [ "$(grep -c 'a float64 sum added pairwise' "$cg/edge_lanes.c")" -ge 10 ] &&
+         grep -q 'gnn_b < (cnt) \* 8;' "$cg/edge_lanes.c" && grep -q 'double pairs\[32\]' "$cg/edge_lanes.c"; then
+      pass codegen/host/edge-lanes/emitted
+    else
+      fail codegen/host/edge-lanes/emitted "the emitted C lacks the edge-lanes or pairwise-sum loops"
+    fi
+  fi
+  for cg_map in $cg_maps; do
+    for cg_g in data/pubmed tests/codegen/graphs/hub10k tests/interp/graphs/isolated; do
+      cg_check "codegen/$cg_target/edge-lanes/$(basename $cg_g)/$cg_map" tests/codegen/edge_lanes.gnn $cg_g $cg_map 71
+      cg_check_bwd "codegen/$cg_target/backward/edge-lanes/$(basename $cg_g)/$cg_map" tests/codegen/edge_lanes.gnn $cg_g $cg_map 72
     done
   done
 fi
