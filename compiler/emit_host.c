@@ -12,58 +12,16 @@
  * nvcc contracts a*b + c into an FMA by default, cc -O2 for x86-64 does not). Per-group shared memory is a local array of the row
  * iteration. Atomics are plain read-modify-writes made atomic for OpenMP (`omp atomic`, or a
  * compare-and-swap loop for max/min), since groups run in parallel.
+ *
+ * The kernels' statements and loops are printed here; expressions, the loop analysis and the
+ * prefetches are in emit_host_expr.c, emit_host_lanes.c and emit_host_prefetch.c (emit_host_state.h
+ * says which calls which), the narrow GEMMs in emit_host_gemm.c.
  */
-#include "gnnc.h"
+#include "emit_host_state.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct {
-  const Kernel *k;
-  int *region;       /* per local: the region it was first used in (0 = none yet) */
-  bool *promote;     /* per local: used in two regions (or by a group reduction): an array over lanes */
-  bool *loopvar;     /* per local: a loop variable (declared in its loop header) */
-  bool *used;
-  int nregion;       /* regions numbered by scan_block */
-  int cur;           /* and counted again, in the same order, by emit_block */
-  int flat_k, flat_i; /* inside a flat lane loop (emit_flat_lanes): its k and i locals; else -1 */
-  int64_t split;     /* inside a flat loop split by C (k / C and k % C in it): C; else 0 */
-  int training;      /* inside an unswitched flat lane loop: the training flag's value (0, 1); else -1 */
-  struct PfRow *pf;  /* per shared array, PF_MAX rows (buf NULL-padded) gathered through it: prefetched */
-  struct PfRow *pfe[2]; /* an edge-balanced kernel's rows read at src[row] (0), dst[row] (1): PF_MAX each */
-  const KExpr **stage; /* per shared array: the value its one store in a walk stages (see pf_walk); else NULL */
-  int walk_ptr;        /* a vertex-mapped walk's offsets (KG_IN_PTR, KG_OUT_PTR) for the prefetch ahead; else -1 */
-  bool staged;         /* inside the scalar loop over a chunk's staged edges (emit_for) */
-  bool *terms;         /* per local: a sum whose terms go to gnn_terms_<name>[gnn_q] (emit_edge_lanes); else NULL */
-  int el_t, el_k;      /* inside such a loop: the edge loop's t and the lane loop's k, */
-  int64_t el_h;        /* and the lane count H (t * H + k prints as gnn_q); else 0 */
-} HostK;
-
-/* At most this many buffers are prefetched per staged id, this many bytes of each row; an
- * edge-balanced kernel asks for the rows of the edge this many rows ahead. */
-enum { PF_MAX = 4, PF_ROW_BYTES = 512, PF_EDGE_AHEAD = 16 };
-
-/* A buffer's row read through an id (see pf_scan): the elements [lo, hi] of the row that the
- * kernel's loads can reach, and whether the id is also read after its chunk's barrier (a
- * uniform `u = sh_u[t]`: the rows are asked for at the staging store) or only by the staging
- * region itself (`su = sh_u[lane]`, read a few instructions after the store: only the rows
- * ahead are worth asking for). */
-typedef struct PfRow {
-  const KBuf *buf;
-  int64_t lo, hi;
-  bool at_store;
-} PfRow;
-
-static bool stmt_uniform(const HostK *h, const KStmt *s) {
-  switch (s->kind) {
-  case KS_LET: return h->k->locals[s->var].uniform;
-  case KS_FOR: return h->k->locals[s->var].uniform;
-  case KS_IF: return s->count == 1;
-  case KS_BARRIER: case KS_GROUP_REDUCE: return true;
-  default: return false;
-  }
-}
 
 /* ---------------------------------------------------------------- analysis: regions and uses */
 
@@ -128,231 +86,7 @@ static void scan_block(HostK *h, const PtrVec *b, int region) {
   }
 }
 
-/* ---------------------------------------------------------------- printing */
-
-static void ind(FILE *out, int d) {
-  for (int i = 0; i < d; i++) fputs("  ", out);
-}
-
-/* kexpr_print's host dialect promotes every per-lane local; we promote only some, so every
- * expression that may contain a local is printed here, and only leaves are delegated. */
-static void expr(FILE *out, const HostK *h, const KExpr *e);
-
-static void var(FILE *out, const HostK *h, int v, const KExpr *idx) {
-  const KLocal *l = &h->k->locals[v];
-  if (h->el_h && h->promote[v] && idx && idx->kind == KE_VAR && idx->var == h->flat_i && !idx->a) { /* see emit_edge_lanes */
-    fprintf(out, "gnn_rep_%s[gnn_j]", l->name);
-    return;
-  }
-  fputs(l->name, out);
-  if (h->promote[v] && idx) { /* element idx of every lane, lane-minor: acc[idx * G + lane] */
-    if (h->flat_i >= 0 && idx->kind == KE_VAR && idx->var == h->flat_i && !idx->a) {
-      fprintf(out, "[%s]", h->k->locals[h->flat_k].name); /* k = lane + i * G: contiguous in a flat loop */
-      return;
-    }
-    fputs("[(", out);
-    expr(out, h, idx);
-    fprintf(out, ") * %d + lane]", h->k->group);
-    return;
-  }
-  if (h->promote[v]) fputs("[lane]", out);
-  if (idx) {
-    fputc('[', out);
-    expr(out, h, idx);
-    fputc(']', out);
-  }
-}
-
-static void sub(FILE *out, const HostK *h, const KExpr *e) {
-  bool paren = e->kind == KE_BIN && e->op != KO_MIN && e->op != KO_MAX;
-  paren |= e->kind == KE_SELECT;
-  if (paren) fputc('(', out);
-  expr(out, h, e);
-  if (paren) fputc(')', out);
-}
-
-/* A condition on values (float comparisons, and their and/or/not), not on indices: a select
- * under it chooses between two values that are both safe to compute. A select under an index
- * condition may guard a load (concat's and pad's `c < la ? a[..] : b[c - la]`), and one under
- * the training flag is unswitched by the C compiler (computing both arms would run dropout's
- * RNG in inference). */
-static bool value_cond(const KExpr *c) {
-  if (c->kind == KE_KEEP) return true;
-  if (c->kind == KE_UN && c->op == KU_NOT) return value_cond(c->a);
-  if (c->kind != KE_BIN) return false;
-  if (c->op == KO_AND || c->op == KO_OR) return value_cond(c->a) && value_cond(c->b);
-  bool cmp = c->op == KO_LT || c->op == KO_LE || c->op == KO_GT || c->op == KO_GE || c->op == KO_EQ || c->op == KO_NE;
-  return cmp && (c->a->type == KT_F32 || c->a->type == KT_F64) && (c->b->type == KT_F32 || c->b->type == KT_F64);
-}
-
-/* No integer division or remainder by a non-constant: nothing that traps when computed. */
-static bool no_trap(const KExpr *e) {
-  if (!e) return true;
-  if (e->kind == KE_BIN && (e->op == KO_DIV || e->op == KO_MOD) && e->type != KT_F32 && e->type != KT_F64 &&
-      e->b->kind != KE_ICONST)
-    return false;
-  return no_trap(e->a) && no_trap(e->b) && no_trap(e->c);
-}
-
-/* A float select printed as gnn_sel_f32/f64 (bits under a mask) rather than `?:`: the generated
- * source carries a pragma that turns GCC's if-conversion off (a miscompile, see host_prelude),
- * so a `?:` in a lane loop is control flow that stops the loop from vectorising -- an ELU over
- * PubMed's 19,717 x 64 took 11.0 ms as `?:` with libm's expm1f, 1.1 ms as a mask with
- * gnn_expm1f. */
-static bool bitwise_select(const KExpr *e) {
-  return (e->type == KT_F32 || e->type == KT_F64) && value_cond(e->a) && no_trap(e->b) && no_trap(e->c);
-}
-
-/* k / C or k % C of the flat loop's k, C the split: see emit_flat_loop. */
-static bool is_split(const HostK *h, const KExpr *e) {
-  return e->kind == KE_BIN && e->a->kind == KE_VAR && e->a->var == h->flat_k && !e->a->a && e->b->kind == KE_ICONST &&
-         e->b->i == h->split;
-}
-
-static bool edge_lane_index(const KExpr *x, int t, int k, int64_t nh);
-
-static void expr(FILE *out, const HostK *h, const KExpr *e) {
-  static const char *bin[] = {"+", "-", "*", "/", "%", "", "", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
-  if (h->el_h && edge_lane_index(e, h->el_t, h->el_k, h->el_h)) { /* q itself: a contiguous access GCC can see */
-    fputs("gnn_q", out);
-    return;
-  }
-  switch (e->kind) {
-  case KE_VAR:
-    var(out, h, e->var, e->a);
-    return;
-  case KE_BIN:
-    if (h->split && (e->op == KO_DIV || e->op == KO_MOD) && is_split(h, e)) { /* the split loop's counters */
-      fprintf(out, "%s_%s", h->k->locals[h->flat_k].name, e->op == KO_DIV ? "hi" : "lo");
-      return;
-    }
-    if (e->op == KO_MIN || e->op == KO_MAX) {
-      fprintf(out, "%s(", e->type == KT_F32 ? (e->op == KO_MIN ? "fminf" : "fmaxf") : e->type == KT_F64 ? (e->op == KO_MIN ? "fmin" : "fmax") : (e->op == KO_MIN ? "gnn_min_i64" : "gnn_max_i64"));
-      expr(out, h, e->a);
-      fputs(", ", out);
-      expr(out, h, e->b);
-      fputc(')', out);
-      return;
-    }
-    sub(out, h, e->a);
-    fprintf(out, " %s ", bin[e->op]);
-    sub(out, h, e->b);
-    return;
-  case KE_SELECT:
-    if (e->a->kind == KE_TRAINING && h->training >= 0) { /* unswitched: the flag is known */
-      sub(out, h, h->training ? e->b : e->c);
-      return;
-    }
-    /* keep(...) ? x : 0, dropout's select, without a branch: the keep bit is a coin flip that
-     * a branch mispredicts half the time (4.4x the time of Cora's input dropout at -O2) */
-    if (e->a->kind == KE_KEEP && e->c->kind == KE_FCONST && e->c->f == 0 && !signbit(e->c->f) &&
-        (e->type == KT_F32 || e->type == KT_F64)) {
-      fprintf(out, "gnn_keep_%s(", e->type == KT_F32 ? "f32" : "f64");
-      expr(out, h, e->a);
-      fputs(", ", out);
-      expr(out, h, e->b);
-      fputc(')', out);
-      return;
-    }
-    if (bitwise_select(e)) { /* both arms computed, one kept by a mask: no branch for GCC to if-convert */
-      fprintf(out, "gnn_sel_%s(", e->type == KT_F32 ? "f32" : "f64");
-      expr(out, h, e->a);
-      fputs(", ", out);
-      expr(out, h, e->b);
-      fputs(", ", out);
-      expr(out, h, e->c);
-      fputc(')', out);
-      return;
-    }
-    sub(out, h, e->a);
-    fputs(" ? ", out);
-    sub(out, h, e->b);
-    fputs(" : ", out);
-    sub(out, h, e->c);
-    return;
-  default:
-    break;
-  }
-  /* The forms whose children may hold locals are printed here too; leaves are delegated. */
-  switch (e->kind) {
-  case KE_UN: {
-    /* exp, expm1 and tanh are the prelude's branch-free ones, which vectorise (libm's are calls) */
-    static const char *c[] = {"-", "gnn_expf", "gnn_expm1f", "logf", "gnn_tanhf", "sqrtf", "gnn_rsqrtf", "fabsf", "!", "(float)", "(int64_t)", "(double)"};
-    if (e->op == KU_NEG || e->op == KU_NOT || e->op == KU_TO_F32 || e->op == KU_TO_I64 || e->op == KU_TO_F64) {
-      fputs(c[e->op], out);
-      sub(out, h, e->a);
-    } else {
-      fprintf(out, "%s(", c[e->op]);
-      expr(out, h, e->a);
-      fputc(')', out);
-    }
-    return;
-  }
-  case KE_LOAD:
-    fprintf(out, "%s[", e->buf->name);
-    if (e->a) {
-      sub(out, h, e->a);
-      fprintf(out, " * %lld", (long long)e->buf->width);
-      if (!(e->b->kind == KE_ICONST && e->b->i == 0)) {
-        fputs(" + ", out);
-        sub(out, h, e->b);
-      }
-    } else {
-      expr(out, h, e->b);
-    }
-    fputc(']', out);
-    return;
-  case KE_GRAPH: case KE_SHARED: {
-    fprintf(out, "%s[", e->kind == KE_GRAPH ? kgraph_name[e->garr] : h->k->shared[e->var].name);
-    expr(out, h, e->a);
-    fputc(']', out);
-    return;
-  }
-  case KE_TRAINING:
-    fputs(h->training < 0 ? "training" : h->training ? "1" : "0", out);
-    return;
-  case KE_KEEP:
-    fprintf(out, "gnn_dropout_keep(seed, %lldu, (uint64_t)(", (long long)e->i);
-    expr(out, h, e->a);
-    fputs("), ", out);
-    kexpr_print(out, h->k, &(KExpr){.kind = KE_FCONST, .type = KT_F32, .f = (float)e->f}, DIALECT_HOST);
-    fputc(')', out);
-    return;
-  default:
-    kexpr_print(out, h->k, e, DIALECT_HOST);
-  }
-}
-
-static const char *ctype(KType t) { return ktype_c(t); }
-
 static void emit_block(FILE *out, HostK *h, const PtrVec *b, int d, bool in_lanes);
-
-/* Whether b holds per-lane statements (a lane region) at any depth of uniform loops and ifs. */
-static bool has_lanes(const HostK *h, const PtrVec *b) {
-  for (int i = 0; i < b->len; i++) {
-    const KStmt *s = b->items[i];
-    if (!stmt_uniform(h, s) || has_lanes(h, &s->body)) return true;
-  }
-  return false;
-}
-
-static bool reads_var(const KExpr *e, int var);
-
-/* A lane's float64 sum over a row's elements, `for (j = 0; j < N; j++) sum = sum + E(j)` (the
- * dot products of the attention backward, `sum += (double)x[u * 72 + k * 16 + j] * (double)g[..]`):
- * one dependent add after another, 3-4 cycles each, where the products could be added in a
- * vector. Returns the addend E when s is such a loop (N a power of two from 4 to 256, step 1, the
- * one statement a float64 local's own update, E not reading that local); else NULL. */
-static const KExpr *pairwise_sum_addend(const HostK *h, const KStmt *s) {
-  if (s->count != 1 || s->lo->kind != KE_ICONST || s->lo->i != 0 || s->hi->kind != KE_ICONST) return NULL;
-  int64_t n = s->hi->i;
-  if (n < 4 || n > 256 || (n & (n - 1)) || s->body.len != 1) return NULL;
-  const KStmt *t = s->body.items[0];
-  if (t->kind != KS_LET || t->idx || h->k->locals[t->var].type != KT_F64) return NULL;
-  const KExpr *v = t->val;
-  if (v->kind != KE_BIN || v->op != KO_ADD || v->a->kind != KE_VAR || v->a->var != t->var || v->a->a) return NULL;
-  return reads_var(v->b, t->var) ? NULL : v->b;
-}
 
 /* Prints such a loop as its N addends into an array (a vector loop), then added pairwise --
  * element j + w into j, w = N/2, N/4, ..., 1 -- and the total added to the sum once. The same
@@ -372,7 +106,7 @@ static void emit_pairwise_sum(FILE *out, HostK *h, const KStmt *s, const KExpr *
   fputs("#pragma omp simd\n", out);
   ind(out, d + 1);
   fprintf(out, "for (int64_t %s = 0; %s < %lld; %s++) pairs[%s] = ", n, n, cnt, n, n);
-  expr(out, h, addend);
+  host_expr(out, h, addend);
   fputs(";\n", out);
   ind(out, d + 1);
   fprintf(out, "for (int64_t w = %lld; w > 0; w >>= 1) {\n", cnt / 2);
@@ -382,9 +116,9 @@ static void emit_pairwise_sum(FILE *out, HostK *h, const KStmt *s, const KExpr *
   ind(out, d + 1);
   fputs("}\n", out);
   ind(out, d + 1);
-  var(out, h, t->var, NULL);
+  host_var(out, h, t->var, NULL);
   fputs(" = ", out);
-  var(out, h, t->var, NULL);
+  host_var(out, h, t->var, NULL);
   fputs(" + pairs[0];\n", out);
   ind(out, d);
   fputs("}\n", out);
@@ -403,9 +137,9 @@ static void emit_for(FILE *out, HostK *h, const KStmt *s, int d, bool in_lanes) 
   if (!in_lanes && emit_edge_lanes(out, h, s, d)) return;
   ind(out, d);
   fprintf(out, "for (int64_t %s = ", n);
-  expr(out, h, s->lo);
+  host_expr(out, h, s->lo);
   fprintf(out, "; %s < ", n);
-  expr(out, h, s->hi);
+  host_expr(out, h, s->hi);
   if (s->count == 1) fprintf(out, "; %s++) {\n", n);
   else fprintf(out, "; %s += %lld) {\n", n, (long long)s->count);
   if (!in_lanes && s->count == 1 && has_lanes(h, &s->body)) {
@@ -429,9 +163,6 @@ static void emit_for(FILE *out, HostK *h, const KStmt *s, int d, bool in_lanes) 
   fputs("}\n", out);
 }
 
-static void pf_ahead(FILE *out, HostK *h, const KStmt *s, int d);
-static void pf_row_end(FILE *out, const PfRow *r);
-
 static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
   const Kernel *k = h->k;
   switch (s->kind) {
@@ -440,22 +171,22 @@ static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
     ind(out, d);
     if (h->terms && h->terms[s->var]) { /* sum = sum + x: x alone, added in order after the loop */
       fprintf(out, "gnn_terms_%s[gnn_q] = ", k->locals[s->var].name);
-      expr(out, h, s->val->b);
+      host_expr(out, h, s->val->b);
       fputs(";\n", out);
       return;
     }
-    var(out, h, s->var, s->idx);
+    host_var(out, h, s->var, s->idx);
     fputs(" = ", out);
-    expr(out, h, s->val);
+    host_expr(out, h, s->val);
     fputs(";\n", out);
     return;
   case KS_STORE: case KS_ATOMIC: {
     ind(out, d);
     if (s->kind == KS_ATOMIC && s->count == 1) { /* block-reduced: this thread's private sums */
       fprintf(out, "blk_%s[", s->buf->name);
-      expr(out, h, s->idx);
+      host_expr(out, h, s->idx);
       fputs("] += ", out);
-      expr(out, h, s->val);
+      host_expr(out, h, s->val);
       fputs(";\n", out);
       return;
     }
@@ -463,25 +194,25 @@ static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
       fprintf(out, "gnn_atomic_%s_%s(&", s->op == KO_ADD ? "add" : s->op == KO_MAX ? "max" : "min", s->buf->elem == ELEM_F64 ? "f64" : "f32");
     fprintf(out, "%s[", s->buf->name);
     if (s->row) {
-      sub(out, h, s->row);
+      host_sub(out, h, s->row);
       fprintf(out, " * %lld + ", (long long)s->buf->width);
-      sub(out, h, s->idx);
+      host_sub(out, h, s->idx);
     } else {
-      expr(out, h, s->idx);
+      host_expr(out, h, s->idx);
     }
     fputs(s->kind == KS_ATOMIC ? "], " : "] = ", out);
     if (s->buf->elem == ELEM_I32 && s->kind == KS_STORE) fputs("(int32_t)", out);
-    if (s->buf->elem == ELEM_I32 && s->kind == KS_STORE) sub(out, h, s->val);
-    else expr(out, h, s->val);
+    if (s->buf->elem == ELEM_I32 && s->kind == KS_STORE) host_sub(out, h, s->val);
+    else host_expr(out, h, s->val);
     fputs(s->kind == KS_ATOMIC ? ");\n" : ";\n", out);
     return;
   }
   case KS_SHSTORE:
     ind(out, d);
     fprintf(out, "%s[", k->shared[s->var].name);
-    expr(out, h, s->idx);
+    host_expr(out, h, s->idx);
     fputs("] = ", out);
-    expr(out, h, s->val);
+    host_expr(out, h, s->val);
     fputs(";\n", out);
     /* a staged id read from a graph array (a source, an edge id of the CSC order), not the edge
      * counter itself (consecutive edges: the hardware's prefetcher sees those): its rows */
@@ -490,7 +221,7 @@ static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
       if (!r->at_store) continue;
       ind(out, d);
       fprintf(out, "gnn_prefetch_row(&%s[%s[", r->buf->name, k->shared[s->var].name);
-      expr(out, h, s->idx);
+      host_expr(out, h, s->idx);
       fputc(']', out);
       pf_row_end(out, r);
     }
@@ -522,7 +253,7 @@ static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
     }
     ind(out, d);
     fputs("if (", out);
-    expr(out, h, s->lo);
+    host_expr(out, h, s->lo);
     fputs(") {\n", out);
     emit_block(out, h, &s->body, d + 1, true);
     ind(out, d);
@@ -535,8 +266,6 @@ static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
 }
 
 /* Locals that live in one region only: declared at the top of its lane loop. */
-static bool region_local(const HostK *h, int v, int region);
-
 static void region_decls(FILE *out, const HostK *h, int region, int d, const bool *only) {
   for (int i = 0; i < h->k->nlocals; i++) {
     const KLocal *l = &h->k->locals[i];
@@ -558,9 +287,9 @@ static void emit_uniform(FILE *out, HostK *h, const KStmt *s, int d) {
   case KS_LET:
     if (!h->used[s->var]) return;
     ind(out, d);
-    var(out, h, s->var, s->idx);
+    host_var(out, h, s->var, s->idx);
     fputs(" = ", out);
-    expr(out, h, s->val);
+    host_expr(out, h, s->val);
     fputs(";\n", out);
     return;
   case KS_FOR:
@@ -569,7 +298,7 @@ static void emit_uniform(FILE *out, HostK *h, const KStmt *s, int d) {
   case KS_IF: /* a uniform condition: the lane loops go inside */
     ind(out, d);
     fputs("if (", out);
-    expr(out, h, s->lo);
+    host_expr(out, h, s->lo);
     fputs(") {\n", out);
     emit_block(out, h, &s->body, d + 1, false);
     ind(out, d);
@@ -604,112 +333,6 @@ static void emit_uniform(FILE *out, HostK *h, const KStmt *s, int d) {
   }
 }
 
-/* ---------------------------------------------------------------- flat lane loops
- *
- * A region that is one `for k, i in lanes(N)` alone prints, serialised, as
- *   for (lane = 0; lane < G; lane++) for (i = 0; i < ceil(N / G); i++) { k = lane + i * G; ... }
- * which walks each row with stride G: no vectorisation, and 4-25x slower than the same body over
- * k = 0, 1, ..., N-1 (Cora's input dropout: 33 against 1.4 ms at -O3 -march=native). Iterating
- * k in order keeps each lane's own order of i (k = lane + i * G grows with i), so it is another
- * interleaving of the group's lanes, as valid as the first: lanes of one region never read what
- * another lane writes in it. What must not change is a per-lane scalar carried from one i to the
- * next of the same lane: the flat loop is used only if every local that lives in this region
- * alone is written before it is read in each iteration (checked below, conservatively). */
-
-/* A local that lives in region alone: per lane, neither promoted nor a loop variable. */
-static bool region_local(const HostK *h, int v, int region) {
-  return !h->k->locals[v].uniform && !h->loopvar[v] && !h->promote[v] && h->region[v] == region;
-}
-
-/* Whether e reads a local of region `region` not yet in def. */
-static bool reads_undefined(const HostK *h, const KExpr *e, int region, const bool *def) {
-  if (!e) return false;
-  if (e->kind == KE_VAR && region_local(h, e->var, region) && !def[e->var]) return true;
-  return reads_undefined(h, e->a, region, def) || reads_undefined(h, e->b, region, def) ||
-         reads_undefined(h, e->c, region, def);
-}
-
-/* Whether each region-local read in block b follows a write in the same iteration: a scalar
- * written by a KS_LET earlier in b or in an enclosing block (def, copied per nested block, so a
- * write inside an if or a loop defines it only there). */
-static bool written_before_read(const HostK *h, const PtrVec *b, int region, const bool *outer) {
-  int n = h->k->nlocals;
-  bool *def = malloc((size_t)n + 1), ok = true;
-  memcpy(def, outer, (size_t)n + 1);
-  for (int i = 0; i < b->len && ok; i++) {
-    const KStmt *s = b->items[i];
-    ok = !reads_undefined(h, s->row, region, def) && !reads_undefined(h, s->idx, region, def) &&
-         !reads_undefined(h, s->val, region, def) && !reads_undefined(h, s->lo, region, def) &&
-         !reads_undefined(h, s->hi, region, def);
-    if (ok && s->body.len) ok = written_before_read(h, &s->body, region, def);
-    if (ok && s->kind == KS_LET && !s->idx) def[s->var] = true; /* an element write defines no array */
-  }
-  free(def);
-  return ok;
-}
-
-/* Sets refs[v] for every local that s reads or writes. */
-static void expr_refs(const KExpr *e, bool *refs) {
-  if (!e) return;
-  if (e->kind == KE_VAR) refs[e->var] = true;
-  expr_refs(e->a, refs);
-  expr_refs(e->b, refs);
-  expr_refs(e->c, refs);
-}
-static void stmt_refs(const KStmt *s, bool *refs) {
-  if (s->kind == KS_LET) refs[s->var] = true;
-  expr_refs(s->row, refs);
-  expr_refs(s->idx, refs);
-  expr_refs(s->val, refs);
-  expr_refs(s->lo, refs);
-  expr_refs(s->hi, refs);
-  for (int i = 0; i < s->body.len; i++) stmt_refs(s->body.items[i], refs);
-}
-
-static bool flat_lanes_ok(const HostK *h, const KStmt *s, int region) {
-  if (s->kind != KS_FOR_LANES) return false;
-  bool *def = calloc((size_t)h->k->nlocals + 1, 1);
-  bool ok = written_before_read(h, &s->body, region, def);
-  free(def);
-  return ok;
-}
-
-/* The statements [i, end) of b form one region. If they are lanes loops only, each flat-able,
- * and no region scalar is used by two of them, returns each loop's locals (nlocals + 1 flags per
- * loop, for its declarations); else NULL. Each loop is then printed flat in turn: all lanes
- * through the first, then the second -- as valid a serialisation as lane by lane, since the
- * lanes of a region do not read each other's writes, and each lane still runs its loops in order. */
-static bool *flat_region(const HostK *h, const PtrVec *b, int i, int end, int region) {
-  int nl = h->k->nlocals + 1, nloops = end - i;
-  for (int a = i; a < end; a++)
-    if (!flat_lanes_ok(h, b->items[a], region)) return NULL;
-  bool *refs = calloc((size_t)nl * (size_t)nloops, 1);
-  for (int a = 0; a < nloops; a++) {
-    stmt_refs(b->items[i + a], refs + (size_t)a * nl);
-    for (int v = 0; v < nl - 1; v++) {
-      if (!refs[(size_t)a * nl + v] || !region_local(h, v, region)) continue;
-      for (int c = 0; c < a; c++)
-        if (refs[(size_t)c * nl + v]) {
-          free(refs);
-          return NULL;
-        }
-    }
-  }
-  return refs;
-}
-
-static bool expr_has_training(const KExpr *e) {
-  return e && (e->kind == KE_TRAINING || expr_has_training(e->a) || expr_has_training(e->b) || expr_has_training(e->c));
-}
-static bool stmt_has_training(const KStmt *s) {
-  if (expr_has_training(s->row) || expr_has_training(s->idx) || expr_has_training(s->val) ||
-      expr_has_training(s->lo) || expr_has_training(s->hi))
-    return true;
-  for (int i = 0; i < s->body.len; i++)
-    if (stmt_has_training(s->body.items[i])) return true;
-  return false;
-}
-
 static void emit_flat_loop(FILE *out, HostK *h, const KStmt *s, int region, int d, const bool *only);
 
 /* A flat lane loop that reads the training flag prints twice, under `if (training)` and its
@@ -733,102 +356,6 @@ static void emit_flat_lanes(FILE *out, HostK *h, const KStmt *s, int region, int
   h->training = -1;
   ind(out, d);
   fputs("}\n", out);
-}
-
-/* The divisor C of the largest k / C in e (k the flat loop's variable) that divides n: 0 if none. */
-static int64_t split_of(const KExpr *e, int kvar, int64_t n) {
-  if (!e) return 0;
-  int64_t c = 0;
-  if (e->kind == KE_BIN && e->op == KO_DIV && e->a->kind == KE_VAR && e->a->var == kvar && !e->a->a && e->b->kind == KE_ICONST &&
-      e->b->i >= 8 && n % e->b->i == 0) /* an inner loop of 8 or more: a vector's worth */
-    c = e->b->i;
-  int64_t x = split_of(e->a, kvar, n), y = split_of(e->b, kvar, n), z = split_of(e->c, kvar, n);
-  c = c > x ? c : x;
-  c = c > y ? c : y;
-  return c > z ? c : z;
-}
-static int64_t split_stmts(const PtrVec *b, int kvar, int64_t n) {
-  int64_t c = 0;
-  for (int i = 0; i < b->len; i++) {
-    const KStmt *s = b->items[i];
-    const KExpr *es[] = {s->row, s->idx, s->val, s->lo, s->hi};
-    for (int j = 0; j < 5; j++) {
-      int64_t x = split_of(es[j], kvar, n);
-      c = c > x ? c : x;
-    }
-    int64_t x = split_stmts(&s->body, kvar, n);
-    c = c > x ? c : x;
-  }
-  return c;
-}
-
-/* `#pragma omp simd` on a flat lane loop over a staged edge's row: GCC 12 unrolls a 16-wide
- * loop completely (GCN's second aggregation, `acc[k] += (double)(x[u * 16 + k] * c)`) and then
- * leaves the 16 float-to-double adds scalar, where the pragma has them as two vector adds (that
- * kernel on the R-MAT graph of issue 28: about 1.4x; docs/benchmarks.md). The pragma asserts the
- * iterations independent, so it is printed only where the loop shows that they are: its body
- * only LETs, each to a local of this region (declared in the loop: one per iteration) or to
- * element k of a promoted local (acc[k]), and a promoted local it writes read at element k alone.
- * No stores, atomics, ifs or loops: nothing another iteration could see. Each element's
- * arithmetic is the same in a vector lane (no reassociation: no reduction clause, and
- * -ffp-contract=off), so the values do not change. */
-static bool simd_expr_ok(const HostK *h, const KExpr *e, const bool *written) {
-  if (!e) return true;
-  if (e->kind == KE_VAR && written[e->var] && h->promote[e->var] &&
-      !(e->a && e->a->kind == KE_VAR && e->a->var == h->flat_i && !e->a->a))
-    return false;
-  return simd_expr_ok(h, e->a, written) && simd_expr_ok(h, e->b, written) && simd_expr_ok(h, e->c, written);
-}
-
-static bool reads_var(const KExpr *e, int var) {
-  return e && ((e->kind == KE_VAR && e->var == var) || reads_var(e->a, var) || reads_var(e->b, var) || reads_var(e->c, var));
-}
-
-static bool reads_shared_array(const KExpr *e, int sh) {
-  return e && ((e->kind == KE_SHARED && e->var == sh) || reads_shared_array(e->a, sh) || reads_shared_array(e->b, sh) ||
-               reads_shared_array(e->c, sh));
-}
-
-/* A shared-memory store of a lane loop over k that the lanes may make at once: at k plus an offset
- * the same in every lane (sh_w[t * 4 + k]: the chunk's attention weights of edge t, one per
- * head), the only store to that array in the loop, which nothing in the loop reads. Each lane then
- * writes its own element, and GAT's softmax factors (an exp per head and edge) vectorise. */
-static bool simd_shstore_ok(const KStmt *s, const KStmt *t) {
-  const KExpr *x = t->idx;
-  int kv = s->var;
-  bool lane = x && ((x->kind == KE_VAR && x->var == kv && !x->a) ||
-                    (x->kind == KE_BIN && x->op == KO_ADD &&
-                     ((x->b->kind == KE_VAR && x->b->var == kv && !x->b->a && !reads_var(x->a, kv)) ||
-                      (x->a->kind == KE_VAR && x->a->var == kv && !x->a->a && !reads_var(x->b, kv)))));
-  if (!lane) return false;
-  for (int i = 0; i < s->body.len; i++) {
-    const KStmt *u = s->body.items[i];
-    if (u != t && u->kind == KS_SHSTORE && u->var == t->var) return false;
-    if (reads_shared_array(u->idx, t->var) || reads_shared_array(u->val, t->var)) return false;
-  }
-  return true;
-}
-
-static bool simd_ok(const HostK *h, const KStmt *s, int region) {
-  const PtrVec *b = &s->body;
-  bool *written = calloc((size_t)h->k->nlocals + 1, 1), ok = true;
-  for (int i = 0; i < b->len && ok; i++) {
-    const KStmt *t = b->items[i];
-    if (t->kind == KS_SHSTORE) {
-      ok = simd_shstore_ok(s, t);
-      continue;
-    }
-    if (t->kind != KS_LET) ok = false;
-    else if (h->promote[t->var]) ok = t->idx && t->idx->kind == KE_VAR && t->idx->var == s->var2 && !t->idx->a;
-    else ok = region_local(h, t->var, region);
-    if (ok) written[t->var] = true;
-  }
-  for (int i = 0; i < b->len && ok; i++) {
-    const KStmt *t = b->items[i];
-    ok = simd_expr_ok(h, t->idx, written) && simd_expr_ok(h, t->val, written);
-  }
-  free(written);
-  return ok;
 }
 
 /* A flat loop whose body reads k / C (a head's value for each of its C elements: GAT's attention
@@ -877,110 +404,17 @@ static void emit_flat_loop(FILE *out, HostK *h, const KStmt *s, int region, int 
   }
 }
 
-/* ---------------------------------------------------------------- a chunk's edges and lanes as one loop
- *
- * The online softmax takes a chunk's staged edges one at a time and, for each, its heads as a
- * lane loop: `for (t = 0; t < cnt; t++) { e = sh_e[t]; for (k = 0; k < H; k++) { p = exp(sh_st[t *
- * H + k] - m[k]); sh_w[t * H + k] = p; csum[k] = csum[k] + (double)p; } }`. With H = 1 or 4 heads
- * the lane loop is one element or a quarter of a vector, so the exps are scalar or nearly (GAT's
- * one-head second layer on the R-MAT graph of issue 28: 74 ms, most of it the exps). The edges
- * and heads are one index space, q = t * H + k, and the body is one loop over it when:
- *   - the edge loop holds lane-uniform LETs (e = sh_e[t]: made private to each q) and one lane
- *     loop of H < 16 elements, H a power of two, flat and vectorisable (simd_ok);
- *   - each shared store of it is at t * H + k (one element per q: no two iterations write one);
- *   - each per-lane value it writes across regions is a sum, `csum[k] = csum[k] + x`, read
- *     nowhere else in the loop: x goes to gnn_terms_csum[q], and after the loop the terms are
- *     added per k in order of t, the order of the serial loop: the same sums, bit for bit.
- * The shared stores' array has a slot for each q, so it bounds the terms' arrays. */
-
-/* The element index t * H + k (or t + k where H = 1) of the edge loop's t and the lane loop's k. */
-static bool edge_lane_index(const KExpr *x, int t, int k, int64_t nh) {
-  if (!x || x->kind != KE_BIN || x->op != KO_ADD) return false;
-  const KExpr *a = x->a, *b = x->b;
-  if (!(b->kind == KE_VAR && b->var == k && !b->a)) return false;
-  if (nh == 1 && a->kind == KE_VAR && a->var == t && !a->a) return true;
-  return a->kind == KE_BIN && a->op == KO_MUL && a->a->kind == KE_VAR && a->a->var == t && !a->a->a && a->b->kind == KE_ICONST &&
-         a->b->i == nh;
-}
-
-static int count_reads_stmts(const PtrVec *b, int var);
-static int count_reads_stmt(const KStmt *s, int var) {
-  const KExpr *es[] = {s->row, s->idx, s->val, s->lo, s->hi};
-  int n = 0;
-  for (int j = 0; j < 5; j++) n += reads_var(es[j], var);
-  return n + count_reads_stmts(&s->body, var);
-}
-static int count_reads_stmts(const PtrVec *b, int var) {
-  int n = 0;
-  for (int i = 0; i < b->len; i++) n += count_reads_stmt(b->items[i], var);
-  return n;
-}
-static int count_lets(const PtrVec *b, int var) {
-  int n = 0;
-  for (int i = 0; i < b->len; i++) {
-    const KStmt *s = b->items[i];
-    n += (s->kind == KS_LET && s->var == var) + count_lets(&s->body, var);
-  }
-  return n;
-}
-
-/* The lane loop of edge loop s when the two can be one loop (above), the sums' locals flagged
- * in terms and the bound of q in *slots; else NULL. */
-static const KStmt *edge_lanes_of(HostK *h, const KStmt *s, int region, bool *terms, int *slots) {
-  const Kernel *k = h->k;
-  if (s->kind != KS_FOR || s->count != 1 || s->lo->kind != KE_ICONST || s->lo->i != 0 || !s->body.len) return NULL;
-  const KStmt *l = s->body.items[s->body.len - 1];
-  if (l->kind != KS_FOR_LANES || l->count >= 16 || (l->count & (l->count - 1)) || l->count > k->group) return NULL;
-  for (int i = 0; i + 1 < s->body.len; i++) { /* uniform LETs, written and read only in this loop */
-    const KStmt *u = s->body.items[i];
-    if (u->kind != KS_LET || u->idx || !k->locals[u->var].uniform || k->locals[u->var].len ||
-        count_lets(&k->body, u->var) != 1 || count_reads_stmts(&k->body, u->var) != count_reads_stmts(&s->body, u->var))
-      return NULL;
-  }
-  if (!flat_lanes_ok(h, l, region) || split_stmts(&l->body, l->var, l->count)) return NULL;
-  bool was = h->staged;
-  int fk = h->flat_k, fi = h->flat_i;
-  h->staged = true, h->flat_k = l->var, h->flat_i = l->var2;
-  bool ok = simd_ok(h, l, region);
-  h->staged = was, h->flat_k = fk, h->flat_i = fi;
-  if (!ok) return NULL;
-  *slots = 0;
-  for (int i = 0; i < l->body.len; i++) {
-    const KStmt *t = l->body.items[i];
-    if (t->kind == KS_SHSTORE) {
-      if (!edge_lane_index(t->idx, s->var, l->var, l->count)) return NULL;
-      if (!*slots || k->shared[t->var].len < *slots) *slots = k->shared[t->var].len;
-      continue;
-    }
-    if (!h->promote[t->var]) continue; /* a local of this lane loop alone */
-    const KExpr *v = t->val;
-    if (v->kind != KE_BIN || v->op != KO_ADD || v->a->kind != KE_VAR || v->a->var != t->var || !v->a->a ||
-        v->a->a->kind != KE_VAR || v->a->a->var != l->var2 || v->a->a->a || reads_var(v->b, t->var) ||
-        count_reads_stmts(&l->body, t->var) != 1 || count_lets(&l->body, t->var) != 1)
-      return NULL;
-    terms[t->var] = true;
-  }
-  return *slots ? l : NULL;
-}
-
-/* Whether e reads promoted local v at element k alone (P[k], the lane's own: in the loop, the
- * copy gnn_rep_P[gnn_j]). */
-static bool reads_promoted(const HostK *h, const KExpr *e, int v) {
-  return e && ((e->kind == KE_VAR && e->var == v && h->promote[v]) || reads_promoted(h, e->a, v) || reads_promoted(h, e->b, v) ||
-               reads_promoted(h, e->c, v));
-}
-
 static void edge_lanes_loop(FILE *out, HostK *h, const KStmt *s, const KStmt *l, int region, int d, const bool *only) {
   const Kernel *k = h->k;
   const char *tv = k->locals[s->var].name, *kv = k->locals[l->var].name, *iv = k->locals[l->var2].name;
   long long nh = (long long)l->count;
   ind(out, d);
   fputs("for (int64_t gnn_b = 0; gnn_b < (", out);
-  expr(out, h, s->hi);
+  host_expr(out, h, s->hi);
   fprintf(out, ") * %lld; gnn_b += 16) { /* 16 (edge, lane) pairs at a time: see emit_edge_lanes */\n", nh);
   ind(out, d + 1);
   fputs("const int64_t gnn_nb = gnn_min_i64((", out);
-  expr(out, h, s->hi);
+  host_expr(out, h, s->hi);
   fprintf(out, ") * %lld - gnn_b, 16);\n", nh);
   fputs("#pragma omp simd", out);
   int np = 0; /* the uniform locals, one per pair */
@@ -1069,7 +503,7 @@ static bool emit_edge_lanes(FILE *out, HostK *h, const KStmt *s, int d) {
     const char *n = k->locals[v].name;
     ind(out, d + 1);
     fprintf(out, "for (int64_t %s = 0; %s < ", tv, tv);
-    expr(out, h, s->hi);
+    host_expr(out, h, s->hi);
     fprintf(out, "; %s++) /* the terms in the serial loop's order */\n", tv);
     ind(out, d + 2);
     fprintf(out, "for (int64_t gnn_k = 0; gnn_k < %lld; gnn_k++) %s[gnn_k] = %s[gnn_k] + gnn_terms_%s[%s * %lld + gnn_k];\n",
@@ -1112,179 +546,6 @@ static void emit_block(FILE *out, HostK *h, const PtrVec *b, int d, bool in_lane
     ind(out, d);
     fputs("}\n", out);
   }
-}
-
-/* ---------------------------------------------------------------- prefetch of the staged rows
- *
- * A walk over a row's edges stages a chunk of them in shared arrays (sh_e[lane] = the edge,
- * sh_u[lane] = its other end), then takes them one at a time, the lanes reading the other end's
- * row (`u = sh_u[t]`, then `t8[u, k]`). On a graph larger than the caches each such row is a
- * random read of memory, and the walk waits for one after the other. The staging region holds
- * the chunk's ids before the walk reads them, so each lane there asks for the rows its id will
- * be read through (__builtin_prefetch: a hint that never faults): a chunk of rows in flight
- * instead of one. Found per kernel: a uniform local set only from one shared integer array, and
- * the buffers loaded with that local as their row. An edge-balanced kernel (a group per edge,
- * `u = src[row]`, then `t4[u, k]`) has no staging: each row asks for the rows of the edge
- * PF_EDGE_AHEAD rows ahead (the OpenMP schedule is static: the same thread's next edges). */
-
-/* A walk's chunk holds only the row's edges, and most rows of a power-law graph have a few: the
- * prefetch of the staged rows (above) has the chunk's rows in flight, two or three where the
- * median in-degree is 2, and each walk then waits for them. A vertex-mapped walk's edges are
- * consecutive across its rows (rows in order, each row's edges [ptr[row], ptr[row + 1])), so
- * each staged id also asks for the rows of the edge PF_WALK_AHEAD positions further on, most
- * often one of the next rows' -- the rows the walk reads a little later, in flight across row
- * boundaries. The staged id is G[sh_e[lane]] (G: src or dst) where sh_e[lane] was the edge
- * counter jj (CSR) or out_eid[jj] (CSC); ahead, G[jj + A] or G[out_eid[jj + A]] (whose
- * dst[...] entry is itself a random read: asked for 2 * A ahead). Bounded by ptr[nrows], the
- * edge count (unsigned: never a read outside the arrays); a chunk's last rows ask for the next
- * chunk's edges, which another thread may walk: a wasted hint. GCN's aggregations on the R-MAT
- * graph of issue 28, 1 thread: docs/benchmarks.md. */
-enum { PF_WALK_AHEAD = 16 };
-#define PF_STAGE_MANY ((const KExpr *)&pf_stage_many)
-static const KExpr pf_stage_many; /* a shared array stored more than once, or not an id: no prefetch ahead */
-/* The staged value ahead must index an array of ne entries: an int64 local (read as jj + A < ne)
- * or out_eid[jj] (an edge id), never src[...] or dst[...] (a vertex id: dst[vertex] could pass
- * the end of dst where nv > ne). */
-
-static bool pf_edge_array(KGraphArray g) { return g == KG_SRC || g == KG_DST || g == KG_OUT_EID || g == KG_OUT_DST; }
-
-static void pf_walk(HostK *h, const PtrVec *b, bool in_walk) {
-  for (int i = 0; i < b->len; i++) {
-    const KStmt *s = b->items[i];
-    if (s->kind == KS_SHSTORE) {
-      const KExpr *v = s->val, **st = &h->stage[s->var];
-      bool ok = in_walk && !*st && ((v->kind == KE_VAR && !v->a && v->type == KT_I64) ||
-                                    (v->kind == KE_GRAPH && v->garr == KG_OUT_EID && v->a->kind == KE_VAR && !v->a->a));
-      *st = ok ? v : PF_STAGE_MANY;
-    }
-    pf_walk(h, &s->body, in_walk || (s->kind == KS_FOR && s->walk));
-  }
-}
-
-/* The prefetch ahead of a staged id's store s (see pf_walk), when it is one. */
-static void pf_ahead(FILE *out, HostK *h, const KStmt *s, int d) {
-  const KExpr *v = s->val, *e = NULL;
-  if (h->walk_ptr < 0 || !h->pf[s->var * PF_MAX].buf || v->kind != KE_GRAPH || !pf_edge_array(v->garr)) return;
-  if (v->a->kind == KE_VAR && !v->a->a && v->a->type == KT_I64) e = v->a; /* out_dst[jj]: the counter itself */
-  else if (v->a->kind == KE_SHARED) e = h->stage[v->a->var];
-  if (!e || e == PF_STAGE_MANY) return;
-  const KExpr *j = e->kind == KE_VAR ? e : e->a; /* the edge counter */
-  if (e->kind == KE_GRAPH) { /* out_eid[jj + 2A]'s entry of dst, asked for before it is read */
-    ind(out, d);
-    fputs("if ((uint64_t)(", out);
-    expr(out, h, j);
-    fprintf(out, " + %d) < (uint64_t)gnn_pf_ne) __builtin_prefetch(&%s[%s[", 2 * PF_WALK_AHEAD, kgraph_name[v->garr], kgraph_name[e->garr]);
-    expr(out, h, j);
-    fprintf(out, " + %d]]);\n", 2 * PF_WALK_AHEAD);
-  }
-  ind(out, d);
-  fputs("if ((uint64_t)(", out);
-  expr(out, h, j);
-  fprintf(out, " + %d) < (uint64_t)gnn_pf_ne) {\n", PF_WALK_AHEAD);
-  ind(out, d + 1);
-  fprintf(out, "const int64_t gnn_pf_u = %s[", kgraph_name[v->garr]);
-  if (e->kind == KE_GRAPH) fprintf(out, "%s[", kgraph_name[e->garr]);
-  expr(out, h, j);
-  fprintf(out, " + %d]%s;\n", PF_WALK_AHEAD, e->kind == KE_GRAPH ? "]" : "");
-  for (int i = 0; i < PF_MAX && h->pf[s->var * PF_MAX + i].buf; i++) {
-    ind(out, d + 1);
-    fprintf(out, "gnn_prefetch_row(&%s[gnn_pf_u", h->pf[s->var * PF_MAX + i].buf->name);
-    pf_row_end(out, &h->pf[s->var * PF_MAX + i]);
-  }
-  ind(out, d);
-  fputs("}\n", out);
-}
-
-static void pf_lets(const HostK *h, const PtrVec *b, int *from, bool *late) {
-  for (int i = 0; i < b->len; i++) {
-    const KStmt *s = b->items[i];
-    /* u = sh_u[t] in the loop over the chunk's edges (uniform), or su = sh_u[lane] where the
-     * staging region itself reads at the far end (a walk over out-edges: the attention
-     * statistics and the edge values of GAT's backward at out_eid[jj], each a random read) */
-    const KExpr *sv = s->val;
-    bool staged_lane = s->kind == KS_LET && sv->kind == KE_SHARED && sv->a && sv->a->kind == KE_LANE;
-    if (s->kind == KS_LET && (h->k->locals[s->var].uniform || staged_lane)) {
-      const KExpr *v = s->val;
-      int src = v->kind == KE_SHARED && !s->idx && h->k->shared[v->var].type == KT_I64 ? v->var : -2;
-      if (v->kind == KE_GRAPH && (v->garr == KG_SRC || v->garr == KG_DST) && v->a->kind == KE_ROW && h->k->rows == DOM_EDGE)
-        src = -3 - (v->garr == KG_DST); /* an edge-balanced kernel's src[row] (-3) or dst[row] (-4) */
-      from[s->var] = from[s->var] == -1 || from[s->var] == src ? src : -2; /* -2: set from elsewhere too */
-      late[s->var] |= !staged_lane;
-    }
-    pf_lets(h, &s->body, from, late);
-  }
-}
-
-/* The elements of a row an element index can reach, [*lo, *hi] (constants, loop variables in
- * [0, ub), their sums and their products with a constant >= 0: k * 16 + j), or false: anywhere
- * in the row. */
-static bool pf_cols(const KExpr *e, int64_t *lo, int64_t *hi) {
-  int64_t al, ah, bl, bh;
-  switch (e->kind) {
-  case KE_ICONST: *lo = *hi = e->i; return true;
-  case KE_VAR: if (e->a || e->i <= 0) return false; *lo = 0, *hi = e->i - 1; return true;
-  case KE_BIN:
-    if ((e->op != KO_ADD && e->op != KO_MUL) || !pf_cols(e->a, &al, &ah) || !pf_cols(e->b, &bl, &bh)) return false;
-    if (e->op == KO_ADD) {
-      *lo = al + bl, *hi = ah + bh;
-      return true;
-    }
-    if (al < 0 || bl < 0) return false; /* products of ranges >= 0: the ends' products */
-    *lo = al * bl, *hi = ah * bh;
-    return true;
-  default: return false;
-  }
-}
-
-static void pf_loads(HostK *h, const KExpr *e, const int *from, const bool *late) {
-  if (!e) return;
-  int f = e->kind == KE_LOAD && e->a && e->a->kind == KE_VAR && !e->a->a ? from[e->a->var] : -1;
-  if (f >= 0 || f <= -3) {
-    PfRow *l = f >= 0 ? &h->pf[f * PF_MAX] : h->pfe[-3 - f];
-    int64_t lo, hi, w = e->buf->width;
-    if (!e->b || !pf_cols(e->b, &lo, &hi) || lo < 0 || hi >= w) lo = 0, hi = w - 1;
-    for (int i = 0; i < PF_MAX; i++) {
-      if (!l[i].buf) l[i] = (PfRow){e->buf, lo, hi, false};
-      if (l[i].buf != e->buf) continue;
-      l[i].lo = lo < l[i].lo ? lo : l[i].lo, l[i].hi = hi > l[i].hi ? hi : l[i].hi;
-      l[i].at_store |= late[e->a->var];
-      break;
-    }
-  }
-  pf_loads(h, e->a, from, late);
-  pf_loads(h, e->b, from, late);
-  pf_loads(h, e->c, from, late);
-}
-
-static void pf_stmts(HostK *h, const PtrVec *b, const int *from, const bool *late) {
-  for (int i = 0; i < b->len; i++) {
-    const KStmt *s = b->items[i];
-    pf_loads(h, s->row, from, late), pf_loads(h, s->idx, from, late), pf_loads(h, s->val, from, late);
-    pf_loads(h, s->lo, from, late), pf_loads(h, s->hi, from, late);
-    pf_stmts(h, &s->body, from, late);
-  }
-}
-
-/* The end of a prefetch of a row's reachable elements, after `&buf[id`: ` * W + lo], bytes);`. */
-static void pf_row_end(FILE *out, const PfRow *r) {
-  int64_t bytes = (r->hi - r->lo + 1) * (r->buf->elem == ELEM_F64 ? 8 : 4);
-  fprintf(out, " * %lld", (long long)r->buf->width);
-  if (r->lo) fprintf(out, " + %lld", (long long)r->lo);
-  fprintf(out, "], %lld);\n", (long long)(bytes < PF_ROW_BYTES ? bytes : PF_ROW_BYTES));
-}
-
-static void pf_scan(HostK *h) {
-  int *from = malloc(((size_t)h->k->nlocals + 1) * sizeof(int));
-  bool *late = calloc((size_t)h->k->nlocals + 1, 1);
-  for (int i = 0; i <= h->k->nlocals; i++) from[i] = -1;
-  pf_lets(h, &h->k->body, from, late);
-  pf_stmts(h, &h->k->body, from, late);
-  free(from);
-  free(late);
-  const Kernel *k = h->k;
-  int ptr = k->dir == GATHER_BY_DST ? KG_IN_PTR : k->dir == GATHER_BY_SRC ? KG_OUT_PTR : -1;
-  h->walk_ptr = k->map == MAP_VERTEX && k->rows == DOM_VERTEX && ptr >= 0 && k->graph[ptr] ? ptr : -1;
-  if (h->walk_ptr >= 0) pf_walk(h, &k->body, false);
 }
 
 /* Which buffers the kernel writes (stores, atomics): the others are const. */
