@@ -432,6 +432,8 @@ static void edge_lanes_loop(FILE *out, HostK *h, const KStmt *s, const KStmt *l,
   ind(out, d + 2);
   fprintf(out, "(void)gnn_q;\n");
   ind(out, d + 2);
+  fprintf(out, "(void)%s; /* the edge: read by an edge value or a uniform local, if any */\n", tv);
+  ind(out, d + 2);
   fprintf(out, "(void)lane;\n");
   ind(out, d + 2);
   fprintf(out, "(void)%s;\n", iv);

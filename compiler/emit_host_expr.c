@@ -92,6 +92,19 @@ static bool is_split(const HostK *h, const KExpr *e) {
          e->b->i == h->split;
 }
 
+/* fn(a, b) or fn(a, b, c): a helper of the prelude or libm over operands. */
+static void call(FILE *out, const HostK *h, const char *fn, const KExpr *a, const KExpr *b, const KExpr *c) {
+  fprintf(out, "%s(", fn);
+  host_expr(out, h, a);
+  fputs(", ", out);
+  host_expr(out, h, b);
+  if (c) {
+    fputs(", ", out);
+    host_expr(out, h, c);
+  }
+  fputc(')', out);
+}
+
 void host_expr(FILE *out, const HostK *h, const KExpr *e) {
   static const char *bin[] = {"+", "-", "*", "/", "%", "", "", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
   if (h->el_h && edge_lane_index(e, h->el_t, h->el_k, h->el_h)) { /* q itself: a contiguous access GCC can see */
@@ -108,11 +121,7 @@ void host_expr(FILE *out, const HostK *h, const KExpr *e) {
       return;
     }
     if (e->op == KO_MIN || e->op == KO_MAX) {
-      fprintf(out, "%s(", e->type == KT_F32 ? (e->op == KO_MIN ? "fminf" : "fmaxf") : e->type == KT_F64 ? (e->op == KO_MIN ? "fmin" : "fmax") : (e->op == KO_MIN ? "gnn_min_i64" : "gnn_max_i64"));
-      host_expr(out, h, e->a);
-      fputs(", ", out);
-      host_expr(out, h, e->b);
-      fputc(')', out);
+      call(out, h, e->type == KT_F32 ? (e->op == KO_MIN ? "fminf" : "fmaxf") : e->type == KT_F64 ? (e->op == KO_MIN ? "fmin" : "fmax") : (e->op == KO_MIN ? "gnn_min_i64" : "gnn_max_i64"), e->a, e->b, NULL);
       return;
     }
     host_sub(out, h, e->a);
@@ -128,21 +137,11 @@ void host_expr(FILE *out, const HostK *h, const KExpr *e) {
      * a branch mispredicts half the time (4.4x the time of Cora's input dropout at -O2) */
     if (e->a->kind == KE_KEEP && e->c->kind == KE_FCONST && e->c->f == 0 && !signbit(e->c->f) &&
         (e->type == KT_F32 || e->type == KT_F64)) {
-      fprintf(out, "gnn_keep_%s(", e->type == KT_F32 ? "f32" : "f64");
-      host_expr(out, h, e->a);
-      fputs(", ", out);
-      host_expr(out, h, e->b);
-      fputc(')', out);
+      call(out, h, e->type == KT_F32 ? "gnn_keep_f32" : "gnn_keep_f64", e->a, e->b, NULL);
       return;
     }
     if (bitwise_select(e)) { /* both arms computed, one kept by a mask: no branch for GCC to if-convert */
-      fprintf(out, "gnn_sel_%s(", e->type == KT_F32 ? "f32" : "f64");
-      host_expr(out, h, e->a);
-      fputs(", ", out);
-      host_expr(out, h, e->b);
-      fputs(", ", out);
-      host_expr(out, h, e->c);
-      fputc(')', out);
+      call(out, h, e->type == KT_F32 ? "gnn_sel_f32" : "gnn_sel_f64", e->a, e->b, e->c);
       return;
     }
     host_sub(out, h, e->a);

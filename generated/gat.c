@@ -405,6 +405,7 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
               const int64_t gnn_q = gnn_b + gnn_j, tc1 = gnn_q / 8, k5 = gnn_j % 8;
               const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
               (void)gnn_q;
+              (void)tc1; /* the edge: read by an edge value or a uniform local, if any */
               (void)lane;
               (void)i5;
               ec1 = sh_e[tc1];
@@ -423,6 +424,7 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
               const int64_t gnn_q = gnn_b + gnn_j, tc1 = gnn_q / 8, k5 = gnn_j % 8;
               const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
               (void)gnn_q;
+              (void)tc1; /* the edge: read by an edge value or a uniform local, if any */
               (void)lane;
               (void)i5;
               ec1 = sh_e[tc1];
@@ -673,6 +675,7 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
               const int64_t gnn_q = gnn_b + gnn_j, tc1 = gnn_q / 1, k5 = gnn_j % 1;
               const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
               (void)gnn_q;
+              (void)tc1; /* the edge: read by an edge value or a uniform local, if any */
               (void)lane;
               (void)i5;
               ec1 = sh_e[tc1];
@@ -691,6 +694,7 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
               const int64_t gnn_q = gnn_b + gnn_j, tc1 = gnn_q / 1, k5 = gnn_j % 1;
               const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
               (void)gnn_q;
+              (void)tc1; /* the edge: read by an edge value or a uniform local, if any */
               (void)lane;
               (void)i5;
               ec1 = sh_e[tc1];

@@ -317,6 +317,15 @@ if [ -x "$cg_bin/gnn-run" ]; then
     else
       fail codegen/host/edge-lanes/emitted "the emitted C lacks the edge-lanes or pairwise-sum loops"
     fi
+    for cg_cc in gcc clang; do
+      need_tool "codegen/cc/edge-lanes/$cg_cc" $cg_cc || continue
+      if cg_out=$($cg_cc -std=c11 -O1 -fopenmp -Wall -Wextra -Werror -I"$ROOT/runtime" -c "$cg/edge_lanes.c" \
+          -o "$cg/edge_lanes-$cg_cc.o" 2>&1); then
+        pass "codegen/cc/edge-lanes/$cg_cc"
+      else
+        fail "codegen/cc/edge-lanes/$cg_cc" "$(cg_tail "$cg_out")"
+      fi
+    done
   fi
   for cg_map in $cg_maps; do
     for cg_g in data/pubmed tests/codegen/graphs/hub10k tests/interp/graphs/isolated; do
