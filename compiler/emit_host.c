@@ -335,6 +335,13 @@ static void emit_uniform(FILE *out, HostK *h, const KStmt *s, int d) {
 
 static void emit_flat_loop(FILE *out, HostK *h, const KStmt *s, int region, int d, const bool *only);
 
+/* ---------------------------------------------------------------- flat lane loops
+ *
+ * A region's lane loop printed in order of k (`for (k = 0; k < N; k++)`, "the lanes in order of
+ * k" in the generated code): why that is a valid serialisation of the lanes, and when it is used,
+ * `#pragma omp simd` and the split by k / C, are in emit_host_lanes.c, which answers the
+ * questions; the loops are printed here. */
+
 /* A flat lane loop that reads the training flag prints twice, under `if (training)` and its
  * else, the flag a constant in each: GCC does not unswitch a loop this deep, and a `training ?
  * a : b` left in it is control flow, which stops the loop from vectorising (the pragma against
