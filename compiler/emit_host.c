@@ -335,6 +335,17 @@ static void emit_uniform(FILE *out, HostK *h, const KStmt *s, int d) {
 
 static void emit_flat_loop(FILE *out, HostK *h, const KStmt *s, int region, int d, const bool *only);
 
+/* A flat lane loop's element k as the lane and its iteration: lane = k % G, i = k / G. */
+static void lane_ids(FILE *out, const HostK *h, const KStmt *l, int d) {
+  const char *kv = h->k->locals[l->var].name, *iv = h->k->locals[l->var2].name;
+  ind(out, d);
+  fprintf(out, "const int lane = (int)(%s %% %d), %s = (int)(%s / %d);\n", kv, h->k->group, iv, kv, h->k->group);
+  ind(out, d);
+  fputs("(void)lane;\n", out);
+  ind(out, d);
+  fprintf(out, "(void)%s;\n", iv);
+}
+
 /* ---------------------------------------------------------------- flat lane loops
  *
  * A region's lane loop printed in order of k (`for (k = 0; k < N; k++)`, "the lanes in order of
@@ -372,7 +383,7 @@ static void emit_flat_lanes(FILE *out, HostK *h, const KStmt *s, int region, int
  * power-law graph: vgatherqps its hottest instructions). */
 static void emit_flat_loop(FILE *out, HostK *h, const KStmt *s, int region, int d, const bool *only) {
   const Kernel *k = h->k;
-  const char *kv = k->locals[s->var].name, *iv = k->locals[s->var2].name;
+  const char *kv = k->locals[s->var].name;
   int64_t c = split_stmts(&s->body, s->var, s->count);
   int save_k = h->flat_k, save_i = h->flat_i; /* simd_ok reads the flat loop's i */
   h->flat_k = s->var, h->flat_i = s->var2;
@@ -393,12 +404,7 @@ static void emit_flat_loop(FILE *out, HostK *h, const KStmt *s, int region, int 
     fprintf(out, "for (int64_t %s = 0; %s < %lld; %s++) { /* the lanes in order of k: see emit_host.c */\n", kv, kv,
             (long long)s->count, kv);
   }
-  ind(out, d + 1);
-  fprintf(out, "const int lane = (int)(%s %% %d), %s = (int)(%s / %d);\n", kv, k->group, iv, kv, k->group);
-  ind(out, d + 1);
-  fprintf(out, "(void)lane;\n");
-  ind(out, d + 1);
-  fprintf(out, "(void)%s;\n", iv);
+  lane_ids(out, h, s, d + 1);
   region_decls(out, h, region, d + 1, only);
   h->flat_k = s->var, h->flat_i = s->var2, h->split = c;
   emit_block(out, h, &s->body, d + 1, true);
@@ -413,7 +419,7 @@ static void emit_flat_loop(FILE *out, HostK *h, const KStmt *s, int region, int 
 
 static void edge_lanes_loop(FILE *out, HostK *h, const KStmt *s, const KStmt *l, int region, int d, const bool *only) {
   const Kernel *k = h->k;
-  const char *tv = k->locals[s->var].name, *kv = k->locals[l->var].name, *iv = k->locals[l->var2].name;
+  const char *tv = k->locals[s->var].name, *kv = k->locals[l->var].name;
   long long nh = (long long)l->count;
   ind(out, d);
   fputs("for (int64_t gnn_b = 0; gnn_b < (", out);
@@ -434,16 +440,11 @@ static void edge_lanes_loop(FILE *out, HostK *h, const KStmt *s, const KStmt *l,
   fputs("for (int64_t gnn_j = 0; gnn_j < gnn_nb; gnn_j++) {\n", out);
   ind(out, d + 2);
   fprintf(out, "const int64_t gnn_q = gnn_b + gnn_j, %s = gnn_q / %lld, %s = gnn_j %% %lld;\n", tv, nh, kv, nh);
-  ind(out, d + 2);
-  fprintf(out, "const int lane = (int)(%s %% %d), %s = (int)(%s / %d);\n", kv, k->group, iv, kv, k->group);
+  lane_ids(out, h, l, d + 2);
   ind(out, d + 2);
   fprintf(out, "(void)gnn_q;\n");
   ind(out, d + 2);
   fprintf(out, "(void)%s; /* the edge: read by an edge value or a uniform local, if any */\n", tv);
-  ind(out, d + 2);
-  fprintf(out, "(void)lane;\n");
-  ind(out, d + 2);
-  fprintf(out, "(void)%s;\n", iv);
   for (int i = 0; i + 1 < s->body.len; i++) emit_uniform(out, h, s->body.items[i], d + 2);
   region_decls(out, h, region, d + 2, only);
   h->flat_k = l->var, h->flat_i = l->var2, h->el_t = s->var, h->el_k = l->var, h->el_h = l->count;

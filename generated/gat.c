@@ -404,10 +404,10 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
             for (int64_t gnn_j = 0; gnn_j < gnn_nb; gnn_j++) {
               const int64_t gnn_q = gnn_b + gnn_j, tc1 = gnn_q / 8, k5 = gnn_j % 8;
               const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
-              (void)gnn_q;
-              (void)tc1; /* the edge: read by an edge value or a uniform local, if any */
               (void)lane;
               (void)i5;
+              (void)gnn_q;
+              (void)tc1; /* the edge: read by an edge value or a uniform local, if any */
               ec1 = sh_e[tc1];
               float p;
               (void)p;
@@ -423,10 +423,10 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
             for (int64_t gnn_j = 0; gnn_j < gnn_nb; gnn_j++) {
               const int64_t gnn_q = gnn_b + gnn_j, tc1 = gnn_q / 8, k5 = gnn_j % 8;
               const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
-              (void)gnn_q;
-              (void)tc1; /* the edge: read by an edge value or a uniform local, if any */
               (void)lane;
               (void)i5;
+              (void)gnn_q;
+              (void)tc1; /* the edge: read by an edge value or a uniform local, if any */
               ec1 = sh_e[tc1];
               float p;
               (void)p;
@@ -674,10 +674,10 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
             for (int64_t gnn_j = 0; gnn_j < gnn_nb; gnn_j++) {
               const int64_t gnn_q = gnn_b + gnn_j, tc1 = gnn_q / 1, k5 = gnn_j % 1;
               const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
-              (void)gnn_q;
-              (void)tc1; /* the edge: read by an edge value or a uniform local, if any */
               (void)lane;
               (void)i5;
+              (void)gnn_q;
+              (void)tc1; /* the edge: read by an edge value or a uniform local, if any */
               ec1 = sh_e[tc1];
               float p;
               (void)p;
@@ -693,10 +693,10 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
             for (int64_t gnn_j = 0; gnn_j < gnn_nb; gnn_j++) {
               const int64_t gnn_q = gnn_b + gnn_j, tc1 = gnn_q / 1, k5 = gnn_j % 1;
               const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
-              (void)gnn_q;
-              (void)tc1; /* the edge: read by an edge value or a uniform local, if any */
               (void)lane;
               (void)i5;
+              (void)gnn_q;
+              (void)tc1; /* the edge: read by an edge value or a uniform local, if any */
               ec1 = sh_e[tc1];
               float p;
               (void)p;

@@ -50,6 +50,18 @@ cg_bin=$ROOT/build/bin
 cg_models="gcn sage gin gat edgeconv monet appnp rgcn"
 cg_maps="vertex edge"
 cg_tail() { printf '%s\n' "$1" | tail -n 4 | tr '\n' ' '; }
+# cg_cc_check NAME BASE: BASE.c compiles with gcc and with clang, -Wall -Wextra -Werror (NAME/gcc, NAME/clang)
+cg_cc_check() {
+  local cc out
+  for cc in gcc clang; do
+    need_tool "$1/$cc" $cc || continue
+    if out=$($cc -std=c11 -O1 -fopenmp -Wall -Wextra -Werror -I"$ROOT/runtime" -c "$2.c" -o "$2-$cc.o" 2>&1); then
+      pass "$1/$cc"
+    else
+      fail "$1/$cc" "$(cg_tail "$out")"
+    fi
+  done
+}
 
 # ---- compile checks (make test's: with CG_TARGET=cuda, on a GPU machine, they would only spend
 # its time in nvcc, and they do not depend on the GPU)
@@ -70,15 +82,7 @@ for cg_m in $cg_models_compile; do
     else
       fail "codegen/nvcc/$cg_m/$cg_map" "$(cg_tail "$cg_out")"
     fi
-    for cg_cc in gcc clang; do
-      need_tool "codegen/cc/$cg_m/$cg_map/$cg_cc" $cg_cc || continue
-      if cg_out=$($cg_cc -std=c11 -O1 -fopenmp -Wall -Wextra -Werror -I"$ROOT/runtime" -c "$cg/$cg_m-$cg_map.c" \
-          -o "$cg/$cg_m-$cg_map-$cg_cc.o" 2>&1); then
-        pass "codegen/cc/$cg_m/$cg_map/$cg_cc"
-      else
-        fail "codegen/cc/$cg_m/$cg_map/$cg_cc" "$(cg_tail "$cg_out")"
-      fi
-    done
+    cg_cc_check "codegen/cc/$cg_m/$cg_map" "$cg/$cg_m-$cg_map"
   done
   for cg_arch in compute_80 compute_90; do
     if [ ! -x "$cg_bin/gnn-nvrtc" ]; then
@@ -317,15 +321,7 @@ if [ -x "$cg_bin/gnn-run" ]; then
     else
       fail codegen/host/edge-lanes/emitted "the emitted C lacks the edge-lanes or pairwise-sum loops"
     fi
-    for cg_cc in gcc clang; do
-      need_tool "codegen/cc/edge-lanes/$cg_cc" $cg_cc || continue
-      if cg_out=$($cg_cc -std=c11 -O1 -fopenmp -Wall -Wextra -Werror -I"$ROOT/runtime" -c "$cg/edge_lanes.c" \
-          -o "$cg/edge_lanes-$cg_cc.o" 2>&1); then
-        pass "codegen/cc/edge-lanes/$cg_cc"
-      else
-        fail "codegen/cc/edge-lanes/$cg_cc" "$(cg_tail "$cg_out")"
-      fi
-    done
+    cg_cc_check codegen/cc/edge-lanes "$cg/edge_lanes"
   fi
   for cg_map in $cg_maps; do
     for cg_g in data/pubmed tests/codegen/graphs/hub10k tests/interp/graphs/isolated; do
