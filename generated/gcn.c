@@ -141,10 +141,15 @@ static void gnn_gemm_n16(int64_t M, int64_t K, const float *restrict A, int64_t 
   for (int64_t blk = 0; blk < blocks; blk++) {
     const int64_t i0 = blk * 6;
     if (i0 + 6 <= M) {
+      /* the next block's rows of A (those below M), asked for a line of 16 floats at a time while this
+       * block computes: the hardware's prefetch alone left the loop waiting on them */
+      const float *next = A + (i0 + 6) * lda;
       __m512 acc[6][1];
       for (int r = 0; r < 6; r++)
         for (int v = 0; v < 1; v++) acc[r][v] = _mm512_setzero_ps();
       for (int64_t k = 0; k < K; k++) {
+        if ((k & 15) == 0)
+          for (int r = 0; r < 6 && i0 + 6 + r < M; r++) _mm_prefetch((const char *)(next + r * lda + k), _MM_HINT_T0);
         __m512 b[1];
         for (int v = 0; v < 1; v++) b[v] = _mm512_loadu_ps(B + k * 16 + v * 16);
         for (int r = 0; r < 6; r++) {
