@@ -162,6 +162,32 @@ KExpr *fin_read(Fused *F, int sh, KBuf *spill, KExpr *idx) {
   return spill ? kload(F->L, F->k, spill, krow(F->L), idx) : kshared(F->L, F->k, sh, idx);
 }
 
+/* A per-group array of wd elements of type t for the rest of the kernel (a reduction finished by a
+ * walk, a kept root: store_kept), named sh<what><id>, val stored at element kk by the lanes of
+ * fin. Shared memory (*sh) while one group's arrays stay within GNN_SHARED_MAX (48 KB, so that a
+ * CUDA block of one group fits: kir.c, kernel_groups_per_block); otherwise the row's values go to
+ * memory (*spill) and are read back after the barrier: `own`, a buffer the kernel has just stored
+ * the same values to (whether or not training), else a scratch buffer t<id>_sp<what>. Only values
+ * of ~12,000 floats a vertex get there; they give up shared memory's bandwidth, not correctness. */
+void fin_array(Fused *F, PtrVec *fin, const Value *a, const char *what, KType t, int wd, KExpr *kk, KExpr *val, KBuf *own,
+               int *sh, KBuf **spill) {
+  Lower *L = F->L;
+  Kernel *k = F->k;
+  int64_t bytes = (int64_t)wd * (t == KT_F32 ? 4 : 8);
+  if (kernel_shared_bytes(k, 1) + bytes <= GNN_SHARED_MAX) {
+    *sh = add_shared(L, k, arena_printf(L->a, "sh%s%d", what, a->id), t, wd);
+    ks_shstore(L, fin, *sh, kk, val);
+    return;
+  }
+  ElemType e = t == KT_F64 ? ELEM_F64 : t == KT_I64 ? ELEM_I32 : ELEM_F32;
+  if (!own || own->elem != e || own->width != wd || own->dom != DOM_VERTEX) {
+    own = new_buf(L, BUF_TEMP, value_cname(L, a, "t", arena_printf(L->a, "_sp%s", what)), DOM_VERTEX, e, wd, NULL);
+    own->bwd = a->bwd;
+    ks_store(L, k, fin, own, krow(L), kk, val);
+  }
+  *spill = own;
+}
+
 /* The value by its definition (an inline value, or a root of this kernel). */
 KExpr *compute(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   Lower *L = F->L;
@@ -284,6 +310,13 @@ KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   if (!recompute && (x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid)))
     return load(F, x, cx, idx);
   if (x->sched == SCHED_ROOT && F->stored[x->id] && own_row(x, cx)) return load(F, x, cx, idx); /* this row's, stored above */
+  if (x->sched == SCHED_ROOT && (F->sh_root[x->id] >= 0 || F->spill_root[x->id])) { /* kept above (store_kept) */
+    if (!own_row(x, cx)) {
+      fprintf(stderr, "internal error: fused kernel %s reads its kept root %%%d at another row\n", F->k->name, x->id);
+      L->ok = false;
+    }
+    return fin_read(F, F->sh_root[x->id], F->spill_root[x->id], idx);
+  }
   if (x->sched == SCHED_ANCHOR) {
     /* a reduction of this kernel, finished by an earlier walk (or the softmax being accumulated online) */
     if (x == F->on_soft) return online_read(F, x, cx, idx);
@@ -356,6 +389,20 @@ void store(Fused *F, PtrVec *blk, const Value *v, KExpr *row, KExpr *idx, KExpr 
   if (stash_only(F, v)) blk = ks_if(L, blk, ktraining(L));
   ks_store(L, F->k, blk, L->buf_of[v->id], row, idx, val);
   if (F->buf64[v->id]) ks_store(L, F->k, ks_if(L, blk, ktraining(L)), F->buf64[v->id], row, idx, val);
+}
+
+/* A kept root v (F->kept) at element idx of the lanes blk: bound to a local, into the group's
+ * array that the kernel's later roots read (fin_array; the caller puts the barrier after the
+ * lanes), and into its buffer when training (store: a stash for the backward). Before kept roots,
+ * GCN's training library wrote its first layer's pre-ReLU output (V x 64 floats) in inference too
+ * and read it back for the ReLU. The array holds val as memory would (a float). */
+void store_kept(Fused *F, PtrVec *blk, const Value *v, KExpr *row, KExpr *idx, KExpr *val) {
+  Lower *L = F->L;
+  if (val->type != KT_F32) val = kun(L, KU_TO_F32, val);
+  int var = add_local(L, F->k, value_cname(L, v, "r", "_"), KT_F32, 0, false);
+  ks_let(L, blk, var, NULL, val);
+  fin_array(F, blk, v, "_root", KT_F32, width_of(v), idx, kvar(L, F->k, var, NULL), NULL, &F->sh_root[v->id], &F->spill_root[v->id]);
+  store(F, blk, v, row, idx, kvar(L, F->k, var, NULL));
 }
 
 /* ---------------------------------------------------------------- levels (walk numbers: staging and lower_walk.c read them) */
@@ -635,6 +682,7 @@ Kernel *fused_kernel(Fused *F, const char *what, Mapping map, Domain rows, int G
   F->memo_touched.len = 0;
   memset(F->seen, 0, (size_t)F->m->vals.len + 1);
   memset(F->stored, 0, (size_t)F->m->vals.len + 1);
+  for (int i = 0; i < F->m->vals.len; i++) F->sh_root[i] = -1, F->spill_root[i] = NULL;
   return k;
 }
 
@@ -703,6 +751,10 @@ static bool score_from_memory(Fused *F, const Value *s) {
   return ok;
 }
 
+/* The widest root kept in a kernel's per-group array for the later roots that read it
+ * (F->kept): 1 KB a group, beside the arrays of a walk's finished reductions. */
+enum { KEEP_MAX_WIDTH = 256 };
+
 /* What must be in memory: roots, GEMM results, sums over rows, edge-balanced reductions, the
  * outputs, and every reduction another kernel reads. */
 static void mark_buffers(Fused *F) {
@@ -740,7 +792,10 @@ static void mark_buffers(Fused *F) {
           else bwd_needed[x->id] = true;
         } else if (!v->bwd && x->sched == SCHED_ROOT && v->sched == SCHED_ROOT &&
                    (m->groups[x->group].kind == FG_ROWS || x->dom == DOM_VERTEX)) {
-          F->fwd_needed[x->id] = true; /* a later root of its rows kernel or epilogue reads it back */
+          /* a later root of its rows kernel or epilogue reads it: from the kernel's array (kept),
+           * a float of a few hundred at most, else back from memory */
+          if (x->elem == ELEM_F32 && !x->f64 && !x->folded && width_of(x) <= KEEP_MAX_WIDTH) F->kept[x->id] = true;
+          else F->fwd_needed[x->id] = true;
         }
         continue;
       }
@@ -749,6 +804,9 @@ static void mark_buffers(Fused *F) {
     }
   }
   free(vis);
+  /* a kept root that the forward reads elsewhere too stays in memory */
+  for (int i = 0; i < n; i++)
+    if (F->kept[i] && (F->fwd_needed[i] || out[i])) F->kept[i] = false, F->fwd_needed[i] = true;
   /* an edge_softmax only forward kernels of other groups read (an edge-balanced aggregate of
    * attention): they recompute it at each edge from its per-vertex statistics, in float64, and
    * no E x H buffer of alpha is made (a float32 alpha near 1 keeps too little of 1 - alpha for
@@ -780,6 +838,9 @@ void fused_begin(Fused *F, Lower *L) {
   F->st_sum = calloc((size_t)n + 1, sizeof(KBuf *));
   F->seen = calloc((size_t)n + 1, 1);
   F->stored = calloc((size_t)n + 1, 1);
+  F->kept = calloc((size_t)n + 1, 1);
+  F->sh_root = calloc((size_t)n + 1, sizeof(int));
+  F->spill_root = calloc((size_t)n + 1, sizeof(KBuf *));
   F->sh = calloc((size_t)n + 1, sizeof(int));
   F->spill = calloc((size_t)n + 1, sizeof(KBuf *));
   F->spill_sum = calloc((size_t)n + 1, sizeof(KBuf *));
@@ -794,7 +855,7 @@ void fused_begin(Fused *F, Lower *L) {
   F->hoist = calloc((size_t)n + 1, sizeof(int));
   F->stage = malloc(sizeof(int) * ((size_t)n + 1));
   F->train_need = calloc((size_t)n + 1, 1);
-  for (int i = 0; i <= n; i++) F->stage[i] = -1;
+  for (int i = 0; i <= n; i++) F->stage[i] = F->sh_root[i] = -1;
   F->st_e = F->st_le = F->st_t = -1;
   mark_buffers(F);
   for (int i = 0; i < n; i++) {
@@ -844,6 +905,7 @@ void fused_end(Fused *F) {
   void *arrays[] = {F->needs_buf, F->buf64,  F->fwd_needed, F->from_stats, F->st_max,   F->st_sum,
                     F->seen,      F->stored, F->sh,         F->spill,      F->spill_sum, F->sh_sum,
                     F->walk,      F->lev,    F->online,     F->memo_v,     F->online_src, F->sh_scale,
-                    F->sh_pv,     F->hoist,  F->stage,      F->train_need};
+                    F->sh_pv,     F->hoist,  F->stage,      F->train_need, F->kept,     F->sh_root,
+                    F->spill_root};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) free(arrays[i]);
 }

@@ -33,6 +33,11 @@ typedef struct Fused {
   KBuf **st_max, **st_sum; /* per value: those statistics (float; float64, as the walk summed them) */
   bool *seen;        /* per value: computed by the current kernel (for its description) */
   bool *stored;      /* per value: a root this kernel has stored for its row (later reads load it) */
+  bool *kept;        /* per value: a root that later roots of its own kernel read, in memory only for the
+                        backward: store_kept puts it in a per-group array for them, and in memory only
+                        when training (an inference forward neither writes nor allocates it) */
+  int *sh_root;      /* per value: a kept root's array in the current kernel (-1: none yet) */
+  KBuf **spill_root; /* per value: its scratch buffer instead, past GNN_SHARED_MAX, or NULL */
   int *sh;           /* per value: the shared array of a finished reduction of this kernel */
   KBuf **spill;      /* per value: a finished reduction of this kernel too wide for shared memory, in
                         this buffer instead of sh (lower_walk.c: GNN_SHARED_MAX), or NULL */
@@ -84,11 +89,14 @@ Ctx vertex_ctx(KExpr *v, bool near);
 KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx);
 KExpr *compute(Fused *F, const Value *x, const Ctx *cx, KExpr *idx);
 KExpr *fused_read(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx);
+void fin_array(Fused *F, PtrVec *fin, const Value *a, const char *what, KType t, int wd, KExpr *kk, KExpr *val, KBuf *own,
+               int *sh, KBuf **spill);
 KExpr *fin_read(Fused *F, int sh, KBuf *spill, KExpr *idx);
 KExpr *subst_var(Lower *L, Kernel *k, const KExpr *e, int from, int to);
 KExpr *ktraining(Lower *L);
 bool stash_only(const Fused *F, const Value *v);
 void store(Fused *F, PtrVec *blk, const Value *v, KExpr *row, KExpr *idx, KExpr *val);
+void store_kept(Fused *F, PtrVec *blk, const Value *v, KExpr *row, KExpr *idx, KExpr *val);
 /* lower_fused.c: staging */
 int stage_rows(Fused *F, Value **mem, int nmem, const Ctx *cx, Value ***out);
 int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Domain dom, Value **out, int slots);

@@ -50,7 +50,13 @@ void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
     PtrVec *lanes = ks_lanes(L, k, &k->body, width_of(v), &kv, &iv);
     L->cur_blk = lanes;
     KExpr *kk = kvar(L, k, kv, NULL);
-    store(F, lanes, v, g->rows == DOM_GLOBAL ? NULL : krow(L), kk, compute(F, v, &cx, kk));
+    KExpr *row = g->rows == DOM_GLOBAL ? NULL : krow(L);
+    if (F->kept[v->id] && i + 1 < nmem) { /* the later roots read it from the group's array */
+      store_kept(F, lanes, v, row, kk, compute(F, v, &cx, kk));
+      ks_new(L, &k->body, KS_BARRIER);
+      continue;
+    }
+    store(F, lanes, v, row, kk, compute(F, v, &cx, kk));
     if (!stash_only(F, v) && i + 1 < nmem) { /* the later roots read it back, after the lanes meet */
       F->stored[v->id] = true;
       ks_new(L, &k->body, KS_BARRIER);

@@ -87,32 +87,6 @@ static void mark_reads(Fused *F, const Value *x, bool *read, bool *seen, bool to
 
 /* ---- FG_WALK */
 
-/* After walk w: a finished reduction's per-group array (name, type t, wd elements) for the rest of
- * the kernel, val stored at element kk by the lanes of fin. Shared memory (*sh) while one group's
- * arrays stay within GNN_SHARED_MAX (48 KB, so that a CUDA block of one group fits: kir.c,
- * kernel_groups_per_block); otherwise the row's values go to memory (*spill) and are read back
- * after the barrier: `own`, a buffer the walk has just stored the same values to (whether or not
- * training), else a scratch buffer t<id>_sp<what>. Only values of ~12,000 floats a vertex get
- * there; they give up shared memory's bandwidth, not correctness. */
-static void fin_array(Fused *F, PtrVec *fin, const Value *a, const char *what, KType t, int wd, KExpr *kk, KExpr *val,
-                      KBuf *own, int *sh, KBuf **spill) {
-  Lower *L = F->L;
-  Kernel *k = F->k;
-  int64_t bytes = (int64_t)wd * (t == KT_F32 ? 4 : 8);
-  if (kernel_shared_bytes(k, 1) + bytes <= GNN_SHARED_MAX) {
-    *sh = add_shared(L, k, arena_printf(L->a, "sh%s%d", what, a->id), t, wd);
-    ks_shstore(L, fin, *sh, kk, val);
-    return;
-  }
-  ElemType e = t == KT_F64 ? ELEM_F64 : t == KT_I64 ? ELEM_I32 : ELEM_F32;
-  if (!own || own->elem != e || own->width != wd || own->dom != DOM_VERTEX) {
-    own = new_buf(L, BUF_TEMP, value_cname(L, a, "t", arena_printf(L->a, "_sp%s", what)), DOM_VERTEX, e, wd, NULL);
-    own->bwd = a->bwd;
-    ks_store(L, k, fin, own, krow(L), kk, val);
-  }
-  *spill = own;
-}
-
 typedef struct {
   int acc, aux;      /* accumulator (sum, max, best, softmax max) and its companion (arg, softmax sum) */
   KExpr *on_idx;     /* an online aggregate: where its term reads the softmax (in the walk's lane variable) */
@@ -569,7 +543,10 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
     L->cur_blk = lanes;
     Ctx vcx = vertex_ctx(krow(L), true);
     KExpr *kk = kvar(L, k, kv, NULL);
-    if (stash_only(F, v)) {
+    if (F->kept[v->id]) { /* later roots of the epilogue read it from the group's array */
+      store_kept(F, lanes, v, krow(L), kk, compute(F, v, &vcx, kk));
+      ks_new(L, &k->body, KS_BARRIER);
+    } else if (stash_only(F, v)) {
       store(F, lanes, v, krow(L), kk, compute(F, v, &vcx, kk));
     } else { /* later roots of the epilogue read it back (a chain of them is not recomputed) */
       store(F, lanes, v, krow(L), kk, compute(F, v, &vcx, kk));

@@ -309,7 +309,7 @@ static void k1_sign_vertex(int64_t nrows, float *restrict t10, const float *rest
 
 /* k2_edgeconv0_out_dgcnn_h1_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13
  * Source lines 8, 13. */
-static void k2_edgeconv0_out_dgcnn_h1_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t3, int32_t *restrict t8, const float *restrict in_deg, float *restrict edgeconv0_out, const float *restrict t5, float *restrict dgcnn_h1, int training, uint64_t seed) {
+static void k2_edgeconv0_out_dgcnn_h1_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t3, int32_t *restrict t8, const float *restrict in_deg, const float *restrict t5, float *restrict edgeconv0_out, float *restrict dgcnn_h1, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
@@ -319,6 +319,7 @@ static void k2_edgeconv0_out_dgcnn_h1_vertex(int64_t nrows, const int64_t *restr
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh7[64] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_root12[64] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     float acc[64];  /* per lane, live across regions */
@@ -406,20 +407,40 @@ static void k2_edgeconv0_out_dgcnn_h1_vertex(int64_t nrows, const int64_t *restr
       }
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
-      (void)lane;
-      (void)i6;
-      float r10_;
-      r10_ = gnn_sel_f32(in_deg[row * 1] > 0.0f, 1.0f, gnn_sel_f32(in_deg[row * 1] < 0.0f, -1.0f, 0.0f));
-      edgeconv0_out[row * 64 + k6] = sh7[k6] + (t5[row * 64 + k6] * r10_);
+    if (training) {
+      for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+        (void)lane;
+        (void)i6;
+        float r10_;
+        (void)r10_;
+        float edgeconv0_out_;
+        (void)edgeconv0_out_;
+        r10_ = gnn_sel_f32(in_deg[row * 1] > 0.0f, 1.0f, gnn_sel_f32(in_deg[row * 1] < 0.0f, -1.0f, 0.0f));
+        edgeconv0_out_ = sh7[k6] + (t5[row * 64 + k6] * r10_);
+        sh_root12[k6] = edgeconv0_out_;
+        edgeconv0_out[row * 64 + k6] = edgeconv0_out_;
+      }
+    } else {
+      for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+        (void)lane;
+        (void)i6;
+        float r10_;
+        (void)r10_;
+        float edgeconv0_out_;
+        (void)edgeconv0_out_;
+        r10_ = gnn_sel_f32(in_deg[row * 1] > 0.0f, 1.0f, gnn_sel_f32(in_deg[row * 1] < 0.0f, -1.0f, 0.0f));
+        edgeconv0_out_ = sh7[k6] + (t5[row * 64 + k6] * r10_);
+        sh_root12[k6] = edgeconv0_out_;
+      }
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k7 = 0; k7 < 64; k7++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
       (void)lane;
       (void)i7;
-      dgcnn_h1[row * 64 + k7] = gnn_sel_f32(edgeconv0_out[row * 64 + k7] > 0.0f, edgeconv0_out[row * 64 + k7], 0.0f);
+      dgcnn_h1[row * 64 + k7] = gnn_sel_f32(sh_root12[k7] > 0.0f, sh_root12[k7], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -427,7 +448,7 @@ static void k2_edgeconv0_out_dgcnn_h1_vertex(int64_t nrows, const int64_t *restr
 
 /* k3_edgeconv1_out_dgcnn_h2_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24
  * Source lines 8, 14. */
-static void k3_edgeconv1_out_dgcnn_h2_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict dgcnn_h1_theta, int32_t *restrict t21, const float *restrict in_deg, float *restrict edgeconv1_out, const float *restrict t18, float *restrict dgcnn_h2, int training, uint64_t seed) {
+static void k3_edgeconv1_out_dgcnn_h2_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict dgcnn_h1_theta, int32_t *restrict t21, const float *restrict in_deg, const float *restrict t18, float *restrict edgeconv1_out, float *restrict dgcnn_h2, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
@@ -437,6 +458,7 @@ static void k3_edgeconv1_out_dgcnn_h2_vertex(int64_t nrows, const int64_t *restr
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh20[64] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_root23[64] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     float acc[64];  /* per lane, live across regions */
@@ -524,20 +546,40 @@ static void k3_edgeconv1_out_dgcnn_h2_vertex(int64_t nrows, const int64_t *restr
       }
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
-      (void)lane;
-      (void)i6;
-      float r10_;
-      r10_ = gnn_sel_f32(in_deg[row * 1] > 0.0f, 1.0f, gnn_sel_f32(in_deg[row * 1] < 0.0f, -1.0f, 0.0f));
-      edgeconv1_out[row * 64 + k6] = sh20[k6] + (t18[row * 64 + k6] * r10_);
+    if (training) {
+      for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+        (void)lane;
+        (void)i6;
+        float r10_;
+        (void)r10_;
+        float edgeconv1_out_;
+        (void)edgeconv1_out_;
+        r10_ = gnn_sel_f32(in_deg[row * 1] > 0.0f, 1.0f, gnn_sel_f32(in_deg[row * 1] < 0.0f, -1.0f, 0.0f));
+        edgeconv1_out_ = sh20[k6] + (t18[row * 64 + k6] * r10_);
+        sh_root23[k6] = edgeconv1_out_;
+        edgeconv1_out[row * 64 + k6] = edgeconv1_out_;
+      }
+    } else {
+      for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+        (void)lane;
+        (void)i6;
+        float r10_;
+        (void)r10_;
+        float edgeconv1_out_;
+        (void)edgeconv1_out_;
+        r10_ = gnn_sel_f32(in_deg[row * 1] > 0.0f, 1.0f, gnn_sel_f32(in_deg[row * 1] < 0.0f, -1.0f, 0.0f));
+        edgeconv1_out_ = sh20[k6] + (t18[row * 64 + k6] * r10_);
+        sh_root23[k6] = edgeconv1_out_;
+      }
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k7 = 0; k7 < 64; k7++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
       (void)lane;
       (void)i7;
-      dgcnn_h2[row * 64 + k7] = gnn_sel_f32(edgeconv1_out[row * 64 + k7] > 0.0f, edgeconv1_out[row * 64 + k7], 0.0f);
+      dgcnn_h2[row * 64 + k7] = gnn_sel_f32(sh_root23[k7] > 0.0f, sh_root23[k7], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -545,7 +587,7 @@ static void k3_edgeconv1_out_dgcnn_h2_vertex(int64_t nrows, const int64_t *restr
 
 /* k4_edgeconv2_out_dgcnn_h3_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35
  * Source lines 8, 15. */
-static void k4_edgeconv2_out_dgcnn_h3_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict dgcnn_h2_theta, int32_t *restrict t32, const float *restrict in_deg, float *restrict edgeconv2_out, const float *restrict t29, float *restrict dgcnn_h3, int training, uint64_t seed) {
+static void k4_edgeconv2_out_dgcnn_h3_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict dgcnn_h2_theta, int32_t *restrict t32, const float *restrict in_deg, const float *restrict t29, float *restrict edgeconv2_out, float *restrict dgcnn_h3, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
@@ -555,6 +597,7 @@ static void k4_edgeconv2_out_dgcnn_h3_vertex(int64_t nrows, const int64_t *restr
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh31[128] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_root34[128] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     float acc[128];  /* per lane, live across regions */
@@ -642,20 +685,40 @@ static void k4_edgeconv2_out_dgcnn_h3_vertex(int64_t nrows, const int64_t *restr
       }
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k6 = 0; k6 < 128; k6++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
-      (void)lane;
-      (void)i6;
-      float r10_;
-      r10_ = gnn_sel_f32(in_deg[row * 1] > 0.0f, 1.0f, gnn_sel_f32(in_deg[row * 1] < 0.0f, -1.0f, 0.0f));
-      edgeconv2_out[row * 128 + k6] = sh31[k6] + (t29[row * 128 + k6] * r10_);
+    if (training) {
+      for (int64_t k6 = 0; k6 < 128; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+        (void)lane;
+        (void)i6;
+        float r10_;
+        (void)r10_;
+        float edgeconv2_out_;
+        (void)edgeconv2_out_;
+        r10_ = gnn_sel_f32(in_deg[row * 1] > 0.0f, 1.0f, gnn_sel_f32(in_deg[row * 1] < 0.0f, -1.0f, 0.0f));
+        edgeconv2_out_ = sh31[k6] + (t29[row * 128 + k6] * r10_);
+        sh_root34[k6] = edgeconv2_out_;
+        edgeconv2_out[row * 128 + k6] = edgeconv2_out_;
+      }
+    } else {
+      for (int64_t k6 = 0; k6 < 128; k6++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
+        (void)lane;
+        (void)i6;
+        float r10_;
+        (void)r10_;
+        float edgeconv2_out_;
+        (void)edgeconv2_out_;
+        r10_ = gnn_sel_f32(in_deg[row * 1] > 0.0f, 1.0f, gnn_sel_f32(in_deg[row * 1] < 0.0f, -1.0f, 0.0f));
+        edgeconv2_out_ = sh31[k6] + (t29[row * 128 + k6] * r10_);
+        sh_root34[k6] = edgeconv2_out_;
+      }
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k7 = 0; k7 < 128; k7++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
       (void)lane;
       (void)i7;
-      dgcnn_h3[row * 128 + k7] = gnn_sel_f32(edgeconv2_out[row * 128 + k7] > 0.0f, edgeconv2_out[row * 128 + k7], 0.0f);
+      dgcnn_h3[row * 128 + k7] = gnn_sel_f32(sh_root34[k7] > 0.0f, sh_root34[k7], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -1295,7 +1358,7 @@ static void gnnc_plan(dgcnn_model *m, const gnn_graph *g) {
   static const int first[44] = {0, 1, 2, 4, 3, 4, 4, 5, 1, 6, 7, 7, 7, 8, 1, 9, 10, 10, 10, 11, 1, 12, 13, 14, 15, 16, 18, 19, 20, 20, 21, 22, 24, 25, 26, 26, 27, 28, 30, 31, 32, 32, 33, 35};
   static const int last[44] = {4, 2, 4, 33, 32, 32, 31, 7, 28, 7, 27, 26, 25, 10, 22, 10, 21, 20, 19, 13, 16, 13, 15, 17, 19, 20, 20, 36, 21, 23, 25, 26, 26, 36, 27, 29, 31, 32, 32, 36, 33, 34, 35, 36};
   static const int last_infer[44] = {4, 2, 4, 13, 13, 13, 13, 7, 13, 7, 13, 13, 13, 10, 13, 10, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13};
-  static const char in_infer[44] = {1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  static const char in_infer[44] = {1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[44], size_infer[44];
   int order[44];
   size[0] = (size_t)g->nv * 64 * sizeof(float);  /* t3 */
@@ -1593,7 +1656,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   }
   gnn_profile_step(m->ctx, "forward 3 kernel fused %10; in memory: %10");
   /* 4: fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13 */
-  k2_edgeconv0_out_dgcnn_h1_vertex(g->nv, g->in_ptr, g->src, m->t3, m->t8, g->in_deg, m->edgeconv0_out, m->t5, m->dgcnn_h1, training, seed);
+  k2_edgeconv0_out_dgcnn_h1_vertex(g->nv, g->in_ptr, g->src, m->t3, m->t8, g->in_deg, m->t5, m->edgeconv0_out, m->dgcnn_h1, training, seed);
   gnn_profile_step(m->ctx, "forward 4 kernel fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13");
   /* 5: %16 apply_vertex.linear */
   {
@@ -1620,7 +1683,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   }
   gnn_profile_step(m->ctx, "forward 6 gemm %18 apply_vertex.linear");
   /* 7: fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24 */
-  k3_edgeconv1_out_dgcnn_h2_vertex(g->nv, g->in_ptr, g->src, m->dgcnn_h1_theta, m->t21, g->in_deg, m->edgeconv1_out, m->t18, m->dgcnn_h2, training, seed);
+  k3_edgeconv1_out_dgcnn_h2_vertex(g->nv, g->in_ptr, g->src, m->dgcnn_h1_theta, m->t21, g->in_deg, m->t18, m->edgeconv1_out, m->dgcnn_h2, training, seed);
   gnn_profile_step(m->ctx, "forward 7 kernel fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24");
   /* 8: %27 apply_vertex.linear */
   {
@@ -1637,7 +1700,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   }
   gnn_profile_step(m->ctx, "forward 9 gemm %29 apply_vertex.linear");
   /* 10: fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35 */
-  k4_edgeconv2_out_dgcnn_h3_vertex(g->nv, g->in_ptr, g->src, m->dgcnn_h2_theta, m->t32, g->in_deg, m->edgeconv2_out, m->t29, m->dgcnn_h3, training, seed);
+  k4_edgeconv2_out_dgcnn_h3_vertex(g->nv, g->in_ptr, g->src, m->dgcnn_h2_theta, m->t32, g->in_deg, m->t29, m->edgeconv2_out, m->dgcnn_h3, training, seed);
   gnn_profile_step(m->ctx, "forward 10 kernel fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35");
   /* 11: %38 apply_vertex.linear */
   {

@@ -118,7 +118,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k1_sign_vertex(int64_t n
 
 /* dgcnn_k2_edgeconv0_out_dgcnn_h1_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13
  * Source lines 8, 13. */
-extern "C" __global__ void __launch_bounds__(256) dgcnn_k2_edgeconv0_out_dgcnn_h1_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t3, int32_t *__restrict__ t8, const float *__restrict__ in_deg, float *__restrict__ edgeconv0_out, const float *__restrict__ t5, float *__restrict__ dgcnn_h1, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k2_edgeconv0_out_dgcnn_h1_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t3, int32_t *__restrict__ t8, const float *__restrict__ in_deg, const float *__restrict__ t5, float *__restrict__ edgeconv0_out, float *__restrict__ dgcnn_h1, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -129,6 +129,8 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k2_edgeconv0_out_dgcnn_h
   int64_t *const sh_u = sh_u_block[threadIdx.x / 32];  /* this group's */
   __shared__ float sh7_block[8][64];
   float *const sh7 = sh7_block[threadIdx.x / 32];  /* this group's */
+  __shared__ float sh_root12_block[8][64];
+  float *const sh_root12 = sh_root12_block[threadIdx.x / 32];  /* this group's */
   const unsigned gmask = 0xffffffffu;
   if (row >= nrows) return;  /* a whole group leaves together */
   int64_t lo;
@@ -143,6 +145,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k2_edgeconv0_out_dgcnn_h
   float x;
   float x1;
   float r10_;
+  float edgeconv0_out_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -200,20 +203,24 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k2_edgeconv0_out_dgcnn_h
   for (int i6 = 0; i6 < 2; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 32;
     r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-    edgeconv0_out[(row) * 64 + k6] = sh7[k6] + (t5[row * 64 + k6] * r10_);
+    edgeconv0_out_ = sh7[k6] + (t5[row * 64 + k6] * r10_);
+    sh_root12[k6] = edgeconv0_out_;
+    if (training) {
+      edgeconv0_out[(row) * 64 + k6] = edgeconv0_out_;
+    }
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i7 = 0; i7 < 2; i7++) {
     const int64_t k7 = lane + (int64_t)i7 * 32;
-    dgcnn_h1[(row) * 64 + k7] = (edgeconv0_out[row * 64 + k7] > 0.0f) ? edgeconv0_out[row * 64 + k7] : 0.0f;
+    dgcnn_h1[(row) * 64 + k7] = (sh_root12[k7] > 0.0f) ? sh_root12[k7] : 0.0f;
   }
   __syncwarp(gmask);
 }
 
 /* dgcnn_k3_edgeconv1_out_dgcnn_h2_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24
  * Source lines 8, 14. */
-extern "C" __global__ void __launch_bounds__(256) dgcnn_k3_edgeconv1_out_dgcnn_h2_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ dgcnn_h1_theta, int32_t *__restrict__ t21, const float *__restrict__ in_deg, float *__restrict__ edgeconv1_out, const float *__restrict__ t18, float *__restrict__ dgcnn_h2, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k3_edgeconv1_out_dgcnn_h2_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ dgcnn_h1_theta, int32_t *__restrict__ t21, const float *__restrict__ in_deg, const float *__restrict__ t18, float *__restrict__ edgeconv1_out, float *__restrict__ dgcnn_h2, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -224,6 +231,8 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k3_edgeconv1_out_dgcnn_h
   int64_t *const sh_u = sh_u_block[threadIdx.x / 32];  /* this group's */
   __shared__ float sh20_block[8][64];
   float *const sh20 = sh20_block[threadIdx.x / 32];  /* this group's */
+  __shared__ float sh_root23_block[8][64];
+  float *const sh_root23 = sh_root23_block[threadIdx.x / 32];  /* this group's */
   const unsigned gmask = 0xffffffffu;
   if (row >= nrows) return;  /* a whole group leaves together */
   int64_t lo;
@@ -238,6 +247,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k3_edgeconv1_out_dgcnn_h
   float x;
   float x1;
   float r10_;
+  float edgeconv1_out_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -295,20 +305,24 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k3_edgeconv1_out_dgcnn_h
   for (int i6 = 0; i6 < 2; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 32;
     r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-    edgeconv1_out[(row) * 64 + k6] = sh20[k6] + (t18[row * 64 + k6] * r10_);
+    edgeconv1_out_ = sh20[k6] + (t18[row * 64 + k6] * r10_);
+    sh_root23[k6] = edgeconv1_out_;
+    if (training) {
+      edgeconv1_out[(row) * 64 + k6] = edgeconv1_out_;
+    }
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i7 = 0; i7 < 2; i7++) {
     const int64_t k7 = lane + (int64_t)i7 * 32;
-    dgcnn_h2[(row) * 64 + k7] = (edgeconv1_out[row * 64 + k7] > 0.0f) ? edgeconv1_out[row * 64 + k7] : 0.0f;
+    dgcnn_h2[(row) * 64 + k7] = (sh_root23[k7] > 0.0f) ? sh_root23[k7] : 0.0f;
   }
   __syncwarp(gmask);
 }
 
 /* dgcnn_k4_edgeconv2_out_dgcnn_h3_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35
  * Source lines 8, 15. */
-extern "C" __global__ void __launch_bounds__(256) dgcnn_k4_edgeconv2_out_dgcnn_h3_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ dgcnn_h2_theta, int32_t *__restrict__ t32, const float *__restrict__ in_deg, float *__restrict__ edgeconv2_out, const float *__restrict__ t29, float *__restrict__ dgcnn_h3, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) dgcnn_k4_edgeconv2_out_dgcnn_h3_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ dgcnn_h2_theta, int32_t *__restrict__ t32, const float *__restrict__ in_deg, const float *__restrict__ t29, float *__restrict__ edgeconv2_out, float *__restrict__ dgcnn_h3, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
@@ -319,6 +333,8 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k4_edgeconv2_out_dgcnn_h
   int64_t *const sh_u = sh_u_block[threadIdx.x / 32];  /* this group's */
   __shared__ float sh31_block[8][128];
   float *const sh31 = sh31_block[threadIdx.x / 32];  /* this group's */
+  __shared__ float sh_root34_block[8][128];
+  float *const sh_root34 = sh_root34_block[threadIdx.x / 32];  /* this group's */
   const unsigned gmask = 0xffffffffu;
   if (row >= nrows) return;  /* a whole group leaves together */
   int64_t lo;
@@ -333,6 +349,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k4_edgeconv2_out_dgcnn_h
   float x;
   float x1;
   float r10_;
+  float edgeconv2_out_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -390,13 +407,17 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k4_edgeconv2_out_dgcnn_h
   for (int i6 = 0; i6 < 4; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 32;
     r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-    edgeconv2_out[(row) * 128 + k6] = sh31[k6] + (t29[row * 128 + k6] * r10_);
+    edgeconv2_out_ = sh31[k6] + (t29[row * 128 + k6] * r10_);
+    sh_root34[k6] = edgeconv2_out_;
+    if (training) {
+      edgeconv2_out[(row) * 128 + k6] = edgeconv2_out_;
+    }
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i7 = 0; i7 < 4; i7++) {
     const int64_t k7 = lane + (int64_t)i7 * 32;
-    dgcnn_h3[(row) * 128 + k7] = (edgeconv2_out[row * 128 + k7] > 0.0f) ? edgeconv2_out[row * 128 + k7] : 0.0f;
+    dgcnn_h3[(row) * 128 + k7] = (sh_root34[k7] > 0.0f) ? sh_root34[k7] : 0.0f;
   }
   __syncwarp(gmask);
 }
@@ -936,7 +957,7 @@ static void gnnc_plan(dgcnn_model *m, const gnn_graph *g) {
   static const int first[44] = {0, 1, 2, 4, 3, 4, 4, 5, 1, 6, 7, 7, 7, 8, 1, 9, 10, 10, 10, 11, 1, 12, 13, 14, 15, 16, 18, 19, 20, 20, 21, 22, 24, 25, 26, 26, 27, 28, 30, 31, 32, 32, 33, 35};
   static const int last[44] = {4, 2, 4, 33, 32, 32, 31, 7, 28, 7, 27, 26, 25, 10, 22, 10, 21, 20, 19, 13, 16, 13, 15, 17, 19, 20, 20, 36, 21, 23, 25, 26, 26, 36, 27, 29, 31, 32, 32, 36, 33, 34, 35, 36};
   static const int last_infer[44] = {4, 2, 4, 13, 13, 13, 13, 7, 13, 7, 13, 13, 13, 10, 13, 10, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13};
-  static const char in_infer[44] = {1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  static const char in_infer[44] = {1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[44], size_infer[44];
   int order[44];
   size[0] = (size_t)g->nv * 64 * sizeof(float);  /* t3 */
@@ -1242,7 +1263,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   /* 4: fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    dgcnn_k2_edgeconv0_out_dgcnn_h1_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t3, m->t8, g->in_deg, m->edgeconv0_out, m->t5, m->dgcnn_h1, training, seed);
+    dgcnn_k2_edgeconv0_out_dgcnn_h1_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t3, m->t8, g->in_deg, m->t5, m->edgeconv0_out, m->dgcnn_h1, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 4 kernel fused %6 %7 %8 %10 %11 %12 %13; in memory: %8 %12 %13");
@@ -1267,7 +1288,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   /* 7: fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    dgcnn_k3_edgeconv1_out_dgcnn_h2_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->dgcnn_h1_theta, m->t21, g->in_deg, m->edgeconv1_out, m->t18, m->dgcnn_h2, training, seed);
+    dgcnn_k3_edgeconv1_out_dgcnn_h2_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->dgcnn_h1_theta, m->t21, g->in_deg, m->t18, m->edgeconv1_out, m->dgcnn_h2, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 7 kernel fused %10 %19 %20 %21 %22 %23 %24; in memory: %21 %23 %24");
@@ -1292,7 +1313,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   /* 10: fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    dgcnn_k4_edgeconv2_out_dgcnn_h3_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->dgcnn_h2_theta, m->t32, g->in_deg, m->edgeconv2_out, m->t29, m->dgcnn_h3, training, seed);
+    dgcnn_k4_edgeconv2_out_dgcnn_h3_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->dgcnn_h2_theta, m->t32, g->in_deg, m->t29, m->edgeconv2_out, m->dgcnn_h3, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 10 kernel fused %10 %30 %31 %32 %33 %34 %35; in memory: %32 %34 %35");

@@ -295,7 +295,7 @@ static void k1_gcnconv0_x_vertex(int64_t nrows, float *restrict gcnconv0_x, cons
 
 /* k2_gcnconv0_out_gcnconv1_x_vertex: vertex-balanced over in-edges (CSR), 16 lanes per group. fused %9 %10 %11 %12; in memory: %10 %12
  * Source lines 10, 14-15. */
-static void k2_gcnconv0_out_gcnconv1_x_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict gcnconv0_x_W, const float *restrict gcnconv0_c, float *restrict gcnconv0_out, const float *restrict p_gcnconv0_b, float *restrict gcnconv1_x, int training, uint64_t seed) {
+static void k2_gcnconv0_out_gcnconv1_x_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict gcnconv0_x_W, const float *restrict gcnconv0_c, const float *restrict p_gcnconv0_b, float *restrict gcnconv0_out, float *restrict gcnconv1_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
@@ -305,6 +305,7 @@ static void k2_gcnconv0_out_gcnconv1_x_vertex(int64_t nrows, const int64_t *rest
     int64_t sh_e[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh9[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_root10[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[16];  /* per lane, live across regions */
@@ -371,11 +372,27 @@ static void k2_gcnconv0_out_gcnconv1_x_vertex(int64_t nrows, const int64_t *rest
       sh9[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k5 = 0; k5 < 16; k5++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k5 % 16), i5 = (int)(k5 / 16);
-      (void)lane;
-      (void)i5;
-      gcnconv0_out[row * 16 + k5] = sh9[k5] + p_gcnconv0_b[k5];
+    if (training) {
+      for (int64_t k5 = 0; k5 < 16; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 16), i5 = (int)(k5 / 16);
+        (void)lane;
+        (void)i5;
+        float gcnconv0_out_;
+        (void)gcnconv0_out_;
+        gcnconv0_out_ = sh9[k5] + p_gcnconv0_b[k5];
+        sh_root10[k5] = gcnconv0_out_;
+        gcnconv0_out[row * 16 + k5] = gcnconv0_out_;
+      }
+    } else {
+      for (int64_t k5 = 0; k5 < 16; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 16), i5 = (int)(k5 / 16);
+        (void)lane;
+        (void)i5;
+        float gcnconv0_out_;
+        (void)gcnconv0_out_;
+        gcnconv0_out_ = sh9[k5] + p_gcnconv0_b[k5];
+        sh_root10[k5] = gcnconv0_out_;
+      }
     }
     /* barrier: the lane loops above and below are separate regions */
     if (training) {
@@ -383,14 +400,14 @@ static void k2_gcnconv0_out_gcnconv1_x_vertex(int64_t nrows, const int64_t *rest
         const int lane = (int)(k6 % 16), i6 = (int)(k6 / 16);
         (void)lane;
         (void)i6;
-        gcnconv1_x[row * 16 + k6] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k6), 0.5f), (gnn_sel_f32(gcnconv0_out[row * 16 + k6] > 0.0f, gcnconv0_out[row * 16 + k6], 0.0f)) * 2.0f));
+        gcnconv1_x[row * 16 + k6] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k6), 0.5f), (gnn_sel_f32(sh_root10[k6] > 0.0f, sh_root10[k6], 0.0f)) * 2.0f));
       }
     } else {
       for (int64_t k6 = 0; k6 < 16; k6++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k6 % 16), i6 = (int)(k6 / 16);
         (void)lane;
         (void)i6;
-        gcnconv1_x[row * 16 + k6] = (gnn_sel_f32(gcnconv0_out[row * 16 + k6] > 0.0f, gcnconv0_out[row * 16 + k6], 0.0f));
+        gcnconv1_x[row * 16 + k6] = (gnn_sel_f32(sh_root10[k6] > 0.0f, sh_root10[k6], 0.0f));
       }
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -795,7 +812,7 @@ static void gnnc_plan(gcn_model *m, const gnn_graph *g) {
   static const int first[12] = {1, 0, 2, 3, 3, 4, 6, 7, 9, 15, 10, 11};
   static const int last[12] = {16, 16, 3, 9, 8, 5, 8, 9, 15, 16, 13, 14};
   static const int last_infer[12] = {5, 5, 3, 5, 5, 5, 5, 5, 5, 5, 5, 5};
-  static const char in_infer[12] = {0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0};
+  static const char in_infer[12] = {0, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0};
   size_t size[12], size_infer[12];
   int order[12];
   size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* gcnconv0_x */
@@ -1023,7 +1040,7 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
   }
   gnn_profile_step(m->ctx, "forward 2 gemm %8 apply_vertex.linear");
   /* 3: fused %9 %10 %11 %12; in memory: %10 %12 */
-  k2_gcnconv0_out_gcnconv1_x_vertex(g->nv, g->in_ptr, g->src, m->gcnconv0_x_W, m->gcnconv0_c, m->gcnconv0_out, m->param[1], m->gcnconv1_x, training, seed);
+  k2_gcnconv0_out_gcnconv1_x_vertex(g->nv, g->in_ptr, g->src, m->gcnconv0_x_W, m->gcnconv0_c, m->param[1], m->gcnconv0_out, m->gcnconv1_x, training, seed);
   gnn_profile_step(m->ctx, "forward 3 kernel fused %9 %10 %11 %12; in memory: %10 %12");
   /* 4: %15 apply_vertex.linear */
   {

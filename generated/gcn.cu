@@ -103,7 +103,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k1_gcnconv0_x_vertex(int64
 
 /* gcn_k2_gcnconv0_out_gcnconv1_x_vertex: vertex-balanced over in-edges (CSR), 16 lanes per group, 16 groups per block. fused %9 %10 %11 %12; in memory: %10 %12
  * Source lines 10, 14-15. */
-extern "C" __global__ void __launch_bounds__(256) gcn_k2_gcnconv0_out_gcnconv1_x_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ gcnconv0_x_W, const float *__restrict__ gcnconv0_c, float *__restrict__ gcnconv0_out, const float *__restrict__ p_gcnconv0_b, float *__restrict__ gcnconv1_x, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) gcn_k2_gcnconv0_out_gcnconv1_x_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ gcnconv0_x_W, const float *__restrict__ gcnconv0_c, const float *__restrict__ p_gcnconv0_b, float *__restrict__ gcnconv0_out, float *__restrict__ gcnconv1_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 16;
@@ -114,6 +114,8 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k2_gcnconv0_out_gcnconv1_x
   int64_t *const sh_u = sh_u_block[threadIdx.x / 16];  /* this group's */
   __shared__ float sh9_block[16][16];
   float *const sh9 = sh9_block[threadIdx.x / 16];  /* this group's */
+  __shared__ float sh_root10_block[16][16];
+  float *const sh_root10 = sh_root10_block[threadIdx.x / 16];  /* this group's */
   const unsigned gmask = 0xffffu << (threadIdx.x & 16);  /* this group's lanes of the warp */
   if (row >= nrows) return;  /* a whole group leaves together */
   int64_t lo;
@@ -125,6 +127,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k2_gcnconv0_out_gcnconv1_x
   int64_t cnt;
   float x;
   float part[1];
+  float gcnconv0_out_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -168,13 +171,17 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k2_gcnconv0_out_gcnconv1_x
   #pragma unroll
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 16;
-    gcnconv0_out[(row) * 16 + k5] = sh9[k5] + p_gcnconv0_b[k5];
+    gcnconv0_out_ = sh9[k5] + p_gcnconv0_b[k5];
+    sh_root10[k5] = gcnconv0_out_;
+    if (training) {
+      gcnconv0_out[(row) * 16 + k5] = gcnconv0_out_;
+    }
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i6 = 0; i6 < 1; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 16;
-    gcnconv1_x[(row) * 16 + k6] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k6), 0.5f) ? (((gcnconv0_out[row * 16 + k6] > 0.0f) ? gcnconv0_out[row * 16 + k6] : 0.0f) * 2.0f) : 0.0f) : ((gcnconv0_out[row * 16 + k6] > 0.0f) ? gcnconv0_out[row * 16 + k6] : 0.0f);
+    gcnconv1_x[(row) * 16 + k6] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k6), 0.5f) ? (((sh_root10[k6] > 0.0f) ? sh_root10[k6] : 0.0f) * 2.0f) : 0.0f) : ((sh_root10[k6] > 0.0f) ? sh_root10[k6] : 0.0f);
   }
   __syncwarp(gmask);
 }
@@ -551,7 +558,7 @@ static void gnnc_plan(gcn_model *m, const gnn_graph *g) {
   static const int first[12] = {1, 0, 2, 3, 3, 4, 6, 7, 9, 15, 10, 11};
   static const int last[12] = {16, 16, 3, 9, 8, 5, 8, 9, 15, 16, 13, 14};
   static const int last_infer[12] = {5, 5, 3, 5, 5, 5, 5, 5, 5, 5, 5, 5};
-  static const char in_infer[12] = {0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0};
+  static const char in_infer[12] = {0, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0};
   size_t size[12], size_infer[12];
   int order[12];
   size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* gcnconv0_x */
@@ -790,7 +797,7 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
   /* 3: fused %9 %10 %11 %12; in memory: %10 %12 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
-    gcn_k2_gcnconv0_out_gcnconv1_x_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->gcnconv0_x_W, m->gcnconv0_c, m->gcnconv0_out, m->param[1], m->gcnconv1_x, training, seed);
+    gcn_k2_gcnconv0_out_gcnconv1_x_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->gcnconv0_x_W, m->gcnconv0_c, m->param[1], m->gcnconv0_out, m->gcnconv1_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 3 kernel fused %9 %10 %11 %12; in memory: %10 %12");

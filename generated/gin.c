@@ -250,7 +250,9 @@ static int gnn_gemm_tn_n64(int64_t M, int64_t K, const float *restrict A, int64_
 
 /* k0_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %7 %9 %10 %11 %12 %13; in memory: %12 %13
  * Source lines 10-11. */
-static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t8, const float *restrict p_ginconv0_eps, float *restrict t12, const float *restrict p_ginconv0_b1, float *restrict t13) {
+static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t8, const float *restrict p_ginconv0_eps, const float *restrict p_ginconv0_b1, float *restrict t12, float *restrict t13, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -258,6 +260,7 @@ static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh9[64] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_root12[64] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[64];  /* per lane, live across regions */
@@ -322,20 +325,40 @@ static void k0_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       sh9[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
-      (void)lane;
-      (void)i5;
-      float r7_;
-      r7_ = 1.0f + p_ginconv0_eps[0];
-      t12[row * 64 + k5] = ((r7_ * t8[row * 64 + k5]) + sh9[k5]) + p_ginconv0_b1[k5];
+    if (training) {
+      for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+        (void)lane;
+        (void)i5;
+        float r7_;
+        (void)r7_;
+        float r12_;
+        (void)r12_;
+        r7_ = 1.0f + p_ginconv0_eps[0];
+        r12_ = ((r7_ * t8[row * 64 + k5]) + sh9[k5]) + p_ginconv0_b1[k5];
+        sh_root12[k5] = r12_;
+        t12[row * 64 + k5] = r12_;
+      }
+    } else {
+      for (int64_t k5 = 0; k5 < 64; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 32), i5 = (int)(k5 / 32);
+        (void)lane;
+        (void)i5;
+        float r7_;
+        (void)r7_;
+        float r12_;
+        (void)r12_;
+        r7_ = 1.0f + p_ginconv0_eps[0];
+        r12_ = ((r7_ * t8[row * 64 + k5]) + sh9[k5]) + p_ginconv0_b1[k5];
+        sh_root12[k5] = r12_;
+      }
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k6 = 0; k6 < 64; k6++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k6 % 32), i6 = (int)(k6 / 32);
       (void)lane;
       (void)i6;
-      t13[row * 64 + k6] = gnn_sel_f32(t12[row * 64 + k6] > 0.0f, t12[row * 64 + k6], 0.0f);
+      t13[row * 64 + k6] = gnn_sel_f32(sh_root12[k6] > 0.0f, sh_root12[k6], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -359,7 +382,9 @@ static void k1_gin_h_vertex(int64_t nrows, const float *restrict t14, const floa
 
 /* k2_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group. fused %22 %24 %25 %26 %27 %28; in memory: %27 %28
  * Source lines 10-11. */
-static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict gin_h_W1, const float *restrict p_ginconv1_eps, float *restrict t27, const float *restrict p_ginconv1_b1, float *restrict t28) {
+static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict gin_h_W1, const float *restrict p_ginconv1_eps, const float *restrict p_ginconv1_b1, float *restrict t27, float *restrict t28, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -367,6 +392,7 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh24[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_root27[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[8];  /* per lane, live across regions */
@@ -431,20 +457,40 @@ static void k2_sum_copy_u_vertex(int64_t nrows, const int64_t *restrict in_ptr, 
       sh24[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
-      (void)lane;
-      (void)i5;
-      float r22_;
-      r22_ = 1.0f + p_ginconv1_eps[0];
-      t27[row * 7 + k5] = ((r22_ * gin_h_W1[row * 7 + k5]) + sh24[k5]) + p_ginconv1_b1[k5];
+    if (training) {
+      for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
+        (void)lane;
+        (void)i5;
+        float r22_;
+        (void)r22_;
+        float r27_;
+        (void)r27_;
+        r22_ = 1.0f + p_ginconv1_eps[0];
+        r27_ = ((r22_ * gin_h_W1[row * 7 + k5]) + sh24[k5]) + p_ginconv1_b1[k5];
+        sh_root27[k5] = r27_;
+        t27[row * 7 + k5] = r27_;
+      }
+    } else {
+      for (int64_t k5 = 0; k5 < 7; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
+        (void)lane;
+        (void)i5;
+        float r22_;
+        (void)r22_;
+        float r27_;
+        (void)r27_;
+        r22_ = 1.0f + p_ginconv1_eps[0];
+        r27_ = ((r22_ * gin_h_W1[row * 7 + k5]) + sh24[k5]) + p_ginconv1_b1[k5];
+        sh_root27[k5] = r27_;
+      }
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k6 = 0; k6 < 7; k6++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k6 % 8), i6 = (int)(k6 / 8);
       (void)lane;
       (void)i6;
-      t28[row * 7 + k6] = gnn_sel_f32(t27[row * 7 + k6] > 0.0f, t27[row * 7 + k6], 0.0f);
+      t28[row * 7 + k6] = gnn_sel_f32(sh_root27[k6] > 0.0f, sh_root27[k6], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -914,7 +960,7 @@ static void gnnc_plan(gin_model *m, const gnn_graph *g) {
   static const int first[23] = {0, 1, 1, 2, 3, 4, 5, 5, 6, 8, 10, 11, 12, 14, 15, 17, 31, 18, 19, 20, 21, 22, 23};
   static const int last[23] = {24, 17, 16, 14, 13, 24, 10, 9, 7, 10, 24, 13, 14, 24, 17, 31, 32, 25, 26, 27, 28, 29, 30};
   static const int last_infer[23] = {7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7};
-  static const char in_infer[23] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  static const char in_infer[23] = {1, 0, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[23], size_infer[23];
   int order[23];
   size[0] = (size_t)g->nv * 64 * sizeof(float);  /* t8 */
@@ -1150,7 +1196,7 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
   }
   gnn_profile_step(m->ctx, "forward 0 gemm %8 apply_vertex.linear");
   /* 1: fused %7 %9 %10 %11 %12 %13; in memory: %12 %13 */
-  k0_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->t8, m->param[0], m->t12, m->param[2], m->t13);
+  k0_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->t8, m->param[0], m->param[2], m->t12, m->t13, training, seed);
   gnn_profile_step(m->ctx, "forward 1 kernel fused %7 %9 %10 %11 %12 %13; in memory: %12 %13");
   /* 2: %14 apply_vertex.linear */
   {
@@ -1175,7 +1221,7 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
   }
   gnn_profile_step(m->ctx, "forward 4 gemm %23 apply_vertex.linear");
   /* 5: fused %22 %24 %25 %26 %27 %28; in memory: %27 %28 */
-  k2_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->gin_h_W1, m->param[5], m->t27, m->param[7], m->t28);
+  k2_sum_copy_u_vertex(g->nv, g->in_ptr, g->src, m->gin_h_W1, m->param[5], m->param[7], m->t27, m->t28, training, seed);
   gnn_profile_step(m->ctx, "forward 5 kernel fused %22 %24 %25 %26 %27 %28; in memory: %27 %28");
   /* 6: %29 apply_vertex.linear */
   {

@@ -69,7 +69,9 @@ extern "C" __global__ void gin_fill_kernel(float *p, int64_t n, float v) {
 
 /* gin_k0_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %7 %9 %10 %11 %12 %13; in memory: %12 %13
  * Source lines 10-11. */
-extern "C" __global__ void __launch_bounds__(256) gin_k0_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t8, const float *__restrict__ p_ginconv0_eps, float *__restrict__ t12, const float *__restrict__ p_ginconv0_b1, float *__restrict__ t13) {
+extern "C" __global__ void __launch_bounds__(256) gin_k0_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ t8, const float *__restrict__ p_ginconv0_eps, const float *__restrict__ p_ginconv0_b1, float *__restrict__ t12, float *__restrict__ t13, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -78,6 +80,8 @@ extern "C" __global__ void __launch_bounds__(256) gin_k0_sum_copy_u_vertex(int64
   int64_t *const sh_u = sh_u_block[threadIdx.x / 32];  /* this group's */
   __shared__ float sh9_block[8][64];
   float *const sh9 = sh9_block[threadIdx.x / 32];  /* this group's */
+  __shared__ float sh_root12_block[8][64];
+  float *const sh_root12 = sh_root12_block[threadIdx.x / 32];  /* this group's */
   const unsigned gmask = 0xffffffffu;
   if (row >= nrows) return;  /* a whole group leaves together */
   int64_t lo;
@@ -89,6 +93,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k0_sum_copy_u_vertex(int64
   float x;
   float part[2];
   float r7_;
+  float r12_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -132,13 +137,17 @@ extern "C" __global__ void __launch_bounds__(256) gin_k0_sum_copy_u_vertex(int64
   for (int i5 = 0; i5 < 2; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 32;
     r7_ = 1.0f + p_ginconv0_eps[0];
-    t12[(row) * 64 + k5] = ((r7_ * t8[row * 64 + k5]) + sh9[k5]) + p_ginconv0_b1[k5];
+    r12_ = ((r7_ * t8[row * 64 + k5]) + sh9[k5]) + p_ginconv0_b1[k5];
+    sh_root12[k5] = r12_;
+    if (training) {
+      t12[(row) * 64 + k5] = r12_;
+    }
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i6 = 0; i6 < 2; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 32;
-    t13[(row) * 64 + k6] = (t12[row * 64 + k6] > 0.0f) ? t12[row * 64 + k6] : 0.0f;
+    t13[(row) * 64 + k6] = (sh_root12[k6] > 0.0f) ? sh_root12[k6] : 0.0f;
   }
   __syncwarp(gmask);
 }
@@ -160,7 +169,9 @@ extern "C" __global__ void __launch_bounds__(256) gin_k1_gin_h_vertex(int64_t nr
 
 /* gin_k2_sum_copy_u_vertex: vertex-balanced over in-edges (CSR), 8 lanes per group, 32 groups per block. fused %22 %24 %25 %26 %27 %28; in memory: %27 %28
  * Source lines 10-11. */
-extern "C" __global__ void __launch_bounds__(256) gin_k2_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ gin_h_W1, const float *__restrict__ p_ginconv1_eps, float *__restrict__ t27, const float *__restrict__ p_ginconv1_b1, float *__restrict__ t28) {
+extern "C" __global__ void __launch_bounds__(256) gin_k2_sum_copy_u_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ gin_h_W1, const float *__restrict__ p_ginconv1_eps, const float *__restrict__ p_ginconv1_b1, float *__restrict__ t27, float *__restrict__ t28, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ int64_t sh_e_block[32][8];
@@ -169,6 +180,8 @@ extern "C" __global__ void __launch_bounds__(256) gin_k2_sum_copy_u_vertex(int64
   int64_t *const sh_u = sh_u_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh24_block[32][7];
   float *const sh24 = sh24_block[threadIdx.x / 8];  /* this group's */
+  __shared__ float sh_root27_block[32][7];
+  float *const sh_root27 = sh_root27_block[threadIdx.x / 8];  /* this group's */
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
   if (row >= nrows) return;  /* a whole group leaves together */
   int64_t lo;
@@ -180,6 +193,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k2_sum_copy_u_vertex(int64
   float x;
   float part[1];
   float r22_;
+  float r27_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -237,7 +251,11 @@ extern "C" __global__ void __launch_bounds__(256) gin_k2_sum_copy_u_vertex(int64
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
       r22_ = 1.0f + p_ginconv1_eps[0];
-      t27[(row) * 7 + k5] = ((r22_ * gin_h_W1[row * 7 + k5]) + sh24[k5]) + p_ginconv1_b1[k5];
+      r27_ = ((r22_ * gin_h_W1[row * 7 + k5]) + sh24[k5]) + p_ginconv1_b1[k5];
+      sh_root27[k5] = r27_;
+      if (training) {
+        t27[(row) * 7 + k5] = r27_;
+      }
     }
   }
   __syncwarp(gmask);
@@ -245,7 +263,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k2_sum_copy_u_vertex(int64
   for (int i6 = 0; i6 < 1; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 8;
     if (k6 < 7) {
-      t28[(row) * 7 + k6] = (t27[row * 7 + k6] > 0.0f) ? t27[row * 7 + k6] : 0.0f;
+      t28[(row) * 7 + k6] = (sh_root27[k6] > 0.0f) ? sh_root27[k6] : 0.0f;
     }
   }
   __syncwarp(gmask);
@@ -706,7 +724,7 @@ static void gnnc_plan(gin_model *m, const gnn_graph *g) {
   static const int first[23] = {0, 1, 1, 2, 3, 4, 5, 5, 6, 8, 10, 11, 12, 14, 15, 17, 31, 18, 19, 20, 21, 22, 23};
   static const int last[23] = {24, 17, 16, 14, 13, 24, 10, 9, 7, 10, 24, 13, 14, 24, 17, 31, 32, 25, 26, 27, 28, 29, 30};
   static const int last_infer[23] = {7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7};
-  static const char in_infer[23] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  static const char in_infer[23] = {1, 0, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[23], size_infer[23];
   int order[23];
   size[0] = (size_t)g->nv * 64 * sizeof(float);  /* t8 */
@@ -945,7 +963,7 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
   /* 1: fused %7 %9 %10 %11 %12 %13; in memory: %12 %13 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    gin_k0_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t8, m->param[0], m->t12, m->param[2], m->t13);
+    gin_k0_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->t8, m->param[0], m->param[2], m->t12, m->t13, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 1 kernel fused %7 %9 %10 %11 %12 %13; in memory: %12 %13");
@@ -977,7 +995,7 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
   /* 5: fused %22 %24 %25 %26 %27 %28; in memory: %27 %28 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
-    gin_k2_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->gin_h_W1, m->param[5], m->t27, m->param[7], m->t28);
+    gin_k2_sum_copy_u_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->gin_h_W1, m->param[5], m->param[7], m->t27, m->t28, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 5 kernel fused %22 %24 %25 %26 %27 %28; in memory: %27 %28");

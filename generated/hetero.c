@@ -145,7 +145,9 @@ static void k0_heteroconv0_x_vertex(int64_t nrows, float *restrict heteroconv0_x
 
 /* k1_heteroconv0_n_heteroconv0_out_vertex: vertex-balanced over in-edges (CSR), 4 lanes per group. fused %2 %3 %4 %9 %10 %12 %13 %14 %16 %18 %19 %20 %21; in memory: %18 %21
  * Source lines 15-18, 22. */
-static void k1_heteroconv0_n_heteroconv0_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict in_rel, const float *restrict heteroconv0_x_V, float *restrict t18, const float *restrict in_x, const float *restrict heteroconv0_x_W, const float *restrict p_heteroconv0_b, float *restrict heteroconv0_out) {
+static void k1_heteroconv0_n_heteroconv0_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict in_rel, const float *restrict heteroconv0_x_V, float *restrict t18, const float *restrict in_x, const float *restrict heteroconv0_x_W, const float *restrict p_heteroconv0_b, float *restrict heteroconv0_out, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -154,6 +156,7 @@ static void k1_heteroconv0_n_heteroconv0_out_vertex(int64_t nrows, const int64_t
     int64_t sh_u[4] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh10[2] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh16[4] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_root18[2] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[4];  /* per lane, live across regions */
@@ -259,11 +262,27 @@ static void k1_heteroconv0_n_heteroconv0_out_vertex(int64_t nrows, const int64_t
       sh16[k9] = (float)(((hi - lo) > 0) ? acc1[k9] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k10 = 0; k10 < 2; k10++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k10 % 4), i10 = (int)(k10 / 4);
-      (void)lane;
-      (void)i10;
-      t18[row * 2 + k10] = gnn_sel_f32(sh10[k10] >= 1.0f, sh10[k10], 1.0f);
+    if (training) {
+      for (int64_t k10 = 0; k10 < 2; k10++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k10 % 4), i10 = (int)(k10 / 4);
+        (void)lane;
+        (void)i10;
+        float r18_;
+        (void)r18_;
+        r18_ = gnn_sel_f32(sh10[k10] >= 1.0f, sh10[k10], 1.0f);
+        sh_root18[k10] = r18_;
+        t18[row * 2 + k10] = r18_;
+      }
+    } else {
+      for (int64_t k10 = 0; k10 < 2; k10++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k10 % 4), i10 = (int)(k10 / 4);
+        (void)lane;
+        (void)i10;
+        float r18_;
+        (void)r18_;
+        r18_ = gnn_sel_f32(sh10[k10] >= 1.0f, sh10[k10], 1.0f);
+        sh_root18[k10] = r18_;
+      }
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k11 = 0; k11 < 2; k11++) { /* the lanes in order of k: see emit_host.c */
@@ -275,7 +294,7 @@ static void k1_heteroconv0_n_heteroconv0_out_vertex(int64_t nrows, const int64_t
       float hetero_vtype_;
       heads = 0.0f;
       for (int64_t j = 0; j < 2; j++) {
-        heads = heads + (sh16[(j * 2) + k11] / t18[row * 2 + j]);
+        heads = heads + (sh16[(j * 2) + k11] / sh_root18[j]);
       }
       heads1 = 0.0f;
       for (int64_t j1 = 0; j1 < 2; j1++) {
@@ -492,7 +511,7 @@ static void gnnc_plan(hetero_model *m, const gnn_graph *g) {
   static const int first[8] = {0, 1, 2, 3, 4, 5, 4, 7};
   static const int last[8] = {10, 3, 3, 4, 5, 6, 10, 9};
   static const int last_infer[8] = {3, 3, 3, 3, 3, 3, 3, 3};
-  static const char in_infer[8] = {1, 1, 1, 1, 0, 0, 0, 0};
+  static const char in_infer[8] = {1, 1, 1, 0, 0, 0, 0, 0};
   size_t size[8], size_infer[8];
   int order[8];
   size[0] = (size_t)g->nv * 4 * sizeof(float);  /* heteroconv0_x */
@@ -705,7 +724,7 @@ gnn_status hetero_forward(hetero_model *m, const float *in_x, const float *in_re
   }
   gnn_profile_step(m->ctx, "forward 2 gemm %15 apply_vertex.linear");
   /* 3: fused %2 %3 %4 %9 %10 %12 %13 %14 %16 %18 %19 %20 %21; in memory: %18 %21 */
-  k1_heteroconv0_n_heteroconv0_out_vertex(g->nv, g->in_ptr, g->src, m->in_rel, m->heteroconv0_x_V, m->t18, m->in_x, m->heteroconv0_x_W, m->param[2], m->out);
+  k1_heteroconv0_n_heteroconv0_out_vertex(g->nv, g->in_ptr, g->src, m->in_rel, m->heteroconv0_x_V, m->t18, m->in_x, m->heteroconv0_x_W, m->param[2], m->out, training, seed);
   gnn_profile_step(m->ctx, "forward 3 kernel fused %2 %3 %4 %9 %10 %12 %13 %14 %16 %18 %19 %20 %21; in memory: %18 %21");
   m->forward_done = 1;
   m->trained = training != 0;

@@ -80,9 +80,11 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k0_heteroconv0_x_vertex
   }
 }
 
-/* hetero_k1_heteroconv0_n_heteroconv0_out_vertex: vertex-balanced over in-edges (CSR), 4 lanes per group, 64 groups per block. fused %2 %3 %4 %9 %10 %12 %13 %14 %16 %18 %19 %20 %21; in memory: %18 %21. t18 is not __restrict__: lanes read what other lanes stored in it before a barrier
+/* hetero_k1_heteroconv0_n_heteroconv0_out_vertex: vertex-balanced over in-edges (CSR), 4 lanes per group, 64 groups per block. fused %2 %3 %4 %9 %10 %12 %13 %14 %16 %18 %19 %20 %21; in memory: %18 %21
  * Source lines 15-18, 22. */
-extern "C" __global__ void __launch_bounds__(256) hetero_k1_heteroconv0_n_heteroconv0_out_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ in_rel, const float *__restrict__ heteroconv0_x_V, float *t18, const float *__restrict__ in_x, const float *__restrict__ heteroconv0_x_W, const float *__restrict__ p_heteroconv0_b, float *__restrict__ heteroconv0_out) {
+extern "C" __global__ void __launch_bounds__(256) hetero_k1_heteroconv0_n_heteroconv0_out_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ in_rel, const float *__restrict__ heteroconv0_x_V, float *__restrict__ t18, const float *__restrict__ in_x, const float *__restrict__ heteroconv0_x_W, const float *__restrict__ p_heteroconv0_b, float *__restrict__ heteroconv0_out, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 4;
   const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
   __shared__ int64_t sh_e_block[64][4];
@@ -93,6 +95,8 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k1_heteroconv0_n_hetero
   float *const sh10 = sh10_block[threadIdx.x / 4];  /* this group's */
   __shared__ float sh16_block[64][4];
   float *const sh16 = sh16_block[threadIdx.x / 4];  /* this group's */
+  __shared__ float sh_root18_block[64][2];
+  float *const sh_root18 = sh_root18_block[threadIdx.x / 4];  /* this group's */
   const unsigned gmask = 0xfu << (threadIdx.x & 28);  /* this group's lanes of the warp */
   if (row >= nrows) return;  /* a whole group leaves together */
   int64_t lo;
@@ -109,6 +113,7 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k1_heteroconv0_n_hetero
   float heteroconv0_r_1;
   float x1;
   float part1[1];
+  float r18_;
   float heads;
   float heads1;
   float hetero_vtype_;
@@ -194,7 +199,11 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k1_heteroconv0_n_hetero
   for (int i10 = 0; i10 < 1; i10++) {
     const int64_t k10 = lane + (int64_t)i10 * 4;
     if (k10 < 2) {
-      t18[(row) * 2 + k10] = (sh10[k10] >= 1.0f) ? sh10[k10] : 1.0f;
+      r18_ = (sh10[k10] >= 1.0f) ? sh10[k10] : 1.0f;
+      sh_root18[k10] = r18_;
+      if (training) {
+        t18[(row) * 2 + k10] = r18_;
+      }
     }
   }
   __syncwarp(gmask);
@@ -204,7 +213,7 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k1_heteroconv0_n_hetero
     if (k11 < 2) {
       heads = 0.0f;
       for (int64_t j = 0; j < 2; j++) {
-        heads = heads + (sh16[(j * 2) + k11] / t18[row * 2 + j]);
+        heads = heads + (sh16[(j * 2) + k11] / sh_root18[j]);
       }
       heads1 = 0.0f;
       for (int64_t j1 = 0; j1 < 2; j1++) {
@@ -400,7 +409,7 @@ static void gnnc_plan(hetero_model *m, const gnn_graph *g) {
   static const int first[8] = {0, 1, 2, 3, 4, 5, 4, 7};
   static const int last[8] = {10, 3, 3, 4, 5, 6, 10, 9};
   static const int last_infer[8] = {3, 3, 3, 3, 3, 3, 3, 3};
-  static const char in_infer[8] = {1, 1, 1, 1, 0, 0, 0, 0};
+  static const char in_infer[8] = {1, 1, 1, 0, 0, 0, 0, 0};
   size_t size[8], size_infer[8];
   int order[8];
   size[0] = (size_t)g->nv * 4 * sizeof(float);  /* heteroconv0_x */
@@ -627,7 +636,7 @@ gnn_status hetero_forward(hetero_model *m, const float *in_x, const float *in_re
   /* 3: fused %2 %3 %4 %9 %10 %12 %13 %14 %16 %18 %19 %20 %21; in memory: %18 %21 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 64 - 1) / 64);
-    hetero_k1_heteroconv0_n_heteroconv0_out_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->in_rel, m->heteroconv0_x_V, m->t18, m->in_x, m->heteroconv0_x_W, m->param[2], m->out);
+    hetero_k1_heteroconv0_n_heteroconv0_out_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->in_rel, m->heteroconv0_x_V, m->t18, m->in_x, m->heteroconv0_x_W, m->param[2], m->out, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 3 kernel fused %2 %3 %4 %9 %10 %12 %13 %14 %16 %18 %19 %20 %21; in memory: %18 %21");

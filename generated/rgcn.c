@@ -349,7 +349,9 @@ static int gnn_gemm_tn_n32(int64_t M, int64_t K, const float *restrict A, int64_
 
 /* k0_rgcnconv0_n_rgcnconv0_out_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %5 %6 %8 %10 %11 %12 %14 %15 %16; in memory: %6 %10 %15 %16
  * Source lines 13-15, 19. */
-static void k0_rgcnconv0_n_rgcnconv0_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict in_rel, const float *restrict t7, float *restrict rgcnconv0_n, float *restrict t10, float *restrict rgcnconv0_out, const float *restrict t13, const float *restrict p_rgcnconv0_b, float *restrict rgcn_h) {
+static void k0_rgcnconv0_n_rgcnconv0_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict in_rel, const float *restrict t7, float *restrict rgcnconv0_n, float *restrict t10, const float *restrict t13, const float *restrict p_rgcnconv0_b, float *restrict rgcnconv0_out, float *restrict rgcn_h, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -358,6 +360,8 @@ static void k0_rgcnconv0_n_rgcnconv0_out_vertex(int64_t nrows, const int64_t *re
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh6[2] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh8[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_root10[2] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_root15[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[32];  /* per lane, live across regions */
@@ -467,30 +471,69 @@ static void k0_rgcnconv0_n_rgcnconv0_out_vertex(int64_t nrows, const int64_t *re
       sh8[k9] = (float)(((hi - lo) > 0) ? acc1[k9] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k10 = 0; k10 < 2; k10++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k10 % 32), i10 = (int)(k10 / 32);
-      (void)lane;
-      (void)i10;
-      t10[row * 2 + k10] = gnn_sel_f32(sh6[k10] >= 1.0f, sh6[k10], 1.0f);
+    if (training) {
+      for (int64_t k10 = 0; k10 < 2; k10++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k10 % 32), i10 = (int)(k10 / 32);
+        (void)lane;
+        (void)i10;
+        float r10_;
+        (void)r10_;
+        r10_ = gnn_sel_f32(sh6[k10] >= 1.0f, sh6[k10], 1.0f);
+        sh_root10[k10] = r10_;
+        t10[row * 2 + k10] = r10_;
+      }
+    } else {
+      for (int64_t k10 = 0; k10 < 2; k10++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k10 % 32), i10 = (int)(k10 / 32);
+        (void)lane;
+        (void)i10;
+        float r10_;
+        (void)r10_;
+        r10_ = gnn_sel_f32(sh6[k10] >= 1.0f, sh6[k10], 1.0f);
+        sh_root10[k10] = r10_;
+      }
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k11 = 0; k11 < 16; k11++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k11 % 32), i11 = (int)(k11 / 32);
-      (void)lane;
-      (void)i11;
-      float heads;
-      heads = 0.0f;
-      for (int64_t j = 0; j < 2; j++) {
-        heads = heads + (sh8[(j * 16) + k11] / t10[row * 2 + j]);
+    if (training) {
+      for (int64_t k11 = 0; k11 < 16; k11++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k11 % 32), i11 = (int)(k11 / 32);
+        (void)lane;
+        (void)i11;
+        float heads;
+        (void)heads;
+        float rgcnconv0_out_;
+        (void)rgcnconv0_out_;
+        heads = 0.0f;
+        for (int64_t j = 0; j < 2; j++) {
+          heads = heads + (sh8[(j * 16) + k11] / sh_root10[j]);
+        }
+        rgcnconv0_out_ = (heads + t13[row * 16 + k11]) + p_rgcnconv0_b[k11];
+        sh_root15[k11] = rgcnconv0_out_;
+        rgcnconv0_out[row * 16 + k11] = rgcnconv0_out_;
       }
-      rgcnconv0_out[row * 16 + k11] = (heads + t13[row * 16 + k11]) + p_rgcnconv0_b[k11];
+    } else {
+      for (int64_t k11 = 0; k11 < 16; k11++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k11 % 32), i11 = (int)(k11 / 32);
+        (void)lane;
+        (void)i11;
+        float heads;
+        (void)heads;
+        float rgcnconv0_out_;
+        (void)rgcnconv0_out_;
+        heads = 0.0f;
+        for (int64_t j = 0; j < 2; j++) {
+          heads = heads + (sh8[(j * 16) + k11] / sh_root10[j]);
+        }
+        rgcnconv0_out_ = (heads + t13[row * 16 + k11]) + p_rgcnconv0_b[k11];
+        sh_root15[k11] = rgcnconv0_out_;
+      }
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k12 = 0; k12 < 16; k12++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k12 % 32), i12 = (int)(k12 / 32);
       (void)lane;
       (void)i12;
-      rgcn_h[row * 16 + k12] = gnn_sel_f32(rgcnconv0_out[row * 16 + k12] > 0.0f, rgcnconv0_out[row * 16 + k12], 0.0f);
+      rgcn_h[row * 16 + k12] = gnn_sel_f32(sh_root15[k12] > 0.0f, sh_root15[k12], 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
   }
@@ -929,7 +972,7 @@ static void gnnc_plan(rgcn_model *m, const gnn_graph *g) {
   static const int first[17] = {2, 0, 2, 1, 2, 2, 3, 4, 6, 8, 9, 10, 12, 12, 19, 13, 14};
   static const int last[17] = {5, 2, 12, 2, 12, 11, 5, 5, 12, 9, 11, 12, 18, 19, 20, 16, 17};
   static const int last_infer[17] = {5, 2, 5, 2, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5};
-  static const char in_infer[17] = {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  static const char in_infer[17] = {1, 1, 0, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[17], size_infer[17];
   int order[17];
   size[0] = (size_t)g->nv * 2 * sizeof(float);  /* rgcnconv0_n */
@@ -1167,7 +1210,7 @@ gnn_status rgcn_forward(rgcn_model *m, const float *in_x, const float *in_rel, i
   }
   gnn_profile_step(m->ctx, "forward 1 gemm %13 apply_vertex.linear");
   /* 2: fused %5 %6 %8 %10 %11 %12 %14 %15 %16; in memory: %6 %10 %15 %16 */
-  k0_rgcnconv0_n_rgcnconv0_out_vertex(g->nv, g->in_ptr, g->src, m->in_rel, m->t7, m->rgcnconv0_n, m->t10, m->rgcnconv0_out, m->t13, m->param[2], m->rgcn_h);
+  k0_rgcnconv0_n_rgcnconv0_out_vertex(g->nv, g->in_ptr, g->src, m->in_rel, m->t7, m->rgcnconv0_n, m->t10, m->t13, m->param[2], m->rgcnconv0_out, m->rgcn_h, training, seed);
   gnn_profile_step(m->ctx, "forward 2 kernel fused %5 %6 %8 %10 %11 %12 %14 %15 %16; in memory: %6 %10 %15 %16");
   /* 3: %20 apply_vertex.linear */
   {

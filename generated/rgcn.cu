@@ -67,9 +67,11 @@ extern "C" __global__ void rgcn_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* rgcn_k0_rgcnconv0_n_rgcnconv0_out_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %5 %6 %8 %10 %11 %12 %14 %15 %16; in memory: %6 %10 %15 %16. t10 is not __restrict__: lanes read what other lanes stored in it before a barrier
+/* rgcn_k0_rgcnconv0_n_rgcnconv0_out_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group, 8 groups per block. fused %5 %6 %8 %10 %11 %12 %14 %15 %16; in memory: %6 %10 %15 %16
  * Source lines 13-15, 19. */
-extern "C" __global__ void __launch_bounds__(256) rgcn_k0_rgcnconv0_n_rgcnconv0_out_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ in_rel, const float *__restrict__ t7, float *__restrict__ rgcnconv0_n, float *t10, float *__restrict__ rgcnconv0_out, const float *__restrict__ t13, const float *__restrict__ p_rgcnconv0_b, float *__restrict__ rgcn_h) {
+extern "C" __global__ void __launch_bounds__(256) rgcn_k0_rgcnconv0_n_rgcnconv0_out_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ in_rel, const float *__restrict__ t7, float *__restrict__ rgcnconv0_n, float *__restrict__ t10, const float *__restrict__ t13, const float *__restrict__ p_rgcnconv0_b, float *__restrict__ rgcnconv0_out, float *__restrict__ rgcn_h, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 32;
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   __shared__ int64_t sh_e_block[8][32];
@@ -80,6 +82,10 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k0_rgcnconv0_n_rgcnconv0_
   float *const sh6 = sh6_block[threadIdx.x / 32];  /* this group's */
   __shared__ float sh8_block[8][32];
   float *const sh8 = sh8_block[threadIdx.x / 32];  /* this group's */
+  __shared__ float sh_root10_block[8][2];
+  float *const sh_root10 = sh_root10_block[threadIdx.x / 32];  /* this group's */
+  __shared__ float sh_root15_block[8][16];
+  float *const sh_root15 = sh_root15_block[threadIdx.x / 32];  /* this group's */
   const unsigned gmask = 0xffffffffu;
   if (row >= nrows) return;  /* a whole group leaves together */
   int64_t lo;
@@ -96,7 +102,9 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k0_rgcnconv0_n_rgcnconv0_
   float rgcnconv0_t_1;
   float x1;
   float part1[1];
+  float r10_;
   float heads;
+  float rgcnconv0_out_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -180,7 +188,11 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k0_rgcnconv0_n_rgcnconv0_
   for (int i10 = 0; i10 < 1; i10++) {
     const int64_t k10 = lane + (int64_t)i10 * 32;
     if (k10 < 2) {
-      t10[(row) * 2 + k10] = (sh6[k10] >= 1.0f) ? sh6[k10] : 1.0f;
+      r10_ = (sh6[k10] >= 1.0f) ? sh6[k10] : 1.0f;
+      sh_root10[k10] = r10_;
+      if (training) {
+        t10[(row) * 2 + k10] = r10_;
+      }
     }
   }
   __syncwarp(gmask);
@@ -190,9 +202,13 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k0_rgcnconv0_n_rgcnconv0_
     if (k11 < 16) {
       heads = 0.0f;
       for (int64_t j = 0; j < 2; j++) {
-        heads = heads + (sh8[(j * 16) + k11] / t10[row * 2 + j]);
+        heads = heads + (sh8[(j * 16) + k11] / sh_root10[j]);
       }
-      rgcnconv0_out[(row) * 16 + k11] = (heads + t13[row * 16 + k11]) + p_rgcnconv0_b[k11];
+      rgcnconv0_out_ = (heads + t13[row * 16 + k11]) + p_rgcnconv0_b[k11];
+      sh_root15[k11] = rgcnconv0_out_;
+      if (training) {
+        rgcnconv0_out[(row) * 16 + k11] = rgcnconv0_out_;
+      }
     }
   }
   __syncwarp(gmask);
@@ -200,7 +216,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k0_rgcnconv0_n_rgcnconv0_
   for (int i12 = 0; i12 < 1; i12++) {
     const int64_t k12 = lane + (int64_t)i12 * 32;
     if (k12 < 16) {
-      rgcn_h[(row) * 16 + k12] = (rgcnconv0_out[row * 16 + k12] > 0.0f) ? rgcnconv0_out[row * 16 + k12] : 0.0f;
+      rgcn_h[(row) * 16 + k12] = (sh_root15[k12] > 0.0f) ? sh_root15[k12] : 0.0f;
     }
   }
   __syncwarp(gmask);
@@ -579,7 +595,7 @@ static void gnnc_plan(rgcn_model *m, const gnn_graph *g) {
   static const int first[17] = {2, 0, 2, 1, 2, 2, 3, 4, 6, 8, 9, 10, 12, 12, 19, 13, 14};
   static const int last[17] = {5, 2, 12, 2, 12, 11, 5, 5, 12, 9, 11, 12, 18, 19, 20, 16, 17};
   static const int last_infer[17] = {5, 2, 5, 2, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5};
-  static const char in_infer[17] = {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  static const char in_infer[17] = {1, 1, 0, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[17], size_infer[17];
   int order[17];
   size[0] = (size_t)g->nv * 2 * sizeof(float);  /* rgcnconv0_n */
@@ -817,7 +833,7 @@ gnn_status rgcn_forward(rgcn_model *m, const float *in_x, const float *in_rel, i
   /* 2: fused %5 %6 %8 %10 %11 %12 %14 %15 %16; in memory: %6 %10 %15 %16 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    rgcn_k0_rgcnconv0_n_rgcnconv0_out_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->in_rel, m->t7, m->rgcnconv0_n, m->t10, m->rgcnconv0_out, m->t13, m->param[2], m->rgcn_h);
+    rgcn_k0_rgcnconv0_n_rgcnconv0_out_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->in_rel, m->t7, m->rgcnconv0_n, m->t10, m->t13, m->param[2], m->rgcnconv0_out, m->rgcn_h, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 2 kernel fused %5 %6 %8 %10 %11 %12 %14 %15 %16; in memory: %6 %10 %15 %16");

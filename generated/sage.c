@@ -275,7 +275,7 @@ static void k0_sageconv0_x_vertex(int64_t nrows, float *restrict sageconv0_x, co
 
 /* k1_sageconv0_out_sageconv1_x_vertex: vertex-balanced over in-edges (CSR), 16 lanes per group. fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14
  * Source lines 8, 12-13. */
-static void k1_sageconv0_out_sageconv1_x_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict sageconv0_x_W_neigh, const float *restrict in_deg, float *restrict sageconv0_out, const float *restrict sageconv0_x_W_self, const float *restrict p_sageconv0_b, float *restrict sageconv1_x, int training, uint64_t seed) {
+static void k1_sageconv0_out_sageconv1_x_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict sageconv0_x_W_neigh, const float *restrict in_deg, const float *restrict sageconv0_x_W_self, const float *restrict p_sageconv0_b, float *restrict sageconv0_out, float *restrict sageconv1_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
@@ -285,6 +285,7 @@ static void k1_sageconv0_out_sageconv1_x_vertex(int64_t nrows, const int64_t *re
     int64_t sh_e[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh7[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_root12[16] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
     double acc[16];  /* per lane, live across regions */
@@ -349,13 +350,33 @@ static void k1_sageconv0_out_sageconv1_x_vertex(int64_t nrows, const int64_t *re
       sh7[k4] = (float)(((hi - lo) > 0) ? acc[k4] : 0.0f);
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k5 = 0; k5 < 16; k5++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k5 % 16), i5 = (int)(k5 / 16);
-      (void)lane;
-      (void)i5;
-      float r9_;
-      r9_ = gnn_sel_f32(in_deg[row * 1] == 0.0f, 0.0f, 1.0f / in_deg[row * 1]);
-      sageconv0_out[row * 16 + k5] = (sageconv0_x_W_self[row * 16 + k5] + (sh7[k5] * r9_)) + p_sageconv0_b[k5];
+    if (training) {
+      for (int64_t k5 = 0; k5 < 16; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 16), i5 = (int)(k5 / 16);
+        (void)lane;
+        (void)i5;
+        float r9_;
+        (void)r9_;
+        float sageconv0_out_;
+        (void)sageconv0_out_;
+        r9_ = gnn_sel_f32(in_deg[row * 1] == 0.0f, 0.0f, 1.0f / in_deg[row * 1]);
+        sageconv0_out_ = (sageconv0_x_W_self[row * 16 + k5] + (sh7[k5] * r9_)) + p_sageconv0_b[k5];
+        sh_root12[k5] = sageconv0_out_;
+        sageconv0_out[row * 16 + k5] = sageconv0_out_;
+      }
+    } else {
+      for (int64_t k5 = 0; k5 < 16; k5++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k5 % 16), i5 = (int)(k5 / 16);
+        (void)lane;
+        (void)i5;
+        float r9_;
+        (void)r9_;
+        float sageconv0_out_;
+        (void)sageconv0_out_;
+        r9_ = gnn_sel_f32(in_deg[row * 1] == 0.0f, 0.0f, 1.0f / in_deg[row * 1]);
+        sageconv0_out_ = (sageconv0_x_W_self[row * 16 + k5] + (sh7[k5] * r9_)) + p_sageconv0_b[k5];
+        sh_root12[k5] = sageconv0_out_;
+      }
     }
     /* barrier: the lane loops above and below are separate regions */
     if (training) {
@@ -363,14 +384,14 @@ static void k1_sageconv0_out_sageconv1_x_vertex(int64_t nrows, const int64_t *re
         const int lane = (int)(k6 % 16), i6 = (int)(k6 / 16);
         (void)lane;
         (void)i6;
-        sageconv1_x[row * 16 + k6] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k6), 0.5f), (gnn_sel_f32(sageconv0_out[row * 16 + k6] > 0.0f, sageconv0_out[row * 16 + k6], 0.0f)) * 2.0f));
+        sageconv1_x[row * 16 + k6] = (gnn_keep_f32(gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k6), 0.5f), (gnn_sel_f32(sh_root12[k6] > 0.0f, sh_root12[k6], 0.0f)) * 2.0f));
       }
     } else {
       for (int64_t k6 = 0; k6 < 16; k6++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k6 % 16), i6 = (int)(k6 / 16);
         (void)lane;
         (void)i6;
-        sageconv1_x[row * 16 + k6] = (gnn_sel_f32(sageconv0_out[row * 16 + k6] > 0.0f, sageconv0_out[row * 16 + k6], 0.0f));
+        sageconv1_x[row * 16 + k6] = (gnn_sel_f32(sh_root12[k6] > 0.0f, sh_root12[k6], 0.0f));
       }
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -775,7 +796,7 @@ static void gnnc_plan(graphsage_model *m, const gnn_graph *g) {
   static const int first[14] = {0, 1, 2, 3, 3, 4, 5, 7, 8, 10, 12, 18, 13, 14};
   static const int last[14] = {20, 3, 3, 12, 11, 6, 6, 9, 12, 12, 20, 19, 16, 17};
   static const int last_infer[14] = {6, 3, 3, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6};
-  static const char in_infer[14] = {0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0};
+  static const char in_infer[14] = {0, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0};
   size_t size[14], size_infer[14];
   int order[14];
   size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* sageconv0_x */
@@ -1011,7 +1032,7 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
   }
   gnn_profile_step(m->ctx, "forward 2 gemm %6 apply_vertex.linear");
   /* 3: fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14 */
-  k1_sageconv0_out_sageconv1_x_vertex(g->nv, g->in_ptr, g->src, m->sageconv0_x_W_neigh, g->in_deg, m->sageconv0_out, m->sageconv0_x_W_self, m->param[2], m->sageconv1_x, training, seed);
+  k1_sageconv0_out_sageconv1_x_vertex(g->nv, g->in_ptr, g->src, m->sageconv0_x_W_neigh, g->in_deg, m->sageconv0_x_W_self, m->param[2], m->sageconv0_out, m->sageconv1_x, training, seed);
   gnn_profile_step(m->ctx, "forward 3 kernel fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14");
   /* 4: %18 apply_vertex.linear */
   {

@@ -86,7 +86,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k0_sageconv0_x_verte
 
 /* graphsage_k1_sageconv0_out_sageconv1_x_vertex: vertex-balanced over in-edges (CSR), 16 lanes per group, 16 groups per block. fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14
  * Source lines 8, 12-13. */
-extern "C" __global__ void __launch_bounds__(256) graphsage_k1_sageconv0_out_sageconv1_x_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ sageconv0_x_W_neigh, const float *__restrict__ in_deg, float *__restrict__ sageconv0_out, const float *__restrict__ sageconv0_x_W_self, const float *__restrict__ p_sageconv0_b, float *__restrict__ sageconv1_x, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) graphsage_k1_sageconv0_out_sageconv1_x_vertex(int64_t nrows, const int64_t *__restrict__ in_ptr, const int32_t *__restrict__ src, const float *__restrict__ sageconv0_x_W_neigh, const float *__restrict__ in_deg, const float *__restrict__ sageconv0_x_W_self, const float *__restrict__ p_sageconv0_b, float *__restrict__ sageconv0_out, float *__restrict__ sageconv1_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 16;
@@ -97,6 +97,8 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k1_sageconv0_out_sag
   int64_t *const sh_u = sh_u_block[threadIdx.x / 16];  /* this group's */
   __shared__ float sh7_block[16][16];
   float *const sh7 = sh7_block[threadIdx.x / 16];  /* this group's */
+  __shared__ float sh_root12_block[16][16];
+  float *const sh_root12 = sh_root12_block[threadIdx.x / 16];  /* this group's */
   const unsigned gmask = 0xffffu << (threadIdx.x & 16);  /* this group's lanes of the warp */
   if (row >= nrows) return;  /* a whole group leaves together */
   int64_t lo;
@@ -108,6 +110,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k1_sageconv0_out_sag
   float x;
   float part[1];
   float r9_;
+  float sageconv0_out_;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -151,13 +154,17 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k1_sageconv0_out_sag
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 16;
     r9_ = (in_deg[row * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[row * 1]);
-    sageconv0_out[(row) * 16 + k5] = (sageconv0_x_W_self[row * 16 + k5] + (sh7[k5] * r9_)) + p_sageconv0_b[k5];
+    sageconv0_out_ = (sageconv0_x_W_self[row * 16 + k5] + (sh7[k5] * r9_)) + p_sageconv0_b[k5];
+    sh_root12[k5] = sageconv0_out_;
+    if (training) {
+      sageconv0_out[(row) * 16 + k5] = sageconv0_out_;
+    }
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i6 = 0; i6 < 1; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 16;
-    sageconv1_x[(row) * 16 + k6] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k6), 0.5f) ? (((sageconv0_out[row * 16 + k6] > 0.0f) ? sageconv0_out[row * 16 + k6] : 0.0f) * 2.0f) : 0.0f) : ((sageconv0_out[row * 16 + k6] > 0.0f) ? sageconv0_out[row * 16 + k6] : 0.0f);
+    sageconv1_x[(row) * 16 + k6] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k6), 0.5f) ? (((sh_root12[k6] > 0.0f) ? sh_root12[k6] : 0.0f) * 2.0f) : 0.0f) : ((sh_root12[k6] > 0.0f) ? sh_root12[k6] : 0.0f);
   }
   __syncwarp(gmask);
 }
@@ -527,7 +534,7 @@ static void gnnc_plan(graphsage_model *m, const gnn_graph *g) {
   static const int first[14] = {0, 1, 2, 3, 3, 4, 5, 7, 8, 10, 12, 18, 13, 14};
   static const int last[14] = {20, 3, 3, 12, 11, 6, 6, 9, 12, 12, 20, 19, 16, 17};
   static const int last_infer[14] = {6, 3, 3, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6};
-  static const char in_infer[14] = {0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0};
+  static const char in_infer[14] = {0, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0};
   size_t size[14], size_infer[14];
   int order[14];
   size[0] = (size_t)g->nv * 1433 * sizeof(float);  /* sageconv0_x */
@@ -767,7 +774,7 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
   /* 3: fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 16 - 1) / 16);
-    graphsage_k1_sageconv0_out_sageconv1_x_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->sageconv0_x_W_neigh, g->in_deg, m->sageconv0_out, m->sageconv0_x_W_self, m->param[2], m->sageconv1_x, training, seed);
+    graphsage_k1_sageconv0_out_sageconv1_x_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, g->in_ptr, g->src, m->sageconv0_x_W_neigh, g->in_deg, m->sageconv0_x_W_self, m->param[2], m->sageconv0_out, m->sageconv1_x, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "forward 3 kernel fused %7 %9 %10 %11 %12 %13 %14; in memory: %12 %14");
