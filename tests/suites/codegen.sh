@@ -306,6 +306,19 @@ if [ -x "$cg_bin/gnn-run" ]; then
   done
 fi
 
+# cg_check_three NAME MODEL.gnn SEED: the output (seed SEED) and, training, the output and every
+# gradient (seed SEED + 1) vs the interpreter on PubMed, hub10k and the graph with isolated
+# vertices, both mappings
+cg_check_three() {
+  local map g
+  for map in $cg_maps; do
+    for g in data/pubmed tests/codegen/graphs/hub10k tests/interp/graphs/isolated; do
+      cg_check "codegen/$cg_target/$1/$(basename $g)/$map" "$2" $g $map "$3"
+      cg_check_bwd "codegen/$cg_target/backward/$1/$(basename $g)/$map" "$2" $g $map $(($3 + 1))
+    done
+  done
+}
+
 # The host emitter's loop forms for attention (tests/codegen/edge_lanes.gnn: a chunk's edges and
 # heads as one vector loop at H = 1, 2, 8; float64 dot products added pairwise at D = 4, 8, 32; and
 # its ten weight-gradient sums, more than one kernel's eight block-reduced targets, in two
@@ -325,12 +338,7 @@ if [ -x "$cg_bin/gnn-run" ]; then
     fi
     cg_cc_check codegen/cc/edge-lanes "$cg/edge_lanes"
   fi
-  for cg_map in $cg_maps; do
-    for cg_g in data/pubmed tests/codegen/graphs/hub10k tests/interp/graphs/isolated; do
-      cg_check "codegen/$cg_target/edge-lanes/$(basename $cg_g)/$cg_map" tests/codegen/edge_lanes.gnn $cg_g $cg_map 71
-      cg_check_bwd "codegen/$cg_target/backward/edge-lanes/$(basename $cg_g)/$cg_map" tests/codegen/edge_lanes.gnn $cg_g $cg_map 72
-    done
-  done
+  cg_check_three edge-lanes tests/codegen/edge_lanes.gnn 71
 fi
 
 # Kept roots (tests/codegen/kept_roots.gnn): the roots that later roots of their kernel read are
@@ -353,12 +361,7 @@ if [ -x "$cg_bin/gnn-run" ]; then
       fi
     done
   fi
-  for cg_map in $cg_maps; do
-    for cg_g in data/pubmed tests/codegen/graphs/hub10k tests/interp/graphs/isolated; do
-      cg_check "codegen/$cg_target/kept-roots/$(basename $cg_g)/$cg_map" tests/codegen/kept_roots.gnn $cg_g $cg_map 81
-      cg_check_bwd "codegen/$cg_target/backward/kept-roots/$(basename $cg_g)/$cg_map" tests/codegen/kept_roots.gnn $cg_g $cg_map 82
-    done
-  done
+  cg_check_three kept-roots tests/codegen/kept_roots.gnn 81
 fi
 
 # ---- gradients with respect to inputs (gnnc --input-grads=all): the library's grad_input.<input>
