@@ -307,7 +307,8 @@ typedef enum { SCHED_UNFUSED, SCHED_INLINE, SCHED_ROOT, SCHED_ANCHOR, SCHED_GEMM
 
 /* A fused group: one kernel. */
 /* FG_WALK: vertex-balanced walks over the edges of each vertex; FG_ROWS: a group of lanes per
- * row (vertex, edge or the one global row); FG_EDGE_REDUCE: one edge-balanced reduction with
+ * row (vertex, edge or the one global row), and the sums over the rows that joined it (over
+ * vertex rows: fuse.c's sink_host); FG_EDGE_REDUCE: one edge-balanced reduction with
  * atomics (--mapping=edge); FG_SINK: a sum over all rows (reduce_rows) into a global value;
  * FG_GEMM: one dense projection. */
 typedef enum { FG_WALK, FG_ROWS, FG_EDGE_REDUCE, FG_SINK, FG_GEMM } FuseKind;

@@ -5,7 +5,10 @@
  * vertex runs its body |E| times in all (once per edge); in one run of a walk's body (one edge),
  * or of the kernel's body outside walks (one row), a row of a buffer counts once per element it
  * reads, however many loads touch it (repeats hit registers or the cache), and a load of the
- * kernel's own row inside a walk counts once per row, not per edge. Stores count every
+ * kernel's own row inside a walk counts once per row, not per edge; a load of the kernel's own
+ * row of a buffer it stored there before (a root read back by a later root or sum of the same
+ * kernel) is not counted: the row is in the cache it was just written through; nor is a
+ * block-reduced sum's add (shared memory, one flush a block). Stores count every
  * execution; a conditional store (a stash under `if (training)`) is counted as if taken, so the
  * training forward is what is counted. Graph arrays (offsets, edge ends) are not counted, as in
  * the paper. A GEMM reads its two operands and writes its result once (cuBLAS' compulsory
@@ -34,6 +37,8 @@ typedef struct {
   double read, write;
   Site *sites;
   int nsites, cap;
+  const KBuf *stored[16]; /* buffers this kernel has stored at its own row so far */
+  int nstored;
 } Acct;
 
 /* A batch's graphs are counted as its vertices: an upper bound (each graph has one at least). */
@@ -52,6 +57,9 @@ static bool same_row(const KExpr *a, const KExpr *b) {
  * count once per element (a row is read from memory once per edge or per vertex; repeats hit
  * the cache). A load of the kernel's own row inside a walk is a per-row read, not per edge. */
 static void site(Acct *a, const KBuf *b, const KExpr *row, double mult, double scope, double row_scope, bool in_walk) {
+  if (row && row->kind == KE_ROW)
+    for (int i = 0; i < a->nstored; i++)
+      if (a->stored[i] == b) return; /* written by this kernel at this row: cached */
   bool per_edge = in_walk || a->edge_kernel;
   if (row && row->kind == KE_ROW) scope = row_scope, per_edge = a->edge_kernel;
   for (int i = 0; i < a->nsites; i++) {
@@ -86,8 +94,13 @@ static void block_bytes(Acct *a, const PtrVec *b, double mult, double scope, dou
     expr_bytes(a, s->lo, mult, scope, row_scope, in_walk);
     expr_bytes(a, s->hi, mult, scope, row_scope, in_walk);
     double w = mult * scope * elem_bytes(s->buf ? s->buf->elem : ELEM_F32);
-    if (s->kind == KS_STORE) a->write += w;
-    if (s->kind == KS_ATOMIC) a->read += w, a->write += w;
+    if (s->kind == KS_STORE) {
+      a->write += w;
+      if (s->row && s->row->kind == KE_ROW && a->nstored < 16) a->stored[a->nstored++] = s->buf;
+    }
+    /* a block-reduced sum (count 1) adds into the block's shared sums (the host: the thread's),
+     * flushed once per block: no traffic per row */
+    if (s->kind == KS_ATOMIC && s->count != 1) a->read += w, a->write += w;
     double m = mult, sc = scope;
     bool wk = in_walk;
     if (s->kind == KS_FOR && s->walk) {
@@ -134,7 +147,7 @@ static double dim_val(KDim d, double V, double E) { return (double)d.mult * rows
 
 /* Bytes read and written by step i (and, with t, what of it is gathered, and a GEMM's FLOPs). */
 static void step_traffic(const KStep *s, double V, double E, double *rd, double *wr, KTraffic *t) {
-  Acct a = {V, E, false, 0, 0, NULL, 0, 0};
+  Acct a = {V, E, false, 0, 0, NULL, 0, 0, {NULL}, 0};
   if (t) memset(t, 0, sizeof *t);
   if (s->kind == STEP_KERNEL) {
     double r = kernel_rows(s->kernel, V, E);

@@ -1,5 +1,5 @@
 /* lower_groups.c -- the kernels of the fused groups other than walks: FG_ROWS (a group of lanes
- * per row storing the group's roots), FG_SINK (reduce_rows: a float64 sum over every row, then
+ * per row storing the group's roots, then the terms of the sums that joined it), FG_SINK (reduce_rows: a float64 sum over every row, then
  * one row rounds it), FG_EDGE_REDUCE (--mapping=edge: a group per edge, atomics into the
  * vertex's row, a finish) and FG_GEMM with folded attention dots (the weight [W | W.a ...], then
  * one GEMM).
@@ -24,72 +24,7 @@ static Ctx edge_row_ctx(Lower *L, Kernel *k) {
   return (Ctx){.edge = krow(L), .src = kvar(L, k, su, NULL), .dst = kvar(L, k, sv, NULL)};
 }
 
-/* ---- FG_ROWS: a group of lanes per row storing each root of the group */
-
-void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
-  Lower *L = F->L;
-  int maxw = 1;
-  for (int i = 0; i < nmem; i++)
-    if (width_of(mem[i]) > maxw) maxw = width_of(mem[i]);
-  Mapping map = g->rows == DOM_VERTEX ? MAP_VERTEX : g->rows == DOM_EDGE ? MAP_EDGE : MAP_GLOBAL;
-  Kernel *k = fused_kernel(F, "", map, g->rows == DOM_EDGE ? DOM_EDGE : g->rows == DOM_VERTEX ? DOM_VERTEX : DOM_GLOBAL,
-                           group_for(maxw), g->bwd, group_name(F, mem, nmem));
-  Ctx cx = {0};
-  if (g->rows == DOM_VERTEX) cx = vertex_ctx(krow(L), true);
-  int nst = 0;
-  Value **staged = NULL;
-  if (g->rows == DOM_EDGE) {
-    cx = edge_row_ctx(L, k);
-    nst = stage_rows(F, mem, nmem, &cx, &staged);
-  } else if (g->rows == DOM_VERTEX) {
-    nst = stage_rows(F, mem, nmem, &cx, &staged);
-  }
-  for (int i = 0; i < nmem; i++) {
-    Value *v = mem[i];
-    int kv, iv;
-    PtrVec *lanes = ks_lanes(L, k, &k->body, width_of(v), &kv, &iv);
-    L->cur_blk = lanes;
-    KExpr *kk = kvar(L, k, kv, NULL);
-    KExpr *row = g->rows == DOM_GLOBAL ? NULL : krow(L);
-    if (F->kept[v->id] && i + 1 < nmem) { /* the later roots read it from the group's array */
-      store_kept(F, lanes, v, row, kk, compute(F, v, &cx, kk));
-      ks_new(L, &k->body, KS_BARRIER);
-      continue;
-    }
-    store(F, lanes, v, row, kk, compute(F, v, &cx, kk));
-    if (!stash_only(F, v) && i + 1 < nmem) { /* the later roots read it back, after the lanes meet */
-      F->stored[v->id] = true;
-      ks_new(L, &k->body, KS_BARRIER);
-    }
-  }
-  unstage(F, staged, nst);
-  free(staged);
-  k->what = kernel_what(F);
-  /* a forward kernel that only writes stashes for the backward runs only when training */
-  bool stashes = !g->bwd;
-  for (int i = 0; i < nmem; i++) stashes &= stash_only(F, mem[i]);
-  if (stashes) L->p->steps[L->p->nsteps - 1].train_only = true;
-  /* the hoist pass's values of the graph alone: once per graph (lower.c keeps their buffers
-   * alive over every step) */
-  if (g->per_graph) {
-    L->p->steps[L->p->nsteps - 1].per_graph = true;
-    for (int i = 0; i < nmem; i++)
-      if (L->buf_of[mem[i]->id]) L->buf_of[mem[i]->id]->per_graph = true;
-  }
-  /* an input's dropout alone in its kernel is the input itself when not training: the kernel
-   * runs only when training, and an inference forward reads the input in place (no V x F copy,
-   * no buffer in the inference arena; emit_model points the buffer at the input) */
-  const Value *v = mem[0];
-  KBuf *b = L->buf_of[v->id], *in = v->nargs ? L->buf_of[v->args[0]->id] : NULL;
-  if (!g->bwd && nmem == 1 && v->fn == FN_DROPOUT && v->args[0]->op == OP_INPUT && b && in && b->kind == BUF_TEMP &&
-      b->out < 0 && in->kind == BUF_INPUT && b->dom == in->dom && b->width == in->width && b->elem == in->elem) {
-    b->alias = in;
-    b->train_only = true;
-    L->p->steps[L->p->nsteps - 1].train_only = true;
-  }
-}
-
-/* ---- FG_SINK: reduce_rows, a float64 sum over every row of its operand */
+/* ---- the sums over the rows (reduce_rows): every row adds its term into a float64 accumulator */
 
 static KExpr *matmul_term(Fused *F, const Value *v, const Ctx *cx, KExpr *o, KExpr *lead) {
   Lower *L = F->L;
@@ -100,27 +35,9 @@ static KExpr *matmul_term(Fused *F, const Value *v, const Ctx *cx, KExpr *o, KEx
               eval(F, y, cx, kbin(L, KO_ADD, kbin(L, KO_MUL, lead, ki(L, C)), c)));
 }
 
-void lower_sink(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
+/* The row's term of sum v added into acc, in lanes of k's body. */
+static void sum_row_term(Fused *F, Kernel *k, Value *v, const Ctx *cx, KBuf *acc) {
   Lower *L = F->L;
-  int64_t maxn = 1;
-  KBuf **acc = calloc((size_t)nmem + 1, sizeof(KBuf *));
-  for (int s = 0; s < nmem; s++) {
-    acc[s] = sum_scratch(L, mem[s]);
-    if (shape_elems(&mem[s]->shape) > maxn) maxn = shape_elems(&mem[s]->shape);
-  }
-  Value *v = mem[0];
-  Domain d = v->args[0]->dom;
-  Kernel *k = fused_kernel(F, "", d == DOM_VERTEX ? MAP_VERTEX : MAP_EDGE, d, group_for(maxn), g->bwd,
-                           arena_printf(L->a, "reduce_rows%s_%s", nmem > 1 ? arena_printf(L->a, "%d", nmem) : "", fn_info[v->fn].name));
-  Ctx cx = vertex_ctx(krow(L), true);
-  int nst = 0;
-  Value **staged = NULL;
-  if (d == DOM_EDGE) {
-    cx = edge_row_ctx(L, k);
-    nst = stage_rows(F, mem, nmem, &cx, &staged);
-  }
-  for (int si = 0; si < nmem; si++) {
-  v = mem[si];
   int64_t n = shape_elems(&v->shape);
   int kv, iv;
   PtrVec *lanes = ks_lanes(L, k, &k->body, n, &kv, &iv);
@@ -133,25 +50,146 @@ void lower_sink(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
     ks_let(L, lanes, t, NULL, kf(L, 0));
     PtrVec *body = ks_for(L, k, lanes, j, ki(L, 0), ki(L, lead));
     L->cur_blk = body;
-    KExpr *tt = matmul_term(F, v, &cx, kk, kvar(L, k, j, NULL));
+    KExpr *tt = matmul_term(F, v, cx, kk, kvar(L, k, j, NULL));
     ks_let(L, body, t, NULL, kbin(L, KO_ADD, kvar(L, k, t, NULL), tt));
     L->cur_blk = lanes;
     term = kvar(L, k, t, NULL);
   } else {
-    term = eval(F, v->args[0], &cx, kk);
+    term = eval(F, v->args[0], cx, kk);
   }
-  ks_atomic(L, k, lanes, KO_ADD, acc[si], NULL, kk, kun(L, KU_TO_F64, term));
+  ks_atomic(L, k, lanes, KO_ADD, acc, NULL, kk, kun(L, KU_TO_F64, term));
   /* a sum into a handful of addresses: per block (per thread on the host), then one atomic; a
    * double per element in the CUDA block's shared memory, so only while the block, at its full
    * 256/G groups, stays within GNN_SHARED_MAX (48 KB); the others are plain atomics */
   if (n <= 1024 && kernel_shared_bytes(k, GNN_CUDA_BLOCK / k->group) + n * 8 <= GNN_SHARED_MAX)
     ((KStmt *)lanes->items[lanes->len - 1])->count = 1;
   F->seen[v->id] = true;
+}
+
+/* The accumulators of the group's sums, zeroed by steps before its kernel (NULL for a root). */
+static KBuf **sum_accumulators(Fused *F, Value **mem, int nmem) {
+  KBuf **acc = calloc((size_t)nmem + 1, sizeof(KBuf *));
+  for (int i = 0; i < nmem; i++)
+    if (mem[i]->op == OP_REDUCE_ROWS) acc[i] = sum_scratch(F->L, mem[i]);
+  return acc;
+}
+
+/* After the kernel: each sum's float64 total rounded into its value. */
+static void finish_sums(Fused *F, Value **mem, int nmem, KBuf **acc) {
+  for (int i = 0; i < nmem; i++)
+    if (acc[i]) finish_rows(F->L, mem[i], acc[i], FN_NONE, false);
+}
+
+/* ---- FG_ROWS: a group of lanes per row storing each root of the group, then the sums over the
+ * rows that joined it (fuse.c, sink_host): their terms read this row's roots where it stored them */
+
+void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
+  Lower *L = F->L;
+  int maxw = 1;
+  for (int i = 0; i < nmem; i++)
+    if (width_of(mem[i]) > maxw) maxw = width_of(mem[i]);
+  /* the roots in value order, then the sums (each reads roots made before it) */
+  Value **ord = malloc(sizeof(Value *) * ((size_t)nmem + 1));
+  int nord = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < nmem; i++)
+      if ((mem[i]->op == OP_REDUCE_ROWS) == (pass == 1)) ord[nord++] = mem[i];
+  mem = ord;
+  int nroots = 0;
+  while (nroots < nmem && mem[nroots]->op != OP_REDUCE_ROWS) nroots++;
+  const char *name = group_name(F, mem, nroots);
+  if (nroots < nmem) name = arena_printf(L->a, "%s_sums", name);
+  KBuf **acc = sum_accumulators(F, mem, nmem);
+  Mapping map = g->rows == DOM_VERTEX ? MAP_VERTEX : g->rows == DOM_EDGE ? MAP_EDGE : MAP_GLOBAL;
+  Kernel *k = fused_kernel(F, "", map, g->rows == DOM_EDGE ? DOM_EDGE : g->rows == DOM_VERTEX ? DOM_VERTEX : DOM_GLOBAL,
+                           group_for(maxw), g->bwd, name);
+  int kstep = L->p->nsteps - 1; /* the kernel's step (the sums' finishes follow it) */
+  Ctx cx = {0};
+  if (g->rows == DOM_VERTEX) cx = vertex_ctx(krow(L), true);
+  int nst = 0;
+  Value **staged = NULL;
+  if (g->rows == DOM_EDGE) {
+    cx = edge_row_ctx(L, k);
+    nst = stage_rows(F, mem, nmem, &cx, &staged);
+  } else if (g->rows == DOM_VERTEX) {
+    nst = stage_rows(F, mem, nmem, &cx, &staged);
+  }
+  for (int i = 0; i < nmem; i++) {
+    Value *v = mem[i];
+    if (acc[i]) {
+      sum_row_term(F, k, v, &cx, acc[i]);
+      continue;
+    }
+    int kv, iv;
+    PtrVec *lanes = ks_lanes(L, k, &k->body, width_of(v), &kv, &iv);
+    L->cur_blk = lanes;
+    KExpr *kk = kvar(L, k, kv, NULL);
+    KExpr *row = g->rows == DOM_GLOBAL ? NULL : krow(L);
+    if (F->kept[v->id] && i + 1 < nmem) { /* the later roots read it from the group's array */
+      store_kept(F, lanes, v, row, kk, compute(F, v, &cx, kk));
+      ks_new(L, &k->body, KS_BARRIER);
+      continue;
+    }
+    store(F, lanes, v, row, kk, compute(F, v, &cx, kk));
+    if (!stash_only(F, v) && i + 1 < nmem) { /* the later roots and sums read it back, after the lanes meet */
+      F->stored[v->id] = true;
+      ks_new(L, &k->body, KS_BARRIER);
+    }
   }
   unstage(F, staged, nst);
   free(staged);
   k->what = kernel_what(F);
-  for (int si = 0; si < nmem; si++) finish_rows(L, mem[si], acc[si], FN_NONE, false);
+  finish_sums(F, mem, nmem, acc);
+  free(acc);
+  /* a forward kernel that only writes stashes for the backward runs only when training */
+  bool stashes = !g->bwd;
+  for (int i = 0; i < nmem; i++) stashes &= stash_only(F, mem[i]);
+  if (stashes) L->p->steps[kstep].train_only = true;
+  /* the hoist pass's values of the graph alone: once per graph (lower.c keeps their buffers
+   * alive over every step) */
+  if (g->per_graph) {
+    L->p->steps[kstep].per_graph = true;
+    for (int i = 0; i < nmem; i++)
+      if (L->buf_of[mem[i]->id]) L->buf_of[mem[i]->id]->per_graph = true;
+  }
+  /* an input's dropout alone in its kernel is the input itself when not training: the kernel
+   * runs only when training, and an inference forward reads the input in place (no V x F copy,
+   * no buffer in the inference arena; emit_model points the buffer at the input) */
+  const Value *v = mem[0];
+  KBuf *b = L->buf_of[v->id], *in = v->nargs ? L->buf_of[v->args[0]->id] : NULL;
+  if (!g->bwd && nmem == 1 && v->fn == FN_DROPOUT && v->args[0]->op == OP_INPUT && b && in && b->kind == BUF_TEMP &&
+      b->out < 0 && in->kind == BUF_INPUT && b->dom == in->dom && b->width == in->width && b->elem == in->elem) {
+    b->alias = in;
+    b->train_only = true;
+    L->p->steps[kstep].train_only = true;
+  }
+  free(ord);
+}
+
+/* ---- FG_SINK: reduce_rows, a float64 sum over every row of its operand */
+
+void lower_sink(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
+  Lower *L = F->L;
+  int64_t maxn = 1;
+  for (int s = 0; s < nmem; s++)
+    if (shape_elems(&mem[s]->shape) > maxn) maxn = shape_elems(&mem[s]->shape);
+  KBuf **acc = sum_accumulators(F, mem, nmem);
+  Value *v = mem[0];
+  Domain d = v->args[0]->dom;
+  Kernel *k = fused_kernel(F, "", d == DOM_VERTEX ? MAP_VERTEX : MAP_EDGE, d, group_for(maxn), g->bwd,
+                           arena_printf(L->a, "reduce_rows%s_%s", nmem > 1 ? arena_printf(L->a, "%d", nmem) : "", fn_info[v->fn].name));
+  Ctx cx = vertex_ctx(krow(L), true);
+  int nst = 0;
+  Value **staged = NULL;
+  if (d == DOM_EDGE) {
+    cx = edge_row_ctx(L, k);
+    nst = stage_rows(F, mem, nmem, &cx, &staged);
+  }
+  for (int si = 0; si < nmem; si++) sum_row_term(F, k, mem[si], &cx, acc[si]);
+  unstage(F, staged, nst);
+  free(staged);
+  k->what = kernel_what(F);
+  finish_sums(F, mem, nmem, acc);
   free(acc);
 }
 

@@ -2327,12 +2327,47 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   }
 }
 
-/* k23_relu_grad_vertex: one group per vertex, 32 lanes per group. fused %5 %104 %105; in memory: %105
+/* k23_reduce_rows_sum_vertex: one group per vertex, 8 lanes per group. fused %101; in memory: %101 */
+static void k23_reduce_rows_sum_vertex(int64_t nrows, double *restrict grad_linear1_b_acc, const float *restrict t100) {
+#pragma omp parallel
+  {
+  double blk_grad_linear1_b_acc[7] = {0};
+#pragma omp for schedule(dynamic, 64)
+  for (int64_t row = 0; row < nrows; row++) {
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      blk_grad_linear1_b_acc[k] += (double)t100[row * 7 + k];
+    }
+  }
+  for (int64_t i = 0; i < 7; i++)
+    if (blk_grad_linear1_b_acc[i] != 0) gnn_atomic_add_f64(&grad_linear1_b_acc[i], blk_grad_linear1_b_acc[i]);
+  }
+}
+
+/* k24_reduce_rows_sum_finish_global: one group, 8 lanes per group. %101 reduce_rows.sum (the float64 sums to float) */
+static void k24_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_linear1_b, const double *restrict grad_linear1_b_acc) {
+#pragma omp parallel for schedule(static)
+  for (int64_t row = 0; row < nrows; row++) {
+    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k % 8), i = (int)(k / 8);
+      (void)lane;
+      (void)i;
+      grad_linear1_b[k] = grad_linear1_b_acc[k];
+    }
+  }
+}
+
+/* k25_relu_grad_sums_vertex: one group per vertex, 32 lanes per group. fused %5 %104 %105 %106; in memory: %105 %106
  * Source line 11. */
-static void k23_relu_grad_vertex(int64_t nrows, const float *restrict linear0_x_W, const float *restrict p_linear0_b, float *restrict t105, const float *restrict t102, int training, uint64_t seed) {
+static void k25_relu_grad_sums_vertex(int64_t nrows, const float *restrict linear0_x_W, const float *restrict p_linear0_b, float *restrict t105, const float *restrict t102, double *restrict grad_linear0_b_acc, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel
+  {
+  double blk_grad_linear0_b_acc[64] = {0};
+#pragma omp for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     if (training) {
       for (int64_t k = 0; k < 64; k++) { /* the lanes in order of k: see emit_host.c */
@@ -2355,23 +2390,7 @@ static void k23_relu_grad_vertex(int64_t nrows, const float *restrict linear0_x_
         t105[row * 64 + k] = gnn_sel_f32(linear0_out_ > 0.0f, t102[row * 64 + k], 0.0f);
       }
     }
-  }
-}
-
-/* k24_reduce_rows2_sum_vertex: one group per vertex, 32 lanes per group. fused %101 %106; in memory: %101 %106 */
-static void k24_reduce_rows2_sum_vertex(int64_t nrows, double *restrict grad_linear1_b_acc, const float *restrict t100, double *restrict grad_linear0_b_acc, const float *restrict t105) {
-#pragma omp parallel
-  {
-  double blk_grad_linear1_b_acc[7] = {0};
-  double blk_grad_linear0_b_acc[64] = {0};
-#pragma omp for schedule(dynamic, 64)
-  for (int64_t row = 0; row < nrows; row++) {
-    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k % 32), i = (int)(k / 32);
-      (void)lane;
-      (void)i;
-      blk_grad_linear1_b_acc[k] += (double)t100[row * 7 + k];
-    }
+    /* barrier: the lane loops above and below are separate regions */
     for (int64_t k1 = 0; k1 < 64; k1++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k1 % 32), i1 = (int)(k1 / 32);
       (void)lane;
@@ -2379,23 +2398,8 @@ static void k24_reduce_rows2_sum_vertex(int64_t nrows, double *restrict grad_lin
       blk_grad_linear0_b_acc[k1] += (double)t105[row * 64 + k1];
     }
   }
-  for (int64_t i = 0; i < 7; i++)
-    if (blk_grad_linear1_b_acc[i] != 0) gnn_atomic_add_f64(&grad_linear1_b_acc[i], blk_grad_linear1_b_acc[i]);
   for (int64_t i = 0; i < 64; i++)
     if (blk_grad_linear0_b_acc[i] != 0) gnn_atomic_add_f64(&grad_linear0_b_acc[i], blk_grad_linear0_b_acc[i]);
-  }
-}
-
-/* k25_reduce_rows_sum_finish_global: one group, 8 lanes per group. %101 reduce_rows.sum (the float64 sums to float) */
-static void k25_reduce_rows_sum_finish_global(int64_t nrows, float *restrict grad_linear1_b, const double *restrict grad_linear1_b_acc) {
-#pragma omp parallel for schedule(static)
-  for (int64_t row = 0; row < nrows; row++) {
-    for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k % 8), i = (int)(k / 8);
-      (void)lane;
-      (void)i;
-      grad_linear1_b[k] = grad_linear1_b_acc[k];
-    }
   }
 }
 
@@ -2449,8 +2453,8 @@ struct appnp_model {
   size_t offset[2][37];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
   float *linear0_x;  /* %1 vertex[1433], steps 0..33 */
-  float *linear0_x_W;  /* %4 vertex[64], steps 1..27 */
-  float *linear1_x;  /* %7 vertex[64], steps 2..26 */
+  float *linear0_x_W;  /* %4 vertex[64], steps 1..31 */
+  float *linear1_x;  /* %7 vertex[64], steps 2..29 */
   float *linear1_x_W;  /* %10 vertex[7], steps 3..14 */
   float *appnpprop0_c;  /* %15 edge[], steps 4..24 */
   float *appnpprop0_z;  /* %21 vertex[7], steps 5..6 */
@@ -2480,11 +2484,11 @@ struct appnp_model {
   float *t90;  /* %90 vertex[7], steps 22..23 */
   float *t93;  /* %93 vertex[7], steps 23..24 */
   float *t96;  /* %96 vertex[7], steps 23..24 */
-  float *t100;  /* %100 vertex[7], steps 24..30 */
-  float *t102;  /* %102 vertex[64], steps 25..27 */
-  float *t105;  /* %105 vertex[64], steps 27..33 */
-  double *grad_linear1_b_acc;  /* scratch global[7] f64, steps 28..31 */
-  double *grad_linear0_b_acc;  /* scratch global[64] f64, steps 29..32 */
+  float *t100;  /* %100 vertex[7], steps 24..29 */
+  float *t102;  /* %102 vertex[64], steps 28..31 */
+  float *t105;  /* %105 vertex[64], steps 31..33 */
+  double *grad_linear1_b_acc;  /* scratch global[7] f64, steps 25..27 */
+  double *grad_linear0_b_acc;  /* scratch global[64] f64, steps 30..32 */
 };
 
 void appnp_destroy(appnp_model *m) {
@@ -2502,8 +2506,8 @@ void appnp_destroy(appnp_model *m) {
  * graph at create, its capacity after set_graph grew it or reserve set it. */
 static void gnnc_plan(appnp_model *m, const gnn_graph *g) {
   /* the arenas: 37 buffers placed by lifetime (steps first..last) */
-  static const int first[37] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 15, 16, 16, 17, 17, 18, 18, 19, 19, 20, 20, 21, 21, 22, 22, 23, 23, 24, 25, 27, 28, 29};
-  static const int last[37] = {33, 27, 26, 14, 24, 6, 7, 8, 9, 10, 11, 12, 13, 14, 24, 16, 24, 17, 24, 18, 24, 19, 24, 20, 24, 21, 24, 22, 24, 23, 24, 24, 30, 27, 33, 31, 32};
+  static const int first[37] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 15, 16, 16, 17, 17, 18, 18, 19, 19, 20, 20, 21, 21, 22, 22, 23, 23, 24, 28, 31, 25, 30};
+  static const int last[37] = {33, 31, 29, 14, 24, 6, 7, 8, 9, 10, 11, 12, 13, 14, 24, 16, 24, 17, 24, 18, 24, 19, 24, 20, 24, 21, 24, 22, 24, 23, 24, 24, 29, 31, 33, 27, 32};
   static const int last_infer[37] = {14, 14, 14, 14, 14, 6, 7, 8, 9, 10, 11, 12, 13, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14};
   static const char in_infer[37] = {0, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[37], size_infer[37];
@@ -2943,7 +2947,16 @@ gnn_status appnp_backward(appnp_model *m, const float *grad_out) {
   /* 24: fused %54 %59 %64 %69 %74 %79 %84 %89 %94 %95 %97 %98 %99 %100; in memory: %100 */
   k22_sum_vertex(g->nv, g->out_ptr, g->out_eid, g->out_dst, m->t96, m->appnpprop0_c, m->in_grad_out, m->t53, m->t58, m->t63, m->t68, m->t73, m->t78, m->t100, m->t83, m->t88, m->t93);
   gnn_profile_step(m->ctx, "backward 24 kernel fused %54 %59 %64 %69 %74 %79 %84 %89 %94 %95 %97 %98 %99 %100; in memory: %100");
-  /* 25: %102 apply_vertex.linear_t */
+  /* 25: %101 reduce_rows.sum */
+  if ((st = gnn_memset0(m->ctx, m->grad_linear1_b_acc, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 25 zero %101 reduce_rows.sum");
+  /* 26: fused %101; in memory: %101 */
+  k23_reduce_rows_sum_vertex(g->nv, m->grad_linear1_b_acc, m->t100);
+  gnn_profile_step(m->ctx, "backward 26 kernel fused %101; in memory: %101");
+  /* 27: %101 reduce_rows.sum */
+  k24_reduce_rows_sum_finish_global(1, m->grad[3], m->grad_linear1_b_acc);
+  gnn_profile_step(m->ctx, "backward 27 kernel %101 reduce_rows.sum");
+  /* 28: %102 apply_vertex.linear_t */
   {
     const int M = gnn_blas_dim((int64_t)g->nv * 1), N = gnn_blas_dim(64), K = gnn_blas_dim(7);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
@@ -2952,29 +2965,20 @@ gnn_status appnp_backward(appnp_model *m, const float *grad_out) {
 #endif
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0f, m->t100, 7, m->param[2], 7, 0.0f, m->t102, 64);
   }
-  gnn_profile_step(m->ctx, "backward 25 gemm %102 apply_vertex.linear_t");
-  /* 26: %103 reduce_rows.matmul_tn */
+  gnn_profile_step(m->ctx, "backward 28 gemm %102 apply_vertex.linear_t");
+  /* 29: %103 reduce_rows.matmul_tn */
   {
     const int M = gnn_blas_dim(64), N = gnn_blas_dim(7), K = gnn_blas_dim((int64_t)g->nv * 1);
     if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, "a GEMM dimension exceeds INT_MAX");
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 1.0f, m->linear1_x, 64, m->t100, 7, 0.0f, m->grad[2], 7);
   }
-  gnn_profile_step(m->ctx, "backward 26 gemm %103 reduce_rows.matmul_tn");
-  /* 27: fused %5 %104 %105; in memory: %105 */
-  k23_relu_grad_vertex(g->nv, m->linear0_x_W, m->param[1], m->t105, m->t102, training, seed);
-  gnn_profile_step(m->ctx, "backward 27 kernel fused %5 %104 %105; in memory: %105");
-  /* 28: %101 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->grad_linear1_b_acc, (size_t)1 * 7 * sizeof(double)))) return st;
-  gnn_profile_step(m->ctx, "backward 28 zero %101 reduce_rows.sum");
-  /* 29: %106 reduce_rows.sum */
+  gnn_profile_step(m->ctx, "backward 29 gemm %103 reduce_rows.matmul_tn");
+  /* 30: %106 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->grad_linear0_b_acc, (size_t)1 * 64 * sizeof(double)))) return st;
-  gnn_profile_step(m->ctx, "backward 29 zero %106 reduce_rows.sum");
-  /* 30: fused %101 %106; in memory: %101 %106 */
-  k24_reduce_rows2_sum_vertex(g->nv, m->grad_linear1_b_acc, m->t100, m->grad_linear0_b_acc, m->t105);
-  gnn_profile_step(m->ctx, "backward 30 kernel fused %101 %106; in memory: %101 %106");
-  /* 31: %101 reduce_rows.sum */
-  k25_reduce_rows_sum_finish_global(1, m->grad[3], m->grad_linear1_b_acc);
-  gnn_profile_step(m->ctx, "backward 31 kernel %101 reduce_rows.sum");
+  gnn_profile_step(m->ctx, "backward 30 zero %106 reduce_rows.sum");
+  /* 31: fused %5 %104 %105 %106; in memory: %105 %106 */
+  k25_relu_grad_sums_vertex(g->nv, m->linear0_x_W, m->param[1], m->t105, m->t102, m->grad_linear0_b_acc, training, seed);
+  gnn_profile_step(m->ctx, "backward 31 kernel fused %5 %104 %105 %106; in memory: %105 %106");
   /* 32: %106 reduce_rows.sum */
   k26_reduce_rows_sum_finish_global(1, m->grad[1], m->grad_linear0_b_acc);
   gnn_profile_step(m->ctx, "backward 32 kernel %106 reduce_rows.sum");

@@ -2075,55 +2075,29 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k22_sum_vertex(int64_t n
   __syncwarp(gmask);
 }
 
-/* appnp_k23_relu_grad_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %5 %104 %105; in memory: %105
- * Source line 11. */
-extern "C" __global__ void __launch_bounds__(256) appnp_k23_relu_grad_vertex(int64_t nrows, const float *__restrict__ linear0_x_W, const float *__restrict__ p_linear0_b, float *__restrict__ t105, const float *__restrict__ t102, int training, uint64_t seed) {
-  (void)training;
-  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
-  const int lane = threadIdx.x % 32;
-  const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  float linear0_out_;
-  #pragma unroll
-  for (int i = 0; i < 2; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
-    linear0_out_ = linear0_x_W[row * 64 + k] + p_linear0_b[k];
-    t105[(row) * 64 + k] = (linear0_out_ > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f) ? (t102[row * 64 + k] * 2.0f) : 0.0f) : t102[row * 64 + k]) : 0.0f;
-  }
-}
-
-/* appnp_k24_reduce_rows2_sum_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %101 %106; in memory: %101 %106 */
-extern "C" __global__ void __launch_bounds__(256) appnp_k24_reduce_rows2_sum_vertex(int64_t nrows, double *__restrict__ grad_linear1_b_acc, const float *__restrict__ t100, double *__restrict__ grad_linear0_b_acc, const float *__restrict__ t105) {
-  const int lane = threadIdx.x % 32;
-  const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
+/* appnp_k23_reduce_rows_sum_vertex: one group per vertex, 8 lanes per group, 32 groups per block. fused %101; in memory: %101 */
+extern "C" __global__ void __launch_bounds__(256) appnp_k23_reduce_rows_sum_vertex(int64_t nrows, double *__restrict__ grad_linear1_b_acc, const float *__restrict__ t100) {
+  const int lane = threadIdx.x % 8;
+  const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   __shared__ double blk_grad_linear1_b_acc[7];
   for (int i = threadIdx.x; i < 7; i += 256) blk_grad_linear1_b_acc[i] = 0;
-  __shared__ double blk_grad_linear0_b_acc[64];
-  for (int i = threadIdx.x; i < 64; i += 256) blk_grad_linear0_b_acc[i] = 0;
   __syncthreads();
   if (row < nrows) {  /* no early return: the block meets at the flush */
     #pragma unroll
     for (int i = 0; i < 1; i++) {
-      const int64_t k = lane + (int64_t)i * 32;
+      const int64_t k = lane + (int64_t)i * 8;
       if (k < 7) {
         atomicAdd(&blk_grad_linear1_b_acc[k], (double)t100[row * 7 + k]);
       }
-    }
-    #pragma unroll
-    for (int i1 = 0; i1 < 2; i1++) {
-      const int64_t k1 = lane + (int64_t)i1 * 32;
-      atomicAdd(&blk_grad_linear0_b_acc[k1], (double)t105[row * 64 + k1]);
     }
   }
   __syncthreads();
   for (int i = threadIdx.x; i < 7; i += 256)
     if (blk_grad_linear1_b_acc[i] != 0) atomicAdd(&grad_linear1_b_acc[i], blk_grad_linear1_b_acc[i]);
-  for (int i = threadIdx.x; i < 64; i += 256)
-    if (blk_grad_linear0_b_acc[i] != 0) atomicAdd(&grad_linear0_b_acc[i], blk_grad_linear0_b_acc[i]);
 }
 
-/* appnp_k25_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %101 reduce_rows.sum (the float64 sums to float) */
-extern "C" __global__ void __launch_bounds__(256) appnp_k25_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_linear1_b, const double *__restrict__ grad_linear1_b_acc) {
+/* appnp_k24_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %101 reduce_rows.sum (the float64 sums to float) */
+extern "C" __global__ void __launch_bounds__(256) appnp_k24_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_linear1_b, const double *__restrict__ grad_linear1_b_acc) {
   const int lane = threadIdx.x % 8;
   const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
   if (row >= nrows) return;  /* a whole group leaves together */
@@ -2134,6 +2108,37 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k25_reduce_rows_sum_fini
       grad_linear1_b[k] = grad_linear1_b_acc[k];
     }
   }
+}
+
+/* appnp_k25_relu_grad_sums_vertex: one group per vertex, 32 lanes per group, 8 groups per block. fused %5 %104 %105 %106; in memory: %105 %106
+ * Source line 11. */
+extern "C" __global__ void __launch_bounds__(256) appnp_k25_relu_grad_sums_vertex(int64_t nrows, const float *__restrict__ linear0_x_W, const float *__restrict__ p_linear0_b, float *__restrict__ t105, const float *__restrict__ t102, double *__restrict__ grad_linear0_b_acc, int training, uint64_t seed) {
+  (void)training;
+  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
+  const int lane = threadIdx.x % 32;
+  const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
+  const unsigned gmask = 0xffffffffu;
+  __shared__ double blk_grad_linear0_b_acc[64];
+  for (int i = threadIdx.x; i < 64; i += 256) blk_grad_linear0_b_acc[i] = 0;
+  __syncthreads();
+  if (row < nrows) {  /* no early return: the block meets at the flush */
+    float linear0_out_;
+    #pragma unroll
+    for (int i = 0; i < 2; i++) {
+      const int64_t k = lane + (int64_t)i * 32;
+      linear0_out_ = linear0_x_W[row * 64 + k] + p_linear0_b[k];
+      t105[(row) * 64 + k] = (linear0_out_ > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f) ? (t102[row * 64 + k] * 2.0f) : 0.0f) : t102[row * 64 + k]) : 0.0f;
+    }
+    __syncwarp(gmask);
+    #pragma unroll
+    for (int i1 = 0; i1 < 2; i1++) {
+      const int64_t k1 = lane + (int64_t)i1 * 32;
+      atomicAdd(&blk_grad_linear0_b_acc[k1], (double)t105[row * 64 + k1]);
+    }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < 64; i += 256)
+    if (blk_grad_linear0_b_acc[i] != 0) atomicAdd(&grad_linear0_b_acc[i], blk_grad_linear0_b_acc[i]);
 }
 
 /* appnp_k26_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %106 reduce_rows.sum (the float64 sums to float) */
@@ -2187,8 +2192,8 @@ struct appnp_model {
   size_t offset[2][37];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
   /* intermediate buffers, in the arena */
   float *linear0_x;  /* %1 vertex[1433], steps 0..33 */
-  float *linear0_x_W;  /* %4 vertex[64], steps 1..27 */
-  float *linear1_x;  /* %7 vertex[64], steps 2..26 */
+  float *linear0_x_W;  /* %4 vertex[64], steps 1..31 */
+  float *linear1_x;  /* %7 vertex[64], steps 2..29 */
   float *linear1_x_W;  /* %10 vertex[7], steps 3..14 */
   float *appnpprop0_c;  /* %15 edge[], steps 4..24 */
   float *appnpprop0_z;  /* %21 vertex[7], steps 5..6 */
@@ -2218,11 +2223,11 @@ struct appnp_model {
   float *t90;  /* %90 vertex[7], steps 22..23 */
   float *t93;  /* %93 vertex[7], steps 23..24 */
   float *t96;  /* %96 vertex[7], steps 23..24 */
-  float *t100;  /* %100 vertex[7], steps 24..30 */
-  float *t102;  /* %102 vertex[64], steps 25..27 */
-  float *t105;  /* %105 vertex[64], steps 27..33 */
-  double *grad_linear1_b_acc;  /* scratch global[7] f64, steps 28..31 */
-  double *grad_linear0_b_acc;  /* scratch global[64] f64, steps 29..32 */
+  float *t100;  /* %100 vertex[7], steps 24..29 */
+  float *t102;  /* %102 vertex[64], steps 28..31 */
+  float *t105;  /* %105 vertex[64], steps 31..33 */
+  double *grad_linear1_b_acc;  /* scratch global[7] f64, steps 25..27 */
+  double *grad_linear0_b_acc;  /* scratch global[64] f64, steps 30..32 */
 };
 
 void appnp_destroy(appnp_model *m) {
@@ -2240,8 +2245,8 @@ void appnp_destroy(appnp_model *m) {
  * graph at create, its capacity after set_graph grew it or reserve set it. */
 static void gnnc_plan(appnp_model *m, const gnn_graph *g) {
   /* the arenas: 37 buffers placed by lifetime (steps first..last) */
-  static const int first[37] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 15, 16, 16, 17, 17, 18, 18, 19, 19, 20, 20, 21, 21, 22, 22, 23, 23, 24, 25, 27, 28, 29};
-  static const int last[37] = {33, 27, 26, 14, 24, 6, 7, 8, 9, 10, 11, 12, 13, 14, 24, 16, 24, 17, 24, 18, 24, 19, 24, 20, 24, 21, 24, 22, 24, 23, 24, 24, 30, 27, 33, 31, 32};
+  static const int first[37] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 15, 16, 16, 17, 17, 18, 18, 19, 19, 20, 20, 21, 21, 22, 22, 23, 23, 24, 28, 31, 25, 30};
+  static const int last[37] = {33, 31, 29, 14, 24, 6, 7, 8, 9, 10, 11, 12, 13, 14, 24, 16, 24, 17, 24, 18, 24, 19, 24, 20, 24, 21, 24, 22, 24, 23, 24, 24, 29, 31, 33, 27, 32};
   static const int last_infer[37] = {14, 14, 14, 14, 14, 6, 7, 8, 9, 10, 11, 12, 13, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14};
   static const char in_infer[37] = {0, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   size_t size[37], size_infer[37];
@@ -2780,7 +2785,24 @@ gnn_status appnp_backward(appnp_model *m, const float *grad_out) {
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 24 kernel fused %54 %59 %64 %69 %74 %79 %84 %89 %94 %95 %97 %98 %99 %100; in memory: %100");
-  /* 25: %102 apply_vertex.linear_t */
+  /* 25: %101 reduce_rows.sum */
+  if ((st = gnn_memset0(m->ctx, m->grad_linear1_b_acc, (size_t)1 * 7 * sizeof(double)))) return st;
+  gnn_profile_step(m->ctx, "backward 25 zero %101 reduce_rows.sum");
+  /* 26: fused %101; in memory: %101 */
+  if (g->nv > 0) {
+    const unsigned blocks = (unsigned)((g->nv + 32 - 1) / 32);
+    appnp_k23_reduce_rows_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->grad_linear1_b_acc, m->t100);
+    GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
+  }
+  gnn_profile_step(m->ctx, "backward 26 kernel fused %101; in memory: %101");
+  /* 27: %101 reduce_rows.sum */
+  if (1 > 0) {
+    const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
+    appnp_k24_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[3], m->grad_linear1_b_acc);
+    GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
+  }
+  gnn_profile_step(m->ctx, "backward 27 kernel %101 reduce_rows.sum");
+  /* 28: %102 apply_vertex.linear_t */
   {
     const int64_t M = (int64_t)g->nv * 1, N = 64, K = 7;
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
@@ -2788,8 +2810,8 @@ gnn_status appnp_backward(appnp_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, m->param[2], 7, m->t100, 7, &beta, m->t102, 64));
   }
-  gnn_profile_step(m->ctx, "backward 25 gemm %102 apply_vertex.linear_t");
-  /* 26: %103 reduce_rows.matmul_tn */
+  gnn_profile_step(m->ctx, "backward 28 gemm %102 apply_vertex.linear_t");
+  /* 29: %103 reduce_rows.matmul_tn */
   {
     const int64_t M = 64, N = 7, K = (int64_t)g->nv * 1;
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
@@ -2797,34 +2819,17 @@ gnn_status appnp_backward(appnp_model *m, const float *grad_out) {
     const float alpha = 1.0f, beta = 0.0f;
     GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), CUBLAS_OP_N, CUBLAS_OP_T, (int)N, (int)M, (int)K, &alpha, m->t100, 7, m->linear1_x, 64, &beta, m->grad[2], 7));
   }
-  gnn_profile_step(m->ctx, "backward 26 gemm %103 reduce_rows.matmul_tn");
-  /* 27: fused %5 %104 %105; in memory: %105 */
-  if (g->nv > 0) {
-    const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    appnp_k23_relu_grad_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->linear0_x_W, m->param[1], m->t105, m->t102, training, seed);
-    GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
-  }
-  gnn_profile_step(m->ctx, "backward 27 kernel fused %5 %104 %105; in memory: %105");
-  /* 28: %101 reduce_rows.sum */
-  if ((st = gnn_memset0(m->ctx, m->grad_linear1_b_acc, (size_t)1 * 7 * sizeof(double)))) return st;
-  gnn_profile_step(m->ctx, "backward 28 zero %101 reduce_rows.sum");
-  /* 29: %106 reduce_rows.sum */
+  gnn_profile_step(m->ctx, "backward 29 gemm %103 reduce_rows.matmul_tn");
+  /* 30: %106 reduce_rows.sum */
   if ((st = gnn_memset0(m->ctx, m->grad_linear0_b_acc, (size_t)1 * 64 * sizeof(double)))) return st;
-  gnn_profile_step(m->ctx, "backward 29 zero %106 reduce_rows.sum");
-  /* 30: fused %101 %106; in memory: %101 %106 */
+  gnn_profile_step(m->ctx, "backward 30 zero %106 reduce_rows.sum");
+  /* 31: fused %5 %104 %105 %106; in memory: %105 %106 */
   if (g->nv > 0) {
     const unsigned blocks = (unsigned)((g->nv + 8 - 1) / 8);
-    appnp_k24_reduce_rows2_sum_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->grad_linear1_b_acc, m->t100, m->grad_linear0_b_acc, m->t105);
+    appnp_k25_relu_grad_sums_vertex<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->nv, m->linear0_x_W, m->param[1], m->t105, m->t102, m->grad_linear0_b_acc, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
-  gnn_profile_step(m->ctx, "backward 30 kernel fused %101 %106; in memory: %101 %106");
-  /* 31: %101 reduce_rows.sum */
-  if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
-    appnp_k25_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[3], m->grad_linear1_b_acc);
-    GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
-  }
-  gnn_profile_step(m->ctx, "backward 31 kernel %101 reduce_rows.sum");
+  gnn_profile_step(m->ctx, "backward 31 kernel fused %5 %104 %105 %106; in memory: %105 %106");
   /* 32: %106 reduce_rows.sum */
   if (1 > 0) {
     const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);

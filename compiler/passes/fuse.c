@@ -26,7 +26,10 @@
  *      results of walks < w (edge_softmax: stats, then the aggregate over the normalised edges).
  *   4. A ROOT joins the latest group whose anchors it depends on (the walk's epilogue for a
  *      vertex value, a store in a walk for an edge value), or a group of row kernels of its own.
- *   5. The groups are ordered topologically (forward before backward).
+ *   5. A sum over the rows (a sink) joins the rows group that makes what it sums (sink_host): the
+ *      row's terms are added as the row is stored, not read back by a kernel of their own; a sum
+ *      of inputs alone joins a rows group of its pass (one pass over the rows fewer).
+ *   6. The groups are ordered topologically (forward before backward).
  * --mapping=edge: a reduction that can run edge-balanced (sum, mean, max, min, aggregate) is a
  * group of its own with atomics (FG_EDGE_REDUCE); edge_softmax and argmax stay vertex-balanced
  * (a note says so).
@@ -485,6 +488,47 @@ static bool can_merge(Fuse *F, int a, int b) {
   return merge_acyclic(F, a, b);
 }
 
+/* The rows group a sum group s can join: the latest of its pass over the same rows with room for
+ * s's sums (SINK_MAX) and no group that would have to run between them, among those that make a
+ * root the sums read (GCN's bias gradient, the sum of the ReLU gradient's rows: 51 MB read back
+ * by a kernel of its own on the 200k R-MAT graph, summed in cache instead); or, when the sums
+ * read nothing a group makes (grad.out's sum: an input, in memory throughout), among all. -1 if
+ * none. Over vertex rows only: no model so far has an edge rows group whose roots a sum reads. */
+static int sink_host(Fuse *F, int s) {
+  const FuseGroup *gs = &F->g[s];
+  if (gs->dead || gs->kind != FG_SINK || gs->rows != DOM_VERTEX) return -1;
+  bool *pg = calloc((size_t)F->ng + 1, 1), leaves_only = true;
+  int *nsink = calloc((size_t)F->ng + 1, sizeof(int));
+  for (int i = 0; i < F->n; i++) {
+    Value *v = F->m->vals.items[i];
+    if (!in_group(v) || v->group < 0) continue;
+    if (v->group == s) producers(F, v, pg, true);
+    if (v->op == OP_REDUCE_ROWS) nsink[v->group]++;
+  }
+  for (int g = 0; g < F->ng; g++) leaves_only &= !pg[g];
+  int best = -1;
+  for (int r = F->ng - 1; r >= 0 && best < 0; r--) {
+    const FuseGroup *gr = &F->g[r];
+    if (!(pg[r] || leaves_only) || gr->dead || gr->kind != FG_ROWS || gr->rows != gs->rows || gr->bwd != gs->bwd || gr->per_graph)
+      continue;
+    if (nsink[r] + nsink[s] <= SINK_MAX && merge_acyclic(F, r, s)) best = r;
+  }
+  free(pg);
+  free(nsink);
+  return best;
+}
+
+/* Each sum group that sink_host places joins that rows group. */
+static void sinks_join_rows(Fuse *F) {
+  for (int s = 0; s < F->ng; s++) {
+    int into = sink_host(F, s);
+    if (into < 0) continue;
+    if (F->c->remarks && F->c->diag.out)
+      fprintf(F->c->diag.out, "%s: remark: fuse: the sums over the rows of group %d run in rows group %d\n", F->c->diag.path, s, into);
+    merge_into(F, into, s);
+  }
+}
+
 /* The walk group (same pass) that v's inline computation reaches and that was made last:
  * the group whose results v needs last. -1 if none. */
 static int latest_dep_group(Fuse *F, Value *v) {
@@ -537,7 +581,10 @@ static bool order_groups(Fuse *F, int *order, int *norder) {
   for (int g = 0; g < ng; g++) first[g] = F->n;
   for (int i = 0; i < F->n; i++) {
     Value *v = F->m->vals.items[i];
-    if (in_group(v) && i < first[v->group]) first[v->group] = i;
+    /* a rows group ranks by its roots, not by the sums that joined it (grad.out's sum, the first
+     * value of a backward, would move the group ahead of steps that free buffers before it) */
+    bool joined = v->op == OP_REDUCE_ROWS && F->g[v->group].kind == FG_ROWS;
+    if (in_group(v) && !joined && i < first[v->group]) first[v->group] = i;
   }
   for (int a = 0; a < ng; a++)
     for (int b = 0; b < ng; b++)
@@ -684,9 +731,12 @@ bool pass_fuse(GnnCtx *c, Module *m) {
     if (v->group < 0) v->group = new_group(&F, FG_ROWS, v->dom == DOM_PARAM ? DOM_GLOBAL : v->dom, 0, v->bwd);
   }
   /* 5. walks of the same direction merge, each into the latest earlier group it can join; then
-   * rows groups of the same domain, and sums over the rows of the same domain */
+   * rows groups of the same domain; then each sum over the rows joins the rows group that makes
+   * what it sums, the other sums of the same domain merge, and those that read only leaves join
+   * a rows group (one pass over the rows fewer) */
   for (int pass = 0; pass < 3; pass++) {
     FuseKind kind = pass == 2 ? FG_SINK : pass ? FG_ROWS : FG_WALK;
+    if (kind == FG_SINK) sinks_join_rows(&F);
     for (int b = 0; b < F.ng; b++) {
       if (F.g[b].dead || F.g[b].kind != kind) continue;
       int tries = 0; /* the 8 nearest candidates: merging is quadratic in the groups otherwise */

@@ -364,6 +364,30 @@ if [ -x "$cg_bin/gnn-run" ]; then
   cg_check_three kept-roots tests/codegen/kept_roots.gnn 81
 fi
 
+# Sums over the rows in the rows kernels that make what they sum (tests/codegen/row_sums.gnn;
+# fuse.c, sink_host): the bias gradients of Dense<10> and Conv<40> are summed by the kernels of
+# their ReLU gradients (two `relu_grad_sums` kernels, grad.out's sum in the second), EdgeBias's
+# by a kernel of its own under the vertex mapping (it sums a walk's result) and by the `mul`
+# rows kernel under the edge mapping; the output and every gradient agree with the interpreter.
+if [ -x "$cg_bin/gnn-run" ]; then
+  if [ -z "${CG_TARGET:-}" ]; then
+    for cg_map in $cg_maps; do
+      cg_own=1 cg_mul=0
+      [ $cg_map = edge ] && cg_own=0 cg_mul=1
+      if ! cg_out=$("$GNNC" tests/codegen/row_sums.gnn --mapping=$cg_map --print-ir-after=lower 2>&1); then
+        fail codegen/host/row-sums/plan/$cg_map "$(cg_tail "$cg_out")"
+      elif [ "$(printf '%s\n' "$cg_out" | grep -cE '^  step [0-9]+ kernel k[0-9]+_relu_grad_sums_vertex ')" = 2 ] &&
+           [ "$(printf '%s\n' "$cg_out" | grep -cE '^  step [0-9]+ kernel k[0-9]+_mul_sums_vertex ')" = $cg_mul ] &&
+           [ "$(printf '%s\n' "$cg_out" | grep -cE '^  step [0-9]+ kernel k[0-9]+_reduce_rows[0-9]*_sum_vertex ')" = $cg_own ]; then
+        pass codegen/host/row-sums/plan/$cg_map
+      else
+        fail codegen/host/row-sums/plan/$cg_map "the sums are not in the rows kernels that make what they sum"
+      fi
+    done
+  fi
+  cg_check_three row-sums tests/codegen/row_sums.gnn 91
+fi
+
 # ---- gradients with respect to inputs (gnnc --input-grads=all): the library's grad_input.<input>
 # (gnn-run --save-input-grads asks for every one) and out vs the interpreter's, 1e-4; and
 # a backward that asks for none leaves the parameters' gradients bit for bit those of the
