@@ -124,6 +124,12 @@ if [ -n "$want" ] && [ "$want" != all ]; then
   done
 fi
 [ ${#selected[@]} -gt 0 ] || { echo "peers: no workload selected" >&2; exit 2; }
+# EdgeConv's point clouds need gen_pointcloud (make bench-peers builds it): said before the other
+# workloads' hour of runs, not at the check that follows them
+for s in "${selected[@]}"; do
+  IFS='|' read -r _ _ g _ _ <<< "$s"
+  case $g in pc-*) [ -x "$GEN_PC" ] || { echo "peers: $GEN_PC is missing (make build/bench/gen_pointcloud), needed for graph $g" >&2; exit 2; } ;; esac
+done
 
 # ---------------------------------------------------------------- the PyG side, the target
 pyg_note=
@@ -205,6 +211,7 @@ make_graph() { # NAME: builds the cache when missing
         "$GEN_GRAPH" convert "$WORK/graphs/$g.d" -o "$f" && rm -rf "$WORK/graphs/$g.d"
       ;;
     pc-check)
+      [ -x "$GEN_PC" ] || { echo "peers: $GEN_PC is missing" >&2; return 1; }
       "$GEN_PC" "$WORK/graphs/$g.d" --clouds 2 --points 256 --k 20 > /dev/null &&
         "$GEN_GRAPH" convert "$WORK/graphs/$g.d" -o "$f" && rm -rf "$WORK/graphs/$g.d"
       ;;
