@@ -583,8 +583,9 @@ static bool order_groups(Fuse *F, int *order, int *norder) {
     Value *v = F->m->vals.items[i];
     /* a rows group ranks by its roots, not by the sums that joined it (grad.out's sum, the first
      * value of a backward, would move the group ahead of steps that free buffers before it) */
+    if (!in_group(v) || v->group < 0) continue;
     bool joined = v->op == OP_REDUCE_ROWS && F->g[v->group].kind == FG_ROWS;
-    if (in_group(v) && !joined && i < first[v->group]) first[v->group] = i;
+    if (!joined && i < first[v->group]) first[v->group] = i;
   }
   for (int a = 0; a < ng; a++)
     for (int b = 0; b < ng; b++)
@@ -732,8 +733,8 @@ bool pass_fuse(GnnCtx *c, Module *m) {
   }
   /* 5. walks of the same direction merge, each into the latest earlier group it can join; then
    * rows groups of the same domain; then each sum over the rows joins the rows group that makes
-   * what it sums, the other sums of the same domain merge, and those that read only leaves join
-   * a rows group (one pass over the rows fewer) */
+   * what it sums (one that reads only leaves: a rows group of its pass, one pass over the rows
+   * fewer), and the other sums of the same domain merge */
   for (int pass = 0; pass < 3; pass++) {
     FuseKind kind = pass == 2 ? FG_SINK : pass ? FG_ROWS : FG_WALK;
     if (kind == FG_SINK) sinks_join_rows(&F);
