@@ -522,10 +522,7 @@ static int sink_host(Fuse *F, int s) {
 static void sinks_join_rows(Fuse *F) {
   for (int s = 0; s < F->ng; s++) {
     int into = sink_host(F, s);
-    if (into < 0) continue;
-    if (F->c->remarks && F->c->diag.out)
-      fprintf(F->c->diag.out, "%s: remark: fuse: the sums over the rows of group %d run in rows group %d\n", F->c->diag.path, s, into);
-    merge_into(F, into, s);
+    if (into >= 0) merge_into(F, into, s);
   }
 }
 
