@@ -261,11 +261,11 @@ fuzz: $(BUILD)/fuzz/fuzz_frontend
 # Differential fuzzing of the whole compiler: random well-typed programs through the interpreter
 # and the host library, forward and backward (tests/fuzz/diff/fuzz_diff.py); findings, minimised,
 # land in tests/fuzz/diff/cases/ and make test replays them. make fuzz-diff SECONDS=600 [SEED=N]
-# [CUDA=1: wide inputs, and each program's CUDA compiled with nvcc too]
+# [CUDA=1: wide inputs, and each program's CUDA compiled with nvcc too] [PIECES=1: gnnc --split-hubs, on graphs with a hub]
 SECONDS ?= 60
 fuzz-diff: all
 	/usr/bin/python3 tests/fuzz/diff/fuzz_diff.py --gnnc $(BUILD)/gnnc --gnn-run $(BUILD)/bin/gnn-run --seconds $(SECONDS) \
-	  $(if $(SEED),--seed $(SEED)) $(if $(CUDA),--cuda)
+	  $(if $(SEED),--seed $(SEED)) $(if $(CUDA),--cuda) $(if $(PIECES),--pieces)
 
 # ---------------------------------------------------------------- tests, examples, benchmarks
 # bench-peers' helpers, which tests/suites/bench.sh runs too

@@ -35,6 +35,8 @@
 #   PEERS_TIMEOUT    seconds per process [600]     PEERS_MEM_GB  address-space limit per process [16]
 #   PEERS_TARGET     host | cuda [host]            PEERS_ARCH    sm_NN for cuda [from nvidia-smi]
 #   PEERS_WORK       graphs and libraries [build/bench/peers]
+#   PEERS_GNNC_FLAGS more flags for gnnc's libraries (--split-hubs) []; PEERS_LIBDIR where they go
+#                    [$PEERS_WORK/lib]: make gpu-check's pieces step builds a second set this way
 #   PEERS_OUT        the results file [bench/results/peers-DATE.md]; PEERS_PLOTS [1], PEERS_PLOT_DIR [docs]
 #   PEERS_PROFILE    [1]: where gnnc is slower than PyG, one more gnnc run with GNN_PROFILE=1, its
 #                    slowest steps in the results file
@@ -66,6 +68,8 @@ TLIMIT=${PEERS_TIMEOUT:-600}
 MEMGB=${PEERS_MEM_GB:-16}
 TARGET=${PEERS_TARGET:-host}
 WORK=${PEERS_WORK:-build/bench/peers}
+LIBDIR=${PEERS_LIBDIR:-$WORK/lib}
+read -r -a GNNC_FLAGS <<< "${PEERS_GNNC_FLAGS:-}"
 DATE=$(date -u +%Y-%m-%d)
 OUT=${PEERS_OUT:-bench/results/peers-$DATE.md}
 TSV=${OUT%.md}.tsv
@@ -183,7 +187,7 @@ if [[ " $SIDES " == *" dgl "* ]]; then
 else
   dgl_note="DGL: not run (PEERS_SIDES has no dgl)"
 fi
-mkdir -p "$WORK/graphs" "$WORK/lib" "$WORK/runs" "$(dirname "$OUT")"
+mkdir -p "$WORK/graphs" "$LIBDIR" "$WORK/runs" "$(dirname "$OUT")"
 
 # ---------------------------------------------------------------- graphs (.gcsr caches)
 graph_file() { echo "$WORK/graphs/$1.gcsr"; }
@@ -270,10 +274,10 @@ for w in "${selected[@]}"; do
   # never more than asked for (a quick run with PEERS_FORWARD=2 PEERS_STEPS=3 stays quick)
   [ "$nfwd" -gt "$NFWD" ] && nfwd=$NFWD
   [ "$nsteps" -gt "$NSTEPS" ] && nsteps=$NSTEPS
-  lib=$WORK/lib/$name-$TARGET.so
-  if ! "$GNNC" "$gnn" --target="$TARGET" $archflag -o "$lib" > "$WORK/lib/$name.log" 2>&1; then
+  lib=$LIBDIR/$name-$TARGET.so
+  if ! "$GNNC" "$gnn" --target="$TARGET" $archflag "${GNNC_FLAGS[@]}" -o "$lib" > "$LIBDIR/$name.log" 2>&1; then
     echo "peers: $name: gnnc failed:" >&2
-    cat "$WORK/lib/$name.log" >&2
+    cat "$LIBDIR/$name.log" >&2
     checkres[$name]="gnnc failed"
     failed=1
     continue
@@ -330,8 +334,8 @@ for w in "${selected[@]}"; do
         # backward's buffers too) at create, so measure the forward alone with an inference-only
         # library (-fno-autodiff); the row then says oom-train (forward time, training OOM)
         if [ "$side" = gnnc ] && [ "$st" = oom ] && [ "$nsteps" -gt 0 ]; then
-          ilib=$WORK/lib/$name-$TARGET-infer.so
-          [ -f "$ilib" ] || "$GNNC" "$gnn" --target="$TARGET" $archflag -fno-autodiff -o "$ilib" > /dev/null 2>&1
+          ilib=$LIBDIR/$name-$TARGET-infer.so
+          [ -f "$ilib" ] || "$GNNC" "$gnn" --target="$TARGET" $archflag "${GNNC_FLAGS[@]}" -fno-autodiff -o "$ilib" > /dev/null 2>&1
           ilog=${log%.log}-infer.log
           nsteps_save=$nsteps
           nsteps=0
@@ -410,7 +414,7 @@ fi
     echo
     echo "## Where gnnc is slower: its steps (GNN_PROFILE=1, $pthr thread(s), one more run of 2 forwards and 5 training steps)"
     for name in $slower; do
-      gfile=; lib=$WORK/lib/$name-$TARGET.so
+      gfile=; lib=$LIBDIR/$name-$TARGET.so
       for w in "${selected[@]}"; do
         IFS='|' read -r n _ graph _ _ <<< "$w"
         [ "$n" = "$name" ] && gfile=$(graph_file "$graph")

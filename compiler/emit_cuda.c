@@ -40,7 +40,7 @@ static void scan_used(const Kernel *k, const PtrVec *b, bool *used, bool *loopva
     const KStmt *s = b->items[i];
     if (s->kind == KS_FOR || s->kind == KS_FOR_LANES) loopvar[s->var] = true;
     if (s->kind == KS_FOR_LANES) loopvar[s->var2] = true;
-    if (s->kind == KS_GROUP_REDUCE) used[s->var] = true;
+    if (s->kind == KS_GROUP_REDUCE || s->kind == KS_TICKET) used[s->var] = true;
     scan_expr(s->row, used);
     scan_expr(s->idx, used);
     scan_expr(s->val, used);
@@ -174,6 +174,24 @@ static void stmt(FILE *out, const Kernel *k, const KStmt *s, int d, const bool *
     fputs("}\n", out);
     return;
   }
+  case KS_TICKET: { /* the group's stores, then its count: whoever draws the last count sees them */
+    const char *n = k->locals[s->var].name;
+    ind(out, d);
+    fputs("__threadfence();  /* this group's partial results, device-wide, before its count */\n", out);
+    ind(out, d);
+    fputs("__syncwarp(gmask);\n", out);
+    ind(out, d);
+    fprintf(out, "%s = 0;\n", n);
+    ind(out, d);
+    fprintf(out, "if (lane == 0) %s = atomicAdd(&%s[", n, s->buf->name);
+    ex(out, k, s->row);
+    fputs("], 1);\n", out);
+    ind(out, d);
+    fprintf(out, "%s = __shfl_sync(gmask, %s, 0, %d);\n", n, n, k->group);
+    ind(out, d);
+    fputs("__threadfence();  /* the others' partial results are read after the count */\n", out);
+    return;
+  }
   }
 }
 
@@ -184,7 +202,7 @@ static void stmts(FILE *out, const Kernel *k, const PtrVec *b, int d, const bool
 static bool writes_buf(const PtrVec *b, const KBuf *buf) {
   for (int i = 0; i < b->len; i++) {
     const KStmt *s = b->items[i];
-    if ((s->kind == KS_STORE || s->kind == KS_ATOMIC) && s->buf == buf) return true;
+    if ((s->kind == KS_STORE || s->kind == KS_ATOMIC || s->kind == KS_TICKET) && s->buf == buf) return true;
     if (writes_buf(&s->body, buf)) return true;
   }
   return false;
@@ -211,14 +229,19 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
    * IR) is a plain pointer; every other buffer, read-only or written and read back by its own
    * lane only, keeps __restrict__ (read-only ones load through the non-coherent cache). */
   bool *plain = calloc((size_t)k->bufs.len + 1, 1);
-  for (int i = 0; i < k->bufs.len; i++) plain[i] = kernel_reads_back_across_barrier(k, k->bufs.items[i]);
+  for (int i = 0; i < k->bufs.len; i++)
+    plain[i] = kernel_reads_back_across_barrier(k, k->bufs.items[i]) || ((const KBuf *)k->bufs.items[i])->cross_group;
   fprintf(out, "\n/* %s_%s: %s, %d lanes per group, %d group%s per block. %s", p->cname, k->name, kernel_mapping_desc(k), G, gpb,
           gpb == 1 ? "" : "s",
           k->what);
   for (int i = 0; i < k->bufs.len; i++)
-    if (plain[i]) fprintf(out, ". %s is not __restrict__: lanes read what other lanes stored in it before a barrier", ((const KBuf *)k->bufs.items[i])->name);
+    if (plain[i])
+      fprintf(out, ". %s is not __restrict__: %s", ((const KBuf *)k->bufs.items[i])->name,
+              ((const KBuf *)k->bufs.items[i])->cross_group ? "groups read what other groups stored in it (a hub row's pieces)"
+                                                            : "lanes read what other lanes stored in it before a barrier");
   fprintf(out, "%s\n", emit_kernel_comment_end(p, k));
-  fprintf(out, "extern \"C\" __global__ void __launch_bounds__(%d) %s_%s(int64_t nrows", nthreads, p->cname, k->name);
+  fprintf(out, "extern \"C\" __global__ void __launch_bounds__(%d) %s_%s(int64_t nrows%s", nthreads, p->cname, k->name,
+          k->pieces ? ", int64_t npieces, int64_t piece_len" : "");
   for (int g = 0; g < KG__COUNT; g++)
     if (k->graph[g]) fprintf(out, ", const %s *__restrict__ %s", kgraph_type[g], kgraph_name[g]);
   for (int i = 0; i < k->bufs.len; i++) {
@@ -230,14 +253,16 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   fputs(") {\n", out);
   if (k->dropout) fputs("  (void)training;\n  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */\n", out);
   fprintf(out, "  const int lane = threadIdx.x %% %d;\n", G);
-  fprintf(out, "  const int64_t row = (int64_t)blockIdx.x * %d + threadIdx.x / %d;\n", gpb, G);
+  /* a kernel over pieces: its group's item, then the row (after the early return) */
+  const char *grp = k->pieces ? "item" : "row";
+  fprintf(out, "  const int64_t %s = (int64_t)blockIdx.x * %d + threadIdx.x / %d;\n", grp, gpb, G);
   for (int i = 0; i < k->nshared; i++) {
     const KShared *sh = &k->shared[i];
     const char *t = ktype_c(sh->type);
     fprintf(out, "  __shared__ %s %s_block[%d][%d];\n", t, sh->name, gpb, sh->len);
     fprintf(out, "  %s *const %s = %s_block[threadIdx.x / %d];  /* this group's */\n", t, sh->name, sh->name, G);
   }
-  if (has_kind(&k->body, KS_BARRIER) || has_kind(&k->body, KS_GROUP_REDUCE)) {
+  if (has_kind(&k->body, KS_BARRIER) || has_kind(&k->body, KS_GROUP_REDUCE) || has_kind(&k->body, KS_TICKET)) {
     if (G == 32) fputs("  const unsigned gmask = 0xffffffffu;\n", out);
     else fprintf(out, "  const unsigned gmask = 0x%xu << (threadIdx.x & %d);  /* this group's lanes of the warp */\n", (1u << G) - 1u,
                  32 - G);
@@ -248,9 +273,13 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
     fprintf(out, "  __shared__ double blk_%s[%lld];\n", blk[i]->name, (long long)blk[i]->width);
     fprintf(out, "  for (int i = threadIdx.x; i < %lld; i += %d) blk_%s[i] = 0;\n", (long long)blk[i]->width, nthreads, blk[i]->name);
   }
-  if (nblk) fputs("  __syncthreads();\n  if (row < nrows) {  /* no early return: the block meets at the flush */\n", out);
-  else fputs("  if (row >= nrows) return;  /* a whole group leaves together */\n", out);
+  if (nblk) fprintf(out, "  __syncthreads();\n  if (%s < nrows) {  /* no early return: the block meets at the flush */\n", grp);
+  else fprintf(out, "  if (%s >= nrows) return;  /* a whole group leaves together */\n", grp);
   int d0 = nblk ? 2 : 1;
+  if (k->pieces) { /* the hub rows' pieces first, then a group per vertex (docs/kernel-ir.md) */
+    ind(out, d0);
+    fputs("const int64_t row = item < npieces ? (int64_t)piece_row[item] : item - npieces;\n", out);
+  }
   if (!has_kind(&k->body, KS_FOR_LANES)) fprintf(out, "%s(void)lane;\n", nblk ? "    " : "  ");
   for (int i = 0; i < k->nlocals; i++) {
     const KLocal *l = &k->locals[i];
@@ -324,7 +353,8 @@ static void cuda_launch(FILE *out, const KProgram *p, const Kernel *k) {
   int gpb = kernel_groups_per_block(k), nthreads = gpb * k->group;
   fprintf(out, "  if (%s > 0) {\n", emit_kernel_rows(p, k));
   fprintf(out, "    const unsigned blocks = (unsigned)((%s + %d - 1) / %d);\n", emit_kernel_rows(p, k), gpb, gpb);
-  fprintf(out, "    %s_%s<<<blocks, %d, 0, gnn_ctx_stream(m->ctx)>>>(%s", p->cname, k->name, nthreads, emit_kernel_rows(p, k));
+  fprintf(out, "    %s_%s<<<blocks, %d, 0, gnn_ctx_stream(m->ctx)>>>(%s%s", p->cname, k->name, nthreads, emit_kernel_rows(p, k),
+          k->pieces ? ", g->npieces, g->piece_len" : "");
   for (int g = 0; g < KG__COUNT; g++)
     if (k->graph[g]) fprintf(out, ", g->%s", kgraph_name[g]);
   for (int i = 0; i < k->bufs.len; i++) fprintf(out, ", %s", emit_buf_ref(p, k->bufs.items[i]));

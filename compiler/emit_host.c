@@ -55,6 +55,7 @@ static void scan_stmt(HostK *h, const KStmt *s, int region) {
     h->used[s->var] = true;
     h->promote[s->var] = true;
     break;
+  case KS_TICKET: h->used[s->var] = true; break;
   default: break;
   }
   scan_expr(h, s->row, region);
@@ -328,6 +329,13 @@ static void emit_uniform(FILE *out, HostK *h, const KStmt *s, int d) {
     fputs("}\n", out);
     return;
   }
+  case KS_TICKET: /* the group's stores above happen before its add; the group that draws the last
+                     count reads them after its own (acquire-release) */
+    ind(out, d);
+    fprintf(out, "%s = __atomic_fetch_add(&%s[", k->locals[s->var].name, s->buf->name);
+    host_expr(out, h, s->row);
+    fputs("], 1, __ATOMIC_ACQ_REL);\n", out);
+    return;
   default:
     return;
   }
@@ -562,14 +570,14 @@ static void emit_block(FILE *out, HostK *h, const PtrVec *b, int d, bool in_lane
 static bool writes_buf(const PtrVec *b, const KBuf *buf) {
   for (int i = 0; i < b->len; i++) {
     const KStmt *s = b->items[i];
-    if ((s->kind == KS_STORE || s->kind == KS_ATOMIC) && s->buf == buf) return true;
+    if ((s->kind == KS_STORE || s->kind == KS_ATOMIC || s->kind == KS_TICKET) && s->buf == buf) return true;
     if (writes_buf(&s->body, buf)) return true;
   }
   return false;
 }
 
 static void params(FILE *out, const Kernel *k, const char *restrict_kw) {
-  fputs("int64_t nrows", out);
+  fputs(k->pieces ? "int64_t nrows, int64_t npieces, int64_t piece_len" : "int64_t nrows", out);
   for (int g = 0; g < KG__COUNT; g++)
     if (k->graph[g]) fprintf(out, ", const %s *%s %s", kgraph_type[g], restrict_kw, kgraph_name[g]);
   for (int i = 0; i < k->bufs.len; i++) {
@@ -594,7 +602,8 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   fputs(") {\n", out);
   if (k->dropout) fputs("  (void)training;\n  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */\n", out);
   if (h.walk_ptr >= 0) /* the edge count: the bound of the prefetch ahead (pf_walk) */
-    fprintf(out, "  const int64_t gnn_pf_ne = nrows > 0 ? %s[nrows] : 0;\n  (void)gnn_pf_ne;\n", kgraph_name[h.walk_ptr]);
+    fprintf(out, "  const int64_t gnn_pf_ne = nrows > 0 ? %s[%s] : 0;\n  (void)gnn_pf_ne;\n", kgraph_name[h.walk_ptr],
+            k->pieces ? "nrows - npieces" : "nrows");
   const KBuf *blk[8];
   int nblk = block_targets(&k->body, blk, 8, 0);
   if (nblk) { /* block-reduced sums: each thread adds into its own, then one atomic per element */
@@ -604,7 +613,12 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   } else {
     fprintf(out, "#pragma omp parallel for schedule(%s)\n", k->map == MAP_VERTEX ? "dynamic, 64" : "static");
   }
-  fputs("  for (int64_t row = 0; row < nrows; row++) {\n", out);
+  if (k->pieces) /* the hub rows' pieces, then a group per vertex (docs/kernel-ir.md, "Hub rows in pieces") */
+    fputs("  for (int64_t item = 0; item < nrows; item++) {\n"
+          "    const int64_t row = item < npieces ? (int64_t)piece_row[item] : item - npieces;\n",
+          out);
+  else
+    fputs("  for (int64_t row = 0; row < nrows; row++) {\n", out);
   for (int side = 0; side < 2; side++) /* an edge's rows, a few edges ahead: see pf_scan */
     for (int i = 0; i < PF_MAX && h.pfe[side][i].buf; i++) {
       fprintf(out, "    if (row + %d < nrows) gnn_prefetch_row(&%s[(int64_t)%s[row + %d]", PF_EDGE_AHEAD, h.pfe[side][i].buf->name,
@@ -721,7 +735,7 @@ static void host_prelude(FILE *out, const KProgram *p) {
 }
 
 static void host_launch(FILE *out, const KProgram *p, const Kernel *k) {
-  fprintf(out, "  %s(%s", k->name, emit_kernel_rows(p, k));
+  fprintf(out, "  %s(%s%s", k->name, emit_kernel_rows(p, k), k->pieces ? ", g->npieces, g->piece_len" : "");
   for (int g = 0; g < KG__COUNT; g++)
     if (k->graph[g]) fprintf(out, ", g->%s", kgraph_name[g]);
   for (int i = 0; i < k->bufs.len; i++) fprintf(out, ", %s", emit_buf_ref(p, k->bufs.items[i]));

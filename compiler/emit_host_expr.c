@@ -13,7 +13,7 @@ bool stmt_uniform(const HostK *h, const KStmt *s) {
   case KS_LET: return h->k->locals[s->var].uniform;
   case KS_FOR: return h->k->locals[s->var].uniform;
   case KS_IF: return s->count == 1;
-  case KS_BARRIER: case KS_GROUP_REDUCE: return true;
+  case KS_BARRIER: case KS_GROUP_REDUCE: case KS_TICKET: return true;
   default: return false;
   }
 }

@@ -89,6 +89,7 @@ const char *emit_kernel_comment_end(const KProgram *p, const Kernel *k) {
 }
 
 const char *emit_kernel_rows(const KProgram *p, const Kernel *k) {
+  if (k->pieces) return "(g->npieces + g->nv)";
   return k->rows == DOM_PARAM ? arena_printf(p->arena, "(int64_t)%lld", (long long)k->nrows) : emit_rows(k->rows);
 }
 
@@ -654,7 +655,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     if (b->kind == BUF_TEMP && !is_outbuf(p, b))
       fprintf(out, "  %s *%s;  /* %s, steps %d..%d */\n", buf_c(b), b->name,
               b->val ? arena_printf(p->arena, "%%%d %s", b->val->id, shape_text(p, b->val))
-                     : arena_printf(p->arena, "scratch %s[%lld] %s", domain_name(b->dom), (long long)b->width, ktype_name(KT_F64)),
+                     : arena_printf(p->arena, "scratch %s[%lld] %s", domain_name(b->dom), (long long)b->width,
+                                            b->elem == ELEM_F64 ? "f64" : b->elem == ELEM_I32 ? "i32" : "f32"),
               b->first, b->last);
   }
   fputs("};\n\n", out);
@@ -837,6 +839,12 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     }
   }
   fputs("  gnn_profile_mark(m->ctx);\n", out);
+  bool pieces = false;
+  for (int i = 0; i < p->kernels.len; i++) pieces |= ((const Kernel *)p->kernels.items[i])->pieces;
+  if (pieces) /* the graph's cache of its hub rows' pieces, made by the first forward that needs them */
+    fputs("  if (!g->piece_len) { /* the hub rows' pieces (gnnc --split-hubs): made once per graph */\n"
+          "    const gnn_status pst = gnn_graph_make_pieces(m->ctx, (gnn_graph *)g);\n"
+          "    if (pst) return pst;\n  }\n", out);
   int npg = per_graph_steps(p);
   if (npg) fputs("  if (!m->graph_values_ready) { /* values of the graph alone: once per graph (set_graph and a new arena reset it) */\n", out);
   for (int i = 0; i < npg; i++) emit_step(out, p, h, i);

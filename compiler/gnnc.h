@@ -429,6 +429,7 @@ typedef struct {
   int fold_dots;          /* FoldChoice (--fold-attention): fuse folds attention dots into GEMMs */
   const char *input_grads; /* --input-grads=all|NAME,...: autodiff also derives these inputs' adjoints
                               (outputs "grad_input.<name>"); NULL: parameters only (the default) */
+  bool split_hubs;        /* --split-hubs: walks over in-edges split hub rows into pieces (lower_walk.c) */
 } GnnCtx;
 /* --fold-attention: whether fuse folds the dots a . (x W) into the GEMM as x . [W | W.a] */
 typedef enum { FOLD_COST, FOLD_ALWAYS, FOLD_NEVER } FoldChoice;
@@ -505,6 +506,7 @@ typedef struct {
   double memory_budget; /* --memory-budget=BYTES (> 0): the fastest plan whose memory at stats_V, stats_E fits */
   bool print_plan;  /* --print-memory-plan V=,E=: the memory plan after lower */
   const char *gpu;       /* --gpu=h100|h200 with --graph FILE: gpucost_report after lower */
+  bool split_hubs;       /* --split-hubs (GnnCtx.split_hubs) */
   const char *gpu_graph;
 } PipelineOpts;
 
@@ -529,7 +531,8 @@ typedef enum { MAP_VERTEX, MAP_EDGE, MAP_GLOBAL, MAP_WEIGHT } Mapping; /* MAP_WE
 /* The graph arrays a kernel may read (gnn_graph's fields of these names): KG_GRAPH_PTR the vertex
  * range of each graph of a batch, KG_VERTEX_GRAPH the graph of each vertex, KG_OUT_DST the
  * destination of each out-edge in CSC order (dst[out_eid[k]]: a walk over out-edges' far end). */
-typedef enum { KG_IN_PTR, KG_OUT_PTR, KG_SRC, KG_DST, KG_OUT_EID, KG_GRAPH_PTR, KG_VERTEX_GRAPH, KG_OUT_DST, KG__COUNT } KGraphArray;
+typedef enum { KG_IN_PTR, KG_OUT_PTR, KG_SRC, KG_DST, KG_OUT_EID, KG_GRAPH_PTR, KG_VERTEX_GRAPH, KG_OUT_DST, KG_PIECE_ROW,
+               KG_PIECE_LO, KG__COUNT } KGraphArray;
 extern const char *const kgraph_name[KG__COUNT]; /* kir.c: "in_ptr", ... */
 extern const char *const kgraph_type[KG__COUNT]; /* "int64_t" (offsets) or "int32_t" (ids) */
 typedef enum { KO_ADD, KO_SUB, KO_MUL, KO_DIV, KO_MOD, KO_MIN, KO_MAX, KO_LT, KO_LE, KO_GT, KO_GE, KO_EQ,
@@ -554,12 +557,16 @@ typedef struct KBuf {
   bool stash64;      /* a float64 copy of val for the backward (val's own buffer is another one) */
   bool per_graph;    /* a value of the graph alone (the hoist pass): written by a per-graph step,
                         alive over every step (kept between calls while the model holds the graph) */
+  bool cross_group;  /* stored by one group and loaded by another in the same kernel (the partial
+                        results of a hub row's pieces): no __restrict__, loads through L2 (CUDA) */
   struct KBuf *alias; /* an input this buffer is when not training (the input's dropout, the
                          identity then): written only by training steps, the input read in place */
 } KBuf;
 
+/* KE_ITEM, KE_NPIECES, KE_PIECE_LEN: a kernel over pieces (Kernel.pieces): its group's item, the
+ * graph's piece count and piece length (gnn_graph's npieces and piece_len) */
 typedef enum { KE_FCONST, KE_ICONST, KE_VAR, KE_LANE, KE_ROW, KE_LOAD, KE_GRAPH, KE_SHARED, KE_BIN, KE_UN,
-               KE_SELECT, KE_KEEP, KE_TRAINING } KExprKind;
+               KE_SELECT, KE_KEEP, KE_TRAINING, KE_ITEM, KE_NPIECES, KE_PIECE_LEN } KExprKind;
 typedef struct KExpr KExpr;
 struct KExpr {
   KExprKind kind;
@@ -575,11 +582,12 @@ struct KExpr {
 };
 
 typedef enum { KS_LET, KS_STORE, KS_ATOMIC, KS_SHSTORE, KS_FOR, KS_FOR_LANES, KS_IF, KS_BARRIER,
-               KS_GROUP_REDUCE } KStmtKind;
+               KS_GROUP_REDUCE, KS_TICKET } KStmtKind;
 typedef struct KStmt KStmt;
 struct KStmt {
   KStmtKind kind;
-  int var;           /* LET: local (idx = element of a register array); FOR: loop variable;
+  int var;           /* LET: local (idx = element of a register array); FOR: loop variable; TICKET:
+                        the uniform local that gets the count before this group's add;
                         FOR_LANES: the element variable k (lane + i*G); SHSTORE: shared array;
                         GROUP_REDUCE: the local reduced in place across the group's lanes */
   int var2;          /* FOR_LANES: the iteration variable i (0 .. count/G) */
@@ -587,6 +595,9 @@ struct KStmt {
   KBuf *buf;         /* STORE / ATOMIC */
   KExpr *row, *idx, *val;
   KExpr *lo, *hi;    /* FOR: [lo, hi); FOR_LANES: hi = element count (a constant); IF: lo = condition */
+  /* TICKET: buf[row] += 1 by one lane, the old count into local var for every lane of the group;
+   * the group's earlier stores are visible to whichever group reads the count after it (a fence
+   * before, the add, a fence after) */
   int64_t count;     /* FOR_LANES: element count; FOR: step; IF: 1 when the condition is uniform
                         (the same in every lane of the group: the statements stay outside lane loops);
                         ATOMIC: 1 when block-reduced (a sum into a few addresses: the kernel adds its
@@ -629,6 +640,9 @@ typedef struct Kernel {
   PtrVec bufs;       /* KBuf* it reads or writes, in first-use order: its parameters */
   bool graph[KG__COUNT];
   bool dropout;      /* takes the training flag and the seed */
+  bool pieces;       /* MAP_VERTEX over in-edges, hub rows split (--split-hubs): npieces + nv groups, the
+                        pieces of the hub rows (KE_ITEM < npieces: row piece_row[item]) then one per
+                        vertex (row item - npieces), a hub's own group doing nothing */
 } Kernel;
 
 typedef enum { STEP_KERNEL, STEP_GEMM, STEP_ZERO, STEP_FILL } StepKind;

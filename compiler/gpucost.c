@@ -39,6 +39,7 @@
  * or anything gnnc run reads (a dataset folder, an edge list), as it is (no self-loops added).
  */
 #include "gnnc.h"
+#include "gnnrt_pieces.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -337,8 +338,26 @@ static ChainCost chain_cost(const Kernel *k, const Chain *ch, Streams *st) {
   const int64_t *deg = k->dir == GATHER_BY_SRC ? out_degrees(st) : NULL;
   int64_t n = k->dir == GATHER_BY_GRAPH ? 1 : st->nv;
   double used = 0, slots = 0;
+  /* hub rows in pieces (--split-hubs): a row longer than the piece length is walked, in its first
+   * walk, by a group per piece; the group of its last piece merges the partial results (a ticket
+   * and the partial rows' loads: 2 levels), then runs the later walks over the whole row */
+  int64_t plen = k->pieces ? gnn_piece_len(st->nv, st->ne) : 0;
   for (int64_t v = 0; v < n; v++) {
     int64_t d = k->dir == GATHER_BY_GRAPH ? st->nv : deg ? deg[v] : st->in_ptr[v + 1] - st->in_ptr[v];
+    if (plen && d > plen) {
+      double later = 0;
+      for (int w = 1; w < ch->nwalks; w++)
+        later += (double)((d + ch->w[w].step - 1) / ch->w[w].step) * ch->w[w].chunk + (double)d * ch->w[w].edge;
+      c.work += ch->pro; /* the vertex's own group, which finds its row in pieces */
+      for (int64_t lo = 0; lo < d; lo += plen) {
+        int64_t pd = d - lo < plen ? d - lo : plen, chunks = (pd + ch->w[0].step - 1) / ch->w[0].step;
+        double levels = ch->pro + (double)chunks * ch->w[0].chunk + (double)pd * ch->w[0].edge + 2 + (lo + plen >= d ? later : 0);
+        if (ch->w[0].step > 1) used += (double)pd, slots += (double)(chunks * ch->w[0].step);
+        c.work += levels;
+        if (levels > c.span) c.span = levels;
+      }
+      continue;
+    }
     double levels = ch->pro;
     for (int w = 0; w < ch->nwalks; w++) {
       int64_t chunks = (d + ch->w[w].step - 1) / ch->w[w].step;

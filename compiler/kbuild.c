@@ -453,7 +453,7 @@ static void touches_expr(Lower *L, Kernel *k, const KExpr *e) {
 static void touches_block(Lower *L, Kernel *k, const PtrVec *b) {
   for (int i = 0; i < b->len; i++) {
     const KStmt *s = b->items[i];
-    if (s->kind == KS_STORE || s->kind == KS_ATOMIC) use_buf(k, s->buf, L);
+    if (s->kind == KS_STORE || s->kind == KS_ATOMIC || s->kind == KS_TICKET) use_buf(k, s->buf, L);
     touches_expr(L, k, s->row);
     touches_expr(L, k, s->idx);
     touches_expr(L, k, s->val);
@@ -513,5 +513,6 @@ void finish_kernel(Lower *L, Kernel *k) {
   k->dropout = false;
   k->bufs = (PtrVec){0};
   touches_block(L, k, &k->body);
+  if (k->pieces) k->graph[KG_PIECE_ROW] = true; /* the emitters' prologue: a piece's row */
 }
 

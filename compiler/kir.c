@@ -30,8 +30,10 @@ const char *mapping_name(Mapping m) {
   return m == MAP_VERTEX ? "vertex" : m == MAP_EDGE ? "edge" : m == MAP_WEIGHT ? "weight" : "global";
 }
 
-const char *const kgraph_name[KG__COUNT] = {"in_ptr", "out_ptr", "src", "dst", "out_eid", "graph_ptr", "vertex_graph", "out_dst"};
-const char *const kgraph_type[KG__COUNT] = {"int64_t", "int64_t", "int32_t", "int32_t", "int32_t", "int64_t", "int32_t", "int32_t"};
+const char *const kgraph_name[KG__COUNT] = {"in_ptr", "out_ptr", "src", "dst", "out_eid", "graph_ptr", "vertex_graph", "out_dst",
+                                            "piece_row", "piece_lo"};
+const char *const kgraph_type[KG__COUNT] = {"int64_t", "int64_t", "int32_t", "int32_t", "int32_t", "int64_t", "int32_t", "int32_t",
+                                            "int32_t", "int64_t"};
 static const char *bin_name[] = {"+", "-", "*", "/", "%", "min", "max", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
 
 /* A float constant as C reads it back exactly in float32 (and the KIR text shortest form). */
@@ -80,7 +82,13 @@ void kexpr_print(FILE *out, const Kernel *k, const KExpr *e, Dialect d) {
   case KE_LANE: fputs("lane", out); return;
   case KE_ROW: fputs("row", out); return;
   case KE_TRAINING: fputs("training", out); return;
+  case KE_ITEM: fputs("item", out); return;
+  case KE_NPIECES: fputs("npieces", out); return;
+  case KE_PIECE_LEN: fputs("piece_len", out); return;
   case KE_LOAD:
+    /* what another group stored in this kernel (a hub piece's partial result): from L2, past the
+     * SM's own L1, which is not coherent with the other SMs' stores */
+    if (d == DIALECT_CUDA && e->buf->cross_group) fputs("__ldcg(&", out);
     fputs(e->buf->name, out);
     fputc('[', out);
     if (d == DIALECT_KIR) {
@@ -102,6 +110,7 @@ void kexpr_print(FILE *out, const Kernel *k, const KExpr *e, Dialect d) {
       }
     }
     fputc(']', out);
+    if (d == DIALECT_CUDA && e->buf->cross_group) fputc(')', out);
     return;
   case KE_GRAPH:
     fprintf(out, "%s[", kgraph_name[e->garr]);
@@ -235,6 +244,11 @@ static void print_stmt(FILE *out, const Kernel *k, const KStmt *s, int depth) {
     fprintf(out, "%s = group_%s(%s)", k->locals[s->var].name, s->op == KO_ADD ? "sum" : s->op == KO_MAX ? "max" : "min",
             k->locals[s->var].name);
     break;
+  case KS_TICKET:
+    fprintf(out, "%s = ticket %s[", k->locals[s->var].name, s->buf->name);
+    kexpr_print(out, k, s->row, DIALECT_KIR);
+    fputc(']', out);
+    break;
   }
   fputc('\n', out);
 }
@@ -246,7 +260,8 @@ static void print_stmts(FILE *out, const Kernel *k, const PtrVec *b, int depth) 
 const char *kernel_mapping_desc(const Kernel *k) {
   if (k->map == MAP_VERTEX && k->rows == DOM_GRAPH) return k->graph[KG_GRAPH_PTR] ? "one group per graph, over its vertices" : "one group per graph";
   if (k->map == MAP_VERTEX)
-    return k->body.len && k->graph[KG_IN_PTR] ? "vertex-balanced over in-edges (CSR)"
+    return k->pieces                          ? "vertex-balanced over in-edges (CSR), hub rows in pieces"
+           : k->body.len && k->graph[KG_IN_PTR] ? "vertex-balanced over in-edges (CSR)"
            : k->graph[KG_OUT_PTR]             ? "vertex-balanced over out-edges (CSC)"
                                               : "one group per vertex";
   if (k->map == MAP_EDGE) return "edge-balanced: one group per edge";

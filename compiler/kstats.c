@@ -17,6 +17,7 @@
  * inference arena (the forward without the stashes the backward reads).
  */
 #include "gnn_model.h" /* gnn_plan_arena: the plan the generated create() makes */
+#include "gnnrt_pieces.h" /* gnn_piece_len: a hub piece's code runs at most 2E / L times */
 #undef GNN_PRINTF      /* gnnc.h has its own */
 #include "gnnc.h"
 
@@ -85,6 +86,11 @@ static void expr_bytes(Acct *a, const KExpr *e, double mult, double scope, doubl
   expr_bytes(a, e->c, mult, scope, row_scope, in_walk);
 }
 
+/* `item < npieces`: the code a kernel over hub pieces runs in a piece's group only. */
+static bool piece_only(const KExpr *c) {
+  return c && c->kind == KE_BIN && c->op == KO_LT && c->a->kind == KE_ITEM && c->b->kind == KE_NPIECES;
+}
+
 static void block_bytes(Acct *a, const PtrVec *b, double mult, double scope, double row_scope, bool in_walk) {
   for (int i = 0; i < b->len; i++) {
     const KStmt *s = b->items[i];
@@ -103,7 +109,10 @@ static void block_bytes(Acct *a, const PtrVec *b, double mult, double scope, dou
     if (s->kind == KS_ATOMIC && s->count != 1) a->read += w, a->write += w;
     double m = mult, sc = scope;
     bool wk = in_walk;
-    if (s->kind == KS_FOR && s->walk) {
+    if (s->kind == KS_IF && piece_only(s->lo)) { /* a hub piece's code: at most 2E / L pieces (gnnrt_pieces.h) */
+      double pieces = 2 * a->E / (double)gnn_piece_len((int64_t)a->V, (int64_t)a->E);
+      if (pieces < row_scope) sc = scope * pieces / row_scope;
+    } else if (s->kind == KS_FOR && s->walk) {
       if (!in_walk) m = 1, sc = a->E * scope / row_scope; /* every edge of every row, once */
       wk = true;
     } else if (s->kind == KS_FOR && s->lo->kind == KE_ICONST && s->hi->kind == KE_ICONST) {

@@ -240,6 +240,9 @@ static void expr(KV *v, const KExpr *e, At at) {
   }
   switch (e->kind) {
   case KE_FCONST: case KE_ICONST: case KE_LANE: case KE_ROW: break;
+  case KE_ITEM: case KE_NPIECES: case KE_PIECE_LEN:
+    if (!v->k->pieces) bad(v, "reads a piece's item or the graph's pieces, but does not walk pieces%s%.0lld", "", 0);
+    break;
   case KE_TRAINING:
     if (!v->k->dropout) bad(v, "reads the training flag, which it does not take (not a dropout kernel)%s%.0lld", "", 0);
     break;
@@ -408,6 +411,16 @@ static void stmt(KV *v, const KStmt *s, At at) {
     if (s->op != KO_ADD && s->op != KO_MAX && s->op != KO_MIN) bad(v, "group reduction with op %s%lld", "", s->op);
     if (at.lanes) bad(v, "a group reduction inside per-lane code (not every lane of the group reaches it)%s%.0lld", "", 0);
     break;
+  case KS_TICKET: /* a count another group waits on: every lane reaches it, and it is a group's */
+    if (!local_ok(v, s->var) || !k->locals[s->var].uniform) bad(v, "a ticket into a local %s%lld that is not uniform", "", s->var);
+    if (!s->buf || !in_vec(&k->bufs, s->buf) || s->buf->elem != ELEM_I32) bad(v, "a ticket on no int32 buffer of its own%s%.0lld", "", 0);
+    if (at.lanes) bad(v, "a ticket inside per-lane code (not every lane of the group reaches it)%s%.0lld", "", 0);
+    if (s->row) {
+      expr(v, s->row, at);
+      if (!uniform_expr(k, s->row)) bad(v, "a ticket at a per-lane index%s%.0lld", "", 0);
+    }
+    if (!k->pieces) bad(v, "a ticket in a kernel that does not walk pieces%s%.0lld", "", 0);
+    break;
   default: bad(v, "a statement of unknown kind %s%lld", "", s->kind);
   }
 }
@@ -423,6 +436,8 @@ static void kernel_decls(KV *v, const Kernel *k) {
   const KBuf *blk[9];
   int nblk = block_targets(&k->body, blk, 9, 0);
   if (nblk > 8) bad(v, "block-reduced atomics into more than %s%lld buffers", "", 8);
+  if (k->pieces && (k->map != MAP_VERTEX || k->dir != GATHER_BY_DST || k->rows != DOM_VERTEX))
+    bad(v, "walks hub pieces but is not a vertex-balanced kernel over in-edges%s%.0lld", "", 0);
 }
 
 /* The kernel's static shared memory in CUDA: one group's arrays (each element 4 bytes, i64 and f64

@@ -66,6 +66,8 @@ static void usage(FILE *out) {
         "                          reading x W again (default), always, or never\n"
         "  --memory-budget=BYTES   the fastest plan whose memory at the --stats/--print-memory-plan size fits\n"
         "                          (24G, 24GiB, 2.4e10); an error naming the smallest plan's bytes if none does\n"
+        "  --split-hubs            walks over in-edges split rows longer than the graph's piece length among\n"
+        "                          several groups and merge their partial results (docs/kernel-ir.md)\n"
         "  -O0                     switch every optimisation pass off (autodiff stays on)\n"
         "  -Rpass-missed=fuse      remarks on stderr: groups the fuse pass could not merge, and why\n"
         "  --no-verify             do not run the IR verifier after each pass\n"
@@ -477,6 +479,8 @@ int main(int argc, char **argv) {
       }
     } else if (strcmp(a, "-O0") == 0) {
       o.O0 = true;
+    } else if (strcmp(a, "--split-hubs") == 0) {
+      o.split_hubs = true;
     } else if (strcmp(a, "-Rpass-missed=fuse") == 0) {
       o.remarks = true;
     } else if (strcmp(a, "-fno-recompute") == 0) { /* the checkpoint pass off: stash all */

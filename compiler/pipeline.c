@@ -232,6 +232,7 @@ static Module *compile_once(GnnCtx *c, const PipelineOpts *o) {
   c->recompute_level = o->recompute_all;
   c->fold_dots = o->fold_dots;
   c->input_grads = o->input_grads;
+  c->split_hubs = o->split_hubs;
   double t0 = now();
   double times[64];
   Module *m = sema_lower(c);

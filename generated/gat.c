@@ -1702,7 +1702,7 @@ struct gat_model {
   float *t98;  /* %98 global[8, 8], steps 22..24 */
   float *t101;  /* %101 global[8, 8], steps 23..24 */
   float *t108;  /* %108 vertex[8, 8], steps 14..25 */
-  float *gatconv1_x_W_fold;  /* scratch global[576] f64, steps 4..5 */
+  float *gatconv1_x_W_fold;  /* scratch global[576] f32, steps 4..5 */
   double *acc62;  /* scratch global[7] f64, steps 15..20 */
   double *acc65;  /* scratch global[7] f64, steps 16..21 */
   double *acc98;  /* scratch global[64] f64, steps 17..22 */

@@ -211,6 +211,15 @@ typedef struct gnn_graph {
    * out-edges reads the far end here in order, where dst[out_eid[k]] is a random read. Last, so
    * that the fields above keep their offsets. */
   const int32_t *out_dst;
+  /* The hub rows' pieces (gnnc --split-hubs; made on demand by gnn_graph_make_pieces, the
+   * generated forward calls it): an in-edge row longer than piece_len is walked by several
+   * groups, one per piece of at most piece_len edges, and the partial results merged. Piece p
+   * (0 <= p < npieces) is row piece_row[p]'s edges piece_lo[p] .. min(piece_lo[p] + piece_len,
+   * in_ptr[row + 1]) - 1; a row's pieces are consecutive, in edge order. npieces <=
+   * GNN_PIECES_MAX (gnnrt_pieces.h). Device arrays; piece_len = 0 until made. */
+  int64_t piece_len, npieces;
+  const int32_t *piece_row;
+  const int64_t *piece_lo;
 } gnn_graph;
 
 /* Loads a graph, choosing the format by path: a directory is a dataset folder (its
@@ -255,6 +264,11 @@ GNN_API gnn_status gnn_graph_host_copies(gnn_ctx *ctx, gnn_graph *g);
  * without host copies (gnn_graph_from_csr) gets them first (gnn_graph_host_copies). */
 GNN_API gnn_status gnn_graph_save_cache(gnn_ctx *ctx, const gnn_graph *g, const char *path);
 GNN_API void gnn_graph_free(gnn_ctx *ctx, gnn_graph *g);
+/* Makes g's hub pieces (piece_len, npieces, piece_row, piece_lo above) once; a no-op when they
+ * exist. The piece length is gnn_piece_len(nv, ne) (gnnrt_pieces.h). The CUDA build reads
+ * in_ptr back from the device (8 (nv + 1) bytes) and uploads the pieces. GNN_ERR_OOM, the
+ * device's errors. */
+GNN_API gnn_status gnn_graph_make_pieces(gnn_ctx *ctx, gnn_graph *g);
 /* Splits g's vertices into ng graphs: graph_of[v] (host, nv entries) is the graph of vertex v,
  * starting at 0 and going up by at most 1 from one vertex to the next (each graph's vertices
  * consecutive, no graph empty). GNN_ERR_INVALID "vertex 7: graph id 3 after 1 (...)" otherwise;

@@ -31,6 +31,7 @@
  * filled it.
  */
 #include "internal.h"
+#include "gnnrt_pieces.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,7 +202,7 @@ void gnn_graph_free(gnn_ctx *ctx, gnn_graph *g) {
     if (host[i] != dev[i]) rt_garray_free(ctx, host[i]);
 #endif
   }
-  const void *devonly[] = {g->in_deg, g->out_deg, g->graph_size, ((RtGraph *)g)->d_origin, g->out_dst};
+  const void *devonly[] = {g->in_deg, g->out_deg, g->graph_size, ((RtGraph *)g)->d_origin, g->out_dst, g->piece_row, g->piece_lo};
   for (size_t i = 0; i < sizeof devonly / sizeof devonly[0]; i++)
     if (devonly[i]) gnn_free(ctx, (void *)devonly[i]);
   free((void *)g->edge_origin);
@@ -729,4 +730,60 @@ void gnn_dataset_free(gnn_ctx *ctx, gnn_dataset *ds) {
   free(ds->val_mask);
   free(ds->test_mask);
   free(ds);
+}
+
+/* The hub rows' pieces (gnnc --split-hubs, gnnrt.h): every in-edge row longer than the piece
+ * length, cut into pieces of that length (the last one shorter), in row order. Made once per
+ * graph, on the first forward of a model that walks pieces: from in_ptr alone, which the CUDA
+ * build reads back (the graph may have come from gnn_graph_from_csr, without host copies). */
+gnn_status gnn_graph_make_pieces(gnn_ctx *ctx, gnn_graph *g) {
+  gnn_status st = rt_args(ctx, g != NULL, "gnn_graph_make_pieces", "g is NULL");
+  if (st || g->piece_len) return st;
+  int64_t nv = g->nv, len = gnn_piece_len(g->nv, g->ne), n = 0;
+  const int64_t *ptr = g->h_in_ptr;
+  int64_t *own = NULL;
+  if (!ptr) {
+    own = (int64_t *)rt_malloc(ctx, rt_mul((size_t)nv + 1, sizeof(int64_t)), "in_ptr (host)");
+    if (!own) return GNN_ERR_OOM;
+    st = gnn_download(ctx, own, g->in_ptr, sizeof(int64_t) * (size_t)(nv + 1));
+    if (st) {
+      free(own);
+      return st;
+    }
+    ptr = own;
+  }
+  for (int64_t v = 0; v < nv; v++)
+    if (ptr[v + 1] - ptr[v] > len) n += (ptr[v + 1] - ptr[v] + len - 1) / len;
+  if (n > GNN_PIECES_MAX) { /* cannot happen (gnn_piece_len), but a kernel would write past its buffers */
+    free(own);
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_make_pieces: %lld pieces, more than %d", (long long)n, GNN_PIECES_MAX);
+  }
+  int32_t *row = (int32_t *)rt_malloc(ctx, rt_mul((size_t)n ? (size_t)n : 1, sizeof(int32_t)), "piece_row");
+  int64_t *lo = (int64_t *)rt_malloc(ctx, rt_mul((size_t)n ? (size_t)n : 1, sizeof(int64_t)), "piece_lo");
+  void *d_row = NULL, *d_lo = NULL;
+  st = row && lo ? GNN_OK : GNN_ERR_OOM;
+  if (!st) {
+    int64_t p = 0;
+    for (int64_t v = 0; v < nv; v++)
+      if (ptr[v + 1] - ptr[v] > len)
+        for (int64_t e = ptr[v]; e < ptr[v + 1]; e += len) row[p] = (int32_t)v, lo[p] = e, p++;
+  }
+  /* one element at least, so that a graph without hubs still passes kernels valid pointers */
+  if (!st) st = gnn_malloc(ctx, &d_row, sizeof(int32_t) * (size_t)(n ? n : 1));
+  if (!st) st = gnn_malloc(ctx, &d_lo, sizeof(int64_t) * (size_t)(n ? n : 1));
+  if (!st && n) st = gnn_upload(ctx, d_row, row, sizeof(int32_t) * (size_t)n);
+  if (!st && n) st = gnn_upload(ctx, d_lo, lo, sizeof(int64_t) * (size_t)n);
+  free(row);
+  free(lo);
+  free(own);
+  if (st) {
+    gnn_free(ctx, d_row);
+    gnn_free(ctx, d_lo);
+    return st;
+  }
+  g->piece_row = (const int32_t *)d_row;
+  g->piece_lo = (const int64_t *)d_lo;
+  g->npieces = n;
+  g->piece_len = len;
+  return GNN_OK;
 }

@@ -1,6 +1,7 @@
 /* fuzz_frontend.c -- the libFuzzer target for the whole compiler short of running a C compiler:
- * lexer, parser, sema, passes, verifier and printers, then lower (both thread mappings), the
- * kernel-IR verifier (kverify.c) and both emitters, on arbitrary bytes.
+ * lexer, parser, sema, passes, verifier and printers, then lower (both thread mappings, with and
+ * without hub rows in pieces), the kernel-IR verifier (kverify.c) and both emitters, on arbitrary
+ * bytes.
  *
  *   make fuzz FUZZ_SECONDS=600     libFuzzer + ASan + UBSan (clang)
  *   make build/fuzz/replay         the same target without libFuzzer (replay.c), for tests
@@ -80,7 +81,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
        * both emitters (header, CUDA and host sources) into /dev/null. lower may refuse a
        * module with a diagnostic (then it must have reported one); it must not crash, and
        * what it returns must verify. */
-      for (int map = MAPPING_VERTEX; map <= MAPPING_EDGE; map++) {
+      for (int v = 0; v < 4; v++) { /* vertex, edge, and both with hub rows in pieces (--split-hubs) */
+        int map = v % 2 ? MAPPING_EDGE : MAPPING_VERTEX;
+        c.split_hubs = v >= 2;
         int before = c.diag.errors;
         KProgram *p = lower_module(&c, m, (MappingChoice)map, NULL);
         if (!p) {

@@ -182,9 +182,12 @@ fi
 # ---- host numerics against the interpreter
 # cg_lib MODEL.gnn MAPPING: builds (once) and prints the host library's path.
 cg_target=${CG_TARGET:-host}
+# CG_FLAGS: more gnnc flags (--split-hubs), which name the library too.
 cg_lib() { # MODEL MAPPING [--host-march=X]
-  local lib="$cg/lib$(basename "$(dirname "$1")")-$(basename "$1" .gnn)-$2-$cg_target${3:+-${3#--host-march=}}.so"
-  [ -f "$lib" ] || "$GNNC" "$1" --target=$cg_target --arch=sm_80,sm_90 --mapping="$2" ${3:-} -o "$lib" >"$lib.log" 2>&1 || return 1
+  local flags=${CG_FLAGS:-} lib
+  lib="$cg/lib$(basename "$(dirname "$1")")-$(basename "$1" .gnn)-$2-$cg_target${3:+-${3#--host-march=}}${flags:+$(printf '%s' "$flags" | tr -cs 'a-zA-Z0-9' '-')}.so"
+  # shellcheck disable=SC2086 # CG_FLAGS: words
+  [ -f "$lib" ] || "$GNNC" "$1" --target=$cg_target --arch=sm_80,sm_90 --mapping="$2" ${3:-} $flags -o "$lib" >"$lib.log" 2>&1 || return 1
   printf '%s' "$lib"
 }
 
@@ -386,6 +389,41 @@ if [ -x "$cg_bin/gnn-run" ]; then
     done
   fi
   cg_check_three row-sums tests/codegen/row_sums.gnn 91
+fi
+
+# ---- hub rows in pieces (gnnc --split-hubs; docs/kernel-ir.md, "Hub rows in pieces"): a walk over
+# in-edges whose first pass merges (sums, max/min, softmaxes and the aggregates accumulating with
+# them) runs a group per piece of every row longer than the graph's piece length (32 on these
+# graphs: Cora's hub of 168 in-edges in 6 pieces, hub10k's 10,003 in 313, the `hub` graph's 2,001
+# in 63), and the group of a row's last piece merges the partial results and finishes the row.
+# The plan (kernels "hub rows in pieces", a zeroed ticket buffer before each) and the output and
+# every gradient vs the interpreter, both mappings. Leaving out a piece's partial result in the
+# merge fails GCN's and GAT's outputs by O(1).
+if [ -x "$cg_bin/gnn-run" ]; then
+  if [ -z "${CG_TARGET:-}" ]; then
+    for cg_m in gcn gat sage; do
+      if ! cg_out=$("$GNNC" dsl-examples/$cg_m.gnn --split-hubs --print-ir-after=lower 2>&1); then
+        fail codegen/host/pieces/plan/$cg_m "$(cg_tail "$cg_out")"
+      elif [ "$(printf '%s\n' "$cg_out" | grep -c 'hub rows in pieces,')" -ge 2 ] &&
+           [ "$(printf '%s\n' "$cg_out" | grep -cE '^  step [0-9]+ zero [a-z0-9_]+_tickets ')" = \
+             "$(printf '%s\n' "$cg_out" | grep -c 'hub rows in pieces,')" ] &&
+           ! "$GNNC" dsl-examples/$cg_m.gnn --print-ir-after=lower 2>&1 | grep -q 'pieces'; then
+        pass codegen/host/pieces/plan/$cg_m
+      else
+        fail codegen/host/pieces/plan/$cg_m "the walks over in-edges do not take pieces under --split-hubs (or do without it)"
+      fi
+    done
+  fi
+  cg_seed=121
+  for cg_map in $cg_maps; do
+    for cg_m in gcn gat sage gin monet appnp; do
+      for cg_g in data/cora tests/codegen/graphs/hub10k tests/interp/graphs/hub; do
+        CG_FLAGS=--split-hubs cg_check "codegen/$cg_target/pieces/$cg_m/$(basename $cg_g)/$cg_map" "dsl-examples/$cg_m.gnn" $cg_g $cg_map $cg_seed
+        CG_FLAGS=--split-hubs cg_check_bwd "codegen/$cg_target/backward/pieces/$cg_m/$(basename $cg_g)/$cg_map" "dsl-examples/$cg_m.gnn" $cg_g $cg_map $((cg_seed + 1))
+      done
+      cg_seed=$((cg_seed + 2))
+    done
+  done
 fi
 
 # ---- gradients with respect to inputs (gnnc --input-grads=all): the library's grad_input.<input>

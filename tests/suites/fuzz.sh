@@ -17,6 +17,7 @@
 #   fuzz-diff/replay/F   a kept program of the differential fuzzer (tests/fuzz/diff/cases/F)
 #                        compares as its header says (interpreter vs host library)
 #   fuzz-diff/generate-6 six generated programs (seeds 1..6) all agree
+#   fuzz-diff/pieces-6   the same with --pieces (gnnc --split-hubs, graphs with a hub)
 #   fuzz-diff/cuda-6     six generated programs with wide inputs (seeds 1..6 of --cuda: 1,024 to
 #                        3,072 features) all agree on the host and their CUDA source compiles with
 #                        nvcc (--cubin for sm_80: ptxas, so shared memory over 48 KB fails here;
@@ -85,6 +86,13 @@ if grep -qx 'programs 6: agree 6, mismatch 0, rejected by gnnc 0, errors 0 (seed
   pass fuzz-diff/generate-6
 else
   fail fuzz-diff/generate-6 "$(tail -3 <<< "$fz_out" | tr '\n' ' ')"
+fi
+# the same with hub rows in pieces (--split-hubs) on the graphs with a hub (make fuzz-diff's --pieces)
+fz_out=$("$PY" tests/fuzz/diff/fuzz_diff.py --gnnc "$GNNC" --pieces --seed 1 --max-programs 6 --seconds 300 --keep "$TMP/fuzz-diff-pieces" 2>&1)
+if grep -qx 'programs 6: agree 6, mismatch 0, rejected by gnnc 0, errors 0 (seeds 1..6)' <<< "$fz_out"; then
+  pass fuzz-diff/pieces-6
+else
+  fail fuzz-diff/pieces-6 "$(tail -3 <<< "$fz_out" | tr '\n' ' ')"
 fi
 if ! command -v nvcc >/dev/null; then
   fail fuzz-diff/cuda-6 "nvcc not found (the CUDA toolkit is required)"

@@ -488,11 +488,60 @@ static void test_kir_verify_index_range(void) {
   gnn_ctx_free(&c);
 }
 
+/* kir_verify on a kernel over hub pieces (--split-hubs): the fused GAT's walks take pieces and
+ * pass; a ticket outside a kernel over pieces, into a per-lane local, on a float buffer, or inside
+ * a lane loop is reported, and so is a read of `item` outside a kernel over pieces. */
+static void test_kir_verify_pieces(void) {
+  static const char src[] =
+      "layer GATConv<H, D>(x: vertex[F]) -> vertex[H, D] {\n  param W: [F, H, D]\n  param a: [H, 2*D]\n"
+      "  e = leaky_relu(dot(a, concat(W @ x[src], W @ x[dst])), 0.2)\n  alpha = dropout(edge_softmax(e), 0.6)\n"
+      "  return sum(alpha * (W @ x[src]))\n}\nmodel GAT(x: vertex[5]) -> vertex[3] {\n"
+      "  return mean_heads(GATConv<2, 3>(dropout(x, 0.5)))\n}\n";
+  GnnCtx c;
+  gnn_ctx_init(&c, "unit.gnn", src, sizeof src - 1, NULL);
+  PipelineOpts o = {.verify_each = true, .lower = true, .split_hubs = true};
+  FILE *devnull = fopen("/dev/null", "w");
+  o.out = devnull;
+  KProgram *p = gnn_parse(&c) && gnn_compile(&c, &o) ? c.kprog : NULL;
+  check(p && kir_verify(p, devnull) == 0, "kir-verify-pieces-clean", "the GAT with pieces was rejected (or did not lower)");
+  Kernel *k = NULL;
+  KStmt *t = NULL;
+  for (int i = 0; p && i < p->kernels.len && !t; i++)
+    if ((t = find_stmt(&((Kernel *)p->kernels.items[i])->body, KS_TICKET, -1))) k = p->kernels.items[i];
+  check(t && k->pieces, "kir-verify-pieces-ticket", "no kernel over pieces with a ticket");
+  if (t) {
+    k->pieces = false;
+    check(kverify_says(p, "a ticket in a kernel that does not walk pieces") && kverify_says(p, "reads a piece's item"),
+          "kir-verify-pieces-not-pieces", "a ticket and `item` in a kernel not over pieces were accepted");
+    k->pieces = true;
+    int var = t->var, lanevar = -1;
+    for (int i = 0; i < k->nlocals && lanevar < 0; i++)
+      if (!k->locals[i].uniform && !k->locals[i].len) lanevar = i;
+    t->var = lanevar;
+    check(lanevar >= 0 && kverify_says(p, "that is not uniform"), "kir-verify-pieces-lane-local", "a ticket into a per-lane local was accepted");
+    t->var = var;
+    ElemType e = t->buf->elem;
+    t->buf->elem = ELEM_F32;
+    check(kverify_says(p, "a ticket on no int32 buffer"), "kir-verify-pieces-float-counter", "a ticket on a float buffer was accepted");
+    t->buf->elem = e;
+    KStmt *lanes = find_stmt(&k->body, KS_FOR_LANES, -1);
+    if (lanes) {
+      vec_push(&c.arena, &lanes->body, t);
+      check(kverify_says(p, "a ticket inside per-lane code"), "kir-verify-pieces-in-lanes", "a ticket inside a lane loop was accepted");
+      lanes->body.len--;
+    }
+    check(kir_verify(p, devnull) == 0, "kir-verify-pieces-restored", "the restored program is rejected");
+  }
+  fclose(devnull);
+  gnn_ctx_free(&c);
+}
+
 int main(void) {
   test_strmap();
   test_verify_duplicate_params();
   test_kir_verify();
   test_kir_verify_fused();
+  test_kir_verify_pieces();
   test_kir_verify_index_range();
   test_sha256();
   test_gpucost_misses();

@@ -49,6 +49,15 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 GRAPHS = ["tests/interp/graphs/random", "tests/interp/graphs/isolated", "tests/interp/graphs/duplicates",
           "tests/interp/graphs/selfloops", "tests/interp/graphs/pointcloud"]
+# --pieces: graphs with a hub cut into pieces (gnnc --split-hubs: rows of more than 32 in-edges):
+# `hub`'s 2,001 in-edges in 63 pieces, hub10k's 10,003 in 313
+PIECE_GRAPHS = ["tests/interp/graphs/hub", "tests/codegen/graphs/hub10k"]
+
+
+def gnnc_mapping(mapping):
+    """gnnc's flags for a mapping as the cases name it: vertex, edge, or either + "+pieces"."""
+    base, _, extra = mapping.partition("+")
+    return ["--mapping=" + base] + (["--split-hubs"] if extra == "pieces" else [])
 
 
 def features_width(graph):
@@ -376,7 +385,7 @@ def cuda_compiles(gnnc, gnn, mapping, work):
     """'' when the program's CUDA source compiles with nvcc (device code for CUDA_ARCH, through
     ptxas), else what went wrong."""
     cu = os.path.join(work, "p.cu")
-    rc, out = sh([gnnc, gnn, "--mapping=" + mapping, "--emit=cu", "-o", cu])
+    rc, out = sh([gnnc, gnn] + gnnc_mapping(mapping) + ["--emit=cu", "-o", cu])
     if rc != 0:
         return "gnnc --emit=cu (the interpreter accepted it): " + out.strip()[-400:]
     rc, out = sh(["nvcc", "-std=c++17", "--cubin", "-arch=" + CUDA_ARCH, "-I" + os.path.join(ROOT, "runtime"), cu,
@@ -401,7 +410,7 @@ def compare(gnnc, gnn_run, src, graph, seed, mapping, work, cuda=False):
         if why:
             return "cuda", why
     lib = os.path.join(work, "lib.so")
-    rc, out = sh([gnnc, gnn, "--target=host", "--mapping=" + mapping, "-o", lib])
+    rc, out = sh([gnnc, gnn, "--target=host"] + gnnc_mapping(mapping) + ["-o", lib])
     if rc != 0:
         return "error", "gnnc -o lib.so (the interpreter accepted it): " + out.strip()[-400:]
     rc, out = sh([gnn_run, lib, "--graph", graph, "--params", b + ".params", "--inputs", b + ".inputs", "--seed", str(seed),
@@ -476,6 +485,8 @@ def main():
     ap.add_argument("--replay", nargs="*")
     ap.add_argument("--print", action="store_true", help="print the programs as they are generated")
     ap.add_argument("-v", "--verbose", action="store_true", help="print what compare.py found")
+    ap.add_argument("--pieces", action="store_true",
+                    help="every program compiled with --split-hubs, on a graph with a hub (%s)" % ", ".join(PIECE_GRAPHS))
     ap.add_argument("--cuda", action="store_true",
                     help="wide inputs (%d..%d features), and compile each program's CUDA with nvcc" % (WIDE_MIN, WIDE_MAX))
     args = ap.parse_args()
@@ -492,8 +503,8 @@ def main():
             seed = args.seed + n
             n += 1
             r = random.Random(seed)
-            graph = r.choice(GRAPHS)
-            mapping = r.choice(["vertex", "edge"])
+            graph = r.choice(PIECE_GRAPHS if args.pieces else GRAPHS)
+            mapping = r.choice(["vertex", "edge"]) + ("+pieces" if args.pieces else "")
             prog = Gen(seed, graph, args.cuda).generate(r.randint(3, 12))
             counts["generated"] += 1
             src = prog.text()
