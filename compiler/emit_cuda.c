@@ -278,7 +278,8 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   int d0 = nblk ? 2 : 1;
   if (k->pieces) { /* the hub rows' pieces first, then a group per vertex (docs/kernel-ir.md) */
     ind(out, d0);
-    fputs("const int64_t row = item < npieces ? (int64_t)piece_row[item] : item - npieces;\n", out);
+    fprintf(out, "const int64_t row = item < npieces ? (int64_t)%s[item] : item - npieces;\n",
+            kgraph_name[k->dir == GATHER_BY_SRC ? KG_OUT_PIECE_ROW : KG_PIECE_ROW]);
   }
   if (!has_kind(&k->body, KS_FOR_LANES)) fprintf(out, "%s(void)lane;\n", nblk ? "    " : "  ");
   for (int i = 0; i < k->nlocals; i++) {
@@ -354,7 +355,7 @@ static void cuda_launch(FILE *out, const KProgram *p, const Kernel *k) {
   fprintf(out, "  if (%s > 0) {\n", emit_kernel_rows(p, k));
   fprintf(out, "    const unsigned blocks = (unsigned)((%s + %d - 1) / %d);\n", emit_kernel_rows(p, k), gpb, gpb);
   fprintf(out, "    %s_%s<<<blocks, %d, 0, gnn_ctx_stream(m->ctx)>>>(%s%s", p->cname, k->name, nthreads, emit_kernel_rows(p, k),
-          k->pieces ? ", g->npieces, g->piece_len" : "");
+          !k->pieces ? "" : k->dir == GATHER_BY_SRC ? ", g->out_npieces, g->piece_len" : ", g->npieces, g->piece_len");
   for (int g = 0; g < KG__COUNT; g++)
     if (k->graph[g]) fprintf(out, ", g->%s", kgraph_name[g]);
   for (int i = 0; i < k->bufs.len; i++) fprintf(out, ", %s", emit_buf_ref(p, k->bufs.items[i]));

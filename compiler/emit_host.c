@@ -614,9 +614,9 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
     fprintf(out, "#pragma omp parallel for schedule(%s)\n", k->map == MAP_VERTEX ? "dynamic, 64" : "static");
   }
   if (k->pieces) /* the hub rows' pieces, then a group per vertex (docs/kernel-ir.md, "Hub rows in pieces") */
-    fputs("  for (int64_t item = 0; item < nrows; item++) {\n"
-          "    const int64_t row = item < npieces ? (int64_t)piece_row[item] : item - npieces;\n",
-          out);
+    fprintf(out, "  for (int64_t item = 0; item < nrows; item++) {\n"
+                 "    const int64_t row = item < npieces ? (int64_t)%s[item] : item - npieces;\n",
+            kgraph_name[k->dir == GATHER_BY_SRC ? KG_OUT_PIECE_ROW : KG_PIECE_ROW]);
   else
     fputs("  for (int64_t row = 0; row < nrows; row++) {\n", out);
   for (int side = 0; side < 2; side++) /* an edge's rows, a few edges ahead: see pf_scan */
@@ -735,7 +735,8 @@ static void host_prelude(FILE *out, const KProgram *p) {
 }
 
 static void host_launch(FILE *out, const KProgram *p, const Kernel *k) {
-  fprintf(out, "  %s(%s%s", k->name, emit_kernel_rows(p, k), k->pieces ? ", g->npieces, g->piece_len" : "");
+  fprintf(out, "  %s(%s%s", k->name, emit_kernel_rows(p, k),
+          !k->pieces ? "" : k->dir == GATHER_BY_SRC ? ", g->out_npieces, g->piece_len" : ", g->npieces, g->piece_len");
   for (int g = 0; g < KG__COUNT; g++)
     if (k->graph[g]) fprintf(out, ", g->%s", kgraph_name[g]);
   for (int i = 0; i < k->bufs.len; i++) fprintf(out, ", %s", emit_buf_ref(p, k->bufs.items[i]));

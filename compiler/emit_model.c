@@ -89,7 +89,7 @@ const char *emit_kernel_comment_end(const KProgram *p, const Kernel *k) {
 }
 
 const char *emit_kernel_rows(const KProgram *p, const Kernel *k) {
-  if (k->pieces) return "(g->npieces + g->nv)";
+  if (k->pieces) return k->dir == GATHER_BY_SRC ? "(g->out_npieces + g->nv)" : "(g->npieces + g->nv)";
   return k->rows == DOM_PARAM ? arena_printf(p->arena, "(int64_t)%lld", (long long)k->nrows) : emit_rows(k->rows);
 }
 

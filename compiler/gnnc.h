@@ -429,7 +429,7 @@ typedef struct {
   int fold_dots;          /* FoldChoice (--fold-attention): fuse folds attention dots into GEMMs */
   const char *input_grads; /* --input-grads=all|NAME,...: autodiff also derives these inputs' adjoints
                               (outputs "grad_input.<name>"); NULL: parameters only (the default) */
-  bool split_hubs;        /* --split-hubs: walks over in-edges split hub rows into pieces (lower_walk.c) */
+  bool split_hubs;        /* --split-hubs: walks split hub rows into pieces (lower_walk.c) */
 } GnnCtx;
 /* --fold-attention: whether fuse folds the dots a . (x W) into the GEMM as x . [W | W.a] */
 typedef enum { FOLD_COST, FOLD_ALWAYS, FOLD_NEVER } FoldChoice;
@@ -532,7 +532,7 @@ typedef enum { MAP_VERTEX, MAP_EDGE, MAP_GLOBAL, MAP_WEIGHT } Mapping; /* MAP_WE
  * range of each graph of a batch, KG_VERTEX_GRAPH the graph of each vertex, KG_OUT_DST the
  * destination of each out-edge in CSC order (dst[out_eid[k]]: a walk over out-edges' far end). */
 typedef enum { KG_IN_PTR, KG_OUT_PTR, KG_SRC, KG_DST, KG_OUT_EID, KG_GRAPH_PTR, KG_VERTEX_GRAPH, KG_OUT_DST, KG_PIECE_ROW,
-               KG_PIECE_LO, KG__COUNT } KGraphArray;
+               KG_PIECE_LO, KG_OUT_PIECE_ROW, KG_OUT_PIECE_LO, KG__COUNT } KGraphArray;
 extern const char *const kgraph_name[KG__COUNT]; /* kir.c: "in_ptr", ... */
 extern const char *const kgraph_type[KG__COUNT]; /* "int64_t" (offsets) or "int32_t" (ids) */
 typedef enum { KO_ADD, KO_SUB, KO_MUL, KO_DIV, KO_MOD, KO_MIN, KO_MAX, KO_LT, KO_LE, KO_GT, KO_GE, KO_EQ,
@@ -640,9 +640,10 @@ typedef struct Kernel {
   PtrVec bufs;       /* KBuf* it reads or writes, in first-use order: its parameters */
   bool graph[KG__COUNT];
   bool dropout;      /* takes the training flag and the seed */
-  bool pieces;       /* MAP_VERTEX over in-edges, hub rows split (--split-hubs): npieces + nv groups, the
-                        pieces of the hub rows (KE_ITEM < npieces: row piece_row[item]) then one per
-                        vertex (row item - npieces), a hub's own group doing nothing */
+  bool pieces;       /* MAP_VERTEX over in-edges or out-edges, hub rows split (--split-hubs): npieces + nv
+                        groups, the pieces of the hub rows (KE_ITEM < npieces: row piece_row[item], or
+                        out_piece_row[item] over out-edges) then one per vertex (row item - npieces), a
+                        hub's own group doing nothing */
 } Kernel;
 
 typedef enum { STEP_KERNEL, STEP_GEMM, STEP_ZERO, STEP_FILL } StepKind;

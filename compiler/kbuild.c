@@ -513,6 +513,6 @@ void finish_kernel(Lower *L, Kernel *k) {
   k->dropout = false;
   k->bufs = (PtrVec){0};
   touches_block(L, k, &k->body);
-  if (k->pieces) k->graph[KG_PIECE_ROW] = true; /* the emitters' prologue: a piece's row */
+  if (k->pieces) k->graph[k->dir == GATHER_BY_SRC ? KG_OUT_PIECE_ROW : KG_PIECE_ROW] = true; /* the emitters' prologue: a piece's row */
 }
 

@@ -31,9 +31,9 @@ const char *mapping_name(Mapping m) {
 }
 
 const char *const kgraph_name[KG__COUNT] = {"in_ptr", "out_ptr", "src", "dst", "out_eid", "graph_ptr", "vertex_graph", "out_dst",
-                                            "piece_row", "piece_lo"};
+                                            "piece_row", "piece_lo", "out_piece_row", "out_piece_lo"};
 const char *const kgraph_type[KG__COUNT] = {"int64_t", "int64_t", "int32_t", "int32_t", "int32_t", "int64_t", "int32_t", "int32_t",
-                                            "int32_t", "int64_t"};
+                                            "int32_t", "int64_t", "int32_t", "int64_t"};
 static const char *bin_name[] = {"+", "-", "*", "/", "%", "min", "max", "<", "<=", ">", ">=", "==", "!=", "&&", "||"};
 
 /* A float constant as C reads it back exactly in float32 (and the KIR text shortest form). */
@@ -260,7 +260,8 @@ static void print_stmts(FILE *out, const Kernel *k, const PtrVec *b, int depth) 
 const char *kernel_mapping_desc(const Kernel *k) {
   if (k->map == MAP_VERTEX && k->rows == DOM_GRAPH) return k->graph[KG_GRAPH_PTR] ? "one group per graph, over its vertices" : "one group per graph";
   if (k->map == MAP_VERTEX)
-    return k->pieces                          ? "vertex-balanced over in-edges (CSR), hub rows in pieces"
+    return k->pieces && k->dir == GATHER_BY_SRC ? "vertex-balanced over out-edges (CSC), hub rows in pieces"
+           : k->pieces                          ? "vertex-balanced over in-edges (CSR), hub rows in pieces"
            : k->body.len && k->graph[KG_IN_PTR] ? "vertex-balanced over in-edges (CSR)"
            : k->graph[KG_OUT_PTR]             ? "vertex-balanced over out-edges (CSC)"
                                               : "one group per vertex";

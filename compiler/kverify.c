@@ -436,8 +436,8 @@ static void kernel_decls(KV *v, const Kernel *k) {
   const KBuf *blk[9];
   int nblk = block_targets(&k->body, blk, 9, 0);
   if (nblk > 8) bad(v, "block-reduced atomics into more than %s%lld buffers", "", 8);
-  if (k->pieces && (k->map != MAP_VERTEX || k->dir != GATHER_BY_DST || k->rows != DOM_VERTEX))
-    bad(v, "walks hub pieces but is not a vertex-balanced kernel over in-edges%s%.0lld", "", 0);
+  if (k->pieces && (k->map != MAP_VERTEX || (k->dir != GATHER_BY_DST && k->dir != GATHER_BY_SRC) || k->rows != DOM_VERTEX))
+    bad(v, "walks hub pieces but is not a vertex-balanced kernel over in-edges or out-edges%s%.0lld", "", 0);
 }
 
 /* The kernel's static shared memory in CUDA: one group's arrays (each element 4 bytes, i64 and f64

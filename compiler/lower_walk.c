@@ -205,10 +205,11 @@ static void chunk_factors(Fused *F, const Value *a, const Walk *wk, int dir, Ptr
 
 /* ---- hub rows in pieces (--split-hubs; docs/kernel-ir.md, "Hub rows in pieces")
  *
- * A vertex's group walks its edges one chunk after another, so the kernel lasts at least as long
- * as its longest row (a hub of 20,000 edges on a Reddit-sized graph) however many groups the GPU
- * runs beside it. With pieces, the graph lists every row longer than its piece length cut into
- * pieces (gnn_graph_make_pieces); the kernel runs a group per piece first, then one per vertex
+ * A vertex's group walks its edges (in-edges; out-edges in the backward's walks) one chunk after
+ * another, so the kernel lasts at least as long as its longest row (a hub of 20,000 edges on a
+ * Reddit-sized graph) however many groups the GPU runs beside it. With pieces, the graph lists
+ * every row longer than its piece length cut into pieces, in the CSR and in the CSC
+ * (gnn_graph_make_pieces); the kernel runs a group per piece first, then one per vertex
  * (a hub's own group does nothing). A piece's group walks its edges for the first walk as a row's
  * would, stores its partial results (the accumulators, for a softmax its running max and sum) in
  * a row of a buffer per accumulator, and draws a ticket on its row's counter; the group that draws
@@ -222,24 +223,33 @@ static void chunk_factors(Fused *F, const Value *a, const Walk *wk, int dir, Ptr
  * aggregates accumulating online with them (argmax/argmin do not: their ties break by edge order
  * across the row). */
 static bool pieces_ok(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
-  if (!F->L->c->split_hubs || g->dir != GATHER_BY_DST) return false;
+  if (!F->L->c->split_hubs || (g->dir != GATHER_BY_DST && g->dir != GATHER_BY_SRC)) return false;
   int n = 0;
   for (int i = 0; i < nmem; i++) {
     const Value *a = mem[i];
     if (a->sched != SCHED_ANCHOR || F->walk[a->id] != 1 || is_stat(F, a)) continue;
-    if (a->op != OP_REDUCE_SCATTER && a->fn != FN_SUM && a->fn != FN_MEAN && a->fn != FN_MAX && a->fn != FN_MIN) return false;
+    if (a->op != OP_REDUCE_SCATTER && a->fn != FN_SUM && a->fn != FN_MEAN && a->fn != FN_MAX && a->fn != FN_MIN) {
+      if (F->L->c->diag.out)
+        fprintf(F->L->c->diag.out, "%s: note: %s keeps one group per row although --split-hubs: %s\n", F->L->c->diag.path,
+                describe(F->L, a), "an argmax or argmin breaks its ties by edge order across the row, which pieces would not see");
+      return false;
+    }
     n++;
   }
   return n > 0;
 }
+
+/* The row offsets the kernel walks: in_ptr (in-edges) or out_ptr (out-edges). */
+static KGraphArray rows_ptr(const Kernel *k) { return k->dir == GATHER_BY_SRC ? KG_OUT_PTR : KG_IN_PTR; }
 
 /* lo, hi: a piece's edges, or the vertex's. */
 static void piece_bounds(Lower *L, Kernel *k, int *lo, int *hi) {
   *lo = add_local(L, k, "lo", KT_I64, 0, true);
   *hi = add_local(L, k, "hi", KT_I64, 0, true);
   KExpr *item = ke_new(L, KE_ITEM, KT_I64), *piece = kbin(L, KO_LT, item, ke_new(L, KE_NPIECES, KT_I64));
-  KExpr *end = kgraph(L, k, KG_IN_PTR, kbin(L, KO_ADD, krow(L), ki(L, 1)));
-  ks_let(L, &k->body, *lo, NULL, ksel(L, piece, kgraph(L, k, KG_PIECE_LO, item), kgraph(L, k, KG_IN_PTR, krow(L))));
+  KExpr *end = kgraph(L, k, rows_ptr(k), kbin(L, KO_ADD, krow(L), ki(L, 1)));
+  KGraphArray plo = k->dir == GATHER_BY_SRC ? KG_OUT_PIECE_LO : KG_PIECE_LO;
+  ks_let(L, &k->body, *lo, NULL, ksel(L, piece, kgraph(L, k, plo, item), kgraph(L, k, rows_ptr(k), krow(L))));
   ks_let(L, &k->body, *hi, NULL,
          ksel(L, piece, kbin(L, KO_MIN, kbin(L, KO_ADD, kvar(L, k, *lo, NULL), ke_new(L, KE_PIECE_LEN, KT_I64)), end), end));
 }
@@ -285,7 +295,7 @@ static int pieces_merge(Fused *F, const FuseGroup *g, Value **mem, int nmem, con
     if (soft) ks_store(L, k, st, psum[i], NULL, kbin(L, KO_ADD, kbin(L, KO_MUL, item, ki(L, W)), kk), kvar(L, k, acc[a->id].aux, slot));
   }
   /* the row's first piece and its count: pieces are cut at multiples of piece_len from the row's start */
-  KExpr *rlo = kgraph(L, k, KG_IN_PTR, krow(L)), *rhi = kgraph(L, k, KG_IN_PTR, kbin(L, KO_ADD, krow(L), ki(L, 1)));
+  KExpr *rlo = kgraph(L, k, rows_ptr(k), krow(L)), *rhi = kgraph(L, k, rows_ptr(k), kbin(L, KO_ADD, krow(L), ki(L, 1)));
   int first = add_local(L, k, "first", KT_I64, 0, true), np = add_local(L, k, "npiece", KT_I64, 0, true);
   int tk = add_local(L, k, "ticket", KT_I64, 0, true);
   ks_let(L, pb, first, NULL, kbin(L, KO_SUB, item, kbin(L, KO_DIV, kbin(L, KO_SUB, kvar(L, k, lo, NULL), rlo), plen)));
@@ -352,8 +362,8 @@ static int pieces_merge(Fused *F, const FuseGroup *g, Value **mem, int nmem, con
   free(part);
   free(psum);
   /* from here on, the whole row */
-  ks_let(L, &k->body, lo, NULL, kgraph(L, k, KG_IN_PTR, krow(L)));
-  ks_let(L, &k->body, hi, NULL, kgraph(L, k, KG_IN_PTR, kbin(L, KO_ADD, krow(L), ki(L, 1))));
+  ks_let(L, &k->body, lo, NULL, kgraph(L, k, rows_ptr(k), krow(L)));
+  ks_let(L, &k->body, hi, NULL, kgraph(L, k, rows_ptr(k), kbin(L, KO_ADD, krow(L), ki(L, 1))));
   return last;
 }
 

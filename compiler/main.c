@@ -66,7 +66,7 @@ static void usage(FILE *out) {
         "                          reading x W again (default), always, or never\n"
         "  --memory-budget=BYTES   the fastest plan whose memory at the --stats/--print-memory-plan size fits\n"
         "                          (24G, 24GiB, 2.4e10); an error naming the smallest plan's bytes if none does\n"
-        "  --split-hubs            walks over in-edges split rows longer than the graph's piece length among\n"
+        "  --split-hubs            walks over in- or out-edges split rows longer than the graph's piece length among\n"
         "                          several groups and merge their partial results (docs/kernel-ir.md)\n"
         "  -O0                     switch every optimisation pass off (autodiff stays on)\n"
         "  -Rpass-missed=fuse      remarks on stderr: groups the fuse pass could not merge, and why\n"

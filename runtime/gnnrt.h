@@ -220,6 +220,11 @@ typedef struct gnn_graph {
   int64_t piece_len, npieces;
   const int32_t *piece_row;
   const int64_t *piece_lo;
+  /* The same for the out-edge rows (the CSC, out_ptr): the backward's walks over out-edges. The
+   * piece length is the same. */
+  int64_t out_npieces;
+  const int32_t *out_piece_row;
+  const int64_t *out_piece_lo;
 } gnn_graph;
 
 /* Loads a graph, choosing the format by path: a directory is a dataset folder (its
@@ -264,10 +269,10 @@ GNN_API gnn_status gnn_graph_host_copies(gnn_ctx *ctx, gnn_graph *g);
  * without host copies (gnn_graph_from_csr) gets them first (gnn_graph_host_copies). */
 GNN_API gnn_status gnn_graph_save_cache(gnn_ctx *ctx, const gnn_graph *g, const char *path);
 GNN_API void gnn_graph_free(gnn_ctx *ctx, gnn_graph *g);
-/* Makes g's hub pieces (piece_len, npieces, piece_row, piece_lo above) once; a no-op when they
- * exist. The piece length is gnn_piece_len(nv, ne) (gnnrt_pieces.h). The CUDA build reads
- * in_ptr back from the device (8 (nv + 1) bytes) and uploads the pieces. GNN_ERR_OOM, the
- * device's errors. */
+/* Makes g's hub pieces (piece_len, npieces, piece_row, piece_lo, and out_npieces, out_piece_row,
+ * out_piece_lo above) once; a no-op when they exist. The piece length is gnn_piece_len(nv, ne)
+ * (gnnrt_pieces.h). The CUDA build reads in_ptr and out_ptr back from the device (8 (nv + 1)
+ * bytes each) and uploads the pieces. GNN_ERR_OOM, the device's errors. */
 GNN_API gnn_status gnn_graph_make_pieces(gnn_ctx *ctx, gnn_graph *g);
 /* Splits g's vertices into ng graphs: graph_of[v] (host, nv entries) is the graph of vertex v,
  * starting at 0 and going up by at most 1 from one vertex to the next (each graph's vertices

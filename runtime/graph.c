@@ -202,7 +202,8 @@ void gnn_graph_free(gnn_ctx *ctx, gnn_graph *g) {
     if (host[i] != dev[i]) rt_garray_free(ctx, host[i]);
 #endif
   }
-  const void *devonly[] = {g->in_deg, g->out_deg, g->graph_size, ((RtGraph *)g)->d_origin, g->out_dst, g->piece_row, g->piece_lo};
+  const void *devonly[] = {g->in_deg, g->out_deg, g->graph_size, ((RtGraph *)g)->d_origin, g->out_dst, g->piece_row, g->piece_lo,
+                           g->out_piece_row, g->out_piece_lo};
   for (size_t i = 0; i < sizeof devonly / sizeof devonly[0]; i++)
     if (devonly[i]) gnn_free(ctx, (void *)devonly[i]);
   free((void *)g->edge_origin);
@@ -732,20 +733,18 @@ void gnn_dataset_free(gnn_ctx *ctx, gnn_dataset *ds) {
   free(ds);
 }
 
-/* The hub rows' pieces (gnnc --split-hubs, gnnrt.h): every in-edge row longer than the piece
- * length, cut into pieces of that length (the last one shorter), in row order. Made once per
- * graph, on the first forward of a model that walks pieces: from in_ptr alone, which the CUDA
- * build reads back (the graph may have come from gnn_graph_from_csr, without host copies). */
-gnn_status gnn_graph_make_pieces(gnn_ctx *ctx, gnn_graph *g) {
-  gnn_status st = rt_args(ctx, g != NULL, "gnn_graph_make_pieces", "g is NULL");
-  if (st || g->piece_len) return st;
-  int64_t nv = g->nv, len = gnn_piece_len(g->nv, g->ne), n = 0;
-  const int64_t *ptr = g->h_in_ptr;
-  int64_t *own = NULL;
+/* The hub rows' pieces (gnnc --split-hubs, gnnrt.h) of one side (ptr: in_ptr or out_ptr, device
+ * arrays; hptr: its host copy, or NULL): every row longer than len, cut into pieces of len edges
+ * (the last one shorter), in row order, uploaded. */
+static gnn_status make_side_pieces(gnn_ctx *ctx, int64_t nv, int64_t len, const int64_t *ptr_dev, const int64_t *hptr, int64_t *npieces,
+                                   const int32_t **prow, const int64_t **plo) {
+  gnn_status st = GNN_OK;
+  int64_t *own = NULL, n = 0;
+  const int64_t *ptr = hptr;
   if (!ptr) {
-    own = (int64_t *)rt_malloc(ctx, rt_mul((size_t)nv + 1, sizeof(int64_t)), "in_ptr (host)");
+    own = (int64_t *)rt_malloc(ctx, rt_mul((size_t)nv + 1, sizeof(int64_t)), "row offsets (host)");
     if (!own) return GNN_ERR_OOM;
-    st = gnn_download(ctx, own, g->in_ptr, sizeof(int64_t) * (size_t)(nv + 1));
+    st = gnn_download(ctx, own, ptr_dev, sizeof(int64_t) * (size_t)(nv + 1));
     if (st) {
       free(own);
       return st;
@@ -781,9 +780,29 @@ gnn_status gnn_graph_make_pieces(gnn_ctx *ctx, gnn_graph *g) {
     gnn_free(ctx, d_lo);
     return st;
   }
-  g->piece_row = (const int32_t *)d_row;
-  g->piece_lo = (const int64_t *)d_lo;
-  g->npieces = n;
+  *prow = (const int32_t *)d_row;
+  *plo = (const int64_t *)d_lo;
+  *npieces = n;
+  return GNN_OK;
+}
+
+/* Both sides' pieces, once per graph, on the first forward of a model that walks pieces: from
+ * in_ptr and out_ptr alone (the graph may have come from gnn_graph_from_csr, without host copies). */
+gnn_status gnn_graph_make_pieces(gnn_ctx *ctx, gnn_graph *g) {
+  gnn_status st = rt_args(ctx, g != NULL, "gnn_graph_make_pieces", "g is NULL");
+  if (st || g->piece_len) return st;
+  int64_t len = gnn_piece_len(g->nv, g->ne), n_in = 0, n_out = 0;
+  const int32_t *row_in = NULL, *row_out = NULL;
+  const int64_t *lo_in = NULL, *lo_out = NULL;
+  st = make_side_pieces(ctx, g->nv, len, g->in_ptr, g->h_in_ptr, &n_in, &row_in, &lo_in);
+  if (!st) st = make_side_pieces(ctx, g->nv, len, g->out_ptr, g->h_out_ptr, &n_out, &row_out, &lo_out);
+  if (st) {
+    gnn_free(ctx, (void *)row_in);
+    gnn_free(ctx, (void *)lo_in);
+    return st;
+  }
+  g->piece_row = row_in, g->piece_lo = lo_in, g->npieces = n_in;
+  g->out_piece_row = row_out, g->out_piece_lo = lo_out, g->out_npieces = n_out;
   g->piece_len = len;
   return GNN_OK;
 }

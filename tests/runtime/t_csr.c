@@ -349,77 +349,92 @@ static void test_errors(gnn_ctx *ctx) {
 /* ---------------------------------------------------------------- hub pieces */
 
 /* gnn_graph_make_pieces (gnnc --split-hubs) against the pieces worked out here from the host
- * CSR: the piece length of gnnrt_pieces.h, every row longer than it cut at multiples of it from
- * the row's start, in row order; made once (a second call keeps the same arrays); for a graph
- * from gnn_graph_from_csr too, which has no host in_ptr (its device in_ptr is read back). */
-static const char *check_pieces(gnn_ctx *ctx, gnn_graph *g, const int64_t *in_ptr) {
+ * CSR and CSC: the piece length of gnnrt_pieces.h, every row longer than it cut at multiples of it
+ * from the row's start, in row order, on both sides; made once (a second call keeps the same
+ * arrays); for a graph from gnn_graph_from_csr too, which has no host offsets (its device in_ptr
+ * and out_ptr are read back). */
+static const char *check_side(gnn_ctx *ctx, const char *side, int64_t nv, int64_t len, const int64_t *ptr, int64_t npieces,
+                              const int32_t *prow, const int64_t *plo) {
+  static char why[RT_MSG];
+  int64_t n = 0;
+  for (int64_t v = 0; v < nv; v++)
+    if (ptr[v + 1] - ptr[v] > len) n += (ptr[v + 1] - ptr[v] + len - 1) / len;
+  if (npieces != n || n > GNN_PIECES_MAX || !prow || !plo) {
+    snprintf(why, sizeof why, "%s: %lld pieces, want %lld", side, (long long)npieces, (long long)n);
+    return why;
+  }
+  int32_t *row = from_dev(ctx, prow, sizeof(int32_t) * (size_t)n);
+  int64_t *lo = from_dev(ctx, plo, sizeof(int64_t) * (size_t)n);
+  int64_t p = 0;
+  *why = 0;
+  for (int64_t v = 0; v < nv && !*why; v++)
+    if (ptr[v + 1] - ptr[v] > len)
+      for (int64_t e = ptr[v]; e < ptr[v + 1] && !*why; e += len, p++)
+        if (row[p] != v || lo[p] != e)
+          snprintf(why, sizeof why, "%s piece %lld: row %d from edge %lld, want row %lld from %lld", side, (long long)p, row[p],
+                   (long long)lo[p], (long long)v, (long long)e);
+  free(row);
+  free(lo);
+  return why;
+}
+
+static const char *check_pieces(gnn_ctx *ctx, gnn_graph *g, const int64_t *in_ptr, const int64_t *out_ptr) {
   static char why[RT_MSG];
   if (gnn_graph_make_pieces(ctx, g)) return gnn_last_error(ctx);
-  const int32_t *row0 = g->piece_row;
-  if (gnn_graph_make_pieces(ctx, g) || g->piece_row != row0) return "a second call made the pieces again";
-  int64_t len = gnn_piece_len(g->nv, g->ne), n = 0;
+  const int32_t *row0 = g->piece_row, *orow0 = g->out_piece_row;
+  if (gnn_graph_make_pieces(ctx, g) || g->piece_row != row0 || g->out_piece_row != orow0) return "a second call made the pieces again";
+  int64_t len = gnn_piece_len(g->nv, g->ne);
   if (g->piece_len != len) {
     snprintf(why, sizeof why, "piece_len %lld, want %lld", (long long)g->piece_len, (long long)len);
     return why;
   }
-  for (int64_t v = 0; v < g->nv; v++)
-    if (in_ptr[v + 1] - in_ptr[v] > len) n += (in_ptr[v + 1] - in_ptr[v] + len - 1) / len;
-  if (g->npieces != n || n > GNN_PIECES_MAX || !g->piece_row || !g->piece_lo) {
-    snprintf(why, sizeof why, "%lld pieces, want %lld", (long long)g->npieces, (long long)n);
-    return why;
-  }
-  int32_t *row = from_dev(ctx, g->piece_row, sizeof(int32_t) * (size_t)n);
-  int64_t *lo = from_dev(ctx, g->piece_lo, sizeof(int64_t) * (size_t)n);
-  int64_t p = 0;
-  *why = 0;
-  for (int64_t v = 0; v < g->nv && !*why; v++)
-    if (in_ptr[v + 1] - in_ptr[v] > len)
-      for (int64_t e = in_ptr[v]; e < in_ptr[v + 1] && !*why; e += len, p++)
-        if (row[p] != v || lo[p] != e)
-          snprintf(why, sizeof why, "piece %lld: row %d from edge %lld, want row %lld from %lld", (long long)p, row[p],
-                   (long long)lo[p], (long long)v, (long long)e);
-  free(row);
-  free(lo);
-  return *why ? why : "";
+  const char *d = check_side(ctx, "in", g->nv, len, in_ptr, g->npieces, g->piece_row, g->piece_lo);
+  return *d ? d : check_side(ctx, "out", g->nv, len, out_ptr, g->out_npieces, g->out_piece_row, g->out_piece_lo);
 }
 
 static void test_pieces(gnn_ctx *ctx) {
-  /* nv vertices, ne random edges, and `hubs` hubs of hub_deg in-edges more (31, 32, 33: around
-   * the piece length of 32) */
+  /* nv vertices, ne random edges, and `hubs` hubs of hub_deg in-edges (out-edges, the odd ones)
+   * more (31, 32, 33: around the piece length of 32) */
   const struct {
     int64_t nv, ne, hubs, hub_deg;
   } shapes[] = {{5, 4, 0, 0}, {300, 0, 1, 31}, {300, 0, 1, 32}, {300, 0, 1, 33}, {3000, 6000, 3, 2999}, {40000, 20000, 2, 39990}};
-  int failed = 0, hubs_seen = 0;
+  int failed = 0, hubs_seen = 0, out_hubs_seen = 0;
   char why[RT_MSG] = "";
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
     int64_t nv = shapes[s].nv, ne = shapes[s].ne + shapes[s].hubs * shapes[s].hub_deg;
     int64_t *src = malloc(8 * (size_t)(ne + 1)), *dst = malloc(8 * (size_t)(ne + 1));
     random_edges(300 + s, nv, shapes[s].ne, src, dst);
     for (int64_t h = 0, i = shapes[s].ne; h < shapes[s].hubs; h++)
-      for (int64_t j = 0; j < shapes[s].hub_deg; j++, i++) src[i] = (j + 1 + h) % nv, dst[i] = h * 7 % nv;
+      for (int64_t j = 0; j < shapes[s].hub_deg; j++, i++) { /* odd hubs: out-edges */
+        src[i] = (j + 1 + h) % nv, dst[i] = h * 7 % nv;
+        if (h % 2) src[i] = h * 7 % nv, dst[i] = (j + 1 + h) % nv;
+      }
     gnn_graph *ref = NULL, *g = NULL;
     if (gnn_graph_from_edges(ctx, nv, ne, src, dst, NULL, &ref)) {
       failed++;
       snprintf(why, sizeof why, "shape %zu: from_edges: %s", s, gnn_last_error(ctx));
     } else {
       DevCsr d = upload_csr(ctx, nv, ref->ne, ref->h_in_ptr, ref->h_src, ref->h_out_ptr, ref->h_out_eid, NULL);
-      const char *diff = check_pieces(ctx, ref, ref->h_in_ptr);
+      const char *diff = check_pieces(ctx, ref, ref->h_in_ptr, ref->h_out_ptr);
       if (!*diff && gnn_graph_from_csr(ctx, nv, ref->ne, d.in_ptr, d.src, d.out_ptr, d.out_eid, NULL, NULL, &g)) diff = gnn_last_error(ctx);
       if (!*diff && g->h_in_ptr) diff = "a graph from gnn_graph_from_csr has host copies";
-      if (!*diff) diff = check_pieces(ctx, g, ref->h_in_ptr);
+      if (!*diff) diff = check_pieces(ctx, g, ref->h_in_ptr, ref->h_out_ptr);
       if (*diff) {
         failed++;
         snprintf(why, sizeof why, "shape %zu (nv %lld, %lld edges): %s", s, (long long)nv, (long long)ref->ne, diff);
       }
       hubs_seen += ref->npieces > 0;
+      out_hubs_seen += ref->out_npieces > 0;
       free_csr(ctx, &d);
     }
     gnn_graph_free(ctx, g);
     gnn_graph_free(ctx, ref);
     free(src), free(dst);
   }
-  /* the shapes with a hub of more than 32 in-edges have pieces: 33, 2999 (three hubs), 39990 */
-  check(!failed && hubs_seen == 3, "csr/hub-pieces", "%d shapes wrong, %d with pieces (want 3); last: %s", failed, hubs_seen, why);
+  /* the shapes with a hub of more than 32 in-edges have pieces: 33, 2999 (three hubs: the second
+   * of out-edges), 39990 (two: the second of out-edges) */
+  check(!failed && hubs_seen == 3 && out_hubs_seen == 2, "csr/hub-pieces", "%d shapes wrong, %d with in-edge pieces (want 3), %d with out-edge pieces (want 2); last: %s",
+        failed, hubs_seen, out_hubs_seen, why);
   check(gnn_piece_len(2708, 13264) == 32 && gnn_piece_len(232965, 114848857) == 14048 && gnn_piece_len(1, 0) == 32,
         "csr/piece-len", "Cora %lld, Reddit-sized %lld, empty %lld", (long long)gnn_piece_len(2708, 13264),
         (long long)gnn_piece_len(232965, 114848857), (long long)gnn_piece_len(1, 0));
