@@ -46,7 +46,7 @@ est() { # GNN GRAPH [FLAGS]: "forward step span" (ms) of the estimate
 }
 {
   echo "# pieces_estimate: gnnc --gpu=$GPU --graph G (compiler/gpucost.c) without and with --split-hubs, at commit"
-  echo "# $(git rev-parse --short HEAD 2> /dev/null || echo unknown)$(git diff --quiet HEAD 2> /dev/null || echo ' with uncommitted changes'), $(date -u +%Y-%m-%d). Estimates, not measurements: compare the two"
+  echo "# $(git rev-parse --short HEAD 2> /dev/null || echo unknown)$(git diff --quiet HEAD -- . ":(exclude)$OUT" 2> /dev/null || echo ' with uncommitted changes'), $(date -u +%Y-%m-%d). Estimates, not measurements: compare the two"
   echo "# builds (pieces / none); 'measured' is issue 29's H200 table (97c49dd), gnnc and PyG's best on the same GPU."
   echo "# fwd: the inference forward, step: the training step (forward + backward), ms."
   printf '%-13s %8s %8s %7s %8s %8s | %8s %8s %7s | %8s %8s %8s %8s\n' workload "fwd none" pieces "p/none" "hub row" "hub p" \
