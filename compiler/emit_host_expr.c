@@ -158,7 +158,11 @@ void host_expr(FILE *out, const HostK *h, const KExpr *e) {
   case KE_UN: {
     /* exp, expm1 and tanh are the prelude's branch-free ones, which vectorise (libm's are calls) */
     static const char *c[] = {"-", "gnn_expf", "gnn_expm1f", "logf", "gnn_tanhf", "sqrtf", "gnn_rsqrtf", "fabsf", "!", "(float)", "(int64_t)", "(double)"};
-    if (e->op == KU_NEG || e->op == KU_NOT || e->op == KU_TO_F32 || e->op == KU_TO_I64 || e->op == KU_TO_F64) {
+    if (e->op == KU_NEG && kexpr_leads_with_minus(e->a)) { /* -(-x), not --x */
+      fputs("-(", out);
+      host_expr(out, h, e->a);
+      fputc(')', out);
+    } else if (e->op == KU_NEG || e->op == KU_NOT || e->op == KU_TO_F32 || e->op == KU_TO_I64 || e->op == KU_TO_F64) {
       fputs(c[e->op], out);
       host_sub(out, h, e->a);
     } else {

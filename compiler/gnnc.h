@@ -732,6 +732,9 @@ int kir_verify(const KProgram *p, FILE *err);
 typedef enum { DIALECT_KIR, DIALECT_CUDA, DIALECT_HOST } Dialect;
 void kir_print(FILE *out, const KProgram *p);
 void kexpr_print(FILE *out, const Kernel *k, const KExpr *e, Dialect d);
+/* Whether e prints with a leading '-' (a negation, a negative constant): a negation of it must
+ * parenthesise it, or C reads `--x` as a decrement. */
+bool kexpr_leads_with_minus(const KExpr *e);
 void kvar_print(FILE *out, const Kernel *k, int var, const KExpr *idx, Dialect d);
 const char *mapping_name(Mapping m);
 const char *kernel_mapping_desc(const Kernel *k);

@@ -74,6 +74,12 @@ void kvar_print(FILE *out, const Kernel *k, int var, const KExpr *idx, Dialect d
   }
 }
 
+bool kexpr_leads_with_minus(const KExpr *e) {
+  if (e->kind == KE_UN && e->op == KU_NEG) return true;
+  if (e->kind == KE_FCONST) return signbit(e->f) && !isinf(e->f); /* -inf prints as (-INFINITY) */
+  return e->kind == KE_ICONST && e->i < 0;
+}
+
 void kexpr_print(FILE *out, const Kernel *k, const KExpr *e, Dialect d) {
   switch (e->kind) {
   case KE_FCONST: print_float(out, e->f, d); return;
@@ -140,7 +146,11 @@ void kexpr_print(FILE *out, const Kernel *k, const KExpr *e, Dialect d) {
     static const char *kir[] = {"-", "exp", "expm1", "log", "tanh", "sqrt", "rsqrt", "abs", "!", "f32", "i64", "f64"};
     static const char *c[] = {"-", "expf", "expm1f", "logf", "tanhf", "sqrtf", "gnn_rsqrtf", "fabsf", "!", "(float)", "(int64_t)", "(double)"};
     const char *name = d == DIALECT_KIR ? kir[e->op] : c[e->op];
-    if (e->op == KU_NEG || e->op == KU_NOT) {
+    if (e->op == KU_NEG && kexpr_leads_with_minus(e->a)) { /* -(-x), not --x */
+      fputs("-(", out);
+      kexpr_print(out, k, e->a, d);
+      fputc(')', out);
+    } else if (e->op == KU_NEG || e->op == KU_NOT) {
       fputs(name, out);
       print_sub(out, k, e->a, d);
     } else if (d != DIALECT_KIR && (e->op == KU_TO_F32 || e->op == KU_TO_I64 || e->op == KU_TO_F64)) {
