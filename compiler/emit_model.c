@@ -83,6 +83,13 @@ static bool is_outbuf(const KProgram *p, const KBuf *b) {
 
 const char *emit_rows(Domain d) { return d == DOM_VERTEX ? "g->nv" : d == DOM_EDGE ? "g->ne" : d == DOM_GRAPH ? "g->ng" : "1"; }
 
+/* A buffer's rows: its domain's, or min(nv, cap) for the hub pieces' buffers (KBuf.rows_cap). */
+static const char *buf_rows(const KProgram *p, const KBuf *b) {
+  if (b->rows_cap > 0)
+    return arena_printf(p->arena, "(g->nv < %lld ? g->nv : (int64_t)%lld)", (long long)b->rows_cap, (long long)b->rows_cap);
+  return emit_rows(b->dom);
+}
+
 const char *emit_kernel_comment_end(const KProgram *p, const Kernel *k) {
   if (!k->lines || !*k->lines) return " */";
   return arena_printf(p->arena, "\n * Source line%s %s. */", strpbrk(k->lines, ",-") ? "s" : "", k->lines);
@@ -317,7 +324,7 @@ static void emit_step(FILE *out, const KProgram *p, const EmitHooks *h, int i) {
     break;
   case STEP_ZERO:
     fprintf(out, "  if ((st = gnn_memset0(m->ctx, %s, (size_t)%s * %lld * sizeof(%s)))) return st;\n", emit_buf_ref(p, s->buf),
-            emit_rows(s->buf->dom), (long long)s->buf->width, buf_c(s->buf));
+            buf_rows(p, s->buf), (long long)s->buf->width, buf_c(s->buf));
     break;
   case STEP_FILL:
     h->fill(out, emit_buf_ref(p, s->buf), arena_printf(p->arena, "(int64_t)%s * %lld", emit_rows(s->buf->dom), (long long)s->buf->width),
@@ -655,8 +662,9 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     if (b->kind == BUF_TEMP && !is_outbuf(p, b))
       fprintf(out, "  %s *%s;  /* %s, steps %d..%d */\n", buf_c(b), b->name,
               b->val ? arena_printf(p->arena, "%%%d %s", b->val->id, shape_text(p, b->val))
-                     : arena_printf(p->arena, "scratch %s[%lld] %s", domain_name(b->dom), (long long)b->width,
-                                            b->elem == ELEM_F64 ? "f64" : b->elem == ELEM_I32 ? "i32" : "f32"),
+                     : arena_printf(p->arena, "scratch %s[%lld] %s%s", domain_name(b->dom), (long long)b->width,
+                                    b->elem == ELEM_F64 ? "f64" : b->elem == ELEM_I32 ? "i32" : "f32",
+                                    b->rows_cap ? arena_printf(p->arena, ", at most %lld rows", (long long)b->rows_cap) : ""),
               b->first, b->last);
   }
   fputs("};\n\n", out);
@@ -708,7 +716,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     for (int i = 0; i < p->bufs.len; i++) {
       const KBuf *b = p->bufs.items[i];
       if (b->kind == BUF_TEMP && !is_outbuf(p, b))
-        fprintf(out, "  size[%d] = (size_t)%s * %lld * sizeof(%s);  /* %s */\n", k++, emit_rows(b->dom), (long long)b->width, buf_c(b),
+        fprintf(out, "  size[%d] = (size_t)%s * %lld * sizeof(%s);  /* %s */\n", k++, buf_rows(p, b), (long long)b->width, buf_c(b),
                 b->name);
     }
     fprintf(out, "  for (int i = 0; i < %d; i++) size_infer[i] = in_infer[i] ? size[i] : 0;\n", ntemp);

@@ -559,6 +559,8 @@ typedef struct KBuf {
                         alive over every step (kept between calls while the model holds the graph) */
   bool cross_group;  /* stored by one group and loaded by another in the same kernel (the partial
                         results of a hub row's pieces): no __restrict__, loads through L2 (CUDA) */
+  int64_t rows_cap;  /* > 0: a vertex buffer of min(nv, rows_cap) rows (a row per hub piece: there are
+                        fewer than both, gnnrt_pieces.h) */
   struct KBuf *alias; /* an input this buffer is when not training (the input's dropout, the
                          identity then): written only by training steps, the input read in place */
 } KBuf;

@@ -321,6 +321,7 @@ void kir_print(FILE *out, const KProgram *p) {
               (long long)b->width);
     if (b->elem == ELEM_I32) fputs(" i32", out);
     if (b->elem == ELEM_F64) fputs(" f64", out);
+    if (b->rows_cap > 0) fprintf(out, " (at most %lld rows)", (long long)b->rows_cap);
     if (b->out >= 0) fprintf(out, " output \"%s\"", p->m->outs[b->out].name);
     if (b->kind == BUF_TEMP && b->first >= 0)
       fprintf(out, "   # steps %d..%d%s%s%s%s", b->first, b->last, b->train_only ? ", training only" : "",

@@ -44,6 +44,11 @@ typedef struct {
 
 /* A batch's graphs are counted as its vertices: an upper bound (each graph has one at least). */
 static double rows_of(Domain d, double V, double E) { return d == DOM_VERTEX || d == DOM_GRAPH ? V : d == DOM_EDGE ? E : 1; }
+/* A buffer's rows: its domain's, or at most rows_cap (the hub pieces' buffers). */
+static double buf_rows(const KBuf *b, double V, double E) {
+  double r = rows_of(b->dom, V, E);
+  return b->rows_cap > 0 && r > (double)b->rows_cap ? (double)b->rows_cap : r;
+}
 
 static double elem_bytes(ElemType e) { return e == ELEM_F64 ? 8 : 4; }
 
@@ -169,7 +174,7 @@ static void step_traffic(const KStep *s, double V, double E, double *rd, double 
     a.write = 4 * M * N;
     if (t) t->flops = 2 * M * N * K;
   } else {
-    a.write = rows_of(s->buf->dom, V, E) * (double)s->buf->width * elem_bytes(s->buf->elem);
+    a.write = buf_rows(s->buf, V, E) * (double)s->buf->width * elem_bytes(s->buf->elem);
   }
   *rd = a.read;
   *wr = a.write;
@@ -213,7 +218,7 @@ static void arenas(const KProgram *p, double V, double E, double *train, double 
   for (int i = 0; i < p->bufs.len; i++) {
     const KBuf *b = p->bufs.items[i];
     if (b->kind != BUF_TEMP || is_out(b)) continue;
-    size[k] = (size_t)(rows_of(b->dom, V, E) * (double)b->width * elem_bytes(b->elem));
+    size[k] = (size_t)(buf_rows(b, V, E) * (double)b->width * elem_bytes(b->elem));
     size_i[k] = !b->bwd && !b->train_only && b->first < p->nfwd ? size[k] : 0;
     first[k] = b->first;
     last[k] = b->last;
@@ -306,7 +311,7 @@ void kprog_print_memory_plan(FILE *out, const KProgram *p, double V, double E) {
   for (int i = 0; i < p->bufs.len; i++) {
     const KBuf *b = p->bufs.items[i];
     if (b->kind != BUF_TEMP || is_out(b) || b->bwd || b->last < p->nfwd) continue;
-    double bytes = rows_of(b->dom, V, E) * (double)b->width * elem_bytes(b->elem);
+    double bytes = buf_rows(b, V, E) * (double)b->width * elem_bytes(b->elem);
     fprintf(out, "  stash %-10s %14.0f B  %-10s %s[%lld] (steps %d..%d)\n", b->name, bytes, kstats_human(bytes), domain_name(b->dom),
             (long long)b->width, b->first, b->last);
     stash += bytes;

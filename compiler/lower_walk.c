@@ -254,18 +254,18 @@ static void piece_bounds(Lower *L, Kernel *k, int *lo, int *hi) {
          ksel(L, piece, kbin(L, KO_MIN, kbin(L, KO_ADD, kvar(L, k, *lo, NULL), ke_new(L, KE_PIECE_LEN, KT_I64)), end), end));
 }
 
-/* A buffer of the pieces' partial results of accumulator `what` of a: a row of W per piece. */
+/* A buffer of the pieces' partial results of accumulator `what` of a: a row of W per piece, fewer
+ * pieces than min(nv, GNN_PIECES_MAX) (gnnrt_pieces.h), which is its size in the arena. */
 static KBuf *piece_buf(Lower *L, const Value *a, const char *what, ElemType e, int64_t W, bool bwd) {
-  KBuf *b = new_buf(L, BUF_TEMP, value_cname(L, a, "t", what), DOM_GLOBAL, e, (int64_t)GNN_PIECES_MAX * W, NULL);
+  KBuf *b = new_buf(L, BUF_TEMP, value_cname(L, a, "t", what), DOM_VERTEX, e, W, NULL);
   b->cross_group = true;
+  b->rows_cap = GNN_PIECES_MAX;
   b->bwd = bwd;
   return b;
 }
 
-/* p[s, k] of a buffer of piece rows of width W. */
-static KExpr *piece_at(Lower *L, Kernel *k, KBuf *b, KExpr *s, int64_t W, KExpr *kk) {
-  return kload(L, k, b, NULL, kbin(L, KO_ADD, kbin(L, KO_MUL, s, ki(L, W)), kk));
-}
+/* p[s, k] of a buffer of piece rows. */
+static KExpr *piece_at(Lower *L, Kernel *k, KBuf *b, KExpr *s, KExpr *kk) { return kload(L, k, b, s, kk); }
 
 /* After the first walk: a piece stores its partial results and draws its ticket; the last one
  * merges them. Appends to the kernel's body; returns the uniform local `last` (1 but in a piece
@@ -291,8 +291,8 @@ static int pieces_merge(Fused *F, const FuseGroup *g, Value **mem, int nmem, con
     int kv, iv;
     PtrVec *st = ks_lanes(L, k, pb, W, &kv, &iv);
     KExpr *kk = kvar(L, k, kv, NULL), *slot = kvar(L, k, iv, NULL);
-    ks_store(L, k, st, part[i], NULL, kbin(L, KO_ADD, kbin(L, KO_MUL, item, ki(L, W)), kk), kvar(L, k, acc[a->id].acc, slot));
-    if (soft) ks_store(L, k, st, psum[i], NULL, kbin(L, KO_ADD, kbin(L, KO_MUL, item, ki(L, W)), kk), kvar(L, k, acc[a->id].aux, slot));
+    ks_store(L, k, st, part[i], item, kk, kvar(L, k, acc[a->id].acc, slot));
+    if (soft) ks_store(L, k, st, psum[i], item, kk, kvar(L, k, acc[a->id].aux, slot));
   }
   /* the row's first piece and its count: pieces are cut at multiples of piece_len from the row's start */
   KExpr *rlo = kgraph(L, k, rows_ptr(k), krow(L)), *rhi = kgraph(L, k, rows_ptr(k), kbin(L, KO_ADD, krow(L), ki(L, 1)));
@@ -325,23 +325,22 @@ static int pieces_merge(Fused *F, const FuseGroup *g, Value **mem, int nmem, con
       PtrVec *lp = ks_lanes(L, k, ks_for(L, k, mb, sv, s0, s1), W, &kv, &iv);
       KExpr *slot = kvar(L, k, iv, NULL);
       ks_let(L, lp, acc[a->id].acc, slot,
-             reduce_step(L, a->fn, kvar(L, k, acc[a->id].acc, slot), piece_at(L, k, part[i], kvar(L, k, sv, NULL), W, kvar(L, k, kv, NULL))));
+             reduce_step(L, a->fn, kvar(L, k, acc[a->id].acc, slot), piece_at(L, k, part[i], kvar(L, k, sv, NULL), kvar(L, k, kv, NULL))));
       continue;
     }
     /* a softmax (its own elements) or an aggregate accumulating with one (element j of the
      * softmax per element k: on_idx): the largest of the pieces' maxima, then each piece's sum
      * (aggregate) rescaled to it, exp(max_piece - max) (1 where they are equal: -inf included) */
     KBuf *mxb = soft ? part[i] : NULL;
-    int64_t SW = W;
     if (sm)
       for (int j = 0; j < nmem; j++)
-        if (mem[j] == sm) mxb = part[j], SW = width_of(sm);
+        if (mem[j] == sm) mxb = part[j];
     int m = add_local(L, k, "mall", KT_F32, (int)((W + k->group - 1) / k->group), false);
     PtrVec *init = ks_lanes(L, k, mb, W, &kv, &iv);
     ks_let(L, init, m, kvar(L, k, iv, NULL), kf(L, -INFINITY));
     PtrVec *lp = ks_lanes(L, k, ks_for(L, k, mb, sv, s0, s1), W, &kv, &iv);
     KExpr *slot = kvar(L, k, iv, NULL), *jx = sm ? subst_var(L, k, acc[a->id].on_idx, acc[a->id].on_kv, kv) : kvar(L, k, kv, NULL);
-    ks_let(L, lp, m, slot, reduce_step(L, FN_MAX, kvar(L, k, m, slot), piece_at(L, k, mxb, kvar(L, k, sv, NULL), SW, jx)));
+    ks_let(L, lp, m, slot, reduce_step(L, FN_MAX, kvar(L, k, m, slot), piece_at(L, k, mxb, kvar(L, k, sv, NULL), jx)));
     int sumv = soft ? acc[a->id].aux : acc[a->id].acc;
     init = ks_lanes(L, k, mb, W, &kv, &iv);
     ks_let(L, init, sumv, kvar(L, k, iv, NULL), kf(L, 0));
@@ -349,10 +348,10 @@ static int pieces_merge(Fused *F, const FuseGroup *g, Value **mem, int nmem, con
     slot = kvar(L, k, iv, NULL);
     jx = sm ? subst_var(L, k, acc[a->id].on_idx, acc[a->id].on_kv, kv) : kvar(L, k, kv, NULL);
     int q = add_local(L, k, "q", KT_F32, 0, false);
-    ks_let(L, lp, q, NULL, piece_at(L, k, mxb, kvar(L, k, sv, NULL), SW, jx));
+    ks_let(L, lp, q, NULL, piece_at(L, k, mxb, kvar(L, k, sv, NULL), jx));
     KExpr *qv = kvar(L, k, q, NULL), *mv = kvar(L, k, m, slot);
     KExpr *f = ksel(L, kbin(L, KO_EQ, qv, mv), kf(L, 1.0), kun(L, KU_EXP, kbin(L, KO_SUB, qv, mv)));
-    KExpr *term = piece_at(L, k, soft ? psum[i] : part[i], kvar(L, k, sv, NULL), W, kvar(L, k, kv, NULL));
+    KExpr *term = piece_at(L, k, soft ? psum[i] : part[i], kvar(L, k, sv, NULL), kvar(L, k, kv, NULL));
     ks_let(L, lp, sumv, slot, kbin(L, KO_ADD, kvar(L, k, sumv, slot), kbin(L, KO_MUL, term, kun(L, KU_TO_F64, f))));
     if (soft) {
       init = ks_lanes(L, k, mb, W, &kv, &iv);
@@ -430,7 +429,8 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   if (pieces) { /* each hub row's counter of the pieces done, zeroed before the kernel */
     for (int i = 0; i < nmem && !tickets; i++)
       if (mem[i]->sched == SCHED_ANCHOR && F->walk[mem[i]->id] == 1 && !is_stat(F, mem[i]))
-        tickets = new_buf(L, BUF_TEMP, value_cname(L, mem[i], "t", "_tickets"), DOM_GLOBAL, ELEM_I32, GNN_PIECES_MAX, NULL);
+        tickets = new_buf(L, BUF_TEMP, value_cname(L, mem[i], "t", "_tickets"), DOM_VERTEX, ELEM_I32, 1, NULL);
+    tickets->rows_cap = GNN_PIECES_MAX;
     tickets->bwd = g->bwd;
     KStep *z = add_step(L, STEP_ZERO, "the hub rows' tickets", g->bwd);
     z->buf = tickets;

@@ -215,8 +215,8 @@ typedef struct gnn_graph {
    * generated forward calls it): an in-edge row longer than piece_len is walked by several
    * groups, one per piece of at most piece_len edges, and the partial results merged. Piece p
    * (0 <= p < npieces) is row piece_row[p]'s edges piece_lo[p] .. min(piece_lo[p] + piece_len,
-   * in_ptr[row + 1]) - 1; a row's pieces are consecutive, in edge order. npieces <=
-   * GNN_PIECES_MAX (gnnrt_pieces.h). Device arrays; piece_len = 0 until made. */
+   * in_ptr[row + 1]) - 1; a row's pieces are consecutive, in edge order. npieces <
+   * GNN_PIECES_MAX (gnnrt_pieces.h) and < nv. Device arrays; piece_len = 0 until made. */
   int64_t piece_len, npieces;
   const int32_t *piece_row;
   const int64_t *piece_lo;

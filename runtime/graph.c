@@ -753,7 +753,7 @@ static gnn_status make_side_pieces(gnn_ctx *ctx, int64_t nv, int64_t len, const 
   }
   for (int64_t v = 0; v < nv; v++)
     if (ptr[v + 1] - ptr[v] > len) n += (ptr[v + 1] - ptr[v] + len - 1) / len;
-  if (n > GNN_PIECES_MAX) { /* cannot happen (gnn_piece_len), but a kernel would write past its buffers */
+  if (n > GNN_PIECES_MAX || n > nv) { /* cannot happen (gnn_piece_len), but a kernel would write past its buffers */
     free(own);
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_make_pieces: %lld pieces, more than %d", (long long)n, GNN_PIECES_MAX);
   }

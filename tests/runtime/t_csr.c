@@ -359,7 +359,7 @@ static const char *check_side(gnn_ctx *ctx, const char *side, int64_t nv, int64_
   int64_t n = 0;
   for (int64_t v = 0; v < nv; v++)
     if (ptr[v + 1] - ptr[v] > len) n += (ptr[v + 1] - ptr[v] + len - 1) / len;
-  if (npieces != n || n > GNN_PIECES_MAX || !prow || !plo) {
+  if (npieces != n || n > GNN_PIECES_MAX || n > nv || !prow || !plo) {
     snprintf(why, sizeof why, "%s: %lld pieces, want %lld", side, (long long)npieces, (long long)n);
     return why;
   }
@@ -397,7 +397,7 @@ static void test_pieces(gnn_ctx *ctx) {
    * more (31, 32, 33: around the piece length of 32) */
   const struct {
     int64_t nv, ne, hubs, hub_deg;
-  } shapes[] = {{5, 4, 0, 0}, {300, 0, 1, 31}, {300, 0, 1, 32}, {300, 0, 1, 33}, {3000, 6000, 3, 2999}, {40000, 20000, 2, 39990}};
+  } shapes[] = {{5, 4, 0, 0}, {300, 0, 1, 31}, {300, 0, 1, 32}, {300, 0, 1, 33}, {3000, 6000, 3, 2999}, {40000, 20000, 2, 39990}, {10, 0, 1, 10000}};
   int failed = 0, hubs_seen = 0, out_hubs_seen = 0;
   char why[RT_MSG] = "";
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
@@ -432,12 +432,14 @@ static void test_pieces(gnn_ctx *ctx) {
     free(src), free(dst);
   }
   /* the shapes with a hub of more than 32 in-edges have pieces: 33, 2999 (three hubs: the second
-   * of out-edges), 39990 (two: the second of out-edges) */
-  check(!failed && hubs_seen == 3 && out_hubs_seen == 2, "csr/hub-pieces", "%d shapes wrong, %d with in-edge pieces (want 3), %d with out-edge pieces (want 2); last: %s",
+   * of out-edges), 39990 (two: the second of out-edges), and the multigraph of 10 vertices, whose
+   * hub of 10,000 in-edges is cut at 2E / V = 2,016 (5 pieces, no more than its vertices) */
+  check(!failed && hubs_seen == 4 && out_hubs_seen == 2, "csr/hub-pieces", "%d shapes wrong, %d with in-edge pieces (want 4), %d with out-edge pieces (want 2); last: %s",
         failed, hubs_seen, out_hubs_seen, why);
-  check(gnn_piece_len(2708, 13264) == 32 && gnn_piece_len(232965, 114848857) == 14048 && gnn_piece_len(1, 0) == 32,
-        "csr/piece-len", "Cora %lld, Reddit-sized %lld, empty %lld", (long long)gnn_piece_len(2708, 13264),
-        (long long)gnn_piece_len(232965, 114848857), (long long)gnn_piece_len(1, 0));
+  check(gnn_piece_len(2708, 13264) == 32 && gnn_piece_len(232965, 114848857) == 14048 && gnn_piece_len(1, 0) == 32 &&
+            gnn_piece_len(10, 10000) == 2016,
+        "csr/piece-len", "Cora %lld, Reddit-sized %lld, empty %lld, dense %lld", (long long)gnn_piece_len(2708, 13264),
+        (long long)gnn_piece_len(232965, 114848857), (long long)gnn_piece_len(1, 0), (long long)gnn_piece_len(10, 10000));
 }
 
 int main(void) {

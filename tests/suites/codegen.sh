@@ -434,6 +434,17 @@ if [ -x "$cg_bin/gnn-run" ]; then
       cg_seed=$((cg_seed + 2))
     done
   done
+  # R-GCN's per-relation walks: the typed-edge set with a hub (vertex 5 gets an in-edge of
+  # relation v % 2 from every vertex v: 2,000 in 63 pieces; vertex 7 an out-edge to every vertex)
+  cg_relhub=$cg/relational-hub
+  mkdir -p "$cg_relhub"
+  cp "$cg_relational/features.svm" "$cg_relational/labels.txt" "$cg_relhub/" 2> /dev/null
+  awk '{ print } END { for (v = 0; v < 2000; v++) { print v, 5, v % 2; print 7, v, (v + 1) % 2 } }' "$cg_relational/graph.edges" \
+    > "$cg_relhub/graph.edges"
+  for cg_map in $cg_maps; do
+    CG_FLAGS=--split-hubs cg_check "codegen/$cg_target/pieces/rgcn/relational-hub/$cg_map" dsl-examples/rgcn.gnn "$cg_relhub" $cg_map 141
+    CG_FLAGS=--split-hubs cg_check_bwd "codegen/$cg_target/backward/pieces/rgcn/relational-hub/$cg_map" dsl-examples/rgcn.gnn "$cg_relhub" $cg_map 142
+  done
 fi
 
 # ---- gradients with respect to inputs (gnnc --input-grads=all): the library's grad_input.<input>
