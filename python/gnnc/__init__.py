@@ -70,7 +70,9 @@ class _Graph(ctypes.Structure):
                 ("h_out_ptr", _p64), ("h_src", _p32), ("h_dst", _p32), ("h_out_eid", _p32), ("edge_origin", _p64),
                 ("max_in_deg", ctypes.c_int64), ("max_out_deg", ctypes.c_int64), ("h_edge_values", _pf),
                 ("edge_ncols", ctypes.c_int64), ("ng", ctypes.c_int64), ("graph_ptr", _p64), ("vertex_graph", _p32),
-                ("graph_size", _pf), ("h_graph_ptr", _p64), ("h_vertex_graph", _p32), ("out_dst", _p32)]
+                ("graph_size", _pf), ("h_graph_ptr", _p64), ("h_vertex_graph", _p32), ("out_dst", _p32),
+                ("piece_len", ctypes.c_int64), ("npieces", ctypes.c_int64), ("piece_row", _p32), ("piece_lo", _p64),
+                ("out_npieces", ctypes.c_int64), ("out_piece_row", _p32), ("out_piece_lo", _p64)]
 
 
 class _Dataset(ctypes.Structure):
