@@ -10,8 +10,9 @@
  *      at a time in the fuse pass's order, each handed to the file of its kind (lower_walk.c,
  *      lower_groups.c, lower_op.c's GEMM step), after lower_fused.c has made the buffers;
  *   3. every kernel finished (kbuild.c) and every buffer's lifetime over the steps.
- * The layers below, each calling only downward: lower_walk.c and lower_groups.c -> lower_fused.c
- * -> lower_op.c -> kbuild.c (docs/architecture.md). Nothing below calls back into this file or the pipeline.
+ * The layers below, each calling only downward: lower_walk.c and lower_groups.c -> (lower_pieces.c,
+ * the walks' hub pieces) -> lower_fused.c -> lower_op.c -> kbuild.c (docs/architecture.md). Nothing
+ * below calls back into this file or the pipeline.
  */
 #include "lower_groups.h"
 #include "lower_walk.h"
