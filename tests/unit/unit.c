@@ -82,16 +82,18 @@ static KProgram *lower_source(GnnCtx *c, const char *src, size_t n, FILE *devnul
   return gnn_parse(c) && gnn_compile(c, &o) ? c->kprog : NULL;
 }
 
+/* The small GAT the kernel-IR verifier's tests lower (plain, fused, with hub pieces) and corrupt. */
+static const char gat_src[] =
+    "layer GATConv<H, D>(x: vertex[F]) -> vertex[H, D] {\n  param W: [F, H, D]\n  param a: [H, 2*D]\n"
+    "  e = leaky_relu(dot(a, concat(W @ x[src], W @ x[dst])), 0.2)\n  alpha = dropout(edge_softmax(e), 0.6)\n"
+    "  return sum(alpha * (W @ x[src]))\n}\nmodel GAT(x: vertex[5]) -> vertex[3] {\n"
+    "  return mean_heads(GATConv<2, 3>(dropout(x, 0.5)))\n}\n";
+
 /* kir_verify: the lowered GAT passes; each corruption a lowering bug could make is reported. */
 static void test_kir_verify(void) {
-  static const char src[] =
-      "layer GATConv<H, D>(x: vertex[F]) -> vertex[H, D] {\n  param W: [F, H, D]\n  param a: [H, 2*D]\n"
-      "  e = leaky_relu(dot(a, concat(W @ x[src], W @ x[dst])), 0.2)\n  alpha = dropout(edge_softmax(e), 0.6)\n"
-      "  return sum(alpha * (W @ x[src]))\n}\nmodel GAT(x: vertex[5]) -> vertex[3] {\n"
-      "  return mean_heads(GATConv<2, 3>(dropout(x, 0.5)))\n}\n";
   GnnCtx c;
   FILE *devnull = fopen("/dev/null", "w");
-  KProgram *p = lower_source(&c, src, sizeof src - 1, devnull);
+  KProgram *p = lower_source(&c, gat_src, sizeof gat_src - 1, devnull);
   check(p && kir_verify(p, devnull) == 0, "kir-verify-clean", "the lowered GAT was rejected (or did not lower)");
   if (p) {
     /* 1. an intermediate buffer's lifetime that misses a use */
@@ -199,13 +201,8 @@ static bool kverify_says(const KProgram *p, const char *needle) {
  * walks, shared arrays and block-reduced atomics; it passes, and each corruption of those
  * constructs is reported. */
 static void test_kir_verify_fused(void) {
-  static const char src[] =
-      "layer GATConv<H, D>(x: vertex[F]) -> vertex[H, D] {\n  param W: [F, H, D]\n  param a: [H, 2*D]\n"
-      "  e = leaky_relu(dot(a, concat(W @ x[src], W @ x[dst])), 0.2)\n  alpha = dropout(edge_softmax(e), 0.6)\n"
-      "  return sum(alpha * (W @ x[src]))\n}\nmodel GAT(x: vertex[5]) -> vertex[3] {\n"
-      "  return mean_heads(GATConv<2, 3>(dropout(x, 0.5)))\n}\n";
   GnnCtx c;
-  gnn_ctx_init(&c, "unit.gnn", src, sizeof src - 1, NULL);
+  gnn_ctx_init(&c, "unit.gnn", gat_src, sizeof gat_src - 1, NULL);
   PipelineOpts o = {.verify_each = true, .lower = true};
   o.disabled[o.ndisabled++] = "checkpoint";
   FILE *devnull = fopen("/dev/null", "w");
@@ -492,13 +489,8 @@ static void test_kir_verify_index_range(void) {
  * pass; a ticket outside a kernel over pieces, into a per-lane local, on a float buffer, or inside
  * a lane loop is reported, and so is a read of `item` outside a kernel over pieces. */
 static void test_kir_verify_pieces(void) {
-  static const char src[] =
-      "layer GATConv<H, D>(x: vertex[F]) -> vertex[H, D] {\n  param W: [F, H, D]\n  param a: [H, 2*D]\n"
-      "  e = leaky_relu(dot(a, concat(W @ x[src], W @ x[dst])), 0.2)\n  alpha = dropout(edge_softmax(e), 0.6)\n"
-      "  return sum(alpha * (W @ x[src]))\n}\nmodel GAT(x: vertex[5]) -> vertex[3] {\n"
-      "  return mean_heads(GATConv<2, 3>(dropout(x, 0.5)))\n}\n";
   GnnCtx c;
-  gnn_ctx_init(&c, "unit.gnn", src, sizeof src - 1, NULL);
+  gnn_ctx_init(&c, "unit.gnn", gat_src, sizeof gat_src - 1, NULL);
   PipelineOpts o = {.verify_each = true, .lower = true, .split_hubs = true};
   FILE *devnull = fopen("/dev/null", "w");
   o.out = devnull;
