@@ -30,12 +30,12 @@ LDLIBS  := -lm
 BUILD   := build
 SRCS    := compiler/arena.c compiler/diag.c compiler/ir.c compiler/ir_print.c compiler/verify.c \
            compiler/pipeline.c compiler/graph.c compiler/interp.c compiler/gradcheck.c compiler/kbuild.c compiler/lower_op.c \
-           compiler/lower_fused.c compiler/lower_groups.c compiler/lower_pieces.c compiler/lower_walk.c compiler/lower.c compiler/kstats.c compiler/gpucost.c compiler/kir.c compiler/kverify.c compiler/emit_model.c compiler/emit_host.c compiler/emit_host_expr.c compiler/emit_host_lanes.c compiler/emit_host_prefetch.c compiler/emit_host_gemm.c \
+           compiler/lower_fused.c compiler/lower_groups.c compiler/lower_pieces.c compiler/lower_tiles.c compiler/lower_walk.c compiler/lower.c compiler/kstats.c compiler/gpucost.c compiler/kir.c compiler/kverify.c compiler/emit_model.c compiler/emit_host.c compiler/emit_host_expr.c compiler/emit_host_lanes.c compiler/emit_host_prefetch.c compiler/emit_host_gemm.c \
            compiler/emit_cuda.c compiler/build.c compiler/sha256.c compiler/tune.c \
            compiler/passes/sema.c compiler/passes/canonicalize.c compiler/passes/reorg.c compiler/passes/autodiff.c \
            compiler/passes/compose.c compiler/passes/checkpoint.c compiler/passes/fuse.c compiler/passes/hoist.c
 GENSRCS := $(BUILD)/parser.c $(BUILD)/lexer.c
-HDRS    := compiler/gnnc.h compiler/emit_host_state.h compiler/kbuild.h compiler/lower_op.h compiler/lower_fused.h compiler/lower_groups.h compiler/lower_pieces.h compiler/lower_walk.h compiler/ops.def compiler/funcs.def runtime/gnnrt_rng.h runtime/gnnrt_pieces.h $(BUILD)/parser.h
+HDRS    := compiler/gnnc.h compiler/emit_host_state.h compiler/kbuild.h compiler/lower_op.h compiler/lower_fused.h compiler/lower_groups.h compiler/lower_pieces.h compiler/lower_tiles.h compiler/lower_walk.h compiler/ops.def compiler/funcs.def runtime/gnnrt_rng.h runtime/gnnrt_pieces.h $(BUILD)/parser.h
 
 OBJS    := $(patsubst compiler/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/parser.o $(BUILD)/obj/lexer.o
 
@@ -262,10 +262,11 @@ fuzz: $(BUILD)/fuzz/fuzz_frontend
 # and the host library, forward and backward (tests/fuzz/diff/fuzz_diff.py); findings, minimised,
 # land in tests/fuzz/diff/cases/ and make test replays them. make fuzz-diff SECONDS=600 [SEED=N]
 # [CUDA=1: wide inputs, and each program's CUDA compiled with nvcc too] [PIECES=1: gnnc --split-hubs, on graphs with a hub]
+# [TILES=1: gnnc --tile-columns=2, walks in column tiles]
 SECONDS ?= 60
 fuzz-diff: all
 	/usr/bin/python3 tests/fuzz/diff/fuzz_diff.py --gnnc $(BUILD)/gnnc --gnn-run $(BUILD)/bin/gnn-run --seconds $(SECONDS) \
-	  $(if $(SEED),--seed $(SEED)) $(if $(CUDA),--cuda) $(if $(PIECES),--pieces)
+	  $(if $(SEED),--seed $(SEED)) $(if $(CUDA),--cuda) $(if $(PIECES),--pieces) $(if $(TILES),--tiles)
 
 # ---------------------------------------------------------------- tests, examples, benchmarks
 # bench-peers' helpers, which tests/suites/bench.sh runs too

@@ -9,6 +9,10 @@
 # read the `pieces / none` column (the same model on both sides) rather than the absolute times.
 # make gpu-check's pieces step measures the same two builds on a GPU (docs/gpu.md).
 #
+# ESTIMATE_FLAGS prices another schedule the same way (the hub-row columns still say what a hub
+# row's chain sets): ESTIMATE_FLAGS=--tile-columns=64 OUT=bench/results/tiles_estimate.txt for
+# issue 29's lever 2, the column tiles (make gpu-check's tiles step).
+#
 # The graphs: the peers' (bench/peers.sh makes them under PEERS_WORK, or ESTIMATE_GRAPHS=DIR
 # reads them; the Reddit-sized one is 1.4 GB and takes minutes to make; ESTIMATE_REDDIT=0 leaves
 # its rows out). Writes bench/results/pieces_estimate.txt (OUT to change).
@@ -18,6 +22,9 @@ GNNC=${1:-build/gnnc}
 WORK=${PEERS_WORK:-build/bench/peers}
 OUT=${OUT:-bench/results/pieces_estimate.txt}
 GPU=${ESTIMATE_GPU:-h200}
+FLAGS=${ESTIMATE_FLAGS:---split-hubs}
+LABEL=new
+[ "$FLAGS" = --split-hubs ] && LABEL=pieces
 [ -x "$GNNC" ] || { echo "pieces_estimate: $GNNC is missing (make)" >&2; exit 2; }
 # workload | .gnn | graph | measured gnnc forward / step ms (97c49dd, H200) | PyG's best forward / step ms
 ROWS='
@@ -45,18 +52,18 @@ est() { # GNN GRAPH [FLAGS]: "forward step span" (ms) of the estimate
     awk '/^  inference forward / { f = $3; st = $13 } /^  the inference forward.s terms: / { sp = $17 } END { print f, st, sp }'
 }
 {
-  echo "# pieces_estimate: gnnc --gpu=$GPU --graph G (compiler/gpucost.c) without and with --split-hubs, at commit"
+  echo "# pieces_estimate: gnnc --gpu=$GPU --graph G (compiler/gpucost.c) without and with $FLAGS, at commit"
   echo "# $(git rev-parse --short HEAD 2> /dev/null || echo unknown)$(git diff --quiet HEAD -- . ":(exclude)$OUT" 2> /dev/null || echo ' with uncommitted changes'), $(date -u +%Y-%m-%d). Estimates, not measurements: compare the two"
-  echo "# builds (pieces / none); 'measured' is issue 29's H200 table (97c49dd), gnnc and PyG's best on the same GPU."
+  echo "# builds ($LABEL / none); 'measured' is issue 29's H200 table (97c49dd), gnnc and PyG's best on the same GPU."
   echo "# fwd: the inference forward, step: the training step (forward + backward), ms."
-  printf '%-13s %8s %8s %7s %8s %8s | %8s %8s %7s | %8s %8s %8s %8s\n' workload "fwd none" pieces "p/none" "hub row" "hub p" \
-    "stp none" pieces "p/none" "gnnc fwd" "PyG fwd" "gnnc stp" "PyG stp"
+  printf '%-13s %8s %8s %7s %8s %8s | %8s %8s %7s | %8s %8s %8s %8s\n' workload "fwd none" $LABEL "${LABEL:0:1}/none" "hub row" \
+    "hub ${LABEL:0:1}" "stp none" $LABEL "${LABEL:0:1}/none" "gnnc fwd" "PyG fwd" "gnnc stp" "PyG stp"
   while IFS='|' read -r name gnn graph mf ms pf ps; do
     [ -n "$name" ] || continue
     case " $names " in *" $name "*) ;; *) continue ;; esac
     g=$GRAPHS/$graph.gcsr
     read -r f0 s0 span0 <<< "$(est "$gnn" "$g")"
-    read -r f1 s1 span1 <<< "$(est "$gnn" "$g" --split-hubs)"
+    read -r f1 s1 span1 <<< "$(est "$gnn" "$g" "$FLAGS")"
     awk -v n="$name" -v f0="$f0" -v f1="$f1" -v s0="$s0" -v s1="$s1" -v h0="$span0" -v h1="$span1" -v mf="$mf" -v ms="$ms" \
       -v pf="$pf" -v ps="$ps" 'BEGIN {
         printf "%-13s %8.3f %8.3f %6.2fx %8.3f %8.3f | %8.3f %8.3f %6.2fx | %8s %8s %8s %8s\n", n, f0, f1, f1 / f0, h0, h1,
@@ -64,5 +71,5 @@ est() { # GNN GRAPH [FLAGS]: "forward step span" (ms) of the estimate
   done <<< "$ROWS"
   echo
   echo "# hub row / hub p: the part of the estimated inference forward that a hub row's chain sets (the span of the"
-  echo "# latency-bound steps: 'a hub row's span' of gnnc --gpu), without and with pieces."
+  echo "# latency-bound steps: 'a hub row's span' of gnnc --gpu), without and with $FLAGS."
 } | tee "$OUT"

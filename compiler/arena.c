@@ -71,6 +71,20 @@ void arena_free(Arena *a) {
   a->used_total = 0;
 }
 
+ArenaMark arena_mark(const Arena *a) {
+  return (ArenaMark){a->head, a->head ? a->head->used : 0, a->used_total};
+}
+
+void arena_release(Arena *a, ArenaMark m) {
+  while (a->head && a->head != m.head) { /* the blocks made since the mark */
+    ArenaBlock *next = a->head->next;
+    free(a->head);
+    a->head = next;
+  }
+  if (a->head) a->head->used = m.used;
+  a->used_total = m.used_total;
+}
+
 void vec_push(Arena *a, PtrVec *v, void *p) {
   if (v->len == v->cap) {
     int cap = v->cap ? v->cap * 2 : 8;

@@ -130,7 +130,12 @@ static void stmt(FILE *out, const Kernel *k, const KStmt *s, int d, const bool *
     bool guard = s->count % k->group != 0;
     if (guard || used[s->var]) { /* (nvcc warns of an unused one: the tests build with -Werror) */
       ind(out, d + 1);
-      fprintf(out, "const int64_t %s = lane + (int64_t)%s * %d;\n", kn, in, k->group);
+      fprintf(out, "const int64_t %s = ", kn);
+      if (s->lo) { /* a column tile's loop: from its first element */
+        ex(out, k, s->lo);
+        fputs(" + ", out);
+      }
+      fprintf(out, "lane + (int64_t)%s * %d;\n", in, k->group);
     }
     if (!guard) {
       /* every lane has an element in every iteration: no guard. A guard that nvcc cannot prove
@@ -139,7 +144,8 @@ static void stmt(FILE *out, const Kernel *k, const KStmt *s, int d, const bool *
       stmts(out, k, &s->body, d + 1, used);
     } else {
       ind(out, d + 1);
-      fprintf(out, "if (%s < %lld) {\n", kn, (long long)s->count);
+      if (s->lo) fprintf(out, "if (lane + (int64_t)%s * %d < %lld) {\n", in, k->group, (long long)s->count);
+      else fprintf(out, "if (%s < %lld) {\n", kn, (long long)s->count);
       stmts(out, k, &s->body, d + 2, used);
       ind(out, d + 1);
       fputs("}\n", out);
@@ -253,8 +259,8 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   fputs(") {\n", out);
   if (k->dropout) fputs("  (void)training;\n  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */\n", out);
   fprintf(out, "  const int lane = threadIdx.x %% %d;\n", G);
-  /* a kernel over pieces: its group's item, then the row (after the early return) */
-  const char *grp = k->pieces ? "item" : "row";
+  /* a kernel over pieces or column tiles: its group's item, then the row (after the early return) */
+  const char *grp = k->pieces || k->col_tiles > 1 ? "item" : "row";
   fprintf(out, "  const int64_t %s = (int64_t)blockIdx.x * %d + threadIdx.x / %d;\n", grp, gpb, G);
   for (int i = 0; i < k->nshared; i++) {
     const KShared *sh = &k->shared[i];
@@ -274,12 +280,17 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
     fprintf(out, "  for (int i = threadIdx.x; i < %lld; i += %d) blk_%s[i] = 0;\n", (long long)blk[i]->width, nthreads, blk[i]->name);
   }
   if (nblk) fprintf(out, "  __syncthreads();\n  if (%s < nrows) {  /* no early return: the block meets at the flush */\n", grp);
+  else if (k->col_tiles > 1) fprintf(out, "  if (item >= nrows * %d) return;  /* a whole group leaves together */\n", k->col_tiles);
   else fprintf(out, "  if (%s >= nrows) return;  /* a whole group leaves together */\n", grp);
   int d0 = nblk ? 2 : 1;
   if (k->pieces) { /* the hub rows' pieces first, then a group per vertex (docs/kernel-ir.md) */
     ind(out, d0);
     fprintf(out, "const int64_t row = item < npieces ? (int64_t)%s[item] : item - npieces;\n",
             kgraph_name[k->dir == GATHER_BY_SRC ? KG_OUT_PIECE_ROW : KG_PIECE_ROW]);
+  }
+  if (k->col_tiles > 1) { /* a group per (tile, row), tile-major: every row's tile 0 before any tile 1 */
+    ind(out, d0);
+    fputs("const int64_t tile = item / nrows, row = item - tile * nrows;\n", out);
   }
   if (!has_kind(&k->body, KS_FOR_LANES)) fprintf(out, "%s(void)lane;\n", nblk ? "    " : "  ");
   for (int i = 0; i < k->nlocals; i++) {
@@ -353,7 +364,10 @@ static void cuda_prelude(FILE *out, const KProgram *p) {
 static void cuda_launch(FILE *out, const KProgram *p, const Kernel *k) {
   int gpb = kernel_groups_per_block(k), nthreads = gpb * k->group;
   fprintf(out, "  if (%s > 0) {\n", emit_kernel_rows(p, k));
-  fprintf(out, "    const unsigned blocks = (unsigned)((%s + %d - 1) / %d);\n", emit_kernel_rows(p, k), gpb, gpb);
+  if (k->col_tiles > 1) /* a group per (tile, row) */
+    fprintf(out, "    const unsigned blocks = (unsigned)((%s * %d + %d - 1) / %d);\n", emit_kernel_rows(p, k), k->col_tiles, gpb, gpb);
+  else
+    fprintf(out, "    const unsigned blocks = (unsigned)((%s + %d - 1) / %d);\n", emit_kernel_rows(p, k), gpb, gpb);
   fprintf(out, "    %s_%s<<<blocks, %d, 0, gnn_ctx_stream(m->ctx)>>>(%s%s", p->cname, k->name, nthreads, emit_kernel_rows(p, k),
           !k->pieces ? "" : k->dir == GATHER_BY_SRC ? ", g->out_npieces, g->piece_len" : ", g->npieces, g->piece_len");
   for (int g = 0; g < KG__COUNT; g++)

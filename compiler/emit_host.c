@@ -237,9 +237,15 @@ static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
     fprintf(out, "for (int %s = 0; %s < %lld; %s++) {\n", k->locals[s->var2].name, k->locals[s->var2].name, (long long)nk,
             k->locals[s->var2].name);
     ind(out, d + 1);
-    fprintf(out, "const int64_t %s = lane + (int64_t)%s * %d;\n", k->locals[s->var].name, k->locals[s->var2].name, k->group);
+    fprintf(out, "const int64_t %s = ", k->locals[s->var].name);
+    if (s->lo) { /* a column tile's loop: from its first element */
+      host_sub(out, h, s->lo);
+      fputs(" + ", out);
+    }
+    fprintf(out, "lane + (int64_t)%s * %d;\n", k->locals[s->var2].name, k->group);
     ind(out, d + 1);
-    fprintf(out, "if (%s < %lld) {\n", k->locals[s->var].name, (long long)s->count);
+    if (s->lo) fprintf(out, "if (lane + (int64_t)%s * %d < %lld) {\n", k->locals[s->var2].name, k->group, (long long)s->count);
+    else fprintf(out, "if (%s < %lld) {\n", k->locals[s->var].name, (long long)s->count);
     emit_block(out, h, &s->body, d + 2, true);
     ind(out, d + 1);
     fputs("}\n", out);
@@ -347,7 +353,15 @@ static void emit_flat_loop(FILE *out, HostK *h, const KStmt *s, int region, int 
 static void lane_ids(FILE *out, const HostK *h, const KStmt *l, int d) {
   const char *kv = h->k->locals[l->var].name, *iv = h->k->locals[l->var2].name;
   ind(out, d);
-  fprintf(out, "const int lane = (int)(%s %% %d), %s = (int)(%s / %d);\n", kv, h->k->group, iv, kv, h->k->group);
+  if (l->lo) { /* a column tile's loop: k - lo = lane + i * G */
+    fprintf(out, "const int lane = (int)((%s - ", kv);
+    host_sub(out, h, l->lo);
+    fprintf(out, ") %% %d), %s = (int)((%s - ", h->k->group, iv, kv);
+    host_sub(out, h, l->lo);
+    fprintf(out, ") / %d);\n", h->k->group);
+  } else {
+    fprintf(out, "const int lane = (int)(%s %% %d), %s = (int)(%s / %d);\n", kv, h->k->group, iv, kv, h->k->group);
+  }
   ind(out, d);
   fputs("(void)lane;\n", out);
   ind(out, d);
@@ -399,7 +413,20 @@ static void emit_flat_loop(FILE *out, HostK *h, const KStmt *s, int region, int 
   h->flat_k = save_k, h->flat_i = save_i;
   if (simd && !c) fputs("#pragma omp simd /* see simd_ok */\n", out);
   ind(out, d);
-  if (c) {
+  if (c && s->lo) { /* a column tile's: from k / C = lo / C (C divides the tile, hence lo) */
+    fprintf(out, "for (int64_t %s_hi = ", kv);
+    host_sub(out, h, s->lo);
+    fprintf(out, " / %lld; %s_hi < ", (long long)c, kv);
+    host_sub(out, h, s->lo);
+    fprintf(out, " / %lld + %lld; %s_hi++) { /* k / %lld: see emit_flat_loop */\n", (long long)c, (long long)(s->count / c), kv,
+            (long long)c);
+    if (simd) fputs("#pragma omp simd /* see simd_ok */\n", out);
+    ind(out, ++d);
+    fprintf(out, "for (int64_t %s_lo = 0; %s_lo < %lld; %s_lo++) { /* the lanes in order of k: see emit_host.c */\n", kv, kv,
+            (long long)c, kv);
+    ind(out, d + 1);
+    fprintf(out, "const int64_t %s = %s_hi * %lld + %s_lo;\n", kv, kv, (long long)c, kv);
+  } else if (c) {
     fprintf(out, "for (int64_t %s_hi = 0; %s_hi < %lld; %s_hi++) { /* k / %lld: see emit_flat_loop */\n", kv, kv,
             (long long)(s->count / c), kv, (long long)c);
     if (simd) fputs("#pragma omp simd /* see simd_ok */\n", out);
@@ -408,15 +435,21 @@ static void emit_flat_loop(FILE *out, HostK *h, const KStmt *s, int region, int 
             (long long)c, kv);
     ind(out, d + 1);
     fprintf(out, "const int64_t %s = %s_hi * %lld + %s_lo;\n", kv, kv, (long long)c, kv);
+  } else if (s->lo) { /* a column tile's: its elements from lo */
+    fprintf(out, "for (int64_t %s = ", kv);
+    host_sub(out, h, s->lo);
+    fprintf(out, "; %s < ", kv);
+    host_sub(out, h, s->lo);
+    fprintf(out, " + %lld; %s++) { /* the lanes in order of k: see emit_host.c */\n", (long long)s->count, kv);
   } else {
     fprintf(out, "for (int64_t %s = 0; %s < %lld; %s++) { /* the lanes in order of k: see emit_host.c */\n", kv, kv,
             (long long)s->count, kv);
   }
   lane_ids(out, h, s, d + 1);
   region_decls(out, h, region, d + 1, only);
-  h->flat_k = s->var, h->flat_i = s->var2, h->split = c;
+  h->flat_k = s->var, h->flat_i = s->var2, h->split = c, h->flat_lo = s->lo;
   emit_block(out, h, &s->body, d + 1, true);
-  h->flat_k = h->flat_i = -1, h->split = 0;
+  h->flat_k = h->flat_i = -1, h->split = 0, h->flat_lo = NULL;
   ind(out, d);
   fputs("}\n", out);
   if (c) {
@@ -593,7 +626,7 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   int n = k->nlocals;
   HostK h = {k, calloc((size_t)n + 1, sizeof(int)), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), 0, 0, -1, -1, 0, -1,
              calloc((size_t)k->nshared * PF_MAX + 1, sizeof(PfRow)), {calloc(PF_MAX, sizeof(PfRow)), calloc(PF_MAX, sizeof(PfRow))},
-             calloc((size_t)k->nshared + 1, sizeof(KExpr *)), -1, false, NULL, -1, -1, 0};
+             calloc((size_t)k->nshared + 1, sizeof(KExpr *)), -1, false, NULL, -1, -1, 0, NULL};
   scan_block(&h, &k->body, 0);
   pf_scan(&h);
   fprintf(out, "\n/* %s: %s, %d lanes per group. %s%s\n", k->name, kernel_mapping_desc(k), k->group, k->what, emit_kernel_comment_end(p, k));
@@ -617,6 +650,10 @@ static void host_kernel(FILE *out, const KProgram *p, const Kernel *k) {
     fprintf(out, "  for (int64_t item = 0; item < nrows; item++) {\n"
                  "    const int64_t row = item < npieces ? (int64_t)%s[item] : item - npieces;\n",
             kgraph_name[k->dir == GATHER_BY_SRC ? KG_OUT_PIECE_ROW : KG_PIECE_ROW]);
+  else if (k->col_tiles > 1) /* a group per (tile, row), tile-major (docs/kernel-ir.md, "Column tiles") */
+    fprintf(out, "  for (int64_t item = 0; item < nrows * %d; item++) {\n"
+                 "    const int64_t tile = item / nrows, row = item - tile * nrows;\n",
+            k->col_tiles);
   else
     fputs("  for (int64_t row = 0; row < nrows; row++) {\n", out);
   for (int side = 0; side < 2; side++) /* an edge's rows, a few edges ahead: see pf_scan */

@@ -30,7 +30,12 @@ void host_var(FILE *out, const HostK *h, int v, const KExpr *idx) {
   fputs(l->name, out);
   if (h->promote[v] && idx) { /* element idx of every lane, lane-minor: acc[idx * G + lane] */
     if (h->flat_i >= 0 && idx->kind == KE_VAR && idx->var == h->flat_i && !idx->a) {
-      fprintf(out, "[%s]", h->k->locals[h->flat_k].name); /* k = lane + i * G: contiguous in a flat loop */
+      fprintf(out, "[%s", h->k->locals[h->flat_k].name); /* k = lane + i * G: contiguous in a flat loop */
+      if (h->flat_lo) { /* k = lo + lane + i * G in a column tile's loop */
+        fputs(" - ", out);
+        host_sub(out, h, h->flat_lo);
+      }
+      fputc(']', out);
       return;
     }
     fputs("[(", out);

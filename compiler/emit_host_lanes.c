@@ -259,7 +259,7 @@ const KStmt *edge_lanes_of(HostK *h, const KStmt *s, int region, bool *terms, in
   const Kernel *k = h->k;
   if (s->kind != KS_FOR || s->count != 1 || s->lo->kind != KE_ICONST || s->lo->i != 0 || !s->body.len) return NULL;
   const KStmt *l = s->body.items[s->body.len - 1];
-  if (l->kind != KS_FOR_LANES || l->count >= 16 || (l->count & (l->count - 1)) || l->count > k->group) return NULL;
+  if (l->kind != KS_FOR_LANES || l->lo || l->count >= 16 || (l->count & (l->count - 1)) || l->count > k->group) return NULL;
   for (int i = 0; i + 1 < s->body.len; i++) { /* uniform LETs, written and read only in this loop */
     const KStmt *u = s->body.items[i];
     if (u->kind != KS_LET || u->idx || !k->locals[u->var].uniform || k->locals[u->var].len ||

@@ -137,7 +137,7 @@ static void pf_loads(HostK *h, const KExpr *e, const int *from, const bool *late
     int64_t lo, hi, w = e->buf->width;
     if (!e->b || !pf_cols(e->b, &lo, &hi) || lo < 0 || hi >= w) lo = 0, hi = w - 1;
     for (int i = 0; i < PF_MAX; i++) {
-      if (!l[i].buf) l[i] = (PfRow){e->buf, lo, hi, false};
+      if (!l[i].buf) l[i] = (PfRow){e->buf, lo, hi, false, NULL};
       if (l[i].buf != e->buf) continue;
       l[i].lo = lo < l[i].lo ? lo : l[i].lo, l[i].hi = hi > l[i].hi ? hi : l[i].hi;
       l[i].at_store |= late[e->a->var];
@@ -162,6 +162,7 @@ static void pf_stmts(HostK *h, const PtrVec *b, const int *from, const bool *lat
 void pf_row_end(FILE *out, const PfRow *r) {
   int64_t bytes = (r->hi - r->lo + 1) * (r->buf->elem == ELEM_F64 ? 8 : 4);
   fprintf(out, " * %lld", (long long)r->buf->width);
+  if (r->tile_lo) fprintf(out, " + %s", r->tile_lo);
   if (r->lo) fprintf(out, " + %lld", (long long)r->lo);
   fprintf(out, "], %lld);\n", (long long)(bytes < PF_ROW_BYTES ? bytes : PF_ROW_BYTES));
 }
@@ -175,6 +176,17 @@ void pf_scan(HostK *h) {
   free(from);
   free(late);
   const Kernel *k = h->k;
+  /* a kernel in column tiles: a row its tiled loops gather whole is asked for a tile at a time,
+   * from the tile's first column (lower_tiles.c's first statement, tile_lo = tile * T) */
+  const KStmt *s0 = k->col_tiles > 1 && k->body.len ? k->body.items[0] : NULL;
+  if (s0 && s0->kind == KS_LET && s0->val->kind == KE_BIN && s0->val->a->kind == KE_TILE)
+    for (int side = -1; side < 2; side++) {
+      PfRow *rows = side < 0 ? h->pf : h->pfe[side];
+      int n = side < 0 ? k->nshared * PF_MAX : PF_MAX;
+      for (int i = 0; i < n; i++)
+        if (rows[i].buf && rows[i].buf->width == k->col_width && rows[i].lo == 0 && rows[i].hi == k->col_width - 1)
+          rows[i].tile_lo = k->locals[s0->var].name, rows[i].hi = k->col_tile - 1;
+    }
   int ptr = k->dir == GATHER_BY_DST ? KG_IN_PTR : k->dir == GATHER_BY_SRC ? KG_OUT_PTR : -1;
   h->walk_ptr = k->map == MAP_VERTEX && k->rows == DOM_VERTEX && ptr >= 0 && k->graph[ptr] ? ptr : -1;
   if (h->walk_ptr >= 0) pf_walk(h, &k->body, false);

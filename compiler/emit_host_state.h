@@ -32,6 +32,8 @@ typedef struct {
   bool *terms;         /* per local: a sum whose terms go to gnn_terms_<name>[gnn_q] (emit_edge_lanes); else NULL */
   int el_t, el_k;      /* inside such a loop: the edge loop's t and the lane loop's k, */
   int64_t el_h;        /* and the lane count H (t * H + k prints as gnn_q); else 0 */
+  const KExpr *flat_lo; /* inside a flat lane loop: its first element (a column tile's, KS_FOR_LANES.lo),
+                           or NULL: from 0 */
 } HostK;
 
 /* At most this many buffers are prefetched per staged id, this many bytes of each row; an
@@ -47,6 +49,8 @@ typedef struct PfRow {
   const KBuf *buf;
   int64_t lo, hi;
   bool at_store;
+  const char *tile_lo; /* a kernel in column tiles, a row its tiled loops gather: the local holding the
+                          tile's first column (the prefetch asks for the tile's elements); else NULL */
 } PfRow;
 
 static inline void ind(FILE *out, int d) {

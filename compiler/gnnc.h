@@ -36,6 +36,14 @@ char *arena_strdup(Arena *a, const char *s);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_printf(Arena *a, const char *fmt, ...) GNN_PRINTF(2, 3);
 void arena_free(Arena *a);
+/* A point to return to: arena_release frees everything allocated since arena_mark (a scratch
+ * use of the arena, such as a lowering thrown away: nothing older may point into it). */
+typedef struct {
+  ArenaBlock *head;
+  size_t used, used_total;
+} ArenaMark;
+ArenaMark arena_mark(const Arena *a);
+void arena_release(Arena *a, ArenaMark m);
 
 /* A growable array of pointers whose storage lives in an arena. */
 typedef struct {
@@ -430,6 +438,8 @@ typedef struct {
   const char *input_grads; /* --input-grads=all|NAME,...: autodiff also derives these inputs' adjoints
                               (outputs "grad_input.<name>"); NULL: parameters only (the default) */
   bool split_hubs;        /* --split-hubs: walks split hub rows into pieces (lower_walk.c) */
+  int tile_columns;       /* --tile-columns=T (> 0): walks gathering rows wider than T run in column
+                             tiles of T (lower_tiles.c); 0: off */
 } GnnCtx;
 /* --fold-attention: whether fuse folds the dots a . (x W) into the GEMM as x . [W | W.a] */
 typedef enum { FOLD_COST, FOLD_ALWAYS, FOLD_NEVER } FoldChoice;
@@ -507,6 +517,7 @@ typedef struct {
   bool print_plan;  /* --print-memory-plan V=,E=: the memory plan after lower */
   const char *gpu;       /* --gpu=h100|h200 with --graph FILE: gpucost_report after lower */
   bool split_hubs;       /* --split-hubs (GnnCtx.split_hubs) */
+  int tile_columns;      /* --tile-columns=T (GnnCtx.tile_columns) */
   const char *gpu_graph;
 } PipelineOpts;
 
@@ -566,9 +577,10 @@ typedef struct KBuf {
 } KBuf;
 
 /* KE_ITEM, KE_NPIECES, KE_PIECE_LEN: a kernel over pieces (Kernel.pieces): its group's item, the
- * graph's piece count and piece length (gnn_graph's npieces and piece_len) */
+ * graph's piece count and piece length (gnn_graph's npieces and piece_len). KE_TILE: a kernel in
+ * column tiles (Kernel.col_tiles > 1): its group's tile, 0 .. col_tiles - 1 */
 typedef enum { KE_FCONST, KE_ICONST, KE_VAR, KE_LANE, KE_ROW, KE_LOAD, KE_GRAPH, KE_SHARED, KE_BIN, KE_UN,
-               KE_SELECT, KE_KEEP, KE_TRAINING, KE_ITEM, KE_NPIECES, KE_PIECE_LEN } KExprKind;
+               KE_SELECT, KE_KEEP, KE_TRAINING, KE_ITEM, KE_NPIECES, KE_PIECE_LEN, KE_TILE } KExprKind;
 typedef struct KExpr KExpr;
 struct KExpr {
   KExprKind kind;
@@ -596,7 +608,9 @@ struct KStmt {
   int op;            /* ATOMIC: KO_ADD / KO_MAX / KO_MIN; GROUP_REDUCE: KO_ADD / KO_MAX / KO_MIN */
   KBuf *buf;         /* STORE / ATOMIC */
   KExpr *row, *idx, *val;
-  KExpr *lo, *hi;    /* FOR: [lo, hi); FOR_LANES: hi = element count (a constant); IF: lo = condition */
+  KExpr *lo, *hi;    /* FOR: [lo, hi); IF: lo = condition; FOR_LANES: lo = NULL (elements 0 .. count - 1)
+                        or a column tile's first element, a uniform expression (elements lo .. lo +
+                        count - 1: k = lo + lane + i*G) */
   /* TICKET: buf[row] += 1 by one lane, the old count into local var for every lane of the group;
    * the group's earlier stores are visible to whichever group reads the count after it (a fence
    * before, the add, a fence after) */
@@ -646,6 +660,13 @@ typedef struct Kernel {
                         groups, the pieces of the hub rows (KE_ITEM < npieces: row piece_row[item], or
                         out_piece_row[item] over out-edges) then one per vertex (row item - npieces), a
                         hub's own group doing nothing */
+  int col_tiles;     /* > 1: a walk in column tiles (--tile-columns, lower_tiles.c): col_tiles * nv
+                        groups, tile-major (KE_TILE = group / nv, row = group % nv: a tile's gathered
+                        columns of every row are read before the next tile's, so they stay in L2);
+                        its lane loops over col_width elements run over col_tile of them from the
+                        tile's first column; everything else (the edge loop, narrow values such as a
+                        softmax's statistics) runs in every tile. 0 or 1: none */
+  int64_t col_tile, col_width;
 } Kernel;
 
 typedef enum { STEP_KERNEL, STEP_GEMM, STEP_ZERO, STEP_FILL } StepKind;
@@ -825,7 +846,10 @@ void sha256_hex(Sha256 *s, char out[65]); /* finishes s: 64 lower-case hex digit
 
 /* tune.c: --tune-mapping=GRAPH. Times the plans (all vertex-balanced, each reduction that can
  * run edge-balanced alone, the winners together) with gnn-run on graph and writes the fastest
- * plan's --edge-balanced ids to chosen; returns their number, or -1 after saying why. */
+ * plan's --edge-balanced ids to chosen; then that plan against it with each schedule the caller
+ * did not ask for that changes its kernels (hub rows in pieces, column tiles of 64 and of 32),
+ * the fastest schedule into *split_hubs and *tile_columns (unchanged when none wins). Returns the
+ * number of ids, or -1 after saying why. */
 typedef struct {
   const char *path, *text;  /* the .gnn file and its text */
   size_t size;
@@ -836,7 +860,7 @@ typedef struct {
   bool self_loops;          /* gnn-run --self-loops */
   int rounds, repeat;       /* interleaved rounds; gnn-run --repeat per timing */
 } TuneArgs;
-int tune_mapping(const TuneArgs *t, int *chosen, int cap);
+int tune_mapping(const TuneArgs *t, int *chosen, int cap, bool *split_hubs, int *tile_columns);
 
 /* ===================================================================== graph.c, interp.c */
 

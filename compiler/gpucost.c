@@ -382,6 +382,7 @@ typedef struct {
   double miss_rate;  /* -1: nothing gathered */
   int tiles;         /* the column tiling that the estimate finds fastest (1: none) */
   double tiled_time, tiled_miss;
+  int compiled_tiles; /* the kernel's own column tiles (--tile-columns), costed as compiled; else 1 */
 } StepEst;
 
 /* Misses already simulated, by stream and cache size (kernels of one model share their widths). */
@@ -407,12 +408,17 @@ static double bytes_seconds(const GpuSpec *gpu, double dram, double l2, double f
 }
 
 /* One step. A kernel with gathered rows is also costed as if its gathered columns were walked in
- * T tiles (issue 29's lever 2): each tile's rows are T times narrower, so T times more of them fit
- * the L2, at the price of walking the graph (in_ptr, src) T times, T launches, T chains. */
+ * T tiles (issue 29's lever 2, as lower_tiles.c compiles it): each tile's rows are T times
+ * narrower, so T times more of them fit the L2, at the price of walking the graph (in_ptr, src)
+ * T times and T times the chains, in one launch (the tiles' groups run side by side: the longest
+ * chain is one tile's). A kernel compiled in tiles (--tile-columns) is costed as it is: its
+ * counted bytes are already every tile's (kstats.c), its gathered row one tile's. */
 static StepEst estimate(const KStep *s, const GpuSpec *gpu, Streams *st, Memo *memo, int *nmemo) {
   double V = (double)st->nv, E = (double)st->ne;
   KTraffic t = kstats_step_traffic(s, V, E);
-  StepEst r = {t.read + t.write, t.read + t.write, 0, 0, 0, "dram", -1, -1, 1, 0, -1};
+  StepEst r = {t.read + t.write, t.read + t.write, 0, 0, 0, "dram", -1, -1, 1, 0, -1, 1};
+  int kt = s->kind == STEP_KERNEL && s->kernel->col_tiles > 1 ? s->kernel->col_tiles : 1;
+  r.compiled_tiles = kt;
   ChainCost cc = {0, 0, -1};
   double groups = 1;
   if (s->kind == STEP_KERNEL) {
@@ -425,27 +431,28 @@ static StepEst estimate(const KStep *s, const GpuSpec *gpu, Streams *st, Memo *m
   if (s->kind == STEP_KERNEL && s->kernel->map == MAP_VERTEX && s->kernel->dir == GATHER_BY_SRC) stream = out_stream(st);
   bool gathers = t.gathered > 0 && t.gather_row_sectors > 0;
   double comp = t.read + t.write - t.gathered, index = 8 * V + 4 * E;
-  for (int T = 1; T <= (gathers ? 8 : 1); T *= 2) {
+  for (int T = 1; T <= (gathers && kt == 1 ? 8 : 1); T *= 2) {
     if (gathers && t.gather_row_sectors < T) break; /* a tile narrower than a sector saves nothing */
     double l2 = r.l2, dram = r.dram, miss = -1;
+    int nt = T * kt; /* the tiles walked */
     if (gathers) {
       double row = 32 * t.gather_row_sectors / T;
       int64_t rows = (int64_t)(gpu->l2_bytes / row);
       int64_t misses = stream ? misses_memo(memo, nmemo, stream, st->ne, rows) : st->ne;
       /* the compulsory part as counted, the gathered part at sector granularity: E reads from
-       * L2, the misses from DRAM, in each of T tiles */
-      l2 = comp + E * row * T + index * (T - 1), dram = comp + (double)misses * row * T + index * (T - 1);
+       * L2, the misses from DRAM, in each of the tiles */
+      l2 = comp + E * row * nt + index * (nt - 1), dram = comp + (double)misses * row * nt + index * (nt - 1);
       miss = st->ne ? (double)misses / (double)st->ne : 0;
     }
     /* a level's latency: the gathered rows' mix of L2 hits and misses; a kernel that gathers
      * nothing streams, each group's first loads from DRAM */
     double lat = miss >= 0 ? miss * gpu->dram_lat + (1 - miss) * gpu->l2_lat : gpu->dram_lat;
-    double work = cc.work / groups * lat * T, span = cc.span * lat * T;
+    double work = cc.work / groups * lat * nt, span = cc.span * lat;
     const char *bound;
     double bytes = bytes_seconds(gpu, dram, l2, t.flops, &bound), tm = bytes;
     if (work > tm) tm = work, bound = "groups";
     if (span > tm) tm = span, bound = "row";
-    tm += gpu->launch * T;
+    tm += gpu->launch;
     if (T == 1) {
       r.dram = dram, r.l2 = l2, r.time = tm, r.miss_rate = miss, r.bytes_time = bytes, r.bound = bound;
       r.lat_time = work > span ? work : span;
@@ -485,6 +492,7 @@ bool gpucost_report(FILE *out, const KProgram *p, const char *gpu_name, const ch
     if (e.miss_rate >= 0) snprintf(miss, sizeof miss, "%.1f%%", 100 * e.miss_rate);
     if (e.lanes >= 0) snprintf(lanes, sizeof lanes, "%.2f", e.lanes);
     if (e.tiles > 1) snprintf(tiled, sizeof tiled, "  %d: %.3f (%.1f%%)", e.tiles, 1e3 * e.tiled_time, 100 * e.tiled_miss);
+    if (e.compiled_tiles > 1) snprintf(tiled, sizeof tiled, "  %d, compiled", e.compiled_tiles);
     fprintf(out, "  %-4d %-8s %-44s %10s %10s %7s %9.3f %9.3f %-6s %5s %9.3f%s\n", i,
             s->per_graph ? "graph" : i < p->nfwd ? "forward" : "backward", name,
             kstats_human(e.dram), kstats_human(e.l2), miss, 1e3 * e.bytes_time, 1e3 * e.lat_time, e.bound, lanes, 1e3 * e.time,

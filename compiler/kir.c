@@ -91,6 +91,7 @@ void kexpr_print(FILE *out, const Kernel *k, const KExpr *e, Dialect d) {
   case KE_ITEM: fputs("item", out); return;
   case KE_NPIECES: fputs("npieces", out); return;
   case KE_PIECE_LEN: fputs("piece_len", out); return;
+  case KE_TILE: fputs("tile", out); return;
   case KE_LOAD:
     /* what another group stored in this kernel (a hub piece's partial result): from L2, past the
      * SM's own L1, which is not coherent with the other SMs' stores */
@@ -234,7 +235,12 @@ static void print_stmt(FILE *out, const Kernel *k, const KStmt *s, int depth) {
     fputc('}', out);
     break;
   case KS_FOR_LANES:
-    fprintf(out, "for %s, %s in lanes(%lld) {\n", k->locals[s->var].name, k->locals[s->var2].name, (long long)s->count);
+    fprintf(out, "for %s, %s in lanes(%lld)", k->locals[s->var].name, k->locals[s->var2].name, (long long)s->count);
+    if (s->lo) { /* a column tile's: elements lo .. lo + count - 1 */
+      fputs(" from ", out);
+      kexpr_print(out, k, s->lo, DIALECT_KIR);
+    }
+    fputs(" {\n", out);
     print_stmts(out, k, &s->body, depth + 1);
     indent(out, depth);
     fputc('}', out);
@@ -281,8 +287,10 @@ const char *kernel_mapping_desc(const Kernel *k) {
 }
 
 static void print_kernel(FILE *out, const Kernel *k) {
-  char rows[32] = "";
+  char rows[64] = "";
   if (k->map == MAP_WEIGHT) snprintf(rows, sizeof rows, " (%lld rows)", (long long)k->nrows);
+  if (k->col_tiles > 1)
+    snprintf(rows, sizeof rows, ", %d column tiles of %lld", k->col_tiles, (long long)k->col_tile);
   fprintf(out, "kernel %s: %s%s, group %d   # %s\n", k->name, kernel_mapping_desc(k), rows, k->group, k->what);
   for (int i = 0; i < k->nshared; i++)
     fprintf(out, "  shared %s: %s[%d]\n", k->shared[i].name, ktype_name(k->shared[i].type), k->shared[i].len);

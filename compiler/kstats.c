@@ -168,6 +168,10 @@ static void step_traffic(const KStep *s, double V, double E, double *rd, double 
     a.edge_kernel = s->kernel->rows == DOM_EDGE;
     block_bytes(&a, &s->kernel->body, 1, r, r, false);
     flush_sites(&a, t);
+    if (s->kernel->col_tiles > 1) { /* column tiles: the body counted is one tile's, run in every tile */
+      a.read *= s->kernel->col_tiles, a.write *= s->kernel->col_tiles;
+      if (t) t->gathered *= s->kernel->col_tiles; /* (gather_row_sectors: one tile's row, what gpucost.c caches) */
+    }
   } else if (s->kind == STEP_GEMM) {
     double M = dim_val(s->gemm.m, V, E), N = dim_val(s->gemm.n, V, E), K = dim_val(s->gemm.k, V, E);
     a.read = 4 * (M * K + K * N);

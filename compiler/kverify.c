@@ -184,6 +184,7 @@ static Range range_of(const KV *v, const KExpr *e) {
   switch (e->kind) {
   case KE_ICONST: return mk_range(e->i, e->i);
   case KE_LANE: return mk_range(0, v->k->group - 1);
+  case KE_TILE: return mk_range(0, v->k->col_tiles - 1);
   case KE_VAR:
     if (e->a || e->var < 0 || e->var >= v->k->nlocals) return unknown_range();
     return v->range[e->var];
@@ -243,6 +244,9 @@ static void expr(KV *v, const KExpr *e, At at) {
   case KE_ITEM: case KE_NPIECES: case KE_PIECE_LEN:
     if (!v->k->pieces) bad(v, "reads a piece's item or the graph's pieces, but does not walk pieces%s%.0lld", "", 0);
     break;
+  case KE_TILE:
+    if (v->k->col_tiles <= 1) bad(v, "reads its group's column tile, but is not in column tiles%s%.0lld", "", 0);
+    break;
   case KE_TRAINING:
     if (!v->k->dropout) bad(v, "reads the training flag, which it does not take (not a dropout kernel)%s%.0lld", "", 0);
     break;
@@ -301,6 +305,26 @@ static void expr(KV *v, const KExpr *e, At at) {
     break;
   default: bad(v, "an expression of unknown kind %s%lld", "", e->kind);
   }
+}
+
+/* A column tile's first column, as lower_tiles.c computes it: the kernel's first statement
+ * `tile_lo = tile * T`, a uniform local that nothing else sets. */
+static bool tile_first_let(const Kernel *k, const KStmt *s) {
+  const KExpr *e = s->val;
+  return s->kind == KS_LET && !s->idx && s->var >= 0 && s->var < k->nlocals && k->locals[s->var].uniform && e &&
+         e->kind == KE_BIN && e->op == KO_MUL && e->a->kind == KE_TILE && e->b->kind == KE_ICONST && e->b->i == k->col_tile;
+}
+static int count_lets(const PtrVec *b, int var) {
+  int n = 0;
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    n += (s->kind == KS_LET && s->var == var) + count_lets(&s->body, var);
+  }
+  return n;
+}
+static bool tile_first(const Kernel *k, const KExpr *lo) {
+  return k->col_tiles > 1 && k->body.len && tile_first_let(k, k->body.items[0]) && lo->kind == KE_VAR && !lo->a &&
+         lo->var == ((const KStmt *)k->body.items[0])->var && count_lets(&k->body, lo->var) == 1;
 }
 
 static void stmts(KV *v, const PtrVec *body, At at);
@@ -385,9 +409,17 @@ static void stmt(KV *v, const KStmt *s, At at) {
     in.lanes = true;
     bool vars = local_ok(v, s->var) && local_ok(v, s->var2) && s->var != s->var2;
     Range sk = unknown_range(), si = unknown_range();
+    if (s->lo) { /* a column tile's loop: from the tile's first column (lower_tiles.c) */
+      expr(v, s->lo, at);
+      if (!tile_first(k, s->lo))
+        bad(v, "a lane loop from an element other than its column tile's first (tile * %s%lld, the kernel's first statement)", "",
+            k->col_tile);
+      else if (s->count != k->col_tile)
+        bad(v, "a column tile's lane loop over %s%lld elements, not the tile's", "", s->count);
+    }
     if (vars) { /* k = lane + i * G < count: the emitters guard each element */
       sk = v->range[s->var], si = v->range[s->var2];
-      v->range[s->var] = mk_range(0, s->count - 1);
+      v->range[s->var] = s->lo ? mk_range(0, k->col_width - 1) : mk_range(0, s->count - 1);
       v->range[s->var2] = mk_range(0, (s->count - 1) / (k->group > 0 ? k->group : 1));
     }
     stmts(v, &s->body, in);
@@ -438,6 +470,15 @@ static void kernel_decls(KV *v, const Kernel *k) {
   if (nblk > 8) bad(v, "block-reduced atomics into more than %s%lld buffers", "", 8);
   if (k->pieces && (k->map != MAP_VERTEX || (k->dir != GATHER_BY_DST && k->dir != GATHER_BY_SRC) || k->rows != DOM_VERTEX))
     bad(v, "walks hub pieces but is not a vertex-balanced kernel over in-edges or out-edges%s%.0lld", "", 0);
+  if (k->col_tiles > 1) { /* column tiles (lower_tiles.c): a vertex kernel, the tiles cover the width */
+    if (k->map != MAP_VERTEX || k->rows != DOM_VERTEX || k->pieces)
+      bad(v, "in column tiles but not a vertex kernel without pieces%s%.0lld", "", 0);
+    if (k->col_tile < 1 || (k->col_tile % k->group && k->col_tile > k->group) || k->col_tile * k->col_tiles != k->col_width)
+      bad(v, "column tiles of %s%lld columns that are neither a multiple of its lanes per group nor fewer, or do not cover its width", "",
+          k->col_tile);
+    if (!k->body.len || !tile_first_let(k, k->body.items[0]))
+      bad(v, "in column tiles but its first statement does not compute the tile's first column (tile * %s%lld)", "", k->col_tile);
+  }
 }
 
 /* The kernel's static shared memory in CUDA: one group's arrays (each element 4 bytes, i64 and f64

@@ -11,8 +11,9 @@
  *      lower_groups.c, lower_op.c's GEMM step), after lower_fused.c has made the buffers;
  *   3. every kernel finished (kbuild.c) and every buffer's lifetime over the steps.
  * The layers below, each calling only downward: lower_walk.c and lower_groups.c -> (lower_pieces.c,
- * the walks' hub pieces) -> lower_fused.c -> lower_op.c -> kbuild.c (docs/architecture.md). Nothing
- * below calls back into this file or the pipeline.
+ * the walks' hub pieces) -> lower_fused.c -> lower_op.c -> kbuild.c (docs/architecture.md), and
+ * lower_walk.c -> lower_tiles.c (the walks' column tiles, on the finished kernel) -> kbuild.c.
+ * Nothing below calls back into this file or the pipeline.
  */
 #include "lower_groups.h"
 #include "lower_walk.h"

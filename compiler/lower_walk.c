@@ -560,6 +560,7 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   }
   if (pieces) pieces_finish(F, body_from, rest_from, last, lo, hi);
   k->what = kernel_what(F);
+  if (!pieces && L->c->tile_columns > 0) tile_columns(L, k, L->c->tile_columns); /* lower_tiles.c */
   free(lanes_of);
   free(staged);
   free(store_walk);

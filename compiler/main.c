@@ -40,8 +40,10 @@ static void usage(FILE *out) {
         "  --edge-balanced=ID[,ID]  these reductions (value ids, as --print-ir-after=fuse shows) edge-balanced\n"
         "  --tune-mapping=GRAPH    time each reduction that can run either way, edge-balanced alone, against all\n"
         "                          vertex-balanced with gnn-run on GRAPH (training step, or forward), and build\n"
-        "                          -o FILE.so with the fastest plan; --tune-rounds=N (3), --tune-repeat=N (5),\n"
-        "                          --self-loops (the graph's); set OMP_NUM_THREADS to the threads it will run on\n"
+        "                          -o FILE.so with the fastest plan; then that plan against it with hub pieces and\n"
+        "                          column tiles of 64 and 32 (those not given, where they change a kernel);\n"
+        "                          --tune-rounds=N (3), --tune-repeat=N (5), --self-loops (the graph's); set\n"
+        "                          OMP_NUM_THREADS to the threads it will run on\n"
         "  -S                      keep the generated sources beside the library\n"
         "  -v                      show the compiler command lines\n"
         "  --model=NAME            the model to compile (default: the last one in the file)\n"
@@ -68,6 +70,9 @@ static void usage(FILE *out) {
         "                          (24G, 24GiB, 2.4e10); an error naming the smallest plan's bytes if none does\n"
         "  --split-hubs            walks over in- or out-edges split rows longer than the graph's piece length among\n"
         "                          several groups and merge their partial results (docs/kernel-ir.md)\n"
+        "  --tile-columns=T        walks gathering rows wider than T columns (a multiple of T) run once per tile\n"
+        "                          of T columns, every row's first tile before any second, so that a tile of the\n"
+        "                          gathered rows stays in the cache (L2 on a GPU; docs/kernel-ir.md)\n"
         "  -O0                     switch every optimisation pass off (autodiff stays on)\n"
         "  -Rpass-missed=fuse      remarks on stderr: groups the fuse pass could not merge, and why\n"
         "  --no-verify             do not run the IR verifier after each pass\n"
@@ -189,7 +194,7 @@ static bool parse_bytes(const char *s, double *out) {
 static bool takes_value(const char *a, bool run) {
   static const char *const compile[] = {"-o", "--emit", "--model", "--print-ir-after", "--print-ir-before", "--stats", "--gpu", "--graph",
                                         "--recompute", "--fold-attention", "--memory-budget", "--print-memory-plan", "--edge-balanced", "--input-grads",
-                                        "--tune-mapping", "--tune-rounds", "--tune-repeat"};
+                                        "--tune-mapping", "--tune-rounds", "--tune-repeat", "--tile-columns"};
   static const char *const run_only[] = {"--features", "--num-vertices", "--params", "--inputs", "--init",
                                          "--seed", "--save-params", "--save-inputs", "--output", "--rows"};
   for (size_t i = 0; i < sizeof compile / sizeof compile[0]; i++)
@@ -481,6 +486,13 @@ int main(int argc, char **argv) {
       o.O0 = true;
     } else if (strcmp(a, "--split-hubs") == 0) {
       o.split_hubs = true;
+    } else if ((v = ARGVAL("--tile-columns"))) {
+      unsigned long long n;
+      if (!parse_uint(v, 1, 4096, &n)) {
+        fprintf(stderr, "gnnc: --tile-columns wants a column count from 1 to 4096, got '%s'\n", v);
+        return 2;
+      }
+      o.tile_columns = (int)n;
     } else if (strcmp(a, "-Rpass-missed=fuse") == 0) {
       o.remarks = true;
     } else if (strcmp(a, "-fno-recompute") == 0) { /* the checkpoint pass off: stash all */
@@ -693,7 +705,7 @@ int main(int argc, char **argv) {
     TuneArgs t = {.path = cli.input, .text = text, .size = size, .model_name = model_name, .popts = &o, .eopts = &eo,
                   .graph = cli.tune_graph, .self_loops = cli.self_loops, .rounds = cli.tune_rounds ? cli.tune_rounds : 3,
                   .repeat = cli.tune_repeat ? cli.tune_repeat : 5};
-    int n = tune_mapping(&t, edge_ids, (int)(sizeof edge_ids / sizeof edge_ids[0]));
+    int n = tune_mapping(&t, edge_ids, (int)(sizeof edge_ids / sizeof edge_ids[0]), &o.split_hubs, &o.tile_columns);
     if (n < 0) goto done;
     o.edge_ids = edge_ids;
     o.nedge_ids = n;

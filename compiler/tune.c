@@ -12,6 +12,13 @@
  * interleaved rounds with the thread count fixed, and keeps the fastest; when several
  * candidates win alone, their union is timed too. The plan is printed as the --edge-balanced
  * option that reproduces it, and the caller compiles the output with it.
+ *
+ * Then the schedules (issue 29): the chosen plan against itself with hub rows in pieces
+ * (--split-hubs) and in column tiles of 64 and of 32 (--tile-columns), each only where the
+ * caller did not ask for it and where it changes a kernel (a graph without long rows, a model
+ * without wide gathers: nothing to time), interleaved again, by the same rule. Whether they pay
+ * depends on the machine even more than the mapping does: column tiles are for a GPU's L2, and
+ * on the host the repeated walks cost more than the cache saves (docs/benchmarks.md).
  */
 #include "gnnc.h"
 
@@ -31,6 +38,8 @@
 typedef struct {
   int ids[TUNE_MAX_CANDIDATES];
   int n;
+  bool split_hubs;   /* the schedules: --split-hubs, --tile-columns (0: the caller's) */
+  int tile_columns;
   char label[128];
   char lib[4096];
   double ms[TUNE_MAX_ROUNDS];
@@ -66,11 +75,26 @@ static bool compile_plan(const TuneArgs *t, const Plan *p, FILE *quiet, GnnCtx *
   PipelineOpts o = quiet_opts(t, quiet);
   o.edge_ids = p->ids;
   o.nedge_ids = p->n;
+  o.split_hubs |= p->split_hubs;
+  if (p->tile_columns) o.tile_columns = p->tile_columns;
   o.memory_budget = 0;
   o.remarks = false;
   o.lower = true;
   Module *m = gnn_parse(c) ? gnn_compile(c, &o) : NULL;
   return m && c->kprog && c->diag.errors == 0;
+}
+
+/* Whether plan p's kernels walk hub pieces (what), or are in column tiles (!what). */
+static bool plan_has(const TuneArgs *t, const Plan *p, FILE *quiet, bool pieces) {
+  GnnCtx c;
+  bool has = false;
+  if (compile_plan(t, p, quiet, &c))
+    for (int i = 0; i < c.kprog->kernels.len && !has; i++) {
+      const Kernel *k = c.kprog->kernels.items[i];
+      has = pieces ? k->pieces : k->col_tiles > 1;
+    }
+  gnn_ctx_free(&c);
+  return has;
 }
 
 static bool build_plan(const TuneArgs *t, const Plan *p, FILE *quiet) {
@@ -220,7 +244,59 @@ static bool time_rounds(const TuneArgs *t, const char *gnn_run, Plan *plans, int
   return true;
 }
 
-int tune_mapping(const TuneArgs *t, int *chosen, int cap) {
+/* The schedules against the chosen mapping plan (plans[0] on entry, timed already): each that
+ * changes a kernel is built and timed with it, interleaved; the winner's flags are set. False
+ * after saying why. */
+static bool tune_schedules(const TuneArgs *t, const char *gnn_run, Plan *plans, const char *dir, FILE *quiet, bool training,
+                           bool *split_hubs, int *tile_columns) {
+  static const struct { bool pieces; int tiles; const char *label; } sched[] = {
+      {true, 0, "hub rows in pieces (--split-hubs)"},
+      {false, 64, "column tiles of 64 (--tile-columns=64)"},
+      {false, 32, "column tiles of 32 (--tile-columns=32)"}};
+  int np = 1, skipped = 0;
+  for (size_t s = 0; s < sizeof sched / sizeof sched[0]; s++) {
+    if ((sched[s].pieces && *split_hubs) || (sched[s].tiles && *tile_columns)) continue; /* the caller's choice stands */
+    Plan *p = &plans[np];
+    memcpy(p->ids, plans[0].ids, sizeof p->ids);
+    p->n = plans[0].n;
+    p->split_hubs = sched[s].pieces;
+    p->tile_columns = sched[s].tiles;
+    snprintf(p->label, sizeof p->label, "%s", sched[s].label);
+    if (!plan_has(t, p, quiet, sched[s].pieces)) { /* nothing it would change on this model */
+      skipped++;
+      memset(p, 0, sizeof *p);
+      continue;
+    }
+    snprintf(p->lib, sizeof p->lib, "%s/sched%d.so", dir, np);
+    if (!build_plan(t, p, quiet)) {
+      fprintf(stderr, "gnnc: --tune-mapping: building the plan '%s' failed\n", p->label);
+      return false;
+    }
+    np++;
+  }
+  if (np == 1) {
+    fprintf(stderr, "gnnc: --tune-mapping: no schedule to time: %s\n",
+            skipped ? "neither hub pieces nor column tiles change this model's kernels" : "the schedules were given");
+    return true;
+  }
+  fprintf(stderr, "gnnc: --tune-mapping: timing the chosen plan against %d schedule%s\n", np - 1, np == 2 ? "" : "s");
+  plans[0].nms = 0; /* the baseline timed again, interleaved with the schedules, after a run untimed */
+  if (time_plan(t, gnn_run, &plans[0], training) < 0 || !time_rounds(t, gnn_run, plans, 0, np, training)) return false;
+  int best = 0;
+  for (int i = 1; i < np; i++)
+    if (beats(&plans[i], &plans[0]) && median(&plans[i]) < median(&plans[best])) best = i;
+  double base = median(&plans[0]);
+  fprintf(stderr, "  %-56s %12s %10s\n", "schedule", "ms (median)", "speed-up");
+  for (int i = 0; i < np; i++)
+    fprintf(stderr, "  %-56s %12.3f %9.2fx%s\n", i ? plans[i].label : "the chosen plan as it is", median(&plans[i]),
+            base / median(&plans[i]), i == best ? "  <- chosen" : i > 0 && beats(&plans[i], &plans[0]) ? "  (wins)" : "");
+  *split_hubs |= plans[best].split_hubs;
+  if (plans[best].tile_columns) *tile_columns = plans[best].tile_columns;
+  fprintf(stderr, "gnnc: --tune-mapping: chosen schedule: %s\n", best ? plans[best].label : "as it is (no schedule wins)");
+  return true;
+}
+
+int tune_mapping(const TuneArgs *t, int *chosen, int cap, bool *split_hubs, int *tile_columns) {
   FILE *quiet = fopen("/dev/null", "w");
   if (!quiet) {
     fprintf(stderr, "gnnc: --tune-mapping: cannot open /dev/null: %s\n", strerror(errno));
@@ -312,21 +388,30 @@ int tune_mapping(const TuneArgs *t, int *chosen, int cap) {
     fprintf(stderr, "  %-56s %12s %10s\n", "plan", "ms (median)", "speed-up");
     for (int i = 0; i < np; i++)
       fprintf(stderr, "  %-56s %12.3f %9.2fx%s\n", plans[i].label, median(&plans[i]), base / median(&plans[i]),
-              i == best ? "  <- chosen" : i > 0 && !beats(&plans[i], &plans[0]) ? "" : "  (wins)");
+              i == best ? "  <- chosen" : i > 0 && beats(&plans[i], &plans[0]) ? "  (wins)" : "");
     fprintf(stderr, "  (a plan wins when its median is >= 2%% below the all-vertex-balanced median and its slowest round\n"
                     "  is below that median too; the fastest winner is chosen)\n");
   }
   if (plans[best].n > cap) goto done;
   memcpy(chosen, plans[best].ids, sizeof(int) * (size_t)plans[best].n);
-  rc = plans[best].n;
-  if (rc == 0) {
+  if (plans[best].n == 0) {
     fprintf(stderr, "gnnc: --tune-mapping: chosen: every reduction vertex-balanced%s\n",
             ncand ? "" : " (nothing to tune: no reduction of this module can run edge-balanced)");
   } else {
     fprintf(stderr, "gnnc: --tune-mapping: chosen: --edge-balanced=");
-    for (int i = 0; i < rc; i++) fprintf(stderr, "%s%d", i ? "," : "", chosen[i]);
+    for (int i = 0; i < plans[best].n; i++) fprintf(stderr, "%s%d", i ? "," : "", chosen[i]);
     fputc('\n', stderr);
   }
+  /* the schedules, against the chosen plan (its library kept; the others' removed first) */
+  if (best != 0) {
+    remove(plans[0].lib);
+    plans[0] = plans[best];
+    memset(&plans[best], 0, sizeof plans[best]);
+  }
+  for (int i = 1; i < TUNE_MAX_PLANS; i++)
+    if (plans[i].lib[0]) remove(plans[i].lib), memset(&plans[i], 0, sizeof plans[i]);
+  if (!tune_schedules(t, gnn_run, plans, dir, quiet, training, split_hubs, tile_columns)) goto done;
+  rc = plans[0].n;
 done:
   for (int i = 0; i < TUNE_MAX_PLANS; i++)
     if (plans[i].lib[0]) remove(plans[i].lib);

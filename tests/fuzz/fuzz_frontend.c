@@ -1,7 +1,7 @@
 /* fuzz_frontend.c -- the libFuzzer target for the whole compiler short of running a C compiler:
  * lexer, parser, sema, passes, verifier and printers, then lower (both thread mappings, with and
- * without hub rows in pieces), the kernel-IR verifier (kverify.c) and both emitters, on arbitrary
- * bytes.
+ * without hub rows in pieces, and in column tiles), the kernel-IR verifier (kverify.c) and both
+ * emitters, on arbitrary bytes.
  *
  *   make fuzz FUZZ_SECONDS=600     libFuzzer + ASan + UBSan (clang)
  *   make build/fuzz/replay         the same target without libFuzzer (replay.c), for tests
@@ -81,13 +81,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
        * both emitters (header, CUDA and host sources) into /dev/null. lower may refuse a
        * module with a diagnostic (then it must have reported one); it must not crash, and
        * what it returns must verify. */
-      for (int v = 0; v < 4; v++) { /* vertex, edge, and both with hub rows in pieces (--split-hubs) */
+      for (int v = 0; v < 6; v++) { /* vertex, edge; both with hub rows in pieces (--split-hubs); in column tiles */
         int map = v % 2 ? MAPPING_EDGE : MAPPING_VERTEX;
-        c.split_hubs = v >= 2;
+        c.split_hubs = v == 2 || v == 3;
+        c.tile_columns = v >= 4 ? 4 : 0; /* --tile-columns=4: narrow enough for the fuzzer's widths */
         int before = c.diag.errors;
+        ArenaMark mark = arena_mark(&c.arena); /* each lowering's memory freed after it (6 of a long program: > 2 GB) */
         KProgram *p = lower_module(&c, m, (MappingChoice)map, NULL);
         if (!p) {
           if (c.diag.errors == before) die("lower_module failed without reporting an error");
+          arena_release(&c.arena, mark);
           continue;
         }
         if (kir_verify(p, stderr) != 0) die("kir_verify rejects the kernel IR lower_module returned");
@@ -95,6 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         emit_header(out, p, "fuzz.gnn");
         emit_source(out, p, &emit_cuda_hooks, "fuzz.gnn", "fuzz.h");
         emit_source(out, p, &emit_host_hooks, "fuzz.gnn", NULL);
+        arena_release(&c.arena, mark);
       }
     }
   } else if (c.diag.errors == 0) {

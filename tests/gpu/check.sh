@@ -34,10 +34,11 @@
 # failed; 2 when there is no GPU (nothing run) or the tree is not prepared.
 #
 # Environment: GPU_CHECK_BUDGET seconds for everything [480], GPU_CHECK_STEPS the steps to run
-# [smoke suites python runtime forward ab pieces peers profile], GPU_CHECK_SUITES [codegen fuse train lang],
+# [smoke suites python runtime forward ab pieces tiles peers profile], GPU_CHECK_SUITES [codegen fuse train lang],
 # GPU_CHECK_AB the ab step's workloads [the Reddit-sized, power-law, PubMed and Cora GCN and GAT],
 # GPU_CHECK_PIECES the pieces step's (--split-hubs against without, this tree) [the power-law and
-# Reddit-sized GCN and GAT, GAT PubMed, GCN Cora],
+# Reddit-sized GCN and GAT, GAT PubMed, GCN Cora], GPU_CHECK_TILES the tiles step's (--tile-columns=64
+# against without) [the Reddit-sized GCN and GAT],
 # GPU_CHECK_ARCH [sm_90: H100 and H200],
 # PEERS_WORKLOADS for the peers step [both Reddit-sized rows, then the default set], PY [a python3
 # with numpy and torch], GNNC_CUDA_CACHE [build/cuda-cache].
@@ -54,7 +55,7 @@ KIT=build/gpu-kit.tar.gz
 export GNNC_CUDA_CACHE=${GNNC_CUDA_CACHE:-$ROOT/build/cuda-cache}
 BUDGET=${GPU_CHECK_BUDGET:-480}
 [ $MODE = prepare ] && BUDGET=${GPU_CHECK_BUDGET:-7200} # nvcc on 2 cores: about 10 s a library
-STEPS=${GPU_CHECK_STEPS:-smoke suites python runtime forward ab pieces peers profile}
+STEPS=${GPU_CHECK_STEPS:-smoke suites python runtime forward ab pieces tiles peers profile}
 ARCH=${GPU_CHECK_ARCH:-sm_90}
 SUITES=${GPU_CHECK_SUITES:-codegen fuse train lang}
 T0=$SECONDS
@@ -283,44 +284,49 @@ if want ab && [ -d build/ab-base ]; then
   fi
 fi
 
-# ---------------------------------------------------------------- 6b. hub rows in pieces, against without
-# the peers' CUDA libraries of this tree built with gnnc --split-hubs (docs/kernel-ir.md, "Hub rows in
-# pieces") against the same without it, on the same GPU, interleaved (bench/ab_cuda.sh): issue 29's
-# lever 1 measured; its table goes after the ab step's in ab.md (eight files come back)
-if want pieces; then
-  pw=${GPU_CHECK_PIECES:-gcn-pl200k gat-pl200k gcn-reddit gat-reddit gat-pubmed gcn-cora}
+# ---------------------------------------------------------------- 6b. schedules, each against without
+# the peers' CUDA libraries of this tree built with a schedule's flag against the same without it, on
+# the same GPU, interleaved (bench/ab_cuda.sh); each table goes after the ab step's in ab.md (eight
+# files come back). pieces: gnnc --split-hubs (docs/kernel-ir.md, "Hub rows in pieces"), issue 29's
+# lever 1; tiles: --tile-columns=64 ("Column tiles"), lever 2, on the Reddit-sized graph (the
+# others' gathered rows are 64 columns or fewer: nothing to cut).
+# schedule_step NAME FLAG WORKLOADS
+schedule_step() {
+  local name=$1 flag=$2 sw=$3 out rc lim
   out=
-  for flags in "" --split-hubs; do
-    out+=$(PEERS_TARGET=cuda PEERS_ARCH=$ARCH PEERS_PYTHON=$PY PEERS_WORKLOADS="$pw" PEERS_WORK=build/bench/peers-gpu GNN_BUILD_ONLY=1 \
-          PEERS_GNNC_FLAGS="$flags" PEERS_LIBDIR=build/bench/peers-gpu/lib${flags:+-pieces} PEERS_OUT="$WORK/pieces-build.md" \
+  for flags in "" "$flag"; do
+    out+=$(PEERS_TARGET=cuda PEERS_ARCH=$ARCH PEERS_PYTHON=$PY PEERS_WORKLOADS="$sw" PEERS_WORK=build/bench/peers-gpu GNN_BUILD_ONLY=1 \
+          PEERS_GNNC_FLAGS="$flags" PEERS_LIBDIR=build/bench/peers-gpu/lib${flags:+-$name} PEERS_OUT="$WORK/$name-build.md" \
           timeout 120 bash bench/peers.sh build/gnnc 2>&1)
     rc=$?
     [ $rc = 0 ] || break
   done
   if [ $MODE = prepare ]; then
-    step pieces $rc "the libraries with and without --split-hubs built"
+    step $name $rc "the libraries with and without $flag built"
   elif [ $rc != 0 ]; then
     nf=$((nf + 1))
-    step pieces $rc "building the libraries failed: $(tail -1 <<< "$out" | cut -c1-100)"
+    step $name $rc "building the libraries failed: $(tail -1 <<< "$out" | cut -c1-100)"
   else
     [ -n "$graphs_pid" ] && wait "$graphs_pid"
     graphs_pid=
     lim=$(( $(left) - 150 ))
     [ $lim -gt 150 ] && lim=150
     if [ $lim -lt 30 ]; then
-      ns=$((ns + 1)); step pieces skip "no time left (budget $BUDGET s)"
+      ns=$((ns + 1)); step $name skip "no time left (budget $BUDGET s)"
     else
-      echo "commit $commit, gnnc without --split-hubs" > build/bench/peers-gpu/lib/info
-      out=$(AB_WORKLOADS="$pw" PY=$PY timeout --kill-after=5 $lim bash bench/ab_cuda.sh build/bench/peers-gpu/lib \
-            build/bench/peers-gpu/lib-pieces build/bench/peers-gpu/graphs "$WORK/pieces.md" 2>&1); rc=$?
-      printf '%s\n' "$out" > "$WORK/logs/pieces.log"
-      mv "$WORK/pieces.tsv" "$WORK/logs/pieces.tsv" 2> /dev/null
-      { [ -f "$RES/ab.md" ] && echo; echo "# --split-hubs (new) against without (base), this tree"; cat "$WORK/pieces.md"; } >> "$RES/ab.md" 2> /dev/null
+      echo "commit $commit, gnnc without $flag" > build/bench/peers-gpu/lib/info
+      out=$(AB_WORKLOADS="$sw" PY=$PY timeout --kill-after=5 $lim bash bench/ab_cuda.sh build/bench/peers-gpu/lib \
+            build/bench/peers-gpu/lib-$name build/bench/peers-gpu/graphs "$WORK/$name.md" 2>&1); rc=$?
+      printf '%s\n' "$out" > "$WORK/logs/$name.log"
+      mv "$WORK/$name.tsv" "$WORK/logs/$name.tsv" 2> /dev/null
+      { [ -f "$RES/ab.md" ] && echo; echo "# $flag (new) against without (base), this tree"; cat "$WORK/$name.md"; } >> "$RES/ab.md" 2> /dev/null
       [ $rc = 0 ] && np=$((np + 1)) || nf=$((nf + 1))
-      step pieces $rc "$([ $rc = 124 ] && echo "cut at $lim s; ")$(grep '^ab: ' <<< "$out" | sed 's/^ab: //' | cut -d'(' -f1 | tr '\n' ';' | cut -c1-400)"
+      step $name $rc "$([ $rc = 124 ] && echo "cut at $lim s; ")$(grep '^ab: ' <<< "$out" | sed 's/^ab: //' | cut -d'(' -f1 | tr '\n' ';' | cut -c1-400)"
     fi
   fi
-fi
+}
+want pieces && schedule_step pieces --split-hubs "${GPU_CHECK_PIECES:-gcn-pl200k gat-pl200k gcn-reddit gat-reddit gat-pubmed gcn-cora}"
+want tiles && schedule_step tiles --tile-columns=64 "${GPU_CHECK_TILES:-gcn-reddit gat-reddit}"
 
 # ---------------------------------------------------------------- 7. gnnc vs PyG on the same GPU
 if want peers; then

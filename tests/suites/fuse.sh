@@ -53,7 +53,10 @@
 #   fuse/tune-mapping/gcn          --tune-mapping on Cora (1 round): the table has the baseline and
 #                                  the four candidates, one is chosen, the library runs and
 #                                  launches what a library built with the printed --edge-balanced
-#                                  does, no temporary folder is left in $TMPDIR
+#                                  does, no temporary folder is left in $TMPDIR; then the plan
+#                                  against hub pieces (GCN has no wide gathers: no column tiles)
+#   fuse/tune-mapping/schedules    GIN: hub pieces and tiles of 32 timed against its plan (not tiles
+#                                  of 64: they would change nothing)
 #   fuse/f64-stash/output-aggregate  an attention aggregate that is the output: its float64 stash is
 #                                  a t<id>_f64 beside it; host library vs the interpreter, training
 #                                  forward and backward, both mappings, isolated and duplicates, 1e-4
@@ -345,20 +348,39 @@ mkdir -p "$fz/tunetmp"
 fz_out=$(TMPDIR="$fz/tunetmp" OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$GNNC" dsl-examples/gcn.gnn --target=host \
   --tune-mapping=data/cora --tune-rounds=1 --tune-repeat=1 -o "$fz_lib" 2>&1); fz_rc=$?
 fz_chosen=$(printf '%s\n' "$fz_out" | sed -nE 's/^gnnc: --tune-mapping: chosen: --edge-balanced=([0-9,]+)$/\1/p')
+fz_sched=$(printf '%s\n' "$fz_out" | sed -nE 's/^gnnc: --tune-mapping: chosen schedule: .*\((--[a-z=0-9-]+)\)$/\1/p')
 fz_rows=$(printf '%s\n' "$fz_out" | grep -cE '^  (all vertex-balanced|%[0-9]+ (aggregate|gather)\.sum.* edge-balanced) +[0-9.]+ +[0-9.]+x')
-if [ $fz_rc -eq 0 ] && [ -s "$fz_lib" ] && [ "$fz_rows" -eq 5 ] &&
+# then the schedules: GCN's walks take hub pieces; its gathers (16 and 7 columns) no column tiles
+fz_srows=$(printf '%s\n' "$fz_out" | grep -cE '^  (the chosen plan as it is|hub rows in pieces \(--split-hubs\)) +[0-9.]+ +[0-9.]+x')
+if [ $fz_rc -eq 0 ] && [ -s "$fz_lib" ] && [ "$fz_rows" -eq 5 ] && [ "$fz_srows" -eq 2 ] &&
+   printf '%s' "$fz_out" | grep -q '^gnnc: --tune-mapping: timing the chosen plan against 1 schedule$' &&
+   printf '%s' "$fz_out" | grep -qE '^gnnc: --tune-mapping: chosen schedule: (as it is \(no schedule wins\)|hub rows in pieces \(--split-hubs\))$' &&
    printf '%s' "$fz_out" | grep -q '^gnnc: --tune-mapping: 4 reductions can run either way; timing 5 plans on data/cora (host, OMP_NUM_THREADS=1, training step, 1 rounds of --repeat 1, interleaved)' &&
    printf '%s' "$fz_out" | grep -qE '^gnnc: --tune-mapping: chosen: (every reduction vertex-balanced|--edge-balanced=[0-9,]+)$' &&
-   [ "$(printf '%s\n' "$fz_out" | grep -c '<- chosen')" -eq 1 ] &&
-   "$GNNC" dsl-examples/gcn.gnn --target=host ${fz_chosen:+--edge-balanced=$fz_chosen} -o "$fz/plan.so" > /dev/null 2>&1 &&
+   [ "$(printf '%s\n' "$fz_out" | grep -c '<- chosen')" -eq 2 ] &&
+   "$GNNC" dsl-examples/gcn.gnn --target=host ${fz_chosen:+--edge-balanced=$fz_chosen} $fz_sched -o "$fz/plan.so" > /dev/null 2>&1 &&
    fz_l1=$("$fz_bin/gnn-run" "$fz_lib" --graph data/cora --repeat 1 --warmup 0 2>&1 | grep 'launches per pass') &&
    fz_l2=$("$fz_bin/gnn-run" "$fz/plan.so" --graph data/cora --repeat 1 --warmup 0 2>&1 | grep 'launches per pass') &&
    [ "$fz_l1" = "$fz_l2" ] && [ -z "$(ls -A "$fz/tunetmp")" ]; then
   pass fuse/tune-mapping/gcn
 else
-  fail fuse/tune-mapping/gcn "rc $fz_rc, $fz_rows rows, chosen '$fz_chosen', launches '$fz_l1' vs '$fz_l2': $(fz_tail "$fz_out")"
+  fail fuse/tune-mapping/gcn "rc $fz_rc, $fz_rows + $fz_srows rows, chosen '$fz_chosen' '$fz_sched', launches '$fz_l1' vs '$fz_l2': $(fz_tail "$fz_out")"
 fi
 rm -rf "$fz_lib" "$fz/plan.so" "$fz/tunetmp"
+# the schedules after the mapping: GIN gathers 64 columns, so tiles of 32 change its walks (tiles of
+# 64 do not: not timed), and so do hub pieces
+fz_out=$(OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$GNNC" dsl-examples/gin.gnn --target=host \
+  --tune-mapping=data/cora --tune-rounds=1 --tune-repeat=1 -o "$fz_lib" 2>&1); fz_rc=$?
+if [ $fz_rc -eq 0 ] && [ -s "$fz_lib" ] &&
+   printf '%s' "$fz_out" | grep -q '^gnnc: --tune-mapping: timing the chosen plan against 2 schedules$' &&
+   [ "$(printf '%s\n' "$fz_out" | grep -cE '^  (the chosen plan as it is|hub rows in pieces \(--split-hubs\)|column tiles of 32 \(--tile-columns=32\)) +[0-9.]+ +[0-9.]+x')" -eq 3 ] &&
+   ! printf '%s' "$fz_out" | grep -qE '^  column tiles of 64' &&
+   printf '%s' "$fz_out" | grep -qE '^gnnc: --tune-mapping: chosen schedule: (as it is \(no schedule wins\)|hub rows in pieces \(--split-hubs\)|column tiles of 32 \(--tile-columns=32\))$'; then
+  pass fuse/tune-mapping/schedules
+else
+  fail fuse/tune-mapping/schedules "rc $fz_rc: $(fz_tail "$fz_out")"
+fi
+rm -f "$fz_lib"
 # nothing to tune (GAT's attention is vertex-balanced by necessity; its backward sums are not):
 # the refusals and a graph gnn-run cannot load
 fz_ok=1

@@ -15,7 +15,9 @@
 # exhausting the machine. On failure the inputs are replayed one by one to name the culprits.
 #
 #   fuzz-diff/replay/F   a kept program of the differential fuzzer (tests/fuzz/diff/cases/F)
-#                        compares as its header says (interpreter vs host library)
+#                        compares as its header says (interpreter vs host library); tiles-N are
+#                        generated programs (make fuzz-diff TILES=1) whose walks gnnc cuts into
+#                        column tiles (--tile-columns=2), kept so that every run checks tiles
 #   fuzz-diff/generate-6 six generated programs (seeds 1..6) all agree
 #   fuzz-diff/pieces-6   the same with --pieces (gnnc --split-hubs, graphs with a hub)
 #   fuzz-diff/cuda-6     six generated programs with wide inputs (seeds 1..6 of --cuda: 1,024 to

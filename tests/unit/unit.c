@@ -528,12 +528,60 @@ static void test_kir_verify_pieces(void) {
   gnn_ctx_free(&c);
 }
 
+/* kir_verify on a kernel in column tiles (--tile-columns): the GAT's walks (6 gathered columns) in
+ * tiles of 3 pass (the heads flattened); a tiled lane loop over other than the tile's count or from another first
+ * element, a kernel that reads `tile` but is not in tiles, and tiles that do not cover the width
+ * are reported. */
+static void test_kir_verify_tiles(void) {
+  /* the heads flattened (mean_heads would mix the columns in the walk's epilogue: not tiled) */
+  static const char src[] =
+      "layer GATConv<H, D>(x: vertex[F]) -> vertex[H, D] {\n  param W: [F, H, D]\n  param a: [H, 2*D]\n"
+      "  e = leaky_relu(dot(a, concat(W @ x[src], W @ x[dst])), 0.2)\n  alpha = dropout(edge_softmax(e), 0.6)\n"
+      "  return sum(alpha * (W @ x[src]))\n}\nmodel GAT(x: vertex[5]) -> vertex[6] {\n"
+      "  return flatten(GATConv<2, 3>(dropout(x, 0.5)))\n}\n";
+  GnnCtx c;
+  gnn_ctx_init(&c, "unit.gnn", src, sizeof src - 1, NULL);
+  PipelineOpts o = {.verify_each = true, .lower = true, .tile_columns = 3};
+  FILE *devnull = fopen("/dev/null", "w");
+  o.out = devnull;
+  KProgram *p = gnn_parse(&c) && gnn_compile(&c, &o) ? c.kprog : NULL;
+  check(p && kir_verify(p, devnull) == 0, "kir-verify-tiles-clean", "the GAT in column tiles was rejected (or did not lower)");
+  Kernel *k = NULL;
+  for (int i = 0; p && i < p->kernels.len && !k; i++)
+    if (((Kernel *)p->kernels.items[i])->col_tiles == 2) k = p->kernels.items[i];
+  check(k != NULL, "kir-verify-tiles-tiled", "no kernel of the GAT in 2 column tiles of 3");
+  KStmt *lanes = k ? find_stmt(&k->body, KS_FOR_LANES, 3) : NULL;
+  if (lanes && !lanes->lo) lanes = NULL; /* the first loop of 3 elements is a tiled one (the heads' loops have 2) */
+  check(lanes != NULL, "kir-verify-tiles-loop", "no lane loop from the tile's first column");
+  if (k && lanes) {
+    lanes->count = 6;
+    check(kverify_says(p, "a column tile's lane loop over 6 elements"), "kir-verify-tiles-count", "a tiled loop over the whole width was accepted");
+    lanes->count = 3;
+    KExpr *lo = lanes->lo;
+    lanes->lo = ((KStmt *)k->body.items[0])->val->a; /* `tile`, not tile * 3 */
+    check(kverify_says(p, "a lane loop from an element other than its column tile's first"), "kir-verify-tiles-first",
+          "a tiled loop from `tile` was accepted");
+    lanes->lo = lo;
+    k->col_tiles = 1;
+    check(kverify_says(p, "reads its group's column tile, but is not in column tiles"), "kir-verify-tiles-not-tiled",
+          "`tile` in a kernel not in tiles was accepted");
+    k->col_tiles = 2;
+    k->col_width = 7;
+    check(kverify_says(p, "do not cover its width"), "kir-verify-tiles-width", "tiles of 3 over 7 columns were accepted");
+    k->col_width = 6;
+    check(kir_verify(p, devnull) == 0, "kir-verify-tiles-restored", "the restored program is rejected");
+  }
+  fclose(devnull);
+  gnn_ctx_free(&c);
+}
+
 int main(void) {
   test_strmap();
   test_verify_duplicate_params();
   test_kir_verify();
   test_kir_verify_fused();
   test_kir_verify_pieces();
+  test_kir_verify_tiles();
   test_kir_verify_index_range();
   test_sha256();
   test_gpucost_misses();

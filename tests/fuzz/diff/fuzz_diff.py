@@ -54,10 +54,16 @@ GRAPHS = ["tests/interp/graphs/random", "tests/interp/graphs/isolated", "tests/i
 PIECE_GRAPHS = ["tests/interp/graphs/hub", "tests/codegen/graphs/hub10k"]
 
 
+# --tiles: every program compiled with --tile-columns=TILE_COLUMNS (the generated widths are small:
+# 4 tiles a walk that gathers 8 or 12 columns)
+TILE_COLUMNS = 2
+
+
 def gnnc_mapping(mapping):
-    """gnnc's flags for a mapping as the cases name it: vertex, edge, or either + "+pieces"."""
+    """gnnc's flags for a mapping as the cases name it: vertex, edge, or either + "+pieces" or "+tiles"."""
     base, _, extra = mapping.partition("+")
-    return ["--mapping=" + base] + (["--split-hubs"] if extra == "pieces" else [])
+    return ["--mapping=" + base] + (["--split-hubs"] if extra == "pieces" else []) + \
+        (["--tile-columns=%d" % TILE_COLUMNS] if extra == "tiles" else [])
 
 
 def features_width(graph):
@@ -487,6 +493,8 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true", help="print what compare.py found")
     ap.add_argument("--pieces", action="store_true",
                     help="every program compiled with --split-hubs, on a graph with a hub (%s)" % ", ".join(PIECE_GRAPHS))
+    ap.add_argument("--tiles", action="store_true",
+                    help="every program compiled with --tile-columns=%d (walks in column tiles)" % TILE_COLUMNS)
     ap.add_argument("--cuda", action="store_true",
                     help="wide inputs (%d..%d features), and compile each program's CUDA with nvcc" % (WIDE_MIN, WIDE_MAX))
     args = ap.parse_args()
@@ -504,7 +512,7 @@ def main():
             n += 1
             r = random.Random(seed)
             graph = r.choice(PIECE_GRAPHS if args.pieces else GRAPHS)
-            mapping = r.choice(["vertex", "edge"]) + ("+pieces" if args.pieces else "")
+            mapping = r.choice(["vertex", "edge"]) + ("+pieces" if args.pieces else "+tiles" if args.tiles else "")
             prog = Gen(seed, graph, args.cuda).generate(r.randint(3, 12))
             counts["generated"] += 1
             src = prog.text()
