@@ -413,22 +413,13 @@ static void emit_flat_loop(FILE *out, HostK *h, const KStmt *s, int region, int 
   h->flat_k = save_k, h->flat_i = save_i;
   if (simd && !c) fputs("#pragma omp simd /* see simd_ok */\n", out);
   ind(out, d);
-  if (c && s->lo) { /* a column tile's: from k / C = lo / C (C divides the tile, hence lo) */
+  if (c) { /* in a column tile's loop from k / C = lo / C (C divides the tile, hence lo) */
     fprintf(out, "for (int64_t %s_hi = ", kv);
-    host_sub(out, h, s->lo);
-    fprintf(out, " / %lld; %s_hi < ", (long long)c, kv);
-    host_sub(out, h, s->lo);
-    fprintf(out, " / %lld + %lld; %s_hi++) { /* k / %lld: see emit_flat_loop */\n", (long long)c, (long long)(s->count / c), kv,
-            (long long)c);
-    if (simd) fputs("#pragma omp simd /* see simd_ok */\n", out);
-    ind(out, ++d);
-    fprintf(out, "for (int64_t %s_lo = 0; %s_lo < %lld; %s_lo++) { /* the lanes in order of k: see emit_host.c */\n", kv, kv,
-            (long long)c, kv);
-    ind(out, d + 1);
-    fprintf(out, "const int64_t %s = %s_hi * %lld + %s_lo;\n", kv, kv, (long long)c, kv);
-  } else if (c) {
-    fprintf(out, "for (int64_t %s_hi = 0; %s_hi < %lld; %s_hi++) { /* k / %lld: see emit_flat_loop */\n", kv, kv,
-            (long long)(s->count / c), kv, (long long)c);
+    if (s->lo) host_sub(out, h, s->lo), fprintf(out, " / %lld", (long long)c);
+    else fputc('0', out);
+    fprintf(out, "; %s_hi < ", kv);
+    if (s->lo) host_sub(out, h, s->lo), fprintf(out, " / %lld + ", (long long)c);
+    fprintf(out, "%lld; %s_hi++) { /* k / %lld: see emit_flat_loop */\n", (long long)(s->count / c), kv, (long long)c);
     if (simd) fputs("#pragma omp simd /* see simd_ok */\n", out);
     ind(out, ++d);
     fprintf(out, "for (int64_t %s_lo = 0; %s_lo < %lld; %s_lo++) { /* the lanes in order of k: see emit_host.c */\n", kv, kv,

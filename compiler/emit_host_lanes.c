@@ -244,14 +244,6 @@ static int count_reads_stmts(const PtrVec *b, int var) {
   for (int i = 0; i < b->len; i++) n += count_reads_stmt(b->items[i], var);
   return n;
 }
-static int count_lets(const PtrVec *b, int var) {
-  int n = 0;
-  for (int i = 0; i < b->len; i++) {
-    const KStmt *s = b->items[i];
-    n += (s->kind == KS_LET && s->var == var) + count_lets(&s->body, var);
-  }
-  return n;
-}
 
 /* The lane loop of edge loop s when the two can be one loop (above), the sums' locals flagged
  * in terms and the bound of q in *slots; else NULL. */
@@ -263,7 +255,7 @@ const KStmt *edge_lanes_of(HostK *h, const KStmt *s, int region, bool *terms, in
   for (int i = 0; i + 1 < s->body.len; i++) { /* uniform LETs, written and read only in this loop */
     const KStmt *u = s->body.items[i];
     if (u->kind != KS_LET || u->idx || !k->locals[u->var].uniform || k->locals[u->var].len ||
-        count_lets(&k->body, u->var) != 1 || count_reads_stmts(&k->body, u->var) != count_reads_stmts(&s->body, u->var))
+        kstmts_count_lets(&k->body, u->var) != 1 || count_reads_stmts(&k->body, u->var) != count_reads_stmts(&s->body, u->var))
       return NULL;
   }
   if (!flat_lanes_ok(h, l, region) || split_stmts(&l->body, l->var, l->count)) return NULL;
@@ -285,7 +277,7 @@ const KStmt *edge_lanes_of(HostK *h, const KStmt *s, int region, bool *terms, in
     const KExpr *v = t->val;
     if (v->kind != KE_BIN || v->op != KO_ADD || v->a->kind != KE_VAR || v->a->var != t->var || !v->a->a ||
         v->a->a->kind != KE_VAR || v->a->a->var != l->var2 || v->a->a->a || reads_var(v->b, t->var) ||
-        count_reads_stmts(&l->body, t->var) != 1 || count_lets(&l->body, t->var) != 1)
+        count_reads_stmts(&l->body, t->var) != 1 || kstmts_count_lets(&l->body, t->var) != 1)
       return NULL;
     terms[t->var] = true;
   }

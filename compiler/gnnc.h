@@ -755,6 +755,8 @@ int kir_verify(const KProgram *p, FILE *err);
 typedef enum { DIALECT_KIR, DIALECT_CUDA, DIALECT_HOST } Dialect;
 void kir_print(FILE *out, const KProgram *p);
 void kexpr_print(FILE *out, const Kernel *k, const KExpr *e, Dialect d);
+/* How many statements of b (nested ones too) let local var. */
+int kstmts_count_lets(const PtrVec *b, int var);
 /* Whether e prints with a leading '-' (a negation, a negative constant): a negation of it must
  * parenthesise it, or C reads `--x` as a decrement. */
 bool kexpr_leads_with_minus(const KExpr *e);

@@ -80,6 +80,15 @@ bool kexpr_leads_with_minus(const KExpr *e) {
   return e->kind == KE_ICONST && e->i < 0;
 }
 
+int kstmts_count_lets(const PtrVec *b, int var) {
+  int n = 0;
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    n += (s->kind == KS_LET && s->var == var) + kstmts_count_lets(&s->body, var);
+  }
+  return n;
+}
+
 void kexpr_print(FILE *out, const Kernel *k, const KExpr *e, Dialect d) {
   switch (e->kind) {
   case KE_FCONST: print_float(out, e->f, d); return;

@@ -314,17 +314,9 @@ static bool tile_first_let(const Kernel *k, const KStmt *s) {
   return s->kind == KS_LET && !s->idx && s->var >= 0 && s->var < k->nlocals && k->locals[s->var].uniform && e &&
          e->kind == KE_BIN && e->op == KO_MUL && e->a->kind == KE_TILE && e->b->kind == KE_ICONST && e->b->i == k->col_tile;
 }
-static int count_lets(const PtrVec *b, int var) {
-  int n = 0;
-  for (int i = 0; i < b->len; i++) {
-    const KStmt *s = b->items[i];
-    n += (s->kind == KS_LET && s->var == var) + count_lets(&s->body, var);
-  }
-  return n;
-}
 static bool tile_first(const Kernel *k, const KExpr *lo) {
   return k->col_tiles > 1 && k->body.len && tile_first_let(k, k->body.items[0]) && lo->kind == KE_VAR && !lo->a &&
-         lo->var == ((const KStmt *)k->body.items[0])->var && count_lets(&k->body, lo->var) == 1;
+         lo->var == ((const KStmt *)k->body.items[0])->var && kstmts_count_lets(&k->body, lo->var) == 1;
 }
 
 static void stmts(KV *v, const PtrVec *body, At at);
