@@ -440,6 +440,9 @@ typedef struct {
   bool split_hubs;        /* --split-hubs: walks split hub rows into pieces (lower_walk.c) */
   int tile_columns;       /* --tile-columns=T (> 0): walks gathering rows wider than T run in column
                              tiles of T (lower_tiles.c); 0: off */
+  const int *tiles_of_kernel; /* --tile-columns=auto: per kernel id (ntiles_of_kernel of them), the column
+                                 tiles the GPU estimate chose (0: none); NULL: tile_columns rules */
+  int ntiles_of_kernel;
 } GnnCtx;
 /* --fold-attention: whether fuse folds the dots a . (x W) into the GEMM as x . [W | W.a] */
 typedef enum { FOLD_COST, FOLD_ALWAYS, FOLD_NEVER } FoldChoice;
@@ -517,7 +520,7 @@ typedef struct {
   bool print_plan;  /* --print-memory-plan V=,E=: the memory plan after lower */
   const char *gpu;       /* --gpu=h100|h200 with --graph FILE: gpucost_report after lower */
   bool split_hubs;       /* --split-hubs (GnnCtx.split_hubs) */
-  int tile_columns;      /* --tile-columns=T (GnnCtx.tile_columns) */
+  int tile_columns;      /* --tile-columns=T (GnnCtx.tile_columns); -1: auto, by the GPU estimate of gpu on gpu_graph */
   const char *gpu_graph;
 } PipelineOpts;
 
@@ -745,6 +748,16 @@ KTraffic kstats_step_traffic(const KStep *s, double V, double E);
 bool gpucost_report(FILE *out, const KProgram *p, const char *gpu, const char *graph_path);
 bool gpucost_known(const char *gpu);
 const char *gpucost_names(void);
+/* --tile-columns=auto: for each walk kernel of p (untiled), the column tiles (2, 4 or 8, dividing
+ * its gathered width as lower_tiles.c can cut it) whose estimate on the graph is at least 5%
+ * faster than the kernel's, in out[kernel id] (tiles 0: none; out has p's kernel count), with the
+ * estimate's figures for the note the pipeline prints. False after saying why (a graph it cannot
+ * read). */
+typedef struct {
+  int tiles;
+  double ms, tiled_ms, miss, tiled_miss; /* the estimate whole and in those tiles; misses: of the edges */
+} TileChoice;
+bool gpucost_choose_tiles(const KProgram *p, const char *gpu, const char *graph_path, TileChoice *out);
 /* Misses of an index stream through a 16-way LRU cache of `rows` lines (tests/unit). */
 int64_t gpucost_misses(const int32_t *stream, int64_t n, int64_t rows);
 /* kverify.c: structural checks of a kernel program (steps, buffers, the memory plan's lifetimes,
@@ -757,6 +770,10 @@ void kir_print(FILE *out, const KProgram *p);
 void kexpr_print(FILE *out, const Kernel *k, const KExpr *e, Dialect d);
 /* How many statements of b (nested ones too) let local var. */
 int kstmts_count_lets(const PtrVec *b, int var);
+/* A walk kernel's gathered width: its widest lane loop that reads a vertex buffer at a row the
+ * graph picks inside a walk (x[u, k]); 0 if none. What column tiles cut (lower_tiles.c), of an
+ * untiled kernel (a tiled one's loops run over one tile). */
+int64_t kernel_gathered_width(const Kernel *k);
 /* Whether e prints with a leading '-' (a negation, a negative constant): a negation of it must
  * parenthesise it, or C reads `--x` as a decrement. */
 bool kexpr_leads_with_minus(const KExpr *e);

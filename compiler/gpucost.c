@@ -462,6 +462,30 @@ static StepEst estimate(const KStep *s, const GpuSpec *gpu, Streams *st, Memo *m
   return r;
 }
 
+bool gpucost_choose_tiles(const KProgram *p, const char *gpu_name, const char *graph_path, TileChoice *out) {
+  const GpuSpec *gpu = find_gpu(gpu_name);
+  char err[512] = "";
+  Streams st = {0};
+  if (!gpu || !load_streams(&st, graph_path, err, sizeof err)) {
+    fprintf(stderr, "gnnc: --tile-columns=auto: %s\n", gpu ? err : "an unknown GPU");
+    streams_free(&st);
+    return false;
+  }
+  Memo memo[64];
+  int nmemo = 0;
+  for (int i = 0; i < p->nsteps; i++) {
+    const KStep *s = &p->steps[i];
+    const Kernel *k = s->kernel;
+    if (s->kind != STEP_KERNEL || k->map != MAP_VERTEX || k->rows != DOM_VERTEX || k->pieces || k->col_tiles > 1) continue;
+    StepEst e = estimate(s, gpu, &st, &memo[0], &nmemo);
+    int64_t W = kernel_gathered_width(k), T = e.tiles > 1 ? W / e.tiles : 0;
+    if (e.tiles <= 1 || e.tiled_time > 0.95 * e.time || W % e.tiles || (T % k->group && T > k->group)) continue;
+    out[k->id] = (TileChoice){e.tiles, e.time, e.tiled_time, e.miss_rate, e.tiled_miss};
+  }
+  streams_free(&st);
+  return true;
+}
+
 bool gpucost_report(FILE *out, const KProgram *p, const char *gpu_name, const char *graph_path) {
   const GpuSpec *gpu = find_gpu(gpu_name);
   char err[512] = "";

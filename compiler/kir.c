@@ -80,6 +80,34 @@ bool kexpr_leads_with_minus(const KExpr *e) {
   return e->kind == KE_ICONST && e->i < 0;
 }
 
+/* kernel_gathered_width: the widest lane loop that reads a vertex buffer at a row the graph picks
+ * inside a walk. */
+static bool gathers(const KExpr *e) {
+  if (!e) return false;
+  if (e->kind == KE_LOAD && e->buf->dom == DOM_VERTEX && e->a && e->a->kind != KE_ROW) return true;
+  return gathers(e->a) || gathers(e->b) || gathers(e->c);
+}
+static bool block_gathers(const PtrVec *b) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    if (gathers(s->row) || gathers(s->idx) || gathers(s->val) || gathers(s->lo) || gathers(s->hi) || block_gathers(&s->body))
+      return true;
+  }
+  return false;
+}
+static int64_t gathered_width(const PtrVec *b, bool in_walk) {
+  int64_t w = 0;
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    if (s->kind == KS_FOR_LANES && in_walk && block_gathers(&s->body) && s->count > w) w = s->count;
+    int64_t x = gathered_width(&s->body, in_walk || (s->kind == KS_FOR && s->walk));
+    if (x > w) w = x;
+  }
+  return w;
+}
+
+int64_t kernel_gathered_width(const Kernel *k) { return gathered_width(&k->body, false); }
+
 int kstmts_count_lets(const PtrVec *b, int var) {
   int n = 0;
   for (int i = 0; i < b->len; i++) {

@@ -36,31 +36,6 @@ typedef struct {
   int nmade_buf;
 } Tiler;
 
-/* The widest lane loop that reads a vertex buffer at a row the graph picks inside a walk. */
-static bool gathers(const KExpr *e) {
-  if (!e) return false;
-  if (e->kind == KE_LOAD && e->buf->dom == DOM_VERTEX && e->a && e->a->kind != KE_ROW) return true;
-  return gathers(e->a) || gathers(e->b) || gathers(e->c);
-}
-static bool block_gathers(const PtrVec *b) {
-  for (int i = 0; i < b->len; i++) {
-    const KStmt *s = b->items[i];
-    if (gathers(s->row) || gathers(s->idx) || gathers(s->val) || gathers(s->lo) || gathers(s->hi) || block_gathers(&s->body))
-      return true;
-  }
-  return false;
-}
-static int64_t gathered_width(const PtrVec *b, bool in_walk) {
-  int64_t w = 0;
-  for (int i = 0; i < b->len; i++) {
-    const KStmt *s = b->items[i];
-    if (s->kind == KS_FOR_LANES && in_walk && block_gathers(&s->body) && s->count > w) w = s->count;
-    int64_t x = gathered_width(&s->body, in_walk || (s->kind == KS_FOR && s->walk));
-    if (x > w) w = x;
-  }
-  return w;
-}
-
 static void refuse(Tiler *t, const char *why) {
   if (!t->why) t->why = why;
 }
@@ -162,14 +137,15 @@ static void cut(Tiler *t, PtrVec *b, KExpr *first, int64_t T) {
   }
 }
 
-bool tile_columns(Lower *L, Kernel *k, int64_t T) {
-  if (T <= 0 || k->map != MAP_VERTEX || k->rows != DOM_VERTEX || k->pieces || k->col_tiles > 1) return false;
-  int64_t W = gathered_width(&k->body, false);
+bool tile_columns(Lower *L, Kernel *k, int64_t T, int ntiles) {
+  if ((T <= 0 && ntiles <= 1) || k->map != MAP_VERTEX || k->rows != DOM_VERTEX || k->pieces || k->col_tiles > 1) return false;
+  int64_t W = kernel_gathered_width(k);
+  if (ntiles > 1) T = W / ntiles > 0 ? W / ntiles : 1; /* (W % ntiles: refused below) */
   if (W <= T) return false; /* nothing wider than a tile: no note (the usual case of a narrow layer) */
   int G = k->group;
   Tiler t = {k, W, NULL, calloc((size_t)k->nlocals + 1, 1), calloc((size_t)k->nlocals + 1, sizeof(KStmt *)),
              calloc((size_t)k->nshared + 1, 1), calloc((size_t)k->nlocals + 1, 1), {NULL}, 0};
-  if (W % T) refuse(&t, "its gathered width is not a multiple of the tile");
+  if (W % T || (ntiles > 1 && W / T != ntiles)) refuse(&t, "its gathered width is not a multiple of the tile");
   if (T % G && T > G) refuse(&t, "the tile is neither a multiple of the kernel's lanes per group nor fewer");
   scan_made(&t, &k->body, NULL);
   check_uses(&t, &k->body, NULL);
@@ -189,8 +165,8 @@ bool tile_columns(Lower *L, Kernel *k, int64_t T) {
       if (t.made_local[i] && k->locals[i].len) k->locals[i].len = (int)((T + G - 1) / G);
     k->col_tiles = (int)(W / T), k->col_tile = T, k->col_width = W;
   } else if (L->c->diag.out) {
-    fprintf(L->c->diag.out, "%s: note: kernel %s (%s) walks its %lld gathered columns whole although --tile-columns=%lld: %s\n",
-            L->c->diag.path, k->name, k->what, (long long)W, (long long)T, why);
+    fprintf(L->c->diag.out, "%s: note: kernel %s (%s) walks its %lld gathered columns whole although --tile-columns=%lld%s: %s\n",
+            L->c->diag.path, k->name, k->what, (long long)W, (long long)T, ntiles > 1 ? " (auto)" : "", why);
   }
   free(t.made_local), free(t.let_loop), free(t.made_shared), free(t.used_other);
   return !why;

@@ -5,9 +5,10 @@
 
 #include "kbuild.h"
 
-/* Cut the finished walk kernel k into column tiles of T: its lane loops over the gathered width
- * run over one tile's columns, a group per (tile, row). False if its gathered width is not wider
- * than T, or (with a note saying why) if its columns are not independent. */
-bool tile_columns(Lower *L, Kernel *k, int64_t T);
+/* Cut the finished walk kernel k into column tiles of T (or, ntiles > 1, into ntiles tiles): its
+ * lane loops over the gathered width run over one tile's columns, a group per (tile, row). False
+ * if its gathered width is not wider than T, or (with a note saying why) if its columns are not
+ * independent or the tiles do not divide them. */
+bool tile_columns(Lower *L, Kernel *k, int64_t T, int ntiles);
 
 #endif

@@ -560,7 +560,11 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   }
   if (pieces) pieces_finish(F, body_from, rest_from, last, lo, hi);
   k->what = kernel_what(F);
-  if (!pieces && L->c->tile_columns > 0) tile_columns(L, k, L->c->tile_columns); /* lower_tiles.c */
+  if (!pieces && L->c->tiles_of_kernel) { /* --tile-columns=auto: the estimate's count for this kernel */
+    if (k->id < L->c->ntiles_of_kernel && L->c->tiles_of_kernel[k->id] > 1) tile_columns(L, k, 0, L->c->tiles_of_kernel[k->id]);
+  } else if (!pieces && L->c->tile_columns > 0) {
+    tile_columns(L, k, L->c->tile_columns, 0); /* lower_tiles.c */
+  }
   free(lanes_of);
   free(staged);
   free(store_walk);

@@ -72,7 +72,8 @@ static void usage(FILE *out) {
         "                          several groups and merge their partial results (docs/kernel-ir.md)\n"
         "  --tile-columns=T        walks gathering rows wider than T columns (a multiple of T) run once per tile\n"
         "                          of T columns, every row's first tile before any second, so that a tile of the\n"
-        "                          gathered rows stays in the cache (L2 on a GPU; docs/kernel-ir.md)\n"
+        "                          gathered rows stays in the cache (L2 on a GPU; docs/kernel-ir.md); =auto with\n"
+        "                          --gpu --graph: each walk in the tiles the GPU estimate finds fastest (a note why)\n"
         "  -O0                     switch every optimisation pass off (autodiff stays on)\n"
         "  -Rpass-missed=fuse      remarks on stderr: groups the fuse pass could not merge, and why\n"
         "  --no-verify             do not run the IR verifier after each pass\n"
@@ -488,11 +489,14 @@ int main(int argc, char **argv) {
       o.split_hubs = true;
     } else if ((v = ARGVAL("--tile-columns"))) {
       unsigned long long n;
-      if (!parse_uint(v, 1, 4096, &n)) {
-        fprintf(stderr, "gnnc: --tile-columns wants a column count from 1 to 4096, got '%s'\n", v);
+      if (strcmp(v, "auto") == 0) {
+        o.tile_columns = -1;
+      } else if (!parse_uint(v, 1, 4096, &n)) {
+        fprintf(stderr, "gnnc: --tile-columns wants a column count from 1 to 4096, or auto, got '%s'\n", v);
         return 2;
+      } else {
+        o.tile_columns = (int)n;
       }
-      o.tile_columns = (int)n;
     } else if (strcmp(a, "-Rpass-missed=fuse") == 0) {
       o.remarks = true;
     } else if (strcmp(a, "-fno-recompute") == 0) { /* the checkpoint pass off: stash all */
@@ -669,6 +673,10 @@ int main(int argc, char **argv) {
   }
   if (!cli.tune_graph && (cli.tune_rounds || cli.tune_repeat)) {
     fprintf(stderr, "gnnc: --tune-rounds and --tune-repeat need --tune-mapping=GRAPH\n");
+    return 2;
+  }
+  if (o.tile_columns < 0 && (!o.gpu || cli.run)) {
+    fprintf(stderr, "gnnc: --tile-columns=auto chooses by the GPU estimate on a graph: add --gpu=h100|h200 --graph FILE\n");
     return 2;
   }
   if (!cli.run && (!o.gpu) != (!cli.graph)) {

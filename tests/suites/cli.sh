@@ -291,6 +291,24 @@ if "$ROOT/build/bench/gen_graph" convert data/cora -o "$TMP/cora.gcsr" > /dev/nu
 else
   fail cli/gpu-estimate-gcsr "build/bench/gen_graph convert failed"
 fi
+# --tile-columns=auto: the estimate chooses each walk's column tiles on the graph. 250,000 vertices
+# and 1.25 M edges (gen_graph powerlaw): GAT's 256 gathered columns (1 KB rows, 256 MB) overflow the
+# L2, and both its 256-wide walks go to 4 tiles of 64 (a note each); the 41-wide ones stay whole,
+# without a note. The kernel IR is then what --tile-columns=64 gives; the report prices the tiled
+# kernels as compiled. Without --gpu and --graph, and with a bad count: exit 2.
+if "$ROOT/build/bench/gen_graph" powerlaw --vertices 250000 --edges 1000000 --max-degree 100 --seed 1 -o "$TMP/pl250k.gcsr" > /dev/null 2>&1; then
+  "$GNNC" bench/peers/gat_reddit.gnn --tile-columns=auto --gpu=h200 --graph "$TMP/pl250k.gcsr" --emit=kir -o "$TMP/auto.kir" \
+    > "$TMP/auto.txt" 2> "$TMP/auto.err"; rc=$?
+  "$GNNC" bench/peers/gat_reddit.gnn --tile-columns=64 --emit=kir -o "$TMP/t64.kir" > /dev/null 2>&1
+  check tile-columns-auto bash -c "[ $rc -eq 0 ] && [ \$(grep -c 'note: kernel k[0-9]*_[a-z0-9_]* in 4 column tiles of 64 (--tile-columns=auto): the h200 estimate on ' '$TMP/auto.err') -eq 2 ] &&
+    ! grep -q 'whole although' '$TMP/auto.err' && [ \$(grep -c ' 4, compiled\$' '$TMP/auto.txt') -eq 2 ] && cmp -s '$TMP/auto.kir' '$TMP/t64.kir'"
+else
+  fail cli/tile-columns-auto "build/bench/gen_graph powerlaw failed"
+fi
+"$GNNC" dsl-examples/gat.gnn --tile-columns=auto -o "$TMP/x.so" > /dev/null 2> "$TMP/err"; rc=$?
+"$GNNC" dsl-examples/gat.gnn --tile-columns=0 > /dev/null 2> "$TMP/err2"; rc2=$?
+check tile-columns-bad bash -c "[ $rc -eq 2 ] && grep -q 'tile-columns=auto chooses by the GPU estimate on a graph: add --gpu' '$TMP/err' &&
+  [ $rc2 -eq 2 ] && grep -q 'tile-columns wants a column count from 1 to 4096, or auto' '$TMP/err2'"
 # The estimate's terms (compiler/gpucost.c, docs/benchmarks.md "GPU estimate"). The whole table
 # is a golden: any change of a term, a constant or a column shows (UPDATE=1 rewrites it, with the
 # benchmark table in docs/benchmarks.md to redo). A second run gives the same bytes.
