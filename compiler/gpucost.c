@@ -27,9 +27,10 @@
  * L2 bandwidth and (GEMMs) FLOPs / 70% of the FP32 peak, whichever is largest.
  *
  * Each kernel with gathered rows is costed again as if its gathered columns were walked in 2, 4
- * or 8 tiles (narrower rows: more fit the L2; the graph walked once per tile, its chains too),
- * and the fastest tiling is printed beside it: what issue 29's column tiling would buy on this
- * graph, before anyone writes it. Estimates, to be held against measurements (make gpu-check,
+ * or 8 tiles (narrower rows: more fit the L2; the graph walked once per tile, its chains too, in
+ * one launch), and the fastest tiling is printed beside it: what issue 29's column tiling
+ * (--tile-columns, lower_tiles.c) would buy on this graph; --tile-columns=auto takes it, and a
+ * kernel compiled in tiles is costed as it is. Estimates, to be held against measurements (make gpu-check,
  * bench/gpu_estimate.sh): the stream is taken in CSR order although thousands of warps
  * interleave it; a kernel over edges also reads x[dst] in order, counted here as if it were
  * gathered like x[src]; atomics, arithmetic, divergence, register-limited occupancy, the order in
