@@ -127,7 +127,8 @@ static void stmt(FILE *out, const Kernel *k, const KStmt *s, int d, const bool *
     fputs("#pragma unroll\n", out);
     ind(out, d);
     fprintf(out, "for (int %s = 0; %s < %lld; %s++) {\n", in, in, (long long)nk, in);
-    bool guard = s->count % k->group != 0;
+    bool ragged = s->lo && k->col_width % k->col_tile; /* a column tile's loop that may pass the width */
+    bool guard = s->count % k->group != 0 || ragged;
     if (guard || used[s->var]) { /* (nvcc warns of an unused one: the tests build with -Werror) */
       ind(out, d + 1);
       fprintf(out, "const int64_t %s = ", kn);
@@ -144,7 +145,8 @@ static void stmt(FILE *out, const Kernel *k, const KStmt *s, int d, const bool *
       stmts(out, k, &s->body, d + 1, used);
     } else {
       ind(out, d + 1);
-      if (s->lo) fprintf(out, "if (lane + (int64_t)%s * %d < %lld) {\n", in, k->group, (long long)s->count);
+      if (s->lo) fprintf(out, "if (lane + (int64_t)%s * %d < %lld && %s < %lld) {\n", in, k->group, (long long)s->count, kn,
+                         (long long)k->col_width);
       else fprintf(out, "if (%s < %lld) {\n", kn, (long long)s->count);
       stmts(out, k, &s->body, d + 2, used);
       ind(out, d + 1);

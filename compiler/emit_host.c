@@ -244,7 +244,8 @@ static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
     }
     fprintf(out, "lane + (int64_t)%s * %d;\n", k->locals[s->var2].name, k->group);
     ind(out, d + 1);
-    if (s->lo) fprintf(out, "if (lane + (int64_t)%s * %d < %lld) {\n", k->locals[s->var2].name, k->group, (long long)s->count);
+    if (s->lo) fprintf(out, "if (lane + (int64_t)%s * %d < %lld && %s < %lld) {\n", k->locals[s->var2].name, k->group,
+                       (long long)s->count, k->locals[s->var].name, (long long)k->col_width);
     else fprintf(out, "if (%s < %lld) {\n", k->locals[s->var].name, (long long)s->count);
     emit_block(out, h, &s->body, d + 2, true);
     ind(out, d + 1);
@@ -406,7 +407,8 @@ static void emit_flat_lanes(FILE *out, HostK *h, const KStmt *s, int region, int
 static void emit_flat_loop(FILE *out, HostK *h, const KStmt *s, int region, int d, const bool *only) {
   const Kernel *k = h->k;
   const char *kv = k->locals[s->var].name;
-  int64_t c = split_stmts(&s->body, s->var, s->count);
+  bool ragged = s->lo && k->col_width % k->col_tile; /* a column tile's loop that may pass the width: not split */
+  int64_t c = ragged ? 0 : split_stmts(&s->body, s->var, s->count);
   int save_k = h->flat_k, save_i = h->flat_i; /* simd_ok reads the flat loop's i */
   h->flat_k = s->var, h->flat_i = s->var2;
   bool simd = h->staged && simd_ok(h, s, region);
@@ -426,12 +428,14 @@ static void emit_flat_loop(FILE *out, HostK *h, const KStmt *s, int region, int 
             (long long)c, kv);
     ind(out, d + 1);
     fprintf(out, "const int64_t %s = %s_hi * %lld + %s_lo;\n", kv, kv, (long long)c, kv);
-  } else if (s->lo) { /* a column tile's: its elements from lo */
+  } else if (s->lo) { /* a column tile's: its elements from lo (the last tile to the width) */
     fprintf(out, "for (int64_t %s = ", kv);
     host_sub(out, h, s->lo);
-    fprintf(out, "; %s < ", kv);
+    fprintf(out, "; %s < %s", kv, ragged ? "gnn_min_i64(" : "");
     host_sub(out, h, s->lo);
-    fprintf(out, " + %lld; %s++) { /* the lanes in order of k: see emit_host.c */\n", (long long)s->count, kv);
+    fprintf(out, " + %lld", (long long)s->count);
+    if (ragged) fprintf(out, ", %lld)", (long long)k->col_width);
+    fprintf(out, "; %s++) { /* the lanes in order of k: see emit_host.c */\n", kv);
   } else {
     fprintf(out, "for (int64_t %s = 0; %s < %lld; %s++) { /* the lanes in order of k: see emit_host.c */\n", kv, kv,
             (long long)s->count, kv);

@@ -667,7 +667,8 @@ typedef struct Kernel {
                         groups, tile-major (KE_TILE = group / nv, row = group % nv: a tile's gathered
                         columns of every row are read before the next tile's, so they stay in L2);
                         its lane loops over col_width elements run over col_tile of them from the
-                        tile's first column; everything else (the edge loop, narrow values such as a
+                        tile's first column (the last tile stops at col_width: ceil(col_width /
+                        col_tile) tiles); everything else (the edge loop, narrow values such as a
                         softmax's statistics) runs in every tile. 0 or 1: none */
   int64_t col_tile, col_width;
 } Kernel;
@@ -748,8 +749,8 @@ KTraffic kstats_step_traffic(const KStep *s, double V, double E);
 bool gpucost_report(FILE *out, const KProgram *p, const char *gpu, const char *graph_path);
 bool gpucost_known(const char *gpu);
 const char *gpucost_names(void);
-/* --tile-columns=auto: for each walk kernel of p (untiled), the column tiles (2, 4 or 8, dividing
- * its gathered width as lower_tiles.c can cut it) whose estimate on the graph is at least 5%
+/* --tile-columns=auto: for each walk kernel of p (untiled), the column tiles (2, 4 or 8, that
+ * lower_tiles.c can cut its gathered width into: tile_width_for) whose estimate on the graph is at least 5%
  * faster than the kernel's, in out[kernel id] (tiles 0: none; out has p's kernel count), with the
  * estimate's figures for the note the pipeline prints. False after saying why (a graph it cannot
  * read). */
@@ -774,6 +775,9 @@ int kstmts_count_lets(const PtrVec *b, int var);
  * graph picks inside a walk (x[u, k]); 0 if none. What column tiles cut (lower_tiles.c), of an
  * untiled kernel (a tiled one's loops run over one tile). */
 int64_t kernel_gathered_width(const Kernel *k);
+/* The tile width that cuts W columns into ntiles tiles for a group of G lanes (a multiple of G,
+ * or fewer than G; the last tile the shorter), or 0 if none gives exactly ntiles. */
+int64_t tile_width_for(int64_t W, int ntiles, int G);
 /* Whether e prints with a leading '-' (a negation, a negative constant): a negation of it must
  * parenthesise it, or C reads `--x` as a decrement. */
 bool kexpr_leads_with_minus(const KExpr *e);

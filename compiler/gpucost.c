@@ -479,8 +479,7 @@ bool gpucost_choose_tiles(const KProgram *p, const char *gpu_name, const char *g
     const Kernel *k = s->kernel;
     if (s->kind != STEP_KERNEL || k->map != MAP_VERTEX || k->rows != DOM_VERTEX || k->pieces || k->col_tiles > 1) continue;
     StepEst e = estimate(s, gpu, &st, &memo[0], &nmemo);
-    int64_t W = kernel_gathered_width(k), T = e.tiles > 1 ? W / e.tiles : 0;
-    if (e.tiles <= 1 || e.tiled_time > 0.95 * e.time || W % e.tiles || (T % k->group && T > k->group)) continue;
+    if (e.tiles <= 1 || e.tiled_time > 0.95 * e.time || !tile_width_for(kernel_gathered_width(k), e.tiles, k->group)) continue;
     out[k->id] = (TileChoice){e.tiles, e.time, e.tiled_time, e.miss_rate, e.tiled_miss};
   }
   streams_free(&st);

@@ -108,6 +108,13 @@ static int64_t gathered_width(const PtrVec *b, bool in_walk) {
 
 int64_t kernel_gathered_width(const Kernel *k) { return gathered_width(&k->body, false); }
 
+int64_t tile_width_for(int64_t W, int ntiles, int G) {
+  if (ntiles < 2 || W < ntiles || G < 1) return 0;
+  int64_t T = (W + ntiles - 1) / ntiles;
+  if (T > G && T % G) T = (T + G - 1) / G * G; /* whole groups of lanes */
+  return (W + T - 1) / T == ntiles ? T : 0;
+}
+
 int kstmts_count_lets(const PtrVec *b, int var) {
   int n = 0;
   for (int i = 0; i < b->len; i++) {

@@ -35,6 +35,8 @@ typedef struct {
 typedef struct {
   double V, E;
   bool edge_kernel;  /* the kernel's rows are edges */
+  double tile_elems; /* a kernel in column tiles: the elements of a tiled lane loop, on average over the
+                        tiles (the last may be shorter); else 0 */
   double read, write;
   Site *sites;
   int nsites, cap;
@@ -123,7 +125,7 @@ static void block_bytes(Acct *a, const PtrVec *b, double mult, double scope, dou
     } else if (s->kind == KS_FOR && s->lo->kind == KE_ICONST && s->hi->kind == KE_ICONST) {
       m = mult * (double)((s->hi->i - s->lo->i + s->count - 1) / (s->count ? s->count : 1));
     } else if (s->kind == KS_FOR_LANES) {
-      m = mult * (double)s->count;
+      m = mult * (s->lo && a->tile_elems > 0 ? a->tile_elems : (double)s->count);
     }
     block_bytes(a, &s->body, m, sc, row_scope, wk);
   }
@@ -161,11 +163,12 @@ static double dim_val(KDim d, double V, double E) { return (double)d.mult * rows
 
 /* Bytes read and written by step i (and, with t, what of it is gathered, and a GEMM's FLOPs). */
 static void step_traffic(const KStep *s, double V, double E, double *rd, double *wr, KTraffic *t) {
-  Acct a = {V, E, false, 0, 0, NULL, 0, 0, {NULL}, 0};
+  Acct a = {V, E, false, 0, 0, 0, NULL, 0, 0, {NULL}, 0};
   if (t) memset(t, 0, sizeof *t);
   if (s->kind == STEP_KERNEL) {
     double r = kernel_rows(s->kernel, V, E);
     a.edge_kernel = s->kernel->rows == DOM_EDGE;
+    if (s->kernel->col_tiles > 1) a.tile_elems = (double)s->kernel->col_width / s->kernel->col_tiles;
     block_bytes(&a, &s->kernel->body, 1, r, r, false);
     flush_sites(&a, t);
     if (s->kernel->col_tiles > 1) { /* column tiles: the body counted is one tile's, run in every tile */

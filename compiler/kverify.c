@@ -465,7 +465,8 @@ static void kernel_decls(KV *v, const Kernel *k) {
   if (k->col_tiles > 1) { /* column tiles (lower_tiles.c): a vertex kernel, the tiles cover the width */
     if (k->map != MAP_VERTEX || k->rows != DOM_VERTEX || k->pieces)
       bad(v, "in column tiles but not a vertex kernel without pieces%s%.0lld", "", 0);
-    if (k->col_tile < 1 || (k->col_tile % k->group && k->col_tile > k->group) || k->col_tile * k->col_tiles != k->col_width)
+    if (k->col_tile < 1 || (k->col_tile % k->group && k->col_tile > k->group) || k->col_tile * k->col_tiles < k->col_width ||
+        k->col_tile * (k->col_tiles - 1) >= k->col_width)
       bad(v, "column tiles of %s%lld columns that are neither a multiple of its lanes per group nor fewer, or do not cover its width", "",
           k->col_tile);
     if (!k->body.len || !tile_first_let(k, k->body.items[0]))

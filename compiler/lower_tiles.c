@@ -13,8 +13,9 @@
  *
  * A kernel is cut into tiles after it is built, as kernel IR: its lane loops over the gathered
  * width W (the widest lane loop that gathers inside a walk) run over T elements from the tile's
- * first column (KS_FOR_LANES.lo), their register arrays shrink to T / G slots (a tile narrower
- * than the group leaves lanes idle: the user's choice, no use on a GPU), and everything else
+ * first column (KS_FOR_LANES.lo; the last tile ends at W where T does not divide it), their
+ * register arrays shrink to T / G slots (a tile narrower than the group leaves lanes idle), and
+ * everything else
  * runs as it did, in every tile. That is the same computation, column for column in the same
  * order (results bit for bit the untiled kernel's), if every value made in a W loop is used only
  * by the same column in a W loop: tile_check refuses a kernel otherwise (a dot over the columns,
@@ -140,13 +141,13 @@ static void cut(Tiler *t, PtrVec *b, KExpr *first, int64_t T) {
 bool tile_columns(Lower *L, Kernel *k, int64_t T, int ntiles) {
   if ((T <= 0 && ntiles <= 1) || k->map != MAP_VERTEX || k->rows != DOM_VERTEX || k->pieces || k->col_tiles > 1) return false;
   int64_t W = kernel_gathered_width(k);
-  if (ntiles > 1) T = W / ntiles > 0 ? W / ntiles : 1; /* (W % ntiles: refused below) */
-  if (W <= T) return false; /* nothing wider than a tile: no note (the usual case of a narrow layer) */
   int G = k->group;
+  if (ntiles > 1) T = tile_width_for(W, ntiles, G); /* 0: no tile of whole lanes gives that count */
+  if (ntiles <= 1 && W <= T) return false; /* nothing wider than a tile: no note (the usual case of a narrow layer) */
   Tiler t = {k, W, NULL, calloc((size_t)k->nlocals + 1, 1), calloc((size_t)k->nlocals + 1, sizeof(KStmt *)),
              calloc((size_t)k->nshared + 1, 1), calloc((size_t)k->nlocals + 1, 1), {NULL}, 0};
-  if (W % T || (ntiles > 1 && W / T != ntiles)) refuse(&t, "its gathered width is not a multiple of the tile");
-  if (T % G && T > G) refuse(&t, "the tile is neither a multiple of the kernel's lanes per group nor fewer");
+  if (T <= 0 || W <= T) refuse(&t, "no tile of whole lane groups cuts it into that many");
+  else if (T % G && T > G) refuse(&t, "the tile is neither a multiple of the kernel's lanes per group nor fewer");
   scan_made(&t, &k->body, NULL);
   check_uses(&t, &k->body, NULL);
   for (int i = 0; i < k->nlocals; i++) /* the W loops' register arrays, only there */
@@ -163,7 +164,7 @@ bool tile_columns(Lower *L, Kernel *k, int64_t T, int ntiles) {
     cut(&t, &k->body, kvar(L, k, first, NULL), T);
     for (int i = 0; i < k->nlocals; i++)
       if (t.made_local[i] && k->locals[i].len) k->locals[i].len = (int)((T + G - 1) / G);
-    k->col_tiles = (int)(W / T), k->col_tile = T, k->col_width = W;
+    k->col_tiles = (int)((W + T - 1) / T), k->col_tile = T, k->col_width = W; /* the last tile shorter if T does not divide W */
   } else if (L->c->diag.out) {
     fprintf(L->c->diag.out, "%s: note: kernel %s (%s) walks its %lld gathered columns whole although --tile-columns=%lld%s: %s\n",
             L->c->diag.path, k->name, k->what, (long long)W, (long long)T, ntiles > 1 ? " (auto)" : "", why);

@@ -70,7 +70,7 @@ static void usage(FILE *out) {
         "                          (24G, 24GiB, 2.4e10); an error naming the smallest plan's bytes if none does\n"
         "  --split-hubs            walks over in- or out-edges split rows longer than the graph's piece length among\n"
         "                          several groups and merge their partial results (docs/kernel-ir.md)\n"
-        "  --tile-columns=T        walks gathering rows wider than T columns (a multiple of T) run once per tile\n"
+        "  --tile-columns=T        walks gathering rows wider than T columns run once per tile\n"
         "                          of T columns, every row's first tile before any second, so that a tile of the\n"
         "                          gathered rows stays in the cache (L2 on a GPU; docs/kernel-ir.md); =auto with\n"
         "                          --gpu --graph: each walk in the tiles the GPU estimate finds fastest (a note why)\n"
