@@ -759,6 +759,10 @@ typedef struct {
   double ms, tiled_ms, miss, tiled_miss; /* the estimate whole and in those tiles; misses: of the edges */
 } TileChoice;
 bool gpucost_choose_tiles(const KProgram *p, const char *gpu, const char *graph_path, TileChoice *out);
+/* Then, p lowered with those choices: a kernel whose compiled tiles are not 5% faster than it was
+ * whole loses its choice (tiles 0); the others' notes get the compiled figures. Returns how many
+ * lost theirs (the caller lowers again), or -1 after saying why. */
+int gpucost_check_tiles(const KProgram *p, const char *gpu, const char *graph_path, TileChoice *out);
 /* Misses of an index stream through a 16-way LRU cache of `rows` lines (tests/unit). */
 int64_t gpucost_misses(const int32_t *stream, int64_t n, int64_t rows);
 /* kverify.c: structural checks of a kernel program (steps, buffers, the memory plan's lifetimes,

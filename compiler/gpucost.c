@@ -463,27 +463,47 @@ static StepEst estimate(const KStep *s, const GpuSpec *gpu, Streams *st, Memo *m
   return r;
 }
 
-bool gpucost_choose_tiles(const KProgram *p, const char *gpu_name, const char *graph_path, TileChoice *out) {
+/* gpucost_choose_tiles and gpucost_check_tiles: with check, p is the program lowered with out's
+ * choices, and a kernel whose compiled tiles are not 5% faster than it was whole loses its choice
+ * (the explored tiling leaves out that the narrow values are gathered in every tile); returns the
+ * kernels dropped, or -1. */
+static int tiles_pass(const KProgram *p, const char *gpu_name, const char *graph_path, TileChoice *out, bool check) {
   const GpuSpec *gpu = find_gpu(gpu_name);
   char err[512] = "";
   Streams st = {0};
   if (!gpu || !load_streams(&st, graph_path, err, sizeof err)) {
     fprintf(stderr, "gnnc: --tile-columns=auto: %s\n", gpu ? err : "an unknown GPU");
     streams_free(&st);
-    return false;
+    return -1;
   }
   Memo memo[64];
-  int nmemo = 0;
+  int nmemo = 0, dropped = 0;
   for (int i = 0; i < p->nsteps; i++) {
     const KStep *s = &p->steps[i];
     const Kernel *k = s->kernel;
-    if (s->kind != STEP_KERNEL || k->map != MAP_VERTEX || k->rows != DOM_VERTEX || k->pieces || k->col_tiles > 1) continue;
+    if (s->kind != STEP_KERNEL || k->map != MAP_VERTEX || k->rows != DOM_VERTEX || k->pieces) continue;
+    if (check) {
+      if (k->col_tiles <= 1 || out[k->id].tiles <= 1) continue;
+      StepEst e = estimate(s, gpu, &st, &memo[0], &nmemo);
+      if (e.time > 0.95 * out[k->id].ms) out[k->id].tiles = 0, dropped++;
+      else out[k->id].tiled_ms = e.time, out[k->id].tiled_miss = e.miss_rate; /* the note gives the compiled kernel's */
+      continue;
+    }
+    if (k->col_tiles > 1) continue;
     StepEst e = estimate(s, gpu, &st, &memo[0], &nmemo);
     if (e.tiles <= 1 || e.tiled_time > 0.95 * e.time || !tile_width_for(kernel_gathered_width(k), e.tiles, k->group)) continue;
     out[k->id] = (TileChoice){e.tiles, e.time, e.tiled_time, e.miss_rate, e.tiled_miss};
   }
   streams_free(&st);
-  return true;
+  return dropped;
+}
+
+bool gpucost_choose_tiles(const KProgram *p, const char *gpu, const char *graph_path, TileChoice *out) {
+  return tiles_pass(p, gpu, graph_path, out, false) >= 0;
+}
+
+int gpucost_check_tiles(const KProgram *p, const char *gpu, const char *graph_path, TileChoice *out) {
+  return tiles_pass(p, gpu, graph_path, out, true);
 }
 
 bool gpucost_report(FILE *out, const KProgram *p, const char *gpu_name, const char *graph_path) {

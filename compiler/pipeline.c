@@ -283,6 +283,15 @@ static Module *compile_once(GnnCtx *c, const PipelineOpts *o) {
       for (int i = 0; i < nk; i++) tiles[i] = ch[i].tiles;
       c->tiles_of_kernel = tiles, c->ntiles_of_kernel = nk;
       c->kprog = lower_module(c, m, (MappingChoice)o->mapping, edge_named);
+      int dropped = c->kprog ? gpucost_check_tiles(c->kprog, o->gpu, o->gpu_graph, ch) : 0; /* as compiled */
+      if (dropped < 0) {
+        c->diag.errors++;
+        return NULL;
+      }
+      if (dropped > 0) {
+        for (int i = 0; i < nk; i++) tiles[i] = ch[i].tiles;
+        c->kprog = lower_module(c, m, (MappingChoice)o->mapping, edge_named);
+      }
       for (int i = 0; c->kprog && c->diag.out && i < c->kprog->kernels.len && i < nk; i++) { /* (the same kernels: ids match) */
         const Kernel *k = c->kprog->kernels.items[i];
         if (k->col_tiles > 1)
