@@ -8,19 +8,19 @@
  * kernel runs a group per (tile, row), tile-major, so every row's first tile is gathered before
  * any second tile, and the gathers hit the L2. The price: the graph's index stream and the narrow
  * values (the edge weights, a softmax's statistics, computed from a few floats per edge) are
- * walked once per tile. On the host the same schedule keeps a tile of the rows in the last-level
- * cache.
+ * walked once per tile. On the host the same schedule costs more than the cache saves (its walks
+ * pay per edge, not per byte: docs/benchmarks.md), so it is for GPUs.
  *
  * A kernel is cut into tiles after it is built, as kernel IR: its lane loops over the gathered
  * width W (the widest lane loop that gathers inside a walk) run over T elements from the tile's
  * first column (KS_FOR_LANES.lo; the last tile ends at W where T does not divide it), their
  * register arrays shrink to T / G slots (a tile narrower than the group leaves lanes idle), and
- * everything else
- * runs as it did, in every tile. That is the same computation, column for column in the same
- * order (results bit for bit the untiled kernel's), if every value made in a W loop is used only
- * by the same column in a W loop: tile_check refuses a kernel otherwise (a dot over the columns,
- * a sum of a row's elements, a value passed to another column through shared memory), and one
- * with atomics (a narrow atomic would add once per tile) or block-reduced sums. */
+ * everything else runs as it did, in every tile. That is the same computation, column for column
+ * in the same order (results bit for bit the untiled kernel's), if every value made in a W loop
+ * is used only by the same column in a W loop: scan_made and check_uses refuse a kernel otherwise
+ * (a dot over the columns, a sum of a row's elements, a value passed to another column through
+ * shared memory), and one with atomics (a narrow atomic would add once per tile) or block-reduced
+ * sums. */
 #include "lower_tiles.h"
 
 #include <stdlib.h>
