@@ -127,8 +127,7 @@ static void stmt(FILE *out, const Kernel *k, const KStmt *s, int d, const bool *
     fputs("#pragma unroll\n", out);
     ind(out, d);
     fprintf(out, "for (int %s = 0; %s < %lld; %s++) {\n", in, in, (long long)nk, in);
-    bool ragged = s->lo && k->col_width % k->col_tile; /* a column tile's loop that may pass the width */
-    bool guard = s->count % k->group != 0 || ragged;
+    bool guard = s->count % k->group != 0 || klanes_may_pass_width(k, s);
     if (guard || used[s->var]) { /* (nvcc warns of an unused one: the tests build with -Werror) */
       ind(out, d + 1);
       fprintf(out, "const int64_t %s = ", kn);

@@ -407,7 +407,7 @@ static void emit_flat_lanes(FILE *out, HostK *h, const KStmt *s, int region, int
 static void emit_flat_loop(FILE *out, HostK *h, const KStmt *s, int region, int d, const bool *only) {
   const Kernel *k = h->k;
   const char *kv = k->locals[s->var].name;
-  bool ragged = s->lo && k->col_width % k->col_tile; /* a column tile's loop that may pass the width: not split */
+  bool ragged = klanes_may_pass_width(k, s); /* the last tile shorter: its loop ends at the width, not split */
   int64_t c = ragged ? 0 : split_stmts(&s->body, s->var, s->count);
   int save_k = h->flat_k, save_i = h->flat_i; /* simd_ok reads the flat loop's i */
   h->flat_k = s->var, h->flat_i = s->var2;

@@ -178,14 +178,14 @@ void pf_scan(HostK *h) {
   const Kernel *k = h->k;
   /* a kernel in column tiles: a row its tiled loops gather whole is asked for a tile at a time,
    * from the tile's first column (lower_tiles.c's first statement, tile_lo = tile * T) */
-  const KStmt *s0 = k->col_tiles > 1 && k->body.len ? k->body.items[0] : NULL;
-  if (s0 && s0->kind == KS_LET && s0->val->kind == KE_BIN && s0->val->a->kind == KE_TILE)
+  int first = kernel_tile_first(k);
+  if (first >= 0)
     for (int side = -1; side < 2; side++) {
       PfRow *rows = side < 0 ? h->pf : h->pfe[side];
       int n = side < 0 ? k->nshared * PF_MAX : PF_MAX;
       for (int i = 0; i < n; i++)
         if (rows[i].buf && rows[i].buf->width == k->col_width && rows[i].lo == 0 && rows[i].hi == k->col_width - 1)
-          rows[i].tile_lo = k->locals[s0->var].name, rows[i].hi = k->col_tile - 1;
+          rows[i].tile_lo = k->locals[first].name, rows[i].hi = k->col_tile - 1;
     }
   int ptr = k->dir == GATHER_BY_DST ? KG_IN_PTR : k->dir == GATHER_BY_SRC ? KG_OUT_PTR : -1;
   h->walk_ptr = k->map == MAP_VERTEX && k->rows == DOM_VERTEX && ptr >= 0 && k->graph[ptr] ? ptr : -1;

@@ -782,6 +782,12 @@ int64_t kernel_gathered_width(const Kernel *k);
 /* The tile width that cuts W columns into ntiles tiles for a group of G lanes (a multiple of G,
  * or fewer than G; the last tile the shorter), or 0 if none gives exactly ntiles. */
 int64_t tile_width_for(int64_t W, int ntiles, int G);
+/* A kernel in column tiles: the local its first statement sets to the tile's first column
+ * (`tile_lo = tile * col_tile`, lower_tiles.c), or -1 if it does not. */
+int kernel_tile_first(const Kernel *k);
+/* Whether lane loop s is a column tile's that may pass the tiled width (col_tile does not divide
+ * col_width: the last tile is shorter, its lanes guarded by k < col_width). */
+bool klanes_may_pass_width(const Kernel *k, const KStmt *s);
 /* Whether e prints with a leading '-' (a negation, a negative constant): a negation of it must
  * parenthesise it, or C reads `--x` as a decrement. */
 bool kexpr_leads_with_minus(const KExpr *e);

@@ -115,6 +115,16 @@ int64_t tile_width_for(int64_t W, int ntiles, int G) {
   return (W + T - 1) / T == ntiles ? T : 0;
 }
 
+int kernel_tile_first(const Kernel *k) {
+  const KStmt *s = k->col_tiles > 1 && k->body.len ? k->body.items[0] : NULL;
+  const KExpr *e = s ? s->val : NULL;
+  bool ok = s && s->kind == KS_LET && !s->idx && s->var >= 0 && s->var < k->nlocals && k->locals[s->var].uniform && e &&
+            e->kind == KE_BIN && e->op == KO_MUL && e->a->kind == KE_TILE && e->b->kind == KE_ICONST && e->b->i == k->col_tile;
+  return ok ? s->var : -1;
+}
+
+bool klanes_may_pass_width(const Kernel *k, const KStmt *s) { return s->lo && k->col_tile > 0 && k->col_width % k->col_tile; }
+
 int kstmts_count_lets(const PtrVec *b, int var) {
   int n = 0;
   for (int i = 0; i < b->len; i++) {

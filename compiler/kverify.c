@@ -308,15 +308,10 @@ static void expr(KV *v, const KExpr *e, At at) {
 }
 
 /* A column tile's first column, as lower_tiles.c computes it: the kernel's first statement
- * `tile_lo = tile * T`, a uniform local that nothing else sets. */
-static bool tile_first_let(const Kernel *k, const KStmt *s) {
-  const KExpr *e = s->val;
-  return s->kind == KS_LET && !s->idx && s->var >= 0 && s->var < k->nlocals && k->locals[s->var].uniform && e &&
-         e->kind == KE_BIN && e->op == KO_MUL && e->a->kind == KE_TILE && e->b->kind == KE_ICONST && e->b->i == k->col_tile;
-}
+ * `tile_lo = tile * T` (kernel_tile_first), a uniform local that nothing else sets. */
 static bool tile_first(const Kernel *k, const KExpr *lo) {
-  return k->col_tiles > 1 && k->body.len && tile_first_let(k, k->body.items[0]) && lo->kind == KE_VAR && !lo->a &&
-         lo->var == ((const KStmt *)k->body.items[0])->var && kstmts_count_lets(&k->body, lo->var) == 1;
+  int first = kernel_tile_first(k);
+  return first >= 0 && lo->kind == KE_VAR && !lo->a && lo->var == first && kstmts_count_lets(&k->body, first) == 1;
 }
 
 static void stmts(KV *v, const PtrVec *body, At at);
@@ -469,7 +464,7 @@ static void kernel_decls(KV *v, const Kernel *k) {
         k->col_tile * (k->col_tiles - 1) >= k->col_width)
       bad(v, "column tiles of %s%lld columns that are neither a multiple of its lanes per group nor fewer, or do not cover its width", "",
           k->col_tile);
-    if (!k->body.len || !tile_first_let(k, k->body.items[0]))
+    if (kernel_tile_first(k) < 0)
       bad(v, "in column tiles but its first statement does not compute the tile's first column (tile * %s%lld)", "", k->col_tile);
   }
 }

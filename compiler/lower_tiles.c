@@ -19,8 +19,8 @@
  * in the same order (results bit for bit the untiled kernel's), if every value made in a W loop
  * is used only by the same column in a W loop: scan_made and check_uses refuse a kernel otherwise
  * (a dot over the columns, a sum of a row's elements, a value passed to another column through
- * shared memory), and one with atomics (a narrow atomic would add once per tile) or block-reduced
- * sums. */
+ * shared memory), and one with atomics (a narrow atomic would add once per tile), block-reduced
+ * sums or hub rows in pieces. */
 #include "lower_tiles.h"
 
 #include <stdlib.h>
@@ -83,7 +83,6 @@ static void scan_made(Tiler *t, const PtrVec *b, const KStmt *loop) {
       refuse(t, "an atomic update (each tile would add it again)");
     }
     if (s->kind == KS_ATOMIC && s->count == 1) refuse(t, "a block-reduced sum");
-    if (s->kind == KS_TICKET) refuse(t, "hub pieces");
     if (s->kind == KS_FOR_LANES && s->lo) refuse(t, "a lane loop that already starts at a column of its own");
     scan_made(t, &s->body, loop);
   }
@@ -139,13 +138,14 @@ static void cut(Tiler *t, PtrVec *b, KExpr *first, int64_t T) {
 }
 
 bool tile_columns(Lower *L, Kernel *k, int64_t T, int ntiles) {
-  if ((T <= 0 && ntiles <= 1) || k->map != MAP_VERTEX || k->rows != DOM_VERTEX || k->pieces || k->col_tiles > 1) return false;
+  if ((T <= 0 && ntiles <= 1) || k->map != MAP_VERTEX || k->rows != DOM_VERTEX || k->col_tiles > 1) return false;
   int64_t W = kernel_gathered_width(k);
   int G = k->group;
   if (ntiles > 1) T = tile_width_for(W, ntiles, G); /* 0: no tile of whole lanes gives that count */
   if (ntiles <= 1 && W <= T) return false; /* nothing wider than a tile: no note (the usual case of a narrow layer) */
   Tiler t = {k, W, NULL, calloc((size_t)k->nlocals + 1, 1), calloc((size_t)k->nlocals + 1, sizeof(KStmt *)),
              calloc((size_t)k->nshared + 1, 1), calloc((size_t)k->nlocals + 1, 1), {NULL}, 0};
+  if (k->pieces) refuse(&t, "its hub rows are in pieces (--split-hubs), which column tiles do not combine with");
   if (T <= 0 || W <= T) refuse(&t, "no tile of whole lane groups cuts it into that many");
   else if (T % G && T > G) refuse(&t, "the tile is neither a multiple of the kernel's lanes per group nor fewer");
   scan_made(&t, &k->body, NULL);

@@ -560,14 +560,10 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   }
   if (pieces) pieces_finish(F, body_from, rest_from, last, lo, hi);
   k->what = kernel_what(F);
-  if (pieces && L->c->tile_columns > 0 && kernel_gathered_width(k) > L->c->tile_columns && L->c->diag.out)
-    fprintf(L->c->diag.out, "%s: note: kernel %s (%s) walks its %lld gathered columns whole although --tile-columns=%d: its hub rows "
-                            "are in pieces (--split-hubs), which column tiles do not combine with\n",
-            L->c->diag.path, k->name, k->what, (long long)kernel_gathered_width(k), L->c->tile_columns);
-  if (!pieces && L->c->tiles_of_kernel) { /* --tile-columns=auto: the estimate's count for this kernel */
+  if (L->c->tiles_of_kernel) { /* --tile-columns=auto: the estimate's count for this kernel (none for one in pieces) */
     if (k->id < L->c->ntiles_of_kernel && L->c->tiles_of_kernel[k->id] > 1) tile_columns(L, k, 0, L->c->tiles_of_kernel[k->id]);
-  } else if (!pieces && L->c->tile_columns > 0) {
-    tile_columns(L, k, L->c->tile_columns, 0); /* lower_tiles.c */
+  } else if (L->c->tile_columns > 0) {
+    tile_columns(L, k, L->c->tile_columns, 0); /* lower_tiles.c (a walk in pieces: a note, kept whole) */
   }
   free(lanes_of);
   free(staged);

@@ -84,23 +84,17 @@ static bool compile_plan(const TuneArgs *t, const Plan *p, FILE *quiet, GnnCtx *
   return m && c->kprog && c->diag.errors == 0;
 }
 
-/* Whether plan p's kernels walk hub pieces (what), or are in column tiles (!what). */
-static bool plan_has(const TuneArgs *t, const Plan *p, FILE *quiet, bool pieces) {
+/* Builds plan p's library; a plan with a schedule (hub pieces, column tiles) only when some kernel
+ * of it takes that schedule: one that changes nothing is not worth timing. 1: built, 0: nothing
+ * changed (nothing built), -1: failed. */
+static int build_plan_if_changed(const TuneArgs *t, const Plan *p, FILE *quiet) {
   GnnCtx c;
-  bool has = false;
-  if (compile_plan(t, p, quiet, &c))
-    for (int i = 0; i < c.kprog->kernels.len && !has; i++) {
-      const Kernel *k = c.kprog->kernels.items[i];
-      has = pieces ? k->pieces : k->col_tiles > 1;
-    }
-  gnn_ctx_free(&c);
-  return has;
-}
-
-static bool build_plan(const TuneArgs *t, const Plan *p, FILE *quiet) {
-  GnnCtx c;
-  bool ok = compile_plan(t, p, quiet, &c);
-  if (ok) {
+  bool ok = compile_plan(t, p, quiet, &c), has = !p->split_hubs && !p->tile_columns;
+  for (int i = 0; ok && !has && i < c.kprog->kernels.len; i++) {
+    const Kernel *k = c.kprog->kernels.items[i];
+    has = p->split_hubs ? k->pieces : k->col_tiles > 1;
+  }
+  if (ok && has) {
     EmitOpts eo = *t->eopts;
     eo.emit = NULL;
     eo.output = p->lib;
@@ -108,8 +102,10 @@ static bool build_plan(const TuneArgs *t, const Plan *p, FILE *quiet) {
     ok = gnn_emit(c.kprog, &eo);
   }
   gnn_ctx_free(&c);
-  return ok;
+  return !ok ? -1 : has ? 1 : 0;
 }
+
+static bool build_plan(const TuneArgs *t, const Plan *p, FILE *quiet) { return build_plan_if_changed(t, p, quiet) == 1; }
 
 /* gnn-run: $GNNC_GNN_RUN, beside gnnc (an install's bin/), in the build's bin/ (build/gnnc) or
  * the one beside it (build/asan/gnnc), else on PATH. */
@@ -262,15 +258,16 @@ static bool tune_schedules(const TuneArgs *t, const char *gnn_run, Plan *plans, 
     p->split_hubs = sched[s].pieces;
     p->tile_columns = sched[s].tiles;
     snprintf(p->label, sizeof p->label, "%s", sched[s].label);
-    if (!plan_has(t, p, quiet, sched[s].pieces)) { /* nothing it would change on this model */
+    snprintf(p->lib, sizeof p->lib, "%s/sched%d.so", dir, np);
+    int built = build_plan_if_changed(t, p, quiet);
+    if (built < 0) {
+      fprintf(stderr, "gnnc: --tune-mapping: building the plan '%s' failed\n", p->label);
+      return false;
+    }
+    if (!built) { /* nothing it would change on this model */
       skipped++;
       memset(p, 0, sizeof *p);
       continue;
-    }
-    snprintf(p->lib, sizeof p->lib, "%s/sched%d.so", dir, np);
-    if (!build_plan(t, p, quiet)) {
-      fprintf(stderr, "gnnc: --tune-mapping: building the plan '%s' failed\n", p->label);
-      return false;
     }
     np++;
   }
