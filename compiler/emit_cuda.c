@@ -173,7 +173,7 @@ static void stmt(FILE *out, const Kernel *k, const KStmt *s, int d, const bool *
     ind(out, d);
     fprintf(out, "for (int off = %d; off > 0; off >>= 1) {\n", k->group / 2);
     ind(out, d + 1);
-    fprintf(out, "const float other = __shfl_xor_sync(gmask, %s, off, %d);\n", n, k->group);
+    fprintf(out, "const %s other = __shfl_xor_sync(gmask, %s, off, %d);\n", ktype_c(k->locals[s->var].type), n, k->group);
     ind(out, d + 1);
     if (s->op == KO_ADD) fprintf(out, "%s = %s + other;\n", n, n);
     else fprintf(out, "%s = other %s %s ? other : %s;\n", n, s->op == KO_MAX ? ">" : "<", n, n);

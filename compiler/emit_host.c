@@ -317,23 +317,21 @@ static void emit_uniform(FILE *out, HostK *h, const KStmt *s, int d) {
     fputs("/* barrier: the lane loops above and below are separate regions */\n", out);
     return;
   case KS_GROUP_REDUCE: {
+    /* the butterfly's total folded in halves: lane l < off takes l + off, as the butterfly's lane
+     * 0 does at each step, and every butterfly lane ends with lane 0's bits (after the step at off,
+     * lanes l and l ^ off hold a + b and b + a); then lane 0's total to every lane. G - 1
+     * operations, contiguous, where the butterfly takes G log G through a copy */
     const char *n = k->locals[s->var].name;
+    const char *op = s->op == KO_ADD ? "sum" : s->op == KO_MAX ? "max" : "min";
+    for (int off = k->group / 2; off > 0; off /= 2) { /* a loop per step, its count a constant: vectorised */
+      ind(out, d);
+      fprintf(out, "for (int lane = 0; lane < %d; lane++) ", off);
+      if (s->op == KO_ADD) fprintf(out, "%s[lane] = %s[lane] + %s[lane + %d];", n, n, n, off);
+      else fprintf(out, "%s[lane] = %s[lane + %d] %s %s[lane] ? %s[lane + %d] : %s[lane];", n, n, off, s->op == KO_MAX ? ">" : "<", n, n, off, n);
+      fprintf(out, off == k->group / 2 ? "  /* group_%s, in the shuffle butterfly's order */\n" : "\n", op);
+    }
     ind(out, d);
-    fprintf(out, "for (int off = %d; off > 0; off >>= 1) { /* group_%s: the shuffle butterfly over the lanes */\n", k->group / 2,
-            s->op == KO_ADD ? "sum" : s->op == KO_MAX ? "max" : "min");
-    ind(out, d + 1);
-    fprintf(out, "float nxt[%d];\n", k->group);
-    ind(out, d + 1);
-    fprintf(out, "for (int lane = 0; lane < %d; lane++) {\n", k->group);
-    ind(out, d + 2);
-    if (s->op == KO_ADD) fprintf(out, "nxt[lane] = %s[lane] + %s[lane ^ off];\n", n, n);
-    else fprintf(out, "nxt[lane] = %s[lane ^ off] %s %s[lane] ? %s[lane ^ off] : %s[lane];\n", n, s->op == KO_MAX ? ">" : "<", n, n, n);
-    ind(out, d + 1);
-    fputs("}\n", out);
-    ind(out, d + 1);
-    fprintf(out, "for (int lane = 0; lane < %d; lane++) %s[lane] = nxt[lane];\n", k->group, n);
-    ind(out, d);
-    fputs("}\n", out);
+    fprintf(out, "for (int lane = 1; lane < %d; lane++) %s[lane] = %s[0];\n", k->group, n, n);
     return;
   }
   case KS_TICKET: /* the group's stores above happen before its add; the group that draws the last

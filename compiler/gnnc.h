@@ -438,6 +438,8 @@ typedef struct {
   const char *input_grads; /* --input-grads=all|NAME,...: autodiff also derives these inputs' adjoints
                               (outputs "grad_input.<name>"); NULL: parameters only (the default) */
   bool split_hubs;        /* --split-hubs: walks split hub rows into pieces (lower_walk.c) */
+  bool serial_dots;       /* --dots=serial (the host's default): a kernel per row computes a dot or sum_last
+                             a lane per output, not spread over the lanes (lower_groups.c, find_spread) */
   int tile_columns;       /* --tile-columns=T (> 0): walks gathering rows wider than T run in column
                              tiles of T (lower_tiles.c); 0: off */
   const int *tiles_of_kernel; /* --tile-columns=auto: per kernel id (ntiles_of_kernel of them), the column
@@ -520,6 +522,7 @@ typedef struct {
   bool print_plan;  /* --print-memory-plan V=,E=: the memory plan after lower */
   const char *gpu;       /* --gpu=h100|h200 with --graph FILE: gpucost_report after lower */
   bool split_hubs;       /* --split-hubs (GnnCtx.split_hubs) */
+  bool serial_dots;      /* --dots=serial, or the host target without --dots (GnnCtx.serial_dots) */
   int tile_columns;      /* --tile-columns=T (GnnCtx.tile_columns); -1: auto, by the GPU estimate of gpu on gpu_graph */
   const char *gpu_graph;
 } PipelineOpts;

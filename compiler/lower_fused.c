@@ -189,21 +189,27 @@ void fin_array(Fused *F, PtrVec *fin, const Value *a, const char *what, KType t,
 }
 
 /* The value by its definition (an inline value, or a root of this kernel). */
+/* The reader of x's operands at cx (a Scatter's at the edge's ends), in *fr. */
+Reader fused_reader(Fused *F, const Value *x, const Ctx *cx, FReader *fr) {
+  *fr = (FReader){F, x, {{0}}, -1};
+  for (int i = 0; i < x->nargs; i++) {
+    const Value *a = x->args[i];
+    if (a->dom == DOM_PARAM || a->dom == DOM_GLOBAL) fr->ctx[i] = (Ctx){0};
+    else if (x->op == OP_SCATTER) {
+      bool at_dst = x->fn == FN_COPY_V || x->fn == FN_ARGSEL_V || i == 1;
+      fr->ctx[i] = vertex_ctx(at_dst ? cx->dst : cx->src, at_dst ? cx->dst_near : cx->src_near);
+    } else fr->ctx[i] = *cx;
+  }
+  return (Reader){fused_read, x->args, {NULL, NULL, NULL}, fr};
+}
+
 KExpr *compute(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   Lower *L = F->L;
   Kernel *k = F->k;
-  FReader fr = {F, x, {{0}}, -1};
-  Reader r = {fused_read, x->args, {NULL, NULL, NULL}, &fr};
+  FReader fr;
+  Reader r = fused_reader(F, x, cx, &fr);
   KExpr *counter = x->dom == DOM_VERTEX ? cx->vtx : x->dom == DOM_EDGE ? cx->edge : ki(L, 0);
   F->seen[x->id] = true;
-  for (int i = 0; i < x->nargs; i++) {
-    const Value *a = x->args[i];
-    if (a->dom == DOM_PARAM || a->dom == DOM_GLOBAL) fr.ctx[i] = (Ctx){0};
-    else if (x->op == OP_SCATTER) {
-      bool at_dst = x->fn == FN_COPY_V || x->fn == FN_ARGSEL_V || i == 1;
-      fr.ctx[i] = vertex_ctx(at_dst ? cx->dst : cx->src, at_dst ? cx->dst_near : cx->src_near);
-    } else fr.ctx[i] = *cx;
-  }
   if (x->op == OP_SCATTER && x->fn == FN_ARGSEL_V) { /* a[v] where arg[v] names this edge, else 0 */
     KExpr *hit = kbin(L, KO_EQ, eval(F, x->args[1], &fr.ctx[1], idx), cx->edge);
     return ksel(L, hit, eval(F, x->args[0], &fr.ctx[0], idx), kf(L, 0));
@@ -458,7 +464,7 @@ enum { STAGE_MIN_COST = GNN_STAGE_MIN_COST, STAGE_MAX_WIDTH = GNN_STAGE_MAX_WIDT
 
 /* x is computed where it is read in this kernel (inline, a root of this group, or a stash the
  * forward recomputes), not loaded or read from shared memory. */
-static bool computed_here(Fused *F, const Value *x) {
+bool computed_here(Fused *F, const Value *x) {
   if (x->op == OP_CONST || x->sched == SCHED_ANCHOR || x->dom == DOM_PARAM) return false;
   bool recompute = recomputed_stash(F, x) || recomputed_invariant(F, x);
   return recompute || !(x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid));

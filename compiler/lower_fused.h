@@ -88,6 +88,8 @@ int width_of(const Value *v);
 Ctx vertex_ctx(KExpr *v, bool near);
 KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx);
 KExpr *compute(Fused *F, const Value *x, const Ctx *cx, KExpr *idx);
+Reader fused_reader(Fused *F, const Value *x, const Ctx *cx, FReader *fr);
+bool computed_here(Fused *F, const Value *x);
 KExpr *fused_read(Lower *L, Kernel *k, const Reader *r, int i, KExpr *idx);
 void fin_array(Fused *F, PtrVec *fin, const Value *a, const char *what, KType t, int wd, KExpr *kk, KExpr *val, KBuf *own,
                int *sh, KBuf **spill);

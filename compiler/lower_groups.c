@@ -80,6 +80,89 @@ static void finish_sums(Fused *F, Value **mem, int nmem, KBuf **acc) {
     if (acc[i]) finish_rows(F->L, mem[i], acc[i], FN_NONE, false);
 }
 
+/* ---- reductions spread over the lanes, in a kernel per row */
+
+/* A dot or sum_last with at most 4 outputs over at least 16 elements (split_reduce_len) that a
+ * kernel per row computes at its row: GAT's d(alpha) = <X_u, G_v> per head in the attention
+ * backward's kernel per edge (4 heads of 64 on the Reddit-sized graph of issue 29), t_v =
+ * <G_v, out_v> per vertex. Computed where it is read, lane k takes output k and loops over the
+ * reduced dim alone: the lanes of a warp read rows 256 bytes apart, a sector each per load, and a
+ * group is as narrow as the outputs (4 lanes). Spread, the lanes take the reduced dim together
+ * (lane l its elements l, l + G, ...: a load is one row's 128 contiguous bytes) and a group
+ * reduction adds their parts, as the unfused kernel of the same value does (lower_op.c,
+ * spread_sum). The group widens to the reduced dim (at most 32). *out: such values the group's
+ * members read at the row (or are); returns how many and, in *len, the longest reduced dim. */
+static int find_spread(Fused *F, Value **mem, int nmem, Domain rows, Value **out, int64_t *len) {
+  int n = F->m->vals.len, nout = 0;
+  bool *seen = calloc((size_t)n + 1, 1), *member = calloc((size_t)n + 1, 1);
+  PtrVec stack = {0};
+  for (int i = 0; i < nmem; i++) member[mem[i]->id] = true, vec_push(F->L->a, &stack, mem[i]);
+  *len = 0;
+  while (stack.len) {
+    Value *x = stack.items[--stack.len];
+    if (seen[x->id] || x->op == OP_CONST) continue;
+    seen[x->id] = true;
+    bool here = member[x->id] ? x->op != OP_REDUCE_ROWS : computed_here(F, x);
+    if (!here) continue;
+    bool red = x->op == OP_APPLY_EDGE || x->op == OP_APPLY_VERTEX || x->op == OP_SCATTER;
+    if (red && x->dom == rows && split_reduce_len(x)) {
+      out[nout++] = x;
+      if (split_reduce_len(x) > *len) *len = split_reduce_len(x);
+    }
+    for (int a = 0; a < x->nargs; a++) vec_push(F->L->a, &stack, x->args[a]);
+  }
+  free(seen);
+  free(member);
+  /* in value order: one spread may read another's value (computed inline there) */
+  for (int i = 1; i < nout; i++)
+    for (int j = i; j > 0 && out[j - 1]->id > out[j]->id; j--) {
+      Value *t = out[j];
+      out[j] = out[j - 1];
+      out[j - 1] = t;
+    }
+  return nout;
+}
+
+/* Before member v of the kernel: the spread values v reads that are not made yet, at the row cx,
+ * each output j by the group's lanes together (spread_sum) into a shared array sh_red<id>
+ * (float64 for an f64 value), then a barrier; eval reads them there at the row (staged_at),
+ * elsewhere computes them as before. Made here, not before every root: a spread value that reads
+ * a root stored above reads it back instead of computing it again (the attention gradient's t_v
+ * reads the ELU's gradient, a dropout hash and an exp an element, that the kernel stores first). */
+static void spread_before(Fused *F, Value **sp, int nsp, bool *made, const Value *v, const Ctx *cx) {
+  Lower *L = F->L;
+  Kernel *k = F->k;
+  int n = F->m->vals.len, any = 0;
+  bool *reach = calloc((size_t)n + 1, 1);
+  PtrVec stack = {0};
+  vec_push(L->a, &stack, (void *)v);
+  while (stack.len) {
+    const Value *x = stack.items[--stack.len];
+    if (reach[x->id] || x->op == OP_CONST || (x != v && !computed_here(F, x))) continue;
+    reach[x->id] = true;
+    for (int a = 0; a < x->nargs; a++) vec_push(L->a, &stack, x->args[a]);
+  }
+  for (int i = 0; i < nsp; i++) {
+    Value *x = sp[i];
+    if (made[i] || !reach[x->id]) continue;
+    made[i] = true;
+    any = 1;
+    int sh = add_shared(L, k, arena_printf(L->a, "sh_red%d", x->id), x->f64 ? KT_F64 : KT_F32, width_of(x));
+    int j = add_local(L, k, "j", KT_I64, 0, true);
+    PtrVec *body = ks_for(L, k, &k->body, j, ki(L, 0), ki(L, width_of(x)));
+    L->cur_blk = body;
+    FReader fr;
+    Reader r = fused_reader(F, x, cx, &fr);
+    F->seen[x->id] = true;
+    int part = spread_sum(L, k, body, &r, x, kvar(L, k, j, NULL));
+    PtrVec *first = ks_if(L, body, kbin(L, KO_EQ, klane(L), ki(L, 0)));
+    ks_shstore(L, first, sh, kvar(L, k, j, NULL), kvar(L, k, part, NULL));
+    F->stage[x->id] = sh;
+  }
+  free(reach);
+  if (any) ks_new(L, &k->body, KS_BARRIER);
+}
+
 /* ---- FG_ROWS: a group of lanes per row storing each root of the group, then the sums over the
  * rows that joined it (fuse.c, sink_host): their terms read this row's roots where it stored them */
 
@@ -100,6 +183,10 @@ void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   const char *name = group_name(F, mem, nroots);
   if (nroots < nmem) name = arena_printf(L->a, "%s_sums", name);
   KBuf **acc = sum_accumulators(F, mem, nmem);
+  Value **spread = calloc((size_t)F->m->vals.len + 1, sizeof(Value *));
+  int64_t spread_len = 0;
+  int nspread = g->rows == DOM_GLOBAL || L->c->serial_dots ? 0 : find_spread(F, mem, nmem, g->rows, spread, &spread_len);
+  if (spread_len > maxw) maxw = (int)(spread_len < 32 ? spread_len : 32);
   Mapping map = g->rows == DOM_VERTEX ? MAP_VERTEX : g->rows == DOM_EDGE ? MAP_EDGE : MAP_GLOBAL;
   Kernel *k = fused_kernel(F, "", map, g->rows == DOM_EDGE ? DOM_EDGE : g->rows == DOM_VERTEX ? DOM_VERTEX : DOM_GLOBAL,
                            group_for(maxw), g->bwd, name);
@@ -108,14 +195,13 @@ void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   if (g->rows == DOM_VERTEX) cx = vertex_ctx(krow(L), true);
   int nst = 0;
   Value **staged = NULL;
-  if (g->rows == DOM_EDGE) {
-    cx = edge_row_ctx(L, k);
-    nst = stage_rows(F, mem, nmem, &cx, &staged);
-  } else if (g->rows == DOM_VERTEX) {
-    nst = stage_rows(F, mem, nmem, &cx, &staged);
-  }
+  if (g->rows == DOM_EDGE) cx = edge_row_ctx(L, k);
+  bool *made = calloc((size_t)nspread + 1, 1);
+  F->st_row = true; /* eval reads the spread values (and the staged ones) at the row */
+  if (g->rows == DOM_EDGE || g->rows == DOM_VERTEX) nst = stage_rows(F, mem, nmem, &cx, &staged);
   for (int i = 0; i < nmem; i++) {
     Value *v = mem[i];
+    spread_before(F, spread, nspread, made, v, &cx);
     if (acc[i]) {
       sum_row_term(F, k, v, &cx, acc[i]);
       continue;
@@ -125,19 +211,23 @@ void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
     L->cur_blk = lanes;
     KExpr *kk = kvar(L, k, kv, NULL);
     KExpr *row = g->rows == DOM_GLOBAL ? NULL : krow(L);
+    KExpr *val = F->stage[v->id] >= 0 ? eval(F, v, &cx, kk) : compute(F, v, &cx, kk); /* a spread root: its array */
     if (F->kept[v->id] && i + 1 < nmem) { /* the later roots read it from the group's array */
-      store_kept(F, lanes, v, row, kk, compute(F, v, &cx, kk));
+      store_kept(F, lanes, v, row, kk, val);
       ks_new(L, &k->body, KS_BARRIER);
       continue;
     }
-    store(F, lanes, v, row, kk, compute(F, v, &cx, kk));
+    store(F, lanes, v, row, kk, val);
     if (!stash_only(F, v) && i + 1 < nmem) { /* the later roots and sums read it back, after the lanes meet */
       F->stored[v->id] = true;
       ks_new(L, &k->body, KS_BARRIER);
     }
   }
   unstage(F, staged, nst);
+  unstage(F, spread, nspread);
   free(staged);
+  free(spread);
+  free(made);
   k->what = kernel_what(F);
   finish_sums(F, mem, nmem, acc);
   free(acc);

@@ -280,7 +280,7 @@ KExpr *fn_elem(Lower *L, Kernel *k, PtrVec *blk, const Value *v, FnKind fn, cons
 
 /* The reduced length when a row-wise reduction is better spread over lanes (few outputs, a
  * long reduced dim); 0 when lanes go over the outputs. */
-static int64_t split_reduce_len(const Value *v) {
+int64_t split_reduce_len(const Value *v) {
   int64_t n = shape_elems(&v->shape), len = 0;
   if (v->fn == FN_DOT || v->fn == FN_U_DOT_V) {
     const Shape *sa = &v->args[0]->shape, *sb = &v->args[1]->shape, *l = sa->rank >= sb->rank ? sa : sb;
@@ -291,25 +291,35 @@ static int64_t split_reduce_len(const Value *v) {
   return n <= 4 && len >= 16 ? len : 0;
 }
 
+/* Output j of a reduction split_reduce_len spreads: the lanes take the reduced dim (lane l the
+ * elements l, l + G, ...: a warp's loads of a row are coalesced), each summing its part, then a
+ * group reduction (warp shuffles) leaves the total in every lane. In float64 for an f64 value
+ * (sum_loop's rule), the terms as the reader widens them. Returns the local. */
+int spread_sum(Lower *L, Kernel *k, PtrVec *blk, const Reader *r, const Value *v, KExpr *j) {
+  int part = add_local(L, k, "part", v->f64 ? KT_F64 : KT_F32, 0, false), kv, iv;
+  ks_let(L, blk, part, NULL, kf(L, 0));
+  PtrVec *lanes = ks_lanes(L, k, blk, split_reduce_len(v), &kv, &iv);
+  PtrVec *saved = L->cur_blk;
+  L->cur_blk = lanes; /* what the term needs (a fused operand's own statements) goes inside the lanes */
+  TermFn term = as_apply(v->fn) == FN_SUM_LAST ? last_term : dot_term;
+  KExpr *t = term(L, k, r, v, j, kvar(L, k, kv, NULL));
+  L->cur_blk = saved;
+  ks_let(L, lanes, part, NULL, kbin(L, KO_ADD, kvar(L, k, part, NULL), t));
+  KStmt *red = ks_new(L, blk, KS_GROUP_REDUCE);
+  red->var = part;
+  red->op = KO_ADD;
+  return part;
+}
+
 /* The body of a row kernel: each lane computes elements k = lane, lane + G, ... of out[row].
  * The reader says where the operands are read. */
 static void rows_body(Lower *L, Kernel *k, Value *v, Reader *r, FnKind fn) {
   int64_t n = shape_elems(&v->shape);
   KBuf *out = L->buf_of[v->id];
-  if (split_reduce_len(v)) {
-    /* for each output j: lanes take the reduced dim, then a group reduction (warp shuffles) */
-    int64_t len = split_reduce_len(v);
+  if (split_reduce_len(v)) { /* for each output j: the lanes take the reduced dim (spread_sum) */
     int j = add_local(L, k, "j", KT_I64, 0, true);
     PtrVec *body = ks_for(L, k, &k->body, j, ki(L, 0), ki(L, n));
-    int part = add_local(L, k, "part", KT_F32, 0, false);
-    ks_let(L, body, part, NULL, kf(L, 0));
-    int kv, iv;
-    PtrVec *lanes = ks_lanes(L, k, body, len, &kv, &iv);
-    TermFn term = as_apply(fn) == FN_SUM_LAST ? last_term : dot_term;
-    ks_let(L, lanes, part, NULL, kbin(L, KO_ADD, kvar(L, k, part, NULL), term(L, k, r, v, kvar(L, k, j, NULL), kvar(L, k, kv, NULL))));
-    KStmt *red = ks_new(L, body, KS_GROUP_REDUCE);
-    red->var = part;
-    red->op = KO_ADD;
+    int part = spread_sum(L, k, body, r, v, kvar(L, k, j, NULL));
     PtrVec *first = ks_if(L, body, kbin(L, KO_EQ, klane(L), ki(L, 0)));
     ks_store(L, k, first, out, krow(L), kvar(L, k, j, NULL), kvar(L, k, part, NULL));
     return;

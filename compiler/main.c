@@ -74,6 +74,10 @@ static void usage(FILE *out) {
         "                          of T columns, every row's first tile before any second, so that a tile of the\n"
         "                          gathered rows stays in the cache (L2 on a GPU; docs/kernel-ir.md); =auto with\n"
         "                          --gpu --graph: each walk in the tiles the GPU estimate finds fastest (a note why)\n"
+        "  --dots=spread|serial    a fused kernel per row computes a dot or sum_last over a long dim (attention's\n"
+        "                          gradient) with the lanes sharing the dim and adding their parts (spread:\n"
+        "                          coalesced loads, the CUDA default) or a lane per output (serial: the host's\n"
+        "                          default, faster there); docs/kernel-ir.md\n"
         "  -O0                     switch every optimisation pass off (autodiff stays on)\n"
         "  -Rpass-missed=fuse      remarks on stderr: groups the fuse pass could not merge, and why\n"
         "  --no-verify             do not run the IR verifier after each pass\n"
@@ -207,7 +211,7 @@ static bool takes_value(const char *a, bool run) {
 
 typedef struct {
   bool run;
-  const char *target, *arch, *host_march, *mapping;
+  const char *target, *arch, *host_march, *mapping, *dots;
   bool keep, verbose;
   const char *input, *output, *emit, *graph, *features, *params, *inputs, *init, *save_params, *save_inputs, *out_rows;
   const char *save_outputs;
@@ -487,6 +491,12 @@ int main(int argc, char **argv) {
       o.O0 = true;
     } else if (strcmp(a, "--split-hubs") == 0) {
       o.split_hubs = true;
+    } else if ((v = ARGVAL("--dots"))) {
+      if (strcmp(v, "spread") != 0 && strcmp(v, "serial") != 0) {
+        fprintf(stderr, "gnnc: --dots wants spread or serial, got '%s'\n", v);
+        return 2;
+      }
+      cli.dots = v;
     } else if ((v = ARGVAL("--tile-columns"))) {
       unsigned long long n;
       if (strcmp(v, "auto") == 0) {
@@ -639,6 +649,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (cli.target && strcmp(cli.target, "host") == 0) eo.target = TARGET_HOST;
+  /* the dots spread over the lanes where the loads are a warp's (a GPU), a lane per output on the
+   * host, where the serial form is faster (docs/kernel-ir.md, "Reductions spread over lanes") */
+  o.serial_dots = cli.dots ? strcmp(cli.dots, "serial") == 0 : eo.target == TARGET_HOST || strcmp(emit, "c") == 0;
   if (cli.mapping) {
     if (strcmp(cli.mapping, "auto") == 0) o.mapping = MAPPING_AUTO;
     else if (strcmp(cli.mapping, "vertex") == 0) o.mapping = MAPPING_VERTEX;

@@ -985,13 +985,12 @@ static void k38_apply_vertex_sum_last_vertex(int64_t nrows, const float *restric
           }
         }
       }
-      for (int off = 16; off > 0; off >>= 1) { /* group_sum: the shuffle butterfly over the lanes */
-        float nxt[32];
-        for (int lane = 0; lane < 32; lane++) {
-          nxt[lane] = part[lane] + part[lane ^ off];
-        }
-        for (int lane = 0; lane < 32; lane++) part[lane] = nxt[lane];
-      }
+      for (int lane = 0; lane < 16; lane++) part[lane] = part[lane] + part[lane + 16];  /* group_sum, in the shuffle butterfly's order */
+      for (int lane = 0; lane < 8; lane++) part[lane] = part[lane] + part[lane + 8];
+      for (int lane = 0; lane < 4; lane++) part[lane] = part[lane] + part[lane + 4];
+      for (int lane = 0; lane < 2; lane++) part[lane] = part[lane] + part[lane + 2];
+      for (int lane = 0; lane < 1; lane++) part[lane] = part[lane] + part[lane + 1];
+      for (int lane = 1; lane < 32; lane++) part[lane] = part[0];
       for (int lane = 0; lane < 32; lane++) {
         if (lane == 0) {
           t70[row * 1 + j] = part[lane];

@@ -315,6 +315,9 @@ fi
 "$GNNC" dsl-examples/gat.gnn --tile-columns=0 > /dev/null 2> "$TMP/err2"; rc2=$?
 check tile-columns-bad bash -c "[ $rc -eq 2 ] && grep -q 'tile-columns=auto chooses by the GPU estimate on a graph: add --gpu' '$TMP/err' &&
   [ $rc2 -eq 2 ] && grep -q 'tile-columns wants a column count from 1 to 4096, or auto' '$TMP/err2'"
+# --dots: spread (the CUDA default) or serial (the host's); anything else is refused
+"$GNNC" dsl-examples/gat.gnn --dots=warp > /dev/null 2> "$TMP/err"; rc=$?
+check dots-bad bash -c "[ $rc -eq 2 ] && grep -q \"gnnc: --dots wants spread or serial, got 'warp'\" '$TMP/err'"
 # The estimate's terms (compiler/gpucost.c, docs/benchmarks.md "GPU estimate"). The whole table
 # is a golden: any change of a term, a constant or a column shows (UPDATE=1 rewrites it, with the
 # benchmark table in docs/benchmarks.md to redo). A second run gives the same bytes.

@@ -344,6 +344,49 @@ if [ -x "$cg_bin/gnn-run" ]; then
   cg_check_three edge-lanes tests/codegen/edge_lanes.gnn 71
 fi
 
+# Spread dots (tests/codegen/spread_dots.gnn): the attention backward's d(alpha) per head, in the
+# fused kernel per edge, takes the group's lanes over the head's D elements and a group_sum
+# (lower_groups.c, find_spread: coalesced loads on a GPU), at D = 64, 16 and 20: the CUDA target's
+# default, --dots=serial a lane per head (the host's default, faster there). The plan of each; the
+# host library built with --dots=spread (the host's group_sum folds the lanes in halves, as the
+# shuffle butterfly adds) and with the default against the interpreter, output and every
+# gradient, both mappings; the CUDA source of each compiles (sm_80).
+if [ -x "$cg_bin/gnn-run" ]; then
+  if [ -z "${CG_TARGET:-}" ]; then
+    if ! cg_out=$("$GNNC" tests/codegen/spread_dots.gnn --emit=kir 2>&1) || ! cg_out2=$("$GNNC" tests/codegen/spread_dots.gnn --dots=serial --emit=kir 2>&1) ||
+       ! cg_out3=$("$GNNC" tests/codegen/spread_dots.gnn --target=host --emit=kir 2>&1); then
+      fail codegen/host/spread-dots/plan "$(cg_tail "$cg_out${cg_out2:-}${cg_out3:-}")"
+    elif [ "$(printf '%s\n' "$cg_out" | grep -c '^kernel k[0-9]*_sub_edge: edge-balanced: one group per edge, group \(16\|32\) ')" -eq 3 ] &&
+         printf '%s\n' "$cg_out" | grep -q 'for k, i in lanes(64) {' && printf '%s\n' "$cg_out" | grep -q 'for k, i in lanes(20) {' &&
+         [ "$(printf '%s\n' "$cg_out" | grep -c '    part = group_sum(part)$')" -ge 3 ] &&
+         [ "$(printf '%s\n' "$cg_out" | grep -c '^  shared sh_red[0-9]*: f64\[')" -ge 3 ] &&
+         ! printf '%s\n' "$cg_out2" | grep -q 'group_sum\|sh_red' && [ "$cg_out2" = "$cg_out3" ]; then
+      pass codegen/host/spread-dots/plan
+    else
+      fail codegen/host/spread-dots/plan "the d(alpha) kernels are not spread over the lanes for CUDA, or are with --dots=serial or for the host"
+    fi
+    for cg_d in spread serial; do
+      if ! command -v nvcc >/dev/null; then
+        cg_out="nvcc not found (the CUDA toolkit is required)"
+      elif cg_out=$("$GNNC" tests/codegen/spread_dots.gnn --dots=$cg_d --emit=cu -o "$cg/spread_dots_$cg_d.cu" 2>&1) &&
+         cg_out=$(cd "$cg" && nvcc -std=c++17 -gencode=arch=compute_80,code=sm_80 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \
+                  -I"$ROOT/runtime" -c "spread_dots_$cg_d.cu" -o "spread_dots_$cg_d.o" 2>&1) && ! printf '%s' "$cg_out" | grep -qi warning; then
+        pass codegen/nvcc/spread-dots/$cg_d
+      else
+        fail codegen/nvcc/spread-dots/$cg_d "$(cg_tail "$cg_out")"
+      fi
+    done
+  fi
+  for cg_map in $cg_maps; do
+    for cg_g in tests/codegen/graphs/hub10k tests/interp/graphs/isolated; do
+      CG_FLAGS=--dots=spread cg_check "codegen/$cg_target/spread-dots/$(basename $cg_g)/$cg_map" tests/codegen/spread_dots.gnn $cg_g $cg_map 161
+      CG_FLAGS=--dots=spread cg_check_bwd "codegen/$cg_target/backward/spread-dots/$(basename $cg_g)/$cg_map" tests/codegen/spread_dots.gnn $cg_g $cg_map 162
+    done
+    CG_FLAGS=--dots=serial cg_check "codegen/$cg_target/serial-dots/hub10k/$cg_map" tests/codegen/spread_dots.gnn tests/codegen/graphs/hub10k $cg_map 163
+    CG_FLAGS=--dots=serial cg_check_bwd "codegen/$cg_target/backward/serial-dots/hub10k/$cg_map" tests/codegen/spread_dots.gnn tests/codegen/graphs/hub10k $cg_map 164
+  done
+fi
+
 # Kept roots (tests/codegen/kept_roots.gnn): the roots that later roots of their kernel read are
 # in memory only when training (their buffers are not in the inference arena: the kernel IR says
 # "training only"), the 300-wide one is not kept; the output and every gradient agree with the

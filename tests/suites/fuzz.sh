@@ -17,9 +17,12 @@
 #   fuzz-diff/replay/F   a kept program of the differential fuzzer (tests/fuzz/diff/cases/F)
 #                        compares as its header says (interpreter vs host library); tiles-N are
 #                        generated programs (make fuzz-diff TILES=1) whose walks gnnc cuts into
-#                        column tiles (--tile-columns=2), kept so that every run checks tiles
+#                        column tiles (--tile-columns=2), kept so that every run checks tiles;
+#                        spread-N (make fuzz-diff SPREAD=1) a dot spread over the lanes (--dots=spread)
 #   fuzz-diff/generate-6 six generated programs (seeds 1..6) all agree
 #   fuzz-diff/pieces-6   the same with --pieces (gnnc --split-hubs, graphs with a hub)
+#   fuzz-diff/spread-6   the same with --spread (gnnc --dots=spread, projections 16..40 wide and more
+#                        dots), seeds 3..8: seeds 3, 5 and 8 spread a dot over a kernel's lanes
 #   fuzz-diff/cuda-6     six generated programs with wide inputs (seeds 1..6 of --cuda: 1,024 to
 #                        3,072 features) all agree on the host and their CUDA source compiles with
 #                        nvcc (--cubin for sm_80: ptxas, so shared memory over 48 KB fails here;
@@ -95,6 +98,13 @@ if grep -qx 'programs 6: agree 6, mismatch 0, rejected by gnnc 0, errors 0 (seed
   pass fuzz-diff/pieces-6
 else
   fail fuzz-diff/pieces-6 "$(tail -3 <<< "$fz_out" | tr '\n' ' ')"
+fi
+# the dots of kernels per row spread over the lanes (--dots=spread: the CUDA target's form) on the host
+fz_out=$("$PY" tests/fuzz/diff/fuzz_diff.py --gnnc "$GNNC" --spread --seed 3 --max-programs 6 --seconds 300 --keep "$TMP/fuzz-diff-spread" 2>&1)
+if grep -qx 'programs 6: agree 6, mismatch 0, rejected by gnnc 0, errors 0 (seeds 3..8)' <<< "$fz_out"; then
+  pass fuzz-diff/spread-6
+else
+  fail fuzz-diff/spread-6 "$(tail -3 <<< "$fz_out" | tr '\n' ' ')"
 fi
 if ! command -v nvcc >/dev/null; then
   fail fuzz-diff/cuda-6 "nvcc not found (the CUDA toolkit is required)"

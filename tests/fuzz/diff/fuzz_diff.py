@@ -38,6 +38,7 @@ Prints one line per finding and a summary: programs generated, compiled, compare
 mismatching, rejected. Needs Debian's python3 only.
 """
 import argparse
+import math
 import os
 import random
 import shutil
@@ -58,12 +59,15 @@ PIECE_GRAPHS = ["tests/interp/graphs/hub", "tests/codegen/graphs/hub10k"]
 # 4 tiles a walk that gathers 8 or 12 columns)
 TILE_COLUMNS = 2
 
+# --spread: every program compiled with --dots=spread (the CUDA target's form of the dots a fused
+# kernel per row computes, the lanes sharing the reduced dim: docs/kernel-ir.md), on the host
+
 
 def gnnc_mapping(mapping):
-    """gnnc's flags for a mapping as the cases name it: vertex, edge, or either + "+pieces" or "+tiles"."""
+    """gnnc's flags for a mapping as the cases name it: vertex, edge, or either + "+pieces", "+tiles" or "+spread"."""
     base, _, extra = mapping.partition("+")
     return ["--mapping=" + base] + (["--split-hubs"] if extra == "pieces" else []) + \
-        (["--tile-columns=%d" % TILE_COLUMNS] if extra == "tiles" else [])
+        (["--tile-columns=%d" % TILE_COLUMNS] if extra == "tiles" else []) + (["--dots=spread"] if extra == "spread" else [])
 
 
 def features_width(graph):
@@ -154,8 +158,9 @@ class Program:
 
 
 class Gen:
-    def __init__(self, seed, graph, wide=False):
+    def __init__(self, seed, graph, wide=False, spread=False):
         self.r = random.Random(seed)
+        self.spread = spread  # projections 16..40 wide at times (heads of them): dots over 16 or more
         self.p = Program()
         self.vals = []
         self.nparam = 0
@@ -204,6 +209,8 @@ class Gen:
             return None
         k = v.shape[-1]
         out = self.r.choice([(self.r.randint(1, 4),), (self.r.randint(1, 3), self.r.randint(1, 3))])
+        if self.spread and self.r.random() < 0.5:
+            out = self.r.choice([(self.r.randint(16, 40),), (self.r.randint(1, 3), self.r.randint(16, 40))])
         if len(v.shape) - 1 + len(out) > 3:
             out = out[:1]
         W = self.param((k,) + out)
@@ -270,7 +277,10 @@ class Gen:
         return self.stmt("concat(%s, %s)" % (a.name, b.name), [a.name, b.name], a.dom, a.shape[:-1] + (a.shape[-1] + b.shape[-1],))
 
     def op_dot(self):
-        v = self.pick(lambda v: len(v.shape) >= 1)
+        v = None
+        if self.spread:  # over 16 or more, at most 4 outputs: split_reduce_len's dots
+            v = self.pick(lambda v: len(v.shape) >= 1 and v.shape[-1] >= 16 and math.prod(v.shape[:-1]) <= 4)
+        v = v or self.pick(lambda v: len(v.shape) >= 1)
         if not v:
             return None
         a = self.param(v.shape)
@@ -344,6 +354,8 @@ class Gen:
         ops = [(self.op_proj, 5), (self.op_gather, 4), (self.op_reduce, 4), (self.op_unary, 3), (self.op_binary, 3),
                (self.op_softmax, 2), (self.op_dropout, 1), (self.op_concat, 1), (self.op_dot, 1), (self.op_shape, 1),
                (self.op_degree, 1), (self.op_global, 1), (self.op_layer, 2)]
+        if self.spread:  # dots (over the wide projections) in kernels per row
+            ops.append((self.op_dot, 5))
         total = sum(w for _, w in ops)
         if self.wide:
             self.wide_start()
@@ -495,6 +507,8 @@ def main():
                     help="every program compiled with --split-hubs, on a graph with a hub (%s)" % ", ".join(PIECE_GRAPHS))
     ap.add_argument("--tiles", action="store_true",
                     help="every program compiled with --tile-columns=%d (walks in column tiles)" % TILE_COLUMNS)
+    ap.add_argument("--spread", action="store_true",
+                    help="every program compiled with --dots=spread (dots spread over the lanes, as for CUDA)")
     ap.add_argument("--cuda", action="store_true",
                     help="wide inputs (%d..%d features), and compile each program's CUDA with nvcc" % (WIDE_MIN, WIDE_MAX))
     args = ap.parse_args()
@@ -512,8 +526,8 @@ def main():
             n += 1
             r = random.Random(seed)
             graph = r.choice(PIECE_GRAPHS if args.pieces else GRAPHS)
-            mapping = r.choice(["vertex", "edge"]) + ("+pieces" if args.pieces else "+tiles" if args.tiles else "")
-            prog = Gen(seed, graph, args.cuda).generate(r.randint(3, 12))
+            mapping = r.choice(["vertex", "edge"]) + ("+pieces" if args.pieces else "+tiles" if args.tiles else "+spread" if args.spread else "")
+            prog = Gen(seed, graph, args.cuda, args.spread).generate(r.randint(3, 12))
             counts["generated"] += 1
             src = prog.text()
             if args.print:
