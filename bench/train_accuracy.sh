@@ -5,20 +5,26 @@
 # writes bench/results/train_accuracy.txt: per run the test accuracy, epochs, ms per epoch;
 # per model and dataset the mean beside the published number. make test checks only the
 # Cora seed-1 runs (tests/suites/train.sh); this is the wider record.
+#
+# GNNC_FLAGS: more gnnc flags for every library, and OUT the results file: the TF32 GEMMs'
+# accuracy (issue 29's lever 7, emulated on the host) is
+#   GNNC_FLAGS=--gemm-precision=tf32 OUT=bench/results/train_accuracy_tf32.txt bench/train_accuracy.sh
 set -u
 GNNC=${1:-build/gnnc}
 SEEDS=${SEEDS:-3}
 CITESEER=${CITESEER:-../shared/datasets/citeseer}
-out=bench/results/train_accuracy.txt
+FLAGS=${GNNC_FLAGS:-}
+out=${OUT:-bench/results/train_accuracy.txt}
 mkdir -p bench/results build/bench
 {
   echo "# gnn-train accuracies, host target; $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD 2>/dev/null),"
-  echo "# $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p'), $(nproc) cores, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}"
+  echo "# $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p'), $(nproc) cores, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}${FLAGS:+; gnnc $FLAGS}"
   printf '%-6s %-9s %4s %9s %7s %10s\n' model dataset seed "test acc" epochs "ms/epoch"
   declare -A sum n
   run() { # model-file dataset-dir dataset-name model-name
-    local lib=build/bench/lib$(basename "$1" .gnn)-train.so
-    "$GNNC" "$1" --target=host -o "$lib" || { echo "gnnc failed on $1"; return; }
+    local lib=build/bench/lib$(basename "$1" .gnn)-train${FLAGS:+-$(tr -c 'a-z0-9\n' _ <<< "$FLAGS")}.so
+    # shellcheck disable=SC2086 # FLAGS: words
+    "$GNNC" "$1" --target=host $FLAGS -o "$lib" || { echo "gnnc failed on $1"; return; }
     for s in $(seq 1 "$SEEDS"); do
       local log=build/bench/train.log
       build/bin/gnn-train "$lib" --data "$2" --seed "$s" --quiet > "$log" 2>&1

@@ -391,6 +391,12 @@ static void cuda_gemm(FILE *out, const KProgram *p, const KGemm *g) {
         "      return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, \"a GEMM dimension exceeds INT32_MAX\");\n",
         out);
   fprintf(out, "    const float alpha = 1.0f, beta = %.1ff;\n", (double)g->beta);
+  if (g->tf32) { /* --gemm-precision=tf32: tensor cores, the inputs rounded to TF32, float32 sums */
+    fprintf(out, "    GNN_CUBLAS_CHECK(m->ctx, cublasGemmEx(gnn_ctx_cublas(m->ctx), %s, %s, (int)N, (int)M, (int)K, &alpha, %s, CUDA_R_32F, %lld, %s, CUDA_R_32F, %lld, &beta, %s, CUDA_R_32F, %lld, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));\n  }\n",
+            g->tb ? "CUBLAS_OP_T" : "CUBLAS_OP_N", g->ta ? "CUBLAS_OP_T" : "CUBLAS_OP_N", emit_buf_ref(p, g->b), (long long)g->ldb,
+            emit_buf_ref(p, g->a), (long long)g->lda, emit_buf_ref(p, g->c), (long long)g->ldc);
+    return;
+  }
   fprintf(out, "    GNN_CUBLAS_CHECK(m->ctx, cublasSgemm(gnn_ctx_cublas(m->ctx), %s, %s, (int)N, (int)M, (int)K, &alpha, %s, %lld, %s, %lld, &beta, %s, %lld));\n",
           g->tb ? "CUBLAS_OP_T" : "CUBLAS_OP_N", g->ta ? "CUBLAS_OP_T" : "CUBLAS_OP_N", emit_buf_ref(p, g->b), (long long)g->ldb,
           emit_buf_ref(p, g->a), (long long)g->lda, emit_buf_ref(p, g->c), (long long)g->ldc);

@@ -64,7 +64,7 @@ static int gemm_rows(int64_t n) {
 /* The width of a GEMM the generated loops take, or 0 (cblas): C = A . B or C = A . B^T, beta 0,
  * N constant (and K constant for B^T, whose transposed copy is made first), B and C dense. */
 static int64_t narrow_n(const KGemm *g) {
-  if (g->ta || g->beta != 0.0f || g->n.dom != DOM_GLOBAL) return 0;
+  if (g->tf32 || g->ta || g->beta != 0.0f || g->n.dom != DOM_GLOBAL) return 0;
   int64_t n = g->n.mult;
   if (!narrow_width(n) || g->ldc != n) return 0;
   if (!g->tb) return g->ldb == n ? n : 0;
@@ -171,7 +171,7 @@ static void narrow_nt_kernel(FILE *out, int64_t n) {
 /* The width of a weight's gradient C[M, N] = A[K, M]^T . B[K, N] (K: the vertices) the generated
  * loops take, or 0: beta 0, N as narrow_width, B and C dense. */
 static int64_t narrow_tn(const KGemm *g) {
-  if (!g->ta || g->tb || g->beta != 0.0f || g->n.dom != DOM_GLOBAL) return 0;
+  if (g->tf32 || !g->ta || g->tb || g->beta != 0.0f || g->n.dom != DOM_GLOBAL) return 0;
   int64_t n = g->n.mult;
   bool mostly_masked = n > 16 && n < 32; /* N = 18: 0.87x of OpenBLAS at 1 thread, here too */
   return narrow_width(n) && !mostly_masked && g->ldb == n && g->ldc == n ? n : 0;
@@ -282,9 +282,47 @@ static void narrow_tn_kernel(FILE *out, int64_t n) {
 }
 
 /* One function per width (and form) the program's GEMMs use. */
+/* --gemm-precision=tf32: what a GPU's tensor cores compute (cuBLAS's CUBLAS_COMPUTE_32F_FAST_TF32),
+ * emulated so that its accuracy can be measured here (not its speed): A and B rounded to TF32, a
+ * 10-bit mantissa (to nearest, ties away from zero: PTX's cvt.rna.tf32.f32; inf and NaN as they
+ * are), in copies, then a float32 GEMM of the copies (its sums in cblas's order, not the tensor
+ * cores'). Returns 0 when the copies cannot be allocated. */
+static void tf32_prelude(FILE *out) {
+  fputs("\n/* --gemm-precision=tf32 emulated (emit_host_gemm.c): A and B rounded to TF32 in copies, a float32 GEMM */\n"
+        "static float gnn_tf32(float x) {\n"
+        "  uint32_t u;\n"
+        "  memcpy(&u, &x, sizeof u);\n"
+        "  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u; /* 13 bits off, to nearest, ties away */\n"
+        "  memcpy(&x, &u, sizeof x);\n"
+        "  return x;\n"
+        "}\n"
+        "static float *gnn_tf32_copy(const float *a, int rows, int cols, int ld) {\n"
+        "  float *c = malloc(sizeof(float) * ((size_t)rows * (size_t)cols + 1));\n"
+        "  if (!c) return NULL;\n"
+        "  for (int64_t i = 0; i < rows; i++)\n"
+        "    for (int64_t j = 0; j < cols; j++) c[i * cols + j] = gnn_tf32(a[i * ld + j]);\n"
+        "  return c;\n"
+        "}\n"
+        "static int gnn_sgemm_tf32(int ta, int tb, int M, int N, int K, const float *A, int lda, const float *B, int ldb,\n"
+        "                          float beta, float *C, int ldc) {\n"
+        "  const int ra = ta ? K : M, ca = ta ? M : K, rb = tb ? N : K, cb = tb ? K : N;\n"
+        "  float *a = gnn_tf32_copy(A, ra, ca, lda), *b = gnn_tf32_copy(B, rb, cb, ldb);\n"
+        "  if (a && b)\n"
+        "    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N, K, 1.0f, a,\n"
+        "                ca > 0 ? ca : 1, b, cb > 0 ? cb : 1, beta, C, ldc);\n"
+        "  const int ok = a && b;\n"
+        "  free(a);\n"
+        "  free(b);\n"
+        "  return ok;\n"
+        "}\n",
+        out);
+}
+
 void host_gemm_prelude(FILE *out, const KProgram *p) {
   bool want[GEMM_MAXN + 1] = {false}, want_t[GEMM_MAXN + 1] = {false}, want_tn[GEMM_MAXN + 1] = {false};
-  bool any = false;
+  bool any = false, tf32 = false;
+  for (int i = 0; i < p->nsteps; i++) tf32 |= p->steps[i].kind == STEP_GEMM && p->steps[i].gemm.tf32;
+  if (tf32) tf32_prelude(out);
   for (int i = 0; i < p->nsteps; i++)
     if (p->steps[i].kind == STEP_GEMM) {
       int64_t n = narrow_n(&p->steps[i].gemm), tn = narrow_tn(&p->steps[i].gemm);
@@ -319,6 +357,12 @@ void host_gemm(FILE *out, const KProgram *p, const KGemm *g) {
           dim_c(p, g->k));
   fputs("    if (M < 0 || N < 0 || K < 0) return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, \"a GEMM dimension exceeds INT_MAX\");\n", out);
   int64_t n = narrow_n(g), tn = narrow_tn(g);
+  if (g->tf32) {
+    fprintf(out, "    if (!gnn_sgemm_tf32(%d, %d, M, N, K, %s, %lld, %s, %lld, %.1ff, %s, %lld))\n", g->ta, g->tb, emit_buf_ref(p, g->a),
+            (long long)g->lda, emit_buf_ref(p, g->b), (long long)g->ldb, (double)g->beta, emit_buf_ref(p, g->c), (long long)g->ldc);
+    fputs("      return gnn_set_error(m->ctx, GNN_ERR_OOM, \"the TF32 copies of a GEMM's operands: out of memory\");\n  }\n", out);
+    return;
+  }
   if (tn) {
     fprintf(out, "#ifdef GNN_NARROW_GEMM\n    if (!gnn_gemm_tn_n%lld(M, K, %s, %lld, %s, %s))\n#endif\n  ", (long long)tn, emit_buf_ref(p, g->a),
             (long long)g->lda, emit_buf_ref(p, g->b), emit_buf_ref(p, g->c));

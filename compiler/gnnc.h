@@ -438,6 +438,7 @@ typedef struct {
   const char *input_grads; /* --input-grads=all|NAME,...: autodiff also derives these inputs' adjoints
                               (outputs "grad_input.<name>"); NULL: parameters only (the default) */
   bool split_hubs;        /* --split-hubs: walks split hub rows into pieces (lower_walk.c) */
+  bool gemm_tf32;         /* --gemm-precision=tf32: the GEMM steps in TF32 (KGemm.tf32) */
   bool serial_dots;       /* --dots=serial (the host's default): a kernel per row computes a dot or sum_last
                              a lane per output, not spread over the lanes (lower_groups.c, find_spread) */
   int tile_columns;       /* --tile-columns=T (> 0): walks gathering rows wider than T run in column
@@ -523,6 +524,7 @@ typedef struct {
   const char *gpu;       /* --gpu=h100|h200 with --graph FILE: gpucost_report after lower */
   bool split_hubs;       /* --split-hubs (GnnCtx.split_hubs) */
   bool serial_dots;      /* --dots=serial, or the host target without --dots (GnnCtx.serial_dots) */
+  bool gemm_tf32;        /* --gemm-precision=tf32 (GnnCtx.gemm_tf32) */
   int tile_columns;      /* --tile-columns=T (GnnCtx.tile_columns); -1: auto, by the GPU estimate of gpu on gpu_graph */
   const char *gpu_graph;
 } PipelineOpts;
@@ -688,6 +690,8 @@ typedef struct {
   KBuf *a, *b, *c;
   int64_t lda, ldb, ldc;
   float beta;        /* 0: overwrite C, 1: accumulate */
+  bool tf32;         /* --gemm-precision=tf32: A and B rounded to TF32 (10-bit mantissa), products summed in
+                        float32: cuBLAS on tensor cores; the host emulates the rounding (emit_host_gemm.c) */
 } KGemm;
 typedef struct {
   StepKind kind;

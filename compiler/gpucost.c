@@ -51,6 +51,7 @@ typedef struct {
   double l2_bytes;
   double l2_bw;      /* bytes/s */
   double fp32;       /* FLOP/s, FP32 without tensor cores (cuBLAS SGEMM) */
+  double tf32;       /* FLOP/s, TF32 on tensor cores, dense (--gemm-precision=tf32) */
   double launch;     /* s per step: launch and the gap between dependent kernels */
   int sms;           /* streaming multiprocessors */
   double l2_lat;     /* s from a load's issue to its use, an L2 hit */
@@ -62,7 +63,8 @@ typedef struct {
  * copy of the gpu-check run (bench/results/gpu-check-2026-11-26-NVIDIA-H200-1aac3f1: 4,143.5
  * GB/s); the H100's is its 3.35 TB/s data-sheet figure at the same 86%. L2: 50 MB on both (the
  * SXM parts enable 50 of GH100's 60 MB); its bandwidth ~2.5x DRAM's (published microbenchmarks:
- * 7-10 TB/s). FP32: 67 TFLOP/s, 132 SMs (SXM data sheets; the H200 is the same GH100 with HBM3e).
+ * 7-10 TB/s). FP32: 67 TFLOP/s, TF32 tensor cores 495 TFLOP/s dense (989 with sparsity), 132 SMs
+ * (SXM data sheets; the H200 is the same GH100 with HBM3e).
  * Launch: ~5 us a dependent step (the upper end of the 3-5 us a CUDA launch and the gap before a
  * dependent kernel take; not measured yet: gpu-check's per-kernel profile has not run).
  * Latencies: round figures inside the range published pointer-chase microbenchmarks give for
@@ -71,9 +73,9 @@ typedef struct {
  * a few hundred cycles, ~200 ns with the load's address arithmetic; HBM about twice and a half
  * that, ~500 ns. The same on both parts (one die, one memory system design); not measured on ours. */
 static const GpuSpec gpus[] = {
-    {"h100", 2.88e12, 50e6, 7.5e12, 67e12, 5e-6, 132, 200e-9, 500e-9,
+    {"h100", 2.88e12, 50e6, 7.5e12, 67e12, 495e12, 5e-6, 132, 200e-9, 500e-9,
      "H100 SXM: HBM3 3.35 TB/s x 0.86 (a copy), L2 50 MB, 132 SMs, latency L2 200 ns / HBM 500 ns"},
-    {"h200", 4.15e12, 50e6, 10e12, 67e12, 5e-6, 132, 200e-9, 500e-9,
+    {"h200", 4.15e12, 50e6, 10e12, 67e12, 495e12, 5e-6, 132, 200e-9, 500e-9,
      "H200: a device copy measured 4.15 TB/s (gpu-check), L2 50 MB, 132 SMs, latency L2 200 ns / HBM 500 ns"},
 };
 /* What every Hopper SM holds (CUDA programming guide, compute capability 9.0): resident threads,
@@ -399,12 +401,13 @@ static int64_t misses_memo(Memo *memo, int *nmemo, const int32_t *stream, int64_
   return m;
 }
 
-/* The bytes' and FLOPs' time, and which of them sets it. */
-static double bytes_seconds(const GpuSpec *gpu, double dram, double l2, double flops, const char **bound) {
-  double tm = dram / gpu->dram_bw;
+/* The bytes' and FLOPs' time, and which of them sets it (FLOPs at 70% of the peak: FP32, or a TF32
+ * GEMM's tensor cores). */
+static double bytes_seconds(const GpuSpec *gpu, double dram, double l2, double flops, bool tf32, const char **bound) {
+  double tm = dram / gpu->dram_bw, peak = 0.7 * (tf32 ? gpu->tf32 : gpu->fp32);
   *bound = "dram";
   if (l2 / gpu->l2_bw > tm) tm = l2 / gpu->l2_bw, *bound = "l2";
-  if (flops / (0.7 * gpu->fp32) > tm) tm = flops / (0.7 * gpu->fp32), *bound = "flops";
+  if (flops / peak > tm) tm = flops / peak, *bound = "flops";
   return tm;
 }
 
@@ -450,7 +453,7 @@ static StepEst estimate(const KStep *s, const GpuSpec *gpu, Streams *st, Memo *m
     double lat = miss >= 0 ? miss * gpu->dram_lat + (1 - miss) * gpu->l2_lat : gpu->dram_lat;
     double work = cc.work / groups * lat * nt, span = cc.span * lat;
     const char *bound;
-    double bytes = bytes_seconds(gpu, dram, l2, t.flops, &bound), tm = bytes;
+    double bytes = bytes_seconds(gpu, dram, l2, t.flops, s->kind == STEP_GEMM && s->gemm.tf32, &bound), tm = bytes;
     if (work > tm) tm = work, bound = "groups";
     if (span > tm) tm = span, bound = "row";
     tm += gpu->launch;

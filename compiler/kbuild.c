@@ -269,6 +269,7 @@ KStep *add_step(Lower *L, StepKind kind, const char *what, bool bwd) {
   memset(s, 0, sizeof *s);
   s->kind = kind;
   s->what = what;
+  if (kind == STEP_GEMM) s->gemm.tf32 = L->c->gemm_tf32;
   s->bwd = bwd;
   return s;
 }

@@ -410,7 +410,7 @@ void kir_print(FILE *out, const KProgram *p) {
       print_dim(out, g->n);
       fprintf(out, "] = %s%s . %s%s (k = ", g->a->name, g->ta ? "^T" : "", g->b->name, g->tb ? "^T" : "");
       print_dim(out, g->k);
-      fputc(')', out);
+      fputs(g->tf32 ? ", tf32)" : ")", out);
       break;
     }
     }

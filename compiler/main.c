@@ -74,6 +74,9 @@ static void usage(FILE *out) {
         "                          of T columns, every row's first tile before any second, so that a tile of the\n"
         "                          gathered rows stays in the cache (L2 on a GPU; docs/kernel-ir.md); =auto with\n"
         "                          --gpu --graph: each walk in the tiles the GPU estimate finds fastest (a note why)\n"
+        "  --gemm-precision=fp32|tf32  the GEMM steps (projections, their gradients) in float32 (default) or\n"
+        "                          TF32: inputs rounded to a 10-bit mantissa, float32 sums (tensor cores;\n"
+        "                          the host emulates the rounding to measure the accuracy); docs/kernel-ir.md\n"
         "  --dots=spread|serial    a fused kernel per row computes a dot or sum_last over a long dim (attention's\n"
         "                          gradient) with the lanes sharing the dim and adding their parts (spread:\n"
         "                          coalesced loads, the CUDA default) or a lane per output (serial: the host's\n"
@@ -491,6 +494,12 @@ int main(int argc, char **argv) {
       o.O0 = true;
     } else if (strcmp(a, "--split-hubs") == 0) {
       o.split_hubs = true;
+    } else if ((v = ARGVAL("--gemm-precision"))) {
+      if (strcmp(v, "fp32") != 0 && strcmp(v, "tf32") != 0) {
+        fprintf(stderr, "gnnc: --gemm-precision wants fp32 or tf32, got '%s'\n", v);
+        return 2;
+      }
+      o.gemm_tf32 = strcmp(v, "tf32") == 0;
     } else if ((v = ARGVAL("--dots"))) {
       if (strcmp(v, "spread") != 0 && strcmp(v, "serial") != 0) {
         fprintf(stderr, "gnnc: --dots wants spread or serial, got '%s'\n", v);

@@ -315,6 +315,16 @@ fi
 "$GNNC" dsl-examples/gat.gnn --tile-columns=0 > /dev/null 2> "$TMP/err2"; rc2=$?
 check tile-columns-bad bash -c "[ $rc -eq 2 ] && grep -q 'tile-columns=auto chooses by the GPU estimate on a graph: add --gpu' '$TMP/err' &&
   [ $rc2 -eq 2 ] && grep -q 'tile-columns wants a column count from 1 to 4096, or auto' '$TMP/err2'"
+# --gemm-precision: fp32 (default) or tf32; the GPU estimate prices a TF32 GEMM at the tensor cores'
+# rate (gpucost.c): GAT's first GEMM on Cora (2,708 x 1,433 x 80, the folded dots beside W) is
+# FLOP-bound in float32, so faster in TF32, and no step is slower
+"$GNNC" dsl-examples/gcn.gnn --gemm-precision=bf16 > /dev/null 2> "$TMP/err"; rc=$?
+check gemm-precision-bad bash -c "[ $rc -eq 2 ] && grep -q \"gnnc: --gemm-precision wants fp32 or tf32, got 'bf16'\" '$TMP/err'"
+"$GNNC" dsl-examples/gat.gnn --gpu=h200 --graph data/cora > "$TMP/est32.txt" 2>&1
+"$GNNC" dsl-examples/gat.gnn --gemm-precision=tf32 --gpu=h200 --graph data/cora > "$TMP/esttf.txt" 2>&1
+check gemm-precision-estimate bash -c "paste -d'|' <(grep -E '^  [0-9]+ ' '$TMP/est32.txt') <(grep -E '^  [0-9]+ ' '$TMP/esttf.txt') |
+  awk -F'|' '{ split(\$1, a, \" +\"); split(\$2, b, \" +\"); if (b[length(b)] > a[length(a)] + 1e-9) bad = 1; if (a[4] == \"gemm\" && a[length(a)] > b[length(b)] + 1e-9) faster = 1; n++ }
+    END { exit !(n > 5 && !bad && faster) }'"
 # --dots: spread (the CUDA default) or serial (the host's); anything else is refused
 "$GNNC" dsl-examples/gat.gnn --dots=warp > /dev/null 2> "$TMP/err"; rc=$?
 check dots-bad bash -c "[ $rc -eq 2 ] && grep -q \"gnnc: --dots wants spread or serial, got 'warp'\" '$TMP/err'"
