@@ -1,5 +1,6 @@
 /* lower_groups.c -- the kernels of the fused groups other than walks: FG_ROWS (a group of lanes
- * per row storing the group's roots, then the terms of the sums that joined it), FG_SINK
+ * per row storing the group's roots, then the terms of the sums that joined it; the dots it
+ * computes at its row spread over the lanes, --dots=spread: find_spread), FG_SINK
  * (reduce_rows: a float64 sum over every row, then one row rounds it), FG_EDGE_REDUCE (--mapping=edge: a group per edge, atomics into the
  * vertex's row, a finish) and FG_GEMM with folded attention dots (the weight [W | W.a ...], then
  * one GEMM).
