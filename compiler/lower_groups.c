@@ -83,6 +83,21 @@ static void finish_sums(Fused *F, Value **mem, int nmem, KBuf **acc) {
 
 /* ---- reductions spread over the lanes, in a kernel per row */
 
+/* mark[x]: x is one of from, or a value computed here that one of them reads (through others). */
+static void reach_computed(Fused *F, Value *const *from, int nfrom, bool *mark) {
+  PtrVec stack = {0};
+  for (int i = 0; i < nfrom; i++) mark[from[i]->id] = true, vec_push(F->L->a, &stack, from[i]);
+  while (stack.len) {
+    const Value *x = stack.items[--stack.len];
+    for (int a = 0; a < x->nargs; a++) {
+      Value *y = x->args[a];
+      if (mark[y->id] || y->op == OP_CONST || !computed_here(F, y)) continue;
+      mark[y->id] = true;
+      vec_push(F->L->a, &stack, y);
+    }
+  }
+}
+
 /* A dot or sum_last with at most 4 outputs over at least 16 elements (split_reduce_len) that a
  * kernel per row computes at its row: GAT's d(alpha) = <X_u, G_v> per head in the attention
  * backward's kernel per edge (4 heads of 64 on the Reddit-sized graph of issue 29), t_v =
@@ -91,36 +106,26 @@ static void finish_sums(Fused *F, Value **mem, int nmem, KBuf **acc) {
  * group is as narrow as the outputs (4 lanes). Spread, the lanes take the reduced dim together
  * (lane l its elements l, l + G, ...: a load is one row's 128 contiguous bytes) and a group
  * reduction adds their parts, as the unfused kernel of the same value does (lower_op.c,
- * spread_sum). The group widens to a quarter of the reduced dim (at most 32). *out: such values the group's
- * members read at the row (or are); returns how many and, in *len, the longest reduced dim. */
+ * spread_sum). The group widens to a quarter of the reduced dim (at most 32). *out: such values
+ * the group's members read at the row (or are), in value order; returns how many and, in *len,
+ * the longest reduced dim. */
 static int find_spread(Fused *F, Value **mem, int nmem, Domain rows, Value **out, int64_t *len) {
-  int n = F->m->vals.len, nout = 0;
-  bool *seen = calloc((size_t)n + 1, 1), *member = calloc((size_t)n + 1, 1);
-  PtrVec stack = {0};
-  for (int i = 0; i < nmem; i++) member[mem[i]->id] = true, vec_push(F->L->a, &stack, mem[i]);
+  int n = F->m->vals.len, nout = 0, nroots = 0;
+  bool *reach = calloc((size_t)n + 1, 1);
+  Value **roots = malloc(sizeof(Value *) * ((size_t)nmem + 1)); /* the sums' terms are not looked into */
+  for (int i = 0; i < nmem; i++)
+    if (mem[i]->op != OP_REDUCE_ROWS) roots[nroots++] = mem[i];
+  reach_computed(F, roots, nroots, reach);
+  free(roots);
   *len = 0;
-  while (stack.len) {
-    Value *x = stack.items[--stack.len];
-    if (seen[x->id] || x->op == OP_CONST) continue;
-    seen[x->id] = true;
-    bool here = member[x->id] ? x->op != OP_REDUCE_ROWS : computed_here(F, x);
-    if (!here) continue;
+  for (int i = 0; i < n; i++) { /* in value order: one spread may read another's value (computed inline there) */
+    Value *x = F->m->vals.items[i];
     bool red = x->op == OP_APPLY_EDGE || x->op == OP_APPLY_VERTEX || x->op == OP_SCATTER;
-    if (red && x->dom == rows && split_reduce_len(x)) {
-      out[nout++] = x;
-      if (split_reduce_len(x) > *len) *len = split_reduce_len(x);
-    }
-    for (int a = 0; a < x->nargs; a++) vec_push(F->L->a, &stack, x->args[a]);
+    if (!reach[x->id] || !red || x->dom != rows || !split_reduce_len(x)) continue;
+    out[nout++] = x;
+    if (split_reduce_len(x) > *len) *len = split_reduce_len(x);
   }
-  free(seen);
-  free(member);
-  /* in value order: one spread may read another's value (computed inline there) */
-  for (int i = 1; i < nout; i++)
-    for (int j = i; j > 0 && out[j - 1]->id > out[j]->id; j--) {
-      Value *t = out[j];
-      out[j] = out[j - 1];
-      out[j - 1] = t;
-    }
+  free(reach);
   return nout;
 }
 
@@ -130,19 +135,12 @@ static int find_spread(Fused *F, Value **mem, int nmem, Domain rows, Value **out
  * elsewhere computes them as before. Made here, not before every root: a spread value that reads
  * a root stored above reads it back instead of computing it again (the attention gradient's t_v
  * reads the ELU's gradient, a dropout hash and an exp an element, that the kernel stores first). */
-static void spread_before(Fused *F, Value **sp, int nsp, bool *made, const Value *v, const Ctx *cx) {
+static void spread_before(Fused *F, Value **sp, int nsp, bool *made, Value *v, const Ctx *cx) {
   Lower *L = F->L;
   Kernel *k = F->k;
-  int n = F->m->vals.len, any = 0;
-  bool *reach = calloc((size_t)n + 1, 1);
-  PtrVec stack = {0};
-  vec_push(L->a, &stack, (void *)v);
-  while (stack.len) {
-    const Value *x = stack.items[--stack.len];
-    if (reach[x->id] || x->op == OP_CONST || (x != v && !computed_here(F, x))) continue;
-    reach[x->id] = true;
-    for (int a = 0; a < x->nargs; a++) vec_push(L->a, &stack, x->args[a]);
-  }
+  int any = 0;
+  bool *reach = calloc((size_t)F->m->vals.len + 1, 1);
+  reach_computed(F, &v, 1, reach);
   for (int i = 0; i < nsp; i++) {
     Value *x = sp[i];
     if (made[i] || !reach[x->id]) continue;

@@ -139,6 +139,14 @@ static bool parse_uint(const char *s, unsigned long long lo, unsigned long long 
 
 /* --arch: a comma-separated list of 1 to 7 items sm_NN, each 2 or 3 digits with an optional
  * feature letter (sm_90a, sm_100f), as nvcc's -gencode wants them (compiler/build.c). */
+/* A two-way option's value: 0 for `first`, 1 for `second`, -1 after saying what the option wants. */
+static int choose(const char *opt, const char *v, const char *first, const char *second) {
+  if (strcmp(v, first) == 0) return 0;
+  if (strcmp(v, second) == 0) return 1;
+  fprintf(stderr, "gnnc: %s wants %s or %s, got '%s'\n", opt, first, second, v);
+  return -1;
+}
+
 static bool valid_arch_list(const char *s) {
   int items = 0;
   for (const char *p = s;; p++) {
@@ -495,16 +503,11 @@ int main(int argc, char **argv) {
     } else if (strcmp(a, "--split-hubs") == 0) {
       o.split_hubs = true;
     } else if ((v = ARGVAL("--gemm-precision"))) {
-      if (strcmp(v, "fp32") != 0 && strcmp(v, "tf32") != 0) {
-        fprintf(stderr, "gnnc: --gemm-precision wants fp32 or tf32, got '%s'\n", v);
-        return 2;
-      }
-      o.gemm_tf32 = strcmp(v, "tf32") == 0;
+      int c = choose("--gemm-precision", v, "fp32", "tf32");
+      if (c < 0) return 2;
+      o.gemm_tf32 = c == 1;
     } else if ((v = ARGVAL("--dots"))) {
-      if (strcmp(v, "spread") != 0 && strcmp(v, "serial") != 0) {
-        fprintf(stderr, "gnnc: --dots wants spread or serial, got '%s'\n", v);
-        return 2;
-      }
+      if (choose("--dots", v, "spread", "serial") < 0) return 2;
       cli.dots = v;
     } else if ((v = ARGVAL("--tile-columns"))) {
       unsigned long long n;
@@ -521,11 +524,9 @@ int main(int argc, char **argv) {
     } else if (strcmp(a, "-fno-recompute") == 0) { /* the checkpoint pass off: stash all */
       if (o.ndisabled < 16) o.disabled[o.ndisabled++] = "checkpoint";
     } else if ((v = ARGVAL("--recompute"))) {
-      if (strcmp(v, "all") != 0 && strcmp(v, "cost") != 0) {
-        fprintf(stderr, "gnnc: --recompute wants cost or all, got '%s'\n", v);
-        return 2;
-      }
-      o.recompute_all = strcmp(v, "all") == 0;
+      int c = choose("--recompute", v, "cost", "all");
+      if (c < 0) return 2;
+      o.recompute_all = c == 1;
     } else if ((v = ARGVAL("--input-grads"))) {
       if (!*v) {
         fprintf(stderr, "gnnc: --input-grads wants all or input names (x,ew)\n");

@@ -23,6 +23,7 @@
 #   fuzz-diff/pieces-6   the same with --pieces (gnnc --split-hubs, graphs with a hub)
 #   fuzz-diff/spread-6   the same with --spread (gnnc --dots=spread, projections 16..40 wide and more
 #                        dots), seeds 3..8: seeds 3, 5 and 8 spread a dot over a kernel's lanes
+#   fuzz-diff/spread-cases-spread  each kept spread-N case still spreads a dot (a group_sum)
 #   fuzz-diff/cuda-6     six generated programs with wide inputs (seeds 1..6 of --cuda: 1,024 to
 #                        3,072 features) all agree on the host and their CUDA source compiles with
 #                        nvcc (--cubin for sm_80: ptxas, so shared memory over 48 KB fails here;
@@ -99,7 +100,18 @@ if grep -qx 'programs 6: agree 6, mismatch 0, rejected by gnnc 0, errors 0 (seed
 else
   fail fuzz-diff/pieces-6 "$(tail -3 <<< "$fz_out" | tr '\n' ' ')"
 fi
-# the dots of kernels per row spread over the lanes (--dots=spread: the CUDA target's form) on the host
+# the dots of kernels per row spread over the lanes (--dots=spread: the CUDA target's form) on the host;
+# the kept spread-N cases still spread one (else their replays above lost their subject)
+fz_ok=1
+for fz_f in tests/fuzz/diff/cases/spread-*.gnn; do
+  fz_map=$(sed -n '1s/.* mapping=\([a-z]*\)+spread .*/\1/p' "$fz_f")
+  "$GNNC" "$fz_f" --dots=spread --mapping="${fz_map:-none}" --emit=kir 2>&1 | grep -q ' = group_sum(' || fz_ok=0
+done
+if [ $fz_ok = 1 ] && ls tests/fuzz/diff/cases/spread-*.gnn > /dev/null 2>&1; then
+  pass fuzz-diff/spread-cases-spread
+else
+  fail fuzz-diff/spread-cases-spread "a kept spread-N case no longer spreads a dot with gnnc --dots=spread (or there are none)"
+fi
 fz_out=$("$PY" tests/fuzz/diff/fuzz_diff.py --gnnc "$GNNC" --spread --seed 3 --max-programs 6 --seconds 300 --keep "$TMP/fuzz-diff-spread" 2>&1)
 if grep -qx 'programs 6: agree 6, mismatch 0, rejected by gnnc 0, errors 0 (seeds 3..8)' <<< "$fz_out"; then
   pass fuzz-diff/spread-6
@@ -117,6 +129,6 @@ else
     fail fuzz-diff/cuda-6 "$(tail -3 <<< "$fz_out" | tr '\n' ' ')"
   fi
 fi
-unset fz_cases fz_out fz_line fz_n fz_rest
+unset fz_cases fz_out fz_line fz_n fz_rest fz_ok fz_f fz_map
 unset -f fz_case
 unset fz_replay fz_env fz_pattern
