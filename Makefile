@@ -74,13 +74,14 @@ NVCC_WERROR ?=
 PREFIX      ?= /usr/local
 RT_HDRS     := runtime/gnnrt.h runtime/gnnrt_rng.h runtime/internal.h
 RT_COMMON   := runtime/core.c runtime/text.c runtime/graph.c runtime/edgelist.c runtime/cache.c runtime/tables.c \
-               runtime/dataset.c runtime/ogb.c runtime/npz.c runtime/load.c runtime/params.c runtime/profile.c runtime/checkpoint.c
+               runtime/dataset.c runtime/ogb.c runtime/npz.c runtime/load.c runtime/params.c runtime/profile.c runtime/checkpoint.c \
+               runtime/spmm.c
 RT_HOST_SRC := $(RT_COMMON) runtime/device_host.c runtime/train_host.c runtime/csr_host.c
 RT_CUDA_SRC := $(RT_COMMON) runtime/device_cuda.c runtime/nvrtc.c
 RT_BASE     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime -fPIC -fvisibility=hidden
 RT_HOST_OBJ := $(patsubst runtime/%.c,$(BUILD)/rt-host/%.o,$(RT_HOST_SRC))
 RT_CUDA_OBJ := $(patsubst runtime/%.c,$(BUILD)/rt-cuda/%.o,$(RT_CUDA_SRC)) $(BUILD)/rt-cuda/gnnrt_headers.o \
-               $(BUILD)/rt-cuda/train_cuda.o $(BUILD)/rt-cuda/csr_cuda.o
+               $(BUILD)/rt-cuda/train_cuda.o $(BUILD)/rt-cuda/csr_cuda.o $(BUILD)/rt-cuda/spmm_cuda.o
 RT_HOST_LIBS := $(BUILD)/lib/libgnnrt_host.so $(BUILD)/lib/libgnnrt_host.a
 HAVE_NVCC   := $(shell command -v $(NVCC) > /dev/null 2>&1 && echo 1)
 
@@ -108,17 +109,17 @@ $(BUILD)/rt-cuda/gnnrt_headers.o: $(BUILD)/gen/gnnrt_headers.c
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_BASE) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/rt-cuda/train_cuda.o $(BUILD)/rt-cuda/csr_cuda.o: $(BUILD)/rt-cuda/%.o: runtime/%.cu $(RT_HDRS)
+$(BUILD)/rt-cuda/train_cuda.o $(BUILD)/rt-cuda/csr_cuda.o $(BUILD)/rt-cuda/spmm_cuda.o: $(BUILD)/rt-cuda/%.o: runtime/%.cu $(RT_HDRS)
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O2 -g -DGNNRT_CUDA -Iruntime $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
 	  -gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS)) \
 	  -Xcompiler -fPIC,-fvisibility=hidden,-Wall,-Wextra $(NVCC_WERROR) -c -o $@ $<
 
-# cudart and cuBLAS are found through the rpath; libcuda is not linked (nvrtc.c explains).
+# cudart, cuBLAS and cuSPARSE are found through the rpath; libcuda is not linked (nvrtc.c explains).
 $(BUILD)/lib/libgnnrt.so: $(RT_CUDA_OBJ)
 	@mkdir -p $(dir $@)
 	$(NVCC) -shared -cudart shared -Xlinker -soname,libgnnrt.so -Xlinker -rpath,$(CUDA_HOME)/lib64 -o $@ $^ \
-	  -L$(CUDA_HOME)/lib64 -lcublas -lnvrtc -lz
+	  -L$(CUDA_HOME)/lib64 -lcublas -lcusparse -lnvrtc -lz
 
 # ---------------------------------------------------------------- the drivers
 # gnn-run and gnn-train link no runtime: they dlopen a model library and use the runtime it
@@ -204,7 +205,7 @@ $(BUILD)/asan/rt/t_setgraph: $(SETGRAPH_SRC) generated/sage.h generated/gin_grap
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime -Igenerated $(ASAN_FLAGS) $(OPENMP) -o $@ \
 	  $(SETGRAPH_SRC) $(RT_HOST_SRC) -lopenblas -lz -lm
 # The C parts of both builds and the host test programs, without nvcc (the clang warning check).
-runtime-cobjs: $(RT_HOST_LIBS) $(filter-out %/train_cuda.o %/csr_cuda.o,$(RT_CUDA_OBJ)) $(patsubst %,$(BUILD)/rt/%,$(RT_TEST_NAMES))
+runtime-cobjs: $(RT_HOST_LIBS) $(filter-out %/train_cuda.o %/csr_cuda.o %/spmm_cuda.o,$(RT_CUDA_OBJ)) $(patsubst %,$(BUILD)/rt/%,$(RT_TEST_NAMES))
 runtime-tests-asan: $(patsubst %,$(BUILD)/asan/rt/%,$(RT_TEST_NAMES))
 
 install-runtime: runtime

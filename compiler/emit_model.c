@@ -291,7 +291,7 @@ void emit_header(FILE *out, const KProgram *p, const char *src_name) {
 /* Steps that call the runtime and keep its status in `st` (the others return on failure). */
 static bool uses_status(const KProgram *p, int from, int to) {
   for (int i = from; i < to; i++)
-    if (p->steps[i].kind == STEP_ZERO) return true;
+    if (p->steps[i].kind == STEP_ZERO || p->steps[i].kind == STEP_SPMM) return true;
   return false;
 }
 
@@ -305,7 +305,8 @@ static int per_graph_steps(const KProgram *p) {
 /* GNN_PROFILE (runtime/profile.c): after each step, its time under a constant label. */
 static void emit_profile_step(FILE *out, const KProgram *p, int i) {
   const KStep *s = &p->steps[i];
-  static const char *const kinds[] = {[STEP_KERNEL] = "kernel", [STEP_GEMM] = "gemm", [STEP_ZERO] = "zero", [STEP_FILL] = "fill"};
+  static const char *const kinds[] = {[STEP_KERNEL] = "kernel", [STEP_GEMM] = "gemm", [STEP_ZERO] = "zero", [STEP_FILL] = "fill",
+                                      [STEP_SPMM] = "spmm"};
   fprintf(out, "  gnn_profile_step(m->ctx, \"%s %d %s ", i < p->nfwd ? "forward" : "backward", i, kinds[s->kind]);
   for (const char *c = s->what; *c; c++) fprintf(out, *c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
   fputs("\");\n", out);
@@ -321,6 +322,10 @@ static void emit_step(FILE *out, const KProgram *p, const EmitHooks *h, int i) {
     break;
   case STEP_GEMM:
     h->gemm(out, p, &s->gemm);
+    break;
+  case STEP_SPMM: /* the runtime's: cuSPARSE, or the host's loop */
+    fprintf(out, "  if ((st = gnn_spmm(m->ctx, g, %s, %s, %s, %s, %lld))) return st;\n", s->spmm.dir == GATHER_BY_SRC ? "GNN_SPMM_OUT_EDGES" : "GNN_SPMM_IN_EDGES",
+            emit_buf_ref(p, s->spmm.x), s->spmm.w ? emit_buf_ref(p, s->spmm.w) : "NULL", emit_buf_ref(p, s->spmm.y), (long long)s->spmm.width);
     break;
   case STEP_ZERO:
     fprintf(out, "  if ((st = gnn_memset0(m->ctx, %s, (size_t)%s * %lld * sizeof(%s)))) return st;\n", emit_buf_ref(p, s->buf),
@@ -388,6 +393,11 @@ static void step_access(const KProgram *p, const KStep *s, bool *w, bool *r) {
     w[s->gemm.c->id] = true;
     r[s->gemm.a->id] = r[s->gemm.b->id] = true;
     if (s->gemm.beta != 0) r[s->gemm.c->id] = true;
+    break;
+  case STEP_SPMM:
+    w[s->spmm.y->id] = true;
+    r[s->spmm.x->id] = true;
+    if (s->spmm.w) r[s->spmm.w->id] = true;
     break;
   case STEP_ZERO: case STEP_FILL:
     w[s->buf->id] = true;

@@ -309,17 +309,19 @@ enum { STAT_NONE, STAT_MAX, STAT_SUM };
  *                  the backward, or the caller);
  *   SCHED_ANCHOR   a reduction computed by its group's walk; kept in registers / shared memory
  *                  unless another kernel reads it (then it is also written: anchor_root);
- *   SCHED_GEMM     a dense projection: a cuBLAS / cblas call of its own;
+ *   SCHED_LIBRARY  a library call of its own, its operands and result in memory: a dense
+ *                  projection (cuBLAS / cblas) or, with --spmm=cusparse, a plain weighted sum
+ *                  over the edges (cuSPARSE / the host runtime's loop; value_spmm_operands);
  *   SCHED_LEAF     an input, parameter, constant or degree. */
-typedef enum { SCHED_UNFUSED, SCHED_INLINE, SCHED_ROOT, SCHED_ANCHOR, SCHED_GEMM, SCHED_LEAF } Sched;
+typedef enum { SCHED_UNFUSED, SCHED_INLINE, SCHED_ROOT, SCHED_ANCHOR, SCHED_LIBRARY, SCHED_LEAF } Sched;
 
 /* A fused group: one kernel. */
 /* FG_WALK: vertex-balanced walks over the edges of each vertex; FG_ROWS: a group of lanes per
  * row (vertex, edge or the one global row), and the sums over the rows that joined it (over
  * vertex rows: fuse.c's sink_host); FG_EDGE_REDUCE: one edge-balanced reduction with
  * atomics (--mapping=edge); FG_SINK: a sum over all rows (reduce_rows) into a global value;
- * FG_GEMM: one dense projection. */
-typedef enum { FG_WALK, FG_ROWS, FG_EDGE_REDUCE, FG_SINK, FG_GEMM } FuseKind;
+ * FG_GEMM: one dense projection; FG_SPMM: one sparse-dense product (--spmm=cusparse). */
+typedef enum { FG_WALK, FG_ROWS, FG_EDGE_REDUCE, FG_SINK, FG_GEMM, FG_SPMM } FuseKind;
 typedef struct {
   int id;
   FuseKind kind;
@@ -403,6 +405,12 @@ enum { GNN_STAGE_MIN_COST = 8, GNN_STAGE_MAX_WIDTH = 16 };
 /* A dense projection that stays a GEMM (cuBLAS / cblas): linear maps and matmul_tn, except a
  * tiny weight over edges (MoNet's 2x2 pseudo-coordinate projection), cheaper in registers. */
 bool value_is_gemm(const Value *v);
+/* Whether v is a plain weighted sum over the edges of each vertex that a sparse-dense product
+ * computes (--spmm=cusparse, KSpmm): y[v] = sum over v's edges e in direction *dir of w[e] *
+ * x[far end of e], x a float vertex value as wide as v, w an edge scalar or NULL (1). The forms:
+ * aggregate.sum.copy_u x, aggregate.sum.u_mul_e x w (in-edges), and gather.sum of a scatter that
+ * reads x at the far end (copy_u by dst, copy_v by src), alone or times an edge scalar. */
+bool value_spmm_operands(const Value *v, Value **x, Value **w, int *dir);
 double cost_eval(CostPoly p, double V, double E);
 void cost_add(CostPoly *acc, CostPoly p);
 
@@ -439,6 +447,8 @@ typedef struct {
                               (outputs "grad_input.<name>"); NULL: parameters only (the default) */
   bool split_hubs;        /* --split-hubs: walks split hub rows into pieces (lower_walk.c) */
   bool gemm_tf32;         /* --gemm-precision=tf32: the GEMM steps in TF32 (KGemm.tf32) */
+  bool spmm_library;      /* --spmm=cusparse: a plain weighted sum over the edges is a library call
+                             (STEP_SPMM), not a fused walk (passes/fuse.c) */
   bool serial_dots;       /* --dots=serial (the host's default): a kernel per row computes a dot or sum_last
                              a lane per output, not spread over the lanes (lower_groups.c, find_spread) */
   int tile_columns;       /* --tile-columns=T (> 0): walks gathering rows wider than T run in column
@@ -525,6 +535,7 @@ typedef struct {
   bool split_hubs;       /* --split-hubs (GnnCtx.split_hubs) */
   bool serial_dots;      /* --dots=serial, or the host target without --dots (GnnCtx.serial_dots) */
   bool gemm_tf32;        /* --gemm-precision=tf32 (GnnCtx.gemm_tf32) */
+  bool spmm_library;     /* --spmm=cusparse (GnnCtx.spmm_library) */
   int tile_columns;      /* --tile-columns=T (GnnCtx.tile_columns); -1: auto, by the GPU estimate of gpu on gpu_graph */
   const char *gpu_graph;
 } PipelineOpts;
@@ -678,7 +689,7 @@ typedef struct Kernel {
   int64_t col_tile, col_width;
 } Kernel;
 
-typedef enum { STEP_KERNEL, STEP_GEMM, STEP_ZERO, STEP_FILL } StepKind;
+typedef enum { STEP_KERNEL, STEP_GEMM, STEP_ZERO, STEP_FILL, STEP_SPMM } StepKind;
 /* A dimension of a GEMM: mult * rows(dom), rows(DOM_GLOBAL) = 1. */
 typedef struct {
   int64_t mult;
@@ -693,10 +704,21 @@ typedef struct {
   bool tf32;         /* --gemm-precision=tf32: A and B rounded to TF32 (10-bit mantissa), products summed in
                         float32: cuBLAS on tensor cores; the host emulates the rounding (emit_host_gemm.c) */
 } KGemm;
+/* A sparse-dense product over the graph (--spmm=cusparse): for every vertex v,
+ *   y[v, :] = sum over the edges e of v in direction dir of w[e] * x[far end of e, :]
+ * dir GATHER_BY_DST: v's in-edges, far end src[e] (the CSR); GATHER_BY_SRC: v's out-edges, far
+ * end dst[e] (the CSC). w is an edge scalar (edge ids as everywhere: CSR positions), NULL for 1.
+ * The runtime's gnn_spmm runs it: cuSPARSE in the CUDA build, a loop in the host build. */
+typedef struct {
+  int dir;
+  KBuf *x, *w, *y;
+  int64_t width;     /* columns of x and y */
+} KSpmm;
 typedef struct {
   StepKind kind;
   Kernel *kernel;    /* STEP_KERNEL */
   KGemm gemm;        /* STEP_GEMM */
+  KSpmm spmm;        /* STEP_SPMM */
   KBuf *buf;         /* STEP_ZERO, STEP_FILL */
   double fill;       /* STEP_FILL */
   bool bwd;          /* part of the backward pass */
@@ -750,6 +772,8 @@ typedef struct {
   double flops;              /* a GEMM's 2MNK; 0 for kernels */
 } KTraffic;
 KTraffic kstats_step_traffic(const KStep *s, double V, double E);
+/* A step's name in tables: its kernel's, or gemm, spmm, zero, fill. */
+const char *kstats_step_name(const KStep *s);
 
 /* gpucost.c: --gpu=NAME --graph FILE: each step's DRAM and L2 bytes and time on that GPU, the
  * gathered rows through a simulated L2 over the graph's own index stream. False after saying why. */

@@ -433,9 +433,11 @@ static StepEst estimate(const KStep *s, const GpuSpec *gpu, Streams *st, Memo *m
   }
   const int32_t *stream = st->in_src;
   if (s->kind == STEP_KERNEL && s->kernel->map == MAP_VERTEX && s->kernel->dir == GATHER_BY_SRC) stream = out_stream(st);
+  if (s->kind == STEP_SPMM && s->spmm.dir == GATHER_BY_SRC) stream = out_stream(st);
   bool gathers = t.gathered > 0 && t.gather_row_sectors > 0;
   double comp = t.read + t.write - t.gathered, index = 8 * V + 4 * E;
-  for (int T = 1; T <= (gathers && kt == 1 ? 8 : 1); T *= 2) {
+  /* (an SpMM is cuSPARSE's to schedule: priced at its bytes, untiled, no chains) */
+  for (int T = 1; T <= (gathers && kt == 1 && s->kind == STEP_KERNEL ? 8 : 1); T *= 2) {
     if (gathers && t.gather_row_sectors < T) break; /* a tile narrower than a sector saves nothing */
     double l2 = r.l2, dram = r.dram, miss = -1;
     int nt = T * kt; /* the tiles walked */
@@ -457,6 +459,9 @@ static StepEst estimate(const KStep *s, const GpuSpec *gpu, Streams *st, Memo *m
     if (work > tm) tm = work, bound = "groups";
     if (span > tm) tm = span, bound = "row";
     tm += gpu->launch;
+    /* an SpMM also launches the offsets' narrowing and (over out-edges, or without weights) the
+     * values' kernel before cuSPARSE's (runtime/spmm_cuda.cu) */
+    if (s->kind == STEP_SPMM) tm += gpu->launch * (s->spmm.w && s->spmm.dir == GATHER_BY_DST ? 1 : 2);
     if (T == 1) {
       r.dram = dram, r.l2 = l2, r.time = tm, r.miss_rate = miss, r.bytes_time = bytes, r.bound = bound;
       r.lat_time = work > span ? work : span;
@@ -534,7 +539,7 @@ bool gpucost_report(FILE *out, const KProgram *p, const char *gpu_name, const ch
   for (int i = 0; i < p->nsteps; i++) {
     const KStep *s = &p->steps[i];
     StepEst e = estimate(s, gpu, &st, memo, &nmemo);
-    const char *name = s->kind == STEP_KERNEL ? s->kernel->name : s->kind == STEP_GEMM ? "gemm" : s->kind == STEP_ZERO ? "zero" : "fill";
+    const char *name = kstats_step_name(s);
     char miss[16] = "", tiled[64] = "", lanes[16] = "-";
     if (e.miss_rate >= 0) snprintf(miss, sizeof miss, "%.1f%%", 100 * e.miss_rate);
     if (e.lanes >= 0) snprintf(lanes, sizeof lanes, "%.2f", e.lanes);

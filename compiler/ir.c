@@ -696,3 +696,35 @@ bool value_is_gemm(const Value *v) {
   if (mtn && v->args[0]->dom == DOM_EDGE && shape_elems(&v->shape) <= 64) return false;
   return true;
 }
+
+/* An edge scalar a sparse product can take as its values (float, one element per edge). */
+static bool spmm_weight(const Value *w) {
+  return w->dom == DOM_EDGE && w->elem == ELEM_F32 && shape_elems(&w->shape) == 1;
+}
+
+/* x, read at the far end of an edge by a scatter that a gather in direction dir reduces. */
+static const Value *spmm_far(const Value *s, int dir) {
+  if (s->op != OP_SCATTER || s->nargs != 1) return NULL;
+  if ((s->fn == FN_COPY_U && dir == GATHER_BY_DST) || (s->fn == FN_COPY_V && dir == GATHER_BY_SRC)) return s->args[0];
+  return NULL;
+}
+
+bool value_spmm_operands(const Value *v, Value **x, Value **w, int *dir) {
+  if (v->dom != DOM_VERTEX || v->elem != ELEM_F32 || v->fn != FN_SUM) return false;
+  const Value *xs = NULL, *ws = NULL;
+  int d = GATHER_BY_DST;
+  if (v->op == OP_AGGREGATE) {
+    if (v->msg == FN_COPY_U) xs = v->args[0];
+    else if (v->msg == FN_U_MUL_E && spmm_weight(v->args[1])) xs = v->args[0], ws = v->args[1];
+  } else if (v->op == OP_GATHER && (v->iattr == GATHER_BY_DST || v->iattr == GATHER_BY_SRC)) {
+    const Value *e = v->args[0];
+    d = (int)v->iattr;
+    if ((xs = spmm_far(e, d)) == NULL && e->op == OP_APPLY_EDGE && e->fn == FN_MUL && e->nargs == 2) {
+      for (int i = 0; i < 2 && !xs; i++)
+        if (spmm_weight(e->args[1 - i]) && (xs = spmm_far(e->args[i], d)) != NULL) ws = e->args[1 - i];
+    }
+  }
+  if (!xs || xs->dom != DOM_VERTEX || xs->elem != ELEM_F32 || shape_elems(&xs->shape) != shape_elems(&v->shape)) return false;
+  *x = (Value *)xs, *w = (Value *)ws, *dir = d;
+  return true;
+}

@@ -104,9 +104,9 @@ static void print_value(FILE *out, const Value *v, bool needed) {
   if (!v->bwd && v->ckpt) print_ckpt(out, v, needed);
   bool hashed = v->bwd || needed || (!v->bwd && v->ckpt);
   if (v->sched == SCHED_INLINE) fputs(hashed ? ", inline" : "  # inline", out);
-  else if (v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_GEMM)
+  else if (v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_LIBRARY)
     fprintf(out, "%sg%d%s", hashed ? ", " : "  # ", v->group, v->folded ? ", folded" : "");
-  bool scheduled = v->sched == SCHED_INLINE || v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_GEMM;
+  bool scheduled = v->sched == SCHED_INLINE || v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_LIBRARY;
   if (v->f64) fputs(hashed || scheduled ? ", f64" : "  # f64", out); /* fuse: computed in float64 */
   fputc('\n', out);
 }
@@ -118,6 +118,7 @@ static const char *group_kind(const FuseGroup *g) {
   case FG_EDGE_REDUCE: return "edge-balanced reduction (atomics)";
   case FG_SINK: return "sum over all rows";
   case FG_GEMM: return "gemm";
+  case FG_SPMM: return g->dir == GATHER_BY_SRC ? "spmm over out-edges (CSC)" : "spmm over in-edges (CSR)";
   }
   return "?";
 }
@@ -131,7 +132,7 @@ static void print_groups(FILE *out, const Module *m) {
             m->groups[g].bwd ? ", backward" : "", m->groups[g].per_graph ? ", once per graph" : "");
     for (int i = 0; i < m->vals.len; i++) {
       const Value *v = m->vals.items[i];
-      if ((v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_GEMM) && v->group == g) fprintf(out, " %%%d", v->id);
+      if ((v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_LIBRARY) && v->group == g) fprintf(out, " %%%d", v->id);
     }
     fputc('\n', out);
   }

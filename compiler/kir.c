@@ -372,7 +372,7 @@ void kir_print(FILE *out, const KProgram *p) {
           p->nsteps, p->nfwd, p->nsteps - p->nfwd, p->kernels.len);
   for (int i = 0; i < p->bufs.len; i++) {
     const KBuf *b = p->bufs.items[i];
-    if (b->val && b->val->sched == SCHED_GEMM && b->width != shape_elems(&b->val->shape)) /* with the dots folded into it */
+    if (b->val && b->val->sched == SCHED_LIBRARY && b->width != shape_elems(&b->val->shape)) /* with the dots folded into it */
       fprintf(out, "  buffer %s: %s %s[%lld] (%%%d %s, then its folded dots)", b->name, kind_name(b->kind), domain_name(b->dom),
               (long long)b->width, b->val->id, shape_str(p->arena, &b->val->shape));
     else if (b->val) /* the value's own shape: param[1433, 16], temp vertex[8, 8] */
@@ -411,6 +411,13 @@ void kir_print(FILE *out, const KProgram *p) {
       fprintf(out, "] = %s%s . %s%s (k = ", g->a->name, g->ta ? "^T" : "", g->b->name, g->tb ? "^T" : "");
       print_dim(out, g->k);
       fputs(g->tf32 ? ", tf32)" : ")", out);
+      break;
+    }
+    case STEP_SPMM: {
+      const KSpmm *sp = &s->spmm;
+      bool in = sp->dir == GATHER_BY_DST;
+      fprintf(out, "spmm %s[V, %lld] = sum over %s of %s%s . %s[%s]", sp->y->name, (long long)sp->width, in ? "in-edges e (CSR)" : "out-edges e (CSC)",
+              sp->w ? sp->w->name : "", sp->w ? "[e]" : "", sp->x->name, in ? "src[e]" : "dst[e]");
       break;
     }
     }

@@ -18,6 +18,8 @@
  */
 #include "gnn_model.h" /* gnn_plan_arena: the plan the generated create() makes */
 #include "gnnrt_pieces.h" /* gnn_piece_len: a hub piece's code runs at most 2E / L times */
+
+#include <math.h>
 #undef GNN_PRINTF      /* gnnc.h has its own */
 #include "gnnc.h"
 
@@ -180,6 +182,16 @@ static void step_traffic(const KStep *s, double V, double E, double *rd, double 
     a.read = 4 * (M * K + K * N);
     a.write = 4 * M * N;
     if (t) t->flops = 2 * M * N * K;
+  } else if (s->kind == STEP_SPMM) {
+    /* the CSR's (or CSC's) offsets and far ends, the weights, the gathered rows of x (each edge's
+     * row whole: gpucost.c gives them the graph's locality); over out-edges the weights are first
+     * put in CSC order (out_eid read, the weights gathered, written, read back) */
+    const KSpmm *sp = &s->spmm;
+    double row = 4 * (double)sp->width;
+    a.read = 8 * (V + 1) + 4 * E + (sp->w ? 4 * E : 0) + E * row;
+    if (sp->w && sp->dir == GATHER_BY_SRC) a.read += 12 * E, a.write += 4 * E;
+    a.write += V * row;
+    if (t) t->gathered = E * row, t->gather_row_sectors = ceil(row / 32);
   } else {
     a.write = buf_rows(s->buf, V, E) * (double)s->buf->width * elem_bytes(s->buf->elem);
   }
@@ -189,6 +201,17 @@ static void step_traffic(const KStep *s, double V, double E, double *rd, double 
 }
 
 static void step_bytes(const KStep *s, double V, double E, double *rd, double *wr) { step_traffic(s, V, E, rd, wr, NULL); }
+
+const char *kstats_step_name(const KStep *s) {
+  switch (s->kind) {
+  case STEP_KERNEL: return s->kernel->name;
+  case STEP_GEMM: return "gemm";
+  case STEP_SPMM: return "spmm";
+  case STEP_ZERO: return "zero";
+  case STEP_FILL: return "fill";
+  }
+  return "?";
+}
 
 KTraffic kstats_step_traffic(const KStep *s, double V, double E) {
   KTraffic t;
@@ -255,17 +278,17 @@ void kprog_stats(FILE *out, const KProgram *p, const KProgram *unfused, double V
     const KStep *s = &p->steps[i];
     double r, w;
     step_bytes(s, V, E, &r, &w);
-    const char *name = s->kind == STEP_KERNEL ? s->kernel->name : s->kind == STEP_GEMM ? "gemm" : s->kind == STEP_ZERO ? "zero" : "fill";
+    const char *name = kstats_step_name(s);
     fprintf(out, "  step %-3d %-9s %-44s reads %-10s writes %s\n", i, i < p->nfwd ? "forward" : "backward", name, kstats_human(r), kstats_human(w));
   }
   double r, w, ur = 0, uw = 0;
   totals(p, V, E, &r, &w);
   int launches = 0, ulaunches = 0;
-  for (int i = 0; i < p->nsteps; i++) launches += p->steps[i].kind != STEP_GEMM;
+  for (int i = 0; i < p->nsteps; i++) launches += p->steps[i].kind != STEP_GEMM && p->steps[i].kind != STEP_SPMM;
   fprintf(out, "  total: %d steps (%d kernels and fills), reads %s, writes %s", p->nsteps, launches, kstats_human(r), kstats_human(w));
   if (unfused) {
     totals(unfused, V, E, &ur, &uw);
-    for (int i = 0; i < unfused->nsteps; i++) ulaunches += unfused->steps[i].kind != STEP_GEMM;
+    for (int i = 0; i < unfused->nsteps; i++) ulaunches += unfused->steps[i].kind != STEP_GEMM && unfused->steps[i].kind != STEP_SPMM;
     fprintf(out, "; unfused: %d steps (%d kernels and fills), reads %s, writes %s (x%.3g bytes)", unfused->nsteps, ulaunches,
             kstats_human(ur), kstats_human(uw), (ur + uw) / (r + w > 0 ? r + w : 1));
   }

@@ -557,6 +557,27 @@ int kir_verify(const KProgram *p, FILE *err) {
       if (g->beta != 0 && g->beta != 1) bad(&v, "step %s%lld: a GEMM with beta other than 0 or 1", "", s);
       break;
     }
+    case STEP_SPMM: {
+      const KSpmm *sp = &st->spmm;
+      if (!sp->x || !sp->y) {
+        bad(&v, "step %s%lld: an SpMM without its operand and result", "", s);
+        break;
+      }
+      use(&v, sp->x, s), use(&v, sp->y, s);
+      if (sp->w) use(&v, sp->w, s);
+      if (v.fwd && !st->train_only && (not_in_inference(p, sp->x) || not_in_inference(p, sp->y) || (sp->w && not_in_inference(p, sp->w))))
+        bad(&v, "step %s%lld: a forward SpMM on a buffer the inference plan does not have", "", s);
+      if (!writable(sp->y)) bad(&v, "an SpMM writes %s, an input, parameter or degree array%lld", sp->y->name, s);
+      if (sp->y->alias && !(v.fwd && st->train_only)) bad(&v, "an SpMM writes %s, the input itself when not training (step %lld)", sp->y->name, s);
+      if (sp->x->dom != DOM_VERTEX || sp->y->dom != DOM_VERTEX || sp->x->elem != ELEM_F32 || sp->y->elem != ELEM_F32)
+        bad(&v, "step %s%lld: an SpMM's operand and result are not float vertex buffers", "", s);
+      if (sp->width < 1 || sp->x->width != sp->width || sp->y->width != sp->width)
+        bad(&v, "step %s%lld: an SpMM's operand and result are not as wide as it", "", s);
+      if (sp->w && (sp->w->dom != DOM_EDGE || sp->w->elem != ELEM_F32 || sp->w->width != 1))
+        bad(&v, "step %s%lld: an SpMM's weights are not a float edge scalar", "", s);
+      if (sp->dir != GATHER_BY_DST && sp->dir != GATHER_BY_SRC) bad(&v, "step %s%lld: an SpMM in an unknown direction", "", s);
+      break;
+    }
     case STEP_ZERO: case STEP_FILL:
       if (!st->buf) {
         bad(&v, "step %s%lld zeroes or fills no buffer", "", s);

@@ -8,7 +8,7 @@
  *      the thread mapping chosen here (--mapping=edge, or --edge-balanced naming the value:
  *      the caller passes that down as edge_named) and lowered by lower_op.c; fused, one group
  *      at a time in the fuse pass's order, each handed to the file of its kind (lower_walk.c,
- *      lower_groups.c, lower_op.c's GEMM step), after lower_fused.c has made the buffers;
+ *      lower_groups.c, lower_op.c's GEMM and SpMM steps), after lower_fused.c has made the buffers;
  *   3. every kernel finished (kbuild.c) and every buffer's lifetime over the steps.
  * The layers below, each calling only downward: lower_walk.c and lower_groups.c -> (lower_pieces.c,
  * the walks' hub pieces) -> lower_fused.c -> lower_op.c -> kbuild.c (docs/architecture.md), and
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 
 /* The fused module: the fuse pass's groups in order, each lowered by the file that owns its
- * kind (the walks: lower_walk.c; a single GEMM: lower_op.c; the rest: lower_groups.c). */
+ * kind (the walks: lower_walk.c; a single GEMM or an SpMM: lower_op.c; the rest: lower_groups.c). */
 static void lower_groups(Lower *L) {
   Module *m = L->m;
   int n = m->vals.len;
@@ -47,6 +47,7 @@ static void lower_groups(Lower *L) {
       if (nmem > 1) lower_folded_gemm(F, g, mem, nmem);
       else lower_gemm(L, mem[0]);
       break;
+    case FG_SPMM: lower_spmm(L, mem[0]); break;
     case FG_WALK: lower_walk(F, g, mem, nmem); break;
     case FG_ROWS: lower_rows(F, g, mem, nmem); break;
     case FG_SINK: lower_sink(F, g, mem, nmem); break;
@@ -116,6 +117,10 @@ KProgram *lower_module(GnnCtx *c, Module *m, MappingChoice mapping, const bool *
       touch(st->gemm.a, s);
       touch(st->gemm.b, s);
       touch(st->gemm.c, s);
+    } else if (st->kind == STEP_SPMM) {
+      touch(st->spmm.x, s);
+      touch(st->spmm.w, s);
+      touch(st->spmm.y, s);
     } else if (st->kind == STEP_KERNEL) {
       for (int b = 0; b < st->kernel->bufs.len; b++) touch(st->kernel->bufs.items[b], s);
     } else {

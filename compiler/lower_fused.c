@@ -72,7 +72,7 @@ static bool recomputed_invariant(const Fused *F, const Value *x) {
 }
 
 bool grouped(const Value *v) {
-  return v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_GEMM;
+  return v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_LIBRARY;
 }
 
 int width_of(const Value *v) { return (int)shape_elems(&v->shape); }
@@ -313,7 +313,7 @@ KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
   }
   if (F->from_stats[x->id] && x->group != F->gid) return softmax_from_stats(F, x, cx, idx);
   bool recompute = recomputed_stash(F, x) || recomputed_invariant(F, x);
-  if (!recompute && (x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid)))
+  if (!recompute && (x->sched == SCHED_LEAF || x->sched == SCHED_LIBRARY || (grouped(x) && x->group != F->gid)))
     return load(F, x, cx, idx);
   if (x->sched == SCHED_ROOT && F->stored[x->id] && own_row(x, cx)) return load(F, x, cx, idx); /* this row's, stored above */
   if (x->sched == SCHED_ROOT && (F->sh_root[x->id] >= 0 || F->spill_root[x->id])) { /* kept above (store_kept) */
@@ -427,7 +427,7 @@ bool is_stat(const Fused *F, const Value *x) {
 int level(Fused *F, const Value *x) {
   if (F->lev[x->id] >= 0) return F->lev[x->id];
   int l = 0;
-  if (!(x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid))) {
+  if (!(x->sched == SCHED_LEAF || x->sched == SCHED_LIBRARY || (grouped(x) && x->group != F->gid))) {
     for (int i = 0; i < x->nargs; i++) {
       int a = level(F, x->args[i]);
       if (a > l) l = a;
@@ -467,7 +467,7 @@ enum { STAGE_MIN_COST = GNN_STAGE_MIN_COST, STAGE_MAX_WIDTH = GNN_STAGE_MAX_WIDT
 bool computed_here(Fused *F, const Value *x) {
   if (x->op == OP_CONST || x->sched == SCHED_ANCHOR || x->dom == DOM_PARAM) return false;
   bool recompute = recomputed_stash(F, x) || recomputed_invariant(F, x);
-  return recompute || !(x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid));
+  return recompute || !(x->sched == SCHED_LEAF || x->sched == SCHED_LIBRARY || (grouped(x) && x->group != F->gid));
 }
 
 /* The weighted FLOPs of one element of x with the operands computed with it, up to about cap. */
@@ -745,7 +745,7 @@ static bool score_from_memory(Fused *F, const Value *s) {
   vec_push(F->L->a, &stack, s->args[0]);
   while (stack.len && ok) {
     const Value *x = stack.items[--stack.len];
-    if (seen[x->id] || x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || x->op == OP_CONST) continue;
+    if (seen[x->id] || x->sched == SCHED_LEAF || x->sched == SCHED_LIBRARY || x->op == OP_CONST) continue;
     seen[x->id] = true;
     if (x->sched == SCHED_ANCHOR || (grouped(x) && x->group == s->group)) ok = false;
     else if (x->sched == SCHED_ROOT && !fwd_recomputes(x)) vec_push(F->L->a, &roots, (void *)x);
@@ -768,7 +768,7 @@ static void mark_buffers(Fused *F) {
   int n = m->vals.len;
   for (int i = 0; i < n; i++) {
     Value *v = m->vals.items[i];
-    if (v->sched == SCHED_ROOT || v->sched == SCHED_GEMM || v->op == OP_REDUCE_ROWS) F->needs_buf[i] = true;
+    if (v->sched == SCHED_ROOT || v->sched == SCHED_LIBRARY || v->op == OP_REDUCE_ROWS) F->needs_buf[i] = true;
     if (v->sched == SCHED_ANCHOR && m->groups[v->group].kind == FG_EDGE_REDUCE) F->needs_buf[i] = true;
   }
   bool *out = calloc((size_t)n + 1, 1), *bwd_needed = calloc((size_t)n + 1, 1);
@@ -787,7 +787,7 @@ static void mark_buffers(Fused *F) {
       Value *x = stack.items[--stack.len];
       if (vis[x->id]) continue;
       vis[x->id] = true;
-      if (grouped(x) && fwd_recomputes(x) && !v->bwd && v->sched != SCHED_GEMM && x->group != v->group) { /* recomputed here */
+      if (grouped(x) && fwd_recomputes(x) && !v->bwd && v->sched != SCHED_LIBRARY && x->group != v->group) { /* recomputed here */
         for (int a = 0; a < x->nargs; a++) vec_push(m->arena, &stack, x->args[a]);
         continue;
       }
@@ -884,7 +884,7 @@ void fused_begin(Fused *F, Lower *L) {
       KBuf *b = new_buf(L, BUF_TEMP, value_cname(L, v, "t", ""), v->dom, wide ? ELEM_F64 : v->elem, shape_elems(&v->shape), v);
       b->train_only = stash_only(F, v);
       L->buf_of[i] = b;
-      for (int j = i + 1; v->sched == SCHED_GEMM && j < n; j++) { /* its folded dots: columns after it */
+      for (int j = i + 1; v->sched == SCHED_LIBRARY && j < n; j++) { /* its folded dots: columns after it */
         Value *d = m->vals.items[j];
         if (!d->folded || d->group != v->group) continue;
         L->buf_of[j] = b;

@@ -670,6 +670,23 @@ void lower_gemm(Lower *L, Value *v) {
   }
 }
 
+/* --spmm=cusparse: a plain weighted sum over the edges as one sparse-dense product (KSpmm), its
+ * operands in memory (the fuse pass made them roots). */
+void lower_spmm(Lower *L, Value *v) {
+  Value *x, *w;
+  int dir;
+  if (!value_spmm_operands(v, &x, &w, &dir)) {
+    L->ok = false;
+    return;
+  }
+  KStep *s = add_step(L, STEP_SPMM, describe(L, v), v->bwd);
+  s->spmm.dir = dir;
+  s->spmm.x = L->buf_of[x->id];
+  s->spmm.w = w ? L->buf_of[w->id] : NULL;
+  s->spmm.y = L->buf_of[v->id];
+  s->spmm.width = shape_elems(&v->shape);
+}
+
 
 static bool is_gemm(const Value *v) {
   return ((v->op == OP_APPLY_EDGE || v->op == OP_APPLY_VERTEX || v->op == OP_APPLY_GLOBAL || v->op == OP_APPLY_GRAPH) &&

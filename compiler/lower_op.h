@@ -40,6 +40,7 @@ KExpr *reduce_step(Lower *L, FnKind r, KExpr *acc, KExpr *x);
 void finish_rows(Lower *L, Value *v, KBuf *from, FnKind deg_fn, bool mean);
 KBuf *sum_scratch(Lower *L, Value *v);
 void lower_gemm(Lower *L, Value *v);
+void lower_spmm(Lower *L, Value *v);
 /* one value, unfused: edge_map is the caller's choice of the edge-balanced mapping for it */
 void lower_op_value(Lower *L, Value *v, bool edge_map);
 

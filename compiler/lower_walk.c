@@ -25,7 +25,7 @@ static int lin_in(Fused *F, const Value *x, const Value *s, int *paths, int *lvl
     (*paths)++;
     return 1;
   }
-  if (x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid)) return 0;
+  if (x->sched == SCHED_LEAF || x->sched == SCHED_LIBRARY || (grouped(x) && x->group != F->gid)) return 0;
   if (x->sched == SCHED_ANCHOR) {
     int l = level(F, x);
     if (l > *lvl) *lvl = l;
@@ -75,7 +75,7 @@ static const Value *online_softmax(Fused *F, const Value *a, Value **mem, int nm
 /* Marks the reductions of group gid that x's computation reads (through inline values and the
  * group's own roots): they are staged in shared memory. */
 static void mark_reads(Fused *F, const Value *x, bool *read, bool *seen, bool top) {
-  if (x->sched == SCHED_LEAF || x->sched == SCHED_GEMM || (grouped(x) && x->group != F->gid)) return;
+  if (x->sched == SCHED_LEAF || x->sched == SCHED_LIBRARY || (grouped(x) && x->group != F->gid)) return;
   if (!top && x->sched == SCHED_ANCHOR) {
     read[x->id] = true;
     return;

@@ -77,6 +77,9 @@ static void usage(FILE *out) {
         "  --gemm-precision=fp32|tf32  the GEMM steps (projections, their gradients) in float32 (default) or\n"
         "                          TF32: inputs rounded to a 10-bit mantissa, float32 sums (tensor cores;\n"
         "                          the host emulates the rounding to measure the accuracy); docs/kernel-ir.md\n"
+        "  --spmm=fused|cusparse   a plain weighted sum over the edges (GCN's, GIN's aggregation and their\n"
+        "                          gradients) as a fused walk (default) or a library SpMM: cuSPARSE on CUDA,\n"
+        "                          the runtime's loop on the host; its epilogue then a kernel of its own\n"
         "  --dots=spread|serial    a fused kernel per row computes a dot or sum_last over a long dim (attention's\n"
         "                          gradient) with the lanes sharing the dim and adding their parts (spread:\n"
         "                          coalesced loads, the CUDA default) or a lane per output (serial: the host's\n"
@@ -506,6 +509,10 @@ int main(int argc, char **argv) {
       int c = choose("--gemm-precision", v, "fp32", "tf32");
       if (c < 0) return 2;
       o.gemm_tf32 = c == 1;
+    } else if ((v = ARGVAL("--spmm"))) {
+      int c = choose("--spmm", v, "fused", "cusparse");
+      if (c < 0) return 2;
+      o.spmm_library = c == 1;
     } else if ((v = ARGVAL("--dots"))) {
       if (choose("--dots", v, "spread", "serial") < 0) return 2;
       cli.dots = v;

@@ -66,6 +66,7 @@ void gnn_ctx_destroy(gnn_ctx *ctx) {
     rt_track_free_table(ctx); /* scratch included */
     cudaStreamSynchronize(ctx->stream);
   }
+  if (ctx->cusparse) cusparseDestroy(ctx->cusparse);
   if (ctx->cublas) cublasDestroy(ctx->cublas);
   if (ctx->stream) cudaStreamDestroy(ctx->stream);
   free(ctx->allocs);

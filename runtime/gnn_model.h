@@ -70,7 +70,7 @@ typedef struct gnn_model_api {
   float *(*grad)(void *model, int i);
   void (*memory_plan)(const void *model, gnn_memory_plan *plan);
   int64_t forward_kernels, backward_kernels; /* kernel launches per pass (fills included) */
-  int64_t forward_gemms, backward_gemms;     /* GEMM calls per pass */
+  int64_t forward_gemms, backward_gemms;     /* GEMM calls per pass (SpMM calls, gnnc --spmm=cusparse, count in neither) */
   /* Gradients with respect to inputs (gnnc --input-grads; docs/training.md). input_grads[i]
    * (num_inputs entries): 1 = the library computes d loss / d input i on request; 2 = asked for
    * at compile time but identically zero (the output does not depend on input i through any

@@ -227,6 +227,21 @@ typedef struct gnn_graph {
   const int64_t *out_piece_lo;
 } gnn_graph;
 
+/* A sparse-dense product over a graph's edges (what gnnc --spmm=cusparse compiles a plain
+ * weighted sum over the edges to): for every vertex v,
+ *   y[v, :] = sum over the edges e of v of w[e] * x[far end of e, :]
+ * dir GNN_SPMM_IN_EDGES: v's in-edges, far end src[e] (the CSR); GNN_SPMM_OUT_EDGES: v's
+ * out-edges, far end dst[e] (the CSC). w: one float per edge by edge id (CSR position), or NULL
+ * for 1. x and y: nv x width, row-major, not overlapping; y is overwritten (0 where v has no
+ * such edge). CUDA build: cuSPARSE's SpMM (CUSPARSE_SPMM_ALG_DEFAULT, float32 sums, 32-bit
+ * indices: GNN_ERR_UNSUPPORTED past 2^31 - 1 vertices or edges) on the context's stream, the
+ * offsets narrowed to int32 (and over out-edges the weights put in CSC order) in the context's
+ * scratch on each call; host build: a loop summing in float64, OpenMP over the vertices.
+ * GNN_ERR_INVALID for a NULL graph, array or bad width or direction; GNN_ERR_CUDA for a cuSPARSE
+ * failure, with its message. */
+enum { GNN_SPMM_IN_EDGES = 0, GNN_SPMM_OUT_EDGES = 1 };
+GNN_API gnn_status gnn_spmm(gnn_ctx *ctx, const gnn_graph *g, int dir, const float *x, const float *w, float *y, int64_t width);
+
 /* Loads a graph, choosing the format by path: a directory is a dataset folder (its
  * graph.edges; the vertex count from labels.txt, else from features.svm, unless
  * opts->num_vertices); *.mtx is Matrix Market; *.gcsr is the binary cache written by

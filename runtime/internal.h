@@ -18,6 +18,12 @@
 #include "gnnrt.h"
 
 #include <stdio.h>
+#ifdef GNNRT_CUDA
+/* cusparse.h declares its deprecated legacy API with attributes that warn in its own header under
+ * gcc's -Wall; the generic API used here (spmm_cuda.cu) is not deprecated */
+#define DISABLE_CUSPARSE_DEPRECATED
+#include <cusparse.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,11 +52,15 @@ struct gnn_ctx {
 #ifdef GNNRT_CUDA
   cudaStream_t stream;
   cublasHandle_t cublas;
+  cusparseHandle_t cusparse; /* gnn_spmm's (spmm_cuda.cu), made by its first call */
   void *scratch; /* the training helpers' device scratch (in the allocation table too) */
   size_t scratch_bytes;
   int no_pools; /* the device has no stream-ordered allocator: cudaMalloc/cudaFree instead */
 #endif
 };
+
+/* spmm.c: gnn_spmm's checks of its arguments, both builds (GNN_ERR_INVALID with a message). */
+gnn_status rt_spmm_args(gnn_ctx *ctx, const gnn_graph *g, int dir, const float *x, const float *w, float *y, int64_t width);
 
 /* profile.c: prints the GNN_PROFILE table to stderr and frees it (gnn_ctx_destroy) */
 void rt_profile_report(gnn_ctx *ctx);

@@ -69,7 +69,7 @@ static int anchor_dir(const Value *v) { return v->op == OP_GATHER ? (int)v->iatt
  * anchors), following inline operands; a large number when it reaches an anchor (a reduction
  * cannot be recomputed per element). */
 static double recompute_flops(const Value *v, int depth) {
-  if (is_leaf(v) || v->sched == SCHED_GEMM || v->sched == SCHED_ROOT) return 0;
+  if (is_leaf(v) || v->sched == SCHED_LIBRARY || v->sched == SCHED_ROOT) return 0;
   if (v->sched == SCHED_ANCHOR || depth > 24) return 1e9; /* deep: as good as never cheap */
   double f = elem_flops(v);
   for (int i = 0; i < v->nargs && f < 1e6; i++) f += recompute_flops(v->args[i], depth + 1);
@@ -88,6 +88,38 @@ static bool reads_vertex_per_edge(const Value *v, int i) {
   return (v->op == OP_SCATTER || (v->op == OP_AGGREGATE && i == 0 && v->msg != FN_COPY_E)) && v->args[i]->dom == DOM_VERTEX;
 }
 
+/* Whether library step w reads its operand v from memory: a GEMM reads every operand; an SpMM
+ * reads its x and weights (made roots below), not the inline edge values between them and it
+ * (scatter, times w), which it never materialises. */
+static bool library_reads(const Value *w, const Value *v) {
+  Value *x, *ew;
+  int dir;
+  if (is_gemm(w) || !value_spmm_operands(w, &x, &ew, &dir)) return true;
+  return v == x || v == ew;
+}
+
+/* Whether edge value w is in memory for nothing, or for once per graph: an input, or a function
+ * of degrees and constants alone (the hoist pass computes it when the model meets a graph). */
+static bool cheap_weight(const Value *w, int depth) {
+  if (w->op == OP_INPUT || w->op == OP_DEGREE || w->op == OP_CONST) return true;
+  if (w->op == OP_PARAM || w->bwd || w->fn == FN_DROPOUT || w->nargs == 0 || depth > 32) return false;
+  for (int i = 0; i < w->nargs; i++)
+    if (!cheap_weight(w->args[i], depth + 1)) return false;
+  return true;
+}
+
+/* --spmm=cusparse: a plain weighted sum over the edges is a library call (FG_SPMM), not a walk,
+ * where its weights cost no pass over the edges of their own: none, an input, or a value of the
+ * graph alone (an attention's alpha, recomputed from its statistics in the fused walks, would
+ * have to be written, E floats a step). Not a softmax's statistic (its softmax's walk computes it
+ * for free) nor anything in float64. */
+static bool is_spmm(const Fuse *F, const Value *v) {
+  Value *x, *w;
+  int dir;
+  if (!F->c->spmm_library || v->stat_of || v->f64 || !value_spmm_operands(v, &x, &w, &dir)) return false;
+  return !x->f64 && (!w || (!w->f64 && cheap_weight(w, 0)));
+}
+
 static void mark_roots(Fuse *F) {
   Module *m = F->m;
   /* a forward value the backward reads (stash) and anything a GEMM or the caller reads */
@@ -97,9 +129,17 @@ static void mark_roots(Fuse *F) {
     bool root = F->is_out[i];
     for (int u = 0; u < F->users[i].len; u++) {
       Value *w = F->users[i].items[u];
-      if (w->sched == SCHED_GEMM) root = true;
+      if (w->sched == SCHED_LIBRARY && library_reads(w, v)) root = true;
     }
     if (root) v->sched = SCHED_ROOT;
+  }
+  /* an SpMM's x and weights, which it may read through inline edge values (scatter, times w) */
+  for (int i = 0; i < F->n; i++) {
+    Value *v = m->vals.items[i], *x, *w;
+    int dir;
+    if (v->sched != SCHED_LIBRARY || is_gemm(v) || !value_spmm_operands(v, &x, &w, &dir)) continue;
+    if (x->sched == SCHED_INLINE) x->sched = SCHED_ROOT;
+    if (w && w->sched == SCHED_INLINE) w->sched = SCHED_ROOT;
   }
   /* vertex values read per edge (scatter operands) that cost more than a load to recompute */
   for (int i = 0; i < F->n; i++) {
@@ -264,7 +304,7 @@ static bool weight_computable(const Value *a, int depth) {
 
 static bool read_by_gemm(const Fuse *F, const Value *v) {
   for (int u = 0; u < F->users[v->id].len; u++)
-    if (((const Value *)F->users[v->id].items[u])->sched == SCHED_GEMM) return true;
+    if (((const Value *)F->users[v->id].items[u])->sched == SCHED_LIBRARY) return true;
   return false;
 }
 
@@ -294,7 +334,7 @@ static void fold_attention_dots(Fuse *F) {
   Value **dots = malloc(sizeof(Value *) * ((size_t)F->n + 1));
   for (int i = 0; i < F->n; i++) {
     Value *h = m->vals.items[i];
-    if (h->sched != SCHED_GEMM || h->op != OP_APPLY_VERTEX || h->fn != FN_LINEAR || h->dom != DOM_VERTEX) continue;
+    if (h->sched != SCHED_LIBRARY || h->op != OP_APPLY_VERTEX || h->fn != FN_LINEAR || h->dom != DOM_VERTEX) continue;
     const Value *x = h->args[0], *w = h->args[1];
     if (w->op != OP_PARAM || shape_elems(&x->shape) != w->shape.d[0] || F->is_out[i] || read_by_gemm(F, h)) continue;
     int nd = 0;
@@ -341,7 +381,7 @@ static int new_group(Fuse *F, FuseKind kind, Domain rows, int dir, bool bwd) {
 }
 
 static bool in_group(const Value *v) {
-  return v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_GEMM;
+  return v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR || v->sched == SCHED_LIBRARY;
 }
 
 /* The groups whose results v's computation reads: following inline operands, the groups of the
@@ -679,7 +719,7 @@ bool pass_fuse(GnnCtx *c, Module *m) {
   for (int i = 0; i < F.n; i++) {
     Value *v = m->vals.items[i];
     if (is_leaf(v)) v->sched = SCHED_LEAF;
-    else if (is_gemm(v)) v->sched = SCHED_GEMM;
+    else if (is_gemm(v) || is_spmm(&F, v)) v->sched = SCHED_LIBRARY;
     else if (is_walk_anchor(v) || v->op == OP_REDUCE_ROWS) v->sched = SCHED_ANCHOR;
     else v->sched = SCHED_INLINE;
     v->group = -1;
@@ -690,8 +730,8 @@ bool pass_fuse(GnnCtx *c, Module *m) {
   /* 3. one group per anchor and GEMM, in value order */
   for (int i = 0; i < F.n; i++) {
     Value *v = m->vals.items[i];
-    if (v->sched == SCHED_GEMM) {
-      v->group = new_group(&F, FG_GEMM, v->dom, 0, v->bwd);
+    if (v->sched == SCHED_LIBRARY) {
+      v->group = new_group(&F, is_gemm(v) ? FG_GEMM : FG_SPMM, v->dom, is_gemm(v) ? 0 : anchor_dir(v), v->bwd);
     } else if (v->sched == SCHED_ANCHOR && v->op == OP_REDUCE_ROWS) {
       v->group = new_group(&F, FG_SINK, v->args[0]->dom, 0, v->bwd);
     } else if (v->sched == SCHED_ANCHOR) {

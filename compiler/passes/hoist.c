@@ -68,14 +68,32 @@ bool pass_hoist(GnnCtx *c, Module *m) {
     if (v->bwd || inv[i]) continue;
     for (int a = 0; a < v->nargs; a++) read_fwd[v->args[a]->id] = true;
   }
+  /* a root that a forward library step reads (the weights of an SpMM, --spmm=cusparse), in an
+   * edge rows group of graph values alone, moves with that whole group into the new one (other
+   * roots stay: one the backward alone reads from memory is made by training forwards only) */
+  bool *lib_reads = calloc((size_t)n + 1, sizeof(bool));
+  for (int i = 0; i < n; i++) {
+    const Value *v = m->vals.items[i];
+    if (v->bwd || v->sched != SCHED_LIBRARY) continue;
+    for (int a = 0; a < v->nargs; a++) lib_reads[v->args[a]->id] = true;
+  }
+  bool *graph_group = malloc((size_t)m->ngroups + 1);
+  for (int g = 0; g < m->ngroups; g++) graph_group[g] = m->groups[g].kind == FG_ROWS && m->groups[g].rows == DOM_EDGE && !m->groups[g].bwd;
+  for (int i = 0; i < n; i++) {
+    const Value *v = m->vals.items[i];
+    if ((v->sched == SCHED_ROOT || v->sched == SCHED_ANCHOR) && v->group >= 0 && !inv[i]) graph_group[v->group] = false;
+  }
   int nhoist = 0;
   bool *hoist = calloc((size_t)n + 1, sizeof(bool));
   for (int i = 0; i < n; i++) {
     const Value *v = m->vals.items[i];
-    hoist[i] = inv[i] && read_fwd[i] && v->sched == SCHED_INLINE && v->dom == DOM_EDGE && v->elem == ELEM_F32 && !v->f64 &&
+    bool movable = v->sched == SCHED_INLINE || (v->sched == SCHED_ROOT && lib_reads[i] && v->group >= 0 && graph_group[v->group]);
+    hoist[i] = inv[i] && read_fwd[i] && movable && v->dom == DOM_EDGE && v->elem == ELEM_F32 && !v->f64 &&
                shape_elems(&v->shape) <= HOIST_MAX_WIDTH && chain_flops(v, 0) >= 1;
     nhoist += hoist[i];
   }
+  free(graph_group);
+  free(lib_reads);
   free(inv);
   free(read_fwd);
   if (!nhoist) {

@@ -34,8 +34,9 @@
 # failed; 2 when there is no GPU (nothing run) or the tree is not prepared.
 #
 # Environment: GPU_CHECK_BUDGET seconds for everything [480], GPU_CHECK_STEPS the steps to run
-# [smoke suites python runtime forward ab pieces tiles spread peers profile], GPU_CHECK_SUITES [codegen fuse train lang],
+# [smoke suites python runtime forward ab spmm pieces tiles spread peers profile], GPU_CHECK_SUITES [codegen fuse train lang],
 # GPU_CHECK_AB the ab step's workloads [the Reddit-sized, power-law, PubMed and Cora GCN and GAT],
+# GPU_CHECK_SPMM the spmm step's (--spmm=cusparse against without) [the Reddit-sized and power-law GCN],
 # GPU_CHECK_PIECES the pieces step's (--split-hubs against without, this tree) [the power-law and
 # Reddit-sized GCN and GAT, GAT PubMed, GCN Cora], GPU_CHECK_TILES the tiles step's (--tile-columns=64
 # against without) [the Reddit-sized GCN and GAT], GPU_CHECK_SPREAD the spread step's (--dots=serial
@@ -56,7 +57,7 @@ KIT=build/gpu-kit.tar.gz
 export GNNC_CUDA_CACHE=${GNNC_CUDA_CACHE:-$ROOT/build/cuda-cache}
 BUDGET=${GPU_CHECK_BUDGET:-480}
 [ $MODE = prepare ] && BUDGET=${GPU_CHECK_BUDGET:-7200} # nvcc on 2 cores: about 10 s a library
-STEPS=${GPU_CHECK_STEPS:-smoke suites python runtime forward ab pieces tiles spread peers profile}
+STEPS=${GPU_CHECK_STEPS:-smoke suites python runtime forward ab spmm pieces tiles spread peers profile}
 ARCH=${GPU_CHECK_ARCH:-sm_90}
 SUITES=${GPU_CHECK_SUITES:-codegen fuse train lang}
 T0=$SECONDS
@@ -293,7 +294,8 @@ fi
 # others' gathered rows are 64 columns or fewer: nothing to cut); spread: --dots=serial, the
 # attention backward's per-head dots a lane per head as before (the table's "new" is the old form:
 # base = the CUDA default, the dots spread over the lanes; docs/kernel-ir.md, "Reductions spread
-# over lanes").
+# over lanes"); spmm: --spmm=cusparse, GCN's weighted sums and their gradients as cuSPARSE SpMM
+# calls (lever 3; docs/kernel-ir.md, "SpMM steps"), first: PyG's cuSPARSE beat gnnc's walks there.
 # schedule_step NAME FLAG WORKLOADS
 schedule_step() {
   local name=$1 flag=$2 sw=$3 out rc lim
@@ -329,6 +331,7 @@ schedule_step() {
     fi
   fi
 }
+want spmm && schedule_step spmm --spmm=cusparse "${GPU_CHECK_SPMM:-gcn-reddit gcn-pl200k}"
 want pieces && schedule_step pieces --split-hubs "${GPU_CHECK_PIECES:-gcn-pl200k gat-pl200k gcn-reddit gat-reddit gat-pubmed gcn-cora}"
 want tiles && schedule_step tiles --tile-columns=64 "${GPU_CHECK_TILES:-gcn-reddit gat-reddit}"
 want spread && schedule_step spread --dots=serial "${GPU_CHECK_SPREAD:-gat-reddit gat-pl200k}"

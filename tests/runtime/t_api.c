@@ -224,6 +224,70 @@ static void test_gemm(gnn_ctx *ctx) {
   }
 }
 
+/* ---------------------------------------------------------------- SpMM over a graph */
+
+/* gnn_spmm against sums written out here: over in-edges and out-edges, with weights by edge id
+ * and without, on a graph with a self-loop, a duplicate edge, a vertex without edges either way,
+ * and a hub (vertex 1: three in-edges); then its argument checks and the edgeless graph. */
+static void test_spmm(gnn_ctx *ctx) {
+  const int64_t src[] = {0, 1, 2, 0, 2, 3, 1}, dst[] = {1, 2, 2, 1, 0, 1, 3};
+  const int64_t nv = 5, ne = 7, W = 3;
+  gnn_graph *g = NULL;
+  gnn_status st = gnn_graph_from_edges(ctx, nv, ne, src, dst, NULL, &g);
+  check(!st, "spmm/graph", "%s", gnn_last_error(ctx));
+  if (st) return;
+  float x[5 * 3], w[7];
+  uint64_t key = 77;
+  for (int i = 0; i < nv * W; i++) x[i] = urand(&key, -1, 1);
+  for (int e = 0; e < ne; e++) w[e] = urand(&key, -2, 2);
+  float *dx = to_dev(ctx, x, sizeof x), *dw = to_dev(ctx, w, sizeof w), *dy = NULL;
+  gnn_malloc(ctx, (void **)&dy, sizeof x);
+  for (int dir = 0; dir < 2; dir++)
+    for (int weighted = 0; weighted < 2; weighted++) {
+      const float junk[5 * 3] = {9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9}; /* y is overwritten, rows without edges too */
+      gnn_upload(ctx, dy, junk, sizeof junk);
+      st = gnn_spmm(ctx, g, dir ? GNN_SPMM_OUT_EDGES : GNN_SPMM_IN_EDGES, dx, weighted ? dw : NULL, dy, W);
+      float *y = from_dev(ctx, dy, sizeof x);
+      double worst = 0;
+      for (int64_t v = 0; v < nv; v++)
+        for (int64_t c = 0; c < W; c++) {
+          double want = 0;
+          for (int64_t e = 0; e < ne; e++) { /* edge ids are CSR positions: g->h_src/h_dst */
+            int64_t here = dir ? g->h_src[e] : g->h_dst[e], far = dir ? g->h_dst[e] : g->h_src[e];
+            if (here == v) want += (weighted ? (double)w[e] : 1.0) * x[far * W + c];
+          }
+          worst = fmax(worst, fabs(want - y[v * W + c]));
+        }
+      char name[64];
+      snprintf(name, sizeof name, "spmm/%s-%s", dir ? "out-edges" : "in-edges", weighted ? "weighted" : "ones");
+      check(!st && worst < 1e-5, name, "%s, max error %g: %s", gnn_status_name(st), worst, gnn_last_error(ctx));
+      free(y);
+    }
+  check_status(ctx, gnn_spmm(ctx, NULL, 0, dx, dw, dy, W), GNN_ERR_INVALID, "spmm/null-graph", "gnn_spmm: g is NULL", NULL);
+  check_status(ctx, gnn_spmm(ctx, g, 2, dx, dw, dy, W), GNN_ERR_INVALID, "spmm/bad-direction", "direction 2", NULL);
+  check_status(ctx, gnn_spmm(ctx, g, 0, dx, dw, dy, 0), GNN_ERR_INVALID, "spmm/bad-width", "width 0", NULL);
+  check_status(ctx, gnn_spmm(ctx, g, 0, NULL, dw, dy, W), GNN_ERR_INVALID, "spmm/null-x", "x or y is NULL", NULL);
+  check_status(ctx, gnn_spmm(ctx, g, 0, dx, dw, dx, W), GNN_ERR_INVALID, "spmm/x-is-y", "the same array", NULL);
+  gnn_graph_free(ctx, g);
+  /* no edges: every row 0 */
+  g = NULL;
+  st = gnn_graph_from_edges(ctx, 5, 0, src, dst, NULL, &g);
+  if (!st) {
+    const float junk[5 * 3] = {9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9};
+    gnn_upload(ctx, dy, junk, sizeof junk);
+    st = gnn_spmm(ctx, g, GNN_SPMM_OUT_EDGES, dx, NULL, dy, W);
+    float *y = from_dev(ctx, dy, sizeof x);
+    int zero = 1;
+    for (int i = 0; i < nv * W; i++) zero &= y[i] == 0;
+    check(!st && zero, "spmm/no-edges", "%s: %s", gnn_status_name(st), gnn_last_error(ctx));
+    free(y);
+    gnn_graph_free(ctx, g);
+  } else {
+    check(0, "spmm/no-edges", "%s", gnn_last_error(ctx));
+  }
+  gnn_free(ctx, dx), gnn_free(ctx, dw), gnn_free(ctx, dy);
+}
+
 /* ---------------------------------------------------------------- graphs from arrays */
 
 static int same64(const int64_t *a, const int64_t *b, int n) {
@@ -822,6 +886,7 @@ int main(int argc, char **argv) {
   test_errors(ctx);
   test_memory(ctx);
   test_gemm(ctx);
+  test_spmm(ctx);
   test_graph_from_edges(ctx);
   test_param_init();
   test_tensor_files(ctx);

@@ -328,6 +328,14 @@ check gemm-precision-estimate bash -c "paste -d'|' <(grep -E '^  [0-9]+ ' '$TMP/
 # --dots: spread (the CUDA default) or serial (the host's); anything else is refused
 "$GNNC" dsl-examples/gat.gnn --dots=warp > /dev/null 2> "$TMP/err"; rc=$?
 check dots-bad bash -c "[ $rc -eq 2 ] && grep -q \"gnnc: --dots wants spread or serial, got 'warp'\" '$TMP/err'"
+# --spmm: fused (default) or cusparse; anything else is refused. The estimate prices an SpMM step
+# at its bytes (the gathered rows through the simulated L2) and its launches: GCN on Cora has four
+# (two forward over in-edges, two backward over out-edges), each named spmm in the table
+"$GNNC" dsl-examples/gcn.gnn --spmm=csr > /dev/null 2> "$TMP/err"; rc=$?
+check spmm-bad bash -c "[ $rc -eq 2 ] && grep -q \"gnnc: --spmm wants fused or cusparse, got 'csr'\" '$TMP/err'"
+"$GNNC" dsl-examples/gcn.gnn --spmm=cusparse --gpu=h200 --graph data/cora > "$TMP/estsp.txt" 2>&1
+check spmm-estimate bash -c "[ \$(grep -cE '^  [0-9]+ +forward +spmm ' '$TMP/estsp.txt') -eq 2 ] && [ \$(grep -cE '^  [0-9]+ +backward +spmm ' '$TMP/estsp.txt') -eq 2 ] &&
+  grep -E '^  [0-9]+ +forward +spmm ' '$TMP/estsp.txt' | awk '{ if (\$NF <= 0.005) bad = 1 } END { exit bad }'"
 # The estimate's terms (compiler/gpucost.c, docs/benchmarks.md "GPU estimate"). The whole table
 # is a golden: any change of a term, a constant or a column shows (UPDATE=1 rewrites it, with the
 # benchmark table in docs/benchmarks.md to redo). A second run gives the same bytes.

@@ -1,0 +1,62 @@
+/* spmm.c -- gnn_spmm's argument checks (both builds) and, in libgnnrt_host, gnn_spmm itself: a
+ * plain weighted sum over the edges (gnnc --spmm=cusparse on the host target), the CPU
+ * reference of spmm_cuda.cu's cuSPARSE call.
+ *
+ * A vertex's sum is accumulated in float64 over its edges in CSR (CSC) order, then rounded once:
+ * the fused walks it replaces sum in float64 too, so a library built either way agrees with the
+ * float64 interpreter to the same tolerance. OpenMP over the vertices, dynamic chunks (a hub's
+ * row is as long as thousands of others).
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+gnn_status rt_spmm_args(gnn_ctx *ctx, const gnn_graph *g, int dir, const float *x, const float *w, float *y, int64_t width) {
+  gnn_status st = rt_args(ctx, g != NULL, "gnn_spmm", "g is NULL");
+  if (st) return st;
+  if (dir != GNN_SPMM_IN_EDGES && dir != GNN_SPMM_OUT_EDGES)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_spmm: direction %d is neither GNN_SPMM_IN_EDGES nor GNN_SPMM_OUT_EDGES", dir);
+  if (width < 1) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_spmm: width %lld (at least 1)", (long long)width);
+  if (g->nv > 0 && (!x || !y)) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_spmm: x or y is NULL");
+  if (g->nv > 0 && x == y) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_spmm: x and y are the same array");
+  if (g->ne > 0 && w && (const void *)w == (const void *)y)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_spmm: w and y are the same array");
+  return GNN_OK;
+}
+
+#ifndef GNNRT_CUDA
+gnn_status gnn_spmm(gnn_ctx *ctx, const gnn_graph *g, int dir, const float *x, const float *w, float *y, int64_t width) {
+  gnn_status st = rt_spmm_args(ctx, g, dir, x, w, y, width);
+  if (st) return st;
+  const int64_t nv = g->nv;
+  const int64_t *ptr = dir == GNN_SPMM_IN_EDGES ? g->in_ptr : g->out_ptr;
+  const int32_t *far = dir == GNN_SPMM_IN_EDGES ? g->src : g->dst;
+  const int32_t *eid = dir == GNN_SPMM_IN_EDGES ? NULL : g->out_eid; /* CSC position -> edge id */
+  int failed = 0;
+#pragma omp parallel
+  {
+    double *acc = (double *)malloc(sizeof(double) * (size_t)width);
+    if (!acc) {
+#pragma omp atomic write
+      failed = 1;
+    }
+#pragma omp for schedule(dynamic, 64)
+    for (int64_t v = 0; v < nv; v++) {
+      if (!acc) continue;
+      memset(acc, 0, sizeof(double) * (size_t)width);
+      for (int64_t k = ptr[v]; k < ptr[v + 1]; k++) {
+        const int64_t e = eid ? eid[k] : k;
+        const float *xr = x + (int64_t)far[e] * width;
+        const double we = w ? (double)w[e] : 1.0;
+        for (int64_t c = 0; c < width; c++) acc[c] += we * (double)xr[c];
+      }
+      float *yr = y + v * width;
+      for (int64_t c = 0; c < width; c++) yr[c] = (float)acc[c];
+    }
+    free(acc);
+  }
+  if (failed) return gnn_set_error(ctx, GNN_ERR_OOM, "gnn_spmm: out of host memory for a row of %lld sums", (long long)width);
+  return GNN_OK;
+}
+#endif
