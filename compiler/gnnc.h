@@ -911,8 +911,9 @@ void sha256_hex(Sha256 *s, char out[65]); /* finishes s: 64 lower-case hex digit
 /* tune.c: --tune-mapping=GRAPH. Times the plans (all vertex-balanced, each reduction that can
  * run edge-balanced alone, the winners together) with gnn-run on graph and writes the fastest
  * plan's --edge-balanced ids to chosen; then that plan against it with each schedule the caller
- * did not ask for that changes its kernels (hub rows in pieces, column tiles of 64 and of 32),
- * the fastest schedule into *split_hubs and *tile_columns (unchanged when none wins). Returns the
+ * did not ask for that changes its kernels (hub rows in pieces, column tiles of 64 and of 32,
+ * SpMM steps), the fastest schedule into *split_hubs, *tile_columns or *spmm (unchanged when
+ * none wins). Returns the
  * number of ids, or -1 after saying why. */
 typedef struct {
   const char *path, *text;  /* the .gnn file and its text */
@@ -924,7 +925,7 @@ typedef struct {
   bool self_loops;          /* gnn-run --self-loops */
   int rounds, repeat;       /* interleaved rounds; gnn-run --repeat per timing */
 } TuneArgs;
-int tune_mapping(const TuneArgs *t, int *chosen, int cap, bool *split_hubs, int *tile_columns);
+int tune_mapping(const TuneArgs *t, int *chosen, int cap, bool *split_hubs, int *tile_columns, bool *spmm);
 
 /* ===================================================================== graph.c, interp.c */
 

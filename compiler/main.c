@@ -743,7 +743,7 @@ int main(int argc, char **argv) {
     TuneArgs t = {.path = cli.input, .text = text, .size = size, .model_name = model_name, .popts = &o, .eopts = &eo,
                   .graph = cli.tune_graph, .self_loops = cli.self_loops, .rounds = cli.tune_rounds ? cli.tune_rounds : 3,
                   .repeat = cli.tune_repeat ? cli.tune_repeat : 5};
-    int n = tune_mapping(&t, edge_ids, (int)(sizeof edge_ids / sizeof edge_ids[0]), &o.split_hubs, &o.tile_columns);
+    int n = tune_mapping(&t, edge_ids, (int)(sizeof edge_ids / sizeof edge_ids[0]), &o.split_hubs, &o.tile_columns, &o.spmm_library);
     if (n < 0) goto done;
     o.edge_ids = edge_ids;
     o.nedge_ids = n;

@@ -14,9 +14,10 @@
  * option that reproduces it, and the caller compiles the output with it.
  *
  * Then the schedules (issue 29): the chosen plan against itself with hub rows in pieces
- * (--split-hubs) and in column tiles of 64 and of 32 (--tile-columns), each only where the
- * caller did not ask for it and where it changes a kernel (a graph without long rows, a model
- * without wide gathers: nothing to time), interleaved again, by the same rule. Whether they pay
+ * (--split-hubs), in column tiles of 64 and of 32 (--tile-columns), and with its plain weighted
+ * sums as SpMM steps (--spmm=cusparse), each only where the caller did not ask for it and where
+ * it changes a kernel or a step (a graph without long rows, a model without wide gathers or
+ * plain sums: nothing to time), interleaved again, by the same rule. Whether they pay
  * depends on the machine even more than the mapping does: column tiles are for a GPU's L2, and
  * on the host the repeated walks cost more than the cache saves (docs/benchmarks.md).
  */
@@ -38,8 +39,9 @@
 typedef struct {
   int ids[TUNE_MAX_CANDIDATES];
   int n;
-  bool split_hubs;   /* the schedules: --split-hubs, --tile-columns (0: the caller's) */
+  bool split_hubs;   /* the schedules: --split-hubs, --tile-columns (0: the caller's), --spmm=cusparse */
   int tile_columns;
+  bool spmm;
   char label[128];
   char lib[4096];
   double ms[TUNE_MAX_ROUNDS];
@@ -77,6 +79,7 @@ static bool compile_plan(const TuneArgs *t, const Plan *p, FILE *quiet, GnnCtx *
   o.nedge_ids = p->n;
   o.split_hubs |= p->split_hubs;
   if (p->tile_columns) o.tile_columns = p->tile_columns;
+  o.spmm_library |= p->spmm;
   o.memory_budget = 0;
   o.remarks = false;
   o.lower = true;
@@ -84,16 +87,33 @@ static bool compile_plan(const TuneArgs *t, const Plan *p, FILE *quiet, GnnCtx *
   return m && c->kprog && c->diag.errors == 0;
 }
 
-/* Builds plan p's library; a plan with a schedule (hub pieces, column tiles) only when some kernel
- * of it takes that schedule: one that changes nothing is not worth timing. 1: built, 0: nothing
- * changed (nothing built), -1: failed. */
+/* Drops the ids of p that are no longer reductions over the edges when compiled as p says: with
+ * SpMM steps, a sum the mapping plan runs edge-balanced may have become a library call (its
+ * --edge-balanced would only draw a note). */
+static void keep_walk_ids(const TuneArgs *t, Plan *p, FILE *quiet) {
+  GnnCtx c;
+  if (compile_plan(t, p, quiet, &c)) {
+    int n = 0;
+    for (int i = 0; i < p->n; i++) {
+      const Value *v = p->ids[i] < c.mod->vals.len ? c.mod->vals.items[p->ids[i]] : NULL;
+      if (v && v->sched == SCHED_ANCHOR) p->ids[n++] = p->ids[i];
+    }
+    p->n = n;
+  }
+  gnn_ctx_free(&c);
+}
+
+/* Builds plan p's library; a plan with a schedule (hub pieces, column tiles, SpMM steps) only when
+ * some kernel (step) of it takes that schedule: one that changes nothing is not worth timing. 1:
+ * built, 0: nothing changed (nothing built), -1: failed. */
 static int build_plan_if_changed(const TuneArgs *t, const Plan *p, FILE *quiet) {
   GnnCtx c;
-  bool ok = compile_plan(t, p, quiet, &c), has = !p->split_hubs && !p->tile_columns;
-  for (int i = 0; ok && !has && i < c.kprog->kernels.len; i++) {
+  bool ok = compile_plan(t, p, quiet, &c), has = !p->split_hubs && !p->tile_columns && !p->spmm;
+  for (int i = 0; ok && !has && !p->spmm && i < c.kprog->kernels.len; i++) {
     const Kernel *k = c.kprog->kernels.items[i];
     has = p->split_hubs ? k->pieces : k->col_tiles > 1;
   }
+  for (int i = 0; ok && !has && p->spmm && i < c.kprog->nsteps; i++) has = c.kprog->steps[i].kind == STEP_SPMM;
   if (ok && has) {
     EmitOpts eo = *t->eopts;
     eo.emit = NULL;
@@ -244,19 +264,23 @@ static bool time_rounds(const TuneArgs *t, const char *gnn_run, Plan *plans, int
  * changes a kernel is built and timed with it, interleaved; the winner's flags are set. False
  * after saying why. */
 static bool tune_schedules(const TuneArgs *t, const char *gnn_run, Plan *plans, const char *dir, FILE *quiet, bool training,
-                           bool *split_hubs, int *tile_columns) {
-  static const struct { bool pieces; int tiles; const char *label; } sched[] = {
-      {true, 0, "hub rows in pieces (--split-hubs)"},
-      {false, 64, "column tiles of 64 (--tile-columns=64)"},
-      {false, 32, "column tiles of 32 (--tile-columns=32)"}};
+                           bool *split_hubs, int *tile_columns, bool *spmm) {
+  static const struct { bool pieces; int tiles; bool spmm; const char *label; } sched[] = {
+      {true, 0, false, "hub rows in pieces (--split-hubs)"},
+      {false, 64, false, "column tiles of 64 (--tile-columns=64)"},
+      {false, 32, false, "column tiles of 32 (--tile-columns=32)"},
+      {false, 0, true, "weighted sums as SpMM steps (--spmm=cusparse)"}};
   int np = 1, skipped = 0;
   for (size_t s = 0; s < sizeof sched / sizeof sched[0]; s++) {
-    if ((sched[s].pieces && *split_hubs) || (sched[s].tiles && *tile_columns)) continue; /* the caller's choice stands */
+    /* the caller's choice stands */
+    if ((sched[s].pieces && *split_hubs) || (sched[s].tiles && *tile_columns) || (sched[s].spmm && *spmm)) continue;
     Plan *p = &plans[np];
     memcpy(p->ids, plans[0].ids, sizeof p->ids);
     p->n = plans[0].n;
     p->split_hubs = sched[s].pieces;
     p->tile_columns = sched[s].tiles;
+    p->spmm = sched[s].spmm;
+    if (p->spmm) keep_walk_ids(t, p, quiet);
     snprintf(p->label, sizeof p->label, "%s", sched[s].label);
     snprintf(p->lib, sizeof p->lib, "%s/sched%d.so", dir, np);
     int built = build_plan_if_changed(t, p, quiet);
@@ -273,7 +297,7 @@ static bool tune_schedules(const TuneArgs *t, const char *gnn_run, Plan *plans, 
   }
   if (np == 1) {
     fprintf(stderr, "gnnc: --tune-mapping: no schedule to time: %s\n",
-            skipped ? "neither hub pieces nor column tiles change this model's kernels" : "the schedules were given");
+            skipped ? "neither hub pieces, column tiles nor SpMM steps change this model's kernels" : "the schedules were given");
     return true;
   }
   fprintf(stderr, "gnnc: --tune-mapping: timing the chosen plan against %d schedule%s\n", np - 1, np == 2 ? "" : "s");
@@ -289,11 +313,19 @@ static bool tune_schedules(const TuneArgs *t, const char *gnn_run, Plan *plans, 
             base / median(&plans[i]), i == best ? "  <- chosen" : i > 0 && beats(&plans[i], &plans[0]) ? "  (wins)" : "");
   *split_hubs |= plans[best].split_hubs;
   if (plans[best].tile_columns) *tile_columns = plans[best].tile_columns;
+  *spmm |= plans[best].spmm;
+  if (plans[best].spmm && plans[best].n != plans[0].n) { /* the mapping plan without the sums that became SpMM steps */
+    plans[0].n = plans[best].n;
+    memcpy(plans[0].ids, plans[best].ids, sizeof plans[0].ids);
+    fprintf(stderr, "gnnc: --tune-mapping: with SpMM steps, the plan's edge-balanced reductions: %s", plans[0].n ? "--edge-balanced=" : "none");
+    for (int i = 0; i < plans[0].n; i++) fprintf(stderr, "%s%d", i ? "," : "", plans[0].ids[i]);
+    fputc('\n', stderr);
+  }
   fprintf(stderr, "gnnc: --tune-mapping: chosen schedule: %s\n", best ? plans[best].label : "as it is (no schedule wins)");
   return true;
 }
 
-int tune_mapping(const TuneArgs *t, int *chosen, int cap, bool *split_hubs, int *tile_columns) {
+int tune_mapping(const TuneArgs *t, int *chosen, int cap, bool *split_hubs, int *tile_columns, bool *spmm) {
   FILE *quiet = fopen("/dev/null", "w");
   if (!quiet) {
     fprintf(stderr, "gnnc: --tune-mapping: cannot open /dev/null: %s\n", strerror(errno));
@@ -407,7 +439,8 @@ int tune_mapping(const TuneArgs *t, int *chosen, int cap, bool *split_hubs, int 
   }
   for (int i = 1; i < TUNE_MAX_PLANS; i++)
     if (plans[i].lib[0]) remove(plans[i].lib), memset(&plans[i], 0, sizeof plans[i]);
-  if (!tune_schedules(t, gnn_run, plans, dir, quiet, training, split_hubs, tile_columns)) goto done;
+  if (!tune_schedules(t, gnn_run, plans, dir, quiet, training, split_hubs, tile_columns, spmm)) goto done;
+  memcpy(chosen, plans[0].ids, sizeof(int) * (size_t)plans[0].n); /* (fewer, when SpMM steps won) */
   rc = plans[0].n;
 done:
   for (int i = 0; i < TUNE_MAX_PLANS; i++)

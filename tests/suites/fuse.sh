@@ -54,9 +54,10 @@
 #                                  the four candidates, one is chosen, the library runs and
 #                                  launches what a library built with the printed --edge-balanced
 #                                  does, no temporary folder is left in $TMPDIR; then the plan
-#                                  against hub pieces (GCN has no wide gathers: no column tiles)
-#   fuse/tune-mapping/schedules    GIN: hub pieces and tiles of 32 timed against its plan (not tiles
-#                                  of 64: they would change nothing)
+#                                  against hub pieces and SpMM steps (GCN has no wide gathers: no
+#                                  column tiles)
+#   fuse/tune-mapping/schedules    GIN: hub pieces, tiles of 32 and SpMM steps timed against its plan
+#                                  (not tiles of 64: they would change nothing)
 #   fuse/f64-stash/output-aggregate  an attention aggregate that is the output: its float64 stash is
 #                                  a t<id>_f64 beside it; host library vs the interpreter, training
 #                                  forward and backward, both mappings, isolated and duplicates, 1e-4
@@ -350,11 +351,12 @@ fz_out=$(TMPDIR="$fz/tunetmp" OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$GNNC" d
 fz_chosen=$(printf '%s\n' "$fz_out" | sed -nE 's/^gnnc: --tune-mapping: chosen: --edge-balanced=([0-9,]+)$/\1/p')
 fz_sched=$(printf '%s\n' "$fz_out" | sed -nE 's/^gnnc: --tune-mapping: chosen schedule: .*\((--[a-z=0-9-]+)\)$/\1/p')
 fz_rows=$(printf '%s\n' "$fz_out" | grep -cE '^  (all vertex-balanced|%[0-9]+ (aggregate|gather)\.sum.* edge-balanced) +[0-9.]+ +[0-9.]+x')
-# then the schedules: GCN's walks take hub pieces; its gathers (16 and 7 columns) no column tiles
-fz_srows=$(printf '%s\n' "$fz_out" | grep -cE '^  (the chosen plan as it is|hub rows in pieces \(--split-hubs\)) +[0-9.]+ +[0-9.]+x')
-if [ $fz_rc -eq 0 ] && [ -s "$fz_lib" ] && [ "$fz_rows" -eq 5 ] && [ "$fz_srows" -eq 2 ] &&
-   printf '%s' "$fz_out" | grep -q '^gnnc: --tune-mapping: timing the chosen plan against 1 schedule$' &&
-   printf '%s' "$fz_out" | grep -qE '^gnnc: --tune-mapping: chosen schedule: (as it is \(no schedule wins\)|hub rows in pieces \(--split-hubs\))$' &&
+# then the schedules: GCN's walks take hub pieces and its sums SpMM steps; its gathers (16 and 7
+# columns) no column tiles
+fz_srows=$(printf '%s\n' "$fz_out" | grep -cE '^  (the chosen plan as it is|hub rows in pieces \(--split-hubs\)|weighted sums as SpMM steps \(--spmm=cusparse\)) +[0-9.]+ +[0-9.]+x')
+if [ $fz_rc -eq 0 ] && [ -s "$fz_lib" ] && [ "$fz_rows" -eq 5 ] && [ "$fz_srows" -eq 3 ] &&
+   printf '%s' "$fz_out" | grep -q '^gnnc: --tune-mapping: timing the chosen plan against 2 schedules$' &&
+   printf '%s' "$fz_out" | grep -qE '^gnnc: --tune-mapping: chosen schedule: (as it is \(no schedule wins\)|hub rows in pieces \(--split-hubs\)|weighted sums as SpMM steps \(--spmm=cusparse\))$' &&
    printf '%s' "$fz_out" | grep -q '^gnnc: --tune-mapping: 4 reductions can run either way; timing 5 plans on data/cora (host, OMP_NUM_THREADS=1, training step, 1 rounds of --repeat 1, interleaved)' &&
    printf '%s' "$fz_out" | grep -qE '^gnnc: --tune-mapping: chosen: (every reduction vertex-balanced|--edge-balanced=[0-9,]+)$' &&
    [ "$(printf '%s\n' "$fz_out" | grep -c '<- chosen')" -eq 2 ] &&
@@ -368,14 +370,14 @@ else
 fi
 rm -rf "$fz_lib" "$fz/plan.so" "$fz/tunetmp"
 # the schedules after the mapping: GIN gathers 64 columns, so tiles of 32 change its walks (tiles of
-# 64 do not: not timed), and so do hub pieces
+# 64 do not: not timed), and so do hub pieces; its sums are plain (SpMM steps)
 fz_out=$(OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$GNNC" dsl-examples/gin.gnn --target=host \
   --tune-mapping=data/cora --tune-rounds=1 --tune-repeat=1 -o "$fz_lib" 2>&1); fz_rc=$?
 if [ $fz_rc -eq 0 ] && [ -s "$fz_lib" ] &&
-   printf '%s' "$fz_out" | grep -q '^gnnc: --tune-mapping: timing the chosen plan against 2 schedules$' &&
-   [ "$(printf '%s\n' "$fz_out" | grep -cE '^  (the chosen plan as it is|hub rows in pieces \(--split-hubs\)|column tiles of 32 \(--tile-columns=32\)) +[0-9.]+ +[0-9.]+x')" -eq 3 ] &&
+   printf '%s' "$fz_out" | grep -q '^gnnc: --tune-mapping: timing the chosen plan against 3 schedules$' &&
+   [ "$(printf '%s\n' "$fz_out" | grep -cE '^  (the chosen plan as it is|hub rows in pieces \(--split-hubs\)|column tiles of 32 \(--tile-columns=32\)|weighted sums as SpMM steps \(--spmm=cusparse\)) +[0-9.]+ +[0-9.]+x')" -eq 4 ] &&
    ! printf '%s' "$fz_out" | grep -qE '^  column tiles of 64' &&
-   printf '%s' "$fz_out" | grep -qE '^gnnc: --tune-mapping: chosen schedule: (as it is \(no schedule wins\)|hub rows in pieces \(--split-hubs\)|column tiles of 32 \(--tile-columns=32\))$'; then
+   printf '%s' "$fz_out" | grep -qE '^gnnc: --tune-mapping: chosen schedule: (as it is \(no schedule wins\)|hub rows in pieces \(--split-hubs\)|column tiles of 32 \(--tile-columns=32\)|weighted sums as SpMM steps \(--spmm=cusparse\))$'; then
   pass fuse/tune-mapping/schedules
 else
   fail fuse/tune-mapping/schedules "rc $fz_rc: $(fz_tail "$fz_out")"
