@@ -183,14 +183,16 @@ static void step_traffic(const KStep *s, double V, double E, double *rd, double 
     a.write = 4 * M * N;
     if (t) t->flops = 2 * M * N * K;
   } else if (s->kind == STEP_SPMM) {
-    /* the CSR's (or CSC's) offsets and far ends, the weights, the gathered rows of x (each edge's
-     * row whole: gpucost.c gives them the graph's locality); over out-edges the weights are first
-     * put in CSC order (out_eid read, the weights gathered, written, read back) */
+    /* as runtime/spmm_cuda.cu runs it: the offsets narrowed to int32 (8 bytes read, 4 written and
+     * read back a vertex), the far ends and the values (4 + 4 bytes an edge), the gathered rows of
+     * x (each edge's row whole: gpucost.c gives them the graph's locality), y written; values made
+     * first over out-edges (out_eid and the weights read, written in CSC order) and without
+     * weights (ones written) */
     const KSpmm *sp = &s->spmm;
     double row = 4 * (double)sp->width;
-    a.read = 8 * (V + 1) + 4 * E + (sp->w ? 4 * E : 0) + E * row;
-    if (sp->w && sp->dir == GATHER_BY_SRC) a.read += 12 * E, a.write += 4 * E;
-    a.write += V * row;
+    a.read = 12 * (V + 1) + 8 * E + E * row;
+    a.write = 4 * (V + 1) + V * row;
+    if (!sp->w || sp->dir == GATHER_BY_SRC) a.write += 4 * E, a.read += sp->w ? 8 * E : 0;
     if (t) t->gathered = E * row, t->gather_row_sectors = ceil(row / 32);
   } else {
     a.write = buf_rows(s->buf, V, E) * (double)s->buf->width * elem_bytes(s->buf->elem);
