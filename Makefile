@@ -265,10 +265,11 @@ fuzz: $(BUILD)/fuzz/fuzz_frontend
 # [CUDA=1: wide inputs, and each program's CUDA compiled with nvcc too] [PIECES=1: gnnc --split-hubs, on graphs with a hub]
 # [TILES=1: gnnc --tile-columns=2, walks in column tiles]
 # [SPREAD=1: gnnc --dots=spread, the CUDA form of the dots of kernels per row, on the host]
+# [SPMM=1: gnnc --spmm=cusparse, plain weighted sums as SpMM steps (the runtime's loop on the host)]
 SECONDS ?= 60
 fuzz-diff: all
 	/usr/bin/python3 tests/fuzz/diff/fuzz_diff.py --gnnc $(BUILD)/gnnc --gnn-run $(BUILD)/bin/gnn-run --seconds $(SECONDS) \
-	  $(if $(SEED),--seed $(SEED)) $(if $(CUDA),--cuda) $(if $(PIECES),--pieces) $(if $(TILES),--tiles) $(if $(SPREAD),--spread)
+	  $(if $(SEED),--seed $(SEED)) $(if $(CUDA),--cuda) $(if $(PIECES),--pieces) $(if $(TILES),--tiles) $(if $(SPREAD),--spread) $(if $(SPMM),--spmm)
 
 # ---------------------------------------------------------------- tests, examples, benchmarks
 # bench-peers' helpers, which tests/suites/bench.sh runs too

@@ -18,12 +18,16 @@
 #                        compares as its header says (interpreter vs host library); tiles-N are
 #                        generated programs (make fuzz-diff TILES=1) whose walks gnnc cuts into
 #                        column tiles (--tile-columns=2), kept so that every run checks tiles;
-#                        spread-N (make fuzz-diff SPREAD=1) a dot spread over the lanes (--dots=spread)
+#                        spread-N (make fuzz-diff SPREAD=1) a dot spread over the lanes (--dots=spread),
+#                        spmm-N (make fuzz-diff SPMM=1) SpMM steps (--spmm=cusparse)
 #   fuzz-diff/generate-6 six generated programs (seeds 1..6) all agree
 #   fuzz-diff/pieces-6   the same with --pieces (gnnc --split-hubs, graphs with a hub)
 #   fuzz-diff/spread-6   the same with --spread (gnnc --dots=spread, projections 16..40 wide and more
 #                        dots), seeds 3..8: seeds 3, 5 and 8 spread a dot over a kernel's lanes
 #   fuzz-diff/spread-cases-spread  each kept spread-N case still spreads a dot (a group_sum)
+#   fuzz-diff/spmm-6     the same with --spmm (gnnc --spmm=cusparse), seeds 3..8: seeds 3, 5 and 6
+#                        make SpMM steps of their sums (the runtime's gnn_spmm on the host)
+#   fuzz-diff/spmm-cases-spmm  each kept spmm-N case still makes an SpMM step
 #   fuzz-diff/cuda-6     six generated programs with wide inputs (seeds 1..6 of --cuda: 1,024 to
 #                        3,072 features) all agree on the host and their CUDA source compiles with
 #                        nvcc (--cubin for sm_80: ptxas, so shared memory over 48 KB fails here;
@@ -117,6 +121,24 @@ if grep -qx 'programs 6: agree 6, mismatch 0, rejected by gnnc 0, errors 0 (seed
   pass fuzz-diff/spread-6
 else
   fail fuzz-diff/spread-6 "$(tail -3 <<< "$fz_out" | tr '\n' ' ')"
+fi
+# plain weighted sums as SpMM steps (--spmm=cusparse: the runtime's loop on the host); the kept
+# spmm-N cases still make one
+fz_ok=1
+for fz_f in tests/fuzz/diff/cases/spmm-*.gnn; do
+  fz_map=$(sed -n '1s/.* mapping=\([a-z]*\)+spmm .*/\1/p' "$fz_f")
+  "$GNNC" "$fz_f" --spmm=cusparse --mapping="${fz_map:-none}" --emit=kir 2>&1 | grep -q '^  step [0-9]* spmm ' || fz_ok=0
+done
+if [ $fz_ok = 1 ] && ls tests/fuzz/diff/cases/spmm-*.gnn > /dev/null 2>&1; then
+  pass fuzz-diff/spmm-cases-spmm
+else
+  fail fuzz-diff/spmm-cases-spmm "a kept spmm-N case no longer makes an SpMM step with gnnc --spmm=cusparse (or there are none)"
+fi
+fz_out=$("$PY" tests/fuzz/diff/fuzz_diff.py --gnnc "$GNNC" --spmm --seed 3 --max-programs 6 --seconds 300 --keep "$TMP/fuzz-diff-spmm" 2>&1)
+if grep -qx 'programs 6: agree 6, mismatch 0, rejected by gnnc 0, errors 0 (seeds 3..8)' <<< "$fz_out"; then
+  pass fuzz-diff/spmm-6
+else
+  fail fuzz-diff/spmm-6 "$(tail -3 <<< "$fz_out" | tr '\n' ' ')"
 fi
 if ! command -v nvcc >/dev/null; then
   fail fuzz-diff/cuda-6 "nvcc not found (the CUDA toolkit is required)"

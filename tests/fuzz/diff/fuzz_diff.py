@@ -61,13 +61,16 @@ TILE_COLUMNS = 2
 
 # --spread: every program compiled with --dots=spread (the CUDA target's form of the dots a fused
 # kernel per row computes, the lanes sharing the reduced dim: docs/kernel-ir.md), on the host
+# --spmm: every program compiled with --spmm=cusparse (plain weighted sums over the edges as SpMM
+# steps: on the host, the runtime's loop, gnn_spmm)
 
 
 def gnnc_mapping(mapping):
-    """gnnc's flags for a mapping as the cases name it: vertex, edge, or either + "+pieces", "+tiles" or "+spread"."""
+    """gnnc's flags for a mapping as the cases name it: vertex, edge, or either + "+pieces", "+tiles", "+spread" or "+spmm"."""
     base, _, extra = mapping.partition("+")
     return ["--mapping=" + base] + (["--split-hubs"] if extra == "pieces" else []) + \
-        (["--tile-columns=%d" % TILE_COLUMNS] if extra == "tiles" else []) + (["--dots=spread"] if extra == "spread" else [])
+        (["--tile-columns=%d" % TILE_COLUMNS] if extra == "tiles" else []) + (["--dots=spread"] if extra == "spread" else []) + \
+        (["--spmm=cusparse"] if extra == "spmm" else [])
 
 
 def features_width(graph):
@@ -509,6 +512,8 @@ def main():
                     help="every program compiled with --tile-columns=%d (walks in column tiles)" % TILE_COLUMNS)
     ap.add_argument("--spread", action="store_true",
                     help="every program compiled with --dots=spread (dots spread over the lanes, as for CUDA)")
+    ap.add_argument("--spmm", action="store_true",
+                    help="every program compiled with --spmm=cusparse (plain weighted sums as SpMM steps)")
     ap.add_argument("--cuda", action="store_true",
                     help="wide inputs (%d..%d features), and compile each program's CUDA with nvcc" % (WIDE_MIN, WIDE_MAX))
     args = ap.parse_args()
@@ -526,7 +531,8 @@ def main():
             n += 1
             r = random.Random(seed)
             graph = r.choice(PIECE_GRAPHS if args.pieces else GRAPHS)
-            mapping = r.choice(["vertex", "edge"]) + ("+pieces" if args.pieces else "+tiles" if args.tiles else "+spread" if args.spread else "")
+            mapping = r.choice(["vertex", "edge"]) + ("+pieces" if args.pieces else "+tiles" if args.tiles else "+spread" if args.spread
+                                                    else "+spmm" if args.spmm else "")
             prog = Gen(seed, graph, args.cuda, args.spread).generate(r.randint(3, 12))
             counts["generated"] += 1
             src = prog.text()
