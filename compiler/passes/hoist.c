@@ -16,6 +16,10 @@
  * at out_eid[j], a random read of a large array, so they recompute it from the degrees as
  * before (lower_fused.c, recomputed_invariant).
  *
+ * With --spmm=cusparse the weights of a forward SpMM step (GCN's normalisation) are roots in
+ * memory, an edge rows kernel of their own; when that kernel computes graph values alone it
+ * becomes this group, once per graph, instead of running in every forward.
+ *
  * What is hoisted: an inline forward edge value of float elements, at most HOIST_MAX_WIDTH wide
  * (it costs 4 * width bytes an edge for as long as the model holds the graph), that some
  * forward value other than a graph value reads, with at least a FLOP per element behind it (a
@@ -68,14 +72,15 @@ bool pass_hoist(GnnCtx *c, Module *m) {
     if (v->bwd || inv[i]) continue;
     for (int a = 0; a < v->nargs; a++) read_fwd[v->args[a]->id] = true;
   }
-  /* a root that a forward library step reads (the weights of an SpMM, --spmm=cusparse), in an
-   * edge rows group of graph values alone, moves with that whole group into the new one (other
-   * roots stay: one the backward alone reads from memory is made by training forwards only) */
-  bool *lib_reads = calloc((size_t)n + 1, sizeof(bool));
+  /* the weights of a forward SpMM (--spmm=cusparse), a root in an edge rows group of graph values
+   * alone, move with that whole group into the new one (other roots stay: one the backward alone
+   * reads from memory is made by training forwards only) */
+  bool *spmm_weight = calloc((size_t)n + 1, sizeof(bool));
   for (int i = 0; i < n; i++) {
     const Value *v = m->vals.items[i];
-    if (v->bwd || v->sched != SCHED_LIBRARY) continue;
-    for (int a = 0; a < v->nargs; a++) lib_reads[v->args[a]->id] = true;
+    Value *x, *w;
+    int dir;
+    if (!v->bwd && v->sched == SCHED_LIBRARY && !value_is_gemm(v) && value_spmm_operands(v, &x, &w, &dir) && w) spmm_weight[w->id] = true;
   }
   bool *graph_group = malloc((size_t)m->ngroups + 1);
   for (int g = 0; g < m->ngroups; g++) graph_group[g] = m->groups[g].kind == FG_ROWS && m->groups[g].rows == DOM_EDGE && !m->groups[g].bwd;
@@ -87,13 +92,13 @@ bool pass_hoist(GnnCtx *c, Module *m) {
   bool *hoist = calloc((size_t)n + 1, sizeof(bool));
   for (int i = 0; i < n; i++) {
     const Value *v = m->vals.items[i];
-    bool movable = v->sched == SCHED_INLINE || (v->sched == SCHED_ROOT && lib_reads[i] && v->group >= 0 && graph_group[v->group]);
+    bool movable = v->sched == SCHED_INLINE || (v->sched == SCHED_ROOT && spmm_weight[i] && v->group >= 0 && graph_group[v->group]);
     hoist[i] = inv[i] && read_fwd[i] && movable && v->dom == DOM_EDGE && v->elem == ELEM_F32 && !v->f64 &&
                shape_elems(&v->shape) <= HOIST_MAX_WIDTH && chain_flops(v, 0) >= 1;
     nhoist += hoist[i];
   }
   free(graph_group);
-  free(lib_reads);
+  free(spmm_weight);
   free(inv);
   free(read_fwd);
   if (!nhoist) {
