@@ -62,6 +62,18 @@ cg_cc_check() {
     fi
   done
 }
+# cg_nvcc_check NAME BASE: BASE.cu compiles with nvcc for sm_80, every warning an error
+cg_nvcc_check() {
+  local out
+  if ! command -v nvcc >/dev/null; then
+    fail "$1" "nvcc not found (the CUDA toolkit is required)"
+  elif out=$(cd "$(dirname "$2")" && nvcc -std=c++17 -gencode=arch=compute_80,code=sm_80 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \
+             -I"$ROOT/runtime" -c "$(basename "$2").cu" -o "$(basename "$2").o" 2>&1) && ! printf '%s' "$out" | grep -qi warning; then
+    pass "$1"
+  else
+    fail "$1" "$(cg_tail "$out")"
+  fi
+}
 
 # ---- compile checks (make test's: with CG_TARGET=cuda, on a GPU machine, they would only spend
 # its time in nvcc, and they do not depend on the GPU)
@@ -413,14 +425,7 @@ if [ -x "$cg_bin/gnn-run" ]; then
       fail codegen/tf32/plan "not every GEMM step is TF32 in the kernel IR, the host C or the CUDA source"
     fi
     cg_cc_check codegen/cc/tf32 "$cg/gat_tf32"
-    if ! command -v nvcc >/dev/null; then
-      fail codegen/nvcc/tf32 "nvcc not found (the CUDA toolkit is required)"
-    elif cg_out=$(cd "$cg" && nvcc -std=c++17 -gencode=arch=compute_80,code=sm_80 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \
-                  -I"$ROOT/runtime" -c gat_tf32.cu -o gat_tf32.o 2>&1) && ! printf '%s' "$cg_out" | grep -qi warning; then
-      pass codegen/nvcc/tf32
-    else
-      fail codegen/nvcc/tf32 "$(cg_tail "$cg_out")"
-    fi
+    cg_nvcc_check codegen/nvcc/tf32 "$cg/gat_tf32"
   fi
   cg_seed=171
   for cg_m in gcn gat; do
@@ -473,14 +478,7 @@ if [ -x "$cg_bin/gnn-run" ]; then
       fail codegen/spmm/plan "GCN's four sums are not SpMM steps (weighted by the per-graph c) in the kernel IR, the host C and the CUDA source, or GAT's or the default's are"
     fi
     cg_cc_check codegen/cc/spmm "$cg/gcn_spmm"
-    if ! command -v nvcc >/dev/null; then
-      fail codegen/nvcc/spmm "nvcc not found (the CUDA toolkit is required)"
-    elif cg_out=$(cd "$cg" && nvcc -std=c++17 -gencode=arch=compute_80,code=sm_80 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \
-                  -I"$ROOT/runtime" -c gcn_spmm.cu -o gcn_spmm.o 2>&1) && ! printf '%s' "$cg_out" | grep -qi warning; then
-      pass codegen/nvcc/spmm
-    else
-      fail codegen/nvcc/spmm "$(cg_tail "$cg_out")"
-    fi
+    cg_nvcc_check codegen/nvcc/spmm "$cg/gcn_spmm"
   fi
   cg_seed=181
   for cg_map in $cg_maps; do

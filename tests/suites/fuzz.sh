@@ -104,42 +104,31 @@ if grep -qx 'programs 6: agree 6, mismatch 0, rejected by gnnc 0, errors 0 (seed
 else
   fail fuzz-diff/pieces-6 "$(tail -3 <<< "$fz_out" | tr '\n' ' ')"
 fi
-# the dots of kernels per row spread over the lanes (--dots=spread: the CUDA target's form) on the host;
-# the kept spread-N cases still spread one (else their replays above lost their subject)
-fz_ok=1
-for fz_f in tests/fuzz/diff/cases/spread-*.gnn; do
-  fz_map=$(sed -n '1s/.* mapping=\([a-z]*\)+spread .*/\1/p' "$fz_f")
-  "$GNNC" "$fz_f" --dots=spread --mapping="${fz_map:-none}" --emit=kir 2>&1 | grep -q ' = group_sum(' || fz_ok=0
-done
-if [ $fz_ok = 1 ] && ls tests/fuzz/diff/cases/spread-*.gnn > /dev/null 2>&1; then
-  pass fuzz-diff/spread-cases-spread
-else
-  fail fuzz-diff/spread-cases-spread "a kept spread-N case no longer spreads a dot with gnnc --dots=spread (or there are none)"
-fi
-fz_out=$("$PY" tests/fuzz/diff/fuzz_diff.py --gnnc "$GNNC" --spread --seed 3 --max-programs 6 --seconds 300 --keep "$TMP/fuzz-diff-spread" 2>&1)
-if grep -qx 'programs 6: agree 6, mismatch 0, rejected by gnnc 0, errors 0 (seeds 3..8)' <<< "$fz_out"; then
-  pass fuzz-diff/spread-6
-else
-  fail fuzz-diff/spread-6 "$(tail -3 <<< "$fz_out" | tr '\n' ' ')"
-fi
-# plain weighted sums as SpMM steps (--spmm=cusparse: the runtime's loop on the host); the kept
-# spmm-N cases still make one
-fz_ok=1
-for fz_f in tests/fuzz/diff/cases/spmm-*.gnn; do
-  fz_map=$(sed -n '1s/.* mapping=\([a-z]*\)+spmm .*/\1/p' "$fz_f")
-  "$GNNC" "$fz_f" --spmm=cusparse --mapping="${fz_map:-none}" --emit=kir 2>&1 | grep -q '^  step [0-9]* spmm ' || fz_ok=0
-done
-if [ $fz_ok = 1 ] && ls tests/fuzz/diff/cases/spmm-*.gnn > /dev/null 2>&1; then
-  pass fuzz-diff/spmm-cases-spmm
-else
-  fail fuzz-diff/spmm-cases-spmm "a kept spmm-N case no longer makes an SpMM step with gnnc --spmm=cusparse (or there are none)"
-fi
-fz_out=$("$PY" tests/fuzz/diff/fuzz_diff.py --gnnc "$GNNC" --spmm --seed 3 --max-programs 6 --seconds 300 --keep "$TMP/fuzz-diff-spmm" 2>&1)
-if grep -qx 'programs 6: agree 6, mismatch 0, rejected by gnnc 0, errors 0 (seeds 3..8)' <<< "$fz_out"; then
-  pass fuzz-diff/spmm-6
-else
-  fail fuzz-diff/spmm-6 "$(tail -3 <<< "$fz_out" | tr '\n' ' ')"
-fi
+# fz_schedule KIND FLAG PATTERN WHAT: the kept KIND-N cases (make fuzz-diff KIND=1) still take their
+# schedule with gnnc FLAG (the kernel IR matches PATTERN; else their replays above lost their
+# subject), and six generated programs (seeds 3..8) compiled so all agree
+fz_schedule() {
+  local kind=$1 flag=$2 pattern=$3 what=$4 ok=1 f map out
+  for f in tests/fuzz/diff/cases/$kind-*.gnn; do
+    map=$(sed -n "1s/.* mapping=\([a-z]*\)+$kind .*/\1/p" "$f")
+    "$GNNC" "$f" "$flag" --mapping="${map:-none}" --emit=kir 2>&1 | grep -q "$pattern" || ok=0
+  done
+  if [ $ok = 1 ] && ls tests/fuzz/diff/cases/$kind-*.gnn > /dev/null 2>&1; then
+    pass fuzz-diff/$kind-cases-$kind
+  else
+    fail fuzz-diff/$kind-cases-$kind "a kept $kind-N case no longer $what with gnnc $flag (or there are none)"
+  fi
+  out=$("$PY" tests/fuzz/diff/fuzz_diff.py --gnnc "$GNNC" --$kind --seed 3 --max-programs 6 --seconds 300 --keep "$TMP/fuzz-diff-$kind" 2>&1)
+  if grep -qx 'programs 6: agree 6, mismatch 0, rejected by gnnc 0, errors 0 (seeds 3..8)' <<< "$out"; then
+    pass fuzz-diff/$kind-6
+  else
+    fail fuzz-diff/$kind-6 "$(tail -3 <<< "$out" | tr '\n' ' ')"
+  fi
+}
+# the dots of kernels per row spread over the lanes (--dots=spread: the CUDA target's form) on the host
+fz_schedule spread --dots=spread ' = group_sum(' "spreads a dot"
+# plain weighted sums as SpMM steps (--spmm=cusparse: the runtime's loop on the host)
+fz_schedule spmm --spmm=cusparse '^  step [0-9]* spmm ' "makes an SpMM step"
 if ! command -v nvcc >/dev/null; then
   fail fuzz-diff/cuda-6 "nvcc not found (the CUDA toolkit is required)"
 else
