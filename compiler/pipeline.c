@@ -274,6 +274,9 @@ static Module *compile_once(GnnCtx *c, const PipelineOpts *o) {
       edge_named[v->id] = ctx_edge_balanced(c, v->id);
     }
     double t = now();
+    if (o->spmm_library && !m->fused && c->diag.out) /* the fuse pass chooses SpMM steps: unfused, every sum is a kernel */
+      fprintf(c->diag.out, "%s: note: --spmm=cusparse: the module is not fused (-fno-fuse, -O0, or graph-level values), so its sums "
+              "stay kernels of their own\n", c->diag.path);
     c->kprog = lower_module(c, m, (MappingChoice)o->mapping, edge_named);
     if (c->kprog && o->tile_columns < 0) { /* --tile-columns=auto: the GPU estimate chooses per kernel, then lower again */
       int nk = c->kprog->kernels.len;

@@ -333,6 +333,10 @@ check dots-bad bash -c "[ $rc -eq 2 ] && grep -q \"gnnc: --dots wants spread or 
 # (two forward over in-edges, two backward over out-edges), each named spmm in the table
 "$GNNC" dsl-examples/gcn.gnn --spmm=csr > /dev/null 2> "$TMP/err"; rc=$?
 check spmm-bad bash -c "[ $rc -eq 2 ] && grep -q \"gnnc: --spmm wants fused or cusparse, got 'csr'\" '$TMP/err'"
+# unfused (-fno-fuse), the flag has nothing to choose from: a note says so, and no step is an SpMM
+"$GNNC" dsl-examples/gcn.gnn --spmm=cusparse -fno-fuse --emit=kir > "$TMP/unf.kir" 2> "$TMP/err"; rc=$?
+check spmm-unfused bash -c "[ $rc -eq 0 ] && grep -q 'note: --spmm=cusparse: the module is not fused (-fno-fuse, -O0, or graph-level values), so its sums stay kernels of their own' '$TMP/err' &&
+  ! grep -q ' spmm ' '$TMP/unf.kir' && ! \"$GNNC\" dsl-examples/gcn.gnn --spmm=cusparse --emit=kir 2>&1 >/dev/null | grep -q 'not fused'"
 "$GNNC" dsl-examples/gcn.gnn --spmm=cusparse --gpu=h200 --graph data/cora > "$TMP/estsp.txt" 2>&1
 check spmm-estimate bash -c "[ \$(grep -cE '^  [0-9]+ +forward +spmm ' '$TMP/estsp.txt') -eq 2 ] && [ \$(grep -cE '^  [0-9]+ +backward +spmm ' '$TMP/estsp.txt') -eq 2 ] &&
   grep -E '^  [0-9]+ +forward +spmm ' '$TMP/estsp.txt' | awk '{ if (\$NF <= 0.005) bad = 1 } END { exit bad }'"
