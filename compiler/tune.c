@@ -87,12 +87,15 @@ static bool compile_plan(const TuneArgs *t, const Plan *p, FILE *quiet, GnnCtx *
   return m && c->kprog && c->diag.errors == 0;
 }
 
-/* Drops the ids of p that are no longer reductions over the edges when compiled as p says: with
- * SpMM steps, a sum the mapping plan runs edge-balanced may have become a library call (its
- * --edge-balanced would only draw a note). */
-static void keep_walk_ids(const TuneArgs *t, Plan *p, FILE *quiet) {
+/* Builds plan p's library; a plan with a schedule (hub pieces, column tiles, SpMM steps) only when
+ * some kernel (step) of it takes that schedule: one that changes nothing is not worth timing. 1:
+ * built, 0: nothing changed (nothing built), -1: failed. With SpMM steps, the plan's ids that are
+ * no longer reductions over the edges (sums that became library calls: their --edge-balanced
+ * changed nothing but a note) are dropped from p. */
+static int build_plan_if_changed(const TuneArgs *t, Plan *p, FILE *quiet) {
   GnnCtx c;
-  if (compile_plan(t, p, quiet, &c)) {
+  bool ok = compile_plan(t, p, quiet, &c), has = !p->split_hubs && !p->tile_columns && !p->spmm;
+  if (ok && p->spmm) {
     int n = 0;
     for (int i = 0; i < p->n; i++) {
       const Value *v = p->ids[i] < c.mod->vals.len ? c.mod->vals.items[p->ids[i]] : NULL;
@@ -100,15 +103,6 @@ static void keep_walk_ids(const TuneArgs *t, Plan *p, FILE *quiet) {
     }
     p->n = n;
   }
-  gnn_ctx_free(&c);
-}
-
-/* Builds plan p's library; a plan with a schedule (hub pieces, column tiles, SpMM steps) only when
- * some kernel (step) of it takes that schedule: one that changes nothing is not worth timing. 1:
- * built, 0: nothing changed (nothing built), -1: failed. */
-static int build_plan_if_changed(const TuneArgs *t, const Plan *p, FILE *quiet) {
-  GnnCtx c;
-  bool ok = compile_plan(t, p, quiet, &c), has = !p->split_hubs && !p->tile_columns && !p->spmm;
   for (int i = 0; ok && !has && !p->spmm && i < c.kprog->kernels.len; i++) {
     const Kernel *k = c.kprog->kernels.items[i];
     has = p->split_hubs ? k->pieces : k->col_tiles > 1;
@@ -125,7 +119,7 @@ static int build_plan_if_changed(const TuneArgs *t, const Plan *p, FILE *quiet) 
   return !ok ? -1 : has ? 1 : 0;
 }
 
-static bool build_plan(const TuneArgs *t, const Plan *p, FILE *quiet) { return build_plan_if_changed(t, p, quiet) == 1; }
+static bool build_plan(const TuneArgs *t, Plan *p, FILE *quiet) { return build_plan_if_changed(t, p, quiet) == 1; }
 
 /* gnn-run: $GNNC_GNN_RUN, beside gnnc (an install's bin/), in the build's bin/ (build/gnnc) or
  * the one beside it (build/asan/gnnc), else on PATH. */
@@ -280,7 +274,6 @@ static bool tune_schedules(const TuneArgs *t, const char *gnn_run, Plan *plans, 
     p->split_hubs = sched[s].pieces;
     p->tile_columns = sched[s].tiles;
     p->spmm = sched[s].spmm;
-    if (p->spmm) keep_walk_ids(t, p, quiet);
     snprintf(p->label, sizeof p->label, "%s", sched[s].label);
     snprintf(p->lib, sizeof p->lib, "%s/sched%d.so", dir, np);
     int built = build_plan_if_changed(t, p, quiet);
