@@ -266,8 +266,15 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   for (int i = 0; i < k->nshared; i++) {
     const KShared *sh = &k->shared[i];
     const char *t = ktype_c(sh->type);
+    if (sh->storage >= 0) continue;
     fprintf(out, "  __shared__ %s %s_block[%d][%d];\n", t, sh->name, gpb, sh->len);
     fprintf(out, "  %s *const %s = %s_block[threadIdx.x / %d];  /* this group's */\n", t, sh->name, sh->name, G);
+  }
+  for (int i = 0; i < k->nshared; i++) { /* a float copy in its float64 array's storage: a launch uses one */
+    const KShared *sh = &k->shared[i];
+    if (sh->storage >= 0)
+      fprintf(out, "  %s *const %s = (%s *)%s;  /* in %s's storage: one or the other, by the training flag */\n", ktype_c(sh->type),
+              sh->name, ktype_c(sh->type), k->shared[sh->storage].name, k->shared[sh->storage].name);
   }
   if (has_kind(&k->body, KS_BARRIER) || has_kind(&k->body, KS_GROUP_REDUCE) || has_kind(&k->body, KS_TICKET)) {
     if (G == 32) fputs("  const unsigned gmask = 0xffffffffu;\n", out);

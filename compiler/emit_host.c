@@ -255,8 +255,8 @@ static void emit_lane_stmt(FILE *out, HostK *h, const KStmt *s, int d) {
     return;
   }
   case KS_IF:
-    if (s->lo->kind == KE_TRAINING && h->training >= 0) { /* unswitched: the flag is known */
-      if (h->training) emit_block(out, h, &s->body, d, true);
+    if (training_if_taken(h, s) == 0 || training_if_taken(h, s) == 1) { /* unswitched: the flag is known */
+      if (training_if_taken(h, s)) emit_block(out, h, &s->body, d, true);
       return;
     }
     ind(out, d);

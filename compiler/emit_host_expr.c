@@ -224,6 +224,16 @@ bool stmt_has_training(const KStmt *s) {
   return false;
 }
 
+/* An `if (training)` or `if (!training)`: 1 when its body runs, 0 when it does not (the flag known:
+ * an unswitched copy), 2 when the flag is not known (a lane loop that reads it prints twice, the
+ * flag known in each: emit_host.c); -1 for any other statement. */
+int training_if_taken(const HostK *h, const KStmt *s) {
+  if (s->kind != KS_IF) return -1;
+  bool neg = s->lo->kind == KE_UN && s->lo->op == KU_NOT && s->lo->a->kind == KE_TRAINING;
+  if (s->lo->kind != KE_TRAINING && !neg) return -1;
+  return h->training < 0 ? 2 : neg ? !h->training : h->training;
+}
+
 bool reads_var(const KExpr *e, int var) {
   return e && ((e->kind == KE_VAR && e->var == var) || reads_var(e->a, var) || reads_var(e->b, var) || reads_var(e->c, var));
 }

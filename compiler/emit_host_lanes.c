@@ -191,24 +191,38 @@ static bool simd_shstore_ok(const KStmt *s, const KStmt *t) {
   return true;
 }
 
-bool simd_ok(const HostK *h, const KStmt *s, int region) {
-  const PtrVec *b = &s->body;
-  bool *written = calloc((size_t)h->k->nlocals + 1, 1), ok = true;
-  for (int i = 0; i < b->len && ok; i++) {
+/* The statements of lane loop s's body b for simd_ok: pass 0 their kinds and targets (marking the
+ * locals written), pass 1 their expressions. An `if` on the training flag is its body or nothing,
+ * as it prints where the flag is known (training_if_taken); its body where it is not yet. */
+static bool simd_stmts_ok(const HostK *h, const KStmt *s, const PtrVec *b, int region, bool *written, int pass) {
+  for (int i = 0; i < b->len; i++) {
     const KStmt *t = b->items[i];
+    int taken = training_if_taken(h, t);
+    if (taken >= 0) {
+      if (taken && !simd_stmts_ok(h, s, &t->body, region, written, pass)) return false;
+      continue;
+    }
+    if (pass == 1) {
+      if (!simd_expr_ok(h, t->idx, written) || !simd_expr_ok(h, t->val, written)) return false;
+      continue;
+    }
+    bool ok;
     if (t->kind == KS_SHSTORE) {
-      ok = simd_shstore_ok(s, t);
+      if (!simd_shstore_ok(s, t)) return false;
       continue;
     }
     if (t->kind != KS_LET) ok = false;
     else if (h->promote[t->var]) ok = t->idx && t->idx->kind == KE_VAR && t->idx->var == s->var2 && !t->idx->a;
     else ok = region_local(h, t->var, region);
-    if (ok) written[t->var] = true;
+    if (!ok) return false;
+    written[t->var] = true;
   }
-  for (int i = 0; i < b->len && ok; i++) {
-    const KStmt *t = b->items[i];
-    ok = simd_expr_ok(h, t->idx, written) && simd_expr_ok(h, t->val, written);
-  }
+  return true;
+}
+
+bool simd_ok(const HostK *h, const KStmt *s, int region) {
+  bool *written = calloc((size_t)h->k->nlocals + 1, 1);
+  bool ok = simd_stmts_ok(h, s, &s->body, region, written, 0) && simd_stmts_ok(h, s, &s->body, region, written, 1);
   free(written);
   return ok;
 }
@@ -245,6 +259,34 @@ static int count_reads_stmts(const PtrVec *b, int var) {
   return n;
 }
 
+/* The statements b of lane loop l in edge loop s (edge_lanes_of): shared stores at t * H + k, sums
+ * into promoted locals read nowhere else. An `if` on the training flag is its body or nothing, or
+ * its body where the flag is not yet known (simd_ok). */
+static bool edge_lane_stmts_ok(const HostK *h, const KStmt *s, const KStmt *l, const PtrVec *b, bool *terms, int *slots) {
+  const Kernel *k = h->k;
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *t = b->items[i];
+    int taken = training_if_taken(h, t);
+    if (taken >= 0) {
+      if (taken && !edge_lane_stmts_ok(h, s, l, &t->body, terms, slots)) return false;
+      continue;
+    }
+    if (t->kind == KS_SHSTORE) {
+      if (!edge_lane_index(t->idx, s->var, l->var, l->count)) return false;
+      if (!*slots || k->shared[t->var].len < *slots) *slots = k->shared[t->var].len;
+      continue;
+    }
+    if (!h->promote[t->var]) continue; /* a local of this lane loop alone */
+    const KExpr *v = t->val;
+    if (v->kind != KE_BIN || v->op != KO_ADD || v->a->kind != KE_VAR || v->a->var != t->var || !v->a->a ||
+        v->a->a->kind != KE_VAR || v->a->a->var != l->var2 || v->a->a->a || reads_var(v->b, t->var) ||
+        count_reads_stmts(&l->body, t->var) != 1 || kstmts_count_lets(&l->body, t->var) != 1)
+      return false;
+    terms[t->var] = true;
+  }
+  return true;
+}
+
 /* The lane loop of edge loop s when the two can be one loop (above), the sums' locals flagged
  * in terms and the bound of q in *slots; else NULL. */
 const KStmt *edge_lanes_of(HostK *h, const KStmt *s, int region, bool *terms, int *slots) {
@@ -266,22 +308,7 @@ const KStmt *edge_lanes_of(HostK *h, const KStmt *s, int region, bool *terms, in
   h->staged = was, h->flat_k = fk, h->flat_i = fi;
   if (!ok) return NULL;
   *slots = 0;
-  for (int i = 0; i < l->body.len; i++) {
-    const KStmt *t = l->body.items[i];
-    if (t->kind == KS_SHSTORE) {
-      if (!edge_lane_index(t->idx, s->var, l->var, l->count)) return NULL;
-      if (!*slots || k->shared[t->var].len < *slots) *slots = k->shared[t->var].len;
-      continue;
-    }
-    if (!h->promote[t->var]) continue; /* a local of this lane loop alone */
-    const KExpr *v = t->val;
-    if (v->kind != KE_BIN || v->op != KO_ADD || v->a->kind != KE_VAR || v->a->var != t->var || !v->a->a ||
-        v->a->a->kind != KE_VAR || v->a->a->var != l->var2 || v->a->a->a || reads_var(v->b, t->var) ||
-        count_reads_stmts(&l->body, t->var) != 1 || kstmts_count_lets(&l->body, t->var) != 1)
-      return NULL;
-    terms[t->var] = true;
-  }
-  return *slots ? l : NULL;
+  return edge_lane_stmts_ok(h, s, l, &l->body, terms, slots) && *slots ? l : NULL;
 }
 
 /* Whether e reads promoted local v at element k alone (P[k], the lane's own: in the loop, the

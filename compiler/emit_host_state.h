@@ -67,6 +67,7 @@ bool stmt_uniform(const HostK *h, const KStmt *s);
 bool reads_var(const KExpr *e, int var);
 bool reads_shared_array(const KExpr *e, int sh);
 bool stmt_has_training(const KStmt *s);
+int training_if_taken(const HostK *h, const KStmt *s);
 bool edge_lane_index(const KExpr *x, int t, int k, int64_t nh);
 
 /* emit_host_lanes.c */

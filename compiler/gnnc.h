@@ -653,6 +653,9 @@ typedef struct {
   const char *name;
   KType type;
   int len;           /* elements per group */
+  int storage;       /* -1: its own storage; else the (float64) array whose storage it takes on a GPU:
+                        its float copy, which a launch uses instead of it, never beside it (lower_walk.c:
+                        the hoisted weights of an f64 sum, float when not training) */
 } KShared;
 
 typedef struct Kernel {
@@ -846,7 +849,8 @@ bool kernel_reads_back_across_barrier(const Kernel *k, const KBuf *b);
  * keeps one group's arrays and the block's sums within GNN_SHARED_MAX (kverify checks it), so
  * there is always at least one. */
 enum { GNN_CUDA_BLOCK = 256, GNN_SHARED_MAX = 48 * 1024 };
-int64_t kernel_shared_group_bytes(const Kernel *k); /* one group's shared arrays */
+int64_t kernel_shared_group_bytes(const Kernel *k); /* one group's shared arrays (a float copy in another's storage: none) */
+int shared_f32_copy(const Kernel *k, int sh);       /* the float copy of float64 shared array sh (KShared.storage), or -1 */
 int64_t kernel_shared_block_bytes(const Kernel *k); /* the block's own: block-reduced sums */
 int64_t kernel_shared_bytes(const Kernel *k, int gpb); /* a block of gpb groups */
 int kernel_groups_per_block(const Kernel *k);

@@ -130,6 +130,27 @@ KExpr *ksel(Lower *L, KExpr *c, KExpr *x, KExpr *y) {
   return e;
 }
 
+/* e's value computed in float: every float64 operation of it in float32, a float64 shared array
+ * with a float copy (shared_f32_copy) read there, another float64 local, shared element or load
+ * rounded to float where it is read, a float widened to float64 read as itself. For a float64
+ * message where no float64 is needed (an f64 sum's walk when not training, lower_walk.c): a float
+ * operation per element where a conversion and a float64 one were. */
+KExpr *knarrow(Lower *L, Kernel *k, KExpr *e) {
+  if (e->type != KT_F64) return e;
+  switch (e->kind) {
+  case KE_UN:
+    if (e->op == KU_TO_F64) return e->a->type == KT_F32 ? e->a : kun(L, KU_TO_F32, e->a);
+    return kun(L, e->op, knarrow(L, k, e->a));
+  case KE_BIN: return kbin(L, e->op, knarrow(L, k, e->a), knarrow(L, k, e->b));
+  case KE_SELECT: return ksel(L, e->a, knarrow(L, k, e->b), knarrow(L, k, e->c));
+  case KE_SHARED: {
+    int f = shared_f32_copy(k, e->var);
+    if (f >= 0) return kshared(L, k, f, e->a);
+  } /* fall through */
+  default: return kun(L, KU_TO_F32, e); /* a local, a shared element, a load */
+  }
+}
+
 int add_local(Lower *L, Kernel *k, const char *name, KType t, int len, bool uniform) {
   if (k->nlocals == k->localcap) {
     int cap = k->localcap ? 2 * k->localcap : 16;
@@ -158,7 +179,7 @@ int add_shared(Lower *L, Kernel *k, const char *name, KType t, int len) {
     k->shared = ss;
     k->sharedcap = cap;
   }
-  k->shared[k->nshared] = (KShared){name, t, len};
+  k->shared[k->nshared] = (KShared){name, t, len, -1};
   return k->nshared++;
 }
 
@@ -509,6 +530,8 @@ void finish_kernel(Lower *L, Kernel *k) {
     for (int i = 0; i < k->nshared; i++)
       if (newid[i] >= 0) k->shared[newid[i]] = k->shared[i];
     k->nshared = n;
+    for (int i = 0; i < n; i++) /* a float copy whose float64 array went keeps storage of its own */
+      if (k->shared[i].storage >= 0) k->shared[i].storage = newid[k->shared[i].storage];
   }
   memset(k->graph, 0, sizeof k->graph);
   k->dropout = false;

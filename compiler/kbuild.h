@@ -45,6 +45,7 @@ KExpr *kload(Lower *L, Kernel *k, KBuf *b, KExpr *row, KExpr *idx);
 KExpr *kbin(Lower *L, int op, KExpr *x, KExpr *y);
 KExpr *kun(Lower *L, int op, KExpr *x);
 KExpr *ksel(Lower *L, KExpr *c, KExpr *x, KExpr *y);
+KExpr *knarrow(Lower *L, Kernel *k, KExpr *e);
 /* locals, shared arrays, statements */
 int add_local(Lower *L, Kernel *k, const char *name, KType t, int len, bool uniform);
 int add_shared(Lower *L, Kernel *k, const char *name, KType t, int len);

@@ -346,8 +346,12 @@ static void print_kernel(FILE *out, const Kernel *k) {
   if (k->col_tiles > 1)
     snprintf(rows, sizeof rows, ", %d column tiles of %lld", k->col_tiles, (long long)k->col_tile);
   fprintf(out, "kernel %s: %s%s, group %d   # %s\n", k->name, kernel_mapping_desc(k), rows, k->group, k->what);
-  for (int i = 0; i < k->nshared; i++)
-    fprintf(out, "  shared %s: %s[%d]\n", k->shared[i].name, ktype_name(k->shared[i].type), k->shared[i].len);
+  for (int i = 0; i < k->nshared; i++) {
+    fprintf(out, "  shared %s: %s[%d]", k->shared[i].name, ktype_name(k->shared[i].type), k->shared[i].len);
+    int o = k->shared[i].storage;
+    if (o >= 0) fprintf(out, " in %s's storage", o < k->nshared ? k->shared[o].name : "?");
+    fputc('\n', out);
+  }
   for (int i = 0; i < k->nlocals; i++) {
     const KLocal *l = &k->locals[i];
     fprintf(out, "  local %s: %s", l->name, ktype_name(l->type));
@@ -544,9 +548,17 @@ bool kernel_reads_back_across_barrier(const Kernel *k, const KBuf *b) {
 
 static int64_t ktype_bytes(KType t) { return t == KT_F32 ? 4 : 8; }
 
+/* The float copy of float64 shared array sh (KShared.storage), or -1. */
+int shared_f32_copy(const Kernel *k, int sh) {
+  for (int i = 0; i < k->nshared; i++)
+    if (k->shared[i].storage == sh && k->shared[i].type == KT_F32) return i;
+  return -1;
+}
+
 int64_t kernel_shared_group_bytes(const Kernel *k) {
   int64_t b = 0;
-  for (int i = 0; i < k->nshared; i++) b += (int64_t)k->shared[i].len * ktype_bytes(k->shared[i].type);
+  for (int i = 0; i < k->nshared; i++)
+    if (k->shared[i].storage < 0) b += (int64_t)k->shared[i].len * ktype_bytes(k->shared[i].type);
   return b;
 }
 

@@ -10,7 +10,9 @@
  * kernel) is not counted: the row is in the cache it was just written through; nor is a
  * block-reduced sum's add (shared memory, one flush a block). Stores count every
  * execution; a conditional store (a stash under `if (training)`) is counted as if taken, so the
- * training forward is what is counted. Graph arrays (offsets, edge ends) are not counted, as in
+ * training forward is what is counted, and what runs only when not training (`if (!training)`:
+ * an f64 sum's float messages, lower_walk.c) is not counted (its loads are the training path's
+ * again: counted twice, a tile's gathered row would look twice as wide). Graph arrays (offsets, edge ends) are not counted, as in
  * the paper. A GEMM reads its two operands and writes its result once (cuBLAS' compulsory
  * traffic). The memory plan is gnn_plan_arena's (runtime/gnn_model.h), the one the generated
  * create() computes, here at the given sizes: the training arena (forward and backward) and the
@@ -95,6 +97,9 @@ static void expr_bytes(Acct *a, const KExpr *e, double mult, double scope, doubl
   expr_bytes(a, e->c, mult, scope, row_scope, in_walk);
 }
 
+/* `!training`: code the training forward does not run. */
+static bool untrained_only(const KExpr *c) { return c && c->kind == KE_UN && c->op == KU_NOT && c->a->kind == KE_TRAINING; }
+
 /* `item < npieces`: the code a kernel over hub pieces runs in a piece's group only. */
 static bool piece_only(const KExpr *c) {
   return c && c->kind == KE_BIN && c->op == KO_LT && c->a->kind == KE_ITEM && c->b->kind == KE_NPIECES;
@@ -103,6 +108,7 @@ static bool piece_only(const KExpr *c) {
 static void block_bytes(Acct *a, const PtrVec *b, double mult, double scope, double row_scope, bool in_walk) {
   for (int i = 0; i < b->len; i++) {
     const KStmt *s = b->items[i];
+    if (s->kind == KS_IF && untrained_only(s->lo)) continue; /* the training forward is counted */
     expr_bytes(a, s->row, mult, scope, row_scope, in_walk);
     expr_bytes(a, s->idx, mult, scope, row_scope, in_walk);
     expr_bytes(a, s->val, mult, scope, row_scope, in_walk);

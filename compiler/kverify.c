@@ -450,8 +450,15 @@ static void stmts(KV *v, const PtrVec *body, At at) {
 
 /* The kernel's own declarations: shared arrays, and at most 8 block-reduced targets. */
 static void kernel_decls(KV *v, const Kernel *k) {
-  for (int i = 0; i < k->nshared; i++)
-    if (k->shared[i].len < 1) bad(v, "shared array %s has length %lld", k->shared[i].name ? k->shared[i].name : "?", k->shared[i].len);
+  for (int i = 0; i < k->nshared; i++) {
+    const KShared *s = &k->shared[i], *o = s->storage >= 0 && s->storage < k->nshared ? &k->shared[s->storage] : NULL;
+    if (s->len < 1) bad(v, "shared array %s has length %lld", s->name ? s->name : "?", s->len);
+    if (s->storage >= 0 && (!o || o->storage >= 0 || s->storage == i))
+      bad(v, "shared array %s takes the storage of array %lld, which has none of its own", s->name ? s->name : "?", s->storage);
+    else if (o && (s->type != KT_F32 || o->type != KT_F64 || s->len > o->len))
+      bad(v, "shared array %s does not fit in the storage of array %lld (only a float copy of a float64 array does)",
+          s->name ? s->name : "?", s->storage);
+  }
   const KBuf *blk[9];
   int nblk = block_targets(&k->body, blk, 9, 0);
   if (nblk > 8) bad(v, "block-reduced atomics into more than %s%lld buffers", "", 8);

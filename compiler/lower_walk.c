@@ -101,7 +101,16 @@ static void store_hoisted(Fused *F, const Value *a, PtrVec *blk, const Ctx *cx, 
     KExpr *wv = eval(F, b->args[1], cx, kk);
     F->on_soft = NULL;
     F->on_p = NULL;
-    ks_shstore(F->L, blk, F->hoist[b->id], at, wv);
+    int f32 = shared_f32_copy(F->k, F->hoist[b->id]);
+    if (f32 < 0) {
+      ks_shstore(F->L, blk, F->hoist[b->id], at, wv);
+      continue;
+    }
+    /* float64 weights when training, their float copy when not (see chunk_partial_untrained);
+     * dropout's `training ? ... : ...` an arm in each */
+    bool sel = wv->kind == KE_SELECT && wv->a->kind == KE_TRAINING;
+    ks_shstore(F->L, ks_if(F->L, blk, ktraining(F->L)), F->hoist[b->id], at, sel ? wv->b : wv);
+    ks_shstore(F->L, ks_if(F->L, blk, kun(F->L, KU_NOT, ktraining(F->L))), f32, at, knarrow(F->L, F->k, sel ? wv->c : wv));
   }
 }
 
@@ -127,9 +136,23 @@ static void before_edge_loop(Lower *L, const Walk *wk, const PtrVec *stmts) {
  * attention backward's, which cancel: fuse.c's f64), nor the online softmax's aggregates whose
  * accumulators are rescaled as the maximum rises edge by edge; with the factors made a chunk at a
  * time (chunk_factors) the rescale comes before the chunk's edges, and the partial sum after them. */
-static bool chunk_partial(const Fused *F, const Value *a, const Walk *wk, bool chunk_w) {
-  return wk->chunk && wk->t >= 0 && (a->fn == FN_SUM || a->fn == FN_MEAN) && !a->f64 && (!F->online[a->id] || chunk_w) &&
+static bool chunk_sum(const Fused *F, const Value *a, const Walk *wk, bool chunk_w) {
+  return wk->chunk && wk->t >= 0 && (a->fn == FN_SUM || a->fn == FN_MEAN) && (!F->online[a->id] || chunk_w) &&
          (a->op == OP_AGGREGATE || a->op == OP_GATHER);
+}
+static bool chunk_partial(const Fused *F, const Value *a, const Walk *wk, bool chunk_w) {
+  return chunk_sum(F, a, wk, chunk_w) && !a->f64;
+}
+/* A forward f64 sum (the attention's out_v: fuse.c keeps its float64 sum for t_v = <g_v, out_v>,
+ * which cancels in the backward) needs its float64 messages only for that stash, which the forward
+ * writes only when it trains. Its walk takes both: when training, the float64 message added to the
+ * float64 accumulator as before; when not, the message in float (knarrow: W[u, k] * alpha' in
+ * float32 where a conversion and a float64 product were) into the chunk's float partial, as
+ * chunk_partial's sums. The training library's inference forward then does the inference
+ * library's arithmetic (GAT on the 200k power-law graph, host, 1 thread: the first attention walk
+ * 95 -> 79 ms, as the -fno-autodiff library's). */
+static bool chunk_partial_untrained(const Fused *F, const Value *a, const Walk *wk, bool chunk_w) {
+  return chunk_sum(F, a, wk, chunk_w) && a->f64 && !a->bwd;
 }
 
 /* A chunked online softmax's factors (see `chunked` in lower_walk), in blk, per element k of the
@@ -294,9 +317,14 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   for (int i = 0; i < nmem; i++) {
     const Value *a = mem[i];
     F->hoist[a->id] = -1;
-    if (hoists[a->id])
-      F->hoist[a->id] = add_shared(L, k, arena_printf(L->a, "sh_w%d", a->id), a->args[1]->f64 ? KT_F64 : KT_F32,
-                                   width_of(a->args[1]) * (chunked ? G : 1));
+    if (!hoists[a->id]) continue;
+    int len = width_of(a->args[1]) * (chunked ? G : 1);
+    F->hoist[a->id] = add_shared(L, k, arena_printf(L->a, "sh_w%d", a->id), a->args[1]->f64 ? KT_F64 : KT_F32, len);
+    /* the float64 weights of an f64 sum that adds float messages when not training (its walk is
+     * chunked: chunk_partial_untrained) have a float copy for that, in their storage on a GPU: a
+     * float read per element where a conversion was, no more shared memory (occupancy) */
+    if (chunked && a->args[1]->f64 && a->f64 && !a->bwd && (a->fn == FN_SUM || a->fn == FN_MEAN))
+      k->shared[add_shared(L, k, arena_printf(L->a, "sh_w%d_f32", a->id), KT_F32, len)].storage = F->hoist[a->id];
   }
   free(hoists);
   /* a softmax some member evaluates at an edge after its walk needs its max there too (an online
@@ -412,8 +440,11 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
       }
       F->on_soft = NULL;
       F->on_chunk = false;
+      bool untrained_part = chunk_partial_untrained(F, a, &wk, chunk_w);
+      PtrVec *xblk = untrained_part ? ks_if(L, lanes, ktraining(L)) : lanes; /* the float64 message */
+      KExpr *x64 = x;
       int xv = add_local(L, k, "x", a->f64 ? KT_F64 : KT_F32, 0, false);
-      ks_let(L, lanes, xv, NULL, x);
+      ks_let(L, xblk, xv, NULL, x);
       x = kvar(L, k, xv, NULL);
       KExpr *av = kvar(L, k, acc[a->id].acc, slot);
       if (a->op == OP_REDUCE_SCATTER) { /* online: running max, the sum rescaled when it rises */
@@ -451,14 +482,25 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
         PtrVec *take = ks_if(L, lanes, better);
         ks_let(L, take, acc[a->id].acc, slot, x);
         ks_let(L, take, acc[a->id].aux, slot, e);
-      } else if (chunk_partial(F, a, &wk, chunk_w)) {
+      } else if (chunk_partial(F, a, &wk, chunk_w) || untrained_part) {
         /* a float sum over the chunk's edges (at most G), added to the float64 accumulator after
-         * the chunk: float adds per edge, the float64 sum across chunks (see chunk_partial) */
+         * the chunk: float adds per edge, the float64 sum across chunks (see chunk_partial); an
+         * f64 sum's only when not training (chunk_partial_untrained) */
         int part = add_local(L, k, "part", KT_F32, (width_of(a) + G - 1) / G, false), kz, iz;
         PtrVec *zero = ks_lanes(L, k, &part_zero, width_of(a), &kz, &iz);
         ks_let(L, zero, part, kvar(L, k, iz, NULL), kf(L, 0));
-        ks_let(L, lanes, part, slot, kbin(L, KO_ADD, kvar(L, k, part, slot), x));
-        PtrVec *fold = ks_lanes(L, k, wk.chunk, width_of(a), &kz, &iz);
+        PtrVec *pblk = lanes, *fblk = wk.chunk;
+        if (untrained_part) {
+          ks_let(L, xblk, acc[a->id].acc, slot, kbin(L, KO_ADD, av, x));
+          pblk = ks_if(L, lanes, kun(L, KU_NOT, ktraining(L)));
+          KStmt *untrained = ks_new(L, wk.chunk, KS_IF);
+          untrained->lo = kun(L, KU_NOT, ktraining(L));
+          untrained->count = 1; /* uniform: outside the lane loops */
+          fblk = &untrained->body;
+          x = knarrow(L, k, x64);
+        }
+        ks_let(L, pblk, part, slot, kbin(L, KO_ADD, kvar(L, k, part, slot), x));
+        PtrVec *fold = ks_lanes(L, k, fblk, width_of(a), &kz, &iz);
         KExpr *fslot = kvar(L, k, iz, NULL);
         ks_let(L, fold, acc[a->id].acc, fslot, kbin(L, KO_ADD, kvar(L, k, acc[a->id].acc, fslot), kun(L, KU_TO_F64, kvar(L, k, part, fslot))));
       } else {

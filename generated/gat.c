@@ -314,6 +314,7 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     double sh_w18[256] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_w18_f32[256] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_scale11[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_e[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[32] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -331,6 +332,7 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
     float m[32];  /* per lane, live across regions */
     double csum[32];  /* per lane, live across regions */
     int64_t ec1;
+    float part[64];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 8; k++) { /* the lanes in order of k: see emit_host.c */
@@ -417,7 +419,7 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
               float p;
               (void)p;
               p = gnn_expf(sh_st10[gnn_q] - gnn_rep_m[gnn_j]);
-              sh_w18[gnn_q] = (gnn_keep_f64(gnn_dropout_keep(seed, 1u, (uint64_t)((ec1 * 8) + k5), 0.6f), (double)p * 2.50000015f));
+              sh_w18[gnn_q] = gnn_keep_f64(gnn_dropout_keep(seed, 1u, (uint64_t)((ec1 * 8) + k5), 0.6f), (double)p * 2.50000015f);
               gnn_terms_csum[gnn_q] = (double)p;
             }
           }
@@ -436,7 +438,7 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
               float p;
               (void)p;
               p = gnn_expf(sh_st10[gnn_q] - gnn_rep_m[gnn_j]);
-              sh_w18[gnn_q] = (double)p;
+              sh_w18_f32[gnn_q] = p;
               gnn_terms_csum[gnn_q] = (double)p;
             }
           }
@@ -461,78 +463,108 @@ static void k2_gatconv0_out_gatconv1_x_vertex(int64_t nrows, const int64_t *rest
           acc[k8] = acc[k8] * (double)sh_scale11[k8_hi];
         }
       }
+      for (int64_t k9 = 0; k9 < 64; k9++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k9 % 32), i9 = (int)(k9 / 32);
+        (void)lane;
+        (void)i9;
+        part[k9] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
-        for (int64_t k7_hi = 0; k7_hi < 8; k7_hi++) { /* k / 8: see emit_flat_loop */
+        if (training) {
+          for (int64_t k7_hi = 0; k7_hi < 8; k7_hi++) { /* k / 8: see emit_flat_loop */
 #pragma omp simd /* see simd_ok */
-          for (int64_t k7_lo = 0; k7_lo < 8; k7_lo++) { /* the lanes in order of k: see emit_host.c */
-            const int64_t k7 = k7_hi * 8 + k7_lo;
-            const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
-            (void)lane;
-            (void)i7;
-            double x;
-            x = (double)gatconv0_x_W[u * 64 + k7] * sh_w18[(t * 8) + (k7_hi)];
-            acc[k7] = acc[k7] + (double)x;
+            for (int64_t k7_lo = 0; k7_lo < 8; k7_lo++) { /* the lanes in order of k: see emit_host.c */
+              const int64_t k7 = k7_hi * 8 + k7_lo;
+              const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
+              (void)lane;
+              (void)i7;
+              double x;
+              (void)x;
+              x = (double)gatconv0_x_W[u * 64 + k7] * sh_w18[(t * 8) + (k7_hi)];
+              acc[k7] = acc[k7] + x;
+            }
+          }
+        } else {
+          for (int64_t k7_hi = 0; k7_hi < 8; k7_hi++) { /* k / 8: see emit_flat_loop */
+#pragma omp simd /* see simd_ok */
+            for (int64_t k7_lo = 0; k7_lo < 8; k7_lo++) { /* the lanes in order of k: see emit_host.c */
+              const int64_t k7 = k7_hi * 8 + k7_lo;
+              const int lane = (int)(k7 % 32), i7 = (int)(k7 / 32);
+              (void)lane;
+              (void)i7;
+              double x;
+              (void)x;
+              part[k7] = part[k7] + (gatconv0_x_W[u * 64 + k7] * sh_w18_f32[(t * 8) + (k7_hi)]);
+            }
           }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      if (!training) {
+        for (int64_t k10 = 0; k10 < 64; k10++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k10 % 32), i10 = (int)(k10 / 32);
+          (void)lane;
+          (void)i10;
+          acc[k10] = acc[k10] + (double)part[k10];
+        }
+      }
     }
     if (training) {
-      for (int64_t k9 = 0; k9 < 8; k9++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k9 % 32), i9 = (int)(k9 / 32);
+      for (int64_t k11 = 0; k11 < 8; k11++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k11 % 32), i11 = (int)(k11 / 32);
         (void)lane;
-        (void)i9;
-        gatconv0_e_softmax_max[row * 8 + k9] = ((hi - lo) > 0) ? mx[k9] : 0.0f;
-        gatconv0_e_softmax_sum[row * 8 + k9] = ((hi - lo) > 0) ? (float)sum[k9] : 0.0f;
-        sh_sum11[k9] = sum[k9];
+        (void)i11;
+        gatconv0_e_softmax_max[row * 8 + k11] = ((hi - lo) > 0) ? mx[k11] : 0.0f;
+        gatconv0_e_softmax_sum[row * 8 + k11] = ((hi - lo) > 0) ? (float)sum[k11] : 0.0f;
+        sh_sum11[k11] = sum[k11];
       }
     } else {
-      for (int64_t k9 = 0; k9 < 8; k9++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k9 % 32), i9 = (int)(k9 / 32);
+      for (int64_t k11 = 0; k11 < 8; k11++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k11 % 32), i11 = (int)(k11 / 32);
         (void)lane;
-        (void)i9;
-        sh_sum11[k9] = sum[k9];
+        (void)i11;
+        sh_sum11[k11] = sum[k11];
       }
     }
     /* barrier: the lane loops above and below are separate regions */
     if (training) {
-      for (int64_t k10_hi = 0; k10_hi < 8; k10_hi++) { /* k / 8: see emit_flat_loop */
-        for (int64_t k10_lo = 0; k10_lo < 8; k10_lo++) { /* the lanes in order of k: see emit_host.c */
-          const int64_t k10 = k10_hi * 8 + k10_lo;
-          const int lane = (int)(k10 % 32), i10 = (int)(k10 / 32);
+      for (int64_t k12_hi = 0; k12_hi < 8; k12_hi++) { /* k / 8: see emit_flat_loop */
+        for (int64_t k12_lo = 0; k12_lo < 8; k12_lo++) { /* the lanes in order of k: see emit_host.c */
+          const int64_t k12 = k12_hi * 8 + k12_lo;
+          const int lane = (int)(k12 % 32), i12 = (int)(k12 / 32);
           (void)lane;
-          (void)i10;
-          gatconv0_out[row * 64 + k10] = ((hi - lo) > 0) ? (acc[k10] / sh_sum11[k10_hi]) : 0.0f;
-          sh18[k10] = (float)(((hi - lo) > 0) ? (acc[k10] / sh_sum11[k10_hi]) : 0.0f);
+          (void)i12;
+          gatconv0_out[row * 64 + k12] = ((hi - lo) > 0) ? (acc[k12] / sh_sum11[k12_hi]) : 0.0f;
+          sh18[k12] = (float)(((hi - lo) > 0) ? (acc[k12] / sh_sum11[k12_hi]) : 0.0f);
         }
       }
     } else {
-      for (int64_t k10_hi = 0; k10_hi < 8; k10_hi++) { /* k / 8: see emit_flat_loop */
-        for (int64_t k10_lo = 0; k10_lo < 8; k10_lo++) { /* the lanes in order of k: see emit_host.c */
-          const int64_t k10 = k10_hi * 8 + k10_lo;
-          const int lane = (int)(k10 % 32), i10 = (int)(k10 / 32);
+      for (int64_t k12_hi = 0; k12_hi < 8; k12_hi++) { /* k / 8: see emit_flat_loop */
+        for (int64_t k12_lo = 0; k12_lo < 8; k12_lo++) { /* the lanes in order of k: see emit_host.c */
+          const int64_t k12 = k12_hi * 8 + k12_lo;
+          const int lane = (int)(k12 % 32), i12 = (int)(k12 / 32);
           (void)lane;
-          (void)i10;
-          sh18[k10] = (float)(((hi - lo) > 0) ? (acc[k10] / sh_sum11[k10_hi]) : 0.0f);
+          (void)i12;
+          sh18[k12] = (float)(((hi - lo) > 0) ? (acc[k12] / sh_sum11[k12_hi]) : 0.0f);
         }
       }
     }
     /* barrier: the lane loops above and below are separate regions */
     if (training) {
-      for (int64_t k11 = 0; k11 < 64; k11++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k11 % 32), i11 = (int)(k11 / 32);
+      for (int64_t k13 = 0; k13 < 64; k13++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k13 % 32), i13 = (int)(k13 / 32);
         (void)lane;
-        (void)i11;
-        gatconv1_x[row * 64 + k11] = (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k11), 0.6f), (gnn_sel_f32(sh18[k11] > 0.0f, sh18[k11], 1.0f * gnn_expm1f(sh18[k11]))) * 2.50000015f));
+        (void)i13;
+        gatconv1_x[row * 64 + k13] = (gnn_keep_f32(gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k13), 0.6f), (gnn_sel_f32(sh18[k13] > 0.0f, sh18[k13], 1.0f * gnn_expm1f(sh18[k13]))) * 2.50000015f));
       }
     } else {
-      for (int64_t k11 = 0; k11 < 64; k11++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k11 % 32), i11 = (int)(k11 / 32);
+      for (int64_t k13 = 0; k13 < 64; k13++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k13 % 32), i13 = (int)(k13 / 32);
         (void)lane;
-        (void)i11;
-        gatconv1_x[row * 64 + k11] = (gnn_sel_f32(sh18[k11] > 0.0f, sh18[k11], 1.0f * gnn_expm1f(sh18[k11])));
+        (void)i13;
+        gatconv1_x[row * 64 + k13] = (gnn_sel_f32(sh18[k13] > 0.0f, sh18[k13], 1.0f * gnn_expm1f(sh18[k13])));
       }
     }
     /* barrier: the lane loops above and below are separate regions */
@@ -585,6 +617,7 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     double sh_w38[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_w38_f32[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_scale31[1] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -602,6 +635,7 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
     float m[8];  /* per lane, live across regions */
     double csum[8];  /* per lane, live across regions */
     int64_t ec1;
+    float part[8];  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 1; k++) { /* the lanes in order of k: see emit_host.c */
@@ -687,7 +721,7 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
               float p;
               (void)p;
               p = gnn_expf(sh_st30[gnn_q] - gnn_rep_m[gnn_j]);
-              sh_w38[gnn_q] = (gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(ec1 + k5), 0.6f), (double)p * 2.50000015f));
+              sh_w38[gnn_q] = gnn_keep_f64(gnn_dropout_keep(seed, 3u, (uint64_t)(ec1 + k5), 0.6f), (double)p * 2.50000015f);
               gnn_terms_csum[gnn_q] = (double)p;
             }
           }
@@ -706,7 +740,7 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
               float p;
               (void)p;
               p = gnn_expf(sh_st30[gnn_q] - gnn_rep_m[gnn_j]);
-              sh_w38[gnn_q] = (double)p;
+              sh_w38_f32[gnn_q] = p;
               gnn_terms_csum[gnn_q] = (double)p;
             }
           }
@@ -728,66 +762,93 @@ static void k4_gatconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
         (void)i8;
         acc[k8] = acc[k8] * (double)sh_scale31[0];
       }
+      for (int64_t k9 = 0; k9 < 7; k9++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k9 % 8), i9 = (int)(k9 / 8);
+        (void)lane;
+        (void)i9;
+        part[k9] = 0.0f;
+      }
       for (int64_t t = 0; t < cnt; t++) {
         __asm__ volatile(""); /* keeps this loop scalar: see emit_host.c */
         u = sh_u[t];
+        if (training) {
 #pragma omp simd /* see simd_ok */
-        for (int64_t k7 = 0; k7 < 7; k7++) { /* the lanes in order of k: see emit_host.c */
-          const int lane = (int)(k7 % 8), i7 = (int)(k7 / 8);
-          (void)lane;
-          (void)i7;
-          double x;
-          x = (double)gatconv1_x_W[u * 9 + k7] * sh_w38[t];
-          acc[k7] = acc[k7] + (double)x;
+          for (int64_t k7 = 0; k7 < 7; k7++) { /* the lanes in order of k: see emit_host.c */
+            const int lane = (int)(k7 % 8), i7 = (int)(k7 / 8);
+            (void)lane;
+            (void)i7;
+            double x;
+            (void)x;
+            x = (double)gatconv1_x_W[u * 9 + k7] * sh_w38[t];
+            acc[k7] = acc[k7] + x;
+          }
+        } else {
+#pragma omp simd /* see simd_ok */
+          for (int64_t k7 = 0; k7 < 7; k7++) { /* the lanes in order of k: see emit_host.c */
+            const int lane = (int)(k7 % 8), i7 = (int)(k7 / 8);
+            (void)lane;
+            (void)i7;
+            double x;
+            (void)x;
+            part[k7] = part[k7] + (gatconv1_x_W[u * 9 + k7] * sh_w38_f32[t]);
+          }
         }
       }
       /* barrier: the lane loops above and below are separate regions */
+      if (!training) {
+        for (int64_t k10 = 0; k10 < 7; k10++) { /* the lanes in order of k: see emit_host.c */
+          const int lane = (int)(k10 % 8), i10 = (int)(k10 / 8);
+          (void)lane;
+          (void)i10;
+          acc[k10] = acc[k10] + (double)part[k10];
+        }
+      }
     }
     if (training) {
-      for (int64_t k9 = 0; k9 < 1; k9++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k9 % 8), i9 = (int)(k9 / 8);
+      for (int64_t k11 = 0; k11 < 1; k11++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k11 % 8), i11 = (int)(k11 / 8);
         (void)lane;
-        (void)i9;
-        gatconv1_e_softmax_max[row * 1 + k9] = ((hi - lo) > 0) ? mx[k9] : 0.0f;
-        gatconv1_e_softmax_sum[row * 1 + k9] = ((hi - lo) > 0) ? (float)sum[k9] : 0.0f;
-        sh_sum31[k9] = sum[k9];
+        (void)i11;
+        gatconv1_e_softmax_max[row * 1 + k11] = ((hi - lo) > 0) ? mx[k11] : 0.0f;
+        gatconv1_e_softmax_sum[row * 1 + k11] = ((hi - lo) > 0) ? (float)sum[k11] : 0.0f;
+        sh_sum31[k11] = sum[k11];
       }
     } else {
-      for (int64_t k9 = 0; k9 < 1; k9++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k9 % 8), i9 = (int)(k9 / 8);
+      for (int64_t k11 = 0; k11 < 1; k11++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k11 % 8), i11 = (int)(k11 / 8);
         (void)lane;
-        (void)i9;
-        sh_sum31[k9] = sum[k9];
+        (void)i11;
+        sh_sum31[k11] = sum[k11];
       }
     }
     /* barrier: the lane loops above and below are separate regions */
     if (training) {
-      for (int64_t k10 = 0; k10 < 7; k10++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k10 % 8), i10 = (int)(k10 / 8);
+      for (int64_t k12 = 0; k12 < 7; k12++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k12 % 8), i12 = (int)(k12 / 8);
         (void)lane;
-        (void)i10;
-        gatconv1_out[row * 7 + k10] = ((hi - lo) > 0) ? (acc[k10] / sh_sum31[0]) : 0.0f;
-        sh38[k10] = (float)(((hi - lo) > 0) ? (acc[k10] / sh_sum31[0]) : 0.0f);
+        (void)i12;
+        gatconv1_out[row * 7 + k12] = ((hi - lo) > 0) ? (acc[k12] / sh_sum31[0]) : 0.0f;
+        sh38[k12] = (float)(((hi - lo) > 0) ? (acc[k12] / sh_sum31[0]) : 0.0f);
       }
     } else {
-      for (int64_t k10 = 0; k10 < 7; k10++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k10 % 8), i10 = (int)(k10 / 8);
+      for (int64_t k12 = 0; k12 < 7; k12++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k12 % 8), i12 = (int)(k12 / 8);
         (void)lane;
-        (void)i10;
-        sh38[k10] = (float)(((hi - lo) > 0) ? (acc[k10] / sh_sum31[0]) : 0.0f);
+        (void)i12;
+        sh38[k12] = (float)(((hi - lo) > 0) ? (acc[k12] / sh_sum31[0]) : 0.0f);
       }
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k11 = 0; k11 < 7; k11++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k11 % 8), i11 = (int)(k11 / 8);
+    for (int64_t k13 = 0; k13 < 7; k13++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k13 % 8), i13 = (int)(k13 / 8);
       (void)lane;
-      (void)i11;
+      (void)i13;
       float heads;
       heads = 0.0f;
       for (int64_t j1 = 0; j1 < 1; j1++) {
-        heads = heads + sh38[(j1 * 7) + k11];
+        heads = heads + sh38[(j1 * 7) + k13];
       }
-      t39[row * 7 + k11] = heads / 1.0f;
+      t39[row * 7 + k13] = heads / 1.0f;
     }
     /* barrier: the lane loops above and below are separate regions */
   }

@@ -135,6 +135,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
   double *const sh_sum11 = sh_sum11_block[threadIdx.x / 32];  /* this group's */
   __shared__ float sh18_block[8][64];
   float *const sh18 = sh18_block[threadIdx.x / 32];  /* this group's */
+  float *const sh_w18_f32 = (float *)sh_w18;  /* in sh_w18's storage: one or the other, by the training flag */
   const unsigned gmask = 0xffffffffu;
   if (row >= nrows) return;  /* a whole group leaves together */
   int64_t lo;
@@ -155,6 +156,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
   int64_t ec1;
   float p;
   double x;
+  float part[2];
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
   #pragma unroll
@@ -216,7 +218,12 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
         const int64_t k5 = lane + (int64_t)i5 * 32;
         if (k5 < 8) {
           p = expf(sh_st10[(tc1 * 8) + k5] - m[i5]);
-          sh_w18[(tc1 * 8) + k5] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((ec1 * 8) + k5), 0.6f) ? ((double)p * 2.50000015f) : 0.0f) : (double)p;
+          if (training) {
+            sh_w18[(tc1 * 8) + k5] = gnn_dropout_keep(seed, 1u, (uint64_t)((ec1 * 8) + k5), 0.6f) ? ((double)p * 2.50000015f) : 0.0f;
+          }
+          if (!training) {
+            sh_w18_f32[(tc1 * 8) + k5] = p;
+          }
           csum[i5] = csum[i5] + (double)p;
         }
       }
@@ -235,44 +242,59 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
       const int64_t k8 = lane + (int64_t)i8 * 32;
       acc[i8] = acc[i8] * (double)sh_scale11[k8 / 8];
     }
+    #pragma unroll
+    for (int i9 = 0; i9 < 2; i9++) {
+      part[i9] = 0.0f;
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
       for (int i7 = 0; i7 < 2; i7++) {
         const int64_t k7 = lane + (int64_t)i7 * 32;
-        x = (double)gatconv0_x_W[u * 64 + k7] * sh_w18[(t * 8) + (k7 / 8)];
-        acc[i7] = acc[i7] + (double)x;
+        if (training) {
+          x = (double)gatconv0_x_W[u * 64 + k7] * sh_w18[(t * 8) + (k7 / 8)];
+          acc[i7] = acc[i7] + x;
+        }
+        if (!training) {
+          part[i7] = part[i7] + (gatconv0_x_W[u * 64 + k7] * sh_w18_f32[(t * 8) + (k7 / 8)]);
+        }
       }
     }
     __syncwarp(gmask);
-  }
-  #pragma unroll
-  for (int i9 = 0; i9 < 1; i9++) {
-    const int64_t k9 = lane + (int64_t)i9 * 32;
-    if (k9 < 8) {
-      if (training) {
-        gatconv0_e_softmax_max[(row) * 8 + k9] = ((hi - lo) > 0) ? mx[i9] : 0.0f;
+    if (!training) {
+      #pragma unroll
+      for (int i10 = 0; i10 < 2; i10++) {
+        acc[i10] = acc[i10] + (double)part[i10];
       }
-      if (training) {
-        gatconv0_e_softmax_sum[(row) * 8 + k9] = ((hi - lo) > 0) ? (float)sum[i9] : 0.0f;
-      }
-      sh_sum11[k9] = sum[i9];
     }
   }
-  __syncwarp(gmask);
   #pragma unroll
-  for (int i10 = 0; i10 < 2; i10++) {
-    const int64_t k10 = lane + (int64_t)i10 * 32;
-    if (training) {
-      gatconv0_out[(row) * 64 + k10] = ((hi - lo) > 0) ? (acc[i10] / sh_sum11[k10 / 8]) : 0.0f;
-    }
-    sh18[k10] = (float)(((hi - lo) > 0) ? (acc[i10] / sh_sum11[k10 / 8]) : 0.0f);
-  }
-  __syncwarp(gmask);
-  #pragma unroll
-  for (int i11 = 0; i11 < 2; i11++) {
+  for (int i11 = 0; i11 < 1; i11++) {
     const int64_t k11 = lane + (int64_t)i11 * 32;
-    gatconv1_x[(row) * 64 + k11] = training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k11), 0.6f) ? (((sh18[k11] > 0.0f) ? sh18[k11] : (1.0f * expm1f(sh18[k11]))) * 2.50000015f) : 0.0f) : ((sh18[k11] > 0.0f) ? sh18[k11] : (1.0f * expm1f(sh18[k11])));
+    if (k11 < 8) {
+      if (training) {
+        gatconv0_e_softmax_max[(row) * 8 + k11] = ((hi - lo) > 0) ? mx[i11] : 0.0f;
+      }
+      if (training) {
+        gatconv0_e_softmax_sum[(row) * 8 + k11] = ((hi - lo) > 0) ? (float)sum[i11] : 0.0f;
+      }
+      sh_sum11[k11] = sum[i11];
+    }
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i12 = 0; i12 < 2; i12++) {
+    const int64_t k12 = lane + (int64_t)i12 * 32;
+    if (training) {
+      gatconv0_out[(row) * 64 + k12] = ((hi - lo) > 0) ? (acc[i12] / sh_sum11[k12 / 8]) : 0.0f;
+    }
+    sh18[k12] = (float)(((hi - lo) > 0) ? (acc[i12] / sh_sum11[k12 / 8]) : 0.0f);
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i13 = 0; i13 < 2; i13++) {
+    const int64_t k13 = lane + (int64_t)i13 * 32;
+    gatconv1_x[(row) * 64 + k13] = training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k13), 0.6f) ? (((sh18[k13] > 0.0f) ? sh18[k13] : (1.0f * expm1f(sh18[k13]))) * 2.50000015f) : 0.0f) : ((sh18[k13] > 0.0f) ? sh18[k13] : (1.0f * expm1f(sh18[k13])));
   }
   __syncwarp(gmask);
 }
@@ -337,6 +359,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
   double *const sh_sum31 = sh_sum31_block[threadIdx.x / 8];  /* this group's */
   __shared__ float sh38_block[32][7];
   float *const sh38 = sh38_block[threadIdx.x / 8];  /* this group's */
+  float *const sh_w38_f32 = (float *)sh_w38;  /* in sh_w38's storage: one or the other, by the training flag */
   const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
   if (row >= nrows) return;  /* a whole group leaves together */
   int64_t lo;
@@ -357,6 +380,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
   int64_t ec1;
   float p;
   double x;
+  float part[1];
   float heads;
   lo = in_ptr[row];
   hi = in_ptr[row + 1];
@@ -422,7 +446,12 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
         const int64_t k5 = lane + (int64_t)i5 * 8;
         if (k5 < 1) {
           p = expf(sh_st30[tc1 + k5] - m[i5]);
-          sh_w38[tc1 + k5] = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(ec1 + k5), 0.6f) ? ((double)p * 2.50000015f) : 0.0f) : (double)p;
+          if (training) {
+            sh_w38[tc1 + k5] = gnn_dropout_keep(seed, 3u, (uint64_t)(ec1 + k5), 0.6f) ? ((double)p * 2.50000015f) : 0.0f;
+          }
+          if (!training) {
+            sh_w38_f32[tc1 + k5] = p;
+          }
           csum[i5] = csum[i5] + (double)p;
         }
       }
@@ -443,53 +472,74 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
         acc[i8] = acc[i8] * (double)sh_scale31[0];
       }
     }
+    #pragma unroll
+    for (int i9 = 0; i9 < 1; i9++) {
+      const int64_t k9 = lane + (int64_t)i9 * 8;
+      if (k9 < 7) {
+        part[i9] = 0.0f;
+      }
+    }
     for (int64_t t = 0; t < cnt; t++) {
       u = sh_u[t];
       #pragma unroll
       for (int i7 = 0; i7 < 1; i7++) {
         const int64_t k7 = lane + (int64_t)i7 * 8;
         if (k7 < 7) {
-          x = (double)gatconv1_x_W[u * 9 + k7] * sh_w38[t];
-          acc[i7] = acc[i7] + (double)x;
+          if (training) {
+            x = (double)gatconv1_x_W[u * 9 + k7] * sh_w38[t];
+            acc[i7] = acc[i7] + x;
+          }
+          if (!training) {
+            part[i7] = part[i7] + (gatconv1_x_W[u * 9 + k7] * sh_w38_f32[t]);
+          }
         }
       }
     }
     __syncwarp(gmask);
-  }
-  #pragma unroll
-  for (int i9 = 0; i9 < 1; i9++) {
-    const int64_t k9 = lane + (int64_t)i9 * 8;
-    if (k9 < 1) {
-      if (training) {
-        gatconv1_e_softmax_max[(row) * 1 + k9] = ((hi - lo) > 0) ? mx[i9] : 0.0f;
+    if (!training) {
+      #pragma unroll
+      for (int i10 = 0; i10 < 1; i10++) {
+        const int64_t k10 = lane + (int64_t)i10 * 8;
+        if (k10 < 7) {
+          acc[i10] = acc[i10] + (double)part[i10];
+        }
       }
-      if (training) {
-        gatconv1_e_softmax_sum[(row) * 1 + k9] = ((hi - lo) > 0) ? (float)sum[i9] : 0.0f;
-      }
-      sh_sum31[k9] = sum[i9];
     }
   }
-  __syncwarp(gmask);
-  #pragma unroll
-  for (int i10 = 0; i10 < 1; i10++) {
-    const int64_t k10 = lane + (int64_t)i10 * 8;
-    if (k10 < 7) {
-      if (training) {
-        gatconv1_out[(row) * 7 + k10] = ((hi - lo) > 0) ? (acc[i10] / sh_sum31[0]) : 0.0f;
-      }
-      sh38[k10] = (float)(((hi - lo) > 0) ? (acc[i10] / sh_sum31[0]) : 0.0f);
-    }
-  }
-  __syncwarp(gmask);
   #pragma unroll
   for (int i11 = 0; i11 < 1; i11++) {
     const int64_t k11 = lane + (int64_t)i11 * 8;
-    if (k11 < 7) {
+    if (k11 < 1) {
+      if (training) {
+        gatconv1_e_softmax_max[(row) * 1 + k11] = ((hi - lo) > 0) ? mx[i11] : 0.0f;
+      }
+      if (training) {
+        gatconv1_e_softmax_sum[(row) * 1 + k11] = ((hi - lo) > 0) ? (float)sum[i11] : 0.0f;
+      }
+      sh_sum31[k11] = sum[i11];
+    }
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i12 = 0; i12 < 1; i12++) {
+    const int64_t k12 = lane + (int64_t)i12 * 8;
+    if (k12 < 7) {
+      if (training) {
+        gatconv1_out[(row) * 7 + k12] = ((hi - lo) > 0) ? (acc[i12] / sh_sum31[0]) : 0.0f;
+      }
+      sh38[k12] = (float)(((hi - lo) > 0) ? (acc[i12] / sh_sum31[0]) : 0.0f);
+    }
+  }
+  __syncwarp(gmask);
+  #pragma unroll
+  for (int i13 = 0; i13 < 1; i13++) {
+    const int64_t k13 = lane + (int64_t)i13 * 8;
+    if (k13 < 7) {
       heads = 0.0f;
       for (int64_t j1 = 0; j1 < 1; j1++) {
-        heads = heads + sh38[(j1 * 7) + k11];
+        heads = heads + sh38[(j1 * 7) + k13];
       }
-      t39[(row) * 7 + k11] = heads / 1.0f;
+      t39[(row) * 7 + k13] = heads / 1.0f;
     }
   }
   __syncwarp(gmask);

@@ -452,6 +452,51 @@ if [ -x "$cg_bin/gnn-run" ]; then
   done
 fi
 
+# Float64 only when training (issue 29's lever 6, docs/kernel-ir.md): the attention's forward sum
+# (out_v, f64 for the backward's t_v) adds float64 messages only when the forward trains; when not,
+# float messages into the chunk's float partial, reading a float copy of the hoisted weights in the
+# float64 array's storage. The plan: both attention walks of GAT hold the copy (kernel IR; CUDA: a
+# cast of the float64 array, no __shared__ of its own) and `if !training`; the inference library
+# (-fno-autodiff: nothing is f64) has none. The numbers: the training library's forward (not
+# training) is the inference library's arithmetic, bit for bit, on the host (GAT and the small GAT
+# on Cora and the skewed graphs, vertex-balanced: an edge-balanced aggregate is an atomic kernel of
+# its own, whose float64 messages stay); the training path is unchanged (the backward checks
+# above). A float64 message left in, or a copy read without being stored, would differ.
+if [ -z "${CG_TARGET:-}" ] && [ -x "$cg_bin/gnn-run" ]; then
+  if ! cg_out=$("$GNNC" dsl-examples/gat.gnn --emit=kir 2>&1) || ! "$GNNC" dsl-examples/gat.gnn --emit=cu -o "$cg/gat_f64.cu" > /dev/null 2>&1; then
+    fail codegen/f64-untrained/plan "$(cg_tail "$cg_out")"
+  elif [ "$(printf '%s\n' "$cg_out" | grep -c "^  shared sh_w[0-9]*_f32: f32\[[0-9]*\] in sh_w[0-9]*'s storage$")" -eq 2 ] &&
+       [ "$(printf '%s\n' "$cg_out" | grep -c '^ *if !training {$')" -ge 4 ] &&
+       [ "$(grep -c '^  float \*const sh_w[0-9]*_f32 = (float \*)sh_w[0-9]*;' "$cg/gat_f64.cu")" -eq 2 ] &&
+       ! grep -q '__shared__ float sh_w[0-9]*_f32' "$cg/gat_f64.cu" &&
+       ! "$GNNC" dsl-examples/gat.gnn -fno-autodiff --emit=kir 2>&1 | grep -q '_f32: \|if !training'; then
+    pass codegen/f64-untrained/plan
+  else
+    fail codegen/f64-untrained/plan "GAT's attention walks lack the float path when not training (or the inference library has one)"
+  fi
+  cg_nvcc_check codegen/nvcc/f64-untrained "$cg/gat_f64"
+  for cg_mg in dsl-examples/gat.gnn:data/cora tests/interp/models/gat.gnn:tests/interp/graphs/hub \
+               tests/interp/models/gat.gnn:tests/interp/graphs/duplicates tests/interp/models/gat.gnn:tests/interp/graphs/isolated; do
+    cg_model=${cg_mg%%:*} cg_graph=${cg_mg#*:}
+    for cg_map in vertex; do
+      cg_name=codegen/host/f64-untrained/$(basename "$(dirname "$cg_model")")-$(basename "$cg_model" .gnn)/$(basename "$cg_graph")/$cg_map
+      shard_take || continue
+      if cg_lib_t=$(cg_lib "$cg_model" $cg_map) && cg_lib_i=$(CG_FLAGS=-fno-autodiff cg_lib "$cg_model" $cg_map) &&
+         "$cg_bin/gnn-run" "$cg_lib_t" --graph "$cg_graph" --seed 7 --output "$cg/f64.t" --repeat 1 --warmup 0 > /dev/null 2>&1 &&
+         "$cg_bin/gnn-run" "$cg_lib_i" --graph "$cg_graph" --seed 7 --output "$cg/f64.i" --repeat 1 --warmup 0 > /dev/null 2>&1; then
+        if cmp -s "$cg/f64.t" "$cg/f64.i"; then
+          pass "$cg_name"
+        else
+          fail "$cg_name" "the training library's forward differs from the inference library's: $(cg_tail "$("$PY" tests/codegen/compare.py "$cg/f64.t" "$cg/f64.i" --tol 0 2>&1)")"
+        fi
+      else
+        fail "$cg_name" "a library did not build or run"
+      fi
+      rm -f "$cg"/f64.*
+    done
+  done
+fi
+
 # The SpMM path (--spmm=cusparse, issue 29's lever 3): GCN's aggregations (in-edges, weighted by
 # its per-graph normalisation) and their gradients (out-edges) are SpMM steps in the kernel IR, calls
 # of gnn_spmm in the host C and the CUDA source (which compiles); GAT's weighted sum is not (its

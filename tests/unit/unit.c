@@ -301,6 +301,37 @@ static void test_kir_verify_fused(void) {
     check(kverify_says(p, "more than a CUDA block's 48 KB"), "kir-verify-fused-block-48k", "block-reduced sums over 48 KB were accepted");
     blk->buf->width = w;
   }
+  /* 11. the float copy of a float64 shared array (an f64 sum's hoisted weights, read when not
+   * training: lower_walk.c) lives in that array's storage: it adds no shared bytes, and only a
+   * float copy that fits is accepted */
+  Kernel *ck = NULL;
+  int cp = -1;
+  for (int i = 0; i < p->kernels.len && cp < 0; i++) {
+    ck = p->kernels.items[i];
+    for (int j = 0; j < ck->nshared && cp < 0; j++)
+      if (ck->shared[j].storage >= 0) cp = j;
+  }
+  check(cp >= 0 && ck->shared[ck->shared[cp].storage].type == KT_F64 && ck->shared[cp].type == KT_F32 &&
+            shared_f32_copy(ck, ck->shared[cp].storage) == cp,
+        "kir-verify-fused-f32-copy", "the fused GAT's attention walk has no float copy of its float64 weights");
+  if (cp >= 0) {
+    KShared *s = &ck->shared[cp];
+    int own = s->storage;
+    int64_t with = kernel_shared_group_bytes(ck);
+    s->storage = -1;
+    check(kernel_shared_group_bytes(ck) == with + 4 * s->len, "kir-verify-fused-f32-copy-bytes",
+          "a float copy in its float64 array's storage was counted as shared memory of its own");
+    s->len = ck->shared[own].len + 1;
+    s->storage = own;
+    check(kverify_says(p, "does not fit in the storage of array"), "kir-verify-fused-f32-copy-len", "a float copy longer than its array was accepted");
+    s->len = ck->shared[own].len;
+    s->type = KT_F64;
+    check(kverify_says(p, "does not fit in the storage of array"), "kir-verify-fused-f32-copy-type", "a float64 copy was accepted");
+    s->type = KT_F32;
+    s->storage = cp;
+    check(kverify_says(p, "which has none of its own"), "kir-verify-fused-f32-copy-self", "a shared array in its own storage was accepted");
+    s->storage = own;
+  }
   check(kir_verify(p, devnull) == 0, "kir-verify-fused-restored", "the restored fused program was rejected");
   fclose(devnull);
   gnn_ctx_free(&c);
