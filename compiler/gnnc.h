@@ -928,6 +928,7 @@ typedef struct {
   const char *graph;        /* what gnn-run --graph loads */
   bool self_loops;          /* gnn-run --self-loops */
   int rounds, repeat;       /* interleaved rounds; gnn-run --repeat per timing */
+  bool spmm_given;          /* --spmm given, either way: the caller's choice, not a schedule to time */
 } TuneArgs;
 int tune_mapping(const TuneArgs *t, int *chosen, int cap, bool *split_hubs, int *tile_columns, bool *spmm);
 

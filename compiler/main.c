@@ -233,6 +233,7 @@ typedef struct {
   bool self_loops; /* --self-loops: add v -> v for every vertex without one, as gnn-train does */
   const char *tune_graph; /* --tune-mapping=GRAPH */
   int tune_rounds, tune_repeat;
+  bool spmm_given; /* --spmm=fused or =cusparse: --tune-mapping keeps it */
   int64_t num_vertices;
   uint64_t seed;
   int rows;
@@ -513,6 +514,7 @@ int main(int argc, char **argv) {
       int c = choose("--spmm", v, "fused", "cusparse");
       if (c < 0) return 2;
       o.spmm_library = c == 1;
+      cli.spmm_given = true;
     } else if ((v = ARGVAL("--dots"))) {
       if (choose("--dots", v, "spread", "serial") < 0) return 2;
       cli.dots = v;
@@ -742,7 +744,7 @@ int main(int argc, char **argv) {
   if (cli.tune_graph) { /* the plan first (compiler/tune.c), then the library with it */
     TuneArgs t = {.path = cli.input, .text = text, .size = size, .model_name = model_name, .popts = &o, .eopts = &eo,
                   .graph = cli.tune_graph, .self_loops = cli.self_loops, .rounds = cli.tune_rounds ? cli.tune_rounds : 3,
-                  .repeat = cli.tune_repeat ? cli.tune_repeat : 5};
+                  .repeat = cli.tune_repeat ? cli.tune_repeat : 5, .spmm_given = cli.spmm_given};
     int n = tune_mapping(&t, edge_ids, (int)(sizeof edge_ids / sizeof edge_ids[0]), &o.split_hubs, &o.tile_columns, &o.spmm_library);
     if (n < 0) goto done;
     o.edge_ids = edge_ids;

@@ -15,7 +15,8 @@
  *
  * Then the schedules (issue 29): the chosen plan against itself with hub rows in pieces
  * (--split-hubs), in column tiles of 64 and of 32 (--tile-columns), and with its plain weighted
- * sums as SpMM steps (--spmm=cusparse), each only where the caller did not ask for it and where
+ * sums as SpMM steps (--spmm=cusparse), each only where the caller did not ask for it (nor, for
+ * SpMM steps, against it: --spmm=fused keeps the walks) and where
  * it changes a kernel or a step (a graph without long rows, a model without wide gathers or
  * plain sums: nothing to time), interleaved again, by the same rule. Whether they pay
  * depends on the machine even more than the mapping does: column tiles are for a GPU's L2, and
@@ -267,7 +268,7 @@ static bool tune_schedules(const TuneArgs *t, const char *gnn_run, Plan *plans, 
   int np = 1, skipped = 0;
   for (size_t s = 0; s < sizeof sched / sizeof sched[0]; s++) {
     /* the caller's choice stands */
-    if ((sched[s].pieces && *split_hubs) || (sched[s].tiles && *tile_columns) || (sched[s].spmm && *spmm)) continue;
+    if ((sched[s].pieces && *split_hubs) || (sched[s].tiles && *tile_columns) || (sched[s].spmm && (*spmm || t->spmm_given))) continue;
     Plan *p = &plans[np];
     memcpy(p->ids, plans[0].ids, sizeof p->ids);
     p->n = plans[0].n;

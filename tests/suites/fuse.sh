@@ -58,6 +58,7 @@
 #                                  column tiles)
 #   fuse/tune-mapping/schedules    GIN: hub pieces, tiles of 32 and SpMM steps timed against its plan
 #                                  (not tiles of 64: they would change nothing)
+#   fuse/tune-mapping/spmm-fused   GIN with --spmm=fused: no SpMM steps timed (the caller's choice), none built
 #   fuse/f64-stash/output-aggregate  an attention aggregate that is the output: its float64 stash is
 #                                  a t<id>_f64 beside it; host library vs the interpreter, training
 #                                  forward and backward, both mappings, isolated and duplicates, 1e-4
@@ -383,6 +384,18 @@ else
   fail fuse/tune-mapping/schedules "rc $fz_rc: $(fz_tail "$fz_out")"
 fi
 rm -f "$fz_lib"
+# an explicit --spmm=fused is the caller's choice as --spmm=cusparse is: GIN's sums are not timed as
+# SpMM steps (hub pieces and tiles of 32 still are), and the library keeps its walks
+fz_out=$(OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$GNNC" dsl-examples/gin.gnn --target=host --spmm=fused \
+  --tune-mapping=data/cora --tune-rounds=1 --tune-repeat=1 -o "$fz_lib" -S 2>&1); fz_rc=$?
+if [ $fz_rc -eq 0 ] && [ -s "$fz_lib" ] &&
+   printf '%s' "$fz_out" | grep -q '^gnnc: --tune-mapping: timing the chosen plan against 2 schedules$' &&
+   ! printf '%s' "$fz_out" | grep -q 'SpMM' && ! grep -q 'gnn_spmm(' "${fz_lib%.so}.c"; then
+  pass fuse/tune-mapping/spmm-fused
+else
+  fail fuse/tune-mapping/spmm-fused "rc $fz_rc: $(fz_tail "$fz_out")"
+fi
+rm -f "$fz_lib" "${fz_lib%.so}".[ch]
 # nothing to tune (GAT's attention is vertex-balanced by necessity; its backward sums are not):
 # the refusals and a graph gnn-run cannot load
 fz_ok=1
