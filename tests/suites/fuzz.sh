@@ -76,7 +76,7 @@ fz_case fuzz-crashes "$ROOT/tests/fuzz/crashes"
 
 # Differential fuzzing (tests/fuzz/diff/fuzz_diff.py, make fuzz-diff): the kept programs
 # (tests/fuzz/diff/cases/, each a minimised finding or a seed program) replayed through the
-# interpreter and the host library, forward and backward; each must come out as its header says
+# interpreter and the host library, forward and backward, then forward not training; each must come out as its header says
 # (agree, unless it documents a known bug). Then a fixed batch of 6 generated programs (seeds
 # 1..6), so the generator and the comparison themselves stay working.
 fz_cases=("$ROOT"/tests/fuzz/diff/cases/*.gnn)

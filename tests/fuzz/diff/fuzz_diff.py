@@ -10,14 +10,15 @@ parameters (heads), x[src]/x[dst], sum/mean/max/min, edge_softmax, element-wise 
 + - * / with prefix broadcasting and biases, concat, dot, flatten, mean_heads/sum_heads, repeat,
 degrees, dropout -- over vertex and edge values of small random shapes, returning a vertex or an
 edge value. The program then runs twice on a small graph, in training mode (dropout on, masks
-from the seed), forward and backward:
+from the seed), forward and backward, and twice more forward only, not training:
 
   1. the float64 interpreter: gnnc run --train --save-params/--save-inputs/--save-outputs;
   2. the host library: gnnc --target=host --mapping=vertex|edge -o lib.so, then gnn-run with
      the interpreter's parameters and inputs, --train --save-grads;
 
 and the output and every parameter's gradient are compared (tests/codegen/compare.py's measure,
-1e-4). A program gnnc rejects is a generator bug or a compiler bug: it is reported too. A
+1e-4); then the output of a forward not training (the same two, without --train: dropout the
+identity, the library's inference path). A program gnnc rejects is a generator bug or a compiler bug: it is reported too. A
 mismatch is minimised -- the model is cut to the earliest statement whose value still
 disagrees (or is still rejected), returned directly, with every statement it does not depend on
 removed -- and kept in
@@ -443,6 +444,20 @@ def compare(gnnc, gnn_run, src, graph, seed, mapping, work, cuda=False):
     rc, out = sh(["/usr/bin/python3", os.path.join(ROOT, "tests/codegen/compare.py"), b + ".got", b + ".ref", "--tol", TOL, "--file-floor", FILE_FLOOR])
     if rc != 0:
         return "mismatch", "\n".join(l for l in out.splitlines() if l.startswith("FAIL") or "missing" in l)[-600:]
+    # the forward not training (dropout the identity), same parameters and inputs: the library's
+    # own inference path (an attention's f64 sum adds float messages there, lower_walk.c)
+    # (the inputs drawn from the seed again: a training run's file holds grad.out, no input now)
+    rc, out = sh([gnnc, "run", gnn, "--graph", graph, "--seed", str(seed), "--params", b + ".params", "--save-inputs", b + ".iinputs",
+                  "--output", b + ".iref"])
+    if rc != 0:
+        return "error", "gnnc run, not training (training ran): " + out.strip()[-400:]
+    rc, out = sh([gnn_run, lib, "--graph", graph, "--params", b + ".params", "--inputs", b + ".iinputs", "--output", b + ".iout",
+                  "--repeat", "1", "--warmup", "0"])
+    if rc != 0:
+        return "error", "gnn-run, not training: " + out.strip()[-400:]
+    rc, out = sh(["/usr/bin/python3", os.path.join(ROOT, "tests/codegen/compare.py"), b + ".iout", b + ".iref", "--tol", TOL, "--file-floor", FILE_FLOOR])
+    if rc != 0:
+        return "mismatch", "not training: " + "\n".join(l for l in out.splitlines() if l.startswith("FAIL") or "missing" in l)[-600:]
     return "agree", ""
 
 
