@@ -12,8 +12,8 @@
  * execution; a conditional store (a stash under `if (training)`) is counted as if taken, so the
  * training forward is what is counted, and what runs only when not training (`if (!training)`:
  * an f64 sum's float messages, lower_walk.c) is not counted (its loads are the training path's
- * again: counted twice, a tile's gathered row would look twice as wide). Graph arrays (offsets, edge ends) are not counted, as in
- * the paper. A GEMM reads its two operands and writes its result once (cuBLAS' compulsory
+ * again: counted twice, a tile's gathered row would look twice as wide). Graph arrays (offsets,
+ * edge ends) are not counted, as in the paper. A GEMM reads its two operands and writes its result once (cuBLAS' compulsory
  * traffic). The memory plan is gnn_plan_arena's (runtime/gnn_model.h), the one the generated
  * create() computes, here at the given sizes: the training arena (forward and backward) and the
  * inference arena (the forward without the stashes the backward reads).
