@@ -243,6 +243,14 @@ PtrVec *ks_if(Lower *L, PtrVec *blk, KExpr *cond) {
   s->lo = cond;
   return &s->body;
 }
+/* An if whose condition every lane of the group shares (count 1): its statements stay outside
+ * lane loops (a walk, a barrier, lane loops of their own may be inside). */
+PtrVec *ks_uniform_if(Lower *L, PtrVec *blk, KExpr *cond) {
+  KStmt *s = ks_new(L, blk, KS_IF);
+  s->lo = cond;
+  s->count = 1;
+  return &s->body;
+}
 
 /* ---------------------------------------------------------------- buffers and steps */
 

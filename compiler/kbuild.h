@@ -57,6 +57,7 @@ void ks_atomic(Lower *L, Kernel *k, PtrVec *blk, int op, KBuf *b, KExpr *row, KE
 PtrVec *ks_for(Lower *L, Kernel *k, PtrVec *blk, int var, KExpr *lo, KExpr *hi);
 PtrVec *ks_lanes(Lower *L, Kernel *k, PtrVec *blk, int64_t count, int *kvar_out, int *ivar_out);
 PtrVec *ks_if(Lower *L, PtrVec *blk, KExpr *cond);
+PtrVec *ks_uniform_if(Lower *L, PtrVec *blk, KExpr *cond);
 /* buffers, steps, kernels */
 KBuf *new_buf(Lower *L, KBufKind kind, const char *name, Domain dom, ElemType elem, int64_t width, Value *v);
 KBuf *degree_buf(Lower *L, FnKind which);

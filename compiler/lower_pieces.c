@@ -77,10 +77,7 @@ int pieces_merge(Fused *F, const FuseGroup *g, Value **mem, int nmem, const Walk
   KExpr *item = ke_new(L, KE_ITEM, KT_I64), *plen = ke_new(L, KE_PIECE_LEN, KT_I64);
   int last = add_local(L, k, "last", KT_I64, 0, true);
   ks_let(L, &k->body, last, NULL, ki(L, 1));
-  KStmt *in_piece = ks_new(L, &k->body, KS_IF);
-  in_piece->lo = kbin(L, KO_LT, item, ke_new(L, KE_NPIECES, KT_I64));
-  in_piece->count = 1; /* uniform */
-  PtrVec *pb = &in_piece->body;
+  PtrVec *pb = ks_uniform_if(L, &k->body, kbin(L, KO_LT, item, ke_new(L, KE_NPIECES, KT_I64)));
   KBuf **part = calloc((size_t)nmem, sizeof(KBuf *)), **psum = calloc((size_t)nmem, sizeof(KBuf *));
   for (int i = 0; i < nmem; i++) {
     const Value *a = mem[i];
@@ -107,10 +104,7 @@ int pieces_merge(Fused *F, const FuseGroup *g, Value **mem, int nmem, const Walk
   t->row = kvar(L, k, first, NULL);
   use_buf(k, tickets, L);
   ks_let(L, pb, last, NULL, kbin(L, KO_EQ, kvar(L, k, tk, NULL), kbin(L, KO_SUB, kvar(L, k, np, NULL), ki(L, 1))));
-  KStmt *mg = ks_new(L, pb, KS_IF);
-  mg->lo = kbin(L, KO_NE, kvar(L, k, last, NULL), ki(L, 0));
-  mg->count = 1;
-  PtrVec *mb = &mg->body;
+  PtrVec *mb = ks_uniform_if(L, pb, kbin(L, KO_NE, kvar(L, k, last, NULL), ki(L, 0)));
   int sv = add_local(L, k, "s", KT_I64, 0, true);
   KExpr *s0 = kvar(L, k, first, NULL), *s1 = kbin(L, KO_ADD, kvar(L, k, first, NULL), kvar(L, k, np, NULL));
   for (int i = 0; i < nmem; i++) {
