@@ -209,7 +209,10 @@ static bool tensors_sum_line(char *text, size_t size, const char *path, char **b
   return true;
 }
 
-static bool tensors_read(Tensor *want, int n, const int64_t *rows_of, const char *path, char *err, size_t errlen) {
+/* want[0..n): the tensors to read; those from `required` on may be absent (their data then stays
+ * as it was, and *found, when not NULL, marks which were read). */
+static bool tensors_read(Tensor *want, int n, int required, bool *found, const int64_t *rows_of, const char *path, char *err,
+                         size_t errlen) {
   const char *kind = rows_of ? "an input" : "a parameter";
   size_t size = 0;
   char *text = read_source_file(path, &size), *body = text;
@@ -250,7 +253,9 @@ static bool tensors_read(Tensor *want, int n, const int64_t *rows_of, const char
       break;
     }
     if (idx < 0) {
-      snprintf(err, errlen, "%s:%ld: error: tensor '%s' is not %s of the model", path, line, name, kind);
+      /* "grad." names are the compiler's (a .gnn name has no dot): a backward's seed or gradient */
+      snprintf(err, errlen, "%s:%ld: error: tensor '%s' is not %s of the model%s", path, line, name, kind,
+               strncmp(name, "grad.", 5) == 0 ? " (a gradient's name: this module has no backward, or no such output)" : "");
       ok = false;
       break;
     }
@@ -289,11 +294,12 @@ static bool tensors_read(Tensor *want, int n, const int64_t *rows_of, const char
       }
     }
   }
-  for (int i = 0; ok && i < n; i++)
+  for (int i = 0; ok && i < required; i++)
     if (!seen[i]) {
       snprintf(err, errlen, "%s: error: no tensor '%s'", path, want[i].name);
       ok = false;
     }
+  for (int i = 0; found && i < n; i++) found[i] = seen[i] != 0;
   free(text);
   free(seen);
   return ok;
@@ -301,32 +307,46 @@ static bool tensors_read(Tensor *want, int n, const int64_t *rows_of, const char
 
 bool params_load(ParamSet *ps, const Module *m, const char *path, char *err, size_t errlen) {
   if (!params_init(ps, m, "glorot", 0)) return false;
-  bool ok = tensors_read(ps->params, ps->nparams, NULL, path, err, errlen);
+  bool ok = tensors_read(ps->params, ps->nparams, ps->nparams, NULL, NULL, path, err, errlen);
   if (!ok) params_free(ps);
   return ok;
 }
 
 /* The model's forward inputs, every one, from a tensor file (gnnc run --inputs; what
- * --save-inputs writes): rows = the graph's vertices or edges (file order), or 1. */
+ * --save-inputs writes): rows = the graph's vertices or edges (file order), or 1. The backward's
+ * seed (grad.out of a training module) may be there too, as --save-inputs writes it after a
+ * backward: taken when present (the backward then reads it, as gnn-run --backward does), drawn
+ * from the seed when not; a forward alone leaves it unread. */
 bool inputs_load(ParamSet *ins, const Module *m, const Graph *g, const char *path, char *err, size_t errlen) {
-  int n = 0;
+  int n = 0, required = 0;
   for (int i = 0; i < m->vals.len; i++) {
     const Value *v = m->vals.items[i];
-    n += v->op == OP_INPUT && !v->bwd;
+    n += v->op == OP_INPUT;
+    required += v->op == OP_INPUT && !v->bwd;
   }
   ins->params = calloc((size_t)(n ? n : 1), sizeof(Tensor));
   ins->nparams = n;
   int64_t *rows = calloc((size_t)(n ? n : 1), sizeof(int64_t));
+  bool *found = calloc((size_t)(n ? n : 1), sizeof(bool));
   int k = 0;
-  for (int i = 0; i < m->vals.len; i++) {
-    const Value *v = m->vals.items[i];
-    if (v->op != OP_INPUT || v->bwd) continue;
-    rows[k] = value_rows(v, g);
-    ins->params[k] = (Tensor){v->name, v->shape, calloc((size_t)(rows[k] * shape_elems(&v->shape) + 1), sizeof(double))};
-    k++;
+  for (int pass = 0; pass < 2; pass++) /* the forward's inputs first, then the optional seeds */
+    for (int i = 0; i < m->vals.len; i++) {
+      const Value *v = m->vals.items[i];
+      if (v->op != OP_INPUT || v->bwd != (pass == 1)) continue;
+      rows[k] = value_rows(v, g);
+      ins->params[k] = (Tensor){v->name, v->shape, calloc((size_t)(rows[k] * shape_elems(&v->shape) + 1), sizeof(double))};
+      k++;
+    }
+  bool ok = tensors_read(ins->params, n, required, found, rows, path, err, errlen);
+  if (ok) { /* a seed the file lacks is not given: drop it, the interpreter draws it */
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+      if (found[i]) ins->params[kept++] = ins->params[i];
+      else free(ins->params[i].data);
+    ins->nparams = kept;
   }
-  bool ok = tensors_read(ins->params, n, rows, path, err, errlen);
   free(rows);
+  free(found);
   if (!ok) params_free(ins);
   return ok;
 }

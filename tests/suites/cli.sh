@@ -249,6 +249,35 @@ else
 fi
 unset ci_case ci_name ci_rest
 
+# gnnc run --inputs reads back what --save-inputs wrote after a backward: the seed grad.out is
+# taken when the file has it (as gnn-run --backward takes it), drawn from --seed when not, and
+# left unread by a forward alone; a module without autodiff names why it refuses it
+ci_run() { "$GNNC" run dsl-examples/gcn.gnn --graph data/cora --seed 3 "$@" > /dev/null; }
+if ci_run --backward --save-inputs "$TMP/bw.in" --save-params "$TMP/bw.p" --save-outputs "$TMP/bw.ref" 2> "$TMP/err" &&
+   grep -q '^tensor grad.out 2708 1 7$' "$TMP/bw.in"; then
+  sed 1d "$TMP/bw.in" | awk '/^tensor /{zero = ($2 == "grad.out")} zero && !/^tensor /{gsub(/[^ ]+/, "0.5")} 1' > "$TMP/bw.half"
+  sed 1d "$TMP/bw.in" | awk '/^tensor /{skip = ($2 == "grad.out")} !skip' > "$TMP/bw.noseed"
+  ci_run --backward --inputs "$TMP/bw.in" --params "$TMP/bw.p" --save-outputs "$TMP/bw.same" 2> "$TMP/err"; rc=$?
+  check run-inputs-seed-taken bash -c "[ $rc -eq 0 ] && cmp -s '$TMP/bw.ref' '$TMP/bw.same'"
+  ci_run --backward --inputs "$TMP/bw.half" --params "$TMP/bw.p" --save-outputs "$TMP/bw.h" 2> "$TMP/err"; rc=$?
+  ci_run --backward --inputs "$TMP/bw.half" --params "$TMP/bw.p" --seed 4 --save-outputs "$TMP/bw.h4" 2>> "$TMP/err"
+  # grad.out all 0.5: d b2 (the last bias) is 0.5 times the vertex count in every column,
+  # whatever --seed draws
+  check run-inputs-seed-used bash -c "[ $rc -eq 0 ] && ! cmp -s '$TMP/bw.ref' '$TMP/bw.h' &&
+    awk '/^tensor grad.gcnconv1.b /{getline; { for (i = 1; i <= NF; i++) if (\$i != 1354) bad = 1; seen = 1 } } END { exit bad || !seen }' '$TMP/bw.h' &&
+    diff <(grep -A1 '^tensor grad.gcnconv1.b ' '$TMP/bw.h') <(grep -A1 '^tensor grad.gcnconv1.b ' '$TMP/bw.h4') > /dev/null"
+  ci_run --backward --inputs "$TMP/bw.noseed" --params "$TMP/bw.p" --save-outputs "$TMP/bw.drawn" 2> "$TMP/err"; rc=$?
+  check run-inputs-seed-drawn bash -c "[ $rc -eq 0 ] && cmp -s '$TMP/bw.ref' '$TMP/bw.drawn'"
+  ci_run --inputs "$TMP/bw.in" --params "$TMP/bw.p" --output "$TMP/fw.a" 2> "$TMP/err"; rc=$?
+  ci_run --inputs "$TMP/bw.noseed" --params "$TMP/bw.p" --output "$TMP/fw.b" 2>> "$TMP/err"
+  check run-inputs-seed-forward bash -c "[ $rc -eq 0 ] && [ -s '$TMP/fw.a' ] && cmp -s '$TMP/fw.a' '$TMP/fw.b'"
+  ci_run -fno-autodiff --inputs "$TMP/bw.in" --params "$TMP/bw.p" 2> "$TMP/err"; rc=$?
+  check run-inputs-seed-no-autodiff bash -c "[ $rc -eq 1 ] && grep -qF \"tensor 'grad.out' is not an input of the model (a gradient's name: this module has no backward\" '$TMP/err'"
+else
+  fail cli/run-inputs-seed "could not save the inputs of a backward: $(head -2 "$TMP/err")"
+fi
+unset -f ci_run
+
 # A model of 70 inputs (more than the 64 a fixed array in emit_model.c once held: gnnc hung
 # writing past it): the host library builds and its output equals the interpreter's
 "$PY" -c "

@@ -446,12 +446,12 @@ def compare(gnnc, gnn_run, src, graph, seed, mapping, work, cuda=False):
         return "mismatch", "\n".join(l for l in out.splitlines() if l.startswith("FAIL") or "missing" in l)[-600:]
     # the forward not training (dropout the identity), same parameters and inputs: the library's
     # own inference path (an attention's f64 sum adds float messages there, lower_walk.c)
-    # (the inputs drawn from the seed again: a training run's file holds grad.out, no input now)
-    rc, out = sh([gnnc, "run", gnn, "--graph", graph, "--seed", str(seed), "--params", b + ".params", "--save-inputs", b + ".iinputs",
+    # (the training run's file: its seed grad.out is left unread by a forward)
+    rc, out = sh([gnnc, "run", gnn, "--graph", graph, "--seed", str(seed), "--params", b + ".params", "--inputs", b + ".inputs",
                   "--output", b + ".iref"])
     if rc != 0:
         return "error", "gnnc run, not training (training ran): " + out.strip()[-400:]
-    rc, out = sh([gnn_run, lib, "--graph", graph, "--params", b + ".params", "--inputs", b + ".iinputs", "--output", b + ".iout",
+    rc, out = sh([gnn_run, lib, "--graph", graph, "--params", b + ".params", "--inputs", b + ".inputs", "--output", b + ".iout",
                   "--repeat", "1", "--warmup", "0"])
     if rc != 0:
         return "error", "gnn-run, not training: " + out.strip()[-400:]
