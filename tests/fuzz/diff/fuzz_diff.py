@@ -118,6 +118,12 @@ LAYERS = {
           "  return Ws @ x + Wn @ mean(x[src])\n}\n",
     "AT": "layer AT<H, D>(x: vertex[F]) -> vertex[H, D] {\n  param W: [F, H, D]\n  param a: [H, 2*D]\n"
           "  e = leaky_relu(dot(a, concat(W @ x[src], W @ x[dst])), 0.2)\n  return sum(edge_softmax(e) * (W @ x[src]))\n}\n",
+    # GAT's attention dropout: the aggregate's weights are hoisted, and its float64 sum adds float
+    # messages from their float copy when not training (lower_walk.c, chunk_partial_untrained), a
+    # path the statements alone rarely build
+    "AD": "layer AD<H, D>(x: vertex[F]) -> vertex[H, D] {\n  param W: [F, H, D]\n  param a: [H, 2*D]\n"
+          "  e = leaky_relu(dot(a, concat(W @ x[src], W @ x[dst])), 0.2)\n"
+          "  return sum(dropout(edge_softmax(e), 0.5) * (W @ x[src]))\n}\n",
 }
 
 
@@ -330,9 +336,9 @@ class Gen:
         if not v:
             return None
         name = self.r.choice(sorted(LAYERS))
-        if name == "AT":
+        if name in ("AT", "AD"):
             h, d = self.r.randint(1, 3), self.r.randint(1, 3)
-            return self.stmt("AT<%d, %d>(%s)" % (h, d, v.name), [v.name, "PL_AT"], "vertex", (h, d))
+            return self.stmt("%s<%d, %d>(%s)" % (name, h, d, v.name), [v.name, "PL_" + name], "vertex", (h, d))
         d = self.r.randint(1, 4)
         return self.stmt("%s<%d>(%s)" % (name, d, v.name), [v.name, "PL_" + name], "vertex", (d,))
 
