@@ -18,7 +18,7 @@
  *
  * Recursion, and why it cannot overflow the C stack. bison reduces a left-leaning chain
  * (a + b + c ..., x[src][dst]..., a dimension 1+1+1...) without growing its own stack, so
- * such a chain may be as long as the file; lower_expr and eval_dim walk the left spine of a
+ * such a chain may be as long as the file; lower_expr and sema_eval_dim walk the left spine of a
  * chain with a loop. Every other child (a right operand, an argument, a negated operand, a
  * parenthesised dimension) was parsed while its parent was on the parser's stack, so
  * YYMAXDEPTH (parser.y) bounds that nesting within one body. Layer calls nest bodies: a call
@@ -26,41 +26,21 @@
  * depth across instantiations and stops at SEMA_MAX_DEPTH with an error. (Rejecting long
  * flat chains in the parser would also bound the depth, but `x + x + ... + x` is not nested
  * in the source and is fine to write; what must be bounded is the depth that costs stack.)
+ *
+ * Why this file is one file. Lowering is one recursion: lower_expr -> lower_call ->
+ * instantiate -> lower_body -> lower_stmts -> lower_expr. Cut across files, it would make a
+ * circle of files calling each other, so all of it stays here. What it stands on and never
+ * calls back -- the types of its state, the bindings, the diagnostics, the budget, the
+ * compile-time constants (dimensions, shapes, constant arguments) and the builtin table -- is
+ * sema_scope.c, below this file, with its header sema_scope.h; those functions carry the
+ * prefix sema_.
  */
-#include "../gnnc.h"
+#include "sema_scope.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct Binding Binding;
-struct Binding {
-  const char *name;
-  Value *val;     /* NULL = poisoned by an earlier error */
-  int64_t dim;    /* for dimension bindings */
-  double real;    /* for hyper-parameter bindings */
-  Loc loc;
-  long stamp;     /* when it was bound (Sema.stamp): a loop rebinds only what an earlier iteration bound */
-  bool loop_var;  /* the variable of a `for` loop (a hyper-parameter binding) */
-};
-
-typedef struct Frame Frame; /* one layer instantiation, for "instantiated here" notes */
-struct Frame {
-  const Decl *decl;
-  Loc call_loc;
-  const char *path;  /* parameter name prefix, "" for the model */
-  StrMap calls;      /* callee name -> Binding whose dim is the next instance number */
-  StrMap sites;      /* inside a loop: a call's node ("%p") -> its instance path, one per call site */
-  Frame *up;
-};
-
-/* A `for` loop being unrolled, in the body of the current frame. */
-typedef struct Loop Loop;
-struct Loop {
-  long iter_stamp; /* Sema.stamp when the current iteration began */
-  Loop *up;
-};
 
 /* Recursion depth of lower_expr, summed over nested layer bodies (see the top of the file).
  * The costliest level, a layer call whose body returns the next call, takes about 0.5 KiB of
@@ -69,193 +49,15 @@ struct Loop {
  * layers, under ASan too in make test-asan). */
 enum { SEMA_MAX_DEPTH = 1000 };
 
-typedef struct {
-  GnnCtx *c;
-  Module *m;
-  Frame *frame;
-  int depth;         /* of lower_expr's recursion */
-  long steps;        /* statements lowered and layers instantiated, for the budget */
-  bool abandoned;    /* the model hit a limit (size, depth): stop lowering it */
-  StrMap decls;      /* name -> the first Decl of that name */
-  Value **rets;      /* every value the last lowered body returned (a layer may return several) */
-  int nrets;
-  bool want_multi;   /* the call being lowered is the right side of `a, b = L(x)` */
-  long stamp;        /* bindings made so far (Binding.stamp) */
-  Loop *loop;        /* the innermost loop of the current frame's body, NULL outside loops */
-  int loops;         /* loops being unrolled, in every frame: parameters are then shared */
-  StrMap params;     /* parameter path name -> its Value, for the iterations of a loop to share */
-  StrMap warned;     /* "line:col" of each warning given: a layer called twice, or a loop, warns once */
-} Sema;
-
-/* The names of one body (hash maps, so a body of 100,000 statements is not quadratic). */
-typedef struct {
-  StrMap vals; /* values: inputs, params, assignments */
-  StrMap dims; /* dimension names: generics and input dims */
-  StrMap hypers; /* real hyper-parameters: generics declared with a default (alpha = 0.1) */
-} Env;
-
-static Binding *lookup(const StrMap *names, const char *name) { return strmap_get(names, name); }
-
-/* Binds name (replacing an earlier binding of it). */
-static Binding *bind(Sema *s, StrMap *names, const char *name, Value *v, int64_t dim, Loc loc) {
-  Binding *b = arena_alloc(&s->c->arena, sizeof(Binding));
-  b->name = name;
-  b->val = v;
-  b->dim = dim;
-  b->loc = loc;
-  b->stamp = ++s->stamp;
-  *strmap_put(&s->c->arena, names, name) = b;
-  return b;
-}
-
-/* "in layer 'L' instantiated here" for each enclosing call, innermost first; of a very deep
- * stack only the innermost and outermost few are shown. */
-static void report_frames(Sema *s) {
-  enum { SHOW = 5 };
-  int n = 0;
-  for (Frame *f = s->frame; f && f->up; f = f->up) n++;
-  int k = 0;
-  for (Frame *f = s->frame; f && f->up; f = f->up, k++) {
-    if (n > 2 * SHOW && k >= SHOW && k < n - SHOW) {
-      if (k == SHOW) diag_note(&s->c->diag, (Loc){0, 0, 0}, "(%d more layer instantiations)", n - 2 * SHOW);
-      continue;
-    }
-    diag_note(&s->c->diag, f->call_loc, "in layer '%s' instantiated here", f->decl->name);
-  }
-}
-
-GNN_PRINTF(3, 4) static void err(Sema *s, Loc loc, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  diag_verror(&s->c->diag, "error", loc, fmt, ap);
-  va_end(ap);
-  report_frames(s);
-}
-
-/* A warning at loc, once per source position however often the code there is lowered. */
-GNN_PRINTF(3, 4) static void warn(Sema *s, Loc loc, const char *fmt, ...) {
-  const char *key = arena_printf(&s->c->arena, "%d:%d", loc.line, loc.col);
-  if (strmap_get(&s->warned, key)) return;
-  *strmap_put(&s->c->arena, &s->warned, key) = (void *)key;
-  va_list ap;
-  va_start(ap, fmt);
-  diag_verror(&s->c->diag, "warning", loc, fmt, ap);
-  va_end(ap);
-  report_frames(s);
-}
-
-/* The budget (c->value_budget) bounds the work of lowering one model, so that no input can
- * take unbounded time or memory: every IR value (leaves included), every statement lowered
- * and every layer instantiated counts one. Counting only values would miss layers that call
- * layers 2^30 times without creating any, or bodies whose statements create none. */
-static bool over_budget(Sema *s, Loc loc) {
-  if (s->m->vals.len + s->steps < s->c->value_budget) return false;
-  if (!s->abandoned)
-    err(s, loc, "model too large: more than %ld IR values, statements and layer instances after instantiating layers",
-        s->c->value_budget);
-  s->abandoned = true;
-  return true;
-}
-
-/* One statement or instance: false once over the budget. */
-static bool step(Sema *s, Loc loc) {
-  if (over_budget(s, loc)) return false;
-  s->steps++;
-  return true;
-}
-
-/* A leaf value (input, parameter, constant, degree), within the budget; NULL beyond it. */
-static Value *leaf(Sema *s, OpKind op, FnKind fn, Domain dom, const Shape *shape, const char *name, double fattr, Loc loc) {
-  return over_budget(s, loc) ? NULL : ir_leaf(s->m, op, fn, dom, shape, name, fattr, loc);
-}
-
-/* ---------------------------------------------------------------- dimensions */
-
-enum { DIM_MAX = 1 << 30 };
-
-/* A dimension literal or name; 0 after reporting an error. */
-static int64_t eval_dim_leaf(Sema *s, Env *env, const DimExpr *d) {
-  if (d->kind == DX_NUM) {
-    if (d->num <= 0 || d->num > DIM_MAX) {
-      err(s, d->loc, "dimension %lld is out of range (1 to %d)", (long long)d->num, DIM_MAX);
-      return 0;
-    }
-    return d->num;
-  }
-  Binding *b = lookup(&env->dims, d->name);
-  if (!b) {
-    err(s, d->loc, "unknown dimension '%s'", d->name);
-    return 0;
-  }
-  return b->dim;
-}
-
-/* Evaluates a dimension expression; 0 after reporting an error. The left spine of a chain is
- * a loop, innermost operation first; right operands recurse (see the top of the file). */
-static int64_t eval_dim(Sema *s, Env *env, const DimExpr *d) {
-  int len = 0;
-  const DimExpr *leaf = d;
-  for (; leaf->kind == DX_BIN; leaf = leaf->lhs) len++;
-  const DimExpr *small[8], **spine = len <= 8 ? small : arena_alloc(&s->c->arena, sizeof *spine * (size_t)len);
-  int k = len;
-  for (const DimExpr *x = d; x != leaf; x = x->lhs) spine[--k] = x;
-  int64_t a = eval_dim_leaf(s, env, leaf);
-  for (int i = 0; i < len && a; i++) {
-    d = spine[i];
-    int64_t b = eval_dim(s, env, d->rhs);
-    if (!b) return 0;
-    int64_t r = 0;
-    switch (d->op) {
-    case '+': r = a + b; break;
-    case '-': r = a - b; break;
-    case '*': r = a * b; break; /* both <= 2^30: no overflow in int64 */
-    case '/':
-      if (a % b) {
-        err(s, d->loc, "dimension %lld / %lld is not a whole number", (long long)a, (long long)b);
-        return 0;
-      }
-      r = a / b;
-      break;
-    }
-    if (r <= 0 || r > DIM_MAX) {
-      err(s, d->loc, "dimension expression evaluates to %lld, out of range (1 to %d)", (long long)r, DIM_MAX);
-      return 0;
-    }
-    a = r;
-  }
-  return a;
-}
-
-static bool eval_shape(Sema *s, Env *env, const TypeSpec *t, Shape *out) {
-  if (t->ndims > GNN_MAX_RANK) {
-    err(s, t->loc, "a value has at most %d dims, this type has %d", GNN_MAX_RANK, t->ndims);
-    return false;
-  }
-  out->rank = t->ndims;
-  bool ok = true;
-  int64_t elems = 1;
-  for (int i = 0; i < t->ndims; i++) {
-    out->d[i] = eval_dim(s, env, t->dims[i]);
-    if (!out->d[i]) ok = false;
-    if (!ok) continue; /* still evaluate the other dims, for their errors */
-    elems *= out->d[i]; /* <= 2^24 * 2^30: no overflow */
-    if (elems > GNN_MAX_ROW_ELEMS) {
-      err(s, t->loc, "type has more than %d elements per row", GNN_MAX_ROW_ELEMS);
-      return false;
-    }
-  }
-  return ok;
-}
-
 /* ---------------------------------------------------------------- expressions */
 
 static Value *lower_expr(Sema *s, Env *env, const Node *n);
 
 static Value *make(Sema *s, OpKind op, FnKind fn, Value **args, int nargs, double fattr, int64_t iattr, Loc loc) {
-  if (over_budget(s, loc)) return NULL;
+  if (sema_over_budget(s, loc)) return NULL;
   const char *why = NULL;
   Value *v = ir_make(s->m, op, fn, args, nargs, fattr, iattr, loc, &why);
-  if (!v) err(s, loc, "%s", why);
+  if (!v) sema_err(s, loc, "%s", why);
   return v;
 }
 
@@ -269,12 +71,12 @@ static Value *apply(Sema *s, FnKind fn, const char *what, Value **args, int narg
     graph |= args[i]->dom == DOM_GRAPH;
   }
   if (edge && vertex) {
-    err(s, loc, "cannot combine a vertex value with an edge value in '%s'; read the vertex value on the edge with x[src] or x[dst]",
+    sema_err(s, loc, "cannot combine a vertex value with an edge value in '%s'; read the vertex value on the edge with x[src] or x[dst]",
         what);
     return NULL;
   }
   if (graph && (edge || vertex)) {
-    err(s, loc, "cannot combine a graph value with %s value in '%s'; read the graph value on the vertices with u[graph]",
+    sema_err(s, loc, "cannot combine a graph value with %s value in '%s'; read the graph value on the vertices with u[graph]",
         edge ? "an edge" : "a vertex", what);
     return NULL;
   }
@@ -282,135 +84,9 @@ static Value *apply(Sema *s, FnKind fn, const char *what, Value **args, int narg
               loc);
 }
 
-/* Names the language defines as values: the degrees and the vertex count of each graph. */
-static bool is_builtin_value(const char *name) {
-  return strcmp(name, "in_deg") == 0 || strcmp(name, "out_deg") == 0 || strcmp(name, "graph_size") == 0;
-}
-
 static Value *constant(Sema *s, double x, Loc loc) {
   Shape sc = {0, {0}};
-  return leaf(s, OP_CONST, FN_NONE, DOM_GLOBAL, &sc, NULL, x, loc);
-}
-
-/* A constant argument (slope, probability, exponent): a number literal, a hyper-parameter or a
- * dimension name of the layer, possibly negated. */
-static bool literal(Sema *s, Env *env, const Node *n, const char *what, double *out) {
-  bool neg = false;
-  const Node *x = n;
-  if (x->kind == N_NEG) neg = true, x = x->lhs;
-  Binding *b;
-  if (x->kind == N_NUM) {
-    *out = x->num;
-  } else if (x->kind == N_NAME && !lookup(&env->vals, x->name) && (b = lookup(&env->hypers, x->name))) {
-    *out = b->real;
-  } else if (x->kind == N_NAME && !lookup(&env->vals, x->name) && (b = lookup(&env->dims, x->name))) {
-    *out = (double)b->dim;
-  } else {
-    err(s, n->loc, "%s must be a number literal or a hyper-parameter", what);
-    return false;
-  }
-  if (neg) *out = -*out;
-  return true;
-}
-
-/* An index argument of slice: an integer literal >= 0 or a dimension name. -1 after an error. */
-static int64_t index_arg(Sema *s, Env *env, const Node *n, const char *what) {
-  if (n->kind == N_NUM && n->num == floor(n->num) && n->num >= 0 && n->num <= DIM_MAX) return (int64_t)n->num;
-  Binding *b;
-  if (n->kind == N_NAME && (b = lookup(&env->dims, n->name))) return b->dim;
-  err(s, n->loc, "%s must be a whole number from 0 to %d or a dimension name", what, DIM_MAX);
-  return -1;
-}
-
-/* An integer argument: a literal or a dimension name. 0 after an error. The literal is a
- * double: range-checked before it is converted (a conversion out of range is undefined). */
-static int64_t dim_arg(Sema *s, Env *env, const Node *n, const char *what) {
-  if (n->kind == N_NUM) {
-    double x = n->num;
-    if (x != floor(x)) {
-      err(s, n->loc, "%s must be a positive integer", what);
-      return 0;
-    }
-    if (!(x >= 1 && x <= DIM_MAX)) {
-      if (x < 1e18)
-        err(s, n->loc, "%s %lld is out of range (1 to %d)", what, (long long)x, DIM_MAX);
-      else
-        err(s, n->loc, "%s %g is out of range (1 to %d)", what, x, DIM_MAX);
-      return 0;
-    }
-    return (int64_t)x;
-  }
-  if (n->kind == N_NAME) {
-    Binding *b = lookup(&env->dims, n->name);
-    if (b) return b->dim;
-  }
-  err(s, n->loc, "%s must be an integer literal or a dimension name", what);
-  return 0;
-}
-
-typedef enum { B_UNARY, B_LEAKY, B_ELU, B_DROPOUT, B_BINARY, B_REDUCE, B_REDUCE_OUT, B_SOFTMAX, B_REPEAT, B_ONE_HOT, B_READOUT, B_SOFTMAX_VERTICES, B_WHERE, B_POW, B_SLICE,
-               B_LAYER_NORM, B_SOFTMAX_LAST, B_BATCH_NORM } BuiltinKind;
-typedef struct {
-  const char *name;
-  BuiltinKind kind;
-  FnKind fn;
-  int min_args, max_args;
-  const char *signature;
-} Builtin;
-
-static const Builtin builtins[] = {
-    {"relu", B_UNARY, FN_RELU, 1, 1, "relu(x)"},
-    {"tanh", B_UNARY, FN_TANH, 1, 1, "tanh(x)"},
-    {"sigmoid", B_UNARY, FN_SIGMOID, 1, 1, "sigmoid(x)"},
-    {"exp", B_UNARY, FN_EXP, 1, 1, "exp(x)"},
-    {"log", B_UNARY, FN_LOG, 1, 1, "log(x)"},
-    {"sqrt", B_UNARY, FN_SQRT, 1, 1, "sqrt(x)"},
-    {"rsqrt", B_UNARY, FN_RSQRT, 1, 1, "rsqrt(x)"},
-    {"abs", B_UNARY, FN_ABS, 1, 1, "abs(x)"},
-    {"flatten", B_UNARY, FN_FLATTEN, 1, 1, "flatten(x)"},
-    {"mean_heads", B_UNARY, FN_MEAN_HEADS, 1, 1, "mean_heads(x)"},
-    {"sum_heads", B_UNARY, FN_SUM_HEADS, 1, 1, "sum_heads(x)"},
-    {"leaky_relu", B_LEAKY, FN_LEAKY_RELU, 1, 2, "leaky_relu(x[, slope])"},
-    {"elu", B_ELU, FN_ELU, 1, 2, "elu(x[, alpha])"},
-    {"dropout", B_DROPOUT, FN_DROPOUT, 2, 2, "dropout(x, p)"},
-    {"concat", B_BINARY, FN_CONCAT, 2, 2, "concat(a, b)"},
-    {"dot", B_BINARY, FN_DOT, 2, 2, "dot(a, b)"},
-    {"repeat", B_REPEAT, FN_REPEAT, 2, 2, "repeat(x, n)"},
-    {"one_hot", B_ONE_HOT, FN_ONE_HOT, 2, 2, "one_hot(t, n)"},
-    {"sum", B_REDUCE, FN_SUM, 1, 1, "sum(e)"},
-    {"mean", B_REDUCE, FN_MEAN, 1, 1, "mean(e)"},
-    {"max", B_REDUCE, FN_MAX, 1, 2, "max(e) or max(a, b)"},
-    {"min", B_REDUCE, FN_MIN, 1, 2, "min(e) or min(a, b)"},
-    {"sum_out", B_REDUCE_OUT, FN_SUM, 1, 1, "sum_out(e)"},
-    {"sum_vertices", B_READOUT, FN_SUM, 1, 1, "sum_vertices(x)"},
-    {"mean_vertices", B_READOUT, FN_MEAN, 1, 1, "mean_vertices(x)"},
-    {"max_vertices", B_READOUT, FN_MAX, 1, 1, "max_vertices(x)"},
-    {"min_vertices", B_READOUT, FN_MIN, 1, 1, "min_vertices(x)"},
-    {"softmax_vertices", B_SOFTMAX_VERTICES, FN_NONE, 1, 1, "softmax_vertices(x)"},
-    {"mean_out", B_REDUCE_OUT, FN_MEAN, 1, 1, "mean_out(e)"},
-    {"max_out", B_REDUCE_OUT, FN_MAX, 1, 1, "max_out(e)"},
-    {"min_out", B_REDUCE_OUT, FN_MIN, 1, 1, "min_out(e)"},
-    {"gt", B_BINARY, FN_GT, 2, 2, "gt(a, b)"},
-    {"ge", B_BINARY, FN_GE, 2, 2, "ge(a, b)"},
-    {"lt", B_BINARY, FN_LT, 2, 2, "lt(a, b)"},
-    {"le", B_BINARY, FN_LE, 2, 2, "le(a, b)"},
-    {"eq", B_BINARY, FN_EQ, 2, 2, "eq(a, b)"},
-    {"ne", B_BINARY, FN_NE, 2, 2, "ne(a, b)"},
-    {"where", B_WHERE, FN_WHERE, 3, 3, "where(c, a, b)"},
-    {"pow", B_POW, FN_POW, 2, 2, "pow(x, p)"},
-    {"slice", B_SLICE, FN_SLICE, 3, 3, "slice(x, from, to)"},
-    {"transpose", B_UNARY, FN_TRANSPOSE, 1, 1, "transpose(x)"},
-    {"log_softmax", B_UNARY, FN_LOG_SOFTMAX, 1, 1, "log_softmax(x)"},
-    {"softmax", B_SOFTMAX_LAST, FN_LOG_SOFTMAX, 1, 1, "softmax(x)"},
-    {"layer_norm", B_LAYER_NORM, FN_NONE, 1, 2, "layer_norm(x[, eps])"},
-    {"batch_norm", B_BATCH_NORM, FN_NONE, 1, 2, "batch_norm(x[, eps])"},
-    {"edge_softmax", B_SOFTMAX, FN_EDGE_SOFTMAX, 1, 1, "edge_softmax(e)"},
-};
-
-static const Builtin *find_builtin(const char *name) {
-  for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
-    if (strcmp(builtins[i].name, name) == 0) return &builtins[i];
-  return NULL;
+  return sema_leaf(s, OP_CONST, FN_NONE, DOM_GLOBAL, &sc, NULL, x, loc);
 }
 
 static const Decl *find_decl(Sema *s, const char *name) { return strmap_get(&s->decls, name); }
@@ -447,31 +123,31 @@ static void warn_same_on_every_edge(Sema *s, const Builtin *b, const Value *x, L
   if (m & (ON_EDGE | (out ? ON_DST : ON_SRC))) return;
   const char *what = b->fn == FN_SUM ? (out ? "out_deg times that value" : "in_deg times that value")
                                      : "that value itself (0 for a vertex without such edges)";
-  warn(s, loc, "the argument of '%s' is the same on every %s-edge of a vertex (it reads only the %s vertex), so '%s' is %s; "
+  sema_warn(s, loc, "the argument of '%s' is the same on every %s-edge of a vertex (it reads only the %s vertex), so '%s' is %s; "
        "did you mean x[%s]?", b->name, out ? "out" : "in", out ? "source" : "destination", b->name, what, out ? "dst" : "src");
 }
 
 static Value *lower_call(Sema *s, Env *env, const Node *n) {
-  const Builtin *b = find_builtin(n->name);
+  const Builtin *b = sema_find_builtin(n->name);
   bool multi = s->want_multi; /* only this call, not the calls in its arguments */
   s->want_multi = false;
   if (!b) {
     const Decl *d = find_decl(s, n->name);
     if (!d) {
-      err(s, n->loc, "unknown function or layer '%s'", n->name);
+      sema_err(s, n->loc, "unknown function or layer '%s'", n->name);
       return NULL;
     }
     if (d->is_model) {
-      err(s, n->loc, "'%s' is a model; only layers can be called", n->name);
+      sema_err(s, n->loc, "'%s' is a model; only layers can be called", n->name);
       return NULL;
     }
     if (d->nrets > 1 && !multi) {
-      err(s, n->loc, "layer '%s' returns %d values: bind them to as many names (a, b = %s(...)), not use it in an expression",
+      sema_err(s, n->loc, "layer '%s' returns %d values: bind them to as many names (a, b = %s(...)), not use it in an expression",
           d->name, d->nrets, d->name);
       return NULL;
     }
     if (n->nargs != d->ninputs) {
-      err(s, n->loc, "layer '%s' takes %d input%s, %d given", d->name, d->ninputs, d->ninputs == 1 ? "" : "s", n->nargs);
+      sema_err(s, n->loc, "layer '%s' takes %d input%s, %d given", d->name, d->ninputs, d->ninputs == 1 ? "" : "s", n->nargs);
       return NULL;
     }
     Value **args = arena_alloc(&s->c->arena, sizeof(Value *) * (size_t)(n->nargs + 1));
@@ -481,11 +157,11 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
     return ok ? instantiate(s, d, env, n, args) : NULL;
   }
   if (n->has_gens) {
-    err(s, n->loc, "builtin '%s' takes no <...> arguments", n->name);
+    sema_err(s, n->loc, "builtin '%s' takes no <...> arguments", n->name);
     return NULL;
   }
   if (n->nargs < b->min_args || n->nargs > b->max_args) {
-    err(s, n->loc, "'%s' takes %s%d argument%s, %d given (%s)", n->name,
+    sema_err(s, n->loc, "'%s' takes %s%d argument%s, %d given (%s)", n->name,
         b->min_args == b->max_args ? "" : "up to ", b->max_args, b->max_args == 1 ? "" : "s", n->nargs, b->signature);
     return NULL;
   }
@@ -497,18 +173,18 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
     return apply(s, b->fn, b->name, &x, 1, 0, 0, n->loc);
   case B_LEAKY:
     f = 0.01;
-    if (n->nargs == 2 && !literal(s, env, n->args[1], "the slope of leaky_relu", &f)) return NULL;
+    if (n->nargs == 2 && !sema_literal(s, env, n->args[1], "the slope of leaky_relu", &f)) return NULL;
     return apply(s, b->fn, b->name, &x, 1, f, 0, n->nargs == 2 ? n->args[1]->loc : n->loc);
   case B_ELU:
     f = 1.0;
-    if (n->nargs == 2 && !literal(s, env, n->args[1], "the alpha of elu", &f)) return NULL;
+    if (n->nargs == 2 && !sema_literal(s, env, n->args[1], "the alpha of elu", &f)) return NULL;
     return apply(s, b->fn, b->name, &x, 1, f, 0, n->nargs == 2 ? n->args[1]->loc : n->loc);
   case B_DROPOUT:
-    if (!literal(s, env, n->args[1], "the probability of dropout", &f)) return NULL;
+    if (!sema_literal(s, env, n->args[1], "the probability of dropout", &f)) return NULL;
     /* Each dropout draws its own mask: a stream number of its own, so CSE never merges two. */
     return apply(s, b->fn, b->name, &x, 1, f, s->m->ndropout++, n->args[1]->loc);
   case B_REPEAT: case B_ONE_HOT: {
-    int64_t k = dim_arg(s, env, n->args[1], b->kind == B_REPEAT ? "the count of repeat" : "the width of one_hot");
+    int64_t k = sema_dim_arg(s, env, n->args[1], b->kind == B_REPEAT ? "the count of repeat" : "the width of one_hot");
     return k ? apply(s, b->fn, b->name, &x, 1, 0, k, n->loc) : NULL;
   }
   case B_BINARY: {
@@ -521,24 +197,24 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
     return apply(s, b->fn, b->name, args, 3, 0, 0, n->loc);
   }
   case B_POW:
-    if (!literal(s, env, n->args[1], "the exponent of pow", &f)) return NULL;
+    if (!sema_literal(s, env, n->args[1], "the exponent of pow", &f)) return NULL;
     return apply(s, b->fn, b->name, &x, 1, f, 0, n->loc);
   case B_SLICE: {
-    int64_t lo = index_arg(s, env, n->args[1], "the start of slice"), hi = index_arg(s, env, n->args[2], "the end of slice");
+    int64_t lo = sema_index_arg(s, env, n->args[1], "the start of slice"), hi = sema_index_arg(s, env, n->args[2], "the end of slice");
     if (lo < 0 || hi < 0) return NULL;
     int64_t last = x->shape.rank ? x->shape.d[x->shape.rank - 1] : 0;
     if (x->shape.rank == 0 || !(lo < hi && hi <= last)) {
-      err(s, n->loc, "slice(x, %lld, %lld) of a value of shape %s: the range [from, to) must be non-empty and inside its last dim",
+      sema_err(s, n->loc, "slice(x, %lld, %lld) of a value of shape %s: the range [from, to) must be non-empty and inside its last dim",
           (long long)lo, (long long)hi, shape_str(&s->c->arena, &x->shape));
       return NULL;
     }
-    if (over_budget(s, n->loc)) return NULL;
+    if (sema_over_budget(s, n->loc)) return NULL;
     Value p = {.op = apply_op_for(x->dom == DOM_PARAM ? DOM_GLOBAL : x->dom), .fn = FN_SLICE, .msg = FN_NONE, .nargs = 1,
                .iattr = lo, .iattr2 = hi, .loc = n->loc};
     p.args[0] = x;
     const char *why = NULL;
     Value *v = ir_make_like(s->m, &p, &why);
-    if (!v) err(s, n->loc, "%s", why);
+    if (!v) sema_err(s, n->loc, "%s", why);
     return v;
   }
   case B_SOFTMAX_LAST: { /* exp(log_softmax(x)): normalised over the last dim */
@@ -547,13 +223,13 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
   }
   case B_BATCH_NORM: { /* (x - mean) / sqrt(var + eps) per element, the statistics over every vertex */
     f = 1e-5;
-    if (n->nargs == 2 && !literal(s, env, n->args[1], "the eps of batch_norm", &f)) return NULL;
+    if (n->nargs == 2 && !sema_literal(s, env, n->args[1], "the eps of batch_norm", &f)) return NULL;
     if (!(f > 0)) {
-      err(s, n->args[1]->loc, "batch_norm eps %g is not positive", f);
+      sema_err(s, n->args[1]->loc, "batch_norm eps %g is not positive", f);
       return NULL;
     }
     if (x->dom != DOM_VERTEX) {
-      err(s, n->args[0]->loc, "batch_norm normalises over the vertices, so its argument must be a vertex value, not %s value",
+      sema_err(s, n->args[0]->loc, "batch_norm normalises over the vertices, so its argument must be a vertex value, not %s value",
           domain_a(x->dom));
       return NULL;
     }
@@ -573,13 +249,13 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
   }
   case B_LAYER_NORM: { /* (x - mean) / sqrt(var + eps) over the last dim, var the biased variance */
     f = 1e-5;
-    if (n->nargs == 2 && !literal(s, env, n->args[1], "the eps of layer_norm", &f)) return NULL;
+    if (n->nargs == 2 && !sema_literal(s, env, n->args[1], "the eps of layer_norm", &f)) return NULL;
     if (!(f > 0)) {
-      err(s, n->args[1]->loc, "layer_norm eps %g is not positive", f);
+      sema_err(s, n->args[1]->loc, "layer_norm eps %g is not positive", f);
       return NULL;
     }
     if (x->shape.rank == 0) {
-      err(s, n->args[0]->loc, "layer_norm of a scalar row: it normalises over the last dim, and there is none");
+      sema_err(s, n->args[0]->loc, "layer_norm of a scalar row: it normalises over the last dim, and there is none");
       return NULL;
     }
     Value *inv_n = constant(s, 1.0 / (double)x->shape.d[x->shape.rank - 1], n->loc), *eps = constant(s, f, n->loc);
@@ -596,7 +272,7 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
   }
   case B_READOUT: case B_SOFTMAX_VERTICES: {
     if (x->dom != DOM_VERTEX) {
-      err(s, n->args[0]->loc, "'%s' reduces over the vertices of each graph, so its argument must be a vertex value, not %s value",
+      sema_err(s, n->args[0]->loc, "'%s' reduces over the vertices of each graph, so its argument must be a vertex value, not %s value",
           n->name, domain_a(x->dom));
       return NULL;
     }
@@ -621,7 +297,7 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
   case B_SOFTMAX: {
     bool out = b->kind == B_REDUCE_OUT;
     if (x->dom != DOM_EDGE) {
-      err(s, n->args[0]->loc, "'%s' reduces over the %s-edges of each vertex, so its argument must be an edge value, not %s value%s",
+      sema_err(s, n->args[0]->loc, "'%s' reduces over the %s-edges of each vertex, so its argument must be an edge value, not %s value%s",
           n->name, out ? "out" : "in", domain_a(x->dom),
           x->dom == DOM_VERTEX ? (out ? " (read it on the edges with x[dst])" : " (read it on the edges with x[src])") : "");
       return NULL;
@@ -640,22 +316,22 @@ static Value *lower_leaf(Sema *s, Env *env, const Node *n) {
   case N_NUM:
     return constant(s, n->num, n->loc);
   case N_NAME: {
-    Binding *b = lookup(&env->vals, n->name);
+    Binding *b = sema_lookup(&env->vals, n->name);
     if (b) return b->val; /* NULL if poisoned: already reported */
-    if ((b = lookup(&env->hypers, n->name))) return constant(s, b->real, n->loc);
-    if ((b = lookup(&env->dims, n->name))) return constant(s, (double)b->dim, n->loc); /* / sqrt(D) */
+    if ((b = sema_lookup(&env->hypers, n->name))) return constant(s, b->real, n->loc);
+    if ((b = sema_lookup(&env->dims, n->name))) return constant(s, (double)b->dim, n->loc); /* / sqrt(D) */
     if (strcmp(n->name, "in_deg") == 0 || strcmp(n->name, "out_deg") == 0) {
       Shape sc = {0, {0}};
-      return leaf(s, OP_DEGREE, n->name[0] == 'i' ? FN_IN : FN_OUT, DOM_VERTEX, &sc, NULL, 0, n->loc);
+      return sema_leaf(s, OP_DEGREE, n->name[0] == 'i' ? FN_IN : FN_OUT, DOM_VERTEX, &sc, NULL, 0, n->loc);
     }
     if (strcmp(n->name, "graph_size") == 0) {
       Shape sc = {0, {0}};
-      return leaf(s, OP_DEGREE, FN_SIZE, DOM_GRAPH, &sc, NULL, 0, n->loc);
+      return sema_leaf(s, OP_DEGREE, FN_SIZE, DOM_GRAPH, &sc, NULL, 0, n->loc);
     }
-    if (find_builtin(n->name) || find_decl(s, n->name))
-      err(s, n->loc, "'%s' is a function; call it with arguments", n->name);
+    if (sema_find_builtin(n->name) || find_decl(s, n->name))
+      sema_err(s, n->loc, "'%s' is a function; call it with arguments", n->name);
     else
-      err(s, n->loc, "unknown name '%s'", n->name);
+      sema_err(s, n->loc, "unknown name '%s'", n->name);
     return NULL;
   }
   case N_CALL:
@@ -678,17 +354,17 @@ static Value *lower_link(Sema *s, Env *env, const Node *n, Value *x) {
     bool is_src = strcmp(n->name, "src") == 0;
     if (strcmp(n->name, "graph") == 0) { /* u[graph]: each vertex reads its graph's row */
       if (x->dom != DOM_GRAPH) {
-        err(s, n->lhs->loc, "only graph values can be read on vertices with [graph]; this is %s value", domain_a(x->dom));
+        sema_err(s, n->lhs->loc, "only graph values can be read on vertices with [graph]; this is %s value", domain_a(x->dom));
         return NULL;
       }
       return make(s, OP_BROADCAST, FN_NONE, &x, 1, 0, 0, n->loc);
     }
     if (!is_src && strcmp(n->name, "dst") != 0) {
-      err(s, n->loc, "a value is indexed by 'src' or 'dst' (a vertex value) or 'graph' (a graph value), not '%s'", n->name);
+      sema_err(s, n->loc, "a value is indexed by 'src' or 'dst' (a vertex value) or 'graph' (a graph value), not '%s'", n->name);
       return NULL;
     }
     if (x->dom != DOM_VERTEX) {
-      err(s, n->lhs->loc, "only vertex values can be read on edges with [%s]; this is %s value", n->name, domain_a(x->dom));
+      sema_err(s, n->lhs->loc, "only vertex values can be read on edges with [%s]; this is %s value", n->name, domain_a(x->dom));
       return NULL;
     }
     return make(s, OP_SCATTER, is_src ? FN_COPY_U : FN_COPY_V, &x, 1, 0, 0, n->loc);
@@ -697,7 +373,7 @@ static Value *lower_link(Sema *s, Env *env, const Node *n, Value *x) {
   if (!a || !b) return NULL;
   if (n->op == '@') {
     if (a->dom != DOM_PARAM) {
-      err(s, n->lhs->loc, "the left operand of '@' must be a parameter matrix, not %s value", domain_a(a->dom));
+      sema_err(s, n->lhs->loc, "the left operand of '@' must be a parameter matrix, not %s value", domain_a(a->dom));
       return NULL;
     }
     Value *args[2] = {b, a};
@@ -715,7 +391,7 @@ static Value *lower_link(Sema *s, Env *env, const Node *n, Value *x) {
 static Value *lower_expr(Sema *s, Env *env, const Node *n) {
   if (s->abandoned) return NULL;
   if (s->depth >= SEMA_MAX_DEPTH) {
-    err(s, n->loc, "expression nested too deeply (more than %d levels, counting the bodies of the layers it calls)",
+    sema_err(s, n->loc, "expression nested too deeply (more than %d levels, counting the bodies of the layers it calls)",
         SEMA_MAX_DEPTH);
     s->abandoned = true;
     return NULL;
@@ -743,7 +419,7 @@ static void label(Sema *s, const char *name, Value *v) {
 }
 
 static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
-  Binding *old = lookup(&env->vals, name);
+  Binding *old = sema_lookup(&env->vals, name);
   if (old && s->loop && old->stamp < s->loop->iter_stamp) {
     /* A loop rebinds a name bound before this iteration: the loop-carried value (h = f(h)),
      * or a name of its body bound by the previous iteration. Its type is the loop's contract:
@@ -753,48 +429,48 @@ static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
                  name, domain_name(v->dom), shape_str(&s->c->arena, &v->shape), domain_name(old->val->dom),
                  shape_str(&s->c->arena, &old->val->shape));
       diag_note(&s->c->diag, old->loc, "'%s' was bound here", name);
-      report_frames(s);
-      bind(s, &env->vals, name, NULL, 0, loc);
+      sema_report_frames(s);
+      sema_bind(s, &env->vals, name, NULL, 0, loc);
       return false;
     }
-    bind(s, &env->vals, name, v, 0, loc);
+    sema_bind(s, &env->vals, name, v, 0, loc);
     label(s, name, v);
     return true;
   }
   if (old) { /* the note on the first definition comes before the "instantiated here" notes */
     diag_error(&s->c->diag, loc, "redefinition of '%s'", name);
     diag_note(&s->c->diag, old->loc, "'%s' was defined here", name);
-    report_frames(s);
+    sema_report_frames(s);
     return false;
   }
-  if (is_builtin_value(name)) {
-    err(s, loc, "'%s' is a builtin and cannot be redefined", name);
+  if (sema_is_builtin_value(name)) {
+    sema_err(s, loc, "'%s' is a builtin and cannot be redefined", name);
     return false;
   }
-  Binding *g = lookup(&env->hypers, name);
+  Binding *g = sema_lookup(&env->hypers, name);
   if (g && g->loop_var) {
     diag_error(&s->c->diag, loc, "'%s' is the variable of a loop and cannot be assigned", name);
     diag_note(&s->c->diag, g->loc, "'%s' was declared here", name);
-    report_frames(s);
+    sema_report_frames(s);
     return false;
   }
-  if (g || (g = lookup(&env->dims, name))) { /* both are values in expressions: one name, one meaning */
+  if (g || (g = sema_lookup(&env->dims, name))) { /* both are values in expressions: one name, one meaning */
     diag_error(&s->c->diag, loc, "redefinition of '%s', a %s of this layer", name,
-               lookup(&env->hypers, name) ? "hyper-parameter" : "dimension");
+               sema_lookup(&env->hypers, name) ? "hyper-parameter" : "dimension");
     diag_note(&s->c->diag, g->loc, "'%s' was declared here", name);
-    report_frames(s);
+    sema_report_frames(s);
     return false;
   }
-  bind(s, &env->vals, name, v, 0, loc);
+  sema_bind(s, &env->vals, name, v, 0, loc);
   label(s, name, v);
   return true;
 }
 
 static bool check_type(Sema *s, Env *env, const TypeSpec *t, const Value *v, Loc loc, const char *what) {
   Shape want;
-  if (!eval_shape(s, env, t, &want)) return false;
+  if (!sema_eval_shape(s, env, t, &want)) return false;
   if (v->dom != t->dom || !shape_eq(&want, &v->shape)) {
-    err(s, loc, "%s is %s%s but is declared %s%s", what, domain_name(v->dom), shape_str(&s->c->arena, &v->shape),
+    sema_err(s, loc, "%s is %s%s but is declared %s%s", what, domain_name(v->dom), shape_str(&s->c->arena, &v->shape),
         domain_name(t->dom), shape_str(&s->c->arena, &want));
     return false;
   }
@@ -804,13 +480,13 @@ static bool check_type(Sema *s, Env *env, const TypeSpec *t, const Value *v, Loc
 /* a, b = L(x): the right side must call a layer returning that many values. */
 static void assign_several(Sema *s, Env *env, const Stmt *st) {
   const Node *e = st->expr;
-  const Decl *cd = e->kind == N_CALL && !find_builtin(e->name) ? find_decl(s, e->name) : NULL;
+  const Decl *cd = e->kind == N_CALL && !sema_find_builtin(e->name) ? find_decl(s, e->name) : NULL;
   Value **vals = NULL;
   if (!cd || cd->is_model) {
-    err(s, e->loc, "%d names on the left of '=' need a call of a layer that returns %d values on the right", st->nnames,
+    sema_err(s, e->loc, "%d names on the left of '=' need a call of a layer that returns %d values on the right", st->nnames,
         st->nnames);
   } else if (cd->nrets != st->nnames) {
-    err(s, e->loc, "layer '%s' returns %d value%s, not %d", cd->name, cd->nrets, cd->nrets == 1 ? "" : "s", st->nnames);
+    sema_err(s, e->loc, "layer '%s' returns %d value%s, not %d", cd->name, cd->nrets, cd->nrets == 1 ? "" : "s", st->nnames);
   } else {
     s->want_multi = true;
     Value *first = lower_expr(s, env, e);
@@ -835,20 +511,20 @@ static void lower_param(Sema *s, Env *env, const Stmt *st) {
   const char *name = s->frame->path[0] ? arena_printf(&s->c->arena, "%s.%s", s->frame->path, st->name) : st->name;
   Value *p = NULL;
   double init = 0;
-  bool init_ok = !st->expr || literal(s, env, st->expr, "the initial value of a parameter", &init);
+  bool init_ok = !st->expr || sema_literal(s, env, st->expr, "the initial value of a parameter", &init);
   if (init_ok && !isfinite(init)) {
-    err(s, st->expr->loc, "the initial value of parameter '%s' is not finite", st->name);
+    sema_err(s, st->expr->loc, "the initial value of parameter '%s' is not finite", st->name);
     init_ok = false;
   }
-  if (eval_shape(s, env, st->type, &shape) && init_ok) {
+  if (sema_eval_shape(s, env, st->type, &shape) && init_ok) {
     Value *shared = s->loops ? strmap_get(&s->params, name) : NULL;
     if (shared && !shape_eq(&shared->shape, &shape)) {
-      err(s, st->name_loc, "parameter '%s' shared by the iterations of a loop is %s here but %s in an earlier one", st->name,
+      sema_err(s, st->name_loc, "parameter '%s' shared by the iterations of a loop is %s here but %s in an earlier one", st->name,
           shape_str(&s->c->arena, &shape), shape_str(&s->c->arena, &shared->shape));
     } else if (shared) {
       p = shared;
     } else {
-      p = leaf(s, OP_PARAM, FN_NONE, DOM_PARAM, &shape, name, init, st->name_loc);
+      p = sema_leaf(s, OP_PARAM, FN_NONE, DOM_PARAM, &shape, name, init, st->name_loc);
       if (p && st->expr) p->iattr = 1; /* every element starts at init, whatever --init says */
       if (p) *strmap_put(&s->c->arena, &s->params, name) = p;
     }
@@ -860,9 +536,9 @@ static void lower_param(Sema *s, Env *env, const Stmt *st) {
 static bool lower_stmts(Sema *s, const Decl *d, Env *env, Stmt **body, int nbody, Returned *r) {
   for (int i = 0; i < nbody; i++) {
     const Stmt *st = body[i];
-    if (diag_too_many(&s->c->diag) || s->abandoned || !step(s, st->loc)) return false;
+    if (diag_too_many(&s->c->diag) || s->abandoned || !sema_step(s, st->loc)) return false;
     if (r->returned) {
-      err(s, st->loc, "statement after return");
+      sema_err(s, st->loc, "statement after return");
       return false;
     }
     switch (st->kind) {
@@ -881,12 +557,12 @@ static bool lower_stmts(Sema *s, const Decl *d, Env *env, Stmt **body, int nbody
       break;
     case S_RETURN: {
       if (s->loop) {
-        err(s, st->loc, "return inside a loop: a loop rebinds names, the body returns after it");
+        sema_err(s, st->loc, "return inside a loop: a loop rebinds names, the body returns after it");
         break;
       }
       r->returned = true;
       if (st->nexprs != d->nrets) {
-        err(s, st->loc, "%s '%s' is declared to return %d value%s, this return gives %d", d->is_model ? "model" : "layer",
+        sema_err(s, st->loc, "%s '%s' is declared to return %d value%s, this return gives %d", d->is_model ? "model" : "layer",
             d->name, d->nrets, d->nrets == 1 ? "" : "s", st->nexprs);
         break;
       }
@@ -906,44 +582,27 @@ static bool lower_stmts(Sema *s, const Decl *d, Env *env, Stmt **body, int nbody
   return true;
 }
 
-/* A loop bound: an integer literal (0 allowed), a hyper-parameter with a whole value, or a
- * dimension expression. -1 after an error. */
-enum { LOOP_MAX = 1 << 20 };
-static int64_t loop_bound(Sema *s, Env *env, const DimExpr *d) {
-  Binding *b = NULL;
-  if (d->kind == DX_NUM || (d->kind == DX_NAME && (b = lookup(&env->hypers, d->name)))) {
-    double x = d->kind == DX_NUM ? (d->is_real ? d->real : (double)d->num) : b->real;
-    if (x != floor(x) || x < 0 || x > LOOP_MAX) {
-      err(s, d->loc, "a loop bound must be a whole number from 0 to %d, not %g", LOOP_MAX, x);
-      return -1;
-    }
-    return (int64_t)x;
-  }
-  int64_t v = eval_dim(s, env, d);
-  return v ? v : -1;
-}
-
 /* for k in A..B { body }: the body lowered B - A times (unrolled), k bound to A, A+1, ... as
  * a hyper-parameter of the body. A name bound before an iteration may be rebound in it;
  * parameters declared and layers called in the body are shared by every iteration. */
 static void lower_for(Sema *s, const Decl *d, Env *env, const Stmt *st, Returned *r) {
-  int64_t from = loop_bound(s, env, st->from), to = loop_bound(s, env, st->to);
+  int64_t from = sema_loop_bound(s, env, st->from), to = sema_loop_bound(s, env, st->to);
   if (from < 0 || to < 0) return;
   if (to < from) {
-    err(s, st->to->loc, "the loop's range %lld..%lld runs backwards", (long long)from, (long long)to);
+    sema_err(s, st->to->loc, "the loop's range %lld..%lld runs backwards", (long long)from, (long long)to);
     return;
   }
-  Binding *g = lookup(&env->vals, st->name);
+  Binding *g = sema_lookup(&env->vals, st->name);
   const char *what = "value";
-  if (!g && (g = lookup(&env->hypers, st->name))) what = g->loop_var ? "variable of an enclosing loop" : "hyper-parameter";
-  if (!g && (g = lookup(&env->dims, st->name))) what = "dimension";
-  if (g || is_builtin_value(st->name)) {
+  if (!g && (g = sema_lookup(&env->hypers, st->name))) what = g->loop_var ? "variable of an enclosing loop" : "hyper-parameter";
+  if (!g && (g = sema_lookup(&env->dims, st->name))) what = "dimension";
+  if (g || sema_is_builtin_value(st->name)) {
     if (g) {
       diag_error(&s->c->diag, st->name_loc, "loop variable '%s' is already the name of a %s", st->name, what);
       diag_note(&s->c->diag, g->loc, "'%s' was declared here", st->name);
-      report_frames(s);
+      sema_report_frames(s);
     } else {
-      err(s, st->name_loc, "'%s' is a builtin and cannot be a loop variable", st->name);
+      sema_err(s, st->name_loc, "'%s' is a builtin and cannot be a loop variable", st->name);
     }
     return;
   }
@@ -953,7 +612,7 @@ static void lower_for(Sema *s, const Decl *d, Env *env, const Stmt *st, Returned
   for (int64_t k = from; k < to; k++) {
     int errors = s->c->diag.errors;
     loop.iter_stamp = s->stamp + 1;
-    Binding *kb = bind(s, &env->hypers, st->name, NULL, 0, st->name_loc);
+    Binding *kb = sema_bind(s, &env->hypers, st->name, NULL, 0, st->name_loc);
     kb->real = (double)k;
     kb->loop_var = true;
     /* One iteration's errors are every iteration's: report them once. */
@@ -970,7 +629,7 @@ static Value *lower_body(Sema *s, const Decl *d, Env *env) {
   if (!lower_stmts(s, d, env, d->body, d->nbody, &r)) return NULL;
   s->rets = r.rets;
   s->nrets = r.rets ? d->nrets : 0;
-  if (!r.returned) err(s, d->loc, "%s '%s' has no return statement", d->is_model ? "model" : "layer", d->name);
+  if (!r.returned) sema_err(s, d->loc, "%s '%s' has no return statement", d->is_model ? "model" : "layer", d->name);
   return r.ret;
 }
 
@@ -978,25 +637,25 @@ static Value *lower_body(Sema *s, const Decl *d, Env *env) {
 static bool bind_input(Sema *s, Env *env, const ParamDecl *p, const Value *arg, Loc arg_loc) {
   const TypeSpec *t = p->type;
   if (arg->dom != t->dom) {
-    err(s, arg_loc, "input '%s' is declared %s value but the argument is %s value", p->name,
+    sema_err(s, arg_loc, "input '%s' is declared %s value but the argument is %s value", p->name,
         domain_a(t->dom), domain_a(arg->dom));
     return false;
   }
   if (t->ndims != arg->shape.rank) {
-    err(s, arg_loc, "input '%s' has %d dims but the argument has shape %s", p->name, t->ndims,
+    sema_err(s, arg_loc, "input '%s' has %d dims but the argument has shape %s", p->name, t->ndims,
         shape_str(&s->c->arena, &arg->shape));
     return false;
   }
   for (int i = 0; i < t->ndims; i++) {
     const DimExpr *dx = t->dims[i];
-    if (dx->kind == DX_NAME && !lookup(&env->dims, dx->name)) {
-      bind(s, &env->dims, dx->name, NULL, arg->shape.d[i], dx->loc);
+    if (dx->kind == DX_NAME && !sema_lookup(&env->dims, dx->name)) {
+      sema_bind(s, &env->dims, dx->name, NULL, arg->shape.d[i], dx->loc);
       continue;
     }
-    int64_t want = eval_dim(s, env, dx);
+    int64_t want = sema_eval_dim(s, env, dx);
     if (!want) return false;
     if (want != arg->shape.d[i]) {
-      err(s, arg_loc, "input '%s' dim %d must be %lld, the argument has shape %s", p->name, i, (long long)want,
+      sema_err(s, arg_loc, "input '%s' dim %d must be %lld, the argument has shape %s", p->name, i, (long long)want,
           shape_str(&s->c->arena, &arg->shape));
       return false;
     }
@@ -1026,37 +685,13 @@ static bool bind_input(Sema *s, Env *env, const ParamDecl *p, const Value *arg, 
 static const char *instance_path(Sema *s, const char *name, Loc loc) {
   char *lower = arena_strdup(&s->c->arena, name);
   for (char *p = lower; *p; p++) *p = (char)tolower((unsigned char)*p);
-  Binding *cnt = lookup(&s->frame->calls, lower);
-  if (!cnt) cnt = bind(s, &s->frame->calls, lower, NULL, 0, loc);
+  Binding *cnt = sema_lookup(&s->frame->calls, lower);
+  if (!cnt) cnt = sema_bind(s, &s->frame->calls, lower, NULL, 0, loc);
   char last = lower[strlen(lower) - 1];
   const char *sep = isdigit((unsigned char)last) || last == '_' ? "_" : "";
   long long n = (long long)cnt->dim++;
   return s->frame->path[0] ? arena_printf(&s->c->arena, "%s.%s%s%lld", s->frame->path, lower, sep, n)
                            : arena_printf(&s->c->arena, "%s%s%lld", lower, sep, n);
-}
-
-
-/* A hyper-parameter's value at a call: a literal (negated or not), or a name of the caller's
- * (a hyper-parameter or a dimension of its own). false after an error. */
-static bool hyper_arg(Sema *s, Env *caller, const DimExpr *a, const char *name, double *out) {
-  if (a->kind == DX_NUM) {
-    *out = a->is_real ? a->real : (double)a->num;
-    return true;
-  }
-  Binding *b;
-  if (a->kind == DX_NAME && (b = lookup(&caller->hypers, a->name))) {
-    *out = b->real;
-    return true;
-  }
-  if (a->kind == DX_NAME && (b = lookup(&caller->dims, a->name))) {
-    *out = (double)b->dim;
-    return true;
-  }
-  if (a->kind == DX_NAME)
-    err(s, a->loc, "unknown hyper-parameter or dimension '%s'", a->name);
-  else
-    err(s, a->loc, "the value of hyper-parameter '%s' must be a number literal or a name", name);
-  return false;
 }
 
 /* Binds a call's generic arguments <...> in env: positional ones in order, then `name = value`
@@ -1073,26 +708,26 @@ static bool bind_generics(Sema *s, const Decl *d, Env *caller, const Node *call,
         if (strcmp(d->gens[i], a->key) == 0) slot = i;
       if (slot < 0 || !d->gen_hyper[slot]) {
         if (slot < 0)
-          err(s, a->key_loc, "layer '%s' has no hyper-parameter '%s'", d->name, a->key);
+          sema_err(s, a->key_loc, "layer '%s' has no hyper-parameter '%s'", d->name, a->key);
         else
-          err(s, a->key_loc, "'%s' is a dimension of layer '%s': give it by position, not by name", a->key, d->name);
+          sema_err(s, a->key_loc, "'%s' is a dimension of layer '%s': give it by position, not by name", a->key, d->name);
         return false;
       }
       if (given[slot]) {
-        err(s, a->key_loc, "hyper-parameter '%s' is given twice", a->key);
+        sema_err(s, a->key_loc, "hyper-parameter '%s' is given twice", a->key);
         return false;
       }
     } else {
       if (k > 0 && call->gens[k - 1]->key) {
-        err(s, a->loc, "a positional argument <...> after a named one");
+        sema_err(s, a->loc, "a positional argument <...> after a named one");
         return false;
       }
       if (npos >= d->ngens) {
         if (ndims == d->ngens)
-          err(s, call->loc, "layer '%s' takes %d dimension argument%s <...>, %d given", d->name, d->ngens,
+          sema_err(s, call->loc, "layer '%s' takes %d dimension argument%s <...>, %d given", d->name, d->ngens,
               d->ngens == 1 ? "" : "s", call->ngens);
         else
-          err(s, call->loc, "layer '%s' takes at most %d argument%s <...>, %d given", d->name, d->ngens,
+          sema_err(s, call->loc, "layer '%s' takes at most %d argument%s <...>, %d given", d->name, d->ngens,
               d->ngens == 1 ? "" : "s", call->ngens);
         return false;
       }
@@ -1101,26 +736,26 @@ static bool bind_generics(Sema *s, const Decl *d, Env *caller, const Node *call,
     given[slot] = true;
     if (d->gen_hyper[slot]) {
       double x;
-      if (!hyper_arg(s, caller, a, d->gens[slot], &x)) return false;
-      bind(s, &env->hypers, d->gens[slot], NULL, 0, d->gen_locs[slot])->real = x;
+      if (!sema_hyper_arg(s, caller, a, d->gens[slot], &x)) return false;
+      sema_bind(s, &env->hypers, d->gens[slot], NULL, 0, d->gen_locs[slot])->real = x;
     } else {
       if (a->kind == DX_NUM && a->is_real) {
-        err(s, a->loc, "dimension argument '%s' of layer '%s' must be a positive integer, not %g", d->gens[slot], d->name,
+        sema_err(s, a->loc, "dimension argument '%s' of layer '%s' must be a positive integer, not %g", d->gens[slot], d->name,
             a->real);
         return false;
       }
-      int64_t v = eval_dim(s, caller, a);
+      int64_t v = sema_eval_dim(s, caller, a);
       if (!v) return false;
-      bind(s, &env->dims, d->gens[slot], NULL, v, d->gen_locs[slot]);
+      sema_bind(s, &env->dims, d->gens[slot], NULL, v, d->gen_locs[slot]);
     }
   }
   for (int i = 0; i < d->ngens; i++) {
     if (given[i]) continue;
     if (d->gen_hyper[i]) {
-      bind(s, &env->hypers, d->gens[i], NULL, 0, d->gen_locs[i])->real = d->gen_default[i];
+      sema_bind(s, &env->hypers, d->gens[i], NULL, 0, d->gen_locs[i])->real = d->gen_default[i];
       continue;
     }
-    err(s, call->loc, "layer '%s' takes %d dimension argument%s <...>, %d given", d->name, ndims, ndims == 1 ? "" : "s",
+    sema_err(s, call->loc, "layer '%s' takes %d dimension argument%s <...>, %d given", d->name, ndims, ndims == 1 ? "" : "s",
         npos);
     return false;
   }
@@ -1128,10 +763,10 @@ static bool bind_generics(Sema *s, const Decl *d, Env *caller, const Node *call,
 }
 
 static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call, Value **args) {
-  if (!step(s, call->loc)) return NULL;
+  if (!sema_step(s, call->loc)) return NULL;
   for (Frame *f = s->frame; f; f = f->up)
     if (f->decl == d) {
-      err(s, call->loc, "layer '%s' instantiates itself (recursion is not allowed)", d->name);
+      sema_err(s, call->loc, "layer '%s' instantiates itself (recursion is not allowed)", d->name);
       return NULL;
     }
   Env env = {{0}, {0}, {0}};
@@ -1180,13 +815,13 @@ static Module *lower_model(Sema *s, const Decl *d) {
     const ParamDecl *p = d->inputs[i];
     Shape shape;
     Value *v = NULL;
-    if (eval_shape(s, &env, p->type, &shape))
-      v = leaf(s, OP_INPUT, p->type->dom == DOM_EDGE ? FN_EDGE : p->type->dom == DOM_GRAPH ? FN_GRAPH : FN_VERTEX, p->type->dom, &shape,
+    if (sema_eval_shape(s, &env, p->type, &shape))
+      v = sema_leaf(s, OP_INPUT, p->type->dom == DOM_EDGE ? FN_EDGE : p->type->dom == DOM_GRAPH ? FN_GRAPH : FN_VERTEX, p->type->dom, &shape,
                p->name, 0, p->loc);
     define(s, &env, p->name, p->loc, v);
   }
   if (d->nrets != 1) {
-    err(s, d->loc, "model '%s' declares %d results; a model returns one value (its layers may return several)", d->name,
+    sema_err(s, d->loc, "model '%s' declares %d results; a model returns one value (its layers may return several)", d->name,
         d->nrets);
     s->frame = NULL;
     return NULL;
@@ -1211,7 +846,7 @@ Module *sema_lower(GnnCtx *c) {
     } else {
       *first = d;
     }
-    if (!d->is_model && find_builtin(d->name)) /* a call would always reach the builtin */
+    if (!d->is_model && sema_find_builtin(d->name)) /* a call would always reach the builtin */
       diag_error(&c->diag, d->loc, "layer '%s' has the name of a builtin function", d->name);
     StrMap gens = {0}; /* name -> its first Loc in gen_locs */
     for (int j = 0; j < d->ngens; j++) {
