@@ -139,9 +139,9 @@ static void tensor_info(FILE *out, const char *name, const Value *v) {
   fprintf(out, ", %lld},\n", (long long)shape_elems(&v->shape));
 }
 
-/* The forward inputs (not the backward seed), in module order. */
-/* The forward inputs in declaration order, in an array from the program's arena (a model may
- * have any number of inputs: a fixed array here once overflowed past 64). */
+/* The forward inputs (not the backward seed) in declaration order, in an array from the
+ * program's arena (a model may have any number of inputs: a fixed array here once overflowed
+ * past 64). */
 static int forward_inputs(const KProgram *p, const KBuf ***list) {
   const KBuf **l = arena_alloc(p->arena, sizeof *l * (size_t)(p->bufs.len + 1));
   int n = 0;
