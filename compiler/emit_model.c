@@ -1,7 +1,8 @@
-/* emit_model.c -- the generated model: its header, its state, and forward/backward as steps.
+/* emit_model.c -- the generated model's source: its state, and forward/backward as steps.
  *
  * Both targets generate the same C around their kernels: a header declaring an opaque model
- * type and typed entry points, a model struct holding the graph, the parameters, their
+ * type and typed entry points (emit_model_header.c, beneath this file with the names both
+ * share), a model struct holding the graph, the parameters, their
  * gradients, the output and an arena for every intermediate buffer (placed by lifetime at
  * create time: gnn_plan_arena in runtime/gnn_model.h), and forward/backward functions that run
  * the kernel IR's steps in order, each under a comment naming the IR values it implements.
@@ -15,17 +16,6 @@
 #include <string.h>
 
 /* ---------------------------------------------------------------- naming */
-
-/* The C prefix of the model's public names: the name in lower case (lower.c), unless that
- * would enter the namespace reserved for the runtime and gnnc (every identifier starting with
- * "gnn" in any case: gnn_ctx, gnn_model_api, GNN_OK, gnnrt_..., gnnc_...) or one C reserves (a
- * leading underscore); such a name gets "model_" in front ("Gnn_ctx" -> model_gnn_ctx_create).
- * The generated code's own file-scope names start with gnnc_, so no model name can reach them. */
-const char *emit_model_prefix(const KProgram *p) {
-  const char *c = p->cname;
-  bool reserved = c[0] == '_' || ((c[0] | 32) == 'g' && (c[1] | 32) == 'n' && (c[2] | 32) == 'n');
-  return reserved ? arena_printf(p->arena, "model_%s", c) : c;
-}
 
 static int param_index(const KProgram *p, const KBuf *b) {
   int n = 0;
@@ -51,34 +41,10 @@ static int grad_param(const KProgram *p, int out) {
   return -1;
 }
 
-static int forward_inputs(const KProgram *p, const KBuf ***list);
-
-/* The forward input (index among forward_inputs) whose gradient output i is
- * ("grad_input.<name>", gnnc --input-grads), or -1. */
-static int grad_input(const KProgram *p, int out) {
-  const char *name = p->m->outs[out].name;
-  if (strncmp(name, "grad_input.", 11) != 0) return -1;
-  int n = 0;
-  for (int i = 0; i < p->bufs.len; i++) {
-    const KBuf *x = p->bufs.items[i];
-    if (x->kind != BUF_INPUT || x->bwd) continue;
-    if (strcmp(x->val->name, name + 11) == 0) return n;
-    n++;
-  }
-  return -1;
-}
-
-/* Per forward input: the output holding its gradient, or -1 (not asked for, or not differentiable). */
-static int input_grad_out(const KProgram *p, int input) {
-  for (int o = 1; o < p->m->nouts; o++)
-    if (grad_input(p, o) == input) return o;
-  return -1;
-}
-
 /* A buffer lives in the model's own storage when it is an output: out, or a gradient (of a
  * parameter, or of an input). */
 static bool is_outbuf(const KProgram *p, const KBuf *b) {
-  return b->kind == BUF_TEMP && b->out >= 0 && (b->out == 0 || grad_param(p, b->out) >= 0 || grad_input(p, b->out) >= 0);
+  return b->kind == BUF_TEMP && b->out >= 0 && (b->out == 0 || grad_param(p, b->out) >= 0 || emit_model_grad_input(p, b->out) >= 0);
 }
 
 const char *emit_rows(Domain d) { return d == DOM_VERTEX ? "g->nv" : d == DOM_EDGE ? "g->ne" : d == DOM_GRAPH ? "g->ng" : "1"; }
@@ -108,7 +74,7 @@ const char *emit_buf_ref(const KProgram *p, const KBuf *b) {
   case BUF_TEMP:
     if (is_outbuf(p, b))
       return b->out == 0 ? "m->out"
-             : grad_input(p, b->out) >= 0 ? arena_printf(p->arena, "m->igrad[%d]", grad_input(p, b->out))
+             : emit_model_grad_input(p, b->out) >= 0 ? arena_printf(p->arena, "m->igrad[%d]", emit_model_grad_input(p, b->out))
                                           : arena_printf(p->arena, "m->grad[%d]", grad_param(p, b->out));
     return arena_printf(p->arena, "m->%s", b->name);
   }
@@ -139,19 +105,6 @@ static void tensor_info(FILE *out, const char *name, const Value *v) {
   fprintf(out, ", %lld},\n", (long long)shape_elems(&v->shape));
 }
 
-/* The forward inputs (not the backward seed) in declaration order, in an array from the
- * program's arena (a model may have any number of inputs: a fixed array here once overflowed
- * past 64). */
-static int forward_inputs(const KProgram *p, const KBuf ***list) {
-  const KBuf **l = arena_alloc(p->arena, sizeof *l * (size_t)(p->bufs.len + 1));
-  int n = 0;
-  for (int i = 0; i < p->bufs.len; i++) {
-    const KBuf *b = p->bufs.items[i];
-    if (b->kind == BUF_INPUT && !b->bwd) l[n++] = b;
-  }
-  *list = l;
-  return n;
-}
 static const KBuf *seed_input(const KProgram *p) {
   for (int i = 0; i < p->bufs.len; i++) {
     const KBuf *b = p->bufs.items[i];
@@ -160,133 +113,7 @@ static const KBuf *seed_input(const KProgram *p) {
   return NULL;
 }
 
-static const char *shape_text(const KProgram *p, const Value *v) {
-  return arena_printf(p->arena, "%s%s", domain_name(v->dom), shape_str(p->arena, &v->shape));
-}
 
-/* ---------------------------------------------------------------- the header */
-
-void emit_header(FILE *out, const KProgram *p, const char *src_name) {
-  const char *P = emit_model_prefix(p);
-  const KBuf **ins;
-  int nin = forward_inputs(p, &ins);
-  Value *ov = module_output(p->m);
-  fprintf(out, "/* %s.h -- generated by gnnc from %s: the model %s. Do not edit; regenerate.\n", P, src_name, p->name);
-  fputs(" *\n"
-        " * Link with the library built from the matching .cu (CUDA, libgnnrt) or .c (host, libgnnrt_host).\n"
-        " * All float pointers are device memory in the CUDA build and host memory in the host build.\n"
-        " * Edge rows are in the graph's edge order (CSR by destination, gnn_graph in gnnrt.h).\n"
-        " * Every function returns a gnn_status; on failure gnn_last_error(ctx) says why.\n"
-        " */\n",
-        out);
-  char *U = arena_strdup(p->arena, P);
-  for (char *q = U; *q; q++) *q = (char)(*q >= 'a' && *q <= 'z' ? *q - 'a' + 'A' : *q);
-  fprintf(out, "#ifndef GNNC_%s_H\n#define GNNC_%s_H\n\n", U, U);
-  fputs("#include <stdint.h>\n\n#include \"gnn_model.h\"\n#include \"gnnrt.h\"\n\n"
-        "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
-        out);
-  fprintf(out, "typedef struct %s_model %s_model;\n\n", P, P);
-  fprintf(out, "enum { %s_NUM_INPUTS = %d, %s_NUM_PARAMS = %d };\n\n", U, nin, U, p->nparams);
-  fputs("/* Preconditions are checked: a NULL pointer, a call out of order or a bad index returns\n"
-        " * GNN_ERR_INVALID (with a message in gnn_last_error(ctx) when the model or ctx is known) and\n"
-        " * changes nothing; functions that return a pointer return NULL instead. */\n\n",
-        out);
-  fprintf(out,
-          "/* Creates the model for graph g, which must outlive it (or its binding: %s_set_graph binds\n"
-          " * another): parameters Glorot-initialised from seed (the interpreter's values, in float32), their\n"
-          " * gradients and the output, and plans the activation arenas (the first forward allocates one).\n"
-          " * ctx, g and out must not be NULL; *out is NULL on failure. */\n"
-          "gnn_status %s_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, %s_model **out);\n"
-          "/* Frees the model (before its context). NULL is a no-op. */\n"
-          "void %s_destroy(%s_model *m);\n\n",
-          P, P, P, P, P);
-  fprintf(out,
-          "/* Mini-batches on one model: binds graph g (not NULL; it must outlive the binding) in place of the\n"
-          " * model's graph, keeping the parameters, their gradients and the arenas. Within the capacity (at\n"
-          " * first the create graph's vertices, edges and graphs) it only swaps the graph; a bigger one grows\n"
-          " * each exceeded count to at least 1.5x, re-plans the arenas and frees the old one (the next forward\n"
-          " * allocates the new), or, when %s_reserve turned growth off, returns GNN_ERR_INVALID and changes\n"
-          " * nothing. The output and what the backward reads are the old graph's no more: forward next. */\n"
-          "gnn_status %s_set_graph(%s_model *m, const gnn_graph *g);\n"
-          "/* Sets the capacity to nv vertices, ne edges and ng graphs (each at least the bound graph's; none\n"
-          " * negative): the arenas are re-planned and the output reallocated for it when it changes, the\n"
-          " * next forward allocating the arena, so a loop over batches allocates once. grow = 0 makes\n"
-          " * %s_set_graph refuse a graph beyond the capacity instead of growing it. */\n"
-          "gnn_status %s_reserve(%s_model *m, int64_t nv, int64_t ne, int64_t ng, int grow);\n\n",
-          P, P, P, P, P, P);
-  fputs("/* The forward pass. Inputs, rows x width floats, none NULL:\n", out);
-  for (int i = 0; i < nin; i++) fprintf(out, " *   %s: %s\n", ins[i]->val->name, shape_text(p, ins[i]->val));
-  fprintf(out,
-          " * training != 0 applies dropout with masks drawn from seed (gnnrt_rng.h) and keeps what the backward\n"
-          " * reads; 0 is inference. The first forward allocates its arena: the inference plan (training = 0)\n"
-          " * or the training plan, which then serves both. The inputs must stay unchanged until the backward\n"
-          " * of this forward. */\n"
-          "gnn_status %s_forward(%s_model *m",
-          P, P);
-  for (int i = 0; i < nin; i++) fprintf(out, ", const float *%s", ins[i]->name);
-  fprintf(out, ", int training, uint64_t seed);\n");
-  fprintf(out,
-          "/* The output of the last successful forward, %s: rows x %lld floats, owned by the model;\n"
-          " * NULL before the first forward, after a failed one, and for m NULL. */\n",
-          shape_text(p, ov), (long long)shape_elems(&ov->shape));
-  fprintf(out, "const float *%s_output(const %s_model *m);\n\n", P, P);
-  fprintf(out,
-          "/* The backward pass: grad_out (not NULL) is d loss / d output (like the output). It reads what the\n"
-          " * last forward left and its inputs, which must be unchanged, and writes every parameter's gradient.\n"
-          " * Needs a successful forward with training = 1 since the last backward (an inference forward keeps\n"
-          " * nothing for the backward, and the backward reuses the forward's memory); GNN_ERR_INVALID otherwise.\n"
-          " * GNN_ERR_UNSUPPORTED if the model was compiled without autodiff. */\n"
-          "gnn_status %s_backward(%s_model *m, const float *grad_out);\n\n",
-          P, P);
-  {
-    int nig = 0;
-    for (int i = 0; i < nin; i++) nig += input_grad_out(p, i) >= 0;
-    fputs("/* Gradients with respect to inputs (gnnc --input-grads): ", out);
-    if (!nig) fputs("none in this library. */\n", out);
-    else {
-      fputs("the inputs with one are", out);
-      for (int i = 0, k = 0; i < nin; i++)
-        if (input_grad_out(p, i) >= 0) fprintf(out, "%s %s (%d)", k++ ? "," : "", ins[i]->val->name, i);
-      fputs(".\n * Each is computed by a backward only when asked for, and costs its own work. */\n", out);
-    }
-    fprintf(out,
-            "/* Asks (on != 0) or stops asking for d loss / d input i in the backwards that follow. GNN_ERR_UNSUPPORTED\n"
-            " * for an input the library was not compiled to differentiate (gnnc --input-grads=NAME); GNN_OK for one\n"
-            " * whose gradient is identically zero (api->input_grads[i] == 2: P_input_grad stays NULL);\n"
-            " * GNN_ERR_INVALID for i out of range. */\n"
-            "gnn_status %s_request_input_grad(%s_model *m, int i, int on);\n"
-            "/* d loss / d input i from the last successful backward, shaped like the input (rows x width floats,\n"
-            " * edge rows in the graph's order), owned by the model; NULL where that backward did not compute it\n"
-            " * (not asked for, or identically zero). */\n"
-            "float *%s_input_grad(%s_model *m, int i);\n\n",
-            P, P, P, P);
-  }
-  fprintf(out, "/* Parameter i (0 .. %s_NUM_PARAMS-1; names and shapes in %s_api()->params) and its gradient;\n"
-               " * NULL for m NULL or i out of range. */\n", U, P);
-  fprintf(out, "float *%s_param(%s_model *m, int i);\nfloat *%s_grad(%s_model *m, int i);\n", P, P, P, P);
-  fprintf(out, "/* The index of the parameter called name (\"gatconv0.W\"), or -1 (also for NULL). */\nint %s_param_index(const char *name);\n\n", P);
-  fprintf(out,
-          "/* Parameters from a tensor text file (gnn-train --save-params, gnnc run --save-params): every\n"
-          " * parameter, with its shape, and nothing else; all are checked before any is changed.\n"
-          " * GNN_ERR_IO, GNN_ERR_FORMAT (with file and line), GNN_ERR_INVALID (a missing, extra or\n"
-          " * misshapen tensor). */\n"
-          "gnn_status %s_load_params(%s_model *m, const char *path);\n"
-          "/* Writes every parameter to a tensor text file that %s_load_params and gnn-run --params read\n"
-          " * (through a temporary file renamed into place). */\n"
-          "gnn_status %s_save_params(%s_model *m, const char *path);\n\n",
-          P, P, P, P, P);
-  fprintf(out, "/* The memory plan: arena (the training plan's, shared by lifetime), arena_inference, parameters,\n"
-               " * gradients, output. m NULL gives zeros; plan NULL is a no-op. */\n");
-  fprintf(out, "void %s_memory_plan(const %s_model *m, gnn_memory_plan *plan);\n\n", P, P);
-  fprintf(out, "/* The same entry points behind gnn_model.h's fixed interface, for drivers that load any model.\n"
-               " * Compiled with GNNC_MODEL_ENTRY defined (gnnc -o lib.so does), the source also defines\n"
-               " * gnn_model_entry(), the name drivers look up with dlsym; without it several models link into\n"
-               " * one program. */\n");
-  fprintf(out, "const gnn_model_api *%s_api(void);\n\n", P);
-  fputs("#ifdef __cplusplus\n}\n#endif\n#endif\n", out);
-}
-
-/* ---------------------------------------------------------------- the source */
 
 /* Steps that call the runtime and keep its status in `st` (the others return on failure). */
 static bool uses_status(const KProgram *p, int from, int to) {
@@ -345,7 +172,7 @@ static void emit_step(FILE *out, const KProgram *p, const EmitHooks *h, int i) {
 static void emit_output_copies(FILE *out, const KProgram *p, const EmitHooks *h, bool bwd) {
   for (int o = 0; o < p->m->nouts; o++) {
     if ((o > 0) != bwd) continue;
-    int gp = o ? grad_param(p, o) : -1, gi = o ? grad_input(p, o) : -1;
+    int gp = o ? grad_param(p, o) : -1, gi = o ? emit_model_grad_input(p, o) : -1;
     if (o > 0 && gp < 0 && gi < 0) continue;
     const KBuf *b = NULL;
     for (int i = 0; i < p->bufs.len; i++) {
@@ -433,12 +260,12 @@ static uint64_t *input_grad_masks(const KProgram *p) {
   uint64_t *mask = calloc((size_t)nb + 1, sizeof(uint64_t));
   bool *outs = calloc((size_t)no + 1, sizeof(bool)), *need = calloc((size_t)nb + 1, sizeof(bool)), *pneed = calloc((size_t)nb + 1, sizeof(bool));
   bool any = false;
-  for (int o = 1; o < no; o++) any |= grad_input(p, o) >= 0;
+  for (int o = 1; o < no; o++) any |= emit_model_grad_input(p, o) >= 0;
   if (any) {
-    for (int o = 1; o < no; o++) outs[o] = grad_input(p, o) < 0;
+    for (int o = 1; o < no; o++) outs[o] = emit_model_grad_input(p, o) < 0;
     backward_needs(p, outs, pneed);
     for (int o = 1; o < no; o++) {
-      int gi = grad_input(p, o);
+      int gi = emit_model_grad_input(p, o);
       if (gi < 0) continue;
       for (int k = 1; k < no; k++) outs[k] = k == o;
       backward_needs(p, outs, need);
@@ -515,7 +342,7 @@ static void emit_rebind(FILE *out, const KProgram *p, const char *P, const KBuf 
   if (nig) {
     fprintf(out, "  float *ig[%d] = {0};\n  {\n    const gnn_graph *g = &shape;\n    gnn_status st = GNN_OK;\n", nin);
     for (int i = 0; i < nin; i++)
-      if (input_grad_out(p, i) >= 0)
+      if (emit_model_input_grad_out(p, i) >= 0)
         fprintf(out, "    if (!st) st = gnn_malloc(m->ctx, (void **)&ig[%d], (size_t)%s * %lld * sizeof(float));\n", i,
                 emit_rows(ins[i]->dom), (long long)ins[i]->width);
     fprintf(out, "    if (st) {\n      for (int i = 0; i < %d; i++) gnn_free(m->ctx, ig[i]);\n      return st;\n    }\n  }\n", nin);
@@ -575,13 +402,13 @@ static void emit_rebind(FILE *out, const KProgram *p, const char *P, const KBuf 
 void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *src_name, const char *header_name) {
   const char *P = emit_model_prefix(p);
   const KBuf **ins;
-  int nin = forward_inputs(p, &ins);
+  int nin = emit_model_forward_inputs(p, &ins);
   const KBuf *seed_in = seed_input(p);
   Value *ov = module_output(p->m);
   bool bwd = has_backward(p);
   bool cuda = h->target == TARGET_CUDA;
   int nig = 0; /* inputs with a gradient (--input-grads) */
-  for (int i = 0; i < nin; i++) nig += input_grad_out(p, i) >= 0;
+  for (int i = 0; i < nin; i++) nig += emit_model_input_grad_out(p, i) >= 0;
 
   fprintf(out, "/* %s.%s -- generated by gnnc from %s: the model %s, %s. Do not edit; regenerate.\n", P, cuda ? "cu" : "c",
           src_name, p->name, cuda ? "CUDA" : "host C (the CUDA kernels serialised MCUDA-style, OpenMP across groups)");
@@ -607,7 +434,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fprintf(out, "static const int gnnc_input_grads[%d] = {", nin ? nin : 1);
   for (int i = 0; i < (nin ? nin : 1); i++)
     fprintf(out, "%s%d", i ? ", " : "",
-            i >= nin ? 0 : input_grad_out(p, i) >= 0 ? 1 : input_grad_listed(p->m->input_grads, ins[i]->val->name) ? 2 : 0);
+            i >= nin ? 0 : emit_model_input_grad_out(p, i) >= 0 ? 1 : input_grad_listed(p->m->input_grads, ins[i]->val->name) ? 2 : 0);
   fputs("};\n", out);
   fprintf(out, "static const gnn_tensor_info gnnc_params[%d] = {\n", p->nparams ? p->nparams : 1);
   for (int i = 0; i < p->bufs.len; i++) {
@@ -642,7 +469,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   }
   fprintf(out, "struct %s_model {\n  gnn_ctx *ctx;\n  const gnn_graph *g;\n", P);
   fprintf(out, "  float *param[%d], *grad[%d];\n", p->nparams ? p->nparams : 1, p->nparams ? p->nparams : 1);
-  fprintf(out, "  float *out;  /* %s */\n", shape_text(p, ov));
+  fprintf(out, "  float *out;  /* %s */\n", emit_shape_text(p, ov));
   for (int i = 0; i < nin; i++) fprintf(out, "  const float *%s;  /* input \"%s\" of the current pass */\n", ins[i]->name, ins[i]->val->name);
   if (seed_in) fprintf(out, "  const float *%s;  /* the backward seed d loss / d out */\n", seed_in->name);
   if (nig) {
@@ -671,7 +498,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     const KBuf *b = p->bufs.items[i];
     if (b->kind == BUF_TEMP && !is_outbuf(p, b))
       fprintf(out, "  %s *%s;  /* %s, steps %d..%d */\n", buf_c(b), b->name,
-              b->val ? arena_printf(p->arena, "%%%d %s", b->val->id, shape_text(p, b->val))
+              b->val ? arena_printf(p->arena, "%%%d %s", b->val->id, emit_shape_text(p, b->val))
                      : arena_printf(p->arena, "scratch %s[%lld] %s%s", domain_name(b->dom), (long long)b->width,
                                     b->elem == ELEM_F64 ? "f64" : b->elem == ELEM_I32 ? "i32" : "f32",
                                     b->rows_cap ? arena_printf(p->arena, ", at most %lld rows", (long long)b->rows_cap) : ""),
@@ -743,7 +570,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     fputs("/* The bytes of the input gradients for a graph of g's size (set_graph reallocates them with the output). */\n"
           "static size_t gnnc_igrad_bytes(const gnn_graph *g) {\n  size_t n = 0;\n", out);
     for (int i = 0; i < nin; i++)
-      if (input_grad_out(p, i) >= 0)
+      if (emit_model_input_grad_out(p, i) >= 0)
         fprintf(out, "  n += (size_t)%s * %lld * sizeof(float);  /* input '%s' */\n", emit_rows(ins[i]->dom), (long long)ins[i]->width,
                 ins[i]->val->name);
     fputs("  return n;\n}\n\n", out);
@@ -793,7 +620,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
         out);
   fputs("  m->out_cap = gnnc_out_bytes(g);\n  if (!st) st = gnn_malloc(ctx, (void **)&m->out, m->out_cap ? m->out_cap : 1);\n", out);
   for (int i = 0; i < nin; i++)
-    if (input_grad_out(p, i) >= 0)
+    if (emit_model_input_grad_out(p, i) >= 0)
       fprintf(out, "  if (!st) st = gnn_malloc(ctx, (void **)&m->igrad[%d], (size_t)%s * %lld * sizeof(float));\n", i,
               emit_rows(ins[i]->dom), (long long)ins[i]->width);
   if (nig) fputs("  m->igrad_cap = gnnc_igrad_bytes(g);\n", out);

@@ -880,8 +880,17 @@ const char *emit_rows(Domain d);
 const char *emit_kernel_rows(const KProgram *p, const Kernel *k); /* its groups: emit_rows, or a weight's rows */
 /* The close of the comment atop a kernel: the source lines it computes (a line "Source lines 11-13."). */
 const char *emit_kernel_comment_end(const KProgram *p, const Kernel *k);
-/* The C prefix of the model's public names (the lower-case name; "model_" before a reserved one). */
+/* emit_model_header.c: the generated header, and the names it and emit_model.c share. The C
+ * prefix of the model's public names (the lower-case name; "model_" before a reserved one); the
+ * forward inputs (not the backward seed) in declaration order, in an array from p's arena; the
+ * forward input whose gradient output `out` is (gnnc --input-grads), and the output holding
+ * input i's gradient, each -1 where there is none; a value's type as the header's comments
+ * write it ("vertex[4, 16]"). */
 const char *emit_model_prefix(const KProgram *p);
+int emit_model_forward_inputs(const KProgram *p, const KBuf ***list);
+int emit_model_grad_input(const KProgram *p, int out);
+int emit_model_input_grad_out(const KProgram *p, int input);
+const char *emit_shape_text(const KProgram *p, const Value *v);
 void emit_header(FILE *out, const KProgram *p, const char *src_name);
 void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *src_name, const char *header_name);
 
