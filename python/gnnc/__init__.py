@@ -20,6 +20,7 @@ dropped on the way out). Pass edge_order="graph" to use the runtime's order inst
 """
 import ctypes
 import os
+import weakref
 
 import numpy as np
 
@@ -213,6 +214,8 @@ class Library:
 
     def _check(self, st):
         if st:
+            if not self._ctx:  # the runtime's "no context" would blame an allocation
+                raise GnncError(st, "the gnnc.Library was closed (Library.close): load it again")
             raise GnncError(st, self._last_error(self._ctx).decode(errors="replace"))
 
     def __repr__(self):
@@ -238,9 +241,10 @@ class Library:
         src, dst = _vertex_ids("src", src), _vertex_ids("dst", dst)
         if src.shape != dst.shape:
             raise ValueError("src and dst differ in length (%d and %d)" % (src.size, dst.size))
-        opts = _GraphOpts(int(add_self_loops), int(remove_self_loops), int(dedup), int(symmetrise), int(num_vertices))
+        num_vertices = _count("num_vertices", num_vertices)
+        opts = _GraphOpts(int(add_self_loops), int(remove_self_loops), int(dedup), int(symmetrise), num_vertices)
         g = ctypes.POINTER(_Graph)()
-        self._check(self._graph_from_edges(self._ctx, int(num_vertices), src.size, src.ctypes.data, dst.ctypes.data,
+        self._check(self._graph_from_edges(self._ctx, num_vertices, src.size, src.ctypes.data, dst.ctypes.data,
                                            ctypes.byref(opts), ctypes.byref(g)))
         return Graph(self, g, num_input_edges=src.size)
 
@@ -256,14 +260,15 @@ class Library:
         the host only when read."""
         opts = _GraphOpts(int(add_self_loops), int(remove_self_loops), int(dedup), int(symmetrise), 0)
         g = ctypes.POINTER(_Graph)()
-        self._check(self._graph_from_csr(self._ctx, int(num_vertices), int(num_edges), in_ptr, src, out_ptr, out_eid,
+        self._check(self._graph_from_csr(self._ctx, _count("num_vertices", num_vertices), _count("num_edges", num_edges), in_ptr, src, out_ptr, out_eid,
                                          edge_origin, ctypes.byref(opts), ctypes.byref(g)))
         return Graph(self, g, num_input_edges=num_input_edges)
 
     def load_graph(self, path, add_self_loops=False, remove_self_loops=False, dedup=False, symmetrise=False,
                    num_vertices=0):
         """A graph from a file: a dataset folder, an edge list, Matrix Market, a .gcsr cache."""
-        opts = _GraphOpts(int(add_self_loops), int(remove_self_loops), int(dedup), int(symmetrise), int(num_vertices))
+        opts = _GraphOpts(int(add_self_loops), int(remove_self_loops), int(dedup), int(symmetrise),
+                          _count("num_vertices", num_vertices))
         g = ctypes.POINTER(_Graph)()
         self._check(self._graph_load(self._ctx, os.fsencode(path), ctypes.byref(opts), ctypes.byref(g)))
         return Graph(self, g)
@@ -273,18 +278,19 @@ class Library:
         masks is a dict with "train", "val", "test" boolean arrays. The folder is gnnc's (graph.edges,
         features.svm, labels.txt, *.idx) or an OGB node-property download (raw/edge.csv.gz, ...,
         split/NAME/, or the binary raw/data.npz and node-label.npz; its valid split is masks["val"]); symmetrise adds the reverse of every edge
-        (OGB's add_inverse_edge)."""
+        (OGB's add_inverse_edge). A graph-classification folder (graph_labels.txt) has a label and a
+        mask entry per graph (graph.ng of them), another has one per vertex."""
         opts = _GraphOpts(int(add_self_loops), 0, 0, int(symmetrise), 0)
         ds = ctypes.POINTER(_Dataset)()
         self._check(self._dataset_load(self._ctx, os.fsencode(path), ctypes.byref(opts), ctypes.byref(ds)))
         d = ds.contents
-        nv = int(d.nv)
+        nv, nrows = int(d.nv), int(d.nrows)  # labels and masks: nrows entries (gnnrt.h), ng or nv
         feats = np.ctypeslib.as_array(d.features, (nv, int(d.nfeat))).copy() if d.features else None
-        labels = np.ctypeslib.as_array(d.labels, (nv,)).copy() if d.labels else None
+        labels = np.ctypeslib.as_array(d.labels, (nrows,)).copy() if d.labels else None
         masks = {}
         for k in ("train", "val", "test"):
             p = getattr(d, k + "_mask")
-            masks[k] = np.ctypeslib.as_array(p, (nv,)).astype(bool) if p else None
+            masks[k] = np.ctypeslib.as_array(p, (nrows,)).astype(bool) if p else None
         graph = Graph(self, d.graph, owner_dataset=ds)
         return graph, feats, labels, masks
 
@@ -311,6 +317,21 @@ def load(path, device=0):
     return Library(path, device)
 
 
+def _edge_order(edge_order):
+    """edge_order as given, if it is one of the two orders: a typo must not select the other one."""
+    if edge_order not in ("input", "graph"):
+        raise ValueError("edge_order=%r: 'input' (the order the edges were given in) or 'graph' (the runtime's)" % (edge_order,))
+    return edge_order
+
+
+def _count(name, n):
+    """n as a C int64_t, refusing what ctypes would wrap silently (2**64 + 10 becomes 10)."""
+    n = int(n)
+    if not 0 <= n < 2**63:
+        raise ValueError("%s = %d is out of range (0 .. 2^63 - 1)" % (name, n))
+    return n
+
+
 def _vertex_ids(name, a):
     """a as int64 vertex ids, refusing what a cast would silently change: booleans, non-numbers,
     and floats that are not whole numbers (0.5 would become vertex 0)."""
@@ -334,6 +355,7 @@ class Graph:
 
     def __init__(self, lib, g, num_input_edges=None, owner_dataset=None):
         self.lib, self._g, self._ds = lib, g, owner_dataset
+        self._models = weakref.WeakSet()  # the open models bound to it (Model, set_graph)
         c = g.contents
         self.nv, self.ne, self.ng = int(c.nv), int(c.ne), int(c.ng)   # ng: graphs of the batch
         self._host = None  # (edge_origin, src, dst), copied from the runtime's host arrays
@@ -375,6 +397,11 @@ class Graph:
         return self._num_input_edges
 
     def free(self):
+        """Frees the runtime's graph. A graph an open model is bound to stays: GnncError (the model
+        reads it on every forward and backward; close the model or bind it to another graph first)."""
+        if self._g is not None and self.lib._ctx and any(m._m is not None for m in self._models):
+            raise GnncError(3, "the graph is bound to an open model: close the model (Model.close) or bind it to another "
+                               "graph (Model.set_graph) before freeing the graph")
         if self._g is not None and self.lib._ctx:
             if self._ds is not None:
                 self.lib._dataset_free(self.lib._ctx, self._ds)
@@ -428,8 +455,11 @@ class Model:
         self.lib, self.graph = lib, graph
         self._api = lib._api
         h = _vp()
+        if graph._g is None:
+            raise GnncError(3, "the graph was freed (Graph.free)")
         lib._check(self._api.create(lib._ctx, graph._g, int(seed), ctypes.byref(h)))
         self._m = h
+        graph._models.add(self)
         self._inputs = [None] * len(lib.inputs)  # device copies of the last forward's inputs (grown, never shrunk)
         self._grad_buf = None
         self.forwards = 0  # successful forwards so far (the torch wrapper uses it)
@@ -443,6 +473,17 @@ class Model:
                 if b is not None:
                     b.free()
         self._m = None
+        if getattr(self, "graph", None) is not None:
+            self.graph._models.discard(self)
+
+    def _live(self):
+        """The model's handle, or GnncError once it or its library is closed (the handle and the
+        context it points into are freed then)."""
+        if not self.lib._ctx:
+            raise GnncError(3, "the model's gnnc.Library was closed (Library.close): load it and create the model again")
+        if self._m is None:
+            raise GnncError(3, "the model was closed (Model.close)")
+        return self._m
 
     def __del__(self):
         try:
@@ -458,15 +499,19 @@ class Model:
         the old graph's no more: run forward next."""
         if not isinstance(graph, Graph) or graph.lib is not self.lib:
             raise ValueError("the graph must come from the same gnnc.Library (lib.graph / lib.load_graph)")
-        self.lib._check(self._api.set_graph(self._m, graph._g))
+        if graph._g is None:
+            raise GnncError(3, "the graph was freed (Graph.free)")
+        self.lib._check(self._api.set_graph(self._live(), graph._g))
+        self.graph._models.discard(self)
         self.graph = graph
+        graph._models.add(self)
         self.bindings += 1
 
     def reserve(self, num_vertices, num_edges, num_graphs=1, grow=True):
         """Sets the capacity the arenas are planned for (each count at least the bound graph's), so a loop
         over batches up to that size allocates once; grow=False makes set_graph refuse a bigger graph."""
         lib = self.lib
-        lib._check(self._api.reserve(self._m, int(num_vertices), int(num_edges), int(num_graphs), int(bool(grow))))
+        lib._check(self._api.reserve(self._live(), int(num_vertices), int(num_edges), int(num_graphs), int(bool(grow))))
         # the staging copies of the inputs and of the backward's seed, for the same capacity
         # (at least the bound graph's rows, as the C reserve)
         g = self.graph
@@ -498,7 +543,7 @@ class Model:
     def get_param(self, name):
         i, p = self._pinfo(name)
         out = np.empty(p.shape, np.float32)
-        self.lib._check(self.lib._download(self.lib._ctx, out.ctypes.data, self._api.param(self._m, i), out.nbytes))
+        self.lib._check(self.lib._download(self.lib._ctx, out.ctypes.data, self._api.param(self._live(), i), out.nbytes))
         return out
 
     def set_param(self, name, value):
@@ -508,14 +553,14 @@ class Model:
             raise ValueError("parameter %r has shape %s, got %s" % (name, p.shape, v.shape))
         if not np.isfinite(v).all():
             raise ValueError("parameter %r: values must be finite" % name)
-        self.lib._check(self.lib._upload(self.lib._ctx, self._api.param(self._m, i), v.ctypes.data, v.nbytes))
+        self.lib._check(self.lib._upload(self.lib._ctx, self._api.param(self._live(), i), v.ctypes.data, v.nbytes))
 
     __getitem__ = get_param
     __setitem__ = set_param
 
     def param_ptr(self, name):
         """The parameter's memory (device memory in a CUDA library)."""
-        return self._api.param(self._m, self._pinfo(name)[0])
+        return self._api.param(self._live(), self._pinfo(name)[0])
 
     def state_dict(self):
         return {n: self.get_param(n) for n, _ in self.params()}
@@ -563,7 +608,7 @@ class Model:
 
     def memory_plan(self):
         p = _MemoryPlan()
-        self._api.memory_plan(self._m, ctypes.byref(p))
+        self._api.memory_plan(self._live(), ctypes.byref(p))
         return {k: getattr(p, k) for k, _ in _MemoryPlan._fields_}
 
     # forward and backward on host (NumPy) arrays
@@ -586,6 +631,8 @@ class Model:
         array. training=True applies dropout with masks drawn from seed and keeps what the backward
         reads: backward needs a forward with training=True (an inference forward keeps nothing for it)."""
         lib = self.lib
+        self._live()
+        _edge_order(edge_order)
         if len(inputs) != len(lib.inputs):
             raise TypeError("the model %s takes %d inputs (%s), got %d" % (
                 lib.name, len(lib.inputs), ", ".join(t.name for t in lib.inputs), len(inputs)))
@@ -606,17 +653,18 @@ class Model:
         """forward on memory the caller owns: ptr_array is a ctypes array of float pointers (device
         memory for a CUDA library), kept unchanged until the backward."""
         lib = self.lib
-        lib._check(self._api.forward(self._m, ptr_array, int(bool(training)), int(seed) & (2**64 - 1)))
+        lib._check(self._api.forward(self._live(), ptr_array, int(bool(training)), int(seed) & (2**64 - 1)))
         lib._check(lib._sync(lib._ctx))
         self.forwards += 1
 
     def output_pointer(self):
-        p = self._api.output(self._m)
+        p = self._api.output(self._live())
         if not p:
             raise GnncError(3, "%s: no output: run forward first" % self.lib.name)
         return p
 
     def output(self, edge_order="input"):
+        _edge_order(edge_order)
         o = self.lib.output
         rows = self.graph.rows(o.domain)
         y = np.empty((rows,) + o.shape, np.float32)
@@ -629,6 +677,8 @@ class Model:
         """The backward of the last forward with d loss / d output = grad_out (like the output);
         returns {parameter name: gradient}. Each backward needs its own forward, with training=True."""
         lib, o = self.lib, self.lib.output
+        self._live()
+        _edge_order(edge_order)
         if not lib.has_backward:
             raise GnncError(8, "%s was compiled without autodiff: no backward" % lib.name)
         g = np.ascontiguousarray(grad_out, dtype=np.float32)
@@ -647,7 +697,7 @@ class Model:
 
     def backward_pointer(self, ptr):
         lib = self.lib
-        lib._check(self._api.backward(self._m, ptr))
+        lib._check(self._api.backward(self._live(), ptr))
         lib._check(lib._sync(lib._ctx))
 
     def request_input_grads(self, names):
@@ -661,18 +711,19 @@ class Model:
                 self.lib.name, ", ".join(sorted(names - known)), ", ".join(t.name for t in self.lib.inputs)))
         for i, t in enumerate(self.lib.inputs):
             if t.name in names or self.lib.input_grads[i]:
-                self.lib._check(self._api.request_input_grad(self._m, i, int(t.name in names)))
+                self.lib._check(self._api.request_input_grad(self._live(), i, int(t.name in names)))
 
     def input_grad_ptr(self, name):
         """The device pointer of input name's gradient from the last backward, or None."""
         i = [t.name for t in self.lib.inputs].index(name)
-        return self._api.input_grad(self._m, i) or None
+        return self._api.input_grad(self._live(), i) or None
 
     def input_grads(self, edge_order="input"):
         """{input name: d loss / d input} for the inputs the last backward computed (request_input_grads)."""
+        _edge_order(edge_order)
         out = {}
         for i, t in enumerate(self.lib.inputs):
-            p = self._api.input_grad(self._m, i) if self.lib.input_grads[i] == 1 else None
+            p = self._api.input_grad(self._live(), i) if self.lib.input_grads[i] == 1 else None
             if not p:
                 continue
             v = np.empty((self.graph.rows(t.domain),) + t.shape, np.float32)
@@ -683,12 +734,12 @@ class Model:
         return out
 
     def grad_ptr(self, name):
-        return self._api.grad(self._m, self._pinfo(name)[0])
+        return self._api.grad(self._live(), self._pinfo(name)[0])
 
     def grads(self):
         out = {}
         for i, p in enumerate(self.lib.param_info):
             v = np.empty(p.shape, np.float32)
-            self.lib._check(self.lib._download(self.lib._ctx, v.ctypes.data, self._api.grad(self._m, i), v.nbytes))
+            self.lib._check(self.lib._download(self.lib._ctx, v.ctypes.data, self._api.grad(self._live(), i), v.nbytes))
             out[p.name] = v
         return out

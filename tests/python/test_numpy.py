@@ -154,6 +154,48 @@ def main():
     raises(gnnc.GnncError, bad + "/raw/node-feat.csv.gz:2: error: 1 feature on this row, the first row has 2",
            "dataset/ogb-ragged-features", lambda: lib.load_dataset(bad))
 
+    # a graph-classification folder (graph_labels.txt): a label and a mask entry per graph, not per vertex
+    # (they were read as nv entries, past the end of the runtime's arrays)
+    tu, shapes = work + "/shapes-tu", work + "/shapes"
+    subprocess.run([sys.executable, "tests/train/make_shapes_tu.py", tu], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, "scripts/tu_to_dataset.py", tu, shapes], check=True, stdout=subprocess.DEVNULL)
+    gg, _, glabels, gmasks = lib.load_dataset(shapes)
+    glines = [l for l in open(shapes + "/graph_labels.txt").read().split() if not l.startswith("#")]
+    check(gg.ng > 1 and gg.nv > gg.ng and glabels.shape == (gg.ng,) and
+          np.array_equal(glabels, np.array(glines, np.int32)) and
+          all(gmasks[k].shape == (gg.ng,) for k in ("train", "val", "test")) and
+          int(sum(gmasks[k].sum() for k in ("train", "val", "test"))) <= gg.ng, "dataset/graph-level-rows",
+          "nv %d ng %d labels %s masks %s" % (gg.nv, gg.ng, glabels.shape, [gmasks[k].shape for k in gmasks]))
+    gg.free()
+
+    # a graph an open model is bound to is not freed under it; a closed model, a closed library, an
+    # edge order that is neither, a count ctypes would wrap: each a clear error, no crash
+    gb = lib.load_graph(graph)
+    mb = lib.create(gb, seed=1)
+    raises(gnnc.GnncError, "bound to an open model", "graph/free-while-bound", gb.free)
+    check(mb.forward(ins["x"]).shape == (40, 3), "graph/free-refused-model-runs")
+    gb2 = lib.load_graph(graph)
+    mb.set_graph(gb2)
+    gb.free()  # bound no more
+    check(gb._g is None and mb.forward(ins["x"]).shape == (40, 3), "graph/free-after-rebind")
+    mb.close()
+    gb2.free()
+    check(gb2._g is None, "graph/free-after-close")
+    raises(gnnc.GnncError, "the model was closed", "model/forward-after-close", lambda: mb.forward(ins["x"]))
+    raises(gnnc.GnncError, "the model was closed", "model/param-after-close", lambda: mb["gcnconv0.W"])
+    raises(gnnc.GnncError, "the graph was freed", "model/create-on-freed-graph", lambda: lib.create(gb2))
+    raises(ValueError, "edge_order='inputs'", "edges/order-typo", lambda: me.forward(x, wv, edge_order="inputs"))
+    raises(ValueError, "edge_order='graphs'", "edges/order-typo-output", lambda: me.output(edge_order="graphs"))
+    raises(ValueError, "num_vertices = 18446744073709551626 is out of range", "graph/num-vertices-wraps",
+           lambda: lib.graph([0, 1], [1, 0], num_vertices=2**64 + 10))
+    raises(ValueError, "num_vertices = -1 is out of range", "graph/num-vertices-negative",
+           lambda: lib.load_graph(graph, num_vertices=-1))
+    lc = gnnc.load(libdir + "/libgcn_interp.so")
+    mc = lc.create(lc.load_graph(graph), seed=1)
+    lc.close()
+    raises(gnnc.GnncError, "gnnc.Library was closed", "library/forward-after-close", lambda: mc.forward(ins["x"]))
+    raises(gnnc.GnncError, "gnnc.Library was closed", "library/graph-after-close", lambda: lc.graph([0, 1], [1, 0]))
+
     # not a model library; a file that does not exist
     raises(gnnc.GnncError, "no gnn_model_entry", "library/not-a-model", lambda: gnnc.load(libdir + "/libnoentry.so"))
     raises(FileNotFoundError, "nope.so", "library/missing", lambda: gnnc.load(libdir + "/nope.so"))
