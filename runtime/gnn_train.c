@@ -41,6 +41,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "driver_rt.h"
 
@@ -93,6 +94,25 @@ static bool parse_num(const char *s, double lo, double hi, double *out) {
     }                                                                                                 \
   } while (0)
 
+/* The folder a file will be written into exists and is writable (path NULL: nothing to check);
+ * false after saying why. The files are written after training (--save-params) or during it
+ * (--checkpoint): a typo in the folder must not cost the run. */
+static bool writable_dir_of(const char *opt, const char *path) {
+  if (!path) return true;
+  char dir[4096];
+  const char *slash = strrchr(path, '/');
+  int n = !slash ? snprintf(dir, sizeof dir, ".") : slash == path ? snprintf(dir, sizeof dir, "/")
+                                                                  : snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  struct stat sb;
+  const char *why = n < 0 || n >= (int)sizeof dir ? "the path is too long"
+                    : stat(dir, &sb) != 0         ? strerror(errno)
+                    : !S_ISDIR(sb.st_mode)        ? "not a directory"
+                    : access(dir, W_OK) != 0      ? strerror(errno)
+                                                  : NULL;
+  if (why) fprintf(stderr, "gnn-train: %s %s: cannot write into '%s': %s\n", opt, path, dir, why);
+  return !why;
+}
+
 /* dir/name exists. */
 static int has_file(const char *dir, const char *name) {
   char path[4096];
@@ -136,6 +156,12 @@ int main(int argc, char **argv) {
   else if (OPT(n)) {                                                                                  \
     if (!parse_num(v, lo, hi, &var)) return fprintf(stderr, "gnn-train: %s wants a number in [%g, %g], got '%s'\n", n, (double)lo, (double)hi, v), 2; \
   }
+/* a count or a seed: a fraction would be printed rounded and used truncated */
+#define INT(n, var, lo, hi)                                                                           \
+  else if (OPT(n)) {                                                                                  \
+    if (!parse_num(v, lo, hi, &var) || var != floor(var))                                            \
+      return fprintf(stderr, "gnn-train: %s wants a whole number in [%.0f, %.0f], got '%s'\n", n, (double)lo, (double)hi, v), 2; \
+  }
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) return usage(stdout), 0;
     else if (OPT("--data")) data = v;
     else if (OPT("--save-params")) save = v;
@@ -143,13 +169,13 @@ int main(int argc, char **argv) {
     else if (OPT("--optimizer")) optimizer = v;
     else if (OPT("--checkpoint")) ckpt = v;
     else if (OPT("--resume")) resume = v;
-    NUM("--epochs", epochs, 0, 1e9)
+    INT("--epochs", epochs, 0, 1e9)
     NUM("--lr", lr, 0, 10)
     NUM("--weight-decay", wd, 0, 1)
-    NUM("--patience", patience, 1, 1e9)
-    NUM("--seed", seed, 0, 9.0e15)
-    NUM("--device", device, 0, 1024)
-    NUM("--checkpoint-every", ckpt_every, 1, 1e9)
+    INT("--patience", patience, 1, 1e9)
+    INT("--seed", seed, 0, 9.0e15)
+    INT("--device", device, 0, 1024)
+    INT("--checkpoint-every", ckpt_every, 1, 1e9)
     else if (strcmp(a, "--self-loops") == 0) self_loops = 1;
     else if (strcmp(a, "--raw-features") == 0) raw_features = true;
     else if (strcmp(a, "--no-self-loops") == 0) self_loops = 0;
@@ -167,6 +193,8 @@ int main(int argc, char **argv) {
     return fprintf(stderr, "gnn-train: --resume continues a training run: it cannot go with %s\n",
                    load ? "--load-params" : "--eval-only"), 2;
   if (ckpt && eval_only) return fprintf(stderr, "gnn-train: --checkpoint saves training: it cannot go with --eval-only\n"), 2;
+  /* the files written after training: their folders now, not after the run */
+  if (!writable_dir_of("--save-params", save) || !writable_dir_of("--checkpoint", ckpt)) return 1;
   /* A full disk, or a file-size limit (ulimit -f), must be a write error with a message, not a
    * SIGXFSZ that kills the process in the middle of a checkpoint. */
   signal(SIGXFSZ, SIG_IGN);
@@ -247,6 +275,16 @@ int main(int argc, char **argv) {
             graph_out ? "graph" : "node");
     goto out;
   }
+  /* an empty split: the loss (train), early stopping and the best epoch (val) or the accuracy
+   * reported (test) would fail only after the epochs */
+  const int64_t split_rows[3] = {ds->ntrain, ds->nval, ds->ntest};
+  const char *split_use[3] = {"the loss is taken over it", "early stopping and the best epoch are chosen on it",
+                              "the accuracy is reported on it"};
+  for (int s = eval_only ? 1 : 0; s < 3; s++)
+    if (split_rows[s] == 0) {
+      fprintf(stderr, "gnn-train: %s: %s is empty: %s\n", data, split_names[s], split_use[s]);
+      goto out;
+    }
   /* labels, masks and logits have a row per vertex (node classification) or per graph */
   const int64_t nv = ds->nv, rows = ds->nrows, C = api->output_info.width, F = api->inputs[xi].width;
   const char *row_name = graph_out ? "graph" : "vertex";
@@ -411,6 +449,7 @@ int main(int argc, char **argv) {
     printf("gnn-train: resumed from %s after epoch %lld%s\n", resume, (long long)ck.epoch, stopped ? " (training had ended)" : "");
   }
   epoch = stopped ? start - 1 : start;
+  int done = start - 1; /* the last epoch completed: the checkpoint's, then this run's */
   for (; !eval_only && !stopped && epoch <= (int)epochs; epoch++) {
     double t0 = now();
     float loss = 0, val_loss = 0;
@@ -483,9 +522,10 @@ int main(int argc, char **argv) {
       ck.elapsed_ms = total_ms;
       CHECK(rt.ck_save(ctx, ckpt, &ck));
     }
+    done = epoch;
     if (stopped) break;
   }
-  int trained = eval_only ? 0 : (epoch > (int)epochs ? (int)epochs : epoch);
+  int trained = eval_only ? 0 : done;
   if (!eval_only) { /* back to the best epoch's parameters */
     if (best_epoch == 0) best_epoch = trained;
     else
@@ -494,9 +534,12 @@ int main(int argc, char **argv) {
   double acc[3];
   CHECK(api->forward(model, inputs, 0, 0));
   for (int s = 0; s < 3; s++) CHECK(rt.accuracy(ctx, api->output(model), labels, masks[s], rows, C, &acc[s]));
-  if (!eval_only)
-    printf("trained %d epochs (%.2f ms per epoch), best validation at epoch %d\n", trained, trained ? total_ms / trained : 0.0,
-           best_epoch);
+  if (!eval_only) {
+    char this_run[64] = ""; /* a resumed run: the epochs in all, and those of this run */
+    if (resume) snprintf(this_run, sizeof this_run, " in all, %d in this run", trained - (start - 1));
+    printf("trained %d epochs%s (%.2f ms per epoch), best validation at epoch %d\n", trained, this_run,
+           trained ? total_ms / trained : 0.0, best_epoch);
+  }
   printf("accuracy: train %.4f  val %.4f  test %.4f\n", acc[0], acc[1], acc[2]);
   if (save) {
     const char **names = calloc((size_t)np + 1, sizeof(char *));

@@ -82,6 +82,10 @@ else
     else pass "reliability/resume/$name"; fi
   }
   rl_resume adam 11 --epochs 30 --patience 100 --seed 3
+  # the resumed run counts the epochs in all and its own (it printed min(epoch, --epochs))
+  if grep -q '^trained 30 epochs in all, 19 in this run (' "$rl/adam/b.log" && grep -q '^trained 11 epochs (' "$rl/adam/a.log"
+  then pass reliability/resume/trained-count
+  else fail reliability/resume/trained-count "$(grep '^trained' "$rl/adam/a.log" "$rl/adam/b.log" | tr '\n' ' ')"; fi
   rl_resume sgd 4 --epochs 10 --optimizer sgd --lr 0.5 --seed 2
   # In the middle of an early-stopping streak: the counter and the best epoch travel too.
   rl_train --epochs 200 --patience 3 --lr 0.05 --seed 1 > "$rl/es.log" 2>&1
@@ -91,6 +95,7 @@ else
     # resuming a finished run trains nothing and reports the same accuracy
     rl_train --epochs 200 --patience 3 --lr 0.05 --seed 1 --resume "$rl/early-stop/ck" > "$rl/fin.log" 2>&1
     if grep -q "training had ended" "$rl/fin.log" && ! grep -q '^epoch ' "$rl/fin.log" &&
+       grep -q "^trained $rl_stop epochs in all, 0 in this run (" "$rl/fin.log" &&
        [ "$(grep '^accuracy' "$rl/fin.log")" = "$(grep '^accuracy' "$rl/es.log")" ]; then pass reliability/resume/finished
     else fail reliability/resume/finished "$(tail -3 "$rl/fin.log" | tr '\n' ' ')"; fi
   else

@@ -205,8 +205,24 @@ else
         "$tr/libgin_graph.so" --data data/cora
       tr_bad node-model-graph-data "has graph_labels.txt (graph classification), but GCN outputs vertex[7]" "$tr_lib" --data "$tr/shapes"
     fi
+    # an empty split: named before the first epoch (it failed after them, naming neither file)
+    tr_copy empty-test; : > "$tr/empty-test/test.idx"
+    tr_bad empty-test "test.idx is empty: the accuracy is reported on it" "$tr_lib" --data "$tr/empty-test" --epochs 3
+    tr_copy empty-val; : > "$tr/empty-val/val.idx"
+    tr_bad empty-val "val.idx is empty: early stopping and the best epoch are chosen on it" "$tr_lib" --data "$tr/empty-val"
+    tr_copy empty-train; : > "$tr/empty-train/train.idx"
+    tr_bad empty-train "train.idx is empty: the loss is taken over it" "$tr_lib" --data "$tr/empty-train"
+    # the folders of the files written after or during training: checked before it
+    tr_bad save-params-folder "--save-params $tr/nope/p.txt: cannot write into '$tr/nope': No such file or directory" \
+      "$tr_lib" --data data/cora --epochs 3 --save-params "$tr/nope/p.txt"
+    tr_bad checkpoint-folder "--checkpoint $tr/libgcn.so/c.ckpt: cannot write into '$tr/libgcn.so': not a directory" \
+      "$tr_lib" --data data/cora --epochs 3 --checkpoint "$tr/libgcn.so/c.ckpt"
     # command-line mistakes: exit 2, before any work
     TR_RC=2 tr_bad lr-out-of-range "--lr wants a number in [0, 10], got '1e30'" "$tr_lib" --data data/cora --lr 1e30
+    # counts and seeds are whole numbers (a fraction was printed rounded and used truncated)
+    TR_RC=2 tr_bad seed-fraction "--seed wants a whole number in [0, 9000000000000000], got '1.5'" "$tr_lib" --data data/cora --seed 1.5
+    TR_RC=2 tr_bad epochs-fraction "--epochs wants a whole number in [0, 1000000000], got '1.5'" "$tr_lib" --data data/cora --epochs 1.5
+    TR_RC=2 tr_bad patience-fraction "--patience wants a whole number in [1, 1000000000], got '1.9'" "$tr_lib" --data data/cora --patience 1.9
     TR_RC=2 tr_bad no-data "usage: gnn-train" "$tr_lib"
     # Divergence: exp(exp(W x)) under SGD with lr 10 overflows in the first update.
     printf 'model Div(x: vertex[1433]) -> vertex[7] {\n  param W: [1433, 7]\n  return exp(exp(W @ x))\n}\n' > "$tr/div.gnn"
