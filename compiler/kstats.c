@@ -256,7 +256,8 @@ static void arenas(const KProgram *p, double V, double E, double *train, double 
   for (int i = 0; i < p->bufs.len; i++) {
     const KBuf *b = p->bufs.items[i];
     if (b->kind != BUF_TEMP || is_out(b)) continue;
-    size[k] = (size_t)(buf_rows(b, V, E) * (double)b->width * elem_bytes(b->elem));
+    double bytes = buf_rows(b, V, E) * (double)b->width * elem_bytes(b->elem); /* <= 2^31 x 2^24 x 8 */
+    size[k] = (size_t)bytes;
     size_i[k] = !b->bwd && !b->train_only && b->first < p->nfwd ? size[k] : 0;
     first[k] = b->first;
     last[k] = b->last;
@@ -264,8 +265,13 @@ static void arenas(const KProgram *p, double V, double E, double *train, double 
     *unshared += (double)size[k];
     k++;
   }
-  *train = (double)gnn_plan_arena(n, size, first, last, off, order);
-  *infer = (double)gnn_plan_arena(n, size_i, first, last_i, off, order);
+  if (*unshared < 0x1p62) {
+    *train = (double)gnn_plan_arena(n, size, first, last, off, order);
+    *infer = (double)gnn_plan_arena(n, size_i, first, last_i, off, order);
+  } else { /* past what size_t offsets can place (only rows of millions of elements at V near
+            * 2^31 come here): the unshared sum, an upper bound, rather than a wrapped one */
+    *train = *infer = *unshared;
+  }
   free(size), free(size_i), free(off), free(first), free(last), free(last_i), free(order);
 }
 

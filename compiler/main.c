@@ -181,8 +181,10 @@ static bool parse_stats(const char *arg, PipelineOpts *o) {
   for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
     char *end;
     if ((tok[0] == 'V' || tok[0] == 'E') && tok[1] == '=') {
+      /* counts the runtime can hold (int32 vertex and edge ids): the memory plan's byte counts
+       * then stay far inside size_t (they wrapped at V = 4e15: a smaller arena than at 1e15) */
       double x = strtod(tok + 2, &end);
-      if (*end || end == tok + 2 || !isfinite(x) || x < 0) ok = false; /* no "", nan, inf */
+      if (*end || end == tok + 2 || !isfinite(x) || x < 0 || x > 2147483647.0 || x != floor(x)) ok = false; /* no "", nan, inf */
       if (tok[0] == 'V') o->stats_V = x, have_v = true;
       else o->stats_E = x, have_e = true;
     } else {
@@ -498,7 +500,7 @@ int main(int argc, char **argv) {
       if (strcmp(v, "symbolic") == 0) {
         o.stats_symbolic = true;
       } else if (!parse_stats(v, &o)) {
-        fprintf(stderr, "gnnc: --stats wants V=N,E=N or symbolic, got '%s'\n", v);
+        fprintf(stderr, "gnnc: --stats wants V=N,E=N (whole numbers up to 2^31 - 1, the runtime's limit) or symbolic, got '%s'\n", v);
         return 2;
       } else {
         o.stats = true;
@@ -558,7 +560,7 @@ int main(int argc, char **argv) {
       }
     } else if ((v = ARGVAL("--print-memory-plan"))) {
       if (!parse_stats(v, &o)) {
-        fprintf(stderr, "gnnc: --print-memory-plan wants V=N,E=N, got '%s'\n", v);
+        fprintf(stderr, "gnnc: --print-memory-plan wants V=N,E=N (whole numbers up to 2^31 - 1, the runtime's limit), got '%s'\n", v);
         return 2;
       }
       o.print_plan = true;
