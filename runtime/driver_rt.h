@@ -47,6 +47,8 @@ typedef struct {
   gnn_status (*tf_read_rows)(gnn_ctx *, const char *, gnn_tensor_file **);
   gnn_status (*tf_get_rows)(gnn_ctx *, const gnn_tensor_file *, const char *, int64_t, int, const int64_t *, float *);
   gnn_status (*tf_expect)(gnn_ctx *, const gnn_tensor_file *, int, const char *const[]);
+  int (*tf_count)(const gnn_tensor_file *);
+  gnn_status (*tf_info)(const gnn_tensor_file *, int, const char **, int *, int64_t[4]);
   void (*tf_free)(gnn_tensor_file *);
   gnn_status (*tf_write)(gnn_ctx *, const char *, int, const char *const[], const int[], const int64_t[][4],
                          const float *const[]);
@@ -83,6 +85,8 @@ static const struct {
     {offsetof(Rt, tf_read_rows), "gnn_tensor_file_read_rows"},
     {offsetof(Rt, tf_get_rows), "gnn_tensor_file_get_rows"},
     {offsetof(Rt, tf_expect), "gnn_tensor_file_expect"},
+    {offsetof(Rt, tf_count), "gnn_tensor_file_count"},
+    {offsetof(Rt, tf_info), "gnn_tensor_file_info"},
     {offsetof(Rt, tf_free), "gnn_tensor_file_free"},
     {offsetof(Rt, tf_write), "gnn_tensor_file_write"},
     {offsetof(Rt, ck_save), "gnn_train_state_save"},

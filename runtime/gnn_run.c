@@ -41,7 +41,7 @@ static void usage(FILE *out) {
         "  --repeat N          timed forwards (default 10); --warmup N untimed ones first (default 2)\n"
         "  --self-loops        add a self-loop v -> v to every vertex that has none (as gnn-train)\n"
         "  --train             forward in training mode (dropout on)\n"
-        "  --backward          after the forward, run the backward with grad.out from --inputs or generated\n"
+        "  --backward          after the forward, run the backward with grad.out from --inputs, else generated\n"
         "  --save-grads FILE   write the gradients (tensor text format, names grad.<param>)\n"
         "  --save-input-grads FILE  ask for every input gradient the library has (gnnc --input-grads) and\n"
         "                      write them after the first backward (names grad_input.<input>, edge rows in file order)\n"
@@ -119,6 +119,39 @@ static float *input_rows(Rt *rt, gnn_ctx *ctx, const gnn_tensor_file *tf, const 
     return NULL;
   }
   return out;
+}
+
+/* The --inputs file's tensor `name`, if it has one. */
+static bool file_has(Rt *rt, const gnn_tensor_file *tf, const char *name) {
+  for (int i = 0, n = rt->tf_count(tf); i < n; i++) {
+    const char *have = NULL;
+    int rank = 0;
+    int64_t dims[4];
+    if (rt->tf_info(tf, i, &have, &rank, dims) == GNN_OK && have && strcmp(have, name) == 0) return true;
+  }
+  return false;
+}
+
+/* Every tensor of an --inputs file is a model input, or the backward's seed grad.out of a model
+ * with a backward (what gnnc run --save-inputs writes after --backward; a forward leaves it
+ * unread): a misspelt input must not be skipped while the input it meant is generated. False
+ * after saying which tensor is not. */
+static bool inputs_file_names_ok(Rt *rt, const gnn_model_api *api, const gnn_tensor_file *tf, const char *path) {
+  for (int i = 0, n = rt->tf_count(tf); i < n; i++) {
+    const char *name = NULL;
+    int rank = 0;
+    int64_t dims[4];
+    if (rt->tf_info(tf, i, &name, &rank, dims) != GNN_OK || !name) continue;
+    bool known = api->has_backward && strcmp(name, "grad.out") == 0;
+    for (int k = 0; k < api->num_inputs && !known; k++) known = strcmp(api->inputs[k].name, name) == 0;
+    if (!known) {
+      fprintf(stderr, "gnn-run: %s: tensor '%s' is not an input of %s (its inputs:", path, name, api->name);
+      for (int k = 0; k < api->num_inputs; k++) fprintf(stderr, "%s %s", k ? "," : "", api->inputs[k].name);
+      fprintf(stderr, "%s)\n", api->has_backward ? "; and grad.out, the backward's seed" : "");
+      return false;
+    }
+  }
+  return true;
 }
 
 static void write_rows(FILE *f, const char *name, const gnn_graph *g, const gnn_tensor_info *t, const float *graph_rows) {
@@ -255,6 +288,10 @@ int main(int argc, char **argv) {
 
   /* inputs: --inputs by name, else the first vertex input takes the dataset's features, else
    * generated as the interpreter generates them */
+  if (inputs) {
+    CHECK(rt.tf_read_rows(ctx, inputs, &tf_in));
+    if (!inputs_file_names_ok(&rt, api, tf_in, inputs)) goto out;
+  }
   in_host = calloc((size_t)api->num_inputs + 1, sizeof(float *));
   in_dev = calloc((size_t)api->num_inputs + 1, sizeof(float *));
   NEED(in_host);
@@ -268,8 +305,8 @@ int main(int argc, char **argv) {
     size_t bytes = sizeof(float) * (size_t)(rows * t->width);
     float *file_rows = NULL;
     if (inputs) {
-      gnn_status st = tf_in ? GNN_OK : rt.tf_read_rows(ctx, inputs, &tf_in);
-      if (!st) file_rows = input_rows(&rt, ctx, tf_in, t->name, rows, t->rank, t->dims, t->width, &st);
+      gnn_status st = GNN_OK;
+      file_rows = input_rows(&rt, ctx, tf_in, t->name, rows, t->rank, t->dims, t->width, &st);
       CHECK(st);
     } else if (t->domain == GNN_DOMAIN_VERTEX && is_dir && !features_used) {
       char path[4096];
@@ -400,9 +437,9 @@ int main(int argc, char **argv) {
       goto out;
     }
     float *seed_rows = NULL;
-    if (inputs) {
-      gnn_status st = tf_in ? GNN_OK : rt.tf_read_rows(ctx, inputs, &tf_in);
-      if (!st) seed_rows = input_rows(&rt, ctx, tf_in, "grad.out", orows, ot->rank, ot->dims, ot->width, &st);
+    if (inputs && file_has(&rt, tf_in, "grad.out")) { /* else drawn, as gnnc run --inputs draws it */
+      gnn_status st = GNN_OK;
+      seed_rows = input_rows(&rt, ctx, tf_in, "grad.out", orows, ot->rank, ot->dims, ot->width, &st);
       CHECK(st);
     } else {
       uint64_t s = name_seed((uint64_t)seed ^ 0x5eedull, "grad.out");

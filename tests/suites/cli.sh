@@ -126,8 +126,15 @@ nvmsg="--num-vertices wants an integer from 1 to 1099511627776, got"
 bad_num nv-zero "$nvmsg '0'" "${runargs[@]}" --num-vertices 0
 bad_num nv-suffix "$nvmsg '3x'" "${runargs[@]}" --num-vertices 3x
 bad_num nv-too-many "$nvmsg '1099511627777'" "${runargs[@]}" --num-vertices 1099511627777
-bad_num stats-nan "--stats wants V=N,E=N or symbolic, got 'V=nan,E=1'" "$TMP/num.gnn" --stats V=nan,E=1
-bad_num stats-inf "--stats wants V=N,E=N or symbolic, got 'V=1,E=1e999'" "$TMP/num.gnn" --stats V=1,E=1e999
+statsmsg="--stats wants V=N,E=N (whole numbers up to 2^31 - 1, the runtime's limit) or symbolic, got"
+bad_num stats-nan "$statsmsg 'V=nan,E=1'" "$TMP/num.gnn" --stats V=nan,E=1
+bad_num stats-inf "$statsmsg 'V=1,E=1e999'" "$TMP/num.gnn" --stats V=1,E=1e999
+# past the runtime's int32 ids the plan's byte counts wrapped (V=4e15 printed a smaller arena than 1e15)
+bad_num stats-too-many "$statsmsg 'V=2147483648,E=1'" "$TMP/num.gnn" --stats V=2147483648,E=1
+bad_num plan-too-many "--print-memory-plan wants V=N,E=N (whole numbers up to 2^31 - 1, the runtime's limit), got 'V=4e15,E=1'" \
+  "$TMP/num.gnn" --print-memory-plan V=4e15,E=1
+bad_num plan-fraction "--print-memory-plan wants V=N,E=N (whole numbers up to 2^31 - 1, the runtime's limit), got 'V=2.5,E=1'" \
+  "$TMP/num.gnn" --print-memory-plan V=2.5,E=1
 archmsg="want sm_NN[,sm_NN...] (at most 7; e.g. sm_80,sm_90 or sm_90a)"
 bad_num arch-word "--arch=foo: $archmsg" "$TMP/num.gnn" --emit=cu --arch=foo
 bad_num arch-empty "--arch=: $archmsg" "$TMP/num.gnn" --emit=cu --arch=
@@ -148,7 +155,7 @@ check host-march-native grep -q -- ' -O3 -march=native -ffp-contract=off ' "$TMP
 check host-march-portable bash -c "[ -f '$TMP/m-portable.so' ] && ! grep -q -- '-march' '$TMP/m-portable.log'"
 "$GNNC" "$TMP/num.gnn" --target=host --host-march=x86-64-v2 -v -o "$TMP/m-v2.so" > "$TMP/m-v2.log" 2>&1
 check host-march-named bash -c "[ -f '$TMP/m-v2.so' ] && grep -q -- ' -march=x86-64-v2 ' '$TMP/m-v2.log'"
-bad_num stats-empty "--stats wants V=N,E=N or symbolic, got 'V=,E=1'" "$TMP/num.gnn" --stats V=,E=1
+bad_num stats-empty "$statsmsg 'V=,E=1'" "$TMP/num.gnn" --stats V=,E=1
 bad_num o-missing "option '-o' needs a value" "$TMP/num.gnn" -o
 # the extremes of the ranges are accepted
 if "$GNNC" "${runargs[@]}" --seed 18446744073709551615 --rows 0 --num-vertices 3 > "$TMP/out" 2>&1 &&
@@ -244,6 +251,27 @@ if "$GNNC" "$TMP/inputs.gnn" --target=host -o "$TMP/libudotv.so" > /dev/null 2>&
   done
   "$ROOT/build/bin/gnn-run" "$TMP/libudotv.so" --graph tests/interp/graphs/random --inputs "$TMP/in.ok" --repeat 1 --warmup 0 > /dev/null 2> "$TMP/err"; rc=$?
   check gnn-run-inputs-ok bash -c "[ $rc -eq 0 ]"
+  # a tensor that is no input of the model is refused, as gnnc run refuses it (it was skipped: a
+  # misspelt input went unread while the input it meant was generated)
+  { cat "$TMP/in.ok"; printf 'tensor bogus 1 1 2\n1 2\n'; } > "$TMP/in.bogus"
+  "$ROOT/build/bin/gnn-run" "$TMP/libudotv.so" --graph tests/interp/graphs/random --inputs "$TMP/in.bogus" --repeat 1 --warmup 0 > /dev/null 2> "$TMP/err"; rc=$?
+  check gnn-run-inputs-unknown bash -c "[ $rc -eq 1 ] && grep -qF \"in.bogus: tensor 'bogus' is not an input of M (its inputs: x, w; and grad.out, the backward's seed)\" '$TMP/err'"
+  # the backward's seed: taken from the file when there, drawn from --seed when not (as gnnc run
+  # --inputs), unread by a forward; both ways the gradients equal the interpreter's
+  gr() { "$ROOT/build/bin/gnn-run" "$TMP/libudotv.so" --graph tests/interp/graphs/random --params "$TMP/bw.p" --repeat 1 --warmup 0 "$@" > /dev/null; }
+  if "$GNNC" run "$TMP/inputs.gnn" --graph tests/interp/graphs/random --backward --save-inputs "$TMP/bw.in" \
+       --save-params "$TMP/bw.p" --save-outputs "$TMP/bw.ref" > /dev/null 2> "$TMP/err" &&
+     sed 1d "$TMP/bw.in" | awk '/^tensor /{skip = ($2 == "grad.out")} !skip' > "$TMP/bw.noseed" &&
+     gr --inputs "$TMP/bw.in" --backward --save-grads "$TMP/bw.g1" 2>> "$TMP/err" &&
+     gr --inputs "$TMP/bw.noseed" --backward --save-grads "$TMP/bw.g2" 2>> "$TMP/err" &&
+     gr --inputs "$TMP/bw.in" 2>> "$TMP/err"; then
+    awk '/^tensor /{skip = ($2 == "out")} !skip' "$TMP/bw.ref" > "$TMP/bw.refgrads"
+    check gnn-run-inputs-seed bash -c "! grep -q grad.out '$TMP/bw.noseed' && cmp -s '$TMP/bw.g1' '$TMP/bw.g2' &&
+      grep -q '^tensor grad.W ' '$TMP/bw.refgrads' && '$PY' tests/codegen/compare.py '$TMP/bw.g1' '$TMP/bw.refgrads' --tol 1e-5 > /dev/null"
+  else
+    fail cli/gnn-run-inputs-seed "$(head -2 "$TMP/err")"
+  fi
+  unset -f gr
 else
   fail cli/gnn-run-inputs "could not build the library or the inputs"
 fi
