@@ -135,10 +135,13 @@ char *read_source_file(const char *path, size_t *size) {
   }
   if (n > GNNC_MAX_SOURCE_BYTES) too_big = true;
   bool bad = !buf || ferror(f) || too_big;
+  /* a directory opens (fopen "rb" succeeds on Linux) and fails to read with EISDIR: say that,
+   * not "Input/output error" */
+  int read_errno = ferror(f) ? errno : 0;
   fclose(f);
   if (bad) {
     free(buf);
-    errno = too_big ? EFBIG : buf ? EIO : ENOMEM;
+    errno = too_big ? EFBIG : !buf ? ENOMEM : read_errno ? read_errno : EIO;
     return NULL;
   }
   buf[n] = 0;

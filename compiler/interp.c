@@ -285,6 +285,10 @@ static bool tensors_read(Tensor *want, int n, int required, bool *found, const i
         snprintf(err, errlen, "%s:%ld: error: tensor '%s': value %lld of %lld is missing (the file ends)", path, t.line, name,
                  (long long)k, (long long)nelem);
         ok = false;
+      } else if (strcmp(v, "tensor") == 0) { /* the next header: this tensor is short */
+        snprintf(err, errlen, "%s:%ld: error: tensor '%s' has %lld values, its shape needs %lld (the next tensor starts here)",
+                 path, l, name, (long long)k, (long long)nelem);
+        ok = false;
       } else if (end == v || *end || !isfinite(x) || !isfinite((float)x)) {
         snprintf(err, errlen, "%s:%ld: error: tensor '%s': value %lld '%.32s' is not a finite float32 number", path, l, name,
                  (long long)k, v);

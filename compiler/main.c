@@ -593,6 +593,10 @@ int main(int argc, char **argv) {
     } else if (cli.run && (v = ARGVAL("--inputs"))) {
       cli.inputs = v;
     } else if (cli.run && (v = ARGVAL("--init"))) {
+      if (strcmp(v, "glorot") != 0 && strcmp(v, "uniform") != 0) {
+        fprintf(stderr, "gnnc: --init wants glorot or uniform, got '%s'\n", v);
+        return 2;
+      }
       cli.init = v;
     } else if (cli.run && (v = ARGVAL("--seed"))) {
       unsigned long long n;

@@ -8,6 +8,7 @@
 #ifndef GNN_DRIVER_RT_H
 #define GNN_DRIVER_RT_H
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -96,7 +97,36 @@ static const struct {
 /* Opens the model library at libpath (a bare name is a file in this folder, not a search of the
  * library path), and fills *api and *rt. On failure prints "PROG: ..." and returns false; *lib is
  * then NULL or a handle for the caller to dlclose. */
+/* NULL if the 64-bit ELF file at path holds every segment its program headers map, else why
+ * not. The loader maps the segments without checking them against the file's size: a library
+ * cut short (a build or a copy interrupted) kills the process with SIGBUS when a page past the
+ * end is touched. A file that is not 64-bit ELF is left to dlopen, whose message is clear. */
+static const char *elf_truncated(const char *path) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return NULL;
+  struct stat sb;
+  Elf64_Ehdr eh;
+  const char *why = NULL;
+  if (fstat(fd, &sb) == 0 && pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+      eh.e_ident[EI_CLASS] == ELFCLASS64) {
+    uint64_t size = (uint64_t)sb.st_size;
+    if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > size || (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr) > size - eh.e_phoff)
+      why = "its program headers lie past the end of the file";
+    for (int i = 0; !why && i < eh.e_phnum; i++) {
+      Elf64_Phdr ph;
+      if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * sizeof ph)) != (ssize_t)sizeof ph)
+        why = "its program headers cannot be read";
+      else if (ph.p_type == PT_LOAD && (ph.p_offset > size || ph.p_filesz > size - ph.p_offset))
+        why = "a segment it maps lies past the end of the file";
+    }
+  }
+  close(fd);
+  return why;
+}
+
 static bool driver_open(const char *prog, const char *libpath, void **lib, const gnn_model_api **api, Rt *rt) {
+  const char *cut = elf_truncated(libpath);
+  if (cut) return fprintf(stderr, "%s: cannot load %s: the file is cut short (%s): build or copy it again\n", prog, libpath, cut), false;
   char *full = malloc(strlen(libpath) + 3);
   if (!full) return fprintf(stderr, "%s: out of memory\n", prog), false;
   sprintf(full, strchr(libpath, '/') ? "%s" : "./%s", libpath);

@@ -261,6 +261,9 @@ static gnn_status parse_tensor(gnn_ctx *ctx, gnn_tensor_file *tf, Tok *t, long l
     if (!s)
       return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: tensor '%s': value %lld of %lld is missing (the file ends)",
                            path, t->line, x->name, (long long)k, (long long)x->elems);
+    if (strcmp(s, "tensor") == 0) /* the next header: this tensor is short */
+      return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: tensor '%s' has %lld values, its shape needs %lld (the next tensor starts here)",
+                           path, l, x->name, (long long)k, (long long)x->elems);
     if (end == s || *end || !isfinite(v) || !isfinite((float)v))
       return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: tensor '%s': value %lld '%.32s' is not a finite float32 number",
                            path, l, x->name, (long long)k, s);

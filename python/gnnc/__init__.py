@@ -138,6 +138,9 @@ class Library:
         path = os.fspath(path)
         if not os.path.exists(path):
             raise FileNotFoundError(path)
+        cut = _elf_truncated(path)
+        if cut:  # the loader would map it and die with SIGBUS at the first page past the end
+            raise GnncError(3, "cannot load %s: the file is cut short (%s): build or copy it again" % (path, cut))
         # RTLD_LOCAL: two model libraries never see each other's symbols; the runtime's are
         # found through this handle all the same (dlsym on a handle searches the library's
         # dependencies), so the binding uses the runtime the library was built with.
@@ -315,6 +318,35 @@ class Library:
 def load(path, device=0):
     """Loads a model library built by gnnc (host or CUDA) and makes a runtime context on device."""
     return Library(path, device)
+
+
+def _elf_truncated(path):
+    """None if the 64-bit ELF file at path holds every segment its program headers map, else why
+    not (driver_rt.h's elf_truncated: a library cut short kills the process in the loader). A file
+    that is not 64-bit ELF is left to the loader, whose error is clear."""
+    import struct
+    try:
+        with open(path, "rb") as f:
+            eh = f.read(64)
+            size = os.fstat(f.fileno()).st_size
+            if len(eh) < 64 or eh[:4] != b"\x7fELF" or eh[4] != 2:
+                return None
+            order = "<" if eh[5] == 1 else ">"
+            phoff, = struct.unpack_from(order + "Q", eh, 32)
+            phentsize, phnum = struct.unpack_from(order + "HH", eh, 54)
+            if phentsize != 56 or phoff > size or phnum * 56 > size - phoff:
+                return "its program headers lie past the end of the file"
+            f.seek(phoff)
+            ph = f.read(phnum * 56)
+            for i in range(phnum):
+                ptype, = struct.unpack_from(order + "I", ph, i * 56)
+                offset, = struct.unpack_from(order + "Q", ph, i * 56 + 8)
+                filesz, = struct.unpack_from(order + "Q", ph, i * 56 + 32)
+                if ptype == 1 and (offset > size or filesz > size - offset):  # PT_LOAD
+                    return "a segment it maps lies past the end of the file"
+    except OSError:
+        return None
+    return None
 
 
 def _edge_order(edge_order):

@@ -196,6 +196,13 @@ def main():
     raises(gnnc.GnncError, "gnnc.Library was closed", "library/forward-after-close", lambda: mc.forward(ins["x"]))
     raises(gnnc.GnncError, "gnnc.Library was closed", "library/graph-after-close", lambda: lc.graph([0, 1], [1, 0]))
 
+    # a library cut short: a GnncError, not SIGBUS in the loader
+    with open(libdir + "/libgcn_interp.so", "rb") as f:
+        whole = f.read()
+    with open(work + "/libcut.so", "wb") as f:
+        f.write(whole[:len(whole) // 2])
+    raises(gnnc.GnncError, "libcut.so: the file is cut short", "library/cut-short", lambda: gnnc.load(work + "/libcut.so"))
+
     # not a model library; a file that does not exist
     raises(gnnc.GnncError, "no gnn_model_entry", "library/not-a-model", lambda: gnnc.load(libdir + "/libnoentry.so"))
     raises(FileNotFoundError, "nope.so", "library/missing", lambda: gnnc.load(libdir + "/nope.so"))

@@ -126,6 +126,10 @@ nvmsg="--num-vertices wants an integer from 1 to 1099511627776, got"
 bad_num nv-zero "$nvmsg '0'" "${runargs[@]}" --num-vertices 0
 bad_num nv-suffix "$nvmsg '3x'" "${runargs[@]}" --num-vertices 3x
 bad_num nv-too-many "$nvmsg '1099511627777'" "${runargs[@]}" --num-vertices 1099511627777
+bad_num init-word "--init wants glorot or uniform, got 'foo'" "${runargs[@]}" --init=foo
+# a folder given as the source: said so (was "Input/output error")
+"$GNNC" "$TMP" > /dev/null 2> "$TMP/err"; rc=$?
+check source-is-a-folder bash -c "[ $rc -eq 1 ] && grep -qF \"cannot read '$TMP': Is a directory\" '$TMP/err'"
 statsmsg="--stats wants V=N,E=N (whole numbers up to 2^31 - 1, the runtime's limit) or symbolic, got"
 bad_num stats-nan "$statsmsg 'V=nan,E=1'" "$TMP/num.gnn" --stats V=nan,E=1
 bad_num stats-inf "$statsmsg 'V=1,E=1e999'" "$TMP/num.gnn" --stats V=1,E=1e999
@@ -272,6 +276,20 @@ if "$GNNC" "$TMP/inputs.gnn" --target=host -o "$TMP/libudotv.so" > /dev/null 2>&
     fail cli/gnn-run-inputs-seed "$(head -2 "$TMP/err")"
   fi
   unset -f gr
+  # a library cut short (an interrupted build or copy): a message, not SIGBUS in the loader; a file
+  # cut only in what no segment maps (debug sections) still loads
+  ci_size=$(stat -c %s "$TMP/libudotv.so")
+  for ci_cut in 4096 $((ci_size / 2)); do
+    head -c "$ci_cut" "$TMP/libudotv.so" > "$TMP/libcut.so"
+    "$ROOT/build/bin/gnn-run" "$TMP/libcut.so" --graph tests/interp/graphs/random --repeat 1 --warmup 0 > /dev/null 2> "$TMP/err"; rc=$?
+    check "gnn-run-library-cut-$ci_cut" bash -c "[ $rc -eq 1 ] && grep -qF 'libcut.so: the file is cut short (' '$TMP/err'"
+  done
+  "$ROOT/build/bin/gnn-train" "$TMP/libcut.so" --data data/cora > /dev/null 2> "$TMP/err"; rc=$?
+  check gnn-train-library-cut bash -c "[ $rc -eq 1 ] && grep -qF 'libcut.so: the file is cut short (' '$TMP/err'"
+  head -c $((ci_size - 64)) "$TMP/libudotv.so" > "$TMP/libcut.so" # the section headers' end: no segment
+  "$ROOT/build/bin/gnn-run" "$TMP/libcut.so" --graph tests/interp/graphs/random --repeat 1 --warmup 0 > /dev/null 2> "$TMP/err"; rc=$?
+  check gnn-run-library-cut-unmapped bash -c "[ $rc -eq 0 ]"
+  unset ci_size ci_cut
 else
   fail cli/gnn-run-inputs "could not build the library or the inputs"
 fi

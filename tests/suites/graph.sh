@@ -106,6 +106,8 @@ badp unknown 'tensor Q 1 1 3\n1 2 3\n' "bad.params:1: error: tensor 'Q' is not a
 badp shape 'tensor W 1 2 3 2\n1 2 3 4 5 6\ntensor b 1 1 3\n0 0 0\n' "bad.params:1: error: tensor 'W' has shape [3, 2], expected [2, 3]"
 badp short 'tensor W 1 2 2 3\n1 2 3\n' "bad.params:3: error: tensor 'W': value 3 of 6 is missing (the file ends)"
 badp nan 'tensor W 1 2 2 3\n1 2 nan 4 5 6\ntensor b 1 1 3\n0 0 0\n' "bad.params:2: error: tensor 'W': value 2 'nan' is not a finite float32 number"
+# a value short with another tensor after it: said so (was "value 5 'tensor' is not a finite float32 number")
+badp short-next 'tensor W 1 2 2 3\n1 2 3 4 5\ntensor b 1 1 3\n0 0 0\n' "bad.params:3: error: tensor 'W' has 5 values, its shape needs 6 (the next tensor starts here)"
 badp header 'W 2 3\n' "malformed tensor header"
 # The interpreter's reader (gnnc run --params) and the runtime's (gnn-run --params, the generated
 # *_load_params) accept and refuse the same files, with the same message (issue 15).
@@ -125,6 +127,7 @@ if gp_lib=$TMP/libgp.so && "$GNNC" "$p" --target=host -o "$gp_lib" > /dev/null 2
                  "missing|tensor W 1 2 2 3\n1 2 3 4 5 6\n" \
                  "shape|tensor W 1 2 3 2\n1 2 3 4 5 6\ntensor b 1 1 3\n0 0 0\n" \
                  "short|tensor W 1 2 2 3\n1 2 3 4 5 6\ntensor b 1 1 3\n0 0\n" \
+                 "short-next|tensor W 1 2 2 3\n1 2 3 4 5\ntensor b 1 1 3\n0 0 0\n" \
                  "empty|" "ok|$gp_ok"; do
     gp_name=${gp_case%%|*}
     printf "${gp_case#*|}" > "$TMP/gp.params"
