@@ -32,9 +32,10 @@ static void usage(FILE *out) {
         "                          goes to stdout with its header inlined (one file that compiles alone)\n"
         "  --target=cuda|host      the library's target (default cuda: nvcc and cuBLAS; host: cc, OpenMP, OpenBLAS)\n"
         "  --arch=sm_XX[,sm_YY]    GPU architectures for nvcc: SASS for each, and the PTX of the last one\n"
-        "                          for newer GPUs (default sm_80)\n"
+        "                          for newer GPUs (default sm_80; a warning with --target=host)\n"
         "  --host-march=CPU        cc's -march for a host library: native (default: the CPU that builds it),\n"
-        "                          portable (none: any x86-64), or a CPU name (x86-64-v3, znver4, ...)\n"
+        "                          portable (none: any x86-64), or a CPU name (x86-64-v3, znver4, ...);\n"
+        "                          a warning with the CUDA target\n"
         "  --mapping=auto|vertex|edge  thread mapping of the graph kernels (auto: vertex-balanced, or the\n"
         "                          plan --tune-mapping measured)\n"
         "  --edge-balanced=ID[,ID]  these reductions (value ids, as --print-ir-after=fuse shows) edge-balanced\n"
@@ -696,6 +697,12 @@ int main(int argc, char **argv) {
             cli.host_march);
     return 2;
   }
+  /* each names the other target's compiler: silently dropping one hides a mistaken --target */
+  if (cli.arch && eo.target == TARGET_HOST && codegen)
+    fprintf(stderr, "gnnc: warning: --arch=%s is for the CUDA target: a host library ignores it (--host-march sets its CPU)\n", cli.arch);
+  if (cli.host_march && eo.target == TARGET_CUDA && codegen)
+    fprintf(stderr, "gnnc: warning: --host-march=%s is for the host target: a CUDA library ignores it (--arch sets its GPUs)\n",
+            cli.host_march);
   o.lower = codegen;
   if (cli.tune_graph && !build_lib) {
     fprintf(stderr, "gnnc: --tune-mapping times libraries: give -o FILE.so\n");

@@ -159,6 +159,13 @@ check host-march-native grep -q -- ' -O3 -march=native -ffp-contract=off ' "$TMP
 check host-march-portable bash -c "[ -f '$TMP/m-portable.so' ] && ! grep -q -- '-march' '$TMP/m-portable.log'"
 "$GNNC" "$TMP/num.gnn" --target=host --host-march=x86-64-v2 -v -o "$TMP/m-v2.so" > "$TMP/m-v2.log" 2>&1
 check host-march-named bash -c "[ -f '$TMP/m-v2.so' ] && grep -q -- ' -march=x86-64-v2 ' '$TMP/m-v2.log'"
+# a flag for the other target's compiler is named, not dropped in silence (a mistaken --target)
+"$GNNC" "$TMP/num.gnn" --target=host --arch=sm_90 --emit=c -o "$TMP/w.c" > /dev/null 2> "$TMP/err"; rc=$?
+check arch-on-host-warns bash -c "[ $rc -eq 0 ] && grep -qF 'warning: --arch=sm_90 is for the CUDA target: a host library ignores it' '$TMP/err'"
+"$GNNC" "$TMP/num.gnn" --host-march=native --emit=cu -o "$TMP/w.cu" > /dev/null 2> "$TMP/err"; rc=$?
+check host-march-on-cuda-warns bash -c "[ $rc -eq 0 ] && grep -qF 'warning: --host-march=native is for the host target: a CUDA library ignores it' '$TMP/err'"
+"$GNNC" "$TMP/num.gnn" --target=host --host-march=native --emit=c -o "$TMP/w.c" > /dev/null 2> "$TMP/err"; rc=$?
+check host-march-on-host-quiet bash -c "[ $rc -eq 0 ] && [ ! -s '$TMP/err' ]"
 bad_num stats-empty "$statsmsg 'V=,E=1'" "$TMP/num.gnn" --stats V=,E=1
 bad_num o-missing "option '-o' needs a value" "$TMP/num.gnn" -o
 # the extremes of the ranges are accepted

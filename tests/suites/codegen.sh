@@ -199,7 +199,7 @@ cg_lib() { # MODEL MAPPING [--host-march=X]
   local flags=${CG_FLAGS:-} lib
   lib="$cg/lib$(basename "$(dirname "$1")")-$(basename "$1" .gnn)-$2-$cg_target${3:+-${3#--host-march=}}${flags:+$(printf '%s' "$flags" | tr -cs 'a-zA-Z0-9' '-')}.so"
   # shellcheck disable=SC2086 # CG_FLAGS: words
-  [ -f "$lib" ] || "$GNNC" "$1" --target=$cg_target --arch=sm_80,sm_90 --mapping="$2" ${3:-} $flags -o "$lib" >"$lib.log" 2>&1 || return 1
+  [ -f "$lib" ] || "$GNNC" "$1" --target=$cg_target $([ "$cg_target" = cuda ] && echo --arch=sm_80,sm_90) --mapping="$2" ${3:-} $flags -o "$lib" >"$lib.log" 2>&1 || return 1
   printf '%s' "$lib"
 }
 
@@ -744,7 +744,7 @@ cg_check_igrad() {
   local name=$1 model=$2 graph=$3 map=$4 seed=$5 lib plain out b="$cg/igrad"
   shard_take || return 0
   lib="$cg/lib-ig-$(basename "$(dirname "$model")")-$(basename "$model" .gnn)-$map-$cg_target.so"
-  if ! { [ -f "$lib" ] || "$GNNC" "$model" --target=$cg_target --arch=sm_80,sm_90 --mapping="$map" --input-grads=all -o "$lib" > "$lib.log" 2>&1; } ||
+  if ! { [ -f "$lib" ] || "$GNNC" "$model" --target=$cg_target $([ "$cg_target" = cuda ] && echo --arch=sm_80,sm_90) --mapping="$map" --input-grads=all -o "$lib" > "$lib.log" 2>&1; } ||
      ! plain=$(cg_lib "$model" "$map"); then
     fail "$name" "gnnc could not build the libraries: $(cg_tail "$(cat "$lib.log" 2>/dev/null)")"
     return

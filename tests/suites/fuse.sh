@@ -94,7 +94,7 @@ fz_cmp() { # NAME MODEL GRAPH MAPPING
     local flag=""
     [ $f = unfused ] && flag=-fno-fuse
     # shellcheck disable=SC2086
-    if ! out=$("$GNNC" "$model" --target=$fz_target --arch=sm_80,sm_90 --mapping=$map $flag -o "$b-$f.so" 2>&1); then
+    if ! out=$("$GNNC" "$model" --target=$fz_target $([ "$fz_target" = cuda ] && echo --arch=sm_80,sm_90) --mapping=$map $flag -o "$b-$f.so" 2>&1); then
       fail "$name" "gnnc $flag: $(fz_tail "$out")"; return; fi
   done
   # (--train --save-outputs: the inputs then hold the backward's seed grad.out too)

@@ -53,7 +53,7 @@ lang_target=${LANG_TARGET:-host}
 lang_src() { case $1 in */*) printf '%s' "$1" ;; *) printf '%s' "$lang_dir/$1.gnn" ;; esac; }
 lang_lib() {
   local lib="$lang_tmp/lib$(basename "$(dirname "$(lang_src "$1")")")-$(basename "$1" .gnn)-$2-$lang_target.so"
-  [ -f "$lib" ] || "$GNNC" "$(lang_src "$1")" --target=$lang_target --arch=sm_80,sm_90 --mapping="$2" -o "$lib" >"$lib.log" 2>&1 || return 1
+  [ -f "$lib" ] || "$GNNC" "$(lang_src "$1")" --target=$lang_target $([ "$lang_target" = cuda ] && echo --arch=sm_80,sm_90) --mapping="$2" -o "$lib" >"$lib.log" 2>&1 || return 1
   printf '%s' "$lib"
 }
 
