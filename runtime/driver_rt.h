@@ -94,9 +94,6 @@ static const struct {
     {offsetof(Rt, ck_load), "gnn_train_state_load"},
 };
 
-/* Opens the model library at libpath (a bare name is a file in this folder, not a search of the
- * library path), and fills *api and *rt. On failure prints "PROG: ..." and returns false; *lib is
- * then NULL or a handle for the caller to dlclose. */
 /* NULL if the 64-bit ELF file at path holds every segment its program headers map, else why
  * not. The loader maps the segments without checking them against the file's size: a library
  * cut short (a build or a copy interrupted) kills the process with SIGBUS when a page past the
@@ -124,6 +121,9 @@ static const char *elf_truncated(const char *path) {
   return why;
 }
 
+/* Opens the model library at libpath (a bare name is a file in this folder, not a search of the
+ * library path), and fills *api and *rt. On failure prints "PROG: ..." and returns false; *lib is
+ * then NULL or a handle for the caller to dlclose. */
 static bool driver_open(const char *prog, const char *libpath, void **lib, const gnn_model_api **api, Rt *rt) {
   const char *cut = elf_truncated(libpath);
   if (cut) return fprintf(stderr, "%s: cannot load %s: the file is cut short (%s): build or copy it again\n", prog, libpath, cut), false;

@@ -280,9 +280,9 @@ int main(int argc, char **argv) {
   const int64_t split_rows[3] = {ds->ntrain, ds->nval, ds->ntest};
   const char *split_use[3] = {"the loss is taken over it", "early stopping and the best epoch are chosen on it",
                               "the accuracy is reported on it"};
-  for (int s = eval_only ? 1 : 0; s < 3; s++)
+  for (int s = 0; s < 3; s++) /* (every one's accuracy is reported, --eval-only's too) */
     if (split_rows[s] == 0) {
-      fprintf(stderr, "gnn-train: %s: %s is empty: %s\n", data, split_names[s], split_use[s]);
+      fprintf(stderr, "gnn-train: %s: %s is empty: %s\n", data, split_names[s], eval_only ? split_use[2] : split_use[s]);
       goto out;
     }
   /* labels, masks and logits have a row per vertex (node classification) or per graph */

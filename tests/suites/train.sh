@@ -212,6 +212,7 @@ else
     tr_bad empty-val "val.idx is empty: early stopping and the best epoch are chosen on it" "$tr_lib" --data "$tr/empty-val"
     tr_copy empty-train; : > "$tr/empty-train/train.idx"
     tr_bad empty-train "train.idx is empty: the loss is taken over it" "$tr_lib" --data "$tr/empty-train"
+    tr_bad empty-train-eval-only "train.idx is empty: the accuracy is reported on it" "$tr_lib" --data "$tr/empty-train" --eval-only
     # the folders of the files written after or during training: checked before it
     tr_bad save-params-folder "--save-params $tr/nope/p.txt: cannot write into '$tr/nope': No such file or directory" \
       "$tr_lib" --data data/cora --epochs 3 --save-params "$tr/nope/p.txt"
