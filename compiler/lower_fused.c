@@ -288,9 +288,13 @@ static KExpr *staged_at(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
 }
 
 /* edge_softmax s at an edge, read by a kernel of another group: exp(score - max_v) / sum_v from
- * the statistics its walk stored (from_stats), the division in float64, left unrounded for a
- * float64 reader (alpha' = dropout(alpha), which the attention backward wants exact in out_v) and
- * rounded to float, as memory would hold it, for any other. */
+ * the statistics its walk stored (from_stats). A float64 reader (alpha' = dropout(alpha), which
+ * the attention backward wants exact in out_v) gets the division in float64, unrounded. Any other
+ * gets it in float, by the sum rounded to float: the value the backward recomputes from its float
+ * stashes of the max and the sum (checkpoint.c), bit for bit. An extremum's backward finds its
+ * edges by equality with the forward's result (max_out of a softmax): the correctly rounded
+ * float64 quotient differed from that recomputation in the last bit, and every gradient through
+ * the max was 0. */
 static KExpr *softmax_from_stats(Fused *F, const Value *s, const Ctx *cx, KExpr *idx) {
   Lower *L = F->L;
   if (!cx->dst) {
@@ -300,8 +304,8 @@ static KExpr *softmax_from_stats(Fused *F, const Value *s, const Ctx *cx, KExpr 
   }
   KExpr *score = eval(F, s->args[0], cx, idx);
   KExpr *p = kun(L, KU_EXP, kbin(L, KO_SUB, score, kload(L, F->k, F->st_max[s->id], cx->dst, idx)));
-  KExpr *a = kbin(L, KO_DIV, kun(L, KU_TO_F64, p), kload(L, F->k, F->st_sum[s->id], cx->dst, idx));
-  return F->reader64 ? a : kun(L, KU_TO_F32, a);
+  KExpr *sum = kload(L, F->k, F->st_sum[s->id], cx->dst, idx);
+  return F->reader64 ? kbin(L, KO_DIV, kun(L, KU_TO_F64, p), sum) : kbin(L, KO_DIV, p, kun(L, KU_TO_F32, sum));
 }
 
 KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {

@@ -587,6 +587,41 @@ if [ -x "$cg_bin/gnn-run" ]; then
   cg_check_three row-sums tests/codegen/row_sums.gnn 91
 fi
 
+# ---- an extremum's backward finds the edges that hold it by equality with the forward's result,
+# recomputing its argument: the recomputation must be the forward's value bit for bit. max_out /
+# min_out of an edge_softmax: the forward divided in float64 and rounded once, the backward
+# recomputed in float by the float stash of the sum, and on half the seeds below every gradient
+# through the extremum was 0 (a tester's find: grad.a = 0 0 for g3). Both mappings, fused and not,
+# seeds 1-8, parameters uniform in [-1, 1) (larger scores than Glorot's: distinct softmax values).
+cg_extremum() { # NAME FLAGS...
+  local name=$1 lib="$cg/libextremum.so" b="$cg/ext" bad="" out sd
+  shift
+  # shellcheck disable=SC2068
+  if ! out=$("$GNNC" "$cg/extremum.gnn" --target=$cg_target $@ -o "$lib" 2>&1); then fail "$name" "$(cg_tail "$out")"; return; fi
+  for sd in 1 2 3 4 5 6 7 8; do
+    if ! "$GNNC" run "$cg/extremum.gnn" --graph "$cg/g3.edges" --init=uniform --seed $sd --save-params "$b.p" \
+           --save-inputs "$b.in" --save-outputs "$b.ref" > /dev/null 2>&1 ||
+       ! "$cg_bin/gnn-run" "$lib" --graph "$cg/g3.edges" --params "$b.p" --inputs "$b.in" --backward --save-grads "$b.got" \
+           --repeat 1 --warmup 0 > /dev/null 2>&1; then
+      bad+=" seed $sd: a run failed;"
+      continue
+    fi
+    awk '/^tensor /{skip = ($2 == "out")} !skip' "$b.ref" > "$b.grads"
+    out=$("$PY" tests/codegen/compare.py "$b.got" "$b.grads" --tol 1e-4 2>&1) || bad+=" seed $sd: $(grep FAIL <<< "$out" | head -1);"
+  done
+  if [ -z "$bad" ]; then pass "$name"; else fail "$name" "${bad:0:400}"; fi
+  rm -f "$b".* "$lib"
+}
+if [ -x "$cg_bin/gnn-run" ]; then
+  printf '0 0\n0 1\n1 1\n' > "$cg/g3.edges"
+  printf 'model MM(x: vertex[2]) -> vertex[2] {\n  param a: [2]\n  s = edge_softmax(dot(a, x[src] * x[dst]))\n  return concat(repeat(max_out(s), 1), repeat(min_out(s), 1))\n}\n' > "$cg/extremum.gnn"
+  for cg_map in $cg_maps; do
+    cg_extremum "codegen/$cg_target/extremum/softmax-max-out/$cg_map" --mapping=$cg_map
+    cg_extremum "codegen/$cg_target/extremum/softmax-max-out-unfused/$cg_map" --mapping=$cg_map -fno-fuse
+  done
+fi
+unset -f cg_extremum
+
 # ---- hub rows in pieces (gnnc --split-hubs; docs/kernel-ir.md, "Hub rows in pieces"): a walk over
 # in-edges or out-edges (the backward's) whose first pass merges (sums, max/min, softmaxes and the
 # aggregates accumulating with them) runs a group per piece of every row longer than the graph's

@@ -238,6 +238,8 @@ class Gen:
         if not v:
             return None
         f = self.r.choice(["sum", "mean", "max", "min", "sum"])
+        if self.r.random() < 0.25:  # over out-edges, by the source: the backward's walks by CSC, max_out's ties
+            f += "_out"
         return self.stmt("%s(%s)" % (f, v.name), [v.name], "vertex", v.shape)
 
     def op_unary(self):
