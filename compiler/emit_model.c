@@ -324,10 +324,14 @@ static void emit_param_files(FILE *out, const KProgram *p, const char *P) {
  * plan's), so no batch's memory outlives the switch. Parameters and gradients have no vertex or
  * edge dimension (a parameter's shape is fixed in the .gnn source), so they stay as they are. */
 static void emit_rebind(FILE *out, const KProgram *p, const char *P, const KBuf **ins, int nin, int nig) {
-  fputs("/* The capacity that holds need: cap if it does, else at least 1.5 x cap. */\n"
+  /* The counts a capacity may take are the runtime's (int32 ids: at most 2^31 vertices, edges or
+   * graphs): past them the buffers' byte counts wrapped in size_t (a reserve of 2^62 vertices
+   * planned a 64-byte output, and the next forward wrote past it). */
+  fputs("/* The capacity that holds need: cap if it does, else at least 1.5 x cap (at most GNNC_MAX_COUNT). */\n"
         "static int64_t gnnc_grow(int64_t cap, int64_t need) {\n"
         "  if (need <= cap) return cap;\n"
-        "  return need > cap + cap / 2 ? need : cap + cap / 2;\n}\n\n", out);
+        "  const int64_t more = cap + cap / 2 < GNNC_MAX_COUNT ? cap + cap / 2 : GNNC_MAX_COUNT;\n"
+        "  return need > more ? need : more;\n}\n\n", out);
   fputs("/* Re-plans the arenas and reallocates the output for a capacity of nv vertices, ne edges and ng\n"
         " * graphs. The arena goes at once (the next forward allocates the new plan's); the output is\n"
         " * allocated before the old one goes, so a failure leaves the model bound and planned as it was\n"
@@ -369,9 +373,9 @@ static void emit_rebind(FILE *out, const KProgram *p, const char *P, const KBuf 
   fprintf(out, "gnn_status %s_set_graph(%s_model *m, const gnn_graph *g) {\n", P, P);
   fprintf(out, "  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_set_graph: m is NULL\");\n", P);
   fprintf(out, "  if (!g) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_set_graph: no graph\");\n", P);
-  fputs("  if (g->nv < 0 || g->ne < 0 || g->ng < 0)\n", out);
-  fprintf(out, "    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_set_graph: a graph with a negative count (%%lld vertices, %%lld edges, %%lld graphs)\",\n"
-               "                         (long long)g->nv, (long long)g->ne, (long long)g->ng);\n", P);
+  fputs("  if (g->nv < 0 || g->ne < 0 || g->ng < 0 || g->nv > GNNC_MAX_COUNT || g->ne > GNNC_MAX_COUNT || g->ng > GNNC_MAX_COUNT)\n", out);
+  fprintf(out, "    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_set_graph: a graph of %%lld vertices, %%lld edges and %%lld graphs: each \"\n"
+               "                         \"count must be in 0 .. 2^31\", (long long)g->nv, (long long)g->ne, (long long)g->ng);\n", P);
   fputs("  if (g->nv > m->cap_nv || g->ne > m->cap_ne || g->ng > m->cap_ng) {\n"
         "    if (!m->grow)\n", out);
   fprintf(out, "      return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_set_graph: a graph of %%lld vertices, %%lld edges and %%lld graphs \"\n"
@@ -387,9 +391,9 @@ static void emit_rebind(FILE *out, const KProgram *p, const char *P, const KBuf 
 
   fprintf(out, "gnn_status %s_reserve(%s_model *m, int64_t nv, int64_t ne, int64_t ng, int grow) {\n", P, P);
   fprintf(out, "  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_reserve: m is NULL\");\n", P);
-  fputs("  if (nv < 0 || ne < 0 || ng < 0)\n", out);
-  fprintf(out, "    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_reserve: a negative capacity (%%lld vertices, %%lld edges, %%lld graphs)\",\n"
-               "                         (long long)nv, (long long)ne, (long long)ng);\n", P);
+  fputs("  if (nv < 0 || ne < 0 || ng < 0 || nv > GNNC_MAX_COUNT || ne > GNNC_MAX_COUNT || ng > GNNC_MAX_COUNT)\n", out);
+  fprintf(out, "    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_reserve: a capacity of %%lld vertices, %%lld edges and %%lld graphs: each \"\n"
+               "                         \"count must be in 0 .. 2^31 (the runtime's graphs have int32 ids)\", (long long)nv, (long long)ne, (long long)ng);\n", P);
   fputs("  const gnn_graph *g = m->g;\n"
         "  /* the bound graph always fits */\n"
         "  if (nv < g->nv) nv = g->nv;\n  if (ne < g->ne) ne = g->ne;\n  if (ng < g->ng) ng = g->ng;\n"
@@ -514,6 +518,9 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
 
   /* The arena plans for a graph of g's size (its nv, ne and ng; nothing else is read): create plans
    * for its graph, P_set_graph and P_reserve for the capacity, a shape with those counts. */
+  fputs("/* The most vertices, edges or graphs a plan is made for: the runtime's graphs have int32 ids,\n"
+        " * and past them the buffers' byte counts would wrap in size_t. */\n"
+        "#define GNNC_MAX_COUNT ((int64_t)1 << 31)\n\n", out);
   fputs("/* Plans the arenas for a graph of g's size (only g->nv, g->ne and g->ng are read): the model's\n"
         " * graph at create, its capacity after set_graph grew it or reserve set it. */\n", out);
   fprintf(out, "static void gnnc_plan(%s_model *m, const gnn_graph *g) {\n", P);
@@ -581,6 +588,9 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fprintf(out, "  if (!ctx) return GNN_ERR_INVALID;\n"
                "  if (!out) return gnn_set_error(ctx, GNN_ERR_INVALID, \"%s_create: out is NULL\");\n"
                "  if (!g) return gnn_set_error(ctx, GNN_ERR_INVALID, \"%s_create: no graph\");\n", P, P);
+  fputs("  if (g->nv < 0 || g->ne < 0 || g->ng < 0 || g->nv > GNNC_MAX_COUNT || g->ne > GNNC_MAX_COUNT || g->ng > GNNC_MAX_COUNT)\n", out);
+  fprintf(out, "    return gnn_set_error(ctx, GNN_ERR_INVALID, \"%s_create: a graph of %%lld vertices, %%lld edges and %%lld graphs: each \"\n"
+               "                         \"count must be in 0 .. 2^31\", (long long)g->nv, (long long)g->ne, (long long)g->ng);\n", P);
   fputs("  if ((st = gnn_ctx_enter(ctx))) return st; /* a usable context (CUDA: its device, on this thread) */\n", out);
   fprintf(out, "  %s_model *m = (%s_model *)calloc(1, sizeof *m);\n", P, P);
   fprintf(out, "  if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, \"%s_create: out of host memory\");\n", P);

@@ -2502,6 +2502,10 @@ void appnp_destroy(appnp_model *m) {
   free(m);
 }
 
+/* The most vertices, edges or graphs a plan is made for: the runtime's graphs have int32 ids,
+ * and past them the buffers' byte counts would wrap in size_t. */
+#define GNNC_MAX_COUNT ((int64_t)1 << 31)
+
 /* Plans the arenas for a graph of g's size (only g->nv, g->ne and g->ng are read): the model's
  * graph at create, its capacity after set_graph grew it or reserve set it. */
 static void gnnc_plan(appnp_model *m, const gnn_graph *g) {
@@ -2568,6 +2572,9 @@ gnn_status appnp_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, appnp_m
   if (!ctx) return GNN_ERR_INVALID;
   if (!out) return gnn_set_error(ctx, GNN_ERR_INVALID, "appnp_create: out is NULL");
   if (!g) return gnn_set_error(ctx, GNN_ERR_INVALID, "appnp_create: no graph");
+  if (g->nv < 0 || g->ne < 0 || g->ng < 0 || g->nv > GNNC_MAX_COUNT || g->ne > GNNC_MAX_COUNT || g->ng > GNNC_MAX_COUNT)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "appnp_create: a graph of %lld vertices, %lld edges and %lld graphs: each "
+                         "count must be in 0 .. 2^31", (long long)g->nv, (long long)g->ne, (long long)g->ng);
   if ((st = gnn_ctx_enter(ctx))) return st; /* a usable context (CUDA: its device, on this thread) */
   appnp_model *m = (appnp_model *)calloc(1, sizeof *m);
   if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, "appnp_create: out of host memory");
@@ -2671,10 +2678,11 @@ static gnn_status gnnc_use_arena(appnp_model *m, int plan) {
   return GNN_OK;
 }
 
-/* The capacity that holds need: cap if it does, else at least 1.5 x cap. */
+/* The capacity that holds need: cap if it does, else at least 1.5 x cap (at most GNNC_MAX_COUNT). */
 static int64_t gnnc_grow(int64_t cap, int64_t need) {
   if (need <= cap) return cap;
-  return need > cap + cap / 2 ? need : cap + cap / 2;
+  const int64_t more = cap + cap / 2 < GNNC_MAX_COUNT ? cap + cap / 2 : GNNC_MAX_COUNT;
+  return need > more ? need : more;
 }
 
 /* Re-plans the arenas and reallocates the output for a capacity of nv vertices, ne edges and ng
@@ -2711,9 +2719,9 @@ static gnn_status gnnc_resize(appnp_model *m, int64_t nv, int64_t ne, int64_t ng
 gnn_status appnp_set_graph(appnp_model *m, const gnn_graph *g) {
   if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "appnp_set_graph: m is NULL");
   if (!g) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "appnp_set_graph: no graph");
-  if (g->nv < 0 || g->ne < 0 || g->ng < 0)
-    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "appnp_set_graph: a graph with a negative count (%lld vertices, %lld edges, %lld graphs)",
-                         (long long)g->nv, (long long)g->ne, (long long)g->ng);
+  if (g->nv < 0 || g->ne < 0 || g->ng < 0 || g->nv > GNNC_MAX_COUNT || g->ne > GNNC_MAX_COUNT || g->ng > GNNC_MAX_COUNT)
+    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "appnp_set_graph: a graph of %lld vertices, %lld edges and %lld graphs: each "
+                         "count must be in 0 .. 2^31", (long long)g->nv, (long long)g->ne, (long long)g->ng);
   if (g->nv > m->cap_nv || g->ne > m->cap_ne || g->ng > m->cap_ng) {
     if (!m->grow)
       return gnn_set_error(m->ctx, GNN_ERR_INVALID, "appnp_set_graph: a graph of %lld vertices, %lld edges and %lld graphs "
@@ -2730,9 +2738,9 @@ gnn_status appnp_set_graph(appnp_model *m, const gnn_graph *g) {
 
 gnn_status appnp_reserve(appnp_model *m, int64_t nv, int64_t ne, int64_t ng, int grow) {
   if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "appnp_reserve: m is NULL");
-  if (nv < 0 || ne < 0 || ng < 0)
-    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "appnp_reserve: a negative capacity (%lld vertices, %lld edges, %lld graphs)",
-                         (long long)nv, (long long)ne, (long long)ng);
+  if (nv < 0 || ne < 0 || ng < 0 || nv > GNNC_MAX_COUNT || ne > GNNC_MAX_COUNT || ng > GNNC_MAX_COUNT)
+    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "appnp_reserve: a capacity of %lld vertices, %lld edges and %lld graphs: each "
+                         "count must be in 0 .. 2^31 (the runtime's graphs have int32 ids)", (long long)nv, (long long)ne, (long long)ng);
   const gnn_graph *g = m->g;
   /* the bound graph always fits */
   if (nv < g->nv) nv = g->nv;

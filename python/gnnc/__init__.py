@@ -543,7 +543,9 @@ class Model:
         """Sets the capacity the arenas are planned for (each count at least the bound graph's), so a loop
         over batches up to that size allocates once; grow=False makes set_graph refuse a bigger graph."""
         lib = self.lib
-        lib._check(self._api.reserve(self._live(), int(num_vertices), int(num_edges), int(num_graphs), int(bool(grow))))
+        num_vertices, num_edges = _count("num_vertices", num_vertices), _count("num_edges", num_edges)
+        num_graphs = _count("num_graphs", num_graphs)
+        lib._check(self._api.reserve(self._live(), num_vertices, num_edges, num_graphs, int(bool(grow))))
         # the staging copies of the inputs and of the backward's seed, for the same capacity
         # (at least the bound graph's rows, as the C reserve)
         g = self.graph

@@ -108,6 +108,11 @@ def main():
     check(all(np.array_equal(m2[n], m[n]) for n, _ in m.params()), "params/bad-file-changes-nothing")
     raises(ValueError, "want shape (40, 5), got (40, 4)", "forward/wrong-input-shape", lambda: m.forward(np.zeros((40, 4))))
     raises(TypeError, "takes 1 inputs", "forward/wrong-input-count", lambda: m.forward())
+    # a capacity past the runtime's counts: refused (its byte counts wrapped, and a forward wrote past
+    # the output); one past int64 before ctypes wraps it
+    raises(gnnc.GnncError, "each count must be in 0 .. 2^31", "reserve/too-large", lambda: m.reserve(2**62, 10))
+    raises(ValueError, "num_edges = 18446744073709551617 is out of range", "reserve/wraps", lambda: m.reserve(40, 2**64 + 1))
+    check(m.forward(ins["x"]).shape == (40, 3), "reserve/model-usable-after")
     plan = m.memory_plan()
     check(plan["total"] == plan["arena"] + plan["params"] + plan["grads"] + plan["output"] > 0, "memory-plan", repr(plan))
 

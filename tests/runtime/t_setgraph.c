@@ -298,7 +298,15 @@ static void test_sage(gnn_ctx *ctx) {
   same_as_fresh(ctx, a, g[4], "sage/grown-after-reserve");
 
   check_status(ctx, graphsage_set_graph(m, NULL), GNN_ERR_INVALID, "sage/null-graph", "graphsage_set_graph: no graph", NULL);
-  check_status(ctx, graphsage_reserve(m, -1, 5, 1, 1), GNN_ERR_INVALID, "sage/negative-capacity", "negative capacity", NULL);
+  check_status(ctx, graphsage_reserve(m, -1, 5, 1, 1), GNN_ERR_INVALID, "sage/negative-capacity",
+               "a capacity of -1 vertices, 5 edges and 1 graphs: each count must be in 0 .. 2^31", NULL);
+  /* past the runtime's counts the byte counts wrapped: 2^62 vertices planned a 64-byte output,
+   * GNN_OK, and the next forward wrote past it (ASan: heap-buffer-overflow) */
+  check_status(ctx, graphsage_reserve(m, (int64_t)1 << 62, 5, 1, 1), GNN_ERR_INVALID, "sage/capacity-too-large",
+               "a capacity of 4611686018427387904 vertices", "each count must be in 0 .. 2^31");
+  check_status(ctx, graphsage_reserve(m, 4, (int64_t)1 << 62, 1, 1), GNN_ERR_INVALID, "sage/capacity-too-many-edges",
+               "each count must be in 0 .. 2^31", NULL);
+  same_as_fresh(ctx, a, g[4], "sage/usable-after-too-large");
   check(graphsage_set_graph(NULL, g[0]) == GNN_ERR_INVALID && graphsage_reserve(NULL, 1, 1, 1, 1) == GNN_ERR_INVALID, "sage/null-model",
         "a NULL model was not refused");
   io_free(ctx, &a);
