@@ -222,8 +222,10 @@ static gnn_status set_batch(gnn_ctx *ctx, gnn_graph *g, int64_t ng, const int64_
   int64_t nv = g->nv;
   if (graph_of) {
     if (ng < 1 || ng > nv) return gnn_set_error(ctx, GNN_ERR_INVALID, "%lld graphs for %lld vertices", (long long)ng, (long long)nv);
-    for (int64_t v = 0; v < nv; v++) {
-      int64_t prev = v ? graph_of[v - 1] : -1;
+    if (nv > 0 && graph_of[0] != 0) /* as the graph_indicator.txt loader says it (tables.c) */
+      return gnn_set_error(ctx, GNN_ERR_INVALID, "vertex 0: the first graph id is %lld: the ids start at 0", (long long)graph_of[0]);
+    for (int64_t v = 1; v < nv; v++) {
+      int64_t prev = graph_of[v - 1];
       if (graph_of[v] != prev && graph_of[v] != prev + 1)
         return gnn_set_error(ctx, GNN_ERR_INVALID,
                              "vertex %lld: graph id %lld after %lld (ids start at 0 and go up by at most 1: each graph's vertices are consecutive)",

@@ -387,6 +387,8 @@ static void test_graph_from_edges(gnn_ctx *ctx) {
         "%s", gnn_last_error(ctx));
   const int64_t gap[] = {0, 0, 2, 2, 2}, late[] = {0, 1, 1, 1, 1}, two[] = {0, 0, 1, 1, 1};
   check_status(ctx, gnn_graph_set_graphs(ctx, g, 3, gap), GNN_ERR_INVALID, "graph/set-graphs-gap", "vertex 2: graph id 2 after 0", NULL);
+  const int64_t first1[] = {1, 1, 1, 2, 2}; /* the first id: named so (was "graph id 1 after -1") */
+  check_status(ctx, gnn_graph_set_graphs(ctx, g, 3, first1), GNN_ERR_INVALID, "graph/set-graphs-first", "vertex 0: the first graph id is 1: the ids start at 0", NULL);
   check_status(ctx, gnn_graph_set_graphs(ctx, g, 3, late), GNN_ERR_INVALID, "graph/set-graphs-count",
                "the last vertex is in graph 1, but ng is 3", NULL);
   check_status(ctx, gnn_graph_set_graphs(ctx, g, 2, NULL), GNN_ERR_INVALID, "graph/set-graphs-null", "graph_of is NULL", NULL);
