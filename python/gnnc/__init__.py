@@ -20,6 +20,7 @@ dropped on the way out). Pass edge_order="graph" to use the runtime's order inst
 """
 import ctypes
 import os
+import struct
 import weakref
 
 import numpy as np
@@ -263,8 +264,9 @@ class Library:
         the host only when read."""
         opts = _GraphOpts(int(add_self_loops), int(remove_self_loops), int(dedup), int(symmetrise), 0)
         g = ctypes.POINTER(_Graph)()
-        self._check(self._graph_from_csr(self._ctx, _count("num_vertices", num_vertices), _count("num_edges", num_edges), in_ptr, src, out_ptr, out_eid,
-                                         edge_origin, ctypes.byref(opts), ctypes.byref(g)))
+        nv, ne = _count("num_vertices", num_vertices), _count("num_edges", num_edges)
+        self._check(self._graph_from_csr(self._ctx, nv, ne, in_ptr, src, out_ptr, out_eid, edge_origin, ctypes.byref(opts),
+                                         ctypes.byref(g)))
         return Graph(self, g, num_input_edges=num_input_edges)
 
     def load_graph(self, path, add_self_loops=False, remove_self_loops=False, dedup=False, symmetrise=False,
@@ -324,7 +326,6 @@ def _elf_truncated(path):
     """None if the 64-bit ELF file at path holds every segment its program headers map, else why
     not (driver_rt.h's elf_truncated: a library cut short kills the process in the loader). A file
     that is not 64-bit ELF is left to the loader, whose error is clear."""
-    import struct
     try:
         with open(path, "rb") as f:
             eh = f.read(64)
@@ -352,7 +353,8 @@ def _elf_truncated(path):
 def _edge_order(edge_order):
     """edge_order as given, if it is one of the two orders: a typo must not select the other one."""
     if edge_order not in ("input", "graph"):
-        raise ValueError("edge_order=%r: 'input' (the order the edges were given in) or 'graph' (the runtime's)" % (edge_order,))
+        raise ValueError("edge_order=%r: 'input' (the order the edges were given in) or 'graph' (the runtime's)"
+                         % (edge_order,))
     return edge_order
 
 
