@@ -584,7 +584,7 @@ class Model:
 
     def set_param(self, name, value):
         i, p = self._pinfo(name)
-        v = np.ascontiguousarray(value, dtype=np.float32)
+        v = np.asarray(value, dtype=np.float32, order="C")  # (ascontiguousarray makes a scalar's () (1,))
         if v.shape != p.shape:
             raise ValueError("parameter %r has shape %s, got %s" % (name, p.shape, v.shape))
         if not np.isfinite(v).all():

@@ -201,6 +201,14 @@ def main():
     raises(gnnc.GnncError, "gnnc.Library was closed", "library/forward-after-close", lambda: mc.forward(ins["x"]))
     raises(gnnc.GnncError, "gnnc.Library was closed", "library/graph-after-close", lambda: lc.graph([0, 1], [1, 0]))
 
+    # a scalar parameter (GIN's eps, shape ()): set, read back, through the state dict; (1,) refused
+    lg = gnnc.load(libdir + "/libgin.so")
+    mg = lg.create(lg.load_graph(graph), seed=1)
+    mg["ginconv0.eps"] = 0.25
+    mg.load_state_dict(mg.state_dict())
+    check(mg["ginconv0.eps"].shape == () and float(mg["ginconv0.eps"]) == 0.25, "params/scalar", repr(mg["ginconv0.eps"]))
+    raises(ValueError, "has shape (), got (1,)", "params/scalar-wrong-shape", lambda: mg.set_param("ginconv0.eps", [0.5]))
+
     # a library cut short: a GnncError, not SIGBUS in the loader
     with open(libdir + "/libgcn_interp.so", "rb") as f:
         whole = f.read()

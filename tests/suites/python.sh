@@ -65,6 +65,9 @@ else
       fail "python/build/$py_m" "$(py_tail "$py_out")"; py_ok=0
     fi
   done
+  if ! py_out=$("$GNNC" tests/interp/models/gin.gnn --target=host -o "$py/libgin.so" 2>&1); then
+    fail python/build/gin "$(py_tail "$py_out")"; py_ok=0
+  fi
   if ! py_out=$("$GNNC" tests/interp/models/gcn.gnn --target=host -o "$py/libgcn_interp.so" 2>&1) ||
      ! py_out=$(cc -std=c11 -O1 -fopenmp -fPIC -shared -Iruntime -Igenerated -o "$py/libnoentry.so" generated/gcn.c \
        -Lbuild/lib -lgnnrt_host -lopenblas -lm -Wl,-rpath,"$ROOT/build/lib" 2>&1); then
