@@ -18,6 +18,11 @@
 
 /* Helpers a model may not use all of. */
 #define GNN_HELPER static inline __attribute__((unused))
+/* Every array a kernel declares asks for 64 bytes: gcc 12 at -O3 with AVX-512 (-march=native
+ * on a Zen 4) vectorised the zeroing of a float[20] in an OpenMP region with aligned 32-byte
+ * stores into a stack slot it had placed 16 bytes off (SIGSEGV); an alignment the declaration
+ * asks for is honoured. */
+#define GNN_ALIGNED __attribute__((aligned(64)))
 GNN_HELPER float gnn_rsqrtf(float x) { return 1.0f / sqrtf(x); }
 /* x where the mask keeps it, +0 where it drops it: a select without a branch. */
 GNN_HELPER float gnn_keep_f32(int keep, float x) {
@@ -343,16 +348,16 @@ static void k3_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_st15[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh18[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_e[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_u[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st15[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh18[7] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8];  /* per lane, live across regions */
+    double acc[8] GNN_ALIGNED;  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
-    float part[8];  /* per lane, live across regions */
+    float part[8] GNN_ALIGNED;  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -451,16 +456,16 @@ static void k4_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_st15[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh22[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_e[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_u[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st15[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh22[7] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8];  /* per lane, live across regions */
+    double acc[8] GNN_ALIGNED;  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
-    float part[8];  /* per lane, live across regions */
+    float part[8] GNN_ALIGNED;  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -557,16 +562,16 @@ static void k5_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_st15[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh25[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_e[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_u[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st15[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh25[7] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8];  /* per lane, live across regions */
+    double acc[8] GNN_ALIGNED;  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
-    float part[8];  /* per lane, live across regions */
+    float part[8] GNN_ALIGNED;  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -663,16 +668,16 @@ static void k6_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_st15[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh28[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_e[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_u[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st15[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh28[7] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8];  /* per lane, live across regions */
+    double acc[8] GNN_ALIGNED;  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
-    float part[8];  /* per lane, live across regions */
+    float part[8] GNN_ALIGNED;  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -769,16 +774,16 @@ static void k7_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_st15[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh31[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_e[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_u[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st15[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh31[7] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8];  /* per lane, live across regions */
+    double acc[8] GNN_ALIGNED;  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
-    float part[8];  /* per lane, live across regions */
+    float part[8] GNN_ALIGNED;  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -875,16 +880,16 @@ static void k8_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_st15[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh34[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_e[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_u[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st15[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh34[7] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8];  /* per lane, live across regions */
+    double acc[8] GNN_ALIGNED;  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
-    float part[8];  /* per lane, live across regions */
+    float part[8] GNN_ALIGNED;  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -981,16 +986,16 @@ static void k9_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_ptr
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_st15[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh37[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_e[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_u[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st15[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh37[7] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8];  /* per lane, live across regions */
+    double acc[8] GNN_ALIGNED;  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
-    float part[8];  /* per lane, live across regions */
+    float part[8] GNN_ALIGNED;  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1087,16 +1092,16 @@ static void k10_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_st15[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh40[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_e[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_u[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st15[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh40[7] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8];  /* per lane, live across regions */
+    double acc[8] GNN_ALIGNED;  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
-    float part[8];  /* per lane, live across regions */
+    float part[8] GNN_ALIGNED;  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1193,16 +1198,16 @@ static void k11_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_st15[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh43[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_e[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_u[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st15[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh43[7] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8];  /* per lane, live across regions */
+    double acc[8] GNN_ALIGNED;  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
-    float part[8];  /* per lane, live across regions */
+    float part[8] GNN_ALIGNED;  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1299,16 +1304,16 @@ static void k12_appnpprop0_z_vertex(int64_t nrows, const int64_t *restrict in_pt
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_st15[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh46[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_e[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_u[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st15[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh46[7] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8];  /* per lane, live across regions */
+    double acc[8] GNN_ALIGNED;  /* per lane, live across regions */
     int64_t u;
     int64_t cnt;
-    float part[8];  /* per lane, live across regions */
+    float part[8] GNN_ALIGNED;  /* per lane, live across regions */
     lo = in_ptr[row];
     hi = in_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1402,15 +1407,15 @@ static void k13_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_st52[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh53[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_e[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_u[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st52[56] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh53[7] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8];  /* per lane, live across regions */
+    double acc[8] GNN_ALIGNED;  /* per lane, live across regions */
     int64_t cnt;
-    float part[8];  /* per lane, live across regions */
+    float part[8] GNN_ALIGNED;  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1495,15 +1500,15 @@ static void k14_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_st57[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh58[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_e[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_u[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st57[56] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh58[7] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8];  /* per lane, live across regions */
+    double acc[8] GNN_ALIGNED;  /* per lane, live across regions */
     int64_t cnt;
-    float part[8];  /* per lane, live across regions */
+    float part[8] GNN_ALIGNED;  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1588,15 +1593,15 @@ static void k15_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_st62[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh63[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_e[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_u[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st62[56] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh63[7] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8];  /* per lane, live across regions */
+    double acc[8] GNN_ALIGNED;  /* per lane, live across regions */
     int64_t cnt;
-    float part[8];  /* per lane, live across regions */
+    float part[8] GNN_ALIGNED;  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1681,15 +1686,15 @@ static void k16_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_st67[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh68[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_e[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_u[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st67[56] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh68[7] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8];  /* per lane, live across regions */
+    double acc[8] GNN_ALIGNED;  /* per lane, live across regions */
     int64_t cnt;
-    float part[8];  /* per lane, live across regions */
+    float part[8] GNN_ALIGNED;  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1774,15 +1779,15 @@ static void k17_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_st72[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh73[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_e[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_u[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st72[56] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh73[7] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8];  /* per lane, live across regions */
+    double acc[8] GNN_ALIGNED;  /* per lane, live across regions */
     int64_t cnt;
-    float part[8];  /* per lane, live across regions */
+    float part[8] GNN_ALIGNED;  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1867,15 +1872,15 @@ static void k18_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_st77[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh78[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_e[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_u[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st77[56] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh78[7] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8];  /* per lane, live across regions */
+    double acc[8] GNN_ALIGNED;  /* per lane, live across regions */
     int64_t cnt;
-    float part[8];  /* per lane, live across regions */
+    float part[8] GNN_ALIGNED;  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -1960,15 +1965,15 @@ static void k19_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_st82[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh83[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_e[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_u[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st82[56] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh83[7] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8];  /* per lane, live across regions */
+    double acc[8] GNN_ALIGNED;  /* per lane, live across regions */
     int64_t cnt;
-    float part[8];  /* per lane, live across regions */
+    float part[8] GNN_ALIGNED;  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -2053,15 +2058,15 @@ static void k20_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_st87[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh88[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_e[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_u[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st87[56] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh88[7] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8];  /* per lane, live across regions */
+    double acc[8] GNN_ALIGNED;  /* per lane, live across regions */
     int64_t cnt;
-    float part[8];  /* per lane, live across regions */
+    float part[8] GNN_ALIGNED;  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -2146,15 +2151,15 @@ static void k21_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_st92[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh93[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_e[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_u[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st92[56] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh93[7] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8];  /* per lane, live across regions */
+    double acc[8] GNN_ALIGNED;  /* per lane, live across regions */
     int64_t cnt;
-    float part[8];  /* per lane, live across regions */
+    float part[8] GNN_ALIGNED;  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -2239,15 +2244,15 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
   (void)gnn_pf_ne;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
-    int64_t sh_e[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    int64_t sh_u[8] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh_st98[56] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
-    float sh99[7] = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_e[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    int64_t sh_u[8] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st98[56] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh99[7] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
     int64_t hi;
-    double acc[8];  /* per lane, live across regions */
+    double acc[8] GNN_ALIGNED;  /* per lane, live across regions */
     int64_t cnt;
-    float part[8];  /* per lane, live across regions */
+    float part[8] GNN_ALIGNED;  /* per lane, live across regions */
     lo = out_ptr[row];
     hi = out_ptr[row + 1];
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -2331,7 +2336,7 @@ static void k22_sum_vertex(int64_t nrows, const int64_t *restrict out_ptr, const
 static void k23_reduce_rows_sum_vertex(int64_t nrows, double *restrict grad_linear1_b_acc, const float *restrict t100) {
 #pragma omp parallel
   {
-  double blk_grad_linear1_b_acc[7] = {0};
+  double blk_grad_linear1_b_acc[7] GNN_ALIGNED = {0};
 #pragma omp for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     for (int64_t k = 0; k < 7; k++) { /* the lanes in order of k: see emit_host.c */
@@ -2366,7 +2371,7 @@ static void k25_relu_grad_sums_vertex(int64_t nrows, const float *restrict linea
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel
   {
-  double blk_grad_linear0_b_acc[64] = {0};
+  double blk_grad_linear0_b_acc[64] GNN_ALIGNED = {0};
 #pragma omp for schedule(dynamic, 64)
   for (int64_t row = 0; row < nrows; row++) {
     if (training) {
