@@ -340,15 +340,17 @@ static void emit_rebind(FILE *out, const KProgram *p, const char *P, const KBuf 
   fputs("  gnn_graph shape;\n  memset(&shape, 0, sizeof shape);\n  shape.nv = nv;\n  shape.ne = ne;\n  shape.ng = ng;\n"
         "  gnn_free(m->ctx, m->arena);\n  m->arena = NULL;\n  m->arena_mode = 0;\n"
         "  m->forward_done = m->trained = m->backward_ready = 0;\n", out);
-  /* The input gradients (--input-grads) follow the capacity like the output. Every new buffer is
+  /* The input gradients (--input-grads) follow the capacity like the output (a buffer of no rows,
+   * an edge input's on a graph without edges, is a byte: input_grad then says the gradient was
+   * computed whatever the graph, as after a bigger graph; create allocates them so too). Every new buffer is
    * allocated before any old one goes, so a failure leaves the model's buffers, capacity and plan
    * as they were (a half-resized model could be rebound to a graph its output no longer holds). */
   if (nig) {
     fprintf(out, "  float *ig[%d] = {0};\n  {\n    const gnn_graph *g = &shape;\n    gnn_status st = GNN_OK;\n", nin);
     for (int i = 0; i < nin; i++)
       if (emit_model_input_grad_out(p, i) >= 0)
-        fprintf(out, "    if (!st) st = gnn_malloc(m->ctx, (void **)&ig[%d], (size_t)%s * %lld * sizeof(float));\n", i,
-                emit_rows(ins[i]->dom), (long long)ins[i]->width);
+        fprintf(out, "    if (!st) st = gnn_malloc(m->ctx, (void **)&ig[%d], %s > 0 ? (size_t)%s * %lld * sizeof(float) : 1);\n", i,
+                emit_rows(ins[i]->dom), emit_rows(ins[i]->dom), (long long)ins[i]->width);
     fprintf(out, "    if (st) {\n      for (int i = 0; i < %d; i++) gnn_free(m->ctx, ig[i]);\n      return st;\n    }\n  }\n", nin);
   }
   fputs("  const size_t out_bytes = gnnc_out_bytes(&shape);\n"
@@ -631,8 +633,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fputs("  m->out_cap = gnnc_out_bytes(g);\n  if (!st) st = gnn_malloc(ctx, (void **)&m->out, m->out_cap ? m->out_cap : 1);\n", out);
   for (int i = 0; i < nin; i++)
     if (emit_model_input_grad_out(p, i) >= 0)
-      fprintf(out, "  if (!st) st = gnn_malloc(ctx, (void **)&m->igrad[%d], (size_t)%s * %lld * sizeof(float));\n", i,
-              emit_rows(ins[i]->dom), (long long)ins[i]->width);
+      fprintf(out, "  if (!st) st = gnn_malloc(ctx, (void **)&m->igrad[%d], %s > 0 ? (size_t)%s * %lld * sizeof(float) : 1);\n", i,
+              emit_rows(ins[i]->dom), emit_rows(ins[i]->dom), (long long)ins[i]->width);
   if (nig) fputs("  m->igrad_cap = gnnc_igrad_bytes(g);\n", out);
   fprintf(out, "  if (st) {\n    %s_destroy(m);\n    return st;\n  }\n  *out = m;\n  return GNN_OK;\n}\n\n", P);
 

@@ -98,6 +98,20 @@ def check_edge_input(lib):
         check(ok, "gradcheck/edgein/x,w")
     except Exception as e:  # gradcheck raises with the mismatching Jacobians
         check(False, "gradcheck/edgein/x,w", str(e).splitlines()[0])
+    # a graph without edges: the edge input's gradient is there and empty, whether the model was
+    # made on that graph or rebound to it (made on it, input_grad was NULL: gnn_malloc of 0 bytes)
+    g0 = lib.graph(np.zeros(0, np.int64), np.zeros(0, np.int64), num_vertices=3)
+    got = {}
+    for how in ("fresh", "rebound"):
+        m = lib.create(g0, seed=1) if how == "fresh" else lib.create(lib.graph([0, 1], [1, 2], num_vertices=3), seed=1)
+        if how == "rebound":
+            m.set_graph(g0)
+        m.request_input_grads(["x", "w"])
+        y = m.forward(np.ones((3, 3), np.float32), np.zeros((0, 2), np.float32), training=True, seed=1)
+        m.backward(np.ones_like(y))
+        got[how] = {k: v.shape for k, v in m.input_grads().items()}
+        m.close()
+    check(got["fresh"] == got["rebound"] == {"x": (3, 3), "w": (0, 2)}, "grads/edgein/no-edges", repr(got))
 
 
 def check_gradcheck_gcn(lib, g):
