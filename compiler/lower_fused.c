@@ -290,11 +290,11 @@ static KExpr *staged_at(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {
 /* edge_softmax s at an edge, read by a kernel of another group: exp(score - max_v) / sum_v from
  * the statistics its walk stored (from_stats). A float64 reader (alpha' = dropout(alpha), which
  * the attention backward wants exact in out_v) gets the division in float64, unrounded. Any other
- * gets it in float, by the sum rounded to float: the value the backward recomputes from its float
- * stashes of the max and the sum (checkpoint.c), bit for bit. An extremum's backward finds its
- * edges by equality with the forward's result (max_out of a softmax): the correctly rounded
- * float64 quotient differed from that recomputation in the last bit, and every gradient through
- * the max was 0. */
+ * gets softmax_quotient's, as the unfused softmax kernel: the value the backward recomputes from
+ * its float stashes of the max and the sum (checkpoint.c), bit for bit. An extremum's backward
+ * finds its edges by equality with the forward's result (max_out of a softmax): the correctly
+ * rounded float64 quotient differed from that recomputation in the last bit, and every gradient
+ * through the max was 0. */
 static KExpr *softmax_from_stats(Fused *F, const Value *s, const Ctx *cx, KExpr *idx) {
   Lower *L = F->L;
   if (!cx->dst) {
@@ -305,7 +305,7 @@ static KExpr *softmax_from_stats(Fused *F, const Value *s, const Ctx *cx, KExpr 
   KExpr *score = eval(F, s->args[0], cx, idx);
   KExpr *p = kun(L, KU_EXP, kbin(L, KO_SUB, score, kload(L, F->k, F->st_max[s->id], cx->dst, idx)));
   KExpr *sum = kload(L, F->k, F->st_sum[s->id], cx->dst, idx);
-  return F->reader64 ? kbin(L, KO_DIV, kun(L, KU_TO_F64, p), sum) : kbin(L, KO_DIV, p, kun(L, KU_TO_F32, sum));
+  return F->reader64 ? kbin(L, KO_DIV, kun(L, KU_TO_F64, p), sum) : softmax_quotient(L, p, sum);
 }
 
 KExpr *eval(Fused *F, const Value *x, const Ctx *cx, KExpr *idx) {

@@ -522,10 +522,10 @@ static void vertex_argreduce(Lower *L, Value *v) {
   ks_store(L, k, fin, L->buf_of[v->id], krow(L), kvar(L, k, kv, NULL), kvar(L, k, arg, kvar(L, k, iv, NULL)));
 }
 
-/* edge_softmax: three walks (max, sum of exp, write), each lane for its elements. The sum in
- * float64, the quotient in float by the sum rounded to float: what the backward recomputes from
- * its float stashes of the max and the sum, bit for bit (see softmax_from_stats, lower_fused.c:
- * an extremum's backward finds its edges by equality). */
+KExpr *softmax_quotient(Lower *L, KExpr *p, KExpr *sum64) { return kbin(L, KO_DIV, p, kun(L, KU_TO_F32, sum64)); }
+
+/* edge_softmax: three walks (max, sum of exp, write), each lane for its elements; the sum in
+ * float64, the value softmax_quotient's. */
 static void vertex_softmax(Lower *L, Value *v) {
   int64_t n = shape_elems(&v->shape);
   Kernel *k = new_kernel(L, v, "", MAP_VERTEX, DOM_VERTEX, group_for(n));
@@ -545,7 +545,7 @@ static void vertex_softmax(Lower *L, Value *v) {
     KExpr *m = kvar(L, k, mx, kvar(L, k, iv, NULL)), *s = kvar(L, k, sum, kvar(L, k, iv, NULL));
     if (pass == 0) ks_let(L, lanes, mx, kvar(L, k, iv, NULL), reduce_step(L, FN_MAX, m, xe));
     else if (pass == 1) ks_let(L, lanes, sum, kvar(L, k, iv, NULL), kbin(L, KO_ADD, s, kun(L, KU_EXP, kbin(L, KO_SUB, xe, m))));
-    else ks_store(L, k, lanes, y, kvar(L, k, w.e, NULL), kvar(L, k, kv, NULL), kbin(L, KO_DIV, kun(L, KU_EXP, kbin(L, KO_SUB, xe, m)), kun(L, KU_TO_F32, s)));
+    else ks_store(L, k, lanes, y, kvar(L, k, w.e, NULL), kvar(L, k, kv, NULL), softmax_quotient(L, kun(L, KU_EXP, kbin(L, KO_SUB, xe, m)), s));
   }
 }
 

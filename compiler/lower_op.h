@@ -35,6 +35,10 @@ KExpr *fn_elem(Lower *L, Kernel *k, PtrVec *blk, const Value *v, FnKind fn, cons
 /* walks and reductions */
 void walk_bounds(Lower *L, Kernel *k, int *lo, int *hi);
 Walk walk_edges(Lower *L, Kernel *k, PtrVec *blk, int lo, int hi, bool need_far);
+/* edge_softmax's value from exp(score - max) and the float64 sum of the exps, as memory holds it:
+ * the quotient in float by the sum rounded to float, what the backward recomputes from its float
+ * stashes bit for bit (an extremum's backward finds its edges by equality). */
+KExpr *softmax_quotient(Lower *L, KExpr *p, KExpr *sum64);
 KExpr *reduce_init(Lower *L, FnKind r);
 KExpr *reduce_step(Lower *L, FnKind r, KExpr *acc, KExpr *x);
 void finish_rows(Lower *L, Value *v, KBuf *from, FnKind deg_fn, bool mean);

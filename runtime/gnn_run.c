@@ -121,13 +121,19 @@ static float *input_rows(Rt *rt, gnn_ctx *ctx, const gnn_tensor_file *tf, const 
   return out;
 }
 
+/* The name of tensor i of a tensor file (NULL past its end). */
+static const char *file_tensor_name(Rt *rt, const gnn_tensor_file *tf, int i) {
+  const char *name = NULL;
+  int rank = 0;
+  int64_t dims[4];
+  return rt->tf_info(tf, i, &name, &rank, dims) == GNN_OK ? name : NULL;
+}
+
 /* The --inputs file's tensor `name`, if it has one. */
 static bool file_has(Rt *rt, const gnn_tensor_file *tf, const char *name) {
   for (int i = 0, n = rt->tf_count(tf); i < n; i++) {
-    const char *have = NULL;
-    int rank = 0;
-    int64_t dims[4];
-    if (rt->tf_info(tf, i, &have, &rank, dims) == GNN_OK && have && strcmp(have, name) == 0) return true;
+    const char *have = file_tensor_name(rt, tf, i);
+    if (have && strcmp(have, name) == 0) return true;
   }
   return false;
 }
@@ -138,10 +144,8 @@ static bool file_has(Rt *rt, const gnn_tensor_file *tf, const char *name) {
  * after saying which tensor is not. */
 static bool inputs_file_names_ok(Rt *rt, const gnn_model_api *api, const gnn_tensor_file *tf, const char *path) {
   for (int i = 0, n = rt->tf_count(tf); i < n; i++) {
-    const char *name = NULL;
-    int rank = 0;
-    int64_t dims[4];
-    if (rt->tf_info(tf, i, &name, &rank, dims) != GNN_OK || !name) continue;
+    const char *name = file_tensor_name(rt, tf, i);
+    if (!name) continue;
     bool known = api->has_backward && strcmp(name, "grad.out") == 0;
     for (int k = 0; k < api->num_inputs && !known; k++) known = strcmp(api->inputs[k].name, name) == 0;
     if (!known) {
