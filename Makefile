@@ -35,7 +35,9 @@ SRCS    := compiler/arena.c compiler/diag.c compiler/ir.c compiler/ir_print.c co
            compiler/passes/sema.c compiler/passes/sema_scope.c compiler/passes/canonicalize.c compiler/passes/reorg.c compiler/passes/autodiff.c \
            compiler/passes/compose.c compiler/passes/checkpoint.c compiler/passes/fuse.c compiler/passes/hoist.c
 GENSRCS := $(BUILD)/parser.c $(BUILD)/lexer.c
-HDRS    := compiler/gnnc.h compiler/passes/sema_scope.h compiler/emit_host_state.h compiler/kbuild.h compiler/lower_op.h compiler/lower_fused.h compiler/lower_groups.h compiler/lower_pieces.h compiler/lower_tiles.h compiler/lower_walk.h compiler/ops.def compiler/funcs.def runtime/gnnrt_rng.h runtime/gnnrt_pieces.h $(BUILD)/parser.h
+HDRS    := compiler/arena.h compiler/diag.h compiler/sha256.h compiler/graph.h compiler/ast.h compiler/ir.h compiler/ctx.h \
+           compiler/passes.h compiler/pipeline.h compiler/kir.h compiler/lower.h compiler/kstats.h compiler/gpucost.h \
+           compiler/emit.h compiler/build.h compiler/tune.h compiler/interp.h compiler/gradcheck.h compiler/passes/sema_scope.h compiler/emit_host_state.h compiler/kbuild.h compiler/lower_op.h compiler/lower_fused.h compiler/lower_groups.h compiler/lower_pieces.h compiler/lower_tiles.h compiler/lower_walk.h compiler/ops.def compiler/funcs.def runtime/gnnrt_rng.h runtime/gnnrt_pieces.h $(BUILD)/parser.h
 
 OBJS    := $(patsubst compiler/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/parser.o $(BUILD)/obj/lexer.o
 

@@ -4,7 +4,7 @@
  * the driver runs it), timed one by one; prints the median, min and max per file and writes
  * the table to bench/results/compile_time.txt. Target (issue 2): median under 10 ms.
  */
-#include "gnnc.h"
+#include "pipeline.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,8 +4,11 @@
  * from a chain of large blocks and are released by one arena_free (chibicc and QBE do the same).
  * Allocations are zeroed so that new nodes start in a known state.
  */
-#include "gnnc.h"
+#include "arena.h"
 
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -23,7 +23,8 @@
  * on a machine without a GPU builds its CUDA libraries on a GPU machine without nvcc's compile
  * (make gpu-check-prepare, docs/gpu.md).
  */
-#include "gnnc.h"
+#include "build.h"
+#include "sha256.h"
 
 #include <errno.h>
 #include <limits.h>

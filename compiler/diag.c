@@ -11,26 +11,11 @@
  * than DIAG_WINDOW columns is shown as a window around the caret, and a message is cut at
  * DIAG_MESSAGE_MAX bytes, so the output of one diagnostic is bounded whatever the input.
  */
-#include "gnnc.h"
+#include "diag.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *domain_name(Domain d) {
-  switch (d) {
-  case DOM_VERTEX: return "vertex";
-  case DOM_EDGE: return "edge";
-  case DOM_PARAM: return "param";
-  case DOM_GLOBAL: return "global";
-  case DOM_GRAPH: return "graph";
-  }
-  return "?";
-}
-
-const char *domain_a(Domain d) {
-  return d == DOM_EDGE ? "an edge" : d == DOM_VERTEX ? "a vertex" : d == DOM_PARAM ? "a param" : d == DOM_GRAPH ? "a graph" : "a global";
-}
 
 /* Columns of a long source line shown around the caret: a diagnostic on a megabyte-long line
  * (a 1 MB identifier, a file of NULs) prints a window, not the line. */

@@ -14,7 +14,7 @@
  * The kernels compile on their own with NVRTC (`__CUDACC_RTC__` hides the host code and the
  * headers NVRTC lacks), which is how the runtime can build them for the GPU in hand.
  */
-#include "gnnc.h"
+#include "emit.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -18,6 +18,7 @@
  * says which calls which), the narrow GEMMs in emit_host_gemm.c.
  */
 #include "emit_host_state.h"
+#include "emit.h"
 
 #include <math.h>
 #include <stdlib.h>

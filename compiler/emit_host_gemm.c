@@ -35,7 +35,7 @@
  * never k; the weight's gradient sums fixed slices of the vertices in a fixed order), so a
  * model's results are the same at 1 and 2 threads.
  */
-#include "gnnc.h"
+#include "emit.h"
 
 #include <string.h>
 

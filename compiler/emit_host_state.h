@@ -9,7 +9,7 @@
 #ifndef GNNC_EMIT_HOST_STATE_H
 #define GNNC_EMIT_HOST_STATE_H
 
-#include "gnnc.h"
+#include "kir.h"
 
 #include <stdio.h>
 

@@ -10,7 +10,8 @@
  * called -- comes from the target's EmitHooks (emit_cuda.c, emit_host.c). No globals: all
  * state is in the model and the runtime context; every status is returned, never printed.
  */
-#include "gnnc.h"
+#include "emit.h"
+#include "passes.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  * declaration order, which output holds which input's gradient. Those live here, beneath the
  * source emitter, so that the two files call only downward (emit_model.c -> this file).
  */
-#include "gnnc.h"
+#include "emit.h"
 
 #include <string.h>
 

@@ -39,7 +39,9 @@
  * The graph: a .gcsr cache (runtime/cache.c's layout, read here directly: header, in_ptr, src)
  * or anything gnnc run reads (a dataset folder, an edge list), as it is (no self-loops added).
  */
-#include "gnnc.h"
+#include "gpucost.h"
+#include "kstats.h"
+#include "graph.h"
 #include "gnnrt_pieces.h"
 
 #include <stdlib.h>

@@ -34,14 +34,15 @@
  *
  * The exit status is 0 when every entry is within --tol, 1 otherwise or on an error.
  */
-#include "gnnc.h"
+#include "gradcheck.h"
+#include "pipeline.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The command line beyond the check's own options (GradcheckOpts, gnnc.h). */
+/* The command line beyond the check's own options (GradcheckOpts, gradcheck.h). */
 typedef struct {
   const char *input, *graph, *features, *params, *init, *model;
   int64_t num_vertices;

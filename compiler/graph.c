@@ -9,11 +9,12 @@
  * file that failed. The in-edges of each vertex are kept in CSR by destination (int64
  * offsets) in file order, so results do not depend on how the file was sorted.
  */
-#include "gnnc.h"
+#include "graph.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

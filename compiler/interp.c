@@ -20,7 +20,7 @@
  * A value's array is freed after its last use, so peak memory follows the live set.
  * Rows are independent, so the row loops run in parallel with OpenMP where available.
  */
-#include "gnnc.h"
+#include "interp.h"
 #include "gnnrt_rng.h"
 
 #include <errno.h>

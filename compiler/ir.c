@@ -10,10 +10,26 @@
  * score edge[H] scales a message edge[H, D] head by head, and a scalar combines with anything.
  * Unlike NumPy's right-aligned rule this can never silently pair a D axis with an H axis.
  */
-#include "gnnc.h"
+#include "ir.h"
 
 #include <math.h>
 #include <string.h>
+
+/* A domain's name, bare and with its article (Domain: ast.h), for dumps and diagnostics. */
+const char *domain_name(Domain d) {
+  switch (d) {
+  case DOM_VERTEX: return "vertex";
+  case DOM_EDGE: return "edge";
+  case DOM_PARAM: return "param";
+  case DOM_GLOBAL: return "global";
+  case DOM_GRAPH: return "graph";
+  }
+  return "?";
+}
+
+const char *domain_a(Domain d) {
+  return d == DOM_EDGE ? "an edge" : d == DOM_VERTEX ? "a vertex" : d == DOM_PARAM ? "a param" : d == DOM_GRAPH ? "a graph" : "a global";
+}
 
 const OpInfo op_info[OP__COUNT] = {
 #define OP(e, n, lo, hi, doc) {n, lo, hi, doc},

@@ -15,7 +15,7 @@
  *
  * Each line is `%id = op.fn operands {attributes} : domain[shape]`; docs/ir.md has the grammar.
  */
-#include "gnnc.h"
+#include "ir.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,8 @@
 #ifndef GNNC_KBUILD_H
 #define GNNC_KBUILD_H
 
-#include "gnnc.h"
+#include "ctx.h"
+#include "kir.h"
 
 typedef struct {
   GnnCtx *c;

@@ -16,7 +16,7 @@
  * The expression printer is shared with the CUDA and host emitters: the three differ only in
  * how a local, a load and a few intrinsics are spelled (kexpr_print's dialect).
  */
-#include "gnnc.h"
+#include "kir.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -544,7 +544,7 @@ bool kernel_reads_back_across_barrier(const Kernel *k, const KBuf *b) {
   return r.reads_back;
 }
 
-/* ---- shared memory per block (gnnc.h: GNN_SHARED_MAX) */
+/* ---- shared memory per block (kir.h: GNN_SHARED_MAX) */
 
 static int64_t ktype_bytes(KType t) { return t == KT_F32 ? 4 : 8; }
 

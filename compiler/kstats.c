@@ -22,8 +22,8 @@
 #include "gnnrt_pieces.h" /* gnn_piece_len: a hub piece's code runs at most 2E / L times */
 
 #include <math.h>
-#undef GNN_PRINTF      /* gnnc.h has its own */
-#include "gnnc.h"
+#undef GNN_PRINTF      /* arena.h has its own */
+#include "kstats.h"
 
 #include <stdlib.h>
 #include <string.h>

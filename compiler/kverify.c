@@ -46,7 +46,7 @@
  *     that kernel_groups_per_block finds a block that fits and ptxas never refuses one.
  * Returns the number of problems, each printed as "kverify: ..." to err (which may be NULL).
  */
-#include "gnnc.h"
+#include "kir.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -15,6 +15,7 @@
  * lower_walk.c -> lower_tiles.c (the walks' column tiles, on the finished kernel) -> kbuild.c.
  * Nothing below calls back into this file or the pipeline.
  */
+#include "lower.h"
 #include "lower_groups.h"
 #include "lower_walk.h"
 

@@ -7,7 +7,9 @@
  * Exit status: 0 on success, 1 on errors in the input (program, graph, parameters),
  * 2 on a bad command line.
  */
-#include "gnnc.h"
+#include "gpucost.h"
+#include "tune.h"
+#include "gradcheck.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -16,7 +16,7 @@
 %lex-param {void *scanner}
 
 %code requires {
-#include "gnnc.h"
+#include "ctx.h"
 typedef struct { double v; long long i; bool is_int; } NumLit;
 }
 

@@ -9,7 +9,10 @@
  * stays a training module (-fno-autodiff builds inference only). reorg runs before autodiff
  * so that the backward is derived from the reorganised forward (projections per vertex).
  */
-#include "gnnc.h"
+#include "pipeline.h"
+#include "lower.h"
+#include "kstats.h"
+#include "gpucost.h"
 
 #include <stdlib.h>
 #include <string.h>

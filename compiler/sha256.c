@@ -5,8 +5,9 @@
  * than a silent wrong kernel. Small and self-contained: the compiler links no library for it.
  * Checked against the standard's test vectors in tests/unit/unit.c.
  */
-#include "gnnc.h"
+#include "sha256.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const uint32_t K256[64] = {

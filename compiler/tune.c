@@ -22,7 +22,7 @@
  * depends on the machine even more than the mapping does: column tiles are for a GPU's L2, and
  * on the host the repeated walks cost more than the cache saves (docs/benchmarks.md).
  */
-#include "gnnc.h"
+#include "tune.h"
 
 #include <errno.h>
 #include <fcntl.h>

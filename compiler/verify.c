@@ -9,7 +9,7 @@
  * 5. The forward pass never reads a value of the backward pass; outputs have unique names,
  *    the first is the forward output "out".
  */
-#include "gnnc.h"
+#include "ir.h"
 
 #include <string.h>
 

@@ -40,7 +40,7 @@
  * and the builtins of issue 16 (maximum/minimum, the comparisons, where, pow, transpose,
  * log_softmax) are reached from source too (tests/grad/lang_builtins.gnn, tests/lang/).
  */
-#include "../gnnc.h"
+#include "../passes.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -21,7 +21,7 @@
  * removed, and a value a rewrite creates belongs to the pass (forward or backward) of the
  * value it replaces. CSE never merges a backward value with a forward one (see canon_same()).
  */
-#include "../gnnc.h"
+#include "../passes.h"
 
 #include <math.h>
 #include <string.h>

@@ -28,7 +28,7 @@
  * A forward value recomputed through a recomputed edge_softmax (dropout(alpha)) gets a backward
  * copy too (Value.recomputes names the original), so that no backward kernel reads alpha.
  */
-#include "gnnc.h"
+#include "../passes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -146,7 +146,7 @@ static bool staged(Ckpt_ *K, const Value *w) {
  * backward values, each of which fuse inlines (MoNet's Gaussian weights feed six parameter-
  * gradient sums: recomputing them is six times the work of one); a reader wider than v, once
  * per element of its own, unless the lowering stages v (a narrow edge value costing a few
- * FLOPs: computed once per edge in shared memory, gnnc.h), or stages the element-wise value
+ * FLOPs: computed once per edge in shared memory, ir.h), or stages the element-wise value
  * between (GAT's scores read by the staged attention: once per edge, whatever reads alpha). */
 static double recomputations(Ckpt_ *K, const Value *v) {
   Module *m = K->m;

@@ -15,7 +15,7 @@
  *        3. remove the apply_edge and scatter values that lost their last use here (nothing
  *           else: dead code from before is canonicalize's business, and "unchanged" stays true).
  */
-#include "../gnnc.h"
+#include "../passes.h"
 
 typedef struct {
   Value *scatter;  /* the copy_u */

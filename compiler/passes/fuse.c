@@ -34,7 +34,7 @@
  * group of its own with atomics (FG_EDGE_REDUCE); edge_softmax and argmax stay vertex-balanced
  * (a note says so).
  */
-#include "gnnc.h"
+#include "../passes.h"
 
 #include <stdlib.h>
 #include <string.h>

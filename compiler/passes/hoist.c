@@ -26,7 +26,7 @@
  * bare degree read per edge is a load either way). The same costs as PyG's GCNConv(cached=True)
  * and DGL's norm cache, without asking: the compiler sees that the value cannot change.
  */
-#include "gnnc.h"
+#include "../passes.h"
 
 #include <stdlib.h>
 

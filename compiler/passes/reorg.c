@@ -52,7 +52,7 @@
  *
  * Backward values (autodiff) are left alone.
  */
-#include "../gnnc.h"
+#include "../passes.h"
 
 #include <string.h>
 

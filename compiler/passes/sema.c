@@ -36,6 +36,7 @@
  * prefix sema_.
  */
 #include "sema_scope.h"
+#include "../passes.h"
 
 #include <ctype.h>
 #include <math.h>

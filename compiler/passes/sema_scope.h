@@ -8,7 +8,7 @@
 #ifndef GNNC_SEMA_SCOPE_H
 #define GNNC_SEMA_SCOPE_H
 
-#include "../gnnc.h"
+#include "../ctx.h"
 
 typedef struct Binding Binding;
 struct Binding {

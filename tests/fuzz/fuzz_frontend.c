@@ -27,7 +27,9 @@
  * cost model run on every module the fuzzer manages to build.
  * Diagnostics go nowhere (NULL out = count only), as in the driver's count-only mode.
  */
-#include "gnnc.h"
+#include "pipeline.h"
+#include "lower.h"
+#include "emit.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,7 +13,8 @@
  * GRAPH with uniform parameters, which prints its report and gives the exit status.
  * Built with ASan and UBSan (`make test` builds it), run by tests/suites/grad.sh.
  */
-#include "gnnc.h"
+#include "gradcheck.h"
+#include "pipeline.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

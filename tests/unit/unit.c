@@ -2,7 +2,9 @@
  *
  * Prints one "PASS name" or "FAIL name: why" line per check; exits 1 if any failed.
  */
-#include "gnnc.h"
+#include "pipeline.h"
+#include "gpucost.h"
+#include "sha256.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,43 @@
+/* diag.h -- the ground floor: diagnostics (diag.c). A source position (Loc), the Diag that
+ * counts and prints "file:line:col: error: message" with the source line and a caret, reading
+ * a source file, and the compiler's version. Includes arena.h only for GNN_PRINTF.
+ */
+#ifndef GNNC_DIAG_H
+#define GNNC_DIAG_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "arena.h"
+
+/* A source position: 1-based line and column, and the length of the span to underline. */
+typedef struct {
+  int line, col, len;
+} Loc;
+
+typedef struct {
+  const char *path;  /* as given on the command line */
+  const char *text;  /* whole file, size bytes (NUL bytes included) and a terminating NUL */
+  size_t size;
+  FILE *out;         /* where diagnostics go (stderr; NULL = count only, for the fuzzer) */
+  int errors;
+  int max_errors;    /* stop reporting after this many */
+} Diag;
+
+void diag_error(Diag *d, Loc loc, const char *fmt, ...) GNN_PRINTF(3, 4);
+void diag_note(Diag *d, Loc loc, const char *fmt, ...) GNN_PRINTF(3, 4);
+void diag_verror(Diag *d, const char *kind, Loc loc, const char *fmt, va_list ap);
+bool diag_too_many(const Diag *d);
+/* A source file, whole and NUL-terminated (a Diag's text): malloc'ed, *size its bytes (NUL bytes
+ * included); NULL when it cannot be read (errno says why) or memory runs out. */
+char *read_source_file(const char *path, size_t *size);
+/* The version gnnc --version prints; the runtime's API version is GNNRT_VERSION_* in gnnrt.h. */
+#define GNNC_VERSION "0.1.0"
+/* Sources larger than this are refused (errno EFBIG), so reading /dev/zero ends. */
+#define GNNC_MAX_SOURCE_BYTES ((size_t)64 << 20)
+/* The reason read_source_file failed, for errno err: strerror, or the size limit. */
+const char *read_source_error(int err);
+
+#endif
