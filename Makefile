@@ -77,7 +77,7 @@ PREFIX      ?= /usr/local
 RT_HDRS     := runtime/gnnrt.h runtime/gnnrt_rng.h runtime/internal.h
 RT_COMMON   := runtime/core.c runtime/text.c runtime/graph.c runtime/edgelist.c runtime/cache.c runtime/tables.c \
                runtime/dataset.c runtime/ogb.c runtime/npz.c runtime/load.c runtime/params.c runtime/profile.c runtime/checkpoint.c \
-               runtime/spmm.c
+               runtime/spmm.c runtime/sample.c
 RT_HOST_SRC := $(RT_COMMON) runtime/device_host.c runtime/train_host.c runtime/csr_host.c
 RT_CUDA_SRC := $(RT_COMMON) runtime/device_cuda.c runtime/nvrtc.c
 RT_BASE     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime -fPIC -fvisibility=hidden
@@ -145,7 +145,7 @@ runtime: runtime-host $(if $(HAVE_NVCC),runtime-cuda)
 
 # The runtime's test programs (tests/runtime/*.c), against the shared libraries: *_host link
 # libgnnrt_host, *_cuda libgnnrt. The ASan+UBSan variants compile the host sources in.
-RT_TEST_NAMES := rt_load t_api t_ckpt t_csr
+RT_TEST_NAMES := rt_load t_api t_ckpt t_csr t_sample
 RT_TESTS    := $(patsubst %,$(BUILD)/rt/%,$(RT_TEST_NAMES)) $(if $(HAVE_NVCC),$(BUILD)/rt/t_api_cuda $(BUILD)/rt/t_csr_cuda $(BUILD)/rt/t_nvrtc)
 RT_TEST_CC  := $(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(CFLAGS)
 

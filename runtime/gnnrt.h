@@ -295,6 +295,51 @@ GNN_API gnn_status gnn_graph_make_pieces(gnn_ctx *ctx, gnn_graph *g);
  * g is unchanged on failure. */
 GNN_API gnn_status gnn_graph_set_graphs(gnn_ctx *ctx, gnn_graph *g, int64_t ng, const int64_t *graph_of);
 
+/* ---------------------------------------------------------------- neighbour sampling */
+
+/* Mini-batches of a graph too large to train on whole (GraphSAGE; PyG's NeighborLoader): from
+ * seed vertices, nhops hops over in-edges; at hop h every vertex of the frontier (hop 0: the
+ * seeds; hop h: the vertices hop h - 1 added) keeps fanout[h] of its in-edges, drawn uniformly
+ * without replacement, or all of them when it has no more or fanout[h] < 0. A sampled edge's
+ * source joins the sample if it is not in it yet. The draws are a function of (seed, hop,
+ * vertex) alone (gnnrt_rng.h): a batch is the same for any thread count and any batch it is
+ * drawn beside, and a new seed per batch gives new batches. Host memory and host loops in both
+ * builds (OpenMP over the frontier in libgnnrt_host); the graph's host CSR is read, not copied.
+ *
+ * A sampler is not thread-safe (it keeps a map from the graph's vertices to the sample's):
+ * make one per thread. Its graph or CSR must outlive it. */
+typedef struct gnn_sampler gnn_sampler;
+typedef struct gnn_sample {
+  int64_t nv, ne;  /* the sample's vertices and edges */
+  int64_t nseeds;  /* the seeds are the sample's vertices 0 .. nseeds - 1, in the order given */
+  int nhops;
+  /* nv: each sample vertex's id in the graph; after the seeds, each hop's new vertices in the
+   * order their first edge was drawn */
+  const int64_t *nodes;
+  /* ne: the sampled edges src[i] -> dst[i] in sample ids, hop by hop; within a hop by
+   * destination in the frontier's order, within a destination in the graph's CSR order; eid[i]
+   * is the edge's id in the graph (its CSR position: for edge features) */
+  const int64_t *src, *dst, *eid;
+  /* nhops + 1: vertices and edges after hop h (hop_nv[0] = nseeds, hop_ne[0] = 0) */
+  const int64_t *hop_nv, *hop_ne;
+} gnn_sample;
+/* A sampler over g's in-edges (its host CSR: h_in_ptr, h_src; a graph from gnn_graph_from_csr
+ * needs gnn_graph_host_copies first). GNN_ERR_INVALID, GNN_ERR_OOM. */
+GNN_API gnn_status gnn_sampler_create(gnn_ctx *ctx, const gnn_graph *g, gnn_sampler **out);
+/* A sampler over a CSR by destination in host memory (as in gnn_graph: the in-edges of v are
+ * in_ptr[v] .. in_ptr[v + 1] - 1, their sources src[...]): for callers that hold one already
+ * (NumPy arrays). The arrays are checked once here (in_ptr from 0, never decreasing, to ne;
+ * every src in 0 .. nv - 1: GNN_ERR_INVALID naming the first broken entry), not copied. */
+GNN_API gnn_status gnn_sampler_from_csr(gnn_ctx *ctx, int64_t nv, int64_t ne, const int64_t *in_ptr,
+                                        const int32_t *src, gnn_sampler **out);
+/* One batch: seeds (nseeds >= 1 distinct vertex ids), fanout (nhops >= 1 entries; < 0: every
+ * in-edge). GNN_ERR_INVALID names a seed out of range or repeated, a bad count; GNN_ERR_OOM.
+ * *out is freed with gnn_sample_free; the sampler may draw the next batch meanwhile. */
+GNN_API gnn_status gnn_sampler_sample(gnn_sampler *s, const int64_t *seeds, int64_t nseeds, const int64_t *fanout,
+                                      int nhops, uint64_t seed, gnn_sample **out);
+GNN_API void gnn_sample_free(gnn_sample *sample);
+GNN_API void gnn_sampler_free(gnn_sampler *s);
+
 /* ---------------------------------------------------------------- datasets */
 
 /* Bits of gnn_dataset.missing: the optional files a folder did not have. */

@@ -8,10 +8,13 @@ The model: GraphSAGE with the mean aggregator, 2 layers (h = relu(SAGE(x)); y = 
 with Adam on cross-entropy over mini-batches of `--batch` seed vertices (1024), each batch the
 2-hop neighbourhood sampled with fan-out `--fanout` (15,10) as PyG's NeighborLoader does: 15 in-
 neighbours of each seed, then 10 of each of those, sampled without replacement, the subgraph's
-vertices relabelled seeds first, the loss on the seeds' rows. The sampler is this file's (NumPy,
-deterministic: batch i of epoch e draws from a generator seeded by (seed, e, i)), so two processes,
-one per side, see the very same batches, and so do the ranks of a data-parallel run; NeighborLoader
-itself needs pyg-lib or torch-sparse, which are not wheels on PyPI.
+vertices relabelled seeds first, the loss on the seeds' rows. The sampler is gnnc's runtime's
+(`--sampler native`, the default: Library.sampler, C and OpenMP; new vertices numbered in order of
+first appearance) or this file's (`--sampler numpy`; new vertices of a hop in ascending id), both
+deterministic: batch i of epoch e draws from the seed (seed, e, i), so two processes, one per side,
+see the very same batches, and so do the ranks of a data-parallel run; NeighborLoader itself needs
+pyg-lib or torch-sparse, which are not wheels on PyPI. The native sampler needs gnnc's runtime on
+PyG's side too: that side loads the model library for its context only.
 
 gnnc's side: the model below, compiled by gnnc (--gnnc) into a host library, as a GnncModule: one
 gnnc model rebound to each batch's graph (its arena reused). PyG's side: two SAGEConv(aggr="mean")
@@ -199,6 +202,21 @@ class Sampler:
         return all_nodes, np.stack([np.concatenate(srcs), np.concatenate(dsts)])
 
 
+class NativeSampler:
+    """The same batches' rule in gnnc's runtime (Library.sampler over the data's CSR, not copied):
+    batch key (e, i) draws with the 64-bit seed made of (seed, e, i)."""
+
+    def __init__(self, lib_path, data, fanout, seed):
+        self.lib = gnnc.load(lib_path)  # its runtime and a context of its own
+        self.s = self.lib.sampler(indptr=data.indptr, indices=data.indices)
+        self.fanout, self.seed = fanout, seed
+
+    def sample(self, seeds, key):
+        k = ((self.seed * 1000003 + key[0]) * 1000003 + key[1]) % 2**64
+        b = self.s.sample(seeds, self.fanout, k)
+        return b.nodes, b.edge_index
+
+
 def batches(data, batch, epoch, seed, split):
     ids = split if epoch < 0 else np.random.default_rng([seed, 7, epoch]).permutation(split)
     return [ids[i:i + batch] for i in range(0, len(ids), batch)]
@@ -298,7 +316,10 @@ def run(a):
     if world > 1:
         net = torch.nn.parallel.DistributedDataParallel(model)
     opt = torch.optim.Adam(model.parameters(), lr=a.lr)
-    sampler = Sampler(data, a.fanout, a.seed)
+    if a.sampler == "native":
+        sampler = NativeSampler(lib or build_library(a.gnnc, features, a.hidden, classes, a.workdir), data, a.fanout, a.seed)
+    else:
+        sampler = Sampler(data, a.fanout, a.seed)
     share = world if world > 1 else a.emulate_world  # batches per step: one per rank
 
     def batch_of(key, seeds):
@@ -342,7 +363,7 @@ def run(a):
             correct += int((model(ei, x)[:bs].argmax(1) == y).sum())
             total += bs
     t_eval = time.perf_counter() - te
-    res = dict(side=a.side, rank=rank, world=world, emulate_world=a.emulate_world, vertices=data.n, edges=data.ne,
+    res = dict(side=a.side, sampler=a.sampler, rank=rank, world=world, emulate_world=a.emulate_world, vertices=data.n, edges=data.ne,
                features=features, classes=classes, hidden=a.hidden, batch=a.batch, fanout=a.fanout,
                train_vertices=len(data.train), batches_per_epoch=len(batches(data, a.batch, 0, a.seed, data.train)),
                batches_run=seen, epochs=a.epochs, load_s=t_load, sample_s=t_sample, compute_s=t_compute,
@@ -388,6 +409,8 @@ def main():
     p.add_argument("--hidden", type=int, default=128)
     p.add_argument("--batch", type=int, default=1024)
     p.add_argument("--fanout", default="15,10")
+    p.add_argument("--sampler", choices=("native", "numpy"), default="native",
+                   help="gnnc's runtime's sampler (C, OpenMP) or this file's NumPy one")
     p.add_argument("--epochs", type=int, default=1)
     p.add_argument("--batches", type=int, default=0, help="at most this many batches per epoch (0: all)")
     p.add_argument("--eval", type=int, default=20000, help="test vertices for the accuracy")

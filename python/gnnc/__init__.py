@@ -25,7 +25,7 @@ import weakref
 
 import numpy as np
 
-__all__ = ["GnncError", "Library", "Graph", "Model", "load", "TARGET_HOST", "TARGET_CUDA"]
+__all__ = ["GnncError", "Library", "Graph", "Model", "Sampler", "Sample", "load", "TARGET_HOST", "TARGET_CUDA"]
 __version__ = "0.1.0"
 
 TARGET_HOST, TARGET_CUDA = 0, 1
@@ -75,6 +75,11 @@ class _Graph(ctypes.Structure):
                 ("graph_size", _pf), ("h_graph_ptr", _p64), ("h_vertex_graph", _p32), ("out_dst", _p32),
                 ("piece_len", ctypes.c_int64), ("npieces", ctypes.c_int64), ("piece_row", _p32), ("piece_lo", _p64),
                 ("out_npieces", ctypes.c_int64), ("out_piece_row", _p32), ("out_piece_lo", _p64)]
+
+
+class _Sample(ctypes.Structure):  # gnn_sample (gnnrt.h)
+    _fields_ = [("nv", ctypes.c_int64), ("ne", ctypes.c_int64), ("nseeds", ctypes.c_int64), ("nhops", ctypes.c_int),
+                ("nodes", _p64), ("src", _p64), ("dst", _p64), ("eid", _p64), ("hop_nv", _p64), ("hop_ne", _p64)]
 
 
 class _Dataset(ctypes.Structure):
@@ -176,6 +181,13 @@ class Library:
         self._dataset_load = _fn(h, "gnn_dataset_load", ctypes.c_int, _vp, ctypes.c_char_p, ctypes.POINTER(_GraphOpts),
                                  ctypes.POINTER(ctypes.POINTER(_Dataset)))
         self._dataset_free = _fn(h, "gnn_dataset_free", None, _vp, ctypes.POINTER(_Dataset))
+        self._sampler_create = _fn(h, "gnn_sampler_create", ctypes.c_int, _vp, ctypes.POINTER(_Graph), ctypes.POINTER(_vp))
+        self._sampler_from_csr = _fn(h, "gnn_sampler_from_csr", ctypes.c_int, _vp, ctypes.c_int64, ctypes.c_int64, _vp, _vp,
+                                     ctypes.POINTER(_vp))
+        self._sampler_sample = _fn(h, "gnn_sampler_sample", ctypes.c_int, _vp, _vp, ctypes.c_int64, _vp, ctypes.c_int,
+                                   ctypes.c_uint64, ctypes.POINTER(ctypes.POINTER(_Sample)))
+        self._sample_free = _fn(h, "gnn_sample_free", None, ctypes.POINTER(_Sample))
+        self._sampler_free = _fn(h, "gnn_sampler_free", None, _vp)
         self._init_glorot = _fn(h, "gnn_param_init_glorot", ctypes.c_int, ctypes.c_char_p, ctypes.c_int, _p64,
                                 ctypes.c_uint64, _vp)
         self._tf_read = _fn(h, "gnn_tensor_file_read", ctypes.c_int, _vp, ctypes.c_char_p, ctypes.POINTER(_vp))
@@ -299,6 +311,13 @@ class Library:
         graph = Graph(self, d.graph, owner_dataset=ds)
         return graph, feats, labels, masks
 
+    def sampler(self, graph=None, indptr=None, indices=None):
+        """A neighbour sampler for mini-batches (GraphSAGE, NeighborLoader-style; gnn_sampler_* in
+        gnnrt.h) over a Graph's in-edges, or over a CSR by destination held as NumPy arrays (indptr:
+        num_vertices + 1 offsets; indices: the in-edges' sources), which it keeps a reference to and
+        does not copy. Sampler.sample draws batches."""
+        return Sampler(self, graph, indptr, indices)
+
     def initial_params(self, seed=1):
         """{name: array}: the parameters a model created with seed starts from (Glorot, the
         interpreter's values at float32; gnn_param_init_glorot), without a graph."""
@@ -390,6 +409,7 @@ class Graph:
     def __init__(self, lib, g, num_input_edges=None, owner_dataset=None):
         self.lib, self._g, self._ds = lib, g, owner_dataset
         self._models = weakref.WeakSet()  # the open models bound to it (Model, set_graph)
+        self._samplers = weakref.WeakSet()  # the open samplers over it (Library.sampler)
         c = g.contents
         self.nv, self.ne, self.ng = int(c.nv), int(c.ne), int(c.ng)   # ng: graphs of the batch
         self._host = None  # (edge_origin, src, dst), copied from the runtime's host arrays
@@ -436,6 +456,8 @@ class Graph:
         if self._g is not None and self.lib._ctx and any(m._m is not None for m in self._models):
             raise GnncError(3, "the graph is bound to an open model: close the model (Model.close) or bind it to another "
                                "graph (Model.set_graph) before freeing the graph")
+        if self._g is not None and self.lib._ctx and any(s._s is not None for s in self._samplers):
+            raise GnncError(3, "the graph has an open sampler (Library.sampler): close it (Sampler.close) before freeing the graph")
         if self._g is not None and self.lib._ctx:
             if self._ds is not None:
                 self.lib._dataset_free(self.lib._ctx, self._ds)
@@ -465,6 +487,99 @@ class Graph:
         keep = self.edge_origin >= 0
         out[self.edge_origin[keep]] = a[keep]
         return out
+
+
+class Sample:
+    """One batch of Sampler.sample: nodes (int64, the graph's id of each batch vertex; the seeds
+    first), edge_index (int64 [2, num_edges]: batch ids, row 0 the sources), eid (int64, each
+    edge's id in the graph: its CSR position), hop_nodes and hop_edges (the counts after each hop,
+    starting with the seeds and 0), num_seeds."""
+
+    def __init__(self, nodes, edge_index, eid, hop_nodes, hop_edges, num_seeds):
+        self.nodes, self.edge_index, self.eid = nodes, edge_index, eid
+        self.hop_nodes, self.hop_edges, self.num_seeds = hop_nodes, hop_edges, num_seeds
+
+    def __repr__(self):
+        return "gnnc.Sample(%d vertices, %d edges, %d seeds)" % (self.nodes.size, self.edge_index.shape[1], self.num_seeds)
+
+
+class Sampler:
+    """Neighbour sampling in the runtime (Library.sampler): sample(seeds, fanout, seed) draws, from
+    the seeds, len(fanout) hops over in-edges, each frontier vertex keeping fanout[h] of its in-edges
+    uniformly without replacement (all for -1). The draws depend on (seed, hop, vertex) only: the
+    same on any thread count; a new seed per batch gives new batches. Not thread-safe: one per
+    thread (or DataLoader worker)."""
+
+    def __init__(self, lib, graph=None, indptr=None, indices=None):
+        self.lib, self._s, self._keep = lib, None, None
+        s = _vp()
+        if (graph is None) == (indptr is None and indices is None):
+            raise ValueError("Library.sampler takes a graph or a CSR (indptr and indices), not both or neither")
+        if graph is not None:
+            if not isinstance(graph, Graph) or graph._g is None:
+                raise ValueError("Library.sampler: graph must be an open gnnc.Graph")
+            lib._check(lib._sampler_create(lib._ctx, graph._g, ctypes.byref(s)))
+            self._keep = graph
+            graph._samplers.add(self)
+        else:
+            if indptr is None or indices is None:
+                raise ValueError("Library.sampler: a CSR needs both indptr and indices")
+            ip = np.asarray(indptr)
+            ix = np.asarray(indices)
+            for name, a in (("indptr", ip), ("indices", ix)):
+                if a.ndim != 1 or not np.issubdtype(a.dtype, np.integer):
+                    raise TypeError("Library.sampler: %s must be a 1-D integer array, got %s %s" % (name, a.dtype, a.shape))
+            if ip.size < 1:
+                raise ValueError("Library.sampler: indptr is empty (it has num_vertices + 1 entries)")
+            if ix.size and (ix.min() < 0 or ix.max() >= ip.size - 1):
+                raise ValueError("Library.sampler: indices hold vertex %d, out of range (%d vertices)" %
+                                 (ix.min() if ix.min() < 0 else ix.max(), ip.size - 1))
+            ip = np.ascontiguousarray(ip, dtype=np.int64)
+            ix = np.ascontiguousarray(ix, dtype=np.int32)
+            lib._check(lib._sampler_from_csr(lib._ctx, ip.size - 1, ix.size, ip.ctypes.data, ix.ctypes.data, ctypes.byref(s)))
+            self._keep = (ip, ix)
+        self._s = s
+
+    def sample(self, seeds, fanout, seed=0):
+        """A Sample from seeds (distinct vertex ids) over len(fanout) hops; seed: 0 .. 2^64 - 1."""
+        if self._s is None:
+            raise GnncError(3, "the sampler was closed (Sampler.close)")
+        if isinstance(self._keep, Graph) and self._keep._g is None:
+            raise GnncError(3, "the sampler's graph was freed")
+        if not self.lib._ctx:
+            raise GnncError(3, "the gnnc.Library was closed (Library.close): load it again")
+        ids = _vertex_ids("seeds", seeds)
+        fan = np.ascontiguousarray([int(k) for k in fanout], dtype=np.int64)
+        if fan.size < 1:
+            raise ValueError("Sampler.sample: fanout is empty (one entry per hop)")
+        seed = int(seed)
+        if not 0 <= seed < 2**64:
+            raise ValueError("Sampler.sample: seed %d is out of range (0 .. 2^64 - 1)" % seed)
+        out = ctypes.POINTER(_Sample)()
+        self.lib._check(self.lib._sampler_sample(self._s, ids.ctypes.data, ids.size, fan.ctypes.data, fan.size, seed,
+                                                 ctypes.byref(out)))
+        try:
+            b = out.contents
+            nv, ne, nh = int(b.nv), int(b.ne), int(b.nhops)
+            arr = np.ctypeslib.as_array
+            ei = np.empty((2, ne), np.int64)
+            if ne:
+                ei[0], ei[1] = arr(b.src, (ne,)), arr(b.dst, (ne,))
+            return Sample(arr(b.nodes, (nv,)).copy(), ei, arr(b.eid, (ne,)).copy() if ne else np.zeros(0, np.int64),
+                          arr(b.hop_nv, (nh + 1,)).copy(), arr(b.hop_ne, (nh + 1,)).copy(), int(b.nseeds))
+        finally:
+            self.lib._sample_free(out)
+
+    def close(self):
+        if self._s is not None:  # host memory of its own: freed also after Library.close
+            self.lib._sampler_free(self._s)
+        self._s = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
 
 
 class _Buffer:

@@ -34,6 +34,9 @@
 #                         layers with PyTorch between them, and Linear -> gnnc GAT (dsl-examples, dropout
 #                         p 0, 64 inputs) -> Linear trained on Cora against torch_geometric's GATConv
 #                         (with the venv's PyG; skipped with a note without it)
+#   python/sampler/...    tests/python/test_sampler.py: Library.sampler's batches (through a Graph and
+#                         through NumPy CSR arrays) equal the sampling rule written again in plain
+#                         Python from gnnrt.h, exactly; its refusals and their messages
 #   python/pip-install    `pip install ./python` (into a temporary target) gives an importable package
 #   python/abi/STRUCT     tests/python/abi_check.py: every ctypes structure of the binding has the
 #                         members, offsets and size clang gives the C structure it mirrors
@@ -75,6 +78,8 @@ else
   fi
   if [ $py_ok = 1 ]; then
     py_out=$(PYTHONPATH=python "$PY" tests/python/test_numpy.py "$py" "$py/work" "$GNNC" 2>&1); py_lines python/numpy $? "$py_out"
+    # neighbour sampling (Library.sampler) equals its specification written again in Python
+    py_out=$(PYTHONPATH=python "$PY" tests/python/test_sampler.py "$py" 2>&1); py_lines python/sampler $? "$py_out"
     py_out=$(PYTHONPATH=python "$PY" -W ignore::UserWarning tests/python/test_torch.py "$py" tests/interp/graphs/random 2>&1)
     py_lines python/torch $? "$py_out"
     py_out=$(PYTHONPATH=python timeout 300 "$PY" tests/python/ddp_edgeconv.py "$py/libedgeconv.so" "$py/ddp" 2>&1)

@@ -6,6 +6,9 @@
 #   runtime/csr/...        tests/runtime/t_csr.c: gnn_graph_from_csr (a CSR in the context's memory)
 #                          equals gnn_graph_from_edges array for array over random graphs and every
 #                          option; host copies on demand; its cache; each broken rule's message
+#   runtime/sample/...     tests/runtime/t_sample.c: neighbour sampling (gnn_sampler_*): every batch
+#                          against the graph (counts, CSR order, first-appearance numbering), the same
+#                          on 1 and 3 threads, uniform draws (5 sigma), each refusal's message
 #   runtime/setgraph/...   tests/runtime/t_setgraph.c: one model rebound across graphs of other sizes
 #                          (generated sage and gin_graph: set_graph, reserve) equals a fresh model's
 #                          output and gradients bit for bit; within capacity it allocates nothing
@@ -82,6 +85,12 @@ else
     out=$("$rt_bin/t_csr" 2>&1); report_lines runtime/csr $? "$out"
   else
     fail runtime/csr/built "$rt_bin/t_csr is missing (make runtime-tests builds it)"
+  fi
+  # neighbour sampling: batches valid against the graph, thread-count independent, uniform
+  if [ -x "$rt_bin/t_sample" ]; then
+    out=$("$rt_bin/t_sample" 2>&1); report_lines runtime/sample $? "$out"
+  else
+    fail runtime/sample/built "$rt_bin/t_sample is missing (make runtime-tests builds it)"
   fi
   # one model rebound across graphs (set_graph, reserve) equals fresh models, allocating nothing within capacity
   if [ -x "$rt_bin/t_setgraph" ]; then
@@ -501,6 +510,8 @@ PYEOF
       else fail runtime/valgrind/t_api-params "$(grep -m3 -E '==[0-9]+==|FAIL' <<< "$out" | tr '\n' ' ')"; fi
       if out=$("${vg[@]}" "$rt_bin/t_csr" 2>&1); then pass runtime/valgrind/t_csr
       else fail runtime/valgrind/t_csr "$(grep -m3 -E '==[0-9]+==|FAIL' <<< "$out" | tr '\n' ' ')"; fi
+      if out=$("${vg[@]}" "$rt_bin/t_sample" 2>&1); then pass runtime/valgrind/t_sample
+      else fail runtime/valgrind/t_sample "$(grep -m3 -E '==[0-9]+==|FAIL' <<< "$out" | tr '\n' ' ')"; fi
       if out=$(OMP_NUM_THREADS=1 "${vg[@]}" "$rt_bin/t_setgraph" 2>&1); then pass runtime/valgrind/t_setgraph
       else fail runtime/valgrind/t_setgraph "$(grep -m3 -E '==[0-9]+==|FAIL' <<< "$out" | tr '\n' ' ')"; fi
       # every malformed file above, the good loads and a cache write, in one process
