@@ -21,6 +21,10 @@ typedef struct {
   MappingChoice mapping; /* --mapping, for the notes of a reduction that cannot honour it */
   bool ok;
   PtrVec *cur_blk;   /* where statements that an element needs (loops, shared subexpressions) go */
+  /* per value id: its bits must be the same in every kernel that computes it (it reaches an
+   * extremum or an equality test: the backward finds an extremum's edges by equality with the
+   * forward's result, recomputing its argument): never spread over lanes (lower.c) */
+  const bool *exact;
 } Lower;
 
 /* How a kernel reads operand `i` of the value being lowered at element index `idx`. */

@@ -20,6 +20,7 @@
 #include "lower_walk.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* The fused module: the fuse pass's groups in order, each lowered by the file that owns its
  * kind (the walks: lower_walk.c; a single GEMM or an SpMM: lower_op.c; the rest: lower_groups.c). */
@@ -67,6 +68,26 @@ static void touch(KBuf *b, int step) {
   if (step > b->last) b->last = step;
 }
 
+/* The values whose bits every kernel must reproduce: the operands of an equality test, through
+ * everything they are computed from. The backward of an extremum recomputes its argument and finds
+ * the edges (elements) that hold it by equality with the forward's result (whose own operands are
+ * so among the marked), so a dot the forward's walk sums serially and
+ * the backward's kernel per edge spread over lanes (--dots=spread, the CUDA target's default)
+ * differed in the last bit and the gradient went to no edge (a fuzzer's find, seed 61045). Such
+ * values keep the serial loop everywhere (split_reduce_len). Values come after their operands,
+ * so one pass from the end marks every ancestor. */
+static const bool *exact_values(Lower *L) {
+  const Module *m = L->m;
+  bool *exact = arena_alloc(L->a, (size_t)m->vals.len + 1);
+  memset(exact, 0, (size_t)m->vals.len + 1);
+  for (int i = m->vals.len - 1; i >= 0; i--) {
+    const Value *v = m->vals.items[i];
+    if (v->fn != FN_EQ && !exact[v->id]) continue;
+    for (int a = 0; a < v->nargs; a++) exact[v->args[a]->id] = true;
+  }
+  return exact;
+}
+
 KProgram *lower_module(GnnCtx *c, Module *m, MappingChoice mapping, const bool *edge_named) {
   Lower L = {.c = c, .m = m, .a = &c->arena, .mapping = mapping, .ok = true};
   KProgram *p = arena_alloc(&c->arena, sizeof(KProgram));
@@ -79,6 +100,7 @@ KProgram *lower_module(GnnCtx *c, Module *m, MappingChoice mapping, const bool *
   L.p = p;
   L.buf_of = arena_alloc(&c->arena, sizeof(KBuf *) * (size_t)(m->vals.len + 1));
   L.col_of = arena_alloc(&c->arena, sizeof(int64_t) * (size_t)(m->vals.len + 1));
+  L.exact = exact_values(&L);
   /* 1. one buffer per value, except constants (inlined) and degrees (the graph's arrays) */
   for (int i = 0; i < m->vals.len; i++) {
     Value *v = m->vals.items[i];

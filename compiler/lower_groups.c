@@ -121,9 +121,9 @@ static int find_spread(Fused *F, Value **mem, int nmem, Domain rows, Value **out
   for (int i = 0; i < n; i++) { /* in value order: one spread may read another's value (computed inline there) */
     Value *x = F->m->vals.items[i];
     bool red = x->op == OP_APPLY_EDGE || x->op == OP_APPLY_VERTEX || x->op == OP_SCATTER;
-    if (!reach[x->id] || !red || x->dom != rows || !split_reduce_len(x)) continue;
+    if (!reach[x->id] || !red || x->dom != rows || !split_reduce_len(F->L, x)) continue;
     out[nout++] = x;
-    if (split_reduce_len(x) > *len) *len = split_reduce_len(x);
+    if (split_reduce_len(F->L, x) > *len) *len = split_reduce_len(F->L, x);
   }
   free(reach);
   return nout;

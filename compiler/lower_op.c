@@ -280,7 +280,8 @@ KExpr *fn_elem(Lower *L, Kernel *k, PtrVec *blk, const Value *v, FnKind fn, cons
 
 /* The reduced length when a row-wise reduction is better spread over lanes (few outputs, a
  * long reduced dim); 0 when lanes go over the outputs. */
-int64_t split_reduce_len(const Value *v) {
+int64_t split_reduce_len(const Lower *L, const Value *v) {
+  if (L->exact[v->id]) return 0; /* its bits must match the other kernels': the serial loop everywhere */
   int64_t n = shape_elems(&v->shape), len = 0;
   if (v->fn == FN_DOT || v->fn == FN_U_DOT_V) {
     const Shape *sa = &v->args[0]->shape, *sb = &v->args[1]->shape, *l = sa->rank >= sb->rank ? sa : sb;
@@ -298,7 +299,7 @@ int64_t split_reduce_len(const Value *v) {
 int spread_sum(Lower *L, Kernel *k, PtrVec *blk, const Reader *r, const Value *v, KExpr *j) {
   int part = add_local(L, k, "part", v->f64 ? KT_F64 : KT_F32, 0, false), kv, iv;
   ks_let(L, blk, part, NULL, kf(L, 0));
-  PtrVec *lanes = ks_lanes(L, k, blk, split_reduce_len(v), &kv, &iv);
+  PtrVec *lanes = ks_lanes(L, k, blk, split_reduce_len(L, v), &kv, &iv);
   PtrVec *saved = L->cur_blk;
   L->cur_blk = lanes; /* what the term needs (a fused operand's own statements) goes inside the lanes */
   TermFn term = as_apply(v->fn) == FN_SUM_LAST ? last_term : dot_term;
@@ -316,7 +317,7 @@ int spread_sum(Lower *L, Kernel *k, PtrVec *blk, const Reader *r, const Value *v
 static void rows_body(Lower *L, Kernel *k, Value *v, Reader *r, FnKind fn) {
   int64_t n = shape_elems(&v->shape);
   KBuf *out = L->buf_of[v->id];
-  if (split_reduce_len(v)) { /* for each output j: the lanes take the reduced dim (spread_sum) */
+  if (split_reduce_len(L, v)) { /* for each output j: the lanes take the reduced dim (spread_sum) */
     int j = add_local(L, k, "j", KT_I64, 0, true);
     PtrVec *body = ks_for(L, k, &k->body, j, ki(L, 0), ki(L, n));
     int part = spread_sum(L, k, body, r, v, kvar(L, k, j, NULL));
@@ -330,8 +331,8 @@ static void rows_body(Lower *L, Kernel *k, Value *v, Reader *r, FnKind fn) {
   ks_store(L, k, lanes, out, krow(L), kvar(L, k, kv, NULL), val);
 }
 
-static int row_group(const Value *v) {
-  int64_t len = split_reduce_len(v);
+static int row_group(const Lower *L, const Value *v) {
+  int64_t len = split_reduce_len(L, v);
   return group_for(len ? len : shape_elems(&v->shape));
 }
 
@@ -339,13 +340,13 @@ static void lower_apply(Lower *L, Value *v) {
   Reader r = {read_buffer, v->args, {NULL, NULL, NULL}, NULL};
   for (int i = 0; i < v->nargs; i++) r.rows[i] = v->args[i]->dom == v->dom ? krow(L) : NULL;
   Mapping map = v->dom == DOM_VERTEX || v->dom == DOM_GRAPH ? MAP_VERTEX : v->dom == DOM_EDGE ? MAP_EDGE : MAP_GLOBAL;
-  Kernel *k = new_kernel(L, v, "", map, v->dom, row_group(v));
+  Kernel *k = new_kernel(L, v, "", map, v->dom, row_group(L, v));
   rows_body(L, k, v, &r, v->fn);
 }
 
 /* u[graph]: a row kernel over vertices, each reading its graph's row (an identity view). */
 static void lower_broadcast(Lower *L, Value *v) {
-  Kernel *k = new_kernel(L, v, "", MAP_VERTEX, DOM_VERTEX, row_group(v));
+  Kernel *k = new_kernel(L, v, "", MAP_VERTEX, DOM_VERTEX, row_group(L, v));
   Reader r = {read_buffer, v->args, {NULL, NULL, NULL}, NULL};
   r.rows[0] = v->args[0]->dom == DOM_GRAPH ? kgraph(L, k, KG_VERTEX_GRAPH, krow(L)) : NULL; /* global: one row */
   rows_body(L, k, v, &r, FN_RESHAPE);
@@ -354,7 +355,7 @@ static void lower_broadcast(Lower *L, Value *v) {
 /* A row kernel over edges: operand 0 read at the source (copy_v: at the destination),
  * operand 1 at the destination. Edge ids are CSR positions, so dst[e] is sorted. */
 static void lower_scatter(Lower *L, Value *v) {
-  Kernel *k = new_kernel(L, v, "", MAP_EDGE, DOM_EDGE, row_group(v));
+  Kernel *k = new_kernel(L, v, "", MAP_EDGE, DOM_EDGE, row_group(L, v));
   int su = add_local(L, k, "u", KT_I64, 0, true), sv = add_local(L, k, "v", KT_I64, 0, true);
   ks_let(L, &k->body, su, NULL, kgraph(L, k, KG_SRC, krow(L)));
   ks_let(L, &k->body, sv, NULL, kgraph(L, k, KG_DST, krow(L)));

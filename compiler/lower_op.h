@@ -29,7 +29,7 @@ FnKind as_apply(FnKind f);
 int sum_loop(Lower *L, Kernel *k, PtrVec *blk, const Reader *r, const Value *v, KExpr *outer, int64_t n, TermFn term,
              const char *name);
 /* a reduction with a long reduced dim and few outputs, spread over the lanes (its length, or 0: not so) */
-int64_t split_reduce_len(const Value *v);
+int64_t split_reduce_len(const Lower *L, const Value *v);
 int spread_sum(Lower *L, Kernel *k, PtrVec *blk, const Reader *r, const Value *v, KExpr *j);
 KExpr *fn_elem(Lower *L, Kernel *k, PtrVec *blk, const Value *v, FnKind fn, const Reader *r, KExpr *idx, KExpr *row_counter);
 /* walks and reductions */
