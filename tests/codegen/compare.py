@@ -66,6 +66,16 @@ def main(argv):
         k = argv.index("--file-floor")
         file_floor = float(argv[k + 1])
         del argv[k:k + 2]
+    # --zero-below Z (with --file-floor): only a tensor whose largest magnitude is below Z x the
+    # file's is taken for zero in exact arithmetic and gets the file's floor; any other is measured
+    # against its own scale alone. Without it, a gradient 1e-4 of the file's scale could be 100%
+    # off unnoticed. The differential fuzzer's programs put their exact zeros below 1e-9 of the
+    # file's scale (float64 references of 1e-17) and their smallest real tensors above 1e-6.
+    zero_below = None
+    if "--zero-below" in argv:
+        k = argv.index("--zero-below")
+        zero_below = float(argv[k + 1])
+        del argv[k:k + 2]
     if "--names" in argv:
         k = argv.index("--names")
         names = argv[k + 1].split(",")
@@ -92,7 +102,8 @@ def main(argv):
             bad += 1
             continue
         big = max((abs(x) for x in rv), default=0.0)
-        floor = max(0.1 * big, file_floor * scale)
+        zero = zero_below is None or big < zero_below * scale
+        floor = max(0.1 * big, file_floor * scale if zero else 0.0)
         worst, wi, plain, absmax = 0.0, 0, 0.0, 0.0
         for i, (a, b) in enumerate(zip(gv, rv)):
             d = abs(a - b)

@@ -96,6 +96,11 @@ CUDA_ARCH = "sm_80"
 # in the file, so a gradient that is zero in exact arithmetic (float64 1e-17, float32 1e-7 of
 # rounding) is not a finding; a real bug is off by the scale of the values, far above it.
 FILE_FLOOR = "0.1"
+# ... but only for a tensor whose own scale is below 1e-6 of the file's (zero in exact arithmetic);
+# every other tensor is measured against its own scale (compare.py --zero-below). Measured over
+# 3,300 tensors of 790 programs (all four modes): exact zeros below 1e-9 of the file's scale, none
+# between 1e-9 and 1e-6, and the 177 between 1e-6 and 0.1 within 7.4e-6 of their own scale.
+ZERO_BELOW = "1e-6"
 
 
 # ---------------------------------------------------------------- the generator
@@ -449,7 +454,7 @@ def compare(gnnc, gnn_run, src, graph, seed, mapping, work, cuda=False):
         return "error", "gnn-run: " + out.strip()[-400:]
     with open(b + ".out") as f, open(b + ".got", "a") as g:
         g.write(f.read().replace("tensor output ", "tensor out ", 1))
-    rc, out = sh(["/usr/bin/python3", os.path.join(ROOT, "tests/codegen/compare.py"), b + ".got", b + ".ref", "--tol", TOL, "--file-floor", FILE_FLOOR])
+    rc, out = sh(["/usr/bin/python3", os.path.join(ROOT, "tests/codegen/compare.py"), b + ".got", b + ".ref", "--tol", TOL, "--file-floor", FILE_FLOOR, "--zero-below", ZERO_BELOW])
     if rc != 0:
         return "mismatch", "\n".join(l for l in out.splitlines() if l.startswith("FAIL") or "missing" in l)[-600:]
     # the forward not training (dropout the identity), same parameters and inputs: the library's
@@ -463,7 +468,7 @@ def compare(gnnc, gnn_run, src, graph, seed, mapping, work, cuda=False):
                   "--repeat", "1", "--warmup", "0"])
     if rc != 0:
         return "error", "gnn-run, not training: " + out.strip()[-400:]
-    rc, out = sh(["/usr/bin/python3", os.path.join(ROOT, "tests/codegen/compare.py"), b + ".iout", b + ".iref", "--tol", TOL, "--file-floor", FILE_FLOOR])
+    rc, out = sh(["/usr/bin/python3", os.path.join(ROOT, "tests/codegen/compare.py"), b + ".iout", b + ".iref", "--tol", TOL, "--file-floor", FILE_FLOOR, "--zero-below", ZERO_BELOW])
     if rc != 0:
         return "mismatch", "not training: " + "\n".join(l for l in out.splitlines() if l.startswith("FAIL") or "missing" in l)[-600:]
     return "agree", ""
