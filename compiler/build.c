@@ -422,6 +422,24 @@ static bool build_cuda_library(const EmitOpts *eo, const char *inc, const char *
 }
 
 /* cc once: the host C source into a shared library against libgnnrt_host and OpenBLAS. */
+/* GCC's major version when cc is GCC (not clang, which defines __GNUC__ too), else 0: from its
+ * predefined macros, one preprocessor run. */
+static int gcc_major(const char *cc) {
+  char *cmd = cat(cc, " -dM -E -x c /dev/null 2>/dev/null", "");
+  FILE *f = popen(cmd, "r");
+  free(cmd);
+  if (!f) return 0;
+  char line[256];
+  int major = 0;
+  bool clang = false;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "#define __clang__ ", 18) == 0) clang = true;
+    if (strncmp(line, "#define __GNUC__ ", 17) == 0) major = atoi(line + 17);
+  }
+  pclose(f);
+  return clang ? 0 : major;
+}
+
 static bool build_host_library(const EmitOpts *eo, const char *inc, const char *lib, const char *srcf, const char *outtmp) {
   char *march = cat("-march=", eo->host_march ? eo->host_march : "native", "");
   char *incflag = cat("-I", inc, ""), *libflag = cat("-L", lib, ""), *rpath = cat("-Wl,-rpath,", lib, "");
@@ -437,6 +455,13 @@ static bool build_host_library(const EmitOpts *eo, const char *inc, const char *
   argv[n++] = "-O3";
   if (!eo->host_march || strcmp(eo->host_march, "portable") != 0) argv[n++] = march;
   argv[n++] = "-ffp-contract=off";
+  /* GCC 12's vectoriser, where the tuning favours gathers (-march=native on Zen 3: znver3), gave
+   * a masked gather (vgatherqps) a mask register it had just overwritten with an index, so the
+   * gather loaded nothing and a backward walk of GAT summed stale values: gradients wrong by
+   * their own size (tests/codegen/edge_lanes.gnn; -mtune=generic, clang, or no gathers are
+   * right). No gathers for GCC 12; the generated code's own loops read rows, where gathers buy
+   * little. */
+  if (gcc_major(argv[0]) == 12) argv[n++] = "-mtune-ctrl=^use_gather_2parts,^use_gather_4parts,^use_gather";
   argv[n++] = "-std=c11";
   argv[n++] = "-fopenmp";
   argv[n++] = "-fPIC";

@@ -155,6 +155,13 @@ bad_num host-march-empty "--host-march=: $marchmsg" "$TMP/num.gnn" --target=host
 bad_num host-march-flag "--host-march=;rm: $marchmsg" "$TMP/num.gnn" --target=host "--host-march=;rm" -o "$TMP/m.so"
 "$GNNC" "$TMP/num.gnn" --target=host -v -o "$TMP/m-native.so" > "$TMP/m-native.log" 2>&1
 check host-march-native grep -q -- ' -O3 -march=native -ffp-contract=off ' "$TMP/m-native.log"
+# GCC 12 builds without gathers (its vectoriser clobbered a gather's mask on Zen 3: wrong
+# gradients in codegen's backward/edge-lanes there); other compilers get no such flag
+if ${CC:-cc} -dM -E -x c /dev/null 2>/dev/null | grep -q '^#define __GNUC__ 12$' && ! ${CC:-cc} -dM -E -x c /dev/null | grep -q __clang__; then
+  check host-gcc12-no-gathers grep -q -- ' -mtune-ctrl=^use_gather_2parts,^use_gather_4parts,^use_gather ' "$TMP/m-native.log"
+else
+  check host-no-gather-flag bash -c "! grep -q -- '-mtune-ctrl' '$TMP/m-native.log'"
+fi
 "$GNNC" "$TMP/num.gnn" --target=host --host-march=portable -v -o "$TMP/m-portable.so" > "$TMP/m-portable.log" 2>&1
 check host-march-portable bash -c "[ -f '$TMP/m-portable.so' ] && ! grep -q -- '-march' '$TMP/m-portable.log'"
 "$GNNC" "$TMP/num.gnn" --target=host --host-march=x86-64-v2 -v -o "$TMP/m-v2.so" > "$TMP/m-v2.log" 2>&1
