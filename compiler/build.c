@@ -93,26 +93,67 @@ static char *tmp_name(const char *path) {
   return cat(path, pid, "");
 }
 
-/* Writes one file atomically (a temporary name, then rename). */
-static bool write_file(const char *path, Writer w, const KProgram *p, const EmitOpts *eo, const char *header_name) {
-  char *tmp = tmp_name(path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
+/* An output file (build.h). A regular file (or none yet) is written under a temporary name beside it and
+ * renamed over it when whole, so an error never leaves half a file and never touches the old one;
+ * through a symlink, beside the file it names (the link stays a link). A file that exists and is
+ * not a regular one (/dev/null, a FIFO, a terminal) is written in place: renaming over it would
+ * replace the device node. */
+bool out_open(OutFile *o, const char *path) {
+  memset(o, 0, sizeof *o);
+  char *real = realpath(path, NULL); /* NULL when the file does not exist yet */
+  struct stat st;
+  o->path = real ? real : strdup(path);
+  /* a symlink to no file yet: written through the link (which creates its file) */
+  bool dangling = !real && lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+  if (dangling || (real && stat(real, &st) == 0 && !S_ISREG(st.st_mode))) {
+    if (!dangling && S_ISDIR(st.st_mode)) {
+      fprintf(stderr, "gnnc: cannot write '%s': Is a directory\n", path);
+      free(o->path);
+      o->path = NULL;
+      return false;
+    }
+    /* gathered in memory and written when whole: opening a FIFO for writing waits for its
+     * reader, which an error must not (and /dev/null needs nothing else) */
+    o->f = open_memstream(&o->buf, &o->len);
+  } else {
+    o->tmp = tmp_name(o->path);
+    o->f = fopen(o->tmp, "w");
+  }
+  if (!o->f) {
     fprintf(stderr, "gnnc: cannot write '%s': %s\n", path, strerror(errno));
-    free(tmp);
+    free(o->path), free(o->tmp);
+    o->path = o->tmp = NULL;
     return false;
   }
-  w(f, p, eo, header_name);
-  bool bad = ferror(f) != 0;
-  bad |= fclose(f) != 0;
-  if (bad || rename(tmp, path) != 0) {
-    fprintf(stderr, "gnnc: cannot write '%s': %s\n", path, strerror(errno));
-    remove(tmp);
-    free(tmp);
-    return false;
-  }
-  free(tmp);
   return true;
+}
+
+/* Finishes an output file: keep = true puts it in place (false after a write error, with a
+ * message), keep = false drops it (the old file, if any, untouched). */
+bool out_close(OutFile *o, bool keep) {
+  if (!o->f) return false;
+  bool bad = ferror(o->f) != 0;
+  bad |= fclose(o->f) != 0;
+  int err = errno;
+  if (keep && !bad && o->tmp && rename(o->tmp, o->path) != 0) bad = true, err = errno;
+  if (keep && !bad && !o->tmp) { /* a device or FIFO: the whole text at once */
+    FILE *f = fopen(o->path, "w");
+    if (!f || fwrite(o->buf, 1, o->len, f) != o->len) bad = true, err = errno;
+    if (f && fclose(f) != 0 && !bad) bad = true, err = errno;
+  }
+  if (keep && bad) fprintf(stderr, "gnnc: cannot write '%s': %s\n", o->path, strerror(err ? err : EIO));
+  if (o->tmp && (!keep || bad)) remove(o->tmp);
+  free(o->path), free(o->tmp), free(o->buf);
+  memset(o, 0, sizeof *o);
+  return keep && !bad;
+}
+
+/* Writes one file whole (out_open). */
+static bool write_file(const char *path, Writer w, const KProgram *p, const EmitOpts *eo, const char *header_name) {
+  OutFile o;
+  if (!out_open(&o, path)) return false;
+  w(o.f, p, eo, header_name);
+  return out_close(&o, true);
 }
 
 /* The source and its header: name.cu|c and name.h in dir. */

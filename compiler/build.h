@@ -5,6 +5,7 @@
 #define GNNC_BUILD_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "kir.h"
 #include "emit.h"
@@ -22,6 +23,17 @@ typedef struct {
   const char *src_name;  /* the .gnn file, as given */
 } EmitOpts;
 bool gnn_emit(const KProgram *p, const EmitOpts *eo);
+/* An output file written whole: a regular one (or none yet) under a temporary name renamed over
+ * it, so an error leaves the old file as it was; a device, a FIFO or a symlink to no file yet
+ * gathered in memory and written in place when whole. out_close(o, false) discards it. */
+typedef struct {
+  FILE *f;
+  char *path, *tmp; /* tmp: a regular file's temporary; NULL: written from buf */
+  char *buf;
+  size_t len;
+} OutFile;
+bool out_open(OutFile *o, const char *path);
+bool out_close(OutFile *o, bool keep);
 /* The folder of the running gnnc (malloc'ed), or NULL: where its runtime and tools are found. */
 char *gnnc_exe_dir(void);
 

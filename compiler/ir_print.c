@@ -173,7 +173,10 @@ char *ir_to_string(const Module *m) {
 
 /* Graphviz: one node per value, coloured by domain; edges are operand -> use. */
 void ir_print_dot(FILE *out, const Module *m) {
-  static const char *colour[] = {"lightblue", "lightsalmon", "khaki", "lightgrey"};
+  /* by Domain, every one named: a missing entry would print whatever memory follows */
+  static const char *colour[] = {[DOM_VERTEX] = "lightblue", [DOM_EDGE] = "lightsalmon", [DOM_PARAM] = "khaki",
+                                 [DOM_GLOBAL] = "lightgrey", [DOM_GRAPH] = "palegreen"};
+  _Static_assert(sizeof colour / sizeof *colour == DOM_GRAPH + 1, "a colour for every Domain");
   fprintf(out, "digraph \"%s\" {\n  rankdir=TB;\n  node [shape=box, style=filled, fontname=\"monospace\"];\n", m->name);
   for (int i = 0; i < m->vals.len; i++) {
     const Value *v = m->vals.items[i];

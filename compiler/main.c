@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -568,7 +569,8 @@ int main(int argc, char **argv) {
       }
       o.print_plan = true;
     } else if (strncmp(a, "-fno-", 5) == 0) {
-      if (!pipeline_has_pass(a + 5) || strcmp(a + 5, "sema") == 0) {
+      /* sema and lower are not optional: the IR does not exist without the one, the code without the other */
+      if (!pipeline_has_pass(a + 5) || strcmp(a + 5, "sema") == 0 || strcmp(a + 5, "lower") == 0) {
         fprintf(stderr, "gnnc: %s: no optional pass named '%s' (see --list-passes)\n", a, a + 5);
         return 2;
       }
@@ -748,12 +750,30 @@ int main(int argc, char **argv) {
   int rc = 1;
   Module *m = NULL;
   FILE *out = stdout;
-  if (!cli.run && cli.output && !codegen) {
-    out = fopen(cli.output, "w");
-    if (!out) {
-      fprintf(stderr, "gnnc: cannot write '%s': %s\n", cli.output, strerror(errno));
+  OutFile outfile = {0};
+  if (!cli.run && cli.output && cli.output[0] && cli.output[strlen(cli.output) - 1] == '/') {
+    fprintf(stderr, "gnnc: -o '%s' names a folder: give a file name in it\n", cli.output);
+    rc = 2;
+    goto done;
+  }
+  if (!cli.run && cli.output && (strcmp(emit, "c") == 0 || strcmp(emit, "cu") == 0) && strpbrk(cli.output, "\"\\\n")) {
+    /* the source includes its header by name: #include "..." cannot hold a quote (C11 6.4.7) */
+    fprintf(stderr, "gnnc: -o '%s': the source would #include its header by this name, which cannot hold '\"', '\\' or a newline\n",
+            cli.output);
+    rc = 2;
+    goto done;
+  }
+  if (!cli.run && cli.output) { /* the source itself (gnnc m.gnn -o m.gnn), or a link to it */
+    struct stat si, so;
+    if (stat(cli.input, &si) == 0 && stat(cli.output, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+      fprintf(stderr, "gnnc: -o '%s' is the input file: writing it would destroy the source\n", cli.output);
+      rc = 2;
       goto done;
     }
+  }
+  if (!cli.run && cli.output && !codegen) {
+    if (!out_open(&outfile, cli.output)) goto done;
+    out = outfile.f;
   }
   if (!gnn_parse(&c)) goto done;
   o.out = cli.run ? stderr : stdout;
@@ -780,9 +800,12 @@ done:
   if (c.diag.errors > 0 && rc == 0) rc = 1;
   if (c.diag.errors > 0 && c.diag.out)
     fprintf(stderr, "%d error%s generated.\n", c.diag.errors, c.diag.errors == 1 ? "" : "s");
-  if (out && out != stdout) {
-    fclose(out);
-    if (rc != 0) remove(cli.output); /* no half-written output after an error */
+  if (outfile.f && !out_close(&outfile, rc == 0)) rc = rc ? rc : 1; /* after an error the old file stays as it was */
+  /* stdout: the IR, --print-ir-after, --stats (a full disk or a closed pipe is an error, not a
+   * silent success) */
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "gnnc: cannot write to standard output: %s\n", strerror(errno ? errno : EIO));
+    rc = rc ? rc : 1;
   }
   gnn_ctx_free(&c);
   free(text);
