@@ -434,7 +434,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fputs("\n/* ---------------------------------------------------------------- the model */\n\n", out);
   fprintf(out, "static const gnn_tensor_info gnnc_inputs[%d] = {\n", nin ? nin : 1);
   for (int i = 0; i < nin; i++) tensor_info(out, ins[i]->val->name, ins[i]->val);
-  if (!nin) fputs("    {0},\n", out);
+  if (!nin) fputs("    {NULL, 0, 0, {0, 0, 0, 0}, 0}, /* none: every member named (g++ -Wextra) */\n", out);
   fputs("};\n", out);
   fputs("/* per input: 1 = the library computes its gradient on request (gnnc --input-grads), 2 = asked for\n"
         " * but identically zero (the output does not depend on it differentiably), 0 = not asked for */\n", out);
@@ -448,7 +448,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     const KBuf *b = p->bufs.items[i];
     if (b->kind == BUF_PARAM) tensor_info(out, b->val->name, b->val);
   }
-  if (!p->nparams) fputs("    {0},\n", out);
+  if (!p->nparams) fputs("    {NULL, 0, 0, {0, 0, 0, 0}, 0}, /* none: every member named (g++ -Wextra) */\n", out);
   fputs("};\n\n", out);
   /* parameters declared with an initial value (param g: [D] = 1): a table, only when there are any */
   bool any_init = false;
@@ -674,9 +674,17 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fputs("  const gnn_graph *g = m->g;\n", out);
   if (uses_status(p, 0, p->nfwd)) fputs("  gnn_status st = GNN_OK;\n", out);
   fputs("  (void)g;\n  (void)training;\n", out);
-  for (int i = 0; i < nin; i++)
-    fprintf(out, "  if (!%s) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_forward: input '%s' is NULL\");\n", ins[i]->name, P,
-            ins[i]->val->name);
+  /* NULL is an input of no rows (an edge input on a graph without edges: gnn_malloc of 0 bytes
+   * gives NULL); nothing reads it then */
+  for (int i = 0; i < nin; i++) {
+    const char *rows = emit_rows(ins[i]->val->dom); /* only an edge count can be 0 */
+    if (ins[i]->val->dom != DOM_EDGE)
+      fprintf(out, "  if (!%s) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_forward: input '%s' is NULL\");\n", ins[i]->name, P,
+              ins[i]->val->name);
+    else
+      fprintf(out, "  if (!%s && %s > 0) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_forward: input '%s' is NULL\");\n",
+              ins[i]->name, rows, P, ins[i]->val->name);
+  }
   if (cuda) emit_enter(out);
   fputs("  m->forward_done = m->trained = m->backward_ready = 0; /* until this forward succeeds */\n  m->dropout_seed = seed;\n", out);
   bool any_alias = false;
@@ -740,7 +748,11 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     fputs("  const gnn_graph *g = m->g;\n  const int training = 1;\n", out);
     if (uses_status(p, p->nfwd, p->nsteps)) fputs("  gnn_status st = GNN_OK;\n", out);
     fputs("  (void)g;\n  (void)training;\n", out);
-    fprintf(out, "  if (!grad_out) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_backward: grad_out is NULL\");\n", P);
+    if (seed_in->dom != DOM_EDGE)
+      fprintf(out, "  if (!grad_out) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_backward: grad_out is NULL\");\n", P);
+    else /* NULL: an output of no rows (an edge output on a graph without edges) */
+      fprintf(out, "  if (!grad_out && %s > 0) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_backward: grad_out is NULL\");\n",
+              emit_rows(seed_in->dom), P);
     fprintf(out, "  if (!m->backward_ready)\n    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_backward: no forward to differentiate (call %s_forward first; "
                  "each backward needs its own forward)\");\n", P, P);
     fprintf(out, "  if (!m->trained)\n    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_backward: needs a forward with training = 1 just "

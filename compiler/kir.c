@@ -119,7 +119,8 @@ int kernel_tile_first(const Kernel *k) {
   const KStmt *s = k->col_tiles > 1 && k->body.len ? k->body.items[0] : NULL;
   const KExpr *e = s ? s->val : NULL;
   bool ok = s && s->kind == KS_LET && !s->idx && s->var >= 0 && s->var < k->nlocals && k->locals[s->var].uniform && e &&
-            e->kind == KE_BIN && e->op == KO_MUL && e->a->kind == KE_TILE && e->b->kind == KE_ICONST && e->b->i == k->col_tile;
+            ((e->kind == KE_BIN && e->op == KO_MUL && e->a->kind == KE_TILE && e->b->kind == KE_ICONST && e->b->i == k->col_tile) ||
+             (e->kind == KE_TILE && k->col_tile == 1)); /* tiles of one column: tile * 1 folds to tile */
   return ok ? s->var : -1;
 }
 

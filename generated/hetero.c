@@ -703,7 +703,7 @@ gnn_status hetero_forward(hetero_model *m, const float *in_x, const float *in_re
   (void)g;
   (void)training;
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "hetero_forward: input 'x' is NULL");
-  if (!in_rel) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "hetero_forward: input 'rel' is NULL");
+  if (!in_rel && g->ne > 0) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "hetero_forward: input 'rel' is NULL");
   m->forward_done = m->trained = m->backward_ready = 0; /* until this forward succeeds */
   m->dropout_seed = seed;
   {

@@ -1182,7 +1182,7 @@ gnn_status rgcn_forward(rgcn_model *m, const float *in_x, const float *in_rel, i
   (void)g;
   (void)training;
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "rgcn_forward: input 'x' is NULL");
-  if (!in_rel) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "rgcn_forward: input 'rel' is NULL");
+  if (!in_rel && g->ne > 0) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "rgcn_forward: input 'rel' is NULL");
   m->forward_done = m->trained = m->backward_ready = 0; /* until this forward succeeds */
   m->dropout_seed = seed;
   {
