@@ -25,7 +25,8 @@ typedef struct {
   char *line;
   size_t cap;
   long lineno;
-  long nul; /* the line of a NUL byte (reading stops there), 0 if none */
+  long bad;        /* the line of a malformed byte (reading stops there), 0 if none */
+  const char *why; /* what is wrong with it (bad_line_byte) */
 } Reader;
 
 static bool reader_open(Reader *r, const char *path, char *err, size_t errlen) {
@@ -36,27 +37,43 @@ static bool reader_open(Reader *r, const char *path, char *err, size_t errlen) {
   return r->f != NULL;
 }
 
-/* Next line that is not blank or a comment; NULL at end of file. */
+/* What is wrong with line s (n bytes), or NULL; the runtime's rules and messages (runtime/text.c,
+ * bad_line_byte): a text file has no NUL byte; a line ends with LF or CRLF, so a carriage return
+ * elsewhere (classic Mac line ends) is refused, comment lines included; fields are separated by
+ * spaces and tabs, so a vertical tab or form feed outside a comment is refused. */
+static const char *bad_line_byte(const char *s, size_t n, bool comment) {
+  if (memchr(s, 0, n)) return "NUL byte in a text file";
+  for (const char *c = memchr(s, '\r', n); c; c = memchr(c + 1, '\r', n - (size_t)(c + 1 - s)))
+    if (c[1] != '\n' && c[1] != 0)
+      return "a carriage return inside the line (a file with classic Mac line ends? lines end with LF or CRLF)";
+  if (comment) return NULL;
+  if (memchr(s, '\v', n)) return "a vertical tab in the line (fields are separated by spaces or tabs)";
+  if (memchr(s, '\f', n)) return "a form feed in the line (fields are separated by spaces or tabs)";
+  return NULL;
+}
+
+/* Next line that is not blank or a comment; NULL at end of file or at a malformed line (r->bad). */
 static char *reader_next(Reader *r) {
   for (;;) {
     ssize_t n = getline(&r->line, &r->cap, r->f);
     if (n < 0) return NULL;
     r->lineno++;
-    if (memchr(r->line, 0, (size_t)n)) { /* as the runtime's loaders: a text file has no NUL byte */
-      r->nul = r->lineno;
-      return NULL;
-    }
     char *p = r->line;
     while (*p == ' ' || *p == '\t') p++;
-    if (*p == '#' || *p == '\n' || *p == '\r' || *p == 0) continue;
+    bool comment = *p == '#';
+    if ((r->why = bad_line_byte(r->line, (size_t)n, comment))) {
+      r->bad = r->lineno;
+      return NULL;
+    }
+    if (comment || *p == '\n' || *p == '\r' || *p == 0) continue;
     return p;
   }
 }
 
-/* After a loader's loop: the runtime's message for a NUL byte (comment lines included). */
-static bool reader_nul_ok(const Reader *r, bool ok, char *err, size_t errlen) {
-  if (ok && r->nul) {
-    snprintf(err, errlen, "%s:%ld: error: NUL byte in a text file", r->path, r->nul);
+/* After a loader's loop: the message for a malformed line (reader_next stopped there). */
+static bool reader_ok(const Reader *r, bool ok, char *err, size_t errlen) {
+  if (ok && r->bad) {
+    snprintf(err, errlen, "%s:%ld: error: %s", r->path, r->bad, r->why);
     return false;
   }
   return ok;
@@ -128,14 +145,15 @@ static bool value_field(Reader *r, char **p, int64_t col, double *out, char *err
   return true;
 }
 
-/* The fields after "src dst" on an edge line, counted. */
+/* The fields after "src dst" on an edge line, counted: runs of bytes between blanks (spaces,
+ * tabs), up to the line's end. Each turn consumes at least one byte, whatever the line holds. */
 static int64_t count_fields(char *p) {
   int64_t n = 0;
   for (;;) {
     skip_space(&p);
     if (*p == '\n' || *p == '\r' || *p == 0) return n;
     n++;
-    while (*p && !isspace((unsigned char)*p)) p++;
+    while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') p++;
   }
 }
 
@@ -211,7 +229,7 @@ bool graph_load_edges(Graph *g, const char *path, int64_t nv_hint, char *err, si
     snprintf(err, errlen, "%s: error: read failed", path);
     ok = false;
   }
-  ok = reader_nul_ok(&r, ok, err, errlen);
+  ok = reader_ok(&r, ok, err, errlen);
   int64_t nv = nv_hint > 0 ? nv_hint : maxid + 1;
   if (ok && nv == 0) {
     snprintf(err, errlen, "%s: error: empty graph (no edges and no vertex count)", path);
@@ -257,7 +275,7 @@ bool graph_load_labels(Graph *g, const char *path, char *err, size_t errlen) {
     if (n == cap) lab = realloc(lab, sizeof(int64_t) * (size_t)(cap *= 2));
     lab[n++] = y;
   }
-  ok = reader_nul_ok(&r, ok, err, errlen);
+  ok = reader_ok(&r, ok, err, errlen);
   if (ok && g->nv > 0 && n != g->nv) {
     snprintf(err, errlen, "%s: error: %lld labels for a graph of %lld vertices", path, (long long)n, (long long)g->nv);
     ok = false;
@@ -310,7 +328,7 @@ bool graph_load_graph_indicator(Graph *g, const char *path, char *err, size_t er
     }
     of[n++] = last = id;
   }
-  ok = reader_nul_ok(&r, ok, err, errlen);
+  ok = reader_ok(&r, ok, err, errlen);
   if (ok && n == 0) {
     snprintf(err, errlen, "%s: error: no graph ids", path);
     ok = false;
@@ -379,7 +397,7 @@ bool graph_load_features(Graph *g, const char *path, char *err, size_t errlen) {
     }
     rows++;
   }
-  ok = reader_nul_ok(&r, ok, err, errlen);
+  ok = reader_ok(&r, ok, err, errlen);
   if (ok && g->nv > 0 && rows != g->nv) {
     snprintf(err, errlen, "%s: error: %lld feature rows for a graph of %lld vertices", path, (long long)rows, (long long)g->nv);
     ok = false;

@@ -7,7 +7,6 @@
  */
 #include "internal.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,14 +28,15 @@ static gnn_status check_id(gnn_ctx *ctx, const RtReader *r, int64_t id, int64_t 
   return GNN_OK;
 }
 
-/* The fields left on a line. */
+/* The fields left on a line: runs of bytes between blanks (spaces, tabs), up to the line's end.
+ * Each turn consumes at least one byte, whatever the line holds. */
 static int64_t count_fields(const char *p) {
   int64_t n = 0;
   for (;;) {
     while (*p == ' ' || *p == '\t') p++;
-    if (rt_at_end((char *)p)) return n;
+    if (rt_at_end(p)) return n;
     n++;
-    while (*p && !isspace((unsigned char)*p)) p++;
+    while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') p++;
   }
 }
 

@@ -119,7 +119,10 @@ typedef struct {
 
 gnn_status rt_reader_open(gnn_ctx *ctx, RtReader *r, const char *path, char comment);
 /* The next line that is not blank or a comment, with leading blanks skipped; NULL at the end
- * of the file or on a read error (then *st is GNN_ERR_IO with the message set). */
+ * of the file or on a read error (then *st is GNN_ERR_IO with the message set) or a malformed
+ * line (GNN_ERR_FORMAT: a NUL byte; a carriage return not followed by LF, comments included; a
+ * vertical tab or form feed outside a comment). Lines end with LF or CRLF; fields are separated
+ * by spaces and tabs. */
 char *rt_reader_next(gnn_ctx *ctx, RtReader *r, gnn_status *st);
 void rt_reader_close(RtReader *r);
 void rt_skip_space(char **p);

@@ -4,7 +4,7 @@ m="$TMP/g.gnn"
 printf 'model M(x: vertex[2]) -> vertex[2] {\n  return sum(x[src])\n}\n' > "$m"
 bad() { # NAME PATH EXPECTED-MESSAGE
   rm -f "$TMP/g.out"
-  "$GNNC" run "$m" --graph "$2" --output "$TMP/g.out" > /dev/null 2> "$TMP/g.err"
+  timeout 60 "$GNNC" run "$m" --graph "$2" --output "$TMP/g.out" > /dev/null 2> "$TMP/g.err" # a loop fails, not hangs
   local rc=$?
   if [ $rc -ne 1 ]; then fail "graph/$1" "exit $rc, want 1: $(head -2 "$TMP/g.err")"
   elif ! grep -qF -- "$3" "$TMP/g.err"; then fail "graph/$1" "want '$3', got: $(head -2 "$TMP/g.err")"
@@ -16,6 +16,12 @@ bad nonnumeric $d/nonnumeric.edges "$d/nonnumeric.edges:2: error: destination ve
 bad truncated $d/truncated.edges "$d/truncated.edges:2: error: missing destination vertex id (line ends early)"
 bad negative $d/negative.edges "$d/negative.edges:2: error: negative vertex id -3"
 bad extra-field $d/extra.edges "$d/extra.edges:2: error: 1 value after 'src dst', the first edge line has 0"
+# lines end with LF or CRLF and fields are separated by blanks (the runtime's rules, runtime.sh):
+# a vertical tab once made the field counter loop forever, a bare CR silently ended the line
+printf '0 1\v\n' > "$TMP/vt.edges"
+bad vertical-tab "$TMP/vt.edges" "$TMP/vt.edges:1: error: a vertical tab in the line (fields are separated by spaces or tabs)"
+printf '0 1\r5 6\n' > "$TMP/cr.edges"
+bad bare-cr "$TMP/cr.edges" "$TMP/cr.edges:1: error: a carriage return inside the line (a file with classic Mac line ends? lines end with LF or CRLF)"
 # values after 'src dst' (the runtime's loader gives the same messages: runtime.sh)
 rb=tests/runtime/bad
 bad value-text $rb/values-text.edges "$rb/values-text.edges:2: error: edge value 1 'abc' is not a number"
@@ -155,12 +161,16 @@ gd_m=tests/interp/models/gcn.gnn
 if gd_lib=$TMP/libgd.so && "$GNNC" "$gd_m" --target=host -o "$gd_lib" > /dev/null 2>&1; then
   for gd_case in "edges-nul|graph.edges|5s/\$/\\x00/" "edges-nul-comment|graph.edges|1s/^/# a comment \\x00\\n/" \
                  "labels-nul|labels.txt|3s/\$/\\x00/" "features-nul|features.svm|2s/\$/\\x00/" \
-                 "features-float32|features.svm|3s/:[-0-9.e]*/:1e39/" "features-nan|features.svm|3s/:[-0-9.e]*/:nan/"; do
+                 "features-float32|features.svm|3s/:[-0-9.e]*/:1e39/" "features-nan|features.svm|3s/:[-0-9.e]*/:nan/" \
+                 "edges-vertical-tab|graph.edges|5s/\$/\\x0b/" "edges-form-feed-between|graph.edges|5s/ /\\x0c/" \
+                 "edges-bare-cr|graph.edges|5s/\$/\\x0d5 6/" "edges-cr-comment|graph.edges|1s/^/# a Mac comment \\x0d/" \
+                 "labels-bare-cr|labels.txt|3s/\$/\\x0d1/" "labels-form-feed|labels.txt|3s/\$/\\x0c/" \
+                 "features-bare-cr|features.svm|2s/\$/\\x0d0 1:1/"; do
     gd_name=${gd_case%%|*} gd_rest=${gd_case#*|}
     rm -rf "$TMP/gd" && cp -r tests/interp/graphs/random "$TMP/gd"
     sed -i "${gd_rest#*|}" "$TMP/gd/${gd_rest%%|*}"
-    "$GNNC" run "$gd_m" --graph "$TMP/gd" > /dev/null 2> "$TMP/gd1.err"; gd_rc1=$?
-    "$ROOT/build/bin/gnn-run" "$gd_lib" --graph "$TMP/gd" --repeat 1 --warmup 0 > /dev/null 2> "$TMP/gd2.err"; gd_rc2=$?
+    timeout 60 "$GNNC" run "$gd_m" --graph "$TMP/gd" > /dev/null 2> "$TMP/gd1.err"; gd_rc1=$?
+    timeout 60 "$ROOT/build/bin/gnn-run" "$gd_lib" --graph "$TMP/gd" --repeat 1 --warmup 0 > /dev/null 2> "$TMP/gd2.err"; gd_rc2=$?
     gd_m1=$(grep -o "$TMP/gd/.*" "$TMP/gd1.err" | head -1); gd_m2=$(grep -o "$TMP/gd/.*" "$TMP/gd2.err" | head -1)
     if [ $gd_rc1 -eq 1 ] && [ $gd_rc2 -eq 1 ] && [ -n "$gd_m1" ] && [ "$gd_m1" = "$gd_m2" ]; then
       pass "graph/dataset-agree/$gd_name"
@@ -170,6 +180,18 @@ if gd_lib=$TMP/libgd.so && "$GNNC" "$gd_m" --target=host -o "$gd_lib" > /dev/nul
   done
 else
   fail graph/dataset-agree "gnnc could not build the host library"
+fi
+# the same dataset with CRLF line ends (every line, comments and all) gives the same output
+if [ -n "$gd_lib" ] && [ -f "$gd_lib" ]; then
+  rm -rf "$TMP/gd" && cp -r tests/interp/graphs/random "$TMP/gd" && sed -i 's/$/\r/' "$TMP/gd"/*
+  if "$GNNC" run "$gd_m" --graph tests/interp/graphs/random --output "$TMP/gd-lf.out" > /dev/null 2> "$TMP/gd1.err" &&
+     "$GNNC" run "$gd_m" --graph "$TMP/gd" --output "$TMP/gd-crlf.out" > /dev/null 2>> "$TMP/gd1.err" &&
+     cmp -s "$TMP/gd-lf.out" "$TMP/gd-crlf.out"; then pass graph/crlf-dataset/interpreter
+  else fail graph/crlf-dataset/interpreter "$(head -2 "$TMP/gd1.err")"; fi
+  if "$ROOT/build/bin/gnn-run" "$gd_lib" --graph tests/interp/graphs/random --repeat 1 --warmup 0 --output "$TMP/gd-lf.out" > /dev/null 2> "$TMP/gd2.err" &&
+     "$ROOT/build/bin/gnn-run" "$gd_lib" --graph "$TMP/gd" --repeat 1 --warmup 0 --output "$TMP/gd-crlf.out" > /dev/null 2>> "$TMP/gd2.err" &&
+     cmp -s "$TMP/gd-lf.out" "$TMP/gd-crlf.out"; then pass graph/crlf-dataset/host-library
+  else fail graph/crlf-dataset/host-library "$(head -2 "$TMP/gd2.err")"; fi
 fi
 unset gd_m gd_lib gd_case gd_name gd_rest gd_rc1 gd_rc2 gd_m1 gd_m2
 "$GNNC" "$m" -o "$TMP/x.ir" > /dev/null 2>&1 && [ -s "$TMP/x.ir" ] && pass graph/compile-o || fail graph/compile-o

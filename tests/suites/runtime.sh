@@ -63,7 +63,7 @@ rt_bad() {
   local name=$1 status=$2 msg=$3 out
   shift 3
   echo "$*" >> "$rt_tmp/cmds"
-  out=$("$rt_bin/rt_load" "$@" 2>&1)
+  out=$(timeout 60 "$rt_bin/rt_load" "$@" 2>&1) # a loader that loops is a failure, not a stuck suite
   local rc=$?
   local err
   err=$(grep -m1 '^error ' <<< "$out")
@@ -413,6 +413,31 @@ PYEOF
   rt_bad edges-bad-num-vertices GNN_ERR_INVALID "num_vertices -4 out of range" -n -4 "$b/ok.edges"
   printf '0 1\n1\0002\n' > "$rt_tmp/nul.edges"
   rt_bad edges-nul-byte GNN_ERR_FORMAT "nul.edges:2: error: NUL byte in a text file" "$rt_tmp/nul.edges"
+  # lines end with LF or CRLF, fields are separated by blanks: a vertical tab or form feed (which
+  # once made the field counter loop forever) and a CR inside a line (a classic Mac file read as
+  # one line, its other edges lost) are refused at their line, in every text format
+  printf '0 1\v\n' > "$rt_tmp/vt.edges"
+  rt_bad edges-vertical-tab GNN_ERR_FORMAT "vt.edges:1: error: a vertical tab in the line (fields are separated by spaces or tabs)" "$rt_tmp/vt.edges"
+  printf '0 1\n1\f2\n' > "$rt_tmp/ff.edges"
+  rt_bad edges-form-feed GNN_ERR_FORMAT "ff.edges:2: error: a form feed in the line" "$rt_tmp/ff.edges"
+  printf '0 1 0.5\n1 2 \f\n' > "$rt_tmp/ff-value.edges"
+  rt_bad edges-form-feed-value GNN_ERR_FORMAT "ff-value.edges:2: error: a form feed in the line" "$rt_tmp/ff-value.edges"
+  printf '0 1\r5 6\n' > "$rt_tmp/cr.edges"
+  rt_bad edges-bare-cr GNN_ERR_FORMAT "cr.edges:1: error: a carriage return inside the line (a file with classic Mac line ends?" "$rt_tmp/cr.edges"
+  printf '# made on a Mac\r0 1\r1 2\r' > "$rt_tmp/mac.edges"
+  rt_bad edges-mac-comment GNN_ERR_FORMAT "mac.edges:1: error: a carriage return inside the line" "$rt_tmp/mac.edges"
+  printf '%%%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\r2 3\n' > "$rt_tmp/cr.mtx"
+  rt_bad mtx-bare-cr GNN_ERR_FORMAT "cr.mtx:3: error: a carriage return inside the line" "$rt_tmp/cr.mtx"
+  mkdir -p "$rt_tmp/ds-cr" && printf '0 1\n1 2\n' > "$rt_tmp/ds-cr/graph.edges" && printf '0\n1\r1\n' > "$rt_tmp/ds-cr/labels.txt"
+  rt_bad labels-bare-cr GNN_ERR_FORMAT "ds-cr/labels.txt:2: error: a carriage return inside the line" --dataset "$rt_tmp/ds-cr"
+  # CRLF files load as their LF twins; a CR just before the end of the file ends the last line
+  printf '# c\r\n0 1 0.5\r\n\r\n1 2 2\r\n' > "$rt_tmp/crlf.edges"; printf '# c\n0 1 0.5\n\n1 2 2\n' > "$rt_tmp/lf.edges"
+  rt_same runtime/graph/crlf-edges "$rt_tmp/crlf.edges" -- "$rt_tmp/lf.edges"
+  printf '0 1 0.5\n1 2 2\r' > "$rt_tmp/cr-eof.edges"
+  rt_same runtime/graph/cr-at-end-of-file "$rt_tmp/cr-eof.edges" -- "$rt_tmp/lf.edges"
+  mkdir -p "$rt_tmp/ds-crlf" && printf '0 1\r\n1 2\r\n' > "$rt_tmp/ds-crlf/graph.edges" && printf '0\r\n1\r\n1\r\n' > "$rt_tmp/ds-crlf/labels.txt"
+  mkdir -p "$rt_tmp/ds-lf" && printf '0 1\n1 2\n' > "$rt_tmp/ds-lf/graph.edges" && printf '0\n1\n1\n' > "$rt_tmp/ds-lf/labels.txt"
+  rt_same runtime/graph/crlf-dataset --dataset "$rt_tmp/ds-crlf" -- --dataset "$rt_tmp/ds-lf"
   rt_bad mtx-banner GNN_ERR_FORMAT "$b/banner.mtx:1: error: malformed Matrix Market header" "$b/banner.mtx"
   rt_bad mtx-no-banner GNN_ERR_FORMAT "$b/nobanner.mtx:1: error: not a Matrix Market file" "$b/nobanner.mtx"
   rt_bad mtx-array GNN_ERR_UNSUPPORTED "$b/array.mtx:1: error: Matrix Market format 'array' is not supported" "$b/array.mtx"
