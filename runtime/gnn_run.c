@@ -2,7 +2,7 @@
  *
  *   gnn-run libmodel.so --graph data/cora [--params F] [--inputs F] [--output F] [--seed N]
  *           [--repeat N] [--warmup N] [--train] [--backward] [--save-grads F] [--device N] [--rows N]
- *           [--self-loops]
+ *           [--self-loops] [--edge-order file|graph]
  *
  * It prints the output's shape, a checksum, the first rows, the time per forward (the median
  * of --repeat timed runs after --warmup untimed ones, each followed by a sync) and the memory
@@ -15,6 +15,10 @@
  * interpreter's seeded streams, edge rows in file order), and parameters are the same seeded
  * Glorot values, so `gnn-run` and `gnnc run` with the same seed compute the same function:
  * that is how the tests compare the generated code with the float64 interpreter.
+ *
+ * Edge rows in files (--inputs, --output, --save-input-grads, and the generated inputs) are in the
+ * order of the graph file, through the graph's edge_origin (EdgeRows below), or with
+ * --edge-order graph in the graph's own (CSR) order.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -37,6 +41,11 @@ static void usage(FILE *out) {
         "  --params FILE       parameters (tensor text format); default: Glorot from --seed\n"
         "  --inputs FILE       inputs by name (tensor text format, rows x width; edge rows in file order)\n"
         "  --output FILE       write every output row (tensor text format, edge rows in file order)\n"
+        "  --edge-order ORDER  edge rows of those files: 'file' (default): a row per edge of the graph file,\n"
+        "                      then the added self-loops; both directions of a symmetric .mtx entry read its\n"
+        "                      one row, an input gradient's row is their sum, and an edge output, which has\n"
+        "                      no file order then, is refused; 'graph': the graph's own order (CSR by\n"
+        "                      destination), a row per edge\n"
         "  --seed N            seed of parameters, generated inputs and dropout (default 1)\n"
         "  --repeat N          timed forwards (default 10); --warmup N untimed ones first (default 2)\n"
         "  --self-loops        add a self-loop v -> v to every vertex that has none (as gnn-train)\n"
@@ -79,29 +88,84 @@ static int64_t domain_rows(const gnn_graph *g, int domain) {
   return domain == GNN_DOMAIN_VERTEX ? g->nv : domain == GNN_DOMAIN_EDGE ? g->ne : domain == GNN_DOMAIN_GRAPH ? g->ng : 1;
 }
 
-/* The file row of each edge of the graph: edge e is row edge_origin[e] of the file, and the
- * self-loops --self-loops added (origin -1) follow the file's edges in ascending vertex order,
- * as gnnc run --self-loops appends them: in CSR order they already ascend, so the j-th one met
- * is row (edges from the file) + j. (gnn-run offers no dedup or symmetrise, which would break
- * this count.) malloc'd, ne entries. */
-static int64_t *file_rows_of_edges(const gnn_graph *g) {
-  int64_t *row = malloc(sizeof(int64_t) * (size_t)(g->ne ? g->ne : 1)), added = 0, j = 0;
-  if (!row) return NULL;
-  for (int64_t e = 0; e < g->ne; e++) added += g->edge_origin[e] < 0;
-  for (int64_t e = 0; e < g->ne; e++) row[e] = g->edge_origin[e] >= 0 ? g->edge_origin[e] : g->ne - added + j++;
-  return row;
+/* ---------------------------------------------------------------- edge rows in files */
+
+/* The row of each edge in an edge tensor of a file (--inputs, --output, --save-input-grads; the
+ * generated inputs are drawn in that order too). In file order (the default) edge e is row
+ * edge_origin[e] of the graph file, and the self-loops --self-loops added (origin -1) follow the
+ * file's rows in ascending vertex order, as gnnc run --self-loops appends them: in CSR order they
+ * already ascend, so the j-th one met is row nfile + j, nfile being the largest origin + 1 (the
+ * Python binding's Graph.num_input_edges). Both directions of a symmetric Matrix Market entry
+ * share its origin: both read that row of an input, the row of an input gradient is the sum of
+ * theirs (the row feeds both), and an edge output has no file order (main refuses it and points
+ * to --edge-order graph). The origins are checked before anything is indexed with them, since a
+ * .gcsr's are whatever its writer put there: each below the edge count, and every row of the
+ * file some edge's (gnn-run builds no graph with dedup or self-loop removal, and a cache built
+ * with them is refused by its options, so a row without an edge means a damaged cache). With
+ * --edge-order graph, row e is edge e. */
+typedef struct {
+  int64_t rows; /* rows of an edge tensor in a file */
+  int64_t *row; /* ne: each edge's row */
+  bool shared;  /* some row is more than one edge's */
+} EdgeRows;
+
+/* False after saying what is wrong with the graph's origins (or that memory ran out). */
+static bool edge_rows_make(const gnn_graph *g, const char *graph, bool graph_order, EdgeRows *er) {
+  int64_t ne = g->ne, added = 0, nfile = 0;
+  er->rows = ne;
+  er->shared = false;
+  if (!(er->row = malloc(sizeof(int64_t) * (size_t)(ne ? ne : 1)))) {
+    fprintf(stderr, "gnn-run: out of host memory (the edges' rows)\n");
+    return false;
+  }
+  if (graph_order) {
+    for (int64_t e = 0; e < ne; e++) er->row[e] = e;
+    return true;
+  }
+  for (int64_t e = 0; e < ne; e++) {
+    int64_t o = g->edge_origin[e];
+    if (o < 0) added++;
+    else if (o >= ne) {
+      fprintf(stderr, "gnn-run: %s: edge %lld comes from row %lld of the graph file, but the graph has %lld edges (a damaged "
+                      "cache?): its edge rows have no file order\n", graph, (long long)e, (long long)o, (long long)ne);
+      return false;
+    } else if (o >= nfile) nfile = o + 1;
+  }
+  unsigned char *uses = calloc((size_t)(nfile ? nfile : 1), 1);
+  if (!uses) {
+    fprintf(stderr, "gnn-run: out of host memory (the edges' rows)\n");
+    return false;
+  }
+  for (int64_t e = 0; e < ne; e++)
+    if (g->edge_origin[e] >= 0 && uses[g->edge_origin[e]] < 2) uses[g->edge_origin[e]]++;
+  for (int64_t r = 0; r < nfile; r++) {
+    if (!uses[r]) {
+      fprintf(stderr, "gnn-run: %s: no edge comes from row %lld of the graph file's %lld (a damaged cache?): its edge rows "
+                      "have no file order\n", graph, (long long)r, (long long)nfile);
+      free(uses);
+      return false;
+    }
+    if (uses[r] > 1) er->shared = true;
+  }
+  free(uses);
+  for (int64_t e = 0, j = 0; e < ne; e++) er->row[e] = g->edge_origin[e] >= 0 ? g->edge_origin[e] : nfile + j++;
+  er->rows = nfile + added;
+  return true;
 }
 
-/* Rows of a tensor in file order -> the graph's (CSR) order (file_rows_of_edges). Vertex rows
- * need no permutation. */
-static void to_graph_order(const gnn_graph *g, int domain, int64_t width, const float *file, float *out) {
+/* Rows of a tensor of the given domain in a file: an edge tensor's er->rows, else domain_rows. */
+static int64_t file_rows(const gnn_graph *g, const EdgeRows *er, int domain) {
+  return domain == GNN_DOMAIN_EDGE ? er->rows : domain_rows(g, domain);
+}
+
+/* Rows of a tensor in file order -> the graph's (CSR) order: edge e takes file row er->row[e].
+ * Vertex rows need no permutation. */
+static void to_graph_order(const gnn_graph *g, const EdgeRows *er, int domain, int64_t width, const float *file, float *out) {
   int64_t rows = domain_rows(g, domain);
-  int64_t *at = domain == GNN_DOMAIN_EDGE ? file_rows_of_edges(g) : NULL;
   for (int64_t r = 0; r < rows; r++) {
-    int64_t src = at ? at[r] : r;
+    int64_t src = domain == GNN_DOMAIN_EDGE ? er->row[r] : r;
     memcpy(out + r * width, file + src * width, sizeof(float) * (size_t)width);
   }
-  free(at);
 }
 
 /* Tensor `want` (rows x the product of dims values) from an --inputs file, which the runtime has
@@ -158,24 +222,40 @@ static bool inputs_file_names_ok(Rt *rt, const gnn_model_api *api, const gnn_ten
   return true;
 }
 
-static void write_rows(FILE *f, const char *name, const gnn_graph *g, const gnn_tensor_info *t, const float *graph_rows) {
-  int64_t rows = domain_rows(g, t->domain);
+/* Writes tensor `name`, given in the graph's order, with its rows in file order (EdgeRows): a
+ * file row that several edges share gets the sum of theirs, in edge order (an input gradient;
+ * main writes no edge output whose rows are shared). False when out of host memory. */
+static bool write_rows(FILE *f, const char *name, const gnn_graph *g, const EdgeRows *er, const gnn_tensor_info *t,
+                       const float *graph_rows) {
+  int64_t rows = file_rows(g, er, t->domain), w = t->width;
+  const float *out = graph_rows;
+  float *file = NULL;
+  if (t->domain == GNN_DOMAIN_EDGE) { /* edge rows back to file order */
+    file = calloc((size_t)(rows * w > 0 ? rows * w : 1), sizeof(float));
+    unsigned char *seen = calloc((size_t)(rows ? rows : 1), 1);
+    if (!file || !seen) {
+      free(file);
+      free(seen);
+      return false;
+    }
+    for (int64_t e = 0; e < g->ne; e++) {
+      float *to = file + er->row[e] * w;
+      const float *from = graph_rows + e * w;
+      if (seen[er->row[e]]) {
+        for (int64_t k = 0; k < w; k++) to[k] += from[k];
+      } else memcpy(to, from, sizeof(float) * (size_t)w);
+      seen[er->row[e]] = 1;
+    }
+    free(seen);
+    out = file;
+  }
   fprintf(f, "tensor %s %lld %d", name, (long long)rows, t->rank);
   for (int k = 0; k < t->rank; k++) fprintf(f, " %lld", (long long)t->dims[k]);
   fputc('\n', f);
-  /* edge rows back to file order */
-  int64_t *at = NULL, *row = t->domain == GNN_DOMAIN_EDGE ? file_rows_of_edges(g) : NULL;
-  if (row) {
-    at = malloc(sizeof(int64_t) * (size_t)(rows ? rows : 1));
-    for (int64_t e = 0; e < rows; e++) at[e] = -1;
-    for (int64_t e = 0; e < rows; e++) at[row[e]] = e;
-    free(row);
-  }
-  for (int64_t r = 0; r < rows; r++) {
-    int64_t gr = at ? at[r] : r;
-    for (int64_t k = 0; k < t->width; k++) fprintf(f, "%.9g%c", gr >= 0 ? graph_rows[gr * t->width + k] : 0.0f, k + 1 == t->width ? '\n' : ' ');
-  }
-  free(at);
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t k = 0; k < w; k++) fprintf(f, "%.9g%c", out[r * w + k], k + 1 == w ? '\n' : ' ');
+  free(file);
+  return true;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -210,7 +290,7 @@ int main(int argc, char **argv) {
   const char *libpath = NULL, *graph = NULL, *params = NULL, *inputs = NULL, *output = NULL, *save_grads = NULL,
              *save_input_grads = NULL;
   int64_t seed = 1, repeat = 10, warmup = 2, device = 0, nrows = 3;
-  bool train = false, backward = false, self_loops = false;
+  bool train = false, backward = false, self_loops = false, graph_order = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define OPT(name) (strcmp(a, name) == 0 && v && (i++, true))
@@ -223,7 +303,11 @@ int main(int argc, char **argv) {
     else if (OPT("--output")) output = v;
     else if (OPT("--save-grads")) save_grads = v;
     else if (OPT("--save-input-grads")) save_input_grads = v;
-    else if (OPT("--seed")) {
+    else if (OPT("--edge-order")) {
+      if (strcmp(v, "file") != 0 && strcmp(v, "graph") != 0)
+        return fprintf(stderr, "gnn-run: --edge-order wants 'file' or 'graph', got '%s'\n", v), 2;
+      graph_order = strcmp(v, "graph") == 0;
+    }    else if (OPT("--seed")) {
       if (!parse_i64(v, 0, INT64_MAX, &seed)) return fprintf(stderr, "gnn-run: --seed wants a non-negative integer, got '%s'\n", v), 2;
     } else if (OPT("--repeat")) {
       if (!parse_i64(v, 1, 1000000, &repeat)) return fprintf(stderr, "gnn-run: --repeat wants 1 to 1000000, got '%s'\n", v), 2;
@@ -259,6 +343,7 @@ int main(int argc, char **argv) {
   float **in_host = NULL, **in_dev = NULL, *host_out = NULL, *dgrad = NULL, *hgrad = NULL, **gsave = NULL;
   double *times = NULL, *steps = NULL;
   gnn_tensor_file *tf = NULL, *tf_in = NULL;
+  EdgeRows er = {0};
   const gnn_model_api *api = NULL;
   void *lib = NULL;
   if (!driver_open("gnn-run", libpath, &lib, &api, &rt)) goto out;
@@ -270,6 +355,17 @@ int main(int argc, char **argv) {
   gnn_graph_opts gopts = {0};
   gopts.add_self_loops = self_loops; /* v -> v for every vertex without one, as gnnc run and gnn-train */
   CHECK(rt.graph_load(ctx, graph, &gopts, &g));
+  /* the file rows of the edges, for a model with an edge input or output (EdgeRows) */
+  const gnn_tensor_info *ot = &api->output_info;
+  bool edge_tensors = ot->domain == GNN_DOMAIN_EDGE;
+  for (int i = 0; i < api->num_inputs; i++) edge_tensors |= api->inputs[i].domain == GNN_DOMAIN_EDGE;
+  if (edge_tensors && !edge_rows_make(g, graph, graph_order, &er)) goto out;
+  if (er.shared && ot->domain == GNN_DOMAIN_EDGE && output) {
+    fprintf(stderr, "gnn-run: %s: %lld edges come from %lld rows of the graph file (both directions of a symmetric Matrix "
+                    "Market entry share its row), so the edge output of %s has no file order: --edge-order graph writes its "
+                    "rows in the graph's order\n", graph, (long long)g->ne, (long long)er.rows, api->name);
+    goto out;
+  }
   CHECK(api->create(ctx, g, (uint64_t)seed, &model));
 
   /* parameters from a file */
@@ -305,12 +401,12 @@ int main(int argc, char **argv) {
   bool is_dir = stat(graph, &st_dir) == 0 && S_ISDIR(st_dir.st_mode);
   for (int i = 0; i < api->num_inputs; i++) {
     const gnn_tensor_info *t = &api->inputs[i];
-    int64_t rows = domain_rows(g, t->domain);
-    size_t bytes = sizeof(float) * (size_t)(rows * t->width);
-    float *file_rows = NULL;
+    int64_t rows = file_rows(g, &er, t->domain); /* in the file; domain_rows in the graph */
+    size_t bytes = sizeof(float) * (size_t)(domain_rows(g, t->domain) * t->width), fbytes = sizeof(float) * (size_t)(rows * t->width);
+    float *frows = NULL;
     if (inputs) {
       gnn_status st = GNN_OK;
-      file_rows = input_rows(&rt, ctx, tf_in, t->name, rows, t->rank, t->dims, t->width, &st);
+      frows = input_rows(&rt, ctx, tf_in, t->name, rows, t->rank, t->dims, t->width, &st);
       CHECK(st);
     } else if (t->domain == GNN_DOMAIN_VERTEX && is_dir && !features_used) {
       char path[4096];
@@ -325,10 +421,10 @@ int main(int argc, char **argv) {
           free(feat);
           goto out;
         }
-        file_rows = calloc((size_t)(rows * t->width > 0 ? rows * t->width : 1), sizeof(float));
-        if (!file_rows) free(feat);
-        NEED(file_rows);
-        for (int64_t r = 0; r < rows; r++) memcpy(file_rows + r * t->width, feat + r * ncols, sizeof(float) * (size_t)ncols);
+        frows = calloc((size_t)(rows * t->width > 0 ? rows * t->width : 1), sizeof(float));
+        if (!frows) free(feat);
+        NEED(frows);
+        for (int64_t r = 0; r < rows; r++) memcpy(frows + r * t->width, feat + r * ncols, sizeof(float) * (size_t)ncols);
         free(feat);
         features_used = true;
       }
@@ -348,18 +444,18 @@ int main(int argc, char **argv) {
       CHECK(rt.upload(ctx, in_dev[i], in_host[i], bytes));
       continue;
     }
-    if (!file_rows) { /* the interpreter's generated input */
+    if (!frows) { /* the interpreter's generated input */
       uint64_t s = name_seed((uint64_t)seed ^ 0x5eedull, t->name);
-      file_rows = malloc(bytes ? bytes : 1);
-      NEED(file_rows);
+      frows = malloc(fbytes ? fbytes : 1);
+      NEED(frows);
       for (int64_t k = 0; k < rows * t->width; k++)
-        file_rows[k] = (float)(t->domain == GNN_DOMAIN_EDGE ? uniform01(&s) : 2 * uniform01(&s) - 1);
+        frows[k] = (float)(t->domain == GNN_DOMAIN_EDGE ? uniform01(&s) : 2 * uniform01(&s) - 1);
     }
     in_host[i] = malloc(bytes ? bytes : 1);
-    if (!in_host[i]) free(file_rows);
+    if (!in_host[i]) free(frows);
     NEED(in_host[i]);
-    to_graph_order(g, t->domain, t->width, file_rows, in_host[i]);
-    free(file_rows);
+    to_graph_order(g, &er, t->domain, t->width, frows, in_host[i]);
+    free(frows);
     CHECK(rt.gmalloc(ctx, (void **)&in_dev[i], bytes));
     CHECK(rt.upload(ctx, in_dev[i], in_host[i], bytes));
   }
@@ -380,7 +476,6 @@ int main(int argc, char **argv) {
   free(times);
   times = NULL;
 
-  const gnn_tensor_info *ot = &api->output_info;
   int64_t orows = domain_rows(g, ot->domain);
   size_t obytes = sizeof(float) * (size_t)(orows * ot->width);
   host_out = malloc(obytes ? obytes : 1);
@@ -427,8 +522,8 @@ int main(int argc, char **argv) {
       fprintf(stderr, "gnn-run: cannot write %s: %s\n", output, strerror(errno));
       goto out;
     }
-    write_rows(f, "output", g, ot, host_out);
-    bool ok = fclose(f) == 0 && text;
+    bool ok = write_rows(f, "output", g, &er, ot, host_out);
+    ok = fclose(f) == 0 && text && ok;
     if (!ok) fprintf(stderr, "gnn-run: %s: cannot format the output in memory: %s\n", output, strerror(errno));
     ok = ok && driver_write_tensors("gnn-run", output, text, len); /* says why on failure */
     free(text);
@@ -441,20 +536,27 @@ int main(int argc, char **argv) {
       goto out;
     }
     float *seed_rows = NULL;
+    int64_t srows = file_rows(g, &er, ot->domain); /* the output's rows in a file */
     if (inputs && file_has(&rt, tf_in, "grad.out")) { /* else drawn, as gnnc run --inputs draws it */
+      if (er.shared && ot->domain == GNN_DOMAIN_EDGE) { /* the output's rows have no file order */
+        fprintf(stderr, "gnn-run: %s: grad.out of %s: %lld edges come from %lld rows of the graph file (a symmetric Matrix "
+                        "Market file?), so an edge output's rows have no file order: use --edge-order graph\n", inputs, graph,
+                (long long)g->ne, (long long)er.rows);
+        goto out;
+      }
       gnn_status st = GNN_OK;
-      seed_rows = input_rows(&rt, ctx, tf_in, "grad.out", orows, ot->rank, ot->dims, ot->width, &st);
+      seed_rows = input_rows(&rt, ctx, tf_in, "grad.out", srows, ot->rank, ot->dims, ot->width, &st);
       CHECK(st);
-    } else {
+    } else { /* drawn per file row, as an input is */
       uint64_t s = name_seed((uint64_t)seed ^ 0x5eedull, "grad.out");
-      seed_rows = malloc(obytes ? obytes : 1);
+      seed_rows = malloc(sizeof(float) * (size_t)(srows * ot->width > 0 ? srows * ot->width : 1));
       NEED(seed_rows);
-      for (int64_t k = 0; k < orows * ot->width; k++) seed_rows[k] = (float)(2 * uniform01(&s) - 1);
+      for (int64_t k = 0; k < srows * ot->width; k++) seed_rows[k] = (float)(2 * uniform01(&s) - 1);
     }
     hgrad = malloc(obytes ? obytes : 1);
     if (!hgrad) free(seed_rows);
     NEED(hgrad);
-    to_graph_order(g, ot->domain, ot->width, seed_rows, hgrad);
+    to_graph_order(g, &er, ot->domain, ot->width, seed_rows, hgrad);
     free(seed_rows);
     CHECK(rt.gmalloc(ctx, (void **)&dgrad, obytes));
     CHECK(rt.upload(ctx, dgrad, hgrad, obytes));
@@ -495,7 +597,13 @@ int main(int argc, char **argv) {
         st = rt.download(ctx, h, d, b);
         char nm[300];
         snprintf(nm, sizeof nm, "grad_input.%s", t->name);
-        if (!st) write_rows(f, nm, g, t, h);
+        if (!st && !write_rows(f, nm, g, &er, t, h)) {
+          fprintf(stderr, "gnn-run: %s: out of host memory\n", save_input_grads);
+          fclose(f);
+          free(text);
+          free(h);
+          goto out;
+        }
         free(h);
       }
       bool formatted = fclose(f) == 0 && text;
@@ -581,6 +689,7 @@ out:
   free(in_host);
   free(host_out);
   free(hgrad);
+  free(er.row);
   if (dgrad) rt.gfree(ctx, dgrad);
   if (tf) rt.tf_free(tf);
   if (tf_in) rt.tf_free(tf_in);
