@@ -321,10 +321,16 @@ static gnn_status npz_labels(gnn_ctx *ctx, const char *path, int64_t nv, gnn_dat
   return st;
 }
 
-/* a's modification time is at or after b's. */
+static int time_ge(struct timespec a, struct timespec b) {
+  return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec >= b.tv_nsec);
+}
+
+/* a was modified at or after b last changed: b's modification time, and its status change time
+ * (ctime), which every write sets to the present and no tool sets back: unzip and touch -d give
+ * a file its archive's modification time, in the past, so a cache newer than that alone may
+ * hold the old graph. (A chmod or a copy of the folder changes ctime too: one rebuild.) */
 static int not_older(const struct stat *a, const struct stat *b) {
-  return a->st_mtim.tv_sec > b->st_mtim.tv_sec ||
-         (a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec >= b->st_mtim.tv_nsec);
+  return time_ge(a->st_mtim, b->st_mtim) && time_ge(a->st_mtim, b->st_ctim);
 }
 
 gnn_status rt_ogb_graph(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opts, gnn_graph **out) {
@@ -349,15 +355,23 @@ gnn_status rt_ogb_graph(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opt
   if (!st && opts && opts->num_vertices && opts->num_vertices != nv)
     st = gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: num_vertices %lld disagrees with the folder's %lld vertices", nodes,
                        (long long)opts->num_vertices, (long long)nv);
-  /* The cache, when it is newer than what it was built from. */
+  /* The cache, while it is at least as new as every change to what it was built from (the
+   * edges, the vertex and edge counts: not_older) and holds the folder's vertex count and, built
+   * without options (which change the edge count), its edge count. */
   size_t n = strlen(dir) + 40;
   if (!st && !(cache = (char *)rt_malloc(ctx, n, "a file name"))) st = GNN_ERR_OOM;
-  struct stat sc, se, sn;
+  struct stat sc, se, sn, sm;
   int fresh = 0, loaded = 0;
+  int64_t want_ne = -1;
   if (!st) {
     snprintf(cache, n, "%s/processed/gnnc-graph-%u.gcsr", dir, rt_opts_flags(opts));
     fresh = stat(cache, &sc) == 0 && stat(edges, &se) == 0 && stat(nodes, &sn) == 0 && not_older(&sc, &se) &&
             not_older(&sc, &sn);
+    /* the edge count: a count that does not read makes the cache stale (the rebuild says why) */
+    if (fresh && z.f) fresh = npz_count(ctx, &z, "num_edges_list", "edge count", RT_MAX_ID, &want_ne) == GNN_OK;
+    else if (fresh && !(st = raw_file(ctx, dir, "num-edge-list", &nedges)))
+      fresh = nedges && stat(nedges, &sm) == 0 && not_older(&sc, &sm) &&
+              read_count(ctx, nedges, "edge count", RT_MAX_ID, &want_ne) == GNN_OK;
   }
   if (!st && fresh) {
     gnn_graph_opts want = opts ? *opts : (gnn_graph_opts){0};
@@ -365,7 +379,10 @@ gnn_status rt_ogb_graph(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opt
     st = rt_load_cache(ctx, cache, &want, out);
     /* Damaged, or not this folder's graph any more: rebuilt. Other failures (memory) stand. */
     if (st == GNN_ERR_FORMAT || st == GNN_ERR_INVALID) st = GNN_OK;
-    else loaded = 1;
+    else if (!st && rt_opts_flags(opts) == 0 && (*out)->ne != want_ne) {
+      gnn_graph_free(ctx, *out);
+      *out = NULL;
+    } else loaded = 1;
   }
   if (!st && !loaded) {
     RtEdges es = {0};
@@ -373,7 +390,7 @@ gnn_status rt_ogb_graph(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opt
       st = npz_count(ctx, &z, "num_edges_list", "edge count", RT_MAX_ID, &ne);
       if (!st) st = npz_edges(ctx, &z, nv, ne, &es);
     } else {
-      st = ogb_need(ctx, dir, "num-edge-list", &nedges);
+      if (!nedges) st = ogb_need(ctx, dir, "num-edge-list", &nedges);
       if (!st) st = read_count(ctx, nedges, "edge count", RT_MAX_ID, &ne);
       if (!st) st = read_edges(ctx, edges, nv, ne, &es);
     }

@@ -202,6 +202,21 @@ else
   rt_same runtime/ogb/cache-damaged "$og/tiny" -- -n 4 "$og/tiny.edges"
   if [ "$size" -gt 100 ] && [ "$(stat -c %s "$c")" = "$size" ]; then pass runtime/ogb/cache-rewritten
   else fail runtime/ogb/cache-rewritten "$size bytes before, $(stat -c %s "$c") after"; fi
+  # an edge.csv.gz replaced with an old modification time (as unzip leaves it; the same size and
+  # count here) is newer by its change time (ctime): the cache is rebuilt, not the old graph read
+  rt_ogb_tiny "$og/tiny"
+  "$rt_bin/rt_load" "$og/tiny" > /dev/null 2>&1
+  sleep 0.01; printf '3,0\n2,1\n1,0\n' | gzip > "$og/tiny/raw/edge.csv.gz"; touch -d 2020-01-01 "$og/tiny/raw/edge.csv.gz"
+  printf '3 0\n2 1\n1 0\n' > "$og/tiny-old-mtime.edges"
+  rt_same runtime/ogb/cache-stale-old-mtime "$og/tiny" -- -n 4 "$og/tiny-old-mtime.edges"
+  # a cache newer than everything (copied in from another download) that holds another edge
+  # count than raw/num-edge-list.csv.gz: rebuilt
+  rt_ogb_tiny "$og/tiny"
+  "$rt_bin/rt_load" "$og/tiny" > /dev/null 2>&1
+  printf '3,0\n2,1\n1,0\n0,3\n' | gzip > "$og/tiny/raw/edge.csv.gz"; printf '4\n' | gzip > "$og/tiny/raw/num-edge-list.csv.gz"
+  sleep 0.01; touch "$og/tiny/processed/gnnc-graph-0.gcsr"
+  printf '3 0\n2 1\n1 0\n0 3\n' > "$og/tiny-count.edges"
+  rt_same runtime/ogb/cache-stale-edge-count "$og/tiny" -- -n 4 "$og/tiny-count.edges"
   # malformed folders: each a copy of the small one with one defect, named at its file and line
   rt_ogb_bad() { # NAME STATUS MESSAGE FILE CONTENT [rt_load options]: FILE (under the folder) replaced by CONTENT
     local name=$1 status=$2 msg=$3 file=$4 content=$5 d=$og/bad-$1
