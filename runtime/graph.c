@@ -400,13 +400,34 @@ gnn_status rt_graph_from_csr(gnn_ctx *ctx, int64_t nv, int64_t ne, int64_t *in_p
   return GNN_OK;
 }
 
+/* The bytes per vertex a graph holds at once while it is built (graph_finish: in_ptr, out_ptr,
+ * the CSC's fill, in_deg, out_deg; set_batch: vertex_graph). */
+enum { RT_VERTEX_BYTES = 8 + 8 + 8 + 4 + 4 + 4 };
+
+/* GNN_ERR_OOM, before anything is allocated, when the per-vertex arrays alone would take more
+ * host memory than the process can still get. The vertex count comes from the largest id (or
+ * num_vertices), so a 13-byte file "0 2147483647" asks for 2^31 vertices, 77 GB: malloc grants it
+ * on an overcommitting system, and the kernel's OOM killer takes it back by killing the process
+ * as the arrays are filled. Graphs under 256 MB of such arrays are not checked (no /proc read). */
+static gnn_status check_vertex_room(gnn_ctx *ctx, int64_t nv, const char *where) {
+  size_t need = rt_mul((size_t)nv + 1, RT_VERTEX_BYTES);
+  if (need < ((size_t)256 << 20)) return GNN_OK;
+  size_t avail = rt_host_available();
+  if (need <= avail) return GNN_OK;
+  return gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: a graph of %lld vertices (the largest id + 1, or num_vertices) needs "
+                       "%zu bytes (%.1f GiB) for its per-vertex arrays, more than the %zu bytes (%.1f GiB) of host memory "
+                       "this process can still take", where, (long long)nv, need, need / 1073741824.0, avail,
+                       avail / 1073741824.0);
+}
+
 /* The options (steps 1-4 of the file comment), then the CSR by a stable counting sort. */
 gnn_status rt_graph_build(gnn_ctx *ctx, RtEdges *es, int64_t nv, const gnn_graph_opts *opts, const char *where,
                           gnn_graph **out) {
   static const gnn_graph_opts none;
   if (!opts) opts = &none;
-  gnn_status st = GNN_OK;
+  gnn_status st = check_vertex_room(ctx, nv, where);
   uint8_t *flag = NULL;
+  if (st) goto done;
   /* 1. remove_self_loops */
   if (opts->remove_self_loops) {
     if (!(flag = (uint8_t *)rt_malloc(ctx, (size_t)es->n, "remove_self_loops"))) {

@@ -76,6 +76,9 @@ gnn_status rt_limit_from_env(gnn_ctx *ctx);
 gnn_status rt_limit_check(gnn_ctx *ctx, size_t bytes, const char *fn);
 /* device_host.c / device_cuda.c: the bytes the device could still allocate (SIZE_MAX unknown). */
 size_t rt_device_available(gnn_ctx *ctx);
+/* Host memory the process can still take: MemAvailable, the cgroup's room, the address space
+ * left under RLIMIT_AS (SIZE_MAX unknown); libgnnrt_host's rt_device_available. */
+size_t rt_host_available(void);
 /* GNN_OK when ctx can be used; GNN_ERR_INVALID for NULL or a failed context. */
 gnn_status rt_check_ctx(const gnn_ctx *ctx);
 /* The check an entry point starts with: a usable context, then `ok`, else GNN_ERR_INVALID with

@@ -421,6 +421,16 @@ PYEOF
   rt_bad edges-extra-field GNN_ERR_FORMAT "$b/extra.edges:2: error: 1 value after 'src dst', the first edge line has 0" "$b/extra.edges"
   rt_bad edges-empty GNN_ERR_FORMAT "$b/empty.edges: error: empty graph (no edges and no vertex count)" "$b/empty.edges"
   rt_bad edges-id-2-31 GNN_ERR_FORMAT "$b/huge.edges:2: error: vertex id 2147483648 does not fit in 32 bits" "$b/huge.edges"
+  # a 13-byte file whose one id makes 2^31 vertices: GNN_ERR_OOM before anything is allocated,
+  # naming the vertex count and the bytes (an overcommitting kernel granted the 72 GiB of arrays and
+  # killed the process filling them); ulimit -v gives every machine the same room (not under ASan)
+  if [ -z "${RT_SANITIZED:-}" ]; then
+    printf '0 2147483647\n' > "$rt_tmp/big-id.edges"
+    out=$( (ulimit -v 4000000; OPENBLAS_NUM_THREADS=1 timeout 60 "$rt_bin/rt_load" "$rt_tmp/big-id.edges") 2>&1); rc=$?
+    if [ $rc -eq 1 ] && grep -qF "error GNN_ERR_OOM: $rt_tmp/big-id.edges: error: a graph of 2147483648 vertices (the largest id + 1, or num_vertices) needs 77309411364 bytes (72.0 GiB) for its per-vertex arrays, more than the" <<< "$out"; then
+      pass runtime/bad/edges-vertex-count-memory
+    else fail runtime/bad/edges-vertex-count-memory "exit $rc: $(head -2 <<< "$out")"; fi
+  fi
   rt_bad edges-overflow GNN_ERR_FORMAT "$b/overflow.edges:2: error: destination vertex id is out of range" "$b/overflow.edges"
   rt_bad edges-float GNN_ERR_FORMAT "$b/float.edges:2: error: destination vertex id '1.5' is not an integer" "$b/float.edges"
   rt_bad edges-num-vertices GNN_ERR_FORMAT "$b/ok.edges:2: error: vertex id 2 out of range (the graph has 2 vertices)" -n 2 "$b/ok.edges"
