@@ -481,10 +481,29 @@ class Graph:
         out[keep] = a[self.edge_origin[keep]]
         return out
 
-    def to_input_order(self, a):
-        """Edge rows in the runtime's order -> input order (rows of added edges dropped)."""
+    def shares_input_rows(self):
+        """True when several of the graph's edges come from one input edge (symmetrise, a symmetric
+        Matrix Market file): they read its row of an edge input, and their rows of an edge output
+        have no single input row to go to."""
+        if getattr(self, "_shared", None) is None:
+            o = self.edge_origin
+            o = o[o >= 0]
+            self._shared = bool(o.size != np.unique(o).size)
+        return self._shared
+
+    def to_input_order(self, a, gradient=False):
+        """Edge rows in the runtime's order -> input order (rows of added edges dropped). gradient:
+        a, the gradient of an edge input, is summed over the edges that share an input row (each
+        read it); otherwise (an output) shared rows are refused: they have no single value."""
         out = np.zeros((self.num_input_edges,) + a.shape[1:], a.dtype)
         keep = self.edge_origin >= 0
+        if gradient:
+            np.add.at(out, self.edge_origin[keep], a[keep])
+            return out
+        if self.shares_input_rows():
+            raise ValueError("edge rows in input order: some of the graph's edges share an input edge (symmetrise, or a "
+                             "symmetric Matrix Market file), so their rows have no single input row; use edge_order='graph' "
+                             "(the graph's rows; Graph.edge_origin names each one's input edge)")
         out[self.edge_origin[keep]] = a[keep]
         return out
 
@@ -880,7 +899,7 @@ class Model:
             v = np.empty((self.graph.rows(t.domain),) + t.shape, np.float32)
             self.lib._check(self.lib._download(self.lib._ctx, v.ctypes.data, p, v.nbytes))
             if t.domain == "edge" and edge_order == "input":
-                v = self.graph.to_input_order(v)
+                v = self.graph.to_input_order(v, gradient=True)  # an input row read by several edges: their sum
             out[t.name] = v
         return out
 

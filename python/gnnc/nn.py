@@ -371,7 +371,15 @@ class _TensorGraph:
         return out.index_copy(0, csr, a.index_select(0, inp))
 
     def to_input_order(self, a):
-        """The runtime's edge rows -> edge_index's order (added edges dropped), differentiably."""
+        """The runtime's edge rows -> edge_index's order (added edges dropped), differentiably. With
+        symmetrise two of the graph's edges come from one input edge, and an edge output's rows have
+        no single input row: refused (an edge input's rows are read by both, and autograd sums)."""
+        if getattr(self, "_shared", None) is None:
+            self._shared = bool(self._input_rows.numel() != torch.unique(self._input_rows).numel())
+        if self._shared:
+            raise ValueError("an edge output in edge_index's order: some of the graph's edges share an input edge "
+                             "(symmetrise), so their rows have no single input row; build the gnnc.Graph yourself "
+                             "(gnnc.nn.graph_from_edge_index) and pass it to get the output in the graph's order")
         csr, inp = self._idx(a.device)
         out = a.new_zeros((self.graph.num_input_edges,) + tuple(a.shape[1:]))
         return out.index_copy(0, inp, a.index_select(0, csr))

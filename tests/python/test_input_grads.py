@@ -112,6 +112,30 @@ def check_edge_input(lib):
         got[how] = {k: v.shape for k, v in m.input_grads().items()}
         m.close()
     check(got["fresh"] == got["rebound"] == {"x": (3, 3), "w": (0, 2)}, "grads/edgein/no-edges", repr(got))
+    # a symmetrised graph: edges u->v and v->u come from one input edge and read its row of w, so
+    # that row's gradient is the sum of theirs (it was the last edge's alone, half of it here: a
+    # tester's find); an edge output has no single input row for them: refused, the graph's order given
+    gs = lib.graph(np.array([0, 1]), np.array([1, 2]), num_vertices=3, symmetrise=True)
+    m = lib.create(gs, seed=1)
+    m.request_input_grads(["w"])
+    xs = np.arange(9, dtype=np.float32).reshape(3, 3) / 9
+    ws = np.array([[1.0, -2.0], [0.5, 3.0]], np.float32)
+    try:  # the output in input order: refused, not half of it
+        m.forward(xs, ws, training=True, seed=1)
+        check(False, "edges/symmetrise-output-refused", "no exception")
+    except ValueError as e:
+        check("edge_order='graph'" in str(e), "edges/symmetrise-output-refused", str(e))
+    m.forward(xs, gs.to_graph_order(ws), training=True, seed=1, edge_order="graph")
+    gy = np.ones((gs.ne, 2), np.float32)
+    m.backward(gy, edge_order="graph")
+    per_edge = m.input_grads(edge_order="graph")["w"]
+    want = np.zeros((2, 2), np.float32)
+    np.add.at(want, gs.edge_origin, per_edge)
+    got_w = m.input_grads()["w"]
+    check(gs.shares_input_rows() and np.allclose(got_w, want, rtol=1e-6) and not np.allclose(got_w, per_edge[[1, 3]]),
+          "grads/edgein/symmetrise-summed", "got %r, want %r" % (got_w.tolist(), want.tolist()))
+    check(m.output(edge_order="graph").shape == (4, 2), "edges/symmetrise-output-graph-order")
+    m.close()
 
 
 def check_gradcheck_gcn(lib, g):
