@@ -305,13 +305,16 @@ static void emit_param_files(FILE *out, const KProgram *p, const char *P) {
   fprintf(out, "  if (!path) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_save_params: path is NULL\");\n", P);
   fprintf(out, "  gnn_status st = GNN_OK;\n  const char *names[%d] = {0};\n  int ranks[%d] = {0};\n  int64_t dims[%d][4];\n"
                "  float *host[%d] = {0};\n  const float *data[%d] = {0};\n", n1, n1, n1, n1, n1);
-  fprintf(out, "  memset(dims, 0, sizeof dims);\n  for (int i = 0; i < %d && !st; i++) {\n", n);
-  fputs("    const gnn_tensor_info *t = &gnnc_params[i];\n"
-        "    names[i] = t->name;\n    ranks[i] = t->rank;\n    memcpy(dims[i], t->dims, sizeof dims[i]);\n"
-        "    host[i] = (float *)malloc(t->width ? (size_t)t->width * sizeof(float) : 1);\n", out);
-  fprintf(out, "    if (!host[i]) st = gnn_set_error(m->ctx, GNN_ERR_OOM, \"%s_save_params: out of host memory\");\n", P);
-  fputs("    else st = gnn_download(m->ctx, host[i], m->param[i], (size_t)t->width * sizeof(float));\n"
-        "    data[i] = host[i];\n  }\n", out);
+  fputs("  memset(dims, 0, sizeof dims);\n", out);
+  if (n) { /* no loop at all without parameters: g++ warned of its dead memcpy (stringop-overflow) */
+    fprintf(out, "  for (int i = 0; i < %d && !st; i++) {\n", n);
+    fputs("    const gnn_tensor_info *t = &gnnc_params[i];\n"
+          "    names[i] = t->name;\n    ranks[i] = t->rank;\n    memcpy(dims[i], t->dims, sizeof dims[i]);\n"
+          "    host[i] = (float *)malloc(t->width ? (size_t)t->width * sizeof(float) : 1);\n", out);
+    fprintf(out, "    if (!host[i]) st = gnn_set_error(m->ctx, GNN_ERR_OOM, \"%s_save_params: out of host memory\");\n", P);
+    fputs("    else st = gnn_download(m->ctx, host[i], m->param[i], (size_t)t->width * sizeof(float));\n"
+          "    data[i] = host[i];\n  }\n", out);
+  }
   fprintf(out, "  if (!st) st = gnn_tensor_file_write(m->ctx, path, %d, names, ranks, (const int64_t(*)[4])dims, data);\n", n);
   fprintf(out, "  for (int i = 0; i < %d; i++) free(host[i]);\n  return st;\n}\n\n", n);
 }
