@@ -10,6 +10,8 @@
  * offsets) in file order, so results do not depend on how the file was sorted.
  */
 #include "graph.h"
+#include "gnnrt_text.h"
+#include "gnnrt_hostmem.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -37,19 +39,11 @@ static bool reader_open(Reader *r, const char *path, char *err, size_t errlen) {
   return r->f != NULL;
 }
 
-/* What is wrong with line s (n bytes), or NULL; the runtime's rules and messages (runtime/text.c,
- * bad_line_byte): a text file has no NUL byte; a line ends with LF or CRLF, so a carriage return
- * elsewhere (classic Mac line ends) is refused, comment lines included; fields are separated by
- * spaces and tabs, so a vertical tab or form feed outside a comment is refused. */
+/* What is wrong with line s (n bytes), or NULL: a NUL byte, then the runtime's rules and words
+ * (gnn_bad_line_byte, runtime/gnnrt_text.h). */
 static const char *bad_line_byte(const char *s, size_t n, bool comment) {
   if (memchr(s, 0, n)) return "NUL byte in a text file";
-  for (const char *c = memchr(s, '\r', n); c; c = memchr(c + 1, '\r', n - (size_t)(c + 1 - s)))
-    if (c[1] != '\n' && c[1] != 0)
-      return "a carriage return inside the line (a file with classic Mac line ends? lines end with LF or CRLF)";
-  if (comment) return NULL;
-  if (memchr(s, '\v', n)) return "a vertical tab in the line (fields are separated by spaces or tabs)";
-  if (memchr(s, '\f', n)) return "a form feed in the line (fields are separated by spaces or tabs)";
-  return NULL;
+  return gnn_bad_line_byte(s, n, comment);
 }
 
 /* Next line that is not blank or a comment; NULL at end of file or at a malformed line (r->bad). */
@@ -145,18 +139,6 @@ static bool value_field(Reader *r, char **p, int64_t col, double *out, char *err
   return true;
 }
 
-/* The fields after "src dst" on an edge line, counted: runs of bytes between blanks (spaces,
- * tabs), up to the line's end. Each turn consumes at least one byte, whatever the line holds. */
-static int64_t count_fields(char *p) {
-  int64_t n = 0;
-  for (;;) {
-    skip_space(&p);
-    if (*p == '\n' || *p == '\r' || *p == 0) return n;
-    n++;
-    while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') p++;
-  }
-}
-
 enum { EDGE_MAX_COLS = 1 << 16 };
 
 bool graph_load_edges(Graph *g, const char *path, int64_t nv_hint, char *err, size_t errlen) {
@@ -172,7 +154,7 @@ bool graph_load_edges(Graph *g, const char *path, int64_t nv_hint, char *err, si
     int64_t s, d;
     ok = int_field(&r, &p, "source vertex id", &s, err, errlen) && int_field(&r, &p, "destination vertex id", &d, err, errlen);
     if (!ok) break;
-    int64_t nf = count_fields(p);
+    int64_t nf = gnn_count_fields(p);
     if (ncols < 0) {
       ncols = nf;
       if (ncols > EDGE_MAX_COLS) {
@@ -460,7 +442,24 @@ static bool build_graph_ptr(Graph *g, char *err, size_t errlen) {
   return true;
 }
 
+/* Bytes per vertex of graph_build_csr's arrays: in_ptr and out_ptr, their fill counters, the
+ * vertex's graph (8 each). */
+enum { GRAPH_VERTEX_BYTES = 40 };
+
 bool graph_build_csr(Graph *g, char *err, size_t errlen) {
+  /* A vertex count from one large id (`0 2147483647`: 13 bytes) or --num-vertices: refused
+   * before anything is allocated when the arrays would not fit (gnnrt_hostmem.h; the runtime's
+   * builder checks the same), rather than killed while filling them. Small graphs skip it. */
+  double need = ((double)g->nv + 1) * GRAPH_VERTEX_BYTES;
+  if (need >= (double)(256u << 20)) {
+    size_t avail = gnn_host_available();
+    if (need > (double)avail) {
+      snprintf(err, errlen, "error: a graph of %lld vertices (the largest id + 1, or --num-vertices) needs %.0f bytes (%.1f GiB) "
+               "for its per-vertex arrays, more than the %zu bytes (%.1f GiB) of host memory this process can still take",
+               (long long)g->nv, need, need / 1073741824.0, avail, avail / 1073741824.0);
+      return false;
+    }
+  }
   free(g->in_ptr);
   free(g->in_eid);
   free(g->out_ptr);

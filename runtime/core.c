@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "gnnrt_rng.h"
+#include "gnnrt_hostmem.h"
 
 const char *gnn_status_name(gnn_status s) {
   switch (s) {
@@ -128,40 +129,9 @@ gnn_status gnn_set_memory_limit(gnn_ctx *ctx, size_t bytes) {
   return GNN_OK;
 }
 
-/* A number from a one-line file (or after `key` in a "key: value kB" file); 0 when absent. */
-static int read_number(const char *path, const char *key, unsigned long long *v) {
-  FILE *f = fopen(path, "r");
-  if (!f) return 0;
-  char line[256];
-  int ok = 0;
-  size_t kl = key ? strlen(key) : 0;
-  while (!ok && fgets(line, sizeof line, f)) {
-    if (key && strncmp(line, key, kl) != 0) continue;
-    ok = sscanf(line + kl, " %llu", v) == 1;
-    if (!key) break;
-  }
-  fclose(f);
-  return ok;
-}
-
-/* Host memory the process can still take: MemAvailable, the cgroup's room, the address space
- * left under RLIMIT_AS (ulimit -v: where a process is confined, it is the binding one). */
-size_t rt_host_available(void) {
-  size_t a = SIZE_MAX;
-  unsigned long long v, cur;
-  if (read_number("/proc/meminfo", "MemAvailable:", &v) && v * 1024 < a) a = (size_t)(v * 1024);
-  if (read_number("/sys/fs/cgroup/memory.max", NULL, &v) && read_number("/sys/fs/cgroup/memory.current", NULL, &cur)) {
-    size_t room = v > cur ? (size_t)(v - cur) : 0;
-    if (room < a) a = room;
-  }
-  struct rlimit rl;
-  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && read_number("/proc/self/statm", NULL, &v)) {
-    unsigned long long used = v * (unsigned long long)sysconf(_SC_PAGESIZE);
-    size_t room = rl.rlim_cur > used ? (size_t)(rl.rlim_cur - used) : 0;
-    if (room < a) a = room;
-  }
-  return a;
-}
+/* Host memory the process can still take (gnnrt_hostmem.h: the rule the interpreter's loader
+ * shares). */
+size_t rt_host_available(void) { return gnn_host_available(); }
 
 gnn_status gnn_mem_available(gnn_ctx *ctx, size_t *bytes) {
   if (bytes) *bytes = 0;

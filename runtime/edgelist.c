@@ -6,6 +6,7 @@
  * (rt_graph_build) applies the options afterwards; load.c and dataset.c call these readers.
  */
 #include "internal.h"
+#include "gnnrt_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,18 +29,6 @@ static gnn_status check_id(gnn_ctx *ctx, const RtReader *r, int64_t id, int64_t 
   return GNN_OK;
 }
 
-/* The fields left on a line: runs of bytes between blanks (spaces, tabs), up to the line's end.
- * Each turn consumes at least one byte, whatever the line holds. */
-static int64_t count_fields(const char *p) {
-  int64_t n = 0;
-  for (;;) {
-    while (*p == ' ' || *p == '\t') p++;
-    if (rt_at_end(p)) return n;
-    n++;
-    while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') p++;
-  }
-}
-
 enum { EDGE_MAX_COLS = 1 << 16 };
 
 /* An edge list: "src dst [v1 ... vk]" per line, '#' comments, ids checked at their line; k is
@@ -55,7 +44,7 @@ gnn_status rt_load_edge_list(gnn_ctx *ctx, const char *path, int64_t nv, RtEdges
     int64_t s, d;
     if ((st = rt_int_field(ctx, &r, &p, "source vertex id", 0, &s))) break;
     if ((st = rt_int_field(ctx, &r, &p, "destination vertex id", 0, &d))) break;
-    int64_t nf = count_fields(p);
+    int64_t nf = gnn_count_fields(p);
     if (ncols < 0) {
       if (nf > EDGE_MAX_COLS) {
         st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %lld values on an edge, more than %d", path, r.lineno,

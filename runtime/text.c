@@ -12,6 +12,7 @@
  * place only when complete: a crash, a kill or a full disk leaves the old file or the new one.
  */
 #include "internal.h"
+#include "gnnrt_text.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -109,24 +110,8 @@ static ssize_t gz_getline(RtReader *r, const char **why) {
   return (ssize_t)n;
 }
 
-/* What is wrong with line `s` (n bytes) for the line-oriented formats, or NULL. A line ends
- * with LF or CRLF: a carriage return anywhere else (a file with classic Mac line ends reads as
- * one long line) would silently end the line early, so it is refused, comment lines included (a
- * first comment line would swallow the whole file). Fields are separated by spaces and tabs: a
- * vertical tab or form feed in a data line is refused rather than guessed at (comments may hold
- * them). A CR right before the end of the file (no LF after it) is the line's end. */
-static const char *bad_line_byte(const char *s, size_t n, int comment) {
-  for (const char *c = (const char *)memchr(s, '\r', n); c; c = (const char *)memchr(c + 1, '\r', n - (size_t)(c + 1 - s)))
-    if (c[1] != '\n' && c[1] != 0)
-      return "a carriage return inside the line (a file with classic Mac line ends? lines end with LF or CRLF)";
-  if (comment) return NULL;
-  if (memchr(s, '\v', n)) return "a vertical tab in the line (fields are separated by spaces or tabs)";
-  if (memchr(s, '\f', n)) return "a form feed in the line (fields are separated by spaces or tabs)";
-  return NULL;
-}
-
 /* getline, skipping blank and comment lines; NUL bytes, a CR inside a line and a vertical tab or
- * form feed in a data line are errors (bad_line_byte). */
+ * form feed in a data line are errors (gnn_bad_line_byte, gnnrt_text.h). */
 char *rt_reader_next(gnn_ctx *ctx, RtReader *r, gnn_status *st) {
   *st = GNN_OK;
   for (;;) {
@@ -151,7 +136,7 @@ char *rt_reader_next(gnn_ctx *ctx, RtReader *r, gnn_status *st) {
     char *p = r->line;
     while (*p == ' ' || *p == '\t') p++;
     int comment = r->comment && *p == r->comment;
-    const char *bad = bad_line_byte(r->line, (size_t)n, comment);
+    const char *bad = gnn_bad_line_byte(r->line, (size_t)n, comment);
     if (bad) {
       *st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %s", r->path, r->lineno, bad);
       return NULL;
