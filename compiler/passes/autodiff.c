@@ -433,6 +433,7 @@ bool pass_autodiff(GnnCtx *c, Module *m) {
   for (int i = 0; i < m->vals.len; i++)
     if (((Value *)m->vals.items[i])->bwd) return false; /* already a training module */
   Value *out = module_output(m);
+  int nouts_fwd = m->nouts;
   AD ad = {.m = m, .nfwd = m->vals.len};
   m->input_grads = c->input_grads;
   int n = ad.nfwd;
@@ -498,12 +499,15 @@ bool pass_autodiff(GnnCtx *c, Module *m) {
     module_add_output(m, arena_printf(m->arena, "grad_input.%s", x->name), ad.adj[i]);
   }
 
-  /* 5. Each argmax/argmin goes right after its gather: it is forward work. */
+  /* 5. Each argmax/argmin goes right after its gather: it is forward work. Without a gradient to
+   * compute (no parameter, no input asked for) there is no backward, and no seed either: the
+   * module is an inference module, as its library (no backward: nothing to call it for). */
+  bool no_grads = m->nouts == nouts_fwd;
   PtrVec all = m->vals;
   m->vals = (PtrVec){0};
   for (int i = 0; i < all.len; i++) {
     Value *v = all.items[i];
-    if (!v->bwd && i >= n) continue; /* an argmax: placed below */
+    if ((!v->bwd && i >= n) || (v == seed && no_grads)) continue; /* an argmax: placed below */
     vec_push(m->arena, &m->vals, v);
     if (i < n && ad.arg[i]) vec_push(m->arena, &m->vals, ad.arg[i]);
   }

@@ -39,6 +39,7 @@
 #include "../passes.h"
 
 #include <ctype.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -446,6 +447,7 @@ static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
   }
   if (sema_is_builtin_value(name)) {
     sema_err(s, loc, "'%s' is a builtin and cannot be redefined", name);
+    sema_bind(s, &env->vals, name, NULL, 0, loc); /* poisoned: its uses are not reported again */
     return false;
   }
   Binding *g = sema_lookup(&env->hypers, name);
@@ -460,6 +462,7 @@ static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
                sema_lookup(&env->hypers, name) ? "hyper-parameter" : "dimension");
     diag_note(&s->c->diag, g->loc, "'%s' was declared here", name);
     sema_report_frames(s);
+    sema_bind(s, &env->vals, name, NULL, 0, loc); /* poisoned: its uses are not reported again */
     return false;
   }
   sema_bind(s, &env->vals, name, v, 0, loc);
@@ -507,6 +510,7 @@ static void lower_for(Sema *s, const Decl *d, Env *env, const Stmt *st, Returned
 
 /* A parameter statement: a new parameter, or inside a loop the one that an earlier iteration
  * declared (the same path name), so that the iterations share it. */
+enum { PARAM_NAME_MAX = 250 };
 static void lower_param(Sema *s, Env *env, const Stmt *st) {
   Shape shape;
   const char *name = s->frame->path[0] ? arena_printf(&s->c->arena, "%s.%s", s->frame->path, st->name) : st->name;
@@ -515,6 +519,16 @@ static void lower_param(Sema *s, Env *env, const Stmt *st) {
   bool init_ok = !st->expr || sema_literal(s, env, st->expr, "the initial value of a parameter", &init);
   if (init_ok && !isfinite(init)) {
     sema_err(s, st->expr->loc, "the initial value of parameter '%s' is not finite", st->name);
+    init_ok = false;
+  } else if (init_ok && !isfinite((float)init)) { /* a parameter is float32: 1e39 would start at inf */
+    sema_err(s, st->expr->loc, "the initial value of parameter '%s', %g, is beyond float32's range (largest %.8g)", st->name, init,
+             (double)FLT_MAX);
+    init_ok = false;
+  }
+  /* The runtime's tensor files hold names of 1 to 255 bytes, and a gradient is "grad." + name. */
+  if (strlen(name) > PARAM_NAME_MAX) {
+    sema_err(s, st->name_loc, "the full name of this parameter (instance path, '.', name) is %zu characters, more than the %d "
+             "that tensor files allow ('grad.' + it within 255): shorten the layer or parameter names", strlen(name), PARAM_NAME_MAX);
     init_ok = false;
   }
   if (sema_eval_shape(s, env, st->type, &shape) && init_ok) {
@@ -635,7 +649,7 @@ static Value *lower_body(Sema *s, const Decl *d, Env *env) {
 }
 
 /* Binds a layer input's dims against the argument: bare names bind, expressions compare. */
-static bool bind_input(Sema *s, Env *env, const ParamDecl *p, const Value *arg, Loc arg_loc) {
+static bool bind_input(Sema *s, Env *env, const Decl *d, Loc call_loc, const ParamDecl *p, const Value *arg, Loc arg_loc) {
   const TypeSpec *t = p->type;
   if (arg->dom != t->dom) {
     sema_err(s, arg_loc, "input '%s' is declared %s value but the argument is %s value", p->name,
@@ -650,6 +664,15 @@ static bool bind_input(Sema *s, Env *env, const ParamDecl *p, const Value *arg, 
   for (int i = 0; i < t->ndims; i++) {
     const DimExpr *dx = t->dims[i];
     if (dx->kind == DX_NAME && !sema_lookup(&env->dims, dx->name)) {
+      const Binding *h = sema_lookup(&env->hypers, dx->name);
+      if (h) { /* one name, one meaning: `a` in the body is the hyper-parameter's value */
+        diag_error(&s->c->diag, dx->loc, "'%s' is a hyper-parameter of layer '%s', not a dimension: give input '%s''s "
+                   "dimension a name of its own", dx->name, d->name, p->name);
+        diag_note(&s->c->diag, h->loc, "'%s' was declared here", dx->name);
+        diag_note(&s->c->diag, call_loc, "in layer '%s' instantiated here", d->name);
+        sema_report_frames(s);
+        return false;
+      }
       sema_bind(s, &env->dims, dx->name, NULL, arg->shape.d[i], dx->loc);
       continue;
     }
@@ -773,7 +796,7 @@ static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call,
   Env env = {{0}, {0}, {0}};
   if (!bind_generics(s, d, caller, call, &env)) return NULL;
   for (int i = 0; i < d->ninputs; i++)
-    if (!bind_input(s, &env, d->inputs[i], args[i], call->args[i]->loc)) return NULL;
+    if (!bind_input(s, &env, d, call->loc, d->inputs[i], args[i], call->args[i]->loc)) return NULL;
 
   /* In a loop, every iteration's call at this site is the same instance (its parameters shared). */
   const char *path = NULL;
@@ -853,7 +876,8 @@ Module *sema_lower(GnnCtx *c) {
     for (int j = 0; j < d->ngens; j++) {
       void **g = strmap_put(&c->arena, &gens, d->gens[j]);
       if (*g) {
-        diag_error(&c->diag, d->gen_locs[j], "dimension '%s' declared twice", d->gens[j]);
+        diag_error(&c->diag, d->gen_locs[j], "%s '%s' declared twice", d->gen_hyper[j] ? "hyper-parameter" : "dimension",
+                   d->gens[j]);
         diag_note(&c->diag, *(Loc *)*g, "'%s' was first declared here", d->gens[j]);
       } else {
         *g = &d->gen_locs[j];

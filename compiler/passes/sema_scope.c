@@ -193,12 +193,23 @@ bool sema_literal(Sema *s, Env *env, const Node *n, const char *what, double *ou
   return true;
 }
 
-/* An index argument of slice: an integer literal >= 0 or a dimension name. -1 after an error. */
+/* An index argument of slice: a whole number from 0 to DIM_MAX, written as a literal, a
+ * hyper-parameter (a loop's variable among them) or a dimension name. -1 after an error. */
 int64_t sema_index_arg(Sema *s, Env *env, const Node *n, const char *what) {
-  if (n->kind == N_NUM && n->num == floor(n->num) && n->num >= 0 && n->num <= DIM_MAX) return (int64_t)n->num;
+  double x = -1;
   Binding *b;
-  if (n->kind == N_NAME && (b = sema_lookup(&env->dims, n->name))) return b->dim;
-  sema_err(s, n->loc, "%s must be a whole number from 0 to %d or a dimension name", what, DIM_MAX);
+  if (n->kind == N_NUM) {
+    x = n->num;
+  } else if (n->kind == N_NAME && !sema_lookup(&env->vals, n->name) && (b = sema_lookup(&env->hypers, n->name))) {
+    x = b->real;
+  } else if (n->kind == N_NAME && !sema_lookup(&env->vals, n->name) && (b = sema_lookup(&env->dims, n->name))) {
+    return b->dim;
+  } else {
+    sema_err(s, n->loc, "%s must be an integer literal, a hyper-parameter or a dimension name", what);
+    return -1;
+  }
+  if (x == floor(x) && x >= 0 && x <= DIM_MAX) return (int64_t)x;
+  sema_err(s, n->loc, "%s must be a whole number from 0 to %d, not %g", what, DIM_MAX, x);
   return -1;
 }
 
@@ -236,7 +247,10 @@ int64_t sema_loop_bound(Sema *s, Env *env, const DimExpr *d) {
   if (d->kind == DX_NUM || (d->kind == DX_NAME && (b = sema_lookup(&env->hypers, d->name)))) {
     double x = d->kind == DX_NUM ? (d->is_real ? d->real : (double)d->num) : b->real;
     if (x != floor(x) || x < 0 || x > LOOP_MAX) {
-      sema_err(s, d->loc, "a loop bound must be a whole number from 0 to %d, not %g", LOOP_MAX, x);
+      if (x == floor(x) && fabs(x) < 1e18) /* a whole number in full: %g would print 1048577 as 1.04858e+06 */
+        sema_err(s, d->loc, "a loop bound must be a whole number from 0 to %d, not %lld", LOOP_MAX, (long long)x);
+      else
+        sema_err(s, d->loc, "a loop bound must be a whole number from 0 to %d, not %g", LOOP_MAX, x);
       return -1;
     }
     return (int64_t)x;
