@@ -48,6 +48,14 @@ typedef struct {
   FuseGroup *g;
   int ng, gcap;
   int *stamp, cur;   /* producers()' visit marks */
+  /* The values in groups (anchors, roots, GEMMs) and, per such value, the grouped values its
+   * inline computation reaches (producers() stops there): group_graph's edges without walking
+   * the inline values again. Which values are grouped changes only in steps 3b and 6, which
+   * call index_frontiers again; their groups change anywhere, and are read at each use. */
+  Value **grouped;
+  int ngrouped;
+  int *front_start;  /* per grouped value k: front[front_start[k] .. front_start[k + 1]) */
+  Value **front;
 } Fuse;
 
 /* ---------------------------------------------------------------- classification */
@@ -402,49 +410,123 @@ static void producers(Fuse *F, const Value *v, bool *out, bool top) {
   producers_rec(F, v, out, top);
 }
 
-/* succ[a * ng + b]: group b reads a result of group a. */
-static bool *group_graph(Fuse *F) {
-  int ng = F->ng;
-  bool *succ = calloc((size_t)ng * (size_t)ng + 1, 1);
-  bool *pg = calloc((size_t)ng + 1, 1);
-  for (int i = 0; i < F->n; i++) {
-    Value *v = F->m->vals.items[i];
-    if (!in_group(v) || v->group < 0) continue;
-    memset(pg, 0, (size_t)ng + 1);
-    producers(F, v, pg, true);
-    for (int a = 0; a < ng; a++)
-      if (pg[a] && a != v->group) succ[a * ng + v->group] = true;
-  }
-  free(pg);
-  return succ;
+/* The group graph as successor lists: group b reads a result of group a <=> b is among
+ * to[start[a] .. start[a + 1]). Lists, not an ng x ng matrix, and one walk per question (below):
+ * the merges ask once per candidate, so the pass stays near linear in the model's size (a chain of
+ * 40,000 additions makes 800 groups: as a matrix, 14 s). */
+typedef struct {
+  int ng;
+  int *start, *to;
+} GroupGraph;
+
+static int cmp_u64(const void *x, const void *y) {
+  uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+  return a < b ? -1 : a > b;
 }
 
-static bool reach(const bool *succ, int ng, int from, int to, int skip, bool *vis) {
-  if (from == to) return true;
-  if (vis[from]) return false;
-  vis[from] = true;
-  for (int b = 0; b < ng; b++)
-    if (succ[from * ng + b] && b != skip && reach(succ, ng, b, to, skip, vis)) return true;
-  return false;
+/* The frontier of each grouped value's inline computation (Fuse.grouped, .front). */
+static void frontier_rec(Fuse *F, const Value *v, bool top, Value ***front, size_t *n, size_t *cap) {
+  if (F->stamp[v->id] == F->cur) return;
+  F->stamp[v->id] = F->cur;
+  if (!top && in_group(v)) {
+    if (*n == *cap) *front = realloc(*front, sizeof(Value *) * (*cap *= 2));
+    (*front)[(*n)++] = (Value *)v;
+    return;
+  }
+  if (is_leaf(v)) return;
+  for (int i = 0; i < v->nargs; i++) frontier_rec(F, v->args[i], false, front, n, cap);
+}
+
+static void free_frontiers(Fuse *F);
+static void index_frontiers(Fuse *F) {
+  free_frontiers(F);
+  F->grouped = malloc(sizeof(Value *) * ((size_t)F->n + 1));
+  F->front_start = malloc(sizeof(int) * ((size_t)F->n + 2));
+  size_t n = 0, cap = 64;
+  F->front = malloc(sizeof(Value *) * cap);
+  F->ngrouped = 0;
+  for (int i = 0; i < F->n; i++) {
+    Value *v = F->m->vals.items[i];
+    if (!in_group(v)) continue;
+    F->front_start[F->ngrouped] = (int)n;
+    F->grouped[F->ngrouped++] = v;
+    F->cur++;
+    frontier_rec(F, v, true, &F->front, &n, &cap);
+  }
+  F->front_start[F->ngrouped] = (int)n;
+}
+
+static void free_frontiers(Fuse *F) {
+  free(F->grouped);
+  free(F->front_start);
+  free(F->front);
+  F->grouped = NULL, F->front = NULL, F->front_start = NULL;
+}
+
+static GroupGraph group_graph(Fuse *F) {
+  int ng = F->ng;
+  GroupGraph gg = {.ng = ng, .start = calloc((size_t)ng + 2, sizeof(int))};
+  size_t ne = 0, cap = 64;
+  uint64_t *edges = malloc(sizeof(uint64_t) * cap); /* a << 32 | b */
+  for (int k = 0; k < F->ngrouped; k++) {
+    const Value *v = F->grouped[k];
+    if (v->group < 0) continue;
+    for (int f = F->front_start[k]; f < F->front_start[k + 1]; f++) {
+      int a = F->front[f]->group;
+      if (a < 0 || a == v->group) continue;
+      if (ne == cap) edges = realloc(edges, sizeof(uint64_t) * (cap *= 2));
+      edges[ne++] = (uint64_t)a << 32 | (uint32_t)v->group;
+    }
+  }
+  qsort(edges, ne, sizeof(uint64_t), cmp_u64);
+  gg.to = malloc(sizeof(int) * (ne + 1));
+  size_t nu = 0;
+  for (size_t e = 0; e < ne; e++) {
+    if (e && edges[e] == edges[e - 1]) continue;
+    gg.start[(edges[e] >> 32) + 1]++;
+    gg.to[nu++] = (int)(uint32_t)edges[e];
+  }
+  for (int g = 0; g < ng; g++) gg.start[g + 1] += gg.start[g];
+  free(edges);
+  return gg;
+}
+
+static void group_graph_free(GroupGraph *gg) {
+  free(gg->start);
+  free(gg->to);
+}
+
+/* Whether a path leads from a successor x != t of s to t (so s -> x -> ... -> t). One
+ * depth-first walk for all of s's successors: a group it has left without finding t cannot
+ * reach t, whichever successor it came from. */
+static bool reach_through_other(const GroupGraph *gg, int s, int t) {
+  bool *vis = calloc((size_t)gg->ng + 1, 1), found = false;
+  int *stack = malloc(sizeof(int) * ((size_t)gg->ng + 1)), top = 0;
+  for (int e = gg->start[s]; e < gg->start[s + 1] && !found; e++) {
+    int x = gg->to[e];
+    if (x == t || vis[x]) continue;
+    vis[x] = true;
+    stack[top++] = x;
+    while (top && !found) {
+      int y = stack[--top];
+      for (int f = gg->start[y]; f < gg->start[y + 1]; f++) {
+        int z = gg->to[f];
+        if (z == t) { found = true; break; }
+        if (!vis[z]) vis[z] = true, stack[top++] = z;
+      }
+    }
+  }
+  free(vis);
+  free(stack);
+  return found;
 }
 
 /* No path a -> x -> ... -> b (or b -> ... -> a) through another group x: merging a and b keeps
  * the group graph acyclic. */
 static bool merge_acyclic(Fuse *F, int a, int b) {
-  bool *succ = group_graph(F);
-  int ng = F->ng;
-  bool *vis = calloc((size_t)ng + 1, 1);
-  bool bad = false;
-  for (int pass = 0; pass < 2 && !bad; pass++) {
-    int s = pass ? b : a, t = pass ? a : b;
-    for (int x = 0; x < ng && !bad; x++) {
-      if (x == t || !succ[s * ng + x]) continue;
-      memset(vis, 0, (size_t)ng + 1);
-      bad = reach(succ, ng, x, t, -1, vis);
-    }
-  }
-  free(vis);
-  free(succ);
+  GroupGraph gg = group_graph(F);
+  bool bad = reach_through_other(&gg, a, b) || reach_through_other(&gg, b, a);
+  group_graph_free(&gg);
   return !bad;
 }
 
@@ -491,10 +573,8 @@ static bool far_conflict(Fuse *F, int a, int b, int dir) {
 }
 
 static void merge_into(Fuse *F, int into, int from) {
-  for (int i = 0; i < F->n; i++) {
-    Value *v = F->m->vals.items[i];
-    if (in_group(v) && v->group == from) v->group = into;
-  }
+  for (int k = 0; k < F->ngrouped; k++)
+    if (F->grouped[k]->group == from) F->grouped[k]->group = into;
   F->g[from].dead = true;
 }
 
@@ -581,16 +661,9 @@ static int latest_dep_group(Fuse *F, Value *v) {
 
 /* Group g reads, through another group, a result of its own: a cycle. */
 static bool cycle_through(Fuse *F, int g) {
-  bool *succ = group_graph(F);
-  int ng = F->ng;
-  bool *vis = calloc((size_t)ng + 1, 1), bad = false;
-  for (int x = 0; x < ng && !bad; x++) {
-    if (x == g || !succ[g * ng + x]) continue;
-    memset(vis, 0, (size_t)ng + 1);
-    bad = reach(succ, ng, x, g, -1, vis);
-  }
-  free(vis);
-  free(succ);
+  GroupGraph gg = group_graph(F);
+  bool bad = reach_through_other(&gg, g, g);
+  group_graph_free(&gg);
   return bad;
 }
 
@@ -612,7 +685,7 @@ static bool reaches_inline(const Value *v, const Value *x, bool *seen) {
 /* Kahn's algorithm over the live groups, forward before backward, ties by the smallest value. */
 static bool order_groups(Fuse *F, int *order, int *norder) {
   int ng = F->ng;
-  bool *succ = group_graph(F);
+  GroupGraph gg = group_graph(F);
   int *indeg = calloc((size_t)ng + 1, sizeof(int)), *first = malloc(sizeof(int) * ((size_t)ng + 1));
   bool *done = calloc((size_t)ng + 1, 1);
   for (int g = 0; g < ng; g++) first[g] = F->n;
@@ -625,8 +698,8 @@ static bool order_groups(Fuse *F, int *order, int *norder) {
     if (!joined && i < first[v->group]) first[v->group] = i;
   }
   for (int a = 0; a < ng; a++)
-    for (int b = 0; b < ng; b++)
-      if (succ[a * ng + b] && !F->g[a].dead && !F->g[b].dead) indeg[b]++;
+    for (int e = gg.start[a]; e < gg.start[a + 1]; e++)
+      if (!F->g[a].dead && !F->g[gg.to[e]].dead) indeg[gg.to[e]]++;
   int k = 0, live = 0;
   for (int g = 0; g < ng; g++) live += !F->g[g].dead;
   while (k < live) {
@@ -638,11 +711,11 @@ static bool order_groups(Fuse *F, int *order, int *norder) {
     if (pick < 0) break;
     done[pick] = true;
     order[k++] = pick;
-    for (int b = 0; b < ng; b++)
-      if (succ[pick * ng + b] && !F->g[b].dead) indeg[b]--;
+    for (int e = gg.start[pick]; e < gg.start[pick + 1]; e++)
+      if (!F->g[gg.to[e]].dead) indeg[gg.to[e]]--;
   }
   *norder = k;
-  free(succ);
+  group_graph_free(&gg);
   free(indeg);
   free(first);
   free(done);
@@ -754,6 +827,7 @@ bool pass_fuse(GnnCtx *c, Module *m) {
   if (c->diag.out) note_unknown_edge_ids(c, m);
   /* 3b. attention dots folded into their GEMM, where the cost model says so */
   fold_attention_dots(&F);
+  index_frontiers(&F);
   /* 4. roots join the latest walk whose results they use (unless that would need a step
    * between the walk and itself), or rows groups of their own */
   for (int i = 0; i < F.n; i++) {
@@ -814,10 +888,12 @@ bool pass_fuse(GnnCtx *c, Module *m) {
     if (readers < 2) continue;
     v->sched = SCHED_ROOT;
     v->group = new_group(&F, FG_ROWS, DOM_EDGE, 0, v->bwd);
+    index_frontiers(&F);
     if (cycle_through(&F, v->group)) { /* a reader's group also makes its operands: recompute after all */
       F.g[v->group].dead = true;
       v->sched = SCHED_INLINE;
       v->group = -1;
+      index_frontiers(&F);
     }
   }
   free(seen6);
@@ -827,6 +903,7 @@ bool pass_fuse(GnnCtx *c, Module *m) {
       fprintf(c->diag.out, "%s: note: fuse: the fused groups would form a cycle; compiling unfused (please report this model)\n",
               c->diag.path);
     free(order);
+    free_frontiers(&F);
     unfuse(m);
     return false;
   }
@@ -846,6 +923,7 @@ bool pass_fuse(GnnCtx *c, Module *m) {
   }
   free(order);
   free(newid);
+  free_frontiers(&F);
   m->groups = gs;
   m->ngroups = norder;
   m->fused = true;
