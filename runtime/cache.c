@@ -9,11 +9,17 @@
  *   24 int64    nv
  *   32 int64    ne
  *   40 uint64   checksum   over everything after the header (see checksum())
- *   48 uint64   reserved   0, 0
+ *   48 uint64   input_edges  0, or the graph's num_input_edges when it is more than its
+ *                             largest origin + 1 (its source's last edges dropped by the options)
+ *   56 uint64   reserved   0
  *   64 int64    in_ptr[nv + 1]
  *      int32    src[ne], then 4 zero bytes if ne is odd
  *      int64    edge_origin[ne]
- * Only what cannot be recomputed is stored: dst comes from in_ptr, CSC and degrees from src.
+ * Only what cannot be recomputed is stored: dst comes from in_ptr, CSC and degrees from src;
+ * num_input_edges is the largest origin + 1 unless input_edges says more. input_edges was a
+ * reserved 0 in the first caches, which therefore load as before; it is 0 in every cache but
+ * those of graphs whose last input edges the options dropped, so only those are refused (a
+ * reserved field not zero) by a runtime older than the field.
  * Loading trusts nothing: the size must match the header exactly before anything is
  * allocated, the checksum must match, and the arrays must form a CSR (in_ptr from 0 to ne,
  * never decreasing; ids in range; origin -1 only on self-loops), so a truncated or corrupted
@@ -35,7 +41,7 @@ typedef struct {
   char magic[8];
   uint32_t version, byte_order, flags, reserved0;
   int64_t nv, ne;
-  uint64_t checksum, reserved1, reserved2;
+  uint64_t checksum, input_edges, reserved2;
 } CacheHeader;
 
 _Static_assert(sizeof(CacheHeader) == CACHE_HEADER, "the cache header is 64 bytes");
@@ -77,6 +83,10 @@ gnn_status gnn_graph_save_cache(gnn_ctx *ctx, const gnn_graph *g, const char *pa
   h.flags = ((const RtGraph *)g)->flags;
   h.nv = g->nv;
   h.ne = g->ne;
+  int64_t implied = 0; /* what a loader infers without input_edges */
+  for (size_t e = 0; e < ne; e++)
+    if (g->edge_origin[e] >= implied) implied = g->edge_origin[e] + 1;
+  h.input_edges = g->num_input_edges > implied ? (uint64_t)g->num_input_edges : 0;
   uint64_t c = checksum(CHECKSUM_INIT, g->h_in_ptr, nptr * 8);
   c = checksum(c, g->h_src, ne * 4);
   if (ne % 2) c = checksum(c, &zero, 4);
@@ -109,8 +119,9 @@ static gnn_status check_header(gnn_ctx *ctx, const CacheHeader *h, uint64_t size
   if (h->version != CACHE_VERSION)
     return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: cache version %u; this runtime reads version %u", path,
                          (unsigned)h->version, CACHE_VERSION);
-  if (h->reserved0 || h->reserved1 || h->reserved2 || (h->flags & ~15u))
-    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: corrupted header (reserved fields are not zero)", path);
+  if (h->reserved0 || h->reserved2 || (h->flags & ~15u) || h->input_edges > (uint64_t)INT64_MAX)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: corrupted header (reserved fields are not zero, or input_edges "
+                         "out of range)", path);
   if (h->nv < 1 || h->nv > RT_MAX_ID + 1 || h->ne < 0 || h->ne > RT_MAX_ID)
     return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: corrupted header (%lld vertices, %lld edges)", path,
                          (long long)h->nv, (long long)h->ne);
@@ -195,8 +206,18 @@ gnn_status rt_load_cache(gnn_ctx *ctx, const char *path, const gnn_graph_opts *o
     goto fail;
   }
   if ((st = check_arrays(ctx, &h, in_ptr, src, origin, path))) goto fail;
+  int64_t implied = 0;
+  for (size_t e = 0; e < ne; e++)
+    if (origin[e] >= implied) implied = origin[e] + 1;
+  if (h.input_edges && (int64_t)h.input_edges <= implied) {
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: corrupted header (input_edges %llu, but an edge comes from input edge "
+                       "%lld)", path, (unsigned long long)h.input_edges, (long long)implied - 1);
+    goto fail;
+  }
   fclose(f);
-  return rt_graph_from_csr(ctx, h.nv, h.ne, in_ptr, src, origin, h.flags, out);
+  st = rt_graph_from_csr(ctx, h.nv, h.ne, in_ptr, src, origin, h.flags, out);
+  if (!st && h.input_edges) (*out)->num_input_edges = (int64_t)h.input_edges;
+  return st;
 fail:
   fclose(f);
   rt_garray_free(ctx, in_ptr);

@@ -94,8 +94,9 @@ static int64_t domain_rows(const gnn_graph *g, int domain) {
  * generated inputs are drawn in that order too). In file order (the default) edge e is row
  * edge_origin[e] of the graph file, and the self-loops --self-loops added (origin -1) follow the
  * file's rows in ascending vertex order, as gnnc run --self-loops appends them: in CSR order they
- * already ascend, so the j-th one met is row nfile + j, nfile being the largest origin + 1 (the
- * Python binding's Graph.num_input_edges). Both directions of a symmetric Matrix Market entry
+ * already ascend, so the j-th one met is row nfile + j, nfile being the graph's num_input_edges
+ * (the largest origin + 1 unless the options dropped the file's last edges; the Python binding's
+ * Graph.num_input_edges reads the same field). Both directions of a symmetric Matrix Market entry
  * share its origin: both read that row of an input, the row of an input gradient is the sum of
  * theirs (the row feeds both), and an edge output has no file order (main refuses it and points
  * to --edge-order graph). The origins are checked before anything is indexed with them, since a
@@ -131,6 +132,10 @@ static bool edge_rows_make(const gnn_graph *g, const char *graph, bool graph_ord
       return false;
     } else if (o >= nfile) nfile = o + 1;
   }
+  /* the file's count where the graph knows it: past the largest origin when its last edges were
+   * dropped, which gnn-run's options never do (a cache built with them is refused by its options),
+   * so a row without an edge below is still a damaged cache */
+  if (g->num_input_edges > nfile) nfile = g->num_input_edges;
   unsigned char *uses = calloc((size_t)(nfile ? nfile : 1), 1);
   if (!uses) {
     fprintf(stderr, "gnn-run: out of host memory (the edges' rows)\n");

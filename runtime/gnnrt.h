@@ -19,8 +19,12 @@
  *     is counter-based). One model or one context from two threads at once: no -- calls on one
  *     context must not overlap (the runtime takes no locks); passing a context between threads
  *     from one call to the next is fine. The host build parallelises inside a call with OpenMP
- *     (OMP_NUM_THREADS), with results that do not depend on the number of threads; many threads
- *     each running OpenMP teams want OMP_WAIT_POLICY=passive on a small machine.
+ *     (OMP_NUM_THREADS); the runtime's own loops and gnnc's kernels give results that do not
+ *     depend on the number of threads, but gnn_sgemm is OpenBLAS's, which splits a product by its
+ *     own thread count (OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS), so a model's outputs and
+ *     gradients can differ in the last bits between thread counts (1e-7 relative; bit-identical
+ *     with OPENBLAS_NUM_THREADS=1). Many threads each running OpenMP teams want
+ *     OMP_WAIT_POLICY=passive on a small machine.
  *   - Files are written whole or not at all (a temporary file, fsync, rename) and carry a
  *     version and a checksum where the format allows (tensor text files, checkpoints, .gcsr);
  *     a truncated or damaged file is refused before anything is loaded.
@@ -225,6 +229,13 @@ typedef struct gnn_graph {
   int64_t out_npieces;
   const int32_t *out_piece_row;
   const int64_t *out_piece_lo;
+  /* The edges of the graph's source before the options: an edge list's edge lines, a Matrix
+   * Market file's entries, an OGB folder's edge rows, gnn_graph_from_edges' ne -- the rows of an
+   * edge tensor in the source's order (edge_origin is below it). More than the largest origin + 1
+   * when the options dropped the last edges (remove_self_loops, dedup). gnn_graph_from_csr: ne
+   * when edge_origin is NULL, else -1 (the arrays do not say; the caller knows). A .gcsr cache
+   * keeps it. Last, so that the fields above keep their offsets. */
+  int64_t num_input_edges;
 } gnn_graph;
 
 /* A sparse-dense product over a graph's edges (what gnnc --spmm=cusparse compiles a plain
@@ -328,8 +339,12 @@ typedef struct gnn_sample {
 GNN_API gnn_status gnn_sampler_create(gnn_ctx *ctx, const gnn_graph *g, gnn_sampler **out);
 /* A sampler over a CSR by destination in host memory (as in gnn_graph: the in-edges of v are
  * in_ptr[v] .. in_ptr[v + 1] - 1, their sources src[...]): for callers that hold one already
- * (NumPy arrays). The arrays are checked once here (in_ptr from 0, never decreasing, to ne;
- * every src in 0 .. nv - 1: GNN_ERR_INVALID naming the first broken entry), not copied. */
+ * (NumPy arrays). The arrays are checked here (in_ptr from 0, never decreasing, to ne; every
+ * src in 0 .. nv - 1: GNN_ERR_INVALID naming the first broken entry) and not copied: they must
+ * outlive the sampler. Each batch checks again what it reads of them (0 <= in_ptr[v] <=
+ * in_ptr[v + 1] <= ne for each frontier vertex v, each sampled source in 0 .. nv - 1), so arrays
+ * changed since are a GNN_ERR_INVALID from gnn_sampler_sample naming the entry, never a read or
+ * write out of bounds. */
 GNN_API gnn_status gnn_sampler_from_csr(gnn_ctx *ctx, int64_t nv, int64_t ne, const int64_t *in_ptr,
                                         const int32_t *src, gnn_sampler **out);
 /* One batch: seeds (nseeds >= 1 distinct vertex ids), fanout (nhops >= 1 entries; < 0: every

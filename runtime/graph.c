@@ -390,6 +390,11 @@ gnn_status rt_graph_from_csr(gnn_ctx *ctx, int64_t nv, int64_t ne, int64_t *in_p
   g->h_src = src;
   g->h_dst = dst;
   g->edge_origin = origin;
+  /* the largest origin + 1: what the edges say of their source; the builder and the cache, which
+   * know better, set it after */
+  g->num_input_edges = 0;
+  for (int64_t e = 0; e < ne; e++)
+    if (origin[e] >= g->num_input_edges) g->num_input_edges = origin[e] + 1;
   rg->flags = flags;
   gnn_status st = graph_finish(ctx, g);
   if (st) {
@@ -425,6 +430,11 @@ gnn_status rt_graph_build(gnn_ctx *ctx, RtEdges *es, int64_t nv, const gnn_graph
                           gnn_graph **out) {
   static const gnn_graph_opts none;
   if (!opts) opts = &none;
+  /* the source's edges, before the options drop any: its last ones may go, so the largest origin
+   * after them can be less */
+  int64_t num_input = 0;
+  for (int64_t i = 0; i < es->n; i++)
+    if (es->origin[i] >= num_input) num_input = es->origin[i] + 1;
   gnn_status st = check_vertex_room(ctx, nv, where);
   uint8_t *flag = NULL;
   if (st) goto done;
@@ -504,6 +514,7 @@ gnn_status rt_graph_build(gnn_ctx *ctx, RtEdges *es, int64_t nv, const gnn_graph
     if (!st) {
       (*out)->h_edge_values = vals;
       (*out)->edge_ncols = ncols;
+      (*out)->num_input_edges = num_input;
     } else {
       free(vals);
     }
@@ -666,6 +677,7 @@ gnn_status gnn_graph_from_csr(gnn_ctx *ctx, int64_t nv, int64_t ne, const int64_
   gnn_graph *g = &rg->g;
   g->nv = nv;
   g->ne = ne;
+  g->num_input_edges = edge_origin && ne ? -1 : ne; /* origins given: their source's size is not known here */
   rg->flags = rt_opts_flags(opts);
   RtCsr c = {.nv = nv, .ne = ne, .in_ptr = in_ptr, .out_ptr = out_ptr, .origin = ne ? edge_origin : NULL, .src = src,
              .out_eid = out_eid};

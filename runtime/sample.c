@@ -10,6 +10,14 @@
  * count) through the sampler's map from graph ids to sample ids, which is -1 everywhere between
  * batches (only the entries a batch set are reset, so a batch costs its own size, not the graph's).
  *
+ * A CSR from gnn_sampler_from_csr is the caller's memory, not copied, and may change after its
+ * one check there (a NumPy array reused): each batch checks again what it reads, as it reads it --
+ * 0 <= in_ptr[v] <= in_ptr[v + 1] <= ne for each frontier vertex, each sampled source in 0 .. nv - 1
+ * -- so no content of the arrays makes it read or write out of bounds, only a GNN_ERR_INVALID
+ * naming the entry. The degrees are read once into the frontier's counts (`span`), so the parallel
+ * draws use the values checked, not a second read. The cost is a comparison per frontier vertex
+ * and per sampled edge, beside the random draws.
+ *
  * Host memory (malloc) in both builds: a batch's arrays are what the caller reads next; the map
  * is 4 bytes a vertex. OpenMP over the frontier in libgnnrt_host; serial in libgnnrt, whose C
  * files are built without OpenMP.
@@ -182,7 +190,7 @@ gnn_status gnn_sampler_sample(gnn_sampler *s, const int64_t *seeds, int64_t nsee
   Sample *b = (Sample *)rt_calloc(ctx, 1, sizeof *b, "gnn_sampler_sample: the sample");
   if (!b) return GNN_ERR_OOM;
   int32_t *local = s->local;
-  int64_t nv = 0, ne = 0, *count = NULL, *scratch = NULL;
+  int64_t nv = 0, ne = 0, *count = NULL, *scratch = NULL, *span = NULL;
   b->hop_nv = (int64_t *)rt_malloc(ctx, sizeof(int64_t) * (size_t)(nhops + 1), "gnn_sampler_sample: the hop counts");
   b->hop_ne = (int64_t *)rt_malloc(ctx, sizeof(int64_t) * (size_t)(nhops + 1), "gnn_sampler_sample: the hop counts");
   if (!b->hop_nv || !b->hop_ne) {
@@ -215,17 +223,31 @@ gnn_status gnn_sampler_sample(gnn_sampler *s, const int64_t *seeds, int64_t nsee
   int64_t lo = 0; /* the frontier: nodes[lo .. hi - 1] */
   for (int h = 0; h < nhops; h++) {
     int64_t hi = nv, nf = hi - lo, k = fanout[h];
-    count = (int64_t *)realloc(count, sizeof(int64_t) * (size_t)(nf + 1));
-    if (!count) {
+    int64_t *grown = (int64_t *)realloc(count, sizeof(int64_t) * (size_t)(nf + 1));
+    if (grown) count = grown;
+    int64_t *grown_span = grown ? (int64_t *)realloc(span, sizeof(int64_t) * 2 * (size_t)(nf ? nf : 1)) : NULL;
+    if (grown_span) span = grown_span;
+    if (!grown || !grown_span) {
       st = gnn_set_error(ctx, GNN_ERR_OOM, "gnn_sampler_sample: the frontier's counts (%lld vertices)", (long long)nf);
       goto done;
     }
     int64_t kmax = 0;
     count[0] = 0;
     for (int64_t i = 0; i < nf; i++) { /* count[i + 1]: the edges kept before frontier vertex i + 1 */
-      int64_t v = b->nodes[lo + i], d = s->in_ptr[v + 1] - s->in_ptr[v], c = k < 0 || d <= k ? d : k;
+      /* in_ptr read once here, checked, and kept in span for the draws (a caller's CSR may have
+       * changed since gnn_sampler_from_csr checked it) */
+      int64_t v = b->nodes[lo + i], first = s->in_ptr[v], last = s->in_ptr[v + 1];
+      if (first < 0 || last < first || last > s->ne) {
+        st = gnn_set_error(ctx, GNN_ERR_INVALID,
+                           "gnn_sampler_sample: in_ptr[%lld] = %lld, in_ptr[%lld] = %lld: not 0 <= in_ptr[v] <= in_ptr[v + 1] <= "
+                           "ne = %lld (the CSR changed after gnn_sampler_from_csr checked it?)",
+                           (long long)v, (long long)first, (long long)(v + 1), (long long)last, (long long)s->ne);
+        goto done;
+      }
+      int64_t d = last - first, c = k < 0 || d <= k ? d : k;
       if (c < d && c > kmax) kmax = c;
       count[i + 1] = count[i] + c;
+      span[2 * i] = first, span[2 * i + 1] = d;
     }
     int64_t add = count[nf];
     if (!grow(ctx, &b->src, &b->cap_ne, ne + add, 2, edge_arrays, "the edges")) {
@@ -248,10 +270,10 @@ gnn_status gnn_sampler_sample(gnn_sampler *s, const int64_t *seeds, int64_t nsee
       }
     }
     int64_t *eid = b->eid + ne, *dstl = b->dst + ne;
-    const int64_t *nodes = b->nodes;
+    const int64_t *nodes = b->nodes, *sp = span;
     SAMPLE_OMP("omp parallel for schedule(dynamic, 64) num_threads(nthreads)")
     for (int64_t i = 0; i < nf; i++) {
-      int64_t v = nodes[lo + i], first = s->in_ptr[v], d = s->in_ptr[v + 1] - first, c = count[i + 1] - count[i];
+      int64_t v = nodes[lo + i], first = sp[2 * i], d = sp[2 * i + 1], c = count[i + 1] - count[i];
       int64_t *pos = eid + count[i];
       if (c == 0) continue;
       if (c == d)
@@ -271,7 +293,13 @@ gnn_status gnn_sampler_sample(gnn_sampler *s, const int64_t *seeds, int64_t nsee
       goto done;
     }
     for (int64_t i = 0; i < add; i++) {
-      int64_t u = s->src[eid[i]];
+      int64_t u = s->src[eid[i]]; /* eid[i] < in_ptr[v + 1] <= ne: checked above */
+      if (u < 0 || u >= s->nv) {
+        st = gnn_set_error(ctx, GNN_ERR_INVALID,
+                           "gnn_sampler_sample: src[%lld] = %lld out of range (the graph has %lld vertices; the CSR changed "
+                           "after gnn_sampler_from_csr checked it?)", (long long)eid[i], (long long)u, (long long)s->nv);
+        goto done;
+      }
       if (local[u] < 0) {
         local[u] = (int32_t)nv;
         b->nodes[nv++] = u;
@@ -288,6 +316,7 @@ gnn_status gnn_sampler_sample(gnn_sampler *s, const int64_t *seeds, int64_t nsee
 done:
   for (int64_t i = 0; i < nv; i++) local[b->nodes[i]] = -1; /* the map is -1 again for the next batch */
   free(count);
+  free(span);
   free(scratch);
   if (st) {
     gnn_sample_free(&b->pub);

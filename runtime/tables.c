@@ -237,9 +237,10 @@ gnn_status gnn_labels_load(gnn_ctx *ctx, const char *path, int64_t nv, int32_t *
                          r.lineno, (long long)y);
       break;
     }
-    if (y >= RT_MAX_ID) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: label %lld does not fit in 32 bits", path, r.lineno,
-                         (long long)y);
+    if (y >= RT_MAX_ID) { /* the label is an int32, but the class count, the largest + 1, is an int too */
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT,
+                         "%s:%ld: error: label %lld is too large: the class count (the largest label + 1) must fit in "
+                         "32 bits, so labels go up to %lld", path, r.lineno, (long long)y, (long long)RT_MAX_ID - 1);
       break;
     }
     if (nv > 0 && n == nv) {

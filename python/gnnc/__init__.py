@@ -19,6 +19,7 @@ them with the graph's edge_origin (an edge the runtime added, a self-loop, gets 
 dropped on the way out). Pass edge_order="graph" to use the runtime's order instead.
 """
 import ctypes
+import operator
 import os
 import struct
 import weakref
@@ -74,7 +75,8 @@ class _Graph(ctypes.Structure):
                 ("edge_ncols", ctypes.c_int64), ("ng", ctypes.c_int64), ("graph_ptr", _p64), ("vertex_graph", _p32),
                 ("graph_size", _pf), ("h_graph_ptr", _p64), ("h_vertex_graph", _p32), ("out_dst", _p32),
                 ("piece_len", ctypes.c_int64), ("npieces", ctypes.c_int64), ("piece_row", _p32), ("piece_lo", _p64),
-                ("out_npieces", ctypes.c_int64), ("out_piece_row", _p32), ("out_piece_lo", _p64)]
+                ("out_npieces", ctypes.c_int64), ("out_piece_row", _p32), ("out_piece_lo", _p64),
+                ("num_input_edges", ctypes.c_int64)]
 
 
 class _Sample(ctypes.Structure):  # gnn_sample (gnnrt.h)
@@ -178,6 +180,8 @@ class Library:
         self._graph_from_csr = _fn(h, "gnn_graph_from_csr", ctypes.c_int, _vp, ctypes.c_int64, ctypes.c_int64, _vp, _vp,
                                    _vp, _vp, _vp, ctypes.POINTER(_GraphOpts), ctypes.POINTER(ctypes.POINTER(_Graph)))
         self._graph_host_copies = _fn(h, "gnn_graph_host_copies", ctypes.c_int, _vp, ctypes.POINTER(_Graph))
+        self._graph_set_graphs = _fn(h, "gnn_graph_set_graphs", ctypes.c_int, _vp, ctypes.POINTER(_Graph), ctypes.c_int64,
+                                     _vp)
         self._dataset_load = _fn(h, "gnn_dataset_load", ctypes.c_int, _vp, ctypes.c_char_p, ctypes.POINTER(_GraphOpts),
                                  ctypes.POINTER(ctypes.POINTER(_Dataset)))
         self._dataset_free = _fn(h, "gnn_dataset_free", None, _vp, ctypes.POINTER(_Dataset))
@@ -208,6 +212,10 @@ class Library:
         # per input (gnnc --input-grads): 1 the library computes its gradient on request, 2 asked for
         # but identically zero (the output does not depend on it differentiably), 0 not compiled for it
         self.input_grads = [int(a.input_grads[i]) for i in range(a.num_inputs)]
+        # what this library made and has not freed yet, weakly: close frees it all before the
+        # context (a graph's or dataset's host arrays, a model's, a sampler's, are the runtime's
+        # malloc memory, which the context does not own; freed after the context they could not be)
+        self._models, self._samplers, self._graphs = weakref.WeakSet(), weakref.WeakSet(), weakref.WeakSet()
         ctx = _vp()
         st = self._ctx_create(ctypes.byref(ctx), int(device))
         if st:
@@ -217,8 +225,16 @@ class Library:
         self._ctx = ctx
 
     def close(self):
-        """Frees the context (and with it any device memory still allocated from it)."""
+        """Frees everything made from this library that is still open -- its models, then its
+        samplers, then its graphs and datasets -- and then the context (and with it any device memory
+        still allocated from it). What is freed stays usable as an object only to say so (GnncError)."""
         if getattr(self, "_ctx", None):
+            for m in list(self._models):
+                m.close()
+            for smp in list(self._samplers):
+                smp.close()
+            for g in list(self._graphs):
+                g.free()  # no model and no sampler holds it now
             self._ctx_destroy(self._ctx)
             self._ctx = None
 
@@ -251,9 +267,11 @@ class Library:
         self._mem_reset_peak(self._ctx)
 
     def graph(self, src, dst, num_vertices=0, add_self_loops=False, remove_self_loops=False, dedup=False,
-              symmetrise=False):
+              symmetrise=False, batch=None):
         """A graph from NumPy edge arrays (or CPU tensors): edge i goes src[i] -> dst[i] (0-based vertex
-        ids, integers; floats only where every value is a whole number)."""
+        ids, integers; floats only where every value is a whole number). batch: a batch of graphs
+        (PyG's batch vector, Graph.set_graphs): batch[v] the graph of vertex v, so that a readout
+        reduces over each graph and a graph-level output has a row per graph."""
         src, dst = _vertex_ids("src", src), _vertex_ids("dst", dst)
         if src.shape != dst.shape:
             raise ValueError("src and dst differ in length (%d and %d)" % (src.size, dst.size))
@@ -262,7 +280,14 @@ class Library:
         g = ctypes.POINTER(_Graph)()
         self._check(self._graph_from_edges(self._ctx, num_vertices, src.size, src.ctypes.data, dst.ctypes.data,
                                            ctypes.byref(opts), ctypes.byref(g)))
-        return Graph(self, g, num_input_edges=src.size)
+        graph = Graph(self, g, num_input_edges=src.size)
+        if batch is not None:
+            try:
+                graph.set_graphs(batch)
+            except Exception:
+                graph.free()
+                raise
+        return graph
 
     def graph_from_csr(self, num_vertices, num_edges, in_ptr, src, out_ptr, out_eid, edge_origin=None,
                        num_input_edges=None, add_self_loops=False, remove_self_loops=False, dedup=False, symmetrise=False):
@@ -315,17 +340,20 @@ class Library:
         """A neighbour sampler for mini-batches (GraphSAGE, NeighborLoader-style; gnn_sampler_* in
         gnnrt.h) over a Graph's in-edges, or over a CSR by destination held as NumPy arrays (indptr:
         num_vertices + 1 offsets; indices: the in-edges' sources), which it keeps a reference to and
-        does not copy. Sampler.sample draws batches."""
+        does not copy (int64 indptr and int32 indices; other types are converted once): changing them
+        afterwards makes Sampler.sample raise GnncError naming the entry it finds out of range (the
+        runtime checks what each batch reads), never crash. Sampler.sample draws batches."""
         return Sampler(self, graph, indptr, indices)
 
     def initial_params(self, seed=1):
         """{name: array}: the parameters a model created with seed starts from (Glorot, the
         interpreter's values at float32; gnn_param_init_glorot), without a graph."""
+        seed = _seed("initial_params", seed)
         out = {}
         for p in self.param_info:
             v = np.empty(p.shape, np.float32)
             dims = (ctypes.c_int64 * 4)(*(list(p.shape) + [0] * (4 - len(p.shape))))
-            st = self._init_glorot(p.name.encode(), len(p.shape), dims, int(seed), v.ctypes.data)
+            st = self._init_glorot(p.name.encode(), len(p.shape), dims, seed, v.ctypes.data)
             if st:
                 raise GnncError(st, "gnn_param_init_glorot failed for %r" % p.name)
             out[p.name] = v
@@ -385,6 +413,41 @@ def _count(name, n):
     return n
 
 
+def _seed(where, seed):
+    """seed as a C uint64_t, refusing what ctypes would wrap silently (2**64 + 1 is seed 1) and
+    what int() would truncate (a float)."""
+    if isinstance(seed, bool):
+        raise TypeError("%s: seed must be an integer, not a bool" % where)
+    try:
+        seed = operator.index(seed)
+    except TypeError:
+        raise TypeError("%s: seed must be an integer, not %s" % (where, type(seed).__name__)) from None
+    if not 0 <= seed < 2**64:
+        raise ValueError("%s: seed %d is out of range (0 .. 2^64 - 1)" % (where, seed))
+    return seed
+
+
+def _graph_of(a, nv):
+    """a as the int64 graph id of each of nv vertices (a batch vector), as gnn_graph_set_graphs takes
+    it: from 0, up by 0 or 1 from one vertex to the next (each graph's vertices consecutive; a
+    graph without vertices cannot be)."""
+    of = _vertex_ids("batch", a)
+    if of.size != nv:
+        raise ValueError("batch has %d entries for a graph of %d vertices (one graph id per vertex)" % (of.size, nv))
+    if nv == 0:
+        raise ValueError("batch: a graph without vertices cannot be split into graphs")
+    if of[0] != 0:
+        raise ValueError("batch[0] = %d: the graph ids start at 0" % of[0])
+    step = np.diff(of)
+    bad = np.flatnonzero((step != 0) & (step != 1))
+    if bad.size:
+        v = int(bad[0]) + 1
+        raise ValueError("batch[%d] = %d after %d: graph ids go up by at most 1 from one vertex to the next (each "
+                         "graph's vertices consecutive, as in PyG's Batch; a graph without vertices is not supported)"
+                         % (v, of[v], of[v - 1]))
+    return of
+
+
 def _vertex_ids(name, a):
     """a as int64 vertex ids, refusing what a cast would silently change: booleans, non-numbers,
     and floats that are not whole numbers (0.5 would become vertex 0)."""
@@ -414,6 +477,7 @@ class Graph:
         self.nv, self.ne, self.ng = int(c.nv), int(c.ne), int(c.ng)   # ng: graphs of the batch
         self._host = None  # (edge_origin, src, dst), copied from the runtime's host arrays
         self._num_input_edges = None if num_input_edges is None else int(num_input_edges)
+        lib._graphs.add(self)
         if c.h_in_ptr:  # every graph but one built on the device: copied now, as the arrays are at hand
             self._host_arrays()
 
@@ -445,9 +509,15 @@ class Graph:
 
     @property
     def num_input_edges(self):
+        """The edges of the graph's source (the rows of an edge array in input order): the edges given
+        to lib.graph, an edge file's edge lines, as the runtime counted them before the options (its
+        last edges may be dropped, so it can exceed max(edge_origin) + 1)."""
         if self._num_input_edges is None:
-            o = self.edge_origin
-            self._num_input_edges = int(o.max() + 1) if o.size else 0
+            n = int(self._g.contents.num_input_edges) if self._g is not None else -1
+            if n < 0:  # a graph_from_csr with origins and no count given: what the origins say
+                o = self.edge_origin
+                n = int(o.max() + 1) if o.size else 0
+            self._num_input_edges = n
         return self._num_input_edges
 
     def free(self):
@@ -471,11 +541,31 @@ class Graph:
         except Exception:
             pass
 
+    def set_graphs(self, graph_of):
+        """Splits the vertices into a batch of graphs (gnn_graph_set_graphs; PyG's batch vector):
+        graph_of[v] is the graph of vertex v, starting at 0 and going up by at most 1 from one vertex
+        to the next (each graph's vertices consecutive, none empty), so a readout (sum_vertices,
+        ...) reduces over each graph and a graph-level tensor has ng rows. ValueError otherwise; a
+        graph an open model is bound to is refused (the model's memory is planned for its count)."""
+        if self._g is None or not self.lib._ctx:
+            raise GnncError(3, "the graph was freed (or its library closed)")
+        if any(m._m is not None for m in self._models):
+            raise GnncError(3, "set_graphs: the graph is bound to an open model, whose memory is planned for its graph "
+                               "count: split it before binding, or bind the model again (Model.set_graph) to a new graph")
+        of = _graph_of(graph_of, self.nv)
+        ng = int(of[-1]) + 1
+        self.lib._check(self.lib._graph_set_graphs(self.lib._ctx, self._g, ng, of.ctypes.data))
+        self.ng = int(self._g.contents.ng)
+
     def rows(self, domain):
         return self.nv if domain == "vertex" else self.ne if domain == "edge" else self.ng if domain == "graph" else 1
 
     def to_graph_order(self, a):
         """Edge rows in input order -> the runtime's order (added self-loops get zeros)."""
+        a = np.asarray(a)
+        if a.ndim < 1 or a.shape[0] != self.num_input_edges:  # more rows would be cut, fewer an IndexError
+            raise ValueError("edge rows in input order: want %d rows (the graph's input edges), got shape %s" % (
+                self.num_input_edges, a.shape))
         out = np.zeros((self.ne,) + a.shape[1:], a.dtype)
         keep = self.edge_origin >= 0
         out[keep] = a[self.edge_origin[keep]]
@@ -495,6 +585,10 @@ class Graph:
         """Edge rows in the runtime's order -> input order (rows of added edges dropped). gradient:
         a, the gradient of an edge input, is summed over the edges that share an input row (each
         read it); otherwise (an output) shared rows are refused: they have no single value."""
+        a = np.asarray(a)
+        if a.ndim < 1 or a.shape[0] != self.ne:
+            raise ValueError("edge rows in the graph's order: want %d rows (the graph's edges), got shape %s" % (
+                self.ne, a.shape))
         out = np.zeros((self.num_input_edges,) + a.shape[1:], a.dtype)
         keep = self.edge_origin >= 0
         if gradient:
@@ -558,6 +652,7 @@ class Sampler:
             lib._check(lib._sampler_from_csr(lib._ctx, ip.size - 1, ix.size, ip.ctypes.data, ix.ctypes.data, ctypes.byref(s)))
             self._keep = (ip, ix)
         self._s = s
+        lib._samplers.add(self)
 
     def sample(self, seeds, fanout, seed=0):
         """A Sample from seeds (distinct vertex ids) over len(fanout) hops; seed: 0 .. 2^64 - 1."""
@@ -568,12 +663,8 @@ class Sampler:
         if not self.lib._ctx:
             raise GnncError(3, "the gnnc.Library was closed (Library.close): load it again")
         ids = _vertex_ids("seeds", seeds)
-        fan = np.ascontiguousarray([int(k) for k in fanout], dtype=np.int64)
-        if fan.size < 1:
-            raise ValueError("Sampler.sample: fanout is empty (one entry per hop)")
-        seed = int(seed)
-        if not 0 <= seed < 2**64:
-            raise ValueError("Sampler.sample: seed %d is out of range (0 .. 2^64 - 1)" % seed)
+        fan = np.ascontiguousarray(_fanout(fanout), dtype=np.int64)
+        seed = _seed("Sampler.sample", seed)
         out = ctypes.POINTER(_Sample)()
         self.lib._check(self.lib._sampler_sample(self._s, ids.ctypes.data, ids.size, fan.ctypes.data, fan.size, seed,
                                                  ctypes.byref(out)))
@@ -601,6 +692,29 @@ class Sampler:
             pass
 
 
+def _fanout(fanout):
+    """fanout as a list of int64 counts, one per hop: a string is not a list of hops ("15" is not
+    [1, 5]), a float is not a count (2.9 is not 2), and a count must fit int64."""
+    if isinstance(fanout, (str, bytes)) or not hasattr(fanout, "__iter__"):
+        raise TypeError("Sampler.sample: fanout must be a list of integers, one per hop (e.g. [15, 10]), not %s"
+                        % type(fanout).__name__)
+    out = []
+    for h, k in enumerate(fanout):
+        if isinstance(k, (bool, np.bool_)):
+            raise TypeError("Sampler.sample: fanout[%d] = %r is not an integer" % (h, k))
+        try:
+            k = operator.index(k)
+        except TypeError:
+            raise TypeError("Sampler.sample: fanout[%d] = %r is not an integer (edges kept per vertex; < 0 for all)"
+                            % (h, k)) from None
+        if not -2**63 <= k < 2**63:
+            raise ValueError("Sampler.sample: fanout[%d] = %d is out of range (an int64; < 0 keeps every in-edge)" % (h, k))
+        out.append(k)
+    if not out:
+        raise ValueError("Sampler.sample: fanout is empty (one entry per hop)")
+    return out
+
+
 class _Buffer:
     """gnn_malloc'd memory (device memory in a CUDA library) freed with the model."""
 
@@ -622,13 +736,15 @@ class Model:
             raise ValueError("the graph must come from the same gnnc.Library (lib.graph / lib.load_graph)")
         self.lib, self.graph = lib, graph
         self._api = lib._api
+        seed = _seed("create", seed)
         h = _vp()
         if graph._g is None:
             raise GnncError(3, "the graph was freed (Graph.free)")
-        lib._check(self._api.create(lib._ctx, graph._g, int(seed), ctypes.byref(h)))
+        lib._check(self._api.create(lib._ctx, graph._g, seed, ctypes.byref(h)))
         self._m = h
         graph._models.add(self)
-        self._inputs = [None] * len(lib.inputs)  # device copies of the last forward's inputs (grown, never shrunk)
+        lib._models.add(self)
+        self._inputs = [None] * len(lib.inputs)  # device copies of the last forward's inputs (grown by forward, sized by reserve)
         self._grad_buf = None
         self.forwards = 0  # successful forwards so far (the torch wrapper uses it)
         self.bindings = 0  # set_graph calls so far (the torch wrapper uses it)
@@ -677,7 +793,9 @@ class Model:
 
     def reserve(self, num_vertices, num_edges, num_graphs=1, grow=True):
         """Sets the capacity the arenas are planned for (each count at least the bound graph's), so a loop
-        over batches up to that size allocates once; grow=False makes set_graph refuse a bigger graph."""
+        over batches up to that size allocates once; grow=False makes set_graph refuse a bigger graph.
+        The staging copies of the inputs and of backward's grad_out are sized to it too: a smaller
+        capacity gives back what a bigger one (or a bigger batch) took."""
         lib = self.lib
         num_vertices, num_edges = _count("num_vertices", num_vertices), _count("num_edges", num_edges)
         num_graphs = _count("num_graphs", num_graphs)
@@ -687,16 +805,20 @@ class Model:
         g = self.graph
         rows = {"vertex": max(int(num_vertices), g.nv), "edge": max(int(num_edges), g.ne),
                 "graph": max(int(num_graphs), g.ng), "global": 1}
+        # exactly that size: a smaller capacity gives back what a bigger batch grew them to, as the C
+        # reserve re-plans the arenas (the forward's state is gone either way: forward next)
         for k, t in enumerate(lib.inputs):
             need = max(rows[t.domain] * t.width * 4, 1)
-            if self._inputs[k] is None or self._inputs[k].nbytes < need:
+            if self._inputs[k] is None or self._inputs[k].nbytes != need:
                 if self._inputs[k] is not None:
                     self._inputs[k].free()
+                    self._inputs[k] = None
                 self._inputs[k] = _Buffer(lib, need)
         need = max(rows[lib.output.domain] * lib.output.width * 4, 1)
-        if lib.has_backward and (self._grad_buf is None or self._grad_buf.nbytes < need):
+        if lib.has_backward and (self._grad_buf is None or self._grad_buf.nbytes != need):
             if self._grad_buf is not None:
                 self._grad_buf.free()
+                self._grad_buf = None
             self._grad_buf = _Buffer(lib, need)
 
     # parameters
@@ -716,13 +838,18 @@ class Model:
         self.lib._check(self.lib._download(self.lib._ctx, out.ctypes.data, self._api.param(self._live(), i), out.nbytes))
         return out
 
-    def set_param(self, name, value):
+    def _param_value(self, name, value):
+        """(index, value as float32) of parameter name, checked: its shape, finite."""
         i, p = self._pinfo(name)
         v = np.asarray(value, dtype=np.float32, order="C")  # (ascontiguousarray makes a scalar's () (1,))
         if v.shape != p.shape:
             raise ValueError("parameter %r has shape %s, got %s" % (name, p.shape, v.shape))
         if not np.isfinite(v).all():
             raise ValueError("parameter %r: values must be finite" % name)
+        return i, v
+
+    def set_param(self, name, value):
+        i, v = self._param_value(name, value)
         self.lib._check(self.lib._upload(self.lib._ctx, self._api.param(self._live(), i), v.ctypes.data, v.nbytes))
 
     __getitem__ = get_param
@@ -740,8 +867,10 @@ class Model:
         extra = set(d) - set(self._index)
         if missing or extra:
             raise KeyError("parameters missing: %s; not in the model: %s" % (sorted(missing), sorted(extra)))
-        for n, v in d.items():
-            self.set_param(n, v)
+        # every entry checked before any is applied: a bad one leaves the model as it was, not half loaded
+        vals = [self._param_value(n, v) for n, v in d.items()]
+        for i, v in vals:
+            self.lib._check(self.lib._upload(self.lib._ctx, self._api.param(self._live(), i), v.ctypes.data, v.nbytes))
 
     def load_params(self, path):
         """Parameters from a tensor text file (gnn-train --save-params, gnnc run --save-params), checked whole (the checksum too)."""
@@ -853,6 +982,9 @@ class Model:
             raise GnncError(8, "%s was compiled without autodiff: no backward" % lib.name)
         g = np.ascontiguousarray(grad_out, dtype=np.float32)
         if o.domain == "edge" and edge_order == "input":
+            want = (self.graph.num_input_edges,) + o.shape
+            if g.shape != want:  # checked before the permutation, which would cut or fail on it
+                raise ValueError("grad_out: want shape %s (edges in input order), got %s" % (want, g.shape))
             g = np.ascontiguousarray(self.graph.to_graph_order(g))
         want = (self.graph.rows(o.domain),) + o.shape
         if g.shape != want:
@@ -871,10 +1003,10 @@ class Model:
         lib._check(lib._sync(lib._ctx))
 
     def request_input_grads(self, names):
-        """Asks for d loss / d input for the inputs named (an iterable of names; the others are no
+        """Asks for d loss / d input for the inputs named (a name or an iterable of names; the others are no
         longer asked for) in the backwards that follow. Each must be one the library computes
         (lib.input_grads, gnnc --input-grads): GnncError otherwise."""
-        names = set(names)
+        names = {names} if isinstance(names, str) else set(names)  # one name, not its characters
         known = {t.name for t in self.lib.inputs}
         if names - known:
             raise ValueError("%s has no input %s (its inputs: %s)" % (
@@ -885,8 +1017,10 @@ class Model:
 
     def input_grad_ptr(self, name):
         """The device pointer of input name's gradient from the last backward, or None."""
-        i = [t.name for t in self.lib.inputs].index(name)
-        return self._api.input_grad(self._live(), i) or None
+        names = [t.name for t in self.lib.inputs]
+        if name not in names:
+            raise ValueError("%s has no input %r (its inputs: %s)" % (self.lib.name, name, ", ".join(names)))
+        return self._api.input_grad(self._live(), names.index(name)) or None
 
     def input_grads(self, edge_order="input"):
         """{input name: d loss / d input} for the inputs the last backward computed (request_input_grads)."""

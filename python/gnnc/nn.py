@@ -23,7 +23,9 @@ Gradients flow to the parameters, and to the inputs the library was compiled to 
 learnable edge features train end to end. Each backward computes an input's gradient only when
 autograd needs it (the input requires grad), so a layer whose inputs are data pays nothing for
 it. An input that requires grad but that the library was not compiled to differentiate is
-refused with a message naming the flag (detach it, or recompile). CPU tensors use the host library; CUDA tensors use a CUDA library (gnnc
+refused with a message naming the flag (detach it, or recompile). First derivatives only: the
+backward is compiled code, so a backward through its gradients (torch.autograd.grad with
+create_graph=True, then a gradient penalty's backward) raises RuntimeError. CPU tensors use the host library; CUDA tensors use a CUDA library (gnnc
 --target=cuda) directly on device memory, synchronising the current torch stream before the
 call and the runtime's stream after it.
 
@@ -35,6 +37,7 @@ the CUDA path itself has not run on a GPU yet: make gpu-check's python step chec
 """
 import collections
 import ctypes
+import operator
 import weakref
 
 import numpy as np
@@ -161,16 +164,45 @@ class GnncFunction(torch.autograd.Function):
         # integer inputs, inputs not wanted and identically zero gradients: None
         dxs = [dx[t.name].to(device=x.device, dtype=x.dtype) if t.name in dx and t.name in want else None
                for t, x in zip(lib.inputs, inputs)]
-        return (None, None, None, None) + tuple(dxs) + tuple(grads)
+        out = tuple(dxs) + tuple(grads)
+        # create_graph=True (a gradient penalty): these gradients come from compiled code and have
+        # no derivative, yet they depend on the inputs and parameters. Returned as they are, they
+        # would not require grad and a term built on them would silently add nothing (the
+        # once_differentiable decorator catches only a grad_out that requires grad, not this).
+        # Tied to what they depend on through _NoSecondDerivative, a backward through them raises.
+        deps = [t for t in (grad_out,) + tuple(tensors) if t.requires_grad]
+        if torch.is_grad_enabled() and deps:
+            out = tuple(None if o is None else _NoSecondDerivative.apply(o, *deps) for o in out)
+        return (None, None, None, None) + out
+
+
+class _NoSecondDerivative(torch.autograd.Function):
+    """The identity on a gradient gnnc computed, whose own backward raises: what GnncFunction.backward
+    returns under create_graph=True, so that differentiating it again fails loudly."""
+
+    @staticmethod
+    def forward(ctx, grad, *deps):
+        return grad.clone()
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise RuntimeError("a second derivative through a gnnc layer (GnncModule, GnncFunction): its backward is "
+                           "compiled code and has no derivative of its own. Take gradients through it without "
+                           "create_graph=True, or write the term that differentiates them (a gradient penalty) in "
+                           "PyTorch")
 
 
 class GnncModule(torch.nn.Module):
     """A gnnc model library as a torch.nn.Module: forward(graph, *inputs).
 
-    forward(graph, *inputs): graph is a gnnc.Graph; or an edge_index tensor [2, E] (PyG's: edge i
-    goes edge_index[0, i] -> edge_index[1, i]; the vertex count from the first vertex input); or a
-    PyG Data / Batch (anything with edge_index and num_nodes), whose attributes named like the
-    model's inputs, else x (vertex) and edge_attr (edge), are the inputs unless given. A graph made
+    forward(graph, *inputs, batch=None): graph is a gnnc.Graph; or an edge_index tensor [2, E] (PyG's:
+    edge i goes edge_index[0, i] -> edge_index[1, i]; the vertex count from the first vertex input);
+    or a PyG Data / Batch (anything with edge_index and num_nodes), whose attributes named like the
+    model's inputs, else x (vertex) and edge_attr (edge), are the inputs unless given. batch (PyG's
+    batch vector: the graph of each vertex, from 0, each graph's vertices consecutive, none empty;
+    a Batch's own .batch when not given) splits a graph made from tensors into graphs, so that a
+    readout pools each graph and a graph-level output has a row per graph; without it the graph is
+    one graph (a gnnc.Graph has its own: Graph.set_graphs). A graph made
     from a tensor takes the module's add_self_loops / symmetrise / dedup, is kept while that same
     tensor object is unchanged (full-graph training builds it once), and takes and gives edge rows
     in edge_index's order. graph_builder says where its CSR is built: "auto" (default) on the
@@ -182,7 +214,8 @@ class GnncModule(torch.nn.Module):
 
     Mini-batches: the module has one gnnc model, rebound to each new graph (Model.set_graph), its
     arena reused and grown 1.5x when a batch is bigger than any before. capacity=(vertices, edges)
-    or (vertices, edges, graphs) reserves that much when the model is made, so batches up to it
+    or (vertices, edges, graphs) (checked here: counts in 0 .. 2^31) reserves that much when the
+    model is made, so batches up to it
     allocate nothing more. Graphs made from tensors are cached for the max_graphs most recently used
     tensors, each entry dropped when its tensor is freed.
 
@@ -215,7 +248,7 @@ class GnncModule(torch.nn.Module):
         # the one gnnc model, rebound per graph; capacity (vertices, edges[, graphs]) is reserved on it
         # when it is made, so batches up to that size allocate nothing more
         self._model = None
-        self.capacity = tuple(capacity) if capacity is not None else None
+        self.capacity = _capacity(capacity)
         self.dropout_seed = dropout_seed
         # the dropout stream's position: a buffer, so that state_dict() saves it
         self.register_buffer("dropout_step", torch.zeros((), dtype=torch.int64))
@@ -251,12 +284,14 @@ class GnncModule(torch.nn.Module):
     def named_gnnc_parameters(self):
         return [(n, getattr(self, _param_key(n))) for n in self._names]
 
-    def forward(self, graph, *inputs):
+    def forward(self, graph, *inputs, batch=None):
         tg = None
+        if isinstance(graph, Graph) and batch is not None:
+            raise ValueError("batch= goes with an edge_index; a gnnc.Graph has its own (Graph.set_graphs, lib.graph(batch=))")
         if not isinstance(graph, Graph):
-            tg, inputs = self._tensor_graph(graph, inputs)
+            tg, inputs = self._tensor_graph(graph, inputs, batch)
             graph = tg.graph
-            inputs = [tg.to_graph_order(x) if t.domain == "edge" else x for x, t in zip(inputs, self.lib.inputs)]
+            inputs = [tg.to_graph_order(x, t) if t.domain == "edge" else x for x, t in zip(inputs, self.lib.inputs)]
         model = self.model_for(graph)
         params = [getattr(self, _param_key(n)) for n in self._names]
         seed = 0
@@ -268,14 +303,21 @@ class GnncModule(torch.nn.Module):
             y = tg.to_input_order(y)
         return y
 
-    def _tensor_graph(self, g, inputs):
-        """(the _TensorGraph of an edge_index tensor or a PyG Data, the inputs)."""
+    def _tensor_graph(self, g, inputs, batch=None):
+        """(the _TensorGraph of an edge_index tensor or a PyG Data, the inputs). batch: the graph of
+        each vertex (PyG's batch vector; a Data's own .batch when not given), else one graph."""
         if torch.is_tensor(g):
             edge_index = g
             vin = [x for x, t in zip(inputs, self.lib.inputs) if t.domain == "vertex"]
             nv = int(vin[0].shape[0]) if vin else (int(edge_index.max()) + 1 if edge_index.numel() else 0)
         elif hasattr(g, "edge_index"):
             edge_index, nv = g.edge_index, int(g.num_nodes)
+            if batch is None:  # a PyG Batch: its graphs, so that a readout pools each one
+                batch = getattr(g, "batch", None)
+                ng = getattr(g, "num_graphs", None) if batch is not None else None
+                if ng is not None and batch.numel() and int(ng) != int(batch.max()) + 1:
+                    raise ValueError("the batch holds %d graphs (num_graphs) but its batch vector names %d: a graph "
+                                     "without vertices is not supported" % (int(ng), int(batch.max()) + 1))
             if not inputs:
                 inputs = []
                 for t in self.lib.inputs:
@@ -294,25 +336,59 @@ class GnncModule(torch.nn.Module):
                 list(edge_index.shape) if torch.is_tensor(edge_index) else type(edge_index).__name__,))
         if edge_index.dtype.is_floating_point or edge_index.dtype == torch.bool or edge_index.dtype.is_complex:
             raise TypeError("edge_index must hold integer vertex ids, not %s" % edge_index.dtype)
+        if batch is not None and not torch.is_tensor(batch):
+            batch = torch.as_tensor(np.asarray(batch))
         hit = self._graphs.get(id(edge_index))
-        if hit is not None and hit[0]() is edge_index and hit[1] == edge_index._version and hit[2] == nv:
+        if hit is not None and hit[0]() is edge_index and hit[1] == edge_index._version and hit[2] == nv and (
+                hit[4] is None if batch is None else hit[4] is not None and hit[4][0]() is batch and
+                hit[4][1] == batch._version):
             self._graphs.move_to_end(id(edge_index))
             return hit[3], inputs
         on_device = self.graph_builder == "torch" or (
             self.graph_builder == "auto" and edge_index.is_cuda and self.lib.target == "cuda")
+        graph_of = None if batch is None else batch.detach().cpu().numpy()  # the runtime reads it on the host
         if on_device:
             tg = graph_from_edge_index(self.lib, edge_index, nv, **self.graph_options)
+            if graph_of is not None:
+                tg.graph.set_graphs(graph_of)
         else:
             ei = edge_index.detach().cpu().numpy()
-            tg = _TensorGraph(self.lib.graph(ei[0], ei[1], num_vertices=nv, **self.graph_options))
+            tg = _TensorGraph(self.lib.graph(ei[0], ei[1], num_vertices=nv, batch=graph_of, **self.graph_options))
         key = id(edge_index)
         graphs = weakref.ref(self._graphs)
         # the batch's graph goes when its edge_index does (a sampler's old batches keep nothing alive)
         weakref.finalize(edge_index, _forget, graphs, key, weakref.ref(tg))
-        self._graphs[key] = (weakref.ref(edge_index), edge_index._version, nv, tg)
+        self._graphs[key] = (weakref.ref(edge_index), edge_index._version, nv, tg,
+                             None if batch is None else (weakref.ref(batch), batch._version))
         while len(self._graphs) > self.max_graphs:
             self._graphs.popitem(last=False)
         return tg, inputs
+
+
+def _capacity(capacity):
+    """capacity as (vertices, edges) or (vertices, edges, graphs), checked when the module is made
+    rather than at its first forward (and a fourth entry is not silently Model.reserve's grow)."""
+    if capacity is None:
+        return None
+    try:
+        c = tuple(capacity)
+    except TypeError:
+        raise TypeError("capacity must be (vertices, edges) or (vertices, edges, graphs), not %s"
+                        % type(capacity).__name__) from None
+    if len(c) not in (2, 3):
+        raise ValueError("capacity must be (vertices, edges) or (vertices, edges, graphs), got %d entries: %r" % (len(c), c))
+    out = []
+    for name, n in zip(("vertices", "edges", "graphs"), c):
+        if isinstance(n, bool):
+            raise TypeError("capacity: %s = %r is not a count" % (name, n))
+        try:
+            n = operator.index(n)
+        except TypeError:
+            raise TypeError("capacity: %s = %r is not an integer" % (name, n)) from None
+        if not 0 <= n <= 2**31:  # the runtime's int32 ids (Model.reserve's GnncError otherwise, at the first forward)
+            raise ValueError("capacity: %s = %d is out of range (0 .. 2^31)" % (name, n))
+        out.append(n)
+    return tuple(out)
 
 
 def _forget(graphs_ref, key, tg_ref):
@@ -364,8 +440,14 @@ class _TensorGraph:
             self._on[device] = (self._csr_rows.to(device), self._input_rows.to(device))
         return self._on[device]
 
-    def to_graph_order(self, a):
-        """Edge rows in edge_index's order -> the runtime's (added self-loops zero)."""
+    def to_graph_order(self, a, t=None):
+        """Edge rows in edge_index's order -> the runtime's (added self-loops zero). t: the model
+        input a is, for the message."""
+        n = self.graph.num_input_edges
+        if a.dim() < 1 or a.shape[0] != n:  # index_select would cut more rows and fail on fewer
+            want = (n,) + (t.shape if t is not None else tuple(a.shape[1:]))
+            raise ValueError("%s: want shape %s (a row per edge of edge_index, in its order), got %s" % (
+                "input %r" % t.name if t is not None else "edge rows", want, tuple(a.shape)))
         csr, inp = self._idx(a.device)
         out = a.new_zeros((self.graph.ne,) + tuple(a.shape[1:]))
         return out.index_copy(0, csr, a.index_select(0, inp))

@@ -105,6 +105,16 @@ def main():
     y = capped(gs[0], torch.randn(1000, F))  # still bound where it was, and usable
     check(tuple(y.shape) == (1000, 3), "batches/usable-after-refusal", "output shape %s" % (tuple(y.shape),))
 
+    # capacity checked when the module is made (it was at the first forward; a 4th entry became
+    # reserve's grow silently)
+    for name, cap, kind, text in [("four-entries", (10, 20, 1, False), ValueError, "got 4 entries"),
+                                  ("negative", (10, -1), ValueError, "edges = -1 is out of range"),
+                                  ("too-large", (2**40, 10), ValueError, "vertices = 1099511627776 is out of range"),
+                                  ("float", (10.5, 20), TypeError, "vertices = 10.5 is not an integer"),
+                                  ("not-a-tuple", 10, TypeError, "not int")]:
+        ok, msg = raises(kind, lambda: GnncModule(lib, seed=1, capacity=cap), text)
+        check(ok, "capacity/refused-" + name, msg)
+
     ok, msg = raises(ValueError, lambda: lib.graph(np.array([0.5, 1.0]), np.array([1, 0])), "src[0] = 0.5 is not a whole number")
     check(ok, "bad-ids/fraction", msg)
     ok, msg = raises(TypeError, lambda: lib.graph(np.array([True, False]), np.array([1, 0])), "vertex ids must be integers")

@@ -15,6 +15,8 @@ features, --input-grads=all). GRAPH is a small dataset folder, CORA the Cora fol
   on-request/...      a backward where no input requires grad computes none (input_grad is NULL), and
                       the parameter gradients are then bit for bit those of the parameter-only library
   refused/...         a parameter-only library refuses an input that requires grad, naming the flag
+  double-backward/... a gradient through the layer taken with create_graph=True equals a plain
+                      backward's, and a backward through it (a gradient penalty) raises
   two-layers/...      gnnc GCN -> PyTorch Linear + ReLU -> gnnc GAT, trained a few SGD steps, against
                       the same composition of the references
   pyg/...             a Linear encoder -> gnnc GAT -> Linear decoder trained end to end on Cora with
@@ -169,6 +171,24 @@ def check_on_request(lib_ig, lib_plain, g_ig, g, F):
     check(x2.grad is not None and model.input_grad_ptr("x") is not None, "on-request/computed-when-asked")
     a(g_ig, x).sum().backward()
     check(model.input_grad_ptr("x") is None, "on-request/not-kept-asking")
+    # one name as a string is that name, not its characters (a message about input 'x'... or a
+    # silent request for single-letter inputs); an unknown name says which inputs there are
+    mn = lib_ig.create(g_ig, seed=1)
+    mn.request_input_grads("x")
+    yn = mn.forward(x.numpy(), training=True)
+    mn.backward(np.ones_like(yn))
+    check(list(mn.input_grads()) == ["x"], "on-request/one-name-string", repr(list(mn.input_grads())))
+    mn.close()
+    try:
+        model.request_input_grads("xy")
+        check(False, "on-request/unknown-string", "accepted")
+    except ValueError as e:
+        check("has no input xy (its inputs: x)" in str(e), "on-request/unknown-string", str(e))
+    try:
+        model.input_grad_ptr("nope")
+        check(False, "on-request/unknown-ptr", "accepted")
+    except ValueError as e:
+        check("has no input 'nope' (its inputs: x)" in str(e), "on-request/unknown-ptr", str(e))
 
 
 def check_passthrough(lib):
@@ -361,6 +381,27 @@ def check_rebound(tag, lib, small, big, F):
           "%d rebinds; d loss / d x differs from a fresh module's by %.3g" % (rebinds, maxdiff(x.grad, x2.grad)))
 
 
+def check_double_backward(lib, g, F):
+    """A gradient penalty through the layer: torch.autograd.grad(create_graph=True) gives the same
+    d/dx as a plain backward, and a backward through it raises (gnnc has no second derivative);
+    before, d/dx did not require grad and the penalty silently added nothing to W's gradient."""
+    torch.manual_seed(11)
+    x0 = torch.randn(g.nv, F)
+    layer = GnncModule(lib, seed=1)
+    x = x0.clone().requires_grad_()
+    y = layer(g, x)
+    gx, = torch.autograd.grad(y.sum(), x, create_graph=True)
+    x1 = x0.clone().requires_grad_()
+    layer(g, x1).sum().backward()
+    check(gx.requires_grad and torch.equal(gx.detach(), x1.grad), "double-backward/first-order-unchanged",
+          "requires_grad %s, differs by %.3g" % (gx.requires_grad, maxdiff(gx, x1.grad)))
+    try:
+        (y.pow(2).mean() + 100.0 * gx.pow(2).sum()).backward()
+        check(False, "double-backward/refused", "the penalty's backward ran (its term adds nothing through gnnc)")
+    except RuntimeError as e:
+        check("second derivative through a gnnc layer" in str(e), "double-backward/refused", str(e))
+
+
 def main():
     libdir, graph_path, cora = sys.argv[1], sys.argv[2], sys.argv[3]
     lib_gcn, lib_gat = gnnc.load(libdir + "/libgcn_ig.so"), gnnc.load(libdir + "/libgat_ig.so")
@@ -373,6 +414,7 @@ def main():
     check_on_request(lib_gcn, lib_plain, g, lib_plain.load_graph(graph_path), lib_gcn.inputs[0].width)
     check_passthrough(gnnc.load(libdir + "/libpassthrough_ig.so"))
     check_refused(lib_plain, lib_plain.load_graph(graph_path), lib_plain.inputs[0].width)
+    check_double_backward(lib_gcn, g, lib_gcn.inputs[0].width)
     g2 = lib_gat.load_graph(graph_path)
     check_two_layers(lib_gcn, lib_gat, g, g2)
     tiny = np.array([0, 1, 2, 3, 4, 0]), np.array([1, 2, 3, 4, 0, 2])

@@ -11,9 +11,11 @@ library without gnn_model_entry). Checks:
   - bad use raises (wrong shapes, unknown names, a library that is not a model, bad files).
 Prints "ok NAME" / "FAIL NAME: detail" lines.
 """
+import ctypes
 import gzip
 import os
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -130,6 +132,48 @@ def main():
     yg = me.forward(x, ge.to_graph_order(wv), edge_order="graph")
     check(yg.shape == (ge.ne, 2) and np.allclose(ge.to_input_order(yg), want, rtol=1e-5, atol=1e-6), "edges/graph-order")
     raises(ValueError, "edges in input order", "edges/wrong-length", lambda: me.forward(x, wv[:10]))
+    # an edge array with the wrong number of rows, in input order: refused with the shape wanted (more
+    # rows were cut to the graph's silently, fewer a bare IndexError)
+    for rows in (91, 10):
+        me.forward(x, wv, training=True)
+        raises(ValueError, "grad_out: want shape (90, 2) (edges in input order), got (%d, 2)" % rows,
+               "edges/backward-rows-%d" % rows, lambda: me.backward(np.ones((rows, 2), np.float32)))
+        raises(ValueError, "want 90 rows (the graph's input edges), got shape (%d, 2)" % rows,
+               "edges/to-graph-order-rows-%d" % rows, lambda: ge.to_graph_order(np.ones((rows, 2), np.float32)))
+        raises(ValueError, "want %d rows (the graph's edges), got shape (%d, 2)" % (ge.ne, rows),
+               "edges/to-input-order-rows-%d" % rows, lambda: ge.to_input_order(np.ones((rows, 2), np.float32)))
+
+    # an edge file whose last edge the options drop (a self-loop, remove_self_loops): the file has 4
+    # edges, the largest origin is 2; num_input_edges is the runtime's count of the file's edges (it was
+    # max(edge_origin) + 1 = 3, and a 4-row input-order array was refused), and a .gcsr keeps it
+    with open(work + "/trail.edges", "w") as f:
+        f.write("0 1\n1 2\n2 0\n2 2\n")
+    gt = le.load_graph(work + "/trail.edges", remove_self_loops=True)
+    check(gt.ne == 3 and gt.num_input_edges == 4, "edges/dropped-last-counted", "ne %d, num_input_edges %d" % (gt.ne, gt.num_input_edges))
+    mt = le.create(gt, seed=2)
+    wt = rs.randn(4, 2).astype(np.float32)
+    yt = mt.forward(rs.randn(3, 3).astype(np.float32), wt)
+    check(yt.shape == (4, 2) and not yt[3].any(), "edges/dropped-last-output", "shape %s, row 3 %s" % (yt.shape, yt[-1]))
+    save = le._h.gnn_graph_save_cache
+    save.restype, save.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p]
+    for name, gr, want48 in (("trail", gt, 4), ("plain", ge, 0)):
+        st = save(le._ctx, ctypes.cast(gr._g, ctypes.c_void_p), (work + "/%s.gcsr" % name).encode())
+        with open(work + "/%s.gcsr" % name, "rb") as f:
+            head = f.read(64)
+        check(st == 0 and struct.unpack_from("<Q", head, 48)[0] == want48, "cache/input-edges-field-" + name,
+              "status %d, input_edges %d" % (st, struct.unpack_from("<Q", head, 48)[0] if len(head) == 64 else -1))
+    gtc = le.load_graph(work + "/trail.gcsr", remove_self_loops=True)
+    check(gtc.num_input_edges == 4 and np.array_equal(gtc.edge_origin, gt.edge_origin), "cache/keeps-num-input-edges",
+          "num_input_edges %d" % gtc.num_input_edges)
+    gpc = le.load_graph(work + "/plain.gcsr", add_self_loops=True)  # field 0: the largest origin + 1, as before
+    check(gpc.num_input_edges == 90, "cache/implied-num-input-edges", "num_input_edges %d" % gpc.num_input_edges)
+    with open(work + "/trail.gcsr", "rb") as f:
+        bad = bytearray(f.read())
+    struct.pack_into("<Q", bad, 48, 2)  # fewer than the origins say: a damaged header
+    with open(work + "/bad-input-edges.gcsr", "wb") as f:
+        f.write(bad)
+    raises(gnnc.GnncError, "corrupted header (input_edges 2, but an edge comes from input edge 2)", "cache/input-edges-damaged",
+           lambda: le.load_graph(work + "/bad-input-edges.gcsr", remove_self_loops=True))
 
     # a dataset folder
     gc, feats, labels, masks = lib.load_dataset("data/cora")
@@ -208,6 +252,61 @@ def main():
     mg.load_state_dict(mg.state_dict())
     check(mg["ginconv0.eps"].shape == () and float(mg["ginconv0.eps"]) == 0.25, "params/scalar", repr(mg["ginconv0.eps"]))
     raises(ValueError, "has shape (), got (1,)", "params/scalar-wrong-shape", lambda: mg.set_param("ginconv0.eps", [0.5]))
+
+    # Library.close frees what it made that is still open: models, samplers, graphs, datasets (a graph
+    # or dataset still referenced at close leaked its host arrays for good, 15 MB a cycle with Cora)
+    def rss_mb():
+        return int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+    def cycle():
+        lk = gnnc.load(libdir + "/libgcn_interp.so")
+        kept = lk.load_dataset("data/cora")
+        gk = lk.load_graph(graph)
+        mk, sk = lk.create(gk, seed=1), lk.sampler(gk)
+        lk.close()
+        return kept[0], gk, mk, sk
+    for _ in range(3):
+        cycle()
+    r0 = rss_mb()
+    for _ in range(12):
+        kept = cycle()
+    grew = (rss_mb() - r0) / 12
+    check(kept[0]._g is None and kept[1]._g is None and kept[2]._m is None and kept[3]._s is None,
+          "library/close-frees-what-it-made", "graph %s, dataset %s, model %s, sampler %s still open" % tuple(
+              x is not None for x in (kept[1]._g, kept[0]._g, kept[2]._m, kept[3]._s)))
+    check(grew < 3, "library/close-leaks-nothing", "resident memory grew %.1f MB a cycle" % grew)
+    raises(gnnc.GnncError, "gnnc.Library was closed", "library/model-of-closed", lambda: kept[2].forward(ins["x"]))
+
+    # arguments refused rather than half applied or wrapped
+    mh = lib.create(g, seed=1)
+    before = mh.state_dict()
+    bad = {k: v + 1 for k, v in before.items()}
+    bad["gcnconv1.b"] = np.array([1, np.nan, 1], np.float32)  # the last entry; the others were set before
+    raises(ValueError, "'gcnconv1.b': values must be finite", "params/load-state-dict-bad", lambda: mh.load_state_dict(bad))
+    check(all(np.array_equal(mh[k], v) for k, v in before.items()), "params/load-state-dict-bad-changes-nothing",
+          "changed: %s" % [k for k, v in before.items() if not np.array_equal(mh[k], v)])
+    bad["gcnconv1.b"] = np.zeros(4, np.float32)
+    raises(ValueError, "has shape (3,), got (4,)", "params/load-state-dict-shape", lambda: mh.load_state_dict(bad))
+    check(all(np.array_equal(mh[k], v) for k, v in before.items()), "params/load-state-dict-shape-changes-nothing")
+    raises(ValueError, "create: seed 18446744073709551617 is out of range", "params/create-seed-wraps",
+           lambda: lib.create(g, seed=2**64 + 1))
+    raises(ValueError, "initial_params: seed -1 is out of range", "params/initial-seed-negative",
+           lambda: lib.initial_params(-1))
+    raises(TypeError, "seed must be an integer, not float", "params/create-seed-float", lambda: lib.create(g, seed=1.5))
+    check(np.array_equal(lib.create(g, seed=2**64 - 1)["gcnconv0.W"], lib.initial_params(2**64 - 1)["gcnconv0.W"]),
+          "params/seed-2-64-minus-1")
+    # Model.reserve to a smaller capacity gives back the staging copies a bigger one made
+    mr = lib.create(g, seed=1)
+    live0 = lib.memory_usage()[0]
+    mr.reserve(200000, 400000)
+    big = mr._inputs[0].nbytes
+    mr.reserve(g.nv, g.ne)
+    live1 = lib.memory_usage()[0]
+    check(big == 200000 * 5 * 4 and mr._inputs[0].nbytes == g.nv * 5 * 4 and live1 < live0 + 2**20,
+          "reserve/shrinks-staging", "staging %d then %d bytes; live %d -> %d" % (big, mr._inputs[0].nbytes, live0, live1))
+    check(mr.forward(ins["x"]).shape == (40, 3), "reserve/usable-after-shrink")
+    mr.close()
+    mh.close()
 
     # a library cut short: a GnncError, not SIGBUS in the loader
     with open(libdir + "/libgcn_interp.so", "rb") as f:

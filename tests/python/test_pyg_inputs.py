@@ -7,7 +7,9 @@ graph made from a tensor is reused while that tensor object is unchanged and rem
 changes in place or is another tensor; a Data-like object (edge_index, num_nodes, x) gives the
 same, and so does torch_geometric's Data where it is installed; edge rows in and out are in
 edge_index's order (EdgeIO with added self-loops against the formula in torch, output and dW);
-bad graphs are refused with a message. Prints "ok NAME" / "FAIL NAME: detail" lines.
+bad graphs are refused with a message; with libgin_graph.so (dsl-examples/gin_graph.gnn) a batch
+of graphs (a batch vector, a Batch) gives a row per graph, each equal to the graph run alone.
+Prints "ok NAME" / "FAIL NAME: detail" lines.
 """
 import os
 import sys
@@ -36,6 +38,95 @@ class FakeData:
 
 def grads(layer):
     return [p.grad.clone() for _, p in layer.named_gnnc_parameters()]
+
+
+def check_batches(d):
+    """A batch of graphs (PyG's Batch, its batch vector) through a graph-level model (GIN with sum
+    readouts, dsl-examples/gin_graph.gnn): a row per graph, equal to each graph run alone, and so
+    are the parameter gradients (their sum); lib.graph(batch=), layer(edge_index, x, batch=) and a
+    Batch-like object alike; bad batch vectors refused. Before, the batch vector was ignored: one
+    row, every graph pooled together."""
+    lib = gnnc.load(os.path.join(d, "libgin_graph.so"))
+    rs = np.random.RandomState(5)
+    sizes = [3, 7, 1, 5]
+    parts, off = [], 0
+    for n in sizes:  # random edges within each graph, ids offset as PyG's Batch does
+        k = 3 * n
+        parts.append((torch.from_numpy(rs.randint(0, n, (2, k))) + off, n))
+        off += n
+    ei = torch.cat([p for p, _ in parts], 1)
+    batch = torch.cat([torch.full((n,), i, dtype=torch.int64) for i, n in enumerate(sizes)])
+    x = torch.from_numpy(rs.rand(off, 1).astype(np.float32))
+    layer = GnncModule(lib, seed=4)
+    ys, gs = [], []
+    for i, (p, n) in enumerate(parts):  # one graph at a time: the reference
+        lo = sum(sizes[:i])
+        y = layer(p - lo, x[lo:lo + n])
+        layer.zero_grad()
+        (y * (i + 1)).sum().backward()
+        ys.append(y.detach())
+        gs.append(grads(layer))
+    want = torch.cat(ys)
+    want_g = [sum(g[k] for g in gs) for k in range(len(gs[0]))]
+
+    def same(y, name):
+        check(tuple(y.shape) == (len(sizes), 3) and torch.allclose(y, want, rtol=1e-5, atol=1e-6), name,
+              "shape %s, max diff %s" % (tuple(y.shape), float((y - want).abs().max()) if y.shape == want.shape else "-"))
+
+    weights = torch.arange(1, len(sizes) + 1, dtype=torch.float32)[:, None]
+    layer.zero_grad()
+    y = layer(ei, x, batch=batch)
+    (y * weights).sum().backward()
+    same(y.detach(), "batch/edge_index-rows-per-graph")
+    check(all(torch.allclose(a, b, rtol=1e-4, atol=1e-5) for a, b in zip(grads(layer), want_g)), "batch/edge_index-grads",
+          "parameter gradients differ from the per-graph sums")
+    with torch.no_grad():
+        same(layer(FakeData(edge_index=ei, num_nodes=off, x=x, batch=batch, num_graphs=len(sizes))), "batch/data-like")
+        # the cached graph is the batch's: the same edge_index without a batch is one graph again
+        check(tuple(layer(ei, x).shape) == (1, 3), "batch/cache-keeps-batches-apart")
+    g = lib.graph(ei[0].numpy(), ei[1].numpy(), num_vertices=off, batch=batch.numpy())
+    m = lib.create(g, seed=4)
+    for n, p in layer.named_gnnc_parameters():
+        m[n] = p.detach().numpy()
+    yn = torch.from_numpy(m.forward(x.numpy()))
+    check(g.ng == len(sizes), "batch/library-graph-ng", "ng %d" % g.ng)
+    same(yn, "batch/library-graph")
+    try:
+        from torch_geometric.data import Batch, Data
+        datas = [Data(x=x[sum(sizes[:i]):sum(sizes[:i]) + n], edge_index=p - sum(sizes[:i]), num_nodes=n)
+                 for i, (p, n) in enumerate(parts)]
+        with torch.no_grad():
+            same(layer(Batch.from_data_list(datas)), "batch/torch_geometric")
+    except ImportError:
+        print("note: torch_geometric is not installed here: its Batch is not tried (the duck-typed one is)")
+    # refused: ValueError naming what is wrong, nothing built
+    bad = [("length", batch[:-1], "batch has 15 entries for a graph of 16 vertices"),
+           ("start", batch + 1, "batch[0] = 1: the graph ids start at 0"),
+           ("jump", torch.tensor([0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3]), "batch[3] = 2 after 0"),
+           ("decreasing", torch.tensor([0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 2, 2, 2, 2, 2]), "batch[10] = 0 after 1"),
+           ("float", batch.float() + 0.5, "not a whole number")]
+    for name, b, text in bad:
+        try:
+            layer(ei, x, batch=b)
+            check(False, "batch/refused-" + name, "accepted")
+        except ValueError as e:
+            check(text in str(e), "batch/refused-" + name, str(e))
+        except Exception as e:
+            check(False, "batch/refused-" + name, "%s: %s" % (type(e).__name__, e))
+    try:
+        layer(FakeData(edge_index=ei, num_nodes=off, x=x, batch=batch, num_graphs=5))
+        check(False, "batch/refused-empty-graph", "accepted")
+    except ValueError as e:
+        check("a graph without vertices is not supported" in str(e), "batch/refused-empty-graph", str(e))
+    try:
+        m.close()
+        gb = lib.graph(ei[0].numpy(), ei[1].numpy(), num_vertices=off)
+        mb = lib.create(gb)
+        gb.set_graphs(batch.numpy())
+        check(False, "batch/refused-bound-graph", "accepted")
+    except gnnc.GnncError as e:
+        check("bound to an open model" in str(e) and gb.ng == 1, "batch/refused-bound-graph", str(e))
+    mb.close()
 
 
 def main():
@@ -101,6 +192,18 @@ def main():
     check(torch.allclose(got, W.grad, rtol=1e-4, atol=1e-5), "edges/grad-through-the-permutation",
           "max diff %g" % float((got - W.grad).abs().max()))
 
+    # an edge input with more or fewer rows than edge_index has edges: refused with the shape wanted
+    # (more were cut silently, fewer a bare IndexError)
+    for rows in (ne + 3, 3):
+        try:
+            m(ei, xe, torch.randn(rows, 2))
+            check(False, "edges/input-rows-%s" % ("more" if rows > ne else "fewer"), "accepted %d rows" % rows)
+        except ValueError as e:
+            check("input 'w': want shape (%d, 2)" % ne in str(e) and "got (%d, 2)" % rows in str(e),
+                  "edges/input-rows-%s" % ("more" if rows > ne else "fewer"), str(e))
+        except Exception as e:
+            check(False, "edges/input-rows-%s" % ("more" if rows > ne else "fewer"), "%s: %s" % (type(e).__name__, e))
+
     # refused
     for name, fn, kind, text in [
         ("float-ids", lambda: a(ei.float(), x), TypeError, "integer vertex ids"),
@@ -115,6 +218,7 @@ def main():
             check(text in str(e), "refused/" + name, str(e))
         except Exception as e:
             check(False, "refused/" + name, "%s: %s" % (type(e).__name__, e))
+    check_batches(d)
     return 1 if failures else 0
 
 

@@ -130,6 +130,15 @@ def main():
     raises(ValueError, "not a whole number", "error/float-seed", lambda: by_graph.sample([1.5], [2]))
     raises(ValueError, "fanout is empty", "error/no-hops", lambda: by_graph.sample([1], []))
     raises(ValueError, "out of range (0 .. 2^64 - 1)", "error/seed-64", lambda: by_graph.sample([1], [2], seed=2**64))
+    # fan-outs: a float was truncated (2.9 kept 2), a string split into hops ("15": [1, 5]), 2^63 a bare OverflowError
+    raises(TypeError, "fanout[0] = 2.9 is not an integer", "error/fanout-float", lambda: by_graph.sample([1], [2.9]))
+    raises(TypeError, "fanout must be a list of integers", "error/fanout-string", lambda: by_graph.sample([1], "15"))
+    raises(TypeError, "fanout must be a list of integers", "error/fanout-scalar", lambda: by_graph.sample([1], 15))
+    raises(TypeError, "fanout[1] = True is not an integer", "error/fanout-bool", lambda: by_graph.sample([1], [2, True]))
+    raises(ValueError, "fanout[0] = 9223372036854775808 is out of range", "error/fanout-2-63",
+           lambda: by_graph.sample([1], [2**63]))
+    check(same(by_graph.sample([1], (np.int64(3), -1), 4), reference(indptr, indices, [1], [3, -1], 4)), "fanout/numpy-ints",
+          "a tuple of NumPy integers differs from the list")
     raises(ValueError, "graph or a CSR", "error/neither", lambda: lib.sampler())
     raises(TypeError, "1-D integer array", "error/csr-float", lambda: lib.sampler(indptr=indptr.astype(float), indices=indices))
     raises(ValueError, "out of range", "error/csr-range", lambda: lib.sampler(indptr=indptr, indices=indices + 1))
@@ -143,6 +152,20 @@ def main():
     check(same(by_csr.sample([0], [15, 10], 1), reference(indptr, indices, [0], [15, 10], 1)), "csr/outlives-graph",
           "the CSR sampler changed when the graph went")
     by_csr.close()
+    # the caller's arrays are not copied (int64 indptr, int32 indices): changed after the sampler
+    # checked them, a batch is a GnncError naming the entry (the runtime checks what it reads), not a
+    # segmentation fault; put back, the same batches
+    ip, ix = np.array([0, 1, 2], np.int64), np.array([1, 0], np.int32)
+    mut = lib.sampler(indptr=ip, indices=ix)
+    ix[0] = 2**31 - 1
+    raises(gnnc.GnncError, "src[0] = 2147483647 out of range", "csr-changed/index", lambda: mut.sample([0], [2], 5))
+    ix[0] = 1
+    ip[1] = 7
+    raises(gnnc.GnncError, "in_ptr[0] = 0, in_ptr[1] = 7", "csr-changed/indptr", lambda: mut.sample([0], [2], 5))
+    ip[1] = 1
+    check(same(mut.sample([0], [2], 5), reference(ip.tolist(), ix.tolist(), [0], [2], 5)), "csr-changed/put-back",
+          "the batch differs from the specification")
+    mut.close()
     lib.close()
     return 1 if failures else 0
 

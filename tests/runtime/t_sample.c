@@ -276,6 +276,56 @@ static void test_errors(gnn_ctx *ctx) {
   }
 }
 
+/* The caller's CSR is not copied: changed after gnn_sampler_from_csr checked it (a NumPy array
+ * reused), each batch finds what it reads out of range and says so, with no read or write out of
+ * bounds (this crashed: a source of 2^31 - 1 indexed the vertex map); put back, the sampler draws
+ * the same batch as before (its vertex map was left clean). */
+static void test_csr_changed(gnn_ctx *ctx) {
+  int64_t ptr[] = {0, 2, 3, 3};
+  int32_t src[] = {1, 2, 0};
+  gnn_sampler *s = NULL;
+  gnn_sample *b = NULL, *b0 = NULL;
+  int64_t seed1[] = {0}, all[] = {-1, -1};
+  if (gnn_sampler_from_csr(ctx, 3, 3, ptr, src, &s)) {
+    check(0, "sample/csr-changed/create", "%s", gnn_last_error(ctx));
+    return;
+  }
+  gnn_status st = gnn_sampler_sample(s, seed1, 1, all, 2, 3, &b0);
+  check(st == GNN_OK, "sample/csr-changed/before", "%s", gnn_last_error(ctx));
+  struct {
+    const char *name, *msg;
+    int64_t *p;
+    int64_t pv;
+    int32_t *q;
+    int32_t qv;
+  } cases[] = {
+      {"src-huge", "src[1] = 2147483647 out of range (the graph has 3 vertices", NULL, 0, &src[1], INT32_MAX},
+      {"src-negative", "src[0] = -1 out of range", NULL, 0, &src[0], -1},
+      {"ptr-past-ne", "in_ptr[0] = 0, in_ptr[1] = 1000000: not 0 <= in_ptr[v] <= in_ptr[v + 1] <= ne = 3", &ptr[1], 1000000, NULL, 0},
+      {"ptr-decreasing", "in_ptr[1] = 2, in_ptr[2] = 1: not", &ptr[2], 1, NULL, 0},
+      {"ptr-negative", "in_ptr[0] = -5, in_ptr[1] = 2", &ptr[0], -5, NULL, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char name[64], none[80];
+    snprintf(name, sizeof name, "sample/csr-changed/%s", cases[i].name);
+    snprintf(none, sizeof none, "%s-no-sample", name);
+    int64_t p_old = cases[i].p ? *cases[i].p : 0;
+    int32_t q_old = cases[i].q ? *cases[i].q : 0;
+    if (cases[i].p) *cases[i].p = cases[i].pv;
+    if (cases[i].q) *cases[i].q = cases[i].qv;
+    b = NULL;
+    check_status(ctx, gnn_sampler_sample(s, seed1, 1, all, 2, 3, &b), GNN_ERR_INVALID, name, cases[i].msg, NULL);
+    check(b == NULL, none, "a sample came back with the error");
+    if (cases[i].p) *cases[i].p = p_old;
+    if (cases[i].q) *cases[i].q = q_old;
+  }
+  st = gnn_sampler_sample(s, seed1, 1, all, 2, 3, &b);
+  check(st == GNN_OK && b0 && same(b, b0), "sample/csr-changed/put-back", "%s", st ? gnn_last_error(ctx) : "a different batch");
+  if (!st) gnn_sample_free(b);
+  if (b0) gnn_sample_free(b0);
+  gnn_sampler_free(s);
+}
+
 int main(void) {
   gnn_ctx *ctx = NULL;
   gnn_status st = gnn_ctx_create(&ctx, 0);
@@ -286,6 +336,7 @@ int main(void) {
   }
   set_threads(1);
   test_errors(ctx);
+  test_csr_changed(ctx);
   test_batches(ctx);
   test_uniform(ctx, 10, 3, 30000);
   test_uniform(ctx, 10, 1, 20000);

@@ -21,7 +21,9 @@
 #                         (fractions, booleans, out of range, an empty batch) are refused
 #   python/pyg-inputs/... tests/python/test_pyg_inputs.py: GnncModule(edge_index, x) and (data) as with a
 #                         gnnc.Graph, exactly; the graph reused while its tensor is unchanged; edge rows
-#                         in edge_index's order; a real torch_geometric Data where PyG is installed
+#                         in edge_index's order; a real torch_geometric Data where PyG is installed;
+#                         a batch of graphs (batch vector, Batch) through a graph-level model, equal
+#                         to each graph run alone
 #   python/device-csr/... tests/python/test_device_csr.py: the graph of an edge_index built with torch ops
 #                         (gnnc.csr, gnn_graph_from_csr: a CUDA edge_index's path) on CPU tensors equals
 #                         the runtime's host builder's, array for array, over random graphs and every
@@ -70,6 +72,10 @@ else
   done
   if ! py_out=$("$GNNC" tests/interp/models/gin.gnn --target=host -o "$py/libgin.so" 2>&1); then
     fail python/build/gin "$(py_tail "$py_out")"; py_ok=0
+  fi
+  # a graph-level model (sum readouts): batches of graphs in test_pyg_inputs.py
+  if ! py_out=$("$GNNC" dsl-examples/gin_graph.gnn --target=host -o "$py/libgin_graph.so" 2>&1); then
+    fail python/build/gin_graph "$(py_tail "$py_out")"; py_ok=0
   fi
   if ! py_out=$("$GNNC" tests/interp/models/gcn.gnn --target=host -o "$py/libgcn_interp.so" 2>&1) ||
      ! py_out=$(cc -std=c11 -O1 -fopenmp -fPIC -shared -Iruntime -Igenerated -o "$py/libnoentry.so" generated/gcn.c \

@@ -249,6 +249,8 @@ else
   rt_ogb_bad features-rows GNN_ERR_FORMAT "@: error: 3 feature rows for a graph of 4 vertices" raw/node-feat.csv.gz '1,2\n3,4\n5,1\n'
   rt_ogb_bad features-more-rows GNN_ERR_FORMAT "@:5: error: more feature rows than the graph's 4 vertices" raw/node-feat.csv.gz '1,2\n3,4\n5,1\n6,7\n8,9\n'
   rt_ogb_bad labels-count GNN_ERR_FORMAT "@: error: 3 labels for a graph of 4 vertices" raw/node-label.csv.gz '0\n1\n0\n'
+  # 2^31 - 1 fits the int32 label, but not the class count (largest + 1): the message says so
+  rt_ogb_bad labels-class-count GNN_ERR_FORMAT "@:4: error: label 2147483647 is too large: the class count (the largest label + 1) must fit in 32 bits, so labels go up to 2147483646" raw/node-label.csv.gz '0\n1\n0\n2147483647\n'
   rt_ogb_bad labels-multi-task GNN_ERR_FORMAT "@:1: error: label '0,1' is not an integer" raw/node-label.csv.gz '0,1\n1,0\n0,0\n1,1\n'
   rt_ogb_bad split-range GNN_ERR_FORMAT "@:2: error: vertex id 7 out of range (the graph has 4 vertices)" split/s/train.csv.gz '0\n7\n'
   rt_ogb_bad split-repeat GNN_ERR_FORMAT "@:2: error: vertex 2 is listed twice" split/s/valid.csv.gz '2\n2\n'
