@@ -1,9 +1,11 @@
 /* parser.y -- the grammar of the .gnn language (pure, reentrant bison with locations).
  *
- * The parser only builds the AST; names, domains and shapes are sema's business. Two error
+ * The parser only builds the AST; names, domains and shapes are sema's business. Error
  * productions keep going after a syntax error: a bad statement is skipped to the end of its
- * line, and a bad declaration header is skipped to its closing brace, so one run reports
- * the errors of several statements and declarations. Syntax errors are worded by
+ * line or to the '}' that closes its body, whichever comes first (a one-line body
+ * `{ return x[src][1] }` keeps its '}', so the next declaration parses), and a bad declaration
+ * header is skipped to its closing brace, so one run reports the errors of several statements
+ * and declarations. Syntax errors are worded by
  * yyreport_syntax_error (parse.error custom), which adds a "to match this '('" note from the
  * lexer's stack of open brackets.
  */
@@ -291,6 +293,7 @@ dim
 body
   : '{' stmts '}'           { $$ = $2; }
   | '{' stmts stmt '}'      { $$ = push(c, $2, $3); }
+  | '{' stmts error '}'     { $$ = $2; yyerrok; } /* a bad last statement: skipped to the '}' that ends the body */
   ;
 
 stmts
