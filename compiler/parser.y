@@ -20,14 +20,20 @@
 %code requires {
 #include "ctx.h"
 typedef struct { double v; long long i; bool is_int; } NumLit;
+/* How deeply an expression may nest: parentheses, calls, unary minus, '@' (docs/language.md
+ * section 2). The lexer counts the levels; sema's own limit across layer calls is the same. */
+enum { GNN_MAX_NESTING = 1000 };
 }
 
 %code {
 #include <string.h>
 int gnn_yylex(GNN_YYSTYPE *lval, GNN_YYLTYPE *lloc, void *scanner);
 bool gnn_lex_open_bracket(void *scanner, char *ch, Loc *loc); /* lexer.l */
+bool gnn_lex_stopped(void *scanner);
 static void gnn_yyerror(GNN_YYLTYPE *l, GnnCtx *c, void *scanner, const char *msg);
-#define YYMAXDEPTH 1000 /* bounds AST depth, hence recursion in sema */
+/* A backstop: the lexer stops at GNN_MAX_NESTING levels, which take at most about 7 stack
+ * entries each (IDENT '<' gen_args '>' '(' args ',' for a generic call in a second argument). */
+#define YYMAXDEPTH (10 * GNN_MAX_NESTING)
 
 static Loc L(GNN_YYLTYPE l) {
   int len = l.last_line == l.first_line ? l.last_column - l.first_column : 1;
@@ -387,6 +393,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, GnnCtx *c, void *scann
   int nexp = yypcontext_expected_tokens(ctx, expected, MAX_EXPECTED);
   if (nexp < 0) return nexp;
   yysymbol_kind_t tok = yypcontext_token(ctx);
+  if (gnn_lex_stopped(scanner)) return 0; /* the input was cut at a nesting error: that is the error */
   char buf[512] = "syntax error";
   size_t n = strlen(buf);
   char open;
@@ -408,11 +415,12 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, GnnCtx *c, void *scann
   return 0;
 }
 
-/* Bison's other errors: only "memory exhausted", when the parser's stack would pass YYMAXDEPTH. */
+/* Bison's other errors: only "memory exhausted", when the parser's stack would pass YYMAXDEPTH
+ * (the backstop: nesting the lexer does not count). */
 static void gnn_yyerror(GNN_YYLTYPE *l, GnnCtx *c, void *scanner, const char *msg) {
   (void)scanner;
   if (strcmp(msg, "memory exhausted") == 0)
-    diag_error(&c->diag, L(*l), "expression nested too deeply (more than %d levels)", YYMAXDEPTH);
+    diag_error(&c->diag, L(*l), "expression nested too deeply (more than %d levels)", GNN_MAX_NESTING);
   else
     diag_error(&c->diag, L(*l), "%s", msg);
 }

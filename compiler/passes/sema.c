@@ -21,7 +21,7 @@
  * such a chain may be as long as the file; lower_expr and sema_eval_dim walk the left spine of a
  * chain with a loop. Every other child (a right operand, an argument, a negated operand, a
  * parenthesised dimension) was parsed while its parent was on the parser's stack, so
- * YYMAXDEPTH (parser.y) bounds that nesting within one body. Layer calls nest bodies: a call
+ * the lexer's GNN_MAX_NESTING (lexer.l) bounds that nesting within one body. Layer calls nest bodies: a call
  * lowers the layer's body inside the caller's expression, so lower_expr also counts its own
  * depth across instantiations and stops at SEMA_MAX_DEPTH with an error. (Rejecting long
  * flat chains in the parser would also bound the depth, but `x + x + ... + x` is not nested
@@ -392,7 +392,9 @@ static Value *lower_link(Sema *s, Env *env, const Node *n, Value *x) {
  * only into the other children, counted against SEMA_MAX_DEPTH (see the top of the file). */
 static Value *lower_expr(Sema *s, Env *env, const Node *n) {
   if (s->abandoned) return NULL;
-  if (s->depth >= SEMA_MAX_DEPTH) {
+  /* a name or number recurses no further: one inside SEMA_MAX_DEPTH levels is within them
+   * (the parser's limit, GNN_MAX_NESTING, counts the same way: 1000 nested calls around x) */
+  if (s->depth >= SEMA_MAX_DEPTH && n->kind != N_NAME && n->kind != N_NUM) {
     sema_err(s, n->loc, "expression nested too deeply (more than %d levels, counting the bodies of the layers it calls)",
         SEMA_MAX_DEPTH);
     s->abandoned = true;

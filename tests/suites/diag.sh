@@ -198,22 +198,58 @@ _diag_run_generated() {
   _diag_check "diag/gen_long_index_chain" "$f" "$f:2:16: error: only vertex values can be read on edges with [src]; this is an edge value" "" 1
 
   # Nesting that does cost stack: 1000 layers, each returning a call of the next. Sema stops
-  # at 1000 levels (the layer bodies count: the model's return is level 1, L0's level 2, so
-  # the argument x of L999(x) in L998 is level 1001), and shows 5 + 5 of the 999 "instantiated
-  # here" notes.
+  # at 1000 levels (the layer bodies count: the call L0(x) in the model is level 1, L1(x) in
+  # L0's body level 2, so L1000(x) in L999's body is level 1001; a name inside level 1000, as
+  # x in L999(x), recurses no further), and shows 5 + 5 of the 1000 "instantiated here" notes.
   f="$d/deep_layers.gnn"
   {
     for ((k = 0; k < 1000; k++)); do printf 'layer L%d(x: vertex[1]) -> vertex[1] { return L%d(x) }\n' $k $((k + 1)); done
     printf 'layer L1000(x: vertex[1]) -> vertex[1] { return x }\nmodel M(x: vertex[1]) -> vertex[1] { return L0(x) }\n'
   } >"$f"
   _diag_check "diag/gen_deep_layers" "$f" \
-    "$f:999:53: error: expression nested too deeply (more than 1000 levels, counting the bodies of the layers it calls)" \
-    "$f:998:48: note: in layer 'L998' instantiated here" 1
-  if [ "$(grep -c ': note: ' "$TMP/diag.err")" -eq 11 ] && grep -q "^$f: note: (989 more layer instantiations)$" "$TMP/diag.err"; then
+    "$f:1000:48: error: expression nested too deeply (more than 1000 levels, counting the bodies of the layers it calls)" \
+    "$f:999:48: note: in layer 'L999' instantiated here" 1
+  if [ "$(grep -c ': note: ' "$TMP/diag.err")" -eq 11 ] && grep -q "^$f: note: (990 more layer instantiations)$" "$TMP/diag.err"; then
     pass "diag/gen_deep_layers_notes"
   else
-    fail "diag/gen_deep_layers_notes" "want 10 'instantiated here' notes and '(989 more layer instantiations)'; got $(grep -c ': note: ' "$TMP/diag.err") notes"
+    fail "diag/gen_deep_layers_notes" "want 10 'instantiated here' notes and '(990 more layer instantiations)'; got $(grep -c ': note: ' "$TMP/diag.err") notes"
   fi
+
+  # The documented limit is the real one (docs/language.md section 2): 1000 levels of each
+  # kind compile, through code generation (--emit=c: every later pass walks the same depth),
+  # and the token that opens level 1001 is the one error, with its caret. The parser's stack
+  # bounded it before, at 497 calls, 332 parenthesised right operands or 996 parentheses.
+  local kind n pre post
+  for kind in calls parens right-operands unary-minus matmul; do
+    case $kind in
+    calls) pre='relu(' post=')' ;;
+    parens) pre='(' post=')' ;;
+    right-operands) pre='x + (' post=')' ;;
+    unary-minus) pre='-' post='' ;;
+    matmul) pre='W @ ' post='' ;;
+    esac
+    for n in 1000 1001; do
+      f="$d/nest_${kind}_$n.gnn"
+      {
+        printf 'model M(x: vertex[2]) -> vertex[2] {\n  param W: [2, 2]\n  return '
+        for ((k = 0; k < n; k++)); do printf '%s' "$pre"; done
+        printf 'x'
+        for ((k = 0; k < n; k++)); do printf '%s' "$post"; done
+        printf '\n}\n'
+      } >"$f"
+    done
+    f="$d/nest_${kind}_1000.gnn"
+    if { timeout 20 "$GNNC" "$f" --emit=c >"$TMP/diag.out" 2>"$TMP/diag.err"; } 2>/dev/null && [ ! -s "$TMP/diag.err" ]; then
+      pass "diag/gen_nest_$kind/1000"
+    else
+      fail "diag/gen_nest_$kind/1000" "exit $?, want 0: $(head -c 300 "$TMP/diag.err")"
+    fi
+    f="$d/nest_${kind}_1001.gnn"
+    # the caret: after "  return " (9 columns), 1000 openers, then the 1001st's own column
+    local col=$((10 + 1000 * ${#pre} + ${#pre} - 1))
+    [ "$kind" = matmul ] && col=$((10 + 1000 * ${#pre} + 2))
+    _diag_check "diag/gen_nest_$kind/1001" "$f" "$f:3:$col: error: expression nested too deeply (more than 1000 levels)" "" 1
+  done
 
   # Deep nesting is an error, not a crash.
   f="$d/deep_parens.gnn"
