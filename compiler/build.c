@@ -171,6 +171,94 @@ static bool write_sources(const KProgram *p, const EmitOpts *eo, Target t, const
   return ok;
 }
 
+/* ---------------------------------------------------------------- what one run writes */
+
+/* Where a build puts its sources: the library's (or -o's) folder, and the name without the
+ * extension (and a library's "lib": libgcn.so -> gcn.cu). */
+static void source_place(const EmitOpts *eo, char **dir, char **name) {
+  const char *e = eo->emit;
+  if (!e) {
+    *name = stem(eo->output, ".so");
+    if (strncmp(*name, "lib", 3) == 0 && (*name)[3]) memmove(*name, *name + 3, strlen(*name + 3) + 1);
+  } else {
+    *name = stem(eo->output, strcmp(e, "cu") == 0 ? ".cu" : strcmp(e, "c") == 0 ? ".c" : ".h");
+  }
+  *dir = dir_of(eo->output);
+}
+
+static char *printf_alloc(const char *fmt, const char *a, const char *b, const char *c) {
+  int n = snprintf(NULL, 0, fmt, a, b, c);
+  char *s = malloc((size_t)n + 1);
+  if (s) snprintf(s, (size_t)n + 1, fmt, a, b, c);
+  return s;
+}
+
+static void add_file(RunFile *files, int *n, char *path, const char *role, const char *output) {
+  files[*n].path = path;
+  files[*n].what = role ? printf_alloc("the %s '%s' that -o '%s' writes beside it", role, path, output)
+                        : printf_alloc("-o '%s'%s%s", output, "", "");
+  (*n)++;
+}
+
+void emit_outputs(const EmitOpts *eo, RunFile *files, int *n) {
+  const char *e = eo->emit;
+  if (!eo->output) return; /* stdout */
+  if (e && strcmp(e, "kir") == 0) {
+    add_file(files, n, strdup(eo->output), NULL, eo->output);
+    return;
+  }
+  char *dir, *name;
+  source_place(eo, &dir, &name);
+  char *base = cat(dir, "/", name);
+  bool cuda = e ? strcmp(e, "cu") == 0 : eo->target == TARGET_CUDA;
+  if (!e) add_file(files, n, strdup(eo->output), NULL, eo->output);
+  if (e || eo->keep) { /* without -S a library's sources go to a private temporary folder */
+    add_file(files, n, cat(base, ".h", ""), "header", eo->output);
+    if (!e || strcmp(e, "h") != 0) add_file(files, n, cat(base, cuda ? ".cu" : ".c", ""), "source", eo->output);
+  }
+  free(base), free(dir), free(name);
+}
+
+bool same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+  if (ea && eb) return S_ISREG(sa.st_mode) && S_ISREG(sb.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  if (ea || eb) return false;
+  /* neither exists yet: the same name in the same folder (./m.c and m.c) */
+  const char *na = strrchr(a, '/'), *nb = strrchr(b, '/');
+  na = na ? na + 1 : a, nb = nb ? nb + 1 : b;
+  if (strcmp(na, nb) != 0) return false;
+  char *da = dir_of(a), *db = dir_of(b);
+  char *ra = realpath(da, NULL), *rb = realpath(db, NULL);
+  bool same = ra && rb ? strcmp(ra, rb) == 0 : strcmp(da, db) == 0;
+  free(da), free(db), free(ra), free(rb);
+  return same;
+}
+
+bool files_safe(const RunFile *reads, int nreads, const RunFile *writes, int nwrites) {
+  for (int w = 0; w < nwrites; w++) {
+    for (int r = 0; r < nreads; r++) {
+      if (!reads[r].path || !same_file(writes[w].path, reads[r].path)) continue;
+      if (!reads[r].what)
+        fprintf(stderr, "gnnc: error: %s is the input file: writing it would destroy the source\n", writes[w].what);
+      else
+        fprintf(stderr, "gnnc: error: %s is the file %s reads: writing it would destroy it\n", writes[w].what, reads[r].what);
+      return false;
+    }
+    for (int k = 0; k < w; k++)
+      if (same_file(writes[w].path, writes[k].path)) {
+        fprintf(stderr, "gnnc: error: %s and %s are the same file: the one would overwrite the other\n", writes[k].what,
+                writes[w].what);
+        return false;
+      }
+  }
+  return true;
+}
+
+void run_files_free(RunFile *files, int n) {
+  for (int i = 0; i < n; i++) free(files[i].path), free(files[i].what);
+}
+
 /* ---------------------------------------------------------------- finding the runtime */
 
 char *gnnc_exe_dir(void) {
@@ -529,13 +617,12 @@ static bool build_library(const KProgram *p, const EmitOpts *eo) {
   char *inc = NULL, *lib = NULL;
   if (!find_runtime(eo->target, &inc, &lib)) return false;
   /* sources: beside the library with -S, else in a private temporary folder */
-  char *name = stem(out, ".so");
-  if (strncmp(name, "lib", 3) == 0 && name[3]) memmove(name, name + 3, strlen(name + 3) + 1);
-  char *dir = NULL;
+  char *name, *dir;
+  source_place(eo, &dir, &name);
   char tmpl[] = "/tmp/gnnc-XXXXXX";
-  if (eo->keep) {
-    dir = dir_of(out);
-  } else {
+  if (!eo->keep) {
+    free(dir);
+    dir = NULL;
     if (!mkdtemp(tmpl)) {
       fprintf(stderr, "gnnc: cannot make a temporary folder: %s\n", strerror(errno));
       free(inc), free(lib), free(name);
@@ -587,9 +674,8 @@ bool gnn_emit(const KProgram *p, const EmitOpts *eo) {
     else emit_source(stdout, p, t == TARGET_CUDA ? &emit_cuda_hooks : &emit_host_hooks, eo->src_name, NULL);
     return fflush(stdout) == 0 && !ferror(stdout);
   }
-  const char *ext = strcmp(e, "cu") == 0 ? ".cu" : strcmp(e, "c") == 0 ? ".c" : ".h";
-  char *dir = dir_of(eo->output);
-  char *name = stem(eo->output, ext);
+  char *dir, *name;
+  source_place(eo, &dir, &name);
   bool ok;
   if (strcmp(e, "h") == 0) {
     char *hp = cat(dir, "/", name), *hpath = cat(hp, ".h", "");

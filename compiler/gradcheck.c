@@ -36,8 +36,10 @@
  */
 #include "gradcheck.h"
 #include "pipeline.h"
+#include "build.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -566,6 +568,14 @@ int gradcheck_main(int argc, char **argv) {
   if (!cli.input || !cli.graph) {
     fprintf(stderr, "gnnc gradcheck: %s is required\n", cli.input ? "--graph PATH" : "a model file");
     return 2;
+  }
+  if (o.save_grads) { /* never over a file this run reads (build.h, files_safe) */
+    RunFile reads[] = {{(char *)cli.input, NULL}, {(char *)cli.graph, "--graph"}, {(char *)cli.features, "--features"},
+                       {(char *)cli.params, "--params"}, {(char *)o.grad_out, "--grad-out"}};
+    char what[64 + PATH_MAX];
+    snprintf(what, sizeof what, "--save-grads '%s'", o.save_grads);
+    RunFile w = {(char *)o.save_grads, what};
+    if (!files_safe(reads, (int)(sizeof reads / sizeof reads[0]), &w, 1)) return 2;
   }
   size_t size = 0;
   char *text = read_source_file(cli.input, &size);

@@ -27,6 +27,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h> /* getpid, fsync */
 
 /* ---------------------------------------------------------------- random numbers */
@@ -100,6 +101,18 @@ static uint64_t fnv1a64(const char *p, size_t n) {
  * flushed to disk: a killed or failed write leaves the previous file, never half a file that
  * reads as whole. */
 bool tensors_write_file(const char *path, const char *body, size_t len, char *err, size_t errlen) {
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    /* a device or FIFO (/dev/null, /dev/stdout): written in place; renaming over it would
+     * replace the device node with a file (as root), or fail */
+    FILE *f = fopen(path, "w");
+    bool ok = f && fprintf(f, "#gnn-tensors version 2 bytes %zu fnv1a64 %016llx\n", len, (unsigned long long)fnv1a64(body, len)) > 0 &&
+              (len == 0 || fwrite(body, 1, len, f) == len);
+    int e = errno;
+    if (f && fclose(f) != 0 && ok) ok = false, e = errno;
+    if (!ok) snprintf(err, errlen, "%s: error: write failed: %s", path, strerror(e));
+    return ok;
+  }
   size_t tlen = strlen(path) + 32;
   char *tmp = malloc(tlen);
   if (!tmp) {

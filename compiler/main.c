@@ -111,7 +111,7 @@ static void usage(FILE *out) {
         "  --train                 evaluate in training mode: dropout draws its masks from --seed\n"
         "  --backward              also evaluate the backward pass of a training module (implied by\n"
         "                          --save-outputs); its seed grad.out is generated like an input\n"
-        "  --output FILE           write every output row (gnnc tensor text format)\n"
+        "  --output FILE, -o FILE  write every output row (gnnc tensor text format)\n"
         "  --rows N                rows to print in the summary (default 3)\n",
         out);
 }
@@ -235,6 +235,8 @@ typedef struct {
   const char *target, *arch, *host_march, *mapping, *dots;
   bool keep, verbose;
   const char *input, *output, *emit, *graph, *features, *params, *inputs, *init, *save_params, *save_inputs, *out_rows;
+  const char *output_opt;   /* how the output was given: "-o", or "--output" (gnnc run) */
+  const char *compile_only; /* the first option given that only compiling uses (gnnc run refuses it) */
   const char *save_outputs;
   bool train, backward;
   bool self_loops; /* --self-loops: add v -> v for every vertex without one, as gnn-train does */
@@ -308,12 +310,10 @@ static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
     if (!written) goto fail;
   }
 
-  if (cli->save_outputs) {
-    FILE *f = fopen(cli->save_outputs, "w");
-    if (!f) {
-      snprintf(err, sizeof err, "%s: cannot write: %s", cli->save_outputs, strerror(errno));
-      goto fail;
-    }
+  if (cli->save_outputs) { /* whole or not at all, a device or a link kept as it is (out_open) */
+    OutFile of;
+    if (!out_open(&of, cli->save_outputs)) goto fail_reported;
+    FILE *f = of.f;
     for (int i = 0; i < m->nouts; i++) {
       const Value *v = m->outs[i].val;
       int64_t rows = value_rows(v, &g), n = shape_elems(&v->shape);
@@ -324,46 +324,26 @@ static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
       for (int64_t r = 0; r < rows; r++)
         for (int64_t k = 0; k < n; k++) fprintf(f, "%.17g%c", d[r * n + k], k + 1 == n ? '\n' : ' ');
     }
-    if (fclose(f) != 0) {
-      snprintf(err, sizeof err, "%s: cannot write", cli->save_outputs);
-      goto fail;
-    }
+    if (!out_close(&of, true)) goto fail_reported;
   }
 
   const Value *out = module_output(m);
   int64_t rows = value_rows(out, &g), n = shape_elems(&out->shape);
   const double *y = in.vals[out->id];
   if (cli->output) {
-    /* Written to a temporary name and renamed, so a failure leaves nothing half-written; the
-     * name is this process's (OUT.PID.tmp), so two runs writing the same output do not rename
-     * each other's file away (the shared OUT.tmp made one of them fail with "cannot write"). */
-    size_t tlen = strlen(cli->output) + 32;
-    char *tmp = malloc(tlen);
-    if (!tmp) {
-      snprintf(err, sizeof err, "%s: out of memory", cli->output);
-      goto fail;
-    }
-    snprintf(tmp, tlen, "%s.%ld.tmp", cli->output, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-      snprintf(err, sizeof err, "%s: cannot write: %s", cli->output, strerror(errno));
-      free(tmp);
-      goto fail;
-    }
+    /* out_open: a regular file under this process's temporary name (OUT.PID.tmp) renamed over
+     * it, so a failure leaves nothing half-written and two runs writing one output do not
+     * rename each other's file away; a device or FIFO written in place (renaming over
+     * /dev/null replaced the device with a file when run as root) */
+    OutFile of;
+    if (!out_open(&of, cli->output)) goto fail_reported;
+    FILE *f = of.f;
     fprintf(f, "tensor output %lld %d", (long long)rows, out->shape.rank);
     for (int k = 0; k < out->shape.rank; k++) fprintf(f, " %lld", (long long)out->shape.d[k]);
     fputc('\n', f);
     for (int64_t r = 0; r < rows; r++)
       for (int64_t k = 0; k < n; k++) fprintf(f, "%.17g%c", y[r * n + k], k + 1 == n ? '\n' : ' ');
-    bool bad = ferror(f);
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, cli->output) != 0) {
-      snprintf(err, sizeof err, "%s: cannot write: %s", cli->output, strerror(errno));
-      remove(tmp);
-      free(tmp);
-      goto fail;
-    }
-    free(tmp);
+    if (!out_close(&of, true)) goto fail_reported;
   }
 
   double sum = 0, asum = 0;
@@ -391,6 +371,7 @@ static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
   goto done;
 fail:
   fprintf(stderr, "%s\n", err);
+fail_reported: /* out_open and out_close said why */
 done:
   interp_free(&in);
   params_free(&ps);
@@ -416,6 +397,73 @@ static bool parse_id_list(const char *s, int *ids, int *n, int cap) {
     if (*q != ',') return false;
     p = q + 1;
   }
+}
+
+/* gnnc run's own options: when compiling, "unknown option" would hide that they exist. */
+static bool run_only_option(const char *a) {
+  static const char *const names[] = {"--features", "--num-vertices", "--params", "--inputs", "--init", "--seed", "--save-params",
+                                      "--save-inputs", "--save-outputs", "--train", "--backward", "--output", "--rows"};
+  size_t n = strcspn(a, "=");
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strlen(names[i]) == n && strncmp(a, names[i], n) == 0) return true;
+  return false;
+}
+
+/* The end of an error about a pass name: the names there are. */
+static void print_pass_names(void) {
+  fprintf(stderr, "the passes: sema");
+  for (int k = 0; k < pass_count; k++) fprintf(stderr, ", %s", pass_table[k].name);
+  fprintf(stderr, ", lower\n");
+}
+
+/* --print-ir-after / --print-ir-before: every item a pass name ("", "a,,b" and a trailing
+ * comma have an empty one, which strtok would skip silently). */
+static bool valid_pass_list(const char *opt, const char *v) {
+  size_t len = strlen(v);
+  const char *bad = !*v ? "no pass name" : (v[0] == ',' || v[len - 1] == ',' || strstr(v, ",,")) ? "an empty pass name" : NULL;
+  if (!bad) return true;
+  fprintf(stderr, "gnnc: error: %s='%s' has %s; ", opt, v, bad);
+  print_pass_names();
+  return false;
+}
+
+/* The files this run writes must not be the files it reads, nor one another (files_safe):
+ * gnnc run m.gnn --output m.gnn overwrote the source, and -o hx.c --emit=c the source hx.h
+ * with the header it derives from -o's name. */
+static bool check_files(const Cli *cli, const EmitOpts *eo, bool codegen) {
+  RunFile reads[6] = {{0}}, writes[8] = {{0}};
+  int nr = 0, nw = 0;
+  const char *const read_opts[] = {NULL, "--graph", "--features", "--params", "--inputs", "--tune-mapping"};
+  const char *const read_paths[] = {cli->input, cli->graph, cli->features, cli->params, cli->inputs, cli->tune_graph};
+  for (int i = 0; i < 6; i++)
+    if (read_paths[i]) reads[nr++] = (RunFile){(char *)read_paths[i], (char *)read_opts[i]};
+  if (cli->run) {
+    const char *const opts[] = {cli->output_opt, "--save-params", "--save-inputs", "--save-outputs"};
+    const char *const paths[] = {cli->output, cli->save_params, cli->save_inputs, cli->save_outputs};
+    for (int i = 0; i < 4; i++) {
+      if (!paths[i]) continue;
+      size_t n = strlen(opts[i]) + strlen(paths[i]) + 4;
+      writes[nw].what = malloc(n);
+      if (writes[nw].what) snprintf(writes[nw].what, n, "%s '%s'", opts[i], paths[i]);
+      writes[nw++].path = strdup(paths[i]);
+    }
+  } else if (codegen) {
+    emit_outputs(eo, writes, &nw);
+  } else if (cli->output) {
+    size_t n = strlen(cli->output) + 8;
+    writes[nw].what = malloc(n);
+    if (writes[nw].what) snprintf(writes[nw].what, n, "-o '%s'", cli->output);
+    writes[nw++].path = strdup(cli->output);
+  }
+  for (int i = 0; i < nw; i++)
+    if (!writes[i].path || !writes[i].what) {
+      fputs("gnnc: out of memory\n", stderr);
+      run_files_free(writes, nw);
+      return false;
+    }
+  bool ok = files_safe(reads, nr, writes, nw);
+  run_files_free(writes, nw);
+  return ok;
 }
 
 int main(int argc, char **argv) {
@@ -448,15 +496,20 @@ int main(int argc, char **argv) {
       printf("%-14s %s\n", "lower", "operator IR to kernel IR: GEMMs and kernels with a thread mapping (when code is emitted)");
       return 0;
     } else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
-      cli.output = argv[++i];
+      cli.output = argv[++i]; /* gnnc run: the same as --output */
+      cli.output_opt = "-o";
     } else if ((v = ARGVAL("--emit"))) {
       cli.emit = v;
+      if (!cli.compile_only) cli.compile_only = a;
     } else if ((v = ARGVAL("--target"))) {
       cli.target = v;
+      if (!cli.compile_only) cli.compile_only = a;
     } else if ((v = ARGVAL("--arch"))) {
       cli.arch = v;
+      if (!cli.compile_only) cli.compile_only = a;
     } else if ((v = ARGVAL("--host-march"))) {
       cli.host_march = v;
+      if (!cli.compile_only) cli.compile_only = a;
     } else if ((v = ARGVAL("--edge-balanced"))) {
       if (!parse_id_list(v, edge_ids, &o.nedge_ids, (int)(sizeof edge_ids / sizeof edge_ids[0]))) {
         fprintf(stderr, "gnnc: --edge-balanced wants value ids (12,30 or %%12,%%30; at most %d), got '%s'\n",
@@ -466,6 +519,7 @@ int main(int argc, char **argv) {
       o.edge_ids = edge_ids;
     } else if ((v = ARGVAL("--tune-mapping"))) {
       cli.tune_graph = v;
+      if (!cli.compile_only) cli.compile_only = a;
     } else if ((v = ARGVAL("--tune-rounds"))) {
       unsigned long long n;
       if (!parse_uint(v, 1, 7, &n)) {
@@ -473,6 +527,7 @@ int main(int argc, char **argv) {
         return 2;
       }
       cli.tune_rounds = (int)n;
+      if (!cli.compile_only) cli.compile_only = a;
     } else if ((v = ARGVAL("--tune-repeat"))) {
       unsigned long long n;
       if (!parse_uint(v, 1, 1000, &n)) {
@@ -480,19 +535,24 @@ int main(int argc, char **argv) {
         return 2;
       }
       cli.tune_repeat = (int)n;
+      if (!cli.compile_only) cli.compile_only = a;
     } else if (!cli.run && strcmp(a, "--self-loops") == 0) {
       cli.self_loops = true; /* the tuning graph's, checked below */
     } else if ((v = ARGVAL("--mapping"))) {
       cli.mapping = v;
     } else if (strcmp(a, "-S") == 0) {
       cli.keep = true;
+      if (!cli.compile_only) cli.compile_only = a;
     } else if (strcmp(a, "-v") == 0) {
       cli.verbose = true;
+      if (!cli.compile_only) cli.compile_only = a;
     } else if ((v = ARGVAL("--model"))) {
       model_name = v;
     } else if ((v = ARGVAL("--print-ir-after"))) {
+      if (!valid_pass_list("--print-ir-after", v)) return 2;
       split_list(v, o.print_after, &o.nprint_after, 16);
     } else if ((v = ARGVAL("--print-ir-before"))) {
+      if (!valid_pass_list("--print-ir-before", v)) return 2;
       split_list(v, o.print_before, &o.nprint_before, 16);
     } else if (strcmp(a, "--print-ir-after-all") == 0) {
       o.print_after_all = true;
@@ -625,6 +685,7 @@ int main(int argc, char **argv) {
       cli.backward = true;
     } else if (cli.run && (v = ARGVAL("--output"))) {
       cli.output = v;
+      cli.output_opt = "--output";
     } else if (cli.run && (v = ARGVAL("--rows"))) {
       unsigned long long n;
       if (!parse_uint(v, 0, INT_MAX, &n)) {
@@ -632,6 +693,10 @@ int main(int argc, char **argv) {
         return 2;
       }
       cli.rows = (int)n;
+    } else if (!cli.run && run_only_option(a)) {
+      fprintf(stderr, "gnnc: error: %.*s is an option of gnnc run (gnnc run [options] FILE.gnn --graph PATH)\n",
+              (int)strcspn(a, "="), a);
+      return 2;
     } else if (takes_value(a, cli.run)) {
       fprintf(stderr, "gnnc: option '%s' needs a value\n", a);
       return 2;
@@ -648,7 +713,8 @@ int main(int argc, char **argv) {
   for (int k = 0; k < o.nprint_after + o.nprint_before; k++) {
     const char *p = k < o.nprint_after ? o.print_after[k] : o.print_before[k - o.nprint_after];
     if (!pipeline_has_pass(p)) {
-      fprintf(stderr, "gnnc: no pass named '%s' (see --list-passes)\n", p);
+      fprintf(stderr, "gnnc: error: --print-ir-%s: no pass named '%s'; ", k < o.nprint_after ? "after" : "before", p);
+      print_pass_names();
       return 2;
     }
   }
@@ -659,6 +725,19 @@ int main(int argc, char **argv) {
   if (cli.run && !cli.graph) {
     fprintf(stderr, "gnnc run: --graph PATH is required\n");
     return 2;
+  }
+  if (cli.run && cli.compile_only) { /* silently ignored before: --emit=c wrote no C */
+    fprintf(stderr, "gnnc: error: %s is an option for compiling: gnnc run evaluates the model with the interpreter and writes no code\n",
+            cli.compile_only);
+    return 2;
+  }
+  if (cli.run && cli.num_vertices > 0) {
+    struct stat st;
+    if (stat(cli.graph, &st) == 0 && S_ISDIR(st.st_mode)) { /* was "read failed": the folder read as an edge list */
+      fprintf(stderr, "gnnc: error: --num-vertices is for a bare edge list; the folder '%s' gives its vertex count in its "
+              "files (labels.txt, features.svm, else the largest id in graph.edges + 1)\n", cli.graph);
+      return 2;
+    }
   }
   const char *emit = cli.emit ? cli.emit : "ir";
   static const char *emits[] = {"ir", "dot", "kir", "cu", "c", "h"};
@@ -763,13 +842,9 @@ int main(int argc, char **argv) {
     rc = 2;
     goto done;
   }
-  if (!cli.run && cli.output) { /* the source itself (gnnc m.gnn -o m.gnn), or a link to it */
-    struct stat si, so;
-    if (stat(cli.input, &si) == 0 && stat(cli.output, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
-      fprintf(stderr, "gnnc: -o '%s' is the input file: writing it would destroy the source\n", cli.output);
-      rc = 2;
-      goto done;
-    }
+  if (!check_files(&cli, &eo, codegen)) { /* the source itself (gnnc m.gnn -o m.gnn), a link to it, a derived header */
+    rc = 2;
+    goto done;
   }
   if (!cli.run && cli.output && !codegen) {
     if (!out_open(&outfile, cli.output)) goto done;

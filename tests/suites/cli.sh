@@ -79,8 +79,59 @@ if [ -w /dev/full ]; then
     check "stdout-full/$em" bash -c "[ $rc -eq 1 ] && grep -q 'cannot write to standard output' '$TMP/err'"
   done
 fi
+# Every file gnnc writes is refused when it is a file the run reads, and two outputs of one run
+# may not be one file (a tester's find: gnnc run m.gnn --output m.gnn, -o, --save-params ...
+# overwrote the source with rc 0; --emit=c -o hx.c overwrote the source hx.h with the header
+# derived from -o's name, -S -o sx.so the source sx.c with the kept C source)
+printf '0 1\n1 2\n2 0\n' > "$TMP/o/el.txt"
+for opt in --output -o --save-params --save-inputs --save-outputs; do
+  "$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" $opt "$TMP/o/good.gnn" > /dev/null 2> "$TMP/err"; rc=$?
+  check "run-input-refused/$opt" bash -c "[ $rc -eq 2 ] && grep -q \"^gnnc: error: $opt '.*' is the input file\" '$TMP/err' && cmp -s '$TMP/o/good.gnn' '$ROOT/dsl-examples/gcn.gnn'"
+done
+"$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" --output "$TMP/o/el.txt" > /dev/null 2> "$TMP/err"; rc=$?
+check run-graph-refused bash -c "[ $rc -eq 2 ] && grep -q 'is the file --graph reads' '$TMP/err' && [ \"\$(head -1 '$TMP/o/el.txt')\" = '0 1' ]"
+(cd "$TMP/o" && "$GNNC" run good.gnn --graph el.txt --output twice.txt --save-params ./twice.txt > /dev/null 2> "$TMP/err"); rc=$?
+check run-two-outputs-refused bash -c "[ $rc -eq 2 ] && grep -q 'are the same file' '$TMP/err' && [ ! -e '$TMP/o/twice.txt' ]"
+# two outputs to one device are fine, and a device is written in place: gnnc run renamed its
+# --output (and --save-params, --save-inputs) temporary over the path, which as root replaced
+# /dev/null itself with a file (links to it here, so that a gnnc with that bug replaces links)
+for k in 1 2 3 4; do ln -sf /dev/null "$TMP/o/null$k"; done
+"$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" --output "$TMP/o/null1" --save-params "$TMP/o/null2" \
+  --save-inputs "$TMP/o/null3" --save-outputs "$TMP/o/null4" > /dev/null 2> "$TMP/err"; rc=$?
+check run-outputs-devices bash -c "[ $rc -eq 0 ] && [ -L '$TMP/o/null1' ] && [ -L '$TMP/o/null2' ] && [ -L '$TMP/o/null3' ] && [ -L '$TMP/o/null4' ] && [ -c /dev/null ]"
+"$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" -o "$TMP/o/run-o.txt" > /dev/null 2> "$TMP/err"; rc=$?
+check run-o-is-output bash -c "[ $rc -eq 0 ] && head -1 '$TMP/o/run-o.txt' | grep -q '^tensor output 3 1 '"
+"$GNNC" gradcheck "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" --save-grads "$TMP/o/good.gnn" > /dev/null 2> "$TMP/err"; rc=$?
+check gradcheck-input-refused bash -c "[ $rc -eq 2 ] && grep -q 'is the input file' '$TMP/err' && cmp -s '$TMP/o/good.gnn' '$ROOT/dsl-examples/gcn.gnn'"
+cp "$ROOT/dsl-examples/gcn.gnn" "$TMP/o/hx.h"
+"$GNNC" "$TMP/o/hx.h" --emit=c -o "$TMP/o/hx.c" > /dev/null 2> "$TMP/err"; rc=$?
+check emit-c-header-input-refused bash -c "[ $rc -eq 2 ] && grep -q \"the header '.*hx.h' that -o '.*hx.c' writes beside it is the input file\" '$TMP/err' && cmp -s '$TMP/o/hx.h' '$ROOT/dsl-examples/gcn.gnn' && [ ! -e '$TMP/o/hx.c' ]"
+cp "$ROOT/dsl-examples/gcn.gnn" "$TMP/o/sx.c"
+"$GNNC" "$TMP/o/sx.c" --target=host -S -o "$TMP/o/sx.so" > /dev/null 2> "$TMP/err"; rc=$?
+check library-kept-source-input-refused bash -c "[ $rc -eq 2 ] && grep -q \"the source '.*sx.c' that -o '.*sx.so' writes beside it is the input file\" '$TMP/err' && cmp -s '$TMP/o/sx.c' '$ROOT/dsl-examples/gcn.gnn'"
+# options of the other mode: refused, naming the option (gnnc run ignored --emit=c and wrote no C)
+for opt in --emit=c --target=host --arch=sm_90 --host-march=portable -S -v --tune-mapping=x; do
+  "$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" $opt > /dev/null 2> "$TMP/err"; rc=$?
+  check "run-compile-option-refused/$opt" bash -c "[ $rc -eq 2 ] && grep -qF -- 'gnnc: error: $opt is an option for compiling' '$TMP/err'"
+done
+for opt in --save-params=p.txt --train --rows=2; do
+  "$GNNC" "$TMP/o/good.gnn" $opt > /dev/null 2> "$TMP/err"; rc=$?
+  check "compile-run-option-refused/$opt" bash -c "[ $rc -eq 2 ] && grep -qF -- 'gnnc: error: ${opt%%=*} is an option of gnnc run' '$TMP/err'"
+done
+# --num-vertices with a dataset folder: the folder's files give the count (was "read failed")
+mkdir -p "$TMP/o/ds" && cp "$TMP/o/el.txt" "$TMP/o/ds/graph.edges"
+"$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/ds" --num-vertices 50 > /dev/null 2> "$TMP/err"; rc=$?
+check num-vertices-folder-refused bash -c "[ $rc -eq 2 ] && grep -q -- '--num-vertices is for a bare edge list; the folder' '$TMP/err'"
+
 "$GNNC" $ex --print-ir-after=nosuch > /dev/null 2> "$TMP/err"; rc=$?
-check print-unknown-pass bash -c "[ $rc -eq 2 ] && grep -q \"no pass named 'nosuch'\" '$TMP/err'"
+check print-unknown-pass bash -c "[ $rc -eq 2 ] && grep -q \"no pass named 'nosuch'; the passes: sema, canonicalize\" '$TMP/err'"
+# an empty name was skipped silently (strtok): refused, with the names
+for list in "" "sema,,fuse" "sema," ",fuse"; do
+  "$GNNC" $ex "--print-ir-after=$list" > /dev/null 2> "$TMP/err"; rc=$?
+  check "print-empty-pass/'$list'" bash -c "[ $rc -eq 2 ] && grep -q \"^gnnc: error: --print-ir-after='$list' has .*; the passes: sema, \" '$TMP/err'"
+done
+"$GNNC" $ex --print-ir-before=sema,,fuse > /dev/null 2> "$TMP/err"; rc=$?
+check print-before-empty-pass bash -c "[ $rc -eq 2 ] && grep -q 'has an empty pass name' '$TMP/err'"
 "$GNNC" $ex --frobnicate > /dev/null 2> "$TMP/err"; rc=$?
 check unknown-option bash -c "[ $rc -eq 2 ] && grep -q 'unknown option' '$TMP/err'"
 "$GNNC" > /dev/null 2>&1; rc=$?
