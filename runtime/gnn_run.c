@@ -537,7 +537,11 @@ int main(int argc, char **argv) {
 
   if (backward) {
     if (!api->has_backward) {
-      fprintf(stderr, "gnn-run: %s was compiled without autodiff (no backward)\n", libpath);
+      if (api->num_params == 0) /* autodiff made no backward: it would compute nothing */
+        fprintf(stderr, "gnn-run: %s (model %s) has no backward: it has no parameters and was built without --input-grads, "
+                "so there is no gradient to compute\n", libpath, api->name);
+      else
+        fprintf(stderr, "gnn-run: %s was compiled without autodiff (no backward)\n", libpath);
       goto out;
     }
     float *seed_rows = NULL;

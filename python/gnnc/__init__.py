@@ -44,6 +44,15 @@ class GnncError(RuntimeError):
         super().__init__("%s: %s" % (self.status, message))
 
 
+def _no_backward_why(lib):
+    """Why a library has no backward: built with -fno-autodiff, or nothing to differentiate (no
+    parameters and no --input-grads: autodiff then makes no backward)."""
+    if not lib.param_info:
+        return ("%s has no backward: it has no parameters and was built without --input-grads, so there is "
+                "no gradient to compute" % lib.name)
+    return "%s was compiled without autodiff: no backward" % lib.name
+
+
 # ---------------------------------------------------------------- the C structures
 # Mirrors of runtime/gnnrt.h and runtime/gnn_model.h, field for field: tests/python/abi_check.py
 # compares every one with the layout the C compiler gives (names, offsets, sizes) in make test.
@@ -979,7 +988,7 @@ class Model:
         self._live()
         _edge_order(edge_order)
         if not lib.has_backward:
-            raise GnncError(8, "%s was compiled without autodiff: no backward" % lib.name)
+            raise GnncError(8, _no_backward_why(lib))
         g = np.ascontiguousarray(grad_out, dtype=np.float32)
         if o.domain == "edge" and edge_order == "input":
             want = (self.graph.num_input_edges,) + o.shape

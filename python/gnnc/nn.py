@@ -43,7 +43,7 @@ import weakref
 import numpy as np
 import torch
 
-from . import GnncError, Graph, Library, Model, _pf
+from . import GnncError, Graph, Library, Model, _no_backward_why, _pf
 from .csr import build_csr
 
 __all__ = ["GnncFunction", "GnncModule", "graph_from_edge_index"]
@@ -123,7 +123,7 @@ class GnncFunction(torch.autograd.Function):
         tensors = ctx.saved_tensors
         inputs, params = tensors[:ctx.n_inputs], tensors[ctx.n_inputs:]
         if not model.lib.has_backward:
-            raise GnncError(8, "%s was compiled without autodiff: no backward" % model.lib.name)
+            raise GnncError(8, _no_backward_why(model.lib))
         # A gnnc backward needs a forward with training = 1 (an inference forward keeps nothing for
         # it): after an eval-mode forward, recompute it in training mode, the same function when
         # the model has no dropout. With dropout, eval mode's function (dropout the identity) has no

@@ -349,6 +349,20 @@ check diag-window-nul-file bash -c "[ $rc -eq 1 ] && [ \$(wc -c < '$TMP/err') -l
 "$PY" -c "print('model M(x: vertex[1]) -> vertex[1] {\n  return ' + ' ' * 5000 + 'nope\n}')" > "$TMP/far.gnn"
 "$GNNC" "$TMP/far.gnn" > /dev/null 2> "$TMP/err"
 check diag-window-caret bash -c "[ \$(wc -c < '$TMP/err') -lt 1000 ] && awk 'NR==2 { i = index(\$0, \"nope\") } NR==3 { j = index(\$0, \"^\") } END { exit !(i > 0 && i == j) }' '$TMP/err'"
+# A model with nothing to differentiate (no parameter, no --input-grads) has no backward in the
+# library and, since 87eb1af, no seed grad.out in the interpreter's training module either: what
+# gnnc run --backward --save-inputs writes, gnn-run reads; gnn-run --backward says why there is no
+# backward (--backward said "compiled without autodiff", which was not so).
+printf 'model M(x: vertex[5]) -> vertex[5] {\n  return relu(x)\n}\n' > "$TMP/nograd.gnn"
+if "$GNNC" "$TMP/nograd.gnn" --target=host -o "$TMP/libnograd.so" > /dev/null 2>&1 &&
+   "$GNNC" run "$TMP/nograd.gnn" --graph tests/interp/graphs/random --backward --save-inputs "$TMP/nograd.in" > /dev/null 2>&1; then
+  "$ROOT/build/bin/gnn-run" "$TMP/libnograd.so" --graph tests/interp/graphs/random --inputs "$TMP/nograd.in" --repeat 1 --warmup 0 > /dev/null 2> "$TMP/err"; rc=$?
+  check no-gradients-inputs-read bash -c "[ $rc -eq 0 ] && ! grep -q grad.out '$TMP/nograd.in'"
+  "$ROOT/build/bin/gnn-run" "$TMP/libnograd.so" --graph tests/interp/graphs/random --backward > /dev/null 2> "$TMP/err"; rc=$?
+  check no-gradients-train-says-why bash -c "[ $rc -ne 0 ] && grep -qF 'has no backward: it has no parameters and was built without --input-grads' '$TMP/err'"
+else
+  fail cli/no-gradients-build "gnnc could not build or run $TMP/nograd.gnn"
+fi
 # gnn-run --inputs goes through the runtime's checked reader (NaN, values beyond float32, dims overflow)
 printf 'model M(x: vertex[5], w: edge[2]) -> vertex[2] {\n  param W: [5, 2]\n  return sum(w * (W @ x[src]))\n}\n' > "$TMP/inputs.gnn"
 if "$GNNC" "$TMP/inputs.gnn" --target=host -o "$TMP/libudotv.so" > /dev/null 2>&1 &&
