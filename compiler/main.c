@@ -747,6 +747,20 @@ int main(int argc, char **argv) {
     fprintf(stderr, "gnnc: --emit=%s is not supported (ir, dot, kir, cu, c, h)\n", emit);
     return 2;
   }
+  /* "-" names standard output, as tools have it: compiling, that is where every --emit goes
+   * without -o, so `-o -` is the same (it wrote a file named "-", and "-.h" beside it). gnn run
+   * prints its summary there, so its files need names (./- is a file named "-"). */
+  if (!cli.run && cli.output && strcmp(cli.output, "-") == 0) cli.output = NULL;
+  if (cli.run) {
+    const char *const opts[] = {cli.output_opt, "--save-params", "--save-inputs", "--save-outputs"};
+    const char *const paths[] = {cli.output, cli.save_params, cli.save_inputs, cli.save_outputs};
+    for (int i = 0; i < 4; i++)
+      if (paths[i] && strcmp(paths[i], "-") == 0) {
+        fprintf(stderr, "gnnc: %s -: gnnc run prints its summary on standard output, so its files need a name "
+                "(./- for a file named '-')\n", opts[i] ? opts[i] : "--output");
+        return 2;
+      }
+  }
   size_t outlen = cli.output ? strlen(cli.output) : 0;
   bool build_lib = !cli.run && !cli.emit && outlen > 3 && strcmp(cli.output + outlen - 3, ".so") == 0;
   bool codegen = build_lib || strcmp(emit, "kir") == 0 || strcmp(emit, "cu") == 0 || strcmp(emit, "c") == 0 ||

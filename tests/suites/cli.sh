@@ -66,6 +66,13 @@ check o-fifo-in-place bash -c "[ $rc -eq 0 ] && [ -p '$TMP/o/fifo' ] && grep -q 
 check o-fifo-kept-after-error bash -c "[ -p '$TMP/o/fifo' ]"
 "$GNNC" "$TMP/o/good.gnn" -o /dev/null > /dev/null 2>&1; rc=$?
 check o-dev-null bash -c "[ $rc -eq 0 ] && [ -c /dev/null ]"
+# -o - is standard output, as without -o (it wrote files named "-" and "-.h" in the current
+# folder); gnn run's files need names, its summary being on stdout
+( cd "$TMP" && "$GNNC" "$ROOT/dsl-examples/gcn.gnn" --emit=c -o - > "$TMP/dash.c" 2> "$TMP/err" ); rc=$?
+"$GNNC" dsl-examples/gcn.gnn --emit=c 2> /dev/null | sed "s|$ROOT/||" > "$TMP/nodash.c"
+check o-dash-stdout bash -c "[ $rc -eq 0 ] && [ ! -e '$TMP/-' ] && [ ! -e '$TMP/-.h' ] && [ -s '$TMP/dash.c' ] && cmp -s <(sed 's|$ROOT/||' '$TMP/dash.c') '$TMP/nodash.c'"
+"$GNNC" run tests/interp/models/gcn.gnn --graph tests/interp/graphs/random --output - > /dev/null 2> "$TMP/err"; rc=$?
+check run-output-dash-refused bash -c "[ $rc -eq 2 ] && grep -qF \"gnnc: --output -: gnnc run prints its summary on standard output, so its files need a name (./- for a file named '-')\" '$TMP/err'"
 ln -sf target.ir "$TMP/o/link.ir"
 "$GNNC" "$TMP/o/good.gnn" -o "$TMP/o/link.ir" 2> "$TMP/err"; rc=$?
 check o-symlink-kept bash -c "[ $rc -eq 0 ] && [ -L '$TMP/o/link.ir' ] && head -1 '$TMP/o/target.ir' | grep -q '^model GCN {'"
