@@ -341,7 +341,7 @@ bool graph_load_features(Graph *g, const char *path, char *err, size_t errlen) {
   bool ok = true;
   char *p;
   while (ok && (p = reader_next(&r))) {
-    int64_t label;
+    int64_t label, prev = 0;
     if (!(ok = int_field(&r, &p, "label", &label, err, errlen))) break;
     for (;;) {
       skip_space(&p);
@@ -354,11 +354,21 @@ bool graph_load_features(Graph *g, const char *path, char *err, size_t errlen) {
         break;
       }
       p++;
-      if (idx < 1 || idx > (1 << 24)) {
+      /* the runtime's rules (runtime/tables.c), so that gnnc run and a compiled model accept the
+       * same files: indices from 1 to 2^31 - 1, ascending on a line (a repeated index was the last
+       * value here and an error there); the dense matrix's size is checked below */
+      if (idx < 1 || idx > 2147483647) {
         snprintf(err, errlen, "%s:%ld: error: feature index %lld out of range (indices are 1-based)", path, r.lineno, (long long)idx);
         ok = false;
         break;
       }
+      if (idx <= prev) {
+        snprintf(err, errlen, "%s:%ld: error: feature index %lld after %lld (indices must ascend)", path, r.lineno, (long long)idx,
+                 (long long)prev);
+        ok = false;
+        break;
+      }
+      prev = idx;
       char *end;
       double v = strtod(p, &end);
       if (end == p || (*end && !isspace((unsigned char)*end))) {

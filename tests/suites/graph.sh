@@ -211,7 +211,8 @@ fi
 unset gp_lib gp_ok gp_case gp_name gp_rc1 gp_rc2 gp_m1 gp_m2
 # The interpreter's dataset loaders (compiler/graph.c) and the runtime's (gnn-run) refuse the
 # same malformed files with the same message: a NUL byte (in a data line or a comment), a
-# feature value beyond float32, NaN (issue 15).
+# feature value beyond float32, NaN (issue 15), a feature index not above the one before it (the
+# interpreter took the last value of a repeated index, the runtime refused it).
 gd_m=tests/interp/models/gcn.gnn
 if gd_lib=$TMP/libgd.so && "$GNNC" "$gd_m" --target=host -o "$gd_lib" > /dev/null 2>&1; then
   for gd_case in "edges-nul|graph.edges|5s/\$/\\x00/" "edges-nul-comment|graph.edges|1s/^/# a comment \\x00\\n/" \
@@ -220,7 +221,7 @@ if gd_lib=$TMP/libgd.so && "$GNNC" "$gd_m" --target=host -o "$gd_lib" > /dev/nul
                  "edges-vertical-tab|graph.edges|5s/\$/\\x0b/" "edges-form-feed-between|graph.edges|5s/ /\\x0c/" \
                  "edges-bare-cr|graph.edges|5s/\$/\\x0d5 6/" "edges-cr-comment|graph.edges|1s/^/# a Mac comment \\x0d/" \
                  "labels-bare-cr|labels.txt|3s/\$/\\x0d1/" "labels-form-feed|labels.txt|3s/\$/\\x0c/" \
-                 "features-bare-cr|features.svm|2s/\$/\\x0d0 1:1/"; do
+                 "features-bare-cr|features.svm|2s/\$/\\x0d0 1:1/" "features-index-descending|features.svm|2s/\$/ 1:1/"; do
     gd_name=${gd_case%%|*} gd_rest=${gd_case#*|}
     rm -rf "$TMP/gd" && cp -r tests/interp/graphs/random "$TMP/gd"
     sed -i "${gd_rest#*|}" "$TMP/gd/${gd_rest%%|*}"
