@@ -11,7 +11,6 @@
  * state is in the model and the runtime context; every status is returned, never printed.
  */
 #include "emit.h"
-#include "passes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -444,7 +443,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fprintf(out, "static const int gnnc_input_grads[%d] = {", nin ? nin : 1);
   for (int i = 0; i < (nin ? nin : 1); i++)
     fprintf(out, "%s%d", i ? ", " : "",
-            i >= nin ? 0 : emit_model_input_grad_out(p, i) >= 0 ? 1 : input_grad_listed(p->m->input_grads, ins[i]->val->name) ? 2 : 0);
+            i >= nin ? 0 : emit_model_input_grad_out(p, i) >= 0 ? 1 : module_input_grad_listed(p->m->input_grads, ins[i]->val->name) ? 2 : 0);
   fputs("};\n", out);
   fprintf(out, "static const gnn_tensor_info gnnc_params[%d] = {\n", p->nparams ? p->nparams : 1);
   for (int i = 0; i < p->bufs.len; i++) {

@@ -536,6 +536,19 @@ void module_replace_uses(Module *m) {
   for (int i = 0; i < m->nouts; i++) m->outs[i].val = resolve(m->outs[i].val);
 }
 
+bool module_input_grad_listed(const char *list, const char *name) {
+  if (!list || !name) return false;
+  if (strcmp(list, "all") == 0) return true;
+  size_t n = strlen(name);
+  for (const char *p = list;;) {
+    const char *q = strchr(p, ',');
+    size_t k = q ? (size_t)(q - p) : strlen(p);
+    if (k == n && strncmp(p, name, n) == 0) return true;
+    if (!q) return false;
+    p = q + 1;
+  }
+}
+
 void module_add_output(Module *m, const char *name, Value *v) {
   if (m->nouts == m->outcap) {
     int cap = m->outcap ? 2 * m->outcap : 4;

@@ -184,6 +184,9 @@ typedef struct {
 
 static inline Value *module_output(const Module *m) { return m->nouts ? m->outs[0].val : NULL; }
 void module_add_output(Module *m, const char *name, Value *v);
+/* Whether an --input-grads list (NULL, "all" or NAME,NAME...; Module.input_grads) names input
+ * `name`: autodiff derives its adjoint, and the generated model says it can. */
+bool module_input_grad_listed(const char *list, const char *name);
 
 /* Building values. ir_make checks arity, domains and shapes; on a violation it returns
  * NULL and writes a one-line reason to *why (arena-allocated), for sema to report.

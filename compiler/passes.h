@@ -18,8 +18,6 @@ bool pass_reorg(GnnCtx *c, Module *m);
 /* canonicalize's folding, CSE and DCE on the backward values only (the forward is untouched). */
 bool canonicalize_backward(GnnCtx *c, Module *m);
 bool pass_autodiff(GnnCtx *c, Module *m);
-/* Whether --input-grads's list (NULL, "all" or NAME,NAME...) names input `name`. */
-bool input_grad_listed(const char *list, const char *name);
 bool pass_compose(GnnCtx *c, Module *m);
 bool pass_checkpoint(GnnCtx *c, Module *m);
 bool pass_fuse(GnnCtx *c, Module *m);

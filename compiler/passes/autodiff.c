@@ -416,19 +416,6 @@ static void softmax_rule(AD *ad, Value *y, Value *g) {
 
 /* ---------------------------------------------------------------- the pass */
 
-bool input_grad_listed(const char *list, const char *name) {
-  if (!list || !name) return false;
-  if (strcmp(list, "all") == 0) return true;
-  size_t n = strlen(name);
-  for (const char *p = list;;) {
-    const char *q = strchr(p, ',');
-    size_t k = q ? (size_t)(q - p) : strlen(p);
-    if (k == n && strncmp(p, name, n) == 0) return true;
-    if (!q) return false;
-    p = q + 1;
-  }
-}
-
 bool pass_autodiff(GnnCtx *c, Module *m) {
   for (int i = 0; i < m->vals.len; i++)
     if (((Value *)m->vals.items[i])->bwd) return false; /* already a training module */
@@ -445,7 +432,7 @@ bool pass_autodiff(GnnCtx *c, Module *m) {
    * (--input-grads): only they have gradients. */
   for (int i = 0; i < n; i++) {
     Value *v = m->vals.items[i];
-    ad.need[i] = v->op == OP_PARAM || (v->op == OP_INPUT && input_grad_listed(c->input_grads, v->name));
+    ad.need[i] = v->op == OP_PARAM || (v->op == OP_INPUT && module_input_grad_listed(c->input_grads, v->name));
     for (int k = 0; k < v->nargs; k++) ad.need[i] |= ad.need[v->args[k]->id];
     if (v->elem != ELEM_F32) ad.need[i] = false; /* arg indices have no gradient */
   }
