@@ -1,11 +1,12 @@
 """tests/python/abi_check.py RUNTIME_DIR -- the Python binding's ctypes structures against the C headers.
 
-python/gnnc mirrors runtime/gnnrt.h and runtime/gnn_model.h by hand in ctypes (the graph alone has
-25 fields). If the two drift apart, nothing fails until a field is read at the wrong offset or the
-C side writes past the end of a Python-allocated structure. So this asks the C compiler for the real
-layouts (clang -Xclang -fdump-record-layouts, over a file that includes both headers) and compares,
-for every mirrored structure: the member names in order, each member's offset and size, and the
-structure's size. Prints "ok NAME" / "FAIL NAME: detail" lines (tests/suites/python.sh counts them).
+python/gnnc/_abi.py mirrors runtime/gnnrt.h and runtime/gnn_model.h by hand in ctypes (the graph
+alone has 25 fields). If the two drift apart, nothing fails until a field is read at the wrong
+offset or the C side writes past the end of a Python-allocated structure. So this asks the C
+compiler for the real layouts (clang -Xclang -fdump-record-layouts, over a file that includes both
+headers) and compares, for every mirrored structure: the member names in order, each member's offset
+and size, and the structure's size. Prints "ok NAME" / "FAIL NAME: detail" lines
+(tests/suites/python.sh counts them).
 """
 import ctypes
 import os
@@ -84,7 +85,7 @@ def main():
         if ctypes.sizeof(cls) != c_size:
             problems.append("sizeof %d in C, %d in Python" % (c_size, ctypes.sizeof(cls)))
         if problems:
-            print("FAIL %s: %s (python/gnnc/__init__.py %s)" % (c_name, "; ".join(problems), py_name))
+            print("FAIL %s: %s (python/gnnc/_abi.py %s)" % (c_name, "; ".join(problems), py_name))
             failures += 1
         else:
             print("ok %s" % c_name)

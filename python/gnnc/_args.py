@@ -1,0 +1,44 @@
+"""Python arguments as the C types the runtime takes, refusing what a cast would change silently
+(ctypes wraps an out-of-range integer, int() truncates a float): counts, seeds, vertex ids. Used by
+the graph, sampler, model and library modules alike."""
+import operator
+
+import numpy as np
+
+
+def _count(name, n):
+    """n as a C int64_t, refusing what ctypes would wrap silently (2**64 + 10 becomes 10)."""
+    n = int(n)
+    if not 0 <= n < 2**63:
+        raise ValueError("%s = %d is out of range (0 .. 2^63 - 1)" % (name, n))
+    return n
+
+
+def _seed(where, seed):
+    """seed as a C uint64_t, refusing what ctypes would wrap silently (2**64 + 1 is seed 1) and
+    what int() would truncate (a float)."""
+    if isinstance(seed, bool):
+        raise TypeError("%s: seed must be an integer, not a bool" % where)
+    try:
+        seed = operator.index(seed)
+    except TypeError:
+        raise TypeError("%s: seed must be an integer, not %s" % (where, type(seed).__name__)) from None
+    if not 0 <= seed < 2**64:
+        raise ValueError("%s: seed %d is out of range (0 .. 2^64 - 1)" % (where, seed))
+    return seed
+
+
+def _vertex_ids(name, a):
+    """a as int64 vertex ids, refusing what a cast would silently change: booleans, non-numbers,
+    and floats that are not whole numbers (0.5 would become vertex 0)."""
+    a = np.asarray(a)
+    if a.dtype == np.bool_ or not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)):
+        raise TypeError("%s: vertex ids must be integers, got an array of %s" % (name, a.dtype))
+    flat = a.ravel()
+    if np.issubdtype(a.dtype, np.floating):
+        bad = np.flatnonzero(~np.isfinite(flat) | (flat != np.round(flat)))
+        if bad.size:
+            raise ValueError("%s[%d] = %r is not a whole number: vertex ids must be integers" % (name, bad[0], flat[bad[0]]))
+    elif a.dtype == np.uint64 and flat.size and flat.max() > np.iinfo(np.int64).max:
+        raise ValueError("%s: vertex id %d is out of range" % (name, flat.max()))
+    return np.ascontiguousarray(flat, dtype=np.int64)
