@@ -8,7 +8,14 @@ class GnncError(RuntimeError):
 
     def __init__(self, status, message):
         self.status = _STATUS[status] if 0 <= status < len(_STATUS) else "GNN_ERR_?"
+        self._made_from = (status, message)
         super().__init__("%s: %s" % (self.status, message))
+
+    def __reduce__(self):
+        # made again from its two arguments: the default (the class and self.args, one string)
+        # cannot call __init__, so an error raised in a DataLoader or multiprocessing worker
+        # could not reach the parent process
+        return (type(self), self._made_from)
 
 
 def _no_backward_why(lib):

@@ -108,6 +108,17 @@ def main():
         f.write(open(work + "/saved").read().replace("tensor gcnconv1.b 1 1 3", "tensor gcnconv1.b 1 1 3 extra"))
     raises(gnnc.GnncError, "GNN_ERR_FORMAT", "params/load-bad-file", lambda: m2.load_params(work + "/bad"))
     check(all(np.array_equal(m2[n], m[n]) for n, _ in m.params()), "params/bad-file-changes-nothing")
+    # a GnncError survives pickling (a DataLoader or multiprocessing worker sends it to its parent)
+    try:
+        m2.load_params(work + "/bad")
+    except gnnc.GnncError as e:
+        import pickle
+        try:
+            back = pickle.loads(pickle.dumps(e))
+            check(type(back) is gnnc.GnncError and str(back) == str(e) and back.status == e.status, "errors/pickle",
+                  "%r became %r" % (e, back))
+        except Exception as pe:  # noqa: BLE001 -- failing to pickle is the failure
+            check(False, "errors/pickle", "%s: %s" % (type(pe).__name__, pe))
     raises(ValueError, "want shape (40, 5), got (40, 4)", "forward/wrong-input-shape", lambda: m.forward(np.zeros((40, 4))))
     raises(TypeError, "takes 1 inputs", "forward/wrong-input-count", lambda: m.forward())
     # a capacity past the runtime's counts: refused (its byte counts wrapped, and a forward wrote past
