@@ -4,7 +4,8 @@
  *   features.svm  LIBSVM, one line per vertex in id order: "label idx:value ...", idx 1-based
  *                 and ascending; the label is ignored (labels.txt has them)
  *   labels.txt    one integer per vertex, -1 = unknown
- *   *.idx         vertex ids, one per line (a split)
+ *   *.idx         vertex ids (graph ids for a graph-level dataset), one per line (a split); the
+ *                 train, val and test files are disjoint
  *   graph_indicator.txt  one graph id per vertex
  * '#' starts a comment line everywhere. The messages follow the interpreter's loader
  * (compiler/graph.c). The readers go through RtReader, so a gzip-compressed file reads as its
@@ -275,33 +276,51 @@ gnn_status gnn_labels_load(gnn_ctx *ctx, const char *path, int64_t nv, int32_t *
   return GNN_OK;
 }
 
-/* A split file into a 0/1 mask; ids in range, none repeated. */
-gnn_status gnn_split_load(gnn_ctx *ctx, const char *path, int64_t nv, uint8_t *mask, int64_t *count) {
-  if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
-  if (!path || nv <= 0 || !mask)
-    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_split_load: need a path, nv > 0 and a mask");
+/* A split file into a 0/1 mask of nv rows; ids in range, none repeated, and none in an earlier
+ * split: earlier[k] (NULL-terminated, at most 2) is that split's mask and earlier_name[k] its
+ * file. `what` is the row: "vertex", or "graph" for a graph-level dataset, whose split files
+ * list graph ids, so a message about a vertex count would send the user to the wrong file. */
+static gnn_status split_read(gnn_ctx *ctx, const char *path, int64_t nv, const char *what, const uint8_t *const *earlier,
+                             const char *const *earlier_name, uint8_t *mask, int64_t *count) {
   memset(mask, 0, (size_t)nv);
   RtReader r;
   gnn_status st = rt_reader_open(ctx, &r, path, '#');
   if (st) return st;
+  const int graphs = strcmp(what, "graph") == 0;
+  char field[32];
+  snprintf(field, sizeof field, "%s id", what);
   int64_t n = 0;
   char *p;
   while ((p = rt_reader_next(ctx, &r, &st))) {
     int64_t id;
-    if ((st = rt_int_field(ctx, &r, &p, "vertex id", 0, &id))) break;
+    if ((st = rt_int_field(ctx, &r, &p, field, 0, &id))) break;
     if (!rt_at_end(p)) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: expected one vertex id per line", path, r.lineno);
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: expected one %s id per line", path, r.lineno, what);
       break;
     }
     if (id < 0 || id >= nv) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: vertex id %lld out of range (the graph has %lld vertices)",
-                         path, r.lineno, (long long)id, (long long)nv);
+      st = graphs ? gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: graph id %lld out of range (the dataset has %lld graphs, "
+                                  "ids 0 to %lld of graph_indicator.txt)", path, r.lineno, (long long)id, (long long)nv,
+                                  (long long)nv - 1)
+                  : gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: vertex id %lld out of range (the graph has %lld vertices)",
+                                  path, r.lineno, (long long)id, (long long)nv);
       break;
     }
     if (mask[id]) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: vertex %lld is listed twice", path, r.lineno, (long long)id);
+      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %s %lld is listed twice", path, r.lineno, what, (long long)id);
       break;
     }
+    /* A row in two splits would be trained on and then reported as unseen (test), or would
+     * choose the epoch it was trained on (val): the accuracy printed would not measure
+     * generalisation, and nothing would say so. */
+    for (int k = 0; earlier && earlier[k]; k++)
+      if (earlier[k][id]) {
+        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %s %lld is also in %s: the train, validation and test splits "
+                           "must be disjoint (remove it from one of the two files)", path, r.lineno, what, (long long)id,
+                           earlier_name[k]);
+        break;
+      }
+    if (st) break;
     mask[id] = 1;
     n++;
   }
@@ -314,18 +333,55 @@ gnn_status gnn_split_load(gnn_ctx *ctx, const char *path, int64_t nv, uint8_t *m
   return GNN_OK;
 }
 
-/* Loads split file `name` of dir into *mask when it exists, else records `bit` as missing. */
+/* A split file into a 0/1 mask; ids in range, none repeated. */
+gnn_status gnn_split_load(gnn_ctx *ctx, const char *path, int64_t nv, uint8_t *mask, int64_t *count) {
+  if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
+  if (!path || nv <= 0 || !mask)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_split_load: need a path, nv > 0 and a mask");
+  return split_read(ctx, path, nv, "vertex", NULL, NULL, mask, count);
+}
+
+/* The file of an earlier split beside split file `name` of dir, for a message: gnnc's folder
+ * has train.idx and val.idx; OGB's split/NAME/ has train and valid, .csv.gz or else .csv (as
+ * ogb.c picks them). */
+static void earlier_split_name(const char *dir, const char *name, int k, char *out, size_t len) {
+  const char *ext = strchr(name, '.');
+  if (ext && strcmp(ext, ".idx") == 0) {
+    snprintf(out, len, "%s.idx", k == 0 ? "train" : "val");
+    return;
+  }
+  const char *base = k == 0 ? "train" : "valid";
+  snprintf(out, len, "%s.csv.gz", base);
+  size_t n = strlen(dir) + len + 2;
+  char *f = (char *)malloc(n);
+  if (f) {
+    snprintf(f, n, "%s/%s", dir, out);
+    if (!rt_exists(f)) snprintf(out, len, "%s.csv", base);
+    free(f);
+  }
+}
+
+/* Loads split file `name` of dir into *mask when it exists, else records `bit` as missing. The
+ * splits are loaded train, val, test: each is checked against those before it. */
 gnn_status rt_dataset_split(gnn_ctx *ctx, gnn_dataset *ds, const char *dir, const char *name, unsigned bit,
                             uint8_t **mask, int64_t *count) {
   char *f = rt_join(ctx, dir, name);
   if (!f) return GNN_ERR_OOM;
   gnn_status st = GNN_OK;
+  const uint8_t *earlier[3] = {NULL, NULL, NULL};
+  char names[2][32];
+  const char *earlier_name[2] = {names[0], names[1]};
+  int ne = 0;
+  if (bit != GNN_DATASET_NO_TRAIN && ds->train_mask) earlier_split_name(dir, name, 0, names[ne], sizeof names[0]), earlier[ne++] = ds->train_mask;
+  if (bit == GNN_DATASET_NO_TEST && ds->val_mask) earlier_split_name(dir, name, 1, names[ne], sizeof names[0]), earlier[ne++] = ds->val_mask;
   if (!rt_exists(f)) {
     ds->missing |= bit;
   } else if (!(*mask = (uint8_t *)rt_malloc(ctx, (size_t)ds->nrows, name))) {
     st = GNN_ERR_OOM;
+  } else if (ds->nrows <= 0) {
+    st = gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: the dataset has no %s to split", f, ds->graph_level ? "graphs" : "vertices");
   } else {
-    st = gnn_split_load(ctx, f, ds->nrows, *mask, count);
+    st = split_read(ctx, f, ds->nrows, ds->graph_level ? "graph" : "vertex", earlier, earlier_name, *mask, count);
   }
   free(f);
   return st;

@@ -255,6 +255,9 @@ else
   rt_ogb_bad split-range GNN_ERR_FORMAT "@:2: error: vertex id 7 out of range (the graph has 4 vertices)" split/s/train.csv.gz '0\n7\n'
   rt_ogb_bad split-repeat GNN_ERR_FORMAT "@:2: error: vertex 2 is listed twice" split/s/valid.csv.gz '2\n2\n'
   rt_ogb_bad two-schemes GNN_ERR_UNSUPPORTED "split: error: split schemes" split/t/train.csv.gz '0\n'
+  # the splits are disjoint: a later file's id in an earlier file, named with OGB's file names
+  rt_ogb_bad split-overlap-train GNN_ERR_FORMAT "@:1: error: vertex 0 is also in train.csv.gz: the train, validation and test splits must be disjoint" split/s/test.csv.gz '0\n'
+  rt_ogb_bad split-overlap-valid GNN_ERR_FORMAT "@:2: error: vertex 2 is also in valid.csv.gz" split/s/test.csv.gz '3\n2\n'
   # no edges at all: a graph of 4 isolated vertices, not an error
   rt_ogb_tiny "$og/no-edges"
   printf '' | gzip > "$og/no-edges/raw/edge.csv.gz"; printf '0\n' | gzip > "$og/no-edges/raw/num-edge-list.csv.gz"
@@ -514,6 +517,10 @@ PYEOF
   rt_bad ds-split-range GNN_ERR_FORMAT "$b/ds-split-range/train.idx:2: error: vertex id 5 out of range (the graph has 3 vertices)" --dataset "$b/ds-split-range"
   rt_bad ds-split-repeat GNN_ERR_FORMAT "$b/ds-split-dup/val.idx:2: error: vertex 2 is listed twice" --dataset "$b/ds-split-dup"
   rt_bad ds-split-negative GNN_ERR_FORMAT "$b/ds-split-neg/test.idx:2: error: vertex id -1 out of range (the graph has 3 vertices)" --dataset "$b/ds-split-neg"
+  # a vertex in two splits (training on test vertices went unnoticed): the later file's line, both files
+  rt_bad ds-split-overlap-test GNN_ERR_FORMAT "$b/ds-split-overlap-test/test.idx:2: error: vertex 1 is also in train.idx: the train, validation and test splits must be disjoint" --dataset "$b/ds-split-overlap-test"
+  rt_bad ds-split-overlap-val GNN_ERR_FORMAT "$b/ds-split-overlap-val/val.idx:2: error: vertex 0 is also in train.idx" --dataset "$b/ds-split-overlap-val"
+  rt_bad ds-split-overlap-val-test GNN_ERR_FORMAT "$b/ds-split-overlap-val-test/test.idx:2: error: vertex 1 is also in val.idx" --dataset "$b/ds-split-overlap-val-test"
   rt_bad ds-no-graph GNN_ERR_IO "$b/ds-noedges: error: no graph.edges in this folder" --dataset "$b/ds-noedges"
   rt_bad dir-no-graph GNN_ERR_IO "$b/ds-noedges: error: no graph.edges in this folder" "$b/ds-noedges"
   rt_bad ds-not-a-folder GNN_ERR_IO "$b/ok.edges: error: not a folder" --dataset "$b/ok.edges"
