@@ -2,7 +2,7 @@
  *
  *   gnn-run libmodel.so --graph data/cora [--params F] [--inputs F] [--output F] [--seed N]
  *           [--repeat N] [--warmup N] [--train] [--backward] [--save-grads F] [--device N] [--rows N]
- *           [--self-loops] [--edge-order file|graph]
+ *           [--self-loops] [--normalise-features] [--edge-order file|graph]
  *
  * It prints the output's shape, a checksum, the first rows, the time per forward (the median
  * of --repeat timed runs after --warmup untimed ones, each followed by a sync) and the memory
@@ -49,6 +49,8 @@ static void usage(FILE *out) {
         "  --seed N            seed of parameters, generated inputs and dropout (default 1)\n"
         "  --repeat N          timed forwards (default 10); --warmup N untimed ones first (default 2)\n"
         "  --self-loops        add a self-loop v -> v to every vertex that has none (as gnn-train)\n"
+        "  --normalise-features  scale each row of the folder's features.svm to sum 1, as gnn-train does by\n"
+        "                      default: the predictions of parameters gnn-train saved (without --raw-features)\n"
         "  --train             forward in training mode (dropout on)\n"
         "  --backward          after the forward, run the backward with grad.out from --inputs, else generated\n"
         "  --save-grads FILE   write the gradients (tensor text format, names grad.<param>)\n"
@@ -295,7 +297,7 @@ int main(int argc, char **argv) {
   const char *libpath = NULL, *graph = NULL, *params = NULL, *inputs = NULL, *output = NULL, *save_grads = NULL,
              *save_input_grads = NULL;
   int64_t seed = 1, repeat = 10, warmup = 2, device = 0, nrows = 3;
-  bool train = false, backward = false, self_loops = false, graph_order = false;
+  bool train = false, backward = false, self_loops = false, graph_order = false, normalise = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define OPT(name) (strcmp(a, name) == 0 && v && (i++, true))
@@ -325,6 +327,7 @@ int main(int argc, char **argv) {
     } else if (strcmp(a, "--train") == 0) train = true;
     else if (strcmp(a, "--backward") == 0) backward = train = true;
     else if (strcmp(a, "--self-loops") == 0) self_loops = true;
+    else if (strcmp(a, "--normalise-features") == 0) normalise = true;
     else if (a[0] == '-') return fprintf(stderr, "gnn-run: unknown option '%s' (or it lacks its value; see --help)\n", a), 2;
     else if (!libpath) libpath = a;
     else return fprintf(stderr, "gnn-run: more than one model library ('%s' and '%s')\n", libpath, a), 2;
@@ -429,10 +432,25 @@ int main(int argc, char **argv) {
         frows = calloc((size_t)(rows * t->width > 0 ? rows * t->width : 1), sizeof(float));
         if (!frows) free(feat);
         NEED(frows);
-        for (int64_t r = 0; r < rows; r++) memcpy(frows + r * t->width, feat + r * ncols, sizeof(float) * (size_t)ncols);
+        for (int64_t r = 0; r < rows; r++) {
+          float *row = frows + r * t->width;
+          memcpy(row, feat + r * ncols, sizeof(float) * (size_t)ncols);
+          /* gnn-train's scaling, operation for operation (a double sum of the floats, each
+           * quotient rounded to float), so the forward sees the bits training saw */
+          double sum = 0;
+          for (int64_t k = 0; k < ncols; k++) sum += row[k];
+          if (normalise && sum != 0)
+            for (int64_t k = 0; k < ncols; k++) row[k] = (float)(row[k] / sum);
+        }
         free(feat);
         features_used = true;
       }
+    }
+    if (normalise && !features_used && t->domain == GNN_DOMAIN_VERTEX) {
+      fprintf(stderr, "gnn-run: --normalise-features scales the features of a dataset folder's features.svm, but input '%s' "
+                      "does not read them (%s): scale the rows of the file it reads instead\n", t->name,
+              inputs ? "--inputs gives every input" : !is_dir ? "--graph is not a folder" : "the folder has no features.svm");
+      goto out;
     }
     if (!inputs && t->domain == GNN_DOMAIN_EDGE && g->edge_ncols && !edge_values_used) {
       /* The first edge input takes the graph's edge values (already in the graph's order). */

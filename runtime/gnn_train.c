@@ -15,7 +15,7 @@
  * the test accuracy is reported for them, and --save-params writes them (names and shapes,
  * the tensor text format, loadable with --load-params or `gnnc run --params`).
  *
- * Defaults come from the papers, by the model's name (GCN: lr 0.01, weight decay 5e-4, 200
+ * Defaults come from the papers, by the model's whole name (GCN: lr 0.01, weight decay 5e-4, 200
  * epochs, patience 10 on the validation loss as Kipf & Welling; GAT: lr 0.005, 5e-4, patience
  * 100; ...), with self-loops added for the models whose papers add them. One line per epoch;
  * a NaN loss stops training with a message naming the epoch. Like gnn-run, one binary serves
@@ -28,17 +28,21 @@
  * masks come from a counter-based RNG keyed by seed and epoch), so a resumed run prints the same
  * epoch lines and ends at the same parameters, bit for bit, as one never interrupted. The
  * checkpoint's config line (optimiser, hyper-parameters, seed, the data's sizes) must match the
- * resumed run's; --epochs may differ (a finished run can be continued for longer).
+ * resumed run's; --epochs may differ (a finished run can be continued for longer). The model is
+ * known by its name and parameter table only (gnn_model_api has no fingerprint of the program),
+ * so a library with an edited body but the same parameters is not told apart (docs/training.md).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,9 +68,15 @@ static const Defaults defaults[] = {
     {NULL, 0.01, 5e-4, 200, 10, 0, "generic: Adam lr 0.01, L2 5e-4, 200 epochs, patience 10"},
 };
 
+/* The row of a model named exactly as a paper's model (case-sensitive), or as one with a
+ * variant after '_' (GAT_PubMed: bench/gat_pubmed.gnn); any other name gets the generic row. A
+ * bare prefix is not enough: GATHER or GCNfoo is another model, and GAT's 100,000 epochs and
+ * patience 100 would be a surprise there. */
 static const Defaults *defaults_for(const char *model) {
-  for (const Defaults *d = defaults; d->name; d++)
-    if (strncmp(model, d->name, strlen(d->name)) == 0) return d;
+  for (const Defaults *d = defaults; d->name; d++) {
+    size_t n = strlen(d->name);
+    if (strncmp(model, d->name, n) == 0 && (model[n] == '\0' || (model[n] == '_' && model[n + 1] != '\0'))) return d;
+  }
   return &defaults[sizeof defaults / sizeof defaults[0] - 1];
 }
 
@@ -76,11 +86,17 @@ static double now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static bool parse_num(const char *s, double lo, double hi, double *out) {
+/* A number in [lo, hi]; false with *why NULL when it is not one, with *why set when it is one
+ * that cannot be taken as written. */
+static bool parse_num(const char *s, double lo, double hi, double *out, const char **why) {
   char *end;
   errno = 0;
   double v = strtod(s, &end);
-  if (!*s || *end || errno || !(v >= lo && v <= hi)) return false;
+  *why = NULL;
+  if (!*s || *end) return false;
+  /* 1e-400 is not 0 to the user who typed it: say so rather than "not in [0, 10]" */
+  if (errno == ERANGE && fabs(v) <= DBL_MIN) return *why = "underflows: it is too small for a double (write 0 if 0 is meant)", false;
+  if (errno || !(v >= lo && v <= hi)) return false;
   *out = v;
   return true;
 }
@@ -94,21 +110,48 @@ static bool parse_num(const char *s, double lo, double hi, double *out) {
     }                                                                                                 \
   } while (0)
 
-/* The folder a file will be written into exists and is writable (path NULL: nothing to check);
- * false after saying why. The files are written after training (--save-params) or during it
- * (--checkpoint): a typo in the folder must not cost the run. */
-static bool writable_dir_of(const char *opt, const char *path) {
+/* The same file: the same device and inode when both exist, else the same name in the same
+ * (resolved) folder. */
+static bool same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  char da[4096], db[4096], ra[PATH_MAX], rb[PATH_MAX];
+  const char *ba = strrchr(a, '/'), *bb = strrchr(b, '/');
+  snprintf(da, sizeof da, "%.*s", ba ? (int)(ba - a) + (ba == a) : 1, ba ? a : ".");
+  snprintf(db, sizeof db, "%.*s", bb ? (int)(bb - b) + (bb == b) : 1, bb ? b : ".");
+  return realpath(da, ra) && realpath(db, rb) && strcmp(ra, rb) == 0 && strcmp(ba ? ba + 1 : a, bb ? bb + 1 : b) == 0;
+}
+
+/* A file gnn-train will write (path NULL: nothing to check) can be written there: a file name,
+ * not a folder's (an existing directory, or a path ending in '/'), not a device or FIFO (the
+ * file is written to a temporary name and renamed over the path, which would replace one), in
+ * a folder that exists and is writable; false after saying why. The files are written after
+ * training (--save-params) or during it (--checkpoint): a typo in the path must not cost the run,
+ * so everything that would fail at the write is found here. */
+static bool output_ok(const char *opt, const char *path) {
   if (!path) return true;
+  size_t len = strlen(path);
+  struct stat sb;
+  const char *why = len == 0                                          ? "the path is empty"
+                    : path[len - 1] == '/'                            ? "it names a folder (it ends in '/'): give a file name in it"
+                    : stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)     ? "it is a directory: give a file name in it"
+                    : stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)
+                        ? "it is not a regular file (a device or FIFO?): the file is written to a temporary name and renamed over "
+                          "the path, which would replace it"
+                        : NULL;
+  if (why) {
+    fprintf(stderr, "gnn-train: %s '%s': %s\n", opt, path, why);
+    return false;
+  }
   char dir[4096];
   const char *slash = strrchr(path, '/');
   int n = !slash ? snprintf(dir, sizeof dir, ".") : slash == path ? snprintf(dir, sizeof dir, "/")
                                                                   : snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-  struct stat sb;
-  const char *why = n < 0 || n >= (int)sizeof dir ? "the path is too long"
-                    : stat(dir, &sb) != 0         ? strerror(errno)
-                    : !S_ISDIR(sb.st_mode)        ? "not a directory"
-                    : access(dir, W_OK) != 0      ? strerror(errno)
-                                                  : NULL;
+  why = n < 0 || n >= (int)sizeof dir ? "the path is too long"
+        : stat(dir, &sb) != 0         ? strerror(errno)
+        : !S_ISDIR(sb.st_mode)        ? "not a directory"
+        : access(dir, W_OK) != 0      ? strerror(errno)
+                                      : NULL;
   if (why) fprintf(stderr, "gnn-train: %s %s: cannot write into '%s': %s\n", opt, path, dir, why);
   return !why;
 }
@@ -118,6 +161,21 @@ static int has_file(const char *dir, const char *name) {
   char path[4096];
   struct stat sb;
   return snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path && stat(path, &sb) == 0;
+}
+
+/* Writes the loop's state to path: ck's scalars as the caller set them, the parameters and
+ * Adam's moments (ck->adam_m NULL: SGD, none) from the device into ck's host arrays. */
+static gnn_status save_checkpoint(const Rt *rt, gnn_ctx *ctx, const gnn_model_api *api, void *model, float **mom, float **vel,
+                                  gnn_train_state *ck, const char *path) {
+  for (int i = 0; i < ck->nparams; i++) {
+    size_t b = sizeof(float) * (size_t)api->params[i].width;
+    gnn_status st = rt->download(ctx, ck->param[i], api->param(model, i), b);
+    if (st == GNN_OK && ck->adam_m) st = rt->download(ctx, ck->adam_m[i], mom[i], b);
+    if (st == GNN_OK && ck->adam_m) st = rt->download(ctx, ck->adam_v[i], vel[i], b);
+    if (st != GNN_OK) return st;
+  }
+  ck->adam_step = ck->adam_m ? ck->epoch : 0; /* Adam's step is the epoch: one update per epoch */
+  return rt->ck_save(ctx, path, ck);
 }
 
 static void usage(FILE *f) {
@@ -154,12 +212,16 @@ int main(int argc, char **argv) {
 #define OPT(n) (strcmp(a, n) == 0 && v && (i++, true))
 #define NUM(n, var, lo, hi)                                                                           \
   else if (OPT(n)) {                                                                                  \
-    if (!parse_num(v, lo, hi, &var)) return fprintf(stderr, "gnn-train: %s wants a number in [%g, %g], got '%s'\n", n, (double)lo, (double)hi, v), 2; \
+    const char *why_;                                                                                 \
+    if (!parse_num(v, lo, hi, &var, &why_))                                                           \
+      return (why_ ? fprintf(stderr, "gnn-train: %s '%s' %s\n", n, v, why_)                            \
+                   : fprintf(stderr, "gnn-train: %s wants a number in [%g, %g], got '%s'\n", n, (double)lo, (double)hi, v)), 2; \
   }
 /* a count or a seed: a fraction would be printed rounded and used truncated */
 #define INT(n, var, lo, hi)                                                                           \
   else if (OPT(n)) {                                                                                  \
-    if (!parse_num(v, lo, hi, &var) || var != floor(var))                                            \
+    const char *why_;                                                                                 \
+    if (!parse_num(v, lo, hi, &var, &why_) || var != floor(var))                                     \
       return fprintf(stderr, "gnn-train: %s wants a whole number in [%.0f, %.0f], got '%s'\n", n, (double)lo, (double)hi, v), 2; \
   }
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) return usage(stdout), 0;
@@ -193,8 +255,17 @@ int main(int argc, char **argv) {
     return fprintf(stderr, "gnn-train: --resume continues a training run: it cannot go with %s\n",
                    load ? "--load-params" : "--eval-only"), 2;
   if (ckpt && eval_only) return fprintf(stderr, "gnn-train: --checkpoint saves training: it cannot go with --eval-only\n"), 2;
-  /* the files written after training: their folders now, not after the run */
-  if (!writable_dir_of("--save-params", save) || !writable_dir_of("--checkpoint", ckpt)) return 1;
+  /* the files written during or after training: now, not after the run */
+  if (!output_ok("--save-params", save) || !output_ok("--checkpoint", ckpt)) return 1;
+  /* Two roles for one file: the later write destroys the earlier file, or what the run reads.
+   * (--checkpoint F --resume F is the usual pair, --save-params F --load-params F a refinement.) */
+  const char *roles[][2] = {{"--save-params", save}, {"--checkpoint", ckpt}, {"--resume", resume}, {"--load-params", load},
+                            {"the model library", libpath}};
+  for (int a = 0; a < 2; a++)
+    for (int b = a + 1; b < 5; b++)
+      if (roles[a][1] && roles[b][1] && !(a == 1 && b == 2) && !(a == 0 && b == 3) && same_file(roles[a][1], roles[b][1]))
+        return fprintf(stderr, "gnn-train: %s %s and %s %s are the same file: %s would overwrite it; give another path\n",
+                       roles[a][0], roles[a][1], roles[b][0], roles[b][1], roles[a][0]), 1;
   /* A full disk, or a file-size limit (ulimit -f), must be a write error with a message, not a
    * SIGXFSZ that kills the process in the middle of a checkpoint. */
   signal(SIGXFSZ, SIG_IGN);
@@ -422,8 +493,9 @@ int main(int argc, char **argv) {
          (long long)ds->graph->ne, self_loops ? " (with self-loops)" : "", (long long)ds->nfeat, ds->nclasses,
          (long long)ds->ntrain, (long long)ds->nval, (long long)ds->ntest,
          graph_out ? graphs_note : "");
-  printf("gnn-train: %s, lr %g, weight decay %g, at most %.0f epochs, patience %.0f, seed %.0f (defaults: %s)\n", optimizer, lr,
-         wd, epochs, patience, seed, d->cite);
+  if (!eval_only) /* (--eval-only trains nothing: no optimiser, no epochs) */
+    printf("gnn-train: %s, lr %g, weight decay %g, at most %.0f epochs, patience %.0f, seed %.0f (defaults: %s)\n", optimizer,
+           lr, wd, epochs, patience, seed, d->cite);
 
   double best_val_acc = -1, best_val_loss = INFINITY, total_ms = 0;
   int best_epoch = 0, waited = 0, epoch = 0, start = 1, stopped = 0;
@@ -450,6 +522,7 @@ int main(int argc, char **argv) {
   }
   epoch = stopped ? start - 1 : start;
   int done = start - 1; /* the last epoch completed: the checkpoint's, then this run's */
+  bool wrote_ckpt = false;
   for (; !eval_only && !stopped && epoch <= (int)epochs; epoch++) {
     double t0 = now();
     float loss = 0, val_loss = 0;
@@ -503,16 +576,7 @@ int main(int argc, char **argv) {
       stopped = 1;
     }
     if (ckpt && (epoch % (int)ckpt_every == 0 || stopped || epoch == (int)epochs)) {
-      for (int i = 0; i < np; i++) {
-        size_t b = sizeof(float) * (size_t)api->params[i].width;
-        CHECK(rt.download(ctx, h_param[i], api->param(model, i), b));
-        if (optimizer[0] == 'a') {
-          CHECK(rt.download(ctx, h_mom[i], mom[i], b));
-          CHECK(rt.download(ctx, h_vel[i], vel[i], b));
-        }
-      }
       ck.epoch = epoch;
-      ck.adam_step = optimizer[0] == 'a' ? epoch : 0;
       ck.dropout_counter = dropout_counter;
       ck.best_epoch = best_epoch;
       ck.best_val_acc = best_val_acc;
@@ -520,10 +584,25 @@ int main(int argc, char **argv) {
       ck.waited = waited;
       ck.finished = stopped;
       ck.elapsed_ms = total_ms;
-      CHECK(rt.ck_save(ctx, ckpt, &ck));
+      CHECK(save_checkpoint(&rt, ctx, api, model, mom, vel, &ck, ckpt));
+      wrote_ckpt = true;
     }
     done = epoch;
     if (stopped) break;
+  }
+  /* A run that trained no epoch (--epochs 0, or a resumed run already at --epochs or finished)
+   * still leaves the checkpoint it was asked for: the state it starts from, which a later
+   * --resume goes on from as from any other. */
+  if (ckpt && !wrote_ckpt) {
+    ck.epoch = done;
+    ck.dropout_counter = dropout_counter;
+    ck.best_epoch = best_epoch;
+    ck.best_val_acc = best_val_acc;
+    ck.best_val_loss = best_val_loss;
+    ck.waited = waited;
+    ck.finished = stopped;
+    ck.elapsed_ms = total_ms;
+    CHECK(save_checkpoint(&rt, ctx, api, model, mom, vel, &ck, ckpt));
   }
   int trained = eval_only ? 0 : done;
   if (!eval_only) { /* back to the best epoch's parameters */

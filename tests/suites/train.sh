@@ -15,8 +15,15 @@
 #   train/ogb/...             Cora in OGB's layout (tests/runtime/make_ogb.py) trains as data/cora does
 #   train/params-roundtrip    --save-params of the best epoch, then --eval-only --load-params
 #                             reports the same test accuracy
+#   train/predict/...         gnn-run --normalise-features on the saved parameters: gnn-train's
+#                             test accuracy to the digit; the option without a features file
 #   train/bad/CASE            bad datasets and divergence: exit 1 (bad options: 2), a message
-#                             naming the problem (file and line, vertex, or epoch), no accuracy line
+#                             naming the problem (file and line, vertex, or epoch), no accuracy line;
+#                             outputs that could only fail at the write (a directory, a path ending
+#                             in '/', a FIFO, one file in two roles) refused before epoch 1; a
+#                             vertex or graph in two splits; graph-level split messages in graphs
+#   train/defaults/NAME       the paper's defaults by the whole model name: GATHER gets the generic row
+#   train/eval-only-no-optimiser, train/checkpoint-epochs-0 (the untrained state, resumed = uninterrupted)
 #   TR_TARGET=cuda (make gpu-check): the same with the CUDA libraries, on the GPU.
 tr_bin=$ROOT/build/bin
 tr_target=${TR_TARGET:-host}
@@ -54,6 +61,30 @@ else
   else
     fail train/params-roundtrip "eval-only gave '$(tr_acc "$tr/eval.log" 2>/dev/null)', training '$(tr_acc "$tr/gcn.log")'"
   fi
+
+  # gnn-run --normalise-features scales the features as gnn-train did: the saved parameters give
+  # gnn-train's test accuracy to the last digit (without it, Cora's GCN fell from 0.825 to 0.76)
+  if [ -f "$tr/gcn.params" ] &&
+     "$tr_bin/gnn-run" "$tr/libgcn.so" --graph data/cora --self-loops --normalise-features --params "$tr/gcn.params" \
+       --output "$tr/gcn-run.out" --repeat 1 --warmup 0 > "$tr/gcn-run.log" 2>&1; then
+    tr_got=$("$PY" - "$tr/gcn-run.out" data/cora <<'PYEOF'
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip() and l[0] not in '#t']
+lab = [int(l) for l in open(sys.argv[2] + '/labels.txt') if l.strip() and l[0] != '#']
+test = [int(l) for l in open(sys.argv[2] + '/test.idx') if l.strip() and l[0] != '#']
+best = lambda r: max(range(len(r)), key=lambda k: float(r[k]))
+print('%.4f' % (sum(best(rows[v]) == lab[v] for v in test) / len(test)))
+PYEOF
+)
+    if [ "$tr_got" = "$(tr_acc "$tr/gcn.log")" ]; then pass train/predict/gnn-run-normalised
+    else fail train/predict/gnn-run-normalised "gnn-run: test accuracy '$tr_got', gnn-train: '$(tr_acc "$tr/gcn.log")'"; fi
+  else
+    fail train/predict/gnn-run-normalised "no gcn.params, or gnn-run failed: $(tail -2 "$tr/gcn-run.log" 2> /dev/null | tr '\n' ' ')"
+  fi
+  if ! "$tr_bin/gnn-run" "$tr/libgcn.so" --graph data/cora/graph.edges --normalise-features --repeat 1 > "$tr/norm-bad.log" 2>&1 &&
+     grep -q "normalise-features scales the features of a dataset folder's features.svm, but input 'x' does not read them (--graph is not a folder)" "$tr/norm-bad.log"; then
+    pass train/predict/normalise-needs-folder
+  else fail train/predict/normalise-needs-folder "$(tail -2 "$tr/norm-bad.log" | tr '\n' ' ')"; fi
 
   # An OGB download's layout (tests/runtime/make_ogb.py writes Cora in it): gnn-train reads it as it
   # reads data/cora, to the same accuracy line (30 epochs keep it short), and the accuracy is sane
@@ -218,7 +249,39 @@ else
       "$tr_lib" --data data/cora --epochs 3 --save-params "$tr/nope/p.txt"
     tr_bad checkpoint-folder "--checkpoint $tr/libgcn.so/c.ckpt: cannot write into '$tr/libgcn.so': not a directory" \
       "$tr_lib" --data data/cora --epochs 3 --checkpoint "$tr/libgcn.so/c.ckpt"
+    # outputs that could only fail at the write (after the whole run): refused before epoch 1
+    mkdir -p "$tr/outdir"; rm -f "$tr/fifo"; mkfifo "$tr/fifo"
+    tr_bad save-params-is-dir "--save-params '$tr/outdir': it is a directory: give a file name in it" \
+      "$tr_lib" --data data/cora --epochs 3 --save-params "$tr/outdir"
+    tr_bad checkpoint-is-dir "--checkpoint '$tr/outdir': it is a directory" "$tr_lib" --data data/cora --epochs 3 --checkpoint "$tr/outdir"
+    tr_bad checkpoint-ends-in-slash "--checkpoint '$tr/outdir/': it names a folder (it ends in '/')" \
+      "$tr_lib" --data data/cora --epochs 3 --checkpoint "$tr/outdir/"
+    tr_bad save-params-fifo "--save-params '$tr/fifo': it is not a regular file" "$tr_lib" --data data/cora --epochs 3 --save-params "$tr/fifo"
+    tr_bad outputs-same-file "--save-params $tr/same and --checkpoint $tr/./same are the same file" \
+      "$tr_lib" --data data/cora --epochs 3 --save-params "$tr/same" --checkpoint "$tr/./same"
+    # (a copy: without the check the library is overwritten, and every later test would fail)
+    cp "$tr_lib" "$tr/libvictim.so"
+    tr_bad save-params-is-library "--save-params $tr/libvictim.so and the model library $tr/libvictim.so are the same file" \
+      "$tr/libvictim.so" --data data/cora --epochs 3 --save-params "$tr/libvictim.so"
+    # a vertex in two splits: the test accuracy would be over vertices trained on
+    tr_copy overlap-test; grep -v '^#' data/cora/test.idx | head -1 >> "$tr/overlap-test/train.idx"
+    tr_bad split-overlap-test "test.idx:$(grep -n '^[0-9]' data/cora/test.idx | head -1 | cut -d: -f1): error: vertex $(grep -v '^#' data/cora/test.idx | head -1) is also in train.idx" \
+      "$tr_lib" --data "$tr/overlap-test" --epochs 3
+    tr_copy overlap-val; grep -v '^#' data/cora/train.idx | head -1 >> "$tr/overlap-val/val.idx"
+    tr_bad split-overlap-val "error: vertex $(grep -v '^#' data/cora/train.idx | head -1) is also in train.idx" \
+      "$tr_lib" --data "$tr/overlap-val" --epochs 3
+    # graph classification: split ids are graph ids, and the messages say so
+    if [ -f "$tr/libgin_graph.so" ]; then
+      rm -rf "$tr/shapes-range" && cp -r "$tr/shapes" "$tr/shapes-range" && echo 999 >> "$tr/shapes-range/test.idx"
+      tr_bad graph-split-out-of-range "error: graph id 999 out of range (the dataset has 300 graphs, ids 0 to 299 of graph_indicator.txt)" \
+        "$tr/libgin_graph.so" --data "$tr/shapes-range" --epochs 1
+      rm -rf "$tr/shapes-overlap" && cp -r "$tr/shapes" "$tr/shapes-overlap"
+      grep -v '^#' "$tr/shapes/train.idx" | head -1 >> "$tr/shapes-overlap/test.idx"
+      tr_bad graph-split-overlap "error: graph $(grep -v '^#' "$tr/shapes/train.idx" | head -1) is also in train.idx" \
+        "$tr/libgin_graph.so" --data "$tr/shapes-overlap" --epochs 1
+    fi
     # command-line mistakes: exit 2, before any work
+    TR_RC=2 tr_bad lr-underflow "--lr '1e-400' underflows: it is too small for a double (write 0 if 0 is meant)" "$tr_lib" --data data/cora --lr 1e-400
     TR_RC=2 tr_bad lr-out-of-range "--lr wants a number in [0, 10], got '1e30'" "$tr_lib" --data data/cora --lr 1e30
     # counts and seeds are whole numbers (a fraction was printed rounded and used truncated)
     TR_RC=2 tr_bad seed-fraction "--seed wants a whole number in [0, 9000000000000000], got '1.5'" "$tr_lib" --data data/cora --seed 1.5
@@ -233,6 +296,28 @@ else
     else
       fail train/bad/diverges "gnnc could not build the diverging model"
     fi
+    # Defaults by the whole name (or NAME_variant): GATHER is not GAT (100,000 epochs, patience 100)
+    for tr_n in GATHER:generic GAT_Variant:Velickovic; do
+      sed "s/^model GCN/model ${tr_n%%:*}/" dsl-examples/gcn.gnn > "$tr/name.gnn"
+      if "$GNNC" "$tr/name.gnn" --target=$tr_target -o "$tr/libname.so" > /dev/null 2>&1 &&
+         "$tr_bin/gnn-train" "$tr/libname.so" --data data/cora --epochs 1 --quiet > "$tr/name.log" 2>&1 &&
+         grep -q "(defaults: ${tr_n#*:}" "$tr/name.log"; then pass "train/defaults/${tr_n%%:*}"
+      else fail "train/defaults/${tr_n%%:*}" "want the '${tr_n#*:}' row: $(head -2 "$tr/name.log" | tr '\n' ' ')"; fi
+    done
+    # --eval-only trains nothing: no optimiser line
+    if "$tr_bin/gnn-train" "$tr_lib" --data data/cora --eval-only > "$tr/eval-only.log" 2>&1 &&
+       grep -q '^accuracy:' "$tr/eval-only.log" && ! grep -q 'lr .*epochs' "$tr/eval-only.log"; then pass train/eval-only-no-optimiser
+    else fail train/eval-only-no-optimiser "$(tr '\n' ' ' < "$tr/eval-only.log")"; fi
+    # --epochs 0 --checkpoint F writes the untrained state; resuming it is the uninterrupted run
+    rm -f "$tr/e0.ckpt"
+    "$tr_bin/gnn-train" "$tr_lib" --data data/cora --epochs 0 --checkpoint "$tr/e0.ckpt" > "$tr/e0.log" 2>&1
+    "$tr_bin/gnn-train" "$tr_lib" --data data/cora --epochs 5 --resume "$tr/e0.ckpt" > "$tr/e0r.log" 2>&1
+    "$tr_bin/gnn-train" "$tr_lib" --data data/cora --epochs 5 > "$tr/e5.log" 2>&1
+    tr_lines() { grep -E '^(epoch|accuracy)' "$1" | sed 's/  [0-9.]* ms$//'; }
+    if [ -f "$tr/e0.ckpt" ] && [ -n "$(tr_lines "$tr/e5.log")" ] && [ "$(tr_lines "$tr/e0r.log")" = "$(tr_lines "$tr/e5.log")" ]; then
+      pass train/checkpoint-epochs-0
+    else fail train/checkpoint-epochs-0 "$(ls "$tr/e0.ckpt" 2>&1) $(tail -2 "$tr/e0r.log" | tr '\n' ' ')"; fi
+    unset -f tr_lines
     # A model without parameters: nothing to train, said so (issue 15)
     printf 'model NoParams(x: vertex[1433]) -> vertex[1433] {\n  return relu(x)\n}\n' > "$tr/noparams.gnn"
     if "$GNNC" "$tr/noparams.gnn" --target=$tr_target -o "$tr/libnoparams.so" > /dev/null 2>&1; then
