@@ -852,7 +852,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     if (st->kind == STEP_GEMM) gemms[b]++;
   }
   fprintf(out, "    %d, %d, %d, %d,\n", launches[0], launches[1], gemms[0], gemms[1]);
-  fputs("    gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad, gnnc_api_set_graph, gnnc_api_reserve,\n};\n", out);
+  fputs("    gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad, gnnc_api_set_graph, gnnc_api_reserve,\n", out);
+  fprintf(out, "    \"%s\", /* the program: what the model computes (gnn_model_api.program) */\n};\n", p->m->program ? p->m->program : "");
   fprintf(out, "const gnn_model_api *%s_api(void) { return &gnnc_api_table; }\n", P);
   fputs("#ifdef GNNC_MODEL_ENTRY\n"
         "/* The fixed entry point drivers (gnn-run, gnn-train) look up with dlsym in a library they\n"

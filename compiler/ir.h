@@ -176,6 +176,13 @@ typedef struct {
   int nouts, outcap;
   int ndropout;      /* dropout streams numbered so far (sema numbers them 0, 1, ...) */
   const char *input_grads; /* the --input-grads list autodiff derived adjoints for (NULL: none) */
+  /* What the model computes, as a name: 16 hex digits of SHA-256 over the IR after sema as
+   * ir_print writes it (pipeline.c; NULL before). The library carries it (gnn_model_api.program)
+   * and a training checkpoint records it, so that a resume with a library whose computation
+   * differs (another activation, dropout rate, aggregation) is refused. It leaves out what does
+   * not change the function: the source's path, layout and comments, parameters' initial values,
+   * and every option after sema (target, schedules, recompute). */
+  const char *program;
   Arena *arena;
   FuseGroup *groups; /* set by the fuse pass: groups[v->group] */
   int ngroups;

@@ -13,6 +13,7 @@
 #include "lower.h"
 #include "kstats.h"
 #include "gpucost.h"
+#include "sha256.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +227,21 @@ static bool input_grads_valid(GnnCtx *c, const Module *m, const PipelineOpts *o)
   return ok;
 }
 
+/* Module.program: the model's computation named by the IR sema produced (a printed IR is the
+ * module's whole meaning; value ids and names are sema's, deterministic from the source). */
+static bool name_program(Module *m) {
+  char *text = ir_to_string(m);
+  if (!text) return false;
+  Sha256 h;
+  sha256_init(&h);
+  sha256_update(&h, text, strlen(text));
+  free(text);
+  char hex[65];
+  sha256_hex(&h, hex);
+  m->program = arena_strndup(m->arena, hex, 16);
+  return true;
+}
+
 static Module *compile_once(GnnCtx *c, const PipelineOpts *o) {
   Totals prev = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0};
   c->mapping = o->mapping;
@@ -246,6 +262,11 @@ static Module *compile_once(GnnCtx *c, const PipelineOpts *o) {
   times[0] = now() - t0;
   if (!m) return NULL;
   module_count_uses(m);
+  if (!name_program(m)) {
+    fprintf(stderr, "%s: error: out of memory\n", c->diag.path);
+    c->diag.errors++;
+    return NULL;
+  }
   if (!after_pass(c, m, "sema", true, o, &prev)) return NULL;
   if (o->input_grads && !input_grads_valid(c, m, o)) return NULL;
   for (int i = 0; i < pass_count; i++) {

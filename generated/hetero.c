@@ -898,6 +898,7 @@ static const gnn_model_api gnnc_api_table = {
     gnnc_api_grad, gnnc_api_memory_plan,
     2, 3, 2, 2,
     gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad, gnnc_api_set_graph, gnnc_api_reserve,
+    "97055edbe8388eef", /* the program: what the model computes (gnn_model_api.program) */
 };
 const gnn_model_api *hetero_api(void) { return &gnnc_api_table; }
 #ifdef GNNC_MODEL_ENTRY

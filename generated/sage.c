@@ -1274,6 +1274,7 @@ static const gnn_model_api gnnc_api_table = {
     gnnc_api_grad, gnnc_api_memory_plan,
     3, 5, 4, 6,
     gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad, gnnc_api_set_graph, gnnc_api_reserve,
+    "8069eacd253dff65", /* the program: what the model computes (gnn_model_api.program) */
 };
 const gnn_model_api *graphsage_api(void) { return &gnnc_api_table; }
 #ifdef GNNC_MODEL_ENTRY

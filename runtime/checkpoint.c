@@ -8,17 +8,18 @@
  *
  * Layout (little-endian, as the .gcsr cache; docs/runtime.md has the table):
  *   0  char     magic[8]   "GNNRTCKP"
- *   8  uint32   version    1
+ *   8  uint32   version    2 (version 1, without the program string, still loads)
  *   12 uint32   byte_order 0x01020304 as written by the saving machine
  *   16 uint64   payload    bytes after the header
  *   24 uint64   checksum   FNV-1a 64 of the payload
  *   32 uint64   reserved[4] 0
- *   64 payload: model and config strings (uint32 length, bytes), the scalars, the parameter
+ *   64 payload: model, config and program strings (uint32 length, bytes; version 1 has no
+ *      program), the scalars, the parameter
  *      table (name, rank, dims[4]), then per parameter its values, Adam's m and v (if any)
  *      and the best epoch's values, float32 each.
  * The file is written whole to a temporary name, fsync'd and renamed (rt_tmp_commit), so a
  * kill or a full disk leaves the previous checkpoint. Loading reads the whole file, checks
- * size, magic, version, checksum and structure, then compares model, config and every
+ * size, magic, version, checksum and structure, then compares model, program, config and every
  * parameter's name and shape with what the caller expects -- and only then writes into the
  * caller's arrays: a refused checkpoint changes nothing.
  */
@@ -29,7 +30,7 @@
 #include <string.h>
 
 #define CK_MAGIC "GNNRTCKP"
-#define CK_VERSION 1u
+#define CK_VERSION 2u
 #define CK_BYTE_ORDER 0x01020304u
 #define CK_HEADER 64
 
@@ -94,8 +95,8 @@ static gnn_status check_state(gnn_ctx *ctx, const char *fn, const char *path, co
       (!s->adam_m) != (!s->adam_v))
     return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: %s: the state lacks its model, config, parameter table or arrays (adam_m "
                          "and adam_v: both or neither)", fn, path);
-  if (strlen(s->model) > 4096 || strlen(s->config) > 65536)
-    return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: %s: model name or config too long", fn, path);
+  if (strlen(s->model) > 4096 || strlen(s->config) > 65536 || (s->program && strlen(s->program) > 255))
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: %s: model name, config or program too long", fn, path);
   for (int i = 0; i < s->nparams; i++) {
     int64_t n = elems_of(s, i);
     if (!s->names[i] || strlen(s->names[i]) > 255 || n < 0 ||
@@ -111,6 +112,7 @@ gnn_status gnn_train_state_save(gnn_ctx *ctx, const char *path, const gnn_train_
   Buf b = {0};
   put_str(&b, s->model);
   put_str(&b, s->config);
+  put_str(&b, s->program ? s->program : "");
   put_u64(&b, (uint64_t)s->epoch);
   put_u64(&b, (uint64_t)s->adam_step);
   put_u64(&b, s->dropout_seed);
@@ -203,8 +205,8 @@ static const char *get_str(Cur *c, uint32_t *len) {
 
 /* What a checkpoint file holds, pointing into the file's bytes. */
 typedef struct {
-  const char *model, *config;
-  uint32_t model_len, config_len;
+  const char *model, *config, *program;
+  uint32_t model_len, config_len, program_len; /* program_len 0: none recorded (or version 1) */
   gnn_train_state s;
   int has_adam;
   uint32_t nparams;
@@ -228,8 +230,8 @@ static gnn_status ck_read(gnn_ctx *ctx, const char *path, char **buf, CkFile *ck
   memcpy(&h, *buf, sizeof h);
   if (h.byte_order != CK_BYTE_ORDER)
     return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: the checkpoint was written with the other byte order", path);
-  if (h.version != CK_VERSION)
-    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: checkpoint version %u; this runtime reads version %u", path,
+  if (h.version != 1 && h.version != CK_VERSION)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: checkpoint version %u; this runtime reads versions 1 and %u", path,
                          (unsigned)h.version, CK_VERSION);
   if (h.reserved[0] || h.reserved[1] || h.reserved[2] || h.reserved[3])
     return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: corrupted header (reserved fields are not zero)", path);
@@ -246,6 +248,8 @@ static gnn_status ck_read(gnn_ctx *ctx, const char *path, char **buf, CkFile *ck
   memset(ck, 0, sizeof *ck);
   ck->model = get_str(&c, &ck->model_len);
   ck->config = get_str(&c, &ck->config_len);
+  if (h.version >= 2) ck->program = get_str(&c, &ck->program_len);
+  if (ck->program_len > 255) c.bad = 1;
   ck->s.epoch = (int64_t)get_u64(&c);
   ck->s.adam_step = (int64_t)get_u64(&c);
   ck->s.dropout_seed = get_u64(&c);
@@ -294,6 +298,15 @@ gnn_status gnn_train_state_load(gnn_ctx *ctx, const char *path, gnn_train_state 
   if (!same_str(ck.model, ck.model_len, s->model)) {
     st = gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: a checkpoint of model '%.*s', expected model '%s'", path,
                        (int)(ck.model_len > 200 ? 200 : ck.model_len), ck.model, s->model);
+    goto done;
+  }
+  /* Before the config: a library that computes something else is the likelier mistake, and its
+   * config (same model, same data) would match. */
+  if (ck.program_len && s->program && s->program[0] && !same_str(ck.program, ck.program_len, s->program)) {
+    st = gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: the checkpoint was written by another program of model '%s' (program "
+                       "%.*s, this library's %s): the model computes something else now (its body, an activation, a "
+                       "dropout rate); resume with the library the checkpoint was written with, or start again",
+                       path, s->model, (int)ck.program_len, ck.program, s->program);
     goto done;
   }
   if (!same_str(ck.config, ck.config_len, s->config)) {

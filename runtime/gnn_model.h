@@ -87,6 +87,12 @@ typedef struct gnn_model_api {
    * generated <model>_set_graph and <model>_reserve say more (docs/embedding.md). */
   gnn_status (*set_graph)(void *model, const gnn_graph *g);
   gnn_status (*reserve)(void *model, int64_t nv, int64_t ne, int64_t ng, int grow);
+  /* What the model computes, as 16 hex digits: a fingerprint of its operator IR after sema
+   * (docs/ir.md). Two libraries built from the same model have the same program whatever the
+   * target and options; another activation, dropout rate or aggregation gives another. Training
+   * checkpoints record it (gnn_train_state.program) so that a resume with a library that
+   * computes something else is refused. */
+  const char *program;
 } gnn_model_api;
 
 /* The fixed name every model library exports (drivers find it with dlsym). A generated source

@@ -29,8 +29,8 @@
  * epoch lines and ends at the same parameters, bit for bit, as one never interrupted. The
  * checkpoint's config line (optimiser, hyper-parameters, seed, the data's sizes) must match the
  * resumed run's; --epochs may differ (a finished run can be continued for longer). The model is
- * known by its name and parameter table only (gnn_model_api has no fingerprint of the program),
- * so a library with an edited body but the same parameters is not told apart (docs/training.md).
+ * known by its name, its parameter table and its program (gnn_model_api.program, a fingerprint
+ * of what it computes), so a library with an edited body is refused (docs/training.md).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -473,6 +473,7 @@ int main(int argc, char **argv) {
            ds->nclasses, (long long)ds->ntrain, (long long)ds->nval, (long long)ds->ntest);
   gnn_train_state ck = {0};
   ck.model = api->name;
+  ck.program = api->program;
   ck.config = config;
   ck.nparams = np;
   ck.names = ck_names;

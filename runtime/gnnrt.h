@@ -500,6 +500,10 @@ typedef struct gnn_train_state {
   int64_t waited;            /* epochs without progress (early stopping) */
   int finished;              /* 1: training has ended (early stop or the last epoch) */
   double elapsed_ms;         /* training time so far (reported, not part of the results) */
+  /* What the model computes (gnn_model_api.program, 16 hex digits): a checkpoint of another
+   * program is refused. NULL or "": not recorded, not checked (a checkpoint written without one,
+   * or by checkpoint version 1, loads into any program of the same model and parameters). */
+  const char *program;
 } gnn_train_state;
 
 /* Writes the state to path: a binary file (magic "GNNRTCKP", version, FNV-1a 64 checksum of
@@ -509,7 +513,8 @@ typedef struct gnn_train_state {
 GNN_API gnn_status gnn_train_state_save(gnn_ctx *ctx, const char *path, const gnn_train_state *s);
 /* Reads path whole and checks it (GNN_ERR_FORMAT: truncated, trailing bytes, a checksum
  * mismatch, another version or byte order, a damaged structure), then compares it with s's
- * model, config, optimiser (Adam moments or none) and every parameter's name and shape
+ * model, program (where both have one), config, optimiser (Adam moments or none) and every
+ * parameter's name and shape
  * (GNN_ERR_INVALID: "FILE: error: a checkpoint of model 'GAT', expected model 'GCN'", "...
  * parameter 0 is 'W1' [1433, 8] in the checkpoint, expected 'W1' [1433, 16]"); only then fills
  * s's arrays and scalars. On any failure s and its arrays are unchanged. */

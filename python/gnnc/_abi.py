@@ -84,4 +84,5 @@ class _Api(ctypes.Structure):
                 ("forward_kernels", ctypes.c_int64), ("backward_kernels", ctypes.c_int64),
                 ("forward_gemms", ctypes.c_int64), ("backward_gemms", ctypes.c_int64),
                 ("input_grads", ctypes.POINTER(ctypes.c_int)), ("request_input_grad", _REQUEST),
-                ("input_grad", _PARAM), ("set_graph", _SET_GRAPH), ("reserve", _RESERVE)]
+                ("input_grad", _PARAM), ("set_graph", _SET_GRAPH), ("reserve", _RESERVE),
+                ("program", ctypes.c_char_p)]

@@ -100,6 +100,9 @@ class Library:
         a = self._api
         self.name = a.name.decode()
         self.source = a.source.decode()
+        # what the model computes: 16 hex digits, the same for every library built from the model
+        # (gnn_model_api.program; gnn-train's checkpoints record it)
+        self.program = a.program.decode()
         self.target = "cuda" if a.target == TARGET_CUDA else "host"
         self.inputs = [TensorInfo(a.inputs[i]) for i in range(a.num_inputs)]
         self.param_info = [TensorInfo(a.params[i]) for i in range(a.num_params)]

@@ -1,7 +1,7 @@
 """tests/python/abi_check.py RUNTIME_DIR -- the Python binding's ctypes structures against the C headers.
 
 python/gnnc/_abi.py mirrors runtime/gnnrt.h and runtime/gnn_model.h by hand in ctypes (the graph
-alone has 25 fields). If the two drift apart, nothing fails until a field is read at the wrong
+alone has 34 fields). If the two drift apart, nothing fails until a field is read at the wrong
 offset or the C side writes past the end of a Python-allocated structure. So this asks the C
 compiler for the real layouts (clang -Xclang -fdump-record-layouts, over a file that includes both
 headers) and compares, for every mirrored structure: the member names in order, each member's offset

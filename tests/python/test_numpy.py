@@ -14,6 +14,7 @@ Prints "ok NAME" / "FAIL NAME: detail" lines.
 import ctypes
 import gzip
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -73,6 +74,11 @@ def main():
     lib = gnnc.load(libdir + "/libgcn_interp.so")
     check(lib.name == "GCN" and lib.target == "host" and [t.name for t in lib.inputs] == ["x"] and lib.has_backward and
           lib.num_dropout > 0, "library/info", repr(lib))
+    # the program: 16 hex digits, the one gnnc prints into the generated source for this model
+    src = subprocess.run([gnnc_bin, "tests/interp/models/gcn.gnn", "--target=host", "--emit=c"], check=True,
+                         stdout=subprocess.PIPE).stdout.decode()
+    check(re.fullmatch("[0-9a-f]{16}", lib.program) is not None and '"%s", /* the program' % lib.program in src,
+          "library/program", lib.program)
     g = lib.load_graph(graph)
     m = lib.create(g, seed=1)
     check(m.params() == [("gcnconv0.W", (5, 4)), ("gcnconv0.b", (4,)), ("gcnconv1.W", (4, 3)), ("gcnconv1.b", (3,))],

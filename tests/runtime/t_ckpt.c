@@ -6,8 +6,9 @@
  *
  * The checks: a state round-trips bit for bit (Adam and SGD); the file is refused -- with file,
  * expectation and finding in the message, and the caller's arrays untouched -- when it is cut at
- * any length, has any single byte changed, another version, another model, another config,
- * another optimiser or other parameter shapes; a failed save (no such folder) leaves the old
+ * any length, has any single byte changed, another version, another model, another program,
+ * another config, another optimiser or other parameter shapes; a version 1 file (before programs
+ * were recorded) and a state without a program load; a failed save (no such folder) leaves the old
  * file; tensor text files carry a checksum line, files without one still load, a damaged or cut
  * one is refused.
  */
@@ -182,10 +183,10 @@ int main(int argc, char **argv) {
     check_status(ctx, gnn_train_state_load(ctx, other, &b.s), GNN_ERR_FORMAT, "ckpt/checksum-message", "checksum mismatch: expected",
                  "found");
     memcpy(c, good, n);
-    c[8] = 2; /* the version */
+    c[8] = 3; /* the version */
     write_all(other, c, n);
-    check_status(ctx, gnn_train_state_load(ctx, other, &b.s), GNN_ERR_FORMAT, "ckpt/version", "checkpoint version 2",
-                 "reads version 1");
+    check_status(ctx, gnn_train_state_load(ctx, other, &b.s), GNN_ERR_FORMAT, "ckpt/version", "checkpoint version 3",
+                 "reads versions 1 and 2");
     write_all(other, "tensor W 1 0\n1\n", 15);
     check_status(ctx, gnn_train_state_load(ctx, other, &b.s), GNN_ERR_FORMAT, "ckpt/not-a-checkpoint",
                  "not a training checkpoint", "GNNRTCKP");
@@ -211,6 +212,52 @@ int main(int argc, char **argv) {
     check_status(ctx, gnn_train_state_load(ctx, path, &b.s), GNN_ERR_INVALID, "ckpt/wrong-shape", "'W' [3, 2] in the checkpoint",
                  "expected 'W' [2, 3]");
     check(st_same(&b, &before), "ckpt/wrong-shape-untouched", "the arrays changed");
+  }
+  /* The program: a checkpoint of another computation of the same model and parameters is
+   * refused, naming both; where either side has none, nothing is checked. */
+  {
+    char pp[4200];
+    snprintf(pp, sizeof pp, "%s/program.ckpt", argv[1]);
+    st_init(&a, "GCN", cfg, 1, 5.0f);
+    a.s.program = "0123456789abcdef";
+    st = gnn_train_state_save(ctx, pp, &a.s);
+    st_init(&b, "GCN", cfg, 1, 0.0f);
+    b.s.program = "fedcba9876543210";
+    before = b;
+    check_status(ctx, st ? st : gnn_train_state_load(ctx, pp, &b.s), GNN_ERR_INVALID, "ckpt/wrong-program",
+                 "another program of model 'GCN' (program 0123456789abcdef, this library's fedcba9876543210)",
+                 "resume with the library the checkpoint was written with");
+    check(st_same(&b, &before), "ckpt/wrong-program-untouched", "the arrays changed");
+    b.s.program = "0123456789abcdef";
+    st = gnn_train_state_load(ctx, pp, &b.s);
+    check(st == GNN_OK && st_same(&a, &b), "ckpt/same-program", "%s: %s", gnn_status_name(st), gnn_last_error(ctx));
+    st_init(&b, "GCN", cfg, 1, 0.0f); /* the caller has none: not checked */
+    st = gnn_train_state_load(ctx, pp, &b.s);
+    check(st == GNN_OK && st_same(&a, &b), "ckpt/caller-without-program", "%s: %s", gnn_status_name(st), gnn_last_error(ctx));
+    st_init(&b, "GCN", cfg, 1, 0.0f); /* the file has none (path was saved without): not checked */
+    b.s.program = "fedcba9876543210";
+    st = gnn_train_state_load(ctx, path, &b.s);
+    check(st == GNN_OK, "ckpt/file-without-program", "%s: %s", gnn_status_name(st), gnn_last_error(ctx));
+    /* Version 1: the version 2 file of a state without a program, less the program's length word
+     * (model and config strings come first), payload size and checksum remade. */
+    size_t at = 64 + 4 + strlen("GCN") + 4 + strlen(cfg), m = n - 4;
+    unsigned char *v1 = malloc(n);
+    memcpy(v1, good, at);
+    memcpy(v1 + at, good + at + 4, n - at - 4);
+    uint32_t version = 1;
+    uint64_t payload = m - 64, sum = 1469598103934665603ull;
+    for (size_t i = 64; i < m; i++) sum = (sum ^ v1[i]) * 1099511628211ull;
+    memcpy(v1 + 8, &version, 4);
+    memcpy(v1 + 16, &payload, 8);
+    memcpy(v1 + 24, &sum, 8);
+    snprintf(pp, sizeof pp, "%s/version1.ckpt", argv[1]);
+    write_all(pp, v1, m);
+    free(v1);
+    st_init(&a, "GCN", cfg, 1, 5.0f); /* what path holds */
+    st_init(&b, "GCN", cfg, 1, 0.0f);
+    b.s.program = "fedcba9876543210";
+    st = gnn_train_state_load(ctx, pp, &b.s);
+    check(st == GNN_OK && st_same(&a, &b), "ckpt/version-1-loads", "%s: %s", gnn_status_name(st), gnn_last_error(ctx));
   }
   /* bad arguments */
   st_init(&b, "GCN", cfg, 1, 0.0f);

@@ -18,7 +18,7 @@
 #   reliability/disk-full/...  a file-size limit (ulimit -f) below the checkpoint's size: a clear
 #                              error naming the file, exit 1, the previous checkpoint intact
 #   reliability/corrupt/...    gnn-train and gnnc run refuse damaged checkpoints and parameter files
-#                              (truncated, a changed byte, another model, other settings)
+#                              (truncated, a changed byte, another model or program, other settings)
 #   reliability/threads/...    tests/runtime/t_threads.c: 8 examples, each in its own thread with its
 #                              own context, 50 training steps, equal to the bit to the sequential
 #                              run; then the same under ThreadSanitizer (runtime and libraries
@@ -217,6 +217,13 @@ else
       rl_refuse ckpt-other-model "$rl_ck: error: a checkpoint of model 'GCN', expected model 'Lin'" \
         env OMP_NUM_THREADS=1 "$rl_bin/gnn-train" "$rl/liblin.so" --data data/cora --seed 3 --resume "$rl_ck"
     else fail reliability/corrupt/ckpt-other-model "gnnc could not build a one-layer model"; fi
+    # The same model name and parameters, another computation (relu -> tanh): refused by its program.
+    sed 's/relu(/tanh(/g' dsl-examples/gcn.gnn > "$rl/gcn_tanh.gnn"
+    if ! grep -q 'tanh(' "$rl/gcn_tanh.gnn"; then fail reliability/corrupt/ckpt-other-program "dsl-examples/gcn.gnn has no relu( to change"
+    elif "$GNNC" "$rl/gcn_tanh.gnn" --target=host -o "$rl/libgcn_tanh.so" > /dev/null 2>&1; then
+      rl_refuse ckpt-other-program "$rl_ck: error: the checkpoint was written by another program of model 'GCN' (program" \
+        env OMP_NUM_THREADS=1 "$rl_bin/gnn-train" "$rl/libgcn_tanh.so" --data data/cora --seed 3 --resume "$rl_ck"
+    else fail reliability/corrupt/ckpt-other-program "gnnc could not build GCN with tanh"; fi
     if rl_train --resume "$rl_ck" --eval-only > /dev/null 2> "$rl/refuse.err"; [ $? -eq 2 ] &&
        grep -qF -- "--resume continues a training run: it cannot go with --eval-only" "$rl/refuse.err"; then
       pass reliability/corrupt/resume-eval-only
