@@ -390,7 +390,9 @@ static void emit_rebind(FILE *out, const KProgram *p, const char *P, const KBuf 
   fputs("    const gnn_status st = gnnc_resize(m, gnnc_grow(m->cap_nv, g->nv), gnnc_grow(m->cap_ne, g->ne), gnnc_grow(m->cap_ng, g->ng));\n"
         "    if (st) return st;\n  }\n"
         "  m->g = g;\n"
+        "  m->bound_nv = g->nv;\n  m->bound_ne = g->ne;\n  m->bound_ng = g->ng;\n"
         "  m->forward_done = m->trained = m->backward_ready = 0; /* the output and the stash were the old graph's */\n", out);
+  if (nig) fputs("  m->igrad_valid = 0; /* the input gradients were the old graph's */\n", out);
   if (per_graph_steps(p)) fputs("  m->graph_values_ready = 0; /* the values of the graph alone were the old graph's */\n", out);
   fputs("  return GNN_OK;\n}\n\n", out);
 
@@ -497,6 +499,9 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
         "  /* the capacity the arenas are planned for and the output is allocated for (set_graph, reserve):\n"
         "   * at least the bound graph's vertices, edges and graphs; grow = 0 refuses a graph beyond it */\n"
         "  int64_t cap_nv, cap_ne, cap_ng;\n"
+        "  /* the bound graph's counts when it was bound (create, set_graph): a graph changed in place\n"
+        "   * since (gnn_graph_set_graphs) is bound again by the next forward, refused by a backward */\n"
+        "  int64_t bound_nv, bound_ne, bound_ng;\n"
         "  size_t out_cap;\n"
         "  int grow;\n", out);
   if (ntemp) fprintf(out, "  size_t offset[2][%d];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */\n", ntemp);
@@ -600,7 +605,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fprintf(out, "  %s_model *m = (%s_model *)calloc(1, sizeof *m);\n", P, P);
   fprintf(out, "  if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, \"%s_create: out of host memory\");\n", P);
   fputs("  m->ctx = ctx;\n  m->g = g;\n", out);
-  fputs("  m->cap_nv = g->nv;\n  m->cap_ne = g->ne;\n  m->cap_ng = g->ng;\n  m->grow = 1;\n  gnnc_plan(m, g);\n", out);
+  fputs("  m->cap_nv = g->nv;\n  m->cap_ne = g->ne;\n  m->cap_ng = g->ng;\n  m->grow = 1;\n  gnnc_plan(m, g);\n"
+        "  m->bound_nv = g->nv;\n  m->bound_ne = g->ne;\n  m->bound_ng = g->ng;\n", out);
   /* Before anything is allocated: the smallest plan this graph allows (parameters, gradients,
    * output, the inference arena) must fit in what the device has left; a training forward checks
    * the training arena the same way (gnnc_use_arena). */
@@ -688,6 +694,13 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
               ins[i]->name, rows, P, ins[i]->val->name);
   }
   if (cuda) emit_enter(out);
+  /* The bound graph changed in place (gnn_graph_set_graphs splits it into another number of
+   * graphs): its counts no longer match the plan and the output's rows, so bind it again as
+   * set_graph would (growing the capacity, or refusing when growth is off) before anything
+   * reads it. (A change that keeps every count is the caller's to announce with set_graph.) */
+  fprintf(out, "  if (g->nv != m->bound_nv || g->ne != m->bound_ne || g->ng != m->bound_ng) {\n"
+               "    const gnn_status bind_st = %s_set_graph(m, g);\n"
+               "    if (bind_st) return bind_st;\n  }\n", P);
   fputs("  m->forward_done = m->trained = m->backward_ready = 0; /* until this forward succeeds */\n  m->dropout_seed = seed;\n", out);
   bool any_alias = false;
   for (int i = 0; i < p->bufs.len; i++) any_alias |= ((const KBuf *)p->bufs.items[i])->alias != NULL;
@@ -759,6 +772,10 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
                  "each backward needs its own forward)\");\n", P, P);
     fprintf(out, "  if (!m->trained)\n    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_backward: needs a forward with training = 1 just "
                  "before it (an inference forward keeps nothing for the backward)\");\n", P);
+    fprintf(out, "  if (g->nv != m->bound_nv || g->ne != m->bound_ne || g->ng != m->bound_ng)\n"
+                 "    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_backward: the graph changed since the forward (%%lld vertices, \"\n"
+                 "                         \"%%lld edges, %%lld graphs, then %%lld, %%lld, %%lld): forward again\", (long long)g->nv, (long long)g->ne,\n"
+                 "                         (long long)g->ng, (long long)m->bound_nv, (long long)m->bound_ne, (long long)m->bound_ng);\n", P);
     if (cuda) emit_enter(out);
     fputs("  m->backward_ready = 0; /* the backward reuses the forward's memory */\n", out);
     fprintf(out, "  m->%s = grad_out;\n", seed_in->name);

@@ -371,6 +371,9 @@ struct hetero_model {
   /* the capacity the arenas are planned for and the output is allocated for (set_graph, reserve):
    * at least the bound graph's vertices, edges and graphs; grow = 0 refuses a graph beyond it */
   int64_t cap_nv, cap_ne, cap_ng;
+  /* the bound graph's counts when it was bound (create, set_graph): a graph changed in place
+   * since (gnn_graph_set_graphs) is bound again by the next forward, refused by a backward */
+  int64_t bound_nv, bound_ne, bound_ng;
   size_t out_cap;
   int grow;
   size_t offset[2][8];  /* per plan (0 inference, 1 training); SIZE_MAX: not in it */
@@ -450,6 +453,9 @@ gnn_status hetero_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, hetero
   m->cap_ng = g->ng;
   m->grow = 1;
   gnnc_plan(m, g);
+  m->bound_nv = g->nv;
+  m->bound_ne = g->ne;
+  m->bound_ng = g->ng;
   /* nothing is allocated unless the inference plan fits (a training forward checks its arena) */
   size_t fixed = gnnc_out_bytes(g);  /* the output */
   for (int i = 0; i < 3; i++) fixed += 2 * (size_t)gnnc_params[i].width * sizeof(float);
@@ -568,6 +574,9 @@ gnn_status hetero_set_graph(hetero_model *m, const gnn_graph *g) {
     if (st) return st;
   }
   m->g = g;
+  m->bound_nv = g->nv;
+  m->bound_ne = g->ne;
+  m->bound_ng = g->ng;
   m->forward_done = m->trained = m->backward_ready = 0; /* the output and the stash were the old graph's */
   return GNN_OK;
 }
@@ -600,6 +609,10 @@ gnn_status hetero_forward(hetero_model *m, const float *in_x, const float *in_re
   {
     const gnn_status enter_st = gnn_ctx_enter(m->ctx);
     if (enter_st) return enter_st;
+  }
+  if (g->nv != m->bound_nv || g->ne != m->bound_ne || g->ng != m->bound_ng) {
+    const gnn_status bind_st = hetero_set_graph(m, g);
+    if (bind_st) return bind_st;
   }
   m->forward_done = m->trained = m->backward_ready = 0; /* until this forward succeeds */
   m->dropout_seed = seed;
@@ -731,6 +744,10 @@ gnn_status hetero_backward(hetero_model *m, const float *grad_out) {
     return gnn_set_error(m->ctx, GNN_ERR_INVALID, "hetero_backward: no forward to differentiate (call hetero_forward first; each backward needs its own forward)");
   if (!m->trained)
     return gnn_set_error(m->ctx, GNN_ERR_INVALID, "hetero_backward: needs a forward with training = 1 just before it (an inference forward keeps nothing for the backward)");
+  if (g->nv != m->bound_nv || g->ne != m->bound_ne || g->ng != m->bound_ng)
+    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "hetero_backward: the graph changed since the forward (%lld vertices, "
+                         "%lld edges, %lld graphs, then %lld, %lld, %lld): forward again", (long long)g->nv, (long long)g->ne,
+                         (long long)g->ng, (long long)m->bound_nv, (long long)m->bound_ne, (long long)m->bound_ng);
   {
     const gnn_status enter_st = gnn_ctx_enter(m->ctx);
     if (enter_st) return enter_st;

@@ -437,7 +437,13 @@ static void frontier_rec(Fuse *F, const Value *v, bool top, Value ***front, size
   for (int i = 0; i < v->nargs; i++) frontier_rec(F, v->args[i], false, front, n, cap);
 }
 
-static void free_frontiers(Fuse *F);
+static void free_frontiers(Fuse *F) {
+  free(F->grouped);
+  free(F->front_start);
+  free(F->front);
+  F->grouped = NULL, F->front = NULL, F->front_start = NULL;
+}
+
 static void index_frontiers(Fuse *F) {
   free_frontiers(F);
   F->grouped = malloc(sizeof(Value *) * ((size_t)F->n + 1));
@@ -454,13 +460,6 @@ static void index_frontiers(Fuse *F) {
     frontier_rec(F, v, true, &F->front, &n, &cap);
   }
   F->front_start[F->ngrouped] = (int)n;
-}
-
-static void free_frontiers(Fuse *F) {
-  free(F->grouped);
-  free(F->front_start);
-  free(F->front);
-  F->grouped = NULL, F->front = NULL, F->front_start = NULL;
 }
 
 static GroupGraph group_graph(Fuse *F) {

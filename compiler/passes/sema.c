@@ -522,7 +522,10 @@ static void lower_param(Sema *s, Env *env, const Stmt *st) {
   if (init_ok && !isfinite(init)) {
     sema_err(s, st->expr->loc, "the initial value of parameter '%s' is not finite", st->name);
     init_ok = false;
-  } else if (init_ok && !isfinite((float)init)) { /* a parameter is float32: 1e39 would start at inf */
+  } else if (init_ok && !isfinite((float)init)) {
+    /* A parameter is float32: 1e39 would start at inf. Defensive: the value is a literal or a
+     * hyper-parameter (itself a literal), and the lexer already refuses literals beyond float32;
+     * kept so that a new source of values (an expression, a dimension) cannot bring inf back. */
     sema_err(s, st->expr->loc, "the initial value of parameter '%s', %g, is beyond float32's range (largest %.8g)", st->name, init,
              (double)FLT_MAX);
     init_ok = false;

@@ -178,6 +178,12 @@ def check_on_request(lib_ig, lib_plain, g_ig, g, F):
     yn = mn.forward(x.numpy(), training=True)
     mn.backward(np.ones_like(yn))
     check(list(mn.input_grads()) == ["x"], "on-request/one-name-string", repr(list(mn.input_grads())))
+    # another graph within the capacity: the last backward's input gradient was the old graph's,
+    # gone as the output is (it stayed, read with the new graph's row count; a growing rebind freed it)
+    small = lib_ig.graph([0, 1], [1, 0], num_vertices=2)
+    mn.set_graph(small)
+    check(mn.input_grads() == {} and mn.input_grad_ptr("x") is None, "on-request/none-after-set-graph",
+          repr(list(mn.input_grads())))
     mn.close()
     try:
         model.request_input_grads("xy")

@@ -15,7 +15,8 @@
  * are refused. generated/gcn.* holds a value of the graph alone (its normalisation per edge, the
  * hoist pass's: computed by the first forward on a graph, then kept): rebound to a smaller graph
  * within its capacity (the same arena), from an inference forward to training (a new arena) and
- * back and forth, it equals fresh models too. Run under valgrind and in the ASan+UBSan build by
+ * back and forth, it equals fresh models too. A graph split in place after create (gnn_graph_set_graphs)
+ * is bound again by the next forward and refused by a backward. Run under valgrind and in the ASan+UBSan build by
  * tests/suites/runtime.sh.
  *
  * The file does not know its target: the models' buffers (inputs, output, parameters, gradients,
@@ -344,6 +345,42 @@ static void test_gin_graph(gnn_ctx *ctx) {
   for (int i = 0; i < 3; i++) gnn_graph_free(ctx, g[i]);
 }
 
+/* The bound graph split in place (gnn_graph_set_graphs after create, the order embedding.md shows):
+ * the next forward binds it again (the output grows from 1 row to 5; it wrote past a 1-row output
+ * before), equal to a model created on the split graph; a split between a forward and its backward
+ * is refused; with growth off, a split beyond the capacity is refused by the forward. */
+static void test_gin_graph_split_in_place(gnn_ctx *ctx) {
+  gnn_graph *g = rand_graph(ctx, 40, 120, 1, 21), *sized = rand_graph(ctx, 40, 120, 5, 21); /* sized: the io buffers' */
+  if (!g || !sized) return;
+  const gnn_model_api *api = gingraph_api();
+  gnn_graph *both[2] = {g, sized};
+  M a = {api, NULL, NULL, NULL};
+  gnn_status st = api->create(ctx, g, 1, &a.m);
+  check(st == GNN_OK, "gin_graph/in-place/create", "%s", gnn_last_error(ctx));
+  if (!st && io_alloc(ctx, &a, both, 2, "gin_graph/in-place")) {
+    int64_t of[40];
+    for (int v = 0; v < 40; v++) of[v] = v / 8; /* 5 graphs of 8 */
+    st = gnn_graph_set_graphs(ctx, g, 5, of);
+    check(st == GNN_OK && g->ng == 5, "gin_graph/in-place/split", "%s", gnn_last_error(ctx));
+    if (!st) same_as_fresh(ctx, a, g, "gin_graph/in-place/split-after-create");
+    const float *in[1] = {a.x};
+    st = api->forward(a.m, in, 1, 3);
+    for (int v = 0; v < 40; v++) of[v] = v / 10; /* 4 graphs of 10, between the forward and the backward */
+    if (!st) st = gnn_graph_set_graphs(ctx, g, 4, of);
+    check_status(ctx, st ? st : api->backward(a.m, a.dout), GNN_ERR_INVALID, "gin_graph/in-place/split-before-backward",
+                 "the graph changed since the forward (40 vertices, 120 edges, 4 graphs, then 40, 120, 5)", "forward again");
+    api->reserve(a.m, 40, 120, 4, 0);
+    for (int v = 0; v < 40; v++) of[v] = v / 5; /* 8 graphs: beyond the capacity, growth off */
+    st = gnn_graph_set_graphs(ctx, g, 8, of);
+    check_status(ctx, st ? st : api->forward(a.m, in, 0, 0), GNN_ERR_INVALID, "gin_graph/in-place/growth-off",
+                 "and 8 graphs exceeds the model's capacity", NULL);
+  }
+  io_free(ctx, &a);
+  api->destroy(a.m);
+  gnn_graph_free(ctx, g);
+  gnn_graph_free(ctx, sized);
+}
+
 /* GCN: its per-edge normalisation is computed once per graph (the hoist pass), so a rebind must
  * recompute it, within the capacity (the arena stays) as beyond it, and a new arena (inference ->
  * training) must too. */
@@ -387,6 +424,7 @@ int main(void) {
   }
   test_sage(ctx);
   test_gin_graph(ctx);
+  test_gin_graph_split_in_place(ctx);
   test_gcn(ctx);
   size_t live = live_bytes(ctx, NULL);
   check(live == 0, "no-leak", "%zu bytes still allocated on the context", live);
