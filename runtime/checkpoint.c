@@ -102,13 +102,29 @@ static gnn_status check_state(gnn_ctx *ctx, const char *fn, const char *path, co
     if (!s->names[i] || strlen(s->names[i]) > 255 || n < 0 ||
         (n > 0 && (!s->param[i] || !s->best[i] || (s->adam_m && (!s->adam_m[i] || !s->adam_v[i])))))
       return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: %s: parameter %d: no name, a bad shape or no array", fn, path, i);
+    /* The reader refuses an empty name as a damaged file: refused here, a save never writes one. */
+    if (!s->names[i][0])
+      return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: %s: parameter %d has an empty name (names are 1 to 255 bytes)", fn,
+                           path, i);
   }
+  return GNN_OK;
+}
+
+/* Save only: a table that names one parameter twice. A load compares by position, so such a
+ * checkpoint would load, but the names no longer say which array is which (tensor files refuse
+ * repeated names too); older files with repeated names still load. */
+static gnn_status check_unique_names(gnn_ctx *ctx, const char *path, const gnn_train_state *s) {
+  for (int i = 1; i < s->nparams; i++)
+    for (int j = 0; j < i; j++)
+      if (strcmp(s->names[i], s->names[j]) == 0)
+        return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_train_state_save: %s: parameter %d '%s' appears twice (first as "
+                             "parameter %d)", path, i, s->names[i], j);
   return GNN_OK;
 }
 
 gnn_status gnn_train_state_save(gnn_ctx *ctx, const char *path, const gnn_train_state *s) {
   gnn_status st = check_state(ctx, "gnn_train_state_save", path, s);
-  if (st) return st;
+  if (st || (st = check_unique_names(ctx, path, s))) return st;
   Buf b = {0};
   put_str(&b, s->model);
   put_str(&b, s->config);

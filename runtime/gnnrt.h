@@ -485,7 +485,7 @@ typedef struct gnn_train_state {
   const char *model;
   const char *config;
   int nparams;
-  const char *const *names;  /* nparams names (1..255 bytes) */
+  const char *const *names;  /* nparams names (1..255 bytes, no two the same) */
   const int *ranks;          /* 0..4 */
   const int64_t (*dims)[4];
   float **param;             /* the parameters now */
@@ -509,7 +509,10 @@ typedef struct gnn_train_state {
 /* Writes the state to path: a binary file (magic "GNNRTCKP", version, FNV-1a 64 checksum of
  * the payload; docs/runtime.md) written to a temporary name beside path, fsync'd and renamed,
  * so a crash, a kill or a full disk (GNN_ERR_IO, "...: write failed: File too large") leaves
- * the previous file intact. GNN_ERR_INVALID for a state without model, config, table or arrays. */
+ * the previous file intact. GNN_ERR_INVALID for a state without model, config, table or arrays,
+ * a parameter with an empty name ("parameter 0 has an empty name") or a name used twice
+ * ("parameter 1 'W' appears twice (first as parameter 0)"), checked before anything is written.
+ * (A load compares the table by position and does not refuse a file with repeated names.) */
 GNN_API gnn_status gnn_train_state_save(gnn_ctx *ctx, const char *path, const gnn_train_state *s);
 /* Reads path whole and checks it (GNN_ERR_FORMAT: truncated, trailing bytes, a checksum
  * mismatch, another version or byte order, a damaged structure), then compares it with s's

@@ -9,8 +9,8 @@
  * any length, has any single byte changed, another version, another model, another program,
  * another config, another optimiser or other parameter shapes; a version 1 file (before programs
  * were recorded) and a state without a program load; a failed save (no such folder) leaves the old
- * file; tensor text files carry a checksum line, files without one still load, a damaged or cut
- * one is refused.
+ * file, and so does a save refused for an empty or repeated parameter name; tensor text files
+ * carry a checksum line, files without one still load, a damaged or cut one is refused.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -277,6 +277,25 @@ int main(int argc, char **argv) {
     unsigned char *now = read_all(path, &m);
     check(now && m == n && memcmp(now, good, n) == 0, "ckpt/previous-intact", "the previous checkpoint changed");
     free(now);
+  }
+  /* Names the reader would refuse, or that say nothing: an empty one (the reader calls the file
+   * corrupted) and one used twice are refused before anything is written; path keeps the good
+   * checkpoint. */
+  {
+    static const char *empty[2] = {"W", ""}, *twice[2] = {"W", "W"};
+    st_init(&a, "GCN", cfg, 1, 9.0f);
+    a.s.names = empty;
+    check_status(ctx, gnn_train_state_save(ctx, path, &a.s), GNN_ERR_INVALID, "ckpt/empty-name",
+                 "parameter 1 has an empty name", path);
+    a.s.names = twice;
+    check_status(ctx, gnn_train_state_save(ctx, path, &a.s), GNN_ERR_INVALID, "ckpt/repeated-name",
+                 "parameter 1 'W' appears twice (first as parameter 0)", path);
+    size_t m = 0;
+    unsigned char *now = read_all(path, &m);
+    check(now && m == n && memcmp(now, good, n) == 0, "ckpt/bad-names-previous-intact", "the previous checkpoint changed");
+    free(now);
+    st = gnn_train_state_check(ctx, path, NULL, 0, NULL);
+    check(st == GNN_OK, "ckpt/bad-names-previous-loads", "%s: %s", gnn_status_name(st), gnn_last_error(ctx));
   }
   free(good);
 
