@@ -420,7 +420,10 @@ GNN_API gnn_status gnn_param_init_uniform(const char *name, int rank, const int6
 typedef struct gnn_tensor_file gnn_tensor_file;
 
 /* Writes n tensors (host data) through a temporary file renamed into place; values as %.9g,
- * which reads back to the same float32. */
+ * which reads back to the same float32. Everything the reader checks is checked before the file
+ * is created (GNN_ERR_INVALID: a name not 1..255 characters without blanks, a repeated name
+ * "tensor 2 'W' appears twice (first as tensor 0)", a bad shape; GNN_ERR_NUMERIC: a value not
+ * finite), so a refused write leaves the previous file. */
 GNN_API gnn_status gnn_tensor_file_write(gnn_ctx *ctx, const char *path, int n, const char *const names[],
                                          const int ranks[], const int64_t dims[][4], const float *const data[]);
 /* Reads and checks a whole file (headers, counts, finite values, no repeated names):

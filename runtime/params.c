@@ -343,16 +343,17 @@ gnn_status gnn_tensor_file_info(const gnn_tensor_file *tf, int i, const char **n
   return GNN_OK;
 }
 
-/* Finds a tensor by name and copies it out after checking its rows and shape. */
-gnn_status gnn_tensor_file_get_rows(gnn_ctx *ctx, const gnn_tensor_file *tf, const char *name, int64_t rows, int rank,
-                                    const int64_t *dims, float *out) {
+/* Finds a tensor by name and copies it out after checking its rows and shape; fn names the
+ * public function in argument errors. */
+static gnn_status tensor_get(gnn_ctx *ctx, const char *fn, const gnn_tensor_file *tf, const char *name, int64_t rows,
+                             int rank, const int64_t *dims, float *out) {
   if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
-  if (!tf || !name) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_tensor_file_get: no file or no name");
+  if (!tf || !name) return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: no file or no name", fn);
   int64_t elems = shape_elems(rank, dims);
   if (elems >= 0 && (rows < 0 || (rows > 0 && elems > ((int64_t)1 << 48) / rows))) elems = -1;
   if (elems >= 0) elems *= rows;
   if (elems < 0 || (elems > 0 && !out))
-    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_tensor_file_get: bad shape or no output for tensor '%s'", name);
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: bad shape or no output for tensor '%s'", fn, name);
   for (int i = 0; i < tf->n; i++) {
     const TfTensor *x = &tf->t[i];
     if (strcmp(x->name, name) != 0) continue;
@@ -372,9 +373,14 @@ gnn_status gnn_tensor_file_get_rows(gnn_ctx *ctx, const gnn_tensor_file *tf, con
   return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: no tensor '%s'", tf->path, name);
 }
 
+gnn_status gnn_tensor_file_get_rows(gnn_ctx *ctx, const gnn_tensor_file *tf, const char *name, int64_t rows, int rank,
+                                    const int64_t *dims, float *out) {
+  return tensor_get(ctx, "gnn_tensor_file_get_rows", tf, name, rows, rank, dims, out);
+}
+
 gnn_status gnn_tensor_file_get(gnn_ctx *ctx, const gnn_tensor_file *tf, const char *name, int rank, const int64_t *dims,
                                float *out) {
-  return gnn_tensor_file_get_rows(ctx, tf, name, 1, rank, dims, out);
+  return tensor_get(ctx, "gnn_tensor_file_get", tf, name, 1, rank, dims, out);
 }
 
 gnn_status gnn_tensor_file_expect(gnn_ctx *ctx, const gnn_tensor_file *tf, int n, const char *const names[]) {
@@ -411,6 +417,10 @@ gnn_status gnn_tensor_file_write(gnn_ctx *ctx, const char *path, int n, const ch
     if (!good_name(names[i]))
       return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: tensor %d: a name must be 1 to 255 characters without blanks",
                            path, i);
+    for (int j = 0; j < i; j++) /* the reader refuses a repeated name */
+      if (strcmp(names[i], names[j]) == 0)
+        return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: tensor %d '%s' appears twice (first as tensor %d)", path, i,
+                             names[i], j);
     if (elems < 0 || (elems > 0 && !data[i]))
       return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: tensor '%s': bad shape (rank %d) or no data", path, names[i],
                            ranks[i]);

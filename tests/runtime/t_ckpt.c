@@ -10,7 +10,9 @@
  * another config, another optimiser or other parameter shapes; a version 1 file (before programs
  * were recorded) and a state without a program load; a failed save (no such folder) leaves the old
  * file, and so does a save refused for an empty or repeated parameter name; tensor text files
- * carry a checksum line, files without one still load, a damaged or cut one is refused.
+ * carry a checksum line, files without one still load, a damaged or cut one is refused, a write
+ * with a repeated name is refused before the file is touched; get/get_rows name themselves in
+ * their argument errors.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -345,6 +347,27 @@ int main(int argc, char **argv) {
                    "reads versions 1 and 2");
       free(c);
     }
+    /* Repeated names: the reader refuses them, so the writer does, before the file is touched. */
+    static const char *twice[3] = {"W", "b", "W"};
+    static const int ranks3[3] = {2, 1, 2};
+    static const int64_t dims3[3][4] = {{3, 2}, {2}, {3, 2}};
+    const float *data3[3] = {w, bb, w};
+    check_status(ctx, gnn_tensor_file_write(ctx, tp, 3, twice, ranks3, dims3, data3), GNN_ERR_INVALID,
+                 "tensors/repeated-name", "tensor 2 'W' appears twice (first as tensor 0)", tp);
+    size_t tm = 0;
+    unsigned char *now = read_all(tp, &tm);
+    check(now && t && tm == tn && memcmp(now, t, tn) == 0, "tensors/repeated-name-previous-intact", "the file changed");
+    free(now);
+    /* get_rows' errors carry its own name */
+    tf = NULL;
+    st = gnn_tensor_file_read(ctx, tp, &tf);
+    check_status(ctx, st ? st : gnn_tensor_file_get_rows(ctx, tf, NULL, 1, 2, dims[0], got), GNN_ERR_INVALID,
+                 "tensors/get-rows-name", "gnn_tensor_file_get_rows: no file or no name", NULL);
+    check_status(ctx, st ? st : gnn_tensor_file_get_rows(ctx, tf, "W", -1, 2, dims[0], got), GNN_ERR_INVALID,
+                 "tensors/get-rows-bad-shape", "gnn_tensor_file_get_rows: bad shape", NULL);
+    check_status(ctx, st ? st : gnn_tensor_file_get(ctx, tf, "W", 2, dims[0], NULL), GNN_ERR_INVALID,
+                 "tensors/get-bad-shape", "gnn_tensor_file_get: bad shape", NULL);
+    gnn_tensor_file_free(tf);
     free(t);
   }
   gnn_ctx_destroy(ctx);
