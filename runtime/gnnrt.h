@@ -264,7 +264,8 @@ GNN_API gnn_status gnn_spmm(gnn_ctx *ctx, const gnn_graph *g, int dir, const flo
  * matrix's), GNN_ERR_OOM, and the device errors of the upload. */
 GNN_API gnn_status gnn_graph_load(gnn_ctx *ctx, const char *path, const gnn_graph_opts *opts, gnn_graph **out);
 /* A graph from ne edges src[i] -> dst[i] (host arrays, 0-based ids); nv = 0 takes
- * opts->num_vertices, then the largest id + 1. edge_origin[e] is the index i. */
+ * opts->num_vertices, then the largest id + 1; a nonzero opts->num_vertices other than a nonzero
+ * nv is GNN_ERR_INVALID (as gnn_graph_from_csr). edge_origin[e] is the index i. */
 GNN_API gnn_status gnn_graph_from_edges(gnn_ctx *ctx, int64_t nv, int64_t ne, const int64_t *src, const int64_t *dst,
                                         const gnn_graph_opts *opts, gnn_graph **out);
 /* A graph from its final CSR and CSC, already in the context's memory space: device memory of

@@ -544,6 +544,10 @@ gnn_status gnn_graph_from_edges(gnn_ctx *ctx, int64_t nv, int64_t ne, const int6
                          ne < 0 ? "a negative count of" : "NULL");
   if (nv < 0 || nv > RT_MAX_ID + 1)
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_from_edges: %lld vertices out of range (0 .. 2^31)", (long long)nv);
+  /* As gnn_graph_from_csr: the options' count is 0 (nv decides) or nv's; nv = 0 takes it. */
+  if (nv > 0 && opts && opts->num_vertices && opts->num_vertices != nv)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_from_edges: opts->num_vertices is %lld, but nv is %lld (set one of "
+                         "them, or both the same)", (long long)opts->num_vertices, (long long)nv);
   if (nv == 0 && opts) nv = opts->num_vertices;
   int64_t limit = nv > 0 ? nv : RT_MAX_ID + 1, maxid = -1;
   for (int64_t i = 0; i < ne; i++) {

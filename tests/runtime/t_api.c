@@ -363,6 +363,25 @@ static void test_graph_from_edges(gnn_ctx *ctx) {
   gnn_graph_opts nv2 = {0, 0, 0, 0, 2}; /* nv 0: the options' count bounds the ids */
   check_status(ctx, gnn_graph_from_edges(ctx, 0, 6, src, dst, &nv2, &g), GNN_ERR_INVALID, "graph/from-edges-opts-range",
                "vertex id 2 out of range (the graph has 2)", NULL);
+  /* nv and the options' count must agree where both are set (as gnn_graph_from_csr); the same
+   * count twice, or 0 in either, is fine */
+  gnn_graph_opts nv10 = {0, 0, 0, 0, 10};
+  g = NULL;
+  check_status(ctx, gnn_graph_from_edges(ctx, 5, 6, src, dst, &nv10, &g), GNN_ERR_INVALID, "graph/from-edges-opts-differ",
+               "gnn_graph_from_edges: opts->num_vertices is 10, but nv is 5", NULL);
+  check(g == NULL, "graph/from-edges-opts-differ-no-graph", "a graph came back");
+  gnn_graph_free(ctx, g);
+  g = NULL;
+  gnn_graph_opts nv5 = {0, 0, 0, 0, 5};
+  st = gnn_graph_from_edges(ctx, 5, 6, src, dst, &nv5, &g);
+  check(!st && g && g->nv == 5, "graph/from-edges-opts-same", "%s %s", gnn_status_name(st), gnn_last_error(ctx));
+  gnn_graph_free(ctx, g);
+  g = NULL;
+  st = gnn_graph_from_edges(ctx, 0, 6, src, dst, &nv10, &g);
+  check(!st && g && g->nv == 10, "graph/from-edges-opts-count", "%s %s nv %lld", gnn_status_name(st), gnn_last_error(ctx),
+        g ? (long long)g->nv : -1LL);
+  gnn_graph_free(ctx, g);
+  g = NULL;
   /* a limit that the build passes midway: the arrays made so far are freed */
   gnn_set_memory_limit(ctx, 100);
   check_status(ctx, gnn_graph_from_edges(ctx, 5, 6, src, dst, NULL, &g), GNN_ERR_OOM, "graph/from-edges-limit",
