@@ -529,8 +529,30 @@ static bool exists(const char *path) {
   return stat(path, &st) == 0;
 }
 
+/* The formats gnn-run reads and the interpreter does not, told by their first bytes, so that a
+ * user hears which format it is and where it is read rather than "'%%MatrixMarket' is not an
+ * integer" from the edge-list parser (NULL: none of them). */
+static const char *foreign_format(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  unsigned char b[14] = {0};
+  size_t n = fread(b, 1, sizeof b, f);
+  fclose(f);
+  if (n >= 14 && memcmp(b, "%%MatrixMarket", 14) == 0) return "a Matrix Market file";
+  if (n >= 8 && memcmp(b, "GNNRTCSR", 8) == 0) return "a binary CSR cache (.gcsr)";
+  if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) return "a gzip-compressed file";
+  if (n >= 4 && memcmp(b, "PK\3\4", 4) == 0) return "a zip archive (.npz)";
+  return NULL;
+}
+
 bool graph_load(Graph *g, const char *path, char *err, size_t errlen) {
   if (!is_dir(path)) {
+    const char *what = foreign_format(path);
+    if (what) {
+      snprintf(err, errlen, "%s: error: %s: gnnc run reads a dataset folder or a plain edge list (docs/interpreter.md); "
+               "gnn-run reads this format", path, what);
+      return false;
+    }
     return graph_load_edges(g, path, 0, err, errlen) && graph_build_csr(g, err, errlen);
   }
   size_t n = strlen(path) + 32;
@@ -545,7 +567,14 @@ bool graph_load(Graph *g, const char *path, char *err, size_t errlen) {
   if (ok && exists(f)) ok = graph_load_graph_indicator(g, f, err, errlen);
   snprintf(f, n, "%s/graph.edges", path);
   if (ok && !exists(f)) {
-    snprintf(err, errlen, "%s: error: no graph.edges in this folder", path);
+    char ogb[64 + 4096];
+    snprintf(ogb, sizeof ogb, "%.4096s/raw/edge.csv.gz", path);
+    bool is_ogb = exists(ogb);
+    snprintf(ogb, sizeof ogb, "%.4096s/raw/edge.csv", path);
+    is_ogb |= exists(ogb);
+    snprintf(err, errlen, "%s: error: no graph.edges in this folder%s", path,
+             is_ogb ? " (it is laid out as an OGB download, which gnn-run and gnn-train read; gnnc run reads graph.edges, "
+                      "features.svm, labels.txt)" : "");
     ok = false;
   }
   if (ok) ok = graph_load_edges(g, f, g->nv, err, errlen);

@@ -23,6 +23,15 @@ bad vertical-tab "$TMP/vt.edges" "$TMP/vt.edges:1: error: a vertical tab in the 
 printf '0 1\r5 6\n' > "$TMP/cr.edges"
 bad bare-cr "$TMP/cr.edges" "$TMP/cr.edges:1: error: a carriage return inside the line (a file with classic Mac line ends? lines end with LF or CRLF)"
 # values after 'src dst' (the runtime's loader gives the same messages: runtime.sh)
+# formats gnn-run reads and the interpreter does not: named, not parsed as an edge list
+printf '%%%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n' > "$TMP/g.mtx"
+bad matrix-market "$TMP/g.mtx" "$TMP/g.mtx: error: a Matrix Market file: gnnc run reads a dataset folder or a plain edge list"
+printf '0 1\n1 2\n' | gzip > "$TMP/g.edges.gz"
+bad gzip "$TMP/g.edges.gz" "$TMP/g.edges.gz: error: a gzip-compressed file: gnnc run reads"
+printf 'GNNRTCSR\1\0\0\0' > "$TMP/g.gcsr"
+bad gcsr "$TMP/g.gcsr" "$TMP/g.gcsr: error: a binary CSR cache (.gcsr): gnnc run reads"
+mkdir -p "$TMP/ogb/raw" && printf '0,1\n' | gzip > "$TMP/ogb/raw/edge.csv.gz"
+bad ogb-folder "$TMP/ogb" "$TMP/ogb: error: no graph.edges in this folder (it is laid out as an OGB download, which gnn-run and gnn-train read"
 rb=tests/runtime/bad
 bad value-text $rb/values-text.edges "$rb/values-text.edges:2: error: edge value 1 'abc' is not a number"
 bad value-inf $rb/values-inf.edges "$rb/values-inf.edges:2: error: edge value 1 is not finite in float32"
