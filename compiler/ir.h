@@ -129,7 +129,7 @@ struct Value {
 typedef enum { CKPT_NONE, CKPT_STASH, CKPT_RECOMPUTE } Ckpt;
 enum { STAT_NONE, STAT_MAX, STAT_SUM };
 
-/* How the fuse pass schedules a value (docs/passes.md, fuse):
+/* How the fuse pass schedules a value (docs/passes/fuse.md):
  *   SCHED_UNFUSED  no decision (fuse did not run): lower gives the value a kernel of its own;
  *   SCHED_INLINE   never in memory: every kernel that reads it recomputes it from its operands
  *                  (index arithmetic for views, registers for element-wise work);

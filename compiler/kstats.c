@@ -287,7 +287,7 @@ const char *kstats_human(double b) {
 }
 
 void kprog_stats(FILE *out, const KProgram *p, const KProgram *unfused, double V, double E) {
-  fprintf(out, "kernel stats at V=%.17g, E=%.17g (bytes each step reads and writes; docs/passes.md, fuse)\n", V, E);
+  fprintf(out, "kernel stats at V=%.17g, E=%.17g (bytes each step reads and writes; docs/passes/fuse.md)\n", V, E);
   for (int i = 0; i < p->nsteps; i++) {
     const KStep *s = &p->steps[i];
     double r, w;

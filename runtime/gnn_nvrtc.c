@@ -2,8 +2,10 @@
  * does for the GPU in hand (gnn_nvrtc_compile). No GPU is needed, so the tests run it here.
  *
  *   gnn-nvrtc model.cu compute_80 [out.ptx]
+ *   gnn-nvrtc --help
  *
- * Exit status 0 and the PTX (to out.ptx, or its size on stdout); 1 with NVRTC's log on stderr.
+ * Exit status 0 and the PTX (to out.ptx, or its size on stdout); 1 with NVRTC's log on stderr;
+ * 2 on a bad command line. --help (-h) prints what it does to stdout and exits 0.
  * out.ptx is written whole or not at all: a temporary file beside it, fsync'd, then renamed.
  */
 #include <errno.h>
@@ -15,7 +17,24 @@
 
 #include "gnnrt.h"
 
+static void usage(FILE *out) {
+  fputs("usage: gnn-nvrtc FILE.cu compute_XX [OUT.ptx]\n"
+        "Compiles the kernels of a CUDA file gnnc generated (gnnc MODEL.gnn --emit=cu -o FILE.cu) to PTX\n"
+        "with NVRTC, as the runtime does for the GPU in hand (gnn_nvrtc_compile). No GPU is needed.\n"
+        "  FILE.cu     the generated CUDA source\n"
+        "  compute_XX  the virtual architecture to compile for: compute_80, compute_90, ...\n"
+        "  OUT.ptx     where to write the PTX, whole or not at all (a temporary file beside it,\n"
+        "              flushed to disk, then renamed); without it, the PTX's size is printed\n"
+        "Exit status: 0 compiled; 1 NVRTC's log on stderr, or a file that cannot be read or written;\n"
+        "2 a bad command line.\n",
+        out);
+}
+
 int main(int argc, char **argv) {
+  if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    usage(stdout);
+    return 0;
+  }
   if (argc < 3 || argc > 4) {
     fprintf(stderr, "usage: gnn-nvrtc FILE.cu compute_XX [OUT.ptx]\n");
     return 2;

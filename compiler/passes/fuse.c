@@ -7,7 +7,7 @@
  * in which they can run (forward first). The operator IR itself is not changed: lower reads the
  * schedule. -fno-fuse (or -O0) leaves every value SCHED_UNFUSED: one kernel per operator.
  *
- * The model (docs/passes.md, fuse):
+ * The model (docs/passes/fuse.md):
  *   1. Every value is a leaf (input, parameter, constant, degree), a GEMM (a dense projection:
  *      cuBLAS / cblas), an anchor (a reduction over the edges of a vertex: gather, aggregate,
  *      edge_softmax; or over all rows: reduce_rows, a "sink"), or element-wise (scatter and
