@@ -21,6 +21,7 @@
  * Rows are independent, so the row loops run in parallel with OpenMP where available.
  */
 #include "interp.h"
+#include "gnnrt_path.h"
 #include "gnnrt_rng.h"
 
 #include <errno.h>
@@ -98,7 +99,7 @@ static uint64_t fnv1a64(const char *p, size_t n) {
 
 /* Writes a tensor file's body behind the runtime's checksum line ("#gnn-tensors version 2 bytes N
  * fnv1a64 HEX", as gnn_tensor_file_write does), through PATH.tmp.PID renamed over PATH once
- * flushed to disk: a killed or failed write leaves the previous file, never half a file that
+ * flushed to disk (through a symlink, over the file it names: gnnrt_path.h): a killed or failed write leaves the previous file, never half a file that
  * reads as whole. */
 bool tensors_write_file(const char *path, const char *body, size_t len, char *err, size_t errlen) {
   struct stat st;
@@ -113,29 +114,33 @@ bool tensors_write_file(const char *path, const char *body, size_t len, char *er
     if (!ok) snprintf(err, errlen, "%s: error: write failed: %s", path, strerror(e));
     return ok;
   }
-  size_t tlen = strlen(path) + 32;
-  char *tmp = malloc(tlen);
+  char *target = gnn_replace_target(path); /* through a symlink, the file it names */
+  size_t tlen = target ? strlen(target) + 32 : 0;
+  char *tmp = target ? malloc(tlen) : NULL;
   if (!tmp) {
     snprintf(err, errlen, "%s: error: out of memory", path);
+    free(target);
     return false;
   }
-  snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
+  snprintf(tmp, tlen, "%s.tmp.%ld", target, (long)getpid());
   FILE *f = fopen(tmp, "w");
   if (!f) {
     snprintf(err, errlen, "%s: error: cannot write: %s", path, strerror(errno));
     free(tmp);
+    free(target);
     return false;
   }
   fprintf(f, "#gnn-tensors version 2 bytes %zu fnv1a64 %016llx\n", len, (unsigned long long)fnv1a64(body, len));
   bool ok = (len == 0 || fwrite(body, 1, len, f) == len) && fflush(f) == 0 && fsync(fileno(f)) == 0;
   int e = errno;
   ok = (fclose(f) == 0) && ok;
-  if (ok && rename(tmp, path) != 0) ok = false, e = errno;
+  if (ok && rename(tmp, target) != 0) ok = false, e = errno;
   if (!ok) {
     snprintf(err, errlen, "%s: error: write failed: %s (the previous file, if any, is unchanged)", path, strerror(e));
     remove(tmp);
   }
   free(tmp);
+  free(target);
   return ok;
 }
 

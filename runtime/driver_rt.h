@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "gnn_model.h"
+#include "gnnrt_path.h"
 
 /* The runtime functions the drivers call (gnnrt.h has their documentation). */
 typedef struct {
@@ -156,10 +157,11 @@ static bool driver_open(const char *prog, const char *libpath, void **lib, const
 static inline bool driver_write_tensors(const char *prog, const char *path, const char *text, size_t len) {
   uint64_t h = 1469598103934665603ull;
   for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)text[i]) * 1099511628211ull;
-  size_t n = strlen(path) + 16;
-  char *tmp = malloc(n);
-  if (!tmp) return fprintf(stderr, "%s: out of memory\n", prog), false;
-  snprintf(tmp, n, "%s.XXXXXX", path);
+  char *target = gnn_replace_target(path); /* through a symlink, the file it names */
+  size_t n = target ? strlen(target) + 16 : 0;
+  char *tmp = target ? malloc(n) : NULL;
+  if (!tmp) return free(target), fprintf(stderr, "%s: out of memory\n", prog), false;
+  snprintf(tmp, n, "%s.XXXXXX", target);
   int fd = mkstemp(tmp);
   FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
   bool ok = f != NULL;
@@ -171,18 +173,19 @@ static inline bool driver_write_tensors(const char *prog, const char *path, cons
   int err = errno;
   if (f && fclose(f) != 0 && ok) ok = false, err = errno;
   if (!f && fd >= 0) close(fd);
-  if (ok && rename(tmp, path) != 0) ok = false, err = errno;
+  if (ok && rename(tmp, target) != 0) ok = false, err = errno;
   if (!ok) {
     fprintf(stderr, "%s: %s: cannot write: %s (a previous file, if any, is unchanged)\n", prog, path, strerror(err));
     if (fd >= 0) unlink(tmp);
   } else {
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+    const char *slash = strrchr(target, '/');
+    char *dir = slash ? strndup(target, (size_t)(slash - target) + (slash == target)) : strdup(".");
     int dfd = dir ? open(dir, O_RDONLY | O_DIRECTORY) : -1;
     if (dfd >= 0) fsync(dfd), close(dfd);
     free(dir);
   }
   free(tmp);
+  free(target);
   return ok;
 }
 #endif

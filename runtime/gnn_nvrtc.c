@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "gnnrt.h"
+#include "gnnrt_path.h"
 
 static void usage(FILE *out) {
   fputs("usage: gnn-nvrtc FILE.cu compute_XX [OUT.ptx]\n"
@@ -61,21 +62,29 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (argc == 4) {
-    size_t tn = strlen(argv[3]) + 16;
-    char *tmp = malloc(tn);
-    snprintf(tmp, tn, "%s.XXXXXX", argv[3]);
+    char *target = gnn_replace_target(argv[3]); /* through a symlink, the file it names */
+    size_t tn = target ? strlen(target) + 16 : 0;
+    char *tmp = target ? malloc(tn) : NULL;
+    if (!tmp) {
+      fprintf(stderr, "gnn-nvrtc: out of memory\n");
+      free(target);
+      free(ptx);
+      return 1;
+    }
+    snprintf(tmp, tn, "%s.XXXXXX", target);
     int fd = mkstemp(tmp);
     if (fd >= 0) fchmod(fd, 0644); /* mkstemp makes 0600 */
     FILE *o = fd >= 0 ? fdopen(fd, "w") : NULL;
     int ok = o && fwrite(ptx, 1, len, o) == len && fflush(o) == 0 && fsync(fd) == 0;
     int e = errno;
     if (o && fclose(o) != 0) ok = 0, e = errno;
-    if (ok && rename(tmp, argv[3]) != 0) ok = 0, e = errno;
+    if (ok && rename(tmp, target) != 0) ok = 0, e = errno;
     if (!ok) {
       fprintf(stderr, "gnn-nvrtc: %s: cannot write: %s\n", argv[3], strerror(e));
       if (fd >= 0) unlink(tmp);
     }
     free(tmp);
+    free(target);
     if (!ok) {
       free(ptx);
       return 1;

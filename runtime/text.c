@@ -12,6 +12,7 @@
  * place only when complete: a crash, a kill or a full disk leaves the old file or the new one.
  */
 #include "internal.h"
+#include "gnnrt_path.h"
 #include "gnnrt_text.h"
 
 #include <ctype.h>
@@ -239,13 +240,19 @@ char *rt_join(gnn_ctx *ctx, const char *dir, const char *name) {
   return s;
 }
 
-/* mkstemp beside the target, so the final rename stays on one file system. */
+/* mkstemp beside the target (through a symlink, the file it names: gnnrt_path.h), so the final
+ * rename stays on one file system. */
 gnn_status rt_tmp_open(gnn_ctx *ctx, const char *path, FILE **f, char **tmp) {
   *f = NULL;
-  size_t n = strlen(path) + 16;
-  *tmp = (char *)rt_malloc(ctx, n, "a file name");
-  if (!*tmp) return GNN_ERR_OOM;
-  snprintf(*tmp, n, "%s.XXXXXX", path);
+  char *target = gnn_replace_target(path);
+  size_t n = (target ? strlen(target) : 0) + 16;
+  *tmp = target ? (char *)rt_malloc(ctx, n, "a file name") : NULL;
+  if (!*tmp) {
+    free(target);
+    return target ? GNN_ERR_OOM : gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of memory", path);
+  }
+  snprintf(*tmp, n, "%s.XXXXXX", target);
+  free(target);
   int fd = mkstemp(*tmp);
   if (fd < 0) {
     gnn_status st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot write: %s", path, strerror(errno));
@@ -286,12 +293,14 @@ gnn_status rt_tmp_commit(gnn_ctx *ctx, FILE *f, char *tmp, const char *path, gnn
   if (st == GNN_OK && bad)
     st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: write failed: %s (the previous file, if any, is unchanged)", path,
                        strerror(err ? err : EIO));
-  if (st == GNN_OK && rename(tmp, path) != 0)
+  char *target = st == GNN_OK ? gnn_replace_target(path) : NULL; /* where rt_tmp_open put tmp */
+  if (st == GNN_OK && !target) st = gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of memory", path);
+  if (st == GNN_OK && rename(tmp, target) != 0)
     st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot rename the temporary file into place: %s", path,
                        strerror(errno));
   if (st == GNN_OK) { /* the folder's entry: best effort (some file systems refuse a folder fsync) */
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+    const char *slash = strrchr(target, '/');
+    char *dir = slash ? strndup(target, (size_t)(slash - target) + (slash == target)) : strdup(".");
     int dfd = dir ? open(dir, O_RDONLY | O_DIRECTORY) : -1;
     if (dfd >= 0) {
       (void)fsync(dfd);
@@ -301,5 +310,6 @@ gnn_status rt_tmp_commit(gnn_ctx *ctx, FILE *f, char *tmp, const char *path, gnn
   }
   if (st != GNN_OK) unlink(tmp);
   free(tmp);
+  free(target);
   return st;
 }

@@ -9,6 +9,7 @@
 #   interp/O0/...                 -O0 and the default pipeline agree to 1e-12
 #   interp/hand/CASE              tiny programs with hand-computed outputs (tests/interp/hand.py)
 #   interp/sync/MODEL             the small variant's text above 'model' is the example's verbatim
+#   interp/output-through-symlink --save-params through a symlink writes the linked file
 # Parameters are uniform in [-1, 1) (--init=uniform) so that biases and eps are not zero.
 # The reference needs NumPy in Debian's python3 (scripts/setup.sh installs python3-numpy):
 # without it the suite fails rather than skips.
@@ -115,5 +116,13 @@ if "$PY" -c 'import numpy' >/dev/null 2>&1; then
     interp_O0 "interp/O0/$(basename "$interp_f" .gnn)/random" "$interp_f" "$interp_dir/graphs/random/graph.edges" 8
   done
 fi
+# Outputs through a symlink: the file the link names is written, the link stays a link (a rename
+# over the link turned it into a regular file and left the linked file as it was).
+mkdir -p "$interp_tmp/linked" && echo old > "$interp_tmp/linked/p.txt" && ln -sfn linked/p.txt "$interp_tmp/p-link"
+if "$GNNC" run "$interp_dir/models/gcn.gnn" --graph "$interp_dir/graphs/random" --save-params "$interp_tmp/p-link" > /dev/null 2>&1 &&
+   [ -L "$interp_tmp/p-link" ] && head -c 12 "$interp_tmp/linked/p.txt" | grep -q '^#gnn-tensors' &&
+   [ "$(ls "$interp_tmp/linked")" = p.txt ]; then
+  pass interp/output-through-symlink
+else fail interp/output-through-symlink "$(ls -l "$interp_tmp/p-link" "$interp_tmp/linked" 2>&1 | tr '\n' ' ')"; fi
 unset -f interp_tail interp_check interp_O0
 unset interp_dir interp_tmp interp_models interp_graphs interp_m interp_g interp_c interp_seed interp_out interp_f

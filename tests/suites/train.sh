@@ -263,6 +263,16 @@ PYEOF
     cp "$tr_lib" "$tr/libvictim.so"
     tr_bad save-params-is-library "--save-params $tr/libvictim.so and the model library $tr/libvictim.so are the same file" \
       "$tr/libvictim.so" --data data/cora --epochs 3 --save-params "$tr/libvictim.so"
+    # outputs through symlinks: written to the files the links name, the links kept (a rename over
+    # the link replaced it with a regular file and left the linked file stale)
+    mkdir -p "$tr/linked" && echo old > "$tr/linked/p.txt" && echo old > "$tr/linked/c.ckpt"
+    ln -sfn linked/p.txt "$tr/p-link" && ln -sfn linked/c.ckpt "$tr/c-link"
+    if OMP_NUM_THREADS=1 "$tr_bin/gnn-train" "$tr_lib" --data data/cora --epochs 2 --quiet --save-params "$tr/p-link" \
+         --checkpoint "$tr/c-link" > /dev/null 2> "$tr/link.err" &&
+       [ -L "$tr/p-link" ] && [ -L "$tr/c-link" ] && head -c 12 "$tr/linked/p.txt" | grep -q '^#gnn-tensors' &&
+       head -c 8 "$tr/linked/c.ckpt" | grep -q '^GNNRTCKP' && [ -z "$(ls "$tr/linked" | grep -v '^p.txt$' | grep -v '^c.ckpt$')" ]; then
+      pass train/bad/outputs-through-symlinks
+    else fail train/bad/outputs-through-symlinks "$(ls -l "$tr/p-link" "$tr/c-link" "$tr/linked" 2>&1 | tr '\n' ' ') $(head -c 200 "$tr/link.err")"; fi
     # a vertex in two splits: the test accuracy would be over vertices trained on
     tr_copy overlap-test; grep -v '^#' data/cora/test.idx | head -1 >> "$tr/overlap-test/train.idx"
     tr_bad split-overlap-test "test.idx:$(grep -n '^[0-9]' data/cora/test.idx | head -1 | cut -d: -f1): error: vertex $(grep -v '^#' data/cora/test.idx | head -1) is also in train.idx" \
