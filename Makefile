@@ -339,7 +339,7 @@ $(BUILD)/bench/gen_graph: bench/gen_graph.c runtime/gnnrt.h $(BUILD)/lib/libgnnr
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(CFLAGS) -o $@ $< \
 	  $(BUILD)/lib/libgnnrt_host.a $(OPENMP) -lopenblas -lz -lm
 
-$(BUILD)/bench/peer_gnnc: bench/peer_gnnc.c runtime/driver_rt.h runtime/gnn_model.h runtime/gnnrt.h
+$(BUILD)/bench/peer_gnnc: bench/peer_gnnc.c runtime/driver_rt.h runtime/gnnrt_path.h runtime/gnn_model.h runtime/gnnrt.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(CFLAGS) -o $@ $< -ldl -lm
 

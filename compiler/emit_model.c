@@ -674,6 +674,11 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   if (per_graph_steps(p)) fputs("  m->graph_values_ready = 0;  /* a new arena: the next forward computes them in it */\n", out);
   fputs("  m->arena_mode = want;\n  return GNN_OK;\n}\n\n", out);
   emit_rebind(out, p, P, ins, nin, nig);
+  fprintf(out, "/* The bound graph has the counts it was bound with. A graph changed in place since (split by\n"
+               " * gnn_graph_set_graphs) is another graph: the last output and input gradients were not made\n"
+               " * for it, a forward binds it again, a backward is refused. */\n"
+               "static int gnnc_graph_as_bound(const %s_model *m) {\n"
+               "  return m->g->nv == m->bound_nv && m->g->ne == m->bound_ne && m->g->ng == m->bound_ng;\n}\n\n", P);
 
   /* forward */
   fprintf(out, "gnn_status %s_forward(%s_model *m", P, P);
@@ -698,10 +703,16 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
    * graphs): its counts no longer match the plan and the output's rows, so bind it again as
    * set_graph would (growing the capacity, or refusing when growth is off) before anything
    * reads it. (A change that keeps every count is the caller's to announce with set_graph.) */
-  fprintf(out, "  if (g->nv != m->bound_nv || g->ne != m->bound_ne || g->ng != m->bound_ng) {\n"
+  fputs("  m->forward_done = m->trained = m->backward_ready = 0; /* until this forward succeeds */\n", out);
+  fprintf(out, "  if (!gnnc_graph_as_bound(m)) {\n"
+               "    if (!m->grow && (g->nv > m->cap_nv || g->ne > m->cap_ne || g->ng > m->cap_ng))\n"
+               "      return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_forward: the bound graph changed in place (now %%lld vertices, \"\n"
+               "                           \"%%lld edges, %%lld graphs) beyond the model's capacity (%%lld, %%lld, %%lld) and growth is off \"\n"
+               "                           \"(%s_reserve with grow = 1 allows it)\", (long long)g->nv, (long long)g->ne, (long long)g->ng,\n"
+               "                           (long long)m->cap_nv, (long long)m->cap_ne, (long long)m->cap_ng);\n"
                "    const gnn_status bind_st = %s_set_graph(m, g);\n"
-               "    if (bind_st) return bind_st;\n  }\n", P);
-  fputs("  m->forward_done = m->trained = m->backward_ready = 0; /* until this forward succeeds */\n  m->dropout_seed = seed;\n", out);
+               "    if (bind_st) return bind_st;\n  }\n", P, P, P);
+  fputs("  m->dropout_seed = seed;\n", out);
   bool any_alias = false;
   for (int i = 0; i < p->bufs.len; i++) any_alias |= ((const KBuf *)p->bufs.items[i])->alias != NULL;
   fprintf(out, "  {\n    const gnn_status arena_st = gnnc_use_arena(m, %s);\n    if (arena_st) return arena_st;\n  }\n",
@@ -733,7 +744,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   for (int i = npg; i < p->nfwd; i++) emit_step(out, p, h, i);
   emit_output_copies(out, p, h, false);
   fputs("  m->forward_done = 1;\n  m->trained = training != 0;\n  m->backward_ready = 1;\n  return GNN_OK;\n}\n\n", out);
-  fprintf(out, "const float *%s_output(const %s_model *m) { return m && m->forward_done ? m->out : NULL; }\n", P, P);
+  fprintf(out, "const float *%s_output(const %s_model *m) { return m && m->forward_done && gnnc_graph_as_bound(m) ? m->out : NULL; }\n", P, P);
   fprintf(out, "float *%s_param(%s_model *m, int i) { return m && i >= 0 && i < %d ? m->param[i] : NULL; }\n", P, P, p->nparams);
   fprintf(out, "float *%s_grad(%s_model *m, int i) { return m && i >= 0 && i < %d ? m->grad[i] : NULL; }\n", P, P, p->nparams);
   fprintf(out, "gnn_status %s_request_input_grad(%s_model *m, int i, int on) {\n", P, P);
@@ -748,7 +759,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   else fputs("  (void)on;\n", out);
   fputs("  return GNN_OK;\n}\n", out);
   fprintf(out, "float *%s_input_grad(%s_model *m, int i) {\n", P, P);
-  if (nig) fprintf(out, "  return m && i >= 0 && i < %d && gnnc_input_grads[i] == 1 && (m->igrad_valid >> i & 1) ? m->igrad[i] : NULL;\n}\n", nin);
+  if (nig) fprintf(out, "  return m && i >= 0 && i < %d && gnnc_input_grads[i] == 1 && (m->igrad_valid >> i & 1) && gnnc_graph_as_bound(m) ? m->igrad[i] : NULL;\n}\n", nin);
   else fputs("  (void)m;\n  (void)i;\n  return NULL;\n}\n", out);
   fprintf(out, "int %s_param_index(const char *name) {\n  for (int i = 0; i < %d; i++)\n    if (name && strcmp(gnnc_params[i].name, name) == 0) return i;\n  return -1;\n}\n\n",
           P, p->nparams);
@@ -772,10 +783,11 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
                  "each backward needs its own forward)\");\n", P, P);
     fprintf(out, "  if (!m->trained)\n    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_backward: needs a forward with training = 1 just "
                  "before it (an inference forward keeps nothing for the backward)\");\n", P);
-    fprintf(out, "  if (g->nv != m->bound_nv || g->ne != m->bound_ne || g->ng != m->bound_ng)\n"
-                 "    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_backward: the graph changed since the forward (%%lld vertices, \"\n"
-                 "                         \"%%lld edges, %%lld graphs, then %%lld, %%lld, %%lld): forward again\", (long long)g->nv, (long long)g->ne,\n"
-                 "                         (long long)g->ng, (long long)m->bound_nv, (long long)m->bound_ne, (long long)m->bound_ng);\n", P);
+    fprintf(out, "  if (!gnnc_graph_as_bound(m))\n"
+                 "    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_backward: the graph changed since the forward (now %%lld vertices, \"\n"
+                 "                         \"%%lld edges, %%lld graphs; at the forward %%lld, %%lld, %%lld): forward again\", (long long)g->nv,\n"
+                 "                         (long long)g->ne, (long long)g->ng, (long long)m->bound_nv, (long long)m->bound_ne,\n"
+                 "                         (long long)m->bound_ng);\n", P);
     if (cuda) emit_enter(out);
     fputs("  m->backward_ready = 0; /* the backward reuses the forward's memory */\n", out);
     fprintf(out, "  m->%s = grad_out;\n", seed_in->name);
@@ -877,6 +889,9 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
         " * dlopen (gnnc -o lib.so defines GNNC_MODEL_ENTRY); programs that link several models leave it\n"
         " * undefined and use the typed names above. */\n"
         "const gnn_model_api *gnn_model_entry(void) { return &gnnc_api_table; }\n"
+        "/* The table's program, for drivers: an older library's table ends before that field, so a\n"
+        " * driver reads it through this symbol and takes a library without it for one without a program. */\n"
+        "const char *gnn_model_program(void) { return gnnc_api_table.program; }\n"
         "#endif\n", out);
   if (cuda) fputs("#endif /* __CUDACC_RTC__ */\n", out);
 }

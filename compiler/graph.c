@@ -531,26 +531,36 @@ static bool exists(const char *path) {
 
 /* The formats gnn-run reads and the interpreter does not, told by their first bytes, so that a
  * user hears which format it is and where it is read rather than "'%%MatrixMarket' is not an
- * integer" from the edge-list parser (NULL: none of them). */
-static const char *foreign_format(const char *path) {
+ * integer" from the edge-list parser. NULL: none of them (or not a regular file). */
+typedef struct {
+  const char *what, *where;
+} ForeignFormat;
+
+static const ForeignFormat *foreign_format(const char *path) {
+  static const ForeignFormat mtx = {"a Matrix Market file", "gnn-run reads one named .mtx"},
+                             gcsr = {"a binary CSR cache (.gcsr)", "gnn-run reads one named .gcsr"},
+                             gz = {"a gzip-compressed file", "gnn-run reads gzip-compressed edge lists"},
+                             npz = {"a zip archive (an .npz)", "gnn-run and gnn-train read one as an OGB folder's raw/data.npz"};
+  struct stat st; /* a regular file only: peeking at a pipe (--graph /dev/stdin, <(...)) would eat its first bytes */
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return NULL;
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
   unsigned char b[14] = {0};
   size_t n = fread(b, 1, sizeof b, f);
   fclose(f);
-  if (n >= 14 && memcmp(b, "%%MatrixMarket", 14) == 0) return "a Matrix Market file";
-  if (n >= 8 && memcmp(b, "GNNRTCSR", 8) == 0) return "a binary CSR cache (.gcsr)";
-  if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) return "a gzip-compressed file";
-  if (n >= 4 && memcmp(b, "PK\3\4", 4) == 0) return "a zip archive (.npz)";
+  if (n >= 14 && memcmp(b, "%%MatrixMarket", 14) == 0) return &mtx;
+  if (n >= 8 && memcmp(b, "GNNRTCSR", 8) == 0) return &gcsr;
+  if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) return &gz;
+  if (n >= 4 && memcmp(b, "PK\3\4", 4) == 0) return &npz;
   return NULL;
 }
 
 bool graph_load(Graph *g, const char *path, char *err, size_t errlen) {
   if (!is_dir(path)) {
-    const char *what = foreign_format(path);
-    if (what) {
-      snprintf(err, errlen, "%s: error: %s: gnnc run reads a dataset folder or a plain edge list (docs/interpreter.md); "
-               "gnn-run reads this format", path, what);
+    const ForeignFormat *foreign = foreign_format(path);
+    if (foreign) {
+      snprintf(err, errlen, "%s: error: %s: gnnc run reads a dataset folder or a plain edge list (docs/interpreter.md); %s",
+               path, foreign->what, foreign->where);
       return false;
     }
     return graph_load_edges(g, path, 0, err, errlen) && graph_build_csr(g, err, errlen);
@@ -571,6 +581,8 @@ bool graph_load(Graph *g, const char *path, char *err, size_t errlen) {
     snprintf(ogb, sizeof ogb, "%.4096s/raw/edge.csv.gz", path);
     bool is_ogb = exists(ogb);
     snprintf(ogb, sizeof ogb, "%.4096s/raw/edge.csv", path);
+    is_ogb |= exists(ogb);
+    snprintf(ogb, sizeof ogb, "%.4096s/raw/data.npz", path);
     is_ogb |= exists(ogb);
     snprintf(err, errlen, "%s: error: no graph.edges in this folder%s", path,
              is_ogb ? " (it is laid out as an OGB download, which gnn-run and gnn-train read; gnnc run reads graph.edges, "

@@ -179,9 +179,10 @@ typedef struct {
   /* What the model computes, as a name: 16 hex digits of SHA-256 over the IR after sema as
    * ir_print writes it (pipeline.c; NULL before). The library carries it (gnn_model_api.program)
    * and a training checkpoint records it, so that a resume with a library whose computation
-   * differs (another activation, dropout rate, aggregation) is refused. It leaves out what does
-   * not change the function: the source's path, layout and comments, parameters' initial values,
-   * and every option after sema (target, schedules, recompute). */
+   * differs (another activation, dropout rate, aggregation) is refused. It leaves out what a
+   * resume does not depend on: the source's path, layout and comments, parameters' initial
+   * values (a resume loads the parameters), and every option after sema (target, schedules,
+   * recompute, the GEMM precision). */
   const char *program;
   Arena *arena;
   FuseGroup *groups; /* set by the fuse pass: groups[v->group] */

@@ -228,9 +228,22 @@ static bool input_grads_valid(GnnCtx *c, const Module *m, const PipelineOpts *o)
 }
 
 /* Module.program: the model's computation named by the IR sema produced (a printed IR is the
- * module's whole meaning; value ids and names are sema's, deterministic from the source). */
+ * module's whole meaning; value ids and names are sema's, deterministic from the source), less
+ * the parameters' initial values: a resume loads the parameters, so where they started is no
+ * part of what the checkpoint must match (ir_print writes them as {init = X} while iattr is set). */
 static bool name_program(Module *m) {
+  int64_t *declared = calloc((size_t)m->vals.len + 1, sizeof(int64_t));
+  if (!declared) return false;
+  for (int i = 0; i < m->vals.len; i++) {
+    Value *v = m->vals.items[i];
+    if (v->op == OP_PARAM) declared[i] = v->iattr, v->iattr = 0;
+  }
   char *text = ir_to_string(m);
+  for (int i = 0; i < m->vals.len; i++) {
+    Value *v = m->vals.items[i];
+    if (v->op == OP_PARAM) v->iattr = declared[i];
+  }
+  free(declared);
   if (!text) return false;
   Sha256 h;
   sha256_init(&h);

@@ -955,6 +955,13 @@ gnn_status gin_reserve(gin_model *m, int64_t nv, int64_t ne, int64_t ng, int gro
   return GNN_OK;
 }
 
+/* The bound graph has the counts it was bound with. A graph changed in place since (split by
+ * gnn_graph_set_graphs) is another graph: the last output and input gradients were not made
+ * for it, a forward binds it again, a backward is refused. */
+static int gnnc_graph_as_bound(const gin_model *m) {
+  return m->g->nv == m->bound_nv && m->g->ne == m->bound_ne && m->g->ng == m->bound_ng;
+}
+
 gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t seed) {
   if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "gin_forward: m is NULL");
   const gnn_graph *g = m->g;
@@ -965,11 +972,16 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
     const gnn_status enter_st = gnn_ctx_enter(m->ctx);
     if (enter_st) return enter_st;
   }
-  if (g->nv != m->bound_nv || g->ne != m->bound_ne || g->ng != m->bound_ng) {
+  m->forward_done = m->trained = m->backward_ready = 0; /* until this forward succeeds */
+  if (!gnnc_graph_as_bound(m)) {
+    if (!m->grow && (g->nv > m->cap_nv || g->ne > m->cap_ne || g->ng > m->cap_ng))
+      return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gin_forward: the bound graph changed in place (now %lld vertices, "
+                           "%lld edges, %lld graphs) beyond the model's capacity (%lld, %lld, %lld) and growth is off "
+                           "(gin_reserve with grow = 1 allows it)", (long long)g->nv, (long long)g->ne, (long long)g->ng,
+                           (long long)m->cap_nv, (long long)m->cap_ne, (long long)m->cap_ng);
     const gnn_status bind_st = gin_set_graph(m, g);
     if (bind_st) return bind_st;
   }
-  m->forward_done = m->trained = m->backward_ready = 0; /* until this forward succeeds */
   m->dropout_seed = seed;
   {
     const gnn_status arena_st = gnnc_use_arena(m, training != 0);
@@ -1047,7 +1059,7 @@ gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t s
   return GNN_OK;
 }
 
-const float *gin_output(const gin_model *m) { return m && m->forward_done ? m->out : NULL; }
+const float *gin_output(const gin_model *m) { return m && m->forward_done && gnnc_graph_as_bound(m) ? m->out : NULL; }
 float *gin_param(gin_model *m, int i) { return m && i >= 0 && i < 10 ? m->param[i] : NULL; }
 float *gin_grad(gin_model *m, int i) { return m && i >= 0 && i < 10 ? m->grad[i] : NULL; }
 gnn_status gin_request_input_grad(gin_model *m, int i, int on) {
@@ -1130,10 +1142,11 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
     return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gin_backward: no forward to differentiate (call gin_forward first; each backward needs its own forward)");
   if (!m->trained)
     return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gin_backward: needs a forward with training = 1 just before it (an inference forward keeps nothing for the backward)");
-  if (g->nv != m->bound_nv || g->ne != m->bound_ne || g->ng != m->bound_ng)
-    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gin_backward: the graph changed since the forward (%lld vertices, "
-                         "%lld edges, %lld graphs, then %lld, %lld, %lld): forward again", (long long)g->nv, (long long)g->ne,
-                         (long long)g->ng, (long long)m->bound_nv, (long long)m->bound_ne, (long long)m->bound_ng);
+  if (!gnnc_graph_as_bound(m))
+    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gin_backward: the graph changed since the forward (now %lld vertices, "
+                         "%lld edges, %lld graphs; at the forward %lld, %lld, %lld): forward again", (long long)g->nv,
+                         (long long)g->ne, (long long)g->ng, (long long)m->bound_nv, (long long)m->bound_ne,
+                         (long long)m->bound_ng);
   {
     const gnn_status enter_st = gnn_ctx_enter(m->ctx);
     if (enter_st) return enter_st;
@@ -1354,5 +1367,8 @@ const gnn_model_api *gin_api(void) { return &gnnc_api_table; }
  * dlopen (gnnc -o lib.so defines GNNC_MODEL_ENTRY); programs that link several models leave it
  * undefined and use the typed names above. */
 const gnn_model_api *gnn_model_entry(void) { return &gnnc_api_table; }
+/* The table's program, for drivers: an older library's table ends before that field, so a
+ * driver reads it through this symbol and takes a library without it for one without a program. */
+const char *gnn_model_program(void) { return gnnc_api_table.program; }
 #endif
 #endif /* __CUDACC_RTC__ */

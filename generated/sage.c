@@ -1003,17 +1003,29 @@ gnn_status graphsage_reserve(graphsage_model *m, int64_t nv, int64_t ne, int64_t
   return GNN_OK;
 }
 
+/* The bound graph has the counts it was bound with. A graph changed in place since (split by
+ * gnn_graph_set_graphs) is another graph: the last output and input gradients were not made
+ * for it, a forward binds it again, a backward is refused. */
+static int gnnc_graph_as_bound(const graphsage_model *m) {
+  return m->g->nv == m->bound_nv && m->g->ne == m->bound_ne && m->g->ng == m->bound_ng;
+}
+
 gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training, uint64_t seed) {
   if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "graphsage_forward: m is NULL");
   const gnn_graph *g = m->g;
   (void)g;
   (void)training;
   if (!in_x) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "graphsage_forward: input 'x' is NULL");
-  if (g->nv != m->bound_nv || g->ne != m->bound_ne || g->ng != m->bound_ng) {
+  m->forward_done = m->trained = m->backward_ready = 0; /* until this forward succeeds */
+  if (!gnnc_graph_as_bound(m)) {
+    if (!m->grow && (g->nv > m->cap_nv || g->ne > m->cap_ne || g->ng > m->cap_ng))
+      return gnn_set_error(m->ctx, GNN_ERR_INVALID, "graphsage_forward: the bound graph changed in place (now %lld vertices, "
+                           "%lld edges, %lld graphs) beyond the model's capacity (%lld, %lld, %lld) and growth is off "
+                           "(graphsage_reserve with grow = 1 allows it)", (long long)g->nv, (long long)g->ne, (long long)g->ng,
+                           (long long)m->cap_nv, (long long)m->cap_ne, (long long)m->cap_ng);
     const gnn_status bind_st = graphsage_set_graph(m, g);
     if (bind_st) return bind_st;
   }
-  m->forward_done = m->trained = m->backward_ready = 0; /* until this forward succeeds */
   m->dropout_seed = seed;
   {
     const gnn_status arena_st = gnnc_use_arena(m, training != 0);
@@ -1077,7 +1089,7 @@ gnn_status graphsage_forward(graphsage_model *m, const float *in_x, int training
   return GNN_OK;
 }
 
-const float *graphsage_output(const graphsage_model *m) { return m && m->forward_done ? m->out : NULL; }
+const float *graphsage_output(const graphsage_model *m) { return m && m->forward_done && gnnc_graph_as_bound(m) ? m->out : NULL; }
 float *graphsage_param(graphsage_model *m, int i) { return m && i >= 0 && i < 6 ? m->param[i] : NULL; }
 float *graphsage_grad(graphsage_model *m, int i) { return m && i >= 0 && i < 6 ? m->grad[i] : NULL; }
 gnn_status graphsage_request_input_grad(graphsage_model *m, int i, int on) {
@@ -1160,10 +1172,11 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
     return gnn_set_error(m->ctx, GNN_ERR_INVALID, "graphsage_backward: no forward to differentiate (call graphsage_forward first; each backward needs its own forward)");
   if (!m->trained)
     return gnn_set_error(m->ctx, GNN_ERR_INVALID, "graphsage_backward: needs a forward with training = 1 just before it (an inference forward keeps nothing for the backward)");
-  if (g->nv != m->bound_nv || g->ne != m->bound_ne || g->ng != m->bound_ng)
-    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "graphsage_backward: the graph changed since the forward (%lld vertices, "
-                         "%lld edges, %lld graphs, then %lld, %lld, %lld): forward again", (long long)g->nv, (long long)g->ne,
-                         (long long)g->ng, (long long)m->bound_nv, (long long)m->bound_ne, (long long)m->bound_ng);
+  if (!gnnc_graph_as_bound(m))
+    return gnn_set_error(m->ctx, GNN_ERR_INVALID, "graphsage_backward: the graph changed since the forward (now %lld vertices, "
+                         "%lld edges, %lld graphs; at the forward %lld, %lld, %lld): forward again", (long long)g->nv,
+                         (long long)g->ne, (long long)g->ng, (long long)m->bound_nv, (long long)m->bound_ne,
+                         (long long)m->bound_ng);
   m->backward_ready = 0; /* the backward reuses the forward's memory */
   m->in_grad_out = grad_out;
   /* dropout's adjoint redraws the forward's masks: the seed of the last forward */
@@ -1299,4 +1312,7 @@ const gnn_model_api *graphsage_api(void) { return &gnnc_api_table; }
  * dlopen (gnnc -o lib.so defines GNNC_MODEL_ENTRY); programs that link several models leave it
  * undefined and use the typed names above. */
 const gnn_model_api *gnn_model_entry(void) { return &gnnc_api_table; }
+/* The table's program, for drivers: an older library's table ends before that field, so a
+ * driver reads it through this symbol and takes a library without it for one without a program. */
+const char *gnn_model_program(void) { return gnnc_api_table.program; }
 #endif

@@ -148,6 +148,15 @@ static bool driver_open(const char *prog, const char *libpath, void **lib, const
   return true;
 }
 
+/* The library's program (gnn_model_api.program) through gnn_model_program; "" for a library built
+ * before the field existed (its table ends before it: never read api->program in a driver). */
+static inline const char *driver_program(void *lib) {
+  const char *(*program)(void) = NULL;
+  *(void **)&program = dlsym(lib, "gnn_model_program");
+  const char *s = program ? program() : NULL;
+  return s ? s : "";
+}
+
 /* Writes a tensor text file the way the runtime writes one (gnn_tensor_file_write): the
  * checksum line "#gnn-tensors version 2 bytes N fnv1a64 HEX" over text, then text, to a
  * temporary file beside path, fsync'd and renamed into place (then the folder fsync'd). On

@@ -88,10 +88,11 @@ typedef struct gnn_model_api {
   gnn_status (*set_graph)(void *model, const gnn_graph *g);
   gnn_status (*reserve)(void *model, int64_t nv, int64_t ne, int64_t ng, int grow);
   /* What the model computes, as 16 hex digits: a fingerprint of its operator IR after sema
-   * (docs/ir.md). Two libraries built from the same model have the same program whatever the
-   * target and options; another activation, dropout rate or aggregation gives another. Training
-   * checkpoints record it (gnn_train_state.program) so that a resume with a library that
-   * computes something else is refused. */
+   * less the parameters' initial values (docs/training.md). Two libraries built from the same
+   * model have the same program whatever the target and options; another activation, dropout
+   * rate or aggregation gives another. Training checkpoints record it (gnn_train_state.program)
+   * so that a resume with a library that computes something else is refused. A driver that
+   * dlopens libraries reads it through gnn_model_program (below), not here. */
   const char *program;
 } gnn_model_api;
 
@@ -100,6 +101,11 @@ typedef struct gnn_model_api {
  * models link into one program through their own <prefix>_api(). Declared here, inside
  * extern "C", so that the definition in a generated .cu (compiled as C++) is not name-mangled. */
 const gnn_model_api *gnn_model_entry(void);
+/* gnn_model_api.program, exported beside gnn_model_entry by the libraries that have the field:
+ * the table grew it after libraries were first built, and reading it from an older library's
+ * table would read past its end. A driver that dlopens a library asks dlsym for this symbol and
+ * treats its absence as no program (nothing to check). */
+const char *gnn_model_program(void);
 
 /* Places n buffers of the given sizes, alive from step first[i] to last[i] inclusive, in one
  * arena: greedy by decreasing size, each at the lowest offset that overlaps no placed buffer

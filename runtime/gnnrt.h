@@ -60,7 +60,7 @@ extern "C" {
 #endif
 
 #define GNNRT_VERSION_MAJOR 0
-#define GNNRT_VERSION_MINOR 1
+#define GNNRT_VERSION_MINOR 2 /* 0.2: gnn_train_state.program (programs compiled against 0.1 that use gnn_train_state must be recompiled: the structure grew) */
 
 /* ---------------------------------------------------------------- status codes and errors */
 
@@ -506,7 +506,9 @@ typedef struct gnn_train_state {
   double elapsed_ms;         /* training time so far (reported, not part of the results) */
   /* What the model computes (gnn_model_api.program, 16 hex digits): a checkpoint of another
    * program is refused. NULL or "": not recorded, not checked (a checkpoint written without one,
-   * or by checkpoint version 1, loads into any program of the same model and parameters). */
+   * or by checkpoint version 1, loads into any program of the same model and parameters).
+   * Added in 0.2 as the last field: a caller compiled against an older gnnrt.h must be
+   * recompiled (the runtime would read past its structure). */
   const char *program;
 } gnn_train_state;
 

@@ -124,8 +124,17 @@ gnn_status rt_load_svm(gnn_ctx *ctx, const char *path, int64_t nv, float **out, 
                        (long long)row, (long long)nv);
   if (!st && row == 0) st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: no feature rows", path);
   float *x = NULL;
+  size_t cells = rt_mul((size_t)row, (size_t)maxcol), bytes = cells < SIZE_MAX / sizeof(float) ? cells * sizeof(float) : SIZE_MAX;
+  /* The dense table is sized by the largest index: one "1:1 2000000000:1" line asks for 8 GB a
+   * row. calloc grants it lazily on an overcommitting system and the process is killed when the
+   * table is later read whole (normalised, uploaded): refused here, as the graph builder refuses
+   * a vertex count (graph.c check_vertex_room). Tables under 256 MB are not checked. */
+  size_t avail = !st && bytes >= ((size_t)256 << 20) ? rt_host_available() : SIZE_MAX;
+  if (!st && bytes > avail)
+    st = gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: %lld x %lld features (the largest feature index sets the columns) need "
+                       "%zu bytes (%.1f GiB), more than the %zu bytes (%.1f GiB) of host memory this process can still take",
+                       path, (long long)row, (long long)maxcol, bytes, bytes / 1073741824.0, avail, avail / 1073741824.0);
   if (!st) {
-    size_t cells = rt_mul((size_t)row, (size_t)maxcol);
     if (cells < SIZE_MAX / sizeof(float)) x = (float *)calloc(cells ? cells : 1, sizeof(float));
     if (!x)
       st = gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of host memory for %lld x %lld features", path,

@@ -248,8 +248,9 @@ gnn_status rt_tmp_open(gnn_ctx *ctx, const char *path, FILE **f, char **tmp) {
   size_t n = (target ? strlen(target) : 0) + 16;
   *tmp = target ? (char *)rt_malloc(ctx, n, "a file name") : NULL;
   if (!*tmp) {
+    int had_target = target != NULL; /* rt_malloc set the error; a failed strdup did not */
     free(target);
-    return target ? GNN_ERR_OOM : gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of memory", path);
+    return had_target ? GNN_ERR_OOM : gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of memory", path);
   }
   snprintf(*tmp, n, "%s.XXXXXX", target);
   free(target);
@@ -293,7 +294,9 @@ gnn_status rt_tmp_commit(gnn_ctx *ctx, FILE *f, char *tmp, const char *path, gnn
   if (st == GNN_OK && bad)
     st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: write failed: %s (the previous file, if any, is unchanged)", path,
                        strerror(err ? err : EIO));
-  char *target = st == GNN_OK ? gnn_replace_target(path) : NULL; /* where rt_tmp_open put tmp */
+  /* the target rt_tmp_open resolved: tmp less its ".XXXXXX" (not resolved again: the link could
+   * have changed since, and a second resolution is a second way to fail) */
+  char *target = strndup(tmp, strlen(tmp) - 7);
   if (st == GNN_OK && !target) st = gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of memory", path);
   if (st == GNN_OK && rename(tmp, target) != 0)
     st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot rename the temporary file into place: %s", path,

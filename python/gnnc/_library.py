@@ -101,8 +101,13 @@ class Library:
         self.name = a.name.decode()
         self.source = a.source.decode()
         # what the model computes: 16 hex digits, the same for every library built from the model
-        # (gnn_model_api.program; gnn-train's checkpoints record it)
-        self.program = a.program.decode()
+        # (gnn_model_api.program; gnn-train's checkpoints record it). Through gnn_model_program, not
+        # the table: an older library's table ends before the field ("" then)
+        try:
+            program = _fn(h, "gnn_model_program", ctypes.c_char_p)()
+        except AttributeError:
+            program = None
+        self.program = program.decode() if program else ""
         self.target = "cuda" if a.target == TARGET_CUDA else "host"
         self.inputs = [TensorInfo(a.inputs[i]) for i in range(a.num_inputs)]
         self.param_info = [TensorInfo(a.params[i]) for i in range(a.num_params)]

@@ -368,12 +368,16 @@ static void test_gin_graph_split_in_place(gnn_ctx *ctx) {
     for (int v = 0; v < 40; v++) of[v] = v / 10; /* 4 graphs of 10, between the forward and the backward */
     if (!st) st = gnn_graph_set_graphs(ctx, g, 4, of);
     check_status(ctx, st ? st : api->backward(a.m, a.dout), GNN_ERR_INVALID, "gin_graph/in-place/split-before-backward",
-                 "the graph changed since the forward (40 vertices, 120 edges, 4 graphs, then 40, 120, 5)", "forward again");
+                 "the graph changed since the forward (now 40 vertices, 120 edges, 4 graphs; at the forward 40, 120, 5)",
+                 "forward again");
+    check(api->output(a.m) == NULL, "gin_graph/in-place/no-output-after-split", "the 5-graph output is still offered");
     api->reserve(a.m, 40, 120, 4, 0);
     for (int v = 0; v < 40; v++) of[v] = v / 5; /* 8 graphs: beyond the capacity, growth off */
     st = gnn_graph_set_graphs(ctx, g, 8, of);
     check_status(ctx, st ? st : api->forward(a.m, in, 0, 0), GNN_ERR_INVALID, "gin_graph/in-place/growth-off",
-                 "and 8 graphs exceeds the model's capacity", NULL);
+                 "gingraph_forward: the bound graph changed in place (now 40 vertices, 120 edges, 8 graphs) beyond the model's "
+                 "capacity (40, 120, 4)", NULL);
+    check(api->output(a.m) == NULL, "gin_graph/in-place/growth-off-no-output", "a refused forward left an output");
   }
   io_free(ctx, &a);
   api->destroy(a.m);

@@ -8,7 +8,7 @@
 #   embed/names/...            adversarial model names (Gnn, GNN, Gnn_ctx, Gnn_model, api, _x, main,
 #                              NULL, ...): the C compiles with gcc and clang -Werror, defines no
 #                              global symbol in the runtime's reserved namespace (gnn*, any case)
-#                              unless GNNC_MODEL_ENTRY asks for gnn_model_entry, and the models
+#                              unless GNNC_MODEL_ENTRY asks for gnn_model_entry and gnn_model_program, and the models
 #                              link into one program; two of them through nvcc
 #   embed/two-cuda-models-link generated/gcn.cu and generated/gat.cu (nvcc) link into one program
 #   embed/no-entry             gnn-run on a library built without GNNC_MODEL_ENTRY says how to fix it
@@ -89,10 +89,10 @@ for em_n in $em_names; do
     done
   done
   [ $em_ok = 1 ] || continue
-  # global definitions in the reserved namespace: none, or gnn_model_entry alone when asked for
+  # global definitions in the reserved namespace: none, or gnn_model_entry and gnn_model_program when asked for
   em_res=$(nm -g --defined-only "$em/n_$em_n.o" | awk '{print $3}' | grep -i '^gnn' | tr '\n' ' ')
   em_res2=$(nm -g --defined-only "$em/n_$em_n-DGNNC_MODEL_ENTRY.o" | awk '{print $3}' | grep -i '^gnn' | tr '\n' ' ')
-  if [ -z "$em_res" ] && [ "$em_res2" = "gnn_model_entry " ] && [ -n "$em_p" ] && ! grep -qi '^gnn' <<< "$em_p"; then
+  if [ -z "$em_res" ] && [ "$em_res2" = "gnn_model_entry gnn_model_program " ] && [ -n "$em_p" ] && ! grep -qi '^gnn' <<< "$em_p"; then
     pass "embed/names/$em_n"
   else
     fail "embed/names/$em_n" "prefix '$em_p'; reserved globals: '$em_res' / with GNNC_MODEL_ENTRY: '$em_res2'"

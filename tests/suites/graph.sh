@@ -31,6 +31,11 @@ bad gzip "$TMP/g.edges.gz" "$TMP/g.edges.gz: error: a gzip-compressed file: gnnc
 printf 'GNNRTCSR\1\0\0\0' > "$TMP/g.gcsr"
 bad gcsr "$TMP/g.gcsr" "$TMP/g.gcsr: error: a binary CSR cache (.gcsr): gnnc run reads"
 mkdir -p "$TMP/ogb/raw" && printf '0,1\n' | gzip > "$TMP/ogb/raw/edge.csv.gz"
+# (and a pipe is not peeked at: its first bytes would be gone before the edge-list parser reads it)
+if "$GNNC" run tests/interp/models/gcn.gnn --graph tests/interp/graphs/random/graph.edges --seed 3 --output "$TMP/file.out" > /dev/null 2>&1 &&
+   "$GNNC" run tests/interp/models/gcn.gnn --graph /dev/stdin --seed 3 --output "$TMP/pipe.out" < tests/interp/graphs/random/graph.edges > /dev/null 2>&1 &&
+   cmp -s "$TMP/file.out" "$TMP/pipe.out"; then pass graph/edge-list-from-a-pipe
+else fail graph/edge-list-from-a-pipe "gnnc run --graph /dev/stdin differs from the file (or failed)"; fi
 bad ogb-folder "$TMP/ogb" "$TMP/ogb: error: no graph.edges in this folder (it is laid out as an OGB download, which gnn-run and gnn-train read"
 rb=tests/runtime/bad
 bad value-text $rb/values-text.edges "$rb/values-text.edges:2: error: edge value 1 'abc' is not a number"

@@ -118,10 +118,14 @@ if "$PY" -c 'import numpy' >/dev/null 2>&1; then
 fi
 # Outputs through a symlink: the file the link names is written, the link stays a link (a rename
 # over the link turned it into a regular file and left the linked file as it was).
-mkdir -p "$interp_tmp/linked" && echo old > "$interp_tmp/linked/p.txt" && ln -sfn linked/p.txt "$interp_tmp/p-link"
-if "$GNNC" run "$interp_dir/models/gcn.gnn" --graph "$interp_dir/graphs/random" --save-params "$interp_tmp/p-link" > /dev/null 2>&1 &&
+# A link to a file not there yet (o-link) creates the file where it points.
+mkdir -p "$interp_tmp/linked" && echo old > "$interp_tmp/linked/p.txt" && ln -sfn linked/p.txt "$interp_tmp/p-link" &&
+  rm -f "$interp_tmp/linked/o.txt" && ln -sfn linked/o.txt "$interp_tmp/o-link"
+if "$GNNC" run "$interp_dir/models/gcn.gnn" --graph "$interp_dir/graphs/random" --save-params "$interp_tmp/p-link" \
+     --output "$interp_tmp/o-link" > /dev/null 2>&1 &&
    [ -L "$interp_tmp/p-link" ] && head -c 12 "$interp_tmp/linked/p.txt" | grep -q '^#gnn-tensors' &&
-   [ "$(ls "$interp_tmp/linked")" = p.txt ]; then
+   [ -L "$interp_tmp/o-link" ] && head -c 7 "$interp_tmp/linked/o.txt" | grep -q '^tensor ' &&
+   [ "$(ls "$interp_tmp/linked" | tr '\n' ' ')" = "o.txt p.txt " ]; then
   pass interp/output-through-symlink
 else fail interp/output-through-symlink "$(ls -l "$interp_tmp/p-link" "$interp_tmp/linked" 2>&1 | tr '\n' ' ')"; fi
 unset -f interp_tail interp_check interp_O0

@@ -435,6 +435,13 @@ PYEOF
     if [ $rc -eq 1 ] && grep -qF "error GNN_ERR_OOM: $rt_tmp/big-id.edges: error: a graph of 2147483648 vertices (the largest id + 1, or num_vertices) needs 77309411364 bytes (72.0 GiB) for its per-vertex arrays, more than the" <<< "$out"; then
       pass runtime/bad/edges-vertex-count-memory
     else fail runtime/bad/edges-vertex-count-memory "exit $rc: $(head -2 <<< "$out")"; fi
+    # the same for a feature table sized by one large index (3 rows of 400,000,000 columns, 4.8 GB)
+    mkdir -p "$rt_tmp/big-features" && printf '0 1\n1 2\n' > "$rt_tmp/big-features/graph.edges" &&
+      printf '0 1:1\n0 1:1\n0 400000000:1\n' > "$rt_tmp/big-features/features.svm"
+    out=$( (ulimit -v 4000000; OPENBLAS_NUM_THREADS=1 timeout 60 "$rt_bin/rt_load" --dataset "$rt_tmp/big-features") 2>&1); rc=$?
+    if [ $rc -eq 1 ] && grep -qF "error GNN_ERR_OOM: $rt_tmp/big-features/features.svm: error: 3 x 400000000 features (the largest feature index sets the columns) need 4800000000 bytes (4.5 GiB), more than the" <<< "$out"; then
+      pass runtime/bad/features-table-memory
+    else fail runtime/bad/features-table-memory "exit $rc: $(head -2 <<< "$out")"; fi
   fi
   rt_bad edges-overflow GNN_ERR_FORMAT "$b/overflow.edges:2: error: destination vertex id is out of range" "$b/overflow.edges"
   rt_bad edges-float GNN_ERR_FORMAT "$b/float.edges:2: error: destination vertex id '1.5' is not an integer" "$b/float.edges"
