@@ -80,19 +80,19 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k0_apply_global_sub_glob
     t4[k] = p_edgeconv0_phi[k] - p_edgeconv0_theta[k];
   }
   __syncwarp(gmask);
-  #pragma unroll
+  #pragma unroll 4
   for (int i1 = 0; i1 < 128; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 32;
     t17[k1] = p_edgeconv1_phi[k1] - p_edgeconv1_theta[k1];
   }
   __syncwarp(gmask);
-  #pragma unroll
+  #pragma unroll 4
   for (int i2 = 0; i2 < 256; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 32;
     t28[k2] = p_edgeconv2_phi[k2] - p_edgeconv2_theta[k2];
   }
   __syncwarp(gmask);
-  #pragma unroll
+  #pragma unroll 4
   for (int i3 = 0; i3 < 1024; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 32;
     t39[k3] = p_edgeconv3_phi[k3] - p_edgeconv3_theta[k3];
@@ -826,19 +826,19 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k14_apply_global_add_glo
   const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
   const unsigned gmask = 0xffffffffu;
   if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
+  #pragma unroll 4
   for (int i = 0; i < 1024; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     grad_edgeconv3_theta[k] = -grad_edgeconv3_phi[k] + t55[k];
   }
   __syncwarp(gmask);
-  #pragma unroll
+  #pragma unroll 4
   for (int i1 = 0; i1 < 256; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 32;
     grad_edgeconv2_theta[k1] = -grad_edgeconv2_phi[k1] + t66[k1];
   }
   __syncwarp(gmask);
-  #pragma unroll
+  #pragma unroll 4
   for (int i2 = 0; i2 < 128; i2++) {
     const int64_t k2 = lane + (int64_t)i2 * 32;
     grad_edgeconv1_theta[k2] = -grad_edgeconv1_phi[k2] + t77[k2];

@@ -7,6 +7,9 @@
 #   codegen/restrict/MODEL/MAPPING/FUSE  no value passes between lanes through a __restrict__
 #                                  buffer across a barrier: every dsl-examples/*.gnn, both mappings,
 #                                  fused and -fno-fuse, the .cu read by tests/codegen/restrict_check.py
+#   codegen/unroll/MODEL/MAPPING/FUSE  no lane loop of more than 64 iterations under a bare
+#                                  `#pragma unroll` (nvcc's front end spent 20 s per architecture
+#                                  on EdgeConv's 1,024-iteration apply_global unrolled whole)
 #   codegen/restrict-ptx/MODEL/MAPPING  the kernels that do pass values between lanes through memory,
 #                                  compiled by nvcc -ptx -O3 for sm_90: every load of such a buffer
 #                                  after the store and the barrier (issue 27: EdgeConv under
@@ -143,6 +146,10 @@ shard_first && for cg_f in dsl-examples/*.gnn tests/codegen/kept_roots.gnn; do
       else
         fail "$cg_name" "$(cg_tail "$cg_out")"
       fi
+      # no lane loop of more than 64 iterations unrolled whole (none of these holds a register
+      # array that long): EdgeConv's 1,024-iteration apply_global cost nvcc 20 s per architecture
+      cg_long=$(awk '/#pragma unroll$/ { p = 1; next } p && match($0, /< [0-9]+;/) { n = substr($0, RSTART + 2, RLENGTH - 3) + 0; if (n > 64) print FNR ": " $0 } { p = 0 }' "$cg_rs.cu")
+      if [ -z "$cg_long" ]; then pass "codegen/unroll/$cg_m/$cg_map/$cg_fuse"; else fail "codegen/unroll/$cg_m/$cg_map/$cg_fuse" "$(cg_tail "$cg_long")"; fi
       [ $cg_fuse = fused ] && [ -z "${CG_TARGET:-}" ] || continue
       cg_name=codegen/restrict-ptx/$cg_m/$cg_map
       if ! "$PY" tests/codegen/restrict_check.py extract "$cg_rs.cu" "$cg_rs-lanes.cu" > /dev/null; then
