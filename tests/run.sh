@@ -86,17 +86,128 @@ if [ ${#_run_suites[@]} -eq 0 ]; then
   echo "0 passed, 1 failed"
   exit 1
 fi
-_run_k=0
-for _run_suite in "${_run_suites[@]}"; do
-  _run_name=$(basename "$_run_suite" .sh)
-  _run_k=$((_run_k + 1))
-  echo "[$_run_k/${#_run_suites[@]}] suite $_run_name ..."
-  _run_p=$npass _run_f=$nfail _run_s=$nskip _run_t=$SECONDS
-  # shellcheck disable=SC1090
-  source "$_run_suite"
-  _run_sk=
-  [ $nskip -gt $_run_s ] && _run_sk=", $((nskip - _run_s)) skipped"
-  echo "suite $_run_name: $((npass - _run_p)) passed, $((nfail - _run_f)) failed$_run_sk ($((SECONDS - _run_t)) s)"
-done
+# TEST_JOBS=N (default: the machine's cores, at most 4) runs N suites at once, each in its own
+# process and its own $TMP, its output shown whole when it ends: the long ones first, and codegen
+# (which supports TEST_SHARD) as N shards, so that make test on CI's 2 cores takes about half the
+# time of one suite after another. TEST_JOBS=1, or TEST_SHARD set by the caller: one after another,
+# in this shell, as before. A suite's nested tests/run.sh (the runner's own tests) runs serially.
+# TEST_SHARDED names the suites run as shards (default codegen; the runner's tests name theirs).
+if [ -z "${TEST_JOBS:-}" ]; then
+  TEST_JOBS=$(nproc 2> /dev/null || echo 1)
+  [ "$TEST_JOBS" -gt 4 ] && TEST_JOBS=4
+fi
+case $TEST_JOBS in '' | *[!0-9]* | 0) echo "run.sh: TEST_JOBS must be a whole number >= 1 (it is '$TEST_JOBS')"; echo "0 passed, 1 failed"; exit 1 ;; esac
+[ -n "${TEST_SHARD:-}" ] && TEST_JOBS=1
+_run_serial=
+[ "$TEST_JOBS" -le 1 ] && _run_serial=1
+# one suite: in parallel only when it is a sharded one
+[ ${#_run_suites[@]} -eq 1 ] && [[ " ${TEST_SHARDED-codegen} " != *" $(basename "${_run_suites[0]}" .sh) "* ]] && _run_serial=1
+if [ -n "$_run_serial" ]; then
+  export TEST_JOBS=1 # (a nested tests/run.sh: serial too)
+  _run_k=0
+  for _run_suite in "${_run_suites[@]}"; do
+    _run_name=$(basename "$_run_suite" .sh)
+    _run_k=$((_run_k + 1))
+    echo "[$_run_k/${#_run_suites[@]}] suite $_run_name ..."
+    _run_p=$npass _run_f=$nfail _run_s=$nskip _run_t=$SECONDS
+    # shellcheck disable=SC1090
+    source "$_run_suite"
+    _run_sk=
+    [ $nskip -gt $_run_s ] && _run_sk=", $((nskip - _run_s)) skipped"
+    echo "suite $_run_name: $((npass - _run_p)) passed, $((nfail - _run_f)) failed$_run_sk ($((SECONDS - _run_t)) s)"
+  done
+else
+  # The work: one item per suite, "PATH SHARD" (SHARD "-", or I/N for a sharded suite), the long
+  # suites first, longest first (by their times one after another on 2 cores), the rest by name.
+  _run_sharded=" ${TEST_SHARDED-codegen} "
+  _run_first="codegen train lang fuse checkpoint build runtime reliability fuzz python bench embed gpukit interp cli grad"
+  _run_items=()
+  _run_add() { # PATH
+    local name i
+    name=$(basename "$1" .sh)
+    if [[ $_run_sharded == *" $name "* ]]; then
+      for ((i = 0; i < TEST_JOBS; i++)); do _run_items+=("$1 $i/$TEST_JOBS"); done
+    else
+      _run_items+=("$1 -")
+    fi
+  }
+  for _run_name in $_run_first; do
+    for _run_suite in "${_run_suites[@]}"; do
+      [ "$(basename "$_run_suite" .sh)" = "$_run_name" ] && _run_add "$_run_suite"
+    done
+  done
+  for _run_suite in "${_run_suites[@]}"; do
+    [[ " $_run_first " == *" $(basename "$_run_suite" .sh) "* ]] && continue
+    _run_add "$_run_suite"
+  done
+  # OpenMP threads that wait spinning take the core another suite needs (2 suites x 2 threads on
+  # 2 cores): waiting threads sleep instead, unless the caller chose otherwise.
+  export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+  _run_dir=$TMP/.jobs
+  mkdir -p "$_run_dir"
+  _run_pids=() _run_next=0 _run_done=0 _run_n=${#_run_items[@]}
+  # _run_start K: item K in the background, in its own process: counters from zero, its own $TMP,
+  # its output to a file; at the end its counts (pass fail skip seconds) to another.
+  _run_start() {
+    local item=${_run_items[$1]} path shard d
+    path=${item% *} shard=${item##* }
+    d=$_run_dir/$1
+    mkdir -p "$d/tmp"
+    echo "[$(($1 + 1))/$_run_n] suite $(basename "$path" .sh)$([ "$shard" != - ] && echo " (shard $shard)") ..."
+    (
+      # (the suites' globals are short names: d, p, t; this job's own stay out of their way)
+      readonly _run_job_dir=$d _run_job_t0=$SECONDS
+      npass=0 nfail=0 nskip=0 _shard_k=0
+      TMP=$d/tmp TEST_JOBS=1
+      export TMP TEST_JOBS
+      [ "$shard" != - ] && export TEST_SHARD=$shard
+      # shellcheck disable=SC1090
+      source "$path"
+      echo "$npass $nfail $nskip $((SECONDS - _run_job_t0))" > "$_run_job_dir/counts"
+    ) > "$d/out" 2>&1 < /dev/null &
+    _run_pids[$1]=$!
+  }
+  # _run_finish K: its output, its line, its counts added (a suite that ended without its counts
+  # -- killed, or an exit of its own -- is a failure)
+  _run_finish() {
+    local item=${_run_items[$1]} d=$_run_dir/$1 name shard p f s t sk=
+    wait "${_run_pids[$1]}"
+    name=$(basename "${item% *}" .sh) shard=${item##* }
+    [ "$shard" != - ] && name="$name (shard $shard)" shard=" (shard $shard)"
+    cat "$d/out"
+    if [ -f "$d/counts" ] && read -r p f s t < "$d/counts"; then
+      npass=$((npass + p)) nfail=$((nfail + f)) nskip=$((nskip + s))
+      [ "$s" -gt 0 ] && sk=", $s skipped"
+      echo "suite $name: $p passed, $f failed$sk ($t s)"
+    else
+      fail "$(basename "${item% *}" .sh)/exit" "the suite${shard#-} ended before its last check"
+    fi
+  }
+  # Interrupted (Ctrl-C, a CI timeout's TERM): the running suites and what they started stop too
+  # (background jobs of a script ignore SIGINT)
+  _run_kill_tree() { local c; for c in $(pgrep -P "$1" 2> /dev/null); do _run_kill_tree "$c"; done; kill "$1" 2> /dev/null; }
+  trap 'for _run_k in "${_run_live[@]}"; do _run_kill_tree "${_run_pids[$_run_k]}"; done; exit 130' INT TERM
+  _run_live=()
+  while [ $_run_done -lt $_run_n ]; do
+    while [ ${#_run_live[@]} -lt "$TEST_JOBS" ] && [ $_run_next -lt $_run_n ]; do
+      _run_start $_run_next
+      _run_live+=($_run_next)
+      _run_next=$((_run_next + 1))
+    done
+    _run_waitfor=()
+    for _run_k in "${_run_live[@]}"; do _run_waitfor+=("${_run_pids[$_run_k]}"); done
+    wait -n "${_run_waitfor[@]}" 2> /dev/null # (one of them ended: which, kill -0 says)
+    _run_still=()
+    for _run_k in "${_run_live[@]}"; do
+      if kill -0 "${_run_pids[$_run_k]}" 2> /dev/null; then
+        _run_still+=("$_run_k")
+      else
+        _run_finish "$_run_k"
+        _run_done=$((_run_done + 1))
+      fi
+    done
+    _run_live=("${_run_still[@]}")
+  done
+fi
 if [ $nskip -gt 0 ]; then echo "$npass passed, $nfail failed, $nskip skipped"; else echo "$npass passed, $nfail failed"; fi
 [ "$nfail" -eq 0 ] && [ "$npass" -gt 0 ]

@@ -195,7 +195,8 @@ if want suites; then
     for ((i = 0; i < n; i++)); do
       log=$WORK/logs/$s.log
       [ "$n" -gt 1 ] && log=$WORK/logs/$s-$i.log
-      ( export "${env_of[$s]}"=cuda SUITE=$s VERBOSE=1 RT_BIN=build/rt OMP_NUM_THREADS=2
+      # (TEST_JOBS=1: the processes are these, not tests/run.sh's own)
+      ( export "${env_of[$s]}"=cuda SUITE=$s VERBOSE=1 RT_BIN=build/rt OMP_NUM_THREADS=2 TEST_JOBS=1
         [ "$n" -gt 1 ] && export TEST_SHARD=$i/$n
         timeout --kill-after=10 $lim bash tests/run.sh build/gnnc > "$log" 2>&1 ) &
       suite_pids+=($!)

@@ -53,6 +53,10 @@ cg_bin=$ROOT/build/bin
 cg_models="gcn sage gin gat edgeconv monet appnp rgcn"
 cg_maps="vertex edge"
 cg_tail() { printf '%s\n' "$1" | tail -n 4 | tr '\n' ' '; }
+# Under TEST_SHARD (make test runs this suite as a shard per job; make gpu-check as 6) every check
+# runs in exactly one shard: a numeric one by shard_take in its function, a block of its own below
+# by `shard_take` before it, or by cg_plain, a block that make test alone runs (not CG_TARGET's).
+cg_plain() { [ -z "${CG_TARGET:-}" ] && shard_take; }
 # cg_cc_check NAME BASE: BASE.c compiles with gcc and with clang, -Wall -Wextra -Werror (NAME/gcc, NAME/clang)
 cg_cc_check() {
   local cc out
@@ -82,6 +86,7 @@ cg_nvcc_check() {
 # its time in nvcc, and they do not depend on the GPU)
 [ -n "${CG_TARGET:-}" ] && cg_models_compile= || cg_models_compile=$cg_models
 for cg_m in $cg_models_compile; do
+  shard_take || continue
   for cg_map in $cg_maps; do
     if ! cg_out=$("$GNNC" "dsl-examples/$cg_m.gnn" --mapping=$cg_map --emit=cu -o "$cg/$cg_m-$cg_map.cu" 2>&1) ||
        ! "$GNNC" "dsl-examples/$cg_m.gnn" --mapping=$cg_map --emit=c -o "$cg/$cg_m-$cg_map.c" >/dev/null 2>&1; then
@@ -113,7 +118,7 @@ done
 # a model without parameters (and so without its tables' entries): the placeholder entry names
 # every member, so g++ -Wextra (nvcc's host compiler) has no missing-field-initializers warning
 # (a tester's find: -Werror builds of such a .cu failed); and gcc/clang on its .c
-if [ -z "${CG_TARGET:-}" ]; then
+if cg_plain; then
   printf 'model Bn(x: vertex[2]) -> vertex[2] {\n  return sum(x[src])\n}\n' > "$cg/noparams.gnn"
   if "$GNNC" "$cg/noparams.gnn" --emit=cu -o "$cg/noparams.cu" > /dev/null 2>&1 && "$GNNC" "$cg/noparams.gnn" --emit=c -o "$cg/noparams.c" > /dev/null 2>&1; then
     cg_nvcc_check codegen/nvcc/no-params "$cg/noparams"
@@ -130,8 +135,9 @@ fi
 # (EdgeConv's edge-mapped %10..%13 was the case nvcc 13 got wrong; its roots are kept in the
 # group's shared array now, so tests/codegen/kept_roots.gnn's 300-wide root, read back from memory
 # across lanes under both mappings, is the one that must be there).
-# (with CG_TARGET, on the GPU machine, in the first shard only, and without the PTX: nvcc's time)
-shard_first && for cg_f in dsl-examples/*.gnn tests/codegen/kept_roots.gnn; do
+# (with CG_TARGET, on the GPU machine, without the PTX: nvcc's time)
+for cg_f in dsl-examples/*.gnn tests/codegen/kept_roots.gnn; do
+  shard_take || continue
   cg_m=$(basename "$cg_f" .gnn)
   for cg_map in $cg_maps; do
     for cg_fuse in fused unfused; do
@@ -172,7 +178,7 @@ done
 # ---- a CUDA shared library through gnnc itself (nvcc, linked against build/lib/libgnnrt.so),
 # with the default --arch: SASS for sm_80 and the PTX of compute_80, which the driver compiles
 # for a newer GPU (an H100 is sm_90; SASS for sm_80 alone would not load there).
-if [ -z "${CG_TARGET:-}" ]; then
+if cg_plain; then
   if ! command -v nvcc >/dev/null; then
     fail codegen/cuda-lib/gcn "nvcc not found (the CUDA toolkit is required)"
   elif [ ! -f "$ROOT/build/lib/libgnnrt.so" ]; then
@@ -361,7 +367,7 @@ cg_check_three() {
 # the output and every gradient agree with the interpreter on PubMed, hub10k and the graph with
 # isolated vertices, both mappings.
 if [ -x "$cg_bin/gnn-run" ]; then
-  if [ -z "${CG_TARGET:-}" ]; then
+  if cg_plain; then
     if ! cg_out=$("$GNNC" tests/codegen/edge_lanes.gnn --target=host --emit=c -o "$cg/edge_lanes.c" 2>&1); then
       fail codegen/host/edge-lanes/emitted "$(cg_tail "$cg_out")"
     elif [ "$(grep -c 'see emit_edge_lanes \*/' "$cg/edge_lanes.c")" -ge 10 ] &&
@@ -384,7 +390,7 @@ fi
 # shuffle butterfly adds) and with the default against the interpreter, output and every
 # gradient, both mappings; the CUDA source of each compiles (sm_80).
 if [ -x "$cg_bin/gnn-run" ]; then
-  if [ -z "${CG_TARGET:-}" ]; then
+  if cg_plain; then
     if ! cg_out=$("$GNNC" tests/codegen/spread_dots.gnn --emit=kir 2>&1) || ! cg_out2=$("$GNNC" tests/codegen/spread_dots.gnn --dots=serial --emit=kir 2>&1) ||
        ! cg_out3=$("$GNNC" tests/codegen/spread_dots.gnn --target=host --emit=kir 2>&1); then
       fail codegen/host/spread-dots/plan "$(cg_tail "$cg_out${cg_out2:-}${cg_out3:-}")"
@@ -430,7 +436,7 @@ fi
 # (2^13) would be 8e-2 and 8e-1: these bounds are tighter than that. And the forward misses
 # float32's 1e-5 (the rounding happened).
 if [ -x "$cg_bin/gnn-run" ]; then
-  if [ -z "${CG_TARGET:-}" ]; then
+  if cg_plain; then
     if ! cg_out=$("$GNNC" dsl-examples/gat.gnn --gemm-precision=tf32 --emit=kir 2>&1) ||
        ! "$GNNC" dsl-examples/gat.gnn --gemm-precision=tf32 --target=host --emit=c -o "$cg/gat_tf32.c" > /dev/null 2>&1 ||
        ! "$GNNC" dsl-examples/gat.gnn --gemm-precision=tf32 --emit=cu -o "$cg/gat_tf32.cu" > /dev/null 2>&1; then
@@ -451,7 +457,7 @@ if [ -x "$cg_bin/gnn-run" ]; then
   for cg_m in gcn gat; do
     CG_FLAGS=--gemm-precision=tf32 cg_check "codegen/$cg_target/tf32/$cg_m/cora/vertex" dsl-examples/$cg_m.gnn data/cora vertex $cg_seed 3e-2
     CG_FLAGS=--gemm-precision=tf32 cg_check_bwd "codegen/$cg_target/backward/tf32/$cg_m/cora/vertex" dsl-examples/$cg_m.gnn data/cora vertex $((cg_seed + 1)) 1e-1
-    if [ -z "${CG_TARGET:-}" ]; then # float32's tolerance missed: the operands were rounded
+    if cg_plain; then # float32's tolerance missed: the operands were rounded
       cg_rc=2 cg_out=
       if cg_lib_tf=$(CG_FLAGS=--gemm-precision=tf32 cg_lib dsl-examples/$cg_m.gnn vertex) &&
          "$GNNC" run dsl-examples/$cg_m.gnn --graph data/cora --seed $cg_seed --save-params "$cg/tf.params" --save-inputs "$cg/tf.inputs" \
@@ -483,7 +489,9 @@ fi
 # its own, whose float64 messages stay); the training path is unchanged (the backward checks
 # above). A float64 message left in, or a copy read without being stored, would differ.
 if [ -z "${CG_TARGET:-}" ] && [ -x "$cg_bin/gnn-run" ]; then
-  if ! cg_out=$("$GNNC" dsl-examples/gat.gnn --emit=kir 2>&1) || ! "$GNNC" dsl-examples/gat.gnn --emit=cu -o "$cg/gat_f64.cu" > /dev/null 2>&1; then
+  if ! shard_take; then
+    :
+  elif ! cg_out=$("$GNNC" dsl-examples/gat.gnn --emit=kir 2>&1) || ! "$GNNC" dsl-examples/gat.gnn --emit=cu -o "$cg/gat_f64.cu" > /dev/null 2>&1; then
     fail codegen/f64-untrained/plan "$(cg_tail "$cg_out")"
   elif [ "$(printf '%s\n' "$cg_out" | grep -c "^  shared sh_w[0-9]*_f32: f32\[[0-9]*\] in sh_w[0-9]*'s storage$")" -eq 2 ] &&
        [ "$(printf '%s\n' "$cg_out" | grep -c '^ *if !training {$')" -ge 4 ] &&
@@ -494,7 +502,7 @@ if [ -z "${CG_TARGET:-}" ] && [ -x "$cg_bin/gnn-run" ]; then
   else
     fail codegen/f64-untrained/plan "GAT's attention walks lack the float path when not training (or the inference library has one)"
   fi
-  cg_nvcc_check codegen/nvcc/f64-untrained "$cg/gat_f64"
+  [ -f "$cg/gat_f64.cu" ] && cg_nvcc_check codegen/nvcc/f64-untrained "$cg/gat_f64"
   for cg_mg in dsl-examples/gat.gnn:data/cora tests/interp/models/gat.gnn:tests/interp/graphs/hub \
                tests/interp/models/gat.gnn:tests/interp/graphs/duplicates tests/interp/models/gat.gnn:tests/interp/graphs/isolated; do
     cg_model=${cg_mg%%:*} cg_graph=${cg_mg#*:}
@@ -526,7 +534,7 @@ fi
 # (a 10,000 in-edge hub), both mappings. Sabotage: the host loop reading every weight as 1 fails
 # 12 of the 28 (GCN's output on Cora by a relative 513, APPNP's by 2.7e11).
 if [ -x "$cg_bin/gnn-run" ]; then
-  if [ -z "${CG_TARGET:-}" ]; then
+  if cg_plain; then
     if ! cg_out=$("$GNNC" dsl-examples/gcn.gnn --spmm=cusparse --emit=kir 2>&1) ||
        ! "$GNNC" dsl-examples/gcn.gnn --spmm=cusparse --target=host --emit=c -o "$cg/gcn_spmm.c" > /dev/null 2>&1 ||
        ! "$GNNC" dsl-examples/gcn.gnn --spmm=cusparse --emit=cu -o "$cg/gcn_spmm.cu" > /dev/null 2>&1; then
@@ -566,7 +574,7 @@ fi
 # interpreter, both mappings, on PubMed, hub10k and the graph with isolated vertices (a vertex
 # without edges: the kept value is the bias).
 if [ -x "$cg_bin/gnn-run" ]; then
-  if [ -z "${CG_TARGET:-}" ]; then
+  if cg_plain; then
     for cg_map in $cg_maps; do
       if ! cg_out=$("$GNNC" tests/codegen/kept_roots.gnn --mapping=$cg_map --print-ir-after=lower 2>&1); then
         fail codegen/host/kept-roots/plan/$cg_map "$(cg_tail "$cg_out")"
@@ -589,7 +597,7 @@ fi
 # by a kernel of its own under the vertex mapping (it sums a walk's result) and by the `mul`
 # rows kernel under the edge mapping; the output and every gradient agree with the interpreter.
 if [ -x "$cg_bin/gnn-run" ]; then
-  if [ -z "${CG_TARGET:-}" ]; then
+  if cg_plain; then
     for cg_map in $cg_maps; do
       cg_own=1 cg_mul=0
       [ $cg_map = edge ] && cg_own=0 cg_mul=1
@@ -636,8 +644,8 @@ if [ -x "$cg_bin/gnn-run" ]; then
   printf '0 0\n0 1\n1 1\n' > "$cg/g3.edges"
   printf 'model MM(x: vertex[2]) -> vertex[2] {\n  param a: [2]\n  s = edge_softmax(dot(a, x[src] * x[dst]))\n  return concat(repeat(max_out(s), 1), repeat(min_out(s), 1))\n}\n' > "$cg/extremum.gnn"
   for cg_map in $cg_maps; do
-    cg_extremum "codegen/$cg_target/extremum/softmax-max-out/$cg_map" --mapping=$cg_map
-    cg_extremum "codegen/$cg_target/extremum/softmax-max-out-unfused/$cg_map" --mapping=$cg_map -fno-fuse
+    shard_take && cg_extremum "codegen/$cg_target/extremum/softmax-max-out/$cg_map" --mapping=$cg_map
+    shard_take && cg_extremum "codegen/$cg_target/extremum/softmax-max-out-unfused/$cg_map" --mapping=$cg_map -fno-fuse
   done
 fi
 unset -f cg_extremum
@@ -652,6 +660,7 @@ if [ -x "$cg_bin/gnn-run" ]; then
   printf '0\n1\n0\n' > "$cg/noedges/labels.txt"
   printf 'model Eo(x: vertex[4], w: edge[2]) -> edge[2] {\n  param W: [4, 2]\n  h = W @ x\n  return edge_softmax(h[src] * h[dst] + w) * w\n}\n' > "$cg/eo.gnn"
   for cg_map in $cg_maps; do
+    shard_take || continue
     cg_name="codegen/$cg_target/edge-tensors-no-edges/$cg_map"
     if ! out=$("$GNNC" "$cg/eo.gnn" --target=$cg_target --mapping=$cg_map -o "$cg/libeo.so" 2>&1); then fail "$cg_name" "$(cg_tail "$out")"; continue; fi
     if ! out=$("$GNNC" run "$cg/eo.gnn" --graph "$cg/noedges" --save-params "$cg/eo.p" --save-inputs "$cg/eo.in" --save-outputs "$cg/eo.ref" 2>&1) ||
@@ -677,7 +686,7 @@ fi
 # result in the merge fails GCN's and GAT's outputs by O(1); cutting the out-edge rows at the
 # in-edge pieces' starts fails GCN's first weight gradient on hub10k (2.0 relative).
 if [ -x "$cg_bin/gnn-run" ]; then
-  if [ -z "${CG_TARGET:-}" ]; then
+  if cg_plain; then
     for cg_m in gcn gat sage; do
       if ! cg_out=$("$GNNC" dsl-examples/$cg_m.gnn --split-hubs --print-ir-after=lower 2>&1); then
         fail codegen/host/pieces/plan/$cg_m "$(cg_tail "$cg_out")"
@@ -736,7 +745,7 @@ fi
 # outputs and gradients are also the untiled library's bit for bit. Letting MoNet's first walk,
 # whose columns mix, be tiled fails its output by 2.7 (relative) and its weight gradient by 5.3.
 if [ -x "$cg_bin/gnn-run" ]; then
-  if [ -z "${CG_TARGET:-}" ]; then
+  if cg_plain; then
     for cg_m in gat gin edgeconv; do
       if ! cg_out=$("$GNNC" dsl-examples/$cg_m.gnn --tile-columns=32 --print-ir-after=lower 2>&1); then
         fail codegen/host/tiles/plan/$cg_m "$(cg_tail "$cg_out")"
@@ -785,8 +794,8 @@ if [ -x "$cg_bin/gnn-run" ]; then
       [ $cg_m = edgeconv ] && cg_gs=tests/interp/graphs/pointcloud
       [ $cg_m = rgcn ] && cg_gs=$cg_relational
       for cg_g in $cg_gs; do
-        CG_FLAGS=--tile-columns=${cg_mt#*:} cg_check "codegen/$cg_target/tiles/$cg_m/$(basename $cg_g)/$cg_map" "dsl-examples/$cg_m.gnn" $cg_g $cg_map $cg_seed
-        CG_FLAGS=--tile-columns=${cg_mt#*:} cg_check_bwd "codegen/$cg_target/backward/tiles/$cg_m/$(basename $cg_g)/$cg_map" "dsl-examples/$cg_m.gnn" $cg_g $cg_map $((cg_seed + 1))
+        CG_FLAGS=--tile-columns=${cg_mt#*:} cg_check "codegen/$cg_target/tiles/$cg_m-t${cg_mt#*:}/$(basename $cg_g)/$cg_map" "dsl-examples/$cg_m.gnn" $cg_g $cg_map $cg_seed
+        CG_FLAGS=--tile-columns=${cg_mt#*:} cg_check_bwd "codegen/$cg_target/backward/tiles/$cg_m-t${cg_mt#*:}/$(basename $cg_g)/$cg_map" "dsl-examples/$cg_m.gnn" $cg_g $cg_map $((cg_seed + 1))
       done
       cg_seed=$((cg_seed + 2))
     done
@@ -903,7 +912,7 @@ fi
 # compiled from the same code as the device one; no GPU here) prints identical draws. (2) Every
 # dropout of the generated .cu calls it with the same stream, counter expression and p as the
 # .c from the same kernel IR, in the same order.
-if [ $cg_target = host ]; then
+if [ $cg_target = host ] && shard_take; then
   if cg_out=$(cc -std=c11 -O2 -Wall -Wextra -Werror -Iruntime tests/codegen/rng_draws.c -o "$cg/rng_c" 2>&1) &&
      cg_out=$(nvcc -x cu -O2 -Iruntime tests/codegen/rng_draws.c -o "$cg/rng_cu" 2>&1) &&
      "$cg/rng_c" > "$cg/rng_c.txt" && "$cg/rng_cu" > "$cg/rng_cu.txt" && [ "$(wc -l < "$cg/rng_c.txt")" -eq 36 ] &&
@@ -914,8 +923,11 @@ if [ $cg_target = host ]; then
   fi
   for cg_m in gat gcn; do
     for cg_map in $cg_maps; do
-      cg_a=$(grep -oP 'gnn_dropout_keep\(seed, \d+u, \(uint64_t\)\(.*?\), [-0-9.e+]+f\)' "$cg/$cg_m-$cg_map.c" 2>/dev/null)
-      cg_b=$(grep -oP 'gnn_dropout_keep\(seed, \d+u, \(uint64_t\)\(.*?\), [-0-9.e+]+f\)' "$cg/$cg_m-$cg_map.cu" 2>/dev/null)
+      # its own sources (the compile checks' may be another shard's)
+      "$GNNC" dsl-examples/$cg_m.gnn --mapping=$cg_map --emit=c -o "$cg/rng-$cg_m-$cg_map.c" > /dev/null 2>&1
+      "$GNNC" dsl-examples/$cg_m.gnn --mapping=$cg_map --emit=cu -o "$cg/rng-$cg_m-$cg_map.cu" > /dev/null 2>&1
+      cg_a=$(grep -oP 'gnn_dropout_keep\(seed, \d+u, \(uint64_t\)\(.*?\), [-0-9.e+]+f\)' "$cg/rng-$cg_m-$cg_map.c" 2>/dev/null)
+      cg_b=$(grep -oP 'gnn_dropout_keep\(seed, \d+u, \(uint64_t\)\(.*?\), [-0-9.e+]+f\)' "$cg/rng-$cg_m-$cg_map.cu" 2>/dev/null)
       if [ -n "$cg_a" ] && [ "$cg_a" = "$cg_b" ]; then pass "codegen/rng/same-calls/$cg_m/$cg_map"
       else fail "codegen/rng/same-calls/$cg_m/$cg_map" "the .c and .cu dropout calls differ (or there are none)"; fi
     done
@@ -927,6 +939,7 @@ if [ $cg_target = host ]; then
 # With gnnc's -march=native (the CPU's AVX-512, where it has it: the narrow projection as a
 # generated loop) the same bits; with the compiler's default target (cblas for it) the same
 # values to float rounding (emit_host_gemm.c: the sums are the same, their order is not).
+if shard_take; then
 cg_out=$(cc -std=c11 -O2 -march=native -fopenmp -Wall -Wextra -Werror -Iruntime -Igenerated tests/embed/embed_gcn.c generated/gcn.c \
   -Lbuild/lib -lgnnrt_host -lopenblas -lm -Wl,-rpath,"$ROOT/build/lib" -o "$cg/embed_gcn" 2>&1) &&
   cg_out=$(cc -std=c11 -O2 -fopenmp -Wall -Wextra -Werror -Iruntime -Igenerated tests/embed/embed_gcn.c generated/gcn.c \
@@ -947,6 +960,7 @@ else
          if (a[i] == "" || d > 1e-6 * (m + 1)) exit 1 } }'; then pass "codegen/embed/default-target-close-to-gnn-run"
   else fail "codegen/embed/default-target-close-to-gnn-run" "embed_gcn (cc's default target): '$cg_c', gnn-run: '$cg_b'"; fi
 fi
+fi
 
 # ---- memory checks of the host path: valgrind over gnn-run and the libraries, and ASan+UBSan
 # builds of gnn-run and of model libraries (GNNC_HOST_CFLAGS), both mappings, forward and the
@@ -962,6 +976,7 @@ if [ -z "${RT_SANITIZED:-}" ] && command -v valgrind >/dev/null; then
   cg_march=--host-march=portable # valgrind has no AVX-512: libraries built for this CPU stop on SIGILL
   for cg_map in $cg_maps; do
     for cg_m in gat edgeconv monet; do
+      shard_take || continue
       cg_small "codegen/valgrind/$cg_m-small/$cg_map" "tests/interp/models/$cg_m.gnn" tests/interp/graphs/random $cg_map \
         valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
         --suppressions=tests/runtime/valgrind.supp "$cg_bin/gnn-run"
@@ -973,6 +988,7 @@ cg_asan="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-reco
 if cg_out=$(cc -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g $cg_asan -Iruntime runtime/gnn_run.c -o "$cg/gnn-run-asan" -ldl -lm 2>&1); then
   for cg_map in $cg_maps; do
     for cg_m in gat edgeconv monet gin; do
+      shard_take || continue
       cg_alib="$cg/libasan-$cg_m-$cg_map.so"
       if ! cg_out=$(GNNC_HOST_CFLAGS="$cg_asan" "$GNNC" "tests/interp/models/$cg_m.gnn" --target=host --mapping=$cg_map -o "$cg_alib" 2>&1); then
         fail "codegen/asan/$cg_m-small/$cg_map" "$(cg_tail "$cg_out")"
@@ -992,7 +1008,9 @@ fi
 
 # ---- the host prelude's exp and expm1 (gnn_expf, gnn_expm1f) against glibc: cut from a generated
 # source, compiled as gnnc compiles host libraries (the checker's loops vectorise), and at -O0
-if "$GNNC" dsl-examples/gat.gnn --target=host --emit=c -o "$cg/expsrc.c" > /dev/null 2>&1 &&
+if ! shard_take; then
+  :
+elif "$GNNC" dsl-examples/gat.gnn --target=host --emit=c -o "$cg/expsrc.c" > /dev/null 2>&1 &&
    { echo '#include <stdint.h>'; echo '#include <math.h>'; echo '#define GNN_HELPER static inline __attribute__((unused))'
      sed -n '/^\/\* c ? a : b as bits/,/^GNN_HELPER int64_t gnn_min_i64/p' "$cg/expsrc.c" | sed '$d'; } > "$cg/exp_prelude.h" &&
    grep -q '^GNN_HELPER float gnn_expm1f' "$cg/exp_prelude.h"; then

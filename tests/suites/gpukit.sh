@@ -14,6 +14,9 @@
 #                                 what the source includes, not only the source
 #   gpukit/skip/allowed, /strict  need_tool: with ALLOW_SKIP=1 a missing tool is "SKIP NAME: no
 #                                 TOOL" and the closing line counts it skipped; without, a failure
+#   gpukit/jobs/...               tests/run.sh's TEST_JOBS: suites at once in their own processes
+#                                 and $TMP, a sharded suite's checks once each, an early exit a
+#                                 failure, the same counts as one after another; a bad count refused
 #   gpukit/check/no-gpu           tests/gpu/check.sh on this machine: "no GPU here", exit 2, and
 #                                 nothing run
 #   gpukit/check/not-prepared     in a tree with no build/ and no kit: names make gpu-check-prepare, exit 2
@@ -119,6 +122,40 @@ if [ "$gk_all" = "PASS sharded/0 PASS sharded/3 PASS sharded/6 PASS once |PASS s
   pass gpukit/shards
 else
   fail gpukit/shards "sharded: '$gk_all'; unsharded: $gk_one passes (8 expected)"
+fi
+
+# ---- TEST_JOBS (make test's suites at once): each suite in its own process and $TMP (b's short
+# globals do not reach the runner), a sharded suite's checks each once over the shards, a suite
+# that exits early a failure of its own (its passes lost with it), the counts of all added up
+mkdir -p "$gk/jobs"
+printf '%s\n' 'pass a/1' 'echo a > "$TMP/f" && sleep 1 && [ "$(cat "$TMP/f")" = a ] && pass a/own-tmp' > "$gk/jobs/a.sh"
+printf '%s\n' 'pass b/1' 'fail b/2 wrong' 'echo b > "$TMP/f"; d=/nonexistent; p=1; t=2' > "$gk/jobs/b.sh"
+printf '%s\n' 'pass c/1' 'exit 3' 'pass c/never' > "$gk/jobs/c.sh"
+printf '%s\n' 'for i in 0 1 2 3 4; do shard_take && pass "s/$i"; done' 'shard_first && pass s/once' > "$gk/jobs/s.sh"
+gk_out=$(TEST_JOBS=2 TEST_SHARDED=s VERBOSE=1 SUITE= SUITE_DIR="$gk/jobs" bash tests/run.sh "$GNNC" 2>&1); gk_rc=$?
+if [ $gk_rc = 1 ] && [ "$(tail -1 <<< "$gk_out")" = "9 passed, 2 failed" ] &&
+   [ "$(grep '^PASS' <<< "$gk_out" | sort | tr '\n' ' ')" = "PASS a/1 PASS a/own-tmp PASS b/1 PASS c/1 PASS s/0 PASS s/1 PASS s/2 PASS s/3 PASS s/4 PASS s/once " ] &&
+   grep -qx 'FAIL b/2: wrong' <<< "$gk_out" && grep -qx 'FAIL c/exit: the suite ended before its last check' <<< "$gk_out" &&
+   grep -qx 'suite s (shard 0/2): 4 passed, 0 failed ([0-9]* s)' <<< "$gk_out" &&
+   grep -qx 'suite s (shard 1/2): 2 passed, 0 failed ([0-9]* s)' <<< "$gk_out"; then
+  pass gpukit/jobs/parallel
+else
+  fail gpukit/jobs/parallel "exit $gk_rc: $(gk_tail "$gk_out")"
+fi
+rm "$gk/jobs/c.sh"
+gk_out=$(TEST_JOBS=1 TEST_SHARDED=s SUITE= SUITE_DIR="$gk/jobs" bash tests/run.sh "$GNNC" 2>&1); gk_rc=$?
+gk_par=$(TEST_JOBS=3 TEST_SHARDED=s SUITE= SUITE_DIR="$gk/jobs" bash tests/run.sh "$GNNC" 2>&1)
+if [ $gk_rc = 1 ] && [ "$(tail -1 <<< "$gk_out")" = "9 passed, 1 failed" ] && [ "$(tail -1 <<< "$gk_par")" = "9 passed, 1 failed" ] &&
+   [ "$(grep -c '^suite s (shard [0-2]/3)' <<< "$gk_par")" = 3 ]; then
+  pass gpukit/jobs/serial-same-counts
+else
+  fail gpukit/jobs/serial-same-counts "serial: $(tail -1 <<< "$gk_out"); 3 jobs: $(gk_tail "$gk_par")"
+fi
+gk_out=$(TEST_JOBS=two SUITE= SUITE_DIR="$gk/jobs" bash tests/run.sh "$GNNC" 2>&1); gk_rc=$?
+if [ $gk_rc = 1 ] && grep -q "^run.sh: TEST_JOBS must be a whole number >= 1 (it is 'two')" <<< "$gk_out"; then
+  pass gpukit/jobs/bad-count
+else
+  fail gpukit/jobs/bad-count "exit $gk_rc: $(gk_tail "$gk_out")"
 fi
 
 # ---- bench/ab_cuda.sh (gpu-check's ab step) on host libraries, which it runs the same way: GCN
