@@ -889,8 +889,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
         " * dlopen (gnnc -o lib.so defines GNNC_MODEL_ENTRY); programs that link several models leave it\n"
         " * undefined and use the typed names above. */\n"
         "const gnn_model_api *gnn_model_entry(void) { return &gnnc_api_table; }\n"
-        "/* The table's program, for drivers: an older library's table ends before that field, so a\n"
-        " * driver reads it through this symbol and takes a library without it for one without a program. */\n"
+        "/* The table's program, for drivers: its presence says that the table has every field up to\n"
+        " * program (an older gnnc's ends before some), and drivers refuse a library without it. */\n"
         "const char *gnn_model_program(void) { return gnnc_api_table.program; }\n"
         "#endif\n", out);
   if (cuda) fputs("#endif /* __CUDACC_RTC__ */\n", out);

@@ -1965,7 +1965,7 @@ const gnn_model_api *monet_api(void) { return &gnnc_api_table; }
  * dlopen (gnnc -o lib.so defines GNNC_MODEL_ENTRY); programs that link several models leave it
  * undefined and use the typed names above. */
 const gnn_model_api *gnn_model_entry(void) { return &gnnc_api_table; }
-/* The table's program, for drivers: an older library's table ends before that field, so a
- * driver reads it through this symbol and takes a library without it for one without a program. */
+/* The table's program, for drivers: its presence says that the table has every field up to
+ * program (an older gnnc's ends before some), and drivers refuse a library without it. */
 const char *gnn_model_program(void) { return gnnc_api_table.program; }
 #endif

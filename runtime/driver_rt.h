@@ -139,6 +139,11 @@ static bool driver_open(const char *prog, const char *libpath, void **lib, const
   const gnn_model_api *(*entry)(void) = NULL;
   *(void **)&entry = dlsym(*lib, "gnn_model_entry");
   if (!entry) return fprintf(stderr, "%s: %s is not a gnnc model library (no gnn_model_entry: build it with gnnc -o lib.so, or compile the generated source with -DGNNC_MODEL_ENTRY)\n", prog, libpath), false;
+  /* gnn_model_program came with the table's last field: a library without it was built by an
+   * older gnnc, whose table ends before fields a driver reads (set_graph, reserve, input_grads,
+   * program): reading them would take whatever follows the table for a function pointer. */
+  if (!dlsym(*lib, "gnn_model_program"))
+    return fprintf(stderr, "%s: %s was built by an older gnnc (no gnn_model_program: its model table lacks fields this driver reads): build it again with this gnnc\n", prog, libpath), false;
   *api = entry();
   for (size_t i = 0; i < sizeof rt_symbols / sizeof rt_symbols[0]; i++) {
     void *f = dlsym(*lib, rt_symbols[i].symbol);
@@ -148,8 +153,8 @@ static bool driver_open(const char *prog, const char *libpath, void **lib, const
   return true;
 }
 
-/* The library's program (gnn_model_api.program) through gnn_model_program; "" for a library built
- * before the field existed (its table ends before it: never read api->program in a driver). */
+/* The library's program (gnn_model_api.program) through gnn_model_program, which driver_open
+ * found ("" if it answers NULL). */
 static inline const char *driver_program(void *lib) {
   const char *(*program)(void) = NULL;
   *(void **)&program = dlsym(lib, "gnn_model_program");

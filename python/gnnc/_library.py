@@ -55,6 +55,13 @@ class Library:
         except AttributeError:
             raise GnncError(3, "%s is not a gnnc model library (no gnn_model_entry: build it with gnnc -o lib.so, "
                                "or compile the generated source with -DGNNC_MODEL_ENTRY)" % path) from None
+        # gnn_model_program came with the table's last field: without it, an older gnnc built the
+        # library and its table ends before fields read here (set_graph, reserve, input_grads)
+        try:
+            program = _fn(self._h, "gnn_model_program", ctypes.c_char_p)
+        except AttributeError:
+            raise GnncError(3, "%s was built by an older gnnc (no gnn_model_program: its model table lacks fields "
+                               "this binding reads): build it again with this gnnc" % path) from None
         self.path = path
         self._api = entry().contents
         h = self._h
@@ -101,12 +108,8 @@ class Library:
         self.name = a.name.decode()
         self.source = a.source.decode()
         # what the model computes: 16 hex digits, the same for every library built from the model
-        # (gnn_model_api.program; gnn-train's checkpoints record it). Through gnn_model_program, not
-        # the table: an older library's table ends before the field ("" then)
-        try:
-            program = _fn(h, "gnn_model_program", ctypes.c_char_p)()
-        except AttributeError:
-            program = None
+        # (gnn_model_api.program; gnn-train's checkpoints record it)
+        program = program()
         self.program = program.decode() if program else ""
         self.target = "cuda" if a.target == TARGET_CUDA else "host"
         self.inputs = [TensorInfo(a.inputs[i]) for i in range(a.num_inputs)]

@@ -1,8 +1,9 @@
 """tests/python/test_numpy.py LIBDIR WORKDIR GNNC -- the NumPy API of the gnnc package.
 
 LIBDIR holds libgcn_interp.so (tests/interp/models/gcn.gnn, which has dropout), libedgein.so
-(tests/python/models/edgein.gnn: an edge input and an edge output) and libnoentry.so (a shared
-library without gnn_model_entry). Checks:
+(tests/python/models/edgein.gnn: an edge input and an edge output), libnoentry.so (a shared
+library without gnn_model_entry) and libold.so (one without gnn_model_program, as an older gnnc
+built). Checks:
   - forward in training mode (dropout) and backward on the interpreter's parameters, inputs and
     seed (gnnc run --train --save-outputs) equal the interpreter's output and gradients;
   - parameters listed with names and shapes, get/set as arrays, load/save of parameter files;
@@ -334,6 +335,9 @@ def main():
 
     # not a model library; a file that does not exist
     raises(gnnc.GnncError, "no gnn_model_entry", "library/not-a-model", lambda: gnnc.load(libdir + "/libnoentry.so"))
+    # an older gnnc's library: gnn_model_entry without gnn_model_program (its table ends early)
+    raises(gnnc.GnncError, "libold.so was built by an older gnnc (no gnn_model_program", "library/older-gnnc",
+           lambda: gnnc.load(libdir + "/libold.so"))
     raises(FileNotFoundError, "nope.so", "library/missing", lambda: gnnc.load(libdir + "/nope.so"))
     print("%d failed" % failures)
     return 1 if failures else 0

@@ -79,6 +79,9 @@ else
   fi
   if ! py_out=$("$GNNC" tests/interp/models/gcn.gnn --target=host -o "$py/libgcn_interp.so" 2>&1) ||
      ! py_out=$(cc -std=c11 -O1 -fopenmp -fPIC -shared -Iruntime -Igenerated -o "$py/libnoentry.so" generated/gcn.c \
+       -Lbuild/lib -lgnnrt_host -lopenblas -lm -Wl,-rpath,"$ROOT/build/lib" 2>&1) ||
+     ! py_out=$(sed '/^const char \*gnn_model_program(void)/d' generated/gcn.c > "$py/oldgcn.c" &&
+       cc -std=c11 -O1 -fopenmp -fPIC -shared -DGNNC_MODEL_ENTRY -Iruntime -Igenerated -o "$py/libold.so" "$py/oldgcn.c" \
        -Lbuild/lib -lgnnrt_host -lopenblas -lm -Wl,-rpath,"$ROOT/build/lib" 2>&1); then
     fail python/build/interp "$(py_tail "$py_out")"; py_ok=0
   fi
