@@ -890,7 +890,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
         " * undefined and use the typed names above. */\n"
         "const gnn_model_api *gnn_model_entry(void) { return &gnnc_api_table; }\n"
         "/* The table's program, for drivers: its presence says that the table has every field up to\n"
-        " * program (an older gnnc's ends before some), and drivers refuse a library without it. */\n"
+        " * program (an older gnnc's may end before some, which drivers then leave unread). */\n"
         "const char *gnn_model_program(void) { return gnnc_api_table.program; }\n"
         "#endif\n", out);
   if (cuda) fputs("#endif /* __CUDACC_RTC__ */\n", out);

@@ -1697,7 +1697,7 @@ const gnn_model_api *monet_api(void) { return &gnnc_api_table; }
  * undefined and use the typed names above. */
 const gnn_model_api *gnn_model_entry(void) { return &gnnc_api_table; }
 /* The table's program, for drivers: its presence says that the table has every field up to
- * program (an older gnnc's ends before some), and drivers refuse a library without it. */
+ * program (an older gnnc's may end before some, which drivers then leave unread). */
 const char *gnn_model_program(void) { return gnnc_api_table.program; }
 #endif
 #endif /* __CUDACC_RTC__ */

@@ -139,12 +139,21 @@ static bool driver_open(const char *prog, const char *libpath, void **lib, const
   const gnn_model_api *(*entry)(void) = NULL;
   *(void **)&entry = dlsym(*lib, "gnn_model_entry");
   if (!entry) return fprintf(stderr, "%s: %s is not a gnnc model library (no gnn_model_entry: build it with gnnc -o lib.so, or compile the generated source with -DGNNC_MODEL_ENTRY)\n", prog, libpath), false;
-  /* gnn_model_program came with the table's last field: a library without it was built by an
-   * older gnnc, whose table ends before fields a driver reads (set_graph, reserve, input_grads,
-   * program): reading them would take whatever follows the table for a function pointer. */
-  if (!dlsym(*lib, "gnn_model_program"))
-    return fprintf(stderr, "%s: %s was built by an older gnnc (no gnn_model_program: its model table lacks fields this driver reads): build it again with this gnnc\n", prog, libpath), false;
   *api = entry();
+  /* A library without gnn_model_program was built by an older gnnc (before 04c48cf), whose table
+   * may end before input_grads, set_graph, reserve or program: reading those would take whatever
+   * follows the table for a pointer. Such a library gets a copy of the fields every gnnc's
+   * table has (up to backward_gemms) with the later ones NULL: it runs forward and backward, and
+   * has no input gradients (gnn-run --save-input-grads says so). The copies stay reachable. */
+  if (!dlsym(*lib, "gnn_model_program")) {
+    static struct driver_legacy_table { gnn_model_api api; struct driver_legacy_table *next; } *legacy_tables;
+    struct driver_legacy_table *t = calloc(1, sizeof *t);
+    if (!t) return fprintf(stderr, "%s: out of memory\n", prog), false;
+    memcpy(&t->api, *api, offsetof(gnn_model_api, input_grads));
+    t->next = legacy_tables;
+    legacy_tables = t;
+    *api = &t->api;
+  }
   for (size_t i = 0; i < sizeof rt_symbols / sizeof rt_symbols[0]; i++) {
     void *f = dlsym(*lib, rt_symbols[i].symbol);
     if (!f) return fprintf(stderr, "%s: %s: the runtime has no %s\n", prog, libpath, rt_symbols[i].symbol), false;
@@ -153,8 +162,8 @@ static bool driver_open(const char *prog, const char *libpath, void **lib, const
   return true;
 }
 
-/* The library's program (gnn_model_api.program) through gnn_model_program, which driver_open
- * found ("" if it answers NULL). */
+/* The library's program (gnn_model_api.program) through gnn_model_program; "" for a library built
+ * before the field existed (driver_open gave it a table without it: never read api->program). */
 static inline const char *driver_program(void *lib) {
   const char *(*program)(void) = NULL;
   *(void **)&program = dlsym(lib, "gnn_model_program");

@@ -102,10 +102,10 @@ typedef struct gnn_model_api {
  * extern "C", so that the definition in a generated .cu (compiled as C++) is not name-mangled. */
 const gnn_model_api *gnn_model_entry(void);
 /* gnn_model_api.program, exported beside gnn_model_entry by the libraries that have the field:
- * the table grew it (and set_graph, reserve, input_grads before it) after libraries were first
+ * the table grew it (and input_grads, set_graph, reserve before it) after libraries were first
  * built, and reading those fields from an older library's table would read past its end. A
- * driver that dlopens a library asks dlsym for this symbol and refuses a library without it
- * (runtime/driver_rt.h, python/gnnc/_library.py). */
+ * driver that dlopens a library asks dlsym for this symbol and, without it, reads none of those
+ * fields (runtime/driver_rt.h, python/gnnc/_library.py). */
 const char *gnn_model_program(void);
 
 /* Places n buffers of the given sizes, alive from step first[i] to last[i] inclusive, in one

@@ -588,7 +588,7 @@ int main(int argc, char **argv) {
     CHECK(rt.gmalloc(ctx, (void **)&dgrad, obytes));
     CHECK(rt.upload(ctx, dgrad, hgrad, obytes));
     int nig = 0;
-    for (int i = 0; save_input_grads && i < api->num_inputs; i++)
+    for (int i = 0; save_input_grads && api->input_grads && i < api->num_inputs; i++)
       if (api->input_grads[i] == 1) {
         CHECK(api->request_input_grad(model, i, 1));
         nig++;

@@ -8,6 +8,7 @@ command -v bison >/dev/null 2>&1 || need+=(bison)
 command -v cc    >/dev/null 2>&1 || need+=(gcc)
 command -v clang >/dev/null 2>&1 || need+=(clang)
 command -v make  >/dev/null 2>&1 || need+=(make)
+command -v pgrep >/dev/null 2>&1 || need+=(procps) # tests/run.sh stops its suites' processes with it
 # The independent reference for the interpreter tests is a NumPy script run by Debian's python3.
 /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
 # OpenBLAS: the GEMM of libgnnrt_host (cblas.h and -lopenblas must both work).

@@ -185,8 +185,12 @@ else
   }
   # Interrupted (Ctrl-C, a CI timeout's TERM): the running suites and what they started stop too
   # (background jobs of a script ignore SIGINT)
-  _run_kill_tree() { local c; for c in $(pgrep -P "$1" 2> /dev/null); do _run_kill_tree "$c"; done; kill "$1" 2> /dev/null; }
-  trap 'for _run_k in "${_run_live[@]}"; do _run_kill_tree "${_run_pids[$_run_k]}"; done; exit 130' INT TERM
+  # (the parent first, so that it starts nothing more; then what it had started)
+  _run_kill_tree() { local c cs; cs=$(pgrep -P "$1" 2> /dev/null); kill "$1" 2> /dev/null; for c in $cs; do _run_kill_tree "$c"; done; }
+  _run_stop() { for _run_k in "${_run_live[@]}"; do _run_kill_tree "${_run_pids[$_run_k]}"; done; exit "$1"; }
+  trap '_run_stop 130' INT
+  trap '_run_stop 143' TERM
+  trap '_run_stop 129' HUP
   _run_live=()
   while [ $_run_done -lt $_run_n ]; do
     while [ ${#_run_live[@]} -lt "$TEST_JOBS" ] && [ $_run_next -lt $_run_n ]; do

@@ -55,13 +55,14 @@ class Library:
         except AttributeError:
             raise GnncError(3, "%s is not a gnnc model library (no gnn_model_entry: build it with gnnc -o lib.so, "
                                "or compile the generated source with -DGNNC_MODEL_ENTRY)" % path) from None
-        # gnn_model_program came with the table's last field: without it, an older gnnc built the
-        # library and its table ends before fields read here (set_graph, reserve, input_grads)
+        # without gnn_model_program an older gnnc (before 04c48cf) built the library, and its table
+        # may end before input_grads, set_graph, reserve and program: those are never read then
+        # (Library.legacy; runtime/driver_rt.h does the same for the C drivers)
         try:
             program = _fn(self._h, "gnn_model_program", ctypes.c_char_p)
         except AttributeError:
-            raise GnncError(3, "%s was built by an older gnnc (no gnn_model_program: its model table lacks fields "
-                               "this binding reads): build it again with this gnnc" % path) from None
+            program = None
+        self.legacy = program is None
         self.path = path
         self._api = entry().contents
         h = self._h
@@ -109,7 +110,7 @@ class Library:
         self.source = a.source.decode()
         # what the model computes: 16 hex digits, the same for every library built from the model
         # (gnn_model_api.program; gnn-train's checkpoints record it)
-        program = program()
+        program = program() if program else None
         self.program = program.decode() if program else ""
         self.target = "cuda" if a.target == TARGET_CUDA else "host"
         self.inputs = [TensorInfo(a.inputs[i]) for i in range(a.num_inputs)]
@@ -119,7 +120,7 @@ class Library:
         self.num_dropout = int(a.num_dropout)
         # per input (gnnc --input-grads): 1 the library computes its gradient on request, 2 asked for
         # but identically zero (the output does not depend on it differentiably), 0 not compiled for it
-        self.input_grads = [int(a.input_grads[i]) for i in range(a.num_inputs)]
+        self.input_grads = [0 if self.legacy else int(a.input_grads[i]) for i in range(a.num_inputs)]
         # what this library made and has not freed yet, weakly: close frees it all before the
         # context (a graph's or dataset's host arrays, a model's, a sampler's, are the runtime's
         # malloc memory, which the context does not own; freed after the context they could not be)
@@ -151,6 +152,12 @@ class Library:
             self.close()
         except Exception:
             pass
+
+    def _need_full_table(self, what):
+        """GnncError for a library of an older gnnc, whose model table may end before `what`."""
+        if self.legacy:
+            raise GnncError(3, "%s was built by an older gnnc (no gnn_model_program): it has no %s; build it again "
+                               "with this gnnc" % (self.path, what))
 
     def _check(self, st):
         if st:

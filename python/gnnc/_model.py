@@ -89,6 +89,7 @@ class Model:
             raise ValueError("the graph must come from the same gnnc.Library (lib.graph / lib.load_graph)")
         if graph._g is None:
             raise GnncError(3, "the graph was freed (Graph.free)")
+        self.lib._need_full_table("set_graph")
         self.lib._check(self._api.set_graph(self._live(), graph._g))
         self.graph._models.discard(self)
         self.graph = graph
@@ -103,6 +104,7 @@ class Model:
         lib = self.lib
         num_vertices, num_edges = _count("num_vertices", num_vertices), _count("num_edges", num_edges)
         num_graphs = _count("num_graphs", num_graphs)
+        lib._need_full_table("reserve")
         lib._check(self._api.reserve(self._live(), num_vertices, num_edges, num_graphs, int(bool(grow))))
         # the staging copies of the inputs and of the backward's seed, for the same capacity
         # (at least the bound graph's rows, as the C reserve)
@@ -315,6 +317,10 @@ class Model:
         if names - known:
             raise ValueError("%s has no input %s (its inputs: %s)" % (
                 self.lib.name, ", ".join(sorted(names - known)), ", ".join(t.name for t in self.lib.inputs)))
+        if self.lib.legacy:  # nothing to stop asking for (its input_grads are all 0); nothing to ask
+            if names:
+                self.lib._need_full_table("input gradients")
+            return
         for i, t in enumerate(self.lib.inputs):
             if t.name in names or self.lib.input_grads[i]:
                 self.lib._check(self._api.request_input_grad(self._live(), i, int(t.name in names)))
@@ -324,6 +330,7 @@ class Model:
         names = [t.name for t in self.lib.inputs]
         if name not in names:
             raise ValueError("%s has no input %r (its inputs: %s)" % (self.lib.name, name, ", ".join(names)))
+        self.lib._need_full_table("input gradients")
         return self._api.input_grad(self._live(), names.index(name)) or None
 
     def input_grads(self, edge_order="input"):

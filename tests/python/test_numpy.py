@@ -335,9 +335,22 @@ def main():
 
     # not a model library; a file that does not exist
     raises(gnnc.GnncError, "no gnn_model_entry", "library/not-a-model", lambda: gnnc.load(libdir + "/libnoentry.so"))
-    # an older gnnc's library: gnn_model_entry without gnn_model_program (its table ends early)
-    raises(gnnc.GnncError, "libold.so was built by an older gnnc (no gnn_model_program", "library/older-gnnc",
-           lambda: gnnc.load(libdir + "/libold.so"))
+    # an older gnnc's library: gnn_model_entry without gnn_model_program (its table may end before
+    # input_grads, set_graph, reserve, program): forward runs; those are refused, never read
+    try:
+        old = gnnc.load(libdir + "/libold.so")
+        om = old.create(old.load_graph("data/cora"), seed=1)
+        oo = om.forward(np.random.default_rng(3).standard_normal((2708, 1433)).astype(np.float32))
+        check(old.legacy and old.program == "" and old.input_grads == [0] and oo.shape == (2708, 7) and np.isfinite(oo).all(),
+              "library/older-gnnc/forward", "legacy %s program %r output %s" % (old.legacy, old.program, oo.shape))
+        raises(gnnc.GnncError, "libold.so was built by an older gnnc (no gnn_model_program): it has no set_graph",
+               "library/older-gnnc/set-graph", lambda: om.set_graph(om.graph))
+        raises(gnnc.GnncError, "it has no reserve", "library/older-gnnc/reserve", lambda: om.reserve(3000, 20000))
+        raises(gnnc.GnncError, "it has no input gradients", "library/older-gnnc/input-grads",
+               lambda: om.request_input_grads(["x"]))
+        check(lib.legacy is False, "library/not-legacy")
+    except Exception as e:  # noqa: BLE001 -- any failure of the above is this check's
+        check(False, "library/older-gnnc/forward", "%s: %s" % (type(e).__name__, e))
     raises(FileNotFoundError, "nope.so", "library/missing", lambda: gnnc.load(libdir + "/nope.so"))
     print("%d failed" % failures)
     return 1 if failures else 0

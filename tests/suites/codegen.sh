@@ -257,9 +257,9 @@ cg_check() {
 
 # R-GCN's own widths: the typed-edge set of tests/train/make_relational.py (relations in graph.edges)
 cg_relational=$cg/relational
-"$PY" tests/train/make_relational.py "$cg_relational" > /dev/null || fail codegen/relational-data "make_relational.py failed"
+"$PY" tests/train/make_relational.py "$cg_relational" > /dev/null || { shard_first && fail codegen/relational-data "make_relational.py failed"; }
 if [ ! -x "$cg_bin/gnn-run" ] || [ ! -f "$ROOT/build/lib/libgnnrt_host.so" ] || { [ $cg_target = cuda ] && [ ! -f "$ROOT/build/lib/libgnnrt.so" ]; }; then
-  fail "codegen/host" "build/bin/gnn-run or build/lib/libgnnrt_host.so is missing (make runtime)"
+  shard_first && fail "codegen/host" "build/bin/gnn-run or build/lib/libgnnrt_host.so is missing (make runtime)"
 else
   cg_seed=21
   for cg_map in $cg_maps; do
@@ -489,9 +489,11 @@ fi
 # its own, whose float64 messages stay); the training path is unchanged (the backward checks
 # above). A float64 message left in, or a copy read without being stored, would differ.
 if [ -z "${CG_TARGET:-}" ] && [ -x "$cg_bin/gnn-run" ]; then
+  cg_f64=
   if ! shard_take; then
     :
   elif ! cg_out=$("$GNNC" dsl-examples/gat.gnn --emit=kir 2>&1) || ! "$GNNC" dsl-examples/gat.gnn --emit=cu -o "$cg/gat_f64.cu" > /dev/null 2>&1; then
+    fail codegen/nvcc/f64-untrained "no CUDA source to compile"
     fail codegen/f64-untrained/plan "$(cg_tail "$cg_out")"
   elif [ "$(printf '%s\n' "$cg_out" | grep -c "^  shared sh_w[0-9]*_f32: f32\[[0-9]*\] in sh_w[0-9]*'s storage$")" -eq 2 ] &&
        [ "$(printf '%s\n' "$cg_out" | grep -c '^ *if !training {$')" -ge 4 ] &&
@@ -499,10 +501,12 @@ if [ -z "${CG_TARGET:-}" ] && [ -x "$cg_bin/gnn-run" ]; then
        ! grep -q '__shared__ float sh_w[0-9]*_f32' "$cg/gat_f64.cu" &&
        ! "$GNNC" dsl-examples/gat.gnn -fno-autodiff --emit=kir 2>&1 | grep -q '_f32: \|if !training'; then
     pass codegen/f64-untrained/plan
+    cg_f64=1
   else
     fail codegen/f64-untrained/plan "GAT's attention walks lack the float path when not training (or the inference library has one)"
+    cg_f64=1
   fi
-  [ -f "$cg/gat_f64.cu" ] && cg_nvcc_check codegen/nvcc/f64-untrained "$cg/gat_f64"
+  [ -n "$cg_f64" ] && cg_nvcc_check codegen/nvcc/f64-untrained "$cg/gat_f64"
   for cg_mg in dsl-examples/gat.gnn:data/cora tests/interp/models/gat.gnn:tests/interp/graphs/hub \
                tests/interp/models/gat.gnn:tests/interp/graphs/duplicates tests/interp/models/gat.gnn:tests/interp/graphs/isolated; do
     cg_model=${cg_mg%%:*} cg_graph=${cg_mg#*:}
@@ -985,22 +989,29 @@ if [ -z "${RT_SANITIZED:-}" ] && command -v valgrind >/dev/null; then
   cg_march=
 fi
 cg_asan="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
-if cg_out=$(cc -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g $cg_asan -Iruntime runtime/gnn_run.c -o "$cg/gnn-run-asan" -ldl -lm 2>&1); then
-  for cg_map in $cg_maps; do
-    for cg_m in gat edgeconv monet gin; do
-      shard_take || continue
-      cg_alib="$cg/libasan-$cg_m-$cg_map.so"
-      if ! cg_out=$(GNNC_HOST_CFLAGS="$cg_asan" "$GNNC" "tests/interp/models/$cg_m.gnn" --target=host --mapping=$cg_map -o "$cg_alib" 2>&1); then
-        fail "codegen/asan/$cg_m-small/$cg_map" "$(cg_tail "$cg_out")"
-        continue
-      fi
-      if cg_out=$(ASAN_OPTIONS=detect_leaks=1 "$cg/gnn-run-asan" "$cg_alib" --graph tests/codegen/graphs/hub10k --repeat 2 --warmup 0 2>&1) &&
-         ! printf '%s' "$cg_out" | grep -q 'runtime error\|Sanitizer'; then
-        pass "codegen/asan/$cg_m-small/$cg_map"
-      else
-        fail "codegen/asan/$cg_m-small/$cg_map" "$(cg_tail "$cg_out")"
-      fi
-    done
+# (this shard's share decided first, whatever the build below does: the shards stay in step)
+cg_asan_cases=()
+for cg_map in $cg_maps; do
+  for cg_m in gat edgeconv monet gin; do
+    shard_take && cg_asan_cases+=("$cg_m:$cg_map")
+  done
+done
+if [ ${#cg_asan_cases[@]} -eq 0 ]; then
+  :
+elif cg_out=$(cc -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g $cg_asan -Iruntime runtime/gnn_run.c -o "$cg/gnn-run-asan" -ldl -lm 2>&1); then
+  for cg_mm in "${cg_asan_cases[@]}"; do
+    cg_m=${cg_mm%%:*} cg_map=${cg_mm#*:}
+    cg_alib="$cg/libasan-$cg_m-$cg_map.so"
+    if ! cg_out=$(GNNC_HOST_CFLAGS="$cg_asan" "$GNNC" "tests/interp/models/$cg_m.gnn" --target=host --mapping=$cg_map -o "$cg_alib" 2>&1); then
+      fail "codegen/asan/$cg_m-small/$cg_map" "$(cg_tail "$cg_out")"
+      continue
+    fi
+    if cg_out=$(ASAN_OPTIONS=detect_leaks=1 "$cg/gnn-run-asan" "$cg_alib" --graph tests/codegen/graphs/hub10k --repeat 2 --warmup 0 2>&1) &&
+       ! printf '%s' "$cg_out" | grep -q 'runtime error\|Sanitizer'; then
+      pass "codegen/asan/$cg_m-small/$cg_map"
+    else
+      fail "codegen/asan/$cg_m-small/$cg_map" "$(cg_tail "$cg_out")"
+    fi
   done
 else
   fail "codegen/asan/build" "$(cg_tail "$cg_out")"

@@ -132,7 +132,7 @@ printf '%s\n' 'pass a/1' 'echo a > "$TMP/f" && sleep 1 && [ "$(cat "$TMP/f")" = 
 printf '%s\n' 'pass b/1' 'fail b/2 wrong' 'echo b > "$TMP/f"; d=/nonexistent; p=1; t=2' > "$gk/jobs/b.sh"
 printf '%s\n' 'pass c/1' 'exit 3' 'pass c/never' > "$gk/jobs/c.sh"
 printf '%s\n' 'for i in 0 1 2 3 4; do shard_take && pass "s/$i"; done' 'shard_first && pass s/once' > "$gk/jobs/s.sh"
-gk_out=$(TEST_JOBS=2 TEST_SHARDED=s VERBOSE=1 SUITE= SUITE_DIR="$gk/jobs" bash tests/run.sh "$GNNC" 2>&1); gk_rc=$?
+gk_out=$(TEST_JOBS=2 TEST_SHARDED=s VERBOSE=1 SUITE= TEST_SHARD= SUITE_DIR="$gk/jobs" bash tests/run.sh "$GNNC" 2>&1); gk_rc=$?
 if [ $gk_rc = 1 ] && [ "$(tail -1 <<< "$gk_out")" = "9 passed, 2 failed" ] &&
    [ "$(grep '^PASS' <<< "$gk_out" | sort | tr '\n' ' ')" = "PASS a/1 PASS a/own-tmp PASS b/1 PASS c/1 PASS s/0 PASS s/1 PASS s/2 PASS s/3 PASS s/4 PASS s/once " ] &&
    grep -qx 'FAIL b/2: wrong' <<< "$gk_out" && grep -qx 'FAIL c/exit: the suite ended before its last check' <<< "$gk_out" &&
@@ -143,15 +143,15 @@ else
   fail gpukit/jobs/parallel "exit $gk_rc: $(gk_tail "$gk_out")"
 fi
 rm "$gk/jobs/c.sh"
-gk_out=$(TEST_JOBS=1 TEST_SHARDED=s SUITE= SUITE_DIR="$gk/jobs" bash tests/run.sh "$GNNC" 2>&1); gk_rc=$?
-gk_par=$(TEST_JOBS=3 TEST_SHARDED=s SUITE= SUITE_DIR="$gk/jobs" bash tests/run.sh "$GNNC" 2>&1)
+gk_out=$(TEST_JOBS=1 TEST_SHARDED=s SUITE= TEST_SHARD= SUITE_DIR="$gk/jobs" bash tests/run.sh "$GNNC" 2>&1); gk_rc=$?
+gk_par=$(TEST_JOBS=3 TEST_SHARDED=s SUITE= TEST_SHARD= SUITE_DIR="$gk/jobs" bash tests/run.sh "$GNNC" 2>&1)
 if [ $gk_rc = 1 ] && [ "$(tail -1 <<< "$gk_out")" = "9 passed, 1 failed" ] && [ "$(tail -1 <<< "$gk_par")" = "9 passed, 1 failed" ] &&
    [ "$(grep -c '^suite s (shard [0-2]/3)' <<< "$gk_par")" = 3 ]; then
   pass gpukit/jobs/serial-same-counts
 else
   fail gpukit/jobs/serial-same-counts "serial: $(tail -1 <<< "$gk_out"); 3 jobs: $(gk_tail "$gk_par")"
 fi
-gk_out=$(TEST_JOBS=two SUITE= SUITE_DIR="$gk/jobs" bash tests/run.sh "$GNNC" 2>&1); gk_rc=$?
+gk_out=$(TEST_JOBS=two SUITE= TEST_SHARD= SUITE_DIR="$gk/jobs" bash tests/run.sh "$GNNC" 2>&1); gk_rc=$?
 if [ $gk_rc = 1 ] && grep -q "^run.sh: TEST_JOBS must be a whole number >= 1 (it is 'two')" <<< "$gk_out"; then
   pass gpukit/jobs/bad-count
 else
