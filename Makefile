@@ -285,8 +285,9 @@ test: setup
 	  $(if $(HAVE_NVCC),$(BUILD)/bench/d2d_copy)
 	@RT_BIN=$(BUILD)/rt bash tests/run.sh $(BUILD)/gnnc
 
+# (all too: embed's make install, which builds it, runs beside other suites and must find it built)
 test-asan: setup
-	@$(MAKE) --no-print-directory $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay runtime-tests runtime-tests-asan tools $(BUILD)/grad_rules $(BUILD)/unit $(BENCH_TOOLS) \
+	@$(MAKE) --no-print-directory all $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay runtime-tests runtime-tests-asan tools $(BUILD)/grad_rules $(BUILD)/unit $(BENCH_TOOLS) \
 	  $(if $(HAVE_NVCC),$(BUILD)/bench/d2d_copy)
 	@RT_BIN=$(BUILD)/asan/rt RT_SANITIZED=1 bash tests/run.sh $(BUILD)/asan/gnnc
 
