@@ -143,8 +143,9 @@ static bool driver_open(const char *prog, const char *libpath, void **lib, const
   /* A library without gnn_model_program was built by an older gnnc (before 04c48cf), whose table
    * may end before input_grads, set_graph, reserve or program: reading those would take whatever
    * follows the table for a pointer. Such a library gets a copy of the fields every gnnc's
-   * table has (up to backward_gemms) with the later ones NULL: it runs forward and backward, and
-   * has no input gradients (gnn-run --save-input-grads says so). The copies stay reachable. */
+   * table has (up to backward_gemms) with the later ones NULL: it runs forward and backward, has
+   * no input gradients (gnn-run --save-input-grads says so) and no program (api->program NULL).
+   * The copies stay reachable. */
   if (!dlsym(*lib, "gnn_model_program")) {
     static struct driver_legacy_table { gnn_model_api api; struct driver_legacy_table *next; } *legacy_tables;
     struct driver_legacy_table *t = calloc(1, sizeof *t);
@@ -160,15 +161,6 @@ static bool driver_open(const char *prog, const char *libpath, void **lib, const
     memcpy((char *)rt + rt_symbols[i].offset, &f, sizeof f);
   }
   return true;
-}
-
-/* The library's program (gnn_model_api.program) through gnn_model_program; "" for a library built
- * before the field existed (driver_open gave it a table without it: never read api->program). */
-static inline const char *driver_program(void *lib) {
-  const char *(*program)(void) = NULL;
-  *(void **)&program = dlsym(lib, "gnn_model_program");
-  const char *s = program ? program() : NULL;
-  return s ? s : "";
 }
 
 /* Writes a tensor text file the way the runtime writes one (gnn_tensor_file_write): the

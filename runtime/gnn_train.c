@@ -473,7 +473,7 @@ int main(int argc, char **argv) {
            ds->nclasses, (long long)ds->ntrain, (long long)ds->nval, (long long)ds->ntest);
   gnn_train_state ck = {0};
   ck.model = api->name;
-  ck.program = driver_program(lib);
+  ck.program = api->program ? api->program : ""; /* NULL: an older gnnc's library (driver_open) */
   ck.config = config;
   ck.nparams = np;
   ck.names = ck_names;
