@@ -8,7 +8,8 @@
  * the group's lane mask; a group reduction is a __shfl_xor_sync butterfly of width G; shared
  * arrays are per group, carved from one __shared__ array per block; atomics are atomicAdd or
  * a compare-and-swap loop for float max/min. Register arrays are indexed by fully unrolled
- * loops, so they stay in registers. The host side launches every kernel and cuBLAS call on the
+ * loops, so they stay in registers. A global kernel whose lanes share nothing runs grid-wide, a
+ * thread per element (grid_elementwise). The host side launches every kernel and cuBLAS call on the
  * context's stream and checks each status (GNN_CUDA_CHECK, GNN_CUBLAS_CHECK).
  *
  * The kernels compile on their own with NVRTC (`__CUDACC_RTC__` hides the host code and the
@@ -73,6 +74,101 @@ static bool touches_register_array(const Kernel *k, const PtrVec *b) {
   }
   return false;
 }
+
+/* ---------------------------------------------------------------- grid-wide element loops
+ * A global kernel (one group: MAP_GLOBAL over DOM_GLOBAL) whose lane loops only map elements to
+ * elements -- element k of what it stores computed from element k of what it wrote before and
+ * from anything it never writes -- needs no group at all: its lanes share nothing. Such a kernel
+ * (EdgeConv's parameter-sized apply_global: 45K elements, phi - theta per layer and the
+ * gradients' sums) ran as one group of 32 lanes, 1,414 dependent-latency iterations on one warp,
+ * twice per training step. It is emitted grid-wide instead: every thread of ceil(n / 256)
+ * blocks takes the elements k = thread, thread + threads, ... of every lane loop. Element k of
+ * every loop falls to the same thread, so a value stored by one loop and loaded by a later one
+ * at the same element needs no barrier. The kernel IR is unchanged (the host serialises the
+ * lanes either way); this is how the CUDA emitter runs it. */
+static bool writes_buf(const PtrVec *b, const KBuf *buf);
+
+typedef struct {
+  const Kernel *k;
+  int elem;      /* the enclosing lane loop's element variable */
+  bool *local;   /* locals let inside the current lane loop */
+} GridScan;
+
+static bool grid_expr_ok(const GridScan *g, const KExpr *e) {
+  if (!e) return true;
+  switch (e->kind) {
+  case KE_LANE:
+  case KE_SHARED:
+  case KE_GRAPH:
+  case KE_KEEP:
+  case KE_TRAINING:
+  case KE_ITEM:
+  case KE_NPIECES:
+  case KE_PIECE_LEN:
+  case KE_TILE: return false;
+  case KE_VAR:
+    if (e->var != g->elem && !g->local[e->var]) return false;
+    break;
+  case KE_LOAD: /* a buffer the kernel writes: only its element k, stored by this thread */
+    if (writes_buf(&g->k->body, e->buf) && (e->a || !e->b || e->b->kind != KE_VAR || e->b->var != g->elem)) return false;
+    break;
+  default: break;
+  }
+  return grid_expr_ok(g, e->a) && grid_expr_ok(g, e->b) && grid_expr_ok(g, e->c);
+}
+
+static bool grid_body_ok(GridScan *g, const PtrVec *b) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    switch (s->kind) {
+    case KS_LET:
+      if (g->k->locals[s->var].len || g->k->locals[s->var].uniform || s->idx || !grid_expr_ok(g, s->val)) return false;
+      g->local[s->var] = true;
+      break;
+    case KS_STORE:
+      if (s->row || !s->idx || s->idx->kind != KE_VAR || s->idx->var != g->elem || !grid_expr_ok(g, s->val)) return false;
+      break;
+    case KS_IF:
+      if (!grid_expr_ok(g, s->lo) || !grid_body_ok(g, &s->body)) return false;
+      break;
+    default: return false; /* atomics, shared arrays, reductions, loops within: lanes that cooperate */
+    }
+  }
+  return true;
+}
+
+/* True if k runs grid-wide (above): one group, and only lane loops from element 0 and barriers. */
+static bool grid_elementwise(const Kernel *k) {
+  if (k->map != MAP_GLOBAL || k->rows != DOM_GLOBAL || k->pieces || k->col_tiles > 1 || k->nshared || k->dropout) return false;
+  bool *local = calloc((size_t)k->nlocals + 1, 1), ok = local != NULL, any = false;
+  for (int i = 0; ok && i < k->body.len; i++) {
+    const KStmt *s = k->body.items[i];
+    if (s->kind == KS_BARRIER) continue;
+    if (s->kind != KS_FOR_LANES || s->lo) {
+      ok = false;
+      break;
+    }
+    memset(local, 0, (size_t)k->nlocals + 1);
+    GridScan g = {k, s->var, local};
+    ok = grid_body_ok(&g, &s->body);
+    any = true;
+  }
+  free(local);
+  return ok && any;
+}
+
+/* The most elements of one of its lane loops: the threads it launches (grid_elementwise). */
+static int64_t grid_elements(const Kernel *k) {
+  int64_t n = 0;
+  for (int i = 0; i < k->body.len; i++) {
+    const KStmt *s = k->body.items[i];
+    if (s->kind == KS_FOR_LANES && s->count > n) n = s->count;
+  }
+  return n;
+}
+
+/* The kernel being printed runs grid-wide (set by cuda_kernel around its statements). */
+static bool grid_mode;
 
 static void stmt(FILE *out, const Kernel *k, const KStmt *s, int d, const bool *used) {
   switch (s->kind) {
@@ -143,13 +239,22 @@ static void stmt(FILE *out, const Kernel *k, const KStmt *s, int d, const bool *
     return;
   }
   case KS_FOR_LANES: {
+    if (grid_mode) { /* this thread's elements of the loop: grid-stride */
+      const char *kn = k->locals[s->var].name;
+      ind(out, d);
+      fprintf(out, "for (int64_t %s = thread; %s < %lld; %s += threads) {\n", kn, kn, (long long)s->count, kn);
+      stmts(out, k, &s->body, d + 1, used);
+      ind(out, d);
+      fputs("}\n", out);
+      return;
+    }
     int64_t nk = (s->count + k->group - 1) / k->group;
     const char *kn = k->locals[s->var].name, *in = k->locals[s->var2].name;
     ind(out, d);
     /* Unrolled whole, a per-lane register array stays in registers and a walk's gathers issue
-     * together. A long loop over no register array (EdgeConv's parameter-sized apply_global:
-     * 1,024 iterations of 32 lanes) is unrolled by 4: whole, it cost nvcc's front end 20 s per
-     * architecture for one kernel and NVRTC as much at load time. */
+     * together. A long loop over no register array is unrolled by 4: EdgeConv's parameter-sized
+     * apply_global (1,024 iterations of 32 lanes, grid-wide now) unrolled whole cost nvcc's front
+     * end 20 s per architecture for one kernel and NVRTC as much at load time. */
     if (nk <= FULL_UNROLL_MAX || touches_register_array(k, &s->body)) fputs("#pragma unroll\n", out);
     else fputs("#pragma unroll 4\n", out);
     ind(out, d);
@@ -192,6 +297,7 @@ static void stmt(FILE *out, const Kernel *k, const KStmt *s, int d, const bool *
     fputs("}\n", out);
     return;
   case KS_BARRIER:
+    if (grid_mode) return; /* element k of every loop is this thread's: nothing to wait for */
     ind(out, d);
     fputs("__syncwarp(gmask);\n", out);
     return;
@@ -265,9 +371,13 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   bool *plain = calloc((size_t)k->bufs.len + 1, 1);
   for (int i = 0; i < k->bufs.len; i++)
     plain[i] = kernel_reads_back_across_barrier(k, k->bufs.items[i]) || ((const KBuf *)k->bufs.items[i])->cross_group;
-  fprintf(out, "\n/* %s_%s: %s, %d lanes per group, %d group%s per block. %s", p->cname, k->name, kernel_mapping_desc(k), G, gpb,
-          gpb == 1 ? "" : "s",
-          k->what);
+  bool grid = grid_elementwise(k);
+  if (grid)
+    fprintf(out, "\n/* %s_%s: grid-wide, a thread per element (%lld in its longest loop), %d threads per block. %s", p->cname,
+            k->name, (long long)grid_elements(k), nthreads, k->what);
+  else
+    fprintf(out, "\n/* %s_%s: %s, %d lanes per group, %d group%s per block. %s", p->cname, k->name, kernel_mapping_desc(k), G, gpb,
+            gpb == 1 ? "" : "s", k->what);
   for (int i = 0; i < k->bufs.len; i++)
     if (plain[i])
       fprintf(out, ". %s is not __restrict__: %s", ((const KBuf *)k->bufs.items[i])->name,
@@ -286,6 +396,19 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   if (k->dropout) fputs(", int training, uint64_t seed", out);
   fputs(") {\n", out);
   if (k->dropout) fputs("  (void)training;\n  (void)seed;  /* a kernel may use the flag alone (stores of stashes) */\n", out);
+  if (grid) { /* grid_elementwise: no lanes, no groups, no barriers */
+    fprintf(out, "  const int64_t thread = (int64_t)blockIdx.x * %d + threadIdx.x, threads = (int64_t)gridDim.x * %d;\n", nthreads, nthreads);
+    fputs("  (void)nrows;  /* the one global row */\n", out);
+    for (int i = 0; i < k->nlocals; i++)
+      if (used[i] && !loopvar[i]) fprintf(out, "  %s %s;\n", ktype_c(k->locals[i].type), k->locals[i].name);
+    grid_mode = true;
+    stmts(out, k, &k->body, 1, used);
+    grid_mode = false;
+    fputs("}\n", out);
+    free(used);
+    free(loopvar);
+    return;
+  }
   fprintf(out, "  const int lane = threadIdx.x %% %d;\n", G);
   /* a kernel over pieces or column tiles: its group's item, then the row (after the early return) */
   const char *grp = k->pieces || k->col_tiles > 1 ? "item" : "row";
@@ -399,7 +522,9 @@ static void cuda_prelude(FILE *out, const KProgram *p) {
 static void cuda_launch(FILE *out, const KProgram *p, const Kernel *k) {
   int gpb = kernel_groups_per_block(k), nthreads = gpb * k->group;
   fprintf(out, "  if (%s > 0) {\n", emit_kernel_rows(p, k));
-  if (k->col_tiles > 1) /* a group per (tile, row) */
+  if (grid_elementwise(k)) /* a thread per element of its longest loop */
+    fprintf(out, "    const unsigned blocks = %lld;\n", (long long)((grid_elements(k) + nthreads - 1) / nthreads + (grid_elements(k) == 0)));
+  else if (k->col_tiles > 1) /* a group per (tile, row) */
     fprintf(out, "    const unsigned blocks = (unsigned)((%s * %d + %d - 1) / %d);\n", emit_kernel_rows(p, k), k->col_tiles, gpb, gpb);
   else
     fprintf(out, "    const unsigned blocks = (unsigned)((%s + %d - 1) / %d);\n", emit_kernel_rows(p, k), gpb, gpb);

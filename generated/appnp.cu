@@ -2096,17 +2096,12 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k23_reduce_rows_sum_vert
     if (blk_grad_linear1_b_acc[i] != 0) atomicAdd(&grad_linear1_b_acc[i], blk_grad_linear1_b_acc[i]);
 }
 
-/* appnp_k24_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %101 reduce_rows.sum (the float64 sums to float) */
+/* appnp_k24_reduce_rows_sum_finish_global: grid-wide, a thread per element (7 in its longest loop), 256 threads per block. %101 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) appnp_k24_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_linear1_b, const double *__restrict__ grad_linear1_b_acc) {
-  const int lane = threadIdx.x % 8;
-  const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 8;
-    if (k < 7) {
-      grad_linear1_b[k] = grad_linear1_b_acc[k];
-    }
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 7; k += threads) {
+    grad_linear1_b[k] = grad_linear1_b_acc[k];
   }
 }
 
@@ -2141,14 +2136,11 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k25_relu_grad_sums_verte
     if (blk_grad_linear0_b_acc[i] != 0) atomicAdd(&grad_linear0_b_acc[i], blk_grad_linear0_b_acc[i]);
 }
 
-/* appnp_k26_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %106 reduce_rows.sum (the float64 sums to float) */
+/* appnp_k26_reduce_rows_sum_finish_global: grid-wide, a thread per element (64 in its longest loop), 256 threads per block. %106 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) appnp_k26_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_linear0_b, const double *__restrict__ grad_linear0_b_acc) {
-  const int lane = threadIdx.x % 32;
-  const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 2; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 64; k += threads) {
     grad_linear0_b[k] = grad_linear0_b_acc[k];
   }
 }
@@ -2835,7 +2827,7 @@ gnn_status appnp_backward(appnp_model *m, const float *grad_out) {
   gnn_profile_step(m->ctx, "backward 26 kernel fused %101; in memory: %101");
   /* 27: %101 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
+    const unsigned blocks = 1;
     appnp_k24_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[3], m->grad_linear1_b_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
@@ -2870,7 +2862,7 @@ gnn_status appnp_backward(appnp_model *m, const float *grad_out) {
   gnn_profile_step(m->ctx, "backward 31 kernel fused %5 %104 %105 %106; in memory: %105 %106");
   /* 32: %106 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
+    const unsigned blocks = 1;
     appnp_k26_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[1], m->grad_linear0_b_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }

@@ -67,34 +67,21 @@ extern "C" __global__ void dgcnn_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* dgcnn_k0_apply_global_sub_global: one group, 32 lanes per group, 8 groups per block. fused %4 %17 %28 %39; in memory: %4 %17 %28 %39
+/* dgcnn_k0_apply_global_sub_global: grid-wide, a thread per element (32768 in its longest loop), 256 threads per block. fused %4 %17 %28 %39; in memory: %4 %17 %28 %39
  * Source line 8. */
 extern "C" __global__ void __launch_bounds__(256) dgcnn_k0_apply_global_sub_global(int64_t nrows, float *__restrict__ t4, const float *__restrict__ p_edgeconv0_phi, const float *__restrict__ p_edgeconv0_theta, float *__restrict__ t17, const float *__restrict__ p_edgeconv1_phi, const float *__restrict__ p_edgeconv1_theta, float *__restrict__ t28, const float *__restrict__ p_edgeconv2_phi, const float *__restrict__ p_edgeconv2_theta, float *__restrict__ t39, const float *__restrict__ p_edgeconv3_phi, const float *__restrict__ p_edgeconv3_theta) {
-  const int lane = threadIdx.x % 32;
-  const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-  const unsigned gmask = 0xffffffffu;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 6; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 192; k += threads) {
     t4[k] = p_edgeconv0_phi[k] - p_edgeconv0_theta[k];
   }
-  __syncwarp(gmask);
-  #pragma unroll 4
-  for (int i1 = 0; i1 < 128; i1++) {
-    const int64_t k1 = lane + (int64_t)i1 * 32;
+  for (int64_t k1 = thread; k1 < 4096; k1 += threads) {
     t17[k1] = p_edgeconv1_phi[k1] - p_edgeconv1_theta[k1];
   }
-  __syncwarp(gmask);
-  #pragma unroll 4
-  for (int i2 = 0; i2 < 256; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 32;
+  for (int64_t k2 = thread; k2 < 8192; k2 += threads) {
     t28[k2] = p_edgeconv2_phi[k2] - p_edgeconv2_theta[k2];
   }
-  __syncwarp(gmask);
-  #pragma unroll 4
-  for (int i3 = 0; i3 < 1024; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 32;
+  for (int64_t k3 = thread; k3 < 32768; k3 += threads) {
     t39[k3] = p_edgeconv3_phi[k3] - p_edgeconv3_theta[k3];
   }
 }
@@ -820,33 +807,20 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k13_sum_vertex(int64_t n
   }
 }
 
-/* dgcnn_k14_apply_global_add_global: one group, 32 lanes per group, 8 groups per block. fused %52 %56 %63 %67 %74 %78 %84 %86; in memory: %56 %67 %78 %86 */
+/* dgcnn_k14_apply_global_add_global: grid-wide, a thread per element (32768 in its longest loop), 256 threads per block. fused %52 %56 %63 %67 %74 %78 %84 %86; in memory: %56 %67 %78 %86 */
 extern "C" __global__ void __launch_bounds__(256) dgcnn_k14_apply_global_add_global(int64_t nrows, float *__restrict__ grad_edgeconv3_theta, const float *__restrict__ grad_edgeconv3_phi, const float *__restrict__ t55, float *__restrict__ grad_edgeconv2_theta, const float *__restrict__ grad_edgeconv2_phi, const float *__restrict__ t66, float *__restrict__ grad_edgeconv1_theta, const float *__restrict__ grad_edgeconv1_phi, const float *__restrict__ t77, float *__restrict__ grad_edgeconv0_theta, const float *__restrict__ grad_edgeconv0_phi, const float *__restrict__ t85) {
-  const int lane = threadIdx.x % 32;
-  const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-  const unsigned gmask = 0xffffffffu;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll 4
-  for (int i = 0; i < 1024; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 32768; k += threads) {
     grad_edgeconv3_theta[k] = -grad_edgeconv3_phi[k] + t55[k];
   }
-  __syncwarp(gmask);
-  #pragma unroll 4
-  for (int i1 = 0; i1 < 256; i1++) {
-    const int64_t k1 = lane + (int64_t)i1 * 32;
+  for (int64_t k1 = thread; k1 < 8192; k1 += threads) {
     grad_edgeconv2_theta[k1] = -grad_edgeconv2_phi[k1] + t66[k1];
   }
-  __syncwarp(gmask);
-  #pragma unroll 4
-  for (int i2 = 0; i2 < 128; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 32;
+  for (int64_t k2 = thread; k2 < 4096; k2 += threads) {
     grad_edgeconv1_theta[k2] = -grad_edgeconv1_phi[k2] + t77[k2];
   }
-  __syncwarp(gmask);
-  #pragma unroll
-  for (int i3 = 0; i3 < 6; i3++) {
-    const int64_t k3 = lane + (int64_t)i3 * 32;
+  for (int64_t k3 = thread; k3 < 192; k3 += threads) {
     grad_edgeconv0_theta[k3] = -grad_edgeconv0_phi[k3] + t85[k3];
   }
 }
@@ -1270,7 +1244,7 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
   gnn_profile_step(m->ctx, "forward 0 gemm %3 apply_vertex.linear");
   /* 1: fused %4 %17 %28 %39; in memory: %4 %17 %28 %39 */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
+    const unsigned blocks = 128;
     dgcnn_k0_apply_global_sub_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t4, m->param[1], m->param[0], m->t17, m->param[3], m->param[2], m->t28, m->param[5], m->param[4], m->t39, m->param[7], m->param[6]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
@@ -1659,7 +1633,7 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
   gnn_profile_step(m->ctx, "backward 35 gemm %85 reduce_rows.matmul_tn");
   /* 36: fused %52 %56 %63 %67 %74 %78 %84 %86; in memory: %56 %67 %78 %86 */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
+    const unsigned blocks = 128;
     dgcnn_k14_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[6], m->grad[7], m->t55, m->grad[4], m->grad[5], m->t66, m->grad[2], m->grad[3], m->t77, m->grad[0], m->grad[1], m->t85);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }

@@ -1108,77 +1108,52 @@ extern "C" __global__ void __launch_bounds__(256) gat_k11_reduce_rows4_sum_verte
     if (blk_acc101[i] != 0) atomicAdd(&acc101[i], blk_acc101[i]);
 }
 
-/* gat_k12_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %62 reduce_rows.sum (the float64 sums to float) */
+/* gat_k12_reduce_rows_sum_finish_global: grid-wide, a thread per element (7 in its longest loop), 256 threads per block. %62 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) gat_k12_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t62, const double *__restrict__ acc62) {
-  const int lane = threadIdx.x % 8;
-  const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 8;
-    if (k < 7) {
-      t62[k] = acc62[k];
-    }
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 7; k += threads) {
+    t62[k] = acc62[k];
   }
 }
 
-/* gat_k13_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %65 reduce_rows.sum (the float64 sums to float) */
+/* gat_k13_reduce_rows_sum_finish_global: grid-wide, a thread per element (7 in its longest loop), 256 threads per block. %65 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) gat_k13_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t65, const double *__restrict__ acc65) {
-  const int lane = threadIdx.x % 8;
-  const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 8;
-    if (k < 7) {
-      t65[k] = acc65[k];
-    }
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 7; k += threads) {
+    t65[k] = acc65[k];
   }
 }
 
-/* gat_k14_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %98 reduce_rows.sum (the float64 sums to float) */
+/* gat_k14_reduce_rows_sum_finish_global: grid-wide, a thread per element (64 in its longest loop), 256 threads per block. %98 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) gat_k14_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t98, const double *__restrict__ acc98) {
-  const int lane = threadIdx.x % 32;
-  const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 2; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 64; k += threads) {
     t98[k] = acc98[k];
   }
 }
 
-/* gat_k15_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %101 reduce_rows.sum (the float64 sums to float) */
+/* gat_k15_reduce_rows_sum_finish_global: grid-wide, a thread per element (64 in its longest loop), 256 threads per block. %101 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) gat_k15_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t101, const double *__restrict__ acc101) {
-  const int lane = threadIdx.x % 32;
-  const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 2; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 64; k += threads) {
     t101[k] = acc101[k];
   }
 }
 
-/* gat_k16_apply_global_add_global: one group, 32 lanes per group, 8 groups per block. fused %68 %69 %70 %104 %105 %106; in memory: %70 %106 */
+/* gat_k16_apply_global_add_global: grid-wide, a thread per element (128 in its longest loop), 256 threads per block. fused %68 %69 %70 %104 %105 %106; in memory: %70 %106 */
 extern "C" __global__ void __launch_bounds__(256) gat_k16_apply_global_add_global(int64_t nrows, float *__restrict__ grad_gatconv1_a, const float *__restrict__ t62, const float *__restrict__ t65, const float *__restrict__ t101, const float *__restrict__ t98, float *__restrict__ grad_gatconv0_a) {
-  const int lane = threadIdx.x % 32;
-  const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-  const unsigned gmask = 0xffffffffu;
-  if (row >= nrows) return;  /* a whole group leaves together */
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
   float r105_;
   float r104_;
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
-    if (k < 14) {
-      grad_gatconv1_a[k] = (((k >= 7) && (k < 14)) ? t62[gnn_min_i64(gnn_max_i64(k - 7, 0), 6)] : 0.0f) + (((k >= 0) && (k < 7)) ? t65[gnn_min_i64(gnn_max_i64(k, 0), 6)] : 0.0f);
-    }
+  for (int64_t k = thread; k < 14; k += threads) {
+    grad_gatconv1_a[k] = (((k >= 7) && (k < 14)) ? t62[gnn_min_i64(gnn_max_i64(k - 7, 0), 6)] : 0.0f) + (((k >= 0) && (k < 7)) ? t65[gnn_min_i64(gnn_max_i64(k, 0), 6)] : 0.0f);
   }
-  __syncwarp(gmask);
-  #pragma unroll
-  for (int i1 = 0; i1 < 4; i1++) {
-    const int64_t k1 = lane + (int64_t)i1 * 32;
+  for (int64_t k1 = thread; k1 < 128; k1 += threads) {
     r105_ = (((k1 % 16) >= 0) && ((k1 % 16) < 8)) ? t101[((k1 / 16) * 8) + (gnn_min_i64(gnn_max_i64(k1 % 16, 0), 7))] : 0.0f;
     r104_ = (((k1 % 16) >= 8) && ((k1 % 16) < 16)) ? t98[((k1 / 16) * 8) + (gnn_min_i64(gnn_max_i64((k1 % 16) - 8, 0), 7))] : 0.0f;
     grad_gatconv0_a[k1] = r104_ + r105_;
@@ -1790,35 +1765,35 @@ gnn_status gat_backward(gat_model *m, const float *grad_out) {
   gnn_profile_step(m->ctx, "backward 19 kernel fused %61 %62 %64 %65 %97 %98 %100 %101; in memory: %62 %65 %98 %101");
   /* 20: %62 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
+    const unsigned blocks = 1;
     gat_k12_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t62, m->acc62);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 20 kernel %62 reduce_rows.sum");
   /* 21: %65 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
+    const unsigned blocks = 1;
     gat_k13_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t65, m->acc65);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 21 kernel %65 reduce_rows.sum");
   /* 22: %98 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
+    const unsigned blocks = 1;
     gat_k14_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t98, m->acc98);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 22 kernel %98 reduce_rows.sum");
   /* 23: %101 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
+    const unsigned blocks = 1;
     gat_k15_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t101, m->acc101);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 23 kernel %101 reduce_rows.sum");
   /* 24: fused %68 %69 %70 %104 %105 %106; in memory: %70 %106 */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
+    const unsigned blocks = 1;
     gat_k16_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[3], m->t62, m->t65, m->t101, m->t98, m->grad[1]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }

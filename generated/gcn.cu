@@ -391,28 +391,20 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k5_relu_grad_sums_vertex(i
     if (blk_grad_gcnconv0_b_acc[i] != 0) atomicAdd(&grad_gcnconv0_b_acc[i], blk_grad_gcnconv0_b_acc[i]);
 }
 
-/* gcn_k6_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %19 reduce_rows.sum (the float64 sums to float) */
+/* gcn_k6_reduce_rows_sum_finish_global: grid-wide, a thread per element (7 in its longest loop), 256 threads per block. %19 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) gcn_k6_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_gcnconv1_b, const double *__restrict__ grad_gcnconv1_b_acc) {
-  const int lane = threadIdx.x % 8;
-  const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 8;
-    if (k < 7) {
-      grad_gcnconv1_b[k] = grad_gcnconv1_b_acc[k];
-    }
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 7; k += threads) {
+    grad_gcnconv1_b[k] = grad_gcnconv1_b_acc[k];
   }
 }
 
-/* gcn_k7_reduce_rows_sum_finish_global: one group, 16 lanes per group, 16 groups per block. %27 reduce_rows.sum (the float64 sums to float) */
+/* gcn_k7_reduce_rows_sum_finish_global: grid-wide, a thread per element (16 in its longest loop), 256 threads per block. %27 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) gcn_k7_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_gcnconv0_b, const double *__restrict__ grad_gcnconv0_b_acc) {
-  const int lane = threadIdx.x % 16;
-  const int64_t row = (int64_t)blockIdx.x * 16 + threadIdx.x / 16;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 16;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 16; k += threads) {
     grad_gcnconv0_b[k] = grad_gcnconv0_b_acc[k];
   }
 }
@@ -988,14 +980,14 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
   gnn_profile_step(m->ctx, "backward 11 kernel fused %19 %25 %26 %27; in memory: %19 %26 %27");
   /* 12: %19 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
+    const unsigned blocks = 1;
     gcn_k6_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[3], m->grad_gcnconv1_b_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 12 kernel %19 reduce_rows.sum");
   /* 13: %27 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 16 - 1) / 16);
+    const unsigned blocks = 1;
     gcn_k7_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[1], m->grad_gcnconv0_b_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }

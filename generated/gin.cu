@@ -330,28 +330,20 @@ extern "C" __global__ void __launch_bounds__(256) gin_k4_relu_grad_sums_vertex(i
     if (blk_grad_ginconv1_eps_acc[i] != 0) atomicAdd(&grad_ginconv1_eps_acc[i], blk_grad_ginconv1_eps_acc[i]);
 }
 
-/* gin_k5_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %36 reduce_rows.sum (the float64 sums to float) */
+/* gin_k5_reduce_rows_sum_finish_global: grid-wide, a thread per element (7 in its longest loop), 256 threads per block. %36 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) gin_k5_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv1_b1, const double *__restrict__ grad_ginconv1_b1_acc) {
-  const int lane = threadIdx.x % 8;
-  const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 8;
-    if (k < 7) {
-      grad_ginconv1_b1[k] = grad_ginconv1_b1_acc[k];
-    }
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 7; k += threads) {
+    grad_ginconv1_b1[k] = grad_ginconv1_b1_acc[k];
   }
 }
 
-/* gin_k6_reduce_rows_sum_finish_global: one group, 1 lanes per group, 256 groups per block. %39 reduce_rows.sum (the float64 sums to float) */
+/* gin_k6_reduce_rows_sum_finish_global: grid-wide, a thread per element (1 in its longest loop), 256 threads per block. %39 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) gin_k6_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv1_eps, const double *__restrict__ grad_ginconv1_eps_acc) {
-  const int lane = threadIdx.x % 1;
-  const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 1;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 1; k += threads) {
     grad_ginconv1_eps[k] = grad_ginconv1_eps_acc[k];
   }
 }
@@ -472,14 +464,11 @@ extern "C" __global__ void __launch_bounds__(256) gin_k8_relu_grad_sums_vertex(i
     if (blk_grad_ginconv0_b2_acc[i] != 0) atomicAdd(&grad_ginconv0_b2_acc[i], blk_grad_ginconv0_b2_acc[i]);
 }
 
-/* gin_k9_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %47 reduce_rows.sum (the float64 sums to float) */
+/* gin_k9_reduce_rows_sum_finish_global: grid-wide, a thread per element (64 in its longest loop), 256 threads per block. %47 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) gin_k9_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv0_b2, const double *__restrict__ grad_ginconv0_b2_acc) {
-  const int lane = threadIdx.x % 32;
-  const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 2; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 64; k += threads) {
     grad_ginconv0_b2[k] = grad_ginconv0_b2_acc[k];
   }
 }
@@ -537,40 +526,29 @@ extern "C" __global__ void __launch_bounds__(256) gin_k10_relu_grad_sums_vertex(
     if (blk_grad_ginconv0_eps_acc[i] != 0) atomicAdd(&grad_ginconv0_eps_acc[i], blk_grad_ginconv0_eps_acc[i]);
 }
 
-/* gin_k11_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %32 reduce_rows.sum (the float64 sums to float) */
+/* gin_k11_reduce_rows_sum_finish_global: grid-wide, a thread per element (7 in its longest loop), 256 threads per block. %32 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) gin_k11_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv1_b2, const double *__restrict__ grad_ginconv1_b2_acc) {
-  const int lane = threadIdx.x % 8;
-  const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 8;
-    if (k < 7) {
-      grad_ginconv1_b2[k] = grad_ginconv1_b2_acc[k];
-    }
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 7; k += threads) {
+    grad_ginconv1_b2[k] = grad_ginconv1_b2_acc[k];
   }
 }
 
-/* gin_k12_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %51 reduce_rows.sum (the float64 sums to float) */
+/* gin_k12_reduce_rows_sum_finish_global: grid-wide, a thread per element (64 in its longest loop), 256 threads per block. %51 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) gin_k12_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv0_b1, const double *__restrict__ grad_ginconv0_b1_acc) {
-  const int lane = threadIdx.x % 32;
-  const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 2; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 64; k += threads) {
     grad_ginconv0_b1[k] = grad_ginconv0_b1_acc[k];
   }
 }
 
-/* gin_k13_reduce_rows_sum_finish_global: one group, 1 lanes per group, 256 groups per block. %54 reduce_rows.sum (the float64 sums to float) */
+/* gin_k13_reduce_rows_sum_finish_global: grid-wide, a thread per element (1 in its longest loop), 256 threads per block. %54 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) gin_k13_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv0_eps, const double *__restrict__ grad_ginconv0_eps_acc) {
-  const int lane = threadIdx.x % 1;
-  const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 1;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 1; k += threads) {
     grad_ginconv0_eps[k] = grad_ginconv0_eps_acc[k];
   }
 }
@@ -1187,14 +1165,14 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
   gnn_profile_step(m->ctx, "backward 12 kernel fused %35 %36 %37 %38 %39; in memory: %35 %36 %39");
   /* 13: %36 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
+    const unsigned blocks = 1;
     gin_k5_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[7], m->grad_ginconv1_b1_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 13 kernel %36 reduce_rows.sum");
   /* 14: %39 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 256 - 1) / 256);
+    const unsigned blocks = 1;
     gin_k6_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->grad_ginconv1_eps_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
@@ -1236,7 +1214,7 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
   gnn_profile_step(m->ctx, "backward 19 kernel fused %15 %46 %47; in memory: %46 %47");
   /* 20: %47 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
+    const unsigned blocks = 1;
     gin_k9_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[4], m->grad_ginconv0_b2_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
@@ -1277,21 +1255,21 @@ gnn_status gin_backward(gin_model *m, const float *grad_out) {
   gnn_profile_step(m->ctx, "backward 26 kernel fused %32 %50 %51 %52 %53 %54; in memory: %32 %50 %51 %54");
   /* 27: %32 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
+    const unsigned blocks = 1;
     gin_k11_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[9], m->grad_ginconv1_b2_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 27 kernel %32 reduce_rows.sum");
   /* 28: %51 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
+    const unsigned blocks = 1;
     gin_k12_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->grad_ginconv0_b1_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 28 kernel %51 reduce_rows.sum");
   /* 29: %54 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 256 - 1) / 256);
+    const unsigned blocks = 1;
     gin_k13_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[0], m->grad_ginconv0_eps_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }

@@ -67,15 +67,12 @@ extern "C" __global__ void gingraph_fill_kernel(float *p, int64_t n, float v) {
 
 /* ---------------------------------------------------------------- kernels */
 
-/* gingraph_k0_apply_global_add_global: one group, 1 lanes per group, 256 groups per block. %7 apply_global.add
+/* gingraph_k0_apply_global_add_global: grid-wide, a thread per element (1 in its longest loop), 256 threads per block. %7 apply_global.add
  * Source line 15. */
 extern "C" __global__ void __launch_bounds__(256) gingraph_k0_apply_global_add_global(int64_t nrows, float *__restrict__ t7, const float *__restrict__ p_ginconv0_eps) {
-  const int lane = threadIdx.x % 1;
-  const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 1;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 1; k += threads) {
     t7[k] = 1.0f + p_ginconv0_eps[k];
   }
 }
@@ -206,15 +203,12 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k7_ginconv0_out_verte
   }
 }
 
-/* gingraph_k8_apply_global_add_global: one group, 1 lanes per group, 256 groups per block. %22 apply_global.add
+/* gingraph_k8_apply_global_add_global: grid-wide, a thread per element (1 in its longest loop), 256 threads per block. %22 apply_global.add
  * Source line 15. */
 extern "C" __global__ void __launch_bounds__(256) gingraph_k8_apply_global_add_global(int64_t nrows, float *__restrict__ t22, const float *__restrict__ p_ginconv1_eps) {
-  const int lane = threadIdx.x % 1;
-  const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 1;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 1; k += threads) {
     t22[k] = 1.0f + p_ginconv1_eps[k];
   }
 }
@@ -521,17 +515,12 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k24_reduce_rows_sum_e
   }
 }
 
-/* gingraph_k25_reduce_rows_sum_finish_global: one group, 4 lanes per group, 64 groups per block. %50 reduce_rows.sum (the float64 sums to float) */
+/* gingraph_k25_reduce_rows_sum_finish_global: grid-wide, a thread per element (3 in its longest loop), 256 threads per block. %50 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) gingraph_k25_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_readout0_b, const double *__restrict__ grad_readout0_b_acc) {
-  const int lane = threadIdx.x % 4;
-  const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 4;
-    if (k < 3) {
-      grad_readout0_b[k] = grad_readout0_b_acc[k];
-    }
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 3; k += threads) {
+    grad_readout0_b[k] = grad_readout0_b_acc[k];
   }
 }
 
@@ -583,14 +572,11 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k29_reduce_rows_sum_v
   }
 }
 
-/* gingraph_k30_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %59 reduce_rows.sum (the float64 sums to float) */
+/* gingraph_k30_reduce_rows_sum_finish_global: grid-wide, a thread per element (32 in its longest loop), 256 threads per block. %59 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) gingraph_k30_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv1_b2, const double *__restrict__ grad_ginconv1_b2_acc) {
-  const int lane = threadIdx.x % 32;
-  const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 32; k += threads) {
     grad_ginconv1_b2[k] = grad_ginconv1_b2_acc[k];
   }
 }
@@ -619,14 +605,11 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k32_reduce_rows_sum_v
   }
 }
 
-/* gingraph_k33_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %63 reduce_rows.sum (the float64 sums to float) */
+/* gingraph_k33_reduce_rows_sum_finish_global: grid-wide, a thread per element (32 in its longest loop), 256 threads per block. %63 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) gingraph_k33_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv1_b1, const double *__restrict__ grad_ginconv1_b1_acc) {
-  const int lane = threadIdx.x % 32;
-  const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 32; k += threads) {
     grad_ginconv1_b1[k] = grad_ginconv1_b1_acc[k];
   }
 }
@@ -749,14 +732,11 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k39_reduce_rows_sum_v
   }
 }
 
-/* gingraph_k40_reduce_rows_sum_finish_global: one group, 1 lanes per group, 256 groups per block. %71 reduce_rows.sum (the float64 sums to float) */
+/* gingraph_k40_reduce_rows_sum_finish_global: grid-wide, a thread per element (1 in its longest loop), 256 threads per block. %71 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) gingraph_k40_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv1_eps, const double *__restrict__ grad_ginconv1_eps_acc) {
-  const int lane = threadIdx.x % 1;
-  const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 1;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 1; k += threads) {
     grad_ginconv1_eps[k] = grad_ginconv1_eps_acc[k];
   }
 }
@@ -809,14 +789,11 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k44_reduce_rows_sum_v
   }
 }
 
-/* gingraph_k45_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %75 reduce_rows.sum (the float64 sums to float) */
+/* gingraph_k45_reduce_rows_sum_finish_global: grid-wide, a thread per element (32 in its longest loop), 256 threads per block. %75 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) gingraph_k45_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv0_b2, const double *__restrict__ grad_ginconv0_b2_acc) {
-  const int lane = threadIdx.x % 32;
-  const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 32; k += threads) {
     grad_ginconv0_b2[k] = grad_ginconv0_b2_acc[k];
   }
 }
@@ -845,14 +822,11 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k47_reduce_rows_sum_v
   }
 }
 
-/* gingraph_k48_reduce_rows_sum_finish_global: one group, 32 lanes per group, 8 groups per block. %79 reduce_rows.sum (the float64 sums to float) */
+/* gingraph_k48_reduce_rows_sum_finish_global: grid-wide, a thread per element (32 in its longest loop), 256 threads per block. %79 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) gingraph_k48_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv0_b1, const double *__restrict__ grad_ginconv0_b1_acc) {
-  const int lane = threadIdx.x % 32;
-  const int64_t row = (int64_t)blockIdx.x * 8 + threadIdx.x / 32;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 32;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 32; k += threads) {
     grad_ginconv0_b1[k] = grad_ginconv0_b1_acc[k];
   }
 }
@@ -898,14 +872,11 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k51_reduce_rows_sum_v
   }
 }
 
-/* gingraph_k52_reduce_rows_sum_finish_global: one group, 1 lanes per group, 256 groups per block. %84 reduce_rows.sum (the float64 sums to float) */
+/* gingraph_k52_reduce_rows_sum_finish_global: grid-wide, a thread per element (1 in its longest loop), 256 threads per block. %84 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) gingraph_k52_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_ginconv0_eps, const double *__restrict__ grad_ginconv0_eps_acc) {
-  const int lane = threadIdx.x % 1;
-  const int64_t row = (int64_t)blockIdx.x * 256 + threadIdx.x / 1;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 1;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 1; k += threads) {
     grad_ginconv0_eps[k] = grad_ginconv0_eps_acc[k];
   }
 }
@@ -1370,7 +1341,7 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
   gnn_profile_mark(m->ctx);
   /* 0: %7 apply_global.add */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 256 - 1) / 256);
+    const unsigned blocks = 1;
     gingraph_k0_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t7, m->param[0]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
@@ -1444,7 +1415,7 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
   gnn_profile_step(m->ctx, "forward 9 kernel %16 apply_vertex.relu");
   /* 10: %22 apply_global.add */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 256 - 1) / 256);
+    const unsigned blocks = 1;
     gingraph_k8_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t22, m->param[5]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
@@ -1712,7 +1683,7 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   gnn_profile_step(m->ctx, "backward 32 kernel %50 reduce_rows.sum");
   /* 33: %50 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 64 - 1) / 64);
+    const unsigned blocks = 1;
     gingraph_k25_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[11], m->grad_readout0_b_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
@@ -1795,7 +1766,7 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   gnn_profile_step(m->ctx, "backward 43 kernel %59 reduce_rows.sum");
   /* 44: %59 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
+    const unsigned blocks = 1;
     gingraph_k30_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[9], m->grad_ginconv1_b2_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
@@ -1837,7 +1808,7 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   gnn_profile_step(m->ctx, "backward 49 kernel %63 reduce_rows.sum");
   /* 50: %63 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
+    const unsigned blocks = 1;
     gingraph_k33_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[7], m->grad_ginconv1_b1_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
@@ -1907,7 +1878,7 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   gnn_profile_step(m->ctx, "backward 59 kernel %71 reduce_rows.sum");
   /* 60: %71 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 256 - 1) / 256);
+    const unsigned blocks = 1;
     gingraph_k40_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->grad_ginconv1_eps_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
@@ -1945,7 +1916,7 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   gnn_profile_step(m->ctx, "backward 65 kernel %75 reduce_rows.sum");
   /* 66: %75 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
+    const unsigned blocks = 1;
     gingraph_k45_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[4], m->grad_ginconv0_b2_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
@@ -1987,7 +1958,7 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   gnn_profile_step(m->ctx, "backward 71 kernel %79 reduce_rows.sum");
   /* 72: %79 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 8 - 1) / 8);
+    const unsigned blocks = 1;
     gingraph_k48_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->grad_ginconv0_b1_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
@@ -2036,7 +2007,7 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
   gnn_profile_step(m->ctx, "backward 78 kernel %84 reduce_rows.sum");
   /* 79: %84 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 256 - 1) / 256);
+    const unsigned blocks = 1;
     gingraph_k52_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[0], m->grad_ginconv0_eps_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }

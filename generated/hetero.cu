@@ -261,14 +261,11 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k2_apply_vertex_div_sum
     if (blk_grad_heteroconv0_b_acc[i] != 0) atomicAdd(&grad_heteroconv0_b_acc[i], blk_grad_heteroconv0_b_acc[i]);
 }
 
-/* hetero_k3_reduce_rows_sum_finish_global: one group, 4 lanes per group, 64 groups per block. %30 reduce_rows.sum (the float64 sums to float) */
+/* hetero_k3_reduce_rows_sum_finish_global: grid-wide, a thread per element (4 in its longest loop), 256 threads per block. %30 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) hetero_k3_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_heteroconv0_b, const double *__restrict__ grad_heteroconv0_b_acc) {
-  const int lane = threadIdx.x % 4;
-  const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 4;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 4; k += threads) {
     grad_heteroconv0_b[k] = grad_heteroconv0_b_acc[k];
   }
 }
@@ -780,7 +777,7 @@ gnn_status hetero_backward(hetero_model *m, const float *grad_out) {
   gnn_profile_step(m->ctx, "backward 5 kernel fused %2 %3 %4 %23 %24 %29 %30; in memory: %24 %29 %30");
   /* 6: %30 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 64 - 1) / 64);
+    const unsigned blocks = 1;
     hetero_k3_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->grad_heteroconv0_b_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }

@@ -836,110 +836,73 @@ extern "C" __global__ void __launch_bounds__(256) monet_k7_reduce_rows6_sum_edge
     if (blk_grad_gmmconv0_P_acc[i] != 0) atomicAdd(&grad_gmmconv0_P_acc[i], blk_grad_gmmconv0_P_acc[i]);
 }
 
-/* monet_k8_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %59 reduce_rows.sum (the float64 sums to float) */
+/* monet_k8_reduce_rows_sum_finish_global: grid-wide, a thread per element (6 in its longest loop), 256 threads per block. %59 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) monet_k8_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t59, const double *__restrict__ acc59) {
-  const int lane = threadIdx.x % 8;
-  const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 8;
-    if (k < 6) {
-      t59[k] = acc59[k];
-    }
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 6; k += threads) {
+    t59[k] = acc59[k];
   }
 }
 
-/* monet_k9_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %65 reduce_rows.sum (the float64 sums to float) */
+/* monet_k9_reduce_rows_sum_finish_global: grid-wide, a thread per element (6 in its longest loop), 256 threads per block. %65 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) monet_k9_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_gmmconv1_mu, const double *__restrict__ grad_gmmconv1_mu_acc) {
-  const int lane = threadIdx.x % 8;
-  const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 8;
-    if (k < 6) {
-      grad_gmmconv1_mu[k] = grad_gmmconv1_mu_acc[k];
-    }
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 6; k += threads) {
+    grad_gmmconv1_mu[k] = grad_gmmconv1_mu_acc[k];
   }
 }
 
-/* monet_k10_reduce_rows_matmul_tn_finish_global: one group, 4 lanes per group, 64 groups per block. %71 reduce_rows.matmul_tn (the float64 sums to float) */
+/* monet_k10_reduce_rows_matmul_tn_finish_global: grid-wide, a thread per element (4 in its longest loop), 256 threads per block. %71 reduce_rows.matmul_tn (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) monet_k10_reduce_rows_matmul_tn_finish_global(int64_t nrows, float *__restrict__ grad_gmmconv1_P, const double *__restrict__ grad_gmmconv1_P_acc) {
-  const int lane = threadIdx.x % 4;
-  const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 4;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 4; k += threads) {
     grad_gmmconv1_P[k] = grad_gmmconv1_P_acc[k];
   }
 }
 
-/* monet_k11_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %86 reduce_rows.sum (the float64 sums to float) */
+/* monet_k11_reduce_rows_sum_finish_global: grid-wide, a thread per element (6 in its longest loop), 256 threads per block. %86 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) monet_k11_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ t86, const double *__restrict__ acc86) {
-  const int lane = threadIdx.x % 8;
-  const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 8;
-    if (k < 6) {
-      t86[k] = acc86[k];
-    }
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 6; k += threads) {
+    t86[k] = acc86[k];
   }
 }
 
-/* monet_k12_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %92 reduce_rows.sum (the float64 sums to float) */
+/* monet_k12_reduce_rows_sum_finish_global: grid-wide, a thread per element (6 in its longest loop), 256 threads per block. %92 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) monet_k12_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_gmmconv0_mu, const double *__restrict__ grad_gmmconv0_mu_acc) {
-  const int lane = threadIdx.x % 8;
-  const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 8;
-    if (k < 6) {
-      grad_gmmconv0_mu[k] = grad_gmmconv0_mu_acc[k];
-    }
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 6; k += threads) {
+    grad_gmmconv0_mu[k] = grad_gmmconv0_mu_acc[k];
   }
 }
 
-/* monet_k13_reduce_rows_matmul_tn_finish_global: one group, 4 lanes per group, 64 groups per block. %97 reduce_rows.matmul_tn (the float64 sums to float) */
+/* monet_k13_reduce_rows_matmul_tn_finish_global: grid-wide, a thread per element (4 in its longest loop), 256 threads per block. %97 reduce_rows.matmul_tn (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) monet_k13_reduce_rows_matmul_tn_finish_global(int64_t nrows, float *__restrict__ grad_gmmconv0_P, const double *__restrict__ grad_gmmconv0_P_acc) {
-  const int lane = threadIdx.x % 4;
-  const int64_t row = (int64_t)blockIdx.x * 64 + threadIdx.x / 4;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 4;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 4; k += threads) {
     grad_gmmconv0_P[k] = grad_gmmconv0_P_acc[k];
   }
 }
 
-/* monet_k14_apply_global_add_global: one group, 8 lanes per group, 32 groups per block. fused %60 %61 %87 %88; in memory: %61 %88 */
+/* monet_k14_apply_global_add_global: grid-wide, a thread per element (6 in its longest loop), 256 threads per block. fused %60 %61 %87 %88; in memory: %61 %88 */
 extern "C" __global__ void __launch_bounds__(256) monet_k14_apply_global_add_global(int64_t nrows, const float *__restrict__ t59, const float *__restrict__ p_gmmconv1_isigma, float *__restrict__ grad_gmmconv1_isigma, const float *__restrict__ t86, const float *__restrict__ p_gmmconv0_isigma, float *__restrict__ grad_gmmconv0_isigma) {
-  const int lane = threadIdx.x % 8;
-  const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
-  const unsigned gmask = 0xffu << (threadIdx.x & 24);  /* this group's lanes of the warp */
-  if (row >= nrows) return;  /* a whole group leaves together */
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
   float r60_;
   float r87_;
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 8;
-    if (k < 6) {
-      r60_ = t59[k] * p_gmmconv1_isigma[k];
-      grad_gmmconv1_isigma[k] = r60_ + r60_;
-    }
+  for (int64_t k = thread; k < 6; k += threads) {
+    r60_ = t59[k] * p_gmmconv1_isigma[k];
+    grad_gmmconv1_isigma[k] = r60_ + r60_;
   }
-  __syncwarp(gmask);
-  #pragma unroll
-  for (int i1 = 0; i1 < 1; i1++) {
-    const int64_t k1 = lane + (int64_t)i1 * 8;
-    if (k1 < 6) {
-      r87_ = t86[k1] * p_gmmconv0_isigma[k1];
-      grad_gmmconv0_isigma[k1] = r87_ + r87_;
-    }
+  for (int64_t k1 = thread; k1 < 6; k1 += threads) {
+    r87_ = t86[k1] * p_gmmconv0_isigma[k1];
+    grad_gmmconv0_isigma[k1] = r87_ + r87_;
   }
 }
 
@@ -1578,49 +1541,49 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   gnn_profile_step(m->ctx, "backward 17 kernel fused %13 %14 %15 %16 %18 %19 %32 %33 %34 %35 %36 %37 %46 %47 %49 %50 %55 %56 %57 %58 %59 %62 %63 %64 %65 %66 %67 %69 %70 %71 %77 %78 %82 %83 %84 %85 %86 %89 %90 %91 %92 %93 %94 %95 %96 %97; in memory: %59 %65 %71 %86 %92 %97");
   /* 18: %59 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
+    const unsigned blocks = 1;
     monet_k8_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t59, m->acc59);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 18 kernel %59 reduce_rows.sum");
   /* 19: %65 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
+    const unsigned blocks = 1;
     monet_k9_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->grad_gmmconv1_mu_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 19 kernel %65 reduce_rows.sum");
   /* 20: %71 reduce_rows.matmul_tn */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 64 - 1) / 64);
+    const unsigned blocks = 1;
     monet_k10_reduce_rows_matmul_tn_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[4], m->grad_gmmconv1_P_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 20 kernel %71 reduce_rows.matmul_tn");
   /* 21: %86 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
+    const unsigned blocks = 1;
     monet_k11_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t86, m->acc86);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 21 kernel %86 reduce_rows.sum");
   /* 22: %92 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
+    const unsigned blocks = 1;
     monet_k12_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[1], m->grad_gmmconv0_mu_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 22 kernel %92 reduce_rows.sum");
   /* 23: %97 reduce_rows.matmul_tn */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 64 - 1) / 64);
+    const unsigned blocks = 1;
     monet_k13_reduce_rows_matmul_tn_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[0], m->grad_gmmconv0_P_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 23 kernel %97 reduce_rows.matmul_tn");
   /* 24: fused %60 %61 %87 %88; in memory: %61 %88 */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
+    const unsigned blocks = 1;
     monet_k14_apply_global_add_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->t59, m->param[6], m->grad[6], m->t86, m->param[2], m->grad[2]);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }

@@ -425,26 +425,20 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k4_apply_vertex_relu_grad
     if (blk_grad_rgcnconv0_b_acc[i] != 0) atomicAdd(&grad_rgcnconv0_b_acc[i], blk_grad_rgcnconv0_b_acc[i]);
 }
 
-/* rgcn_k5_reduce_rows_sum_finish_global: one group, 2 lanes per group, 128 groups per block. %28 reduce_rows.sum (the float64 sums to float) */
+/* rgcn_k5_reduce_rows_sum_finish_global: grid-wide, a thread per element (2 in its longest loop), 256 threads per block. %28 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) rgcn_k5_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_rgcnconv1_b, const double *__restrict__ grad_rgcnconv1_b_acc) {
-  const int lane = threadIdx.x % 2;
-  const int64_t row = (int64_t)blockIdx.x * 128 + threadIdx.x / 2;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 2;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 2; k += threads) {
     grad_rgcnconv1_b[k] = grad_rgcnconv1_b_acc[k];
   }
 }
 
-/* rgcn_k6_reduce_rows_sum_finish_global: one group, 16 lanes per group, 16 groups per block. %40 reduce_rows.sum (the float64 sums to float) */
+/* rgcn_k6_reduce_rows_sum_finish_global: grid-wide, a thread per element (16 in its longest loop), 256 threads per block. %40 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) rgcn_k6_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_rgcnconv0_b, const double *__restrict__ grad_rgcnconv0_b_acc) {
-  const int lane = threadIdx.x % 16;
-  const int64_t row = (int64_t)blockIdx.x * 16 + threadIdx.x / 16;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 16;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 16; k += threads) {
     grad_rgcnconv0_b[k] = grad_rgcnconv0_b_acc[k];
   }
 }
@@ -1057,14 +1051,14 @@ gnn_status rgcn_backward(rgcn_model *m, const float *grad_out) {
   gnn_profile_step(m->ctx, "backward 14 kernel fused %28 %37 %39 %40 %42 %43; in memory: %28 %39 %40 %43");
   /* 15: %28 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 128 - 1) / 128);
+    const unsigned blocks = 1;
     rgcn_k5_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->grad_rgcnconv1_b_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 15 kernel %28 reduce_rows.sum");
   /* 16: %40 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 16 - 1) / 16);
+    const unsigned blocks = 1;
     rgcn_k6_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->grad_rgcnconv0_b_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }

@@ -371,28 +371,20 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k4_relu_grad_sums_ve
     if (blk_grad_sageconv0_b_acc[i] != 0) atomicAdd(&grad_sageconv0_b_acc[i], blk_grad_sageconv0_b_acc[i]);
 }
 
-/* graphsage_k5_reduce_rows_sum_finish_global: one group, 8 lanes per group, 32 groups per block. %25 reduce_rows.sum (the float64 sums to float) */
+/* graphsage_k5_reduce_rows_sum_finish_global: grid-wide, a thread per element (7 in its longest loop), 256 threads per block. %25 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) graphsage_k5_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_sageconv1_b, const double *__restrict__ grad_sageconv1_b_acc) {
-  const int lane = threadIdx.x % 8;
-  const int64_t row = (int64_t)blockIdx.x * 32 + threadIdx.x / 8;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 8;
-    if (k < 7) {
-      grad_sageconv1_b[k] = grad_sageconv1_b_acc[k];
-    }
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 7; k += threads) {
+    grad_sageconv1_b[k] = grad_sageconv1_b_acc[k];
   }
 }
 
-/* graphsage_k6_reduce_rows_sum_finish_global: one group, 16 lanes per group, 16 groups per block. %36 reduce_rows.sum (the float64 sums to float) */
+/* graphsage_k6_reduce_rows_sum_finish_global: grid-wide, a thread per element (16 in its longest loop), 256 threads per block. %36 reduce_rows.sum (the float64 sums to float) */
 extern "C" __global__ void __launch_bounds__(256) graphsage_k6_reduce_rows_sum_finish_global(int64_t nrows, float *__restrict__ grad_sageconv0_b, const double *__restrict__ grad_sageconv0_b_acc) {
-  const int lane = threadIdx.x % 16;
-  const int64_t row = (int64_t)blockIdx.x * 16 + threadIdx.x / 16;
-  if (row >= nrows) return;  /* a whole group leaves together */
-  #pragma unroll
-  for (int i = 0; i < 1; i++) {
-    const int64_t k = lane + (int64_t)i * 16;
+  const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
+  (void)nrows;  /* the one global row */
+  for (int64_t k = thread; k < 16; k += threads) {
     grad_sageconv0_b[k] = grad_sageconv0_b_acc[k];
   }
 }
@@ -992,14 +984,14 @@ gnn_status graphsage_backward(graphsage_model *m, const float *grad_out) {
   gnn_profile_step(m->ctx, "backward 14 kernel fused %25 %32 %34 %35 %36; in memory: %25 %35 %36");
   /* 15: %25 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 32 - 1) / 32);
+    const unsigned blocks = 1;
     graphsage_k5_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[5], m->grad_sageconv1_b_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   gnn_profile_step(m->ctx, "backward 15 kernel %25 reduce_rows.sum");
   /* 16: %36 reduce_rows.sum */
   if (1 > 0) {
-    const unsigned blocks = (unsigned)((1 + 16 - 1) / 16);
+    const unsigned blocks = 1;
     graphsage_k6_reduce_rows_sum_finish_global<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(1, m->grad[2], m->grad_sageconv0_b_acc);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }

@@ -34,6 +34,8 @@
 #                                  vs glibc over every 61st float32 and the special values: <= 1 and
 #                                  <= 2 ulp on normal results, +0 below FLT_MIN, inf/-1/NaN as glibc
 #   codegen/rng/...                the dropout draws of the CUDA and host code paths agree
+#   codegen/grid-wide/...          EdgeConv's element-wise global kernels run grid-wide (128 blocks, no
+#                                  lanes); a global kernel whose lanes cooperate stays one group
 #   codegen/cuda-lib/...           gnnc -o lib.so --target=cuda builds a CUDA library with nvcc,
 #                                  SASS for each --arch and the PTX of the last one
 # Models: every dsl-examples/*.gnn at its own widths on Cora (EdgeConv on the point cloud, R-GCN
@@ -174,6 +176,38 @@ for cg_f in dsl-examples/*.gnn tests/codegen/kept_roots.gnn; do
     done
   done
 done
+
+# ---- element-wise global kernels run grid-wide (emit_cuda.c, grid_elementwise): EdgeConv's two
+# parameter-sized apply_global kernels (32,768 elements in the longest loop) ran as one group of 32
+# lanes, 1,024 iterations on one warp; now a thread per element, ceil(32768 / 256) = 128 blocks, no
+# barrier. A global kernel whose lanes read each other's elements (a softmax over a parameter's
+# row) stays one group. (The numbers: the GPU suites, codegen with CG_TARGET=cuda.)
+if cg_plain; then
+  if ! cg_out=$("$GNNC" dsl-examples/edgeconv.gnn --emit=cu -o "$cg/grid-edgeconv.cu" 2>&1); then
+    fail codegen/grid-wide/edgeconv "$(cg_tail "$cg_out")"
+  else
+    cg_bad=
+    for cg_k in dgcnn_k0_apply_global_sub_global dgcnn_k14_apply_global_add_global; do
+      cg_body=$(awk -v k="$cg_k" '$0 ~ "^/\\* " k ":" { p = 1 } p { print } p && /^}/ { exit }' "$cg/grid-edgeconv.cu")
+      case $cg_body in
+        *": grid-wide, a thread per element (32768 in its longest loop)"*) ;;
+        *) cg_bad="$cg_bad $cg_k is not grid-wide;" ;;
+      esac
+      case $cg_body in *__syncwarp*|*lane*) cg_bad="$cg_bad $cg_k still has lanes or barriers;" ;; esac
+      grep -A2 "const unsigned blocks = 128;" "$cg/grid-edgeconv.cu" | grep -q "$cg_k<<<blocks, 256" ||
+        cg_bad="$cg_bad $cg_k is not launched on 128 blocks of 256;"
+    done
+    if [ -z "$cg_bad" ]; then pass codegen/grid-wide/edgeconv; else fail codegen/grid-wide/edgeconv "$cg_bad"; fi
+  fi
+  if ! cg_out=$("$GNNC" tests/codegen/global_softmax.gnn --emit=cu -o "$cg/grid-softmax.cu" 2>&1); then
+    fail codegen/grid-wide/cooperating-lanes "$(cg_tail "$cg_out")"
+  elif grep -q '^/\* globalsoftmax_k[0-9]*_sub_global: one group, 4 lanes per group' "$cg/grid-softmax.cu" &&
+       grep -q '^/\* globalsoftmax_k[0-9]*_reduce_rows_sum_finish_global: grid-wide' "$cg/grid-softmax.cu"; then
+    pass codegen/grid-wide/cooperating-lanes
+  else
+    fail codegen/grid-wide/cooperating-lanes "the softmax's global kernel is not one group, or the finish kernel not grid-wide: $(grep '_global: ' "$cg/grid-softmax.cu" | cut -c1-100 | tr '\n' ' ')"
+  fi
+fi
 
 # ---- a CUDA shared library through gnnc itself (nvcc, linked against build/lib/libgnnrt.so),
 # with the default --arch: SASS for sm_80 and the PTX of compute_80, which the driver compiles
