@@ -31,7 +31,7 @@ BUILD   := build
 SRCS    := compiler/arena.c compiler/diag.c compiler/ir.c compiler/ir_print.c compiler/verify.c \
            compiler/pipeline.c compiler/graph.c compiler/interp.c compiler/gradcheck.c compiler/kbuild.c compiler/lower_op.c \
            compiler/lower_fused.c compiler/lower_groups.c compiler/lower_pieces.c compiler/lower_tiles.c compiler/lower_walk.c compiler/lower.c compiler/kstats.c compiler/gpucost.c compiler/kir.c compiler/kverify.c compiler/emit_model_header.c compiler/emit_model.c compiler/emit_host.c compiler/emit_host_expr.c compiler/emit_host_lanes.c compiler/emit_host_prefetch.c compiler/emit_host_gemm.c \
-           compiler/emit_cuda.c compiler/build.c compiler/sha256.c compiler/tune.c \
+           compiler/emit_cuda.c compiler/build.c compiler/build_run.c compiler/sha256.c compiler/tune.c \
            compiler/passes/sema.c compiler/passes/sema_scope.c compiler/passes/canonicalize.c compiler/passes/reorg.c compiler/passes/autodiff.c \
            compiler/passes/compose.c compiler/passes/checkpoint.c compiler/passes/fuse.c compiler/passes/hoist.c
 GENSRCS := $(BUILD)/parser.c $(BUILD)/lexer.c

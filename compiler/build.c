@@ -18,13 +18,11 @@
  * GNNC_RUNTIME_LIB, else relative to the gnnc executable (an installed tree, or the build tree
  * wherever it was copied: find_runtime), else in the source tree gnnc was built from.
  *
- * A CUDA library is two nvcc runs: the object (the slow part), then the link. GNNC_CUDA_CACHE=DIR
- * keeps the objects under a hash of their inputs that names no path, so a tree built and warmed
- * on a machine without a GPU builds its CUDA libraries on a GPU machine without nvcc's compile
- * (make gpu-check-prepare, docs/gpu.md).
+ * The compilers run through build_run.c, which keeps their work in GNNC_CUDA_CACHE (nvcc's
+ * objects) and GNNC_HOST_CACHE (host libraries) when those are set.
  */
 #include "build.h"
-#include "sha256.h"
+#include "build_run.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -317,150 +315,6 @@ static bool find_runtime(Target t, char **inc, char **lib) {
   return true;
 }
 
-/* Runs argv, waits; true on exit status 0. The command line is echoed with -v. */
-static bool run(char **argv, bool verbose) {
-  if (verbose) {
-    for (char **a = argv; *a; a++) fprintf(stderr, "%s%s", a == argv ? "" : " ", *a);
-    fputc('\n', stderr);
-  }
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0) {
-    fprintf(stderr, "gnnc: cannot start '%s': %s\n", argv[0], strerror(errno));
-    return false;
-  }
-  if (pid == 0) {
-    execvp(argv[0], argv);
-    fprintf(stderr, "gnnc: cannot run '%s': %s\n", argv[0], strerror(errno));
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return false;
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
-  fprintf(stderr, "gnnc: '%s' failed (%s %d)\n", argv[0], WIFEXITED(status) ? "exit status" : "signal",
-          WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-  return false;
-}
-
-/* ---------------------------------------------------------------- the CUDA object cache
- * GNNC_CUDA_CACHE=DIR keeps nvcc's work, the model's object file, under the SHA-256 of everything
- * that decides it: a format tag, nvcc's release ("release 13.0": objects of one release link
- * with any of its builds), the compile arguments less their paths (-I, the source, -o), the .cu
- * and its .h as written, and the runtime headers they include, by content. So the key names no
- * folder: a GPU machine reuses what `make gpu-check-prepare` compiled on a machine without one,
- * in another tree, and spends no GPU time in nvcc (docs/gpu.md). The link (host only, under a
- * second) always runs here, with this machine's paths. A hit or miss is appended to DIR/log. */
-
-/* Appends the file's bytes to s; false if it cannot be read. */
-static bool hash_file(Sha256 *s, const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return false;
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) sha256_update(s, buf, n);
-  bool ok = !ferror(f);
-  fclose(f);
-  return ok;
-}
-
-static void hash_str(Sha256 *s, const char *str) { sha256_update(s, str, strlen(str) + 1); }
-
-/* nvcc's "release X.Y" (malloc'ed), or NULL when nvcc does not answer. */
-static char *nvcc_release(void) {
-  FILE *f = popen("nvcc --version 2>/dev/null", "r");
-  if (!f) return NULL;
-  char line[512], *rel = NULL;
-  while (fgets(line, sizeof line, f)) {
-    char *r = strstr(line, "release ");
-    if (r && !rel) {
-      size_t n = strcspn(r, ",\n");
-      rel = strndup(r, n);
-    }
-  }
-  pclose(f);
-  return rel;
-}
-
-/* The cache key of the object that compile_argv makes (argv: nvcc's words; skip: the words that
- * are paths, left out), or false when the cache cannot be used. */
-static bool cuda_cache_key(char **argv, char **skip, const char *inc, const char *src, const char *hdr, char key[65]) {
-  char *rel = nvcc_release();
-  if (!rel) return false;
-  Sha256 s;
-  sha256_init(&s);
-  hash_str(&s, "gnnc-cuda-object 1");
-  hash_str(&s, rel);
-  free(rel);
-  for (char **a = argv; *a; a++) {
-    bool path = false;
-    for (char **k = skip; *k; k++) path |= *a == *k;
-    if (!path) hash_str(&s, *a);
-  }
-  bool ok = hash_file(&s, src) && hash_file(&s, hdr);
-  static const char *rt_headers[] = {"gnn_model.h", "gnnrt.h", "gnnrt_rng.h"};
-  for (size_t i = 0; ok && i < sizeof rt_headers / sizeof *rt_headers; i++) {
-    char *h = cat(inc, "/", rt_headers[i]);
-    ok = hash_file(&s, h);
-    free(h);
-  }
-  sha256_hex(&s, key);
-  return ok;
-}
-
-static bool copy_file(const char *from, const char *to) {
-  FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
-  bool ok = in && out;
-  char buf[65536];
-  size_t n;
-  while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, n, out) == n;
-  ok = ok && !ferror(in);
-  if (in) fclose(in);
-  if (out) ok &= fclose(out) == 0;
-  return ok;
-}
-
-static void cache_log(const char *dir, const char *what, const char *key, const char *name) {
-  char *path = cat(dir, "/log", "");
-  FILE *f = fopen(path, "a");
-  if (f) {
-    fprintf(f, "%s %s %s\n", what, key, name);
-    fclose(f);
-  }
-  free(path);
-}
-
-/* The object of src (compile_argv ends with "-o obj"): from GNNC_CUDA_CACHE on a hit, else by
- * running nvcc and, with the cache set, storing it (a temporary name, then rename: concurrent
- * builds of one model each store a whole file). */
-static bool compile_cuda_object(char **argv, char **skip, const char *inc, const char *src, const char *hdr,
-                                const char *obj, const char *name, bool verbose) {
-  const char *dir = getenv("GNNC_CUDA_CACHE");
-  char key[65];
-  if (!dir || !*dir || !cuda_cache_key(argv, skip, inc, src, hdr, key)) return run(argv, verbose);
-  mkdir(dir, 0777); /* an error shows below: a cache that cannot be written is no error */
-  char *cached = cat(dir, "/", key);
-  char *cached_o = cat(cached, ".o", "");
-  bool ok;
-  if (exists(cached_o) && copy_file(cached_o, obj)) {
-    if (verbose) fprintf(stderr, "gnnc: the CUDA object from %s (GNNC_CUDA_CACHE)\n", cached_o);
-    cache_log(dir, "hit", key, name);
-    ok = true;
-  } else {
-    ok = run(argv, verbose);
-    cache_log(dir, ok ? "miss" : "miss-failed", key, name);
-    if (ok) {
-      char tmp[64];
-      snprintf(tmp, sizeof tmp, ".%ld.tmp", (long)getpid());
-      char *t = cat(cached_o, tmp, "");
-      if (!copy_file(obj, t) || rename(t, cached_o) != 0) remove(t);
-      free(t);
-    }
-  }
-  free(cached);
-  free(cached_o);
-  return ok;
-}
 
 /* The nvcc words of a CUDA library: -gencode for each --arch, and the PTX of the last. */
 static int cuda_gencodes(const char *arch_list, char *gencode[8]) {
@@ -522,7 +376,7 @@ static bool build_cuda_library(const EmitOpts *eo, const char *inc, const char *
   n = add_env_flags(argv, n, 60, "GNNC_NVCC_FLAGS", &extra_c);
   argv[n] = NULL;
   char *paths[] = {incflag, srcf, obj, NULL};
-  bool ok = compile_cuda_object(argv, paths, inc, srcf, hdrf, obj, name, eo->verbose);
+  bool ok = build_cuda_object(argv, paths, inc, srcf, hdrf, obj, name, eo->verbose);
   if (ok) {
     n = 0;
     argv[n++] = "nvcc";
@@ -541,7 +395,7 @@ static bool build_cuda_library(const EmitOpts *eo, const char *inc, const char *
     argv[n++] = rpath;
     n = add_env_flags(argv, n, 60, "GNNC_NVCC_FLAGS", &extra_l);
     argv[n] = NULL;
-    ok = run(argv, eo->verbose);
+    ok = build_run(argv, eo->verbose);
   }
   remove(obj);
   for (int i = 0; i < ngen; i++) free(gencode[i]);
@@ -569,7 +423,8 @@ static int gcc_major(const char *cc) {
   return clang ? 0 : major;
 }
 
-static bool build_host_library(const EmitOpts *eo, const char *inc, const char *lib, const char *srcf, const char *outtmp) {
+static bool build_host_library(const EmitOpts *eo, const char *inc, const char *lib, const char *srcf, const char *outtmp,
+                               const char *name) {
   char *march = cat("-march=", eo->host_march ? eo->host_march : "native", "");
   char *incflag = cat("-I", inc, ""), *libflag = cat("-L", lib, ""), *rpath = cat("-Wl,-rpath,", lib, "");
   char *argv[64], *extra = NULL;
@@ -607,7 +462,7 @@ static bool build_host_library(const EmitOpts *eo, const char *inc, const char *
   argv[n++] = rpath;
   n = add_env_flags(argv, n, 60, "GNNC_HOST_CFLAGS", &extra); /* after ours */
   argv[n] = NULL;
-  bool ok = run(argv, eo->verbose);
+  bool ok = build_host_cached(argv, inc, srcf, outtmp, name, eo->verbose);
   free(extra), free(march), free(incflag), free(libflag), free(rpath);
   return ok;
 }
@@ -634,7 +489,7 @@ static bool build_library(const KProgram *p, const EmitOpts *eo) {
   bool ok = write_sources(p, eo, eo->target, dir, name);
   char *src = cat(dir, "/", name), *srcf = cat(src, cuda ? ".cu" : ".c", "");
   char *outtmp = tmp_name(out);
-  if (ok) ok = cuda ? build_cuda_library(eo, inc, lib, dir, name, outtmp) : build_host_library(eo, inc, lib, srcf, outtmp);
+  if (ok) ok = cuda ? build_cuda_library(eo, inc, lib, dir, name, outtmp) : build_host_library(eo, inc, lib, srcf, outtmp, name);
   if (ok && rename(outtmp, out) != 0) {
     fprintf(stderr, "gnnc: cannot write '%s': %s\n", out, strerror(errno));
     ok = false;

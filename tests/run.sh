@@ -28,6 +28,22 @@ if [ -z "${PY:-}" ]; then
   /usr/bin/python3 -c 'import numpy' > /dev/null 2>&1 && PY=/usr/bin/python3
 fi
 export PY
+# The compile caches: gnnc's (GNNC_HOST_CACHE, GNNC_CUDA_CACHE: compiler/build_run.c) for the
+# libraries the suites build, and cached_tool's (below) for their compile checks, in
+# build/test-cache, shared by the suites' processes and kept from make test to make test-asan:
+# gnnc and the sanitized gnnc emit the same sources, so the second run's compiles are the first's
+# (and each codegen shard's libraries the other's). A key holds every input of its compile, so a
+# hit stands for the same compile of the same bytes by the same compiler. Entries unused for a
+# day are removed; TEST_CACHE= (empty) turns both off; a GNNC_*_CACHE already set is kept.
+[ -n "${TEST_CACHE+set}" ] || TEST_CACHE=$ROOT/build/test-cache
+if [ -n "$TEST_CACHE" ] && mkdir -p "$TEST_CACHE"; then
+  find "$TEST_CACHE" -type f -mmin +1440 -delete 2> /dev/null
+  for _run_log in "$TEST_CACHE"/*/log; do # gnnc's hit/miss logs: cut when past 1 MB
+    [ -f "$_run_log" ] && [ "$(stat -c %s "$_run_log")" -gt 1000000 ] && : > "$_run_log"
+  done
+  export GNNC_HOST_CACHE=${GNNC_HOST_CACHE:-$TEST_CACHE/host} GNNC_CUDA_CACHE=${GNNC_CUDA_CACHE:-$TEST_CACHE/cuda}
+fi
+export TEST_CACHE
 npass=0
 nfail=0
 nskip=0
@@ -47,6 +63,44 @@ report_lines() {
   if [ "$n" -eq 0 ] || { [ "$rc" -ne 0 ] && ! grep -q '^FAIL ' <<< "$out"; }; then
     fail "$prefix/exit" "exit $rc: $(tail -n 3 <<< "$out" | tr '\n' ' ')"
   fi
+}
+# cached_tool OUT TOOL ARG...: TOOL ARG... (a compile check run in the current folder, making the
+# file OUT), printing its output and returning its status. With TEST_CACHE, a run that succeeds
+# and prints nothing is stored under the hash of TOOL's --version (and g++'s, nvcc's host
+# compiler), the words (a file by its name), the bytes of each file named (OUT aside) and of the .h beside
+# a .c or .cu, and runtime/*.h: a later hit restores OUT, prints nothing and succeeds. A run that
+# fails or warns runs again every time.
+cached_tool() {
+  local out=$1 key f log rc
+  shift
+  if [ -z "${TEST_CACHE:-}" ]; then
+    "$@" 2>&1
+    return
+  fi
+  key=$({
+    "$1" --version 2>&1
+    [ "$1" = nvcc ] && g++ --version 2>&1
+    for f in "$@"; do # a file by its name alone: the suites' folders differ from run to run
+      if [ -f "$f" ] || [ "$f" = "$out" ]; then printf '%s\n' "${f##*/}"; else printf '%s\n' "$f"; fi
+    done
+    for f in "$@"; do
+      [ "$f" != "$out" ] && [ -f "$f" ] || continue
+      cat -- "$f"
+      case $f in *.c | *.cu) [ -f "${f%.*}.h" ] && cat -- "${f%.*}.h" ;; esac
+    done
+    cat "$ROOT"/runtime/*.h
+  } | sha256sum | cut -c1-64)
+  if [ -f "$TEST_CACHE/tools/$key" ] && cp "$TEST_CACHE/tools/$key" "$out"; then
+    touch "$TEST_CACHE/tools/$key"
+    return 0
+  fi
+  log=$("$@" 2>&1)
+  rc=$?
+  [ -n "$log" ] && printf '%s\n' "$log"
+  if [ $rc -eq 0 ] && [ -z "$log" ] && [ -f "$out" ] && mkdir -p "$TEST_CACHE/tools"; then
+    cp "$out" "$TEST_CACHE/tools/$key.$$" && mv "$TEST_CACHE/tools/$key.$$" "$TEST_CACHE/tools/$key"
+  fi
+  return $rc
 }
 # TEST_SHARD=I/N (make gpu-check runs the long GPU suites as N processes at once, I = 0 .. N-1):
 # shard_take, called once per numeric check by the suites that support it (codegen, lang), is true

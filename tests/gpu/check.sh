@@ -8,7 +8,7 @@
 #
 #   --prepare (on the machine without a GPU, after make builds everything): runs the same steps
 #     with GNNC_CUDA_CACHE=build/cuda-cache, so every CUDA object the checks will build is
-#     compiled here by nvcc (compiler/build.c keys them by content, never by path); the GPU steps
+#     compiled here by nvcc (compiler/build_run.c keys them by content, never by path); the GPU steps
 #     themselves fail here and are ignored. Then packs build/gpu-kit.tar.gz: gnnc, the runtimes,
 #     the drivers and test programs, the object cache, the host libraries the host runtime links
 #     (OpenBLAS and its Fortran runtime, which the GPU machine lacks) and the commit it came from.

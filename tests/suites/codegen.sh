@@ -64,7 +64,7 @@ cg_cc_check() {
   local cc out
   for cc in gcc clang; do
     need_tool "$1/$cc" $cc || continue
-    if out=$($cc -std=c11 -O1 -fopenmp -Wall -Wextra -Werror -I"$ROOT/runtime" -c "$2.c" -o "$2-$cc.o" 2>&1); then
+    if out=$(cached_tool "$2-$cc.o" $cc -std=c11 -O1 -fopenmp -Wall -Wextra -Werror -I"$ROOT/runtime" -c "$2.c" -o "$2-$cc.o"); then
       pass "$1/$cc"
     else
       fail "$1/$cc" "$(cg_tail "$out")"
@@ -76,8 +76,9 @@ cg_nvcc_check() {
   local out
   if ! command -v nvcc >/dev/null; then
     fail "$1" "nvcc not found (the CUDA toolkit is required)"
-  elif out=$(cd "$(dirname "$2")" && nvcc -std=c++17 -gencode=arch=compute_80,code=sm_80 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \
-             -I"$ROOT/runtime" -c "$(basename "$2").cu" -o "$(basename "$2").o" 2>&1) && ! printf '%s' "$out" | grep -qi warning; then
+  elif out=$(cd "$(dirname "$2")" && cached_tool "$(basename "$2").o" nvcc -std=c++17 -gencode=arch=compute_80,code=sm_80 -Werror all-warnings \
+             -Xcompiler -Wall,-Wextra,-Werror -I"$ROOT/runtime" -c "$(basename "$2").cu" -o "$(basename "$2").o") &&
+       ! printf '%s' "$out" | grep -qi warning; then
     pass "$1"
   else
     fail "$1" "$(cg_tail "$out")"
@@ -97,8 +98,8 @@ for cg_m in $cg_models_compile; do
     fi
     if ! command -v nvcc >/dev/null; then
       fail "codegen/nvcc/$cg_m/$cg_map" "nvcc not found (the CUDA toolkit is required)"
-    elif cg_out=$(cd "$cg" && nvcc -std=c++17 -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90 \
-        -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -I"$ROOT/runtime" -c "$cg_m-$cg_map.cu" -o "$cg_m-$cg_map.o" 2>&1) &&
+    elif cg_out=$(cd "$cg" && cached_tool "$cg_m-$cg_map.o" nvcc -std=c++17 -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90 \
+        -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -I"$ROOT/runtime" -c "$cg_m-$cg_map.cu" -o "$cg_m-$cg_map.o") &&
         ! printf '%s' "$cg_out" | grep -qi warning; then
       pass "codegen/nvcc/$cg_m/$cg_map"
     else
@@ -166,7 +167,7 @@ for cg_f in dsl-examples/*.gnn tests/codegen/kept_roots.gnn; do
       fi
       if ! command -v nvcc >/dev/null; then
         fail "$cg_name" "nvcc not found (the CUDA toolkit is required)"
-      elif ! cg_out=$(cd "$cg" && nvcc -ptx -O3 -arch=sm_90 -I"$ROOT/runtime" "$cg_rs-lanes.cu" -o "$cg_rs-lanes.ptx" 2>&1); then
+      elif ! cg_out=$(cd "$cg" && cached_tool "$cg_rs-lanes.ptx" nvcc -ptx -O3 -arch=sm_90 -I"$ROOT/runtime" "$cg_rs-lanes.cu" -o "$cg_rs-lanes.ptx"); then
         fail "$cg_name" "nvcc -ptx: $(cg_tail "$cg_out")"
       elif cg_out=$("$PY" tests/codegen/restrict_check.py ptx "$cg_rs.cu" "$cg_rs-lanes.ptx" 2>&1); then
         pass "$cg_name"

@@ -12,6 +12,15 @@
 #                                 RUNPATH its own tree's lib
 #   gpukit/cuda-cache/key-headers a changed runtime header is another key (a miss): the key covers
 #                                 what the source includes, not only the source
+#   gpukit/host-cache/hit         GNNC_HOST_CACHE: the same host library built twice compiles once
+#                                 (a miss, then a hit: no cc run, -v names the command it stands
+#                                 in for), the two libraries the same bytes, and it runs
+#   gpukit/host-cache/key-...     another GNNC_HOST_CFLAGS, another model, a changed runtime header:
+#                                 each another key (a miss); without GNNC_HOST_CACHE, no cache
+#   gpukit/cached-tool            tests/run.sh's cached_tool (the suites' compile checks): a second
+#                                 run of the same compile is a hit (the tool does not run, OUT is
+#                                 restored); a changed source or the .h beside it runs again; a
+#                                 run that warns or fails is never stored; TEST_CACHE= turns it off
 #   gpukit/skip/allowed, /strict  need_tool: with ALLOW_SKIP=1 a missing tool is "SKIP NAME: no
 #                                 TOOL" and the closing line counts it skipped; without, a failure
 #   gpukit/jobs/...               tests/run.sh's TEST_JOBS: suites at once in their own processes
@@ -75,7 +84,7 @@ else
      gk_out=$(GNNC_CUDA_CACHE=$gk_c "$gk/a/build/gnnc" dsl-examples/gcn.gnn --target=cuda -v -o "$gk/a/libgcn.so" 2>&1) &&
      [ "$(cut -d' ' -f1,3 "$gk_c/log" | xargs)" = "miss gcn hit gcn" ] &&
      [ "$(cut -d' ' -f2 "$gk_c/log" | sort -u | wc -l)" = 1 ] &&
-     grep -q 'the CUDA object from' <<< "$gk_out" && ! grep -q -- ' -c ' <<< "$gk_out" &&
+     grep -q '^gnnc: the CUDA object from .*, in place of: nvcc .* -c ' <<< "$gk_out" && ! grep -q -- '^nvcc .* -c ' <<< "$gk_out" &&
      [ "$(gk_runpath "$gk/a/libgcn.so")" = "$gk/a/build/lib" ] && [ "$(gk_runpath "$gk/libgcn.so")" = "$ROOT/build/lib" ]; then
     pass gpukit/cuda-cache/hit
   else
@@ -90,6 +99,68 @@ else
   fi
   cp runtime/gnnrt.h "$gk/a/runtime/gnnrt.h"
 fi
+
+# ---- the host library cache (GNNC_HOST_CACHE, compiler/build_run.c)
+gk_h=$gk/host-cache
+mkdir -p "$gk/h1" "$gk/h2" "$gk/h3"
+if gk_out=$(GNNC_HOST_CACHE=$gk_h "$GNNC" dsl-examples/gcn.gnn --target=host -o "$gk/h1/libgcn.so" 2>&1) &&
+   gk_out=$(GNNC_HOST_CACHE=$gk_h "$GNNC" dsl-examples/gcn.gnn --target=host -v -o "$gk/h2/libgcn.so" 2>&1) &&
+   [ "$(cut -d' ' -f1,3 "$gk_h/log" | xargs)" = "miss gcn hit gcn" ] &&
+   grep -q '^gnnc: the host library from .*(GNNC_HOST_CACHE), in place of: [^ ]* -O3 .* -shared ' <<< "$gk_out" &&
+   ! grep -q -- '^[^ ]* -O3 .* -shared ' <<< "$gk_out" &&
+   cmp -s "$gk/h1/libgcn.so" "$gk/h2/libgcn.so" && [ -x "$gk/h2/libgcn.so" ] &&
+   gk_out=$(build/bin/gnn-run "$gk/h2/libgcn.so" --graph data/cora --repeat 1 --warmup 0 2>&1) && grep -q '^checksum' <<< "$gk_out"; then
+  pass gpukit/host-cache/hit
+else
+  fail gpukit/host-cache/hit "$(gk_tail "$gk_out") log: $(tr '\n' ';' < "$gk_h/log" 2> /dev/null)"
+fi
+# another flag, another model, a changed runtime header (the relocated tree's): each a miss;
+# without GNNC_HOST_CACHE, no cache at all
+if gk_out=$(GNNC_HOST_CACHE=$gk_h GNNC_HOST_CFLAGS=-DGK_OTHER "$GNNC" dsl-examples/gcn.gnn --target=host -o "$gk/h3/libgcn.so" 2>&1) &&
+   gk_out=$(GNNC_HOST_CACHE=$gk_h "$GNNC" dsl-examples/sage.gnn --target=host -o "$gk/h3/libgcn.so" 2>&1) &&
+   [ "$(cut -d' ' -f1 "$gk_h/log" | xargs)" = "miss hit miss miss" ] && [ "$(ls "$gk_h"/*.so | wc -l)" = 3 ]; then
+  pass gpukit/host-cache/key-flags-source
+else
+  fail gpukit/host-cache/key-flags-source "$(gk_tail "$gk_out") log: $(tr '\n' ';' < "$gk_h/log" 2> /dev/null)"
+fi
+if gk_out=$(GNNC_HOST_CACHE=$gk_h "$gk/a/build/gnnc" dsl-examples/gcn.gnn --target=host -o "$gk/h3/libgcn.so" 2>&1) &&
+   gk_out=$(GNNC_HOST_CACHE=$gk_h "$gk/a/build/gnnc" dsl-examples/gcn.gnn --target=host -o "$gk/h3/libgcn.so" 2>&1) &&
+   echo "/* a changed header */" >> "$gk/a/runtime/gnnrt_rng.h" &&
+   gk_out=$(GNNC_HOST_CACHE=$gk_h "$gk/a/build/gnnc" dsl-examples/gcn.gnn --target=host -o "$gk/h3/libgcn.so" 2>&1) &&
+   [ "$(cut -d' ' -f1 "$gk_h/log" | tail -3 | xargs)" = "miss hit miss" ] &&
+   gk_out=$(env -u GNNC_HOST_CACHE "$GNNC" dsl-examples/gcn.gnn --target=host -o "$gk/h3/libgcn.so" 2>&1) &&
+   [ "$(wc -l < "$gk_h/log")" = 7 ]; then
+  pass gpukit/host-cache/key-headers
+else
+  fail gpukit/host-cache/key-headers "$(gk_tail "$gk_out") log: $(tr '\n' ';' < "$gk_h/log" 2> /dev/null)"
+fi
+cp runtime/gnnrt_rng.h "$gk/a/runtime/gnnrt_rng.h"
+
+# ---- the suites' compile-check cache (cached_tool, tests/run.sh): a tool that counts its runs
+mkdir -p "$gk/ct"
+printf '%s\n' '#!/bin/bash' '[ "$1" = --version ] && { echo "tool 1"; exit 0; }' 'echo run >> "$GK_COUNT"' \
+  '[ -n "${GK_WARN:-}" ] && echo "warning: $GK_WARN"' 'cp "$1" "$2"' > "$gk/ct/tool"
+chmod +x "$gk/ct/tool"
+gk_runs() { wc -l < "$gk/ct/count" 2> /dev/null | tr -d ' '; }
+(
+  cd "$gk/ct" || exit 1
+  export GK_COUNT=$gk/ct/count TEST_CACHE=$gk/ct/cache
+  echo one > in.c
+  o1=$(cached_tool out.o ./tool in.c out.o) && [ -z "$o1" ] && [ "$(gk_runs)" = 1 ] && rm out.o &&
+    o2=$(cached_tool out.o ./tool in.c out.o) && [ -z "$o2" ] && [ "$(gk_runs)" = 1 ] && [ "$(cat out.o)" = one ] || exit 2
+  echo two > in.c
+  cached_tool out.o ./tool in.c out.o > /dev/null && [ "$(gk_runs)" = 2 ] && [ "$(cat out.o)" = two ] || exit 3
+  echo one > in.h # the header beside the source is in the key
+  echo one > in.c
+  cached_tool out.o ./tool in.c out.o > /dev/null && [ "$(gk_runs)" = 3 ] || exit 4
+  echo three > in.c # a run that warns is never stored
+  o3=$(GK_WARN=w cached_tool out.o ./tool in.c out.o) && [ "$o3" = "warning: w" ] &&
+    o3=$(GK_WARN=w cached_tool out.o ./tool in.c out.o) && [ "$o3" = "warning: w" ] && [ "$(gk_runs)" = 5 ] || exit 5
+  TEST_CACHE= cached_tool out.o ./tool in.c out.o > /dev/null && [ "$(gk_runs)" = 6 ] || exit 6 # off
+  ! cached_tool out.o ./tool missing.c out.o > /dev/null 2>&1 && [ "$(gk_runs)" = 7 ] || exit 7 # a failure
+)
+gk_rc=$?
+if [ $gk_rc = 0 ]; then pass gpukit/cached-tool; else fail gpukit/cached-tool "step $gk_rc failed (runs: $(gk_runs))"; fi
 
 # ---- SKIP: a check whose tool is missing
 mkdir -p "$gk/suites"
