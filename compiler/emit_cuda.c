@@ -98,6 +98,7 @@ static bool grid_expr_ok(const GridScan *g, const KExpr *e) {
   if (!e) return true;
   switch (e->kind) {
   case KE_LANE:
+  case KE_ROW: /* no row variable in a grid-wide kernel */
   case KE_SHARED:
   case KE_GRAPH:
   case KE_KEEP:

@@ -243,6 +243,7 @@ typedef struct {
   const char *tune_graph; /* --tune-mapping=GRAPH */
   int tune_rounds, tune_repeat;
   bool spmm_given; /* --spmm=fused or =cusparse: --tune-mapping keeps it */
+  const char *kernel_opt; /* the first option that shapes kernels only (--mapping, --split-hubs, ...): not for gnnc run */
   int64_t num_vertices;
   uint64_t seed;
   int rows;
@@ -511,6 +512,7 @@ int main(int argc, char **argv) {
       cli.host_march = v;
       if (!cli.compile_only) cli.compile_only = a;
     } else if ((v = ARGVAL("--edge-balanced"))) {
+      if (!cli.kernel_opt) cli.kernel_opt = a;
       if (!parse_id_list(v, edge_ids, &o.nedge_ids, (int)(sizeof edge_ids / sizeof edge_ids[0]))) {
         fprintf(stderr, "gnnc: --edge-balanced wants value ids (12,30 or %%12,%%30; at most %d), got '%s'\n",
                 (int)(sizeof edge_ids / sizeof edge_ids[0]), v);
@@ -540,6 +542,7 @@ int main(int argc, char **argv) {
       cli.self_loops = true; /* the tuning graph's, checked below */
     } else if ((v = ARGVAL("--mapping"))) {
       cli.mapping = v;
+      if (!cli.kernel_opt) cli.kernel_opt = a;
     } else if (strcmp(a, "-S") == 0) {
       cli.keep = true;
       if (!cli.compile_only) cli.compile_only = a;
@@ -573,19 +576,24 @@ int main(int argc, char **argv) {
       o.O0 = true;
     } else if (strcmp(a, "--split-hubs") == 0) {
       o.split_hubs = true;
+      if (!cli.kernel_opt) cli.kernel_opt = a;
     } else if ((v = ARGVAL("--gemm-precision"))) {
+      if (!cli.kernel_opt) cli.kernel_opt = a;
       int c = choose("--gemm-precision", v, "fp32", "tf32");
       if (c < 0) return 2;
       o.gemm_tf32 = c == 1;
     } else if ((v = ARGVAL("--spmm"))) {
+      if (!cli.kernel_opt) cli.kernel_opt = a;
       int c = choose("--spmm", v, "fused", "cusparse");
       if (c < 0) return 2;
       o.spmm_library = c == 1;
       cli.spmm_given = true;
     } else if ((v = ARGVAL("--dots"))) {
+      if (!cli.kernel_opt) cli.kernel_opt = a;
       if (choose("--dots", v, "spread", "serial") < 0) return 2;
       cli.dots = v;
     } else if ((v = ARGVAL("--tile-columns"))) {
+      if (!cli.kernel_opt) cli.kernel_opt = a;
       unsigned long long n;
       if (strcmp(v, "auto") == 0) {
         o.tile_columns = -1;
@@ -729,6 +737,11 @@ int main(int argc, char **argv) {
   if (cli.run && cli.compile_only) { /* silently ignored before: --emit=c wrote no C */
     fprintf(stderr, "gnnc: error: %s is an option for compiling: gnnc run evaluates the model with the interpreter and writes no code\n",
             cli.compile_only);
+    return 2;
+  }
+  if (cli.run && cli.kernel_opt) { /* silently ignored before: the interpreter has no kernels */
+    fprintf(stderr, "gnnc: error: %s shapes the generated kernels: gnnc run evaluates the operator IR with the float64 "
+            "interpreter, which it would not change (gnn-run runs a library built with it)\n", cli.kernel_opt);
     return 2;
   }
   if (cli.run && cli.num_vertices > 0) {

@@ -121,6 +121,15 @@ for opt in --emit=c --target=host --arch=sm_90 --host-march=portable -S -v --tun
   "$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" $opt > /dev/null 2> "$TMP/err"; rc=$?
   check "run-compile-option-refused/$opt" bash -c "[ $rc -eq 2 ] && grep -qF -- 'gnnc: error: $opt is an option for compiling' '$TMP/err'"
 done
+# options that shape only the generated kernels: refused too (gnnc run took --mapping=edge and
+# printed the interpreter's numbers as if it had run edge-balanced kernels); the op-IR passes'
+# options (-fno-fuse, --recompute, -O0) still apply to what gnnc run evaluates
+for opt in --mapping=edge --edge-balanced=12 --split-hubs --tile-columns=4 --gemm-precision=tf32 --spmm=cusparse --dots=serial; do
+  "$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" $opt > /dev/null 2> "$TMP/err"; rc=$?
+  check "run-kernel-option-refused/$opt" bash -c "[ $rc -eq 2 ] && grep -qF -- 'gnnc: error: $opt shapes the generated kernels: gnnc run evaluates' '$TMP/err'"
+done
+"$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" -fno-fuse --recompute=all -O0 > /dev/null 2> "$TMP/err"; rc=$?
+check run-pass-options-accepted bash -c "[ $rc -eq 0 ]"
 for opt in --save-params=p.txt --train --rows=2; do
   "$GNNC" "$TMP/o/good.gnn" $opt > /dev/null 2> "$TMP/err"; rc=$?
   check "compile-run-option-refused/$opt" bash -c "[ $rc -eq 2 ] && grep -qF -- 'gnnc: error: ${opt%%=*} is an option of gnnc run' '$TMP/err'"
