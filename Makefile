@@ -280,14 +280,18 @@ BENCH_TOOLS := $(BUILD)/bench/gen_graph $(BUILD)/bench/peer_gnnc $(BUILD)/bench/
 setup:
 	@bash scripts/setup.sh
 
+# test and test-asan build what they need on every core (make test alone, as CI runs it, would
+# build one file at a time); a make already given -j keeps its own job count
+BUILD_JOBS = $(if $(findstring -j,$(MAKEFLAGS)),,-j$(shell nproc 2> /dev/null || echo 2))
+
 test: setup
-	@$(MAKE) --no-print-directory all $(BUILD)/fuzz/replay runtime-tests tools $(BUILD)/grad_rules $(BUILD)/unit $(BENCH_TOOLS) \
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) all $(BUILD)/fuzz/replay runtime-tests tools $(BUILD)/grad_rules $(BUILD)/unit $(BENCH_TOOLS) \
 	  $(if $(HAVE_NVCC),$(BUILD)/bench/d2d_copy)
 	@RT_BIN=$(BUILD)/rt bash tests/run.sh $(BUILD)/gnnc
 
 # (all too: embed's make install, which builds it, runs beside other suites and must find it built)
 test-asan: setup
-	@$(MAKE) --no-print-directory all $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay runtime-tests runtime-tests-asan tools $(BUILD)/grad_rules $(BUILD)/unit $(BENCH_TOOLS) \
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) all $(BUILD)/asan/gnnc $(BUILD)/fuzz/replay runtime-tests runtime-tests-asan tools $(BUILD)/grad_rules $(BUILD)/unit $(BENCH_TOOLS) \
 	  $(if $(HAVE_NVCC),$(BUILD)/bench/d2d_copy)
 	@RT_BIN=$(BUILD)/asan/rt RT_SANITIZED=1 bash tests/run.sh $(BUILD)/asan/gnnc
 
