@@ -37,15 +37,21 @@ SRCS    := compiler/arena.c compiler/diag.c compiler/ir.c compiler/ir_print.c co
 GENSRCS := $(BUILD)/parser.c $(BUILD)/lexer.c
 HDRS    := compiler/arena.h compiler/diag.h compiler/sha256.h compiler/graph.h compiler/ast.h compiler/ir.h compiler/ctx.h \
            compiler/passes.h compiler/pipeline.h compiler/kir.h compiler/lower.h compiler/kstats.h compiler/gpucost.h \
-           compiler/emit.h compiler/build.h compiler/tune.h compiler/interp.h compiler/gradcheck.h compiler/passes/sema_scope.h compiler/emit_host_state.h compiler/kbuild.h compiler/lower_op.h compiler/lower_fused.h compiler/lower_groups.h compiler/lower_pieces.h compiler/lower_tiles.h compiler/lower_walk.h compiler/ops.def compiler/funcs.def runtime/gnnrt_rng.h runtime/gnnrt_pieces.h runtime/gnnrt_text.h runtime/gnnrt_hostmem.h runtime/gnnrt_path.h $(BUILD)/parser.h
+           compiler/emit.h compiler/build.h compiler/build_run.h compiler/tune.h compiler/interp.h compiler/gradcheck.h compiler/passes/sema_scope.h compiler/emit_host_state.h compiler/kbuild.h compiler/lower_op.h compiler/lower_fused.h compiler/lower_groups.h compiler/lower_pieces.h compiler/lower_tiles.h compiler/lower_walk.h compiler/ops.def compiler/funcs.def runtime/gnnrt_rng.h runtime/gnnrt_pieces.h runtime/gnnrt_text.h runtime/gnnrt_hostmem.h runtime/gnnrt_path.h $(BUILD)/parser.h
 
 OBJS    := $(patsubst compiler/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/parser.o $(BUILD)/obj/lexer.o
 
 all: $(BUILD)/gnnc runtime-host tools
 
-$(BUILD)/parser.c $(BUILD)/parser.h: compiler/parser.y
+# One bison run writes both files. Two targets on one rule would be two rules sharing a recipe,
+# and a parallel make (make test's) ran bison twice at once, each rewriting both files while
+# other jobs compiled them: parser.h follows parser.c instead (and remakes it only if missing).
+$(BUILD)/parser.c: compiler/parser.y
 	@mkdir -p $(BUILD)
 	bison -Wall -Werror -d -o $(BUILD)/parser.c $<
+
+$(BUILD)/parser.h: $(BUILD)/parser.c
+	@test -f $@ || bison -Wall -Werror -d -o $(BUILD)/parser.c compiler/parser.y
 
 $(BUILD)/lexer.c: compiler/lexer.l $(BUILD)/parser.h
 	flex -o $@ $<

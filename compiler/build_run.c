@@ -34,8 +34,10 @@ static char *cat(const char *a, const char *b, const char *c) {
   return s;
 }
 
-/* Runs argv, waits; true on exit status 0. The command line is echoed with -v. */
-bool build_run(char **argv, bool verbose) {
+/* Runs argv, waits; true on exit status 0. The command line is echoed with -v. With capture, the
+ * command's standard output and error go to that file, copied to stderr when it ends (*printed:
+ * whether there was any). */
+static bool run_to(char **argv, bool verbose, FILE *capture, bool *printed) {
   if (verbose) {
     for (char **a = argv; *a; a++) fprintf(stderr, "%s%s", a == argv ? "" : " ", *a);
     fputc('\n', stderr);
@@ -47,6 +49,7 @@ bool build_run(char **argv, bool verbose) {
     return false;
   }
   if (pid == 0) {
+    if (capture) dup2(fileno(capture), 1), dup2(fileno(capture), 2);
     execvp(argv[0], argv);
     fprintf(stderr, "gnnc: cannot run '%s': %s\n", argv[0], strerror(errno));
     _exit(127);
@@ -54,10 +57,33 @@ bool build_run(char **argv, bool verbose) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return false;
+  if (capture) {
+    fflush(capture);
+    long n = ftell(capture);
+    *printed = n != 0;
+    char buf[4096];
+    size_t k;
+    rewind(capture);
+    while ((k = fread(buf, 1, sizeof buf, capture)) > 0) fwrite(buf, 1, k, stderr);
+  }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
   fprintf(stderr, "gnnc: '%s' failed (%s %d)\n", argv[0], WIFEXITED(status) ? "exit status" : "signal",
           WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
   return false;
+}
+
+bool build_run(char **argv, bool verbose) { return run_to(argv, verbose, NULL, NULL); }
+
+/* build_run for a cache's miss: *quiet is true when the command printed nothing, which alone
+ * makes its result fit to keep (a hit prints nothing: a compile that warned must warn again).
+ * What it printed is passed on to stderr. */
+static bool run_for_cache(char **argv, bool verbose, bool *quiet) {
+  FILE *t = tmpfile();
+  bool printed = true;
+  bool ok = t ? run_to(argv, verbose, t, &printed) : build_run(argv, verbose);
+  if (t) fclose(t);
+  *quiet = !printed;
+  return ok;
 }
 
 /* A cache hit: with -v, where the result came from and the command it stands in for (which did
@@ -175,9 +201,10 @@ bool build_cuda_object(char **argv, char **skip, const char *inc, const char *sr
     cache_log(dir, "hit", key, name);
     ok = true;
   } else {
-    ok = build_run(argv, verbose);
-    cache_log(dir, ok ? "miss" : "miss-failed", key, name);
-    if (ok) {
+    bool quiet;
+    ok = run_for_cache(argv, verbose, &quiet);
+    cache_log(dir, !ok ? "miss-failed" : quiet ? "miss" : "miss-printed", key, name);
+    if (ok && quiet) {
       char tmp[64];
       snprintf(tmp, sizeof tmp, ".%ld.tmp", (long)getpid());
       char *t = cat(cached_o, tmp, "");
@@ -293,9 +320,10 @@ bool build_host_cached(char **argv, const char *inc, const char *src, const char
     cache_log(dir, "hit", key, name);
     ok = true;
   } else {
-    ok = build_run(argv, verbose);
-    cache_log(dir, ok ? "miss" : "miss-failed", key, name);
-    if (ok) {
+    bool quiet;
+    ok = run_for_cache(argv, verbose, &quiet);
+    cache_log(dir, !ok ? "miss-failed" : quiet ? "miss" : "miss-printed", key, name);
+    if (ok && quiet) {
       char tmp[64];
       snprintf(tmp, sizeof tmp, ".%ld.tmp", (long)getpid());
       char *t = cat(cached_so, tmp, "");

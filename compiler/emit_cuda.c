@@ -123,7 +123,8 @@ static bool grid_body_ok(GridScan *g, const PtrVec *b) {
     const KStmt *s = b->items[i];
     switch (s->kind) {
     case KS_LET:
-      if (g->k->locals[s->var].len || g->k->locals[s->var].uniform || s->idx || !grid_expr_ok(g, s->val)) return false;
+      if (s->var == g->elem || g->k->locals[s->var].len || g->k->locals[s->var].uniform || s->idx || !grid_expr_ok(g, s->val))
+        return false;
       g->local[s->var] = true;
       break;
     case KS_STORE:

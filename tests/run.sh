@@ -37,6 +37,7 @@ export PY
 # day are removed; TEST_CACHE= (empty) turns both off; a GNNC_*_CACHE already set is kept.
 [ -n "${TEST_CACHE+set}" ] || TEST_CACHE=$ROOT/build/test-cache
 if [ -n "$TEST_CACHE" ] && mkdir -p "$TEST_CACHE"; then
+  TEST_CACHE=$(cd "$TEST_CACHE" && pwd) # the suites change folders
   find "$TEST_CACHE" -type f -mmin +1440 -delete 2> /dev/null
   for _run_log in "$TEST_CACHE"/*/log; do # gnnc's hit/miss logs: cut when past 1 MB
     [ -f "$_run_log" ] && [ "$(stat -c %s "$_run_log")" -gt 1000000 ] && : > "$_run_log"
@@ -98,7 +99,7 @@ cached_tool() {
   rc=$?
   [ -n "$log" ] && printf '%s\n' "$log"
   if [ $rc -eq 0 ] && [ -z "$log" ] && [ -f "$out" ] && mkdir -p "$TEST_CACHE/tools"; then
-    cp "$out" "$TEST_CACHE/tools/$key.$$" && mv "$TEST_CACHE/tools/$key.$$" "$TEST_CACHE/tools/$key"
+    cp "$out" "$TEST_CACHE/tools/$key.$BASHPID" && mv "$TEST_CACHE/tools/$key.$BASHPID" "$TEST_CACHE/tools/$key"
   fi
   return $rc
 }

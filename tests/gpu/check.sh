@@ -375,8 +375,12 @@ fi
 
 # ---------------------------------------------------------------- the end
 if [ $MODE = prepare ]; then
-  hits=$(grep -c '^hit ' "$GNNC_CUDA_CACHE/log") miss=$(grep -c '^miss ' "$GNNC_CUDA_CACHE/log")
+  hits=$(grep -c '^hit ' "$GNNC_CUDA_CACHE/log") miss=$(grep -cE '^miss(-printed)? ' "$GNNC_CUDA_CACHE/log")
   say "the CUDA object cache: $(ls "$GNNC_CUDA_CACHE"/*.o 2> /dev/null | wc -l) objects ($miss compiled now, $hits already there)"
+  # (an object whose compile printed anything is not kept: its warnings must show again)
+  if grep -q '^miss-printed ' "$GNNC_CUDA_CACHE/log"; then
+    say "nvcc printed warnings for: $(awk '/^miss-printed / { print $3 }' "$GNNC_CUDA_CACHE/log" | sort -u | xargs): not kept, the GPU machine compiles them"
+  fi
   if grep -q '^miss-failed ' "$GNNC_CUDA_CACHE/log"; then
     say "nvcc FAILED for: $(awk '/^miss-failed / { print $3 }' "$GNNC_CUDA_CACHE/log" | sort -u | xargs) (their logs: $WORK/logs/)"
     nf=$((nf + 1))

@@ -17,6 +17,8 @@
 #                                 in for), the two libraries the same bytes, and it runs
 #   gpukit/host-cache/key-...     another GNNC_HOST_CFLAGS, another model, a changed runtime header:
 #                                 each another key (a miss); without GNNC_HOST_CACHE, no cache
+#   gpukit/host-cache/warned-not-kept  a compile that printed warnings is not kept ("miss-printed"):
+#                                 built again, it compiles and warns again
 #   gpukit/cached-tool            tests/run.sh's cached_tool (the suites' compile checks): a second
 #                                 run of the same compile is a hit (the tool does not run, OUT is
 #                                 restored); a changed source or the .h beside it runs again; a
@@ -61,6 +63,9 @@ gk_tree() {
   cp tests/gpu/check.sh "$1/tests/gpu/"
   cp dsl-examples/*.gnn "$1/dsl-examples/"
 }
+# check.sh keeps a GNNC_CUDA_CACHE it is given: run.sh's (build/test-cache, shared with the other
+# suites) must not stand in for the copied trees' own build/cuda-cache
+gk_nocache() { env -u GNNC_CUDA_CACHE -u GNNC_HOST_CACHE "$@"; }
 gk_runpath() { readelf -d "$1" 2> /dev/null | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p'; }
 
 # ---- relocation: a host library built by a copied gnnc
@@ -135,6 +140,17 @@ else
   fail gpukit/host-cache/key-headers "$(gk_tail "$gk_out") log: $(tr '\n' ';' < "$gk_h/log" 2> /dev/null)"
 fi
 cp runtime/gnnrt_rng.h "$gk/a/runtime/gnnrt_rng.h"
+# a compile that warned is not kept (a hit prints nothing): built twice, it warns twice
+gk_w=$gk/host-cache-w
+if gk_out=$(GNNC_HOST_CACHE=$gk_w GNNC_HOST_CFLAGS="-DGK_W=1 -DGK_W=2" "$GNNC" dsl-examples/gcn.gnn --target=host -o "$gk/h3/libgcn.so" 2>&1) &&
+   grep -q 'GK_W.* redefined' <<< "$gk_out" &&
+   gk_out=$(GNNC_HOST_CACHE=$gk_w GNNC_HOST_CFLAGS="-DGK_W=1 -DGK_W=2" "$GNNC" dsl-examples/gcn.gnn --target=host -o "$gk/h3/libgcn.so" 2>&1) &&
+   grep -q 'GK_W.* redefined' <<< "$gk_out" && [ "$(cut -d' ' -f1 "$gk_w/log" | xargs)" = "miss-printed miss-printed" ] &&
+   ! ls "$gk_w"/*.so > /dev/null 2>&1; then
+  pass gpukit/host-cache/warned-not-kept
+else
+  fail gpukit/host-cache/warned-not-kept "$(gk_tail "$gk_out") log: $(tr '\n' ';' < "$gk_w/log" 2> /dev/null)"
+fi
 
 # ---- the suites' compile-check cache (cached_tool, tests/run.sh): a tool that counts its runs
 mkdir -p "$gk/ct"
@@ -256,7 +272,7 @@ fi
 if command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1; then
   echo "note: gpukit/check/no-gpu not run: this machine has a GPU (make gpu-check runs the real thing)"
 else
-  gk_out=$(bash "$gk/a/tests/gpu/check.sh" 2>&1); gk_rc=$?
+  gk_out=$(gk_nocache bash "$gk/a/tests/gpu/check.sh" 2>&1); gk_rc=$?
   if [ $gk_rc = 2 ] && grep -q '^gpu-check: no GPU here (nvidia-smi -L fails): nothing run' <<< "$gk_out" &&
      [ ! -e "$gk/a/build/gpu-check" ]; then
     pass gpukit/check/no-gpu
@@ -265,7 +281,7 @@ else
   fi
 fi
 mkdir -p "$gk/bare/tests/gpu" && cp tests/gpu/check.sh "$gk/bare/tests/gpu/"
-gk_out=$(bash "$gk/bare/tests/gpu/check.sh" 2>&1); gk_rc=$?
+gk_out=$(gk_nocache bash "$gk/bare/tests/gpu/check.sh" 2>&1); gk_rc=$?
 if [ $gk_rc = 2 ] && grep -q "build/gnnc is missing: on a machine with the build tools run 'make gpu-check-prepare'" <<< "$gk_out"; then
   pass gpukit/check/not-prepared
 else
@@ -275,7 +291,7 @@ fi
 # ---- the kit: prepared in one tree, unpacked in another, its CUDA object a cache hit there
 if command -v nvcc > /dev/null && [ -f build/bench/d2d_copy ] && [ -f build/rt/t_api_cuda ] && [ -f build/rt/t_setgraph_cuda ]; then
   gk_tree "$gk/p"
-  gk_out=$(GPU_CHECK_STEPS=smoke bash "$gk/p/tests/gpu/check.sh" --prepare 2>&1); gk_rc=$?
+  gk_out=$(GPU_CHECK_STEPS=smoke gk_nocache bash "$gk/p/tests/gpu/check.sh" --prepare 2>&1); gk_rc=$?
   gk_list=$(tar tzf "$gk/p/build/gpu-kit.tar.gz" 2> /dev/null)
   if [ $gk_rc = 0 ] && grep -q '^gpu-check: build/gpu-kit.tar.gz: ' <<< "$gk_out" &&
      ( for f in build/gnnc build/lib/libgnnrt.so build/lib/libgnnrt_host.so build/bin/gnn-run build/rt/t_api_cuda \
@@ -303,7 +319,7 @@ if command -v nvcc > /dev/null && [ -f build/bench/d2d_copy ] && [ -f build/rt/t
   printf '%s\n' '#!/bin/sh' 'case "$*" in -L) echo "GPU 0: NVIDIA H100 80GB HBM3";; *compute_cap*) echo 9.0;;' \
     '*driver_version*) echo "NVIDIA H100 80GB HBM3, 580.00, 81559 MiB";; *name*) echo "NVIDIA H100 80GB HBM3";; esac' > "$gk/fakebin/nvidia-smi"
   chmod +x "$gk/fakebin/nvidia-smi"
-  gk_out=$(cd "$gk/q" && PATH="$gk/fakebin:$PATH" OUT="$gk/out" GPU_CHECK_STEPS=smoke bash tests/gpu/check.sh 2>&1); gk_rc=$?
+  gk_out=$(cd "$gk/q" && PATH="$gk/fakebin:$PATH" OUT="$gk/out" GPU_CHECK_STEPS=smoke gk_nocache bash tests/gpu/check.sh 2>&1); gk_rc=$?
   gk_sum=$(ls "$gk"/q/bench/results/gpu-check-*-NVIDIA-H100-80GB-HBM3-*/summary.txt 2> /dev/null | head -1)
   if [ $gk_rc = 1 ] && [ -n "$gk_sum" ] && grep -q '^gpu-check: 0 passed, 1 failed, 0 skipped' <<< "$gk_out" &&
      grep -q '^smoke *FAILED' "$gk_sum" && grep -q '^- GPU: NVIDIA H100 80GB HBM3, 580.00' "$gk_sum" &&
