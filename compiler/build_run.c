@@ -184,20 +184,17 @@ static void cache_log(const char *dir, const char *what, const char *key, const 
   free(path);
 }
 
-/* The object of src (compile_argv ends with "-o obj"): from GNNC_CUDA_CACHE on a hit, else by
- * running nvcc and, with the cache set, storing it (a temporary name, then rename: concurrent
- * builds of one model each store a whole file). */
-bool build_cuda_object(char **argv, char **skip, const char *inc, const char *src, const char *hdr, const char *obj,
-                       const char *name, bool verbose) {
-  const char *dir = getenv("GNNC_CUDA_CACHE");
-  char key[65];
-  if (!dir || !*dir || !cuda_cache_key(argv, skip, inc, src, hdr, key)) return build_run(argv, verbose);
+/* The file made that argv makes, from the cache dir under key: a hit copies dir/key.ext (mode: the
+ * copy's permissions, 0 to leave them); a miss runs argv and keeps what it made when it printed
+ * nothing (a temporary name, then rename: concurrent builds of one key each store a whole file).
+ * var, what: the cache's variable and what it keeps, for -v. */
+static bool cached_run(char **argv, const char *dir, const char *key, const char *ext, const char *made, mode_t mode,
+                       const char *var, const char *what, const char *name, bool verbose) {
   mkdir(dir, 0777); /* an error shows below: a cache that cannot be written is no error */
-  char *cached = cat(dir, "/", key);
-  char *cached_o = cat(cached, ".o", "");
+  char *cached = cat(dir, "/", key), *file = cat(cached, ext, "");
   bool ok;
-  if (exists(cached_o) && copy_file(cached_o, obj)) {
-    cache_hit(argv, cached_o, "GNNC_CUDA_CACHE", "the CUDA object", verbose);
+  if (exists(file) && copy_file(file, made) && (!mode || chmod(made, mode) == 0)) {
+    cache_hit(argv, file, var, what, verbose);
     cache_log(dir, "hit", key, name);
     ok = true;
   } else {
@@ -207,14 +204,22 @@ bool build_cuda_object(char **argv, char **skip, const char *inc, const char *sr
     if (ok && quiet) {
       char tmp[64];
       snprintf(tmp, sizeof tmp, ".%ld.tmp", (long)getpid());
-      char *t = cat(cached_o, tmp, "");
-      if (!copy_file(obj, t) || rename(t, cached_o) != 0) remove(t);
+      char *t = cat(file, tmp, "");
+      if (!copy_file(made, t) || rename(t, file) != 0) remove(t);
       free(t);
     }
   }
   free(cached);
-  free(cached_o);
+  free(file);
   return ok;
+}
+
+bool build_cuda_object(char **argv, char **skip, const char *inc, const char *src, const char *hdr, const char *obj,
+                       const char *name, bool verbose) {
+  const char *dir = getenv("GNNC_CUDA_CACHE");
+  char key[65];
+  if (!dir || !*dir || !cuda_cache_key(argv, skip, inc, src, hdr, key)) return build_run(argv, verbose);
+  return cached_run(argv, dir, key, ".o", obj, 0, "GNNC_CUDA_CACHE", "the CUDA object", name, verbose);
 }
 
 
@@ -312,26 +317,5 @@ bool build_host_cached(char **argv, const char *inc, const char *src, const char
   const char *dir = getenv("GNNC_HOST_CACHE");
   char key[65];
   if (!dir || !*dir || !host_cache_key(argv, src, out, inc, key)) return build_run(argv, verbose);
-  mkdir(dir, 0777); /* an error shows below: a cache that cannot be written is no error */
-  char *cached = cat(dir, "/", key), *cached_so = cat(cached, ".so", "");
-  bool ok;
-  if (exists(cached_so) && copy_file(cached_so, out) && chmod(out, 0755) == 0) {
-    cache_hit(argv, cached_so, "GNNC_HOST_CACHE", "the host library", verbose);
-    cache_log(dir, "hit", key, name);
-    ok = true;
-  } else {
-    bool quiet;
-    ok = run_for_cache(argv, verbose, &quiet);
-    cache_log(dir, !ok ? "miss-failed" : quiet ? "miss" : "miss-printed", key, name);
-    if (ok && quiet) {
-      char tmp[64];
-      snprintf(tmp, sizeof tmp, ".%ld.tmp", (long)getpid());
-      char *t = cat(cached_so, tmp, "");
-      if (!copy_file(out, t) || rename(t, cached_so) != 0) remove(t);
-      free(t);
-    }
-  }
-  free(cached);
-  free(cached_so);
-  return ok;
+  return cached_run(argv, dir, key, ".so", out, 0755, "GNNC_HOST_CACHE", "the host library", name, verbose);
 }
