@@ -39,11 +39,6 @@
 #define GNNC_SOURCE_LIB_DIR "build/lib"
 #endif
 
-static bool exists(const char *p) {
-  struct stat st;
-  return stat(p, &st) == 0;
-}
-
 /* path without its directory and without the extension ext (if it has it) */
 static char *stem(const char *path, const char *ext) {
   const char *b = strrchr(path, '/');
@@ -60,13 +55,6 @@ static char *dir_of(const char *path) {
   if (slash) *slash = 0;
   else strcpy(d, ".");
   return d;
-}
-
-static char *cat(const char *a, const char *b, const char *c) {
-  size_t n = strlen(a) + strlen(b) + strlen(c) + 1;
-  char *s = malloc(n);
-  snprintf(s, n, "%s%s%s", a, b, c);
-  return s;
 }
 
 typedef void (*Writer)(FILE *out, const KProgram *p, const EmitOpts *eo, const char *header_name);
@@ -88,7 +76,7 @@ static void write_c(FILE *out, const KProgram *p, const EmitOpts *eo, const char
 static char *tmp_name(const char *path) {
   char pid[32];
   snprintf(pid, sizeof pid, ".%ld.tmp", (long)getpid());
-  return cat(path, pid, "");
+  return build_cat(path, pid, "");
 }
 
 /* An output file (build.h). A regular file (or none yet) is written under a temporary name beside it and
@@ -156,10 +144,10 @@ static bool write_file(const char *path, Writer w, const KProgram *p, const Emit
 
 /* The source and its header: name.cu|c and name.h in dir. */
 static bool write_sources(const KProgram *p, const EmitOpts *eo, Target t, const char *dir, const char *name) {
-  char *hname = cat(name, ".h", "");
-  char *hpath = cat(dir, "/", hname);
-  char *spath = cat(dir, "/", name);
-  char *spath2 = cat(spath, t == TARGET_CUDA ? ".cu" : ".c", "");
+  char *hname = build_cat(name, ".h", "");
+  char *hpath = build_cat(dir, "/", hname);
+  char *spath = build_cat(dir, "/", name);
+  char *spath2 = build_cat(spath, t == TARGET_CUDA ? ".cu" : ".c", "");
   bool ok = write_file(hpath, write_header, p, eo, hname) &&
             write_file(spath2, t == TARGET_CUDA ? write_cu : write_c, p, eo, hname);
   free(hname);
@@ -207,12 +195,12 @@ void emit_outputs(const EmitOpts *eo, RunFile *files, int *n) {
   }
   char *dir, *name;
   source_place(eo, &dir, &name);
-  char *base = cat(dir, "/", name);
+  char *base = build_cat(dir, "/", name);
   bool cuda = e ? strcmp(e, "cu") == 0 : eo->target == TARGET_CUDA;
   if (!e) add_file(files, n, strdup(eo->output), NULL, eo->output);
   if (e || eo->keep) { /* without -S a library's sources go to a private temporary folder */
-    add_file(files, n, cat(base, ".h", ""), "header", eo->output);
-    if (!e || strcmp(e, "h") != 0) add_file(files, n, cat(base, cuda ? ".cu" : ".c", ""), "source", eo->output);
+    add_file(files, n, build_cat(base, ".h", ""), "header", eo->output);
+    if (!e || strcmp(e, "h") != 0) add_file(files, n, build_cat(base, cuda ? ".cu" : ".c", ""), "source", eo->output);
   }
   free(base), free(dir), free(name);
 }
@@ -282,19 +270,19 @@ static bool find_runtime(Target t, char **inc, char **lib) {
   char *candidates_lib[NPLACES] = {el ? strdup(el) : NULL, NULL, NULL, NULL, strdup(GNNC_SOURCE_LIB_DIR)};
   char *ed = gnnc_exe_dir();
   if (ed) {
-    candidates_inc[1] = cat(ed, "/../include", "");
-    candidates_lib[1] = cat(ed, "/../lib", "");
-    candidates_inc[2] = cat(ed, "/../runtime", "");
-    candidates_lib[2] = cat(ed, "/lib", "");
-    candidates_inc[3] = cat(ed, "/../../runtime", "");
-    candidates_lib[3] = cat(ed, "/../lib", "");
+    candidates_inc[1] = build_cat(ed, "/../include", "");
+    candidates_lib[1] = build_cat(ed, "/../lib", "");
+    candidates_inc[2] = build_cat(ed, "/../runtime", "");
+    candidates_lib[2] = build_cat(ed, "/lib", "");
+    candidates_inc[3] = build_cat(ed, "/../../runtime", "");
+    candidates_lib[3] = build_cat(ed, "/../lib", "");
     free(ed);
   }
   *inc = *lib = NULL;
   for (int i = 0; i < NPLACES && !*inc; i++) {
     if (!candidates_inc[i] || !candidates_lib[i]) continue;
-    char *h = cat(candidates_inc[i], "/gnn_model.h", ""), *l = cat(candidates_lib[i], libname, "");
-    if (exists(h) && exists(l)) {
+    char *h = build_cat(candidates_inc[i], "/gnn_model.h", ""), *l = build_cat(candidates_lib[i], libname, "");
+    if (build_exists(h) && build_exists(l)) {
       *inc = realpath(candidates_inc[i], NULL);
       *lib = realpath(candidates_lib[i], NULL);
     }
@@ -355,8 +343,8 @@ static bool build_cuda_library(const EmitOpts *eo, const char *inc, const char *
    * gnnc building the same library at once shares (the object is removed after the link) */
   char opid[40];
   snprintf(opid, sizeof opid, ".%ld.o", (long)getpid());
-  char *src = cat(dir, "/", name), *srcf = cat(src, ".cu", ""), *hdrf = cat(src, ".h", ""), *obj = cat(src, opid, "");
-  char *incflag = cat("-I", inc, ""), *libflag = cat("-L", lib, ""), *rpath = cat("-rpath,", lib, "");
+  char *src = build_cat(dir, "/", name), *srcf = build_cat(src, ".cu", ""), *hdrf = build_cat(src, ".h", ""), *obj = build_cat(src, opid, "");
+  char *incflag = build_cat("-I", inc, ""), *libflag = build_cat("-L", lib, ""), *rpath = build_cat("-rpath,", lib, "");
   char *gencode[8], *extra_c = NULL, *extra_l = NULL;
   int ngen = cuda_gencodes(eo->arch, gencode);
   char *argv[64];
@@ -408,7 +396,7 @@ static bool build_cuda_library(const EmitOpts *eo, const char *inc, const char *
 /* GCC's major version when cc is GCC (not clang, which defines __GNUC__ too), else 0: from its
  * predefined macros, one preprocessor run. */
 static int gcc_major(const char *cc) {
-  char *cmd = cat(cc, " -dM -E -x c /dev/null 2>/dev/null", "");
+  char *cmd = build_cat(cc, " -dM -E -x c /dev/null 2>/dev/null", "");
   FILE *f = popen(cmd, "r");
   free(cmd);
   if (!f) return 0;
@@ -425,8 +413,8 @@ static int gcc_major(const char *cc) {
 
 static bool build_host_library(const EmitOpts *eo, const char *inc, const char *lib, const char *srcf, const char *outtmp,
                                const char *name) {
-  char *march = cat("-march=", eo->host_march ? eo->host_march : "native", "");
-  char *incflag = cat("-I", inc, ""), *libflag = cat("-L", lib, ""), *rpath = cat("-Wl,-rpath,", lib, "");
+  char *march = build_cat("-march=", eo->host_march ? eo->host_march : "native", "");
+  char *incflag = build_cat("-I", inc, ""), *libflag = build_cat("-L", lib, ""), *rpath = build_cat("-Wl,-rpath,", lib, "");
   char *argv[64], *extra = NULL;
   int n = 0;
   const char *cc = getenv("CC");
@@ -487,7 +475,7 @@ static bool build_library(const KProgram *p, const EmitOpts *eo) {
   }
   bool cuda = eo->target == TARGET_CUDA;
   bool ok = write_sources(p, eo, eo->target, dir, name);
-  char *src = cat(dir, "/", name), *srcf = cat(src, cuda ? ".cu" : ".c", "");
+  char *src = build_cat(dir, "/", name), *srcf = build_cat(src, cuda ? ".cu" : ".c", "");
   char *outtmp = tmp_name(out);
   if (ok) ok = cuda ? build_cuda_library(eo, inc, lib, dir, name, outtmp) : build_host_library(eo, inc, lib, srcf, outtmp, name);
   if (ok && rename(outtmp, out) != 0) {
@@ -496,7 +484,7 @@ static bool build_library(const KProgram *p, const EmitOpts *eo) {
   }
   if (!ok) remove(outtmp);
   if (!eo->keep) { /* the temporary sources go */
-    char *h = cat(src, ".h", "");
+    char *h = build_cat(src, ".h", "");
     remove(srcf);
     remove(h);
     rmdir(dir);
@@ -533,7 +521,7 @@ bool gnn_emit(const KProgram *p, const EmitOpts *eo) {
   source_place(eo, &dir, &name);
   bool ok;
   if (strcmp(e, "h") == 0) {
-    char *hp = cat(dir, "/", name), *hpath = cat(hp, ".h", "");
+    char *hp = build_cat(dir, "/", name), *hpath = build_cat(hp, ".h", "");
     ok = write_file(hpath, write_header, p, eo, NULL);
     free(hp);
     free(hpath);

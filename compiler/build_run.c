@@ -22,12 +22,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static bool exists(const char *p) {
+bool build_exists(const char *p) {
   struct stat st;
   return stat(p, &st) == 0;
 }
 
-static char *cat(const char *a, const char *b, const char *c) {
+char *build_cat(const char *a, const char *b, const char *c) {
   size_t n = strlen(a) + strlen(b) + strlen(c) + 1;
   char *s = malloc(n);
   snprintf(s, n, "%s%s%s", a, b, c);
@@ -154,7 +154,7 @@ static bool cuda_cache_key(char **argv, char **skip, const char *inc, const char
   bool ok = hash_file(&s, src) && hash_file(&s, hdr);
   static const char *rt_headers[] = {"gnn_model.h", "gnnrt.h", "gnnrt_rng.h"};
   for (size_t i = 0; ok && i < sizeof rt_headers / sizeof *rt_headers; i++) {
-    char *h = cat(inc, "/", rt_headers[i]);
+    char *h = build_cat(inc, "/", rt_headers[i]);
     ok = hash_file(&s, h);
     free(h);
   }
@@ -175,7 +175,7 @@ static bool copy_file(const char *from, const char *to) {
 }
 
 static void cache_log(const char *dir, const char *what, const char *key, const char *name) {
-  char *path = cat(dir, "/log", "");
+  char *path = build_cat(dir, "/log", "");
   FILE *f = fopen(path, "a");
   if (f) {
     fprintf(f, "%s %s %s\n", what, key, name);
@@ -191,9 +191,9 @@ static void cache_log(const char *dir, const char *what, const char *key, const 
 static bool cached_run(char **argv, const char *dir, const char *key, const char *ext, const char *made, mode_t mode,
                        const char *var, const char *what, const char *name, bool verbose) {
   mkdir(dir, 0777); /* an error shows below: a cache that cannot be written is no error */
-  char *cached = cat(dir, "/", key), *file = cat(cached, ext, "");
+  char *cached = build_cat(dir, "/", key), *file = build_cat(cached, ext, "");
   bool ok;
-  if (exists(file) && copy_file(file, made) && (!mode || chmod(made, mode) == 0)) {
+  if (build_exists(file) && copy_file(file, made) && (!mode || chmod(made, mode) == 0)) {
     cache_hit(argv, file, var, what, verbose);
     cache_log(dir, "hit", key, name);
     ok = true;
@@ -204,7 +204,7 @@ static bool cached_run(char **argv, const char *dir, const char *key, const char
     if (ok && quiet) {
       char tmp[64];
       snprintf(tmp, sizeof tmp, ".%ld.tmp", (long)getpid());
-      char *t = cat(file, tmp, "");
+      char *t = build_cat(file, tmp, "");
       if (!copy_file(made, t) || rename(t, file) != 0) remove(t);
       free(t);
     }
@@ -272,7 +272,7 @@ static bool hash_headers(Sha256 *s, const char *dir) {
   if (n) qsort(names, n, sizeof *names, str_cmp);
   for (size_t i = 0; i < n; i++) {
     if (ok) {
-      char *path = cat(dir, "/", names[i]);
+      char *path = build_cat(dir, "/", names[i]);
       hash_str(s, names[i]);
       ok = hash_file(s, path);
       free(path);
@@ -296,16 +296,16 @@ static bool host_cache_key(char **argv, const char *src, const char *out, const 
     hash_str(&s, *a);
     native |= strcmp(*a, "-march=native") == 0;
   }
-  char *version = cat("'", argv[0], "' --version 2>/dev/null");
+  char *version = build_cat("'", argv[0], "' --version 2>/dev/null");
   ok = !strchr(argv[0], '\'') && hash_command(&s, version);
   free(version);
   if (ok && native) ok = hash_cpu(&s);
   ok = ok && hash_file(&s, src);
   size_t n = strlen(src);
-  char *hdr = cat(src, "", "");
+  char *hdr = build_cat(src, "", "");
   if (n > 2 && strcmp(hdr + n - 2, ".c") == 0) {
     hdr[n - 1] = 'h';
-    if (exists(hdr)) ok = ok && hash_file(&s, hdr);
+    if (build_exists(hdr)) ok = ok && hash_file(&s, hdr);
   }
   free(hdr);
   ok = ok && hash_headers(&s, inc);

@@ -6,6 +6,11 @@
 
 #include <stdbool.h>
 
+/* True if path names something (stat succeeds). */
+bool build_exists(const char *path);
+/* a, b and c joined (malloc'ed). */
+char *build_cat(const char *a, const char *b, const char *c);
+
 /* Runs argv (argv[0] found on PATH), waits; true on exit status 0, else false after a "gnnc:"
  * line on stderr. The command line is echoed with verbose (-v). */
 bool build_run(char **argv, bool verbose);
