@@ -132,11 +132,16 @@ $(BUILD)/lib/libgnnrt.so: $(RT_CUDA_OBJ)
 # ---------------------------------------------------------------- the drivers
 # gnn-run and gnn-train link no runtime: they dlopen a model library and use the runtime it
 # links (runtime/gnn_run.c says why). gnn-nvrtc needs the CUDA runtime's NVRTC.
-TOOLS := $(BUILD)/bin/gnn-run $(BUILD)/bin/gnn-train $(if $(HAVE_NVCC),$(BUILD)/bin/gnn-nvrtc)
+TOOLS := $(BUILD)/bin/gnn-run $(BUILD)/bin/gnn-train $(BUILD)/bin/gnn-compare $(if $(HAVE_NVCC),$(BUILD)/bin/gnn-nvrtc)
 
 $(BUILD)/bin/gnn-run $(BUILD)/bin/gnn-train: $(BUILD)/bin/gnn-%: runtime/gnn_%.c runtime/driver_rt.h runtime/gnnrt_path.h runtime/gnn_model.h runtime/gnnrt.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(CFLAGS) -o $@ $< -ldl -lm
+
+# gnn-compare reads tensor text files alone (a library's outputs against the interpreter's)
+$(BUILD)/bin/gnn-compare: runtime/gnn_compare.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) -o $@ $< -lm
 
 $(BUILD)/bin/gnn-nvrtc: runtime/gnn_nvrtc.c runtime/gnnrt.h runtime/gnnrt_path.h $(BUILD)/lib/libgnnrt.so
 	@mkdir -p $(dir $@)

@@ -8,7 +8,7 @@
 #
 # Per graph and seed: gnnc run MODEL --train --save-outputs (the interpreter, float64: the output and
 # every gradient, with the parameters, inputs and dropout masks of the seed), then gnn-run LIB --train
-# --save-grads with the same parameters and inputs, and tests/codegen/compare.py: the run's error is
+# --save-grads with the same parameters and inputs, and gnn-compare (runtime/gnn_compare.c): the run's error is
 # the largest "max err" (relative, floored) over the gradient tensors whose floor is >= 1e-3 (a
 # tensor of all ~0, where dropout removed every path, compares noise with noise). Precision only:
 # nothing is timed.
@@ -28,12 +28,13 @@ if [ -n "$BASE" ] && [ ! -x "$BASE" ]; then
 fi
 GNNC=build/gnnc
 RUN=${GNN_RUN:-build/bin/gnn-run}
+COMPARE=build/bin/gnn-compare
 SEEDS=${SEEDS:-$(seq 40 79)}
 MAPPINGS=${MAPPINGS:-vertex edge}
 MODEL=tests/interp/models/gat.gnn
 GRAPHS="tests/interp/graphs/isolated tests/interp/graphs/duplicates tests/interp/graphs/hub"
 out=bench/results/attention_precision.txt
-for t in "$GNNC" "$RUN"; do
+for t in "$GNNC" "$RUN" "$COMPARE"; do
   [ -x "$t" ] || { echo "attention_precision: $t is missing (make first)" >&2; exit 1; }
 done
 mkdir -p bench/results
@@ -64,7 +65,7 @@ while IFS='|' read -r name gnnc flags; do
       "$RUN" "$tmp/$name.so" --graph "$g" --params "$tmp/p" --inputs "$tmp/i" --seed "$seed" --train \
         --save-grads "$tmp/got" --output "$tmp/out" --repeat 1 --warmup 0 > /dev/null
       sed 's/^tensor output /tensor out /' "$tmp/out" >> "$tmp/got"
-      { python3 tests/codegen/compare.py "$tmp/got" "$tmp/ref" --tol 1e-4 || true; } |
+      { "$COMPARE" "$tmp/got" "$tmp/ref" --tol 1e-4 || true; } |
         sed -n 's/^.*\(grad\.[^:]*\): max err \([-0-9.e+]*\) (relative, floor \([-0-9.e+]*\)).*/\2 \3/p' |
         awk 'BEGIN { m = 0 } $2 >= 1e-3 && $1 > m { m = $1 } END { print m }' >> "$tmp/errs"
     done
@@ -80,7 +81,7 @@ elapsed=$(($(date +%s) - t_start))
   [ -n "$BASE" ] && echo "# base-fused: $BASE (commit $base_commit)"
   # shellcheck disable=SC2086
   echo "# model $MODEL, host libraries; seeds: $(echo $SEEDS | awk '{print $1 ".." $NF " (" NF ")"}')"
-  echo "# per run: the largest relative error (compare.py's max err, floored) over the gradient tensors whose"
+  echo "# per run: the largest relative error (gnn-compare's max err, floored) over the gradient tensors whose"
   echo "# floor is >= 1e-3, against gnnc run's float64 interpreter with the same parameters, inputs and masks"
   echo
   printf '%-10s %-7s %-10s %5s | %10s %10s %10s | %s\n' variant mapping graph runs median p90 max '> 1e-4'

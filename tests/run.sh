@@ -23,6 +23,12 @@ export GNNC ROOT
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 export TMP
+# RUN_SHARED: a folder of this run that every suite process shares (each has its own $TMP), for
+# what one run computes once: codegen's interpreter references (cg_interp), which both shards use.
+# Always this run's own (removed with $TMP): nothing in it outlives the run.
+RUN_SHARED=$TMP/shared
+mkdir -p "$RUN_SHARED"
+export RUN_SHARED
 if [ -z "${PY:-}" ]; then
   PY=python3
   /usr/bin/python3 -c 'import numpy' > /dev/null 2>&1 && PY=/usr/bin/python3

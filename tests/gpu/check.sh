@@ -74,7 +74,7 @@ if [ $MODE = check ] && [ ! -x build/gnnc ] && [ -f $KIT ]; then
   say "unpacking $KIT"
   tar xzf $KIT || { say "cannot unpack $KIT"; exit 2; }
 fi
-need=(build/gnnc build/lib/libgnnrt.so build/lib/libgnnrt_host.so build/bin/gnn-run build/bin/gnn-train
+need=(build/gnnc build/lib/libgnnrt.so build/lib/libgnnrt_host.so build/bin/gnn-run build/bin/gnn-train build/bin/gnn-compare
       build/rt/t_api_cuda build/rt/t_csr_cuda build/rt/t_nvrtc build/rt/t_setgraph_cuda build/bench/gen_graph build/bench/peer_gnnc build/bench/gen_pointcloud
       build/bench/d2d_copy)
 for f in "${need[@]}"; do

@@ -420,7 +420,7 @@ if "$GNNC" "$TMP/inputs.gnn" --target=host -o "$TMP/libudotv.so" > /dev/null 2>&
      gr --inputs "$TMP/bw.in" 2>> "$TMP/err"; then
     awk '/^tensor /{skip = ($2 == "out")} !skip' "$TMP/bw.ref" > "$TMP/bw.refgrads"
     check gnn-run-inputs-seed bash -c "! grep -q grad.out '$TMP/bw.noseed' && cmp -s '$TMP/bw.g1' '$TMP/bw.g2' &&
-      grep -q '^tensor grad.W ' '$TMP/bw.refgrads' && '$PY' tests/codegen/compare.py '$TMP/bw.g1' '$TMP/bw.refgrads' --tol 1e-5 > /dev/null"
+      grep -q '^tensor grad.W ' '$TMP/bw.refgrads' && '$ROOT/build/bin/gnn-compare' '$TMP/bw.g1' '$TMP/bw.refgrads' --tol 1e-5 > /dev/null"
   else
     fail cli/gnn-run-inputs-seed "$(head -2 "$TMP/err")"
   fi
@@ -484,7 +484,7 @@ if timeout 120 "$GNNC" "$TMP/many.gnn" --target=host -o "$TMP/libmany.so" > /dev
    "$GNNC" run "$TMP/many.gnn" --graph tests/interp/graphs/random --seed 2 --save-inputs "$TMP/many.in" --output "$TMP/many.ref" > /dev/null 2>> "$TMP/err" &&
    "$ROOT/build/bin/gnn-run" "$TMP/libmany.so" --graph tests/interp/graphs/random --inputs "$TMP/many.in" --output "$TMP/many.out" \
      --repeat 1 --warmup 0 > /dev/null 2>> "$TMP/err" &&
-   "$PY" tests/codegen/compare.py "$TMP/many.out" "$TMP/many.ref" --tol 1e-5 > /dev/null 2>> "$TMP/err"; then pass cli/many-inputs
+   "$ROOT/build/bin/gnn-compare" "$TMP/many.out" "$TMP/many.ref" --tol 1e-5 > /dev/null 2>> "$TMP/err"; then pass cli/many-inputs
 else fail cli/many-inputs "$(head -2 "$TMP/err")"; fi
 
 # --gpu=NAME --graph FILE: the GPU estimate (compiler/gpucost.c). On Cora every gathered kernel of
@@ -627,3 +627,44 @@ check gpu-estimate-graph-alone bash -c "[ $rc -eq 2 ] && grep -q -- 'is for --gp
 "$GNNC" dsl-examples/gcn.gnn --gpu=h100 --graph "$TMP/no-such-graph" > /dev/null 2> "$TMP/err"; rc=$?
 check gpu-estimate-bad-graph bash -c "[ $rc -eq 1 ] && grep -q 'no-such-graph' '$TMP/err'"
 unset ci_want
+
+# ---- gnn-compare (runtime/gnn_compare.c): the measure every numeric check uses. Within and
+# beyond --tol; a tensor missing, misshapen or not finite fails (exit 1, a line each); an
+# unreadable file is exit 2 with its name; --names picks tensors; the checksum line is skipped.
+cmp_bin=$ROOT/build/bin/gnn-compare
+printf '%s\n' 'tensor a 2 1 3' '1 2 3 4 5 6' 'tensor b 1 2 2 2' '0 0 0 0' 'tensor c 3 0' '1e-17 -2e-17 0' > "$TMP/cmp.ref"
+printf '%s\n' '#gnn-tensors version 2 bytes 10 fnv1a64 0000000000000000' 'tensor a 2 1 3' '1.000001 2 3 4 5 6' \
+  'tensor b 1 2 2 2' '0 0 0 0' 'tensor c 3 0' '1e-17 -2e-17 0' > "$TMP/cmp.close"
+"$cmp_bin" "$TMP/cmp.close" "$TMP/cmp.ref" > "$TMP/cmp.out" 2>&1; rc=$?
+check gnn-compare/within bash -c "[ $rc -eq 0 ] && [ \$(grep -c '^ok   ' '$TMP/cmp.out') -eq 3 ] &&
+  grep -q '^ok   a: max err 1e-06 (relative, floor 0.6), plain relative 1e-06, normwise 1.67e-07; worst element 0: got 1.000001 ref 1\$' '$TMP/cmp.out'"
+"$cmp_bin" "$TMP/cmp.close" "$TMP/cmp.ref" --tol 1e-7 > "$TMP/cmp.out" 2>&1; rc=$?
+check gnn-compare/beyond bash -c "[ $rc -eq 1 ] && grep -q '^FAIL a: max err 1e-06' '$TMP/cmp.out' && grep -q '^ok   b: ' '$TMP/cmp.out'"
+# (a's last element 0.12 off: 0.02 of itself; c holds a NaN)
+printf '%s\n' 'tensor a 2 1 3' '1 2 3 4 5 6.12' 'tensor b 1 2 2 2' '0 0 0 0' 'tensor c 3 0' '1e-17 nan 0' > "$TMP/cmp.bad"
+"$cmp_bin" "$TMP/cmp.bad" "$TMP/cmp.ref" --tol 0.1 > "$TMP/cmp.out" 2>&1; rc=$?
+check gnn-compare/non-finite bash -c "[ $rc -eq 1 ] && grep -q '^ok   a: max err 0.02 ' '$TMP/cmp.out' && grep -q '^FAIL c: 1 non-finite values\$' '$TMP/cmp.out'"
+printf '%s\n' 'tensor a 3 1 2' '1 2 3 4 5 6' > "$TMP/cmp.shape"
+"$cmp_bin" "$TMP/cmp.shape" "$TMP/cmp.ref" > "$TMP/cmp.out" 2>&1; rc=$?
+check gnn-compare/shape-and-missing bash -c "[ $rc -eq 1 ] && grep -q '^FAIL a: shape (3, (2,)), reference (2, (3,))\$' '$TMP/cmp.out' &&
+  grep -q \"^FAIL b: not in $TMP/cmp.shape\\\$\" '$TMP/cmp.out' && [ \$(wc -l < '$TMP/cmp.out') -eq 3 ]"
+"$cmp_bin" "$TMP/cmp.shape" "$TMP/cmp.ref" --names b > "$TMP/cmp.out" 2>&1; rc=$?
+"$cmp_bin" "$TMP/cmp.close" "$TMP/cmp.ref" --names c,a > "$TMP/cmp.out2" 2>&1; rc2=$?
+check gnn-compare/names bash -c "[ $rc -eq 1 ] && [ \$(wc -l < '$TMP/cmp.out') -eq 1 ] && [ $rc2 -eq 0 ] &&
+  [ \"\$(cut -c1-7 '$TMP/cmp.out2' | tr '\n' ' ')\" = 'ok   c: ok   a: ' ]"
+printf '%s\n' 'tensor a 2 1 3' '1 2 3 4 5' > "$TMP/cmp.trunc"
+"$cmp_bin" "$TMP/cmp.trunc" "$TMP/cmp.ref" > "$TMP/cmp.out" 2>&1; rc=$?
+"$cmp_bin" "$TMP/cmp.ref" "$TMP/no-such-file" > "$TMP/cmp.out2" 2>&1; rc2=$?
+"$cmp_bin" "$TMP/cmp.ref" > /dev/null 2>&1; rc3=$?
+check gnn-compare/unreadable bash -c "[ $rc -eq 2 ] && grep -q 'cmp.trunc: tensor a is truncated (5 of 6 values)' '$TMP/cmp.out' &&
+  [ $rc2 -eq 2 ] && grep -q 'no-such-file: No such file or directory' '$TMP/cmp.out2' && [ $rc3 -eq 2 ]"
+# a NUL byte would hide what follows it (exit 2); an empty --names item is a tensor neither file
+# has (a failure, not nothing compared); an option given twice is refused
+{ printf 'tensor a 2 1 3\n1 2 3 4 5 6\n'; printf '\0'; printf 'tensor b 1 2 2 2\n9 9 9 9\n'; } > "$TMP/cmp.nul"
+"$cmp_bin" "$TMP/cmp.ref" "$TMP/cmp.nul" > "$TMP/cmp.out" 2>&1; rc=$?
+"$cmp_bin" "$TMP/cmp.close" "$TMP/cmp.ref" --names a, > "$TMP/cmp.out2" 2>&1; rc2=$?
+"$cmp_bin" "$TMP/cmp.close" "$TMP/cmp.ref" --tol 1 --tol 1e-9 > /dev/null 2> "$TMP/cmp.err"; rc3=$?
+check gnn-compare/refusals bash -c "[ $rc -eq 2 ] && grep -q 'cmp.nul: a NUL byte' '$TMP/cmp.out' &&
+  [ $rc2 -eq 1 ] && grep -q '^ok   a: ' '$TMP/cmp.out2' && grep -q '^FAIL : not in ' '$TMP/cmp.out2' &&
+  [ $rc3 -eq 2 ] && grep -q -- '--tol given twice' '$TMP/cmp.err'"
+unset cmp_bin rc2 rc3

@@ -16,7 +16,8 @@
 #                                  --mapping=edge gave wrong results on an H200 when it was not)
 #   codegen/host/MODEL/GRAPH/MAPPING  the host library (gnnc -o lib.so --target=host) run by gnn-run
 #                                  agrees with the float64 interpreter (`gnnc run`) on the same
-#                                  parameters and inputs: tests/codegen/compare.py, 1e-5 (the
+#                                  parameters and inputs (both draw them from the seed; the graph's
+#                                  features from its folder): gnn-compare (runtime/gnn_compare.c), 1e-5 (the
 #                                  measure is in its docstring)
 #   codegen/host/backward/MODEL/GRAPH/MAPPING  training mode (dropout on) forward and backward:
 #                                  out and every grad.<param> vs the interpreter, 1e-4
@@ -278,6 +279,26 @@ cg_asan_leaves() {
   cg_left_to_plain=$((cg_left_to_plain + 1))
 }
 
+# cg_interp OUT FLAG MODEL.gnn ARG...: the float64 interpreter's reference, `gnnc run MODEL.gnn ARG...
+# FLAG OUT` (FLAG --output, or --save-outputs when training), printing its output when it fails.
+# The reference depends on the model, the graph, the seed and the mode, not on the library's
+# mapping or flags: both mappings' checks (and --split-hubs', --tile-columns', ...) share one run,
+# kept in $RUN_SHARED (tests/run.sh: this run's folder, shared by the shards) under the hash of
+# gnnc's path, inode, size and time, the model's bytes and the words. Parameters and inputs are not saved: gnn-run
+# draws the same ones from the same seed (runtime/gnn_run.c), and the graph's features are read
+# from its folder by both; the --params/--inputs files are the cli and interp suites' subject.
+cg_interp() {
+  local out=$1 flag=$2 model=$3 dir key log
+  shift 2
+  dir=${RUN_SHARED:-$cg}/interp
+  mkdir -p "$dir"
+  key=$({ printf '%s\n' "$GNNC" "$flag" "$@"; stat -L -c '%i %s %Y' "$GNNC"; cat -- "$model"; } | sha256sum | cut -c1-64)
+  if [ -f "$dir/$key" ] && cp "$dir/$key" "$out"; then return 0; fi
+  log=$("$GNNC" run "$@" "$flag" "$out" 2>&1) || { printf '%s\n' "$log"; return 1; }
+  cp "$out" "$dir/$key.$BASHPID" && mv "$dir/$key.$BASHPID" "$dir/$key"
+  return 0
+}
+
 # cg_check NAME MODEL.gnn GRAPH MAPPING SEED [TOL]
 cg_check() {
   local name=$1 model=$2 graph=$3 map=$4 seed=$5 tol=${6:-1e-5} lib out b="$cg/run"
@@ -287,17 +308,15 @@ cg_check() {
     fail "$name" "gnnc could not build the host library: $(cg_tail "$(cat "$cg/"*"$(basename "$model" .gnn)-$map.so.log" 2>/dev/null)")"
     return
   fi
-  if ! out=$("$GNNC" run "$model" --graph "$graph" --seed "$seed" --save-params "$b.params" --save-inputs "$b.inputs" \
-      --output "$b.ref" 2>&1); then
+  if ! out=$(cg_interp "$b.ref" --output "$model" --graph "$graph" --seed "$seed"); then
     fail "$name" "gnnc run failed: $(cg_tail "$out")"
     return
   fi
-  if ! out=$("$cg_bin/gnn-run" "$lib" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --output "$b.got" \
-      --repeat 1 --warmup 0 2>&1); then
+  if ! out=$("$cg_bin/gnn-run" "$lib" --graph "$graph" --seed "$seed" --output "$b.got" --repeat 1 --warmup 0 2>&1); then
     fail "$name" "gnn-run failed: $(cg_tail "$out")"
     return
   fi
-  if out=$("$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol "$tol" 2>&1); then
+  if out=$("$ROOT/build/bin/gnn-compare" "$b.got" "$b.ref" --tol "$tol" 2>&1); then
     pass "$name"
   else
     fail "$name" "$(cg_tail "$out")"
@@ -339,18 +358,17 @@ cg_check_bwd() {
     fail "$name" "gnnc could not build the library"
     return
   fi
-  if ! out=$("$GNNC" run "$model" --graph "$graph" --seed "$seed" --train --save-params "$b.params" \
-      --save-inputs "$b.inputs" --save-outputs "$b.ref" 2>&1); then
+  if ! out=$(cg_interp "$b.ref" --save-outputs "$model" --graph "$graph" --seed "$seed" --train); then
     fail "$name" "gnnc run --train failed: $(cg_tail "$out")"
     return
   fi
-  if ! out=$("$cg_bin/gnn-run" "$lib" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --seed "$seed" \
-      --train --save-grads "$b.got" --output "$b.out" --repeat 1 --warmup 0 2>&1); then
+  if ! out=$("$cg_bin/gnn-run" "$lib" --graph "$graph" --seed "$seed" --train --save-grads "$b.got" --output "$b.out" \
+      --repeat 1 --warmup 0 2>&1); then
     fail "$name" "gnn-run --train --backward failed: $(cg_tail "$out")"
     return
   fi
   sed 's/^tensor output /tensor out /' "$b.out" >> "$b.got"
-  if out=$("$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol "$tol" 2>&1) &&
+  if out=$("$ROOT/build/bin/gnn-compare" "$b.got" "$b.ref" --tol "$tol" 2>&1) &&
      [ "$(grep -c '^tensor grad\.' "$b.ref")" -gt 0 ]; then
     pass "$name"
   else
@@ -398,13 +416,13 @@ if [ -x "$cg_bin/gnn-run" ]; then
   done
 fi
 
-# cg_check_three NAME MODEL.gnn SEED: the output (seed SEED) and, training, the output and every
-# gradient (seed SEED + 1) vs the interpreter on PubMed, hub10k and the graph with isolated
-# vertices, both mappings
+# cg_check_three NAME MODEL.gnn SEED [GRAPHS]: the output (seed SEED) and, training, the output and
+# every gradient (seed SEED + 1) vs the interpreter on PubMed, hub10k and the graph with isolated
+# vertices (or the GRAPHS named), both mappings
 cg_check_three() {
   local map g
   for map in $cg_maps; do
-    for g in data/pubmed tests/codegen/graphs/hub10k tests/interp/graphs/isolated; do
+    for g in ${4:-data/pubmed tests/codegen/graphs/hub10k tests/interp/graphs/isolated}; do
       cg_check "codegen/$cg_target/$1/$(basename $g)/$map" "$2" $g $map "$3"
       cg_check_bwd "codegen/$cg_target/backward/$1/$(basename $g)/$map" "$2" $g $map $(($3 + 1))
     done
@@ -480,7 +498,7 @@ fi
 # IR, the CUDA source calls cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 (and compiles), the host
 # C emulates the rounding (gnn_sgemm_tf32: operands rounded to a 10-bit mantissa, emit_host_gemm.c)
 # and takes no narrow GEMM. GCN and GAT on Cora against the float64 interpreter: the forward within
-# 3e-2, the gradients within 1e-1 (compare.py's largest element error, relative above a floor; TF32's
+# 3e-2, the gradients within 1e-1 (gnn-compare's largest element error, relative above a floor; TF32's
 # unit roundoff is 2^-11 = 4.9e-4 and the errors add up over K = 1,433 inputs and two layers:
 # measured 5e-3 forward, 3.8e-2 on GAT's grad.gatconv0.W, normwise 3.8e-3; a transposed or
 # misplaced operand is O(1)). Float32's 1e-5 and 1e-4 scaled by the ratio of the unit roundoffs
@@ -511,11 +529,9 @@ if [ -x "$cg_bin/gnn-run" ]; then
     if cg_plain; then # float32's tolerance missed: the operands were rounded
       cg_rc=2 cg_out=
       if cg_lib_tf=$(CG_FLAGS=--gemm-precision=tf32 cg_lib dsl-examples/$cg_m.gnn vertex) &&
-         "$GNNC" run dsl-examples/$cg_m.gnn --graph data/cora --seed $cg_seed --save-params "$cg/tf.params" --save-inputs "$cg/tf.inputs" \
-           --output "$cg/tf.ref" > /dev/null 2>&1 &&
-         "$cg_bin/gnn-run" "$cg_lib_tf" --graph data/cora --params "$cg/tf.params" --inputs "$cg/tf.inputs" --output "$cg/tf.got" \
-           --repeat 1 --warmup 0 > /dev/null 2>&1; then
-        cg_out=$("$PY" tests/codegen/compare.py "$cg/tf.got" "$cg/tf.ref" --tol 1e-5 2>&1)
+         cg_interp "$cg/tf.ref" --output dsl-examples/$cg_m.gnn --graph data/cora --seed $cg_seed > /dev/null &&
+         "$cg_bin/gnn-run" "$cg_lib_tf" --graph data/cora --seed $cg_seed --output "$cg/tf.got" --repeat 1 --warmup 0 > /dev/null 2>&1; then
+        cg_out=$("$ROOT/build/bin/gnn-compare" "$cg/tf.got" "$cg/tf.ref" --tol 1e-5 2>&1)
         cg_rc=$?
       fi
       if [ $cg_rc = 1 ] && printf '%s\n' "$cg_out" | grep -q '^FAIL output: max err'; then
@@ -570,7 +586,7 @@ if [ -z "${CG_TARGET:-}" ] && [ -x "$cg_bin/gnn-run" ]; then
         if cmp -s "$cg/f64.t" "$cg/f64.i"; then
           pass "$cg_name"
         else
-          fail "$cg_name" "the training library's forward differs from the inference library's: $(cg_tail "$("$PY" tests/codegen/compare.py "$cg/f64.t" "$cg/f64.i" --tol 0 2>&1)")"
+          fail "$cg_name" "the training library's forward differs from the inference library's: $(cg_tail "$("$ROOT/build/bin/gnn-compare" "$cg/f64.t" "$cg/f64.i" --tol 0 2>&1)")"
         fi
       else
         fail "$cg_name" "a library did not build or run"
@@ -626,8 +642,10 @@ fi
 # Kept roots (tests/codegen/kept_roots.gnn): the roots that later roots of their kernel read are
 # in memory only when training (their buffers are not in the inference arena: the kernel IR says
 # "training only"), the 300-wide one is not kept; the output and every gradient agree with the
-# interpreter, both mappings, on PubMed, hub10k and the graph with isolated vertices (a vertex
-# without edges: the kept value is the bias).
+# interpreter, both mappings, on hub10k and the graph with isolated vertices (a vertex without
+# edges: the kept value is the bias). Not on PubMed: its 19,717 rows of 300 outputs (and their
+# gradients) took over 20 s of text to write and compare per check and reach no kernel path that
+# hub10k's 10,000 in-edge hub does not.
 if [ -x "$cg_bin/gnn-run" ]; then
   if cg_plain; then
     for cg_map in $cg_maps; do
@@ -643,7 +661,7 @@ if [ -x "$cg_bin/gnn-run" ]; then
       fi
     done
   fi
-  cg_check_three kept-roots tests/codegen/kept_roots.gnn 81
+  cg_check_three kept-roots tests/codegen/kept_roots.gnn 81 "tests/codegen/graphs/hub10k tests/interp/graphs/isolated"
 fi
 
 # Sums over the rows in the rows kernels that make what they sum (tests/codegen/row_sums.gnn;
@@ -690,7 +708,7 @@ cg_extremum() { # NAME FLAGS...
       continue
     fi
     awk '/^tensor /{skip = ($2 == "out")} !skip' "$b.ref" > "$b.grads"
-    out=$("$PY" tests/codegen/compare.py "$b.got" "$b.grads" --tol 1e-4 2>&1) || bad+=" seed $sd: $(grep FAIL <<< "$out" | head -1);"
+    out=$("$ROOT/build/bin/gnn-compare" "$b.got" "$b.grads" --tol 1e-4 2>&1) || bad+=" seed $sd: $(grep FAIL <<< "$out" | head -1);"
   done
   if [ -z "$bad" ]; then pass "$name"; else fail "$name" "${bad:0:400}"; fi
   rm -f "$b".* "$lib"
@@ -725,7 +743,7 @@ if [ -x "$cg_bin/gnn-run" ]; then
       continue
     fi
     awk '/^tensor /{skip = ($2 == "out")} !skip' "$cg/eo.ref" > "$cg/eo.grads"
-    if out=$("$PY" tests/codegen/compare.py "$cg/eo.got" "$cg/eo.grads" 2>&1) && grep -q '^tensor output 0 1 2$' "$cg/eo.out"; then pass "$cg_name"
+    if out=$("$ROOT/build/bin/gnn-compare" "$cg/eo.got" "$cg/eo.grads" 2>&1) && grep -q '^tensor output 0 1 2$' "$cg/eo.out"; then pass "$cg_name"
     else fail "$cg_name" "$(grep FAIL <<< "$out" | head -2 | tr '\n' ' ') $(grep tensor "$cg/eo.out")"; fi
   done
 fi
@@ -874,11 +892,9 @@ if [ -x "$cg_bin/gnn-run" ]; then
       shard_take || continue
       cg_b=$cg/tiles-same
       if cg_la=$(CG_FLAGS=--tile-columns=${cg_mt#*:} cg_lib dsl-examples/$cg_m.gnn vertex) && cg_lb=$(cg_lib dsl-examples/$cg_m.gnn vertex) &&
-         "$GNNC" run dsl-examples/$cg_m.gnn --graph data/pubmed --seed 7 --train --save-params "$cg_b.params" --save-inputs "$cg_b.inputs" \
-           --save-outputs "$cg_b.ref" > /dev/null 2>&1 &&
-         "$cg_bin/gnn-run" "$cg_la" --graph data/pubmed --params "$cg_b.params" --inputs "$cg_b.inputs" --seed 7 --train \
+         "$cg_bin/gnn-run" "$cg_la" --graph data/pubmed --seed 7 --train \
            --save-grads "$cg_b.ga" --output "$cg_b.oa" --repeat 1 --warmup 0 > /dev/null 2>&1 &&
-         "$cg_bin/gnn-run" "$cg_lb" --graph data/pubmed --params "$cg_b.params" --inputs "$cg_b.inputs" --seed 7 --train \
+         "$cg_bin/gnn-run" "$cg_lb" --graph data/pubmed --seed 7 --train \
            --save-grads "$cg_b.gb" --output "$cg_b.ob" --repeat 1 --warmup 0 > /dev/null 2>&1 &&
          [ -s "$cg_b.ga" ] && cmp -s "$cg_b.ga" "$cg_b.gb" && cmp -s "$cg_b.oa" "$cg_b.ob"; then
         pass codegen/host/tiles/same-as-untiled/$cg_m-${cg_mt#*:}
@@ -905,12 +921,11 @@ cg_check_igrad() {
     fail "$name" "gnnc could not build the libraries: $(cg_tail "$(cat "$lib.log" 2>/dev/null)")"
     return
   fi
-  if ! out=$("$GNNC" run "$model" --input-grads=all --graph "$graph" --seed "$seed" --train --save-params "$b.params" \
-      --save-inputs "$b.inputs" --save-outputs "$b.ref" 2>&1); then
+  if ! out=$(cg_interp "$b.ref" --save-outputs "$model" --input-grads=all --graph "$graph" --seed "$seed" --train); then
     fail "$name" "gnnc run --train --input-grads=all failed: $(cg_tail "$out")"
     return
   fi
-  if ! out=$("$cg_bin/gnn-run" "$lib" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --seed "$seed" \
+  if ! out=$("$cg_bin/gnn-run" "$lib" --graph "$graph" --seed "$seed" \
       --save-grads "$b.got" --save-input-grads "$b.igot" --output "$b.out" --repeat 1 --warmup 0 2>&1); then
     fail "$name" "gnn-run --save-input-grads failed: $(cg_tail "$out")"
     return
@@ -922,15 +937,15 @@ cg_check_igrad() {
   # float32 and float64 rounding noise of 1e-15 cannot be compared relatively)
   local names
   names=$(awk '/^tensor grad_input\./ {printf ",%s", $2}' "$b.ref")
-  if [ -n "$names" ] && out=$("$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol 1e-4 --names "out$names" 2>&1); then
+  if [ -n "$names" ] && out=$("$ROOT/build/bin/gnn-compare" "$b.got" "$b.ref" --tol 1e-4 --names "out$names" 2>&1); then
     pass "$name"
   else
     fail "$name" "$(cg_tail "$out")"
   fi
   # nothing asked for: the same parameter gradients as the parameter-only library, bit for bit
-  if out=$("$cg_bin/gnn-run" "$lib" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --seed "$seed" \
+  if out=$("$cg_bin/gnn-run" "$lib" --graph "$graph" --seed "$seed" \
         --save-grads "$b.g1" --repeat 1 --warmup 0 2>&1) &&
-     out=$("$cg_bin/gnn-run" "$plain" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --seed "$seed" \
+     out=$("$cg_bin/gnn-run" "$plain" --graph "$graph" --seed "$seed" \
         --save-grads "$b.g0" --repeat 1 --warmup 0 2>&1) && cmp -s "$b.g0" "$b.g1"; then
     pass "$name/unasked-params-identical"
   else
@@ -940,10 +955,14 @@ cg_check_igrad() {
 }
 if [ -x "$cg_bin/gnn-run" ]; then
   cg_seed=61
+  # (the examples at their own widths on the random graph's edge list, 39 vertices, their inputs
+  # drawn (its folder's features.svm has 5 columns): on Cora their grad_input.x is 2,708 x 1,433
+  # values, 4 M to write and compare as text per check, 15 s, for the same kernels; the skewed
+  # graphs are the parameter gradients' checks above)
   for cg_m in gcn sage gin gat edgeconv monet appnp; do
-    cg_g=data/cora
-    [ $cg_m = edgeconv ] && cg_g=tests/interp/graphs/pointcloud
-    cg_check_igrad "codegen/$cg_target/input-grads/$cg_m/$(basename $cg_g)/vertex" "dsl-examples/$cg_m.gnn" $cg_g vertex $cg_seed
+    cg_g=tests/interp/graphs/random/graph.edges cg_gn=random-drawn
+    [ $cg_m = edgeconv ] && cg_g=tests/interp/graphs/pointcloud cg_gn=pointcloud
+    cg_check_igrad "codegen/$cg_target/input-grads/$cg_m/$cg_gn/vertex" "dsl-examples/$cg_m.gnn" $cg_g vertex $cg_seed
     for cg_map in $cg_maps; do
       cg_check_igrad "codegen/$cg_target/input-grads/$cg_m-small/duplicates/$cg_map" "tests/interp/models/$cg_m.gnn" \
         tests/interp/graphs/duplicates $cg_map $cg_seed
@@ -1094,7 +1113,7 @@ fi # host-only checks
 
 unset -f cg_tail cg_lib cg_check cg_small
 unset cg_lib_gcn cg_march cg_a cg_b cg_asan cg_alib cg_target
-unset cg cg_bin cg_models cg_maps cg_m cg_map cg_cc cg_arch cg_out cg_g cg_seed cg_drv cg_rc cg_o
+unset cg cg_bin cg_models cg_maps cg_m cg_map cg_cc cg_arch cg_out cg_g cg_gn cg_seed cg_drv cg_rc cg_o
 
 # (the large-graph checks this sanitized run left to make test: said once, counted neither way)
 if [ "$cg_left_to_plain" -gt 0 ] && shard_first; then

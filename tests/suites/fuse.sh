@@ -97,18 +97,15 @@ fz_cmp() { # NAME MODEL GRAPH MAPPING
     if ! out=$("$GNNC" "$model" --target=$fz_target $([ "$fz_target" = cuda ] && echo --arch=sm_80,sm_90) --mapping=$map $flag -o "$b-$f.so" 2>&1); then
       fail "$name" "gnnc $flag: $(fz_tail "$out")"; return; fi
   done
-  # (--train --save-outputs: the inputs then hold the backward's seed grad.out too)
-  "$GNNC" run "$model" --graph "$graph" --seed 5 --train --save-params "$b.params" --save-inputs "$b.inputs" \
-    --save-outputs "$b.ref" > /dev/null 2>&1
+  # (parameters, inputs, dropout masks and the backward's seed grad.out: all drawn from the seed)
   for f in fused unfused; do
-    if ! out=$("$fz_bin/gnn-run" "$b-$f.so" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --output "$b-$f.out" \
-        --repeat 1 --warmup 0 2>&1) ||
-       ! out=$("$fz_bin/gnn-run" "$b-$f.so" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --seed 9 --train \
+    if ! out=$("$fz_bin/gnn-run" "$b-$f.so" --graph "$graph" --seed 5 --output "$b-$f.out" --repeat 1 --warmup 0 2>&1) ||
+       ! out=$("$fz_bin/gnn-run" "$b-$f.so" --graph "$graph" --seed 9 --train \
         --save-grads "$b-$f.grads" --output "$b-$f.tout" --repeat 1 --warmup 0 2>&1); then
       fail "$name" "gnn-run ($f): $(fz_tail "$out")"; return; fi
   done
-  if out=$("$PY" tests/codegen/compare.py "$b-fused.out" "$b-unfused.out" --tol 1e-5 2>&1) &&
-     out=$("$PY" tests/codegen/compare.py "$b-fused.grads" "$b-unfused.grads" --tol 1e-4 2>&1) &&
+  if out=$("$ROOT/build/bin/gnn-compare" "$b-fused.out" "$b-unfused.out" --tol 1e-5 2>&1) &&
+     out=$("$ROOT/build/bin/gnn-compare" "$b-fused.grads" "$b-unfused.grads" --tol 1e-4 2>&1) &&
      [ "$(grep -c '^tensor grad\.' "$b-unfused.grads")" -gt 0 ]; then
     pass "$name"
   else
@@ -235,12 +232,11 @@ for fz_f in -fno-reorg -fno-canonicalize -fno-compose; do
 done
 fz_b=$fz/noreorg
 if fz_out=$("$GNNC" dsl-examples/gat.gnn -fno-reorg --target=host -o "$fz_b.so" 2>&1) &&
-   fz_out=$("$GNNC" run dsl-examples/gat.gnn --graph data/cora --seed 3 --train --save-params "$fz_b.p" \
-     --save-inputs "$fz_b.i" --save-outputs "$fz_b.ref" 2>&1) &&
-   fz_out=$("$fz_bin/gnn-run" "$fz_b.so" --graph data/cora --params "$fz_b.p" --inputs "$fz_b.i" --seed 3 --train \
+   fz_out=$("$GNNC" run dsl-examples/gat.gnn --graph data/cora --seed 3 --train --save-outputs "$fz_b.ref" 2>&1) &&
+   fz_out=$("$fz_bin/gnn-run" "$fz_b.so" --graph data/cora --seed 3 --train \
      --save-grads "$fz_b.got" --output "$fz_b.out" --repeat 1 --warmup 0 2>&1) &&
    sed 's/^tensor output /tensor out /' "$fz_b.out" >> "$fz_b.got" &&
-   fz_out=$("$PY" tests/codegen/compare.py "$fz_b.got" "$fz_b.ref" --tol 1e-4 2>&1); then
+   fz_out=$("$ROOT/build/bin/gnn-compare" "$fz_b.got" "$fz_b.ref" --tol 1e-4 2>&1); then
   pass fuse/no-reorg-gat-vs-interp
 else
   fail fuse/no-reorg-gat-vs-interp "$(fz_tail "$fz_out")"
@@ -264,12 +260,11 @@ if /usr/bin/python3 tests/fuse/hub_graph.py "$fz/hub1m" 1000000; then
   for fz_m in gat gcn; do
     fz_lib="$fz/hub-$fz_m.so" fz_b="$fz/hub"
     if fz_out=$("$GNNC" "tests/interp/models/$fz_m.gnn" --target=host -o "$fz_lib" 2>&1) &&
-       fz_out=$("$GNNC" run "tests/interp/models/$fz_m.gnn" --graph "$fz/hub1m" --seed 3 --train --save-params "$fz_b.params" \
-         --save-inputs "$fz_b.inputs" --save-outputs "$fz_b.ref" 2>&1) &&
-       fz_out=$("$fz_bin/gnn-run" "$fz_lib" --graph "$fz/hub1m" --params "$fz_b.params" --inputs "$fz_b.inputs" --seed 3 --train \
+       fz_out=$("$GNNC" run "tests/interp/models/$fz_m.gnn" --graph "$fz/hub1m" --seed 3 --train --save-outputs "$fz_b.ref" 2>&1) &&
+       fz_out=$("$fz_bin/gnn-run" "$fz_lib" --graph "$fz/hub1m" --seed 3 --train \
          --save-grads "$fz_b.got" --output "$fz_b.out" --repeat 1 --warmup 0 2>&1) &&
        sed 's/^tensor output /tensor out /' "$fz_b.out" >> "$fz_b.got" &&
-       fz_out=$("$PY" tests/codegen/compare.py "$fz_b.got" "$fz_b.ref" --tol 1e-4 2>&1); then
+       fz_out=$("$ROOT/build/bin/gnn-compare" "$fz_b.got" "$fz_b.ref" --tol 1e-4 2>&1); then
       pass "fuse/hub1m/$fz_m"
     else
       fail "fuse/hub1m/$fz_m" "$(fz_tail "$fz_out")"
@@ -303,12 +298,11 @@ fi
 fz_mix=$(echo $fz_ids | awk '{print $2 "," $3}')
 fz_lib="$fz/mix.so" fz_b="$fz/mix"
 if fz_out=$("$GNNC" dsl-examples/gcn.gnn --target=host --edge-balanced="$fz_mix" -o "$fz_lib" 2>&1) &&
-   fz_out=$("$GNNC" run dsl-examples/gcn.gnn --graph data/cora --seed 3 --train --save-params "$fz_b.params" \
-     --save-inputs "$fz_b.inputs" --save-outputs "$fz_b.ref" 2>&1) &&
-   fz_out=$("$fz_bin/gnn-run" "$fz_lib" --graph data/cora --params "$fz_b.params" --inputs "$fz_b.inputs" --seed 3 --train \
+   fz_out=$("$GNNC" run dsl-examples/gcn.gnn --graph data/cora --seed 3 --train --save-outputs "$fz_b.ref" 2>&1) &&
+   fz_out=$("$fz_bin/gnn-run" "$fz_lib" --graph data/cora --seed 3 --train \
      --save-grads "$fz_b.got" --output "$fz_b.out" --repeat 1 --warmup 0 2>&1) &&
    sed 's/^tensor output /tensor out /' "$fz_b.out" >> "$fz_b.got" &&
-   fz_out=$("$PY" tests/codegen/compare.py "$fz_b.got" "$fz_b.ref" --tol 1e-4 2>&1) &&
+   fz_out=$("$ROOT/build/bin/gnn-compare" "$fz_b.got" "$fz_b.ref" --tol 1e-4 2>&1) &&
    [ "$(fz_kernels "$("$GNNC" dsl-examples/gcn.gnn --emit=kir --edge-balanced="$fz_mix" 2>&1)")" -eq 2 ]; then
   pass fuse/edge-balanced/mixed-vs-interp
 else
@@ -414,22 +408,27 @@ fz_vs_interp() {
   local model=$1 seed=$2 g map lib="$fz/vs.so" b="$fz/vs"
   shift 2
   for g in "$@"; do
+    # (one reference for both mappings; gnn-run draws the same parameters and inputs from the seed)
+    if ! fz_out=$("$GNNC" run "$model" --graph "$g" --seed "$seed" --train --save-outputs "$b.ref0" 2>&1); then
+      fz_out="$(basename "$g"): gnnc run: $fz_out"
+      rm -f "$b".*
+      return 1
+    fi
     for map in vertex edge; do
       # shellcheck disable=SC2086
       if fz_out=$("$GNNC" "$model" --target=host --mapping=$map ${FZ_FLAGS:-} -o "$lib" 2>&1) &&
-         fz_out=$("$GNNC" run "$model" --graph "$g" --seed "$seed" --train --save-params "$b.params" \
-           --save-inputs "$b.inputs" --save-outputs "$b.ref" 2>&1) &&
-         fz_out=$("$fz_bin/gnn-run" "$lib" --graph "$g" --params "$b.params" --inputs "$b.inputs" --seed "$seed" --train \
+         fz_out=$("$fz_bin/gnn-run" "$lib" --graph "$g" --seed "$seed" --train \
            --save-grads "$b.got" --output "$b.out" --repeat 1 --warmup 0 2>&1) &&
          sed 's/^tensor output /tensor out /' "$b.out" >> "$b.got" &&
-         fz_out=$("$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol 1e-4 2>&1); then
-        rm -f "$b".* "$lib"
+         fz_out=$("$ROOT/build/bin/gnn-compare" "$b.got" "$b.ref0" --tol 1e-4 2>&1); then
+        rm -f "$b.got" "$b.out" "$lib"
       else
         fz_out="$(basename "$g") $map: $fz_out"
         rm -f "$b".* "$lib"
         return 1
       fi
     done
+    rm -f "$b".*
   done
 }
 # fz_f64_case NAME KIR_OK MODEL SEED GRAPH...: passes when the kernel-IR facts held (KIR_OK = 1) and

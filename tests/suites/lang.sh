@@ -90,15 +90,13 @@ lang_host() {
   fi
   lang_why=""
   if [ -z "$train" ]; then
-    lang_run "gnnc run (the interpreter)" "$GNNC" run "$src" --graph "$graph" --seed "$seed" --save-params "$b.params" \
-      --save-inputs "$b.inputs" --output "$b.ref" &&
-    lang_run "gnn-run" "$lang_bin/gnn-run" "$lib" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --output "$b.got" \
-      --repeat 1 --warmup 0 &&
-    lang_run "compare (1e-5)" "$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol 1e-5
+    # (gnn-run draws the interpreter's parameters and inputs from the same seed: runtime/gnn_run.c)
+    lang_run "gnnc run (the interpreter)" "$GNNC" run "$src" --graph "$graph" --seed "$seed" --output "$b.ref" &&
+    lang_run "gnn-run" "$lang_bin/gnn-run" "$lib" --graph "$graph" --seed "$seed" --output "$b.got" --repeat 1 --warmup 0 &&
+    lang_run "compare (1e-5)" "$ROOT/build/bin/gnn-compare" "$b.got" "$b.ref" --tol 1e-5
   else
-    lang_run "gnnc run --train (the interpreter)" "$GNNC" run "$src" --graph "$graph" --seed "$seed" --train --save-params "$b.params" \
-      --save-inputs "$b.inputs" --save-outputs "$b.ref" &&
-    lang_run "gnn-run --train" "$lang_bin/gnn-run" "$lib" --graph "$graph" --params "$b.params" --inputs "$b.inputs" --seed "$seed" \
+    lang_run "gnnc run --train (the interpreter)" "$GNNC" run "$src" --graph "$graph" --seed "$seed" --train --save-outputs "$b.ref" &&
+    lang_run "gnn-run --train" "$lang_bin/gnn-run" "$lib" --graph "$graph" --seed "$seed" \
       --train --save-grads "$b.got" --output "$b.out" --repeat 1 --warmup 0 &&
     if [ ! -s "$b.out" ] || [ ! -s "$b.got" ]; then
       lang_why="gnn-run --train exited 0 but left its --output or --save-grads file missing or empty"
@@ -110,7 +108,7 @@ lang_host() {
       lang_why="the interpreter's --save-outputs has no grad.* tensor to compare"
       false
     else
-      lang_run "compare (1e-4)" "$PY" tests/codegen/compare.py "$b.got" "$b.ref" --tol 1e-4
+      lang_run "compare (1e-4)" "$ROOT/build/bin/gnn-compare" "$b.got" "$b.ref" --tol 1e-4
     fi
   fi
   if [ $? -eq 0 ]; then pass "$t"; else fail "$t" "$lang_why"; fi
@@ -212,7 +210,7 @@ for lang_map in vertex edge; do
         --output "$lang_b.ref" 2>&1) &&
      lang_out=$("$lang_bin/gnn-run" "$lang_lib_init" --graph tests/interp/graphs/random --seed 9 --inputs "$lang_b.inputs" \
         --output "$lang_b.got" --repeat 1 --warmup 0 2>&1) &&
-     lang_out=$("$PY" tests/codegen/compare.py "$lang_b.got" "$lang_b.ref" --tol 1e-5 2>&1); then
+     lang_out=$("$ROOT/build/bin/gnn-compare" "$lang_b.got" "$lang_b.ref" --tol 1e-5 2>&1); then
     pass "lang/init/seeded/$lang_map"
   else
     fail "lang/init/seeded/$lang_map" "$(lang_tail "$lang_out")"
@@ -261,7 +259,7 @@ PYEOF
            --save-inputs "$lang_b.inputs" --output "$lang_b.ref" 2>&1) &&
          lang_out=$("$lang_bin/gnn-run" "$lang_lib_sl" --graph "$lang_g" --self-loops --params "$lang_b.params" \
            --inputs "$lang_b.inputs" --output "$lang_b.got" --repeat 1 --warmup 0 2>&1) &&
-         lang_out=$("$PY" tests/codegen/compare.py "$lang_b.got" "$lang_b.ref" --tol 1e-5 2>&1); then
+         lang_out=$("$ROOT/build/bin/gnn-compare" "$lang_b.got" "$lang_b.ref" --tol 1e-5 2>&1); then
         pass "$lang_t"
       else
         fail "$lang_t" "$(lang_tail "$lang_out")"

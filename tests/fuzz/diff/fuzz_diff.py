@@ -16,7 +16,7 @@ from the seed), forward and backward, and twice more forward only, not training:
   2. the host library: gnnc --target=host --mapping=vertex|edge -o lib.so, then gnn-run with
      the interpreter's parameters and inputs, --train --save-grads;
 
-and the output and every parameter's gradient are compared (tests/codegen/compare.py's measure,
+and the output and every parameter's gradient are compared (gnn-compare's measure, beside gnn-run,
 1e-4); then the output of a forward not training (the same two, without --train: dropout the
 identity, the library's inference path). A program gnnc rejects is a generator bug or a compiler bug: it is reported too. A
 mismatch is minimised -- the model is cut to the earliest statement whose value still
@@ -92,12 +92,12 @@ TOL = "1e-4"
 # nvcc's target (one arch keeps the time down; shared memory is limited to 48 KB on every one)
 WIDE_MIN, WIDE_MAX = 1024, 3072
 CUDA_ARCH = "sm_80"
-# compare.py --file-floor: errors are measured against at least 10% of the largest reference value
+# gnn-compare --file-floor: errors are measured against at least 10% of the largest reference value
 # in the file, so a gradient that is zero in exact arithmetic (float64 1e-17, float32 1e-7 of
 # rounding) is not a finding; a real bug is off by the scale of the values, far above it.
 FILE_FLOOR = "0.1"
 # ... but only for a tensor whose own scale is below 1e-6 of the file's (zero in exact arithmetic);
-# every other tensor is measured against its own scale (compare.py --zero-below). Measured over
+# every other tensor is measured against its own scale (gnn-compare --zero-below). Measured over
 # 3,300 tensors of 790 programs (all four modes): exact zeros below 1e-9 of the file's scale, none
 # between 1e-9 and 1e-6, and the 177 between 1e-6 and 0.1 within 7.4e-6 of their own scale.
 ZERO_BELOW = "1e-6"
@@ -454,7 +454,7 @@ def compare(gnnc, gnn_run, src, graph, seed, mapping, work, cuda=False):
         return "error", "gnn-run: " + out.strip()[-400:]
     with open(b + ".out") as f, open(b + ".got", "a") as g:
         g.write(f.read().replace("tensor output ", "tensor out ", 1))
-    rc, out = sh(["/usr/bin/python3", os.path.join(ROOT, "tests/codegen/compare.py"), b + ".got", b + ".ref", "--tol", TOL, "--file-floor", FILE_FLOOR, "--zero-below", ZERO_BELOW])
+    rc, out = sh([os.path.join(os.path.dirname(gnn_run), "gnn-compare"), b + ".got", b + ".ref", "--tol", TOL, "--file-floor", FILE_FLOOR, "--zero-below", ZERO_BELOW])
     if rc != 0:
         return "mismatch", "\n".join(l for l in out.splitlines() if l.startswith("FAIL") or "missing" in l)[-600:]
     # the forward not training (dropout the identity), same parameters and inputs: the library's
@@ -468,7 +468,7 @@ def compare(gnnc, gnn_run, src, graph, seed, mapping, work, cuda=False):
                   "--repeat", "1", "--warmup", "0"])
     if rc != 0:
         return "error", "gnn-run, not training: " + out.strip()[-400:]
-    rc, out = sh(["/usr/bin/python3", os.path.join(ROOT, "tests/codegen/compare.py"), b + ".iout", b + ".iref", "--tol", TOL, "--file-floor", FILE_FLOOR, "--zero-below", ZERO_BELOW])
+    rc, out = sh([os.path.join(os.path.dirname(gnn_run), "gnn-compare"), b + ".iout", b + ".iref", "--tol", TOL, "--file-floor", FILE_FLOOR, "--zero-below", ZERO_BELOW])
     if rc != 0:
         return "mismatch", "not training: " + "\n".join(l for l in out.splitlines() if l.startswith("FAIL") or "missing" in l)[-600:]
     return "agree", ""
@@ -533,7 +533,7 @@ def main():
     ap.add_argument("--keep", default=os.path.join(ROOT, "tests/fuzz/diff/cases"))
     ap.add_argument("--replay", nargs="*")
     ap.add_argument("--print", action="store_true", help="print the programs as they are generated")
-    ap.add_argument("-v", "--verbose", action="store_true", help="print what compare.py found")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print what gnn-compare found")
     ap.add_argument("--pieces", action="store_true",
                     help="every program compiled with --split-hubs, on a graph with a hub (%s)" % ", ".join(PIECE_GRAPHS))
     ap.add_argument("--tiles", action="store_true",
