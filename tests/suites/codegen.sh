@@ -36,7 +36,9 @@
 #                                  <= 2 ulp on normal results, +0 below FLT_MIN, inf/-1/NaN as glibc
 #   codegen/rng/...                the dropout draws of the CUDA and host code paths agree
 #   codegen/grid-wide/...          EdgeConv's element-wise global kernels run grid-wide (128 blocks, no
-#                                  lanes); a global kernel whose lanes cooperate stays one group
+#                                  lanes); a global kernel whose lanes cooperate stays one group;
+#                                  .../cpu/MAPPING/KERNEL: every example's grid-wide kernels run on a
+#                                  CPU on six grids, both thread orders (grid_wide_check.py)
 #   codegen/cuda-lib/...           gnnc -o lib.so --target=cuda builds a CUDA library with nvcc,
 #                                  SASS for each --arch and the PTX of the last one
 # Models: every dsl-examples/*.gnn at its own widths on Cora (EdgeConv on the point cloud, R-GCN
@@ -210,6 +212,36 @@ if cg_plain; then
   else
     fail codegen/grid-wide/cooperating-lanes "the softmax's global kernel is not one group, or the finish kernel not grid-wide: $(grep '_global: ' "$cg/grid-softmax.cu" | cut -c1-100 | tr '\n' ' ')"
   fi
+fi
+
+# The grid-wide kernels run on a CPU (tests/codegen/grid_wide_check.py; no GPU has run them yet):
+# every dsl-examples model's, both mappings, each kernel on 1, 2, 3, 7 and 128 blocks and on its
+# launch's grid plus 5, threads in both orders, against its launch's grid, bit for bit, with its
+# buffers of their kernel-IR sizes under ASan+UBSan: every element of what it makes written, none
+# past a buffer, no thread reading what another wrote (the barriers it dropped ordered nothing).
+if cg_plain && need_tool codegen/grid-wide/cpu g++; then
+  for cg_map in $cg_maps; do
+    cg_pairs= cg_bad=
+    for cg_f in dsl-examples/*.gnn; do
+      cg_n=$(basename "$cg_f" .gnn)
+      if "$GNNC" "$cg_f" --mapping=$cg_map --emit=cu -o "$cg/gw-$cg_n-$cg_map.cu" > /dev/null 2>&1 &&
+         "$GNNC" "$cg_f" --mapping=$cg_map --emit=kir > "$cg/gw-$cg_n-$cg_map.kir" 2>&1; then
+        cg_pairs="$cg_pairs $cg/gw-$cg_n-$cg_map.cu:$cg/gw-$cg_n-$cg_map.kir"
+      else
+        cg_bad="$cg_bad $cg_n"
+      fi
+    done
+    if [ -n "$cg_bad" ]; then
+      fail "codegen/grid-wide/cpu/$cg_map" "gnnc could not emit the CUDA source or kernel IR of$cg_bad"
+    elif ! cg_out=$("$PY" tests/codegen/grid_wide_check.py "$cg/gw-$cg_map.cpp" $cg_pairs 2>&1) ||
+         ! cg_out=$(cd "$cg" && cached_tool "gw-$cg_map" g++ -std=c++17 -O1 -g -Wall -Wextra -Werror \
+                      -fsanitize=address,undefined -fno-sanitize-recover=all "gw-$cg_map.cpp" -o "gw-$cg_map"); then
+      fail "codegen/grid-wide/cpu/$cg_map" "$(cg_tail "$cg_out")"
+    else
+      cg_out=$("$cg/gw-$cg_map" 2>&1)
+      report_lines "codegen/grid-wide/cpu/$cg_map" $? "$cg_out"
+    fi
+  done
 fi
 
 # ---- a CUDA shared library through gnnc itself (nvcc, linked against build/lib/libgnnrt.so),
@@ -1113,7 +1145,7 @@ fi # host-only checks
 
 unset -f cg_tail cg_lib cg_check cg_small
 unset cg_lib_gcn cg_march cg_a cg_b cg_asan cg_alib cg_target
-unset cg cg_bin cg_models cg_maps cg_m cg_map cg_cc cg_arch cg_out cg_g cg_gn cg_seed cg_drv cg_rc cg_o
+unset cg cg_bin cg_models cg_maps cg_m cg_map cg_cc cg_arch cg_out cg_g cg_gn cg_seed cg_drv cg_rc cg_o cg_pairs cg_bad cg_n
 
 # (the large-graph checks this sanitized run left to make test: said once, counted neither way)
 if [ "$cg_left_to_plain" -gt 0 ] && shard_first; then
