@@ -2,7 +2,7 @@
  *
  *   gnn-run libmodel.so --graph data/cora [--params F] [--inputs F] [--output F] [--seed N]
  *           [--repeat N] [--warmup N] [--train] [--backward] [--save-grads F] [--device N] [--rows N]
- *           [--self-loops] [--normalise-features] [--edge-order file|graph]
+ *           [--self-loops] [--normalise-features] [--edge-order file|graph] [--save-inputs F]
  *
  * It prints the output's shape, a checksum, the first rows, the time per forward (the median
  * of --repeat timed runs after --warmup untimed ones, each followed by a sync) and the memory
@@ -41,6 +41,8 @@ static void usage(FILE *out) {
         "  --params FILE       parameters (tensor text format); default: Glorot from --seed\n"
         "  --inputs FILE       inputs by name (tensor text format, rows x width; edge rows in file order)\n"
         "  --output FILE       write every output row (tensor text format, edge rows in file order)\n"
+        "  --save-inputs FILE  write the inputs used (read, from the graph, or drawn from --seed), as\n"
+        "                      gnnc run --save-inputs does: the same file for the same seed and graph\n"
         "  --edge-order ORDER  edge rows of those files: 'file' (default): a row per edge of the graph file,\n"
         "                      then the added self-loops; both directions of a symmetric .mtx entry read its\n"
         "                      one row, an input gradient's row is their sum, and an edge output, which has\n"
@@ -231,9 +233,10 @@ static bool inputs_file_names_ok(Rt *rt, const gnn_model_api *api, const gnn_ten
 
 /* Writes tensor `name`, given in the graph's order, with its rows in file order (EdgeRows): a
  * file row that several edges share gets the sum of theirs, in edge order (an input gradient;
- * main writes no edge output whose rows are shared). False when out of host memory. */
+ * main writes no edge output whose rows are shared), or with `first` the first edge's (an input,
+ * which every edge of the row read). False when out of host memory. */
 static bool write_rows(FILE *f, const char *name, const gnn_graph *g, const EdgeRows *er, const gnn_tensor_info *t,
-                       const float *graph_rows) {
+                       const float *graph_rows, bool first) {
   int64_t rows = file_rows(g, er, t->domain), w = t->width;
   const float *out = graph_rows;
   float *file = NULL;
@@ -249,7 +252,8 @@ static bool write_rows(FILE *f, const char *name, const gnn_graph *g, const Edge
       float *to = file + er->row[e] * w;
       const float *from = graph_rows + e * w;
       if (seen[er->row[e]]) {
-        for (int64_t k = 0; k < w; k++) to[k] += from[k];
+        if (!first)
+          for (int64_t k = 0; k < w; k++) to[k] += from[k];
       } else memcpy(to, from, sizeof(float) * (size_t)w);
       seen[er->row[e]] = 1;
     }
@@ -295,7 +299,7 @@ static double now(void) {
 
 int main(int argc, char **argv) {
   const char *libpath = NULL, *graph = NULL, *params = NULL, *inputs = NULL, *output = NULL, *save_grads = NULL,
-             *save_input_grads = NULL;
+             *save_input_grads = NULL, *save_inputs = NULL;
   int64_t seed = 1, repeat = 10, warmup = 2, device = 0, nrows = 3;
   bool train = false, backward = false, self_loops = false, graph_order = false, normalise = false;
   for (int i = 1; i < argc; i++) {
@@ -310,6 +314,7 @@ int main(int argc, char **argv) {
     else if (OPT("--output")) output = v;
     else if (OPT("--save-grads")) save_grads = v;
     else if (OPT("--save-input-grads")) save_input_grads = v;
+    else if (OPT("--save-inputs")) save_inputs = v;
     else if (OPT("--edge-order")) {
       if (strcmp(v, "file") != 0 && strcmp(v, "graph") != 0)
         return fprintf(stderr, "gnn-run: --edge-order wants 'file' or 'graph', got '%s'\n", v), 2;
@@ -482,6 +487,22 @@ int main(int argc, char **argv) {
     CHECK(rt.gmalloc(ctx, (void **)&in_dev[i], bytes));
     CHECK(rt.upload(ctx, in_dev[i], in_host[i], bytes));
   }
+  if (save_inputs) { /* what the model reads, edge rows in file order (a test of the seeded draw) */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) {
+      fprintf(stderr, "gnn-run: cannot write %s: %s\n", save_inputs, strerror(errno));
+      goto out;
+    }
+    bool ok = true;
+    for (int i = 0; i < api->num_inputs && ok; i++) ok = write_rows(f, api->inputs[i].name, g, &er, &api->inputs[i], in_host[i], true);
+    ok = fclose(f) == 0 && text && ok;
+    if (!ok) fprintf(stderr, "gnn-run: %s: cannot format the inputs in memory: %s\n", save_inputs, strerror(errno));
+    ok = ok && driver_write_tensors("gnn-run", save_inputs, text, len);
+    free(text);
+    if (!ok) goto out;
+  }
 
   /* forward: warm-up, then timed runs */
   times = malloc(sizeof(double) * (size_t)repeat);
@@ -545,7 +566,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "gnn-run: cannot write %s: %s\n", output, strerror(errno));
       goto out;
     }
-    bool ok = write_rows(f, "output", g, &er, ot, host_out);
+    bool ok = write_rows(f, "output", g, &er, ot, host_out, false);
     ok = fclose(f) == 0 && text && ok;
     if (!ok) fprintf(stderr, "gnn-run: %s: cannot format the output in memory: %s\n", output, strerror(errno));
     ok = ok && driver_write_tensors("gnn-run", output, text, len); /* says why on failure */
@@ -624,7 +645,7 @@ int main(int argc, char **argv) {
         st = rt.download(ctx, h, d, b);
         char nm[300];
         snprintf(nm, sizeof nm, "grad_input.%s", t->name);
-        if (!st && !write_rows(f, nm, g, &er, t, h)) {
+        if (!st && !write_rows(f, nm, g, &er, t, h, false)) {
           fprintf(stderr, "gnn-run: %s: out of host memory\n", save_input_grads);
           fclose(f);
           free(text);

@@ -668,3 +668,29 @@ check gnn-compare/refusals bash -c "[ $rc -eq 2 ] && grep -q 'cmp.nul: a NUL byt
   [ $rc2 -eq 1 ] && grep -q '^ok   a: ' '$TMP/cmp.out2' && grep -q '^FAIL : not in ' '$TMP/cmp.out2' &&
   [ $rc3 -eq 2 ] && grep -q -- '--tol given twice' '$TMP/cmp.err'"
 unset cmp_bin rc2 rc3
+
+# ---- gnn-run --save-inputs: the inputs it read or drew are the interpreter's (gnnc run
+# --save-inputs, same seed and graph), each within float32's rounding of the float64 value
+# (1e-7; a draw from another stream, or a row out of order, is O(1) off). Every numeric check of
+# the codegen, lang and fuse suites leans on this draw (both sides from --seed, no files): the
+# features of a folder (GCN on Cora), drawn vertex inputs (an edge list, no features), an edge
+# input drawn and one from the graph's edge values (R-GCN's relations), a graph input (GIN's
+# readout on a batch).
+"$PY" tests/train/make_relational.py "$TMP/rel" > /dev/null 2>&1
+for si_case in dsl-examples/gcn.gnn:data/cora tests/interp/models/gat.gnn:tests/interp/graphs/random/graph.edges \
+               tests/grad/input_grads.gnn:tests/interp/graphs/random/graph.edges dsl-examples/rgcn.gnn:"$TMP/rel" \
+               tests/grad/input_graph.gnn:tests/interp/graphs/batch; do
+  si_m=${si_case%%:*} si_g=${si_case#*:}
+  si_name=gnn-run-save-inputs/$(basename "$si_m" .gnn)
+  if si_out=$("$GNNC" "$si_m" --target=host -o "$TMP/si.so" 2>&1) &&
+     si_out=$("$GNNC" run "$si_m" --graph "$si_g" --seed 17 --save-inputs "$TMP/si.ref" 2>&1) &&
+     si_out=$("$ROOT/build/bin/gnn-run" "$TMP/si.so" --graph "$si_g" --seed 17 --save-inputs "$TMP/si.got" --repeat 1 --warmup 0 2>&1) &&
+     si_names=$(awk '/^tensor / && $2 != "grad.out" { printf "%s%s", n++ ? "," : "", $2 }' "$TMP/si.ref") && [ -n "$si_names" ] &&
+     si_out=$("$ROOT/build/bin/gnn-compare" "$TMP/si.got" "$TMP/si.ref" --tol 1e-7 --names "$si_names" 2>&1); then
+    pass "cli/$si_name"
+  else
+    fail "cli/$si_name" "$(printf '%s\n' "$si_out" | tail -n 3 | tr '\n' ' ')"
+  fi
+  rm -f "$TMP"/si.*
+done
+unset si_case si_m si_g si_name si_out si_names
