@@ -274,6 +274,27 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* Writes the n tensors infos[i] (given in the graph's order: write_rows) to PATH, named infos[i].name
+ * (or `name` for a single tensor), formatted in memory first: the file gets a checksum line and
+ * appears whole or not at all. `what` names them in a message. False after saying why. */
+static bool save_rows(const char *path, const char *what, const gnn_graph *g, const EdgeRows *er, int n,
+                      const gnn_tensor_info *infos, const float *const *data, const char *name, bool first) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) {
+    fprintf(stderr, "gnn-run: cannot write %s: %s\n", path, strerror(errno));
+    return false;
+  }
+  bool ok = true;
+  for (int i = 0; i < n && ok; i++) ok = write_rows(f, name ? name : infos[i].name, g, er, &infos[i], data[i], first);
+  ok = fclose(f) == 0 && text && ok;
+  if (!ok) fprintf(stderr, "gnn-run: %s: cannot format the %s in memory: %s\n", path, what, strerror(errno));
+  ok = ok && driver_write_tensors("gnn-run", path, text, len); /* says why on failure */
+  free(text);
+  return ok;
+}
+
 static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -487,22 +508,9 @@ int main(int argc, char **argv) {
     CHECK(rt.gmalloc(ctx, (void **)&in_dev[i], bytes));
     CHECK(rt.upload(ctx, in_dev[i], in_host[i], bytes));
   }
-  if (save_inputs) { /* what the model reads, edge rows in file order (a test of the seeded draw) */
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) {
-      fprintf(stderr, "gnn-run: cannot write %s: %s\n", save_inputs, strerror(errno));
-      goto out;
-    }
-    bool ok = true;
-    for (int i = 0; i < api->num_inputs && ok; i++) ok = write_rows(f, api->inputs[i].name, g, &er, &api->inputs[i], in_host[i], true);
-    ok = fclose(f) == 0 && text && ok;
-    if (!ok) fprintf(stderr, "gnn-run: %s: cannot format the inputs in memory: %s\n", save_inputs, strerror(errno));
-    ok = ok && driver_write_tensors("gnn-run", save_inputs, text, len);
-    free(text);
-    if (!ok) goto out;
-  }
+  /* what the model reads, edge rows in file order (a test of the seeded draw) */
+  if (save_inputs && !save_rows(save_inputs, "inputs", g, &er, api->num_inputs, api->inputs, (const float *const *)in_host, NULL, true))
+    goto out;
 
   /* forward: warm-up, then timed runs */
   times = malloc(sizeof(double) * (size_t)repeat);
@@ -557,22 +565,7 @@ int main(int argc, char **argv) {
          "backward %lld kernels + %lld GEMMs\n",
          plan.arena_inference / 1048576.0, plan.arena / 1048576.0, (long long)api->forward_kernels, (long long)api->forward_gemms,
          (long long)api->backward_kernels, (long long)api->backward_gemms);
-  if (output) {
-    /* in memory first: the file gets a checksum line and appears whole or not at all */
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) {
-      fprintf(stderr, "gnn-run: cannot write %s: %s\n", output, strerror(errno));
-      goto out;
-    }
-    bool ok = write_rows(f, "output", g, &er, ot, host_out, false);
-    ok = fclose(f) == 0 && text && ok;
-    if (!ok) fprintf(stderr, "gnn-run: %s: cannot format the output in memory: %s\n", output, strerror(errno));
-    ok = ok && driver_write_tensors("gnn-run", output, text, len); /* says why on failure */
-    free(text);
-    if (!ok) goto out;
-  }
+  if (output && !save_rows(output, "output", g, &er, 1, ot, (const float *const *)&host_out, "output", false)) goto out;
 
   if (backward) {
     if (!api->has_backward) {
