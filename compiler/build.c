@@ -23,6 +23,7 @@
  */
 #include "build.h"
 #include "build_run.h"
+#include "gnnrt_path.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -205,26 +206,17 @@ void emit_outputs(const EmitOpts *eo, RunFile *files, int *n) {
   free(base), free(dir), free(name);
 }
 
-bool same_file(const char *a, const char *b) {
-  struct stat sa, sb;
-  bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
-  if (ea && eb) return S_ISREG(sa.st_mode) && S_ISREG(sb.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-  if (ea || eb) return false;
-  /* neither exists yet: the same name in the same folder (./m.c and m.c) */
-  const char *na = strrchr(a, '/'), *nb = strrchr(b, '/');
-  na = na ? na + 1 : a, nb = nb ? nb + 1 : b;
-  if (strcmp(na, nb) != 0) return false;
-  char *da = dir_of(a), *db = dir_of(b);
-  char *ra = realpath(da, NULL), *rb = realpath(db, NULL);
-  bool same = ra && rb ? strcmp(ra, rb) == 0 : strcmp(da, db) == 0;
-  free(da), free(db), free(ra), free(rb);
-  return same;
-}
-
 bool files_safe(const RunFile *reads, int nreads, const RunFile *writes, int nwrites) {
   for (int w = 0; w < nwrites; w++) {
     for (int r = 0; r < nreads; r++) {
-      if (!reads[r].path || !same_file(writes[w].path, reads[r].path)) continue;
+      if (!reads[r].path) continue;
+      if (reads[r].what && gnn_inside_folder(writes[w].path, reads[r].path)) {
+        fprintf(stderr, "gnnc: error: %s is inside the dataset folder %s '%s': gnnc writes nothing into a folder it "
+                "reads (a result could replace one of its files); give a path outside it\n", writes[w].what, reads[r].what,
+                reads[r].path);
+        return false;
+      }
+      if (!gnn_same_file(writes[w].path, reads[r].path)) continue;
       if (!reads[r].what)
         fprintf(stderr, "gnnc: error: %s is the input file: writing it would destroy the source\n", writes[w].what);
       else
@@ -232,7 +224,7 @@ bool files_safe(const RunFile *reads, int nreads, const RunFile *writes, int nwr
       return false;
     }
     for (int k = 0; k < w; k++)
-      if (same_file(writes[w].path, writes[k].path)) {
+      if (gnn_same_file(writes[w].path, writes[k].path)) {
         fprintf(stderr, "gnnc: error: %s and %s are the same file: the one would overwrite the other\n", writes[k].what,
                 writes[w].what);
         return false;

@@ -43,13 +43,12 @@ typedef struct {
 /* The files gnn_emit(eo) writes, temporaries aside (the library or -o's file, and the sources
  * beside it): appended to files[*n], at most 3. */
 void emit_outputs(const EmitOpts *eo, RunFile *files, int *n);
-/* True when a and b name one regular file: the same device and inode when both exist, the same
- * name in the same folder when neither does yet. A device, a FIFO or a terminal is never "the
- * same file" (two outputs to /dev/null are fine). */
-bool same_file(const char *a, const char *b);
 /* False, after a "gnnc: error:" line, when a file to be written is one the run reads (reads[0]:
- * the source), or when two files to be written are one: gnnc never overwrites its own input
- * and never writes one file twice. */
+ * the source), lies inside a folder it reads (--graph: a dataset folder), or when two files to be
+ * written are one: gnnc never overwrites its own input and never writes one file twice. "One
+ * file" is gnn_same_file's (runtime/gnnrt_path.h): the same device and inode when both exist,
+ * the same name in the same folder when neither does yet; a device, a FIFO or a terminal is
+ * never "the same file" (two outputs to /dev/null are fine). */
 bool files_safe(const RunFile *reads, int nreads, const RunFile *writes, int nwrites);
 void run_files_free(RunFile *files, int n);
 /* The folder of the running gnnc (malloc'ed), or NULL: where its runtime and tools are found. */

@@ -102,10 +102,7 @@ static uint64_t fnv1a64(const char *p, size_t n) {
  * flushed to disk (through a symlink, over the file it names: gnnrt_path.h): a killed or failed write leaves the previous file, never half a file that
  * reads as whole. */
 bool tensors_write_file(const char *path, const char *body, size_t len, char *err, size_t errlen) {
-  struct stat st;
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-    /* a device or FIFO (/dev/null, /dev/stdout): written in place; renaming over it would
-     * replace the device node with a file (as root), or fail */
+  if (gnn_write_in_place(path)) { /* a device or FIFO (/dev/null, /dev/stdout): gnnrt_path.h */
     FILE *f = fopen(path, "w");
     bool ok = f && fprintf(f, "#gnn-tensors version 2 bytes %zu fnv1a64 %016llx\n", len, (unsigned long long)fnv1a64(body, len)) > 0 &&
               (len == 0 || fwrite(body, 1, len, f) == len);

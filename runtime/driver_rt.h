@@ -166,12 +166,22 @@ static bool driver_open(const char *prog, const char *libpath, void **lib, const
 /* Writes a tensor text file the way the runtime writes one (gnn_tensor_file_write): the
  * checksum line "#gnn-tensors version 2 bytes N fnv1a64 HEX" over text, then text, to a
  * temporary file beside path, fsync'd and renamed into place (then the folder fsync'd). On
- * failure prints "PROG: PATH: ..." and returns false; a previous file at path is untouched.
+ * failure prints "PROG: PATH: ..." and returns false; a previous file at path is untouched. A
+ * device or FIFO (/dev/null) is written in place (gnn_write_in_place).
  * (inline: programs that include this header and do not write, such as the tests, get no
  * unused-function warning.) */
 static inline bool driver_write_tensors(const char *prog, const char *path, const char *text, size_t len) {
   uint64_t h = 1469598103934665603ull;
   for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)text[i]) * 1099511628211ull;
+  if (gnn_write_in_place(path)) { /* a device or FIFO: no temporary (gnnrt_path.h) */
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fprintf(f, "#gnn-tensors version 2 bytes %zu fnv1a64 %016llx\n", len, (unsigned long long)h) > 0 &&
+              (len == 0 || fwrite(text, 1, len, f) == len);
+    int err = errno;
+    if (f && fclose(f) != 0 && ok) ok = false, err = errno;
+    if (!ok) fprintf(stderr, "%s: %s: cannot write: %s\n", prog, path, strerror(err));
+    return ok;
+  }
   char *target = gnn_replace_target(path); /* through a symlink, the file it names */
   size_t n = target ? strlen(target) + 16 : 0;
   char *tmp = target ? malloc(n) : NULL;
@@ -202,5 +212,37 @@ static inline bool driver_write_tensors(const char *prog, const char *path, cons
   free(tmp);
   free(target);
   return ok;
+}
+/* A file a driver reads or writes: the option that names it ("--output") and its path (NULL:
+ * not given). */
+typedef struct {
+  const char *opt, *path;
+} DriverFile;
+
+/* False, after "PROG: ..." on stderr, when a file to be written is one the run reads (the model
+ * library, --params, the graph file), lies inside a folder it reads (the --graph dataset
+ * folder), or is another file to be written: gnn-run wrote --output over its own --params, or
+ * over the dataset's features.svm, without a word. gnnc run refuses the same (compiler/build.c
+ * files_safe). */
+static inline bool driver_files_safe(const char *prog, const DriverFile *reads, int nreads, const DriverFile *writes,
+                                     int nwrites) {
+  for (int w = 0; w < nwrites; w++) {
+    if (!writes[w].path) continue;
+    for (int r = 0; r < nreads; r++) {
+      if (!reads[r].path) continue;
+      if (gnn_inside_folder(writes[w].path, reads[r].path))
+        return fprintf(stderr, "%s: %s %s is inside the dataset folder %s %s: %s writes nothing into a folder it reads "
+                       "(a result could replace one of its files); give a path outside it\n", prog, writes[w].opt,
+                       writes[w].path, reads[r].opt, reads[r].path, prog), false;
+      if (gnn_same_file(writes[w].path, reads[r].path))
+        return fprintf(stderr, "%s: %s %s is the file %s reads: writing it would destroy it; give another path\n", prog,
+                       writes[w].opt, writes[w].path, reads[r].opt), false;
+    }
+    for (int k = 0; k < w; k++)
+      if (writes[k].path && gnn_same_file(writes[w].path, writes[k].path))
+        return fprintf(stderr, "%s: %s and %s are the same file %s: the one would overwrite the other; give another path\n",
+                       prog, writes[k].opt, writes[w].opt, writes[w].path), false;
+  }
+  return true;
 }
 #endif

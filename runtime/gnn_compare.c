@@ -7,7 +7,7 @@
  * behind an optional "#gnn-tensors ..." checksum line, also where files were concatenated), as
  * `gnn-run --output/--save-grads` and `gnnc run --output/--save-outputs` write them. Every tensor
  * of REF (or the named ones) must be in GOT with the same shape, finite, and within T of REF in
- * this relative measure, per element:
+ * this relative measure, per element (a non-finite value in either file is a failure):
  *
  *     err_i = |got_i - ref_i| / max(|ref_i|, 0.1 * max_j |ref_j|)
  *
@@ -22,7 +22,7 @@
  * Printed for every tensor: this error and its worst element, the plain relative error
  * |got-ref|/|ref| over the elements at or above the floor, and the normwise error
  * max|got-ref| / max|ref|. Exit 0 when every tensor is within T (default 1e-5), 1 when one is
- * not (or is missing, misshapen or not finite), 2 when a file cannot be read.
+ * not (or is missing, misshapen, or not finite in GOT or REF), 2 when a file cannot be read.
  *
  * --file-floor F: the floor is also at least F x the largest magnitude of ANY tensor of REF, for
  * gradients that are zero in exact arithmetic (a softmax over equal values, whose float64
@@ -205,9 +205,16 @@ static bool compare_one(const char *name, const TensorFile *got, const TensorFil
     shape_str(r, rs, sizeof rs);
     return printf("FAIL %s: shape %s, reference %s\n", name, gs, rs), false;
   }
-  long long nonfinite = 0;
+  long long nonfinite = 0, ref_nonfinite = 0;
   for (long long i = 0; i < g->n; i++) nonfinite += !isfinite(g->vals[i]);
   if (nonfinite) return printf("FAIL %s: %lld non-finite values\n", name, nonfinite), false;
+  /* A NaN or infinity in the reference measures nothing (every comparison with a NaN is false,
+   * so its elements counted as agreeing whatever GOT held, and an infinite one set the floor
+   * to infinity): the reference's model is undefined there, which is the finding. */
+  for (long long i = 0; i < r->n; i++) ref_nonfinite += !isfinite(r->vals[i]);
+  if (ref_nonfinite)
+    return printf("FAIL %s: %lld non-finite values in the reference (%s): nothing to compare them with\n", name,
+                  ref_nonfinite, ref->path), false;
   double big = largest(r->vals, r->n, 0.0, false);
   bool zero = !have_zero_below || big < zero_below * scale;
   double floor_v = 0.1 * big, ff = zero ? file_floor * scale : 0.0;

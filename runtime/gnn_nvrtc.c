@@ -61,7 +61,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "gnn-nvrtc: %s: %s\n", gnn_status_name(st), err);
     return 1;
   }
-  if (argc == 4) {
+  if (argc == 4 && gnn_write_in_place(argv[3])) { /* a device or FIFO: no temporary (gnnrt_path.h) */
+    FILE *o = fopen(argv[3], "w");
+    int ok = o && fwrite(ptx, 1, len, o) == len, e = errno;
+    if (o && fclose(o) != 0 && ok) ok = 0, e = errno;
+    if (!ok) fprintf(stderr, "gnn-nvrtc: %s: cannot write: %s\n", argv[3], strerror(e));
+    free(ptx);
+    return ok ? 0 : 1;
+  } else if (argc == 4) {
     char *target = gnn_replace_target(argv[3]); /* through a symlink, the file it names */
     size_t tn = target ? strlen(target) + 16 : 0;
     char *tmp = target ? malloc(tn) : NULL;

@@ -59,7 +59,9 @@ static void usage(FILE *out) {
         "  --save-input-grads FILE  ask for every input gradient the library has (gnnc --input-grads) and\n"
         "                      write them after the first backward (names grad_input.<input>, edge rows in file order)\n"
         "  --device N          CUDA device (default 0)\n"
-        "  --rows N            rows to print (default 3)\n",
+        "  --rows N            rows to print (default 3)\n"
+        "Files written are never files read (the library, --params, --inputs, a graph file), nor one\n"
+        "another, nor inside the --graph folder; a device or FIFO (/dev/null) is written in place.\n",
         out);
 }
 
@@ -363,6 +365,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (save_grads || save_input_grads) backward = train = true;
+  const DriverFile reads[] = {{"the model library", libpath}, {"--graph", graph}, {"--params", params}, {"--inputs", inputs}};
+  const DriverFile writes[] = {{"--output", output}, {"--save-grads", save_grads}, {"--save-input-grads", save_input_grads},
+                               {"--save-inputs", save_inputs}};
+  if (!driver_files_safe("gnn-run", reads, 4, writes, 4)) return 2;
   /* Line-buffered even into a pipe: a caller that merges stderr into stdout (2>&1) then sees an
    * error message after the report lines printed before it, not ahead of all of them (a block-
    * buffered stdout reaches the pipe only at exit, so the message came first and a tail of the

@@ -110,21 +110,9 @@ static bool parse_num(const char *s, double lo, double hi, double *out, const ch
     }                                                                                                 \
   } while (0)
 
-/* The same file: the same device and inode when both exist, else the same name in the same
- * (resolved) folder. */
-static bool same_file(const char *a, const char *b) {
-  struct stat sa, sb;
-  if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-  char da[4096], db[4096], ra[PATH_MAX], rb[PATH_MAX];
-  const char *ba = strrchr(a, '/'), *bb = strrchr(b, '/');
-  snprintf(da, sizeof da, "%.*s", ba ? (int)(ba - a) + (ba == a) : 1, ba ? a : ".");
-  snprintf(db, sizeof db, "%.*s", bb ? (int)(bb - b) + (bb == b) : 1, bb ? b : ".");
-  return realpath(da, ra) && realpath(db, rb) && strcmp(ra, rb) == 0 && strcmp(ba ? ba + 1 : a, bb ? bb + 1 : b) == 0;
-}
-
 /* A file gnn-train will write (path NULL: nothing to check) can be written there: a file name,
  * not a folder's (an existing directory, or a path ending in '/'), not a device or FIFO (the
- * file is written to a temporary name and renamed over the path, which would replace one), in
+ * files are for reading back: written whole under a temporary name and renamed into place), in
  * a folder that exists and is writable; false after saying why. The files are written after
  * training (--save-params) or during it (--checkpoint): a typo in the path must not cost the run,
  * so everything that would fail at the write is found here. */
@@ -136,8 +124,8 @@ static bool output_ok(const char *opt, const char *path) {
                     : path[len - 1] == '/'                            ? "it names a folder (it ends in '/'): give a file name in it"
                     : stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)     ? "it is a directory: give a file name in it"
                     : stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)
-                        ? "it is not a regular file (a device or FIFO?): the file is written to a temporary name and renamed over "
-                          "the path, which would replace it"
+                        ? "it is not a regular file (a device or FIFO?): parameters and checkpoints are files to read back, "
+                          "written whole under a temporary name and renamed into place"
                         : NULL;
   if (why) {
     fprintf(stderr, "gnn-train: %s '%s': %s\n", opt, path, why);
@@ -260,12 +248,17 @@ int main(int argc, char **argv) {
   /* Two roles for one file: the later write destroys the earlier file, or what the run reads.
    * (--checkpoint F --resume F is the usual pair, --save-params F --load-params F a refinement.) */
   const char *roles[][2] = {{"--save-params", save}, {"--checkpoint", ckpt}, {"--resume", resume}, {"--load-params", load},
-                            {"the model library", libpath}};
+                            {"the model library", libpath}, {"--data", data}};
   for (int a = 0; a < 2; a++)
-    for (int b = a + 1; b < 5; b++)
-      if (roles[a][1] && roles[b][1] && !(a == 1 && b == 2) && !(a == 0 && b == 3) && same_file(roles[a][1], roles[b][1]))
+    for (int b = a + 1; b < 6; b++)
+      if (roles[a][1] && roles[b][1] && !(a == 1 && b == 2) && !(a == 0 && b == 3) && gnn_same_file(roles[a][1], roles[b][1]))
         return fprintf(stderr, "gnn-train: %s %s and %s %s are the same file: %s would overwrite it; give another path\n",
                        roles[a][0], roles[a][1], roles[b][0], roles[b][1], roles[a][0]), 1;
+  for (int a = 0; a < 2; a++) /* the dataset is input: nothing is written into its folder */
+    if (roles[a][1] && gnn_inside_folder(roles[a][1], data))
+      return fprintf(stderr, "gnn-train: %s %s is inside the dataset folder --data %s: gnn-train writes nothing into a "
+                     "folder it reads (a result could replace one of its files); give a path outside it\n", roles[a][0], roles[a][1],
+                     data), 1;
   /* A full disk, or a file-size limit (ulimit -f), must be a write error with a message, not a
    * SIGXFSZ that kills the process in the middle of a checkpoint. */
   signal(SIGXFSZ, SIG_IGN);

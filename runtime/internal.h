@@ -142,10 +142,12 @@ int rt_is_dir(const char *path);
 int rt_exists(const char *path);
 /* A malloc'd "dir/name". */
 char *rt_join(gnn_ctx *ctx, const char *dir, const char *name);
-/* Opens a temporary file beside path for an all-or-nothing write; *tmp is malloc'd. */
+/* Opens a temporary file beside path for an all-or-nothing write; *tmp is malloc'd. A device or
+ * FIFO (gnn_write_in_place) is opened itself, *tmp NULL. */
 gnn_status rt_tmp_open(gnn_ctx *ctx, const char *path, FILE **f, char **tmp);
 /* Flushes and fsyncs f, closes it and renames tmp over path when ok (then fsyncs the folder),
- * else removes tmp; frees tmp. A failure leaves the previous file at path untouched. */
+ * else removes tmp; frees tmp. A failure leaves the previous file at path untouched. With tmp
+ * NULL (a device written in place) it flushes and closes. */
 gnn_status rt_tmp_commit(gnn_ctx *ctx, FILE *f, char *tmp, const char *path, gnn_status ok);
 
 /* The graph code in layers, each calling only those below it (docs/runtime.md, "Layers"):

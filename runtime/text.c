@@ -244,6 +244,11 @@ char *rt_join(gnn_ctx *ctx, const char *dir, const char *name) {
  * rename stays on one file system. */
 gnn_status rt_tmp_open(gnn_ctx *ctx, const char *path, FILE **f, char **tmp) {
   *f = NULL;
+  if (gnn_write_in_place(path)) { /* a device or FIFO: no temporary (gnnrt_path.h) */
+    *tmp = NULL;
+    *f = fopen(path, "wb");
+    return *f ? GNN_OK : gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot write: %s", path, strerror(errno));
+  }
   char *target = gnn_replace_target(path);
   size_t n = (target ? strlen(target) : 0) + 16;
   *tmp = target ? (char *)rt_malloc(ctx, n, "a file name") : NULL;
@@ -289,11 +294,12 @@ gnn_status rt_tmp_commit(gnn_ctx *ctx, FILE *f, char *tmp, const char *path, gnn
   }
   int bad = fflush(f) != 0 || ferror(f);
   int err = bad ? errno : 0;
-  if (!bad && fsync(fileno(f)) != 0) bad = 1, err = errno;
+  if (!bad && tmp && fsync(fileno(f)) != 0) bad = 1, err = errno; /* a device written in place: no fsync (EINVAL) */
   if (fclose(f) != 0 && !bad) bad = 1, err = errno;
   if (st == GNN_OK && bad)
-    st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: write failed: %s (the previous file, if any, is unchanged)", path,
-                       strerror(err ? err : EIO));
+    st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: write failed: %s%s", path, strerror(err ? err : EIO),
+                       tmp ? " (the previous file, if any, is unchanged)" : "");
+  if (!tmp) return st; /* a device written in place */
   /* the target rt_tmp_open resolved: tmp less its ".XXXXXX" (not resolved again: the link could
    * have changed since, and a second resolution is a second way to fail) */
   char *target = strndup(tmp, strlen(tmp) - 7);

@@ -13,10 +13,13 @@
  * differences, naive GEMM, hand-computed optimiser steps, hand-built CSR.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "gnnrt_rng.h"
@@ -603,6 +606,37 @@ static void test_tensor_files(gnn_ctx *ctx) {
   check_status(ctx, gnn_tensor_file_write(ctx, path, 1, ok_name, r1, d1, data), GNN_ERR_IO, "tensors/write-no-dir",
                "cannot write", NULL);
   check(count_files(dir) == 1, "tensors/nothing-left-behind", "%d files", count_files(dir));
+  /* A FIFO (as /dev/null or /dev/stdout: not a regular file) is written in place: a temporary
+   * renamed over it replaced the node with a plain file (as root; /dev/null so became a file
+   * every later redirection wrote into) or failed. A child reads the FIFO into fifo.out. */
+  char fifo[600], got[600];
+  snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+  snprintf(got, sizeof got, "%s/fifo.out", dir);
+  if (mkfifo(fifo, 0600) == 0) {
+    pid_t child = fork();
+    if (child == 0) {
+      alarm(20); /* a writer that renamed over the FIFO never opens it: no hang */
+      FILE *in = fopen(fifo, "rb"), *out = fopen(got, "wb");
+      int c;
+      while (in && out && (c = fgetc(in)) != EOF) fputc(c, out);
+      _exit(in && out && fclose(out) == 0 ? 0 : 1);
+    }
+    st = gnn_tensor_file_write(ctx, fifo, 1, ok_name, r1, d1, data);
+    int wst = 0;
+    waitpid(child, &wst, 0);
+    struct stat sb;
+    char head[160] = {0};
+    FILE *g = fopen(got, "rb");
+    if (g) (void)!fread(head, 1, sizeof head - 1, g), fclose(g);
+    check(!st && lstat(fifo, &sb) == 0 && S_ISFIFO(sb.st_mode) && WIFEXITED(wst) && WEXITSTATUS(wst) == 0 &&
+              strncmp(head, "#gnn-tensors version 2 ", 23) == 0 && strstr(head, "tensor x 1 1 1"),
+          "tensors/write-fifo-in-place", "%s (status %d; read '%.40s')", st ? gnn_last_error(ctx) : "", wst, head);
+    check(count_files(dir) == 3, "tensors/write-fifo-no-temporary", "%d files", count_files(dir));
+    unlink(got);
+    unlink(fifo);
+  } else {
+    check(0, "tensors/write-fifo-in-place", "mkfifo %s: %s", fifo, strerror(errno));
+  }
   snprintf(path, sizeof path, "%s/p.txt", dir);
   unlink(path);
   rmdir(dir);

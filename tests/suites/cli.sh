@@ -106,6 +106,44 @@ for k in 1 2 3 4; do ln -sf /dev/null "$TMP/o/null$k"; done
 "$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" --output "$TMP/o/null1" --save-params "$TMP/o/null2" \
   --save-inputs "$TMP/o/null3" --save-outputs "$TMP/o/null4" > /dev/null 2> "$TMP/err"; rc=$?
 check run-outputs-devices bash -c "[ $rc -eq 0 ] && [ -L '$TMP/o/null1' ] && [ -L '$TMP/o/null2' ] && [ -L '$TMP/o/null3' ] && [ -L '$TMP/o/null4' ] && [ -c /dev/null ]"
+# nothing is written inside the dataset folder --graph names (--output features.svm replaced the
+# features, rc 0), through ../ as well, nor as a file the folder lacks
+cp -r tests/interp/graphs/random "$TMP/o/gdata"
+"$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/gdata" --output "$TMP/o/gdata/features.svm" > /dev/null 2> "$TMP/err"; rc=$?
+"$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/gdata" --save-params "$TMP/o/gdata/../gdata/new.txt" > /dev/null 2> "$TMP/err2"; rc2=$?
+check run-graph-folder-refused bash -c "[ $rc -eq 2 ] && [ $rc2 -eq 2 ] &&
+  grep -qF \"gnnc: error: --output '$TMP/o/gdata/features.svm' is inside the dataset folder --graph '$TMP/o/gdata': gnnc writes nothing into a folder it reads\" '$TMP/err' &&
+  grep -qF 'is inside the dataset folder --graph' '$TMP/err2' && cmp -s tests/interp/graphs/random/features.svm '$TMP/o/gdata/features.svm' && [ ! -e '$TMP/o/gdata/new.txt' ]"
+# gnn-run: the same refusals (it wrote --output over its own --params, over the dataset's
+# features.svm, over the model library, rc 0), and devices written in place: its temporary
+# renamed over --output /dev/null made /dev/null a regular file when run as root (links to it
+# here, so that a gnn-run with that bug replaces links, not /dev/null) -- a FIFO too
+if "$GNNC" "$TMP/o/good.gnn" --target=host --input-grads=all -o "$TMP/o/libgood.so" > /dev/null 2>&1 &&
+   "$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/gdata" --save-params "$TMP/o/good.params" > /dev/null 2>&1; then
+  gr() { "$ROOT/build/bin/gnn-run" "$TMP/o/libgood.so" --graph "$TMP/o/gdata" --repeat 1 --warmup 0 "$@" > /dev/null 2> "$TMP/err"; }
+  cp "$TMP/o/good.params" "$TMP/o/good.params.orig"
+  gr --params "$TMP/o/good.params" --output "$TMP/o/./good.params"; rc=$?
+  check gnn-run-params-refused bash -c "[ $rc -eq 2 ] && grep -qF 'gnn-run: --output $TMP/o/./good.params is the file --params reads: writing it would destroy it' '$TMP/err' && cmp -s '$TMP/o/good.params' '$TMP/o/good.params.orig'"
+  gr --save-grads "$TMP/o/gdata/features.svm"; rc=$?
+  check gnn-run-graph-folder-refused bash -c "[ $rc -eq 2 ] && grep -qF 'gnn-run: --save-grads $TMP/o/gdata/features.svm is inside the dataset folder --graph $TMP/o/gdata: gnn-run writes nothing into a folder it reads' '$TMP/err' && cmp -s tests/interp/graphs/random/features.svm '$TMP/o/gdata/features.svm'"
+  gr --output "$TMP/o/libgood.so"; rc=$?
+  check gnn-run-library-refused bash -c "[ $rc -eq 2 ] && grep -qF 'is the file the model library reads' '$TMP/err' && [ -s '$TMP/o/libgood.so' ] && ! grep -q '^tensor' '$TMP/o/libgood.so'"
+  gr --output "$TMP/o/twice.out" --save-inputs "$TMP/o/./twice.out"; rc=$?
+  check gnn-run-two-outputs-refused bash -c "[ $rc -eq 2 ] && grep -qF 'gnn-run: --output and --save-inputs are the same file' '$TMP/err' && [ ! -e '$TMP/o/twice.out' ]"
+  for k in 5 6 7 8; do ln -sf /dev/null "$TMP/o/null$k"; done
+  gr --output "$TMP/o/null5" --save-grads "$TMP/o/null6" --save-inputs "$TMP/o/null7" --save-input-grads "$TMP/o/null8"; rc=$?
+  check gnn-run-outputs-devices bash -c "[ $rc -eq 0 ] && [ -L '$TMP/o/null5' ] && [ -L '$TMP/o/null6' ] && [ -L '$TMP/o/null7' ] && [ -L '$TMP/o/null8' ] && [ -c /dev/null ]"
+  rm -f "$TMP/o/run.fifo"; mkfifo "$TMP/o/run.fifo"
+  timeout 60 cat "$TMP/o/run.fifo" > "$TMP/o/run.fifo.out" & gr_reader=$!
+  timeout 60 "$ROOT/build/bin/gnn-run" "$TMP/o/libgood.so" --graph "$TMP/o/gdata" --repeat 1 --warmup 0 --output "$TMP/o/run.fifo" > /dev/null 2> "$TMP/err"; rc=$?
+  # (a gnn-run that renames over the FIFO never opens it: the reader waits until the timeout)
+  [ -p "$TMP/o/run.fifo" ] || rm -f "$TMP/o/run.fifo"
+  wait $gr_reader
+  check gnn-run-output-fifo-in-place bash -c "[ $rc -eq 0 ] && [ -p '$TMP/o/run.fifo' ] && sed -n 2p '$TMP/o/run.fifo.out' | grep -q '^tensor output '"
+  unset -f gr; unset gr_reader rc2
+else
+  fail cli/gnn-run-files-build "gnnc could not build $TMP/o/libgood.so or run $TMP/o/good.gnn on $TMP/o/gdata"
+fi
 "$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" -o "$TMP/o/run-o.txt" > /dev/null 2> "$TMP/err"; rc=$?
 check run-o-is-output bash -c "[ $rc -eq 0 ] && head -1 '$TMP/o/run-o.txt' | grep -q '^tensor output 3 1 '"
 "$GNNC" gradcheck "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" --save-grads "$TMP/o/good.gnn" > /dev/null 2> "$TMP/err"; rc=$?
@@ -629,7 +667,7 @@ check gpu-estimate-bad-graph bash -c "[ $rc -eq 1 ] && grep -q 'no-such-graph' '
 unset ci_want
 
 # ---- gnn-compare (runtime/gnn_compare.c): the measure every numeric check uses. Within and
-# beyond --tol; a tensor missing, misshapen or not finite fails (exit 1, a line each); an
+# beyond --tol; a tensor missing, misshapen or not finite (in either file) fails (exit 1, a line each); an
 # unreadable file is exit 2 with its name; --names picks tensors; the checksum line is skipped.
 cmp_bin=$ROOT/build/bin/gnn-compare
 printf '%s\n' 'tensor a 2 1 3' '1 2 3 4 5 6' 'tensor b 1 2 2 2' '0 0 0 0' 'tensor c 3 0' '1e-17 -2e-17 0' > "$TMP/cmp.ref"
@@ -644,6 +682,14 @@ check gnn-compare/beyond bash -c "[ $rc -eq 1 ] && grep -q '^FAIL a: max err 1e-
 printf '%s\n' 'tensor a 2 1 3' '1 2 3 4 5 6.12' 'tensor b 1 2 2 2' '0 0 0 0' 'tensor c 3 0' '1e-17 nan 0' > "$TMP/cmp.bad"
 "$cmp_bin" "$TMP/cmp.bad" "$TMP/cmp.ref" --tol 0.1 > "$TMP/cmp.out" 2>&1; rc=$?
 check gnn-compare/non-finite bash -c "[ $rc -eq 1 ] && grep -q '^ok   a: max err 0.02 ' '$TMP/cmp.out' && grep -q '^FAIL c: 1 non-finite values\$' '$TMP/cmp.out'"
+# a NaN or infinity in the reference measures nothing: a failure (a NaN element compared false
+# with everything, so it counted as agreeing whatever the library held)
+printf '%s\n' 'tensor a 2 1 3' '1 nan 3 4 5 6' 'tensor b 1 2 2 2' '0 0 inf 0' > "$TMP/cmp.refnan"
+printf '%s\n' 'tensor a 2 1 3' '1 1e30 3 4 5 6' 'tensor b 1 2 2 2' '0 0 1 0' > "$TMP/cmp.gotbig"
+"$cmp_bin" "$TMP/cmp.gotbig" "$TMP/cmp.refnan" > "$TMP/cmp.out" 2>&1; rc=$?
+check gnn-compare/non-finite-reference bash -c "[ $rc -eq 1 ] && [ \$(wc -l < '$TMP/cmp.out') -eq 2 ] &&
+  grep -qF 'FAIL a: 1 non-finite values in the reference ($TMP/cmp.refnan): nothing to compare them with' '$TMP/cmp.out' &&
+  grep -q '^FAIL b: 1 non-finite values in the reference' '$TMP/cmp.out'"
 printf '%s\n' 'tensor a 3 1 2' '1 2 3 4 5 6' > "$TMP/cmp.shape"
 "$cmp_bin" "$TMP/cmp.shape" "$TMP/cmp.ref" > "$TMP/cmp.out" 2>&1; rc=$?
 check gnn-compare/shape-and-missing bash -c "[ $rc -eq 1 ] && grep -q '^FAIL a: shape (3, (2,)), reference (2, (3,))\$' '$TMP/cmp.out' &&

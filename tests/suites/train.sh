@@ -20,8 +20,9 @@
 #   train/bad/CASE            bad datasets and divergence: exit 1 (bad options: 2), a message
 #                             naming the problem (file and line, vertex, or epoch), no accuracy line;
 #                             outputs that could only fail at the write (a directory, a path ending
-#                             in '/', a FIFO, one file in two roles) refused before epoch 1; a
-#                             vertex or graph in two splits; graph-level split messages in graphs
+#                             in '/', a FIFO, one file in two roles, a file inside the --data folder)
+#                             refused before epoch 1; a vertex or graph in two splits; graph-level
+#                             split messages in graphs
 #   train/defaults/NAME       the paper's defaults by the whole model name: GATHER gets the generic row
 #   train/eval-only-no-optimiser, train/checkpoint-epochs-0 (the untrained state, resumed = uninterrupted)
 #   TR_TARGET=cuda (make gpu-check): the same with the CUDA libraries, on the GPU.
@@ -263,6 +264,16 @@ PYEOF
     cp "$tr_lib" "$tr/libvictim.so"
     tr_bad save-params-is-library "--save-params $tr/libvictim.so and the model library $tr/libvictim.so are the same file" \
       "$tr/libvictim.so" --data data/cora --epochs 3 --save-params "$tr/libvictim.so"
+    # nothing is written into the dataset folder (a --save-params named features.svm replaced the
+    # features); through ../ and as a file the folder lacks as well
+    tr_copy victim-data
+    tr_bad save-params-in-data "--save-params $tr/victim-data/features.svm is inside the dataset folder --data $tr/victim-data:" \
+      "$tr_lib" --data "$tr/victim-data" --epochs 3 --save-params "$tr/victim-data/features.svm"
+    tr_bad checkpoint-in-data "--checkpoint $tr/outdir/../victim-data/new.ckpt is inside the dataset folder --data $tr/victim-data:" \
+      "$tr_lib" --data "$tr/victim-data" --epochs 3 --checkpoint "$tr/outdir/../victim-data/new.ckpt"
+    if cmp -s data/cora/features.svm "$tr/victim-data/features.svm" && [ ! -e "$tr/victim-data/new.ckpt" ]; then
+      pass train/bad/data-folder-untouched
+    else fail train/bad/data-folder-untouched "$(ls "$tr/victim-data" | tr '\n' ' ')"; fi
     # outputs through symlinks: written to the files the links name, the links kept (a rename over
     # the link replaced it with a regular file and left the linked file stale)
     mkdir -p "$tr/linked" && echo old > "$tr/linked/p.txt" && echo old > "$tr/linked/c.ckpt"
