@@ -149,8 +149,19 @@ static bool write_sources(const KProgram *p, const EmitOpts *eo, Target t, const
   char *hpath = build_cat(dir, "/", hname);
   char *spath = build_cat(dir, "/", name);
   char *spath2 = build_cat(spath, t == TARGET_CUDA ? ".cu" : ".c", "");
-  bool ok = write_file(hpath, write_header, p, eo, hname) &&
-            write_file(spath2, t == TARGET_CUDA ? write_cu : write_c, p, eo, hname);
+  /* Both written whole before either is put in place: a source that fails (a full disk, ulimit
+   * -f) left the new header beside the old source, a pair that does not compile together. */
+  OutFile h, src;
+  bool ok = out_open(&h, hpath);
+  if (ok && !out_open(&src, spath2)) ok = false, out_close(&h, false);
+  if (ok) {
+    write_header(h.f, p, eo, hname);
+    (t == TARGET_CUDA ? write_cu : write_c)(src.f, p, eo, hname);
+    OutFile *bad = fflush(h.f) != 0 || ferror(h.f) ? &h : fflush(src.f) != 0 || ferror(src.f) ? &src : NULL;
+    if (bad) fprintf(stderr, "gnnc: cannot write '%s': %s\n", bad->path, strerror(errno ? errno : EIO));
+    ok = out_close(&h, !bad);
+    ok = out_close(&src, ok) && ok;
+  }
   free(hname);
   free(hpath);
   free(spath);

@@ -14,6 +14,7 @@
 #include "diag.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,16 +101,23 @@ void diag_note(Diag *d, Loc loc, const char *fmt, ...) {
 
 bool diag_too_many(const Diag *d) { return d->errors > d->max_errors; }
 
-char *read_source_file(const char *path, size_t *size) {
+/* path whole, NUL-terminated: refused past `limit` bytes (EFBIG) and, with stop_at_nul, at the
+ * first NUL byte (EILSEQ), checked as each block arrives so that /dev/zero ends at once. */
+static char *read_whole(const char *path, size_t limit, bool stop_at_nul, size_t *size) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
   size_t cap = 1 << 16, n = 0;
   char *buf = malloc(cap + 1);
-  bool too_big = false;
+  bool too_big = false, nul = false;
   while (buf) {
-    n += fread(buf + n, 1, cap - n, f);
+    size_t got = fread(buf + n, 1, cap - n, f);
+    if (stop_at_nul && memchr(buf + n, 0, got)) {
+      nul = true;
+      break;
+    }
+    n += got;
     if (n < cap) break;
-    if (n > GNNC_MAX_SOURCE_BYTES) { /* /dev/zero, a huge file: refuse before memory runs out */
+    if (n > limit) { /* /dev/zero, a huge file: refuse before memory runs out */
       too_big = true;
       break;
     }
@@ -118,15 +126,15 @@ char *read_source_file(const char *path, size_t *size) {
     if (!bigger) free(buf);
     buf = bigger;
   }
-  if (n > GNNC_MAX_SOURCE_BYTES) too_big = true;
-  bool bad = !buf || ferror(f) || too_big;
+  if (n > limit) too_big = true;
+  bool bad = !buf || ferror(f) || too_big || nul;
   /* a directory opens (fopen "rb" succeeds on Linux) and fails to read with EISDIR: say that,
    * not "Input/output error" */
   int read_errno = ferror(f) ? errno : 0;
   fclose(f);
   if (bad) {
     free(buf);
-    errno = too_big ? EFBIG : !buf ? ENOMEM : read_errno ? read_errno : EIO;
+    errno = nul ? EILSEQ : too_big ? EFBIG : !buf ? ENOMEM : read_errno ? read_errno : EIO;
     return NULL;
   }
   buf[n] = 0;
@@ -134,6 +142,12 @@ char *read_source_file(const char *path, size_t *size) {
   return buf;
 }
 
+char *read_source_file(const char *path, size_t *size) { return read_whole(path, GNNC_MAX_SOURCE_BYTES, false, size); }
+
+char *read_text_file(const char *path, size_t *size) { return read_whole(path, SIZE_MAX - 1, true, size); }
+
 const char *read_source_error(int err) {
-  return err == EFBIG ? "larger than 64 MiB, the limit for a source file" : strerror(err);
+  return err == EFBIG    ? "larger than 64 MiB, the limit for a source file"
+         : err == EILSEQ ? "NUL byte in a text file"
+                         : strerror(err);
 }

@@ -33,11 +33,16 @@ bool diag_too_many(const Diag *d);
 /* A source file, whole and NUL-terminated (a Diag's text): malloc'ed, *size its bytes (NUL bytes
  * included); NULL when it cannot be read (errno says why) or memory runs out. */
 char *read_source_file(const char *path, size_t *size);
+/* A data file (tensor text: --params, --inputs), whole and NUL-terminated, of any size (gnnc run
+ * --save-inputs writes 200 MB for PubMed): NULL with errno EILSEQ at the first NUL byte, which a
+ * text file never has (reading /dev/zero ends at once), else as read_source_file. */
+char *read_text_file(const char *path, size_t *size);
 /* The version gnnc --version prints; the runtime's API version is GNNRT_VERSION_* in gnnrt.h. */
 #define GNNC_VERSION "0.1.0"
 /* Sources larger than this are refused (errno EFBIG), so reading /dev/zero ends. */
 #define GNNC_MAX_SOURCE_BYTES ((size_t)64 << 20)
-/* The reason read_source_file failed, for errno err: strerror, or the size limit. */
+/* The reason read_source_file or read_text_file failed, for errno err: strerror, the size
+ * limit, or a NUL byte. */
 const char *read_source_error(int err);
 
 #endif

@@ -230,12 +230,12 @@ static bool tensors_read(Tensor *want, int n, int required, bool *found, const i
                          size_t errlen) {
   const char *kind = rows_of ? "an input" : "a parameter";
   size_t size = 0;
-  char *text = read_source_file(path, &size), *body = text;
+  char *text = read_text_file(path, &size), *body = text;
   long *seen = calloc((size_t)(n ? n : 1), sizeof(long)); /* the header line, 0 = not yet */
   long first = 1;
   bool ok = text && seen;
-  if (!text) snprintf(err, errlen, "%s: error: cannot open: %s", path, read_source_error(errno));
-  else if (strlen(text) != size) snprintf(err, errlen, "%s: error: NUL byte in a text file", path), ok = false;
+  if (!text && errno == EILSEQ) snprintf(err, errlen, "%s: error: NUL byte in a text file", path);
+  else if (!text) snprintf(err, errlen, "%s: error: cannot open: %s", path, read_source_error(errno));
   if (ok) ok = tensors_sum_line(text, size, path, &body, &first, err, errlen);
   PTok t = {body, first};
   long line = 0, l = 0;

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -473,6 +474,9 @@ int main(int argc, char **argv) {
   Cli cli = {.seed = 1, .rows = 3};
   const char *model_name = NULL;
   int first = 1;
+  /* A file-size limit (ulimit -f) or a full disk: a write error with a message and the temporary
+   * removed, not a SIGXFSZ that kills gnnc mid-write and leaves F.PID.tmp behind. */
+  signal(SIGXFSZ, SIG_IGN);
   if (argc > 1 && strcmp(argv[1], "gradcheck") == 0) return gradcheck_main(argc - 1, argv + 1);
   if (argc > 1 && strcmp(argv[1], "run") == 0) {
     cli.run = true;

@@ -232,7 +232,7 @@ typedef struct {
 /* Reads and checks the whole file: header, size, checksum, structure. *buf owns the bytes. */
 static gnn_status ck_read(gnn_ctx *ctx, const char *path, char **buf, CkFile *ck) {
   size_t len = 0;
-  gnn_status st = rt_slurp(ctx, path, buf, &len);
+  gnn_status st = rt_slurp(ctx, path, 0, buf, &len);
   if (st) return st;
   CkHeader h;
   char found[9] = "";

@@ -237,14 +237,25 @@ static bool compare_one(const char *name, const TensorFile *got, const TensorFil
   return ok;
 }
 
+/* A finite number at least 0 (--tol 0: equal bit for bit): --tol -1 or nan made every tensor
+ * fail, error 0 too (nothing compares below a NaN); inf let every tensor pass. */
 static double parse_real(const char *opt, const char *v) {
   char *end;
   double x = v ? strtod(v, &end) : 0;
-  if (!v || *end || end == v) {
-    fprintf(stderr, "gnn-compare: %s wants a number, got '%s'\n", opt, v ? v : "(nothing)");
+  if (!v || *end || end == v || !isfinite(x) || x < 0) {
+    fprintf(stderr, "gnn-compare: %s wants a finite number at least 0, got '%s'\n", opt, v ? v : "(nothing)");
     exit(2);
   }
   return x;
+}
+
+static void usage(FILE *out) {
+  fputs("usage: gnn-compare GOT REF [--tol T] [--names a,b] [--file-floor F] [--zero-below Z]\n"
+        "Compares every tensor of REF (or the named ones) with GOT's, element by element, relative to\n"
+        "max(|ref_i|, 0.1 max|ref|); exit 0 when all are within T (default 1e-5), 1 when one is not or\n"
+        "is missing, misshapen or not finite, or REF holds no tensor; 2 when a file cannot be read.\n"
+        "docs/interpreter.md has the measure and the options.\n",
+        out);
 }
 
 int main(int argc, char **argv) {
@@ -257,6 +268,7 @@ int main(int argc, char **argv) {
   static const char *const options[4] = {"--tol", "--file-floor", "--zero-below", "--names"};
   for (int k = 1; k < argc; k++) {
     const char *a = argv[k];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return usage(stdout), 0;
     for (int o = 0; o < 4; o++) {
       if (strcmp(a, options[o]) != 0) continue;
       if (seen[o]) {
@@ -278,10 +290,7 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (nfiles != 2) {
-    fprintf(stderr, "usage: gnn-compare GOT REF [--tol T] [--names a,b] [--file-floor F] [--zero-below Z]\n");
-    return 2;
-  }
+  if (nfiles != 2) return usage(stderr), 2;
   TensorFile got = {0}, ref = {0};
   read_file(&got, files[0]);
   read_file(&ref, files[1]);
@@ -298,7 +307,10 @@ int main(int argc, char **argv) {
     have = have || t->n > 0;
   }
   int bad = 0;
-  if (names) { /* every item, an empty one too (it is in neither file: a failure) */
+  if (!names && ref.n == 0) { /* nothing compared is no agreement (gnn-compare got.txt /dev/null exited 0) */
+    printf("FAIL %s holds no tensor: nothing to compare\n", ref.path);
+    bad = 1;
+  } else if (names) { /* every item, an empty one too (it is in neither file: a failure) */
     for (char *nm = names, *comma;; nm = comma + 1) {
       if ((comma = strchr(nm, ','))) *comma = '\0';
       bad += !compare_one(nm, &got, &ref, tol, scale, file_floor, have_zero_below, zero_below);

@@ -9,6 +9,7 @@
  * out.ptx is written whole or not at all: a temporary file beside it, fsync'd, then renamed.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: gnn-nvrtc FILE.cu compute_XX [OUT.ptx]\n");
     return 2;
   }
+  if (argc == 4 && gnn_same_file(argv[3], argv[1])) { /* the PTX replaced the source it came from */
+    fprintf(stderr, "gnn-nvrtc: %s is the source file: writing the PTX there would destroy it; give another path\n", argv[3]);
+    return 2;
+  }
+  signal(SIGXFSZ, SIG_IGN); /* a file-size limit: a write error with a message, not a kill mid-write */
   FILE *f = fopen(argv[1], "rb");
   if (!f) {
     perror(argv[1]);

@@ -24,6 +24,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -365,6 +366,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (save_grads || save_input_grads) backward = train = true;
+  /* a file-size limit (ulimit -f): a write error with a message and the temporary removed, not a
+   * SIGXFSZ that kills gnn-run mid-write (gnn-train does the same) */
+  signal(SIGXFSZ, SIG_IGN);
   const DriverFile reads[] = {{"the model library", libpath}, {"--graph", graph}, {"--params", params}, {"--inputs", inputs}};
   const DriverFile writes[] = {{"--output", output}, {"--save-grads", save_grads}, {"--save-input-grads", save_input_grads},
                                {"--save-inputs", save_inputs}};

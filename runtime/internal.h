@@ -66,9 +66,10 @@ gnn_status rt_spmm_args(gnn_ctx *ctx, const gnn_graph *g, int dir, const float *
 void rt_profile_report(gnn_ctx *ctx);
 
 /* core.c */
-/* Reads a whole file into a malloc'd buffer with a NUL after it (*len bytes, NULs inside
- * allowed); GNN_ERR_IO "PATH: error: cannot open: ..." (params.c). */
-gnn_status rt_slurp(gnn_ctx *ctx, const char *path, char **out, size_t *len);
+/* Reads a whole file into a malloc'd buffer with a NUL after it (*len bytes; NULs inside
+ * allowed unless text: then GNN_ERR_FORMAT "NUL byte in a text file" at the first one); GNN_ERR_IO
+ * "PATH: error: cannot open: ..." (params.c). */
+gnn_status rt_slurp(gnn_ctx *ctx, const char *path, int text, char **out, size_t *len);
 /* Reads GNN_MEMORY_LIMIT into ctx->limit (both builds' gnn_ctx_create); GNN_ERR_INVALID with a
  * message for a value that is not a byte count. */
 gnn_status rt_limit_from_env(gnn_ctx *ctx);

@@ -144,6 +144,26 @@ if "$GNNC" "$TMP/o/good.gnn" --target=host --input-grads=all -o "$TMP/o/libgood.
 else
   fail cli/gnn-run-files-build "gnnc could not build $TMP/o/libgood.so or run $TMP/o/good.gnn on $TMP/o/gdata"
 fi
+# a file-size limit (ulimit -f, as a full disk): a write error with the file's name, nothing left
+# behind -- SIGXFSZ killed gnnc and gnn-run mid-write (status 153, F.PID.tmp left), and --emit=c
+# left the new header beside no source
+mkdir -p "$TMP/o/fsz"
+(ulimit -f 4; "$GNNC" "$TMP/o/good.gnn" --emit=c -o "$TMP/o/fsz/m.c") > /dev/null 2> "$TMP/err"; rc=$?
+(ulimit -f 4; "$GNNC" run "$TMP/o/good.gnn" --graph data/cora --output "$TMP/o/fsz/out.txt") > /dev/null 2>> "$TMP/err"; rc2=$?
+rc3=1
+if [ -f "$TMP/o/libgood.so" ]; then
+  (ulimit -f 4; "$ROOT/build/bin/gnn-run" "$TMP/o/libgood.so" --graph data/cora --repeat 1 --warmup 0 --output "$TMP/o/fsz/got.txt") > /dev/null 2>> "$TMP/err"; rc3=$?
+fi
+check file-size-limit bash -c "[ $rc -eq 1 ] && [ $rc2 -eq 1 ] && [ $rc3 -eq 1 ] && [ \$(grep -c 'File too large' '$TMP/err') -eq 3 ] &&
+  grep -q \"gnnc: cannot write '.*/m[.][ch]': File too large\" '$TMP/err' && grep -q 'gnn-run: .*got.txt: cannot write: File too large' '$TMP/err' &&
+  [ -z \"\$(ls -A '$TMP/o/fsz')\" ]"
+# gnn-nvrtc: its PTX over its own source is refused (it wrote it, rc 0)
+if [ -x "$ROOT/build/bin/gnn-nvrtc" ]; then
+  printf '__global__ void k(float *x) { x[0] = 1; }\n' > "$TMP/o/k.cu"; cp "$TMP/o/k.cu" "$TMP/o/k.orig"
+  "$ROOT/build/bin/gnn-nvrtc" "$TMP/o/k.cu" compute_80 "$TMP/o/./k.cu" > /dev/null 2> "$TMP/err"; rc=$?
+  check nvrtc-source-refused bash -c "[ $rc -eq 2 ] && grep -qF 'is the source file: writing the PTX there would destroy it' '$TMP/err' && cmp -s '$TMP/o/k.cu' '$TMP/o/k.orig'"
+fi
+unset rc2 rc3
 "$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" -o "$TMP/o/run-o.txt" > /dev/null 2> "$TMP/err"; rc=$?
 check run-o-is-output bash -c "[ $rc -eq 0 ] && head -1 '$TMP/o/run-o.txt' | grep -q '^tensor output 3 1 '"
 "$GNNC" gradcheck "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" --save-grads "$TMP/o/good.gnn" > /dev/null 2> "$TMP/err"; rc=$?
@@ -442,6 +462,22 @@ if "$GNNC" "$TMP/inputs.gnn" --target=host -o "$TMP/libudotv.so" > /dev/null 2>&
   done
   "$ROOT/build/bin/gnn-run" "$TMP/libudotv.so" --graph tests/interp/graphs/random --inputs "$TMP/in.ok" --repeat 1 --warmup 0 > /dev/null 2> "$TMP/err"; rc=$?
   check gnn-run-inputs-ok bash -c "[ $rc -eq 0 ]"
+  # an inputs file past 64 MiB (gnnc run --save-inputs writes 200 MB for PubMed) is read by both:
+  # gnnc run refused it as "larger than 64 MiB, the limit for a source file" (here: the same
+  # tensors, then 65 MiB of blank lines)
+  { cat "$TMP/in.ok"; head -c $((65 << 20)) /dev/zero | tr '\0' '\n'; } > "$TMP/in.big"
+  "$GNNC" run "$TMP/inputs.gnn" --graph tests/interp/graphs/random --inputs "$TMP/in.ok" > "$TMP/in.small.out" 2>&1
+  "$GNNC" run "$TMP/inputs.gnn" --graph tests/interp/graphs/random --inputs "$TMP/in.big" > "$TMP/in.big.out" 2> "$TMP/err"; rc=$?
+  "$ROOT/build/bin/gnn-run" "$TMP/libudotv.so" --graph tests/interp/graphs/random --inputs "$TMP/in.big" --repeat 1 --warmup 0 > /dev/null 2>> "$TMP/err"; rc2=$?
+  check inputs-beyond-64MiB bash -c "[ $rc -eq 0 ] && [ $rc2 -eq 0 ] && grep -q '^checksum:' '$TMP/in.big.out' && cmp -s <(grep -v '^interpreter time' '$TMP/in.small.out') <(grep -v '^interpreter time' '$TMP/in.big.out')"
+  rm -f "$TMP/in.big"
+  # an endless stream of NUL bytes is refused at once (it was read until memory ran out)
+  timeout 20 "$GNNC" run "$TMP/inputs.gnn" --graph tests/interp/graphs/random --inputs /dev/zero > /dev/null 2> "$TMP/err"; rc=$?
+  timeout 20 "$GNNC" run "$TMP/inputs.gnn" --graph tests/interp/graphs/random --params /dev/zero > /dev/null 2> "$TMP/err2"; rc2=$?
+  timeout 20 "$ROOT/build/bin/gnn-run" "$TMP/libudotv.so" --graph tests/interp/graphs/random --params /dev/zero > /dev/null 2> "$TMP/err3"; rc3=$?
+  check tensors-from-dev-zero bash -c "[ $rc -eq 1 ] && [ $rc2 -eq 1 ] && [ $rc3 -eq 1 ] && grep -qF '/dev/zero: error: NUL byte in a text file' '$TMP/err' &&
+    grep -qF '/dev/zero: error: NUL byte in a text file' '$TMP/err2' && grep -qF 'GNN_ERR_FORMAT: /dev/zero: error: NUL byte in a text file' '$TMP/err3'"
+  unset rc2 rc3
   # a tensor that is no input of the model is refused, as gnnc run refuses it (it was skipped: a
   # misspelt input went unread while the input it meant was generated)
   { cat "$TMP/in.ok"; printf 'tensor bogus 1 1 2\n1 2\n'; } > "$TMP/in.bogus"
@@ -713,7 +749,19 @@ check gnn-compare/unreadable bash -c "[ $rc -eq 2 ] && grep -q 'cmp.trunc: tenso
 check gnn-compare/refusals bash -c "[ $rc -eq 2 ] && grep -q 'cmp.nul: a NUL byte' '$TMP/cmp.out' &&
   [ $rc2 -eq 1 ] && grep -q '^ok   a: ' '$TMP/cmp.out2' && grep -q '^FAIL : not in ' '$TMP/cmp.out2' &&
   [ $rc3 -eq 2 ] && grep -q -- '--tol given twice' '$TMP/cmp.err'"
-unset cmp_bin rc2 rc3
+# a REF with no tensor compares nothing: a failure (exit 0 before, for /dev/null or an empty
+# file); a tolerance that is not a finite number >= 0 is refused (--tol nan failed every tensor,
+# --tol inf passed every one); --help is the usage on stdout
+: > "$TMP/cmp.empty"
+"$cmp_bin" "$TMP/cmp.close" "$TMP/cmp.empty" > "$TMP/cmp.out" 2>&1; rc=$?
+"$cmp_bin" "$TMP/cmp.close" "$TMP/cmp.ref" --tol nan > /dev/null 2> "$TMP/cmp.err"; rc2=$?
+"$cmp_bin" "$TMP/cmp.close" "$TMP/cmp.ref" --file-floor -1 > /dev/null 2>> "$TMP/cmp.err"; rc3=$?
+"$cmp_bin" "$TMP/cmp.close" "$TMP/cmp.ref" --tol inf > /dev/null 2>> "$TMP/cmp.err"; rc4=$?
+"$cmp_bin" --help > "$TMP/cmp.help" 2>&1; rc5=$?
+check gnn-compare/nothing-compared bash -c "[ $rc -eq 1 ] && grep -qxF 'FAIL $TMP/cmp.empty holds no tensor: nothing to compare' '$TMP/cmp.out' &&
+  [ $rc2 -eq 2 ] && [ $rc3 -eq 2 ] && [ $rc4 -eq 2 ] && [ \$(grep -c 'wants a finite number at least 0' '$TMP/cmp.err') -eq 3 ] &&
+  [ $rc5 -eq 0 ] && grep -q '^usage: gnn-compare GOT REF' '$TMP/cmp.help'"
+unset cmp_bin rc2 rc3 rc4 rc5
 
 # ---- gnn-run --save-inputs: the inputs it read or drew are the interpreter's (gnnc run
 # --save-inputs, same seed and graph), each within float32's rounding of the float64 value
