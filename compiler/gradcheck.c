@@ -495,7 +495,7 @@ int gradcheck_main(int argc, char **argv) {
     const char *a = argv[i];
 #define GCVAL(flag) (strncmp(a, flag "=", strlen(flag) + 1) == 0 ? a + strlen(flag) + 1 \
                      : (strcmp(a, flag) == 0 && i + 1 < argc) ? argv[++i] : NULL)
-    const char *v;
+    const char *v, *want = "";
     char *end = NULL;
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       gc_usage(stdout);
@@ -505,32 +505,32 @@ int gradcheck_main(int argc, char **argv) {
     } else if ((v = GCVAL("--features"))) {
       cli.features = v;
     } else if ((v = GCVAL("--num-vertices"))) {
-      cli.num_vertices = strtoll(v, &end, 10);
-      if (*end || cli.num_vertices <= 0) goto bad_value;
+      cli.num_vertices = strtoll(v, &end, 10), want = "a whole number above 0";
+      if (!*v || *end || cli.num_vertices <= 0) goto bad_value;
     } else if ((v = GCVAL("--params"))) {
       cli.params = v;
     } else if ((v = GCVAL("--init"))) {
       cli.init = v;
     } else if ((v = GCVAL("--seed"))) {
-      o.seed = strtoull(v, &end, 10);
-      if (*end || !*v) goto bad_value;
+      o.seed = strtoull(v, &end, 10), want = "a whole number from 0 to 2^64 - 1";
+      if (*end || !*v || *v == '-') goto bad_value;
     } else if ((v = GCVAL("--dropout-seed"))) {
-      o.dropout_seed = strtoull(v, &end, 10);
-      if (*end || !*v) goto bad_value;
+      o.dropout_seed = strtoull(v, &end, 10), want = "a whole number from 0 to 2^64 - 1";
+      if (*end || !*v || *v == '-') goto bad_value;
     } else if (strcmp(a, "--inference") == 0) {
       o.inference = true;
     } else if ((v = GCVAL("--samples"))) {
-      o.samples = strtoll(v, &end, 10);
-      if (*end || o.samples <= 0) goto bad_value;
+      o.samples = strtoll(v, &end, 10), want = "a whole number above 0 (without it: every entry)";
+      if (!*v || *end || o.samples <= 0) goto bad_value;
     } else if ((v = GCVAL("--tol"))) {
-      o.tol = strtod(v, &end);
-      if (*end || !(o.tol >= 0)) goto bad_value;
+      o.tol = strtod(v, &end), want = "a finite number at least 0";
+      if (!*v || *end || !(o.tol >= 0) || !isfinite(o.tol)) goto bad_value;
     } else if ((v = GCVAL("--eps"))) {
-      o.eps = strtod(v, &end);
-      if (*end || !(o.eps > 0)) goto bad_value;
+      o.eps = strtod(v, &end), want = "a finite number above 0";
+      if (!*v || *end || !(o.eps > 0) || !isfinite(o.eps)) goto bad_value;
     } else if ((v = GCVAL("--floor"))) {
-      o.floor = strtod(v, &end);
-      if (*end || !(o.floor > 0)) goto bad_value;
+      o.floor = strtod(v, &end), want = "a finite number above 0";
+      if (!*v || *end || !(o.floor > 0) || !isfinite(o.floor)) goto bad_value;
     } else if ((v = GCVAL("--grad-out"))) {
       o.grad_out = v;
     } else if ((v = GCVAL("--save-grads"))) {
@@ -544,6 +544,7 @@ int gradcheck_main(int argc, char **argv) {
     } else if ((v = GCVAL("--model"))) {
       cli.model = v;
     } else if ((v = GCVAL("--input-grads"))) {
+      want = "a list of input names, or all";
       if (!*v) goto bad_value;
       po.input_grads = v;
     } else if (strcmp(a, "-O0") == 0) {
@@ -571,7 +572,7 @@ int gradcheck_main(int argc, char **argv) {
     }
     continue;
   bad_value:
-    fprintf(stderr, "gnnc gradcheck: bad value for %s\n", a);
+    fprintf(stderr, "gnnc gradcheck: %.*s wants %s, got '%s'\n", (int)strcspn(a, "="), a, want, v);
     return 2;
 #undef GCVAL
   }

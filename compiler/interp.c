@@ -240,10 +240,23 @@ static bool tensors_read(Tensor *want, int n, int required, bool *found, const i
   PTok t = {body, first};
   long line = 0, l = 0;
   char *tok;
+  const char *last_name = NULL; /* the tensor read last, and its value count */
+  int64_t last_count = 0;
   while (ok && (tok = ptok_next(&t, &line))) {
-    char *name = strcmp(tok, "tensor") == 0 ? ptok_next(&t, &l) : NULL;
+    char *name = strcmp(tok, "tensor") == 0 ? ptok_next(&t, &l) : NULL, *num_end = NULL;
     long long rows = 0, rank = -1, d = 0;
-    if (!name || strlen(name) > 255 || !ptok_int(ptok_next(&t, &l), &rows) || (rows_of ? rows < 0 : rows != 1) ||
+    if (!name && last_name && (strtod(tok, &num_end), num_end != tok && !*num_end)) { /* the runtime's words (params.c) */
+      snprintf(err, errlen, "%s:%ld: error: tensor '%s' has more values than the %lld its shape needs (the next, '%.32s', is here)",
+               path, line, last_name, (long long)last_count, tok);
+      ok = false;
+      break;
+    }
+    if (name && strlen(name) > 255) {
+      snprintf(err, errlen, "%s:%ld: error: tensor name '%.32s...' is longer than 255 characters", path, line, name);
+      ok = false;
+      break;
+    }
+    if (!name || !ptok_int(ptok_next(&t, &l), &rows) || (rows_of ? rows < 0 : rows != 1) ||
         !ptok_int(ptok_next(&t, &l), &rank) || rank < 0 || rank > GNN_MAX_RANK) {
       snprintf(err, errlen, "%s:%ld: error: malformed tensor header (want 'tensor NAME %s RANK dims...')", path, line,
                rows_of ? "ROWS" : "1");
@@ -293,6 +306,7 @@ static bool tensors_read(Tensor *want, int n, int required, bool *found, const i
     }
     seen[idx] = line;
     int64_t nelem = shape_elems(&sh) * (rows_of ? rows : 1);
+    last_name = want[idx].name, last_count = nelem;
     for (int64_t k = 0; k < nelem && ok; k++) {
       char *v = ptok_next(&t, &l), *end = NULL;
       double x = v ? strtod(v, &end) : 0;

@@ -718,15 +718,33 @@ int main(int argc, char **argv) {
     } else if (!cli.input) {
       cli.input = a;
     } else {
-      fprintf(stderr, "gnnc: more than one input file ('%s' and '%s')\n", cli.input, a);
+      bool sub = strcmp(a, "run") == 0 || strcmp(a, "gradcheck") == 0 || strcmp(cli.input, "run") == 0 ||
+                 strcmp(cli.input, "gradcheck") == 0;
+      fprintf(stderr, "gnnc: more than one input file ('%s' and '%s')%s\n", cli.input, a,
+              sub ? ": gnnc run and gnnc gradcheck take their word first (gnnc run [options] FILE.gnn)" : "");
       return 2;
     }
   }
   for (int k = 0; k < o.nprint_after + o.nprint_before; k++) {
     const char *p = k < o.nprint_after ? o.print_after[k] : o.print_before[k - o.nprint_after];
+    const char *when = k < o.nprint_after ? "after" : "before";
     if (!pipeline_has_pass(p)) {
-      fprintf(stderr, "gnnc: error: --print-ir-%s: no pass named '%s'; ", k < o.nprint_after ? "after" : "before", p);
+      fprintf(stderr, "gnnc: error: --print-ir-%s: no pass named '%s'; ", when, p);
       print_pass_names();
+      return 2;
+    }
+    /* a dump that would print nothing, exit 0: none before sema (it makes the IR from the
+     * source), none around a pass switched off */
+    if (k >= o.nprint_after && strcmp(p, "sema") == 0) {
+      fprintf(stderr, "gnnc: error: --print-ir-before=sema: there is no IR before sema, which builds it from the source "
+              "(--print-ir-after=sema prints the first IR)\n");
+      return 2;
+    }
+    if (pipeline_pass_off(&o, p)) {
+      bool named = false;
+      for (int d = 0; d < o.ndisabled; d++) named |= strcmp(o.disabled[d], p) == 0;
+      fprintf(stderr, "gnnc: error: --print-ir-%s=%s: %s does not run here (%s%s), so there is no IR %s it\n", when, p, p,
+              named ? "-fno-" : "-O0", named ? p : "", when);
       return 2;
     }
   }
@@ -736,6 +754,11 @@ int main(int argc, char **argv) {
   }
   if (cli.run && !cli.graph) {
     fprintf(stderr, "gnnc run: --graph PATH is required\n");
+    return 2;
+  }
+  if (cli.run && cli.backward && pipeline_pass_off(&o, "autodiff")) { /* it ran no backward, exit 0 */
+    fprintf(stderr, "gnnc: error: %s evaluates the backward, which -fno-autodiff switches off\n",
+            cli.save_outputs ? "--save-outputs" : "--backward");
     return 2;
   }
   if (cli.run && cli.compile_only) { /* silently ignored before: --emit=c wrote no C */
@@ -882,7 +905,9 @@ int main(int argc, char **argv) {
     out = outfile.f;
   }
   if (!gnn_parse(&c)) goto done;
-  o.out = cli.run ? stderr : stdout;
+  /* The IR dumps (--print-ir-*) share standard output with the operator IR only: beside code
+   * written there (--emit=c without -o) they made a file that did not compile. */
+  o.out = cli.run || (!cli.output && strcmp(emit, "ir") != 0) ? stderr : stdout;
   if (cli.tune_graph) { /* the plan first (compiler/tune.c), then the library with it */
     TuneArgs t = {.path = cli.input, .text = text, .size = size, .model_name = model_name, .popts = &o, .eopts = &eo,
                   .graph = cli.tune_graph, .self_loops = cli.self_loops, .rounds = cli.tune_rounds ? cli.tune_rounds : 3,

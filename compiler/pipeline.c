@@ -68,6 +68,12 @@ static bool pass_off(const PassInfo *p, const PipelineOpts *o) {
   return p->optional && (listed(o->disabled, o->ndisabled, p->name) || (o->O0 && !p->kept_at_O0));
 }
 
+bool pipeline_pass_off(const PipelineOpts *o, const char *name) {
+  for (int i = 0; i < pass_count; i++)
+    if (strcmp(pass_table[i].name, name) == 0) return pass_off(&pass_table[i], o);
+  return false;
+}
+
 static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);

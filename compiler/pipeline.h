@@ -59,5 +59,7 @@ typedef struct {
 /* Runs sema and the pass pipeline. Returns the module, or NULL after errors. */
 Module *gnn_compile(GnnCtx *c, const PipelineOpts *o);
 bool pipeline_has_pass(const char *name);
+/* True when o switches the pass off (-fno-NAME, or -O0 for an optimisation): it does not run. */
+bool pipeline_pass_off(const PipelineOpts *o, const char *name);
 
 #endif

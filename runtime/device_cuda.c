@@ -27,9 +27,16 @@ gnn_status rt_cuda_enter(gnn_ctx *ctx) {
 /* Steps 1-4 of creation; what they made is released by gnn_ctx_destroy. */
 static gnn_status ctx_init(gnn_ctx *ctx, int device) {
   int n = 0;
-  /* 1. the device */
-  CUDA_CHECK(ctx, cudaGetDeviceCount(&n));
-  if (n <= 0) return gnn_set_error(ctx, GNN_ERR_CUDA, "gnn_ctx_create: no CUDA device");
+  /* 1. the device. No usable one is the usual first error on a machine without a GPU (a CUDA
+   * library copied from a GPU machine): say so and what to do, beside CUDA's own words. */
+  cudaError_t count_err = cudaGetDeviceCount(&n);
+  if (count_err != cudaSuccess || n <= 0)
+    return gnn_set_error(ctx, GNN_ERR_CUDA,
+                         "gnn_ctx_create: no usable CUDA device (%s%s%s%s): this is the CUDA runtime, which a model built "
+                         "with gnnc --target=cuda links; build the model with --target=host to run it on the CPU",
+                         count_err != cudaSuccess ? "cudaGetDeviceCount failed: " : "cudaGetDeviceCount found none",
+                         count_err != cudaSuccess ? cudaGetErrorName(count_err) : "", count_err != cudaSuccess ? ": " : "",
+                         count_err != cudaSuccess ? cudaGetErrorString(count_err) : "");
   if (device < 0 || device >= n)
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_ctx_create: device %d out of range (this machine has %d)", device, n);
   CUDA_CHECK(ctx, cudaSetDevice(device));

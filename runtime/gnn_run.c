@@ -363,6 +363,7 @@ int main(int argc, char **argv) {
   }
   if (!libpath || !graph) {
     usage(stderr);
+    fprintf(stderr, "gnn-run: %s is missing\n", !libpath ? "the model library (LIBMODEL.so)" : "--graph PATH");
     return 2;
   }
   if (save_grads || save_input_grads) backward = train = true;

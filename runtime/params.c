@@ -236,6 +236,9 @@ static gnn_status parse_tensor(gnn_ctx *ctx, gnn_tensor_file *tf, Tok *t, long l
   long long rows = 0, rank = -1, d;
   char *rows_tok = name ? next_token(t, &l) : NULL;
   char *rank_tok = rows_tok ? next_token(t, &l) : NULL;
+  if (name && strlen(name) > 255)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: tensor name '%.32s...' is longer than 255 characters", path, line,
+                         name);
   if (!name || strlen(name) > 255 || !token_int(rows_tok, &rows) || (tf->any_rows ? rows < 0 : rows != 1) ||
       !token_int(rank_tok, &rank) || rank < 0 || rank > 4)
     return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: malformed tensor header (want 'tensor NAME %s RANK dims...')",
@@ -302,8 +305,14 @@ static gnn_status tensor_file_read(gnn_ctx *ctx, const char *path, gnn_tensor_fi
   char *tok;
   while (!st && (tok = next_token(&t, &line))) {
     if (strcmp(tok, "tensor") != 0) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: malformed tensor header (want 'tensor NAME 1 RANK dims...')",
-                         path, line);
+      char *end = NULL;
+      (void)strtod(tok, &end);
+      if (tf->n > 0 && end != tok && !*end) /* a number where a header should be: the tensor before is long */
+        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: tensor '%s' has more values than the %lld its shape needs (the "
+                           "next, '%.32s', is here)", path, line, tf->t[tf->n - 1].name, (long long)tf->t[tf->n - 1].elems, tok);
+      else
+        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: malformed tensor header (want 'tensor NAME 1 RANK dims...')",
+                           path, line);
       break;
     }
     if (tf->n == cap) {

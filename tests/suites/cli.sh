@@ -38,6 +38,28 @@ check O0-after-all bash -c "[ \"\$(grep '^// -----// IR after' '$TMP/o0-all' | t
 check fno-autodiff bash -c "! grep -q 'backward\|grad\.' '$TMP/inference' && grep -q '# backward' '$TMP/default' && grep -q 'output \"grad.gatconv1.a\"' '$TMP/default'"
 "$GNNC" $ex -fno-nosuchpass > /dev/null 2> "$TMP/err"; rc=$?
 check fno-unknown bash -c "[ $rc -eq 2 ] && grep -q \"no optional pass named 'nosuchpass'\" '$TMP/err'"
+# options that printed or ran nothing, exit 0: a dump before sema or around a pass switched off,
+# gnnc run --backward without autodiff; the subcommand after an option ("more than one input")
+"$GNNC" $ex --print-ir-before=sema > "$TMP/out" 2> "$TMP/err"; rc=$?
+"$GNNC" $ex -fno-reorg --print-ir-after=reorg > /dev/null 2>> "$TMP/err"; rc2=$?
+"$GNNC" $ex -O0 --print-ir-before=fuse > /dev/null 2>> "$TMP/err"; rc3=$?
+"$GNNC" run $ex --graph tests/interp/graphs/random --backward -fno-autodiff > /dev/null 2>> "$TMP/err"; rc4=$?
+"$GNNC" --model GAT run $ex > /dev/null 2>> "$TMP/err"; rc5=$?
+check dumps-of-nothing-refused bash -c "[ $rc -eq 2 ] && [ $rc2 -eq 2 ] && [ $rc3 -eq 2 ] && [ $rc4 -eq 2 ] && [ $rc5 -eq 2 ] && [ ! -s '$TMP/out' ] &&
+  grep -qF 'gnnc: error: --print-ir-before=sema: there is no IR before sema' '$TMP/err' &&
+  grep -qxF 'gnnc: error: --print-ir-after=reorg: reorg does not run here (-fno-reorg), so there is no IR after it' '$TMP/err' &&
+  grep -qxF 'gnnc: error: --print-ir-before=fuse: fuse does not run here (-O0), so there is no IR before it' '$TMP/err' &&
+  grep -qxF 'gnnc: error: --backward evaluates the backward, which -fno-autodiff switches off' '$TMP/err' &&
+  grep -qF 'gnnc run and gnnc gradcheck take their word first' '$TMP/err'"
+"$GNNC" $ex -O0 --print-ir-after=autodiff > "$TMP/out" 2>&1; rc=$?
+check dump-of-kept-pass-at-O0 bash -c "[ $rc -eq 0 ] && head -1 '$TMP/out' | grep -q 'IR after autodiff'"
+# the dumps go to standard error when standard output carries code (they were written in front
+# of the C, which then did not compile); with the operator IR, or code sent to -o, to stdout
+"$GNNC" $ex --print-ir-after=fuse --emit=c > "$TMP/dump.c" 2> "$TMP/dump.err"; rc=$?
+"$GNNC" $ex --print-ir-after=fuse --emit=c -o "$TMP/dump2.c" > "$TMP/dump2.out" 2>&1; rc2=$?
+check dumps-beside-code bash -c "[ $rc -eq 0 ] && [ $rc2 -eq 0 ] && ! grep -q 'IR after' '$TMP/dump.c' && head -1 '$TMP/dump.c' | grep -q '^/\*' &&
+  head -1 '$TMP/dump.err' | grep -q 'IR after fuse' && head -1 '$TMP/dump2.out' | grep -q 'IR after fuse' && ! grep -q 'IR after' '$TMP/dump2.c'"
+unset rc2 rc3 rc4 rc5
 for np in sema lower; do  # not optional: the IR needs the one, the code the other (-fno-lower was accepted and did nothing)
   "$GNNC" $ex -fno-$np > /dev/null 2> "$TMP/err"; rc=$?
   check fno-$np-refused bash -c "[ $rc -eq 2 ] && grep -q \"no optional pass named '$np'\" '$TMP/err'"
@@ -258,8 +280,15 @@ check gradcheck-help bash -c "[ $rc -eq 0 ] && grep -q -- '--samples N' '$TMP/gc
 check gradcheck-no-graph bash -c "[ $rc -eq 2 ] && grep -q -- '--graph PATH is required' '$TMP/err'"
 "$GNNC" gradcheck $ex --graph data/cora -fno-autodiff > /dev/null 2> "$TMP/err"; rc=$?
 check gradcheck-fno-autodiff bash -c "[ $rc -eq 2 ] && grep -q 'it cannot be off' '$TMP/err'"
+# a bad value: the option, what it wants and what it got ("bad value for --samples" said none)
 "$GNNC" gradcheck $ex --graph data/cora --samples 0 > /dev/null 2> "$TMP/err"; rc=$?
-check gradcheck-bad-value bash -c "[ $rc -eq 2 ] && grep -q 'bad value for --samples' '$TMP/err'"
+"$GNNC" gradcheck $ex --graph data/cora --tol=nan > /dev/null 2>> "$TMP/err"; rc2=$?
+"$GNNC" gradcheck $ex --graph data/cora --seed -1 > /dev/null 2>> "$TMP/err"; rc3=$?
+check gradcheck-bad-value bash -c "[ $rc -eq 2 ] && [ $rc2 -eq 2 ] && [ $rc3 -eq 2 ] &&
+  grep -qxF \"gnnc gradcheck: --samples wants a whole number above 0 (without it: every entry), got '0'\" '$TMP/err' &&
+  grep -qxF \"gnnc gradcheck: --tol wants a finite number at least 0, got 'nan'\" '$TMP/err' &&
+  grep -qxF \"gnnc gradcheck: --seed wants a whole number from 0 to 2^64 - 1, got '-1'\" '$TMP/err'"
+unset rc2 rc3
 "$GNNC" gradcheck $ex --graph data/cora --frobnicate > /dev/null 2> "$TMP/err"; rc=$?
 check gradcheck-unknown-option bash -c "[ $rc -eq 2 ] && grep -q \"unknown option '--frobnicate'\" '$TMP/err'"
 printf 'model M(x: vertex[2]) -> vertex[2] {\n  return nope\n}\n' > "$TMP/bad.gnn"

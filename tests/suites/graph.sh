@@ -184,6 +184,8 @@ badp nan 'tensor W 1 2 2 3\n1 2 nan 4 5 6\ntensor b 1 1 3\n0 0 0\n' "bad.params:
 # a value short with another tensor after it: said so (was "value 5 'tensor' is not a finite float32 number")
 badp short-next 'tensor W 1 2 2 3\n1 2 3 4 5\ntensor b 1 1 3\n0 0 0\n' "bad.params:3: error: tensor 'W' has 5 values, its shape needs 6 (the next tensor starts here)"
 badp header 'W 2 3\n' "malformed tensor header"
+badp extra-value 'tensor W 1 2 2 3\n1 2 3 4 5 6 7\ntensor b 1 1 3\n0 0 0\n' "bad.params:2: error: tensor 'W' has more values than the 6 its shape needs (the next, '7', is here)"
+badp long-name "tensor $(printf 'n%.0s' $(seq 256)) 1 1 1\n1\n" "bad.params:1: error: tensor name 'nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn...' is longer than 255 characters"
 # The interpreter's reader (gnnc run --params) and the runtime's (gnn-run --params, the generated
 # *_load_params) accept and refuse the same files, with the same message (issue 15).
 if gp_lib=$TMP/libgp.so && "$GNNC" "$p" --target=host -o "$gp_lib" > /dev/null 2>&1; then
@@ -203,6 +205,7 @@ if gp_lib=$TMP/libgp.so && "$GNNC" "$p" --target=host -o "$gp_lib" > /dev/null 2
                  "shape|tensor W 1 2 3 2\n1 2 3 4 5 6\ntensor b 1 1 3\n0 0 0\n" \
                  "short|tensor W 1 2 2 3\n1 2 3 4 5 6\ntensor b 1 1 3\n0 0\n" \
                  "short-next|tensor W 1 2 2 3\n1 2 3 4 5\ntensor b 1 1 3\n0 0 0\n" \
+                 "long-name|tensor $(printf 'n%.0s' $(seq 256)) 1 1 1\n1\n" \
                  "empty|" "ok|$gp_ok"; do
     gp_name=${gp_case%%|*}
     printf "${gp_case#*|}" > "$TMP/gp.params"
