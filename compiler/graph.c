@@ -12,6 +12,7 @@
 #include "graph.h"
 #include "gnnrt_text.h"
 #include "gnnrt_hostmem.h"
+#include "gnnrt_path.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -34,6 +35,10 @@ typedef struct {
 static bool reader_open(Reader *r, const char *path, char *err, size_t errlen) {
   memset(r, 0, sizeof *r);
   r->path = path;
+  if (gnn_is_device(path)) { /* gnnrt_path.h: its "line" need never end; the runtime's words */
+    snprintf(err, errlen, "%s: error: cannot read: it is a device, not a file", path);
+    return false;
+  }
   r->f = fopen(path, "r");
   if (!r->f) snprintf(err, errlen, "%s: error: cannot open: %s", path, strerror(errno));
   return r->f != NULL;

@@ -282,6 +282,16 @@ static int run_model(GnnCtx *c, Module *m, const Cli *cli) {
   if (!interp_run(&in, err, sizeof err)) goto fail;
   clock_gettime(CLOCK_MONOTONIC, &t1);
   double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  if (g.edge_vals && !cli->inputs) { /* values the user gave that nothing reads: say so, not drop them silently */
+    bool edge_input = false;
+    for (int i = 0; i < m->vals.len; i++) {
+      const Value *v = m->vals.items[i];
+      edge_input |= v->op == OP_INPUT && v->dom == DOM_EDGE && !v->bwd;
+    }
+    if (!edge_input)
+      fprintf(stderr, "gnnc run: note: the %lld value%s per edge of %s %s not read: model %s has no edge input\n",
+              (long long)g.edge_ncols, g.edge_ncols == 1 ? "" : "s", cli->graph, g.edge_ncols == 1 ? "is" : "are", m->name);
+  }
 
   if (cli->save_inputs) {
     char *text = NULL;

@@ -97,6 +97,7 @@ static void read_file(TensorFile *tf, const char *path) {
   char *buf = malloc(cap);
   size_t got;
   while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+    if (memchr(buf + len, '\0', got)) die(path, "a NUL byte: not a tensor text file"); /* /dev/zero: at once */
     len += got;
     if (len + 1 == cap) buf = realloc(buf, cap *= 2);
   }

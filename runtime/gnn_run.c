@@ -551,6 +551,9 @@ int main(int argc, char **argv) {
     sum += host_out[i];
     asum += fabs(host_out[i]);
   }
+  if (g->edge_ncols && !inputs && !edge_values_used) /* values the user gave that nothing reads: said, not dropped silently */
+    fprintf(stderr, "gnn-run: note: the %lld value%s per edge of %s %s not read: model %s has no edge input\n",
+            (long long)g->edge_ncols, g->edge_ncols == 1 ? "" : "s", graph, g->edge_ncols == 1 ? "is" : "are", api->name);
   printf("model %s (%s, %s) on %s: %lld vertices, %lld edges\n", api->name, api->source,
          api->target == GNN_TARGET_CUDA ? "CUDA" : "host", graph, (long long)g->nv, (long long)g->ne);
   printf("output: %s[", ot->domain == GNN_DOMAIN_VERTEX ? "vertex" : ot->domain == GNN_DOMAIN_EDGE ? "edge" : ot->domain == GNN_DOMAIN_GRAPH ? "graph" : "global");

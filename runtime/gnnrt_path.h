@@ -52,6 +52,14 @@ static inline bool gnn_write_in_place(const char *path) {
   return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
+/* True when path is a character or block device (/dev/zero, /dev/urandom, a terminal, a disk):
+ * the line readers refuse one, since a device need never send the newline that ends a line (a
+ * graph read from /dev/zero grew until memory ran out). A FIFO, a pipe's data, is read. */
+static inline bool gnn_is_device(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode));
+}
+
 /* The same file: both exist and are one regular file (device and inode: a link, ./m.c and m.c,
  * a hard link), or neither exists and they name one entry of one (resolved) folder. A device
  * (/dev/null read and written) is not "the same file": nothing is destroyed by writing it. */

@@ -39,6 +39,8 @@ gnn_status rt_reader_open(gnn_ctx *ctx, RtReader *r, const char *path, char comm
   r->path = path;
   r->comment = comment;
   if (rt_is_dir(path)) return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot read: is a directory", path);
+  if (gnn_is_device(path)) /* gnnrt_path.h: its "line" need never end */
+    return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot read: it is a device, not a file", path);
   r->f = fopen(path, "r");
   if (!r->f) return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot open: %s", path, strerror(errno));
   /* Only a regular file can be peeked at and rewound: a pipe is read as text, as before. */

@@ -506,6 +506,23 @@ if "$GNNC" "$TMP/inputs.gnn" --target=host -o "$TMP/libudotv.so" > /dev/null 2>&
   timeout 20 "$ROOT/build/bin/gnn-run" "$TMP/libudotv.so" --graph tests/interp/graphs/random --params /dev/zero > /dev/null 2> "$TMP/err3"; rc3=$?
   check tensors-from-dev-zero bash -c "[ $rc -eq 1 ] && [ $rc2 -eq 1 ] && [ $rc3 -eq 1 ] && grep -qF '/dev/zero: error: NUL byte in a text file' '$TMP/err' &&
     grep -qF '/dev/zero: error: NUL byte in a text file' '$TMP/err2' && grep -qF 'GNN_ERR_FORMAT: /dev/zero: error: NUL byte in a text file' '$TMP/err3'"
+  # a graph, features or tensors from a device: refused before reading (a line from /dev/zero
+  # never ends: every reader grew until memory ran out)
+  timeout 20 "$GNNC" run "$TMP/inputs.gnn" --graph /dev/zero > /dev/null 2> "$TMP/err"; rc=$?
+  timeout 20 "$GNNC" run "$TMP/inputs.gnn" --graph tests/interp/graphs/random --features /dev/zero > /dev/null 2>> "$TMP/err"; rc2=$?
+  timeout 20 "$ROOT/build/bin/gnn-run" "$TMP/libudotv.so" --graph /dev/zero > /dev/null 2>> "$TMP/err"; rc3=$?
+  timeout 20 "$ROOT/build/bin/gnn-compare" /dev/zero "$TMP/in.ok" > /dev/null 2>> "$TMP/err"; rc4=$?
+  check graph-from-device bash -c "[ $rc -eq 1 ] && [ $rc2 -eq 1 ] && [ $rc3 -eq 1 ] && [ $rc4 -eq 2 ] &&
+    [ \$(grep -c '/dev/zero: error: cannot read: it is a device, not a file' '$TMP/err') -eq 3 ] && grep -qF '/dev/zero: a NUL byte' '$TMP/err'"
+  unset rc4
+  # edge values of the graph that no input reads: a note, not silence (9 values an edge were dropped)
+  printf '0 1 0.5 2\n1 2 0.25 1\n2 0 1 1\n' > "$TMP/ev.edges"
+  "$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/ev.edges" > /dev/null 2> "$TMP/err"; rc=$?
+  "$ROOT/build/bin/gnn-run" "$TMP/o/libgood.so" --graph "$TMP/ev.edges" --repeat 1 --warmup 0 > /dev/null 2>> "$TMP/err"; rc2=$?
+  "$GNNC" run "$TMP/inputs.gnn" --graph "$TMP/ev.edges" > /dev/null 2>> "$TMP/err"; rc3=$?
+  check edge-values-unread-note bash -c "[ $rc -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ] && [ \$(wc -l < '$TMP/err') -eq 2 ] &&
+    grep -qxF 'gnnc run: note: the 2 values per edge of $TMP/ev.edges are not read: model GCN has no edge input' '$TMP/err' &&
+    grep -qxF 'gnn-run: note: the 2 values per edge of $TMP/ev.edges are not read: model GCN has no edge input' '$TMP/err'"
   unset rc2 rc3
   # a tensor that is no input of the model is refused, as gnnc run refuses it (it was skipped: a
   # misspelt input went unread while the input it meant was generated)
@@ -616,7 +633,7 @@ if "$ROOT/build/bench/gen_graph" convert data/cora -o "$TMP/cora.gcsr" > /dev/nu
   "$GNNC" dsl-examples/gcn.gnn --gpu=h100 --graph "$TMP/cut.gcsr" > /dev/null 2> "$TMP/err"; rc=$?
   check gpu-estimate-truncated bash -c "[ $rc -eq 1 ] && grep -q 'cut.gcsr: truncated graph cache' '$TMP/err'"
 else
-  fail cli/gpu-estimate-gcsr "build/bench/gen_graph convert failed"
+  fail cli/gpu-estimate-gcsr "build/bench/gen_graph convert failed$([ -x "$ROOT/build/bench/gen_graph" ] || echo ": build/bench/gen_graph is missing (make test builds it; make build/bench/gen_graph alone)")"
 fi
 # --tile-columns=auto: the estimate chooses each walk's column tiles on the graph. 250,000 vertices
 # and 1.25 M edges (gen_graph powerlaw): GAT's 256 gathered columns (1 KB rows, 256 MB) overflow the
@@ -636,7 +653,7 @@ if "$ROOT/build/bench/gen_graph" powerlaw --vertices 250000 --edges 1000000 --ma
     $1 ~ /^[0-9]+$/ && $NF == "compiled" { n++; if (!($13 < 0.95 * whole[$1])) bad++ } END { exit !(n == 2 && !bad) }' \
     "$TMP/whole.txt" "$TMP/auto.txt"
 else
-  fail cli/tile-columns-auto "build/bench/gen_graph powerlaw failed"
+  fail cli/tile-columns-auto "build/bench/gen_graph powerlaw failed$([ -x "$ROOT/build/bench/gen_graph" ] || echo ": build/bench/gen_graph is missing (make test builds it; make build/bench/gen_graph alone)")"
 fi
 "$GNNC" dsl-examples/gat.gnn --tile-columns=auto -o "$TMP/x.so" > /dev/null 2> "$TMP/err"; rc=$?
 "$GNNC" dsl-examples/gat.gnn --tile-columns=0 > /dev/null 2> "$TMP/err2"; rc2=$?
