@@ -712,6 +712,12 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
                "                           (long long)m->cap_nv, (long long)m->cap_ne, (long long)m->cap_ng);\n"
                "    const gnn_status bind_st = %s_set_graph(m, g);\n"
                "    if (bind_st) return bind_st;\n  }\n", P, P, P);
+  /* Each input spans this graph's rows: one in the context's memory but sized for another graph
+   * (the batch before a set_graph) was read past its end (gnn_check_span; the caller's own
+   * memory cannot be checked). */
+  for (int i = 0; i < nin; i++)
+    fprintf(out, "  {\n    const gnn_status span_st = gnn_check_span(m->ctx, %s, (size_t)%s * %lld * sizeof(float), \"%s_forward: input '%s'\");\n"
+                 "    if (span_st) return span_st;\n  }\n", ins[i]->name, emit_rows(ins[i]->dom), (long long)ins[i]->width, P, ins[i]->val->name);
   fputs("  m->dropout_seed = seed;\n", out);
   bool any_alias = false;
   for (int i = 0; i < p->bufs.len; i++) any_alias |= ((const KBuf *)p->bufs.items[i])->alias != NULL;
@@ -788,6 +794,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
                  "                         \"%%lld edges, %%lld graphs; at the forward %%lld, %%lld, %%lld): forward again\", (long long)g->nv,\n"
                  "                         (long long)g->ne, (long long)g->ng, (long long)m->bound_nv, (long long)m->bound_ne,\n"
                  "                         (long long)m->bound_ng);\n", P);
+    fprintf(out, "  {\n    const gnn_status span_st = gnn_check_span(m->ctx, grad_out, (size_t)%s * %lld * sizeof(float), \"%s_backward: grad_out\");\n"
+                 "    if (span_st) return span_st;\n  }\n", emit_rows(seed_in->dom), (long long)seed_in->width, P);
     if (cuda) emit_enter(out);
     fputs("  m->backward_ready = 0; /* the backward reuses the forward's memory */\n", out);
     fprintf(out, "  m->%s = grad_out;\n", seed_in->name);

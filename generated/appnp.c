@@ -2791,6 +2791,10 @@ gnn_status appnp_forward(appnp_model *m, const float *in_x, int training, uint64
     const gnn_status bind_st = appnp_set_graph(m, g);
     if (bind_st) return bind_st;
   }
+  {
+    const gnn_status span_st = gnn_check_span(m->ctx, in_x, (size_t)g->nv * 1433 * sizeof(float), "appnp_forward: input 'x'");
+    if (span_st) return span_st;
+  }
   m->dropout_seed = seed;
   {
     const gnn_status arena_st = gnnc_use_arena(m, training != 0);
@@ -2955,6 +2959,10 @@ gnn_status appnp_backward(appnp_model *m, const float *grad_out) {
                          "%lld edges, %lld graphs; at the forward %lld, %lld, %lld): forward again", (long long)g->nv,
                          (long long)g->ne, (long long)g->ng, (long long)m->bound_nv, (long long)m->bound_ne,
                          (long long)m->bound_ng);
+  {
+    const gnn_status span_st = gnn_check_span(m->ctx, grad_out, (size_t)g->nv * 7 * sizeof(float), "appnp_backward: grad_out");
+    if (span_st) return span_st;
+  }
   m->backward_ready = 0; /* the backward reuses the forward's memory */
   m->in_grad_out = grad_out;
   /* dropout's adjoint redraws the forward's masks: the seed of the last forward */

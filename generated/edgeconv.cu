@@ -1226,6 +1226,10 @@ gnn_status dgcnn_forward(dgcnn_model *m, const float *in_x, int training, uint64
     const gnn_status bind_st = dgcnn_set_graph(m, g);
     if (bind_st) return bind_st;
   }
+  {
+    const gnn_status span_st = gnn_check_span(m->ctx, in_x, (size_t)g->nv * 3 * sizeof(float), "dgcnn_forward: input 'x'");
+    if (span_st) return span_st;
+  }
   m->dropout_seed = seed;
   {
     const gnn_status arena_st = gnnc_use_arena(m, training != 0);
@@ -1442,6 +1446,10 @@ gnn_status dgcnn_backward(dgcnn_model *m, const float *grad_out) {
                          "%lld edges, %lld graphs; at the forward %lld, %lld, %lld): forward again", (long long)g->nv,
                          (long long)g->ne, (long long)g->ng, (long long)m->bound_nv, (long long)m->bound_ne,
                          (long long)m->bound_ng);
+  {
+    const gnn_status span_st = gnn_check_span(m->ctx, grad_out, (size_t)g->nv * 256 * sizeof(float), "dgcnn_backward: grad_out");
+    if (span_st) return span_st;
+  }
   {
     const gnn_status enter_st = gnn_ctx_enter(m->ctx);
     if (enter_st) return enter_st;

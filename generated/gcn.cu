@@ -778,6 +778,10 @@ gnn_status gcn_forward(gcn_model *m, const float *in_x, int training, uint64_t s
     const gnn_status bind_st = gcn_set_graph(m, g);
     if (bind_st) return bind_st;
   }
+  {
+    const gnn_status span_st = gnn_check_span(m->ctx, in_x, (size_t)g->nv * 1433 * sizeof(float), "gcn_forward: input 'x'");
+    if (span_st) return span_st;
+  }
   m->dropout_seed = seed;
   {
     const gnn_status arena_st = gnnc_use_arena(m, training != 0);
@@ -931,6 +935,10 @@ gnn_status gcn_backward(gcn_model *m, const float *grad_out) {
                          "%lld edges, %lld graphs; at the forward %lld, %lld, %lld): forward again", (long long)g->nv,
                          (long long)g->ne, (long long)g->ng, (long long)m->bound_nv, (long long)m->bound_ne,
                          (long long)m->bound_ng);
+  {
+    const gnn_status span_st = gnn_check_span(m->ctx, grad_out, (size_t)g->nv * 7 * sizeof(float), "gcn_backward: grad_out");
+    if (span_st) return span_st;
+  }
   {
     const gnn_status enter_st = gnn_ctx_enter(m->ctx);
     if (enter_st) return enter_st;

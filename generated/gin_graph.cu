@@ -1332,6 +1332,10 @@ gnn_status gingraph_forward(gingraph_model *m, const float *in_x, int training, 
     const gnn_status bind_st = gingraph_set_graph(m, g);
     if (bind_st) return bind_st;
   }
+  {
+    const gnn_status span_st = gnn_check_span(m->ctx, in_x, (size_t)g->nv * 1 * sizeof(float), "gingraph_forward: input 'x'");
+    if (span_st) return span_st;
+  }
   m->dropout_seed = seed;
   {
     const gnn_status arena_st = gnnc_use_arena(m, training != 0);
@@ -1664,6 +1668,10 @@ gnn_status gingraph_backward(gingraph_model *m, const float *grad_out) {
                          "%lld edges, %lld graphs; at the forward %lld, %lld, %lld): forward again", (long long)g->nv,
                          (long long)g->ne, (long long)g->ng, (long long)m->bound_nv, (long long)m->bound_ne,
                          (long long)m->bound_ng);
+  {
+    const gnn_status span_st = gnn_check_span(m->ctx, grad_out, (size_t)g->ng * 3 * sizeof(float), "gingraph_backward: grad_out");
+    if (span_st) return span_st;
+  }
   {
     const gnn_status enter_st = gnn_ctx_enter(m->ctx);
     if (enter_st) return enter_st;

@@ -1209,6 +1209,14 @@ gnn_status rgcn_forward(rgcn_model *m, const float *in_x, const float *in_rel, i
     const gnn_status bind_st = rgcn_set_graph(m, g);
     if (bind_st) return bind_st;
   }
+  {
+    const gnn_status span_st = gnn_check_span(m->ctx, in_x, (size_t)g->nv * 4 * sizeof(float), "rgcn_forward: input 'x'");
+    if (span_st) return span_st;
+  }
+  {
+    const gnn_status span_st = gnn_check_span(m->ctx, in_rel, (size_t)g->ne * 1 * sizeof(float), "rgcn_forward: input 'rel'");
+    if (span_st) return span_st;
+  }
   m->dropout_seed = seed;
   {
     const gnn_status arena_st = gnnc_use_arena(m, training != 0);
@@ -1355,6 +1363,10 @@ gnn_status rgcn_backward(rgcn_model *m, const float *grad_out) {
                          "%lld edges, %lld graphs; at the forward %lld, %lld, %lld): forward again", (long long)g->nv,
                          (long long)g->ne, (long long)g->ng, (long long)m->bound_nv, (long long)m->bound_ne,
                          (long long)m->bound_ng);
+  {
+    const gnn_status span_st = gnn_check_span(m->ctx, grad_out, (size_t)g->nv * 2 * sizeof(float), "rgcn_backward: grad_out");
+    if (span_st) return span_st;
+  }
   m->backward_ready = 0; /* the backward reuses the forward's memory */
   m->in_grad_out = grad_out;
   gnn_profile_mark(m->ctx);

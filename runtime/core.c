@@ -230,6 +230,12 @@ gnn_status rt_check_span(gnn_ctx *ctx, const void *p, size_t bytes, const char *
   return GNN_OK;
 }
 
+gnn_status gnn_check_span(gnn_ctx *ctx, const void *p, size_t bytes, const char *what) {
+  gnn_status st = rt_args(ctx, 1, "gnn_check_span", "");
+  if (st || !p || !bytes) return st;
+  return rt_check_span(ctx, p, bytes, what ? what : "gnn_check_span");
+}
+
 /* Frees whatever is still allocated, then the table itself. */
 void rt_track_free_table(gnn_ctx *ctx) {
   for (size_t i = 0; i < ctx->cap; i++)

@@ -60,7 +60,7 @@ extern "C" {
 #endif
 
 #define GNNRT_VERSION_MAJOR 0
-#define GNNRT_VERSION_MINOR 2 /* 0.2: gnn_train_state.program (programs compiled against 0.1 that use gnn_train_state must be recompiled: the structure grew) */
+#define GNNRT_VERSION_MINOR 3 /* 0.3: gnn_check_span, which generated forwards call; 0.2: gnn_train_state.program (programs compiled against 0.1 that use gnn_train_state must be recompiled: the structure grew) */
 
 /* ---------------------------------------------------------------- status codes and errors */
 
@@ -132,6 +132,12 @@ GNN_API gnn_status gnn_memset0(gnn_ctx *ctx, void *p, size_t bytes);
  * (GNN_ERR_INVALID otherwise); memory the context did not allocate is not checked. */
 GNN_API gnn_status gnn_upload(gnn_ctx *ctx, void *dev_dst, const void *host_src, size_t bytes);
 GNN_API gnn_status gnn_download(gnn_ctx *ctx, void *host_dst, const void *dev_src, size_t bytes);
+/* The same check alone: GNN_ERR_INVALID ("WHAT: N bytes at offset O run past the end of a
+ * K-byte allocation") when p points into one of this context's allocations and bytes from p do
+ * not fit in it; memory the context did not allocate passes, unchecked. Generated forward and
+ * backward functions check each input and grad_out with it: a buffer sized for the previous
+ * (smaller) graph of a set_graph was read past its end. */
+GNN_API gnn_status gnn_check_span(gnn_ctx *ctx, const void *p, size_t bytes, const char *what);
 /* Waits for all work queued on the context's stream; reports asynchronous kernel errors. */
 GNN_API gnn_status gnn_sync(gnn_ctx *ctx);
 /* Bytes of device memory allocated from this context now (live) and at most since creation

@@ -310,6 +310,34 @@ static void test_sage(gnn_ctx *ctx) {
   same_as_fresh(ctx, a, g[4], "sage/usable-after-too-large");
   check(graphsage_set_graph(NULL, g[0]) == GNN_ERR_INVALID && graphsage_reserve(NULL, 1, 1, 1, 1) == GNN_ERR_INVALID, "sage/null-model",
         "a NULL model was not refused");
+  /* An input or seed in the context's memory but sized for a smaller graph (the batch before a
+   * set_graph) was read past its end (ASan: heap-buffer-overflow in the first kernel): refused
+   * by gnn_check_span, an interior pointer (an offset into a larger buffer) too. */
+  {
+    const int64_t width = a.api->inputs[0].width, owidth = a.api->output_info.width;
+    float *small_x = NULL, *small_d = NULL;
+    gnn_status as = gnn_malloc(ctx, (void **)&small_x, (size_t)g[2]->nv * (size_t)width * sizeof(float));
+    if (!as) as = gnn_malloc(ctx, (void **)&small_d, (size_t)g[2]->nv * (size_t)owidth * sizeof(float));
+    if (!as) as = gnn_memset0(ctx, small_x, (size_t)g[2]->nv * (size_t)width * sizeof(float));
+    st = as ? as : graphsage_set_graph(m, g[4]);
+    check(st == GNN_OK, "sage/span/setup", "%s", gnn_last_error(ctx));
+    if (!st) {
+      char want_msg[160];
+      snprintf(want_msg, sizeof want_msg, "graphsage_forward: input 'x': %zu bytes at offset 0 run past the end of a %zu-byte allocation",
+               (size_t)g[4]->nv * (size_t)width * sizeof(float), (size_t)g[2]->nv * (size_t)width * sizeof(float));
+      check_status(ctx, graphsage_forward(m, small_x, 1, 1), GNN_ERR_INVALID, "sage/span/input-short", want_msg, NULL);
+      /* a.x holds the largest graph's rows: from one row in, it is a row short */
+      check_status(ctx, graphsage_forward(m, a.x + width, 1, 1), GNN_ERR_INVALID, "sage/span/input-interior",
+                   "graphsage_forward: input 'x':", "at offset");
+      st = graphsage_forward(m, a.x, 1, 1);
+      check(st == GNN_OK, "sage/span/input-fits", "%s", gnn_last_error(ctx));
+      if (!st)
+        check_status(ctx, graphsage_backward(m, small_d), GNN_ERR_INVALID, "sage/span/grad-out-short", "graphsage_backward: grad_out:",
+                     "run past the end of a");
+    }
+    gnn_free(ctx, small_x);
+    gnn_free(ctx, small_d);
+  }
   io_free(ctx, &a);
   graphsage_destroy(m);
   for (int i = 0; i < 5; i++) gnn_graph_free(ctx, g[i]);
