@@ -42,6 +42,9 @@ const char *gnn_last_error(const gnn_ctx *ctx) {
 /* Formats the message into the context, one line. */
 gnn_status gnn_set_error(gnn_ctx *ctx, gnn_status status, const char *fmt, ...) {
   if (!ctx || !fmt) return status;
+  /* A failed context keeps the message of its failure, and every call on it is GNN_ERR_INVALID
+   * (gnnrt.h): a generated create's own argument check ("no graph") replaced it. */
+  if (ctx->failed) return GNN_ERR_INVALID;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);

@@ -86,7 +86,8 @@ GNN_API const char *gnn_status_name(gnn_status s);
 GNN_API const char *gnn_last_error(const gnn_ctx *ctx);
 /* Stores a printf-formatted one-line message in ctx (newlines become spaces; truncated at
  * 1023 bytes) and returns status, so `return gnn_set_error(ctx, GNN_ERR_INVALID, ...)` reads
- * well; generated code reports through it too. ctx may be NULL (the message is dropped). */
+ * well; generated code reports through it too. ctx may be NULL (the message is dropped). On a
+ * failed context (gnn_ctx_create) it keeps the failure's message and returns GNN_ERR_INVALID. */
 GNN_API gnn_status gnn_set_error(gnn_ctx *ctx, gnn_status status, const char *fmt, ...) GNN_PRINTF(3, 4);
 GNN_API void gnn_clear_error(gnn_ctx *ctx);
 
@@ -301,6 +302,8 @@ GNN_API gnn_status gnn_graph_host_copies(gnn_ctx *ctx, gnn_graph *g);
  * graph with edge values, or a batch of graphs (ng > 1), is GNN_ERR_UNSUPPORTED. A graph
  * without host copies (gnn_graph_from_csr) gets them first (gnn_graph_host_copies). */
 GNN_API gnn_status gnn_graph_save_cache(gnn_ctx *ctx, const gnn_graph *g, const char *path);
+/* Frees g (NULL: nothing) and its arrays, in the memory of the context that made it, whatever
+ * ctx is given (it may be NULL); that context must still be alive. */
 GNN_API void gnn_graph_free(gnn_ctx *ctx, gnn_graph *g);
 /* Makes g's hub pieces (piece_len, npieces, piece_row, piece_lo, and out_npieces, out_piece_row,
  * out_piece_lo above) once; a no-op when they exist. The piece length is gnn_piece_len(nv, ne)

@@ -192,6 +192,9 @@ static gnn_status device_zeros(gnn_ctx *ctx, size_t bytes, const void **d) {
  * graph that failed half-built, whose host pointer may be set before its device one). */
 void gnn_graph_free(gnn_ctx *ctx, gnn_graph *g) {
   if (!g) return;
+  /* its arrays are in the memory of the context that made it: free them there, whichever context
+   * (or NULL) the caller gave (another one freed the struct alone and left the arrays live) */
+  ctx = ((RtGraph *)g)->owner;
   const void *dev[] = {g->in_ptr, g->src, g->dst, g->out_ptr, g->out_eid, g->graph_ptr, g->vertex_graph};
   const void *host[] = {g->h_in_ptr, g->h_src, g->h_dst, g->h_out_ptr, g->h_out_eid, g->h_graph_ptr, g->h_vertex_graph};
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) {
@@ -372,6 +375,7 @@ static gnn_status graph_finish(gnn_ctx *ctx, gnn_graph *g) {
 gnn_status rt_graph_from_csr(gnn_ctx *ctx, int64_t nv, int64_t ne, int64_t *in_ptr, int32_t *src, int64_t *origin,
                              unsigned flags, gnn_graph **out) {
   RtGraph *rg = (RtGraph *)rt_calloc(ctx, 1, sizeof *rg, "a graph");
+  if (rg) rg->owner = ctx;
   gnn_graph *g = rg ? &rg->g : NULL;
   int32_t *dst = (int32_t *)rt_garray_alloc(ctx, rt_mul((size_t)ne, sizeof(int32_t)), "dst");
   if (!g || !dst) {
@@ -544,6 +548,9 @@ gnn_status gnn_graph_from_edges(gnn_ctx *ctx, int64_t nv, int64_t ne, const int6
                          ne < 0 ? "a negative count of" : "NULL");
   if (nv < 0 || nv > RT_MAX_ID + 1)
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_from_edges: %lld vertices out of range (0 .. 2^31)", (long long)nv);
+  if (ne > INT32_MAX) /* before reading the arrays (as gnn_graph_from_csr): 2^31 edges read 32 GB, then were refused */
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_from_edges: %lld edges out of range (0 .. 2^31-1: edge ids are int32)",
+                         (long long)ne);
   /* As gnn_graph_from_csr: the options' count is 0 (nv decides) or nv's; nv = 0 takes it. */
   if (nv > 0 && opts && opts->num_vertices && opts->num_vertices != nv)
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_from_edges: opts->num_vertices is %lld, but nv is %lld (set one of "
@@ -678,6 +685,7 @@ gnn_status gnn_graph_from_csr(gnn_ctx *ctx, int64_t nv, int64_t ne, const int64_
   if (null) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_from_csr: %s is NULL (%lld edges)", null, (long long)ne);
   RtGraph *rg = (RtGraph *)rt_calloc(ctx, 1, sizeof *rg, "a graph");
   if (!rg) return GNN_ERR_OOM;
+  rg->owner = ctx;
   gnn_graph *g = &rg->g;
   g->nv = nv;
   g->ne = ne;

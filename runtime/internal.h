@@ -184,6 +184,9 @@ typedef struct {
   /* A graph from gnn_graph_from_csr: the origins given, in gnn_malloc'd memory (NULL: edge e's
    * origin is e), from which gnn_graph_host_copies makes edge_origin. */
   const int64_t *d_origin;
+  /* The context that made it, whose memory holds its arrays: gnn_graph_free frees through it
+   * whatever context it is given (another one freed the struct and left the arrays live). */
+  gnn_ctx *owner;
 } RtGraph;
 enum { RT_OPT_ADD_SELF_LOOPS = 1, RT_OPT_REMOVE_SELF_LOOPS = 2, RT_OPT_DEDUP = 4, RT_OPT_SYMMETRISE = 8 };
 unsigned rt_opts_flags(const gnn_graph_opts *opts);

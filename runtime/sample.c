@@ -81,9 +81,10 @@ gnn_status gnn_sampler_from_csr(gnn_ctx *ctx, int64_t nv, int64_t ne, const int6
   gnn_status st = rt_args(ctx, out != NULL, "gnn_sampler_from_csr", "out is NULL");
   if (st) return st;
   *out = NULL;
-  if (nv < 0 || nv > INT32_MAX || ne < 0 || ne > INT32_MAX)
-    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_sampler_from_csr: %lld vertices, %lld edges (0 .. 2^31 - 1 each)",
-                         (long long)nv, (long long)ne);
+  /* no vertex, no seed: every sample would fail (graphs of 0 vertices are refused at creation too) */
+  if (nv < 1 || nv > INT32_MAX || ne < 0 || ne > INT32_MAX)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_sampler_from_csr: %lld vertices, %lld edges (1 .. 2^31 - 1 vertices, "
+                         "0 .. 2^31 - 1 edges)", (long long)nv, (long long)ne);
   if (!in_ptr || (ne > 0 && !src)) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_sampler_from_csr: in_ptr or src is NULL");
   if (in_ptr[0] != 0) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_sampler_from_csr: in_ptr[0] = %lld (must be 0)", (long long)in_ptr[0]);
   for (int64_t v = 0; v < nv; v++)

@@ -10,7 +10,7 @@ import weakref
 import numpy as np
 
 from ._abi import TARGET_CUDA, _Api, _Dataset, _Graph, _GraphOpts, _Sample, _p64, _vp
-from ._args import _count, _seed, _vertex_ids
+from ._args import _count, _flag, _seed, _vertex_ids
 from ._errors import GnncError
 from ._graph import Graph
 from ._model import Model
@@ -191,7 +191,8 @@ class Library:
         if src.shape != dst.shape:
             raise ValueError("src and dst differ in length (%d and %d)" % (src.size, dst.size))
         num_vertices = _count("num_vertices", num_vertices)
-        opts = _GraphOpts(int(add_self_loops), int(remove_self_loops), int(dedup), int(symmetrise), num_vertices)
+        opts = _GraphOpts(_flag("add_self_loops", add_self_loops), _flag("remove_self_loops", remove_self_loops),
+                          _flag("dedup", dedup), _flag("symmetrise", symmetrise), num_vertices)
         g = ctypes.POINTER(_Graph)()
         self._check(self._graph_from_edges(self._ctx, num_vertices, src.size, src.ctypes.data, dst.ctypes.data,
                                            ctypes.byref(opts), ctypes.byref(g)))
@@ -214,7 +215,8 @@ class Library:
         say how the arrays were made (recorded, not applied). gnnc.nn builds the arrays from an
         edge_index with torch ops (gnnc.csr); the graph's src, dst and edge_origin are then copied to
         the host only when read."""
-        opts = _GraphOpts(int(add_self_loops), int(remove_self_loops), int(dedup), int(symmetrise), 0)
+        opts = _GraphOpts(_flag("add_self_loops", add_self_loops), _flag("remove_self_loops", remove_self_loops),
+                          _flag("dedup", dedup), _flag("symmetrise", symmetrise), 0)
         g = ctypes.POINTER(_Graph)()
         nv, ne = _count("num_vertices", num_vertices), _count("num_edges", num_edges)
         self._check(self._graph_from_csr(self._ctx, nv, ne, in_ptr, src, out_ptr, out_eid, edge_origin, ctypes.byref(opts),
@@ -224,8 +226,8 @@ class Library:
     def load_graph(self, path, add_self_loops=False, remove_self_loops=False, dedup=False, symmetrise=False,
                    num_vertices=0):
         """A graph from a file: a dataset folder, an edge list, Matrix Market, a .gcsr cache."""
-        opts = _GraphOpts(int(add_self_loops), int(remove_self_loops), int(dedup), int(symmetrise),
-                          _count("num_vertices", num_vertices))
+        opts = _GraphOpts(_flag("add_self_loops", add_self_loops), _flag("remove_self_loops", remove_self_loops),
+                          _flag("dedup", dedup), _flag("symmetrise", symmetrise), _count("num_vertices", num_vertices))
         g = ctypes.POINTER(_Graph)()
         self._check(self._graph_load(self._ctx, os.fsencode(path), ctypes.byref(opts), ctypes.byref(g)))
         return Graph(self, g)
@@ -237,7 +239,7 @@ class Library:
         split/NAME/, or the binary raw/data.npz and node-label.npz; its valid split is masks["val"]); symmetrise adds the reverse of every edge
         (OGB's add_inverse_edge). A graph-classification folder (graph_labels.txt) has a label and a
         mask entry per graph (graph.ng of them), another has one per vertex."""
-        opts = _GraphOpts(int(add_self_loops), 0, 0, int(symmetrise), 0)
+        opts = _GraphOpts(_flag("add_self_loops", add_self_loops), 0, 0, _flag("symmetrise", symmetrise), 0)
         ds = ctypes.POINTER(_Dataset)()
         self._check(self._dataset_load(self._ctx, os.fsencode(path), ctypes.byref(opts), ctypes.byref(ds)))
         d = ds.contents

@@ -6,7 +6,7 @@ import os
 import numpy as np
 
 from ._abi import _MemoryPlan, _pf, _vp
-from ._args import _count, _seed
+from ._args import _count, _flag, _seed
 from ._errors import GnncError, _no_backward_why
 from ._graph import Graph
 
@@ -36,6 +36,8 @@ class Model:
     """A created model on one graph: parameters, forward, backward, parameter files."""
 
     def __init__(self, lib, graph, seed=1):
+        if not lib._ctx:  # before the graph's checks: a closed library has freed its graphs too
+            raise GnncError(3, "the gnnc.Library was closed (Library.close): load it again")
         if not isinstance(graph, Graph) or graph.lib is not lib:
             raise ValueError("the graph must come from the same gnnc.Library (lib.graph / lib.load_graph)")
         self.lib, self.graph = lib, graph
@@ -219,6 +221,8 @@ class Model:
     # forward and backward on host (NumPy) arrays
     def _input_array(self, t, x, edge_order):
         rows = self.graph.rows(t.domain)
+        if np.asarray(x).dtype.kind not in "fiu":  # bool, complex, object: a cast would change them silently
+            raise TypeError("input %r: want real numbers (float32), got an array of %s" % (t.name, np.asarray(x).dtype))
         a = np.ascontiguousarray(x, dtype=np.float32)
         if t.domain == "edge" and edge_order == "input":
             want = (self.graph.num_input_edges,) + t.shape
@@ -258,7 +262,8 @@ class Model:
         """forward on memory the caller owns: ptr_array is a ctypes array of float pointers (device
         memory for a CUDA library), kept unchanged until the backward."""
         lib = self.lib
-        lib._check(self._api.forward(self._live(), ptr_array, int(bool(training)), int(seed) & (2**64 - 1)))
+        training, seed = _flag("forward: training", training), _seed("forward", seed)  # (seed & (2^64-1) wrapped)
+        lib._check(self._api.forward(self._live(), ptr_array, training, seed))
         lib._check(lib._sync(lib._ctx))
         self.forwards += 1
 
@@ -286,7 +291,11 @@ class Model:
         _edge_order(edge_order)
         if not lib.has_backward:
             raise GnncError(8, _no_backward_why(lib))
+        if np.asarray(grad_out).dtype.kind not in "fiu":
+            raise TypeError("grad_out: want real numbers (float32), got an array of %s" % np.asarray(grad_out).dtype)
         g = np.ascontiguousarray(grad_out, dtype=np.float32)
+        if not np.isfinite(g).all():  # as forward refuses its inputs: NaN gradients came back silently
+            raise ValueError("grad_out: values must be finite")
         if o.domain == "edge" and edge_order == "input":
             want = (self.graph.num_input_edges,) + o.shape
             if g.shape != want:  # checked before the permutation, which would cut or fail on it

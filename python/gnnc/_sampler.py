@@ -40,6 +40,8 @@ class Sampler:
         if graph is not None:
             if not isinstance(graph, Graph) or graph._g is None:
                 raise ValueError("Library.sampler: graph must be an open gnnc.Graph")
+            if graph.lib is not lib:  # as Model refuses it: the graph lives in another context
+                raise ValueError("Library.sampler: the graph must come from the same gnnc.Library (lib.graph / lib.load_graph)")
             lib._check(lib._sampler_create(lib._ctx, graph._g, ctypes.byref(s)))
             self._keep = graph
             graph._samplers.add(self)

@@ -192,6 +192,15 @@ class _NoSecondDerivative(torch.autograd.Function):
                            "PyTorch")
 
 
+def _check_inputs(lib, inputs):
+    """Each input a float32 tensor, refused by name otherwise (a float64 input came back float32)."""
+    for x, t in zip(inputs, lib.inputs):
+        if not torch.is_tensor(x):
+            raise TypeError("input %r must be a tensor, not %s" % (t.name, type(x).__name__))
+        if x.dtype != torch.float32:
+            raise TypeError("input %r is %s: the model computes in float32 (pass x.float())" % (t.name, x.dtype))
+
+
 class GnncModule(torch.nn.Module):
     """A gnnc model library as a torch.nn.Module: forward(graph, *inputs).
 
@@ -286,12 +295,17 @@ class GnncModule(torch.nn.Module):
 
     def forward(self, graph, *inputs, batch=None):
         tg = None
+        _check_inputs(self.lib, inputs)  # before the graph: None failed in its vertex count
         if isinstance(graph, Graph) and batch is not None:
             raise ValueError("batch= goes with an edge_index; a gnnc.Graph has its own (Graph.set_graphs, lib.graph(batch=))")
         if not isinstance(graph, Graph):
             tg, inputs = self._tensor_graph(graph, inputs, batch)
             graph = tg.graph
             inputs = [tg.to_graph_order(x, t) if t.domain == "edge" else x for x, t in zip(inputs, self.lib.inputs)]
+        if len(inputs) != len(self.lib.inputs):  # (a PyG Data gives its own)
+            raise TypeError("the model %s takes %d inputs (%s), got %d" % (
+                self.lib.name, len(self.lib.inputs), ", ".join(t.name for t in self.lib.inputs), len(inputs)))
+        _check_inputs(self.lib, inputs)
         model = self.model_for(graph)
         params = [getattr(self, _param_key(n)) for n in self._names]
         seed = 0

@@ -262,6 +262,34 @@ def main():
     lc.close()
     raises(gnnc.GnncError, "gnnc.Library was closed", "library/forward-after-close", lambda: mc.forward(ins["x"]))
     raises(gnnc.GnncError, "gnnc.Library was closed", "library/graph-after-close", lambda: lc.graph([0, 1], [1, 0]))
+    # create after close: the closed library, not "the graph was freed" (the close freed it too)
+    raises(gnnc.GnncError, "gnnc.Library was closed", "library/create-after-close", lambda: lc.create(None))
+    # arguments a cast would change silently: refused like seeds and vertex ids (num_vertices=1.5
+    # became 1, training="no" turned dropout on, forward's seed wrapped at 2^64, a uint64 id 2^63
+    # passed the range check, a complex input lost its imaginary part, a NaN grad_out gave NaN
+    # gradients)
+    raises(TypeError, "num_vertices must be an integer, not float", "graph/num-vertices-float",
+           lambda: lib.graph([0, 1], [1, 0], num_vertices=1.5))
+    raises(TypeError, "num_vertices must be an integer, not a bool", "graph/num-vertices-bool",
+           lambda: lib.graph([0, 1], [1, 0], num_vertices=True))
+    raises(TypeError, "add_self_loops must be True or False, not str", "graph/flag-string",
+           lambda: lib.graph([0, 1], [1, 0], add_self_loops="no"))
+    raises(ValueError, "vertex id 9223372036854775808 is out of range", "graph/uint64-id-2-63",
+           lambda: lib.graph(np.array([0, 2**63], np.uint64), np.array([1, 0], np.uint64)))
+    raises(TypeError, "forward: training must be True or False, not str", "forward/training-string",
+           lambda: m.forward(ins["x"], training="no"))
+    raises(ValueError, "forward: seed 18446744073709551621 is out of range", "forward/seed-wraps",
+           lambda: m.forward(ins["x"], training=True, seed=2**64 + 5))
+    raises(TypeError, "forward: seed must be an integer, not float", "forward/seed-float",
+           lambda: m.forward(ins["x"], training=True, seed=1.9))
+    raises(TypeError, "want real numbers (float32), got an array of complex128", "forward/complex-input",
+           lambda: m.forward(ins["x"] + 0j))
+    raises(TypeError, "want real numbers (float32), got an array of bool", "forward/bool-input",
+           lambda: m.forward(ins["x"] > 0))
+    raises(TypeError, "num_vertices must be an integer, not float", "reserve/float-count", lambda: m.reserve(10.7, 20))
+    m.forward(ins["x"], training=True, seed=3)
+    raises(ValueError, "grad_out: values must be finite", "backward/nan-grad-out",
+           lambda: m.backward(np.full_like(m.output(), np.nan)))
 
     # a scalar parameter (GIN's eps, shape ()): set, read back, through the state dict; (1,) refused
     lg = gnnc.load(libdir + "/libgin.so")

@@ -140,6 +140,13 @@ def main():
     check(same(by_graph.sample([1], (np.int64(3), -1), 4), reference(indptr, indices, [1], [3, -1], 4)), "fanout/numpy-ints",
           "a tuple of NumPy integers differs from the list")
     raises(ValueError, "graph or a CSR", "error/neither", lambda: lib.sampler())
+    # a graph of another Library lives in another context: refused, as Model refuses it
+    lib2 = gnnc.load(os.path.join(sys.argv[1], "libgcn_interp.so"))
+    raises(ValueError, "the graph must come from the same gnnc.Library", "error/other-library", lambda: lib2.sampler(g))
+    lib2.close()
+    # no vertex: every sample would fail, so no sampler
+    raises(gnnc.GnncError, "0 vertices, 0 edges (1 .. 2^31 - 1 vertices", "error/csr-no-vertex",
+           lambda: lib.sampler(indptr=np.array([0], np.int64), indices=np.array([], np.int32)))
     raises(TypeError, "1-D integer array", "error/csr-float", lambda: lib.sampler(indptr=indptr.astype(float), indices=indices))
     raises(ValueError, "out of range", "error/csr-range", lambda: lib.sampler(indptr=indptr, indices=indices + 1))
     raises(gnnc.GnncError, "in_ptr[3] = 1 after 4", "error/csr-order", lambda: lib.sampler(indptr=[0, 2, 4, 1, 5], indices=[0, 1, 2, 3, 0]))

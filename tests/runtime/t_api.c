@@ -333,6 +333,10 @@ static void test_graph_from_edges(gnn_ctx *ctx) {
         gnn_status_name(st), gnn_last_error(ctx));
   gnn_graph_free(ctx, g);
   const int64_t bad_dst[] = {1, -1};
+  /* more edges than int32 ids hold: refused before the arrays are read (they were read whole,
+   * 2^31 of them here past the end of a 6-element array, then refused) */
+  check_status(ctx, gnn_graph_from_edges(ctx, 5, (int64_t)1 << 31, src, dst, NULL, &g), GNN_ERR_INVALID,
+               "graph/from-edges-too-many", "2147483648 edges out of range (0 .. 2^31-1", NULL);
   check_status(ctx, gnn_graph_from_edges(ctx, 0, 2, src, bad_dst, NULL, &g), GNN_ERR_INVALID, "graph/from-edges-negative",
                "edge 1: destination vertex id -1", NULL);
   check_status(ctx, gnn_graph_from_edges(ctx, 2, 6, src, dst, NULL, &g), GNN_ERR_INVALID, "graph/from-edges-range",
@@ -951,6 +955,22 @@ int main(int argc, char **argv) {
   test_adam(ctx);
   test_dropout();
   test_nvrtc_host(ctx);
+  { /* a graph freed with another context, or NULL: its arrays go from the context that made it
+     * (the struct went and its arrays stayed live on that context until it was destroyed) */
+    gnn_ctx *other = NULL;
+    gnn_graph *og = NULL;
+    int64_t os[] = {0, 1, 2}, od[] = {1, 2, 0};
+    gnn_status ost = gnn_ctx_create(&other, 0);
+    if (!ost) ost = gnn_graph_from_edges(other, 3, 3, os, od, NULL, &og);
+    size_t olive = 1;
+    if (!ost) gnn_graph_free(ctx, og), og = NULL, gnn_mem_usage(other, &olive, NULL);
+    check(!ost && olive == 0, "graph/free-through-its-own-context", "%s; %zu bytes still live", ost ? gnn_last_error(other) : "", olive);
+    if (!ost) ost = gnn_graph_from_edges(other, 3, 3, os, od, NULL, &og);
+    olive = 1;
+    if (!ost) gnn_graph_free(NULL, og), gnn_mem_usage(other, &olive, NULL);
+    check(!ost && olive == 0, "graph/free-null-context", "%zu bytes still live", olive);
+    gnn_ctx_destroy(other);
+  }
   size_t live = 1;
   gnn_mem_usage(ctx, &live, NULL);
   /* the CUDA build keeps its scratch buffer until the context goes */

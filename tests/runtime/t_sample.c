@@ -265,6 +265,10 @@ static void test_errors(gnn_ctx *ctx) {
   check_status(ctx, gnn_sampler_from_csr(ctx, 3, 3, ptr_start, csrc, &s), GNN_ERR_INVALID, "sample/csr/start", "in_ptr[0] = 1", NULL);
   check_status(ctx, gnn_sampler_from_csr(ctx, 3, 3, ptr_ok, csrc_bad, &s), GNN_ERR_INVALID, "sample/csr/src", "src[1] = 5 out of range",
                NULL);
+  /* no vertex: it was made, and every sample failed ("1 seeds (1 .. the graph's 0 vertices)") */
+  int64_t ptr_empty[] = {0};
+  check_status(ctx, gnn_sampler_from_csr(ctx, 0, 0, ptr_empty, NULL, &s), GNN_ERR_INVALID, "sample/csr/no-vertex",
+               "0 vertices, 0 edges (1 .. 2^31 - 1 vertices", NULL);
   check_status(ctx, gnn_sampler_from_csr(ctx, 3, 3, ptr_ok, csrc, &s), GNN_OK, "sample/csr/ok", NULL, NULL);
   if (s) {
     int64_t seed1[] = {0}, all[] = {-1, -1};
