@@ -52,6 +52,7 @@ static void usage(FILE *out) {
         "  --seed N            seed of parameters, generated inputs and dropout (default 1)\n"
         "  --repeat N          timed forwards (default 10); --warmup N untimed ones first (default 2)\n"
         "  --self-loops        add a self-loop v -> v to every vertex that has none (as gnn-train)\n"
+        "  --num-vertices N    the vertex count of an edge list (default: the largest id + 1), as gnnc run's\n"
         "  --normalise-features  scale each row of the folder's features.svm to sum 1, as gnn-train does by\n"
         "                      default: the predictions of parameters gnn-train saved (without --raw-features)\n"
         "  --train             forward in training mode (dropout on)\n"
@@ -324,7 +325,7 @@ static double now(void) {
 int main(int argc, char **argv) {
   const char *libpath = NULL, *graph = NULL, *params = NULL, *inputs = NULL, *output = NULL, *save_grads = NULL,
              *save_input_grads = NULL, *save_inputs = NULL;
-  int64_t seed = 1, repeat = 10, warmup = 2, device = 0, nrows = 3;
+  int64_t seed = 1, repeat = 10, warmup = 2, device = 0, nrows = 3, num_vertices = 0;
   bool train = false, backward = false, self_loops = false, graph_order = false, normalise = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -351,6 +352,9 @@ int main(int argc, char **argv) {
       if (!parse_i64(v, 0, 1000000, &warmup)) return fprintf(stderr, "gnn-run: --warmup wants 0 to 1000000, got '%s'\n", v), 2;
     } else if (OPT("--device")) {
       if (!parse_i64(v, 0, 1024, &device)) return fprintf(stderr, "gnn-run: --device wants a device number, got '%s'\n", v), 2;
+    } else if (OPT("--num-vertices")) { /* as gnnc run's: vertices past the largest id (isolated), or a graph of no edges */
+      if (!parse_i64(v, 1, (int64_t)1 << 31, &num_vertices))
+        return fprintf(stderr, "gnn-run: --num-vertices wants an integer from 1 to 2147483648, got '%s'\n", v), 2;
     } else if (OPT("--rows")) {
       if (!parse_i64(v, 0, INT64_MAX, &nrows)) return fprintf(stderr, "gnn-run: --rows wants a non-negative integer, got '%s'\n", v), 2;
     } else if (strcmp(a, "--train") == 0) train = true;
@@ -374,6 +378,10 @@ int main(int argc, char **argv) {
   const DriverFile writes[] = {{"--output", output}, {"--save-grads", save_grads}, {"--save-input-grads", save_input_grads},
                                {"--save-inputs", save_inputs}};
   if (!driver_files_safe("gnn-run", reads, 4, writes, 4)) return 2;
+  struct stat graph_st;
+  if (num_vertices && stat(graph, &graph_st) == 0 && S_ISDIR(graph_st.st_mode)) /* gnnc run's words */
+    return fprintf(stderr, "gnn-run: --num-vertices is for a bare edge list; the folder '%s' gives its vertex count in its "
+                   "files (labels.txt, features.svm, else the largest id in graph.edges + 1)\n", graph), 2;
   /* Line-buffered even into a pipe: a caller that merges stderr into stdout (2>&1) then sees an
    * error message after the report lines printed before it, not ahead of all of them (a block-
    * buffered stdout reaches the pipe only at exit, so the message came first and a tail of the
@@ -399,6 +407,7 @@ int main(int argc, char **argv) {
   }
   gnn_graph_opts gopts = {0};
   gopts.add_self_loops = self_loops; /* v -> v for every vertex without one, as gnnc run and gnn-train */
+  gopts.num_vertices = num_vertices;
   CHECK(rt.graph_load(ctx, graph, &gopts, &g));
   /* the file rows of the edges, for a model with an edge input or output (EdgeRows) */
   const gnn_tensor_info *ot = &api->output_info;

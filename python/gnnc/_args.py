@@ -6,15 +6,20 @@ import operator
 import numpy as np
 
 
+def _integer(what, v):
+    """v as a Python int, refusing a bool and what int() would truncate (a float) or parse (a string)."""
+    if isinstance(v, bool):
+        raise TypeError("%s must be an integer, not a bool" % what)
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError("%s must be an integer, not %s" % (what, type(v).__name__)) from None
+
+
 def _count(name, n):
     """n as a C int64_t, refusing what ctypes would wrap silently (2**64 + 10 becomes 10) and what
     int() would truncate or accept (num_vertices=1.5 became 1; True became 1)."""
-    if isinstance(n, bool):
-        raise TypeError("%s must be an integer, not a bool" % name)
-    try:
-        n = operator.index(n)
-    except TypeError:
-        raise TypeError("%s must be an integer, not %s" % (name, type(n).__name__)) from None
+    n = _integer(name, n)
     if not 0 <= n < 2**63:
         raise ValueError("%s = %d is out of range (0 .. 2^63 - 1)" % (name, n))
     return n
@@ -23,12 +28,7 @@ def _count(name, n):
 def _seed(where, seed):
     """seed as a C uint64_t, refusing what ctypes would wrap silently (2**64 + 1 is seed 1) and
     what int() would truncate (a float)."""
-    if isinstance(seed, bool):
-        raise TypeError("%s: seed must be an integer, not a bool" % where)
-    try:
-        seed = operator.index(seed)
-    except TypeError:
-        raise TypeError("%s: seed must be an integer, not %s" % (where, type(seed).__name__)) from None
+    seed = _integer("%s: seed" % where, seed)
     if not 0 <= seed < 2**64:
         raise ValueError("%s: seed %d is out of range (0 .. 2^64 - 1)" % (where, seed))
     return seed

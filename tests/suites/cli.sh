@@ -520,6 +520,16 @@ if "$GNNC" "$TMP/inputs.gnn" --target=host -o "$TMP/libudotv.so" > /dev/null 2>&
   "$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/ev.edges" > /dev/null 2> "$TMP/err"; rc=$?
   "$ROOT/build/bin/gnn-run" "$TMP/o/libgood.so" --graph "$TMP/ev.edges" --repeat 1 --warmup 0 > /dev/null 2>> "$TMP/err"; rc2=$?
   "$GNNC" run "$TMP/inputs.gnn" --graph "$TMP/ev.edges" > /dev/null 2>> "$TMP/err"; rc3=$?
+  # gnn-run --num-vertices, as gnnc run's: the same graph (isolated vertices past the largest id),
+  # the same output; with a folder refused as gnnc run refuses it
+  "$GNNC" run tests/interp/models/gcn.gnn --graph tests/interp/graphs/random/graph.edges --num-vertices 50 --seed 3 --output "$TMP/nv.ref" > /dev/null 2>&1
+  "$GNNC" tests/interp/models/gcn.gnn --target=host -o "$TMP/libnv.so" > /dev/null 2>&1
+  "$ROOT/build/bin/gnn-run" "$TMP/libnv.so" --graph tests/interp/graphs/random/graph.edges --num-vertices 50 --seed 3 \
+    --output "$TMP/nv.got" --repeat 1 --warmup 0 > "$TMP/nv.out" 2>&1; rc4=$?
+  "$ROOT/build/bin/gnn-run" "$TMP/libnv.so" --graph tests/interp/graphs/random --num-vertices 50 > /dev/null 2> "$TMP/nv.err"; rc5=$?
+  check gnn-run-num-vertices bash -c "[ $rc4 -eq 0 ] && grep -q ': 50 vertices, 160 edges' '$TMP/nv.out' && head -2 '$TMP/nv.got' | grep -q '^tensor output 50 ' &&
+    '$ROOT/build/bin/gnn-compare' '$TMP/nv.got' '$TMP/nv.ref' > /dev/null && [ $rc5 -eq 2 ] && grep -qF 'is for a bare edge list' '$TMP/nv.err'"
+  unset rc4 rc5
   check edge-values-unread-note bash -c "[ $rc -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ] && [ \$(wc -l < '$TMP/err') -eq 2 ] &&
     grep -qxF 'gnnc run: note: the 2 values per edge of $TMP/ev.edges are not read: model GCN has no edge input' '$TMP/err' &&
     grep -qxF 'gnn-run: note: the 2 values per edge of $TMP/ev.edges are not read: model GCN has no edge input' '$TMP/err'"
