@@ -221,10 +221,9 @@ bool files_safe(const RunFile *reads, int nreads, const RunFile *writes, int nwr
   for (int w = 0; w < nwrites; w++) {
     for (int r = 0; r < nreads; r++) {
       if (!reads[r].path) continue;
-      if (reads[r].what && gnn_inside_folder(writes[w].path, reads[r].path)) {
-        fprintf(stderr, "gnnc: error: %s is inside the dataset folder %s '%s': gnnc writes nothing into a folder it "
-                "reads (a result could replace one of its files); give a path outside it\n", writes[w].what, reads[r].what,
-                reads[r].path);
+      if (reads[r].what && gnn_dataset_file(writes[w].path, reads[r].path)) {
+        fprintf(stderr, "gnnc: error: %s is a file of the dataset folder %s '%s': writing it would destroy the dataset; "
+                "give another path\n", writes[w].what, reads[r].what, reads[r].path);
         return false;
       }
       if (!gnn_same_file(writes[w].path, reads[r].path)) continue;

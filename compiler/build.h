@@ -44,7 +44,7 @@ typedef struct {
  * beside it): appended to files[*n], at most 3. */
 void emit_outputs(const EmitOpts *eo, RunFile *files, int *n);
 /* False, after a "gnnc: error:" line, when a file to be written is one the run reads (reads[0]:
- * the source), lies inside a folder it reads (--graph: a dataset folder), or when two files to be
+ * the source), is a file of a dataset folder it reads (--graph: gnn_dataset_file), or when two files to be
  * written are one: gnnc never overwrites its own input and never writes one file twice. "One
  * file" is gnn_same_file's (runtime/gnnrt_path.h): the same device and inode when both exist,
  * the same name in the same folder when neither does yet; a device, a FIFO or a terminal is

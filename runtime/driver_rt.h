@@ -220,8 +220,8 @@ typedef struct {
 } DriverFile;
 
 /* False, after "PROG: ..." on stderr, when a file to be written is one the run reads (the model
- * library, --params, the graph file), lies inside a folder it reads (the --graph dataset
- * folder), or is another file to be written: gnn-run wrote --output over its own --params, or
+ * library, --params, the graph file), is one of the files of the dataset folder it reads
+ * (gnn_dataset_file), or is another file to be written: gnn-run wrote --output over its own --params, or
  * over the dataset's features.svm, without a word. gnnc run refuses the same (compiler/build.c
  * files_safe). */
 static inline bool driver_files_safe(const char *prog, const DriverFile *reads, int nreads, const DriverFile *writes,
@@ -230,10 +230,9 @@ static inline bool driver_files_safe(const char *prog, const DriverFile *reads, 
     if (!writes[w].path) continue;
     for (int r = 0; r < nreads; r++) {
       if (!reads[r].path) continue;
-      if (gnn_inside_folder(writes[w].path, reads[r].path))
-        return fprintf(stderr, "%s: %s %s is inside the dataset folder %s %s: %s writes nothing into a folder it reads "
-                       "(a result could replace one of its files); give a path outside it\n", prog, writes[w].opt,
-                       writes[w].path, reads[r].opt, reads[r].path, prog), false;
+      if (gnn_dataset_file(writes[w].path, reads[r].path))
+        return fprintf(stderr, "%s: %s %s is a file of the dataset folder %s %s: writing it would destroy the dataset; "
+                       "give another path\n", prog, writes[w].opt, writes[w].path, reads[r].opt, reads[r].path), false;
       if (gnn_same_file(writes[w].path, reads[r].path))
         return fprintf(stderr, "%s: %s %s is the file %s reads: writing it would destroy it; give another path\n", prog,
                        writes[w].opt, writes[w].path, reads[r].opt), false;

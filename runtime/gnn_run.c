@@ -63,7 +63,7 @@ static void usage(FILE *out) {
         "  --device N          CUDA device (default 0)\n"
         "  --rows N            rows to print (default 3)\n"
         "Files written are never files read (the library, --params, --inputs, a graph file), nor one\n"
-        "another, nor inside the --graph folder; a device or FIFO (/dev/null) is written in place.\n",
+        "another, nor a file of the --graph folder's dataset; a device or FIFO (/dev/null) is written in place.\n",
         out);
 }
 

@@ -254,11 +254,10 @@ int main(int argc, char **argv) {
       if (roles[a][1] && roles[b][1] && !(a == 1 && b == 2) && !(a == 0 && b == 3) && gnn_same_file(roles[a][1], roles[b][1]))
         return fprintf(stderr, "gnn-train: %s %s and %s %s are the same file: %s would overwrite it; give another path\n",
                        roles[a][0], roles[a][1], roles[b][0], roles[b][1], roles[a][0]), 1;
-  for (int a = 0; a < 2; a++) /* the dataset is input: nothing is written into its folder */
-    if (roles[a][1] && gnn_inside_folder(roles[a][1], data))
-      return fprintf(stderr, "gnn-train: %s %s is inside the dataset folder --data %s: gnn-train writes nothing into a "
-                     "folder it reads (a result could replace one of its files); give a path outside it\n", roles[a][0], roles[a][1],
-                     data), 1;
+  for (int a = 0; a < 2; a++) /* the dataset is input: its files are never written */
+    if (roles[a][1] && gnn_dataset_file(roles[a][1], data))
+      return fprintf(stderr, "gnn-train: %s %s is a file of the dataset folder --data %s: writing it would destroy the dataset; "
+                     "give another path\n", roles[a][0], roles[a][1], data), 1;
   /* A full disk, or a file-size limit (ulimit -f), must be a write error with a message, not a
    * SIGXFSZ that kills the process in the middle of a checkpoint. */
   signal(SIGXFSZ, SIG_IGN);
@@ -268,7 +267,7 @@ int main(int argc, char **argv) {
   gnn_ctx *ctx = NULL;
   gnn_dataset *ds = NULL;
   void *model = NULL;
-  float *x = NULL, *ew = NULL, *dlogits = NULL, **mom = NULL, **vel = NULL, **best = NULL;
+  float *x = NULL, *ew = NULL, *dlogits = NULL, **mom = NULL, **vel = NULL, **best = NULL, *scan = NULL;
   float **h_param = NULL, **h_mom = NULL, **h_vel = NULL; /* host copies for the checkpoints */
   const char **ck_names = NULL;
   int *ck_ranks = NULL;
@@ -441,6 +440,13 @@ int main(int argc, char **argv) {
   ck_names = calloc((size_t)np + 1, sizeof(char *));
   ck_ranks = calloc((size_t)np + 1, sizeof(int));
   ck_dims = calloc((size_t)np + 1, sizeof *ck_dims);
+  int64_t widest = 1; /* the host copy the divergence check scans a parameter in */
+  for (int i = 0; i < np; i++)
+    if (api->params[i].width > widest) widest = api->params[i].width;
+  if (!(scan = malloc(sizeof(float) * (size_t)widest))) {
+    fprintf(stderr, "gnn-train: out of host memory\n");
+    goto out;
+  }
   for (int i = 0; i < np; i++) {
     size_t b = sizeof(float) * (size_t)api->params[i].width;
     CHECK(rt.gmalloc(ctx, (void **)&mom[i], b));
@@ -551,6 +557,21 @@ int main(int argc, char **argv) {
       goto out;
     }
     CHECK(st);
+    /* A parameter that overflowed can leave both losses finite (relu maps NaN to 0: the hidden
+     * layer goes to zero and the logits are the bias): training went on with NaN weights, saved
+     * them in checkpoints, and only --save-params refused them at the end. */
+    for (int i = 0; i < np; i++) {
+      int64_t n = api->params[i].width, bad = -1;
+      CHECK(rt.download(ctx, scan, api->param(model, i), sizeof(float) * (size_t)n));
+      for (int64_t k = 0; k < n && bad < 0; k++)
+        if (!isfinite(scan[k])) bad = k;
+      if (bad >= 0) {
+        fprintf(stderr, "gnn-train: epoch %d: parameter '%s' is not finite after the update (value %lld is %s): training "
+                        "diverged; stopping\n", epoch, api->params[i].name, (long long)bad,
+                isnan(scan[bad]) ? "nan" : scan[bad] > 0 ? "inf" : "-inf");
+        goto out;
+      }
+    }
     CHECK(rt.accuracy(ctx, api->output(model), labels, masks[1], rows, C, &val_acc));
     if (!quiet)
       printf("epoch %4d  loss %.4f  train acc %.4f  val loss %.4f  val acc %.4f  %.2f ms\n", epoch, loss, train_acc, val_loss,
@@ -636,6 +657,7 @@ int main(int argc, char **argv) {
   }
   rc = 0;
 out:
+  free(scan);
   if (mom)
     for (int i = 0; api && i < api->num_params; i++) {
       if (mom[i]) rt.gfree(ctx, mom[i]);

@@ -9,8 +9,8 @@
  * writers (text.c rt_tmp_open / rt_tmp_commit: tensor files, checkpoints, .gcsr caches), the
  * drivers' (driver_rt.h) and the interpreter's (compiler/interp.c, which does not link the
  * runtime). gnn_write_in_place: a device or FIFO, written where it is. gnn_same_file and
- * gnn_inside_folder: the checks that keep gnnc run and the drivers from writing over a file they
- * read or into the dataset folder they read (compiler/build.c files_safe, driver_rt.h). */
+ * gnn_dataset_file: the checks that keep gnnc run and the drivers from writing over a file they
+ * read or over a file of the dataset folder they read (compiler/build.c files_safe, driver_rt.h). */
 #ifndef GNNRT_PATH_H
 #define GNNRT_PATH_H
 
@@ -77,22 +77,35 @@ static inline bool gnn_same_file(const char *a, const char *b) {
   return strcmp(da, db) == 0;
 }
 
-/* path (which need not exist) lies inside the folder dir, at any depth, both resolved through
- * links; false when dir is not a folder. The drivers and gnnc run write nothing into the dataset
- * folder they read (--graph): a result named like one of its files (features.svm, raw/edge.csv.gz,
- * a split) would replace it, and which names a loader reads is the loader's business. */
-static inline bool gnn_inside_folder(const char *path, const char *dir) {
+/* True when path (which need not exist) names one of the files the loaders read from the
+ * dataset folder dir, both resolved through links; false when dir is not a folder. The files:
+ * graph.edges, features.svm, labels.txt, graph_indicator.txt, graph_labels.txt, the splits
+ * train.idx / val.idx / test.idx, and anything under raw/ or split/ (an OGB download). gnnc run
+ * and the drivers refuse to write one (gnn-run --output cora/features.svm replaced the features,
+ * a gnn-train --checkpoint named labels.txt the labels); other files in the folder are the user's
+ * to write (a scratch folder holding a graph and its results). */
+static inline bool gnn_dataset_file(const char *path, const char *dir) {
+  static const char *const names[] = {"graph.edges", "features.svm", "labels.txt", "graph_indicator.txt", "graph_labels.txt",
+                                      "train.idx", "val.idx", "test.idx"};
   struct stat sd;
   char rd[PATH_MAX], rp[PATH_MAX], parent[PATH_MAX];
   if (stat(dir, &sd) != 0 || !S_ISDIR(sd.st_mode) || !realpath(dir, rd)) return false;
-  if (!realpath(path, rp)) { /* not there yet: its folder, resolved */
-    const char *slash = strrchr(path, '/');
+  const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+  if (!realpath(path, rp)) { /* not there yet: its folder, resolved, and its name */
     snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
-    if (!realpath(parent, rp)) return false; /* no such folder: the write fails on its own */
+    char rparent[PATH_MAX];
+    if (!realpath(parent, rparent)) return false;
+    size_t np = strcmp(rparent, "/") == 0 ? 0 : strlen(rparent), nb = strlen(base);
+    if (np + nb + 2 > sizeof rp) return false;
+    memcpy(rp, rparent, np), rp[np] = '/', memcpy(rp + np + 1, base, nb + 1);
   }
-  size_t n = strlen(rd);
-  if (n == 1) return true; /* dir is / */
-  return strncmp(rp, rd, n) == 0 && (rp[n] == 0 || rp[n] == '/');
+  size_t n = strcmp(rd, "/") == 0 ? 0 : strlen(rd);
+  if (strncmp(rp, rd, n) != 0 || rp[n] != '/') return false; /* not inside dir */
+  const char *rel = rp + n + 1;
+  if (strncmp(rel, "raw/", 4) == 0 || strncmp(rel, "split/", 6) == 0) return true;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(rel, names[i]) == 0) return true;
+  return false;
 }
 
 #endif

@@ -128,14 +128,20 @@ for k in 1 2 3 4; do ln -sf /dev/null "$TMP/o/null$k"; done
 "$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" --output "$TMP/o/null1" --save-params "$TMP/o/null2" \
   --save-inputs "$TMP/o/null3" --save-outputs "$TMP/o/null4" > /dev/null 2> "$TMP/err"; rc=$?
 check run-outputs-devices bash -c "[ $rc -eq 0 ] && [ -L '$TMP/o/null1' ] && [ -L '$TMP/o/null2' ] && [ -L '$TMP/o/null3' ] && [ -L '$TMP/o/null4' ] && [ -c /dev/null ]"
-# nothing is written inside the dataset folder --graph names (--output features.svm replaced the
-# features, rc 0), through ../ as well, nor as a file the folder lacks
+# no file of the dataset folder --graph names is written (--output features.svm replaced the
+# features, rc 0), through ../ as well, nor one the loaders would read if it were there (a
+# split); another file in the folder is the user's (a scratch folder of a graph and its results)
 cp -r tests/interp/graphs/random "$TMP/o/gdata"
 "$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/gdata" --output "$TMP/o/gdata/features.svm" > /dev/null 2> "$TMP/err"; rc=$?
-"$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/gdata" --save-params "$TMP/o/gdata/../gdata/new.txt" > /dev/null 2> "$TMP/err2"; rc2=$?
-check run-graph-folder-refused bash -c "[ $rc -eq 2 ] && [ $rc2 -eq 2 ] &&
-  grep -qF \"gnnc: error: --output '$TMP/o/gdata/features.svm' is inside the dataset folder --graph '$TMP/o/gdata': gnnc writes nothing into a folder it reads\" '$TMP/err' &&
-  grep -qF 'is inside the dataset folder --graph' '$TMP/err2' && cmp -s tests/interp/graphs/random/features.svm '$TMP/o/gdata/features.svm' && [ ! -e '$TMP/o/gdata/new.txt' ]"
+"$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/gdata" --save-params "$TMP/o/gdata/../gdata/train.idx" > /dev/null 2> "$TMP/err2"; rc2=$?
+"$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/gdata" --save-params "$TMP/o/gdata/raw/x.csv" > /dev/null 2>> "$TMP/err2"; rc3=$?
+"$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/gdata" --output "$TMP/o/gdata/out.txt" > /dev/null 2> "$TMP/err3"; rc4=$?
+check run-graph-folder-refused bash -c "[ $rc -eq 2 ] && [ $rc2 -eq 2 ] && [ $rc3 -ne 0 ] && [ $rc4 -eq 0 ] &&
+  grep -qxF \"gnnc: error: --output '$TMP/o/gdata/features.svm' is a file of the dataset folder --graph '$TMP/o/gdata': writing it would destroy the dataset; give another path\" '$TMP/err' &&
+  grep -qF 'train.idx' '$TMP/err2' && grep -qF 'is a file of the dataset folder --graph' '$TMP/err2' &&
+  cmp -s tests/interp/graphs/random/features.svm '$TMP/o/gdata/features.svm' && [ ! -e '$TMP/o/gdata/train.idx' ] && [ -s '$TMP/o/gdata/out.txt' ]"
+rm -f "$TMP/o/gdata/out.txt"
+unset rc3 rc4
 # gnn-run: the same refusals (it wrote --output over its own --params, over the dataset's
 # features.svm, over the model library, rc 0), and devices written in place: its temporary
 # renamed over --output /dev/null made /dev/null a regular file when run as root (links to it
@@ -147,7 +153,7 @@ if "$GNNC" "$TMP/o/good.gnn" --target=host --input-grads=all -o "$TMP/o/libgood.
   gr --params "$TMP/o/good.params" --output "$TMP/o/./good.params"; rc=$?
   check gnn-run-params-refused bash -c "[ $rc -eq 2 ] && grep -qF 'gnn-run: --output $TMP/o/./good.params is the file --params reads: writing it would destroy it' '$TMP/err' && cmp -s '$TMP/o/good.params' '$TMP/o/good.params.orig'"
   gr --save-grads "$TMP/o/gdata/features.svm"; rc=$?
-  check gnn-run-graph-folder-refused bash -c "[ $rc -eq 2 ] && grep -qF 'gnn-run: --save-grads $TMP/o/gdata/features.svm is inside the dataset folder --graph $TMP/o/gdata: gnn-run writes nothing into a folder it reads' '$TMP/err' && cmp -s tests/interp/graphs/random/features.svm '$TMP/o/gdata/features.svm'"
+  check gnn-run-graph-folder-refused bash -c "[ $rc -eq 2 ] && grep -qxF 'gnn-run: --save-grads $TMP/o/gdata/features.svm is a file of the dataset folder --graph $TMP/o/gdata: writing it would destroy the dataset; give another path' '$TMP/err' && cmp -s tests/interp/graphs/random/features.svm '$TMP/o/gdata/features.svm'"
   gr --output "$TMP/o/libgood.so"; rc=$?
   check gnn-run-library-refused bash -c "[ $rc -eq 2 ] && grep -qF 'is the file the model library reads' '$TMP/err' && [ -s '$TMP/o/libgood.so' ] && ! grep -q '^tensor' '$TMP/o/libgood.so'"
   gr --output "$TMP/o/twice.out" --save-inputs "$TMP/o/./twice.out"; rc=$?

@@ -20,7 +20,7 @@
 #   train/bad/CASE            bad datasets and divergence: exit 1 (bad options: 2), a message
 #                             naming the problem (file and line, vertex, or epoch), no accuracy line;
 #                             outputs that could only fail at the write (a directory, a path ending
-#                             in '/', a FIFO, one file in two roles, a file inside the --data folder)
+#                             in '/', a FIFO, one file in two roles, a file of the --data dataset)
 #                             refused before epoch 1; a vertex or graph in two splits; graph-level
 #                             split messages in graphs
 #   train/defaults/NAME       the paper's defaults by the whole model name: GATHER gets the generic row
@@ -264,14 +264,14 @@ PYEOF
     cp "$tr_lib" "$tr/libvictim.so"
     tr_bad save-params-is-library "--save-params $tr/libvictim.so and the model library $tr/libvictim.so are the same file" \
       "$tr/libvictim.so" --data data/cora --epochs 3 --save-params "$tr/libvictim.so"
-    # nothing is written into the dataset folder (a --save-params named features.svm replaced the
-    # features); through ../ and as a file the folder lacks as well
+    # no file of the dataset is written (a --save-params named features.svm replaced the features,
+    # a --checkpoint named labels.txt the labels), through ../ as well
     tr_copy victim-data
-    tr_bad save-params-in-data "--save-params $tr/victim-data/features.svm is inside the dataset folder --data $tr/victim-data:" \
+    tr_bad save-params-in-data "--save-params $tr/victim-data/features.svm is a file of the dataset folder --data $tr/victim-data: writing it would destroy the dataset" \
       "$tr_lib" --data "$tr/victim-data" --epochs 3 --save-params "$tr/victim-data/features.svm"
-    tr_bad checkpoint-in-data "--checkpoint $tr/outdir/../victim-data/new.ckpt is inside the dataset folder --data $tr/victim-data:" \
-      "$tr_lib" --data "$tr/victim-data" --epochs 3 --checkpoint "$tr/outdir/../victim-data/new.ckpt"
-    if cmp -s data/cora/features.svm "$tr/victim-data/features.svm" && [ ! -e "$tr/victim-data/new.ckpt" ]; then
+    tr_bad checkpoint-in-data "--checkpoint $tr/outdir/../victim-data/labels.txt is a file of the dataset folder --data $tr/victim-data:" \
+      "$tr_lib" --data "$tr/victim-data" --epochs 3 --checkpoint "$tr/outdir/../victim-data/labels.txt"
+    if cmp -s data/cora/features.svm "$tr/victim-data/features.svm" && cmp -s data/cora/labels.txt "$tr/victim-data/labels.txt"; then
       pass train/bad/data-folder-untouched
     else fail train/bad/data-folder-untouched "$(ls "$tr/victim-data" | tr '\n' ' ')"; fi
     # outputs through symlinks: written to the files the links name, the links kept (a rename over
@@ -317,6 +317,12 @@ PYEOF
     else
       fail train/bad/diverges "gnnc could not build the diverging model"
     fi
+    # A parameter that overflows while both losses stay finite (a feature of 3e38: Adam's update of
+    # inf gradients makes NaN weights, relu maps them to 0 and the logits to the bias): it trained
+    # on, checkpointed NaN weights, and exited 0
+    tr_copy huge-feature; sed -i '3s/.*/3 1:3e38 2:3e38 3:3e38 4:3e38 5:3e38 6:3e38/' "$tr/huge-feature/features.svm"
+    tr_bad parameter-not-finite "epoch 1: parameter 'gcnconv0.W' is not finite after the update (value " "$tr_lib" \
+      --data "$tr/huge-feature" --raw-features --epochs 3
     # Defaults by the whole name (or NAME_variant): GATHER is not GAT (100,000 epochs, patience 100)
     for tr_n in GATHER:generic GAT_Variant:Velickovic; do
       sed "s/^model GCN/model ${tr_n%%:*}/" dsl-examples/gcn.gnn > "$tr/name.gnn"
