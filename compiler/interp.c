@@ -102,7 +102,7 @@ static uint64_t fnv1a64(const char *p, size_t n) {
  * flushed to disk (through a symlink, over the file it names: gnnrt_path.h): a killed or failed write leaves the previous file, never half a file that
  * reads as whole. */
 bool tensors_write_file(const char *path, const char *body, size_t len, char *err, size_t errlen) {
-  if (gnn_write_in_place(path)) { /* a device or FIFO (/dev/null, /dev/stdout): gnnrt_path.h */
+  if (gnn_write_in_place(path)) { /* a device or FIFO (/dev/null, a terminal): gnnrt_path.h */
     FILE *f = fopen(path, "w");
     bool ok = f && fprintf(f, "#gnn-tensors version 2 bytes %zu fnv1a64 %016llx\n", len, (unsigned long long)fnv1a64(body, len)) > 0 &&
               (len == 0 || fwrite(body, 1, len, f) == len);
@@ -230,11 +230,12 @@ static bool tensors_read(Tensor *want, int n, int required, bool *found, const i
                          size_t errlen) {
   const char *kind = rows_of ? "an input" : "a parameter";
   size_t size = 0;
-  char *text = read_text_file(path, &size), *body = text;
+  char *text = gnn_is_device(path) ? NULL : read_text_file(path, &size), *body = text; /* a device: the runtime's refusal */
   long *seen = calloc((size_t)(n ? n : 1), sizeof(long)); /* the header line, 0 = not yet */
   long first = 1;
   bool ok = text && seen;
-  if (!text && errno == EILSEQ) snprintf(err, errlen, "%s: error: NUL byte in a text file", path);
+  if (!text && gnn_is_device(path)) snprintf(err, errlen, "%s: error: cannot read: it is a device, not a file", path);
+  else if (!text && errno == EILSEQ) snprintf(err, errlen, "%s: error: NUL byte in a text file", path);
   else if (!text) snprintf(err, errlen, "%s: error: cannot open: %s", path, read_source_error(errno));
   if (ok) ok = tensors_sum_line(text, size, path, &body, &first, err, errlen);
   PTok t = {body, first};

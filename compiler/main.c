@@ -483,6 +483,7 @@ int main(int argc, char **argv) {
   static int edge_ids[256]; /* --edge-balanced, or the tuner's plan */
   Cli cli = {.seed = 1, .rows = 3};
   const char *model_name = NULL;
+  bool backward_asked = false; /* --backward itself (--save-outputs also sets cli.backward) */
   int first = 1;
   /* A file-size limit (ulimit -f) or a full disk: a write error with a message and the temporary
    * removed, not a SIGXFSZ that kills gnnc mid-write and leaves F.PID.tmp behind. */
@@ -704,7 +705,7 @@ int main(int argc, char **argv) {
     } else if (cli.run && strcmp(a, "--train") == 0) {
       cli.train = true;
     } else if (cli.run && strcmp(a, "--backward") == 0) {
-      cli.backward = true;
+      cli.backward = backward_asked = true;
     } else if (cli.run && (v = ARGVAL("--output"))) {
       cli.output = v;
       cli.output_opt = "--output";
@@ -766,9 +767,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "gnnc run: --graph PATH is required\n");
     return 2;
   }
-  if (cli.run && cli.backward && pipeline_pass_off(&o, "autodiff")) { /* it ran no backward, exit 0 */
-    fprintf(stderr, "gnnc: error: %s evaluates the backward, which -fno-autodiff switches off\n",
-            cli.save_outputs ? "--save-outputs" : "--backward");
+  /* --backward without the backward ran none, exit 0 (--save-outputs writes `out` alone then, as
+   * documented for a module without one) */
+  if (cli.run && backward_asked && pipeline_pass_off(&o, "autodiff")) {
+    fprintf(stderr, "gnnc: error: --backward evaluates the backward, which -fno-autodiff switches off\n");
     return 2;
   }
   if (cli.run && cli.compile_only) { /* silently ignored before: --emit=c wrote no C */

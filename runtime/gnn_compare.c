@@ -180,10 +180,13 @@ static bool same_shape(const Tensor *a, const Tensor *b) {
   return true;
 }
 
-/* The largest magnitude (0 for none; a NaN first value stays, as Python's max kept it). */
+/* The largest finite magnitude (0 for none). Non-finite values are skipped: an inf in a tensor not
+ * compared (--names) made the file's floor infinite, and every compared tensor passed; a
+ * non-finite value in a compared tensor fails it on its own (compare_one). */
 static double largest(const double *v, long long n, double start, bool have_start) {
   double m = start;
   for (long long i = 0; i < n; i++) {
+    if (!isfinite(v[i])) continue;
     double a = fabs(v[i]);
     if (!have_start) m = a, have_start = true;
     else if (a > m) m = a;

@@ -43,7 +43,7 @@ static inline char *gnn_replace_target(const char *path) {
 }
 
 /* True when path exists (through links) and is neither a regular file nor a folder: a device
- * (/dev/null, /dev/stdout), a FIFO, a socket. Such a file is written in place, never through a
+ * (/dev/null, a terminal), a FIFO, a socket. Such a file is written in place, never through a
  * temporary renamed over it: the rename would replace the device node with a plain file (as
  * root: gnn-run --output /dev/null left /dev/null a regular file that every later redirection
  * wrote into) or fail (mkstemp in /dev, as anyone else). */
@@ -100,11 +100,24 @@ static inline bool gnn_dataset_file(const char *path, const char *dir) {
     memcpy(rp, rparent, np), rp[np] = '/', memcpy(rp + np + 1, base, nb + 1);
   }
   size_t n = strcmp(rd, "/") == 0 ? 0 : strlen(rd);
-  if (strncmp(rp, rd, n) != 0 || rp[n] != '/') return false; /* not inside dir */
-  const char *rel = rp + n + 1;
-  if (strncmp(rel, "raw/", 4) == 0 || strncmp(rel, "split/", 6) == 0) return true;
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (strcmp(rel, names[i]) == 0) return true;
+  if (strncmp(rp, rd, n) == 0 && rp[n] == '/') { /* inside dir */
+    const char *rel = rp + n + 1;
+    if (strncmp(rel, "raw/", 4) == 0 || strncmp(rel, "split/", 6) == 0) return true;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+      if (strcmp(rel, names[i]) == 0) return true;
+  }
+  /* a dataset file that is a link (cp -rs) resolves elsewhere: the file it names is the
+   * dataset's too, and the writers follow the link to it */
+  for (size_t i = 0; i < sizeof names / sizeof names[0] + 2; i++) {
+    const char *name = i < sizeof names / sizeof names[0] ? names[i] : i == sizeof names / sizeof names[0] ? "raw" : "split";
+    char entry[PATH_MAX], target[PATH_MAX];
+    if (strlen(rd) + strlen(name) + 2 > sizeof entry) continue;
+    memcpy(entry, rd, strlen(rd)), entry[strlen(rd)] = '/', memcpy(entry + strlen(rd) + 1, name, strlen(name) + 1);
+    if (!realpath(entry, target)) continue;
+    size_t t = strlen(target);
+    if (strcmp(rp, target) == 0 || (strcmp(name, "raw") == 0 || strcmp(name, "split") == 0 ? strncmp(rp, target, t) == 0 && rp[t] == '/' : false))
+      return true;
+  }
   return false;
 }
 

@@ -17,6 +17,7 @@
  * --save-params, hand-written files) still load, with only the structural checks.
  */
 #include "internal.h"
+#include "gnnrt_path.h"
 
 #include <errno.h>
 #include <math.h>
@@ -155,6 +156,8 @@ static int token_int(const char *s, long long *v) {
  * --params /dev/zero ends at once instead of growing until memory runs out. */
 gnn_status rt_slurp(gnn_ctx *ctx, const char *path, int text, char **out, size_t *len) {
   if (rt_is_dir(path)) return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot read: is a directory", path);
+  if (gnn_is_device(path)) /* /dev/zero never ends (a checkpoint, binary, has no NUL check) */
+    return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot read: it is a device, not a file", path);
   FILE *f = fopen(path, "rb");
   if (!f) return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot open: %s", path, strerror(errno));
   size_t cap = 1 << 16, n = 0;

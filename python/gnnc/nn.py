@@ -193,12 +193,14 @@ class _NoSecondDerivative(torch.autograd.Function):
 
 
 def _check_inputs(lib, inputs):
-    """Each input a float32 tensor, refused by name otherwise (a float64 input came back float32)."""
+    """Each input a floating-point tensor, refused by name otherwise (None failed in the graph's
+    vertex count; bool and integer tensors were cast silently). A float64, float16 or bfloat16 input
+    is computed in float32, as before, the output float32 and the input's gradient cast back."""
     for x, t in zip(inputs, lib.inputs):
         if not torch.is_tensor(x):
             raise TypeError("input %r must be a tensor, not %s" % (t.name, type(x).__name__))
-        if x.dtype != torch.float32:
-            raise TypeError("input %r is %s: the model computes in float32 (pass x.float())" % (t.name, x.dtype))
+        if not x.dtype.is_floating_point:
+            raise TypeError("input %r is %s: the model takes floating-point inputs (computed in float32)" % (t.name, x.dtype))
 
 
 class GnncModule(torch.nn.Module):
@@ -310,7 +312,7 @@ class GnncModule(torch.nn.Module):
         params = [getattr(self, _param_key(n)) for n in self._names]
         seed = 0
         if self.training:
-            seed = self.dropout_seed + int(self.dropout_step)
+            seed = (self.dropout_seed + int(self.dropout_step)) % 2**64  # a step counter: wraps, as in C
             self.dropout_step += 1
         y = GnncFunction.apply(model, self.training, seed, len(inputs), *inputs, *params)
         if tg is not None and self.lib.output.domain == "edge":

@@ -152,9 +152,9 @@ def main():
             check(False, "%s/input-requires-grad" % name, "accepted")
         except ValueError as e:
             check("gnnc --input-grads=x" in str(e), "%s/input-requires-grad" % name, str(e))
-        # inputs that are not float32 tensors: refused, naming the input (a float64 input came back
-        # float32 without a word; None failed in the graph's vertex count with an AttributeError)
-        for bad, want in ((torch.zeros(g_np.nv, F, dtype=torch.float64), "is torch.float64: the model computes in float32"),
+        # inputs that are not floating-point tensors: refused, naming the input (an integer tensor was
+        # cast silently; None failed in the graph's vertex count with an AttributeError)
+        for bad, want in ((torch.zeros(g_np.nv, F, dtype=torch.int64), "is torch.int64: the model takes floating-point inputs"),
                           (None, "must be a tensor, not NoneType")):
             try:
                 layer(g_np, bad)

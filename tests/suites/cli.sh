@@ -131,16 +131,26 @@ check run-outputs-devices bash -c "[ $rc -eq 0 ] && [ -L '$TMP/o/null1' ] && [ -
 # no file of the dataset folder --graph names is written (--output features.svm replaced the
 # features, rc 0), through ../ as well, nor one the loaders would read if it were there (a
 # split); another file in the folder is the user's (a scratch folder of a graph and its results)
-cp -r tests/interp/graphs/random "$TMP/o/gdata"
+cp -r tests/interp/graphs/random "$TMP/o/gdata"; mkdir -p "$TMP/o/gdata/raw"
 "$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/gdata" --output "$TMP/o/gdata/features.svm" > /dev/null 2> "$TMP/err"; rc=$?
 "$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/gdata" --save-params "$TMP/o/gdata/../gdata/train.idx" > /dev/null 2> "$TMP/err2"; rc2=$?
-"$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/gdata" --save-params "$TMP/o/gdata/raw/x.csv" > /dev/null 2>> "$TMP/err2"; rc3=$?
+"$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/gdata" --save-params "$TMP/o/gdata/raw/x.csv" > /dev/null 2> "$TMP/err4"; rc3=$?
 "$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/gdata" --output "$TMP/o/gdata/out.txt" > /dev/null 2> "$TMP/err3"; rc4=$?
-check run-graph-folder-refused bash -c "[ $rc -eq 2 ] && [ $rc2 -eq 2 ] && [ $rc3 -ne 0 ] && [ $rc4 -eq 0 ] &&
+check run-graph-folder-refused bash -c "[ $rc -eq 2 ] && [ $rc2 -eq 2 ] && [ $rc3 -eq 2 ] && [ $rc4 -eq 0 ] &&
   grep -qxF \"gnnc: error: --output '$TMP/o/gdata/features.svm' is a file of the dataset folder --graph '$TMP/o/gdata': writing it would destroy the dataset; give another path\" '$TMP/err' &&
-  grep -qF 'train.idx' '$TMP/err2' && grep -qF 'is a file of the dataset folder --graph' '$TMP/err2' &&
-  cmp -s tests/interp/graphs/random/features.svm '$TMP/o/gdata/features.svm' && [ ! -e '$TMP/o/gdata/train.idx' ] && [ -s '$TMP/o/gdata/out.txt' ]"
-rm -f "$TMP/o/gdata/out.txt"
+  grep -qF 'train.idx' '$TMP/err2' && grep -qF 'is a file of the dataset folder --graph' '$TMP/err2' && grep -qF 'raw/x.csv' '$TMP/err4' &&
+  cmp -s tests/interp/graphs/random/features.svm '$TMP/o/gdata/features.svm' && [ ! -e '$TMP/o/gdata/train.idx' ] && [ ! -e '$TMP/o/gdata/raw/x.csv' ] && [ -s '$TMP/o/gdata/out.txt' ]"
+rm -rf "$TMP/o/gdata/out.txt" "$TMP/o/gdata/raw"
+# a dataset whose files are links (cp -rs): the file a link names is the dataset's too (the write
+# follows the link: it replaced the shared file)
+mkdir -p "$TMP/o/shared-data" "$TMP/o/linked-data"; cp tests/interp/graphs/random/* "$TMP/o/shared-data/"
+for f in "$TMP/o/shared-data/"*; do ln -sf "$f" "$TMP/o/linked-data/$(basename "$f")"; done
+"$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/linked-data" --output "$TMP/o/linked-data/features.svm" > /dev/null 2> "$TMP/err"; rc=$?
+check run-graph-folder-links-refused bash -c "[ $rc -eq 2 ] && grep -qF 'is a file of the dataset folder --graph' '$TMP/err' &&
+  cmp -s tests/interp/graphs/random/features.svm '$TMP/o/shared-data/features.svm' && [ -L '$TMP/o/linked-data/features.svm' ]"
+# --save-outputs without autodiff writes the output alone, as documented (refused for a moment)
+"$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" -fno-autodiff --save-outputs "$TMP/o/noad.out" > /dev/null 2> "$TMP/err"; rc=$?
+check run-save-outputs-without-autodiff bash -c "[ $rc -eq 0 ] && grep -q '^tensor out ' '$TMP/o/noad.out' && ! grep -q '^tensor grad' '$TMP/o/noad.out'"
 unset rc3 rc4
 # gnn-run: the same refusals (it wrote --output over its own --params, over the dataset's
 # features.svm, over the model library, rc 0), and devices written in place: its temporary
@@ -510,8 +520,11 @@ if "$GNNC" "$TMP/inputs.gnn" --target=host -o "$TMP/libudotv.so" > /dev/null 2>&
   timeout 20 "$GNNC" run "$TMP/inputs.gnn" --graph tests/interp/graphs/random --inputs /dev/zero > /dev/null 2> "$TMP/err"; rc=$?
   timeout 20 "$GNNC" run "$TMP/inputs.gnn" --graph tests/interp/graphs/random --params /dev/zero > /dev/null 2> "$TMP/err2"; rc2=$?
   timeout 20 "$ROOT/build/bin/gnn-run" "$TMP/libudotv.so" --graph tests/interp/graphs/random --params /dev/zero > /dev/null 2> "$TMP/err3"; rc3=$?
-  check tensors-from-dev-zero bash -c "[ $rc -eq 1 ] && [ $rc2 -eq 1 ] && [ $rc3 -eq 1 ] && grep -qF '/dev/zero: error: NUL byte in a text file' '$TMP/err' &&
-    grep -qF '/dev/zero: error: NUL byte in a text file' '$TMP/err2' && grep -qF 'GNN_ERR_FORMAT: /dev/zero: error: NUL byte in a text file' '$TMP/err3'"
+  check tensors-from-dev-zero bash -c "[ $rc -eq 1 ] && [ $rc2 -eq 1 ] && [ $rc3 -eq 1 ] && grep -qF '/dev/zero: error: cannot read: it is a device, not a file' '$TMP/err' &&
+    grep -qF '/dev/zero: error: cannot read: it is a device, not a file' '$TMP/err2' && grep -qF 'GNN_ERR_IO: /dev/zero: error: cannot read: it is a device, not a file' '$TMP/err3'"
+  # a stream of NUL bytes through a pipe (not a device): refused at the first block
+  head -c 100000000 /dev/zero | timeout 20 "$GNNC" run "$TMP/inputs.gnn" --graph tests/interp/graphs/random --inputs /dev/stdin > /dev/null 2> "$TMP/err"; rc=$?
+  check tensors-from-nul-pipe bash -c "[ $rc -eq 1 ] && grep -qF 'error: NUL byte in a text file' '$TMP/err'"
   # a graph, features or tensors from a device: refused before reading (a line from /dev/zero
   # never ends: every reader grew until memory ran out)
   timeout 20 "$GNNC" run "$TMP/inputs.gnn" --graph /dev/zero > /dev/null 2> "$TMP/err"; rc=$?
@@ -823,6 +836,12 @@ check gnn-compare/refusals bash -c "[ $rc -eq 2 ] && grep -q 'cmp.nul: a NUL byt
 check gnn-compare/nothing-compared bash -c "[ $rc -eq 1 ] && grep -qxF 'FAIL $TMP/cmp.empty holds no tensor: nothing to compare' '$TMP/cmp.out' &&
   [ $rc2 -eq 2 ] && [ $rc3 -eq 2 ] && [ $rc4 -eq 2 ] && [ \$(grep -c 'wants a finite number at least 0' '$TMP/cmp.err') -eq 3 ] &&
   [ $rc5 -eq 0 ] && grep -q '^usage: gnn-compare GOT REF' '$TMP/cmp.help'"
+# an infinity in a tensor not compared (--names) no longer makes the file's floor infinite: the
+# compared tensor was then within any tolerance whatever GOT held
+printf '%s\n' 'tensor a 1 1 2' '1 2' 'tensor z 1 1 1' 'inf' > "$TMP/cmp.refinf"
+printf '%s\n' 'tensor a 1 1 2' '50 -70' > "$TMP/cmp.gotfar"
+"$cmp_bin" "$TMP/cmp.gotfar" "$TMP/cmp.refinf" --names a --file-floor 0.1 > "$TMP/cmp.out" 2>&1; rc=$?
+check gnn-compare/inf-elsewhere bash -c "[ $rc -eq 1 ] && grep -q '^FAIL a: max err ' '$TMP/cmp.out'"
 unset cmp_bin rc2 rc3 rc4 rc5
 
 # ---- gnn-run --save-inputs: the inputs it read or drew are the interpreter's (gnnc run

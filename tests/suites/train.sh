@@ -323,6 +323,8 @@ PYEOF
     tr_copy huge-feature; sed -i '3s/.*/3 1:3e38 2:3e38 3:3e38 4:3e38 5:3e38 6:3e38/' "$tr/huge-feature/features.svm"
     tr_bad parameter-not-finite "epoch 1: parameter 'gcnconv0.W' is not finite after the update (value " "$tr_lib" \
       --data "$tr/huge-feature" --raw-features --epochs 3
+    # a checkpoint read from a device: refused (--resume /dev/zero grew until memory ran out)
+    tr_bad resume-device "/dev/zero: error: cannot read: it is a device, not a file" "$tr_lib" --data data/cora --resume /dev/zero
     # Defaults by the whole name (or NAME_variant): GATHER is not GAT (100,000 epochs, patience 100)
     for tr_n in GATHER:generic GAT_Variant:Velickovic; do
       sed "s/^model GCN/model ${tr_n%%:*}/" dsl-examples/gcn.gnn > "$tr/name.gnn"
