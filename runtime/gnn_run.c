@@ -278,11 +278,11 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Writes the n tensors infos[i] (given in the graph's order: write_rows) to PATH, named infos[i].name
- * (or `name` for a single tensor), formatted in memory first: the file gets a checksum line and
+/* Writes the n tensors infos[i] (given in the graph's order: write_rows) to PATH, named names[i]
+ * (infos[i].name when names is NULL), formatted in memory first: the file gets a checksum line and
  * appears whole or not at all. `what` names them in a message. False after saying why. */
 static bool save_rows(const char *path, const char *what, const gnn_graph *g, const EdgeRows *er, int n,
-                      const gnn_tensor_info *infos, const float *const *data, const char *name, bool first) {
+                      const gnn_tensor_info *infos, const float *const *data, const char *const *names, bool first) {
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
@@ -291,7 +291,7 @@ static bool save_rows(const char *path, const char *what, const gnn_graph *g, co
     return false;
   }
   bool ok = true;
-  for (int i = 0; i < n && ok; i++) ok = write_rows(f, name ? name : infos[i].name, g, er, &infos[i], data[i], first);
+  for (int i = 0; i < n && ok; i++) ok = write_rows(f, names ? names[i] : infos[i].name, g, er, &infos[i], data[i], first);
   ok = fclose(f) == 0 && text && ok;
   if (!ok) fprintf(stderr, "gnn-run: %s: cannot format the %s in memory: %s\n", path, what, strerror(errno));
   ok = ok && driver_write_tensors("gnn-run", path, text, len); /* says why on failure */
@@ -588,7 +588,7 @@ int main(int argc, char **argv) {
          "backward %lld kernels + %lld GEMMs\n",
          plan.arena_inference / 1048576.0, plan.arena / 1048576.0, (long long)api->forward_kernels, (long long)api->forward_gemms,
          (long long)api->backward_kernels, (long long)api->backward_gemms);
-  if (output && !save_rows(output, "output", g, &er, 1, ot, (const float *const *)&host_out, "output", false)) goto out;
+  if (output && !save_rows(output, "output", g, &er, 1, ot, (const float *const *)&host_out, (const char *const[]){"output"}, false)) goto out;
 
   if (backward) {
     if (!api->has_backward) {
@@ -639,41 +639,41 @@ int main(int argc, char **argv) {
     CHECK(rt.sync(ctx));
     printf("time of one backward: %.3f ms\n", (now() - t0) * 1e3);
     if (save_input_grads) { /* the first backward's, like --save-grads */
-      char *text = NULL;
-      size_t len = 0;
-      FILE *f = open_memstream(&text, &len);
-      if (!f) {
-        fprintf(stderr, "gnn-run: cannot write %s: %s\n", save_input_grads, strerror(errno));
-        goto out;
-      }
+      /* downloaded first, then written like the other tensor files, named grad_input.<input> */
+      int n = 0;
+      gnn_tensor_info *infos = calloc((size_t)nig, sizeof *infos);
+      float **host = calloc((size_t)nig, sizeof *host);
+      char **names = calloc((size_t)nig, sizeof *names);
+      bool oom = !infos || !host || !names;
       gnn_status st = GNN_OK;
-      for (int i = 0; i < api->num_inputs && !st; i++) {
+      for (int i = 0; i < api->num_inputs && !st && !oom; i++) {
         const gnn_tensor_info *t = &api->inputs[i];
         const float *d = api->input_grads[i] == 1 ? api->input_grad(model, i) : NULL;
         if (!d) continue;
         size_t b = sizeof(float) * (size_t)(domain_rows(g, t->domain) * t->width);
-        float *h = malloc(b ? b : 1);
-        if (!h) {
-          fclose(f);
-          free(text);
-          NEED(h);
+        size_t nb = strlen(t->name) + sizeof "grad_input.";
+        infos[n] = *t;
+        host[n] = malloc(b ? b : 1);
+        names[n] = malloc(nb);
+        if (!host[n] || !names[n]) {
+          oom = true;
+          n++;
+          break;
         }
-        st = rt.download(ctx, h, d, b);
-        char nm[300];
-        snprintf(nm, sizeof nm, "grad_input.%s", t->name);
-        if (!st && !write_rows(f, nm, g, &er, t, h, false)) {
-          fprintf(stderr, "gnn-run: %s: out of host memory\n", save_input_grads);
-          fclose(f);
-          free(text);
-          free(h);
-          goto out;
-        }
-        free(h);
+        snprintf(names[n], nb, "grad_input.%s", t->name);
+        st = rt.download(ctx, host[n], d, b);
+        n++;
       }
-      bool formatted = fclose(f) == 0 && text;
-      if (!formatted) fprintf(stderr, "gnn-run: %s: cannot format the input gradients in memory: %s\n", save_input_grads, strerror(errno));
-      bool ok = formatted && !st && driver_write_tensors("gnn-run", save_input_grads, text, len);
-      free(text);
+      bool ok = !st && !oom && save_rows(save_input_grads, "input gradients", g, &er, n, infos, (const float *const *)host,
+                                 (const char *const *)names, false); /* says why on failure */
+      for (int i = 0; i < n; i++) {
+        free(host[i]);
+        free(names[i]);
+      }
+      free(infos);
+      free(host);
+      free(names);
+      NEED(!oom);
       CHECK(st);
       if (!ok) goto out;
     }
