@@ -5,16 +5,19 @@
     torchrun --standalone --nproc_per_node=2 python/examples/minibatch_sage.py --side gnnc ...  # data-parallel
 
 The model: GraphSAGE with the mean aggregator, 2 layers (h = relu(SAGE(x)); y = SAGE(h)), trained
-with Adam on cross-entropy over mini-batches of `--batch` seed vertices (1024), each batch the
-2-hop neighbourhood sampled with fan-out `--fanout` (15,10) as PyG's NeighborLoader does: 15 in-
-neighbours of each seed, then 10 of each of those, sampled without replacement, the subgraph's
-vertices relabelled seeds first, the loss on the seeds' rows. The sampler is gnnc's runtime's
-(`--sampler native`, the default: Library.sampler, C and OpenMP; new vertices numbered in order of
-first appearance) or this file's (`--sampler numpy`; new vertices of a hop in ascending id), both
-deterministic: batch i of epoch e draws from the seed (seed, e, i), so two processes, one per side,
-see the very same batches, and so do the ranks of a data-parallel run; NeighborLoader itself needs
-pyg-lib or torch-sparse, which are not wheels on PyPI. The native sampler needs gnnc's runtime on
-PyG's side too: that side loads the model library for its context only.
+with Adam on cross-entropy over mini-batches of `--batch` seed vertices (1024), each batch the 2-hop
+neighbourhood sampled with fan-out `--fanout` (15,10) as PyG's NeighborLoader does: 15 in-neighbours
+of each seed, then 10 of each of those, sampled without replacement, the subgraph's vertices
+relabelled seeds first, the loss on the seeds' rows. A fan-out of -1 keeps every in-edge at that
+hop, as the runtime's sampler and NeighborLoader read it (`--fanout=-1,10`, with the `=`: argparse
+takes `--fanout -1,10` for an option; `--fanout all,10` is the same; 0 keeps none and is refused); 1
+to 64 hops. The sampler is gnnc's runtime's (`--sampler native`, the default: Library.sampler, C and
+OpenMP; new vertices numbered in order of first appearance) or this file's (`--sampler numpy`; new
+vertices of a hop in ascending id), both deterministic: batch i of epoch e draws from the seed
+(seed, e, i), so two processes, one per side, see the very same batches, and so do the ranks of a
+data-parallel run; NeighborLoader itself needs pyg-lib or torch-sparse, which are not wheels on
+PyPI. The native sampler needs gnnc's runtime on PyG's side too: that side loads the model library
+for its context only.
 
 gnnc's side: the model below, compiled by gnnc (--gnnc) into a host library, as a GnncModule: one
 gnnc model rebound to each batch's graph (its arena reused). PyG's side: two SAGEConv(aggr="mean")
@@ -29,20 +32,33 @@ or a directory holding ogbn-products as .npy (edge_index.npy [2, E], x.npy, y.np
 10% of the vertices train, 10% test (seeded). Memory: E int32 twice plus the CSR, N x F floats.
 
 Timing is reported apart: sampling (the sampler and the gather of the batch's features), compute
-(forward, loss, backward, optimiser step), and the epoch. Peak memory: the process's peak RSS while
-training and evaluating (the kernel's high-water mark reset after loading: the graph's generation
-has temporaries of its own), and that peak above the RSS after loading (what training added); for
-gnnc also the runtime's peak counter (its arena, parameters, graphs). `--batches N` caps the batches per epoch (a full epoch of
-a 2M-vertex graph on two cores takes long); the result says how many ran. Accuracy: the trained
-model on `--eval` test vertices (the same sampler, in eval mode). One JSON line of results on
+(forward, loss, backward, optimiser step), and the epoch. Peak memory, all from the kernel's
+high-water mark (VmHWM): peak_rss_load, the peak up to the end of loading (the graph's generation
+has temporaries of its own); peak_rss, the peak while training and evaluating (the mark reset after
+loading; where the kernel cannot reset it, the whole run's peak, and peak_rss_includes_load says
+so); peak_rss_with_load, the larger of the two: the whole run's peak; rss_loaded, the RSS after
+loading (peak_rss - rss_loaded is what training added); for gnnc also the runtime's peak counter
+(its arena, parameters, graphs). `--batches N` caps the batches per epoch (0, the default: all of
+them; a full epoch of a 2M-vertex graph on two cores takes long); the result says how many ran.
+Accuracy: the trained model on `--eval` test vertices (the same sampler, in eval mode; at most the
+test split; `--eval 0` evaluates nothing and reports accuracy null). One JSON line of results on
 stdout (rank 0), the losses per step and the final parameters in --out (for the data-parallel
 test: tests/python/test_ddp_minibatch.py).
+
+Bad options are refused before anything runs, as argparse refuses them: a line
+"minibatch_sage.py: error: ..." on stderr and exit 2 (counts that must be >= 1, a fan-out entry
+that is neither >= 1 nor -1, a graph that is neither gen:N,E nor a folder with the three .npy
+files, a missing --gnnc, --side pyg without torch_geometric, ...); what only the loaded graph
+tells (more batches per step than an epoch has) the same way once it is loaded. Tests:
+tests/python/test_minibatch_options.py.
 
 Data-parallel: under torchrun (WORLD_SIZE > 1) the process group is gloo (NCCL for CUDA tensors is
 not wired here: the example runs on the host), the module is wrapped in DistributedDataParallel, and
 rank r takes the epoch's batches r, r + W, r + 2W, ...; the step count is the same on every rank.
 `--emulate-world W` is the single-process run of the same schedule: each step takes the W batches
 the ranks would take and minimises their mean loss, which is what DDP's gradient average computes.
+An epoch's batches past the last whole step are left out (as DDP's ranks leave them); W (or
+WORLD_SIZE) more than an epoch's batches, or a --batches below W, is refused: no step would run.
 """
 import argparse
 import fcntl
@@ -82,13 +98,11 @@ def rss_bytes():
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def peak_rss_bytes():
-    """The process's peak RSS since it started (loading the graph included)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-
-
 def reset_hwm():
-    """Resets the kernel's RSS high-water mark (VmHWM; Linux >= 4.0), so that hwm_bytes() is training's peak."""
+    """Resets the kernel's RSS high-water mark (VmHWM; Linux >= 4.0), so that hwm_bytes() is training's peak.
+    getrusage's ru_maxrss is not a peak over the reset: it reads the same mark (reset too, so it
+    forgets the loading), through the kernel's approximate counters (a little below VmHWM): the
+    peak with the loading is the mark read before the reset."""
     try:
         with open("/proc/self/clear_refs", "w") as f:
             f.write("5")
@@ -98,11 +112,16 @@ def reset_hwm():
 
 
 def hwm_bytes():
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    return 0
+    """The kernel's RSS high-water mark (VmHWM: since the start, or since reset_hwm); ru_maxrss where
+    /proc/self/status has none."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 # ---------------------------------------------------------------- the data
@@ -118,8 +137,17 @@ class Data:
         np.cumsum(np.bincount(dst, minlength=n), out=self.indptr[1:])
         self.n, self.ne, self.x, self.y, self.classes = n, len(self.indices), x, y, classes
         perm = np.random.default_rng(seed + 1).permutation(n)
-        self.train = np.sort(perm[: n // 10])
-        self.test = np.sort(perm[n // 10: n // 5])
+        self.train = np.sort(perm[: train_count(n)])
+        self.test = np.sort(perm[train_count(n): n // 5])
+
+
+def train_count(n):
+    """The training split's size: a tenth of the vertices (the test split the next tenth)."""
+    return n // 10
+
+
+class Refused(Exception):
+    """A bad option or input, found after argparse: main prints it as argparse does (exit 2)."""
 
 
 # the planted partition's difficulty: an edge stays in its source's class with probability P_SAME
@@ -152,20 +180,77 @@ def generate(n, e, features, classes, seed):
     return Data(n, src, dst, x, label.astype(np.int64), classes, seed)
 
 
+NPY_FILES = ("edge_index.npy", "x.npy", "y.npy")
+MIN_VERTICES = 10  # a tenth trains and a tenth tests: at least one vertex each
+MAX_VERTICES = 2**31 - 1  # the CSR's int32 sources and the runtime's int32 ids
+
+
+def gen_size(spec):
+    """gen:N,E as (N, E): counts written as integers or as integral floats (2e6), N in 10 .. 2^31 - 1, E >= 0."""
+    parts = spec[4:].split(",")
+    if len(parts) != 2:
+        raise Refused("%r: gen:N,E takes two counts, vertices and edges (e.g. gen:20000,400000)" % spec)
+    out = []
+    for name, v, lo, hi in (("N", parts[0], MIN_VERTICES, MAX_VERTICES), ("E", parts[1], 0, 2**62)):
+        try:
+            k = int(v)
+        except ValueError:
+            try:
+                f = float(v)
+            except ValueError:
+                f = None
+            if f is None or not f.is_integer():
+                raise Refused("%r: %s = %r is not a count" % (spec, name, v.strip())) from None
+            k = int(f)
+        if not lo <= k <= hi:
+            raise Refused("%r: %s = %d is out of range (%d .. %d%s)" % (
+                spec, name, k, lo, hi, ": a tenth of the vertices trains, a tenth tests" if name == "N" else ""))
+        out.append(k)
+    return tuple(out)
+
+
+def load_npy(folder, seed):
+    """ogbn-products as .npy (edge_index [2, E], x [N, F], y [N] or [N, 1]), checked before use:
+    a wrong shape or an edge to a vertex that is not there is refused, not a NumPy error later."""
+    arrays = {}
+    for name in NPY_FILES:
+        path = os.path.join(folder, name)
+        try:
+            arrays[name] = np.load(path, mmap_mode="r")
+        except (OSError, ValueError) as err:  # missing, unreadable, not a .npy (or a pickle)
+            raise Refused("--graph %s: %s: %s" % (folder, name, getattr(err, "strerror", None) or err)) from None
+    ei, x, y = arrays["edge_index.npy"], arrays["x.npy"], arrays["y.npy"]
+    if ei.ndim != 2 or ei.shape[0] != 2 or not np.issubdtype(ei.dtype, np.integer):
+        raise Refused("--graph %s: edge_index.npy is %s %s, not integers of shape [2, E]" % (folder, ei.dtype, ei.shape))
+    if x.ndim != 2 or x.shape[1] < 1 or not np.issubdtype(x.dtype, np.number) or np.issubdtype(x.dtype, np.complexfloating):
+        raise Refused("--graph %s: x.npy is %s %s, not real numbers of shape [N, F]" % (folder, x.dtype, x.shape))
+    n = x.shape[0]
+    if not MIN_VERTICES <= n <= MAX_VERTICES:
+        raise Refused("--graph %s: x.npy has %d vertices (%d .. %d: a tenth trains, a tenth tests)" % (
+            folder, n, MIN_VERTICES, MAX_VERTICES))
+    if not np.issubdtype(y.dtype, np.integer) or y.size != n or y.ndim not in (1, 2):
+        raise Refused("--graph %s: y.npy is %s %s, not one integer label per vertex of x.npy (%d)" % (folder, y.dtype, y.shape, n))
+    y = np.asarray(y, np.int64).reshape(-1)
+    if y.size and y.min() < 0:
+        raise Refused("--graph %s: y.npy holds the label %d (labels are 0 .. classes - 1)" % (folder, y.min()))
+    if ei.shape[1] and (ei.min() < 0 or ei.max() >= n):
+        bad = ei.min() if ei.min() < 0 else ei.max()
+        raise Refused("--graph %s: edge_index.npy names vertex %d; x.npy has %d (0 .. %d)" % (folder, bad, n, n - 1))
+    return Data(n, np.asarray(ei[0], np.int32), np.asarray(ei[1], np.int64), np.asarray(x, np.float32), y,
+                int(y.max()) + 1, seed)
+
+
 def load(spec, features, classes, seed):
     if spec.startswith("gen:"):
-        n, e = (int(float(v)) for v in spec[4:].split(","))
+        n, e = gen_size(spec)
         return generate(n, e, features, classes, seed)
-    ei = np.load(os.path.join(spec, "edge_index.npy"), mmap_mode="r")
-    x = np.load(os.path.join(spec, "x.npy")).astype(np.float32)
-    y = np.load(os.path.join(spec, "y.npy")).astype(np.int64).reshape(-1)
-    return Data(len(x), np.asarray(ei[0], np.int32), np.asarray(ei[1], np.int64), x, y, int(y.max()) + 1, seed)
+    return load_npy(spec, seed)
 
 
 # ---------------------------------------------------------------- the sampler
 
 class Sampler:
-    """NeighborLoader's sampling, in NumPy: k in-neighbours per vertex per hop without replacement."""
+    """NeighborLoader's sampling, in NumPy: k in-neighbours per vertex per hop without replacement (k < 0: all)."""
 
     def __init__(self, data, fanout, seed):
         self.d, self.fanout, self.seed = data, fanout, seed
@@ -186,7 +271,7 @@ class Sampler:
             order = np.lexsort((rng.random(len(seg)), seg))
             rank = np.empty(len(seg), np.int64)
             rank[order] = pos  # rank of each edge within its vertex after shuffling
-            keep = rank < k
+            keep = rank < k if k >= 0 else np.ones(len(seg), bool)  # < 0: every in-edge, as the runtime's
             eid = np.repeat(lo, deg)[keep] + pos[keep]
             u = d.indices[eid].astype(np.int64)
             v = frontier[seg[keep]]
@@ -272,21 +357,30 @@ class PygSage(torch.nn.Module):
                 conv.lin_r.weight.copy_(params["sageconv%d.W_self" % i].t())
 
 
-def capacity(batch, fanout):
-    """The most vertices and edges a batch can have: batch seeds, each hop adding fanout[k] per frontier vertex."""
+def capacity(batch, fanout, n=None, ne=None):
+    """The most vertices and edges a batch can have: batch seeds, each hop adding fanout[k] per frontier
+    vertex, and never more than the graph's n vertices and ne edges (a vertex joins a batch once, and
+    its in-edges are drawn at one hop only). None where a hop keeps every in-edge (fanout -1): then
+    the only bound is the whole graph, and the module's arena grows with the batches instead."""
+    if any(k < 0 for k in fanout):
+        return None
     v, e, frontier = batch, 0, batch
     for k in fanout:
         frontier *= k
         v, e = v + frontier, e + frontier
-    return v, e
+    if n is not None:
+        v = min(v, n)
+    if ne is not None:
+        e = min(e, ne)
+    return min(v, 2**31), min(e, 2**31)  # GnncModule's capacity: the runtime's int32 ids
 
 
-def make_model(side, a, features, classes):
+def make_model(side, a, data, features, classes):
     if side == "gnnc":
         lib = build_library(a.gnnc, features, a.hidden, classes, a.workdir)
         # the sampler's bound as the capacity: one arena for every batch, no 1.5x growth step
         # (the batches' sizes differ by a few %, so growing past the first would overshoot)
-        return GnncModule(lib, seed=a.seed, capacity=capacity(a.batch, a.fanout)), lib
+        return GnncModule(lib, seed=a.seed, capacity=capacity(a.batch, a.fanout, data.n, data.ne)), lib
     torch.manual_seed(a.seed)
     return PygSage(features, a.hidden, classes), None
 
@@ -297,8 +391,7 @@ def run(a):
     if a.threads:  # the same on both sides: torch's intra-op threads and gnnc's OpenMP (read when the library loads)
         torch.set_num_threads(a.threads)
         os.environ["OMP_NUM_THREADS"] = str(a.threads)
-    world = int(os.environ.get("WORLD_SIZE", "1"))
-    rank = int(os.environ.get("RANK", "0"))
+    world, rank = a.world, a.rank
     if world > 1:
         import torch.distributed as dist
         dist.init_process_group("gloo")
@@ -306,12 +399,15 @@ def run(a):
     t0 = time.perf_counter()
     data = load(a.graph, a.features, a.classes, a.seed)
     t_load = time.perf_counter() - t0
+    if not a.check:
+        check_steps(a, len(data.train))
     gc.collect()
     rss_loaded = rss_bytes()
+    peak_load = hwm_bytes()  # the peak so far: loading's (before the reset forgets it)
     hwm_reset = reset_hwm()  # from here on the high-water mark is training's (and evaluation's)
     x_all, y_all = torch.from_numpy(data.x), torch.from_numpy(data.y)
     features, classes = data.x.shape[1], data.classes
-    model, lib = make_model(a.side, a, features, classes)
+    model, lib = make_model(a.side, a, data, features, classes)
     net = model
     if world > 1:
         net = torch.nn.parallel.DistributedDataParallel(model)
@@ -320,7 +416,7 @@ def run(a):
         sampler = NativeSampler(lib or build_library(a.gnnc, features, a.hidden, classes, a.workdir), data, a.fanout, a.seed)
     else:
         sampler = Sampler(data, a.fanout, a.seed)
-    share = world if world > 1 else a.emulate_world  # batches per step: one per rank
+    share = batches_per_step(a)
 
     def batch_of(key, seeds):
         nodes, ei = sampler.sample(seeds, key)
@@ -337,7 +433,7 @@ def run(a):
         bl = batches(data, a.batch, epoch, a.seed, data.train)
         steps = len(bl) // share
         if a.batches:
-            steps = min(steps, max(1, a.batches // share))
+            steps = min(steps, a.batches // share)  # >= 1: check_steps refused a --batches below share
         for step in range(steps):
             mine = [step * share + rank] if world > 1 else [step * share + r for r in range(share)]
             ts = time.perf_counter()
@@ -353,7 +449,7 @@ def run(a):
             seen += len(got)
         t_epoch.append(time.perf_counter() - te)
 
-    # accuracy on test vertices: the same sampler, eval mode
+    # accuracy on test vertices: the same sampler, eval mode (--eval 0: none, and no accuracy)
     model.eval()
     correct = total = 0
     te = time.perf_counter()
@@ -363,13 +459,14 @@ def run(a):
             correct += int((model(ei, x)[:bs].argmax(1) == y).sum())
             total += bs
     t_eval = time.perf_counter() - te
+    peak = hwm_bytes()
     res = dict(side=a.side, sampler=a.sampler, rank=rank, world=world, emulate_world=a.emulate_world, vertices=data.n, edges=data.ne,
                features=features, classes=classes, hidden=a.hidden, batch=a.batch, fanout=a.fanout,
                train_vertices=len(data.train), batches_per_epoch=len(batches(data, a.batch, 0, a.seed, data.train)),
                batches_run=seen, epochs=a.epochs, load_s=t_load, sample_s=t_sample, compute_s=t_compute,
-               epoch_s=sum(t_epoch), eval_s=t_eval, accuracy=correct / max(1, total), eval_vertices=total,
-               peak_rss=hwm_bytes() if hwm_reset else peak_rss_bytes(), peak_rss_with_load=peak_rss_bytes(),
-               rss_loaded=rss_loaded, threads=torch.get_num_threads(),
+               epoch_s=sum(t_epoch), eval_s=t_eval, accuracy=correct / total if total else None, eval_vertices=total,
+               peak_rss=peak, peak_rss_includes_load=not hwm_reset, peak_rss_load=peak_load,
+               peak_rss_with_load=max(peak, peak_load), rss_loaded=rss_loaded, threads=torch.get_num_threads(),
                torch=torch.__version__)
     if lib is not None:
         res["gnnc_peak"] = model.lib.memory_usage()[1]
@@ -400,33 +497,174 @@ def check(a, data, model, lib, batch_of, features, classes):
     return 0 if err < 1e-4 else 1
 
 
+def batches_per_step(a):
+    """Batches per optimiser step: one per rank (WORLD_SIZE ranks, or --emulate-world in one process)."""
+    return a.world if a.world > 1 else a.emulate_world
+
+
+def check_steps(a, ntrain):
+    """Refuses a schedule that runs no step: an epoch of fewer batches than one step takes, or
+    --batches below one step (the ranks' batches of a step are never split)."""
+    share = batches_per_step(a)
+    nb = -(-ntrain // a.batch)
+    who = "WORLD_SIZE=%d (a batch per rank)" % a.world if a.world > 1 else "--emulate-world %d" % a.emulate_world
+    if nb < share:
+        raise Refused("%s: a step takes %d batches and an epoch has only %d (%d training vertices in batches of "
+                      "%d): no step would run; lower it, or --batch" % (who, share, nb, ntrain, a.batch))
+    if a.batches and a.batches < share:
+        raise Refused("--batches %d: a step takes %d batches (%s): no step would run; give %d or more (0: all)" % (
+            a.batches, share, who, share))
+
+
+def int_arg(lo, hi=None, meaning=""):
+    """An argparse type: an integer in lo .. hi (hi None: no bound); meaning says what it counts in the message."""
+    def parse(v):
+        try:
+            k = int(v)
+        except ValueError:
+            raise argparse.ArgumentTypeError("%r is not an integer%s" % (v, meaning)) from None
+        if k < lo or (hi is not None and k > hi):
+            raise argparse.ArgumentTypeError("%d is out of range: %s%s" % (
+                k, ("an integer >= %d" % lo) if hi is None else ("%d .. %d" % (lo, hi)), meaning))
+        return k
+    return parse
+
+
+def lr_arg(v):
+    try:
+        f = float(v)
+    except ValueError:
+        f = None
+    if f is None or not (0 < f < float("inf")):
+        raise argparse.ArgumentTypeError("%r is not a learning rate (a finite number > 0)" % v)
+    return f
+
+
+def fanout_arg(v):
+    """--fanout K1,K2,...: each hop's in-edges kept per vertex, >= 1, or -1 (or all) for every in-edge
+    (the runtime's sampler: any k < 0; 0 would keep none: the hop would add nothing); 1 to 64 hops."""
+    hops = v.split(",")
+    if not 1 <= len(hops) <= 64:
+        raise argparse.ArgumentTypeError("%d hops: 1 to 64 (the runtime's sampler's limit)" % len(hops))
+    out = []
+    for h, k in enumerate(hops):
+        try:
+            n = -1 if k.strip() == "all" else int(k)
+        except ValueError:
+            n = None
+        if n is None or not (n == -1 or 1 <= n <= 2**31 - 1):
+            raise argparse.ArgumentTypeError(
+                "hop %d of %r is %r: each hop keeps 1 .. 2^31 - 1 in-edges per vertex, or -1 (all) for every "
+                "in-edge, comma-separated (e.g. 15,10; -1 as --fanout=-1,10)" % (h + 1, v, k.strip()))
+        out.append(n)
+    return out
+
+
+def graph_arg(spec):
+    """gen:N,E (checked here), or a folder that holds the three .npy files (their contents checked when loaded)."""
+    if spec.startswith("gen:"):
+        try:
+            gen_size(spec)
+        except Refused as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+        return spec
+    if not os.path.isdir(spec):
+        raise argparse.ArgumentTypeError("%r is neither gen:N,E (a generated graph) nor a folder (%s)" % (
+            spec, "no such file or folder" if not os.path.exists(spec) else "not a folder"))
+    missing = [f for f in NPY_FILES if not os.path.isfile(os.path.join(spec, f))]
+    if missing:
+        raise argparse.ArgumentTypeError("the folder %s has no %s (a graph folder holds %s: ogbn-products as .npy)" % (
+            spec, " and no ".join(missing), ", ".join(NPY_FILES)))
+    return spec
+
+
+def env_count(name, default, lo):
+    v = os.environ.get(name, default)
+    try:
+        k = int(v)
+    except ValueError:
+        k = None
+    if k is None or k < lo:
+        raise Refused("%s=%r is not an integer >= %d (torchrun sets it)" % (name, v, lo))
+    return k
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--side", choices=("gnnc", "pyg"), default="gnnc")
-    p.add_argument("--graph", default="gen:20000,400000", help="gen:N,E (a planted partition) or an ogbn-products .npy directory")
-    p.add_argument("--features", type=int, default=100)
-    p.add_argument("--classes", type=int, default=47)
-    p.add_argument("--hidden", type=int, default=128)
-    p.add_argument("--batch", type=int, default=1024)
-    p.add_argument("--fanout", default="15,10")
+    p.add_argument("--graph", type=graph_arg, default="gen:20000,400000",
+                   help="gen:N,E (a planted partition; N >= 10) or an ogbn-products .npy directory")
+    p.add_argument("--features", type=int_arg(1), help="features of a generated graph (100; a folder's come from x.npy)")
+    p.add_argument("--classes", type=int_arg(1), help="classes of a generated graph (47; a folder's come from y.npy)")
+    p.add_argument("--hidden", type=int_arg(1), default=128)
+    p.add_argument("--batch", type=int_arg(1, meaning=" (seed vertices per batch)"), default=1024)
+    p.add_argument("--fanout", type=fanout_arg, default="15,10",
+                   help="in-edges kept per vertex at each hop; -1 or all: every in-edge (write --fanout=-1,10)")
     p.add_argument("--sampler", choices=("native", "numpy"), default="native",
                    help="gnnc's runtime's sampler (C, OpenMP) or this file's NumPy one")
-    p.add_argument("--epochs", type=int, default=1)
-    p.add_argument("--batches", type=int, default=0, help="at most this many batches per epoch (0: all)")
-    p.add_argument("--eval", type=int, default=20000, help="test vertices for the accuracy")
-    p.add_argument("--lr", type=float, default=0.01)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--threads", type=int, default=0, help="torch's and gnnc's threads (0: as they are)")
-    p.add_argument("--emulate-world", type=int, default=1, help="one process running W ranks' batches per step")
+    p.add_argument("--epochs", type=int_arg(1), default=1)
+    p.add_argument("--batches", type=int_arg(0, meaning=" (batches per epoch; 0: all)"), default=0,
+                   help="at most this many batches per epoch (0: all)")
+    p.add_argument("--eval", type=int_arg(0, meaning=" (test vertices; 0: no evaluation)"), default=20000,
+                   help="test vertices for the accuracy (at most the test split; 0: no evaluation, accuracy null)")
+    p.add_argument("--lr", type=lr_arg, default=0.01)
+    p.add_argument("--seed", type=int_arg(0, 2**64 - 1), default=1)
+    p.add_argument("--threads", type=int_arg(0, meaning=" (0: as they are)"), default=0,
+                   help="torch's and gnnc's threads (0: as they are)")
+    p.add_argument("--emulate-world", type=int_arg(1, meaning=" (ranks emulated)"), default=1,
+                   help="one process running W ranks' batches per step")
     p.add_argument("--gnnc", default=os.path.join(HERE, "..", "..", "build", "gnnc"))
     p.add_argument("--workdir", default=os.path.join(HERE, "..", "..", "build", "examples"))
     p.add_argument("--out", default="", help="a directory for each rank's losses and parameters")
     p.add_argument("--check", action="store_true", help="compare gnnc and PyG on one batch with the same parameters")
     a = p.parse_args()
-    a.fanout = [int(v) for v in a.fanout.split(",")]
     if a.check:
         a.side = "gnnc"
-    return run(a)
+    generated = a.graph.startswith("gen:")
+    for name in ("features", "classes"):
+        if getattr(a, name) is not None and not generated:
+            p.error("--%s: the graph %s has its own (%s); --%s is for a generated graph (gen:N,E)" % (
+                name, a.graph, "x.npy's columns" if name == "features" else "y.npy's labels", name))
+    a.features = 100 if a.features is None else a.features
+    a.classes = 47 if a.classes is None else a.classes
+    try:
+        a.world = env_count("WORLD_SIZE", "1", 1)
+        a.rank = env_count("RANK", "0", 0)
+        if a.rank >= a.world:
+            raise Refused("RANK=%d with WORLD_SIZE=%d (ranks are 0 .. %d)" % (a.rank, a.world, a.world - 1))
+        if a.world > 1 and a.emulate_world != 1:
+            raise Refused("--emulate-world %d under torchrun (WORLD_SIZE=%d): the ranks are real; --emulate-world "
+                          "is for one process" % (a.emulate_world, a.world))
+        if generated and not a.check:  # the training split's size is known now: refuse before generating
+            check_steps(a, train_count(gen_size(a.graph)[0]))
+    except Refused as err:
+        p.error(str(err))
+    if a.side == "pyg" or a.check:
+        try:
+            import torch_geometric  # noqa: F401
+        except ImportError as err:
+            p.error("%s needs torch_geometric, which %s cannot import (%s): bench/peers_env.sh makes a venv with it" % (
+                "--check" if a.check else "--side pyg", sys.executable, err))
+    if a.side == "gnnc" or a.sampler == "native":
+        if not (os.path.isfile(a.gnnc) and os.access(a.gnnc, os.X_OK)):
+            p.error("--gnnc %s: %s (make builds build/gnnc)" % (
+                a.gnnc, "not an executable file" if os.path.exists(a.gnnc) else "no such file"))
+    for name in ("workdir", "out"):  # made now: a bad folder refused before the graph is loaded
+        d = getattr(a, name)
+        if d and (name == "out" or a.side == "gnnc" or a.sampler == "native"):
+            if os.path.exists(d) and not os.path.isdir(d):
+                p.error("--%s %s: not a folder" % (name, d))
+            try:
+                os.makedirs(d, exist_ok=True)
+            except OSError as err:
+                p.error("--%s %s: %s" % (name, d, err.strerror or err))
+    try:
+        return run(a)
+    except Refused as err:
+        p.error(str(err))
+    except subprocess.CalledProcessError as err:  # gnnc said why on stderr
+        print("%s: error: %s failed (exit %d) compiling the model" % (p.prog, err.cmd[0], err.returncode), file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":
