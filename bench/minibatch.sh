@@ -52,22 +52,23 @@ rows = [("epoch time (sampling + compute)", lambda r: "%.1f s" % r["epoch_s"]),
         ("compute per batch", lambda r: "%.0f ms" % (1e3 * r["compute_s"] / r["batches_run"])),
         ("peak RSS, training and evaluation", lambda r: mib(r["peak_rss"])),
         ("  above the RSS after loading the graph", lambda r: mib(r["peak_rss"] - r["rss_loaded"])),
-        ("peak RSS with the graph's loading", lambda r: mib(r["peak_rss_with_load"])),
+        ("peak RSS with the graph's loading (the whole run)", lambda r: mib(r["peak_rss_with_load"])),
         ("gnnc runtime peak (arena, params, graphs)", lambda r: mib(r["gnnc_peak"]) if "gnnc_peak" in r else "-"),
-        ("test accuracy (%d vertices)" % g["eval_vertices"], lambda r: "%.2f%%" % (100 * r["accuracy"]))]
+        ("test accuracy (%d vertices)" % g["eval_vertices"],
+         lambda r: "-" if r["accuracy"] is None else "%.2f%%" % (100 * r["accuracy"]))]  # None: --eval 0
 with open(out, "w") as f:
     f.write("# Mini-batch GraphSAGE: gnnc vs PyG on the same batches (bench/minibatch.sh)\n\n")
     f.write("commit %s; %s; %d thread(s) each (torch and gnnc's OpenMP); torch %s, torch_geometric %s; a shared "
             "2-core machine (other jobs ran beside it)\n\n" % (commit, cpu, g["threads"], p["torch"], p.get("torch_geometric", "?")))
     f.write("Graph %s: %d vertices, %d edges, %d features, %d classes; %d training vertices. GraphSAGE (mean), 2 "
             "layers, hidden %d; batch %d, fan-out %s; Adam. Batches per epoch: %d; %s. Sampling: "
-            "python/examples/minibatch_sage.py's NeighborLoader-style sampler (NumPy), the same seeded batches for "
+            "python/examples/minibatch_sage.py's NeighborLoader-style sampler (%s), the same seeded batches for "
             "both sides. gnnc vs PyG with the same parameters on one batch: max relative difference %.2g.\n\n" % (
                 graph, g["vertices"], g["edges"], g["features"], g["classes"], g["train_vertices"], g["hidden"],
-                g["batch"], "/".join(map(str, g["fanout"])), g["batches_per_epoch"],
+                g["batch"], "/".join("all" if k < 0 else str(k) for k in g["fanout"]), g["batches_per_epoch"],
                 "all of them ran (%d epoch(s))" % g["epochs"] if full else
                 "**%d of them ran** per side (a full epoch is too long on this machine; times are for those)" % g["batches_run"],
-                check["max_rel_err"]))
+                "the runtime's, C" if g["sampler"] == "native" else "NumPy", check["max_rel_err"]))
     f.write("| | gnnc (GnncModule, one rebound model) | PyG (SAGEConv) |\n|---|---|---|\n")
     for name, fn in rows:
         f.write("| %s | %s | %s |\n" % (name, fn(g), fn(p)))
