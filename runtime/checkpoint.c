@@ -8,13 +8,14 @@
  *
  * Layout (little-endian, as the .gcsr cache; docs/runtime.md has the table):
  *   0  char     magic[8]   "GNNRTCKP"
- *   8  uint32   version    2 (version 1, without the program string, still loads)
+ *   8  uint32   version    3 (versions 1, without the program string, and 2, without the
+ *                          thread count, still load)
  *   12 uint32   byte_order 0x01020304 as written by the saving machine
  *   16 uint64   payload    bytes after the header
  *   24 uint64   checksum   FNV-1a 64 of the payload
  *   32 uint64   reserved[4] 0
  *   64 payload: model, config and program strings (uint32 length, bytes; version 1 has no
- *      program), the scalars, the parameter
+ *      program), the thread count (uint32; version 3), the scalars, the parameter
  *      table (name, rank, dims[4]), then per parameter its values, Adam's m and v (if any)
  *      and the best epoch's values, float32 each.
  * The file is written whole to a temporary name, fsync'd and renamed (rt_tmp_commit), so a
@@ -30,7 +31,7 @@
 #include <string.h>
 
 #define CK_MAGIC "GNNRTCKP"
-#define CK_VERSION 2u
+#define CK_VERSION 3u
 #define CK_BYTE_ORDER 0x01020304u
 #define CK_HEADER 64
 
@@ -129,6 +130,7 @@ gnn_status gnn_train_state_save(gnn_ctx *ctx, const char *path, const gnn_train_
   put_str(&b, s->model);
   put_str(&b, s->config);
   put_str(&b, s->program ? s->program : "");
+  put_u32(&b, s->threads > 0 ? (uint32_t)s->threads : 0);
   put_u64(&b, (uint64_t)s->epoch);
   put_u64(&b, (uint64_t)s->adam_step);
   put_u64(&b, s->dropout_seed);
@@ -246,8 +248,8 @@ static gnn_status ck_read(gnn_ctx *ctx, const char *path, char **buf, CkFile *ck
   memcpy(&h, *buf, sizeof h);
   if (h.byte_order != CK_BYTE_ORDER)
     return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: the checkpoint was written with the other byte order", path);
-  if (h.version != 1 && h.version != CK_VERSION)
-    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: checkpoint version %u; this runtime reads versions 1 and %u", path,
+  if (h.version < 1 || h.version > CK_VERSION)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: checkpoint version %u; this runtime reads versions 1 to %u", path,
                          (unsigned)h.version, CK_VERSION);
   if (h.reserved[0] || h.reserved[1] || h.reserved[2] || h.reserved[3])
     return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: corrupted header (reserved fields are not zero)", path);
@@ -266,6 +268,8 @@ static gnn_status ck_read(gnn_ctx *ctx, const char *path, char **buf, CkFile *ck
   ck->config = get_str(&c, &ck->config_len);
   if (h.version >= 2) ck->program = get_str(&c, &ck->program_len);
   if (ck->program_len > 255) c.bad = 1;
+  if (h.version >= 3) ck->s.threads = (int)get_u32(&c); /* (0: not recorded; versions 1 and 2 have none) */
+  if (ck->s.threads < 0) c.bad = 1;
   ck->s.epoch = (int64_t)get_u64(&c);
   ck->s.adam_step = (int64_t)get_u64(&c);
   ck->s.dropout_seed = get_u64(&c);
@@ -382,6 +386,7 @@ gnn_status gnn_train_state_load(gnn_ctx *ctx, const char *path, gnn_train_state 
   s->best_val_loss = ck.s.best_val_loss;
   s->elapsed_ms = ck.s.elapsed_ms;
   s->finished = ck.s.finished;
+  s->threads = ck.s.threads;
 done:
   free(buf);
   return st;

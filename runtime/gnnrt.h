@@ -60,7 +60,7 @@ extern "C" {
 #endif
 
 #define GNNRT_VERSION_MAJOR 0
-#define GNNRT_VERSION_MINOR 3 /* 0.3: gnn_check_span, which generated forwards call; 0.2: gnn_train_state.program (programs compiled against 0.1 that use gnn_train_state must be recompiled: the structure grew) */
+#define GNNRT_VERSION_MINOR 4 /* 0.4: gnn_train_state.threads (as 0.2: programs compiled against 0.3 or older that use gnn_train_state must be recompiled), gnn_text_line; 0.3: gnn_check_span, which generated forwards call; 0.2: gnn_train_state.program (programs compiled against 0.1 that use gnn_train_state must be recompiled: the structure grew) */
 
 /* ---------------------------------------------------------------- status codes and errors */
 
@@ -519,6 +519,13 @@ typedef struct gnn_train_state {
    * Added in 0.2 as the last field: a caller compiled against an older gnnrt.h must be
    * recompiled (the runtime would read past its structure). */
   const char *program;
+  /* The host threads the state was computed with (gnn-train: OpenBLAS's thread count, which
+   * splits a product by its number, so the last bits of a host run depend on it); 0: not
+   * recorded. Saved as given; a load sets it from the file (0 for a checkpoint of version 1 or
+   * 2, or one saved without) and compares nothing: a resume at another count goes on, not bit
+   * for bit, and the caller may say so (gnn-train warns). Added in 0.4 as the last field, as
+   * program in 0.2: a caller compiled against an older gnnrt.h must be recompiled. */
+  int threads;
 } gnn_train_state;
 
 /* Writes the state to path: a binary file (magic "GNNRTCKP", version, FNV-1a 64 checksum of

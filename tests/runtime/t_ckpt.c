@@ -8,7 +8,8 @@
  * expectation and finding in the message, and the caller's arrays untouched -- when it is cut at
  * any length, has any single byte changed, another version, another model, another program,
  * another config, another optimiser or other parameter shapes; a version 1 file (before programs
- * were recorded) and a state without a program load; a failed save (no such folder) leaves the old
+ * were recorded), a version 2 file (before thread counts) and a state without a program load; the
+ * thread count round-trips and is 0 from an older file; a failed save (no such folder) leaves the old
  * file, and so does a save refused for an empty or repeated parameter name; tensor text files
  * carry a checksum line, files without one still load, a damaged or cut one is refused, a write
  * with a repeated name is refused before the file is touched; get/get_rows name themselves in
@@ -185,10 +186,10 @@ int main(int argc, char **argv) {
     check_status(ctx, gnn_train_state_load(ctx, other, &b.s), GNN_ERR_FORMAT, "ckpt/checksum-message", "checksum mismatch: expected",
                  "found");
     memcpy(c, good, n);
-    c[8] = 3; /* the version */
+    c[8] = 4; /* the version */
     write_all(other, c, n);
-    check_status(ctx, gnn_train_state_load(ctx, other, &b.s), GNN_ERR_FORMAT, "ckpt/version", "checkpoint version 3",
-                 "reads versions 1 and 2");
+    check_status(ctx, gnn_train_state_load(ctx, other, &b.s), GNN_ERR_FORMAT, "ckpt/version", "checkpoint version 4",
+                 "reads versions 1 to 3");
     write_all(other, "tensor W 1 0\n1\n", 15);
     check_status(ctx, gnn_train_state_load(ctx, other, &b.s), GNN_ERR_FORMAT, "ckpt/not-a-checkpoint",
                  "not a training checkpoint", "GNNRTCKP");
@@ -240,26 +241,41 @@ int main(int argc, char **argv) {
     b.s.program = "fedcba9876543210";
     st = gnn_train_state_load(ctx, path, &b.s);
     check(st == GNN_OK, "ckpt/file-without-program", "%s: %s", gnn_status_name(st), gnn_last_error(ctx));
-    /* Version 1: the version 2 file of a state without a program, less the program's length word
-     * (model and config strings come first), payload size and checksum remade. */
-    size_t at = 64 + 4 + strlen("GCN") + 4 + strlen(cfg), m = n - 4;
-    unsigned char *v1 = malloc(n);
-    memcpy(v1, good, at);
-    memcpy(v1 + at, good + at + 4, n - at - 4);
-    uint32_t version = 1;
-    uint64_t payload = m - 64, sum = 1469598103934665603ull;
-    for (size_t i = 64; i < m; i++) sum = (sum ^ v1[i]) * 1099511628211ull;
-    memcpy(v1 + 8, &version, 4);
-    memcpy(v1 + 16, &payload, 8);
-    memcpy(v1 + 24, &sum, 8);
-    snprintf(pp, sizeof pp, "%s/version1.ckpt", argv[1]);
-    write_all(pp, v1, m);
-    free(v1);
-    st_init(&a, "GCN", cfg, 1, 5.0f); /* what path holds */
+    /* Versions 1 and 2: the version 3 file of a state without a program or thread count, less
+     * the program's length word and the thread count (version 1) or the thread count alone
+     * (version 2; model, config and program strings come first), payload size and checksum
+     * remade. Both load, with no thread count. */
+    for (uint32_t version = 1; version <= 2; version++) {
+      size_t at = 64 + 4 + strlen("GCN") + 4 + strlen(cfg) + (version == 2 ? 4 : 0), cut = version == 1 ? 8 : 4, m = n - cut;
+      unsigned char *v1 = malloc(n);
+      memcpy(v1, good, at);
+      memcpy(v1 + at, good + at + cut, n - at - cut);
+      uint64_t payload = m - 64, sum = 1469598103934665603ull;
+      for (size_t i = 64; i < m; i++) sum = (sum ^ v1[i]) * 1099511628211ull;
+      memcpy(v1 + 8, &version, 4);
+      memcpy(v1 + 16, &payload, 8);
+      memcpy(v1 + 24, &sum, 8);
+      snprintf(pp, sizeof pp, "%s/version%u.ckpt", argv[1], (unsigned)version);
+      write_all(pp, v1, m);
+      free(v1);
+      st_init(&a, "GCN", cfg, 1, 5.0f); /* what path holds */
+      st_init(&b, "GCN", cfg, 1, 0.0f);
+      b.s.program = "fedcba9876543210";
+      b.s.threads = 7;
+      st = gnn_train_state_load(ctx, pp, &b.s);
+      check(st == GNN_OK && st_same(&a, &b) && b.s.threads == 0, version == 1 ? "ckpt/version-1-loads" : "ckpt/version-2-loads",
+            "%s: %s (threads %d)", gnn_status_name(st), gnn_last_error(ctx), b.s.threads);
+    }
+    /* The thread count: saved as given, loaded as saved (0: not recorded), never refused. */
+    snprintf(pp, sizeof pp, "%s/threads.ckpt", argv[1]);
+    st_init(&a, "GCN", cfg, 1, 5.0f);
+    a.s.threads = 3;
+    st = gnn_train_state_save(ctx, pp, &a.s);
     st_init(&b, "GCN", cfg, 1, 0.0f);
-    b.s.program = "fedcba9876543210";
-    st = gnn_train_state_load(ctx, pp, &b.s);
-    check(st == GNN_OK && st_same(&a, &b), "ckpt/version-1-loads", "%s: %s", gnn_status_name(st), gnn_last_error(ctx));
+    b.s.threads = 1;
+    if (!st) st = gnn_train_state_load(ctx, pp, &b.s);
+    check(st == GNN_OK && st_same(&a, &b) && b.s.threads == 3, "ckpt/threads-round-trip", "%s: %s (threads %d)",
+          gnn_status_name(st), gnn_last_error(ctx), b.s.threads);
   }
   /* bad arguments */
   st_init(&b, "GCN", cfg, 1, 0.0f);
