@@ -188,6 +188,12 @@ bool graph_load_edges(Graph *g, const char *path, int64_t nv_hint, char *err, si
     } else if (s >= (int64_t)1 << 40 || d >= (int64_t)1 << 40) {
       snprintf(err, errlen, "%s:%ld: error: vertex id %lld is too large", path, r.lineno, (long long)(s > d ? s : d));
       ok = false;
+    } else if (g->graph_of && s < g->nv && d < g->nv && g->graph_of[s] != g->graph_of[d]) {
+      /* a batch of graphs (graph_indicator.txt, read first): as the runtime's loader (dataset.c) */
+      snprintf(err, errlen, "%s:%ld: error: the edge %lld -> %lld joins two graphs: vertex %lld is in graph %lld, vertex %lld "
+               "in graph %lld (graph_indicator.txt); the graphs of a batch share no edges", path, r.lineno, (long long)s,
+               (long long)d, (long long)s, (long long)g->graph_of[s], (long long)d, (long long)g->graph_of[d]);
+      ok = false;
     }
     if (!ok) break;
     if (ne == cap) { /* grow all three; on failure the old blocks are kept (and freed below) */

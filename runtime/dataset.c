@@ -6,8 +6,10 @@
  * graph_labels.txt. The vertex count of a folder is fixed first (the caller's num_vertices, else
  * the length of labels.txt, else the rows of features.svm), and every file is checked against
  * it, so an edge to vertex 2708 of a 2708-vertex graph is an error at its line rather than a
- * silently larger graph. Nothing from a failed file is kept. load.c sends a folder here unless
- * it is laid out as OGB's (ogb.c).
+ * silently larger graph; labels.txt and features.svm that disagree name the shorter file first
+ * (one cut short is the likelier accident), with both counts. A batch of graphs keeps each edge
+ * inside its graph. Nothing from a failed file is kept. load.c sends a folder here unless it is
+ * laid out as OGB's (ogb.c).
  */
 #include "internal.h"
 
@@ -26,18 +28,37 @@ static int rt_exists_in(const char *dir, const char *name) {
   return e;
 }
 
-/* A folder's graph_indicator.txt, when there is one, splits g into its graphs. */
-static gnn_status folder_graphs(gnn_ctx *ctx, const char *dir, gnn_graph *g) {
-  char *f = rt_join(ctx, dir, "graph_indicator.txt");
-  if (!f) return GNN_ERR_OOM;
-  gnn_status st = GNN_OK;
-  if (rt_exists(f)) {
-    int64_t *of = NULL, n = 0, ng = 0;
-    st = rt_read_graph_indicator(ctx, f, g->nv, &of, &n, &ng);
-    if (!st) st = gnn_graph_set_graphs(ctx, g, ng, of);
-    free(of);
+/* graph.edges of dir with nv vertices (0: the largest id + 1), built with opts and split into
+ * its graphs by graph_indicator.txt when the folder has one. Each edge must join two vertices of
+ * one graph: an edge between two graphs of a batch would carry messages from one graph into
+ * another, and every graph's readout would depend on its neighbours in the file. */
+static gnn_status folder_graph_build(gnn_ctx *ctx, const char *dir, const char *edges, int64_t nv, const gnn_graph_opts *opts,
+                                     gnn_graph **out) {
+  char *gi = rt_join(ctx, dir, "graph_indicator.txt");
+  if (!gi) return GNN_ERR_OOM;
+  RtEdges es = {0};
+  int64_t *of = NULL, n = 0, ng = 0;
+  gnn_status st = rt_load_edge_list(ctx, edges, nv, &es, &nv);
+  if (!st && rt_exists(gi)) st = rt_read_graph_indicator(ctx, gi, nv, &of, &n, &ng);
+  for (int64_t e = 0; !st && of && e < es.n; e++) {
+    int64_t s = es.src[e], d = es.dst[e];
+    if (of[s] == of[d]) continue;
+    int64_t line = 0; /* the edge's line: its origin is its row of the file */
+    if (gnn_text_line(ctx, edges, es.origin[e], &line)) gnn_clear_error(ctx), line = 0;
+    char at[32] = "";
+    if (line > 0) snprintf(at, sizeof at, ":%lld", (long long)line);
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s%s: error: the edge %lld -> %lld joins two graphs: vertex %lld is in graph %lld, "
+                       "vertex %lld in graph %lld (graph_indicator.txt); the graphs of a batch share no edges", edges, at,
+                       (long long)s, (long long)d, (long long)s, (long long)of[s], (long long)d, (long long)of[d]);
   }
-  free(f);
+  if (!st) st = rt_graph_build(ctx, &es, nv, opts, edges, out);
+  rt_edges_free(&es);
+  if (!st && of && (st = gnn_graph_set_graphs(ctx, *out, ng, of))) {
+    gnn_graph_free(ctx, *out);
+    *out = NULL;
+  }
+  free(of);
+  free(gi);
   return st;
 }
 
@@ -67,15 +88,8 @@ gnn_status rt_folder_graph(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *
     free(file);
     return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: no graph.edges in this folder", dir);
   }
-  RtEdges es = {0};
-  st = rt_load_edge_list(ctx, file, nv, &es, &nv);
-  if (!st) st = rt_graph_build(ctx, &es, nv, opts, file, out);
-  rt_edges_free(&es);
+  st = folder_graph_build(ctx, dir, file, nv, opts, out);
   free(file);
-  if (!st && (st = folder_graphs(ctx, dir, *out))) {
-    gnn_graph_free(ctx, *out);
-    *out = NULL;
-  }
   return st;
 }
 
@@ -90,31 +104,43 @@ gnn_status rt_folder_dataset(gnn_ctx *ctx, const char *dir, const gnn_graph_opts
   /* A graph-level dataset (graph_labels.txt: a label per graph of graph_indicator.txt) has no
    * vertex labels: labels and splits are over graphs, read once the graph is split. */
   if (!st) ds->graph_level = rt_exists(glabels);
-  /* 1. The vertex count: labels, then features fix it (or check it). */
+  /* 1. The vertex count: labels, then features fix it (or check it). Without a count from the
+   * caller the two files are read whole and compared: the shorter is named first (a file cut
+   * short is the likelier accident), with the other's count and the line where it runs past. */
+  int64_t nlabels = 0; /* labels.txt's rows when it set the count */
   if (!st && ds->graph_level) {
     /* labels.txt, if any, is not read */
   } else if (!st && rt_exists(labels)) {
     int64_t n = 0;
     st = gnn_labels_load(ctx, labels, nv, &ds->labels, &n, &ds->nclasses);
+    if (!st && nv == 0) nlabels = n;
     if (!st) nv = n;
   } else if (!st) {
     ds->missing |= GNN_DATASET_NO_LABELS;
   }
   if (!st && rt_exists(features)) {
     int64_t rows = 0;
-    st = rt_load_svm(ctx, features, nv, &ds->features, &ds->nfeat, &rows);
+    st = rt_load_svm(ctx, features, nlabels ? 0 : nv, &ds->features, &ds->nfeat, &rows);
+    if (!st && nlabels && rows != nlabels) {
+      int labels_short = nlabels < rows;
+      int64_t k = labels_short ? rows - nlabels : nlabels - rows, line = 0;
+      if (gnn_text_line(ctx, labels_short ? features : labels, labels_short ? nlabels : rows, &line)) gnn_clear_error(ctx);
+      st = labels_short
+               ? gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: %lld label%s, but features.svm has %lld rows (both have one per "
+                               "vertex): labels.txt is %lld line%s short, or features.svm has %lld row%s too many (from its "
+                               "line %lld)", labels, (long long)nlabels, nlabels == 1 ? "" : "s", (long long)rows, (long long)k,
+                               k == 1 ? "" : "s", (long long)k, k == 1 ? "" : "s", (long long)line)
+               : gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: %lld feature row%s, but labels.txt has %lld labels (both have "
+                               "one per vertex): features.svm is %lld row%s short, or labels.txt has %lld label%s too many "
+                               "(from its line %lld)", features, (long long)rows, rows == 1 ? "" : "s", (long long)nlabels,
+                               (long long)k, k == 1 ? "" : "s", (long long)k, k == 1 ? "" : "s", (long long)line);
+    }
     if (!st) nv = rows;
   } else if (!st) {
     ds->missing |= GNN_DATASET_NO_FEATURES;
   }
-  /* 2. The graph, its ids checked against that count. */
-  if (!st) {
-    RtEdges es = {0};
-    st = rt_load_edge_list(ctx, edges, nv, &es, &nv);
-    if (!st) st = rt_graph_build(ctx, &es, nv, opts, edges, &ds->graph);
-    rt_edges_free(&es);
-    if (!st) st = folder_graphs(ctx, dir, ds->graph);
-  }
+  /* 2. The graph, its ids checked against that count, split by graph_indicator.txt. */
+  if (!st) st = folder_graph_build(ctx, dir, edges, nv, opts, &ds->graph);
   /* 3. The splits. */
   if (!st) {
     ds->nv = ds->graph->nv;

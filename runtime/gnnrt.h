@@ -396,8 +396,10 @@ typedef struct gnn_dataset {
 } gnn_dataset;
 
 /* Loads a dataset folder. The vertex count comes from opts->num_vertices, else labels.txt,
- * else features.svm, else the graph; the files must agree with it. A missing graph.edges is
- * GNN_ERR_IO; missing optional files are recorded in `missing`. Malformed files:
+ * else features.svm, else the graph; the files must agree with it (labels.txt and features.svm
+ * that disagree: the shorter is named, with both counts). A batch of graphs keeps every edge
+ * inside its graph ("graph.edges:4: error: the edge 1 -> 2 joins two graphs ..."). A missing
+ * graph.edges is GNN_ERR_IO; missing optional files are recorded in `missing`. Malformed files:
  * GNN_ERR_FORMAT with file and line. */
 GNN_API gnn_status gnn_dataset_load(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opts, gnn_dataset **out);
 GNN_API void gnn_dataset_free(gnn_ctx *ctx, gnn_dataset *ds);
@@ -414,6 +416,11 @@ GNN_API gnn_status gnn_labels_load(gnn_ctx *ctx, const char *path, int64_t nv, i
 /* A split file: vertex ids < nv, one per line ('#' comments), no repeats; sets mask[id] = 1
  * (mask: nv bytes, cleared first) and *count (may be NULL). */
 GNN_API gnn_status gnn_split_load(gnn_ctx *ctx, const char *path, int64_t nv, uint8_t *mask, int64_t *count);
+/* The line (1-based) of data row `row` (0-based; comment and blank lines are not rows) of a text
+ * file as the loaders above read it (gzip too), for a message that points at a row found bad
+ * after loading ("labels.txt:1002: error: label 9 of vertex 1000 ..."). GNN_ERR_INVALID when the
+ * file has fewer rows; the reader's statuses. Since 0.4. */
+GNN_API gnn_status gnn_text_line(gnn_ctx *ctx, const char *path, int64_t row, int64_t *line);
 
 /* ---------------------------------------------------------------- parameters */
 

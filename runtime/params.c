@@ -174,7 +174,15 @@ gnn_status rt_slurp(gnn_ctx *ctx, const char *path, int text, char **out, size_t
     }
     size_t k = fread(buf + n, 1, cap - 1 - n, f);
     if (text && memchr(buf + n, 0, k)) {
-      st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: NUL byte in a text file", path);
+      /* the runtime's own binary files, named: "NUL byte" sent a --params given a checkpoint
+       * looking for damage in a file that was fine */
+      st = n == 0 && k >= 8 && memcmp(buf, "GNNRTCKP", 8) == 0
+               ? gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: this is a training checkpoint (binary, gnn_train_state_save: "
+                               "gnn-train --checkpoint), not a text file: a checkpoint is read by gnn_train_state_load "
+                               "(gnn-train --resume)", path)
+           : n == 0 && k >= 8 && memcmp(buf, "GNNRTCSR", 8) == 0
+               ? gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: this is a graph cache (.gcsr, binary), not a text file", path)
+               : gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: NUL byte in a text file", path);
       break;
     }
     n += k;

@@ -34,6 +34,24 @@ gnn_status rt_count_rows(gnn_ctx *ctx, const char *path, int64_t *rows) {
   return st;
 }
 
+gnn_status gnn_text_line(gnn_ctx *ctx, const char *path, int64_t row, int64_t *line) {
+  if (line) *line = 0;
+  gnn_status st = rt_args(ctx, path && line && row >= 0, "gnn_text_line", "need a path, a row >= 0 and line");
+  if (st) return st;
+  RtReader r;
+  if ((st = rt_reader_open(ctx, &r, path, '#'))) return st;
+  int64_t n = 0;
+  while (rt_reader_next(ctx, &r, &st))
+    if (n++ == row) {
+      *line = r.lineno;
+      break;
+    }
+  rt_reader_close(&r);
+  if (!st && !*line)
+    st = gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: no row %lld: the file has %lld rows", path, (long long)row, (long long)n);
+  return st;
+}
+
 /* ---------------------------------------------------------------- features */
 
 typedef struct {

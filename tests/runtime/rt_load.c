@@ -5,6 +5,7 @@
  *       context's memory limit for this run (gnn_set_memory_limit), to fail the loaders midway
  *   rt_load --dataset [-s -r -d -y -n NV] DIR     a dataset: counts, checksums, then the graph's dump
  *   rt_load --features NV FILE | --labels NV FILE | --split NV FILE | --tensors FILE
+ *   rt_load --line ROW FILE    gnn_text_line: "line N", the line of data row ROW of FILE
  *   rt_load @CMDFILE   runs each line of CMDFILE as one argument list, in one process (so that
  *                      valgrind sees every error path in one run); prints "== LINE" before each;
  *                      exits 0 unless an invariant broke (load errors are expected there)
@@ -141,7 +142,7 @@ static int run(gnn_ctx *ctx, int argc, char **argv) {
     else if (!strcmp(a, "--limit") && i + 1 < argc) gnn_set_memory_limit(ctx, (size_t)strtoull(argv[++i], NULL, 10));
     else if (!strcmp(a, "--save-cache") && i + 1 < argc) cache = argv[++i];
     else if (!strcmp(a, "--dataset") || !strcmp(a, "--tensors")) mode = a + 2;
-    else if ((!strcmp(a, "--features") || !strcmp(a, "--labels") || !strcmp(a, "--split")) && i + 1 < argc) {
+    else if ((!strcmp(a, "--features") || !strcmp(a, "--labels") || !strcmp(a, "--split") || !strcmp(a, "--line")) && i + 1 < argc) {
       mode = a + 2;
       nv = strtoll(argv[++i], NULL, 10);
     } else path = a;
@@ -195,6 +196,12 @@ static int run(gnn_ctx *ctx, int argc, char **argv) {
     if ((st = gnn_labels_load(ctx, path, nv, &y, &count, &nc))) return report(ctx, st);
     printf("count %" PRId64 " nclasses %d\n", count, nc);
     free(y);
+    return 0;
+  }
+  if (!strcmp(mode, "line")) { /* nv: the row */
+    int64_t line = 0;
+    if ((st = gnn_text_line(ctx, path, nv, &line))) return report(ctx, st);
+    printf("line %" PRId64 "\n", line);
     return 0;
   }
   if (!strcmp(mode, "split")) {

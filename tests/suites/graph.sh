@@ -146,6 +146,7 @@ bad gi-decreasing $d/gi-decreasing "$d/gi-decreasing/graph_indicator.txt:5: erro
 bad gi-gap $d/gi-gap "$d/gi-gap/graph_indicator.txt:4: error: graph id 2 after 0: the ids start at 0"
 bad gi-start $d/gi-start "$d/gi-start/graph_indicator.txt:2: error: the first graph id is 1: the ids start at 0"
 bad gi-count $d/gi-count "$d/gi-count/graph_indicator.txt: error: 3 graph ids for a graph of 4 vertices"
+bad gi-cross $d/gi-cross "$d/gi-cross/graph.edges:4: error: the edge 1 -> 2 joins two graphs: vertex 1 is in graph 0, vertex 2 in graph 1 (graph_indicator.txt); the graphs of a batch share no edges"
 bad empty $d/empty.edges "$d/empty.edges: error: empty graph"
 bad huge-id $d/huge.edges "$d/huge.edges:2: error: source vertex id is out of range"
 bad out-of-range $d/outofrange "$d/outofrange/graph.edges:2: error: vertex id 7 out of range (the graph has 3 vertices)"

@@ -495,6 +495,9 @@ PYEOF
   rt_bad gi-start GNN_ERR_FORMAT "gi-start/graph_indicator.txt:2: error: the first graph id is 1: the ids start at 0" tests/graph/gi-start
   rt_bad gi-count GNN_ERR_FORMAT "gi-count/graph_indicator.txt: error: 3 graph ids for a graph of 4 vertices" tests/graph/gi-count
   rt_bad gi-count-dataset GNN_ERR_FORMAT "gi-count/graph_indicator.txt: error: 3 graph ids for a graph of 4 vertices" --dataset tests/graph/gi-count
+  # an edge between two graphs of a batch, at its line, in both loaders (and gnnc run's: graph/gi-cross)
+  rt_bad gi-cross GNN_ERR_FORMAT "gi-cross/graph.edges:4: error: the edge 1 -> 2 joins two graphs: vertex 1 is in graph 0, vertex 2 in graph 1 (graph_indicator.txt); the graphs of a batch share no edges" tests/graph/gi-cross
+  rt_bad gi-cross-dataset GNN_ERR_FORMAT "gi-cross/graph.edges:4: error: the edge 1 -> 2 joins two graphs" --dataset tests/graph/gi-cross
   rt_bad mtx-value-inf GNN_ERR_FORMAT "$b/values-inf.mtx:3: error: value is not finite in float32" "$b/values-inf.mtx"
   rt_bad edges-value-text GNN_ERR_FORMAT "$b/values-text.edges:2: error: edge value 1 'abc' is not a number" "$b/values-text.edges"
   rt_bad edges-value-inf GNN_ERR_FORMAT "$b/values-inf.edges:2: error: edge value 1 is not finite in float32" "$b/values-inf.edges"
@@ -514,8 +517,10 @@ PYEOF
   rt_bad ds-feature-order GNN_ERR_FORMAT "$b/ds-unsorted/features.svm:1: error: feature index 2 after 3 (indices must ascend)" --dataset "$b/ds-unsorted"
   rt_bad ds-feature-no-label GNN_ERR_FORMAT "$b/ds-nolabel/features.svm:1: error: missing label (a LIBSVM line starts with one)" --dataset "$b/ds-nolabel"
   rt_bad ds-feature-no-colon GNN_ERR_FORMAT "$b/ds-colon/features.svm:1: error: expected 'index:value' after feature index 2" --dataset "$b/ds-colon"
-  rt_bad ds-feature-more-rows GNN_ERR_FORMAT "$b/ds-morerows/features.svm:3: error: more feature rows than the graph's 2 vertices" --dataset "$b/ds-morerows"
-  rt_bad ds-feature-fewer-rows GNN_ERR_FORMAT "$b/ds-fewrows/features.svm: error: 1 feature rows for a graph of 2 vertices" --dataset "$b/ds-fewrows"
+  # labels.txt and features.svm that disagree: the shorter named first, both counts, the other's line past it
+  rt_bad ds-feature-more-rows GNN_ERR_FORMAT "$b/ds-morerows/labels.txt: error: 2 labels, but features.svm has 3 rows (both have one per vertex): labels.txt is 1 line short, or features.svm has 1 row too many (from its line 3)" --dataset "$b/ds-morerows"
+  rt_bad ds-feature-fewer-rows GNN_ERR_FORMAT "$b/ds-fewrows/features.svm: error: 1 feature row, but labels.txt has 2 labels (both have one per vertex): features.svm is 1 row short, or labels.txt has 1 label too many (from its line 2)" --dataset "$b/ds-fewrows"
+  rt_bad ds-feature-more-rows-given-count GNN_ERR_FORMAT "$b/ds-morerows/features.svm:3: error: more feature rows than the graph's 2 vertices" --dataset -n 2 "$b/ds-morerows"
   rt_bad ds-label-negative GNN_ERR_FORMAT "$b/ds-badlabel/labels.txt:3: error: label -2 is negative (-1 marks an unknown label)" --dataset "$b/ds-badlabel"
   rt_bad ds-label-text GNN_ERR_FORMAT "$b/ds-textlabel/labels.txt:2: error: label 'cat' is not an integer" --dataset "$b/ds-textlabel"
   rt_bad ds-label-count GNN_ERR_FORMAT "$b/ds-outofrange/labels.txt: error: 3 labels for a graph of 5 vertices" --dataset -n 5 "$b/ds-outofrange"
@@ -533,6 +538,10 @@ PYEOF
   rt_bad ds-not-a-folder GNN_ERR_IO "$b/ok.edges: error: not a folder" --dataset "$b/ok.edges"
   rt_bad features-count GNN_ERR_FORMAT "$b/ds-fewrows/features.svm: error: 1 feature rows for a graph of 2 vertices" --features 2 "$b/ds-fewrows/features.svm"
   rt_bad labels-count GNN_ERR_FORMAT "$b/ds-outofrange/labels.txt:4: error: more labels than the graph's 2 vertices" --labels 2 "$b/ds-outofrange/labels.txt"
+  # gnn_text_line: the line of a data row, comment lines not counted (cora's labels.txt opens with one)
+  out=$("$rt_bin/rt_load" --line 1000 data/cora/labels.txt 2>&1)
+  if [ "$out" = "line 1002" ]; then pass runtime/text-line/row; else fail runtime/text-line/row "$out"; fi
+  rt_bad text-line-past-end GNN_ERR_INVALID "data/cora/labels.txt: error: no row 2708: the file has 2708 rows" --line 2708 data/cora/labels.txt
   rt_bad split-range GNN_ERR_FORMAT "data/cora/test.idx:1: error: vertex id 1708 out of range (the graph has 100 vertices)" --split 100 data/cora/test.idx
   rt_bad tensors-header GNN_ERR_FORMAT "$b/t-header.txt:1: error: malformed tensor header (want 'tensor NAME 1 RANK dims...')" --tensors "$b/t-header.txt"
   rt_bad tensors-short GNN_ERR_FORMAT "$b/t-short.txt:3: error: tensor 'W': value 3 of 6 is missing (the file ends)" --tensors "$b/t-short.txt"

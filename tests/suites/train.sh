@@ -209,9 +209,16 @@ PYEOF
     tr_copy mask-range; echo 99999 >> "$tr/mask-range/train.idx"
     tr_bad mask-out-of-range "train.idx:141: error: vertex id 99999 out of range" "$tr_lib" --data "$tr/mask-range"
     tr_copy short-labels; sed -i '100,$d' "$tr/short-labels/labels.txt"
-    # labels.txt sets the vertex count (the datasets' README): the first file that disagrees is named
-    tr_bad labels-too-short "features.svm:101: error: more feature rows than the graph's 98 vertices" "$tr_lib" \
-      --data "$tr/short-labels"
+    # labels.txt and features.svm have a row per vertex: the shorter is named first, with both counts
+    # (features.svm was blamed, "more feature rows than the graph's 98 vertices")
+    tr_bad labels-too-short "short-labels/labels.txt: error: 98 labels, but features.svm has 2708 rows (both have one per vertex): labels.txt is 2610 lines short, or features.svm has 2610 rows too many (from its line 101)" \
+      "$tr_lib" --data "$tr/short-labels"
+    tr_copy short-labels1; sed -i '$d' "$tr/short-labels1/labels.txt"
+    tr_bad labels-one-line-short "short-labels1/labels.txt: error: 2707 labels, but features.svm has 2708 rows (both have one per vertex): labels.txt is 1 line short" \
+      "$tr_lib" --data "$tr/short-labels1"
+    tr_copy short-features; sed -i '$d' "$tr/short-features/features.svm"
+    tr_bad features-one-row-short "short-features/features.svm: error: 2707 feature rows, but labels.txt has 2708 labels (both have one per vertex): features.svm is 1 row short" \
+      "$tr_lib" --data "$tr/short-features"
     # an OGB folder without labels, or without a split: named in OGB's terms
     if [ -d "$tr/ogb-cora" ]; then
       rm -rf "$tr/ogb-nolabel" && cp -r "$tr/ogb-cora" "$tr/ogb-nolabel" && rm "$tr/ogb-nolabel/raw/node-label.csv.gz"
@@ -300,6 +307,12 @@ PYEOF
       grep -v '^#' "$tr/shapes/train.idx" | head -1 >> "$tr/shapes-overlap/test.idx"
       tr_bad graph-split-overlap "error: graph $(grep -v '^#' "$tr/shapes/train.idx" | head -1) is also in train.idx" \
         "$tr/libgin_graph.so" --data "$tr/shapes-overlap" --epochs 1
+      # an edge between two graphs of the batch (it trained, messages crossing between graphs)
+      rm -rf "$tr/shapes-cross" && cp -r "$tr/shapes" "$tr/shapes-cross"
+      tr_last=$(($(grep -vc '^#' "$tr/shapes/graph_indicator.txt") - 1))
+      echo "0 $tr_last" >> "$tr/shapes-cross/graph.edges"
+      tr_bad graph-edge-across "shapes-cross/graph.edges:$(wc -l < "$tr/shapes-cross/graph.edges"): error: the edge 0 -> $tr_last joins two graphs: vertex 0 is in graph 0, vertex $tr_last in graph 299 (graph_indicator.txt)" \
+        "$tr/libgin_graph.so" --data "$tr/shapes-cross" --epochs 1
     fi
     # command-line mistakes: exit 2, before any work
     TR_RC=2 tr_bad lr-underflow "--lr '1e-400' underflows: it is too small for a double (write 0 if 0 is meant)" "$tr_lib" --data data/cora --lr 1e-400
