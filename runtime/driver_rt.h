@@ -56,6 +56,8 @@ typedef struct {
                          const float *const[]);
   gnn_status (*ck_save)(gnn_ctx *, const char *, const gnn_train_state *);
   gnn_status (*ck_load)(gnn_ctx *, const char *, gnn_train_state *);
+  gnn_status (*ck_check)(gnn_ctx *, const char *, char *, size_t, int64_t *);
+  gnn_status (*text_line)(gnn_ctx *, const char *, int64_t, int64_t *); /* optional (0.4): NULL in an older runtime */
 } Rt;
 
 static const struct {
@@ -93,6 +95,8 @@ static const struct {
     {offsetof(Rt, tf_write), "gnn_tensor_file_write"},
     {offsetof(Rt, ck_save), "gnn_train_state_save"},
     {offsetof(Rt, ck_load), "gnn_train_state_load"},
+    {offsetof(Rt, ck_check), "gnn_train_state_check"},
+    {offsetof(Rt, text_line), "gnn_text_line"}, /* optional: below */
 };
 
 /* NULL if the 64-bit ELF file at path holds every segment its program headers map, else why
@@ -157,6 +161,7 @@ static bool driver_open(const char *prog, const char *libpath, void **lib, const
   }
   for (size_t i = 0; i < sizeof rt_symbols / sizeof rt_symbols[0]; i++) {
     void *f = dlsym(*lib, rt_symbols[i].symbol);
+    if (!f && rt_symbols[i].offset == offsetof(Rt, text_line)) continue; /* (0.4) an older runtime: messages without a line */
     if (!f) return fprintf(stderr, "%s: %s: the runtime has no %s\n", prog, libpath, rt_symbols[i].symbol), false;
     memcpy((char *)rt + rt_symbols[i].offset, &f, sizeof f);
   }

@@ -19,6 +19,10 @@
  * Edge rows in files (--inputs, --output, --save-input-grads, and the generated inputs) are in the
  * order of the graph file, through the graph's edge_origin (EdgeRows below), or with
  * --edge-order graph in the graph's own (CSR) order.
+ *
+ * Exit status (gnn-train's and gnnc run's too; docs/training.md#exit-status): 2 for a command
+ * line refused before any work (an option, a value, an output that is a file the run reads or
+ * of its dataset), 1 for a run that fails.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

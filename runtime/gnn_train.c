@@ -30,7 +30,14 @@
  * checkpoint's config line (optimiser, hyper-parameters, seed, the data's sizes) must match the
  * resumed run's; --epochs may differ (a finished run can be continued for longer). The model is
  * known by its name, its parameter table and its program (gnn_model_api.program, a fingerprint
- * of what it computes), so a library with an edited body is refused (docs/training.md).
+ * of what it computes), so a library with an edited body is refused (docs/training.md). The
+ * checkpoint records the OpenBLAS thread count too (the products' last bits depend on it): a
+ * resume at another count goes on with a warning; one already past --epochs is refused.
+ *
+ * Exit status, as gnn-run's and gnnc run's: 2 when the command line is refused as given, before
+ * any work (options, values, outputs that cannot or must not be written, a checkpoint given to
+ * --load-params or one past --epochs); 1 when the run fails (library, dataset, checkpoint
+ * contents, divergence, a write). Outputs that are devices or FIFOs are written in place.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -111,11 +118,12 @@ static bool parse_num(const char *s, double lo, double hi, double *out, const ch
   } while (0)
 
 /* A file gnn-train will write (path NULL: nothing to check) can be written there: a file name,
- * not a folder's (an existing directory, or a path ending in '/'), not a device or FIFO (the
- * files are for reading back: written whole under a temporary name and renamed into place), in
- * a folder that exists and is writable; false after saying why. The files are written after
- * training (--save-params) or during it (--checkpoint): a typo in the path must not cost the run,
- * so everything that would fail at the write is found here. */
+ * not a folder's (an existing directory, or a path ending in '/'), in a folder that exists and
+ * is writable; false after saying why. A device or FIFO (/dev/null, a pipe to a reader; through
+ * a link too) is written in place, never renamed over (gnn_write_in_place, as gnn-run and gnnc
+ * run write one): it only has to be writable. The files are written after training
+ * (--save-params) or during it (--checkpoint): a typo in the path must not cost the run, so
+ * everything that would fail at the write is found here. */
 static bool output_ok(const char *opt, const char *path) {
   if (!path) return true;
   size_t len = strlen(path);
@@ -123,12 +131,14 @@ static bool output_ok(const char *opt, const char *path) {
   const char *why = len == 0                                          ? "the path is empty"
                     : path[len - 1] == '/'                            ? "it names a folder (it ends in '/'): give a file name in it"
                     : stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)     ? "it is a directory: give a file name in it"
-                    : stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)
-                        ? "it is not a regular file (a device or FIFO?): parameters and checkpoints are files to read back, "
-                          "written whole under a temporary name and renamed into place"
-                        : NULL;
+                                                                      : NULL;
   if (why) {
     fprintf(stderr, "gnn-train: %s '%s': %s\n", opt, path, why);
+    return false;
+  }
+  if (gnn_write_in_place(path)) { /* a device or FIFO: opened and written where it is */
+    if (access(path, W_OK) == 0) return true;
+    fprintf(stderr, "gnn-train: %s %s: cannot write it: %s\n", opt, path, strerror(errno));
     return false;
   }
   char dir[4096];
@@ -149,6 +159,35 @@ static int has_file(const char *dir, const char *name) {
   char path[4096];
   struct stat sb;
   return snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path && stat(path, &sb) == 0;
+}
+
+/* The first bytes of the regular file at path are magic. A FIFO or device is not peeked at (that
+ * would take data its reader is owed). */
+static bool starts_with(const char *path, const char *magic) {
+  struct stat sb;
+  char buf[16] = {0};
+  size_t n = strlen(magic);
+  FILE *f = n <= sizeof buf && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? fopen(path, "rb") : NULL;
+  bool yes = f && fread(buf, 1, n, f) == n && memcmp(buf, magic, n) == 0;
+  if (f) fclose(f);
+  return yes;
+}
+
+/* Where row `row` of the dataset's labels is, for a message: "DIR/labels.txt:LINE" (the line
+ * when the runtime can say: gnn_text_line), else the file alone. The labels file is gnnc's
+ * labels.txt, graph_labels.txt for graph classification, OGB's raw/node-label.csv.gz (.csv, or
+ * the binary node-label.npz, which has no lines). */
+static void label_where(const Rt *rt, gnn_ctx *ctx, const char *data, int ogb, int graph_level, int64_t row, char *out,
+                        size_t len) {
+  const char *file = graph_level ? "graph_labels.txt"
+                     : !ogb      ? "labels.txt"
+                     : has_file(data, "raw/node-label.csv.gz") ? "raw/node-label.csv.gz"
+                     : has_file(data, "raw/node-label.csv")    ? "raw/node-label.csv"
+                                                               : "raw/node-label.npz";
+  int64_t line = 0;
+  int n = snprintf(out, len, "%s/%s", data, file);
+  if (n > 0 && (size_t)n < len && rt->text_line && strstr(file, ".npz") == NULL && rt->text_line(ctx, out, row, &line) == GNN_OK)
+    snprintf(out + n, len - (size_t)n, ":%lld", (long long)line);
 }
 
 /* Writes the loop's state to path: ck's scalars as the caller set them, the parameters and
@@ -237,14 +276,17 @@ int main(int argc, char **argv) {
     else return fprintf(stderr, "gnn-train: more than one model library ('%s' and '%s')\n", libpath, a), 2;
   }
   if (!libpath || !data) return usage(stderr), 2;
+  const bool epochs_given = epochs >= 0;
   if (strcmp(optimizer, "adam") != 0 && strcmp(optimizer, "sgd") != 0)
     return fprintf(stderr, "gnn-train: --optimizer wants adam or sgd, got '%s'\n", optimizer), 2;
   if (resume && (load || eval_only))
     return fprintf(stderr, "gnn-train: --resume continues a training run: it cannot go with %s\n",
                    load ? "--load-params" : "--eval-only"), 2;
   if (ckpt && eval_only) return fprintf(stderr, "gnn-train: --checkpoint saves training: it cannot go with --eval-only\n"), 2;
-  /* the files written during or after training: now, not after the run */
-  if (!output_ok("--save-params", save) || !output_ok("--checkpoint", ckpt)) return 1;
+  /* the files written during or after training: now, not after the run. Exit 2 from here to the
+   * dataset guard, as gnn-run's and gnnc run's refusals of their outputs: the command line is
+   * refused before any work (docs/training.md#exit-status). */
+  if (!output_ok("--save-params", save) || !output_ok("--checkpoint", ckpt)) return 2;
   /* Two roles for one file: the later write destroys the earlier file, or what the run reads.
    * (--checkpoint F --resume F is the usual pair, --save-params F --load-params F a refinement.) */
   const char *roles[][2] = {{"--save-params", save}, {"--checkpoint", ckpt}, {"--resume", resume}, {"--load-params", load},
@@ -253,11 +295,17 @@ int main(int argc, char **argv) {
     for (int b = a + 1; b < 6; b++)
       if (roles[a][1] && roles[b][1] && !(a == 1 && b == 2) && !(a == 0 && b == 3) && gnn_same_file(roles[a][1], roles[b][1]))
         return fprintf(stderr, "gnn-train: %s %s and %s %s are the same file: %s would overwrite it; give another path\n",
-                       roles[a][0], roles[a][1], roles[b][0], roles[b][1], roles[a][0]), 1;
+                       roles[a][0], roles[a][1], roles[b][0], roles[b][1], roles[a][0]), 2;
   for (int a = 0; a < 2; a++) /* the dataset is input: its files are never written */
     if (roles[a][1] && gnn_dataset_file(roles[a][1], data))
       return fprintf(stderr, "gnn-train: %s %s is a file of the dataset folder --data %s: writing it would destroy the dataset; "
-                     "give another path\n", roles[a][0], roles[a][1], data), 1;
+                     "give another path\n", roles[a][0], roles[a][1], data), 2;
+  /* A checkpoint is not a parameter file: the tensor reader would stop at its first NUL byte */
+  if (load && starts_with(load, "GNNRTCKP"))
+    return fprintf(stderr, "gnn-train: --load-params %s: this is a training checkpoint (written by --checkpoint), not a parameter "
+                   "file (--save-params): use --resume %s to go on from it%s\n", load, load,
+                   eval_only ? " (not with --eval-only: --epochs N, N the checkpoint's epoch, reports its accuracies without "
+                               "training)" : ""), 2;
   /* A full disk, or a file-size limit (ulimit -f), must be a write error with a message, not a
    * SIGXFSZ that kills the process in the middle of a checkpoint. */
   signal(SIGXFSZ, SIG_IGN);
@@ -310,6 +358,23 @@ int main(int argc, char **argv) {
   if (rt.ctx_create(&ctx, (int)device) != GNN_OK) {
     fprintf(stderr, "gnn-train: %s\n", rt.last_error(ctx));
     goto out;
+  }
+  /* A checkpoint past --epochs would train nothing and report the old accuracies, exit 0: the
+   * user asked for fewer epochs than it has. Found before the dataset is read (the file's own
+   * checks too: a damaged checkpoint is refused here, exit 1). At --epochs exactly, the run has
+   * reached its end: it reports again, as one that stopped early. */
+  if (resume) {
+    int64_t at = 0;
+    CHECK(rt.ck_check(ctx, resume, NULL, 0, &at));
+    if (at > (int64_t)epochs) {
+      char given[96] = "";
+      if (!epochs_given) snprintf(given, sizeof given, " (model %s's default)", api->name);
+      fprintf(stderr, "gnn-train: --resume %s is at epoch %lld, past --epochs %.0f%s: it would train nothing; give --epochs %lld "
+                      "or more (%lld reports its accuracies again, more trains on)\n", resume, (long long)at, epochs, given,
+              (long long)at, (long long)at);
+      rc = 2;
+      goto out;
+    }
   }
   gnn_graph_opts opts = {0};
   opts.add_self_loops = self_loops;
@@ -365,21 +430,39 @@ int main(int argc, char **argv) {
     fprintf(stderr, "gnn-train: %s has %lld feature columns, the model's input has %lld\n", data, (long long)ds->nfeat, (long long)F);
     goto out;
   }
-  if (ds->nclasses > C) {
-    fprintf(stderr, "gnn-train: %s has %d classes, the model's output has %lld\n", data, ds->nclasses, (long long)C);
+  /* Each label against the model's classes, and each row of a split against an unknown label: a
+   * message at the label's line, naming the row (vertex or graph) and its split. */
+  char where[4200];
+  if (ds->nclasses > C) { /* the first label the model cannot output, in a split or not */
+    int64_t v = 0;
+    while (v < rows - 1 && ds->labels[v] < C) v++;
+    const char *split = ds->train_mask[v] ? split_names[0] : ds->val_mask[v] ? split_names[1] : ds->test_mask[v] ? split_names[2] : NULL;
+    label_where(&rt, ctx, data, ogb, graph_out, v, where, sizeof where);
+    fprintf(stderr, "gnn-train: %s: error: %s %lld has label %d, but the model's output has %lld classes (0 to %lld; -1 marks an "
+                    "unknown label): %s has %d classes, the model %lld; correct the label (or mark it -1), or give the model %d "
+                    "outputs (%s %lld is in %s)\n", where, row_name, (long long)v, ds->labels[v], (long long)C, (long long)C - 1,
+            data, ds->nclasses, (long long)C, ds->nclasses, row_name, (long long)v, split ? split : "no split");
     goto out;
   }
   for (int64_t v = 0; v < rows; v++) {
-    const char *split = ds->train_mask[v] ? split_names[0] : ds->val_mask[v] ? split_names[1] : ds->test_mask[v] ? split_names[2] : NULL;
-    if (split && ds->labels[v] < 0) {
-      fprintf(stderr, "gnn-train: %s: %s %lld is in %s but its label is %d (unknown): not training on it\n", data, row_name,
-              (long long)v, split, ds->labels[v]);
+    int s = ds->train_mask[v] ? 0 : ds->val_mask[v] ? 1 : ds->test_mask[v] ? 2 : -1;
+    if (s >= 0 && ds->labels[v] < 0) { /* what the split's row is for, and so why it needs a label */
+      static const char *const why[3] = {"it cannot be trained on", "it cannot be validated on (early stopping and the best "
+                                         "epoch are chosen on the validation split)", "the test accuracy cannot count it"};
+      static const char *const acc[3] = {"train", "validation", "test"};
+      char what[160];
+      if (eval_only) snprintf(what, sizeof what, "the %s accuracy cannot count it", acc[s]);
+      else snprintf(what, sizeof what, "%s", why[s]);
+      label_where(&rt, ctx, data, ogb, graph_out, v, where, sizeof where);
+      fprintf(stderr, "gnn-train: %s: error: %s %lld is in %s but its label is %d (unknown): %s; give it a label or remove it "
+                      "from %s\n", where, row_name, (long long)v, split_names[s], ds->labels[v], what, split_names[s]);
       goto out;
     }
   }
-  for (int64_t i = 0; i < nv * ds->nfeat; i++)
+  for (int64_t i = 0; i < nv * ds->nfeat; i++) /* (the loaders refuse one already: a dataset made otherwise) */
     if (!isfinite(ds->features[i])) {
-      fprintf(stderr, "gnn-train: %s: vertex %lld has a non-finite feature: not training on it\n", data, (long long)(i / ds->nfeat));
+      fprintf(stderr, "gnn-train: %s: vertex %lld has a non-finite feature: the model reads every vertex's features\n", data,
+              (long long)(i / ds->nfeat));
       goto out;
     }
   CHECK(api->create(ctx, ds->graph, (uint64_t)seed, &model));
@@ -483,6 +566,16 @@ int main(int argc, char **argv) {
   ck.adam_v = optimizer[0] == 'a' ? h_vel : NULL;
   ck.best = best;
   ck.dropout_seed = (uint64_t)seed * 1000003u;
+  /* The host threads a run's last bits depend on: OpenBLAS's, which splits a product by their
+   * number (docs/runtime.md#threading-model; OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS). The
+   * model library's OpenBLAS is the process's; a CUDA library has none (0: not recorded). */
+  int threads = 0;
+  if (api->target != GNN_TARGET_CUDA) {
+    int (*blas_threads)(void) = NULL;
+    *(void **)&blas_threads = dlsym(lib, "openblas_get_num_threads");
+    if (blas_threads) threads = blas_threads();
+  }
+  ck.threads = threads;
   char graphs_note[64];
   snprintf(graphs_note, sizeof graphs_note, " graphs of %lld", (long long)ds->graph->ng);
   const float *inputs[2] = {NULL, NULL};
@@ -518,7 +611,20 @@ int main(int argc, char **argv) {
     waited = (int)ck.waited;
     total_ms = ck.elapsed_ms;
     stopped = ck.finished;
-    printf("gnn-train: resumed from %s after epoch %lld%s\n", resume, (long long)ck.epoch, stopped ? " (training had ended)" : "");
+    char end[96] = "";
+    if (stopped) snprintf(end, sizeof end, " (training had ended)");
+    else if (ck.epoch >= (int64_t)epochs) snprintf(end, sizeof end, " (it is at --epochs %.0f: nothing to train)", epochs);
+    printf("gnn-train: resumed from %s after epoch %lld%s\n", resume, (long long)ck.epoch, end);
+    /* Not bit for bit at another thread count (or on another target): go on, and say so (when
+     * there is an epoch to train). */
+    if (!end[0] && ck.threads > 0 && threads > 0 && ck.threads != threads)
+      fprintf(stderr, "gnn-train: warning: %s was written with %d OpenBLAS thread%s, this run has %d: it goes on, but not bit for "
+                      "bit as an uninterrupted run (OPENBLAS_NUM_THREADS=%d, or OMP_NUM_THREADS=%d, as when it was written, "
+                      "makes it so)\n", resume, ck.threads, ck.threads == 1 ? "" : "s", threads, ck.threads, ck.threads);
+    else if (!end[0] && ck.threads > 0 && api->target == GNN_TARGET_CUDA)
+      fprintf(stderr, "gnn-train: warning: %s was written by a host library (%d OpenBLAS thread%s), this run is CUDA: it goes on, "
+                      "but not bit for bit as an uninterrupted run\n", resume, ck.threads, ck.threads == 1 ? "" : "s");
+    ck.threads = threads; /* the checkpoints this run writes: its own count */
   }
   epoch = stopped ? start - 1 : start;
   int done = start - 1; /* the last epoch completed: the checkpoint's, then this run's */

@@ -17,12 +17,21 @@
 #                             reports the same test accuracy
 #   train/predict/...         gnn-run --normalise-features on the saved parameters: gnn-train's
 #                             test accuracy to the digit; the option without a features file
-#   train/bad/CASE            bad datasets and divergence: exit 1 (bad options: 2), a message
-#                             naming the problem (file and line, vertex, or epoch), no accuracy line;
-#                             outputs that could only fail at the write (a directory, a path ending
-#                             in '/', a FIFO, one file in two roles, a file of the --data dataset)
-#                             refused before epoch 1; a vertex or graph in two splits; graph-level
-#                             split messages in graphs
+#   train/bad/CASE            bad datasets and divergence: exit 1 (a refused command line: 2), a
+#                             message naming the problem (file and line, vertex, or epoch), no
+#                             accuracy line; a label the model cannot output, in a split or not, and
+#                             an unknown label in each split at its line of labels.txt; labels.txt
+#                             shorter than features.svm blamed on labels.txt; outputs that could
+#                             only fail at the write (a directory, a path ending in '/', one file in
+#                             two roles, a file of the --data dataset) refused before epoch 1, exit
+#                             2 as gnn-run's; a checkpoint given to --load-params; a --resume past
+#                             --epochs (exit 2); a vertex or graph in two splits; an edge between
+#                             two graphs of a batch; graph-level split messages in graphs
+#   train/outputs-fifos       --save-params and --checkpoint into FIFOs (one through a link): written
+#                             in place, read whole by a reader, the FIFOs and the link kept
+#   train/resume-at-epochs    a --resume at --epochs trains nothing and says so, exit 0
+#   train/resume-threads/...  a resume at another OpenBLAS thread count warns (not bit for bit); at
+#                             the same count it does not
 #   train/defaults/NAME       the paper's defaults by the whole model name: GATHER gets the generic row
 #   train/eval-only-no-optimiser, train/checkpoint-epochs-0 (the untrained state, resumed = uninterrupted)
 #   TR_TARGET=cuda (make gpu-check): the same with the CUDA libraries, on the GPU.
@@ -195,11 +204,28 @@ PYEOF
   if [ -f "$tr/libgcn.so" ]; then
     tr_lib=$tr/libgcn.so
     tr_copy label-range; sed -i '5s/.*/9/' "$tr/label-range/labels.txt"
-    tr_bad label-out-of-range "has 10 classes, the model's output has 7" "$tr_lib" --data "$tr/label-range"
+    tr_bad label-out-of-range "label-range/labels.txt:5: error: vertex 3 has label 9, but the model's output has 7 classes (0 to 6; -1 marks an unknown label): $tr/label-range has 10 classes, the model 7; correct the label (or mark it -1), or give the model 10 outputs (vertex 3 is in train.idx)" \
+      "$tr_lib" --data "$tr/label-range"
+    # a label no split uses is still the dataset's: named at its line, with its vertex (it named neither)
+    tr_copy label-range-unused; sed -i '1002s/.*/9/' "$tr/label-range-unused/labels.txt"
+    tr_bad label-out-of-range-unused "label-range-unused/labels.txt:1002: error: vertex 1000 has label 9, but the model's output has 7 classes" \
+      "$tr_lib" --data "$tr/label-range-unused"
+    grep -qF "(vertex 1000 is in no split)" "$tr/bad.err" && pass train/bad/label-out-of-range-unused-split ||
+      fail train/bad/label-out-of-range-unused-split "$(head -c 300 "$tr/bad.err")"
     tr_copy label-bad; sed -i '5s/.*/three/' "$tr/label-bad/labels.txt"
     tr_bad label-not-a-number "labels.txt:5" "$tr_lib" --data "$tr/label-bad"
     tr_copy label-unknown; sed -i '5s/.*/-1/' "$tr/label-unknown/labels.txt"
-    tr_bad label-unknown-in-split "vertex 3 is in train.idx but its label is -1" "$tr_lib" --data "$tr/label-unknown"
+    tr_bad label-unknown-in-split "label-unknown/labels.txt:5: error: vertex 3 is in train.idx but its label is -1 (unknown): it cannot be trained on; give it a label or remove it from train.idx" \
+      "$tr_lib" --data "$tr/label-unknown"
+    # val and test vertices are not trained on: each message says what the split is for
+    tr_copy label-unknown-val; sed -i '200s/.*/-1/' "$tr/label-unknown-val/labels.txt"
+    tr_bad label-unknown-in-val "labels.txt:200: error: vertex 198 is in val.idx but its label is -1 (unknown): it cannot be validated on (early stopping and the best epoch are chosen on the validation split)" \
+      "$tr_lib" --data "$tr/label-unknown-val"
+    tr_copy label-unknown-test; sed -i '2000s/.*/-1/' "$tr/label-unknown-test/labels.txt"
+    tr_bad label-unknown-in-test "labels.txt:2000: error: vertex 1998 is in test.idx but its label is -1 (unknown): the test accuracy cannot count it" \
+      "$tr_lib" --data "$tr/label-unknown-test"
+    tr_bad label-unknown-eval-only "vertex 198 is in val.idx but its label is -1 (unknown): the validation accuracy cannot count it" \
+      "$tr_lib" --data "$tr/label-unknown-val" --eval-only
     tr_copy no-labels; rm "$tr/no-labels/labels.txt"
     tr_bad no-labels "lacks labels.txt" "$tr_lib" --data "$tr/no-labels"
     tr_copy no-split; rm "$tr/no-split/val.idx"
@@ -252,31 +278,31 @@ PYEOF
     tr_copy empty-train; : > "$tr/empty-train/train.idx"
     tr_bad empty-train "train.idx is empty: the loss is taken over it" "$tr_lib" --data "$tr/empty-train"
     tr_bad empty-train-eval-only "train.idx is empty: the accuracy is reported on it" "$tr_lib" --data "$tr/empty-train" --eval-only
-    # the folders of the files written after or during training: checked before it
-    tr_bad save-params-folder "--save-params $tr/nope/p.txt: cannot write into '$tr/nope': No such file or directory" \
+    # the folders of the files written after or during training: checked before it; a refused
+    # output is a refused command line, exit 2, as gnn-run's and gnnc run's (it was 1)
+    TR_RC=2 tr_bad save-params-folder "--save-params $tr/nope/p.txt: cannot write into '$tr/nope': No such file or directory" \
       "$tr_lib" --data data/cora --epochs 3 --save-params "$tr/nope/p.txt"
-    tr_bad checkpoint-folder "--checkpoint $tr/libgcn.so/c.ckpt: cannot write into '$tr/libgcn.so': not a directory" \
+    TR_RC=2 tr_bad checkpoint-folder "--checkpoint $tr/libgcn.so/c.ckpt: cannot write into '$tr/libgcn.so': not a directory" \
       "$tr_lib" --data data/cora --epochs 3 --checkpoint "$tr/libgcn.so/c.ckpt"
     # outputs that could only fail at the write (after the whole run): refused before epoch 1
-    mkdir -p "$tr/outdir"; rm -f "$tr/fifo"; mkfifo "$tr/fifo"
-    tr_bad save-params-is-dir "--save-params '$tr/outdir': it is a directory: give a file name in it" \
+    mkdir -p "$tr/outdir"
+    TR_RC=2 tr_bad save-params-is-dir "--save-params '$tr/outdir': it is a directory: give a file name in it" \
       "$tr_lib" --data data/cora --epochs 3 --save-params "$tr/outdir"
-    tr_bad checkpoint-is-dir "--checkpoint '$tr/outdir': it is a directory" "$tr_lib" --data data/cora --epochs 3 --checkpoint "$tr/outdir"
-    tr_bad checkpoint-ends-in-slash "--checkpoint '$tr/outdir/': it names a folder (it ends in '/')" \
+    TR_RC=2 tr_bad checkpoint-is-dir "--checkpoint '$tr/outdir': it is a directory" "$tr_lib" --data data/cora --epochs 3 --checkpoint "$tr/outdir"
+    TR_RC=2 tr_bad checkpoint-ends-in-slash "--checkpoint '$tr/outdir/': it names a folder (it ends in '/')" \
       "$tr_lib" --data data/cora --epochs 3 --checkpoint "$tr/outdir/"
-    tr_bad save-params-fifo "--save-params '$tr/fifo': it is not a regular file" "$tr_lib" --data data/cora --epochs 3 --save-params "$tr/fifo"
-    tr_bad outputs-same-file "--save-params $tr/same and --checkpoint $tr/./same are the same file" \
+    TR_RC=2 tr_bad outputs-same-file "--save-params $tr/same and --checkpoint $tr/./same are the same file" \
       "$tr_lib" --data data/cora --epochs 3 --save-params "$tr/same" --checkpoint "$tr/./same"
     # (a copy: without the check the library is overwritten, and every later test would fail)
     cp "$tr_lib" "$tr/libvictim.so"
-    tr_bad save-params-is-library "--save-params $tr/libvictim.so and the model library $tr/libvictim.so are the same file" \
+    TR_RC=2 tr_bad save-params-is-library "--save-params $tr/libvictim.so and the model library $tr/libvictim.so are the same file" \
       "$tr/libvictim.so" --data data/cora --epochs 3 --save-params "$tr/libvictim.so"
     # no file of the dataset is written (a --save-params named features.svm replaced the features,
     # a --checkpoint named labels.txt the labels), through ../ as well
     tr_copy victim-data
-    tr_bad save-params-in-data "--save-params $tr/victim-data/features.svm is a file of the dataset folder --data $tr/victim-data: writing it would destroy the dataset" \
+    TR_RC=2 tr_bad save-params-in-data "--save-params $tr/victim-data/features.svm is a file of the dataset folder --data $tr/victim-data: writing it would destroy the dataset" \
       "$tr_lib" --data "$tr/victim-data" --epochs 3 --save-params "$tr/victim-data/features.svm"
-    tr_bad checkpoint-in-data "--checkpoint $tr/outdir/../victim-data/labels.txt is a file of the dataset folder --data $tr/victim-data:" \
+    TR_RC=2 tr_bad checkpoint-in-data "--checkpoint $tr/outdir/../victim-data/labels.txt is a file of the dataset folder --data $tr/victim-data:" \
       "$tr_lib" --data "$tr/victim-data" --epochs 3 --checkpoint "$tr/outdir/../victim-data/labels.txt"
     if cmp -s data/cora/features.svm "$tr/victim-data/features.svm" && cmp -s data/cora/labels.txt "$tr/victim-data/labels.txt"; then
       pass train/bad/data-folder-untouched
@@ -291,6 +317,22 @@ PYEOF
        head -c 8 "$tr/linked/c.ckpt" | grep -q '^GNNRTCKP' && [ -z "$(ls "$tr/linked" | grep -v '^p.txt$' | grep -v '^c.ckpt$')" ]; then
       pass train/bad/outputs-through-symlinks
     else fail train/bad/outputs-through-symlinks "$(ls -l "$tr/p-link" "$tr/c-link" "$tr/linked" 2>&1 | tr '\n' ' ') $(head -c 200 "$tr/link.err")"; fi
+    # A device or FIFO is written in place, as gnn-run writes one (it was refused: "not a regular
+    # file"): two FIFOs, the checkpoint's through a link, each read whole by a reader; both stay
+    # FIFOs and the link a link (a temporary renamed over them would have replaced them). FIFOs,
+    # not /dev/null: a writer that renamed would replace only files of this folder.
+    rm -rf "$tr/fifos"; mkdir -p "$tr/fifos"; mkfifo "$tr/fifos/p" "$tr/fifos/c"; ln -s c "$tr/fifos/c-link"
+    timeout 300 cat "$tr/fifos/p" > "$tr/fifos/p.out" & tr_r1=$!
+    timeout 300 cat "$tr/fifos/c" > "$tr/fifos/c.out" & tr_r2=$!
+    timeout 300 "$tr_bin/gnn-train" "$tr_lib" --data data/cora --epochs 1 --quiet --save-params "$tr/fifos/p" \
+      --checkpoint "$tr/fifos/c-link" > "$tr/fifos.log" 2>&1
+    tr_rc=$?
+    wait $tr_r1; wait $tr_r2
+    if [ $tr_rc -eq 0 ] && [ -p "$tr/fifos/p" ] && [ -p "$tr/fifos/c" ] && [ -L "$tr/fifos/c-link" ] &&
+       head -1 "$tr/fifos/p.out" | grep -q '^#gnn-tensors version 2 bytes' && head -c 8 "$tr/fifos/c.out" | grep -q '^GNNRTCKP' &&
+       [ "$(ls "$tr/fifos" | tr '\n' ' ')" = "c c-link c.out p p.out " ]; then
+      pass train/outputs-fifos
+    else fail train/outputs-fifos "exit $tr_rc: $(tail -2 "$tr/fifos.log" | tr '\n' ' ') $(ls -l "$tr/fifos" | tr '\n' ' ')"; fi
     # a vertex in two splits: the test accuracy would be over vertices trained on
     tr_copy overlap-test; grep -v '^#' data/cora/test.idx | head -1 >> "$tr/overlap-test/train.idx"
     tr_bad split-overlap-test "test.idx:$(grep -n '^[0-9]' data/cora/test.idx | head -1 | cut -d: -f1): error: vertex $(grep -v '^#' data/cora/test.idx | head -1) is also in train.idx" \
@@ -359,7 +401,39 @@ PYEOF
     if [ -f "$tr/e0.ckpt" ] && [ -n "$(tr_lines "$tr/e5.log")" ] && [ "$(tr_lines "$tr/e0r.log")" = "$(tr_lines "$tr/e5.log")" ]; then
       pass train/checkpoint-epochs-0
     else fail train/checkpoint-epochs-0 "$(ls "$tr/e0.ckpt" 2>&1) $(tail -2 "$tr/e0r.log" | tr '\n' ' ')"; fi
+    # a checkpoint given to --load-params (it said "NUL byte in a text file"): named, and --resume offered
+    TR_RC=2 tr_bad load-params-checkpoint "--load-params $tr/e0.ckpt: this is a training checkpoint (written by --checkpoint), not a parameter file (--save-params): use --resume $tr/e0.ckpt" \
+      "$tr_lib" --data data/cora --load-params "$tr/e0.ckpt"
+    "$tr_bin/gnn-run" "$tr_lib" --graph data/cora --params "$tr/e0.ckpt" > /dev/null 2> "$tr/run-ck.err"
+    if [ $? -eq 1 ] && grep -qF "e0.ckpt: error: this is a training checkpoint (binary" "$tr/run-ck.err"; then pass train/bad/gnn-run-params-checkpoint
+    else fail train/bad/gnn-run-params-checkpoint "$(head -c 300 "$tr/run-ck.err")"; fi
+    # a --resume past --epochs trained nothing, printed the old accuracies and exited 0: refused,
+    # exit 2, naming both numbers; at --epochs exactly it reports again and says why nothing trains
+    rm -f "$tr/e5.ckpt"
+    "$tr_bin/gnn-train" "$tr_lib" --data data/cora --epochs 5 --checkpoint "$tr/e5.ckpt" > /dev/null 2>&1
+    TR_RC=2 tr_bad resume-past-epochs "--resume $tr/e5.ckpt is at epoch 5, past --epochs 3: it would train nothing; give --epochs 5 or more" \
+      "$tr_lib" --data data/cora --resume "$tr/e5.ckpt" --epochs 3
+    if "$tr_bin/gnn-train" "$tr_lib" --data data/cora --resume "$tr/e5.ckpt" --epochs 5 > "$tr/e5r.log" 2>&1 &&
+       grep -q "after epoch 5 (it is at --epochs 5: nothing to train)" "$tr/e5r.log" && ! grep -q '^epoch ' "$tr/e5r.log" &&
+       [ "$(grep '^accuracy' "$tr/e5r.log")" = "$(grep '^accuracy' "$tr/e5.log")" ]; then pass train/resume-at-epochs
+    else fail train/resume-at-epochs "$(tail -3 "$tr/e5r.log" | tr '\n' ' ')"; fi
     unset -f tr_lines
+    # The checkpoint records its OpenBLAS thread count (the products' last bits depend on it): a
+    # resume at another count warns that it is not bit for bit; at the same count it does not.
+    # (OpenBLAS takes at most the machine's cores: the warning needs two.)
+    rm -f "$tr/t1.ckpt"
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$tr_bin/gnn-train" "$tr_lib" --data data/cora --epochs 2 --checkpoint "$tr/t1.ckpt" > /dev/null 2>&1
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$tr_bin/gnn-train" "$tr_lib" --data data/cora --epochs 3 --resume "$tr/t1.ckpt" > /dev/null 2> "$tr/t-same.err"
+    tr_rc=$?
+    if [ $tr_rc -eq 0 ] && [ -f "$tr/t1.ckpt" ] && ! grep -q 'warning' "$tr/t-same.err"; then pass train/resume-threads/same
+    else fail train/resume-threads/same "exit $tr_rc: $(head -c 300 "$tr/t-same.err")"; fi
+    if [ "$(nproc)" -ge 2 ]; then
+      OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=2 "$tr_bin/gnn-train" "$tr_lib" --data data/cora --epochs 3 --resume "$tr/t1.ckpt" > /dev/null 2> "$tr/t-other.err"
+      tr_rc=$?
+      if [ $tr_rc -eq 0 ] && grep -qF "warning: $tr/t1.ckpt was written with 1 OpenBLAS thread, this run has 2: it goes on, but not bit for bit" "$tr/t-other.err"
+      then pass train/resume-threads/other
+      else fail train/resume-threads/other "exit $tr_rc: $(head -c 300 "$tr/t-other.err")"; fi
+    else skip train/resume-threads/other "one core: OpenBLAS runs one thread whatever it is told"; fi
     # A model without parameters: nothing to train, said so (issue 15)
     printf 'model NoParams(x: vertex[1433]) -> vertex[1433] {\n  return relu(x)\n}\n' > "$tr/noparams.gnn"
     if "$GNNC" "$tr/noparams.gnn" --target=$tr_target -o "$tr/libnoparams.so" > /dev/null 2>&1; then
