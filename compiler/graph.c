@@ -563,6 +563,12 @@ static const ForeignFormat *foreign_format(const char *path) {
   if (n >= 8 && memcmp(b, "GNNRTCSR", 8) == 0) return &gcsr;
   if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) return &gz;
   if (n >= 4 && memcmp(b, "PK\3\4", 4) == 0) return &npz;
+  /* named as a cache but damaged (or another program's): gnn-run would refuse it for its magic,
+   * and the edge-list parser would only say "NUL byte" */
+  static const ForeignFormat named_gcsr = {"a file named .gcsr, a binary CSR cache (its first bytes are not the cache's "
+                                           "\"GNNRTCSR\")", "gnn-run reads one named .gcsr"};
+  size_t len = strlen(path);
+  if (len >= 5 && strcmp(path + len - 5, ".gcsr") == 0) return &named_gcsr;
   return NULL;
 }
 

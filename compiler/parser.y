@@ -30,6 +30,7 @@ enum { GNN_MAX_NESTING = 1000 };
 int gnn_yylex(GNN_YYSTYPE *lval, GNN_YYLTYPE *lloc, void *scanner);
 bool gnn_lex_open_bracket(void *scanner, char *ch, Loc *loc); /* lexer.l */
 bool gnn_lex_stopped(void *scanner);
+int gnn_lex_token_before(void *scanner);
 static void gnn_yyerror(GNN_YYLTYPE *l, GnnCtx *c, void *scanner, const char *msg);
 /* A backstop: the lexer stops at GNN_MAX_NESTING levels, which take at most about 7 stack
  * entries each (IDENT '<' gen_args '>' '(' args ',' for a generic call in a second argument). */
@@ -394,6 +395,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, GnnCtx *c, void *scann
   if (nexp < 0) return nexp;
   yysymbol_kind_t tok = yypcontext_token(ctx);
   if (gnn_lex_stopped(scanner)) return 0; /* the input was cut at a nesting error: that is the error */
+  Loc at = L(*yypcontext_location(ctx));
   char buf[512] = "syntax error";
   size_t n = strlen(buf);
   char open;
@@ -401,6 +403,10 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, GnnCtx *c, void *scann
   bool have_open = gnn_lex_open_bracket(scanner, &open, &open_loc);
   const char *closer = open == '(' ? "')'" : open == '[' ? "']'" : "'}'";
   bool wants_closer = tok == YYSYMBOL_YYEOF;
+  /* a line end right after a binary operator: `h = a +` then `b` on the next line (which then
+   * gets its own follow-on error: it parses as a statement of its own) */
+  int before = gnn_lex_token_before(scanner);
+  bool operator_at_end = tok == YYSYMBOL_NL && before > 0 && before < 256 && strchr("+-*/@", before);
   if (tok != YYSYMBOL_YYEMPTY) {
     append_name(buf, sizeof buf, &n, ", unexpected ");
     append_name(buf, sizeof buf, &n, yysymbol_name(tok));
@@ -410,8 +416,11 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, GnnCtx *c, void *scann
       if (nexp == 1 && strcmp(yysymbol_name(expected[i]), closer) == 0) wants_closer = true;
     }
   }
-  diag_error(&c->diag, L(*yypcontext_location(ctx)), "%s", buf);
+  diag_error(&c->diag, at, "%s", buf);
   if (have_open && wants_closer) diag_note(&c->diag, open_loc, "to match this '%c'", open);
+  if (operator_at_end)
+    diag_note(&c->diag, at, "a statement ends at the end of its line; to continue an expression on the next "
+                            "line, break it inside parentheses: 'return (a +' then 'b)'");
   return 0;
 }
 

@@ -128,6 +128,9 @@ gnn_status rt_reader_open(gnn_ctx *ctx, RtReader *r, const char *path, char comm
  * vertical tab or form feed outside a comment). Lines end with LF or CRLF; fields are separated
  * by spaces and tabs. */
 char *rt_reader_next(gnn_ctx *ctx, RtReader *r, gnn_status *st);
+/* The runtime's own binary files told by their first n bytes, for a text reader that meets one
+ * ("this is a training checkpoint ..., not a text file" rather than "NUL byte"); NULL: neither. */
+const char *rt_binary_kind(const char *bytes, size_t n);
 void rt_reader_close(RtReader *r);
 void rt_skip_space(char **p);
 int rt_at_end(const char *p);

@@ -176,13 +176,9 @@ gnn_status rt_slurp(gnn_ctx *ctx, const char *path, int text, char **out, size_t
     if (text && memchr(buf + n, 0, k)) {
       /* the runtime's own binary files, named: "NUL byte" sent a --params given a checkpoint
        * looking for damage in a file that was fine */
-      st = n == 0 && k >= 8 && memcmp(buf, "GNNRTCKP", 8) == 0
-               ? gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: this is a training checkpoint (binary, gnn_train_state_save: "
-                               "gnn-train --checkpoint), not a text file: a checkpoint is read by gnn_train_state_load "
-                               "(gnn-train --resume)", path)
-           : n == 0 && k >= 8 && memcmp(buf, "GNNRTCSR", 8) == 0
-               ? gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: this is a graph cache (.gcsr, binary), not a text file", path)
-               : gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: NUL byte in a text file", path);
+      const char *kind = n == 0 ? rt_binary_kind(buf, k) : NULL;
+      st = kind ? gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: this is %s, not a text file", path, kind)
+                : gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: NUL byte in a text file", path);
       break;
     }
     n += k;

@@ -113,6 +113,15 @@ static ssize_t gz_getline(RtReader *r, const char **why) {
   return (ssize_t)n;
 }
 
+const char *rt_binary_kind(const char *bytes, size_t n) {
+  if (n >= 8 && memcmp(bytes, "GNNRTCKP", 8) == 0)
+    return "a training checkpoint (binary, gnn_train_state_save: gnn-train --checkpoint), read by gnn_train_state_load "
+           "(gnn-train --resume)";
+  if (n >= 8 && memcmp(bytes, "GNNRTCSR", 8) == 0)
+    return "a graph cache (binary, gnn_graph_save_cache), read by gnn_graph_load from a file named .gcsr";
+  return NULL;
+}
+
 /* getline, skipping blank and comment lines; NUL bytes, a CR inside a line and a vertical tab or
  * form feed in a data line are errors (gnn_bad_line_byte, gnnrt_text.h). */
 char *rt_reader_next(gnn_ctx *ctx, RtReader *r, gnn_status *st) {
@@ -133,7 +142,9 @@ char *rt_reader_next(gnn_ctx *ctx, RtReader *r, gnn_status *st) {
     }
     r->lineno++;
     if ((size_t)n != strlen(r->line)) {
-      *st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: NUL byte in a text file", r->path, r->lineno);
+      const char *kind = r->lineno == 1 ? rt_binary_kind(r->line, (size_t)n) : NULL;
+      *st = kind ? gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: this is %s, not a text file", r->path, kind)
+                 : gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: NUL byte in a text file", r->path, r->lineno);
       return NULL;
     }
     char *p = r->line;

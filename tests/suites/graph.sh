@@ -30,6 +30,9 @@ printf '0 1\n1 2\n' | gzip > "$TMP/g.edges.gz"
 bad gzip "$TMP/g.edges.gz" "$TMP/g.edges.gz: error: a gzip-compressed file: gnnc run reads"
 printf 'GNNRTCSR\1\0\0\0' > "$TMP/g.gcsr"
 bad gcsr "$TMP/g.gcsr" "$TMP/g.gcsr: error: a binary CSR cache (.gcsr): gnnc run reads"
+# a damaged cache (its magic gone) is still named for what its name says, not "NUL byte"
+printf 'XNNRTCSR\1\0\0\0' > "$TMP/damaged.gcsr"
+bad gcsr-bad-magic "$TMP/damaged.gcsr" "$TMP/damaged.gcsr: error: a file named .gcsr, a binary CSR cache (its first bytes are not the cache's \"GNNRTCSR\"): gnnc run reads"
 mkdir -p "$TMP/ogb/raw" && printf '0,1\n' | gzip > "$TMP/ogb/raw/edge.csv.gz"
 # (and a pipe is not peeked at: its first bytes would be gone before the edge-list parser reads it)
 if "$GNNC" run tests/interp/models/gcn.gnn --graph tests/interp/graphs/random/graph.edges --seed 3 --output "$TMP/file.out" > /dev/null 2>&1 &&
