@@ -136,6 +136,19 @@ static void split_list(const char *arg, const char **dst, int *n, int max) {
 }
 
 /* A whole decimal integer in [lo, hi] (digits only: no sign, space or suffix). */
+/* A file option given a second time: refused, not the last one silently taken (--graph A then
+ * --graph B read B, and an -o then --output wrote one file of two). False after saying so. */
+static bool set_file_once(const char **slot, const char *v, const char *flag, const char *given_as) {
+  if (*slot) {
+    bool other = given_as && strcmp(given_as, flag) != 0; /* -o, then --output: the same file option */
+    fprintf(stderr, "gnnc: %s given twice ('%s'%s%s, then '%s'): give it once\n", flag, *slot, other ? " as " : "",
+            other ? given_as : "", v);
+    return false;
+  }
+  *slot = v;
+  return true;
+}
+
 static bool parse_uint(const char *s, unsigned long long lo, unsigned long long hi, unsigned long long *out) {
   if (!s || *s < '0' || *s > '9') return false;
   char *end;
@@ -512,7 +525,7 @@ int main(int argc, char **argv) {
       printf("%-14s %s\n", "lower", "operator IR to kernel IR: GEMMs and kernels with a thread mapping (when code is emitted)");
       return 0;
     } else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
-      cli.output = argv[++i]; /* gnnc run: the same as --output */
+      if (!set_file_once(&cli.output, argv[++i], "-o", cli.output_opt)) return 2; /* gnnc run: the same as --output */
       cli.output_opt = "-o";
     } else if ((v = ARGVAL("--emit"))) {
       cli.emit = v;
@@ -665,9 +678,9 @@ int main(int argc, char **argv) {
       }
       o.gpu = v;
     } else if ((v = ARGVAL("--graph"))) { /* gnnc run's graph; when compiling, --gpu's */
-      cli.graph = v;
+      if (!set_file_once(&cli.graph, v, "--graph", NULL)) return 2;
     } else if (cli.run && (v = ARGVAL("--features"))) {
-      cli.features = v;
+      if (!set_file_once(&cli.features, v, "--features", NULL)) return 2;
     } else if (cli.run && (v = ARGVAL("--num-vertices"))) {
       /* vertex ids are below 2^40 (graph.c), so a graph has at most 2^40 vertices */
       unsigned long long n;
@@ -677,9 +690,9 @@ int main(int argc, char **argv) {
       }
       cli.num_vertices = (int64_t)n;
     } else if (cli.run && (v = ARGVAL("--params"))) {
-      cli.params = v;
+      if (!set_file_once(&cli.params, v, "--params", NULL)) return 2;
     } else if (cli.run && (v = ARGVAL("--inputs"))) {
-      cli.inputs = v;
+      if (!set_file_once(&cli.inputs, v, "--inputs", NULL)) return 2;
     } else if (cli.run && (v = ARGVAL("--init"))) {
       if (strcmp(v, "glorot") != 0 && strcmp(v, "uniform") != 0) {
         fprintf(stderr, "gnnc: --init wants glorot or uniform, got '%s'\n", v);
@@ -694,11 +707,11 @@ int main(int argc, char **argv) {
       }
       cli.seed = n;
     } else if (cli.run && (v = ARGVAL("--save-params"))) {
-      cli.save_params = v;
+      if (!set_file_once(&cli.save_params, v, "--save-params", NULL)) return 2;
     } else if (cli.run && (v = ARGVAL("--save-inputs"))) {
-      cli.save_inputs = v;
+      if (!set_file_once(&cli.save_inputs, v, "--save-inputs", NULL)) return 2;
     } else if (cli.run && (v = ARGVAL("--save-outputs"))) {
-      cli.save_outputs = v;
+      if (!set_file_once(&cli.save_outputs, v, "--save-outputs", NULL)) return 2;
       cli.backward = true;
     } else if (cli.run && strcmp(a, "--self-loops") == 0) {
       cli.self_loops = true;
@@ -707,7 +720,7 @@ int main(int argc, char **argv) {
     } else if (cli.run && strcmp(a, "--backward") == 0) {
       cli.backward = backward_asked = true;
     } else if (cli.run && (v = ARGVAL("--output"))) {
-      cli.output = v;
+      if (!set_file_once(&cli.output, v, "--output", cli.output_opt)) return 2;
       cli.output_opt = "--output";
     } else if (cli.run && (v = ARGVAL("--rows"))) {
       unsigned long long n;

@@ -338,6 +338,12 @@ bad_num nv-zero "$nvmsg '0'" "${runargs[@]}" --num-vertices 0
 bad_num nv-suffix "$nvmsg '3x'" "${runargs[@]}" --num-vertices 3x
 bad_num nv-too-many "$nvmsg '1099511627777'" "${runargs[@]}" --num-vertices 1099511627777
 bad_num init-word "--init wants glorot or uniform, got 'foo'" "${runargs[@]}" --init=foo
+# a file option given twice is refused: the last one was taken silently (helper-40)
+bad_num graph-twice "--graph given twice ('tests/graph/ok.edges', then '$TMP/other.edges'): give it once" "${runargs[@]}" --graph "$TMP/other.edges"
+bad_num output-twice "--output given twice ('$TMP/a.out' as -o, then '$TMP/b.out'): give it once" "${runargs[@]}" -o "$TMP/a.out" --output="$TMP/b.out"
+bad_num params-twice "--params given twice ('$TMP/p1', then '$TMP/p2')" "${runargs[@]}" --params "$TMP/p1" --params "$TMP/p2"
+bad_num compile-output-twice "-o given twice ('$TMP/a.c', then '$TMP/b.c')" "$TMP/num.gnn" -o "$TMP/a.c" -o "$TMP/b.c"
+[ ! -e "$TMP/a.c" ] && [ ! -e "$TMP/b.c" ] && [ ! -e "$TMP/a.out" ] && pass cli/file-twice-writes-nothing || fail cli/file-twice-writes-nothing "a file was written"
 # a folder given as the source: said so (was "Input/output error")
 "$GNNC" "$TMP" > /dev/null 2> "$TMP/err"; rc=$?
 check source-is-a-folder bash -c "[ $rc -eq 1 ] && grep -qF \"cannot read '$TMP': Is a directory\" '$TMP/err'"
