@@ -168,6 +168,17 @@ static bool driver_open(const char *prog, const char *libpath, void **lib, const
   return true;
 }
 
+/* A file option's value, refused when the option comes twice (the last was taken silently: two
+ * --graph read the second), as gnnc does. False after saying so. */
+static inline bool driver_file_once(const char *prog, const char **slot, const char *flag, const char *v) {
+  if (*slot) {
+    fprintf(stderr, "%s: %s given twice ('%s', then '%s'): give it once\n", prog, flag, *slot, v);
+    return false;
+  }
+  *slot = v;
+  return true;
+}
+
 /* Writes a tensor text file the way the runtime writes one (gnn_tensor_file_write): the
  * checksum line "#gnn-tensors version 2 bytes N fnv1a64 HEX" over text, then text, to a
  * temporary file beside path, fsync'd and renamed into place (then the folder fsync'd). On

@@ -337,14 +337,21 @@ int main(int argc, char **argv) {
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       usage(stdout);
       return 0;
-    } else if (OPT("--graph")) graph = v;
-    else if (OPT("--params")) params = v;
-    else if (OPT("--inputs")) inputs = v;
-    else if (OPT("--output")) output = v;
-    else if (OPT("--save-grads")) save_grads = v;
-    else if (OPT("--save-input-grads")) save_input_grads = v;
-    else if (OPT("--save-inputs")) save_inputs = v;
-    else if (OPT("--edge-order")) {
+    } else if (OPT("--graph")) {
+      if (!driver_file_once("gnn-run", &graph, "--graph", v)) return 2;
+    } else if (OPT("--params")) {
+      if (!driver_file_once("gnn-run", &params, "--params", v)) return 2;
+    } else if (OPT("--inputs")) {
+      if (!driver_file_once("gnn-run", &inputs, "--inputs", v)) return 2;
+    } else if (OPT("--output")) {
+      if (!driver_file_once("gnn-run", &output, "--output", v)) return 2;
+    } else if (OPT("--save-grads")) {
+      if (!driver_file_once("gnn-run", &save_grads, "--save-grads", v)) return 2;
+    } else if (OPT("--save-input-grads")) {
+      if (!driver_file_once("gnn-run", &save_input_grads, "--save-input-grads", v)) return 2;
+    } else if (OPT("--save-inputs")) {
+      if (!driver_file_once("gnn-run", &save_inputs, "--save-inputs", v)) return 2;
+    } else if (OPT("--edge-order")) {
       if (strcmp(v, "file") != 0 && strcmp(v, "graph") != 0)
         return fprintf(stderr, "gnn-run: --edge-order wants 'file' or 'graph', got '%s'\n", v), 2;
       graph_order = strcmp(v, "graph") == 0;

@@ -252,12 +252,18 @@ int main(int argc, char **argv) {
       return fprintf(stderr, "gnn-train: %s wants a whole number in [%.0f, %.0f], got '%s'\n", n, (double)lo, (double)hi, v), 2; \
   }
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) return usage(stdout), 0;
-    else if (OPT("--data")) data = v;
-    else if (OPT("--save-params")) save = v;
-    else if (OPT("--load-params")) load = v;
-    else if (OPT("--optimizer")) optimizer = v;
-    else if (OPT("--checkpoint")) ckpt = v;
-    else if (OPT("--resume")) resume = v;
+    else if (OPT("--data")) {
+      if (!driver_file_once("gnn-train", &data, "--data", v)) return 2;
+    } else if (OPT("--save-params")) {
+      if (!driver_file_once("gnn-train", &save, "--save-params", v)) return 2;
+    } else if (OPT("--load-params")) {
+      if (!driver_file_once("gnn-train", &load, "--load-params", v)) return 2;
+    } else if (OPT("--optimizer")) optimizer = v;
+    else if (OPT("--checkpoint")) {
+      if (!driver_file_once("gnn-train", &ckpt, "--checkpoint", v)) return 2;
+    } else if (OPT("--resume")) {
+      if (!driver_file_once("gnn-train", &resume, "--resume", v)) return 2;
+    }
     INT("--epochs", epochs, 0, 1e9)
     NUM("--lr", lr, 0, 10)
     NUM("--weight-decay", wd, 0, 1)
@@ -447,8 +453,11 @@ int main(int argc, char **argv) {
   for (int64_t v = 0; v < rows; v++) {
     int s = ds->train_mask[v] ? 0 : ds->val_mask[v] ? 1 : ds->test_mask[v] ? 2 : -1;
     if (s >= 0 && ds->labels[v] < 0) { /* what the split's row is for, and so why it needs a label */
-      static const char *const why[3] = {"it cannot be trained on", "it cannot be validated on (early stopping and the best "
-                                         "epoch are chosen on the validation split)", "the test accuracy cannot count it"};
+      static const char *const why[3] = {
+          "it cannot be trained on",
+          "it cannot be validated on (early stopping and the best epoch are chosen on the validation split)",
+          "the test accuracy cannot count it",
+      };
       static const char *const acc[3] = {"train", "validation", "test"};
       char what[160];
       if (eval_only) snprintf(what, sizeof what, "the %s accuracy cannot count it", acc[s]);

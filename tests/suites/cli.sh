@@ -555,6 +555,13 @@ if "$GNNC" "$TMP/inputs.gnn" --target=host -o "$TMP/libudotv.so" > /dev/null 2>&
   check gnn-run-num-vertices bash -c "[ $rc4 -eq 0 ] && grep -q ': 50 vertices, 160 edges' '$TMP/nv.out' && head -2 '$TMP/nv.got' | grep -q '^tensor output 50 ' &&
     '$ROOT/build/bin/gnn-compare' '$TMP/nv.got' '$TMP/nv.ref' > /dev/null && [ $rc5 -eq 2 ] && grep -qF 'is for a bare edge list' '$TMP/nv.err'"
   unset rc4 rc5
+  # a file option given twice: refused, as gnnc refuses it (the second --graph was read)
+  "$ROOT/build/bin/gnn-run" "$TMP/libnv.so" --graph tests/interp/graphs/random/graph.edges --graph "$TMP/ev.edges" > /dev/null 2> "$TMP/twice.err"; rc4=$?
+  "$ROOT/build/bin/gnn-run" "$TMP/libnv.so" --graph "$TMP/ev.edges" --output "$TMP/t1" --output "$TMP/t2" > /dev/null 2>> "$TMP/twice.err"; rc5=$?
+  check gnn-run-file-option-twice bash -c "[ $rc4 -eq 2 ] && [ $rc5 -eq 2 ] && [ ! -e '$TMP/t1' ] && [ ! -e '$TMP/t2' ] &&
+    grep -qxF \"gnn-run: --graph given twice ('tests/interp/graphs/random/graph.edges', then '$TMP/ev.edges'): give it once\" '$TMP/twice.err' &&
+    grep -qxF \"gnn-run: --output given twice ('$TMP/t1', then '$TMP/t2'): give it once\" '$TMP/twice.err'"
+  unset rc4 rc5
   check edge-values-unread-note bash -c "[ $rc -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ] && [ \$(wc -l < '$TMP/err') -eq 2 ] &&
     grep -qxF 'gnnc run: note: the 2 values per edge of $TMP/ev.edges are not read: model GCN has no edge input' '$TMP/err' &&
     grep -qxF 'gnn-run: note: the 2 values per edge of $TMP/ev.edges are not read: model GCN has no edge input' '$TMP/err'"

@@ -364,6 +364,9 @@ PYEOF
     TR_RC=2 tr_bad epochs-fraction "--epochs wants a whole number in [0, 1000000000], got '1.5'" "$tr_lib" --data data/cora --epochs 1.5
     TR_RC=2 tr_bad patience-fraction "--patience wants a whole number in [1, 1000000000], got '1.9'" "$tr_lib" --data data/cora --patience 1.9
     TR_RC=2 tr_bad no-data "usage: gnn-train" "$tr_lib"
+    # a file option given twice: refused, as gnnc and gnn-run refuse it (the last was taken silently)
+    TR_RC=2 tr_bad data-twice "--data given twice ('data/cora', then 'data/pubmed'): give it once" "$tr_lib" --data data/cora --data data/pubmed
+    TR_RC=2 tr_bad save-params-twice "--save-params given twice ('$tr/p1', then '$tr/p2')" "$tr_lib" --data data/cora --save-params "$tr/p1" --save-params "$tr/p2"
     # Divergence: exp(exp(W x)) under SGD with lr 10 overflows in the first update.
     printf 'model Div(x: vertex[1433]) -> vertex[7] {\n  param W: [1433, 7]\n  return exp(exp(W @ x))\n}\n' > "$tr/div.gnn"
     if "$GNNC" "$tr/div.gnn" --target=$tr_target -o "$tr/libdiv.so" > /dev/null 2>&1; then
