@@ -338,11 +338,31 @@ static void emit_rebind(FILE *out, const KProgram *p, const char *P, const KBuf 
   fputs("/* Re-plans the arenas and reallocates the output for a capacity of nv vertices, ne edges and ng\n"
         " * graphs. The arena goes at once (the next forward allocates the new plan's); the output is\n"
         " * allocated before the old one goes, so a failure leaves the model bound and planned as it was\n"
-        " * (its arena freed, its output invalid: forward again). */\n", out);
-  fprintf(out, "static gnn_status gnnc_resize(%s_model *m, int64_t nv, int64_t ne, int64_t ng) {\n", P);
+        " * (its arena freed, its output invalid: forward again). Nothing is allocated unless the new\n"
+        " * buffers and the new inference arena fit in the memory available, as create checks (`who`,\n"
+        " * the caller, names the refusal). */\n", out);
+  fprintf(out, "static gnn_status gnnc_resize(%s_model *m, int64_t nv, int64_t ne, int64_t ng, const char *who) {\n", P);
   fputs("  gnn_graph shape;\n  memset(&shape, 0, sizeof shape);\n  shape.nv = nv;\n  shape.ne = ne;\n  shape.ng = ng;\n"
         "  gnn_free(m->ctx, m->arena);\n  m->arena = NULL;\n  m->arena_mode = 0;\n"
         "  m->forward_done = m->trained = m->backward_ready = 0;\n", out);
+  /* The plan comes first, and is undone at once: the check needs the new inference arena's size,
+   * and every return below leaves the old plan (the last gnnc_plan makes the new one current). A
+   * reserve of 2^27 vertices allocated a 3.7 GB output that only the first forward refused. */
+  fputs("  {\n"
+        "    gnn_graph old;\n    memset(&old, 0, sizeof old);\n    old.nv = m->cap_nv;\n    old.ne = m->cap_ne;\n    old.ng = m->cap_ng;\n"
+        "    gnnc_plan(m, &shape);\n"
+        "    const size_t arena = m->arena_infer_bytes;\n"
+        "    gnnc_plan(m, &old);\n"
+        "    size_t need = gnnc_out_bytes(&shape) != m->out_cap ? gnnc_out_bytes(&shape) : 0; /* beside the old until it goes */\n", out);
+  if (nig) fputs("    need += gnnc_igrad_bytes(&shape);\n", out);
+  fprintf(out, "    size_t avail = SIZE_MAX;\n"
+               "    if (gnn_mem_available(m->ctx, &avail) == GNN_OK && (need > avail || arena > avail - need))\n"
+               "      return gnn_set_error(m->ctx, GNN_ERR_OOM, \"%%s: a capacity of %%lld vertices, %%lld edges and %%lld graphs \"\n"
+               "                           \"needs %%zu bytes more (new output%s %%zu, inference arena %%zu), %%zu available; \"\n"
+               "                           \"the model keeps its capacity (%%lld vertices, %%lld edges, %%lld graphs)\", who,\n"
+               "                           (long long)nv, (long long)ne, (long long)ng, need + arena, need, arena, avail,\n"
+               "                           (long long)m->cap_nv, (long long)m->cap_ne, (long long)m->cap_ng);\n"
+               "  }\n", nig ? " and input gradients" : "");
   /* The input gradients (--input-grads) follow the capacity like the output (a buffer of no rows,
    * an edge input's on a graph without edges, is a byte: input_grad then says the gradient was
    * computed whatever the graph, as after a bigger graph; create allocates them so too). Every new buffer is
@@ -387,8 +407,9 @@ static void emit_rebind(FILE *out, const KProgram *p, const char *P, const KBuf 
                "                           \"exceeds the model's capacity (%%lld vertices, %%lld edges, %%lld graphs) and growth is off \"\n"
                "                           \"(%s_reserve with grow = 1 allows it)\", (long long)g->nv, (long long)g->ne, (long long)g->ng,\n"
                "                           (long long)m->cap_nv, (long long)m->cap_ne, (long long)m->cap_ng);\n", P, P);
-  fputs("    const gnn_status st = gnnc_resize(m, gnnc_grow(m->cap_nv, g->nv), gnnc_grow(m->cap_ne, g->ne), gnnc_grow(m->cap_ng, g->ng));\n"
-        "    if (st) return st;\n  }\n"
+  fprintf(out, "    const gnn_status st = gnnc_resize(m, gnnc_grow(m->cap_nv, g->nv), gnnc_grow(m->cap_ne, g->ne), gnnc_grow(m->cap_ng, g->ng),\n"
+               "                                      \"%s_set_graph\");\n", P);
+  fputs("    if (st) return st;\n  }\n"
         "  m->g = g;\n"
         "  m->bound_nv = g->nv;\n  m->bound_ne = g->ne;\n  m->bound_ng = g->ng;\n"
         "  m->forward_done = m->trained = m->backward_ready = 0; /* the output and the stash were the old graph's */\n", out);
@@ -401,13 +422,13 @@ static void emit_rebind(FILE *out, const KProgram *p, const char *P, const KBuf 
   fputs("  if (nv < 0 || ne < 0 || ng < 0 || nv > GNNC_MAX_COUNT || ne > GNNC_MAX_COUNT || ng > GNNC_MAX_COUNT)\n", out);
   fprintf(out, "    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_reserve: a capacity of %%lld vertices, %%lld edges and %%lld graphs: each \"\n"
                "                         \"count must be in 0 .. 2^31 (the runtime's graphs have int32 ids)\", (long long)nv, (long long)ne, (long long)ng);\n", P);
-  fputs("  const gnn_graph *g = m->g;\n"
+  fprintf(out, "  const gnn_graph *g = m->g;\n"
         "  /* the bound graph always fits */\n"
         "  if (nv < g->nv) nv = g->nv;\n  if (ne < g->ne) ne = g->ne;\n  if (ng < g->ng) ng = g->ng;\n"
         "  if (nv != m->cap_nv || ne != m->cap_ne || ng != m->cap_ng) {\n"
-        "    const gnn_status st = gnnc_resize(m, nv, ne, ng);\n"
+        "    const gnn_status st = gnnc_resize(m, nv, ne, ng, \"%s_reserve\");\n"
         "    if (st) return st;\n  }\n"
-        "  m->grow = grow != 0;\n  return GNN_OK;\n}\n\n", out);
+        "  m->grow = grow != 0;\n  return GNN_OK;\n}\n\n", P);
 }
 
 void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *src_name, const char *header_name) {

@@ -112,7 +112,10 @@ void emit_header(FILE *out, const KProgram *p, const char *src_name) {
           "/* Sets the capacity to nv vertices, ne edges and ng graphs (each at least the bound graph's; none\n"
           " * negative): the arenas are re-planned and the output reallocated for it when it changes, the\n"
           " * next forward allocating the arena, so a loop over batches allocates once. grow = 0 makes\n"
-          " * %s_set_graph refuse a graph beyond the capacity instead of growing it. */\n"
+          " * %s_set_graph refuse a graph beyond the capacity instead of growing it. A capacity whose\n"
+          " * new output and inference arena pass the memory available (gnn_mem_available) is\n"
+          " * GNN_ERR_OOM before anything is allocated, here and in a growing set_graph, the capacity\n"
+          " * unchanged. */\n"
           "gnn_status %s_reserve(%s_model *m, int64_t nv, int64_t ne, int64_t ng, int grow);\n\n",
           P, P, P, P, P, P);
   fputs("/* The forward pass. Inputs, rows x width floats, none NULL:\n", out);

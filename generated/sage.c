@@ -934,8 +934,10 @@ static int64_t gnnc_grow(int64_t cap, int64_t need) {
 /* Re-plans the arenas and reallocates the output for a capacity of nv vertices, ne edges and ng
  * graphs. The arena goes at once (the next forward allocates the new plan's); the output is
  * allocated before the old one goes, so a failure leaves the model bound and planned as it was
- * (its arena freed, its output invalid: forward again). */
-static gnn_status gnnc_resize(graphsage_model *m, int64_t nv, int64_t ne, int64_t ng) {
+ * (its arena freed, its output invalid: forward again). Nothing is allocated unless the new
+ * buffers and the new inference arena fit in the memory available, as create checks (`who`,
+ * the caller, names the refusal). */
+static gnn_status gnnc_resize(graphsage_model *m, int64_t nv, int64_t ne, int64_t ng, const char *who) {
   gnn_graph shape;
   memset(&shape, 0, sizeof shape);
   shape.nv = nv;
@@ -945,6 +947,24 @@ static gnn_status gnnc_resize(graphsage_model *m, int64_t nv, int64_t ne, int64_
   m->arena = NULL;
   m->arena_mode = 0;
   m->forward_done = m->trained = m->backward_ready = 0;
+  {
+    gnn_graph old;
+    memset(&old, 0, sizeof old);
+    old.nv = m->cap_nv;
+    old.ne = m->cap_ne;
+    old.ng = m->cap_ng;
+    gnnc_plan(m, &shape);
+    const size_t arena = m->arena_infer_bytes;
+    gnnc_plan(m, &old);
+    size_t need = gnnc_out_bytes(&shape) != m->out_cap ? gnnc_out_bytes(&shape) : 0; /* beside the old until it goes */
+    size_t avail = SIZE_MAX;
+    if (gnn_mem_available(m->ctx, &avail) == GNN_OK && (need > avail || arena > avail - need))
+      return gnn_set_error(m->ctx, GNN_ERR_OOM, "%s: a capacity of %lld vertices, %lld edges and %lld graphs "
+                           "needs %zu bytes more (new output %zu, inference arena %zu), %zu available; "
+                           "the model keeps its capacity (%lld vertices, %lld edges, %lld graphs)", who,
+                           (long long)nv, (long long)ne, (long long)ng, need + arena, need, arena, avail,
+                           (long long)m->cap_nv, (long long)m->cap_ne, (long long)m->cap_ng);
+  }
   const size_t out_bytes = gnnc_out_bytes(&shape);
   if (out_bytes != m->out_cap) {
     float *o = NULL;
@@ -974,7 +994,8 @@ gnn_status graphsage_set_graph(graphsage_model *m, const gnn_graph *g) {
                            "exceeds the model's capacity (%lld vertices, %lld edges, %lld graphs) and growth is off "
                            "(graphsage_reserve with grow = 1 allows it)", (long long)g->nv, (long long)g->ne, (long long)g->ng,
                            (long long)m->cap_nv, (long long)m->cap_ne, (long long)m->cap_ng);
-    const gnn_status st = gnnc_resize(m, gnnc_grow(m->cap_nv, g->nv), gnnc_grow(m->cap_ne, g->ne), gnnc_grow(m->cap_ng, g->ng));
+    const gnn_status st = gnnc_resize(m, gnnc_grow(m->cap_nv, g->nv), gnnc_grow(m->cap_ne, g->ne), gnnc_grow(m->cap_ng, g->ng),
+                                      "graphsage_set_graph");
     if (st) return st;
   }
   m->g = g;
@@ -996,7 +1017,7 @@ gnn_status graphsage_reserve(graphsage_model *m, int64_t nv, int64_t ne, int64_t
   if (ne < g->ne) ne = g->ne;
   if (ng < g->ng) ng = g->ng;
   if (nv != m->cap_nv || ne != m->cap_ne || ng != m->cap_ng) {
-    const gnn_status st = gnnc_resize(m, nv, ne, ng);
+    const gnn_status st = gnnc_resize(m, nv, ne, ng, "graphsage_reserve");
     if (st) return st;
   }
   m->grow = grow != 0;

@@ -307,6 +307,34 @@ static void test_sage(gnn_ctx *ctx) {
                "a capacity of 4611686018427387904 vertices", "each count must be in 0 .. 2^31");
   check_status(ctx, graphsage_reserve(m, 4, (int64_t)1 << 62, 1, 1), GNN_ERR_INVALID, "sage/capacity-too-many-edges",
                "each count must be in 0 .. 2^31", NULL);
+  /* A capacity whose new output fits in the memory available but whose inference arena does
+   * not: refused before anything is allocated, as create refuses it, the capacity and plan as
+   * they were, for reserve and for set_graph's growth alike (a reserve of 2^27 vertices
+   * allocated a 3.7 GB output, GNN_OK, and only the first forward refused). */
+  {
+    const int64_t big = (int64_t)1 << 20;
+    const size_t out_big = (size_t)big * (size_t)a.api->output_info.width * sizeof(float);
+    size_t live = 0, peak = 0;
+    gnn_mem_usage(ctx, &live, NULL);
+    gnn_set_memory_limit(ctx, live + out_big + ((size_t)64 << 10)); /* the output and 64 KiB */
+    gnn_mem_reset_peak(ctx);
+    check_status(ctx, graphsage_reserve(m, big, 5, 1, 1), GNN_ERR_OOM, "sage/reserve-past-memory",
+                 "graphsage_reserve: a capacity of 1048576 vertices", "the model keeps its capacity");
+    gnn_mem_usage(ctx, NULL, &peak);
+    check(peak <= live, "sage/reserve-past-memory-allocates-nothing", "peak %zu bytes, %zu live before", peak, live);
+    gnn_set_memory_limit(ctx, 0);
+    gnn_graph *huge = NULL; /* 2^20 vertices, one edge: a graph that fits, a model on it that does not */
+    const int64_t hs[1] = {0}, hd[1] = {1};
+    gnn_status hst = gnn_graph_from_edges(ctx, big, 1, hs, hd, NULL, &huge);
+    check(hst == GNN_OK, "sage/huge-graph", "%s", gnn_last_error(ctx));
+    gnn_mem_usage(ctx, &live, NULL);
+    gnn_set_memory_limit(ctx, live + out_big + ((size_t)64 << 10));
+    if (!hst)
+      check_status(ctx, graphsage_set_graph(m, huge), GNN_ERR_OOM, "sage/set-graph-past-memory",
+                   "graphsage_set_graph: a capacity of", "the model keeps its capacity");
+    gnn_set_memory_limit(ctx, 0);
+    gnn_graph_free(ctx, huge);
+  }
   same_as_fresh(ctx, a, g[4], "sage/usable-after-too-large");
   check(graphsage_set_graph(NULL, g[0]) == GNN_ERR_INVALID && graphsage_reserve(NULL, 1, 1, 1, 1) == GNN_ERR_INVALID, "sage/null-model",
         "a NULL model was not refused");
