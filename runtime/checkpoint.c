@@ -175,8 +175,8 @@ gnn_status gnn_train_state_save(gnn_ctx *ctx, const char *path, const gnn_train_
     return st;
   }
   if (fwrite(&h, sizeof h, 1, f) != 1 || (b.n && fwrite(b.p, 1, b.n, f) != b.n))
-    st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: write failed: %s (the previous checkpoint, if any, is unchanged)", path,
-                       strerror(errno));
+    st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: write failed: %s%s", path, strerror(errno),
+                       tmp ? " (the previous checkpoint, if any, is unchanged)" : ""); /* (a device is written in place) */
   free(b.p);
   return rt_tmp_commit(ctx, f, tmp, path, st);
 }

@@ -476,8 +476,8 @@ gnn_status gnn_tensor_file_write(gnn_ctx *ctx, const char *path, int n, const ch
   fprintf(f, TF_MAGIC " version %d bytes %zu fnv1a64 %016llx\n", TF_VERSION, len,
           (unsigned long long)rt_fnv1a(RT_FNV_INIT, text, len));
   if (len && fwrite(text, 1, len, f) != len)
-    st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: write failed: %s (the previous file, if any, is unchanged)", path,
-                       strerror(errno));
+    st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: write failed: %s%s", path, strerror(errno),
+                       tmp ? " (the previous file, if any, is unchanged)" : ""); /* (a device is written in place) */
   free(text);
   return rt_tmp_commit(ctx, f, tmp, path, st);
 }

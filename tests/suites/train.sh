@@ -333,6 +333,19 @@ PYEOF
        [ "$(ls "$tr/fifos" | tr '\n' ' ')" = "c c-link c.out p p.out " ]; then
       pass train/outputs-fifos
     else fail train/outputs-fifos "exit $tr_rc: $(tail -2 "$tr/fifos.log" | tr '\n' ' ') $(ls -l "$tr/fifos" | tr '\n' ' ')"; fi
+    # a device that refuses the write (a full one: a node of /dev/full's numbers made here, so a
+    # writer that renamed would replace only this folder's node): the message says the write
+    # failed and claims no previous file kept (a device is written in place: nothing was kept)
+    # (not root, no mknod: a link to /dev/full, which such a user cannot rename over)
+    rm -f "$tr/full-dev"
+    if mknod "$tr/full-dev" c 1 7 2> /dev/null || { [ "$(id -u)" -ne 0 ] && ln -s /dev/full "$tr/full-dev"; }; then
+      "$tr_bin/gnn-train" "$tr_lib" --data data/cora --epochs 1 --quiet --save-params "$tr/full-dev" > /dev/null 2> "$tr/full.err"; tr_rc=$?
+      "$tr_bin/gnn-train" "$tr_lib" --data data/cora --epochs 1 --quiet --checkpoint "$tr/full-dev" > /dev/null 2>> "$tr/full.err"; tr_rc2=$?
+      if [ $tr_rc -eq 1 ] && [ $tr_rc2 -eq 1 ] && [ -c "$tr/full-dev" ] && [ "$(grep -c 'full-dev: error: write failed: No space left on device' "$tr/full.err")" -eq 2 ] &&
+         ! grep -q unchanged "$tr/full.err"; then pass train/bad/device-write-fails
+      else fail train/bad/device-write-fails "exit $tr_rc/$tr_rc2: $(head -c 300 "$tr/full.err")"; fi
+      rm -f "$tr/full-dev"
+    else fail train/bad/device-write-fails "cannot make a device node or a link to /dev/full in $tr"; fi
     # a vertex in two splits: the test accuracy would be over vertices trained on
     tr_copy overlap-test; grep -v '^#' data/cora/test.idx | head -1 >> "$tr/overlap-test/train.idx"
     tr_bad split-overlap-test "test.idx:$(grep -n '^[0-9]' data/cora/test.idx | head -1 | cut -d: -f1): error: vertex $(grep -v '^#' data/cora/test.idx | head -1) is also in train.idx" \
