@@ -151,3 +151,17 @@ const char *read_source_error(int err) {
          : err == EILSEQ ? "NUL byte in a text file"
                          : strerror(err);
 }
+
+const char *binary_file_kind(const char *path) {
+  char b[8];
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t n = fread(b, 1, sizeof b, f);
+  fclose(f);
+  if (n == 8 && memcmp(b, "GNNRTCKP", 8) == 0)
+    return "a training checkpoint (binary, gnn_train_state_save: gnn-train --checkpoint), read by gnn_train_state_load "
+           "(gnn-train --resume)";
+  if (n == 8 && memcmp(b, "GNNRTCSR", 8) == 0)
+    return "a graph cache (binary, gnn_graph_save_cache), read by gnn_graph_load from a file named .gcsr";
+  return NULL;
+}

@@ -44,5 +44,9 @@ char *read_text_file(const char *path, size_t *size);
 /* The reason read_source_file or read_text_file failed, for errno err: strerror, the size
  * limit, or a NUL byte. */
 const char *read_source_error(int err);
+/* The runtime's binary files, told by their first bytes, for a text reader that met a NUL byte
+ * there: "a training checkpoint (...)" or "a graph cache (...)"; NULL: neither (or unreadable).
+ * The runtime says the same (runtime/text.c, rt_binary_kind). */
+const char *binary_file_kind(const char *path);
 
 #endif

@@ -550,6 +550,7 @@ typedef struct {
 static const ForeignFormat *foreign_format(const char *path) {
   static const ForeignFormat mtx = {"a Matrix Market file", "gnn-run reads one named .mtx"},
                              gcsr = {"a binary CSR cache (.gcsr)", "gnn-run reads one named .gcsr"},
+                             checkpoint = {"a training checkpoint (binary: gnn-train --checkpoint)", "gnn-train --resume reads one"},
                              gz = {"a gzip-compressed file", "gnn-run reads gzip-compressed edge lists"},
                              npz = {"a zip archive (an .npz)", "gnn-run and gnn-train read one as an OGB folder's raw/data.npz"};
   struct stat st; /* a regular file only: peeking at a pipe (--graph /dev/stdin, <(...)) would eat its first bytes */
@@ -561,14 +562,15 @@ static const ForeignFormat *foreign_format(const char *path) {
   fclose(f);
   if (n >= 14 && memcmp(b, "%%MatrixMarket", 14) == 0) return &mtx;
   if (n >= 8 && memcmp(b, "GNNRTCSR", 8) == 0) return &gcsr;
+  if (n >= 8 && memcmp(b, "GNNRTCKP", 8) == 0) return &checkpoint;
   if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) return &gz;
   if (n >= 4 && memcmp(b, "PK\3\4", 4) == 0) return &npz;
   /* named as a cache but damaged (or another program's): gnn-run would refuse it for its magic,
    * and the edge-list parser would only say "NUL byte" */
   static const ForeignFormat named_gcsr = {"a file named .gcsr, a binary CSR cache (its first bytes are not the cache's "
                                            "\"GNNRTCSR\")", "gnn-run reads one named .gcsr"};
-  size_t len = strlen(path);
-  if (len >= 5 && strcmp(path + len - 5, ".gcsr") == 0) return &named_gcsr;
+  size_t len = strlen(path); /* (binary: a NUL in its first bytes; a text edge list so named is read) */
+  if (len >= 5 && strcmp(path + len - 5, ".gcsr") == 0 && memchr(b, 0, n)) return &named_gcsr;
   return NULL;
 }
 

@@ -235,6 +235,8 @@ static bool tensors_read(Tensor *want, int n, int required, bool *found, const i
   long first = 1;
   bool ok = text && seen;
   if (!text && gnn_is_device(path)) snprintf(err, errlen, "%s: error: cannot read: it is a device, not a file", path);
+  else if (!text && errno == EILSEQ && binary_file_kind(path))
+    snprintf(err, errlen, "%s: error: this is %s, not a text file", path, binary_file_kind(path));
   else if (!text && errno == EILSEQ) snprintf(err, errlen, "%s: error: NUL byte in a text file", path);
   else if (!text) snprintf(err, errlen, "%s: error: cannot open: %s", path, read_source_error(errno));
   if (ok) ok = tensors_sum_line(text, size, path, &body, &first, err, errlen);

@@ -135,7 +135,6 @@ static void split_list(const char *arg, const char **dst, int *n, int max) {
   for (char *tok = strtok(c->text, ","); tok && *n < max; tok = strtok(NULL, ",")) dst[(*n)++] = tok;
 }
 
-/* A whole decimal integer in [lo, hi] (digits only: no sign, space or suffix). */
 /* A file option given a second time: refused, not the last one silently taken (--graph A then
  * --graph B read B, and an -o then --output wrote one file of two). False after saying so. */
 static bool set_file_once(const char **slot, const char *v, const char *flag, const char *given_as) {
@@ -149,6 +148,7 @@ static bool set_file_once(const char **slot, const char *v, const char *flag, co
   return true;
 }
 
+/* A whole decimal integer in [lo, hi] (digits only: no sign, space or suffix). */
 static bool parse_uint(const char *s, unsigned long long lo, unsigned long long hi, unsigned long long *out) {
   if (!s || *s < '0' || *s > '9') return false;
   char *end;
@@ -548,7 +548,7 @@ int main(int argc, char **argv) {
       }
       o.edge_ids = edge_ids;
     } else if ((v = ARGVAL("--tune-mapping"))) {
-      cli.tune_graph = v;
+      if (!set_file_once(&cli.tune_graph, v, "--tune-mapping", NULL)) return 2;
       if (!cli.compile_only) cli.compile_only = a;
     } else if ((v = ARGVAL("--tune-rounds"))) {
       unsigned long long n;

@@ -342,6 +342,7 @@ bad_num init-word "--init wants glorot or uniform, got 'foo'" "${runargs[@]}" --
 bad_num graph-twice "--graph given twice ('tests/graph/ok.edges', then '$TMP/other.edges'): give it once" "${runargs[@]}" --graph "$TMP/other.edges"
 bad_num output-twice "--output given twice ('$TMP/a.out' as -o, then '$TMP/b.out'): give it once" "${runargs[@]}" -o "$TMP/a.out" --output="$TMP/b.out"
 bad_num params-twice "--params given twice ('$TMP/p1', then '$TMP/p2')" "${runargs[@]}" --params "$TMP/p1" --params "$TMP/p2"
+bad_num tune-mapping-twice "--tune-mapping given twice ('tests/graph/ok.edges', then '$TMP/other.edges')" "$TMP/num.gnn" --tune-mapping tests/graph/ok.edges --tune-mapping "$TMP/other.edges" -o "$TMP/t.so"
 bad_num compile-output-twice "-o given twice ('$TMP/a.c', then '$TMP/b.c')" "$TMP/num.gnn" -o "$TMP/a.c" -o "$TMP/b.c"
 [ ! -e "$TMP/a.c" ] && [ ! -e "$TMP/b.c" ] && [ ! -e "$TMP/a.out" ] && pass cli/file-twice-writes-nothing || fail cli/file-twice-writes-nothing "a file was written"
 # a folder given as the source: said so (was "Input/output error")

@@ -33,6 +33,17 @@ bad gcsr "$TMP/g.gcsr" "$TMP/g.gcsr: error: a binary CSR cache (.gcsr): gnnc run
 # a damaged cache (its magic gone) is still named for what its name says, not "NUL byte"
 printf 'XNNRTCSR\1\0\0\0' > "$TMP/damaged.gcsr"
 bad gcsr-bad-magic "$TMP/damaged.gcsr" "$TMP/damaged.gcsr: error: a file named .gcsr, a binary CSR cache (its first bytes are not the cache's \"GNNRTCSR\"): gnnc run reads"
+# a text edge list that happens to be named .gcsr is read as one (a binary file is told by a NUL)
+printf '0 1\n1 2\n' > "$TMP/text.gcsr"
+if "$GNNC" run "$m" --graph "$TMP/text.gcsr" --output "$TMP/text.out" > /dev/null 2> "$TMP/g.err"; then pass graph/text-named-gcsr
+else fail graph/text-named-gcsr "$(head -2 "$TMP/g.err")"; fi
+# a training checkpoint given as a graph or as parameters: named, not "NUL byte"
+printf 'GNNRTCKP\3\0\0\0' > "$TMP/run.ckpt"
+bad checkpoint-as-graph "$TMP/run.ckpt" "$TMP/run.ckpt: error: a training checkpoint (binary: gnn-train --checkpoint): gnnc run reads a dataset folder or a plain edge list"
+"$GNNC" run "$m" --graph tests/graph/ok.edges --params "$TMP/run.ckpt" > /dev/null 2> "$TMP/g.err"; rc=$?
+if [ $rc -eq 1 ] && grep -qF "$TMP/run.ckpt: error: this is a training checkpoint (binary, gnn_train_state_save: gnn-train --checkpoint), read by gnn_train_state_load (gnn-train --resume), not a text file" "$TMP/g.err"; then
+  pass graph/checkpoint-as-params
+else fail graph/checkpoint-as-params "exit $rc: $(head -2 "$TMP/g.err")"; fi
 mkdir -p "$TMP/ogb/raw" && printf '0,1\n' | gzip > "$TMP/ogb/raw/edge.csv.gz"
 # (and a pipe is not peeked at: its first bytes would be gone before the edge-list parser reads it)
 if "$GNNC" run tests/interp/models/gcn.gnn --graph tests/interp/graphs/random/graph.edges --seed 3 --output "$TMP/file.out" > /dev/null 2>&1 &&
