@@ -342,27 +342,32 @@ static void emit_rebind(FILE *out, const KProgram *p, const char *P, const KBuf 
         " * buffers and the new inference arena fit in the memory available, as create checks (`who`,\n"
         " * the caller, names the refusal). */\n", out);
   fprintf(out, "static gnn_status gnnc_resize(%s_model *m, int64_t nv, int64_t ne, int64_t ng, const char *who) {\n", P);
-  fputs("  gnn_graph shape;\n  memset(&shape, 0, sizeof shape);\n  shape.nv = nv;\n  shape.ne = ne;\n  shape.ng = ng;\n"
-        "  gnn_free(m->ctx, m->arena);\n  m->arena = NULL;\n  m->arena_mode = 0;\n"
-        "  m->forward_done = m->trained = m->backward_ready = 0;\n", out);
-  /* The plan comes first, and is undone at once: the check needs the new inference arena's size,
-   * and every return below leaves the old plan (the last gnnc_plan makes the new one current). A
-   * reserve of 2^27 vertices allocated a 3.7 GB output that only the first forward refused. */
+  fputs("  gnn_graph shape;\n  memset(&shape, 0, sizeof shape);\n  shape.nv = nv;\n  shape.ne = ne;\n  shape.ng = ng;\n", out);
+  /* The check comes before anything changes: a refusal keeps the model as it was, its arena and
+   * last forward included. The new plan is made to size the inference arena and undone at once
+   * (the last gnnc_plan below makes it current); the old arena, which goes before the new one is
+   * allocated, counts as available. A reserve of 2^27 vertices allocated a 3.7 GB output that only
+   * the first forward refused. The input gradients are allocated anew whatever their size (every
+   * new buffer before any old one goes), so they count in full; the output only when it changes. */
   fputs("  {\n"
         "    gnn_graph old;\n    memset(&old, 0, sizeof old);\n    old.nv = m->cap_nv;\n    old.ne = m->cap_ne;\n    old.ng = m->cap_ng;\n"
         "    gnnc_plan(m, &shape);\n"
         "    const size_t arena = m->arena_infer_bytes;\n"
         "    gnnc_plan(m, &old);\n"
+        "    const size_t old_arena = m->arena_mode == 2 ? m->arena_bytes : m->arena_mode == 1 ? m->arena_infer_bytes : 0;\n"
         "    size_t need = gnnc_out_bytes(&shape) != m->out_cap ? gnnc_out_bytes(&shape) : 0; /* beside the old until it goes */\n", out);
   if (nig) fputs("    need += gnnc_igrad_bytes(&shape);\n", out);
   fprintf(out, "    size_t avail = SIZE_MAX;\n"
-               "    if (gnn_mem_available(m->ctx, &avail) == GNN_OK && (need > avail || arena > avail - need))\n"
+               "    if (gnn_mem_available(m->ctx, &avail) == GNN_OK && avail < SIZE_MAX - old_arena) avail += old_arena;\n"
+               "    if (avail != SIZE_MAX && (need > avail || arena > avail - need))\n"
                "      return gnn_set_error(m->ctx, GNN_ERR_OOM, \"%%s: a capacity of %%lld vertices, %%lld edges and %%lld graphs \"\n"
                "                           \"needs %%zu bytes more (new output%s %%zu, inference arena %%zu), %%zu available; \"\n"
                "                           \"the model keeps its capacity (%%lld vertices, %%lld edges, %%lld graphs)\", who,\n"
                "                           (long long)nv, (long long)ne, (long long)ng, need + arena, need, arena, avail,\n"
                "                           (long long)m->cap_nv, (long long)m->cap_ne, (long long)m->cap_ng);\n"
-               "  }\n", nig ? " and input gradients" : "");
+               "  }\n"
+               "  gnn_free(m->ctx, m->arena);\n  m->arena = NULL;\n  m->arena_mode = 0;\n"
+               "  m->forward_done = m->trained = m->backward_ready = 0;\n", nig ? " and input gradients" : "");
   /* The input gradients (--input-grads) follow the capacity like the output (a buffer of no rows,
    * an edge input's on a graph without edges, is a byte: input_grad then says the gradient was
    * computed whatever the graph, as after a bigger graph; create allocates them so too). Every new buffer is

@@ -1595,10 +1595,6 @@ static gnn_status gnnc_resize(monet_model *m, int64_t nv, int64_t ne, int64_t ng
   shape.nv = nv;
   shape.ne = ne;
   shape.ng = ng;
-  gnn_free(m->ctx, m->arena);
-  m->arena = NULL;
-  m->arena_mode = 0;
-  m->forward_done = m->trained = m->backward_ready = 0;
   {
     gnn_graph old;
     memset(&old, 0, sizeof old);
@@ -1608,15 +1604,21 @@ static gnn_status gnnc_resize(monet_model *m, int64_t nv, int64_t ne, int64_t ng
     gnnc_plan(m, &shape);
     const size_t arena = m->arena_infer_bytes;
     gnnc_plan(m, &old);
+    const size_t old_arena = m->arena_mode == 2 ? m->arena_bytes : m->arena_mode == 1 ? m->arena_infer_bytes : 0;
     size_t need = gnnc_out_bytes(&shape) != m->out_cap ? gnnc_out_bytes(&shape) : 0; /* beside the old until it goes */
     size_t avail = SIZE_MAX;
-    if (gnn_mem_available(m->ctx, &avail) == GNN_OK && (need > avail || arena > avail - need))
+    if (gnn_mem_available(m->ctx, &avail) == GNN_OK && avail < SIZE_MAX - old_arena) avail += old_arena;
+    if (avail != SIZE_MAX && (need > avail || arena > avail - need))
       return gnn_set_error(m->ctx, GNN_ERR_OOM, "%s: a capacity of %lld vertices, %lld edges and %lld graphs "
                            "needs %zu bytes more (new output %zu, inference arena %zu), %zu available; "
                            "the model keeps its capacity (%lld vertices, %lld edges, %lld graphs)", who,
                            (long long)nv, (long long)ne, (long long)ng, need + arena, need, arena, avail,
                            (long long)m->cap_nv, (long long)m->cap_ne, (long long)m->cap_ng);
   }
+  gnn_free(m->ctx, m->arena);
+  m->arena = NULL;
+  m->arena_mode = 0;
+  m->forward_done = m->trained = m->backward_ready = 0;
   const size_t out_bytes = gnnc_out_bytes(&shape);
   if (out_bytes != m->out_cap) {
     float *o = NULL;

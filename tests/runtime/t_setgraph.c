@@ -314,6 +314,9 @@ static void test_sage(gnn_ctx *ctx) {
   {
     const int64_t big = (int64_t)1 << 20;
     const size_t out_big = (size_t)big * (size_t)a.api->output_info.width * sizeof(float);
+    const float *in[1] = {a.x}; /* a training forward on g[4] (a.x holds its input): a refusal keeps it */
+    st = graphsage_forward(m, in[0], 1, 7);
+    check(st == GNN_OK, "sage/forward-before-reserve", "%s", gnn_last_error(ctx));
     size_t live = 0, peak = 0;
     gnn_mem_usage(ctx, &live, NULL);
     gnn_set_memory_limit(ctx, live + out_big + ((size_t)64 << 10)); /* the output and 64 KiB */
@@ -323,6 +326,10 @@ static void test_sage(gnn_ctx *ctx) {
     gnn_mem_usage(ctx, NULL, &peak);
     check(peak <= live, "sage/reserve-past-memory-allocates-nothing", "peak %zu bytes, %zu live before", peak, live);
     gnn_set_memory_limit(ctx, 0);
+    /* nothing else changed either: the training forward above still serves a backward (a
+     * refusal after the arena went cleared it: "no forward to differentiate") */
+    st = graphsage_backward(m, a.dout);
+    check(st == GNN_OK, "sage/reserve-past-memory-keeps-forward", "%s", gnn_last_error(ctx));
     gnn_graph *huge = NULL; /* 2^20 vertices, one edge: a graph that fits, a model on it that does not */
     const int64_t hs[1] = {0}, hd[1] = {1};
     gnn_status hst = gnn_graph_from_edges(ctx, big, 1, hs, hd, NULL, &huge);
