@@ -34,7 +34,8 @@
  * checkpoint records the OpenBLAS thread count too (the products' last bits depend on it): a
  * resume at another count goes on with a warning; one already past --epochs is refused.
  *
- * Exit status, as gnn-run's and gnnc run's: 2 when the command line is refused as given, before
+ * Exit status, as gnn-run's and gnnc run's (which meet an unwritable output at the write, exit
+ * 1, where this checks it first, exit 2): 2 when the command line is refused as given, before
  * any work (options, values, outputs that cannot or must not be written, a checkpoint given to
  * --load-params or one past --epochs); 1 when the run fails (library, dataset, checkpoint
  * contents, divergence, a write). Outputs that are devices or FIFOs are written in place.
@@ -376,7 +377,7 @@ int main(int argc, char **argv) {
       char given[96] = "";
       if (!epochs_given) snprintf(given, sizeof given, " (model %s's default)", api->name);
       fprintf(stderr, "gnn-train: --resume %s is at epoch %lld, past --epochs %.0f%s: it would train nothing; give --epochs %lld "
-                      "or more (%lld reports its accuracies again, more trains on)\n", resume, (long long)at, epochs, given,
+                      "or more (at %lld it reports its accuracies again; more trains on, unless the run had stopped early)\n", resume, (long long)at, epochs, given,
               (long long)at, (long long)at);
       rc = 2;
       goto out;
@@ -628,8 +629,10 @@ int main(int argc, char **argv) {
      * there is an epoch to train). */
     if (!end[0] && ck.threads > 0 && threads > 0 && ck.threads != threads)
       fprintf(stderr, "gnn-train: warning: %s was written with %d OpenBLAS thread%s, this run has %d: it goes on, but not bit for "
-                      "bit as an uninterrupted run (OPENBLAS_NUM_THREADS=%d, or OMP_NUM_THREADS=%d, as when it was written, "
-                      "makes it so)\n", resume, ck.threads, ck.threads == 1 ? "" : "s", threads, ck.threads, ck.threads);
+                      "bit as an uninterrupted run (OPENBLAS_NUM_THREADS=%d%s%.0d, as when it was written, makes it so)\n",
+              resume, ck.threads, ck.threads == 1 ? "" : "s", threads, ck.threads,
+              getenv("OPENBLAS_NUM_THREADS") ? "" : ", or OMP_NUM_THREADS=", /* OpenBLAS reads its own first */
+              getenv("OPENBLAS_NUM_THREADS") ? 0 : ck.threads); /* (%.0d of 0 prints nothing) */
     else if (!end[0] && ck.threads > 0 && api->target == GNN_TARGET_CUDA)
       fprintf(stderr, "gnn-train: warning: %s was written by a host library (%d OpenBLAS thread%s), this run is CUDA: it goes on, "
                       "but not bit for bit as an uninterrupted run\n", resume, ck.threads, ck.threads == 1 ? "" : "s");
