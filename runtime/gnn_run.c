@@ -334,28 +334,27 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define OPT(name) (strcmp(a, name) == 0 && v && (i++, true))
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    /* the file options: each given once (driver_file_once) */
+    const struct {
+      const char *flag;
+      const char **slot;
+    } files[] = {{"--graph", &graph},           {"--params", &params},
+                 {"--inputs", &inputs},         {"--output", &output},
+                 {"--save-grads", &save_grads}, {"--save-input-grads", &save_input_grads},
+                 {"--save-inputs", &save_inputs}};
+    int file_opt = -1;
+    for (int k = 0; k < (int)(sizeof files / sizeof files[0]) && file_opt < 0; k++)
+      if (OPT(files[k].flag)) file_opt = k;
+    if (file_opt >= 0) {
+      if (!driver_file_once("gnn-run", files[file_opt].slot, files[file_opt].flag, v)) return 2;
+    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       usage(stdout);
       return 0;
-    } else if (OPT("--graph")) {
-      if (!driver_file_once("gnn-run", &graph, "--graph", v)) return 2;
-    } else if (OPT("--params")) {
-      if (!driver_file_once("gnn-run", &params, "--params", v)) return 2;
-    } else if (OPT("--inputs")) {
-      if (!driver_file_once("gnn-run", &inputs, "--inputs", v)) return 2;
-    } else if (OPT("--output")) {
-      if (!driver_file_once("gnn-run", &output, "--output", v)) return 2;
-    } else if (OPT("--save-grads")) {
-      if (!driver_file_once("gnn-run", &save_grads, "--save-grads", v)) return 2;
-    } else if (OPT("--save-input-grads")) {
-      if (!driver_file_once("gnn-run", &save_input_grads, "--save-input-grads", v)) return 2;
-    } else if (OPT("--save-inputs")) {
-      if (!driver_file_once("gnn-run", &save_inputs, "--save-inputs", v)) return 2;
     } else if (OPT("--edge-order")) {
       if (strcmp(v, "file") != 0 && strcmp(v, "graph") != 0)
         return fprintf(stderr, "gnn-run: --edge-order wants 'file' or 'graph', got '%s'\n", v), 2;
       graph_order = strcmp(v, "graph") == 0;
-    }    else if (OPT("--seed")) {
+    } else if (OPT("--seed")) {
       if (!parse_i64(v, 0, INT64_MAX, &seed)) return fprintf(stderr, "gnn-run: --seed wants a non-negative integer, got '%s'\n", v), 2;
     } else if (OPT("--repeat")) {
       if (!parse_i64(v, 1, 1000000, &repeat)) return fprintf(stderr, "gnn-run: --repeat wants 1 to 1000000, got '%s'\n", v), 2;

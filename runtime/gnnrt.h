@@ -312,8 +312,10 @@ GNN_API void gnn_graph_free(gnn_ctx *ctx, gnn_graph *g);
 GNN_API gnn_status gnn_graph_make_pieces(gnn_ctx *ctx, gnn_graph *g);
 /* Splits g's vertices into ng graphs: graph_of[v] (host, nv entries) is the graph of vertex v,
  * starting at 0 and going up by at most 1 from one vertex to the next (each graph's vertices
- * consecutive, no graph empty). GNN_ERR_INVALID "vertex 7: graph id 3 after 1 (...)" otherwise;
- * g is unchanged on failure. */
+ * consecutive, no graph empty), and every edge inside one graph (when g has host copies of its
+ * edges: a graph from gnn_graph_from_csr before gnn_graph_host_copies goes unchecked).
+ * GNN_ERR_INVALID "vertex 7: graph id 3 after 1 (...)" or "the edge 2 -> 0 joins two graphs:
+ * ..." otherwise; g is unchanged on failure. */
 GNN_API gnn_status gnn_graph_set_graphs(gnn_ctx *ctx, gnn_graph *g, int64_t ng, const int64_t *graph_of);
 
 /* ---------------------------------------------------------------- neighbour sampling */

@@ -237,6 +237,16 @@ static gnn_status set_batch(gnn_ctx *ctx, gnn_graph *g, int64_t ng, const int64_
     if (graph_of[nv - 1] != ng - 1)
       return gnn_set_error(ctx, GNN_ERR_INVALID, "the last vertex is in graph %lld, but ng is %lld", (long long)graph_of[nv - 1],
                            (long long)ng);
+    /* each edge inside one graph: an edge between two graphs of a batch carries messages from
+     * one into the other (the folder loaders say it at graph.edges' line; a graph whose host
+     * copies are not made, gnn_graph_from_csr's, goes unchecked) */
+    for (int64_t e = 0; g->h_src && g->h_dst && e < g->ne; e++) {
+      int64_t s = g->h_src[e], d = g->h_dst[e];
+      if (graph_of[s] != graph_of[d])
+        return gnn_set_error(ctx, GNN_ERR_INVALID, "the edge %lld -> %lld joins two graphs: vertex %lld is in graph %lld, vertex "
+                             "%lld in graph %lld; the graphs of a batch share no edges", (long long)s, (long long)d, (long long)s,
+                             (long long)graph_of[s], (long long)d, (long long)graph_of[d]);
+    }
   } else {
     ng = 1;
   }

@@ -37,16 +37,29 @@
 #include "rt_test.h"
 #include "sage.h"
 
-/* A random graph (xorshift, seeded) of nv vertices and ne edges, split into ng graphs of
- * consecutive vertices when ng > 1. */
-static gnn_graph *rand_graph(gnn_ctx *ctx, int64_t nv, int64_t ne, int64_t ng, uint64_t seed) {
+/* A random graph (xorshift, seeded) of nv vertices and ne edges split into ng graphs (vertex v in graph v * ng / nv),
+ * each edge inside its source's graph; with blocks b1, b2 > 0, inside its source's b1-block and
+ * b2-block too (v / b1 and v / b2 equal), so that it stays inside one graph under a later split
+ * into blocks of b1, b2 or a multiple of either. */
+static gnn_graph *rand_graph_blocks(gnn_ctx *ctx, int64_t nv, int64_t ne, int64_t ng, int64_t b1, int64_t b2, uint64_t seed) {
   int64_t *src = malloc((size_t)ne * sizeof *src), *dst = malloc((size_t)ne * sizeof *dst);
   uint64_t s = seed * 2654435761u + 1;
   for (int64_t e = 0; e < ne; e++) {
     s ^= s << 13, s ^= s >> 7, s ^= s << 17;
     src[e] = (int64_t)(s % (uint64_t)nv);
     s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-    dst[e] = (int64_t)(s % (uint64_t)nv);
+    /* inside the source's graph (vertex v is in graph v * ng / nv, below): a batch's graphs share
+     * no edges, and gnn_graph_set_graphs refuses one between two */
+    const int64_t k = src[e] * ng / nv;
+    int64_t lo = (k * nv + ng - 1) / ng, hi = ((k + 1) * nv + ng - 1) / ng;
+    for (int b = 0; b < 2; b++) {
+      const int64_t blk = b ? b2 : b1;
+      if (blk <= 0) continue;
+      const int64_t blo = src[e] / blk * blk, bhi = blo + blk;
+      if (blo > lo) lo = blo;
+      if (bhi < hi) hi = bhi;
+    }
+    dst[e] = lo + (int64_t)(s % (uint64_t)(hi - lo));
   }
   gnn_graph_opts opts = {0};
   gnn_graph *g = NULL;
@@ -66,6 +79,10 @@ static gnn_graph *rand_graph(gnn_ctx *ctx, int64_t nv, int64_t ne, int64_t ng, u
     return NULL;
   }
   return g;
+}
+
+static gnn_graph *rand_graph(gnn_ctx *ctx, int64_t nv, int64_t ne, int64_t ng, uint64_t seed) {
+  return rand_graph_blocks(ctx, nv, ne, ng, 0, 0, seed);
 }
 
 static float *rand_floats(int64_t n, uint64_t seed) {
@@ -413,7 +430,9 @@ static void test_gin_graph(gnn_ctx *ctx) {
  * before), equal to a model created on the split graph; a split between a forward and its backward
  * is refused; with growth off, a split beyond the capacity is refused by the forward. */
 static void test_gin_graph_split_in_place(gnn_ctx *ctx) {
-  gnn_graph *g = rand_graph(ctx, 40, 120, 1, 21), *sized = rand_graph(ctx, 40, 120, 5, 21); /* sized: the io buffers' */
+  /* g's edges stay inside blocks of 5 and of 8: inside one graph under each split below (graphs
+   * of 8, of 10, of 5) */
+  gnn_graph *g = rand_graph_blocks(ctx, 40, 120, 1, 5, 8, 21), *sized = rand_graph(ctx, 40, 120, 5, 21); /* sized: the io buffers' */
   if (!g || !sized) return;
   const gnn_model_api *api = gingraph_api();
   gnn_graph *both[2] = {g, sized};
