@@ -8,14 +8,16 @@
  *
  * Layout (little-endian, as the .gcsr cache; docs/runtime.md has the table):
  *   0  char     magic[8]   "GNNRTCKP"
- *   8  uint32   version    3 (versions 1, without the program string, and 2, without the
- *                          thread count, still load)
+ *   8  uint32   version    4 (versions 1, without the program string, 2, without the
+ *                          thread count, and 3, whose thread count is never the device
+ *                          mark, still load)
  *   12 uint32   byte_order 0x01020304 as written by the saving machine
  *   16 uint64   payload    bytes after the header
  *   24 uint64   checksum   FNV-1a 64 of the payload
  *   32 uint64   reserved[4] 0
  *   64 payload: model, config and program strings (uint32 length, bytes; version 1 has no
- *      program), the thread count (uint32; version 3), the scalars, the parameter
+ *      program), the thread count (uint32; version 3; 0xFFFFFFFF since version 4: computed
+ *      on a device, GNN_TRAIN_THREADS_DEVICE), the scalars, the parameter
  *      table (name, rank, dims[4]), then per parameter its values, Adam's m and v (if any)
  *      and the best epoch's values, float32 each.
  * The file is written whole to a temporary name, fsync'd and renamed (rt_tmp_commit), so a
@@ -31,7 +33,7 @@
 #include <string.h>
 
 #define CK_MAGIC "GNNRTCKP"
-#define CK_VERSION 3u
+#define CK_VERSION 4u
 #define CK_BYTE_ORDER 0x01020304u
 #define CK_HEADER 64
 
@@ -130,7 +132,7 @@ gnn_status gnn_train_state_save(gnn_ctx *ctx, const char *path, const gnn_train_
   put_str(&b, s->model);
   put_str(&b, s->config);
   put_str(&b, s->program ? s->program : "");
-  put_u32(&b, s->threads > 0 ? (uint32_t)s->threads : 0);
+  put_u32(&b, s->threads == GNN_TRAIN_THREADS_DEVICE ? UINT32_MAX : s->threads > 0 ? (uint32_t)s->threads : 0);
   put_u64(&b, (uint64_t)s->epoch);
   put_u64(&b, (uint64_t)s->adam_step);
   put_u64(&b, s->dropout_seed);
@@ -268,8 +270,14 @@ static gnn_status ck_read(gnn_ctx *ctx, const char *path, char **buf, CkFile *ck
   ck->config = get_str(&c, &ck->config_len);
   if (h.version >= 2) ck->program = get_str(&c, &ck->program_len);
   if (ck->program_len > 255) c.bad = 1;
-  if (h.version >= 3) ck->s.threads = (int)get_u32(&c); /* (0: not recorded; versions 1 and 2 have none) */
-  if (ck->s.threads < 0) c.bad = 1;
+  if (h.version >= 3) { /* (0: not recorded; versions 1 and 2 have none) */
+    uint32_t threads = get_u32(&c);
+    /* The device mark is version 4's: a version 3 file never holds it (a runtime that wrote
+     * version 3 saved a CUDA run's count as 0), nor any count past INT_MAX. */
+    if (threads == UINT32_MAX && h.version >= 4) ck->s.threads = GNN_TRAIN_THREADS_DEVICE;
+    else if (threads > INT32_MAX) c.bad = 1;
+    else ck->s.threads = (int)threads;
+  }
   ck->s.epoch = (int64_t)get_u64(&c);
   ck->s.adam_step = (int64_t)get_u64(&c);
   ck->s.dropout_seed = get_u64(&c);

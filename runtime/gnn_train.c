@@ -578,8 +578,9 @@ int main(int argc, char **argv) {
   ck.dropout_seed = (uint64_t)seed * 1000003u;
   /* The host threads a run's last bits depend on: OpenBLAS's, which splits a product by their
    * number (docs/runtime.md#threading-model; OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS). The
-   * model library's OpenBLAS is the process's; a CUDA library has none (0: not recorded). */
-  int threads = 0;
+   * model library's OpenBLAS is the process's; a CUDA library computes on the device (marked so,
+   * and a host resume of its checkpoint warns). */
+  int threads = api->target == GNN_TARGET_CUDA ? GNN_TRAIN_THREADS_DEVICE : 0;
   if (api->target != GNN_TARGET_CUDA) {
     int (*blas_threads)(void) = NULL;
     *(void **)&blas_threads = dlsym(lib, "openblas_get_num_threads");
@@ -633,6 +634,9 @@ int main(int argc, char **argv) {
               resume, ck.threads, ck.threads == 1 ? "" : "s", threads, ck.threads,
               getenv("OPENBLAS_NUM_THREADS") ? "" : ", or OMP_NUM_THREADS=", /* OpenBLAS reads its own first */
               getenv("OPENBLAS_NUM_THREADS") ? 0 : ck.threads); /* (%.0d of 0 prints nothing) */
+    else if (!end[0] && ck.threads == GNN_TRAIN_THREADS_DEVICE && api->target != GNN_TARGET_CUDA)
+      fprintf(stderr, "gnn-train: warning: %s was written by a CUDA library, this run is on the host: it goes on, but not bit for "
+                      "bit as an uninterrupted run\n", resume);
     else if (!end[0] && ck.threads > 0 && api->target == GNN_TARGET_CUDA)
       fprintf(stderr, "gnn-train: warning: %s was written by a host library (%d OpenBLAS thread%s), this run is CUDA: it goes on, "
                       "but not bit for bit as an uninterrupted run\n", resume, ck.threads, ck.threads == 1 ? "" : "s");

@@ -60,7 +60,7 @@ extern "C" {
 #endif
 
 #define GNNRT_VERSION_MAJOR 0
-#define GNNRT_VERSION_MINOR 4 /* 0.4: gnn_train_state.threads (as 0.2: programs compiled against 0.3 or older that use gnn_train_state must be recompiled), gnn_text_line; 0.3: gnn_check_span, which generated forwards call; 0.2: gnn_train_state.program (programs compiled against 0.1 that use gnn_train_state must be recompiled: the structure grew) */
+#define GNNRT_VERSION_MINOR 5 /* 0.5: GNN_TRAIN_THREADS_DEVICE (checkpoint version 4); 0.4: gnn_train_state.threads (as 0.2: programs compiled against 0.3 or older that use gnn_train_state must be recompiled), gnn_text_line; 0.3: gnn_check_span, which generated forwards call; 0.2: gnn_train_state.program (programs compiled against 0.1 that use gnn_train_state must be recompiled: the structure grew) */
 
 /* ---------------------------------------------------------------- status codes and errors */
 
@@ -533,9 +533,14 @@ typedef struct gnn_train_state {
    * recorded. Saved as given; a load sets it from the file (0 for a checkpoint of version 1 or
    * 2, or one saved without) and compares nothing: a resume at another count goes on, not bit
    * for bit, and the caller may say so (gnn-train warns). Added in 0.4 as the last field, as
-   * program in 0.2: a caller compiled against an older gnnrt.h must be recompiled. */
+   * program in 0.2: a caller compiled against an older gnnrt.h must be recompiled.
+   * GNN_TRAIN_THREADS_DEVICE (since 0.5): computed on a device, with no host threads in the
+   * products (gnn-train of a CUDA library), so a host resume of it can say it is not bit for
+   * bit; before 0.5 such a state was saved as 0. */
   int threads;
 } gnn_train_state;
+
+#define GNN_TRAIN_THREADS_DEVICE (-1) /* gnn_train_state.threads of a state computed on a device */
 
 /* Writes the state to path: a binary file (magic "GNNRTCKP", version, FNV-1a 64 checksum of
  * the payload; docs/runtime.md) written to a temporary name beside path, fsync'd and renamed,

@@ -186,10 +186,10 @@ int main(int argc, char **argv) {
     check_status(ctx, gnn_train_state_load(ctx, other, &b.s), GNN_ERR_FORMAT, "ckpt/checksum-message", "checksum mismatch: expected",
                  "found");
     memcpy(c, good, n);
-    c[8] = 4; /* the version */
+    c[8] = 5; /* the version */
     write_all(other, c, n);
-    check_status(ctx, gnn_train_state_load(ctx, other, &b.s), GNN_ERR_FORMAT, "ckpt/version", "checkpoint version 4",
-                 "reads versions 1 to 3");
+    check_status(ctx, gnn_train_state_load(ctx, other, &b.s), GNN_ERR_FORMAT, "ckpt/version", "checkpoint version 5",
+                 "reads versions 1 to 4");
     write_all(other, "tensor W 1 0\n1\n", 15);
     check_status(ctx, gnn_train_state_load(ctx, other, &b.s), GNN_ERR_FORMAT, "ckpt/not-a-checkpoint",
                  "not a training checkpoint", "GNNRTCKP");
@@ -276,6 +276,50 @@ int main(int argc, char **argv) {
     if (!st) st = gnn_train_state_load(ctx, pp, &b.s);
     check(st == GNN_OK && st_same(&a, &b) && b.s.threads == 3, "ckpt/threads-round-trip", "%s: %s (threads %d)",
           gnn_status_name(st), gnn_last_error(ctx), b.s.threads);
+    /* A device's mark (gnn-train of a CUDA library: no host threads) round-trips as itself; the
+     * same file labelled version 3 (layout unchanged, the checksum covers the payload only) is
+     * refused, as version 3 never wrote the mark; version 3 with a count loads; a count past
+     * INT_MAX is refused. The thread word follows model, config and program (no program here). */
+    {
+      size_t at = 64 + 4 + strlen("GCN") + 4 + strlen(cfg) + 4, m = 0;
+      char dp[4200];
+      snprintf(dp, sizeof dp, "%s/device.ckpt", argv[1]);
+      st_init(&a, "GCN", cfg, 1, 5.0f);
+      a.s.threads = GNN_TRAIN_THREADS_DEVICE;
+      st = gnn_train_state_save(ctx, dp, &a.s);
+      st_init(&b, "GCN", cfg, 1, 0.0f);
+      if (!st) st = gnn_train_state_load(ctx, dp, &b.s);
+      check(st == GNN_OK && st_same(&a, &b) && b.s.threads == GNN_TRAIN_THREADS_DEVICE, "ckpt/threads-device-round-trip",
+            "%s: %s (threads %d)", gnn_status_name(st), gnn_last_error(ctx), b.s.threads);
+      unsigned char *d = read_all(dp, &m);
+      uint32_t word = 0;
+      if (d && m > at + 4) memcpy(&word, d + at, 4);
+      check(word == 0xFFFFFFFFu, "ckpt/threads-device-word", "thread word %08x at byte %zu", (unsigned)word, at);
+      if (d && m > at + 4) {
+        d[8] = 3;
+        write_all(dp, d, m);
+        check_status(ctx, gnn_train_state_load(ctx, dp, &b.s), GNN_ERR_FORMAT, "ckpt/threads-device-in-version-3", "corrupted checkpoint", NULL);
+        unsigned char *t = read_all(pp, &m); /* threads.ckpt: a count of 3 */
+        if (t) {
+          t[8] = 3;
+          write_all(dp, t, m);
+          st_init(&b, "GCN", cfg, 1, 0.0f);
+          st = gnn_train_state_load(ctx, dp, &b.s);
+          check(st == GNN_OK && b.s.threads == 3, "ckpt/threads-version-3-loads", "%s: %s (threads %d)", gnn_status_name(st),
+                gnn_last_error(ctx), b.s.threads);
+          t[8] = 4;
+          word = 0x80000000u;
+          memcpy(t + at, &word, 4);
+          uint64_t sum = 1469598103934665603ull; /* the payload changed: its checksum remade */
+          for (size_t i = 64; i < m; i++) sum = (sum ^ t[i]) * 1099511628211ull;
+          memcpy(t + 24, &sum, 8);
+          write_all(dp, t, m);
+          check_status(ctx, gnn_train_state_load(ctx, dp, &b.s), GNN_ERR_FORMAT, "ckpt/threads-past-int-max", "corrupted checkpoint", NULL);
+          free(t);
+        }
+      }
+      free(d);
+    }
   }
   /* bad arguments */
   st_init(&b, "GCN", cfg, 1, 0.0f);

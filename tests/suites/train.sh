@@ -30,7 +30,8 @@
 #   train/outputs-fifos       --save-params and --checkpoint into FIFOs (one through a link): written
 #                             in place, read whole by a reader, the FIFOs and the link kept
 #   train/resume-at-epochs    a --resume at --epochs trains nothing and says so, exit 0
-#   train/resume-threads/...  a resume at another OpenBLAS thread count warns (not bit for bit); at
+#   train/resume-threads/...  a resume at another OpenBLAS thread count warns (not bit for bit; so
+#                             does a host resume of a CUDA library's checkpoint); at
 #                             the same count it does not
 #   train/defaults/NAME       the paper's defaults by the whole model name: GATHER gets the generic row
 #   train/eval-only-no-optimiser, train/checkpoint-epochs-0 (the untrained state, resumed = uninterrupted)
@@ -450,6 +451,28 @@ PYEOF
       then pass train/resume-threads/other
       else fail train/resume-threads/other "exit $tr_rc: $(head -c 300 "$tr/t-other.err")"; fi
     else skip train/resume-threads/other "one core: OpenBLAS runs one thread whatever it is told"; fi
+    # A CUDA library's checkpoint is marked as computed on the device (version 4): a host resume of
+    # it warns. No GPU here: t1.ckpt with its thread word made the mark (checksum remade).
+    if python3 - "$tr/t1.ckpt" "$tr/cuda.ckpt" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+at = 64
+for _ in range(3):  # model, config, program: uint32 length, then the bytes
+    at += 4 + struct.unpack_from('<I', b, at)[0]
+struct.pack_into('<I', b, at, 0xFFFFFFFF)
+h = 1469598103934665603
+for x in b[64:]:
+    h = ((h ^ x) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+struct.pack_into('<Q', b, 24, h)
+open(sys.argv[2], 'wb').write(b)
+PY
+    then
+      OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$tr_bin/gnn-train" "$tr_lib" --data data/cora --epochs 3 --resume "$tr/cuda.ckpt" > /dev/null 2> "$tr/t-cuda.err"
+      tr_rc=$?
+      if [ $tr_rc -eq 0 ] && grep -qF "warning: $tr/cuda.ckpt was written by a CUDA library, this run is on the host: it goes on, but not bit for bit as an uninterrupted run" "$tr/t-cuda.err"
+      then pass train/resume-threads/cuda-on-host
+      else fail train/resume-threads/cuda-on-host "exit $tr_rc: $(head -c 300 "$tr/t-cuda.err")"; fi
+    else fail train/resume-threads/cuda-on-host "could not make the marked checkpoint from $tr/t1.ckpt"; fi
     # A model without parameters: nothing to train, said so (issue 15)
     printf 'model NoParams(x: vertex[1433]) -> vertex[1433] {\n  return relu(x)\n}\n' > "$tr/noparams.gnn"
     if "$GNNC" "$tr/noparams.gnn" --target=$tr_target -o "$tr/libnoparams.so" > /dev/null 2>&1; then
