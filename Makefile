@@ -221,15 +221,17 @@ $(BUILD)/asan/rt/t_setgraph: $(SETGRAPH_SRC) generated/sage.h generated/gin_grap
 runtime-cobjs: $(RT_HOST_LIBS) $(filter-out %/train_cuda.o %/csr_cuda.o %/spmm_cuda.o,$(RT_CUDA_OBJ)) $(patsubst %,$(BUILD)/rt/%,$(RT_TEST_NAMES))
 runtime-tests-asan: $(patsubst %,$(BUILD)/asan/rt/%,$(RT_TEST_NAMES))
 
+# The pkg-config files' Version: gnnrt.h's (pkg-config --atleast-version means something).
+GNNRT_VERSION = $(shell sed -n 's/^\#define GNNRT_VERSION_MAJOR \([0-9]*\).*/\1/p' runtime/gnnrt.h).$(shell sed -n 's/^\#define GNNRT_VERSION_MINOR \([0-9]*\).*/\1/p' runtime/gnnrt.h)
 install-runtime: runtime
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 runtime/gnnrt.h runtime/gnnrt_rng.h runtime/gnn_model.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(BUILD)/lib/libgnnrt_host.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(BUILD)/lib/libgnnrt_host.a $(DESTDIR)$(PREFIX)/lib/
-	sed -e 's|@PREFIX@|$(PREFIX)|' runtime/gnnrt_host.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gnnrt_host.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(GNNRT_VERSION)|' runtime/gnnrt_host.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gnnrt_host.pc
 	if [ -f $(BUILD)/lib/libgnnrt.so ]; then \
 	  install -m 755 $(BUILD)/lib/libgnnrt.so $(DESTDIR)$(PREFIX)/lib/ && \
-	  sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@CUDA_HOME@|$(CUDA_HOME)|' runtime/gnnrt.pc.in \
+	  sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(GNNRT_VERSION)|' -e 's|@CUDA_HOME@|$(CUDA_HOME)|' runtime/gnnrt.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gnnrt.pc; fi
 
 # gnnc finds the installed runtime beside itself ($(PREFIX)/include, $(PREFIX)/lib): compiler/build.c.

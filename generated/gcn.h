@@ -40,11 +40,11 @@ void gcn_destroy(gcn_model *m);
  * allocates the new), or, when gcn_reserve turned growth off, returns GNN_ERR_INVALID and changes
  * nothing. The output and what the backward reads are the old graph's no more: forward next. */
 gnn_status gcn_set_graph(gcn_model *m, const gnn_graph *g);
-/* Sets the capacity to nv vertices, ne edges and ng graphs (each at least the bound graph's; none
- * negative): the arenas are re-planned and the output reallocated for it when it changes, the
+/* Sets the capacity to nv vertices, ne edges and ng graphs (a count below the bound graph's is
+ * raised to it; none negative): the arenas are re-planned and the output reallocated for it when it changes, the
  * next forward allocating the arena, so a loop over batches allocates once. grow = 0 makes
  * gcn_set_graph refuse a graph beyond the capacity instead of growing it. A capacity whose
- * new output and inference arena pass the memory available (gnn_mem_available) is
+ * new output and inference arena exceed the memory available (gnn_mem_available) is
  * GNN_ERR_OOM before anything is allocated, here and in a growing set_graph, the capacity
  * unchanged. */
 gnn_status gcn_reserve(gcn_model *m, int64_t nv, int64_t ne, int64_t ng, int grow);

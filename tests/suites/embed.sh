@@ -11,13 +11,15 @@
 #                              unless GNNC_MODEL_ENTRY asks for gnn_model_entry and gnn_model_program, and the models
 #                              link into one program; two of them through nvcc
 #   embed/two-cuda-models-link generated/gcn.cu and generated/gat.cu (nvcc) link into one program
+#   embed/docs-nvcc-line       docs/embedding.md's nvcc command links embed_gcn.c with gcn.cu
 #   embed/older-library/...    a library without gnn_model_program (an older gnnc's: its table may
 #                              end before input_grads, set_graph, reserve, program): gnn-run and
 #                              gnn-train run it and read none of those (no input gradients)
 #   embed/no-entry             gnn-run on a library built without GNNC_MODEL_ENTRY says how to fix it
 #   embed/install/...          make install PREFIX=tmp: the installed gnnc builds a library the
 #                              installed gnn-run runs, and `pkg-config --cflags --libs gnnrt_host`
-#                              alone builds and links a program with the generated host code
+#                              alone builds and links a program with the generated host code;
+#                              the .pc files' Version is gnnrt.h's
 # Needs the runtime libraries and drivers that `make test` builds.
 
 em=$TMP/embed
@@ -139,6 +141,16 @@ if command -v nvcc > /dev/null; then
   else
     fail embed/two-cuda-models-link "$(em_tail "$em_out")"
   fi
+  # docs/embedding.md's nvcc line, as written there (both architectures): it links, and the program
+  # runs (a GPU) or says there is no usable device (here)
+  if em_out=$(nvcc -O2 -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90 -DGNNRT_CUDA -Iruntime -Igenerated \
+       tests/embed/embed_gcn.c generated/gcn.cu -Lbuild/lib -lgnnrt -lcublas -Xlinker -rpath,"$PWD/build/lib" -o "$em/embed_gcn_cuda" 2>&1); then
+    em_out=$("$em/embed_gcn_cuda" data/cora 2>&1)
+    if [ $? -eq 0 ] || printf '%s' "$em_out" | grep -q 'no usable CUDA device'; then pass embed/docs-nvcc-line
+    else fail embed/docs-nvcc-line "$(em_tail "$em_out")"; fi
+  else
+    fail embed/docs-nvcc-line "$(em_tail "$em_out")"
+  fi
 fi
 
 # ---- a library built by hand without GNNC_MODEL_ENTRY: gnn-run says what is missing
@@ -189,6 +201,11 @@ if make -s install PREFIX="$em_prefix" > "$em/install.log" 2>&1 && [ -x "$em_pre
   if em_out=$(cc -std=c11 -O2 -march=native -Wall -Wextra -Werror -Igenerated -o "$em/embed_gcn_pc" tests/embed/embed_gcn.c generated/gcn.c \
        $(pkg-config --cflags --libs gnnrt_host) -Wl,-rpath,"$em_prefix/lib" 2>&1); then
     pass embed/install/pkg-config-links-generated-code
+    # the .pc files carry gnnrt.h's version (they said 0.1 while the header was 0.4)
+    em_a=$(pkg-config --modversion gnnrt_host 2>&1)
+    em_b=$(sed -n 's/^#define GNNRT_VERSION_MAJOR \([0-9]*\).*/\1/p' runtime/gnnrt.h).$(sed -n 's/^#define GNNRT_VERSION_MINOR \([0-9]*\).*/\1/p' runtime/gnnrt.h)
+    if [ "$em_a" = "$em_b" ] && [ "$em_b" != . ]; then pass embed/install/pkg-config-version
+    else fail embed/install/pkg-config-version "pkg-config says '$em_a', gnnrt.h '$em_b'"; fi
     if em_out=$("$em_prefix/bin/gnnc" dsl-examples/gcn.gnn --target=host -o "$em/libgcn_inst.so" 2>&1) &&
        em_a=$("$em/embed_gcn_pc" data/cora 2>&1 | grep '^checksum') &&
        em_b=$("$em_prefix/bin/gnn-run" "$em/libgcn_inst.so" --graph data/cora --seed 1 --repeat 1 --warmup 0 2>&1 | grep '^checksum') &&
