@@ -57,7 +57,7 @@ static char *reader_next(Reader *r) {
     ssize_t n = getline(&r->line, &r->cap, r->f);
     if (n < 0) return NULL;
     r->lineno++;
-    char *p = r->line;
+    char *p = r->line + gnn_bom_bytes(r->line, r->lineno);
     while (*p == ' ' || *p == '\t') p++;
     bool comment = *p == '#';
     if ((r->why = bad_line_byte(r->line, (size_t)n, comment))) {
@@ -135,8 +135,11 @@ static bool value_field(Reader *r, char **p, int64_t col, double *out, char *err
     snprintf(err, errlen, "%s:%ld: error: edge value %lld '%s' is not a number", r->path, r->lineno, (long long)col + 1, tok);
     return false;
   }
-  if (!isfinite(v) || !isfinite((float)v)) {
-    snprintf(err, errlen, "%s:%ld: error: edge value %lld is not finite in float32", r->path, r->lineno, (long long)col + 1);
+  if (!isfinite(v) || !isfinite((float)v)) { /* the text itself, as the runtime's words */
+    int n = 0;
+    while ((*p)[n] && !isspace((unsigned char)(*p)[n]) && n < 31) n++;
+    snprintf(err, errlen, "%s:%ld: error: edge value %lld '%.*s' is not finite in float32%s", r->path, r->lineno, (long long)col + 1,
+             n, *p, isfinite(v) ? " (its largest value is 3.4e38)" : "");
     return false;
   }
   *out = (double)(float)v;

@@ -26,6 +26,14 @@ static inline const char *gnn_bad_line_byte(const char *s, size_t n, int comment
   return NULL;
 }
 
+/* The bytes to skip at the start of line `lineno` (1-based): a UTF-8 byte-order mark (EF BB BF) at
+ * the start of the file, which editors and spreadsheet exports on Windows write, is not part of
+ * the first field (read as one it made "source vertex id '0' is not an integer", the mark
+ * invisible in the message); elsewhere nothing. */
+static inline size_t gnn_bom_bytes(const char *line, long lineno) {
+  return lineno == 1 && strncmp(line, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
+
 /* The fields left on a line: runs of bytes between blanks (spaces, tabs), up to the line's end
  * (LF, CR or NUL). Each turn consumes at least one byte, whatever the line holds. */
 static inline int64_t gnn_count_fields(const char *p) {

@@ -147,7 +147,7 @@ char *rt_reader_next(gnn_ctx *ctx, RtReader *r, gnn_status *st) {
                  : gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: NUL byte in a text file", r->path, r->lineno);
       return NULL;
     }
-    char *p = r->line;
+    char *p = r->line + gnn_bom_bytes(r->line, r->lineno);
     while (*p == ' ' || *p == '\t') p++;
     int comment = r->comment && *p == r->comment;
     const char *bad = gnn_bad_line_byte(r->line, (size_t)n, comment);
@@ -229,8 +229,12 @@ gnn_status rt_real_field(gnn_ctx *ctx, RtReader *r, char **p, const char *what, 
     rt_next_word(p, tok, sizeof tok);
     return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %s '%s' is not a number", r->path, r->lineno, what, tok);
   }
-  if (!isfinite(v) || !isfinite((float)v))
-    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %s is not finite in float32", r->path, r->lineno, what);
+  if (!isfinite(v) || !isfinite((float)v)) { /* the text itself: "edge value 1" alone read as the value 1 */
+    char tok[32];
+    rt_next_word(p, tok, sizeof tok);
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %s '%s' is not finite in float32%s", r->path, r->lineno, what, tok,
+                         isfinite(v) ? " (its largest value is 3.4e38)" : "");
+  }
   *out = (float)v;
   *p = end;
   return GNN_OK;
