@@ -291,6 +291,11 @@ PYEOF
     TR_RC=2 tr_bad checkpoint-is-dir "--checkpoint '$tr/outdir': it is a directory" "$tr_lib" --data data/cora --epochs 3 --checkpoint "$tr/outdir"
     TR_RC=2 tr_bad checkpoint-ends-in-slash "--checkpoint '$tr/outdir/': it names a folder (it ends in '/')" \
       "$tr_lib" --data data/cora --epochs 3 --checkpoint "$tr/outdir/"
+    # through a link, the folder of the file the link names: the temporary is written there (the
+    # link's own folder was checked, and the write failed after training, exit 1)
+    ln -sfn nope3/p.txt "$tr/p-dangling"
+    TR_RC=2 tr_bad save-params-link-into-missing-folder "--save-params $tr/p-dangling: cannot write into '$tr/nope3': No such file or directory" \
+      "$tr_lib" --data data/cora --epochs 3 --save-params "$tr/p-dangling"
     TR_RC=2 tr_bad outputs-same-file "--save-params $tr/same and --checkpoint $tr/./same are the same file" \
       "$tr_lib" --data data/cora --epochs 3 --save-params "$tr/same" --checkpoint "$tr/./same"
     # (a copy: without the check the library is overwritten, and every later test would fail)
