@@ -37,8 +37,9 @@
  * Exit status, as gnn-run's and gnnc run's: 2 when the command line is refused as given, before
  * any work (options, values, outputs that cannot or must not be written -- the first checked by
  * gnn_output_unwritable, which gnn-run and gnnc run call too --, a checkpoint given to
- * --load-params or one past --epochs); 1 when the run fails (library, dataset, checkpoint
- * contents, divergence, a write). Outputs that are devices or FIFOs are written in place.
+ * --load-params, a parameter file given to --resume, a checkpoint past --epochs); 1 when the run
+ * fails (library, dataset, checkpoint contents, divergence, a write). Outputs that are devices or
+ * FIFOs are written in place.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -146,6 +147,20 @@ static bool starts_with(const char *path, const char *magic) {
   bool yes = f && fread(buf, 1, n, f) == n && memcmp(buf, magic, n) == 0;
   if (f) fclose(f);
   return yes;
+}
+
+/* The regular file at path starts as a tensor text file does (what --save-params writes): the
+ * checksum line "#gnn-tensors", or, after blanks, a "tensor" header (a file without the line:
+ * gnnc run --save-params of old, a hand-written one). A FIFO or device is not peeked at. */
+static bool tensor_text_file(const char *path) {
+  struct stat sb;
+  char buf[64] = {0};
+  FILE *f = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? fopen(path, "rb") : NULL;
+  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  if (f) fclose(f);
+  const char *p = buf;
+  while (p < buf + n && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+  return strncmp(buf, "#gnn-tensors", 12) == 0 || (strncmp(p, "tensor", 6) == 0 && (p[6] == ' ' || p[6] == '\t'));
 }
 
 /* Where row `row` of the dataset's labels is, for a message: "DIR/labels.txt:LINE" (the line
@@ -287,6 +302,12 @@ int main(int argc, char **argv) {
                    "file (--save-params): use --resume %s to go on from it%s\n", load, load,
                    eval_only ? " (not with --eval-only: --epochs N, N the checkpoint's epoch, reports its accuracies without "
                                "training)" : ""), 2;
+  /* Nor is a parameter file a checkpoint: the checkpoint reader said only that its magic was not
+   * "GNNRTCKP" (exit 1, as a damaged checkpoint) */
+  if (resume && tensor_text_file(resume))
+    return fprintf(stderr, "gnn-train: --resume %s: this is a parameter file (written by --save-params), not a training "
+                   "checkpoint (--checkpoint): use --load-params %s to train from its parameters (a new run: the epochs, "
+                   "Adam's moments and early stopping start afresh)\n", resume, resume), 2;
   /* A full disk, or a file-size limit (ulimit -f), must be a write error with a message, not a
    * SIGXFSZ that kills the process in the middle of a checkpoint. */
   signal(SIGXFSZ, SIG_IGN);
