@@ -37,6 +37,7 @@
 #include "gradcheck.h"
 #include "pipeline.h"
 #include "build.h"
+#include "gnnrt_path.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -580,7 +581,12 @@ int gradcheck_main(int argc, char **argv) {
     fprintf(stderr, "gnnc gradcheck: %s is required\n", cli.input ? "--graph PATH" : "a model file");
     return 2;
   }
-  if (o.save_grads) { /* never over a file this run reads (build.h, files_safe) */
+  if (o.save_grads) { /* a file it can write (gnnrt_path.h), never over a file this run reads (build.h, files_safe) */
+    char why[3 * PATH_MAX];
+    if (gnn_output_unwritable("--save-grads", o.save_grads, why, sizeof why)) {
+      fprintf(stderr, "gnnc: error: %s\n", why);
+      return 2;
+    }
     RunFile reads[] = {{(char *)cli.input, NULL}, {(char *)cli.graph, "--graph"}, {(char *)cli.features, "--features"},
                        {(char *)cli.params, "--params"}, {(char *)o.grad_out, "--grad-out"}};
     char what[64 + PATH_MAX];

@@ -577,6 +577,19 @@ static const ForeignFormat *foreign_format(const char *path) {
   return NULL;
 }
 
+/* The line of row `row` (0-based, blank and comment lines not counted) of a text file, or 0 when
+ * the file has no such row or cannot be read: gnn_text_line of the runtime, for a message. */
+static int64_t row_line(const char *path, int64_t row) {
+  Reader r;
+  char err[16];
+  if (!reader_open(&r, path, err, sizeof err)) return 0;
+  int64_t n = 0, line = 0;
+  while (!line && reader_next(&r))
+    if (n++ == row) line = r.lineno;
+  reader_close(&r);
+  return line;
+}
+
 bool graph_load(Graph *g, const char *path, char *err, size_t errlen) {
   if (!is_dir(path)) {
     const ForeignFormat *foreign = foreign_format(path);
@@ -590,11 +603,25 @@ bool graph_load(Graph *g, const char *path, char *err, size_t errlen) {
   size_t n = strlen(path) + 32;
   char *f = malloc(n);
   bool ok = true;
-  /* Labels and features first: they fix the vertex count that edge ids are checked against. */
+  /* Labels and features first: they fix the vertex count that edge ids are checked against. The
+   * features count their own rows, and two counts that differ name the shorter file first, in the
+   * runtime's words (gnn_rows_disagree, runtime/gnnrt_text.h: gnn-run and gnn-train say the same). */
   snprintf(f, n, "%s/labels.txt", path);
   if (exists(f)) ok = graph_load_labels(g, f, err, errlen);
+  int64_t nlabels = g->nv;
   snprintf(f, n, "%s/features.svm", path);
-  if (ok && exists(f)) ok = graph_load_features(g, f, err, errlen);
+  if (ok && exists(f)) {
+    g->nv = 0;
+    ok = graph_load_features(g, f, err, errlen);
+    if (ok && nlabels > 0 && g->nv != nlabels) {
+      char labels[4096 + 16];
+      snprintf(labels, sizeof labels, "%.4096s/labels.txt", path);
+      int64_t rows = g->nv, line = nlabels < rows ? row_line(f, nlabels) : row_line(labels, rows);
+      gnn_rows_disagree(err, errlen, labels, f, nlabels, rows, line);
+      ok = false;
+    }
+    if (!ok) g->nv = nlabels;
+  }
   snprintf(f, n, "%s/graph_indicator.txt", path);
   if (ok && exists(f)) ok = graph_load_graph_indicator(g, f, err, errlen);
   snprintf(f, n, "%s/graph.edges", path);

@@ -10,6 +10,7 @@
 #include "gpucost.h"
 #include "tune.h"
 #include "gradcheck.h"
+#include "gnnrt_path.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -825,6 +826,15 @@ int main(int argc, char **argv) {
                 "(./- for a file named '-')\n", opts[i] ? opts[i] : "--output");
         return 2;
       }
+    /* written after the run: what would fail at the write (a directory, a missing or read-only
+     * folder) is refused now, in gnn-train's and gnn-run's words (runtime/gnnrt_path.h) */
+    for (int i = 0; i < 4; i++) {
+      char why[3 * PATH_MAX];
+      if (paths[i] && gnn_output_unwritable(opts[i] ? opts[i] : "--output", paths[i], why, sizeof why)) {
+        fprintf(stderr, "gnnc: error: %s\n", why);
+        return 2;
+      }
+    }
   }
   size_t outlen = cli.output ? strlen(cli.output) : 0;
   bool build_lib = !cli.run && !cli.emit && outlen > 3 && strcmp(cli.output + outlen - 3, ".so") == 0;

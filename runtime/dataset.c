@@ -7,11 +7,14 @@
  * the length of labels.txt, else the rows of features.svm), and every file is checked against
  * it, so an edge to vertex 2708 of a 2708-vertex graph is an error at its line rather than a
  * silently larger graph; labels.txt and features.svm that disagree name the shorter file first
- * (one cut short is the likelier accident), with both counts. A batch of graphs keeps each edge
+ * (one cut short is the likelier accident), with both counts (gnn_rows_disagree, gnnrt_text.h:
+ * the words of the interpreter's loader too), for a dataset and for a folder's graph alone
+ * (gnn-run), before graph.edges is read. A batch of graphs keeps each edge
  * inside its graph. Nothing from a failed file is kept. load.c sends a folder here unless it is
  * laid out as OGB's (ogb.c).
  */
 #include "internal.h"
+#include "gnnrt_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,18 +65,34 @@ static gnn_status folder_graph_build(gnn_ctx *ctx, const char *dir, const char *
   return st;
 }
 
-/* The vertex count of a dataset folder: labels.txt, else features.svm, else 0 (unknown). */
+/* labels.txt (nlabels labels) and features.svm (rows rows) of one folder differ in length: the
+ * error, the shorter file named first, with the line where the longer runs past it. */
+static gnn_status rows_disagree(gnn_ctx *ctx, const char *labels, const char *features, int64_t nlabels, int64_t rows) {
+  int64_t line = 0;
+  if (gnn_text_line(ctx, nlabels < rows ? features : labels, nlabels < rows ? nlabels : rows, &line)) gnn_clear_error(ctx), line = 0;
+  char msg[RT_ERRMAX];
+  return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s", gnn_rows_disagree(msg, sizeof msg, labels, features, nlabels, rows, line));
+}
+
+/* The vertex count of a dataset folder: labels.txt, else features.svm, else graph_indicator.txt,
+ * else 0 (unknown). labels.txt and features.svm both there (a vertex-level folder) must agree, as
+ * rt_folder_dataset has them: a short labels.txt was blamed on the first edge to the vertex it
+ * lacks ("vertex id 2707 out of range"). */
 static gnn_status folder_vertex_count(gnn_ctx *ctx, const char *dir, int64_t *nv) {
   static const char *const files[] = {"labels.txt", "features.svm", "graph_indicator.txt"};
+  char *path[3] = {NULL, NULL, NULL};
+  int64_t n[3] = {0, 0, 0};
+  gnn_status st = GNN_OK;
   *nv = 0;
-  for (int i = 0; i < 3; i++) {
-    char *f = rt_join(ctx, dir, files[i]);
-    if (!f) return GNN_ERR_OOM;
-    gnn_status st = rt_exists(f) ? rt_count_rows(ctx, f, nv) : GNN_OK;
-    free(f);
-    if (st || *nv > 0) return st;
+  for (int i = 0; i < 3 && !st; i++) {
+    if (!(path[i] = rt_join(ctx, dir, files[i]))) st = GNN_ERR_OOM;
+    else if (rt_exists(path[i]) && (i < 2 || (n[0] == 0 && n[1] == 0))) st = rt_count_rows(ctx, path[i], &n[i]);
   }
-  return GNN_OK;
+  if (!st && n[0] > 0 && n[1] > 0 && n[0] != n[1] && !rt_exists_in(dir, "graph_labels.txt"))
+    st = rows_disagree(ctx, path[0], path[1], n[0], n[1]);
+  if (!st) *nv = n[0] > 0 ? n[0] : n[1] > 0 ? n[1] : n[2];
+  for (int i = 0; i < 3; i++) free(path[i]);
+  return st;
 }
 
 /* The graph of a folder alone (gnn_graph_load on a folder): graph.edges with the folder's
@@ -121,20 +140,7 @@ gnn_status rt_folder_dataset(gnn_ctx *ctx, const char *dir, const gnn_graph_opts
   if (!st && rt_exists(features)) {
     int64_t rows = 0;
     st = rt_load_svm(ctx, features, nlabels ? 0 : nv, &ds->features, &ds->nfeat, &rows);
-    if (!st && nlabels && rows != nlabels) {
-      int labels_short = nlabels < rows;
-      int64_t k = labels_short ? rows - nlabels : nlabels - rows, line = 0;
-      if (gnn_text_line(ctx, labels_short ? features : labels, labels_short ? nlabels : rows, &line)) gnn_clear_error(ctx);
-      st = labels_short
-               ? gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: %lld label%s, but features.svm has %lld rows (both have one per "
-                               "vertex): labels.txt is %lld line%s short, or features.svm has %lld row%s too many (from its "
-                               "line %lld)", labels, (long long)nlabels, nlabels == 1 ? "" : "s", (long long)rows, (long long)k,
-                               k == 1 ? "" : "s", (long long)k, k == 1 ? "" : "s", (long long)line)
-               : gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: %lld feature row%s, but labels.txt has %lld labels (both have "
-                               "one per vertex): features.svm is %lld row%s short, or labels.txt has %lld label%s too many "
-                               "(from its line %lld)", features, (long long)rows, rows == 1 ? "" : "s", (long long)nlabels,
-                               (long long)k, k == 1 ? "" : "s", (long long)k, k == 1 ? "" : "s", (long long)line);
-    }
+    if (!st && nlabels && rows != nlabels) st = rows_disagree(ctx, labels, features, nlabels, rows);
     if (!st) nv = rows;
   } else if (!st) {
     ds->missing |= GNN_DATASET_NO_FEATURES;

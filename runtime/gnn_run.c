@@ -21,12 +21,14 @@
  * --edge-order graph in the graph's own (CSR) order.
  *
  * Exit status (gnn-train's and gnnc run's too; docs/training.md#exit-status): 2 for a command
- * line refused before any work (an option, a value, an output that is a file the run reads or
- * of its dataset), 1 for a run that fails.
+ * line refused before any work (an option, a value, an output that cannot be written there --
+ * a directory, a missing or read-only folder: gnn_output_unwritable -- or that is a file the run
+ * reads or of its dataset), 1 for a run that fails.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -66,8 +68,9 @@ static void usage(FILE *out) {
         "                      write them after the first backward (names grad_input.<input>, edge rows in file order)\n"
         "  --device N          CUDA device (default 0)\n"
         "  --rows N            rows to print (default 3)\n"
-        "Files written are never files read (the library, --params, --inputs, a graph file), nor one\n"
-        "another, nor a file of the --graph folder's dataset; a device or FIFO (/dev/null) is written in place.\n",
+        "Files written are checked before the run: each a file name in a writable folder, never a file read\n"
+        "(the library, --params, --inputs, a graph file), nor one another, nor a file of the --graph folder's\n"
+        "dataset; a device or FIFO (/dev/null) is written in place (it only has to be writable).\n",
         out);
 }
 
@@ -387,6 +390,13 @@ int main(int argc, char **argv) {
   const DriverFile reads[] = {{"the model library", libpath}, {"--graph", graph}, {"--params", params}, {"--inputs", inputs}};
   const DriverFile writes[] = {{"--output", output}, {"--save-grads", save_grads}, {"--save-input-grads", save_input_grads},
                                {"--save-inputs", save_inputs}};
+  /* the outputs, written after the run: what would fail at the write is refused now, in
+   * gnn-train's words (gnn_output_unwritable), before anything is loaded */
+  for (int k = 0; k < 4; k++) {
+    char why[3 * PATH_MAX];
+    if (writes[k].path && gnn_output_unwritable(writes[k].opt, writes[k].path, why, sizeof why))
+      return fprintf(stderr, "gnn-run: %s\n", why), 2;
+  }
   if (!driver_files_safe("gnn-run", reads, 4, writes, 4)) return 2;
   struct stat graph_st;
   if (num_vertices && stat(graph, &graph_st) == 0 && S_ISDIR(graph_st.st_mode)) /* gnnc run's words */

@@ -34,11 +34,12 @@
  * checkpoint records the OpenBLAS thread count too (the products' last bits depend on it): a
  * resume at another count goes on with a warning; one already past --epochs is refused.
  *
- * Exit status, as gnn-run's and gnnc run's (which meet an unwritable output at the write, exit
- * 1, where this checks it first, exit 2): 2 when the command line is refused as given, before
- * any work (options, values, outputs that cannot or must not be written, a checkpoint given to
- * --load-params or one past --epochs); 1 when the run fails (library, dataset, checkpoint
- * contents, divergence, a write). Outputs that are devices or FIFOs are written in place.
+ * Exit status, as gnn-run's and gnnc run's: 2 when the command line is refused as given, before
+ * any work (options, values, outputs that cannot or must not be written -- the first checked by
+ * gnn_output_unwritable, which gnn-run and gnnc run call too --, a checkpoint given to
+ * --load-params, a parameter file given to --resume, a checkpoint past --epochs); 1 when the run
+ * fails (library, dataset, checkpoint contents, divergence, a write). Outputs that are devices or
+ * FIFOs are written in place.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -118,41 +119,15 @@ static bool parse_num(const char *s, double lo, double hi, double *out, const ch
     }                                                                                                 \
   } while (0)
 
-/* A file gnn-train will write (path NULL: nothing to check) can be written there: a file name,
- * not a folder's (an existing directory, or a path ending in '/'), in a folder that exists and
- * is writable; false after saying why. A device or FIFO (/dev/null, a pipe to a reader; through
- * a link too) is written in place, never renamed over (gnn_write_in_place, as gnn-run and gnnc
- * run write one): it only has to be writable. The files are written after training
- * (--save-params) or during it (--checkpoint): a typo in the path must not cost the run, so
- * everything that would fail at the write is found here. */
+/* A file gnn-train will write (path NULL: nothing to check) can be written there; false after
+ * saying why. The files are written after training (--save-params) or during it (--checkpoint):
+ * gnn_output_unwritable (gnnrt_path.h) finds before it what would fail at the write, in the
+ * words gnn-run and gnnc run use too. */
 static bool output_ok(const char *opt, const char *path) {
-  if (!path) return true;
-  size_t len = strlen(path);
-  struct stat sb;
-  const char *why = len == 0                                          ? "the path is empty"
-                    : path[len - 1] == '/'                            ? "it names a folder (it ends in '/'): give a file name in it"
-                    : stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)     ? "it is a directory: give a file name in it"
-                                                                      : NULL;
-  if (why) {
-    fprintf(stderr, "gnn-train: %s '%s': %s\n", opt, path, why);
-    return false;
-  }
-  if (gnn_write_in_place(path)) { /* a device or FIFO: opened and written where it is */
-    if (access(path, W_OK) == 0) return true;
-    fprintf(stderr, "gnn-train: %s %s: cannot write it: %s\n", opt, path, strerror(errno));
-    return false;
-  }
-  char dir[4096];
-  const char *slash = strrchr(path, '/');
-  int n = !slash ? snprintf(dir, sizeof dir, ".") : slash == path ? snprintf(dir, sizeof dir, "/")
-                                                                  : snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-  why = n < 0 || n >= (int)sizeof dir ? "the path is too long"
-        : stat(dir, &sb) != 0         ? strerror(errno)
-        : !S_ISDIR(sb.st_mode)        ? "not a directory"
-        : access(dir, W_OK) != 0      ? strerror(errno)
-                                      : NULL;
-  if (why) fprintf(stderr, "gnn-train: %s %s: cannot write into '%s': %s\n", opt, path, dir, why);
-  return !why;
+  char why[3 * PATH_MAX];
+  if (!path || !gnn_output_unwritable(opt, path, why, sizeof why)) return true;
+  fprintf(stderr, "gnn-train: %s\n", why);
+  return false;
 }
 
 /* dir/name exists. */
@@ -172,6 +147,20 @@ static bool starts_with(const char *path, const char *magic) {
   bool yes = f && fread(buf, 1, n, f) == n && memcmp(buf, magic, n) == 0;
   if (f) fclose(f);
   return yes;
+}
+
+/* The regular file at path starts as a tensor text file does (what --save-params writes): the
+ * checksum line "#gnn-tensors", or, after blanks, a "tensor" header (a file without the line:
+ * gnnc run --save-params of old, a hand-written one). A FIFO or device is not peeked at. */
+static bool tensor_text_file(const char *path) {
+  struct stat sb;
+  char buf[64] = {0};
+  FILE *f = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? fopen(path, "rb") : NULL;
+  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  if (f) fclose(f);
+  const char *p = buf;
+  while (p < buf + n && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+  return strncmp(buf, "#gnn-tensors", 12) == 0 || (strncmp(p, "tensor", 6) == 0 && (p[6] == ' ' || p[6] == '\t'));
 }
 
 /* Where row `row` of the dataset's labels is, for a message: "DIR/labels.txt:LINE" (the line
@@ -313,6 +302,12 @@ int main(int argc, char **argv) {
                    "file (--save-params): use --resume %s to go on from it%s\n", load, load,
                    eval_only ? " (not with --eval-only: --epochs N, N the checkpoint's epoch, reports its accuracies without "
                                "training)" : ""), 2;
+  /* Nor is a parameter file a checkpoint: the checkpoint reader said only that its magic was not
+   * "GNNRTCKP" (exit 1, as a damaged checkpoint) */
+  if (resume && tensor_text_file(resume))
+    return fprintf(stderr, "gnn-train: --resume %s: this is a parameter file (written by --save-params), not a training "
+                   "checkpoint (--checkpoint): use --load-params %s to train from its parameters (a new run: the epochs, "
+                   "Adam's moments and early stopping start afresh)\n", resume, resume), 2;
   /* A full disk, or a file-size limit (ulimit -f), must be a write error with a message, not a
    * SIGXFSZ that kills the process in the middle of a checkpoint. */
   signal(SIGXFSZ, SIG_IGN);

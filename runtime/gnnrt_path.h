@@ -10,10 +10,13 @@
  * drivers' (driver_rt.h) and the interpreter's (compiler/interp.c, which does not link the
  * runtime). gnn_write_in_place: a device or FIFO, written where it is. gnn_same_file and
  * gnn_dataset_file: the checks that keep gnnc run and the drivers from writing over a file they
- * read or over a file of the dataset folder they read (compiler/build.c files_safe, driver_rt.h). */
+ * read or over a file of the dataset folder they read (compiler/build.c files_safe, driver_rt.h).
+ * gnn_output_unwritable: an output that could only fail at the write, found before the run
+ * (gnn-train, gnn-run, gnnc run and gnnc gradcheck, with the same words). */
 #ifndef GNNRT_PATH_H
 #define GNNRT_PATH_H
 
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -50,6 +53,42 @@ static inline char *gnn_replace_target(const char *path) {
 static inline bool gnn_write_in_place(const char *path) {
   struct stat st;
   return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+/* Why the file an output option names cannot be written there, or NULL when it can: the message,
+ * after the tool's own "PROG: " (or "gnnc: error: "), written into buf (len bytes) and returned,
+ * so that every tool refuses a bad output in the same words. opt names the option in it
+ * ("--save-params"). A file name, not a folder's (an existing directory, or a path ending in
+ * '/'), in a folder that exists and is writable: the folder of the file the write replaces
+ * (gnn_replace_target: through a link, the file it names, where the temporary goes). A device
+ * or FIFO (/dev/null, a pipe to a reader; through a link too) is written in place, never renamed
+ * over (gnn_write_in_place): it only has to be writable. The tools write their outputs after the
+ * run (or during it: a checkpoint), so a typo in a path must not cost the run: everything that
+ * would fail at the write for the path alone is found here, before any work (exit 2). */
+static inline const char *gnn_output_unwritable(const char *opt, const char *path, char *buf, size_t len) {
+  size_t n = strlen(path);
+  struct stat sb;
+  const char *why = n == 0                                        ? "the path is empty"
+                    : path[n - 1] == '/'                          ? "it names a folder (it ends in '/'): give a file name in it"
+                    : stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) ? "it is a directory: give a file name in it"
+                                                                  : NULL;
+  if (why) return snprintf(buf, len, "%s '%s': %s", opt, path, why), buf;
+  if (gnn_write_in_place(path)) { /* a device or FIFO: opened and written where it is */
+    if (access(path, W_OK) == 0) return NULL;
+    return snprintf(buf, len, "%s %s: cannot write it: %s", opt, path, strerror(errno)), buf;
+  }
+  char *target = gnn_replace_target(path), dir[PATH_MAX];
+  const char *t = target ? target : path, *slash = strrchr(t, '/');
+  int k = !slash ? snprintf(dir, sizeof dir, ".") : slash == t ? snprintf(dir, sizeof dir, "/")
+                                                               : snprintf(dir, sizeof dir, "%.*s", (int)(slash - t), t);
+  free(target);
+  why = k < 0 || k >= (int)sizeof dir ? "the path is too long"
+        : stat(dir, &sb) != 0         ? strerror(errno)
+        : !S_ISDIR(sb.st_mode)        ? "not a directory"
+        : access(dir, W_OK) != 0      ? strerror(errno)
+                                      : NULL;
+  if (!why) return NULL;
+  return snprintf(buf, len, "%s %s: cannot write into '%s': %s", opt, path, dir, why), buf;
 }
 
 /* True when path is a character or block device (/dev/zero, /dev/urandom, a terminal, a disk):

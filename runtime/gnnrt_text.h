@@ -1,5 +1,6 @@
-/* gnnrt_text.h -- the line rules of the text formats (edge lists, feature and label files), in
- * one place for the runtime's loaders (text.c, edgelist.c) and the interpreter's own loader
+/* gnnrt_text.h -- the line rules of the text formats (edge lists, feature and label files), and
+ * the message for a folder whose labels and features disagree in length, in one place for the
+ * runtime's loaders (text.c, edgelist.c, dataset.c) and the interpreter's own loader
  * (compiler/graph.c, which does not link the runtime): the same file is accepted or refused, with
  * the same words, by `gnnc run` and by a compiled model. */
 #ifndef GNNRT_TEXT_H
@@ -7,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* What is wrong with line `s` (n bytes, its newline included), or NULL. A line ends with LF or
@@ -44,6 +46,32 @@ static inline int64_t gnn_count_fields(const char *p) {
     n++;
     while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') p++;
   }
+}
+
+/* The error of a dataset folder whose labels.txt (nlabels labels) and features.svm (rows rows)
+ * differ in length, both having a row per vertex, written into buf (len bytes) and returned: the
+ * shorter file is named first (a file cut short is the likelier accident), by its path (labels
+ * or features), with both counts and the line of the longer one where it runs past the shorter
+ * (line 0: not known, left out). One rule and one wording for the runtime's folder loaders
+ * (runtime/dataset.c: gnn-train, gnn-run, Python's load_dataset and load_graph) and the
+ * interpreter's (compiler/graph.c: gnnc run): a short labels.txt is blamed on labels.txt, not on
+ * the edge to the vertex it lacks, nor on the features' extra row. */
+static inline const char *gnn_rows_disagree(char *buf, size_t len, const char *labels, const char *features, int64_t nlabels,
+                                            int64_t rows, int64_t line) {
+  int labels_short = nlabels < rows;
+  long long k = labels_short ? rows - nlabels : nlabels - rows;
+  const char *s = k == 1 ? "" : "s";
+  char from[48] = "";
+  if (line > 0) snprintf(from, sizeof from, " (from its line %lld)", (long long)line);
+  if (labels_short)
+    snprintf(buf, len, "%s: error: %lld label%s, but features.svm has %lld rows (both have one per vertex): labels.txt is %lld "
+             "line%s short, or features.svm has %lld row%s too many%s", labels, (long long)nlabels, nlabels == 1 ? "" : "s",
+             (long long)rows, k, s, k, s, from);
+  else
+    snprintf(buf, len, "%s: error: %lld feature row%s, but labels.txt has %lld labels (both have one per vertex): features.svm "
+             "is %lld row%s short, or labels.txt has %lld label%s too many%s", features, (long long)rows, rows == 1 ? "" : "s",
+             (long long)nlabels, k, s, k, s, from);
+  return buf;
 }
 
 #endif

@@ -168,6 +168,27 @@ if "$GNNC" "$TMP/o/good.gnn" --target=host --input-grads=all -o "$TMP/o/libgood.
   check gnn-run-library-refused bash -c "[ $rc -eq 2 ] && grep -qF 'is the file the model library reads' '$TMP/err' && [ -s '$TMP/o/libgood.so' ] && ! grep -q '^tensor' '$TMP/o/libgood.so'"
   gr --output "$TMP/o/twice.out" --save-inputs "$TMP/o/./twice.out"; rc=$?
   check gnn-run-two-outputs-refused bash -c "[ $rc -eq 2 ] && grep -qF 'gnn-run: --output and --save-inputs are the same file' '$TMP/err' && [ ! -e '$TMP/o/twice.out' ]"
+  # an output that could only fail at the write (a missing folder, a file for a folder, a
+  # directory, a path ending in '/', a link into a missing folder): gnn-run met it after the whole
+  # run, exit 1; refused before it, exit 2, in gnn-train's words (gnn_output_unwritable), for
+  # each of its outputs. A read-only folder too, when not root (root may write there).
+  mkdir -p "$TMP/o/outdir"; ln -sfn nope2/o.txt "$TMP/o/dangling"
+  gr_unwritable() { # NAME WANT ARGS...: exit 2, nothing run (no report), the line WANT after 'gnn-run: '
+    local n=$1 want=$2 rc; shift 2
+    "$ROOT/build/bin/gnn-run" "$TMP/o/libgood.so" --graph "$TMP/o/gdata" --repeat 1 --warmup 0 "$@" > "$TMP/out" 2> "$TMP/err"; rc=$?
+    if [ $rc -eq 2 ] && [ ! -s "$TMP/out" ] && grep -qxF -- "gnn-run: $want" "$TMP/err"; then pass "cli/gnn-run-unwritable/$n"
+    else fail "cli/gnn-run-unwritable/$n" "exit $rc, stderr '$(head -c 300 "$TMP/err")', want 2 and 'gnn-run: $want'"; fi
+  }
+  gr_unwritable missing-folder "--output $TMP/o/nope/o.txt: cannot write into '$TMP/o/nope': No such file or directory" --output "$TMP/o/nope/o.txt"
+  gr_unwritable directory "--save-grads '$TMP/o/outdir': it is a directory: give a file name in it" --save-grads "$TMP/o/outdir"
+  gr_unwritable ends-in-slash "--save-input-grads '$TMP/o/outdir/': it names a folder (it ends in '/'): give a file name in it" --save-input-grads "$TMP/o/outdir/"
+  gr_unwritable file-as-folder "--save-inputs $TMP/o/libgood.so/x: cannot write into '$TMP/o/libgood.so': not a directory" --save-inputs "$TMP/o/libgood.so/x"
+  gr_unwritable link-into-missing-folder "--output $TMP/o/dangling: cannot write into '$TMP/o/nope2': No such file or directory" --output "$TMP/o/dangling"
+  if [ "$(id -u)" -ne 0 ]; then
+    mkdir -p "$TMP/o/ro" && chmod 555 "$TMP/o/ro"
+    gr_unwritable read-only-folder "--output $TMP/o/ro/o.txt: cannot write into '$TMP/o/ro': Permission denied" --output "$TMP/o/ro/o.txt"
+  fi
+  unset -f gr_unwritable
   for k in 5 6 7 8; do ln -sf /dev/null "$TMP/o/null$k"; done
   gr --output "$TMP/o/null5" --save-grads "$TMP/o/null6" --save-inputs "$TMP/o/null7" --save-input-grads "$TMP/o/null8"; rc=$?
   check gnn-run-outputs-devices bash -c "[ $rc -eq 0 ] && [ -L '$TMP/o/null5' ] && [ -L '$TMP/o/null6' ] && [ -L '$TMP/o/null7' ] && [ -L '$TMP/o/null8' ] && [ -c /dev/null ]"
@@ -182,6 +203,35 @@ if "$GNNC" "$TMP/o/good.gnn" --target=host --input-grads=all -o "$TMP/o/libgood.
 else
   fail cli/gnn-run-files-build "gnnc could not build $TMP/o/libgood.so or run $TMP/o/good.gnn on $TMP/o/gdata"
 fi
+# gnnc run's outputs (and gradcheck's --save-grads), as gnn-run's above: what could only fail at
+# the write after the whole run (exit 1) is refused before it, exit 2, in gnn-train's words
+rm -f "$TMP/o/out-ok.txt"
+run_unwritable() { # NAME WANT ARGS...: exit 2, no summary, the line WANT after 'gnnc: error: '
+  local n=$1 want=$2 rc; shift 2
+  "$GNNC" "$@" > "$TMP/out" 2> "$TMP/err"; rc=$?
+  if [ $rc -eq 2 ] && [ ! -s "$TMP/out" ] && grep -qxF -- "gnnc: error: $want" "$TMP/err" && [ ! -e "$TMP/o/out-ok.txt" ]; then
+    pass "cli/run-unwritable/$n"
+  else fail "cli/run-unwritable/$n" "exit $rc, stderr '$(head -c 300 "$TMP/err")', want 2 and 'gnnc: error: $want'"; fi
+}
+mkdir -p "$TMP/o/outdir"; ln -sfn nope2/o.txt "$TMP/o/dangling"
+run_unwritable missing-folder "--save-params $TMP/o/nope/p.txt: cannot write into '$TMP/o/nope': No such file or directory" \
+  run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" --output "$TMP/o/out-ok.txt" --save-params "$TMP/o/nope/p.txt"
+run_unwritable directory "--output '$TMP/o/outdir': it is a directory: give a file name in it" run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" --output "$TMP/o/outdir"
+run_unwritable o-directory "-o '$TMP/o/outdir': it is a directory: give a file name in it" run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" -o "$TMP/o/outdir"
+run_unwritable ends-in-slash "--save-inputs '$TMP/o/outdir/': it names a folder (it ends in '/'): give a file name in it" \
+  run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" --save-inputs "$TMP/o/outdir/"
+run_unwritable file-as-folder "--save-outputs $TMP/o/el.txt/x: cannot write into '$TMP/o/el.txt': not a directory" \
+  run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" --save-outputs "$TMP/o/el.txt/x"
+run_unwritable link-into-missing-folder "--output $TMP/o/dangling: cannot write into '$TMP/o/nope2': No such file or directory" \
+  run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" --output "$TMP/o/dangling"
+run_unwritable gradcheck "--save-grads $TMP/o/nope/g.txt: cannot write into '$TMP/o/nope': No such file or directory" \
+  gradcheck "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" --save-grads "$TMP/o/nope/g.txt"
+if [ "$(id -u)" -ne 0 ]; then
+  mkdir -p "$TMP/o/ro" && chmod 555 "$TMP/o/ro"
+  run_unwritable read-only-folder "--output $TMP/o/ro/o.txt: cannot write into '$TMP/o/ro': Permission denied" \
+    run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" --output "$TMP/o/ro/o.txt"
+fi
+unset -f run_unwritable
 # a file-size limit (ulimit -f, as a full disk): a write error with the file's name, nothing left
 # behind -- SIGXFSZ killed gnnc and gnn-run mid-write (status 153, F.PID.tmp left), and --emit=c
 # left the new header beside no source

@@ -186,7 +186,8 @@ bad feature-value $d/badfeat "$d/badfeat/features.svm:2: error: feature value fo
 bad feature-nan $d/nanfeat "$d/nanfeat/features.svm:2: error: feature value for index 1 is not finite"
 bad feature-index $d/zeroidx "$d/zeroidx/features.svm:1: error: feature index 0 out of range (indices are 1-based)"
 bad label $d/badlabel "$d/badlabel/labels.txt:2: error: label -2 is negative"
-bad row-count $d/rowcount "$d/rowcount/features.svm: error: 3 feature rows for a graph of 2 vertices"
+# labels.txt shorter than features.svm: labels.txt named first, as the runtime names it (rows-disagree below)
+bad row-count $d/rowcount "$d/rowcount/labels.txt: error: 2 labels, but features.svm has 3 rows (both have one per vertex): labels.txt is 1 line short, or features.svm has 1 row too many (from its line 3)"
 bad no-edges-file $d/noedges "$d/noedges: error: no graph.edges in this folder"
 bad missing-file $d/nope.edges "$d/nope.edges: error: cannot open"
 bad too-few-features data/cora "model input 'x' is vertex[2] but the graph's features have 1433 columns"
@@ -287,6 +288,30 @@ if gd_lib=$TMP/libgd.so && "$GNNC" "$gd_m" --target=host -o "$gd_lib" > /dev/nul
 else
   fail graph/dataset-agree "gnnc could not build the host library"
 fi
+# labels.txt and features.svm of unequal length: the shorter is blamed, with both counts, in one
+# message from gnnc run, gnn-run and gnn-train (gnn_rows_disagree, runtime/gnnrt_text.h).
+# labels.txt a line short, with an edge to the vertex it lacks: gnn-run blamed graph.edges
+# ("vertex id 39 out of range") and gnnc run features.svm ("40 feature rows for a graph of 39
+# vertices"), where gnn-train and Python's load_dataset blamed labels.txt; features.svm a row
+# short, the reverse
+if [ -n "$gd_lib" ] && [ -f "$gd_lib" ]; then
+  for gd_case in "labels-short|labels.txt|labels.txt: error: 39 labels, but features.svm has 40 rows (both have one per vertex): labels.txt is 1 line short, or features.svm has 1 row too many (from its line 41)" \
+                 "features-short|features.svm|features.svm: error: 39 feature rows, but labels.txt has 40 labels (both have one per vertex): features.svm is 1 row short, or labels.txt has 1 label too many (from its line 41)"; do
+    gd_name=${gd_case%%|*} gd_rest=${gd_case#*|}
+    rm -rf "$TMP/gd" && cp -r tests/interp/graphs/random "$TMP/gd" && echo "0 39" >> "$TMP/gd/graph.edges"
+    sed -i '$d' "$TMP/gd/${gd_rest%%|*}"
+    gd_want="$TMP/gd/${gd_rest#*|}"
+    timeout 60 "$GNNC" run "$gd_m" --graph "$TMP/gd" > /dev/null 2> "$TMP/gd1.err"; gd_rc1=$?
+    timeout 60 "$ROOT/build/bin/gnn-run" "$gd_lib" --graph "$TMP/gd" --repeat 1 --warmup 0 > /dev/null 2> "$TMP/gd2.err"; gd_rc2=$?
+    timeout 60 "$ROOT/build/bin/gnn-train" "$gd_lib" --data "$TMP/gd" --epochs 1 > /dev/null 2> "$TMP/gd3.err"; gd_rc3=$?
+    if [ $gd_rc1 -eq 1 ] && [ $gd_rc2 -eq 1 ] && [ $gd_rc3 -eq 1 ] && grep -qxF "$gd_want" "$TMP/gd1.err" &&
+       grep -qxF "gnn-run: GNN_ERR_FORMAT: $gd_want" "$TMP/gd2.err" && grep -qxF "gnn-train: GNN_ERR_FORMAT: $gd_want" "$TMP/gd3.err"; then
+      pass "graph/rows-disagree/$gd_name"
+    else
+      fail "graph/rows-disagree/$gd_name" "want '$gd_want'; gnnc run: exit $gd_rc1 '$(head -1 "$TMP/gd1.err")'; gnn-run: exit $gd_rc2 '$(head -1 "$TMP/gd2.err")'; gnn-train: exit $gd_rc3 '$(head -1 "$TMP/gd3.err")'"
+    fi
+  done
+fi
 # the same dataset with CRLF line ends (every line, comments and all) gives the same output
 if [ -n "$gd_lib" ] && [ -f "$gd_lib" ]; then
   rm -rf "$TMP/gd" && cp -r tests/interp/graphs/random "$TMP/gd" && sed -i 's/$/\r/' "$TMP/gd"/*
@@ -299,7 +324,7 @@ if [ -n "$gd_lib" ] && [ -f "$gd_lib" ]; then
      cmp -s "$TMP/gd-lf.out" "$TMP/gd-crlf.out"; then pass graph/crlf-dataset/host-library
   else fail graph/crlf-dataset/host-library "$(head -2 "$TMP/gd2.err")"; fi
 fi
-unset gd_m gd_lib gd_case gd_name gd_rest gd_rc1 gd_rc2 gd_m1 gd_m2
+unset gd_m gd_lib gd_case gd_name gd_rest gd_rc1 gd_rc2 gd_rc3 gd_m1 gd_m2 gd_want
 "$GNNC" "$m" -o "$TMP/x.ir" > /dev/null 2>&1 && [ -s "$TMP/x.ir" ] && pass graph/compile-o || fail graph/compile-o
 printf 'model M(x: vertex[2]) -> vertex[2] {\n  return nope\n}\n' > "$TMP/bad.gnn"
 "$GNNC" "$TMP/bad.gnn" -o "$TMP/bad.ir" > /dev/null 2>&1

@@ -189,15 +189,15 @@ else
   fi
 
   # ---------------------------------------------------------------- damaged files
-  # rl_refuse NAME TEXT CMD...: exit 1, TEXT on stderr, no epoch or accuracy line
+  # rl_refuse NAME TEXT CMD...: exit 1 (RL_RC), TEXT on stderr, no epoch or accuracy line
   rl_refuse() {
-    local name=$1 want=$2 rc
+    local name=$1 want=$2 rc wrc=${RL_RC:-1}
     shift 2
     "$@" > "$rl/refuse.out" 2> "$rl/refuse.err"
     rc=$?
-    if [ $rc -eq 1 ] && grep -qF -- "$want" "$rl/refuse.err" && ! grep -qE '^(epoch|accuracy)' "$rl/refuse.out"; then
+    if [ $rc -eq "$wrc" ] && grep -qF -- "$want" "$rl/refuse.err" && ! grep -qE '^(epoch|accuracy)' "$rl/refuse.out"; then
       pass "reliability/corrupt/$name"
-    else fail "reliability/corrupt/$name" "exit $rc, stderr '$(head -c 300 "$rl/refuse.err")', want 1 and '$want'"; fi
+    else fail "reliability/corrupt/$name" "exit $rc, stderr '$(head -c 300 "$rl/refuse.err")', want $wrc and '$want'"; fi
   }
   rl_ck=$rl/adam/ck # GCN, Adam, lr 0.01, seed 3, after 30 epochs
   if [ -f "$rl_ck" ]; then
@@ -210,7 +210,8 @@ else
     rl_refuse ckpt-corrupted "$rl/flip.ckpt: error: checksum mismatch: expected fnv1a64" rl_train --seed 3 --resume "$rl/flip.ckpt"
     rl_refuse ckpt-other-settings "the checkpoint was written for 'adam lr 0.01 weight-decay 0.0005 seed 3" \
       rl_train --seed 3 --lr 0.02 --resume "$rl_ck"
-    rl_refuse ckpt-not-a-checkpoint "not a training checkpoint (expected magic \"GNNRTCKP\", found \"#gnn-ten\")" \
+    # a parameter file is named as one before the run, exit 2 (train/bad/resume-params)
+    RL_RC=2 rl_refuse ckpt-not-a-checkpoint "--resume $rl/adam/ref.p: this is a parameter file (written by --save-params), not a training checkpoint" \
       rl_train --seed 3 --resume "$rl/adam/ref.p"
     printf 'model Lin(x: vertex[1433]) -> vertex[7] {\n  param W: [1433, 7]\n  return W @ x\n}\n' > "$rl/lin.gnn"
     if "$GNNC" "$rl/lin.gnn" --target=host -o "$rl/liblin.so" > /dev/null 2>&1; then

@@ -24,7 +24,8 @@
 #                             shorter than features.svm blamed on labels.txt; outputs that could
 #                             only fail at the write (a directory, a path ending in '/', one file in
 #                             two roles, a file of the --data dataset) refused before epoch 1, exit
-#                             2 as gnn-run's; a checkpoint given to --load-params; a --resume past
+#                             2 as gnn-run's; a checkpoint given to --load-params, a parameter file
+#                             to --resume (exit 2); a --resume past
 #                             --epochs (exit 2); a vertex or graph in two splits; an edge between
 #                             two graphs of a batch; graph-level split messages in graphs
 #   train/outputs-fifos       --save-params and --checkpoint into FIFOs (one through a link): written
@@ -292,6 +293,11 @@ PYEOF
     TR_RC=2 tr_bad checkpoint-is-dir "--checkpoint '$tr/outdir': it is a directory" "$tr_lib" --data data/cora --epochs 3 --checkpoint "$tr/outdir"
     TR_RC=2 tr_bad checkpoint-ends-in-slash "--checkpoint '$tr/outdir/': it names a folder (it ends in '/')" \
       "$tr_lib" --data data/cora --epochs 3 --checkpoint "$tr/outdir/"
+    # through a link, the folder of the file the link names: the temporary is written there (the
+    # link's own folder was checked, and the write failed after training, exit 1)
+    ln -sfn nope3/p.txt "$tr/p-dangling"
+    TR_RC=2 tr_bad save-params-link-into-missing-folder "--save-params $tr/p-dangling: cannot write into '$tr/nope3': No such file or directory" \
+      "$tr_lib" --data data/cora --epochs 3 --save-params "$tr/p-dangling"
     TR_RC=2 tr_bad outputs-same-file "--save-params $tr/same and --checkpoint $tr/./same are the same file" \
       "$tr_lib" --data data/cora --epochs 3 --save-params "$tr/same" --checkpoint "$tr/./same"
     # (a copy: without the check the library is overwritten, and every later test would fail)
@@ -421,6 +427,16 @@ PYEOF
     # a checkpoint given to --load-params (it said "NUL byte in a text file"): named, and --resume offered
     TR_RC=2 tr_bad load-params-checkpoint "--load-params $tr/e0.ckpt: this is a training checkpoint (written by --checkpoint), not a parameter file (--save-params): use --resume $tr/e0.ckpt" \
       "$tr_lib" --data data/cora --load-params "$tr/e0.ckpt"
+    # and the reverse, a parameter file given to --resume (it said "not a training checkpoint
+    # (expected magic ...)", exit 1, as for a damaged checkpoint): named, and --load-params offered;
+    # a file without the checksum line (version 1, hand-written) too
+    if [ -f "$tr/gcn.params" ]; then
+      TR_RC=2 tr_bad resume-params "--resume $tr/gcn.params: this is a parameter file (written by --save-params), not a training checkpoint (--checkpoint): use --load-params $tr/gcn.params to train from its parameters" \
+        "$tr_lib" --data data/cora --resume "$tr/gcn.params"
+      sed 1d "$tr/gcn.params" > "$tr/gcn-v1.params"
+      TR_RC=2 tr_bad resume-params-v1 "--resume $tr/gcn-v1.params: this is a parameter file (written by --save-params)" \
+        "$tr_lib" --data data/cora --resume "$tr/gcn-v1.params"
+    else fail train/bad/resume-params "no $tr/gcn.params (train/cora/gcn did not write it)"; fi
     "$tr_bin/gnn-run" "$tr_lib" --graph data/cora --params "$tr/e0.ckpt" > /dev/null 2> "$tr/run-ck.err"
     if [ $? -eq 1 ] && grep -qF "e0.ckpt: error: this is a training checkpoint (binary" "$tr/run-ck.err"; then pass train/bad/gnn-run-params-checkpoint
     else fail train/bad/gnn-run-params-checkpoint "$(head -c 300 "$tr/run-ck.err")"; fi
