@@ -615,9 +615,12 @@ static bool fill_input(Interp *in, const Value *v, double *out, const Value *fea
     return true;
   }
   /* Inputs the graph does not provide are generated from the seed: uniform in [-1, 1) for
-   * vertex values, [0, 1) for edge values (weights, pseudo-coordinates). */
+   * vertex values, [0, 1) for edge values (weights, pseudo-coordinates); the backward's seed
+   * grad.out in [-1, 1) whatever its domain, as gnn-run draws it (an edge output's was drawn in
+   * [0, 1) here: the two backwards disagreed). */
   uint64_t s = name_seed(in->seed ^ 0x5eedull, v->name);
-  for (int64_t i = 0; i < rows * n; i++) out[i] = v->dom == DOM_EDGE ? rng_uniform(&s) : 2 * rng_uniform(&s) - 1;
+  bool weight = v->dom == DOM_EDGE && !v->bwd;
+  for (int64_t i = 0; i < rows * n; i++) out[i] = weight ? rng_uniform(&s) : 2 * rng_uniform(&s) - 1;
   return true;
 }
 

@@ -50,6 +50,7 @@ static void usage(FILE *out) {
         "  --output FILE       write every output row (tensor text format, edge rows in file order)\n"
         "  --save-inputs FILE  write the inputs used (read, from the graph, or drawn from --seed), as\n"
         "                      gnnc run --save-inputs does: the same file for the same seed and graph\n"
+        "                      (with --backward the seed grad.out too)\n"
         "  --edge-order ORDER  edge rows of those files: 'file' (default): a row per edge of the graph file,\n"
         "                      then the added self-loops; both directions of a symmetric .mtx entry read its\n"
         "                      one row, an input gradient's row is their sum, and an edge output, which has\n"
@@ -548,8 +549,10 @@ int main(int argc, char **argv) {
     CHECK(rt.gmalloc(ctx, (void **)&in_dev[i], bytes));
     CHECK(rt.upload(ctx, in_dev[i], in_host[i], bytes));
   }
-  /* what the model reads, edge rows in file order (a test of the seeded draw) */
-  if (save_inputs && !save_rows(save_inputs, "inputs", g, &er, api->num_inputs, api->inputs, (const float *const *)in_host, NULL, true))
+  /* what the model reads, edge rows in file order (a test of the seeded draw); with a backward,
+   * written there, its seed grad.out last, as gnnc run --backward --save-inputs writes it */
+  if (save_inputs && !(backward && api->has_backward) &&
+      !save_rows(save_inputs, "inputs", g, &er, api->num_inputs, api->inputs, (const float *const *)in_host, NULL, true))
     goto out;
 
   /* forward: warm-up, then timed runs */
@@ -642,6 +645,25 @@ int main(int argc, char **argv) {
     NEED(hgrad);
     to_graph_order(g, &er, ot->domain, ot->width, seed_rows, hgrad);
     free(seed_rows);
+    if (save_inputs) { /* the inputs, then the seed, in the graph's order as the inputs are */
+      int n = api->num_inputs;
+      gnn_tensor_info *infos = calloc((size_t)n + 1, sizeof *infos);
+      const float **data = calloc((size_t)n + 1, sizeof *data);
+      const char **names = calloc((size_t)n + 1, sizeof *names);
+      bool ok = infos && data && names;
+      for (int i = 0; ok && i <= n; i++) {
+        infos[i] = i < n ? api->inputs[i] : *ot;
+        data[i] = i < n ? in_host[i] : hgrad;
+        names[i] = i < n ? api->inputs[i].name : "grad.out";
+      }
+      ok = ok && save_rows(save_inputs, "inputs", g, &er, n + 1, infos, data, names, true);
+      bool oom = !infos || !data || !names;
+      free(infos);
+      free(data);
+      free(names);
+      NEED(!oom);
+      if (!ok) goto out;
+    }
     CHECK(rt.gmalloc(ctx, (void **)&dgrad, obytes));
     CHECK(rt.upload(ctx, dgrad, hgrad, obytes));
     int nig = 0;

@@ -933,3 +933,21 @@ for si_case in dsl-examples/gcn.gnn:data/cora tests/interp/models/gat.gnn:tests/
   rm -f "$TMP"/si.*
 done
 unset si_case si_m si_g si_name si_out si_names
+# With --backward both write the backward's seed grad.out too (gnn-run wrote none), drawn alike:
+# in [-1, 1) for an edge output as for a vertex one (the interpreter drew an edge output's in
+# [0, 1), as an edge input's, so the two backwards' gradients disagreed: helper-49). The model
+# returns an edge value; its gradient grad.W agrees too.
+printf 'model T(x: vertex[8]) -> edge[2] {\n  param W: [8, 2]\n  h = W @ x\n  return edge_softmax(h[src] + h[dst]) * out_deg[src]\n}\n' > "$TMP/si_edge.gnn"
+si_g=tests/interp/graphs/random/graph.edges
+if si_out=$("$GNNC" "$TMP/si_edge.gnn" --target=host -o "$TMP/si.so" 2>&1) &&
+   si_out=$("$GNNC" run "$TMP/si_edge.gnn" --graph $si_g --seed 17 --backward --save-inputs "$TMP/si.ref" --save-outputs "$TMP/si.refo" 2>&1) &&
+   si_out=$("$ROOT/build/bin/gnn-run" "$TMP/si.so" --graph $si_g --seed 17 --backward --save-inputs "$TMP/si.got" --save-grads "$TMP/si.gotg" --repeat 1 --warmup 0 2>&1); then
+  if si_out=$("$ROOT/build/bin/gnn-compare" "$TMP/si.got" "$TMP/si.ref" --tol 1e-7 --names x,grad.out 2>&1) &&
+     awk '$1 == "tensor" && $2 == "grad.out" && $3 > 0 { f = 1 } END { exit !f }' "$TMP/si.got"; then pass cli/gnn-run-save-inputs/backward-seed
+  else fail cli/gnn-run-save-inputs/backward-seed "$(printf '%s\n' "$si_out" | tail -n 3 | tr '\n' ' ')"; fi
+  if si_out=$("$ROOT/build/bin/gnn-compare" "$TMP/si.gotg" "$TMP/si.refo" --tol 1e-4 --names grad.W 2>&1); then pass cli/backward-edge-output-agrees
+  else fail cli/backward-edge-output-agrees "$(printf '%s\n' "$si_out" | tail -n 3 | tr '\n' ' ')"; fi
+else
+  fail cli/gnn-run-save-inputs/backward-seed "$(printf '%s\n' "$si_out" | tail -n 3 | tr '\n' ' ')"
+fi
+rm -f "$TMP"/si.* "$TMP/si_edge.gnn"
