@@ -22,7 +22,11 @@ for its context only.
 gnnc's side: the model below, compiled by gnnc (--gnnc) into a host library, as a GnncModule: one
 gnnc model rebound to each batch's graph (its arena reused). PyG's side: two SAGEConv(aggr="mean")
 with the same shapes (lin_l = W_neigh with the bias, lin_r = W_self). --check runs both on one
-batch with gnnc's parameters copied into PyG's and compares the outputs.
+batch with gnnc's parameters copied into PyG's and compares the outputs; it trains nothing, so it
+takes no --side (it runs both; --side pyg was silently turned into gnnc) and no --out (it writes no
+losses or parameters): both are refused with it. The training options (--epochs, --batches,
+--eval, --lr, --emulate-world) are checked and then unused under --check, so that one command line
+serves the check and the training runs (bench/minibatch.sh passes the same arguments to both).
 
 The graph: `gen:N,E` a planted partition (stochastic block model) of N vertices and E edges (each
 edge's source uniform, its destination in the source's class with probability P_SAME, else
@@ -48,7 +52,8 @@ test: tests/python/test_ddp_minibatch.py).
 Bad options are refused before anything runs, as argparse refuses them: a line
 "minibatch_sage.py: error: ..." on stderr and exit 2 (counts that must be >= 1, a fan-out entry
 that is neither >= 1 nor -1, a graph that is neither gen:N,E nor a folder with the three .npy
-files, a missing --gnnc, --side pyg without torch_geometric, ...); what only the loaded graph
+files, a missing --gnnc, --side pyg without torch_geometric, --check with --side or --out, ...);
+what only the loaded graph
 tells (more batches per step than an epoch has) the same way once it is loaded. Tests:
 tests/python/test_minibatch_options.py.
 
@@ -591,7 +596,7 @@ def env_count(name, default, lo):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--side", choices=("gnnc", "pyg"), default="gnnc")
+    p.add_argument("--side", choices=("gnnc", "pyg"), help="the side that trains (gnnc; not with --check: it runs both)")
     p.add_argument("--graph", type=graph_arg, default="gen:20000,400000",
                    help="gen:N,E (a planted partition; N >= 10) or an ogbn-products .npy directory")
     p.add_argument("--features", type=int_arg(1), help="features of a generated graph (100; a folder's come from x.npy)")
@@ -618,8 +623,13 @@ def main():
     p.add_argument("--out", default="", help="a directory for each rank's losses and parameters")
     p.add_argument("--check", action="store_true", help="compare gnnc and PyG on one batch with the same parameters")
     a = p.parse_args()
-    if a.check:
-        a.side = "gnnc"
+    if a.check:  # one batch through both sides, nothing trained: an option for one side or training's files would be ignored
+        if a.side is not None:
+            p.error("--check takes no --side (--side %s): it runs both sides on one batch, gnnc's parameters "
+                    "copied into PyG's SAGEConvs; --side picks the one side that trains" % a.side)
+        if a.out:
+            p.error("--check takes no --out (--out %s): it trains nothing and writes no losses or parameters" % a.out)
+    a.side = a.side or "gnnc"  # under --check: gnnc's module, whose parameters PyG's side copies
     generated = a.graph.startswith("gen:")
     for name in ("features", "classes"):
         if getattr(a, name) is not None and not generated:

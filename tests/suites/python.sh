@@ -20,7 +20,8 @@
 #                         --batches -1, --batch 0, a missing --graph, ...) exit 2 with a one-line
 #                         "minibatch_sage.py: error: ..." and no traceback; good small runs still work
 #                         (--fanout -1 in both samplers, --eval 0 reporting no accuracy, a .npy graph
-#                         folder), and the peak RSS with loading is at least loading's and training's
+#                         folder), and the peak RSS with loading is at least loading's and training's;
+#                         --check refuses --side and --out, and agrees with PyG (with the venv's PyG)
 #   python/batches/...    tests/python/test_batches.py: a new graph every batch for 1,000 batches: one
 #                         model rebound (set_graph), RSS and the runtime's peak flat (batch 10 vs 1,000),
 #                         equal to a fresh module; a reserved capacity allocates once; bad vertex ids
@@ -102,14 +103,16 @@ else
     # the mini-batch example data-parallel: two gloo ranks under DDP vs one process over the same batches
     py_out=$(PYTHONPATH=python timeout 600 "$PY" -W ignore tests/python/test_ddp_minibatch.py "$GNNC" "$py/ddp-minibatch" 2>&1)
     py_lines python/ddp-minibatch $? "$py_out"
-    # the example's options: each bad one refused (exit 2, one error line), good small runs
-    py_out=$(PYTHONPATH=python timeout 600 "$PY" -W ignore tests/python/test_minibatch_options.py "$GNNC" "$py/minibatch-options" 2>&1)
+    # a python with torch_geometric where make setup made its venv (over the same Debian torch), else $PY
+    py_pyg=$ROOT/build/peers-venv-debian/bin/python
+    "$py_pyg" -c 'import torch_geometric' > /dev/null 2>&1 || py_pyg=$PY
+    # the example's options: each bad one refused (exit 2, one error line), good small runs; --check with PyG
+    py_out=$(PYTHONPATH=python timeout 600 "$PY" -W ignore tests/python/test_minibatch_options.py "$GNNC" "$py/minibatch-options" \
+      "$py_pyg" 2>&1)
     py_lines python/minibatch-options $? "$py_out"
     py_out=$(PYTHONPATH=python timeout 300 "$PY" -W ignore::UserWarning tests/python/test_batches.py "$py" 2>&1)
     py_lines python/batches $? "$py_out"
-    # with torch_geometric where make setup made its venv (over the same Debian torch): its Data too
-    py_pyg=$ROOT/build/peers-venv-debian/bin/python
-    "$py_pyg" -c 'import torch_geometric' > /dev/null 2>&1 || py_pyg=$PY
+    # torch_geometric's Data too, with the venv's python (py_pyg)
     py_out=$(PYTHONPATH=python timeout 300 "$py_pyg" -W ignore tests/python/test_pyg_inputs.py "$py" 2>&1)
     py_lines python/pyg-inputs $? "$py_out"
     # the CSR built with torch ops (a CUDA edge_index's path) against the runtime's host builder, on CPU
