@@ -22,6 +22,11 @@
 #                         (--fanout -1 in both samplers, --eval 0 reporting no accuracy, a .npy graph
 #                         folder), and the peak RSS with loading is at least loading's and training's;
 #                         --check refuses --side and --out, and agrees with PyG (with the venv's PyG)
+#   python/bench-sampler/... tests/python/test_bench_sampler.py: bench/sampler.py reads --graph, --batch,
+#                         --fanout with the example's option types (python/examples/minibatch_args.py):
+#                         a bad option (also --batches -1, --threads 0, an --out in no folder) is exit 2
+#                         and one "sampler.py: error: ..." line; small runs (--batches 0: the whole
+#                         epoch, --fanout -1, a .npy folder) print the table and their JSON line
 #   python/batches/...    tests/python/test_batches.py: a new graph every batch for 1,000 batches: one
 #                         model rebound (set_graph), RSS and the runtime's peak flat (batch 10 vs 1,000),
 #                         equal to a fresh module; a reserved capacity allocates once; bad vertex ids
@@ -110,6 +115,9 @@ else
     py_out=$(PYTHONPATH=python timeout 600 "$PY" -W ignore tests/python/test_minibatch_options.py "$GNNC" "$py/minibatch-options" \
       "$py_pyg" 2>&1)
     py_lines python/minibatch-options $? "$py_out"
+    # bench/sampler.py: the example's option types (each bad option refused the same way), small runs
+    py_out=$(PYTHONPATH=python timeout 300 "$PY" -W ignore tests/python/test_bench_sampler.py "$GNNC" "$py/bench-sampler" 2>&1)
+    py_lines python/bench-sampler $? "$py_out"
     py_out=$(PYTHONPATH=python timeout 300 "$PY" -W ignore::UserWarning tests/python/test_batches.py "$py" 2>&1)
     py_lines python/batches $? "$py_out"
     # torch_geometric's Data too, with the venv's python (py_pyg)
