@@ -32,8 +32,9 @@
 #                         equal to a fresh module; a reserved capacity allocates once; bad vertex ids
 #                         (fractions, booleans, out of range, an empty batch) are refused
 #   python/pyg-inputs/... tests/python/test_pyg_inputs.py: GnncModule(edge_index, x) and (data) as with a
-#                         gnnc.Graph, exactly; the graph reused while its tensor is unchanged; edge rows
-#                         in edge_index's order; a real torch_geometric Data where PyG is installed;
+#                         gnnc.Graph, exactly; the graph reused while its tensor holds the same edges,
+#                         remade when it is refilled in place (through NumPy or .data too, unseen by
+#                         torch's version counter; a batch vector too); edge rows in edge_index's order; a real torch_geometric Data where PyG is installed;
 #                         a batch of graphs (batch vector, Batch) through a graph-level model, equal
 #                         to each graph run alone
 #   python/device-csr/... tests/python/test_device_csr.py: the graph of an edge_index built with torch ops
