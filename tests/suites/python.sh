@@ -2,7 +2,8 @@
 #
 #   python/numpy/...      tests/python/test_numpy.py: the NumPy API against the interpreter (forward
 #                         in training mode and backward), parameters by name, parameter files,
-#                         edge order, datasets, errors
+#                         edge order, datasets, errors; Library, Graph, Model and Sampler refuse
+#                         copy.copy, copy.deepcopy and pickle
 #   python/torch/...      tests/python/test_torch.py: GnncModule's outputs and gradients equal torch
 #                         autograd on the same GCN and GAT written in PyTorch, and so do 5 Adam steps
 #   python/ddp/...        tests/python/ddp_edgeconv.py: EdgeConv on point-cloud batches trained by two
