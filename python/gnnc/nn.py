@@ -36,6 +36,7 @@ host builder. Both make the same graph bit for bit (tests/python/test_device_csr
 the CUDA path itself has not run on a GPU yet: make gpu-check's python step checks it).
 """
 import collections
+import copy
 import ctypes
 import operator
 import weakref
@@ -272,6 +273,39 @@ class GnncModule(torch.nn.Module):
         init = self.lib.initial_params(seed)
         for n in self._names:
             self.register_parameter(_param_key(n), torch.nn.Parameter(torch.from_numpy(init[n])))
+
+    def __deepcopy__(self, memo):
+        """copy.deepcopy (a best-model snapshot, an EMA copy, torch.optim.swa_utils.AveragedModel): a
+        new module over the same Library -- shared, as a library and its context cannot be copied --
+        with copies of the parameters, buffers (dropout_step) and settings, and a gnnc model of its
+        own, made at its first forward (the original's is not touched); its cache of graphs made
+        from tensors starts empty. It computes what the original does and trains independently."""
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        memo[id(self.lib)] = self.lib
+        for k, v in self.__dict__.items():
+            if k == "_model":
+                v = None
+            elif k == "_graphs":
+                v = collections.OrderedDict()
+            else:
+                v = copy.deepcopy(v, memo)
+            new.__dict__[k] = v
+        return new
+
+    def __copy__(self):
+        # copy.copy: the default's shallow copy (the same parameters, model and cache), kept as it was
+        # once __reduce_ex__ refuses pickling
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        return new
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("a GnncModule cannot be pickled (torch.save(module), multiprocessing): it holds a gnnc.Library, "
+                        "a loaded shared library and its runtime context. Save its state instead: "
+                        "torch.save(module.state_dict(), path), then GnncModule(library, ...).load_state_dict("
+                        "torch.load(path)) (the parameters and dropout_step); copy.deepcopy(module) copies it in "
+                        "this process")
 
     def model_for(self, graph):
         """The module's gnnc model bound to graph: created on first use (with the module's capacity

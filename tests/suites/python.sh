@@ -11,7 +11,9 @@
 #                         one process
 #   python/resume/...     tests/python/test_resume.py: a GnncModule + Adam loop with dropout, stopped,
 #                         torch.save'd, loaded into new objects and resumed, ends at the parameters of
-#                         the loop run straight through, bit for bit (with controls that must differ)
+#                         the loop run straight through, bit for bit (with controls that must differ);
+#                         so does a copy.deepcopy taken halfway, trained on beside the original;
+#                         torch.save(module) refused, naming state_dict()
 #   python/ddp-minibatch/... tests/python/test_ddp_minibatch.py: python/examples/minibatch_sage.py (sampled
 #                         GraphSAGE batches) on two gloo ranks under DDP: identical parameters on both
 #                         ranks, each rank its own batches, losses and parameters equal to one process
