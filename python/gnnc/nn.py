@@ -66,13 +66,27 @@ def _view(ptr, shape, device):
     return torch.as_tensor(_CudaView(ptr, shape), device=device)
 
 
+def _not_finite(name, v):
+    """The message for parameter name (the model's; the module's attribute is _param_key(name)) whose
+    float32 values v are not all finite: the attribute the user sees, what is wrong, the likely why."""
+    nan, inf = int(torch.isnan(v).sum()), int(torch.isinf(v).sum())
+    what = " and ".join(s for s in ("%d NaN" % nan if nan else "", "%d infinite" % inf if inf else "") if s)
+    return ("parameter %s (the model's %r) holds %s of its %d values (in float32): gnnc takes finite parameters only. "
+            "They became so in training, most likely: it diverged (the loss or the gradients went NaN or infinite and "
+            "the optimiser wrote them into the parameters); try a smaller learning rate or gradient clipping "
+            "(torch.nn.utils.clip_grad_norm_), from a checkpoint" % (_param_key(name), name, what, v.numel()))
+
+
 def _upload_params(model, params, cuda):
     for (name, _), p in zip(model.params(), params):
         p = p.detach()
         if cuda:
             _view(model.param_ptr(name), p.shape, p.device).copy_(p.float())
         else:
-            model.set_param(name, p.float().cpu().numpy())
+            v = p.float().cpu()
+            if not bool(torch.isfinite(v).all()):  # Model.set_param's refusal, in the module's words
+                raise ValueError(_not_finite(name, v))
+            model.set_param(name, v.numpy())
 
 
 def _run_forward(model, inputs, params, training, seed):

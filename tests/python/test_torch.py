@@ -6,7 +6,8 @@ For each: the gnnc module's output and parameter gradients equal those of the sa
 written in PyTorch (float64, autograd), on GRAPH (a dataset folder) and on a graph from NumPy
 edge arrays; a few Adam steps of both in a training loop end at the same parameters; the
 same graph used twice in one step (the recompute path); an input that requires grad is
-refused (these libraries are compiled for parameters only). Prints "ok NAME" / "FAIL NAME: detail" lines (tests/suites/python.sh counts them).
+refused (these libraries are compiled for parameters only); a parameter a diverged step made NaN
+or infinite is refused by the module's attribute name. Prints "ok NAME" / "FAIL NAME: detail" lines (tests/suites/python.sh counts them).
 """
 import sys
 
@@ -120,6 +121,28 @@ def training_loop(tag, lib, ref, g, F, steps=5):
     check(worst < 1e-4, "%s/adam-%d-steps" % (tag, steps), "parameters differ by %g" % worst)
 
 
+def check_diverged(libdir):
+    """A parameter that became NaN or infinite (a diverged step) is refused naming the module's
+    attribute (gcnconv1__b) as well as the model's name, and saying what happened; before, the message
+    named only 'gcnconv1.b', which is no attribute of the module, and said "values must be finite"."""
+    lib = gnnc.load(libdir + "/libgcn.so")
+    g = lib.graph([0, 1, 2], [1, 2, 0])
+    layer = GnncModule(lib, seed=1)
+    x = torch.randn(3, lib.inputs[0].width)
+    opt = torch.optim.SGD(layer.parameters(), lr=1.0)
+    layer(g, x).sum().backward()
+    with torch.no_grad():
+        layer.gcnconv1__b.grad[1] = float("nan")  # what a diverged loss hands the optimiser
+        layer.gcnconv1__b.grad[2] = float("inf")
+    opt.step()
+    try:
+        layer(g, x)
+        check(False, "diverged/refused", "accepted")
+    except ValueError as e:
+        want = ["parameter gcnconv1__b (the model's 'gcnconv1.b') holds 1 NaN and 1 infinite of its 3 values", "diverged"]
+        check(all(w in str(e) for w in want), "diverged/refused", str(e))
+
+
 def main():
     libdir, graph_path = sys.argv[1], sys.argv[2]
     rs = np.random.RandomState(7)
@@ -178,6 +201,7 @@ def main():
         # (rtol 1e-4 as compare_grads: GIN's unnormalised sums make gradients in the tens)
         bad = [(n, close(t.grad, p64[n].grad)[1]) for n, t in layer.named_gnnc_parameters() if not close(t.grad, p64[n].grad)[0]]
         check(not bad, "%s/eval-backward" % name, "gradients differ: %s" % bad)
+    check_diverged(libdir)
     print("%d failed" % failures)
     return 1 if failures else 0
 

@@ -5,7 +5,8 @@
 #                         edge order, datasets, errors; Library, Graph, Model and Sampler refuse
 #                         copy.copy, copy.deepcopy and pickle
 #   python/torch/...      tests/python/test_torch.py: GnncModule's outputs and gradients equal torch
-#                         autograd on the same GCN and GAT written in PyTorch, and so do 5 Adam steps
+#                         autograd on the same GCN and GAT written in PyTorch, and so do 5 Adam steps;
+#                         a parameter gone NaN is refused by its attribute name, saying training diverged
 #   python/ddp/...        tests/python/ddp_edgeconv.py: EdgeConv on point-cloud batches trained by two
 #                         processes under DistributedDataParallel (gloo) ends at the parameters of
 #                         one process
