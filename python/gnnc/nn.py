@@ -38,6 +38,7 @@ the CUDA path itself has not run on a GPU yet: make gpu-check's python step chec
 import collections
 import copy
 import ctypes
+import functools
 import operator
 import weakref
 
@@ -210,7 +211,8 @@ class _NoSecondDerivative(torch.autograd.Function):
 def _check_inputs(lib, inputs):
     """Each input a floating-point tensor, refused by name otherwise (None failed in the graph's
     vertex count; bool and integer tensors were cast silently). A float64, float16 or bfloat16 input
-    is computed in float32, as before, the output float32 and the input's gradient cast back."""
+    is computed in float32, as before, and the input's gradient cast back; the output has the
+    parameters' dtype (GnncModule.forward: float32 unless the module was converted)."""
     for x, t in zip(inputs, lib.inputs):
         if not torch.is_tensor(x):
             raise TypeError("input %r must be a tensor, not %s" % (t.name, type(x).__name__))
@@ -257,6 +259,13 @@ class GnncModule(torch.nn.Module):
     stream where it stopped. A state_dict from before the buffer existed loads, leaving the count
     as it is. Edge inputs and outputs are in the graph's (CSR) order; graph.to_graph_order
     converts.
+
+    Dtypes: gnnc computes in float32. Inputs of another floating dtype are rounded to float32 and
+    their gradients cast back to their dtype; so are the parameters of a converted module
+    (module.double(), .half(), .to(dtype): they stay in that dtype for the optimiser, rounded to
+    float32 for each forward, their gradients cast back). The output has the parameters' dtype
+    (float32 unless converted; several dtypes: the one torch promotes them to), so that a network
+    converted as a whole runs: module.double() does not make gnnc compute in float64.
 
     Threads: one module (and its gnnc models) is used by one thread at a time; separate modules,
     each with its own Library or not, may run in separate threads (docs/embedding.md)."""
@@ -370,6 +379,11 @@ class GnncModule(torch.nn.Module):
         y = GnncFunction.apply(model, self.training, seed, len(inputs), *inputs, *params)
         if tg is not None and self.lib.output.domain == "edge":
             y = tg.to_input_order(y)
+        # computed in float32, given in the parameters' dtype (module.double(), .half()) as a torch
+        # layer's output is, so that the next layer of a network converted as a whole takes it
+        dtypes = {p.dtype for p in params}
+        if dtypes and dtypes != {torch.float32}:
+            y = y.to(functools.reduce(torch.promote_types, dtypes))
         return y
 
     def _tensor_graph(self, g, inputs, batch=None):

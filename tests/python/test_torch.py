@@ -7,7 +7,8 @@ written in PyTorch (float64, autograd), on GRAPH (a dataset folder) and on a gra
 edge arrays; a few Adam steps of both in a training loop end at the same parameters; the
 same graph used twice in one step (the recompute path); an input that requires grad is
 refused (these libraries are compiled for parameters only); a parameter a diverged step made NaN
-or infinite is refused by the module's attribute name. Prints "ok NAME" / "FAIL NAME: detail" lines (tests/suites/python.sh counts them).
+or infinite is refused by the module's attribute name; module.double() and .half() give their
+output and gradients in that dtype, computed in float32. Prints "ok NAME" / "FAIL NAME: detail" lines (tests/suites/python.sh counts them).
 """
 import sys
 
@@ -143,6 +144,38 @@ def check_diverged(libdir):
         check(all(w in str(e) for w in want), "diverged/refused", str(e))
 
 
+def check_dtypes(libdir):
+    """module.double() / .half(): gnnc still computes in float32 (the parameters rounded to it), and
+    the output comes in the parameters' dtype, the gradients in theirs: equal to a float32 module's
+    on the rounded parameters, cast. A network converted as a whole (gnnc -> Linear) runs forward
+    and backward. Before, the output stayed float32, and the next float64 layer failed."""
+    lib = gnnc.load(libdir + "/libgcn.so")
+    g = lib.graph([0, 1, 2, 3, 1], [1, 2, 3, 0, 3])
+    x = torch.randn(4, lib.inputs[0].width)
+    for dtype in (torch.float64, torch.float16):
+        tag = str(dtype).split(".")[1]
+        conv, ref = GnncModule(lib, seed=1).to(dtype), GnncModule(lib, seed=1)
+        with torch.no_grad():
+            for (_, p), (_, q) in zip(conv.named_gnnc_parameters(), ref.named_gnnc_parameters()):
+                q.copy_(p.float())  # the values gnnc computes with
+        y, y0 = conv(g, x), ref(g, x)
+        (y.float() * 2).sum().backward()
+        (y0 * 2).sum().backward()
+        grads = [(p.grad, q.grad) for (_, p), (_, q) in zip(conv.named_gnnc_parameters(), ref.named_gnnc_parameters())]
+        check(y.dtype == dtype and torch.equal(y, y0.to(dtype)), "dtype/%s-output" % tag,
+              "output %s (want %s), max diff %g" % (y.dtype, dtype, float((y.double() - y0.double()).abs().max())))
+        check(all(a.dtype == dtype and torch.equal(a, b.to(dtype)) for a, b in grads), "dtype/%s-grads" % tag,
+              "gradient dtypes %s" % [a.dtype for a, _ in grads])
+    net = torch.nn.ModuleDict({"gnn": GnncModule(lib, seed=1), "dec": torch.nn.Linear(lib.output.width, 2)}).double()
+    try:
+        out = net["dec"](net["gnn"](g, x.double()))
+        out.sum().backward()
+        check(out.dtype == torch.float64 and all(p.grad.dtype == torch.float64 for p in net.parameters()),
+              "dtype/network-double", "output %s" % out.dtype)
+    except Exception as e:  # noqa: BLE001 -- any failure is this check's
+        check(False, "dtype/network-double", "%s: %s" % (type(e).__name__, e))
+
+
 def main():
     libdir, graph_path = sys.argv[1], sys.argv[2]
     rs = np.random.RandomState(7)
@@ -202,6 +235,7 @@ def main():
         bad = [(n, close(t.grad, p64[n].grad)[1]) for n, t in layer.named_gnnc_parameters() if not close(t.grad, p64[n].grad)[0]]
         check(not bad, "%s/eval-backward" % name, "gradients differ: %s" % bad)
     check_diverged(libdir)
+    check_dtypes(libdir)
     print("%d failed" % failures)
     return 1 if failures else 0
 

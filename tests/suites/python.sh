@@ -6,7 +6,9 @@
 #                         copy.copy, copy.deepcopy and pickle
 #   python/torch/...      tests/python/test_torch.py: GnncModule's outputs and gradients equal torch
 #                         autograd on the same GCN and GAT written in PyTorch, and so do 5 Adam steps;
-#                         a parameter gone NaN is refused by its attribute name, saying training diverged
+#                         a parameter gone NaN is refused by its attribute name, saying training diverged;
+#                         after module.double() / .half() the output and gradients in that dtype (computed
+#                         in float32)
 #   python/ddp/...        tests/python/ddp_edgeconv.py: EdgeConv on point-cloud batches trained by two
 #                         processes under DistributedDataParallel (gloo) ends at the parameters of
 #                         one process
