@@ -33,6 +33,7 @@
 #                         a bad option (also --batches -1, --threads 0, an --out in no folder) is exit 2
 #                         and one "sampler.py: error: ..." line; small runs (--batches 0: the whole
 #                         epoch, --fanout -1, a .npy folder) print the table and their JSON line
+#   python/bench-edge-index-check  bench/edge_index_check.py on a small graph runs and prints its table
 #   python/batches/...    tests/python/test_batches.py: a new graph every batch for 1,000 batches: one
 #                         model rebound (set_graph), RSS and the runtime's peak flat (batch 10 vs 1,000),
 #                         equal to a fresh module; a reserved capacity allocates once; bad vertex ids
@@ -125,6 +126,13 @@ else
     # bench/sampler.py: the example's option types (each bad option refused the same way), small runs
     py_out=$(PYTHONPATH=python timeout 300 "$PY" -W ignore tests/python/test_bench_sampler.py "$GNNC" "$py/bench-sampler" 2>&1)
     py_lines python/bench-sampler $? "$py_out"
+    # bench/edge_index_check.py runs and prints its table (a small graph; its times are not checked)
+    if py_out=$(PYTHONPATH=python timeout 120 "$PY" -W ignore bench/edge_index_check.py "$py/libgcn.so" 1000 5000 2>&1) &&
+       grep -q '^compare (torch.equal with the kept copy) ' <<< "$py_out" && grep -q '^compare / build ' <<< "$py_out"; then
+      pass python/bench-edge-index-check
+    else
+      fail python/bench-edge-index-check "$(py_tail "$py_out")"
+    fi
     py_out=$(PYTHONPATH=python timeout 300 "$PY" -W ignore::UserWarning tests/python/test_batches.py "$py" 2>&1)
     py_lines python/batches $? "$py_out"
     # torch_geometric's Data too, with the venv's python (py_pyg)
