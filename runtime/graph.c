@@ -570,7 +570,10 @@ gnn_status gnn_graph_from_edges(gnn_ctx *ctx, int64_t nv, int64_t ne, const int6
   for (int64_t i = 0; i < ne; i++) {
     int64_t ids[2] = {src[i], dst[i]};
     for (int k = 0; k < 2; k++) {
-      if (ids[k] < 0 || ids[k] >= limit)
+      if (ids[k] < 0) /* not "out of range (ids must be below 2^31)": the bound that matters is 0 */
+        return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_from_edges: edge %lld: %s vertex id %lld is negative (ids "
+                             "must be >= 0)", (long long)i, k ? "destination" : "source", (long long)ids[k]);
+      if (ids[k] >= limit)
         return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_from_edges: edge %lld: %s vertex id %lld out of range (%s %lld)",
                              (long long)i, k ? "destination" : "source", (long long)ids[k],
                              nv > 0 ? "the graph has" : "ids must be below", (long long)limit);

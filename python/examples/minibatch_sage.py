@@ -22,7 +22,11 @@ for its context only.
 gnnc's side: the model below, compiled by gnnc (--gnnc) into a host library, as a GnncModule: one
 gnnc model rebound to each batch's graph (its arena reused). PyG's side: two SAGEConv(aggr="mean")
 with the same shapes (lin_l = W_neigh with the bias, lin_r = W_self). --check runs both on one
-batch with gnnc's parameters copied into PyG's and compares the outputs.
+batch with gnnc's parameters copied into PyG's and compares the outputs; it trains nothing, so it
+takes no --side (it runs both; --side pyg was silently turned into gnnc) and no --out (it writes no
+losses or parameters): both are refused with it. The training options (--epochs, --batches,
+--eval, --lr, --emulate-world) are checked and then unused under --check, so that one command line
+serves the check and the training runs (bench/minibatch.sh passes the same arguments to both).
 
 The graph: `gen:N,E` a planted partition (stochastic block model) of N vertices and E edges (each
 edge's source uniform, its destination in the source's class with probability P_SAME, else
@@ -48,9 +52,10 @@ test: tests/python/test_ddp_minibatch.py).
 Bad options are refused before anything runs, as argparse refuses them: a line
 "minibatch_sage.py: error: ..." on stderr and exit 2 (counts that must be >= 1, a fan-out entry
 that is neither >= 1 nor -1, a graph that is neither gen:N,E nor a folder with the three .npy
-files, a missing --gnnc, --side pyg without torch_geometric, ...); what only the loaded graph
-tells (more batches per step than an epoch has) the same way once it is loaded. Tests:
-tests/python/test_minibatch_options.py.
+files, a missing --gnnc, --side pyg without torch_geometric, --check with --side or --out, ...);
+what only the loaded graph
+tells (more batches per step than an epoch has) the same way once it is loaded. The option types
+are in minibatch_args.py, shared with bench/sampler.py. Tests: tests/python/test_minibatch_options.py.
 
 Data-parallel: under torchrun (WORLD_SIZE > 1) the process group is gloo (NCCL for CUDA tensors is
 not wired here: the example runs on the host), the module is wrapped in DistributedDataParallel, and
@@ -78,6 +83,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 import gnnc  # noqa: E402
 from gnnc.nn import GnncModule  # noqa: E402
+# the option types, shared with bench/sampler.py (minibatch_args.py imports no torch)
+from minibatch_args import (MAX_VERTICES, MIN_VERTICES, NPY_FILES, Refused, check_gnnc, fanout_arg,  # noqa: E402,F401
+                            gen_size, graph_arg, int_arg, lr_arg, make_folder)
 
 GNN_SOURCE = """# GraphSAGE, mean aggregator, 2 layers (python/examples/minibatch_sage.py writes this file)
 layer SAGEConv<D>(x: vertex[F]) -> vertex[D] {
@@ -146,10 +154,6 @@ def train_count(n):
     return n // 10
 
 
-class Refused(Exception):
-    """A bad option or input, found after argparse: main prints it as argparse does (exit 2)."""
-
-
 # the planted partition's difficulty: an edge stays in its source's class with probability P_SAME
 # (else it goes anywhere), and a vertex's features are SIGNAL x its class's centroid + N(0, 1) noise
 P_SAME, SIGNAL = 0.3, 0.3
@@ -178,35 +182,6 @@ def generate(n, e, features, classes, seed):
         b = min(n, a + chunk)
         x[a:b] = SIGNAL * centroid[label[a:b]] + rng.standard_normal((b - a, features), dtype=np.float32)
     return Data(n, src, dst, x, label.astype(np.int64), classes, seed)
-
-
-NPY_FILES = ("edge_index.npy", "x.npy", "y.npy")
-MIN_VERTICES = 10  # a tenth trains and a tenth tests: at least one vertex each
-MAX_VERTICES = 2**31 - 1  # the CSR's int32 sources and the runtime's int32 ids
-
-
-def gen_size(spec):
-    """gen:N,E as (N, E): counts written as integers or as integral floats (2e6), N in 10 .. 2^31 - 1, E >= 0."""
-    parts = spec[4:].split(",")
-    if len(parts) != 2:
-        raise Refused("%r: gen:N,E takes two counts, vertices and edges (e.g. gen:20000,400000)" % spec)
-    out = []
-    for name, v, lo, hi in (("N", parts[0], MIN_VERTICES, MAX_VERTICES), ("E", parts[1], 0, 2**62)):
-        try:
-            k = int(v)
-        except ValueError:
-            try:
-                f = float(v)
-            except ValueError:
-                f = None
-            if f is None or not f.is_integer():
-                raise Refused("%r: %s = %r is not a count" % (spec, name, v.strip())) from None
-            k = int(f)
-        if not lo <= k <= hi:
-            raise Refused("%r: %s = %d is out of range (%d .. %d%s)" % (
-                spec, name, k, lo, hi, ": a tenth of the vertices trains, a tenth tests" if name == "N" else ""))
-        out.append(k)
-    return tuple(out)
 
 
 def load_npy(folder, seed):
@@ -516,68 +491,6 @@ def check_steps(a, ntrain):
             a.batches, share, who, share))
 
 
-def int_arg(lo, hi=None, meaning=""):
-    """An argparse type: an integer in lo .. hi (hi None: no bound); meaning says what it counts in the message."""
-    def parse(v):
-        try:
-            k = int(v)
-        except ValueError:
-            raise argparse.ArgumentTypeError("%r is not an integer%s" % (v, meaning)) from None
-        if k < lo or (hi is not None and k > hi):
-            raise argparse.ArgumentTypeError("%d is out of range: %s%s" % (
-                k, ("an integer >= %d" % lo) if hi is None else ("%d .. %d" % (lo, hi)), meaning))
-        return k
-    return parse
-
-
-def lr_arg(v):
-    try:
-        f = float(v)
-    except ValueError:
-        f = None
-    if f is None or not (0 < f < float("inf")):
-        raise argparse.ArgumentTypeError("%r is not a learning rate (a finite number > 0)" % v)
-    return f
-
-
-def fanout_arg(v):
-    """--fanout K1,K2,...: each hop's in-edges kept per vertex, >= 1, or -1 (or all) for every in-edge
-    (the runtime's sampler: any k < 0; 0 would keep none: the hop would add nothing); 1 to 64 hops."""
-    hops = v.split(",")
-    if not 1 <= len(hops) <= 64:
-        raise argparse.ArgumentTypeError("%d hops: 1 to 64 (the runtime's sampler's limit)" % len(hops))
-    out = []
-    for h, k in enumerate(hops):
-        try:
-            n = -1 if k.strip() == "all" else int(k)
-        except ValueError:
-            n = None
-        if n is None or not (n == -1 or 1 <= n <= 2**31 - 1):
-            raise argparse.ArgumentTypeError(
-                "hop %d of %r is %r: each hop keeps 1 .. 2^31 - 1 in-edges per vertex, or -1 (all) for every "
-                "in-edge, comma-separated (e.g. 15,10; -1 as --fanout=-1,10)" % (h + 1, v, k.strip()))
-        out.append(n)
-    return out
-
-
-def graph_arg(spec):
-    """gen:N,E (checked here), or a folder that holds the three .npy files (their contents checked when loaded)."""
-    if spec.startswith("gen:"):
-        try:
-            gen_size(spec)
-        except Refused as err:
-            raise argparse.ArgumentTypeError(str(err)) from None
-        return spec
-    if not os.path.isdir(spec):
-        raise argparse.ArgumentTypeError("%r is neither gen:N,E (a generated graph) nor a folder (%s)" % (
-            spec, "no such file or folder" if not os.path.exists(spec) else "not a folder"))
-    missing = [f for f in NPY_FILES if not os.path.isfile(os.path.join(spec, f))]
-    if missing:
-        raise argparse.ArgumentTypeError("the folder %s has no %s (a graph folder holds %s: ogbn-products as .npy)" % (
-            spec, " and no ".join(missing), ", ".join(NPY_FILES)))
-    return spec
-
-
 def env_count(name, default, lo):
     v = os.environ.get(name, default)
     try:
@@ -591,7 +504,7 @@ def env_count(name, default, lo):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--side", choices=("gnnc", "pyg"), default="gnnc")
+    p.add_argument("--side", choices=("gnnc", "pyg"), help="the side that trains (gnnc; not with --check: it runs both)")
     p.add_argument("--graph", type=graph_arg, default="gen:20000,400000",
                    help="gen:N,E (a planted partition; N >= 10) or an ogbn-products .npy directory")
     p.add_argument("--features", type=int_arg(1), help="features of a generated graph (100; a folder's come from x.npy)")
@@ -618,8 +531,13 @@ def main():
     p.add_argument("--out", default="", help="a directory for each rank's losses and parameters")
     p.add_argument("--check", action="store_true", help="compare gnnc and PyG on one batch with the same parameters")
     a = p.parse_args()
-    if a.check:
-        a.side = "gnnc"
+    if a.check:  # one batch through both sides, nothing trained: an option for one side or training's files would be ignored
+        if a.side is not None:
+            p.error("--check takes no --side (--side %s): it runs both sides on one batch, gnnc's parameters "
+                    "copied into PyG's SAGEConvs; --side picks the one side that trains" % a.side)
+        if a.out:
+            p.error("--check takes no --out (--out %s): it trains nothing and writes no losses or parameters" % a.out)
+    a.side = a.side or "gnnc"  # under --check: gnnc's module, whose parameters PyG's side copies
     generated = a.graph.startswith("gen:")
     for name in ("features", "classes"):
         if getattr(a, name) is not None and not generated:
@@ -646,18 +564,11 @@ def main():
             p.error("%s needs torch_geometric, which %s cannot import (%s): bench/peers_env.sh makes a venv with it" % (
                 "--check" if a.check else "--side pyg", sys.executable, err))
     if a.side == "gnnc" or a.sampler == "native":
-        if not (os.path.isfile(a.gnnc) and os.access(a.gnnc, os.X_OK)):
-            p.error("--gnnc %s: %s (make builds build/gnnc)" % (
-                a.gnnc, "not an executable file" if os.path.exists(a.gnnc) else "no such file"))
+        check_gnnc(p, a.gnnc)
     for name in ("workdir", "out"):  # made now: a bad folder refused before the graph is loaded
         d = getattr(a, name)
         if d and (name == "out" or a.side == "gnnc" or a.sampler == "native"):
-            if os.path.exists(d) and not os.path.isdir(d):
-                p.error("--%s %s: not a folder" % (name, d))
-            try:
-                os.makedirs(d, exist_ok=True)
-            except OSError as err:
-                p.error("--%s %s: %s" % (name, d, err.strerror or err))
+            make_folder(p, name, d)
     try:
         return run(a)
     except Refused as err:

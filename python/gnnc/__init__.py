@@ -21,7 +21,8 @@ dropped on the way out). Pass edge_order="graph" to use the runtime's order inst
 # The package's public face: its names are defined in modules of one job each, every one importing
 # only those above it in this list (no cycles):
 #   _abi.py      the C structures, function types and enum values, mirrored in ctypes
-#   _errors.py   GnncError (and the messages more than one module raises it with)
+#   _errors.py   GnncError (and the messages more than one module raises it with); _Handle, the
+#                refusal to copy or pickle what owns a runtime handle
 #   _args.py     Python arguments as C counts, seeds and vertex ids, refusing silent casts
 #   _graph.py    Graph
 #   _sampler.py  Sampler, Sample

@@ -5,7 +5,7 @@ import weakref
 import numpy as np
 
 from ._args import _vertex_ids
-from ._errors import GnncError
+from ._errors import GnncError, _Handle
 
 
 def _graph_of(a, nv):
@@ -29,10 +29,15 @@ def _graph_of(a, nv):
     return of
 
 
-class Graph:
+class Graph(_Handle):
     """A runtime graph (gnn_graph); nv, ne, ng (graphs of a batch), and edge_origin (runtime edge -> index
     of the input edge), src and dst (NumPy, CSR order). A graph built on the device (graph_from_csr)
-    has no host copies until edge_origin, src, dst or num_input_edges is first read."""
+    has no host copies until edge_origin, src, dst or num_input_edges is first read. Not copied nor
+    pickled (_Handle): share it, or make another from its source."""
+
+    _owns = "the runtime's graph"
+    _copy_instead = ("Share this one (any number of models may be bound to it), or make another from the same "
+                     "source: lib.graph(src, dst, ...) or lib.load_graph(path).")
 
     def __init__(self, lib, g, num_input_edges=None, owner_dataset=None):
         self.lib, self._g, self._ds = lib, g, owner_dataset

@@ -11,7 +11,7 @@ import numpy as np
 
 from ._abi import TARGET_CUDA, _Api, _Dataset, _Graph, _GraphOpts, _Sample, _p64, _vp
 from ._args import _count, _flag, _seed, _vertex_ids
-from ._errors import GnncError
+from ._errors import GnncError, _Handle
 from ._graph import Graph
 from ._model import Model
 from ._sampler import Sampler
@@ -36,8 +36,13 @@ def _fn(handle, name, restype, *argtypes):
     return f
 
 
-class Library:
-    """A model library (gnnc -o libmodel.so): its model table, the runtime it links, one context."""
+class Library(_Handle):
+    """A model library (gnnc -o libmodel.so): its model table, the runtime it links, one context.
+    Not copied nor pickled (_Handle): share it, or load the file again."""
+
+    _owns = "the loaded library's runtime context"
+    _copy_instead = ("Share this one (any number of models, graphs and GnncModules may use it), or load the file "
+                     "again for a context of its own: gnnc.load(lib.path).")
 
     def __init__(self, path, device=0):
         path = os.fspath(path)

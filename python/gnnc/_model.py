@@ -7,7 +7,7 @@ import numpy as np
 
 from ._abi import _MemoryPlan, _pf, _vp
 from ._args import _count, _flag, _seed
-from ._errors import GnncError, _no_backward_why
+from ._errors import GnncError, _Handle, _no_backward_why
 from ._graph import Graph
 
 
@@ -32,8 +32,14 @@ class _Buffer:
         self.ptr = _vp()
 
 
-class Model:
-    """A created model on one graph: parameters, forward, backward, parameter files."""
+class Model(_Handle):
+    """A created model on one graph: parameters, forward, backward, parameter files. Not copied nor
+    pickled (_Handle): create another and give it the parameters."""
+
+    _owns = "the runtime's model (its parameters and arenas)"
+    _copy_instead = ("Create another from the Library and give it these parameters: m2 = lib.create(graph); "
+                     "m2.load_state_dict(m.state_dict()); or keep them in a file: m.save_params(path), then "
+                     "m2.load_params(path).")
 
     def __init__(self, lib, graph, seed=1):
         if not lib._ctx:  # before the graph's checks: a closed library has freed its graphs too

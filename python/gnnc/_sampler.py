@@ -7,7 +7,7 @@ import numpy as np
 
 from ._abi import _Sample, _vp
 from ._args import _seed, _vertex_ids
-from ._errors import GnncError
+from ._errors import GnncError, _Handle
 from ._graph import Graph
 
 
@@ -25,12 +25,15 @@ class Sample:
         return "gnnc.Sample(%d vertices, %d edges, %d seeds)" % (self.nodes.size, self.edge_index.shape[1], self.num_seeds)
 
 
-class Sampler:
+class Sampler(_Handle):
     """Neighbour sampling in the runtime (Library.sampler): sample(seeds, fanout, seed) draws, from
     the seeds, len(fanout) hops over in-edges, each frontier vertex keeping fanout[h] of its in-edges
     uniformly without replacement (all for -1). The draws depend on (seed, hop, vertex) only: the
     same on any thread count; a new seed per batch gives new batches. Not thread-safe: one per
-    thread (or DataLoader worker)."""
+    thread (or DataLoader worker). Not copied nor pickled (_Handle): make one per thread or worker."""
+
+    _owns = "the runtime's sampler"
+    _copy_instead = "Make another: lib.sampler(graph), or lib.sampler(indptr=..., indices=...)."
 
     def __init__(self, lib, graph=None, indptr=None, indices=None):
         self.lib, self._s, self._keep = lib, None, None

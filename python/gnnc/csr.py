@@ -71,6 +71,8 @@ def build_csr(edge_index, num_vertices=0, add_self_loops=False, remove_self_loop
             i = int(bad.nonzero()[0, 0])
             si, di = int(s[i]), int(d[i])
             which, v = ("source", si) if si < 0 or si >= limit else ("destination", di)
+            if v < 0:
+                raise _invalid("edge %d: %s vertex id %d is negative (ids must be >= 0)" % (i, which, v))
             raise _invalid("edge %d: %s vertex id %d out of range (%s %d)" % (
                 i, which, v, "the graph has" if nv > 0 else "ids must be below", limit))
         if nv == 0:

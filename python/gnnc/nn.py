@@ -36,7 +36,9 @@ host builder. Both make the same graph bit for bit (tests/python/test_device_csr
 the CUDA path itself has not run on a GPU yet: make gpu-check's python step checks it).
 """
 import collections
+import copy
 import ctypes
+import functools
 import operator
 import weakref
 
@@ -65,13 +67,27 @@ def _view(ptr, shape, device):
     return torch.as_tensor(_CudaView(ptr, shape), device=device)
 
 
+def _not_finite(name, v):
+    """The message for parameter name (the model's; the module's attribute is _param_key(name)) whose
+    float32 values v are not all finite: the attribute the user sees, what is wrong, the likely why."""
+    nan, inf = int(torch.isnan(v).sum()), int(torch.isinf(v).sum())
+    what = " and ".join(s for s in ("%d NaN" % nan if nan else "", "%d infinite" % inf if inf else "") if s)
+    return ("parameter %s (the model's %r) holds %s of its %d values (in float32): gnnc takes finite parameters only. "
+            "They became so in training, most likely: it diverged (the loss or the gradients went NaN or infinite and "
+            "the optimiser wrote them into the parameters); try a smaller learning rate or gradient clipping "
+            "(torch.nn.utils.clip_grad_norm_), from a checkpoint" % (_param_key(name), name, what, v.numel()))
+
+
 def _upload_params(model, params, cuda):
     for (name, _), p in zip(model.params(), params):
         p = p.detach()
         if cuda:
             _view(model.param_ptr(name), p.shape, p.device).copy_(p.float())
         else:
-            model.set_param(name, p.float().cpu().numpy())
+            v = p.float().cpu()
+            if not bool(torch.isfinite(v).all()):  # Model.set_param's refusal, in the module's words
+                raise ValueError(_not_finite(name, v))
+            model.set_param(name, v.numpy())
 
 
 def _run_forward(model, inputs, params, training, seed):
@@ -195,7 +211,8 @@ class _NoSecondDerivative(torch.autograd.Function):
 def _check_inputs(lib, inputs):
     """Each input a floating-point tensor, refused by name otherwise (None failed in the graph's
     vertex count; bool and integer tensors were cast silently). A float64, float16 or bfloat16 input
-    is computed in float32, as before, the output float32 and the input's gradient cast back."""
+    is computed in float32, as before, and the input's gradient cast back; the output has the
+    parameters' dtype (GnncModule.forward: float32 unless the module was converted)."""
     for x, t in zip(inputs, lib.inputs):
         if not torch.is_tensor(x):
             raise TypeError("input %r must be a tensor, not %s" % (t.name, type(x).__name__))
@@ -215,8 +232,12 @@ class GnncModule(torch.nn.Module):
     readout pools each graph and a graph-level output has a row per graph; without it the graph is
     one graph (a gnnc.Graph has its own: Graph.set_graphs). A graph made
     from a tensor takes the module's add_self_loops / symmetrise / dedup, is kept while that same
-    tensor object is unchanged (full-graph training builds it once), and takes and gives edge rows
-    in edge_index's order. graph_builder says where its CSR is built: "auto" (default) on the
+    tensor object holds the same edges (full-graph training builds it once), and takes and gives
+    edge rows in edge_index's order. Each call compares the tensor (and batch) exactly with a copy
+    kept from when the graph was made, so a buffer refilled in place gets its new graph however it
+    was written (through NumPy or .data too, which torch's version counter does not see); the
+    compare reads the edges once (16-19 ms at 10M edges, about 1% of building the graph).
+    graph_builder says where its CSR is built: "auto" (default) on the
     device for a CUDA edge_index with a CUDA library (torch ops, then gnn_graph_from_csr: no trip
     through the host), by the runtime's host builder otherwise; "torch" always with torch ops on
     the edge_index's device (which must be the library's: CPU for a host library); "runtime"
@@ -239,6 +260,13 @@ class GnncModule(torch.nn.Module):
     as it is. Edge inputs and outputs are in the graph's (CSR) order; graph.to_graph_order
     converts.
 
+    Dtypes: gnnc computes in float32. Inputs of another floating dtype are rounded to float32 and
+    their gradients cast back to their dtype; so are the parameters of a converted module
+    (module.double(), .half(), .to(dtype): they stay in that dtype for the optimiser, rounded to
+    float32 for each forward, their gradients cast back). The output has the parameters' dtype
+    (float32 unless converted; several dtypes: the one torch promotes them to), so that a network
+    converted as a whole runs: module.double() does not make gnnc compute in float64.
+
     Threads: one module (and its gnnc models) is used by one thread at a time; separate modules,
     each with its own Library or not, may run in separate threads (docs/embedding.md)."""
 
@@ -252,8 +280,9 @@ class GnncModule(torch.nn.Module):
         self.graph_builder = graph_builder
         # for graphs made from an edge_index or a PyG Data (forward's first argument), as lib.graph's
         self.graph_options = dict(add_self_loops=add_self_loops, symmetrise=symmetrise, dedup=dedup)
-        # id(edge_index) -> (weakref to it, its _version, nv, _TensorGraph): at most max_graphs, least
-        # recently used out first, and an entry goes with its tensor
+        # id(edge_index) -> _CachedGraph (a weak reference to it, a copy of its edges, nv, the graph,
+        # a copy of the batch vector): at most max_graphs, least recently used out first, and an entry
+        # goes with its tensor
         self._graphs = collections.OrderedDict()
         self.max_graphs = max(1, int(max_graphs))
         # the one gnnc model, rebound per graph; capacity (vertices, edges[, graphs]) is reserved on it
@@ -267,6 +296,39 @@ class GnncModule(torch.nn.Module):
         init = self.lib.initial_params(seed)
         for n in self._names:
             self.register_parameter(_param_key(n), torch.nn.Parameter(torch.from_numpy(init[n])))
+
+    def __deepcopy__(self, memo):
+        """copy.deepcopy (a best-model snapshot, an EMA copy, torch.optim.swa_utils.AveragedModel): a
+        new module over the same Library -- shared, as a library and its context cannot be copied --
+        with copies of the parameters, buffers (dropout_step) and settings, and a gnnc model of its
+        own, made at its first forward (the original's is not touched); its cache of graphs made
+        from tensors starts empty. It computes what the original does and trains independently."""
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        memo[id(self.lib)] = self.lib
+        for k, v in self.__dict__.items():
+            if k == "_model":
+                v = None
+            elif k == "_graphs":
+                v = collections.OrderedDict()
+            else:
+                v = copy.deepcopy(v, memo)
+            new.__dict__[k] = v
+        return new
+
+    def __copy__(self):
+        # copy.copy: the default's shallow copy (the same parameters, model and cache), kept as it was
+        # once __reduce_ex__ refuses pickling
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        return new
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("a GnncModule cannot be pickled (torch.save(module), multiprocessing): it holds a gnnc.Library, "
+                        "a loaded shared library and its runtime context. Save its state instead: "
+                        "torch.save(module.state_dict(), path), then GnncModule(library, ...).load_state_dict("
+                        "torch.load(path)) (the parameters and dropout_step); copy.deepcopy(module) copies it in "
+                        "this process")
 
     def model_for(self, graph):
         """The module's gnnc model bound to graph: created on first use (with the module's capacity
@@ -317,6 +379,11 @@ class GnncModule(torch.nn.Module):
         y = GnncFunction.apply(model, self.training, seed, len(inputs), *inputs, *params)
         if tg is not None and self.lib.output.domain == "edge":
             y = tg.to_input_order(y)
+        # computed in float32, given in the parameters' dtype (module.double(), .half()) as a torch
+        # layer's output is, so that the next layer of a network converted as a whole takes it
+        dtypes = {p.dtype for p in params}
+        if dtypes and dtypes != {torch.float32}:
+            y = y.to(functools.reduce(torch.promote_types, dtypes))
         return y
 
     def _tensor_graph(self, g, inputs, batch=None):
@@ -354,12 +421,14 @@ class GnncModule(torch.nn.Module):
             raise TypeError("edge_index must hold integer vertex ids, not %s" % edge_index.dtype)
         if batch is not None and not torch.is_tensor(batch):
             batch = torch.as_tensor(np.asarray(batch))
+        # the graph made from this tensor before, if it still holds the same edges (and batch), compared
+        # exactly: a write through NumPy (torch.from_numpy's buffer) or .data changes a tensor without
+        # moving its version counter, so neither the tensor's identity nor its version says it is unchanged
         hit = self._graphs.get(id(edge_index))
-        if hit is not None and hit[0]() is edge_index and hit[1] == edge_index._version and hit[2] == nv and (
-                hit[4] is None if batch is None else hit[4] is not None and hit[4][0]() is batch and
-                hit[4][1] == batch._version):
+        if hit is not None and hit.tensor() is edge_index and hit.nv == nv and _same(edge_index, hit.edges) and (
+                hit.batch is None if batch is None else hit.batch is not None and _same(batch, hit.batch)):
             self._graphs.move_to_end(id(edge_index))
-            return hit[3], inputs
+            return hit.tg, inputs
         on_device = self.graph_builder == "torch" or (
             self.graph_builder == "auto" and edge_index.is_cuda and self.lib.target == "cuda")
         graph_of = None if batch is None else batch.detach().cpu().numpy()  # the runtime reads it on the host
@@ -374,8 +443,8 @@ class GnncModule(torch.nn.Module):
         graphs = weakref.ref(self._graphs)
         # the batch's graph goes when its edge_index does (a sampler's old batches keep nothing alive)
         weakref.finalize(edge_index, _forget, graphs, key, weakref.ref(tg))
-        self._graphs[key] = (weakref.ref(edge_index), edge_index._version, nv, tg,
-                             None if batch is None else (weakref.ref(batch), batch._version))
+        self._graphs[key] = _CachedGraph(weakref.ref(edge_index), edge_index.detach().clone(), nv, tg,
+                                         None if batch is None else batch.detach().clone())
         while len(self._graphs) > self.max_graphs:
             self._graphs.popitem(last=False)
         return tg, inputs
@@ -407,10 +476,21 @@ def _capacity(capacity):
     return tuple(out)
 
 
+# A graph GnncModule made from a tensor: tensor, a weak reference to the edge_index; edges, a copy of
+# its contents when the graph was made (on its device); nv, the vertex count; tg, the _TensorGraph;
+# batch, a copy of the batch vector, or None
+_CachedGraph = collections.namedtuple("_CachedGraph", "tensor edges nv tg batch")
+
+
+def _same(t, saved):
+    """Whether tensor t holds exactly saved's contents (same device, dtype and shape)."""
+    return t.device == saved.device and t.dtype == saved.dtype and t.shape == saved.shape and torch.equal(t, saved)
+
+
 def _forget(graphs_ref, key, tg_ref):
     """weakref.finalize of an edge_index: drops its cache entry, if still that graph's."""
     graphs, tg = graphs_ref(), tg_ref()
-    if graphs is not None and tg is not None and key in graphs and graphs[key][3] is tg:
+    if graphs is not None and tg is not None and key in graphs and graphs[key].tg is tg:
         del graphs[key]
 
 

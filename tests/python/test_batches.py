@@ -123,7 +123,8 @@ def main():
     check(g.nv == 2 and g.ne == 2, "bad-ids/whole-floats-accepted", "nv %d ne %d" % (g.nv, g.ne))
     ok, msg = raises(gnnc.GnncError, lambda: lib.graph(np.array([0, 5]), np.array([1, 0]), num_vertices=3), "out of range")
     check(ok, "bad-ids/out-of-range", msg)
-    ok, msg = raises(gnnc.GnncError, lambda: lib.graph(np.array([-1]), np.array([0])), "out of range")
+    ok, msg = raises(gnnc.GnncError, lambda: lib.graph(np.array([0, -1]), np.array([1, 2])),
+                     "edge 1: source vertex id -1 is negative (ids must be >= 0)")  # was "out of range (ids must be below 2^31)"
     check(ok, "bad-ids/negative", msg)
     ok, msg = raises(gnnc.GnncError, lambda: lib.graph(np.zeros(0, np.int64), np.zeros(0, np.int64)), "empty graph")
     check(ok, "bad-ids/empty-batch", msg)

@@ -199,7 +199,8 @@ def runtime_message(fn):
 def check_refusals(lib):
     gc.collect()  # the graphs of the checks before: gone before the count
     live0 = lib.memory_usage()[0]
-    cases = [("negative-source", [[0, -5], [1, 0]], 3), ("destination-beyond", [[0, 1], [1, 3]], 3),
+    cases = [("negative-source", [[0, -5], [1, 0]], 3), ("negative-no-count", [[0, -1], [1, 2]], 0),
+             ("destination-beyond", [[0, 1], [1, 3]], 3),
              ("beyond-2-31", [[0, 2**31], [1, 0]], 0), ("empty", [[], []], 0)]
     for name, e, nv in cases:
         ei = torch.tensor(e, dtype=torch.int64).reshape(2, -1)

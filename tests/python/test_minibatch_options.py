@@ -1,14 +1,17 @@
-"""tests/python/test_minibatch_options.py GNNC WORKDIR -- python/examples/minibatch_sage.py's options.
+"""tests/python/test_minibatch_options.py GNNC WORKDIR [PYG_PYTHON] -- python/examples/minibatch_sage.py's options.
 
 Each bad option is refused as argparse refuses one: exit 2, a last line "minibatch_sage.py: error: ..."
 on stderr saying what is wrong, and no traceback (a negative --fanout was a traceback from
 capacity(), --emulate-world above the epoch's batches trained nothing with exit 0, --batches -1 ran
-one batch, --batch 0 / --fanout abc / --emulate-world 0 / a missing --graph were tracebacks). Good
+one batch, --batch 0 / --fanout abc / --emulate-world 0 / a missing --graph were tracebacks; --check
+silently turned --side pyg into gnnc, and made --out's folder to write nothing in it). Good
 runs still work: a small run; --fanout -1 (every in-edge, the runtime sampler's meaning) with both
 samplers, checked against the graph's in-degrees; --eval 0 (no evaluation: accuracy null, not 0.0);
 --emulate-world equal to the epoch's batches (one step); a graph folder of .npy files; and the peak
 RSS figures ordered (peak_rss_with_load the whole run's peak: at least loading's, at least
-training's; it read below peak_rss, from a counter that the reset had made forget the loading).
+training's; it read below peak_rss, from a counter that the reset had made forget the loading);
+--check, alone and with the training options bench/minibatch.sh gives it, run by PYG_PYTHON (a
+python with torch_geometric; this one's if not given) when it imports torch_geometric.
 Prints "ok NAME" / "FAIL NAME: detail" lines (tests/suites/python.sh counts them).
 """
 import json
@@ -34,24 +37,24 @@ def check(ok, name, detail=""):
     failures += 0 if ok else 1
 
 
-def example(args, env=None):
-    """(exit status, stdout, stderr) of the example with args (later options win over SMALL's)."""
-    p = subprocess.run([sys.executable, "-W", "ignore", EXAMPLE] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       text=True, timeout=300, env=dict(os.environ, **(env or {})))
+def example(args, env=None, python=None):
+    """(exit status, stdout, stderr) of the example with args (later options win over SMALL's), run by python."""
+    p = subprocess.run([python or sys.executable, "-W", "ignore", EXAMPLE] + args, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=300, env=dict(os.environ, **(env or {})))
     return p.returncode, p.stdout, p.stderr
 
 
-def refused(name, args, want, env=None):
+def refused(name, args, want, env=None, python=None):
     """args must exit 2 with a last stderr line 'minibatch_sage.py: error: ...' that holds want, and no traceback."""
-    rc, out, err = example(args, env)
+    rc, out, err = example(args, env, python)
     last = err.strip().splitlines()[-1] if err.strip() else ""
     ok = rc == 2 and last.startswith("minibatch_sage.py: error: ") and want in last and "Traceback" not in err and not out
     check(ok, "refused/" + name, "exit %d, want %r in the error; stderr: %s" % (rc, want, " | ".join(err.strip().splitlines()[-3:])))
 
 
-def good(name, args, env=None):
+def good(name, args, env=None, python=None):
     """args must exit 0 with a JSON line on stdout: the result, or None (after a FAIL)."""
-    rc, out, err = example(args, env)
+    rc, out, err = example(args, env, python)
     try:
         res = json.loads(out.strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -75,6 +78,10 @@ def npy_folder(path, n=200, e=2000, bad_edge=False):
 
 def main():
     gnnc_bin, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    # a python with torch_geometric (tests/suites/python.sh passes the venv's where make setup made one): --check's runs
+    pyg = sys.argv[3] if len(sys.argv) > 3 else sys.executable
+    has_pyg = subprocess.run([pyg, "-c", "import torch, torch_geometric"], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL).returncode == 0
     os.makedirs(work, exist_ok=True)
     base = SMALL + ["--gnnc", gnnc_bin, "--workdir", os.path.join(work, "lib")]
     # a graph folder's features and classes are its own: SMALL without --features and --classes
@@ -135,12 +142,29 @@ def main():
     refused("gnnc-missing", base + ["--gnnc", os.path.join(work, "no-gnnc")], "no such file (make builds build/gnnc)")
     refused("out-not-a-folder", base + ["--out", a_file], "--out %s: not a folder" % a_file)
     refused("workdir-not-a-folder", base + ["--workdir", a_file], "--workdir %s: not a folder" % a_file)
+    # --check runs both sides on one batch and trains nothing: --side pyg was silently made gnnc (exit 0, the
+    # check's line), --out made its folder and wrote nothing in it; with PyG where there is one (without it
+    # the old example refused them too, for want of torch_geometric: the message tells the two apart)
+    refused("check-with-side-pyg", base + ["--check", "--side", "pyg"], "--check takes no --side (--side pyg): it runs both sides",
+            python=pyg)
+    refused("check-with-side-gnnc", base + ["--side", "gnnc", "--check"], "--check takes no --side (--side gnnc)", python=pyg)
+    out_dir = os.path.join(work, "check-out")
+    refused("check-with-out", base + ["--check", "--out", out_dir], "--check takes no --out (--out %s): it trains nothing" % out_dir,
+            python=pyg)
+    check(not os.path.exists(out_dir), "refused/check-with-out-made-nothing", "%s was made" % out_dir)
     try:
         import torch_geometric  # noqa: F401
     except ImportError:  # the refusal is only seen without it
         refused("side-pyg-without-torch-geometric", base + ["--side", "pyg"], "--side pyg needs torch_geometric")
 
     # ---- good runs
+    if has_pyg:  # --check itself, also with the training options bench/minibatch.sh gives it (checked, then unused)
+        for name, extra in (("check", []), ("check-training-options", ["--epochs", "2", "--batches", "1", "--eval", "0"])):
+            res = good(name, base + ["--check"] + extra, python=pyg)
+            if res:
+                check(res.get("check") == "gnnc-vs-pyg" and res["max_rel_err"] < 1e-4, "good/%s-agrees" % name, "%r" % res)
+    else:
+        print("note: no python with torch_geometric here (%s): --check's good runs not run" % pyg)
     res = good("small", base)
     if res:
         check(res["batches_run"] == res["batches_per_epoch"] == 5 and res["eval_vertices"] == 256

@@ -9,7 +9,9 @@ built). Checks:
   - parameters listed with names and shapes, get/set as arrays, load/save of parameter files;
   - edge inputs and outputs in the order of the edges given (a shuffled edge list), against NumPy;
   - a dataset folder (Cora) as arrays, and the same in OGB's layout (tests/runtime/make_ogb.py);
-  - bad use raises (wrong shapes, unknown names, a library that is not a model, bad files).
+  - bad use raises (wrong shapes, unknown names, a library that is not a model, bad files);
+  - a Library, Graph, Model or Sampler refuses copy.copy, copy.deepcopy and pickle (TypeError naming
+    the way to a second one), and the original stays usable.
 Prints "ok NAME" / "FAIL NAME: detail" lines.
 """
 import ctypes
@@ -353,6 +355,33 @@ def main():
     check(mr.forward(ins["x"]).shape == (40, 3), "reserve/usable-after-shrink")
     mr.close()
     mh.close()
+
+    # objects that own a runtime handle refuse copy.copy, copy.deepcopy and pickle (a copy was a second
+    # owner: dropping it freed the handle, then the original double-freed or crashed), naming the way
+    # to get a second one; the originals stay whole
+    import copy
+    import pickle
+    lc = gnnc.load(libdir + "/libgcn_interp.so")
+    gc_ = lc.load_graph(graph)
+    mc, sc = lc.create(gc_, seed=1), lc.sampler(gc_)
+    y_before = mc.forward(ins["x"])
+    for what, obj, needle in [("library", lc, "gnnc.load(lib.path)"), ("graph", gc_, "lib.load_graph(path)"),
+                              ("model", mc, "m2.load_state_dict(m.state_dict())"), ("sampler", sc, "lib.sampler(graph)")]:
+        for how, fn in [("copy", copy.copy), ("deepcopy", copy.deepcopy), ("pickle", pickle.dumps)]:
+            raises(TypeError, "a gnnc.%s cannot be copied or pickled" % type(obj).__name__, "copy/%s-%s" % (what, how),
+                   lambda: fn(obj))
+        try:
+            copy.copy(obj)
+        except TypeError as e:
+            check(needle in str(e), "copy/%s-says-how" % what, str(e))
+    import gc
+    gc.collect()
+    ok = np.array_equal(mc.forward(ins["x"]), y_before) and sc.sample([0, 1], [2]).num_seeds == 2
+    mc.close()
+    sc.close()
+    gc_.free()
+    lc.close()
+    check(ok, "copy/originals-intact")
 
     # a library cut short: a GnncError, not SIGBUS in the loader
     with open(libdir + "/libgcn_interp.so", "rb") as f:

@@ -3,8 +3,9 @@
 LIBDIR holds libgcn.so and libedgein.so (tests/python/models/: GCN; EdgeIO, an edge input and an
 edge output). Checks, on a random graph: layer(edge_index, x) is layer(lib.graph(src, dst), x)
 exactly (output and gradients, training mode, two modules stepping the same dropout stream); the
-graph made from a tensor is reused while that tensor object is unchanged and remade when it
-changes in place or is another tensor; a Data-like object (edge_index, num_nodes, x) gives the
+graph made from a tensor is reused while that tensor object holds the same edges and remade when it
+changes in place (through torch, NumPy or .data: a preallocated buffer refilled per batch, whose
+version counter does not move; a batch vector likewise) or is another tensor; a Data-like object (edge_index, num_nodes, x) gives the
 same, and so does torch_geometric's Data where it is installed; edge rows in and out are in
 edge_index's order (EdgeIO with added self-loops against the formula in torch, output and dW);
 bad graphs are refused with a message; with libgin_graph.so (dsl-examples/gin_graph.gnn) a batch
@@ -129,6 +130,55 @@ def check_batches(d):
     mb.close()
 
 
+def check_refills(lib, F):
+    """A preallocated edge buffer refilled for each batch through NumPy (torch.from_numpy's array) or
+    through .data: the tensor's version counter does not move, and the cached graph was the old
+    edges' (outputs and gradients of the previous batch's graph, silently). Each refill must give
+    what a new tensor of the same edges gives, forward and backward; so must a batch vector refilled
+    through NumPy."""
+    rs = np.random.RandomState(9)
+    nv, ne = 40, 120
+    x = torch.randn(nv, F)
+    buf = rs.randint(0, nv, (2, ne))
+
+    def step(layer, ei, x, **kw):
+        layer.zero_grad()
+        y = layer(ei, x, **kw)
+        y.square().sum().backward()
+        return y.detach(), grads(layer)
+
+    for how in ("numpy", "data"):
+        layer, fresh = GnncModule(lib, seed=2), GnncModule(lib, seed=2)
+        arr = buf.copy()
+        ei = torch.from_numpy(arr)
+        step(layer, ei, x)
+        version = ei._version
+        new = rs.randint(0, nv, (2, ne))
+        if how == "numpy":
+            arr[...] = new
+        else:
+            ei.data[...] = torch.from_numpy(new)
+        y, g = step(layer, ei, x)
+        y0, g0 = step(fresh, torch.from_numpy(new.copy()), x)
+        check(ei._version == version and torch.equal(y, y0) and all(torch.equal(p, q) for p, q in zip(g, g0)),
+              "edge_index/refilled-through-" + how, "version %d -> %d; output max diff %g" % (
+                  version, ei._version, float((y - y0).abs().max())))
+    # a batch of graphs whose batch vector is refilled through NumPy: the graph ids are the new ones
+    lg = gnnc.load(os.path.join(sys.argv[1], "libgin_graph.so"))
+    layer, fresh = GnncModule(lg, seed=4), GnncModule(lg, seed=4)
+    xg = torch.from_numpy(rs.rand(nv, 1).astype(np.float32))
+    s = np.array([v for v in range(nv - 1) if v % 10 != 9])  # edges within each 10 vertices: in a graph of either
+    ei = torch.from_numpy(np.stack([s, s + 1]))
+    barr = np.repeat(np.arange(4), 10)
+    b = torch.from_numpy(barr)
+    step(layer, ei, xg, batch=b)
+    barr[:] = np.repeat(np.arange(2), 20)
+    y, g = step(layer, ei, xg, batch=b)
+    y0, g0 = step(fresh, ei.clone(), xg, batch=torch.from_numpy(barr.copy()))
+    check(y.shape == (2, 3) and torch.equal(y, y0) and all(torch.equal(p, q) for p, q in zip(g, g0)),
+          "batch/refilled-through-numpy", "shape %s, want %s" % (tuple(y.shape), tuple(y0.shape)))
+
+
 def main():
     d = sys.argv[1]
     lib = gnnc.load(os.path.join(d, "libgcn.so"))
@@ -152,10 +202,15 @@ def main():
     check(len(a._graphs) == 1 and bound and bindings == 0, "edge_index/reused",
           "%d graphs, the model bound to it: %s, %d rebinds after two calls with one tensor" % (len(a._graphs), bound, bindings))
     first = a._graphs[id(ei)][3]
-    ei.add_(0)  # changed in place: its version moves
+    ei.add_(0)  # written in place, the same edges: kept
+    a(ei, x)
+    check(a._graphs[id(ei)][3] is first and len(a._graphs) == 1, "edge_index/kept-when-rewritten-unchanged",
+          "%d graphs; the same one: %s" % (len(a._graphs), a._graphs[id(ei)][3] is first))
+    ei[0, 0] = (ei[0, 0] + 1) % nv  # changed in place: remade
     a(ei, x)
     check(a._graphs[id(ei)][3] is not first and len(a._graphs) == 1, "edge_index/remade-when-changed",
           "%d graphs; the same one: %s" % (len(a._graphs), a._graphs[id(ei)][3] is first))
+    check_refills(lib, F)
     ei2 = ei.clone()
     a(ei2, x)
     check(len(a._graphs) == 2, "edge_index/remade-for-another-tensor", "%d graphs" % len(a._graphs))

@@ -6,10 +6,19 @@ again stopped halfway: torch.save of the module's and the optimiser's state_dict
 and optimiser, load_state_dict, the rest of the steps. The two must end at the same parameters,
 bit for bit (docs/embedding.md, "Checkpoints from Python"). Two controls show the check can fail:
 without the optimiser's state (Adam's moments and step) and without the dropout stream's position
-(the module's dropout_step buffer) the resumed loop ends elsewhere. Prints "ok NAME" / "FAIL
+(the module's dropout_step buffer) the resumed loop ends elsewhere.
+
+A snapshot in the process: copy.deepcopy of the module halfway (a best-model copy) shares the
+Library and has its own parameters and gnnc model; with an Adam given the optimiser's state it
+trains the rest of the steps to the same parameters, bit for bit, while the original, trained on
+after it, does too (neither changes the other); a network holding the module and
+torch.optim.swa_utils.AveragedModel (EMA) deep-copy it too. torch.save(module) and pickle.dumps
+are refused with a TypeError naming state_dict(), the module intact. Prints "ok NAME" / "FAIL
 NAME: detail" lines (tests/suites/python.sh counts them).
 """
+import copy
 import os
+import pickle
 import sys
 
 import torch
@@ -30,6 +39,68 @@ def step(layer, opt, g, x, labels):
     opt.zero_grad()
     torch.nn.functional.cross_entropy(layer(g, x), labels).backward()
     opt.step()
+
+
+def check_snapshots(fresh, g, x, labels, total, half, want, same, path):
+    """copy.deepcopy of a GnncModule halfway through the loop, and torch.save(module) refused."""
+    layer, opt = fresh()
+    for _ in range(half):
+        step(layer, opt, g, x, labels)
+    for name, fn in [("torch-save", lambda: torch.save(layer, path)), ("pickle", lambda: pickle.dumps(layer))]:
+        try:
+            fn()
+            check(False, "snapshot/refused-" + name, "accepted")
+        except TypeError as e:
+            check("cannot be pickled" in str(e) and "state_dict()" in str(e), "snapshot/refused-" + name, str(e))
+        except Exception as e:  # noqa: BLE001
+            check(False, "snapshot/refused-" + name, "%s: %s" % (type(e).__name__, e))
+    try:
+        snap = copy.deepcopy(layer)
+    except Exception as e:  # noqa: BLE001 -- any failure is this check's
+        check(False, "snapshot/deepcopy", "%s: %s" % (type(e).__name__, e))
+        return
+    at_half = {n: t.detach().clone() for n, t in layer.named_gnnc_parameters()}
+    own = all(p is not q and torch.equal(p, q) for (_, p), (_, q) in zip(layer.named_gnnc_parameters(),
+                                                                          snap.named_gnnc_parameters()))
+    check(snap.lib is layer.lib and own and snap._model is None and int(snap.dropout_step) == half,
+          "snapshot/deepcopy", "library shared %s, parameters own and equal %s, model %s, dropout_step %d" % (
+              snap.lib is layer.lib, own, snap._model, int(snap.dropout_step)))
+    # the snapshot trains on, with the optimiser's state, to the straight run's parameters
+    opt2 = torch.optim.Adam(snap.parameters(), lr=0.02, weight_decay=5e-4)
+    opt2.load_state_dict(opt.state_dict())
+    for _ in range(total - half):
+        step(snap, opt2, g, x, labels)
+    got = {n: t.detach() for n, t in snap.named_gnnc_parameters()}
+    check(same(got) and snap._model is not None and snap._model is not layer._model, "snapshot/trains-as-the-original",
+          "parameters differ by up to %g" % max(float((got[n] - want[n]).abs().max()) for n in want))
+    check(all(torch.equal(p, at_half[n]) for n, p in layer.named_gnnc_parameters()), "snapshot/original-unchanged",
+          "training the copy changed the original's parameters")
+    for _ in range(total - half):
+        step(layer, opt, g, x, labels)
+    check(same({n: t.detach() for n, t in layer.named_gnnc_parameters()}), "snapshot/original-trains-on",
+          "the original, trained after its copy, ends elsewhere")
+
+    class Net(torch.nn.Module):  # the module inside a network: deepcopy of the network
+        def __init__(self, gnn):
+            super().__init__()
+            self.enc, self.gnn = torch.nn.Linear(x.shape[1], x.shape[1]), gnn
+
+        def forward(self, g, x):
+            return self.gnn(g, self.enc(x).detach())
+
+    net = Net(fresh()[0]).eval()
+    with torch.no_grad():
+        y = net(g, x)
+        try:
+            ema = torch.optim.swa_utils.AveragedModel(net)
+            y2, y3 = copy.deepcopy(net)(g, x), ema(g, x)
+            check(torch.equal(y, y2) and torch.equal(y, y3) and ema.module.gnn.lib is net.gnn.lib, "snapshot/in-a-network",
+                  "deepcopy %g, AveragedModel %g" % (float((y - y2).abs().max()), float((y - y3).abs().max())))
+        except Exception as e:  # noqa: BLE001
+            check(False, "snapshot/in-a-network", "%s: %s" % (type(e).__name__, e))
+    shallow = copy.copy(layer)
+    check(shallow.gcnconv0__W is layer.gcnconv0__W and layer(g, x).shape == (g.nv, layer.lib.output.width),
+          "snapshot/shallow-copy-and-original-usable")
 
 
 def main():
@@ -75,6 +146,8 @@ def main():
 
     def same(got):
         return all(torch.equal(got[n], want[n]) for n in want)
+
+    check_snapshots(fresh, g, x, labels, total, half, want, same, os.path.join(work, "module.pt"))
 
     got = resumed()
     worst = max(float((got[n] - want[n]).abs().max()) for n in want)

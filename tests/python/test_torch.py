@@ -6,7 +6,9 @@ For each: the gnnc module's output and parameter gradients equal those of the sa
 written in PyTorch (float64, autograd), on GRAPH (a dataset folder) and on a graph from NumPy
 edge arrays; a few Adam steps of both in a training loop end at the same parameters; the
 same graph used twice in one step (the recompute path); an input that requires grad is
-refused (these libraries are compiled for parameters only). Prints "ok NAME" / "FAIL NAME: detail" lines (tests/suites/python.sh counts them).
+refused (these libraries are compiled for parameters only); a parameter a diverged step made NaN
+or infinite is refused by the module's attribute name; module.double() and .half() give their
+output and gradients in that dtype, computed in float32. Prints "ok NAME" / "FAIL NAME: detail" lines (tests/suites/python.sh counts them).
 """
 import sys
 
@@ -120,6 +122,60 @@ def training_loop(tag, lib, ref, g, F, steps=5):
     check(worst < 1e-4, "%s/adam-%d-steps" % (tag, steps), "parameters differ by %g" % worst)
 
 
+def check_diverged(libdir):
+    """A parameter that became NaN or infinite (a diverged step) is refused naming the module's
+    attribute (gcnconv1__b) as well as the model's name, and saying what happened; before, the message
+    named only 'gcnconv1.b', which is no attribute of the module, and said "values must be finite"."""
+    lib = gnnc.load(libdir + "/libgcn.so")
+    g = lib.graph([0, 1, 2], [1, 2, 0])
+    layer = GnncModule(lib, seed=1)
+    x = torch.randn(3, lib.inputs[0].width)
+    opt = torch.optim.SGD(layer.parameters(), lr=1.0)
+    layer(g, x).sum().backward()
+    with torch.no_grad():
+        layer.gcnconv1__b.grad[1] = float("nan")  # what a diverged loss hands the optimiser
+        layer.gcnconv1__b.grad[2] = float("inf")
+    opt.step()
+    try:
+        layer(g, x)
+        check(False, "diverged/refused", "accepted")
+    except ValueError as e:
+        want = ["parameter gcnconv1__b (the model's 'gcnconv1.b') holds 1 NaN and 1 infinite of its 3 values", "diverged"]
+        check(all(w in str(e) for w in want), "diverged/refused", str(e))
+
+
+def check_dtypes(libdir):
+    """module.double() / .half(): gnnc still computes in float32 (the parameters rounded to it), and
+    the output comes in the parameters' dtype, the gradients in theirs: equal to a float32 module's
+    on the rounded parameters, cast. A network converted as a whole (gnnc -> Linear) runs forward
+    and backward. Before, the output stayed float32, and the next float64 layer failed."""
+    lib = gnnc.load(libdir + "/libgcn.so")
+    g = lib.graph([0, 1, 2, 3, 1], [1, 2, 3, 0, 3])
+    x = torch.randn(4, lib.inputs[0].width)
+    for dtype in (torch.float64, torch.float16):
+        tag = str(dtype).split(".")[1]
+        conv, ref = GnncModule(lib, seed=1).to(dtype), GnncModule(lib, seed=1)
+        with torch.no_grad():
+            for (_, p), (_, q) in zip(conv.named_gnnc_parameters(), ref.named_gnnc_parameters()):
+                q.copy_(p.float())  # the values gnnc computes with
+        y, y0 = conv(g, x), ref(g, x)
+        (y.float() * 2).sum().backward()
+        (y0 * 2).sum().backward()
+        grads = [(p.grad, q.grad) for (_, p), (_, q) in zip(conv.named_gnnc_parameters(), ref.named_gnnc_parameters())]
+        check(y.dtype == dtype and torch.equal(y, y0.to(dtype)), "dtype/%s-output" % tag,
+              "output %s (want %s), max diff %g" % (y.dtype, dtype, float((y.double() - y0.double()).abs().max())))
+        check(all(a.dtype == dtype and torch.equal(a, b.to(dtype)) for a, b in grads), "dtype/%s-grads" % tag,
+              "gradient dtypes %s" % [a.dtype for a, _ in grads])
+    net = torch.nn.ModuleDict({"gnn": GnncModule(lib, seed=1), "dec": torch.nn.Linear(lib.output.width, 2)}).double()
+    try:
+        out = net["dec"](net["gnn"](g, x.double()))
+        out.sum().backward()
+        check(out.dtype == torch.float64 and all(p.grad.dtype == torch.float64 for p in net.parameters()),
+              "dtype/network-double", "output %s" % out.dtype)
+    except Exception as e:  # noqa: BLE001 -- any failure is this check's
+        check(False, "dtype/network-double", "%s: %s" % (type(e).__name__, e))
+
+
 def main():
     libdir, graph_path = sys.argv[1], sys.argv[2]
     rs = np.random.RandomState(7)
@@ -178,6 +234,8 @@ def main():
         # (rtol 1e-4 as compare_grads: GIN's unnormalised sums make gradients in the tens)
         bad = [(n, close(t.grad, p64[n].grad)[1]) for n, t in layer.named_gnnc_parameters() if not close(t.grad, p64[n].grad)[0]]
         check(not bad, "%s/eval-backward" % name, "gradients differ: %s" % bad)
+    check_diverged(libdir)
+    check_dtypes(libdir)
     print("%d failed" % failures)
     return 1 if failures else 0
 

@@ -338,7 +338,7 @@ static void test_graph_from_edges(gnn_ctx *ctx) {
   check_status(ctx, gnn_graph_from_edges(ctx, 5, (int64_t)1 << 31, src, dst, NULL, &g), GNN_ERR_INVALID,
                "graph/from-edges-too-many", "2147483648 edges out of range (0 .. 2^31-1", NULL);
   check_status(ctx, gnn_graph_from_edges(ctx, 0, 2, src, bad_dst, NULL, &g), GNN_ERR_INVALID, "graph/from-edges-negative",
-               "edge 1: destination vertex id -1", NULL);
+               "edge 1: destination vertex id -1 is negative (ids must be >= 0)", NULL);
   check_status(ctx, gnn_graph_from_edges(ctx, 2, 6, src, dst, NULL, &g), GNN_ERR_INVALID, "graph/from-edges-range",
                "vertex id 2 out of range (the graph has 2)", NULL);
   check_status(ctx, gnn_graph_from_edges(ctx, 0, 0, NULL, NULL, NULL, &g), GNN_ERR_INVALID, "graph/from-edges-empty",
@@ -352,7 +352,7 @@ static void test_graph_from_edges(gnn_ctx *ctx) {
   g = (gnn_graph *)&g; /* not NULL: each call must clear it */
   const int64_t neg_src[] = {0, -5}, two_dst[] = {1, 0};
   check_status(ctx, gnn_graph_from_edges(ctx, 3, 2, neg_src, two_dst, NULL, &g), GNN_ERR_INVALID, "graph/from-edges-negative-src",
-               "edge 1: source vertex id -5 out of range (the graph has 3)", NULL);
+               "edge 1: source vertex id -5 is negative (ids must be >= 0)", NULL);
   check(g == NULL, "graph/from-edges-out-cleared", "out is not NULL after a failure");
   check_status(ctx, gnn_graph_from_edges(ctx, -1, 2, src, dst, NULL, &g), GNN_ERR_INVALID, "graph/from-edges-negative-nv",
                "-1 vertices out of range", NULL);

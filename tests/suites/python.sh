@@ -2,15 +2,21 @@
 #
 #   python/numpy/...      tests/python/test_numpy.py: the NumPy API against the interpreter (forward
 #                         in training mode and backward), parameters by name, parameter files,
-#                         edge order, datasets, errors
+#                         edge order, datasets, errors; Library, Graph, Model and Sampler refuse
+#                         copy.copy, copy.deepcopy and pickle
 #   python/torch/...      tests/python/test_torch.py: GnncModule's outputs and gradients equal torch
-#                         autograd on the same GCN and GAT written in PyTorch, and so do 5 Adam steps
+#                         autograd on the same GCN and GAT written in PyTorch, and so do 5 Adam steps;
+#                         a parameter gone NaN is refused by its attribute name, saying training diverged;
+#                         after module.double() / .half() the output and gradients in that dtype (computed
+#                         in float32)
 #   python/ddp/...        tests/python/ddp_edgeconv.py: EdgeConv on point-cloud batches trained by two
 #                         processes under DistributedDataParallel (gloo) ends at the parameters of
 #                         one process
 #   python/resume/...     tests/python/test_resume.py: a GnncModule + Adam loop with dropout, stopped,
 #                         torch.save'd, loaded into new objects and resumed, ends at the parameters of
-#                         the loop run straight through, bit for bit (with controls that must differ)
+#                         the loop run straight through, bit for bit (with controls that must differ);
+#                         so does a copy.deepcopy taken halfway, trained on beside the original;
+#                         torch.save(module) refused, naming state_dict()
 #   python/ddp-minibatch/... tests/python/test_ddp_minibatch.py: python/examples/minibatch_sage.py (sampled
 #                         GraphSAGE batches) on two gloo ranks under DDP: identical parameters on both
 #                         ranks, each rank its own batches, losses and parameters equal to one process
@@ -20,14 +26,22 @@
 #                         --batches -1, --batch 0, a missing --graph, ...) exit 2 with a one-line
 #                         "minibatch_sage.py: error: ..." and no traceback; good small runs still work
 #                         (--fanout -1 in both samplers, --eval 0 reporting no accuracy, a .npy graph
-#                         folder), and the peak RSS with loading is at least loading's and training's
+#                         folder), and the peak RSS with loading is at least loading's and training's;
+#                         --check refuses --side and --out, and agrees with PyG (with the venv's PyG)
+#   python/bench-sampler/... tests/python/test_bench_sampler.py: bench/sampler.py reads --graph, --batch,
+#                         --fanout with the example's option types (python/examples/minibatch_args.py):
+#                         a bad option (also --batches -1, --threads 0, an --out in no folder) is exit 2
+#                         and one "sampler.py: error: ..." line; small runs (--batches 0: the whole
+#                         epoch, --fanout -1, a .npy folder) print the table and their JSON line
+#   python/bench-edge-index-check  bench/edge_index_check.py on a small graph runs and prints its table
 #   python/batches/...    tests/python/test_batches.py: a new graph every batch for 1,000 batches: one
 #                         model rebound (set_graph), RSS and the runtime's peak flat (batch 10 vs 1,000),
 #                         equal to a fresh module; a reserved capacity allocates once; bad vertex ids
 #                         (fractions, booleans, out of range, an empty batch) are refused
 #   python/pyg-inputs/... tests/python/test_pyg_inputs.py: GnncModule(edge_index, x) and (data) as with a
-#                         gnnc.Graph, exactly; the graph reused while its tensor is unchanged; edge rows
-#                         in edge_index's order; a real torch_geometric Data where PyG is installed;
+#                         gnnc.Graph, exactly; the graph reused while its tensor holds the same edges,
+#                         remade when it is refilled in place (through NumPy or .data too, unseen by
+#                         torch's version counter; a batch vector too); edge rows in edge_index's order; a real torch_geometric Data where PyG is installed;
 #                         a batch of graphs (batch vector, Batch) through a graph-level model, equal
 #                         to each graph run alone
 #   python/device-csr/... tests/python/test_device_csr.py: the graph of an edge_index built with torch ops
@@ -102,14 +116,26 @@ else
     # the mini-batch example data-parallel: two gloo ranks under DDP vs one process over the same batches
     py_out=$(PYTHONPATH=python timeout 600 "$PY" -W ignore tests/python/test_ddp_minibatch.py "$GNNC" "$py/ddp-minibatch" 2>&1)
     py_lines python/ddp-minibatch $? "$py_out"
-    # the example's options: each bad one refused (exit 2, one error line), good small runs
-    py_out=$(PYTHONPATH=python timeout 600 "$PY" -W ignore tests/python/test_minibatch_options.py "$GNNC" "$py/minibatch-options" 2>&1)
-    py_lines python/minibatch-options $? "$py_out"
-    py_out=$(PYTHONPATH=python timeout 300 "$PY" -W ignore::UserWarning tests/python/test_batches.py "$py" 2>&1)
-    py_lines python/batches $? "$py_out"
-    # with torch_geometric where make setup made its venv (over the same Debian torch): its Data too
+    # a python with torch_geometric where make setup made its venv (over the same Debian torch), else $PY
     py_pyg=$ROOT/build/peers-venv-debian/bin/python
     "$py_pyg" -c 'import torch_geometric' > /dev/null 2>&1 || py_pyg=$PY
+    # the example's options: each bad one refused (exit 2, one error line), good small runs; --check with PyG
+    py_out=$(PYTHONPATH=python timeout 600 "$PY" -W ignore tests/python/test_minibatch_options.py "$GNNC" "$py/minibatch-options" \
+      "$py_pyg" 2>&1)
+    py_lines python/minibatch-options $? "$py_out"
+    # bench/sampler.py: the example's option types (each bad option refused the same way), small runs
+    py_out=$(PYTHONPATH=python timeout 300 "$PY" -W ignore tests/python/test_bench_sampler.py "$GNNC" "$py/bench-sampler" 2>&1)
+    py_lines python/bench-sampler $? "$py_out"
+    # bench/edge_index_check.py runs and prints its table (a small graph; its times are not checked)
+    if py_out=$(PYTHONPATH=python timeout 120 "$PY" -W ignore bench/edge_index_check.py "$py/libgcn.so" 1000 5000 2>&1) &&
+       grep -q '^compare (torch.equal with the kept copy) ' <<< "$py_out" && grep -q '^compare / build ' <<< "$py_out"; then
+      pass python/bench-edge-index-check
+    else
+      fail python/bench-edge-index-check "$(py_tail "$py_out")"
+    fi
+    py_out=$(PYTHONPATH=python timeout 300 "$PY" -W ignore::UserWarning tests/python/test_batches.py "$py" 2>&1)
+    py_lines python/batches $? "$py_out"
+    # torch_geometric's Data too, with the venv's python (py_pyg)
     py_out=$(PYTHONPATH=python timeout 300 "$py_pyg" -W ignore tests/python/test_pyg_inputs.py "$py" 2>&1)
     py_lines python/pyg-inputs $? "$py_out"
     # the CSR built with torch ops (a CUDA edge_index's path) against the runtime's host builder, on CPU
