@@ -390,8 +390,8 @@ static void append_name(char *buf, size_t size, size_t *n, const char *s) {
  * the file ended: "note: to match this '('". */
 static int yyreport_syntax_error(const yypcontext_t *ctx, GnnCtx *c, void *scanner) {
   enum { MAX_EXPECTED = 4 };
-  yysymbol_kind_t expected[MAX_EXPECTED];
-  int nexp = yypcontext_expected_tokens(ctx, expected, MAX_EXPECTED);
+  yysymbol_kind_t expected[YYNTOKENS];
+  int nexp = yypcontext_expected_tokens(ctx, expected, YYNTOKENS);
   if (nexp < 0) return nexp;
   yysymbol_kind_t tok = yypcontext_token(ctx);
   if (gnn_lex_stopped(scanner)) return 0; /* the input was cut at a nesting error: that is the error */
@@ -403,6 +403,20 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, GnnCtx *c, void *scann
   bool have_open = gnn_lex_open_bracket(scanner, &open, &open_loc);
   const char *closer = open == '(' ? "')'" : open == '[' ? "']'" : "'}'";
   bool wants_closer = tok == YYSYMBOL_YYEOF;
+  /* A token the lexer closes an open ( or [ at (lexer.l, close_parens), where that bracket's
+   * closer could have come: `h = x + (x * 0` with `return h` on the next line. Many tokens could
+   * continue the expression there, but the missing closer is the likely mistake. */
+  bool ends_parens = tok == YYSYMBOL_LAYER || tok == YYSYMBOL_MODEL || tok == YYSYMBOL_PARAM ||
+                     tok == YYSYMBOL_RETURN || tok == YYSYMBOL_FOR || tok == YYSYMBOL_IN ||
+                     tok == YYSYMBOL_ARROW || tok == YYSYMBOL_YYEOF ||
+                     (tok != YYSYMBOL_YYEMPTY && strstr("'{' '}' ';' '='", yysymbol_name(tok)));
+  if (nexp > MAX_EXPECTED) {
+    int k = -1;
+    for (int i = 0; i < nexp; i++)
+      if (have_open && open != '{' && ends_parens && strcmp(yysymbol_name(expected[i]), closer) == 0) k = i;
+    nexp = k < 0 ? 0 : 1;
+    if (k >= 0) expected[0] = expected[k];
+  }
   /* a line end right after a binary operator: `h = a +` then `b` on the next line (which then
    * gets its own follow-on error: it parses as a statement of its own) */
   int before = gnn_lex_token_before(scanner);
