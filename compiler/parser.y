@@ -31,6 +31,7 @@ int gnn_yylex(GNN_YYSTYPE *lval, GNN_YYLTYPE *lloc, void *scanner);
 bool gnn_lex_open_bracket(void *scanner, char *ch, Loc *loc); /* lexer.l */
 bool gnn_lex_stopped(void *scanner);
 int gnn_lex_token_before(void *scanner);
+const char *gnn_lex_cmp(void *scanner);
 static void gnn_yyerror(GNN_YYLTYPE *l, GnnCtx *c, void *scanner, const char *msg);
 /* A backstop: the lexer stops at GNN_MAX_NESTING levels, which take at most about 7 stack
  * entries each (IDENT '<' gen_args '>' '(' args ',' for a generic call in a second argument). */
@@ -151,6 +152,7 @@ static Stmt *assign(GnnCtx *c, PtrVec *names, Node *e, GNN_YYLTYPE l) {
 %token LAYER "'layer'" MODEL "'model'" PARAM "'param'" RETURN "'return'"
 %token VERTEX "'vertex'" EDGE "'edge'" GRAPH "'graph'" ARROW "'->'" NL "end of line"
 %token FOR "'for'" IN "'in'" DOTDOT "'..'"
+%token CMP "comparison operator" /* < > <= >= == != : never valid, named in their error */
 %token <str> IDENT "identifier"
 %token <num> NUMBER "number"
 
@@ -396,6 +398,15 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, GnnCtx *c, void *scann
   yysymbol_kind_t tok = yypcontext_token(ctx);
   if (gnn_lex_stopped(scanner)) return 0; /* the input was cut at a nesting error: that is the error */
   Loc at = L(*yypcontext_location(ctx));
+  if (tok == YYSYMBOL_CMP) { /* `where(x < 0, x, 0)`, `a = x == 0` */
+    static const char *const fn[][2] = {{"<", "lt"}, {"<=", "le"}, {">", "gt"}, {">=", "ge"}, {"==", "eq"}, {"!=", "ne"}};
+    const char *op = gnn_lex_cmp(scanner), *f = "lt";
+    for (size_t i = 0; i < sizeof fn / sizeof fn[0]; i++)
+      if (strcmp(op, fn[i][0]) == 0) f = fn[i][1];
+    diag_error(&c->diag, at, "there are no comparison operators: write %s(a, b) for 'a %s b' (the builtins gt, ge, lt, "
+               "le, eq and ne give 1 where true, else 0)", f, op);
+    return 0;
+  }
   char buf[512] = "syntax error";
   size_t n = strlen(buf);
   char open;
