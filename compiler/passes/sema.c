@@ -768,6 +768,12 @@ static bool bind_generics(Sema *s, const Decl *d, Env *caller, const Node *call,
       if (!sema_hyper_arg(s, caller, a, d->gens[slot], &x)) return false;
       sema_bind(s, &env->hypers, d->gens[slot], NULL, 0, d->gen_locs[slot])->real = x;
     } else {
+      if (a->kind == DX_NUM && a->is_real && a->real >= 1 && a->real <= 1e9 && a->real == (double)(long long)a->real) {
+        /* `L<3.0>(x)`: "not 3" would read as if 3 were refused */
+        sema_err(s, a->loc, "dimension argument '%s' of layer '%s' must be written as an integer: %lld, not a real number",
+            d->gens[slot], d->name, (long long)a->real);
+        return false;
+      }
       if (a->kind == DX_NUM && a->is_real) {
         sema_err(s, a->loc, "dimension argument '%s' of layer '%s' must be a positive integer, not %g", d->gens[slot], d->name,
             a->real);
