@@ -136,7 +136,14 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
   if (!b) {
     const Decl *d = find_decl(s, n->name);
     if (!d) {
-      sema_err(s, n->loc, "unknown function or layer '%s'", n->name);
+      bool builtin_value = strcmp(n->name, "in_deg") == 0 || strcmp(n->name, "out_deg") == 0 ||
+                           strcmp(n->name, "graph_size") == 0;
+      if (sema_lookup(&env->vals, n->name) || sema_lookup(&env->hypers, n->name) || sema_lookup(&env->dims, n->name) ||
+          builtin_value) /* `in_deg()` */
+        sema_err(s, n->loc, "'%s' is a value, not a function or layer%s", n->name,
+            builtin_value && n->nargs == 0 ? ": write it without '()'" : "");
+      else
+        sema_err(s, n->loc, "unknown function or layer '%s'", n->name);
       return NULL;
     }
     if (d->is_model) {
@@ -332,6 +339,9 @@ static Value *lower_leaf(Sema *s, Env *env, const Node *n) {
     }
     if (sema_find_builtin(n->name) || find_decl(s, n->name))
       sema_err(s, n->loc, "'%s' is a function; call it with arguments", n->name);
+    else if (strcmp(n->name, "src") == 0 || strcmp(n->name, "dst") == 0) /* `x * src` */
+      sema_err(s, n->loc, "'%s' is not a value, only an index: x[%s] reads vertex value x on each edge, at its %s", n->name,
+          n->name, n->name[0] == 's' ? "source" : "destination");
     else
       sema_err(s, n->loc, "unknown name '%s'", n->name);
     return NULL;
