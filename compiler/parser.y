@@ -421,6 +421,12 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, GnnCtx *c, void *scann
                      tok == YYSYMBOL_RETURN || tok == YYSYMBOL_FOR || tok == YYSYMBOL_IN ||
                      tok == YYSYMBOL_ARROW || tok == YYSYMBOL_YYEOF ||
                      (tok != YYSYMBOL_YYEMPTY && strstr("'{' '}' ';' '='", yysymbol_name(tok)));
+  /* a keyword where a name could be: `edge = relu(x)`, `return edge` */
+  bool keyword = tok == YYSYMBOL_VERTEX || tok == YYSYMBOL_EDGE || tok == YYSYMBOL_GRAPH || tok == YYSYMBOL_LAYER ||
+                 tok == YYSYMBOL_MODEL || tok == YYSYMBOL_PARAM || tok == YYSYMBOL_RETURN || tok == YYSYMBOL_FOR ||
+                 tok == YYSYMBOL_IN;
+  bool name_expected = false;
+  for (int i = 0; i < nexp; i++) name_expected |= expected[i] == YYSYMBOL_IDENT;
   if (nexp > MAX_EXPECTED) {
     int k = -1;
     for (int i = 0; i < nexp; i++)
@@ -440,6 +446,11 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, GnnCtx *c, void *scann
       append_name(buf, sizeof buf, &n, yysymbol_name(expected[i]));
       if (nexp == 1 && strcmp(yysymbol_name(expected[i]), closer) == 0) wants_closer = true;
     }
+  }
+  if (keyword && name_expected) {
+    append_name(buf, sizeof buf, &n, ": ");
+    append_name(buf, sizeof buf, &n, yysymbol_name(tok));
+    append_name(buf, sizeof buf, &n, " is a keyword and cannot be used as a name");
   }
   diag_error(&c->diag, at, "%s", buf);
   if (have_open && wants_closer) diag_note(&c->diag, open_loc, "to match this '%c'", open);
