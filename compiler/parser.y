@@ -31,6 +31,7 @@ int gnn_yylex(GNN_YYSTYPE *lval, GNN_YYLTYPE *lloc, void *scanner);
 bool gnn_lex_open_bracket(void *scanner, char *ch, Loc *loc); /* lexer.l */
 bool gnn_lex_stopped(void *scanner);
 int gnn_lex_token_before(void *scanner);
+const char *gnn_lex_cmp(void *scanner);
 static void gnn_yyerror(GNN_YYLTYPE *l, GnnCtx *c, void *scanner, const char *msg);
 /* A backstop: the lexer stops at GNN_MAX_NESTING levels, which take at most about 7 stack
  * entries each (IDENT '<' gen_args '>' '(' args ',' for a generic call in a second argument). */
@@ -151,6 +152,7 @@ static Stmt *assign(GnnCtx *c, PtrVec *names, Node *e, GNN_YYLTYPE l) {
 %token LAYER "'layer'" MODEL "'model'" PARAM "'param'" RETURN "'return'"
 %token VERTEX "'vertex'" EDGE "'edge'" GRAPH "'graph'" ARROW "'->'" NL "end of line"
 %token FOR "'for'" IN "'in'" DOTDOT "'..'"
+%token CMP "comparison operator" /* < > <= >= == != : never valid, named in their error */
 %token <str> IDENT "identifier"
 %token <num> NUMBER "number"
 
@@ -390,12 +392,21 @@ static void append_name(char *buf, size_t size, size_t *n, const char *s) {
  * the file ended: "note: to match this '('". */
 static int yyreport_syntax_error(const yypcontext_t *ctx, GnnCtx *c, void *scanner) {
   enum { MAX_EXPECTED = 4 };
-  yysymbol_kind_t expected[MAX_EXPECTED];
-  int nexp = yypcontext_expected_tokens(ctx, expected, MAX_EXPECTED);
+  yysymbol_kind_t expected[YYNTOKENS];
+  int nexp = yypcontext_expected_tokens(ctx, expected, YYNTOKENS);
   if (nexp < 0) return nexp;
   yysymbol_kind_t tok = yypcontext_token(ctx);
   if (gnn_lex_stopped(scanner)) return 0; /* the input was cut at a nesting error: that is the error */
   Loc at = L(*yypcontext_location(ctx));
+  if (tok == YYSYMBOL_CMP) { /* `where(x < 0, x, 0)`, `a = x == 0` */
+    static const char *const fn[][2] = {{"<", "lt"}, {"<=", "le"}, {">", "gt"}, {">=", "ge"}, {"==", "eq"}, {"!=", "ne"}};
+    const char *op = gnn_lex_cmp(scanner), *f = "lt";
+    for (size_t i = 0; i < sizeof fn / sizeof fn[0]; i++)
+      if (strcmp(op, fn[i][0]) == 0) f = fn[i][1];
+    diag_error(&c->diag, at, "there are no comparison operators: write %s(a, b) for 'a %s b' (the builtins gt, ge, lt, "
+               "le, eq and ne give 1 where true, else 0)", f, op);
+    return 0;
+  }
   char buf[512] = "syntax error";
   size_t n = strlen(buf);
   char open;
@@ -403,6 +414,26 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, GnnCtx *c, void *scann
   bool have_open = gnn_lex_open_bracket(scanner, &open, &open_loc);
   const char *closer = open == '(' ? "')'" : open == '[' ? "']'" : "'}'";
   bool wants_closer = tok == YYSYMBOL_YYEOF;
+  /* A token the lexer closes an open ( or [ at (lexer.l, close_parens), where that bracket's
+   * closer could have come: `h = x + (x * 0` with `return h` on the next line. Many tokens could
+   * continue the expression there, but the missing closer is the likely mistake. */
+  bool ends_parens = tok == YYSYMBOL_LAYER || tok == YYSYMBOL_MODEL || tok == YYSYMBOL_PARAM ||
+                     tok == YYSYMBOL_RETURN || tok == YYSYMBOL_FOR || tok == YYSYMBOL_IN ||
+                     tok == YYSYMBOL_ARROW || tok == YYSYMBOL_YYEOF ||
+                     (tok != YYSYMBOL_YYEMPTY && strstr("'{' '}' ';' '='", yysymbol_name(tok)));
+  /* a keyword where a name could be: `edge = relu(x)`, `return edge` */
+  bool keyword = tok == YYSYMBOL_VERTEX || tok == YYSYMBOL_EDGE || tok == YYSYMBOL_GRAPH || tok == YYSYMBOL_LAYER ||
+                 tok == YYSYMBOL_MODEL || tok == YYSYMBOL_PARAM || tok == YYSYMBOL_RETURN || tok == YYSYMBOL_FOR ||
+                 tok == YYSYMBOL_IN;
+  bool name_expected = false;
+  for (int i = 0; i < nexp; i++) name_expected |= expected[i] == YYSYMBOL_IDENT;
+  if (nexp > MAX_EXPECTED) {
+    int k = -1;
+    for (int i = 0; i < nexp; i++)
+      if (have_open && open != '{' && ends_parens && strcmp(yysymbol_name(expected[i]), closer) == 0) k = i;
+    nexp = k < 0 ? 0 : 1;
+    if (k >= 0) expected[0] = expected[k];
+  }
   /* a line end right after a binary operator: `h = a +` then `b` on the next line (which then
    * gets its own follow-on error: it parses as a statement of its own) */
   int before = gnn_lex_token_before(scanner);
@@ -415,6 +446,11 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, GnnCtx *c, void *scann
       append_name(buf, sizeof buf, &n, yysymbol_name(expected[i]));
       if (nexp == 1 && strcmp(yysymbol_name(expected[i]), closer) == 0) wants_closer = true;
     }
+  }
+  if (keyword && name_expected) {
+    append_name(buf, sizeof buf, &n, ": ");
+    append_name(buf, sizeof buf, &n, yysymbol_name(tok));
+    append_name(buf, sizeof buf, &n, " is a keyword and cannot be used as a name");
   }
   diag_error(&c->diag, at, "%s", buf);
   if (have_open && wants_closer) diag_note(&c->diag, open_loc, "to match this '%c'", open);

@@ -136,7 +136,14 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
   if (!b) {
     const Decl *d = find_decl(s, n->name);
     if (!d) {
-      sema_err(s, n->loc, "unknown function or layer '%s'", n->name);
+      bool builtin_value = strcmp(n->name, "in_deg") == 0 || strcmp(n->name, "out_deg") == 0 ||
+                           strcmp(n->name, "graph_size") == 0;
+      if (sema_lookup(&env->vals, n->name) || sema_lookup(&env->hypers, n->name) || sema_lookup(&env->dims, n->name) ||
+          builtin_value) /* `in_deg()` */
+        sema_err(s, n->loc, "'%s' is a value, not a function or layer%s", n->name,
+            builtin_value && n->nargs == 0 ? ": write it without '()'" : "");
+      else
+        sema_err(s, n->loc, "unknown function or layer '%s'", n->name);
       return NULL;
     }
     if (d->is_model) {
@@ -332,6 +339,9 @@ static Value *lower_leaf(Sema *s, Env *env, const Node *n) {
     }
     if (sema_find_builtin(n->name) || find_decl(s, n->name))
       sema_err(s, n->loc, "'%s' is a function; call it with arguments", n->name);
+    else if (strcmp(n->name, "src") == 0 || strcmp(n->name, "dst") == 0) /* `x * src` */
+      sema_err(s, n->loc, "'%s' is not a value, only an index: x[%s] reads vertex value x on each edge, at its %s", n->name,
+          n->name, n->name[0] == 's' ? "source" : "destination");
     else
       sema_err(s, n->loc, "unknown name '%s'", n->name);
     return NULL;
@@ -768,6 +778,12 @@ static bool bind_generics(Sema *s, const Decl *d, Env *caller, const Node *call,
       if (!sema_hyper_arg(s, caller, a, d->gens[slot], &x)) return false;
       sema_bind(s, &env->hypers, d->gens[slot], NULL, 0, d->gen_locs[slot])->real = x;
     } else {
+      if (a->kind == DX_NUM && a->is_real && a->real >= 1 && a->real <= 1e9 && a->real == (double)(long long)a->real) {
+        /* `L<3.0>(x)`: "not 3" would read as if 3 were refused */
+        sema_err(s, a->loc, "dimension argument '%s' of layer '%s' must be written as an integer: %lld, not a real number",
+            d->gens[slot], d->name, (long long)a->real);
+        return false;
+      }
       if (a->kind == DX_NUM && a->is_real) {
         sema_err(s, a->loc, "dimension argument '%s' of layer '%s' must be a positive integer, not %g", d->gens[slot], d->name,
             a->real);

@@ -169,6 +169,15 @@ _diag_run_generated() {
   printf 'model M(x: vertex[16]) -> vertex[16] {\n  h = relu(x)\0\n  return h\n}\n' >"$f"
   _diag_check "diag/gen_nul_byte" "$f" "$f:2:14: error: stray byte \\x00 in program" "" 1
 
+  # A UTF-8 byte-order mark is skipped at the file's start (it was "stray character U+FEFF"),
+  # and only there; columns count its three bytes, as the source line shows them as '???'.
+  f="$d/bom.gnn"
+  printf '\357\273\277model M(x: vertex[16]) -> vertex[16] {\n  return relu(y)\n}\n' >"$f"
+  _diag_check "diag/gen_bom_at_start" "$f" "$f:2:15: error: unknown name 'y'" "" 1
+  f="$d/bom_later.gnn"
+  printf 'model M(x: vertex[16]) -> vertex[16] {\n  return \357\273\277x\n}\n' >"$f"
+  _diag_check "diag/gen_bom_not_at_start" "$f" "$f:2:10: error: stray character U+FEFF in program" "" 1
+
   # Long left-associative chains: the parser accepts them without growing its stack, so
   # nothing may recurse once per operand (a crash here is a stack overflow).
   f="$d/long_sum.gnn"
