@@ -751,10 +751,17 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     fprintf(out, "  {\n    const gnn_status span_st = gnn_check_span(m->ctx, %s, (size_t)%s * %lld * sizeof(float), \"%s_forward: input '%s'\");\n"
                  "    if (span_st) return span_st;\n  }\n", ins[i]->name, emit_rows(ins[i]->dom), (long long)ins[i]->width, P, ins[i]->val->name);
   fputs("  m->dropout_seed = seed;\n", out);
-  bool any_alias = false;
-  for (int i = 0; i < p->bufs.len; i++) any_alias |= ((const KBuf *)p->bufs.items[i])->alias != NULL;
+  /* the training arena when a training forward writes what the inference one lacks: the
+   * backward's buffers, an input's dropout (its alias), and the stashes of a library without a
+   * backward (-fno-autodiff, or no parameters: a fused chain cut at its depth limit keeps the cut
+   * value for a backward that never comes, but a training forward still stores it) */
+  bool train_bufs = false;
+  for (int i = 0; i < p->bufs.len; i++) {
+    const KBuf *b = p->bufs.items[i];
+    train_bufs |= b->alias != NULL || (b->train_only && b->kind == BUF_TEMP && !is_outbuf(p, b));
+  }
   fprintf(out, "  {\n    const gnn_status arena_st = gnnc_use_arena(m, %s);\n    if (arena_st) return arena_st;\n  }\n",
-          bwd || any_alias ? "training != 0" : "0");
+          bwd || train_bufs ? "training != 0" : "0");
   for (int i = 0; i < nin; i++) fprintf(out, "  m->%s = %s;\n", ins[i]->name, ins[i]->name);
   { /* a dropout of an input is the input itself when not training: read in place (its step runs
      * only when training) */

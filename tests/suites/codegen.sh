@@ -28,7 +28,8 @@
 #                                  loops at N = 72 (masked), 80, 48, C = A . B^T and C = A^T . B,
 #                                  vs the interpreter
 #   codegen/host/passthrough/[train/]MODEL[-O0]/MAPPING  outputs no kernel writes (in_deg, out_deg,
-#                                  graph_size, an input's dropout returned as is): inference and
+#                                  graph_size, an input's dropout returned as is, a parameter-free
+#                                  chain of 51 ReLUs cut by the fuser): inference and
 #                                  training forwards vs the interpreter (tests/codegen/passthrough/)
 #   codegen/host/edge-lanes/GRAPH/MAPPING (and backward/edge-lanes, edge-lanes/emitted)  GAT layers
 #                                  at 1, 2 and 8 heads of 4..32 (tests/codegen/edge_lanes.gnn):
@@ -725,8 +726,10 @@ fi
 
 # ---- outputs no kernel of the pass writes (tests/codegen/passthrough/): a graph array returned
 # as is (in_deg, out_deg, graph_size: the output was never written, zeros), an input's dropout
-# returned as is (an inference forward read the input in place and left the output unwritten).
-# Inference and training forwards, fused and -O0, vs the interpreter.
+# returned as is (an inference forward read the input in place and left the output unwritten),
+# and a parameter-free chain of 51 ReLUs (the fused chain's cut value, a stash for a backward
+# that never comes, was stored by a training forward into the inference arena, which lacks it:
+# a NULL store). Inference and training forwards, fused and -O0, vs the interpreter.
 # cg_check_train NAME MODEL.gnn GRAPH MAPPING SEED: the output of a training forward (no
 # gradients: these models have no backward), 1e-5.
 cg_check_train() {
@@ -752,7 +755,7 @@ cg_check_train() {
   rm -f "$b".*
 }
 if [ -x "$cg_bin/gnn-run" ]; then
-  for cg_m in in_deg out_deg graph_size input_dropout; do
+  for cg_m in in_deg out_deg graph_size input_dropout relu_chain51; do
     for cg_map in $cg_maps; do
       for cg_fl in "" -O0; do
         CG_FLAGS=$cg_fl cg_check "codegen/$cg_target/passthrough/$cg_m${cg_fl}/$cg_map" tests/codegen/passthrough/$cg_m.gnn tests/interp/graphs/random $cg_map 171
