@@ -168,7 +168,8 @@ static void emit_step(FILE *out, const KProgram *p, const EmitHooks *h, int i) {
 }
 
 /* Outputs whose value does not live in the output's own storage (an input returned as is, a
- * gradient shared by two parameters) are copied there after the pass. */
+ * degree or graph_size: the graph's own array, a gradient shared by two parameters) are copied
+ * there after the pass. */
 static void emit_output_copies(FILE *out, const KProgram *p, const EmitHooks *h, bool bwd) {
   for (int o = 0; o < p->m->nouts; o++) {
     if ((o > 0) != bwd) continue;
@@ -179,9 +180,14 @@ static void emit_output_copies(FILE *out, const KProgram *p, const EmitHooks *h,
       const KBuf *x = p->bufs.items[i];
       if (x->val == p->m->outs[o].val && !x->stash64) b = x;
     }
+    const Value *ov = p->m->outs[o].val;
+    for (int i = 0; i < p->bufs.len && !b && ov->op == OP_DEGREE; i++) { /* no value: the graph's array */
+      const KBuf *x = p->bufs.items[i];
+      if (x->kind == BUF_DEGREE && x->fn == (int)ov->fn) b = x;
+    }
     if (!b || (is_outbuf(p, b) && b->out == o)) continue;
     const char *dst = o == 0 ? "m->out" : gi >= 0 ? arena_printf(p->arena, "m->igrad[%d]", gi) : arena_printf(p->arena, "m->grad[%d]", gp);
-    fprintf(out, "  /* output \"%s\" is %%%d, which lives elsewhere: copy it */\n", p->m->outs[o].name, b->val->id);
+    fprintf(out, "  /* output \"%s\" is %%%d, which lives elsewhere: copy it */\n", p->m->outs[o].name, ov->id);
     if (gi >= 0) fprintf(out, "  if (m->igrad_want & %#llxull) {\n", 1ull << gi);
     h->copy(out, dst, emit_buf_ref(p, b), arena_printf(p->arena, "(size_t)%s * %lld * sizeof(float)", emit_rows(b->dom), (long long)b->width));
     if (gi >= 0) fputs("  }\n", out);
@@ -745,10 +751,17 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     fprintf(out, "  {\n    const gnn_status span_st = gnn_check_span(m->ctx, %s, (size_t)%s * %lld * sizeof(float), \"%s_forward: input '%s'\");\n"
                  "    if (span_st) return span_st;\n  }\n", ins[i]->name, emit_rows(ins[i]->dom), (long long)ins[i]->width, P, ins[i]->val->name);
   fputs("  m->dropout_seed = seed;\n", out);
-  bool any_alias = false;
-  for (int i = 0; i < p->bufs.len; i++) any_alias |= ((const KBuf *)p->bufs.items[i])->alias != NULL;
+  /* the training arena when a training forward writes what the inference one lacks: the
+   * backward's buffers, an input's dropout (its alias), and the stashes of a library without a
+   * backward (-fno-autodiff, or no parameters: a fused chain cut at its depth limit keeps the cut
+   * value for a backward that never comes, but a training forward still stores it) */
+  bool train_bufs = false;
+  for (int i = 0; i < p->bufs.len; i++) {
+    const KBuf *b = p->bufs.items[i];
+    train_bufs |= b->alias != NULL || (b->train_only && b->kind == BUF_TEMP && !is_outbuf(p, b));
+  }
   fprintf(out, "  {\n    const gnn_status arena_st = gnnc_use_arena(m, %s);\n    if (arena_st) return arena_st;\n  }\n",
-          bwd || any_alias ? "training != 0" : "0");
+          bwd || train_bufs ? "training != 0" : "0");
   for (int i = 0; i < nin; i++) fprintf(out, "  m->%s = %s;\n", ins[i]->name, ins[i]->name);
   { /* a dropout of an input is the input itself when not training: read in place (its step runs
      * only when training) */

@@ -249,11 +249,15 @@ void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   }
   /* an input's dropout alone in its kernel is the input itself when not training: the kernel
    * runs only when training, and an inference forward reads the input in place (no V x F copy,
-   * no buffer in the inference arena; emit_model points the buffer at the input) */
+   * no buffer in the inference arena; emit_model points the buffer at the input).
+   * An output is not one: it lives in the model's own storage, which the kernel must fill in
+   * every forward (KBuf.out is set after the groups, lower.c, so ask the module) */
   const Value *v = mem[0];
   KBuf *b = L->buf_of[v->id], *in = v->nargs ? L->buf_of[v->args[0]->id] : NULL;
+  bool is_out = false;
+  for (int i = 0; i < L->m->nouts; i++) is_out |= L->m->outs[i].val == v;
   if (!g->bwd && nmem == 1 && v->fn == FN_DROPOUT && v->args[0]->op == OP_INPUT && b && in && b->kind == BUF_TEMP &&
-      b->out < 0 && in->kind == BUF_INPUT && b->dom == in->dom && b->width == in->width && b->elem == in->elem) {
+      !is_out && in->kind == BUF_INPUT && b->dom == in->dom && b->width == in->width && b->elem == in->elem) {
     b->alias = in;
     b->train_only = true;
     L->p->steps[kstep].train_only = true;

@@ -27,6 +27,10 @@
 #   codegen/host/gemm-widths/GRAPH/MAPPING (and backward/gemm-widths, .../tn)  the generated GEMM
 #                                  loops at N = 72 (masked), 80, 48, C = A . B^T and C = A^T . B,
 #                                  vs the interpreter
+#   codegen/host/passthrough/[train/]MODEL[-O0]/MAPPING  outputs no kernel writes (in_deg, out_deg,
+#                                  graph_size, an input's dropout returned as is, a parameter-free
+#                                  chain of 51 ReLUs cut by the fuser): inference and
+#                                  training forwards vs the interpreter (tests/codegen/passthrough/)
 #   codegen/host/edge-lanes/GRAPH/MAPPING (and backward/edge-lanes, edge-lanes/emitted)  GAT layers
 #                                  at 1, 2 and 8 heads of 4..32 (tests/codegen/edge_lanes.gnn):
 #                                  the host's one loop over (edge, head) pairs and its pairwise
@@ -718,6 +722,47 @@ if [ -x "$cg_bin/gnn-run" ]; then
     done
   fi
   cg_check_three row-sums tests/codegen/row_sums.gnn 91
+fi
+
+# ---- outputs no kernel of the pass writes (tests/codegen/passthrough/): a graph array returned
+# as is (in_deg, out_deg, graph_size: the output was never written, zeros), an input's dropout
+# returned as is (an inference forward read the input in place and left the output unwritten),
+# and a parameter-free chain of 51 ReLUs (the fused chain's cut value, a stash for a backward
+# that never comes, was stored by a training forward into the inference arena, which lacks it:
+# a NULL store). Inference and training forwards, fused and -O0, vs the interpreter.
+# cg_check_train NAME MODEL.gnn GRAPH MAPPING SEED: the output of a training forward (no
+# gradients: these models have no backward), 1e-5.
+cg_check_train() {
+  local name=$1 model=$2 graph=$3 map=$4 seed=$5 lib out b="$cg/train"
+  shard_take || return 0
+  if ! lib=$(cg_lib "$model" "$map"); then
+    fail "$name" "gnnc could not build the library"
+    return
+  fi
+  if ! out=$(cg_interp "$b.ref" --output "$model" --graph "$graph" --seed "$seed" --train); then
+    fail "$name" "gnnc run --train failed: $(cg_tail "$out")"
+    return
+  fi
+  if ! out=$("$cg_bin/gnn-run" "$lib" --graph "$graph" --seed "$seed" --train --output "$b.got" --repeat 1 --warmup 0 2>&1); then
+    fail "$name" "gnn-run --train failed: $(cg_tail "$out")"
+    return
+  fi
+  if out=$("$ROOT/build/bin/gnn-compare" "$b.got" "$b.ref" 2>&1); then
+    pass "$name"
+  else
+    fail "$name" "$(cg_tail "$out")"
+  fi
+  rm -f "$b".*
+}
+if [ -x "$cg_bin/gnn-run" ]; then
+  for cg_m in in_deg out_deg graph_size input_dropout relu_chain51; do
+    for cg_map in $cg_maps; do
+      for cg_fl in "" -O0; do
+        CG_FLAGS=$cg_fl cg_check "codegen/$cg_target/passthrough/$cg_m${cg_fl}/$cg_map" tests/codegen/passthrough/$cg_m.gnn tests/interp/graphs/random $cg_map 171
+        CG_FLAGS=$cg_fl cg_check_train "codegen/$cg_target/passthrough/train/$cg_m${cg_fl}/$cg_map" tests/codegen/passthrough/$cg_m.gnn tests/interp/graphs/random $cg_map 172
+      done
+    done
+  done
 fi
 
 # ---- an extremum's backward finds the edges that hold it by equality with the forward's result,
