@@ -139,7 +139,7 @@ static bool value_field(Reader *r, char **p, int64_t col, double *out, char *err
     int n = 0;
     while ((*p)[n] && !isspace((unsigned char)(*p)[n]) && n < 31) n++;
     snprintf(err, errlen, "%s:%ld: error: edge value %lld '%.*s' is not finite in float32%s", r->path, r->lineno, (long long)col + 1,
-             n, *p, isfinite(v) ? " (its largest value is 3.4e38)" : "");
+             n, *p, isfinite(v) ? " (its largest magnitude is 3.4e38)" : "");
     return false;
   }
   *out = (double)(float)v;

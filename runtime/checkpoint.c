@@ -8,9 +8,9 @@
  *
  * Layout (little-endian, as the .gcsr cache; docs/runtime.md has the table):
  *   0  char     magic[8]   "GNNRTCKP"
- *   8  uint32   version    4 (versions 1, without the program string, 2, without the
- *                          thread count, and 3, whose thread count is never the device
- *                          mark, still load)
+ *   8  uint32   version    3, or 4 for a state with the device mark (versions 1, without the
+ *                          program string, and 2, without the thread count, still load;
+ *                          a version 3 file never holds the mark)
  *   12 uint32   byte_order 0x01020304 as written by the saving machine
  *   16 uint64   payload    bytes after the header
  *   24 uint64   checksum   FNV-1a 64 of the payload
@@ -166,7 +166,9 @@ gnn_status gnn_train_state_save(gnn_ctx *ctx, const char *path, const gnn_train_
   CkHeader h;
   memset(&h, 0, sizeof h);
   memcpy(h.magic, CK_MAGIC, 8);
-  h.version = CK_VERSION;
+  /* version 4 only for what needs it (the device mark): a host state stays readable by a
+   * runtime that reads versions 1 to 3 (0.4) */
+  h.version = s->threads == GNN_TRAIN_THREADS_DEVICE ? CK_VERSION : 3u;
   h.byte_order = CK_BYTE_ORDER;
   h.payload = b.n;
   h.checksum = rt_fnv1a(RT_FNV_INIT, b.p, b.n);

@@ -549,10 +549,10 @@ int main(int argc, char **argv) {
     CHECK(rt.gmalloc(ctx, (void **)&in_dev[i], bytes));
     CHECK(rt.upload(ctx, in_dev[i], in_host[i], bytes));
   }
-  /* what the model reads, edge rows in file order (a test of the seeded draw); with a backward,
-   * written there, its seed grad.out last, as gnnc run --backward --save-inputs writes it */
-  if (save_inputs && !(backward && api->has_backward) &&
-      !save_rows(save_inputs, "inputs", g, &er, api->num_inputs, api->inputs, (const float *const *)in_host, NULL, true))
+  /* what the model reads, edge rows in file order (a test of the seeded draw), written before
+   * the run so that a run that fails leaves them; with a backward written again there with its
+   * seed grad.out last, as gnnc run --backward --save-inputs writes it */
+  if (save_inputs && !save_rows(save_inputs, "inputs", g, &er, api->num_inputs, api->inputs, (const float *const *)in_host, NULL, true))
     goto out;
 
   /* forward: warm-up, then timed runs */
@@ -645,7 +645,7 @@ int main(int argc, char **argv) {
     NEED(hgrad);
     to_graph_order(g, &er, ot->domain, ot->width, seed_rows, hgrad);
     free(seed_rows);
-    if (save_inputs) { /* the inputs, then the seed, in the graph's order as the inputs are */
+    if (save_inputs) { /* the inputs again, then the seed, in the graph's order as the inputs are */
       int n = api->num_inputs;
       gnn_tensor_info *infos = calloc((size_t)n + 1, sizeof *infos);
       const float **data = calloc((size_t)n + 1, sizeof *data);

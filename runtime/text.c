@@ -233,7 +233,7 @@ gnn_status rt_real_field(gnn_ctx *ctx, RtReader *r, char **p, const char *what, 
     char tok[32];
     rt_next_word(p, tok, sizeof tok);
     return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: %s '%s' is not finite in float32%s", r->path, r->lineno, what, tok,
-                         isfinite(v) ? " (its largest value is 3.4e38)" : "");
+                         isfinite(v) ? " (its largest magnitude is 3.4e38)" : "");
   }
   *out = (float)v;
   *p = end;

@@ -138,9 +138,12 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
     if (!d) {
       bool builtin_value = strcmp(n->name, "in_deg") == 0 || strcmp(n->name, "out_deg") == 0 ||
                            strcmp(n->name, "graph_size") == 0;
-      if (sema_lookup(&env->vals, n->name) || sema_lookup(&env->hypers, n->name) || sema_lookup(&env->dims, n->name) ||
-          builtin_value) /* `in_deg()` */
-        sema_err(s, n->loc, "'%s' is a value, not a function or layer%s", n->name,
+      const char *what = sema_lookup(&env->vals, n->name) || builtin_value ? "a value"
+                         : sema_lookup(&env->hypers, n->name)                 ? "a hyper-parameter"
+                         : sema_lookup(&env->dims, n->name)                   ? "a dimension"
+                                                                               : NULL;
+      if (what) /* `in_deg()` */
+        sema_err(s, n->loc, "'%s' is %s, not a function or layer%s", n->name, what,
             builtin_value && n->nargs == 0 ? ": write it without '()'" : "");
       else
         sema_err(s, n->loc, "unknown function or layer '%s'", n->name);

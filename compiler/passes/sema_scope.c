@@ -110,7 +110,7 @@ static int64_t eval_dim_leaf(Sema *s, Env *env, const DimExpr *d) {
     const Binding *h = sema_lookup(&env->hypers, d->name);
     if (h) { /* `param gamma: [K + 1]` in `layer Prop<K = 5>`: a number, not a shape's size */
       diag_error(&s->c->diag, d->loc, "'%s' is a hyper-parameter (a number), not a dimension: a dimension is a generic "
-                 "without a default, given as an integer at each call", d->name);
+                 "without a default or a name in an input's type", d->name);
       diag_note(&s->c->diag, h->loc, "'%s' was declared here", d->name);
       sema_report_frames(s);
       return 0;

@@ -67,7 +67,8 @@ def check_snapshots(fresh, g, x, labels, total, half, want, same, path):
               snap.lib is layer.lib, own, snap._model, int(snap.dropout_step)))
     # the snapshot trains on, with the optimiser's state, to the straight run's parameters
     opt2 = torch.optim.Adam(snap.parameters(), lr=0.02, weight_decay=5e-4)
-    opt2.load_state_dict(opt.state_dict())
+    # (a deep copy: newer torch keeps the state's tensors, so both optimisers would share Adam's moments)
+    opt2.load_state_dict(copy.deepcopy(opt.state_dict()))
     for _ in range(total - half):
         step(snap, opt2, g, x, labels)
     got = {n: t.detach() for n, t in snap.named_gnnc_parameters()}

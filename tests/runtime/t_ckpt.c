@@ -295,6 +295,14 @@ int main(int argc, char **argv) {
       uint32_t word = 0;
       if (d && m > at + 4) memcpy(&word, d + at, 4);
       check(word == 0xFFFFFFFFu, "ckpt/threads-device-word", "thread word %08x at byte %zu", (unsigned)word, at);
+      /* version 4 only where the mark needs it: a host state stays version 3 (runtime 0.4 reads it) */
+      check(d && d[8] == 4, "ckpt/threads-device-is-version-4", "version %d", d ? d[8] : -1);
+      {
+        size_t tm = 0;
+        unsigned char *t3 = read_all(pp, &tm);
+        check(t3 && t3[8] == 3, "ckpt/host-state-is-version-3", "version %d", t3 ? t3[8] : -1);
+        free(t3);
+      }
       if (d && m > at + 4) {
         d[8] = 3;
         write_all(dp, d, m);

@@ -53,7 +53,7 @@ else fail graph/edge-list-from-a-pipe "gnnc run --graph /dev/stdin differs from 
 bad ogb-folder "$TMP/ogb" "$TMP/ogb: error: no graph.edges in this folder (it is laid out as an OGB download, which gnn-run and gnn-train read"
 rb=tests/runtime/bad
 bad value-text $rb/values-text.edges "$rb/values-text.edges:2: error: edge value 1 'abc' is not a number"
-bad value-inf $rb/values-inf.edges "$rb/values-inf.edges:2: error: edge value 1 '1e39' is not finite in float32 (its largest value is 3.4e38)"
+bad value-inf $rb/values-inf.edges "$rb/values-inf.edges:2: error: edge value 1 '1e39' is not finite in float32 (its largest magnitude is 3.4e38)"
 bad value-nan $rb/values-nan.edges "$rb/values-nan.edges:2: error: edge value 1 'nan' is not finite in float32"
 bad values-fewer $rb/values-fewer.edges "$rb/values-fewer.edges:2: error: 1 value after 'src dst', the first edge line has 2"
 # an edge input as wide as the graph's values takes them; any other width is an error

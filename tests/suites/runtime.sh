@@ -501,9 +501,9 @@ PYEOF
   # an edge between two graphs of a batch, at its line, in both loaders (and gnnc run's: graph/gi-cross)
   rt_bad gi-cross GNN_ERR_FORMAT "gi-cross/graph.edges:4: error: the edge 1 -> 2 joins two graphs: vertex 1 is in graph 0, vertex 2 in graph 1 (graph_indicator.txt); the graphs of a batch share no edges" tests/graph/gi-cross
   rt_bad gi-cross-dataset GNN_ERR_FORMAT "gi-cross/graph.edges:4: error: the edge 1 -> 2 joins two graphs" --dataset tests/graph/gi-cross
-  rt_bad mtx-value-inf GNN_ERR_FORMAT "$b/values-inf.mtx:3: error: value '1e39' is not finite in float32 (its largest value is 3.4e38)" "$b/values-inf.mtx"
+  rt_bad mtx-value-inf GNN_ERR_FORMAT "$b/values-inf.mtx:3: error: value '1e39' is not finite in float32 (its largest magnitude is 3.4e38)" "$b/values-inf.mtx"
   rt_bad edges-value-text GNN_ERR_FORMAT "$b/values-text.edges:2: error: edge value 1 'abc' is not a number" "$b/values-text.edges"
-  rt_bad edges-value-inf GNN_ERR_FORMAT "$b/values-inf.edges:2: error: edge value 1 '1e39' is not finite in float32 (its largest value is 3.4e38)" "$b/values-inf.edges"
+  rt_bad edges-value-inf GNN_ERR_FORMAT "$b/values-inf.edges:2: error: edge value 1 '1e39' is not finite in float32 (its largest magnitude is 3.4e38)" "$b/values-inf.edges"
   rt_bad edges-value-nan GNN_ERR_FORMAT "$b/values-nan.edges:2: error: edge value 1 'nan' is not finite in float32" "$b/values-nan.edges"
   rt_bad edges-values-fewer GNN_ERR_FORMAT "$b/values-fewer.edges:2: error: 1 value after 'src dst', the first edge line has 2" "$b/values-fewer.edges"
   rt_bad cache-edge-values GNN_ERR_UNSUPPORTED "values.gcsr: error: the .gcsr cache holds the graph's structure, not the 2 values of each edge" "$rt_g/values.edges" --save-cache "$rt_tmp/values.gcsr"
