@@ -488,11 +488,27 @@ typedef struct {
   bool *narrow;      /* per value: read by a loop wider than it (a kernel per vertex: by one that takes
                         more iterations of the group's lanes than it would: its lanes compute in
                         parallel what staging would compute once) */
-  bool *seen;        /* per value: visited for the current loop */
+  unsigned char *seen; /* per value: visited for the current loop (1: outside a reduction's loop, 2: inside, red) */
   const bool *stop;  /* per value: staged (the scan does not look inside) */
   int w;             /* the walk (0: a kernel per row) */
   Domain dom;        /* the values it stages: edge values (walks, kernels per edge), vertex values (kernels per vertex) */
+  int red;           /* inside the serial loop of a reduction (sum_loop): its trips (0: not) */
+  bool *in_red;      /* per value: a reduction found read inside another's loop, in any round (staged
+                        in every later one: the rounds that stop at a staged reader would drop it) */
 } StageScan;
+
+/* A reduction compute() makes as a serial loop over its operand (lower_op.c, sum_loop): what it
+ * reads at no element of that loop is recomputed every trip, and a reduction read there nests
+ * its own loop inside (LN6's backward: row sums 7 deep, each recomputing the ones it reads). */
+static int serial_red_trips(const Value *x) {
+  if (x->op != OP_APPLY_VERTEX && x->op != OP_APPLY_EDGE) return 0;
+  if (x->fn != FN_SUM_LAST && x->fn != FN_DOT && x->fn != FN_U_DOT_V) return 0;
+  int t = 1;
+  for (int a = 0; a < x->nargs; a++)
+    if (x->args[a]->shape.rank && x->args[a]->shape.d[x->args[a]->shape.rank - 1] > t)
+      t = (int)x->args[a]->shape.d[x->args[a]->shape.rank - 1];
+  return t > 1 ? t : 0;
+}
 
 /* x's computation where it is read loads a row of another vertex (a Scatter computed inline:
  * x[src] in a walk over in-edges). */
@@ -505,8 +521,10 @@ static bool gathers(Fused *F, const Value *x, int *budget) {
 }
 
 static void scan_stage(Fused *F, const Value *x, int lanes, StageScan *S) {
-  if (S->seen[x->id] || !computed_here(F, x)) return;
-  S->seen[x->id] = true;
+  /* seen outside a reduction's loop and now inside one: looked at again (for S->red alone) */
+  if ((S->seen[x->id] & 2) || (!S->red && S->seen[x->id]) || !computed_here(F, x)) return;
+  bool again = S->seen[x->id] != 0;
+  S->seen[x->id] |= S->red ? 2 : 1;
   bool own_root = x->sched == SCHED_ROOT && x->group == F->gid;
   if (x->dom == S->dom && !own_root && x->elem == ELEM_F32 && width_of(x) <= STAGE_MAX_WIDTH &&
       (S->w == 0 || level(F, x) < S->w)) {
@@ -518,15 +536,24 @@ static void scan_stage(Fused *F, const Value *x, int lanes, StageScan *S) {
      * instead of one per edge, whatever it costs in FLOPs. */
     bool far = S->far_ok && S->w > 0 && S->dom == DOM_EDGE && width_of(x) < G && gathers(F, x, &gbudget);
     if (far || inline_cost(F, x, STAGE_MIN_COST, &budget) >= STAGE_MIN_COST) {
-      S->readers[x->id]++;
+      S->readers[x->id] += !again;
       if (far || (S->dom == DOM_VERTEX ? (lanes + G - 1) / G > (width_of(x) + G - 1) / G : width_of(x) < lanes))
         S->narrow[x->id] = true;
+      /* a reduction read inside another's serial loop, narrower than that loop: once per row
+         staged, not once per trip (and its own loop nested in the other's) */
+      if (S->red && serial_red_trips(x) && width_of(x) < S->red) S->narrow[x->id] = S->in_red[x->id] = true;
+      /* the host (serial dots): a group's lanes run one after another, so a reduction read by a
+         loop of lanes wider than it is computed again in each */
+      if (F->L->c->serial_dots && serial_red_trips(x) && width_of(x) < lanes) S->narrow[x->id] = S->in_red[x->id] = true;
     }
   }
   /* a kernel per vertex stores its roots in order and a later one reads an earlier one back: the
    * scan stops there (a chain of 10,000 cut into roots would otherwise be scanned from each) */
   if (S->stop[x->id] || (own_root && S->dom == DOM_VERTEX)) return;
+  int red = S->red, trips = serial_red_trips(x);
+  if (trips) S->red = trips;
   for (int i = 0; i < x->nargs; i++) scan_stage(F, x->args[i], lanes, S);
+  S->red = red;
 }
 
 /* F->train_need[x]: a training run of this forward kernel computes x. Not a recomputed stash that
@@ -558,7 +585,7 @@ static void mark_train_need(Fused *F, Value **mem, int nmem, const bool *staged)
 int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Domain dom, Value **out, int slots) {
   int n = F->m->vals.len, nout = 0;
   bool *stop = calloc((size_t)n + 1, 1), *next = calloc((size_t)n + 1, 1);
-  StageScan S = {true, calloc((size_t)n + 1, sizeof(int)), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), stop, w, dom};
+  StageScan S = {true, calloc((size_t)n + 1, sizeof(int)), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), stop, w, dom, 0, calloc((size_t)n + 1, 1)};
   for (int round = 0; round < 4; round++) {
     memset(S.readers, 0, sizeof(int) * ((size_t)n + 1));
     memset(S.narrow, 0, (size_t)n + 1);
@@ -566,6 +593,7 @@ int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Domain
     for (int i = 0; i < nmem; i++) {
       if (!lanes[i]) continue;
       memset(S.seen, 0, (size_t)n + 1);
+      S.red = serial_red_trips(mem[i]);
       for (int a = 0; a < mem[i]->nargs; a++) scan_stage(F, mem[i]->args[a], lanes[i], &S);
     }
     S.far_ok = false; /* inside a staged value: the gathers are already one chunk's */
@@ -573,11 +601,13 @@ int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Domain
       const Value *x = F->m->vals.items[i];
       if (!stop[i]) continue;
       memset(S.seen, 0, (size_t)n + 1);
+      S.red = serial_red_trips(x);
       for (int a = 0; a < x->nargs; a++) scan_stage(F, x->args[a], width_of(x), &S);
     }
+    S.red = 0;
     bool same = true;
     for (int i = 0; i < n; i++) {
-      next[i] = S.narrow[i] || S.readers[i] >= 2;
+      next[i] = S.narrow[i] || S.readers[i] >= 2 || S.in_red[i];
       same &= next[i] == stop[i];
     }
     memcpy(stop, next, (size_t)n + 1);
@@ -600,6 +630,7 @@ int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Domain
   free(S.readers);
   free(S.narrow);
   free(S.seen);
+  free(S.in_red);
   free(stop);
   free(next);
   return nout;
@@ -637,12 +668,16 @@ void stage_walk(Fused *F, const Walk *wk, int dir, Value **st, int nst) {
   }
 }
 
-/* In a kernel per edge: picks what the members' lane loops (each as wide as its member) read,
- * and its lanes compute those staged values at the row into sh_st<id>, a barrier after each
- * (the next may read it at another lane's element). *out: the staged values (for unstage; the
- * caller frees it); returns how many. */
-int stage_rows(Fused *F, Value **mem, int nmem, const Ctx *cx, Value ***out) {
-  Lower *L = F->L;
+/* In a kernel per row: picks what the members' lane loops (each as wide as its member) read
+ * (stage_row_pick; no code), and stage_row_one makes one of them: its lanes compute it at the row
+ * into sh_st<id>, a barrier after (the next may read it at another lane's element). stage_rows
+ * makes them all at once, at the kernel's start (kernels per edge with no roots stored before:
+ * lower_sink, lower_gather); lower_rows makes each before the first member that reads it, after
+ * the roots stored above and the spread sums made above (made at the start, a backward's staged
+ * scalar computed every root and row sum it reads inline, each sum's loop nesting the ones it
+ * reads: LN6's backward, 32-trip loops 7 deep). *out: the staged values (for unstage; the caller
+ * frees it); returns how many. */
+int stage_row_pick(Fused *F, Value **mem, int nmem, Value ***out) {
   Kernel *k = F->k;
   int *lanes_of = calloc((size_t)nmem, sizeof(int));
   Value **st = calloc((size_t)F->m->vals.len + 1, sizeof(Value *));
@@ -651,16 +686,24 @@ int stage_rows(Fused *F, Value **mem, int nmem, const Ctx *cx, Value ***out) {
   free(lanes_of);
   *out = st;
   F->st_row = true;
-  for (int i = 0; i < nst; i++) {
-    const Value *x = st[i];
-    int W = width_of(x), kv, iv;
-    int sh = add_shared(L, k, arena_printf(L->a, "sh_st%d", x->id), x->f64 ? KT_F64 : KT_F32, W);
-    PtrVec *lanes = ks_lanes(L, k, &k->body, W, &kv, &iv);
-    KExpr *kk = kvar(L, k, kv, NULL);
-    stage_store(F, lanes, x, cx, kk, sh, kk);
-    ks_new(L, &k->body, KS_BARRIER);
-    F->stage[x->id] = sh;
-  }
+  return nst;
+}
+
+void stage_row_one(Fused *F, const Value *x, const Ctx *cx) {
+  Lower *L = F->L;
+  Kernel *k = F->k;
+  int W = width_of(x), kv, iv;
+  int sh = add_shared(L, k, arena_printf(L->a, "sh_st%d", x->id), x->f64 ? KT_F64 : KT_F32, W);
+  PtrVec *lanes = ks_lanes(L, k, &k->body, W, &kv, &iv);
+  KExpr *kk = kvar(L, k, kv, NULL);
+  stage_store(F, lanes, x, cx, kk, sh, kk);
+  ks_new(L, &k->body, KS_BARRIER);
+  F->stage[x->id] = sh;
+}
+
+int stage_rows(Fused *F, Value **mem, int nmem, const Ctx *cx, Value ***out) {
+  int nst = stage_row_pick(F, mem, nmem, out);
+  for (int i = 0; i < nst; i++) stage_row_one(F, (*out)[i], cx);
   return nst;
 }
 

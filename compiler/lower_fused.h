@@ -101,6 +101,9 @@ void store(Fused *F, PtrVec *blk, const Value *v, KExpr *row, KExpr *idx, KExpr 
 void store_kept(Fused *F, PtrVec *blk, const Value *v, KExpr *row, KExpr *idx, KExpr *val);
 /* lower_fused.c: staging */
 int stage_rows(Fused *F, Value **mem, int nmem, const Ctx *cx, Value ***out);
+int stage_row_pick(Fused *F, Value **mem, int nmem, Value ***out);
+void stage_row_one(Fused *F, const Value *x, const Ctx *cx);
+void stage_before(Fused *F, Value **st, int nst, bool *made_st, Value *v, const Ctx *cx); /* lower_groups.c */
 int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Domain dom, Value **out, int slots);
 void stage_walk(Fused *F, const Walk *wk, int dir, Value **st, int nst);
 void unstage(Fused *F, Value **st, int nst);

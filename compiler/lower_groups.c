@@ -135,16 +135,30 @@ static int find_spread(Fused *F, Value **mem, int nmem, Domain rows, Value **out
  * elsewhere computes them as before. Made here, not before every root: a spread value that reads
  * a root stored above reads it back instead of computing it again (the attention gradient's t_v
  * reads the ELU's gradient, a dropout hash and an exp an element, that the kernel stores first). */
-static void spread_before(Fused *F, Value **sp, int nsp, bool *made, Value *v, const Ctx *cx) {
+/* The values stage_row_pick picked (st, in value order) are made here too, merged with the spread
+ * ones in value order (either may read the other), each after a barrier: a staged value reads the
+ * roots stored above and the spread sums made here, not their computations inline. */
+static void spread_before(Fused *F, Value **sp, int nsp, bool *made, Value **st, int nst, bool *made_st, Value *v,
+                          const Ctx *cx) {
   Lower *L = F->L;
   Kernel *k = F->k;
   int any = 0;
   bool *reach = calloc((size_t)F->m->vals.len + 1, 1);
   reach_computed(F, &v, 1, reach);
-  for (int i = 0; i < nsp; i++) {
-    Value *x = sp[i];
-    if (made[i] || !reach[x->id]) continue;
-    made[i] = true;
+  for (int i = 0, s = 0; i < nsp || s < nst;) {
+    if (s < nst && (i >= nsp || st[s]->id < sp[i]->id)) { /* a staged value next */
+      if (!made_st[s] && reach[st[s]->id]) {
+        if (any) ks_new(L, &k->body, KS_BARRIER);
+        any = 0;
+        made_st[s] = true;
+        stage_row_one(F, st[s], cx); /* its barrier after */
+      }
+      s++;
+      continue;
+    }
+    Value *x = sp[i++];
+    if (made[i - 1] || !reach[x->id]) continue;
+    made[i - 1] = true;
     any = 1;
     int sh = add_shared(L, k, arena_printf(L->a, "sh_red%d", x->id), x->f64 ? KT_F64 : KT_F32, width_of(x));
     int j = add_local(L, k, "j", KT_I64, 0, true);
@@ -160,6 +174,12 @@ static void spread_before(Fused *F, Value **sp, int nsp, bool *made, Value *v, c
   }
   free(reach);
   if (any) ks_new(L, &k->body, KS_BARRIER);
+}
+
+/* The staged values (stage_row_pick) v reads that are not made yet, made before it (a walk's
+ * epilogue: lower_walk.c) */
+void stage_before(Fused *F, Value **st, int nst, bool *made_st, Value *v, const Ctx *cx) {
+  spread_before(F, NULL, 0, NULL, st, nst, made_st, v, cx);
 }
 
 /* ---- FG_ROWS: a group of lanes per row storing each root of the group, then the sums over the
@@ -203,10 +223,11 @@ void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   if (g->rows == DOM_EDGE) cx = edge_row_ctx(L, k);
   bool *made = calloc((size_t)nspread + 1, 1);
   F->st_row = true; /* eval reads the spread values (and the staged ones) at the row */
-  if (g->rows == DOM_EDGE || g->rows == DOM_VERTEX) nst = stage_rows(F, mem, nmem, &cx, &staged);
+  if (g->rows == DOM_EDGE || g->rows == DOM_VERTEX) nst = stage_row_pick(F, mem, nmem, &staged);
+  bool *made_st = calloc((size_t)nst + 1, 1);
   for (int i = 0; i < nmem; i++) {
     Value *v = mem[i];
-    spread_before(F, spread, nspread, made, v, &cx);
+    spread_before(F, spread, nspread, made, staged, nst, made_st, v, &cx);
     if (acc[i]) {
       sum_row_term(F, k, v, &cx, acc[i]);
       continue;
@@ -233,6 +254,7 @@ void lower_rows(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   free(staged);
   free(spread);
   free(made);
+  free(made_st);
   k->what = kernel_what(F);
   finish_sums(F, mem, nmem, acc);
   free(acc);
@@ -282,6 +304,8 @@ void lower_sink(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
   Value **staged = NULL;
   if (d == DOM_EDGE) {
     cx = edge_row_ctx(L, k);
+    nst = stage_rows(F, mem, nmem, &cx, &staged);
+  } else if (g->bwd && d == DOM_VERTEX) { /* a backward's row sums read inside the terms' loops: once per row */
     nst = stage_rows(F, mem, nmem, &cx, &staged);
   }
   for (int si = 0; si < nmem; si++) sum_row_term(F, k, mem[si], &cx, acc[si]);

@@ -573,14 +573,24 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
     }
     if (any) ks_new(L, &k->body, KS_BARRIER);
   }
-  /* 4. the vertex values in memory, from the finished reductions */
+  /* 4. the vertex values in memory, from the finished reductions. A backward's: the row values
+   * their lane loops and reductions read (a row sum inside another's loop: layer_norm's backward
+   * after each hop) staged once per row before the first root that reads them (stage_row_pick),
+   * as a kernel per vertex does, not computed inline in every lane and trip */
+  Value **eroots = malloc(sizeof(Value *) * ((size_t)nmem + 1)), **est = NULL;
+  int neroots = 0, nest = 0;
+  for (int i = 0; i < nmem; i++)
+    if (mem[i]->sched == SCHED_ROOT && mem[i]->dom != DOM_EDGE) eroots[neroots++] = mem[i];
+  if (neroots && k->rows == DOM_VERTEX) nest = stage_row_pick(F, eroots, neroots, &est);
+  bool *emade = calloc((size_t)nest + 1, 1);
   for (int i = 0; i < nmem; i++) {
     Value *v = mem[i];
     if (v->sched != SCHED_ROOT || v->dom == DOM_EDGE) continue;
     int kv, iv;
+    Ctx vcx = vertex_ctx(krow(L), true);
+    if (nest) stage_before(F, est, nest, emade, v, &vcx);
     PtrVec *lanes = ks_lanes(L, k, &k->body, width_of(v), &kv, &iv);
     L->cur_blk = lanes;
-    Ctx vcx = vertex_ctx(krow(L), true);
     KExpr *kk = kvar(L, k, kv, NULL);
     if (F->kept[v->id]) { /* later roots of the epilogue read it from the group's array */
       store_kept(F, lanes, v, krow(L), kk, compute(F, v, &vcx, kk));
@@ -593,6 +603,10 @@ void lower_walk(Fused *F, const FuseGroup *g, Value **mem, int nmem) {
       ks_new(L, &k->body, KS_BARRIER);
     }
   }
+  if (nest) unstage(F, est, nest);
+  free(est);
+  free(emade);
+  free(eroots);
   if (pieces) pieces_finish(F, body_from, rest_from, last, lo, hi);
   k->what = kernel_what(F);
   if (L->c->tiles_of_kernel) { /* --tile-columns=auto: the estimate's count for this kernel (none for one in pieces) */
