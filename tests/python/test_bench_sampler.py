@@ -11,24 +11,18 @@ runs: a small generated graph (the table in --out, the JSON line's counts), --ba
 batch of the epoch), --fanout=-1,3 (every in-edge at hop 1, in both samplers), a graph folder.
 Prints "ok NAME" / "FAIL NAME: detail" lines (tests/suites/python.sh counts them).
 """
-import json
 import os
 import subprocess
 import sys
 
-import numpy as np
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import script_checks  # noqa: E402
+from script_checks import check, npy_folder  # noqa: E402,F401
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 BENCH = os.path.join(ROOT, "bench", "sampler.py")
 # 3,000 vertices: 300 train, in 5 batches of 64
 SMALL = ["--graph", "gen:3000,30000", "--batch", "64", "--fanout", "5,3", "--batches", "3"]
-failures = 0
-
-
-def check(ok, name, detail=""):
-    global failures
-    print(("ok %s" % name) if ok else ("FAIL %s: %s" % (name, detail)))
-    failures += 0 if ok else 1
 
 
 def bench(args):
@@ -39,35 +33,13 @@ def bench(args):
 
 
 def refused(name, args, want):
-    """args must exit 2 with a last stderr line 'sampler.py: error: ...' that holds want, no traceback, no stdout."""
-    rc, out, err = bench(args)
-    last = err.strip().splitlines()[-1] if err.strip() else ""
-    ok = rc == 2 and last.startswith("sampler.py: error: ") and want in last and "Traceback" not in err and not out
-    check(ok, "refused/" + name, "exit %d, want %r in the error; stderr: %s" % (rc, want, " | ".join(err.strip().splitlines()[-3:])))
+    """args must be refused: exit 2, one last line "sampler.py: error: ..." holding want (script_checks)."""
+    script_checks.refused("sampler.py", name, bench(args), want)
 
 
 def good(name, args):
     """args must exit 0 with a JSON line last on stdout: the result, or None (after a FAIL)."""
-    rc, out, err = bench(args)
-    try:
-        res = json.loads(out.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        res = None
-    check(rc == 0 and res is not None, "good/" + name, "exit %d: %s" % (rc, " | ".join((out + err).strip().splitlines()[-3:])))
-    return res if rc == 0 else None
-
-
-def npy_folder(path, n=200, e=2000, bad_edge=False):
-    """A graph folder as the example reads ogbn-products: edge_index.npy [2, E], x.npy [N, F], y.npy [N, 1]."""
-    os.makedirs(path, exist_ok=True)
-    rng = np.random.default_rng(3)
-    ei = rng.integers(0, n, (2, e)).astype(np.int64)
-    if bad_edge:
-        ei[0, 7] = n  # a vertex that is not there
-    np.save(os.path.join(path, "edge_index.npy"), ei)
-    np.save(os.path.join(path, "x.npy"), rng.standard_normal((n, 6)).astype(np.float32))
-    np.save(os.path.join(path, "y.npy"), rng.integers(0, 3, (n, 1)).astype(np.int64))
-    return path
+    return script_checks.good(name, bench(args))
 
 
 def main():
@@ -116,7 +88,7 @@ def main():
     res = good("graph-folder", base + ["--graph", folder, "--batches", "1"])
     if res:
         check(res.get("vertices") == 200 and res.get("batches") == 1, "good/graph-folder-result", "%r" % res)
-    return 1 if failures else 0
+    return 1 if script_checks.failures else 0
 
 
 if __name__ == "__main__":

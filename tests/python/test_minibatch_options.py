@@ -14,12 +14,15 @@ training's; it read below peak_rss, from a counter that the reset had made forge
 python with torch_geometric; this one's if not given) when it imports torch_geometric.
 Prints "ok NAME" / "FAIL NAME: detail" lines (tests/suites/python.sh counts them).
 """
-import json
 import os
 import subprocess
 import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import script_checks  # noqa: E402
+from script_checks import check, npy_folder  # noqa: E402,F401
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 EXAMPLE = os.path.join(ROOT, "python", "examples", "minibatch_sage.py")
@@ -28,13 +31,6 @@ sys.path.insert(0, os.path.join(ROOT, "python", "examples"))
 # 3,000 vertices: 300 train, in 5 batches of 64
 SMALL = ["--graph", "gen:3000,30000", "--features", "8", "--classes", "4", "--hidden", "8", "--batch", "64",
          "--fanout", "5,3", "--threads", "1", "--eval", "256"]
-failures = 0
-
-
-def check(ok, name, detail=""):
-    global failures
-    print(("ok %s" % name) if ok else ("FAIL %s: %s" % (name, detail)))
-    failures += 0 if ok else 1
 
 
 def example(args, env=None, python=None):
@@ -45,35 +41,13 @@ def example(args, env=None, python=None):
 
 
 def refused(name, args, want, env=None, python=None):
-    """args must exit 2 with a last stderr line 'minibatch_sage.py: error: ...' that holds want, and no traceback."""
-    rc, out, err = example(args, env, python)
-    last = err.strip().splitlines()[-1] if err.strip() else ""
-    ok = rc == 2 and last.startswith("minibatch_sage.py: error: ") and want in last and "Traceback" not in err and not out
-    check(ok, "refused/" + name, "exit %d, want %r in the error; stderr: %s" % (rc, want, " | ".join(err.strip().splitlines()[-3:])))
+    """args must be refused: exit 2, one last line "minibatch_sage.py: error: ..." holding want (script_checks)."""
+    script_checks.refused("minibatch_sage.py", name, example(args, env, python), want)
 
 
 def good(name, args, env=None, python=None):
-    """args must exit 0 with a JSON line on stdout: the result, or None (after a FAIL)."""
-    rc, out, err = example(args, env, python)
-    try:
-        res = json.loads(out.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        res = None
-    check(rc == 0 and res is not None, "good/" + name, "exit %d: %s" % (rc, " | ".join((out + err).strip().splitlines()[-3:])))
-    return res if rc == 0 else None
-
-
-def npy_folder(path, n=200, e=2000, bad_edge=False):
-    """A graph folder as the example reads ogbn-products: edge_index.npy [2, E], x.npy [N, F], y.npy [N, 1]."""
-    os.makedirs(path, exist_ok=True)
-    rng = np.random.default_rng(3)
-    ei = rng.integers(0, n, (2, e)).astype(np.int64)
-    if bad_edge:
-        ei[0, 7] = n  # a vertex that is not there
-    np.save(os.path.join(path, "edge_index.npy"), ei)
-    np.save(os.path.join(path, "x.npy"), rng.standard_normal((n, 6)).astype(np.float32))
-    np.save(os.path.join(path, "y.npy"), rng.integers(0, 3, (n, 1)).astype(np.int64))
-    return path
+    """args must exit 0 with a JSON line last on stdout: the result, or None (after a FAIL)."""
+    return script_checks.good(name, example(args, env, python))
 
 
 def main():
@@ -206,7 +180,7 @@ def main():
     check(ex.capacity(64, [-1, 3]) is None and ex.capacity(64, [5, 3], 100, 1000) == (100, 1000)
           and ex.capacity(64, [5, 3]) == (64 + 320 + 960, 320 + 960), "fanout-all/capacity",
           "%r %r %r" % (ex.capacity(64, [-1, 3]), ex.capacity(64, [5, 3], 100, 1000), ex.capacity(64, [5, 3])))
-    return 1 if failures else 0
+    return 1 if script_checks.failures else 0
 
 
 if __name__ == "__main__":
