@@ -398,7 +398,7 @@ static void k1_gmmconv0_x_vertex(int64_t nrows, float *restrict gmmconv0_x, cons
 
 /* k2_gmmconv0_w_gmmconv1_w_edge: edge-balanced: one group per edge, 4 lanes per group. fused %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40; in memory: %22 %40
  * Source lines 12-14. */
-static void k2_gmmconv0_w_gmmconv1_w_edge(int64_t nrows, const float *restrict t12, const float *restrict p_gmmconv0_P, const float *restrict p_gmmconv1_P, const float *restrict p_gmmconv0_isigma, const float *restrict p_gmmconv0_mu, float *restrict gmmconv0_w, const float *restrict p_gmmconv1_isigma, const float *restrict p_gmmconv1_mu, float *restrict gmmconv1_w, int training, uint64_t seed) {
+static void k2_gmmconv0_w_gmmconv1_w_edge(int64_t nrows, const float *restrict t12, const float *restrict p_gmmconv0_P, const float *restrict p_gmmconv0_isigma, const float *restrict p_gmmconv0_mu, float *restrict gmmconv0_w, const float *restrict p_gmmconv1_P, const float *restrict p_gmmconv1_isigma, const float *restrict p_gmmconv1_mu, float *restrict gmmconv1_w, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
 #pragma omp parallel for schedule(static)
@@ -419,64 +419,64 @@ static void k2_gmmconv0_w_gmmconv1_w_edge(int64_t nrows, const float *restrict t
       sh_st14[k] = gmmconv0_ps_;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k1 = 0; k1 < 2; k1++) { /* the lanes in order of k: see emit_host.c */
-      const int lane = (int)(k1 % 4), i1 = (int)(k1 / 4);
+    if (training) {
+      for (int64_t k1 = 0; k1 < 3; k1++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k1 % 4), i1 = (int)(k1 / 4);
+        (void)lane;
+        (void)i1;
+        float dot;
+        (void)dot;
+        float r19_;
+        (void)r19_;
+        float gmmconv0_diff_;
+        (void)gmmconv0_diff_;
+        float r18_;
+        (void)r18_;
+        dot = 0.0f;
+        for (int64_t j1 = 0; j1 < 2; j1++) {
+          r19_ = p_gmmconv0_isigma[(k1 * 2) + j1] * p_gmmconv0_isigma[(k1 * 2) + j1];
+          gmmconv0_diff_ = sh_st14[j1] - p_gmmconv0_mu[(k1 * 2) + j1];
+          r18_ = gmmconv0_diff_ * gmmconv0_diff_;
+          dot = dot + (r18_ * r19_);
+        }
+        gmmconv0_w[row * 3 + k1] = gnn_expf(-0.5f * dot);
+      }
+    } else {
+      for (int64_t k1 = 0; k1 < 3; k1++) { /* the lanes in order of k: see emit_host.c */
+        const int lane = (int)(k1 % 4), i1 = (int)(k1 / 4);
+        (void)lane;
+        (void)i1;
+        float dot;
+        (void)dot;
+        float r19_;
+        (void)r19_;
+        float gmmconv0_diff_;
+        (void)gmmconv0_diff_;
+        float r18_;
+        (void)r18_;
+        dot = 0.0f;
+        for (int64_t j1 = 0; j1 < 2; j1++) {
+          r19_ = p_gmmconv0_isigma[(k1 * 2) + j1] * p_gmmconv0_isigma[(k1 * 2) + j1];
+          gmmconv0_diff_ = sh_st14[j1] - p_gmmconv0_mu[(k1 * 2) + j1];
+          r18_ = gmmconv0_diff_ * gmmconv0_diff_;
+          dot = dot + (r18_ * r19_);
+        }
+      }
+    }
+    for (int64_t k2 = 0; k2 < 2; k2++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k2 % 4), i2 = (int)(k2 / 4);
       (void)lane;
-      (void)i1;
+      (void)i2;
       float lin1;
       float gmmconv1_ps_;
       lin1 = 0.0f;
-      for (int64_t j1 = 0; j1 < 2; j1++) {
-        lin1 = lin1 + (t12[row * 2 + j1] * p_gmmconv1_P[(j1 * 2) + k1]);
+      for (int64_t j2 = 0; j2 < 2; j2++) {
+        lin1 = lin1 + (t12[row * 2 + j2] * p_gmmconv1_P[(j2 * 2) + k2]);
       }
       gmmconv1_ps_ = gnn_tanhf(lin1);
-      sh_st33[k1] = gmmconv1_ps_;
+      sh_st33[k2] = gmmconv1_ps_;
     }
     /* barrier: the lane loops above and below are separate regions */
-    if (training) {
-      for (int64_t k2 = 0; k2 < 3; k2++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k2 % 4), i2 = (int)(k2 / 4);
-        (void)lane;
-        (void)i2;
-        float dot;
-        (void)dot;
-        float r19_;
-        (void)r19_;
-        float gmmconv0_diff_;
-        (void)gmmconv0_diff_;
-        float r18_;
-        (void)r18_;
-        dot = 0.0f;
-        for (int64_t j2 = 0; j2 < 2; j2++) {
-          r19_ = p_gmmconv0_isigma[(k2 * 2) + j2] * p_gmmconv0_isigma[(k2 * 2) + j2];
-          gmmconv0_diff_ = sh_st14[j2] - p_gmmconv0_mu[(k2 * 2) + j2];
-          r18_ = gmmconv0_diff_ * gmmconv0_diff_;
-          dot = dot + (r18_ * r19_);
-        }
-        gmmconv0_w[row * 3 + k2] = gnn_expf(-0.5f * dot);
-      }
-    } else {
-      for (int64_t k2 = 0; k2 < 3; k2++) { /* the lanes in order of k: see emit_host.c */
-        const int lane = (int)(k2 % 4), i2 = (int)(k2 / 4);
-        (void)lane;
-        (void)i2;
-        float dot;
-        (void)dot;
-        float r19_;
-        (void)r19_;
-        float gmmconv0_diff_;
-        (void)gmmconv0_diff_;
-        float r18_;
-        (void)r18_;
-        dot = 0.0f;
-        for (int64_t j2 = 0; j2 < 2; j2++) {
-          r19_ = p_gmmconv0_isigma[(k2 * 2) + j2] * p_gmmconv0_isigma[(k2 * 2) + j2];
-          gmmconv0_diff_ = sh_st14[j2] - p_gmmconv0_mu[(k2 * 2) + j2];
-          r18_ = gmmconv0_diff_ * gmmconv0_diff_;
-          dot = dot + (r18_ * r19_);
-        }
-      }
-    }
     if (training) {
       for (int64_t k3 = 0; k3 < 3; k3++) { /* the lanes in order of k: see emit_host.c */
         const int lane = (int)(k3 % 4), i3 = (int)(k3 / 4);
@@ -526,7 +526,7 @@ static void k2_gmmconv0_w_gmmconv1_w_edge(int64_t nrows, const float *restrict t
 
 /* k3_gmmconv0_out_gmmconv1_x_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27
  * Source lines 12-15, 20-21. */
-static void k3_gmmconv0_out_gmmconv1_x_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t12, const float *restrict p_gmmconv0_P, const float *restrict gmmconv0_w, const float *restrict p_gmmconv0_isigma, const float *restrict p_gmmconv0_mu, const float *restrict gmmconv0_x_W, float *restrict gmmconv0_out, float *restrict gmmconv1_x, int training, uint64_t seed) {
+static void k3_gmmconv0_out_gmmconv1_x_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t12, const float *restrict p_gmmconv0_P, const float *restrict p_gmmconv0_isigma, const float *restrict p_gmmconv0_mu, const float *restrict gmmconv0_w, const float *restrict gmmconv0_x_W, float *restrict gmmconv0_out, float *restrict gmmconv1_x, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
@@ -536,6 +536,7 @@ static void k3_gmmconv0_out_gmmconv1_x_vertex(int64_t nrows, const int64_t *rest
     int64_t sh_e[32] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[32] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st14[64] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st20[96] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st22[96] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh24[48] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_root25[16] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -585,9 +586,6 @@ static void k3_gmmconv0_out_gmmconv1_x_vertex(int64_t nrows, const int64_t *rest
             }
           }
           for (int64_t j2 = 0; j2 < 3; j2++) {
-            if (training) {
-              sh_st22[(lane * 3) + j2] = gmmconv0_w[se * 3 + j2];
-            }
             if (!training) {
               dot = 0.0f;
               for (int64_t j3 = 0; j3 < 2; j3++) {
@@ -596,8 +594,16 @@ static void k3_gmmconv0_out_gmmconv1_x_vertex(int64_t nrows, const int64_t *rest
                 r18_ = gmmconv0_diff_ * gmmconv0_diff_;
                 dot = dot + (r18_ * r19_);
               }
-              gmmconv0_w_ = gnn_expf(-0.5f * dot);
-              sh_st22[(lane * 3) + j2] = gmmconv0_w_;
+              sh_st20[(lane * 3) + j2] = dot;
+            }
+          }
+          for (int64_t j4 = 0; j4 < 3; j4++) {
+            if (training) {
+              sh_st22[(lane * 3) + j4] = gmmconv0_w[se * 3 + j4];
+            }
+            if (!training) {
+              gmmconv0_w_ = gnn_expf(-0.5f * sh_st20[(lane * 3) + j4]);
+              sh_st22[(lane * 3) + j4] = gmmconv0_w_;
             }
           }
         }
@@ -651,8 +657,8 @@ static void k3_gmmconv0_out_gmmconv1_x_vertex(int64_t nrows, const int64_t *rest
         float gmmconv0_out_;
         (void)gmmconv0_out_;
         heads = 0.0f;
-        for (int64_t j4 = 0; j4 < 3; j4++) {
-          heads = heads + sh24[(j4 * 16) + k5];
+        for (int64_t j5 = 0; j5 < 3; j5++) {
+          heads = heads + sh24[(j5 * 16) + k5];
         }
         gmmconv0_out_ = heads / 3.0f;
         sh_root25[k5] = gmmconv0_out_;
@@ -668,8 +674,8 @@ static void k3_gmmconv0_out_gmmconv1_x_vertex(int64_t nrows, const int64_t *rest
         float gmmconv0_out_;
         (void)gmmconv0_out_;
         heads = 0.0f;
-        for (int64_t j4 = 0; j4 < 3; j4++) {
-          heads = heads + sh24[(j4 * 16) + k5];
+        for (int64_t j5 = 0; j5 < 3; j5++) {
+          heads = heads + sh24[(j5 * 16) + k5];
         }
         gmmconv0_out_ = heads / 3.0f;
         sh_root25[k5] = gmmconv0_out_;
@@ -697,7 +703,7 @@ static void k3_gmmconv0_out_gmmconv1_x_vertex(int64_t nrows, const int64_t *rest
 
 /* k4_gmmconv1_out_vertex: vertex-balanced over in-edges (CSR), 32 lanes per group. fused %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43
  * Source lines 12-15. */
-static void k4_gmmconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t12, const float *restrict p_gmmconv1_P, const float *restrict gmmconv1_w, const float *restrict p_gmmconv1_isigma, const float *restrict p_gmmconv1_mu, const float *restrict gmmconv1_x_W, float *restrict gmmconv1_out, int training, uint64_t seed) {
+static void k4_gmmconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr, const int32_t *restrict src, const float *restrict t12, const float *restrict p_gmmconv1_P, const float *restrict p_gmmconv1_isigma, const float *restrict p_gmmconv1_mu, const float *restrict gmmconv1_w, const float *restrict gmmconv1_x_W, float *restrict gmmconv1_out, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int64_t gnn_pf_ne = nrows > 0 ? in_ptr[nrows] : 0;
@@ -707,6 +713,7 @@ static void k4_gmmconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
     int64_t sh_e[32] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t sh_u[32] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st33[64] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st38[96] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st40[96] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh42[21] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     int64_t lo;
@@ -755,9 +762,6 @@ static void k4_gmmconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
             }
           }
           for (int64_t j2 = 0; j2 < 3; j2++) {
-            if (training) {
-              sh_st40[(lane * 3) + j2] = gmmconv1_w[se * 3 + j2];
-            }
             if (!training) {
               dot = 0.0f;
               for (int64_t j3 = 0; j3 < 2; j3++) {
@@ -766,8 +770,16 @@ static void k4_gmmconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
                 r36_ = gmmconv1_diff_ * gmmconv1_diff_;
                 dot = dot + (r36_ * r37_);
               }
-              gmmconv1_w_ = gnn_expf(-0.5f * dot);
-              sh_st40[(lane * 3) + j2] = gmmconv1_w_;
+              sh_st38[(lane * 3) + j2] = dot;
+            }
+          }
+          for (int64_t j4 = 0; j4 < 3; j4++) {
+            if (training) {
+              sh_st40[(lane * 3) + j4] = gmmconv1_w[se * 3 + j4];
+            }
+            if (!training) {
+              gmmconv1_w_ = gnn_expf(-0.5f * sh_st38[(lane * 3) + j4]);
+              sh_st40[(lane * 3) + j4] = gmmconv1_w_;
             }
           }
         }
@@ -814,8 +826,8 @@ static void k4_gmmconv1_out_vertex(int64_t nrows, const int64_t *restrict in_ptr
       (void)i5;
       float heads;
       heads = 0.0f;
-      for (int64_t j4 = 0; j4 < 3; j4++) {
-        heads = heads + sh42[(j4 * 7) + k5];
+      for (int64_t j5 = 0; j5 < 3; j5++) {
+        heads = heads + sh42[(j5 * 7) + k5];
       }
       gmmconv1_out[row * 7 + k5] = heads / 3.0f;
     }
@@ -965,9 +977,11 @@ static void k7_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
     float sh_st16[6] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st33[2] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st35[6] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st50[3] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st56[3] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st63[6] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st70[2] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
+    float sh_st78[3] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st83[3] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st90[6] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
     float sh_st96[2] GNN_ALIGNED = {0};  /* shared by the group (zeroed: gcc cannot see that each read follows a write) */
@@ -1027,129 +1041,143 @@ static void k7_reduce_rows6_sum_edge(int64_t nrows, const int32_t *restrict src,
       (void)i4;
       float sum;
       float r47_;
-      float r56_;
       sum = 0.0f;
       for (int64_t j2 = 0; j2 < 7; j2++) {
         r47_ = in_grad_out[v * 7 + j2] / 3.0f;
         sum = sum + (gmmconv1_x_W[u * 21 + ((k4 * 7) + j2)] * r47_);
       }
-      r56_ = (sum * gmmconv1_w[row * 3 + k4]) * -0.5f;
-      sh_st56[k4] = r56_;
+      sh_st50[k4] = sum;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k5 = 0; k5 < 6; k5++) { /* the lanes in order of k: see emit_host.c */
+    for (int64_t k5 = 0; k5 < 3; k5++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k5 % 8), i5 = (int)(k5 / 8);
       (void)lane;
       (void)i5;
-      float r37_;
-      float r62_;
-      float r63_;
-      r37_ = p_gmmconv1_isigma[k5] * p_gmmconv1_isigma[k5];
-      r62_ = (sh_st56[k5 / 2] * r37_) * sh_st35[k5];
-      r63_ = r62_ + r62_;
-      sh_st63[k5] = r63_;
+      float r56_;
+      r56_ = (sh_st50[k5] * gmmconv1_w[row * 3 + k5]) * -0.5f;
+      sh_st56[k5] = r56_;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k6 = 0; k6 < 2; k6++) { /* the lanes in order of k: see emit_host.c */
+    for (int64_t k6 = 0; k6 < 6; k6++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k6 % 8), i6 = (int)(k6 / 8);
       (void)lane;
       (void)i6;
-      float heads;
-      heads = 0.0f;
-      for (int64_t j3 = 0; j3 < 3; j3++) {
-        heads = heads + sh_st63[(j3 * 2) + k6];
-      }
-      sh_st70[k6] = heads * (1.0f - (sh_st33[k6] * sh_st33[k6]));
+      float r37_;
+      float r62_;
+      float r63_;
+      r37_ = p_gmmconv1_isigma[k6] * p_gmmconv1_isigma[k6];
+      r62_ = (sh_st56[k6 / 2] * r37_) * sh_st35[k6];
+      r63_ = r62_ + r62_;
+      sh_st63[k6] = r63_;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k7 = 0; k7 < 3; k7++) { /* the lanes in order of k: see emit_host.c */
+    for (int64_t k7 = 0; k7 < 2; k7++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k7 % 8), i7 = (int)(k7 / 8);
       (void)lane;
       (void)i7;
-      float sum1;
-      float r83_;
-      sum1 = 0.0f;
-      for (int64_t j4 = 0; j4 < 16; j4++) {
-        sum1 = sum1 + (gmmconv0_x_W[u * 48 + ((k7 * 16) + j4)] * t75[v * 48 + ((k7 * 16) + j4)]);
+      float heads;
+      heads = 0.0f;
+      for (int64_t j3 = 0; j3 < 3; j3++) {
+        heads = heads + sh_st63[(j3 * 2) + k7];
       }
-      r83_ = (sum1 * gmmconv0_w[row * 3 + k7]) * -0.5f;
-      sh_st83[k7] = r83_;
+      sh_st70[k7] = heads * (1.0f - (sh_st33[k7] * sh_st33[k7]));
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k8 = 0; k8 < 6; k8++) { /* the lanes in order of k: see emit_host.c */
+    for (int64_t k8 = 0; k8 < 3; k8++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k8 % 8), i8 = (int)(k8 / 8);
       (void)lane;
       (void)i8;
-      float r19_;
-      float r89_;
-      float r90_;
-      r19_ = p_gmmconv0_isigma[k8] * p_gmmconv0_isigma[k8];
-      r89_ = (sh_st83[k8 / 2] * r19_) * sh_st16[k8];
-      r90_ = r89_ + r89_;
-      sh_st90[k8] = r90_;
+      float sum1;
+      sum1 = 0.0f;
+      for (int64_t j4 = 0; j4 < 16; j4++) {
+        sum1 = sum1 + (gmmconv0_x_W[u * 48 + ((k8 * 16) + j4)] * t75[v * 48 + ((k8 * 16) + j4)]);
+      }
+      sh_st78[k8] = sum1;
     }
     /* barrier: the lane loops above and below are separate regions */
-    for (int64_t k9 = 0; k9 < 2; k9++) { /* the lanes in order of k: see emit_host.c */
+    for (int64_t k9 = 0; k9 < 3; k9++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k9 % 8), i9 = (int)(k9 / 8);
       (void)lane;
       (void)i9;
-      float heads1;
-      heads1 = 0.0f;
-      for (int64_t j5 = 0; j5 < 3; j5++) {
-        heads1 = heads1 + sh_st90[(j5 * 2) + k9];
-      }
-      sh_st96[k9] = heads1 * (1.0f - (sh_st14[k9] * sh_st14[k9]));
+      float r83_;
+      r83_ = (sh_st78[k9] * gmmconv0_w[row * 3 + k9]) * -0.5f;
+      sh_st83[k9] = r83_;
     }
     /* barrier: the lane loops above and below are separate regions */
     for (int64_t k10 = 0; k10 < 6; k10++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k10 % 8), i10 = (int)(k10 / 8);
       (void)lane;
       (void)i10;
-      float r36_;
-      r36_ = sh_st35[k10] * sh_st35[k10];
-      blk_acc59[k10] += (double)(sh_st56[k10 / 2] * r36_);
+      float r19_;
+      float r89_;
+      float r90_;
+      r19_ = p_gmmconv0_isigma[k10] * p_gmmconv0_isigma[k10];
+      r89_ = (sh_st83[k10 / 2] * r19_) * sh_st16[k10];
+      r90_ = r89_ + r89_;
+      sh_st90[k10] = r90_;
     }
-    for (int64_t k11 = 0; k11 < 6; k11++) { /* the lanes in order of k: see emit_host.c */
+    /* barrier: the lane loops above and below are separate regions */
+    for (int64_t k11 = 0; k11 < 2; k11++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k11 % 8), i11 = (int)(k11 / 8);
       (void)lane;
       (void)i11;
-      blk_grad_gmmconv1_mu_acc[k11] += (double)-sh_st63[k11];
+      float heads1;
+      heads1 = 0.0f;
+      for (int64_t j5 = 0; j5 < 3; j5++) {
+        heads1 = heads1 + sh_st90[(j5 * 2) + k11];
+      }
+      sh_st96[k11] = heads1 * (1.0f - (sh_st14[k11] * sh_st14[k11]));
     }
-    for (int64_t k12 = 0; k12 < 4; k12++) { /* the lanes in order of k: see emit_host.c */
+    /* barrier: the lane loops above and below are separate regions */
+    for (int64_t k12 = 0; k12 < 6; k12++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k12 % 8), i12 = (int)(k12 / 8);
       (void)lane;
       (void)i12;
-      float mt;
-      mt = 0.0f;
-      for (int64_t j6 = 0; j6 < 1; j6++) {
-        mt = mt + (t12[row * 2 + ((j6 * 2) + (k12 / 2))] * sh_st70[(j6 * 2) + (k12 % 2)]);
-      }
-      blk_grad_gmmconv1_P_acc[k12] += (double)mt;
+      float r36_;
+      r36_ = sh_st35[k12] * sh_st35[k12];
+      blk_acc59[k12] += (double)(sh_st56[k12 / 2] * r36_);
     }
     for (int64_t k13 = 0; k13 < 6; k13++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k13 % 8), i13 = (int)(k13 / 8);
       (void)lane;
       (void)i13;
-      float r18_;
-      r18_ = sh_st16[k13] * sh_st16[k13];
-      blk_acc86[k13] += (double)(sh_st83[k13 / 2] * r18_);
+      blk_grad_gmmconv1_mu_acc[k13] += (double)-sh_st63[k13];
     }
-    for (int64_t k14 = 0; k14 < 6; k14++) { /* the lanes in order of k: see emit_host.c */
+    for (int64_t k14 = 0; k14 < 4; k14++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k14 % 8), i14 = (int)(k14 / 8);
       (void)lane;
       (void)i14;
-      blk_grad_gmmconv0_mu_acc[k14] += (double)-sh_st90[k14];
+      float mt;
+      mt = 0.0f;
+      for (int64_t j6 = 0; j6 < 1; j6++) {
+        mt = mt + (t12[row * 2 + ((j6 * 2) + (k14 / 2))] * sh_st70[(j6 * 2) + (k14 % 2)]);
+      }
+      blk_grad_gmmconv1_P_acc[k14] += (double)mt;
     }
-    for (int64_t k15 = 0; k15 < 4; k15++) { /* the lanes in order of k: see emit_host.c */
+    for (int64_t k15 = 0; k15 < 6; k15++) { /* the lanes in order of k: see emit_host.c */
       const int lane = (int)(k15 % 8), i15 = (int)(k15 / 8);
       (void)lane;
       (void)i15;
+      float r18_;
+      r18_ = sh_st16[k15] * sh_st16[k15];
+      blk_acc86[k15] += (double)(sh_st83[k15 / 2] * r18_);
+    }
+    for (int64_t k16 = 0; k16 < 6; k16++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k16 % 8), i16 = (int)(k16 / 8);
+      (void)lane;
+      (void)i16;
+      blk_grad_gmmconv0_mu_acc[k16] += (double)-sh_st90[k16];
+    }
+    for (int64_t k17 = 0; k17 < 4; k17++) { /* the lanes in order of k: see emit_host.c */
+      const int lane = (int)(k17 % 8), i17 = (int)(k17 / 8);
+      (void)lane;
+      (void)i17;
       float mt1;
       mt1 = 0.0f;
       for (int64_t j7 = 0; j7 < 1; j7++) {
-        mt1 = mt1 + (t12[row * 2 + ((j7 * 2) + (k15 / 2))] * sh_st96[(j7 * 2) + (k15 % 2)]);
+        mt1 = mt1 + (t12[row * 2 + ((j7 * 2) + (k17 / 2))] * sh_st96[(j7 * 2) + (k17 % 2)]);
       }
-      blk_grad_gmmconv0_P_acc[k15] += (double)mt1;
+      blk_grad_gmmconv0_P_acc[k17] += (double)mt1;
     }
   }
   for (int64_t i = 0; i < 6; i++)
@@ -1727,7 +1755,7 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   gnn_profile_step(m->ctx, "forward 1 kernel fused %1; in memory: %1");
   /* 2: fused %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40; in memory: %22 %40 */
   if (training) {
-  k2_gmmconv0_w_gmmconv1_w_edge(g->ne, m->t12, m->param[0], m->param[4], m->param[2], m->param[1], m->gmmconv0_w, m->param[6], m->param[5], m->gmmconv1_w, training, seed);
+  k2_gmmconv0_w_gmmconv1_w_edge(g->ne, m->t12, m->param[0], m->param[2], m->param[1], m->gmmconv0_w, m->param[4], m->param[6], m->param[5], m->gmmconv1_w, training, seed);
   }
   gnn_profile_step(m->ctx, "forward 2 kernel fused %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40; in memory: %22 %40");
   /* 3: %23 apply_vertex.linear */
@@ -1743,7 +1771,7 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   }
   gnn_profile_step(m->ctx, "forward 3 gemm %23 apply_vertex.linear");
   /* 4: fused %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27 */
-  k3_gmmconv0_out_gmmconv1_x_vertex(g->nv, g->in_ptr, g->src, m->t12, m->param[0], m->gmmconv0_w, m->param[2], m->param[1], m->gmmconv0_x_W, m->gmmconv0_out, m->gmmconv1_x, training, seed);
+  k3_gmmconv0_out_gmmconv1_x_vertex(g->nv, g->in_ptr, g->src, m->t12, m->param[0], m->param[2], m->param[1], m->gmmconv0_w, m->gmmconv0_x_W, m->gmmconv0_out, m->gmmconv1_x, training, seed);
   gnn_profile_step(m->ctx, "forward 4 kernel fused %13 %14 %15 %16 %18 %19 %20 %21 %22 %24 %25 %26 %27; in memory: %25 %27");
   /* 5: %41 apply_vertex.linear */
   {
@@ -1758,7 +1786,7 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   }
   gnn_profile_step(m->ctx, "forward 5 gemm %41 apply_vertex.linear");
   /* 6: fused %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43 */
-  k4_gmmconv1_out_vertex(g->nv, g->in_ptr, g->src, m->t12, m->param[4], m->gmmconv1_w, m->param[6], m->param[5], m->gmmconv1_x_W, m->out, training, seed);
+  k4_gmmconv1_out_vertex(g->nv, g->in_ptr, g->src, m->t12, m->param[4], m->param[6], m->param[5], m->gmmconv1_w, m->gmmconv1_x_W, m->out, training, seed);
   gnn_profile_step(m->ctx, "forward 6 kernel fused %32 %33 %34 %35 %36 %37 %38 %39 %40 %42 %43; in memory: %43");
   m->forward_done = 1;
   m->trained = training != 0;

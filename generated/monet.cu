@@ -124,7 +124,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k1_gmmconv0_x_vertex(int
 
 /* monet_k2_gmmconv0_w_gmmconv1_w_edge: edge-balanced: one group per edge, 4 lanes per group, 64 groups per block. fused %13 %14 %15 %16 %18 %19 %20 %21 %22 %32 %33 %34 %35 %36 %37 %38 %39 %40; in memory: %22 %40
  * Source lines 12-14. */
-extern "C" __global__ void __launch_bounds__(256) monet_k2_gmmconv0_w_gmmconv1_w_edge(int64_t nrows, const float *__restrict__ t12, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ p_gmmconv1_P, const float *__restrict__ p_gmmconv0_isigma, const float *__restrict__ p_gmmconv0_mu, float *__restrict__ gmmconv0_w, const float *__restrict__ p_gmmconv1_isigma, const float *__restrict__ p_gmmconv1_mu, float *__restrict__ gmmconv1_w, int training, uint64_t seed) {
+extern "C" __global__ void __launch_bounds__(256) monet_k2_gmmconv0_w_gmmconv1_w_edge(int64_t nrows, const float *__restrict__ t12, const float *__restrict__ p_gmmconv0_P, const float *__restrict__ p_gmmconv0_isigma, const float *__restrict__ p_gmmconv0_mu, float *__restrict__ gmmconv0_w, const float *__restrict__ p_gmmconv1_P, const float *__restrict__ p_gmmconv1_isigma, const float *__restrict__ p_gmmconv1_mu, float *__restrict__ gmmconv1_w, int training, uint64_t seed) {
   (void)training;
   (void)seed;  /* a kernel may use the flag alone (stores of stashes) */
   const int lane = threadIdx.x % 4;
@@ -137,12 +137,12 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_gmmconv0_w_gmmconv1_w
   if (row >= nrows) return;  /* a whole group leaves together */
   float lin;
   float gmmconv0_ps_;
-  float lin1;
-  float gmmconv1_ps_;
   float dot;
   float r19_;
   float gmmconv0_diff_;
   float r18_;
+  float lin1;
+  float gmmconv1_ps_;
   float dot1;
   float r37_;
   float gmmconv1_diff_;
@@ -163,32 +163,32 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_gmmconv0_w_gmmconv1_w
   #pragma unroll
   for (int i1 = 0; i1 < 1; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 4;
-    if (k1 < 2) {
-      lin1 = 0.0f;
-      for (int64_t j1 = 0; j1 < 2; j1++) {
-        lin1 = lin1 + (t12[row * 2 + j1] * p_gmmconv1_P[(j1 * 2) + k1]);
-      }
-      gmmconv1_ps_ = tanhf(lin1);
-      sh_st33[k1] = gmmconv1_ps_;
-    }
-  }
-  __syncwarp(gmask);
-  #pragma unroll
-  for (int i2 = 0; i2 < 1; i2++) {
-    const int64_t k2 = lane + (int64_t)i2 * 4;
-    if (k2 < 3) {
+    if (k1 < 3) {
       dot = 0.0f;
-      for (int64_t j2 = 0; j2 < 2; j2++) {
-        r19_ = p_gmmconv0_isigma[(k2 * 2) + j2] * p_gmmconv0_isigma[(k2 * 2) + j2];
-        gmmconv0_diff_ = sh_st14[j2] - p_gmmconv0_mu[(k2 * 2) + j2];
+      for (int64_t j1 = 0; j1 < 2; j1++) {
+        r19_ = p_gmmconv0_isigma[(k1 * 2) + j1] * p_gmmconv0_isigma[(k1 * 2) + j1];
+        gmmconv0_diff_ = sh_st14[j1] - p_gmmconv0_mu[(k1 * 2) + j1];
         r18_ = gmmconv0_diff_ * gmmconv0_diff_;
         dot = dot + (r18_ * r19_);
       }
       if (training) {
-        gmmconv0_w[(row) * 3 + k2] = expf(-0.5f * dot);
+        gmmconv0_w[(row) * 3 + k1] = expf(-0.5f * dot);
       }
     }
   }
+  #pragma unroll
+  for (int i2 = 0; i2 < 1; i2++) {
+    const int64_t k2 = lane + (int64_t)i2 * 4;
+    if (k2 < 2) {
+      lin1 = 0.0f;
+      for (int64_t j2 = 0; j2 < 2; j2++) {
+        lin1 = lin1 + (t12[row * 2 + j2] * p_gmmconv1_P[(j2 * 2) + k2]);
+      }
+      gmmconv1_ps_ = tanhf(lin1);
+      sh_st33[k2] = gmmconv1_ps_;
+    }
+  }
+  __syncwarp(gmask);
   #pragma unroll
   for (int i3 = 0; i3 < 1; i3++) {
     const int64_t k3 = lane + (int64_t)i3 * 4;
@@ -1369,7 +1369,7 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   if (training) {
   if (g->ne > 0) {
     const unsigned blocks = (unsigned)((g->ne + 64 - 1) / 64);
-    monet_k2_gmmconv0_w_gmmconv1_w_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t12, m->param[0], m->param[4], m->param[2], m->param[1], m->gmmconv0_w, m->param[6], m->param[5], m->gmmconv1_w, training, seed);
+    monet_k2_gmmconv0_w_gmmconv1_w_edge<<<blocks, 256, 0, gnn_ctx_stream(m->ctx)>>>(g->ne, m->t12, m->param[0], m->param[2], m->param[1], m->gmmconv0_w, m->param[4], m->param[6], m->param[5], m->gmmconv1_w, training, seed);
     GNN_CUDA_CHECK(m->ctx, cudaGetLastError());
   }
   }
