@@ -468,7 +468,7 @@ PYEOF
       else fail train/resume-threads/other "exit $tr_rc: $(head -c 300 "$tr/t-other.err")"; fi
     else skip train/resume-threads/other "one core: OpenBLAS runs one thread whatever it is told"; fi
     # A CUDA library's checkpoint is marked as computed on the device (version 4): a host resume of
-    # it warns. No GPU here: t1.ckpt with its thread word made the mark (checksum remade).
+    # it warns. No GPU here: t1.ckpt with its thread word made the mark, version 4 (checksum remade).
     if python3 - "$tr/t1.ckpt" "$tr/cuda.ckpt" <<'PY'
 import struct, sys
 b = bytearray(open(sys.argv[1], 'rb').read())
@@ -476,6 +476,7 @@ at = 64
 for _ in range(3):  # model, config, program: uint32 length, then the bytes
     at += 4 + struct.unpack_from('<I', b, at)[0]
 struct.pack_into('<I', b, at, 0xFFFFFFFF)
+struct.pack_into('<I', b, 8, 4)  # the mark is version 4's (a host checkpoint is version 3)
 h = 1469598103934665603
 for x in b[64:]:
     h = ((h ^ x) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
