@@ -1,4 +1,6 @@
-/* kstats.c -- the kernel IR's accounting for --stats: bytes moved per step and the memory plan.
+/* kstats.c -- the kernel IR's accounting for --stats: bytes moved per step, its arithmetic (the
+ * floating-point operations of its statements, block_bytes and stmt_ops: counted with the bytes'
+ * multipliers, docs/passes/fuse.md says what is counted), and the memory plan.
  *
  * Bytes are counted the way the paper counts IO (section 5): the rows a kernel reads and writes,
  * at the element size of their buffers, at the given |V| and |E|. A walk over the edges of every
@@ -42,6 +44,8 @@ typedef struct {
   double tile_elems; /* a kernel in column tiles: the elements of a tiled lane loop, on average over the
                         tiles (the last may be shorter); else 0 */
   double read, write;
+  double ops;        /* arithmetic operations (stmt_ops), every execution */
+  int group;         /* the kernel's lanes per group (a group reduction's adds) */
   Site *sites;
   int nsites, cap;
   const KBuf *stored[16]; /* buffers this kernel has stored at its own row so far */
@@ -97,6 +101,43 @@ static void expr_bytes(Acct *a, const KExpr *e, double mult, double scope, doubl
   expr_bytes(a, e->c, mult, scope, row_scope, in_walk);
 }
 
+/* The arithmetic of one evaluation of e: its floating-point operators (a binary or unary one, a
+ * select, a conversion to a float, a comparison of floats) and a dropout's keep (its hash, as 1);
+ * integer arithmetic (rows, indices, loop bounds, the graph's arrays) is addressing, not counted.
+ * A node the expression reads twice (relu's x > 0 ? x : 0) counts once: the code evaluates it
+ * once (a C compiler's CSE). What a load reads is counted where it was computed. */
+typedef struct {
+  const KExpr **seen;
+  int n, cap;
+} Seen;
+
+static double expr_ops_in(const KExpr *e, Seen *sn) {
+  if (!e) return 0;
+  bool op = e->kind == KE_BIN || e->kind == KE_UN || e->kind == KE_SELECT;
+  if (!op && e->kind != KE_KEEP && !e->a && !e->b && !e->c) return 0;
+  for (int i = 0; i < sn->n; i++)
+    if (sn->seen[i] == e) return 0;
+  if (sn->n == sn->cap) {
+    sn->cap = sn->cap ? 2 * sn->cap : 64;
+    sn->seen = realloc(sn->seen, sizeof(KExpr *) * (size_t)sn->cap);
+  }
+  sn->seen[sn->n++] = e;
+  double n = 0;
+  if (op)
+    n = e->type != KT_I64 || (e->kind != KE_SELECT && e->a && e->a->type != KT_I64) || (e->kind == KE_BIN && e->b->type != KT_I64);
+  else if (e->kind == KE_KEEP) n = 1;
+  return n + expr_ops_in(e->a, sn) + expr_ops_in(e->b, sn) + expr_ops_in(e->c, sn);
+}
+
+/* The arithmetic of one execution of a statement: its expressions', a shared node once. */
+static double stmt_ops(const KStmt *s) {
+  Seen sn = {NULL, 0, 0};
+  double n = expr_ops_in(s->row, &sn) + expr_ops_in(s->idx, &sn) + expr_ops_in(s->val, &sn) + expr_ops_in(s->lo, &sn) +
+             expr_ops_in(s->hi, &sn);
+  free(sn.seen);
+  return n;
+}
+
 /* `!training`: code the training forward does not run. */
 static bool untrained_only(const KExpr *c) { return c && c->kind == KE_UN && c->op == KU_NOT && c->a->kind == KE_TRAINING; }
 
@@ -105,9 +146,17 @@ static bool piece_only(const KExpr *c) {
   return c && c->kind == KE_BIN && c->op == KO_LT && c->a->kind == KE_ITEM && c->b->kind == KE_NPIECES;
 }
 
-static void block_bytes(Acct *a, const PtrVec *b, double mult, double scope, double row_scope, bool in_walk) {
+/* ochunk: the arithmetic's share of the executions counted (1, or in a chunk's lane loops: its
+ * chunks per edge); chunk: b is the body of a walk over chunks of edges, and that share (else 0). */
+static void block_bytes(Acct *a, const PtrVec *b, double mult, double scope, double row_scope, bool in_walk, double ochunk,
+                        double chunk) {
   for (int i = 0; i < b->len; i++) {
     const KStmt *s = b->items[i];
+    /* a walk over chunks of c edges (lower_walk.c: each lane loads an edge of the chunk under `if
+     * jj < hi`, a loop over the chunk's edges, the chunk's partial sums added to the row's): the
+     * bytes count the chunk's statements per edge (its loads are the edges'); the arithmetic of
+     * its other statements (lane loops: the partial sums zeroed and added) runs once per chunk */
+    if (chunk > 0) ochunk = (s->kind == KS_IF && s->count != 1) || s->kind == KS_FOR ? 1 : chunk;
     if (s->kind == KS_IF && untrained_only(s->lo)) continue; /* the training forward is counted */
     expr_bytes(a, s->row, mult, scope, row_scope, in_walk);
     expr_bytes(a, s->idx, mult, scope, row_scope, in_walk);
@@ -115,6 +164,12 @@ static void block_bytes(Acct *a, const PtrVec *b, double mult, double scope, dou
     expr_bytes(a, s->lo, mult, scope, row_scope, in_walk);
     expr_bytes(a, s->hi, mult, scope, row_scope, in_walk);
     double w = mult * scope * elem_bytes(s->buf ? s->buf->elem : ELEM_F32);
+    /* the arithmetic, counted as the bytes are: per element of a lane loop, per edge of a walk,
+     * nested loops multiplied; an atomic's add 1, a group reduction's G - 1 (a tree of adds) */
+    double ops = stmt_ops(s);
+    if (s->kind == KS_ATOMIC) ops += 1;
+    if (s->kind == KS_GROUP_REDUCE) ops += a->group - 1;
+    a->ops += mult * scope * ochunk * ops;
     if (s->kind == KS_STORE) {
       a->write += w;
       if (s->row && s->row->kind == KE_ROW && a->nstored < 16) a->stored[a->nstored++] = s->buf;
@@ -122,20 +177,25 @@ static void block_bytes(Acct *a, const PtrVec *b, double mult, double scope, dou
     /* a block-reduced sum (count 1) adds into the block's shared sums (the host: the thread's),
      * flushed once per block: no traffic per row */
     if (s->kind == KS_ATOMIC && s->count != 1) a->read += w, a->write += w;
-    double m = mult, sc = scope;
+    double m = mult, sc = scope, oc = ochunk, ch = 0;
     bool wk = in_walk;
     if (s->kind == KS_IF && piece_only(s->lo)) { /* a hub piece's code: at most 2E / L pieces (gnnrt_pieces.h) */
       double pieces = 2 * a->E / (double)gnn_piece_len((int64_t)a->V, (int64_t)a->E);
       if (pieces < row_scope) sc = scope * pieces / row_scope;
     } else if (s->kind == KS_FOR && s->walk) {
       if (!in_walk) m = 1, sc = a->E * scope / row_scope; /* every edge of every row, once */
+      /* chunks of c edges: a row of the average degree's ceil(E / (rows c)) per row */
+      if (!in_walk && s->count > 1 && sc > 0) {
+        double chunks = scope * ceil(a->E / (row_scope * (double)s->count));
+        ch = chunks < sc ? chunks / sc : 1;
+      }
       wk = true;
     } else if (s->kind == KS_FOR && s->lo->kind == KE_ICONST && s->hi->kind == KE_ICONST) {
       m = mult * (double)((s->hi->i - s->lo->i + s->count - 1) / (s->count ? s->count : 1));
     } else if (s->kind == KS_FOR_LANES) {
       m = mult * (s->lo && a->tile_elems > 0 ? a->tile_elems : (double)s->count);
     }
-    block_bytes(a, &s->body, m, sc, row_scope, wk);
+    block_bytes(a, &s->body, m, sc, row_scope, wk, oc, ch);
   }
 }
 
@@ -171,16 +231,17 @@ static double dim_val(KDim d, double V, double E) { return (double)d.mult * rows
 
 /* Bytes read and written by step i (and, with t, what of it is gathered, and a GEMM's FLOPs). */
 static void step_traffic(const KStep *s, double V, double E, double *rd, double *wr, KTraffic *t) {
-  Acct a = {V, E, false, 0, 0, 0, NULL, 0, 0, {NULL}, 0};
+  Acct a = {V, E, false, 0, 0, 0, 0, 1, NULL, 0, 0, {NULL}, 0};
   if (t) memset(t, 0, sizeof *t);
   if (s->kind == STEP_KERNEL) {
     double r = kernel_rows(s->kernel, V, E);
     a.edge_kernel = s->kernel->rows == DOM_EDGE;
+    a.group = s->kernel->group;
     if (s->kernel->col_tiles > 1) a.tile_elems = (double)s->kernel->col_width / s->kernel->col_tiles;
-    block_bytes(&a, &s->kernel->body, 1, r, r, false);
+    block_bytes(&a, &s->kernel->body, 1, r, r, false, 1, 0);
     flush_sites(&a, t);
     if (s->kernel->col_tiles > 1) { /* column tiles: the body counted is one tile's, run in every tile */
-      a.read *= s->kernel->col_tiles, a.write *= s->kernel->col_tiles;
+      a.read *= s->kernel->col_tiles, a.write *= s->kernel->col_tiles, a.ops *= s->kernel->col_tiles;
       if (t) t->gathered *= s->kernel->col_tiles; /* (gather_row_sectors: one tile's row, what gpucost.c caches) */
     }
   } else if (s->kind == STEP_GEMM) {
@@ -188,6 +249,7 @@ static void step_traffic(const KStep *s, double V, double E, double *rd, double 
     a.read = 4 * (M * K + K * N);
     a.write = 4 * M * N;
     if (t) t->flops = 2 * M * N * K;
+    a.ops = 2 * M * N * K;
   } else if (s->kind == STEP_SPMM) {
     /* as runtime/spmm_cuda.cu runs it: the offsets narrowed to int32 (8 bytes read, 4 written and
      * read back a vertex), the far ends and the values (4 + 4 bytes an edge), the gathered rows of
@@ -200,12 +262,13 @@ static void step_traffic(const KStep *s, double V, double E, double *rd, double 
     a.write = 4 * (V + 1) + V * row;
     if (!sp->w || sp->dir == GATHER_BY_SRC) a.write += 4 * E, a.read += sp->w ? 8 * E : 0;
     if (t) t->gathered = E * row, t->gather_row_sectors = ceil(row / 32);
+    a.ops = (sp->w ? 2 : 1) * E * (double)sp->width; /* a multiply-add per edge and column (no weights: an add) */
   } else {
     a.write = buf_rows(s->buf, V, E) * (double)s->buf->width * elem_bytes(s->buf->elem);
   }
   *rd = a.read;
   *wr = a.write;
-  if (t) t->read = a.read, t->write = a.write;
+  if (t) t->read = a.read, t->write = a.write, t->ops = a.ops;
 }
 
 static void step_bytes(const KStep *s, double V, double E, double *rd, double *wr) { step_traffic(s, V, E, rd, wr, NULL); }
@@ -286,14 +349,43 @@ const char *kstats_human(double b) {
   return buf[i];
 }
 
+/* "840", "4.20 k", "1.30 G": an operation count for people (4 rotating static buffers). */
+const char *kstats_ops_human(double n) {
+  static char buf[4][32];
+  static int i;
+  i = (i + 1) % 4;
+  if (n >= 1e12) snprintf(buf[i], sizeof buf[i], "%.2f T", n / 1e12);
+  else if (n >= 1e9) snprintf(buf[i], sizeof buf[i], "%.2f G", n / 1e9);
+  else if (n >= 1e6) snprintf(buf[i], sizeof buf[i], "%.2f M", n / 1e6);
+  else if (n >= 1e3) snprintf(buf[i], sizeof buf[i], "%.2f k", n / 1e3);
+  else snprintf(buf[i], sizeof buf[i], "%.0f", n);
+  return buf[i];
+}
+
+/* A pass's arithmetic at V, E: kernels' (element-wise) and GEMMs' and SpMMs' apart. */
+typedef struct {
+  double kern[2], dense[2]; /* [0] forward, [1] backward */
+} Ops;
+
+static Ops prog_ops(const KProgram *p, double V, double E) {
+  Ops o = {{0, 0}, {0, 0}};
+  for (int i = 0; i < p->nsteps; i++) {
+    KTraffic t = kstats_step_traffic(&p->steps[i], V, E);
+    int d = i >= p->nfwd;
+    if (p->steps[i].kind == STEP_KERNEL) o.kern[d] += t.ops;
+    else o.dense[d] += t.ops;
+  }
+  return o;
+}
+
 void kprog_stats(FILE *out, const KProgram *p, const KProgram *unfused, double V, double E) {
-  fprintf(out, "kernel stats at V=%.17g, E=%.17g (bytes each step reads and writes; docs/passes/fuse.md)\n", V, E);
+  fprintf(out, "kernel stats at V=%.17g, E=%.17g (bytes each step reads and writes, its arithmetic; docs/passes/fuse.md)\n", V, E);
   for (int i = 0; i < p->nsteps; i++) {
     const KStep *s = &p->steps[i];
-    double r, w;
-    step_bytes(s, V, E, &r, &w);
+    KTraffic t = kstats_step_traffic(s, V, E);
     const char *name = kstats_step_name(s);
-    fprintf(out, "  step %-3d %-9s %-44s reads %-10s writes %s\n", i, i < p->nfwd ? "forward" : "backward", name, kstats_human(r), kstats_human(w));
+    fprintf(out, "  step %-3d %-9s %-44s reads %-10s writes %-10s ops %s\n", i, i < p->nfwd ? "forward" : "backward", name,
+            kstats_human(t.read), kstats_human(t.write), kstats_ops_human(t.ops));
   }
   double r, w, ur = 0, uw = 0;
   totals(p, V, E, &r, &w);
@@ -305,6 +397,19 @@ void kprog_stats(FILE *out, const KProgram *p, const KProgram *unfused, double V
     for (int i = 0; i < unfused->nsteps; i++) ulaunches += unfused->steps[i].kind != STEP_GEMM && unfused->steps[i].kind != STEP_SPMM;
     fprintf(out, "; unfused: %d steps (%d kernels and fills), reads %s, writes %s (x%.3g bytes)", unfused->nsteps, ulaunches,
             kstats_human(ur), kstats_human(uw), (ur + uw) / (r + w > 0 ? r + w : 1));
+  }
+  fputc('\n', out);
+  /* the arithmetic, kernels + GEMMs and SpMMs, per pass; the unfused program's beside it (xN: its
+   * ops over the fused one's, as the bytes) */
+  Ops o = prog_ops(p, V, E), u = {{0, 0}, {0, 0}};
+  if (unfused) u = prog_ops(unfused, V, E);
+  bool bwd = p->nsteps > p->nfwd;
+  fprintf(out, "  arithmetic: forward %s ops in kernels + %s in GEMMs", kstats_ops_human(o.kern[0]), kstats_ops_human(o.dense[0]));
+  if (bwd) fprintf(out, ", backward %s + %s", kstats_ops_human(o.kern[1]), kstats_ops_human(o.dense[1]));
+  for (int d = 0; unfused && d < 1 + bwd; d++) {
+    double f = o.kern[d] + o.dense[d];
+    fprintf(out, "%s %s + %s (x%.3g)", d ? ", backward" : "; unfused: forward", kstats_ops_human(u.kern[d]), kstats_ops_human(u.dense[d]),
+            (u.kern[d] + u.dense[d]) / (f > 0 ? f : 1));
   }
   fputc('\n', out);
   double tr, inf, un;

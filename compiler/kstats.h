@@ -8,9 +8,12 @@
 
 #include "kir.h"
 
-/* kstats.c: --stats after lower: the bytes each step reads and writes at |V|, |E| (fused, and the
- * same program lowered unfused for comparison), and the arenas of the memory plan. */
+/* kstats.c: --stats after lower: the bytes each step reads and writes at |V|, |E| and its
+ * arithmetic (fused, and the same program lowered unfused for comparison), and the arenas of the
+ * memory plan. */
 void kprog_stats(FILE *out, const KProgram *p, const KProgram *unfused, double V, double E);
+/* "840", "4.20 k", "1.30 G": an operation count for people (4 rotating static buffers). */
+const char *kstats_ops_human(double ops);
 /* The memory a library of p allocates at |V|, |E| (what the generated *_memory_plan reports):
  * the arena (training plan if p has a backward), parameters, their gradients and the output. */
 typedef struct {
@@ -29,7 +32,10 @@ typedef struct {
   double read, write;        /* bytes, gathered reads included */
   double gathered;           /* bytes of gathered reads, each edge's rows counted whole */
   double gather_row_sectors;
-  double flops;              /* a GEMM's 2MNK; 0 for kernels */
+  double flops;              /* a GEMM's 2MNK; 0 for kernels (what gpucost.c's compute bound reads) */
+  double ops;                /* --stats' arithmetic: a kernel's floating-point operations (kstats.c,
+                                stmt_ops), a GEMM's 2MNK, an SpMM's multiply-adds; 0 for fills.
+                                Reported only: no plan choice reads it */
 } KTraffic;
 KTraffic kstats_step_traffic(const KStep *s, double V, double E);
 /* A step's name in tables: its kernel's, or gemm, spmm, zero, fill. */

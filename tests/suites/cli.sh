@@ -330,6 +330,25 @@ check cost-closed-form grep -q 'stats after sema          flops 1800  bytes 6512
 # is at %3 (x: 16V, W: 32, %2: 16E, %3: 8E).
 "$GNNC" "$TMP/cost.gnn" -O0 --stats=symbolic > "$TMP/cost-sym"
 check cost-symbolic grep -qx 'stats after sema          flops 18\*E  bytes 64\*E + 8\*V + 32  peak-live 24\*E + 16\*V + 32' "$TMP/cost-sym"
+# The kernels' arithmetic (--stats' ops column, kstats.c expr_ops), counted by hand on a GCN layer at
+# V=10, E=30 (forward only), from its kernel IR (--print-ir-after=lower):
+#   step 0 k0_m_c_edge (once per graph), per edge: rsqrt(out_deg * in_deg), 2 ops: 2E = 60;
+#   step 1 the GEMM x . W, M=V, N=2, K=4: 2MNK = 160;
+#   step 2 k1_sum_u_mul_e_vertex, group 2, its walk in chunks of 2 edges: per edge and lane,
+#     x = t7 * c and part + x: 2*2E = 120; per chunk (a row of the average degree, 3 edges, has
+#     ceil(3 / 2) = 2: 20 in all) and lane, the flush acc + f64(part), an add and a conversion:
+#     2*2*20 = 80; per vertex and lane, f32(deg > 0 ? acc : 0) (the integer compare not counted):
+#     2*2V = 40, and relu(sum + b) as (s + b > 0) ? s + b : 0, an add (one node read twice: once,
+#     as the C compiler does it), a compare, a select: 3*2V = 60; in all 300. Kernels 60 + 300 = 360.
+#   Unfused (-fno-fuse), per step: deg product E = 30, rsqrt E = 30, the GEMM 160, the aggregate
+#   (mul and add per edge and lane, no flush; the select per vertex and lane) 4E + 2V = 140,
+#   + b 2V = 20, relu (compare, select) 4V = 40; kernels 260.
+printf 'model M(x: vertex[4]) -> vertex[2] {\n  param W: [4, 2]\n  param b: [2]\n  c = rsqrt(out_deg[src] * in_deg[dst])\n  return relu(sum(c * (W @ x[src])) + b)\n}\n' > "$TMP/ops.gnn"
+"$GNNC" "$TMP/ops.gnn" -fno-autodiff --stats V=10,E=30 > "$TMP/ops" 2> "$TMP/ops-err"
+check ops-fused bash -c "[ \"\$(sed -n 's/^  step \([0-9]*\) .* ops \(.*\)$/\1:\2/p' '$TMP/ops' | tr '\n' ' ')\" = '0:60 1:160 2:300 ' ] &&
+  grep -qx '  arithmetic: forward 360 ops in kernels + 160 in GEMMs; unfused: forward 260 + 160 (x0.808)' '$TMP/ops' && [ ! -s '$TMP/ops-err' ]"
+"$GNNC" "$TMP/ops.gnn" -fno-autodiff -fno-fuse --stats V=10,E=30 > "$TMP/ops-unfused"
+check ops-unfused bash -c "[ \"\$(sed -n 's/^  step \([0-9]*\) .* ops \(.*\)$/\1:\2/p' '$TMP/ops-unfused' | tr '\n' ' ')\" = '0:30 1:30 2:160 3:140 4:20 5:40 ' ]"
 "$GNNC" "$TMP/cost.gnn" --stats=symbolc > /dev/null 2>&1; rc=$?
 check stats-symbolic-bad bash -c "[ $rc -eq 2 ]"
 # u_dot_v reduces the last dim of the longer operand: dot(a[src], b[dst]) with a: [2], b: [2, 3]
