@@ -1,6 +1,7 @@
 /* kstats.c -- the kernel IR's accounting for --stats: bytes moved per step, its arithmetic (the
  * floating-point operations of its statements, block_bytes and stmt_ops: counted with the bytes'
- * multipliers, docs/passes/fuse.md says what is counted), and the memory plan.
+ * multipliers, docs/passes/fuse.md says what is counted), the fused program's arithmetic against
+ * the unfused one's (kprog_ops_check's warning), and the memory plan.
  *
  * Bytes are counted the way the paper counts IO (section 5): the rows a kernel reads and writes,
  * at the element size of their buffers, at the given |V| and |E|. A walk over the edges of every
@@ -400,7 +401,7 @@ void kprog_stats(FILE *out, const KProgram *p, const KProgram *unfused, double V
   }
   fputc('\n', out);
   /* the arithmetic, kernels + GEMMs and SpMMs, per pass; the unfused program's beside it (xN: its
-   * ops over the fused one's, as the bytes) */
+   * ops over the fused one's, as the bytes; kprog_ops_check warns below 1 / KSTATS_OPS_WARN) */
   Ops o = prog_ops(p, V, E), u = {{0, 0}, {0, 0}};
   if (unfused) u = prog_ops(unfused, V, E);
   bool bwd = p->nsteps > p->nfwd;
@@ -421,6 +422,42 @@ void kprog_stats(FILE *out, const KProgram *p, const KProgram *unfused, double V
     fprintf(out, "; unfused: training arena %s (x%.3g)", kstats_human(utr), utr / (tr > 0 ? tr : 1));
   }
   fputc('\n', out);
+}
+
+/* The arithmetic of the fused program against the unfused one's, forward and backward apart,
+ * GEMMs and SpMMs included (the fuse pass computes some products inside kernels that the unfused
+ * program gives to a GEMM: a weight's gradient reduced over the edges, reduce_rows(matmul_tn);
+ * and folds attention dots into a projection's GEMM); past KSTATS_OPS_WARN times, a warning naming
+ * the fused kernels that do most of it: the fewest, largest first, whose removal would bring the
+ * pass under the threshold (at most 4 named). */
+int kprog_ops_check(FILE *err, const KProgram *p, const KProgram *unfused, double V, double E) {
+  Ops o = prog_ops(p, V, E), u = prog_ops(unfused, V, E);
+  int warned = 0;
+  for (int d = 0; d < 2; d++) {
+    double fo = o.kern[d] + o.dense[d], uo = u.kern[d] + u.dense[d];
+    if (!(fo > KSTATS_OPS_WARN * uo) || o.kern[d] <= 0) continue;
+    warned++;
+    if (!err) continue;
+    int lo = d ? p->nfwd : 0, hi = d ? p->nsteps : p->nfwd, n = hi - lo;
+    double *ops = calloc((size_t)n + 1, sizeof(double));
+    for (int i = 0; i < n; i++) ops[i] = p->steps[lo + i].kind == STEP_KERNEL ? kstats_step_traffic(&p->steps[lo + i], V, E).ops : 0;
+    fprintf(err, "gnnc: warning: the fused %s does x%.3g the unfused program's arithmetic at V=%.17g, E=%.17g "
+                 "(%s ops, unfused %s; docs/passes/fuse.md, accounting): most in",
+            d ? "backward" : "forward", fo / (uo > 0 ? uo : 1), V, E, kstats_ops_human(fo), kstats_ops_human(uo));
+    double left = fo;
+    for (int named = 0; named < 4 && left > KSTATS_OPS_WARN * uo; named++) {
+      int best = -1;
+      for (int i = 0; i < n; i++)
+        if (ops[i] > 0 && (best < 0 || ops[i] > ops[best])) best = i;
+      if (best < 0) break;
+      fprintf(err, "%s step %d %s (%s ops)", named ? "," : "", lo + best, kstats_step_name(&p->steps[lo + best]), kstats_ops_human(ops[best]));
+      left -= ops[best];
+      ops[best] = 0;
+    }
+    fputc('\n', err);
+    free(ops);
+  }
+  return warned;
 }
 
 KMemPlan kprog_memory_plan(const KProgram *p, double V, double E) {

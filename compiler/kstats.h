@@ -12,6 +12,13 @@
  * arithmetic (fused, and the same program lowered unfused for comparison), and the arenas of the
  * memory plan. */
 void kprog_stats(FILE *out, const KProgram *p, const KProgram *unfused, double V, double E);
+/* --stats' check of the fusion's arithmetic: the fused program's operations (kernels and GEMMs) in
+ * the forward or the backward past KSTATS_OPS_WARN times the unfused program's (a value recomputed
+ * per element or per trip of another's loop, not once per row) print "gnnc: warning: ..." to err
+ * (NULL: none), naming the kernels responsible. Returns how many passes (forward, backward) are
+ * past it. */
+#define KSTATS_OPS_WARN 4.0
+int kprog_ops_check(FILE *err, const KProgram *p, const KProgram *unfused, double V, double E);
 /* "840", "4.20 k", "1.30 G": an operation count for people (4 rotating static buffers). */
 const char *kstats_ops_human(double ops);
 /* The memory a library of p allocates at |V|, |E| (what the generated *_memory_plan reports):

@@ -371,6 +371,7 @@ static Module *compile_once(GnnCtx *c, const PipelineOpts *o) {
       KProgram *unfused = fused ? lower_module(c, m, (MappingChoice)o->mapping, edge_named) : NULL;
       m->fused = fused;
       kprog_stats(o->out, c->kprog, unfused, o->stats_V, o->stats_E);
+      if (unfused) kprog_ops_check(c->diag.out, c->kprog, unfused, o->stats_V, o->stats_E); /* a warning, not an error */
     }
     if (o->print_plan) kprog_print_memory_plan(o->out, c->kprog, o->stats_V, o->stats_E);
     if (o->gpu && !gpucost_report(o->out, c->kprog, o->gpu, o->gpu_graph)) {
