@@ -19,13 +19,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python", "examples"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 
-failures = 0
-
-
-def check(ok, name, detail=""):
-    global failures
-    print(("ok %s" % name) if ok else ("FAIL %s: %s" % (name, detail)), flush=True)
-    failures += 0 if ok else 1
+import check_lines  # noqa: E402
+from check_lines import check  # noqa: E402
 
 
 def build(args):
@@ -76,7 +71,7 @@ def main():
         lib = gnnc.load(os.path.join(work, "round0", libs.pop()))
         check(lib.name == "SAGE" and lib.inputs[0].shape == (16,) and lib.output.shape == (4,), "example/loads",
               repr(lib))
-    return 1 if failures else 0
+    return 1 if check_lines.failures else 0
 
 
 if __name__ == "__main__":

@@ -1,20 +1,13 @@
 """tests/python/script_checks.py -- what the tests of the Python scripts with command lines share
 (test_minibatch_options.py: python/examples/minibatch_sage.py; test_bench_sampler.py:
-bench/sampler.py): the "ok NAME" / "FAIL NAME: detail" lines tests/suites/python.sh counts, the
-two verdicts on a run (refused as argparse refuses, or a JSON result line), and the .npy graph
-folder both scripts read."""
+bench/sampler.py): the two verdicts on a run (refused as argparse refuses, or a JSON result
+line) and the .npy graph folder both scripts read. Their "ok" / "FAIL" lines: check_lines.py."""
 import json
 import os
 
 import numpy as np
 
-failures = 0
-
-
-def check(ok, name, detail=""):
-    global failures
-    print(("ok %s" % name) if ok else ("FAIL %s: %s" % (name, detail)))
-    failures += 0 if ok else 1
+from check_lines import check  # the verdict lines and their count (check_lines.failures)
 
 
 def refused(prog, name, run, want):

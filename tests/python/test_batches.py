@@ -21,13 +21,8 @@ import torch
 import gnnc
 from gnnc.nn import GnncModule
 
-failures = 0
-
-
-def check(ok, name, detail=""):
-    global failures
-    print(("ok %s" % name) if ok else ("FAIL %s: %s" % (name, detail)))
-    failures += 0 if ok else 1
+import check_lines  # noqa: E402
+from check_lines import check  # noqa: E402
 
 
 def rss_bytes():
@@ -128,7 +123,7 @@ def main():
     check(ok, "bad-ids/negative", msg)
     ok, msg = raises(gnnc.GnncError, lambda: lib.graph(np.zeros(0, np.int64), np.zeros(0, np.int64)), "empty graph")
     check(ok, "bad-ids/empty-batch", msg)
-    return 1 if failures else 0
+    return 1 if check_lines.failures else 0
 
 
 if __name__ == "__main__":

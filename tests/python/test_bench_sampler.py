@@ -16,6 +16,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_lines  # noqa: E402
 import script_checks  # noqa: E402
 from script_checks import check, npy_folder  # noqa: E402,F401
 
@@ -88,7 +89,7 @@ def main():
     res = good("graph-folder", base + ["--graph", folder, "--batches", "1"])
     if res:
         check(res.get("vertices") == 200 and res.get("batches") == 1, "good/graph-folder-result", "%r" % res)
-    return 1 if script_checks.failures else 0
+    return 1 if check_lines.failures else 0
 
 
 if __name__ == "__main__":

@@ -21,16 +21,11 @@ import sys
 
 import torch
 
-failures = 0
+import check_lines  # noqa: E402
+from check_lines import check  # noqa: E402
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 ARGS = ["--side", "gnnc", "--graph", "gen:6000,60000", "--features", "16", "--classes", "4", "--hidden", "16",
         "--batch", "64", "--fanout", "5,3", "--epochs", "1", "--eval", "256", "--threads", "1", "--lr", "0.01"]
-
-
-def check(ok, name, detail=""):
-    global failures
-    print(("ok %s" % name) if ok else ("FAIL %s: %s" % (name, detail)))
-    failures += 0 if ok else 1
 
 
 def run(cmd, name):
@@ -87,7 +82,7 @@ def main():
     close = all(torch.allclose(r0["params"][n], one["params"][n], rtol=1e-5, atol=1e-7) for n in names)
     diff = max(float((r0["params"][n] - one["params"][n]).abs().max()) for n in names)
     check(close, "ddp/params-equal-single", "max abs difference %.3g" % diff)
-    return 1 if failures else 0
+    return 1 if check_lines.failures else 0
 
 
 if __name__ == "__main__":

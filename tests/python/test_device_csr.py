@@ -32,13 +32,8 @@ import gnnc
 from gnnc.csr import build_csr
 from gnnc.nn import GnncModule, graph_from_edge_index
 
-failures = 0
-
-
-def check(ok, name, detail=""):
-    global failures
-    print(("ok %s" % name) if ok else ("FAIL %s: %s" % (name, detail)))
-    failures += 0 if ok else 1
+import check_lines  # noqa: E402
+from check_lines import check  # noqa: E402
 
 
 def arr(ptr, n, dtype):
@@ -233,7 +228,7 @@ def main():
     lib = check_modules(d)
     check_builder(lib)
     check_refusals(lib)
-    return 1 if failures else 0
+    return 1 if check_lines.failures else 0
 
 
 if __name__ == "__main__":

@@ -37,13 +37,8 @@ from gnnc.nn import GnncFunction, GnncModule  # noqa: E402
 from test_torch import gat_ref, gcn_ref  # noqa: E402  (the float64 references)
 
 torch.manual_seed(0)
-failures = 0
-
-
-def check(ok, name, detail=""):
-    global failures
-    print(("ok %s" % name) if ok else ("FAIL %s: %s" % (name, detail)))
-    failures += 0 if ok else 1
+import check_lines  # noqa: E402
+from check_lines import check  # noqa: E402
 
 
 def maxdiff(a, b):
@@ -427,8 +422,8 @@ def main():
     check_rebound("gcn", lib_gcn, lib_gcn.graph(*tiny, num_vertices=5), g, lib_gcn.inputs[0].width)
     check_rebound("gat", lib_gat, lib_gat.graph(*tiny, num_vertices=5), g2, lib_gat.inputs[0].width)
     check_pyg(gnnc.load(libdir + "/libgat_cora.so"), cora)
-    print("%d failed" % failures)
-    return 1 if failures else 0
+    print("%d failed" % check_lines.failures)
+    return 1 if check_lines.failures else 0
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_lines  # noqa: E402
 import script_checks  # noqa: E402
 from script_checks import check, npy_folder  # noqa: E402,F401
 
@@ -180,7 +181,7 @@ def main():
     check(ex.capacity(64, [-1, 3]) is None and ex.capacity(64, [5, 3], 100, 1000) == (100, 1000)
           and ex.capacity(64, [5, 3]) == (64 + 320 + 960, 320 + 960), "fanout-all/capacity",
           "%r %r %r" % (ex.capacity(64, [-1, 3]), ex.capacity(64, [5, 3], 100, 1000), ex.capacity(64, [5, 3])))
-    return 1 if script_checks.failures else 0
+    return 1 if check_lines.failures else 0
 
 
 if __name__ == "__main__":

@@ -27,13 +27,8 @@ import numpy as np
 
 import gnnc
 
-failures = 0
-
-
-def check(ok, name, detail=""):
-    global failures
-    print(("ok %s" % name) if ok else ("FAIL %s: %s" % (name, detail)))
-    failures += 0 if ok else 1
+import check_lines  # noqa: E402
+from check_lines import check  # noqa: E402
 
 
 def raises(exc, needle, name, fn):
@@ -409,8 +404,8 @@ def main():
     except Exception as e:  # noqa: BLE001 -- any failure of the above is this check's
         check(False, "library/older-gnnc/forward", "%s: %s" % (type(e).__name__, e))
     raises(FileNotFoundError, "nope.so", "library/missing", lambda: gnnc.load(libdir + "/nope.so"))
-    print("%d failed" % failures)
-    return 1 if failures else 0
+    print("%d failed" % check_lines.failures)
+    return 1 if check_lines.failures else 0
 
 
 if __name__ == "__main__":

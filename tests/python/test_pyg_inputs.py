@@ -21,13 +21,8 @@ import torch
 import gnnc
 from gnnc.nn import GnncModule
 
-failures = 0
-
-
-def check(ok, name, detail=""):
-    global failures
-    print(("ok %s" % name) if ok else ("FAIL %s: %s" % (name, detail)))
-    failures += 0 if ok else 1
+import check_lines  # noqa: E402
+from check_lines import check  # noqa: E402
 
 
 class FakeData:
@@ -274,7 +269,7 @@ def main():
         except Exception as e:
             check(False, "refused/" + name, "%s: %s" % (type(e).__name__, e))
     check_batches(d)
-    return 1 if failures else 0
+    return 1 if check_lines.failures else 0
 
 
 if __name__ == "__main__":

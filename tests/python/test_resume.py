@@ -26,13 +26,8 @@ import torch
 import gnnc
 from gnnc.nn import GnncModule
 
-failures = 0
-
-
-def check(ok, name, detail=""):
-    global failures
-    print(("ok %s" % name) if ok else ("FAIL %s: %s" % (name, detail)))
-    failures += 0 if ok else 1
+import check_lines  # noqa: E402
+from check_lines import check  # noqa: E402
 
 
 def step(layer, opt, g, x, labels):
@@ -157,8 +152,8 @@ def main():
           "a loop without Adam's state ended at the same parameters: the check cannot tell")
     check(not same(resumed(keep_dropout=False)), "resume/control-without-dropout-position",
           "a loop that restarted the dropout stream ended at the same parameters: the check cannot tell")
-    print("%d failed" % failures)
-    return 1 if failures else 0
+    print("%d failed" % check_lines.failures)
+    return 1 if check_lines.failures else 0
 
 
 if __name__ == "__main__":

@@ -18,14 +18,9 @@ import numpy as np
 
 import gnnc
 
-failures = 0
+import check_lines  # noqa: E402
+from check_lines import check  # noqa: E402
 M64 = (1 << 64) - 1
-
-
-def check(ok, name, detail=""):
-    global failures
-    print(("ok %s" % name) if ok else ("FAIL %s: %s" % (name, detail)))
-    failures += 0 if ok else 1
 
 
 def raises(exc, needle, name, fn):
@@ -174,7 +169,7 @@ def main():
           "the batch differs from the specification")
     mut.close()
     lib.close()
-    return 1 if failures else 0
+    return 1 if check_lines.failures else 0
 
 
 if __name__ == "__main__":

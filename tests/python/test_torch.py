@@ -19,13 +19,8 @@ import gnnc
 from gnnc.nn import GnncModule
 
 torch.manual_seed(0)
-failures = 0
-
-
-def check(ok, name, detail=""):
-    global failures
-    print(("ok %s" % name) if ok else ("FAIL %s: %s" % (name, detail)))
-    failures += 0 if ok else 1
+import check_lines  # noqa: E402
+from check_lines import check  # noqa: E402
 
 
 def close(a, b, rtol=1e-4, atol=1e-5):
@@ -236,8 +231,8 @@ def main():
         check(not bad, "%s/eval-backward" % name, "gradients differ: %s" % bad)
     check_diverged(libdir)
     check_dtypes(libdir)
-    print("%d failed" % failures)
-    return 1 if failures else 0
+    print("%d failed" % check_lines.failures)
+    return 1 if check_lines.failures else 0
 
 
 if __name__ == "__main__":
