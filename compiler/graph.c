@@ -386,13 +386,17 @@ bool graph_load_features(Graph *g, const char *path, char *err, size_t errlen) {
       char *end;
       double v = strtod(p, &end);
       if (end == p || (*end && !isspace((unsigned char)*end))) {
-        snprintf(err, errlen, "%s:%ld: error: feature value for index %lld is not a number", path, r.lineno, (long long)idx);
+        char tok[32];
+        snprintf(err, errlen, "%s:%ld: error: feature value '%s' for index %lld is not a number", path, r.lineno,
+                 gnn_word_text(p, tok, sizeof tok), (long long)idx);
         ok = false;
         break;
       }
       if (!isfinite(v) || !isfinite((float)v)) { /* the runtime's float32 features: the same files refused */
-        snprintf(err, errlen, "%s:%ld: error: feature value for index %lld is not finite%s", path, r.lineno, (long long)idx,
-                 isfinite(v) ? " in float32" : "");
+        char tok[32];
+        snprintf(err, errlen, "%s:%ld: error: feature value '%s' for index %lld is not finite in float32%s", path, r.lineno,
+                 gnn_word_text(p, tok, sizeof tok), (long long)idx,
+                 isfinite(v) ? " (its largest magnitude is 3.4e38)" : "");
         ok = false;
         break;
       }

@@ -28,6 +28,14 @@ static inline const char *gnn_bad_line_byte(const char *s, size_t n, int comment
   return NULL;
 }
 
+/* The blank-separated word at p, cut to fit tok (n bytes), for a message that quotes what the file
+ * says ("feature value 'nan' for index 1 is not finite in float32"). */
+static inline const char *gnn_word_text(const char *p, char *tok, size_t n) {
+  size_t len = strcspn(p, " \t\r\n");
+  snprintf(tok, n, "%.*s", (int)(len < n - 1 ? len : n - 1), p);
+  return tok;
+}
+
 /* The bytes to skip at the start of line `lineno` (1-based): a UTF-8 byte-order mark (EF BB BF) at
  * the start of the file, which editors and spreadsheet exports on Windows write, is not part of
  * the first field (read as one it made "source vertex id '0' is not an integer", the mark

@@ -450,9 +450,10 @@ static gnn_status read_features(gnn_ctx *ctx, const char *path, int64_t nv, floa
                            (long long)k + 1, field_text(p, tok, sizeof tok));
         break;
       }
-      if (!isfinite(v) || !isfinite((float)v)) {
-        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: feature %lld is not finite%s", path, r.lineno,
-                           (long long)k + 1, isfinite(v) ? " in float32" : "");
+      if (!isfinite(v) || !isfinite((float)v)) { /* the text as written, as rt_real_field quotes it */
+        char tok[32];
+        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: feature %lld '%s' is not finite in float32%s", path, r.lineno,
+                           (long long)k + 1, field_text(p, tok, sizeof tok), isfinite(v) ? " (its largest magnitude is 3.4e38)" : "");
         break;
       }
       if (k < d) xr[k] = (float)v;

@@ -15,6 +15,7 @@
  * folder loaders (dataset.c, ogb.c) sit above them.
  */
 #include "internal.h"
+#include "gnnrt_text.h" /* gnn_word_text: the value as written, in a message */
 
 #include <ctype.h>
 #include <errno.h>
@@ -108,13 +109,16 @@ gnn_status rt_load_svm(gnn_ctx *ctx, const char *path, int64_t nv, float **out, 
       prev = idx;
       double v = strtod(p, &end);
       if (end == p || (*end && !isspace((unsigned char)*end))) {
-        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: feature value for index %lld is not a number", path,
-                           r.lineno, (long long)idx);
+        char tok[32];
+        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: feature value '%s' for index %lld is not a number", path,
+                           r.lineno, gnn_word_text(p, tok, sizeof tok), (long long)idx);
         break;
       }
-      if (!isfinite(v) || !isfinite((float)v)) {
-        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: feature value for index %lld is not finite%s", path,
-                           r.lineno, (long long)idx, isfinite(v) ? " in float32" : "");
+      if (!isfinite(v) || !isfinite((float)v)) { /* the text as written, as rt_real_field quotes it */
+        char tok[32];
+        st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s:%ld: error: feature value '%s' for index %lld is not finite in float32%s",
+                           path, r.lineno, gnn_word_text(p, tok, sizeof tok), (long long)idx,
+                           isfinite(v) ? " (its largest magnitude is 3.4e38)" : "");
         break;
       }
       p = end;

@@ -182,8 +182,8 @@ bad gi-cross $d/gi-cross "$d/gi-cross/graph.edges:4: error: the edge 1 -> 2 join
 bad empty $d/empty.edges "$d/empty.edges: error: empty graph"
 bad huge-id $d/huge.edges "$d/huge.edges:2: error: source vertex id is out of range"
 bad out-of-range $d/outofrange "$d/outofrange/graph.edges:2: error: vertex id 7 out of range (the graph has 3 vertices)"
-bad feature-value $d/badfeat "$d/badfeat/features.svm:2: error: feature value for index 2 is not a number"
-bad feature-nan $d/nanfeat "$d/nanfeat/features.svm:2: error: feature value for index 1 is not finite"
+bad feature-value $d/badfeat "$d/badfeat/features.svm:2: error: feature value 'abc' for index 2 is not a number"
+bad feature-nan $d/nanfeat "$d/nanfeat/features.svm:2: error: feature value 'nan' for index 1 is not finite in float32"
 bad feature-index $d/zeroidx "$d/zeroidx/features.svm:1: error: feature index 0 out of range (indices are 1-based)"
 bad label $d/badlabel "$d/badlabel/labels.txt:2: error: label -2 is negative"
 # labels.txt shorter than features.svm: labels.txt named first, as the runtime names it (rows-disagree below)

@@ -245,7 +245,7 @@ else
   rt_ogb_bad features-ragged GNN_ERR_FORMAT "@:3: error: 1 feature on this row, the first row has 2" raw/node-feat.csv.gz '1,2\n3,4\n5\n6,7\n'
   rt_ogb_bad features-wide GNN_ERR_FORMAT "@:2: error: 3 features on this row, the first row has 2" raw/node-feat.csv.gz '1,2\n3,4,5\n5,1\n6,7\n'
   rt_ogb_bad features-text GNN_ERR_FORMAT "@:2: error: feature 2 'x' is not a number" raw/node-feat.csv.gz '1,2\n3,x\n5,1\n6,7\n'
-  rt_ogb_bad features-nan GNN_ERR_FORMAT "@:4: error: feature 1 is not finite" raw/node-feat.csv.gz '1,2\n3,4\n5,1\nnan,7\n'
+  rt_ogb_bad features-nan GNN_ERR_FORMAT "@:4: error: feature 1 'nan' is not finite in float32" raw/node-feat.csv.gz '1,2\n3,4\n5,1\nnan,7\n'
   rt_ogb_bad features-rows GNN_ERR_FORMAT "@: error: 3 feature rows for a graph of 4 vertices" raw/node-feat.csv.gz '1,2\n3,4\n5,1\n'
   rt_ogb_bad features-more-rows GNN_ERR_FORMAT "@:5: error: more feature rows than the graph's 4 vertices" raw/node-feat.csv.gz '1,2\n3,4\n5,1\n6,7\n8,9\n'
   rt_ogb_bad labels-count GNN_ERR_FORMAT "@: error: 3 labels for a graph of 4 vertices" raw/node-label.csv.gz '0\n1\n0\n'
@@ -512,10 +512,10 @@ PYEOF
   rt_bad mtx-empty GNN_ERR_FORMAT "$b/empty.mtx:2: error: empty graph (a 0 x 0 matrix)" "$b/empty.mtx"
   rt_bad mtx-too-large GNN_ERR_FORMAT "$b/toolarge.mtx:2: error: 3000000000 vertices do not fit 32-bit ids" "$b/toolarge.mtx"
   rt_bad mtx-num-vertices GNN_ERR_INVALID "$rt_g/small.mtx: error: num_vertices 7 disagrees with the matrix's 5 rows" -n 7 "$rt_g/small.mtx"
-  rt_bad ds-feature-value GNN_ERR_FORMAT "$b/ds-badfeat/features.svm:2: error: feature value for index 2 is not a number" --dataset "$b/ds-badfeat"
-  rt_bad ds-feature-nan GNN_ERR_FORMAT "$b/ds-nanfeat/features.svm:2: error: feature value for index 1 is not finite" --dataset "$b/ds-nanfeat"
-  rt_bad ds-feature-inf GNN_ERR_FORMAT "$b/ds-inffeat/features.svm:2: error: feature value for index 1 is not finite" --dataset "$b/ds-inffeat"
-  rt_bad ds-feature-float32 GNN_ERR_FORMAT "$b/ds-bigfeat/features.svm:1: error: feature value for index 1 is not finite in float32" --dataset "$b/ds-bigfeat"
+  rt_bad ds-feature-value GNN_ERR_FORMAT "$b/ds-badfeat/features.svm:2: error: feature value 'x' for index 2 is not a number" --dataset "$b/ds-badfeat"
+  rt_bad ds-feature-nan GNN_ERR_FORMAT "$b/ds-nanfeat/features.svm:2: error: feature value 'nan' for index 1 is not finite in float32" --dataset "$b/ds-nanfeat"
+  rt_bad ds-feature-inf GNN_ERR_FORMAT "$b/ds-inffeat/features.svm:2: error: feature value '-inf' for index 1 is not finite in float32" --dataset "$b/ds-inffeat"
+  rt_bad ds-feature-float32 GNN_ERR_FORMAT "$b/ds-bigfeat/features.svm:1: error: feature value '1e39' for index 1 is not finite in float32 (its largest magnitude is 3.4e38)" --dataset "$b/ds-bigfeat"
   rt_bad ds-feature-index-0 GNN_ERR_FORMAT "$b/ds-zeroidx/features.svm:1: error: feature index 0 out of range (indices are 1-based)" --dataset "$b/ds-zeroidx"
   rt_bad ds-feature-order GNN_ERR_FORMAT "$b/ds-unsorted/features.svm:1: error: feature index 2 after 3 (indices must ascend)" --dataset "$b/ds-unsorted"
   rt_bad ds-feature-no-label GNN_ERR_FORMAT "$b/ds-nolabel/features.svm:1: error: missing label (a LIBSVM line starts with one)" --dataset "$b/ds-nolabel"
