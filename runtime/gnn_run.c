@@ -679,7 +679,9 @@ int main(int argc, char **argv) {
     double t0 = now();
     CHECK(api->backward(model, dgrad));
     CHECK(rt.sync(ctx));
-    printf("time of one backward: %.3f ms\n", (now() - t0) * 1e3);
+    /* one cold run (the first backward allocates and touches its buffers): the steady-state
+     * figure is the training step timed below */
+    printf("time of the first backward: %.3f ms (one cold run; the training step below is the median)\n", (now() - t0) * 1e3);
     if (save_input_grads) { /* the first backward's, like --save-grads */
       /* downloaded first, then written like the other tensor files, named grad_input.<input> */
       int n = 0;

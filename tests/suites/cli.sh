@@ -961,6 +961,12 @@ si_g=tests/interp/graphs/random/graph.edges
 if si_out=$("$GNNC" "$TMP/si_edge.gnn" --target=host -o "$TMP/si.so" 2>&1) &&
    si_out=$("$GNNC" run "$TMP/si_edge.gnn" --graph $si_g --seed 17 --backward --save-inputs "$TMP/si.ref" --save-outputs "$TMP/si.refo" 2>&1) &&
    si_out=$("$ROOT/build/bin/gnn-run" "$TMP/si.so" --graph $si_g --seed 17 --backward --save-inputs "$TMP/si.got" --save-grads "$TMP/si.gotg" --repeat 1 --warmup 0 2>&1); then
+  # the backward's two times say what they are: the first backward one cold run (it said "time of
+  # one backward", and was quoted as a steady-state figure), the training step a median
+  si_run=$si_out
+  if grep -q '^time of the first backward: [0-9.]* ms (one cold run; the training step below is the median)$' <<< "$si_run" &&
+     grep -q '^time per training step: [0-9.]* ms (.*median of 1 after 0 warm-up)$' <<< "$si_run"; then pass cli/gnn-run-backward-times-labelled
+  else fail cli/gnn-run-backward-times-labelled "$(grep '^time' <<< "$si_run" | tr '\n' ' ')"; fi
   if si_out=$("$ROOT/build/bin/gnn-compare" "$TMP/si.got" "$TMP/si.ref" --tol 1e-7 --names x,grad.out 2>&1) &&
      awk '$1 == "tensor" && $2 == "grad.out" && $3 > 0 { f = 1 } END { exit !f }' "$TMP/si.got"; then pass cli/gnn-run-save-inputs/backward-seed
   else fail cli/gnn-run-save-inputs/backward-seed "$(printf '%s\n' "$si_out" | tail -n 3 | tr '\n' ' ')"; fi
