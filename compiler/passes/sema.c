@@ -435,34 +435,53 @@ static void label(Sema *s, const char *name, Value *v) {
   v->label = s->frame->path[0] ? arena_printf(&s->c->arena, "%s.%s", s->frame->path, name) : name;
 }
 
+/* Which names a statement may rebind. A pass is one lowering of a body's statements: the body
+ * of the model or of a layer instance, or one iteration of a loop's body. The statements of a
+ * pass bind a name at most once (their own bindings are env->own, or the innermost loop's
+ * `own` of this iteration's pass); any other earlier binding of it may be replaced: one made
+ * before the pass began (the loop-carried value, h = f(h), or what the previous iteration
+ * bound) or by a loop nested in this pass. So `for j {h = g(h)}; h = 2 * h` and
+ * `h = 2 * h; for j {h = g(h)}` are both accepted, in a loop body or not, and `h = x; h = 2 * h`
+ * is a redefinition in either. A rebound name keeps its domain and shape: a parameter shared by
+ * the iterations of a loop sees the same shapes in every one. */
+static Binding *own_binding(Sema *s, Env *env, const char *name) {
+  if (!s->loop) return strmap_get(&env->own, name);
+  Binding *b = strmap_get(&s->loop->own, name);
+  return b && b->pass == s->loop->pass ? b : NULL;
+}
+
+static Binding *bind_own(Sema *s, Env *env, const char *name, Value *v, Loc loc) {
+  Binding *b = sema_bind(s, &env->vals, name, v, 0, loc);
+  b->pass = s->loop ? s->loop->pass : 0;
+  *strmap_put(&s->c->arena, s->loop ? &s->loop->own : &env->own, name) = b;
+  return b;
+}
+
 static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
-  Binding *old = sema_lookup(&env->vals, name);
-  if (old && s->loop && old->stamp < s->loop->iter_stamp) {
-    /* A loop rebinds a name bound before this iteration: the loop-carried value (h = f(h)),
-     * or a name of its body bound by the previous iteration. Its type is the loop's contract:
-     * a parameter shared by the iterations sees the same shapes in every one. */
+  Binding *old = sema_lookup(&env->vals, name), *mine = old ? own_binding(s, env, name) : NULL;
+  if (old && !mine) {
     if (old->val && v && (old->val->dom != v->dom || !shape_eq(&old->val->shape, &v->shape))) {
-      diag_error(&s->c->diag, loc, "'%s' is %s%s here but %s%s before: a name rebound in a loop keeps its domain and shape",
+      diag_error(&s->c->diag, loc, "'%s' is %s%s here but %s%s before: a name rebound %s keeps its domain and shape",
                  name, domain_name(v->dom), shape_str(&s->c->arena, &v->shape), domain_name(old->val->dom),
-                 shape_str(&s->c->arena, &old->val->shape));
+                 shape_str(&s->c->arena, &old->val->shape), s->loop ? "in a loop" : "after a loop");
       diag_note(&s->c->diag, old->loc, "'%s' was bound here", name);
       sema_report_frames(s);
-      sema_bind(s, &env->vals, name, NULL, 0, loc);
+      bind_own(s, env, name, NULL, loc);
       return false;
     }
-    sema_bind(s, &env->vals, name, v, 0, loc);
+    bind_own(s, env, name, v, loc);
     label(s, name, v);
     return true;
   }
   if (old) { /* the note on the first definition comes before the "instantiated here" notes */
     diag_error(&s->c->diag, loc, "redefinition of '%s'", name);
-    diag_note(&s->c->diag, old->loc, "'%s' was defined here", name);
+    diag_note(&s->c->diag, mine->loc, "'%s' was defined here", name);
     sema_report_frames(s);
     return false;
   }
   if (sema_is_builtin_value(name)) {
     sema_err(s, loc, "'%s' is a builtin and cannot be redefined", name);
-    sema_bind(s, &env->vals, name, NULL, 0, loc); /* poisoned: its uses are not reported again */
+    bind_own(s, env, name, NULL, loc); /* poisoned: its uses are not reported again */
     return false;
   }
   Binding *g = sema_lookup(&env->hypers, name);
@@ -477,10 +496,10 @@ static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
                sema_lookup(&env->hypers, name) ? "hyper-parameter" : "dimension");
     diag_note(&s->c->diag, g->loc, "'%s' was declared here", name);
     sema_report_frames(s);
-    sema_bind(s, &env->vals, name, NULL, 0, loc); /* poisoned: its uses are not reported again */
+    bind_own(s, env, name, NULL, loc); /* poisoned: its uses are not reported again */
     return false;
   }
-  sema_bind(s, &env->vals, name, v, 0, loc);
+  bind_own(s, env, name, v, loc);
   label(s, name, v);
   return true;
 }
@@ -644,7 +663,7 @@ static void lower_for(Sema *s, const Decl *d, Env *env, const Stmt *st, Returned
   s->loops++;
   for (int64_t k = from; k < to; k++) {
     int errors = s->c->diag.errors;
-    loop.iter_stamp = s->stamp + 1;
+    loop.pass = ++s->passes;
     Binding *kb = sema_bind(s, &env->hypers, st->name, NULL, 0, st->name_loc);
     kb->real = (double)k;
     kb->loop_var = true;
@@ -817,7 +836,7 @@ static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call,
       sema_err(s, call->loc, "layer '%s' instantiates itself (recursion is not allowed)", d->name);
       return NULL;
     }
-  Env env = {{0}, {0}, {0}};
+  Env env = {{0}, {0}, {0}, {0}};
   if (!bind_generics(s, d, caller, call, &env)) return NULL;
   for (int i = 0; i < d->ninputs; i++)
     if (!bind_input(s, &env, d, call->loc, d->inputs[i], args[i], call->args[i]->loc)) return NULL;
@@ -857,7 +876,7 @@ static Module *lower_model(Sema *s, const Decl *d) {
   s->loops = 0;
   Frame top = {.decl = d, .path = ""};
   s->frame = &top;
-  Env env = {{0}, {0}, {0}};
+  Env env = {{0}, {0}, {0}, {0}};
   int errors = s->c->diag.errors;
   for (int i = 0; i < d->ninputs; i++) {
     const ParamDecl *p = d->inputs[i];

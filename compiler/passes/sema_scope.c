@@ -26,7 +26,6 @@ Binding *sema_bind(Sema *s, StrMap *names, const char *name, Value *v, int64_t d
   b->val = v;
   b->dim = dim;
   b->loc = loc;
-  b->stamp = ++s->stamp;
   *strmap_put(&s->c->arena, names, name) = b;
   return b;
 }

@@ -17,7 +17,7 @@ struct Binding {
   int64_t dim;    /* for dimension bindings */
   double real;    /* for hyper-parameter bindings */
   Loc loc;
-  long stamp;     /* when it was bound (Sema.stamp): a loop rebinds only what an earlier iteration bound */
+  long pass;      /* the pass (Sema.passes) whose own statement bound it; see sema.c, define */
   bool loop_var;  /* the variable of a `for` loop (a hyper-parameter binding) */
 };
 
@@ -34,7 +34,8 @@ struct Frame {
 /* A `for` loop being unrolled, in the body of the current frame. */
 typedef struct Loop Loop;
 struct Loop {
-  long iter_stamp; /* Sema.stamp when the current iteration began */
+  long pass;  /* the current iteration's number among every pass of the model (Sema.passes) */
+  StrMap own; /* name -> its latest binding by a statement of this body; the current iteration's if its pass is `pass` */
   Loop *up;
 };
 
@@ -49,7 +50,7 @@ typedef struct {
   Value **rets;      /* every value the last lowered body returned (a layer may return several) */
   int nrets;
   bool want_multi;   /* the call being lowered is the right side of `a, b = L(x)` */
-  long stamp;        /* bindings made so far (Binding.stamp) */
+  long passes;       /* loop iterations begun so far: each is a pass with its own statements (Binding.pass) */
   Loop *loop;        /* the innermost loop of the current frame's body, NULL outside loops */
   int loops;         /* loops being unrolled, in every frame: parameters are then shared */
   StrMap params;     /* parameter path name -> its Value, for the iterations of a loop to share */
@@ -61,6 +62,7 @@ typedef struct {
   StrMap vals; /* values: inputs, params, assignments */
   StrMap dims; /* dimension names: generics and input dims */
   StrMap hypers; /* real hyper-parameters: generics declared with a default (alpha = 0.1) */
+  StrMap own;  /* the names bound by the body's own statements (and its inputs), not by its loops */
 } Env;
 
 typedef enum { B_UNARY, B_LEAKY, B_ELU, B_DROPOUT, B_BINARY, B_REDUCE, B_REDUCE_OUT, B_SOFTMAX, B_REPEAT, B_ONE_HOT, B_READOUT, B_SOFTMAX_VERTICES, B_WHERE, B_POW, B_SLICE,

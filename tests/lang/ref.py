@@ -124,6 +124,10 @@ def loop(g, P, x):
         h = np.tanh(proj(L, h)) + 0.5 * i
         for _ in range(i):                                       # for j in 0..i
             h = h * 0.5 + gather_sum(g, h[src]) * 0.25
+    for i in (0, 1):                                             # for i in 0..2
+        for _ in range(2):                                       # for j in 0..2
+            h = h * 0.5 + gather_sum(g, h[src]) * 0.25
+        h = h - 0.125 * (i + 1)                                  # after the nested loop
     c = 1 / np.sqrt(g.in_deg + 1)
     z = h
     for _ in range(4):                                           # APPNPProp<K = 4, alpha = 0.2>
