@@ -95,12 +95,12 @@ Value *sema_leaf(Sema *s, OpKind op, FnKind fn, Domain dom, const Shape *shape, 
 
 enum { DIM_MAX = 1 << 30 };
 
-/* A dimension literal or name; 0 after reporting an error. */
-static int64_t eval_dim_leaf(Sema *s, Env *env, const DimExpr *d) {
+/* A dimension literal or name; lo - 1 after reporting an error. */
+static int64_t eval_dim_leaf(Sema *s, Env *env, const DimExpr *d, int64_t lo) {
   if (d->kind == DX_NUM) {
-    if (d->num <= 0 || d->num > DIM_MAX) {
-      sema_err(s, d->loc, "dimension %lld is out of range (1 to %d)", (long long)d->num, DIM_MAX);
-      return 0;
+    if (d->num < lo || d->num > DIM_MAX) {
+      sema_err(s, d->loc, "dimension %lld is out of range (%lld to %d)", (long long)d->num, (long long)lo, DIM_MAX);
+      return lo - 1;
     }
     return d->num;
   }
@@ -112,49 +112,58 @@ static int64_t eval_dim_leaf(Sema *s, Env *env, const DimExpr *d) {
                  "without a default or a name in an input's type", d->name);
       diag_note(&s->c->diag, h->loc, "'%s' was declared here", d->name);
       sema_report_frames(s);
-      return 0;
+      return lo - 1;
     }
     sema_err(s, d->loc, "unknown dimension '%s'", d->name);
-    return 0;
+    return lo - 1;
   }
   return b->dim;
 }
 
-/* Evaluates a dimension expression; 0 after reporting an error. The left spine of a chain is
- * a loop, innermost operation first; right operands recurse (see the top of sema.c). */
-int64_t sema_eval_dim(Sema *s, Env *env, const DimExpr *d) {
+/* Evaluates an integer expression whose every sub-expression must be in lo to DIM_MAX (lo is 1
+ * for a dimension, 0 for an index of slice); lo - 1 after reporting an error. The left spine of
+ * a chain is a loop, innermost operation first; right operands recurse (see the top of sema.c). */
+static int64_t eval_int(Sema *s, Env *env, const DimExpr *d, int64_t lo) {
   int len = 0;
   const DimExpr *leaf = d;
   for (; leaf->kind == DX_BIN; leaf = leaf->lhs) len++;
   const DimExpr *small[8], **spine = len <= 8 ? small : arena_alloc(&s->c->arena, sizeof *spine * (size_t)len);
   int k = len;
   for (const DimExpr *x = d; x != leaf; x = x->lhs) spine[--k] = x;
-  int64_t a = eval_dim_leaf(s, env, leaf);
-  for (int i = 0; i < len && a; i++) {
+  int64_t a = eval_dim_leaf(s, env, leaf, lo);
+  for (int i = 0; i < len && a >= lo; i++) {
     d = spine[i];
-    int64_t b = sema_eval_dim(s, env, d->rhs);
-    if (!b) return 0;
+    int64_t b = eval_int(s, env, d->rhs, lo);
+    if (b < lo) return lo - 1;
     int64_t r = 0;
     switch (d->op) {
     case '+': r = a + b; break;
     case '-': r = a - b; break;
     case '*': r = a * b; break; /* both <= 2^30: no overflow in int64 */
     case '/':
+      if (b == 0) { /* only an index's operand can be 0 */
+        sema_err(s, d->loc, "division by zero: %lld / 0", (long long)a);
+        return lo - 1;
+      }
       if (a % b) {
-        sema_err(s, d->loc, "dimension %lld / %lld is not a whole number", (long long)a, (long long)b);
-        return 0;
+        sema_err(s, d->loc, "%s %lld / %lld is not a whole number", lo ? "dimension" : "index", (long long)a, (long long)b);
+        return lo - 1;
       }
       r = a / b;
       break;
     }
-    if (r <= 0 || r > DIM_MAX) {
-      sema_err(s, d->loc, "dimension expression evaluates to %lld, out of range (1 to %d)", (long long)r, DIM_MAX);
-      return 0;
+    if (r < lo || r > DIM_MAX) {
+      sema_err(s, d->loc, "%s expression evaluates to %lld, out of range (%lld to %d)", lo ? "dimension" : "index", (long long)r,
+          (long long)lo, DIM_MAX);
+      return lo - 1;
     }
     a = r;
   }
   return a;
 }
+
+/* Evaluates a dimension expression; 0 after reporting an error. */
+int64_t sema_eval_dim(Sema *s, Env *env, const DimExpr *d) { return eval_int(s, env, d, 1); }
 
 bool sema_eval_shape(Sema *s, Env *env, const TypeSpec *t, Shape *out) {
   if (t->ndims > GNN_MAX_RANK) {
@@ -200,8 +209,62 @@ bool sema_literal(Sema *s, Env *env, const Node *n, const char *what, double *ou
   return true;
 }
 
+/* A compile-time integer argument written as an expression, `one_hot(t, K + 1)`,
+ * `slice(x, k, k + 2)`: turned into a dimension expression for eval_int, the evaluator of
+ * shapes. Its leaves are integer literals and dimension names; for an index of slice also
+ * hyper-parameters with a whole value (a loop's variable among them), which stand for their
+ * number. NULL after reporting an error, with its caret at the part that is not constant. The
+ * left spine of a chain is walked with a loop (a chain may be as long as the file). */
+static DimExpr *arg_to_dim(Sema *s, Env *env, const Node *n, const char *what, bool index) {
+  DimExpr *top = NULL, **slot = &top;
+  for (;;) {
+    DimExpr *d = arena_alloc(&s->c->arena, sizeof(DimExpr));
+    d->loc = n->loc;
+    *slot = d;
+    if (n->kind == N_BINOP && n->op != '@') {
+      d->kind = DX_BIN;
+      d->op = n->op;
+      if (!(d->rhs = arg_to_dim(s, env, n->rhs, what, index))) return NULL;
+      slot = &d->lhs;
+      n = n->lhs;
+      continue;
+    }
+    if (n->kind == N_NUM) {
+      if (n->num != floor(n->num) || n->num > DIM_MAX) {
+        sema_err(s, n->loc, "%s must be a whole number from %d to %d, not %g", what, index ? 0 : 1, DIM_MAX, n->num);
+        return NULL;
+      }
+      d->kind = DX_NUM;
+      d->num = (int64_t)n->num;
+      return top;
+    }
+    if (n->kind == N_NAME && !sema_lookup(&env->vals, n->name) && !sema_is_builtin_value(n->name)) {
+      Binding *h = index && !sema_lookup(&env->dims, n->name) ? sema_lookup(&env->hypers, n->name) : NULL;
+      if (h && !(h->real == floor(h->real) && h->real >= 0 && h->real <= DIM_MAX)) {
+        sema_err(s, n->loc, "%s must be a whole number from 0 to %d, and '%s' is %g", what, DIM_MAX, n->name, h->real);
+        return NULL;
+      }
+      d->kind = h ? DX_NUM : DX_NAME;
+      d->num = h ? (int64_t)h->real : 0;
+      d->name = n->name;
+      return top;
+    }
+    if (n->kind == N_NEG) {
+      sema_err(s, n->loc, "%s must be a whole number from %d to %d: it cannot be negated", what, index ? 0 : 1, DIM_MAX);
+      return NULL;
+    }
+    if (n->kind == N_NAME)
+      sema_err(s, n->loc, "%s must be known when the model is compiled, and '%s' is a value, computed when it runs", what, n->name);
+    else
+      sema_err(s, n->loc, "%s must be known when the model is compiled (an integer literal, %sa dimension name or + - * / of "
+          "them), not a value computed when it runs", what, index ? "a hyper-parameter, " : "");
+    return NULL;
+  }
+}
+
 /* An index argument of slice: a whole number from 0 to DIM_MAX, written as a literal, a
- * hyper-parameter (a loop's variable among them) or a dimension name. -1 after an error. */
+ * hyper-parameter (a loop's variable among them), a dimension name or + - * / of them
+ * (`slice(x, k + 1, k + 2)`, every part from 0 to DIM_MAX as in a dimension). -1 after an error. */
 int64_t sema_index_arg(Sema *s, Env *env, const Node *n, const char *what) {
   double x = -1;
   Binding *b;
@@ -212,15 +275,16 @@ int64_t sema_index_arg(Sema *s, Env *env, const Node *n, const char *what) {
   } else if (n->kind == N_NAME && !sema_lookup(&env->vals, n->name) && (b = sema_lookup(&env->dims, n->name))) {
     return b->dim;
   } else {
-    sema_err(s, n->loc, "%s must be an integer literal, a hyper-parameter or a dimension name", what);
-    return -1;
+    DimExpr *d = arg_to_dim(s, env, n, what, true);
+    return d ? eval_int(s, env, d, 0) : -1;
   }
   if (x == floor(x) && x >= 0 && x <= DIM_MAX) return (int64_t)x;
   sema_err(s, n->loc, "%s must be a whole number from 0 to %d, not %g", what, DIM_MAX, x);
   return -1;
 }
 
-/* An integer argument: a literal or a dimension name. 0 after an error. The literal is a
+/* An integer argument: a literal, a dimension name or a dimension expression of them
+ * (`one_hot(t, K + 1)`, evaluated as a shape's dims are). 0 after an error. The literal is a
  * double: range-checked before it is converted (a conversion out of range is undefined). */
 int64_t sema_dim_arg(Sema *s, Env *env, const Node *n, const char *what) {
   if (n->kind == N_NUM) {
@@ -242,8 +306,8 @@ int64_t sema_dim_arg(Sema *s, Env *env, const Node *n, const char *what) {
     Binding *b = sema_lookup(&env->dims, n->name);
     if (b) return b->dim;
   }
-  sema_err(s, n->loc, "%s must be an integer literal or a dimension name", what);
-  return 0;
+  DimExpr *d = arg_to_dim(s, env, n, what, false);
+  return d ? sema_eval_dim(s, env, d) : 0;
 }
 
 /* A loop bound: an integer literal (0 allowed), a hyper-parameter with a whole value, or a
