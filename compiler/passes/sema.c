@@ -366,10 +366,13 @@ static Value *lower_leaf(Sema *s, Env *env, const Node *n) {
 static Value *lower_link(Sema *s, Env *env, const Node *n, Value *x) {
   if (n->kind == N_INDEX) {
     if (!x) return NULL;
+    /* A value of the wrong domain has the caret, or, when it is itself read with an index
+     * (x[src][dst]), this index: the earlier one's place (src) would blame the index that worked. */
+    Loc bad = n->lhs->kind == N_INDEX ? n->loc : n->lhs->loc;
     bool is_src = strcmp(n->name, "src") == 0;
     if (strcmp(n->name, "graph") == 0) { /* u[graph]: each vertex reads its graph's row */
       if (x->dom != DOM_GRAPH) {
-        sema_err(s, n->lhs->loc, "only graph values can be read on vertices with [graph]; this is %s value", domain_a(x->dom));
+        sema_err(s, bad, "only graph values can be read on vertices with [graph]; this is %s value", domain_a(x->dom));
         return NULL;
       }
       return make(s, OP_BROADCAST, FN_NONE, &x, 1, 0, 0, n->loc);
@@ -379,7 +382,7 @@ static Value *lower_link(Sema *s, Env *env, const Node *n, Value *x) {
       return NULL;
     }
     if (x->dom != DOM_VERTEX) {
-      sema_err(s, n->lhs->loc, "only vertex values can be read on edges with [%s]; this is %s value", n->name, domain_a(x->dom));
+      sema_err(s, bad, "only vertex values can be read on edges with [%s]; this is %s value", n->name, domain_a(x->dom));
       return NULL;
     }
     return make(s, OP_SCATTER, is_src ? FN_COPY_U : FN_COPY_V, &x, 1, 0, 0, n->loc);

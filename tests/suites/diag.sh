@@ -196,15 +196,15 @@ _diag_run_generated() {
   } >"$f"
   _diag_no_crash "diag/gen_long_dim_chain" "$f"
 
-  # The same with x[src][src]... (20,000 reads on edges of edges): an error at the second,
-  # located at the first (the value that is an edge value).
+  # The same with x[src][src]... (20,000 reads on edges of edges): an error at the second
+  # index, with the caret there (it was at the first, which is right).
   f="$d/long_index.gnn"
   {
     printf 'model M(x: vertex[16]) -> vertex[16] {\n  return sum(x'
     for ((k = 0; k < 20000; k++)); do printf '[src]'; done
     printf ')\n}\n'
   } >"$f"
-  _diag_check "diag/gen_long_index_chain" "$f" "$f:2:16: error: only vertex values can be read on edges with [src]; this is an edge value" "" 1
+  _diag_check "diag/gen_long_index_chain" "$f" "$f:2:21: error: only vertex values can be read on edges with [src]; this is an edge value" "" 1
 
   # Nesting that does cost stack: 1000 layers, each returning a call of the next. Sema stops
   # at 1000 levels (the layer bodies count: the call L0(x) in the model is level 1, L1(x) in
