@@ -63,21 +63,32 @@ static void show_line(Diag *d, Loc loc) {
 }
 
 void diag_verror(Diag *d, const char *kind, Loc loc, const char *fmt, va_list ap) {
-  bool is_error = strcmp(kind, "error") == 0;
+  bool is_error = strcmp(kind, "error") == 0, is_note = strcmp(kind, "note") == 0;
   if (is_error) d->errors++;
+  if (is_note && d->muted) return;
+  if (!is_note) d->muted = false;
   if (!d->out) return;
-  if (d->errors > d->max_errors) {
-    if (is_error && d->errors == d->max_errors + 1)
+  if (diag_count(d) > d->max_errors) { /* past the limit nothing is printed, so nothing is a repeat */
+    if (is_error && diag_count(d) == d->max_errors + 1)
       fprintf(d->out, "%s: too many errors, stopping\n", d->path);
     return;
+  }
+  /* a message quoting a huge name is cut too */
+  char msg[DIAG_MESSAGE_MAX + 1];
+  int need = vsnprintf(msg, sizeof msg, fmt, ap);
+  if (is_error && d->arena) {
+    void **seen = strmap_put(d->arena, &d->printed, arena_printf(d->arena, "%d:%d:%s", loc.line, loc.col, msg));
+    if (*seen) {
+      d->repeats++;
+      d->muted = true;
+      return;
+    }
+    *seen = d;
   }
   if (loc.line > 0)
     fprintf(d->out, "%s:%d:%d: %s: ", d->path, loc.line, loc.col, kind);
   else
     fprintf(d->out, "%s: %s: ", d->path, kind);
-  /* a message quoting a huge name is cut too */
-  char msg[DIAG_MESSAGE_MAX + 1];
-  int need = vsnprintf(msg, sizeof msg, fmt, ap);
   fputs(msg, d->out);
   if (need > DIAG_MESSAGE_MAX) fputs("...", d->out);
   fputc('\n', d->out);
@@ -92,14 +103,16 @@ void diag_error(Diag *d, Loc loc, const char *fmt, ...) {
 }
 
 void diag_note(Diag *d, Loc loc, const char *fmt, ...) {
-  if (d->errors > d->max_errors) return;
+  if (diag_too_many(d)) return;
   va_list ap;
   va_start(ap, fmt);
   diag_verror(d, "note", loc, fmt, ap);
   va_end(ap);
 }
 
-bool diag_too_many(const Diag *d) { return d->errors > d->max_errors; }
+int diag_count(const Diag *d) { return d->errors - d->repeats; }
+
+bool diag_too_many(const Diag *d) { return diag_count(d) > d->max_errors; }
 
 /* path whole, NUL-terminated: refused past `limit` bytes (EFBIG) and, with stop_at_nul, at the
  * first NUL byte (EILSEQ), checked as each block arrives so that /dev/zero ends at once. */

@@ -22,9 +22,18 @@ typedef struct {
   const char *text;  /* whole file, size bytes (NUL bytes included) and a terminating NUL */
   size_t size;
   FILE *out;         /* where diagnostics go (stderr; NULL = count only, for the fuzzer) */
-  int errors;
+  int errors;        /* every error found, those not printed again included (control flow reads it) */
   int max_errors;    /* stop reporting after this many */
+  /* Each error is printed once: an error with the place and message of one already printed (a
+   * mistake in a layer that two calls instantiate) is counted in errors and in repeats, not
+   * printed, nor are its notes. Needs arena (set by gnn_ctx_init); without one, none is dropped. */
+  Arena *arena;
+  StrMap printed;    /* "line:col:message" of each error printed */
+  int repeats;
+  bool muted;        /* the last error was a repeat: its notes are dropped too */
 } Diag;
+/* The errors to report in "N errors generated.": each printed error once. */
+int diag_count(const Diag *d);
 
 void diag_error(Diag *d, Loc loc, const char *fmt, ...) GNN_PRINTF(3, 4);
 void diag_note(Diag *d, Loc loc, const char *fmt, ...) GNN_PRINTF(3, 4);

@@ -633,7 +633,7 @@ int gradcheck_main(int argc, char **argv) {
   rc = gradcheck_module(m, &g, &ps, &o);
 done:
   if (c.diag.errors > 0 && c.diag.out)
-    fprintf(stderr, "%d error%s generated.\n", c.diag.errors, c.diag.errors == 1 ? "" : "s");
+    fprintf(stderr, "%d error%s generated.\n", diag_count(&c.diag), diag_count(&c.diag) == 1 ? "" : "s");
   params_free(&ps);
   graph_free(&g);
   gnn_ctx_free(&c);

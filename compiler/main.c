@@ -967,7 +967,7 @@ int main(int argc, char **argv) {
 done:
   if (c.diag.errors > 0 && rc == 0) rc = 1;
   if (c.diag.errors > 0 && c.diag.out)
-    fprintf(stderr, "%d error%s generated.\n", c.diag.errors, c.diag.errors == 1 ? "" : "s");
+    fprintf(stderr, "%d error%s generated.\n", diag_count(&c.diag), diag_count(&c.diag) == 1 ? "" : "s");
   if (outfile.f && !out_close(&outfile, rc == 0)) rc = rc ? rc : 1; /* after an error the old file stays as it was */
   /* stdout: the IR, --print-ir-after, --stats (a full disk or a closed pipe is an error, not a
    * silent success) */

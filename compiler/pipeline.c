@@ -44,6 +44,7 @@ void gnn_ctx_init(GnnCtx *c, const char *path, const char *text, size_t size, FI
   c->diag.size = size;
   c->diag.out = diag_out;
   c->diag.max_errors = 20;
+  c->diag.arena = &c->arena;
   c->value_budget = 100000;
   c->prog = arena_alloc(&c->arena, sizeof(Program));
 }
