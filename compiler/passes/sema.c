@@ -480,6 +480,10 @@ static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
     diag_error(&s->c->diag, loc, "redefinition of '%s'", name);
     diag_note(&s->c->diag, mine->loc, "'%s' was defined here", name);
     sema_report_frames(s);
+    /* The later statements were written for the new value (`x = W @ x` shadowing an input):
+     * they see it, so the mistake is not reported again as their types (a NULL poisons the
+     * name). The pass's first binding stays its own: a third binding is noted at the first. */
+    sema_bind(s, &env->vals, name, v, 0, loc);
     return false;
   }
   if (sema_is_builtin_value(name)) {
