@@ -18,9 +18,13 @@
  *
  * The stencil is the fourth-order central difference: its truncation error is O(h^4), so h
  * can be large enough (default 1e-3) that rounding in L, of order eps_mach * |L| / h, stays
- * far below the tolerance. The floor (default 1e-6 * the largest |grad| of the model, see
- * --floor) keeps entries whose gradient is (nearly) zero from being compared relative to
- * nothing: they are compared in absolute terms at a millionth of the gradient's scale.
+ * far below the tolerance. A steep function's fifth derivative can still make it err beyond the
+ * tolerance at that step: an entry beyond it is differenced again at h/10, where truncation is
+ * 10^4 times smaller and a wrong gradient as wrong, and an error 10 times smaller there counts
+ * (a failure that shrank so suggests a smaller --eps). The floor (default 1e-6 * the largest
+ * |grad| of the model, see --floor) keeps entries whose gradient is (nearly) zero from being
+ * compared relative to nothing: they are compared in absolute terms at a millionth of the
+ * gradient's scale.
  *
  * Kinks. relu, leaky_relu, elu (in its second derivative), abs, sign and inv_or_zero change
  * branch at 0, and max/min switch edges at ties: a difference whose stencil straddles such a
@@ -67,7 +71,8 @@ static void gc_usage(FILE *out) {
         "  --inference             dropout off (default: training mode, dropout on)\n"
         "  --samples N             check N random entries of each parameter with more (default: all)\n"
         "  --tol X                 largest relative error accepted (default 1e-6)\n"
-        "  --eps H                 finite-difference step (default 1e-3, times max(1, |theta|))\n"
+        "  --eps H                 finite-difference step (default 1e-3, times max(1, |theta|)); an\n"
+        "                          entry beyond --tol is retried at a tenth of it (truncation error)\n"
         "  --floor F               denominator floor of the relative error (default 1e-6 x the\n"
         "                          largest |grad| over every parameter)\n"
         "  --grad-out FILE         read grad.out from a tensor file instead of drawing it\n"
@@ -223,6 +228,19 @@ static bool loss_at(Gc *gc, double *theta, double t0, double d, long double *L, 
   return ok;
 }
 
+/* The fourth-order central difference of L in theta_j at step h; *smooth: no point of the
+ * stencil took another branch of a kink than theta. */
+static bool fd_at(Gc *gc, double *theta, double t0, double h, double *fd, bool *smooth, char *err, size_t errlen) {
+  long double Lp1, Lm1, Lp2, Lm2;
+  bool s1, s2, s3, s4;
+  if (!loss_at(gc, theta, t0, h, &Lp1, &s1, err, errlen) || !loss_at(gc, theta, t0, -h, &Lm1, &s2, err, errlen) ||
+      !loss_at(gc, theta, t0, 2 * h, &Lp2, &s3, err, errlen) || !loss_at(gc, theta, t0, -2 * h, &Lm2, &s4, err, errlen))
+    return false;
+  *smooth = s1 && s2 && s3 && s4;
+  *fd = (double)((8 * (Lp1 - Lm1) - (Lp2 - Lm2)) / (12 * (long double)h));
+  return true;
+}
+
 static bool write_tensor(FILE *f, const char *name, int64_t rows, const Shape *s, const double *d) {
   fprintf(f, "tensor %s %lld %d", name, (long long)rows, s->rank);
   for (int k = 0; k < s->rank; k++) fprintf(f, " %lld", (long long)s->d[k]);
@@ -262,6 +280,8 @@ static bool read_seed(const char *path, Tensor *t, int64_t rows, char *err, size
 typedef struct {
   int64_t checked, kinked, worst;
   double max_err, worst_g, worst_fd;
+  int64_t refined;   /* beyond tol at the step, within it at a tenth: truncation error, passed */
+  int64_t truncated; /* beyond tol at both, but 10x smaller at a tenth: truncation error, failed */
 } ParamReport;
 
 static int check(Gc *gc) {
@@ -318,7 +338,7 @@ static int check(Gc *gc) {
   /* 2. Finite differences, parameter by parameter, in output order. */
   uint64_t rs = o->seed ^ 0x5a4d91e5ull;
   double worst = 0;
-  int64_t total = 0, kinks = 0;
+  int64_t total = 0, kinks = 0, refined = 0, truncated = 0;
   for (int i = 1; i < m->nouts; i++) {
     /* a parameter's gradient, or an input's: the input's values (a copy of the joint
      * evaluation's, which the forward-only runs read through `given`) are then perturbed */
@@ -364,31 +384,45 @@ static int check(Gc *gc) {
     }
     if (o->corrupt && (strcmp(o->corrupt, pname) == 0 || strcmp(o->corrupt, m->outs[i].name) == 0) && take > 0)
       grads[i][idx[0]] += 1e-4 * fmax(fabs(grads[i][idx[0]]), flo);
-    ParamReport pr = {0, 0, -1, 0, 0, 0};
+    ParamReport pr = {0, 0, -1, 0, 0, 0, 0, 0};
     for (int64_t k = 0; k < take; k++) {
       int64_t j = idx[k];
       double t0 = t->data[j], h = o->eps * fmax(1, fabs(t0)), fd = 0;
       bool smooth = false;
       for (int tries = 0; tries < 5 && !smooth; tries++, h /= 10) {
-        long double Lp1, Lm1, Lp2, Lm2;
-        bool s1, s2, s3, s4;
-        if (!loss_at(gc, &t->data[j], t0, h, &Lp1, &s1, err, sizeof err) ||
-            !loss_at(gc, &t->data[j], t0, -h, &Lm1, &s2, err, sizeof err) ||
-            !loss_at(gc, &t->data[j], t0, 2 * h, &Lp2, &s3, err, sizeof err) ||
-            !loss_at(gc, &t->data[j], t0, -2 * h, &Lm2, &s4, err, sizeof err)) {
+        if (!fd_at(gc, &t->data[j], t0, h, &fd, &smooth, err, sizeof err)) {
           free(idx);
           free(xt.data);
           goto fail;
         }
-        smooth = s1 && s2 && s3 && s4;
-        fd = (double)((8 * (Lp1 - Lm1) - (Lp2 - Lm2)) / (12 * (long double)h));
       }
+      h *= 10; /* the step of fd */
       double g = grads[i][j], e = fabs(g - fd) / fmax(fmax(fabs(g), fabs(fd)), flo);
       if (!smooth) {
         pr.kinked++;
         printf("  %s[%lld]: a kink lies within the stencil even at step %.1e: not checked (grad %.10g, fd %.10g)\n", pname,
-               (long long)j, h * 10, g, fd);
+               (long long)j, h, g, fd);
         continue;
+      }
+      /* Beyond tol, a tenth of the step tells the difference's own error from the gradient's: the
+       * stencil's truncation error is O(h^4), 10^4 times smaller there (a steep function: tanh(30 x)
+       * errs by 6e-6 at 1e-3 and by 6e-10 at 1e-4), while a wrong gradient is as wrong at any
+       * step. An error 10 times smaller or more at h/10 is truncation: the smaller one counts. */
+      if (e > o->tol) {
+        double fd2 = 0;
+        bool smooth2 = false;
+        if (!fd_at(gc, &t->data[j], t0, h / 10, &fd2, &smooth2, err, sizeof err)) {
+          free(idx);
+          free(xt.data);
+          goto fail;
+        }
+        double e2 = fabs(g - fd2) / fmax(fmax(fabs(g), fabs(fd2)), flo);
+        if (o->verbose) printf("  %s[%lld]: err %.2e at step %.1e, %.2e at step %.1e\n", pname, (long long)j, e, h, e2, h / 10);
+        if (smooth2 && e2 <= e / 10) {
+          if (e2 <= o->tol) pr.refined++;
+          else pr.truncated++;
+          e = e2, fd = fd2;
+        }
       }
       pr.checked++;
       if (o->verbose) printf("  %s[%lld]: grad %.15g  fd %.15g  err %.2e\n", pname, (long long)j, g, fd, e);
@@ -403,12 +437,22 @@ static int check(Gc *gc) {
            pr.max_err);
     if (pr.worst >= 0) printf("  (entry %lld: grad %.10g, fd %.10g)", (long long)pr.worst, pr.worst_g, pr.worst_fd);
     if (pr.kinked) printf("  %lld at kinks", (long long)pr.kinked);
+    if (pr.refined + pr.truncated) printf("  %lld at a tenth of the step", (long long)(pr.refined + pr.truncated));
     printf("%s\n", pr.max_err > o->tol || pr.kinked ? "  FAIL" : "");
     worst = fmax(worst, pr.max_err);
     total += pr.checked;
     kinks += pr.kinked;
+    refined += pr.refined;
+    truncated += pr.truncated;
   }
   bool ok = worst <= o->tol && kinks == 0;
+  if (refined)
+    printf("%lld entr%s beyond --tol at step %g agreed at a tenth of it: the difference's truncation error (O(step^4)), "
+           "not the gradient's\n", (long long)refined, refined == 1 ? "y" : "ies", o->eps);
+  if (truncated)
+    printf("%lld entr%s still beyond --tol at a tenth of the step erred 10 times less or better there, as the difference's "
+           "truncation error does: try a smaller step (--eps %g)\n", (long long)truncated, truncated == 1 ? "y" : "ies",
+           o->eps / 100);
   printf("max rel error %.2e over %lld entries of %d parameter%s", worst, (long long)total, m->nouts - 1 - nig,
          m->nouts - 1 - nig == 1 ? "" : "s");
   if (nig) printf(" and %d input%s", nig, nig == 1 ? "" : "s");

@@ -15,7 +15,8 @@
 #   grad/forward/...        gnnc run: the forward output of the training module equals that of
 #                           the inference module (-fno-autodiff), to 1e-12
 #   grad/ties/CASE          gradients at max/min ties against hand-computed values (ties.py)
-#   grad/checker/...        the checker itself can fail: a corrupted gradient, a tie
+#   grad/checker/...        the checker itself can fail: a corrupted gradient (also where it retries at a
+#                           tenth of the step), a tie, a steep function that wants a smaller --eps
 #   grad/rules/CASE         functions no source program reaches yet, in hand-built modules
 #                           (tests/grad/rules.c, build/grad_rules)
 
@@ -201,6 +202,29 @@ if [ $grad_rc -eq 1 ] && printf '%s\n' "$grad_out" | grep -q '^grad.gatconv0.a .
   pass grad/checker/corrupt
 else
   fail grad/checker/corrupt "exit $grad_rc: $(grad_tail "$grad_out")"
+fi
+
+# ... also where gradcheck retries at a tenth of the step (tests/grad/steep.gnn: the truncation
+# error of a steep tanh at the default step, 6e-6, is forgiven when a tenth of the step errs 10
+# times less; a corrupted entry errs 1e-4 at both) ...
+grad_out=$(grad_gnnc gradcheck tests/grad/steep.gnn --graph tests/interp/graphs/random --corrupt W 2>&1)
+grad_rc=$?
+if [ $grad_rc -eq 1 ] && printf '%s\n' "$grad_out" | grep -q '^grad.W .*max rel error 1.00e-04 .*FAIL$' &&
+   printf '%s\n' "$grad_out" | grep -q ': FAIL$'; then
+  pass grad/checker/corrupt-steep
+else
+  fail grad/checker/corrupt-steep "exit $grad_rc: $(grad_tail "$grad_out")"
+fi
+# ... and where even a tenth of the step is too coarse (tanh(300 x)), the failure says what the
+# error looks like and suggests a smaller --eps, with which the check passes.
+sed 's/tanh(30 \*/tanh(300 */' tests/grad/steep.gnn > "$grad_tmp/steep300.gnn"
+grad_out=$(grad_gnnc gradcheck "$grad_tmp/steep300.gnn" --graph tests/interp/graphs/random 2>&1)
+grad_rc=$?
+if [ $grad_rc -eq 1 ] && printf '%s\n' "$grad_out" | grep -q 'as the difference.s truncation error does: try a smaller step (--eps 1e-05)$' &&
+   grad_gnnc gradcheck "$grad_tmp/steep300.gnn" --graph tests/interp/graphs/random --eps 1e-5 > /dev/null 2>&1; then
+  pass grad/checker/truncation-suggests-eps
+else
+  fail grad/checker/truncation-suggests-eps "exit $grad_rc: $(grad_tail "$grad_out")"
 fi
 
 # ... and a tie that a difference straddles is reported, not averaged: in the first ties case,
