@@ -292,9 +292,13 @@ KTraffic kstats_step_traffic(const KStep *s, double V, double E) {
   return t;
 }
 
-static void totals(const KProgram *p, double V, double E, double *rd, double *wr) {
+/* The bytes of a step of every forward and backward (per_graph 0), or of the hoist pass's steps that
+ * run once per graph (per_graph 1: the graph's own values, computed by the first forward on a
+ * graph and kept in the arena; not a cost of every step, as gpucost.c does not count them either). */
+static void totals(const KProgram *p, double V, double E, bool per_graph, double *rd, double *wr) {
   *rd = *wr = 0;
   for (int i = 0; i < p->nsteps; i++) {
+    if (p->steps[i].per_graph != per_graph) continue;
     double r, w;
     step_bytes(&p->steps[i], V, E, &r, &w);
     *rd += r;
@@ -371,6 +375,7 @@ typedef struct {
 static Ops prog_ops(const KProgram *p, double V, double E) {
   Ops o = {{0, 0}, {0, 0}};
   for (int i = 0; i < p->nsteps; i++) {
+    if (p->steps[i].per_graph) continue; /* once per graph, not every pass's (totals) */
     KTraffic t = kstats_step_traffic(&p->steps[i], V, E);
     int d = i >= p->nfwd;
     if (p->steps[i].kind == STEP_KERNEL) o.kern[d] += t.ops;
@@ -385,16 +390,21 @@ void kprog_stats(FILE *out, const KProgram *p, const KProgram *unfused, double V
     const KStep *s = &p->steps[i];
     KTraffic t = kstats_step_traffic(s, V, E);
     const char *name = kstats_step_name(s);
-    fprintf(out, "  step %-3d %-9s %-44s reads %-10s writes %-10s ops %s\n", i, i < p->nfwd ? "forward" : "backward", name,
+    fprintf(out, "  step %-3d %-9s %-44s reads %-10s writes %-10s ops %s\n", i,
+            s->per_graph ? "graph" : i < p->nfwd ? "forward" : "backward", name,
             kstats_human(t.read), kstats_human(t.write), kstats_ops_human(t.ops));
   }
-  double r, w, ur = 0, uw = 0;
-  totals(p, V, E, &r, &w);
-  int launches = 0, ulaunches = 0;
+  double r, w, ur = 0, uw = 0, gr, gw;
+  totals(p, V, E, false, &r, &w);
+  totals(p, V, E, true, &gr, &gw);
+  int launches = 0, ulaunches = 0, npg = 0;
   for (int i = 0; i < p->nsteps; i++) launches += p->steps[i].kind != STEP_GEMM && p->steps[i].kind != STEP_SPMM;
+  for (int i = 0; i < p->nsteps; i++) npg += p->steps[i].per_graph;
   fprintf(out, "  total: %d steps (%d kernels and fills), reads %s, writes %s", p->nsteps, launches, kstats_human(r), kstats_human(w));
+  if (npg) /* the "graph" steps: once per graph, not in every forward (the total above is a pass's) */
+    fprintf(out, " (+ %d step%s once per graph: reads %s, writes %s)", npg, npg == 1 ? "" : "s", kstats_human(gr), kstats_human(gw));
   if (unfused) {
-    totals(unfused, V, E, &ur, &uw);
+    totals(unfused, V, E, false, &ur, &uw);
     for (int i = 0; i < unfused->nsteps; i++) ulaunches += unfused->steps[i].kind != STEP_GEMM && unfused->steps[i].kind != STEP_SPMM;
     fprintf(out, "; unfused: %d steps (%d kernels and fills), reads %s, writes %s (x%.3g bytes)", unfused->nsteps, ulaunches,
             kstats_human(ur), kstats_human(uw), (ur + uw) / (r + w > 0 ? r + w : 1));
