@@ -102,8 +102,6 @@ class Library(_Handle):
                                    ctypes.c_uint64, ctypes.POINTER(ctypes.POINTER(_Sample)))
         self._sample_free = _fn(h, "gnn_sample_free", None, ctypes.POINTER(_Sample))
         self._sampler_free = _fn(h, "gnn_sampler_free", None, _vp)
-        self._init_glorot = _fn(h, "gnn_param_init_glorot", ctypes.c_int, ctypes.c_char_p, ctypes.c_int, _p64,
-                                ctypes.c_uint64, _vp)
         self._tf_read = _fn(h, "gnn_tensor_file_read", ctypes.c_int, _vp, ctypes.c_char_p, ctypes.POINTER(_vp))
         self._tf_expect = _fn(h, "gnn_tensor_file_expect", ctypes.c_int, _vp, _vp, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p))
         self._tf_get = _fn(h, "gnn_tensor_file_get", ctypes.c_int, _vp, _vp, ctypes.c_char_p, ctypes.c_int, _p64, _vp)
@@ -268,21 +266,28 @@ class Library(_Handle):
         return Sampler(self, graph, indptr, indices)
 
     def initial_params(self, seed=1):
-        """{name: array}: the parameters a model created with seed starts from (Glorot, the
-        interpreter's values at float32; gnn_param_init_glorot), without a graph."""
+        """{name: array}: the parameters a model created with seed starts from, without a graph of
+        the caller's: read back from a model this library's create() makes on a graph of one vertex
+        and no edges, so that every initialiser is create's bit for bit (Glorot for rank >= 2, zeros
+        below, and the declared value of `param NAME: [..] = value`, which only the library knows;
+        the interpreter's values at float32)."""
         seed = _seed("initial_params", seed)
-        out = {}
-        for p in self.param_info:
-            v = np.empty(p.shape, np.float32)
-            dims = (ctypes.c_int64 * 4)(*(list(p.shape) + [0] * (4 - len(p.shape))))
-            st = self._init_glorot(p.name.encode(), len(p.shape), dims, seed, v.ctypes.data)
-            if st:
-                raise GnncError(st, "gnn_param_init_glorot failed for %r" % p.name)
-            out[p.name] = v
-        return out
+        if not self.param_info:
+            return {}
+        none = np.zeros(0, np.int64)
+        g = self.graph(none, none, num_vertices=1)
+        try:
+            m = Model(self, g, seed)
+            try:
+                return m.state_dict()
+            finally:
+                m.close()
+        finally:
+            g.free()
 
     def create(self, graph, seed=1):
-        """A model on graph (parameters Glorot-initialised from seed, as gnnc run and gnn-run)."""
+        """A model on graph (parameters initialised from seed as gnnc run and gnn-run do: Glorot for rank
+        >= 2, zeros below, a parameter declared `= value` at that value)."""
         return Model(self, graph, seed)
 
 

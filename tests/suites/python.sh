@@ -4,6 +4,9 @@
 #                         in training mode and backward), parameters by name, parameter files,
 #                         edge order, datasets, errors; Library, Graph, Model and Sampler refuse
 #                         copy.copy, copy.deepcopy and pickle
+#   python/init/...       tests/python/test_init.py: Library.initial_params and GnncModule's parameters
+#                         equal create()'s bit for bit for every initialiser (Glorot, zeros, a declared
+#                         `= value`) and gnnc run's; GnncModule's forward equals create()'s model's
 #   python/torch/...      tests/python/test_torch.py: GnncModule's outputs and gradients equal torch
 #                         autograd on the same GCN and GAT written in PyTorch, and so do 5 Adam steps;
 #                         a parameter gone NaN is refused by its attribute name, saying training diverged;
@@ -85,7 +88,7 @@ if ! "$PY" -c 'import numpy, torch' 2> /dev/null; then
   fail python/deps "python3-numpy and python3-torch are required (make setup installs them)"
 else
   py_ok=1
-  for py_m in gcn gat edgeconv edgein; do
+  for py_m in gcn gat edgeconv edgein initval; do
     if ! py_out=$("$GNNC" "tests/python/models/$py_m.gnn" --target=host -o "$py/lib$py_m.so" 2>&1); then
       fail "python/build/$py_m" "$(py_tail "$py_out")"; py_ok=0
     fi
@@ -107,6 +110,9 @@ else
   fi
   if [ $py_ok = 1 ]; then
     py_out=$(PYTHONPATH=python "$PY" tests/python/test_numpy.py "$py" "$py/work" "$GNNC" 2>&1); py_lines python/numpy $? "$py_out"
+    # parameters start where create() puts them (declared `= value` too)
+    py_out=$(PYTHONPATH=python timeout 300 "$PY" -W ignore tests/python/test_init.py "$py" "$py/work" "$GNNC" 2>&1)
+    py_lines python/init $? "$py_out"
     # neighbour sampling (Library.sampler) equals its specification written again in Python
     py_out=$(PYTHONPATH=python "$PY" tests/python/test_sampler.py "$py" 2>&1); py_lines python/sampler $? "$py_out"
     py_out=$(PYTHONPATH=python "$PY" -W ignore::UserWarning tests/python/test_torch.py "$py" tests/interp/graphs/random 2>&1)
