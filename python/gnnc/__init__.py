@@ -15,8 +15,9 @@ Pure ctypes: no compiled extension. Errors are raised as GnncError with the runt
 
 Edge rows: the runtime stores a graph's edges in CSR-by-destination order. Edge inputs and
 outputs here are in the order of the edges given (or of the edge file); the binding permutes
-them with the graph's edge_origin (an edge the runtime added, a self-loop, gets zeros in and is
-dropped on the way out). Pass edge_order="graph" to use the runtime's order instead.
+them with the graph's edge_origin (an edge the runtime added, a self-loop, gets ones in, as in
+gnnc run, gnn-run and gnn-train, and is dropped on the way out). Pass edge_order="graph" to use
+the runtime's order instead.
 """
 # The package's public face: its names are defined in modules of one job each, every one importing
 # only those above it in this list (no cycles):

@@ -130,13 +130,16 @@ class Graph(_Handle):
     def rows(self, domain):
         return self.nv if domain == "vertex" else self.ne if domain == "edge" else self.ng if domain == "graph" else 1
 
-    def to_graph_order(self, a):
-        """Edge rows in input order -> the runtime's order (added self-loops get zeros)."""
+    def to_graph_order(self, a, fill=1):
+        """Edge rows in input order -> the runtime's order. An edge the runtime added (a self-loop)
+        has no input row: its row is fill, 1 by default, what gnnc run, gnn-run and gnn-train give
+        an added self-loop's edge input (and PyG's add_self_loops); Model.backward passes 0 for
+        the gradient of an edge output, whose added rows are no output."""
         a = np.asarray(a)
         if a.ndim < 1 or a.shape[0] != self.num_input_edges:  # more rows would be cut, fewer an IndexError
             raise ValueError("edge rows in input order: want %d rows (the graph's input edges), got shape %s" % (
                 self.num_input_edges, a.shape))
-        out = np.zeros((self.ne,) + a.shape[1:], a.dtype)
+        out = np.full((self.ne,) + a.shape[1:], fill, a.dtype)
         keep = self.edge_origin >= 0
         out[keep] = a[self.edge_origin[keep]]
         return out

@@ -306,7 +306,7 @@ class Model(_Handle):
             want = (self.graph.num_input_edges,) + o.shape
             if g.shape != want:  # checked before the permutation, which would cut or fail on it
                 raise ValueError("grad_out: want shape %s (edges in input order), got %s" % (want, g.shape))
-            g = np.ascontiguousarray(self.graph.to_graph_order(g))
+            g = np.ascontiguousarray(self.graph.to_graph_order(g, fill=0))  # added rows: no output
         want = (self.graph.rows(o.domain),) + o.shape
         if g.shape != want:
             raise ValueError("grad_out: want shape %s, got %s" % (want, g.shape))

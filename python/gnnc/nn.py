@@ -538,7 +538,8 @@ class _TensorGraph:
         return self._on[device]
 
     def to_graph_order(self, a, t=None):
-        """Edge rows in edge_index's order -> the runtime's (added self-loops zero). t: the model
+        """Edge rows in edge_index's order -> the runtime's, differentiably; an added self-loop's row
+        is 1, as gnnc run, gnn-run and gnn-train give it (Graph.to_graph_order). t: the model
         input a is, for the message."""
         n = self.graph.num_input_edges
         if a.dim() < 1 or a.shape[0] != n:  # index_select would cut more rows and fail on fewer
@@ -546,7 +547,7 @@ class _TensorGraph:
             raise ValueError("%s: want shape %s (a row per edge of edge_index, in its order), got %s" % (
                 "input %r" % t.name if t is not None else "edge rows", want, tuple(a.shape)))
         csr, inp = self._idx(a.device)
-        out = a.new_zeros((self.graph.ne,) + tuple(a.shape[1:]))
+        out = a.new_ones((self.graph.ne,) + tuple(a.shape[1:]))
         return out.index_copy(0, csr, a.index_select(0, inp))
 
     def to_input_order(self, a):

@@ -3,11 +3,15 @@ library and the C tools do.
 
 LIBDIR holds libinitval.so (tests/python/models/initval.gnn: a parameter of every initialiser --
 Glorot, zeros, declared `= value` as a literal, a negated literal, a hyper-parameter and a
-dimension name, at rank 0, 1 and 2 -- and an edge input summed over in-edges). Checks:
+dimension name, at rank 0, 1 and 2 -- and an edge input summed over in-edges) and libedgein.so
+(tests/python/models/edgein.gnn: an edge output). Checks:
   - Library.initial_params(seed) and GnncModule(lib, seed)'s parameters equal create(graph, seed)'s
     bit for bit (seeds 0, 1, 7, 2^64 - 1), the declared values exactly, and `gnnc run --seed`'s
     saved parameters at float32; GnncModule's forward equals the created model's (before, both
-    Python paths drew Glorot for every parameter: a declared `= 1` started at 0).
+    Python paths drew Glorot for every parameter: a declared `= 1` started at 0);
+  - an edge input of a self-loop the runtime added is 1 in Model.forward, Graph.to_graph_order and
+    GnncModule(add_self_loops=True) (both graph builders), what `gnnc run --self-loops` feeds and
+    computes (before, Python gave it 0); the gradient of an edge output still ignores added rows.
 Prints "ok NAME" / "FAIL NAME: detail" lines.
 """
 import subprocess
@@ -94,6 +98,53 @@ def main():
     check(np.array_equal(y, ref), "init/module-forward-equals-create",
           "max difference %g (max |y| %g)" % (float(np.abs(y - ref).max()), float(np.abs(ref).max())))
 
+    # self-loops the runtime adds: their edge input is 1 everywhere, as gnnc run --self-loops gives
+    vals = np.round(rs.uniform(-2, 2, ne), 3)  # three decimals: the file's text parses to the same float32
+    with open(work + "/sl.edges", "w") as f:
+        f.writelines("%d %d %.3f\n" % e for e in zip(src, dst, vals))
+    subprocess.run([gnnc_bin, "run", model, "--graph", work + "/sl.edges", "--num-vertices", str(nv), "--self-loops",
+                    "--seed", "5", "--save-params", work + "/sl.params", "--save-inputs", work + "/sl.inputs",
+                    "--output", work + "/sl.out"], check=True, stdout=subprocess.DEVNULL)
+    ins = read_tensors(work + "/sl.inputs")
+    out = read_tensors(work + "/sl.out")["output"]
+    added = nv - len(set(int(s) for s, t in zip(src, dst) if s == t))
+    wi = ins["w"].reshape(-1)
+    check(wi.size == ne + added and np.array_equal(wi[:ne].astype(np.float32), vals.astype(np.float32)) and np.all(wi[ne:] == 1), "selfloops/gnnc-run-feeds-1",
+          "w %s" % wi.tolist())
+    xs, ws = ins["x"].reshape(nv, 4).astype(np.float32), vals.astype(np.float32)
+    gs = lib.graph(src, dst, num_vertices=nv, add_self_loops=True)
+    o = gs.edge_origin
+    wg = gs.to_graph_order(ws)
+    check(gs.ne == ne + added and np.all(wg[o < 0] == 1) and np.array_equal(wg[o >= 0], ws[o[o >= 0]]),
+          "selfloops/to-graph-order-fills-1", "rows of added edges: %s" % wg[o < 0].tolist())
+    check(np.all(gs.to_graph_order(ws, fill=0)[o < 0] == 0), "selfloops/to-graph-order-fill-0")
+    m = lib.create(gs, seed=1)
+    m.load_params(work + "/sl.params")
+    ym = m.forward(xs, ws)
+    err = float(np.abs(ym - out).max() / np.abs(out).max())
+    check(err < 1e-5, "selfloops/model-equals-gnnc-run", "relative error %g" % err)
+    ei = torch.tensor(np.stack([src, dst]))
+    for builder in ("runtime", "torch"):
+        mod = GnncModule(lib, add_self_loops=True, graph_builder=builder)
+        with torch.no_grad():
+            for n, p in mod.named_gnnc_parameters():
+                p.copy_(torch.from_numpy(m[n]))
+            y = mod(ei, torch.from_numpy(xs), torch.from_numpy(ws)).numpy()
+        err = float(np.abs(y - out).max() / np.abs(out).max())
+        check(err < 1e-5 and np.allclose(y, ym, rtol=1e-6, atol=1e-6), "selfloops/module-%s-equals-gnnc-run" % builder,
+              "relative error %g against gnnc run, max difference %g from Model.forward" % (err, float(np.abs(y - ym).max())))
+
+    # the gradient of an edge output in input order: the added self-loops' rows are no output, so
+    # they seed nothing (edgein: y_e = w_e * (W x_src))
+    le = gnnc.load(libdir + "/libedgein.so")
+    ge = le.graph(src, dst, num_vertices=nv, add_self_loops=True)
+    me = le.create(ge, seed=2)
+    xe, we, go = rs.randn(nv, 3).astype(np.float32), rs.randn(ne, 2).astype(np.float32), rs.randn(ne, 2).astype(np.float32)
+    me.forward(xe, we, training=True)
+    dW = me.backward(go)["W"]
+    ref = xe[src].astype(np.float64).T @ (we * go).astype(np.float64)
+    check(np.allclose(dW, ref, rtol=1e-5, atol=1e-5), "selfloops/edge-output-grad-ignores-added",
+          "max difference %g" % float(np.abs(dW - ref).max()))
     return 1 if failures else 0
 
 

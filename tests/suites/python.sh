@@ -6,7 +6,9 @@
 #                         copy.copy, copy.deepcopy and pickle
 #   python/init/...       tests/python/test_init.py: Library.initial_params and GnncModule's parameters
 #                         equal create()'s bit for bit for every initialiser (Glorot, zeros, a declared
-#                         `= value`) and gnnc run's; GnncModule's forward equals create()'s model's
+#                         `= value`) and gnnc run's; GnncModule's forward equals create()'s model's; an
+#                         added self-loop's edge input is 1 in Model.forward and GnncModule (both graph
+#                         builders), as gnnc run --self-loops gives it
 #   python/torch/...      tests/python/test_torch.py: GnncModule's outputs and gradients equal torch
 #                         autograd on the same GCN and GAT written in PyTorch, and so do 5 Adam steps;
 #                         a parameter gone NaN is refused by its attribute name, saying training diverged;
@@ -110,7 +112,7 @@ else
   fi
   if [ $py_ok = 1 ]; then
     py_out=$(PYTHONPATH=python "$PY" tests/python/test_numpy.py "$py" "$py/work" "$GNNC" 2>&1); py_lines python/numpy $? "$py_out"
-    # parameters start where create() puts them (declared `= value` too)
+    # parameters start where create() puts them (declared `= value` too); added self-loops' edge inputs
     py_out=$(PYTHONPATH=python timeout 300 "$PY" -W ignore tests/python/test_init.py "$py" "$py/work" "$GNNC" 2>&1)
     py_lines python/init $? "$py_out"
     # neighbour sampling (Library.sampler) equals its specification written again in Python
