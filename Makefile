@@ -388,6 +388,7 @@ bench-gpu-estimate: all $(BENCH_TOOLS)
 bench: all $(BUILD)/bench/compile_time $(BENCH_TOOLS)
 	@mkdir -p bench/results
 	$(BUILD)/bench/compile_time $(EXAMPLES)
+	@bash -c '. bench/bench_lib.sh && bench_stamp bench/results/compile_time.txt "compile_time: gnnc front end and passes per example, in process (build/bench/compile_time, make bench)" "no code generated"'
 	@bash bench/interp_time.sh $(BUILD)/gnnc
 	@bash bench/host_forward.sh $(BUILD)/gnnc
 	@bash bench/reorg_ablation.sh $(BUILD)/gnnc

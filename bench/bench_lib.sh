@@ -2,8 +2,11 @@
 # bench/bench_lib.sh -- shared by bench/host_forward.sh, bench/gpu_forward.sh and
 # bench/reorg_ablation.sh (sourced).
 #
-#   bench_header TITLE [TARGET]  the results header: date, commit, CPU, target, load average
-#                             (TARGET: the target's words; default the host target, no GPU)
+#   bench_header TITLE [TARGET]  the results header: date, commit, CPU (model, family/model/stepping),
+#                             its SIMD flags, target, load average (TARGET: the target's words;
+#                             default the host target, no GPU)
+#   bench_stamp FILE TITLE [TARGET]  bench_header's lines put above FILE (a program's own results file)
+#   cpu_words, simd_words     the CPU's name and numbers; avx2 / fma / avx512* present or not
 #   thread_env N              the environment a run with N threads gets (see below)
 #   time_fwd_step N RUN LIB GRAPH REPEAT WARMUP OUTBASE   an inference forward and a training step (below)
 #   gnn_run_parse FILE        reads gnn-run's output, sets R_V R_E R_MS R_FAST R_PLAN R_PEAK R_ABSSUM
@@ -23,15 +26,46 @@ thread_env() {
   fi
 }
 
+# cpu_words: the CPU's model name with its family / model / stepping (a KVM guest's model name can
+# be as short as "AMD EPYC": the numbers say which generation), e.g.
+# "AMD EPYC (family 25, model 1, stepping 1)"
+cpu_words() {
+  local name fam mod step
+  name=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2> /dev/null | head -1)
+  [ -n "$name" ] || name=$(lscpu 2> /dev/null | sed -n 's/^Model name: *//p' | head -1)
+  fam=$(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo 2> /dev/null | head -1)
+  mod=$(sed -n 's/^model[[:space:]]*: //p' /proc/cpuinfo 2> /dev/null | head -1)
+  step=$(sed -n 's/^stepping[[:space:]]*: //p' /proc/cpuinfo 2> /dev/null | head -1)
+  echo "${name:-unknown CPU}${fam:+ (family $fam, model ${mod:-?}, stepping ${step:-?})}"
+}
+
+# simd_words [FLAGS]: which of the vector extensions the generated host code and OpenBLAS can use
+# are present (from /proc/cpuinfo's flags, or FLAGS), e.g. "avx2 yes, fma yes, avx512f no,
+# avx512vl no, avx512bw no" (the host code generator's AVX-512 loops run only where avx512f is)
+simd_words() {
+  local flags=${1-$(sed -n 's/^flags[[:space:]]*: //p' /proc/cpuinfo 2> /dev/null | head -1)} out= f
+  for f in avx2 fma avx512f avx512vl avx512bw; do
+    if [[ " $flags " == *" $f "* ]]; then out+="${out:+, }$f yes"; else out+="${out:+, }$f no"; fi
+  done
+  echo "$out"
+}
+
 bench_header() {
-  local cpu
-  cpu=$(lscpu 2> /dev/null | sed -n 's/^Model name: *//p' | head -1)
-  [ -n "$cpu" ] || cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
   echo "# $1"
   echo "# date:    $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "# commit:  $(git rev-parse --short HEAD 2> /dev/null || echo unknown)$(git diff --quiet HEAD -- compiler runtime 2> /dev/null || echo ' (compiler/runtime modified)')"
-  echo "# cpu:     $cpu; $(nproc) CPUs online$(lscpu 2> /dev/null | sed -n 's/^Hypervisor vendor: *\(.*\)/, \1 guest/p'); ${2:-target host (C + OpenMP, OpenBLAS); no GPU}"
+  echo "# cpu:     $(cpu_words); $(nproc) CPUs online$(lscpu 2> /dev/null | sed -n 's/^Hypervisor vendor: *\(.*\)/, \1 guest/p'); ${2:-target host (C + OpenMP, OpenBLAS); no GPU}"
+  echo "# simd:    $(simd_words)"
   echo "# load:    $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min load average at the start: other processes share the cores)"
+}
+
+# bench_stamp FILE TITLE [TARGET]: puts bench_header's lines above a results file that a program
+# wrote without them (build/bench/compile_time writes bench/results/compile_time.txt)
+bench_stamp() {
+  local tmp
+  tmp=$(mktemp) || return 1
+  { bench_header "$2" "${3:-}"; cat "$1"; } > "$tmp" && cat "$tmp" > "$1"
+  rm -f "$tmp"
 }
 
 # time_fwd_step N RUN LIB GRAPH REPEAT WARMUP OUTBASE: one gnn-run with --backward (its training

@@ -14,6 +14,7 @@
 # STEPS [4] (training libraries: 1 forward, then STEPS steps).
 set -u -o pipefail
 cd "$(dirname "$0")/.."
+. bench/bench_lib.sh
 BASE=${1:?usage: bench/host_kernels.sh BASE_GNNC [GNNC]}
 NEW=${2:-build/gnnc}
 GRAPH=${GRAPH:-build/bench/peers/graphs/rmat200k.gcsr}
@@ -42,6 +43,7 @@ for side in base new; do
   done
 done
 echo "# host_kernels: base $BASE, new $NEW; graph $GRAPH; $ROUNDS rounds, alternating; commit $(git rev-parse --short HEAD 2> /dev/null)"
+echo "# cpu: $(cpu_words), $(nproc) CPUs online; simd: $(simd_words)"
 echo "# load: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min load average at the start)"
 for t in $THREADS; do
   for m in $MODELS; do

@@ -3,11 +3,14 @@
 # Cora with its features; PubMed with 500 generated features (the shared copy has none).
 # Writes bench/results/interp_time.txt. Target (issue 2): 2-layer GAT on PubMed under 10 s.
 set -eu
+cd "$(dirname "$0")/.."
+. bench/bench_lib.sh
 GNNC=${1:-build/gnnc}
 PUBMED=../shared/datasets/pubmed
 out=bench/results/interp_time.txt
 mkdir -p bench/results
 {
+  bench_header "interp_time: the float64 interpreter (gnnc run), median of 5 runs (bench/interp_time.sh)" "gnnc run (the float64 interpreter)"
   printf '%-22s %-10s %9s %9s %12s\n' model graph vertices edges "median s"
   run() { # model file, graph
     local ts=() v e

@@ -10,6 +10,7 @@
 # accuracy (issue 29's lever 7, emulated on the host) is
 #   GNNC_FLAGS=--gemm-precision=tf32 OUT=bench/results/train_accuracy_tf32.txt bench/train_accuracy.sh
 set -u
+. "$(dirname "$0")/bench_lib.sh"
 GNNC=${1:-build/gnnc}
 SEEDS=${SEEDS:-3}
 CITESEER=${CITESEER:-../shared/datasets/citeseer}
@@ -18,7 +19,8 @@ out=${OUT:-bench/results/train_accuracy.txt}
 mkdir -p bench/results build/bench
 {
   echo "# gnn-train accuracies, host target; $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD 2>/dev/null),"
-  echo "# $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p'), $(nproc) cores, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}${FLAGS:+; gnnc $FLAGS}"
+  echo "# $(cpu_words), $(nproc) cores, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}${FLAGS:+; gnnc $FLAGS}"
+  echo "# simd: $(simd_words)"
   printf '%-6s %-9s %4s %9s %7s %10s\n' model dataset seed "test acc" epochs "ms/epoch"
   declare -A sum n
   run() { # model-file dataset-dir dataset-name model-name

@@ -8,6 +8,8 @@
 #                                  graph: the table has its 4 rows (GAT, GCN x vertex, edge), no
 #                                  FAILED line, and the copy column reads n/a
 #   bench/gpu-forward/no-gpu       without a GPU, BENCH_TARGET=cuda says so and exits 1
+#   bench/header                   bench_lib.sh's results header: the CPU's family/model/stepping, its
+#                                  SIMD flags (avx2, avx512f, ...), the commit; bench_stamp prepends it
 # Speed is never asserted here; only that the programs build, run and print their tables.
 bn=$TMP/bench
 mkdir -p "$bn"
@@ -49,7 +51,22 @@ if [ -z "$has_gpu" ]; then
   if [ $bn_rc -eq 1 ] && grep -q '^gpu_forward: no GPU here' "$bn/gf.err"; then pass bench/gpu-forward/no-gpu
   else fail bench/gpu-forward/no-gpu "exit $bn_rc, stderr '$(head -c 200 "$bn/gf.err")'"; fi
 fi
-unset bn bn_out bn_rc has_gpu
+# the results headers (bench/bench_lib.sh): the CPU's numbers and SIMD flags beside its name, a
+# commit; bench_stamp puts them above a file a program wrote (make bench's compile_time.txt)
+bn_h=$(bash -c '. bench/bench_lib.sh && bench_header "t" && simd_words "fpu avx2 fma avx512f" && simd_words "sse2"' 2>&1)
+printf 'a b\n' > "$bn/stamp.txt"
+bash -c '. bench/bench_lib.sh && bench_stamp "$1" "stamped"' _ "$bn/stamp.txt" > /dev/null 2>&1
+if grep -q '^# cpu:     .*(family [0-9]*, model [0-9]*, stepping [0-9]*);' <<< "$bn_h" &&
+   grep -q '^# simd:    avx2 \(yes\|no\), fma \(yes\|no\), avx512f \(yes\|no\), ' <<< "$bn_h" &&
+   grep -q '^# commit:  [0-9a-f]\{7\}' <<< "$bn_h" &&
+   grep -qx 'avx2 yes, fma yes, avx512f yes, avx512vl no, avx512bw no' <<< "$bn_h" &&
+   grep -qx 'avx2 no, fma no, avx512f no, avx512vl no, avx512bw no' <<< "$bn_h" &&
+   [ "$(head -1 "$bn/stamp.txt")" = "# stamped" ] && grep -q '^# simd: ' "$bn/stamp.txt" && [ "$(tail -1 "$bn/stamp.txt")" = "a b" ]; then
+  pass bench/header
+else
+  fail bench/header "$(head -c 600 <<< "$bn_h") / $(head -c 300 "$bn/stamp.txt")"
+fi
+unset bn bn_out bn_rc has_gpu bn_h
 
 # ---- make bench-peers (issue 12): bench/gen_graph.c, bench/peer_gnnc.c, bench/peer_pyg.py, bench/peers.sh
 #   bench/peers/gen-graph/deterministic  the same arguments give the same bytes, another seed others;
