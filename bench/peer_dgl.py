@@ -34,8 +34,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peer_pyg import check_output, load_gcsr, measure, out_of_memory, parse_spec, read_tensors, rss_mib  # noqa: E402 (shared with PyG's side)
 
 
-def build_model(torch, dglnn, kind, parts):
+def build_model(torch, dglnn, kind, parts, dropout=True):
     F = torch.nn.functional
+
+    def drop(x, p, training):  # --no-dropout (peer_pyg.py's): not even a call
+        return F.dropout(x, p, training) if dropout else x
 
     class Net(torch.nn.Module):
         pass
@@ -49,7 +52,7 @@ def build_model(torch, dglnn, kind, parts):
 
         def fwd(g, x):
             for i, c in enumerate(net.convs):
-                x = F.dropout(x, 0.5, net.training)
+                x = drop(x, 0.5, net.training)
                 x = c(g, x)
                 if i + 1 < len(net.convs):
                     x = F.relu(x)
@@ -58,14 +61,14 @@ def build_model(torch, dglnn, kind, parts):
         hd = [tuple(int(t) for t in p.split("x")) for p in parts[1:]]
         convs, f = [], int(parts[0])
         for h, d in hd:
-            convs.append(dglnn.GATConv(f, d, num_heads=h, feat_drop=0.0, attn_drop=0.6, negative_slope=0.2,
+            convs.append(dglnn.GATConv(f, d, num_heads=h, feat_drop=0.0, attn_drop=0.6 if dropout else 0.0, negative_slope=0.2,
                                        residual=False, allow_zero_in_degree=True, bias=False))
             f = h * d
         net.convs = torch.nn.ModuleList(convs)
 
         def fwd(g, x):
             for i, c in enumerate(net.convs):
-                x = F.dropout(x, 0.6, net.training)
+                x = drop(x, 0.6, net.training)
                 x = c(g, x)  # [N, H, D]
                 if i + 1 < len(net.convs):
                     x = F.elu(x.flatten(1))
@@ -83,7 +86,7 @@ def build_model(torch, dglnn, kind, parts):
 
         def fwd(g, x):
             for i, c in enumerate(net.convs):
-                x = F.dropout(x, 0.5, net.training)
+                x = drop(x, 0.5, net.training)
                 ps = torch.tanh(g.edata["dd"] @ net.P[i])  # edge[R]: [out_deg(u)^-1/2, in_deg(v)^-1/2] P
                 x = c(g, x, ps) / net.K
                 if i + 1 < len(net.convs):
@@ -149,6 +152,7 @@ def main():
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--check")
+    ap.add_argument("--no-dropout", action="store_true", help="no dropout anywhere (the control)")
     a = ap.parse_args()
     kind, parts = parse_spec(a.model)
 
@@ -185,7 +189,8 @@ def main():
         print(f"load_s {time.perf_counter() - t0:.3f}\nload_cpu_s {time.process_time() - c0:.3f}")
         print(f"rss_base_mib {rss_mib():.2f}")
 
-        net = build_model(torch, dglnn, kind, parts).to(dev)
+        print(f"dropout {'none' if a.no_dropout else 'as the model'}")
+        net = build_model(torch, dglnn, kind, parts, dropout=not a.no_dropout).to(dev)
         F_in = int(parts[0])
         C = int(parts[-1].split("x")[-1])
         forward = lambda x: net.forward(g, x)  # noqa: E731

@@ -2,12 +2,14 @@
 """bench/peer_pyg.py -- the PyTorch Geometric side of bench/peers.sh, one process per run.
 
   peer_pyg.py --graph G.gcsr --model SPEC [--adj edge_index|csr] [--threads N] [--device cpu|cuda]
-              [--forward N] [--warmup N] [--steps N] [--seed S] [--check DIR]
+              [--forward N] [--warmup N] [--steps N] [--seed S] [--check DIR] [--no-dropout]
 
 The same work as bench/peer_gnnc.c, with PyG's layers configured to compute exactly what the
 .gnn files say (docs/benchmarks.md, "bench-peers"): the graph as stored in the .gcsr (its
 self-loops already there, so no layer adds any), the same edge order (CSR by destination),
-no bias where the .gnn has none, dropout only in training. SPEC names the model:
+no bias where the .gnn has none, dropout only in training (--no-dropout: none at all, the control
+against bench/peers/*_nodrop.gnn, whose models have no dropout: torch's dropout on a wide input
+can be most of a small graph's training step). SPEC names the model:
 
   gcn:F,D1,...,C        GCNConv layers, relu between, dropout 0.5 before each (gcn*.gnn)
   gat:F,H1xD1,...,1xC   GATConv layers, elu between (heads concatenated), the last mean over
@@ -123,8 +125,11 @@ def parse_spec(spec):
     return kind, rest.split(",")
 
 
-def build_model(torch, pyg_nn, kind, parts, adj_kind):
+def build_model(torch, pyg_nn, kind, parts, adj_kind, dropout=True):
     F = torch.nn.functional
+
+    def drop(x, p, training):  # --no-dropout: not even a call (a p = 0 dropout may still copy)
+        return F.dropout(x, p, training) if dropout else x
 
     class Net(torch.nn.Module):
         pass
@@ -139,7 +144,7 @@ def build_model(torch, pyg_nn, kind, parts, adj_kind):
 
         def fwd(x, adj):
             for i, c in enumerate(net.convs):
-                x = F.dropout(x, 0.5, net.training)
+                x = drop(x, 0.5, net.training)
                 x = c(x, adj)
                 if i + 1 < len(net.convs):
                     x = F.relu(x)
@@ -150,14 +155,14 @@ def build_model(torch, pyg_nn, kind, parts, adj_kind):
         convs, f = [], fin
         for i, (h, d) in enumerate(hd):
             last = i + 1 == len(hd)
-            convs.append(pyg_nn.GATConv(f, d, heads=h, concat=not last, negative_slope=0.2, dropout=0.6,
+            convs.append(pyg_nn.GATConv(f, d, heads=h, concat=not last, negative_slope=0.2, dropout=0.6 if dropout else 0.0,
                                         add_self_loops=False, bias=False))
             f = h * d
         net.convs = torch.nn.ModuleList(convs)
 
         def fwd(x, adj):
             for i, c in enumerate(net.convs):
-                x = F.dropout(x, 0.6, net.training)
+                x = drop(x, 0.6, net.training)
                 x = c(x, adj)
                 if i + 1 < len(net.convs):
                     x = F.elu(x)
@@ -177,7 +182,7 @@ def build_model(torch, pyg_nn, kind, parts, adj_kind):
         def fwd(x, adj):
             ei, dsrc, ddst = adj
             for i, c in enumerate(net.convs):
-                x = F.dropout(x, 0.5, net.training)
+                x = drop(x, 0.5, net.training)
                 ps = torch.tanh(torch.stack([dsrc, ddst], 1) @ net.P[i])  # edge[R]
                 # gnnc: w = exp(-0.5 * sum((ps - mu)^2 * isigma^2)), mean over the K kernels;
                 # PyG divides by sigma^2 (sigma = 1/isigma) and sums over K: scaled by 1/K below
@@ -310,6 +315,7 @@ def main():
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--check")
+    ap.add_argument("--no-dropout", action="store_true", help="no dropout anywhere (the control)")
     a = ap.parse_args()
     kind, parts = parse_spec(a.model)
 
@@ -345,7 +351,8 @@ def main():
         print(f"load_s {time.perf_counter() - t0:.3f}\nload_cpu_s {time.process_time() - c0:.3f}")
         print(f"rss_base_mib {rss_mib():.2f}")
 
-        net = build_model(torch, pyg_nn, kind, parts, a.adj).to(dev)
+        print(f"dropout {'none' if a.no_dropout else 'as the model'}")
+        net = build_model(torch, pyg_nn, kind, parts, a.adj, dropout=not a.no_dropout).to(dev)
         F_in = int(parts[0])
         C = int(parts[-1].split("x")[-1])
         forward = lambda x: net.forward(x, adj)  # noqa: E731

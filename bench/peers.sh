@@ -83,11 +83,15 @@ case $ROUNDS$NFWD$NSTEPS$TLIMIT$MEMGB in *[!0-9]*) echo "peers: PEERS_ROUNDS, _F
 
 # ---------------------------------------------------------------- the workloads
 # name | .gnn | graph | PyG model (bench/peer_pyg.py --model) | set (default, extra, reddit, scale) |
-# forwards/warm-up/steps where the defaults would take too long on 2 cores (PEERS_FULL=1: the defaults everywhere)
+# forwards/warm-up/steps where the defaults would take too long on 2 cores (PEERS_FULL=1: the defaults everywhere).
+# NAME-nodrop: the dropout control, a .gnn without dropout against the peers with --no-dropout (torch's
+# dropout of Cora's 2708 x 1433 input was most of PyG's GCN step: bench/results/dropout-control-*.md)
 WORKLOADS='
 gcn-cora|dsl-examples/gcn.gnn|cora|gcn:1433,16,7|default|
 gat-cora|dsl-examples/gat.gnn|cora|gat:1433,8x8,1x7|default|
 gcn-pubmed|bench/gcn_pubmed.gnn|pubmed|gcn:500,16,3|default|
+gcn-cora-nodrop|bench/peers/gcn_cora_nodrop.gnn|cora|gcn:1433,16,7|default|
+gcn-pubmed-nodrop|bench/peers/gcn_pubmed_nodrop.gnn|pubmed|gcn:500,16,3|default|
 gat-pubmed|bench/gat_pubmed.gnn|pubmed|gat:500,8x8,1x3|default|
 gcn-pl200k|bench/peers/gcn_pl200k.gnn|pl200k|gcn:128,64,16|default|5/1/8
 gat-pl200k|bench/peers/gat_pl200k.gnn|pl200k|gat:128,4x16,1x16|default|5/1/8
@@ -232,10 +236,10 @@ run_side() {
     cmd=("$PEER_GNNC" "$lib" --graph "$graph" --forward "$nfwd" --warmup "$nwarm" --steps "$nsteps")
   elif [ "$side" = dgl ]; then
     cmd=("$DGL_PY" bench/peer_dgl.py --graph "$graph" --model "$spec" --threads "$thr" --device "$pydev"
-         --forward "$nfwd" --warmup "$nwarm" --steps "$nsteps")
+         --forward "$nfwd" --warmup "$nwarm" --steps "$nsteps" "${peer_extra[@]}")
   else
     cmd=("$PY" bench/peer_pyg.py --graph "$graph" --model "$spec" --adj "${side#pyg-}" --threads "$thr" --device "$pydev"
-         --forward "$nfwd" --warmup "$nwarm" --steps "$nsteps")
+         --forward "$nfwd" --warmup "$nwarm" --steps "$nsteps" "${peer_extra[@]}")
   fi
   (
     # shellcheck disable=SC2046 # the thread variables, word-split on purpose
@@ -265,6 +269,8 @@ header=$(bench_header "bench-peers: gnnc vs PyTorch Geometric and DGL (issues 12
 t_start=$(date +%s)
 for w in "${selected[@]}"; do
   IFS='|' read -r name gnn graph spec counts <<< "$w"
+  peer_extra=() # the peers' flags for this workload: the dropout control's --no-dropout
+  case $name in *-nodrop) peer_extra=(--no-dropout) ;; esac
   if [ "${PEERS_GRAPHS_ONLY:-0}" = 1 ]; then
     case $spec in edgeconv:*) make_graph pc-check ;; *) make_graph cora ;; esac || exit 1
     make_graph "$graph" || exit 1

@@ -93,6 +93,9 @@ unset bn bn_out bn_rc has_gpu bn_h
 #   bench/peers/no-gpu                   without a GPU, PEERS_TARGET=cuda and peer_pyg.py --device cuda say so
 #   bench/peers/syntax                   bash -n and a Python parse of the scripts (the CUDA path included)
 #   bench/peers/bad-workload             an unknown PEERS_WORKLOADS name: a message, exit 2
+#   bench/peers/no-dropout               peer_pyg.py --no-dropout trains without dropout (a first loss other
+#                                        than with it, the same twice), and peers.sh passes it to a -nodrop
+#                                        workload's peers (the dropout control), whose .gnn has none
 # The PyG side needs build/peers-venv (make bench-peers) or PEERS_PYTHON, DGL build/peers-dgl-venv or
 # PEERS_DGL_PYTHON; make test never installs them, and registers no test for a peer that is absent.
 pr=$TMP/peers
@@ -228,6 +231,34 @@ if [ -x "$pr_gen" ] && [ -s "$pr/a.gcsr" ]; then
     "$pr/a.gcsr" > "$pr/load-ok.out" 2> "$pr/load-ok.err" || pr_ok=0
   grep -q '^\[[0-9]*, 2999\] True$' "$pr/load-ok.out" || { pr_ok=0; echo "load a.gcsr: $(cat "$pr/load-ok.out" "$pr/load-ok.err" | head -c 300)"; }
   [ $pr_ok = 1 ] && pass bench/peers/load || fail bench/peers/load
+fi
+# the dropout control (bench/peers.sh's *-nodrop workloads): peer_pyg.py --no-dropout runs the same
+# model without any dropout (same seed: the same first loss twice, another than with dropout), and
+# peers.sh passes it to the peers of a -nodrop workload, whose .gnn has no dropout
+pr_ndpy=
+[ -n "$pr_have_pyg" ] && pr_ndpy=$pr_py
+[ -z "$pr_ndpy" ] && [ -x "$pr_deb" ] && "$pr_deb" -c 'import torch, torch_geometric' > /dev/null 2>&1 && pr_ndpy=$pr_deb
+if [ -n "$pr_ndpy" ]; then
+  pr_nd=(bench/peer_pyg.py --graph "$pr/a.gcsr" --model gcn:64,16,7 --forward 1 --warmup 0 --steps 3)
+  "$pr_ndpy" "${pr_nd[@]}" > "$pr/d1.log" 2>&1
+  "$pr_ndpy" "${pr_nd[@]}" --no-dropout > "$pr/d0.log" 2>&1
+  "$pr_ndpy" "${pr_nd[@]}" --no-dropout > "$pr/d0b.log" 2>&1
+  env PEERS_WORKLOADS=gcn-cora-nodrop PEERS_SIDES="gnnc pyg-edge_index" PEERS_THREADS=1 PEERS_FORWARD=1 PEERS_WARMUP=0 \
+    PEERS_STEPS=3 PEERS_WORK="$pr/ndwork" PEERS_PLOTS=0 PEERS_PYTHON="$pr_ndpy" PEERS_DGL_PYTHON=/bin/false \
+    PEERS_OUT="$pr/nd.md" bash bench/peers.sh "$GNNC" > "$pr/nd.log" 2>&1; pr_rc=$?
+  pr_l1=$(sed -n 's/^loss_first //p' "$pr/d1.log") pr_l0=$(sed -n 's/^loss_first //p' "$pr/d0.log")
+  if grep -q '^dropout as the model$' "$pr/d1.log" && grep -q '^dropout none$' "$pr/d0.log" && [ -n "$pr_l0" ] &&
+     [ -n "$pr_l1" ] && [ "$pr_l0" != "$pr_l1" ] && [ "$pr_l0" = "$(sed -n 's/^loss_first //p' "$pr/d0b.log")" ] &&
+     grep -q '^status ok$' "$pr/d0.log" && [ $pr_rc = 0 ] &&
+     grep -q '^dropout none$' "$pr/ndwork/runs/gcn-cora-nodrop-pyg-edge_index-t1-r1.log" &&
+     grep -q '^| gcn-cora-nodrop | pyg-edge_index ok ' "$pr/nd.md" &&
+     ! grep -v '^#' bench/peers/gcn_cora_nodrop.gnn | grep -q dropout; then
+    pass bench/peers/no-dropout
+  else
+    fail bench/peers/no-dropout "losses $pr_l1 / $pr_l0, peers.sh exit $pr_rc: $(tail -n 3 "$pr/d0.log" "$pr/nd.log" | tr '\n' ' ' | head -c 500)"
+  fi
+else
+  echo "note: bench/peers/no-dropout not registered: no python with torch and torch_geometric"
 fi
 pr_env=(PEERS_WORKLOADS="gcn-cora gat-cora" PEERS_THREADS=1 PEERS_ROUNDS=1 PEERS_FORWARD=2 PEERS_WARMUP=0 PEERS_STEPS=3
         PEERS_TIMEOUT=300 PEERS_WORK="$pr/work" PEERS_PLOTS=0)
