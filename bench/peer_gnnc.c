@@ -17,6 +17,7 @@
  *   forward_ms  median of the timed forwards      train_ms  median step time
  *   forward_min_ms, train_min_ms  the fastest of each (a loaded machine's best estimate of the idle time)
  *   peak_rss_mib  the process's peak resident set (getrusage), everything included
+ *   rss_base_mib  the same after the graph's load, before the model (peer_pyg.py's: after import and load)
  *   runtime_peak_mib  the runtime's peak allocation counter (device memory with a CUDA library)
  *   plan_arena_mib, plan_total_mib  the model's memory plan (arena; arena + params + grads + output)
  *   status  ok, or oom (an allocation failed: the result of the run, exit 3), or error (exit 1)
@@ -152,6 +153,7 @@ int main(int argc, char **argv) {
   CHECK(rt.graph_load(ctx, graph, NULL, &g));
   printf("side gnnc\nmodel %s\ntarget %s\nnv %lld\nne %lld\nload_s %.3f\n", api->name,
          api->target == GNN_TARGET_CUDA ? "cuda" : "host", (long long)g->nv, (long long)g->ne, now() - t0);
+  printf("rss_base_mib %.2f\n", peak_rss_mib()); /* as peer_pyg.py's: the graph loaded, no model yet */
   const int64_t nv = g->nv, F = api->inputs[0].width, C = api->output_info.width;
   CHECK(api->create(ctx, g, (uint64_t)seed, &model));
 

@@ -261,7 +261,7 @@ val() { sed -n "s/^$1 //p" "$2" | tail -1; }
 failed=0
 # (a run that only builds or only makes graphs writes no results: it would empty the day's file)
 if [ "${GNN_BUILD_ONLY:-0}" != 1 ] && [ "${PEERS_GRAPHS_ONLY:-0}" != 1 ]; then
-  printf 'workload\tthreads\tside\tround\tforward_ms\ttrain_ms\tpeak_rss_mib\tplan_arena_mib\truntime_peak_mib\tcuda_peak_mib\tstatus\tnv\tne\tforward_runs\ttrain_runs\tload_s\tversions\n' > "$TSV"
+  printf 'workload\tthreads\tside\tround\tforward_ms\ttrain_ms\tpeak_rss_mib\tplan_arena_mib\truntime_peak_mib\tcuda_peak_mib\tstatus\tnv\tne\tforward_runs\ttrain_runs\tload_s\tversions\trss_base_mib\n' > "$TSV"
 fi
 declare -A checkres
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -357,10 +357,11 @@ for w in "${selected[@]}"; do
           fi
         fi
         [ "$st" = ok ] || echo "peers:   -> $st ($(grep -v '^[a-z_]* \|Warning\|^  ' "$log" | tail -n 1 | cut -c1-200))" >&2
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$thr" "$side" "$r" \
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$thr" "$side" "$r" \
           "$(val forward_ms "$log")" "$(val train_ms "$log")" "$(val peak_rss_mib "$log")" "$(val plan_arena_mib "$log")" \
           "$(val runtime_peak_mib "$log")" "$(val cuda_peak_mib "$log")" "$st" "$(val nv "$log")" "$(val ne "$log")" \
-          "$(val forward_runs "$log")" "$(val train_runs "$log")" "$(val load_s "$log")" "$(val versions "$log")" >> "$TSV"
+          "$(val forward_runs "$log")" "$(val train_runs "$log")" "$(val load_s "$log")" "$(val versions "$log")" \
+          "$(val rss_base_mib "$log")" >> "$TSV"
       done
     done
   done

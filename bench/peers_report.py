@@ -56,10 +56,15 @@ def summary(runs):
         return statistics.median(v) if v else None
 
     def mx(k):
-        v = [float(r[k]) for r in ok if r[k]]
+        v = [float(r[k]) for r in ok if r.get(k)]
         return max(v) if v else None
 
+    # the peak above the process's base (the graph loaded, no model; for a peer, Python and torch
+    # imported: ~250-720 MiB before any tensor): the runs' largest, from runs that report a base
+    # (bench/peers.sh since 2026-12-03; older .tsv files have no rss_base_mib column)
+    above = [float(r["peak_rss_mib"]) - float(r["rss_base_mib"]) for r in ok if r.get("peak_rss_mib") and r.get("rss_base_mib")]
     return {"status": "ok", "fwd": med("forward_ms"), "train": med("train_ms"), "rss": mx("peak_rss_mib"),
+            "base": mx("rss_base_mib"), "above": max(above) if above else None,
             "arena": mx("plan_arena_mib"), "rtpeak": mx("runtime_peak_mib"), "cuda": mx("cuda_peak_mib"),
             "nv": ok[0]["nv"], "ne": ok[0]["ne"],
             "runs": f"{ok[0].get('forward_runs') or '?'}/{ok[0].get('train_runs') or '?'}"}
@@ -87,6 +92,8 @@ def ratio(g, peers, k, who="PyG"):
         return "OOM" if st == "oom" else st
 
     good = [p[k] for p in peers if p and (p["status"] == "ok" or p["status"].endswith("-train")) and p.get(k)]
+    if k == "above" and (not good or not g or not g.get(k)):
+        return "—"  # a side without a base (an older .tsv) or without a completed run
     fails = sorted({why(p) for p in peers if p and not p.get(k)})
     if not g or not g.get(k):
         gw = why(g) if g else "not run"
@@ -124,11 +131,12 @@ def table(path):
 
     def rh(what, mem=False):
         if not dgl:
-            return ["mem ratio" if mem else f"{what} speedup"]
+            return [f"{what} ratio" if mem else f"{what} speedup"]
         return [f"{what} vs PyG", f"{what} vs DGL", f"{what} vs best"]
     hdr = ["workload", "V / E", "thr", "runs", "gnnc fwd ms"] + [f"{s} fwd ms" for s in peers] + rh("fwd") + ["gnnc train ms"] + \
           [f"{s} train ms" for s in peers] + rh("train") + ["gnnc RSS MiB"] + [f"{s} RSS MiB" for s in peers] + \
-          rh("mem", True) + ["gnnc arena MiB"]
+          rh("mem", True) + ["gnnc base MiB"] + [f"{s} base MiB" for s in peers] + rh("mem above base", True) + \
+          ["gnnc arena MiB"]
     if any(k[2] != "gnnc" and summary(v).get("cuda") for k, v in agg.items()):
         hdr += ["gnnc device peak MiB"] + [f"{s} cuda peak MiB" for s in peers]
         cuda = True
@@ -147,7 +155,8 @@ def table(path):
             runs = any_ok["runs"] if any_ok else "—"
             row = [w, size, t, runs, fmt(g, "fwd", 2)] + [fmt(p, "fwd", 2) for p in P] + ratios(g, S, pyg, "fwd") + \
                   [fmt(g, "train", 2)] + [fmt(p, "train", 2) for p in P] + ratios(g, S, pyg, "train") + [fmt(g, "rss")] + \
-                  [fmt(p, "rss") for p in P] + ratios(g, S, pyg, "rss") + [fmt(g, "arena")]
+                  [fmt(p, "rss") for p in P] + ratios(g, S, pyg, "rss") + [fmt(g, "base")] + [fmt(p, "base") for p in P] + \
+                  ratios(g, S, pyg, "above") + [fmt(g, "arena")]
             if cuda:
                 row += [fmt(g, "rtpeak")] + [fmt(p, "cuda") for p in P]
             out.append("| " + " | ".join(str(c) for c in row) + " |")
@@ -157,7 +166,11 @@ def table(path):
            "of DGL and PyG divided by gnnc (> 1: gnnc ahead, in bold). " if dgl else
            "speedup and mem ratio: PyG's best variant divided by gnnc (> 1: gnnc ahead, in bold). ") +
           "RSS: the whole process's peak resident memory (a peer's includes Python and torch before any "
-          "tensor: ~250 MiB with Debian's torch 1.13, ~500 MiB with PyPI's torch 2.2.1 (DGL's), ~720 MiB with torch 2.15; rss_base_mib in the run logs); arena: gnnc's planned intermediate buffers. "
+          "tensor: ~250 MiB with Debian's torch 1.13, ~500 MiB with PyPI's torch 2.2.1 (DGL's), ~720 MiB with torch 2.15); "
+          "base: the process's RSS after the graph's load, before the model (a peer's: Python, torch and the graph; "
+          "rss_base_mib in the run logs); mem ratio: the peaks' ratio, mostly the import's cost on small graphs; "
+          "mem above base: the ratio of (peak - base), the memory the model and its training took; "
+          "arena: gnnc's planned intermediate buffers. "
           "OOM or timeout beside a forward time: the forwards completed, training did not (gnnc's forward is then "
           "timed with an inference-only library, -fno-autodiff). runs: timed forwards / timed training steps per process. — : not run (MoNet and EdgeConv have no CSR variant here).")
     vers = sorted({(k[2], r["versions"]) for k, runs in agg.items() for r in runs if k[2] != "gnnc" and r.get("versions")},
@@ -172,7 +185,7 @@ def compact(path):
     agg, order = load(path)
     threads = sorted({k[1] for k in agg}, key=int)
     hdr = ["workload"] + [f"train step, {t} thr" for t in threads] + [f"forward, {t} thr" for t in threads] + \
-          [f"peak RSS, {threads[-1]} thr"]
+          [f"peak RSS, {threads[-1]} thr", f"peak RSS above base, {threads[-1]} thr"]
     print("| " + " | ".join(hdr) + " |")
     print("|" + "---|" * len(hdr))
     for w in order:
@@ -190,8 +203,9 @@ def compact(path):
             g = summary(agg[(w, t, "gnnc")])
             P = [summary(v) for (ww, tt, sd), v in agg.items() if ww == w and tt == t and sd != "gnnc"]
             cells.append(ratio(g, P, "rss"))
+            cells.append(ratio(g, P, "above"))
         else:
-            cells.append("—")
+            cells += ["—", "—"]
         print("| " + " | ".join([w] + cells) + " |")
 
 

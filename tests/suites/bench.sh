@@ -90,6 +90,8 @@ unset bn bn_out bn_rc has_gpu bn_h
 #                                        top; without PyG or DGL, they are skipped with a note and gnnc
 #                                        still runs (bench/peers/no-pyg)
 #   bench/peers/plot                     the two PNGs from the script's table (with Debian's matplotlib)
+#   bench/peers/rss-base                 the runs' base RSS (rss_base_mib: graph loaded, no model) in the .tsv,
+#                                        and the report's ratio of the peaks above base beside the peaks'
 #   bench/peers/no-gpu                   without a GPU, PEERS_TARGET=cuda and peer_pyg.py --device cuda say so
 #   bench/peers/syntax                   bash -n and a Python parse of the scripts (the CUDA path included)
 #   bench/peers/bad-workload             an unknown PEERS_WORKLOADS name: a message, exit 2
@@ -305,6 +307,20 @@ if [ $pr_rc = 0 ] && grep -q 'PyG side skipped' "$pr/n.md" && grep -q '^| gcn-co
   pass bench/peers/no-pyg
 else
   fail bench/peers/no-pyg "exit $pr_rc: $(tail -n 5 "$pr/n.log" | tr '\n' ' ' | head -c 400)"
+fi
+# the processes' base RSS (peer_gnnc and the peers print rss_base_mib: the graph loaded, no model
+# yet; a peer's includes Python and torch): a column of the .tsv, and the report's ratio of the
+# peaks above each base beside the ratio of the peaks (here a made-up run: 345/45 and 80/40)
+pr_col=$(head -1 "$pr/n.tsv" 2> /dev/null | tr '\t' '\n' | grep -n '^rss_base_mib$' | cut -d: -f1)
+pr_base=$([ -n "$pr_col" ] && awk -F'\t' -v c="$pr_col" 'NR == 2 { print $c }' "$pr/n.tsv")
+printf 'workload\tthreads\tside\tround\tforward_ms\ttrain_ms\tpeak_rss_mib\tplan_arena_mib\truntime_peak_mib\tcuda_peak_mib\tstatus\tnv\tne\tforward_runs\ttrain_runs\tload_s\tversions\trss_base_mib\n' > "$pr/b.tsv"
+printf 'w\t1\tgnnc\t1\t1\t2\t45\t\t\t\tok\t10\t20\t1\t1\t0\t\t5\nw\t1\tpyg-csr\t1\t2\t4\t345\t\t\t\tok\t10\t20\t1\t1\t0\tt\t265\n' >> "$pr/b.tsv"
+if [ -n "$pr_base" ] && awk -v b="$pr_base" 'BEGIN { exit !(b > 0) }' && grep -q '| gnnc base MiB |' "$pr/n.md" &&
+   grep -q 'mem above base' "$pr/n.md" &&
+   "$PY" bench/peers_report.py compact "$pr/b.tsv" 2>&1 | grep -q '^| w | \*\*2.00x\*\* | \*\*2.00x\*\* | \*\*7.67x\*\* | \*\*2.00x\*\* |$'; then
+  pass bench/peers/rss-base
+else
+  fail bench/peers/rss-base "base '$pr_base' (column '$pr_col'): $("$PY" bench/peers_report.py compact "$pr/b.tsv" 2>&1 | tail -n 2 | tr '\n' ' ' | head -c 300)"
 fi
 if "$PY" -c 'import matplotlib' > /dev/null 2>&1 && [ -s "$pr/r.tsv" ]; then
   if "$PY" bench/peers_report.py plot "$pr/r.tsv" "$pr/plots" > /dev/null 2>&1 && [ -s "$pr/plots/peers-time.png" ] &&
