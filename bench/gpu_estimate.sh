@@ -56,7 +56,7 @@ mkdir -p "$(dirname "$OUT")"
 {
   echo "# gpu_estimate: gnnc --gpu=$GPU --graph G (compiler/gpucost.c) against every GPU time on record (all on one H200):"
   echo "# gpu-check = make gpu-check's run of the kit of 1aac3f1 (graphs as gnn-run loads them), issue29 = issue 29's table"
-  echo "# (97c49dd, bench/peers.sh PEERS_TARGET=cuda, one round; the peers' graphs). Estimate at commit"
+  echo "# (97c49dd, bench/peers.sh PEERS_TARGET=cuda, one round; the peers' graphs; bench/results/peers-h200-97c49dd-issue29.md). Estimate at commit"
   echo "# $(git rev-parse --short HEAD 2> /dev/null || echo unknown), $(date -u +%Y-%m-%d): today's kernels against those commits' times."
   echo "# fwd: the inference forward, ms; step: the training step (forward + backward; the measured step adds a loss and"
   echo "# Adam, a few kernels). ratio = measured / estimate (1: exact; > 1: the estimate is low). before = the same estimate"
