@@ -20,7 +20,9 @@ can be most of a small graph's training step). SPEC names the model:
 
 --adj edge_index: PyG's default (a [2, E] tensor). --adj csr: a torch.sparse CSR adjacency
 (adj_t, rows = destinations; GCN then caches its normalised adjacency, cached=True, as PyG
-recommends for a fixed graph): PyG's sparse-matrix path.
+recommends for a fixed graph): PyG's sparse-matrix path. --adj rewrite (EdgeConv only): PyG's
+EdgeConv rewritten by hand as gnnc rewrites it (RewrittenEdgeConv: per-vertex products, then a
+gather and a scatter-max over an edge_index: rewritten_edgeconv), the baseline for gnnc's algebraic rewrite.
 
 Prints "key value" lines as peer_gnnc does: forward_ms, train_ms (median; the first two steps
 are warm-up), peak_rss_mib (getrusage), rss_base_mib (after import and graph load, before the
@@ -125,6 +127,33 @@ def parse_spec(spec):
     return kind, rest.split(",")
 
 
+def rewritten_edgeconv(torch):
+    """--adj rewrite (EdgeConv only): PyG's EdgeConv(Linear(2F, D), aggr="max") rewritten by hand as
+    gnnc's reorg pass rewrites it, with the same parameters (nn.weight = [W1 | W2], D x 2F) and the
+    same output: max_j (W1 x_i + W2 (x_j - x_i)) = (W1 - W2) x_i + max_j W2 x_j, so both products per
+    vertex (V x D each, never E x 2F), then a gather of the projected rows (E x D) and a scatter-max
+    (torch.scatter_reduce "amax") per destination; a vertex without in-edges gets 0, as PyG's does.
+    The naive side (--adj edge_index) materialises [x_i, x_j - x_i] per edge (E x 2F) and the
+    Linear's E x D output. Returns the module class."""
+    class RewrittenEdgeConv(torch.nn.Module):
+        def __init__(self, lin):
+            super().__init__()
+            self.nn = lin
+
+        def forward(self, x, ei):
+            f = x.shape[1]
+            w1, w2 = self.nn.weight[:, :f], self.nn.weight[:, f:]
+            a = x @ w2.t()                      # V x D: W2 x_j, per source vertex
+            b = x @ (w1 - w2).t()               # V x D: (W1 - W2) x_i, per destination
+            src, dst = ei[0], ei[1]
+            idx = dst.view(-1, 1).expand(-1, a.shape[1])
+            m = torch.zeros_like(b).scatter_reduce(0, idx, a[src], "amax", include_self=False)
+            has = torch.zeros(x.shape[0], dtype=torch.bool, device=x.device)
+            has[dst] = True
+            return torch.where(has.view(-1, 1), b + m, torch.zeros_like(b))
+    return RewrittenEdgeConv
+
+
 def build_model(torch, pyg_nn, kind, parts, adj_kind, dropout=True):
     F = torch.nn.functional
 
@@ -192,8 +221,9 @@ def build_model(torch, pyg_nn, kind, parts, adj_kind, dropout=True):
             return x
     else:  # edgeconv
         w = [int(p) for p in parts]
+        conv = rewritten_edgeconv(torch) if adj_kind == "rewrite" else (lambda lin: pyg_nn.EdgeConv(lin, aggr="max"))
         net.convs = torch.nn.ModuleList(
-            pyg_nn.EdgeConv(torch.nn.Linear(2 * w[i], w[i + 1], bias=False), aggr="max") for i in range(len(w) - 1))
+            conv(torch.nn.Linear(2 * w[i], w[i + 1], bias=False)) for i in range(len(w) - 1))
 
         def fwd(x, adj):
             for i, c in enumerate(net.convs):
@@ -307,7 +337,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--graph", required=True)
     ap.add_argument("--model", required=True)
-    ap.add_argument("--adj", default="edge_index", choices=["edge_index", "csr"])
+    ap.add_argument("--adj", default="edge_index", choices=["edge_index", "csr", "rewrite"])
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--forward", type=int, default=10)
@@ -318,6 +348,8 @@ def main():
     ap.add_argument("--no-dropout", action="store_true", help="no dropout anywhere (the control)")
     a = ap.parse_args()
     kind, parts = parse_spec(a.model)
+    if a.adj == "rewrite" and kind != "edgeconv":
+        raise SystemExit("peer_pyg: --adj rewrite is EdgeConv's hand-rewritten baseline (--model edgeconv:...)")
 
     import torch
     import torch_geometric

@@ -7,7 +7,8 @@
 # PEERS_TARGET=cuda), check on a small graph that gnnc and each peer compute the same output (the
 # peer gets gnnc's parameters and input: bench/peer_pyg.py --check, bench/peer_dgl.py --check; a
 # mismatch fails the benchmark), then, for each round and thread count, run the sides one after
-# the other (gnnc, PyG with edge_index, PyG with a sparse CSR adjacency, DGL; the order reversed
+# the other (gnnc, PyG with edge_index, PyG with a sparse CSR adjacency, PyG's EdgeConv rewritten
+# by hand as gnnc rewrites it (EdgeConv only), DGL; the order reversed
 # every other round), one process each:
 # inference forward (median of PEERS_FORWARD after PEERS_WARMUP) and PEERS_STEPS training steps
 # (forward + cross-entropy + backward + Adam; median after 2 warm-up steps), the process's peak
@@ -31,7 +32,10 @@
 #                    PEERS_SCALE=1 the memory scan (gat-rv1m ... gat-rv16m: the Reddit GAT on Reddit's
 #                    vertices with 1 to 16 million edges: where each side stops fitting)
 #   PEERS_THREADS ["1 2"]  PEERS_ROUNDS [1]  PEERS_FORWARD [10]  PEERS_WARMUP [2]  PEERS_STEPS [20]
-#   PEERS_SIDES      ["gnnc pyg-edge_index pyg-csr dgl"]
+#   PEERS_SIDES      ["gnnc pyg-edge_index pyg-csr pyg-rewrite dgl"]; pyg-rewrite runs for EdgeConv only: PyG's
+#                    EdgeConv rewritten by hand as gnnc rewrites it (per-vertex products, then gather and
+#                    scatter-max: bench/peer_pyg.py --adj rewrite), beside PyG's own (pyg-edge_index), which
+#                    materialises E x 2F messages
 #   PEERS_TIMEOUT    seconds per process [600]     PEERS_MEM_GB  address-space limit per process [16]
 #   PEERS_TARGET     host | cuda [host]            PEERS_ARCH    sm_NN for cuda [from nvidia-smi]
 #   PEERS_WORK       graphs and libraries [build/bench/peers]
@@ -63,7 +67,7 @@ ROUNDS=${PEERS_ROUNDS:-1}
 NFWD=${PEERS_FORWARD:-10}
 NWARM=${PEERS_WARMUP:-2}
 NSTEPS=${PEERS_STEPS:-20}
-SIDES=${PEERS_SIDES:-gnnc pyg-edge_index pyg-csr dgl}
+SIDES=${PEERS_SIDES:-gnnc pyg-edge_index pyg-csr pyg-rewrite dgl}
 TLIMIT=${PEERS_TIMEOUT:-600}
 MEMGB=${PEERS_MEM_GB:-16}
 TARGET=${PEERS_TARGET:-host}
@@ -102,6 +106,7 @@ monet-pubmed|bench/peers/monet_pubmed.gnn|pubmed|monet:500,3,2,16,3|default|
 edgeconv-k20-b32|dsl-examples/edgeconv.gnn|pc-b32-k20|edgeconv:3,64,64,128,256|default|3/1/5
 edgeconv-k40-b32|dsl-examples/edgeconv.gnn|pc-b32-k40|edgeconv:3,64,64,128,256|extra|3/1/5
 edgeconv-k20-b64|dsl-examples/edgeconv.gnn|pc-b64-k20|edgeconv:3,64,64,128,256|extra|3/1/5
+edgeconv-k20-b4|dsl-examples/edgeconv.gnn|pc-b4-k20|edgeconv:3,64,64,128,256|extra|
 edgeconv-k40-b64|dsl-examples/edgeconv.gnn|pc-b64-k40|edgeconv:3,64,64,128,256|extra|3/1/5
 gcn-reddit|bench/peers/gcn_reddit.gnn|reddit|gcn:602,128,41|reddit|2/1/4
 gat-reddit|bench/peers/gat_reddit.gnn|reddit|gat:602,4x64,1x41|reddit|2/1/4
@@ -303,6 +308,7 @@ for w in "${selected[@]}"; do
       for side in $SIDES; do
         [ "$side" = gnnc ] && continue
         case $spec in monet:* | edgeconv:*) [ "$side" = pyg-csr ] && continue ;; esac
+        case $spec in edgeconv:*) ;; *) [ "$side" = pyg-rewrite ] && continue ;; esac
         if [ "$side" = dgl ]; then
           "$DGL_PY" bench/peer_dgl.py --graph "$(graph_file "$cg")" --model "$spec" --device "$pydev" \
             --check "$cdir" > "$cdir/$side.log" 2>&1
@@ -332,6 +338,7 @@ for w in "${selected[@]}"; do
     for thr in $THREADS; do
       for side in $order; do
         case $spec in monet:* | edgeconv:*) [ "$side" = pyg-csr ] && continue ;; esac
+        case $spec in edgeconv:*) ;; *) [ "$side" = pyg-rewrite ] && continue ;; esac
         log=$WORK/runs/$name-$side-t$thr-r$r.log
         echo "peers: $name  $side  threads $thr  round $r" >&2
         run_side "$side" "$lib" "$gfile" "$spec" "$thr" "$log"

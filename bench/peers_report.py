@@ -162,9 +162,10 @@ def table(path):
             out.append("| " + " | ".join(str(c) for c in row) + " |")
     print("\n".join(out))
     print()
-    print(("vs PyG: PyG's best variant (edge_index or CSR) divided by gnnc; vs DGL: DGL divided by gnnc; vs best: the best "
+    print(("vs PyG: PyG's best variant (edge_index, CSR, or for EdgeConv the hand rewrite, pyg-rewrite) divided by gnnc; vs DGL: DGL divided by gnnc; vs best: the best "
            "of DGL and PyG divided by gnnc (> 1: gnnc ahead, in bold). " if dgl else
-           "speedup and mem ratio: PyG's best variant divided by gnnc (> 1: gnnc ahead, in bold). ") +
+           "speedup and mem ratio: PyG's best variant divided by gnnc (> 1: gnnc ahead, in bold); for EdgeConv "
+           "pyg-rewrite is PyG's EdgeConv rewritten by hand as gnnc rewrites it, pyg-edge_index PyG's own. ") +
           "RSS: the whole process's peak resident memory (a peer's includes Python and torch before any "
           "tensor: ~250 MiB with Debian's torch 1.13, ~500 MiB with PyPI's torch 2.2.1 (DGL's), ~720 MiB with torch 2.15); "
           "base: the process's RSS after the graph's load, before the model (a peer's: Python, torch and the graph; "

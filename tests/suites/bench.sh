@@ -124,6 +124,10 @@ unset bn bn_out bn_rc has_gpu bn_h bn_tot bn_est
 #   bench/peers/no-dropout               peer_pyg.py --no-dropout trains without dropout (a first loss other
 #                                        than with it, the same twice), and peers.sh passes it to a -nodrop
 #                                        workload's peers (the dropout control), whose .gnn has none
+#   bench/peers/edgeconv-rewrite         peer_pyg.py --adj rewrite (PyG's EdgeConv rewritten by hand as gnnc
+#                                        rewrites it): output and gradients equal PyG's EdgeConv's
+#                                        (bench/edgeconv_rewrite_check.py), output gnnc's (--check); it trains;
+#                                        refused for other models
 # The PyG side needs build/peers-venv (make bench-peers) or PEERS_PYTHON, DGL build/peers-dgl-venv or
 # PEERS_DGL_PYTHON; make test never installs them, and registers no test for a peer that is absent.
 pr=$TMP/peers
@@ -285,8 +289,29 @@ if [ -n "$pr_ndpy" ]; then
   else
     fail bench/peers/no-dropout "losses $pr_l1 / $pr_l0, peers.sh exit $pr_rc: $(tail -n 3 "$pr/d0.log" "$pr/nd.log" | tr '\n' ' ' | head -c 500)"
   fi
+  # EdgeConv's hand rewrite (peer_pyg.py --adj rewrite, the pyg-rewrite side): the same output and
+  # gradients as PyG's EdgeConv, the same output as gnnc's (--check), and only for EdgeConv
+  pr_gpc=$ROOT/build/bench/gen_pointcloud
+  if [ -x "$pr_gpc" ] && "$pr_gpc" "$pr/pc.d" --clouds 2 --points 128 --k 10 > /dev/null 2>&1 &&
+     "$pr_gen" convert "$pr/pc.d" -o "$pr/pc.gcsr" > /dev/null 2>&1 &&
+     "$GNNC" dsl-examples/edgeconv.gnn --target=host -o "$pr/ec.so" > /dev/null 2>&1 && mkdir -p "$pr/ecchk" &&
+     "$pr_drv" "$pr/ec.so" --graph "$pr/pc.gcsr" --dump "$pr/ecchk" > /dev/null 2>&1; then
+    "$pr_ndpy" bench/edgeconv_rewrite_check.py "$pr/pc.gcsr" > "$pr/ecr.log" 2>&1
+    "$pr_ndpy" bench/peer_pyg.py --graph "$pr/pc.gcsr" --model edgeconv:3,64,64,128,256 --adj rewrite --check "$pr/ecchk" > "$pr/ecc.log" 2>&1
+    "$pr_ndpy" bench/peer_pyg.py --graph "$pr/pc.gcsr" --model edgeconv:3,64,64,128,256 --adj rewrite --forward 1 --warmup 0 --steps 3 > "$pr/ect.log" 2>&1
+    "$pr_ndpy" bench/peer_pyg.py --graph "$pr/a.gcsr" --model gcn:64,16,7 --adj rewrite > /dev/null 2> "$pr/ecg.err"; pr_rc=$?
+    if grep -q '^status ok$' "$pr/ecr.log" && grep -q '^status ok$' "$pr/ecc.log" && grep -q '^side pyg-rewrite$' "$pr/ecc.log" &&
+       grep -q '^train_ms [0-9.]*$' "$pr/ect.log" && grep -q '^status ok$' "$pr/ect.log" &&
+       [ $pr_rc != 0 ] && grep -q 'rewrite is EdgeConv' "$pr/ecg.err"; then
+      pass bench/peers/edgeconv-rewrite
+    else
+      fail bench/peers/edgeconv-rewrite "$(tail -n 3 "$pr/ecr.log" "$pr/ecc.log" "$pr/ect.log" "$pr/ecg.err" | tr '\n' ' ' | head -c 600)"
+    fi
+  else
+    fail bench/peers/edgeconv-rewrite "cannot make the point-cloud graph or gnnc's EdgeConv library"
+  fi
 else
-  echo "note: bench/peers/no-dropout not registered: no python with torch and torch_geometric"
+  echo "note: bench/peers/no-dropout and edgeconv-rewrite not registered: no python with torch and torch_geometric"
 fi
 pr_env=(PEERS_WORKLOADS="gcn-cora gat-cora" PEERS_THREADS=1 PEERS_ROUNDS=1 PEERS_FORWARD=2 PEERS_WARMUP=0 PEERS_STEPS=3
         PEERS_TIMEOUT=300 PEERS_WORK="$pr/work" PEERS_PLOTS=0)
