@@ -22,7 +22,9 @@ done
 # (docs/passes/fuse.md, "Row sums inside row sums"): the lowered kernels nest no sum loop inside
 # another. The deepest statement of --emit=kir: a kernel's body (1), a lane loop (2), a sum's loop
 # (3), and for a walk the edge chunk and its edges around them (normprop_chain: 4). Before, 5 and 8.
-for ir_case in ln6_chain:3 normprop_chain:4; do
+# gated_res: the second layer's walk loads the first layer's output, which the forward writes for
+# its GEMM anyway (4; before, 6: recomputed at each edge, its layer_norm's two row sums nested).
+for ir_case in ln6_chain:3 normprop_chain:4 gated_res:4; do
   ir_n=${ir_case%%:*} ir_max=${ir_case#*:}
   ir_d=$("$GNNC" "tests/ir/$ir_n.gnn" --emit=kir 2> "$TMP/ir.err" | awk '{ match($0, /^ */); d = RLENGTH / 2; if (d > m) m = d } END { print m + 0 }')
   if [ "${ir_d:-0}" -ge 1 ] && [ "$ir_d" -le "$ir_max" ]; then pass "ir/$ir_n/lowered-depth"
