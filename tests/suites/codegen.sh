@@ -24,6 +24,9 @@
 #   codegen/host/input-grads/MODEL/GRAPH/MAPPING  built with --input-grads=all: out and every
 #                                  grad_input.<input> vs the interpreter, 1e-4; .../unasked-params-identical:
 #                                  asking for none gives the parameter-only library's gradients, bit for bit
+#   codegen/host/chains/MODEL[-fno-fuse]/GRAPH/MAPPING[/backward]  chained row sums (tests/ir/ln6_chain,
+#                                  normprop_chain, gated_res), fused and unfused: out, every grad.<param>
+#                                  and grad_input.x vs the interpreter
 #   codegen/host/gemm-widths/GRAPH/MAPPING (and backward/gemm-widths, .../tn)  the generated GEMM
 #                                  loops at N = 72 (masked), 80, 48, C = A . B^T and C = A^T . B,
 #                                  vs the interpreter
@@ -1058,6 +1061,63 @@ if [ -x "$cg_bin/gnn-run" ]; then
       tests/interp/graphs/batch $cg_map 73
   done
 fi
+
+# ---- chained row sums (tests/ir/ln6_chain.gnn: six layer_norms in a row; normprop_chain.gnn: six
+# hops of a mean and a layer_norm; gated_res.gnn: two gated residual layers, each a layer_norm
+# over a walk's mean): row sums read inside other row sums' loops are staged once per row
+# (docs/passes/fuse.md, "Row sums inside row sums"), and a stash the forward keeps in memory for
+# a GEMM is loaded by the next layer's walk, not recomputed. Fused and -fno-fuse, both mappings,
+# one library each (--input-grads=all) on the graph with a 2,000 in-edge hub, the one with
+# isolated vertices and the one with duplicate edges: the inference output (1e-5), and training's
+# output, every grad.<param> and grad_input.x (1e-4) vs the interpreter. Sabotage: a staged row
+# sum left unstored (stage_row_one) fails every fused check of the three models.
+# cg_check_chain NAME MODEL.gnn GRAPH MAPPING SEED (CG_FLAGS: more gnnc flags)
+cg_check_chain() {
+  local name=$1 model=$2 graph=$3 map=$4 seed=$5 flags=${CG_FLAGS:-} lib out b="$cg/chain"
+  shard_take || return 0
+  lib="$cg/lib-chain-$(basename "$model" .gnn)-$map-$cg_target${flags:+$(printf '%s' "$flags" | tr -cs 'a-zA-Z0-9' '-')}.so"
+  # shellcheck disable=SC2086 # CG_FLAGS: words
+  if ! { [ -f "$lib" ] || "$GNNC" "$model" --target=$cg_target $([ "$cg_target" = cuda ] && echo --arch=sm_80,sm_90) --mapping="$map" --input-grads=all $flags -o "$lib" > "$lib.log" 2>&1; }; then
+    fail "$name" "gnnc could not build the library: $(cg_tail "$(cat "$lib.log" 2>/dev/null)")"
+    return
+  fi
+  if ! out=$(cg_interp "$b.ref" --output "$model" --graph "$graph" --seed "$seed") ||
+     ! out=$("$cg_bin/gnn-run" "$lib" --graph "$graph" --seed "$seed" --output "$b.got" --repeat 1 --warmup 0 2>&1) ||
+     ! out=$("$ROOT/build/bin/gnn-compare" "$b.got" "$b.ref" --tol 1e-5 2>&1); then
+    fail "$name" "$(cg_tail "$out")"
+  else
+    pass "$name"
+  fi
+  if ! out=$(cg_interp "$b.tref" --save-outputs "$model" --input-grads=all --graph "$graph" --seed "$seed" --train) ||
+     ! out=$("$cg_bin/gnn-run" "$lib" --graph "$graph" --seed "$seed" --train --save-grads "$b.tgot" \
+               --save-input-grads "$b.igot" --output "$b.out" --repeat 1 --warmup 0 2>&1); then
+    fail "$name/backward" "$(cg_tail "$out")"
+  else
+    cat "$b.igot" >> "$b.tgot"
+    sed 's/^tensor output /tensor out /' "$b.out" >> "$b.tgot"
+    if out=$("$ROOT/build/bin/gnn-compare" "$b.tgot" "$b.tref" --tol 1e-4 2>&1) &&
+       [ "$(grep -c '^tensor grad\.' "$b.tref")" -gt 0 ] && grep -q '^tensor grad_input\.x ' "$b.tref"; then
+      pass "$name/backward"
+    else
+      fail "$name/backward" "$(cg_tail "$out")"
+    fi
+  fi
+  rm -f "$b".*
+}
+if [ -x "$cg_bin/gnn-run" ]; then
+  cg_seed=191
+  for cg_m in ln6_chain normprop_chain gated_res; do
+    for cg_fl in "" -fno-fuse; do
+      for cg_map in $cg_maps; do
+        for cg_g in tests/interp/graphs/hub tests/interp/graphs/isolated tests/interp/graphs/duplicates; do
+          CG_FLAGS=$cg_fl cg_check_chain "codegen/$cg_target/chains/$cg_m${cg_fl}/$(basename $cg_g)/$cg_map" tests/ir/$cg_m.gnn $cg_g $cg_map $cg_seed
+        done
+      done
+    done
+    cg_seed=$((cg_seed + 1))
+  done
+fi
+unset -f cg_check_chain
 
 # ---- dropout draws: the CUDA and host code paths draw the same masks (issue 4). (1) The RNG of
 # runtime/gnnrt_rng.h built by cc and by nvcc (as CUDA source, whose host instantiation is
