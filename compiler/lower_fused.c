@@ -588,7 +588,8 @@ static void mark_train_need(Fused *F, Value **mem, int nmem, const bool *staged)
  * walk), `slots` edges at a time, in the order of their ids; returns how many. The outermost only: a value read only
  * inside staged ones is computed once per edge with them. Found by iterating: every value that
  * would pay when each is computed where read, then those that still pay when the scan stops at
- * the staged ones, until the set is stable. */
+ * the staged ones, until the set is stable or for 4 rounds (docs/passes/fuse.md, "Four rounds of
+ * staging": 90 of 8,728 calls over 145 models need up to 7, and their 4-round sets only add). */
 int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Domain dom, Value **out, int slots) {
   int n = F->m->vals.len, nout = 0;
   bool *stop = calloc((size_t)n + 1, 1), *next = calloc((size_t)n + 1, 1);
