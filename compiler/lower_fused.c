@@ -527,6 +527,13 @@ static bool gathers(Fused *F, const Value *x, int *budget) {
   return false;
 }
 
+/* x is one of the sums a CUDA kernel per row spreads over its lanes (lower_groups.c, find_spread):
+ * computed once per row there already, into sh_red<id>. */
+static bool spread_here(Fused *F, const Value *x) {
+  const FuseGroup *g = &F->m->groups[F->gid];
+  return !F->L->c->serial_dots && g->kind == FG_ROWS && g->rows != DOM_GLOBAL && x->dom == g->rows && split_reduce_len(F->L, x);
+}
+
 static void scan_stage(Fused *F, const Value *x, int lanes, StageScan *S) {
   /* seen outside a reduction's loop and now inside one: looked at again (for S->red alone) */
   if ((S->seen[x->id] & 2) || (!S->red && S->seen[x->id]) || !computed_here(F, x)) return;
@@ -549,9 +556,16 @@ static void scan_stage(Fused *F, const Value *x, int lanes, StageScan *S) {
       /* a reduction read inside another's serial loop, narrower than that loop: once per row
          staged, not once per trip (and its own loop nested in the other's) */
       if (!S->red_off && S->red && serial_red_trips(x) && width_of(x) < S->red) S->narrow[x->id] = S->in_red[x->id] = true;
-      /* the host (serial dots): a group's lanes run one after another, so a reduction read by a
-         loop of lanes wider than it is computed again in each */
-      if (!S->red_off && F->L->c->serial_dots && serial_red_trips(x) && width_of(x) < lanes) S->narrow[x->id] = S->in_red[x->id] = true;
+      /* a reduction read by a loop of lanes wider than it is computed again in each lane: on the
+         host the lanes run one after another; on a GPU they run at once, but each lane does the
+         whole reduction (a layer norm's 16-element row sum in each of 16 lanes: 16x the arithmetic
+         and the loads, normprop_chain's forward x8.1 the unfused program's). Staged once per row
+         (a lane per output, then a barrier), on both targets; a GPU's edge values already are by
+         the rule above (no narrower than the loop), so there only vertex values (a reduction
+         found inside one staged for its wider readers stays staged, every round: MoNet's
+         Gaussian exponent, 3 wide under its exp, would take a shared array for nothing), and not
+         the sums a kernel per row spreads over its lanes (made once per row already) */
+      if (!S->red_off && (F->L->c->serial_dots || (S->dom == DOM_VERTEX && !spread_here(F, x))) && serial_red_trips(x) && width_of(x) < lanes) S->narrow[x->id] = S->in_red[x->id] = true;
     }
   }
   /* a kernel per vertex stores its roots in order and a later one reads an earlier one back: the
