@@ -343,28 +343,30 @@ static void arenas(const KProgram *p, double V, double E, double *train, double 
   free(size), free(size_i), free(off), free(first), free(last), free(last_i), free(order);
 }
 
-const char *kstats_human(double b) {
+/* n with a decimal prefix of units[0..4] (none, k, M, G, T), in one of 4 rotating static buffers:
+ * a line may print four such numbers. */
+static const char *human(double n, const char *const units[5]) {
   static char buf[4][32];
   static int i;
   i = (i + 1) % 4;
-  if (b >= 1e9) snprintf(buf[i], sizeof buf[i], "%.2f GB", b / 1e9);
-  else if (b >= 1e6) snprintf(buf[i], sizeof buf[i], "%.2f MB", b / 1e6);
-  else if (b >= 1e3) snprintf(buf[i], sizeof buf[i], "%.2f kB", b / 1e3);
-  else snprintf(buf[i], sizeof buf[i], "%.0f B", b);
+  int k = 0;
+  double scale = 1;
+  while (k < 4 && units[k + 1] && n >= scale * 1e3) k++, scale *= 1e3;
+  if (k) snprintf(buf[i], sizeof buf[i], "%.2f %s", n / scale, units[k]);
+  else snprintf(buf[i], sizeof buf[i], "%.0f%s%s", n, *units[0] ? " " : "", units[0]);
   return buf[i];
 }
 
-/* "840", "4.20 k", "1.30 G": an operation count for people (4 rotating static buffers). */
+/* "840 B", "4.20 kB", "1.30 GB": bytes for people. */
+const char *kstats_human(double b) {
+  static const char *const units[5] = {"B", "kB", "MB", "GB", NULL};
+  return human(b, units);
+}
+
+/* "840", "4.20 k", "1.30 G": an operation count for people. */
 const char *kstats_ops_human(double n) {
-  static char buf[4][32];
-  static int i;
-  i = (i + 1) % 4;
-  if (n >= 1e12) snprintf(buf[i], sizeof buf[i], "%.2f T", n / 1e12);
-  else if (n >= 1e9) snprintf(buf[i], sizeof buf[i], "%.2f G", n / 1e9);
-  else if (n >= 1e6) snprintf(buf[i], sizeof buf[i], "%.2f M", n / 1e6);
-  else if (n >= 1e3) snprintf(buf[i], sizeof buf[i], "%.2f k", n / 1e3);
-  else snprintf(buf[i], sizeof buf[i], "%.0f", n);
-  return buf[i];
+  static const char *const units[5] = {"", "k", "M", "G", "T"};
+  return human(n, units);
 }
 
 /* A pass's arithmetic at V, E: kernels' (element-wise) and GEMMs' and SpMMs' apart. */

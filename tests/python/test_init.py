@@ -23,30 +23,9 @@ import torch
 import gnnc
 from gnnc.nn import GnncModule
 
-failures = 0
-
-
-def check(ok, name, detail=""):
-    global failures
-    print(("ok %s" % name) if ok else ("FAIL %s: %s" % (name, detail)))
-    failures += 0 if ok else 1
-
-
-def read_tensors(path):
-    """The tensor text format: {name: float64 array (rows, *dims)}."""
-    toks = open(path).read().split()
-    if toks[:1] == ["#gnn-tensors"]:  # the checksum line
-        toks = toks[7:]
-    out, i = {}, 0
-    while i < len(toks):
-        assert toks[i] == "tensor"
-        name, rows, rank = toks[i + 1], int(toks[i + 2]), int(toks[i + 3])
-        dims = [int(t) for t in toks[i + 4:i + 4 + rank]]
-        i += 4 + rank
-        n = rows * int(np.prod(dims, dtype=np.int64))
-        out[name] = np.array(toks[i:i + n], dtype=np.float64).reshape([rows] + dims)
-        i += n
-    return out
+import check_lines  # noqa: E402
+from check_lines import check  # noqa: E402
+from test_numpy import read_tensors  # noqa: E402  (the tensor text format)
 
 
 def module_params(mod):
@@ -145,7 +124,7 @@ def main():
     ref = xe[src].astype(np.float64).T @ (we * go).astype(np.float64)
     check(np.allclose(dW, ref, rtol=1e-5, atol=1e-5), "selfloops/edge-output-grad-ignores-added",
           "max difference %g" % float(np.abs(dW - ref).max()))
-    return 1 if failures else 0
+    return 1 if check_lines.failures else 0
 
 
 if __name__ == "__main__":
