@@ -233,7 +233,7 @@ PYEOF
     tr_copy no-split; rm "$tr/no-split/val.idx"
     tr_bad no-split "lacks a split file" "$tr_lib" --data "$tr/no-split"
     tr_copy nan-feature; sed -i '3s/^\([0-9]*\) \([0-9]*\):1/\1 \2:nan/' "$tr/nan-feature/features.svm"
-    tr_bad nan-feature "features.svm:3: error: feature value for index" "$tr_lib" --data "$tr/nan-feature"
+    tr_bad nan-feature "features.svm:3: error: feature value 'nan' for index 20 is not finite in float32" "$tr_lib" --data "$tr/nan-feature"
     tr_copy mask-range; echo 99999 >> "$tr/mask-range/train.idx"
     tr_bad mask-out-of-range "train.idx:141: error: vertex id 99999 out of range" "$tr_lib" --data "$tr/mask-range"
     tr_copy short-labels; sed -i '100,$d' "$tr/short-labels/labels.txt"
