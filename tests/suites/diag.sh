@@ -178,6 +178,22 @@ _diag_run_generated() {
   printf 'model M(x: vertex[16]) -> vertex[16] {\n  return \357\273\277x\n}\n' >"$f"
   _diag_check "diag/gen_bom_not_at_start" "$f" "$f:2:10: error: stray character U+FEFF in program" "" 1
 
+  # Line ends: LF or CRLF. A lone CR (classic Mac line ends) was skipped as a blank, so the first
+  # comment hid the whole file ("this file declares no model", no location): now an error where
+  # the first one is, and the input ends there (one error, no cascade).
+  f="$d/cr_only.gnn"
+  printf '# a comment\rmodel M(x: vertex[16]) -> vertex[16] {\r  return relu(x)\r}\r' >"$f"
+  _diag_check "diag/gen_cr_only_line_ends" "$f" "$f:1:12: error: a carriage return not followed by a newline (a file with classic Mac line ends? lines end with LF or CRLF)" "" 1
+  f="$d/cr_stray.gnn"
+  printf 'model M(x: vertex[16]) -> vertex[16] {\n  return relu(x)\r\r\n}\n' >"$f"
+  _diag_check "diag/gen_cr_before_crlf" "$f" "$f:2:17: error: a carriage return not followed by a newline (a file with classic Mac line ends? lines end with LF or CRLF)" "" 1
+  # ... and a CRLF file, comments at line ends included, is the LF file to the compiler
+  printf '# c\r\nmodel M(x: vertex[16]) -> vertex[16] { # c\r\n  param W: [16, 16] # c\r\n  return relu(W @ x) # c\r\n}\r\n' >"$d/crlf.gnn"
+  tr -d '\r' <"$d/crlf.gnn" >"$d/lf.gnn"
+  if "$GNNC" "$d/crlf.gnn" >"$d/crlf.ir" 2>"$d/crlf.err" && "$GNNC" "$d/lf.gnn" >"$d/lf.ir" 2>&1 &&
+     cmp -s <(grep -v 'lf.gnn' "$d/crlf.ir") <(grep -v 'lf.gnn' "$d/lf.ir"); then pass diag/gen_crlf_same_as_lf
+  else fail diag/gen_crlf_same_as_lf "$(head -2 "$d/crlf.err")"; fi
+
   # Long left-associative chains: the parser accepts them without growing its stack, so
   # nothing may recurse once per operand (a crash here is a stack overflow).
   f="$d/long_sum.gnn"
