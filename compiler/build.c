@@ -2,9 +2,11 @@
  *
  *   gnnc model.gnn --emit=kir [-o F]        the kernel IR (stdout by default)
  *   gnnc model.gnn --emit=cu  [-o F.cu]     CUDA source + its header F.h (without -o: one file on
- *                                           stdout, the header inlined where the source includes it)
- *   gnnc model.gnn --emit=c   [-o F.c]      host C source + its header (the same)
- *   gnnc model.gnn --emit=h   [-o F.h]      the header alone (the same for both targets; stdout)
+ *                                           stdout, the header inlined where the source includes it;
+ *                                           -o must end in .cu: main.c)
+ *   gnnc model.gnn --emit=c   [-o F.c]      host C source + its header (the same, .c)
+ *   gnnc model.gnn --emit=h   [-o F]        the header alone, to F as named (the same for both
+ *                                           targets; stdout)
  *   gnnc model.gnn -o libmodel.so [--target=cuda|host] [--arch=sm_80[,sm_90]] [-S]
  *                                           emit, then nvcc (CUDA) or cc (host) into a shared
  *                                           library linked with libgnnrt / libgnnrt_host; -S keeps
@@ -179,7 +181,7 @@ static void source_place(const EmitOpts *eo, char **dir, char **name) {
     *name = stem(eo->output, ".so");
     if (strncmp(*name, "lib", 3) == 0 && (*name)[3]) memmove(*name, *name + 3, strlen(*name + 3) + 1);
   } else {
-    *name = stem(eo->output, strcmp(e, "cu") == 0 ? ".cu" : strcmp(e, "c") == 0 ? ".c" : ".h");
+    *name = stem(eo->output, strcmp(e, "cu") == 0 ? ".cu" : ".c"); /* main.c refuses any other -o */
   }
   *dir = dir_of(eo->output);
 }
@@ -201,7 +203,7 @@ static void add_file(RunFile *files, int *n, char *path, const char *role, const
 void emit_outputs(const EmitOpts *eo, RunFile *files, int *n) {
   const char *e = eo->emit;
   if (!eo->output) return; /* stdout */
-  if (e && strcmp(e, "kir") == 0) {
+  if (e && (strcmp(e, "kir") == 0 || strcmp(e, "h") == 0)) {
     add_file(files, n, strdup(eo->output), NULL, eo->output);
     return;
   }
@@ -212,7 +214,7 @@ void emit_outputs(const EmitOpts *eo, RunFile *files, int *n) {
   if (!e) add_file(files, n, strdup(eo->output), NULL, eo->output);
   if (e || eo->keep) { /* without -S a library's sources go to a private temporary folder */
     add_file(files, n, build_cat(base, ".h", ""), "header", eo->output);
-    if (!e || strcmp(e, "h") != 0) add_file(files, n, build_cat(base, cuda ? ".cu" : ".c", ""), "source", eo->output);
+    add_file(files, n, build_cat(base, cuda ? ".cu" : ".c", ""), "source", eo->output);
   }
   free(base), free(dir), free(name);
 }
@@ -522,11 +524,8 @@ bool gnn_emit(const KProgram *p, const EmitOpts *eo) {
   char *dir, *name;
   source_place(eo, &dir, &name);
   bool ok;
-  if (strcmp(e, "h") == 0) {
-    char *hp = build_cat(dir, "/", name), *hpath = build_cat(hp, ".h", "");
-    ok = write_file(hpath, write_header, p, eo, NULL);
-    free(hp);
-    free(hpath);
+  if (strcmp(e, "h") == 0) { /* the header alone: one file, written where -o says (d.c got d.c.h) */
+    ok = write_file(eo->output, write_header, p, eo, NULL);
   } else {
     ok = write_sources(p, eo, t, dir, name);
   }

@@ -33,8 +33,9 @@ static void usage(FILE *out) {
         "  -o FILE                 write the output to FILE instead of stdout; FILE.so builds a shared library\n"
         "  --emit=ir|dot|kir|cu|c|h  what to write: the operator IR (default), a Graphviz drawing, the kernel\n"
         "                          IR, CUDA source + header, host C source + header, or the header alone;\n"
-        "                          with -o F.cu (F.c) the header goes to F.h beside it, without -o the source\n"
-        "                          goes to stdout with its header inlined (one file that compiles alone)\n"
+        "                          with -o F.cu (F.c: -o must end so) the header goes to F.h beside it, without\n"
+        "                          -o the source goes to stdout with its header inlined (one file that compiles\n"
+        "                          alone); --emit=h writes its one file to -o as named\n"
         "  --target=cuda|host      the library's target (default cuda: nvcc and cuBLAS; host: cc, OpenMP, OpenBLAS)\n"
         "  --arch=sm_XX[,sm_YY]    GPU architectures for nvcc: SASS for each, and the PTX of the last one\n"
         "                          for newer GPUs (default sm_80; a warning with --target=host)\n"
@@ -925,6 +926,21 @@ int main(int argc, char **argv) {
     fprintf(stderr, "gnnc: -o '%s' names a folder: give a file name in it\n", cli.output);
     rc = 2;
     goto done;
+  }
+  if (!cli.run && cli.output && (strcmp(emit, "c") == 0 || strcmp(emit, "cu") == 0)) {
+    /* The source goes to -o and its header beside it, named from -o without the extension: a name
+     * without it (-o src.txt, -o /dev/null, -o x.so) wrote src.txt.c and src.txt.h, files the user
+     * never named (/dev/null.c, as root, in /dev), and exited 0. */
+    const char *ext = strcmp(emit, "c") == 0 ? ".c" : ".cu", *base = strrchr(cli.output, '/');
+    base = base ? base + 1 : cli.output;
+    size_t bl = strlen(base), el = strlen(ext);
+    if (bl <= el || strcmp(base + bl - el, ext) != 0) {
+      fprintf(stderr, "gnnc: error: -o '%s' with --emit=%s must name a %s file: the source goes there and its header "
+              "beside it, with %s in place of %s (-o model%s writes model%s and model.h; without -o, one file on standard output)\n",
+              cli.output, emit, ext, ".h", ext, ext, ext);
+      rc = 2;
+      goto done;
+    }
   }
   if (!cli.run && cli.output && (strcmp(emit, "c") == 0 || strcmp(emit, "cu") == 0) && strpbrk(cli.output, "\"\\\n")) {
     /* the source includes its header by name: #include "..." cannot hold a quote (C11 6.4.7) */

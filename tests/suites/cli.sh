@@ -102,6 +102,22 @@ check o-symlink-kept bash -c "[ $rc -eq 0 ] && [ -L '$TMP/o/link.ir' ] && head -
 check o-folder-refused bash -c "[ $rc -eq 2 ] && grep -q 'names a folder' '$TMP/err'"
 "$GNNC" "$TMP/o/good.gnn" --emit=c -o "$TMP/o/a\"b.c" > /dev/null 2> "$TMP/err"; rc=$?
 check o-quote-refused bash -c "[ $rc -eq 2 ] && grep -q 'cannot hold' '$TMP/err' && [ ! -e '$TMP/o/a\"b.c' ]"
+# --emit=c|cu write the source to -o and the header beside it (.h for the extension): a name
+# without the extension wrote NAME.c and NAME.h instead (-o /dev/null made /dev/null.c, rc 0);
+# now refused, nothing written. --emit=h writes its one file to -o as named (-o d.c made d.c.h).
+mkdir -p "$TMP/o/ext"
+for oe in "c src.txt" "cu a.c" "c lib.so" "cu .cu" "c null"; do
+  set -- $oe
+  "$GNNC" "$TMP/o/good.gnn" --emit=$1 -o "$TMP/o/ext/$2" > /dev/null 2> "$TMP/err"; rc=$?
+  check "o-extension-refused/$1-$2" bash -c "[ $rc -eq 2 ] && grep -qF \"with --emit=$1 must name a .$1 file\" '$TMP/err' && [ -z \"\$(ls -A '$TMP/o/ext')\" ]"
+done
+"$GNNC" "$TMP/o/good.gnn" --emit=h -o "$TMP/o/ext/d.c" > /dev/null 2> "$TMP/err"; rc=$?
+"$GNNC" "$TMP/o/good.gnn" --emit=h > "$TMP/o/stdout-h" 2> /dev/null
+check o-header-as-named bash -c "[ $rc -eq 0 ] && [ \"\$(ls -A '$TMP/o/ext')\" = d.c ] && cmp -s '$TMP/o/ext/d.c' '$TMP/o/stdout-h'"
+if [ -w /dev/full ]; then
+  "$GNNC" "$TMP/o/good.gnn" --emit=h -o /dev/full > /dev/null 2> "$TMP/err"; rc=$?
+  check o-header-dev-full bash -c "[ $rc -eq 1 ] && grep -qF \"cannot write '/dev/full'\" '$TMP/err'"
+fi
 if [ -w /dev/full ]; then
   for em in ir kir dot c; do
     "$GNNC" "$TMP/o/good.gnn" --emit=$em --target=host > /dev/full 2> "$TMP/err"; rc=$?
