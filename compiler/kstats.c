@@ -15,7 +15,9 @@
  * execution; a conditional store (a stash under `if (training)`) is counted as if taken, so the
  * training forward is what is counted, and what runs only when not training (`if (!training)`:
  * an f64 sum's float messages, lower_walk.c) is not counted (its loads are the training path's
- * again: counted twice, a tile's gathered row would look twice as wide). Graph arrays (offsets,
+ * again: counted twice, a tile's gathered row would look twice as wide). The one exception,
+ * kprog_stats' line on the inference forward, counts the other way (Acct.untrained: `if training`
+ * skipped, `if !training` counted, the training-only steps left out). Graph arrays (offsets,
  * edge ends) are not counted, as in the paper. A GEMM reads its two operands and writes its result once (cuBLAS' compulsory
  * traffic). The memory plan is gnn_plan_arena's (runtime/gnn_model.h), the one the generated
  * create() computes, here at the given sizes: the training arena (forward and backward) and the
@@ -51,6 +53,7 @@ typedef struct {
   int nsites, cap;
   const KBuf *stored[16]; /* buffers this kernel has stored at its own row so far */
   int nstored;
+  bool untrained;    /* count the forward of training = 0: `if training` blocks skipped, `if !training` ones counted */
 } Acct;
 
 /* A batch's graphs are counted as its vertices: an upper bound (each graph has one at least). */
@@ -141,6 +144,8 @@ static double stmt_ops(const KStmt *s) {
 
 /* `!training`: code the training forward does not run. */
 static bool untrained_only(const KExpr *c) { return c && c->kind == KE_UN && c->op == KU_NOT && c->a->kind == KE_TRAINING; }
+/* `training`: code an inference forward does not run (the stores of stashes). */
+static bool trained_only(const KExpr *c) { return c && c->kind == KE_TRAINING; }
 
 /* `item < npieces`: the code a kernel over hub pieces runs in a piece's group only. */
 static bool piece_only(const KExpr *c) {
@@ -158,7 +163,8 @@ static void block_bytes(Acct *a, const PtrVec *b, double mult, double scope, dou
      * bytes count the chunk's statements per edge (its loads are the edges'); the arithmetic of
      * its other statements (lane loops: the partial sums zeroed and added) runs once per chunk */
     if (chunk > 0) ochunk = (s->kind == KS_IF && s->count != 1) || s->kind == KS_FOR ? 1 : chunk;
-    if (s->kind == KS_IF && untrained_only(s->lo)) continue; /* the training forward is counted */
+    /* the training forward is counted, or with a->untrained the inference one */
+    if (s->kind == KS_IF && (a->untrained ? trained_only(s->lo) : untrained_only(s->lo))) continue;
     expr_bytes(a, s->row, mult, scope, row_scope, in_walk);
     expr_bytes(a, s->idx, mult, scope, row_scope, in_walk);
     expr_bytes(a, s->val, mult, scope, row_scope, in_walk);
@@ -231,8 +237,8 @@ static double kernel_rows(const Kernel *k, double V, double E) {
 static double dim_val(KDim d, double V, double E) { return (double)d.mult * rows_of(d.dom, V, E); }
 
 /* Bytes read and written by step i (and, with t, what of it is gathered, and a GEMM's FLOPs). */
-static void step_traffic(const KStep *s, double V, double E, double *rd, double *wr, KTraffic *t) {
-  Acct a = {V, E, false, 0, 0, 0, 0, 1, NULL, 0, 0, {NULL}, 0};
+static void step_traffic(const KStep *s, double V, double E, double *rd, double *wr, KTraffic *t, bool untrained) {
+  Acct a = {V, E, false, 0, 0, 0, 0, 1, NULL, 0, 0, {NULL}, 0, untrained};
   if (t) memset(t, 0, sizeof *t);
   if (s->kind == STEP_KERNEL) {
     double r = kernel_rows(s->kernel, V, E);
@@ -272,7 +278,7 @@ static void step_traffic(const KStep *s, double V, double E, double *rd, double 
   if (t) t->read = a.read, t->write = a.write, t->ops = a.ops;
 }
 
-static void step_bytes(const KStep *s, double V, double E, double *rd, double *wr) { step_traffic(s, V, E, rd, wr, NULL); }
+static void step_bytes(const KStep *s, double V, double E, double *rd, double *wr) { step_traffic(s, V, E, rd, wr, NULL, false); }
 
 const char *kstats_step_name(const KStep *s) {
   switch (s->kind) {
@@ -288,7 +294,7 @@ const char *kstats_step_name(const KStep *s) {
 KTraffic kstats_step_traffic(const KStep *s, double V, double E) {
   KTraffic t;
   double rd, wr;
-  step_traffic(s, V, E, &rd, &wr, &t);
+  step_traffic(s, V, E, &rd, &wr, &t, false);
   return t;
 }
 
@@ -304,6 +310,27 @@ static void totals(const KProgram *p, double V, double E, bool per_graph, double
     *rd += r;
     *wr += w;
   }
+}
+
+/* The bytes of every forward's steps (per_graph ones apart), with untrained those of an inference
+ * forward (training = 0): its training-only steps (an input's dropout, a kernel of stashes alone)
+ * skipped, and in the others the stores under `if training` (stashes). Returns the steps counted;
+ * *launches: those of them that are not GEMMs or SpMMs. */
+static int forward_totals(const KProgram *p, double V, double E, bool untrained, double *rd, double *wr, int *launches) {
+  int n = 0;
+  *rd = *wr = 0;
+  *launches = 0;
+  for (int i = 0; i < p->nfwd; i++) {
+    const KStep *s = &p->steps[i];
+    if (s->per_graph || (untrained && s->train_only)) continue;
+    double r, w;
+    step_traffic(s, V, E, &r, &w, NULL, untrained);
+    *rd += r;
+    *wr += w;
+    n++;
+    *launches += s->kind != STEP_GEMM && s->kind != STEP_SPMM;
+  }
+  return n;
 }
 
 static bool is_out(const KBuf *b) { return b->out >= 0; }
@@ -393,7 +420,7 @@ void kprog_stats(FILE *out, const KProgram *p, const KProgram *unfused, double V
     KTraffic t = kstats_step_traffic(s, V, E);
     const char *name = kstats_step_name(s);
     fprintf(out, "  step %-3d %-9s %-44s reads %-10s writes %-10s ops %s\n", i,
-            s->per_graph ? "graph" : i < p->nfwd ? "forward" : "backward", name,
+            s->per_graph ? "graph" : i >= p->nfwd ? "backward" : s->train_only ? "training" : "forward", name,
             kstats_human(t.read), kstats_human(t.write), kstats_ops_human(t.ops));
   }
   double r, w, ur = 0, uw = 0, gr, gw;
@@ -412,6 +439,14 @@ void kprog_stats(FILE *out, const KProgram *p, const KProgram *unfused, double V
             kstats_human(ur), kstats_human(uw), (ur + uw) / (r + w > 0 ? r + w : 1));
   }
   fputc('\n', out);
+  { /* what training = 0 saves: the training-only steps (an input's dropout: the GEMM reads the input
+     * in place) and the stashes' stores */
+    double ir, iw, tr, tw;
+    int il, tl, in = forward_totals(p, V, E, true, &ir, &iw, &il), tn = forward_totals(p, V, E, false, &tr, &tw, &tl);
+    fprintf(out, "  inference forward (training = 0): %d steps (%d kernels and fills), reads %s, writes %s", in, il, kstats_human(ir),
+            kstats_human(iw));
+    fprintf(out, "; training forward: %d steps (%d kernels and fills), reads %s, writes %s\n", tn, tl, kstats_human(tr), kstats_human(tw));
+  }
   /* the arithmetic, kernels + GEMMs and SpMMs, per pass; the unfused program's beside it (xN: its
    * ops over the fused one's, as the bytes; kprog_ops_check warns below 1 / KSTATS_OPS_WARN) */
   Ops o = prog_ops(p, V, E), u = {{0, 0}, {0, 0}};

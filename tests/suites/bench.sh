@@ -10,7 +10,7 @@
 #   bench/gpu-forward/no-gpu       without a GPU, BENCH_TARGET=cuda says so and exits 1
 #   bench/header                   bench_lib.sh's results header: the CPU's family/model/stepping, its
 #                                  SIMD flags (avx2, avx512f, ...), the commit; bench_stamp prepends it
-#   bench/docs-numbers             docs/passes/fuse.md quotes gat.gnn's --stats totals at Reddit's size as
+#   bench/docs-numbers             docs/passes/fuse.md quotes gat.gnn's --stats totals (and the forwards' line) at Reddit's size as
 #                                  gnnc prints them; docs/benchmarks.md's GPU estimate table is gpu_estimate.txt's
 # Speed is never asserted here; only that the programs build, run and print their tables.
 bn=$TMP/bench
@@ -69,9 +69,12 @@ else
   fail bench/header "$(head -c 600 <<< "$bn_h") / $(head -c 300 "$bn/stamp.txt")"
 fi
 # numbers the docs quote from the tools must be the tools' (they drifted before 2026-12-03): the
-# --stats totals of gat.gnn at Reddit's size in docs/passes/fuse.md, and the GPU estimate table of
+# --stats totals of gat.gnn at Reddit's size in docs/passes/fuse.md (the pass's, the inference and
+# training forwards'), and the GPU estimate table of
 # docs/benchmarks.md against bench/results/gpu_estimate.txt (forward and step estimates, row by row)
-bn_tot=$("$GNNC" dsl-examples/gat.gnn --stats V=232965,E=114615892 2>&1 | grep '^  total: ')
+bn_stats=$("$GNNC" dsl-examples/gat.gnn --stats V=232965,E=114615892 2>&1)
+bn_tot=$(grep '^  total: ' <<< "$bn_stats")
+bn_fwd=$(grep '^  inference forward ' <<< "$bn_stats")
 bn_est=$("$PY" - docs/benchmarks.md bench/results/gpu_estimate.txt <<'PYEOF' 2>&1
 import sys
 doc = [l for l in open(sys.argv[1]) if l.startswith("| ") and " / " in l and "x |" in l]
@@ -87,12 +90,13 @@ for n, r in zip(names, rows):
 print("ok" if len(rows) == 14 and not bad else "differ: " + "; ".join(bad) + f" ({len(rows)} rows)")
 PYEOF
 )
-if [ -n "$bn_tot" ] && grep -qF -- "$bn_tot" docs/passes/fuse.md && [ "$bn_est" = ok ]; then
+if [ -n "$bn_tot" ] && grep -qF -- "$bn_tot" docs/passes/fuse.md && [ -n "$bn_fwd" ] && grep -qF -- "$bn_fwd" docs/passes/fuse.md &&
+   [ "$bn_est" = ok ]; then
   pass bench/docs-numbers
 else
-  fail bench/docs-numbers "fuse.md lacks '$bn_tot', or the GPU estimate table: $bn_est"
+  fail bench/docs-numbers "fuse.md lacks '$bn_tot' or '$bn_fwd', or the GPU estimate table: $bn_est"
 fi
-unset bn bn_out bn_rc has_gpu bn_h bn_tot bn_est
+unset bn bn_out bn_rc has_gpu bn_h bn_stats bn_tot bn_fwd bn_est
 
 # ---- make bench-peers (issue 12): bench/gen_graph.c, bench/peer_gnnc.c, bench/peer_pyg.py, bench/peers.sh
 #   bench/peers/gen-graph/deterministic  the same arguments give the same bytes, another seed others;

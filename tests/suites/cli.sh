@@ -369,6 +369,18 @@ check ops-fused bash -c "[ \"\$(sed -n 's/^  step \([0-9]*\) .* ops \(.*\)$/\1:\
   grep -qx '  arithmetic: forward 300 ops in kernels + 160 in GEMMs; unfused: forward 260 + 160 (x0.913)' '$TMP/ops' && [ ! -s '$TMP/ops-err' ]"
 "$GNNC" "$TMP/ops.gnn" -fno-autodiff -fno-fuse --stats V=10,E=30 > "$TMP/ops-unfused"
 check ops-unfused bash -c "[ \"\$(sed -n 's/^  step \([0-9]*\) .* ops \(.*\)$/\1:\2/p' '$TMP/ops-unfused' | tr '\n' ' ')\" = '0:30 1:30 2:160 3:140 4:20 5:40 ' ]"
+# What an inference forward (training = 0) moves, beside the training forward: the same layer on
+# dropout(x), an input's dropout, which runs only when training (step 1, labelled "training": x
+# read and written, 160 B each); the GEMM then reads x itself (192 B with W, 80 B written) and the
+# aggregate 440 B (80 B written), the totals above. With a backward, the aggregate also stores the
+# ReLU's operand for it (80 B more) under `if training`: the training forward writes it, the
+# inference one does not.
+printf 'model M(x: vertex[4]) -> vertex[2] {\n  param W: [4, 2]\n  param b: [2]\n  c = rsqrt(out_deg[src] * in_deg[dst])\n  return relu(sum(c * (W @ dropout(x, 0.5)[src])) + b)\n}\n' > "$TMP/dops.gnn"
+"$GNNC" "$TMP/dops.gnn" -fno-autodiff --stats V=10,E=30 > "$TMP/dops" 2>&1
+"$GNNC" "$TMP/dops.gnn" --stats V=10,E=30 > "$TMP/dops-train" 2>&1
+check stats-inference-forward bash -c "grep -q '^  step 1   training  k1_dropout_vertex  *reads 160 B  *writes 160 B ' '$TMP/dops' &&
+  grep -qx '  inference forward (training = 0): 2 steps (1 kernels and fills), reads 632 B, writes 160 B; training forward: 3 steps (2 kernels and fills), reads 792 B, writes 320 B' '$TMP/dops' &&
+  grep -qx '  inference forward (training = 0): 2 steps (1 kernels and fills), reads 632 B, writes 160 B; training forward: 3 steps (2 kernels and fills), reads 792 B, writes 400 B' '$TMP/dops-train'"
 "$GNNC" "$TMP/cost.gnn" --stats=symbolc > /dev/null 2>&1; rc=$?
 check stats-symbolic-bad bash -c "[ $rc -eq 2 ]"
 # u_dot_v reduces the last dim of the longer operand: dot(a[src], b[dst]) with a: [2], b: [2, 3]
