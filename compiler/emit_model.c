@@ -486,24 +486,23 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   }
   if (!p->nparams) fputs("    {NULL, 0, 0, {0, 0, 0, 0}, 0}, /* none: every member named (g++ -Wextra) */\n", out);
   fputs("};\n\n", out);
-  /* parameters declared with an initial value (param g: [D] = 1): a table, only when there are any */
-  bool any_init = false;
+  /* How each parameter starts (gnn_model_api.param_init): create() follows this table, and callers
+   * read it to get create()'s parameters without creating a model. */
+  fputs("/* per parameter, how create() initialises it (gnn_param_init in gnn_model.h) */\n", out);
+  fprintf(out, "static const gnn_param_init gnnc_param_init[%d] = {\n", p->nparams ? p->nparams : 1);
   for (int i = 0; i < p->bufs.len; i++) {
     const KBuf *b = p->bufs.items[i];
-    any_init |= b->kind == BUF_PARAM && b->val->iattr;
-  }
-  if (any_init) {
-    fputs("/* per parameter: 1 = every element starts at the value below (declared `= value`), 0 = Glorot */\n", out);
-    fprintf(out, "static const struct { int set; float value; } gnnc_param_init[%d] = {\n", p->nparams);
-    for (int i = 0; i < p->bufs.len; i++) {
-      const KBuf *b = p->bufs.items[i];
-      if (b->kind != BUF_PARAM) continue;
+    if (b->kind != BUF_PARAM) continue;
+    if (b->val->iattr) {
       char num[40];
-      snprintf(num, sizeof num, "%.9g", b->val->iattr ? (double)(float)b->val->fattr : 0.0);
-      fprintf(out, "    {%d, %s%sf},\n", b->val->iattr ? 1 : 0, num, strpbrk(num, ".e") ? "" : ".0");
+      snprintf(num, sizeof num, "%.9g", (double)(float)b->val->fattr);
+      fprintf(out, "    {GNN_INIT_VALUE, %s%sf}, /* %s */\n", num, strpbrk(num, ".e") ? "" : ".0", b->val->name);
+    } else {
+      fprintf(out, "    {%s, 0.0f}, /* %s */\n", b->val->shape.rank >= 2 ? "GNN_INIT_GLOROT" : "GNN_INIT_ZEROS", b->val->name);
     }
-    fputs("};\n\n", out);
   }
+  if (!p->nparams) fputs("    {GNN_INIT_ZEROS, 0.0f}, /* none: every member named (g++ -Wextra) */\n", out);
+  fputs("};\n\n", out);
 
   int ntemp = 0;
   for (int i = 0; i < p->bufs.len; i++) {
@@ -659,11 +658,10 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fputs("    size_t bytes = (size_t)t->width * sizeof(float);\n"
         "    float *init = (float *)malloc(bytes ? bytes : 1);\n"
         "    if (!init) st = gnn_set_error(ctx, GNN_ERR_OOM, \"out of host memory\");\n"
-        "    if (!st) gnn_param_init_glorot(t->name, t->rank, t->dims, seed, init);\n"
+        "    if (!st && gnnc_param_init[i].kind == GNN_INIT_GLOROT) gnn_param_init_glorot(t->name, t->rank, t->dims, seed, init);\n"
+        "    else if (!st) /* GNN_INIT_ZEROS (value 0), GNN_INIT_VALUE */\n"
+        "      for (int64_t k = 0; k < t->width; k++) init[k] = gnnc_param_init[i].value;\n"
         , out);
-  if (any_init)
-    fputs("    if (!st && gnnc_param_init[i].set)\n"
-          "      for (int64_t k = 0; k < t->width; k++) init[k] = gnnc_param_init[i].value;\n", out);
   fputs(
         "    if (!st) st = gnn_malloc(ctx, (void **)&m->param[i], bytes);\n"
         "    if (!st) st = gnn_upload(ctx, m->param[i], init, bytes);\n"
@@ -929,7 +927,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   }
   fprintf(out, "    %d, %d, %d, %d,\n", launches[0], launches[1], gemms[0], gemms[1]);
   fputs("    gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad, gnnc_api_set_graph, gnnc_api_reserve,\n", out);
-  fprintf(out, "    \"%s\", /* the program: what the model computes (gnn_model_api.program) */\n};\n", p->m->program ? p->m->program : "");
+  fprintf(out, "    \"%s\", /* the program: what the model computes (gnn_model_api.program) */\n", p->m->program ? p->m->program : "");
+  fputs("    gnnc_param_init,\n};\n", out);
   fprintf(out, "const gnn_model_api *%s_api(void) { return &gnnc_api_table; }\n", P);
   fputs("#ifdef GNNC_MODEL_ENTRY\n"
         "/* The fixed entry point drivers (gnn-run, gnn-train) look up with dlsym in a library they\n"
@@ -939,6 +938,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
         "/* The table's program, for drivers: its presence says that the table has every field up to\n"
         " * program (an older gnnc's may end before some, which drivers then leave unread). */\n"
         "const char *gnn_model_program(void) { return gnnc_api_table.program; }\n"
+        "/* The table's param_init: its presence says that the table has every field up to param_init. */\n"
+        "const gnn_param_init *gnn_model_param_init(void) { return gnnc_api_table.param_init; }\n"
         "#endif\n", out);
   if (cuda) fputs("#endif /* __CUDACC_RTC__ */\n", out);
 }

@@ -67,6 +67,57 @@ const char *emit_shape_text(const KProgram *p, const Value *v) {
 
 /* ---------------------------------------------------------------- the header */
 
+/* Appends item to a comment's line in line (cols used so far in *col), breaking before it when
+ * the line would pass 100 columns; continuation lines start with " *     ". */
+static void comment_item(FILE *out, int *col, const char *item, bool last) {
+  int len = (int)strlen(item) + (last ? 1 : 2);
+  if (*col + 1 + len > 100) {
+    fputs("\n *    ", out);
+    *col = 7;
+  }
+  fprintf(out, " %s%s", item, last ? "" : ",");
+  *col += 1 + len - 1;
+}
+
+/* The create comment's account of how the parameters start, per kind (gnn_model_api.param_init,
+ * emit_model.c's gnnc_param_init): the declared values with their names, then the Glorot and the
+ * zero parameters by name. */
+static void header_param_starts(FILE *out, const KProgram *p, const char *P) {
+  static const char *const kind_text[3] = {"at their declared value (in float32):", "Glorot-uniform from seed (the interpreter's values, in float32):",
+                                           "zeros:"};
+  if (!p->nparams) {
+    fputs(" * The model has no parameters.\n", out);
+    return;
+  }
+  fprintf(out, " * Parameters start as %s_api()->param_init says, whatever the graph and the target:\n", P);
+  for (int kind = 0; kind < 3; kind++) {
+    int n = 0, seen = 0;
+    for (int i = 0; i < p->bufs.len; i++) {
+      const KBuf *b = p->bufs.items[i];
+      if (b->kind != BUF_PARAM) continue;
+      int k = b->val->iattr ? 0 : b->val->shape.rank >= 2 ? 1 : 2;
+      n += k == kind;
+    }
+    if (!n) continue;
+    fprintf(out, " *   %s", kind_text[kind]);
+    int col = 5 + (int)strlen(kind_text[kind]);
+    for (int i = 0; i < p->bufs.len; i++) {
+      const KBuf *b = p->bufs.items[i];
+      if (b->kind != BUF_PARAM) continue;
+      int k = b->val->iattr ? 0 : b->val->shape.rank >= 2 ? 1 : 2;
+      if (k != kind) continue;
+      const char *item = b->val->name;
+      if (kind == 0) {
+        char num[64];
+        num_str(num, sizeof num, b->val->fattr);
+        item = arena_printf(p->arena, "%s = %s", b->val->name, num);
+      }
+      comment_item(out, &col, item, ++seen == n);
+    }
+    fputs("\n", out);
+  }
+}
+
 void emit_header(FILE *out, const KProgram *p, const char *src_name) {
   const char *P = emit_model_prefix(p);
   const KBuf **ins;
@@ -94,13 +145,17 @@ void emit_header(FILE *out, const KProgram *p, const char *src_name) {
         out);
   fprintf(out,
           "/* Creates the model for graph g, which must outlive it (or its binding: %s_set_graph binds\n"
-          " * another): parameters Glorot-initialised from seed (the interpreter's values, in float32), their\n"
-          " * gradients and the output, and plans the activation arenas (the first forward allocates one).\n"
-          " * ctx, g and out must not be NULL; *out is NULL on failure. */\n"
+          " * another): its parameters, their gradients (zeros) and the output, and plans the activation\n"
+          " * arenas (the first forward allocates one). ctx, g and out must not be NULL; *out is NULL on\n"
+          " * failure.\n",
+          P);
+  header_param_starts(out, p, P);
+  fprintf(out,
+          " */\n"
           "gnn_status %s_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, %s_model **out);\n"
           "/* Frees the model (before its context). NULL is a no-op. */\n"
           "void %s_destroy(%s_model *m);\n\n",
-          P, P, P, P, P);
+          P, P, P, P);
   fprintf(out,
           "/* Mini-batches on one model: binds graph g (not NULL; it must outlive the binding) in place of the\n"
           " * model's graph, keeping the parameters, their gradients and the arenas. Within the capacity (at\n"

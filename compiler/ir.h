@@ -257,6 +257,8 @@ void cost_add(CostPoly *acc, CostPoly p);
 
 void ir_print(FILE *out, const Module *m);
 void ir_print_dot(FILE *out, const Module *m);
+/* The shortest decimal that reads back as the same double ("0.1", "-2"), as the IR text writes numbers. */
+void num_str(char *buf, size_t n, double x);
 char *ir_to_string(const Module *m); /* malloc'ed; caller frees */
 
 /* ===================================================================== verify.c */

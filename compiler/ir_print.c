@@ -21,7 +21,7 @@
 #include <string.h>
 
 /* Shortest decimal that reads back as the same double. */
-static void num_str(char *buf, size_t n, double x) {
+void num_str(char *buf, size_t n, double x) {
   for (int prec = 1; prec <= 17; prec++) {
     snprintf(buf, n, "%.*g", prec, x);
     if (strtod(buf, NULL) == x) return;

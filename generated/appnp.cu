@@ -2162,6 +2162,14 @@ static const gnn_tensor_info gnnc_params[4] = {
     {"linear1.b", 2, 1, {7, 0, 0, 0}, 7},
 };
 
+/* per parameter, how create() initialises it (gnn_param_init in gnn_model.h) */
+static const gnn_param_init gnnc_param_init[4] = {
+    {GNN_INIT_GLOROT, 0.0f}, /* linear0.W */
+    {GNN_INIT_ZEROS, 0.0f}, /* linear0.b */
+    {GNN_INIT_GLOROT, 0.0f}, /* linear1.W */
+    {GNN_INIT_ZEROS, 0.0f}, /* linear1.b */
+};
+
 struct appnp_model {
   gnn_ctx *ctx;
   const gnn_graph *g;
@@ -2340,7 +2348,9 @@ gnn_status appnp_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, appnp_m
     size_t bytes = (size_t)t->width * sizeof(float);
     float *init = (float *)malloc(bytes ? bytes : 1);
     if (!init) st = gnn_set_error(ctx, GNN_ERR_OOM, "out of host memory");
-    if (!st) gnn_param_init_glorot(t->name, t->rank, t->dims, seed, init);
+    if (!st && gnnc_param_init[i].kind == GNN_INIT_GLOROT) gnn_param_init_glorot(t->name, t->rank, t->dims, seed, init);
+    else if (!st) /* GNN_INIT_ZEROS (value 0), GNN_INIT_VALUE */
+      for (int64_t k = 0; k < t->width; k++) init[k] = gnnc_param_init[i].value;
     if (!st) st = gnn_malloc(ctx, (void **)&m->param[i], bytes);
     if (!st) st = gnn_upload(ctx, m->param[i], init, bytes);
     if (!st) st = gnn_malloc(ctx, (void **)&m->grad[i], bytes);
@@ -2955,6 +2965,7 @@ static const gnn_model_api gnnc_api_table = {
     13, 14, 2, 3,
     gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad, gnnc_api_set_graph, gnnc_api_reserve,
     "2168ffa1a6f2bfa5", /* the program: what the model computes (gnn_model_api.program) */
+    gnnc_param_init,
 };
 const gnn_model_api *appnp_api(void) { return &gnnc_api_table; }
 #ifdef GNNC_MODEL_ENTRY
@@ -2965,5 +2976,7 @@ const gnn_model_api *gnn_model_entry(void) { return &gnnc_api_table; }
 /* The table's program, for drivers: its presence says that the table has every field up to
  * program (an older gnnc's may end before some, which drivers then leave unread). */
 const char *gnn_model_program(void) { return gnnc_api_table.program; }
+/* The table's param_init: its presence says that the table has every field up to param_init. */
+const gnn_param_init *gnn_model_param_init(void) { return gnnc_api_table.param_init; }
 #endif
 #endif /* __CUDACC_RTC__ */

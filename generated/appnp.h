@@ -26,9 +26,13 @@ enum { APPNP_NUM_INPUTS = 1, APPNP_NUM_PARAMS = 4 };
  * changes nothing; functions that return a pointer return NULL instead. */
 
 /* Creates the model for graph g, which must outlive it (or its binding: appnp_set_graph binds
- * another): parameters Glorot-initialised from seed (the interpreter's values, in float32), their
- * gradients and the output, and plans the activation arenas (the first forward allocates one).
- * ctx, g and out must not be NULL; *out is NULL on failure. */
+ * another): its parameters, their gradients (zeros) and the output, and plans the activation
+ * arenas (the first forward allocates one). ctx, g and out must not be NULL; *out is NULL on
+ * failure.
+ * Parameters start as appnp_api()->param_init says, whatever the graph and the target:
+ *   Glorot-uniform from seed (the interpreter's values, in float32): linear0.W, linear1.W
+ *   zeros: linear0.b, linear1.b
+ */
 gnn_status appnp_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, appnp_model **out);
 /* Frees the model (before its context). NULL is a no-op. */
 void appnp_destroy(appnp_model *m);

@@ -26,9 +26,14 @@ enum { DGCNN_NUM_INPUTS = 1, DGCNN_NUM_PARAMS = 8 };
  * changes nothing; functions that return a pointer return NULL instead. */
 
 /* Creates the model for graph g, which must outlive it (or its binding: dgcnn_set_graph binds
- * another): parameters Glorot-initialised from seed (the interpreter's values, in float32), their
- * gradients and the output, and plans the activation arenas (the first forward allocates one).
- * ctx, g and out must not be NULL; *out is NULL on failure. */
+ * another): its parameters, their gradients (zeros) and the output, and plans the activation
+ * arenas (the first forward allocates one). ctx, g and out must not be NULL; *out is NULL on
+ * failure.
+ * Parameters start as dgcnn_api()->param_init says, whatever the graph and the target:
+ *   Glorot-uniform from seed (the interpreter's values, in float32): edgeconv0.theta,
+ *     edgeconv0.phi, edgeconv1.theta, edgeconv1.phi, edgeconv2.theta, edgeconv2.phi,
+ *     edgeconv3.theta, edgeconv3.phi
+ */
 gnn_status dgcnn_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, dgcnn_model **out);
 /* Frees the model (before its context). NULL is a no-op. */
 void dgcnn_destroy(dgcnn_model *m);

@@ -1721,6 +1721,14 @@ static const gnn_tensor_info gnnc_params[4] = {
     {"gatconv1.a", 2, 2, {1, 14, 0, 0}, 14},
 };
 
+/* per parameter, how create() initialises it (gnn_param_init in gnn_model.h) */
+static const gnn_param_init gnnc_param_init[4] = {
+    {GNN_INIT_GLOROT, 0.0f}, /* gatconv0.W */
+    {GNN_INIT_GLOROT, 0.0f}, /* gatconv0.a */
+    {GNN_INIT_GLOROT, 0.0f}, /* gatconv1.W */
+    {GNN_INIT_GLOROT, 0.0f}, /* gatconv1.a */
+};
+
 struct gat_model {
   gnn_ctx *ctx;
   const gnn_graph *g;
@@ -1887,7 +1895,9 @@ gnn_status gat_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gat_model
     size_t bytes = (size_t)t->width * sizeof(float);
     float *init = (float *)malloc(bytes ? bytes : 1);
     if (!init) st = gnn_set_error(ctx, GNN_ERR_OOM, "out of host memory");
-    if (!st) gnn_param_init_glorot(t->name, t->rank, t->dims, seed, init);
+    if (!st && gnnc_param_init[i].kind == GNN_INIT_GLOROT) gnn_param_init_glorot(t->name, t->rank, t->dims, seed, init);
+    else if (!st) /* GNN_INIT_ZEROS (value 0), GNN_INIT_VALUE */
+      for (int64_t k = 0; k < t->width; k++) init[k] = gnnc_param_init[i].value;
     if (!st) st = gnn_malloc(ctx, (void **)&m->param[i], bytes);
     if (!st) st = gnn_upload(ctx, m->param[i], init, bytes);
     if (!st) st = gnn_malloc(ctx, (void **)&m->grad[i], bytes);
@@ -2355,6 +2365,7 @@ static const gnn_model_api gnnc_api_table = {
     5, 12, 2, 3,
     gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad, gnnc_api_set_graph, gnnc_api_reserve,
     "b5dd346fae83a844", /* the program: what the model computes (gnn_model_api.program) */
+    gnnc_param_init,
 };
 const gnn_model_api *gat_api(void) { return &gnnc_api_table; }
 #ifdef GNNC_MODEL_ENTRY
@@ -2365,4 +2376,6 @@ const gnn_model_api *gnn_model_entry(void) { return &gnnc_api_table; }
 /* The table's program, for drivers: its presence says that the table has every field up to
  * program (an older gnnc's may end before some, which drivers then leave unread). */
 const char *gnn_model_program(void) { return gnnc_api_table.program; }
+/* The table's param_init: its presence says that the table has every field up to param_init. */
+const gnn_param_init *gnn_model_param_init(void) { return gnnc_api_table.param_init; }
 #endif

@@ -26,9 +26,13 @@ enum { GAT_NUM_INPUTS = 1, GAT_NUM_PARAMS = 4 };
  * changes nothing; functions that return a pointer return NULL instead. */
 
 /* Creates the model for graph g, which must outlive it (or its binding: gat_set_graph binds
- * another): parameters Glorot-initialised from seed (the interpreter's values, in float32), their
- * gradients and the output, and plans the activation arenas (the first forward allocates one).
- * ctx, g and out must not be NULL; *out is NULL on failure. */
+ * another): its parameters, their gradients (zeros) and the output, and plans the activation
+ * arenas (the first forward allocates one). ctx, g and out must not be NULL; *out is NULL on
+ * failure.
+ * Parameters start as gat_api()->param_init says, whatever the graph and the target:
+ *   Glorot-uniform from seed (the interpreter's values, in float32): gatconv0.W, gatconv0.a,
+ *     gatconv1.W, gatconv1.a
+ */
 gnn_status gat_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gat_model **out);
 /* Frees the model (before its context). NULL is a no-op. */
 void gat_destroy(gat_model *m);

@@ -26,9 +26,13 @@ enum { GCN_NUM_INPUTS = 1, GCN_NUM_PARAMS = 4 };
  * changes nothing; functions that return a pointer return NULL instead. */
 
 /* Creates the model for graph g, which must outlive it (or its binding: gcn_set_graph binds
- * another): parameters Glorot-initialised from seed (the interpreter's values, in float32), their
- * gradients and the output, and plans the activation arenas (the first forward allocates one).
- * ctx, g and out must not be NULL; *out is NULL on failure. */
+ * another): its parameters, their gradients (zeros) and the output, and plans the activation
+ * arenas (the first forward allocates one). ctx, g and out must not be NULL; *out is NULL on
+ * failure.
+ * Parameters start as gcn_api()->param_init says, whatever the graph and the target:
+ *   Glorot-uniform from seed (the interpreter's values, in float32): gcnconv0.W, gcnconv1.W
+ *   zeros: gcnconv0.b, gcnconv1.b
+ */
 gnn_status gcn_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gcn_model **out);
 /* Frees the model (before its context). NULL is a no-op. */
 void gcn_destroy(gcn_model *m);

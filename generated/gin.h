@@ -26,9 +26,14 @@ enum { GIN_NUM_INPUTS = 1, GIN_NUM_PARAMS = 10 };
  * changes nothing; functions that return a pointer return NULL instead. */
 
 /* Creates the model for graph g, which must outlive it (or its binding: gin_set_graph binds
- * another): parameters Glorot-initialised from seed (the interpreter's values, in float32), their
- * gradients and the output, and plans the activation arenas (the first forward allocates one).
- * ctx, g and out must not be NULL; *out is NULL on failure. */
+ * another): its parameters, their gradients (zeros) and the output, and plans the activation
+ * arenas (the first forward allocates one). ctx, g and out must not be NULL; *out is NULL on
+ * failure.
+ * Parameters start as gin_api()->param_init says, whatever the graph and the target:
+ *   Glorot-uniform from seed (the interpreter's values, in float32): ginconv0.W1, ginconv0.W2,
+ *     ginconv1.W1, ginconv1.W2
+ *   zeros: ginconv0.eps, ginconv0.b1, ginconv0.b2, ginconv1.eps, ginconv1.b1, ginconv1.b2
+ */
 gnn_status gin_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gin_model **out);
 /* Frees the model (before its context). NULL is a no-op. */
 void gin_destroy(gin_model *m);

@@ -26,9 +26,15 @@ enum { GINGRAPH_NUM_INPUTS = 1, GINGRAPH_NUM_PARAMS = 16 };
  * changes nothing; functions that return a pointer return NULL instead. */
 
 /* Creates the model for graph g, which must outlive it (or its binding: gingraph_set_graph binds
- * another): parameters Glorot-initialised from seed (the interpreter's values, in float32), their
- * gradients and the output, and plans the activation arenas (the first forward allocates one).
- * ctx, g and out must not be NULL; *out is NULL on failure. */
+ * another): its parameters, their gradients (zeros) and the output, and plans the activation
+ * arenas (the first forward allocates one). ctx, g and out must not be NULL; *out is NULL on
+ * failure.
+ * Parameters start as gingraph_api()->param_init says, whatever the graph and the target:
+ *   Glorot-uniform from seed (the interpreter's values, in float32): ginconv0.W1, ginconv0.W2,
+ *     ginconv1.W1, ginconv1.W2, readout0.W, readout1.W, readout2.W
+ *   zeros: ginconv0.eps, ginconv0.b1, ginconv0.b2, ginconv1.eps, ginconv1.b1, ginconv1.b2,
+ *     readout0.b, readout1.b, readout2.b
+ */
 gnn_status gingraph_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gingraph_model **out);
 /* Frees the model (before its context). NULL is a no-op. */
 void gingraph_destroy(gingraph_model *m);

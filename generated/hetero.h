@@ -26,9 +26,13 @@ enum { HETERO_NUM_INPUTS = 2, HETERO_NUM_PARAMS = 3 };
  * changes nothing; functions that return a pointer return NULL instead. */
 
 /* Creates the model for graph g, which must outlive it (or its binding: hetero_set_graph binds
- * another): parameters Glorot-initialised from seed (the interpreter's values, in float32), their
- * gradients and the output, and plans the activation arenas (the first forward allocates one).
- * ctx, g and out must not be NULL; *out is NULL on failure. */
+ * another): its parameters, their gradients (zeros) and the output, and plans the activation
+ * arenas (the first forward allocates one). ctx, g and out must not be NULL; *out is NULL on
+ * failure.
+ * Parameters start as hetero_api()->param_init says, whatever the graph and the target:
+ *   Glorot-uniform from seed (the interpreter's values, in float32): heteroconv0.W, heteroconv0.V,
+ *     heteroconv0.b
+ */
 gnn_status hetero_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, hetero_model **out);
 /* Frees the model (before its context). NULL is a no-op. */
 void hetero_destroy(hetero_model *m);

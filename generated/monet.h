@@ -26,9 +26,13 @@ enum { MONET_NUM_INPUTS = 1, MONET_NUM_PARAMS = 8 };
  * changes nothing; functions that return a pointer return NULL instead. */
 
 /* Creates the model for graph g, which must outlive it (or its binding: monet_set_graph binds
- * another): parameters Glorot-initialised from seed (the interpreter's values, in float32), their
- * gradients and the output, and plans the activation arenas (the first forward allocates one).
- * ctx, g and out must not be NULL; *out is NULL on failure. */
+ * another): its parameters, their gradients (zeros) and the output, and plans the activation
+ * arenas (the first forward allocates one). ctx, g and out must not be NULL; *out is NULL on
+ * failure.
+ * Parameters start as monet_api()->param_init says, whatever the graph and the target:
+ *   Glorot-uniform from seed (the interpreter's values, in float32): gmmconv0.P, gmmconv0.mu,
+ *     gmmconv0.isigma, gmmconv0.W, gmmconv1.P, gmmconv1.mu, gmmconv1.isigma, gmmconv1.W
+ */
 gnn_status monet_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, monet_model **out);
 /* Frees the model (before its context). NULL is a no-op. */
 void monet_destroy(monet_model *m);

@@ -26,9 +26,14 @@ enum { RGCN_NUM_INPUTS = 2, RGCN_NUM_PARAMS = 6 };
  * changes nothing; functions that return a pointer return NULL instead. */
 
 /* Creates the model for graph g, which must outlive it (or its binding: rgcn_set_graph binds
- * another): parameters Glorot-initialised from seed (the interpreter's values, in float32), their
- * gradients and the output, and plans the activation arenas (the first forward allocates one).
- * ctx, g and out must not be NULL; *out is NULL on failure. */
+ * another): its parameters, their gradients (zeros) and the output, and plans the activation
+ * arenas (the first forward allocates one). ctx, g and out must not be NULL; *out is NULL on
+ * failure.
+ * Parameters start as rgcn_api()->param_init says, whatever the graph and the target:
+ *   Glorot-uniform from seed (the interpreter's values, in float32): rgcnconv0.W, rgcnconv0.W0,
+ *     rgcnconv1.W, rgcnconv1.W0
+ *   zeros: rgcnconv0.b, rgcnconv1.b
+ */
 gnn_status rgcn_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, rgcn_model **out);
 /* Frees the model (before its context). NULL is a no-op. */
 void rgcn_destroy(rgcn_model *m);

@@ -26,9 +26,14 @@ enum { GRAPHSAGE_NUM_INPUTS = 1, GRAPHSAGE_NUM_PARAMS = 6 };
  * changes nothing; functions that return a pointer return NULL instead. */
 
 /* Creates the model for graph g, which must outlive it (or its binding: graphsage_set_graph binds
- * another): parameters Glorot-initialised from seed (the interpreter's values, in float32), their
- * gradients and the output, and plans the activation arenas (the first forward allocates one).
- * ctx, g and out must not be NULL; *out is NULL on failure. */
+ * another): its parameters, their gradients (zeros) and the output, and plans the activation
+ * arenas (the first forward allocates one). ctx, g and out must not be NULL; *out is NULL on
+ * failure.
+ * Parameters start as graphsage_api()->param_init says, whatever the graph and the target:
+ *   Glorot-uniform from seed (the interpreter's values, in float32): sageconv0.W_self,
+ *     sageconv0.W_neigh, sageconv1.W_self, sageconv1.W_neigh
+ *   zeros: sageconv0.b, sageconv1.b
+ */
 gnn_status graphsage_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, graphsage_model **out);
 /* Frees the model (before its context). NULL is a no-op. */
 void graphsage_destroy(graphsage_model *m);

@@ -150,11 +150,16 @@ static bool driver_open(const char *prog, const char *libpath, void **lib, const
    * table has (up to backward_gemms) with the later ones NULL: it runs forward and backward, has
    * no input gradients (gnn-run --save-input-grads says so) and no program (api->program NULL).
    * The copies stay reachable. */
-  if (!dlsym(*lib, "gnn_model_program")) {
+  /* Likewise a library with gnn_model_program but without gnn_model_param_init (a gnnc before
+   * runtime 0.6) ends its table at program: its copy has param_init NULL. */
+  size_t table_end = !dlsym(*lib, "gnn_model_program")      ? offsetof(gnn_model_api, input_grads)
+                     : !dlsym(*lib, "gnn_model_param_init") ? offsetof(gnn_model_api, param_init)
+                                                            : sizeof(gnn_model_api);
+  if (table_end < sizeof(gnn_model_api)) {
     static struct driver_legacy_table { gnn_model_api api; struct driver_legacy_table *next; } *legacy_tables;
     struct driver_legacy_table *t = calloc(1, sizeof *t);
     if (!t) return fprintf(stderr, "%s: out of memory\n", prog), false;
-    memcpy(&t->api, *api, offsetof(gnn_model_api, input_grads));
+    memcpy(&t->api, *api, table_end);
     t->next = legacy_tables;
     legacy_tables = t;
     *api = &t->api;

@@ -32,6 +32,19 @@ typedef struct {
   int64_t width;       /* elements per row: the product of dims */
 } gnn_tensor_info;
 
+/* How a parameter starts: what <model>_create writes into it before any training, seed for seed
+ * (docs/embedding.md). GNN_INIT_GLOROT: gnn_param_init_glorot(name, rank, dims, seed, out) of the
+ * runtime the library links (Glorot-uniform, from a stream of its own keyed by seed and name: the
+ * interpreter's values, rounded to float32), for a parameter of rank >= 2 declared without a value.
+ * GNN_INIT_ZEROS: every element 0 (rank 0 or 1, declared without a value). GNN_INIT_VALUE: every
+ * element `value`, the value the .gnn source declares (`param g: [D] = 1`) at float32. `value` is 0
+ * for the other kinds. So a caller gets create()'s parameters without creating a model. */
+enum { GNN_INIT_GLOROT = 0, GNN_INIT_ZEROS = 1, GNN_INIT_VALUE = 2 };
+typedef struct {
+  int kind;            /* GNN_INIT_* */
+  float value;         /* GNN_INIT_VALUE: every element's initial value; 0 otherwise */
+} gnn_param_init;
+
 /* The memory plan of a created model, in bytes. The arena holds every intermediate buffer of a
  * training step (forward and backward), placed by lifetime (buffers whose steps do not overlap
  * share memory); `unshared` is what the same buffers would take without sharing. The first
@@ -94,6 +107,10 @@ typedef struct gnn_model_api {
    * so that a resume with a library that computes something else is refused. A driver that
    * dlopens libraries reads it through gnn_model_program (below), not here. */
   const char *program;
+  /* How each parameter starts (num_params entries, in the order of params; gnn_param_init above).
+   * Appended after program: a driver that dlopens libraries reads it through
+   * gnn_model_param_init (below), not here. */
+  const gnn_param_init *param_init;
 } gnn_model_api;
 
 /* The fixed name every model library exports (drivers find it with dlsym). A generated source
@@ -107,6 +124,12 @@ const gnn_model_api *gnn_model_entry(void);
  * driver that dlopens a library asks dlsym for this symbol and, without it, reads none of those
  * fields (runtime/driver_rt.h, python/gnnc/_library.py). */
 const char *gnn_model_program(void);
+/* gnn_model_api.param_init, exported beside gnn_model_entry by the libraries whose table has it
+ * (gnnc with runtime 0.6 and later): its presence says the table has every field up to param_init. A library
+ * with gnn_model_program but without it ends its table at program; a driver then reads no
+ * param_init (runtime/driver_rt.h leaves it NULL; python/gnnc/_library.py creates a model to learn
+ * the initial values, as it did before the field). */
+const gnn_param_init *gnn_model_param_init(void);
 
 /* Places n buffers of the given sizes, alive from step first[i] to last[i] inclusive, in one
  * arena: greedy by decreasing size, each at the lowest offset that overlaps no placed buffer

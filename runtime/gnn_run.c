@@ -12,8 +12,9 @@
  * the context, graph and buffers all come from the runtime the model was built for.
  *
  * Inputs the graph does not give are generated exactly as `gnnc run` generates them (the
- * interpreter's seeded streams, edge rows in file order), and parameters are the same seeded
- * Glorot values, so `gnn-run` and `gnnc run` with the same seed compute the same function:
+ * interpreter's seeded streams, edge rows in file order), and parameters start where the
+ * interpreter's do (the library's create(): seeded Glorot values, zeros, declared values), so
+ * `gnn-run` and `gnnc run` with the same seed compute the same function:
  * that is how the tests compare the generated code with the float64 interpreter.
  *
  * Edge rows in files (--inputs, --output, --save-input-grads, and the generated inputs) are in the
@@ -45,7 +46,8 @@ static void usage(FILE *out) {
         "  --graph PATH        a dataset folder (graph.edges, features.svm, ...), an edge list, .mtx or .gcsr;\n"
         "                      the features are the first vertex input, the edges' values (columns after\n"
         "                      'src dst', a real .mtx's entries) the first edge input\n"
-        "  --params FILE       parameters (tensor text format); default: Glorot from --seed\n"
+        "  --params FILE       parameters (tensor text format); default: as the library's create() starts\n"
+        "                      them (Glorot from --seed, zeros, values the model declares)\n"
         "  --inputs FILE       inputs by name (tensor text format, rows x width; edge rows in file order)\n"
         "  --output FILE       write every output row (tensor text format, edge rows in file order)\n"
         "  --save-inputs FILE  write the inputs used (read, from the graph, or drawn from --seed), as\n"

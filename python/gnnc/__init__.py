@@ -33,7 +33,7 @@ the runtime's order instead.
 from ._abi import DOMAIN_EDGE, DOMAIN_GLOBAL, DOMAIN_VERTEX, TARGET_CUDA, TARGET_HOST  # noqa: F401
 # private, but used from outside their module: the structures tests/python/abi_check.py compares with
 # the C layouts; nn.py's float pointer type and no-backward message
-from ._abi import _Api, _Dataset, _Graph, _GraphOpts, _MemoryPlan, _Sample, _TensorInfo, _pf  # noqa: F401
+from ._abi import _Api, _Dataset, _Graph, _GraphOpts, _MemoryPlan, _ParamInit, _Sample, _TensorInfo, _pf  # noqa: F401
 from ._errors import GnncError, _no_backward_why  # noqa: F401
 from ._graph import Graph
 from ._sampler import Sample, Sampler

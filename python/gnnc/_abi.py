@@ -22,6 +22,13 @@ class _TensorInfo(ctypes.Structure):
                 ("dims", ctypes.c_int64 * 4), ("width", ctypes.c_int64)]
 
 
+class _ParamInit(ctypes.Structure):  # gnn_param_init (gnn_model.h): how create() starts a parameter
+    _fields_ = [("kind", ctypes.c_int), ("value", ctypes.c_float)]
+
+
+INIT_GLOROT, INIT_ZEROS, INIT_VALUE = 0, 1, 2  # gnn_param_init.kind: GNN_INIT_*
+
+
 class _MemoryPlan(ctypes.Structure):
     _fields_ = [("arena", ctypes.c_size_t), ("unshared", ctypes.c_size_t), ("params", ctypes.c_size_t),
                 ("grads", ctypes.c_size_t), ("output", ctypes.c_size_t), ("total", ctypes.c_size_t),
@@ -85,4 +92,4 @@ class _Api(ctypes.Structure):
                 ("forward_gemms", ctypes.c_int64), ("backward_gemms", ctypes.c_int64),
                 ("input_grads", ctypes.POINTER(ctypes.c_int)), ("request_input_grad", _REQUEST),
                 ("input_grad", _PARAM), ("set_graph", _SET_GRAPH), ("reserve", _RESERVE),
-                ("program", ctypes.c_char_p)]
+                ("program", ctypes.c_char_p), ("param_init", ctypes.POINTER(_ParamInit))]

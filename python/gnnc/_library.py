@@ -9,7 +9,7 @@ import weakref
 
 import numpy as np
 
-from ._abi import TARGET_CUDA, _Api, _Dataset, _Graph, _GraphOpts, _Sample, _p64, _vp
+from ._abi import INIT_GLOROT, INIT_VALUE, INIT_ZEROS, TARGET_CUDA, _Api, _Dataset, _Graph, _GraphOpts, _ParamInit, _Sample, _p64, _pf, _vp
 from ._args import _count, _flag, _seed, _vertex_ids
 from ._errors import GnncError, _Handle
 from ._graph import Graph
@@ -18,16 +18,31 @@ from ._sampler import Sampler
 
 
 class TensorInfo:
-    """A model input, parameter or output: name, domain ("vertex", "edge", "global", "graph") and shape per row."""
+    """A model input, parameter or output: name, domain ("vertex", "edge", "global", "graph") and shape per row.
+    A parameter's also says how create() starts it (gnn_model_api.param_init): init is "glorot"
+    (Glorot-uniform from the seed), "zeros" or "value" (every element init_value, the value the
+    .gnn source declares, at float32); None for inputs, the output, and every parameter of a
+    library whose table predates the description (no gnn_model_param_init)."""
 
-    def __init__(self, t):
+    def __init__(self, t, init=None):
         self.name = t.name.decode()
         self.domain = ("vertex", "edge", "global", "graph")[t.domain]
         self.shape = tuple(int(t.dims[k]) for k in range(t.rank))
         self.width = int(t.width)
+        self._rank, self._dims = int(t.rank), tuple(int(t.dims[k]) for k in range(4))
+        self.init = self.init_value = None
+        if init is not None:
+            if init.kind not in (INIT_GLOROT, INIT_ZEROS, INIT_VALUE):
+                raise GnncError(3, "parameter '%s': unknown initialiser kind %d in the model table (a newer gnnc's "
+                                   "library? update the gnnc package)" % (self.name, init.kind))
+            self.init = ("glorot", "zeros", "value")[init.kind]
+            self.init_value = float(np.float32(init.value)) if init.kind == INIT_VALUE else None
 
     def __repr__(self):
-        return "TensorInfo(%r, %s%s)" % (self.name, self.domain, list(self.shape))
+        init = "" if self.init is None else ", init=%s" % self.init
+        if self.init == "value":
+            init += " %s" % np.float32(self.init_value)  # float32's shortest form: 0.1, not 0.10000000149011612
+        return "TensorInfo(%r, %s%s%s)" % (self.name, self.domain, list(self.shape), init)
 
 
 def _fn(handle, name, restype, *argtypes):
@@ -68,6 +83,12 @@ class Library(_Handle):
         except AttributeError:
             program = None
         self.legacy = program is None
+        # without gnn_model_param_init (an older gnnc: runtime 0.5 or before) the table ends at program
+        # and says nothing of how parameters start: initial_params then creates a model to see
+        try:
+            param_init = None if self.legacy else _fn(self._h, "gnn_model_param_init", ctypes.POINTER(_ParamInit))
+        except AttributeError:
+            param_init = None
         self.path = path
         self._api = entry().contents
         h = self._h
@@ -106,6 +127,8 @@ class Library(_Handle):
         self._tf_expect = _fn(h, "gnn_tensor_file_expect", ctypes.c_int, _vp, _vp, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p))
         self._tf_get = _fn(h, "gnn_tensor_file_get", ctypes.c_int, _vp, _vp, ctypes.c_char_p, ctypes.c_int, _p64, _vp)
         self._tf_free = _fn(h, "gnn_tensor_file_free", None, _vp)
+        self._param_init_glorot = _fn(h, "gnn_param_init_glorot", ctypes.c_int, ctypes.c_char_p, ctypes.c_int, _p64,
+                                      ctypes.c_uint64, _pf)
         self._tf_write = _fn(h, "gnn_tensor_file_write", ctypes.c_int, _vp, ctypes.c_char_p, ctypes.c_int,
                              ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_int), _vp, ctypes.POINTER(_vp))
         a = self._api
@@ -117,7 +140,8 @@ class Library(_Handle):
         self.program = program.decode() if program else ""
         self.target = "cuda" if a.target == TARGET_CUDA else "host"
         self.inputs = [TensorInfo(a.inputs[i]) for i in range(a.num_inputs)]
-        self.param_info = [TensorInfo(a.params[i]) for i in range(a.num_params)]
+        inits = param_init() if param_init else None
+        self.param_info = [TensorInfo(a.params[i], inits[i] if inits else None) for i in range(a.num_params)]
         self.output = TensorInfo(a.output_info)
         self.has_backward = bool(a.has_backward)
         self.num_dropout = int(a.num_dropout)
@@ -267,13 +291,33 @@ class Library(_Handle):
 
     def initial_params(self, seed=1):
         """{name: array}: the parameters a model created with seed starts from, without a graph of
-        the caller's: read back from a model this library's create() makes on a graph of one vertex
-        and no edges, so that every initialiser is create's bit for bit (Glorot for rank >= 2, zeros
-        below, and the declared value of `param NAME: [..] = value`, which only the library knows;
-        the interpreter's values at float32)."""
+        the caller's, as create() makes them bit for bit: from each parameter's initialiser in the
+        model table (TensorInfo.init: Glorot-uniform from seed through the runtime's own
+        gnn_param_init_glorot, which create() calls, for rank >= 2; zeros below; the declared value of
+        `param NAME: [..] = value`, which only the library knows; the interpreter's values at float32).
+        A library of an older gnnc has no such description (TensorInfo.init None): its values are
+        then read back from a model its create() makes on a graph of one vertex and no edges."""
         seed = _seed("initial_params", seed)
         if not self.param_info:
             return {}
+        if any(p.init is None for p in self.param_info):
+            return self._initial_params_created(seed)
+        out = {}
+        for p in self.param_info:
+            a = np.zeros(p.shape, np.float32)
+            if p.init == "value":
+                a[...] = np.float32(p.init_value)
+            elif p.init == "glorot" and a.size:
+                dims = (ctypes.c_int64 * 4)(*p._dims)
+                st = self._param_init_glorot(p.name.encode(), p._rank, dims, seed, a.ctypes.data_as(_pf))
+                if st:
+                    raise GnncError(st, "gnn_param_init_glorot refused parameter '%s' %s" % (p.name, list(p.shape)))
+            out[p.name] = a
+        return out
+
+    def _initial_params_created(self, seed):
+        """initial_params for a library whose table does not describe its initialisers (an older
+        gnnc's): create()'s values, read back from a model on a graph of one vertex and no edges."""
         none = np.zeros(0, np.int64)
         g = self.graph(none, none, num_vertices=1)
         try:

@@ -252,8 +252,9 @@ class GnncModule(torch.nn.Module):
     tensors, each entry dropped when its tensor is freed.
 
     library: a gnnc.Library or the path of one. The parameters are nn.Parameters initialised as
-    the model's create does, read from it (Library.initial_params: Glorot from seed for rank >= 2,
-    zeros below, a parameter declared `= value` at that value; the interpreter's values). In training mode
+    the model's create does, as the library's model table describes it (Library.initial_params:
+    Glorot from seed for rank >= 2, zeros below, a parameter declared `= value` at that value; the
+    interpreter's values; no model is made). In training mode
     (module.train()) dropout draws its masks from dropout_seed + the number of training forwards
     so far; that count is the buffer `dropout_step`, so it travels in state_dict() and a
     checkpoint (torch.save of the module's and the optimiser's state_dict) resumes the dropout

@@ -20,7 +20,7 @@ import gnnc
 # the Python class and the C type it mirrors
 MIRRORS = [("_TensorInfo", "gnn_tensor_info"), ("_MemoryPlan", "gnn_memory_plan"), ("_GraphOpts", "gnn_graph_opts"),
            ("_Graph", "gnn_graph"), ("_Dataset", "gnn_dataset"), ("_Sample", "gnn_sample"),
-           ("_Api", "gnn_model_api")]
+           ("_ParamInit", "gnn_param_init"), ("_Api", "gnn_model_api")]
 
 
 def c_layouts(runtime_dir):

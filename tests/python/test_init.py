@@ -4,11 +4,15 @@ library and the C tools do.
 LIBDIR holds libinitval.so (tests/python/models/initval.gnn: a parameter of every initialiser --
 Glorot, zeros, declared `= value` as a literal, a negated literal, a hyper-parameter and a
 dimension name, at rank 0, 1 and 2 -- and an edge input summed over in-edges) and libedgein.so
-(tests/python/models/edgein.gnn: an edge output). Checks:
+(tests/python/models/edgein.gnn: an edge output), and libinitval_noinit.so (initval without
+gnn_model_param_init, as an older gnnc built it: its table does not describe the initialisers). Checks:
+  - the model table's description of each initialiser (TensorInfo.init, init_value); with it
+    Library.initial_params and GnncModule create no model (nothing allocated on the context);
   - Library.initial_params(seed) and GnncModule(lib, seed)'s parameters equal create(graph, seed)'s
     bit for bit (seeds 0, 1, 7, 2^64 - 1), the declared values exactly, and `gnnc run --seed`'s
     saved parameters at float32; GnncModule's forward equals the created model's (before, both
-    Python paths drew Glorot for every parameter: a declared `= 1` started at 0);
+    Python paths drew Glorot for every parameter: a declared `= 1` started at 0); so does the
+    older library's initial_params, which creates a model to learn them;
   - an edge input of a self-loop the runtime added is 1 in Model.forward, Graph.to_graph_order and
     GnncModule(add_self_loops=True) (both graph builders), what `gnnc run --self-loops` feeds and
     computes (before, Python gave it 0); the gradient of an edge output still ignores added rows.
@@ -54,6 +58,20 @@ def main():
     bad = {n: init[n].tolist() for n, v in want.items() if not np.all(init[n] == np.float32(v))}
     check(not bad, "init/declared-values", "got %s" % bad)
     check(init["init0.W"].shape == (4, 3) and np.all(init["init0.W"] != 0), "init/glorot-rank-2", repr(init["init0.W"]))
+    # the model table describes every initialiser (gnn_model_api.param_init, TensorInfo.init), the
+    # declared values at float32
+    got = {p.name: (p.init, p.init_value) for p in lib.param_info}
+    want = {"init0.W": ("glorot", None), "init0.b": ("zeros", None), "init0.s": ("zeros", None), "init0.g": ("value", 1.0),
+            "init0.eps": ("value", float(np.float32(0.1))), "init0.neg": ("value", -2.0), "init0.h": ("value", 0.25),
+            "init0.f": ("value", 4.0), "init0.M": ("value", -0.5)}
+    check(got == want, "init/description", "got %s" % got)
+    # so initial_params and GnncModule build no model to learn them (they created one on a graph of
+    # one vertex before the table said): nothing is allocated on the library's context
+    live, _ = lib.memory_usage()
+    lib.reset_peak()
+    lib.initial_params(3)
+    GnncModule(lib, seed=3)
+    check(lib.memory_usage() == (live, live), "init/no-model-built", "live, peak %s, were %d before" % (lib.memory_usage(), live))
     # Library.initial_params and GnncModule's nn.Parameters: create's, bit for bit, seed for seed
     for seed in (0, 1, 7, 2**64 - 1):
         created = lib.create(g, seed=seed).state_dict()
@@ -61,6 +79,21 @@ def main():
         check(not d, "init/initial-params-equal-create/seed-%d" % seed, "differ (max abs): %s" % d)
         d = diff(module_params(GnncModule(lib, seed=seed)), created)
         check(not d, "init/module-equals-create/seed-%d" % seed, "differ (max abs): %s" % d)
+    # a library of an older gnnc (no gnn_model_param_init): no description, so initial_params reads
+    # create()'s values from a model it makes (the only way to learn a declared value there)
+    old = gnnc.load(libdir + "/libinitval_noinit.so")
+    check(all(p.init is None for p in old.param_info) and not old.legacy, "init/older-library/no-description",
+          repr(old.param_info))
+    go = old.graph(src, dst, num_vertices=nv)
+    for seed in (0, 2**64 - 1):
+        live, _ = old.memory_usage()
+        old.reset_peak()
+        got = old.initial_params(seed)
+        made = old.memory_usage()[1] > live
+        d = diff(got, old.create(go, seed=seed).state_dict())
+        d2 = diff(got, lib.initial_params(seed))
+        check(not d and not d2 and made, "init/older-library/equals-create/seed-%d" % seed,
+              "differ from its create %s, from the described library's %s; a model made: %s" % (d, d2, made))
     # the interpreter's parameters (gnnc run --seed 7 --save-params), at float32
     with open(work + "/init.edges", "w") as f:
         f.writelines("%d %d 1\n" % e for e in zip(src, dst))

@@ -8,13 +8,17 @@
 #   embed/names/...            adversarial model names (Gnn, GNN, Gnn_ctx, Gnn_model, api, _x, main,
 #                              NULL, ...): the C compiles with gcc and clang -Werror, defines no
 #                              global symbol in the runtime's reserved namespace (gnn*, any case)
-#                              unless GNNC_MODEL_ENTRY asks for gnn_model_entry and gnn_model_program, and the models
+#                              unless GNNC_MODEL_ENTRY asks for gnn_model_entry, gnn_model_param_init and
+#                              gnn_model_program, and the models
 #                              link into one program; two of them through nvcc
 #   embed/two-cuda-models-link generated/gcn.cu and generated/gat.cu (nvcc) link into one program
 #   embed/docs-nvcc-line       docs/embedding.md's nvcc command links embed_gcn.c with gcn.cu
 #   embed/older-library/...    a library without gnn_model_program (an older gnnc's: its table may
 #                              end before input_grads, set_graph, reserve, program): gnn-run and
 #                              gnn-train run it and read none of those (no input gradients)
+#   embed/param-init/...       tests/embed/embed_init.c: gnn_model_api.param_init of initval.gnn (every
+#                              initialiser) as a driver reads it, create() following it for four seeds;
+#                              libraries without gnn_model_param_init (older gnnc's) read without it
 #   embed/no-entry             gnn-run on a library built without GNNC_MODEL_ENTRY says how to fix it
 #   embed/install/...          make install PREFIX=tmp: the installed gnnc builds a library the
 #                              installed gnn-run runs, and `pkg-config --cflags --libs gnnrt_host`
@@ -94,10 +98,11 @@ for em_n in $em_names; do
     done
   done
   [ $em_ok = 1 ] || continue
-  # global definitions in the reserved namespace: none, or gnn_model_entry and gnn_model_program when asked for
+  # global definitions in the reserved namespace: none, or gnn_model_entry, gnn_model_param_init and
+  # gnn_model_program when asked for
   em_res=$(nm -g --defined-only "$em/n_$em_n.o" | awk '{print $3}' | grep -i '^gnn' | tr '\n' ' ')
   em_res2=$(nm -g --defined-only "$em/n_$em_n-DGNNC_MODEL_ENTRY.o" | awk '{print $3}' | grep -i '^gnn' | tr '\n' ' ')
-  if [ -z "$em_res" ] && [ "$em_res2" = "gnn_model_entry gnn_model_program " ] && [ -n "$em_p" ] && ! grep -qi '^gnn' <<< "$em_p"; then
+  if [ -z "$em_res" ] && [ "$em_res2" = "gnn_model_entry gnn_model_param_init gnn_model_program " ] && [ -n "$em_p" ] && ! grep -qi '^gnn' <<< "$em_p"; then
     pass "embed/names/$em_n"
   else
     fail "embed/names/$em_n" "prefix '$em_p'; reserved globals: '$em_res' / with GNNC_MODEL_ENTRY: '$em_res2'"
@@ -191,6 +196,47 @@ else
   fail embed/older-library "$(head -3 "$em/old.log" | tr '\n' ' ')"
 fi
 
+# ---- how parameters start (gnn_model_api.param_init), read as a driver reads it: the description
+# of initval.gnn's parameters (every initialiser), create() following it for four seeds, and
+# libraries of older gnnc's (no gnn_model_param_init; no gnn_model_program either) read without it
+mkdir -p "$em/init"
+printf '0 1\n1 2\n2 0\n2 3\n' > "$em/init/g.edges"
+if "$GNNC" tests/python/models/initval.gnn --emit=c -o "$em/init/initval.c" 2> "$em/init.log" &&
+   sed '/^const gnn_param_init \*gnn_model_param_init(void)/d' "$em/init/initval.c" > "$em/init/noinit.c" &&
+   sed '/^const char \*gnn_model_program(void)/d' "$em/init/noinit.c" > "$em/init/noprog.c" &&
+   [ "$(grep -c '^const gnn_param_init \*gnn_model_param_init\|^const char \*gnn_model_program' "$em/init/initval.c")" = 2 ] &&
+   ! grep -q '^const gnn_param_init \*gnn_model_param_init' "$em/init/noinit.c" && ! grep -q '^const char \*gnn_model_program' "$em/init/noprog.c" &&
+   em_libs_ok=1 && for em_v in initval noinit noprog; do
+     cc -std=c11 -O1 -fopenmp -fPIC -shared -DGNNC_MODEL_ENTRY -Iruntime -I"$em/init" -o "$em/init/lib$em_v.so" "$em/init/$em_v.c" \
+       -Lbuild/lib -lgnnrt_host -lopenblas -lm -Wl,-rpath,"$ROOT/build/lib" 2>> "$em/init.log" || em_libs_ok=0
+   done && [ $em_libs_ok = 1 ] &&
+   $em_cc -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -o "$em/init/embed_init" tests/embed/embed_init.c -ldl 2>> "$em/init.log"; then
+  em_out=$("$em/init/embed_init" "$em/init/libinitval.so" "$em/init/libnoinit.so" "$em/init/libnoprog.so" "$em/init/g.edges" 2>&1)
+  em_rc=$?
+  while IFS= read -r em_line; do
+    case "$em_line" in
+      "ok "*) pass "embed/${em_line#ok }" ;;
+      "FAIL "*) em_rest=${em_line#FAIL }; fail "embed/${em_rest%%:*}" "${em_rest#*: }" ;;
+    esac
+  done <<< "$em_out"
+  if [ $em_rc -ne 0 ] && ! grep -q '^FAIL' <<< "$em_out"; then fail embed/param-init/run "exit $em_rc: $(em_tail "$em_out")"; fi
+  [ "$(grep -c '^ok ' <<< "$em_out")" -eq 8 ] || fail embed/param-init/count "want 8 checks: $(em_tail "$em_out")"
+  # the header's create comment names each parameter's start, the declared values with theirs (its
+  # lines joined: where they wrap is no matter)
+  em_hc=$(sed -n '/Creates the model/,/_create(/p' "$em/init/initval.h" | tr '\n' ' ' | sed 's/  *\*  */ /g')
+  case "$em_hc" in
+    *"at their declared value (in float32): init0.g = 1, init0.eps = 0.1, init0.neg = -2, init0.h = 0.25, init0.f = 4, init0.M = -0.5 Glorot-uniform from seed (the interpreter's values, in float32): init0.W zeros: init0.b, init0.s "*)
+      pass embed/param-init/header-comment ;;
+    *) fail embed/param-init/header-comment "$em_hc" ;;
+  esac
+  # gnn-run runs the library whose table ends at program (the drivers copy what it has)
+  build/bin/gnn-run "$em/init/libnoinit.so" --graph "$em/init/g.edges" --repeat 1 --warmup 0 > "$em/init/noinit.out" 2>&1; em_rc=$?
+  if [ $em_rc -eq 0 ] && grep -q '^output: vertex\[3\] x 4 rows' "$em/init/noinit.out"; then pass embed/param-init/older-library-gnn-run
+  else fail embed/param-init/older-library-gnn-run "exit $em_rc: $(head -c 300 "$em/init/noinit.out")"; fi
+else
+  fail embed/param-init/build "$(tail -3 "$em/init.log" | tr '\n' ' ')"
+fi
+
 # ---- make install, then everything from the prefix alone
 em_prefix=$em/prefix
 if make -s install PREFIX="$em_prefix" > "$em/install.log" 2>&1 && [ -x "$em_prefix/bin/gnnc" ] && [ -x "$em_prefix/bin/gnn-run" ]; then
@@ -224,4 +270,4 @@ fi
 
 unset -f em_tail
 unset em em_cc em_out em_rc em_line em_rest em_names em_main em_objs em_calls em_seen em_n em_p em_ok em_c em_def em_res em_res2
-unset em_got em_prefix em_a em_b
+unset em_got em_prefix em_a em_b em_v em_hc em_libs_ok

@@ -8,7 +8,9 @@
 #                         equal create()'s bit for bit for every initialiser (Glorot, zeros, a declared
 #                         `= value`) and gnnc run's; GnncModule's forward equals create()'s model's; an
 #                         added self-loop's edge input is 1 in Model.forward and GnncModule (both graph
-#                         builders), as gnnc run --self-loops gives it
+#                         builders), as gnnc run --self-loops gives it; initial_params reads the model
+#                         table's description (TensorInfo.init) and creates no model, except for a
+#                         library without one (an older gnnc's), whose create() it still matches
 #   python/torch/...      tests/python/test_torch.py: GnncModule's outputs and gradients equal torch
 #                         autograd on the same GCN and GAT written in PyTorch, and so do 5 Adam steps;
 #                         a parameter gone NaN is refused by its attribute name, saying training diverged;
@@ -97,6 +99,15 @@ else
   done
   if ! py_out=$("$GNNC" tests/interp/models/gin.gnn --target=host -o "$py/libgin.so" 2>&1); then
     fail python/build/gin "$(py_tail "$py_out")"; py_ok=0
+  fi
+  # initval as an older gnnc built it: no gnn_model_param_init, so its table says nothing of how the
+  # parameters start (test_init.py: initial_params then reads them from a model create() makes)
+  if ! py_out=$("$GNNC" tests/python/models/initval.gnn --emit=c -o "$py/initval_noinit_src.c" 2>&1) ||
+     ! py_out=$(sed '/^const gnn_param_init \*gnn_model_param_init(void)/d' "$py/initval_noinit_src.c" > "$py/initval_noinit.c" &&
+       ! grep -q '^const gnn_param_init \*gnn_model_param_init' "$py/initval_noinit.c" &&
+       cc -std=c11 -O1 -fopenmp -fPIC -shared -DGNNC_MODEL_ENTRY -Iruntime -I"$py" -o "$py/libinitval_noinit.so" "$py/initval_noinit.c" \
+       -Lbuild/lib -lgnnrt_host -lopenblas -lm -Wl,-rpath,"$ROOT/build/lib" 2>&1); then
+    fail python/build/initval-noinit "$(py_tail "$py_out")"; py_ok=0
   fi
   # a graph-level model (sum readouts): batches of graphs in test_pyg_inputs.py
   if ! py_out=$("$GNNC" dsl-examples/gin_graph.gnn --target=host -o "$py/libgin_graph.so" 2>&1); then
