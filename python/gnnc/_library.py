@@ -21,8 +21,9 @@ class TensorInfo:
     """A model input, parameter or output: name, domain ("vertex", "edge", "global", "graph") and shape per row.
     A parameter's also says how create() starts it (gnn_model_api.param_init): init is "glorot"
     (Glorot-uniform from the seed), "zeros" or "value" (every element init_value, the value the
-    .gnn source declares, at float32); None for inputs, the output, and every parameter of a
-    library whose table predates the description (no gnn_model_param_init)."""
+    .gnn source declares, at float32); None for inputs, the output, every parameter of a library
+    whose table predates the description (no gnn_model_param_init), and a kind this package does
+    not know."""
 
     def __init__(self, t, init=None):
         self.name = t.name.decode()
@@ -31,10 +32,8 @@ class TensorInfo:
         self.width = int(t.width)
         self._rank, self._dims = int(t.rank), tuple(int(t.dims[k]) for k in range(4))
         self.init = self.init_value = None
-        if init is not None:
-            if init.kind not in (INIT_GLOROT, INIT_ZEROS, INIT_VALUE):
-                raise GnncError(3, "parameter '%s': unknown initialiser kind %d in the model table (a newer gnnc's "
-                                   "library? update the gnnc package)" % (self.name, init.kind))
+        # a kind this package does not know (a later gnnc's) stays None: initial_params then asks create()
+        if init is not None and init.kind in (INIT_GLOROT, INIT_ZEROS, INIT_VALUE):
             self.init = ("glorot", "zeros", "value")[init.kind]
             self.init_value = float(np.float32(init.value)) if init.kind == INIT_VALUE else None
 
@@ -295,8 +294,9 @@ class Library(_Handle):
         model table (TensorInfo.init: Glorot-uniform from seed through the runtime's own
         gnn_param_init_glorot, which create() calls, for rank >= 2; zeros below; the declared value of
         `param NAME: [..] = value`, which only the library knows; the interpreter's values at float32).
-        A library of an older gnnc has no such description (TensorInfo.init None): its values are
-        then read back from a model its create() makes on a graph of one vertex and no edges."""
+        Where the table does not describe every parameter (TensorInfo.init None: a library of an
+        older gnnc, or a kind this package does not know), the values are read back from a model
+        create() makes on a graph of one vertex and no edges: the only other source."""
         seed = _seed("initial_params", seed)
         if not self.param_info:
             return {}

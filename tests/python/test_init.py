@@ -65,6 +65,9 @@ def main():
             "init0.eps": ("value", float(np.float32(0.1))), "init0.neg": ("value", -2.0), "init0.h": ("value", 0.25),
             "init0.f": ("value", 4.0), "init0.M": ("value", -0.5)}
     check(got == want, "init/description", "got %s" % got)
+    # a kind this package does not know (a later gnnc's) is no description: initial_params asks create()
+    t = gnnc.TensorInfo(lib._api.params[0], gnnc._ParamInit(7, 0.0))
+    check(t.init is None and t.init_value is None, "init/unknown-kind-is-none", "init %r" % t.init)
     # so initial_params and GnncModule build no model to learn them (they created one on a graph of
     # one vertex before the table said): nothing is allocated on the library's context
     live, _ = lib.memory_usage()
