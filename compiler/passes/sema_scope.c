@@ -95,8 +95,21 @@ Value *sema_leaf(Sema *s, OpKind op, FnKind fn, Domain dom, const Shape *shape, 
 
 enum { DIM_MAX = 1 << 30 };
 
+/* How an integer expression is evaluated: the least value of each of its parts (1 for a
+ * dimension; 0 for an index of slice, a count of one_hot or repeat and a loop bound, where a
+ * loop's variable starts at 0), whether a hyper-parameter with a whole value may stand in it
+ * (not in a dimension of a type: a loop's iterations share one parameter, so its shape cannot
+ * follow the loop's variable), and what messages call it. */
+typedef struct {
+  int64_t lo;
+  bool hypers;
+  const char *noun;
+} IntRule;
+static const IntRule DIM_RULE = {1, false, "dimension"}, INDEX_RULE = {0, true, "index"}, COUNT_RULE = {0, true, "integer"};
+
 /* A dimension literal or name; lo - 1 after reporting an error. */
-static int64_t eval_dim_leaf(Sema *s, Env *env, const DimExpr *d, int64_t lo) {
+static int64_t eval_dim_leaf(Sema *s, Env *env, const DimExpr *d, const IntRule *rule) {
+  int64_t lo = rule->lo;
   if (d->kind == DX_NUM) {
     if (d->num < lo || d->num > DIM_MAX) {
       sema_err(s, d->loc, "dimension %lld is out of range (%lld to %d)", (long long)d->num, (long long)lo, DIM_MAX);
@@ -107,6 +120,14 @@ static int64_t eval_dim_leaf(Sema *s, Env *env, const DimExpr *d, int64_t lo) {
   Binding *b = sema_lookup(&env->dims, d->name);
   if (!b) {
     const Binding *h = sema_lookup(&env->hypers, d->name);
+    if (h && rule->hypers) { /* `for j in 0..K - 1` in `layer Prop<K = 5>`: K stands for its number */
+      if (!(h->real == floor(h->real) && h->real >= (double)lo && h->real <= DIM_MAX)) {
+        sema_err(s, d->loc, "'%s' is %g here, and %s expressions take whole numbers from %lld to %d", d->name, h->real,
+            rule->noun, (long long)lo, DIM_MAX);
+        return lo - 1;
+      }
+      return (int64_t)h->real;
+    }
     if (h) { /* `param gamma: [K + 1]` in `layer Prop<K = 5>`: a number, not a shape's size */
       diag_error(&s->c->diag, d->loc, "'%s' is a hyper-parameter (a number), not a dimension: a dimension is a generic "
                  "without a default or a name in an input's type", d->name);
@@ -120,20 +141,21 @@ static int64_t eval_dim_leaf(Sema *s, Env *env, const DimExpr *d, int64_t lo) {
   return b->dim;
 }
 
-/* Evaluates an integer expression whose every sub-expression must be in lo to DIM_MAX (lo is 1
- * for a dimension, 0 for an index of slice); lo - 1 after reporting an error. The left spine of
- * a chain is a loop, innermost operation first; right operands recurse (see the top of sema.c). */
-static int64_t eval_int(Sema *s, Env *env, const DimExpr *d, int64_t lo) {
+/* Evaluates an integer expression whose every sub-expression must be in rule->lo to DIM_MAX;
+ * lo - 1 after reporting an error. The left spine of a chain is a loop, innermost operation
+ * first; right operands recurse (see the top of sema.c). */
+static int64_t eval_int(Sema *s, Env *env, const DimExpr *d, const IntRule *rule) {
+  int64_t lo = rule->lo;
   int len = 0;
   const DimExpr *leaf = d;
   for (; leaf->kind == DX_BIN; leaf = leaf->lhs) len++;
   const DimExpr *small[8], **spine = len <= 8 ? small : arena_alloc(&s->c->arena, sizeof *spine * (size_t)len);
   int k = len;
   for (const DimExpr *x = d; x != leaf; x = x->lhs) spine[--k] = x;
-  int64_t a = eval_dim_leaf(s, env, leaf, lo);
+  int64_t a = eval_dim_leaf(s, env, leaf, rule);
   for (int i = 0; i < len && a >= lo; i++) {
     d = spine[i];
-    int64_t b = eval_int(s, env, d->rhs, lo);
+    int64_t b = eval_int(s, env, d->rhs, rule);
     if (b < lo) return lo - 1;
     int64_t r = 0;
     switch (d->op) {
@@ -141,19 +163,19 @@ static int64_t eval_int(Sema *s, Env *env, const DimExpr *d, int64_t lo) {
     case '-': r = a - b; break;
     case '*': r = a * b; break; /* both <= 2^30: no overflow in int64 */
     case '/':
-      if (b == 0) { /* only an index's operand can be 0 */
+      if (b == 0) { /* only an operand whose parts start at 0 can be 0 */
         sema_err(s, d->loc, "division by zero: %lld / 0", (long long)a);
         return lo - 1;
       }
       if (a % b) {
-        sema_err(s, d->loc, "%s %lld / %lld is not a whole number", lo ? "dimension" : "index", (long long)a, (long long)b);
+        sema_err(s, d->loc, "%s %lld / %lld is not a whole number", rule->noun, (long long)a, (long long)b);
         return lo - 1;
       }
       r = a / b;
       break;
     }
     if (r < lo || r > DIM_MAX) {
-      sema_err(s, d->loc, "%s expression evaluates to %lld, out of range (%lld to %d)", lo ? "dimension" : "index", (long long)r,
+      sema_err(s, d->loc, "%s expression evaluates to %lld, out of range (%lld to %d)", rule->noun, (long long)r,
           (long long)lo, DIM_MAX);
       return lo - 1;
     }
@@ -163,7 +185,7 @@ static int64_t eval_int(Sema *s, Env *env, const DimExpr *d, int64_t lo) {
 }
 
 /* Evaluates a dimension expression; 0 after reporting an error. */
-int64_t sema_eval_dim(Sema *s, Env *env, const DimExpr *d) { return eval_int(s, env, d, 1); }
+int64_t sema_eval_dim(Sema *s, Env *env, const DimExpr *d) { return eval_int(s, env, d, &DIM_RULE); }
 
 bool sema_eval_shape(Sema *s, Env *env, const TypeSpec *t, Shape *out) {
   if (t->ndims > GNN_MAX_RANK) {
@@ -211,9 +233,8 @@ bool sema_literal(Sema *s, Env *env, const Node *n, const char *what, double *ou
 
 /* A compile-time integer argument written as an expression, `one_hot(t, K + 1)`,
  * `slice(x, k, k + 2)`: turned into a dimension expression for eval_int, the evaluator of
- * shapes. Its leaves are integer literals and dimension names; for an index of slice also
- * hyper-parameters with a whole value (a loop's variable among them), which stand for their
- * number. NULL after reporting an error, with its caret at the part that is not constant. The
+ * shapes. Its leaves are integer literals, dimension names and hyper-parameters with a whole
+ * value (a loop's variable among them), which stand for their number. NULL after reporting an error, with its caret at the part that is not constant. The
  * left spine of a chain is walked with a loop (a chain may be as long as the file). */
 static DimExpr *arg_to_dim(Sema *s, Env *env, const Node *n, const char *what, bool index) {
   DimExpr *top = NULL, **slot = &top;
@@ -239,9 +260,10 @@ static DimExpr *arg_to_dim(Sema *s, Env *env, const Node *n, const char *what, b
       return top;
     }
     if (n->kind == N_NAME && !sema_lookup(&env->vals, n->name) && !sema_is_builtin_value(n->name)) {
-      Binding *h = index && !sema_lookup(&env->dims, n->name) ? sema_lookup(&env->hypers, n->name) : NULL;
+      Binding *h = !sema_lookup(&env->dims, n->name) ? sema_lookup(&env->hypers, n->name) : NULL;
       if (h && !(h->real == floor(h->real) && h->real >= 0 && h->real <= DIM_MAX)) {
-        sema_err(s, n->loc, "%s must be a whole number from 0 to %d, and '%s' is %g", what, DIM_MAX, n->name, h->real);
+        sema_err(s, n->loc, "'%s' is %g here, and each part of %s must be a whole number from 0 to %d", n->name, h->real, what,
+            DIM_MAX);
         return NULL;
       }
       d->kind = h ? DX_NUM : DX_NAME;
@@ -256,8 +278,8 @@ static DimExpr *arg_to_dim(Sema *s, Env *env, const Node *n, const char *what, b
     if (n->kind == N_NAME)
       sema_err(s, n->loc, "%s must be known when the model is compiled, and '%s' is a value, computed when it runs", what, n->name);
     else
-      sema_err(s, n->loc, "%s must be known when the model is compiled (an integer literal, %sa dimension name or + - * / of "
-          "them), not a value computed when it runs", what, index ? "a hyper-parameter, " : "");
+      sema_err(s, n->loc, "%s must be known when the model is compiled (an integer literal, a hyper-parameter, a dimension "
+          "name or + - * / of them), not a value computed when it runs", what);
     return NULL;
   }
 }
@@ -276,15 +298,16 @@ int64_t sema_index_arg(Sema *s, Env *env, const Node *n, const char *what) {
     return b->dim;
   } else {
     DimExpr *d = arg_to_dim(s, env, n, what, true);
-    return d ? eval_int(s, env, d, 0) : -1;
+    return d ? eval_int(s, env, d, &INDEX_RULE) : -1;
   }
   if (x == floor(x) && x >= 0 && x <= DIM_MAX) return (int64_t)x;
   sema_err(s, n->loc, "%s must be a whole number from 0 to %d, not %g", what, DIM_MAX, x);
   return -1;
 }
 
-/* An integer argument: a literal, a dimension name or a dimension expression of them
- * (`one_hot(t, K + 1)`, evaluated as a shape's dims are). 0 after an error. The literal is a
+/* An integer argument of one_hot or repeat: a literal, a dimension name, a hyper-parameter with a
+ * whole value or + - * / of them (`one_hot(t, K + 1)`, each part from 0 to DIM_MAX, so that a
+ * loop's variable may be one, the whole from 1). 0 after an error. The literal is a
  * double: range-checked before it is converted (a conversion out of range is undefined). */
 int64_t sema_dim_arg(Sema *s, Env *env, const Node *n, const char *what) {
   if (n->kind == N_NUM) {
@@ -307,7 +330,9 @@ int64_t sema_dim_arg(Sema *s, Env *env, const Node *n, const char *what) {
     if (b) return b->dim;
   }
   DimExpr *d = arg_to_dim(s, env, n, what, false);
-  return d ? sema_eval_dim(s, env, d) : 0;
+  int64_t v = d ? eval_int(s, env, d, &COUNT_RULE) : -1;
+  if (v == 0) sema_err(s, n->loc, "%s is 0 here, out of range (1 to %d)", what, DIM_MAX);
+  return v > 0 ? v : 0;
 }
 
 /* A loop bound: an integer literal (0 allowed), a hyper-parameter with a whole value, or a
