@@ -105,11 +105,16 @@ typedef struct {
   bool hypers;
   const char *noun;
 } IntRule;
-static const IntRule DIM_RULE = {1, false, "dimension"}, INDEX_RULE = {0, true, "index"}, COUNT_RULE = {0, true, "integer"};
+static const IntRule DIM_RULE = {1, false, "dimension"}, INDEX_RULE = {0, true, "index"}, COUNT_RULE = {0, true, "integer"},
+                     LOOP_RULE = {0, true, "loop bound"};
 
 /* A dimension literal or name; lo - 1 after reporting an error. */
 static int64_t eval_dim_leaf(Sema *s, Env *env, const DimExpr *d, const IntRule *rule) {
   int64_t lo = rule->lo;
+  if (d->kind == DX_NUM && d->is_real) { /* `0..K * 0.5`: its num would read 0 */
+    sema_err(s, d->loc, "%s expressions take whole numbers, not %g", rule->noun, d->real);
+    return lo - 1;
+  }
   if (d->kind == DX_NUM) {
     if (d->num < lo || d->num > DIM_MAX) {
       sema_err(s, d->loc, "dimension %lld is out of range (%lld to %d)", (long long)d->num, (long long)lo, DIM_MAX);
@@ -335,8 +340,9 @@ int64_t sema_dim_arg(Sema *s, Env *env, const Node *n, const char *what) {
   return v > 0 ? v : 0;
 }
 
-/* A loop bound: an integer literal (0 allowed), a hyper-parameter with a whole value, or a
- * dimension expression. -1 after an error. */
+/* A loop bound: a whole number from 0 to LOOP_MAX, written as an integer literal, a
+ * hyper-parameter with a whole value (an enclosing loop's variable among them), a dimension name
+ * or + - * / of them (`1..K - 1`, each part from 0 to DIM_MAX). -1 after an error. */
 enum { LOOP_MAX = 1 << 20 };
 int64_t sema_loop_bound(Sema *s, Env *env, const DimExpr *d) {
   Binding *b = NULL;
@@ -351,8 +357,12 @@ int64_t sema_loop_bound(Sema *s, Env *env, const DimExpr *d) {
     }
     return (int64_t)x;
   }
-  int64_t v = sema_eval_dim(s, env, d);
-  return v ? v : -1;
+  int64_t v = eval_int(s, env, d, &LOOP_RULE);
+  if (v > LOOP_MAX) {
+    sema_err(s, d->loc, "a loop bound must be a whole number from 0 to %d, not %lld", LOOP_MAX, (long long)v);
+    return -1;
+  }
+  return v;
 }
 
 /* A hyper-parameter's value at a call: a literal (negated or not), or a name of the caller's
