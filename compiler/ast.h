@@ -18,14 +18,16 @@ typedef enum { DOM_VERTEX, DOM_EDGE, DOM_PARAM, DOM_GLOBAL, DOM_GRAPH } Domain;
 const char *domain_name(Domain d);
 const char *domain_a(Domain d); /* with its article: "a vertex", "an edge", "a param", "a global" */
 
-/* A dimension expression: 8, D, 2*D, F+1 ... evaluated when a layer is instantiated. */
+/* A dimension expression: 8, D, 2*D, F+1 ... evaluated when a layer is instantiated; also a
+ * loop bound and a generic argument, where a hyper-parameter's value may be negated and real
+ * (`L<alpha = -(k + 1) / 2>`). DX_NEG is `-lhs`. */
 typedef struct DimExpr DimExpr;
 struct DimExpr {
-  enum { DX_NUM, DX_NAME, DX_BIN } kind;
+  enum { DX_NUM, DX_NAME, DX_BIN, DX_NEG } kind;
   int op; /* '+', '-', '*', '/' */
   int64_t num;
   const char *name;
-  DimExpr *lhs, *rhs;
+  DimExpr *lhs, *rhs; /* DX_BIN; DX_NEG: lhs */
   Loc loc;
   bool is_real;      /* DX_NUM written as a real (0.5, 1e-3) or negated: only a hyper-parameter takes it */
   double real;       /* DX_NUM: the literal's value (negated for '-' NUMBER) */

@@ -69,6 +69,7 @@ static PtrVec *push(GnnCtx *c, PtrVec *v, void *p) { vec_push(&c->arena, v, p); 
 static void check_int_dims(GnnCtx *c, const DimExpr *d) {
   for (; d; d = d->lhs) {
     if (d->kind == DX_NUM && d->is_real) diag_error(&c->diag, d->loc, "a dimension must be an integer");
+    if (d->kind == DX_NEG) diag_error(&c->diag, d->loc, "a dimension cannot be negated");
     if (d->kind == DX_BIN) check_int_dims(c, d->rhs);
   }
 }
@@ -161,7 +162,7 @@ static Stmt *assign(GnnCtx *c, PtrVec *names, Node *e, GNN_YYLTYPE l) {
 %type <type> type shape
 %type <stmt> stmt
 %type <decl> decl header
-%type <dim> gen_decl gen_arg hyper_val
+%type <dim> gen_decl gen_arg
 %type <vec> rettypes types multi_names dims dims_opt gens_opt gen_decls gen_args inputs inputs_opt input_list args args_opt body stmts
 
 %left '+' '-'
@@ -220,16 +221,12 @@ gen_args
   | gen_args ',' gen_arg    { $$ = push(c, $1, $3); }
   ;
 
+/* A generic argument: a dimension or a hyper-parameter's value, by position or by name; either
+ * an expression (`L<2*D>`, `L<alpha = 1 - beta>`, `L<l = k + 1>`), which sema evaluates as
+ * integers for a dimension and as reals for a hyper-parameter. */
 gen_arg
   : dim                     { $$ = $1; }
-  | '-' NUMBER              { $$ = hyperval(c, $2, true, @$); }
-  | IDENT '=' hyper_val     { $$ = $3; $$->key = $1; $$->key_loc = L(@1); }
-  ;
-
-hyper_val
-  : NUMBER                  { $$ = hyperval(c, $1, false, @1); }
-  | '-' NUMBER              { $$ = hyperval(c, $2, true, @$); }
-  | IDENT                   { $$ = dim(c, DX_NAME, @1); $$->name = $1; }
+  | IDENT '=' dim           { $$ = $3; $$->key = $1; $$->key_loc = L(@1); }
   ;
 
 inputs_opt
@@ -296,6 +293,7 @@ dim
   | dim '-' dim             { $$ = dimbin(c, '-', $1, $3, @$); }
   | dim '*' dim             { $$ = dimbin(c, '*', $1, $3, @$); }
   | dim '/' dim             { $$ = dimbin(c, '/', $1, $3, @$); }
+  | '-' dim %prec UMINUS    { $$ = dim(c, DX_NEG, @$); $$->lhs = $2; } /* a hyper-parameter's value; sema refuses it elsewhere */
   | '(' dim ')'             { $$ = $2; }
   ;
 

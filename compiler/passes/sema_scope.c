@@ -12,6 +12,7 @@
  */
 #include "sema_scope.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -108,9 +109,21 @@ typedef struct {
 static const IntRule DIM_RULE = {1, false, "dimension"}, INDEX_RULE = {0, true, "index"}, COUNT_RULE = {0, true, "integer"},
                      LOOP_RULE = {0, true, "loop bound"};
 
-/* A dimension literal or name; lo - 1 after reporting an error. */
+static int64_t eval_int(Sema *s, Env *env, const DimExpr *d, const IntRule *rule);
+
+/* A dimension literal or name, or a negated part; lo - 1 after reporting an error. */
 static int64_t eval_dim_leaf(Sema *s, Env *env, const DimExpr *d, const IntRule *rule) {
   int64_t lo = rule->lo;
+  if (d->kind == DX_NEG) { /* `L<-D>`: below every rule's least value unless it is -0 (nesting: the lexer's bound) */
+    int64_t v = eval_int(s, env, d->lhs, rule);
+    if (v < lo) return lo - 1;
+    if (-v < lo) {
+      sema_err(s, d->loc, "%s expression evaluates to %lld, out of range (%lld to %d)", rule->noun, (long long)-v,
+          (long long)lo, DIM_MAX);
+      return lo - 1;
+    }
+    return -v;
+  }
   if (d->kind == DX_NUM && d->is_real) { /* `0..K * 0.5`: its num would read 0 */
     sema_err(s, d->loc, "%s expressions take whole numbers, not %g", rule->noun, d->real);
     return lo - 1;
@@ -365,27 +378,70 @@ int64_t sema_loop_bound(Sema *s, Env *env, const DimExpr *d) {
   return v;
 }
 
-/* A hyper-parameter's value at a call: a literal (negated or not), or a name of the caller's
- * (a hyper-parameter or a dimension of its own). false after an error. */
-bool sema_hyper_arg(Sema *s, Env *caller, const DimExpr *a, const char *name, double *out) {
-  if (a->kind == DX_NUM) {
-    *out = a->is_real ? a->real : (double)a->num;
-    return true;
-  }
+/* A part of a hyper-parameter's value at a call: a number literal, a name of the caller's (a
+ * hyper-parameter or a dimension of its own) or a negated part. false after an error. */
+static bool eval_real(Sema *s, Env *caller, const DimExpr *a, const char *name, double *out);
+static bool eval_real_leaf(Sema *s, Env *caller, const DimExpr *a, const char *name, double *out) {
   Binding *b;
-  if (a->kind == DX_NAME && (b = sema_lookup(&caller->hypers, a->name))) {
-    *out = b->real;
+  switch (a->kind) {
+  case DX_NUM: *out = a->is_real ? a->real : (double)a->num; return true;
+  case DX_NEG: /* nesting: the lexer's bound */
+    if (!eval_real(s, caller, a->lhs, name, out)) return false;
+    *out = -*out;
     return true;
-  }
-  if (a->kind == DX_NAME && (b = sema_lookup(&caller->dims, a->name))) {
-    *out = (double)b->dim;
-    return true;
-  }
-  if (a->kind == DX_NAME)
+  case DX_NAME:
+    if ((b = sema_lookup(&caller->hypers, a->name))) {
+      *out = b->real;
+      return true;
+    }
+    if ((b = sema_lookup(&caller->dims, a->name))) {
+      *out = (double)b->dim;
+      return true;
+    }
     sema_err(s, a->loc, "unknown hyper-parameter or dimension '%s'", a->name);
-  else
-    sema_err(s, a->loc, "the value of hyper-parameter '%s' must be a number literal or a name", name);
-  return false;
+    return false;
+  case DX_BIN: break;
+  }
+  return false; /* DX_BIN: eval_real's */
+}
+
+/* A hyper-parameter's value at a call: real arithmetic, + - * / and negation, on number literals
+ * and the caller's hyper-parameters and dimensions (`L<alpha = 1 - beta>`, `L<l = k + 1>`),
+ * evaluated in double as the literals are; every step must stay within float32's range, which
+ * the compiled model computes in. false after an error. The left spine of a chain is a loop, as
+ * in eval_int. */
+static bool eval_real(Sema *s, Env *caller, const DimExpr *a, const char *name, double *out) {
+  int len = 0;
+  const DimExpr *leaf = a;
+  for (; leaf->kind == DX_BIN; leaf = leaf->lhs) len++;
+  const DimExpr *small[8], **spine = len <= 8 ? small : arena_alloc(&s->c->arena, sizeof *spine * (size_t)len);
+  int k = len;
+  for (const DimExpr *x = a; x != leaf; x = x->lhs) spine[--k] = x;
+  double x;
+  if (!eval_real_leaf(s, caller, leaf, name, &x)) return false;
+  for (int i = 0; i < len; i++) {
+    const DimExpr *d = spine[i];
+    double y;
+    if (!eval_real(s, caller, d->rhs, name, &y)) return false;
+    if (d->op == '/' && y == 0) {
+      sema_err(s, d->loc, "division by zero in the value of hyper-parameter '%s': %g / 0", name, x);
+      return false;
+    }
+    double r = d->op == '+' ? x + y : d->op == '-' ? x - y : d->op == '*' ? x * y : x / y;
+    if (!(fabs(r) <= FLT_MAX)) {
+      sema_err(s, d->loc, "the value of hyper-parameter '%s' evaluates to %g, beyond float32's largest (%.8g)", name, r,
+          (double)FLT_MAX);
+      return false;
+    }
+    x = r;
+  }
+  *out = x;
+  return true;
+}
+
+/* The value of hyper-parameter `name` given at a call, in the caller's scope (eval_real). */
+bool sema_hyper_arg(Sema *s, Env *caller, const DimExpr *a, const char *name, double *out) {
+  return eval_real(s, caller, a, name, out);
 }
 
 /* ---------------------------------------------------------------- builtins */
