@@ -249,6 +249,17 @@ bool sema_literal(Sema *s, Env *env, const Node *n, const char *what, double *ou
   return true;
 }
 
+/* Where a whole expression is written, for an error about all of it: an index's or an
+ * operator's own place is the index or the operator (`x[src]` is at `src`), so this starts at
+ * the leftmost operand and, for an index on the same line, underlines through its ']'. */
+static Loc expr_span(const Node *n) {
+  const Node *first = n;
+  while (first->kind == N_INDEX || first->kind == N_BINOP) first = first->lhs;
+  Loc l = first->loc;
+  if (n->kind == N_INDEX && n->loc.line == l.line && n->loc.col >= l.col) l.len = n->loc.col + n->loc.len + 1 - l.col;
+  return l;
+}
+
 /* A compile-time integer argument written as an expression, `one_hot(t, K + 1)`,
  * `slice(x, k, k + 2)`: turned into a dimension expression for eval_int, the evaluator of
  * shapes. Its leaves are integer literals, dimension names and hyper-parameters with a whole
@@ -296,7 +307,7 @@ static DimExpr *arg_to_dim(Sema *s, Env *env, const Node *n, const char *what, b
     if (n->kind == N_NAME)
       sema_err(s, n->loc, "%s must be known when the model is compiled, and '%s' is a value, computed when it runs", what, n->name);
     else
-      sema_err(s, n->loc, "%s must be known when the model is compiled (an integer literal, a hyper-parameter, a dimension "
+      sema_err(s, expr_span(n), "%s must be known when the model is compiled (an integer literal, a hyper-parameter, a dimension "
           "name or + - * / of them), not a value computed when it runs", what);
     return NULL;
   }
