@@ -431,7 +431,7 @@ static double elem2(FnKind fn, double x, double y) {
   case FN_SUB: case FN_U_SUB_V: return x - y;
   case FN_MUL: case FN_U_MUL_V: case FN_U_MUL_E: case FN_DOT: case FN_U_DOT_V: return x * y;
   case FN_DIV: case FN_U_DIV_V: return x / y;
-  case FN_MAXIMUM: return x >= y ? x : y; /* ties (and a NaN in y) take x: the gradient's choice */
+  case FN_MAXIMUM: return x >= y ? x : y; /* ties take x (equal values; the gradient splits there) */
   case FN_MINIMUM: return x <= y ? x : y;
   case FN_GT: return x > y;
   case FN_GE: return x >= y;

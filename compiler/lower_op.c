@@ -214,7 +214,7 @@ KExpr *fn_elem(Lower *L, Kernel *k, PtrVec *blk, const Value *v, FnKind fn, cons
     return fn == FN_MEAN_HEADS ? kbin(L, KO_DIV, s, kf(L, (double)sa->d[0])) : s;
   }
   case FN_SUM_LAST: return kvar(L, k, sum_loop(L, k, blk, r, v, idx, sa->d[sa->rank - 1], last_term, "sum"), NULL);
-  case FN_MAXIMUM: case FN_MINIMUM: { /* ties take a, as the interpreter and the gradient do */
+  case FN_MAXIMUM: case FN_MINIMUM: { /* ties take a, as the interpreter does (the values are equal) */
     KExpr *x = A(bcast(L, idx, n, na)), *y = B(bcast(L, idx, n, nb));
     return ksel(L, kbin(L, fn == FN_MAXIMUM ? KO_GE : KO_LE, x, y), x, y);
   }

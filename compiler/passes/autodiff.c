@@ -240,10 +240,11 @@ static void apply_rule(AD *ad, Value *y, Value *g) {
   case FN_SIGN: return; /* zero almost everywhere */
   case FN_GT: case FN_GE: case FN_LT: case FN_LE: case FN_EQ: case FN_NE: return; /* piecewise constant */
   case FN_ONE_HOT: return; /* of a label */
-  case FN_MAXIMUM: case FN_MINIMUM: { /* dy to the operand taken: a on ties (a >= b for max, a <= b for min) */
-    FnKind take_a = y->fn == FN_MAXIMUM ? FN_GE : FN_LE, take_b = y->fn == FN_MAXIMUM ? FN_LT : FN_GT;
-    if (na) accum(ad, a, apply2(ad, FN_MUL, g, apply2(ad, take_a, a, b)));
-    if (nb) accum(ad, b, apply2(ad, FN_MUL, g, apply2(ad, take_b, a, b)));
+  case FN_MAXIMUM: case FN_MINIMUM: { /* dy to the operand taken; at a tie half to each, as torch.maximum/minimum */
+    FnKind a_wins = y->fn == FN_MAXIMUM ? FN_GT : FN_LT, b_wins = y->fn == FN_MAXIMUM ? FN_LT : FN_GT;
+    Value *half_tie = apply2(ad, FN_MUL, constant(ad, 0.5), apply2(ad, FN_EQ, a, b));
+    if (na) accum(ad, a, apply2(ad, FN_MUL, g, apply2(ad, FN_ADD, apply2(ad, a_wins, a, b), half_tie)));
+    if (nb) accum(ad, b, apply2(ad, FN_MUL, g, apply2(ad, FN_ADD, apply2(ad, b_wins, a, b), half_tie)));
     return;
   }
   case FN_WHERE: { /* y = where(c, p, q) with c = a, p = b: dy to p where c != 0, to q elsewhere; c gets none */

@@ -19,6 +19,16 @@ with A the identity, so the message on edge u->v is x[u], and for grad.out rows 
     dL/dA[j, k] = sum over v of r_v[k] * x[w(v, k)][j],  w(v, k) = the winning source
 
 Vertices without in-edges reduce to 0 and contribute nothing. No NumPy needed.
+
+The two-argument max(a, b) / min(a, b) (element-wise) follow torch.maximum / torch.minimum
+instead: the gradient goes to the operand taken, and at a tie half to each. Those cases use
+
+    model T(x: vertex[2]) -> vertex[2] { param A: [2, 2]; param B: [2, 2]; return R(A @ x, B @ x) }
+
+with A the identity and B = diag(1, 2), so element 0 always ties and element 1 compares x[1]
+with 2 x[1] (a tie where x[1] = 0); with w the share of A's or B's side at (v, k),
+
+    dL/dA[j, k] = sum over v of r_v[k] * wA(v, k) * x_v[j], and likewise for B.
 """
 import os
 import subprocess
@@ -88,6 +98,35 @@ def min_self_loop_tie():
     return "min", [(0, 0), (1, 0), (2, 1)], [[4, 2], [-1, 2], [3, 5]], [[13, 9], [29, 29]]
 
 
+X_BIN = [[1, 2], [-1, -3], [2, 0]]  # features of the binary cases; the edges do not matter
+
+
+@case
+def maximum_tie_split_evenly():
+    # Element 0: a tie at every vertex, half to each: dA[:, 0] = dB[:, 0] = 0.5 * (2 x0 + 5 x1 + 11 x2)
+    #   = 0.5 * [2 - 5 + 22, 4 - 15 + 0] = [9.5, -5.5]
+    # Element 1: v0 max(2, 4): B; v1 max(-3, -6): A; v2 max(0, 0): a tie, 6.5 each
+    #   dA[:, 1] = 7 x1 + 6.5 x2 = [6, -21];  dB[:, 1] = -3 x0 + 6.5 x2 = [10, -6]
+    # (The old rule, the whole of a tie to a: dA[:, 0] = [19, -11], dB[:, 0] = 0, dA[:, 1] = [19, -21].)
+    return {"prog": "max(A @ x, B @ x)", "feats": X_BIN, "want": {"grad.A": [9.5, 6, -5.5, -21], "grad.B": [9.5, 10, -5.5, -6]}}
+
+
+@case
+def minimum_tie_split_evenly():
+    # Element 0 as above. Element 1: v0 min(2, 4): A; v1 min(-3, -6): B; v2 a tie
+    #   dA[:, 1] = -3 x0 + 6.5 x2 = [10, -6];  dB[:, 1] = 7 x1 + 6.5 x2 = [6, -21]
+    return {"prog": "min(A @ x, B @ x)", "feats": X_BIN, "want": {"grad.A": [9.5, 10, -5.5, -6], "grad.B": [9.5, 6, -5.5, -21]}}
+
+
+@case
+def maximum_tie_with_a_constant():
+    # max(B @ x, 0): only B has a gradient; element 1 of v2 is 0 = 0, a tie: half of r_2[1] = 13.
+    # Element 0: x[0] > 0 at v0 and v2 (B's side), -1 < 0 at v1 (the constant's):
+    #   dB[:, 0] = 2 x0 + 11 x2 = [24, 4];  element 1: v0 4 > 0: -3 x0; v1 -6 < 0; v2 tie: 6.5 x2
+    #   dB[:, 1] = -3 x0 + 6.5 x2 = [10, -6]
+    return {"prog": "max(B @ x, 0) + 0 * (A @ x)", "feats": X_BIN, "want": {"grad.A": [0, 0, 0, 0], "grad.B": [24, 10, 4, -6]}}
+
+
 def write(path, text):
     with open(path, "w") as f:
         f.write(text)
@@ -111,16 +150,22 @@ def read_tensors(path):
 
 
 def run(gnnc, tmp, name):
-    red, edges, feats, want = CASES[name]()
+    c = CASES[name]()
     d = os.path.join(tmp, "ties-" + name)
     os.makedirs(d, exist_ok=True)
+    prog = os.path.join(d, "t.gnn")
+    if isinstance(c, dict):  # a binary max/min: params A and B
+        edges, feats, want = [(0, 1), (1, 2)], c["feats"], c["want"]
+        write(prog, "model T(x: vertex[2]) -> vertex[2] {\n  param A: [2, 2]\n  param B: [2, 2]\n  return %s\n}\n" % c["prog"])
+        write(os.path.join(d, "params"), "tensor A 1 2 2 2\n1 0\n0 1\ntensor B 1 2 2 2\n1 0\n0 2\n")
+    else:  # a reduction over in-edges: param A
+        red, edges, feats, rows = c
+        write(prog, "model T(x: vertex[2]) -> vertex[2] {\n  param A: [2, 2]\n  return %s(A @ x[src])\n}\n" % red)
+        write(os.path.join(d, "params"), "tensor A 1 2 2 2\n1 0\n0 1\n")
+        want = {"grad.A": [v for row in rows for v in row]}
     write(os.path.join(d, "graph.edges"), "".join("%d %d\n" % e for e in edges))
     write(os.path.join(d, "features.svm"), "".join("0 1:%r 2:%r\n" % tuple(f) for f in feats))
-    prog = os.path.join(d, "t.gnn")
-    write(prog, "model T(x: vertex[2]) -> vertex[2] {\n  param A: [2, 2]\n  return %s(A @ x[src])\n}\n" % red)
-    write(os.path.join(d, "params"), "tensor A 1 2 2 2\n1 0\n0 1\n")
     write(os.path.join(d, "grad.out"), "tensor grad.out 3 1 2\n" + "".join("%r %r\n" % tuple(r) for r in R_OUT))
-    flat = [v for row in want for v in row]
     for opts in ([], ["-O0"]):
         out = os.path.join(d, "grads")
         cmd = [gnnc, "gradcheck", prog, "--graph", d, "--params", os.path.join(d, "params"), "--grad-out",
@@ -129,11 +174,12 @@ def run(gnnc, tmp, name):
         if p.returncode != 0:
             sys.exit("FAIL %s %s: gnnc exited %d: %s" % (name, opts, p.returncode, p.stderr.strip()[-300:]))
         got = read_tensors(out)
-        if list(got) != ["grad.A"] or len(got["grad.A"]) != 4:
-            sys.exit("FAIL %s %s: want one 2x2 gradient grad.A, got %s" % (name, opts, list(got)))
-        for i, (g, w) in enumerate(zip(got["grad.A"], flat)):
-            if abs(g - w) > 1e-12:
-                sys.exit("FAIL %s %s: grad.A[%d] = %r, want %r (all: %s)" % (name, opts, i, g, w, got["grad.A"]))
+        if sorted(got) != sorted(want) or any(len(got[t]) != 4 for t in got):
+            sys.exit("FAIL %s %s: want the 2x2 gradients %s, got %s" % (name, opts, sorted(want), sorted(got)))
+        for t in sorted(want):
+            for i, (g, w) in enumerate(zip(got[t], want[t])):
+                if abs(g - w) > 1e-12:
+                    sys.exit("FAIL %s %s: %s[%d] = %r, want %r (all: %s)" % (name, opts, t, i, g, w, got[t]))
 
 
 def main():
