@@ -7,7 +7,9 @@
  * their bounds are, per-lane loops start at the lane. A barrier of the group is __syncwarp on
  * the group's lane mask; a group reduction is a __shfl_xor_sync butterfly of width G; shared
  * arrays are per group, carved from one __shared__ array per block; atomics are atomicAdd or
- * a compare-and-swap loop for float max/min. Register arrays are indexed by fully unrolled
+ * a compare-and-swap loop for float max/min. Float +, - and * print as __fadd_rn, __fsub_rn,
+ * __fmul_rn (kir.c, cuda_rounded_fn): never contracted into an FMA, whoever compiles the file,
+ * so every kernel rounds a recomputed value as the one that first made it. Register arrays are indexed by fully unrolled
  * loops, so they stay in registers. A global kernel whose lanes share nothing runs grid-wide, a
  * thread per element (grid_elementwise). The host side launches every kernel and cuBLAS call on the
  * context's stream and checks each status (GNN_CUDA_CHECK, GNN_CUBLAS_CHECK).
@@ -310,7 +312,9 @@ static void stmt(FILE *out, const Kernel *k, const KStmt *s, int d, const bool *
     ind(out, d + 1);
     fprintf(out, "const %s other = __shfl_xor_sync(gmask, %s, off, %d);\n", ktype_c(k->locals[s->var].type), n, k->group);
     ind(out, d + 1);
-    if (s->op == KO_ADD) fprintf(out, "%s = %s + other;\n", n, n);
+    if (s->op == KO_ADD && k->locals[s->var].type != KT_I64) /* rounded once, as every float add (kir.c) */
+      fprintf(out, "%s = %s(%s, other);\n", n, k->locals[s->var].type == KT_F32 ? "__fadd_rn" : "__dadd_rn", n);
+    else if (s->op == KO_ADD) fprintf(out, "%s = %s + other;\n", n, n);
     else fprintf(out, "%s = other %s %s ? other : %s;\n", n, s->op == KO_MAX ? ">" : "<", n, n);
     ind(out, d);
     fputs("}\n", out);

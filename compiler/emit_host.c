@@ -700,6 +700,17 @@ static void host_prelude(FILE *out, const KProgram *p) {
   fputs("\n/* GCC 12 at -O3 with AVX2/AVX-512 miscompiles if-converted masked loads (docs/kernel-ir.md). */\n"
         "#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC optimize(\"no-tree-loop-if-convert\")\n#endif\n",
         out);
+  /* No FMA contraction, whatever the flags: gnnc's own cc line has -ffp-contract=off, but GCC
+   * in its GNU modes (gcc -O2 -march=native) and clang by default contract a * b + c, in one
+   * kernel and not another (a product hoisted out of a loop, or not), and the backward of
+   * max_out / readout.max finds the edges holding the forward's maximum by equality with a value
+   * it recomputes: built with -ffp-contract=fast -mfma, max_out(h[src] * h[src] + h[dst]) lost
+   * gradients (tests/codegen/contract.gnn). clang -ffp-contract=fast overrides the standard
+   * pragma; nothing in the source can stop it (docs/kernel-ir.md, "Rounding"). */
+  fputs("\n/* Every operation rounds once: no FMA contraction, as the CUDA kernels (docs/kernel-ir.md). */\n"
+        "#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC optimize(\"fp-contract=off\")\n#else\n"
+        "#pragma STDC FP_CONTRACT OFF\n#endif\n",
+        out);
   fputs("\n/* Helpers a model may not use all of. */\n#define GNN_HELPER static inline __attribute__((unused))\n"
         "/* Every array a kernel declares asks for 64 bytes: gcc 12 at -O3 with AVX-512 (-march=native\n"
         " * on a Zen 4) vectorised the zeroing of a float[20] in an OpenMP region with aligned 32-byte\n"

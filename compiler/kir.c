@@ -51,10 +51,36 @@ static void print_float(FILE *out, double x, Dialect d) {
   fprintf(out, "%s%s", buf, d == DIALECT_KIR ? "" : "f");
 }
 
-static bool atomic_expr(const KExpr *e) { return e->kind != KE_BIN && e->kind != KE_SELECT; }
+/* CUDA: a float +, - or * as its round-to-nearest intrinsic, __fmul_rn(a, b) for a * b (NULL:
+ * not one). nvcc contracts a * b + c into one FMA by default (-fmad=true; and ptxas, or the
+ * driver's JIT loading NVRTC's PTX, fuses a plain mul.f32 with an add.f32), so the same
+ * expression could round once in one kernel and twice in another: in the forward of
+ * max_out(h[src] * h[src] + h[dst]) the product is hoisted out of the edge loop (FMUL, then FADD
+ * per edge), in the backward's walk over in-edges it is per edge (FFMA), and eq(x, copy_u(max))
+ * found no edge holding the maximum: that gradient silently 0. The intrinsics are never
+ * contracted, whatever the flags of whoever compiles the .cu; the adds too, since libm's last
+ * multiply (expf's 2^k scaling) fuses into a plain add after it. So every kernel rounds each
+ * operation once, as the host's -ffp-contract=off build and the kernel IR do (docs/kernel-ir.md,
+ * "Rounding"). A division stays `/` (never contracted; __fdiv_rn(1.0f, x) is a call LLVM does not
+ * hoist out of the edge loop as it does 1.0f / x, the reciprocal per edge instead of per row);
+ * integer (index) arithmetic stays plain. */
+static const char *cuda_rounded_fn(const KExpr *e, Dialect d) {
+  if (d != DIALECT_CUDA || e->kind != KE_BIN || (e->type != KT_F32 && e->type != KT_F64)) return NULL;
+  bool f32 = e->type == KT_F32;
+  switch (e->op) {
+  case KO_ADD: return f32 ? "__fadd_rn" : "__dadd_rn";
+  case KO_SUB: return f32 ? "__fsub_rn" : "__dsub_rn";
+  case KO_MUL: return f32 ? "__fmul_rn" : "__dmul_rn";
+  default: return NULL;
+  }
+}
+
+static bool atomic_expr(const KExpr *e, Dialect d) {
+  return (e->kind != KE_BIN && e->kind != KE_SELECT) || cuda_rounded_fn(e, d);
+}
 
 static void print_sub(FILE *out, const Kernel *k, const KExpr *e, Dialect d) {
-  if (atomic_expr(e)) {
+  if (atomic_expr(e, d)) {
     kexpr_print(out, k, e, d);
   } else {
     fputc('(', out);
@@ -188,6 +214,14 @@ void kexpr_print(FILE *out, const Kernel *k, const KExpr *e, Dialect d) {
     if (e->op == KO_MIN || e->op == KO_MAX) {
       if (d == DIALECT_KIR) fprintf(out, "%s(", bin_name[e->op]);
       else fprintf(out, "%s(", e->type == KT_F32 ? (e->op == KO_MIN ? "fminf" : "fmaxf") : e->type == KT_F64 ? (e->op == KO_MIN ? "fmin" : "fmax") : (e->op == KO_MIN ? "gnn_min_i64" : "gnn_max_i64"));
+      kexpr_print(out, k, e->a, d);
+      fputs(", ", out);
+      kexpr_print(out, k, e->b, d);
+      fputc(')', out);
+      return;
+    }
+    if (cuda_rounded_fn(e, d)) {
+      fprintf(out, "%s(", cuda_rounded_fn(e, d));
       kexpr_print(out, k, e->a, d);
       fputs(", ", out);
       kexpr_print(out, k, e->b, d);

@@ -74,7 +74,9 @@ static void touch(KBuf *b, int step) {
  * so among the marked), so a dot the forward's walk sums serially and
  * the backward's kernel per edge spread over lanes (--dots=spread, the CUDA target's default)
  * differed in the last bit and the gradient went to no edge (a fuzzer's find, seed 61045). Such
- * values keep the serial loop everywhere (split_reduce_len). Values come after their operands,
+ * values keep the serial loop everywhere (split_reduce_len); that no kernel contracts a * b + c
+ * into an FMA another does not is the emitters' part (every float operation rounded once: kir.c,
+ * cuda_rounded_fn; the host source's fp-contract pragma). Values come after their operands,
  * so one pass from the end marks every ancestor. */
 static const bool *exact_values(Lower *L) {
   const Module *m = L->m;

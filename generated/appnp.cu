@@ -79,7 +79,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k0_linear0_x_vertex(int6
   for (int i = 0; i < 45; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 1433) {
-      linear0_x[(row) * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f) ? (in_x[row * 1433 + k] * 2.0f) : 0.0f) : in_x[row * 1433 + k];
+      linear0_x[(row) * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f) ? __fmul_rn(in_x[row * 1433 + k], 2.0f) : 0.0f) : in_x[row * 1433 + k];
     }
   }
 }
@@ -96,8 +96,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k1_linear1_x_vertex(int6
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    linear0_out_ = linear0_x_W[row * 64 + k] + p_linear0_b[k];
-    linear1_x[(row) * 64 + k] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f) ? (((linear0_out_ > 0.0f) ? linear0_out_ : 0.0f) * 2.0f) : 0.0f) : ((linear0_out_ > 0.0f) ? linear0_out_ : 0.0f);
+    linear0_out_ = __fadd_rn(linear0_x_W[row * 64 + k], p_linear0_b[k]);
+    linear1_x[(row) * 64 + k] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f) ? __fmul_rn((linear0_out_ > 0.0f) ? linear0_out_ : 0.0f, 2.0f) : 0.0f) : ((linear0_out_ > 0.0f) ? linear0_out_ : 0.0f);
   }
 }
 
@@ -117,7 +117,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k2_appnpprop0_c_edge(int
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
     if (training) {
-      appnpprop0_c[(row) * 1 + k] = gnn_rsqrtf(out_deg[u * 1 + k] * in_deg[v * 1 + k]);
+      appnpprop0_c[(row) * 1 + k] = gnn_rsqrtf(__fmul_rn(out_deg[u * 1 + k], in_deg[v * 1 + k]));
     }
   }
 }
@@ -174,7 +174,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k3_appnpprop0_z_vertex(i
           sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
         }
         if (!training) {
-          appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          appnpprop0_c_ = gnn_rsqrtf(__fmul_rn(out_deg[su * 1 + j], in_deg[row * 1 + j]));
           sh_st15[lane + j] = appnpprop0_c_;
         }
       }
@@ -194,9 +194,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k3_appnpprop0_z_vertex(i
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          linear1_out_ = linear1_x_W[u * 7 + k1] + p_linear1_b[k1];
-          x = linear1_out_ * sh_st15[t];
-          part[i1] = part[i1] + x;
+          linear1_out_ = __fadd_rn(linear1_x_W[u * 7 + k1], p_linear1_b[k1]);
+          x = __fmul_rn(linear1_out_, sh_st15[t]);
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -205,7 +205,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k3_appnpprop0_z_vertex(i
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -221,9 +221,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k3_appnpprop0_z_vertex(i
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      linear1_out_1 = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
-      r20_ = 0.1f * linear1_out_1;
-      appnpprop0_z[(row) * 7 + k5] = (0.9f * sh18[k5]) + r20_;
+      linear1_out_1 = __fadd_rn(linear1_x_W[row * 7 + k5], p_linear1_b[k5]);
+      r20_ = __fmul_rn(0.1f, linear1_out_1);
+      appnpprop0_z[(row) * 7 + k5] = __fadd_rn(__fmul_rn(0.9f, sh18[k5]), r20_);
     }
   }
   __syncwarp(gmask);
@@ -280,7 +280,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k4_appnpprop0_z_vertex(i
           sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
         }
         if (!training) {
-          appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          appnpprop0_c_ = gnn_rsqrtf(__fmul_rn(out_deg[su * 1 + j], in_deg[row * 1 + j]));
           sh_st15[lane + j] = appnpprop0_c_;
         }
       }
@@ -300,8 +300,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k4_appnpprop0_z_vertex(i
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = appnpprop0_z[u * 7 + k1] * sh_st15[t];
-          part[i1] = part[i1] + x;
+          x = __fmul_rn(appnpprop0_z[u * 7 + k1], sh_st15[t]);
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -310,7 +310,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k4_appnpprop0_z_vertex(i
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -326,9 +326,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k4_appnpprop0_z_vertex(i
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
-      r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_2[(row) * 7 + k5] = (0.9f * sh22[k5]) + r20_;
+      linear1_out_ = __fadd_rn(linear1_x_W[row * 7 + k5], p_linear1_b[k5]);
+      r20_ = __fmul_rn(0.1f, linear1_out_);
+      appnpprop0_z_2[(row) * 7 + k5] = __fadd_rn(__fmul_rn(0.9f, sh22[k5]), r20_);
     }
   }
   __syncwarp(gmask);
@@ -385,7 +385,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k5_appnpprop0_z_vertex(i
           sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
         }
         if (!training) {
-          appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          appnpprop0_c_ = gnn_rsqrtf(__fmul_rn(out_deg[su * 1 + j], in_deg[row * 1 + j]));
           sh_st15[lane + j] = appnpprop0_c_;
         }
       }
@@ -405,8 +405,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k5_appnpprop0_z_vertex(i
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = appnpprop0_z_2[u * 7 + k1] * sh_st15[t];
-          part[i1] = part[i1] + x;
+          x = __fmul_rn(appnpprop0_z_2[u * 7 + k1], sh_st15[t]);
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -415,7 +415,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k5_appnpprop0_z_vertex(i
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -431,9 +431,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k5_appnpprop0_z_vertex(i
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
-      r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_3[(row) * 7 + k5] = (0.9f * sh25[k5]) + r20_;
+      linear1_out_ = __fadd_rn(linear1_x_W[row * 7 + k5], p_linear1_b[k5]);
+      r20_ = __fmul_rn(0.1f, linear1_out_);
+      appnpprop0_z_3[(row) * 7 + k5] = __fadd_rn(__fmul_rn(0.9f, sh25[k5]), r20_);
     }
   }
   __syncwarp(gmask);
@@ -490,7 +490,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k6_appnpprop0_z_vertex(i
           sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
         }
         if (!training) {
-          appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          appnpprop0_c_ = gnn_rsqrtf(__fmul_rn(out_deg[su * 1 + j], in_deg[row * 1 + j]));
           sh_st15[lane + j] = appnpprop0_c_;
         }
       }
@@ -510,8 +510,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k6_appnpprop0_z_vertex(i
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = appnpprop0_z_3[u * 7 + k1] * sh_st15[t];
-          part[i1] = part[i1] + x;
+          x = __fmul_rn(appnpprop0_z_3[u * 7 + k1], sh_st15[t]);
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -520,7 +520,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k6_appnpprop0_z_vertex(i
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -536,9 +536,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k6_appnpprop0_z_vertex(i
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
-      r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_4[(row) * 7 + k5] = (0.9f * sh28[k5]) + r20_;
+      linear1_out_ = __fadd_rn(linear1_x_W[row * 7 + k5], p_linear1_b[k5]);
+      r20_ = __fmul_rn(0.1f, linear1_out_);
+      appnpprop0_z_4[(row) * 7 + k5] = __fadd_rn(__fmul_rn(0.9f, sh28[k5]), r20_);
     }
   }
   __syncwarp(gmask);
@@ -595,7 +595,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k7_appnpprop0_z_vertex(i
           sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
         }
         if (!training) {
-          appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          appnpprop0_c_ = gnn_rsqrtf(__fmul_rn(out_deg[su * 1 + j], in_deg[row * 1 + j]));
           sh_st15[lane + j] = appnpprop0_c_;
         }
       }
@@ -615,8 +615,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k7_appnpprop0_z_vertex(i
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = appnpprop0_z_4[u * 7 + k1] * sh_st15[t];
-          part[i1] = part[i1] + x;
+          x = __fmul_rn(appnpprop0_z_4[u * 7 + k1], sh_st15[t]);
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -625,7 +625,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k7_appnpprop0_z_vertex(i
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -641,9 +641,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k7_appnpprop0_z_vertex(i
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
-      r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_5[(row) * 7 + k5] = (0.9f * sh31[k5]) + r20_;
+      linear1_out_ = __fadd_rn(linear1_x_W[row * 7 + k5], p_linear1_b[k5]);
+      r20_ = __fmul_rn(0.1f, linear1_out_);
+      appnpprop0_z_5[(row) * 7 + k5] = __fadd_rn(__fmul_rn(0.9f, sh31[k5]), r20_);
     }
   }
   __syncwarp(gmask);
@@ -700,7 +700,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k8_appnpprop0_z_vertex(i
           sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
         }
         if (!training) {
-          appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          appnpprop0_c_ = gnn_rsqrtf(__fmul_rn(out_deg[su * 1 + j], in_deg[row * 1 + j]));
           sh_st15[lane + j] = appnpprop0_c_;
         }
       }
@@ -720,8 +720,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k8_appnpprop0_z_vertex(i
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = appnpprop0_z_5[u * 7 + k1] * sh_st15[t];
-          part[i1] = part[i1] + x;
+          x = __fmul_rn(appnpprop0_z_5[u * 7 + k1], sh_st15[t]);
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -730,7 +730,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k8_appnpprop0_z_vertex(i
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -746,9 +746,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k8_appnpprop0_z_vertex(i
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
-      r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_6[(row) * 7 + k5] = (0.9f * sh34[k5]) + r20_;
+      linear1_out_ = __fadd_rn(linear1_x_W[row * 7 + k5], p_linear1_b[k5]);
+      r20_ = __fmul_rn(0.1f, linear1_out_);
+      appnpprop0_z_6[(row) * 7 + k5] = __fadd_rn(__fmul_rn(0.9f, sh34[k5]), r20_);
     }
   }
   __syncwarp(gmask);
@@ -805,7 +805,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k9_appnpprop0_z_vertex(i
           sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
         }
         if (!training) {
-          appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          appnpprop0_c_ = gnn_rsqrtf(__fmul_rn(out_deg[su * 1 + j], in_deg[row * 1 + j]));
           sh_st15[lane + j] = appnpprop0_c_;
         }
       }
@@ -825,8 +825,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k9_appnpprop0_z_vertex(i
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = appnpprop0_z_6[u * 7 + k1] * sh_st15[t];
-          part[i1] = part[i1] + x;
+          x = __fmul_rn(appnpprop0_z_6[u * 7 + k1], sh_st15[t]);
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -835,7 +835,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k9_appnpprop0_z_vertex(i
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -851,9 +851,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k9_appnpprop0_z_vertex(i
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
-      r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_7[(row) * 7 + k5] = (0.9f * sh37[k5]) + r20_;
+      linear1_out_ = __fadd_rn(linear1_x_W[row * 7 + k5], p_linear1_b[k5]);
+      r20_ = __fmul_rn(0.1f, linear1_out_);
+      appnpprop0_z_7[(row) * 7 + k5] = __fadd_rn(__fmul_rn(0.9f, sh37[k5]), r20_);
     }
   }
   __syncwarp(gmask);
@@ -910,7 +910,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k10_appnpprop0_z_vertex(
           sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
         }
         if (!training) {
-          appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          appnpprop0_c_ = gnn_rsqrtf(__fmul_rn(out_deg[su * 1 + j], in_deg[row * 1 + j]));
           sh_st15[lane + j] = appnpprop0_c_;
         }
       }
@@ -930,8 +930,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k10_appnpprop0_z_vertex(
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = appnpprop0_z_7[u * 7 + k1] * sh_st15[t];
-          part[i1] = part[i1] + x;
+          x = __fmul_rn(appnpprop0_z_7[u * 7 + k1], sh_st15[t]);
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -940,7 +940,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k10_appnpprop0_z_vertex(
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -956,9 +956,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k10_appnpprop0_z_vertex(
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
-      r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_8[(row) * 7 + k5] = (0.9f * sh40[k5]) + r20_;
+      linear1_out_ = __fadd_rn(linear1_x_W[row * 7 + k5], p_linear1_b[k5]);
+      r20_ = __fmul_rn(0.1f, linear1_out_);
+      appnpprop0_z_8[(row) * 7 + k5] = __fadd_rn(__fmul_rn(0.9f, sh40[k5]), r20_);
     }
   }
   __syncwarp(gmask);
@@ -1015,7 +1015,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k11_appnpprop0_z_vertex(
           sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
         }
         if (!training) {
-          appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          appnpprop0_c_ = gnn_rsqrtf(__fmul_rn(out_deg[su * 1 + j], in_deg[row * 1 + j]));
           sh_st15[lane + j] = appnpprop0_c_;
         }
       }
@@ -1035,8 +1035,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k11_appnpprop0_z_vertex(
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = appnpprop0_z_8[u * 7 + k1] * sh_st15[t];
-          part[i1] = part[i1] + x;
+          x = __fmul_rn(appnpprop0_z_8[u * 7 + k1], sh_st15[t]);
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -1045,7 +1045,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k11_appnpprop0_z_vertex(
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -1061,9 +1061,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k11_appnpprop0_z_vertex(
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
-      r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_9[(row) * 7 + k5] = (0.9f * sh43[k5]) + r20_;
+      linear1_out_ = __fadd_rn(linear1_x_W[row * 7 + k5], p_linear1_b[k5]);
+      r20_ = __fmul_rn(0.1f, linear1_out_);
+      appnpprop0_z_9[(row) * 7 + k5] = __fadd_rn(__fmul_rn(0.9f, sh43[k5]), r20_);
     }
   }
   __syncwarp(gmask);
@@ -1120,7 +1120,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k12_appnpprop0_z_vertex(
           sh_st15[lane + j] = appnpprop0_c[se * 1 + j];
         }
         if (!training) {
-          appnpprop0_c_ = gnn_rsqrtf(out_deg[su * 1 + j] * in_deg[row * 1 + j]);
+          appnpprop0_c_ = gnn_rsqrtf(__fmul_rn(out_deg[su * 1 + j], in_deg[row * 1 + j]));
           sh_st15[lane + j] = appnpprop0_c_;
         }
       }
@@ -1140,8 +1140,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k12_appnpprop0_z_vertex(
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = appnpprop0_z_9[u * 7 + k1] * sh_st15[t];
-          part[i1] = part[i1] + x;
+          x = __fmul_rn(appnpprop0_z_9[u * 7 + k1], sh_st15[t]);
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -1150,7 +1150,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k12_appnpprop0_z_vertex(
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -1166,9 +1166,9 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k12_appnpprop0_z_vertex(
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      linear1_out_ = linear1_x_W[row * 7 + k5] + p_linear1_b[k5];
-      r20_ = 0.1f * linear1_out_;
-      appnpprop0_z_10[(row) * 7 + k5] = (0.9f * sh46[k5]) + r20_;
+      linear1_out_ = __fadd_rn(linear1_x_W[row * 7 + k5], p_linear1_b[k5]);
+      r20_ = __fmul_rn(0.1f, linear1_out_);
+      appnpprop0_z_10[(row) * 7 + k5] = __fadd_rn(__fmul_rn(0.9f, sh46[k5]), r20_);
     }
   }
   __syncwarp(gmask);
@@ -1214,7 +1214,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k13_sum_vertex(int64_t n
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
-        sh_st52[(lane * 7) + j] = (in_grad_out[su * 7 + j] * 0.9f) * appnpprop0_c[se * 1];
+        sh_st52[(lane * 7) + j] = __fmul_rn(__fmul_rn(in_grad_out[su * 7 + j], 0.9f), appnpprop0_c[se * 1]);
       }
     }
     __syncwarp(gmask);
@@ -1232,7 +1232,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k13_sum_vertex(int64_t n
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st52[(t * 7) + k1];
-          part[i1] = part[i1] + x;
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -1241,7 +1241,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k13_sum_vertex(int64_t n
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -1258,7 +1258,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k13_sum_vertex(int64_t n
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      t55[(row) * 7 + k5] = sh53[k5] * 0.9f;
+      t55[(row) * 7 + k5] = __fmul_rn(sh53[k5], 0.9f);
     }
   }
   __syncwarp(gmask);
@@ -1304,7 +1304,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k14_sum_vertex(int64_t n
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
-        sh_st57[(lane * 7) + j] = t55[su * 7 + j] * appnpprop0_c[se * 1];
+        sh_st57[(lane * 7) + j] = __fmul_rn(t55[su * 7 + j], appnpprop0_c[se * 1]);
       }
     }
     __syncwarp(gmask);
@@ -1322,7 +1322,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k14_sum_vertex(int64_t n
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st57[(t * 7) + k1];
-          part[i1] = part[i1] + x;
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -1331,7 +1331,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k14_sum_vertex(int64_t n
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -1348,7 +1348,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k14_sum_vertex(int64_t n
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      t60[(row) * 7 + k5] = sh58[k5] * 0.9f;
+      t60[(row) * 7 + k5] = __fmul_rn(sh58[k5], 0.9f);
     }
   }
   __syncwarp(gmask);
@@ -1394,7 +1394,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k15_sum_vertex(int64_t n
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
-        sh_st62[(lane * 7) + j] = t60[su * 7 + j] * appnpprop0_c[se * 1];
+        sh_st62[(lane * 7) + j] = __fmul_rn(t60[su * 7 + j], appnpprop0_c[se * 1]);
       }
     }
     __syncwarp(gmask);
@@ -1412,7 +1412,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k15_sum_vertex(int64_t n
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st62[(t * 7) + k1];
-          part[i1] = part[i1] + x;
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -1421,7 +1421,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k15_sum_vertex(int64_t n
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -1438,7 +1438,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k15_sum_vertex(int64_t n
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      t65[(row) * 7 + k5] = sh63[k5] * 0.9f;
+      t65[(row) * 7 + k5] = __fmul_rn(sh63[k5], 0.9f);
     }
   }
   __syncwarp(gmask);
@@ -1484,7 +1484,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k16_sum_vertex(int64_t n
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
-        sh_st67[(lane * 7) + j] = t65[su * 7 + j] * appnpprop0_c[se * 1];
+        sh_st67[(lane * 7) + j] = __fmul_rn(t65[su * 7 + j], appnpprop0_c[se * 1]);
       }
     }
     __syncwarp(gmask);
@@ -1502,7 +1502,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k16_sum_vertex(int64_t n
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st67[(t * 7) + k1];
-          part[i1] = part[i1] + x;
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -1511,7 +1511,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k16_sum_vertex(int64_t n
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -1528,7 +1528,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k16_sum_vertex(int64_t n
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      t70[(row) * 7 + k5] = sh68[k5] * 0.9f;
+      t70[(row) * 7 + k5] = __fmul_rn(sh68[k5], 0.9f);
     }
   }
   __syncwarp(gmask);
@@ -1574,7 +1574,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k17_sum_vertex(int64_t n
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
-        sh_st72[(lane * 7) + j] = t70[su * 7 + j] * appnpprop0_c[se * 1];
+        sh_st72[(lane * 7) + j] = __fmul_rn(t70[su * 7 + j], appnpprop0_c[se * 1]);
       }
     }
     __syncwarp(gmask);
@@ -1592,7 +1592,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k17_sum_vertex(int64_t n
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st72[(t * 7) + k1];
-          part[i1] = part[i1] + x;
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -1601,7 +1601,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k17_sum_vertex(int64_t n
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -1618,7 +1618,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k17_sum_vertex(int64_t n
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      t75[(row) * 7 + k5] = sh73[k5] * 0.9f;
+      t75[(row) * 7 + k5] = __fmul_rn(sh73[k5], 0.9f);
     }
   }
   __syncwarp(gmask);
@@ -1664,7 +1664,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k18_sum_vertex(int64_t n
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
-        sh_st77[(lane * 7) + j] = t75[su * 7 + j] * appnpprop0_c[se * 1];
+        sh_st77[(lane * 7) + j] = __fmul_rn(t75[su * 7 + j], appnpprop0_c[se * 1]);
       }
     }
     __syncwarp(gmask);
@@ -1682,7 +1682,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k18_sum_vertex(int64_t n
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st77[(t * 7) + k1];
-          part[i1] = part[i1] + x;
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -1691,7 +1691,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k18_sum_vertex(int64_t n
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -1708,7 +1708,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k18_sum_vertex(int64_t n
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      t80[(row) * 7 + k5] = sh78[k5] * 0.9f;
+      t80[(row) * 7 + k5] = __fmul_rn(sh78[k5], 0.9f);
     }
   }
   __syncwarp(gmask);
@@ -1754,7 +1754,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k19_sum_vertex(int64_t n
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
-        sh_st82[(lane * 7) + j] = t80[su * 7 + j] * appnpprop0_c[se * 1];
+        sh_st82[(lane * 7) + j] = __fmul_rn(t80[su * 7 + j], appnpprop0_c[se * 1]);
       }
     }
     __syncwarp(gmask);
@@ -1772,7 +1772,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k19_sum_vertex(int64_t n
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st82[(t * 7) + k1];
-          part[i1] = part[i1] + x;
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -1781,7 +1781,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k19_sum_vertex(int64_t n
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -1798,7 +1798,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k19_sum_vertex(int64_t n
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      t85[(row) * 7 + k5] = sh83[k5] * 0.9f;
+      t85[(row) * 7 + k5] = __fmul_rn(sh83[k5], 0.9f);
     }
   }
   __syncwarp(gmask);
@@ -1844,7 +1844,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k20_sum_vertex(int64_t n
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
-        sh_st87[(lane * 7) + j] = t85[su * 7 + j] * appnpprop0_c[se * 1];
+        sh_st87[(lane * 7) + j] = __fmul_rn(t85[su * 7 + j], appnpprop0_c[se * 1]);
       }
     }
     __syncwarp(gmask);
@@ -1862,7 +1862,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k20_sum_vertex(int64_t n
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st87[(t * 7) + k1];
-          part[i1] = part[i1] + x;
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -1871,7 +1871,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k20_sum_vertex(int64_t n
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -1888,7 +1888,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k20_sum_vertex(int64_t n
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      t90[(row) * 7 + k5] = sh88[k5] * 0.9f;
+      t90[(row) * 7 + k5] = __fmul_rn(sh88[k5], 0.9f);
     }
   }
   __syncwarp(gmask);
@@ -1934,7 +1934,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k21_sum_vertex(int64_t n
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
-        sh_st92[(lane * 7) + j] = t90[su * 7 + j] * appnpprop0_c[se * 1];
+        sh_st92[(lane * 7) + j] = __fmul_rn(t90[su * 7 + j], appnpprop0_c[se * 1]);
       }
     }
     __syncwarp(gmask);
@@ -1952,7 +1952,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k21_sum_vertex(int64_t n
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st92[(t * 7) + k1];
-          part[i1] = part[i1] + x;
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -1961,7 +1961,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k21_sum_vertex(int64_t n
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -1978,7 +1978,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k21_sum_vertex(int64_t n
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      t96[(row) * 7 + k5] = sh93[k5] * 0.9f;
+      t96[(row) * 7 + k5] = __fmul_rn(sh93[k5], 0.9f);
     }
   }
   __syncwarp(gmask);
@@ -2025,7 +2025,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k22_sum_vertex(int64_t n
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
-        sh_st98[(lane * 7) + j] = t96[su * 7 + j] * appnpprop0_c[se * 1];
+        sh_st98[(lane * 7) + j] = __fmul_rn(t96[su * 7 + j], appnpprop0_c[se * 1]);
       }
     }
     __syncwarp(gmask);
@@ -2043,7 +2043,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k22_sum_vertex(int64_t n
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st98[(t * 7) + k1];
-          part[i1] = part[i1] + x;
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -2052,7 +2052,7 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k22_sum_vertex(int64_t n
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -2068,8 +2068,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k22_sum_vertex(int64_t n
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      r79_ = (((((in_grad_out[row * 7 + k5] + t53[row * 7 + k5]) + t58[row * 7 + k5]) + t63[row * 7 + k5]) + t68[row * 7 + k5]) + t73[row * 7 + k5]) + t78[row * 7 + k5];
-      t100[(row) * 7 + k5] = ((((r79_ + t83[row * 7 + k5]) + t88[row * 7 + k5]) + t93[row * 7 + k5]) * 0.1f) + sh99[k5];
+      r79_ = __fadd_rn(__fadd_rn(__fadd_rn(__fadd_rn(__fadd_rn(__fadd_rn(in_grad_out[row * 7 + k5], t53[row * 7 + k5]), t58[row * 7 + k5]), t63[row * 7 + k5]), t68[row * 7 + k5]), t73[row * 7 + k5]), t78[row * 7 + k5]);
+      t100[(row) * 7 + k5] = __fadd_rn(__fmul_rn(__fadd_rn(__fadd_rn(__fadd_rn(r79_, t83[row * 7 + k5]), t88[row * 7 + k5]), t93[row * 7 + k5]), 0.1f), sh99[k5]);
     }
   }
   __syncwarp(gmask);
@@ -2121,8 +2121,8 @@ extern "C" __global__ void __launch_bounds__(256) appnp_k25_relu_grad_sums_verte
     #pragma unroll
     for (int i = 0; i < 2; i++) {
       const int64_t k = lane + (int64_t)i * 32;
-      linear0_out_ = linear0_x_W[row * 64 + k] + p_linear0_b[k];
-      t105[(row) * 64 + k] = (linear0_out_ > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f) ? (t102[row * 64 + k] * 2.0f) : 0.0f) : t102[row * 64 + k]) : 0.0f;
+      linear0_out_ = __fadd_rn(linear0_x_W[row * 64 + k], p_linear0_b[k]);
+      t105[(row) * 64 + k] = (linear0_out_ > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 64) + k), 0.5f) ? __fmul_rn(t102[row * 64 + k], 2.0f) : 0.0f) : t102[row * 64 + k]) : 0.0f;
     }
     __syncwarp(gmask);
     #pragma unroll

@@ -73,16 +73,16 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k0_apply_global_sub_glob
   const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
   (void)nrows;  /* the one global row */
   for (int64_t k = thread; k < 192; k += threads) {
-    t4[k] = p_edgeconv0_phi[k] - p_edgeconv0_theta[k];
+    t4[k] = __fsub_rn(p_edgeconv0_phi[k], p_edgeconv0_theta[k]);
   }
   for (int64_t k1 = thread; k1 < 4096; k1 += threads) {
-    t17[k1] = p_edgeconv1_phi[k1] - p_edgeconv1_theta[k1];
+    t17[k1] = __fsub_rn(p_edgeconv1_phi[k1], p_edgeconv1_theta[k1]);
   }
   for (int64_t k2 = thread; k2 < 8192; k2 += threads) {
-    t28[k2] = p_edgeconv2_phi[k2] - p_edgeconv2_theta[k2];
+    t28[k2] = __fsub_rn(p_edgeconv2_phi[k2], p_edgeconv2_theta[k2]);
   }
   for (int64_t k3 = thread; k3 < 32768; k3 += threads) {
-    t39[k3] = p_edgeconv3_phi[k3] - p_edgeconv3_theta[k3];
+    t39[k3] = __fsub_rn(p_edgeconv3_phi[k3], p_edgeconv3_theta[k3]);
   }
 }
 
@@ -190,7 +190,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k2_edgeconv0_out_dgcnn_h
   for (int i6 = 0; i6 < 2; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 32;
     r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-    edgeconv0_out_ = sh7[k6] + (t5[row * 64 + k6] * r10_);
+    edgeconv0_out_ = __fadd_rn(sh7[k6], __fmul_rn(t5[row * 64 + k6], r10_));
     sh_root12[k6] = edgeconv0_out_;
     if (training) {
       edgeconv0_out[(row) * 64 + k6] = edgeconv0_out_;
@@ -292,7 +292,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k3_edgeconv1_out_dgcnn_h
   for (int i6 = 0; i6 < 2; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 32;
     r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-    edgeconv1_out_ = sh20[k6] + (t18[row * 64 + k6] * r10_);
+    edgeconv1_out_ = __fadd_rn(sh20[k6], __fmul_rn(t18[row * 64 + k6], r10_));
     sh_root23[k6] = edgeconv1_out_;
     if (training) {
       edgeconv1_out[(row) * 64 + k6] = edgeconv1_out_;
@@ -394,7 +394,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k4_edgeconv2_out_dgcnn_h
   for (int i6 = 0; i6 < 4; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 32;
     r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-    edgeconv2_out_ = sh31[k6] + (t29[row * 128 + k6] * r10_);
+    edgeconv2_out_ = __fadd_rn(sh31[k6], __fmul_rn(t29[row * 128 + k6], r10_));
     sh_root34[k6] = edgeconv2_out_;
     if (training) {
       edgeconv2_out[(row) * 128 + k6] = edgeconv2_out_;
@@ -493,7 +493,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k5_edgeconv3_out_vertex(
   for (int i6 = 0; i6 < 8; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 32;
     r10_ = (in_deg[row * 1] > 0.0f) ? 1.0f : ((in_deg[row * 1] < 0.0f) ? -1.0f : 0.0f);
-    edgeconv3_out[(row) * 256 + k6] = sh42[k6] + (t40[row * 256 + k6] * r10_);
+    edgeconv3_out[(row) * 256 + k6] = __fadd_rn(sh42[k6], __fmul_rn(t40[row * 256 + k6], r10_));
   }
   __syncwarp(gmask);
 }
@@ -506,7 +506,7 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k6_mul_vertex(int64_t nr
   #pragma unroll
   for (int i = 0; i < 8; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    t47[(row) * 256 + k] = in_grad_out[row * 256 + k] * t10[row * 1];
+    t47[(row) * 256 + k] = __fmul_rn(in_grad_out[row * 256 + k], t10[row * 1]);
   }
 }
 
@@ -554,13 +554,13 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k7_sum_vertex(int64_t nr
       for (int i1 = 0; i1 < 8; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         x = (t43[u * 256 + k1] == e) ? in_grad_out[u * 256 + k1] : 0.0f;
-        part[i1] = part[i1] + x;
+        part[i1] = __fadd_rn(part[i1], x);
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i3 = 0; i3 < 8; i3++) {
-      acc[i3] = acc[i3] + (double)part[i3];
+      acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
     }
   }
   #pragma unroll
@@ -579,13 +579,13 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k8_apply_vertex_relu_gra
   #pragma unroll
   for (int i = 0; i < 4; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    t57[(row) * 128 + k] = (edgeconv2_out[row * 128 + k] > 0.0f) ? (t50[row * 128 + k] + t53[row * 128 + k]) : 0.0f;
+    t57[(row) * 128 + k] = (edgeconv2_out[row * 128 + k] > 0.0f) ? __fadd_rn(t50[row * 128 + k], t53[row * 128 + k]) : 0.0f;
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i1 = 0; i1 < 4; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 32;
-    t58[(row) * 128 + k1] = t57[row * 128 + k1] * t10[row * 1];
+    t58[(row) * 128 + k1] = __fmul_rn(t57[row * 128 + k1], t10[row * 1]);
   }
 }
 
@@ -633,13 +633,13 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k9_sum_vertex(int64_t nr
       for (int i1 = 0; i1 < 4; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         x = (t32[u * 128 + k1] == e) ? t57[u * 128 + k1] : 0.0f;
-        part[i1] = part[i1] + x;
+        part[i1] = __fadd_rn(part[i1], x);
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i3 = 0; i3 < 4; i3++) {
-      acc[i3] = acc[i3] + (double)part[i3];
+      acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
     }
   }
   #pragma unroll
@@ -658,13 +658,13 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k10_apply_vertex_relu_gr
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    t68[(row) * 64 + k] = (edgeconv1_out[row * 64 + k] > 0.0f) ? (t61[row * 64 + k] + t64[row * 64 + k]) : 0.0f;
+    t68[(row) * 64 + k] = (edgeconv1_out[row * 64 + k] > 0.0f) ? __fadd_rn(t61[row * 64 + k], t64[row * 64 + k]) : 0.0f;
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i1 = 0; i1 < 2; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 32;
-    t69[(row) * 64 + k1] = t68[row * 64 + k1] * t10[row * 1];
+    t69[(row) * 64 + k1] = __fmul_rn(t68[row * 64 + k1], t10[row * 1]);
   }
 }
 
@@ -712,13 +712,13 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k11_sum_vertex(int64_t n
       for (int i1 = 0; i1 < 2; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         x = (t21[u * 64 + k1] == e) ? t68[u * 64 + k1] : 0.0f;
-        part[i1] = part[i1] + x;
+        part[i1] = __fadd_rn(part[i1], x);
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i3 = 0; i3 < 2; i3++) {
-      acc[i3] = acc[i3] + (double)part[i3];
+      acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
     }
   }
   #pragma unroll
@@ -737,13 +737,13 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k12_apply_vertex_relu_gr
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    t79[(row) * 64 + k] = (edgeconv0_out[row * 64 + k] > 0.0f) ? (t72[row * 64 + k] + t75[row * 64 + k]) : 0.0f;
+    t79[(row) * 64 + k] = (edgeconv0_out[row * 64 + k] > 0.0f) ? __fadd_rn(t72[row * 64 + k], t75[row * 64 + k]) : 0.0f;
   }
   __syncwarp(gmask);
   #pragma unroll
   for (int i1 = 0; i1 < 2; i1++) {
     const int64_t k1 = lane + (int64_t)i1 * 32;
-    t80[(row) * 64 + k1] = t79[row * 64 + k1] * t10[row * 1];
+    t80[(row) * 64 + k1] = __fmul_rn(t79[row * 64 + k1], t10[row * 1]);
   }
 }
 
@@ -791,13 +791,13 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k13_sum_vertex(int64_t n
       for (int i1 = 0; i1 < 2; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         x = (t8[u * 64 + k1] == e) ? t79[u * 64 + k1] : 0.0f;
-        part[i1] = part[i1] + x;
+        part[i1] = __fadd_rn(part[i1], x);
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i3 = 0; i3 < 2; i3++) {
-      acc[i3] = acc[i3] + (double)part[i3];
+      acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
     }
   }
   #pragma unroll
@@ -812,16 +812,16 @@ extern "C" __global__ void __launch_bounds__(256) dgcnn_k14_apply_global_add_glo
   const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
   (void)nrows;  /* the one global row */
   for (int64_t k = thread; k < 32768; k += threads) {
-    grad_edgeconv3_theta[k] = -grad_edgeconv3_phi[k] + t55[k];
+    grad_edgeconv3_theta[k] = __fadd_rn(-grad_edgeconv3_phi[k], t55[k]);
   }
   for (int64_t k1 = thread; k1 < 8192; k1 += threads) {
-    grad_edgeconv2_theta[k1] = -grad_edgeconv2_phi[k1] + t66[k1];
+    grad_edgeconv2_theta[k1] = __fadd_rn(-grad_edgeconv2_phi[k1], t66[k1]);
   }
   for (int64_t k2 = thread; k2 < 4096; k2 += threads) {
-    grad_edgeconv1_theta[k2] = -grad_edgeconv1_phi[k2] + t77[k2];
+    grad_edgeconv1_theta[k2] = __fadd_rn(-grad_edgeconv1_phi[k2], t77[k2]);
   }
   for (int64_t k3 = thread; k3 < 192; k3 += threads) {
-    grad_edgeconv0_theta[k3] = -grad_edgeconv0_phi[k3] + t85[k3];
+    grad_edgeconv0_theta[k3] = __fadd_rn(-grad_edgeconv0_phi[k3], t85[k3]);
   }
 }
 

@@ -79,7 +79,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k0_gatconv0_x_vertex(int64
   for (int i = 0; i < 45; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 1433) {
-      gatconv0_x[(row) * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.6f) ? (in_x[row * 1433 + k] * 2.50000015f) : 0.0f) : in_x[row * 1433 + k];
+      gatconv0_x[(row) * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.6f) ? __fmul_rn(in_x[row * 1433 + k], 2.50000015f) : 0.0f) : in_x[row * 1433 + k];
     }
   }
 }
@@ -98,7 +98,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k1_apply_vertex_dot_vertex
     const int64_t k = lane + (int64_t)i * 8;
     dot = 0.0f;
     for (int64_t j = 0; j < 8; j++) {
-      dot = dot + (p_gatconv0_a[(k * 16) + j] * gatconv0_x_W[row * 64 + ((k * 8) + j)]);
+      dot = __fadd_rn(dot, __fmul_rn(p_gatconv0_a[(k * 16) + j], gatconv0_x_W[row * 64 + ((k * 8) + j)]));
     }
     t7[(row) * 8 + k] = dot;
   }
@@ -108,7 +108,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k1_apply_vertex_dot_vertex
     const int64_t k1 = lane + (int64_t)i1 * 8;
     dot1 = 0.0f;
     for (int64_t j1 = 0; j1 < 8; j1++) {
-      dot1 = dot1 + (p_gatconv0_a[(k1 * 16) + (j1 + 8)] * gatconv0_x_W[row * 64 + ((k1 * 8) + j1)]);
+      dot1 = __fadd_rn(dot1, __fmul_rn(p_gatconv0_a[(k1 * 16) + (j1 + 8)], gatconv0_x_W[row * 64 + ((k1 * 8) + j1)]));
     }
     t8[(row) * 8 + k1] = dot1;
   }
@@ -178,8 +178,8 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
       sh_u[lane] = src[sh_e[lane]];
       su = sh_u[lane];
       for (int64_t j = 0; j < 8; j++) {
-        r9_ = t7[su * 8 + j] + t8[row * 8 + j];
-        gatconv0_e_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
+        r9_ = __fadd_rn(t7[su * 8 + j], t8[row * 8 + j]);
+        gatconv0_e_ = (r9_ > 0.0f) ? r9_ : __fmul_rn(0.2f, r9_);
         sh_st10[(lane * 8) + j] = gatconv0_e_;
       }
     }
@@ -206,7 +206,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
       const int64_t k4 = lane + (int64_t)i4 * 32;
       if (k4 < 8) {
         m[i4] = (cmax[i4] > mx[i4]) ? cmax[i4] : mx[i4];
-        scale = (m[i4] == mx[i4]) ? 1.0f : expf(mx[i4] - m[i4]);
+        scale = (m[i4] == mx[i4]) ? 1.0f : expf(__fsub_rn(mx[i4], m[i4]));
         sh_scale11[k4] = scale;
         csum[i4] = 0.0f;
       }
@@ -217,14 +217,14 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
       for (int i5 = 0; i5 < 1; i5++) {
         const int64_t k5 = lane + (int64_t)i5 * 32;
         if (k5 < 8) {
-          p = expf(sh_st10[(tc1 * 8) + k5] - m[i5]);
+          p = expf(__fsub_rn(sh_st10[(tc1 * 8) + k5], m[i5]));
           if (training) {
-            sh_w18[(tc1 * 8) + k5] = gnn_dropout_keep(seed, 1u, (uint64_t)((ec1 * 8) + k5), 0.6f) ? ((double)p * 2.50000015f) : 0.0f;
+            sh_w18[(tc1 * 8) + k5] = gnn_dropout_keep(seed, 1u, (uint64_t)((ec1 * 8) + k5), 0.6f) ? __dmul_rn((double)p, 2.50000015f) : 0.0f;
           }
           if (!training) {
             sh_w18_f32[(tc1 * 8) + k5] = p;
           }
-          csum[i5] = csum[i5] + (double)p;
+          csum[i5] = __dadd_rn(csum[i5], (double)p);
         }
       }
     }
@@ -232,7 +232,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
     for (int i6 = 0; i6 < 1; i6++) {
       const int64_t k6 = lane + (int64_t)i6 * 32;
       if (k6 < 8) {
-        sum[i6] = (sum[i6] * (double)sh_scale11[k6]) + csum[i6];
+        sum[i6] = __dadd_rn(__dmul_rn(sum[i6], (double)sh_scale11[k6]), csum[i6]);
         mx[i6] = m[i6];
       }
     }
@@ -240,7 +240,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
     #pragma unroll
     for (int i8 = 0; i8 < 2; i8++) {
       const int64_t k8 = lane + (int64_t)i8 * 32;
-      acc[i8] = acc[i8] * (double)sh_scale11[k8 / 8];
+      acc[i8] = __dmul_rn(acc[i8], (double)sh_scale11[k8 / 8]);
     }
     #pragma unroll
     for (int i9 = 0; i9 < 2; i9++) {
@@ -252,11 +252,11 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
       for (int i7 = 0; i7 < 2; i7++) {
         const int64_t k7 = lane + (int64_t)i7 * 32;
         if (training) {
-          x = (double)gatconv0_x_W[u * 64 + k7] * sh_w18[(t * 8) + (k7 / 8)];
-          acc[i7] = acc[i7] + x;
+          x = __dmul_rn((double)gatconv0_x_W[u * 64 + k7], sh_w18[(t * 8) + (k7 / 8)]);
+          acc[i7] = __dadd_rn(acc[i7], x);
         }
         if (!training) {
-          part[i7] = part[i7] + (gatconv0_x_W[u * 64 + k7] * sh_w18_f32[(t * 8) + (k7 / 8)]);
+          part[i7] = __fadd_rn(part[i7], __fmul_rn(gatconv0_x_W[u * 64 + k7], sh_w18_f32[(t * 8) + (k7 / 8)]));
         }
       }
     }
@@ -264,7 +264,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
     if (!training) {
       #pragma unroll
       for (int i10 = 0; i10 < 2; i10++) {
-        acc[i10] = acc[i10] + (double)part[i10];
+        acc[i10] = __dadd_rn(acc[i10], (double)part[i10]);
       }
     }
   }
@@ -294,7 +294,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k2_gatconv0_out_gatconv1_x
   #pragma unroll
   for (int i13 = 0; i13 < 2; i13++) {
     const int64_t k13 = lane + (int64_t)i13 * 32;
-    gatconv1_x[(row) * 64 + k13] = training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k13), 0.6f) ? (((sh18[k13] > 0.0f) ? sh18[k13] : (1.0f * expm1f(sh18[k13]))) * 2.50000015f) : 0.0f) : ((sh18[k13] > 0.0f) ? sh18[k13] : (1.0f * expm1f(sh18[k13])));
+    gatconv1_x[(row) * 64 + k13] = training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k13), 0.6f) ? __fmul_rn((sh18[k13] > 0.0f) ? sh18[k13] : __fmul_rn(1.0f, expm1f(sh18[k13])), 2.50000015f) : 0.0f) : ((sh18[k13] > 0.0f) ? sh18[k13] : __fmul_rn(1.0f, expm1f(sh18[k13])));
   }
   __syncwarp(gmask);
 }
@@ -320,7 +320,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k3_fold_dots_weight(int64_
     if (k1 < 1) {
       dot = 0.0f;
       for (int64_t j = 0; j < 7; j++) {
-        dot = dot + (p_gatconv1_a[(k1 * 14) + j] * p_gatconv1_W[(row * 7) + ((k1 * 7) + j)]);
+        dot = __fadd_rn(dot, __fmul_rn(p_gatconv1_a[(k1 * 14) + j], p_gatconv1_W[(row * 7) + ((k1 * 7) + j)]));
       }
       gatconv1_x_W_fold[(row * 9) + (7 + k1)] = dot;
     }
@@ -331,7 +331,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k3_fold_dots_weight(int64_
     if (k2 < 1) {
       dot1 = 0.0f;
       for (int64_t j1 = 0; j1 < 7; j1++) {
-        dot1 = dot1 + (p_gatconv1_a[(k2 * 14) + (j1 + 7)] * p_gatconv1_W[(row * 7) + ((k2 * 7) + j1)]);
+        dot1 = __fadd_rn(dot1, __fmul_rn(p_gatconv1_a[(k2 * 14) + (j1 + 7)], p_gatconv1_W[(row * 7) + ((k2 * 7) + j1)]));
       }
       gatconv1_x_W_fold[(row * 9) + (8 + k2)] = dot1;
     }
@@ -406,8 +406,8 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
       sh_u[lane] = src[sh_e[lane]];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        r29_ = gatconv1_x_W[su * 9 + (7 + j)] + gatconv1_x_W[row * 9 + (8 + j)];
-        gatconv1_e_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
+        r29_ = __fadd_rn(gatconv1_x_W[su * 9 + (7 + j)], gatconv1_x_W[row * 9 + (8 + j)]);
+        gatconv1_e_ = (r29_ > 0.0f) ? r29_ : __fmul_rn(0.2f, r29_);
         sh_st30[lane + j] = gatconv1_e_;
       }
     }
@@ -434,7 +434,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
       const int64_t k4 = lane + (int64_t)i4 * 8;
       if (k4 < 1) {
         m[i4] = (cmax[i4] > mx[i4]) ? cmax[i4] : mx[i4];
-        scale = (m[i4] == mx[i4]) ? 1.0f : expf(mx[i4] - m[i4]);
+        scale = (m[i4] == mx[i4]) ? 1.0f : expf(__fsub_rn(mx[i4], m[i4]));
         sh_scale31[k4] = scale;
         csum[i4] = 0.0f;
       }
@@ -445,14 +445,14 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
       for (int i5 = 0; i5 < 1; i5++) {
         const int64_t k5 = lane + (int64_t)i5 * 8;
         if (k5 < 1) {
-          p = expf(sh_st30[tc1 + k5] - m[i5]);
+          p = expf(__fsub_rn(sh_st30[tc1 + k5], m[i5]));
           if (training) {
-            sh_w38[tc1 + k5] = gnn_dropout_keep(seed, 3u, (uint64_t)(ec1 + k5), 0.6f) ? ((double)p * 2.50000015f) : 0.0f;
+            sh_w38[tc1 + k5] = gnn_dropout_keep(seed, 3u, (uint64_t)(ec1 + k5), 0.6f) ? __dmul_rn((double)p, 2.50000015f) : 0.0f;
           }
           if (!training) {
             sh_w38_f32[tc1 + k5] = p;
           }
-          csum[i5] = csum[i5] + (double)p;
+          csum[i5] = __dadd_rn(csum[i5], (double)p);
         }
       }
     }
@@ -460,7 +460,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
     for (int i6 = 0; i6 < 1; i6++) {
       const int64_t k6 = lane + (int64_t)i6 * 8;
       if (k6 < 1) {
-        sum[i6] = (sum[i6] * (double)sh_scale31[k6]) + csum[i6];
+        sum[i6] = __dadd_rn(__dmul_rn(sum[i6], (double)sh_scale31[k6]), csum[i6]);
         mx[i6] = m[i6];
       }
     }
@@ -469,7 +469,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
     for (int i8 = 0; i8 < 1; i8++) {
       const int64_t k8 = lane + (int64_t)i8 * 8;
       if (k8 < 7) {
-        acc[i8] = acc[i8] * (double)sh_scale31[0];
+        acc[i8] = __dmul_rn(acc[i8], (double)sh_scale31[0]);
       }
     }
     #pragma unroll
@@ -486,11 +486,11 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
         const int64_t k7 = lane + (int64_t)i7 * 8;
         if (k7 < 7) {
           if (training) {
-            x = (double)gatconv1_x_W[u * 9 + k7] * sh_w38[t];
-            acc[i7] = acc[i7] + x;
+            x = __dmul_rn((double)gatconv1_x_W[u * 9 + k7], sh_w38[t]);
+            acc[i7] = __dadd_rn(acc[i7], x);
           }
           if (!training) {
-            part[i7] = part[i7] + (gatconv1_x_W[u * 9 + k7] * sh_w38_f32[t]);
+            part[i7] = __fadd_rn(part[i7], __fmul_rn(gatconv1_x_W[u * 9 + k7], sh_w38_f32[t]));
           }
         }
       }
@@ -501,7 +501,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
       for (int i10 = 0; i10 < 1; i10++) {
         const int64_t k10 = lane + (int64_t)i10 * 8;
         if (k10 < 7) {
-          acc[i10] = acc[i10] + (double)part[i10];
+          acc[i10] = __dadd_rn(acc[i10], (double)part[i10]);
         }
       }
     }
@@ -537,7 +537,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k4_gatconv1_out_vertex(int
     if (k13 < 7) {
       heads = 0.0f;
       for (int64_t j1 = 0; j1 < 1; j1++) {
-        heads = heads + sh38[(j1 * 7) + k13];
+        heads = __fadd_rn(heads, sh38[(j1 * 7) + k13]);
       }
       t39[(row) * 7 + k13] = heads / 1.0f;
     }
@@ -556,7 +556,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k5_sum_last_vertex(int64_t
     const int64_t k = lane + (int64_t)i * 1;
     sum = 0.0f;
     for (int64_t j = 0; j < 7; j++) {
-      sum = sum + ((double)in_grad_out[row * 7 + ((k * 7) + j)] * gatconv1_out[row * 7 + ((k * 7) + j)]);
+      sum = __dadd_rn(sum, __dmul_rn((double)in_grad_out[row * 7 + ((k * 7) + j)], gatconv1_out[row * 7 + ((k * 7) + j)]));
     }
     t54[(row) * 1 + k] = sum;
   }
@@ -615,20 +615,20 @@ extern "C" __global__ void __launch_bounds__(256) gat_k6_sum_vertex(int64_t nrow
         const int64_t k1 = lane + (int64_t)i1 * 1;
         sum = 0.0f;
         for (int64_t j = 0; j < 7; j++) {
-          sum = sum + ((double)gatconv1_x_W[u * 9 + ((k1 * 7) + j)] * (double)in_grad_out[row * 7 + ((k1 * 7) + j)]);
+          sum = __dadd_rn(sum, __dmul_rn((double)gatconv1_x_W[u * 9 + ((k1 * 7) + j)], (double)in_grad_out[row * 7 + ((k1 * 7) + j)]));
         }
-        r29_ = gatconv1_x_W[u * 9 + (7 + k1)] + gatconv1_x_W[row * 9 + (8 + k1)];
-        gatconv1_e_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
-        r49_ = expf(gatconv1_e_ - gatconv1_e_softmax_max[row * 1 + k1]) / gatconv1_e_softmax_sum[row * 1 + k1];
-        r58_ = (r29_ > 0.0f) ? (r49_ * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[row * 1 + k1])) : (0.2f * (r49_ * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[row * 1 + k1])));
+        r29_ = __fadd_rn(gatconv1_x_W[u * 9 + (7 + k1)], gatconv1_x_W[row * 9 + (8 + k1)]);
+        gatconv1_e_ = (r29_ > 0.0f) ? r29_ : __fmul_rn(0.2f, r29_);
+        r49_ = expf(__fsub_rn(gatconv1_e_, gatconv1_e_softmax_max[row * 1 + k1])) / gatconv1_e_softmax_sum[row * 1 + k1];
+        r58_ = (r29_ > 0.0f) ? __fmul_rn(r49_, (float)__dsub_rn(training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? __dmul_rn(sum, 2.50000015f) : 0.0f) : sum, t54[row * 1 + k1])) : __fmul_rn(0.2f, __fmul_rn(r49_, (float)__dsub_rn(training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(e + k1), 0.6f) ? __dmul_rn(sum, 2.50000015f) : 0.0f) : sum, t54[row * 1 + k1])));
         x = r58_;
-        part[i1] = part[i1] + x;
+        part[i1] = __fadd_rn(part[i1], x);
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i3 = 0; i3 < 1; i3++) {
-      acc[i3] = acc[i3] + (double)part[i3];
+      acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
     }
   }
   #pragma unroll
@@ -705,24 +705,24 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        r29_ = gatconv1_x_W[row * 9 + (7 + j)] + gatconv1_x_W[su * 9 + (8 + j)];
-        gatconv1_e_ = (r29_ > 0.0f) ? r29_ : (0.2f * r29_);
-        r49_ = expf(gatconv1_e_ - gatconv1_e_softmax_max[su * 1 + j]) / gatconv1_e_softmax_sum[su * 1 + j];
+        r29_ = __fadd_rn(gatconv1_x_W[row * 9 + (7 + j)], gatconv1_x_W[su * 9 + (8 + j)]);
+        gatconv1_e_ = (r29_ > 0.0f) ? r29_ : __fmul_rn(0.2f, r29_);
+        r49_ = expf(__fsub_rn(gatconv1_e_, gatconv1_e_softmax_max[su * 1 + j])) / gatconv1_e_softmax_sum[su * 1 + j];
         sh_st49[lane + j] = r49_;
       }
       for (int64_t j1 = 0; j1 < 1; j1++) {
-        sh_st50[lane + j1] = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(se + j1), 0.6f) ? (sh_st49[lane + j1] * 2.50000015f) : 0.0f) : sh_st49[lane + j1];
+        sh_st50[lane + j1] = training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(se + j1), 0.6f) ? __fmul_rn(sh_st49[lane + j1], 2.50000015f) : 0.0f) : sh_st49[lane + j1];
       }
       for (int64_t j2 = 0; j2 < 7; j2++) {
-        sh_st51[(lane * 7) + j2] = in_grad_out[su * 7 + j2] * sh_st50[lane];
+        sh_st51[(lane * 7) + j2] = __fmul_rn(in_grad_out[su * 7 + j2], sh_st50[lane]);
       }
       for (int64_t j3 = 0; j3 < 1; j3++) {
         sum = 0.0f;
         for (int64_t j4 = 0; j4 < 7; j4++) {
-          sum = sum + ((double)gatconv1_x_W[row * 9 + ((j3 * 7) + j4)] * (double)in_grad_out[su * 7 + ((j3 * 7) + j4)]);
+          sum = __dadd_rn(sum, __dmul_rn((double)gatconv1_x_W[row * 9 + ((j3 * 7) + j4)], (double)in_grad_out[su * 7 + ((j3 * 7) + j4)]));
         }
-        r29_1 = gatconv1_x_W[row * 9 + (7 + j3)] + gatconv1_x_W[su * 9 + (8 + j3)];
-        r58_ = (r29_1 > 0.0f) ? (sh_st49[lane + j3] * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(se + j3), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[su * 1 + j3])) : (0.2f * (sh_st49[lane + j3] * (float)((training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(se + j3), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t54[su * 1 + j3])));
+        r29_1 = __fadd_rn(gatconv1_x_W[row * 9 + (7 + j3)], gatconv1_x_W[su * 9 + (8 + j3)]);
+        r58_ = (r29_1 > 0.0f) ? __fmul_rn(sh_st49[lane + j3], (float)__dsub_rn(training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(se + j3), 0.6f) ? __dmul_rn(sum, 2.50000015f) : 0.0f) : sum, t54[su * 1 + j3])) : __fmul_rn(0.2f, __fmul_rn(sh_st49[lane + j3], (float)__dsub_rn(training ? (gnn_dropout_keep(seed, 3u, (uint64_t)(se + j3), 0.6f) ? __dmul_rn(sum, 2.50000015f) : 0.0f) : sum, t54[su * 1 + j3])));
         sh_st58[lane + j3] = r58_;
       }
     }
@@ -748,7 +748,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
         const int64_t k2 = lane + (int64_t)i2 * 8;
         if (k2 < 1) {
           x = sh_st58[t + k2];
-          part[i2] = part[i2] + x;
+          part[i2] = __fadd_rn(part[i2], x);
         }
       }
       #pragma unroll
@@ -756,7 +756,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
         const int64_t k5 = lane + (int64_t)i5 * 8;
         if (k5 < 7) {
           x1 = sh_st51[(t * 7) + k5];
-          part1[i5] = part1[i5] + x1;
+          part1[i5] = __fadd_rn(part1[i5], x1);
         }
       }
     }
@@ -765,14 +765,14 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
     for (int i4 = 0; i4 < 1; i4++) {
       const int64_t k4 = lane + (int64_t)i4 * 8;
       if (k4 < 1) {
-        acc[i4] = acc[i4] + (double)part[i4];
+        acc[i4] = __dadd_rn(acc[i4], (double)part[i4]);
       }
     }
     #pragma unroll
     for (int i7 = 0; i7 < 1; i7++) {
       const int64_t k7 = lane + (int64_t)i7 * 8;
       if (k7 < 7) {
-        acc1[i7] = acc1[i7] + (double)part1[i7];
+        acc1[i7] = __dadd_rn(acc1[i7], (double)part1[i7]);
       }
     }
   }
@@ -796,7 +796,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k7_sum_sum_vertex(int64_t 
   for (int i10 = 0; i10 < 1; i10++) {
     const int64_t k10 = lane + (int64_t)i10 * 8;
     if (k10 < 7) {
-      t72[(row) * 7 + k10] = ((t60[row * 1] * p_gatconv1_a[k10 + 7]) + (sh59[0] * p_gatconv1_a[k10])) + sh71[k10];
+      t72[(row) * 7 + k10] = __fadd_rn(__fadd_rn(__fmul_rn(t60[row * 1], p_gatconv1_a[k10 + 7]), __fmul_rn(sh59[0], p_gatconv1_a[k10])), sh71[k10]);
     }
   }
   __syncwarp(gmask);
@@ -818,7 +818,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k8_apply_vertex_reshape_ve
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     r19_ = (float)gatconv0_out[row * 64 + k];
-    r76_ = (r19_ > 0.0f) ? (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t73[row * 64 + k] * 2.50000015f) : 0.0f) : t73[row * 64 + k]) : ((1.0f * expf(r19_)) * (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? (t73[row * 64 + k] * 2.50000015f) : 0.0f) : t73[row * 64 + k]));
+    r76_ = (r19_ > 0.0f) ? (training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? __fmul_rn(t73[row * 64 + k], 2.50000015f) : 0.0f) : t73[row * 64 + k]) : __fmul_rn(__fmul_rn(1.0f, expf(r19_)), training ? (gnn_dropout_keep(seed, 2u, (uint64_t)((row * 64) + k), 0.6f) ? __fmul_rn(t73[row * 64 + k], 2.50000015f) : 0.0f) : t73[row * 64 + k]);
     t77[(row) * 64 + k] = r76_;
   }
   __syncwarp(gmask);
@@ -828,7 +828,7 @@ extern "C" __global__ void __launch_bounds__(256) gat_k8_apply_vertex_reshape_ve
     if (k1 < 8) {
       sum = 0.0f;
       for (int64_t j = 0; j < 8; j++) {
-        sum = sum + ((double)t77[row * 64 + ((k1 * 8) + j)] * gatconv0_out[row * 64 + ((k1 * 8) + j)]);
+        sum = __dadd_rn(sum, __dmul_rn((double)t77[row * 64 + ((k1 * 8) + j)], gatconv0_out[row * 64 + ((k1 * 8) + j)]));
       }
       t90[(row) * 8 + k1] = sum;
     }
@@ -888,20 +888,20 @@ extern "C" __global__ void __launch_bounds__(256) gat_k9_sum_vertex(int64_t nrow
         const int64_t k1 = lane + (int64_t)i1 * 8;
         sum = 0.0f;
         for (int64_t j = 0; j < 8; j++) {
-          sum = sum + ((double)gatconv0_x_W[u * 64 + ((k1 * 8) + j)] * (double)t77[row * 64 + ((k1 * 8) + j)]);
+          sum = __dadd_rn(sum, __dmul_rn((double)gatconv0_x_W[u * 64 + ((k1 * 8) + j)], (double)t77[row * 64 + ((k1 * 8) + j)]));
         }
-        r9_ = t7[u * 8 + k1] + t8[row * 8 + k1];
-        gatconv0_e_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
-        r85_ = expf(gatconv0_e_ - gatconv0_e_softmax_max[row * 8 + k1]) / gatconv0_e_softmax_sum[row * 8 + k1];
-        r94_ = (r9_ > 0.0f) ? (r85_ * (float)((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[row * 8 + k1])) : (0.2f * (r85_ * (float)((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[row * 8 + k1])));
+        r9_ = __fadd_rn(t7[u * 8 + k1], t8[row * 8 + k1]);
+        gatconv0_e_ = (r9_ > 0.0f) ? r9_ : __fmul_rn(0.2f, r9_);
+        r85_ = expf(__fsub_rn(gatconv0_e_, gatconv0_e_softmax_max[row * 8 + k1])) / gatconv0_e_softmax_sum[row * 8 + k1];
+        r94_ = (r9_ > 0.0f) ? __fmul_rn(r85_, (float)__dsub_rn(training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? __dmul_rn(sum, 2.50000015f) : 0.0f) : sum, t90[row * 8 + k1])) : __fmul_rn(0.2f, __fmul_rn(r85_, (float)__dsub_rn(training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k1), 0.6f) ? __dmul_rn(sum, 2.50000015f) : 0.0f) : sum, t90[row * 8 + k1])));
         x = r94_;
-        part[i1] = part[i1] + x;
+        part[i1] = __fadd_rn(part[i1], x);
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i3 = 0; i3 < 1; i3++) {
-      acc[i3] = acc[i3] + (double)part[i3];
+      acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
     }
   }
   #pragma unroll
@@ -975,13 +975,13 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
       se = sh_e[lane];
       su = sh_u[lane];
       for (int64_t j = 0; j < 8; j++) {
-        r9_ = t7[row * 8 + j] + t8[su * 8 + j];
-        gatconv0_e_ = (r9_ > 0.0f) ? r9_ : (0.2f * r9_);
-        r85_ = expf(gatconv0_e_ - gatconv0_e_softmax_max[su * 8 + j]) / gatconv0_e_softmax_sum[su * 8 + j];
+        r9_ = __fadd_rn(t7[row * 8 + j], t8[su * 8 + j]);
+        gatconv0_e_ = (r9_ > 0.0f) ? r9_ : __fmul_rn(0.2f, r9_);
+        r85_ = expf(__fsub_rn(gatconv0_e_, gatconv0_e_softmax_max[su * 8 + j])) / gatconv0_e_softmax_sum[su * 8 + j];
         sh_st85[(lane * 8) + j] = r85_;
       }
       for (int64_t j1 = 0; j1 < 8; j1++) {
-        sh_st86[(lane * 8) + j1] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((se * 8) + j1), 0.6f) ? (sh_st85[(lane * 8) + j1] * 2.50000015f) : 0.0f) : sh_st85[(lane * 8) + j1];
+        sh_st86[(lane * 8) + j1] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((se * 8) + j1), 0.6f) ? __fmul_rn(sh_st85[(lane * 8) + j1], 2.50000015f) : 0.0f) : sh_st85[(lane * 8) + j1];
       }
     }
     __syncwarp(gmask);
@@ -1006,20 +1006,20 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
         if (k2 < 8) {
           sum = 0.0f;
           for (int64_t j2 = 0; j2 < 8; j2++) {
-            sum = sum + ((double)gatconv0_x_W[row * 64 + ((k2 * 8) + j2)] * (double)t77[u * 64 + ((k2 * 8) + j2)]);
+            sum = __dadd_rn(sum, __dmul_rn((double)gatconv0_x_W[row * 64 + ((k2 * 8) + j2)], (double)t77[u * 64 + ((k2 * 8) + j2)]));
           }
-          r93_ = sh_st85[(t * 8) + k2] * (float)((training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? (sum * 2.50000015f) : 0.0f) : sum) - t90[u * 8 + k2]);
-          r9_1 = t7[row * 8 + k2] + t8[u * 8 + k2];
-          r94_ = (r9_1 > 0.0f) ? r93_ : (0.2f * r93_);
+          r93_ = __fmul_rn(sh_st85[(t * 8) + k2], (float)__dsub_rn(training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((e * 8) + k2), 0.6f) ? __dmul_rn(sum, 2.50000015f) : 0.0f) : sum, t90[u * 8 + k2]));
+          r9_1 = __fadd_rn(t7[row * 8 + k2], t8[u * 8 + k2]);
+          r94_ = (r9_1 > 0.0f) ? r93_ : __fmul_rn(0.2f, r93_);
           x = r94_;
-          part[i2] = part[i2] + x;
+          part[i2] = __fadd_rn(part[i2], x);
         }
       }
       #pragma unroll
       for (int i5 = 0; i5 < 2; i5++) {
         const int64_t k5 = lane + (int64_t)i5 * 32;
-        x1 = t77[u * 64 + k5] * sh_st86[(t * 8) + (k5 / 8)];
-        part1[i5] = part1[i5] + x1;
+        x1 = __fmul_rn(t77[u * 64 + k5], sh_st86[(t * 8) + (k5 / 8)]);
+        part1[i5] = __fadd_rn(part1[i5], x1);
       }
     }
     __syncwarp(gmask);
@@ -1027,12 +1027,12 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
     for (int i4 = 0; i4 < 1; i4++) {
       const int64_t k4 = lane + (int64_t)i4 * 32;
       if (k4 < 8) {
-        acc[i4] = acc[i4] + (double)part[i4];
+        acc[i4] = __dadd_rn(acc[i4], (double)part[i4]);
       }
     }
     #pragma unroll
     for (int i7 = 0; i7 < 2; i7++) {
-      acc1[i7] = acc1[i7] + (double)part1[i7];
+      acc1[i7] = __dadd_rn(acc1[i7], (double)part1[i7]);
     }
   }
   #pragma unroll
@@ -1052,8 +1052,8 @@ extern "C" __global__ void __launch_bounds__(256) gat_k10_sum_sum_vertex(int64_t
   #pragma unroll
   for (int i10 = 0; i10 < 2; i10++) {
     const int64_t k10 = lane + (int64_t)i10 * 32;
-    r103_ = (t96[row * 8 + (k10 / 8)] * p_gatconv0_a[((k10 / 8) * 16) + ((k10 % 8) + 8)]) + (sh95[k10 / 8] * p_gatconv0_a[((k10 / 8) * 16) + (k10 % 8)]);
-    t108[(row) * 64 + k10] = r103_ + sh107[k10];
+    r103_ = __fadd_rn(__fmul_rn(t96[row * 8 + (k10 / 8)], p_gatconv0_a[((k10 / 8) * 16) + ((k10 % 8) + 8)]), __fmul_rn(sh95[k10 / 8], p_gatconv0_a[((k10 / 8) * 16) + (k10 % 8)]));
+    t108[(row) * 64 + k10] = __fadd_rn(r103_, sh107[k10]);
   }
   __syncwarp(gmask);
 }
@@ -1076,25 +1076,25 @@ extern "C" __global__ void __launch_bounds__(256) gat_k11_reduce_rows4_sum_verte
     for (int i = 0; i < 1; i++) {
       const int64_t k = lane + (int64_t)i * 32;
       if (k < 7) {
-        atomicAdd(&blk_acc62[k], (double)(t60[row * 1] * gatconv1_x_W[row * 9 + k]));
+        atomicAdd(&blk_acc62[k], (double)__fmul_rn(t60[row * 1], gatconv1_x_W[row * 9 + k]));
       }
     }
     #pragma unroll
     for (int i1 = 0; i1 < 1; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 32;
       if (k1 < 7) {
-        atomicAdd(&blk_acc65[k1], (double)(t59[row * 1] * gatconv1_x_W[row * 9 + k1]));
+        atomicAdd(&blk_acc65[k1], (double)__fmul_rn(t59[row * 1], gatconv1_x_W[row * 9 + k1]));
       }
     }
     #pragma unroll
     for (int i2 = 0; i2 < 2; i2++) {
       const int64_t k2 = lane + (int64_t)i2 * 32;
-      atomicAdd(&blk_acc98[k2], (double)(t96[row * 8 + (k2 / 8)] * gatconv0_x_W[row * 64 + k2]));
+      atomicAdd(&blk_acc98[k2], (double)__fmul_rn(t96[row * 8 + (k2 / 8)], gatconv0_x_W[row * 64 + k2]));
     }
     #pragma unroll
     for (int i3 = 0; i3 < 2; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 32;
-      atomicAdd(&blk_acc101[k3], (double)(t95[row * 8 + (k3 / 8)] * gatconv0_x_W[row * 64 + k3]));
+      atomicAdd(&blk_acc101[k3], (double)__fmul_rn(t95[row * 8 + (k3 / 8)], gatconv0_x_W[row * 64 + k3]));
     }
   }
   __syncthreads();
@@ -1151,12 +1151,12 @@ extern "C" __global__ void __launch_bounds__(256) gat_k16_apply_global_add_globa
   float r105_;
   float r104_;
   for (int64_t k = thread; k < 14; k += threads) {
-    grad_gatconv1_a[k] = (((k >= 7) && (k < 14)) ? t62[gnn_min_i64(gnn_max_i64(k - 7, 0), 6)] : 0.0f) + (((k >= 0) && (k < 7)) ? t65[gnn_min_i64(gnn_max_i64(k, 0), 6)] : 0.0f);
+    grad_gatconv1_a[k] = __fadd_rn(((k >= 7) && (k < 14)) ? t62[gnn_min_i64(gnn_max_i64(k - 7, 0), 6)] : 0.0f, ((k >= 0) && (k < 7)) ? t65[gnn_min_i64(gnn_max_i64(k, 0), 6)] : 0.0f);
   }
   for (int64_t k1 = thread; k1 < 128; k1 += threads) {
     r105_ = (((k1 % 16) >= 0) && ((k1 % 16) < 8)) ? t101[((k1 / 16) * 8) + (gnn_min_i64(gnn_max_i64(k1 % 16, 0), 7))] : 0.0f;
     r104_ = (((k1 % 16) >= 8) && ((k1 % 16) < 16)) ? t98[((k1 / 16) * 8) + (gnn_min_i64(gnn_max_i64((k1 % 16) - 8, 0), 7))] : 0.0f;
-    grad_gatconv0_a[k1] = r104_ + r105_;
+    grad_gatconv0_a[k1] = __fadd_rn(r104_, r105_);
   }
 }
 

@@ -80,7 +80,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k0_gcnconv0_c_edge(int64_t
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
-    gcnconv0_c[(row) * 1 + k] = gnn_rsqrtf(out_deg[u * 1 + k] * in_deg[v * 1 + k]);
+    gcnconv0_c[(row) * 1 + k] = gnn_rsqrtf(__fmul_rn(out_deg[u * 1 + k], in_deg[v * 1 + k]));
   }
 }
 
@@ -96,7 +96,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k1_gcnconv0_x_vertex(int64
   for (int i = 0; i < 45; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 1433) {
-      gcnconv0_x[(row) * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f) ? (in_x[row * 1433 + k] * 2.0f) : 0.0f) : in_x[row * 1433 + k];
+      gcnconv0_x[(row) * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f) ? __fmul_rn(in_x[row * 1433 + k], 2.0f) : 0.0f) : in_x[row * 1433 + k];
     }
   }
 }
@@ -152,14 +152,14 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k2_gcnconv0_out_gcnconv1_x
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 16;
-        x = gcnconv0_x_W[u * 16 + k1] * gcnconv0_c[e * 1];
-        part[i1] = part[i1] + x;
+        x = __fmul_rn(gcnconv0_x_W[u * 16 + k1], gcnconv0_c[e * 1]);
+        part[i1] = __fadd_rn(part[i1], x);
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i3 = 0; i3 < 1; i3++) {
-      acc[i3] = acc[i3] + (double)part[i3];
+      acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
     }
   }
   #pragma unroll
@@ -171,7 +171,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k2_gcnconv0_out_gcnconv1_x
   #pragma unroll
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 16;
-    gcnconv0_out_ = sh9[k5] + p_gcnconv0_b[k5];
+    gcnconv0_out_ = __fadd_rn(sh9[k5], p_gcnconv0_b[k5]);
     sh_root10[k5] = gcnconv0_out_;
     if (training) {
       gcnconv0_out[(row) * 16 + k5] = gcnconv0_out_;
@@ -181,7 +181,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k2_gcnconv0_out_gcnconv1_x
   #pragma unroll
   for (int i6 = 0; i6 < 1; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 16;
-    gcnconv1_x[(row) * 16 + k6] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k6), 0.5f) ? (((sh_root10[k6] > 0.0f) ? sh_root10[k6] : 0.0f) * 2.0f) : 0.0f) : ((sh_root10[k6] > 0.0f) ? sh_root10[k6] : 0.0f);
+    gcnconv1_x[(row) * 16 + k6] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k6), 0.5f) ? __fmul_rn((sh_root10[k6] > 0.0f) ? sh_root10[k6] : 0.0f, 2.0f) : 0.0f) : ((sh_root10[k6] > 0.0f) ? sh_root10[k6] : 0.0f);
   }
   __syncwarp(gmask);
 }
@@ -239,8 +239,8 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k3_gcnconv1_out_vertex(int
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
-          x = gcnconv1_x_W[u * 7 + k1] * gcnconv0_c[e * 1];
-          part[i1] = part[i1] + x;
+          x = __fmul_rn(gcnconv1_x_W[u * 7 + k1], gcnconv0_c[e * 1]);
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -249,7 +249,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k3_gcnconv1_out_vertex(int
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -265,7 +265,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k3_gcnconv1_out_vertex(int
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      gcnconv1_out[(row) * 7 + k5] = sh16[k5] + p_gcnconv1_b[k5];
+      gcnconv1_out[(row) * 7 + k5] = __fadd_rn(sh16[k5], p_gcnconv1_b[k5]);
     }
   }
   __syncwarp(gmask);
@@ -308,11 +308,11 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k4_sum_vertex(int64_t nrow
       sh_u[lane] = out_dst[jj];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        gcnconv0_c_ = gnn_rsqrtf(out_deg[row * 1 + j] * in_deg[su * 1 + j]);
+        gcnconv0_c_ = gnn_rsqrtf(__fmul_rn(out_deg[row * 1 + j], in_deg[su * 1 + j]));
         sh_st7[lane + j] = gcnconv0_c_;
       }
       for (int64_t j1 = 0; j1 < 7; j1++) {
-        sh_st21[(lane * 7) + j1] = in_grad_out[su * 7 + j1] * sh_st7[lane];
+        sh_st21[(lane * 7) + j1] = __fmul_rn(in_grad_out[su * 7 + j1], sh_st7[lane]);
       }
     }
     __syncwarp(gmask);
@@ -330,7 +330,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k4_sum_vertex(int64_t nrow
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st21[(t * 7) + k1];
-          part[i1] = part[i1] + x;
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -339,7 +339,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k4_sum_vertex(int64_t nrow
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -368,7 +368,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k5_relu_grad_sums_vertex(i
     #pragma unroll
     for (int i = 0; i < 1; i++) {
       const int64_t k = lane + (int64_t)i * 16;
-      t26[(row) * 16 + k] = (gcnconv0_out[row * 16 + k] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? (t23[row * 16 + k] * 2.0f) : 0.0f) : t23[row * 16 + k]) : 0.0f;
+      t26[(row) * 16 + k] = (gcnconv0_out[row * 16 + k] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? __fmul_rn(t23[row * 16 + k], 2.0f) : 0.0f) : t23[row * 16 + k]) : 0.0f;
     }
     __syncwarp(gmask);
     #pragma unroll
@@ -442,7 +442,7 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k8_sum_vertex(int64_t nrow
       sh_u[lane] = out_dst[jj];
       su = sh_u[lane];
       for (int64_t j = 0; j < 1; j++) {
-        gcnconv0_c_ = gnn_rsqrtf(out_deg[row * 1 + j] * in_deg[su * 1 + j]);
+        gcnconv0_c_ = gnn_rsqrtf(__fmul_rn(out_deg[row * 1 + j], in_deg[su * 1 + j]));
         sh_st7[lane + j] = gcnconv0_c_;
       }
     }
@@ -457,14 +457,14 @@ extern "C" __global__ void __launch_bounds__(256) gcn_k8_sum_vertex(int64_t nrow
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 16;
-        x = t26[u * 16 + k1] * sh_st7[t];
-        part[i1] = part[i1] + x;
+        x = __fmul_rn(t26[u * 16 + k1], sh_st7[t]);
+        part[i1] = __fadd_rn(part[i1], x);
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i3 = 0; i3 < 1; i3++) {
-      acc[i3] = acc[i3] + (double)part[i3];
+      acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
     }
   }
   #pragma unroll

@@ -118,13 +118,13 @@ extern "C" __global__ void __launch_bounds__(256) gin_k0_sum_copy_u_vertex(int64
       for (int i1 = 0; i1 < 2; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         x = t8[u * 64 + k1];
-        part[i1] = part[i1] + x;
+        part[i1] = __fadd_rn(part[i1], x);
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i3 = 0; i3 < 2; i3++) {
-      acc[i3] = acc[i3] + (double)part[i3];
+      acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
     }
   }
   #pragma unroll
@@ -136,8 +136,8 @@ extern "C" __global__ void __launch_bounds__(256) gin_k0_sum_copy_u_vertex(int64
   #pragma unroll
   for (int i5 = 0; i5 < 2; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 32;
-    r7_ = 1.0f + p_ginconv0_eps[0];
-    r12_ = ((r7_ * t8[row * 64 + k5]) + sh9[k5]) + p_ginconv0_b1[k5];
+    r7_ = __fadd_rn(1.0f, p_ginconv0_eps[0]);
+    r12_ = __fadd_rn(__fadd_rn(__fmul_rn(r7_, t8[row * 64 + k5]), sh9[k5]), p_ginconv0_b1[k5]);
     sh_root12[k5] = r12_;
     if (training) {
       t12[(row) * 64 + k5] = r12_;
@@ -162,7 +162,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k1_gin_h_vertex(int64_t nr
   #pragma unroll
   for (int i = 0; i < 2; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    ginconv0_out_ = t14[row * 64 + k] + p_ginconv0_b2[k];
+    ginconv0_out_ = __fadd_rn(t14[row * 64 + k], p_ginconv0_b2[k]);
     gin_h[(row) * 64 + k] = (ginconv0_out_ > 0.0f) ? ginconv0_out_ : 0.0f;
   }
 }
@@ -225,7 +225,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k2_sum_copy_u_vertex(int64
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = gin_h_W1[u * 7 + k1];
-          part[i1] = part[i1] + x;
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -234,7 +234,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k2_sum_copy_u_vertex(int64
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -250,8 +250,8 @@ extern "C" __global__ void __launch_bounds__(256) gin_k2_sum_copy_u_vertex(int64
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      r22_ = 1.0f + p_ginconv1_eps[0];
-      r27_ = ((r22_ * gin_h_W1[row * 7 + k5]) + sh24[k5]) + p_ginconv1_b1[k5];
+      r22_ = __fadd_rn(1.0f, p_ginconv1_eps[0]);
+      r27_ = __fadd_rn(__fadd_rn(__fmul_rn(r22_, gin_h_W1[row * 7 + k5]), sh24[k5]), p_ginconv1_b1[k5]);
       sh_root27[k5] = r27_;
       if (training) {
         t27[(row) * 7 + k5] = r27_;
@@ -279,7 +279,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k3_ginconv1_out_vertex(int
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 8;
     if (k < 7) {
-      ginconv1_out[(row) * 7 + k] = t29[row * 7 + k] + p_ginconv1_b2[k];
+      ginconv1_out[(row) * 7 + k] = __fadd_rn(t29[row * 7 + k], p_ginconv1_b2[k]);
     }
   }
 }
@@ -317,7 +317,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k4_relu_grad_sums_vertex(i
       if (k2 < 1) {
         sum = 0.0f;
         for (int64_t j = 0; j < 7; j++) {
-          sum = sum + (t35[row * 7 + ((k2 * 7) + j)] * gin_h_W1[row * 7 + ((k2 * 7) + j)]);
+          sum = __fadd_rn(sum, __fmul_rn(t35[row * 7 + ((k2 * 7) + j)], gin_h_W1[row * 7 + ((k2 * 7) + j)]));
         }
         atomicAdd(&blk_grad_ginconv1_eps_acc[k2], (double)sum);
       }
@@ -403,7 +403,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k7_sum_vertex(int64_t nrow
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st41[(t * 7) + k1];
-          part[i1] = part[i1] + x;
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -412,7 +412,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k7_sum_vertex(int64_t nrow
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -428,8 +428,8 @@ extern "C" __global__ void __launch_bounds__(256) gin_k7_sum_vertex(int64_t nrow
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
-      r22_ = 1.0f + p_ginconv1_eps[0];
-      t43[(row) * 7 + k5] = (t35[row * 7 + k5] * r22_) + sh42[k5];
+      r22_ = __fadd_rn(1.0f, p_ginconv1_eps[0]);
+      t43[(row) * 7 + k5] = __fadd_rn(__fmul_rn(t35[row * 7 + k5], r22_), sh42[k5]);
     }
   }
   __syncwarp(gmask);
@@ -449,7 +449,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k8_relu_grad_sums_vertex(i
     #pragma unroll
     for (int i = 0; i < 2; i++) {
       const int64_t k = lane + (int64_t)i * 32;
-      ginconv0_out_ = t14[row * 64 + k] + p_ginconv0_b2[k];
+      ginconv0_out_ = __fadd_rn(t14[row * 64 + k], p_ginconv0_b2[k]);
       t46[(row) * 64 + k] = (ginconv0_out_ > 0.0f) ? t44[row * 64 + k] : 0.0f;
     }
     __syncwarp(gmask);
@@ -511,7 +511,7 @@ extern "C" __global__ void __launch_bounds__(256) gin_k10_relu_grad_sums_vertex(
       if (k3 < 1) {
         sum = 0.0f;
         for (int64_t j = 0; j < 64; j++) {
-          sum = sum + (t50[row * 64 + ((k3 * 64) + j)] * t8[row * 64 + ((k3 * 64) + j)]);
+          sum = __fadd_rn(sum, __fmul_rn(t50[row * 64 + ((k3 * 64) + j)], t8[row * 64 + ((k3 * 64) + j)]));
         }
         atomicAdd(&blk_grad_ginconv0_eps_acc[k3], (double)sum);
       }
@@ -596,13 +596,13 @@ extern "C" __global__ void __launch_bounds__(256) gin_k14_sum_vertex(int64_t nro
       for (int i1 = 0; i1 < 2; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         x = t50[u * 64 + k1];
-        part[i1] = part[i1] + x;
+        part[i1] = __fadd_rn(part[i1], x);
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i3 = 0; i3 < 2; i3++) {
-      acc[i3] = acc[i3] + (double)part[i3];
+      acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
     }
   }
   #pragma unroll
@@ -614,8 +614,8 @@ extern "C" __global__ void __launch_bounds__(256) gin_k14_sum_vertex(int64_t nro
   #pragma unroll
   for (int i5 = 0; i5 < 2; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 32;
-    r7_ = 1.0f + p_ginconv0_eps[0];
-    t58[(row) * 64 + k5] = (t50[row * 64 + k5] * r7_) + sh57[k5];
+    r7_ = __fadd_rn(1.0f, p_ginconv0_eps[0]);
+    t58[(row) * 64 + k5] = __fadd_rn(__fmul_rn(t50[row * 64 + k5], r7_), sh57[k5]);
   }
   __syncwarp(gmask);
 }

@@ -73,7 +73,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k0_apply_global_add_g
   const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
   (void)nrows;  /* the one global row */
   for (int64_t k = thread; k < 1; k += threads) {
-    t7[k] = 1.0f + p_ginconv0_eps[k];
+    t7[k] = __fadd_rn(1.0f, p_ginconv0_eps[k]);
   }
 }
 
@@ -86,7 +86,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k1_apply_vertex_mul_v
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
-    t8[(row) * 1 + k] = t7[k] * in_x[row * 1 + k];
+    t8[(row) * 1 + k] = __fmul_rn(t7[k], in_x[row * 1 + k]);
   }
 }
 
@@ -126,7 +126,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k2_aggregate_sum_copy
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 1;
-        acc[i1] = acc[i1] + in_x[u * 1 + k1];
+        acc[i1] = __dadd_rn(acc[i1], in_x[u * 1 + k1]);
       }
     }
     __syncwarp(gmask);
@@ -147,7 +147,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k3_ginconv0_h_vertex(
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
-    ginconv0_h[(row) * 1 + k] = t8[row * 1 + k] + t9[row * 1 + k];
+    ginconv0_h[(row) * 1 + k] = __fadd_rn(t8[row * 1 + k], t9[row * 1 + k]);
   }
 }
 
@@ -160,7 +160,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k4_apply_vertex_add_v
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    t12[(row) * 32 + k] = ginconv0_h_W1[row * 32 + k] + p_ginconv0_b1[k];
+    t12[(row) * 32 + k] = __fadd_rn(ginconv0_h_W1[row * 32 + k], p_ginconv0_b1[k]);
   }
 }
 
@@ -186,7 +186,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k6_apply_vertex_add_v
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    t15[(row) * 32 + k] = t14[row * 32 + k] + p_ginconv0_b2[k];
+    t15[(row) * 32 + k] = __fadd_rn(t14[row * 32 + k], p_ginconv0_b2[k]);
   }
 }
 
@@ -209,7 +209,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k8_apply_global_add_g
   const int64_t thread = (int64_t)blockIdx.x * 256 + threadIdx.x, threads = (int64_t)gridDim.x * 256;
   (void)nrows;  /* the one global row */
   for (int64_t k = thread; k < 1; k += threads) {
-    t22[k] = 1.0f + p_ginconv1_eps[k];
+    t22[k] = __fadd_rn(1.0f, p_ginconv1_eps[k]);
   }
 }
 
@@ -222,7 +222,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k9_apply_vertex_mul_v
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    t23[(row) * 32 + k] = t22[0] * ginconv0_out[row * 32 + k];
+    t23[(row) * 32 + k] = __fmul_rn(t22[0], ginconv0_out[row * 32 + k]);
   }
 }
 
@@ -262,7 +262,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k10_aggregate_sum_cop
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
-        acc[i1] = acc[i1] + ginconv0_out[u * 32 + k1];
+        acc[i1] = __dadd_rn(acc[i1], ginconv0_out[u * 32 + k1]);
       }
     }
     __syncwarp(gmask);
@@ -283,7 +283,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k11_ginconv1_h_vertex
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    ginconv1_h[(row) * 32 + k] = t23[row * 32 + k] + t24[row * 32 + k];
+    ginconv1_h[(row) * 32 + k] = __fadd_rn(t23[row * 32 + k], t24[row * 32 + k]);
   }
 }
 
@@ -296,7 +296,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k12_apply_vertex_add_
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    t27[(row) * 32 + k] = ginconv1_h_W1[row * 32 + k] + p_ginconv1_b1[k];
+    t27[(row) * 32 + k] = __fadd_rn(ginconv1_h_W1[row * 32 + k], p_ginconv1_b1[k]);
   }
 }
 
@@ -322,7 +322,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k14_apply_vertex_add_
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    t30[(row) * 32 + k] = t29[row * 32 + k] + p_ginconv1_b2[k];
+    t30[(row) * 32 + k] = __fadd_rn(t29[row * 32 + k], p_ginconv1_b2[k]);
   }
 }
 
@@ -358,7 +358,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k16_readout_sum_verte
     #pragma unroll
     for (int i1 = 0; i1 < 1; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 1;
-      acc[i1] = acc[i1] + in_x[e * 1 + k1];
+      acc[i1] = __dadd_rn(acc[i1], in_x[e * 1 + k1]);
     }
   }
   #pragma unroll
@@ -378,7 +378,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k17_readout0_out_vert
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
     if (k < 3) {
-      readout0_out[(row) * 3 + k] = t35[row * 3 + k] + p_readout0_b[k];
+      readout0_out[(row) * 3 + k] = __fadd_rn(t35[row * 3 + k], p_readout0_b[k]);
     }
   }
 }
@@ -402,7 +402,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k18_readout_sum_verte
     #pragma unroll
     for (int i1 = 0; i1 < 1; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 32;
-      acc[i1] = acc[i1] + ginconv0_out[e * 32 + k1];
+      acc[i1] = __dadd_rn(acc[i1], ginconv0_out[e * 32 + k1]);
     }
   }
   #pragma unroll
@@ -422,7 +422,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k19_readout1_out_vert
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
     if (k < 3) {
-      readout1_out[(row) * 3 + k] = t40[row * 3 + k] + p_readout1_b[k];
+      readout1_out[(row) * 3 + k] = __fadd_rn(t40[row * 3 + k], p_readout1_b[k]);
     }
   }
 }
@@ -437,7 +437,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k20_apply_graph_add_v
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
     if (k < 3) {
-      t42[(row) * 3 + k] = readout0_out[row * 3 + k] + readout1_out[row * 3 + k];
+      t42[(row) * 3 + k] = __fadd_rn(readout0_out[row * 3 + k], readout1_out[row * 3 + k]);
     }
   }
 }
@@ -461,7 +461,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k21_readout_sum_verte
     #pragma unroll
     for (int i1 = 0; i1 < 1; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 32;
-      acc[i1] = acc[i1] + ginconv1_out[e * 32 + k1];
+      acc[i1] = __dadd_rn(acc[i1], ginconv1_out[e * 32 + k1]);
     }
   }
   #pragma unroll
@@ -481,7 +481,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k22_readout2_out_vert
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
     if (k < 3) {
-      readout2_out[(row) * 3 + k] = t46[row * 3 + k] + p_readout2_b[k];
+      readout2_out[(row) * 3 + k] = __fadd_rn(t46[row * 3 + k], p_readout2_b[k]);
     }
   }
 }
@@ -496,7 +496,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k23_apply_graph_add_v
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 4;
     if (k < 3) {
-      t48[(row) * 3 + k] = t42[row * 3 + k] + readout2_out[row * 3 + k];
+      t48[(row) * 3 + k] = __fadd_rn(t42[row * 3 + k], readout2_out[row * 3 + k]);
     }
   }
 }
@@ -660,7 +660,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k35_gather_sum_vertex
       #pragma unroll
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
-        acc[i1] = acc[i1] + t66[e * 32 + k1];
+        acc[i1] = __dadd_rn(acc[i1], t66[e * 32 + k1]);
       }
     }
     __syncwarp(gmask);
@@ -680,7 +680,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k36_apply_vertex_add_
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    t68[(row) * 32 + k] = t56[row * 32 + k] + t67[row * 32 + k];
+    t68[(row) * 32 + k] = __fadd_rn(t56[row * 32 + k], t67[row * 32 + k]);
   }
 }
 
@@ -692,7 +692,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k37_apply_vertex_mul_
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    t69[(row) * 32 + k] = t64[row * 32 + k] * ginconv0_out[row * 32 + k];
+    t69[(row) * 32 + k] = __fmul_rn(t64[row * 32 + k], ginconv0_out[row * 32 + k]);
   }
 }
 
@@ -708,11 +708,11 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k38_apply_vertex_sum_
     #pragma unroll
     for (int i = 0; i < 1; i++) {
       const int64_t k = lane + (int64_t)i * 32;
-      part = part + t69[row * 32 + ((j * 32) + k)];
+      part = __fadd_rn(part, t69[row * 32 + ((j * 32) + k)]);
     }
     for (int off = 16; off > 0; off >>= 1) {
       const float other = __shfl_xor_sync(gmask, part, off, 32);
-      part = part + other;
+      part = __fadd_rn(part, other);
     }
     if (lane == 0) {
       t70[(row) * 1 + j] = part;
@@ -749,7 +749,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k41_apply_vertex_mul_
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    t72[(row) * 32 + k] = t64[row * 32 + k] * t22[0];
+    t72[(row) * 32 + k] = __fmul_rn(t64[row * 32 + k], t22[0]);
   }
 }
 
@@ -761,7 +761,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k42_apply_vertex_add_
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
-    t73[(row) * 32 + k] = t68[row * 32 + k] + t72[row * 32 + k];
+    t73[(row) * 32 + k] = __fadd_rn(t68[row * 32 + k], t72[row * 32 + k]);
   }
 }
 
@@ -839,7 +839,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k49_apply_vertex_mul_
   #pragma unroll
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 1;
-    t82[(row) * 1 + k] = t80[row * 1 + k] * in_x[row * 1 + k];
+    t82[(row) * 1 + k] = __fmul_rn(t80[row * 1 + k], in_x[row * 1 + k]);
   }
 }
 
@@ -854,7 +854,7 @@ extern "C" __global__ void __launch_bounds__(256) gingraph_k50_apply_vertex_sum_
     const int64_t k = lane + (int64_t)i * 1;
     sum = 0.0f;
     for (int64_t j = 0; j < 1; j++) {
-      sum = sum + t82[row * 1 + (k + j)];
+      sum = __fadd_rn(sum, t82[row * 1 + (k + j)]);
     }
     t83[(row) * 1 + k] = sum;
   }

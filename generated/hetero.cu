@@ -158,15 +158,15 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k1_heteroconv0_n_hetero
         if (k2 < 2) {
           heteroconv0_r_ = (in_rel[e * 1] == (float)k2) ? 1.0f : 0.0f;
           x = heteroconv0_r_;
-          part[i2] = part[i2] + x;
+          part[i2] = __fadd_rn(part[i2], x);
         }
       }
       #pragma unroll
       for (int i5 = 0; i5 < 1; i5++) {
         const int64_t k5 = lane + (int64_t)i5 * 4;
         heteroconv0_r_1 = (in_rel[e * 1 + ((k5 / 2) / 2)] == (float)((k5 / 2) % 2)) ? 1.0f : 0.0f;
-        x1 = heteroconv0_x_V[u * 4 + k5] * heteroconv0_r_1;
-        part1[i5] = part1[i5] + x1;
+        x1 = __fmul_rn(heteroconv0_x_V[u * 4 + k5], heteroconv0_r_1);
+        part1[i5] = __fadd_rn(part1[i5], x1);
       }
     }
     __syncwarp(gmask);
@@ -174,12 +174,12 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k1_heteroconv0_n_hetero
     for (int i4 = 0; i4 < 1; i4++) {
       const int64_t k4 = lane + (int64_t)i4 * 4;
       if (k4 < 2) {
-        acc[i4] = acc[i4] + (double)part[i4];
+        acc[i4] = __dadd_rn(acc[i4], (double)part[i4]);
       }
     }
     #pragma unroll
     for (int i7 = 0; i7 < 1; i7++) {
-      acc1[i7] = acc1[i7] + (double)part1[i7];
+      acc1[i7] = __dadd_rn(acc1[i7], (double)part1[i7]);
     }
   }
   #pragma unroll
@@ -213,14 +213,14 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k1_heteroconv0_n_hetero
     if (k11 < 2) {
       heads = 0.0f;
       for (int64_t j = 0; j < 2; j++) {
-        heads = heads + (sh16[(j * 2) + k11] / sh_root18[j]);
+        heads = __fadd_rn(heads, sh16[(j * 2) + k11] / sh_root18[j]);
       }
       heads1 = 0.0f;
       for (int64_t j1 = 0; j1 < 2; j1++) {
         hetero_vtype_ = (in_x[row * 5 + 4] == (float)j1) ? 1.0f : 0.0f;
-        heads1 = heads1 + (hetero_vtype_ * (heteroconv0_x_W[row * 4 + ((j1 * 2) + k11)] + p_heteroconv0_b[(j1 * 2) + k11]));
+        heads1 = __fadd_rn(heads1, __fmul_rn(hetero_vtype_, __fadd_rn(heteroconv0_x_W[row * 4 + ((j1 * 2) + k11)], p_heteroconv0_b[(j1 * 2) + k11])));
       }
-      heteroconv0_out[(row) * 2 + k11] = heads1 + heads;
+      heteroconv0_out[(row) * 2 + k11] = __fadd_rn(heads1, heads);
     }
   }
   __syncwarp(gmask);
@@ -247,7 +247,7 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k2_apply_vertex_div_sum
     for (int i1 = 0; i1 < 1; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 4;
       hetero_vtype_ = (in_x[row * 5 + ((((k1 / 2) / 2) * 5) + 4)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
-      t29[(row) * 4 + k1] = in_grad_out[row * 2 + (k1 % 2)] * hetero_vtype_;
+      t29[(row) * 4 + k1] = __fmul_rn(in_grad_out[row * 2 + (k1 % 2)], hetero_vtype_);
     }
     __syncwarp(gmask);
     #pragma unroll
@@ -316,14 +316,14 @@ extern "C" __global__ void __launch_bounds__(256) hetero_k4_sum_vertex(int64_t n
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 4;
         heteroconv0_r_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
-        x = t24[u * 4 + k1] * heteroconv0_r_;
-        part[i1] = part[i1] + x;
+        x = __fmul_rn(t24[u * 4 + k1], heteroconv0_r_);
+        part[i1] = __fadd_rn(part[i1], x);
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i3 = 0; i3 < 1; i3++) {
-      acc[i3] = acc[i3] + (double)part[i3];
+      acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
     }
   }
   #pragma unroll

@@ -117,7 +117,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k1_gmmconv0_x_vertex(int
   for (int i = 0; i < 45; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 1433) {
-      gmmconv0_x[(row) * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f) ? (in_x[row * 1433 + k] * 2.0f) : 0.0f) : in_x[row * 1433 + k];
+      gmmconv0_x[(row) * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f) ? __fmul_rn(in_x[row * 1433 + k], 2.0f) : 0.0f) : in_x[row * 1433 + k];
     }
   }
 }
@@ -153,7 +153,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_gmmconv0_w_gmmconv1_w
     if (k < 2) {
       lin = 0.0f;
       for (int64_t j = 0; j < 2; j++) {
-        lin = lin + (t12[row * 2 + j] * p_gmmconv0_P[(j * 2) + k]);
+        lin = __fadd_rn(lin, __fmul_rn(t12[row * 2 + j], p_gmmconv0_P[(j * 2) + k]));
       }
       gmmconv0_ps_ = tanhf(lin);
       sh_st14[k] = gmmconv0_ps_;
@@ -166,13 +166,13 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_gmmconv0_w_gmmconv1_w
     if (k1 < 3) {
       dot = 0.0f;
       for (int64_t j1 = 0; j1 < 2; j1++) {
-        r19_ = p_gmmconv0_isigma[(k1 * 2) + j1] * p_gmmconv0_isigma[(k1 * 2) + j1];
-        gmmconv0_diff_ = sh_st14[j1] - p_gmmconv0_mu[(k1 * 2) + j1];
-        r18_ = gmmconv0_diff_ * gmmconv0_diff_;
-        dot = dot + (r18_ * r19_);
+        r19_ = __fmul_rn(p_gmmconv0_isigma[(k1 * 2) + j1], p_gmmconv0_isigma[(k1 * 2) + j1]);
+        gmmconv0_diff_ = __fsub_rn(sh_st14[j1], p_gmmconv0_mu[(k1 * 2) + j1]);
+        r18_ = __fmul_rn(gmmconv0_diff_, gmmconv0_diff_);
+        dot = __fadd_rn(dot, __fmul_rn(r18_, r19_));
       }
       if (training) {
-        gmmconv0_w[(row) * 3 + k1] = expf(-0.5f * dot);
+        gmmconv0_w[(row) * 3 + k1] = expf(__fmul_rn(-0.5f, dot));
       }
     }
   }
@@ -182,7 +182,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_gmmconv0_w_gmmconv1_w
     if (k2 < 2) {
       lin1 = 0.0f;
       for (int64_t j2 = 0; j2 < 2; j2++) {
-        lin1 = lin1 + (t12[row * 2 + j2] * p_gmmconv1_P[(j2 * 2) + k2]);
+        lin1 = __fadd_rn(lin1, __fmul_rn(t12[row * 2 + j2], p_gmmconv1_P[(j2 * 2) + k2]));
       }
       gmmconv1_ps_ = tanhf(lin1);
       sh_st33[k2] = gmmconv1_ps_;
@@ -195,13 +195,13 @@ extern "C" __global__ void __launch_bounds__(256) monet_k2_gmmconv0_w_gmmconv1_w
     if (k3 < 3) {
       dot1 = 0.0f;
       for (int64_t j3 = 0; j3 < 2; j3++) {
-        r37_ = p_gmmconv1_isigma[(k3 * 2) + j3] * p_gmmconv1_isigma[(k3 * 2) + j3];
-        gmmconv1_diff_ = sh_st33[j3] - p_gmmconv1_mu[(k3 * 2) + j3];
-        r36_ = gmmconv1_diff_ * gmmconv1_diff_;
-        dot1 = dot1 + (r36_ * r37_);
+        r37_ = __fmul_rn(p_gmmconv1_isigma[(k3 * 2) + j3], p_gmmconv1_isigma[(k3 * 2) + j3]);
+        gmmconv1_diff_ = __fsub_rn(sh_st33[j3], p_gmmconv1_mu[(k3 * 2) + j3]);
+        r36_ = __fmul_rn(gmmconv1_diff_, gmmconv1_diff_);
+        dot1 = __fadd_rn(dot1, __fmul_rn(r36_, r37_));
       }
       if (training) {
-        gmmconv1_w[(row) * 3 + k3] = expf(-0.5f * dot1);
+        gmmconv1_w[(row) * 3 + k3] = expf(__fmul_rn(-0.5f, dot1));
       }
     }
   }
@@ -265,7 +265,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k3_gmmconv0_out_gmmconv1
         if (!training) {
           lin = 0.0f;
           for (int64_t j1 = 0; j1 < 2; j1++) {
-            lin = lin + (t12[se * 2 + j1] * p_gmmconv0_P[(j1 * 2) + j]);
+            lin = __fadd_rn(lin, __fmul_rn(t12[se * 2 + j1], p_gmmconv0_P[(j1 * 2) + j]));
           }
           gmmconv0_ps_ = tanhf(lin);
           sh_st14[(lane * 2) + j] = gmmconv0_ps_;
@@ -278,12 +278,12 @@ extern "C" __global__ void __launch_bounds__(256) monet_k3_gmmconv0_out_gmmconv1
         if (!training) {
           dot = 0.0f;
           for (int64_t j3 = 0; j3 < 2; j3++) {
-            r19_ = p_gmmconv0_isigma[(j2 * 2) + j3] * p_gmmconv0_isigma[(j2 * 2) + j3];
-            gmmconv0_diff_ = sh_st14[(lane * 2) + j3] - p_gmmconv0_mu[(j2 * 2) + j3];
-            r18_ = gmmconv0_diff_ * gmmconv0_diff_;
-            dot = dot + (r18_ * r19_);
+            r19_ = __fmul_rn(p_gmmconv0_isigma[(j2 * 2) + j3], p_gmmconv0_isigma[(j2 * 2) + j3]);
+            gmmconv0_diff_ = __fsub_rn(sh_st14[(lane * 2) + j3], p_gmmconv0_mu[(j2 * 2) + j3]);
+            r18_ = __fmul_rn(gmmconv0_diff_, gmmconv0_diff_);
+            dot = __fadd_rn(dot, __fmul_rn(r18_, r19_));
           }
-          gmmconv0_w_ = expf(-0.5f * dot);
+          gmmconv0_w_ = expf(__fmul_rn(-0.5f, dot));
           sh_st22[(lane * 3) + j2] = gmmconv0_w_;
         }
       }
@@ -303,8 +303,8 @@ extern "C" __global__ void __launch_bounds__(256) monet_k3_gmmconv0_out_gmmconv1
       for (int i1 = 0; i1 < 2; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 48) {
-          x = gmmconv0_x_W[u * 48 + k1] * sh_st22[(t * 3) + (k1 / 16)];
-          part[i1] = part[i1] + x;
+          x = __fmul_rn(gmmconv0_x_W[u * 48 + k1], sh_st22[(t * 3) + (k1 / 16)]);
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -313,7 +313,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k3_gmmconv0_out_gmmconv1
     for (int i3 = 0; i3 < 2; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 32;
       if (k3 < 48) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -331,7 +331,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k3_gmmconv0_out_gmmconv1
     if (k5 < 16) {
       heads = 0.0f;
       for (int64_t j4 = 0; j4 < 3; j4++) {
-        heads = heads + sh24[(j4 * 16) + k5];
+        heads = __fadd_rn(heads, sh24[(j4 * 16) + k5]);
       }
       gmmconv0_out_ = heads / 3.0f;
       sh_root25[k5] = gmmconv0_out_;
@@ -345,7 +345,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k3_gmmconv0_out_gmmconv1
   for (int i6 = 0; i6 < 1; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 32;
     if (k6 < 16) {
-      gmmconv1_x[(row) * 16 + k6] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k6), 0.5f) ? (((sh_root25[k6] > 0.0f) ? sh_root25[k6] : (1.0f * expm1f(sh_root25[k6]))) * 2.0f) : 0.0f) : ((sh_root25[k6] > 0.0f) ? sh_root25[k6] : (1.0f * expm1f(sh_root25[k6])));
+      gmmconv1_x[(row) * 16 + k6] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k6), 0.5f) ? __fmul_rn((sh_root25[k6] > 0.0f) ? sh_root25[k6] : __fmul_rn(1.0f, expm1f(sh_root25[k6])), 2.0f) : 0.0f) : ((sh_root25[k6] > 0.0f) ? sh_root25[k6] : __fmul_rn(1.0f, expm1f(sh_root25[k6])));
     }
   }
   __syncwarp(gmask);
@@ -406,7 +406,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k4_gmmconv1_out_vertex(i
         if (!training) {
           lin = 0.0f;
           for (int64_t j1 = 0; j1 < 2; j1++) {
-            lin = lin + (t12[se * 2 + j1] * p_gmmconv1_P[(j1 * 2) + j]);
+            lin = __fadd_rn(lin, __fmul_rn(t12[se * 2 + j1], p_gmmconv1_P[(j1 * 2) + j]));
           }
           gmmconv1_ps_ = tanhf(lin);
           sh_st33[(lane * 2) + j] = gmmconv1_ps_;
@@ -419,12 +419,12 @@ extern "C" __global__ void __launch_bounds__(256) monet_k4_gmmconv1_out_vertex(i
         if (!training) {
           dot = 0.0f;
           for (int64_t j3 = 0; j3 < 2; j3++) {
-            r37_ = p_gmmconv1_isigma[(j2 * 2) + j3] * p_gmmconv1_isigma[(j2 * 2) + j3];
-            gmmconv1_diff_ = sh_st33[(lane * 2) + j3] - p_gmmconv1_mu[(j2 * 2) + j3];
-            r36_ = gmmconv1_diff_ * gmmconv1_diff_;
-            dot = dot + (r36_ * r37_);
+            r37_ = __fmul_rn(p_gmmconv1_isigma[(j2 * 2) + j3], p_gmmconv1_isigma[(j2 * 2) + j3]);
+            gmmconv1_diff_ = __fsub_rn(sh_st33[(lane * 2) + j3], p_gmmconv1_mu[(j2 * 2) + j3]);
+            r36_ = __fmul_rn(gmmconv1_diff_, gmmconv1_diff_);
+            dot = __fadd_rn(dot, __fmul_rn(r36_, r37_));
           }
-          gmmconv1_w_ = expf(-0.5f * dot);
+          gmmconv1_w_ = expf(__fmul_rn(-0.5f, dot));
           sh_st40[(lane * 3) + j2] = gmmconv1_w_;
         }
       }
@@ -444,8 +444,8 @@ extern "C" __global__ void __launch_bounds__(256) monet_k4_gmmconv1_out_vertex(i
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 21) {
-          x = gmmconv1_x_W[u * 21 + k1] * sh_st40[(t * 3) + (k1 / 7)];
-          part[i1] = part[i1] + x;
+          x = __fmul_rn(gmmconv1_x_W[u * 21 + k1], sh_st40[(t * 3) + (k1 / 7)]);
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -454,7 +454,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k4_gmmconv1_out_vertex(i
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 32;
       if (k3 < 21) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -472,7 +472,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k4_gmmconv1_out_vertex(i
     if (k5 < 7) {
       heads = 0.0f;
       for (int64_t j4 = 0; j4 < 3; j4++) {
-        heads = heads + sh42[(j4 * 7) + k5];
+        heads = __fadd_rn(heads, sh42[(j4 * 7) + k5]);
       }
       gmmconv1_out[(row) * 7 + k5] = heads / 3.0f;
     }
@@ -532,8 +532,8 @@ extern "C" __global__ void __launch_bounds__(256) monet_k5_sum_vertex(int64_t nr
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 21) {
           r47_ = in_grad_out[u * 7 + (k1 % 7)] / 3.0f;
-          x = r47_ * gmmconv1_w[e * 3 + (k1 / 7)];
-          part[i1] = part[i1] + x;
+          x = __fmul_rn(r47_, gmmconv1_w[e * 3 + (k1 / 7)]);
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -542,7 +542,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k5_sum_vertex(int64_t nr
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 32;
       if (k3 < 21) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -570,7 +570,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k6_div_vertex(int64_t nr
   for (int i = 0; i < 1; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 16) {
-      r73_ = (gmmconv0_out[row * 16 + k] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? (t53[row * 16 + k] * 2.0f) : 0.0f) : t53[row * 16 + k]) : ((1.0f * expf(gmmconv0_out[row * 16 + k])) * (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? (t53[row * 16 + k] * 2.0f) : 0.0f) : t53[row * 16 + k]));
+      r73_ = (gmmconv0_out[row * 16 + k] > 0.0f) ? (training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? __fmul_rn(t53[row * 16 + k], 2.0f) : 0.0f) : t53[row * 16 + k]) : __fmul_rn(__fmul_rn(1.0f, expf(gmmconv0_out[row * 16 + k])), training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? __fmul_rn(t53[row * 16 + k], 2.0f) : 0.0f) : t53[row * 16 + k]);
       sh_st73[k] = r73_;
     }
   }
@@ -657,7 +657,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k7_reduce_rows6_sum_edge
       if (k < 2) {
         lin = 0.0f;
         for (int64_t j = 0; j < 2; j++) {
-          lin = lin + (t12[row * 2 + j] * p_gmmconv0_P[(j * 2) + k]);
+          lin = __fadd_rn(lin, __fmul_rn(t12[row * 2 + j], p_gmmconv0_P[(j * 2) + k]));
         }
         gmmconv0_ps_ = tanhf(lin);
         sh_st14[k] = gmmconv0_ps_;
@@ -668,7 +668,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k7_reduce_rows6_sum_edge
     for (int i1 = 0; i1 < 1; i1++) {
       const int64_t k1 = lane + (int64_t)i1 * 8;
       if (k1 < 6) {
-        gmmconv0_diff_ = sh_st14[k1 % 2] - p_gmmconv0_mu[k1];
+        gmmconv0_diff_ = __fsub_rn(sh_st14[k1 % 2], p_gmmconv0_mu[k1]);
         sh_st16[k1] = gmmconv0_diff_;
       }
     }
@@ -679,7 +679,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k7_reduce_rows6_sum_edge
       if (k2 < 2) {
         lin1 = 0.0f;
         for (int64_t j1 = 0; j1 < 2; j1++) {
-          lin1 = lin1 + (t12[row * 2 + j1] * p_gmmconv1_P[(j1 * 2) + k2]);
+          lin1 = __fadd_rn(lin1, __fmul_rn(t12[row * 2 + j1], p_gmmconv1_P[(j1 * 2) + k2]));
         }
         gmmconv1_ps_ = tanhf(lin1);
         sh_st33[k2] = gmmconv1_ps_;
@@ -690,7 +690,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k7_reduce_rows6_sum_edge
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 6) {
-        gmmconv1_diff_ = sh_st33[k3 % 2] - p_gmmconv1_mu[k3];
+        gmmconv1_diff_ = __fsub_rn(sh_st33[k3 % 2], p_gmmconv1_mu[k3]);
         sh_st35[k3] = gmmconv1_diff_;
       }
     }
@@ -702,9 +702,9 @@ extern "C" __global__ void __launch_bounds__(256) monet_k7_reduce_rows6_sum_edge
         sum = 0.0f;
         for (int64_t j2 = 0; j2 < 7; j2++) {
           r47_ = in_grad_out[v * 7 + j2] / 3.0f;
-          sum = sum + (gmmconv1_x_W[u * 21 + ((k4 * 7) + j2)] * r47_);
+          sum = __fadd_rn(sum, __fmul_rn(gmmconv1_x_W[u * 21 + ((k4 * 7) + j2)], r47_));
         }
-        r56_ = (sum * gmmconv1_w[row * 3 + k4]) * -0.5f;
+        r56_ = __fmul_rn(__fmul_rn(sum, gmmconv1_w[row * 3 + k4]), -0.5f);
         sh_st56[k4] = r56_;
       }
     }
@@ -713,9 +713,9 @@ extern "C" __global__ void __launch_bounds__(256) monet_k7_reduce_rows6_sum_edge
     for (int i5 = 0; i5 < 1; i5++) {
       const int64_t k5 = lane + (int64_t)i5 * 8;
       if (k5 < 6) {
-        r37_ = p_gmmconv1_isigma[k5] * p_gmmconv1_isigma[k5];
-        r62_ = (sh_st56[k5 / 2] * r37_) * sh_st35[k5];
-        r63_ = r62_ + r62_;
+        r37_ = __fmul_rn(p_gmmconv1_isigma[k5], p_gmmconv1_isigma[k5]);
+        r62_ = __fmul_rn(__fmul_rn(sh_st56[k5 / 2], r37_), sh_st35[k5]);
+        r63_ = __fadd_rn(r62_, r62_);
         sh_st63[k5] = r63_;
       }
     }
@@ -726,9 +726,9 @@ extern "C" __global__ void __launch_bounds__(256) monet_k7_reduce_rows6_sum_edge
       if (k6 < 2) {
         heads = 0.0f;
         for (int64_t j3 = 0; j3 < 3; j3++) {
-          heads = heads + sh_st63[(j3 * 2) + k6];
+          heads = __fadd_rn(heads, sh_st63[(j3 * 2) + k6]);
         }
-        sh_st70[k6] = heads * (1.0f - (sh_st33[k6] * sh_st33[k6]));
+        sh_st70[k6] = __fmul_rn(heads, __fsub_rn(1.0f, __fmul_rn(sh_st33[k6], sh_st33[k6])));
       }
     }
     __syncwarp(gmask);
@@ -738,9 +738,9 @@ extern "C" __global__ void __launch_bounds__(256) monet_k7_reduce_rows6_sum_edge
       if (k7 < 3) {
         sum1 = 0.0f;
         for (int64_t j4 = 0; j4 < 16; j4++) {
-          sum1 = sum1 + (gmmconv0_x_W[u * 48 + ((k7 * 16) + j4)] * t75[v * 48 + ((k7 * 16) + j4)]);
+          sum1 = __fadd_rn(sum1, __fmul_rn(gmmconv0_x_W[u * 48 + ((k7 * 16) + j4)], t75[v * 48 + ((k7 * 16) + j4)]));
         }
-        r83_ = (sum1 * gmmconv0_w[row * 3 + k7]) * -0.5f;
+        r83_ = __fmul_rn(__fmul_rn(sum1, gmmconv0_w[row * 3 + k7]), -0.5f);
         sh_st83[k7] = r83_;
       }
     }
@@ -749,9 +749,9 @@ extern "C" __global__ void __launch_bounds__(256) monet_k7_reduce_rows6_sum_edge
     for (int i8 = 0; i8 < 1; i8++) {
       const int64_t k8 = lane + (int64_t)i8 * 8;
       if (k8 < 6) {
-        r19_ = p_gmmconv0_isigma[k8] * p_gmmconv0_isigma[k8];
-        r89_ = (sh_st83[k8 / 2] * r19_) * sh_st16[k8];
-        r90_ = r89_ + r89_;
+        r19_ = __fmul_rn(p_gmmconv0_isigma[k8], p_gmmconv0_isigma[k8]);
+        r89_ = __fmul_rn(__fmul_rn(sh_st83[k8 / 2], r19_), sh_st16[k8]);
+        r90_ = __fadd_rn(r89_, r89_);
         sh_st90[k8] = r90_;
       }
     }
@@ -762,9 +762,9 @@ extern "C" __global__ void __launch_bounds__(256) monet_k7_reduce_rows6_sum_edge
       if (k9 < 2) {
         heads1 = 0.0f;
         for (int64_t j5 = 0; j5 < 3; j5++) {
-          heads1 = heads1 + sh_st90[(j5 * 2) + k9];
+          heads1 = __fadd_rn(heads1, sh_st90[(j5 * 2) + k9]);
         }
-        sh_st96[k9] = heads1 * (1.0f - (sh_st14[k9] * sh_st14[k9]));
+        sh_st96[k9] = __fmul_rn(heads1, __fsub_rn(1.0f, __fmul_rn(sh_st14[k9], sh_st14[k9])));
       }
     }
     __syncwarp(gmask);
@@ -772,8 +772,8 @@ extern "C" __global__ void __launch_bounds__(256) monet_k7_reduce_rows6_sum_edge
     for (int i10 = 0; i10 < 1; i10++) {
       const int64_t k10 = lane + (int64_t)i10 * 8;
       if (k10 < 6) {
-        r36_ = sh_st35[k10] * sh_st35[k10];
-        atomicAdd(&blk_acc59[k10], (double)(sh_st56[k10 / 2] * r36_));
+        r36_ = __fmul_rn(sh_st35[k10], sh_st35[k10]);
+        atomicAdd(&blk_acc59[k10], (double)__fmul_rn(sh_st56[k10 / 2], r36_));
       }
     }
     #pragma unroll
@@ -789,7 +789,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k7_reduce_rows6_sum_edge
       if (k12 < 4) {
         mt = 0.0f;
         for (int64_t j6 = 0; j6 < 1; j6++) {
-          mt = mt + (t12[row * 2 + ((j6 * 2) + (k12 / 2))] * sh_st70[(j6 * 2) + (k12 % 2)]);
+          mt = __fadd_rn(mt, __fmul_rn(t12[row * 2 + ((j6 * 2) + (k12 / 2))], sh_st70[(j6 * 2) + (k12 % 2)]));
         }
         atomicAdd(&blk_grad_gmmconv1_P_acc[k12], (double)mt);
       }
@@ -798,8 +798,8 @@ extern "C" __global__ void __launch_bounds__(256) monet_k7_reduce_rows6_sum_edge
     for (int i13 = 0; i13 < 1; i13++) {
       const int64_t k13 = lane + (int64_t)i13 * 8;
       if (k13 < 6) {
-        r18_ = sh_st16[k13] * sh_st16[k13];
-        atomicAdd(&blk_acc86[k13], (double)(sh_st83[k13 / 2] * r18_));
+        r18_ = __fmul_rn(sh_st16[k13], sh_st16[k13]);
+        atomicAdd(&blk_acc86[k13], (double)__fmul_rn(sh_st83[k13 / 2], r18_));
       }
     }
     #pragma unroll
@@ -815,7 +815,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k7_reduce_rows6_sum_edge
       if (k15 < 4) {
         mt1 = 0.0f;
         for (int64_t j7 = 0; j7 < 1; j7++) {
-          mt1 = mt1 + (t12[row * 2 + ((j7 * 2) + (k15 / 2))] * sh_st96[(j7 * 2) + (k15 % 2)]);
+          mt1 = __fadd_rn(mt1, __fmul_rn(t12[row * 2 + ((j7 * 2) + (k15 / 2))], sh_st96[(j7 * 2) + (k15 % 2)]));
         }
         atomicAdd(&blk_grad_gmmconv0_P_acc[k15], (double)mt1);
       }
@@ -897,12 +897,12 @@ extern "C" __global__ void __launch_bounds__(256) monet_k14_apply_global_add_glo
   float r60_;
   float r87_;
   for (int64_t k = thread; k < 6; k += threads) {
-    r60_ = t59[k] * p_gmmconv1_isigma[k];
-    grad_gmmconv1_isigma[k] = r60_ + r60_;
+    r60_ = __fmul_rn(t59[k], p_gmmconv1_isigma[k]);
+    grad_gmmconv1_isigma[k] = __fadd_rn(r60_, r60_);
   }
   for (int64_t k1 = thread; k1 < 6; k1 += threads) {
-    r87_ = t86[k1] * p_gmmconv0_isigma[k1];
-    grad_gmmconv0_isigma[k1] = r87_ + r87_;
+    r87_ = __fmul_rn(t86[k1], p_gmmconv0_isigma[k1]);
+    grad_gmmconv0_isigma[k1] = __fadd_rn(r87_, r87_);
   }
 }
 
@@ -956,8 +956,8 @@ extern "C" __global__ void __launch_bounds__(256) monet_k15_sum_vertex(int64_t n
       for (int i1 = 0; i1 < 2; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         if (k1 < 48) {
-          x = t75[u * 48 + k1] * gmmconv0_w[e * 3 + (k1 / 16)];
-          part[i1] = part[i1] + x;
+          x = __fmul_rn(t75[u * 48 + k1], gmmconv0_w[e * 3 + (k1 / 16)]);
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -966,7 +966,7 @@ extern "C" __global__ void __launch_bounds__(256) monet_k15_sum_vertex(int64_t n
     for (int i3 = 0; i3 < 2; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 32;
       if (k3 < 48) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }

@@ -16,6 +16,13 @@
 #pragma GCC optimize("no-tree-loop-if-convert")
 #endif
 
+/* Every operation rounds once: no FMA contraction, as the CUDA kernels (docs/kernel-ir.md). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=off")
+#else
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 /* Helpers a model may not use all of. */
 #define GNN_HELPER static inline __attribute__((unused))
 /* Every array a kernel declares asks for 64 bytes: gcc 12 at -O3 with AVX-512 (-march=native

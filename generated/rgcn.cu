@@ -146,15 +146,15 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k0_rgcnconv0_n_rgcnconv0_
         if (k2 < 2) {
           rgcnconv0_t_ = (in_rel[e * 1] == (float)k2) ? 1.0f : 0.0f;
           x = rgcnconv0_t_;
-          part[i2] = part[i2] + x;
+          part[i2] = __fadd_rn(part[i2], x);
         }
       }
       #pragma unroll
       for (int i5 = 0; i5 < 1; i5++) {
         const int64_t k5 = lane + (int64_t)i5 * 32;
         rgcnconv0_t_1 = (in_rel[e * 1 + ((k5 / 16) / 2)] == (float)((k5 / 16) % 2)) ? 1.0f : 0.0f;
-        x1 = t7[u * 32 + k5] * rgcnconv0_t_1;
-        part1[i5] = part1[i5] + x1;
+        x1 = __fmul_rn(t7[u * 32 + k5], rgcnconv0_t_1);
+        part1[i5] = __fadd_rn(part1[i5], x1);
       }
     }
     __syncwarp(gmask);
@@ -162,12 +162,12 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k0_rgcnconv0_n_rgcnconv0_
     for (int i4 = 0; i4 < 1; i4++) {
       const int64_t k4 = lane + (int64_t)i4 * 32;
       if (k4 < 2) {
-        acc[i4] = acc[i4] + (double)part[i4];
+        acc[i4] = __dadd_rn(acc[i4], (double)part[i4]);
       }
     }
     #pragma unroll
     for (int i7 = 0; i7 < 1; i7++) {
-      acc1[i7] = acc1[i7] + (double)part1[i7];
+      acc1[i7] = __dadd_rn(acc1[i7], (double)part1[i7]);
     }
   }
   #pragma unroll
@@ -202,9 +202,9 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k0_rgcnconv0_n_rgcnconv0_
     if (k11 < 16) {
       heads = 0.0f;
       for (int64_t j = 0; j < 2; j++) {
-        heads = heads + (sh8[(j * 16) + k11] / sh_root10[j]);
+        heads = __fadd_rn(heads, sh8[(j * 16) + k11] / sh_root10[j]);
       }
-      rgcnconv0_out_ = (heads + t13[row * 16 + k11]) + p_rgcnconv0_b[k11];
+      rgcnconv0_out_ = __fadd_rn(__fadd_rn(heads, t13[row * 16 + k11]), p_rgcnconv0_b[k11]);
       sh_root15[k11] = rgcnconv0_out_;
       if (training) {
         rgcnconv0_out[(row) * 16 + k11] = rgcnconv0_out_;
@@ -272,14 +272,14 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k1_rgcnconv1_out_vertex(i
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 4;
         rgcnconv0_t_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
-        x = rgcn_h_W[u * 4 + k1] * rgcnconv0_t_;
-        part[i1] = part[i1] + x;
+        x = __fmul_rn(rgcn_h_W[u * 4 + k1], rgcnconv0_t_);
+        part[i1] = __fadd_rn(part[i1], x);
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i3 = 0; i3 < 1; i3++) {
-      acc[i3] = acc[i3] + (double)part[i3];
+      acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
     }
   }
   #pragma unroll
@@ -295,9 +295,9 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k1_rgcnconv1_out_vertex(i
       heads = 0.0f;
       for (int64_t j = 0; j < 2; j++) {
         r10_ = (rgcnconv0_n[row * 2 + j] >= 1.0f) ? rgcnconv0_n[row * 2 + j] : 1.0f;
-        heads = heads + (sh21[(j * 2) + k5] / r10_);
+        heads = __fadd_rn(heads, sh21[(j * 2) + k5] / r10_);
       }
-      rgcnconv1_out[(row) * 2 + k5] = (heads + rgcn_h_W0[row * 2 + k5]) + p_rgcnconv1_b[k5];
+      rgcnconv1_out[(row) * 2 + k5] = __fadd_rn(__fadd_rn(heads, rgcn_h_W0[row * 2 + k5]), p_rgcnconv1_b[k5]);
     }
   }
   __syncwarp(gmask);
@@ -361,14 +361,14 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k3_sum_vertex(int64_t nro
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 4;
         rgcnconv0_t_ = (in_rel[e * 1 + ((k1 / 2) / 2)] == (float)((k1 / 2) % 2)) ? 1.0f : 0.0f;
-        x = t32[u * 4 + k1] * rgcnconv0_t_;
-        part[i1] = part[i1] + x;
+        x = __fmul_rn(t32[u * 4 + k1], rgcnconv0_t_);
+        part[i1] = __fadd_rn(part[i1], x);
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i3 = 0; i3 < 1; i3++) {
-      acc[i3] = acc[i3] + (double)part[i3];
+      acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
     }
   }
   #pragma unroll
@@ -393,7 +393,7 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k4_apply_vertex_relu_grad
     for (int i = 0; i < 1; i++) {
       const int64_t k = lane + (int64_t)i * 32;
       if (k < 16) {
-        t39[(row) * 16 + k] = (rgcnconv0_out[row * 16 + k] > 0.0f) ? (t29[row * 16 + k] + t36[row * 16 + k]) : 0.0f;
+        t39[(row) * 16 + k] = (rgcnconv0_out[row * 16 + k] > 0.0f) ? __fadd_rn(t29[row * 16 + k], t36[row * 16 + k]) : 0.0f;
       }
     }
     __syncwarp(gmask);
@@ -489,14 +489,14 @@ extern "C" __global__ void __launch_bounds__(256) rgcn_k7_sum_vertex(int64_t nro
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 32;
         rgcnconv0_t_ = (in_rel[e * 1 + ((k1 / 16) / 2)] == (float)((k1 / 16) % 2)) ? 1.0f : 0.0f;
-        x = t43[u * 32 + k1] * rgcnconv0_t_;
-        part[i1] = part[i1] + x;
+        x = __fmul_rn(t43[u * 32 + k1], rgcnconv0_t_);
+        part[i1] = __fadd_rn(part[i1], x);
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i3 = 0; i3 < 1; i3++) {
-      acc[i3] = acc[i3] + (double)part[i3];
+      acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
     }
   }
   #pragma unroll

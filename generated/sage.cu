@@ -79,7 +79,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k0_sageconv0_x_verte
   for (int i = 0; i < 45; i++) {
     const int64_t k = lane + (int64_t)i * 32;
     if (k < 1433) {
-      sageconv0_x[(row) * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f) ? (in_x[row * 1433 + k] * 2.0f) : 0.0f) : in_x[row * 1433 + k];
+      sageconv0_x[(row) * 1433 + k] = training ? (gnn_dropout_keep(seed, 0u, (uint64_t)((row * 1433) + k), 0.5f) ? __fmul_rn(in_x[row * 1433 + k], 2.0f) : 0.0f) : in_x[row * 1433 + k];
     }
   }
 }
@@ -135,13 +135,13 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k1_sageconv0_out_sag
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 16;
         x = sageconv0_x_W_neigh[u * 16 + k1];
-        part[i1] = part[i1] + x;
+        part[i1] = __fadd_rn(part[i1], x);
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i3 = 0; i3 < 1; i3++) {
-      acc[i3] = acc[i3] + (double)part[i3];
+      acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
     }
   }
   #pragma unroll
@@ -154,7 +154,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k1_sageconv0_out_sag
   for (int i5 = 0; i5 < 1; i5++) {
     const int64_t k5 = lane + (int64_t)i5 * 16;
     r9_ = (in_deg[row * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[row * 1]);
-    sageconv0_out_ = (sageconv0_x_W_self[row * 16 + k5] + (sh7[k5] * r9_)) + p_sageconv0_b[k5];
+    sageconv0_out_ = __fadd_rn(__fadd_rn(sageconv0_x_W_self[row * 16 + k5], __fmul_rn(sh7[k5], r9_)), p_sageconv0_b[k5]);
     sh_root12[k5] = sageconv0_out_;
     if (training) {
       sageconv0_out[(row) * 16 + k5] = sageconv0_out_;
@@ -164,7 +164,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k1_sageconv0_out_sag
   #pragma unroll
   for (int i6 = 0; i6 < 1; i6++) {
     const int64_t k6 = lane + (int64_t)i6 * 16;
-    sageconv1_x[(row) * 16 + k6] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k6), 0.5f) ? (((sh_root12[k6] > 0.0f) ? sh_root12[k6] : 0.0f) * 2.0f) : 0.0f) : ((sh_root12[k6] > 0.0f) ? sh_root12[k6] : 0.0f);
+    sageconv1_x[(row) * 16 + k6] = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k6), 0.5f) ? __fmul_rn((sh_root12[k6] > 0.0f) ? sh_root12[k6] : 0.0f, 2.0f) : 0.0f) : ((sh_root12[k6] > 0.0f) ? sh_root12[k6] : 0.0f);
   }
   __syncwarp(gmask);
 }
@@ -222,7 +222,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k2_sageconv1_out_ver
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sageconv1_x_W_neigh[u * 7 + k1];
-          part[i1] = part[i1] + x;
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -231,7 +231,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k2_sageconv1_out_ver
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -248,7 +248,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k2_sageconv1_out_ver
     const int64_t k5 = lane + (int64_t)i5 * 8;
     if (k5 < 7) {
       r9_ = (in_deg[row * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[row * 1]);
-      sageconv1_out[(row) * 7 + k5] = (sageconv1_x_W_self[row * 7 + k5] + (sh20[k5] * r9_)) + p_sageconv1_b[k5];
+      sageconv1_out[(row) * 7 + k5] = __fadd_rn(__fadd_rn(sageconv1_x_W_self[row * 7 + k5], __fmul_rn(sh20[k5], r9_)), p_sageconv1_b[k5]);
     }
   }
   __syncwarp(gmask);
@@ -290,7 +290,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k3_sum_vertex(int64_
       su = sh_u[lane];
       for (int64_t j = 0; j < 7; j++) {
         r9_ = (in_deg[su * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[su * 1]);
-        sh_st27[(lane * 7) + j] = in_grad_out[su * 7 + j] * r9_;
+        sh_st27[(lane * 7) + j] = __fmul_rn(in_grad_out[su * 7 + j], r9_);
       }
     }
     __syncwarp(gmask);
@@ -308,7 +308,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k3_sum_vertex(int64_
         const int64_t k1 = lane + (int64_t)i1 * 8;
         if (k1 < 7) {
           x = sh_st27[(t * 7) + k1];
-          part[i1] = part[i1] + x;
+          part[i1] = __fadd_rn(part[i1], x);
         }
       }
     }
@@ -317,7 +317,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k3_sum_vertex(int64_
     for (int i3 = 0; i3 < 1; i3++) {
       const int64_t k3 = lane + (int64_t)i3 * 8;
       if (k3 < 7) {
-        acc[i3] = acc[i3] + (double)part[i3];
+        acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
       }
     }
   }
@@ -347,7 +347,7 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k4_relu_grad_sums_ve
     #pragma unroll
     for (int i = 0; i < 1; i++) {
       const int64_t k = lane + (int64_t)i * 16;
-      r34_ = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? ((t29[row * 16 + k] + t31[row * 16 + k]) * 2.0f) : 0.0f) : (t29[row * 16 + k] + t31[row * 16 + k]);
+      r34_ = training ? (gnn_dropout_keep(seed, 1u, (uint64_t)((row * 16) + k), 0.5f) ? __fmul_rn(__fadd_rn(t29[row * 16 + k], t31[row * 16 + k]), 2.0f) : 0.0f) : __fadd_rn(t29[row * 16 + k], t31[row * 16 + k]);
       t35[(row) * 16 + k] = (sageconv0_out[row * 16 + k] > 0.0f) ? r34_ : 0.0f;
     }
     __syncwarp(gmask);
@@ -430,14 +430,14 @@ extern "C" __global__ void __launch_bounds__(256) graphsage_k7_sum_vertex(int64_
       for (int i1 = 0; i1 < 1; i1++) {
         const int64_t k1 = lane + (int64_t)i1 * 16;
         r9_ = (in_deg[u * 1] == 0.0f) ? 0.0f : (1.0f / in_deg[u * 1]);
-        x = t35[u * 16 + k1] * r9_;
-        part[i1] = part[i1] + x;
+        x = __fmul_rn(t35[u * 16 + k1], r9_);
+        part[i1] = __fadd_rn(part[i1], x);
       }
     }
     __syncwarp(gmask);
     #pragma unroll
     for (int i3 = 0; i3 < 1; i3++) {
-      acc[i3] = acc[i3] + (double)part[i3];
+      acc[i3] = __dadd_rn(acc[i3], (double)part[i3]);
     }
   }
   #pragma unroll

@@ -41,6 +41,11 @@
 #   codegen/host-exp/-O3, -O0      the prelude's gnn_expf and gnn_expm1f (tests/codegen/exp_check.c)
 #                                  vs glibc over every 61st float32 and the special values: <= 1 and
 #                                  <= 2 ulp on normal results, +0 below FLT_MIN, inf/-1/NaN as glibc
+#   codegen/rounding/ptx/MAPPING/ARCH, .../nvrtc/MAPPING  tests/codegen/contract.gnn's PTX (nvcc
+#                                  sm_80, sm_90; NVRTC): no fma, every float add/sub/mul .rn
+#   codegen/host/backward/rounding/GRAPH/MAPPING  its host library built with FMA contraction
+#                                  forced (GNNC_HOST_CFLAGS) vs the interpreter (docs/kernel-ir.md,
+#                                  "Rounding": max_out's gradient, found by eq(), was lost)
 #   codegen/rng/...                the dropout draws of the CUDA and host code paths agree
 #   codegen/grid-wide/...          EdgeConv's element-wise global kernels run grid-wide (128 blocks, no
 #                                  lanes); a global kernel whose lanes cooperate stays one group;
@@ -297,9 +302,9 @@ fi
 # cg_lib MODEL.gnn MAPPING: builds (once) and prints the host library's path.
 cg_target=${CG_TARGET:-host}
 # CG_FLAGS: more gnnc flags (--split-hubs), which name the library too.
-cg_lib() { # MODEL MAPPING [--host-march=X]
-  local flags=${CG_FLAGS:-} lib
-  lib="$cg/lib$(basename "$(dirname "$1")")-$(basename "$1" .gnn)-$2-$cg_target${3:+-${3#--host-march=}}${flags:+$(printf '%s' "$flags" | tr -cs 'a-zA-Z0-9' '-')}.so"
+cg_lib() { # MODEL MAPPING [--host-march=X] (GNNC_HOST_CFLAGS, when set, names a library of its own)
+  local flags=${CG_FLAGS:-} cflags=${GNNC_HOST_CFLAGS:-} lib
+  lib="$cg/lib$(basename "$(dirname "$1")")-$(basename "$1" .gnn)-$2-$cg_target${3:+-${3#--host-march=}}${flags:+$(printf '%s' "$flags" | tr -cs 'a-zA-Z0-9' '-')}${cflags:+-cc$(printf '%s' "$cflags" | tr -cs 'a-zA-Z0-9' '-')}.so"
   # shellcheck disable=SC2086 # CG_FLAGS: words
   [ -f "$lib" ] || "$GNNC" "$1" --target=$cg_target $([ "$cg_target" = cuda ] && echo --arch=sm_80,sm_90) --mapping="$2" ${3:-} $flags -o "$lib" >"$lib.log" 2>&1 || return 1
   printf '%s' "$lib"
@@ -530,6 +535,73 @@ if [ -x "$cg_bin/gnn-run" ]; then
     done
     CG_FLAGS=--dots=serial cg_check "codegen/$cg_target/serial-dots/hub10k/$cg_map" tests/codegen/spread_dots.gnn tests/codegen/graphs/hub10k $cg_map 163
     CG_FLAGS=--dots=serial cg_check_bwd "codegen/$cg_target/backward/serial-dots/hub10k/$cg_map" tests/codegen/spread_dots.gnn tests/codegen/graphs/hub10k $cg_map 164
+  done
+fi
+
+# Rounding (tests/codegen/contract.gnn; docs/kernel-ir.md, "Rounding"): the backward of max_out /
+# min_out finds the out-edges holding the extremum by eq() with a value it recomputes, so that
+# value must round alike in every kernel. nvcc made x = h[src] * h[src] + h[dst] one FMA in the
+# backward's walk over in-edges and a multiply (hoisted) and an add in the forward's: no edge
+# equal to the maximum, that gradient 0. The model's PTX, from nvcc for sm_80 and sm_90 and from
+# NVRTC (the runtime's path: the driver compiles its PTX with contraction on): no fma, and no
+# float add, sub or mul without .rn (ptxas fuses a plain mul.f32 and add.f32 itself: the
+# forward's min_out chain was an FFMA in the SASS of PTX without one). The host library with
+# contraction forced (gcc -ffp-contract=fast -mfma, gcc's GNU-mode default on an FMA CPU; with
+# clang, its default -ffp-contract=on: its =fast overrides the source's pragma), forward and
+# backward against the interpreter: it lost grad.W as the GPU would (0.16 normwise on the
+# random graph, vertex mapping; the edge mapping's kernels happened to agree). With
+# CG_TARGET=cuda, on a GPU, the CUDA library as gnnc builds it.
+# cg_ptx_rounded PTX: every float add, sub and mul of PTX rounds to nearest (.rn), no fma
+cg_ptx_rounded() {
+  awk '/^[ \t]*fma\./ || /^[ \t]*(add|sub|mul)\.f(32|64)[ \t]/ { if (bad++ < 3) print FNR ": " $0 }
+       /^[ \t]*mul\.rn\.f32/ { rn++ }
+       END { if (!rn) print "no mul.rn.f32: the check has lost its subject"; exit (bad || !rn) }' "$1"
+}
+if cg_plain; then
+  for cg_map in $cg_maps; do
+    if ! cg_out=$("$GNNC" tests/codegen/contract.gnn --mapping=$cg_map --emit=cu -o "$cg/contract-$cg_map.cu" 2>&1); then
+      fail codegen/rounding/emit/$cg_map "$(cg_tail "$cg_out")"
+      continue
+    fi
+    for cg_arch in sm_80 sm_90; do
+      if ! command -v nvcc >/dev/null; then
+        fail codegen/rounding/ptx/$cg_map/$cg_arch "nvcc not found (the CUDA toolkit is required)"
+      elif ! cg_out=$(cd "$cg" && nvcc -std=c++17 -O3 -arch=$cg_arch -ptx -I"$ROOT/runtime" "contract-$cg_map.cu" -o "contract-$cg_map-$cg_arch.ptx" 2>&1); then
+        fail codegen/rounding/ptx/$cg_map/$cg_arch "nvcc -ptx: $(cg_tail "$cg_out")"
+      elif cg_out=$(cg_ptx_rounded "$cg/contract-$cg_map-$cg_arch.ptx"); then
+        pass codegen/rounding/ptx/$cg_map/$cg_arch
+      else
+        fail codegen/rounding/ptx/$cg_map/$cg_arch "$(cg_tail "$cg_out")"
+      fi
+    done
+    if [ ! -x "$cg_bin/gnn-nvrtc" ]; then
+      fail codegen/rounding/nvrtc/$cg_map "build/bin/gnn-nvrtc is missing (make runtime-cuda)"
+    elif ! cg_out=$("$cg_bin/gnn-nvrtc" "$cg/contract-$cg_map.cu" compute_80 "$cg/contract-$cg_map-nvrtc.ptx" 2>&1); then
+      fail codegen/rounding/nvrtc/$cg_map "$(cg_tail "$cg_out")"
+    elif cg_out=$(cg_ptx_rounded "$cg/contract-$cg_map-nvrtc.ptx"); then
+      pass codegen/rounding/nvrtc/$cg_map
+    else
+      fail codegen/rounding/nvrtc/$cg_map "$(cg_tail "$cg_out")"
+    fi
+  done
+fi
+if [ -x "$cg_bin/gnn-run" ]; then
+  cg_contract=
+  if [ "$cg_target" = host ]; then
+    cg_contract="-ffp-contract=fast -mfma"
+    "${CC:-cc}" -dM -E -x c /dev/null 2>/dev/null | grep -q '__clang__' && cg_contract="-ffp-contract=on -mfma"
+  fi
+  for cg_map in $cg_maps; do
+    for cg_g in tests/interp/graphs/random tests/interp/graphs/duplicates tests/codegen/graphs/hub10k; do
+      cg_name=codegen/$cg_target/backward/rounding/$(basename $cg_g)/$cg_map
+      if [ -n "$cg_contract" ] && ! grep -qw fma /proc/cpuinfo; then
+        shard_take && skip "$cg_name" "this CPU has no FMA: contraction cannot be forced"
+      elif [ -n "$cg_contract" ]; then
+        GNNC_HOST_CFLAGS=$cg_contract cg_check_bwd "$cg_name" tests/codegen/contract.gnn $cg_g $cg_map 171
+      else
+        cg_check_bwd "$cg_name" tests/codegen/contract.gnn $cg_g $cg_map 171
+      fi
+    done
   done
 fi
 
