@@ -49,6 +49,8 @@ typedef struct {
                              a lane per output, not spread over the lanes (lower_groups.c, find_spread) */
   int tile_columns;       /* --tile-columns=T (> 0): walks gathering rows wider than T run in column
                              tiles of T (lower_tiles.c); 0: off */
+  int vector_loads;       /* --vector-loads=4 (the CUDA target): kernels that gather rows read them 4 floats
+                             at a time where they can (Kernel.vec, lower.c); 0: off */
   const int *tiles_of_kernel; /* --tile-columns=auto: per kernel id (ntiles_of_kernel of them), the column
                                  tiles the GPU estimate chose (0: none); NULL: tile_columns rules */
   int ntiles_of_kernel;

@@ -174,6 +174,191 @@ static int64_t grid_elements(const Kernel *k) {
 /* The kernel being printed runs grid-wide (set by cuda_kernel around its statements). */
 static bool grid_mode;
 
+/* ---------------------------------------------------------------- float4 loads (--vector-loads=4)
+ * A kernel with Kernel.vec = 4 gives each lane 4 consecutive elements of every lane loop: lane l
+ * takes k = lo + 4 * (l + G * m) + j, j = 0..3, for m = 0 .. ceil(count / 4G) - 1, in slot i = 4m + j
+ * of its register arrays (declared 4 * ceil(count / 4G) long where that is more). One map for the
+ * whole kernel (kernel_vec4_refusal checks that nothing depends on the old one), so an element's
+ * register slot, and an element a lane stores and reads back, stay that lane's. Before the 4
+ * elements, each load kload_vec4 accepts (x[u, k + c], u fixed across the loop, x read-only, its
+ * row 4n floats) is read once as a float4, gnn_ld4: one 128-bit ld.global.nc.v4 where the address
+ * is 16-byte aligned (the rows' base: the arena's buffers are, a caller's input need not be) and
+ * all 4 are elements of the loop; else the valid ones a float each, the rest 0 and never used
+ * (the last lanes' elements past count, or past the width in a shorter last column tile). The 4
+ * elements' statements then read it (gnn_f4_at, a register after unrolling) where they read the
+ * load. A load under an if whose condition is fixed across the loop (the training flag's) is read
+ * under that condition; anything else (a load under a per-lane condition, in an inner loop, a
+ * ?:'s arm) stays a float load. */
+typedef struct {
+  const KExpr *load[64];
+  const KExpr *conds[64][8]; /* the ifs it is read under (NULL: no condition left: read it always) */
+  int ncond[64];
+  bool skip[64];             /* read under other conditions elsewhere, and its buffer may be NULL: a float load */
+  const char *text[64];
+  int n;
+} Vec4Loads;
+
+/* kvec4_loads' visitor: each load once (a node the lowering shares between statements may come
+ * again, under other ifs: GAT's W[u, k] under `if training` and under `if !training`), with the
+ * conditions it is read under: the same every time, or none (read it always) where its buffer is
+ * there whatever the flag, else it stays a float load (a training-only buffer, NULL when not
+ * training) */
+static void vec4_load(const Kernel *k, const KStmt *s, const KExpr *e, const KExpr *const *conds, int ncond, void *arg) {
+  (void)k, (void)s;
+  Vec4Loads *v = arg;
+  for (int i = 0; i < v->n; i++) {
+    if (v->load[i] != e) continue;
+    bool same = v->ncond[i] == ncond;
+    for (int c = 0; same && c < ncond; c++) same = v->conds[i][c] == conds[c];
+    if (!same && (e->buf->train_only || e->buf->alias)) v->skip[i] = true;
+    else if (!same) v->ncond[i] = 0;
+    return;
+  }
+  if (v->n == 64) return; /* the rest stay float loads */
+  v->load[v->n] = e;
+  v->ncond[v->n] = ncond;
+  for (int c = 0; c < ncond; c++) v->conds[v->n][c] = conds[c];
+  v->skip[v->n] = false;
+  v->n++;
+}
+
+/* const float4 gnn_<k>_v<i> = [(conditions) ?] gnn_ld4(&x[(row) * W + first (+ c)], elements left) [: 0] */
+static void vec4_preload(FILE *out, const Kernel *k, const Vec4Loads *v, int i, int slot, const char *kn, const char *kv, const char *lim) {
+  const KExpr *e = v->load[i];
+  fprintf(out, "const float4 gnn_%s_v%d = ", kn, slot);
+  if (v->ncond[i]) {
+    fputc('(', out);
+    for (int c = 0; c < v->ncond[i]; c++) {
+      if (c) fputs(") && (", out);
+      ex(out, k, v->conds[i][c]);
+    }
+    fputs(") ? ", out);
+  }
+  fprintf(out, "gnn_ld4(&%s[", e->buf->name);
+  if (e->a) {
+    fputc('(', out);
+    ex(out, k, e->a);
+    fprintf(out, ") * %lld + ", (long long)e->buf->width);
+  }
+  fputs(kv, out);
+  if (e->b->kind == KE_BIN) { /* k + c */
+    const KExpr *c = e->b->a->kind == KE_ICONST ? e->b->a : e->b->b;
+    fprintf(out, " + %lld", (long long)c->i);
+  }
+  fprintf(out, "], %s)", lim);
+  fputs(v->ncond[i] ? " : make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n" : ";\n", out);
+}
+
+/* The most register slots a lane loop of b takes with 4 elements a lane: 4 * ceil(count / 4G), which
+ * may pass the kernel IR's ceil(count / G) (a loop of fewer than 4G elements) */
+static int64_t vec4_slots(const Kernel *k, const PtrVec *b) {
+  int64_t n = 0;
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    int64_t x = s->kind == KS_FOR_LANES ? 4 * ((s->count + 4 * k->group - 1) / (4 * k->group)) : vec4_slots(k, &s->body);
+    if (x > n) n = x;
+  }
+  return n;
+}
+
+/* Whether e, as printed with the loads of alias[0..n) read from registers, names local var */
+static bool prints_var(const KExpr *e, int var, const KExpr *const *alias, int n) {
+  if (!e) return false;
+  for (int i = 0; i < n && e->kind == KE_LOAD; i++)
+    if (alias[i] == e) return false;
+  if (e->kind == KE_VAR && e->var == var) return true;
+  return prints_var(e->a, var, alias, n) || prints_var(e->b, var, alias, n) || prints_var(e->c, var, alias, n);
+}
+
+static bool body_prints_var(const PtrVec *b, int var, const KExpr *const *alias, int n, const bool *used) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    if (s->kind == KS_LET && !used[s->var]) continue; /* not printed (stmt) */
+    if (prints_var(s->row, var, alias, n) || prints_var(s->idx, var, alias, n) || prints_var(s->val, var, alias, n) ||
+        prints_var(s->lo, var, alias, n) || prints_var(s->hi, var, alias, n) || body_prints_var(&s->body, var, alias, n, used))
+      return true;
+  }
+  return false;
+}
+
+static void vec4_lanes(FILE *out, const Kernel *k, const KStmt *s, int d, const bool *used) {
+  int G = k->group;
+  int64_t nm = (s->count + 4 * G - 1) / (4 * G);
+  const char *kn = k->locals[s->var].name, *in = k->locals[s->var2].name;
+  bool tail = klanes_may_pass_width(k, s); /* a shorter last column tile: elements stop at col_width too */
+  bool guard = s->count % (4 * G) != 0 || tail;
+  /* the loads read as float4 (each once), then what the 4 elements' statements still name */
+  Vec4Loads *v = calloc(1, sizeof *v);
+  if (v) kvec4_loads(k, s, vec4_load, v);
+  const KExpr *alias[64];
+  int na = 0;
+  for (int i = 0; v && i < v->n; i++)
+    if (!v->skip[i]) alias[na++] = v->load[i];
+  bool kused = body_prints_var(&s->body, s->var, alias, na, used);
+  bool rused = guard || kused || na, vused = s->lo && (tail || kused || na);
+  ind(out, d);
+  fputs(nm <= FULL_UNROLL_MAX || touches_register_array(k, &s->body) ? "#pragma unroll\n" : "#pragma unroll 4\n", out);
+  ind(out, d);
+  fprintf(out, "for (int gnn_%s_m = 0; gnn_%s_m < %lld; gnn_%s_m++) {  /* 4 consecutive elements a lane */\n", in, in, (long long)nm, in);
+  if (rused) { /* the lane's first element of the 4, from the loop's first (a column tile's) */
+    ind(out, d + 1);
+    fprintf(out, "const int64_t gnn_%s_r = (lane + (int64_t)gnn_%s_m * %d) * 4;\n", kn, in, G);
+  }
+  char kv[96], lim[256];
+  snprintf(kv, sizeof kv, "gnn_%s_r", kn);
+  if (vused) {
+    ind(out, d + 1);
+    fprintf(out, "const int64_t gnn_%s_v = ", kn);
+    ex(out, k, s->lo);
+    fprintf(out, " + gnn_%s_r;\n", kn);
+  }
+  if (s->lo) snprintf(kv, sizeof kv, "gnn_%s_v", kn);
+  if (!guard) snprintf(lim, sizeof lim, "4");
+  else if (tail) snprintf(lim, sizeof lim, "gnn_min_i64(%lld - gnn_%s_r, %lld - gnn_%s_v)", (long long)s->count, kn, (long long)k->col_width, kn);
+  else snprintf(lim, sizeof lim, "%lld - gnn_%s_r", (long long)s->count, kn);
+  const char *texts[64];
+  char text[64][64];
+  for (int i = 0, slot = 0; v && i < v->n; i++) {
+    if (v->skip[i]) continue;
+    ind(out, d + 1);
+    vec4_preload(out, k, v, i, slot, kn, kv, lim);
+    snprintf(text[slot], sizeof text[slot], "gnn_f4_at(gnn_%s_v%d, gnn_%s_j)", kn, slot, kn);
+    texts[slot] = text[slot];
+    slot++;
+  }
+  free(v);
+  ind(out, d + 1);
+  fputs("#pragma unroll\n", out);
+  ind(out, d + 1);
+  fprintf(out, "for (int gnn_%s_j = 0; gnn_%s_j < 4; gnn_%s_j++) {\n", kn, kn, kn);
+  if (used[s->var2]) {
+    ind(out, d + 2);
+    fprintf(out, "const int %s = gnn_%s_m * 4 + gnn_%s_j;\n", in, in, kn);
+  }
+  if (kused) {
+    ind(out, d + 2);
+    fprintf(out, "const int64_t %s = %s + gnn_%s_j;\n", kn, kv, kn);
+  }
+  int dd = d + 2;
+  if (guard) {
+    ind(out, d + 2);
+    if (tail) fprintf(out, "if (gnn_%s_r + gnn_%s_j < %lld && gnn_%s_v + gnn_%s_j < %lld) {\n", kn, kn, (long long)s->count, kn, kn, (long long)k->col_width);
+    else fprintf(out, "if (gnn_%s_r + gnn_%s_j < %lld) {\n", kn, kn, (long long)s->count);
+    dd++;
+  }
+  kexpr_alias_loads(alias, texts, na);
+  stmts(out, k, &s->body, dd, used);
+  kexpr_alias_loads(NULL, NULL, 0);
+  if (guard) {
+    ind(out, d + 2);
+    fputs("}\n", out);
+  }
+  ind(out, d + 1);
+  fputs("}\n", out);
+  ind(out, d);
+  fputs("}\n", out);
+}
+
 static void stmt(FILE *out, const Kernel *k, const KStmt *s, int d, const bool *used) {
   switch (s->kind) {
   case KS_LET:
@@ -250,6 +435,10 @@ static void stmt(FILE *out, const Kernel *k, const KStmt *s, int d, const bool *
       stmts(out, k, &s->body, d + 1, used);
       ind(out, d);
       fputs("}\n", out);
+      return;
+    }
+    if (k->vec == 4) {
+      vec4_lanes(out, k, s, d, used);
       return;
     }
     int64_t nk = (s->count + k->group - 1) / k->group;
@@ -384,6 +573,7 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
   else
     fprintf(out, "\n/* %s_%s: %s, %d lanes per group, %d group%s per block. %s", p->cname, k->name, kernel_mapping_desc(k), G, gpb,
             gpb == 1 ? "" : "s", k->what);
+  if (k->vec == 4) fputs(". 4 consecutive elements a lane, gathered rows read as float4 (--vector-loads=4)", out);
   for (int i = 0; i < k->bufs.len; i++)
     if (plain[i])
       fprintf(out, ". %s is not __restrict__: %s", ((const KBuf *)k->bufs.items[i])->name,
@@ -462,7 +652,7 @@ static void cuda_kernel(FILE *out, const KProgram *p, const Kernel *k) {
     if (!used[i] || loopvar[i]) continue;
     ind(out, d0);
     fprintf(out, "%s %s", ktype_c(l->type), l->name);
-    if (l->len) fprintf(out, "[%d]", l->len);
+    if (l->len) fprintf(out, "[%lld]", (long long)(k->vec == 4 && vec4_slots(k, &k->body) > l->len ? vec4_slots(k, &k->body) : l->len));
     fputs(";\n", out);
   }
   stmts(out, k, &k->body, d0, used);
@@ -502,6 +692,18 @@ static void cuda_prelude(FILE *out, const KProgram *p) {
         "  while (v < __int_as_float(old)) {\n    const int seen = atomicCAS(ip, old, __float_as_int(v));\n"
         "    if (seen == old) break;\n    old = seen;\n  }\n}\n"
         , out);
+  bool vec = false;
+  for (int i = 0; i < p->kernels.len; i++) vec |= ((const Kernel *)p->kernels.items[i])->vec == 4;
+  if (vec) /* --vector-loads=4 (vec4_lanes) */
+    fputs("/* 4 consecutive floats of a read-only row from p: one 128-bit load where p is 16-byte aligned and\n"
+          " * all 4 are wanted (n >= 4), else the n wanted ones a float each (the rest 0, never used) */\n"
+          "__device__ __forceinline__ float4 gnn_ld4(const float *p, int64_t n) {\n"
+          "  if (n >= 4 && ((unsigned long long)p & 15) == 0) return __ldg((const float4 *)p);\n"
+          "  float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n"
+          "  if (n > 0) v.x = __ldg(p);\n  if (n > 1) v.y = __ldg(p + 1);\n  if (n > 2) v.z = __ldg(p + 2);\n  if (n > 3) v.w = __ldg(p + 3);\n"
+          "  return v;\n}\n"
+          "__device__ __forceinline__ float gnn_f4_at(float4 v, int j) { return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w; }\n",
+          out);
   fprintf(out, "extern \"C\" __global__ void %s_fill_kernel(float *p, int64_t n, float v) {\n"
         "  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) p[i] = v;\n}\n\n", p->cname);
   fputs("#ifndef __CUDACC_RTC__\n"

@@ -152,6 +152,235 @@ int kernel_tile_first(const Kernel *k) {
 
 bool klanes_may_pass_width(const Kernel *k, const KStmt *s) { return s->lo && k->col_tile > 0 && k->col_width % k->col_tile; }
 
+/* ---------------------------------------------------------------- --vector-loads=4 (Kernel.vec) */
+
+bool kload_gathers(const KExpr *e) { return e && e->kind == KE_LOAD && e->a && e->a->kind != KE_ROW; }
+
+/* The vec4 scan of a kernel: why not (the first reason), and where it is */
+typedef struct {
+  const Kernel *k;
+  const char *why;
+  int slot;       /* the innermost enclosing lane loop's slot variable, or -1 outside lane loops */
+  bool in_lanes;
+} V4Scan;
+
+static void v4_expr(V4Scan *v, const KExpr *e) {
+  if (!e || v->why) return;
+  if (e->kind == KE_LANE && v->in_lanes) v->why = "a lane loop reads the lane index";
+  if (e->kind == KE_VAR) {
+    const KLocal *l = &v->k->locals[e->var];
+    if (l->len && !(e->a && e->a->kind == KE_VAR && e->a->var == v->slot && !e->a->a))
+      v->why = "a register array read at another slot than its lane loop's";
+    if (l->len && e->a && e->a->kind == KE_VAR && e->a->var == v->slot) return; /* the slot itself, as an index */
+  }
+  if (e->kind == KE_VAR && e->var == v->slot) v->why = "a lane loop's slot used as a value";
+  v4_expr(v, e->a);
+  v4_expr(v, e->b);
+  v4_expr(v, e->c);
+}
+
+/* Whether var is a slot variable of some lane loop of b (used as a value outside its loop: refused too) */
+static void v4_stmts(V4Scan *v, const PtrVec *b) {
+  for (int i = 0; i < b->len && !v->why; i++) {
+    const KStmt *s = b->items[i];
+    if (s->kind == KS_LET && s->idx) {
+      if (!(s->idx->kind == KE_VAR && s->idx->var == v->slot && !s->idx->a)) v->why = "a register array set at another slot than its lane loop's";
+    } else {
+      v4_expr(v, s->idx);
+    }
+    v4_expr(v, s->row);
+    v4_expr(v, s->val);
+    v4_expr(v, s->lo);
+    v4_expr(v, s->hi);
+    if (s->kind == KS_FOR_LANES) {
+      if (v->in_lanes) {
+        v->why = "a lane loop inside another";
+        return;
+      }
+      V4Scan in = *v;
+      in.in_lanes = true, in.slot = s->var2;
+      v4_stmts(&in, &s->body);
+      v->why = in.why;
+    } else {
+      v4_stmts(v, &s->body);
+    }
+  }
+}
+
+static bool expr_reads(const KExpr *e, int var) {
+  return e && ((e->kind == KE_VAR && e->var == var) || expr_reads(e->a, var) || expr_reads(e->b, var) || expr_reads(e->c, var));
+}
+static bool expr_has(const KExpr *e, KExprKind kind) {
+  return e && (e->kind == kind || expr_has(e->a, kind) || expr_has(e->b, kind) || expr_has(e->c, kind));
+}
+static bool stmt_reads(const KStmt *s, int var) {
+  return expr_reads(s->row, var) || expr_reads(s->idx, var) || expr_reads(s->val, var) || expr_reads(s->lo, var) ||
+         expr_reads(s->hi, var) || (s->kind == KS_GROUP_REDUCE && s->var == var);
+}
+/* Whether b, less statement skip (and its body), reads local var */
+static bool reads_outside(const PtrVec *b, int var, const KStmt *skip) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    if (s == skip) continue;
+    if (stmt_reads(s, var) || reads_outside(&s->body, var, skip)) return true;
+  }
+  return false;
+}
+/* Whether b's lets of var all read var (a running sum, max, ...: its value after the loop is over
+ * all the lane's elements, whichever they are) */
+static bool lets_accumulate(const PtrVec *b, int var) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    if (s->kind == KS_LET && s->var == var && !expr_reads(s->val, var)) return false;
+    if (!lets_accumulate(&s->body, var)) return false;
+  }
+  return true;
+}
+/* Whether a lane loop of b reads local var */
+static bool lanes_read(const PtrVec *b, int var) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    if (s->kind == KS_FOR_LANES && (stmt_reads(s, var) || reads_outside(&s->body, var, NULL))) return true;
+    if (lanes_read(&s->body, var)) return true;
+  }
+  return false;
+}
+
+/* Per-lane scalars between lane loops and the rest: one let in a lane loop and read after it is the
+ * value of the lane's last element (another element under the new map); one let outside from the
+ * lane index and read in a lane loop ties a lane's element to its index (su = sh_u[lane]) */
+static const char *v4_carried(const Kernel *k, const PtrVec *b, const KStmt *loop) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    int var = s->kind == KS_LET ? s->var : -1;
+    if (var >= 0 && !k->locals[var].uniform && !k->locals[var].len) {
+      if (loop && reads_outside(&k->body, var, loop) && !lets_accumulate(&loop->body, var))
+        return "a lane's value made in a lane loop read after it";
+      if (!loop && expr_has(s->val, KE_LANE)) {
+        if (lanes_read(&k->body, var)) return "a lane loop reads a value made from the lane index";
+      }
+    }
+    const char *why = v4_carried(k, &s->body, s->kind == KS_FOR_LANES ? s : loop);
+    if (why) return why;
+  }
+  return NULL;
+}
+
+const char *kernel_vec4_refusal(const Kernel *k) {
+  if (k->map != MAP_VERTEX && k->map != MAP_EDGE) return "not a kernel per vertex or per edge";
+  if (k->col_tiles > 1 && k->col_tile % 4) return "its column tiles do not start at multiples of 4 columns";
+  V4Scan v = {k, NULL, -1, false};
+  v4_stmts(&v, &k->body);
+  return v.why ? v.why : v4_carried(k, &k->body, NULL);
+}
+
+/* Whether b (nested bodies too) sets local var */
+static bool sets_local(const PtrVec *b, int var) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    if ((s->kind == KS_LET || s->kind == KS_FOR || s->kind == KS_FOR_LANES || s->kind == KS_GROUP_REDUCE || s->kind == KS_TICKET) &&
+        s->var == var)
+      return true;
+    if (s->kind == KS_FOR_LANES && s->var2 == var) return true;
+    if (sets_local(&s->body, var)) return true;
+  }
+  return false;
+}
+
+static bool writes_buffer(const PtrVec *b, const KBuf *buf) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    if ((s->kind == KS_STORE || s->kind == KS_ATOMIC || s->kind == KS_TICKET) && s->buf == buf) return true;
+    if (writes_buffer(&s->body, buf)) return true;
+  }
+  return false;
+}
+
+/* Whether e has one value across lane loop s's iterations, evaluated at its start: constants, the
+ * row, the tile, the training flag, locals s's body never sets, graph arrays and loads of buffers
+ * the kernel never writes at such indices; not the element, the lane, shared memory. */
+static bool loop_invariant(const Kernel *k, const KStmt *s, const KExpr *e, bool memory) {
+  if (!e) return true;
+  switch (e->kind) {
+  case KE_LANE: case KE_SHARED: case KE_KEEP: return false;
+  case KE_VAR:
+    if (e->var == s->var || e->var == s->var2 || k->locals[e->var].len || sets_local(&s->body, e->var)) return false;
+    break;
+  case KE_LOAD:
+    if (!memory || writes_buffer(&k->body, e->buf)) return false;
+    break;
+  case KE_GRAPH:
+    if (!memory) return false;
+    break;
+  default: break;
+  }
+  return loop_invariant(k, s, e->a, memory) && loop_invariant(k, s, e->b, memory) && loop_invariant(k, s, e->c, memory);
+}
+
+bool kvec4_hoistable_cond(const Kernel *k, const KStmt *s, const KExpr *c) { return loop_invariant(k, s, c, false); }
+
+bool kload_vec4(const Kernel *k, const KStmt *s, const KExpr *e) {
+  if (!e || e->kind != KE_LOAD || s->kind != KS_FOR_LANES) return false;
+  const KBuf *b = e->buf;
+  if (b->elem != ELEM_F32 || b->cross_group || writes_buffer(&k->body, b)) return false;
+  if (e->a && (b->width % 4 || !loop_invariant(k, s, e->a, true))) return false;
+  const KExpr *x = e->b;
+  int64_t c = 0;
+  if (x && x->kind == KE_BIN && x->op == KO_ADD && x->b->kind == KE_ICONST) c = x->b->i, x = x->a;
+  else if (x && x->kind == KE_BIN && x->op == KO_ADD && x->a->kind == KE_ICONST) c = x->a->i, x = x->b;
+  return x && x->kind == KE_VAR && x->var == s->var && !x->a && c >= 0 && c % 4 == 0;
+}
+
+typedef struct {
+  const Kernel *k;
+  const KStmt *s;
+  KVec4Visit f;
+  void *arg;
+  const KExpr *conds[8];
+  int ncond, n;
+} V4Loads;
+
+/* The loads of e that every evaluation of e performs (not an arm of ?: or the right of && and ||) */
+static void v4_eager_loads(V4Loads *v, const KExpr *e) {
+  if (!e) return;
+  if (kload_vec4(v->k, v->s, e)) {
+    if (v->f) v->f(v->k, v->s, e, v->conds, v->ncond, v->arg);
+    v->n++;
+    return;
+  }
+  v4_eager_loads(v, e->a);
+  if (e->kind == KE_SELECT || (e->kind == KE_BIN && (e->op == KO_AND || e->op == KO_OR))) return;
+  v4_eager_loads(v, e->b);
+  v4_eager_loads(v, e->c);
+}
+
+static void v4_body_loads(V4Loads *v, const PtrVec *b) {
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    switch (s->kind) {
+    case KS_LET: case KS_STORE: case KS_ATOMIC: case KS_SHSTORE:
+      v4_eager_loads(v, s->row);
+      v4_eager_loads(v, s->idx);
+      v4_eager_loads(v, s->val);
+      break;
+    case KS_IF: /* the training flag's ifs (and other conditions fixed across the loop): read before, under it */
+      if (v->ncond < 8 && kvec4_hoistable_cond(v->k, v->s, s->lo)) {
+        v->conds[v->ncond++] = s->lo;
+        v4_body_loads(v, &s->body);
+        v->ncond--;
+      }
+      break;
+    default: break; /* inner loops: their loads stay as they are */
+    }
+  }
+}
+
+int kvec4_loads(const Kernel *k, const KStmt *s, KVec4Visit f, void *arg) {
+  V4Loads v = {k, s, f, arg, {NULL}, 0, 0};
+  v4_body_loads(&v, &s->body);
+  return v.n;
+}
+
 int kstmts_count_lets(const PtrVec *b, int var) {
   int n = 0;
   for (int i = 0; i < b->len; i++) {
@@ -161,7 +390,22 @@ int kstmts_count_lets(const PtrVec *b, int var) {
   return n;
 }
 
+/* kexpr_alias_loads: the emitter's current float4 registers (set around one lane loop's body) */
+static const KExpr *const *alias_load;
+static const char *const *alias_text;
+static int nalias;
+
+void kexpr_alias_loads(const KExpr *const *loads, const char *const *texts, int n) {
+  alias_load = loads, alias_text = texts, nalias = n > 0 ? n : 0;
+}
+
 void kexpr_print(FILE *out, const Kernel *k, const KExpr *e, Dialect d) {
+  if (e->kind == KE_LOAD)
+    for (int i = 0; i < nalias; i++)
+      if (alias_load[i] == e) {
+        fputs(alias_text[i], out);
+        return;
+      }
   switch (e->kind) {
   case KE_FCONST: print_float(out, e->f, d); return;
   case KE_ICONST: fprintf(out, "%lld", (long long)e->i); return;
@@ -380,7 +624,8 @@ static void print_kernel(FILE *out, const Kernel *k) {
   if (k->map == MAP_WEIGHT) snprintf(rows, sizeof rows, " (%lld rows)", (long long)k->nrows);
   if (k->col_tiles > 1)
     snprintf(rows, sizeof rows, ", %d column tiles of %lld", k->col_tiles, (long long)k->col_tile);
-  fprintf(out, "kernel %s: %s%s, group %d   # %s\n", k->name, kernel_mapping_desc(k), rows, k->group, k->what);
+  fprintf(out, "kernel %s: %s%s, group %d%s   # %s\n", k->name, kernel_mapping_desc(k), rows, k->group,
+          k->vec == 4 ? ", 4 elements a lane (float4 loads)" : "", k->what);
   for (int i = 0; i < k->nshared; i++) {
     fprintf(out, "  shared %s: %s[%d]", k->shared[i].name, ktype_name(k->shared[i].type), k->shared[i].len);
     int o = k->shared[i].storage;

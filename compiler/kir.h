@@ -155,6 +155,10 @@ typedef struct Kernel {
                         col_tile) tiles); everything else (the edge loop, narrow values such as a
                         softmax's statistics) runs in every tile. 0 or 1: none */
   int64_t col_tile, col_width;
+  int vec;           /* 4: --vector-loads=4 (the CUDA emitter alone): each lane takes 4 consecutive elements
+                        of every lane loop, k = lo + 4 * (lane + G * m) + j (slot i = 4 * m + j), and the
+                        loads kload_vec4 accepts are one 128-bit load per 4 elements; 0: k = lo + lane + G * i.
+                        The host's serialised lanes ignore it (lower.c: vector_loads; kernel_vec4_refusal) */
 } Kernel;
 
 typedef enum { STEP_KERNEL, STEP_GEMM, STEP_ZERO, STEP_FILL, STEP_SPMM } StepKind;
@@ -237,6 +241,29 @@ bool klanes_may_pass_width(const Kernel *k, const KStmt *s);
  * parenthesise it, or C reads `--x` as a decrement. */
 bool kexpr_leads_with_minus(const KExpr *e);
 void kvar_print(FILE *out, const Kernel *k, int var, const KExpr *idx, Dialect d);
+/* While set, kexpr_print prints each of these n load nodes (by identity) as its text instead: the
+ * CUDA emitter's float4 registers (--vector-loads). n = 0 clears it. The printer's one state. */
+void kexpr_alias_loads(const KExpr *const *loads, const char *const *texts, int n);
+/* --vector-loads=4 (Kernel.vec). Why kernel k's lanes cannot take 4 consecutive elements each, or
+ * NULL: the new element-to-lane map must be one map for the whole kernel (a register array's slot,
+ * an element a lane stores and reads back later, are the same lane's under it), so every lane loop
+ * of the kernel takes it, none nested in another, none reading the lane index, and register arrays
+ * indexed only by their lane loop's slot; a column tile starts at a multiple of 4. */
+const char *kernel_vec4_refusal(const Kernel *k);
+/* Whether load e, evaluated unconditionally in an iteration of lane loop s (its body's statements,
+ * or under ifs that kvec4_hoistable_cond accepts), can be read 4 elements at a time: a float
+ * buffer the kernel never writes, its element the loop's k (+ a multiple of 4), its row a multiple
+ * of 4 floats and fixed across the loop (no local the body sets). */
+bool kload_vec4(const Kernel *k, const KStmt *s, const KExpr *e);
+/* Whether condition c of an if in lane loop s's body has one value in every iteration (no local the
+ * body sets, no element or lane, no memory): the loop's float4 loads under it can be read before. */
+bool kvec4_hoistable_cond(const Kernel *k, const KStmt *s, const KExpr *c);
+/* Calls f(k, s, e, conds, ncond, arg) for each load of lane loop s's body that kload_vec4 accepts (nested
+ * ifs' conditions in conds, outermost first, at most 8); returns how many. */
+typedef void (*KVec4Visit)(const Kernel *k, const KStmt *s, const KExpr *e, const KExpr *const *conds, int ncond, void *arg);
+int kvec4_loads(const Kernel *k, const KStmt *s, KVec4Visit f, void *arg);
+/* Whether e is a load whose row the graph picks (x[u, k], not x[row, k] or a one-row buffer's). */
+bool kload_gathers(const KExpr *e);
 const char *mapping_name(Mapping m);
 const char *kernel_mapping_desc(const Kernel *k);
 const char *ktype_c(KType t);        /* float, int64_t, double */

@@ -474,6 +474,9 @@ static void kernel_decls(KV *v, const Kernel *k) {
     if (kernel_tile_first(k) < 0)
       bad(v, "in column tiles but its first statement does not compute the tile's first column (tile * %s%lld)", "", k->col_tile);
   }
+  if (k->vec && (k->vec != 4 || kernel_vec4_refusal(k))) /* --vector-loads: one element-to-lane map for the whole kernel */
+    bad(v, "takes several elements a lane (--vector-loads), but cannot: %s%.0lld",
+        k->vec != 4 ? "only 4 is a vector width" : kernel_vec4_refusal(k), 0);
 }
 
 /* The kernel's static shared memory in CUDA: one group's arrays (each element 4 bytes, i64 and f64

@@ -90,6 +90,51 @@ static const bool *exact_values(Lower *L) {
   return exact;
 }
 
+/* --vector-loads=4, decided on the finished kernel (after its column tiles): a kernel that gathers
+ * rows (x[u, k]) takes 4 consecutive elements a lane (Kernel.vec) when its whole kernel can
+ * (kernel_vec4_refusal) and a gathered load can then be one float4 (kload_vec4); a note says why
+ * not otherwise. Only the CUDA emitter reads Kernel.vec: the host's lanes are serialised, and its
+ * own vectoriser reads rows contiguously already. */
+typedef struct {
+  bool gathers;
+} VecScan;
+
+static void vec_visit(const Kernel *k, const KStmt *s, const KExpr *e, const KExpr *const *conds, int ncond, void *arg) {
+  (void)k, (void)s, (void)conds, (void)ncond;
+  if (kload_gathers(e)) ((VecScan *)arg)->gathers = true;
+}
+
+static bool expr_gathers(const KExpr *e) {
+  return e && (kload_gathers(e) || expr_gathers(e->a) || expr_gathers(e->b) || expr_gathers(e->c));
+}
+
+/* Whether a lane loop of b gathers (any load), and whether one's gathers can be float4 (*vec) */
+static bool lanes_gather(const Kernel *k, const PtrVec *b, bool in_lanes, bool *vec) {
+  bool any = false;
+  for (int i = 0; i < b->len; i++) {
+    const KStmt *s = b->items[i];
+    if (in_lanes && (expr_gathers(s->row) || expr_gathers(s->idx) || expr_gathers(s->val) || expr_gathers(s->lo))) any = true;
+    if (s->kind == KS_FOR_LANES) {
+      VecScan v = {false};
+      kvec4_loads(k, s, vec_visit, &v);
+      if (v.gathers) *vec = true;
+    }
+    if (lanes_gather(k, &s->body, in_lanes || s->kind == KS_FOR_LANES, vec)) any = true;
+  }
+  return any;
+}
+
+static void vector_loads(Lower *L, Kernel *k) {
+  bool vec = false;
+  if (!lanes_gather(k, &k->body, false, &vec)) return; /* nothing gathered: nothing to say */
+  const char *why = kernel_vec4_refusal(k);
+  if (!why && !vec) return; /* no gathered load can be one (rows of 41 floats, ...): the kernel IR says which are */
+  if (!why) k->vec = 4;
+  else if (L->c->diag.out)
+    fprintf(L->c->diag.out, "%s: note: kernel %s (%s) keeps its gathers a float a lane although --vector-loads=4: %s\n", L->c->diag.path,
+            k->name, k->what, why);
+}
+
 KProgram *lower_module(GnnCtx *c, Module *m, MappingChoice mapping, const bool *edge_named) {
   Lower L = {.c = c, .m = m, .a = &c->arena, .mapping = mapping, .ok = true};
   KProgram *p = arena_alloc(&c->arena, sizeof(KProgram));
@@ -135,6 +180,8 @@ KProgram *lower_module(GnnCtx *c, Module *m, MappingChoice mapping, const bool *
   }
   if (!L.ok) return NULL;
   for (int i = 0; i < p->kernels.len; i++) finish_kernel(&L, p->kernels.items[i]);
+  if (c->vector_loads == 4)
+    for (int i = 0; i < p->kernels.len; i++) vector_loads(&L, p->kernels.items[i]);
   /* 3. lifetimes */
   for (int s = 0; s < p->nsteps; s++) {
     KStep *st = &p->steps[s];

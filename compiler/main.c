@@ -86,6 +86,9 @@ static void usage(FILE *out) {
         "  --gemm-precision=fp32|tf32  the GEMM steps (projections, their gradients) in float32 (default) or\n"
         "                          TF32: inputs rounded to a 10-bit mantissa, float32 sums (tensor cores;\n"
         "                          the host emulates the rounding to measure the accuracy); docs/kernel-ir.md\n"
+        "  --vector-loads=4|off    CUDA: kernels that gather rows (x[src], an edge's row, a parameter) give each\n"
+        "                          lane 4 consecutive columns and read them as one 128-bit float4 where the\n"
+        "                          row is 16-byte aligned (else float by float); default off; docs/kernel-ir.md\n"
         "  --spmm=fused|cusparse   a plain weighted sum over the edges (GCN's, GIN's aggregation and their\n"
         "                          gradients) as a fused walk (default) or a library SpMM: cuSPARSE on CUDA,\n"
         "                          the runtime's loop on the host; its epilogue then a kernel of its own\n"
@@ -261,6 +264,7 @@ typedef struct {
   const char *tune_graph; /* --tune-mapping=GRAPH */
   int tune_rounds, tune_repeat;
   bool spmm_given; /* --spmm=fused or =cusparse: --tune-mapping keeps it */
+  int vector_loads; /* --vector-loads=4: 4 (the CUDA target's kernels alone) */
   const char *kernel_opt; /* the first option that shapes kernels only (--mapping, --split-hubs, ...): not for gnnc run */
   int64_t num_vertices;
   uint64_t seed;
@@ -620,6 +624,11 @@ int main(int argc, char **argv) {
       if (c < 0) return 2;
       o.spmm_library = c == 1;
       cli.spmm_given = true;
+    } else if ((v = ARGVAL("--vector-loads"))) {
+      if (!cli.kernel_opt) cli.kernel_opt = a;
+      int c = choose("--vector-loads", v, "off", "4");
+      if (c < 0) return 2;
+      cli.vector_loads = c == 1 ? 4 : 0;
     } else if ((v = ARGVAL("--dots"))) {
       if (!cli.kernel_opt) cli.kernel_opt = a;
       if (choose("--dots", v, "spread", "serial") < 0) return 2;
@@ -854,6 +863,11 @@ int main(int argc, char **argv) {
   /* the dots spread over the lanes where the loads are a warp's (a GPU), a lane per output on the
    * host, where the serial form is faster (docs/kernel-ir.md, "Reductions spread over lanes") */
   o.serial_dots = cli.dots ? strcmp(cli.dots, "serial") == 0 : eo.target == TARGET_HOST || strcmp(emit, "c") == 0;
+  /* float4 loads are the CUDA kernels' (a warp's lanes each reading 16 bytes of a row); the host's
+   * lanes are serialised and its vectoriser reads the rows whole already: its code does not change */
+  o.vector_loads = eo.target == TARGET_CUDA && strcmp(emit, "c") != 0 ? cli.vector_loads : 0;
+  if (cli.vector_loads && !o.vector_loads)
+    fprintf(stderr, "gnnc: note: --vector-loads applies to the CUDA target's kernels: the host code does not change\n");
   if (cli.mapping) {
     if (strcmp(cli.mapping, "auto") == 0) o.mapping = MAPPING_AUTO;
     else if (strcmp(cli.mapping, "vertex") == 0) o.mapping = MAPPING_VERTEX;

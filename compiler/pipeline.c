@@ -275,6 +275,7 @@ static Module *compile_once(GnnCtx *c, const PipelineOpts *o) {
   c->serial_dots = o->serial_dots;
   c->gemm_tf32 = o->gemm_tf32;
   c->spmm_library = o->spmm_library;
+  c->vector_loads = o->vector_loads;
   c->tile_columns = o->tile_columns > 0 ? o->tile_columns : 0; /* auto: chosen after a first lowering */
   double t0 = now();
   double times[64];

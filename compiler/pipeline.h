@@ -54,6 +54,7 @@ typedef struct {
   bool spmm_library;     /* --spmm=cusparse (GnnCtx.spmm_library) */
   int tile_columns;      /* --tile-columns=T (GnnCtx.tile_columns); -1: auto, by the GPU estimate of gpu on gpu_graph */
   const char *gpu_graph;
+  int vector_loads;      /* --vector-loads=4 on the CUDA target (GnnCtx.vector_loads); 0: off */
 } PipelineOpts;
 
 /* Runs sema and the pass pipeline. Returns the module, or NULL after errors. */

@@ -286,7 +286,7 @@ done
 # options that shape only the generated kernels: refused too (gnnc run took --mapping=edge and
 # printed the interpreter's numbers as if it had run edge-balanced kernels); the op-IR passes'
 # options (-fno-fuse, --recompute, -O0) still apply to what gnnc run evaluates
-for opt in --mapping=edge --edge-balanced=12 --split-hubs --tile-columns=4 --gemm-precision=tf32 --spmm=cusparse --dots=serial; do
+for opt in --mapping=edge --edge-balanced=12 --split-hubs --tile-columns=4 --gemm-precision=tf32 --spmm=cusparse --dots=serial --vector-loads=4; do
   "$GNNC" run "$TMP/o/good.gnn" --graph "$TMP/o/el.txt" $opt > /dev/null 2> "$TMP/err"; rc=$?
   check "run-kernel-option-refused/$opt" bash -c "[ $rc -eq 2 ] && grep -qF -- 'gnnc: error: $opt shapes the generated kernels: gnnc run evaluates' '$TMP/err'"
 done
@@ -816,6 +816,9 @@ check gemm-precision-estimate bash -c "paste -d'|' <(grep -E '^  [0-9]+ ' '$TMP/
 # --dots: spread (the CUDA default) or serial (the host's); anything else is refused
 "$GNNC" dsl-examples/gat.gnn --dots=warp > /dev/null 2> "$TMP/err"; rc=$?
 check dots-bad bash -c "[ $rc -eq 2 ] && grep -q \"gnnc: --dots wants spread or serial, got 'warp'\" '$TMP/err'"
+# --vector-loads: 4 or off; a vector of 8 floats (256 bits) is refused: CUDA loads at most 128
+"$GNNC" dsl-examples/gcn.gnn --vector-loads=8 > /dev/null 2> "$TMP/err"; rc=$?
+check vector-loads-bad bash -c "[ $rc -eq 2 ] && grep -q \"gnnc: --vector-loads wants off or 4, got '8'\" '$TMP/err'"
 # --spmm: fused (default) or cusparse; anything else is refused. The estimate prices an SpMM step
 # at its bytes (the gathered rows through the simulated L2) and its launches: GCN on Cora has four
 # (two forward over in-edges, two backward over out-edges), each named spmm in the table

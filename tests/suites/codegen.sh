@@ -1058,6 +1058,109 @@ if [ -x "$cg_bin/gnn-run" ]; then
   fi
 fi
 
+# ---- float4 loads (gnnc --vector-loads=4; docs/kernel-ir.md, "Float4 loads"): the CUDA emitter
+# gives each lane 4 consecutive columns of every lane loop of a kernel that gathers rows and reads
+# each gathered row x[u, k] as one 128-bit load. The host code does not change (its lanes are
+# serialised), so the numbers are checked where the kernels run: under CG_TARGET=cuda (make
+# gpu-check) the output and every gradient vs the interpreter, GAT, GCN, SAGE (Cora, hub10k), GAT
+# in hub pieces and in column tiles of 24 (64 = 24 + 24 + 16: the last tile's lanes stop at the
+# width), EdgeConv (point clouds), both mappings. Here: the plan (which kernels, the refusal note),
+# nvcc -Werror for sm_80 and sm_90 on the examples and with pieces and tiles, the PTX's 128-bit
+# loads in GAT's forward and backward walks (none without the flag), the host C unchanged.
+if [ -n "${CG_TARGET:-}" ]; then
+  for cg_map in $cg_maps; do
+    for cg_m in gat gcn sage; do
+      for cg_g in data/cora tests/codegen/graphs/hub10k; do
+        CG_FLAGS=--vector-loads=4 cg_check "codegen/$cg_target/vec4/$cg_m/$(basename $cg_g)/$cg_map" dsl-examples/$cg_m.gnn $cg_g $cg_map 181
+        CG_FLAGS=--vector-loads=4 cg_check_bwd "codegen/$cg_target/backward/vec4/$cg_m/$(basename $cg_g)/$cg_map" dsl-examples/$cg_m.gnn $cg_g $cg_map 182
+      done
+    done
+    CG_FLAGS="--vector-loads=4 --split-hubs" cg_check_bwd "codegen/$cg_target/backward/vec4/gat-pieces/hub10k/$cg_map" dsl-examples/gat.gnn tests/codegen/graphs/hub10k $cg_map 183
+    CG_FLAGS="--vector-loads=4 --tile-columns=24" cg_check_bwd "codegen/$cg_target/backward/vec4/gat-t24/cora/$cg_map" dsl-examples/gat.gnn data/cora $cg_map 184
+    CG_FLAGS=--vector-loads=4 cg_check_bwd "codegen/$cg_target/backward/vec4/edgeconv/pointcloud/$cg_map" dsl-examples/edgeconv.gnn tests/interp/graphs/pointcloud $cg_map 185
+  done
+elif shard_take; then
+  # the plan: GAT's walks (forward, backward over out-edges) take 4 elements a lane, nothing without the flag
+  if cg_out=$("$GNNC" dsl-examples/gat.gnn --vector-loads=4 --emit=kir -o "$cg/gat-vec4.kir" 2>&1) &&
+     [ "$(grep -c '^kernel .*in-edges (CSR), group 32, 4 elements a lane (float4 loads)' "$cg/gat-vec4.kir")" -ge 1 ] &&
+     [ "$(grep -c '^kernel .*out-edges (CSC), group 32, 4 elements a lane (float4 loads)' "$cg/gat-vec4.kir")" -ge 1 ] &&
+     "$GNNC" dsl-examples/gat.gnn --emit=kir -o "$cg/gat-novec.kir" && ! grep -q 'elements a lane' "$cg/gat-novec.kir"; then
+    pass codegen/vec4/plan
+  else
+    fail codegen/vec4/plan "GAT's walks do not take 4 elements a lane under --vector-loads=4 (or do without it): $(cg_tail "$cg_out")"
+  fi
+  # column tiles of 6 start at columns 6, 12, ...: no 16-byte row there, the kernel stays a float a lane, with a note
+  if cg_out=$("$GNNC" dsl-examples/gat.gnn --vector-loads=4 --tile-columns=6 --emit=kir -o "$cg/gat-vec4-t6.kir" 2>&1) &&
+     grep -q 'keeps its gathers a float a lane although --vector-loads=4: its column tiles do not start at multiples of 4 columns' <<< "$cg_out" &&
+     ! grep -q 'column tiles of 6, group 32, 4 elements a lane' "$cg/gat-vec4-t6.kir"; then
+    pass codegen/vec4/tiles-note
+  else
+    fail codegen/vec4/tiles-note "$(cg_tail "$cg_out")"
+  fi
+  # the host code is the same with the flag (and says so)
+  mkdir -p "$cg/vec4-host/a" "$cg/vec4-host/b" # (one name: the C includes its header by it)
+  if cg_out=$("$GNNC" dsl-examples/gat.gnn --vector-loads=4 --emit=c -o "$cg/vec4-host/a/gat.c" 2>&1) &&
+     "$GNNC" dsl-examples/gat.gnn --emit=c -o "$cg/vec4-host/b/gat.c" && cmp -s "$cg/vec4-host/a/gat.c" "$cg/vec4-host/b/gat.c" &&
+     grep -q 'note: --vector-loads applies to the CUDA target' <<< "$cg_out"; then
+    pass codegen/vec4/host-unchanged
+  else
+    fail codegen/vec4/host-unchanged "the host C differs with --vector-loads=4 (or no note): $(cg_tail "$cg_out")"
+  fi
+  if ! command -v nvcc >/dev/null; then
+    fail codegen/nvcc/vec4 "nvcc not found (the CUDA toolkit is required)"
+  else
+    for cg_v in gat:vertex: gat:edge: edgeconv:vertex: rgcn:vertex: gin_graph:vertex: gat:vertex:--split-hubs gat:vertex:--tile-columns=24; do
+      cg_m=${cg_v%%:*}; cg_r=${cg_v#*:}; cg_map=${cg_r%%:*}; cg_x=${cg_r#*:}
+      cg_n=$cg_m-$cg_map${cg_x:+-${cg_x#--}}
+      cg_n=vec4-${cg_n//=/}
+      if cg_out=$("$GNNC" dsl-examples/$cg_m.gnn --mapping=$cg_map --vector-loads=4 $cg_x --emit=cu -o "$cg/$cg_n.cu" 2>&1) &&
+         grep -q 'gnn_ld4(&' "$cg/$cg_n.cu" &&
+         cg_out=$(cd "$cg" && cached_tool "$cg_n.o" nvcc -std=c++17 -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90 \
+           -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -I"$ROOT/runtime" -c "$cg_n.cu" -o "$cg_n.o" 2>&1) &&
+         ! printf '%s' "$cg_out" | grep -qi warning; then
+        pass "codegen/nvcc/$cg_n"
+      else
+        fail "codegen/nvcc/$cg_n" "$(cg_tail "$cg_out")"
+      fi
+    done
+    # the numbers without a GPU: every kernel of both builds (without and with the flag) run as C++ on
+    # a CPU, each thread a coroutine, __syncwarp and the shuffles making a mask's lanes meet
+    # (tests/codegen/warp_emu.py), on one random graph with hubs past a chunk and the same random
+    # buffers, the training flag 0 and 1: what each writes must agree (1e-5). It found GAT's first
+    # walk reading W[u, k] as a float4 under `if training` alone where the same load serves `if
+    # !training` too (the inference output 0).
+    for cg_v in gat:vertex: gat:edge: gcn:vertex: edgeconv:vertex: rgcn:vertex: gat:vertex:--tile-columns=24; do
+      cg_m=${cg_v%%:*}; cg_r=${cg_v#*:}; cg_map=${cg_r%%:*}; cg_x=${cg_r#*:}
+      cg_n=emu-$cg_m-$cg_map${cg_x:+-${cg_x#--}}
+      cg_n=${cg_n//=/}
+      mkdir -p "$cg/$cg_n"
+      if cg_out=$("$GNNC" dsl-examples/$cg_m.gnn --mapping=$cg_map $cg_x --emit=cu -o "$cg/$cg_n/a.cu" 2>&1 &&
+           "$GNNC" dsl-examples/$cg_m.gnn --mapping=$cg_map $cg_x --emit=kir -o "$cg/$cg_n/a.kir" 2>&1 &&
+           "$GNNC" dsl-examples/$cg_m.gnn --mapping=$cg_map $cg_x --vector-loads=4 --emit=cu -o "$cg/$cg_n/b.cu" 2>&1 &&
+           "$GNNC" dsl-examples/$cg_m.gnn --mapping=$cg_map $cg_x --vector-loads=4 --emit=kir -o "$cg/$cg_n/b.kir" 2>&1) &&
+         grep -q '4 elements a lane' "$cg/$cg_n/b.kir" &&
+         cg_out=$($PY tests/codegen/warp_emu.py "$cg/$cg_n" "$cg/$cg_n/a.cu:$cg/$cg_n/a.kir" "$cg/$cg_n/b.cu:$cg/$cg_n/b.kir" 2>&1) &&
+         ! grep -q '^FAIL' <<< "$cg_out"; then
+        pass "codegen/vec4/cpu/$cg_n"
+      else
+        fail "codegen/vec4/cpu/$cg_n" "$(grep -v '^ok' <<< "$cg_out" | head -5)"
+      fi
+    done
+    # the PTX: GAT's forward walk (k2) and the backward's walk over out-edges read rows with
+    # ld.global.nc.v4.f32; the default's kernels have no such load
+    if cg_out=$("$GNNC" dsl-examples/gat.gnn --emit=cu -o "$cg/gat-novec.cu" 2>&1) &&
+       cg_out=$(cd "$cg" && nvcc -std=c++17 -arch=sm_90 -O3 -ptx -I"$ROOT/runtime" vec4-gat-vertex.cu -o vec4-gat.ptx 2>&1 &&
+         nvcc -std=c++17 -arch=sm_90 -O3 -ptx -I"$ROOT/runtime" gat-novec.cu -o gat-novec.ptx 2>&1) &&
+       cg_v4=$(awk '/^.visible .entry/ { name = $3 } /ld\.global\.nc\.v4\.f32/ { print name }' "$cg/vec4-gat.ptx" | sort -u) &&
+       grep -q '^gat_k2_' <<< "$cg_v4" && grep -q '_sum_sum_vertex' <<< "$cg_v4" &&
+       ! grep -q 'ld\.global\.nc\.v4\.f32' "$cg/gat-novec.ptx"; then
+      pass codegen/ptx/vec4
+    else
+      fail codegen/ptx/vec4 "no ld.global.nc.v4.f32 in GAT's walks under --vector-loads=4 (kernels with one: $(tr '\n' ' ' <<< "${cg_v4:-}")) $(cg_tail "$cg_out")"
+    fi
+  fi
+fi
+
 # ---- gradients with respect to inputs (gnnc --input-grads=all): the library's grad_input.<input>
 # (gnn-run --save-input-grads asks for every one) and out vs the interpreter's, 1e-4; and
 # a backward that asks for none leaves the parameters' gradients bit for bit those of the

@@ -561,6 +561,44 @@ static void test_kir_verify_pieces(void) {
   gnn_ctx_free(&c);
 }
 
+/* --vector-loads=4 (Kernel.vec): a walk gathering 8 columns takes 4 elements a lane and passes;
+ * kverify reports a vector width other than 4, and a kernel that reads the lane index in a lane
+ * loop (the old map of elements to lanes) while taking the new one. */
+static const char vec_src[] =
+    "model V(x: vertex[8]) -> vertex[8] {\n  return sum(relu(x[src]) * 2)\n}\n";
+
+static void test_kir_verify_vec4(void) {
+  GnnCtx c;
+  gnn_ctx_init(&c, "unit.gnn", vec_src, sizeof vec_src - 1, NULL);
+  PipelineOpts o = {.verify_each = true, .lower = true, .vector_loads = 4};
+  FILE *devnull = fopen("/dev/null", "w");
+  o.out = devnull;
+  KProgram *p = gnn_parse(&c) && gnn_compile(&c, &o) ? c.kprog : NULL;
+  Kernel *k = NULL;
+  for (int i = 0; p && i < p->kernels.len && !k; i++)
+    if (((Kernel *)p->kernels.items[i])->vec == 4) k = p->kernels.items[i];
+  check(p && k && kir_verify(p, devnull) == 0, "kir-verify-vec4-clean", "no walk took 4 elements a lane (or the program was rejected)");
+  if (k) {
+    k->vec = 2;
+    check(kverify_says(p, "only 4 is a vector width"), "kir-verify-vec4-width", "a vector width of 2 was accepted");
+    k->vec = 4;
+    KStmt *lanes = find_stmt(&k->body, KS_FOR_LANES, -1);
+    KStmt *let = lanes ? find_stmt(&lanes->body, KS_LET, -1) : NULL;
+    if (let) {
+      KExpr *val = let->val, lane = {.kind = KE_LANE, .type = KT_I64};
+      KExpr sum = {.kind = KE_BIN, .type = val->type, .op = KO_ADD, .a = val, .b = &lane};
+      let->val = &sum;
+      check(kverify_says(p, "a lane loop reads the lane index"), "kir-verify-vec4-lane", "the lane index read in a lane loop of a vec kernel was accepted");
+      let->val = val;
+    } else {
+      check(false, "kir-verify-vec4-lane", "no let in the walk's lane loop to corrupt");
+    }
+    check(kir_verify(p, devnull) == 0, "kir-verify-vec4-restored", "the restored program is rejected");
+  }
+  fclose(devnull);
+  gnn_ctx_free(&c);
+}
+
 /* kir_verify on a kernel in column tiles (--tile-columns): the GAT's walks (6 gathered columns) in
  * tiles of 3 pass (the heads flattened); a tiled lane loop over other than the tile's count or from another first
  * element, a kernel that reads `tile` but is not in tiles, and tiles that do not cover the width
@@ -614,6 +652,7 @@ int main(void) {
   test_kir_verify();
   test_kir_verify_fused();
   test_kir_verify_pieces();
+  test_kir_verify_vec4();
   test_kir_verify_tiles();
   test_kir_verify_index_range();
   test_sha256();
