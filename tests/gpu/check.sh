@@ -34,13 +34,14 @@
 # failed; 2 when there is no GPU (nothing run) or the tree is not prepared.
 #
 # Environment: GPU_CHECK_BUDGET seconds for everything [480], GPU_CHECK_STEPS the steps to run
-# [smoke suites python runtime forward ab spmm pieces tiles spread peers profile], GPU_CHECK_SUITES [codegen fuse train lang],
+# [smoke suites python runtime forward ab spmm pieces tiles spread vec peers profile], GPU_CHECK_SUITES [codegen fuse train lang],
 # GPU_CHECK_AB the ab step's workloads [the Reddit-sized, power-law, PubMed and Cora GCN and GAT],
 # GPU_CHECK_SPMM the spmm step's (--spmm=cusparse against without) [the Reddit-sized and power-law GCN],
 # GPU_CHECK_PIECES the pieces step's (--split-hubs against without, this tree) [the power-law and
 # Reddit-sized GCN and GAT, GAT PubMed, GCN Cora], GPU_CHECK_TILES the tiles step's (--tile-columns=64
 # against without) [the Reddit-sized GCN and GAT], GPU_CHECK_SPREAD the spread step's (--dots=serial
-# against without) [the Reddit-sized and power-law GAT],
+# against without) [the Reddit-sized and power-law GAT], GPU_CHECK_VEC the vec step's (--vector-loads=4
+# against without) [the Reddit-sized and power-law GCN and GAT], GPU_CHECK_VEC_CAP its time [90 s],
 # GPU_CHECK_ARCH [sm_90: H100 and H200],
 # PEERS_WORKLOADS for the peers step [both Reddit-sized rows, then the default set], PY [a python3
 # with numpy and torch], GNNC_CUDA_CACHE [build/cuda-cache].
@@ -57,7 +58,7 @@ KIT=build/gpu-kit.tar.gz
 export GNNC_CUDA_CACHE=${GNNC_CUDA_CACHE:-$ROOT/build/cuda-cache}
 BUDGET=${GPU_CHECK_BUDGET:-480}
 [ $MODE = prepare ] && BUDGET=${GPU_CHECK_BUDGET:-7200} # nvcc on 2 cores: about 10 s a library
-STEPS=${GPU_CHECK_STEPS:-smoke suites python runtime forward ab spmm pieces tiles spread peers profile}
+STEPS=${GPU_CHECK_STEPS:-smoke suites python runtime forward ab spmm pieces tiles spread vec peers profile}
 ARCH=${GPU_CHECK_ARCH:-sm_90}
 SUITES=${GPU_CHECK_SUITES:-codegen fuse train lang}
 T0=$SECONDS
@@ -300,10 +301,12 @@ fi
 # attention backward's per-head dots a lane per head as before (the table's "new" is the old form:
 # base = the CUDA default, the dots spread over the lanes; docs/kernel-ir.md, "Reductions spread
 # over lanes"); spmm: --spmm=cusparse, GCN's weighted sums and their gradients as cuSPARSE SpMM
-# calls (lever 3; docs/kernel-ir.md, "SpMM steps"), first: PyG's cuSPARSE beat gnnc's walks there.
-# schedule_step NAME FLAG WORKLOADS
+# calls (lever 3; docs/kernel-ir.md, "SpMM steps"), first: PyG's cuSPARSE beat gnnc's walks there;
+# vec: --vector-loads=4, the gathered rows read as float4 (lever 4; "Float4 loads"), under a cap of
+# its own (GPU_CHECK_VEC_CAP, 90 s) so that the peers and profile steps after it keep their time.
+# schedule_step NAME FLAG WORKLOADS [CAP: at most this many seconds for its A/B, 150]
 schedule_step() {
-  local name=$1 flag=$2 sw=$3 out rc lim
+  local name=$1 flag=$2 sw=$3 cap=${4:-150} out rc lim
   out=
   for flags in "" "$flag"; do
     out+=$(PEERS_TARGET=cuda PEERS_ARCH=$ARCH PEERS_PYTHON=$PY PEERS_WORKLOADS="$sw" PEERS_WORK=build/bench/peers-gpu GNN_BUILD_ONLY=1 \
@@ -321,7 +324,7 @@ schedule_step() {
     [ -n "$graphs_pid" ] && wait "$graphs_pid"
     graphs_pid=
     lim=$(( $(left) - 150 ))
-    [ $lim -gt 150 ] && lim=150
+    [ $lim -gt $cap ] && lim=$cap
     if [ $lim -lt 30 ]; then
       ns=$((ns + 1)); step $name skip "no time left (budget $BUDGET s)"
     else
@@ -340,6 +343,7 @@ want spmm && schedule_step spmm --spmm=cusparse "${GPU_CHECK_SPMM:-gcn-reddit gc
 want pieces && schedule_step pieces --split-hubs "${GPU_CHECK_PIECES:-gcn-pl200k gat-pl200k gcn-reddit gat-reddit gat-pubmed gcn-cora}"
 want tiles && schedule_step tiles --tile-columns=64 "${GPU_CHECK_TILES:-gcn-reddit gat-reddit}"
 want spread && schedule_step spread --dots=serial "${GPU_CHECK_SPREAD:-gat-reddit gat-pl200k}"
+want vec && schedule_step vec --vector-loads=4 "${GPU_CHECK_VEC:-gcn-reddit gat-reddit gcn-pl200k gat-pl200k}" "${GPU_CHECK_VEC_CAP:-90}"
 
 # ---------------------------------------------------------------- 7. gnnc vs PyG on the same GPU
 if want peers; then
