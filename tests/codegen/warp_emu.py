@@ -33,6 +33,13 @@ SHIM = r'''// a CPU shim for the CUDA kernels of gnnc (tests/codegen/warp_emu.py
 struct Dim3 { unsigned x, y, z; };
 struct float4 { float x, y, z, w; };
 static inline float4 make_float4(float a, float b, float c, float d) { float4 v = {a, b, c, d}; return v; }
+// the emitter's once-rounded + - * (kir.c, cuda_rounded_fn); g++ runs with -ffp-contract=off
+static inline float __fadd_rn(float a, float b) { return a + b; }
+static inline float __fsub_rn(float a, float b) { return a - b; }
+static inline float __fmul_rn(float a, float b) { return a * b; }
+static inline double __dadd_rn(double a, double b) { return a + b; }
+static inline double __dsub_rn(double a, double b) { return a - b; }
+static inline double __dmul_rn(double a, double b) { return a * b; }
 enum { EMU_MAX = 1024 };
 struct EmuThread { ucontext_t ctx; Dim3 tid; int done, waiting; unsigned mask; long gen; };
 static EmuThread emu_t[EMU_MAX];
@@ -277,7 +284,7 @@ def run(outdir, cu, kir, ks, names, tag):
     exe = os.path.join(outdir, tag)
     with open(cpp, 'w') as f:
         f.write(text)
-    r = subprocess.run(['g++', '-std=c++17', '-O1', '-w', '-I' + os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../runtime'),
+    r = subprocess.run(['g++', '-std=c++17', '-O1', '-ffp-contract=off', '-w', '-I' + os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../runtime'),
                         '-o', exe, cpp], capture_output=True, text=True)
     if r.returncode:
         print('warp_emu: g++ failed on %s:\n%s' % (cpp, r.stderr[-3000:]))
