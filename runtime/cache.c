@@ -2,7 +2,8 @@
  *
  * Layout (little-endian; docs/runtime.md has the table):
  *   0  char     magic[8]   "GNNRTCSR"
- *   8  uint32   version    1
+ *   8  uint32   version    2 when sources is set, else 1 (the two layouts are one: version 1's
+ *                          sources was a reserved 0)
  *   12 uint32   byte_order 0x01020304 as written by the saving machine
  *   16 uint32   flags      the options the graph was built with (RT_OPT_* bits)
  *   20 uint32   reserved   0
@@ -11,7 +12,9 @@
  *   40 uint64   checksum   over everything after the header (see checksum())
  *   48 uint64   input_edges  0, or the graph's num_input_edges when it is more than its
  *                             largest origin + 1 (its source's last edges dropped by the options)
- *   56 uint64   reserved   0
+ *   56 uint64   sources    0, or a hash of the identity of the files the graph was read from
+ *                          (an OGB folder's: ogb.c), so that a later load can tell by equality
+ *                          whether they are still the files it was built from
  *   64 int64    in_ptr[nv + 1]
  *      int32    src[ne], then 4 zero bytes if ne is odd
  *      int64    edge_origin[ne]
@@ -20,6 +23,8 @@
  * reserved 0 in the first caches, which therefore load as before; it is 0 in every cache but
  * those of graphs whose last input edges the options dropped, so only those are refused (a
  * reserved field not zero) by a runtime older than the field.
+ * Only a stamped cache (an OGB folder's) is written as version 2, so a cache written by
+ * gnn_graph_save_cache still loads in a runtime (or bench/peer_pyg.py) that reads version 1.
  * Loading trusts nothing: the size must match the header exactly before anything is
  * allocated, the checksum must match, and the arrays must form a CSR (in_ptr from 0 to ne,
  * never decreasing; ids in range; origin -1 only on self-loops), so a truncated or corrupted
@@ -28,12 +33,15 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #define CACHE_MAGIC "GNNRTCSR"
-#define CACHE_VERSION 1u
+#define CACHE_VERSION 2u /* the newest this runtime reads and writes; it reads version 1 too */
 #define CACHE_BYTE_ORDER 0x01020304u
 #define CACHE_HEADER 64
 
@@ -41,7 +49,7 @@ typedef struct {
   char magic[8];
   uint32_t version, byte_order, flags, reserved0;
   int64_t nv, ne;
-  uint64_t checksum, input_edges, reserved2;
+  uint64_t checksum, input_edges, sources;
 } CacheHeader;
 
 _Static_assert(sizeof(CacheHeader) == CACHE_HEADER, "the cache header is 64 bytes");
@@ -59,10 +67,8 @@ static uint64_t checksum(uint64_t h, const void *data, size_t bytes) {
 }
 #define CHECKSUM_INIT 1469598103934665603ull
 
-/* Writes header and arrays to a temporary file beside path, then renames it into place. */
-gnn_status gnn_graph_save_cache(gnn_ctx *ctx, const gnn_graph *g, const char *path) {
-  if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
-  if (!g || !path) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_save_cache: no graph or no path");
+/* Checks that g can be cached, makes its host copies and fills the header. */
+static gnn_status cache_header(gnn_ctx *ctx, const gnn_graph *g, const char *path, uint64_t sources, CacheHeader *h) {
   if (g->ng > 1)
     return gnn_set_error(ctx, GNN_ERR_UNSUPPORTED, "%s: error: the .gcsr cache holds one graph, not a batch of %lld: load the "
                          "folder (graph_indicator.txt) instead", path, (long long)g->ng);
@@ -75,30 +81,87 @@ gnn_status gnn_graph_save_cache(gnn_ctx *ctx, const gnn_graph *g, const char *pa
   if (st) return st;
   size_t nptr = (size_t)g->nv + 1, ne = (size_t)g->ne;
   static const uint32_t zero = 0;
-  CacheHeader h;
-  memset(&h, 0, sizeof h);
-  memcpy(h.magic, CACHE_MAGIC, 8);
-  h.version = CACHE_VERSION;
-  h.byte_order = CACHE_BYTE_ORDER;
-  h.flags = ((const RtGraph *)g)->flags;
-  h.nv = g->nv;
-  h.ne = g->ne;
+  memset(h, 0, sizeof *h);
+  memcpy(h->magic, CACHE_MAGIC, 8);
+  h->version = sources ? CACHE_VERSION : 1u;
+  h->byte_order = CACHE_BYTE_ORDER;
+  h->flags = ((const RtGraph *)g)->flags;
+  h->nv = g->nv;
+  h->ne = g->ne;
+  h->sources = sources;
   int64_t implied = 0; /* what a loader infers without input_edges */
   for (size_t e = 0; e < ne; e++)
     if (g->edge_origin[e] >= implied) implied = g->edge_origin[e] + 1;
-  h.input_edges = g->num_input_edges > implied ? (uint64_t)g->num_input_edges : 0;
+  h->input_edges = g->num_input_edges > implied ? (uint64_t)g->num_input_edges : 0;
   uint64_t c = checksum(CHECKSUM_INIT, g->h_in_ptr, nptr * 8);
   c = checksum(c, g->h_src, ne * 4);
   if (ne % 2) c = checksum(c, &zero, 4);
-  h.checksum = checksum(c, g->edge_origin, ne * 8);
+  h->checksum = checksum(c, g->edge_origin, ne * 8);
+  return GNN_OK;
+}
+
+/* Header and arrays to f (its errors are the caller's to report). */
+static int write_arrays(FILE *f, const CacheHeader *h, const gnn_graph *g) {
+  static const uint32_t zero = 0;
+  size_t nptr = (size_t)g->nv + 1, ne = (size_t)g->ne;
+  return fwrite(h, sizeof *h, 1, f) == 1 && fwrite(g->h_in_ptr, 8, nptr, f) == nptr &&
+         (ne == 0 || fwrite(g->h_src, 4, ne, f) == ne) && (ne % 2 == 0 || fwrite(&zero, 4, 1, f) == 1) &&
+         (ne == 0 || fwrite(g->edge_origin, 8, ne, f) == ne);
+}
+
+/* Writes header and arrays to a temporary file beside path, then renames it into place. */
+gnn_status gnn_graph_save_cache(gnn_ctx *ctx, const gnn_graph *g, const char *path) {
+  if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
+  if (!g || !path) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_save_cache: no graph or no path");
+  CacheHeader h;
+  gnn_status st = cache_header(ctx, g, path, 0, &h);
+  if (st) return st;
   FILE *f;
   char *tmp;
   if ((st = rt_tmp_open(ctx, path, &f, &tmp))) return st;
-  int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(g->h_in_ptr, 8, nptr, f) == nptr &&
-           (ne == 0 || fwrite(g->h_src, 4, ne, f) == ne) && (ne % 2 == 0 || fwrite(&zero, 4, 1, f) == 1) &&
-           (ne == 0 || fwrite(g->edge_origin, 8, ne, f) == ne);
-  if (!ok) st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: write failed: %s", path, strerror(errno));
+  if (!write_arrays(f, &h, g)) st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: write failed: %s", path, strerror(errno));
   return rt_tmp_commit(ctx, f, tmp, path, st);
+}
+
+/* The cache of a dataset folder: name in the folder dfd, never through a link. The path there
+ * comes from the dataset, not from the user, so nothing at it is followed or written into: the
+ * temporary is created new (O_CREAT | O_EXCL | O_NOFOLLOW) in dfd itself, and renameat replaces
+ * the folder's entry (a link planted at name is replaced, the file it names untouched). path
+ * names the cache in messages. */
+gnn_status rt_save_cache_at(gnn_ctx *ctx, const gnn_graph *g, int dfd, const char *name, const char *path, uint64_t sources) {
+  CacheHeader h;
+  gnn_status st = cache_header(ctx, g, path, sources, &h);
+  if (st) return st;
+  char tmp[256];
+  int fd = -1;
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  uint64_t r = rt_fnv1a(RT_FNV_INIT, &now, sizeof now) ^ (uint64_t)getpid();
+  for (int tries = 0; fd < 0 && tries < 100; tries++) {
+    r = r * 6364136223846793005ull + 1442695040888963407ull;
+    if (snprintf(tmp, sizeof tmp, "%s.%06llx", name, (unsigned long long)(r >> 40)) >= (int)sizeof tmp)
+      return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: the file name is too long", path);
+    fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot write: %s", path, strerror(errno));
+  FILE *f = fdopen(fd, "wb");
+  if (!f) {
+    st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot write: %s", path, strerror(errno));
+    close(fd);
+    unlinkat(dfd, tmp, 0);
+    return st;
+  }
+  int ok = write_arrays(f, &h, g) && fflush(f) == 0 && fsync(fd) == 0;
+  int err = errno;
+  if (fclose(f) != 0 && ok) ok = 0, err = errno;
+  if (ok && renameat(dfd, tmp, dfd, name) != 0) ok = 0, err = errno;
+  if (!ok) {
+    unlinkat(dfd, tmp, 0);
+    return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: write failed: %s", path, strerror(err));
+  }
+  (void)fsync(dfd); /* the rename itself, best effort */
+  return GNN_OK;
 }
 
 /* Reads n bytes or reports the file as truncated. */
@@ -116,10 +179,10 @@ static gnn_status check_header(gnn_ctx *ctx, const CacheHeader *h, uint64_t size
     return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: not a graph cache (bad magic; expected \"%s\")", path, CACHE_MAGIC);
   if (h->byte_order != CACHE_BYTE_ORDER)
     return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: the cache was written with the other byte order", path);
-  if (h->version != CACHE_VERSION)
-    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: cache version %u; this runtime reads version %u", path,
+  if (h->version < 1 || h->version > CACHE_VERSION)
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: cache version %u; this runtime reads versions 1 to %u", path,
                          (unsigned)h->version, CACHE_VERSION);
-  if (h->reserved0 || h->reserved2 || (h->flags & ~15u) || h->input_edges > (uint64_t)INT64_MAX)
+  if (h->reserved0 || (h->version == 1 && h->sources) || (h->flags & ~15u) || h->input_edges > (uint64_t)INT64_MAX)
     return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: corrupted header (reserved fields are not zero, or input_edges "
                          "out of range)", path);
   if (h->nv < 1 || h->nv > RT_MAX_ID + 1 || h->ne < 0 || h->ne > RT_MAX_ID)
@@ -164,19 +227,31 @@ static gnn_status check_arrays(gnn_ctx *ctx, const CacheHeader *h, const int64_t
   return GNN_OK;
 }
 
-/* Loads a .gcsr: size, header, checksum and structure are checked before any use. */
+/* Loads a .gcsr: opened without blocking (a FIFO with no writer would hold open() forever),
+ * then refused unless a regular file. */
 gnn_status rt_load_cache(gnn_ctx *ctx, const char *path, const gnn_graph_opts *opts, gnn_graph **out) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot open: %s", path, strerror(errno));
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot open: %s", path, strerror(errno));
+  return rt_read_cache(ctx, fd, path, opts, NULL, out);
+}
+
+/* Reads the .gcsr open at fd: size, header, checksum and structure are checked before any use. */
+gnn_status rt_read_cache(gnn_ctx *ctx, int fd, const char *path, const gnn_graph_opts *opts, const uint64_t *sources,
+                         gnn_graph **out) {
   struct stat sb;
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    close(fd);
+    return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: not a regular file", path);
+  }
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    return gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: cannot open: %s", path, strerror(errno));
+  }
   CacheHeader h;
   int64_t *in_ptr = NULL, *origin = NULL;
   int32_t *src = NULL;
   gnn_status st = GNN_OK;
-  if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-    st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: not a regular file", path);
-    goto fail;
-  }
   if ((uint64_t)sb.st_size < CACHE_HEADER) {
     st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: truncated file: %lld bytes, shorter than the %d-byte header",
                        path, (long long)sb.st_size, CACHE_HEADER);
@@ -184,6 +259,10 @@ gnn_status rt_load_cache(gnn_ctx *ctx, const char *path, const gnn_graph_opts *o
   }
   if ((st = read_exact(ctx, f, &h, sizeof h, path, "the header"))) goto fail;
   if ((st = check_header(ctx, &h, (uint64_t)sb.st_size, opts, path))) goto fail;
+  if (sources && h.sources != *sources) { /* before anything is allocated: a stale cache costs one header */
+    st = gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: the cache was built from other source files", path);
+    goto fail;
+  }
   size_t nptr = (size_t)h.nv + 1, ne = (size_t)h.ne;
   in_ptr = (int64_t *)rt_garray_alloc(ctx, nptr * 8, "in_ptr");
   src = (int32_t *)rt_garray_alloc(ctx, ne * 4, "src");

@@ -58,6 +58,21 @@ void gnn_clear_error(gnn_ctx *ctx) {
   if (ctx) ctx->err[0] = 0;
 }
 
+const char *gnn_last_warning(const gnn_ctx *ctx) {
+  return ctx ? ctx->warn : "";
+}
+
+/* A warning, stored as an error is (one line), never printed: the library does not print. */
+void rt_warn(gnn_ctx *ctx, const char *fmt, ...) {
+  if (!ctx) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(ctx->warn, sizeof ctx->warn, fmt, ap);
+  va_end(ap);
+  for (char *p = ctx->warn; *p; p++)
+    if (*p == '\n' || *p == '\r') *p = ' ';
+}
+
 gnn_status rt_check_ctx(const gnn_ctx *ctx) {
   return ctx && ctx->failed == GNN_OK ? GNN_OK : GNN_ERR_INVALID;
 }

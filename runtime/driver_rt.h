@@ -58,6 +58,7 @@ typedef struct {
   gnn_status (*ck_load)(gnn_ctx *, const char *, gnn_train_state *);
   gnn_status (*ck_check)(gnn_ctx *, const char *, char *, size_t, int64_t *);
   gnn_status (*text_line)(gnn_ctx *, const char *, int64_t, int64_t *); /* optional (0.4): NULL in an older runtime */
+  const char *(*last_warning)(const gnn_ctx *);                          /* optional (0.7): NULL in an older runtime */
 } Rt;
 
 static const struct {
@@ -97,6 +98,7 @@ static const struct {
     {offsetof(Rt, ck_load), "gnn_train_state_load"},
     {offsetof(Rt, ck_check), "gnn_train_state_check"},
     {offsetof(Rt, text_line), "gnn_text_line"}, /* optional: below */
+    {offsetof(Rt, last_warning), "gnn_last_warning"}, /* optional: below */
 };
 
 /* NULL if the 64-bit ELF file at path holds every segment its program headers map, else why
@@ -167,10 +169,17 @@ static bool driver_open(const char *prog, const char *libpath, void **lib, const
   for (size_t i = 0; i < sizeof rt_symbols / sizeof rt_symbols[0]; i++) {
     void *f = dlsym(*lib, rt_symbols[i].symbol);
     if (!f && rt_symbols[i].offset == offsetof(Rt, text_line)) continue; /* (0.4) an older runtime: messages without a line */
+    if (!f && rt_symbols[i].offset == offsetof(Rt, last_warning)) continue; /* (0.7) an older runtime warns of nothing */
     if (!f) return fprintf(stderr, "%s: %s: the runtime has no %s\n", prog, libpath, rt_symbols[i].symbol), false;
     memcpy((char *)rt + rt_symbols[i].offset, &f, sizeof f);
   }
   return true;
+}
+
+/* Prints the runtime's warning, if any, as "PROG: ..." (after a load: gnn_last_warning). */
+static inline void driver_warning(const char *prog, const Rt *rt, const gnn_ctx *ctx) {
+  const char *w = rt->last_warning ? rt->last_warning(ctx) : "";
+  if (w && *w) fprintf(stderr, "%s: %s\n", prog, w);
 }
 
 /* A file option's value, refused when the option comes twice (the last was taken silently: two

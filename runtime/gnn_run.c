@@ -432,6 +432,7 @@ int main(int argc, char **argv) {
   gopts.add_self_loops = self_loops; /* v -> v for every vertex without one, as gnnc run and gnn-train */
   gopts.num_vertices = num_vertices;
   CHECK(rt.graph_load(ctx, graph, &gopts, &g));
+  driver_warning("gnn-run", &rt, ctx);
   /* the file rows of the edges, for a model with an edge input or output (EdgeRows) */
   const gnn_tensor_info *ot = &api->output_info;
   bool edge_tensors = ot->domain == GNN_DOMAIN_EDGE;

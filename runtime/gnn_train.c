@@ -382,6 +382,7 @@ int main(int argc, char **argv) {
   opts.add_self_loops = self_loops;
   opts.symmetrise = symmetrise;
   CHECK(rt.dataset_load(ctx, data, &opts, &ds));
+  driver_warning("gnn-train", &rt, ctx);
   if (graph_out != ds->graph_level) {
     if (graph_out)
       fprintf(stderr, "gnn-train: %s outputs graph[%lld] (graph classification), but %s has no graph_labels.txt (a label per "

@@ -45,6 +45,7 @@ struct gnn_ctx {
   size_t prof_n, prof_cap;
   int device;
   char err[RT_ERRMAX];
+  char warn[RT_ERRMAX]; /* gnn_last_warning: the most recent rt_warn */
   size_t live, peak;
   size_t limit;    /* gnn_set_memory_limit / GNN_MEMORY_LIMIT: live may not pass it (0: no limit) */
   RtAlloc *allocs; /* the allocation table: cap slots, a power of two; p == NULL is empty */
@@ -92,6 +93,9 @@ void rt_track_free_table(gnn_ctx *ctx);
 /* GNN_ERR_INVALID ("FN: N bytes at offset K run past the end of a S-byte allocation") when p
  * lies inside one of ctx's allocations and p + bytes goes past its end; GNN_OK otherwise. */
 gnn_status rt_check_span(gnn_ctx *ctx, const void *p, size_t bytes, const char *fn);
+/* Stores a one-line warning for gnn_last_warning (a call that succeeds by working around
+ * something the caller should hear of). */
+void rt_warn(gnn_ctx *ctx, const char *fmt, ...) GNN_PRINTF(2, 3);
 /* malloc/calloc that report GNN_ERR_OOM through ctx with what was being allocated. */
 void *rt_malloc(gnn_ctx *ctx, size_t bytes, const char *what);
 void *rt_calloc(gnn_ctx *ctx, size_t n, size_t size, const char *what);
@@ -242,8 +246,16 @@ gnn_status rt_csr_fill(gnn_ctx *ctx, RtCsr *c);
 gnn_status rt_load_edge_list(gnn_ctx *ctx, const char *path, int64_t nv, RtEdges *es, int64_t *nv_out);
 gnn_status rt_load_mtx(gnn_ctx *ctx, const char *path, int64_t nv, RtEdges *es, int64_t *nv_out);
 
-/* cache.c: a .gcsr file, checked whole before use. */
+/* cache.c: a .gcsr file, checked whole before use; opened without blocking (a FIFO). */
 gnn_status rt_load_cache(gnn_ctx *ctx, const char *path, const gnn_graph_opts *opts, gnn_graph **out);
+/* The .gcsr open at fd (closed here; refused unless a regular file), named path in messages.
+ * sources non-NULL: a header stamped otherwise is GNN_ERR_INVALID before the arrays are read. */
+gnn_status rt_read_cache(gnn_ctx *ctx, int fd, const char *path, const gnn_graph_opts *opts, const uint64_t *sources,
+                         gnn_graph **out);
+/* Writes g's cache, stamped with sources (nonzero), as name in the folder open at dfd: a new
+ * temporary there renamed over name, nothing followed through a link (a dataset's cache: its
+ * path comes from the dataset, not from the user). path names it in messages. */
+gnn_status rt_save_cache_at(gnn_ctx *ctx, const gnn_graph *g, int dfd, const char *name, const char *path, uint64_t sources);
 
 /* tables.c: the number of data lines (not blank, not '#') of a text file; LIBSVM features with
  * nv rows (0: as many as the file has, in *rows); graph_indicator.txt (ids per vertex, see

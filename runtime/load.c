@@ -21,6 +21,7 @@ gnn_status gnn_graph_load(gnn_ctx *ctx, const char *path, const gnn_graph_opts *
   if (out) *out = NULL;
   gnn_status st = rt_args(ctx, out && path, "gnn_graph_load", "out or path is NULL");
   if (st || (st = rt_check_graph_opts(ctx, opts))) return st;
+  ctx->warn[0] = 0; /* gnn_last_warning: this load's warning, or none */
   if (has_suffix(path, ".gcsr")) return rt_load_cache(ctx, path, opts, out);
   if (rt_is_dir(path)) return rt_is_ogb_folder(path) ? rt_ogb_graph(ctx, path, opts, out) : rt_folder_graph(ctx, path, opts, out);
   int64_t nv = opts ? opts->num_vertices : 0;
@@ -35,6 +36,7 @@ gnn_status gnn_dataset_load(gnn_ctx *ctx, const char *dir, const gnn_graph_opts 
   if (out) *out = NULL;
   gnn_status st = rt_args(ctx, out && dir, "gnn_dataset_load", "out or dir is NULL");
   if (st || (st = rt_check_graph_opts(ctx, opts))) return st;
+  ctx->warn[0] = 0;
   if (!rt_is_dir(dir))
     return gnn_set_error(ctx, GNN_ERR_IO, "%s: error: %s", dir, rt_exists(dir) ? "not a folder" : "cannot open: no such folder");
   gnn_dataset *ds = (gnn_dataset *)rt_calloc(ctx, 1, sizeof *ds, "a dataset");

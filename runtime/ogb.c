@@ -23,11 +23,14 @@
  *
  * The graph is what is large (ogbn-products: 62 M edges), so it is cached: after a build it is
  * saved to processed/gnnc-graph-F.gcsr (F: the options' bits, so each set of options has its
- * own file; processed/ is where OGB keeps its own processed copy), and a later load reads that
- * file instead of edge.csv.gz while it is newer than edge.csv.gz and num-node-list.csv.gz (than
- * data.npz in the binary layout). A
- * cache that does not check out (damaged, or a vertex count that changed) is rebuilt; one that
- * cannot be written (a read-only folder) is simply not kept. Features, labels and splits are
+ * own file; processed/ is where OGB keeps its own processed copy), stamped with the identity of
+ * the files it was built from (edge.csv.gz, num-node-list.csv.gz, num-edge-list.csv.gz, or
+ * data.npz: source_stamp), and a later load reads that file instead of edge.csv.gz while the
+ * stamp is equal. A cache that does not check out (damaged, stale, an older version) is rebuilt;
+ * one that cannot be written (a read-only folder) is simply not kept. The cache's path comes
+ * from the dataset, not from the user, so nothing there is followed: a link, a FIFO or a folder
+ * at it (or a processed/ that is a link) is not read, not written through and not replaced;
+ * the graph is read from raw/ with a warning (gnn_last_warning). Features, labels and splits are
  * read from their CSV files at every load. Every file is checked at its line: a count that
  * disagrees with num-node-list, an id out of range, a row of the wrong width.
  */
@@ -36,11 +39,13 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* folder/name.csv.gz, else folder/name.csv when only that exists; *path NULL when neither does. */
 static gnn_status ogb_file(gnn_ctx *ctx, const char *folder, const char *name, char **path) {
@@ -321,23 +326,81 @@ static gnn_status npz_labels(gnn_ctx *ctx, const char *path, int64_t nv, gnn_dat
   return st;
 }
 
-static int time_ge(struct timespec a, struct timespec b) {
-  return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec >= b.tv_nsec);
+/* The identity of the files a graph is read from, hashed into the cache's sources field: for
+ * each its size, modification time, status change time (ctime: set to the present by every write
+ * and by nothing set back, so a file replaced with an old modification time, as unzip leaves it,
+ * still differs) and inode (a file replaced by another). Compared for equality, never for
+ * order: a cache with a modification time in the future (a tarball's, rsync -t's) hid every
+ * later edit when it only had to be newer. A chmod or a copy of the folder costs one rebuild.
+ * 0 when a file cannot be read: no cache is then used or kept. */
+static uint64_t source_stamp(const char *const paths[], int n) {
+  uint64_t h = RT_FNV_INIT;
+  for (int i = 0; i < n; i++) {
+    struct stat sb;
+    if (!paths[i]) continue;
+    if (stat(paths[i], &sb) != 0) return 0;
+    int64_t id[6] = {(int64_t)sb.st_size, (int64_t)sb.st_mtim.tv_sec, (int64_t)sb.st_mtim.tv_nsec,
+                     (int64_t)sb.st_ctim.tv_sec, (int64_t)sb.st_ctim.tv_nsec, (int64_t)sb.st_ino};
+    h = rt_fnv1a(h, id, sizeof id);
+  }
+  return h ? h : 1;
 }
 
-/* a was modified at or after b last changed: b's modification time, and its status change time
- * (ctime), which every write sets to the present and no tool sets back: unzip and touch -d give
- * a file its archive's modification time, in the past, so a cache newer than that alone may
- * hold the old graph. (A chmod or a copy of the folder changes ctime too: one rebuild.) */
-static int not_older(const struct stat *a, const struct stat *b) {
-  return time_ge(a->st_mtim, b->st_mtim) && time_ge(a->st_mtim, b->st_ctim);
+/* dir/processed opened as a folder, never through a link (-1 when it is not usable: warned,
+ * except when it is simply not there and create is 0). The cache's path comes from the
+ * dataset, not from the user, so a processed/ that is a link (to /etc, to someone's home) is
+ * neither read nor written: a write there would replace a file of that name wherever it
+ * points. */
+static int processed_folder(gnn_ctx *ctx, const char *dir, int create) {
+  char *pdir = rt_join(ctx, dir, "processed");
+  if (!pdir) return -1;
+  int dfd = open(pdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dfd < 0 && errno == ENOENT && create && (mkdir(pdir, 0755) == 0 || errno == EEXIST))
+    dfd = open(pdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat sb;
+  if (dfd < 0 && errno != ENOENT && errno != EACCES && errno != EROFS) {
+    int link = lstat(pdir, &sb) == 0 && S_ISLNK(sb.st_mode);
+    rt_warn(ctx, "%s: warning: %s: the graph cache is neither read nor written there; the graph is read from raw/", pdir,
+            link ? "a symbolic link (a dataset's cache is never reached through one)" : "not a folder");
+  }
+  free(pdir);
+  return dfd;
+}
+
+/* The cache entry `name` of the folder dfd, opened for reading: never through a link, never
+ * blocking (a FIFO with no writer held fopen forever), and only a regular file. -1 when there is
+ * none (*keep 1: a cache may be written there) or when something else is there (*keep 0:
+ * warned, and left alone: a link, a FIFO, a folder is not ours to replace). */
+static int cache_entry(gnn_ctx *ctx, int dfd, const char *name, const char *path, int *keep) {
+  *keep = 1;
+  int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) return -1;
+  struct stat sb;
+  const char *what = NULL;
+  char why[160];
+  if (fd < 0) {
+    if (fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode))
+      what = "a symbolic link (a dataset's cache is never read or written through one)";
+    else snprintf(why, sizeof why, "cannot open: %s", strerror(errno)), what = why;
+  } else if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    what = S_ISFIFO(sb.st_mode) ? "a FIFO, not a regular file" : S_ISDIR(sb.st_mode) ? "a folder, not a regular file"
+                                                                                      : "not a regular file";
+    close(fd);
+    fd = -1;
+  }
+  if (what) {
+    *keep = 0;
+    rt_warn(ctx, "%s: warning: %s: not used as the graph cache, nor replaced; the graph is read from raw/ (remove it to "
+            "keep a cache)", path, what);
+  }
+  return fd;
 }
 
 gnn_status rt_ogb_graph(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opts, gnn_graph **out) {
   char *edges = NULL, *nodes = NULL, *nedges = NULL, *cache = NULL;
   int64_t nv = 0, ne = 0;
   /* the CSV layout, else the binary one: raw/data.npz holds the counts and the edges (nodes
-   * names it too, so the cache's freshness is checked against it alike) */
+   * names it too) */
   RtNpz z = {0};
   gnn_status st = raw_file(ctx, dir, "edge", &edges);
   if (!st && !edges) {
@@ -350,39 +413,29 @@ gnn_status rt_ogb_graph(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opt
   } else {
     if (!st) st = ogb_need(ctx, dir, "num-node-list", &nodes);
     if (!st) st = read_count(ctx, nodes, "vertex count", RT_MAX_ID + 1, &nv);
+    if (!st) st = ogb_need(ctx, dir, "num-edge-list", &nedges);
   }
   if (!st && nv == 0) st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: empty graph (0 vertices)", nodes);
   if (!st && opts && opts->num_vertices && opts->num_vertices != nv)
     st = gnn_set_error(ctx, GNN_ERR_INVALID, "%s: error: num_vertices %lld disagrees with the folder's %lld vertices", nodes,
                        (long long)opts->num_vertices, (long long)nv);
-  /* The cache, while it is at least as new as every change to what it was built from (the
-   * edges, the vertex and edge counts: not_older) and holds the folder's vertex count and, built
-   * without options (which change the edge count), its edge count. */
-  size_t n = strlen(dir) + 40;
-  if (!st && !(cache = (char *)rt_malloc(ctx, n, "a file name"))) st = GNN_ERR_OOM;
-  struct stat sc, se, sn, sm;
-  int fresh = 0, loaded = 0;
-  int64_t want_ne = -1;
-  if (!st) {
-    snprintf(cache, n, "%s/processed/gnnc-graph-%u.gcsr", dir, rt_opts_flags(opts));
-    fresh = stat(cache, &sc) == 0 && stat(edges, &se) == 0 && stat(nodes, &sn) == 0 && not_older(&sc, &se) &&
-            not_older(&sc, &sn);
-    /* the edge count: a count that does not read makes the cache stale (the rebuild says why) */
-    if (fresh && z.f) fresh = npz_count(ctx, &z, "num_edges_list", "edge count", RT_MAX_ID, &want_ne) == GNN_OK;
-    else if (fresh && !(st = raw_file(ctx, dir, "num-edge-list", &nedges)))
-      fresh = nedges && stat(nedges, &sm) == 0 && not_older(&sc, &sm) &&
-              read_count(ctx, nedges, "edge count", RT_MAX_ID, &want_ne) == GNN_OK;
-  }
-  if (!st && fresh) {
+  /* The cache, while the files it was built from are the same files (source_stamp: the edges,
+   * the vertex and edge counts, or data.npz) and it holds the folder's vertex count. */
+  char name[48];
+  snprintf(name, sizeof name, "gnnc-graph-%u.gcsr", rt_opts_flags(opts));
+  const char *const sources[] = {edges, z.f ? NULL : nodes, nedges};
+  uint64_t stamp = st ? 0 : source_stamp(sources, 3);
+  if (!st && !(cache = (char *)rt_malloc(ctx, strlen(dir) + sizeof name + 16, "a file name"))) st = GNN_ERR_OOM;
+  if (!st) sprintf(cache, "%s/processed/%s", dir, name);
+  int dfd = st || !stamp ? -1 : processed_folder(ctx, dir, 0), keep = 1, loaded = 0;
+  int fd = dfd >= 0 ? cache_entry(ctx, dfd, name, cache, &keep) : -1;
+  if (fd >= 0) {
     gnn_graph_opts want = opts ? *opts : (gnn_graph_opts){0};
     want.num_vertices = nv;
-    st = rt_load_cache(ctx, cache, &want, out);
+    st = rt_read_cache(ctx, fd, cache, &want, &stamp, out);
     /* Damaged, or not this folder's graph any more: rebuilt. Other failures (memory) stand. */
-    if (st == GNN_ERR_FORMAT || st == GNN_ERR_INVALID) st = GNN_OK;
-    else if (!st && rt_opts_flags(opts) == 0 && (*out)->ne != want_ne) {
-      gnn_graph_free(ctx, *out);
-      *out = NULL;
-    } else loaded = 1;
+    if (st == GNN_ERR_FORMAT || st == GNN_ERR_INVALID || st == GNN_ERR_IO) st = GNN_OK;
+    else loaded = !st;
   }
   if (!st && !loaded) {
     RtEdges es = {0};
@@ -390,20 +443,16 @@ gnn_status rt_ogb_graph(gnn_ctx *ctx, const char *dir, const gnn_graph_opts *opt
       st = npz_count(ctx, &z, "num_edges_list", "edge count", RT_MAX_ID, &ne);
       if (!st) st = npz_edges(ctx, &z, nv, ne, &es);
     } else {
-      if (!nedges) st = ogb_need(ctx, dir, "num-edge-list", &nedges);
-      if (!st) st = read_count(ctx, nedges, "edge count", RT_MAX_ID, &ne);
+      st = read_count(ctx, nedges, "edge count", RT_MAX_ID, &ne);
       if (!st) st = read_edges(ctx, edges, nv, ne, &es);
     }
     if (!st) st = rt_graph_build(ctx, &es, nv, opts, edges, out);
     rt_edges_free(&es);
-    if (!st) { /* best effort: a folder that cannot hold the cache loads from the CSV each time */
-      char *slash = strrchr(cache, '/');
-      *slash = 0;
-      int made = mkdir(cache, 0755) == 0 || errno == EEXIST;
-      *slash = '/';
-      if (made) (void)gnn_graph_save_cache(ctx, *out, cache);
-    }
+    /* best effort: a folder that cannot hold the cache loads from the CSV each time */
+    if (!st && stamp && keep && dfd < 0) dfd = processed_folder(ctx, dir, 1);
+    if (!st && stamp && keep && dfd >= 0) (void)rt_save_cache_at(ctx, *out, dfd, name, cache, stamp);
   }
+  if (dfd >= 0) close(dfd);
   if (z.f) rt_npz_close(&z);
   free(edges);
   free(nodes);

@@ -5,6 +5,7 @@ load is its short name."""
 import ctypes
 import os
 import struct
+import warnings
 import weakref
 
 import numpy as np
@@ -92,6 +93,10 @@ class Library(_Handle):
         self._api = entry().contents
         h = self._h
         self._last_error = _fn(h, "gnn_last_error", ctypes.c_char_p, _vp)
+        try:  # (runtime 0.7) an older runtime warns of nothing
+            self._last_warning = _fn(h, "gnn_last_warning", ctypes.c_char_p, _vp)
+        except AttributeError:
+            self._last_warning = None
         self._ctx_create = _fn(h, "gnn_ctx_create", ctypes.c_int, ctypes.POINTER(_vp), ctypes.c_int)
         self._ctx_destroy = _fn(h, "gnn_ctx_destroy", None, _vp)
         self._malloc = _fn(h, "gnn_malloc", ctypes.c_int, _vp, ctypes.POINTER(_vp), ctypes.c_size_t)
@@ -249,6 +254,12 @@ class Library(_Handle):
                                          ctypes.byref(g)))
         return Graph(self, g, num_input_edges=num_input_edges)
 
+    def _warn(self):
+        """The runtime's warning of the call just made, if any (gnn_last_warning), as a Python warning."""
+        w = self._last_warning(self._ctx) if self._last_warning else None
+        if w:
+            warnings.warn(w.decode(errors="replace"), RuntimeWarning, stacklevel=3)
+
     def load_graph(self, path, add_self_loops=False, remove_self_loops=False, dedup=False, symmetrise=False,
                    num_vertices=0):
         """A graph from a file: a dataset folder, an edge list, Matrix Market, a .gcsr cache."""
@@ -256,6 +267,7 @@ class Library(_Handle):
                           _flag("dedup", dedup), _flag("symmetrise", symmetrise), _count("num_vertices", num_vertices))
         g = ctypes.POINTER(_Graph)()
         self._check(self._graph_load(self._ctx, os.fsencode(path), ctypes.byref(opts), ctypes.byref(g)))
+        self._warn()
         return Graph(self, g)
 
     def load_dataset(self, path, add_self_loops=False, symmetrise=False):
@@ -268,6 +280,7 @@ class Library(_Handle):
         opts = _GraphOpts(_flag("add_self_loops", add_self_loops), 0, 0, _flag("symmetrise", symmetrise), 0)
         ds = ctypes.POINTER(_Dataset)()
         self._check(self._dataset_load(self._ctx, os.fsencode(path), ctypes.byref(opts), ctypes.byref(ds)))
+        self._warn()
         d = ds.contents
         nv, nrows = int(d.nv), int(d.nrows)  # labels and masks: nrows entries (gnnrt.h), ng or nv
         feats = np.ctypeslib.as_array(d.features, (nv, int(d.nfeat))).copy() if d.features else None

@@ -155,6 +155,7 @@ static int run(gnn_ctx *ctx, int argc, char **argv) {
   if (!strcmp(mode, "graph")) {
     gnn_graph *g = NULL;
     if ((st = gnn_graph_load(ctx, path, opts, &g))) return report(ctx, st);
+    if (*gnn_last_warning(ctx)) fprintf(stderr, "rt_load: %s\n", gnn_last_warning(ctx));
     int rc = check_graph(ctx, g);
     if (!rc) dump_graph(ctx, g);
     if (!rc && cache && (st = gnn_graph_save_cache(ctx, g, cache))) rc = report(ctx, st);
@@ -164,6 +165,7 @@ static int run(gnn_ctx *ctx, int argc, char **argv) {
   if (!strcmp(mode, "dataset")) {
     gnn_dataset *ds = NULL;
     if ((st = gnn_dataset_load(ctx, path, opts, &ds))) return report(ctx, st);
+    if (*gnn_last_warning(ctx)) fprintf(stderr, "rt_load: %s\n", gnn_last_warning(ctx));
     double fsum = 0, lsum = 0;
     for (int64_t i = 0; ds->features && i < ds->nv * ds->nfeat; i++) fsum += ds->features[i];
     for (int64_t i = 0; ds->labels && i < ds->nv; i++) lsum += ds->labels[i];

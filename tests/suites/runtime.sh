@@ -19,7 +19,8 @@
 #   runtime/layers         the loaders call only lower layers (nm over build/rt-host/*.o)
 #   runtime/ogb/...        OGB's node-property layout (tests/runtime/make_ogb.py writes Cora in it):
 #                          the same dataset as data/cora, gzip'd or plain, its graph cache (kept,
-#                          used, rebuilt when stale or damaged), each malformed file at its line;
+#                          used, rebuilt when stale, damaged or of version 1; never followed through
+#                          a link, nor blocked on by a FIFO), each malformed file at its line;
 #                          the binary layout (raw/data.npz, node-label.npz: stored, deflated,
 #                          ZIP64, NumPy's own writer) loads the same, each malformed archive refused
 #   runtime/bad/...        tests/runtime/bad/: each malformed file, its status and file:line message
@@ -217,6 +218,60 @@ else
   sleep 0.01; touch "$og/tiny/processed/gnnc-graph-0.gcsr"
   printf '3 0\n2 1\n1 0\n0 3\n' > "$og/tiny-count.edges"
   rt_same runtime/ogb/cache-stale-edge-count "$og/tiny" -- -n 4 "$og/tiny-count.edges"
+  # a cache with a modification time in the future (a tarball's, rsync -t's): a later edit of
+  # edge.csv.gz (the same edge count) is read, not hidden by the cache (the stamp is compared for
+  # equality, never for order)
+  rt_ogb_tiny "$og/tiny"
+  "$rt_bin/rt_load" "$og/tiny" > /dev/null 2>&1
+  touch -d 2099-01-01 "$og/tiny/processed/gnnc-graph-0.gcsr"
+  sleep 0.01; printf '3,0\n2,1\n1,0\n' | gzip > "$og/tiny/raw/edge.csv.gz"
+  rt_same runtime/ogb/cache-stale-future-mtime "$og/tiny" -- -n 4 "$og/tiny-old-mtime.edges"
+  # a version-1 cache (no stamp; here another graph of as many edges, newer than every file):
+  # rebuilt, not read
+  rt_ogb_tiny "$og/tiny"
+  mkdir -p "$og/tiny/processed"
+  "$rt_bin/rt_load" -n 4 "$og/tiny-old-mtime.edges" --save-cache "$og/tiny/processed/gnnc-graph-0.gcsr" > /dev/null 2>&1
+  printf '0 1\n1 2\n2 3\n' > "$og/tiny-first.edges"
+  v=$(od -An -tu4 -j8 -N4 "$og/tiny/processed/gnnc-graph-0.gcsr" | tr -d ' ')
+  rt_same runtime/ogb/cache-version-1-rebuilt "$og/tiny" -- -n 4 "$og/tiny-first.edges"
+  v2=$(od -An -tu4 -j8 -N4 "$og/tiny/processed/gnnc-graph-0.gcsr" | tr -d ' ')
+  if [ "$v.$v2" = 1.2 ]; then pass runtime/ogb/cache-version-2-written; else fail runtime/ogb/cache-version-2-written "versions $v then $v2"; fi
+  # The cache's path comes from the dataset, not from the user: a link planted there (to any
+  # file the loader may write), or a processed/ that is a link, is never written through nor
+  # read; a FIFO there never blocks the load, a folder there never fails it. Each loads the
+  # graph from raw/ with a warning, and leaves the entry as it was.
+  rt_ogb_tiny "$og/tiny"
+  mkdir "$og/tiny/processed" && echo precious > "$og/victim" && ln -s "$og/victim" "$og/tiny/processed/gnnc-graph-0.gcsr"
+  "$rt_bin/rt_load" "$og/tiny" > "$rt_tmp/a" 2> "$rt_tmp/err"
+  "$rt_bin/rt_load" -n 4 "$og/tiny-first.edges" > "$rt_tmp/b" 2>&1
+  if cmp -s "$rt_tmp/a" "$rt_tmp/b" && [ "$(cat "$og/victim")" = precious ] && [ -L "$og/tiny/processed/gnnc-graph-0.gcsr" ] &&
+     grep -q "^rt_load: $og/tiny/processed/gnnc-graph-0.gcsr: warning: a symbolic link (a dataset's cache is never read or written through one): not used as the graph cache, nor replaced; the graph is read from raw/" "$rt_tmp/err"; then
+    pass runtime/ogb/cache-symlink
+  else fail runtime/ogb/cache-symlink "graph differs, or victim '$(head -c 20 "$og/victim")', $(head -c 300 "$rt_tmp/err")"; fi
+  rt_ogb_tiny "$og/tiny"
+  rm -rf "$og/elsewhere" && mkdir "$og/elsewhere" && ln -s "$og/elsewhere" "$og/tiny/processed"
+  "$rt_bin/rt_load" --dataset "$og/tiny" > /dev/null 2> "$rt_tmp/err"
+  "$rt_bin/rt_load" "$og/tiny" > "$rt_tmp/a" 2> /dev/null
+  if cmp -s "$rt_tmp/a" "$rt_tmp/b" && [ -z "$(ls -A "$og/elsewhere")" ] && grep -q "^rt_load: $og/tiny/processed: warning: a symbolic link (a dataset's cache is never reached through one): the graph cache is neither read nor written there" "$rt_tmp/err"; then
+    pass runtime/ogb/processed-symlink
+  else fail runtime/ogb/processed-symlink "graph differs, or written: $(ls -A "$og/elsewhere" | head -3) $(head -c 300 "$rt_tmp/err")"; fi
+  for kind in fifo folder; do
+    rt_ogb_tiny "$og/tiny"
+    mkdir "$og/tiny/processed"
+    if [ $kind = fifo ]; then mkfifo "$og/tiny/processed/gnnc-graph-0.gcsr"; else mkdir "$og/tiny/processed/gnnc-graph-0.gcsr"; fi
+    timeout 20 "$rt_bin/rt_load" "$og/tiny" > "$rt_tmp/a" 2> "$rt_tmp/err"; rc=$?
+    "$rt_bin/rt_load" -n 4 "$og/tiny-first.edges" > "$rt_tmp/b" 2>&1
+    want="a FIFO"; [ $kind = folder ] && want="a folder"
+    if [ $rc = 0 ] && cmp -s "$rt_tmp/a" "$rt_tmp/b" && grep -q "gnnc-graph-0.gcsr: warning: $want, not a regular file: not used as the graph cache, nor replaced" "$rt_tmp/err" &&
+       { [ $kind = fifo ] && [ -p "$og/tiny/processed/gnnc-graph-0.gcsr" ] || [ -d "$og/tiny/processed/gnnc-graph-0.gcsr" ]; }; then
+      pass runtime/ogb/cache-$kind
+    else fail runtime/ogb/cache-$kind "exit $rc (124: hung), $(head -c 300 "$rt_tmp/err")"; fi
+  done
+  # a .gcsr path that is a FIFO, given by the user: refused at once, not waited on
+  mkfifo "$og/pipe.gcsr"
+  out=$(timeout 20 "$rt_bin/rt_load" "$og/pipe.gcsr" 2>&1); rc=$?
+  if [ $rc = 1 ] && [ "$out" = "error GNN_ERR_IO: $og/pipe.gcsr: error: not a regular file" ]; then pass runtime/cache/fifo-refused
+  else fail runtime/cache/fifo-refused "exit $rc (124: hung): $out"; fi
   # malformed folders: each a copy of the small one with one defect, named at its file and line
   rt_ogb_bad() { # NAME STATUS MESSAGE FILE CONTENT [rt_load options]: FILE (under the folder) replaced by CONTENT
     local name=$1 status=$2 msg=$3 file=$4 content=$5 d=$og/bad-$1
@@ -394,8 +449,11 @@ d[o + i.compress_size // 2] ^= 0x55; open(p, "wb").write(d)' "$og/npz-bad-deflat
   # a cache under another name is read as an edge list: named for what it is, not "NUL byte"
   cp "$c" "$rt_tmp/cache.bin"
   rt_bad cache-not-named-gcsr GNN_ERR_FORMAT "cache.bin: error: this is a graph cache (binary, gnn_graph_save_cache), read by gnn_graph_load from a file named .gcsr, not a text file" "$rt_tmp/cache.bin"
-  { head -c 8 "$c"; printf '\002'; tail -c +10 "$c"; } > "$rt_tmp/version.gcsr"
-  rt_bad cache-version GNN_ERR_FORMAT "version.gcsr: error: cache version 2; this runtime reads version 1" "$rt_tmp/version.gcsr"
+  { head -c 8 "$c"; printf '\003'; tail -c +10 "$c"; } > "$rt_tmp/version.gcsr"
+  rt_bad cache-version GNN_ERR_FORMAT "version.gcsr: error: cache version 3; this runtime reads versions 1 to 2" "$rt_tmp/version.gcsr"
+  # version 1's sources field was reserved: not zero there, the header is damaged
+  { head -c 56 "$c"; printf '\001'; tail -c +58 "$c"; } > "$rt_tmp/v1sources.gcsr"
+  rt_bad cache-version-1-sources GNN_ERR_FORMAT "v1sources.gcsr: error: corrupted header (reserved fields are not zero" "$rt_tmp/v1sources.gcsr"
   { head -c 24 "$c"; printf '\377\377\377\377\377\377\377\177'; tail -c +33 "$c"; } > "$rt_tmp/nv.gcsr"
   rt_bad cache-huge-nv GNN_ERR_FORMAT "nv.gcsr: error: corrupted header" "$rt_tmp/nv.gcsr"
   # a flipped byte; then a broken CSR whose checksum was recomputed (the structure is checked too)
