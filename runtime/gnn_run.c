@@ -493,6 +493,12 @@ int main(int argc, char **argv) {
         float *feat = NULL;
         int64_t ncols = 0;
         CHECK(rt.features_load(ctx, path, g->nv, &feat, &ncols));
+        if (ncols == 0) { /* zero-padded, every input would be zero (gnn-train refuses it alike) */
+          fprintf(stderr, "gnn-run: %s has no feature columns (no index:value on any row): model input '%s' would be all "
+                          "zeros; give the features, or a constant column (\"1:1\" on every row)\n", path, t->name);
+          free(feat);
+          goto out;
+        }
         if (t->rank != 1 || ncols > t->width) {
           fprintf(stderr, "gnn-run: model input '%s' has %lld columns but %s has %lld\n", t->name, (long long)t->width, path,
                   (long long)ncols);

@@ -406,6 +406,18 @@ int main(int argc, char **argv) {
             graph_out ? "graph" : "node");
     goto out;
   }
+  /* A feature table without a column (features.svm rows with a label and no index:value) would be
+   * zero-padded to the model's width: every input zero, every vertex alike, and a model that
+   * learns only its biases, silently. An error, not a warning: no model reads a 0-wide input, and
+   * training on the structure alone wants a nonzero constant, which the message offers. */
+  if (ds->nfeat == 0) {
+    fprintf(stderr, "gnn-train: %s/%s has no feature columns (no index:value on any of its %lld rows): every vertex's input "
+                    "would be all zeros, and the model could learn nothing from it; give the features, or a constant column "
+                    "(\"1:1\" on every row) to train on the graph's structure alone\n", data,
+            ogb ? "raw/node-feat.csv.gz" : has_file(data, "raw/data.npz") ? "raw/data.npz (node_feat)" : "features.svm",
+            (long long)ds->nv);
+    goto out;
+  }
   /* an empty split: the loss (train), early stopping and the best epoch (val) or the accuracy
    * reported (test) would fail only after the epochs */
   const int64_t split_rows[3] = {ds->ntrain, ds->nval, ds->ntest};

@@ -234,6 +234,15 @@ PYEOF
     tr_bad no-split "lacks a split file" "$tr_lib" --data "$tr/no-split"
     tr_copy nan-feature; sed -i '3s/^\([0-9]*\) \([0-9]*\):1/\1 \2:nan/' "$tr/nan-feature/features.svm"
     tr_bad nan-feature "features.svm:3: error: feature value 'nan' for index 20 is not finite in float32" "$tr_lib" --data "$tr/nan-feature"
+    # features.svm with no column (a label and no index:value on each row) was zero-padded to the
+    # model's width and trained on silently: every input zero; refused, by gnn-run too
+    tr_copy zero-features; sed -i 's/^\([0-9]*\) .*/\1/' "$tr/zero-features/features.svm"
+    tr_bad zero-feature-columns "zero-features/features.svm has no feature columns (no index:value on any of its 2708 rows): every vertex's input would be all zeros" \
+      "$tr_lib" --data "$tr/zero-features"
+    "$tr_bin/gnn-run" "$tr_lib" --graph "$tr/zero-features" > /dev/null 2> "$tr/bad.err"; tr_rc=$?
+    if [ $tr_rc -ne 0 ] && grep -qF "zero-features/features.svm has no feature columns (no index:value on any row): model input 'x' would be all zeros" "$tr/bad.err"; then
+      pass train/bad/zero-feature-columns-run
+    else fail train/bad/zero-feature-columns-run "exit $tr_rc: $(head -c 300 "$tr/bad.err")"; fi
     tr_copy mask-range; echo 99999 >> "$tr/mask-range/train.idx"
     tr_bad mask-out-of-range "train.idx:141: error: vertex id 99999 out of range" "$tr_lib" --data "$tr/mask-range"
     tr_copy short-labels; sed -i '100,$d' "$tr/short-labels/labels.txt"
