@@ -340,10 +340,22 @@ gnn_status rt_npz_array(gnn_ctx *ctx, RtNpz *z, const char *name, RtNpy *a) {
     st = parse_header(ctx, a, h);
   }
   free(h);
-  if (!st && (a->count == INT64_MAX || (uint64_t)a->count > UINT64_MAX / 8 || (uint64_t)a->count * (uint64_t)a->esize != a->uleft))
+  /* a->count is INT64_MAX when the product of the dimensions overflowed (parse_header); the
+   * bytes are checked before they are computed, so a wrapped product (2 x (2^60 + 3) x 8 is 48
+   * mod 2^64) is not compared with the member's size, nor printed as if it were the size */
+  uint64_t holds = (uint64_t)m->usize - pre_len - hlen;
+  if (!st && (a->count == INT64_MAX || (uint64_t)a->count > UINT64_MAX / (uint64_t)a->esize)) {
+    char shape[128];
+    int k = snprintf(shape, sizeof shape, "(");
+    for (int i = 0; i < a->rank && k < (int)sizeof shape; i++)
+      k += snprintf(shape + k, sizeof shape - (size_t)k, "%s%lld", i ? ", " : "", (long long)a->shape[i]);
+    if (k < (int)sizeof shape) snprintf(shape + k, sizeof shape - (size_t)k, a->rank == 1 ? ",)" : ")");
+    st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: member %s.npy: shape %s overflows: its elements of %d byte%s make more "
+                       "than 2^64 bytes of data (the member holds %llu)", z->path, name, shape, a->esize,
+                       a->esize == 1 ? "" : "s", (unsigned long long)holds);
+  } else if (!st && (uint64_t)a->count * (uint64_t)a->esize != a->uleft)
     st = gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: member %s.npy: shape and dtype make %llu bytes of data, the member holds %llu",
-                       z->path, name, (unsigned long long)((uint64_t)a->count * (uint64_t)a->esize),
-                       (unsigned long long)((uint64_t)m->usize - pre_len - hlen));
+                       z->path, name, (unsigned long long)((uint64_t)a->count * (uint64_t)a->esize), (unsigned long long)holds);
   if (st) rt_npy_close(a);
   return st;
 }

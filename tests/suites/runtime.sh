@@ -407,6 +407,12 @@ l = np.load(r + "node-label.npz")["node_label"].copy(); l[5] = np.nan; np.savez_
   rt_npz_bad multi-task GNN_ERR_UNSUPPORTED "node_label has 2 columns: several tasks per vertex" raw/node-label.npz node_label:'<f8':4,2:0,1,1,0,0,0,1,1
   rt_npz_bad label-fraction GNN_ERR_FORMAT "node_label[1] = 0.5 is not a class" raw/node-label.npz node_label:'<f8':4,1:0,0.5,0,1
   rt_npz_bad label-count GNN_ERR_FORMAT "node_label holds 3 labels for a graph of 4 vertices" raw/node-label.npz node_label:'<i8':3:0,1,0
+  # a shape whose size in bytes passes 2^64: said so (it read "shape and dtype make 48 bytes of
+  # data, the member holds 48", the product wrapped to the member's size), for a product of the
+  # dimensions that passes 2^63 too; never allocated
+  rt_npz_bad shape-overflow GNN_ERR_FORMAT "member edge_index.npy: shape (2, 1152921504606846979) overflows: its elements of 8 bytes make more than 2^64 bytes of data (the member holds 48)" raw/data.npz edge_index:'<i8':2,1152921504606846979:0,1,2,1,2,3 $rt_g4
+  rt_npz_bad shape-overflow-count GNN_ERR_FORMAT "member edge_index.npy: shape (4611686018427387904, 4) overflows" raw/data.npz edge_index:'<i8':4611686018427387904,4:0,1,2,1,2,3 $rt_g4
+  rt_npz_bad label-shape-overflow GNN_ERR_FORMAT "member node_label.npy: shape (4, 2305843009213693953) overflows: its elements of 8 bytes make more than 2^64 bytes of data (the member holds 32)" raw/node-label.npz node_label:'<f8':4,2305843009213693953:0,1,0,1
   }
   # not an archive; cut short (its directory gone); one byte of stored data changed (the CRC)
   rt_npz_tiny "$og/npz-bad-text" && echo hello > "$og/npz-bad-text/raw/data.npz"
