@@ -7,6 +7,8 @@
  */
 #include "internal.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -108,11 +110,16 @@ void *rt_calloc(gnn_ctx *ctx, size_t n, size_t size, const char *what) {
 /* ---------------------------------------------------------------- the memory limit */
 
 /* "123", "64K", "1.5G", "512MiB": *out bytes (K, M, G, T powers of 1000, KiB ... TiB of 1024, as
- * gnnc's --memory-budget); 0 when not a byte count. */
+ * gnnc's --memory-budget); 0 when not a byte count: NaN, a negative, and also infinity or more
+ * than 2^64 bytes ("inf", "1e100"), which were read as no cap at all, the opposite of a limit. */
 static int parse_bytes(const char *s, size_t *out) {
   char *end;
   double v = strtod(s, &end);
-  if (end == s || !(v >= 0)) return 0;
+  if (end == s || !(v >= 0) || !isfinite(v)) return 0;
+  char *iend; /* a whole number past 2^64 - 1 that a double rounds down to 2^64 (2^64 + 1) */
+  errno = 0;
+  (void)strtoull(s, &iend, 10);
+  if (iend == end && errno == ERANGE) return 0;
   static const char units[] = "KMGT";
   const char *u = *end ? strchr(units, *end) : NULL;
   int bin = u && end[1] == 'i' && end[2] == 'B'; /* KiB ... TiB */
@@ -121,7 +128,7 @@ static int parse_bytes(const char *s, size_t *out) {
     end += bin ? 3 : 1;
   }
   if (!bin && *end == 'B') end++; /* 512B, 2GB */
-  if (*end) return 0;
+  if (*end || v > 18446744073709551616.0) return 0; /* past 2^64 */
   *out = v >= 18446744073709549568.0 ? SIZE_MAX : (size_t)v;
   return 1;
 }

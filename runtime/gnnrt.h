@@ -163,7 +163,8 @@ GNN_API gnn_status gnn_mem_available(gnn_ctx *ctx, size_t *bytes);
 /* Caps the bytes live on this context (gnn_malloc past it: GNN_ERR_OOM); 0 removes the cap.
  * The environment variable GNN_MEMORY_LIMIT (bytes, or with a suffix: K, M, G, T powers of 1000,
  * KiB, MiB, GiB, TiB of 1024, as gnnc's --memory-budget)
- * sets it at gnn_ctx_create, for a budget smaller than the device (a shared GPU, a test). */
+ * sets it at gnn_ctx_create, for a budget smaller than the device (a shared GPU, a test); a
+ * value that is not a byte count (NaN, negative, infinite, past 2^64) fails the context. */
 GNN_API gnn_status gnn_set_memory_limit(gnn_ctx *ctx, size_t bytes);
 
 /* Step profiling for generated code (environment GNN_PROFILE=1; otherwise both return at once).
