@@ -237,21 +237,95 @@ int rt_track_remove(gnn_ctx *ctx, void *p, size_t *bytes) {
   return 1;
 }
 
-/* A copy of bytes at p must stay inside the allocation p points into, when p points into one
- * of this context's allocations (interior pointers included: an offset into an arena).
- * Pointers the table does not know (the caller's own memory in the host build) pass. A linear
- * scan: a context holds tens of allocations, and the copy itself is O(bytes). */
+/* A span of bytes at p must lie wholly inside one of this context's allocations when it touches
+ * any: it may start inside one (interior pointers included: an offset into an arena) and must then
+ * end inside it; one that starts outside them all but runs into one, or starts exactly at an
+ * allocation's end (one past it: x + n for an n-element x), is refused. A span that touches none
+ * passes: the caller's own memory in the host build, which the table cannot know. A linear scan
+ * over the table: a context holds tens of allocations, and the callers do O(bytes) work or more. */
 gnn_status rt_check_span(gnn_ctx *ctx, const void *p, size_t bytes, const char *fn) {
   uintptr_t a = (uintptr_t)p;
+  size_t end_of = 0, into = 0, into_size = 0;
+  int at_end = 0, runs_into = 0;
   for (size_t i = 0; i < ctx->cap; i++) {
     uintptr_t base = (uintptr_t)ctx->allocs[i].p;
     size_t size = ctx->allocs[i].bytes;
-    if (!base || a < base || a - base >= size) continue;
-    if (bytes > size - (a - base))
-      return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: %zu bytes at offset %zu run past the end of a %zu-byte allocation", fn,
-                           bytes, (size_t)(a - base), size);
-    return GNN_OK;
+    if (!base) continue;
+    if (a >= base && a - base < size) {
+      if (bytes > size - (a - base))
+        return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: %zu bytes at offset %zu run past the end of a %zu-byte allocation",
+                             fn, bytes, (size_t)(a - base), size);
+      return GNN_OK;
+    }
+    /* not inside this one: remember whether it ends exactly at p, or the span reaches it (the
+     * start of another allocation at p is found by the test above in a later iteration) */
+    if (a >= base && a - base == size) at_end = 1, end_of = size;
+    if (base > a && bytes > base - a && !runs_into) runs_into = 1, into = base - a, into_size = size;
   }
+  if (runs_into)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: %zu bytes starting %zu bytes before a %zu-byte allocation run into it", fn,
+                         bytes, into, into_size);
+  if (at_end)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: %zu bytes at offset %zu run past the end of a %zu-byte allocation", fn,
+                         bytes, end_of, end_of);
+  return GNN_OK;
+}
+
+/* The span of a rows x cols matrix of elem-byte elements with row stride ld at p, checked as
+ * rt_check_span does ("FN: WHAT: ..."); a size whose bytes overflow is refused whatever p is.
+ * The entry points that take device arrays and their sizes (gnn_spmm, gnn_sgemm, the training
+ * helpers) call it on each operand before they touch one. */
+gnn_status rt_check_array(gnn_ctx *ctx, const char *fn, const char *what, const void *p, int64_t rows, int64_t cols,
+                          int64_t ld, size_t elem) {
+  if (rows <= 0 || cols <= 0) return GNN_OK;
+  /* the last row need only hold cols elements: (rows - 1) * ld + cols */
+  size_t span = rt_mul((size_t)(rows - 1), (size_t)ld);
+  if (span != SIZE_MAX && span <= SIZE_MAX - (size_t)cols) span += (size_t)cols;
+  else span = SIZE_MAX;
+  size_t bytes = rt_mul(span, elem);
+  if (bytes == SIZE_MAX || bytes > (size_t)PTRDIFF_MAX)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: %s: %lld x %lld elements of %zu bytes do not fit in memory", fn, what,
+                         (long long)rows, (long long)cols, elem);
+  if (!p) return GNN_OK;
+  char name[128];
+  snprintf(name, sizeof name, "%s: %s", fn, what);
+  return rt_check_span(ctx, p, bytes, name);
+}
+
+/* gnn_sgemm's operands (both builds), after its size checks: A is m x k (k x m transposed) with
+ * stride lda, B k x n (n x k) with ldb, C m x n with ldc. */
+gnn_status rt_sgemm_spans(gnn_ctx *ctx, int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const float *A,
+                          int64_t lda, const float *B, int64_t ldb, const float *C, int64_t ldc) {
+  gnn_status st;
+  if ((st = rt_check_array(ctx, "gnn_sgemm", "A", A, trans_a ? k : m, trans_a ? m : k, lda, sizeof(float))) ||
+      (st = rt_check_array(ctx, "gnn_sgemm", "B", B, trans_b ? n : k, trans_b ? k : n, ldb, sizeof(float))) ||
+      (st = rt_check_array(ctx, "gnn_sgemm", "C", C, m, n, ldc, sizeof(float))))
+    return st;
+  return GNN_OK;
+}
+
+/* The training helpers' operands (train_host.c, train_cuda.cu): logits and dlogits n x C floats,
+ * labels n int32, mask n bytes. */
+gnn_status rt_rows_spans(gnn_ctx *ctx, const char *fn, const float *logits, const int32_t *labels, const uint8_t *mask,
+                         const float *dlogits, int64_t n, int64_t C) {
+  gnn_status st;
+  if ((st = rt_check_array(ctx, fn, "logits", logits, n, C, C, sizeof(float))) ||
+      (st = rt_check_array(ctx, fn, "labels", labels, n, 1, 1, sizeof(int32_t))) ||
+      (st = rt_check_array(ctx, fn, "mask", mask, n, 1, 1, 1)) ||
+      (st = rt_check_array(ctx, fn, "dlogits", dlogits, n, C, C, sizeof(float))))
+    return st;
+  return GNN_OK;
+}
+
+/* An optimiser step's n-float arrays (NULL entries skipped): param, grad, m, v. */
+gnn_status rt_step_spans(gnn_ctx *ctx, const char *fn, int64_t n, const float *param, const float *grad, const float *m,
+                         const float *v) {
+  gnn_status st;
+  if ((st = rt_check_array(ctx, fn, "param", param, n, 1, 1, sizeof(float))) ||
+      (st = rt_check_array(ctx, fn, "grad", grad, n, 1, 1, sizeof(float))) ||
+      (st = rt_check_array(ctx, fn, "m", m, n, 1, 1, sizeof(float))) ||
+      (st = rt_check_array(ctx, fn, "v", v, n, 1, 1, sizeof(float))))
+    return st;
   return GNN_OK;
 }
 

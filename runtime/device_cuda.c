@@ -218,6 +218,8 @@ gnn_status gnn_sgemm(gnn_ctx *ctx, int trans_a, int trans_b, int64_t m, int64_t 
   if (m == 0 || n == 0) return GNN_OK;
   if (!C || (k > 0 && (!A || !B)))
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_sgemm: %s is NULL", !C ? "C" : !A ? "A" : "B");
+  gnn_status span_st;
+  if ((span_st = rt_sgemm_spans(ctx, trans_a, trans_b, m, n, k, A, lda, B, ldb, C, ldc))) return span_st;
   gnn_status st = rt_cuda_enter(ctx);
   if (st) return st;
   if (k == 0) {

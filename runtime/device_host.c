@@ -121,6 +121,8 @@ gnn_status gnn_sgemm(gnn_ctx *ctx, int trans_a, int trans_b, int64_t m, int64_t 
   if (m == 0 || n == 0) return GNN_OK;
   if (!C || (k > 0 && (!A || !B)))
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_sgemm: %s is NULL", !C ? "C" : !A ? "A" : "B");
+  gnn_status span_st;
+  if ((span_st = rt_sgemm_spans(ctx, trans_a, trans_b, m, n, k, A, lda, B, ldb, C, ldc))) return span_st;
   if (k == 0) { /* BLAS leaves C alone when k == 0 only for beta == 1; be explicit */
     for (int64_t i = 0; i < m; i++)
       for (int64_t j = 0; j < n; j++) C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];

@@ -91,11 +91,24 @@ gnn_status rt_track_add(gnn_ctx *ctx, void *p, size_t bytes);
 int rt_track_remove(gnn_ctx *ctx, void *p, size_t *bytes);
 void rt_track_free_table(gnn_ctx *ctx);
 /* GNN_ERR_INVALID ("FN: N bytes at offset K run past the end of a S-byte allocation") when p
- * lies inside one of ctx's allocations and p + bytes goes past its end; GNN_OK otherwise. */
+ * lies inside one of ctx's allocations (or exactly at its end) and p + bytes goes past its end,
+ * or when p lies outside them all and the span runs into one; GNN_OK otherwise. */
 gnn_status rt_check_span(gnn_ctx *ctx, const void *p, size_t bytes, const char *fn);
 /* Stores a one-line warning for gnn_last_warning (a call that succeeds by working around
  * something the caller should hear of). */
 void rt_warn(gnn_ctx *ctx, const char *fmt, ...) GNN_PRINTF(2, 3);
+/* rt_check_span for a rows x cols matrix of elem-byte elements, row stride ld (cols for a dense
+ * array), with the products checked for overflow; the message starts "FN: WHAT: ". */
+gnn_status rt_check_array(gnn_ctx *ctx, const char *fn, const char *what, const void *p, int64_t rows, int64_t cols,
+                          int64_t ld, size_t elem);
+/* The operand spans of gnn_sgemm, of gnn_softmax_xent / gnn_accuracy, and of the optimiser
+ * steps (core.c), shared by both builds. */
+gnn_status rt_sgemm_spans(gnn_ctx *ctx, int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const float *A,
+                          int64_t lda, const float *B, int64_t ldb, const float *C, int64_t ldc);
+gnn_status rt_rows_spans(gnn_ctx *ctx, const char *fn, const float *logits, const int32_t *labels, const uint8_t *mask,
+                         const float *dlogits, int64_t n, int64_t C);
+gnn_status rt_step_spans(gnn_ctx *ctx, const char *fn, int64_t n, const float *param, const float *grad, const float *m,
+                         const float *v);
 /* malloc/calloc that report GNN_ERR_OOM through ctx with what was being allocated. */
 void *rt_malloc(gnn_ctx *ctx, size_t bytes, const char *what);
 void *rt_calloc(gnn_ctx *ctx, size_t n, size_t size, const char *what);

@@ -22,6 +22,11 @@ gnn_status rt_spmm_args(gnn_ctx *ctx, const gnn_graph *g, int dir, const float *
   if (g->nv > 0 && x == y) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_spmm: x and y are the same array");
   if (g->ne > 0 && w && (const void *)w == (const void *)y)
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_spmm: w and y are the same array");
+  /* x and y are nv x width floats, w one per edge: each inside its allocation */
+  if ((st = rt_check_array(ctx, "gnn_spmm", "x", x, g->nv, width, width, sizeof(float))) ||
+      (st = rt_check_array(ctx, "gnn_spmm", "y", y, g->nv, width, width, sizeof(float))) ||
+      (st = rt_check_array(ctx, "gnn_spmm", "w", w, g->ne, 1, 1, sizeof(float))))
+    return st;
   return GNN_OK;
 }
 

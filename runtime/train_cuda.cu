@@ -202,14 +202,16 @@ unsigned elem_blocks(int64_t n) {
 
 /* Argument checks, then the per-row kernel `rows` and the totals, read back to the host. */
 gnn_status row_totals(gnn_ctx *ctx, const char *fn, bool accuracy, const float *logits, const int32_t *labels,
-                      const uint8_t *mask, int64_t n, int64_t C, RowTotals *tot) {
+                      const uint8_t *mask, const float *dlogits, int64_t n, int64_t C, RowTotals *tot) {
   if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
   if (n < 0 || C < 1 || (n > 0 && (!logits || !labels)))
     return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: bad arguments (n = %lld, C = %lld, logits %s, labels %s)", fn,
                          (long long)n, (long long)C, logits ? "set" : "NULL", labels ? "set" : "NULL");
+  gnn_status st = rt_rows_spans(ctx, fn, logits, labels, mask, dlogits, n, C);
+  if (st) return st;
   if (n == 0)
     return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: no rows to average over (the mask selects no row with a known label)", fn);
-  gnn_status st = rt_cuda_enter(ctx);
+  st = rt_cuda_enter(ctx);
   if (st) return st;
   void *scratch;
   size_t bytes = 64 + (size_t)n * (sizeof(double) + sizeof(int));
@@ -245,7 +247,7 @@ extern "C" gnn_status gnn_softmax_xent(gnn_ctx *ctx, const float *logits, const 
   if (!rt_check_ctx(ctx) && !loss_out_host)
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_softmax_xent: loss_out_host is NULL");
   RowTotals tot;
-  gnn_status st = row_totals(ctx, "gnn_softmax_xent", false, logits, labels, mask, n, C, &tot);
+  gnn_status st = row_totals(ctx, "gnn_softmax_xent", false, logits, labels, mask, dlogits, n, C, &tot);
   if (st) return st;
   if (tot.nonfinite_row >= 0 || !isfinite(tot.sum))
     return gnn_set_error(ctx, GNN_ERR_NUMERIC, "gnn_softmax_xent: the loss is not finite (row %lld has a NaN or infinite logit)",
@@ -263,7 +265,7 @@ extern "C" gnn_status gnn_accuracy(gnn_ctx *ctx, const float *logits, const int3
                                    int64_t n, int64_t C, double *acc) {
   if (!rt_check_ctx(ctx) && !acc) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_accuracy: acc is NULL");
   RowTotals tot;
-  gnn_status st = row_totals(ctx, "gnn_accuracy", true, logits, labels, mask, n, C, &tot);
+  gnn_status st = row_totals(ctx, "gnn_accuracy", true, logits, labels, mask, NULL, n, C, &tot);
   if (st) return st;
   *acc = tot.sum / (double)tot.count;
   return GNN_OK;
@@ -275,8 +277,10 @@ extern "C" gnn_status gnn_sgd_step(gnn_ctx *ctx, float *param, const float *grad
   if (n < 0 || (n > 0 && (!param || !grad)) || !isfinite(lr) || !isfinite(weight_decay))
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_sgd_step: bad arguments (n = %lld, lr = %g, weight_decay = %g)",
                          (long long)n, (double)lr, (double)weight_decay);
+  gnn_status st = rt_step_spans(ctx, "gnn_sgd_step", n, param, grad, NULL, NULL);
+  if (st) return st;
   if (n == 0) return GNN_OK;
-  gnn_status st = rt_cuda_enter(ctx);
+  st = rt_cuda_enter(ctx);
   if (st) return st;
   sgd_kernel<<<elem_blocks(n), kBlock, 0, ctx->stream>>>(param, grad, n, lr, weight_decay);
   CUDA_CHECK(ctx, cudaGetLastError());
@@ -293,8 +297,10 @@ extern "C" gnn_status gnn_adam_step(gnn_ctx *ctx, float *param, const float *gra
                          "weight_decay = %g)",
                          (long long)n, (long long)step, (double)lr, (double)beta1, (double)beta2, (double)eps,
                          (double)weight_decay);
+  gnn_status st = rt_step_spans(ctx, "gnn_adam_step", n, param, grad, m, v);
+  if (st) return st;
   if (n == 0) return GNN_OK;
-  gnn_status st = rt_cuda_enter(ctx);
+  st = rt_cuda_enter(ctx);
   if (st) return st;
   float step_size = (float)((double)lr / (1.0 - pow((double)beta1, (double)step)));
   float bc2_sqrt = (float)sqrt(1.0 - pow((double)beta2, (double)step));

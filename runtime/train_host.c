@@ -19,11 +19,13 @@
 /* Checks the arguments and the labels of the counted rows; *count = rows with mask and a
  * label >= 0. */
 static gnn_status check_rows(gnn_ctx *ctx, const char *fn, const float *logits, const int32_t *labels, const uint8_t *mask,
-                             int64_t n, int64_t C, int64_t *count) {
+                             const float *dlogits, int64_t n, int64_t C, int64_t *count) {
   if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
   if (n < 0 || C < 1 || (n > 0 && (!logits || !labels)))
     return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: bad arguments (n = %lld, C = %lld, logits %s, labels %s)", fn,
                          (long long)n, (long long)C, logits ? "set" : "NULL", labels ? "set" : "NULL");
+  gnn_status st = rt_rows_spans(ctx, fn, logits, labels, mask, dlogits, n, C);
+  if (st) return st;
   int64_t cnt = 0;
   for (int64_t i = 0; i < n; i++) {
     if (mask && !mask[i]) continue;
@@ -45,7 +47,7 @@ enum { XENT_ROW = 64 };
 gnn_status gnn_softmax_xent(gnn_ctx *ctx, const float *logits, const int32_t *labels, const uint8_t *mask, int64_t n,
                             int64_t C, float *loss_out_host, float *dlogits) {
   int64_t count;
-  gnn_status st = check_rows(ctx, "gnn_softmax_xent", logits, labels, mask, n, C, &count);
+  gnn_status st = check_rows(ctx, "gnn_softmax_xent", logits, labels, mask, dlogits, n, C, &count);
   if (st) return st;
   if (!loss_out_host) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_softmax_xent: loss_out_host is NULL");
   double *row_loss = (double *)rt_malloc(ctx, rt_mul((size_t)n, sizeof(double)), "the row losses");
@@ -94,7 +96,7 @@ gnn_status gnn_softmax_xent(gnn_ctx *ctx, const float *logits, const int32_t *la
 gnn_status gnn_accuracy(gnn_ctx *ctx, const float *logits, const int32_t *labels, const uint8_t *mask, int64_t n,
                         int64_t C, double *acc) {
   int64_t count, correct = 0;
-  gnn_status st = check_rows(ctx, "gnn_accuracy", logits, labels, mask, n, C, &count);
+  gnn_status st = check_rows(ctx, "gnn_accuracy", logits, labels, mask, NULL, n, C, &count);
   if (st) return st;
   if (!acc) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_accuracy: acc is NULL");
 #pragma omp parallel for schedule(static) reduction(+ : correct)
@@ -121,6 +123,8 @@ gnn_status gnn_sgd_step(gnn_ctx *ctx, float *param, const float *grad, int64_t n
   if (n < 0 || (n > 0 && (!param || !grad)) || !isfinite(lr) || !isfinite(weight_decay))
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_sgd_step: bad arguments (n = %lld, lr = %g, weight_decay = %g)",
                          (long long)n, (double)lr, (double)weight_decay);
+  gnn_status st = rt_step_spans(ctx, "gnn_sgd_step", n, param, grad, NULL, NULL);
+  if (st) return st;
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; i++) param[i] -= lr * (grad[i] + weight_decay * param[i]);
   return GNN_OK;
@@ -135,6 +139,8 @@ gnn_status gnn_adam_step(gnn_ctx *ctx, float *param, const float *grad, float *m
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_adam_step: bad arguments (n = %lld, step = %lld, lr = %g, betas = %g, %g, "
                          "eps = %g, weight_decay = %g)", (long long)n, (long long)step, (double)lr, (double)beta1,
                          (double)beta2, (double)eps, (double)weight_decay);
+  gnn_status st = rt_step_spans(ctx, "gnn_adam_step", n, param, grad, m, v);
+  if (st) return st;
   /* As torch.optim.Adam: the bias corrections in float64, then used as float32 scalars. */
   float step_size = (float)((double)lr / (1.0 - pow((double)beta1, (double)step)));
   float bc2_sqrt = (float)sqrt(1.0 - pow((double)beta2, (double)step));

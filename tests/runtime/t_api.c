@@ -937,6 +937,85 @@ static void test_nvrtc_host(gnn_ctx *ctx) {
                "libgnnrt_host", NULL);
 }
 
+/* ---------------------------------------------------------------- operand spans */
+
+/* Every entry point that takes device arrays and their sizes checks each operand against the
+ * context's allocation table before touching it (as gnn_upload does): a size larger than the
+ * buffer is GNN_ERR_INVALID naming the operand, never a write past it; a size whose bytes
+ * overflow is refused whatever the pointer. Spans that start outside every allocation but run
+ * into one, or start exactly at an allocation's end, are refused too. */
+static void test_operand_spans(gnn_ctx *ctx) {
+  float h[16] = {0};
+  int32_t lab[4] = {0, 1, 2, 3};
+  float *x = to_dev(ctx, h, sizeof h), *y = to_dev(ctx, h, sizeof h), *dl = to_dev(ctx, h, sizeof h);
+  int32_t *dlab = to_dev(ctx, lab, sizeof lab);
+  int64_t src[5] = {0, 1, 2, 3, 0}, dst[5] = {1, 2, 3, 0, 0};
+  gnn_graph *g = NULL;
+  gnn_status st = gnn_graph_from_edges(ctx, 4, 5, src, dst, NULL, &g);
+  check(!st && x && y && dl && dlab, "spans/setup", "%s", gnn_last_error(ctx));
+  if (st || !x || !y || !dl || !dlab) return;
+  float loss;
+  double acc;
+  check_status(ctx, gnn_spmm(ctx, g, GNN_SPMM_IN_EDGES, x, NULL, y, 8), GNN_ERR_INVALID, "spans/spmm-x",
+               "gnn_spmm: x: 128 bytes at offset 0 run past the end of a 64-byte allocation", NULL);
+  check_status(ctx, gnn_spmm(ctx, g, GNN_SPMM_IN_EDGES, x, NULL, y + 1, 4), GNN_ERR_INVALID, "spans/spmm-y",
+               "gnn_spmm: y: 64 bytes at offset 4", NULL);
+  check_status(ctx, gnn_spmm(ctx, g, GNN_SPMM_OUT_EDGES, x, x + 12, y, 4), GNN_ERR_INVALID, "spans/spmm-w",
+               "gnn_spmm: w: 20 bytes at offset 48", NULL);
+  check_status(ctx, gnn_spmm(ctx, g, GNN_SPMM_IN_EDGES, x, NULL, y, (int64_t)1 << 62), GNN_ERR_INVALID,
+               "spans/spmm-overflow", "gnn_spmm: x: 4 x 4611686018427387904 elements of 4 bytes do not fit", NULL);
+  check_status(ctx, gnn_sgemm(ctx, 0, 0, 40, 4, 4, 1, x, 4, y, 4, 0, dl, 4), GNN_ERR_INVALID, "spans/sgemm-A",
+               "gnn_sgemm: A: 640 bytes at offset 0", NULL);
+  check_status(ctx, gnn_sgemm(ctx, 0, 1, 4, 4, 5, 1, x, 5, y, 5, 0, dl, 4), GNN_ERR_INVALID, "spans/sgemm-A-stride",
+               "gnn_sgemm: A: 80 bytes", NULL);
+  check_status(ctx, gnn_sgemm(ctx, 0, 0, 4, 4, 4, 1, x, 4, y, 4, 0, dl, 5), GNN_ERR_INVALID, "spans/sgemm-C-ldc",
+               "gnn_sgemm: C: 76 bytes", NULL);
+  check_status(ctx, gnn_sgemm(ctx, 1, 0, 4, 4, 4, 1, x, 4, y + 1, 4, 0, dl, 4), GNN_ERR_INVALID, "spans/sgemm-B",
+               "gnn_sgemm: B: 64 bytes at offset 4", NULL);
+  check_status(ctx, gnn_softmax_xent(ctx, x, dlab, NULL, 4, (int64_t)1 << 62, &loss, dl), GNN_ERR_INVALID,
+               "spans/xent-overflow", "gnn_softmax_xent: logits: 4 x 4611686018427387904", NULL);
+  check_status(ctx, gnn_softmax_xent(ctx, x, dlab, NULL, 4, 8, &loss, NULL), GNN_ERR_INVALID, "spans/xent-logits",
+               "gnn_softmax_xent: logits: 128 bytes", NULL);
+  check_status(ctx, gnn_softmax_xent(ctx, x, dlab, NULL, 16, 1, &loss, NULL), GNN_ERR_INVALID, "spans/xent-labels",
+               "gnn_softmax_xent: labels: 64 bytes at offset 0 run past the end of a 16-byte allocation", NULL);
+  check_status(ctx, gnn_softmax_xent(ctx, x, dlab, NULL, 4, 4, &loss, dl + 1), GNN_ERR_INVALID, "spans/xent-dlogits",
+               "gnn_softmax_xent: dlogits: 64 bytes at offset 4", NULL);
+  check_status(ctx, gnn_softmax_xent(ctx, x, dlab, (const uint8_t *)dlab + 13, 4, 4, &loss, dl), GNN_ERR_INVALID,
+               "spans/xent-mask", "gnn_softmax_xent: mask: 4 bytes at offset 13", NULL);
+  check_status(ctx, gnn_accuracy(ctx, x, dlab, NULL, 4, 5, &acc), GNN_ERR_INVALID, "spans/accuracy-logits",
+               "gnn_accuracy: logits: 80 bytes", NULL);
+  check_status(ctx, gnn_sgd_step(ctx, x, dl, 1000, 0.1f, 0), GNN_ERR_INVALID, "spans/sgd",
+               "gnn_sgd_step: param: 4000 bytes at offset 0 run past the end of a 64-byte allocation", NULL);
+  check_status(ctx, gnn_sgd_step(ctx, x, dl + 4, 16, 0.1f, 0), GNN_ERR_INVALID, "spans/sgd-grad",
+               "gnn_sgd_step: grad: 64 bytes at offset 16", NULL);
+  check_status(ctx, gnn_adam_step(ctx, x, dl, y, dl, 1000, 0.01f, 0.9f, 0.999f, 1e-8f, 0, 1), GNN_ERR_INVALID,
+               "spans/adam", "gnn_adam_step: param: 4000 bytes", NULL);
+  check_status(ctx, gnn_adam_step(ctx, x, dl, y, dl + 8, 16, 0.01f, 0.9f, 0.999f, 1e-8f, 0, 1), GNN_ERR_INVALID,
+               "spans/adam-v", "gnn_adam_step: v: 64 bytes at offset 32", NULL);
+  /* the span rule itself: one past the end, and from before the start into an allocation */
+  check_status(ctx, gnn_upload(ctx, x + 16, h, 1), GNN_ERR_INVALID, "spans/one-past-the-end",
+               "gnn_upload: 1 bytes at offset 64 run past the end of a 64-byte allocation", NULL);
+  check_status(ctx, gnn_memset0(ctx, (char *)x - 1, 2), GNN_ERR_INVALID, "spans/from-before-the-start",
+               "gnn_memset0: 2 bytes starting 1 bytes before a 64-byte allocation run into it", NULL);
+  check_status(ctx, gnn_check_span(ctx, (char *)y - 4096, 8192, "what"), GNN_ERR_INVALID, "spans/check-span-over",
+               "what: 8192 bytes starting", NULL);
+  /* every refused call left the buffers as they were */
+  float back[16];
+  int same = 1;
+  gnn_download(ctx, back, x, sizeof back);
+  for (int i = 0; i < 16; i++) same &= back[i] == 0.0f;
+  gnn_download(ctx, back, y, sizeof back);
+  for (int i = 0; i < 16; i++) same &= back[i] == 0.0f;
+  check(same, "spans/refused-calls-change-nothing", "a refused call wrote");
+  /* exact fits still run */
+  check_status(ctx, gnn_spmm(ctx, g, GNN_SPMM_IN_EDGES, x, NULL, y, 4), GNN_OK, "spans/spmm-exact-fit", NULL, NULL);
+  check_status(ctx, gnn_sgemm(ctx, 0, 0, 4, 4, 4, 1, x, 4, y, 4, 0, dl, 4), GNN_OK, "spans/sgemm-exact-fit", NULL, NULL);
+  check_status(ctx, gnn_sgd_step(ctx, x + 8, dl + 8, 8, 0.1f, 0), GNN_OK, "spans/sgd-interior-exact-fit", NULL, NULL);
+  gnn_clear_error(ctx);
+  gnn_graph_free(ctx, g);
+  gnn_free(ctx, x), gnn_free(ctx, y), gnn_free(ctx, dl), gnn_free(ctx, dlab);
+}
+
 int main(int argc, char **argv) {
   if (argc == 5 && !strcmp(argv[1], "--params")) return params_vs_interpreter(argv[2], argv[3], strtoull(argv[4], NULL, 10));
   if (argc == 4 && !strcmp(argv[1], "--roundtrip")) return roundtrip(argv[2], argv[3]);
@@ -960,6 +1039,7 @@ int main(int argc, char **argv) {
   test_adam(ctx);
   test_dropout();
   test_nvrtc_host(ctx);
+  test_operand_spans(ctx);
   { /* a graph freed with another context, or NULL: its arrays go from the context that made it
      * (the struct went and its arrays stayed live on that context until it was destroyed) */
     gnn_ctx *other = NULL;
