@@ -29,6 +29,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +114,39 @@ static gnn_status check_state(gnn_ctx *ctx, const char *fn, const char *path, co
   return GNN_OK;
 }
 
+/* The scalars' rules, which save and load share (a save never writes a file the load refuses):
+ * NULL when s's scalars are consistent, else what is wrong, naming the field, into why. The
+ * accuracy and the loss are scores or gnn-train's "none yet" marks (-1 and +infinity); NaN would
+ * make every comparison false and select the wrong best epoch. */
+static const char *bad_scalar(const gnn_train_state *s, char *why, size_t len) {
+  if (s->finished != 0 && s->finished != 1)
+    snprintf(why, len, "finished is %d (0 or 1)", s->finished);
+  else if (s->epoch < 0)
+    snprintf(why, len, "epoch is %lld (at least 0)", (long long)s->epoch);
+  else if (s->best_epoch < 0 || s->best_epoch > s->epoch)
+    snprintf(why, len, "best_epoch is %lld (0 .. epoch = %lld)", (long long)s->best_epoch, (long long)s->epoch);
+  else if (s->waited < 0 || s->waited > s->epoch)
+    snprintf(why, len, "waited is %lld (0 .. epoch = %lld)", (long long)s->waited, (long long)s->epoch);
+  else if (s->adam_step < 0)
+    snprintf(why, len, "adam_step is %lld (at least 0)", (long long)s->adam_step);
+  else if (!isfinite(s->best_val_acc))
+    snprintf(why, len, "best_val_acc is %g (a finite number)", s->best_val_acc);
+  else if (isnan(s->best_val_loss) || s->best_val_loss == -INFINITY)
+    snprintf(why, len, "best_val_loss is %g (a number or +infinity: none yet)", s->best_val_loss);
+  else if (!isfinite(s->elapsed_ms) || s->elapsed_ms < 0)
+    snprintf(why, len, "elapsed_ms is %g (finite, at least 0)", s->elapsed_ms);
+  else
+    return NULL;
+  return why;
+}
+
+/* The first value of n floats that is not finite, or -1. */
+static int64_t first_nonfinite(const float *v, int64_t n) {
+  for (int64_t k = 0; k < n; k++)
+    if (!isfinite(v[k])) return k;
+  return -1;
+}
+
 /* Save only: a table that names one parameter twice. A load compares by position, so such a
  * checkpoint would load, but the names no longer say which array is which (tensor files refuse
  * repeated names too); older files with repeated names still load. */
@@ -128,6 +162,24 @@ static gnn_status check_unique_names(gnn_ctx *ctx, const char *path, const gnn_t
 gnn_status gnn_train_state_save(gnn_ctx *ctx, const char *path, const gnn_train_state *s) {
   gnn_status st = check_state(ctx, "gnn_train_state_save", path, s);
   if (st || (st = check_unique_names(ctx, path, s))) return st;
+  char why[160];
+  if (bad_scalar(s, why, sizeof why))
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_train_state_save: %s: %s", path, why);
+  /* a value that is not finite: a load would refuse the file (a diverged run is not resumable) */
+  for (int i = 0; i < s->nparams; i++) {
+    int64_t n = elems_of(s, i), k;
+    const char *array = NULL;
+    if (n == 0) continue;
+    if ((k = first_nonfinite(s->param[i], n)) >= 0) array = "its values";
+    else if (s->adam_m && (k = first_nonfinite(s->adam_m[i], n)) >= 0) array = "Adam's m";
+    else if (s->adam_m && (k = first_nonfinite(s->adam_v[i], n)) >= 0) array = "Adam's v";
+    else if ((k = first_nonfinite(s->best[i], n)) >= 0) array = "the best epoch's values";
+    if (array) {
+      const float *a = array[0] == 'i' ? s->param[i] : array[7] == 'm' ? s->adam_m[i] : array[7] == 'v' ? s->adam_v[i] : s->best[i];
+      return gnn_set_error(ctx, GNN_ERR_NUMERIC, "gnn_train_state_save: %s: parameter '%s': %s: element %lld is %g, not finite",
+                           path, s->names[i], array, (long long)k, (double)a[k]);
+    }
+  }
   Buf b = {0};
   put_str(&b, s->model);
   put_str(&b, s->config);
@@ -308,11 +360,40 @@ static gnn_status ck_read(gnn_ctx *ctx, const char *path, char **buf, CkFile *ck
   }
   ck->data = c.p;
   uint64_t copies = ck->has_adam ? 4 : 2;
-  if (!c.bad && ((unsigned)ck->s.finished > 1 || (unsigned)ck->has_adam > 1 || values > ((uint64_t)1 << 58) ||
+  if (!c.bad && ((unsigned)ck->has_adam > 1 || values > ((uint64_t)1 << 58) ||
                  (uint64_t)(c.end - c.p) != values * copies * sizeof(float)))
     c.bad = 1;
   if (c.bad)
     return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: corrupted checkpoint (its parts do not add up to its size)", path);
+  /* The parts add up: now what they hold. The checksum matched, so a bad value was written so
+   * (by another writer, or edited with the checksum fixed): refused here, where the field can
+   * be named, rather than after the restart as a wrong best epoch or a failed update. */
+  char why[160];
+  if (bad_scalar(&ck->s, why, sizeof why))
+    return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: corrupted checkpoint: %s", path, why);
+  Cur t = {ck->table, ck->data, 0};
+  const unsigned char *v = ck->data;
+  static const char *const arrays[4] = {"its values", "Adam's m", "Adam's v", "the best epoch's values"};
+  for (uint32_t i = 0; i < ck->nparams; i++) {
+    uint32_t nl;
+    const char *name = get_str(&t, &nl);
+    uint32_t rank = get_u32(&t);
+    uint64_t n = 1;
+    for (int k = 0; k < 4; k++) {
+      uint64_t d = get_u64(&t);
+      if (k < (int)rank) n *= d;
+    }
+    for (int a = 0; a < 4; a++) {
+      if (!ck->has_adam && (a == 1 || a == 2)) continue;
+      for (uint64_t k = 0; k < n; k++, v += sizeof(float)) {
+        float x;
+        memcpy(&x, v, sizeof x);
+        if (!isfinite(x))
+          return gnn_set_error(ctx, GNN_ERR_FORMAT, "%s: error: corrupted checkpoint: parameter '%.*s': %s: element %llu is "
+                               "%g, not finite", path, (int)nl, name, arrays[a], (unsigned long long)k, (double)x);
+      }
+    }
+  }
   return GNN_OK;
 }
 

@@ -614,6 +614,20 @@ int main(int argc, char **argv) {
   uint64_t dropout_counter = 1; /* the dropout stream's position: epoch e draws from seed * 1000003 + e */
   if (resume) { /* the whole state of the loop, as the checkpoint left it */
     CHECK(rt.ck_load(ctx, resume, &ck));
+    /* The loop takes Adam's step from the epoch (one update per epoch, save_checkpoint records
+     * it so): a file whose step says otherwise was not written by this loop, and resuming it
+     * would restart or skip the bias correction. The epoch is an int here. */
+    if (ck.epoch > INT_MAX - 1) {
+      fprintf(stderr, "gnn-train: %s: the checkpoint is at epoch %lld, past the %d epochs gnn-train counts\n", resume,
+              (long long)ck.epoch, INT_MAX - 1);
+      goto out;
+    }
+    if (optimizer[0] == 'a' && ck.adam_step != ck.epoch) {
+      fprintf(stderr, "gnn-train: %s: Adam's step is %lld at epoch %lld: gnn-train takes one Adam step per epoch, so this "
+                      "checkpoint was not written by gnn-train (or was edited); it cannot be resumed here\n",
+              resume, (long long)ck.adam_step, (long long)ck.epoch);
+      goto out;
+    }
     for (int i = 0; i < np; i++) {
       size_t b = sizeof(float) * (size_t)api->params[i].width;
       CHECK(rt.upload(ctx, api->param(model, i), h_param[i], b));

@@ -17,6 +17,7 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -328,6 +329,102 @@ int main(int argc, char **argv) {
       }
       free(d);
     }
+  }
+  /* Scalars and values a resumed run cannot use: save refuses them (naming the field) before
+   * anything is written, and a file that holds them anyway (written by another program, or
+   * edited with its checksum remade) is refused on load, naming the field, with s unchanged. */
+  {
+    char sp[4200], bp[4200];
+    snprintf(sp, sizeof sp, "%s/scalars.ckpt", argv[1]);
+    snprintf(bp, sizeof bp, "%s/scalars-bad.ckpt", argv[1]);
+    static const struct { const char *field, *want; } bad[] = {
+        {"finished=2", "finished is 2 (0 or 1)"},
+        {"finished=-1", "finished is -1 (0 or 1)"},
+        {"epoch=-5", "epoch is -5 (at least 0)"},
+        {"best_epoch=6", "best_epoch is 6 (0 .. epoch = 5)"},
+        {"best_epoch=-1", "best_epoch is -1 (0 .. epoch = 5)"},
+        {"waited=-1", "waited is -1"},
+        {"adam_step=-1", "adam_step is -1"},
+        {"best_val_acc=nan", "best_val_acc is nan"},
+        {"best_val_acc=inf", "best_val_acc is inf"},
+        {"best_val_loss=nan", "best_val_loss is nan"},
+        {"elapsed_ms=nan", "elapsed_ms is nan"},
+        {"elapsed_ms=-1", "elapsed_ms is -1"},
+        {"param=nan", "parameter 'W': its values: element 4 is nan, not finite"},
+        {"m=inf", "parameter 'b': Adam's m: element 1 is inf, not finite"},
+        {"best=-inf", "parameter 'W': the best epoch's values: element 0 is -inf, not finite"},
+    };
+    /* the good state, saved: each bad file is it with one field changed, checksum remade */
+    st_init(&a, "GCN", cfg, 1, 5.0f);
+    st = gnn_train_state_save(ctx, sp, &a.s);
+    check(st == GNN_OK, "ckpt/scalars-good-saves", "%s", gnn_last_error(ctx));
+    size_t gm = 0;
+    unsigned char *g0 = read_all(sp, &gm);
+    /* the scalars follow model, config, program (empty) and the thread count */
+    size_t sc = 64 + 4 + strlen("GCN") + 4 + strlen(cfg) + 4 + 4;
+    size_t data = sc + 6 * 8 + 3 * 8 + 3 * 4 + (4 + 1 + 4 + 32) * 2; /* two table entries: "W", "b" */
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+      char name[96];
+      snprintf(name, sizeof name, "ckpt/refused/%s", bad[i].field);
+      st_init(&a, "GCN", cfg, 1, 5.0f);
+      const char *f = bad[i].field, *eq = strchr(f, '=');
+      double v = strtod(eq + 1, NULL);
+      int64_t iv = (int64_t)v;
+      size_t off = 0, len = 8; /* where the file holds it */
+      float fv = (float)v;
+      int is_f64 = 0, is_f32 = 0;
+      if (!strncmp(f, "finished", 8)) a.s.finished = (int)iv, off = sc + 9 * 8, len = 4;
+      else if (!strncmp(f, "epoch", 5)) a.s.epoch = iv, off = sc;
+      else if (!strncmp(f, "best_epoch", 10)) a.s.best_epoch = iv, off = sc + 4 * 8;
+      else if (!strncmp(f, "waited", 6)) a.s.waited = iv, off = sc + 5 * 8;
+      else if (!strncmp(f, "adam_step", 9)) a.s.adam_step = iv, off = sc + 8;
+      else if (!strncmp(f, "best_val_acc", 12)) a.s.best_val_acc = v, off = sc + 6 * 8, is_f64 = 1;
+      else if (!strncmp(f, "best_val_loss", 13)) a.s.best_val_loss = v, off = sc + 7 * 8, is_f64 = 1;
+      else if (!strncmp(f, "elapsed_ms", 10)) a.s.elapsed_ms = v, off = sc + 8 * 8, is_f64 = 1;
+      /* per parameter: values, m, v, best (W 6 floats, then b 2) */
+      else if (!strncmp(f, "param", 5)) a.p[0][4] = fv, off = data + 4 * 4, is_f32 = 1;
+      else if (!strncmp(f, "m", 1)) a.m[1][1] = fv, off = data + (24 + 2 + 1) * 4, is_f32 = 1;
+      else if (!strncmp(f, "best", 4)) a.best[0][0] = fv, off = data + 3 * 6 * 4, is_f32 = 1;
+      gnn_status want_save = is_f32 ? GNN_ERR_NUMERIC : GNN_ERR_INVALID;
+      char nsave[128];
+      snprintf(nsave, sizeof nsave, "%s-save", name);
+      check_status(ctx, gnn_train_state_save(ctx, bp, &a.s), want_save, nsave, bad[i].want, "gnn_train_state_save");
+      if (!g0 || off + len > gm) continue;
+      unsigned char *c = malloc(gm);
+      memcpy(c, g0, gm);
+      if (is_f64) memcpy(c + off, &v, 8);
+      else if (is_f32) memcpy(c + off, &fv, 4), len = 4;
+      else if (len == 4) {
+        int32_t x = (int32_t)iv;
+        memcpy(c + off, &x, 4);
+      } else
+        memcpy(c + off, &iv, 8);
+      uint64_t sum = 1469598103934665603ull;
+      for (size_t k = 64; k < gm; k++) sum = (sum ^ c[k]) * 1099511628211ull;
+      memcpy(c + 24, &sum, 8);
+      write_all(bp, c, gm);
+      free(c);
+      st_init(&b, "GCN", cfg, 1, 0.0f);
+      St unchanged = b;
+      char nload[128];
+      snprintf(nload, sizeof nload, "%s-load", name);
+      check_status(ctx, gnn_train_state_load(ctx, bp, &b.s), GNN_ERR_FORMAT, nload, "corrupted checkpoint: ", bad[i].want);
+      snprintf(nload, sizeof nload, "%s-changes-nothing", name);
+      check(st_same(&b, &unchanged), nload, "the state changed");
+    }
+    free(g0);
+    /* the edges of the rules still load: best_epoch = epoch, no best loss yet (+infinity), epoch 0 */
+    st_init(&a, "GCN", cfg, 1, 5.0f);
+    a.s.best_epoch = 5, a.s.best_val_loss = INFINITY, a.s.best_val_acc = -1;
+    st = gnn_train_state_save(ctx, bp, &a.s);
+    st_init(&b, "GCN", cfg, 1, 0.0f);
+    if (!st) st = gnn_train_state_load(ctx, bp, &b.s);
+    check(!st && st_same(&a, &b), "ckpt/scalars-edges-load", "%s", gnn_last_error(ctx));
+    st_init(&a, "GCN", cfg, 1, 0.0f);
+    a.s.best_epoch = a.s.waited = 0;
+    st = gnn_train_state_save(ctx, bp, &a.s);
+    if (!st) st = gnn_train_state_load(ctx, bp, &b.s);
+    check(!st && st_same(&a, &b), "ckpt/scalars-epoch-0-loads", "%s", gnn_last_error(ctx));
   }
   /* bad arguments */
   st_init(&b, "GCN", cfg, 1, 0.0f);

@@ -210,6 +210,34 @@ else
     rl_refuse ckpt-corrupted "$rl/flip.ckpt: error: checksum mismatch: expected fnv1a64" rl_train --seed 3 --resume "$rl/flip.ckpt"
     rl_refuse ckpt-other-settings "the checkpoint was written for 'adam lr 0.01 weight-decay 0.0005 seed 3" \
       rl_train --seed 3 --lr 0.02 --resume "$rl_ck"
+    # scalars a resumed run cannot use, written with the checksum remade (another writer, or an
+    # edit): refused naming the field; an Adam step that is not the epoch restarts no bias correction
+    rl_ckedit() { # IN OUT FIELD-OFFSET FORMAT VALUE: the scalar after the strings and thread word
+      python3 - "$@" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+at = 64
+for _ in range(3):  # model, config, program: uint32 length, then the bytes
+    at += 4 + struct.unpack_from('<I', b, at)[0]
+at += 4  # the thread count (version 3)
+v = float(sys.argv[5]) if sys.argv[4] == '<d' else int(sys.argv[5])
+struct.pack_into(sys.argv[4], b, at + int(sys.argv[3]), v)
+h = 1469598103934665603
+for x in b[64:]:
+    h = ((h ^ x) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+struct.pack_into('<Q', b, 24, h)
+open(sys.argv[2], 'wb').write(b)
+PY
+    }
+    if rl_ckedit "$rl_ck" "$rl/nanacc.ckpt" 48 '<d' nan && rl_ckedit "$rl_ck" "$rl/step.ckpt" 8 '<q' 1 &&
+       rl_ckedit "$rl_ck" "$rl/negepoch.ckpt" 0 '<q' -5; then
+      rl_refuse ckpt-nan-best-acc "$rl/nanacc.ckpt: error: corrupted checkpoint: best_val_acc is nan (a finite number)" \
+        rl_train --seed 3 --resume "$rl/nanacc.ckpt"
+      rl_refuse ckpt-negative-epoch "$rl/negepoch.ckpt: error: corrupted checkpoint: epoch is -5 (at least 0)" \
+        rl_train --seed 3 --resume "$rl/negepoch.ckpt"
+      rl_refuse ckpt-adam-step "gnn-train: $rl/step.ckpt: Adam's step is 1 at epoch 30: gnn-train takes one Adam step per epoch" \
+        rl_train --seed 3 --patience 100 --epochs 31 --resume "$rl/step.ckpt"
+    else fail reliability/corrupt/ckpt-edit "could not rewrite $rl_ck's scalars"; fi
     # a parameter file is named as one before the run, exit 2 (train/bad/resume-params)
     RL_RC=2 rl_refuse ckpt-not-a-checkpoint "--resume $rl/adam/ref.p: this is a parameter file (written by --save-params), not a training checkpoint" \
       rl_train --seed 3 --resume "$rl/adam/ref.p"
