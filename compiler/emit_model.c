@@ -332,6 +332,17 @@ static void emit_param_files(FILE *out, const KProgram *p, const char *P) {
  * logarithmic number of times) and frees the old arena at once (the next forward allocates the new
  * plan's), so no batch's memory outlives the switch. Parameters and gradients have no vertex or
  * edge dimension (a parameter's shape is fixed in the .gnn source), so they stay as they are. */
+/* The entry checks against use after free (best effort, docs/runtime.md): a model destroyed
+ * already, a graph freed already (gnn_graph_check reads the word gnn_graph_free clears). */
+static void emit_model_live(FILE *out, const char *P, const char *fn) {
+  fprintf(out, "  if (m->live != GNNC_MODEL_LIVE)\n"
+               "    return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_%s: m is not a live model (destroyed already?)\");\n", P, fn);
+}
+static void emit_graph_live(FILE *out, const char *ctx, const char *g, const char *P, const char *fn) {
+  fprintf(out, "  {\n    const gnn_status graph_st = gnn_graph_check(%s, %s, \"%s_%s\");\n    if (graph_st) return graph_st;\n  }\n", ctx, g,
+          P, fn);
+}
+
 static void emit_rebind(FILE *out, const KProgram *p, const char *P, const KBuf **ins, int nin, int nig) {
   /* The counts a capacity may take are the runtime's (int32 ids: at most 2^31 vertices, edges or
    * graphs): past them the buffers' byte counts wrapped in size_t (a reserve of 2^62 vertices
@@ -408,7 +419,9 @@ static void emit_rebind(FILE *out, const KProgram *p, const char *P, const KBuf 
 
   fprintf(out, "gnn_status %s_set_graph(%s_model *m, const gnn_graph *g) {\n", P, P);
   fprintf(out, "  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_set_graph: m is NULL\");\n", P);
+  emit_model_live(out, P, "set_graph");
   fprintf(out, "  if (!g) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_set_graph: no graph\");\n", P);
+  emit_graph_live(out, "m->ctx", "g", P, "set_graph");
   fputs("  if (g->nv < 0 || g->ne < 0 || g->ng < 0 || g->nv > GNNC_MAX_COUNT || g->ne > GNNC_MAX_COUNT || g->ng > GNNC_MAX_COUNT)\n", out);
   fprintf(out, "    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_set_graph: a graph of %%lld vertices, %%lld edges and %%lld graphs: each \"\n"
                "                         \"count must be in 0 .. 2^31\", (long long)g->nv, (long long)g->ne, (long long)g->ng);\n", P);
@@ -430,6 +443,7 @@ static void emit_rebind(FILE *out, const KProgram *p, const char *P, const KBuf 
 
   fprintf(out, "gnn_status %s_reserve(%s_model *m, int64_t nv, int64_t ne, int64_t ng, int grow) {\n", P, P);
   fprintf(out, "  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_reserve: m is NULL\");\n", P);
+  emit_model_live(out, P, "reserve");
   fputs("  if (nv < 0 || ne < 0 || ng < 0 || nv > GNNC_MAX_COUNT || ne > GNNC_MAX_COUNT || ng > GNNC_MAX_COUNT)\n", out);
   fprintf(out, "    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_reserve: a capacity of %%lld vertices, %%lld edges and %%lld graphs: each \"\n"
                "                         \"count must be in 0 .. 2^31 (the runtime's graphs have int32 ids)\", (long long)nv, (long long)ne, (long long)ng);\n", P);
@@ -509,7 +523,11 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     const KBuf *b = p->bufs.items[i];
     ntemp += b->kind == BUF_TEMP && !is_outbuf(p, b);
   }
-  fprintf(out, "struct %s_model {\n  gnn_ctx *ctx;\n  const gnn_graph *g;\n", P);
+  fputs("/* m->live from create until destroy clears it: a model destroyed twice or used after its\n"
+        " * destroy is refused where its memory still holds the cleared word (best effort: freed\n"
+        " * memory can be reused). \"GNNMODEL\" in little-endian bytes. */\n"
+        "#define GNNC_MODEL_LIVE 0x4c45444f4d4e4e47ull\n\n", out);
+  fprintf(out, "struct %s_model {\n  gnn_ctx *ctx;\n  const gnn_graph *g;\n  uint64_t live;\n", P);
   fprintf(out, "  float *param[%d], *grad[%d];\n", p->nparams ? p->nparams : 1, p->nparams ? p->nparams : 1);
   fprintf(out, "  float *out;  /* %s */\n", emit_shape_text(p, ov));
   for (int i = 0; i < nin; i++) fprintf(out, "  const float *%s;  /* input \"%s\" of the current pass */\n", ins[i]->name, ins[i]->val->name);
@@ -552,7 +570,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fputs("};\n\n", out);
 
   /* destroy, create */
-  fprintf(out, "void %s_destroy(%s_model *m) {\n  if (!m) return;\n", P, P);
+  fprintf(out, "void %s_destroy(%s_model *m) {\n  if (!m || m->live != GNNC_MODEL_LIVE) return; /* destroyed already */\n  m->live = 0;\n", P, P);
   fprintf(out, "  for (int i = 0; i < %d; i++) {\n    gnn_free(m->ctx, m->param[i]);\n    gnn_free(m->ctx, m->grad[i]);\n  }\n", p->nparams);
   if (nig) fprintf(out, "  for (int i = 0; i < %d; i++) gnn_free(m->ctx, m->igrad[i]);\n", nin);
   fputs("  gnn_free(m->ctx, m->out);\n  gnn_free(m->ctx, m->arena);\n  free(m);\n}\n\n", out);
@@ -629,13 +647,14 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fprintf(out, "  if (!ctx) return GNN_ERR_INVALID;\n"
                "  if (!out) return gnn_set_error(ctx, GNN_ERR_INVALID, \"%s_create: out is NULL\");\n"
                "  if (!g) return gnn_set_error(ctx, GNN_ERR_INVALID, \"%s_create: no graph\");\n", P, P);
+  emit_graph_live(out, "ctx", "g", P, "create");
   fputs("  if (g->nv < 0 || g->ne < 0 || g->ng < 0 || g->nv > GNNC_MAX_COUNT || g->ne > GNNC_MAX_COUNT || g->ng > GNNC_MAX_COUNT)\n", out);
   fprintf(out, "    return gnn_set_error(ctx, GNN_ERR_INVALID, \"%s_create: a graph of %%lld vertices, %%lld edges and %%lld graphs: each \"\n"
                "                         \"count must be in 0 .. 2^31\", (long long)g->nv, (long long)g->ne, (long long)g->ng);\n", P);
   fputs("  if ((st = gnn_ctx_enter(ctx))) return st; /* a usable context (CUDA: its device, on this thread) */\n", out);
   fprintf(out, "  %s_model *m = (%s_model *)calloc(1, sizeof *m);\n", P, P);
   fprintf(out, "  if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, \"%s_create: out of host memory\");\n", P);
-  fputs("  m->ctx = ctx;\n  m->g = g;\n", out);
+  fputs("  m->ctx = ctx;\n  m->g = g;\n  m->live = GNNC_MODEL_LIVE;\n", out);
   fputs("  m->cap_nv = g->nv;\n  m->cap_ne = g->ne;\n  m->cap_ng = g->ng;\n  m->grow = 1;\n  gnnc_plan(m, g);\n"
         "  m->bound_nv = g->nv;\n  m->bound_ne = g->ne;\n  m->bound_ng = g->ng;\n", out);
   /* Before anything is allocated: the smallest plan this graph allows (parameters, gradients,
@@ -714,6 +733,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fprintf(out, "gnn_status %s_forward(%s_model *m", P, P);
   for (int i = 0; i < nin; i++) fprintf(out, ", const float *%s", ins[i]->name);
   fprintf(out, ", int training, uint64_t seed) {\n  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_forward: m is NULL\");\n", P);
+  emit_model_live(out, P, "forward");
+  emit_graph_live(out, "m->ctx", "m->g", P, "forward");
   fputs("  const gnn_graph *g = m->g;\n", out);
   if (uses_status(p, 0, p->nfwd)) fputs("  gnn_status st = GNN_OK;\n", out);
   fputs("  (void)g;\n  (void)training;\n", out);
@@ -811,6 +832,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   /* backward */
   fprintf(out, "gnn_status %s_backward(%s_model *m, const float *grad_out) {\n", P, P);
   fprintf(out, "  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_backward: m is NULL\");\n", P);
+  emit_model_live(out, P, "backward");
+  emit_graph_live(out, "m->ctx", "m->g", P, "backward");
   if (!bwd || !seed_in) {
     fprintf(out, "  (void)grad_out;\n  return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, \"%s was compiled without autodiff: no backward\");\n}\n\n", P);
   } else {

@@ -924,9 +924,15 @@ static const gnn_param_init gnnc_param_init[10] = {
     {GNN_INIT_ZEROS, 0.0f}, /* ginconv1.b2 */
 };
 
+/* m->live from create until destroy clears it: a model destroyed twice or used after its
+ * destroy is refused where its memory still holds the cleared word (best effort: freed
+ * memory can be reused). "GNNMODEL" in little-endian bytes. */
+#define GNNC_MODEL_LIVE 0x4c45444f4d4e4e47ull
+
 struct gin_model {
   gnn_ctx *ctx;
   const gnn_graph *g;
+  uint64_t live;
   float *param[10], *grad[10];
   float *out;  /* vertex[7] */
   const float *in_x;  /* input "x" of the current pass */
@@ -974,7 +980,8 @@ struct gin_model {
 };
 
 void gin_destroy(gin_model *m) {
-  if (!m) return;
+  if (!m || m->live != GNNC_MODEL_LIVE) return; /* destroyed already */
+  m->live = 0;
   for (int i = 0; i < 10; i++) {
     gnn_free(m->ctx, m->param[i]);
     gnn_free(m->ctx, m->grad[i]);
@@ -1040,6 +1047,10 @@ gnn_status gin_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gin_model
   if (!ctx) return GNN_ERR_INVALID;
   if (!out) return gnn_set_error(ctx, GNN_ERR_INVALID, "gin_create: out is NULL");
   if (!g) return gnn_set_error(ctx, GNN_ERR_INVALID, "gin_create: no graph");
+  {
+    const gnn_status graph_st = gnn_graph_check(ctx, g, "gin_create");
+    if (graph_st) return graph_st;
+  }
   if (g->nv < 0 || g->ne < 0 || g->ng < 0 || g->nv > GNNC_MAX_COUNT || g->ne > GNNC_MAX_COUNT || g->ng > GNNC_MAX_COUNT)
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gin_create: a graph of %lld vertices, %lld edges and %lld graphs: each "
                          "count must be in 0 .. 2^31", (long long)g->nv, (long long)g->ne, (long long)g->ng);
@@ -1048,6 +1059,7 @@ gnn_status gin_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gin_model
   if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, "gin_create: out of host memory");
   m->ctx = ctx;
   m->g = g;
+  m->live = GNNC_MODEL_LIVE;
   m->cap_nv = g->nv;
   m->cap_ne = g->ne;
   m->cap_ng = g->ng;
@@ -1199,7 +1211,13 @@ static gnn_status gnnc_resize(gin_model *m, int64_t nv, int64_t ne, int64_t ng, 
 
 gnn_status gin_set_graph(gin_model *m, const gnn_graph *g) {
   if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "gin_set_graph: m is NULL");
+  if (m->live != GNNC_MODEL_LIVE)
+    return gnn_set_error(NULL, GNN_ERR_INVALID, "gin_set_graph: m is not a live model (destroyed already?)");
   if (!g) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gin_set_graph: no graph");
+  {
+    const gnn_status graph_st = gnn_graph_check(m->ctx, g, "gin_set_graph");
+    if (graph_st) return graph_st;
+  }
   if (g->nv < 0 || g->ne < 0 || g->ng < 0 || g->nv > GNNC_MAX_COUNT || g->ne > GNNC_MAX_COUNT || g->ng > GNNC_MAX_COUNT)
     return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gin_set_graph: a graph of %lld vertices, %lld edges and %lld graphs: each "
                          "count must be in 0 .. 2^31", (long long)g->nv, (long long)g->ne, (long long)g->ng);
@@ -1223,6 +1241,8 @@ gnn_status gin_set_graph(gin_model *m, const gnn_graph *g) {
 
 gnn_status gin_reserve(gin_model *m, int64_t nv, int64_t ne, int64_t ng, int grow) {
   if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "gin_reserve: m is NULL");
+  if (m->live != GNNC_MODEL_LIVE)
+    return gnn_set_error(NULL, GNN_ERR_INVALID, "gin_reserve: m is not a live model (destroyed already?)");
   if (nv < 0 || ne < 0 || ng < 0 || nv > GNNC_MAX_COUNT || ne > GNNC_MAX_COUNT || ng > GNNC_MAX_COUNT)
     return gnn_set_error(m->ctx, GNN_ERR_INVALID, "gin_reserve: a capacity of %lld vertices, %lld edges and %lld graphs: each "
                          "count must be in 0 .. 2^31 (the runtime's graphs have int32 ids)", (long long)nv, (long long)ne, (long long)ng);
@@ -1248,6 +1268,12 @@ static int gnnc_graph_as_bound(const gin_model *m) {
 
 gnn_status gin_forward(gin_model *m, const float *in_x, int training, uint64_t seed) {
   if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "gin_forward: m is NULL");
+  if (m->live != GNNC_MODEL_LIVE)
+    return gnn_set_error(NULL, GNN_ERR_INVALID, "gin_forward: m is not a live model (destroyed already?)");
+  {
+    const gnn_status graph_st = gnn_graph_check(m->ctx, m->g, "gin_forward");
+    if (graph_st) return graph_st;
+  }
   const gnn_graph *g = m->g;
   (void)g;
   (void)training;
@@ -1402,6 +1428,12 @@ gnn_status gin_save_params(gin_model *m, const char *path) {
 
 gnn_status gin_backward(gin_model *m, const float *grad_out) {
   if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "gin_backward: m is NULL");
+  if (m->live != GNNC_MODEL_LIVE)
+    return gnn_set_error(NULL, GNN_ERR_INVALID, "gin_backward: m is not a live model (destroyed already?)");
+  {
+    const gnn_status graph_st = gnn_graph_check(m->ctx, m->g, "gin_backward");
+    if (graph_st) return graph_st;
+  }
   const gnn_graph *g = m->g;
   const int training = 1;
   gnn_status st = GNN_OK;

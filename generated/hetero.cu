@@ -357,9 +357,15 @@ static const gnn_param_init gnnc_param_init[3] = {
     {GNN_INIT_GLOROT, 0.0f}, /* heteroconv0.b */
 };
 
+/* m->live from create until destroy clears it: a model destroyed twice or used after its
+ * destroy is refused where its memory still holds the cleared word (best effort: freed
+ * memory can be reused). "GNNMODEL" in little-endian bytes. */
+#define GNNC_MODEL_LIVE 0x4c45444f4d4e4e47ull
+
 struct hetero_model {
   gnn_ctx *ctx;
   const gnn_graph *g;
+  uint64_t live;
   float *param[3], *grad[3];
   float *out;  /* vertex[2] */
   const float *in_x;  /* input "x" of the current pass */
@@ -393,7 +399,8 @@ struct hetero_model {
 };
 
 void hetero_destroy(hetero_model *m) {
-  if (!m) return;
+  if (!m || m->live != GNNC_MODEL_LIVE) return; /* destroyed already */
+  m->live = 0;
   for (int i = 0; i < 3; i++) {
     gnn_free(m->ctx, m->param[i]);
     gnn_free(m->ctx, m->grad[i]);
@@ -444,6 +451,10 @@ gnn_status hetero_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, hetero
   if (!ctx) return GNN_ERR_INVALID;
   if (!out) return gnn_set_error(ctx, GNN_ERR_INVALID, "hetero_create: out is NULL");
   if (!g) return gnn_set_error(ctx, GNN_ERR_INVALID, "hetero_create: no graph");
+  {
+    const gnn_status graph_st = gnn_graph_check(ctx, g, "hetero_create");
+    if (graph_st) return graph_st;
+  }
   if (g->nv < 0 || g->ne < 0 || g->ng < 0 || g->nv > GNNC_MAX_COUNT || g->ne > GNNC_MAX_COUNT || g->ng > GNNC_MAX_COUNT)
     return gnn_set_error(ctx, GNN_ERR_INVALID, "hetero_create: a graph of %lld vertices, %lld edges and %lld graphs: each "
                          "count must be in 0 .. 2^31", (long long)g->nv, (long long)g->ne, (long long)g->ng);
@@ -452,6 +463,7 @@ gnn_status hetero_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, hetero
   if (!m) return gnn_set_error(ctx, GNN_ERR_OOM, "hetero_create: out of host memory");
   m->ctx = ctx;
   m->g = g;
+  m->live = GNNC_MODEL_LIVE;
   m->cap_nv = g->nv;
   m->cap_ne = g->ne;
   m->cap_ng = g->ng;
@@ -588,7 +600,13 @@ static gnn_status gnnc_resize(hetero_model *m, int64_t nv, int64_t ne, int64_t n
 
 gnn_status hetero_set_graph(hetero_model *m, const gnn_graph *g) {
   if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "hetero_set_graph: m is NULL");
+  if (m->live != GNNC_MODEL_LIVE)
+    return gnn_set_error(NULL, GNN_ERR_INVALID, "hetero_set_graph: m is not a live model (destroyed already?)");
   if (!g) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "hetero_set_graph: no graph");
+  {
+    const gnn_status graph_st = gnn_graph_check(m->ctx, g, "hetero_set_graph");
+    if (graph_st) return graph_st;
+  }
   if (g->nv < 0 || g->ne < 0 || g->ng < 0 || g->nv > GNNC_MAX_COUNT || g->ne > GNNC_MAX_COUNT || g->ng > GNNC_MAX_COUNT)
     return gnn_set_error(m->ctx, GNN_ERR_INVALID, "hetero_set_graph: a graph of %lld vertices, %lld edges and %lld graphs: each "
                          "count must be in 0 .. 2^31", (long long)g->nv, (long long)g->ne, (long long)g->ng);
@@ -612,6 +630,8 @@ gnn_status hetero_set_graph(hetero_model *m, const gnn_graph *g) {
 
 gnn_status hetero_reserve(hetero_model *m, int64_t nv, int64_t ne, int64_t ng, int grow) {
   if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "hetero_reserve: m is NULL");
+  if (m->live != GNNC_MODEL_LIVE)
+    return gnn_set_error(NULL, GNN_ERR_INVALID, "hetero_reserve: m is not a live model (destroyed already?)");
   if (nv < 0 || ne < 0 || ng < 0 || nv > GNNC_MAX_COUNT || ne > GNNC_MAX_COUNT || ng > GNNC_MAX_COUNT)
     return gnn_set_error(m->ctx, GNN_ERR_INVALID, "hetero_reserve: a capacity of %lld vertices, %lld edges and %lld graphs: each "
                          "count must be in 0 .. 2^31 (the runtime's graphs have int32 ids)", (long long)nv, (long long)ne, (long long)ng);
@@ -637,6 +657,12 @@ static int gnnc_graph_as_bound(const hetero_model *m) {
 
 gnn_status hetero_forward(hetero_model *m, const float *in_x, const float *in_rel, int training, uint64_t seed) {
   if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "hetero_forward: m is NULL");
+  if (m->live != GNNC_MODEL_LIVE)
+    return gnn_set_error(NULL, GNN_ERR_INVALID, "hetero_forward: m is not a live model (destroyed already?)");
+  {
+    const gnn_status graph_st = gnn_graph_check(m->ctx, m->g, "hetero_forward");
+    if (graph_st) return graph_st;
+  }
   const gnn_graph *g = m->g;
   (void)g;
   (void)training;
@@ -783,6 +809,12 @@ gnn_status hetero_save_params(hetero_model *m, const char *path) {
 
 gnn_status hetero_backward(hetero_model *m, const float *grad_out) {
   if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "hetero_backward: m is NULL");
+  if (m->live != GNNC_MODEL_LIVE)
+    return gnn_set_error(NULL, GNN_ERR_INVALID, "hetero_backward: m is not a live model (destroyed already?)");
+  {
+    const gnn_status graph_st = gnn_graph_check(m->ctx, m->g, "hetero_backward");
+    if (graph_st) return graph_st;
+  }
   const gnn_graph *g = m->g;
   const int training = 1;
   gnn_status st = GNN_OK;

@@ -113,8 +113,10 @@ static int write_arrays(FILE *f, const CacheHeader *h, const gnn_graph *g) {
 gnn_status gnn_graph_save_cache(gnn_ctx *ctx, const gnn_graph *g, const char *path) {
   if (rt_check_ctx(ctx)) return GNN_ERR_INVALID;
   if (!g || !path) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_save_cache: no graph or no path");
+  gnn_status st = rt_check_graph(ctx, g, "gnn_graph_save_cache");
+  if (st) return st;
   CacheHeader h;
-  gnn_status st = cache_header(ctx, g, path, 0, &h);
+  st = cache_header(ctx, g, path, 0, &h);
   if (st) return st;
   FILE *f;
   char *tmp;

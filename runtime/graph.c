@@ -190,8 +190,27 @@ static gnn_status device_zeros(gnn_ctx *ctx, size_t bytes, const void **d) {
  * gnn_free; its host copy is another allocation in the CUDA build (malloc), and in the host
  * build the same one (or NULL: a graph from gnn_graph_from_csr before gnn_graph_host_copies, a
  * graph that failed half-built, whose host pointer may be set before its device one). */
+gnn_status rt_check_graph(gnn_ctx *ctx, const gnn_graph *g, const char *fn) {
+  gnn_status st = rt_args(ctx, g != NULL, fn, "g is NULL");
+  if (st) return st;
+  if (((const RtGraph *)g)->live != RT_GRAPH_LIVE)
+    return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: g is not a live graph (freed already, or not made by the runtime)", fn);
+  return GNN_OK;
+}
+
+gnn_status gnn_graph_check(gnn_ctx *ctx, const gnn_graph *g, const char *what) {
+  return rt_check_graph(ctx, g, what ? what : "gnn_graph_check");
+}
+
 void gnn_graph_free(gnn_ctx *ctx, gnn_graph *g) {
   if (!g) return;
+  /* freed already (or never a graph): say so where a context can hold the message, free nothing */
+  if (((RtGraph *)g)->live != RT_GRAPH_LIVE) {
+    if (!rt_check_ctx(ctx))
+      gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_free: g is not a live graph (freed already, or not made by the runtime)");
+    return;
+  }
+  ((RtGraph *)g)->live = 0;
   /* its arrays are in the memory of the context that made it: free them there, whichever context
    * (or NULL) the caller gave (another one freed the struct alone and left the arrays live) */
   ctx = ((RtGraph *)g)->owner;
@@ -314,6 +333,8 @@ static gnn_status set_batch(gnn_ctx *ctx, gnn_graph *g, int64_t ng, const int64_
 gnn_status gnn_graph_set_graphs(gnn_ctx *ctx, gnn_graph *g, int64_t ng, const int64_t *graph_of) {
   if (!ctx) return GNN_ERR_INVALID;
   if (!g || !graph_of) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_set_graphs: %s is NULL", !g ? "g" : "graph_of");
+  gnn_status st = rt_check_graph(ctx, g, "gnn_graph_set_graphs");
+  if (st) return st;
   return set_batch(ctx, g, ng, graph_of);
 }
 
@@ -385,7 +406,7 @@ static gnn_status graph_finish(gnn_ctx *ctx, gnn_graph *g) {
 gnn_status rt_graph_from_csr(gnn_ctx *ctx, int64_t nv, int64_t ne, int64_t *in_ptr, int32_t *src, int64_t *origin,
                              unsigned flags, gnn_graph **out) {
   RtGraph *rg = (RtGraph *)rt_calloc(ctx, 1, sizeof *rg, "a graph");
-  if (rg) rg->owner = ctx;
+  if (rg) rg->owner = ctx, rg->live = RT_GRAPH_LIVE;
   gnn_graph *g = rg ? &rg->g : NULL;
   int32_t *dst = (int32_t *)rt_garray_alloc(ctx, rt_mul((size_t)ne, sizeof(int32_t)), "dst");
   if (!g || !dst) {
@@ -699,6 +720,7 @@ gnn_status gnn_graph_from_csr(gnn_ctx *ctx, int64_t nv, int64_t ne, const int64_
   RtGraph *rg = (RtGraph *)rt_calloc(ctx, 1, sizeof *rg, "a graph");
   if (!rg) return GNN_ERR_OOM;
   rg->owner = ctx;
+  rg->live = RT_GRAPH_LIVE;
   gnn_graph *g = &rg->g;
   g->nv = nv;
   g->ne = ne;
@@ -736,7 +758,7 @@ gnn_status gnn_graph_from_csr(gnn_ctx *ctx, int64_t nv, int64_t ne, const int64_
 /* A graph from gnn_graph_from_csr is the one whose host copies are missing: h_in_ptr is set by
  * every other builder before anything else. */
 gnn_status gnn_graph_host_copies(gnn_ctx *ctx, gnn_graph *g) {
-  gnn_status st = rt_args(ctx, g != NULL, "gnn_graph_host_copies", "g is NULL");
+  gnn_status st = rt_check_graph(ctx, g, "gnn_graph_host_copies");
   if (st || g->h_in_ptr) return st;
   RtGraph *rg = (RtGraph *)g;
   int64_t nv = g->nv, ne = g->ne;
@@ -849,7 +871,7 @@ static gnn_status make_side_pieces(gnn_ctx *ctx, int64_t nv, int64_t len, const 
 /* Both sides' pieces, once per graph, on the first forward of a model that walks pieces: from
  * in_ptr and out_ptr alone (the graph may have come from gnn_graph_from_csr, without host copies). */
 gnn_status gnn_graph_make_pieces(gnn_ctx *ctx, gnn_graph *g) {
-  gnn_status st = rt_args(ctx, g != NULL, "gnn_graph_make_pieces", "g is NULL");
+  gnn_status st = rt_check_graph(ctx, g, "gnn_graph_make_pieces");
   if (st || g->piece_len) return st;
   int64_t len = gnn_piece_len(g->nv, g->ne), n_in = 0, n_out = 0;
   const int32_t *row_in = NULL, *row_out = NULL;

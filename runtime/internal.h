@@ -207,7 +207,14 @@ typedef struct {
   /* The context that made it, whose memory holds its arrays: gnn_graph_free frees through it
    * whatever context it is given (another one freed the struct and left the arrays live). */
   gnn_ctx *owner;
+  /* RT_GRAPH_LIVE from creation until gnn_graph_free clears it: a graph freed twice, or used
+   * after its free, is refused where its memory still holds the cleared word (best effort:
+   * freed memory may be reused; docs/runtime.md says so). */
+  uint64_t live;
 } RtGraph;
+#define RT_GRAPH_LIVE 0x48504152474e4e47ull /* "GNNGRAPH" in little-endian bytes */
+/* GNN_OK for a live graph; GNN_ERR_INVALID "FN: g is NULL" or "FN: g is not a live graph ...". */
+gnn_status rt_check_graph(gnn_ctx *ctx, const gnn_graph *g, const char *fn);
 enum { RT_OPT_ADD_SELF_LOOPS = 1, RT_OPT_REMOVE_SELF_LOOPS = 2, RT_OPT_DEDUP = 4, RT_OPT_SYMMETRISE = 8 };
 unsigned rt_opts_flags(const gnn_graph_opts *opts);
 /* GNN_ERR_INVALID "num_vertices N out of range" unless 0 <= num_vertices <= 2^31. */

@@ -69,7 +69,7 @@ gnn_status gnn_sampler_create(gnn_ctx *ctx, const gnn_graph *g, gnn_sampler **ou
   gnn_status st = rt_args(ctx, out != NULL, "gnn_sampler_create", "out is NULL");
   if (st) return st;
   *out = NULL;
-  if ((st = rt_args(ctx, g != NULL, "gnn_sampler_create", "g is NULL"))) return st;
+  if ((st = rt_check_graph(ctx, g, "gnn_sampler_create"))) return st;
   if (g->nv > 0 && (!g->h_in_ptr || (g->ne > 0 && !g->h_src)))
     return gnn_set_error(ctx, GNN_ERR_INVALID,
                          "gnn_sampler_create: the graph has no host CSR (a graph from gnn_graph_from_csr: call gnn_graph_host_copies first)");

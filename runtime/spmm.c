@@ -13,7 +13,7 @@
 #include <string.h>
 
 gnn_status rt_spmm_args(gnn_ctx *ctx, const gnn_graph *g, int dir, const float *x, const float *w, float *y, int64_t width) {
-  gnn_status st = rt_args(ctx, g != NULL, "gnn_spmm", "g is NULL");
+  gnn_status st = rt_check_graph(ctx, g, "gnn_spmm");
   if (st) return st;
   if (dir != GNN_SPMM_IN_EDGES && dir != GNN_SPMM_OUT_EDGES)
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_spmm: direction %d is neither GNN_SPMM_IN_EDGES nor GNN_SPMM_OUT_EDGES", dir);

@@ -56,6 +56,17 @@ else
   fail reliability/api/built "$rl_rt/t_ckpt is missing (make runtime-tests builds it)"
 fi
 
+# Use after free (tests/runtime/t_freed.c with generated/gcn.c, against the plain build: it reads
+# freed memory on purpose, so neither valgrind nor the sanitizers watch it): a graph freed twice,
+# a model destroyed twice, a forward, backward or set_graph on a model whose graph was freed, the
+# runtime's entry points on a freed graph: GNN_ERR_INVALID, where they aborted or read freed memory.
+if out=$(cc -std=c11 -O1 -fopenmp -D_DEFAULT_SOURCE -Iruntime -Igenerated tests/runtime/t_freed.c generated/gcn.c \
+    -Lbuild/lib -lgnnrt_host -lopenblas -lm -Wl,-rpath,"$PWD/build/lib" -o "$rl/api/t_freed" 2>&1); then
+  for rl_case in graph graphcheck model graphfirst; do
+    out=$("$rl/api/t_freed" $rl_case 2>&1); report_lines reliability/freed/$rl_case $? "$out"
+  done
+else fail reliability/freed/built "$(rl_tail "$out")"; fi
+
 # One thread for OpenMP and OpenBLAS: the results do not depend on it, and on a loaded machine
 # spinning teams make an epoch ten times slower.
 rl_train() { OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$rl_bin/gnn-train" "$rl/libgcn.so" --data data/cora "$@"; }
