@@ -42,15 +42,53 @@ const char *gnn_last_error(const gnn_ctx *ctx) {
 }
 
 /* Formats the message into the context, one line. */
+/* Copies s into out (len bytes, cut if still too long), each run of more than RT_ERR_WORD bytes
+ * without a blank shortened to its first and last RT_ERR_WORD / 2 - 2 bytes around "...". */
+enum { RT_ERR_WORD = 240 };
+static void rt_shorten_words(const char *s, char *out, size_t len) {
+  size_t k = 0;
+  while (*s && k + 1 < len) {
+    size_t w = 0;
+    while (s[w] && s[w] != ' ') w++;
+    const size_t half = RT_ERR_WORD / 2 - 2;
+    if (w > RT_ERR_WORD) {
+      k += (size_t)snprintf(out + k, len - k, "%.*s...%.*s", (int)half, s, (int)half, s + w - half);
+      if (k >= len) k = len - 1;
+      s += w;
+    } else {
+      size_t take = w + (s[w] == ' ');
+      if (take == 0) take = 1;
+      if (take > len - 1 - k) take = len - 1 - k;
+      memcpy(out + k, s, take);
+      k += take;
+      s += take;
+      continue;
+    }
+    if (*s == ' ' && k + 1 < len) out[k++] = *s++;
+  }
+  out[k] = 0;
+}
+
 gnn_status gnn_set_error(gnn_ctx *ctx, gnn_status status, const char *fmt, ...) {
   if (!ctx || !fmt) return status;
   /* A failed context keeps the message of its failure, and every call on it is GNN_ERR_INVALID
    * (gnnrt.h): a generated create's own argument check ("no graph") replaced it. */
   if (ctx->failed) return GNN_ERR_INVALID;
-  va_list ap;
+  va_list ap, again;
   va_start(ap, fmt);
-  vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+  va_copy(again, ap);
+  int full = vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
   va_end(ap);
+  /* Too long: a path of thousands of bytes (most messages start with one) pushed the reason past
+   * the end. Format it whole, shorten each word longer than RT_ERR_WORD to its start and end
+   * ("aaa...aaa"), then copy: the reason survives, the path stays recognisable. */
+  char *whole = full >= (int)sizeof ctx->err ? (char *)malloc((size_t)full + 1) : NULL;
+  if (whole) {
+    vsnprintf(whole, (size_t)full + 1, fmt, again);
+    rt_shorten_words(whole, ctx->err, sizeof ctx->err);
+    free(whole);
+  }
+  va_end(again);
   for (char *p = ctx->err; *p; p++)
     if (*p == '\n' || *p == '\r') *p = ' ';
   return status;

@@ -73,6 +73,10 @@ static inline const char *gnn_output_unwritable(const char *opt, const char *pat
                     : stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) ? "it is a directory: give a file name in it"
                                                                   : NULL;
   if (why) return snprintf(buf, len, "%s '%s': %s", opt, path, why), buf;
+  const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  if (strlen(name) > NAME_MAX && !gnn_write_in_place(path))
+    return snprintf(buf, len, "%s %s: cannot write it: its name is %zu bytes, more than the %d a file name may have", opt, path,
+                    strlen(name), NAME_MAX), buf;
   if (gnn_write_in_place(path)) { /* a device or FIFO: opened and written where it is */
     if (access(path, W_OK) == 0) return NULL;
     return snprintf(buf, len, "%s %s: cannot write it: %s", opt, path, strerror(errno)), buf;

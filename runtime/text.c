@@ -258,7 +258,10 @@ char *rt_join(gnn_ctx *ctx, const char *dir, const char *name) {
 }
 
 /* mkstemp beside the target (through a symlink, the file it names: gnnrt_path.h), so the final
- * rename stays on one file system. */
+ * rename stays on one file system. The temporary's name is the target's cut so that it and
+ * ".XXXXXX" fit in NAME_MAX: a 250-byte name made a 257-byte one, ENAMETOOLONG after a whole
+ * training run. *tmp holds the temporary's path, a NUL, then the target's: rt_tmp_commit renames
+ * the one to the other. */
 gnn_status rt_tmp_open(gnn_ctx *ctx, const char *path, FILE **f, char **tmp) {
   *f = NULL;
   if (gnn_write_in_place(path)) { /* a device or FIFO: no temporary (gnnrt_path.h) */
@@ -267,14 +270,19 @@ gnn_status rt_tmp_open(gnn_ctx *ctx, const char *path, FILE **f, char **tmp) {
     return *f ? GNN_OK : gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot write: %s", path, strerror(errno));
   }
   char *target = gnn_replace_target(path);
-  size_t n = (target ? strlen(target) : 0) + 16;
+  size_t tlen = target ? strlen(target) : 0, n = 2 * tlen + 16;
   *tmp = target ? (char *)rt_malloc(ctx, n, "a file name") : NULL;
   if (!*tmp) {
     int had_target = target != NULL; /* rt_malloc set the error; a failed strdup did not */
     free(target);
     return had_target ? GNN_ERR_OOM : gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of memory", path);
   }
-  snprintf(*tmp, n, "%s.XXXXXX", target);
+  const char *slash = strrchr(target, '/');
+  size_t dir = slash ? (size_t)(slash - target) + 1 : 0, base = tlen - dir;
+  size_t keep = dir + (base > NAME_MAX - 7 ? NAME_MAX - 7 : base);
+  memcpy(*tmp, target, keep);
+  memcpy(*tmp + keep, ".XXXXXX", 8);
+  memcpy(*tmp + keep + 8, target, tlen + 1);
   free(target);
   int fd = mkstemp(*tmp);
   if (fd < 0) {
@@ -317,10 +325,9 @@ gnn_status rt_tmp_commit(gnn_ctx *ctx, FILE *f, char *tmp, const char *path, gnn
     st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: write failed: %s%s", path, strerror(err ? err : EIO),
                        tmp ? " (the previous file, if any, is unchanged)" : "");
   if (!tmp) return st; /* a device written in place */
-  /* the target rt_tmp_open resolved: tmp less its ".XXXXXX" (not resolved again: the link could
-   * have changed since, and a second resolution is a second way to fail) */
-  char *target = strndup(tmp, strlen(tmp) - 7);
-  if (st == GNN_OK && !target) st = gnn_set_error(ctx, GNN_ERR_OOM, "%s: error: out of memory", path);
+  /* the target rt_tmp_open resolved, after the temporary's name (not resolved again: the link
+   * could have changed since, and a second resolution is a second way to fail) */
+  const char *target = tmp + strlen(tmp) + 1;
   if (st == GNN_OK && rename(tmp, target) != 0)
     st = gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot rename the temporary file into place: %s", path,
                        strerror(errno));
@@ -336,6 +343,5 @@ gnn_status rt_tmp_commit(gnn_ctx *ctx, FILE *f, char *tmp, const char *path, gnn
   }
   if (st != GNN_OK) unlink(tmp);
   free(tmp);
-  free(target);
   return st;
 }

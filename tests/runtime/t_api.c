@@ -51,10 +51,18 @@ static void test_errors(gnn_ctx *ctx) {
   check(st == GNN_ERR_FORMAT && !strcmp(gnn_last_error(ctx), "f.edges:17: error: two lines"), "errors/set-error",
         "%s '%s'", gnn_status_name(st), gnn_last_error(ctx));
   char big[3000];
-  memset(big, 'x', sizeof big - 1);
+  for (size_t i = 0; i + 1 < sizeof big; i++) big[i] = i % 10 == 9 ? ' ' : 'x'; /* words of 9 */
   big[sizeof big - 1] = 0;
   gnn_set_error(ctx, GNN_ERR_IO, "%s", big);
   check(strlen(gnn_last_error(ctx)) == 1023, "errors/truncated", "length %zu", strlen(gnn_last_error(ctx)));
+  /* a path of 5,000 bytes: shortened inside the message, which keeps its reason */
+  char path[5001];
+  memset(path, 'p', 5000);
+  path[5000] = 0;
+  gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot write: %s", path, "No such file or directory");
+  const char *e = gnn_last_error(ctx);
+  check(strlen(e) < 1023 && strstr(e, "ppp...ppp") && strstr(e, "ppp: error: cannot write: No such file or directory") && !strncmp(e, "ppp", 3),
+        "errors/long-path-keeps-the-reason", "'%.80s...' length %zu", e, strlen(e));
   gnn_clear_error(ctx);
   check(gnn_last_error(ctx)[0] == 0 && gnn_last_error(NULL) != NULL && gnn_set_error(NULL, GNN_ERR_IO, "x") == GNN_ERR_IO,
         "errors/clear-and-null", "'%s'", gnn_last_error(ctx));

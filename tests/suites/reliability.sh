@@ -249,6 +249,10 @@ PY
       rl_refuse ckpt-adam-step "gnn-train: $rl/step.ckpt: Adam's step is 1 at epoch 30: gnn-train takes one Adam step per epoch" \
         rl_train --seed 3 --patience 100 --epochs 31 --resume "$rl/step.ckpt"
     else fail reliability/corrupt/ckpt-edit "could not rewrite $rl_ck's scalars"; fi
+    # a checkpoint name longer than NAME_MAX: refused before the run (it failed after training)
+    rl_long=$(printf 'c%.0s' $(seq 300))
+    RL_RC=2 rl_refuse ckpt-name-too-long "cannot write it: its name is 300 bytes, more than the 255 a file name may have" \
+      rl_train --seed 3 --epochs 1 --checkpoint "$rl/$rl_long"
     # a parameter file is named as one before the run, exit 2 (train/bad/resume-params)
     RL_RC=2 rl_refuse ckpt-not-a-checkpoint "--resume $rl/adam/ref.p: this is a parameter file (written by --save-params), not a training checkpoint" \
       rl_train --seed 3 --resume "$rl/adam/ref.p"
