@@ -219,6 +219,20 @@ void emit_outputs(const EmitOpts *eo, RunFile *files, int *n) {
   free(base), free(dir), free(name);
 }
 
+bool emit_output_named(const char *emit, const char *output) {
+  /* A name without the extension (-o src.txt, -o /dev/null, -o x.so) wrote src.txt.c and
+   * src.txt.h, files the user never named (/dev/null.c, as root, in /dev), and exited 0. */
+  if (strcmp(emit, "c") != 0 && strcmp(emit, "cu") != 0) return true;
+  const char *ext = strcmp(emit, "c") == 0 ? ".c" : ".cu", *base = strrchr(output, '/');
+  base = base ? base + 1 : output;
+  size_t bl = strlen(base), el = strlen(ext);
+  if (bl > el && strcmp(base + bl - el, ext) == 0) return true;
+  fprintf(stderr, "gnnc: error: -o '%s' with --emit=%s must name a %s file: the source goes there and its header "
+          "beside it, with .h in place of %s (-o model%s writes model%s and model.h; without -o, one file on standard output)\n",
+          output, emit, ext, ext, ext, ext);
+  return false;
+}
+
 bool files_safe(const RunFile *reads, int nreads, const RunFile *writes, int nwrites) {
   for (int w = 0; w < nwrites; w++) {
     for (int r = 0; r < nreads; r++) {

@@ -43,6 +43,9 @@ typedef struct {
 /* The files gnn_emit(eo) writes, temporaries aside (the library or -o's file, and the sources
  * beside it): appended to files[*n], at most 3. */
 void emit_outputs(const EmitOpts *eo, RunFile *files, int *n);
+/* False, after a "gnnc: error:" line, when -o cannot name --emit's output: a source (c, cu) goes
+ * to -o and its header beside it, named from -o without the extension, so -o must end in it. */
+bool emit_output_named(const char *emit, const char *output);
 /* False, after a "gnnc: error:" line, when a file to be written is one the run reads (reads[0]:
  * the source), is a file of a dataset folder it reads (--graph: gnn_dataset_file), or when two files to be
  * written are one: gnnc never overwrites its own input and never writes one file twice. "One

@@ -941,20 +941,9 @@ int main(int argc, char **argv) {
     rc = 2;
     goto done;
   }
-  if (!cli.run && cli.output && (strcmp(emit, "c") == 0 || strcmp(emit, "cu") == 0)) {
-    /* The source goes to -o and its header beside it, named from -o without the extension: a name
-     * without it (-o src.txt, -o /dev/null, -o x.so) wrote src.txt.c and src.txt.h, files the user
-     * never named (/dev/null.c, as root, in /dev), and exited 0. */
-    const char *ext = strcmp(emit, "c") == 0 ? ".c" : ".cu", *base = strrchr(cli.output, '/');
-    base = base ? base + 1 : cli.output;
-    size_t bl = strlen(base), el = strlen(ext);
-    if (bl <= el || strcmp(base + bl - el, ext) != 0) {
-      fprintf(stderr, "gnnc: error: -o '%s' with --emit=%s must name a %s file: the source goes there and its header "
-              "beside it, with %s in place of %s (-o model%s writes model%s and model.h; without -o, one file on standard output)\n",
-              cli.output, emit, ext, ".h", ext, ext, ext);
-      rc = 2;
-      goto done;
-    }
+  if (!cli.run && cli.output && !emit_output_named(emit, cli.output)) { /* -o src.txt --emit=c: build.c */
+    rc = 2;
+    goto done;
   }
   if (!cli.run && cli.output && (strcmp(emit, "c") == 0 || strcmp(emit, "cu") == 0) && strpbrk(cli.output, "\"\\\n")) {
     /* the source includes its header by name: #include "..." cannot hold a quote (C11 6.4.7) */
