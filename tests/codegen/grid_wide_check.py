@@ -47,6 +47,14 @@ static GnnShimDim threadIdx, blockIdx, gridDim, blockDim;
 static inline int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline float gnn_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/* the emitter's once-rounded + - * (kir.c, cuda_rounded_fn); g++ here does not contract (x86-64,
+   no -mfma), so the plain operators round once too */
+static inline float __fadd_rn(float a, float b) { return a + b; }
+static inline float __fsub_rn(float a, float b) { return a - b; }
+static inline float __fmul_rn(float a, float b) { return a * b; }
+static inline double __dadd_rn(double a, double b) { return a + b; }
+static inline double __dsub_rn(double a, double b) { return a - b; }
+static inline double __dmul_rn(double a, double b) { return a * b; }
 
 static uint64_t shim_state;
 static uint64_t shim_next(void) { /* splitmix64 */
