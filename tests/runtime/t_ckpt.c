@@ -369,7 +369,7 @@ int main(int argc, char **argv) {
       st_init(&a, "GCN", cfg, 1, 5.0f);
       const char *f = bad[i].field, *eq = strchr(f, '=');
       double v = strtod(eq + 1, NULL);
-      int64_t iv = (int64_t)v;
+      int64_t iv = isfinite(v) ? (int64_t)v : 0; /* nan/inf go to float fields only (a cast would be UB) */
       size_t off = 0, len = 8; /* where the file holds it */
       float fv = (float)v;
       int is_f64 = 0, is_f32 = 0;
