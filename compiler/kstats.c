@@ -7,7 +7,9 @@
  * at the element size of their buffers, at the given |V| and |E|. A walk over the edges of every
  * vertex runs its body |E| times in all (once per edge); in one run of a walk's body (one edge),
  * or of the kernel's body outside walks (one row), a row of a buffer counts once per element it
- * reads, however many loads touch it (repeats hit registers or the cache), and a load of the
+ * reads, however many loads touch it (repeats hit registers or the cache: the distinct elements
+ * where the loads' element indices are made of loop counters, elem_enum; in a walk, the far end
+ * the chunk's stage loads and the one its edge loop loads are one row, same_row), and a load of the
  * kernel's own row inside a walk counts once per row, not per edge; a load of the kernel's own
  * row of a buffer it stored there before (a root read back by a later root or sum of the same
  * kernel) is not counted: the row is in the cache it was just written through; nor is a
@@ -36,10 +38,22 @@
 typedef struct {
   const KBuf *buf;
   const KExpr *row;  /* NULL for one-row buffers */
-  double count;      /* element reads per execution of the scope */
+  double count;      /* element reads per execution of the scope whose elements are not known (below) */
+  unsigned char *elems; /* the elements read, where every load's element index could be enumerated
+                           (elem_enum): a row's distinct elements, however many loops read them;
+                           NULL for a buffer wider than ELEM_MAP_MAX */
   double scope;      /* executions of the scope (rows, or edges in a walk) */
   bool per_edge;     /* the scope runs once per edge (a walk's body, a kernel over edges) */
 } Site;
+
+/* A loop whose variable takes known values (a FOR with constant bounds, a lane loop over elements
+ * 0 .. count - 1): what an element index made of loop variables can be. */
+typedef struct {
+  int var;
+  int64_t lo, hi, step;
+} Binding;
+
+enum { ELEM_MAP_MAX = 1 << 16, ELEM_ENUM_MAX = 1 << 16, MAX_BINDINGS = 16 };
 
 typedef struct {
   double V, E;
@@ -54,6 +68,12 @@ typedef struct {
   const KBuf *stored[16]; /* buffers this kernel has stored at its own row so far */
   int nstored;
   bool untrained;    /* count the forward of training = 0: `if training` blocks skipped, `if !training` ones counted */
+  Binding bind[MAX_BINDINGS]; /* the loops around the statement being counted whose variables are known */
+  int nbind;
+  const KStmt *walk; /* the walk being counted (NULL outside walks) */
+  const KExpr **def; /* per local: the value its last scalar LET gave it (NULL: none) */
+  const KStmt **def_walk; /* per local: the walk that LET was in */
+  int nlocals;
 } Acct;
 
 /* A batch's graphs are counted as its vertices: an upper bound (each graph has one at least). */
@@ -66,40 +86,126 @@ static double buf_rows(const KBuf *b, double V, double E) {
 
 static double elem_bytes(ElemType e) { return e == ELEM_F64 ? 8 : 4; }
 
-static bool same_row(const KExpr *a, const KExpr *b) {
+/* Two row expressions that pick the same row per execution of their scope: the same local, the
+ * kernel's row, or in a walk two locals loaded from the same shared array of that walk's chunk
+ * (lower_walk.c: the lane that stages edge j0 + l reads its far end as sh_u[lane], the loop over
+ * the chunk's edges as sh_u[t]; both run once for each edge of the chunk, so per edge they are
+ * the same row: counted as two rows, GAT's backward k10 read t8 twice an edge). */
+static bool same_row(const Acct *ac, const KExpr *a, const KExpr *b) {
   if (a == b) return true;
   if (!a || !b || a->kind != b->kind) return false;
-  if (a->kind == KE_VAR) return a->var == b->var;
+  if (a->kind == KE_VAR) {
+    if (a->var == b->var) return true;
+    if (a->var >= ac->nlocals || b->var >= ac->nlocals) return false;
+    const KExpr *da = ac->def[a->var], *db = ac->def[b->var];
+    return da && db && da->kind == KE_SHARED && db->kind == KE_SHARED && da->var == db->var &&
+           ac->def_walk[a->var] && ac->def_walk[a->var] == ac->def_walk[b->var];
+  }
   return a->kind == KE_ROW;
+}
+
+/* The value of an integer index expression for the bindings' current values in vals; false where
+ * it reads anything else (a local that is not a bound loop variable, the lane, a tile). */
+static bool elem_eval(const Acct *a, const KExpr *e, const int64_t *vals, int64_t *out) {
+  int64_t x, y, z;
+  switch (e->kind) {
+  case KE_ICONST: *out = e->i; return true;
+  case KE_VAR:
+    if (e->a) return false; /* a register array's element */
+    for (int i = a->nbind - 1; i >= 0; i--)
+      if (a->bind[i].var == e->var) return *out = vals[i], true;
+    return false;
+  case KE_BIN:
+    if (e->type != KT_I64 || !elem_eval(a, e->a, vals, &x) || !elem_eval(a, e->b, vals, &y)) return false;
+    switch (e->op) {
+    case KO_ADD: *out = x + y; return true;
+    case KO_SUB: *out = x - y; return true;
+    case KO_MUL: *out = x * y; return true;
+    case KO_DIV: return y != 0 && (*out = x / y, true);
+    case KO_MOD: return y != 0 && (*out = x % y, true);
+    case KO_MIN: *out = x < y ? x : y; return true;
+    case KO_MAX: *out = x > y ? x : y; return true;
+    case KO_LT: *out = x < y; return true;
+    case KO_LE: *out = x <= y; return true;
+    case KO_GT: *out = x > y; return true;
+    case KO_GE: *out = x >= y; return true;
+    case KO_EQ: *out = x == y; return true;
+    case KO_NE: *out = x != y; return true;
+    case KO_AND: *out = x && y; return true;
+    case KO_OR: *out = x || y; return true;
+    }
+    return false;
+  case KE_SELECT:
+    if (e->type != KT_I64 || !elem_eval(a, e->a, vals, &x) || !elem_eval(a, e->b, vals, &y) || !elem_eval(a, e->c, vals, &z))
+      return false;
+    *out = x ? y : z;
+    return true;
+  default: return false;
+  }
+}
+
+/* Marks in map (width bytes) every element the index idx reads over the bound loops' values.
+ * False, nothing marked, where idx reads something else, takes too many values to enumerate, or
+ * falls outside the row: the caller then counts the load's reads as they are. */
+static bool elem_enum(const Acct *a, const KExpr *idx, int64_t width, unsigned char *map) {
+  double combos = 1;
+  for (int i = 0; i < a->nbind; i++) {
+    const Binding *b = &a->bind[i];
+    combos *= b->hi > b->lo ? (double)((b->hi - b->lo + b->step - 1) / b->step) : 0;
+  }
+  if (combos > ELEM_ENUM_MAX) return false;
+  if (combos == 0) return true; /* a loop that never runs reads nothing */
+  int64_t vals[MAX_BINDINGS];
+  unsigned char *mark = calloc((size_t)width, 1);
+  for (int i = 0; i < a->nbind; i++) vals[i] = a->bind[i].lo;
+  for (;;) {
+    int64_t x;
+    if (!elem_eval(a, idx, vals, &x) || x < 0 || x >= width) return free(mark), false;
+    mark[x] = 1;
+    int i = a->nbind - 1; /* the next combination, the innermost loop fastest */
+    for (; i >= 0; i--) {
+      vals[i] += a->bind[i].step;
+      if (vals[i] < a->bind[i].hi) break;
+      vals[i] = a->bind[i].lo;
+    }
+    if (i < 0) break;
+  }
+  for (int64_t k = 0; k < width; k++) map[k] |= mark[k];
+  free(mark);
+  return true;
 }
 
 /* A load of buf at row, `mult` times per execution of its scope: reads of one row in one scope
  * count once per element (a row is read from memory once per edge or per vertex; repeats hit
  * the cache). A load of the kernel's own row inside a walk is a per-row read, not per edge. */
-static void site(Acct *a, const KBuf *b, const KExpr *row, double mult, double scope, double row_scope, bool in_walk) {
+static void site(Acct *a, const KBuf *b, const KExpr *row, const KExpr *idx, double mult, double scope, double row_scope,
+                 bool in_walk) {
   if (row && row->kind == KE_ROW)
     for (int i = 0; i < a->nstored; i++)
       if (a->stored[i] == b) return; /* written by this kernel at this row: cached */
   bool per_edge = in_walk || a->edge_kernel;
   if (row && row->kind == KE_ROW) scope = row_scope, per_edge = a->edge_kernel;
-  for (int i = 0; i < a->nsites; i++) {
-    Site *s = &a->sites[i];
-    if (s->buf == b && same_row(s->row, row) && s->scope == scope && s->per_edge == per_edge) {
-      s->count += mult;
-      return;
+  Site *s = NULL;
+  for (int i = 0; i < a->nsites && !s; i++)
+    if (a->sites[i].buf == b && same_row(a, a->sites[i].row, row) && a->sites[i].scope == scope && a->sites[i].per_edge == per_edge)
+      s = &a->sites[i];
+  if (!s) {
+    if (a->nsites == a->cap) {
+      a->cap = a->cap ? 2 * a->cap : 32;
+      a->sites = realloc(a->sites, sizeof(Site) * (size_t)a->cap);
     }
+    s = &a->sites[a->nsites++];
+    *s = (Site){b, row, 0, b->width <= ELEM_MAP_MAX ? calloc((size_t)b->width, 1) : NULL, scope, per_edge};
   }
-  if (a->nsites == a->cap) {
-    a->cap = a->cap ? 2 * a->cap : 32;
-    a->sites = realloc(a->sites, sizeof(Site) * (size_t)a->cap);
-  }
-  a->sites[a->nsites++] = (Site){b, row, mult, scope, per_edge};
+  /* the elements it reads, where they can be enumerated (two loops over the same 7 of a 9-wide
+   * row read 7, not min(14, 9)); else its reads per execution, as many elements */
+  if (!s->elems || !idx || !elem_enum(a, idx, b->width, s->elems)) s->count += mult;
 }
 
 /* mult: executions per scope execution; scope: executions of the scope in all. */
 static void expr_bytes(Acct *a, const KExpr *e, double mult, double scope, double row_scope, bool in_walk) {
   if (!e) return;
-  if (e->kind == KE_LOAD) site(a, e->buf, e->a, mult, scope, row_scope, in_walk);
+  if (e->kind == KE_LOAD) site(a, e->buf, e->a, e->b, mult, scope, row_scope, in_walk);
   expr_bytes(a, e->a, mult, scope, row_scope, in_walk);
   expr_bytes(a, e->b, mult, scope, row_scope, in_walk);
   expr_bytes(a, e->c, mult, scope, row_scope, in_walk);
@@ -170,6 +276,8 @@ static void block_bytes(Acct *a, const PtrVec *b, double mult, double scope, dou
     expr_bytes(a, s->val, mult, scope, row_scope, in_walk);
     expr_bytes(a, s->lo, mult, scope, row_scope, in_walk);
     expr_bytes(a, s->hi, mult, scope, row_scope, in_walk);
+    /* a local's value, for same_row (the chunk's far end loaded twice in a walk) */
+    if (s->kind == KS_LET && !s->idx && s->var < a->nlocals) a->def[s->var] = s->val, a->def_walk[s->var] = a->walk;
     double w = mult * scope * elem_bytes(s->buf ? s->buf->elem : ELEM_F32);
     /* the arithmetic, counted as the bytes are: per element of a lane loop, per edge of a walk,
      * nested loops multiplied; an atomic's add 1, a group reduction's G - 1 (a tree of adds) */
@@ -186,6 +294,9 @@ static void block_bytes(Acct *a, const PtrVec *b, double mult, double scope, dou
     if (s->kind == KS_ATOMIC && s->count != 1) a->read += w, a->write += w;
     double m = mult, sc = scope, oc = ochunk, ch = 0;
     bool wk = in_walk;
+    const KStmt *walk = a->walk;
+    int nbind = a->nbind;
+    Binding bind = {-1, 0, 0, 1}; /* the loop's variable and its values, where known (elem_enum) */
     if (s->kind == KS_IF && piece_only(s->lo)) { /* a hub piece's code: at most 2E / L pieces (gnnrt_pieces.h) */
       double pieces = 2 * a->E / (double)gnn_piece_len((int64_t)a->V, (int64_t)a->E);
       if (pieces < row_scope) sc = scope * pieces / row_scope;
@@ -197,12 +308,21 @@ static void block_bytes(Acct *a, const PtrVec *b, double mult, double scope, dou
         ch = chunks < sc ? chunks / sc : 1;
       }
       wk = true;
+      a->walk = s;
+      nbind = a->nbind, a->nbind = 0; /* its body counts per edge (m = 1): the loops outside are not its reads' */
     } else if (s->kind == KS_FOR && s->lo->kind == KE_ICONST && s->hi->kind == KE_ICONST) {
       m = mult * (double)((s->hi->i - s->lo->i + s->count - 1) / (s->count ? s->count : 1));
+      if (s->count > 0) bind = (Binding){s->var, s->lo->i, s->hi->i, s->count};
     } else if (s->kind == KS_FOR_LANES) {
       m = mult * (s->lo && a->tile_elems > 0 ? a->tile_elems : (double)s->count);
+      if (!s->lo) bind = (Binding){s->var, 0, s->count, 1}; /* a column tile's start is not known */
     }
+    bool bound = bind.var >= 0 && a->nbind < MAX_BINDINGS;
+    if (bound) a->bind[a->nbind++] = bind;
     block_bytes(a, &s->body, m, sc, row_scope, wk, oc, ch);
+    if (bound) a->nbind--;
+    a->walk = walk;
+    a->nbind = nbind;
   }
 }
 
@@ -216,7 +336,11 @@ static bool gathered(const Site *s) {
 static void flush_sites(Acct *a, KTraffic *t) {
   for (int i = 0; i < a->nsites; i++) {
     const Site *s = &a->sites[i];
-    double n = s->count < (double)s->buf->width ? s->count : (double)s->buf->width;
+    double n = s->count;
+    if (s->elems)
+      for (int64_t k = 0; k < s->buf->width; k++) n += s->elems[k];
+    if (n > (double)s->buf->width) n = (double)s->buf->width;
+    free(s->elems);
     double bytes = n * s->scope * elem_bytes(s->buf->elem);
     a->read += bytes;
     if (t && gathered(s)) {
@@ -238,15 +362,20 @@ static double dim_val(KDim d, double V, double E) { return (double)d.mult * rows
 
 /* Bytes read and written by step i (and, with t, what of it is gathered, and a GEMM's FLOPs). */
 static void step_traffic(const KStep *s, double V, double E, double *rd, double *wr, KTraffic *t, bool untrained) {
-  Acct a = {V, E, false, 0, 0, 0, 0, 1, NULL, 0, 0, {NULL}, 0, untrained};
+  Acct a = {V, E, false, 0, 0, 0, 0, 1, NULL, 0, 0, {NULL}, 0, untrained, {{0, 0, 0, 0}}, 0, NULL, NULL, NULL, 0};
   if (t) memset(t, 0, sizeof *t);
   if (s->kind == STEP_KERNEL) {
     double r = kernel_rows(s->kernel, V, E);
+    a.nlocals = s->kernel->nlocals;
+    a.def = calloc((size_t)a.nlocals + 1, sizeof *a.def);
+    a.def_walk = calloc((size_t)a.nlocals + 1, sizeof *a.def_walk);
     a.edge_kernel = s->kernel->rows == DOM_EDGE;
     a.group = s->kernel->group;
     if (s->kernel->col_tiles > 1) a.tile_elems = (double)s->kernel->col_width / s->kernel->col_tiles;
     block_bytes(&a, &s->kernel->body, 1, r, r, false, 1, 0);
     flush_sites(&a, t);
+    free(a.def);
+    free(a.def_walk);
     if (s->kernel->col_tiles > 1) { /* column tiles: the body counted is one tile's, run in every tile */
       a.read *= s->kernel->col_tiles, a.write *= s->kernel->col_tiles, a.ops *= s->kernel->col_tiles;
       if (t) t->gathered *= s->kernel->col_tiles; /* (gather_row_sectors: one tile's row, what gpucost.c caches) */

@@ -381,6 +381,23 @@ printf 'model M(x: vertex[4]) -> vertex[2] {\n  param W: [4, 2]\n  param b: [2]\
 check stats-inference-forward bash -c "grep -q '^  step 1   training  k1_dropout_vertex  *reads 160 B  *writes 160 B ' '$TMP/dops' &&
   grep -qx '  inference forward (training = 0): 2 steps (1 kernels and fills), reads 632 B, writes 160 B; training forward: 3 steps (2 kernels and fills), reads 792 B, writes 320 B' '$TMP/dops' &&
   grep -qx '  inference forward (training = 0): 2 steps (1 kernels and fills), reads 632 B, writes 160 B; training forward: 3 steps (2 kernels and fills), reads 792 B, writes 400 B' '$TMP/dops-train'"
+# --stats counts a row's distinct elements and one far end per edge (kstats.c: elem_enum, same_row).
+# GAT (dsl-examples/gat.gnn, host) at V=2708, E=13264, counted by hand from its --emit=kir:
+#   k11 (one group per vertex) reads t60 1, gatconv1_x_W elements 0..6 (two loops over the same
+#     7 of its 9 floats), t59 1, t96 8, gatconv0_x_W 64, t95 8: 89 floats, 356 B a vertex,
+#     x 2708 = 964,048 B = 964.05 kB (was 985.71 kB: 9 of gatconv1_x_W, min(7 + 7, 9));
+#   k7 (walk over out-edges) reads at its row gatconv1_x_W 0..7 (8), t60 1, p_gatconv1_a 0..13
+#     (14): 23 floats x 4 x 2708 = 249,136 B; per edge, at the far end: gatconv1_x_W element 8
+#     (read by two loops: 1), the softmax's max and sum 1 + 1, in_grad_out 0..6 (7), t54 one
+#     float64 (8 B): 48 B x 13264 = 636,672 B; 885,808 B = 885.81 kB (was 949.70 kB);
+#   k10 (walk over out-edges) reads at its row t7 8, gatconv0_x_W 64, t96 8, p_gatconv0_a 128:
+#     832 B x 2708 = 2,253,056 B; per edge, at the far end (the stage's su and the chunk loop's u,
+#     both sh_u: one row an edge): t8 8, the softmax's max and sum 8 + 8, t77 64, t90 8 float64
+#     (64 B): 416 B x 13264 = 5,517,824 B; 7,770,880 B = 7.77 MB (was 8.20 MB: t8 counted twice).
+"$GNNC" dsl-examples/gat.gnn --target=host --stats V=2708,E=13264 > "$TMP/gatk" 2>&1
+check stats-distinct-elements bash -c "grep -q '^  step 19  backward  k11_reduce_rows4_sum_vertex  *reads 964.05 kB ' '$TMP/gatk' &&
+  grep -q '^  step 9   backward  k7_sum_sum_vertex  *reads 885.81 kB ' '$TMP/gatk' &&
+  grep -q '^  step 14  backward  k10_sum_sum_vertex  *reads 7.77 MB ' '$TMP/gatk'"
 "$GNNC" "$TMP/cost.gnn" --stats=symbolc > /dev/null 2>&1; rc=$?
 check stats-symbolic-bad bash -c "[ $rc -eq 2 ]"
 # u_dot_v reduces the last dim of the longer operand: dot(a[src], b[dst]) with a: [2], b: [2, 3]
