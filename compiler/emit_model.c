@@ -941,17 +941,23 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   fprintf(out, "    %d, %d, %d, %d,\n", bwd, p->m->ndropout, p->nfwd, p->nsteps - p->nfwd);
   fputs("    gnnc_api_create, gnnc_api_destroy, gnnc_api_forward, gnnc_api_output, gnnc_api_backward, gnnc_api_param,\n"
         "    gnnc_api_grad, gnnc_api_memory_plan,\n", out);
-  int launches[2] = {0, 0}, gemms[2] = {0, 0};
+  /* launches per pass; of the forward's, those only a training forward makes (emit_step's `if
+   * (training)`) and those only the first forward on a graph makes (graph_values_ready) */
+  int launches[2] = {0, 0}, gemms[2] = {0, 0}, train_only = 0, per_graph = 0;
   for (int i = 0; i < p->nsteps; i++) {
     const KStep *st = &p->steps[i];
     int b = i >= p->nfwd;
-    if (st->kind == STEP_KERNEL || st->kind == STEP_FILL) launches[b]++;
+    bool launch = st->kind == STEP_KERNEL || st->kind == STEP_FILL;
+    if (launch) launches[b]++;
+    if (launch && !b && st->per_graph) per_graph++;
+    else if (launch && !b && st->train_only) train_only++;
     if (st->kind == STEP_GEMM) gemms[b]++;
   }
   fprintf(out, "    %d, %d, %d, %d,\n", launches[0], launches[1], gemms[0], gemms[1]);
   fputs("    gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad, gnnc_api_set_graph, gnnc_api_reserve,\n", out);
   fprintf(out, "    \"%s\", /* the program: what the model computes (gnn_model_api.program) */\n", p->m->program ? p->m->program : "");
-  fputs("    gnnc_param_init,\n};\n", out);
+  fputs("    gnnc_param_init,\n", out);
+  fprintf(out, "    %d, %d, /* of the forward's launches: only when training; once per graph */\n};\n", train_only, per_graph);
   fprintf(out, "const gnn_model_api *%s_api(void) { return &gnnc_api_table; }\n", P);
   fputs("#ifdef GNNC_MODEL_ENTRY\n"
         "/* The fixed entry point drivers (gnn-run, gnn-train) look up with dlsym in a library they\n"
@@ -963,6 +969,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
         "const char *gnn_model_program(void) { return gnnc_api_table.program; }\n"
         "/* The table's param_init: its presence says that the table has every field up to param_init. */\n"
         "const gnn_param_init *gnn_model_param_init(void) { return gnnc_api_table.param_init; }\n"
+        "/* The table's forward launch counts: its presence says that the table has every field. */\n"
+        "const int64_t *gnn_model_forward_launches(void) { return &gnnc_api_table.forward_kernels_training; }\n"
         "#endif\n", out);
   if (cuda) fputs("#endif /* __CUDACC_RTC__ */\n", out);
 }

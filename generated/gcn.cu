@@ -1130,6 +1130,7 @@ static const gnn_model_api gnnc_api_table = {
     gnnc_input_grads, gnnc_api_request_input_grad, gnnc_api_input_grad, gnnc_api_set_graph, gnnc_api_reserve,
     "96ccb76b3d338dd6", /* the program: what the model computes (gnn_model_api.program) */
     gnnc_param_init,
+    1, 1, /* of the forward's launches: only when training; once per graph */
 };
 const gnn_model_api *gcn_api(void) { return &gnnc_api_table; }
 #ifdef GNNC_MODEL_ENTRY
@@ -1142,5 +1143,7 @@ const gnn_model_api *gnn_model_entry(void) { return &gnnc_api_table; }
 const char *gnn_model_program(void) { return gnnc_api_table.program; }
 /* The table's param_init: its presence says that the table has every field up to param_init. */
 const gnn_param_init *gnn_model_param_init(void) { return gnnc_api_table.param_init; }
+/* The table's forward launch counts: its presence says that the table has every field. */
+const int64_t *gnn_model_forward_launches(void) { return &gnnc_api_table.forward_kernels_training; }
 #endif
 #endif /* __CUDACC_RTC__ */

@@ -154,9 +154,12 @@ static bool driver_open(const char *prog, const char *libpath, void **lib, const
    * The copies stay reachable. */
   /* Likewise a library with gnn_model_program but without gnn_model_param_init (a gnnc before
    * runtime 0.6) ends its table at program: its copy has param_init NULL. */
-  size_t table_end = !dlsym(*lib, "gnn_model_program")      ? offsetof(gnn_model_api, input_grads)
-                     : !dlsym(*lib, "gnn_model_param_init") ? offsetof(gnn_model_api, param_init)
-                                                            : sizeof(gnn_model_api);
+  /* And a library with gnn_model_param_init but without gnn_model_forward_launches (a gnnc
+   * before runtime 0.9) ends its table at param_init: its copy has both launch counts 0. */
+  size_t table_end = !dlsym(*lib, "gnn_model_program")            ? offsetof(gnn_model_api, input_grads)
+                     : !dlsym(*lib, "gnn_model_param_init")       ? offsetof(gnn_model_api, param_init)
+                     : !dlsym(*lib, "gnn_model_forward_launches") ? offsetof(gnn_model_api, forward_kernels_training)
+                                                                  : sizeof(gnn_model_api);
   if (table_end < sizeof(gnn_model_api)) {
     static struct driver_legacy_table { gnn_model_api api; struct driver_legacy_table *next; } *legacy_tables;
     struct driver_legacy_table *t = calloc(1, sizeof *t);

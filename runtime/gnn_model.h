@@ -82,7 +82,7 @@ typedef struct gnn_model_api {
   float *(*param)(void *model, int i);
   float *(*grad)(void *model, int i);
   void (*memory_plan)(const void *model, gnn_memory_plan *plan);
-  int64_t forward_kernels, backward_kernels; /* kernel launches per pass (fills included) */
+  int64_t forward_kernels, backward_kernels; /* kernel launches a pass can make (fills included; the forward's: some only when training or once per graph, forward_kernels_training below) */
   int64_t forward_gemms, backward_gemms;     /* GEMM calls per pass (SpMM calls, gnnc --spmm=cusparse, count in neither) */
   /* Gradients with respect to inputs (gnnc --input-grads; docs/training.md). input_grads[i]
    * (num_inputs entries): 1 = the library computes d loss / d input i on request; 2 = asked for
@@ -111,6 +111,15 @@ typedef struct gnn_model_api {
    * Appended after program: a driver that dlopens libraries reads it through
    * gnn_model_param_init (below), not here. */
   const gnn_param_init *param_init;
+  /* Of forward_kernels (every launch a forward can make), those that not every forward makes:
+   * forward_kernels_training run only when training (an input's dropout, whose buffer is the input
+   * itself otherwise; a kernel that only stores stashes for the backward), forward_kernels_graph
+   * once per graph (values of the graph alone, such as GCN's degree norms: the first forward after
+   * create, set_graph or a new arena). So an inference forward on a graph it has seen launches
+   * forward_kernels - forward_kernels_training - forward_kernels_graph kernels (gnn-run's
+   * "launches per pass"). GEMMs are never either. Appended after param_init (runtime 0.9): a
+   * driver that dlopens libraries reads them through gnn_model_forward_launches (below). */
+  int64_t forward_kernels_training, forward_kernels_graph;
 } gnn_model_api;
 
 /* The fixed name every model library exports (drivers find it with dlsym). A generated source
@@ -130,6 +139,12 @@ const char *gnn_model_program(void);
  * param_init (runtime/driver_rt.h leaves it NULL; python/gnnc/_library.py creates a model to learn
  * the initial values, as it did before the field). */
 const gnn_param_init *gnn_model_param_init(void);
+/* &gnn_model_api.forward_kernels_training (the two counts in a row), exported beside
+ * gnn_model_entry by the libraries whose table has them (gnnc with runtime 0.9 and later): its
+ * presence says the table has every field up to forward_kernels_graph. A library without it ends
+ * its table at param_init (or before); runtime/driver_rt.h's copy then has both 0, and gnn-run
+ * says it cannot tell which forward launches run only when training. */
+const int64_t *gnn_model_forward_launches(void);
 
 /* Places n buffers of the given sizes, alive from step first[i] to last[i] inclusive, in one
  * arena: greedy by decreasing size, each at the lowest offset that overlaps no placed buffer

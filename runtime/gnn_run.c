@@ -616,9 +616,25 @@ int main(int argc, char **argv) {
          "peak allocated %.2f MiB\n",
          plan.total / 1048576.0, plan.arena / 1048576.0, plan.buffers, plan.unshared / 1048576.0, plan.params / 1048576.0,
          plan.grads / 1048576.0, peak / 1048576.0);
-  printf("arena: %.2f MiB for inference, %.2f MiB for training; launches per pass: forward %lld kernels + %lld GEMMs, "
+  /* launches per pass: an inference forward's on a graph it has run before (forward_kernels less
+   * the training-only and once-per-graph ones), then what a training forward and a graph's first
+   * forward add; a library of an older gnnc (no gnn_model_forward_launches) does not say which
+   * they are: its count is every launch a forward can make */
+  char fwd_more[160] = "";
+  long long fk = (long long)api->forward_kernels, fk_train = (long long)api->forward_kernels_training,
+            fk_graph = (long long)api->forward_kernels_graph;
+  if (!dlsym(lib, "gnn_model_forward_launches"))
+    snprintf(fwd_more, sizeof fwd_more, " (every launch a forward can make: a library of an older gnnc does not say which run only when training)");
+  else {
+    fk -= fk_train + fk_graph;
+    char train_more[64] = "", graph_more[64] = "";
+    if (fk_train) snprintf(train_more, sizeof train_more, "a training forward: %lld more", fk_train);
+    if (fk_graph) snprintf(graph_more, sizeof graph_more, "a graph's first forward: %lld more", fk_graph);
+    if (fk_train || fk_graph) snprintf(fwd_more, sizeof fwd_more, " (%s%s%s)", train_more, fk_train && fk_graph ? "; " : "", graph_more);
+  }
+  printf("arena: %.2f MiB for inference, %.2f MiB for training; launches per pass: forward %lld kernels + %lld GEMMs%s, "
          "backward %lld kernels + %lld GEMMs\n",
-         plan.arena_inference / 1048576.0, plan.arena / 1048576.0, (long long)api->forward_kernels, (long long)api->forward_gemms,
+         plan.arena_inference / 1048576.0, plan.arena / 1048576.0, fk, (long long)api->forward_gemms, fwd_more,
          (long long)api->backward_kernels, (long long)api->backward_gemms);
   if (output && !save_rows(output, "output", g, &er, 1, ot, (const float *const *)&host_out, (const char *const[]){"output"}, false)) goto out;
 

@@ -92,4 +92,6 @@ class _Api(ctypes.Structure):
                 ("forward_gemms", ctypes.c_int64), ("backward_gemms", ctypes.c_int64),
                 ("input_grads", ctypes.POINTER(ctypes.c_int)), ("request_input_grad", _REQUEST),
                 ("input_grad", _PARAM), ("set_graph", _SET_GRAPH), ("reserve", _RESERVE),
-                ("program", ctypes.c_char_p), ("param_init", ctypes.POINTER(_ParamInit))]
+                ("program", ctypes.c_char_p), ("param_init", ctypes.POINTER(_ParamInit)),
+                # runtime 0.9 (gnn_model_forward_launches): read only from libraries that export it
+                ("forward_kernels_training", ctypes.c_int64), ("forward_kernels_graph", ctypes.c_int64)]

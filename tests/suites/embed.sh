@@ -8,8 +8,8 @@
 #   embed/names/...            adversarial model names (Gnn, GNN, Gnn_ctx, Gnn_model, api, _x, main,
 #                              NULL, ...): the C compiles with gcc and clang -Werror, defines no
 #                              global symbol in the runtime's reserved namespace (gnn*, any case)
-#                              unless GNNC_MODEL_ENTRY asks for gnn_model_entry, gnn_model_param_init and
-#                              gnn_model_program, and the models
+#                              unless GNNC_MODEL_ENTRY asks for gnn_model_entry, gnn_model_forward_launches,
+#                              gnn_model_param_init and gnn_model_program, and the models
 #                              link into one program; two of them through nvcc
 #   embed/two-cuda-models-link generated/gcn.cu and generated/gat.cu (nvcc) link into one program
 #   embed/docs-nvcc-line       docs/embedding.md's nvcc command links embed_gcn.c with gcn.cu
@@ -19,6 +19,9 @@
 #   embed/param-init/...       tests/embed/embed_init.c: gnn_model_api.param_init of initval.gnn (every
 #                              initialiser) as a driver reads it, create() following it for four seeds;
 #                              libraries without gnn_model_param_init (older gnnc's) read without it
+#   embed/launches-per-pass    gnn-run's launches per pass: an inference forward's (gcn: 2 kernels), then
+#                              what a training forward and a graph's first forward add; a library without
+#                              gnn_model_forward_launches (an older gnnc's) prints every launch and says so
 #   embed/no-entry             gnn-run on a library built without GNNC_MODEL_ENTRY says how to fix it
 #   embed/install/...          make install PREFIX=tmp: the installed gnnc builds a library the
 #                              installed gnn-run runs, and `pkg-config --cflags --libs gnnrt_host`
@@ -98,11 +101,11 @@ for em_n in $em_names; do
     done
   done
   [ $em_ok = 1 ] || continue
-  # global definitions in the reserved namespace: none, or gnn_model_entry, gnn_model_param_init and
-  # gnn_model_program when asked for
+  # global definitions in the reserved namespace: none, or gnn_model_entry, gnn_model_forward_launches,
+  # gnn_model_param_init and gnn_model_program when asked for
   em_res=$(nm -g --defined-only "$em/n_$em_n.o" | awk '{print $3}' | grep -i '^gnn' | tr '\n' ' ')
   em_res2=$(nm -g --defined-only "$em/n_$em_n-DGNNC_MODEL_ENTRY.o" | awk '{print $3}' | grep -i '^gnn' | tr '\n' ' ')
-  if [ -z "$em_res" ] && [ "$em_res2" = "gnn_model_entry gnn_model_param_init gnn_model_program " ] && [ -n "$em_p" ] && ! grep -qi '^gnn' <<< "$em_p"; then
+  if [ -z "$em_res" ] && [ "$em_res2" = "gnn_model_entry gnn_model_forward_launches gnn_model_param_init gnn_model_program " ] && [ -n "$em_p" ] && ! grep -qi '^gnn' <<< "$em_p"; then
     pass "embed/names/$em_n"
   else
     fail "embed/names/$em_n" "prefix '$em_p'; reserved globals: '$em_res' / with GNNC_MODEL_ENTRY: '$em_res2'"
@@ -195,6 +198,36 @@ if "$GNNC" dsl-examples/gcn.gnn --input-grads=all --emit=c -o "$em/old/gcn.c" 2>
 else
   fail embed/older-library "$(head -3 "$em/old.log" | tr '\n' ' ')"
 fi
+
+# ---- gnn-run's launches per pass (runtime 0.9: gnn_model_api.forward_kernels_training and
+# forward_kernels_graph). dsl-examples/gcn.gnn's forward (--emit=kir, host) has four kernels and two
+# GEMMs: k0 the edge norms, once per graph (hoist: graph_values_ready); k1 the input's dropout, only
+# when training (an inference forward reads the input in place); the GEMM, k2, the GEMM, k3. So an
+# inference forward on a graph it has run launches k2, k3 and the two GEMMs, "forward 2 kernels + 2
+# GEMMs", a training forward k1 more, a graph's first forward k0 more; the backward k4, k5, k6, k7,
+# k8 and three GEMMs (its two zero steps are memsets). gnn-run said "forward 4 kernels" before. A
+# library without gnn_model_forward_launches (an older gnnc's) gives every launch and says so.
+mkdir -p "$em/launch"
+if "$GNNC" dsl-examples/gcn.gnn --emit=c -o "$em/launch/gcn.c" 2> "$em/launch.log" &&
+   sed '/^const int64_t \*gnn_model_forward_launches(void)/d' "$em/launch/gcn.c" > "$em/launch/oldgcn.c" &&
+   grep -q '^const int64_t \*gnn_model_forward_launches' "$em/launch/gcn.c" &&
+   ! grep -q '^const int64_t \*gnn_model_forward_launches' "$em/launch/oldgcn.c" &&
+   em_libs_ok=1 && for em_v in gcn oldgcn; do
+     cc -std=c11 -O1 -fopenmp -fPIC -shared -DGNNC_MODEL_ENTRY -Iruntime -I"$em/launch" -o "$em/launch/lib$em_v.so" "$em/launch/$em_v.c" \
+       -Lbuild/lib -lgnnrt_host -lopenblas -lm -Wl,-rpath,"$ROOT/build/lib" 2>> "$em/launch.log" || em_libs_ok=0
+   done && [ $em_libs_ok = 1 ]; then
+  em_l1=$(build/bin/gnn-run "$em/launch/libgcn.so" --graph data/cora --repeat 1 --warmup 0 2>&1 | grep 'launches per pass')
+  em_l2=$(build/bin/gnn-run "$em/launch/liboldgcn.so" --graph data/cora --repeat 1 --warmup 0 2>&1 | grep 'launches per pass')
+  if grep -qF 'launches per pass: forward 2 kernels + 2 GEMMs (a training forward: 1 more; a graph'"'"'s first forward: 1 more), backward 5 kernels + 3 GEMMs' <<< "$em_l1"
+  then pass embed/launches-per-pass
+  else fail embed/launches-per-pass "$em_l1"; fi
+  if grep -qF 'launches per pass: forward 4 kernels + 2 GEMMs (every launch a forward can make: a library of an older gnnc does not say which run only when training), backward 5 kernels + 3 GEMMs' <<< "$em_l2"
+  then pass embed/launches-per-pass-older-library
+  else fail embed/launches-per-pass-older-library "$em_l2"; fi
+else
+  fail embed/launches-per-pass "$(head -3 "$em/launch.log" | tr '\n' ' ')"
+fi
+unset em_l1 em_l2
 
 # ---- how parameters start (gnn_model_api.param_init), read as a driver reads it: the description
 # of initval.gnn's parameters (every initialiser), create() following it for four seeds, and
