@@ -829,8 +829,26 @@ static bool bind_generics(Sema *s, const Decl *d, Env *caller, const Node *call,
       sema_bind(s, &env->hypers, d->gens[i], NULL, 0, d->gen_locs[i])->real = d->gen_default[i];
       continue;
     }
-    sema_err(s, call->loc, "layer '%s' takes %d dimension argument%s <...>, %d given", d->name, ndims, ndims == 1 ? "" : "s",
-        npos);
+    /* Count the dimensions given, not the positional arguments: in <K = 2, D>, SGC<4> gave K. */
+    int dims_given = 0, hypers_by_pos = 0;
+    const char *took = "";
+    for (int j = 0; j < npos; j++) {
+      dims_given += !d->gen_hyper[j];
+      if (d->gen_hyper[j]) {
+        hypers_by_pos++;
+        took = arena_printf(&s->c->arena, "%s%s'%s'", took, took[0] ? ", " : "", d->gens[j]);
+      }
+    }
+    const char *missing = "";
+    for (int j = i; j < d->ngens; j++)
+      if (!given[j] && !d->gen_hyper[j])
+        missing = arena_printf(&s->c->arena, "%s%s'%s'", missing, missing[0] ? ", " : "", d->gens[j]);
+    const char *why = hypers_by_pos ? arena_printf(&s->c->arena, " (<...> is filled in declared order: hyper-parameter%s %s took %s)",
+                                                    hypers_by_pos == 1 ? "" : "s", took,
+                                                    hypers_by_pos == 1 ? "an argument" : arena_printf(&s->c->arena, "%d arguments", hypers_by_pos))
+                                    : "";
+    sema_err(s, call->loc, "layer '%s' takes %d dimension argument%s <...>, %d given: %s not given%s", d->name, ndims,
+        ndims == 1 ? "" : "s", dims_given, missing, why);
     return false;
   }
   return true;
@@ -932,6 +950,18 @@ Module *sema_lower(GnnCtx *c) {
       } else {
         *g = &d->gen_locs[j];
       }
+    }
+    /* <K = 2, D>: positional arguments fill the generics in declared order and a dimension is
+     * given only by position, so every call that gives D gives K too: K's default is dead. The
+     * layer can still be called (SGC<2, 4>), hence a warning, not an error. */
+    for (int j = 0, k; j < d->ngens; j++) {
+      if (!d->gen_hyper[j]) continue;
+      for (k = j + 1; k < d->ngens && d->gen_hyper[k]; k++) {}
+      if (k == d->ngens) break;
+      sema_warn(&s, d->gen_locs[j], "the default of hyper-parameter '%s' can never be used: dimension '%s' after it is given by "
+          "position, so every call gives '%s' too; declare the dimensions first (<%s, %s = ...>)", d->gens[j], d->gens[k],
+          d->gens[j], d->gens[k], d->gens[j]);
+      break;
     }
     if (d->is_model && (!c->model_name || strcmp(c->model_name, d->name) == 0)) chosen = d;
   }
