@@ -889,6 +889,49 @@ static Value *instantiate(Sema *s, const Decl *d, Env *caller, const Node *call,
   return ret;
 }
 
+/* A parameter that reaches no output is dropped as dead code (canonicalize): the built model has
+ * no such parameter (lib.param_info lacks it), which surprises whoever declared it. Said at the
+ * declaration, once however many instances there are, unless some instance is used (a layer
+ * whose second result one caller ignores). vals are in definition order, operands first, so
+ * one walk from the end marks everything the outputs read. */
+static void warn_unused_params(Sema *s, Module *m) {
+  int n = m->vals.len;
+  unsigned char *live = calloc((size_t)n + 1, 1);
+  if (!live) return;
+  for (int i = 0; i < m->nouts; i++) live[m->outs[i].val->id] = 1;
+  for (int i = n - 1; i >= 0; i--) {
+    const Value *v = m->vals.items[i];
+    if (live[v->id])
+      for (int k = 0; k < v->nargs; k++) live[v->args[k]->id] = 1;
+  }
+  /* Per declaration ("line:col"): its instances, and whether one is live. Linear in the values,
+   * as a file of 10^5 parameters must stay fast (tests/fuzz/crashes/timeout_verify_*). */
+  typedef struct { int instances; bool live, warned; } ParamUse;
+  StrMap uses = {0};
+  for (int i = 0; i < n; i++) {
+    const Value *v = m->vals.items[i];
+    if (v->op != OP_PARAM) continue;
+    void **slot = strmap_put(&s->c->arena, &uses, arena_printf(&s->c->arena, "%d:%d", v->loc.line, v->loc.col));
+    if (!*slot) *slot = arena_alloc(&s->c->arena, sizeof(ParamUse));
+    ParamUse *u = *slot;
+    u->instances++;
+    u->live |= live[v->id] != 0;
+  }
+  for (int i = 0; i < n; i++) {
+    const Value *v = m->vals.items[i];
+    if (v->op != OP_PARAM) continue;
+    ParamUse *u = strmap_get(&uses, arena_printf(&s->c->arena, "%d:%d", v->loc.line, v->loc.col));
+    if (u->live || u->warned) continue;
+    u->warned = true;
+    int others = u->instances - 1;
+    const char *dot = strrchr(v->name, '.');
+    sema_warn(s, v->loc, "parameter '%s' is never used: nothing the model returns reads it, so dead-code elimination drops it "
+        "(an optimised build has no parameter '%s'%s)", dot ? dot + 1 : v->name, v->name,
+        others ? arena_printf(&s->c->arena, ", nor its %d other instance%s", others, others == 1 ? "" : "s") : "");
+  }
+  free(live);
+}
+
 static Module *lower_model(Sema *s, const Decl *d) {
   Module *m = arena_alloc(&s->c->arena, sizeof(Module));
   m->name = d->name;
@@ -920,6 +963,7 @@ static Module *lower_model(Sema *s, const Decl *d) {
   }
   Value *out = lower_body(s, d, &env);
   if (out) module_add_output(m, "out", out);
+  if (out && s->c->diag.errors == errors) warn_unused_params(s, m);
   s->frame = NULL;
   return s->c->diag.errors == errors && out ? m : NULL;
 }
