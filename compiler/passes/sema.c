@@ -460,6 +460,14 @@ static Binding *bind_own(Sema *s, Env *env, const char *name, Value *v, Loc loc)
   return b;
 }
 
+/* `src = relu(x)` then `sum(src[src])`: the index is still the edge's source, whatever a value
+ * is called. Allowed (src and dst are identifiers, docs/language.md §1), but said. */
+static void warn_index_name(Sema *s, const char *name, Loc loc) {
+  if (strcmp(name, "src") == 0 || strcmp(name, "dst") == 0)
+    sema_warn(s, loc, "'%s' names a value here, but in an index x[%s] always means each edge's %s vertex, never this value; "
+        "choose another name", name, name, name[0] == 's' ? "source" : "destination");
+}
+
 static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
   Binding *old = sema_lookup(&env->vals, name), *mine = old ? own_binding(s, env, name) : NULL;
   if (old && !mine) {
@@ -506,6 +514,7 @@ static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
     bind_own(s, env, name, NULL, loc); /* poisoned: its uses are not reported again */
     return false;
   }
+  warn_index_name(s, name, loc);
   bind_own(s, env, name, v, loc);
   label(s, name, v);
   return true;
@@ -665,6 +674,7 @@ static void lower_for(Sema *s, const Decl *d, Env *env, const Stmt *st, Returned
     }
     return;
   }
+  warn_index_name(s, st->name, st->name_loc);
   Loop loop = {.up = s->loop};
   s->loop = &loop;
   s->loops++;
