@@ -46,9 +46,50 @@ import numpy as np
 import torch
 
 from . import GnncError, Graph, Library, Model, _no_backward_why, _pf
+from ._args import _integer
 from .csr import build_csr
 
-__all__ = ["GnncFunction", "GnncModule", "graph_from_edge_index"]
+__all__ = ["GnncFunction", "GnncModule", "dropout_stream_seed", "graph_from_edge_index"]
+
+_U64 = 2**64 - 1
+_GOLDEN = 0x9e3779b97f4a7c15  # SplitMix64's increment (2^64 / the golden ratio, odd)
+
+
+def _mix64(z):
+    """SplitMix64's finaliser, as runtime/gnnrt_rng.h's gnn_rng_mix (a bijection of 64-bit words)."""
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & _U64
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & _U64
+    return z ^ (z >> 31)
+
+
+def dropout_stream_seed(dropout_seed, step):
+    """The forward seed of training forward number step (from 0) of a GnncModule(dropout_seed=K):
+    output step + 1 of a SplitMix64 generator whose state starts at mix(K), that is
+    mix(mix(K) + 0x9e3779b97f4a7c15 * (step + 1)) mod 2^64. K enters through mix, so the streams of
+    K and K + 1 (or any two K) are not one stream shifted by some steps, as K + step was (K = 1 at
+    step 0 was K = 0 at step 1): two streams meet only where mix(K1) - mix(K2) happens to be a
+    multiple of the increment that a run reaches, a 64-bit coincidence."""
+    k = _mix64(dropout_seed & _U64)
+    return _mix64((k + _GOLDEN * ((step & _U64) + 1)) & _U64)
+
+
+def _torch_seed():
+    """A 64-bit forward seed drawn from torch's default CPU generator (two 32-bit draws), so that
+    torch.manual_seed, torch.get_rng_state/set_rng_state and torch.random.fork_rng govern it as
+    they govern F.dropout's masks. The CPU generator also for a CUDA module: the seed is a host
+    integer, and drawing it on the device would synchronise."""
+    hi, lo = torch.randint(0, 2**32, (2,), dtype=torch.int64, device="cpu").tolist()
+    return (hi << 32) | lo
+
+
+def _dropout_seed_arg(v):
+    """GnncModule's dropout_seed: None (masks from torch's generator) or an integer 0 .. 2^64 - 1."""
+    if v is None:
+        return None
+    v = _integer("GnncModule: dropout_seed (None, or a stream's integer seed)", v)
+    if not 0 <= v < 2**64:
+        raise ValueError("GnncModule: dropout_seed %d is out of range (0 .. 2^64 - 1)" % v)
+    return v
 
 
 def _param_key(name):
@@ -254,13 +295,28 @@ class GnncModule(torch.nn.Module):
     library: a gnnc.Library or the path of one. The parameters are nn.Parameters initialised as
     the model's create does, as the library's model table describes it (Library.initial_params:
     Glorot from seed for rank >= 2, zeros below, a parameter declared `= value` at that value; the
-    interpreter's values; no model is made). In training mode
-    (module.train()) dropout draws its masks from dropout_seed + the number of training forwards
-    so far; that count is the buffer `dropout_step`, so it travels in state_dict() and a
-    checkpoint (torch.save of the module's and the optimiser's state_dict) resumes the dropout
-    stream where it stopped. A state_dict from before the buffer existed loads, leaving the count
-    as it is. Edge inputs and outputs are in the graph's (CSR) order; graph.to_graph_order
-    converts.
+    interpreter's values; no model is made). seed is the parameters' only: it does not seed dropout.
+
+    Dropout (module.train(); a library compiled with dropout): each training forward runs with
+    one 64-bit forward seed, from which the compiled model draws every dropout's mask (each
+    dropout its own stream, runtime/gnnrt_rng.h); a backward reuses its forward's seed, so the
+    gradients are those of the masks applied. Where the forward seed comes from:
+      dropout_seed=None (default): drawn from torch's default CPU generator at each training
+        forward, as F.dropout draws its masks from torch's generator: torch.manual_seed(s)
+        reproduces a run, two modules (two layers, two libraries) draw different masks, and so
+        does each call of one module. A bit-identical resume needs torch's RNG state saved and
+        restored (torch.get_rng_state / set_rng_state), as for any torch model with dropout.
+      dropout_seed=K (an integer 0 .. 2^64 - 1): a stream of the module's own, independent of
+        torch's generator: training forward number n uses dropout_stream_seed(K, n), a 64-bit
+        mix of (K, n). Two modules with the same K draw the same masks at the same step (give
+        each its own K); K and K + 1 are unrelated streams, not one stream shifted.
+    n is the buffer `dropout_step` (the training forwards so far, counted in both cases), so it
+    travels in state_dict() and copy.deepcopy: with a dropout_seed, a checkpoint (torch.save of
+    the module's and the optimiser's state_dict) resumes the masks where they stopped, and a deep
+    copy draws the masks the original would draw next. A state_dict from before the buffer
+    existed loads, leaving the count as it is. A module without dropout draws nothing from
+    torch's generator. Edge inputs and outputs are in the graph's (CSR) order;
+    graph.to_graph_order converts.
 
     Dtypes: gnnc computes in float32. Inputs of another floating dtype are rounded to float32 and
     their gradients cast back to their dtype; so are the parameters of a converted module
@@ -272,7 +328,7 @@ class GnncModule(torch.nn.Module):
     Threads: one module (and its gnnc models) is used by one thread at a time; separate modules,
     each with its own Library or not, may run in separate threads (docs/embedding.md)."""
 
-    def __init__(self, library, seed=1, dropout_seed=0, max_graphs=8, add_self_loops=False, symmetrise=False,
+    def __init__(self, library, seed=1, dropout_seed=None, max_graphs=8, add_self_loops=False, symmetrise=False,
                  dedup=False, capacity=None, graph_builder="auto"):
         super().__init__()
         self.lib = library if isinstance(library, Library) else Library(library)
@@ -291,13 +347,33 @@ class GnncModule(torch.nn.Module):
         # when it is made, so batches up to that size allocate nothing more
         self._model = None
         self.capacity = _capacity(capacity)
-        self.dropout_seed = dropout_seed
+        self.dropout_seed = dropout_seed  # checked by the property's setter
         # the dropout stream's position: a buffer, so that state_dict() saves it
         self.register_buffer("dropout_step", torch.zeros((), dtype=torch.int64))
         self._names = [p.name for p in self.lib.param_info]
         init = self.lib.initial_params(seed)
         for n in self._names:
             self.register_parameter(_param_key(n), torch.nn.Parameter(torch.from_numpy(init[n])))
+
+    @property
+    def dropout_seed(self):
+        """None: each training forward's seed drawn from torch's generator; an integer K: the
+        module's own stream, dropout_stream_seed(K, dropout_step) (the class's docstring)."""
+        return self._dropout_seed
+
+    @dropout_seed.setter
+    def dropout_seed(self, v):
+        self._dropout_seed = _dropout_seed_arg(v)
+
+    def _forward_seed(self):
+        """The seed of this training forward (the class's docstring), and the count advanced."""
+        step = int(self.dropout_step)
+        self.dropout_step += 1
+        if self._dropout_seed is not None:
+            return dropout_stream_seed(self._dropout_seed, step)
+        # a library without dropout ignores the seed: drawing one would move torch's generator
+        # under the rest of the user's network for nothing
+        return _torch_seed() if self.lib.num_dropout > 0 else 0
 
     def __deepcopy__(self, memo):
         """copy.deepcopy (a best-model snapshot, an EMA copy, torch.optim.swa_utils.AveragedModel): a
@@ -374,10 +450,7 @@ class GnncModule(torch.nn.Module):
         _check_inputs(self.lib, inputs)
         model = self.model_for(graph)
         params = [getattr(self, _param_key(n)) for n in self._names]
-        seed = 0
-        if self.training:
-            seed = (self.dropout_seed + int(self.dropout_step)) % 2**64  # a step counter: wraps, as in C
-            self.dropout_step += 1
+        seed = self._forward_seed() if self.training else 0
         y = GnncFunction.apply(model, self.training, seed, len(inputs), *inputs, *params)
         if tg is not None and self.lib.output.domain == "edge":
             y = tg.to_input_order(y)

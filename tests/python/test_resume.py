@@ -6,7 +6,10 @@ again stopped halfway: torch.save of the module's and the optimiser's state_dict
 and optimiser, load_state_dict, the rest of the steps. The two must end at the same parameters,
 bit for bit (docs/embedding.md, "Checkpoints from Python"). Two controls show the check can fail:
 without the optimiser's state (Adam's moments and step) and without the dropout stream's position
-(the module's dropout_step buffer) the resumed loop ends elsewhere.
+(the module's dropout_step buffer) the resumed loop ends elsewhere. That is the module's own
+stream (dropout_seed=100); with the default (dropout_seed=None, masks from torch's generator) the
+checkpoint also holds torch.get_rng_state(), and the loop resumed with it restored is
+bit-identical, without it not.
 
 A snapshot in the process: copy.deepcopy of the module halfway (a best-model copy) shares the
 Library and has its own parameters and gnnc model; with an Adam given the optimiser's state it
@@ -99,6 +102,43 @@ def check_snapshots(fresh, g, x, labels, total, half, want, same, path):
           "snapshot/shallow-copy-and-original-usable")
 
 
+def check_default_stream(fresh, g, x, labels, total, half, path):
+    """dropout_seed=None: the masks come from torch's generator, so the checkpoint holds its state
+    (torch.get_rng_state) beside the two state_dicts; restored, the resumed loop is bit-identical,
+    and without it (another process's generator) it is not. A smaller step than the other loops':
+    at lr 0.02 the first layer's ReLUs die within 6 steps on this input, and the masks after that
+    change nothing (every gradient through them is 0), so that the control could not tell."""
+    torch.manual_seed(0)
+    layer, opt = fresh(None, lr=0.002)
+    for _ in range(total):
+        step(layer, opt, g, x, labels)
+    want = {n: t.detach().clone() for n, t in layer.named_gnnc_parameters()}
+    torch.manual_seed(0)
+    layer, opt = fresh(None, lr=0.002)
+    for _ in range(half):
+        step(layer, opt, g, x, labels)
+    torch.save({"model": layer.state_dict(), "optimizer": opt.state_dict(), "rng": torch.get_rng_state()}, path)
+
+    def resumed(restore_rng):
+        torch.manual_seed(999)  # a new process: its own generator state
+        ck = torch.load(path)
+        layer2, opt2 = fresh(None, lr=0.002)
+        layer2.load_state_dict(ck["model"])
+        opt2.load_state_dict(ck["optimizer"])
+        if restore_rng:
+            torch.set_rng_state(ck["rng"])
+        for _ in range(total - half):
+            step(layer2, opt2, g, x, labels)
+        return {n: t.detach() for n, t in layer2.named_gnnc_parameters()}
+
+    got = resumed(True)
+    check(all(torch.equal(got[n], want[n]) for n in want), "resume/default-stream-with-rng-state",
+          "parameters differ by up to %g" % max(float((got[n] - want[n]).abs().max()) for n in want))
+    got = resumed(False)
+    check(not all(torch.equal(got[n], want[n]) for n in want), "resume/default-stream-control-without-rng-state",
+          "a loop whose torch generator was not restored ended at the same parameters: the masks are not torch's")
+
+
 def main():
     lib_path, graph_path, work = sys.argv[1], sys.argv[2], sys.argv[3]
     lib = gnnc.load(lib_path)
@@ -108,9 +148,9 @@ def main():
     labels = torch.randint(0, lib.output.width, (g.nv,), generator=gen)
     total, half = 12, 5
 
-    def fresh():
-        layer = GnncModule(lib, seed=2, dropout_seed=100)
-        return layer, torch.optim.Adam(layer.parameters(), lr=0.02, weight_decay=5e-4)
+    def fresh(dropout_seed=100, lr=0.02):
+        layer = GnncModule(lib, seed=2, dropout_seed=dropout_seed)
+        return layer, torch.optim.Adam(layer.parameters(), lr=lr, weight_decay=5e-4)
 
     # straight through
     layer, opt = fresh()
@@ -152,6 +192,7 @@ def main():
           "a loop without Adam's state ended at the same parameters: the check cannot tell")
     check(not same(resumed(keep_dropout=False)), "resume/control-without-dropout-position",
           "a loop that restarted the dropout stream ended at the same parameters: the check cannot tell")
+    check_default_stream(fresh, g, x, labels, total, half, os.path.join(work, "resume-default.pt"))
     print("%d failed" % check_lines.failures)
     return 1 if check_lines.failures else 0
 

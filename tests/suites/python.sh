@@ -23,7 +23,15 @@
 #                         torch.save'd, loaded into new objects and resumed, ends at the parameters of
 #                         the loop run straight through, bit for bit (with controls that must differ);
 #                         so does a copy.deepcopy taken halfway, trained on beside the original;
-#                         torch.save(module) refused, naming state_dict()
+#                         torch.save(module) refused, naming state_dict(); with the default dropout
+#                         (torch's generator) the checkpoint holds torch.get_rng_state() and resumes
+#                         bit-identically with it restored, not without
+#   python/dropout/...    tests/python/test_dropout.py: how GnncModule seeds its masks (tests/python/models/
+#                         drop.gnn shows them): by default from torch's generator (two modules, two
+#                         libraries, two stacked layers differ; torch.manual_seed reproduces; two calls
+#                         in a step, each gradient its own mask's); dropout_seed=K its own stream,
+#                         dropout_stream_seed(K, step), K and K + 1 not one stream shifted; deepcopy
+#                         and state_dict continue it; bad dropout_seed values refused
 #   python/ddp-minibatch/... tests/python/test_ddp_minibatch.py: python/examples/minibatch_sage.py (sampled
 #                         GraphSAGE batches) on two gloo ranks under DDP: identical parameters on both
 #                         ranks, each rank its own batches, losses and parameters equal to one process
@@ -92,7 +100,7 @@ if ! "$PY" -c 'import numpy, torch' 2> /dev/null; then
   fail python/deps "python3-numpy and python3-torch are required (make setup installs them)"
 else
   py_ok=1
-  for py_m in gcn gat edgeconv edgein initval; do
+  for py_m in gcn gat edgeconv edgein initval drop; do
     if ! py_out=$("$GNNC" "tests/python/models/$py_m.gnn" --target=host -o "$py/lib$py_m.so" 2>&1); then
       fail "python/build/$py_m" "$(py_tail "$py_out")"; py_ok=0
     fi
@@ -130,6 +138,9 @@ else
     py_out=$(PYTHONPATH=python "$PY" tests/python/test_sampler.py "$py" 2>&1); py_lines python/sampler $? "$py_out"
     py_out=$(PYTHONPATH=python "$PY" -W ignore::UserWarning tests/python/test_torch.py "$py" tests/interp/graphs/random 2>&1)
     py_lines python/torch $? "$py_out"
+    # dropout masks: torch's generator by default, a module's own stream with dropout_seed=K
+    py_out=$(PYTHONPATH=python timeout 300 "$PY" -W ignore::UserWarning tests/python/test_dropout.py "$py" "$py/dropout" 2>&1)
+    py_lines python/dropout $? "$py_out"
     py_out=$(PYTHONPATH=python timeout 300 "$PY" tests/python/ddp_edgeconv.py "$py/libedgeconv.so" "$py/ddp" 2>&1)
     py_lines python/ddp $? "$py_out"
     # the mini-batch example data-parallel: two gloo ranks under DDP vs one process over the same batches
