@@ -319,6 +319,26 @@ elif [ ${#rl_libs[@]} -eq 8 ]; then
   out=$(OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2 build/rt/t_threads tests/interp/graphs/random 50 "${rl_libs[@]}" 2>&1)
   report_lines reliability/threads $? "$out"
 fi
+# An absurd OMP_NUM_THREADS: libgomp segfaulted inside GOMP_parallel at 100000 (gnn-run, gnn-train),
+# "Out of memory allocating 224000001344 bytes" at 10^9. The drivers refuse more than 4096 (any
+# level of a list), exit 2, before loading the library; 4096 itself runs. (A count past 2^64 is
+# libgomp's "Invalid value", ignored: left to it.)
+if [ -f "$rl_t/libgcn.so" ]; then
+  for rl_n in 100000 4097 "2, 100000"; do
+    for rl_drv in gnn-run gnn-train; do
+      if [ $rl_drv = gnn-run ]; then rl_args=(--graph tests/interp/graphs/random --repeat 1 --warmup 0)
+      else rl_args=(--data data/cora --epochs 1 --quiet); fi
+      OMP_NUM_THREADS=$rl_n "$rl_bin/$rl_drv" "$rl_t/libgcn.so" "${rl_args[@]}" > "$rl_t/omp.out" 2> "$rl_t/omp.err"
+      rl_rc=$?
+      if [ $rl_rc -eq 2 ] && grep -qF "$rl_drv: OMP_NUM_THREADS=$rl_n asks for more than 4096 OpenMP threads, the most $rl_drv runs with" "$rl_t/omp.err" &&
+        [ ! -s "$rl_t/omp.out" ]; then pass "reliability/threads/omp-refused/$rl_drv/${rl_n// /}"
+      else fail "reliability/threads/omp-refused/$rl_drv/${rl_n// /}" "exit $rl_rc, stderr '$(head -c 300 "$rl_t/omp.err")'"; fi
+    done
+  done
+  if out=$(OMP_WAIT_POLICY=passive OMP_NUM_THREADS=4096 "$rl_bin/gnn-run" "$rl_t/libgcn.so" --graph tests/interp/graphs/random --repeat 1 --warmup 0 2>&1) &&
+    grep -q '^checksum' <<< "$out"; then pass reliability/threads/omp-4096-runs
+  else fail reliability/threads/omp-4096-runs "$(rl_tail "$out")"; fi
+fi
 # ThreadSanitizer: the runtime and four of the libraries rebuilt with -fsanitize=thread, two threads
 # per library (eight in all), ten steps each; any report fails.
 if [ -n "${RT_SANITIZED:-}" ]; then
