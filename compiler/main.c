@@ -10,6 +10,7 @@
 #include "gpucost.h"
 #include "tune.h"
 #include "gradcheck.h"
+#include "gnnrt_omp.h"
 #include "gnnrt_path.h"
 
 #include <errno.h>
@@ -919,6 +920,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   o.gpu_graph = cli.graph;
+  if (cli.run && !gnn_omp_threads_ok("gnnc")) return 2; /* before the interpreter's first parallel region */
   if (o.memory_budget > 0 && !o.stats && !o.print_plan) {
     fprintf(stderr, "gnnc: --memory-budget needs the graph's size: add --print-memory-plan V=N,E=N (or --stats V=N,E=N)\n");
     return 2;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "gnn_model.h"
+#include "gnnrt_omp.h"
 #include "gnnrt_path.h"
 
 /* The runtime functions the drivers call (gnnrt.h has their documentation). */
@@ -177,46 +178,6 @@ static bool driver_open(const char *prog, const char *libpath, void **lib, const
     memcpy((char *)rt + rt_symbols[i].offset, &f, sizeof f);
   }
   return true;
-}
-
-/* The most OpenMP threads a driver runs with (OMP_NUM_THREADS, each level of a list). libgomp
- * takes any count and fails on its own at the first parallel region: "Out of memory allocating
- * 224000001344 bytes" at 10^9, "Thread creation failed" at 50,000, a segfault inside
- * GOMP_parallel at 100,000 (gnn-run on Cora, 2 cores, 2026-12). 4,096 is far above any
- * machine's cores and far below those failures. */
-#define DRIVER_MAX_OMP_THREADS 4096
-
-/* False, after "PROG: ..." on stderr, when OMP_NUM_THREADS asks for more than
- * DRIVER_MAX_OMP_THREADS threads. Called before the model library is loaded (its OpenBLAS reads
- * the variable as it loads). Refused, not clamped: OpenBLAS splits its products by the thread
- * count, so a clamped run would compute other last bits than the count the user set, and a
- * checkpoint would record a count nobody asked for. A value libgomp does not parse as its list of
- * positive counts (it takes "4,2"; "abc", "0", a count past 2^64) is left to libgomp, which says
- * "Invalid value for environment variable OMP_NUM_THREADS" and ignores it. */
-static inline bool driver_threads_ok(const char *prog) {
-  const char *env = getenv("OMP_NUM_THREADS");
-  if (!env) return true;
-  unsigned long long most = 0;
-  const char *p = env;
-  for (;;) { /* libgomp's grammar: [ws] digits [ws] { , [ws] digits [ws] } */
-    while (*p == ' ' || *p == '\t') p++;
-    if (*p < '0' || *p > '9') return true; /* not a list of counts: libgomp ignores it */
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(p, &end, 10);
-    if (errno == ERANGE) return true; /* past 2^64: libgomp says "Invalid value" and ignores it */
-    if (v > most) most = v;
-    p = end;
-    while (*p == ' ' || *p == '\t') p++;
-    if (*p == '\0') break;
-    if (*p++ != ',') return true;
-  }
-  if (most <= DRIVER_MAX_OMP_THREADS) return true;
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  fprintf(stderr, "%s: OMP_NUM_THREADS=%s asks for more than %d OpenMP threads, the most %s runs with (libgomp fails or "
-          "crashes far above that): set it to at most the machine's %ld cores, or unset it\n", prog, env,
-          DRIVER_MAX_OMP_THREADS, prog, cpus > 0 ? cpus : 1L);
-  return false;
 }
 
 /* Prints the runtime's warning, if any, as "PROG: ..." (after a load: gnn_last_warning). */
