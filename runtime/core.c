@@ -7,8 +7,6 @@
  */
 #include "internal.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -147,34 +145,10 @@ void *rt_calloc(gnn_ctx *ctx, size_t n, size_t size, const char *what) {
 
 /* ---------------------------------------------------------------- the memory limit */
 
-/* "123", "64K", "1.5G", "512MiB": *out bytes (K, M, G, T powers of 1000, KiB ... TiB of 1024, as
- * gnnc's --memory-budget); 0 when not a byte count: NaN, a negative, and also infinity or more
- * than 2^64 bytes ("inf", "1e100"), which were read as no cap at all, the opposite of a limit. */
-static int parse_bytes(const char *s, size_t *out) {
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || !(v >= 0) || !isfinite(v)) return 0;
-  char *iend; /* a whole number past 2^64 - 1 that a double rounds down to 2^64 (2^64 + 1) */
-  errno = 0;
-  (void)strtoull(s, &iend, 10);
-  if (iend == end && errno == ERANGE) return 0;
-  static const char units[] = "KMGT";
-  const char *u = *end ? strchr(units, *end) : NULL;
-  int bin = u && end[1] == 'i' && end[2] == 'B'; /* KiB ... TiB */
-  if (u) {
-    for (int i = 0; i <= (int)(u - units); i++) v *= bin ? 1024.0 : 1000.0;
-    end += bin ? 3 : 1;
-  }
-  if (!bin && *end == 'B') end++; /* 512B, 2GB */
-  if (*end || v > 18446744073709551616.0) return 0; /* past 2^64 */
-  *out = v >= 18446744073709549568.0 ? SIZE_MAX : (size_t)v;
-  return 1;
-}
-
 gnn_status rt_limit_from_env(gnn_ctx *ctx) {
   const char *e = getenv("GNN_MEMORY_LIMIT");
   if (!e || !*e) return GNN_OK;
-  if (!parse_bytes(e, &ctx->limit))
+  if (!gnn_parse_bytes(e, &ctx->limit)) /* gnnrt_hostmem.h: below 2^64 bytes, as gnnc's --memory-budget */
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_ctx_create: GNN_MEMORY_LIMIT=%s is not a byte count (e.g. 2G, 512MiB, 1048576)", e);
   return GNN_OK;
 }
