@@ -251,14 +251,16 @@ int rt_track_remove(gnn_ctx *ctx, void *p, size_t *bytes) {
 
 /* A span of bytes at p must lie wholly inside one of this context's allocations when it touches
  * any: it may start inside one (interior pointers included: an offset into an arena) and must then
- * end inside it; one that starts outside them all but runs into one, or starts exactly at an
- * allocation's end (one past it: x + n for an n-element x), is refused. A span that touches none
- * passes: the caller's own memory in the host build, which the table cannot know. A linear scan
- * over the table: a context holds tens of allocations, and the callers do O(bytes) work or more. */
+ * end inside it; one that starts outside them all but runs into one is refused. A span that
+ * touches none passes: the caller's own memory, which the table cannot know, even when it begins
+ * exactly where an allocation ends (x + n for an n-element x: in the host build, memory of the
+ * caller's may lie there; a span refused for that alone was refused for memory it does not touch).
+ * A linear scan over the table: a context holds tens of allocations, and the callers do O(bytes)
+ * work or more. */
 gnn_status rt_check_span(gnn_ctx *ctx, const void *p, size_t bytes, const char *fn) {
   uintptr_t a = (uintptr_t)p;
-  size_t end_of = 0, into = 0, into_size = 0;
-  int at_end = 0, runs_into = 0;
+  size_t into = 0, into_size = 0;
+  int runs_into = 0;
   for (size_t i = 0; i < ctx->cap; i++) {
     uintptr_t base = (uintptr_t)ctx->allocs[i].p;
     size_t size = ctx->allocs[i].bytes;
@@ -269,17 +271,13 @@ gnn_status rt_check_span(gnn_ctx *ctx, const void *p, size_t bytes, const char *
                              fn, bytes, (size_t)(a - base), size);
       return GNN_OK;
     }
-    /* not inside this one: remember whether it ends exactly at p, or the span reaches it (the
-     * start of another allocation at p is found by the test above in a later iteration) */
-    if (a >= base && a - base == size) at_end = 1, end_of = size;
+    /* not inside this one: remember whether the span reaches it (the start of another
+     * allocation at p is found by the test above in a later iteration) */
     if (base > a && bytes > base - a && !runs_into) runs_into = 1, into = base - a, into_size = size;
   }
   if (runs_into)
     return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: %zu bytes starting %zu bytes before a %zu-byte allocation run into it", fn,
                          bytes, into, into_size);
-  if (at_end)
-    return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: %zu bytes at offset %zu run past the end of a %zu-byte allocation", fn,
-                         bytes, end_of, end_of);
   return GNN_OK;
 }
 
