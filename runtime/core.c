@@ -5,6 +5,8 @@
  * diagnostic. The allocation table (see internal.h) counts every byte gnn_malloc hands out, in
  * either build, so live and peak are exact rather than estimates from a driver query.
  */
+/* vasprintf (ISO/IEC TR 24731-2; glibc declares it under this macro, musl under _DEFAULT_SOURCE) */
+#define __STDC_WANT_LIB_EXT2__ 1
 #include "internal.h"
 
 #include <stdarg.h>
@@ -72,21 +74,25 @@ gnn_status gnn_set_error(gnn_ctx *ctx, gnn_status status, const char *fmt, ...) 
   /* A failed context keeps the message of its failure, and every call on it is GNN_ERR_INVALID
    * (gnnrt.h): a generated create's own argument check ("no graph") replaced it. */
   if (ctx->failed) return GNN_ERR_INVALID;
+  /* Formatted once, whole (vasprintf), then copied. Too long for the buffer: a path of thousands
+   * of bytes (most messages start with one) pushed the reason past the end; each word longer
+   * than RT_ERR_WORD is shortened to its start and end ("aaa...aaa"): the reason survives, the
+   * path stays recognisable. (It was formatted into the buffer, then, when cut, a second time
+   * whole.) An argument may be ctx->err itself: it is read before the buffer is written. */
   va_list ap, again;
   va_start(ap, fmt);
   va_copy(again, ap);
-  int full = vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+  char *whole = NULL;
+  int full = vasprintf(&whole, fmt, ap);
   va_end(ap);
-  /* Too long: a path of thousands of bytes (most messages start with one) pushed the reason past
-   * the end. Format it whole, shorten each word longer than RT_ERR_WORD to its start and end
-   * ("aaa...aaa"), then copy: the reason survives, the path stays recognisable. */
-  char *whole = full >= (int)sizeof ctx->err ? (char *)malloc((size_t)full + 1) : NULL;
-  if (whole) {
-    vsnprintf(whole, (size_t)full + 1, fmt, again);
+  if (full < 0) /* no memory for the whole: what fits, from the start */
+    vsnprintf(ctx->err, sizeof ctx->err, fmt, again);
+  else if (full < (int)sizeof ctx->err)
+    memcpy(ctx->err, whole, (size_t)full + 1);
+  else
     rt_shorten_words(whole, ctx->err, sizeof ctx->err);
-    free(whole);
-  }
   va_end(again);
+  if (full >= 0) free(whole);
   for (char *p = ctx->err; *p; p++)
     if (*p == '\n' || *p == '\r') *p = ' ';
   return status;
@@ -100,7 +106,10 @@ const char *gnn_last_warning(const gnn_ctx *ctx) {
   return ctx ? ctx->warn : "";
 }
 
-/* A warning, stored as an error is (one line), never printed: the library does not print. */
+/* A warning, stored as an error is (one line), never printed: the library does not print. It
+ * replaces the previous one: a load raises at most one (ogb.c: processed/'s, or the cache
+ * file's, never both, since an unusable processed/ is not looked into). A load that could raise
+ * two different ones would have to join them here (docs/runtime.md, gnn_last_warning). */
 void rt_warn(gnn_ctx *ctx, const char *fmt, ...) {
   if (!ctx) return;
   va_list ap;

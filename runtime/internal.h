@@ -96,7 +96,7 @@ void rt_track_free_table(gnn_ctx *ctx);
  * that starts exactly at an allocation's end included). */
 gnn_status rt_check_span(gnn_ctx *ctx, const void *p, size_t bytes, const char *fn);
 /* Stores a one-line warning for gnn_last_warning (a call that succeeds by working around
- * something the caller should hear of). */
+ * something the caller should hear of), replacing the previous one (one a load, core.c). */
 void rt_warn(gnn_ctx *ctx, const char *fmt, ...) GNN_PRINTF(2, 3);
 /* rt_check_span for a rows x cols matrix of elem-byte elements, row stride ld (cols for a dense
  * array), with the products checked for overflow; the message starts "FN: WHAT: ". */

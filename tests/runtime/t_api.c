@@ -63,6 +63,16 @@ static void test_errors(gnn_ctx *ctx) {
   const char *e = gnn_last_error(ctx);
   check(strlen(e) < 1023 && strstr(e, "ppp...ppp") && strstr(e, "ppp: error: cannot write: No such file or directory") && !strncmp(e, "ppp", 3),
         "errors/long-path-keeps-the-reason", "'%.80s...' length %zu", e, strlen(e));
+  /* the last message wrapped in a new one (its argument is the buffer the new one goes into): it
+   * was formatted into the buffer it read, "outer: outer: " */
+  gnn_set_error(ctx, GNN_ERR_IO, "first");
+  gnn_set_error(ctx, GNN_ERR_IO, "outer: %s", gnn_last_error(ctx));
+  check(!strcmp(gnn_last_error(ctx), "outer: first"), "errors/wrap-last-error", "'%s'", gnn_last_error(ctx));
+  gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot write: %s", path, "No such file or directory");
+  gnn_set_error(ctx, GNN_ERR_IO, "while saving: %s (%d)", gnn_last_error(ctx), 7);
+  e = gnn_last_error(ctx);
+  check(!strncmp(e, "while saving: ppp", 17) && strstr(e, "ppp: error: cannot write: No such file or directory (7)"),
+        "errors/wrap-long-last-error", "'%.80s...' length %zu", e, strlen(e));
   gnn_clear_error(ctx);
   check(gnn_last_error(ctx)[0] == 0 && gnn_last_error(NULL) != NULL && gnn_set_error(NULL, GNN_ERR_IO, "x") == GNN_ERR_IO,
         "errors/clear-and-null", "'%s'", gnn_last_error(ctx));
