@@ -37,7 +37,7 @@ SRCS    := compiler/arena.c compiler/diag.c compiler/ir.c compiler/ir_print.c co
 GENSRCS := $(BUILD)/parser.c $(BUILD)/lexer.c
 HDRS    := compiler/arena.h compiler/diag.h compiler/sha256.h compiler/graph.h compiler/ast.h compiler/ir.h compiler/ctx.h \
            compiler/passes.h compiler/pipeline.h compiler/kir.h compiler/lower.h compiler/kstats.h compiler/gpucost.h \
-           compiler/emit.h compiler/build.h compiler/build_run.h compiler/tune.h compiler/interp.h compiler/gradcheck.h compiler/passes/sema_scope.h compiler/emit_host_state.h compiler/kbuild.h compiler/lower_op.h compiler/lower_fused.h compiler/lower_groups.h compiler/lower_pieces.h compiler/lower_tiles.h compiler/lower_walk.h compiler/ops.def compiler/funcs.def runtime/gnnrt_rng.h runtime/gnnrt_pieces.h runtime/gnnrt_text.h runtime/gnnrt_hostmem.h runtime/gnnrt_path.h $(BUILD)/parser.h
+           compiler/emit.h compiler/build.h compiler/build_run.h compiler/tune.h compiler/interp.h compiler/gradcheck.h compiler/passes/sema_scope.h compiler/emit_host_state.h compiler/kbuild.h compiler/lower_op.h compiler/lower_fused.h compiler/lower_groups.h compiler/lower_pieces.h compiler/lower_tiles.h compiler/lower_walk.h compiler/ops.def compiler/funcs.def runtime/gnnrt_rng.h runtime/gnnrt_pieces.h runtime/gnnrt_text.h runtime/gnnrt_hostmem.h runtime/gnnrt_path.h runtime/gnnrt_omp.h $(BUILD)/parser.h
 
 OBJS    := $(patsubst compiler/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/parser.o $(BUILD)/obj/lexer.o
 
@@ -134,7 +134,7 @@ $(BUILD)/lib/libgnnrt.so: $(RT_CUDA_OBJ)
 # links (runtime/gnn_run.c says why). gnn-nvrtc needs the CUDA runtime's NVRTC.
 TOOLS := $(BUILD)/bin/gnn-run $(BUILD)/bin/gnn-train $(BUILD)/bin/gnn-compare $(if $(HAVE_NVCC),$(BUILD)/bin/gnn-nvrtc)
 
-$(BUILD)/bin/gnn-run $(BUILD)/bin/gnn-train: $(BUILD)/bin/gnn-%: runtime/gnn_%.c runtime/driver_rt.h runtime/gnnrt_path.h runtime/gnn_model.h runtime/gnnrt.h
+$(BUILD)/bin/gnn-run $(BUILD)/bin/gnn-train: $(BUILD)/bin/gnn-%: runtime/gnn_%.c runtime/driver_rt.h runtime/gnnrt_omp.h runtime/gnnrt_path.h runtime/gnn_model.h runtime/gnnrt.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(CFLAGS) -o $@ $< -ldl -lm
 
@@ -181,7 +181,7 @@ $(BUILD)/asan/rt/%: tests/runtime/%.c tests/runtime/rt_test.h $(RT_HOST_SRC) $(R
 runtime-tests: runtime $(RT_TESTS)
 # tests/runtime/t_threads.c reaches the runtime through the model libraries it loads (driver_rt.h)
 runtime-tests: $(BUILD)/rt/t_threads
-$(BUILD)/rt/t_threads: tests/runtime/t_threads.c runtime/driver_rt.h runtime/gnnrt_path.h runtime/gnn_model.h runtime/gnnrt.h
+$(BUILD)/rt/t_threads: tests/runtime/t_threads.c runtime/driver_rt.h runtime/gnnrt_omp.h runtime/gnnrt_path.h runtime/gnn_model.h runtime/gnnrt.h
 	@mkdir -p $(dir $@)
 	$(RT_TEST_CC) -o $@ $< -ldl -lpthread -lm
 # tests/runtime/t_setgraph.c compiles two generated models in (their set_graph and reserve)
@@ -357,7 +357,7 @@ $(BUILD)/bench/gen_graph: bench/gen_graph.c runtime/gnnrt.h $(BUILD)/lib/libgnnr
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(CFLAGS) -o $@ $< \
 	  $(BUILD)/lib/libgnnrt_host.a $(OPENMP) -lopenblas -lz -lm
 
-$(BUILD)/bench/peer_gnnc: bench/peer_gnnc.c runtime/driver_rt.h runtime/gnnrt_path.h runtime/gnn_model.h runtime/gnnrt.h
+$(BUILD)/bench/peer_gnnc: bench/peer_gnnc.c runtime/driver_rt.h runtime/gnnrt_omp.h runtime/gnnrt_path.h runtime/gnn_model.h runtime/gnnrt.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime $(CFLAGS) -o $@ $< -ldl -lm
 

@@ -41,6 +41,7 @@
 #include "gradcheck.h"
 #include "pipeline.h"
 #include "build.h"
+#include "gnnrt_omp.h"
 #include "gnnrt_path.h"
 
 #include <errno.h>
@@ -625,6 +626,7 @@ int gradcheck_main(int argc, char **argv) {
     fprintf(stderr, "gnnc gradcheck: %s is required\n", cli.input ? "--graph PATH" : "a model file");
     return 2;
   }
+  if (!gnn_omp_threads_ok("gnnc gradcheck")) return 2; /* before the interpreter's first parallel region */
   if (o.save_grads) { /* a file it can write (gnnrt_path.h), never over a file this run reads (build.h, files_safe) */
     char why[3 * PATH_MAX];
     if (gnn_output_unwritable("--save-grads", o.save_grads, why, sizeof why)) {

@@ -10,6 +10,8 @@
 #include "gpucost.h"
 #include "tune.h"
 #include "gradcheck.h"
+#include "gnnrt_hostmem.h"
+#include "gnnrt_omp.h"
 #include "gnnrt_path.h"
 
 #include <errno.h>
@@ -218,23 +220,6 @@ static bool parse_stats(const char *arg, PipelineOpts *o) {
   }
   free(copy);
   return ok && have_v && have_e;
-}
-
-/* A byte count: a positive number with an optional suffix K, M, G, T (powers of 1000, B after
- * it optional) or KiB, MiB, GiB, TiB (powers of 1024). */
-static bool parse_bytes(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double x = strtod(s, &end);
-  if (end == s || errno == ERANGE || !isfinite(x) || x <= 0) return false;
-  static const char *const suf[] = {"", "B", "K", "KB", "M", "MB", "G", "GB", "T", "TB", "KiB", "MiB", "GiB", "TiB"};
-  static const double mul[] = {1, 1, 1e3, 1e3, 1e6, 1e6, 1e9, 1e9, 1e12, 1e12, 1024.0, 1048576.0, 1073741824.0, 1099511627776.0};
-  for (size_t i = 0; i < sizeof suf / sizeof suf[0]; i++)
-    if (strcmp(end, suf[i]) == 0) {
-      *out = x * mul[i];
-      return true;
-    }
-  return false;
 }
 
 /* An option that takes a value, given last with none. */
@@ -667,10 +652,12 @@ int main(int argc, char **argv) {
         return 2;
       }
     } else if ((v = ARGVAL("--memory-budget"))) {
-      if (!parse_bytes(v, &o.memory_budget)) {
-        fprintf(stderr, "gnnc: --memory-budget wants a positive number of bytes (suffixes K, M, G, T, or KiB, MiB, GiB, TiB), got '%s'\n", v);
+      size_t budget = 0; /* gnnrt_hostmem.h, as the runtime's GNN_MEMORY_LIMIT: 1e100 and inf are refused, not "no cap" */
+      if (!gnn_parse_bytes(v, &budget) || budget == 0) {
+        fprintf(stderr, "gnnc: --memory-budget wants a positive number of bytes below 2^64 (suffixes K, M, G, T, or KiB, MiB, GiB, TiB), got '%s'\n", v);
         return 2;
       }
+      o.memory_budget = (double)budget;
     } else if ((v = ARGVAL("--print-memory-plan"))) {
       if (!parse_stats(v, &o)) {
         fprintf(stderr, "gnnc: --print-memory-plan wants V=N,E=N (whole numbers up to 2^31 - 1, the runtime's limit), got '%s'\n", v);
@@ -919,6 +906,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   o.gpu_graph = cli.graph;
+  if (cli.run && !gnn_omp_threads_ok("gnnc")) return 2; /* before the interpreter's first parallel region */
   if (o.memory_budget > 0 && !o.stats && !o.print_plan) {
     fprintf(stderr, "gnnc: --memory-budget needs the graph's size: add --print-memory-plan V=N,E=N (or --stats V=N,E=N)\n");
     return 2;

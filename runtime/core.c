@@ -5,10 +5,10 @@
  * diagnostic. The allocation table (see internal.h) counts every byte gnn_malloc hands out, in
  * either build, so live and peak are exact rather than estimates from a driver query.
  */
+/* vasprintf (ISO/IEC TR 24731-2; glibc declares it under this macro, musl under _DEFAULT_SOURCE) */
+#define __STDC_WANT_LIB_EXT2__ 1
 #include "internal.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -74,21 +74,25 @@ gnn_status gnn_set_error(gnn_ctx *ctx, gnn_status status, const char *fmt, ...) 
   /* A failed context keeps the message of its failure, and every call on it is GNN_ERR_INVALID
    * (gnnrt.h): a generated create's own argument check ("no graph") replaced it. */
   if (ctx->failed) return GNN_ERR_INVALID;
+  /* Formatted once, whole (vasprintf), then copied. Too long for the buffer: a path of thousands
+   * of bytes (most messages start with one) pushed the reason past the end; each word longer
+   * than RT_ERR_WORD is shortened to its start and end ("aaa...aaa"): the reason survives, the
+   * path stays recognisable. (It was formatted into the buffer, then, when cut, a second time
+   * whole.) An argument may be ctx->err itself: it is read before the buffer is written. */
   va_list ap, again;
   va_start(ap, fmt);
   va_copy(again, ap);
-  int full = vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+  char *whole = NULL;
+  int full = vasprintf(&whole, fmt, ap);
   va_end(ap);
-  /* Too long: a path of thousands of bytes (most messages start with one) pushed the reason past
-   * the end. Format it whole, shorten each word longer than RT_ERR_WORD to its start and end
-   * ("aaa...aaa"), then copy: the reason survives, the path stays recognisable. */
-  char *whole = full >= (int)sizeof ctx->err ? (char *)malloc((size_t)full + 1) : NULL;
-  if (whole) {
-    vsnprintf(whole, (size_t)full + 1, fmt, again);
+  if (full < 0) /* no memory for the whole: what fits, from the start */
+    vsnprintf(ctx->err, sizeof ctx->err, fmt, again);
+  else if (full < (int)sizeof ctx->err)
+    memcpy(ctx->err, whole, (size_t)full + 1);
+  else
     rt_shorten_words(whole, ctx->err, sizeof ctx->err);
-    free(whole);
-  }
   va_end(again);
+  if (full >= 0) free(whole);
   for (char *p = ctx->err; *p; p++)
     if (*p == '\n' || *p == '\r') *p = ' ';
   return status;
@@ -102,7 +106,10 @@ const char *gnn_last_warning(const gnn_ctx *ctx) {
   return ctx ? ctx->warn : "";
 }
 
-/* A warning, stored as an error is (one line), never printed: the library does not print. */
+/* A warning, stored as an error is (one line), never printed: the library does not print. It
+ * replaces the previous one: a load raises at most one (ogb.c: processed/'s, or the cache
+ * file's, never both, since an unusable processed/ is not looked into). A load that could raise
+ * two different ones would have to join them here (docs/runtime.md, gnn_last_warning). */
 void rt_warn(gnn_ctx *ctx, const char *fmt, ...) {
   if (!ctx) return;
   va_list ap;
@@ -147,34 +154,10 @@ void *rt_calloc(gnn_ctx *ctx, size_t n, size_t size, const char *what) {
 
 /* ---------------------------------------------------------------- the memory limit */
 
-/* "123", "64K", "1.5G", "512MiB": *out bytes (K, M, G, T powers of 1000, KiB ... TiB of 1024, as
- * gnnc's --memory-budget); 0 when not a byte count: NaN, a negative, and also infinity or more
- * than 2^64 bytes ("inf", "1e100"), which were read as no cap at all, the opposite of a limit. */
-static int parse_bytes(const char *s, size_t *out) {
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || !(v >= 0) || !isfinite(v)) return 0;
-  char *iend; /* a whole number past 2^64 - 1 that a double rounds down to 2^64 (2^64 + 1) */
-  errno = 0;
-  (void)strtoull(s, &iend, 10);
-  if (iend == end && errno == ERANGE) return 0;
-  static const char units[] = "KMGT";
-  const char *u = *end ? strchr(units, *end) : NULL;
-  int bin = u && end[1] == 'i' && end[2] == 'B'; /* KiB ... TiB */
-  if (u) {
-    for (int i = 0; i <= (int)(u - units); i++) v *= bin ? 1024.0 : 1000.0;
-    end += bin ? 3 : 1;
-  }
-  if (!bin && *end == 'B') end++; /* 512B, 2GB */
-  if (*end || v > 18446744073709551616.0) return 0; /* past 2^64 */
-  *out = v >= 18446744073709549568.0 ? SIZE_MAX : (size_t)v;
-  return 1;
-}
-
 gnn_status rt_limit_from_env(gnn_ctx *ctx) {
   const char *e = getenv("GNN_MEMORY_LIMIT");
   if (!e || !*e) return GNN_OK;
-  if (!parse_bytes(e, &ctx->limit))
+  if (!gnn_parse_bytes(e, &ctx->limit)) /* gnnrt_hostmem.h: below 2^64 bytes, as gnnc's --memory-budget */
     return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_ctx_create: GNN_MEMORY_LIMIT=%s is not a byte count (e.g. 2G, 512MiB, 1048576)", e);
   return GNN_OK;
 }
@@ -277,14 +260,16 @@ int rt_track_remove(gnn_ctx *ctx, void *p, size_t *bytes) {
 
 /* A span of bytes at p must lie wholly inside one of this context's allocations when it touches
  * any: it may start inside one (interior pointers included: an offset into an arena) and must then
- * end inside it; one that starts outside them all but runs into one, or starts exactly at an
- * allocation's end (one past it: x + n for an n-element x), is refused. A span that touches none
- * passes: the caller's own memory in the host build, which the table cannot know. A linear scan
- * over the table: a context holds tens of allocations, and the callers do O(bytes) work or more. */
+ * end inside it; one that starts outside them all but runs into one is refused. A span that
+ * touches none passes: the caller's own memory, which the table cannot know, even when it begins
+ * exactly where an allocation ends (x + n for an n-element x: in the host build, memory of the
+ * caller's may lie there; a span refused for that alone was refused for memory it does not touch).
+ * A linear scan over the table: a context holds tens of allocations, and the callers do O(bytes)
+ * work or more. */
 gnn_status rt_check_span(gnn_ctx *ctx, const void *p, size_t bytes, const char *fn) {
   uintptr_t a = (uintptr_t)p;
-  size_t end_of = 0, into = 0, into_size = 0;
-  int at_end = 0, runs_into = 0;
+  size_t into = 0, into_size = 0;
+  int runs_into = 0;
   for (size_t i = 0; i < ctx->cap; i++) {
     uintptr_t base = (uintptr_t)ctx->allocs[i].p;
     size_t size = ctx->allocs[i].bytes;
@@ -295,17 +280,13 @@ gnn_status rt_check_span(gnn_ctx *ctx, const void *p, size_t bytes, const char *
                              fn, bytes, (size_t)(a - base), size);
       return GNN_OK;
     }
-    /* not inside this one: remember whether it ends exactly at p, or the span reaches it (the
-     * start of another allocation at p is found by the test above in a later iteration) */
-    if (a >= base && a - base == size) at_end = 1, end_of = size;
+    /* not inside this one: remember whether the span reaches it (the start of another
+     * allocation at p is found by the test above in a later iteration) */
     if (base > a && bytes > base - a && !runs_into) runs_into = 1, into = base - a, into_size = size;
   }
   if (runs_into)
     return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: %zu bytes starting %zu bytes before a %zu-byte allocation run into it", fn,
                          bytes, into, into_size);
-  if (at_end)
-    return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: %zu bytes at offset %zu run past the end of a %zu-byte allocation", fn,
-                         bytes, end_of, end_of);
   return GNN_OK;
 }
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "gnn_model.h"
+#include "gnnrt_omp.h"
 #include "gnnrt_path.h"
 
 /* The runtime functions the drivers call (gnnrt.h has their documentation). */

@@ -24,7 +24,7 @@
  * Exit status (gnn-train's and gnnc run's too; docs/training.md#exit-status): 2 for a command
  * line refused before any work (an option, a value, an output that cannot be written there --
  * a directory, a missing or read-only folder: gnn_output_unwritable -- or that is a file the run
- * reads or of its dataset), 1 for a run that fails.
+ * reads or of its dataset; an OMP_NUM_THREADS above 4096: gnnrt_omp.h), 1 for a run that fails.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -387,6 +387,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (save_grads || save_input_grads) backward = train = true;
+  if (!gnn_omp_threads_ok("gnn-run")) return 2;
   /* a file-size limit (ulimit -f): a write error with a message and the temporary removed, not a
    * SIGXFSZ that kills gnn-run mid-write (gnn-train does the same) */
   signal(SIGXFSZ, SIG_IGN);

@@ -308,6 +308,7 @@ int main(int argc, char **argv) {
     return fprintf(stderr, "gnn-train: --resume %s: this is a parameter file (written by --save-params), not a training "
                    "checkpoint (--checkpoint): use --load-params %s to train from its parameters (a new run: the epochs, "
                    "Adam's moments and early stopping start afresh)\n", resume, resume), 2;
+  if (!gnn_omp_threads_ok("gnn-train")) return 2;
   /* A full disk, or a file-size limit (ulimit -f), must be a write error with a message, not a
    * SIGXFSZ that kills the process in the middle of a checkpoint. */
   signal(SIGXFSZ, SIG_IGN);

@@ -94,7 +94,7 @@ GNN_API void gnn_clear_error(gnn_ctx *ctx);
  * NULL): a load that succeeded by working around something the caller should hear of, which the
  * runtime does not print itself. Today: an OGB folder's graph cache that could not be used or
  * kept safely (a symbolic link, a FIFO or a folder at processed/gnnc-graph-F.gcsr, a processed/
- * that is a link), the graph then read from raw/. The drivers print it. (0.7) */
+ * that is a link), the graph then read from raw/; one at most a load. The drivers print it. (0.7) */
 GNN_API const char *gnn_last_warning(const gnn_ctx *ctx);
 
 /* ---------------------------------------------------------------- context */

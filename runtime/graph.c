@@ -334,6 +334,9 @@ gnn_status gnn_graph_set_graphs(gnn_ctx *ctx, gnn_graph *g, int64_t ng, const in
   if (!ctx) return GNN_ERR_INVALID;
   if (!g || !graph_of) return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_graph_set_graphs: %s is NULL", !g ? "g" : "graph_of");
   gnn_status st = rt_check_graph(ctx, g, "gnn_graph_set_graphs");
+  /* graph_of holds nv int64: one in the context's memory (a gnn_malloc'd buffer in the host
+   * build) that is shorter was read past its end; the caller's own memory passes unchecked */
+  if (!st) st = rt_check_array(ctx, "gnn_graph_set_graphs", "graph_of", graph_of, g->nv, 1, 1, sizeof(int64_t));
   if (st) return st;
   return set_batch(ctx, g, ng, graph_of);
 }

@@ -91,11 +91,12 @@ gnn_status rt_track_add(gnn_ctx *ctx, void *p, size_t bytes);
 int rt_track_remove(gnn_ctx *ctx, void *p, size_t *bytes);
 void rt_track_free_table(gnn_ctx *ctx);
 /* GNN_ERR_INVALID ("FN: N bytes at offset K run past the end of a S-byte allocation") when p
- * lies inside one of ctx's allocations (or exactly at its end) and p + bytes goes past its end,
- * or when p lies outside them all and the span runs into one; GNN_OK otherwise. */
+ * lies inside one of ctx's allocations and p + bytes goes past its end, or when p lies outside
+ * them all and the span runs into one; GNN_OK otherwise (a span that touches no allocation, one
+ * that starts exactly at an allocation's end included). */
 gnn_status rt_check_span(gnn_ctx *ctx, const void *p, size_t bytes, const char *fn);
 /* Stores a one-line warning for gnn_last_warning (a call that succeeds by working around
- * something the caller should hear of). */
+ * something the caller should hear of), replacing the previous one (one a load, core.c). */
 void rt_warn(gnn_ctx *ctx, const char *fmt, ...) GNN_PRINTF(2, 3);
 /* rt_check_span for a rows x cols matrix of elem-byte elements, row stride ld (cols for a dense
  * array), with the products checked for overflow; the message starts "FN: WHAT: ". */

@@ -375,6 +375,10 @@ static gnn_status tensor_get(gnn_ctx *ctx, const char *fn, const gnn_tensor_file
   if (elems >= 0) elems *= rows;
   if (elems < 0 || (elems > 0 && !out))
     return gnn_set_error(ctx, GNN_ERR_INVALID, "%s: bad shape or no output for tensor '%s'", fn, name);
+  /* out is the caller's: in the host build a gnn_malloc'd buffer shorter than the shape was
+   * written past its end (memory the context does not know passes unchecked) */
+  gnn_status st = elems > 0 ? rt_check_array(ctx, fn, "out", out, elems, 1, 1, sizeof(float)) : GNN_OK;
+  if (st) return st;
   for (int i = 0; i < tf->n; i++) {
     const TfTensor *x = &tf->t[i];
     if (strcmp(x->name, name) != 0) continue;

@@ -63,6 +63,16 @@ static void test_errors(gnn_ctx *ctx) {
   const char *e = gnn_last_error(ctx);
   check(strlen(e) < 1023 && strstr(e, "ppp...ppp") && strstr(e, "ppp: error: cannot write: No such file or directory") && !strncmp(e, "ppp", 3),
         "errors/long-path-keeps-the-reason", "'%.80s...' length %zu", e, strlen(e));
+  /* the last message wrapped in a new one (its argument is the buffer the new one goes into): it
+   * was formatted into the buffer it read, "outer: outer: " */
+  gnn_set_error(ctx, GNN_ERR_IO, "first");
+  gnn_set_error(ctx, GNN_ERR_IO, "outer: %s", gnn_last_error(ctx));
+  check(!strcmp(gnn_last_error(ctx), "outer: first"), "errors/wrap-last-error", "'%s'", gnn_last_error(ctx));
+  gnn_set_error(ctx, GNN_ERR_IO, "%s: error: cannot write: %s", path, "No such file or directory");
+  gnn_set_error(ctx, GNN_ERR_IO, "while saving: %s (%d)", gnn_last_error(ctx), 7);
+  e = gnn_last_error(ctx);
+  check(!strncmp(e, "while saving: ppp", 17) && strstr(e, "ppp: error: cannot write: No such file or directory (7)"),
+        "errors/wrap-long-last-error", "'%.80s...' length %zu", e, strlen(e));
   gnn_clear_error(ctx);
   check(gnn_last_error(ctx)[0] == 0 && gnn_last_error(NULL) != NULL && gnn_set_error(NULL, GNN_ERR_IO, "x") == GNN_ERR_IO,
         "errors/clear-and-null", "'%s'", gnn_last_error(ctx));
@@ -431,6 +441,16 @@ static void test_graph_from_edges(gnn_ctx *ctx) {
    * the folder loaders refuse it at graph.edges' line (Python's batch= was accepted) */
   check_status(ctx, gnn_graph_set_graphs(ctx, g, 2, across), GNN_ERR_INVALID, "graph/set-graphs-edge-across",
                "the edge 2 -> 0 joins two graphs: vertex 2 is in graph 1, vertex 0 in graph 0", NULL);
+  /* graph_of holds nv ids: a buffer of the context's memory with 4 of the 5 was read past its end
+   * (a gnn_malloc'd one in the host build; ASan: heap-buffer-overflow) */
+  int64_t *short_of = NULL;
+  st = gnn_malloc(ctx, (void **)&short_of, 4 * sizeof(int64_t));
+  if (!st) st = gnn_upload(ctx, short_of, two, 4 * sizeof(int64_t));
+  check(!st, "graph/set-graphs-short-setup", "%s", gnn_last_error(ctx));
+  if (!st)
+    check_status(ctx, gnn_graph_set_graphs(ctx, g, 2, short_of), GNN_ERR_INVALID, "graph/set-graphs-short",
+                 "gnn_graph_set_graphs: graph_of: 40 bytes at offset 0 run past the end of a 32-byte allocation", NULL);
+  gnn_free(ctx, short_of);
   check(g->ng == 1 && g->h_graph_ptr[1] == 5, "graph/set-graphs-unchanged", "ng %lld", (long long)g->ng);
   st = gnn_graph_set_graphs(ctx, g, 2, two);
   if (!st) {
@@ -604,6 +624,16 @@ static void test_tensor_files(gnn_ctx *ctx) {
                "p.txt:2: error: tensor 'layer0.W' has shape [3, 4], expected [4, 3]", NULL);
   check_status(ctx, gnn_tensor_file_get(ctx, tf, "nope", 1, dims[1], b2), GNN_ERR_INVALID, "tensors/missing",
                "p.txt: error: no tensor 'nope'", NULL);
+  /* out in the context's memory, shorter than the tensor: 8 floats for layer0.W's 12 were written
+   * past (host build; ASan: heap-buffer-overflow); the caller's own memory passes unchecked */
+  float *short_out = NULL;
+  if (gnn_malloc(ctx, (void **)&short_out, 8 * sizeof(float)) == GNN_OK) {
+    check_status(ctx, gnn_tensor_file_get(ctx, tf, "layer0.W", 2, dims[0], short_out), GNN_ERR_INVALID, "tensors/get-short-out",
+                 "gnn_tensor_file_get: out: 48 bytes at offset 0 run past the end of a 32-byte allocation", NULL);
+    check_status(ctx, gnn_tensor_file_get_rows(ctx, tf, "layer0.W", 1, 2, dims[0], short_out + 1), GNN_ERR_INVALID,
+                 "tensors/get-rows-short-out", "gnn_tensor_file_get_rows: out: 48 bytes at offset 4 run past the end", NULL);
+    gnn_free(ctx, short_out);
+  } else check(0, "tensors/get-short-out", "%s", gnn_last_error(ctx));
   check_status(ctx, gnn_tensor_file_expect(ctx, tf, 2, names), GNN_ERR_INVALID, "tensors/unexpected",
                "tensor 'scale' is not a parameter of the model", NULL);
   check(gnn_tensor_file_expect(ctx, tf, 3, names) == GNN_OK, "tensors/expected", "%s", gnn_last_error(ctx));
@@ -951,7 +981,7 @@ static void test_nvrtc_host(gnn_ctx *ctx) {
  * context's allocation table before touching it (as gnn_upload does): a size larger than the
  * buffer is GNN_ERR_INVALID naming the operand, never a write past it; a size whose bytes
  * overflow is refused whatever the pointer. Spans that start outside every allocation but run
- * into one, or start exactly at an allocation's end, are refused too. */
+ * into one are refused too; one that starts exactly at an allocation's end and touches none passes. */
 static void test_operand_spans(gnn_ctx *ctx) {
   float h[16] = {0};
   int32_t lab[4] = {0, 1, 2, 3};
@@ -1000,9 +1030,15 @@ static void test_operand_spans(gnn_ctx *ctx) {
                "spans/adam", "gnn_adam_step: param: 4000 bytes", NULL);
   check_status(ctx, gnn_adam_step(ctx, x, dl, y, dl + 8, 16, 0.01f, 0.9f, 0.999f, 1e-8f, 0, 1), GNN_ERR_INVALID,
                "spans/adam-v", "gnn_adam_step: v: 64 bytes at offset 32", NULL);
-  /* the span rule itself: one past the end, and from before the start into an allocation */
-  check_status(ctx, gnn_upload(ctx, x + 16, h, 1), GNN_ERR_INVALID, "spans/one-past-the-end",
-               "gnn_upload: 1 bytes at offset 64 run past the end of a 64-byte allocation", NULL);
+  /* the span rule itself. From an allocation's end (x + 16 for 16 floats) the span touches no
+   * allocation: the caller's memory may lie there, and it passes (it was refused as "1 bytes at
+   * offset 64 run past the end of a 64-byte allocation"). Checked with gnn_check_span, which
+   * reads nothing: a copy there would write past x's block. From the same place on into the next
+   * allocation above it, the span is refused; and from before the start into an allocation. */
+  char *lo = (char *)(x < y ? x : y), *hi = (char *)(x < y ? y : x);
+  check_status(ctx, gnn_check_span(ctx, lo + 64, 1, "what"), GNN_OK, "spans/from-the-end-into-nothing", NULL, NULL);
+  check_status(ctx, gnn_check_span(ctx, lo + 64, (size_t)(hi - (lo + 64)) + 1, "what"), GNN_ERR_INVALID,
+               "spans/from-the-end-into-the-next", "what: ", "-byte allocation run into it"); /* (x, y, or one between) */
   check_status(ctx, gnn_memset0(ctx, (char *)x - 1, 2), GNN_ERR_INVALID, "spans/from-before-the-start",
                "gnn_memset0: 2 bytes starting 1 bytes before a 64-byte allocation run into it", NULL);
   check_status(ctx, gnn_check_span(ctx, (char *)y - 4096, 8192, "what"), GNN_ERR_INVALID, "spans/check-span-over",

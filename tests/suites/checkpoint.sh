@@ -175,7 +175,8 @@ else case "$ck_out" in *"error: --memory-budget=1000000000 (1.00 GB) is below th
   *) fail ckpt/budget/too-small "$(ck_tail "$ck_out")" ;; esac; fi
 if ck_out=$(ck_b --memory-budget=6G); then fail ckpt/budget/needs-size "exit 0"
 else case "$ck_out" in *"needs the graph's size"*) pass ckpt/budget/needs-size ;; *) fail ckpt/budget/needs-size "$ck_out" ;; esac; fi
-for ck_bad in 0 -5 12Q abc; do
+# beyond 2^64 bytes, in any spelling: 1e100 and the others were taken as a budget (that every plan fits)
+for ck_bad in 0 -5 12Q abc inf nan 1e100 99999999999999999999999 18446744073709551616 20000000T 16777216TiB; do
   if ck_out=$(ck_b --memory-budget=$ck_bad $ck_sz); then fail "ckpt/budget/bad/$ck_bad" "exit 0"
   else case "$ck_out" in *"--memory-budget wants a positive number"*) pass "ckpt/budget/bad/$ck_bad" ;;
     *) fail "ckpt/budget/bad/$ck_bad" "$ck_out" ;; esac; fi

@@ -319,6 +319,37 @@ elif [ ${#rl_libs[@]} -eq 8 ]; then
   out=$(OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2 build/rt/t_threads tests/interp/graphs/random 50 "${rl_libs[@]}" 2>&1)
   report_lines reliability/threads $? "$out"
 fi
+# An absurd OMP_NUM_THREADS: libgomp segfaulted inside GOMP_parallel at 100000 (gnn-run, gnn-train,
+# gnnc run, gnnc gradcheck: exit 139), "Out of memory allocating 224000001344 bytes" at 10^9. They
+# refuse more than 4096 (any level of a list), exit 2, before the first parallel region (the
+# drivers before loading the library); 4096 itself runs. (A count past 2^64 is libgomp's
+# "Invalid value", ignored: left to it.)
+if [ -f "$rl_t/libgcn.so" ]; then
+  for rl_n in 100000 4097 "2, 100000"; do
+    for rl_drv in gnn-run gnn-train "gnnc run" "gnnc gradcheck"; do
+      case $rl_drv in
+        gnn-run) rl_cmd=("$rl_bin/gnn-run" "$rl_t/libgcn.so" --graph tests/interp/graphs/random --repeat 1 --warmup 0) ;;
+        gnn-train) rl_cmd=("$rl_bin/gnn-train" "$rl_t/libgcn.so" --data data/cora --epochs 1 --quiet) ;;
+        "gnnc run") rl_cmd=("$GNNC" run dsl-examples/gcn.gnn --graph tests/interp/graphs/random) ;;
+        *) rl_cmd=("$GNNC" gradcheck dsl-examples/gcn.gnn --graph tests/interp/graphs/random) ;;
+      esac
+      rl_name="reliability/threads/omp-refused/${rl_drv// /-}/${rl_n// /}"
+      OMP_NUM_THREADS=$rl_n "${rl_cmd[@]}" > "$rl_t/omp.out" 2> "$rl_t/omp.err"
+      rl_rc=$?
+      rl_prog=${rl_drv/gnnc run/gnnc}
+      if [ $rl_rc -eq 2 ] && [ ! -s "$rl_t/omp.out" ] &&
+        grep -qF "$rl_prog: OMP_NUM_THREADS=$rl_n asks for more than 4096 OpenMP threads (libgomp fails or crashes far above that)" "$rl_t/omp.err"
+      then pass "$rl_name"
+      else fail "$rl_name" "exit $rl_rc, stderr '$(head -c 300 "$rl_t/omp.err")'"; fi
+    done
+  done
+  if out=$(OMP_WAIT_POLICY=passive OMP_NUM_THREADS=4096 "$rl_bin/gnn-run" "$rl_t/libgcn.so" --graph tests/interp/graphs/random --repeat 1 --warmup 0 2>&1) &&
+    grep -q '^checksum' <<< "$out"; then pass reliability/threads/omp-4096-runs
+  else fail reliability/threads/omp-4096-runs "$(rl_tail "$out")"; fi
+  if out=$(OMP_WAIT_POLICY=passive OMP_NUM_THREADS=4096 "$GNNC" run dsl-examples/gcn.gnn --graph tests/interp/graphs/random 2>&1); then
+    pass reliability/threads/omp-4096-runs-gnnc
+  else fail reliability/threads/omp-4096-runs-gnnc "$(rl_tail "$out")"; fi
+fi
 # ThreadSanitizer: the runtime and four of the libraries rebuilt with -fsanitize=thread, two threads
 # per library (eight in all), ten steps each; any report fails.
 if [ -n "${RT_SANITIZED:-}" ]; then

@@ -326,13 +326,14 @@ else
   done
   rt_bad ogb-memory-limit-cache GNN_ERR_OOM "would pass the context's memory limit of 50000 bytes" --limit 50000 --dataset "$og/cora"
   # GNN_MEMORY_LIMIT: a value that is no byte count fails the context (rt_load exits 3), the
-  # non-finite and those past 2^64 too, which were read as no cap at all; 2^64 - 1 is a count
-  for v in inf Infinity 1e100 99999999999999999999999 18446744073709551616 20000000T nan -1; do
+  # non-finite and 2^64 or more in any spelling too, which were read as no cap at all (or, for
+  # 16777216TiB and 18446744073709551616.0, as SIZE_MAX); 2^64 - 1 is a count
+  for v in inf Infinity 1e100 99999999999999999999999 18446744073709551616 18446744073709551616.0 16777216TiB 20000000T nan -1; do
     out=$(GNN_MEMORY_LIMIT=$v "$rt_bin/rt_load" "$rt_g/small.edges" 2>&1); rc=$?
     if [ $rc = 3 ] && [ "$out" = "error GNN_ERR_INVALID: gnn_ctx_create: GNN_MEMORY_LIMIT=$v is not a byte count (e.g. 2G, 512MiB, 1048576)" ]; then
       pass "runtime/memory-limit/refused-$v"; else fail "runtime/memory-limit/refused-$v" "exit $rc: $(head -c 200 <<< "$out")"; fi
   done
-  for v in 18446744073709551615 1.5G 2GiB 0; do
+  for v in 18446744073709551615 16777215.99TiB 1.5G 2GiB 0; do
     if GNN_MEMORY_LIMIT=$v "$rt_bin/rt_load" "$rt_g/small.edges" > /dev/null 2>&1; then pass "runtime/memory-limit/accepted-$v"
     else fail "runtime/memory-limit/accepted-$v" "$(GNN_MEMORY_LIMIT=$v "$rt_bin/rt_load" "$rt_g/small.edges" 2>&1 | head -c 200)"; fi
   done
