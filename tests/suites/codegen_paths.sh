@@ -6,7 +6,7 @@
 #                                  asking for none gives the parameter-only library's gradients, bit for bit
 #   codegen/host/chains/MODEL[-fno-fuse]/GRAPH/MAPPING[/backward]  chained row sums (tests/ir/ln6_chain,
 #                                  normprop_chain, gated_res), fused and unfused: out, every grad.<param>
-#                                  and grad_input.x vs the interpreter
+#                                  and grad_input.x vs the interpreter (1e-5; CUDA 1e-4)
 #   codegen/host/gemm-widths/GRAPH/MAPPING (and backward/gemm-widths, .../tn)  the generated GEMM
 #                                  loops at N = 72 (masked), 80, 48, C = A . B^T and C = A^T . B,
 #                                  vs the interpreter
@@ -517,11 +517,16 @@ fi
 # a GEMM is loaded by the next layer's walk, not recomputed. Fused and -fno-fuse, both mappings,
 # one library each (--input-grads=all) on the graph with a 2,000 in-edge hub, the one with
 # isolated vertices and the one with duplicate edges: the inference output (1e-5), and training's
-# output, every grad.<param> and grad_input.x (1e-4) vs the interpreter. Sabotage: a staged row
-# sum left unstored (stage_row_one) fails every fused check of the three models.
+# output, every grad.<param> and grad_input.x (1e-5 on the host, 1e-4 with CG_TARGET=cuda) vs the
+# interpreter. The host's worst over the 36 backward checks, measured (2026-12-03): 3.3e-6
+# (normprop_chain -fno-fuse on hub, grad.W2; ln6_chain's worst 2.8e-6, its grad.W on hub), so 1e-5
+# leaves 3x; the CUDA libraries' have not been measured yet: 1e-4 there, as for every other
+# backward check. Sabotage: a staged row sum left unstored (stage_row_one) fails every fused check
+# of the three models.
 # cg_check_chain NAME MODEL.gnn GRAPH MAPPING SEED (CG_FLAGS: more gnnc flags)
 cg_check_chain() {
-  local name=$1 model=$2 graph=$3 map=$4 seed=$5 flags=${CG_FLAGS:-} lib out b="$cg/chain"
+  local name=$1 model=$2 graph=$3 map=$4 seed=$5 flags=${CG_FLAGS:-} lib out b="$cg/chain" btol=1e-5
+  [ "$cg_target" = cuda ] && btol=1e-4
   shard_take || return 0
   lib="$cg/lib-chain-$(basename "$model" .gnn)-$map-$cg_target${flags:+$(printf '%s' "$flags" | tr -cs 'a-zA-Z0-9' '-')}.so"
   # shellcheck disable=SC2086 # CG_FLAGS: words
@@ -543,7 +548,7 @@ cg_check_chain() {
   else
     cat "$b.igot" >> "$b.tgot"
     sed 's/^tensor output /tensor out /' "$b.out" >> "$b.tgot"
-    if out=$("$ROOT/build/bin/gnn-compare" "$b.tgot" "$b.tref" --tol 1e-4 2>&1) &&
+    if out=$("$ROOT/build/bin/gnn-compare" "$b.tgot" "$b.tref" --tol $btol 2>&1) &&
        [ "$(grep -c '^tensor grad\.' "$b.tref")" -gt 0 ] && grep -q '^tensor grad_input\.x ' "$b.tref"; then
       pass "$name/backward"
     else
