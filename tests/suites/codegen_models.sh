@@ -25,15 +25,15 @@
 source tests/codegen/lib.sh
 
 cg_relational_data
+# cg_own_graph MODEL: the graph an example runs on at its own widths
+cg_own_graph() { case $1 in edgeconv) echo tests/interp/graphs/pointcloud ;; rgcn) echo "$cg_relational" ;; *) echo data/cora ;; esac; }
 if [ ! -x "$cg_bin/gnn-run" ] || [ ! -f "$ROOT/build/lib/libgnnrt_host.so" ] || { [ $cg_target = cuda ] && [ ! -f "$ROOT/build/lib/libgnnrt.so" ]; }; then
   shard_first && fail "codegen/host" "build/bin/gnn-run or build/lib/libgnnrt_host.so is missing (make runtime)"
 else
   cg_seed=21
   for cg_map in $cg_maps; do
     for cg_m in $cg_models; do
-      cg_g=data/cora
-      [ $cg_m = edgeconv ] && cg_g=tests/interp/graphs/pointcloud
-      [ $cg_m = rgcn ] && cg_g=$cg_relational
+      cg_g=$(cg_own_graph $cg_m)
       cg_check "codegen/$cg_target/$cg_m/$(basename $cg_g)/$cg_map" "dsl-examples/$cg_m.gnn" $cg_g $cg_map $cg_seed
       for cg_g in tests/interp/graphs/isolated tests/interp/graphs/selfloops tests/interp/graphs/duplicates \
                   tests/interp/graphs/hub tests/interp/graphs/random tests/codegen/graphs/hub10k data/pubmed; do
@@ -51,9 +51,7 @@ if [ -x "$cg_bin/gnn-run" ]; then
   cg_seed=41
   for cg_map in $cg_maps; do
     for cg_m in $cg_models; do
-      cg_g=data/cora
-      [ $cg_m = edgeconv ] && cg_g=tests/interp/graphs/pointcloud
-      [ $cg_m = rgcn ] && cg_g=$cg_relational
+      cg_g=$(cg_own_graph $cg_m)
       cg_check_bwd "codegen/$cg_target/backward/$cg_m/$(basename $cg_g)/$cg_map" "dsl-examples/$cg_m.gnn" $cg_g $cg_map $cg_seed
       for cg_g in tests/interp/graphs/isolated tests/interp/graphs/duplicates tests/codegen/graphs/hub10k; do
         # GAT on `isolated` at --mapping=edge (seed 52) is the hard case: vertex 1's two in-edges
@@ -69,4 +67,5 @@ if [ -x "$cg_bin/gnn-run" ]; then
   done
 fi
 
+unset -f cg_own_graph
 cg_done
