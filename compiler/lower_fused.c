@@ -499,9 +499,8 @@ typedef struct {
   int red;           /* inside the serial loop of a reduction (sum_loop): its trips (0: not) */
   bool *in_red;      /* per value: a reduction found read inside another's loop, in any round (staged
                         in every later one: the rounds that stop at a staged reader would drop it) */
-  bool red_off;      /* GNNC_TEST_NO_SUM_STAGING set: the two rules below off (a test's knob, not an
-                        option: tests/suites/fuse.sh checks that --stats warns about the nested sums
-                        bc80118 removed; nothing else reads it) */
+  bool red_off;      /* --test-no-sum-staging (GnnCtx.no_sum_staging, a hidden option for tests): the
+                        two rules below off */
 } StageScan;
 
 /* A reduction compute() makes as a serial loop over its operand (lower_op.c, sum_loop): what it
@@ -608,7 +607,7 @@ int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Domain
   int n = F->m->vals.len, nout = 0;
   bool *stop = calloc((size_t)n + 1, 1), *next = calloc((size_t)n + 1, 1);
   StageScan S = {true, calloc((size_t)n + 1, sizeof(int)), calloc((size_t)n + 1, 1), calloc((size_t)n + 1, 1), stop, w, dom, 0, calloc((size_t)n + 1, 1),
-                 getenv("GNNC_TEST_NO_SUM_STAGING") != NULL};
+                 F->L->c->no_sum_staging};
   for (int round = 0; round < 4; round++) {
     memset(S.readers, 0, sizeof(int) * ((size_t)n + 1));
     memset(S.narrow, 0, (size_t)n + 1);

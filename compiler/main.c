@@ -598,6 +598,9 @@ int main(int argc, char **argv) {
     } else if (strcmp(a, "--split-hubs") == 0) {
       o.split_hubs = true;
       if (!cli.kernel_opt) cli.kernel_opt = a;
+    } else if (strcmp(a, "--test-no-sum-staging") == 0) { /* hidden: for tests (docs/gnnc.1, "Hidden options for tests") */
+      o.no_sum_staging = true;
+      if (!cli.kernel_opt) cli.kernel_opt = a;
     } else if ((v = ARGVAL("--gemm-precision"))) {
       if (!cli.kernel_opt) cli.kernel_opt = a;
       int c = choose("--gemm-precision", v, "fp32", "tf32");

@@ -272,6 +272,7 @@ static Module *compile_once(GnnCtx *c, const PipelineOpts *o) {
   c->fold_dots = o->fold_dots;
   c->input_grads = o->input_grads;
   c->split_hubs = o->split_hubs;
+  c->no_sum_staging = o->no_sum_staging;
   c->serial_dots = o->serial_dots;
   c->gemm_tf32 = o->gemm_tf32;
   c->spmm_library = o->spmm_library;

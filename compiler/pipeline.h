@@ -55,6 +55,7 @@ typedef struct {
   int tile_columns;      /* --tile-columns=T (GnnCtx.tile_columns); -1: auto, by the GPU estimate of gpu on gpu_graph */
   const char *gpu_graph;
   int vector_loads;      /* --vector-loads=4 on the CUDA target (GnnCtx.vector_loads); 0: off */
+  bool no_sum_staging;   /* --test-no-sum-staging, a hidden option for tests (GnnCtx.no_sum_staging) */
 } PipelineOpts;
 
 /* Runs sema and the pass pipeline. Returns the module, or NULL after errors. */

@@ -3,7 +3,8 @@
 #
 # Each suite is a bash file sourced here; it calls `pass NAME` / `fail NAME [detail]` (or the
 # helpers below) once per test case. The run ends with the line "N passed, N failed" and exits
-# non-zero if anything failed. SUITE=name runs one suite (SUITE="a b": several); UPDATE=1 lets
+# non-zero if anything failed. SUITE=name runs one suite (SUITE="a b": several; SUITE=codegen: the
+# codegen_* suites, the generated code's checks, tests/codegen/lib.sh); UPDATE=1 lets
 # golden suites rewrite their expected files instead of comparing (review the diff before
 # committing). SUITE_DIR names another folder of suites (the tests of this runner use it).
 #
@@ -24,7 +25,8 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 export TMP
 # RUN_SHARED: a folder of this run that every suite process shares (each has its own $TMP), for
-# what one run computes once: codegen's interpreter references (cg_interp), which both shards use.
+# what one run computes once: the codegen_* suites' interpreter references (cg_interp), which their
+# shards share.
 # Always this run's own (removed with $TMP): nothing in it outlives the run.
 RUN_SHARED=$TMP/shared
 mkdir -p "$RUN_SHARED"
@@ -110,7 +112,7 @@ cached_tool() {
   return $rc
 }
 # TEST_SHARD=I/N (make gpu-check runs the long GPU suites as N processes at once, I = 0 .. N-1):
-# shard_take, called once per numeric check by the suites that support it (codegen, lang), is true
+# shard_take, called once per numeric check by the suites that support it (codegen_*, lang), is true
 # for every N-th check from the I-th; shard_first is true in shard 0 only, for the checks that do
 # not take a share (each runs once over the N processes). Without TEST_SHARD both are always true.
 _shard_k=0
@@ -132,13 +134,17 @@ expect_same() {
   if [ ! -f "$2" ]; then fail "$1" "missing expected file $2 (run with UPDATE=1)"; return; fi
   if cmp -s "$2" "$3"; then pass "$1"; else fail "$1" "differs from $2:"; diff -u "$2" "$3" | head -20; fi
 }
-# Progress: a line when a suite starts ("[3/16] suite codegen ...") and when it ends, with its time,
+# Progress: a line when a suite starts ("[3/16] suite fuse ...") and when it ends, with its time,
 # so a newcomer sees where a several-minute run is.
 _run_suites=()
 for _run_suite in "${SUITE_DIR:-tests/suites}"/*.sh; do
   _run_name=$(basename "$_run_suite" .sh)
   if [ -n "${SUITE:-}" ]; then
-    case " $SUITE " in *" $_run_name "*) ;; *) continue ;; esac
+    case " $SUITE " in
+      *" $_run_name "*) ;;
+      *" codegen "*) [[ $_run_name == codegen_* ]] || continue ;; # codegen: every codegen_* suite
+      *) continue ;;
+    esac
   fi
   _run_suites+=("$_run_suite")
 done
@@ -148,11 +154,13 @@ if [ ${#_run_suites[@]} -eq 0 ]; then
   exit 1
 fi
 # TEST_JOBS=N (default: the machine's cores, at most 4) runs N suites at once, each in its own
-# process and its own $TMP, its output shown whole when it ends: the long ones first, and codegen
-# (which supports TEST_SHARD) as N shards, so that make test on CI's 2 cores takes about half the
-# time of one suite after another. TEST_JOBS=1, or TEST_SHARD set by the caller: one after another,
-# in this shell, as before. A suite's nested tests/run.sh (the runner's own tests) runs serially.
-# TEST_SHARDED names the suites run as shards (default codegen; the runner's tests name theirs).
+# process and its own $TMP, its output shown whole when it ends: the long ones first, and the
+# codegen_* suites (which support TEST_SHARD) as N shards each, so that make test on CI's 2 cores
+# takes about half the time of one suite after another. TEST_JOBS=1, or TEST_SHARD set by the
+# caller: one after another, in this shell, as before. A suite's nested tests/run.sh (the runner's
+# own tests) runs serially. TEST_SHARDED names the suites run as shards (default the codegen_*
+# suites; the runner's tests name theirs).
+_run_cg_suites="codegen_build codegen_models codegen_paths codegen_layouts codegen_host"
 if [ -z "${TEST_JOBS:-}" ]; then
   TEST_JOBS=$(nproc 2> /dev/null || echo 1)
   [ "$TEST_JOBS" -gt 4 ] && TEST_JOBS=4
@@ -162,7 +170,7 @@ case $TEST_JOBS in '' | *[!0-9]* | 0) echo "run.sh: TEST_JOBS must be a whole nu
 _run_serial=
 [ "$TEST_JOBS" -le 1 ] && _run_serial=1
 # one suite: in parallel only when it is a sharded one
-[ ${#_run_suites[@]} -eq 1 ] && [[ " ${TEST_SHARDED-codegen} " != *" $(basename "${_run_suites[0]}" .sh) "* ]] && _run_serial=1
+[ ${#_run_suites[@]} -eq 1 ] && [[ " ${TEST_SHARDED-$_run_cg_suites} " != *" $(basename "${_run_suites[0]}" .sh) "* ]] && _run_serial=1
 if [ -n "$_run_serial" ]; then
   export TEST_JOBS=1 # (a nested tests/run.sh: serial too)
   _run_k=0
@@ -180,8 +188,8 @@ if [ -n "$_run_serial" ]; then
 else
   # The work: one item per suite, "PATH SHARD" (SHARD "-", or I/N for a sharded suite), the long
   # suites first, longest first (by their times one after another on 2 cores), the rest by name.
-  _run_sharded=" ${TEST_SHARDED-codegen} "
-  _run_first="codegen train lang fuse checkpoint build runtime reliability fuzz python bench embed gpukit interp cli grad"
+  _run_sharded=" ${TEST_SHARDED-$_run_cg_suites} "
+  _run_first="codegen_paths codegen_models codegen_layouts codegen_build train lang fuse checkpoint build runtime reliability fuzz python bench codegen_host embed gpukit interp cli grad"
   _run_items=()
   _run_add() { # PATH
     local name i

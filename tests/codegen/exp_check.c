@@ -1,6 +1,6 @@
 /* exp_check.c -- the host prelude's gnn_expf, gnn_expm1f and gnn_tanhf against glibc's expf,
  * expm1f and tanhf.
- * Compiled by tests/suites/codegen.sh with -include of the helpers cut from a generated host
+ * Compiled by tests/suites/codegen_host.sh with -include of the helpers cut from a generated host
  * source, at the flags gnnc builds host libraries with (-O3 -march=native -ffp-contract=off), so
  * the loops below vectorise as a kernel's lane loops do. Checks every 61st float32 bit pattern
  * and the special values: at most 1 ulp (exp), 2 ulp (expm1) and 4 ulp (tanh) where glibc's

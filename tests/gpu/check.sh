@@ -15,6 +15,7 @@
 #   (no option, on the GPU machine): unpacks the kit when build/gnnc is absent, then runs, ordered
 #     by value, each under its own time limit: a smoke run (GAT on Cora), the GPU suites in
 #     parallel (codegen, fuse, train, lang with CUDA libraries against the float64 interpreter;
+#     codegen: the codegen_* suites, tests/codegen/lib.sh;
 #     the runtime's GPU tests; the Python package with CUDA tensors against CPU ones),
 #     bench/gpu_forward.sh, bench/peers.sh with PEERS_TARGET=cuda (the default set and both
 #     Reddit-sized rows, PyG beside gnnc), and a per-kernel profile (GNN_PROFILE=1) of the
@@ -186,6 +187,8 @@ if want suites; then
   # suite leaves its later libraries for the GPU machine's nvcc)
   [ $MODE = prepare ] && lim=$(( $(left) - 60 ))
   declare -A env_of=([codegen]=CG_TARGET [fuse]=FZ_TARGET [train]=TR_TARGET [lang]=LANG_TARGET)
+  # the step codegen is the codegen_* suites (tests/codegen/lib.sh), one after another in each of its
+  # processes (tests/run.sh's SUITE=codegen; with TEST_SHARD, serially in one shell)
   # the long suites as several processes (tests/run.sh's TEST_SHARD; the first run's codegen took
   # over 300 s as one): the machine has 16 cores, the interpreter's side of each check is one
   declare -A shards_of=([codegen]=${GPU_CHECK_CG_SHARDS:-6} [lang]=2)

@@ -1,6 +1,6 @@
 # checkpoint.sh -- sourced by tests/run.sh: the checkpoint pass (recompute vs stash) and the
 # memory plan (docs/passes/checkpoint.md). The golden IR after checkpoint of every example is in
-# the ir suite; codegen.sh compares the default (recomputing) build with the interpreter.
+# the ir suite; codegen_models.sh compares the default (recomputing) build with the interpreter.
 #
 #   ckpt/same/MODEL/MAPPING        recompute (default) vs -fno-recompute vs --recompute=all host
 #                                  libraries: the same output (1e-5) and gradients (1e-4)

@@ -149,8 +149,11 @@ else
     # a python with torch_geometric where make setup made its venv (over the same Debian torch), else $PY
     py_pyg=$ROOT/build/peers-venv-debian/bin/python
     "$py_pyg" -c 'import torch_geometric' > /dev/null 2>&1 || py_pyg=$PY
-    # the example's options: each bad one refused (exit 2, one error line), good small runs; --check with PyG
-    py_out=$(PYTHONPATH=python timeout 600 "$PY" -W ignore tests/python/test_minibatch_options.py "$GNNC" "$py/minibatch-options" \
+    # the example's options: each bad one refused (exit 2, one error line), good small runs; --check with PyG.
+    # About 50 runs of the example, each a process that imports torch (16 s of wall time at load 15):
+    # alone 6 min 18 s when they ran one after another, and past 600 s under load twice; with the
+    # refusals 4 at a time, 519 s at load 12-19 (2026-12-03), hence 900 s.
+    py_out=$(PYTHONPATH=python timeout 900 "$PY" -W ignore tests/python/test_minibatch_options.py "$GNNC" "$py/minibatch-options" \
       "$py_pyg" 2>&1)
     py_lines python/minibatch-options $? "$py_out"
     # bench/sampler.py: the example's option types (each bad option refused the same way), small runs
