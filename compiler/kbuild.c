@@ -236,7 +236,37 @@ PtrVec *ks_lanes(Lower *L, Kernel *k, PtrVec *blk, int64_t count, int *kvar_out,
   k->locals[s->var].ub = count; /* k = lane + i*G < count */
   *kvar_out = s->var;
   *ivar_out = s->var2;
+  L->elem_loop = s;
+  L->elem_outer = blk;
   return &s->body;
+}
+/* for (var = 0; var < n; var++) over the elements of a row, in blk: the element loop (Lower's
+ * elem_loop) until ks_end_row_loop(prev) puts back the one before, so that what a read in its body
+ * needs once per row (log_softmax's max and sum) goes before it. */
+PtrVec *ks_row_loop(Lower *L, Kernel *k, PtrVec *blk, int var, int64_t n, ElemLoop *prev) {
+  PtrVec *body = ks_for(L, k, blk, var, ki(L, 0), ki(L, n));
+  *prev = (ElemLoop){L->elem_loop, L->elem_outer};
+  L->elem_loop = blk->items[blk->len - 1];
+  L->elem_outer = blk;
+  return body;
+}
+void ks_end_row_loop(Lower *L, ElemLoop prev) {
+  L->elem_loop = prev.loop;
+  L->elem_outer = prev.outer;
+}
+/* The position of statement s in block blk, -1 if it is not there. */
+int ks_index(const PtrVec *blk, const KStmt *s) {
+  for (int i = blk->len - 1; i >= 0; i--)
+    if (blk->items[i] == s) return i;
+  return -1;
+}
+/* Moves the statements of pre (a block built on its own) into blk just before its statement s,
+ * which must be there (ks_index). */
+void ks_insert_before(Lower *L, PtrVec *blk, const KStmt *s, const PtrVec *pre) {
+  int at = ks_index(blk, s), n = pre->len;
+  for (int i = 0; i < n; i++) vec_push(L->a, blk, NULL);
+  memmove(&blk->items[at + n], &blk->items[at], sizeof(void *) * (size_t)(blk->len - n - at));
+  memcpy(&blk->items[at], pre->items, sizeof(void *) * (size_t)n);
 }
 PtrVec *ks_if(Lower *L, PtrVec *blk, KExpr *cond) {
   KStmt *s = ks_new(L, blk, KS_IF);
