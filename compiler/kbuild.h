@@ -71,6 +71,7 @@ typedef struct { KStmt *loop; PtrVec *outer; } ElemLoop; /* Lower's elem_loop an
 PtrVec *ks_row_loop(Lower *L, Kernel *k, PtrVec *blk, int var, int64_t n, ElemLoop *prev);
 void ks_end_row_loop(Lower *L, ElemLoop prev);
 int ks_index(const PtrVec *blk, const KStmt *s);
+bool ks_make_uniform(Lower *L, Kernel *k, const PtrVec *blk);
 void ks_insert_before(Lower *L, PtrVec *blk, const KStmt *s, const PtrVec *pre);
 PtrVec *ks_if(Lower *L, PtrVec *blk, KExpr *cond);
 PtrVec *ks_uniform_if(Lower *L, PtrVec *blk, KExpr *cond);

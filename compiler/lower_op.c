@@ -145,6 +145,11 @@ static KExpr *log_softmax_elem(Lower *L, Kernel *k, PtrVec *blk, const Value *v,
   ks_let(L, b2, se, NULL, kbin(L, KO_ADD, kvar(L, k, se, NULL), kun(L, KU_EXP, kbin(L, KO_SUB, a2, kvar(L, k, mx, NULL)))));
   L->cur_blk = saved;
   ks_end_row_loop(L, prev);
+  /* Before a lane loop (or a row loop in the same place) every lane has the same row: uniform
+   * statistics (ks_make_uniform), which the host computes once, not in a region of per-lane
+   * statements, once per lane. Before a walk's staging loop each lane has its own edge. */
+  if (per_row && (loop->kind == KS_FOR_LANES || (loop->kind == KS_FOR && k->locals[loop->var].uniform)))
+    ks_make_uniform(L, k, &pre);
   if (per_row) ks_insert_before(L, outer, loop, &pre);
   return kbin(L, KO_SUB, kbin(L, KO_SUB, r->read(L, k, r, 0, idx), kvar(L, k, mx, NULL)), kun(L, KU_LOG, kvar(L, k, se, NULL)));
 }
