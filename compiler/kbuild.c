@@ -11,6 +11,7 @@
  */
 #include "kbuild.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,7 +237,73 @@ PtrVec *ks_lanes(Lower *L, Kernel *k, PtrVec *blk, int64_t count, int *kvar_out,
   k->locals[s->var].ub = count; /* k = lane + i*G < count */
   *kvar_out = s->var;
   *ivar_out = s->var2;
+  L->elem_loop = s;
+  L->elem_outer = blk;
   return &s->body;
+}
+/* for (var = 0; var < n; var++) over the elements of a row, in blk: the element loop (Lower's
+ * elem_loop) until ks_end_row_loop(prev) puts back the one before, so that what a read in its body
+ * needs once per row (log_softmax's max and sum) goes before it. */
+PtrVec *ks_row_loop(Lower *L, Kernel *k, PtrVec *blk, int var, int64_t n, ElemLoop *prev) {
+  PtrVec *body = ks_for(L, k, blk, var, ki(L, 0), ki(L, n));
+  *prev = (ElemLoop){L->elem_loop, L->elem_outer};
+  L->elem_loop = blk->items[blk->len - 1];
+  L->elem_outer = blk;
+  return body;
+}
+void ks_end_row_loop(Lower *L, ElemLoop prev) {
+  L->elem_loop = prev.loop;
+  L->elem_outer = prev.outer;
+}
+/* Whether e is the same in every lane: no lane index, no per-lane local (kverify's rule). */
+static bool expr_uniform(const Kernel *k, const KExpr *e) {
+  if (!e) return true;
+  if (e->kind == KE_LANE || e->kind == KE_KEEP) return false;
+  if (e->kind == KE_VAR && (e->var < 0 || e->var >= k->nlocals || !k->locals[e->var].uniform)) return false;
+  return expr_uniform(k, e->a) && expr_uniform(k, e->b) && expr_uniform(k, e->c);
+}
+static void assigned_locals(Lower *L, const PtrVec *blk, PtrVec *vars, bool *plain) {
+  for (int i = 0; i < blk->len; i++) {
+    const KStmt *s = blk->items[i];
+    if (s->kind == KS_LET || s->kind == KS_FOR) vec_push(L->a, vars, (void *)(intptr_t)s->var);
+    else *plain = false;
+    if (s->kind == KS_FOR) assigned_locals(L, &s->body, vars, plain);
+  }
+}
+static bool block_uniform(const Kernel *k, const PtrVec *blk) {
+  for (int i = 0; i < blk->len; i++) {
+    const KStmt *s = blk->items[i];
+    if (!expr_uniform(k, s->idx) || !expr_uniform(k, s->val) || !expr_uniform(k, s->lo) || !expr_uniform(k, s->hi)) return false;
+    if (s->kind == KS_FOR && !block_uniform(k, &s->body)) return false;
+  }
+  return true;
+}
+/* Makes the locals that blk (lets and serial loops, built to run where every lane of the group
+ * has the same values) assigns uniform when everything it computes is the same in every lane:
+ * the host then runs it once, not in a region of per-lane statements. Returns whether it did. */
+bool ks_make_uniform(Lower *L, Kernel *k, const PtrVec *blk) {
+  PtrVec vars = {0};
+  bool plain = true;
+  assigned_locals(L, blk, &vars, &plain);
+  if (!plain) return false;
+  for (int i = 0; i < vars.len; i++) k->locals[(intptr_t)vars.items[i]].uniform = true;
+  if (block_uniform(k, blk)) return true;
+  for (int i = 0; i < vars.len; i++) k->locals[(intptr_t)vars.items[i]].uniform = false;
+  return false;
+}
+/* The position of statement s in block blk, -1 if it is not there. */
+int ks_index(const PtrVec *blk, const KStmt *s) {
+  for (int i = blk->len - 1; i >= 0; i--)
+    if (blk->items[i] == s) return i;
+  return -1;
+}
+/* Moves the statements of pre (a block built on its own) into blk just before its statement s,
+ * which must be there (ks_index). */
+void ks_insert_before(Lower *L, PtrVec *blk, const KStmt *s, const PtrVec *pre) {
+  int at = ks_index(blk, s), n = pre->len;
+  for (int i = 0; i < n; i++) vec_push(L->a, blk, NULL);
+  memmove(&blk->items[at + n], &blk->items[at], sizeof(void *) * (size_t)(blk->len - n - at));
+  memcpy(&blk->items[at], pre->items, sizeof(void *) * (size_t)n);
 }
 PtrVec *ks_if(Lower *L, PtrVec *blk, KExpr *cond) {
   KStmt *s = ks_new(L, blk, KS_IF);

@@ -25,6 +25,12 @@ typedef struct {
    * extremum or an equality test: the backward finds an extremum's edges by equality with the
    * forward's result, recomputing its argument): never spread over lanes (lower.c) */
   const bool *exact;
+  /* the loop over a row's elements being built (the lane loop ks_lanes built last, or a row loop
+   * of lower_op.c while its body is built), and the block that holds it: what every element of a
+   * row shares (log_softmax's max and sum) goes there, before the loop: once per row, not per
+   * element. The loop's variable reaches the reads in it only through their element index. */
+  KStmt *elem_loop;
+  PtrVec *elem_outer;
 } Lower;
 
 /* How a kernel reads operand `i` of the value being lowered at element index `idx`. */
@@ -61,6 +67,12 @@ void ks_shstore(Lower *L, PtrVec *blk, int sh, KExpr *idx, KExpr *val); /* share
 void ks_atomic(Lower *L, Kernel *k, PtrVec *blk, int op, KBuf *b, KExpr *row, KExpr *idx, KExpr *val);
 PtrVec *ks_for(Lower *L, Kernel *k, PtrVec *blk, int var, KExpr *lo, KExpr *hi);
 PtrVec *ks_lanes(Lower *L, Kernel *k, PtrVec *blk, int64_t count, int *kvar_out, int *ivar_out);
+typedef struct { KStmt *loop; PtrVec *outer; } ElemLoop; /* Lower's elem_loop and elem_outer */
+PtrVec *ks_row_loop(Lower *L, Kernel *k, PtrVec *blk, int var, int64_t n, ElemLoop *prev);
+void ks_end_row_loop(Lower *L, ElemLoop prev);
+int ks_index(const PtrVec *blk, const KStmt *s);
+bool ks_make_uniform(Lower *L, Kernel *k, const PtrVec *blk);
+void ks_insert_before(Lower *L, PtrVec *blk, const KStmt *s, const PtrVec *pre);
 PtrVec *ks_if(Lower *L, PtrVec *blk, KExpr *cond);
 PtrVec *ks_uniform_if(Lower *L, PtrVec *blk, KExpr *cond);
 /* buffers, steps, kernels */

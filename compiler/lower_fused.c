@@ -683,9 +683,11 @@ void stage_walk(Fused *F, const Walk *wk, int dir, Value **st, int nst) {
     for (int s = 0; s < k->nshared && sh < 0; s++)
       if (strcmp(k->shared[s].name, name) == 0) sh = s;
     if (sh < 0) sh = add_shared(L, k, name, x->f64 ? KT_F64 : KT_F32, k->group * W);
-    PtrVec *body = ks_for(L, k, wk->stage, j, ki(L, 0), ki(L, W));
+    ElemLoop prev; /* a row loop: a log_softmax's max and sum go before it, once per edge */
+    PtrVec *body = ks_row_loop(L, k, wk->stage, j, W, &prev);
     KExpr *jj = kvar(L, k, j, NULL);
     stage_store(F, body, x, &scx, jj, sh, kbin(L, KO_ADD, kbin(L, KO_MUL, klane(L), ki(L, W)), jj));
+    ks_end_row_loop(L, prev);
     F->stage[x->id] = sh;
   }
 }

@@ -76,11 +76,12 @@ int sum_loop(Lower *L, Kernel *k, PtrVec *blk, const Reader *r, const Value *v, 
   int acc = add_local(L, k, name, v->f64 ? KT_F64 : KT_F32, 0, false);
   ks_let(L, blk, acc, NULL, kf(L, 0));
   int j = add_local(L, k, "j", KT_I64, 0, false);
-  PtrVec *body = ks_for(L, k, blk, j, ki(L, 0), ki(L, n));
-  PtrVec *saved = L->cur_blk;
+  ElemLoop prev;
+  PtrVec *body = ks_row_loop(L, k, blk, j, n, &prev), *saved = L->cur_blk;
   L->cur_blk = body; /* what the term needs (a fused operand's own loops) goes inside the loop */
   KExpr *t = term(L, k, r, v, outer, kvar(L, k, j, NULL));
   L->cur_blk = saved;
+  ks_end_row_loop(L, prev);
   ks_let(L, body, acc, NULL, kbin(L, KO_ADD, kvar(L, k, acc, NULL), t));
   return acc;
 }
@@ -109,6 +110,48 @@ static KExpr *last_term(Lower *L, Kernel *k, const Reader *r, const Value *v, KE
   const Shape *sa = &r->args[0]->shape;
   (void)v;
   return r->read(L, k, r, 0, kbin(L, KO_ADD, kbin(L, KO_MUL, o, ki(L, sa->d[sa->rank - 1])), j));
+}
+
+/* log_softmax at element idx: x - m - log(sum exp(x - m)) over its row (the last dim), m the
+ * row's max. The max and the sum are the row's, the same for all its elements: built before the
+ * lane loop that computes the elements (a row reduction, then the element-wise part), when blk is
+ * that loop's body and the value is one row (vertex[C], PyG's last layer): 2W reads and W
+ * exponentials per row. Otherwise (a value of several rows, or an element inside a loop of its
+ * own) the two loops are at the element: W^2 exponentials per row, so helper-75 measured 200-387 ms
+ * against 28 ms per forward for a 24-wide one on PubMed on the host before this. On CUDA the
+ * loops before the lane loop run in every lane, W each, as at the element with a lane per element.
+ * Either way the loops go over the row in the same order: the same bits. */
+static KExpr *log_softmax_elem(Lower *L, Kernel *k, PtrVec *blk, const Value *v, const Reader *r, KExpr *idx) {
+  const Shape *sa = &r->args[0]->shape;
+  int64_t Ln = sa->d[sa->rank - 1];
+  KStmt *loop = L->elem_loop;
+  PtrVec *outer = L->elem_outer, pre = {0};
+  bool per_row = shape_elems(&v->shape) == Ln && loop && &loop->body == blk && ks_index(outer, loop) >= 0;
+  PtrVec *sb = per_row ? &pre : blk; /* where the row's loops go */
+  KExpr *base = per_row ? ki(L, 0) : kbin(L, KO_MUL, kbin(L, KO_DIV, idx, ki(L, Ln)), ki(L, Ln));
+  int mx = add_local(L, k, "mx", KT_F32, 0, false), se = add_local(L, k, "se", KT_F32, 0, false);
+  int j = add_local(L, k, "j", KT_I64, 0, false);
+  ks_let(L, sb, mx, NULL, kf(L, -INFINITY));
+  ElemLoop prev;
+  PtrVec *b1 = ks_row_loop(L, k, sb, j, Ln, &prev), *saved = L->cur_blk;
+  L->cur_blk = b1; /* what a fused operand needs goes inside the loop (its own row's loops before it) */
+  KExpr *a1 = r->read(L, k, r, 0, kbin(L, KO_ADD, base, kvar(L, k, j, NULL)));
+  ks_let(L, b1, mx, NULL, kbin(L, KO_MAX, kvar(L, k, mx, NULL), a1));
+  ks_let(L, sb, se, NULL, kf(L, 0));
+  ks_end_row_loop(L, prev);
+  PtrVec *b2 = ks_row_loop(L, k, sb, j, Ln, &prev);
+  L->cur_blk = b2;
+  KExpr *a2 = r->read(L, k, r, 0, kbin(L, KO_ADD, base, kvar(L, k, j, NULL)));
+  ks_let(L, b2, se, NULL, kbin(L, KO_ADD, kvar(L, k, se, NULL), kun(L, KU_EXP, kbin(L, KO_SUB, a2, kvar(L, k, mx, NULL)))));
+  L->cur_blk = saved;
+  ks_end_row_loop(L, prev);
+  /* Before a lane loop (or a row loop in the same place) every lane has the same row: uniform
+   * statistics (ks_make_uniform), which the host computes once, not in a region of per-lane
+   * statements, once per lane. Before a walk's staging loop each lane has its own edge. */
+  if (per_row && (loop->kind == KS_FOR_LANES || (loop->kind == KS_FOR && k->locals[loop->var].uniform)))
+    ks_make_uniform(L, k, &pre);
+  if (per_row) ks_insert_before(L, outer, loop, &pre);
+  return kbin(L, KO_SUB, kbin(L, KO_SUB, r->read(L, k, r, 0, idx), kvar(L, k, mx, NULL)), kun(L, KU_LOG, kvar(L, k, se, NULL)));
 }
 
 /* The value of function fn (an Apply function, or a Scatter / message function mapped by
@@ -247,25 +290,7 @@ KExpr *fn_elem(Lower *L, Kernel *k, PtrVec *blk, const Value *v, FnKind fn, cons
     KExpr *j = kbin(L, KO_DIV, rem, ki(L, Ad)), *i = kbin(L, KO_MOD, rem, ki(L, Ad));
     return A(kbin(L, KO_ADD, kbin(L, KO_MUL, o, ki(L, Ad * Bd)), kbin(L, KO_ADD, kbin(L, KO_MUL, i, ki(L, Bd)), j)));
   }
-  case FN_LOG_SOFTMAX: { /* x - m - log(sum exp(x - m)) over the last dim, m its max: two loops over the row */
-    int64_t Ln = sa->d[sa->rank - 1];
-    KExpr *base = kbin(L, KO_MUL, kbin(L, KO_DIV, idx, ki(L, Ln)), ki(L, Ln));
-    int mx = add_local(L, k, "mx", KT_F32, 0, false), se = add_local(L, k, "se", KT_F32, 0, false);
-    int j = add_local(L, k, "j", KT_I64, 0, false);
-    ks_let(L, blk, mx, NULL, kf(L, -INFINITY));
-    PtrVec *b1 = ks_for(L, k, blk, j, ki(L, 0), ki(L, Ln)), *saved = L->cur_blk;
-    L->cur_blk = b1; /* what a fused operand needs goes inside the loop */
-    KExpr *a1 = A(kbin(L, KO_ADD, base, kvar(L, k, j, NULL)));
-    L->cur_blk = saved;
-    ks_let(L, b1, mx, NULL, kbin(L, KO_MAX, kvar(L, k, mx, NULL), a1));
-    ks_let(L, blk, se, NULL, kf(L, 0));
-    PtrVec *b2 = ks_for(L, k, blk, j, ki(L, 0), ki(L, Ln));
-    L->cur_blk = b2;
-    KExpr *a2 = A(kbin(L, KO_ADD, base, kvar(L, k, j, NULL)));
-    L->cur_blk = saved;
-    ks_let(L, b2, se, NULL, kbin(L, KO_ADD, kvar(L, k, se, NULL), kun(L, KU_EXP, kbin(L, KO_SUB, a2, kvar(L, k, mx, NULL)))));
-    return kbin(L, KO_SUB, kbin(L, KO_SUB, A(idx), kvar(L, k, mx, NULL)), kun(L, KU_LOG, kvar(L, k, se, NULL)));
-  }
+  case FN_LOG_SOFTMAX: return log_softmax_elem(L, k, blk, v, r, idx);
   default:
     L->ok = false;
     fprintf(stderr, "%s: internal error: no kernel lowering for function '%s' (%s)\n", L->c->diag.path, fn_info[fn].name,

@@ -369,6 +369,14 @@ check ops-fused bash -c "[ \"\$(sed -n 's/^  step \([0-9]*\) .* ops \(.*\)$/\1:\
   grep -qx '  arithmetic: forward 300 ops in kernels + 160 in GEMMs; unfused: forward 260 + 160 (x0.913)' '$TMP/ops' && [ ! -s '$TMP/ops-err' ]"
 "$GNNC" "$TMP/ops.gnn" -fno-autodiff -fno-fuse --stats V=10,E=30 > "$TMP/ops-unfused"
 check ops-unfused bash -c "[ \"\$(sed -n 's/^  step \([0-9]*\) .* ops \(.*\)$/\1:\2/p' '$TMP/ops-unfused' | tr '\n' ' ')\" = '0:30 1:30 2:160 3:140 4:20 5:40 ' ]"
+# log_softmax's row max and sum once per row, not per element (lower_op.c, log_softmax_elem),
+# fused and unfused, at V=10 (step 1; the GEMM, step 0, 2MNK = 2*10*24*24 = 11520): per row of 24,
+# the max loop 24 max, the sum loop 24 * (sub, exp, add) = 72, the elements 24 * (sub, sub, log)
+# = 72: 168 a row, 1680 in all. With the two loops at each element it was 24 * (96 + 3) a row, 23760.
+printf 'model M(x: vertex[24]) -> vertex[24] {\n  param W: [24, 24]\n  return log_softmax(W @ x)\n}\n' > "$TMP/lsm.gnn"
+"$GNNC" "$TMP/lsm.gnn" -fno-autodiff --stats V=10,E=30 > "$TMP/lsm" 2>&1
+"$GNNC" "$TMP/lsm.gnn" -fno-autodiff -fno-fuse --stats V=10,E=30 > "$TMP/lsm-unfused" 2>&1
+check ops-log-softmax-per-row bash -c "[ \"\$(sed -n 's/^  step \([0-9]*\) .* ops \(.*\)$/\1:\2/p' '$TMP/lsm' '$TMP/lsm-unfused' | tr '\n' ' ')\" = '0:11.52 k 1:1.68 k 0:11.52 k 1:1.68 k ' ]"
 # What an inference forward (training = 0) moves, beside the training forward: the same layer on
 # dropout(x), an input's dropout, which runs only when training (step 1, labelled "training": x
 # read and written, 160 B each); the GEMM then reads x itself (192 B with W, 80 B written) and the

@@ -22,6 +22,9 @@
 #                                  forced (GNNC_HOST_CFLAGS) vs the interpreter (docs/kernel-ir.md,
 #                                  "Rounding": max_out's gradient, found by eq(), was lost)
 #   codegen/host/{tf32,f64-untrained,spmm,kept-roots,row-sums,extremum,...}/...  the sections below
+#   codegen/host/row-softmax/GRAPH/MAPPING (and backward/row-softmax, nvcc/row-softmax, cc/row-softmax)
+#                                  log_softmax / softmax with a row's max and sum before its element
+#                                  loop (tests/codegen/row_softmax.gnn) vs the interpreter
 #
 # The helpers, the models' lists and the closing line under make test-asan: tests/codegen/lib.sh.
 # CG_TARGET=cuda (make gpu-check, on a machine with a GPU) runs the same numeric comparisons with
@@ -331,6 +334,26 @@ if [ -x "$cg_bin/gnn-run" ]; then
     done
   fi
   cg_check_three row-sums tests/codegen/row_sums.gnn 91
+fi
+
+# log_softmax and softmax over a row (tests/codegen/row_softmax.gnn; lower_op.c,
+# log_softmax_elem): a row's max and sum built once before the loop over its elements (a rows
+# kernel's lanes, a softmax read inside another's row loop, an edge's staging loop in a walk),
+# and a log_softmax of 3 rows that keeps them at each element: the output and every gradient
+# agree with the interpreter; its .cu compiles with nvcc and its .c with the C compilers.
+if cg_plain; then
+  for cg_map in $cg_maps; do
+    if "$GNNC" tests/codegen/row_softmax.gnn --mapping=$cg_map --emit=cu -o "$cg/row_softmax-$cg_map.cu" > /dev/null 2>&1 &&
+       "$GNNC" tests/codegen/row_softmax.gnn --mapping=$cg_map --emit=c -o "$cg/row_softmax-$cg_map.c" > /dev/null 2>&1; then
+      cg_nvcc_check codegen/nvcc/row-softmax/$cg_map "$cg/row_softmax-$cg_map"
+      cg_cc_check codegen/cc/row-softmax/$cg_map "$cg/row_softmax-$cg_map"
+    else
+      fail codegen/emit/row-softmax/$cg_map "gnnc could not emit tests/codegen/row_softmax.gnn"
+    fi
+  done
+fi
+if [ -x "$cg_bin/gnn-run" ]; then
+  cg_check_three row-softmax tests/codegen/row_softmax.gnn 101
 fi
 
 # ---- outputs no kernel of the pass writes (tests/codegen/passthrough/): a graph array returned
