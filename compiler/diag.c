@@ -27,8 +27,12 @@ enum { DIAG_WINDOW = 160, DIAG_BEFORE = 80, DIAG_MESSAGE_MAX = 400 };
 static void show_line(Diag *d, Loc loc) {
   if (!d->text || loc.line <= 0) return;
   const char *p = d->text, *end = d->text + d->size;
-  for (int l = 1; l < loc.line && p < end; p++)
+  int l = 1;
+  if (d->shown_line > 0 && d->shown_line <= loc.line && d->shown_off <= d->size)
+    l = d->shown_line, p = d->text + d->shown_off; /* on from the last line shown */
+  for (; l < loc.line && p < end; p++)
     if (*p == '\n') l++;
+  if (l == loc.line) d->shown_line = l, d->shown_off = (size_t)(p - d->text);
   if (p >= end && loc.line > 1) return;
   const char *e = p;
   while (e < end && *e != '\n') e++;

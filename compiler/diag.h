@@ -31,6 +31,11 @@ typedef struct {
   StrMap printed;    /* "line:col:message" of each error printed */
   int repeats;
   bool muted;        /* the last error was a repeat: its notes are dropped too */
+  /* Where the last source line shown starts (diag.c, show_line): the next diagnostic at that line
+   * or below scans on from there, not from the file's start, so N diagnostics in line order cost
+   * one pass over the text, not N (20,000 unused-parameter warnings: 2.6 s before). 0 = none. */
+  int shown_line;
+  size_t shown_off;
 } Diag;
 /* The errors to report in "N errors generated.": each printed error once. */
 int diag_count(const Diag *d);
