@@ -3,7 +3,7 @@
  * frames and loops, a body's names and their bindings, the builtins) and the functions on
  * them: bindings, diagnostics, the budget, compile-time constants, the builtin table. None of
  * them calls anything of sema.c's; sema_scope.c's opening says why the split is there. Only
- * those two files include it. Its functions carry the prefix sema_: they are external now,
+ * those two files and sema_warn.c (the lowering's warnings, between them) include it. Its functions carry the prefix sema_: they are external now,
  * and glibc's <err.h> has err() and warn(), POSIX's <sys/socket.h> bind(). */
 #ifndef GNNC_SEMA_SCOPE_H
 #define GNNC_SEMA_SCOPE_H
