@@ -2,9 +2,9 @@
 
 LIBDIR holds lib<m>-host.so and lib<m>-cuda.so for m in gcn, gat (tests/python/models/, built by
 tests/gpu/check.sh). For each model: one GnncModule per library, the same parameters (seed) and
-input; the forward in eval mode, then a training-mode forward and backward of loss = sum(w * y) with
-dropout seeded alike (the CUDA and host code draw the same masks: codegen/rng checks it); the CUDA
-output and every parameter gradient equal the CPU ones to 1e-4 (relative to the tensor's largest
+input; the forward in eval mode, then a training-mode forward and backward of loss = sum(w * y) (the
+models have no dropout: tests/python/models/gcn.gnn, gat.gnn; that CUDA and host code draw the
+same masks is codegen/rng's check, not this one's); the CUDA output and every parameter gradient equal the CPU ones to 1e-4 (relative to the tensor's largest
 element), and they stay on the device (no copy through the host). Then 3 Adam steps of each end at
 the same parameters.
 
