@@ -30,14 +30,14 @@ LDLIBS  := -lm
 BUILD   := build
 SRCS    := compiler/arena.c compiler/diag.c compiler/ir.c compiler/ir_print.c compiler/verify.c \
            compiler/pipeline.c compiler/graph.c compiler/interp.c compiler/gradcheck.c compiler/kbuild.c compiler/lower_op.c \
-           compiler/lower_fused.c compiler/lower_groups.c compiler/lower_pieces.c compiler/lower_tiles.c compiler/lower_walk.c compiler/lower.c compiler/kstats.c compiler/gpucost.c compiler/kir.c compiler/kverify.c compiler/emit_model_header.c compiler/emit_model.c compiler/emit_host.c compiler/emit_host_expr.c compiler/emit_host_lanes.c compiler/emit_host_prefetch.c compiler/emit_host_gemm.c \
+           compiler/lower_fused.c compiler/lower_stage.c compiler/lower_groups.c compiler/lower_pieces.c compiler/lower_tiles.c compiler/lower_walk.c compiler/lower.c compiler/kstats.c compiler/gpucost.c compiler/kir.c compiler/kverify.c compiler/emit_model_header.c compiler/emit_model.c compiler/emit_host.c compiler/emit_host_expr.c compiler/emit_host_lanes.c compiler/emit_host_prefetch.c compiler/emit_host_gemm.c \
            compiler/emit_cuda.c compiler/build.c compiler/build_run.c compiler/sha256.c compiler/tune.c \
            compiler/passes/sema.c compiler/passes/sema_warn.c compiler/passes/sema_scope.c compiler/passes/canonicalize.c compiler/passes/reorg.c compiler/passes/autodiff.c \
            compiler/passes/compose.c compiler/passes/checkpoint.c compiler/passes/fuse.c compiler/passes/hoist.c
 GENSRCS := $(BUILD)/parser.c $(BUILD)/lexer.c
 HDRS    := compiler/arena.h compiler/diag.h compiler/sha256.h compiler/graph.h compiler/ast.h compiler/ir.h compiler/ctx.h \
            compiler/passes.h compiler/pipeline.h compiler/kir.h compiler/lower.h compiler/kstats.h compiler/gpucost.h \
-           compiler/emit.h compiler/build.h compiler/build_run.h compiler/tune.h compiler/interp.h compiler/gradcheck.h compiler/passes/sema_scope.h compiler/passes/sema_warn.h compiler/emit_host_state.h compiler/kbuild.h compiler/lower_op.h compiler/lower_fused.h compiler/lower_groups.h compiler/lower_pieces.h compiler/lower_tiles.h compiler/lower_walk.h compiler/ops.def compiler/funcs.def runtime/gnnrt_rng.h runtime/gnnrt_pieces.h runtime/gnnrt_text.h runtime/gnnrt_hostmem.h runtime/gnnrt_path.h runtime/gnnrt_omp.h $(BUILD)/parser.h
+           compiler/emit.h compiler/build.h compiler/build_run.h compiler/tune.h compiler/interp.h compiler/gradcheck.h compiler/passes/sema_scope.h compiler/passes/sema_warn.h compiler/emit_host_state.h compiler/kbuild.h compiler/lower_op.h compiler/lower_fused.h compiler/lower_stage.h compiler/lower_groups.h compiler/lower_pieces.h compiler/lower_tiles.h compiler/lower_walk.h compiler/ops.def compiler/funcs.def runtime/gnnrt_rng.h runtime/gnnrt_pieces.h runtime/gnnrt_text.h runtime/gnnrt_hostmem.h runtime/gnnrt_path.h runtime/gnnrt_omp.h $(BUILD)/parser.h
 
 OBJS    := $(patsubst compiler/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/parser.o $(BUILD)/obj/lexer.o
 

@@ -44,7 +44,7 @@ typedef struct {
   bool split_hubs;        /* --split-hubs: walks split hub rows into pieces (lower_walk.c) */
   bool no_sum_staging;    /* --test-no-sum-staging (hidden, for tests: not in --help, docs/gnnc.1, "Hidden
                              options for tests"): pick_stages leaves row sums read inside other row sums'
-                             loops unstaged (lower_fused.c), so that tests/suites/fuse.sh can check
+                             loops unstaged (lower_stage.c), so that tests/suites/fuse.sh can check
                              that --stats warns about the nested sums the staging removes */
   bool gemm_tf32;         /* --gemm-precision=tf32: the GEMM steps in TF32 (KGemm.tf32) */
   bool spmm_library;      /* --spmm=cusparse: a plain weighted sum over the edges is a library call

@@ -701,7 +701,7 @@ double elem_flops(const Value *v) {
 /* The FLOPs of one element with the special functions weighted: exp, log, tanh, rsqrt, ... count
  * 8 (a range reduction and a polynomial on a CPU core; a quarter-rate unit on a GPU), dropout's
  * counter RNG 16 (a hash of seed, stream and element). The checkpoint pass's recompute cost and
- * lower_fused's staging use it. */
+ * lower_stage.c's staging use it. */
 double elem_cost(const Value *v) {
   double f = elem_flops(v);
   switch (v->fn) {

@@ -236,7 +236,7 @@ Cost cost_of(const Value *v);
  * measure fuse and checkpoint use to weigh recomputing against a load. */
 double elem_flops(const Value *v);
 double elem_cost(const Value *v);   /* elem_flops with special functions and dropout weighted */
-/* lower_fused.c stages an edge value computed where it is read (once per edge into shared memory,
+/* lower_stage.c stages an edge value computed where it is read (once per edge into shared memory,
  * not once per lane of a wider loop) when it costs at least GNN_STAGE_MIN_COST weighted FLOPs per
  * element and is at most GNN_STAGE_MAX_WIDTH wide; the checkpoint pass's cost model counts such
  * a value's recomputation once per reader. */

@@ -1,7 +1,7 @@
 /* kbuild.h -- the kernel-building vocabulary (kbuild.c), the bottom layer of the lowering: the
  * Lower state, how a kernel reads an operand (Reader), and the builders of expressions,
  * statements, locals, shared arrays, buffers, steps and kernels. Every lowering layer above
- * (lower_op.c, lower_fused.c, lower_groups.c, lower_walk.c, lower.c) includes it. Internal to
+ * (lower_op.c, lower_fused.c, lower_stage.c, lower_groups.c, lower_walk.c, lower.c) includes it. Internal to
  * the compiler. */
 #ifndef GNNC_KBUILD_H
 #define GNNC_KBUILD_H

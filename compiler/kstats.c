@@ -55,6 +55,18 @@ typedef struct {
 
 enum { ELEM_MAP_MAX = 1 << 16, ELEM_ENUM_MAX = 1 << 16, MAX_BINDINGS = 16 };
 
+/* Every allocation of the accounting goes through here. It runs inside gnnc (--stats,
+ * --print-memory-plan, --memory-budget, --gpu), a short-lived process: out of memory, it says so
+ * and exits 1, as lower_fused.c's kernel_what does, rather than writing through NULL or printing
+ * figures it could not count. */
+static void *checked(void *p) {
+  if (!p) {
+    fputs("gnnc: error: out of memory counting the kernel program's bytes and operations\n", stderr);
+    exit(1);
+  }
+  return p;
+}
+
 typedef struct {
   double V, E;
   bool edge_kernel;  /* the kernel's rows are edges */
@@ -74,6 +86,10 @@ typedef struct {
   const KExpr **def; /* per local: the value its last scalar LET gave it (NULL: none) */
   const KStmt **def_walk; /* per local: the walk that LET was in */
   int nlocals;
+  unsigned char *mark; /* elem_enum's scratch map of one load's elements, mark_cap bytes, reused by every
+                          load of the step (grown to the widest row enumerated, at most ELEM_MAP_MAX + 1),
+                          not a calloc per load */
+  int64_t mark_cap;
 } Acct;
 
 /* A batch's graphs are counted as its vertices: an upper bound (each graph has one at least). */
@@ -147,7 +163,7 @@ static bool elem_eval(const Acct *a, const KExpr *e, const int64_t *vals, int64_
 /* Marks in map (width bytes) every element the index idx reads over the bound loops' values.
  * False, nothing marked, where idx reads something else, takes too many values to enumerate, or
  * falls outside the row: the caller then counts the load's reads as they are. */
-static bool elem_enum(const Acct *a, const KExpr *idx, int64_t width, unsigned char *map) {
+static bool elem_enum(Acct *a, const KExpr *idx, int64_t width, unsigned char *map) {
   double combos = 1;
   for (int i = 0; i < a->nbind; i++) {
     const Binding *b = &a->bind[i];
@@ -156,11 +172,16 @@ static bool elem_enum(const Acct *a, const KExpr *idx, int64_t width, unsigned c
   if (combos > ELEM_ENUM_MAX) return false;
   if (combos == 0) return true; /* a loop that never runs reads nothing */
   int64_t vals[MAX_BINDINGS];
-  unsigned char *mark = calloc((size_t)width, 1);
+  if (width + 1 > a->mark_cap) { /* (+ 1: never a 0-byte block, which may come back NULL) */
+    a->mark = checked(realloc(a->mark, (size_t)width + 1));
+    a->mark_cap = width + 1;
+  }
+  unsigned char *mark = a->mark;
+  memset(mark, 0, (size_t)width);
   for (int i = 0; i < a->nbind; i++) vals[i] = a->bind[i].lo;
   for (;;) {
     int64_t x;
-    if (!elem_eval(a, idx, vals, &x) || x < 0 || x >= width) return free(mark), false;
+    if (!elem_eval(a, idx, vals, &x) || x < 0 || x >= width) return false;
     mark[x] = 1;
     int i = a->nbind - 1; /* the next combination, the innermost loop fastest */
     for (; i >= 0; i--) {
@@ -171,7 +192,6 @@ static bool elem_enum(const Acct *a, const KExpr *idx, int64_t width, unsigned c
     if (i < 0) break;
   }
   for (int64_t k = 0; k < width; k++) map[k] |= mark[k];
-  free(mark);
   return true;
 }
 
@@ -192,10 +212,10 @@ static void site(Acct *a, const KBuf *b, const KExpr *row, const KExpr *idx, dou
   if (!s) {
     if (a->nsites == a->cap) {
       a->cap = a->cap ? 2 * a->cap : 32;
-      a->sites = realloc(a->sites, sizeof(Site) * (size_t)a->cap);
+      a->sites = checked(realloc(a->sites, sizeof(Site) * (size_t)a->cap));
     }
     s = &a->sites[a->nsites++];
-    *s = (Site){b, row, 0, b->width <= ELEM_MAP_MAX ? calloc((size_t)b->width, 1) : NULL, scope, per_edge};
+    *s = (Site){b, row, 0, b->width <= ELEM_MAP_MAX ? checked(calloc((size_t)b->width + 1, 1)) : NULL, scope, per_edge};
   }
   /* the elements it reads, where they can be enumerated (two loops over the same 7 of a 9-wide
    * row read 7, not min(14, 9)); else its reads per execution, as many elements */
@@ -229,7 +249,7 @@ static double expr_ops_in(const KExpr *e, Seen *sn) {
     if (sn->seen[i] == e) return 0;
   if (sn->n == sn->cap) {
     sn->cap = sn->cap ? 2 * sn->cap : 64;
-    sn->seen = realloc(sn->seen, sizeof(KExpr *) * (size_t)sn->cap);
+    sn->seen = checked(realloc(sn->seen, sizeof(KExpr *) * (size_t)sn->cap));
   }
   sn->seen[sn->n++] = e;
   double n = 0;
@@ -362,13 +382,13 @@ static double dim_val(KDim d, double V, double E) { return (double)d.mult * rows
 
 /* Bytes read and written by step i (and, with t, what of it is gathered, and a GEMM's FLOPs). */
 static void step_traffic(const KStep *s, double V, double E, double *rd, double *wr, KTraffic *t, bool untrained) {
-  Acct a = {V, E, false, 0, 0, 0, 0, 1, NULL, 0, 0, {NULL}, 0, untrained, {{0, 0, 0, 0}}, 0, NULL, NULL, NULL, 0};
+  Acct a = {V, E, false, 0, 0, 0, 0, 1, NULL, 0, 0, {NULL}, 0, untrained, {{0, 0, 0, 0}}, 0, NULL, NULL, NULL, 0, NULL, 0};
   if (t) memset(t, 0, sizeof *t);
   if (s->kind == STEP_KERNEL) {
     double r = kernel_rows(s->kernel, V, E);
     a.nlocals = s->kernel->nlocals;
-    a.def = calloc((size_t)a.nlocals + 1, sizeof *a.def);
-    a.def_walk = calloc((size_t)a.nlocals + 1, sizeof *a.def_walk);
+    a.def = checked(calloc((size_t)a.nlocals + 1, sizeof *a.def));
+    a.def_walk = checked(calloc((size_t)a.nlocals + 1, sizeof *a.def_walk));
     a.edge_kernel = s->kernel->rows == DOM_EDGE;
     a.group = s->kernel->group;
     if (s->kernel->col_tiles > 1) a.tile_elems = (double)s->kernel->col_width / s->kernel->col_tiles;
@@ -376,6 +396,7 @@ static void step_traffic(const KStep *s, double V, double E, double *rd, double 
     flush_sites(&a, t);
     free(a.def);
     free(a.def_walk);
+    free(a.mark);
     if (s->kernel->col_tiles > 1) { /* column tiles: the body counted is one tile's, run in every tile */
       a.read *= s->kernel->col_tiles, a.write *= s->kernel->col_tiles, a.ops *= s->kernel->col_tiles;
       if (t) t->gathered *= s->kernel->col_tiles; /* (gather_row_sectors: one tile's row, what gpucost.c caches) */
@@ -471,10 +492,10 @@ static void arenas(const KProgram *p, double V, double E, double *train, double 
     const KBuf *b = p->bufs.items[i];
     n += b->kind == BUF_TEMP && !is_out(b);
   }
-  size_t *size = calloc((size_t)n + 1, sizeof(size_t)), *size_i = calloc((size_t)n + 1, sizeof(size_t));
-  size_t *off = calloc((size_t)n + 1, sizeof(size_t));
-  int *first = calloc((size_t)n + 1, sizeof(int)), *last = calloc((size_t)n + 1, sizeof(int));
-  int *last_i = calloc((size_t)n + 1, sizeof(int)), *order = calloc((size_t)n + 1, sizeof(int));
+  size_t *size = checked(calloc((size_t)n + 1, sizeof(size_t))), *size_i = checked(calloc((size_t)n + 1, sizeof(size_t)));
+  size_t *off = checked(calloc((size_t)n + 1, sizeof(size_t)));
+  int *first = checked(calloc((size_t)n + 1, sizeof(int))), *last = checked(calloc((size_t)n + 1, sizeof(int)));
+  int *last_i = checked(calloc((size_t)n + 1, sizeof(int))), *order = checked(calloc((size_t)n + 1, sizeof(int)));
   int k = 0;
   *unshared = 0;
   for (int i = 0; i < p->bufs.len; i++) {
@@ -615,7 +636,7 @@ int kprog_ops_check(FILE *err, const KProgram *p, const KProgram *unfused, doubl
     warned++;
     if (!err) continue;
     int lo = d ? p->nfwd : 0, hi = d ? p->nsteps : p->nfwd, n = hi - lo;
-    double *ops = calloc((size_t)n + 1, sizeof(double));
+    double *ops = checked(calloc((size_t)n + 1, sizeof(double)));
     for (int i = 0; i < n; i++) ops[i] = p->steps[lo + i].kind == STEP_KERNEL ? kstats_step_traffic(&p->steps[lo + i], V, E).ops : 0;
     fprintf(err, "gnnc: warning: the fused %s does x%.3g the unfused program's arithmetic at V=%.17g, E=%.17g "
                  "(%s ops, unfused %s; docs/passes/fuse.md, accounting): most in",

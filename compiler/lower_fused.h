@@ -1,8 +1,8 @@
 /* lower_fused.h -- the fused lowering (lower_fused.c): the evaluation of values inside fused
- * kernels, walk levels, staging, the fused kernel and the buffers of a fused module; what the
- * group kernels build on (lower_walk.c: walks; lower_groups.c: rows, sink, edge-balanced and
- * GEMM groups), and what lower.c (the driver) starts and ends a fused module with. Sits on
- * lower_op.h. Internal to the compiler. */
+ * kernels, walk levels, the fused kernel and the buffers of a fused module; what staging
+ * (lower_stage.c) and the group kernels build on (lower_walk.c: walks; lower_groups.c: rows,
+ * sink, edge-balanced and GEMM groups), and what lower.c (the driver) starts and ends a fused
+ * module with. Sits on lower_op.h. Internal to the compiler. */
 #ifndef GNNC_LOWER_FUSED_H
 #define GNNC_LOWER_FUSED_H
 
@@ -61,7 +61,7 @@ typedef struct Fused {
   bool *online_src;          /* per value: a softmax some aggregate of this kernel accumulates online with */
   int *sh_scale, *sh_pv;     /* per softmax: those shared arrays */
   int *hoist;                /* per online aggregate: the shared array of its edge weight (-1: none) */
-  /* staging (stage_walk, stage_rows): an edge value computed once per edge into shared memory */
+  /* staging (lower_stage.c: stage_walk, stage_rows): an edge value computed once per edge into shared memory */
   int *stage;        /* per value: its shared array while staged (-1: computed where it is read) */
   int st_e, st_le;   /* a walk's locals: its edge (staged values at chunk position st_t), the staging lane's edge */
   int st_t;
@@ -99,14 +99,9 @@ KExpr *ktraining(Lower *L);
 bool stash_only(const Fused *F, const Value *v);
 void store(Fused *F, PtrVec *blk, const Value *v, KExpr *row, KExpr *idx, KExpr *val);
 void store_kept(Fused *F, PtrVec *blk, const Value *v, KExpr *row, KExpr *idx, KExpr *val);
-/* lower_fused.c: staging */
-int stage_rows(Fused *F, Value **mem, int nmem, const Ctx *cx, Value ***out);
-int stage_row_pick(Fused *F, Value **mem, int nmem, Value ***out);
-void stage_row_one(Fused *F, const Value *x, const Ctx *cx);
-void stage_before(Fused *F, Value **st, int nst, bool *made_st, Value *v, const Ctx *cx); /* lower_groups.c */
-int pick_stages(Fused *F, Value **mem, int nmem, const int *lanes, int w, Domain dom, Value **out, int slots);
-void stage_walk(Fused *F, const Walk *wk, int dir, Value **st, int nst);
-void unstage(Fused *F, Value **st, int nst);
+/* lower_fused.c: for staging (lower_stage.c), which loads a recomputed stash when training */
+bool recomputed_stash(const Fused *F, const Value *x);
+KExpr *fused_load(Fused *F, const Value *x, const Ctx *cx, KExpr *idx);
 /* lower_fused.c: kernels */
 Kernel *fused_kernel(Fused *F, const char *what, Mapping map, Domain rows, int G, bool bwd, const char *name);
 const char *kernel_what(Fused *F);

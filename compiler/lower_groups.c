@@ -5,12 +5,13 @@
  * vertex's row, a finish) and FG_GEMM with folded attention dots (the weight [W | W.a ...], then
  * one GEMM).
  *
- * It sits beside lower_walk.c, on the fused lowering (lower_fused.c: eval, staging, the fused
- * kernel) and what lies below it (lower_op.c, kbuild.c); lower.c, the driver, calls one of
+ * It sits beside lower_walk.c, on the fused lowering (lower_fused.c: eval, the fused kernel;
+ * lower_stage.c: staging) and what lies below it (lower_op.c, kbuild.c); lower.c, the driver, calls one of
  * its functions per group of these kinds, and it calls nothing above it. lower_fused.c's header
  * comment has the whole picture.
  */
 #include "lower_groups.h"
+#include "lower_stage.h"
 
 #include <math.h>
 #include <stdlib.h>

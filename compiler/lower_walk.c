@@ -6,10 +6,11 @@
  * edge_softmax of the walk before it accumulates online, in the softmax's own walk (lin_in,
  * online_softmax), and a softmax statistic the checkpoint pass asked for is stored from the
  * softmax's registers. lower_walk then builds, per walk, the accumulators, the edge loop (with
- * staged values, lower_fused.c), the finished reductions into shared memory (and memory), and
+ * staged values, lower_stage.c), the finished reductions into shared memory (and memory), and
  * after the last walk the vertex roots of the epilogue. lower_fused.c's header comment has the
  * whole picture. */
 #include "lower_walk.h"
+#include "lower_stage.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -473,7 +473,7 @@ static bool define(Sema *s, Env *env, const char *name, Loc loc, Value *v) {
     bind_own(s, env, name, NULL, loc); /* poisoned: its uses are not reported again */
     return false;
   }
-  sema_warn_index_name(s, name, loc);
+  sema_warn_index_name(s, name, "value", loc);
   bind_own(s, env, name, v, loc);
   label(s, name, v);
   return true;
@@ -633,7 +633,7 @@ static void lower_for(Sema *s, const Decl *d, Env *env, const Stmt *st, Returned
     }
     return;
   }
-  sema_warn_index_name(s, st->name, st->name_loc);
+  sema_warn_index_name(s, st->name, "value", st->name_loc);
   Loop loop = {.up = s->loop};
   s->loop = &loop;
   s->loops++;
@@ -686,6 +686,7 @@ static bool bind_input(Sema *s, Env *env, const Decl *d, Loc call_loc, const Par
         sema_report_frames(s);
         return false;
       }
+      sema_warn_index_name(s, dx->name, "dimension", dx->loc);
       sema_bind(s, &env->dims, dx->name, NULL, arg->shape.d[i], dx->loc);
       continue;
     }
@@ -820,6 +821,7 @@ static bool bind_generics(Sema *s, const Decl *d, Env *caller, const Node *call,
         ndims == 1 ? "" : "s", dims_given, missing, why);
     return false;
   }
+  for (int i = 0; i < d->ngens; i++) sema_warn_index_name(s, d->gens[i], d->gen_hyper[i] ? "hyper-parameter" : "dimension", d->gen_locs[i]);
   return true;
 }
 

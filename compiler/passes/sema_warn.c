@@ -45,11 +45,14 @@ void sema_warn_same_on_every_edge(Sema *s, const Builtin *b, const Value *x, Loc
 }
 
 /* `src = relu(x)` then `sum(src[src])`: the index is still the edge's source, whatever a value
- * is called. Allowed (src and dst are identifiers, docs/language.md §1), but said. */
-void sema_warn_index_name(Sema *s, const char *name, Loc loc) {
+ * is called. Allowed (src and dst are identifiers, docs/language.md §1), but said. The same
+ * for a dimension or a hyper-parameter (`layer L<src>`, `x: vertex[dst]`, `<dst = 0.5>`): in
+ * an expression the name is its number, in x[src] still the edge's source. what: "value",
+ * "dimension" or "hyper-parameter". */
+void sema_warn_index_name(Sema *s, const char *name, const char *what, Loc loc) {
   if (strcmp(name, "src") == 0 || strcmp(name, "dst") == 0)
-    sema_warn(s, loc, "'%s' names a value here, but in an index x[%s] always means each edge's %s vertex, never this value; "
-        "choose another name", name, name, name[0] == 's' ? "source" : "destination");
+    sema_warn(s, loc, "'%s' names a %s here, but in an index x[%s] always means each edge's %s vertex, never this %s; "
+        "choose another name", name, what, name, name[0] == 's' ? "source" : "destination", what);
 }
 
 /* A parameter that reaches no output is dropped as dead code (canonicalize): the built model has

@@ -223,7 +223,7 @@ else
   fail fuse/gat-one-walk "forward steps $fz_steps, attention kernels $fz_att, walks outside 'if training' $fz_walks, inside $fz_twalks; --recompute=all: $fz_awalks, $fz_atwalks"
 fi
 
-# MoNet's narrow per-edge values computed once per edge (lower_fused.c, staging), not per lane
+# MoNet's narrow per-edge values computed once per edge (lower_stage.c), not per lane
 # (the aggregates: the walks over in-edges, all forward)
 "$GNNC" dsl-examples/monet.gnn --emit=kir > "$fz/monet.kir" 2>&1
 fz_agg=$(awk '/^kernel .*: vertex-balanced over in-edges/ {k=1; n++; next} /^kernel / {k=0} END {print n+0}' "$fz/monet.kir")
