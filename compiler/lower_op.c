@@ -112,39 +112,120 @@ static KExpr *last_term(Lower *L, Kernel *k, const Reader *r, const Value *v, KE
   return r->read(L, k, r, 0, kbin(L, KO_ADD, kbin(L, KO_MUL, o, ki(L, sa->d[sa->rank - 1])), j));
 }
 
-/* log_softmax at element idx: x - m - log(sum exp(x - m)) over its row (the last dim), m the
- * row's max. The max and the sum are the row's, the same for all its elements: built before the
- * lane loop that computes the elements (a row reduction, then the element-wise part), when blk is
- * that loop's body and the value is one row (vertex[C], PyG's last layer): 2W reads and W
- * exponentials per row. Otherwise (a value of several rows, or an element inside a loop of its
- * own) the two loops are at the element: W^2 exponentials per row, so helper-75 measured 200-387 ms
- * against 28 ms per forward for a 24-wide one on PubMed on the host before this. On CUDA the
- * loops before the lane loop run in every lane, W each, as at the element with a lane per element.
- * Either way the loops go over the row in the same order: the same bits. */
-static KExpr *log_softmax_elem(Lower *L, Kernel *k, PtrVec *blk, const Value *v, const Reader *r, KExpr *idx) {
-  const Shape *sa = &r->args[0]->shape;
-  int64_t Ln = sa->d[sa->rank - 1];
-  KStmt *loop = L->elem_loop;
-  PtrVec *outer = L->elem_outer, pre = {0};
-  bool per_row = shape_elems(&v->shape) == Ln && loop && &loop->body == blk && ks_index(outer, loop) >= 0;
-  PtrVec *sb = per_row ? &pre : blk; /* where the row's loops go */
-  KExpr *base = per_row ? ki(L, 0) : kbin(L, KO_MUL, kbin(L, KO_DIV, idx, ki(L, Ln)), ki(L, Ln));
-  int mx = add_local(L, k, "mx", KT_F32, 0, false), se = add_local(L, k, "se", KT_F32, 0, false);
+/* A shared array of kernel k named base<id> (base<id>_2, ... where the kernel has one). */
+static int unique_shared(Lower *L, Kernel *k, const char *base, int id, KType t, int len) {
+  const char *name = arena_printf(L->a, "%s%d", base, id);
+  for (int n = 2, s = 0; s < k->nshared;)
+    if (strcmp(k->shared[s].name, name) == 0) name = arena_printf(L->a, "%s%d_%d", base, id, n++), s = 0;
+    else s++;
+  return add_shared(L, k, name, t, len);
+}
+
+/* The max (into local mx) and the sum of exp(x - max) (into se) of the row of log_softmax's
+ * operand from element base: two loops over the row, in blk, in the order every placement uses
+ * (the same bits). What a fused operand needs goes inside the loops (its own row's loops before). */
+static void row_stats(Lower *L, Kernel *k, PtrVec *blk, const Reader *r, KExpr *base, int64_t Ln, int mx, int se) {
   int j = add_local(L, k, "j", KT_I64, 0, false);
-  ks_let(L, sb, mx, NULL, kf(L, -INFINITY));
+  ks_let(L, blk, mx, NULL, kf(L, -INFINITY));
   ElemLoop prev;
-  PtrVec *b1 = ks_row_loop(L, k, sb, j, Ln, &prev), *saved = L->cur_blk;
-  L->cur_blk = b1; /* what a fused operand needs goes inside the loop (its own row's loops before it) */
+  PtrVec *b1 = ks_row_loop(L, k, blk, j, Ln, &prev), *saved = L->cur_blk;
+  L->cur_blk = b1;
   KExpr *a1 = r->read(L, k, r, 0, kbin(L, KO_ADD, base, kvar(L, k, j, NULL)));
   ks_let(L, b1, mx, NULL, kbin(L, KO_MAX, kvar(L, k, mx, NULL), a1));
-  ks_let(L, sb, se, NULL, kf(L, 0));
+  ks_let(L, blk, se, NULL, kf(L, 0));
   ks_end_row_loop(L, prev);
-  PtrVec *b2 = ks_row_loop(L, k, sb, j, Ln, &prev);
+  PtrVec *b2 = ks_row_loop(L, k, blk, j, Ln, &prev);
   L->cur_blk = b2;
   KExpr *a2 = r->read(L, k, r, 0, kbin(L, KO_ADD, base, kvar(L, k, j, NULL)));
   ks_let(L, b2, se, NULL, kbin(L, KO_ADD, kvar(L, k, se, NULL), kun(L, KU_EXP, kbin(L, KO_SUB, a2, kvar(L, k, mx, NULL)))));
   L->cur_blk = saved;
   ks_end_row_loop(L, prev);
+}
+
+/* Whether e reads local var (or, vars non-NULL, any local that vars[] marks). */
+static bool reads_local(const KExpr *e, int var, const bool *vars) {
+  if (!e) return false;
+  if (e->kind == KE_VAR && (e->var == var || (vars && vars[e->var]))) return true;
+  return reads_local(e->a, var, vars) || reads_local(e->b, var, vars) || reads_local(e->c, var, vars);
+}
+static void mark_assigned(const PtrVec *blk, bool *vars) {
+  for (int i = 0; i < blk->len; i++) {
+    const KStmt *s = blk->items[i];
+    if (s->kind == KS_LET || s->kind == KS_FOR || s->kind == KS_FOR_LANES) vars[s->var] = true;
+    if (s->kind == KS_FOR_LANES) vars[s->var2] = true;
+    mark_assigned(&s->body, vars);
+  }
+}
+
+/* Where element idx, read in the body of row loop `loop` (for j = 0 to n), is base + j with base a
+ * multiple of Ln and n <= Ln, every trip reads one row of Ln elements, from base (the same before
+ * the loop: it reads no local that the loop's body sets): that base; else NULL. A row loop over
+ * the row of another value of the same last dim reads a log_softmax so (its dot, its own max). */
+static KExpr *row_loop_base(Lower *L, const Kernel *k, const KStmt *loop, const KExpr *idx, int64_t Ln) {
+  if (loop->kind != KS_FOR || loop->lo->kind != KE_ICONST || loop->lo->i != 0 || loop->hi->kind != KE_ICONST ||
+      loop->hi->i > Ln || idx->kind != KE_BIN || idx->op != KO_ADD || idx->b->kind != KE_VAR || idx->b->var != loop->var ||
+      idx->b->a)
+    return NULL;
+  KExpr *base = idx->a;
+  bool whole = (base->kind == KE_ICONST && base->i % Ln == 0) ||
+               (base->kind == KE_BIN && base->op == KO_MUL && base->b->kind == KE_ICONST && base->b->i % Ln == 0);
+  if (!whole) return NULL;
+  bool *vars = arena_alloc(L->a, (size_t)k->nlocals + 1);
+  mark_assigned(&loop->body, vars);
+  return reads_local(base, loop->var, vars) ? NULL : base;
+}
+
+/* log_softmax at element idx: x - m - log(sum exp(x - m)) over its row (the last dim), m the
+ * row's max. The max and the sum are the row's, the same for all its elements, so they are built
+ * once per row before the lane loop that computes the elements, when blk is that loop's body:
+ *   - a value of one row (vertex[C], PyG's last layer): the two loops go before the loop (a lane
+ *     loop, a row loop of another row-wise value reading it, a walk's staging loop), uniform where
+ *     every lane has the same row (the host then runs them once per row);
+ *   - a value of several rows ([H, C], a head's row each) before a lane loop: a lane loop over the
+ *     rows, lane h computing row h's max and the log of its sum into shared arrays (sh_mx<id>,
+ *     sh_lse<id>: the log once a row too, and no libm call left in the elements' loop, which clang
+ *     cannot vectorise under the host's `omp simd`), a barrier, and the elements read their row's
+ *     there (with a barrier before too where the lane loop is inside a loop: another trip's
+ *     elements may still read the arrays);
+ *   - a row loop over one row of a value of several rows (a dot's; the statistics' own loops
+ *     reading a log_softmax of a log_softmax): the two loops before it, as for one row.
+ * Then 2W reads and W exponentials per row. Otherwise (an element inside a per-lane loop of its
+ * own, a value of several rows in a row loop or a column tile) the two loops are at the element:
+ * W^2 exponentials per row, so helper-75 measured 200-387 ms against 28 ms per forward for a
+ * 24-wide one on PubMed on the host before this, and [4, 6] made 648 operations a vertex, now 148.
+ * Every placement goes over the row in the same order and keeps the statistics in float32: the
+ * same bits. */
+static KExpr *log_softmax_elem(Lower *L, Kernel *k, PtrVec *blk, const Value *v, const Reader *r, KExpr *idx) {
+  const Shape *sa = &r->args[0]->shape;
+  int64_t Ln = sa->d[sa->rank - 1], n = shape_elems(&v->shape);
+  KStmt *loop = L->elem_loop;
+  PtrVec *outer = L->elem_outer, pre = {0};
+  bool before = loop && &loop->body == blk && ks_index(outer, loop) >= 0;
+  KExpr *rbase = before && n > Ln ? row_loop_base(L, k, loop, idx, Ln) : NULL;
+  bool per_row = before && (n == Ln || rbase);
+  bool heads = before && !per_row && n > Ln && loop->kind == KS_FOR_LANES && !loop->lo;
+  int mx = add_local(L, k, "mx", KT_F32, 0, false), se = add_local(L, k, "se", KT_F32, 0, false);
+  if (heads) {
+    ElemLoop saved = {L->elem_loop, L->elem_outer};
+    int R = (int)(n / Ln), hv, iv;
+    int shm = unique_shared(L, k, "sh_mx", v->id, KT_F32, R), shl = unique_shared(L, k, "sh_lse", v->id, KT_F32, R);
+    int at = ks_index(outer, loop); /* in a loop: the last trip's readers first (one barrier will do) */
+    if (outer != &k->body && !(at > 0 && ((const KStmt *)outer->items[at - 1])->kind == KS_BARRIER)) ks_new(L, &pre, KS_BARRIER);
+    PtrVec *rows = ks_lanes(L, k, &pre, R, &hv, &iv), *cur = L->cur_blk;
+    L->cur_blk = rows;
+    KExpr *h = kvar(L, k, hv, NULL);
+    row_stats(L, k, rows, r, kbin(L, KO_MUL, h, ki(L, Ln)), Ln, mx, se);
+    L->cur_blk = cur;
+    ks_shstore(L, rows, shm, h, kvar(L, k, mx, NULL));
+    ks_shstore(L, rows, shl, h, kun(L, KU_LOG, kvar(L, k, se, NULL)));
+    ks_new(L, &pre, KS_BARRIER);
+    ks_end_row_loop(L, saved); /* the element loop is the one it was */
+    ks_insert_before(L, outer, loop, &pre);
+    KExpr *row = kbin(L, KO_DIV, idx, ki(L, Ln));
+    return kbin(L, KO_SUB, kbin(L, KO_SUB, r->read(L, k, r, 0, idx), kshared(L, k, shm, row)), kshared(L, k, shl, row));
+  }
+  KExpr *base = rbase ? rbase : per_row ? ki(L, 0) : kbin(L, KO_MUL, kbin(L, KO_DIV, idx, ki(L, Ln)), ki(L, Ln));
+  row_stats(L, k, per_row ? &pre : blk, r, base, Ln, mx, se);
   /* Before a lane loop (or a row loop in the same place) every lane has the same row: uniform
    * statistics (ks_make_uniform), which the host computes once, not in a region of per-lane
    * statements, once per lane. Before a walk's staging loop each lane has its own edge. */

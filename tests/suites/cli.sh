@@ -377,6 +377,21 @@ printf 'model M(x: vertex[24]) -> vertex[24] {\n  param W: [24, 24]\n  return lo
 "$GNNC" "$TMP/lsm.gnn" -fno-autodiff --stats V=10,E=30 > "$TMP/lsm" 2>&1
 "$GNNC" "$TMP/lsm.gnn" -fno-autodiff -fno-fuse --stats V=10,E=30 > "$TMP/lsm-unfused" 2>&1
 check ops-log-softmax-per-row bash -c "[ \"\$(sed -n 's/^  step \([0-9]*\) .* ops \(.*\)$/\1:\2/p' '$TMP/lsm' '$TMP/lsm-unfused' | tr '\n' ' ')\" = '0:11.52 k 1:1.68 k 0:11.52 k 1:1.68 k ' ]"
+# The same for a value of several rows ([4, 6]: four heads of 6): a lane loop over the rows computes
+# each row's max and log of its sum into shared arrays before the lane loop over the elements, and a
+# dot's row loop over a row of it has the row's two loops before it. Per vertex, per row of 6: the
+# max loop 6, the sum loop 6 * 3 = 18, the log 1; the elements 24 * (sub, sub) = 48: 4 * 25 + 48 =
+# 148, 1.48 k at V=10. The dot fused: the row's loops before its row loop, 4 * 24 + 24 * 3 (sub,
+# sub, log) + 24 * (mul, add) = 216, 2.16 k; unfused the log_softmax's 1.48 k and the dot's 480.
+# With the loops at each element: 24 * (6 + 18 + 3) = 648 a vertex, 6.48 k (the dot fused: 6.96 k).
+printf 'model M(x: vertex[24]) -> vertex[4, 6] {\n  param W: [24, 4, 6]\n  return log_softmax(W @ x)\n}\n' > "$TMP/lsmh.gnn"
+printf 'model M(x: vertex[24]) -> vertex[4] {\n  param W: [24, 4, 6]\n  param c: [4, 6]\n  return dot(log_softmax(W @ x), c)\n}\n' > "$TMP/lsmd.gnn"
+for lsm_m in lsmh lsmd; do
+  "$GNNC" "$TMP/$lsm_m.gnn" -fno-autodiff --stats V=10,E=30 > "$TMP/$lsm_m" 2>&1
+  "$GNNC" "$TMP/$lsm_m.gnn" -fno-autodiff -fno-fuse --stats V=10,E=30 > "$TMP/$lsm_m-unfused" 2>&1
+done
+unset lsm_m
+check ops-log-softmax-per-head bash -c "[ \"\$(sed -n 's/^  step \([0-9]*\) .* ops \(.*\)$/\1:\2/p' '$TMP/lsmh' '$TMP/lsmh-unfused' '$TMP/lsmd' '$TMP/lsmd-unfused' | tr '\n' ' ')\" = '0:11.52 k 1:1.48 k 0:11.52 k 1:1.48 k 0:11.52 k 1:2.16 k 0:11.52 k 1:1.48 k 2:480 ' ]"
 # What an inference forward (training = 0) moves, beside the training forward: the same layer on
 # dropout(x), an input's dropout, which runs only when training (step 1, labelled "training": x
 # read and written, 160 B each); the GEMM then reads x itself (192 B with W, 80 B written) and the

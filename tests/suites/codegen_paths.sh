@@ -25,6 +25,10 @@
 #   codegen/host/row-softmax/GRAPH/MAPPING (and backward/row-softmax, nvcc/row-softmax, cc/row-softmax)
 #                                  log_softmax / softmax with a row's max and sum before its element
 #                                  loop (tests/codegen/row_softmax.gnn) vs the interpreter
+#   codegen/host/heads-softmax/GRAPH/MAPPING (and backward/, nvcc/, cc/, plan/heads-softmax)  the same
+#                                  over values of several rows ([4, 6]; tests/codegen/heads_softmax.gnn):
+#                                  each row's statistics once, in shared arrays, vs the interpreter;
+#                                  the .c compiles with gcc and clang -Werror (no logf in an omp simd loop)
 #
 # The helpers, the models' lists and the closing line under make test-asan: tests/codegen/lib.sh.
 # CG_TARGET=cuda (make gpu-check, on a machine with a GPU) runs the same numeric comparisons with
@@ -339,8 +343,9 @@ fi
 # log_softmax and softmax over a row (tests/codegen/row_softmax.gnn; lower_op.c,
 # log_softmax_elem): a row's max and sum built once before the loop over its elements (a rows
 # kernel's lanes, a softmax read inside another's row loop, an edge's staging loop in a walk),
-# and a log_softmax of 3 rows that keeps them at each element: the output and every gradient
-# agree with the interpreter; its .cu compiles with nvcc and its .c with the C compilers.
+# and a log_softmax of 3 rows (a lane loop over its rows first: heads_softmax.gnn, below): the
+# output and every gradient agree with the interpreter; its .cu compiles with nvcc and its .c
+# with the C compilers.
 if cg_plain; then
   for cg_map in $cg_maps; do
     if "$GNNC" tests/codegen/row_softmax.gnn --mapping=$cg_map --emit=cu -o "$cg/row_softmax-$cg_map.cu" > /dev/null 2>&1 &&
@@ -354,6 +359,39 @@ if cg_plain; then
 fi
 if [ -x "$cg_bin/gnn-run" ]; then
   cg_check_three row-softmax tests/codegen/row_softmax.gnn 101
+fi
+
+# The same over values of several rows (tests/codegen/heads_softmax.gnn: [4, 6], a head's row
+# each): a lane loop over the rows puts each row's max and log of its sum in shared arrays (sh_mx<id>,
+# sh_lse<id>) before the lane loop over the elements (a rows kernel, a walk's loop over a chunk's
+# edges, a softmax recomputed in the backward, a log_softmax of a log_softmax), a dot's row loop
+# has its row's two loops before it, and no max or exponential is left at an element (reading from
+# `(k / 6) * 6`, the element's row's first):
+# fused and unfused, the output and every gradient agree with the interpreter; .cu and .c compile.
+if cg_plain; then
+  for cg_map in $cg_maps; do
+    for cg_o in "" -fno-fuse; do
+      if ! cg_out=$("$GNNC" tests/codegen/heads_softmax.gnn --mapping=$cg_map $cg_o --emit=kir 2>&1); then
+        fail codegen/host/plan/heads-softmax/$cg_map$cg_o "$(cg_tail "$cg_out")"
+      elif [ "$(printf '%s\n' "$cg_out" | grep -c '^  shared sh_mx')" -ge 7 ] &&
+           [ "$(printf '%s\n' "$cg_out" | grep -cE '(max\(mx[0-9]*, |exp\().*/ 6\) \* 6\)')" = 0 ]; then
+        pass codegen/host/plan/heads-softmax/$cg_map$cg_o
+      else
+        fail codegen/host/plan/heads-softmax/$cg_map$cg_o "a row's max and sum are not once per row (shared sh_mx<id>), or some are at an element"
+      fi
+    done
+    if "$GNNC" tests/codegen/heads_softmax.gnn --mapping=$cg_map --emit=cu -o "$cg/heads_softmax-$cg_map.cu" > /dev/null 2>&1 &&
+       "$GNNC" tests/codegen/heads_softmax.gnn --mapping=$cg_map --emit=c -o "$cg/heads_softmax-$cg_map.c" > /dev/null 2>&1; then
+      cg_nvcc_check codegen/nvcc/heads-softmax/$cg_map "$cg/heads_softmax-$cg_map"
+      cg_cc_check codegen/cc/heads-softmax/$cg_map "$cg/heads_softmax-$cg_map"
+    else
+      fail codegen/emit/heads-softmax/$cg_map "gnnc could not emit tests/codegen/heads_softmax.gnn"
+    fi
+  done
+fi
+if [ -x "$cg_bin/gnn-run" ]; then
+  cg_check_three heads-softmax tests/codegen/heads_softmax.gnn 103
+  CG_FLAGS=-fno-fuse cg_check_three heads-softmax-fno-fuse tests/codegen/heads_softmax.gnn 105 "data/pubmed tests/interp/graphs/isolated"
 fi
 
 # ---- outputs no kernel of the pass writes (tests/codegen/passthrough/): a graph array returned
