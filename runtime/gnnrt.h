@@ -18,7 +18,9 @@
  *     mutable state (messages, counters, profiles and scratch are the context's; the dropout RNG
  *     is counter-based). One model or one context from two threads at once: no -- calls on one
  *     context must not overlap (the runtime takes no locks); passing a context between threads
- *     from one call to the next is fine. The host build parallelises inside a call with OpenMP
+ *     from one call to the next is fine. A generated model refuses a call made while a call on
+ *     it from another thread has not returned (GNN_ERR_INVALID, "model used from two threads at
+ *     once"): a check that turns the overlap into an error, not a lock (nothing waits). The host build parallelises inside a call with OpenMP
  *     (OMP_NUM_THREADS); the runtime's own loops and gnnc's kernels give results that do not
  *     depend on the number of threads, but gnn_sgemm is OpenBLAS's, which splits a product by its
  *     own thread count (OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS), so a model's outputs and
