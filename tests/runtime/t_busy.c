@@ -169,7 +169,7 @@ int main(void) {
   /* destroy says nothing but gnn_last_error; tried only where the forward was refused (without
    * the guard it would free the model under the held load) */
   if (fwd_refused) {
-    gnn_set_error(ctx, GNN_OK, "-");
+    gnn_clear_error(ctx);
     gcn_destroy(m);
     refused(ctx, GNN_ERR_INVALID, "gcn_destroy", "busy/destroy");
   } else {
