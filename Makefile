@@ -80,7 +80,7 @@ NVCC        ?= $(CUDA_HOME)/bin/nvcc
 CUDA_ARCHS  ?= 80 90
 NVCC_WERROR ?=
 PREFIX      ?= /usr/local
-RT_HDRS     := runtime/gnnrt.h runtime/gnnrt_rng.h runtime/gnnrt_text.h runtime/gnnrt_hostmem.h runtime/gnnrt_path.h runtime/internal.h
+RT_HDRS     := runtime/gnnrt.h runtime/gnnrt_rng.h runtime/gnnrt_text.h runtime/gnnrt_hostmem.h runtime/gnnrt_path.h runtime/gnnrt_omp.h runtime/internal.h
 RT_COMMON   := runtime/core.c runtime/text.c runtime/graph.c runtime/edgelist.c runtime/cache.c runtime/tables.c \
                runtime/dataset.c runtime/ogb.c runtime/npz.c runtime/load.c runtime/params.c runtime/profile.c runtime/checkpoint.c \
                runtime/spmm.c runtime/sample.c

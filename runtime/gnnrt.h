@@ -106,7 +106,10 @@ GNN_API const char *gnn_last_warning(const gnn_ctx *ctx);
  * gnn_last_error(*out), then gnn_ctx_destroy(*out). Every other call on a failed context
  * returns GNN_ERR_INVALID. Only when the context itself cannot be allocated is *out NULL
  * (GNN_ERR_OOM). CUDA build: GNN_ERR_CUDA when there is no usable GPU, GNN_ERR_INVALID for a
- * device number out of range, GNN_ERR_CUBLAS when the handle cannot be created. */
+ * device number out of range, GNN_ERR_CUBLAS when the handle cannot be created. Host build:
+ * GNN_ERR_INVALID for an OMP_NUM_THREADS that asks for more than 4096 threads at any level
+ * (libgomp crashes far above that; gnnrt_omp.h). Both: GNN_ERR_INVALID for a GNN_MEMORY_LIMIT
+ * that is not a byte count. */
 GNN_API gnn_status gnn_ctx_create(gnn_ctx **out, int device);
 /* Frees everything the context holds, including device memory still allocated from it
  * (objects made from it must be freed first). NULL is a no-op. */

@@ -15,6 +15,8 @@
 #   runtime/busy/...       tests/runtime/t_busy.c: a generated model (gcn) held by a call in another
 #                          thread (a load_params blocked on a pipe) refuses every other call with a
 #                          status and a message, changes nothing, and works again once it returns
+#   runtime/omp-threads-refused  t_busy with OMP_NUM_THREADS=100000: gnn_ctx_create fails with the
+#                          drivers' message (gnnrt_omp.h), where the program crashed in libgomp
 #   runtime/params/...     the interpreter's Glorot and uniform parameters, every value
 #   runtime/graph/...      hand-checked CSR/CSC for each option, the same graph from every format
 #                          (edge list, Matrix Market, dataset folder, cache), Cora's counts
@@ -109,6 +111,13 @@ else
   else
     fail runtime/busy/built "$rt_bin/t_busy is missing (make runtime-tests builds it)"
   fi
+
+  # an OMP_NUM_THREADS libgomp crashes on (a segfault in GOMP_parallel at 100000): a program of
+  # one's own linking libgnnrt_host gets a failed context with the drivers' message (gnnrt_omp.h)
+  out=$(OMP_NUM_THREADS=100000 "$rt_bin/t_busy" 2>&1); rc=$?
+  if [ $rc -eq 77 ] && grep -qF "no context: gnn_ctx_create: OMP_NUM_THREADS=100000 asks for more than 4096 OpenMP threads" <<< "$out"
+  then pass runtime/omp-threads-refused
+  else fail runtime/omp-threads-refused "exit $rc: $(head -c 300 <<< "$out")"; fi
 
   # ---------------------------------------------------------------- parameters vs the interpreter
   if "$GNNC" run dsl-examples/gcn.gnn --graph data/cora --save-params "$rt_tmp/gcn.params" > /dev/null 2>&1; then
