@@ -80,7 +80,7 @@ NVCC        ?= $(CUDA_HOME)/bin/nvcc
 CUDA_ARCHS  ?= 80 90
 NVCC_WERROR ?=
 PREFIX      ?= /usr/local
-RT_HDRS     := runtime/gnnrt.h runtime/gnnrt_rng.h runtime/gnnrt_text.h runtime/gnnrt_hostmem.h runtime/gnnrt_path.h runtime/internal.h
+RT_HDRS     := runtime/gnnrt.h runtime/gnnrt_rng.h runtime/gnnrt_text.h runtime/gnnrt_hostmem.h runtime/gnnrt_path.h runtime/gnnrt_omp.h runtime/internal.h
 RT_COMMON   := runtime/core.c runtime/text.c runtime/graph.c runtime/edgelist.c runtime/cache.c runtime/tables.c \
                runtime/dataset.c runtime/ogb.c runtime/npz.c runtime/load.c runtime/params.c runtime/profile.c runtime/checkpoint.c \
                runtime/spmm.c runtime/sample.c
@@ -190,6 +190,17 @@ runtime-tests: $(BUILD)/rt/t_setgraph
 $(BUILD)/rt/t_setgraph: $(SETGRAPH_SRC) generated/sage.h generated/gin_graph.h generated/gcn.h tests/runtime/rt_test.h runtime/gnn_model.h $(RT_HOST_LIBS)
 	@mkdir -p $(dir $@)
 	$(RT_TEST_CC) $(OPENMP) -Igenerated -o $@ $(SETGRAPH_SRC) -L$(BUILD)/lib -lgnnrt_host -Wl,-rpath,'$$ORIGIN/../lib' -lopenblas -lm
+# tests/runtime/t_busy.c compiles generated/gcn.c in (one model from two threads at once: refused)
+BUSY_SRC := tests/runtime/t_busy.c generated/gcn.c
+runtime-tests: $(BUILD)/rt/t_busy
+$(BUILD)/rt/t_busy: $(BUSY_SRC) generated/gcn.h tests/runtime/rt_test.h runtime/gnn_model.h $(RT_HOST_LIBS)
+	@mkdir -p $(dir $@)
+	$(RT_TEST_CC) $(OPENMP) -Igenerated -o $@ $(BUSY_SRC) -L$(BUILD)/lib -lgnnrt_host -Wl,-rpath,'$$ORIGIN/../lib' -lopenblas -lpthread -lm
+runtime-tests-asan: $(BUILD)/asan/rt/t_busy
+$(BUILD)/asan/rt/t_busy: $(BUSY_SRC) generated/gcn.h tests/runtime/rt_test.h $(RT_HOST_SRC) $(RT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Iruntime -Igenerated $(ASAN_FLAGS) $(OPENMP) -o $@ \
+	  $(BUSY_SRC) $(RT_HOST_SRC) -lopenblas -lz -lpthread -lm
 # The same test against the CUDA models (the .c is target-agnostic: gnn_upload/gnn_download), for
 # make gpu-check: the two generated .cu compiled by nvcc as compiler/build.c compiles a model (SASS
 # for CUDA_ARCHS, -Xcompiler flags; no GNNC_MODEL_ENTRY: two models in one program), linked with

@@ -285,12 +285,27 @@ static uint64_t *input_grad_masks(const KProgram *p) {
   return mask;
 }
 
+/* One model used from two threads at once is refused, not run (docs/runtime.md#threading-model).
+ * Every call that changes the model or uses its context on its behalf is the public name of a
+ * wrapper around a static gnnc_<fn>_body: the wrapper claims the model's in_use word with an
+ * atomic exchange, runs the body and clears the word with a release store, so each of the body's
+ * many early returns releases it without a line of its own. A claim that finds the word set
+ * returns GNN_ERR_INVALID and touches nothing but the context's message: the other call is still
+ * inside (a check, not a lock: nothing waits). The body keeps its own NULL and live checks;
+ * gnnc_claim makes no claim on a model they refuse, so a destroyed model's memory is only read,
+ * as before. params and args continue the signature and the call after `m`. */
+static void emit_guarded(FILE *out, const char *P, const char *fn, const char *params, const char *args) {
+  fprintf(out, "gnn_status %s_%s(%s_model *m%s) {\n", P, fn, P, params);
+  fprintf(out, "  const int claim = gnnc_claim(m);\n  if (claim < 0) return gnnc_busy(m, \"%s_%s\");\n", P, fn);
+  fprintf(out, "  const gnn_status st = gnnc_%s_body(m%s);\n  gnnc_release(m, claim);\n  return st;\n}\n\n", fn, args);
+}
+
 /* P_load_params and P_save_params: the tensor text files of gnn-train and gnnc run, through the
  * runtime's checked reader and atomic writer; every tensor is read and checked into host memory
  * before the first upload, so a bad file changes nothing. */
 static void emit_param_files(FILE *out, const KProgram *p, const char *P) {
   int n = p->nparams, n1 = n ? n : 1;
-  fprintf(out, "gnn_status %s_load_params(%s_model *m, const char *path) {\n", P, P);
+  fprintf(out, "static gnn_status gnnc_load_params_body(%s_model *m, const char *path) {\n", P);
   fprintf(out, "  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_load_params: m is NULL\");\n", P);
   fprintf(out, "  if (!path) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_load_params: path is NULL\");\n", P);
   fprintf(out, "  gnn_tensor_file *tf = NULL;\n  const char *names[%d] = {0};\n  float *host[%d] = {0};\n", n1, n1);
@@ -303,9 +318,10 @@ static void emit_param_files(FILE *out, const KProgram *p, const char *P) {
   fprintf(out, "    if (!host[i]) st = gnn_set_error(m->ctx, GNN_ERR_OOM, \"%s_load_params: out of host memory\");\n", P);
   fputs("    else st = gnn_tensor_file_get(m->ctx, tf, t->name, t->rank, t->dims, host[i]);\n  }\n", out);
   fprintf(out, "  for (int i = 0; i < %d && !st; i++) st = gnn_upload(m->ctx, m->param[i], host[i], (size_t)gnnc_params[i].width * sizeof(float));\n", n);
-  fprintf(out, "  for (int i = 0; i < %d; i++) free(host[i]);\n  gnn_tensor_file_free(tf);\n  return st;\n}\n\n", n);
+  fprintf(out, "  for (int i = 0; i < %d; i++) free(host[i]);\n  gnn_tensor_file_free(tf);\n  return st;\n}\n", n);
+  emit_guarded(out, P, "load_params", ", const char *path", ", path");
 
-  fprintf(out, "gnn_status %s_save_params(%s_model *m, const char *path) {\n", P, P);
+  fprintf(out, "static gnn_status gnnc_save_params_body(%s_model *m, const char *path) {\n", P);
   fprintf(out, "  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_save_params: m is NULL\");\n", P);
   fprintf(out, "  if (!path) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_save_params: path is NULL\");\n", P);
   fprintf(out, "  gnn_status st = GNN_OK;\n  const char *names[%d] = {0};\n  int ranks[%d] = {0};\n  int64_t dims[%d][4];\n"
@@ -321,7 +337,8 @@ static void emit_param_files(FILE *out, const KProgram *p, const char *P) {
           "    data[i] = host[i];\n  }\n", out);
   }
   fprintf(out, "  if (!st) st = gnn_tensor_file_write(m->ctx, path, %d, names, ranks, (const int64_t(*)[4])dims, data);\n", n);
-  fprintf(out, "  for (int i = 0; i < %d; i++) free(host[i]);\n  return st;\n}\n\n", n);
+  fprintf(out, "  for (int i = 0; i < %d; i++) free(host[i]);\n  return st;\n}\n", n);
+  emit_guarded(out, P, "save_params", ", const char *path", ", path");
 }
 
 /* P_set_graph and P_reserve: mini-batches on one model. The arenas are planned for a capacity (a
@@ -417,7 +434,7 @@ static void emit_rebind(FILE *out, const KProgram *p, const char *P, const KBuf 
   fputs("  gnnc_plan(m, &shape);\n"
         "  m->cap_nv = nv;\n  m->cap_ne = ne;\n  m->cap_ng = ng;\n  return GNN_OK;\n}\n\n", out);
 
-  fprintf(out, "gnn_status %s_set_graph(%s_model *m, const gnn_graph *g) {\n", P, P);
+  fprintf(out, "static gnn_status gnnc_set_graph_body(%s_model *m, const gnn_graph *g) {\n", P);
   fprintf(out, "  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_set_graph: m is NULL\");\n", P);
   emit_model_live(out, P, "set_graph");
   fprintf(out, "  if (!g) return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_set_graph: no graph\");\n", P);
@@ -439,9 +456,10 @@ static void emit_rebind(FILE *out, const KProgram *p, const char *P, const KBuf 
         "  m->forward_done = m->trained = m->backward_ready = 0; /* the output and the stash were the old graph's */\n", out);
   if (nig) fputs("  m->igrad_valid = 0; /* the input gradients were the old graph's */\n", out);
   if (per_graph_steps(p)) fputs("  m->graph_values_ready = 0; /* the values of the graph alone were the old graph's */\n", out);
-  fputs("  return GNN_OK;\n}\n\n", out);
+  fputs("  return GNN_OK;\n}\n", out);
+  emit_guarded(out, P, "set_graph", ", const gnn_graph *g", ", g");
 
-  fprintf(out, "gnn_status %s_reserve(%s_model *m, int64_t nv, int64_t ne, int64_t ng, int grow) {\n", P, P);
+  fprintf(out, "static gnn_status gnnc_reserve_body(%s_model *m, int64_t nv, int64_t ne, int64_t ng, int grow) {\n", P);
   fprintf(out, "  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_reserve: m is NULL\");\n", P);
   emit_model_live(out, P, "reserve");
   fputs("  if (nv < 0 || ne < 0 || ng < 0 || nv > GNNC_MAX_COUNT || ne > GNNC_MAX_COUNT || ng > GNNC_MAX_COUNT)\n", out);
@@ -453,7 +471,8 @@ static void emit_rebind(FILE *out, const KProgram *p, const char *P, const KBuf 
         "  if (nv != m->cap_nv || ne != m->cap_ne || ng != m->cap_ng) {\n"
         "    const gnn_status st = gnnc_resize(m, nv, ne, ng, \"%s_reserve\");\n"
         "    if (st) return st;\n  }\n"
-        "  m->grow = grow != 0;\n  return GNN_OK;\n}\n\n", P);
+        "  m->grow = grow != 0;\n  return GNN_OK;\n}\n", P);
+  emit_guarded(out, P, "reserve", ", int64_t nv, int64_t ne, int64_t ng, int grow", ", nv, ne, ng, grow");
 }
 
 void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *src_name, const char *header_name) {
@@ -528,6 +547,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
         " * memory can be reused). \"GNNMODEL\" in little-endian bytes. */\n"
         "#define GNNC_MODEL_LIVE 0x4c45444f4d4e4e47ull\n\n", out);
   fprintf(out, "struct %s_model {\n  gnn_ctx *ctx;\n  const gnn_graph *g;\n  uint64_t live;\n", P);
+  fputs("  int in_use;  /* 1 while a call runs on the model (gnnc_claim): a second one at once is refused */\n", out);
   fprintf(out, "  float *param[%d], *grad[%d];\n", p->nparams ? p->nparams : 1, p->nparams ? p->nparams : 1);
   fprintf(out, "  float *out;  /* %s */\n", emit_shape_text(p, ov));
   for (int i = 0; i < nin; i++) fprintf(out, "  const float *%s;  /* input \"%s\" of the current pass */\n", ins[i]->name, ins[i]->val->name);
@@ -569,8 +589,25 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   }
   fputs("};\n\n", out);
 
+  /* the guard against two threads at once (emit_guarded) */
+  fputs("/* One model used from two threads at once: each call that changes the model (and save_params, which\n"
+        " * uses its context) claims m->in_use for its duration; a call that finds it claimed is refused, with\n"
+        " * a status and a message, and changes nothing -- the other call is still running on the model's\n"
+        " * scratch, arena and stash. A check, not a lock: nothing waits. 1: claimed; 0: no claim (m NULL or\n"
+        " * not live: the call refuses it, and memory that may be freed is only read); -1: in use. */\n", out);
+  fprintf(out, "static int gnnc_claim(%s_model *m) {\n"
+               "  if (!m || m->live != GNNC_MODEL_LIVE) return 0;\n"
+               "  return __atomic_exchange_n(&m->in_use, 1, __ATOMIC_ACQUIRE) ? -1 : 1;\n}\n", P);
+  fprintf(out, "static void gnnc_release(%s_model *m, int claim) {\n"
+               "  if (claim > 0) __atomic_store_n(&m->in_use, 0, __ATOMIC_RELEASE);\n}\n", P);
+  fprintf(out, "static gnn_status gnnc_busy(%s_model *m, const char *fn) {\n"
+               "  return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%%s: model used from two threads at once (a call on it from another \"\n"
+               "                       \"thread has not returned): calls on one model must not overlap\", fn);\n}\n\n", P);
+
   /* destroy, create */
-  fprintf(out, "void %s_destroy(%s_model *m) {\n  if (!m || m->live != GNNC_MODEL_LIVE) return; /* destroyed already */\n  m->live = 0;\n", P, P);
+  fprintf(out, "void %s_destroy(%s_model *m) {\n  if (!m || m->live != GNNC_MODEL_LIVE) return; /* destroyed already */\n", P, P);
+  fprintf(out, "  if (gnnc_claim(m) < 0) { /* freeing would pull the memory from under the other call: leak it instead */\n"
+               "    gnnc_busy(m, \"%s_destroy\");\n    return;\n  }\n  m->live = 0;\n", P);
   fprintf(out, "  for (int i = 0; i < %d; i++) {\n    gnn_free(m->ctx, m->param[i]);\n    gnn_free(m->ctx, m->grad[i]);\n  }\n", p->nparams);
   if (nig) fprintf(out, "  for (int i = 0; i < %d; i++) gnn_free(m->ctx, m->igrad[i]);\n", nin);
   fputs("  gnn_free(m->ctx, m->out);\n  gnn_free(m->ctx, m->arena);\n  free(m);\n}\n\n", out);
@@ -730,8 +767,12 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
                "  return m->g->nv == m->bound_nv && m->g->ne == m->bound_ne && m->g->ng == m->bound_ng;\n}\n\n", P);
 
   /* forward */
-  fprintf(out, "gnn_status %s_forward(%s_model *m", P, P);
-  for (int i = 0; i < nin; i++) fprintf(out, ", const float *%s", ins[i]->name);
+  const char *fwd_params = "", *fwd_args = "";
+  for (int i = 0; i < nin; i++) {
+    fwd_params = arena_printf(p->arena, "%s, const float *%s", fwd_params, ins[i]->name);
+    fwd_args = arena_printf(p->arena, "%s, %s", fwd_args, ins[i]->name);
+  }
+  fprintf(out, "static gnn_status gnnc_forward_body(%s_model *m%s", P, fwd_params);
   fprintf(out, ", int training, uint64_t seed) {\n  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_forward: m is NULL\");\n", P);
   emit_model_live(out, P, "forward");
   emit_graph_live(out, "m->ctx", "m->g", P, "forward");
@@ -761,8 +802,8 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
                "                           \"%%lld edges, %%lld graphs) beyond the model's capacity (%%lld, %%lld, %%lld) and growth is off \"\n"
                "                           \"(%s_reserve with grow = 1 allows it)\", (long long)g->nv, (long long)g->ne, (long long)g->ng,\n"
                "                           (long long)m->cap_nv, (long long)m->cap_ne, (long long)m->cap_ng);\n"
-               "    const gnn_status bind_st = %s_set_graph(m, g);\n"
-               "    if (bind_st) return bind_st;\n  }\n", P, P, P);
+               "    const gnn_status bind_st = gnnc_set_graph_body(m, g); /* this call holds the model already */\n"
+               "    if (bind_st) return bind_st;\n  }\n", P, P);
   /* Each input spans this graph's rows: one in the context's memory but sized for another graph
    * (the batch before a set_graph) was read past its end (gnn_check_span; the caller's own
    * memory cannot be checked). */
@@ -807,11 +848,13 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   if (npg) fputs("  m->graph_values_ready = 1;\n  }\n", out);
   for (int i = npg; i < p->nfwd; i++) emit_step(out, p, h, i);
   emit_output_copies(out, p, h, false);
-  fputs("  m->forward_done = 1;\n  m->trained = training != 0;\n  m->backward_ready = 1;\n  return GNN_OK;\n}\n\n", out);
+  fputs("  m->forward_done = 1;\n  m->trained = training != 0;\n  m->backward_ready = 1;\n  return GNN_OK;\n}\n", out);
+  emit_guarded(out, P, "forward", arena_printf(p->arena, "%s, int training, uint64_t seed", fwd_params),
+               arena_printf(p->arena, "%s, training, seed", fwd_args));
   fprintf(out, "const float *%s_output(const %s_model *m) { return m && m->forward_done && gnnc_graph_as_bound(m) ? m->out : NULL; }\n", P, P);
   fprintf(out, "float *%s_param(%s_model *m, int i) { return m && i >= 0 && i < %d ? m->param[i] : NULL; }\n", P, P, p->nparams);
   fprintf(out, "float *%s_grad(%s_model *m, int i) { return m && i >= 0 && i < %d ? m->grad[i] : NULL; }\n", P, P, p->nparams);
-  fprintf(out, "gnn_status %s_request_input_grad(%s_model *m, int i, int on) {\n", P, P);
+  fprintf(out, "static gnn_status gnnc_request_input_grad_body(%s_model *m, int i, int on) {\n", P);
   fprintf(out, "  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_request_input_grad: m is NULL\");\n", P);
   fprintf(out, "  if (i < 0 || i >= %d)\n    return gnn_set_error(m->ctx, GNN_ERR_INVALID, \"%s_request_input_grad: no input %%d (the model has %d)\", i);\n",
           nin, P, nin);
@@ -822,6 +865,7 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   if (nig) fputs("  if (on && gnnc_input_grads[i] == 1) m->igrad_want |= 1ull << i;\n  else m->igrad_want &= ~(1ull << i);\n", out);
   else fputs("  (void)on;\n", out);
   fputs("  return GNN_OK;\n}\n", out);
+  emit_guarded(out, P, "request_input_grad", ", int i, int on", ", i, on");
   fprintf(out, "float *%s_input_grad(%s_model *m, int i) {\n", P, P);
   if (nig) fprintf(out, "  return m && i >= 0 && i < %d && gnnc_input_grads[i] == 1 && (m->igrad_valid >> i & 1) && gnnc_graph_as_bound(m) ? m->igrad[i] : NULL;\n}\n", nin);
   else fputs("  (void)m;\n  (void)i;\n  return NULL;\n}\n", out);
@@ -830,12 +874,12 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
   emit_param_files(out, p, P);
 
   /* backward */
-  fprintf(out, "gnn_status %s_backward(%s_model *m, const float *grad_out) {\n", P, P);
+  fprintf(out, "static gnn_status gnnc_backward_body(%s_model *m, const float *grad_out) {\n", P);
   fprintf(out, "  if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, \"%s_backward: m is NULL\");\n", P);
   emit_model_live(out, P, "backward");
   emit_graph_live(out, "m->ctx", "m->g", P, "backward");
   if (!bwd || !seed_in) {
-    fprintf(out, "  (void)grad_out;\n  return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, \"%s was compiled without autodiff: no backward\");\n}\n\n", P);
+    fprintf(out, "  (void)grad_out;\n  return gnn_set_error(m->ctx, GNN_ERR_UNSUPPORTED, \"%s was compiled without autodiff: no backward\");\n}\n", P);
   } else {
     fputs("  const gnn_graph *g = m->g;\n  const int training = 1;\n", out);
     if (uses_status(p, p->nfwd, p->nsteps)) fputs("  gnn_status st = GNN_OK;\n", out);
@@ -896,8 +940,9 @@ void emit_source(FILE *out, const KProgram *p, const EmitHooks *h, const char *s
     free(mask);
     emit_output_copies(out, p, h, true);
     if (nig) fputs("  m->igrad_valid = m->igrad_want;\n", out);
-    fputs("  return GNN_OK;\n}\n\n", out);
+    fputs("  return GNN_OK;\n}\n", out);
   }
+  emit_guarded(out, P, "backward", ", const float *grad_out", ", grad_out");
 
   /* the memory plan and the API table */
   fprintf(out, "void %s_memory_plan(const %s_model *m, gnn_memory_plan *plan) {\n", P, P);

@@ -141,7 +141,10 @@ void emit_header(FILE *out, const KProgram *p, const char *src_name) {
   fprintf(out, "enum { %s_NUM_INPUTS = %d, %s_NUM_PARAMS = %d };\n\n", U, nin, U, p->nparams);
   fputs("/* Preconditions are checked: a NULL pointer, a call out of order or a bad index returns\n"
         " * GNN_ERR_INVALID (with a message in gnn_last_error(ctx) when the model or ctx is known) and\n"
-        " * changes nothing; functions that return a pointer return NULL instead. */\n\n",
+        " * changes nothing; functions that return a pointer return NULL instead. A model is used by one\n"
+        " * thread at a time: a call that returns a status, or destroy, made while a call on the same model\n"
+        " * from another thread has not returned is refused (GNN_ERR_INVALID, \"model used from two threads\n"
+        " * at once\") and changes nothing; a check, not a lock (docs/runtime.md, the threading model). */\n\n",
         out);
   fprintf(out,
           "/* Creates the model for graph g, which must outlive it (or its binding: %s_set_graph binds\n"
@@ -153,7 +156,8 @@ void emit_header(FILE *out, const KProgram *p, const char *src_name) {
   fprintf(out,
           " */\n"
           "gnn_status %s_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, %s_model **out);\n"
-          "/* Frees the model (before its context). NULL is a no-op. */\n"
+          "/* Frees the model (before its context). NULL is a no-op. While a call on it from another thread\n"
+          " * runs, it frees nothing (gnn_last_error(ctx) says so): the model leaks, the other call goes on. */\n"
           "void %s_destroy(%s_model *m);\n\n",
           P, P, P, P);
   fprintf(out,

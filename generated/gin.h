@@ -23,7 +23,10 @@ enum { GIN_NUM_INPUTS = 1, GIN_NUM_PARAMS = 10 };
 
 /* Preconditions are checked: a NULL pointer, a call out of order or a bad index returns
  * GNN_ERR_INVALID (with a message in gnn_last_error(ctx) when the model or ctx is known) and
- * changes nothing; functions that return a pointer return NULL instead. */
+ * changes nothing; functions that return a pointer return NULL instead. A model is used by one
+ * thread at a time: a call that returns a status, or destroy, made while a call on the same model
+ * from another thread has not returned is refused (GNN_ERR_INVALID, "model used from two threads
+ * at once") and changes nothing; a check, not a lock (docs/runtime.md, the threading model). */
 
 /* Creates the model for graph g, which must outlive it (or its binding: gin_set_graph binds
  * another): its parameters, their gradients (zeros) and the output, and plans the activation
@@ -35,7 +38,8 @@ enum { GIN_NUM_INPUTS = 1, GIN_NUM_PARAMS = 10 };
  *   zeros: ginconv0.eps, ginconv0.b1, ginconv0.b2, ginconv1.eps, ginconv1.b1, ginconv1.b2
  */
 gnn_status gin_create(gnn_ctx *ctx, const gnn_graph *g, uint64_t seed, gin_model **out);
-/* Frees the model (before its context). NULL is a no-op. */
+/* Frees the model (before its context). NULL is a no-op. While a call on it from another thread
+ * runs, it frees nothing (gnn_last_error(ctx) says so): the model leaks, the other call goes on. */
 void gin_destroy(gin_model *m);
 
 /* Mini-batches on one model: binds graph g (not NULL; it must outlive the binding) in place of the

@@ -1428,6 +1428,7 @@ struct monet_model {
   gnn_ctx *ctx;
   const gnn_graph *g;
   uint64_t live;
+  int in_use;  /* 1 while a call runs on the model (gnnc_claim): a second one at once is refused */
   float *param[8], *grad[8];
   float *out;  /* vertex[7] */
   const float *in_x;  /* input "x" of the current pass */
@@ -1472,8 +1473,29 @@ struct monet_model {
   double *grad_gmmconv0_P_acc;  /* scratch global[4] f64, steps 16..23 */
 };
 
+/* One model used from two threads at once: each call that changes the model (and save_params, which
+ * uses its context) claims m->in_use for its duration; a call that finds it claimed is refused, with
+ * a status and a message, and changes nothing -- the other call is still running on the model's
+ * scratch, arena and stash. A check, not a lock: nothing waits. 1: claimed; 0: no claim (m NULL or
+ * not live: the call refuses it, and memory that may be freed is only read); -1: in use. */
+static int gnnc_claim(monet_model *m) {
+  if (!m || m->live != GNNC_MODEL_LIVE) return 0;
+  return __atomic_exchange_n(&m->in_use, 1, __ATOMIC_ACQUIRE) ? -1 : 1;
+}
+static void gnnc_release(monet_model *m, int claim) {
+  if (claim > 0) __atomic_store_n(&m->in_use, 0, __ATOMIC_RELEASE);
+}
+static gnn_status gnnc_busy(monet_model *m, const char *fn) {
+  return gnn_set_error(m->ctx, GNN_ERR_INVALID, "%s: model used from two threads at once (a call on it from another "
+                       "thread has not returned): calls on one model must not overlap", fn);
+}
+
 void monet_destroy(monet_model *m) {
   if (!m || m->live != GNNC_MODEL_LIVE) return; /* destroyed already */
+  if (gnnc_claim(m) < 0) { /* freeing would pull the memory from under the other call: leak it instead */
+    gnnc_busy(m, "monet_destroy");
+    return;
+  }
   m->live = 0;
   for (int i = 0; i < 8; i++) {
     gnn_free(m->ctx, m->param[i]);
@@ -1697,7 +1719,7 @@ static gnn_status gnnc_resize(monet_model *m, int64_t nv, int64_t ne, int64_t ng
   return GNN_OK;
 }
 
-gnn_status monet_set_graph(monet_model *m, const gnn_graph *g) {
+static gnn_status gnnc_set_graph_body(monet_model *m, const gnn_graph *g) {
   if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "monet_set_graph: m is NULL");
   if (m->live != GNNC_MODEL_LIVE)
     return gnn_set_error(NULL, GNN_ERR_INVALID, "monet_set_graph: m is not a live model (destroyed already?)");
@@ -1727,8 +1749,15 @@ gnn_status monet_set_graph(monet_model *m, const gnn_graph *g) {
   m->graph_values_ready = 0; /* the values of the graph alone were the old graph's */
   return GNN_OK;
 }
+gnn_status monet_set_graph(monet_model *m, const gnn_graph *g) {
+  const int claim = gnnc_claim(m);
+  if (claim < 0) return gnnc_busy(m, "monet_set_graph");
+  const gnn_status st = gnnc_set_graph_body(m, g);
+  gnnc_release(m, claim);
+  return st;
+}
 
-gnn_status monet_reserve(monet_model *m, int64_t nv, int64_t ne, int64_t ng, int grow) {
+static gnn_status gnnc_reserve_body(monet_model *m, int64_t nv, int64_t ne, int64_t ng, int grow) {
   if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "monet_reserve: m is NULL");
   if (m->live != GNNC_MODEL_LIVE)
     return gnn_set_error(NULL, GNN_ERR_INVALID, "monet_reserve: m is not a live model (destroyed already?)");
@@ -1747,6 +1776,13 @@ gnn_status monet_reserve(monet_model *m, int64_t nv, int64_t ne, int64_t ng, int
   m->grow = grow != 0;
   return GNN_OK;
 }
+gnn_status monet_reserve(monet_model *m, int64_t nv, int64_t ne, int64_t ng, int grow) {
+  const int claim = gnnc_claim(m);
+  if (claim < 0) return gnnc_busy(m, "monet_reserve");
+  const gnn_status st = gnnc_reserve_body(m, nv, ne, ng, grow);
+  gnnc_release(m, claim);
+  return st;
+}
 
 /* The bound graph has the counts it was bound with. A graph changed in place since (split by
  * gnn_graph_set_graphs) is another graph: the last output and input gradients were not made
@@ -1755,7 +1791,7 @@ static int gnnc_graph_as_bound(const monet_model *m) {
   return m->g->nv == m->bound_nv && m->g->ne == m->bound_ne && m->g->ng == m->bound_ng;
 }
 
-gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64_t seed) {
+static gnn_status gnnc_forward_body(monet_model *m, const float *in_x, int training, uint64_t seed) {
   if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "monet_forward: m is NULL");
   if (m->live != GNNC_MODEL_LIVE)
     return gnn_set_error(NULL, GNN_ERR_INVALID, "monet_forward: m is not a live model (destroyed already?)");
@@ -1774,7 +1810,7 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
                            "%lld edges, %lld graphs) beyond the model's capacity (%lld, %lld, %lld) and growth is off "
                            "(monet_reserve with grow = 1 allows it)", (long long)g->nv, (long long)g->ne, (long long)g->ng,
                            (long long)m->cap_nv, (long long)m->cap_ne, (long long)m->cap_ng);
-    const gnn_status bind_st = monet_set_graph(m, g);
+    const gnn_status bind_st = gnnc_set_graph_body(m, g); /* this call holds the model already */
     if (bind_st) return bind_st;
   }
   {
@@ -1840,11 +1876,18 @@ gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64
   m->backward_ready = 1;
   return GNN_OK;
 }
+gnn_status monet_forward(monet_model *m, const float *in_x, int training, uint64_t seed) {
+  const int claim = gnnc_claim(m);
+  if (claim < 0) return gnnc_busy(m, "monet_forward");
+  const gnn_status st = gnnc_forward_body(m, in_x, training, seed);
+  gnnc_release(m, claim);
+  return st;
+}
 
 const float *monet_output(const monet_model *m) { return m && m->forward_done && gnnc_graph_as_bound(m) ? m->out : NULL; }
 float *monet_param(monet_model *m, int i) { return m && i >= 0 && i < 8 ? m->param[i] : NULL; }
 float *monet_grad(monet_model *m, int i) { return m && i >= 0 && i < 8 ? m->grad[i] : NULL; }
-gnn_status monet_request_input_grad(monet_model *m, int i, int on) {
+static gnn_status gnnc_request_input_grad_body(monet_model *m, int i, int on) {
   if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "monet_request_input_grad: m is NULL");
   if (i < 0 || i >= 1)
     return gnn_set_error(m->ctx, GNN_ERR_INVALID, "monet_request_input_grad: no input %d (the model has 1)", i);
@@ -1855,6 +1898,14 @@ gnn_status monet_request_input_grad(monet_model *m, int i, int on) {
   (void)on;
   return GNN_OK;
 }
+gnn_status monet_request_input_grad(monet_model *m, int i, int on) {
+  const int claim = gnnc_claim(m);
+  if (claim < 0) return gnnc_busy(m, "monet_request_input_grad");
+  const gnn_status st = gnnc_request_input_grad_body(m, i, on);
+  gnnc_release(m, claim);
+  return st;
+}
+
 float *monet_input_grad(monet_model *m, int i) {
   (void)m;
   (void)i;
@@ -1866,7 +1917,7 @@ int monet_param_index(const char *name) {
   return -1;
 }
 
-gnn_status monet_load_params(monet_model *m, const char *path) {
+static gnn_status gnnc_load_params_body(monet_model *m, const char *path) {
   if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "monet_load_params: m is NULL");
   if (!path) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "monet_load_params: path is NULL");
   gnn_tensor_file *tf = NULL;
@@ -1886,8 +1937,15 @@ gnn_status monet_load_params(monet_model *m, const char *path) {
   gnn_tensor_file_free(tf);
   return st;
 }
+gnn_status monet_load_params(monet_model *m, const char *path) {
+  const int claim = gnnc_claim(m);
+  if (claim < 0) return gnnc_busy(m, "monet_load_params");
+  const gnn_status st = gnnc_load_params_body(m, path);
+  gnnc_release(m, claim);
+  return st;
+}
 
-gnn_status monet_save_params(monet_model *m, const char *path) {
+static gnn_status gnnc_save_params_body(monet_model *m, const char *path) {
   if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "monet_save_params: m is NULL");
   if (!path) return gnn_set_error(m->ctx, GNN_ERR_INVALID, "monet_save_params: path is NULL");
   gnn_status st = GNN_OK;
@@ -1911,8 +1969,15 @@ gnn_status monet_save_params(monet_model *m, const char *path) {
   for (int i = 0; i < 8; i++) free(host[i]);
   return st;
 }
+gnn_status monet_save_params(monet_model *m, const char *path) {
+  const int claim = gnnc_claim(m);
+  if (claim < 0) return gnnc_busy(m, "monet_save_params");
+  const gnn_status st = gnnc_save_params_body(m, path);
+  gnnc_release(m, claim);
+  return st;
+}
 
-gnn_status monet_backward(monet_model *m, const float *grad_out) {
+static gnn_status gnnc_backward_body(monet_model *m, const float *grad_out) {
   if (!m) return gnn_set_error(NULL, GNN_ERR_INVALID, "monet_backward: m is NULL");
   if (m->live != GNNC_MODEL_LIVE)
     return gnn_set_error(NULL, GNN_ERR_INVALID, "monet_backward: m is not a live model (destroyed already?)");
@@ -2023,6 +2088,13 @@ gnn_status monet_backward(monet_model *m, const float *grad_out) {
   }
   gnn_profile_step(m->ctx, "backward 26 gemm %81 reduce_rows.matmul_tn");
   return GNN_OK;
+}
+gnn_status monet_backward(monet_model *m, const float *grad_out) {
+  const int claim = gnnc_claim(m);
+  if (claim < 0) return gnnc_busy(m, "monet_backward");
+  const gnn_status st = gnnc_backward_body(m, grad_out);
+  gnnc_release(m, claim);
+  return st;
 }
 
 void monet_memory_plan(const monet_model *m, gnn_memory_plan *plan) {

@@ -17,6 +17,17 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "gnnrt_omp.h"
+
+/* An OMP_NUM_THREADS past what libgomp survives (gnnrt_omp.h: the drivers' rule) fails the
+ * context: every parallel region of this library and of a host model comes after it, and the
+ * first would crash inside libgomp (a segfault at 100,000) in a program of one's own. */
+static gnn_status omp_threads_from_env(gnn_ctx *ctx) {
+  char why[1024];
+  if (gnn_omp_threads_check(why, sizeof why)) return GNN_OK;
+  return gnn_set_error(ctx, GNN_ERR_INVALID, "gnn_ctx_create: %s", why);
+}
+
 gnn_status gnn_ctx_create(gnn_ctx **out, int device) {
   if (!out) return GNN_ERR_INVALID;
   gnn_ctx *ctx = (gnn_ctx *)calloc(1, sizeof *ctx);
@@ -24,6 +35,7 @@ gnn_status gnn_ctx_create(gnn_ctx **out, int device) {
   if (!ctx) return GNN_ERR_OOM;
   ctx->device = device;
   ctx->failed = rt_limit_from_env(ctx);
+  if (!ctx->failed) ctx->failed = omp_threads_from_env(ctx);
   return ctx->failed;
 }
 

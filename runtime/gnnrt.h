@@ -18,7 +18,9 @@
  *     mutable state (messages, counters, profiles and scratch are the context's; the dropout RNG
  *     is counter-based). One model or one context from two threads at once: no -- calls on one
  *     context must not overlap (the runtime takes no locks); passing a context between threads
- *     from one call to the next is fine. The host build parallelises inside a call with OpenMP
+ *     from one call to the next is fine. A generated model refuses a call made while a call on
+ *     it from another thread has not returned (GNN_ERR_INVALID, "model used from two threads at
+ *     once"): a check that turns the overlap into an error, not a lock (nothing waits). The host build parallelises inside a call with OpenMP
  *     (OMP_NUM_THREADS); the runtime's own loops and gnnc's kernels give results that do not
  *     depend on the number of threads, but gnn_sgemm is OpenBLAS's, which splits a product by its
  *     own thread count (OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS), so a model's outputs and
@@ -104,7 +106,10 @@ GNN_API const char *gnn_last_warning(const gnn_ctx *ctx);
  * gnn_last_error(*out), then gnn_ctx_destroy(*out). Every other call on a failed context
  * returns GNN_ERR_INVALID. Only when the context itself cannot be allocated is *out NULL
  * (GNN_ERR_OOM). CUDA build: GNN_ERR_CUDA when there is no usable GPU, GNN_ERR_INVALID for a
- * device number out of range, GNN_ERR_CUBLAS when the handle cannot be created. */
+ * device number out of range, GNN_ERR_CUBLAS when the handle cannot be created. Host build:
+ * GNN_ERR_INVALID for an OMP_NUM_THREADS that asks for more than 4096 threads at any level
+ * (libgomp crashes far above that; gnnrt_omp.h). Both: GNN_ERR_INVALID for a GNN_MEMORY_LIMIT
+ * that is not a byte count. */
 GNN_API gnn_status gnn_ctx_create(gnn_ctx **out, int device);
 /* Frees everything the context holds, including device memory still allocated from it
  * (objects made from it must be freed first). NULL is a no-op. */

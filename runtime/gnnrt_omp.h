@@ -1,15 +1,18 @@
-/* gnnrt_omp.h -- the OpenMP thread count gnnc's tools run with: one rule for the drivers
- * (gnn-run, gnn-train: driver_rt.h) and gnnc's interpreter (gnnc run, gnnc gradcheck:
- * compiler/main.c, compiler/gradcheck.c, which run OpenMP loops and do not link the runtime).
+/* gnnrt_omp.h -- the OpenMP thread count gnnc's tools and the host runtime run with: one rule for
+ * the drivers (gnn-run, gnn-train: driver_rt.h), gnnc's interpreter (gnnc run, gnnc gradcheck:
+ * compiler/main.c, compiler/gradcheck.c, which run OpenMP loops and do not link the runtime) and
+ * libgnnrt_host's gnn_ctx_create (device_host.c), for programs of one's own that link it.
  *
  * libgomp takes any OMP_NUM_THREADS and fails on its own at the first parallel region: "Out of
  * memory allocating 224000001344 bytes" at 10^9, "Thread creation failed" at 50,000, a segfault
  * inside GOMP_parallel at 100,000 (gnn-run, gnnc run and gnnc gradcheck on Cora or a small
  * graph, 2 cores, 2026-12). A tool refuses such a count before its first parallel region (the
- * drivers before loading the model library, whose OpenBLAS reads the variable as it loads).
- * Refused, not clamped: OpenBLAS splits its products by the thread count, so a clamped run would
- * compute other last bits than the count the user set, and gnn-train's checkpoint would record a
- * count nobody asked for. The runtime library itself does not check (docs/runtime.md). */
+ * drivers before loading the model library, whose OpenBLAS reads the variable as it loads); the
+ * host runtime refuses to create a context, which every parallel region of its own and of a
+ * host model comes after. Refused, not clamped: OpenBLAS splits its products by the thread
+ * count, so a clamped run would compute other last bits than the count the user set, and
+ * gnn-train's checkpoint would record a count nobody asked for. libgnnrt (CUDA) runs no OpenMP
+ * and does not check. */
 #ifndef GNNRT_OMP_H
 #define GNNRT_OMP_H
 
@@ -23,11 +26,12 @@
  * any machine's cores, far below libgomp's failures. */
 #define GNN_MAX_OMP_THREADS 4096
 
-/* False, after "PROG: ..." on stderr, when OMP_NUM_THREADS asks for more than
- * GNN_MAX_OMP_THREADS threads. A value libgomp does not parse as its list of positive counts (it
- * takes "4,2"; "abc", "0", a count past 2^64 are not) is left to libgomp, which says "Invalid
- * value for environment variable OMP_NUM_THREADS" and ignores it. */
-static inline bool gnn_omp_threads_ok(const char *prog) {
+/* True when OMP_NUM_THREADS is unset or asks for at most GNN_MAX_OMP_THREADS threads at every
+ * level; false, with the reason in why (n bytes, cut to fit), when it asks for more. A value
+ * libgomp does not parse as its list of positive counts (it takes "4,2"; "abc", "0", a count past
+ * 2^64 are not) is left to libgomp, which says "Invalid value for environment variable
+ * OMP_NUM_THREADS" and ignores it. No output: the runtime library prints nothing. */
+static inline bool gnn_omp_threads_check(char *why, size_t n) {
   const char *env = getenv("OMP_NUM_THREADS");
   if (!env) return true;
   unsigned long long most = 0;
@@ -47,8 +51,16 @@ static inline bool gnn_omp_threads_ok(const char *prog) {
   }
   if (most <= GNN_MAX_OMP_THREADS) return true;
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  fprintf(stderr, "%s: OMP_NUM_THREADS=%s asks for more than %d OpenMP threads (libgomp fails or crashes far above that): "
-          "set it to at most the machine's %ld cores, or unset it\n", prog, env, GNN_MAX_OMP_THREADS, cpus > 0 ? cpus : 1L);
+  snprintf(why, n, "OMP_NUM_THREADS=%s asks for more than %d OpenMP threads (libgomp fails or crashes far above that): "
+           "set it to at most the machine's %ld cores, or unset it", env, GNN_MAX_OMP_THREADS, cpus > 0 ? cpus : 1L);
+  return false;
+}
+
+/* The tools' form: false, after "PROG: " and the reason on stderr, when gnn_omp_threads_check refuses. */
+static inline bool gnn_omp_threads_ok(const char *prog) {
+  char why[1024];
+  if (gnn_omp_threads_check(why, sizeof why)) return true;
+  fprintf(stderr, "%s: %s\n", prog, why);
   return false;
 }
 #endif

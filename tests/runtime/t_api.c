@@ -82,6 +82,50 @@ static void test_errors(gnn_ctx *ctx) {
         gnn_last_error(ctx));
 }
 
+/* ---------------------------------------------------------------- OMP_NUM_THREADS */
+
+/* libgnnrt_host fails a context when OMP_NUM_THREADS asks for more than 4096 threads at any level
+ * (gnnrt_omp.h, the drivers' rule): a program of one's own went on to crash inside libgomp at its
+ * first parallel region (a segfault at 100,000). libgomp read the variable when this process
+ * loaded it, so setting it here changes nothing but what gnn_ctx_create reads. libgnnrt (CUDA)
+ * runs no OpenMP: its contexts do not look. */
+static void test_omp_threads(int cuda) {
+  const char *was = getenv("OMP_NUM_THREADS");
+  char *saved = was ? strdup(was) : NULL;
+  static const char *const refused[] = {"100000", "4097", "2, 100000"};
+  static const char *const accepted[] = {"4096", "2,4", "abc", "0", "99999999999999999999999"}; /* the last three: libgomp's to ignore */
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+    char name[64], name_failed[80], want[96];
+    snprintf(name, sizeof name, "ctx/omp-threads-refused/%s", refused[i]);
+    for (char *q = name; *q; q++) *q = *q == ' ' ? '_' : *q; /* a check's name is one word */
+    snprintf(name_failed, sizeof name_failed, "%s/ctx-failed", name);
+    snprintf(want, sizeof want, "gnn_ctx_create: OMP_NUM_THREADS=%s asks for more than 4096 OpenMP threads", refused[i]);
+    setenv("OMP_NUM_THREADS", refused[i], 1);
+    gnn_ctx *c = NULL;
+    gnn_status st = gnn_ctx_create(&c, 0);
+    void *p = NULL;
+    if (cuda) check(st == GNN_OK, name, "%s: %s (libgnnrt runs no OpenMP)", gnn_status_name(st), gnn_last_error(c));
+    else {
+      check_status(c, st, GNN_ERR_INVALID, name, want, "set it to at most the machine's");
+      check(c && gnn_malloc(c, &p, 16) == GNN_ERR_INVALID && strstr(gnn_last_error(c), want), name_failed, "the failed context was usable");
+    }
+    gnn_free(c, p);
+    gnn_ctx_destroy(c);
+  }
+  for (size_t i = 0; i < sizeof accepted / sizeof *accepted; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "ctx/omp-threads-accepted/%s", accepted[i]);
+    setenv("OMP_NUM_THREADS", accepted[i], 1);
+    gnn_ctx *c = NULL;
+    gnn_status st = gnn_ctx_create(&c, 0);
+    check(st == GNN_OK, name, "%s: %s", gnn_status_name(st), gnn_last_error(c));
+    gnn_ctx_destroy(c);
+  }
+  if (saved) setenv("OMP_NUM_THREADS", saved, 1);
+  else unsetenv("OMP_NUM_THREADS");
+  free(saved);
+}
+
 /* ---------------------------------------------------------------- memory */
 
 static void test_memory(gnn_ctx *ctx) {
@@ -1071,6 +1115,7 @@ int main(int argc, char **argv) {
     return 77;
   }
   test_errors(ctx);
+  test_omp_threads(gnn_ctx_is_cuda(ctx));
   test_memory(ctx);
   test_gemm(ctx);
   test_spmm(ctx);

@@ -12,6 +12,11 @@
 #   runtime/setgraph/...   tests/runtime/t_setgraph.c: one model rebound across graphs of other sizes
 #                          (generated sage and gin_graph: set_graph, reserve) equals a fresh model's
 #                          output and gradients bit for bit; within capacity it allocates nothing
+#   runtime/busy/...       tests/runtime/t_busy.c: a generated model (gcn) held by a call in another
+#                          thread (a load_params blocked on a pipe) refuses every other call with a
+#                          status and a message, changes nothing, and works again once it returns
+#   runtime/omp-threads-refused  t_busy with OMP_NUM_THREADS=100000: gnn_ctx_create fails with the
+#                          drivers' message (gnnrt_omp.h), where the program crashed in libgomp
 #   runtime/params/...     the interpreter's Glorot and uniform parameters, every value
 #   runtime/graph/...      hand-checked CSR/CSC for each option, the same graph from every format
 #                          (edge list, Matrix Market, dataset folder, cache), Cora's counts
@@ -99,6 +104,20 @@ else
   else
     fail runtime/setgraph/built "$rt_bin/t_setgraph is missing (make runtime-tests builds it)"
   fi
+
+  # one model from two threads at once: each call refused while another thread's holds the model
+  if [ -x "$rt_bin/t_busy" ]; then
+    out=$("$rt_bin/t_busy" 2>&1); report_lines runtime/busy $? "$out"
+  else
+    fail runtime/busy/built "$rt_bin/t_busy is missing (make runtime-tests builds it)"
+  fi
+
+  # an OMP_NUM_THREADS libgomp crashes on (a segfault in GOMP_parallel at 100000): a program of
+  # one's own linking libgnnrt_host gets a failed context with the drivers' message (gnnrt_omp.h)
+  out=$(OMP_NUM_THREADS=100000 "$rt_bin/t_busy" 2>&1); rc=$?
+  if [ $rc -eq 77 ] && grep -qF "no context: gnn_ctx_create: OMP_NUM_THREADS=100000 asks for more than 4096 OpenMP threads" <<< "$out"
+  then pass runtime/omp-threads-refused
+  else fail runtime/omp-threads-refused "exit $rc: $(head -c 300 <<< "$out")"; fi
 
   # ---------------------------------------------------------------- parameters vs the interpreter
   if "$GNNC" run dsl-examples/gcn.gnn --graph data/cora --save-params "$rt_tmp/gcn.params" > /dev/null 2>&1; then
@@ -668,6 +687,8 @@ PYEOF
       else fail runtime/valgrind/t_sample "$(grep -m3 -E '==[0-9]+==|FAIL' <<< "$out" | tr '\n' ' ')"; fi
       if out=$(OMP_NUM_THREADS=1 "${vg[@]}" "$rt_bin/t_setgraph" 2>&1); then pass runtime/valgrind/t_setgraph
       else fail runtime/valgrind/t_setgraph "$(grep -m3 -E '==[0-9]+==|FAIL' <<< "$out" | tr '\n' ' ')"; fi
+      if out=$(OMP_NUM_THREADS=1 "${vg[@]}" "$rt_bin/t_busy" 2>&1); then pass runtime/valgrind/t_busy
+      else fail runtime/valgrind/t_busy "$(grep -m3 -E '==[0-9]+==|FAIL' <<< "$out" | tr '\n' ' ')"; fi
       # every malformed file above, the good loads and a cache write, in one process
       { cat "$rt_tmp/cmds"; echo "--dataset data/cora"; echo "-r -d -y -s -n 5 $rt_g/small.edges"; echo "$rt_g/sym.mtx"
         echo "data/cora --save-cache $rt_tmp/vg.gcsr"; echo "$rt_tmp/vg.gcsr"; echo "--tensors $rt_tmp/gcn.params"
