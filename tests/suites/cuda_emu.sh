@@ -1,0 +1,138 @@
+# cuda_emu.sh -- sourced by tests/run.sh: whole generated CUDA models run on the CPU, without a GPU
+# (docs/gpu.md, "CUDA on the CPU"). Uses $GNNC, $ROOT (= cwd), $TMP, pass, fail, need_tool.
+#
+# The model's CUDA source (gnnc --target=cuda --emit=cu) and libgnnrt's CUDA build (its C files with
+# GNNRT_CUDA, its .cu kernels) are compiled by g++ against tests/cuda_emu (a fake CUDA runtime,
+# cuBLAS and cuSPARSE; every kernel launch a loop over blocks whose threads are coroutines meeting
+# at __syncwarp, the shuffles and __syncthreads), and gnn-run runs the library as it runs any model
+# library. Its numbers are compared with the float64 interpreter by gnn-compare, as the codegen
+# suites compare the host library's (tests/codegen/lib.sh: 1e-5 forward, 1e-4 training).
+#   cuda_emu/build                 libgnnrt_emu.so builds (tests/cuda_emu/build.sh)
+#   cuda_emu/MODEL/GRAPH/MAPPING   tests/interp/models/MODEL.gnn's output on the graph, both thread
+#                                  mappings; GRAPH: random (40 vertices), hub (a 2,000 in-edge hub:
+#                                  walks in chunks of their group's lanes), isolated
+#   cuda_emu/backward/MODEL/...    training mode (dropout from the seed): the output and every
+#                                  parameter gradient
+#   cuda_emu/generated/gcn         generated/gcn.cu itself (Cora's widths) on Cora: output and gradients
+#   cuda_emu/train/gcn             gnn-train, 2 epochs on Cora: its parameters vs the host library's
+#   cuda_emu/sabotage/...          the suite can fail: a copy of GCN's source with one kernel's
+#                                  index changed (in_deg[v] read as in_deg[u]), and one with the
+#                                  __syncwarp between a group's staging of its edges and their
+#                                  reading removed, each FAILS against the interpreter
+# CUDA_EMU_MODELS="gcn gat" runs those models alone (GCN is the sabotage checks' source).
+# g++ missing: every check fails (ALLOW_SKIP=1: skipped), never silently passes.
+
+# shellcheck source=tests/codegen/lib.sh
+source tests/codegen/lib.sh
+ce=$TMP/cuda_emu
+mkdir -p "$ce"
+ce_tail() { printf '%s\n' "$1" | tail -n 4 | tr '\n' ' '; }
+ce_ok=1
+need_tool cuda_emu/build g++ || ce_ok=0
+if [ $ce_ok = 1 ]; then
+  if out=$(bash tests/cuda_emu/build.sh "$ce" "$ROOT" 2>&1) && [ -f "$ce/libgnnrt_emu.so" ]; then
+    pass cuda_emu/build
+  else
+    fail cuda_emu/build "$(ce_tail "$out")"
+    ce_ok=0
+  fi
+fi
+
+# ce_lib NAME MODEL.gnn MAPPING [CU]: builds NAME's emulated library (from CU, with the headers
+# beside it, else from gnnc's --emit=cu of MODEL) and prints its path
+ce_lib() {
+  local base=$ce/$1
+  mkdir -p "$base"
+  if [ -n "${4:-}" ]; then
+    cp "$4" "$base/model.cu" && cp "$(dirname "$4")"/*.h "$base/" || return 1
+  else # (the source includes model.h, which --emit=cu writes beside it)
+    "$GNNC" "$2" --target=cuda --mapping="$3" --emit=cu -o "$base/model.cu" >"$base/log" 2>&1 || return 1
+  fi
+  bash tests/cuda_emu/model.sh "$base/lib.so" "$base/model.cu" "$ce" "$ROOT" >>"$base/log" 2>&1 || return 1
+  printf '%s' "$base/lib.so"
+}
+# ce_fwd NAME LIB MODEL.gnn GRAPH SEED: the output vs the interpreter's (1e-5); prints gnn-compare's
+# lines, exit 1 when they differ
+ce_fwd() {
+  local b=$ce/run-$$ out
+  cg_interp "$b.ref" --output "$3" --graph "$4" --seed "$5" || return 2
+  out=$("$cg_bin/gnn-run" "$2" --graph "$4" --seed "$5" --output "$b.got" --repeat 1 --warmup 0 2>&1) || { printf '%s\n' "$out"; return 2; }
+  "$ROOT/build/bin/gnn-compare" "$b.got" "$b.ref" --tol 1e-5
+}
+# ce_bwd NAME LIB MODEL.gnn GRAPH SEED: training: the output and every gradient (1e-4)
+ce_bwd() {
+  local b=$ce/bwd-$$ out
+  cg_interp "$b.ref" --save-outputs "$3" --graph "$4" --seed "$5" --train || return 2
+  out=$("$cg_bin/gnn-run" "$2" --graph "$4" --seed "$5" --train --save-grads "$b.got" --output "$b.out" --repeat 1 --warmup 0 2>&1) ||
+    { printf '%s\n' "$out"; return 2; }
+  sed 's/^tensor output /tensor out /' "$b.out" >> "$b.got"
+  grep -q '^tensor grad\.' "$b.ref" || { echo "no gradient in the reference"; return 2; }
+  "$ROOT/build/bin/gnn-compare" "$b.got" "$b.ref" --tol 1e-4
+}
+# ce_expect NAME WANT CMD...: pass when CMD's exit status is WANT (0 agrees, 1 differs)
+ce_expect() {
+  local name=$1 want=$2 out rc
+  shift 2
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ $rc = "$want" ]; then pass "$name"; else fail "$name" "exit $rc, wanted $want: $(ce_tail "$out")"; fi
+}
+
+if [ $ce_ok = 1 ]; then
+  ce_seed=301
+  for ce_m in ${CUDA_EMU_MODELS:-gcn sage gin gat appnp monet edgeconv rgcn}; do
+    for ce_map in vertex edge; do
+      if ! ce_l=$(ce_lib "$ce_m-$ce_map" "tests/interp/models/$ce_m.gnn" $ce_map); then
+        fail "cuda_emu/$ce_m/$ce_map" "the library did not build: $(ce_tail "$(cat "$ce/$ce_m-$ce_map/log")")"
+        continue
+      fi
+      for ce_g in random hub isolated; do
+        ce_expect "cuda_emu/$ce_m/$ce_g/$ce_map" 0 ce_fwd x "$ce_l" "tests/interp/models/$ce_m.gnn" "tests/interp/graphs/$ce_g" $ce_seed
+        ce_expect "cuda_emu/backward/$ce_m/$ce_g/$ce_map" 0 ce_bwd x "$ce_l" "tests/interp/models/$ce_m.gnn" "tests/interp/graphs/$ce_g" $((ce_seed + 1))
+      done
+    done
+    ce_seed=$((ce_seed + 2))
+  done
+fi
+
+# ---- generated/gcn.cu itself, at Cora's widths on Cora: the output and the gradients vs the
+# interpreter; and two epochs of gnn-train (the runtime's CUDA loss, accuracy and Adam kernels)
+# against the host library's, the parameters within 1e-3 (Adam's first steps, lr / sqrt(v), turn
+# a gradient's rounding into a step's: 6e-5 seen after three)
+if [ $ce_ok = 1 ]; then
+  if ! ce_l=$(ce_lib generated-gcn "" "" generated/gcn.cu); then
+    fail cuda_emu/generated/gcn "generated/gcn.cu did not build: $(ce_tail "$(cat "$ce/generated-gcn/log")")"
+  else
+    ce_expect cuda_emu/generated/gcn 0 ce_bwd x "$ce_l" dsl-examples/gcn.gnn data/cora 311
+    if ! out=$("$GNNC" dsl-examples/gcn.gnn --target=host -o "$ce/gcn-host.so" 2>&1); then
+      fail cuda_emu/train/gcn "the host library did not build: $(ce_tail "$out")"
+    elif ! out=$("$cg_bin/gnn-train" "$ce_l" --data data/cora --epochs 2 --seed 3 --quiet --save-params "$ce/train-emu.txt" 2>&1) ||
+         ! out=$("$cg_bin/gnn-train" "$ce/gcn-host.so" --data data/cora --epochs 2 --seed 3 --quiet --save-params "$ce/train-host.txt" 2>&1); then
+      fail cuda_emu/train/gcn "gnn-train failed: $(ce_tail "$out")"
+    else
+      ce_expect cuda_emu/train/gcn 0 "$ROOT/build/bin/gnn-compare" "$ce/train-emu.txt" "$ce/train-host.txt" --tol 1e-3
+    fi
+  fi
+fi
+
+# ---- the suite can fail: GCN's source sabotaged two ways, each run against the interpreter
+# ce_sabotage NAME SCRIPT: a copy of GCN's vertex-mapping source edited by the Python SCRIPT (on
+# `s`, which must change), built and run: it must differ from the interpreter (exit 1)
+ce_sabotage() {
+  local dir=$ce/sabotage-$1 l
+  mkdir -p "$dir"
+  if ! "$PY" -c "import sys; s = open(sys.argv[1]).read(); t = s; $2; assert t != s, 'the edit found nothing'; open(sys.argv[2], 'w').write(s)" \
+      "$ce/gcn-vertex/model.cu" "$dir/model.cu" 2>"$dir/log" || ! cp "$ce/gcn-vertex/model.h" "$dir/"; then
+    fail "cuda_emu/sabotage/$1" "the edit failed: $(ce_tail "$(cat "$dir/log")")"
+  elif ! l=$(ce_lib "sabotage-$1-lib" "" "" "$dir/model.cu"); then
+    fail "cuda_emu/sabotage/$1" "the sabotaged library did not build"
+  else
+    ce_expect "cuda_emu/sabotage/$1" 1 ce_fwd x "$l" tests/interp/models/gcn.gnn tests/interp/graphs/random 301
+  fi
+}
+if [ $ce_ok = 1 ] && [ -f "$ce/gcn-vertex/model.cu" ]; then
+  # an index: the edge's normalisation reads the source's in-degree for the destination's
+  ce_sabotage index "s = s.replace('in_deg[v * 1 + k]', 'in_deg[u * 1 + k]', 1)"
+  # a barrier: the lanes read the edges their group staged in shared memory without waiting for them
+  ce_sabotage syncwarp "s = s.replace('sh_u[lane] = src[sh_e[lane]];\n    }\n    __syncwarp(gmask);\n', 'sh_u[lane] = src[sh_e[lane]];\n    }\n', 1)"
+fi
