@@ -2,7 +2,8 @@
 # tests/cuda_emu/build.sh OUT ROOT -- libgnnrt's CUDA build on the CPU emulator: OUT/libgnnrt_emu.so.
 #
 # The runtime's C sources are compiled as the Makefile compiles libgnnrt (-DGNNRT_CUDA, RT_CUDA_SRC
-# but nvrtc.c: NVRTC and the driver API compile kernels for a GPU, nothing here runs them) against
+# but nvrtc.c: NVRTC and the driver API compile kernels for a GPU, nothing here runs them;
+# nvrtc_absent.c refuses its calls with a status) against
 # the fake CUDA headers of tests/cuda_emu/include; its .cu files (train_cuda, csr_cuda, spmm_cuda)
 # go through cuda_emu.py and g++; cuda_api.cpp implements the CUDA runtime, cuBLAS and cuSPARSE
 # calls. A generated model's .cu is built against it by model.sh. Objects are rebuilt only when
@@ -22,11 +23,15 @@ done
 for c in train_cuda csr_cuda spmm_cuda; do
   o=$out/obj/$c.o
   if newer "$root/runtime/$c.cu" "$o" || [ "$emu/cuda_emu.py" -nt "$o" ]; then
-    python3 "$emu/cuda_emu.py" "$root/runtime/$c.cu" "$out/obj/$c.cpp"
+    "${PY:-python3}" "$emu/cuda_emu.py" "$root/runtime/$c.cu" "$out/obj/$c.cpp"
     g++ -std=c++17 -w "${cflags[@]}" -c -o "$o" "$out/obj/$c.cpp"
   fi
   objs+=("$o")
 done
+# NVRTC's entry points refuse, as the host library's do
+o=$out/obj/nvrtc_absent.o
+newer "$emu/nvrtc_absent.c" "$o" && gcc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -w -Werror=implicit-function-declaration "${cflags[@]}" -c -o "$o" "$emu/nvrtc_absent.c"
+objs+=("$o")
 o=$out/obj/cuda_api.o
 newer "$emu/cuda_api.cpp" "$o" && g++ -std=c++17 -w "${cflags[@]}" -c -o "$o" "$emu/cuda_api.cpp"
 objs+=("$o")

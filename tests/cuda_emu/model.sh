@@ -6,6 +6,6 @@
 set -euo pipefail
 lib=$1 cu=$2 emu_dir=$3 root=$4
 cpp=${lib%.so}.cpp
-python3 "$root/tests/cuda_emu/cuda_emu.py" "$cu" "$cpp"
+"${PY:-python3}" "$root/tests/cuda_emu/cuda_emu.py" "$cu" "$cpp"
 g++ -std=c++17 -O1 -g -fPIC -shared -ffp-contract=off -w -DGNNRT_CUDA -DGNNC_MODEL_ENTRY -I"$root/tests/cuda_emu/include" -I"$(dirname "$cu")" \
   -I"$root/runtime" -o "$lib" "$cpp" -L"$emu_dir" -lgnnrt_emu -Wl,-rpath,"$emu_dir" -Wl,-z,defs

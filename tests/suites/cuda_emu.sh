@@ -13,13 +13,18 @@
 #                                  walks in chunks of their group's lanes), isolated
 #   cuda_emu/backward/MODEL/...    training mode (dropout from the seed): the output and every
 #                                  parameter gradient
+#   cuda_emu/layout/MODEL-FLAG      GCN, GAT and SAGE with --vector-loads=4 and with --split-hubs,
+#                                  training on the hub graph: the output and every gradient
+#   cuda_emu/runtime/{api,csr,setgraph}/...  tests/runtime/t_api.c, t_csr.c and t_setgraph.c (with
+#                                  generated/{sage,gin_graph,gcn}.cu) against libgnnrt_emu: their checks
 #   cuda_emu/generated/gcn         generated/gcn.cu itself (Cora's widths) on Cora: output and gradients
 #   cuda_emu/train/gcn             gnn-train, 2 epochs on Cora: its parameters vs the host library's
 #   cuda_emu/sabotage/...          the suite can fail: a copy of GCN's source with one kernel's
 #                                  index changed (in_deg[v] read as in_deg[u]), and one with the
 #                                  __syncwarp between a group's staging of its edges and their
 #                                  reading removed, each FAILS against the interpreter
-# CUDA_EMU_MODELS="gcn gat" runs those models alone (GCN is the sabotage checks' source).
+# CUDA_EMU_MODELS="gcn gat" runs those models alone, CUDA_EMU_MODELS= none (GCN's vertex-mapping
+# source is the sabotage checks' input: they need it).
 # g++ missing: every check fails (ALLOW_SKIP=1: skipped), never silently passes.
 
 # shellcheck source=tests/codegen/lib.sh
@@ -39,14 +44,15 @@ if [ $ce_ok = 1 ]; then
 fi
 
 # ce_lib NAME MODEL.gnn MAPPING [CU]: builds NAME's emulated library (from CU, with the headers
-# beside it, else from gnnc's --emit=cu of MODEL) and prints its path
+# beside it, else from gnnc's --emit=cu of MODEL, with CE_FLAGS' flags) and prints its path
 ce_lib() {
   local base=$ce/$1
   mkdir -p "$base"
   if [ -n "${4:-}" ]; then
     cp "$4" "$base/model.cu" && cp "$(dirname "$4")"/*.h "$base/" || return 1
   else # (the source includes model.h, which --emit=cu writes beside it)
-    "$GNNC" "$2" --target=cuda --mapping="$3" --emit=cu -o "$base/model.cu" >"$base/log" 2>&1 || return 1
+    # shellcheck disable=SC2086 # CE_FLAGS: words
+    "$GNNC" "$2" --target=cuda --mapping="$3" ${CE_FLAGS:-} --emit=cu -o "$base/model.cu" >"$base/log" 2>&1 || return 1
   fi
   bash tests/cuda_emu/model.sh "$base/lib.so" "$base/model.cu" "$ce" "$ROOT" >>"$base/log" 2>&1 || return 1
   printf '%s' "$base/lib.so"
@@ -57,7 +63,8 @@ ce_fwd() {
   local b=$ce/run-$$ out
   cg_interp "$b.ref" --output "$3" --graph "$4" --seed "$5" || return 2
   out=$("$cg_bin/gnn-run" "$2" --graph "$4" --seed "$5" --output "$b.got" --repeat 1 --warmup 0 2>&1) || { printf '%s\n' "$out"; return 2; }
-  "$ROOT/build/bin/gnn-compare" "$b.got" "$b.ref" --tol 1e-5
+  "$ROOT/build/bin/gnn-compare" "$b.got" "$b.ref" --tol 1e-5 || { rm -f "$b".*; return 1; }
+  rm -f "$b".*
 }
 # ce_bwd NAME LIB MODEL.gnn GRAPH SEED: training: the output and every gradient (1e-4)
 ce_bwd() {
@@ -67,7 +74,8 @@ ce_bwd() {
     { printf '%s\n' "$out"; return 2; }
   sed 's/^tensor output /tensor out /' "$b.out" >> "$b.got"
   grep -q '^tensor grad\.' "$b.ref" || { echo "no gradient in the reference"; return 2; }
-  "$ROOT/build/bin/gnn-compare" "$b.got" "$b.ref" --tol 1e-4
+  "$ROOT/build/bin/gnn-compare" "$b.got" "$b.ref" --tol 1e-4 || { rm -f "$b".*; return 1; }
+  rm -f "$b".*
 }
 # ce_expect NAME WANT CMD...: pass when CMD's exit status is WANT (0 agrees, 1 differs)
 ce_expect() {
@@ -80,7 +88,7 @@ ce_expect() {
 
 if [ $ce_ok = 1 ]; then
   ce_seed=301
-  for ce_m in ${CUDA_EMU_MODELS:-gcn sage gin gat appnp monet edgeconv rgcn}; do
+  for ce_m in ${CUDA_EMU_MODELS-gcn sage gin gat appnp monet edgeconv rgcn}; do
     for ce_map in vertex edge; do
       if ! ce_l=$(ce_lib "$ce_m-$ce_map" "tests/interp/models/$ce_m.gnn" $ce_map); then
         fail "cuda_emu/$ce_m/$ce_map" "the library did not build: $(ce_tail "$(cat "$ce/$ce_m-$ce_map/log")")"
@@ -93,6 +101,59 @@ if [ $ce_ok = 1 ]; then
     done
     ce_seed=$((ce_seed + 2))
   done
+fi
+
+# ---- the layouts gnnc's options choose, whose CUDA differs most from the default's: float4 loads
+# (--vector-loads=4: each lane 4 consecutive elements) and hub rows in pieces (--split-hubs: a
+# group per piece of the 2,000 in-edge hub, the last piece's group merging), training mode on the
+# hub graph: the output and every gradient
+if [ $ce_ok = 1 ]; then
+  for ce_f in --vector-loads=4 --split-hubs; do
+    for ce_m in gcn gat sage; do
+      ce_n=$ce_m-${ce_f#--}
+      if ! ce_l=$(CE_FLAGS=$ce_f ce_lib "${ce_n//=/}" "tests/interp/models/$ce_m.gnn" vertex); then
+        fail "cuda_emu/layout/$ce_n" "the library did not build: $(ce_tail "$(cat "$ce/${ce_n//=/}/log")")"
+      elif ! grep -q "$([ $ce_f = --split-hubs ] && echo 'hub rows in pieces' || echo float4)" "$ce/${ce_n//=/}/model.cu"; then
+        fail "cuda_emu/layout/$ce_n" "the source does not take the layout (no float4 load, no pieces)"
+      else
+        ce_expect "cuda_emu/layout/$ce_n" 0 ce_bwd x "$ce_l" "tests/interp/models/$ce_m.gnn" tests/interp/graphs/hub 331
+      fi
+    done
+  done
+fi
+
+# ---- the runtime's own test programs against libgnnrt_emu, as make builds them against libgnnrt
+# (t_api_cuda, t_csr_cuda, t_setgraph_cuda, which make test runs only on a GPU): the CUDA build's
+# context, memory table, span checks, uploads, graphs (gnn_graph_from_csr's device-side checks in
+# csr_cuda.cu), SpMM, losses and optimisers; t_setgraph with generated/sage.cu, gin_graph.cu and
+# gcn.cu compiled in (no GNNC_MODEL_ENTRY: three models in one program), rebound over mini-batches
+if [ $ce_ok = 1 ]; then
+  ce_rt=$ce/rt
+  mkdir -p "$ce_rt"
+  ce_cc=(gcc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -Iruntime -Igenerated)
+  ce_link=(-L"$ce" -lgnnrt_emu -Wl,-rpath,"$ce" -lm)
+  for ce_t in api csr; do
+    if ! out=$("${ce_cc[@]}" -o "$ce_rt/t_$ce_t" "tests/runtime/t_$ce_t.c" "${ce_link[@]}" 2>&1); then
+      fail "cuda_emu/runtime/$ce_t" "it did not build: $(ce_tail "$out")"
+    else
+      out=$(cd "$ce_rt" && "./t_$ce_t" 2>&1)
+      report_lines "cuda_emu/runtime/$ce_t" $? "$out"
+    fi
+  done
+  ce_objs=() ce_bad=
+  for ce_m in sage gin_graph gcn; do
+    "$PY" tests/cuda_emu/cuda_emu.py "generated/$ce_m.cu" "$ce_rt/$ce_m.cpp" &&
+      g++ -std=c++17 -O1 -fPIC -ffp-contract=off -w -DGNNRT_CUDA -Itests/cuda_emu/include -Igenerated -Iruntime \
+        -c -o "$ce_rt/$ce_m.o" "$ce_rt/$ce_m.cpp" > "$ce_rt/$ce_m.log" 2>&1 || ce_bad="$ce_bad $ce_m"
+    ce_objs+=("$ce_rt/$ce_m.o")
+  done
+  if [ -n "$ce_bad" ] || ! out=$("${ce_cc[@]}" -c -o "$ce_rt/t_setgraph.o" tests/runtime/t_setgraph.c 2>&1) ||
+     ! out=$(g++ -o "$ce_rt/t_setgraph" "$ce_rt/t_setgraph.o" "${ce_objs[@]}" "${ce_link[@]}" 2>&1); then
+    fail cuda_emu/runtime/setgraph "it did not build:${ce_bad:+ generated/ of$ce_bad} $(ce_tail "$out")"
+  else
+    out=$(cd "$ce_rt" && ./t_setgraph 2>&1)
+    report_lines cuda_emu/runtime/setgraph $? "$out"
+  fi
 fi
 
 # ---- generated/gcn.cu itself, at Cora's widths on Cora: the output and the gradients vs the
