@@ -15,8 +15,9 @@
 #                                  parameter gradient
 #   cuda_emu/layout/MODEL-FLAG      GCN, GAT and SAGE with --vector-loads=4 and with --split-hubs,
 #                                  training on the hub graph: the output and every gradient
-#   cuda_emu/runtime/{api,csr,setgraph}/...  tests/runtime/t_api.c, t_csr.c and t_setgraph.c (with
-#                                  generated/{sage,gin_graph,gcn}.cu) against libgnnrt_emu: their checks
+#   cuda_emu/runtime/{api,csr,ckpt,sample,setgraph}/...  tests/runtime/t_*.c (t_setgraph with
+#                                  generated/{sage,gin_graph,gcn}.cu) against libgnnrt_emu: their checks;
+#                                  api-no-pools: t_api on a device without memory pools
 #   cuda_emu/generated/gcn         generated/gcn.cu itself (Cora's widths) on Cora: output and gradients
 #   cuda_emu/train/gcn             gnn-train, 2 epochs on Cora: its parameters vs the host library's
 #   cuda_emu/sabotage/...          the suite can fail: a copy of GCN's source with one kernel's
@@ -123,21 +124,27 @@ if [ $ce_ok = 1 ]; then
 fi
 
 # ---- the runtime's own test programs against libgnnrt_emu, as make builds them against libgnnrt
-# (t_api_cuda, t_csr_cuda, t_setgraph_cuda, which make test runs only on a GPU): the CUDA build's
-# context, memory table, span checks, uploads, graphs (gnn_graph_from_csr's device-side checks in
-# csr_cuda.cu), SpMM, losses and optimisers; t_setgraph with generated/sage.cu, gin_graph.cu and
+# (t_api_cuda, t_csr_cuda, t_setgraph_cuda, which make test runs only on a GPU; t_ckpt and t_sample,
+# which it runs against the host library alone): the CUDA build's context, memory table, span
+# checks, uploads, graphs (gnn_graph_from_csr's device-side checks in csr_cuda.cu), SpMM, losses
+# and optimisers, training states saved from and loaded to the device, sampled subgraphs; t_setgraph with generated/sage.cu, gin_graph.cu and
 # gcn.cu compiled in (no GNNC_MODEL_ENTRY: three models in one program), rebound over mini-batches
 if [ $ce_ok = 1 ]; then
   ce_rt=$ce/rt
   mkdir -p "$ce_rt"
   ce_cc=(gcc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -Iruntime -Igenerated)
   ce_link=(-L"$ce" -lgnnrt_emu -Wl,-rpath,"$ce" -lm)
-  for ce_t in api csr; do
+  for ce_t in api csr ckpt sample; do
     if ! out=$("${ce_cc[@]}" -o "$ce_rt/t_$ce_t" "tests/runtime/t_$ce_t.c" "${ce_link[@]}" 2>&1); then
       fail "cuda_emu/runtime/$ce_t" "it did not build: $(ce_tail "$out")"
     else
-      out=$(cd "$ce_rt" && "./t_$ce_t" 2>&1)
+      mkdir -p "$ce_rt/$ce_t.d" # (t_ckpt's folder for its files)
+      out=$(cd "$ce_rt" && "./t_$ce_t" $([ $ce_t = ckpt ] && echo "$ce_rt/$ce_t.d") 2>&1)
       report_lines "cuda_emu/runtime/$ce_t" $? "$out"
+      if [ $ce_t = api ]; then # a device without memory pools: cudaMalloc, and cudaFree after a sync
+        out=$(cd "$ce_rt" && CUDA_EMU_NO_POOLS=1 ./t_api 2>&1)
+        report_lines cuda_emu/runtime/api-no-pools $? "$out"
+      fi
     fi
   done
   ce_objs=() ce_bad=
