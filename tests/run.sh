@@ -189,7 +189,7 @@ else
   # The work: one item per suite, "PATH SHARD" (SHARD "-", or I/N for a sharded suite), the long
   # suites first, longest first (by their times one after another on 2 cores), the rest by name.
   _run_sharded=" ${TEST_SHARDED-$_run_cg_suites} "
-  _run_first="codegen_paths codegen_models codegen_layouts codegen_build train lang fuse checkpoint build runtime reliability fuzz python bench codegen_host embed gpukit interp cli grad"
+  _run_first="codegen_paths codegen_models codegen_layouts codegen_build train lang fuse cuda_emu checkpoint build runtime reliability fuzz python bench codegen_host embed gpukit interp cli grad"
   _run_items=()
   _run_add() { # PATH
     local name i

@@ -24,6 +24,7 @@ whole tensor). The program prints "ok KERNEL" or "FAIL KERNEL: what differed" an
 failure. This script exits 2 when the .cu files have no grid-wide kernel, or one takes a
 parameter this harness cannot fill (or a buffer the kernel IR does not size).
 """
+import os
 import re
 import sys
 
@@ -31,30 +32,15 @@ KERNEL = re.compile(r'^/\* ([A-Za-z0-9_]+): grid-wide, a thread per element \((\
 SIGNATURE = re.compile(r'^extern "C" __global__ void __launch_bounds__\(256\) ([A-Za-z0-9_]+)\((.*)\) \{$')
 TYPES = {"float": "f32", "double": "f64", "int32_t": "i32", "int64_t": "i64"}
 
+# The CUDA language: tests/cuda_emu/cuda_emu.h (the one copy every CPU run of the kernels shares),
+# threads as plain calls (CUDA_EMU_SERIAL), pasted whole where @CUDA_EMU_H@ is: OUT.cpp stands alone
+EMU_H = os.path.join(os.path.dirname(os.path.abspath(__file__)), '../cuda_emu/cuda_emu.h')
 SHIM = r'''// The CUDA names the grid-wide kernels use, on a CPU (tests/codegen/grid_wide_check.py).
-#include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-struct GnnShimDim { unsigned x, y, z; };
-static GnnShimDim threadIdx, blockIdx, gridDim, blockDim;
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __launch_bounds__(n)
-#define __restrict__ __restrict
+#define CUDA_EMU_SERIAL 1
+@CUDA_EMU_H@
 static inline int64_t gnn_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t gnn_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
-static inline float gnn_rsqrtf(float x) { return 1.0f / sqrtf(x); }
-/* the emitter's once-rounded + - * (kir.c, cuda_rounded_fn); g++ here does not contract (x86-64,
-   no -mfma), so the plain operators round once too */
-static inline float __fadd_rn(float a, float b) { return a + b; }
-static inline float __fsub_rn(float a, float b) { return a - b; }
-static inline float __fmul_rn(float a, float b) { return a * b; }
-static inline double __dadd_rn(double a, double b) { return a + b; }
-static inline double __dsub_rn(double a, double b) { return a - b; }
-static inline double __dmul_rn(double a, double b) { return a * b; }
+static inline float gnn_rsqrtf(float x) { return rsqrtf(x); }
 
 static uint64_t shim_state;
 static uint64_t shim_next(void) { /* splitmix64 */
@@ -179,7 +165,8 @@ def main(argv):
         sys.stderr.write("grid_wide_check: no grid-wide kernel in %s\n" % " ".join(argv[1:]))
         return 2
     with open(argv[0], "w") as f:
-        f.write(SHIM)
+        with open(EMU_H) as h:
+            f.write(SHIM.replace('@CUDA_EMU_H@', h.read(), 1))
         f.write("\n// ---- the kernels, verbatim\n\n")
         for k in kernels:
             f.write(k + "\n")

@@ -23,130 +23,21 @@ SIG = re.compile(r'^extern "C" __global__ void __launch_bounds__\((\d+)\) ([A-Za
 HEAD = re.compile(r'^/\* ([A-Za-z0-9_]+): (.*?), (\d+) lanes per group, (\d+) groups? per block', re.M)
 BUF = re.compile(r'^  buffer ([A-Za-z0-9_]+): (\w+)(?: (vertex|edge|global|graph))?\[([0-9, ]*)\](.*)$', re.M)
 
-SHIM = r'''// a CPU shim for the CUDA kernels of gnnc (tests/codegen/warp_emu.py): threads as coroutines
-#include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <ucontext.h>
-struct Dim3 { unsigned x, y, z; };
-struct float4 { float x, y, z, w; };
-static inline float4 make_float4(float a, float b, float c, float d) { float4 v = {a, b, c, d}; return v; }
-// the emitter's once-rounded + - * (kir.c, cuda_rounded_fn); g++ runs with -ffp-contract=off
-static inline float __fadd_rn(float a, float b) { return a + b; }
-static inline float __fsub_rn(float a, float b) { return a - b; }
-static inline float __fmul_rn(float a, float b) { return a * b; }
-static inline double __dadd_rn(double a, double b) { return a + b; }
-static inline double __dsub_rn(double a, double b) { return a - b; }
-static inline double __dmul_rn(double a, double b) { return a * b; }
-enum { EMU_MAX = 1024 };
-struct EmuThread { ucontext_t ctx; Dim3 tid; int done, waiting; unsigned mask; long gen; };
-static EmuThread emu_t[EMU_MAX];
-static int emu_n, emu_cur;
-static ucontext_t emu_sched;
-static Dim3 blockIdx, gridDim, blockDim;
-static long emu_gen[EMU_MAX / 32][32];
-#define threadIdx (emu_t[emu_cur].tid)
-#define __global__
-#define __device__
-#define __host__
-#define __forceinline__ inline
-#define __launch_bounds__(n)
-#define __shared__ static
-#define __restrict__ __restrict
-static inline void emu_yield(void) { swapcontext(&emu_t[emu_cur].ctx, &emu_sched); }
-// the lanes of mask (within this thread's warp) meet: wait until every one has arrived
-static void __syncwarp(unsigned mask) {
-  EmuThread *t = &emu_t[emu_cur];
-  int w = emu_cur / 32;
-  t->waiting = 1, t->mask = mask, t->gen = emu_gen[w][0];
-  for (;;) {
-    int all = 1;
-    for (int l = 0; l < 32; l++)
-      if ((mask >> l) & 1u) {
-        EmuThread *o = &emu_t[w * 32 + l];
-        if (w * 32 + l >= emu_n || o->done || !(o->waiting || o->gen != t->gen)) all = 0;
-      }
-    if (all) { emu_gen[w][0]++; break; }
-    if (emu_gen[w][0] != t->gen) break;
-    emu_yield();
-  }
-  t->waiting = 0;
-  emu_yield(); /* let the others see the new generation before anyone arrives at the next */
-}
-static double emu_slot[EMU_MAX];
-template <typename T> static T emu_exchange(unsigned mask, T v, int from) {
-  memcpy(&emu_slot[emu_cur], &v, sizeof v);
-  __syncwarp(mask);
-  T r;
-  memcpy(&r, &emu_slot[(emu_cur / 32) * 32 + from], sizeof r);
-  __syncwarp(mask);
-  return r;
-}
-template <typename T> static T __shfl_xor_sync(unsigned mask, T v, int off, int width) {
-  int lane = emu_cur % 32;
-  return emu_exchange(mask, v, (lane & ~(width - 1)) + (((lane % width) ^ off) % width));
-}
-template <typename T> static T __shfl_sync(unsigned mask, T v, int src, int width) {
-  return emu_exchange(mask, v, ((emu_cur % 32) & ~(width - 1)) + src % width);
-}
-static inline void __threadfence(void) {}
-static inline void __syncthreads(void) { /* every thread of the block: the warps in turn */
-  EmuThread *t = &emu_t[emu_cur];
-  t->waiting = 2;
-  for (;;) {
-    int all = 1;
-    for (int i = 0; i < emu_n; i++)
-      if (!emu_t[i].done && emu_t[i].waiting != 2 && emu_t[i].waiting != 3) all = 0;
-    if (all) break;
-    emu_yield();
-  }
-  t->waiting = 3;
-  emu_yield();
-  t->waiting = 0;
-}
-template <typename T> static inline T __ldg(const T *p) { return *p; }
-template <typename T> static inline T __ldcg(const T *p) { return *p; }
-template <typename T> static inline T atomicAdd(T *p, T v) { T o = *p; *p = o + v; return o; }
-static inline int atomicCAS(int *p, int cmp, int v) { int o = *p; if (o == cmp) *p = v; return o; }
-static inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
-static inline int __float_as_int(float f) { int i; memcpy(&i, &f, 4); return i; }
-static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
-#define __CUDACC_RTC__ 1
-'''
+# the CUDA language on a CPU, threads as coroutines: tests/cuda_emu/cuda_emu.h, pasted whole (the
+# one copy of it that every CPU run of the kernels shares); under __CUDACC_RTC__ the .cu's host code is gone
+EMU_H = os.path.join(os.path.dirname(os.path.abspath(__file__)), '../cuda_emu/cuda_emu.h')
+SHIM = '// a CPU shim for the CUDA kernels of gnnc (tests/codegen/warp_emu.py)\n'
+
+
+def shim():
+    with open(EMU_H) as f:
+        return SHIM + f.read() + '#define __CUDACC_RTC__ 1\n'
+
 
 MAIN = r'''
-static void (*emu_body)(void);
-static void emu_entry(void) { emu_body(); emu_t[emu_cur].done = 1; swapcontext(&emu_t[emu_cur].ctx, &emu_sched); }
-static char emu_stack[EMU_MAX][48 * 1024];
+// a launch: blocks x threads, every thread running body (cuda_emu.h)
 static void emu_launch(unsigned blocks, unsigned threads, void (*body)(void)) {
-  emu_body = body;
-  gridDim.x = blocks, blockDim.x = threads;
-  for (unsigned b = 0; b < blocks; b++) {
-    blockIdx.x = b;
-    emu_n = (int)threads;
-    memset(emu_gen, 0, sizeof emu_gen);
-    for (int i = 0; i < emu_n; i++) {
-      EmuThread *t = &emu_t[i];
-      memset(t, 0, sizeof *t);
-      t->tid.x = (unsigned)i;
-      getcontext(&t->ctx);
-      t->ctx.uc_stack.ss_sp = emu_stack[i];
-      t->ctx.uc_stack.ss_size = sizeof emu_stack[i];
-      t->ctx.uc_link = &emu_sched;
-      makecontext(&t->ctx, emu_entry, 0);
-    }
-    for (int left = emu_n; left > 0;) {
-      left = 0;
-      for (int i = 0; i < emu_n; i++) {
-        if (emu_t[i].done) continue;
-        emu_cur = i;
-        swapcontext(&emu_sched, &emu_t[i].ctx);
-        left += !emu_t[i].done;
-      }
-    }
-  }
+  if (cuda_emu_grid(dim3(blocks), dim3(threads), 0, body)) { fprintf(stderr, "warp_emu: a launch CUDA refuses\n"); exit(2); }
 }
 static uint64_t emu_rs;
 static double emu_rand(void) {
@@ -232,7 +123,7 @@ def graph():
 def harness(cu_path, kir, ks, names):
     sizes = kir_sizes(kir)
     g, ne = graph()
-    src = [SHIM, '#include "%s"\n' % os.path.abspath(cu_path), MAIN]
+    src = [shim(), '#include "%s"\n' % os.path.abspath(cu_path), MAIN]
     for gname, (t, vals) in g.items():
         src.append('static const %s emu_%s[] = {%s};\n' % (t, gname, ', '.join(map(str, vals))))
     src.append('int main(int argc, char **argv) {\n  FILE *f = fopen(argv[1], "wb");\n  (void)argc;\n')
