@@ -43,6 +43,7 @@
 #include "build.h"
 #include "gnnrt_omp.h"
 #include "gnnrt_path.h"
+#include "cli_value.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -539,8 +540,8 @@ int gradcheck_main(int argc, char **argv) {
   PipelineOpts po = {.verify_each = true, .out = stderr};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-#define GCVAL(flag) (strncmp(a, flag "=", strlen(flag) + 1) == 0 ? a + strlen(flag) + 1 \
-                     : (strcmp(a, flag) == 0 && i + 1 < argc) ? argv[++i] : NULL)
+    const char *missing = NULL; /* an option matched that got no value (cli_value.h) */
+#define GCVAL(flag) cli_option_value(a, flag, argc, argv, &i, &missing)
     const char *v, *want = "";
     char *end = NULL;
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -607,6 +608,10 @@ int gradcheck_main(int argc, char **argv) {
         return 2;
       }
       if (po.ndisabled < 16) po.disabled[po.ndisabled++] = a + 5;
+    } else if (missing) {
+      fprintf(stderr, "gnnc gradcheck: option '%s' needs a value%s%s%s\n", missing, i + 1 < argc ? ", and the next word '" : "",
+              i + 1 < argc ? argv[i + 1] : "", i + 1 < argc ? "' is an option (a value that begins with '-': FLAG=VALUE)" : "");
+      return 2;
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "gnnc gradcheck: unknown option '%s' (see gnnc gradcheck --help)\n", a);
       return 2;

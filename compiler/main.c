@@ -13,6 +13,7 @@
 #include "gnnrt_hostmem.h"
 #include "gnnrt_omp.h"
 #include "gnnrt_path.h"
+#include "cli_value.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -501,8 +502,8 @@ int main(int argc, char **argv) {
   }
   for (int i = first; i < argc; i++) {
     const char *a = argv[i];
-#define ARGVAL(flag) (strncmp(a, flag "=", strlen(flag) + 1) == 0 ? a + strlen(flag) + 1 \
-                      : (strcmp(a, flag) == 0 && i + 1 < argc) ? argv[++i] : NULL)
+    const char *missing = NULL; /* an option matched that got no value (cli_value.h) */
+#define ARGVAL(flag) cli_option_value(a, flag, argc, argv, &i, &missing)
     const char *v;
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       usage(stdout);
@@ -517,7 +518,7 @@ int main(int argc, char **argv) {
                pass_table[k].kept_at_O0 ? " (not an optimisation: -O0 keeps it, -fno-autodiff builds inference only)" : "");
       printf("%-14s %s\n", "lower", "operator IR to kernel IR: GEMMs and kernels with a thread mapping (when code is emitted)");
       return 0;
-    } else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
+    } else if (strcmp(a, "-o") == 0 && i + 1 < argc && !cli_looks_like_option(argv[i + 1])) {
       if (!set_file_once(&cli.output, argv[++i], "-o", cli.output_opt)) return 2; /* gnnc run: the same as --output */
       cli.output_opt = "-o";
     } else if ((v = ARGVAL("--emit"))) {
@@ -732,6 +733,17 @@ int main(int argc, char **argv) {
         return 2;
       }
       cli.rows = (int)n;
+    } else if (missing || strcmp(a, "-o") == 0) { /* the value is absent, or the next word is an option */
+      if (!missing) missing = a;
+      if (i + 1 < argc && strcmp(missing, "-o") == 0)
+        fprintf(stderr, "gnnc: option '-o' needs a value, and the next word '%s' is an option (a file name that begins with '-': -o ./NAME)\n",
+                argv[i + 1]);
+      else if (i + 1 < argc)
+        fprintf(stderr, "gnnc: option '%s' needs a value, and the next word '%s' is an option (a value that begins with '-': %s=VALUE)\n",
+                missing, argv[i + 1], missing);
+      else
+        fprintf(stderr, "gnnc: option '%s' needs a value\n", missing);
+      return 2;
     } else if (!cli.run && run_only_option(a)) {
       fprintf(stderr, "gnnc: error: %.*s is an option of gnnc run (gnnc run [options] FILE.gnn --graph PATH)\n",
               (int)strcspn(a, "="), a);

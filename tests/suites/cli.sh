@@ -448,6 +448,8 @@ check gradcheck-bad-value bash -c "[ $rc -eq 2 ] && [ $rc2 -eq 2 ] && [ $rc3 -eq
 unset rc2 rc3
 "$GNNC" gradcheck $ex --graph data/cora --frobnicate > /dev/null 2> "$TMP/err"; rc=$?
 check gradcheck-unknown-option bash -c "[ $rc -eq 2 ] && grep -q \"unknown option '--frobnicate'\" '$TMP/err'"
+"$GNNC" gradcheck $ex --graph --samples 3 > /dev/null 2> "$TMP/err"; rc=$?
+check gradcheck-value-is-next-option bash -c "[ $rc -eq 2 ] && grep -qF \"option '--graph' needs a value, and the next word '--samples' is an option\" '$TMP/err'"
 printf 'model M(x: vertex[2]) -> vertex[2] {\n  return nope\n}\n' > "$TMP/bad.gnn"
 "$GNNC" gradcheck "$TMP/bad.gnn" --graph data/cora > /dev/null 2> "$TMP/err"; rc=$?
 check gradcheck-compile-error bash -c "[ $rc -eq 1 ] && grep -q 'error generated' '$TMP/err'"
@@ -534,6 +536,15 @@ check host-march-on-cuda-warns bash -c "[ $rc -eq 0 ] && grep -qF 'warning: --ho
 check host-march-on-host-quiet bash -c "[ $rc -eq 0 ] && [ ! -s '$TMP/err' ]"
 bad_num stats-empty "$statsmsg 'V=,E=1'" "$TMP/num.gnn" --stats V=,E=1
 bad_num o-missing "option '-o' needs a value" "$TMP/num.gnn" -o
+# an option's value is never the next option (a reviewer's --tune-mapping --target=host compiled for
+# cuda with '--target=host' as its graph; --target=host --tune-mapping -o x.so took -o as the graph)
+bad_num value-is-next-option "option '--tune-mapping' needs a value, and the next word '--target=host' is an option" \
+  "$TMP/num.gnn" --tune-mapping --target=host -o "$TMP/tm.so"
+bad_num value-is-next-o "option '--tune-mapping' needs a value, and the next word '-o' is an option" \
+  "$TMP/num.gnn" --target=host --tune-mapping -o "$TMP/tm.so"
+bad_num o-value-is-next-option "option '-o' needs a value, and the next word '--emit=ir' is an option (a file name that begins with '-': -o ./NAME)" \
+  "$TMP/num.gnn" -o --emit=ir
+bad_num run-value-is-next-option "option '--graph' needs a value, and the next word '--seed' is an option" run "$TMP/num.gnn" --graph --seed 3
 # the extremes of the ranges are accepted
 if "$GNNC" "${runargs[@]}" --seed 18446744073709551615 --rows 0 --num-vertices 3 > "$TMP/out" 2>&1 &&
    grep -q '^checksum:' "$TMP/out" && ! grep -q '^row ' "$TMP/out"; then pass cli/numeric-extremes
