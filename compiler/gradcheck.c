@@ -341,6 +341,10 @@ static int check(Gc *gc) {
   uint64_t rs = o->seed ^ 0x5a4d91e5ull;
   double worst = 0;
   int64_t total = 0, kinks = 0, refined = 0, truncated = 0;
+  /* the parameters (inputs) of which no entry was checked, every one drawn lying at a kink:
+   * the summary names them, since their line alone says "0/64 entries" among many */
+  char unchecked[256] = "";
+  int nunchecked = 0;
   for (int i = 1; i < m->nouts; i++) {
     /* a parameter's gradient, or an input's: the input's values (a copy of the joint
      * evaluation's, which the forward-only runs read through `given`) are then perturbed */
@@ -441,6 +445,15 @@ static int check(Gc *gc) {
     if (pr.kinked) printf("  %lld at kinks", (long long)pr.kinked);
     if (pr.refined + pr.truncated) printf("  %lld at a tenth of the step", (long long)(pr.refined + pr.truncated));
     printf("%s\n", pr.max_err > o->tol || pr.kinked ? "  FAIL" : "");
+    if (pr.kinked && !pr.checked) {
+      size_t u = strlen(unchecked);
+      if (nunchecked < 3)
+        snprintf(unchecked + u, sizeof unchecked - u, "%s%s (%s%lld%s of %lld, all at kinks)", nunchecked ? ", " : "", pname,
+                 pr.kinked < n ? "the " : "", (long long)pr.kinked, pr.kinked < n ? " drawn" : "", (long long)n);
+      else if (nunchecked == 3)
+        snprintf(unchecked + u, sizeof unchecked - u, ", ...");
+      nunchecked++;
+    }
     worst = fmax(worst, pr.max_err);
     total += pr.checked;
     kinks += pr.kinked;
@@ -455,6 +468,20 @@ static int check(Gc *gc) {
     printf("%lld entr%s still beyond --tol at a tenth of the step erred 10 times less or better there, as the difference's "
            "truncation error does: try a smaller step (--eps %g)\n", (long long)truncated, truncated == 1 ? "y" : "ies",
            o->eps / 100);
+  /* A kinked entry fails the run (a parameter nothing checked is not a pass): say so, and what
+   * usually puts an entry there, before the verdict. */
+  if (kinks) {
+    printf("%lld entr%s not checked: a kink (relu, leaky_relu, elu, abs, sign or inv_or_zero at 0, a max/min tie) lies "
+           "within %s stencil, where no derivative exists for a difference to measure; an entry at a kink fails the check\n",
+           (long long)kinks, kinks == 1 ? "y was" : "ies were", kinks == 1 ? "its" : "their");
+    if (nunchecked)
+      printf("not one entry checked of %s\n", unchecked);
+    if (o->init && strcmp(o->init, "glorot") == 0)
+      printf("--init=glorot starts biases at 0, which puts an activation exactly at its kink wherever a vertex's input "
+             "is 0: try --init=uniform (the default)\n");
+    else
+      printf("try another --seed, or --params whose values keep these operands away from the kinks\n");
+  }
   printf("max rel error %.2e over %lld entries of %d parameter%s", worst, (long long)total, m->nouts - 1 - nig,
          m->nouts - 1 - nig == 1 ? "" : "s");
   if (nig) printf(" and %d input%s", nig, nig == 1 ? "" : "s");
@@ -681,6 +708,7 @@ int gradcheck_main(int argc, char **argv) {
     fprintf(stderr, "%s\n", err);
     goto done;
   }
+  o.init = cli.params ? NULL : cli.init;
   rc = gradcheck_module(m, &g, &ps, &o);
 done:
   if (c.diag.errors > 0 && c.diag.out)

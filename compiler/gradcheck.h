@@ -23,6 +23,7 @@ typedef struct {
   int64_t samples;        /* > 0: check this many random entries of a larger parameter */
   double tol, eps, floor; /* floor 0: 1e-6 x the largest |grad| */
   const char *grad_out, *save_grads, *corrupt, *graph_name;
+  const char *init;       /* the --init the parameters came from (NULL: --params, or unknown) */
 } GradcheckOpts;
 /* The check itself on a training module (one with grad.out), a graph and parameters;
  * prints the report to stdout and returns the exit status. */

@@ -239,5 +239,28 @@ else
   fail grad/checker/tie-is-a-kink "exit $grad_rc: $(grad_tail "$grad_out")"
 fi
 
+# ... and the verdict says why it failed when entries sat at kinks: which parameter had no entry
+# checked at all, and the remedy (--init=glorot's zero bias puts relu(b) at its kink; uniform does not).
+cat > "$grad_tmp/kinked-bias.gnn" <<'EOF'
+layer Lin<D>(x: vertex[F]) -> vertex[D] {
+  param W: [F, D]
+  param b: [D]
+  return W @ x + relu(b)
+}
+model K(x: vertex[5]) -> vertex[3] {
+  return Lin<3>(x)
+}
+EOF
+grad_out=$(grad_gnnc gradcheck "$grad_tmp/kinked-bias.gnn" --graph tests/interp/graphs/random --init=glorot --samples 2 2>&1)
+grad_rc=$?
+if [ $grad_rc -eq 1 ] && printf '%s\n' "$grad_out" | tail -n 4 | head -n 3 | tr '\n' '|' | grep -qxF \
+  "2 entries were not checked: a kink (relu, leaky_relu, elu, abs, sign or inv_or_zero at 0, a max/min tie) lies within their stencil, where no derivative exists for a difference to measure; an entry at a kink fails the check|not one entry checked of lin0.b (the 2 drawn of 3, all at kinks)|--init=glorot starts biases at 0, which puts an activation exactly at its kink wherever a vertex's input is 0: try --init=uniform (the default)|" &&
+   printf '%s\n' "$grad_out" | tail -n 1 | grep -q '(2 not checked at kinks; .*): FAIL$' &&
+   grad_gnnc gradcheck "$grad_tmp/kinked-bias.gnn" --graph tests/interp/graphs/random --init=uniform --samples 2 > /dev/null 2>&1; then
+  pass grad/checker/kinks-say-why
+else
+  fail grad/checker/kinks-say-why "exit $grad_rc: $(grad_tail "$grad_out")"
+fi
+
 unset -f grad_gnnc grad_tail grad_check grad_same
 unset grad_io grad_dir grad_tmp grad_f grad_n grad_k grad_line grad_opts grad_text grad_models grad_m grad_g grad_out grad_rc grad_c grad_rules
