@@ -423,8 +423,12 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, GnnCtx *c, void *scann
   bool keyword = tok == YYSYMBOL_VERTEX || tok == YYSYMBOL_EDGE || tok == YYSYMBOL_GRAPH || tok == YYSYMBOL_LAYER ||
                  tok == YYSYMBOL_MODEL || tok == YYSYMBOL_PARAM || tok == YYSYMBOL_RETURN || tok == YYSYMBOL_FOR ||
                  tok == YYSYMBOL_IN;
-  bool name_expected = false;
+  bool name_expected = false, graph_expected = false;
   for (int i = 0; i < nexp; i++) name_expected |= expected[i] == YYSYMBOL_IDENT;
+  for (int i = 0; i < nexp; i++) graph_expected |= expected[i] == YYSYMBOL_GRAPH;
+  /* a number as an index, `x[0]`: an index moves a value between domains (src, dst, graph); a
+   * reader from NumPy means an element, which slice picks */
+  bool number_index = tok == YYSYMBOL_NUMBER && graph_expected && gnn_lex_token_before(scanner) == '[';
   if (nexp > MAX_EXPECTED) {
     int k = -1;
     for (int i = 0; i < nexp; i++)
@@ -450,6 +454,10 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, GnnCtx *c, void *scann
     append_name(buf, sizeof buf, &n, yysymbol_name(tok));
     append_name(buf, sizeof buf, &n, " is a keyword and cannot be used as a name");
   }
+  if (number_index)
+    append_name(buf, sizeof buf, &n, ": an index in [ ] is src, dst (a vertex value read on each edge) or graph (a "
+                "graph value read at each vertex), never a number; slice(x, k, k + 1) picks element k of the last "
+                "dim (transpose(x) first for the dim before it; flatten drops dims of 1)");
   diag_error(&c->diag, at, "%s", buf);
   if (have_open && wants_closer) diag_note(&c->diag, open_loc, "to match this '%c'", open);
   if (operator_at_end)

@@ -10,6 +10,8 @@
 #
 #   # expect-note: LINE    the first note after that error (before the next error) is LINE
 #   # expect-errors: N     exactly N errors: N error lines printed, and "N errors generated."
+#   # advice: TEXT         the message's advice taken: the program with the reported line replaced
+#                          by TEXT compiles with no diagnostic at all (checked as NAME/advice)
 #
 # For each file the suite runs `$GNNC FILE` (10 s limit) and checks that
 #   - the exit status is exactly 1 (not 0, not a crash, not a hang) and nothing is on stdout;
@@ -139,7 +141,7 @@ _diag_no_crash() { # NAME FILE [PATTERN] -- rc 0, or rc 1 with an error (matchin
 }
 
 _diag_run_files() {
-  local f name expect note nerr first
+  local f name expect note nerr first advice ln
   local count=0
   for f in tests/diag/*.gnn; do
     [ -f "$f" ] || continue
@@ -156,6 +158,18 @@ _diag_run_files() {
     note=${note#'# expect-note: '}
     nerr=$(grep -a -m 1 '^# expect-errors: ' "$f" | sed 's/^# expect-errors: *\([0-9]*\).*/\1/')
     _diag_check "$name" "$f" "$expect" "$note" "$nerr"
+    advice=$(grep -a -m 1 '^# advice: ' "$f" | tr -d '\r')
+    if [ -n "$advice" ]; then
+      advice=${advice#'# advice: '}
+      ln=$(sed 's/^[^:]*:\([0-9]*\):.*/\1/' <<< "$expect")
+      awk -v n="$ln" -v t="$advice" 'NR == n { print t; next } { print }' "$f" > "$TMP/advice.gnn"
+      if timeout 10 "$GNNC" "$TMP/advice.gnn" --emit=ir -o "$TMP/advice.ir" > /dev/null 2> "$TMP/advice.err" &&
+         [ ! -s "$TMP/advice.err" ]; then
+        pass "$name/advice"
+      else
+        fail "$name/advice" "line $ln as '$advice' does not compile cleanly: $(head -c 300 "$TMP/advice.err" | tr '\n' '|')"
+      fi
+    fi
   done
   [ "$count" -gt 0 ] || fail "diag/files" "no tests/diag/*.gnn found"
 }
