@@ -111,6 +111,17 @@ static bool broadcast(const Shape *a, const Shape *b, Shape *out) {
   return true;
 }
 
+/* The end of a "do not broadcast" message: where one operand is a one-element row [1] (a
+ * `[k, 1]` param's product, a one-element slice), a reader expects it to act as the scalar it
+ * holds, as NumPy's [1] would; prefix broadcasting repeats only a prefix, and [1] is a prefix of
+ * [1, ...] alone. The source language's sum_heads drops that dim (sema reports this text). */
+static const char *row_of_one_hint(const Shape *s0, const Shape *s1) {
+  bool one0 = s0->rank == 1 && s0->d[0] == 1, one1 = s1->rank == 1 && s1->d[0] == 1;
+  return one0 != one1 ? "; [1] is a one-element row, not a scalar row []: sum_heads(...) of it is that scalar, "
+                        "which broadcasts with any shape"
+                      : "";
+}
+
 static bool check_elems(const Shape *s, const char **why, Arena *a) {
   int64_t n = 1;
   for (int i = 0; i < s->rank; i++) {
@@ -201,8 +212,8 @@ static bool infer_apply(Arena *a, const Value *p, Shape *shape, const char **why
   case FN_ADD: case FN_SUB: case FN_MUL: case FN_DIV:
   case FN_MAXIMUM: case FN_MINIMUM: case FN_GT: case FN_GE: case FN_LT: case FN_LE: case FN_EQ: case FN_NE:
     if (!broadcast(s0, s1, shape))
-      FAIL("shapes %s and %s do not broadcast (one must be a prefix of the other)",
-           shape_str(a, s0), shape_str(a, s1));
+      FAIL("shapes %s and %s do not broadcast (one must be a prefix of the other)%s",
+           shape_str(a, s0), shape_str(a, s1), row_of_one_hint(s0, s1));
     return true;
   case FN_LEAKY_RELU:
     if (!(fattr >= 0 && fattr < 1)) FAIL("leaky_relu slope %g is not in [0, 1)", fattr);
@@ -261,8 +272,8 @@ static bool infer_apply(Arena *a, const Value *p, Shape *shape, const char **why
     return true;
   case FN_DOT:
     if (!broadcast(s0, s1, shape))
-      FAIL("shapes %s and %s do not broadcast (one must be a prefix of the other)",
-           shape_str(a, s0), shape_str(a, s1));
+      FAIL("shapes %s and %s do not broadcast (one must be a prefix of the other)%s",
+           shape_str(a, s0), shape_str(a, s1), row_of_one_hint(s0, s1));
     if (!drop_last(shape)) FAIL("dot of scalars: dot reduces the last dim, and there is none");
     return true;
   case FN_FLATTEN:
