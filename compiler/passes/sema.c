@@ -139,9 +139,11 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
     sema_err(s, n->loc, "builtin '%s' takes no <...> arguments", n->name);
     return NULL;
   }
-  if (n->nargs < b->min_args || n->nargs > b->max_args) {
+  if (n->nargs < b->min_args || (b->max_args >= 0 && n->nargs > b->max_args)) {
+    int k = b->max_args >= 0 ? b->max_args : b->min_args;
     sema_err(s, n->loc, "'%s' takes %s%d argument%s, %d given (%s)", n->name,
-        b->min_args == b->max_args ? "" : "up to ", b->max_args, b->max_args == 1 ? "" : "s", n->nargs, b->signature);
+        b->max_args < 0 ? "at least " : b->min_args == b->max_args ? "" : "up to ", k, k == 1 ? "" : "s", n->nargs,
+        b->signature);
     return NULL;
   }
   Value *x = lower_expr(s, env, n->args[0]);
@@ -169,6 +171,13 @@ static Value *lower_call(Sema *s, Env *env, const Node *n) {
   case B_BINARY: {
     Value *args[2] = {x, lower_expr(s, env, n->args[1])};
     return args[1] ? apply(s, b->fn, b->name, args, 2, 0, 0, n->loc) : NULL;
+  }
+  case B_CONCAT: { /* concat(a, b, c, ...) is concat(concat(a, b), c) ...: one IR concat per comma */
+    for (int i = 1; i < n->nargs && x; i++) {
+      Value *args[2] = {x, lower_expr(s, env, n->args[i])};
+      x = args[1] ? apply(s, b->fn, b->name, args, 2, 0, 0, n->loc) : NULL;
+    }
+    return x;
   }
   case B_WHERE: {
     Value *args[3] = {x, lower_expr(s, env, n->args[1]), NULL};

@@ -477,7 +477,7 @@ static const Builtin builtins[] = {
     {"leaky_relu", B_LEAKY, FN_LEAKY_RELU, 1, 2, "leaky_relu(x[, slope])"},
     {"elu", B_ELU, FN_ELU, 1, 2, "elu(x[, alpha])"},
     {"dropout", B_DROPOUT, FN_DROPOUT, 2, 2, "dropout(x, p)"},
-    {"concat", B_BINARY, FN_CONCAT, 2, 2, "concat(a, b)"},
+    {"concat", B_CONCAT, FN_CONCAT, 2, -1, "concat(a, b, ...)"},
     {"dot", B_BINARY, FN_DOT, 2, 2, "dot(a, b)"},
     {"repeat", B_REPEAT, FN_REPEAT, 2, 2, "repeat(x, n)"},
     {"one_hot", B_ONE_HOT, FN_ONE_HOT, 2, 2, "one_hot(t, n)"},

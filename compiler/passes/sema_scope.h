@@ -66,12 +66,12 @@ typedef struct {
 } Env;
 
 typedef enum { B_UNARY, B_LEAKY, B_ELU, B_DROPOUT, B_BINARY, B_REDUCE, B_REDUCE_OUT, B_SOFTMAX, B_REPEAT, B_ONE_HOT, B_READOUT, B_SOFTMAX_VERTICES, B_WHERE, B_POW, B_SLICE,
-               B_LAYER_NORM, B_SOFTMAX_LAST, B_BATCH_NORM } BuiltinKind;
+               B_LAYER_NORM, B_SOFTMAX_LAST, B_BATCH_NORM, B_CONCAT } BuiltinKind;
 typedef struct {
   const char *name;
   BuiltinKind kind;
   FnKind fn;
-  int min_args, max_args;
+  int min_args, max_args; /* max_args -1: no upper bound (concat) */
   const char *signature;
 } Builtin;
 

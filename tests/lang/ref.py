@@ -76,9 +76,11 @@ def builtins(g, P, x):
     t = np.swapaxes(np.swapaxes(a, 1, 2) * 2, 1, 2)
     sm = np.exp(log_softmax(b))
     l = log_softmax(a) + sm + layer_norm(a + b, 0.01)
-    s = proj(P["C"][0], x)[:, 2:8]
+    c = proj(P["C"][0], x)
+    s = c[:, 2:8]
+    k = np.concatenate([c[:, 7:8], c[:, 0:2], np.asarray(g.in_deg, np.float64)[:, None], c[:, 4:6]], axis=-1)
     h = m + gather_sum(g, e) + q + t + l
-    return h.reshape(g.nv, 6) + s
+    return h.reshape(g.nv, 6) + s + k
 
 
 def init(g, P, x):
