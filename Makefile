@@ -46,9 +46,12 @@ all: $(BUILD)/gnnc runtime-host tools
 # One bison run writes both files. Two targets on one rule would be two rules sharing a recipe,
 # and a parallel make (make test's) ran bison twice at once, each rewriting both files while
 # other jobs compiled them: parser.h follows parser.c instead (and remakes it only if missing).
+# Bison writes parser.h before parser.c: touched after, or it stays older than parser.c and every
+# later make (its recipe a no-op) rebuilds everything that includes it.
 $(BUILD)/parser.c: compiler/parser.y
 	@mkdir -p $(BUILD)
 	bison -Wall -Werror -d -o $(BUILD)/parser.c $<
+	@touch $(BUILD)/parser.h
 
 $(BUILD)/parser.h: $(BUILD)/parser.c
 	@test -f $@ || bison -Wall -Werror -d -o $(BUILD)/parser.c compiler/parser.y
