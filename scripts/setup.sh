@@ -6,6 +6,7 @@ need=()
 command -v flex  >/dev/null 2>&1 || need+=(flex)
 command -v bison >/dev/null 2>&1 || need+=(bison)
 command -v cc    >/dev/null 2>&1 || need+=(gcc)
+command -v g++   >/dev/null 2>&1 || need+=(g++) # the CUDA emulator (tests/cuda_emu, warp_emu.py) compiles kernels as C++
 command -v clang >/dev/null 2>&1 || need+=(clang)
 command -v make  >/dev/null 2>&1 || need+=(make)
 command -v pgrep >/dev/null 2>&1 || need+=(procps) # tests/run.sh stops its suites' processes with it
